@@ -1,0 +1,51 @@
+import type { Offset, Row, Schema } from '../types';
+
+/** Where a record came from, for bad-record reports and the dead-letter file. */
+export interface RecordLocation {
+  /** e.g. a file name, a stream entry id, a table row key */
+  source: string;
+  /** 1-based line number within a file, when there is one */
+  line?: number;
+  offset?: Offset;
+}
+
+export interface BadRecord {
+  raw: string;
+  location: RecordLocation;
+  reason: string;
+}
+
+export interface SourceBatch {
+  rows: Row[];
+  /** Records that did not parse against the schema; the execution applies `onBadRecord`. */
+  badRecords: BadRecord[];
+}
+
+/**
+ * A streaming source (Spark's Source / MicroBatchStream).
+ *
+ * Contract (every implementation passes the source contract suite):
+ * - `latestOffset()` is the end of what is available now; null when the source has never had data.
+ * - `getBatch(start, end)` is deterministic over (start, end]: called twice with the same range it
+ *   returns the same rows in the same order, so an uncommitted batch re-runs exactly. `start` null
+ *   means from the beginning. A replayable source whose data for the range is gone throws
+ *   DataLossError; a non-replayable source says so in `replayable` and may return less on replay.
+ * - `commit(end)` tells the source everything up to `end` is committed and may be released.
+ */
+export interface Source {
+  /** e.g. `FileSource[/data/in]`, shown in progress `sources[].description`. */
+  readonly description: string;
+  /** Exactly-once signature 1: can (start, end] be read again after a crash? */
+  readonly replayable: boolean;
+  /** Why `replayable` holds or not, in a sentence for the contract audit. */
+  readonly replayableReason: string;
+  readonly schema: Schema;
+  /** Called once before the first batch with the checkpoint's per-source metadata area. */
+  open?(): Promise<void>;
+  latestOffset(): Promise<Offset | null>;
+  getBatch(start: Offset | null, end: Offset): Promise<SourceBatch>;
+  /** How many records `to` is ahead of `from` (commit lag); null when it cannot be said. */
+  offsetLag?(from: Offset | null, to: Offset | null): number | null;
+  commit?(end: Offset): Promise<void>;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,24 @@
+/**
+ * Values that flow through the engine.
+ *
+ * Inside the engine a timestamp is epoch milliseconds (a number); sinks render timestamps as
+ * ISO-8601 strings using the output schema. A window is `{ start, end }` in epoch ms.
+ */
+export type ColumnType = 'long' | 'double' | 'string' | 'boolean' | 'timestamp';
+
+export interface Field {
+  name: string;
+  type: ColumnType | 'window' | 'unknown';
+  nullable?: boolean;
+}
+
+export type Schema = Field[];
+
+export type Row = Record<string, unknown>;
+
+/** A source offset: any JSON value; the source alone interprets it. */
+export type Offset = unknown;
+
+export type OutputMode = 'append' | 'update' | 'complete';
+
+export type Guarantee = 'exactly-once' | 'at-least-once' | 'at-most-once';
