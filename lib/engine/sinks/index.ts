@@ -1,0 +1,2 @@
+// Importing this module registers every built-in sink type. One import line per sink module.
+export * from './sink-registry';

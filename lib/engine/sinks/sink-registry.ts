@@ -1,0 +1,39 @@
+/**
+ * Sink types by name, mirroring source-registry.ts. Built-in modules register themselves from
+ * `sinks/index.ts`.
+ */
+import type { z } from 'zod';
+import type { Clock } from '../clock';
+import type { OutputMode } from '../types';
+import type { Sink, SinkSignature } from './sink';
+
+export interface SinkContext {
+  clock: Clock;
+  /** The job's id/name, for idempotency keys and metadata tables. */
+  jobName: string;
+  queryId?: string;
+}
+
+export interface SinkDefinition<O = unknown> {
+  type: string;
+  options: z.ZodType<O>;
+  /** Exactly-once signature 3, decidable without connecting. */
+  signature(options: O): { signature: SinkSignature; reason: string };
+  supportedOutputModes(options: O): readonly OutputMode[];
+  create(options: O, ctx: SinkContext): Sink;
+  secretOptions?: readonly string[];
+}
+
+const registry = new Map<string, SinkDefinition<never>>();
+
+export function registerSink<O>(def: SinkDefinition<O>): void {
+  registry.set(def.type, def as unknown as SinkDefinition<never>);
+}
+
+export function getSinkDefinition(type: string): SinkDefinition<unknown> | undefined {
+  return registry.get(type) as SinkDefinition<unknown> | undefined;
+}
+
+export function sinkTypes(): string[] {
+  return [...registry.keys()].sort();
+}

@@ -1,0 +1,2 @@
+// Importing this module registers every built-in source type. One import line per source module.
+export * from './source-registry';

@@ -1,0 +1,50 @@
+/**
+ * Source types by name. Each source module registers a SourceDefinition; the job spec validates
+ * `source.options` with the definition's zod schema, and the execution creates the Source from it.
+ * Built-in modules register themselves from `sources/index.ts` (import that, not this file, to
+ * get every type).
+ */
+import type { z } from 'zod';
+import type { Clock } from '../clock';
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import type { Schema } from '../types';
+import type { Source } from './source';
+
+export interface SourceContext {
+  /** The source's name in the SQL (FROM <name>). */
+  name: string;
+  schema: Schema;
+  /** Optional event-time column (for watermarks). */
+  eventTime?: string;
+  /** The checkpoint storage, and the per-source metadata directory in it (`sources/<i>`). */
+  checkpoint: CheckpointFileManager;
+  metadataPath: string;
+  clock: Clock;
+  /** The query id, when known (runtime only). */
+  queryId?: string;
+}
+
+export interface SourceDefinition<O = unknown> {
+  type: string;
+  /** Validates `source.options`; errors name the field. */
+  options: z.ZodType<O>;
+  /** Exactly-once signature 1, decidable without connecting. */
+  replayable(options: O): { replayable: boolean; reason: string };
+  create(options: O, ctx: SourceContext): Source;
+  /** Option keys whose values are secrets (masked on every read, never logged). */
+  secretOptions?: readonly string[];
+}
+
+const registry = new Map<string, SourceDefinition<never>>();
+
+export function registerSource<O>(def: SourceDefinition<O>): void {
+  registry.set(def.type, def as unknown as SourceDefinition<never>);
+}
+
+export function getSourceDefinition(type: string): SourceDefinition<unknown> | undefined {
+  return registry.get(type) as SourceDefinition<unknown> | undefined;
+}
+
+export function sourceTypes(): string[] {
+  return [...registry.keys()].sort();
+}
