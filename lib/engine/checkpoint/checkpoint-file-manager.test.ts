@@ -1,0 +1,43 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkpointFileManagerContract } from './checkpoint-file-manager.contract';
+import { InMemoryCheckpointFileManager } from './in-memory-checkpoint-file-manager';
+import { LocalCheckpointFileManager } from './local-checkpoint-file-manager';
+import { checkpointFileManagerFor } from './checkpoint-location';
+
+checkpointFileManagerContract('local filesystem', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-cfm-'));
+  return { fm: new LocalCheckpointFileManager(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
+
+checkpointFileManagerContract('in memory', async () => ({ fm: new InMemoryCheckpointFileManager() }));
+
+describe('LocalCheckpointFileManager specifics', () => {
+  it('leaves no temp files behind after a refused create', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-cfm-'));
+    try {
+      const fm = new LocalCheckpointFileManager(dir);
+      await fm.createAtomic('offsets/0', 'a');
+      await expect(fm.createAtomic('offsets/0', 'b')).rejects.toThrow(/already exists/);
+      expect(await readdir(path.join(dir, 'offsets'))).toEqual(['0']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses paths that escape the root', async () => {
+    const fm = new LocalCheckpointFileManager('/tmp/weir-root-x');
+    await expect(fm.read('../../etc/passwd')).rejects.toThrow(/escapes the checkpoint root/);
+  });
+});
+
+describe('checkpointFileManagerFor', () => {
+  it('maps paths, file:// and memory:// and rejects unknown schemes naming the field', () => {
+    expect(checkpointFileManagerFor('/tmp/a/b').description).toBe('file:///tmp/a/b');
+    expect(checkpointFileManagerFor('file:///tmp/c').description).toBe('file:///tmp/c');
+    expect(checkpointFileManagerFor('memory://x').description).toBe('memory://x');
+    expect(() => checkpointFileManagerFor('gopher://x/y')).toThrow(/checkpointLocation scheme "gopher:\/\/"/);
+  });
+});
