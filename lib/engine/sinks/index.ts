@@ -1,2 +1,5 @@
 // Importing this module registers every built-in sink type. One import line per sink module.
 export * from './sink-registry';
+import './postgres-sink';
+import './postgres-upsert-sink';
+import './postgres-replace-sink';
