@@ -1,2 +1,3 @@
 // Importing this module registers every built-in source type. One import line per source module.
 export * from './source-registry';
+import './postgres-source';

@@ -1,0 +1,60 @@
+/**
+ * Converting values read from an external system (a PostgreSQL column, a JSON message) to the
+ * engine's column types. A value that does not fit is reported, never coerced into something
+ * else: the caller turns it into a bad record, so bad input is never silently lost or altered.
+ */
+import type { Field, Row, Schema } from '../types';
+
+export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
+
+const bad = (reason: string): Converted => ({ ok: false, reason });
+
+export function convertValue(v: unknown, type: Field['type']): Converted {
+  if (v === null || v === undefined) return { ok: true, value: null };
+  switch (type) {
+    case 'long': {
+      const n = typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : typeof v === 'number' ? v : NaN;
+      return Number.isSafeInteger(n) ? { ok: true, value: n } : bad(`${JSON.stringify(v)} is not a long (a whole number within ±2^53)`);
+    }
+    case 'double': {
+      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+      return Number.isFinite(n) ? { ok: true, value: n } : bad(`${JSON.stringify(v)} is not a double`);
+    }
+    case 'boolean':
+      if (typeof v === 'boolean') return { ok: true, value: v };
+      return bad(`${JSON.stringify(v)} is not a boolean`);
+    case 'timestamp': {
+      const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
+      return Number.isFinite(ms) ? { ok: true, value: ms } : bad(`${JSON.stringify(v)} is not a timestamp (ISO-8601 or epoch ms)`);
+    }
+    case 'string':
+      if (typeof v === 'string') return { ok: true, value: v };
+      if (v instanceof Date) return { ok: true, value: v.toISOString() };
+      if (typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: String(v) };
+      return { ok: true, value: JSON.stringify(v) };
+    default:
+      return { ok: true, value: v };
+  }
+}
+
+/** Parse one JSON object record against the schema: a row, or the reason it is a bad record. */
+export function parseJsonRecord(text: string, schema: Schema): { row: Row } | { reason: string } {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch (e) {
+    return { reason: `not valid JSON (${(e as Error).message})` };
+  }
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { reason: 'not a JSON object' };
+  return convertObject(obj as Record<string, unknown>, schema);
+}
+
+export function convertObject(obj: Record<string, unknown>, schema: Schema): { row: Row } | { reason: string } {
+  const row: Row = {};
+  for (const f of schema) {
+    const c = convertValue(obj[f.name], f.type);
+    if (!c.ok) return { reason: `field "${f.name}": ${c.reason}` };
+    row[f.name] = c.value;
+  }
+  return { row };
+}
