@@ -1,0 +1,136 @@
+/**
+ * StateSchemaCompatibilityChecker: refuses a restart whose stateful plan no longer matches the
+ * state in the checkpoint (reference §5).
+ *
+ * Protocol: at start, before batch 0 of this run, every stateful operator's descriptor (its
+ * name, the parts that give its state a meaning, its key and value schemas) is compared with
+ * `state/<opId>/_metadata/schema`. The first run writes the file (create-if-absent); a later
+ * run with the same descriptor passes; any difference in a part or a schema throws
+ * IncompatibleQueryChangeError naming what changed, old and new, and the two ways out. Operators
+ * that exist in the checkpoint but not in the new plan (or the reverse, once state exists) are
+ * refused too: their state would be silently dropped, or silently start empty.
+ *
+ * What goes in `parts` is the compatibility rule: grouping keys, aggregate list, window, dedup
+ * keys, join keys/type, and the sources. What stays out is what Spark allows to change: filters
+ * before the stateful operator, projections after it, sink options.
+ */
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import { FileAlreadyExistsError } from '../checkpoint/checkpoint-file-manager';
+import { CorruptCheckpointError, IncompatibleQueryChangeError } from '../errors';
+import type { Schema } from '../types';
+
+export interface StatefulOperatorDescriptor {
+  operatorId: number;
+  /** e.g. `aggregate`, `deduplicate`, `deduplicateWithinWatermark`. */
+  operatorName: string;
+  /** Named parts whose change invalidates the state, e.g. `{ "grouping keys": "region" }`. */
+  parts: Record<string, string>;
+  keySchema: Schema;
+  valueSchema: Schema;
+}
+
+interface StoredSchema extends StatefulOperatorDescriptor {
+  formatVersion: 1;
+}
+
+export const schemaFilePath = (operatorId: number) => `state/${operatorId}/_metadata/schema`;
+
+const renderSchema = (s: Schema) => `[${s.map((f) => `${f.name}: ${f.type}`).join(', ')}]`;
+/** Spark compares schemas ignoring field names: count and types must match. */
+const schemaTypes = (s: Schema) => s.map((f) => f.type).join(',');
+
+export interface CompatibilityResult {
+  /** Operators whose schema file this run wrote (a first start). */
+  created: number[];
+  /** Operators whose stored descriptor matched. */
+  verified: number[];
+}
+
+export class StateSchemaCompatibilityChecker {
+  constructor(private readonly fm: CheckpointFileManager) {}
+
+  private async stored(operatorId: number): Promise<StoredSchema | null> {
+    const path = schemaFilePath(operatorId);
+    if (!(await this.fm.exists(path))) return null;
+    const text = (await this.fm.read(path)).toString('utf8');
+    try {
+      const parsed = JSON.parse(text) as StoredSchema;
+      if (parsed.formatVersion !== 1 || typeof parsed.parts !== 'object') throw new Error('unknown format');
+      return parsed;
+    } catch (e) {
+      throw new CorruptCheckpointError(path, `not a state schema file (${(e as Error).message})`);
+    }
+  }
+
+  /** Operator ids that have any state directory in the checkpoint. */
+  private async operatorsInCheckpoint(): Promise<number[]> {
+    return (await this.fm.list('state')).filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
+  }
+
+  /**
+   * Checks every stateful operator of the new plan against the checkpoint and records the ones
+   * seen for the first time. `hasCommittedBatches` says whether the checkpoint already ran
+   * batches: then a stateful operator without stored state is a change too.
+   */
+  async check(operators: StatefulOperatorDescriptor[], checkpointDescription: string, hasCommittedBatches: boolean): Promise<CompatibilityResult> {
+    const refuse = (what: string, details: Record<string, unknown>): never => {
+      throw new IncompatibleQueryChangeError(
+        `Cannot restart the query on checkpoint ${checkpointDescription}: ${what}. The state in this checkpoint was built by ` +
+          'the previous query and would give wrong answers with the new one. Either revert the change, or start the query on a ' +
+          'new checkpoint location (it then starts with empty state and reprocesses from the source start).',
+        details,
+      );
+    };
+    const wanted = new Map(operators.map((o) => [o.operatorId, o]));
+    for (const id of await this.operatorsInCheckpoint()) {
+      const old = await this.stored(id);
+      if (!wanted.has(id) && old) {
+        refuse(`the checkpoint holds state for stateful operator ${id} (${old.operatorName}: ${describeParts(old.parts)}), which the new query no longer has`,
+          { operatorId: id, change: 'operator removed', previous: old.operatorName });
+      }
+    }
+    const result: CompatibilityResult = { created: [], verified: [] };
+    for (const op of operators) {
+      const old = await this.stored(op.operatorId);
+      if (!old) {
+        if (hasCommittedBatches) {
+          refuse(`stateful operator ${op.operatorId} (${op.operatorName}: ${describeParts(op.parts)}) is new; the query ran before without it`,
+            { operatorId: op.operatorId, change: 'operator added', operatorName: op.operatorName });
+        }
+        const record: StoredSchema = { formatVersion: 1, ...op };
+        try {
+          await this.fm.createAtomic(schemaFilePath(op.operatorId), JSON.stringify(record, null, 1));
+        } catch (e) {
+          if (!(e instanceof FileAlreadyExistsError)) throw e;
+          return this.check(operators, checkpointDescription, hasCommittedBatches); // raced: compare with the winner
+        }
+        result.created.push(op.operatorId);
+        continue;
+      }
+      const where = `stateful operator ${op.operatorId}`;
+      if (old.operatorName !== op.operatorName) {
+        refuse(`${where} was ${old.operatorName} and is now ${op.operatorName}`, { operatorId: op.operatorId, part: 'operator', previous: old.operatorName, current: op.operatorName });
+      }
+      const names = new Set([...Object.keys(old.parts), ...Object.keys(op.parts)]);
+      for (const part of names) {
+        const before = old.parts[part] ?? '(none)', after = op.parts[part] ?? '(none)';
+        if (before !== after) {
+          refuse(`the ${part} of ${where} (${op.operatorName}) changed from ${before} to ${after}`, { operatorId: op.operatorId, part, previous: before, current: after });
+        }
+      }
+      for (const [which, before, after] of [['key', old.keySchema, op.keySchema], ['value', old.valueSchema, op.valueSchema]] as const) {
+        if (schemaTypes(before) !== schemaTypes(after)) {
+          refuse(`the provided ${which} schema does not match the existing schema in operator state of ${where} (${op.operatorName}). ` +
+            `Existing schema=${renderSchema(before)}; provided schema=${renderSchema(after)}`,
+            { operatorId: op.operatorId, part: `${which} schema`, previous: renderSchema(before), current: renderSchema(after) });
+        }
+      }
+      result.verified.push(op.operatorId);
+    }
+    return result;
+  }
+}
+
+function describeParts(parts: Record<string, string>): string {
+  return Object.entries(parts).map(([k, v]) => `${k} ${v}`).join('; ');
+}
