@@ -3,3 +3,4 @@ export * from './sink-registry';
 import './postgres-sink';
 import './postgres-upsert-sink';
 import './postgres-replace-sink';
+import './redis-stream-sink';

@@ -1,3 +1,4 @@
 // Importing this module registers every built-in source type. One import line per source module.
 export * from './source-registry';
 import './postgres-source';
+import './redis-stream-source';

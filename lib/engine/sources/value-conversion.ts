@@ -22,6 +22,8 @@ export function convertValue(v: unknown, type: Field['type']): Converted {
     }
     case 'boolean':
       if (typeof v === 'boolean') return { ok: true, value: v };
+      // Text protocols (Redis stream fields, CSV) carry booleans as words.
+      if (v === 'true' || v === 'false') return { ok: true, value: v === 'true' };
       return bad(`${JSON.stringify(v)} is not a boolean`);
     case 'timestamp': {
       const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
