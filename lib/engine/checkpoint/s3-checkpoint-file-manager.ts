@@ -138,16 +138,15 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
     const claim = `${claimDir}${token}`;
     const attempts = this.opts.maxClaimAttempts ?? 12;
     const ttl = this.opts.claimTtlMs ?? 30_000;
-    // Deterministic per-writer jitter: spreads contenders without an unseeded random source.
+    // Per-writer jitter taken from the writer's unique token, so contenders spread apart on retry.
     const jitter = parseInt(token.slice(0, 4), 16) % 40;
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (await this.head(key)) throw new FileAlreadyExistsError(p);
       await this.put(claim, '', false);
-      let alone = false;
       try {
         const claims = (await this.listAll(claimDir)).objects;
         const mine = claims.find((c) => c.Key === claim)?.LastModified?.getTime() ?? 0;
-        alone = claims.every((c) => c.Key === claim || (c.LastModified?.getTime() ?? 0) < mine - ttl);
+        const alone = claims.every((c) => c.Key === claim || (c.LastModified?.getTime() ?? 0) < mine - ttl);
         if (alone) {
           if (await this.head(key)) throw new FileAlreadyExistsError(p);
           await this.put(key, data, true);
