@@ -2,3 +2,7 @@
 export * from './source-registry';
 import './postgres-source';
 import './redis-stream-source';
+import './files-source';
+import './rate-source';
+import './memory-source';
+import './nats-jetstream-source';
