@@ -1,0 +1,222 @@
+/**
+ * StatefulAggregateExec: streaming GROUP BY (Spark's StateStoreRestoreExec + StateStoreSaveExec
+ * in one operator), with event-time windows and watermark eviction.
+ *
+ * Per batch N, with the stores MicroBatchExecution loaded at version N (`ctx.stateStores`,
+ * `${operatorId}/${partition}`) and the batch's watermark W (`batchWatermarkMs`, from offsets/N):
+ * 1. Each input row gives its grouping tuple; a window key expands a row into one tuple per
+ *    window containing its event time (sliding windows: several).
+ * 2. If the aggregation is bounded by the watermark (a grouping key is the watermarked event
+ *    time, or a window over it) and the mode is not Complete, tuples whose event time (window:
+ *    window end) is ≤ W are late: dropped and counted in numRowsDroppedByWatermark.
+ * 3. Each touched group's buffers are read from the store once, updated by every row of the
+ *    batch, and written back once: store work follows the groups touched, not the rows.
+ * 4. Output, by mode (Spark's semantics):
+ *    - Complete: every group in state, every batch; nothing is evicted.
+ *    - Update: the groups touched in this batch; then groups with event time ≤ W are evicted.
+ *    - Append: groups with event time ≤ W are emitted once, as final, and evicted in the same
+ *      step, so a group can never be emitted twice. (Append without a bound is refused by
+ *      the analyzer before this runs.)
+ * MicroBatchExecution commits the stores (version N+1) after the sink took the output; a
+ * crash before that re-runs batch N from version N and yields the same output.
+ */
+import { AnalysisException } from '../errors';
+import type { AggregateFunction } from '../query/aggregate-functions';
+import type { Evaluator } from '../query/expression-compiler';
+import { partitionForKey, type StateStore } from '../state/state-store';
+import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
+import type { Field, OutputMode, Row, Schema } from '../types';
+import type { OperatorContext, StatefulOperator, StateOperatorProgress } from './physical-operator';
+import { windowsFor, type TimeWindow, type TimeWindowSpec } from './window';
+
+export interface GroupingKey {
+  /** Output column name (`window` for a window key). */
+  name: string;
+  type: Field['type'];
+  /** The key value; for a window key, the event time the windows are computed from. */
+  eval: Evaluator;
+  window?: TimeWindowSpec;
+}
+
+export interface AggregateSpec {
+  name: string;
+  fn: AggregateFunction;
+  /** Argument; absent for count(*). */
+  arg?: Evaluator;
+}
+
+export interface StatefulAggregateOptions {
+  operatorId: number;
+  keys: GroupingKey[];
+  aggregates: AggregateSpec[];
+  outputMode: OutputMode;
+  /** Index in `keys` of the watermarked event time (or window over it); absent: unbounded state. */
+  watermarkKeyIndex?: number;
+  numPartitions?: number;
+  /** Operator name for explain and progress (default `stateStoreSave`). */
+  name?: string;
+}
+
+interface Group {
+  key: string;
+  tuple: unknown[];
+  bufs: unknown[];
+  store: StateStore;
+}
+
+export class StatefulAggregateExec implements StatefulOperator {
+  readonly stateful = true as const;
+  readonly name: string;
+  readonly operatorId: number;
+  readonly numPartitions: number;
+  readonly outputSchema: Schema;
+  private droppedByWatermark = 0;
+  private lastStores: StateStore[] = [];
+  /** Watermark up to which state is known evicted (confirmed once the batch committed). */
+  private evictedUpTo = -Infinity;
+  private pendingEvictedUpTo = -Infinity;
+
+  constructor(private readonly o: StatefulAggregateOptions) {
+    this.name = o.name ?? 'stateStoreSave';
+    this.operatorId = o.operatorId;
+    this.numPartitions = o.numPartitions ?? 1;
+    this.outputSchema = [
+      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type })),
+      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType })),
+    ];
+  }
+
+  private stores(ctx: OperatorContext): StateStore[] {
+    const out: StateStore[] = [];
+    for (let p = 0; p < this.numPartitions; p++) {
+      const s = ctx.stateStores?.get(`${this.operatorId}/${p}`);
+      if (!s) throw new AnalysisException(`Internal: no state store for operator ${this.operatorId} partition ${p} in batch ${ctx.batchId}`);
+      out.push(s);
+    }
+    return out;
+  }
+
+  /** Event time of a grouping tuple for the watermark predicate (a window's end). */
+  private keyTime(tuple: unknown[]): number | null {
+    const v = tuple[this.o.watermarkKeyIndex!];
+    if (v === null || v === undefined) return null;
+    return typeof v === 'object' ? (v as TimeWindow).end : (v as number);
+  }
+
+  execute(rows: Row[], ctx: OperatorContext): Row[] {
+    const { keys, aggregates, outputMode, watermarkKeyIndex } = this.o;
+    const stores = this.stores(ctx);
+    this.lastStores = stores;
+    const wm = ctx.batchWatermarkMs;
+    const bounded = watermarkKeyIndex !== undefined;
+    const dropLate = bounded && outputMode !== 'complete';
+    const groups = new Map<string, Group>();
+    const nAgg = aggregates.length;
+    const windowIndex = keys.findIndex((k) => k.window);
+    let dropped = 0;
+
+    const fold = (tuple: unknown[], row: Row) => {
+      if (dropLate) {
+        const t = this.keyTime(tuple);
+        if (t !== null && t <= wm) {
+          dropped++;
+          return;
+        }
+      }
+      const key = encodeKey(tuple);
+      let g = groups.get(key);
+      if (g === undefined) {
+        const store = stores[partitionForKey(key, stores.length)];
+        const raw = store.get(key);
+        const bufs = raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init());
+        g = { key, tuple, bufs, store };
+        groups.set(key, g);
+      }
+      const bufs = g.bufs;
+      for (let i = 0; i < nAgg; i++) {
+        const a = aggregates[i];
+        bufs[i] = a.fn.update(bufs[i], a.arg ? a.arg(row, ctx) : undefined);
+      }
+    };
+
+    const nKeys = keys.length;
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r];
+      const tuple = new Array<unknown>(nKeys);
+      for (let i = 0; i < nKeys; i++) tuple[i] = keys[i].eval(row, ctx);
+      if (windowIndex < 0) {
+        fold(tuple, row);
+        continue;
+      }
+      const ts = tuple[windowIndex];
+      // A row without an event time belongs to no window (Spark: window is NULL, row dropped by the grouping).
+      if (ts === null || ts === undefined) continue;
+      for (const w of windowsFor(ts as number, keys[windowIndex].window!)) {
+        const t = tuple.slice();
+        t[windowIndex] = w;
+        fold(t, row);
+      }
+    }
+    this.droppedByWatermark = dropped;
+
+    for (const g of groups.values()) g.store.put(g.key, encodeValue(g.bufs));
+
+    const render = (tuple: unknown[], bufs: unknown[]): Row => {
+      const out: Row = {};
+      for (let i = 0; i < nKeys; i++) out[keys[i].name] = tuple[i];
+      for (let i = 0; i < nAgg; i++) out[aggregates[i].name] = aggregates[i].fn.result(bufs[i]);
+      return out;
+    };
+
+    const out: Row[] = [];
+    if (outputMode === 'complete') {
+      for (const s of stores) for (const [k, v] of s.entries()) out.push(render(decodeKey(k), decodeValue(v) as unknown[]));
+      return out;
+    }
+    if (outputMode === 'update') for (const g of groups.values()) out.push(render(g.tuple, g.bufs));
+    this.pendingEvictedUpTo = this.evictedUpTo;
+    if (bounded && wm > this.evictedUpTo) {
+      for (const s of stores) {
+        const expired: [string, Uint8Array][] = [];
+        for (const [k, v] of s.entries()) {
+          const t = this.keyTime(decodeKey(k));
+          if (t !== null && t <= wm) expired.push([k, v]);
+        }
+        for (const [k, v] of expired) {
+          if (outputMode === 'append') out.push(render(decodeKey(k), decodeValue(v) as unknown[]));
+          s.remove(k, 'watermark');
+        }
+      }
+      this.pendingEvictedUpTo = wm;
+    }
+    return out;
+  }
+
+  /** Called after the batch's stores committed: figures for progress. */
+  progress(): StateOperatorProgress {
+    // Only now is the eviction durable; a re-run after an abort must scan again.
+    this.evictedUpTo = this.pendingEvictedUpTo;
+    let total = 0, updated = 0, removed = 0, memory = 0, commitTimeMs = 0;
+    for (const s of this.lastStores) {
+      const m = s.metrics();
+      total += m.numRowsTotal;
+      updated += m.numRowsUpdated;
+      removed += m.numRowsEvictedByWatermark + m.numRowsRemoved;
+      memory += m.memoryUsedBytes;
+      commitTimeMs += m.commitTimeMs;
+    }
+    return {
+      operatorName: this.name,
+      numRowsTotal: total,
+      numRowsUpdated: updated,
+      numRowsRemoved: removed,
+      numRowsDroppedByWatermark: this.droppedByWatermark,
+      memoryUsedBytes: memory,
+      commitTimeMs,
+      customMetrics: {
+        numRowsEvictedByWatermark: this.lastStores.reduce((n, s) => n + s.metrics().numRowsEvictedByWatermark, 0),
+        stateOnDiskBytes: this.lastStores.reduce((n, s) => n + s.metrics().bytesOnDisk, 0),
+      },
+    };
+  }
+}

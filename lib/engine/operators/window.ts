@@ -1,0 +1,79 @@
+/**
+ * Event-time windows (Spark's TimeWindow): `window(ts, '10 minutes')` is tumbling,
+ * `window(ts, '10 minutes', '5 minutes')` is sliding. Windows are aligned to the epoch (Spark's
+ * default startTime 0): a row at ts belongs to every window [start, start + size) with
+ * start ≡ 0 (mod slide) and start ≤ ts < start + size, i.e. ceil(size / slide) windows at most.
+ * The window value is `{ start, end }` in epoch ms; sinks render it with the output schema.
+ */
+import { ValidationError } from '../errors';
+
+const UNITS: Record<string, number> = {
+  millisecond: 1, milliseconds: 1, ms: 1,
+  second: 1000, seconds: 1000, sec: 1000, secs: 1000, s: 1000,
+  minute: 60_000, minutes: 60_000, min: 60_000, mins: 60_000, m: 60_000,
+  hour: 3_600_000, hours: 3_600_000, h: 3_600_000,
+  day: 86_400_000, days: 86_400_000, d: 86_400_000,
+  week: 604_800_000, weeks: 604_800_000,
+};
+
+/**
+ * Parses Spark's interval strings (`10 minutes`, `1 hour 30 minutes`, `500 ms`,
+ * `interval 5 seconds`) into milliseconds. Months and years are refused: their length varies.
+ */
+export function parseIntervalMs(text: string, what = 'interval'): number {
+  const s = text.trim().toLowerCase().replace(/^interval\s+/, '');
+  const re = /(\d+(?:\.\d+)?)\s*([a-z]+)/g;
+  let total = 0, consumed = '';
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    const unit = UNITS[m[2]];
+    if (unit === undefined) {
+      throw new ValidationError(`${what} '${text}': unknown unit "${m[2]}"; use milliseconds, seconds, minutes, hours, days or weeks`, { what, text });
+    }
+    total += Number(m[1]) * unit;
+    consumed += m[0];
+  }
+  if (consumed.replace(/\s+/g, '') !== s.replace(/\s+/g, '') || total <= 0 || !Number.isFinite(total)) {
+    throw new ValidationError(`${what} '${text}' is not a positive interval such as '10 minutes' or '1 hour 30 minutes'`, { what, text });
+  }
+  return Math.round(total);
+}
+
+export interface TimeWindowSpec {
+  sizeMs: number;
+  slideMs: number;
+}
+
+export interface TimeWindow {
+  start: number;
+  end: number;
+}
+
+export function timeWindowSpec(size: string, slide?: string): TimeWindowSpec {
+  const sizeMs = parseIntervalMs(size, 'window duration');
+  const slideMs = slide === undefined ? sizeMs : parseIntervalMs(slide, 'window slide duration');
+  if (slideMs > sizeMs) {
+    throw new ValidationError(`The slide duration (${slide}) must be less than or equal to the windowDuration (${size}).`, { size, slide });
+  }
+  return { sizeMs, slideMs };
+}
+
+/** Windows containing `ts`, earliest first. */
+export function windowsFor(ts: number, spec: TimeWindowSpec): TimeWindow[] {
+  const { sizeMs, slideMs } = spec;
+  const lastStart = ts - (((ts % slideMs) + slideMs) % slideMs);
+  const out: TimeWindow[] = [];
+  for (let start = lastStart - Math.ceil(sizeMs / slideMs) * slideMs + slideMs; start <= lastStart; start += slideMs) {
+    if (start + sizeMs > ts) out.push({ start, end: start + sizeMs });
+  }
+  return out;
+}
+
+export function describeWindow(spec: TimeWindowSpec): string {
+  const fmt = (ms: number) => {
+    for (const [name, unit] of [['weeks', 604_800_000], ['days', 86_400_000], ['hours', 3_600_000], ['minutes', 60_000], ['seconds', 1000]] as const) {
+      if (ms % unit === 0) return `${ms / unit} ${name}`;
+    }
+    return `${ms} milliseconds`;
+  };
+  return spec.slideMs === spec.sizeMs ? `tumbling ${fmt(spec.sizeMs)}` : `sliding ${fmt(spec.sizeMs)} every ${fmt(spec.slideMs)}`;
+}

@@ -1,0 +1,117 @@
+/**
+ * Physical planning of the stateful logical nodes (Aggregate, Deduplicate): compiles their
+ * expressions against the child's schema and builds the exec with its state bound
+ * (operator id, watermark key), plus the descriptor the restart-compatibility check stores.
+ *
+ * The watermark bound: an Aggregate is bounded when one of its grouping keys is the source's
+ * `eventTime` column or a window over it; only then can state be evicted and Append be legal.
+ */
+import { AnalysisException } from '../errors';
+import { StatefulAggregateExec, type AggregateSpec, type GroupingKey } from '../operators/aggregate';
+import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
+import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
+import type { OutputMode, Schema } from '../types';
+import { resolveAggregate } from './aggregate-functions';
+import { aggregateKeyNames } from './aggregate-planner';
+import { exprToString, type Expr } from './expression';
+import { compileExpression, resolveColumn } from './expression-compiler';
+import type { LogicalPlan } from './logical-plan';
+import { SqlValidationError } from './sql-error';
+
+export interface WatermarkSpec {
+  eventTime: string;
+  delayMs: number;
+}
+
+type AggregateNode = Extract<LogicalPlan, { kind: 'Aggregate' }>;
+
+export interface AggregateAnalysis {
+  keys: { expr: Expr; name: string; window?: TimeWindowSpec }[];
+  /** Index of the key bounded by the watermark, if any. */
+  watermarkKeyIndex?: number;
+  windowText?: string;
+}
+
+function windowOf(e: Expr, schema: Schema): TimeWindowSpec | undefined {
+  if (e.kind !== 'call' || e.name !== 'window') return undefined;
+  const [ts, size, slide, start] = e.args;
+  const text = exprToString(e);
+  if (!ts || !size || start) throw new SqlValidationError(`${text}: use window(<timestamp column>, '<duration>'[, '<slide duration>'])`, e.pos, 'window');
+  const lit = (x: Expr | undefined) => (x === undefined ? undefined : x.kind === 'literal' && x.type === 'string' ? String(x.value) : null);
+  const sizeText = lit(size), slideText = lit(slide);
+  if (sizeText === null || slideText === null) throw new SqlValidationError(`${text}: window durations must be string literals such as '10 minutes'`, e.pos, 'window');
+  const tsType = compileExpression(ts, schema).type;
+  if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}`, e.pos, 'window');
+  return timeWindowSpec(sizeText!, slideText);
+}
+
+function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
+  if (!wm || e.kind !== 'column') return false;
+  const f = resolveColumn(schema, e.name);
+  return f !== undefined && f.name.toLowerCase() === wm.eventTime.toLowerCase();
+}
+
+export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: WatermarkSpec): AggregateAnalysis {
+  const names = aggregateKeyNames(node.groupBy, childSchema);
+  const keys = node.groupBy.map((expr, i) => ({ expr, name: names[i], window: windowOf(expr, childSchema) }));
+  const windows = keys.filter((k) => k.window);
+  if (windows.length > 1) throw new AnalysisException('Multiple time window expressions would result in a cartesian product of rows, therefore they are currently not supported.');
+  const watermarkKeyIndex = keys.findIndex((k) => (k.window ? k.expr.kind === 'call' && isEventTime(k.expr.args[0], childSchema, wm) : isEventTime(k.expr, childSchema, wm)));
+  return {
+    keys,
+    watermarkKeyIndex: watermarkKeyIndex >= 0 ? watermarkKeyIndex : undefined,
+    windowText: windows[0] ? `${exprToString(windows[0].expr)} (${describeWindow(windows[0].window!)})` : undefined,
+  };
+}
+
+export interface PlannedAggregate {
+  exec: StatefulAggregateExec;
+  descriptor: StatefulOperatorDescriptor;
+  analysis: AggregateAnalysis;
+}
+
+export function planAggregate(
+  node: AggregateNode,
+  childSchema: Schema,
+  opts: { operatorId: number; outputMode: OutputMode; watermark?: WatermarkSpec; numPartitions?: number },
+): PlannedAggregate {
+  const analysis = analyzeAggregate(node, childSchema, opts.watermark);
+  const keys: GroupingKey[] = analysis.keys.map((k) => {
+    const source = k.window && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
+    const c = compileExpression(source, childSchema);
+    return { name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window };
+  });
+  const aggregates: AggregateSpec[] = node.aggregates.map((a) => {
+    if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
+    const star = a.expr.args.length === 1 && a.expr.args[0].kind === 'literal' && a.expr.args[0].value === '*';
+    const [arg, ...rest] = star ? [] : a.expr.args;
+    const compiled = arg ? compileExpression(arg, childSchema) : undefined;
+    const literalArgs = rest.map((x) => {
+      if (x.kind !== 'literal') throw new SqlValidationError(`${exprToString(a.expr)}: extra arguments must be literals`, a.expr.pos, a.expr.kind);
+      return x.value;
+    });
+    const fn = resolveAggregate({ name: a.expr.name, argTypes: compiled ? [compiled.type] : [], star, distinct: false, literalArgs }, exprToString(a.expr));
+    return { name: a.name, fn, arg: compiled?.eval };
+  });
+  const exec = new StatefulAggregateExec({
+    operatorId: opts.operatorId,
+    keys,
+    aggregates,
+    outputMode: opts.outputMode,
+    watermarkKeyIndex: analysis.watermarkKeyIndex,
+    numPartitions: opts.numPartitions,
+  });
+  const keyText = (k: AggregateAnalysis['keys'][number]) => (k.window ? 'window' : exprToString(k.expr));
+  const descriptor: StatefulOperatorDescriptor = {
+    operatorId: opts.operatorId,
+    operatorName: 'aggregate',
+    parts: {
+      'grouping keys': analysis.keys.map(keyText).join(', ') || '(none)',
+      aggregates: node.aggregates.map((a) => (a.expr.kind === 'call' ? `${a.expr.name}(${a.expr.args.map(exprToString).join(', ')})` : a.name)).join(', ') || '(none)',
+      window: analysis.windowText ?? '(none)',
+    },
+    keySchema: exec.outputSchema.slice(0, keys.length),
+    valueSchema: exec.outputSchema.slice(keys.length),
+  };
+  return { exec, descriptor, analysis };
+}
