@@ -4,3 +4,7 @@ import './postgres-sink';
 import './postgres-upsert-sink';
 import './postgres-replace-sink';
 import './redis-stream-sink';
+import './files-sink';
+import './console-sink';
+import './memory-sink';
+import './webhook-sink';

@@ -6,3 +6,4 @@ import './files-source';
 import './rate-source';
 import './memory-source';
 import './nats-jetstream-source';
+import './http-source';
