@@ -8,3 +8,6 @@ import './files-sink';
 import './console-sink';
 import './memory-sink';
 import './webhook-sink';
+import './files-sink';
+import './console-sink';
+import './memory-sink';

@@ -15,6 +15,8 @@ export interface SinkBatchContext {
   schema: Schema;
   /** The query id (checkpoint metadata id), e.g. for idempotency keys. */
   queryId: string;
+  /** The run id (new per start): lets a sink name an attempt's files apart from a failed attempt's. */
+  runId?: string;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface SourceDefinition<O = unknown> {
   /** Exactly-once signature 1, decidable without connecting. */
   replayable(options: O): { replayable: boolean; reason: string };
   create(options: O, ctx: SourceContext): Source;
+  /** Optional check of `source.schema` for sources with fixed columns (e.g. rate); returns a problem or undefined. */
+  checkSchema?(schema: Schema): string | undefined;
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
 }

@@ -1,5 +1,8 @@
 import type { Offset, Row, Schema } from '../types';
 
+/** Whether per-trigger read limits apply to the next batch ('all' for Trigger.Once). */
+export type ReadLimit = 'default' | 'all';
+
 /** Where a record came from, for bad-record reports and the dead-letter file. */
 export interface RecordLocation {
   /** e.g. a file name, a stream entry id, a table row key */
@@ -42,7 +45,18 @@ export interface Source {
   readonly schema: Schema;
   /** Called once before the first batch with the checkpoint's per-source metadata area. */
   open?(): Promise<void>;
-  latestOffset(): Promise<Offset | null>;
+  /**
+   * The end offset of the next batch. `start` is where that batch would start (the last
+   * planned end) and `limit` says whether per-trigger limits such as `maxFilesPerTrigger`
+   * apply ('default') or not ('all', Trigger.Once). A source may persist what it planned here
+   * (the files source logs the files of the new offset), so the execution calls it only when
+   * planning a batch; monitoring uses `reportLatestOffset`.
+   */
+  latestOffset(start?: Offset | null, limit?: ReadLimit): Promise<Offset | null>;
+  /** The true latest offset, ignoring limits and without side effects (commit lag, progress). */
+  reportLatestOffset?(): Promise<Offset | null>;
+  /** Trigger.AvailableNow: fix what "available" means now; later data waits for the next run. */
+  prepareForTriggerAvailableNow?(): Promise<void>;
   getBatch(start: Offset | null, end: Offset): Promise<SourceBatch>;
   /** How many records `to` is ahead of `from` (commit lag); null when it cannot be said. */
   offsetLag?(from: Offset | null, to: Offset | null): number | null;

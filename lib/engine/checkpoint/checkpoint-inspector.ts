@@ -1,0 +1,51 @@
+/**
+ * `weir checkpoint inspect`: what a checkpoint says, read-only. Lists the query id, every
+ * offsets/N and commits/N, and which batch (if any) is pending: offsets written without a
+ * commit, i.e. the batch a restart will re-run over the recorded range.
+ */
+import type { Offset } from '../types';
+import type { CheckpointFileManager } from './checkpoint-file-manager';
+import { CommitLog } from './commit-log';
+import { OffsetSeqLog, type OffsetSeqMetadata } from './offset-seq-log';
+import { readStreamMetadata } from './stream-metadata';
+
+export interface CheckpointInspection {
+  location: string;
+  id: string | null;
+  offsets: { batchId: number; metadata: OffsetSeqMetadata; offsets: (Offset | null)[] }[];
+  commits: { batchId: number; nextBatchWatermarkMs: number }[];
+  latestOffsetsBatch: number | null;
+  latestCommittedBatch: number | null;
+  /** The batch a restart re-runs, or null when everything logged is committed. */
+  pendingBatch: number | null;
+  /** Top-level entries other than metadata/offsets/commits (sources/, state/). */
+  otherEntries: string[];
+}
+
+export async function inspectCheckpoint(fm: CheckpointFileManager): Promise<CheckpointInspection> {
+  const offsetLog = new OffsetSeqLog(fm);
+  const commitLog = new CommitLog(fm);
+  const meta = await readStreamMetadata(fm);
+  const offsets = [];
+  for (const id of await offsetLog.batchIds()) {
+    const v = await offsetLog.get(id);
+    if (v) offsets.push({ batchId: id, metadata: v.metadata, offsets: v.offsets });
+  }
+  const commits = [];
+  for (const id of await commitLog.batchIds()) {
+    const v = await commitLog.get(id);
+    if (v) commits.push({ batchId: id, nextBatchWatermarkMs: v.nextBatchWatermarkMs });
+  }
+  const latestOffsetsBatch = offsets.at(-1)?.batchId ?? null;
+  const latestCommittedBatch = commits.at(-1)?.batchId ?? null;
+  return {
+    location: fm.description,
+    id: meta?.id ?? null,
+    offsets,
+    commits,
+    latestOffsetsBatch,
+    latestCommittedBatch,
+    pendingBatch: latestOffsetsBatch !== null && latestOffsetsBatch !== latestCommittedBatch ? latestOffsetsBatch : null,
+    otherEntries: (await fm.list('')).filter((n) => !['metadata', 'offsets', 'commits'].includes(n)),
+  };
+}

@@ -1,0 +1,386 @@
+/**
+ * MicroBatchExecution: runs a job as a sequence of micro-batches with Spark's write-ahead
+ * protocol. For batch N:
+ *
+ *   1. plan: ask the source for the end offset (latestOffset) after the last planned end;
+ *      no new data → no batch
+ *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf } + end offset
+ *      (create-if-absent: an existing file means another runner: CONCURRENT_STREAM_LOG_UPDATE),
+ *      purge offsets/ and commits/ below N - minBatchesToRetain + 1        [crash: after-offsets]
+ *   3. source.getBatch(start, end]; bad records → fail or dead-letter
+ *   4. run the operators (stateful ones get state version N), track max event time
+ *   5. fence(), sink.addBatch(N, rows)                                    [crash: after-sink]
+ *   6. commit each state store to version N+1                             [crash: mid-state-commit]
+ *   7. fence(), write commits/N = { nextBatchWatermarkMs }                [crash: after-commit]
+ *   8. report progress
+ *
+ * populateStartOffsets (on start): latest offsets/L with commits/L → resume at L+1 from L's
+ * end offsets, watermark from commits/L; offsets/L without commits/L → re-run batch L over
+ * exactly (offsets/L-1, offsets/L] with L's recorded batchTimestampMs and watermark.
+ * The watermark is max(event time seen) - watermarkDelay, never moving back, computed at the
+ * end of batch N and used by batch N+1.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
+import { CommitLog } from '../checkpoint/commit-log';
+import { OffsetSeqLog, type OffsetSeq } from '../checkpoint/offset-seq-log';
+import { getOrCreateStreamMetadata } from '../checkpoint/stream-metadata';
+import { SystemClock, type Clock } from '../clock';
+import { BadRecordError, CorruptCheckpointError } from '../errors';
+import { buildProgress, type StreamingQueryProgress, type StreamingQueryStatus } from '../progress';
+import type { JobSpec } from '../spec/job-spec';
+import type { Sink } from '../sinks/sink';
+import type { ReadLimit, Source } from '../sources/source';
+import type { StateStoreId, StateStoreProvider } from '../state/state-store';
+import type { Offset } from '../types';
+import { CrashPoints, type CrashPlan } from './crash-points';
+import { DeadLetterWriter } from './dead-letter-writer';
+import { QueryRuntime } from './query-runtime';
+import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
+
+export interface EngineLogEvent {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  msg: string;
+  batchId?: number;
+  [k: string]: unknown;
+}
+
+export interface MicroBatchExecutionOptions {
+  /** A validated spec (parseJobSpec / validateJob). */
+  spec: JobSpec;
+  clock?: Clock;
+  /** Checkpoint storage; default: from spec.checkpointLocation. */
+  checkpoint?: CheckpointFileManager;
+  onProgress?: (p: StreamingQueryProgress) => void | Promise<void>;
+  crash?: CrashPlan;
+  /** Called before every checkpoint log write and before sink.addBatch; throws to stop a zombie runner. */
+  fence?: () => Promise<void>;
+  log?: (event: EngineLogEvent) => void;
+  /** State store providers for stateful operators (issue 4); required only by stateful plans. */
+  stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
+  /** Ready-made source/sink instead of building them from the registries (tests, embedding). */
+  source?: Source;
+  sink?: Sink;
+  /** Id generator for the query id (first start) and run ids; seed it in tests. */
+  newId?: () => string;
+}
+
+interface PlannedBatch {
+  batchId: number;
+  start: Offset | null;
+  seq: OffsetSeq;
+  triggerStartMs: number;
+  durationMs: Record<string, number>;
+  latest: Offset | null;
+}
+
+export class MicroBatchExecution {
+  readonly clock: Clock;
+  readonly checkpoint: CheckpointFileManager;
+  readonly trigger: Trigger;
+  /** Query id from the checkpoint's `metadata`; set by start(). */
+  id = '';
+  runId = '';
+  lastProgress?: StreamingQueryProgress;
+  readonly recentProgress: StreamingQueryProgress[] = [];
+  status: StreamingQueryStatus = { message: 'Initializing', isDataAvailable: false, isTriggerActive: false };
+
+  private readonly offsetLog: OffsetSeqLog;
+  private readonly commitLog: CommitLog;
+  private readonly crashPoints: CrashPoints;
+  private readonly newId: () => string;
+  private runtime?: QueryRuntime;
+  private deadLetters?: DeadLetterWriter;
+  private started = false;
+  private closed = false;
+  private stopping = false;
+  private readonly sleepAbort = new AbortController();
+  private running?: Promise<void>;
+  private queue: Promise<unknown> = Promise.resolve();
+  // Recovery state
+  private nextBatchId = 0;
+  private committedOffset: Offset | null = null;
+  private watermarkMs = 0;
+  private pending?: { batchId: number; start: Offset | null; seq: OffsetSeq };
+  private previousTriggerStartMs?: number;
+
+  constructor(private readonly opts: MicroBatchExecutionOptions) {
+    this.clock = opts.clock ?? new SystemClock();
+    this.checkpoint = opts.checkpoint ?? checkpointFileManagerFor(opts.spec.checkpointLocation);
+    this.trigger = triggerFromSpec(opts.spec.trigger);
+    this.offsetLog = new OffsetSeqLog(this.checkpoint);
+    this.commitLog = new CommitLog(this.checkpoint);
+    this.crashPoints = new CrashPoints(opts.crash);
+    this.newId = opts.newId ?? randomUUID;
+  }
+
+  get name(): string {
+    return this.opts.spec.name;
+  }
+
+  private log(level: EngineLogEvent['level'], msg: string, extra: Omit<EngineLogEvent, 'level' | 'msg'> = {}): void {
+    this.opts.log?.({ level, msg, queryId: this.id, runId: this.runId, ...extra });
+  }
+
+  private async fence(): Promise<void> {
+    if (this.opts.fence) await this.opts.fence();
+  }
+
+  /** Opens the checkpoint, source and sink and recovers the position. Idempotent. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const meta = await getOrCreateStreamMetadata(this.checkpoint, this.newId);
+    this.id = meta.id;
+    this.runId = this.newId();
+    this.log('info', meta.created ? 'Starting new streaming query' : 'Resuming streaming query from checkpoint', { checkpoint: this.checkpoint.description });
+    this.runtime = await QueryRuntime.create(this.opts.spec, {
+      clock: this.clock,
+      checkpoint: this.checkpoint,
+      queryId: this.id,
+      source: this.opts.source,
+      sink: this.opts.sink,
+      stateStoreProvider: this.opts.stateStoreProvider,
+    });
+    const s = this.opts.spec.source;
+    if (s.onBadRecord === 'dead-letter' && s.badRecordsPath) this.deadLetters = new DeadLetterWriter(s.badRecordsPath, this.id);
+    await this.populateStartOffsets();
+    this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
+  }
+
+  /** Spark's populateStartOffsets (see the header). */
+  private async populateStartOffsets(): Promise<void> {
+    const latest = await this.offsetLog.getLatest();
+    if (!latest) {
+      this.nextBatchId = 0;
+      return;
+    }
+    const L = latest.batchId;
+    if (latest.value.offsets.length !== 1) {
+      throw new CorruptCheckpointError(
+        this.offsetLog.pathOf(L),
+        `There are [${latest.value.offsets.length}] sources in the checkpoint offsets and now there are [1] sources requested by the query. Cannot continue.`,
+      );
+    }
+    const lastCommit = await this.commitLog.getLatest();
+    if (lastCommit && lastCommit.batchId === L) {
+      this.committedOffset = latest.value.offsets[0];
+      this.watermarkMs = Math.max(latest.value.metadata.batchWatermarkMs, lastCommit.value.nextBatchWatermarkMs);
+      this.nextBatchId = L + 1;
+      this.log('info', `Batch ${L} was committed; resuming at batch ${L + 1}`);
+      return;
+    }
+    let start: Offset | null = null;
+    if (L > 0) {
+      const prev = await this.offsetLog.get(L - 1);
+      if (!prev) throw new CorruptCheckpointError(this.offsetLog.pathOf(L - 1), `batch ${L - 1} doesn't exist, so the start of uncommitted batch ${L} is unknown`);
+      start = prev.offsets[0];
+      if (!lastCommit || lastCommit.batchId < L - 1) {
+        this.log('warn', `Batches before ${L} are not all committed (latest commit: ${lastCommit?.batchId ?? 'none'}); re-running ${L} from offsets/${L - 1}`);
+      }
+    }
+    this.committedOffset = start;
+    this.watermarkMs = latest.value.metadata.batchWatermarkMs;
+    this.nextBatchId = L;
+    this.pending = { batchId: L, start, seq: latest.value };
+    this.log('info', `Batch ${L} was not committed; re-running it over the recorded range`, { batchId: L });
+  }
+
+  /** Runs until the trigger is done (once, available-now) or stop(); closes source and sink. */
+  run(signal?: AbortSignal): Promise<void> {
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    this.running ??= this.runLoop().finally(() => this.close());
+    return this.running;
+  }
+
+  private async runLoop(): Promise<void> {
+    await this.start();
+    const t = this.trigger;
+    if (t.kind === 'once') {
+      await this.exclusive(() => this.runOneTrigger('all'));
+      return;
+    }
+    if (t.kind === 'available-now') {
+      await this.runtime!.source.prepareForTriggerAvailableNow?.();
+      while (!this.stopping && (await this.exclusive(() => this.runOneTrigger('default'))));
+      return;
+    }
+    while (!this.stopping) {
+      const startedAt = this.clock.now();
+      await this.exclusive(() => this.runOneTrigger('default'));
+      if (this.stopping) break;
+      const wait = nextTriggerTime(startedAt, t.intervalMs) - this.clock.now();
+      if (wait > 0) {
+        this.status = { ...this.status, message: 'Waiting for next trigger', isTriggerActive: false };
+        await this.clock.sleep(wait, this.sleepAbort.signal);
+      } else if (t.intervalMs === 0 && !this.status.isDataAvailable) {
+        // Interval 0 with no data: poll without spinning the CPU.
+        await this.clock.sleep(100, this.sleepAbort.signal);
+      }
+    }
+  }
+
+  /** Tests: runs batches until the source has nothing new (starting the query if needed). */
+  async processAllAvailable(): Promise<void> {
+    await this.start();
+    while (await this.exclusive(() => this.runOneTrigger('default')));
+  }
+
+  /** Graceful stop: the running batch finishes and commits; then run() returns. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.sleepAbort.abort();
+    if (this.running) await this.running.catch(() => undefined);
+    else await this.queue.catch(() => undefined);
+    await this.close();
+  }
+
+  private async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.status = { message: 'Stopped', isDataAvailable: false, isTriggerActive: false };
+    await this.runtime?.close();
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** One trigger: the pending re-run, or a new batch if there is new data. Returns whether a batch ran. */
+  private async runOneTrigger(limit: ReadLimit): Promise<boolean> {
+    if (this.closed) return false;
+    const rt = this.runtime!;
+    const triggerStartMs = this.clock.now();
+    this.status = { message: 'Processing new data', isDataAvailable: true, isTriggerActive: true };
+    try {
+      if (this.pending) {
+        const p = this.pending;
+        this.pending = undefined;
+        const latest = await this.reportLatest(p.seq.offsets[0]);
+        await this.runBatch({ ...p, triggerStartMs, durationMs: {}, latest });
+        return true;
+      }
+      const t0 = this.clock.now();
+      const end = await rt.source.latestOffset(this.committedOffset, limit);
+      const durationMs: Record<string, number> = { latestOffset: this.clock.now() - t0 };
+      if (end === null || sameOffset(end, this.committedOffset)) {
+        if (!rt.needsNoDataBatch(this.watermarkMs)) {
+          this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
+          return false;
+        }
+      }
+      const batchId = this.nextBatchId;
+      const seq: OffsetSeq = {
+        metadata: { batchWatermarkMs: this.watermarkMs, batchTimestampMs: triggerStartMs, conf: {} },
+        offsets: [end],
+      };
+      const t1 = this.clock.now();
+      await this.fence();
+      await this.offsetLog.add(batchId, seq);
+      const retain = this.opts.spec.minBatchesToRetain;
+      if (batchId - retain + 1 > 0) {
+        await this.offsetLog.purge(batchId - retain + 1);
+        await this.commitLog.purge(batchId - retain + 1);
+      }
+      durationMs.walCommit = this.clock.now() - t1;
+      this.crashPoints.check('after-offsets', batchId);
+      const latest = await this.reportLatest(end);
+      await this.runBatch({ batchId, start: this.committedOffset, seq, triggerStartMs, durationMs, latest });
+      return true;
+    } catch (e) {
+      this.status = { message: `Terminated with exception: ${(e as Error).message}`, isDataAvailable: false, isTriggerActive: false };
+      this.log('error', (e as Error).message, { code: (e as { code?: string }).code });
+      throw e;
+    }
+  }
+
+  private async reportLatest(fallback: Offset | null): Promise<Offset | null> {
+    const src = this.runtime!.source;
+    return src.reportLatestOffset ? await src.reportLatestOffset() : fallback;
+  }
+
+  private async runBatch(b: PlannedBatch): Promise<void> {
+    const rt = this.runtime!;
+    const { batchId, seq } = b;
+    const end = seq.offsets[0];
+    const time = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+      const t = this.clock.now();
+      try {
+        return await fn();
+      } finally {
+        b.durationMs[key] = (b.durationMs[key] ?? 0) + (this.clock.now() - t);
+      }
+    };
+
+    const input = end === null || sameOffset(end, b.start) ? { rows: [], badRecords: [] } : await time('getBatch', () => rt.source.getBatch(b.start, end));
+    let numDeadLetter = 0;
+    if (input.badRecords.length > 0) {
+      if (!this.deadLetters) {
+        const r = input.badRecords[0];
+        throw new BadRecordError(
+          `Bad record in ${r.location.source}${r.location.line !== undefined ? ` line ${r.location.line}` : ''}: ${r.reason}. ` +
+            `Fix or remove the record, or set source.onBadRecord to "dead-letter" with a badRecordsPath to divert such records (batch ${batchId} is not committed and will re-run).`,
+          { batchId, file: r.location.source, line: r.location.line, reason: r.reason, count: input.badRecords.length },
+        );
+      }
+      await this.deadLetters.write(batchId, input.badRecords);
+      numDeadLetter = input.badRecords.length;
+    }
+
+    const ctx = { batchId, batchWatermarkMs: seq.metadata.batchWatermarkMs, batchTimestampMs: seq.metadata.batchTimestampMs };
+    const result = await time('queryPlanning', () => rt.execute(input.rows, ctx));
+    await time('addBatch', async () => {
+      await this.fence();
+      await rt.sink.addBatch(batchId, result.rows, { outputMode: this.opts.spec.outputMode, schema: rt.query.outputSchema, queryId: this.id, runId: this.runId });
+    });
+    this.crashPoints.check('after-sink', batchId);
+    const stateOperators = await rt.commitState(() => this.crashPoints.check('mid-state-commit', batchId));
+    const nextWatermarkMs = rt.nextWatermark(seq.metadata.batchWatermarkMs, result.eventTimes);
+    await time('commitOffsets', async () => {
+      await this.fence();
+      await this.commitLog.add(batchId, { nextBatchWatermarkMs: nextWatermarkMs });
+    });
+    if (end !== null) await rt.source.commit?.(end);
+    this.committedOffset = end;
+    this.watermarkMs = nextWatermarkMs;
+    this.nextBatchId = batchId + 1;
+    this.crashPoints.check('after-commit', batchId);
+
+    const triggerEndMs = this.clock.now();
+    b.durationMs.triggerExecution = triggerEndMs - b.triggerStartMs;
+    const progress = buildProgress({
+      id: this.id,
+      runId: this.runId,
+      name: this.name,
+      triggerStartMs: b.triggerStartMs,
+      triggerEndMs,
+      previousTriggerStartMs: this.previousTriggerStartMs,
+      batchId,
+      numInputRows: input.rows.length,
+      durationMs: b.durationMs,
+      eventTimes: result.eventTimes,
+      hasEventTime: rt.hasEventTime,
+      watermarkMs: seq.metadata.batchWatermarkMs,
+      stateOperators,
+      source: { description: rt.source.description, startOffset: b.start, endOffset: end, latestOffset: b.latest },
+      sink: { description: rt.sink.description, numOutputRows: result.rows.length },
+      commitLag: rt.source.offsetLag?.(end, b.latest) ?? null,
+      numBadRecords: input.badRecords.length,
+      numDeadLetterRecords: numDeadLetter,
+      contract: rt.contract,
+    });
+    this.previousTriggerStartMs = b.triggerStartMs;
+    this.lastProgress = progress;
+    this.recentProgress.push(progress);
+    if (this.recentProgress.length > 100) this.recentProgress.shift();
+    this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
+    await this.opts.onProgress?.(progress);
+  }
+}
+
+function sameOffset(a: Offset | null, b: Offset | null): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}

@@ -1,0 +1,177 @@
+/**
+ * What a running query is made of: the source and sink built from the registries, the compiled
+ * operators, the state stores of stateful operators, the watermark rule, and the contract
+ * audit. MicroBatchExecution drives it batch by batch; this keeps the protocol file about the
+ * protocol.
+ */
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import type { Clock } from '../clock';
+import { auditContract, type ContractAudit } from '../contract';
+import { ValidationError } from '../errors';
+import { isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
+import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
+import { parseDuration } from '../spec/duration';
+import type { JobSpec } from '../spec/job-spec';
+import { getSinkDefinition } from '../sinks/index';
+import type { Sink } from '../sinks/sink';
+import { getSourceDefinition } from '../sources/index';
+import type { Source } from '../sources/source';
+import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
+import type { Row, Schema } from '../types';
+
+export interface QueryRuntimeDeps {
+  clock: Clock;
+  checkpoint: CheckpointFileManager;
+  queryId: string;
+  source?: Source;
+  sink?: Sink;
+  stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
+}
+
+export interface BatchResult {
+  rows: Row[];
+  eventTimes?: { min: number; max: number; avg: number };
+}
+
+/** The streaming relation (source name, schema, watermark) that a spec's SQL reads. */
+export function relationOf(spec: JobSpec) {
+  return {
+    kind: 'StreamingRelation' as const,
+    sourceName: spec.source.name,
+    schema: spec.source.schema as Schema,
+    eventTime: spec.source.eventTime,
+    watermarkDelayMs: spec.source.watermarkDelay ? parseDuration(spec.source.watermarkDelay) ?? 0 : undefined,
+  };
+}
+
+export class QueryRuntime {
+  readonly hasEventTime: boolean;
+  private readonly delayMs: number;
+  private readonly providers = new Map<string, StateStoreProvider>();
+  private openStores: StateStore[] = [];
+  private readonly stateful: StatefulOperator[];
+
+  private constructor(
+    readonly spec: JobSpec,
+    readonly query: CompiledStreamingQuery,
+    readonly source: Source,
+    readonly sink: Sink,
+    readonly contract: ContractAudit,
+    private readonly deps: QueryRuntimeDeps,
+  ) {
+    this.hasEventTime = spec.source.eventTime !== undefined;
+    this.delayMs = relationOf(spec).watermarkDelayMs ?? 0;
+    this.stateful = query.operators.filter(isStatefulOperator);
+  }
+
+  static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {
+    const query = compileStreamingQuery(spec.sql, relationOf(spec));
+    if (query.stateful && !deps.stateStoreProvider) {
+      throw new ValidationError('This query has stateful operators but no state store provider was configured.', { path: 'sql' });
+    }
+    let source = deps.source;
+    if (!source) {
+      const def = getSourceDefinition(spec.source.type);
+      if (!def) throw new ValidationError(`unknown source type "${spec.source.type}"`, { path: 'source.type' });
+      source = def.create(spec.source.options as never, {
+        name: spec.source.name,
+        schema: spec.source.schema,
+        eventTime: spec.source.eventTime,
+        checkpoint: deps.checkpoint,
+        metadataPath: 'sources/0',
+        clock: deps.clock,
+        queryId: deps.queryId,
+      });
+    }
+    let sink = deps.sink;
+    if (!sink) {
+      const def = getSinkDefinition(spec.sink.type);
+      if (!def) throw new ValidationError(`unknown sink type "${spec.sink.type}"`, { path: 'sink.type' });
+      sink = def.create(spec.sink.options as never, { clock: deps.clock, jobName: spec.name, queryId: deps.queryId });
+    }
+    await source.open?.();
+    await sink.open?.();
+    const contract = auditContract({
+      source: { replayable: source.replayable, reason: source.replayableReason },
+      checkpoint: { outlivesMachine: deps.checkpoint.outlivesMachine, description: deps.checkpoint.description },
+      sink: { signature: sink.signature, reason: sink.signatureReason },
+    });
+    return new QueryRuntime(spec, query, source, sink, contract, deps);
+  }
+
+  /** A no-data batch is worth running when a stateful plan's watermark would evict state. */
+  needsNoDataBatch(_watermarkMs: number): boolean {
+    // Stateless plans never need one; the stateful operators (issue 4) decide for themselves.
+    return false;
+  }
+
+  private provider(id: StateStoreId): StateStoreProvider {
+    const key = `${id.operatorId}/${id.partitionId}`;
+    let p = this.providers.get(key);
+    if (!p) this.providers.set(key, (p = this.deps.stateStoreProvider!(id, this.deps.checkpoint)));
+    return p;
+  }
+
+  async execute(input: Row[], b: { batchId: number; batchWatermarkMs: number; batchTimestampMs: number }): Promise<BatchResult> {
+    const eventTimes = this.hasEventTime ? eventTimeStats(input, this.spec.source.eventTime!) : undefined;
+    const ctx: OperatorContext = { ...b };
+    if (this.stateful.length) {
+      ctx.stateStores = new Map();
+      for (const op of this.stateful) {
+        for (let partitionId = 0; partitionId < (op.numPartitions ?? 1); partitionId++) {
+          const store = await this.provider({ operatorId: op.operatorId, partitionId }).getStore(b.batchId);
+          ctx.stateStores.set(`${op.operatorId}/${partitionId}`, store);
+          this.openStores.push(store);
+        }
+      }
+    }
+    let rows = input;
+    for (const op of this.query.operators) rows = await op.execute(rows, ctx);
+    return { rows, eventTimes };
+  }
+
+  /**
+   * Commits every store opened for this batch (version N+1); `crashCheck` runs after the first
+   * commit, which is where a mid-state-commit crash lands (for a stateless plan: right away).
+   */
+  async commitState(crashCheck: () => void): Promise<StateOperatorProgress[]> {
+    const stores = this.openStores;
+    this.openStores = [];
+    if (stores.length === 0) crashCheck();
+    for (let i = 0; i < stores.length; i++) {
+      await stores[i].commit();
+      if (i === 0) crashCheck();
+    }
+    return this.stateful.map((op) => op.progress?.()).filter((p): p is StateOperatorProgress => p !== undefined);
+  }
+
+  /** max(event time seen) - delay, never below the current watermark. */
+  nextWatermark(currentMs: number, stats?: { max: number }): number {
+    if (!stats) return currentMs;
+    return Math.max(currentMs, stats.max - this.delayMs);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.openStores) s.abort();
+    this.openStores = [];
+    for (const p of this.providers.values()) await p.close();
+    await this.source.stop();
+    await this.sink.close();
+  }
+}
+
+function eventTimeStats(rows: Row[], col: string): { min: number; max: number; avg: number } | undefined {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let n = 0;
+  for (const r of rows) {
+    const v = r[col];
+    if (typeof v !== 'number') continue;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    sum += v;
+    n++;
+  }
+  return n === 0 ? undefined : { min, max, avg: Math.round(sum / n) };
+}

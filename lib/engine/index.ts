@@ -1,0 +1,33 @@
+/**
+ * The engine's public API. The control plane (lib/server, worker) and the CLI import from here.
+ */
+export * from './types';
+export * from './errors';
+export * from './clock';
+export * from './contract';
+export * from './progress';
+export { validateJob, type ValidateJobResult } from './spec/validate-job';
+export { parseJobSpec, JobSpecSchema, type JobSpec, type SpecIssue, type TriggerSpec } from './spec/job-spec';
+export { parseDuration } from './spec/duration';
+export { MicroBatchExecution, type MicroBatchExecutionOptions, type EngineLogEvent } from './execution/micro-batch-execution';
+export { CRASH_POINTS, isCrashPoint, type CrashPointName, type CrashPlan } from './execution/crash-points';
+export { compileStreamingQuery, type CompiledStreamingQuery } from './query/streaming-query';
+export { SqlValidationError } from './query/sql-error';
+export type { LogicalPlan } from './query/logical-plan';
+export type { PhysicalOperator, StatefulOperator, OperatorContext, StateOperatorProgress } from './operators/physical-operator';
+export type { CheckpointFileManager } from './checkpoint/checkpoint-file-manager';
+export { FileAlreadyExistsError, FileNotFoundError } from './checkpoint/checkpoint-file-manager';
+export { LocalCheckpointFileManager } from './checkpoint/local-checkpoint-file-manager';
+export { InMemoryCheckpointFileManager } from './checkpoint/in-memory-checkpoint-file-manager';
+export { checkpointFileManagerFor, registerCheckpointScheme } from './checkpoint/checkpoint-location';
+export { OffsetSeqLog, type OffsetSeq, type OffsetSeqMetadata } from './checkpoint/offset-seq-log';
+export { CommitLog, type CommitMetadata } from './checkpoint/commit-log';
+export { readStreamMetadata, getOrCreateStreamMetadata } from './checkpoint/stream-metadata';
+export { inspectCheckpoint, type CheckpointInspection } from './checkpoint/checkpoint-inspector';
+export * from './sources/index';
+export * from './sinks/index';
+export type { Source, SourceBatch, BadRecord, ReadLimit } from './sources/source';
+export type { Sink, SinkSignature, SinkBatchContext } from './sinks/sink';
+export { MemoryStream } from './sources/memory-source';
+export { MemorySinkTable } from './sinks/memory-sink';
+export { readCommittedRows } from './sinks/files-sink';

@@ -1,0 +1,20 @@
+/** Filter: keeps the rows whose predicate is TRUE (FALSE and NULL both drop the row, as in SQL). */
+import type { Row, Schema } from '../types';
+import type { Evaluator } from '../query/expression-compiler';
+import type { OperatorContext, PhysicalOperator } from './physical-operator';
+
+export class FilterExec implements PhysicalOperator {
+  readonly name = 'Filter';
+  readonly stateful = false;
+  constructor(
+    private readonly predicate: Evaluator,
+    readonly outputSchema: Schema,
+  ) {}
+
+  execute(rows: Row[], ctx: OperatorContext): Row[] {
+    const p = this.predicate;
+    const out: Row[] = [];
+    for (const r of rows) if (p(r, ctx) === true) out.push(r);
+    return out;
+  }
+}

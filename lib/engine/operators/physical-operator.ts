@@ -1,0 +1,53 @@
+/**
+ * Physical operators: what a batch's rows flow through between the source and the sink.
+ *
+ * A stateless operator maps rows to rows. A StatefulOperator (issue 4 supplies them) also gets
+ * its StateStore(s) for the batch: MicroBatchExecution loads version N of
+ * `state/<operatorId>/<partition>` before running batch N, hands the stores in through
+ * `ctx.stateStores`, and commits them (to version N+1) after `sink.addBatch` and before
+ * `commits/N`. Operators see `batchWatermarkMs` (from offsets/N) for late-row filtering and
+ * eviction.
+ */
+import type { StateStore } from '../state/state-store';
+import type { Row, Schema } from '../types';
+import type { EvalContext } from '../query/expression-compiler';
+
+export interface OperatorContext extends EvalContext {
+  batchId: number;
+  batchWatermarkMs: number;
+  /** Stores for this operator, keyed by `${operatorId}/${partitionId}` (stateful operators only). */
+  stateStores?: Map<string, StateStore>;
+}
+
+export interface PhysicalOperator {
+  /** e.g. `Filter`, `Project`, `stateStoreSave`: shown in explain and progress. */
+  readonly name: string;
+  readonly outputSchema: Schema;
+  readonly stateful: boolean;
+  execute(rows: Row[], ctx: OperatorContext): Row[] | Promise<Row[]>;
+}
+
+/** Progress figures a stateful operator reports (Spark's StateOperatorProgress). */
+export interface StateOperatorProgress {
+  operatorName: string;
+  numRowsTotal: number;
+  numRowsUpdated: number;
+  numRowsRemoved: number;
+  numRowsDroppedByWatermark: number;
+  memoryUsedBytes: number;
+  commitTimeMs: number;
+  customMetrics?: Record<string, number>;
+}
+
+export interface StatefulOperator extends PhysicalOperator {
+  readonly stateful: true;
+  readonly operatorId: number;
+  /** Partitions whose stores this operator uses (default [0]). */
+  readonly numPartitions?: number;
+  /** Figures for progress after the batch's stores committed. */
+  progress?(): StateOperatorProgress;
+}
+
+export function isStatefulOperator(op: PhysicalOperator): op is StatefulOperator {
+  return op.stateful;
+}

@@ -1,0 +1,152 @@
+/**
+ * Parse: turns a raw line (JSON lines or CSV) into a typed row against the source schema, or a
+ * reason it cannot. Used by the files source; a failure becomes a BadRecord that the execution
+ * handles per `onBadRecord` (fail, or dead-letter), so nothing is dropped silently.
+ *
+ * Typing rules: long = an integer (JSON number, or CSV digits); double = any number; string =
+ * any JSON string (CSV: the field text); boolean = true/false; timestamp = ISO-8601 string
+ * (UTC unless it carries a zone) or epoch milliseconds. A missing field or JSON null, or an
+ * empty CSV field, is NULL. Fields not in the schema are ignored.
+ * CSV: RFC 4180 quoting within one line ("" escapes a quote); multi-line fields are not supported.
+ */
+import type { ColumnType, Row, Schema } from '../types';
+import { parseTimestampLiteral } from '../query/expression-builder';
+
+export type ParseResult = { ok: true; row: Row } | { ok: false; reason: string };
+
+export function coerceField(v: unknown, type: ColumnType | string, fromText: boolean): { ok: true; value: unknown } | { ok: false; reason: string } {
+  if (v === null || v === undefined || (fromText && v === '')) return { ok: true, value: null };
+  switch (type) {
+    case 'long': {
+      if (typeof v === 'number') return Number.isInteger(v) ? { ok: true, value: v } : { ok: false, reason: `expected a long, got ${v}` };
+      if (fromText && typeof v === 'string' && /^[+-]?\d+$/.test(v.trim())) {
+        const n = Number(v.trim());
+        if (Number.isSafeInteger(n)) return { ok: true, value: n };
+        return { ok: false, reason: `long ${v} is beyond ±2^53 and would lose precision` };
+      }
+      return { ok: false, reason: `expected a long, got ${JSON.stringify(v)}` };
+    }
+    case 'double': {
+      if (typeof v === 'number') return { ok: true, value: v };
+      if (fromText && typeof v === 'string') {
+        const s = v.trim();
+        const n = Number(s);
+        if (s !== '' && !Number.isNaN(n)) return { ok: true, value: n };
+      }
+      return { ok: false, reason: `expected a double, got ${JSON.stringify(v)}` };
+    }
+    case 'string':
+      if (typeof v === 'string') return { ok: true, value: v };
+      return { ok: false, reason: `expected a string, got ${JSON.stringify(v)}` };
+    case 'boolean':
+      if (typeof v === 'boolean') return { ok: true, value: v };
+      if (fromText && typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return { ok: true, value: v.trim().toLowerCase() === 'true' };
+      return { ok: false, reason: `expected a boolean, got ${JSON.stringify(v)}` };
+    case 'timestamp': {
+      if (typeof v === 'number' && Number.isFinite(v)) return { ok: true, value: Math.trunc(v) };
+      if (typeof v === 'string') {
+        const t = parseTimestampLiteral(v);
+        if (t !== null) return { ok: true, value: t };
+        if (fromText && /^\d+$/.test(v.trim())) return { ok: true, value: Number(v.trim()) };
+      }
+      return { ok: false, reason: `expected a timestamp (ISO-8601 or epoch ms), got ${JSON.stringify(v)}` };
+    }
+    default:
+      return { ok: true, value: v };
+  }
+}
+
+export class JsonLineParser {
+  constructor(private readonly schema: Schema) {}
+
+  parse(line: string): ParseResult {
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch (e) {
+      return { ok: false, reason: `malformed JSON: ${(e as Error).message}` };
+    }
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { ok: false, reason: 'expected a JSON object per line' };
+    const src = obj as Record<string, unknown>;
+    const row: Row = {};
+    for (const f of this.schema) {
+      const c = coerceField(src[f.name], f.type, false);
+      if (!c.ok) return { ok: false, reason: `field "${f.name}": ${c.reason}` };
+      row[f.name] = c.value;
+    }
+    return { ok: true, row };
+  }
+}
+
+/** Splits one CSV line; returns null when quotes are unbalanced. */
+export function splitCsvLine(line: string): string[] | null {
+  const out: string[] = [];
+  let i = 0;
+  const n = line.length;
+  for (;;) {
+    if (i < n && line[i] === '"') {
+      let s = '';
+      i++;
+      for (;;) {
+        if (i >= n) return null;
+        const ch = line[i];
+        if (ch === '"') {
+          if (line[i + 1] === '"') {
+            s += '"';
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        s += ch;
+        i++;
+      }
+      out.push(s);
+      if (i < n && line[i] !== ',') return null;
+    } else {
+      const j = line.indexOf(',', i);
+      const end = j === -1 ? n : j;
+      out.push(line.slice(i, end));
+      i = end;
+    }
+    if (i >= n) break;
+    i++; // the comma
+    if (i === n) {
+      out.push('');
+      break;
+    }
+  }
+  return out;
+}
+
+export class CsvLineParser {
+  private order: number[];
+  constructor(
+    private readonly schema: Schema,
+    header?: string[],
+  ) {
+    // With a header, columns are matched by name; without, by position in the schema.
+    this.order = schema.map((f, i) => (header ? header.indexOf(f.name) : i));
+  }
+
+  static missingColumns(schema: Schema, header: string[]): string[] {
+    return schema.filter((f) => !header.includes(f.name)).map((f) => f.name);
+  }
+
+  parse(line: string): ParseResult {
+    const fields = splitCsvLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+    if (!fields) return { ok: false, reason: 'malformed CSV: unbalanced quotes' };
+    const width = Math.max(...this.order) + 1;
+    if (fields.length < width) return { ok: false, reason: `malformed CSV: expected at least ${width} fields, got ${fields.length}` };
+    const row: Row = {};
+    for (let k = 0; k < this.schema.length; k++) {
+      const f = this.schema[k];
+      const idx = this.order[k];
+      const c = coerceField(idx < 0 ? null : fields[idx], f.type, true);
+      if (!c.ok) return { ok: false, reason: `field "${f.name}": ${c.reason}` };
+      row[f.name] = c.value;
+    }
+    return { ok: true, row };
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * One progress record per batch: Spark's StreamingQueryProgress (same keys, same order: id,
+ * runId, name, timestamp, batchId, batchDuration, numInputRows, inputRowsPerSecond,
+ * processedRowsPerSecond, durationMs, eventTime, stateOperators, sources, sink,
+ * observedMetrics) followed by Weir's additions: commitLag (how far the committed end offset
+ * is behind the source's latest, in the source's unit: rows, or files for the files source),
+ * numBadRecords / numDeadLetterRecords, and the exactly-once contract audit of the run.
+ * As in Spark, empty maps are omitted and NaN/Infinity rates are left out.
+ */
+import type { ContractAudit } from './contract';
+import type { StateOperatorProgress } from './operators/physical-operator';
+import type { Offset } from './types';
+
+export interface SourceProgress {
+  description: string;
+  startOffset: Offset | null;
+  endOffset: Offset | null;
+  latestOffset: Offset | null;
+  numInputRows: number;
+  inputRowsPerSecond?: number;
+  processedRowsPerSecond?: number;
+  metrics?: Record<string, string>;
+}
+
+export interface SinkProgress {
+  description: string;
+  numOutputRows: number;
+  metrics?: Record<string, string>;
+}
+
+export interface StreamingQueryProgress {
+  id: string;
+  runId: string;
+  name: string;
+  /** Trigger start, ISO-8601 UTC. */
+  timestamp: string;
+  batchId: number;
+  batchDuration: number;
+  numInputRows: number;
+  inputRowsPerSecond?: number;
+  processedRowsPerSecond?: number;
+  durationMs: Record<string, number>;
+  eventTime?: { avg?: string; max?: string; min?: string; watermark: string };
+  stateOperators: StateOperatorProgress[];
+  sources: SourceProgress[];
+  sink: SinkProgress;
+  observedMetrics?: Record<string, unknown>;
+  commitLag: number | null;
+  numBadRecords: number;
+  numDeadLetterRecords: number;
+  contract: ContractAudit;
+}
+
+export interface StreamingQueryStatus {
+  message: string;
+  isDataAvailable: boolean;
+  isTriggerActive: boolean;
+}
+
+export interface BatchFigures {
+  id: string;
+  runId: string;
+  name: string;
+  triggerStartMs: number;
+  triggerEndMs: number;
+  /** Start of the previous trigger, for inputRowsPerSecond. */
+  previousTriggerStartMs?: number;
+  batchId: number;
+  numInputRows: number;
+  durationMs: Record<string, number>;
+  eventTimes?: { min: number; max: number; avg: number };
+  hasEventTime: boolean;
+  watermarkMs: number;
+  stateOperators: StateOperatorProgress[];
+  source: Omit<SourceProgress, 'numInputRows' | 'inputRowsPerSecond' | 'processedRowsPerSecond'>;
+  sink: SinkProgress;
+  commitLag: number | null;
+  numBadRecords: number;
+  numDeadLetterRecords: number;
+  contract: ContractAudit;
+}
+
+const finite = (x: number): number | undefined => (Number.isFinite(x) ? x : undefined);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function sortedKeys<T>(m: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(m).sort()) out[k] = m[k];
+  return out;
+}
+
+export function buildProgress(f: BatchFigures): StreamingQueryProgress {
+  const processingMs = Math.max(1, f.durationMs.triggerExecution ?? f.triggerEndMs - f.triggerStartMs);
+  const inputRate = f.previousTriggerStartMs === undefined ? undefined : finite((f.numInputRows * 1000) / (f.triggerStartMs - f.previousTriggerStartMs));
+  const processedRate = finite((f.numInputRows * 1000) / processingMs);
+  const p: StreamingQueryProgress = {
+    id: f.id,
+    runId: f.runId,
+    name: f.name,
+    timestamp: iso(f.triggerStartMs),
+    batchId: f.batchId,
+    batchDuration: f.triggerEndMs - f.triggerStartMs,
+    numInputRows: f.numInputRows,
+    inputRowsPerSecond: inputRate,
+    processedRowsPerSecond: processedRate,
+    durationMs: sortedKeys(f.durationMs),
+    eventTime: undefined,
+    stateOperators: f.stateOperators,
+    sources: [
+      {
+        ...f.source,
+        numInputRows: f.numInputRows,
+        inputRowsPerSecond: inputRate,
+        processedRowsPerSecond: processedRate,
+      },
+    ],
+    sink: f.sink,
+    commitLag: f.commitLag,
+    numBadRecords: f.numBadRecords,
+    numDeadLetterRecords: f.numDeadLetterRecords,
+    contract: f.contract,
+  };
+  if (f.hasEventTime) {
+    p.eventTime = f.eventTimes
+      ? { avg: iso(f.eventTimes.avg), max: iso(f.eventTimes.max), min: iso(f.eventTimes.min), watermark: iso(f.watermarkMs) }
+      : { watermark: iso(f.watermarkMs) };
+  } else delete p.eventTime;
+  if (inputRate === undefined) {
+    delete p.inputRowsPerSecond;
+    delete p.sources[0].inputRowsPerSecond;
+  }
+  if (processedRate === undefined) {
+    delete p.processedRowsPerSecond;
+    delete p.sources[0].processedRowsPerSecond;
+  }
+  return p;
+}

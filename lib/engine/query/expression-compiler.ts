@@ -1,0 +1,347 @@
+/**
+ * Compiles the safe Expr AST into closures over a row, type-checking against the input schema
+ * on the way (analysis happens at validation, not per row). Semantics follow Spark SQL with
+ * ANSI mode off: three-valued logic (NULL AND false = false, NULL OR true = true), NULL in
+ * arithmetic or comparison yields NULL, `/` is always double and x/0 is NULL, failed string
+ * conversions yield NULL. Column names resolve case-insensitively, as in Spark.
+ *
+ * No user text reaches eval or new Function: the only code that runs is this file's closures.
+ */
+import type { Row, Schema } from '../types';
+import { exprToString, type Expr } from './expression';
+import { FUNCTIONS } from './functions';
+import { SqlValidationError } from './sql-error';
+import { canCast, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
+
+export interface EvalContext {
+  /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
+  batchTimestampMs: number;
+}
+
+export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
+
+export interface CompiledExpr {
+  type: ExprType;
+  eval: Evaluator;
+}
+
+/** Finds a column by exact name, else by a unique case-insensitive match. */
+export function resolveColumn(schema: Schema, name: string): Schema[number] | undefined {
+  const exact = schema.find((f) => f.name === name);
+  if (exact) return exact;
+  const ci = schema.filter((f) => f.name.toLowerCase() === name.toLowerCase());
+  return ci.length === 1 ? ci[0] : undefined;
+}
+
+const COMPARE: Record<string, (a: never, b: never) => boolean> = {
+  '=': (a, b) => a === b,
+  '<>': (a, b) => a !== b,
+  '<': (a, b) => a < b,
+  '<=': (a, b) => a <= b,
+  '>': (a, b) => a > b,
+  '>=': (a, b) => a >= b,
+};
+
+export function compileExpression(e: Expr, schema: Schema): CompiledExpr {
+  return new ExpressionCompiler(schema).compile(e);
+}
+
+class ExpressionCompiler {
+  constructor(private readonly schema: Schema) {}
+
+  private fail(e: Expr, msg: string): never {
+    throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind);
+  }
+
+  compile(e: Expr): CompiledExpr {
+    switch (e.kind) {
+      case 'literal': {
+        const v = e.value;
+        return { type: e.type, eval: () => v };
+      }
+      case 'column': {
+        const f = resolveColumn(this.schema, e.name);
+        if (!f) {
+          throw new SqlValidationError(
+            `Column "${e.name}" does not exist; available columns: ${this.schema.map((x) => x.name).join(', ')}`,
+            e.pos,
+            'column reference',
+          );
+        }
+        const key = f.name;
+        const type = (f.type === 'window' || f.type === 'unknown' ? 'string' : f.type) as ExprType;
+        return { type, eval: (row) => row[key] ?? null };
+      }
+      case 'unary': {
+        const a = this.compile(e.arg);
+        if (e.op === 'NOT') {
+          this.expectBoolean(e, a.type);
+          return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
+        }
+        if (!isNumeric(a.type)) this.fail(e, `Unary minus needs a number, got ${a.type}`);
+        return { type: a.type === 'null' ? 'long' : a.type, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+      }
+      case 'binary':
+        return this.binary(e);
+      case 'isNull': {
+        const a = this.compile(e.arg);
+        const neg = e.negated;
+        return { type: 'boolean', eval: (r, c) => (a.eval(r, c) === null) !== neg };
+      }
+      case 'in': {
+        const a = this.compile(e.arg);
+        const list = e.list.map((x) => this.coerceTo(x, a.type));
+        for (const l of list) if (!unifyTypes(a.type, l.type)) this.fail(e, `IN list value of type ${l.type} does not match ${a.type}`);
+        const neg = e.negated;
+        return {
+          type: 'boolean',
+          eval: (r, c) => {
+            const v = a.eval(r, c);
+            if (v === null) return null;
+            let sawNull = false;
+            for (const l of list) {
+              const x = l.eval(r, c);
+              if (x === null) sawNull = true;
+              else if (x === v) return !neg;
+            }
+            return sawNull ? null : neg;
+          },
+        };
+      }
+      case 'between': {
+        const ge = this.binary({ kind: 'binary', op: '>=', left: e.arg, right: e.low, pos: e.pos });
+        const le = this.binary({ kind: 'binary', op: '<=', left: e.arg, right: e.high, pos: e.pos });
+        const neg = e.negated;
+        return {
+          type: 'boolean',
+          eval: (r, c) => {
+            const v = and(ge.eval(r, c), () => le.eval(r, c));
+            return v === null ? null : v !== neg;
+          },
+        };
+      }
+      case 'like':
+        return this.like(e);
+      case 'case':
+        return this.caseWhen(e);
+      case 'cast': {
+        const a = this.compile(e.arg);
+        if (!canCast(a.type, e.to)) this.fail(e, `Cannot cast ${a.type} to ${e.to}`);
+        const from = a.type;
+        const to = e.to;
+        return { type: to, eval: (r, c) => castValue(a.eval(r, c), from, to) };
+      }
+      case 'call':
+        return this.call(e);
+    }
+  }
+
+  private expectBoolean(e: Expr, t: ExprType): void {
+    if (t !== 'boolean' && t !== 'null') this.fail(e, `Expected a boolean, got ${t}`);
+  }
+
+  /** Compiles `x`; a string literal compared with a timestamp is read as a timestamp. */
+  private coerceTo(x: Expr, target: ExprType): CompiledExpr {
+    const c = this.compile(x);
+    if (target === 'timestamp' && c.type === 'string' && x.kind === 'literal') {
+      const ms = castValue(x.value, 'string', 'timestamp');
+      if (ms === null) this.fail(x, `'${x.value}' is not a timestamp (use 'YYYY-MM-DD HH:MM:SS')`);
+      return { type: 'timestamp', eval: () => ms };
+    }
+    return c;
+  }
+
+  private binary(e: Extract<Expr, { kind: 'binary' }>): CompiledExpr {
+    if (e.op === 'AND' || e.op === 'OR') {
+      const l = this.compile(e.left);
+      const r = this.compile(e.right);
+      this.expectBoolean(e.left, l.type);
+      this.expectBoolean(e.right, r.type);
+      return e.op === 'AND'
+        ? { type: 'boolean', eval: (row, c) => and(l.eval(row, c), () => r.eval(row, c)) }
+        : { type: 'boolean', eval: (row, c) => or(l.eval(row, c), () => r.eval(row, c)) };
+    }
+    if (e.op === '||') {
+      const l = this.compile(e.left);
+      const r = this.compile(e.right);
+      const lt = l.type;
+      const rt = r.type;
+      return {
+        type: 'string',
+        eval: (row, c) => {
+          const a = l.eval(row, c);
+          const b = r.eval(row, c);
+          if (a === null || b === null) return null;
+          return (castValue(a, lt, 'string') as string) + (castValue(b, rt, 'string') as string);
+        },
+      };
+    }
+    let l = this.compile(e.left);
+    let r = this.compile(e.right);
+    if (COMPARE[e.op]) {
+      if (l.type === 'timestamp') r = this.coerceTo(e.right, 'timestamp');
+      if (r.type === 'timestamp') l = this.coerceTo(e.left, 'timestamp');
+      if (!unifyTypes(l.type, r.type)) this.fail(e, `Cannot compare ${l.type} with ${r.type}; CAST one side`);
+      const cmp = COMPARE[e.op] as (a: unknown, b: unknown) => boolean;
+      return {
+        type: 'boolean',
+        eval: (row, c) => {
+          const a = l.eval(row, c);
+          if (a === null) return null;
+          const b = r.eval(row, c);
+          return b === null ? null : cmp(a, b);
+        },
+      };
+    }
+    if (!isNumeric(l.type) || !isNumeric(r.type)) this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}`);
+    const bothLong = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null');
+    const type: ExprType = e.op === '/' ? 'double' : bothLong ? 'long' : 'double';
+    const num = (f: (a: number, b: number) => number | null): CompiledExpr => ({
+      type,
+      eval: (row, c) => {
+        const a = l.eval(row, c);
+        if (a === null) return null;
+        const b = r.eval(row, c);
+        return b === null ? null : f(a as number, b as number);
+      },
+    });
+    switch (e.op) {
+      case '+': return num((a, b) => a + b);
+      case '-': return num((a, b) => a - b);
+      case '*': return num((a, b) => a * b);
+      case '/': return num((a, b) => (b === 0 ? null : a / b));
+      case '%': return num((a, b) => (b === 0 ? null : a % b));
+    }
+    return this.fail(e, `Operator ${e.op} is not supported`);
+  }
+
+  private like(e: Extract<Expr, { kind: 'like' }>): CompiledExpr {
+    const a = this.compile(e.arg);
+    const p = this.compile(e.pattern);
+    if (a.type !== 'string' && a.type !== 'null') this.fail(e, `LIKE needs a string, got ${a.type}`);
+    if (p.type !== 'string' && p.type !== 'null') this.fail(e, `LIKE pattern must be a string, got ${p.type}`);
+    const flags = e.caseInsensitive ? 'is' : 's';
+    const cache = new Map<string, RegExp>();
+    const toRegex = (pat: string) => {
+      let re = cache.get(pat);
+      if (!re) {
+        re = likeToRegExp(pat, flags);
+        if (cache.size < 1000) cache.set(pat, re);
+      }
+      return re;
+    };
+    const neg = e.negated;
+    return {
+      type: 'boolean',
+      eval: (row, c) => {
+        const s = a.eval(row, c);
+        const pat = p.eval(row, c);
+        if (s === null || pat === null) return null;
+        return toRegex(pat as string).test(s as string) !== neg;
+      },
+    };
+  }
+
+  private caseWhen(e: Extract<Expr, { kind: 'case' }>): CompiledExpr {
+    const operand = e.operand ? this.compile(e.operand) : undefined;
+    const whens = e.branches.map((b) => {
+      if (operand) {
+        const w = this.coerceTo(b.when, operand.type);
+        if (!unifyTypes(operand.type, w.type)) this.fail(b.when, `CASE value of type ${w.type} does not match ${operand.type}`);
+        return w;
+      }
+      const w = this.compile(b.when);
+      this.expectBoolean(b.when, w.type);
+      return w;
+    });
+    const thens = e.branches.map((b) => this.compile(b.then));
+    const otherwise = e.otherwise ? this.compile(e.otherwise) : undefined;
+    let type: ExprType | undefined = 'null';
+    for (const t of [...thens, ...(otherwise ? [otherwise] : [])]) {
+      type = unifyTypes(type!, t.type);
+      if (!type) this.fail(e, 'CASE branches have incompatible types');
+    }
+    return {
+      type: type!,
+      eval: (row, c) => {
+        const ov = operand?.eval(row, c);
+        for (let i = 0; i < whens.length; i++) {
+          const w = whens[i].eval(row, c);
+          if (operand ? ov !== null && w !== null && ov === w : w === true) return thens[i].eval(row, c);
+        }
+        return otherwise ? otherwise.eval(row, c) : null;
+      },
+    };
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const def = FUNCTIONS[e.name];
+    if (!def) {
+      throw new SqlValidationError(
+        `Function ${e.name}() is not supported; supported functions: ${Object.keys(FUNCTIONS).sort().join(', ')}`,
+        e.pos,
+        `${e.name}()`,
+      );
+    }
+    if (e.args.length < def.min || e.args.length > def.max) {
+      const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
+      this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
+    }
+    if (e.name === 'to_timestamp') return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
+    if (e.name === 'extract' || e.name === 'date_trunc') {
+      const unit = e.args[0];
+      const allowed = e.name === 'extract' ? ['year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter'] : ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'];
+      if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
+        this.fail(e, `${e.name} unit must be one of ${allowed.join(', ')}`);
+      }
+      unit.value = unit.value.toLowerCase();
+    }
+    const args = e.args.map((a) => this.compile(a));
+    const types = args.map((a) => a.type);
+    let type = def.type(types);
+    if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
+    if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
+    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
+    const nullIntolerant = def.nullIntolerant !== false;
+    const impl = def.impl;
+    return {
+      type: type as ExprType,
+      eval: (row, c) => {
+        const vs = args.map((a) => a.eval(row, c));
+        if (nullIntolerant && vs.some((v) => v === null)) return null;
+        return impl(vs, c, types);
+      },
+    };
+  }
+}
+
+function and(l: unknown, r: () => unknown): boolean | null {
+  if (l === false) return false;
+  const rv = r();
+  if (rv === false) return false;
+  return l === null || rv === null ? null : true;
+}
+
+function or(l: unknown, r: () => unknown): boolean | null {
+  if (l === true) return true;
+  const rv = r();
+  if (rv === true) return true;
+  return l === null || rv === null ? null : false;
+}
+
+/** SQL LIKE (`%` any run, `_` one char, `\` escapes) → an anchored RegExp; metacharacters are escaped. */
+export function likeToRegExp(pattern: string, flags = 's'): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\' && i + 1 < pattern.length) out += escapeRe(pattern[++i]);
+    else if (ch === '%') out += '.*';
+    else if (ch === '_') out += '.';
+    else out += escapeRe(ch);
+  }
+  return new RegExp(`^${out}$`, flags + 'u');
+}
+
+function escapeRe(ch: string): string {
+  return ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}

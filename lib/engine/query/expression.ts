@@ -1,0 +1,110 @@
+/**
+ * The safe expression AST that SQL compiles to. node-sql-parser's AST is converted into this
+ * small closed set of node kinds (expression-builder.ts), then compiled to closures
+ * (expression-compiler.ts). Nothing the user typed is ever evaluated as code.
+ */
+import type { ColumnType } from '../types';
+
+/** 1-based position in the SQL text. */
+export interface SqlPosition {
+  line: number;
+  column: number;
+}
+
+export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '=' | '<>' | '<' | '<=' | '>' | '>=' | 'AND' | 'OR' | '||';
+
+interface Base {
+  pos?: SqlPosition;
+}
+
+export type Expr = Base &
+  (
+    | { kind: 'literal'; value: unknown; type: ColumnType | 'null' }
+    | { kind: 'column'; name: string }
+    | { kind: 'unary'; op: '-' | 'NOT'; arg: Expr }
+    | { kind: 'binary'; op: BinaryOp; left: Expr; right: Expr }
+    | { kind: 'isNull'; arg: Expr; negated: boolean }
+    | { kind: 'in'; arg: Expr; list: Expr[]; negated: boolean }
+    | { kind: 'between'; arg: Expr; low: Expr; high: Expr; negated: boolean }
+    | { kind: 'like'; arg: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean }
+    | { kind: 'case'; operand?: Expr; branches: { when: Expr; then: Expr }[]; otherwise?: Expr }
+    | { kind: 'cast'; arg: Expr; to: ColumnType }
+    | { kind: 'call'; name: string; args: Expr[] }
+  );
+
+/** SQL-ish text of an expression: used for default output column names and `explain`. */
+export function exprToString(e: Expr): string {
+  switch (e.kind) {
+    case 'literal':
+      if (e.value === null) return 'NULL';
+      if (e.type === 'string') return `'${String(e.value).replace(/'/g, "''")}'`;
+      if (e.type === 'timestamp') return `TIMESTAMP '${new Date(e.value as number).toISOString()}'`;
+      return String(e.value);
+    case 'column':
+      return e.name;
+    case 'unary':
+      return e.op === 'NOT' ? `(NOT ${exprToString(e.arg)})` : `(- ${exprToString(e.arg)})`;
+    case 'binary':
+      return `(${exprToString(e.left)} ${e.op} ${exprToString(e.right)})`;
+    case 'isNull':
+      return `(${exprToString(e.arg)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
+    case 'in':
+      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}IN (${e.list.map(exprToString).join(', ')}))`;
+    case 'between':
+      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}BETWEEN ${exprToString(e.low)} AND ${exprToString(e.high)})`;
+    case 'like':
+      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprToString(e.pattern)})`;
+    case 'case': {
+      const parts = ['CASE'];
+      if (e.operand) parts.push(exprToString(e.operand));
+      for (const b of e.branches) parts.push(`WHEN ${exprToString(b.when)} THEN ${exprToString(b.then)}`);
+      if (e.otherwise) parts.push(`ELSE ${exprToString(e.otherwise)}`);
+      parts.push('END');
+      return parts.join(' ');
+    }
+    case 'cast':
+      return `CAST(${exprToString(e.arg)} AS ${e.to.toUpperCase()})`;
+    case 'call':
+      return `${e.name}(${e.args.map(exprToString).join(', ')})`;
+  }
+}
+
+/** Every column name an expression reads. */
+export function referencedColumns(e: Expr, out = new Set<string>()): Set<string> {
+  switch (e.kind) {
+    case 'column':
+      out.add(e.name);
+      break;
+    case 'literal':
+      break;
+    case 'unary':
+    case 'isNull':
+    case 'cast':
+      referencedColumns(e.arg, out);
+      break;
+    case 'binary':
+      referencedColumns(e.left, out);
+      referencedColumns(e.right, out);
+      break;
+    case 'in':
+      referencedColumns(e.arg, out);
+      e.list.forEach((x) => referencedColumns(x, out));
+      break;
+    case 'between':
+      [e.arg, e.low, e.high].forEach((x) => referencedColumns(x, out));
+      break;
+    case 'like':
+      referencedColumns(e.arg, out);
+      referencedColumns(e.pattern, out);
+      break;
+    case 'case':
+      if (e.operand) referencedColumns(e.operand, out);
+      e.branches.forEach((b) => (referencedColumns(b.when, out), referencedColumns(b.then, out)));
+      if (e.otherwise) referencedColumns(e.otherwise, out);
+      break;
+    case 'call':
+      e.args.forEach((x) => referencedColumns(x, out));
+      break;
+  }
+  return out;
+}

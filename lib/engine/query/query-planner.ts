@@ -1,0 +1,78 @@
+/**
+ * SELECT AST → LogicalPlan for one streaming source: StreamingRelation → Filter (WHERE) →
+ * Project (the select list). Clauses this version cannot run (GROUP BY, aggregates, DISTINCT,
+ * ORDER BY, LIMIT, JOIN, UNION, WITH, window functions, subqueries) are rejected here, each
+ * naming the construct and where it is, rather than being ignored.
+ */
+import type { SqlPosition } from './expression';
+import { ExpressionBuilder, columnName, posOf, type SqlNode } from './expression-builder';
+import { exprToString } from './expression';
+import type { LogicalPlan, NamedExpr, StreamingRelation } from './logical-plan';
+import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
+import { parseSelect } from './sql-parser';
+
+export function buildLogicalPlan(sql: string, relation: StreamingRelation): LogicalPlan {
+  const ast = parseSelect(sql);
+  const at = (re: RegExp): SqlPosition | undefined => findPosition(sql, re);
+
+  if (ast.with) throw notSupportedYet('WITH (common table expressions)', at(/\bWITH\b/i));
+  if (ast._next || ast.set_op) throw notSupportedYet(`${String(ast.set_op ?? 'UNION').toUpperCase()}`, at(/\b(UNION|INTERSECT|EXCEPT)\b/i));
+  const from = (ast.from ?? []) as SqlNode[];
+  if (from.length === 0) throw new SqlValidationError(`A streaming query needs FROM ${relation.sourceName}`, { line: 1, column: 1 }, 'FROM');
+  if (from.length > 1) {
+    const kind = from[1].join ? String(from[1].join) : 'JOIN (comma)';
+    throw notSupportedYet(kind, at(/\bJOIN\b|,\s*[A-Za-z_"]/i) ?? at(/\bFROM\b/i), 'stream-static and stream-stream joins arrive with stateful operators');
+  }
+  const f = from[0];
+  if (f.expr) throw notSupportedYet('Subquery in FROM', at(/\bFROM\b/i));
+  if (String(f.table) !== relation.sourceName) {
+    throw new SqlValidationError(
+      `FROM ${f.table}: unknown source; this job's source is named "${relation.sourceName}"`,
+      at(new RegExp(`\\b${escape(String(f.table))}\\b`)),
+      'FROM',
+    );
+  }
+  const qualifiers = new Set([relation.sourceName, ...(f.as ? [String(f.as)] : [])]);
+  const builder = new ExpressionBuilder(qualifiers, sql);
+
+  const distinct = ast.distinct?.type ?? (typeof ast.distinct === 'string' ? ast.distinct : null);
+  if (distinct) throw notSupportedYet('SELECT DISTINCT', at(/\bDISTINCT\b/i), 'deduplication arrives with stateful operators');
+  if (ast.groupby?.columns?.length || (Array.isArray(ast.groupby) && ast.groupby.length)) {
+    throw notSupportedYet('GROUP BY', at(/\bGROUP\s+BY\b/i), 'aggregation arrives with stateful operators');
+  }
+  if (ast.having) throw notSupportedYet('HAVING', at(/\bHAVING\b/i));
+  if (ast.orderby?.length) throw notSupportedYet('ORDER BY', at(/\bORDER\s+BY\b/i));
+  if (ast.limit?.value?.length) throw notSupportedYet('LIMIT', at(/\bLIMIT\b|\bOFFSET\b/i));
+  if (ast.window) throw notSupportedYet('WINDOW clause', at(/\bWINDOW\b/i));
+
+  let plan: LogicalPlan = relation;
+  if (ast.where) {
+    plan = { kind: 'Filter', condition: builder.build(ast.where, at(/\bWHERE\b/i)), child: plan };
+  }
+
+  const list: NamedExpr[] = [];
+  for (const item of ast.columns as SqlNode[]) {
+    const e = item.expr ?? item;
+    if (e.type === 'column_ref' && e.column === '*') {
+      if (e.table && !qualifiers.has(String(e.table))) throw new SqlValidationError(`Unknown table or alias "${e.table}" in ${e.table}.*`, posOf(e), '*');
+      for (const fld of relation.schema) list.push({ expr: { kind: 'column', name: fld.name }, name: fld.name });
+      continue;
+    }
+    const expr = builder.build(e, posOf(e));
+    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' ? expr.name : exprToString(expr);
+    list.push({ expr, name });
+  }
+  const seen = new Map<string, NamedExpr>();
+  for (const n of list) {
+    const key = n.name.toLowerCase();
+    if (seen.has(key)) {
+      throw new SqlValidationError(`Output column "${n.name}" appears twice; give one of them an alias with AS`, n.expr.pos ?? at(/\bSELECT\b/i), 'select list');
+    }
+    seen.set(key, n);
+  }
+  return { kind: 'Project', list, child: plan };
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,40 @@
+/**
+ * Errors found in a query's SQL: each names the construct and its 1-based line/column, so the
+ * editor can underline it and the API can return `{ path: "sql", line, column }`.
+ */
+import { ValidationError } from '../errors';
+import type { SqlPosition } from './expression';
+
+export class SqlValidationError extends ValidationError {
+  readonly line?: number;
+  readonly column?: number;
+  constructor(message: string, pos?: SqlPosition, readonly construct?: string) {
+    super(pos ? `${message} (line ${pos.line}, column ${pos.column})` : message, { path: 'sql', ...pos, construct });
+    this.line = pos?.line;
+    this.column = pos?.column;
+  }
+}
+
+/** Not supported by this version of Weir yet (as opposed to invalid SQL). */
+export function notSupportedYet(construct: string, pos: SqlPosition | undefined, hint?: string): SqlValidationError {
+  return new SqlValidationError(
+    `${construct} is not supported yet in streaming queries${hint ? `: ${hint}` : ''}. ` +
+      'Weir currently runs stateless queries (projections, expressions and WHERE over one source); remove it or precompute it upstream.',
+    pos,
+    construct,
+  );
+}
+
+/** The position of the first match of `re` in `sql`, as 1-based line/column. */
+export function findPosition(sql: string, re: RegExp): SqlPosition | undefined {
+  const m = re.exec(sql);
+  if (!m) return undefined;
+  return offsetToPosition(sql, m.index);
+}
+
+export function offsetToPosition(sql: string, offset: number): SqlPosition {
+  const before = sql.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return { line, column };
+}

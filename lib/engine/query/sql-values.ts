@@ -1,0 +1,81 @@
+/**
+ * Value semantics shared by the expression compiler and its functions: casts, rendering, and
+ * Spark-like (non-ANSI) conversions where a bad conversion yields NULL instead of failing.
+ * Timestamps are epoch milliseconds, always UTC.
+ */
+import type { ColumnType } from '../types';
+import { parseTimestampLiteral } from './expression-builder';
+
+export type ExprType = ColumnType | 'null';
+
+export const isNumeric = (t: ExprType) => t === 'long' || t === 'double' || t === 'null';
+
+/** Spark's timestamp-to-string form: `2024-01-02 03:04:05` (plus `.123` when there are millis). */
+export function formatTimestamp(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.123Z
+  const base = iso.slice(0, 19).replace('T', ' ');
+  return iso.slice(20, 23) === '000' ? base : `${base}.${iso.slice(20, 23).replace(/0+$/, '')}`;
+}
+
+/** Double rendering as Spark prints it: integral doubles keep a `.0`. */
+export function formatDouble(v: number): string {
+  if (Number.isInteger(v) && Math.abs(v) < 1e21) return `${v}.0`;
+  return String(v);
+}
+
+export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
+  if (v === null || v === undefined) return null;
+  if (from === to) return v;
+  switch (to) {
+    case 'string':
+      if (from === 'timestamp') return formatTimestamp(v as number);
+      if (from === 'double') return formatDouble(v as number);
+      return String(v);
+    case 'long': {
+      if (from === 'boolean') return v ? 1 : 0;
+      if (from === 'timestamp') return Math.floor((v as number) / 1000);
+      if (from === 'double') return Number.isFinite(v) ? Math.trunc(v as number) : null;
+      const s = String(v).trim();
+      if (!/^[+-]?\d+(\.\d*)?$/.test(s)) return null;
+      return Math.trunc(Number(s));
+    }
+    case 'double': {
+      if (from === 'boolean') return v ? 1 : 0;
+      if (from === 'timestamp') return (v as number) / 1000;
+      if (from === 'long') return v;
+      const s = String(v).trim();
+      if (s === '' || !/^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|Infinity|NaN)$/i.test(s)) return null;
+      return Number(s);
+    }
+    case 'boolean': {
+      if (from === 'long' || from === 'double') return (v as number) !== 0;
+      if (from === 'timestamp') return null;
+      const s = String(v).trim().toLowerCase();
+      if (['true', 't', 'yes', 'y', '1'].includes(s)) return true;
+      if (['false', 'f', 'no', 'n', '0'].includes(s)) return false;
+      return null;
+    }
+    case 'timestamp':
+      if (from === 'long') return (v as number) * 1000;
+      if (from === 'double') return Math.round((v as number) * 1000);
+      if (from === 'string') return parseTimestampLiteral(String(v));
+      return null;
+  }
+}
+
+/** Which cast pairs are allowed at analysis (everything else is a type error). */
+export function canCast(from: ExprType, to: ColumnType): boolean {
+  if (from === 'null' || from === to || from === 'string' || to === 'string') return true;
+  if (to === 'timestamp') return from === 'long' || from === 'double';
+  if (from === 'timestamp') return to === 'long' || to === 'double';
+  return true;
+}
+
+/** The common type two branches or operands unify to, or undefined if incompatible. */
+export function unifyTypes(a: ExprType, b: ExprType): ExprType | undefined {
+  if (a === b) return a;
+  if (a === 'null') return b;
+  if (b === 'null') return a;
+  if (isNumeric(a) && isNumeric(b)) return 'double';
+  return undefined;
+}

@@ -1,0 +1,223 @@
+/**
+ * The files source (Spark's FileStreamSource): a directory of JSON-lines or CSV files.
+ *
+ * Protocol:
+ * - Files are picked up in name order. Hidden names (`.x`, `_x`) are ignored, so a writer puts
+ *   a file in place atomically by writing `.name.tmp` and renaming it. A file must not change
+ *   once visible: on replay a file whose size changed is a DataLossError, not a silent re-read.
+ * - Planning a batch (`latestOffset`) takes the unseen files (at most `maxFilesPerTrigger`,
+ *   unless Trigger.Once) and records them as log entry K in `sources/<i>/K`
+ *   (`v1` then one `{"path","size"}` per line), create-if-absent, then returns
+ *   `{"logOffset":K}`. The log, not the directory, decides what a batch covers, so a replay of
+ *   (start, end] reads exactly the same files whatever arrived since.
+ * - On open, every logged file counts as seen; an entry logged by a run that died before
+ *   writing offsets/N is simply the next batch's range.
+ * Commit lag is counted in files (logged-but-uncommitted files plus unseen files).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { BatchMetadataLog, parseVersionLine } from '../checkpoint/batch-metadata-log';
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import { DataLossError, ValidationError } from '../errors';
+import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record-parser';
+import type { Offset, Row, Schema } from '../types';
+import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
+import { registerSource, type SourceContext } from './source-registry';
+
+export const FilesSourceOptions = z
+  .object({
+    path: z.string().min(1),
+    format: z.enum(['json', 'csv']).default('json'),
+    /** CSV only: the first line of each file names the columns (default true). */
+    header: z.boolean().default(true),
+    maxFilesPerTrigger: z.number().int().positive().optional(),
+  })
+  .strict();
+export type FilesSourceOptions = z.infer<typeof FilesSourceOptions>;
+
+export interface SourceFileEntry {
+  path: string;
+  size: number;
+}
+
+export interface FileSourceOffset {
+  logOffset: number;
+  /** Only in reportLatestOffset: files present but not yet logged. */
+  pendingFiles?: number;
+}
+
+export class FileStreamSourceLog extends BatchMetadataLog<SourceFileEntry[]> {
+  constructor(fm: CheckpointFileManager, dir: string) {
+    super(fm, dir);
+  }
+  protected serialize(files: SourceFileEntry[]): string {
+    return ['v1', ...files.map((f) => JSON.stringify({ path: f.path, size: f.size }))].join('\n');
+  }
+  protected deserialize(text: string, p: string): SourceFileEntry[] {
+    const lines = text.split('\n');
+    parseVersionLine(lines[0], 1, p);
+    return lines.slice(1).filter((l) => l !== '').map((l) => JSON.parse(l) as SourceFileEntry);
+  }
+}
+
+export class FilesSource implements Source {
+  readonly description: string;
+  readonly replayable = true;
+  readonly replayableReason = 'each batch’s files are recorded in the checkpoint’s source log, and files are immutable once visible';
+  private readonly log: FileStreamSourceLog;
+  private readonly dir: string;
+  private seen = new Set<string>();
+  private filesPerEntry = new Map<number, number>();
+  private logOffset = -1;
+  private availableNow?: Set<string>;
+
+  constructor(
+    private readonly opts: FilesSourceOptions,
+    private readonly ctx: SourceContext,
+  ) {
+    this.dir = path.resolve(opts.path);
+    this.description = `FileSource[${this.dir}]`;
+    this.log = new FileStreamSourceLog(ctx.checkpoint, ctx.metadataPath);
+  }
+
+  get schema(): Schema {
+    return this.ctx.schema;
+  }
+
+  async open(): Promise<void> {
+    for (const id of await this.log.batchIds()) {
+      const files = (await this.log.get(id)) ?? [];
+      for (const f of files) this.seen.add(f.path);
+      this.filesPerEntry.set(id, files.length);
+      this.logOffset = Math.max(this.logOffset, id);
+    }
+  }
+
+  private async listUnseen(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    return names.filter((n) => !n.startsWith('.') && !n.startsWith('_') && !this.seen.has(n)).sort();
+  }
+
+  private current(): Offset | null {
+    return this.logOffset < 0 ? null : ({ logOffset: this.logOffset } satisfies FileSourceOffset);
+  }
+
+  async latestOffset(_start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    let unseen = await this.listUnseen();
+    if (this.availableNow) unseen = unseen.filter((n) => this.availableNow!.has(n));
+    if (unseen.length === 0) return this.current();
+    const take = limit === 'all' || !this.opts.maxFilesPerTrigger ? unseen : unseen.slice(0, this.opts.maxFilesPerTrigger);
+    const entries: SourceFileEntry[] = [];
+    for (const name of take) {
+      const st = await fs.stat(path.join(this.dir, name));
+      if (st.isFile()) entries.push({ path: name, size: st.size });
+    }
+    if (entries.length === 0) return this.current();
+    const id = this.logOffset + 1;
+    await this.log.add(id, entries);
+    this.logOffset = id;
+    this.filesPerEntry.set(id, entries.length);
+    for (const e of entries) this.seen.add(e.path);
+    return this.current();
+  }
+
+  async reportLatestOffset(): Promise<Offset | null> {
+    const pending = (await this.listUnseen()).length;
+    return { logOffset: this.logOffset, pendingFiles: pending } satisfies FileSourceOffset;
+  }
+
+  async prepareForTriggerAvailableNow(): Promise<void> {
+    this.availableNow = new Set(await this.listUnseen());
+  }
+
+  async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
+    const from = (start as FileSourceOffset | null)?.logOffset ?? -1;
+    const to = (end as FileSourceOffset).logOffset;
+    const rows: Row[] = [];
+    const badRecords: BadRecord[] = [];
+    for (let id = from + 1; id <= to; id++) {
+      const files = await this.log.get(id);
+      if (!files) {
+        throw new DataLossError(
+          `Source log entry ${this.log.pathOf(id)} is missing, so batch (${from}, ${to}] cannot be replayed. Restore the checkpoint, or start on a new checkpoint.`,
+          { logOffset: id },
+        );
+      }
+      for (const f of files) await this.readFile(f, rows, badRecords);
+    }
+    return { rows, badRecords };
+  }
+
+  private async readFile(f: SourceFileEntry, rows: Row[], bad: BadRecord[]): Promise<void> {
+    const full = path.join(this.dir, f.path);
+    let buf: Buffer;
+    try {
+      buf = await fs.readFile(full);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new DataLossError(`Input file ${full} was deleted but a batch recorded in the checkpoint needs it. Restore the file, or start on a new checkpoint.`, { file: full });
+      }
+      throw e;
+    }
+    if (buf.length !== f.size) {
+      throw new DataLossError(
+        `Input file ${full} changed size (${f.size} → ${buf.length} bytes) after a batch recorded it; files must not change once visible (write elsewhere, then rename into the directory).`,
+        { file: full },
+      );
+    }
+    const text = buf.toString('utf8');
+    let lineNo = 0;
+    let pos = 0;
+    let parser: { parse(line: string): { ok: true; row: Row } | { ok: false; reason: string } } | undefined;
+    if (this.opts.format === 'json') parser = new JsonLineParser(this.schema);
+    else if (!this.opts.header) parser = new CsvLineParser(this.schema);
+    while (pos < text.length) {
+      let nl = text.indexOf('\n', pos);
+      if (nl === -1) nl = text.length;
+      const line = text.slice(pos, nl);
+      pos = nl + 1;
+      lineNo++;
+      if (line.trim() === '') continue;
+      if (!parser) {
+        const header = splitCsvLine(line.replace(/\r$/, '')) ?? [];
+        const missing = CsvLineParser.missingColumns(this.schema, header);
+        if (missing.length) {
+          bad.push({ raw: line, location: { source: full, line: lineNo }, reason: `CSV header lacks column(s) ${missing.join(', ')}; the file's columns are read as NULL` });
+        }
+        parser = new CsvLineParser(this.schema, header);
+        continue;
+      }
+      const r = parser.parse(line);
+      if (r.ok) rows.push(r.row);
+      else bad.push({ raw: line, location: { source: full, line: lineNo }, reason: r.reason });
+    }
+  }
+
+  offsetLag(from: Offset | null, to: Offset | null): number | null {
+    const a = (from as FileSourceOffset | null)?.logOffset ?? -1;
+    const t = to as FileSourceOffset | null;
+    const b = t?.logOffset ?? -1;
+    let lag = t?.pendingFiles ?? 0;
+    for (let id = a + 1; id <= b; id++) lag += this.filesPerEntry.get(id) ?? 0;
+    return lag;
+  }
+
+  async stop(): Promise<void> {}
+}
+
+registerSource<FilesSourceOptions>({
+  type: 'files',
+  options: FilesSourceOptions,
+  replayable: () => ({ replayable: true, reason: 'the files of each batch are logged in the checkpoint and re-read on replay (files must stay in place and unchanged)' }),
+  create: (o, ctx) => {
+    if (!o.path) throw new ValidationError('source.options.path is required');
+    return new FilesSource(o, ctx);
+  },
+});

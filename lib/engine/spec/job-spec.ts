@@ -1,0 +1,134 @@
+/**
+ * The job spec: the JSON a user writes (and the API stores) to define a streaming query.
+ *
+ * `source.options` and `sink.options` are validated by the zod schema of the source/sink type
+ * registered in sources/source-registry.ts and sinks/sink-registry.ts, so every error names its
+ * full field path (`source.options.path`). `parseJobSpec` returns the spec with the options as
+ * the registry parsed them (defaults applied).
+ */
+import { z } from 'zod';
+import { getSourceDefinition, sourceTypes } from '../sources/index';
+import { getSinkDefinition, sinkTypes } from '../sinks/index';
+import type { OutputMode } from '../types';
+import { DURATION_HINT, parseDuration } from './duration';
+
+const duration = z.string().refine((s) => parseDuration(s) !== null, { message: `expected ${DURATION_HINT}` });
+
+export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp'] as const;
+
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an identifier (letters, digits, _; not starting with a digit)' });
+
+export const TriggerSpecSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('processing-time'), interval: duration }).strict(),
+  z.object({ type: z.literal('available-now') }).strict(),
+  z.object({ type: z.literal('once') }).strict(),
+]);
+
+export const JobSpecSchema = z
+  .object({
+    name: z.string().min(1, { message: 'must not be empty' }),
+    source: z
+      .object({
+        name: identifier,
+        type: z.string().min(1),
+        options: z.record(z.string(), z.unknown()).default({}),
+        schema: z
+          .array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict())
+          .min(1, { message: 'must list at least one column' }),
+        eventTime: z.string().optional(),
+        watermarkDelay: duration.optional(),
+        onBadRecord: z.enum(['fail', 'dead-letter']).default('fail'),
+        badRecordsPath: z.string().min(1).optional(),
+      })
+      .strict(),
+    sql: z.string().min(1, { message: 'must not be empty' }),
+    sink: z.object({ type: z.string().min(1), options: z.record(z.string(), z.unknown()).default({}) }).strict(),
+    outputMode: z.enum(['append', 'update', 'complete']).default('append'),
+    trigger: TriggerSpecSchema.default({ type: 'processing-time', interval: '0 seconds' }),
+    checkpointLocation: z.string().min(1),
+    /** Spark's minBatchesToRetain: offsets/ and commits/ entries kept (at least 2, for recovery). */
+    minBatchesToRetain: z.number().int().min(2).default(100),
+  })
+  .strict();
+
+export type JobSpec = z.infer<typeof JobSpecSchema>;
+export type TriggerSpec = z.infer<typeof TriggerSpecSchema>;
+export type SourceSpec = JobSpec['source'];
+export type SinkSpec = JobSpec['sink'];
+
+export interface SpecIssue {
+  /** Dotted field path, e.g. `source.options.path`, `trigger.interval`, `sql`. */
+  path: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export type ParseJobSpecResult = { ok: true; spec: JobSpec } | { ok: false; errors: SpecIssue[] };
+
+function issuesOf(err: z.ZodError, prefix: (string | number)[] = []): SpecIssue[] {
+  return err.issues.map((i) => ({
+    path: [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))].join('.') || '(root)',
+    message: i.message,
+  }));
+}
+
+export function parseJobSpec(input: unknown): ParseJobSpecResult {
+  const base = JobSpecSchema.safeParse(input);
+  const errors: SpecIssue[] = base.success ? [] : issuesOf(base.error);
+  // Options are checked even when other fields fail, so the user sees every error at once.
+  const raw = (input ?? {}) as { source?: { type?: unknown; options?: unknown }; sink?: { type?: unknown; options?: unknown } };
+  let sourceOptions: unknown;
+  let sinkOptions: unknown;
+  if (typeof raw.source?.type === 'string') {
+    const def = getSourceDefinition(raw.source.type);
+    if (!def) errors.push({ path: 'source.type', message: `unknown source type "${raw.source.type}"; known types: ${sourceTypes().join(', ')}` });
+    else {
+      const r = def.options.safeParse(raw.source.options ?? {});
+      if (r.success) sourceOptions = r.data;
+      else errors.push(...issuesOf(r.error, ['source', 'options']));
+    }
+  }
+  if (typeof raw.sink?.type === 'string') {
+    const def = getSinkDefinition(raw.sink.type);
+    if (!def) errors.push({ path: 'sink.type', message: `unknown sink type "${raw.sink.type}"; known types: ${sinkTypes().join(', ')}` });
+    else {
+      const r = def.options.safeParse(raw.sink.options ?? {});
+      if (r.success) sinkOptions = r.data;
+      else errors.push(...issuesOf(r.error, ['sink', 'options']));
+    }
+  }
+  if (base.success) {
+    const s = base.data.source;
+    if (s.eventTime !== undefined) {
+      const col = s.schema.find((f) => f.name === s.eventTime);
+      if (!col) errors.push({ path: 'source.eventTime', message: `column "${s.eventTime}" is not in source.schema` });
+      else if (col.type !== 'timestamp') errors.push({ path: 'source.eventTime', message: `column "${s.eventTime}" must be a timestamp, it is ${col.type}` });
+    }
+    if (s.watermarkDelay !== undefined && s.eventTime === undefined) {
+      errors.push({ path: 'source.watermarkDelay', message: 'needs source.eventTime (the column the watermark tracks)' });
+    }
+    if (s.onBadRecord === 'dead-letter' && !s.badRecordsPath) {
+      errors.push({ path: 'source.badRecordsPath', message: 'is required when source.onBadRecord is "dead-letter" (where bad records go)' });
+    }
+    const names = new Set<string>();
+    s.schema.forEach((f, i) => {
+      if (names.has(f.name.toLowerCase())) errors.push({ path: `source.schema.${i}.name`, message: `duplicate column "${f.name}"` });
+      names.add(f.name.toLowerCase());
+    });
+    const def = getSourceDefinition(s.type);
+    const schemaProblem = def?.checkSchema?.(s.schema);
+    if (schemaProblem) errors.push({ path: 'source.schema', message: schemaProblem });
+  }
+  if (errors.length || !base.success) return { ok: false, errors };
+  const spec: JobSpec = {
+    ...base.data,
+    source: { ...base.data.source, options: sourceOptions as Record<string, unknown> },
+    sink: { ...base.data.sink, options: sinkOptions as Record<string, unknown> },
+  };
+  return { ok: true, spec };
+}
+
+export function outputModeLabel(m: OutputMode): string {
+  return m[0].toUpperCase() + m.slice(1);
+}

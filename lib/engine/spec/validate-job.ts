@@ -1,0 +1,112 @@
+/**
+ * validateJob: everything the API and the UI need to know about a job spec before it runs, in
+ * one call that never touches the source, the sink or the checkpoint:
+ * `{ ok, errors: [{path, message, line?, column?}], warnings, explain, outputSchema, contract }`.
+ * Checks: the spec's shape (zod, per-type options), the SQL (parse, supported subset, column
+ * names and types), output-mode legality (Spark's rules and messages), the sink's supported
+ * modes, and the exactly-once contract.
+ */
+import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
+import { auditContract, type ContractAudit } from '../contract';
+import { WeirError } from '../errors';
+import { relationOf } from '../execution/query-runtime';
+import { SqlValidationError } from '../query/sql-error';
+import { compileStreamingQuery } from '../query/streaming-query';
+import { getSinkDefinition } from '../sinks/index';
+import { getSourceDefinition } from '../sources/index';
+import type { Schema } from '../types';
+import { outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
+
+export interface ValidateJobResult {
+  ok: boolean;
+  errors: SpecIssue[];
+  warnings: SpecIssue[];
+  explain?: string;
+  outputSchema?: Schema;
+  contract?: ContractAudit;
+  /** The parsed spec with defaults applied, when ok. */
+  spec?: JobSpec;
+}
+
+/** Parses JSON text, reporting a syntax error with its line and column. */
+function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: SpecIssue } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    const msg = (e as Error).message;
+    const m = /position (\d+)/.exec(msg);
+    let line: number | undefined;
+    let column: number | undefined;
+    if (m) {
+      const before = text.slice(0, Number(m[1]));
+      line = before.split('\n').length;
+      column = Number(m[1]) - before.lastIndexOf('\n');
+    }
+    return { ok: false, error: { path: '(root)', message: `not valid JSON: ${msg}`, line, column } };
+  }
+}
+
+export function validateJob(specJson: unknown): ValidateJobResult {
+  let input = specJson;
+  if (typeof specJson === 'string') {
+    const r = parseJsonText(specJson);
+    if (!r.ok) return { ok: false, errors: [r.error], warnings: [] };
+    input = r.value;
+  }
+  const parsed = parseJobSpec(input);
+  const errors: SpecIssue[] = parsed.ok ? [] : [...parsed.errors];
+  const warnings: SpecIssue[] = [];
+  const raw = (input ?? {}) as Partial<JobSpec>;
+
+  // The SQL is checked even if other fields failed, whenever the source schema is usable.
+  const spec = parsed.ok ? parsed.spec : undefined;
+  let explain: string | undefined;
+  let outputSchema: Schema | undefined;
+  let stateful = false;
+  const relSpec = spec ?? (raw.source?.name && Array.isArray(raw.source?.schema) && typeof raw.sql === 'string' ? (raw as JobSpec) : undefined);
+  if (relSpec) {
+    try {
+      const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec));
+      explain = q.explain;
+      outputSchema = q.outputSchema;
+      stateful = q.stateful;
+    } catch (e) {
+      if (e instanceof SqlValidationError) errors.push({ path: 'sql', message: e.message, line: e.line, column: e.column });
+      else if (e instanceof WeirError) errors.push({ path: 'sql', message: e.message });
+      else throw e;
+    }
+  }
+
+  let contract: ContractAudit | undefined;
+  if (spec) {
+    const mode = spec.outputMode;
+    if (mode === 'complete' && !stateful) {
+      errors.push({ path: 'outputMode', message: 'Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets' });
+    }
+    const sinkDef = getSinkDefinition(spec.sink.type)!;
+    const modes = sinkDef.supportedOutputModes(spec.sink.options as never);
+    if (!modes.includes(mode)) {
+      errors.push({ path: 'outputMode', message: `The ${spec.sink.type} sink does not support ${outputModeLabel(mode)} output mode; it supports: ${modes.map(outputModeLabel).join(', ')}` });
+    }
+    try {
+      const cfm = checkpointFileManagerFor(spec.checkpointLocation);
+      const srcDef = getSourceDefinition(spec.source.type)!;
+      const sinkSig = sinkDef.signature(spec.sink.options as never);
+      contract = auditContract({
+        source: srcDef.replayable(spec.source.options as never),
+        checkpoint: { outlivesMachine: cfm.outlivesMachine, description: cfm.description },
+        sink: sinkSig,
+      });
+      if (contract.guarantee !== 'exactly-once') warnings.push({ path: contract.source.ok ? 'sink.type' : 'source.type', message: contract.summary });
+      else if (!contract.survivesMachineLoss) warnings.push({ path: 'checkpointLocation', message: contract.summary });
+    } catch (e) {
+      errors.push({ path: 'checkpointLocation', message: (e as Error).message });
+    }
+    if (spec.trigger.type === 'once') {
+      warnings.push({ path: 'trigger.type', message: 'Trigger "once" is deprecated in Spark 3.4+; "available-now" processes the same data in bounded batches.' });
+    }
+  }
+  return errors.length
+    ? { ok: false, errors, warnings, explain, outputSchema }
+    : { ok: true, errors, warnings, explain, outputSchema, contract, spec };
+}
