@@ -8,6 +8,3 @@ import './files-sink';
 import './console-sink';
 import './memory-sink';
 import './webhook-sink';
-import './files-sink';
-import './console-sink';
-import './memory-sink';
