@@ -80,6 +80,11 @@ export class HttpSource implements Source {
     return this.received;
   }
 
+  /** latestOffset has no side effects and no read limits here, so it is also the true latest. */
+  reportLatestOffset(): Promise<Offset | null> {
+    return this.latestOffset();
+  }
+
   async latestOffset(): Promise<Offset | null> {
     return this.received === 0 ? null : { count: this.received };
   }

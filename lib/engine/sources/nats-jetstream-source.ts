@@ -66,6 +66,11 @@ export class NatsJetStreamSource implements Source {
     return this.jsm;
   }
 
+  /** latestOffset has no side effects and no read limits here, so it is also the true latest. */
+  reportLatestOffset(): Promise<Offset | null> {
+    return this.latestOffset();
+  }
+
   async latestOffset(): Promise<Offset | null> {
     try {
       const info = await (await this.manager()).streams.info(this.opts.stream);

@@ -54,6 +54,11 @@ export class PostgresSource implements Source {
     throw new WeirError('SOURCE_ERROR', `Postgres source ${this.opts.schema}.${this.opts.table} could not ${what}: ${errorText(e, this.secrets)}. Check the database is reachable and the table and column exist; the batch will be retried from the checkpoint.`);
   }
 
+  /** latestOffset has no side effects and no read limits here, so it is also the true latest. */
+  reportLatestOffset(): Promise<Offset | null> {
+    return this.latestOffset();
+  }
+
   async latestOffset(): Promise<Offset | null> {
     const col = quoteIdent(this.opts.offsetColumn);
     const res = await this.pool.query<{ v: string | null }>(`SELECT max(${col})::text AS v FROM ${this.target}`).catch((e) => this.fail('read its latest offset', e));

@@ -58,6 +58,11 @@ export class RedisStreamSource implements Source {
     throw new WeirError('SOURCE_ERROR', `Redis stream source ${this.opts.stream} could not ${what}: ${redact((e as Error)?.message ?? String(e), this.secrets)}. Check Redis is reachable; the batch will be retried from the checkpoint.`);
   }
 
+  /** latestOffset has no side effects and no read limits here, so it is also the true latest. */
+  reportLatestOffset(): Promise<Offset | null> {
+    return this.latestOffset();
+  }
+
   async latestOffset(): Promise<Offset | null> {
     // One XINFO STREAM answers atomically: the newest entry, the length and entries-added.
     const info = await this.streamInfo().catch((e) => this.fail('read its latest offset', e));
