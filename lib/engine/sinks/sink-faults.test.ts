@@ -184,3 +184,25 @@ describe('a sink that is down', () => {
     expect(got.size).toBe(a.length + b.length);
   });
 });
+
+describe('secrets', () => {
+  it('connection strings never reach progress records or log events', async () => {
+    const id = `s${++n}`;
+    // Trust auth on this machine accepts any password, so a password-bearing URL really runs.
+    const url = `postgres://postgres:pg-pass-w0rd@127.0.0.1:5432/${db.name}`;
+    const spec = await job(id, { type: 'postgres', options: { connectionString: url, table: id } });
+    spec.source.options = { ...spec.source.options, connectionString: url };
+    await addInput(id, 3);
+    const seen: string[] = [];
+    const q = new MicroBatchExecution({ spec, onProgress: (p) => void seen.push(JSON.stringify(p)), log: (e) => void seen.push(JSON.stringify(e)) });
+    await q.processAllAvailable();
+    await q.stop();
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.some((s) => s.includes('"numInputRows":3'))).toBe(true);
+    for (const s of seen) {
+      expect(s).not.toContain('pg-pass-w0rd');
+      expect(s).not.toContain(url);
+    }
+    expect(JSON.parse(seen.find((s) => s.includes('numInputRows'))!).contract.guarantee).toBe('exactly-once');
+  });
+});
