@@ -1,12 +1,15 @@
 /**
  * The files sink (Spark's FileStreamSink): JSON-lines or CSV files in `path`, plus the batch log
- * `path/_weir_metadata/<batchId>` modelled on `_spark_metadata` (line 1 `v1`, then one
- * SinkFileStatus JSON per data file: path, size, isDir, modificationTime, blockReplication,
- * blockSize, action).
+ * `path/_weir_metadata/<batchId>` modelled on `_spark_metadata`: line 1 `v1`, line 2
+ * `{"queryId":…}` (Weir's addition), then one SinkFileStatus JSON per data file: path, size,
+ * isDir, modificationTime, blockReplication, blockSize, action.
  *
  * Protocol for addBatch(N):
  *   1. if N <= the latest logged batch: skip ("Skipping already committed batch N"), because a
- *      replay after a crash between the sink write and commits/N already landed;
+ *      replay after a crash between the sink write and commits/N already landed; but if that
+ *      entry was written by another query id (the checkpoint was deleted or swapped, so batch
+ *      ids restarted), fail: skipping would silently lose the new query's rows, which is what
+ *      Spark's file sink and Delta's txnAppId do in that case;
  *   2. write the rows as `part-<N>-<runId>.<ext>` (atomic: temp + rename), none for no rows;
  *   3. publish `_weir_metadata/N` create-if-absent; if it exists another runner won the race.
  * A crash between 2 and 3 leaves a stray data file that no log entry names. Readers go through
@@ -47,17 +50,29 @@ export interface SinkFileStatus {
   action: 'add' | 'delete';
 }
 
-export class FileStreamSinkLog extends BatchMetadataLog<SinkFileStatus[]> {
+export interface SinkLogEntry {
+  queryId?: string;
+  files: SinkFileStatus[];
+}
+
+export class FileStreamSinkLog extends BatchMetadataLog<SinkLogEntry> {
   constructor(fm: CheckpointFileManager) {
     super(fm, SINK_LOG_DIR);
   }
-  protected serialize(files: SinkFileStatus[]): string {
-    return ['v1', ...files.map((f) => JSON.stringify(f))].join('\n');
+  protected serialize(e: SinkLogEntry): string {
+    return ['v1', JSON.stringify({ queryId: e.queryId }), ...e.files.map((f) => JSON.stringify(f))].join('\n');
   }
-  protected deserialize(text: string, p: string): SinkFileStatus[] {
+  protected deserialize(text: string, p: string): SinkLogEntry {
     const lines = text.split('\n');
     parseVersionLine(lines[0], 1, p);
-    return lines.slice(1).filter((l) => l !== '').map((l) => JSON.parse(l) as SinkFileStatus);
+    const entry: SinkLogEntry = { files: [] };
+    for (const l of lines.slice(1)) {
+      if (l === '') continue;
+      const j = JSON.parse(l) as Partial<SinkFileStatus> & { queryId?: string };
+      if (typeof j.path === 'string') entry.files.push(j as SinkFileStatus);
+      else if (j.queryId) entry.queryId = j.queryId;
+    }
+    return entry;
   }
 }
 
@@ -120,6 +135,15 @@ export class FilesSink implements Sink {
   async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
     if (this.latest === undefined) this.latest = (await this.log.batchIds()).at(-1) ?? -1;
     if (batchId <= this.latest) {
+      const logged = await this.log.get(batchId);
+      if (logged?.queryId && logged.queryId !== ctx.queryId) {
+        throw new SinkError(
+          `${this.opts.path} already holds batch ${batchId} written by query ${logged.queryId}, but this is query ${ctx.queryId} ` +
+            '(its checkpoint was deleted or replaced, so batch ids restarted). Skipping would lose this query’s rows and appending would mix two queries: ' +
+            'write to a new sink path, or delete the old output including _weir_metadata to reprocess into it.',
+          { batchId, existingQueryId: logged.queryId, queryId: ctx.queryId },
+        );
+      }
       this.onLog?.(`Skipping already committed batch ${batchId}`);
       return;
     }
@@ -138,7 +162,7 @@ export class FilesSink implements Sink {
       files.push({ path: name, size, isDir: false, modificationTime: this.clock.now(), blockReplication: 1, blockSize: size, action: 'add' });
     }
     try {
-      await this.log.add(batchId, files);
+      await this.log.add(batchId, { queryId: ctx.queryId, files });
     } catch (e) {
       if (e instanceof ConcurrentStreamLogUpdateError) {
         throw new SinkError(`Race while writing batch ${batchId}: another run already logged it in ${SINK_LOG_DIR}. Stop the other run of this query.`, { batchId });
@@ -166,7 +190,7 @@ export async function readCommittedRows(
   const out: { batchId: number; rows: Row[] }[] = [];
   for (const id of await log.batchIds()) {
     const rows: Row[] = [];
-    for (const f of (await log.get(id)) ?? []) {
+    for (const f of (await log.get(id))?.files ?? []) {
       if (f.action !== 'add') continue;
       const text = (await fm.read(f.path)).toString('utf8');
       const lines = text.split('\n').filter((l) => l !== '');

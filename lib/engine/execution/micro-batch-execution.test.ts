@@ -1,0 +1,310 @@
+/**
+ * MicroBatchExecution beyond the crash matrix: concurrent runners, a deleted checkpoint,
+ * watermarks, retention, fencing, triggers, progress, and current_timestamp on a re-run.
+ */
+import { rm } from 'node:fs/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { CommitLog } from '../checkpoint/commit-log';
+import { OffsetSeqLog } from '../checkpoint/offset-seq-log';
+import { ManualClock } from '../clock';
+import { ConcurrentStreamLogUpdateError, CrashPointError, SinkError } from '../errors';
+import { MemorySinkTable } from '../sinks/memory-sink';
+import { MemoryStream } from '../sources/memory-source';
+import type { Row } from '../types';
+import { MicroBatchExecution } from './micro-batch-execution';
+import { AddData, Assert, CheckAnswer, CrashAt, StopStream, testStream, type StreamHarness } from './stream-test';
+import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, filesJob, mustParse, writeInputFile } from './test-fixtures';
+
+const roots: string[] = [];
+afterAll(async () => {
+  for (const r of roots) await rm(r, { recursive: true, force: true });
+});
+
+let n = 0;
+function memoryJob(extra: Record<string, unknown> = {}, sql = EVENT_SQL) {
+  const id = `mbe-${++n}-${process.pid}`;
+  const spec = mustParse({
+    name: id,
+    source: { name: 'events', type: 'memory', options: { stream: id }, schema: EVENT_SCHEMA, eventTime: 'ts', watermarkDelay: '1 hour' },
+    sql,
+    sink: { type: 'memory', options: { table: id } },
+    trigger: { type: 'available-now' },
+    checkpointLocation: `memory://${id}`,
+    ...extra,
+  });
+  const stream = MemoryStream.named(id);
+  const table = MemorySinkTable.named(id);
+  const isoTs = (rows: Row[]) => rows.map((r) => ({ ...r, ts: new Date(r.ts as number).toISOString() }));
+  const harness: StreamHarness = {
+    spec,
+    clock: new ManualClock(1_700_000_000_000),
+    addData: async (rows) => void stream.addData(...rows),
+    readAnswer: async () => isoTs(table.rows),
+    expected: expectedEvents,
+  };
+  return { id, spec, stream, table, harness };
+}
+
+describe('concurrent runners on one checkpoint', () => {
+  it('the second runner fails with CONCURRENT_STREAM_LOG_UPDATE and writes nothing', async () => {
+    const job = memoryJob();
+    const gen = eventGenerator(7);
+    job.stream.addData(...gen(20));
+    const shared = new InMemoryCheckpointFileManager();
+    const a = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: shared });
+    const b = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: shared });
+    await Promise.all([a.start(), b.start()]);
+    expect(b.id).toBe(a.id);
+    const results = await Promise.allSettled([a.processAllAvailable(), b.processAllAvailable()]);
+    const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(failed).toHaveLength(1);
+    expect(failed[0].reason).toBeInstanceOf(ConcurrentStreamLogUpdateError);
+    expect(failed[0].reason.code).toBe('CONCURRENT_STREAM_LOG_UPDATE');
+    // Exactly one batch reached the sink, once.
+    expect(job.table.batches.map((x) => x.batchId)).toEqual([0]);
+    expect(job.table.rows.length).toBe(expectedEvents(job.stream.rows).length);
+    expect(await new CommitLog(shared).batchIds()).toEqual([0]);
+  });
+
+  it('a stale runner on the files source loses the race for the next batch before touching the sink', async () => {
+    const job = await filesJob('json');
+    roots.push(job.root);
+    const gen = eventGenerator(8);
+    await writeInputFile(job.input, 0, gen(5), 'json');
+    const a = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock });
+    await a.processAllAvailable();
+    const b = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock });
+    await b.start();
+    await writeInputFile(job.input, 1, gen(5), 'json');
+    await a.processAllAvailable();
+    const err = await b.processAllAvailable().catch((e) => e);
+    expect(err).toBeInstanceOf(ConcurrentStreamLogUpdateError);
+    expect(err.message).toMatch(/Multiple streaming jobs detected/);
+    expect((await job.harness.readAnswer()).length).toBe(expectedEvents(await readAllAdded(gen)).length);
+    await a.stop();
+    await b.stop();
+  });
+});
+
+// The generator is deterministic: regenerate what was added from a fresh one with the same seed.
+async function readAllAdded(_g: unknown): Promise<Row[]> {
+  const g = eventGenerator(8);
+  return [...g(5), ...g(5)];
+}
+
+describe('a deleted checkpoint', () => {
+  it('makes a new query with a new id that reprocesses everything from the source start', async () => {
+    const job = memoryJob();
+    const gen = eventGenerator(11);
+    const first = await testStream(job.harness, [AddData(gen(10)), CheckAnswer(), AddData(gen(10)), CheckAnswer(), StopStream()]);
+    const rowsBefore = job.table.rows.length;
+    // rm -rf the checkpoint; keep writing into a fresh table to see what the new query does.
+    const fm = new MicroBatchExecution({ spec: job.spec }).checkpoint as InMemoryCheckpointFileManager;
+    fm.store.clear();
+    const fresh = MemorySinkTable.named(`${job.id}-after-rm`);
+    const spec2 = { ...job.spec, sink: { type: 'memory', options: { table: fresh.name } } };
+    const q = new MicroBatchExecution({ spec: spec2, clock: job.harness.clock });
+    await q.processAllAvailable();
+    expect(q.id).not.toBe(first.queryIds[0]);
+    expect(q.lastProgress!.batchId).toBe(0);
+    // Every row the old query already delivered is delivered again: the reprocessing a deleted checkpoint causes.
+    expect(fresh.rows.length).toBe(rowsBefore);
+    expect(fresh.rows).toEqual(job.table.rows);
+    await q.stop();
+  });
+
+  it('into the same files sink, refuses to mix queries instead of silently skipping their batches', async () => {
+    const job = await filesJob('json');
+    roots.push(job.root);
+    const gen = eventGenerator(12);
+    await testStream(job.harness, [AddData(gen(10)), CheckAnswer(), StopStream()]);
+    await rm(job.checkpoint, { recursive: true, force: true });
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock });
+    const err = await q.processAllAvailable().catch((e) => e);
+    expect(err).toBeInstanceOf(SinkError);
+    expect(err.message).toMatch(/already holds batch 0 written by query .* but this is query/);
+    expect(q.id).toBeTruthy();
+    await q.stop();
+  });
+});
+
+describe('watermark', () => {
+  it('is max(event time) - delay at the end of batch N, recorded in commits/N, used by offsets/N+1, never moving back', async () => {
+    const job = memoryJob();
+    const hour = 3_600_000;
+    const base = Date.UTC(2024, 0, 1);
+    const row = (id: number, ts: number) => ({ id, name: 'a', amount: 10, keep: true, ts });
+    const fm = new InMemoryCheckpointFileManager();
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm });
+    job.stream.addData(row(0, base + 5 * hour), row(1, base + 2 * hour));
+    await q.processAllAvailable();
+    job.stream.addData(row(2, base + 1 * hour)); // older: the watermark must not move back
+    await q.processAllAvailable();
+    job.stream.addData(row(3, base + 9 * hour));
+    await q.processAllAvailable();
+    const commits = new CommitLog(fm);
+    const offsets = new OffsetSeqLog(fm);
+    const wm = async (i: number) => (await commits.get(i))!.nextBatchWatermarkMs;
+    expect(await wm(0)).toBe(base + 4 * hour);
+    expect(await wm(1)).toBe(base + 4 * hour);
+    expect(await wm(2)).toBe(base + 8 * hour);
+    expect((await offsets.get(0))!.metadata.batchWatermarkMs).toBe(0);
+    expect((await offsets.get(1))!.metadata.batchWatermarkMs).toBe(await wm(0));
+    expect((await offsets.get(2))!.metadata.batchWatermarkMs).toBe(await wm(1));
+    expect(q.lastProgress!.eventTime).toEqual({
+      avg: new Date(base + 9 * hour).toISOString(),
+      max: new Date(base + 9 * hour).toISOString(),
+      min: new Date(base + 9 * hour).toISOString(),
+      watermark: new Date(base + 4 * hour).toISOString(),
+    });
+    await q.stop();
+  });
+});
+
+describe('retention', () => {
+  it('keeps the last minBatchesToRetain offsets and commits, and still recovers', async () => {
+    const job = memoryJob({ minBatchesToRetain: 3 });
+    const gen = eventGenerator(13);
+    const fm = new InMemoryCheckpointFileManager();
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm });
+    for (let i = 0; i < 7; i++) {
+      job.stream.addData(...gen(2));
+      await q.processAllAvailable();
+    }
+    expect(await new OffsetSeqLog(fm).batchIds()).toEqual([4, 5, 6]);
+    expect(await new CommitLog(fm).batchIds()).toEqual([4, 5, 6]);
+    await q.stop();
+    job.stream.addData(...gen(2));
+    const crashing = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm, crash: { point: 'after-sink', batchId: 7 } });
+    await expect(crashing.processAllAvailable()).rejects.toBeInstanceOf(CrashPointError);
+    const again = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm });
+    await again.processAllAvailable();
+    expect(job.table.rows.length).toBe(expectedEvents(job.stream.rows).length);
+    await again.stop();
+  });
+});
+
+describe('fencing', () => {
+  it('calls fence before offsets, sink and commit; a failing fence stops the zombie before it writes', async () => {
+    const job = memoryJob();
+    job.stream.addData(...eventGenerator(14)(5));
+    const fm = new InMemoryCheckpointFileManager();
+    const calls: string[] = [];
+    const q1 = new MicroBatchExecution({
+      spec: job.spec, clock: job.harness.clock, checkpoint: fm,
+      fence: async () => void calls.push([...fm.store.keys()].filter((k) => /^(offsets|commits)\//.test(k)).join(',')),
+    });
+    await q1.processAllAvailable();
+    // Before offsets/0, before addBatch (offsets/0 written), before commits/0.
+    expect(calls).toEqual(['', 'offsets/0', 'offsets/0']);
+    await q1.stop();
+    job.stream.addData(...eventGenerator(15)(5));
+    const lost = new Error('lease lost');
+    const q2 = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm, fence: async () => { throw lost; } });
+    await expect(q2.processAllAvailable()).rejects.toBe(lost);
+    expect(await new OffsetSeqLog(fm).batchIds()).toEqual([0]);
+    expect(job.table.batches).toHaveLength(1);
+  });
+});
+
+describe('triggers', () => {
+  it('available-now honours maxFilesPerTrigger and stops; once takes everything in one batch', async () => {
+    const job = await filesJob('json', { sourceOptions: { maxFilesPerTrigger: 2 } });
+    roots.push(job.root);
+    const spec = job.spec;
+    const gen = eventGenerator(16);
+    for (let i = 0; i < 5; i++) await writeInputFile(job.input, i, gen(3), 'json');
+    const seen: number[] = [];
+    await new MicroBatchExecution({ spec, clock: job.harness.clock, onProgress: (p) => void seen.push(p.numInputRows) }).run();
+    expect(seen).toEqual([6, 6, 3]);
+    for (let i = 5; i < 10; i++) await writeInputFile(job.input, i, gen(3), 'json');
+    const once: number[] = [];
+    await new MicroBatchExecution({ spec: { ...spec, trigger: { type: 'once' } }, clock: job.harness.clock, onProgress: (p) => void once.push(p.numInputRows) }).run();
+    expect(once).toEqual([15]);
+  });
+
+  it('processing-time runs a batch per interval when there is data, and stop() ends it gracefully', async () => {
+    const job = memoryJob({ trigger: { type: 'processing-time', interval: '5 seconds' } });
+    const clock = new ManualClock(0);
+    const gen = eventGenerator(17);
+    let notify: () => void = () => {};
+    const progress: number[] = [];
+    const q = new MicroBatchExecution({
+      spec: job.spec, clock,
+      onProgress: (p) => { progress.push(p.batchId); notify(); },
+    });
+    const nextProgress = () => new Promise<void>((r) => (notify = r));
+    let wait = nextProgress();
+    job.stream.addData(...gen(3));
+    const running = q.run();
+    await wait;
+    expect(progress).toEqual([0]);
+    job.stream.addData(...gen(3));
+    wait = nextProgress();
+    // Let the loop reach its sleep, then cross the interval boundary.
+    while (q.status.message !== 'Waiting for next trigger') await new Promise((r) => setImmediate(r));
+    clock.advance(5000);
+    await wait;
+    expect(progress).toEqual([0, 1]);
+    await q.stop();
+    await running;
+    expect(q.status.message).toBe('Stopped');
+  });
+});
+
+describe('progress', () => {
+  it('has Spark’s keys in Spark’s order, plus commit lag, bad-record counts and the contract', async () => {
+    const job = memoryJob();
+    job.stream.addData(...eventGenerator(18)(4));
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock });
+    await q.start();
+    job.stream.addData(...eventGenerator(19)(3));
+    await q.processAllAvailable();
+    const p = q.lastProgress!;
+    expect(Object.keys(p)).toEqual([
+      'id', 'runId', 'name', 'timestamp', 'batchId', 'batchDuration', 'numInputRows', 'processedRowsPerSecond',
+      'durationMs', 'eventTime', 'stateOperators', 'sources', 'sink', 'commitLag', 'numBadRecords', 'numDeadLetterRecords', 'contract',
+    ]);
+    expect(Object.keys(p.durationMs)).toEqual(['addBatch', 'commitOffsets', 'getBatch', 'latestOffset', 'queryPlanning', 'triggerExecution', 'walCommit']);
+    expect(p.numInputRows).toBe(7);
+    expect(p.sources[0]).toMatchObject({ description: `MemoryStream[${job.id}]`, startOffset: null, endOffset: 7, latestOffset: 7 });
+    expect(p.commitLag).toBe(0);
+    expect(p.contract.guarantee).toBe('exactly-once');
+    expect(p.sink.numOutputRows).toBe(expectedEvents(job.stream.rows).length);
+    await q.stop();
+  });
+});
+
+describe('current_timestamp on a re-run', () => {
+  it('is the batch timestamp recorded in offsets/N, so the re-run writes the same value', async () => {
+    const job = memoryJob({}, 'SELECT id, current_timestamp AS at_ts, now() AS also FROM events');
+    const clock = job.harness.clock as ManualClock;
+    const fm = new InMemoryCheckpointFileManager();
+    job.stream.addData(...eventGenerator(20)(2));
+    const crashing = new MicroBatchExecution({ spec: job.spec, clock, checkpoint: fm, crash: { point: 'after-offsets', batchId: 0 } });
+    await expect(crashing.processAllAvailable()).rejects.toBeInstanceOf(CrashPointError);
+    const recorded = (await new OffsetSeqLog(fm).get(0))!.metadata.batchTimestampMs;
+    clock.advance(60_000);
+    const q = new MicroBatchExecution({ spec: job.spec, clock, checkpoint: fm });
+    await q.processAllAvailable();
+    expect(job.table.rows.map((r) => [r.at_ts, r.also])).toEqual([[recorded, recorded], [recorded, recorded]]);
+    expect(clock.now()).not.toBe(recorded);
+    await q.stop();
+  });
+});
+
+describe('StreamTest over memory source and sink', () => {
+  it('crash after the sink, restart: the replayed batch is skipped by the idempotent sink', async () => {
+    const job = memoryJob();
+    const gen = eventGenerator(21);
+    await testStream(job.harness, [
+      AddData(gen(8)), CheckAnswer(),
+      AddData(gen(8)), CrashAt('after-sink', 1),
+      Assert(() => expect(job.table.batches.map((b) => b.batchId)).toEqual([0, 1])),
+      CheckAnswer(),
+      Assert(() => expect(job.table.skippedReplays).toBe(1)),
+      StopStream(),
+    ]);
+  });
+});
