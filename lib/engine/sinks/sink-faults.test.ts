@@ -19,7 +19,7 @@ import type { CrashPointName } from '../execution/crash-points';
 import { parseJobSpec, type JobSpec } from '../spec/job-spec';
 import { CommitLog } from '../checkpoint/commit-log';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
-import { CrashPointError, SinkError } from '../errors';
+import { CrashPointError, DataLossError, SinkError } from '../errors';
 import { createTestDatabase, type TestDatabase } from './pg-test-database';
 import { TcpProxy } from './tcp-proxy';
 import type { Row } from '../types';
@@ -204,5 +204,34 @@ describe('secrets', () => {
       expect(s).not.toContain(url);
     }
     expect(JSON.parse(seen.find((s) => s.includes('numInputRows'))!).contract.guarantee).toBe('exactly-once');
+  });
+});
+
+describe('a replay whose source data was trimmed away', () => {
+  it.each([true, false])('redis-stream source, failOnDataLoss %s: DATA_LOSS, or continue with what is left', async (failOnDataLoss) => {
+    const id = `t${++n}`;
+    const stream = `weir:faults:${tag}:${id}:in`;
+    const spec = await job(id, { type: 'postgres', options: { connectionString: db.url, table: id } });
+    spec.source = { ...spec.source, type: 'redis-stream', options: { url: 'redis://127.0.0.1:6379', stream, format: 'json', jsonField: 'data', failOnDataLoss, pageSize: 1000 } };
+    const add = async (ids: number[]) => { for (const i of ids) await redis.xadd(stream, '*', 'data', JSON.stringify({ id: i, name: 'x', amount: i })); };
+    await add([1, 2, 3]);
+    const first = new MicroBatchExecution({ spec, crash: { point: 'after-offsets', batchId: 1 } });
+    await first.processAllAvailable();
+    await add([4, 5, 6]);
+    await expect(first.processAllAvailable()).rejects.toBeInstanceOf(CrashPointError);
+    await first.stop();
+    await redis.xtrim(stream, 'MAXLEN', 1); // retention removes 4 and 5 before the re-run
+    const second = new MicroBatchExecution({ spec });
+    if (failOnDataLoss) {
+      const err = await second.processAllAvailable().catch((e) => e);
+      await second.stop();
+      expect(err).toBeInstanceOf(DataLossError);
+      expect(err.message).toMatch(/held 3 entries.*only 1 are left.*failOnDataLoss/);
+      expect((await readPg(id)).map((r) => r.id).sort()).toEqual([1, 2, 3]);
+    } else {
+      await second.processAllAvailable();
+      await second.stop();
+      expect((await readPg(id)).map((r) => r.id).sort()).toEqual([1, 2, 3, 6]);
+    }
   });
 });
