@@ -17,6 +17,8 @@ import type { Sink } from '../sinks/sink';
 import { getSourceDefinition } from '../sources/index';
 import type { Source } from '../sources/source';
 import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
+import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
+import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
 import type { Row, Schema } from '../types';
 
 export interface QueryRuntimeDeps {
@@ -65,9 +67,11 @@ export class QueryRuntime {
   }
 
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {
-    const query = compileStreamingQuery(spec.sql, relationOf(spec));
-    if (query.stateful && !deps.stateStoreProvider) {
-      throw new ValidationError('This query has stateful operators but no state store provider was configured.', { path: 'sql' });
+    const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup });
+    if (query.stateful) {
+      // Issue 4: state in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
+      deps = { ...deps, stateStoreProvider: deps.stateStoreProvider ?? ((id, cp) => new FileBackedStateStoreProvider(cp, id, {}, deps.clock)) };
+      await checkStateCompatibility(deps.checkpoint, query.statefulOperators, { type: spec.source.type, options: spec.source.options });
     }
     let source = deps.source;
     if (!source) {
@@ -100,9 +104,9 @@ export class QueryRuntime {
   }
 
   /** A no-data batch is worth running when a stateful plan's watermark would evict state. */
-  needsNoDataBatch(_watermarkMs: number): boolean {
-    // Stateless plans never need one; the stateful operators (issue 4) decide for themselves.
-    return false;
+  needsNoDataBatch(watermarkMs: number): boolean {
+    // Stateless plans never need one; stateful operators say whether the watermark closes or evicts something.
+    return this.stateful.some((op) => op.shouldRunAnotherBatch?.(watermarkMs) ?? false);
   }
 
   private provider(id: StateStoreId): StateStoreProvider {
@@ -142,6 +146,8 @@ export class QueryRuntime {
       await stores[i].commit();
       if (i === 0) crashCheck();
     }
+    // Snapshots and retention (Spark's maintenance task): never changes what a version loads as.
+    for (const p of this.providers.values()) await p.maintenance();
     return this.stateful.map((op) => op.progress?.()).filter((p): p is StateOperatorProgress => p !== undefined);
   }
 

@@ -25,7 +25,7 @@ const relation: StreamingRelation = {
   ],
 };
 
-interface Ev { region: string | null; amount: number | null; ts: number }
+type Ev = { region: string | null; amount: number | null; ts: number };
 
 const event = fc.record({
   region: fc.constantFrom('eu', 'us', 'apac', null),

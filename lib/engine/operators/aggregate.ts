@@ -192,6 +192,15 @@ export class StatefulAggregateExec implements StatefulOperator {
     return out;
   }
 
+  /**
+   * Spark's shouldRunAnotherBatch: with a bounded aggregation outside Complete mode, a watermark
+   * past the last eviction means windows to close (Append) or state to evict, even without new
+   * data, so MicroBatchExecution runs a no-data batch.
+   */
+  shouldRunAnotherBatch(newWatermarkMs: number): boolean {
+    return this.o.watermarkKeyIndex !== undefined && this.o.outputMode !== 'complete' && newWatermarkMs > this.evictedUpTo;
+  }
+
   /** Called after the batch's stores committed: figures for progress. */
   progress(): StateOperatorProgress {
     // Only now is the eviction durable; a re-run after an abort must scan again.

@@ -46,6 +46,11 @@ export interface StatefulOperator extends PhysicalOperator {
   readonly numPartitions?: number;
   /** Figures for progress after the batch's stores committed. */
   progress?(): StateOperatorProgress;
+  /**
+   * Spark's shouldRunAnotherBatch: given the next batch's watermark, whether a batch without new
+   * data would emit or evict something (closing windows in Append mode). Default: no.
+   */
+  shouldRunAnotherBatch?(newWatermarkMs: number): boolean;
 }
 
 export function isStatefulOperator(op: PhysicalOperator): op is StatefulOperator {

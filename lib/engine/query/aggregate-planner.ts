@@ -195,3 +195,38 @@ export function aggregateKeyNames(groupBy: Expr[], childSchema: Schema): string[
     return `${KEY_PREFIX}${i}`;
   });
 }
+
+/**
+ * ORDER BY and LIMIT over the query's output (a Project): ORDER BY may name output columns or
+ * their 1-based positions. Whether the shape is legal for the output mode is the analyzer's
+ * call (Spark: sorting only after an aggregation in Complete mode; no limit in Update mode).
+ */
+export function buildSortAndLimit(ast: SqlNode, plan: LogicalPlan, at: (re: RegExp) => SqlPosition | undefined): LogicalPlan {
+  const out = plan.kind === 'Project' ? plan.list.map((n) => n.name) : [];
+  if (Array.isArray(ast.orderby) && ast.orderby.length) {
+    const pos = at(/\bORDER\s+BY\b/i);
+    const order = (ast.orderby as SqlNode[]).map((o) => {
+      const e = o.expr as SqlNode;
+      let name: string | undefined;
+      if (e.type === 'number' && Number.isInteger(Number(e.value))) name = out[Number(e.value) - 1];
+      else if (e.type === 'column_ref') name = out.find((n) => n.toLowerCase() === columnName(e.column).toLowerCase());
+      if (!name) {
+        throw new SqlValidationError(`ORDER BY on a streaming query may only name output columns (${out.join(', ')}) or their positions`, posOf(e) ?? pos, 'ORDER BY');
+      }
+      const expr: Expr = { kind: 'column', name, pos: posOf(e) ?? pos };
+      return { expr, ascending: String(o.type ?? 'ASC').toUpperCase() !== 'DESC' };
+    });
+    plan = { kind: 'Sort', order, child: plan, pos };
+  }
+  const limit = ast.limit?.value as SqlNode[] | undefined;
+  if (limit?.length) {
+    const pos = at(/\bLIMIT\b|\bOFFSET\b/i);
+    if (limit.length > 1 || String(ast.limit.seperator ?? '').toLowerCase() === 'offset') {
+      throw new AnalysisException('OFFSET is not supported on streaming DataFrames/Datasets');
+    }
+    const n = Number(limit[0].value);
+    if (limit[0].type !== 'number' || !Number.isInteger(n) || n < 0) throw new SqlValidationError('LIMIT needs a non-negative integer', pos, 'LIMIT');
+    plan = { kind: 'Limit', limit: n, child: plan, pos };
+  }
+  return plan;
+}

@@ -10,6 +10,7 @@ import { exprToString } from './expression';
 import type { LogicalPlan, NamedExpr, StreamingRelation } from './logical-plan';
 import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
 import { parseSelect } from './sql-parser';
+import { buildAggregation, buildSortAndLimit, isAggregationQuery } from './aggregate-planner';
 
 export function buildLogicalPlan(sql: string, relation: StreamingRelation): LogicalPlan {
   const ast = parseSelect(sql);
@@ -35,20 +36,14 @@ export function buildLogicalPlan(sql: string, relation: StreamingRelation): Logi
   const qualifiers = new Set([relation.sourceName, ...(f.as ? [String(f.as)] : [])]);
   const builder = new ExpressionBuilder(qualifiers, sql);
 
-  const distinct = ast.distinct?.type ?? (typeof ast.distinct === 'string' ? ast.distinct : null);
-  if (distinct) throw notSupportedYet('SELECT DISTINCT', at(/\bDISTINCT\b/i), 'deduplication arrives with stateful operators');
-  if (ast.groupby?.columns?.length || (Array.isArray(ast.groupby) && ast.groupby.length)) {
-    throw notSupportedYet('GROUP BY', at(/\bGROUP\s+BY\b/i), 'aggregation arrives with stateful operators');
-  }
-  if (ast.having) throw notSupportedYet('HAVING', at(/\bHAVING\b/i));
-  if (ast.orderby?.length) throw notSupportedYet('ORDER BY', at(/\bORDER\s+BY\b/i));
-  if (ast.limit?.value?.length) throw notSupportedYet('LIMIT', at(/\bLIMIT\b|\bOFFSET\b/i));
   if (ast.window) throw notSupportedYet('WINDOW clause', at(/\bWINDOW\b/i));
 
   let plan: LogicalPlan = relation;
   if (ast.where) {
     plan = { kind: 'Filter', condition: builder.build(ast.where, at(/\bWHERE\b/i)), child: plan };
   }
+  // GROUP BY / aggregates / HAVING / DISTINCT, ORDER BY, LIMIT: issue 4 (aggregate-planner.ts).
+  if (isAggregationQuery(ast)) return buildSortAndLimit(ast, buildAggregation(ast, plan, relation.schema, builder, at), at);
 
   const list: NamedExpr[] = [];
   for (const item of ast.columns as SqlNode[]) {
@@ -70,7 +65,7 @@ export function buildLogicalPlan(sql: string, relation: StreamingRelation): Logi
     }
     seen.set(key, n);
   }
-  return { kind: 'Project', list, child: plan };
+  return buildSortAndLimit(ast, { kind: 'Project', list, child: plan }, at);
 }
 
 function escape(s: string): string {

@@ -6,8 +6,12 @@
  * The watermark bound: an Aggregate is bounded when one of its grouping keys is the source's
  * `eventTime` column or a window over it; only then can state be evicted and Append be legal.
  */
-import { AnalysisException } from '../errors';
+import { AnalysisException, ValidationError } from '../errors';
 import { StatefulAggregateExec, type AggregateSpec, type GroupingKey } from '../operators/aggregate';
+import { StreamingDeduplicateExec } from '../operators/deduplicate';
+import type { PhysicalOperator } from '../operators/physical-operator';
+import { SortExec } from '../operators/sort-exec';
+import { limitExec } from '../operators/streaming-limit';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import type { OutputMode, Schema } from '../types';
@@ -15,7 +19,7 @@ import { resolveAggregate } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr } from './expression';
 import { compileExpression, resolveColumn } from './expression-compiler';
-import type { LogicalPlan } from './logical-plan';
+import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 
 export interface WatermarkSpec {
@@ -114,4 +118,76 @@ export function planAggregate(
     valueSchema: exec.outputSchema.slice(keys.length),
   };
   return { exec, descriptor, analysis };
+}
+
+/**
+ * Plans the nodes beyond Filter/Project for one query: assigns operator ids in plan order
+ * (children first, as Spark's IncrementalExecution does) and collects the descriptors that the
+ * restart-compatibility check stores.
+ */
+export class StatefulPlanner {
+  readonly descriptors: StatefulOperatorDescriptor[] = [];
+  private nextOperatorId = 0;
+  private readonly watermark?: WatermarkSpec;
+
+  constructor(
+    readonly outputMode: OutputMode,
+    relation: StreamingRelation,
+  ) {
+    this.watermark = relation.eventTime ? { eventTime: relation.eventTime, delayMs: relation.watermarkDelayMs ?? 0 } : undefined;
+  }
+
+  plan(node: LogicalPlan, childSchema: Schema): { op: PhysicalOperator; schema: Schema } {
+    switch (node.kind) {
+      case 'Aggregate': {
+        const planned = planAggregate(node, childSchema, { operatorId: this.nextOperatorId++, outputMode: this.outputMode, watermark: this.watermark });
+        this.descriptors.push(planned.descriptor);
+        return { op: planned.exec, schema: planned.exec.outputSchema };
+      }
+      case 'Deduplicate': {
+        const keys = node.keys.map((k) => {
+          const f = resolveColumn(childSchema, k);
+          if (!f) throw new ValidationError(`dedup key "${k}" is not a column of the source; columns: ${childSchema.map((c) => c.name).join(', ')}`, { path: 'dedup.keys' });
+          return f.name;
+        });
+        const operatorId = this.nextOperatorId++;
+        const exec = new StreamingDeduplicateExec(
+          { operatorId, keys, withinWatermark: node.withinWatermark, eventTime: this.watermark?.eventTime, delayMs: this.watermark?.delayMs },
+          childSchema,
+        );
+        this.descriptors.push({
+          operatorId,
+          operatorName: exec.name,
+          parts: { 'dedup keys': keys.join(', ') },
+          keySchema: keys.map((k) => childSchema.find((f) => f.name === k)!),
+          valueSchema: [{ name: 'expiresAt', type: 'long' }],
+        });
+        return { op: exec, schema: childSchema };
+      }
+      case 'Sort':
+        return {
+          op: new SortExec(node.order.map((o) => ({ column: o.expr.kind === 'column' ? resolveColumn(childSchema, o.expr.name)?.name ?? o.expr.name : exprToString(o.expr), ascending: o.ascending })), childSchema),
+          schema: childSchema,
+        };
+      case 'Limit': {
+        if (this.outputMode !== 'append') return { op: limitExec(this.outputMode, -1, node.limit, childSchema), schema: childSchema };
+        const operatorId = this.nextOperatorId++;
+        this.descriptors.push({ operatorId, operatorName: 'globalLimit', parts: { limit: String(node.limit) }, keySchema: [], valueSchema: [{ name: 'count', type: 'long' }] });
+        return { op: limitExec('append', operatorId, node.limit, childSchema), schema: childSchema };
+      }
+      default:
+        throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? node.pos : undefined, node.kind);
+    }
+  }
+}
+
+/** Puts a Deduplicate (the job's `dedup` option) right above the source, under the SQL. */
+export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; withinWatermark?: boolean } | undefined): LogicalPlan {
+  if (!dedup) return plan;
+  const wrap = (p: LogicalPlan): LogicalPlan => {
+    if (p.kind === 'StreamingRelation') return { kind: 'Deduplicate', keys: dedup.keys, withinWatermark: dedup.withinWatermark ?? false, child: p };
+    if (p.kind === 'Join') return { ...p, left: wrap(p.left) };
+    return { ...p, child: wrap((p as { child: LogicalPlan }).child) } as LogicalPlan;
+  };
+  return wrap(plan);
 }

@@ -3,12 +3,15 @@
  * operators (closures) in order, and `explain` text. Everything here runs at validation as well
  * as at start, so every SQL error surfaces before a single batch runs.
  */
-import type { Schema } from '../types';
+import type { OutputMode, Schema } from '../types';
+import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
+import { analyzeStreamingPlan, type AnalyzerWarning } from './analyzer';
+import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
 import { compileExpression } from './expression-compiler';
-import { explainPlan, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
 
@@ -18,22 +21,44 @@ export interface CompiledStreamingQuery {
   operators: PhysicalOperator[];
   stateful: boolean;
   explain: string;
+  /** Analyzer warnings (unbounded state), issue 4. */
+  warnings: AnalyzerWarning[];
+  /** What the restart-compatibility check records for each stateful operator. */
+  statefulOperators: StatefulOperatorDescriptor[];
 }
 
-export function compileStreamingQuery(sql: string, relation: StreamingRelation): CompiledStreamingQuery {
-  const plan = buildLogicalPlan(sql, relation);
+export interface CompileOptions {
+  /** The job's output mode: the analyzer checks Spark's legality rules against it (default append). */
+  outputMode?: OutputMode;
+  /** The job's `dedup` option: a Deduplicate right above the source. */
+  dedup?: { keys: string[]; withinWatermark?: boolean };
+}
+
+export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
+  const outputMode = opts.outputMode ?? 'append';
+  const plan = withDeduplication(buildLogicalPlan(sql, relation), opts.dedup);
+  const analysis = analyzeStreamingPlan(plan, outputMode);
   const operators: PhysicalOperator[] = [];
-  const outputSchema = planPhysical(plan, operators);
-  return { plan, outputSchema, operators, stateful: isStateful(plan), explain: explainPlan(plan) };
+  const stateful = new StatefulPlanner(outputMode, relation);
+  const outputSchema = planPhysical(plan, operators, stateful);
+  return {
+    plan,
+    outputSchema,
+    operators,
+    stateful: isStateful(plan) || stateful.descriptors.length > 0,
+    explain: analysis.explain,
+    warnings: analysis.warnings,
+    statefulOperators: stateful.descriptors,
+  };
 }
 
 /** Appends the operators for `plan` (children first) and returns its output schema. */
-function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[]): Schema {
+function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner): Schema {
   switch (plan.kind) {
     case 'StreamingRelation':
       return plan.schema;
     case 'Filter': {
-      const schema = planPhysical(plan.child, ops);
+      const schema = planPhysical(plan.child, ops, stateful);
       const c = compileExpression(plan.condition, schema);
       if (c.type !== 'boolean' && c.type !== 'null') {
         throw new SqlValidationError(`WHERE needs a boolean condition, got ${c.type}`, plan.condition.pos, 'WHERE');
@@ -42,13 +67,18 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[]): Schema {
       return schema;
     }
     case 'Project': {
-      const schema = planPhysical(plan.child, ops);
+      const schema = planPhysical(plan.child, ops, stateful);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true }));
       ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
       return out;
     }
-    default:
-      throw new SqlValidationError(`${plan.kind} is not supported yet in streaming queries`, 'pos' in plan ? plan.pos : undefined, plan.kind);
+    default: {
+      // Aggregate, Deduplicate, Sort, Limit: issue 4 (stateful-planner.ts).
+      const schema = planPhysical(children(plan)[0], ops, stateful);
+      const planned = stateful.plan(plan, schema);
+      ops.push(planned.op);
+      return planned.schema;
+    }
   }
 }

@@ -46,6 +46,11 @@ export const JobSpecSchema = z
     outputMode: z.enum(['append', 'update', 'complete']).default('append'),
     trigger: TriggerSpecSchema.default({ type: 'processing-time', interval: '0 seconds' }),
     checkpointLocation: z.string().min(1),
+    /**
+     * dropDuplicates on the source rows before the SQL (issue 4): `keys` are source columns;
+     * `withinWatermark` is Spark's dropDuplicatesWithinWatermark (needs source.eventTime).
+     */
+    dedup: z.object({ keys: z.array(z.string().min(1)).min(1), withinWatermark: z.boolean().default(false) }).strict().optional(),
     /** Spark's minBatchesToRetain: offsets/ and commits/ entries kept (at least 2, for recovery). */
     minBatchesToRetain: z.number().int().min(2).default(100),
   })

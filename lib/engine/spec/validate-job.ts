@@ -8,7 +8,7 @@
  */
 import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
 import { auditContract, type ContractAudit } from '../contract';
-import { WeirError } from '../errors';
+import { AnalysisException, ValidationError, WeirError } from '../errors';
 import { relationOf } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
 import { compileStreamingQuery } from '../query/streaming-query';
@@ -66,12 +66,16 @@ export function validateJob(specJson: unknown): ValidateJobResult {
   const relSpec = spec ?? (raw.source?.name && Array.isArray(raw.source?.schema) && typeof raw.sql === 'string' ? (raw as JobSpec) : undefined);
   if (relSpec) {
     try {
-      const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec));
+      const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup });
       explain = q.explain;
       outputSchema = q.outputSchema;
       stateful = q.stateful;
+      warnings.push(...q.warnings);
     } catch (e) {
       if (e instanceof SqlValidationError) errors.push({ path: 'sql', message: e.message, line: e.line, column: e.column });
+      // The analyzer's output-mode rules (issue 4) belong to the outputMode field.
+      else if (e instanceof AnalysisException) errors.push({ path: /output mode/i.test(e.message) ? 'outputMode' : 'sql', message: e.message });
+      else if (e instanceof ValidationError && (e.details as { path?: string } | undefined)?.path) errors.push({ path: String((e.details as { path: string }).path), message: e.message });
       else if (e instanceof WeirError) errors.push({ path: 'sql', message: e.message });
       else throw e;
     }
@@ -80,7 +84,7 @@ export function validateJob(specJson: unknown): ValidateJobResult {
   let contract: ContractAudit | undefined;
   if (spec) {
     const mode = spec.outputMode;
-    if (mode === 'complete' && !stateful) {
+    if (mode === 'complete' && !stateful && !errors.some((x) => x.path === 'outputMode')) {
       errors.push({ path: 'outputMode', message: 'Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets' });
     }
     const sinkDef = getSinkDefinition(spec.sink.type)!;

@@ -14,6 +14,7 @@
  * keys, join keys/type, and the sources. What stays out is what Spark allows to change: filters
  * before the stateful operator, projections after it, sink options.
  */
+import { createHash } from 'node:crypto';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { FileAlreadyExistsError } from '../checkpoint/checkpoint-file-manager';
 import { CorruptCheckpointError, IncompatibleQueryChangeError } from '../errors';
@@ -133,4 +134,38 @@ export class StateSchemaCompatibilityChecker {
 
 function describeParts(parts: Record<string, string>): string {
   return Object.entries(parts).map(([k, v]) => `${k} ${v}`).join('; ');
+}
+
+/** Options that only pace reading (Spark allows changing rate limits across restarts). */
+const RATE_LIMIT_OPTIONS = new Set(['maxFilesPerTrigger', 'maxBytesPerTrigger', 'maxOffsetsPerTrigger', 'maxRecordsPerTrigger', 'rowsPerSecond', 'maxSecondsPerTrigger', 'batchSize', 'pollIntervalMs']);
+/** Options that name what is read; shown in clear so the refusal can say what changed. */
+const IDENTITY_OPTIONS = ['path', 'format', 'stream', 'table', 'topic', 'subject', 'consumer', 'key'];
+
+/**
+ * The source as the state depends on it: its type, the options that name what it reads in
+ * clear, and a hash of every other option except rate limits (connection strings can hold
+ * secrets, and the schema file is not the place for them).
+ */
+export function sourceFingerprint(source: { type: string; options: Record<string, unknown> }): string {
+  const rest: Record<string, unknown> = {};
+  const shown: string[] = [];
+  for (const k of Object.keys(source.options).sort()) {
+    if (RATE_LIMIT_OPTIONS.has(k)) continue;
+    if (IDENTITY_OPTIONS.includes(k)) shown.push(`${k}=${JSON.stringify(source.options[k])}`);
+    else rest[k] = source.options[k];
+  }
+  const hash = createHash('sha256').update(JSON.stringify(rest)).digest('hex').slice(0, 12);
+  return `${source.type}(${[...shown, `options#${hash}`].join(', ')})`;
+}
+
+/** The start-time check MicroBatchExecution runs (through QueryRuntime) before batch 0 of a run. */
+export async function checkStateCompatibility(
+  fm: CheckpointFileManager,
+  operators: StatefulOperatorDescriptor[],
+  source: { type: string; options: Record<string, unknown> },
+): Promise<CompatibilityResult> {
+  const src = sourceFingerprint(source);
+  const withSource = operators.map((o) => ({ ...o, parts: { ...o.parts, source: src } }));
+  const hasCommittedBatches = (await fm.list('commits')).some((n) => /^\d+$/.test(n));
+  return new StateSchemaCompatibilityChecker(fm).check(withSource, fm.description, hasCommittedBatches);
 }

@@ -1,0 +1,196 @@
+/**
+ * The streaming analyzer (Spark's UnsupportedOperationChecker.checkForStreaming, plus Weir's
+ * state-bound warnings and a stateful explain). Runs at validation and again at start, before
+ * batch 0, so an illegal shape fails before anything is read or written.
+ *
+ * - Classifies every operator: stateless (Filter, Project, Sort/Limit over a complete result,
+ *   a stream-static join) or stateful (Aggregate, Deduplicate, a streaming Limit in Append).
+ * - Rejects what Spark rejects, with Spark's messages (reference §2).
+ * - Warns, without rejecting, on a stateful operator that nothing bounds (no watermark on its
+ *   keys): its state grows with its key space forever.
+ */
+import { AnalysisException } from '../errors';
+import type { OutputMode, Schema } from '../types';
+import { describeWindow } from '../operators/window';
+import { exprToString } from './expression';
+import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
+
+export interface AnalyzerWarning {
+  path: string;
+  message: string;
+}
+
+export interface StreamingAnalysis {
+  warnings: AnalyzerWarning[];
+  /** Spark-style tree text with each operator marked `[stateless]` or `[stateful: why]`. */
+  explain: string;
+}
+
+type Node<K extends LogicalPlan['kind']> = Extract<LogicalPlan, { kind: K }>;
+
+function relationOf(plan: LogicalPlan): StreamingRelation {
+  return plan.kind === 'StreamingRelation' ? plan : relationOf(children(plan)[0]);
+}
+
+/** Schema a stateful node reads: its child is the source, possibly filtered. */
+function inputSchema(plan: LogicalPlan): Schema {
+  return relationOf(plan).schema;
+}
+
+function collect(plan: LogicalPlan, out: LogicalPlan[] = []): LogicalPlan[] {
+  out.push(plan);
+  for (const c of children(plan)) collect(c, out);
+  return out;
+}
+
+function watermarkOf(plan: LogicalPlan): WatermarkSpec | undefined {
+  const r = relationOf(plan);
+  return r.eventTime ? { eventTime: r.eventTime, delayMs: r.watermarkDelayMs ?? 0 } : undefined;
+}
+
+const outputModeLabel = (m: OutputMode) => m[0].toUpperCase() + m.slice(1);
+
+const fail = (msg: string): never => {
+  throw new AnalysisException(msg);
+};
+
+export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
+  const nodes = collect(plan);
+  const aggregates = nodes.filter((n): n is Node<'Aggregate'> => n.kind === 'Aggregate');
+  const mode = outputModeLabel(outputMode);
+  const warnings: AnalyzerWarning[] = [];
+
+  if (aggregates.length > 1) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+  const agg = aggregates[0];
+  const aggAnalysis = agg ? analyzeAggregate(agg, inputSchema(agg), watermarkOf(agg)) : undefined;
+
+  if (outputMode === 'complete' && !agg) {
+    fail('Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets');
+  }
+  if (outputMode === 'append' && agg && aggAnalysis!.watermarkKeyIndex === undefined) {
+    fail('Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
+  }
+
+  for (const n of nodes) {
+    switch (n.kind) {
+      case 'Sort': {
+        const overAggregate = collect(n.child).some((c) => c.kind === 'Aggregate');
+        if (!(overAggregate && outputMode === 'complete')) {
+          fail('Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode');
+        }
+        break;
+      }
+      case 'Limit':
+        if (outputMode === 'update') fail('Limits are not supported on streaming DataFrames/Datasets in Update output mode');
+        break;
+      case 'Deduplicate': {
+        const wm = watermarkOf(n);
+        if (n.withinWatermark && !wm) fail('dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark');
+        break;
+      }
+      case 'Join': {
+        const t = n.joinType.toUpperCase();
+        const streamLeft = collect(n.left).some((c) => c.kind === 'StreamingRelation');
+        if (t.startsWith('FULL')) fail(`FullOuter joins with streaming DataFrames/Datasets are not supported`);
+        if (streamLeft && t.startsWith('RIGHT')) fail('RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on the right is not supported');
+        if (!streamLeft && t.startsWith('LEFT')) fail('LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (agg && nodes.some((n) => n.kind === 'Deduplicate' && collect(n).includes(agg)) && outputMode !== 'append') {
+    fail(`Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are "late rows" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. (${mode} output mode)`);
+  }
+
+  // Unbounded state: warn, naming the operator.
+  if (agg && aggAnalysis!.watermarkKeyIndex === undefined) {
+    const keys = agg.groupBy.map(exprToString).join(', ') || '(no keys)';
+    warnings.push({
+      path: 'sql',
+      message: `Unbounded state: the aggregation grouped by [${keys}] keeps one row per group forever, because no grouping key is the watermarked event-time column (or a window over it). ` +
+        'Set source.eventTime and source.watermarkDelay and group by that column or window(<eventTime>, ...) to let old groups be evicted, or make sure the key space stays small.',
+    });
+  } else if (agg && outputMode === 'complete') {
+    warnings.push({
+      path: 'outputMode',
+      message: 'Complete output mode keeps every group in state (the watermark never evicts in Complete mode) and re-emits all of them every batch; use Append or Update to let the watermark bound the state.',
+    });
+  }
+  for (const n of nodes) {
+    if (n.kind === 'Deduplicate' && !n.withinWatermark) {
+      const wm = watermarkOf(n);
+      const bounded = wm && n.keys.some((k) => k.toLowerCase() === wm.eventTime.toLowerCase());
+      if (!bounded) {
+        warnings.push({
+          path: 'dedup',
+          message: `Unbounded state: deduplication on [${n.keys.join(', ')}] remembers every key it has ever seen. ` +
+            'Include the watermarked event-time column in the keys, or use withinWatermark, so old keys are evicted.',
+        });
+      }
+    }
+  }
+
+  return { warnings, explain: explainStateful(plan, outputMode) };
+}
+
+function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
+  switch (n.kind) {
+    case 'Aggregate': {
+      const a = analyzeAggregate(n, inputSchema(n), watermarkOf(n));
+      const keys = a.keys.map((k) => (k.window ? `window ${describeWindow(k.window)}` : exprToString(k.expr))).join(', ') || 'one global group';
+      const bound = a.watermarkKeyIndex === undefined
+        ? 'UNBOUNDED: no watermark on its keys'
+        : outputMode === 'complete'
+          ? 'never evicted in Complete mode'
+          : `evicted when the watermark passes ${a.keys[a.watermarkKeyIndex].window ? 'the window end' : a.keys[a.watermarkKeyIndex].name}`;
+      return `[stateful: one row per group of (${keys}); ${bound}]`;
+    }
+    case 'Deduplicate': {
+      const wm = watermarkOf(n);
+      const bounded = n.withinWatermark || (wm && n.keys.some((k) => k.toLowerCase() === wm.eventTime.toLowerCase()));
+      return `[stateful: remembers every key (${n.keys.join(', ')}) seen; ${bounded ? 'evicted by the watermark' : 'UNBOUNDED: no watermark on its keys'}]`;
+    }
+    case 'Limit':
+      return outputMode === 'append' ? '[stateful: counts the rows emitted so far]' : '[stateless: applied to each complete result]';
+    case 'Join':
+      return '[stateless: each streaming row looks up the static table]';
+    case 'StreamingRelation':
+      return '[source]';
+    default:
+      return '[stateless]';
+  }
+}
+
+/** The logical plan as a tree, each line marked stateless or stateful (and why). */
+export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, indent = ''): string {
+  const base = describe(plan);
+  const kids = children(plan);
+  return [
+    `${indent}${base} ${statefulNote(plan, outputMode)}`,
+    ...kids.map((k) => explainStateful(k, outputMode, indent.replace(/\+- $/, '   ') + '+- ')),
+  ].join('\n');
+}
+
+function describe(plan: LogicalPlan): string {
+  switch (plan.kind) {
+    case 'StreamingRelation':
+      return `StreamingRelation ${plan.sourceName}` + (plan.eventTime ? ` watermark(${plan.eventTime}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
+    case 'Filter':
+      return `Filter ${exprToString(plan.condition)}`;
+    case 'Project':
+      return `Project [${plan.list.map((n) => n.name).join(', ')}]`;
+    case 'Aggregate':
+      return `Aggregate [${plan.groupBy.map(exprToString).join(', ')}], [${plan.aggregates.map((a) => exprToString(a.expr).replace("('*')", '(*)')).join(', ')}]`;
+    case 'Deduplicate':
+      return `Deduplicate${plan.withinWatermark ? 'WithinWatermark' : ''} [${plan.keys.join(', ')}]`;
+    case 'Sort':
+      return `Sort [${plan.order.map((o) => `${exprToString(o.expr)} ${o.ascending ? 'ASC' : 'DESC'}`).join(', ')}]`;
+    case 'Limit':
+      return `Limit ${plan.limit}`;
+    case 'Join':
+      return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
+  }
+}
