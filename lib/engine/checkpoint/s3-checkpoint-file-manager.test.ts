@@ -5,8 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
 import S3rver from 's3rver';
-import { S3Client, CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { S3Client, CreateBucketCommand, PutObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { checkpointFileManagerContract } from './checkpoint-file-manager.contract';
 import { S3CheckpointFileManager, parseS3Location } from './s3-checkpoint-file-manager';
 import { checkpointFileManagerFor } from './checkpoint-location';
@@ -151,5 +152,63 @@ describe('a query checkpointed on S3', () => {
     const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
     expect(failed).toHaveLength(1);
     expect(failed[0].reason).toBeInstanceOf(ConcurrentStreamLogUpdateError);
+  });
+});
+
+/**
+ * s3rver ignores If-None-Match, so native mode cannot be tested against it directly. This proxy
+ * in front of it adds exactly that one feature, as AWS S3 and MinIO implement it: a PUT with
+ * `If-None-Match: *` on an existing key answers 412 PreconditionFailed, atomically per key. It
+ * is a stand-in for a capability the local server lacks, and says so here.
+ */
+async function conditionalPutProxy(upstreamPort: number): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const head = new S3Client({ endpoint: `http://127.0.0.1:${upstreamPort}`, region: 'us-east-1', forcePathStyle: true, credentials: creds });
+  const locks = new Map<string, Promise<void>>();
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) =>
+    new Promise<void>((done) => {
+      const up = http.request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+        r.on('end', () => done());
+      });
+      up.on('error', () => { res.writeHead(502); res.end(); done(); });
+      up.end(body);
+    });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method !== 'PUT' || req.headers['if-none-match'] !== '*') return void forward(req, res, body);
+      const [, bucket, ...rest] = decodeURIComponent((req.url ?? '').split('?')[0]).split('/');
+      const key = rest.join('/');
+      const prev = locks.get(key) ?? Promise.resolve();
+      const mine = prev.then(async () => {
+        const exists = await head.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(() => true, () => false);
+        if (exists) {
+          res.writeHead(412, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>');
+          return;
+        }
+        await forward(req, res, body);
+      });
+      locks.set(key, mine);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: async () => { head.destroy(); await new Promise((r) => server.close(r)); },
+  };
+}
+
+describe('native conditional writes (If-None-Match), against a store that honours them', () => {
+  let proxy: Awaited<ReturnType<typeof conditionalPutProxy>>;
+  beforeAll(async () => { proxy = await conditionalPutProxy(Number(new URL(endpoint).port)); });
+  afterAll(async () => { await proxy.close(); });
+
+  checkpointFileManagerContract('s3 (native mode, via a conditional-put proxy)', async () => {
+    const fm = new S3CheckpointFileManager({ bucket: BUCKET, prefix: `native/job-${++n}`, endpoint: proxy.endpoint, forcePathStyle: true, conditionalWrites: 'native', ...creds });
+    return { fm, cleanup: async () => fm.close() };
   });
 });
