@@ -5,6 +5,8 @@
 //   receiver honours Idempotency-Key) hold every input row once;
 // - at-least-once sinks (postgres bare-append, redis-stream, webhook) hold duplicates only of the
 //   replayed batch, and only after an after-sink crash: the test asserts exactly how many;
+// - a running count per name into postgres-replace (complete) and postgres-upsert (update) ends
+//   equal to the count over all input, for every crash point including mid-state-commit;
 // - a sink that is down (a TCP forwarder in front of the real service, closed) fails its batch
 //   without committing it, and the run resumes cleanly once it is back.
 import http from 'node:http';
@@ -151,6 +153,33 @@ describe.each(cases)('$name through MicroBatchExecution', (c) => {
       expect(new Set(rows.filter((r) => cIds.includes(r.id as number)).map((r) => r.batchId))).toEqual(new Set([2]));
       expect(new Set(rows.filter((r) => b.includes(r.id as number)).map((r) => r.batchId))).toEqual(new Set([1]));
     }
+  });
+});
+
+const aggregateCases = [
+  { name: 'postgres-replace, complete mode', outputMode: 'complete' as const, sink: (table: string) => ({ type: 'postgres-replace', options: { connectionString: db.url, table } }) },
+  { name: 'postgres-upsert, update mode', outputMode: 'update' as const, sink: (table: string) => ({ type: 'postgres-upsert', options: { connectionString: db.url, table, keyColumns: ['name'] } }) },
+];
+const aggregatePoints = ['after-offsets', 'after-sink', 'mid-state-commit', 'after-commit'] as CrashPointName[];
+
+describe.each(aggregateCases)('a running count per name, $name, through MicroBatchExecution', (c) => {
+  it.each(aggregatePoints)('crash %s of batch 1, restart: the table is the full, correct result', async (point) => {
+    const id = `r${++n}_${point.replace(/-/g, '_')}`;
+    const spec = await job(id, c.sink(id), { sql: 'SELECT name, count(*) AS n FROM orders GROUP BY name', outputMode: c.outputMode });
+    const all = [...(await addInput(id, 5))];
+    const first = new MicroBatchExecution({ spec, crash: { point, batchId: 1 } });
+    await first.processAllAvailable();
+    all.push(...(await addInput(id, 4)));
+    await expect(first.processAllAvailable()).rejects.toBeInstanceOf(CrashPointError);
+    await first.stop();
+    all.push(...(await addInput(id, 3)));
+    const second = new MicroBatchExecution({ spec });
+    await second.processAllAvailable();
+    await second.stop();
+    const want = new Map<string, number>();
+    for (const i of all) want.set(['eu', 'us', 'apac'][i % 3], (want.get(['eu', 'us', 'apac'][i % 3]) ?? 0) + 1);
+    const got = await readPg(id, 'name, n');
+    expect(new Map(got.map((r) => [r.name as string, r.n as number]))).toEqual(want);
   });
 });
 
