@@ -1,0 +1,116 @@
+/**
+ * The real CLI, spawned as a user would run it (`node bin/weir.js …`): exit codes, progress
+ * lines, crash and recovery, reading the sink through its batch log, inspecting a checkpoint.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, writeInputFile } from '../lib/engine/execution/test-fixtures';
+import type { Row } from '../lib/engine/types';
+
+const run = promisify(execFile);
+const WEIR = path.resolve(import.meta.dirname, 'weir.js');
+
+async function weir(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, [WEIR, ...args], { cwd, timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+let dir: string;
+const added: Row[] = [];
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'weir-cli-'));
+  await mkdir(path.join(dir, 'in'));
+  const gen = eventGenerator(99);
+  for (let i = 0; i < 3; i++) {
+    const rows = gen(10);
+    added.push(...rows);
+    await writeInputFile(path.join(dir, 'in'), i, rows, 'json');
+  }
+  const job = {
+    name: 'cli-job',
+    source: { name: 'events', type: 'files', options: { path: 'in', format: 'json', maxFilesPerTrigger: 1 }, schema: EVENT_SCHEMA },
+    sql: EVENT_SQL,
+    sink: { type: 'files', options: { path: 'out', format: 'csv' } },
+    trigger: { type: 'available-now' },
+    checkpointLocation: 'cp',
+  };
+  await writeFile(path.join(dir, 'job.json'), JSON.stringify(job, null, 2));
+  await writeFile(
+    path.join(dir, 'bad.json'),
+    JSON.stringify({ ...job, source: { ...job.source, options: { format: 'xml' } }, sql: 'SELECT id,\n  count(*) FROM events GROUP BY id', trigger: { type: 'processing-time', interval: 'soon' } }, null, 2),
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('weir CLI', () => {
+  it('validate: 0 and the plan for a good job; 2 and every error with its field path for a bad one', async () => {
+    const ok = await weir(['validate', 'job.json'], dir);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('job.json: valid');
+    expect(ok.stdout).toMatch(/Filter/);
+    expect(ok.stdout).toContain('output schema: id: long, name_upper: string, doubled: double, ts: timestamp');
+    const bad = await weir(['validate', 'bad.json'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/source\.options\.path: /);
+    expect(bad.stderr).toMatch(/source\.options\.format: /);
+    expect(bad.stderr).toMatch(/trigger\.interval: expected a duration/);
+    const json = await weir(['validate', 'bad.json', '--json'], dir);
+    expect(json.code).toBe(2);
+    const parsed = JSON.parse(json.stdout);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['source.options.path', 'source.options.format', 'trigger.interval']));
+  });
+
+  it('run → crash at after-sink of batch 1 (exit 3) → inspect shows it pending → run recovers → sink read has every row once', async () => {
+    const crashed = await weir(['run', 'job.json', '--crash-at', 'after-sink', '--crash-batch', '1'], dir);
+    expect(crashed.code).toBe(3);
+    expect(crashed.stderr).toMatch(/crashed on purpose at after-sink of batch 1/);
+    const progress = crashed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(progress.map((p) => p.batchId)).toEqual([0]);
+    expect(progress[0].numInputRows).toBe(10);
+
+    const inspect = await weir(['checkpoint', 'inspect', 'cp'], dir);
+    expect(inspect.code).toBe(0);
+    const info = JSON.parse(inspect.stdout);
+    expect(info.pendingBatch).toBe(1);
+    expect(info.commits.map((c: { batchId: number }) => c.batchId)).toEqual([0]);
+    expect(info.id).toBe(progress[0].id);
+
+    const again = await weir(['run', 'job.json'], dir);
+    expect(again.code).toBe(0);
+    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).batchId)).toEqual([1, 2]);
+
+    const read = await weir(['sink', 'read', 'job.json'], dir);
+    expect(read.code).toBe(0);
+    const rows = read.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const want = expectedEvents(added);
+    expect(rows.length).toBe(want.length);
+    expect(rows).toEqual(expect.arrayContaining(want));
+    expect(read.stderr).toContain(`${want.length} rows from 3 committed batches`);
+  });
+
+  it('exits 2 on usage errors and 1 with the file and line on a bad record', async () => {
+    expect((await weir([], dir)).code).toBe(2);
+    expect((await weir(['frobnicate'], dir)).code).toBe(2);
+    const badPoint = await weir(['run', 'job.json', '--crash-at', 'sometime', '--crash-batch', '1'], dir);
+    expect(badPoint.code).toBe(2);
+    expect(badPoint.stderr).toMatch(/unknown crash point "sometime"/);
+    expect((await weir(['checkpoint', 'inspect', 'in'], dir)).code).toBe(2);
+
+    await writeFile(path.join(dir, 'in', 'input-00009.json'), '{"id":1,"name":"a","amount":1,"keep":true,"ts":0}\nnot json\n');
+    const failed = await weir(['run', 'job.json'], dir);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/BAD_RECORD: Bad record in .*input-00009\.json line 2: malformed JSON/);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * `weir`: run Weir jobs without the control plane, as spark-submit runs Spark in local mode.
+ *
+ *   weir validate <job.json> [--json]
+ *   weir run <job.json> [--crash-at <point> --crash-batch <N>]
+ *   weir sink read <job.json>
+ *   weir checkpoint inspect <dir>
+ *
+ * Exit codes: 0 ok · 1 the run failed · 2 usage error or invalid job · 3 crashed on purpose at
+ * --crash-at · 4 another runner owns the checkpoint (CONCURRENT_STREAM_LOG_UPDATE).
+ * `run` prints one StreamingQueryProgress JSON line per batch on stdout; logs go to stderr.
+ */
+import { readFile } from 'node:fs/promises';
+import {
+  CRASH_POINTS,
+  CrashPointError,
+  ConcurrentStreamLogUpdateError,
+  MicroBatchExecution,
+  SystemClock,
+  WeirError,
+  checkpointFileManagerFor,
+  inspectCheckpoint,
+  isCrashPoint,
+  readCommittedRows,
+  validateJob,
+  type CrashPlan,
+  type ValidateJobResult,
+} from '../lib/engine/index';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, crashed: 3, concurrent: 4 } as const;
+
+const USAGE = `Usage:
+  weir validate <job.json> [--json]        check a job spec: errors, warnings, plan, output schema, contract
+  weir run <job.json> [--crash-at <point> --crash-batch <N>]
+                                           run the job; one progress JSON line per batch on stdout
+                                           crash points: ${CRASH_POINTS.join(', ')}
+  weir sink read <job.json>                print the sink's committed rows as JSON lines (through its batch log)
+  weir checkpoint inspect <dir>            show offsets, commits and the pending batch of a checkpoint
+
+Exit codes: 0 ok, 1 run failed, 2 usage or invalid job, 3 crashed at --crash-at, 4 another runner owns the checkpoint.`;
+
+class UsageError extends Error {}
+
+function out(line: string): void {
+  process.stdout.write(line + '\n');
+}
+function err(line: string): void {
+  process.stderr.write(line + '\n');
+}
+
+async function loadJob(file: string | undefined): Promise<{ result: ValidateJobResult; text: string }> {
+  if (!file) throw new UsageError('missing <job.json>');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  return { result: validateJob(text), text };
+}
+
+function printIssues(file: string, r: ValidateJobResult): void {
+  for (const e of r.errors) err(`error: ${file}: ${e.path}: ${e.message}${e.line ? ` (line ${e.line}, column ${e.column})` : ''}`);
+  for (const w of r.warnings) err(`warning: ${file}: ${w.path}: ${w.message}`);
+}
+
+async function validate(args: string[]): Promise<number> {
+  const json = args.includes('--json');
+  const file = args.find((a) => !a.startsWith('--'));
+  const { result } = await loadJob(file);
+  if (json) {
+    const { spec: _spec, ...rest } = result;
+    out(JSON.stringify(rest, null, 2));
+    return result.ok ? EXIT.ok : EXIT.usage;
+  }
+  printIssues(file!, result);
+  if (!result.ok) return EXIT.usage;
+  out(`${file}: valid`);
+  out(`plan:\n${result.explain}`);
+  out(`output schema: ${result.outputSchema!.map((f) => `${f.name}: ${f.type}`).join(', ')}`);
+  out(`contract: ${result.contract!.guarantee}: ${result.contract!.summary}`);
+  return EXIT.ok;
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i === -1) return undefined;
+  const v = args[i + 1];
+  if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
+  return v;
+}
+
+async function run(args: string[]): Promise<number> {
+  const file = args.find((a, i) => !a.startsWith('--') && !['--crash-at', '--crash-batch'].includes(args[i - 1]));
+  const point = flag(args, '--crash-at');
+  const batch = flag(args, '--crash-batch');
+  let crash: CrashPlan | undefined;
+  if (point !== undefined || batch !== undefined) {
+    if (point === undefined || batch === undefined) throw new UsageError('--crash-at and --crash-batch go together');
+    if (!isCrashPoint(point)) throw new UsageError(`unknown crash point "${point}"; one of: ${CRASH_POINTS.join(', ')}`);
+    if (!/^\d+$/.test(batch)) throw new UsageError(`--crash-batch must be a batch id (0, 1, …), got "${batch}"`);
+    crash = { point, batchId: Number(batch) };
+  }
+  const { result } = await loadJob(file);
+  printIssues(file!, result);
+  if (!result.ok) return EXIT.usage;
+  const q = new MicroBatchExecution({
+    spec: result.spec!,
+    clock: new SystemClock(),
+    crash,
+    onProgress: (p) => out(JSON.stringify(p)),
+    log: (e) => {
+      if (e.level !== 'debug') err(`${e.level}: ${e.msg}`);
+    },
+  });
+  const stop = () => {
+    err('stopping: finishing the running batch…');
+    void q.stop();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await q.run();
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof CrashPointError) {
+      err(`crashed on purpose at ${e.point} of batch ${e.batchId}; run again to recover from the checkpoint`);
+      return EXIT.crashed;
+    }
+    if (e instanceof ConcurrentStreamLogUpdateError) {
+      err(`error: ${e.message}`);
+      return EXIT.concurrent;
+    }
+    if (e instanceof WeirError) {
+      err(`error: ${e.code}: ${e.message}`);
+      return EXIT.failed;
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+async function sinkRead(args: string[]): Promise<number> {
+  const file = args[0];
+  const { result } = await loadJob(file);
+  printIssues(file!, result);
+  if (!result.ok) return EXIT.usage;
+  const sink = result.spec!.sink;
+  if (sink.type !== 'files') {
+    throw new UsageError(`weir sink read supports the files sink (it reads through _weir_metadata); this job's sink is "${sink.type}"`);
+  }
+  const o = sink.options as { path: string; format: 'json' | 'csv'; header: boolean };
+  const batches = await readCommittedRows(o.path, o.format, { header: o.header, schema: result.outputSchema });
+  for (const b of batches) for (const r of b.rows) out(JSON.stringify(r));
+  err(`${batches.reduce((n, b) => n + b.rows.length, 0)} rows from ${batches.length} committed batches`);
+  return EXIT.ok;
+}
+
+async function checkpointInspect(args: string[]): Promise<number> {
+  const dir = args[0];
+  if (!dir) throw new UsageError('missing <dir>');
+  const info = await inspectCheckpoint(checkpointFileManagerFor(dir));
+  if (info.id === null && info.offsets.length === 0) {
+    err(`error: ${dir} is not a Weir checkpoint (no metadata, no offsets/)`);
+    return EXIT.usage;
+  }
+  out(JSON.stringify(info, null, 2));
+  err(
+    info.pendingBatch === null
+      ? `all ${info.commits.length} logged batches are committed; the next run starts at batch ${(info.latestOffsetsBatch ?? -1) + 1}`
+      : `batch ${info.pendingBatch} is pending (offsets written, no commit): the next run re-runs it over the recorded range`,
+  );
+  return EXIT.ok;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, sub, ...rest] = argv;
+  try {
+    if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+      out(USAGE);
+      return cmd ? EXIT.ok : EXIT.usage;
+    }
+    if (cmd === 'validate') return await validate([sub, ...rest].filter((x) => x !== undefined));
+    if (cmd === 'run') return await run([sub, ...rest].filter((x) => x !== undefined));
+    if (cmd === 'sink' && sub === 'read') return await sinkRead(rest);
+    if (cmd === 'checkpoint' && sub === 'inspect') return await checkpointInspect(rest);
+    throw new UsageError(`unknown command "${[cmd, sub].filter(Boolean).join(' ')}"`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err(`error: ${e.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    }
+    if (e instanceof WeirError) {
+      err(`error: ${e.code}: ${e.message}`);
+      return EXIT.failed;
+    }
+    err(`error: ${(e as Error).stack ?? String(e)}`);
+    return EXIT.failed;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
