@@ -140,7 +140,42 @@ export class StatefulAggregateExec implements StatefulOperator {
     };
 
     const nKeys = keys.length;
-    for (let r = 0; r < rows.length; r++) {
+    if (windowIndex < 0 && nKeys === 1) {
+      // Hot path, one grouping column: look groups up by the raw value (a Map's SameValueZero
+      // tells 1 from '1' and groups -0 with 0, as SQL does) instead of building a key string
+      // per row; the encoded key is made once per group.
+      const keyEval = keys[0].eval;
+      const byValue = new Map<unknown, Group>();
+      // count(*) alone (the commonest streaming aggregate): bump the counter inline.
+      const countOnly = nAgg === 1 && aggregates[0].fn.countStar === true;
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r];
+        const v = keyEval(row, ctx);
+        let g = byValue.get(v);
+        if (g === undefined) {
+          if (dropLate && typeof v === 'number' && v <= wm) {
+            dropped++;
+            continue;
+          }
+          const key = encodeKey([v]);
+          const store = stores[partitionForKey(key, stores.length)];
+          const raw = store.get(key);
+          g = { key, tuple: [v], bufs: raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store };
+          groups.set(key, g);
+          byValue.set(v, g);
+        }
+        const bufs = g.bufs;
+        if (countOnly) {
+          bufs[0] = (bufs[0] as number) + 1;
+          continue;
+        }
+        for (let i = 0; i < nAgg; i++) {
+          const a = aggregates[i];
+          bufs[i] = a.fn.update(bufs[i], a.arg ? a.arg(row, ctx) : undefined);
+        }
+      }
+    }
+    for (let r = 0; windowIndex >= 0 || nKeys !== 1 ? r < rows.length : false; r++) {
       const row = rows[r];
       const tuple = new Array<unknown>(nKeys);
       for (let i = 0; i < nKeys; i++) tuple[i] = keys[i].eval(row, ctx);

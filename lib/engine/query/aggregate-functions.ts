@@ -22,6 +22,8 @@ export type AggBuffer = unknown;
 export interface AggregateFunction {
   readonly name: string;
   readonly resultType: ColumnType;
+  /** count(*): its buffer is a plain counter the aggregate's hot loop may bump inline. */
+  readonly countStar?: boolean;
   init(): AggBuffer;
   update(buffer: AggBuffer, value: unknown): AggBuffer;
   result(buffer: AggBuffer): unknown;
@@ -36,7 +38,7 @@ export function isAggregateFunctionName(name: string): boolean {
 const isNull = (v: unknown) => v === null || v === undefined;
 
 const countStar: AggregateFunction = {
-  name: 'count', resultType: 'long',
+  name: 'count', resultType: 'long', countStar: true,
   init: () => 0,
   update: (b) => (b as number) + 1,
   result: (b) => b,
