@@ -19,6 +19,7 @@ import {
   SystemClock,
   WeirError,
   checkpointFileManagerFor,
+  formatContract,
   inspectCheckpoint,
   isCrashPoint,
   readCommittedRows,
@@ -78,7 +79,7 @@ async function validate(args: string[]): Promise<number> {
   out(`${file}: valid`);
   out(`plan:\n${result.explain}`);
   out(`output schema: ${result.outputSchema!.map((f) => `${f.name}: ${f.type}`).join(', ')}`);
-  out(`contract: ${result.contract!.guarantee}: ${result.contract!.summary}`);
+  for (const line of formatContract(result.contract!)) out(line);
   return EXIT.ok;
 }
 

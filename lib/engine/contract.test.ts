@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditContract } from './contract';
+import { auditContract, formatContract } from './contract';
 
 const base = {
   source: { replayable: true, reason: 'r' },
@@ -27,5 +27,12 @@ describe('auditContract', () => {
     expect(a.survivesMachineLoss).toBe(false);
     expect(a.checkpoint.ok).toBe(false);
     expect(a.summary).toMatch(/local disk/);
+  });
+  it('formats the guarantee and every signature with its reason', () => {
+    const lines = formatContract(auditContract({ ...base, sink: { signature: 'at-least-once', reason: 'plain XADD' } }));
+    expect(lines[0]).toMatch(/^contract: at-least-once: /);
+    expect(lines).toContain('  ok  source replayable: r');
+    expect(lines).toContain('  NO  sink at-least-once: plain XADD');
+    expect(lines[2]).toMatch(/checkpoint durable: s3:\/\/b\/p outlives the machine/);
   });
 });

@@ -62,3 +62,14 @@ export function auditContract(input: ContractInput): ContractAudit {
     summary,
   };
 }
+
+/** The audit as text lines for a terminal: the guarantee, then each signature with its reason. */
+export function formatContract(a: ContractAudit): string[] {
+  const mark = (ok: boolean) => (ok ? 'ok ' : 'NO ');
+  return [
+    `contract: ${a.guarantee}: ${a.summary}`,
+    `  ${mark(a.source.ok)} source ${a.source.label}: ${a.source.reason}`,
+    `  ${mark(a.checkpoint.ok)} checkpoint ${a.checkpoint.label}: ${a.checkpoint.reason}`,
+    `  ${mark(a.sink.ok)} sink ${a.sink.label}: ${a.sink.reason}`,
+  ];
+}
