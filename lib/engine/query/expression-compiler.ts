@@ -157,9 +157,30 @@ class ExpressionCompiler {
       const r = this.compile(e.right);
       this.expectBoolean(e.left, l.type);
       this.expectBoolean(e.right, r.type);
+      // Inlined three-valued logic (no per-row closure): this is the hot path of every filter.
+      const le = l.eval;
+      const re = r.eval;
       return e.op === 'AND'
-        ? { type: 'boolean', eval: (row, c) => and(l.eval(row, c), () => r.eval(row, c)) }
-        : { type: 'boolean', eval: (row, c) => or(l.eval(row, c), () => r.eval(row, c)) };
+        ? {
+            type: 'boolean',
+            eval: (row, c) => {
+              const a = le(row, c);
+              if (a === false) return false;
+              const b = re(row, c);
+              if (b === false) return false;
+              return a === null || b === null ? null : true;
+            },
+          }
+        : {
+            type: 'boolean',
+            eval: (row, c) => {
+              const a = le(row, c);
+              if (a === true) return true;
+              const b = re(row, c);
+              if (b === true) return true;
+              return a === null || b === null ? null : false;
+            },
+          };
     }
     if (e.op === '||') {
       const l = this.compile(e.left);
@@ -304,6 +325,16 @@ class ExpressionCompiler {
     if (!['long', 'double', 'string', 'boolean', 'timestamp', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = def.impl;
+    if (args.length === 1 && nullIntolerant) {
+      const a0 = args[0].eval;
+      return {
+        type: type as ExprType,
+        eval: (row, c) => {
+          const v = a0(row, c);
+          return v === null ? null : impl([v], c, types);
+        },
+      };
+    }
     return {
       type: type as ExprType,
       eval: (row, c) => {
@@ -322,12 +353,6 @@ function and(l: unknown, r: () => unknown): boolean | null {
   return l === null || rv === null ? null : true;
 }
 
-function or(l: unknown, r: () => unknown): boolean | null {
-  if (l === true) return true;
-  const rv = r();
-  if (rv === true) return true;
-  return l === null || rv === null ? null : false;
-}
 
 /** SQL LIKE (`%` any run, `_` one char, `\` escapes) → an anchored RegExp; metacharacters are escaped. */
 export function likeToRegExp(pattern: string, flags = 's'): RegExp {

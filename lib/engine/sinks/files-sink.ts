@@ -92,6 +92,16 @@ function csvField(v: unknown): string {
   return /[",\n\r]|^\s|\s$/.test(s) || s === '' ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** Whether a row has exactly the schema's keys, in order, with no undefined values (operators' rows do). */
+function exact(r: Row, names: string[]): boolean {
+  let i = 0;
+  for (const k in r) {
+    if (k !== names[i] || r[k] === undefined) return false;
+    i++;
+  }
+  return i === names.length;
+}
+
 export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', header: boolean): string {
   const names = schema.map((f) => f.name);
   const tsCols = schema.filter((f) => f.type === 'timestamp').map((f) => f.name);
@@ -104,10 +114,13 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
       for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();
     }
     if (format === 'json') {
-      // Key order follows the schema; JSON.stringify of the projected row keeps insertion order.
-      const proj: Row = {};
-      for (const n of names) proj[n] = o[n] ?? null;
-      parts.push(JSON.stringify(proj));
+      if (exact(o, names)) parts.push(JSON.stringify(o));
+      else {
+        // Key order follows the schema; missing keys are written as null.
+        const proj: Row = {};
+        for (const n of names) proj[n] = o[n] ?? null;
+        parts.push(JSON.stringify(proj));
+      }
     } else parts.push(names.map((n) => csvField(o[n])).join(','));
   }
   return parts.length ? parts.join('\n') + '\n' : '';
