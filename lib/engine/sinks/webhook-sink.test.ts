@@ -85,6 +85,20 @@ describe('webhook sink specifics', () => {
     expect(rec.received).toEqual([]);
   });
 
+  it('backs off exponentially on the injected clock, or as the receiver\'s Retry-After says', async () => {
+    rec.received = [];
+    const slept: number[] = [];
+    const recording = { now: () => 0, sleep: async (ms: number) => { slept.push(ms); } };
+    const sink = new WebhookSink(opts(url, { maxRetries: 3, initialBackoffMs: 100, maxBackoffMs: 250 }), recording, 'j');
+    rec.script = [502, 502, 502];
+    await sink.addBatch(0, [], ctx);
+    expect(slept).toEqual([100, 200, 250]);
+    slept.length = 0;
+    rec.script = [503]; // answers Retry-After: 0
+    await sink.addBatch(1, [], ctx);
+    expect(slept).toEqual([0]);
+  });
+
   it('describes itself by origin only, never the token-bearing path or headers', () => {
     const sink = new WebhookSink(opts(url, { headers: { authorization: 'Bearer hdr-secret' } }), clock, 'j');
     expect(sink.description).toMatch(/^WebhookSink\[http:\/\/127\.0\.0\.1:\d+\]$/);

@@ -79,7 +79,8 @@ export class WebhookSink implements Sink {
         if (!(res.status === 408 || res.status === 429 || res.status >= 500)) {
           throw new SinkError(`Webhook sink: the receiver refused batch ${batchId} with ${last}; retrying would not help. Fix the receiver or the sink options; the batch is not committed and will be re-run.`, { batchId, status: res.status });
         }
-        const ra = Number(res.headers.get('retry-after'));
+        const header = res.headers.get('retry-after');
+        const ra = header === null ? NaN : Number(header);
         if (Number.isFinite(ra) && ra >= 0) retryAfterMs = ra * 1000;
       } catch (e) {
         if (e instanceof SinkError) throw e;
