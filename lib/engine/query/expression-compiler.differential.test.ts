@@ -148,7 +148,40 @@ async function check(kind: 'num' | 'bool' | 'text', expr: Gen, rows: Row[]): Pro
   }
 }
 
+/** Boolean trees rendered with the fewest parentheses SQL precedence allows (OR < AND < NOT < predicates). */
+type BoolTree = { op: 'AND' | 'OR'; l: BoolTree; r: BoolTree } | { op: 'NOT'; x: BoolTree } | { op: 'leaf'; sql: string };
+const leaf = fc.constantFrom(
+  'a IN (1, 2, -3)', 'a NOT IN (0, 5)', 'b BETWEEN -1 AND 2', 'x NOT BETWEEN 0 AND 3', "s LIKE 'a%'", "t NOT LIKE '%b'",
+  'a IS NULL', 's IS NOT NULL', 'p', 'a = b', 'a + b * 2 > x', 'x - 1 - 2 <= a / 2 / 2', "s || t = 'ab'",
+).map((sql): BoolTree => ({ op: 'leaf', sql }));
+const { tree } = fc.letrec<{ tree: BoolTree }>((tie) => ({
+  tree: fc.oneof(
+    { depthSize: 'small' },
+    leaf,
+    fc.tuple(fc.constantFrom('AND' as const, 'OR' as const), tie('tree'), tie('tree')).map(([op, l, r]): BoolTree => ({ op, l, r })),
+    tie('tree').map((x): BoolTree => ({ op: 'NOT', x })),
+  ),
+}));
+const PREC = { OR: 1, AND: 2, NOT: 3, leaf: 4 } as const;
+function renderMinimal(t: BoolTree, parent = 0): string {
+  const wrap = (s: string) => (PREC[t.op] < parent ? `(${s})` : s);
+  if (t.op === 'leaf') return t.sql;
+  if (t.op === 'NOT') return wrap(`NOT ${renderMinimal(t.x, PREC.NOT)}`);
+  // Left-associative: a right operand of the same operator keeps its parentheses.
+  return wrap(`${renderMinimal(t.l, PREC[t.op])} ${t.op} ${renderMinimal(t.r, PREC[t.op] + 1)}`);
+}
+
 describe('expression compiler vs DuckDB', () => {
+  it('groups AND/OR/NOT with SQL precedence when the user writes few parentheses', async () => {
+    await fc.assert(
+      fc.asyncProperty(tree, fc.array(rowArb, { minLength: 1, maxLength: 25 }), async (t, rows) => {
+        const sql = renderMinimal(t);
+        await check('bool', both(sql), rows);
+      }),
+      { numRuns: 200, seed: 4242 },
+    );
+  });
+
   for (const kind of ['num', 'bool', 'text'] as const) {
     it(`agrees on random ${kind} expressions over random rows`, async () => {
       const arb = kind === 'num' ? num : kind === 'bool' ? bool : text;

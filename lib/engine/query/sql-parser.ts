@@ -1,6 +1,12 @@
 /**
  * Parses a query's SQL with node-sql-parser (PostgreSQL dialect, with source locations) into
  * its SELECT AST. Syntax errors become SqlValidationError with line/column and the text found.
+ *
+ * node-sql-parser 5.4 groups AND/OR wrongly after IN, BETWEEN, NOT and a few other predicates
+ * (`a = 1 AND b IN (1) OR c = 2` comes back as `a = 1 AND (b IN (1) OR c = 2)`), which would
+ * silently change what a WHERE keeps. `fixBooleanPrecedence` regroups every unparenthesized
+ * AND/OR chain from its operands in source order with SQL's precedence (AND before OR, both
+ * left-associative). The parser records explicit parentheses, so user grouping is kept.
  */
 import pkg from 'node-sql-parser';
 import type { SqlNode } from './expression-builder';
@@ -22,9 +28,50 @@ export function parseSelect(sql: string): SqlNode {
   }
   const statements = (Array.isArray(ast) ? ast : [ast]) as SqlNode[];
   if (statements.length !== 1) throw new SqlValidationError(`Expected exactly one SELECT statement, found ${statements.length}`, undefined, 'statements');
-  const stmt = statements[0];
+  const stmt = fixBooleanPrecedence(statements[0]) as SqlNode;
   if (stmt.type !== 'select') {
     throw new SqlValidationError(`Only SELECT queries can run as streams, found ${String(stmt.type).toUpperCase()}`, { line: 1, column: 1 }, String(stmt.type));
   }
   return stmt;
+}
+
+const isBool = (n: unknown): n is SqlNode =>
+  !!n && typeof n === 'object' && (n as SqlNode).type === 'binary_expr' && /^(AND|OR)$/i.test(String((n as SqlNode).operator));
+
+/** Operands and operators of an unparenthesized AND/OR chain, in source order. */
+function flatten(n: SqlNode, items: (SqlNode | string)[]): void {
+  for (const side of [n.left, 'op', n.right] as const) {
+    if (side === 'op') items.push(String(n.operator).toUpperCase());
+    else if (isBool(side) && !side.parentheses) flatten(side, items);
+    else items.push(side);
+  }
+}
+
+export function fixBooleanPrecedence(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(fixBooleanPrecedence);
+  if (!node || typeof node !== 'object') return node;
+  const n = node as SqlNode;
+  if (isBool(n)) {
+    const items: (SqlNode | string)[] = [];
+    flatten(n, items);
+    const operands = items.filter((_, i) => i % 2 === 0).map((x) => fixBooleanPrecedence(x) as SqlNode);
+    const ops = items.filter((_, i) => i % 2 === 1) as string[];
+    // AND binds tighter than OR: split on OR, fold each AND run left to right, then fold the ORs.
+    const terms: SqlNode[] = [];
+    let cur = operands[0];
+    for (let i = 0; i < ops.length; i++) {
+      if (ops[i] === 'AND') cur = { type: 'binary_expr', operator: 'AND', left: cur, right: operands[i + 1] };
+      else {
+        terms.push(cur);
+        cur = operands[i + 1];
+      }
+    }
+    terms.push(cur);
+    let root = terms[0];
+    for (let i = 1; i < terms.length; i++) root = { type: 'binary_expr', operator: 'OR', left: root, right: terms[i] };
+    return { ...root, parentheses: n.parentheses, loc: n.loc };
+  }
+  const out: SqlNode = {};
+  for (const [k, v] of Object.entries(n)) out[k] = k === 'loc' ? v : fixBooleanPrecedence(v);
+  return out;
 }
