@@ -127,6 +127,17 @@ describe('event-time windows and the watermark', () => {
     expect(b1.progress[0]).toMatchObject({ numRowsDroppedByWatermark: 1, numRowsTotal: 1, numRowsRemoved: 1 });
   });
 
+  it('grouping by the event-time column itself: late rows are dropped even for groups still in state', async () => {
+    const q = runner('SELECT ts, count(*) AS n FROM events GROUP BY ts', 'update', watermarked);
+    await q.runBatch([ev('eu', 1, 1), ev('eu', 1, 20)]);
+    // Watermark 15: the group at minute 1 is late now, although batch 0 left it in state.
+    const b1 = await q.runBatch([ev('eu', 1, 1), ev('eu', 1, 20), ev('eu', 1, 16)]);
+    expect(sorted(b1.output)).toEqual(sorted([{ ts: 20 * MIN, n: 2 }, { ts: 16 * MIN, n: 1 }]));
+    expect(b1.progress[0]).toMatchObject({ numRowsDroppedByWatermark: 1, numRowsTotal: 2 });
+    const b2 = await q.runBatch([ev('eu', 1, 20)]);
+    expect(b2.output).toEqual([{ ts: 20 * MIN, n: 3 }]);
+  });
+
   it('sliding windows put a row in every window that contains it', async () => {
     const q = runner('SELECT "window", count(*) AS n FROM events GROUP BY window(ts, \'10 minutes\', \'5 minutes\')', 'complete', watermarked);
     const out = await q.runBatch([ev('eu', 1, 7), ev('eu', 1, 12)]);

@@ -36,6 +36,12 @@ export interface GroupingKey {
   /** The key value; for a window key, the event time the windows are computed from. */
   eval: Evaluator;
   window?: TimeWindowSpec;
+  /**
+   * Set when the key is a plain source column: the hot loop reads `row[column]` at its own call
+   * site, which sees only source rows (a monomorphic property load), instead of the shared
+   * column closure that every query's rows go through.
+   */
+  column?: string;
 }
 
 export interface AggregateSpec {
@@ -43,6 +49,8 @@ export interface AggregateSpec {
   fn: AggregateFunction;
   /** Argument; absent for count(*). */
   arg?: Evaluator;
+  /** Set when the argument is a plain source column (see GroupingKey.column). */
+  argColumn?: string;
 }
 
 export interface StatefulAggregateOptions {
@@ -62,7 +70,12 @@ interface Group {
   tuple: unknown[];
   bufs: unknown[];
   store: StateStore;
+  /** Last batch that touched the group (the cache reuses Group objects across batches). */
+  batchId: number;
 }
+
+/** Decoded groups kept between batches by the one-column hot path, at most this many. */
+const MAX_CACHED_GROUPS = 100_000;
 
 export class StatefulAggregateExec implements StatefulOperator {
   readonly stateful = true as const;
@@ -75,6 +88,14 @@ export class StatefulAggregateExec implements StatefulOperator {
   /** Watermark up to which state is known evicted (confirmed once the batch committed). */
   private evictedUpTo = -Infinity;
   private pendingEvictedUpTo = -Infinity;
+  /**
+   * One-column hot path: the groups as of the last committed version, by raw key value, so a
+   * group touched every batch is decoded once, not once per batch. Valid only while the stores
+   * are at `cacheVersion` (set after a commit); a re-run after an abort starts from scratch.
+   */
+  private readonly cache = new Map<unknown, Group>();
+  private cacheVersion = -1;
+  private pendingCacheVersion = -1;
 
   constructor(private readonly o: StatefulAggregateOptions) {
     this.name = o.name ?? 'stateStoreSave';
@@ -129,7 +150,7 @@ export class StatefulAggregateExec implements StatefulOperator {
         const store = stores[partitionForKey(key, stores.length)];
         const raw = store.get(key);
         const bufs = raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init());
-        g = { key, tuple, bufs, store };
+        g = { key, tuple, bufs, store, batchId: ctx.batchId };
         groups.set(key, g);
       }
       const bufs = g.bufs;
@@ -145,24 +166,34 @@ export class StatefulAggregateExec implements StatefulOperator {
       // tells 1 from '1' and groups -0 with 0, as SQL does) instead of building a key string
       // per row; the encoded key is made once per group.
       const keyEval = keys[0].eval;
-      const byValue = new Map<unknown, Group>();
+      const keyColumn = keys[0].column;
+      const byValue = this.cache;
+      const version = stores[0].version;
+      if (this.cacheVersion !== version || byValue.size > MAX_CACHED_GROUPS) byValue.clear();
+      this.cacheVersion = -1; // dirty until this batch commits
+      this.pendingCacheVersion = version + 1;
+      const batchId = ctx.batchId;
       // count(*) alone (the commonest streaming aggregate): bump the counter inline.
       const countOnly = nAgg === 1 && aggregates[0].fn.countStar === true;
       for (let r = 0; r < rows.length; r++) {
         const row = rows[r];
-        const v = keyEval(row, ctx);
+        const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+        if (dropLate && typeof v === 'number' && v <= wm) {
+          dropped++;
+          continue;
+        }
         let g = byValue.get(v);
         if (g === undefined) {
-          if (dropLate && typeof v === 'number' && v <= wm) {
-            dropped++;
-            continue;
-          }
           const key = encodeKey([v]);
           const store = stores[partitionForKey(key, stores.length)];
           const raw = store.get(key);
-          g = { key, tuple: [v], bufs: raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store };
+          g = { key, tuple: [v], bufs: raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId };
           groups.set(key, g);
           byValue.set(v, g);
+        } else if (g.batchId !== batchId) {
+          g.batchId = batchId;
+          g.store = stores[partitionForKey(g.key, stores.length)];
+          groups.set(g.key, g);
         }
         const bufs = g.bufs;
         if (countOnly) {
@@ -171,7 +202,8 @@ export class StatefulAggregateExec implements StatefulOperator {
         }
         for (let i = 0; i < nAgg; i++) {
           const a = aggregates[i];
-          bufs[i] = a.fn.update(bufs[i], a.arg ? a.arg(row, ctx) : undefined);
+          const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
+          bufs[i] = a.fn.update(bufs[i], arg);
         }
       }
     }
@@ -218,8 +250,10 @@ export class StatefulAggregateExec implements StatefulOperator {
           if (t !== null && t <= wm) expired.push([k, v]);
         }
         for (const [k, v] of expired) {
-          if (outputMode === 'append') out.push(render(decodeKey(k), decodeValue(v) as unknown[]));
+          const tuple = decodeKey(k);
+          if (outputMode === 'append') out.push(render(tuple, decodeValue(v) as unknown[]));
           s.remove(k, 'watermark');
+          this.cache.delete(tuple[0]);
         }
       }
       this.pendingEvictedUpTo = wm;
@@ -238,8 +272,9 @@ export class StatefulAggregateExec implements StatefulOperator {
 
   /** Called after the batch's stores committed: figures for progress. */
   progress(): StateOperatorProgress {
-    // Only now is the eviction durable; a re-run after an abort must scan again.
+    // Only now are the eviction and the cached groups durable; a re-run after an abort starts over.
     this.evictedUpTo = this.pendingEvictedUpTo;
+    this.cacheVersion = this.pendingCacheVersion;
     let total = 0, updated = 0, removed = 0, memory = 0, commitTimeMs = 0;
     for (const s of this.lastStores) {
       const m = s.metrics();

@@ -83,7 +83,8 @@ export function planAggregate(
   const keys: GroupingKey[] = analysis.keys.map((k) => {
     const source = k.window && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
     const c = compileExpression(source, childSchema);
-    return { name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window };
+    const column = !k.window && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
+    return { name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column };
   });
   const aggregates: AggregateSpec[] = node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
@@ -95,7 +96,8 @@ export function planAggregate(
       return x.value;
     });
     const fn = resolveAggregate({ name: a.expr.name, argTypes: compiled ? [compiled.type] : [], star, distinct: false, literalArgs }, exprToString(a.expr));
-    return { name: a.name, fn, arg: compiled?.eval };
+    const argColumn = arg?.kind === 'column' ? resolveColumn(childSchema, arg.name)?.name : undefined;
+    return { name: a.name, fn, arg: compiled?.eval, argColumn };
   });
   const exec = new StatefulAggregateExec({
     operatorId: opts.operatorId,

@@ -195,7 +195,8 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 export class FileBackedStateStore implements StateStore {
   /** Each changed key's value before this version's first change to it (undefined: absent). */
   readonly undo = new Map<string, Uint8Array | undefined>();
-  private readonly ops = new Map<string, Op>();
+  /** Why each removed key went (puts need no entry: a changed key with a value was put). */
+  private readonly removals = new Map<string, Exclude<Op, 'put'>>();
   committed = false;
   finished = false;
   private committedMetrics: StateStoreMetrics | null = null;
@@ -232,7 +233,6 @@ export class FileBackedStateStore implements StateStore {
     if (old !== undefined) this.p.memoryBytes -= entryBytes(key, old);
     this.p.memoryBytes += entryBytes(key, value);
     map.set(key, value);
-    this.ops.set(key, 'put');
   }
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
@@ -243,7 +243,7 @@ export class FileBackedStateStore implements StateStore {
     if (!this.undo.has(key)) this.undo.set(key, old);
     this.p.memoryBytes -= entryBytes(key, old);
     map.delete(key);
-    this.ops.set(key, reason === 'watermark' ? 'evict' : 'remove');
+    this.removals.set(key, reason === 'watermark' ? 'evict' : 'remove');
   }
 
   entries(): IterableIterator<[string, Uint8Array]> {
@@ -251,15 +251,15 @@ export class FileBackedStateStore implements StateStore {
   }
 
   updatedKeys(): IterableIterator<string> {
-    return this.ops.keys();
+    return this.undo.keys();
   }
 
   async commit(): Promise<number> {
     this.writable();
     const started = this.p.now();
     const next = this.version + 1;
-    const w = new StateFileWriter(next, 'delta', 64 + this.ops.size * 48);
-    for (const key of this.ops.keys()) {
+    const w = new StateFileWriter(next, 'delta', 64 + this.undo.size * 48);
+    for (const key of this.undo.keys()) {
       const cur = this.p.map.get(key);
       if (cur !== undefined) w.put(key, cur);
       else if (this.undo.get(key) !== undefined) w.remove(key);
@@ -287,16 +287,17 @@ export class FileBackedStateStore implements StateStore {
       }
     }
     this.undo.clear();
-    this.ops.clear();
+    this.removals.clear();
     this.finished = true;
   }
 
   private liveMetrics(): StateStoreMetrics {
     let updated = 0, evicted = 0, removed = 0;
-    for (const [key, op] of this.ops) {
-      if (op === 'put') updated++;
-      else if (this.undo.get(key) === undefined) continue; // put then removed: never existed
-      else if (op === 'evict') evicted++;
+    const map = this.p.map;
+    for (const [key, orig] of this.undo) {
+      if (map.has(key)) updated++;
+      else if (orig === undefined) continue; // put then removed: never existed
+      else if (this.removals.get(key) === 'evict') evicted++;
       else removed++;
     }
     return {
