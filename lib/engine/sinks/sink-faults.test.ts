@@ -264,3 +264,21 @@ describe('a replay whose source data was trimmed away', () => {
     }
   });
 });
+
+describe('read limits through the engine', () => {
+  it('postgres maxRowsPerTrigger splits a backlog into batches; a crash mid-backlog still ends with every row once', async () => {
+    const id = `l${++n}`;
+    const spec = await job(id, { type: 'postgres', options: { connectionString: db.url, table: id } });
+    spec.source.options = { ...spec.source.options, maxRowsPerTrigger: 4 };
+    const ids = await addInput(id, 10);
+    const first = new MicroBatchExecution({ spec, crash: { point: 'after-sink', batchId: 1 } });
+    await expect(first.processAllAvailable()).rejects.toBeInstanceOf(CrashPointError);
+    await first.stop();
+    const seen: number[] = [];
+    const second = new MicroBatchExecution({ spec, onProgress: (p) => void seen.push(p.numInputRows) });
+    await second.processAllAvailable();
+    await second.stop();
+    expect(seen).toEqual([4, 2]); // batch 1 re-run over its recorded range, then the rest
+    expect((await readPg(id)).map((r) => r.id).sort((a, b) => (a as number) - (b as number))).toEqual(ids);
+  });
+});

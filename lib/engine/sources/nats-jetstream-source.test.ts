@@ -38,11 +38,10 @@ async function publish(subject: string, rows: Row[]) {
   for (const r of rows) await js.publish(subject, JSON.stringify(r));
 }
 
-sourceContractSuite('nats-jetstream', {
-  async make() {
+async function harness(maxMessagesPerTrigger?: number) {
     const { stream, subject } = await newStream();
     const opened: NatsJetStreamSource[] = [];
-    const open = () => { const s = new NatsJetStreamSource(options(stream), sourceContractSchema); opened.push(s); return s; };
+    const open = () => { const s = new NatsJetStreamSource(options(stream, { maxMessagesPerTrigger }), sourceContractSchema); opened.push(s); return s; };
     return {
       source: open(),
       append: (rows: Row[]) => publish(`${subject}.a`, rows),
@@ -50,8 +49,9 @@ sourceContractSuite('nats-jetstream', {
       trimOldest: async (k: number) => { const info = await jsm.streams.info(stream); await jsm.streams.purge(stream, { keep: info.state.messages - k }); },
       cleanup: async () => { for (const s of opened) await s.stop(); },
     };
-  },
-});
+}
+
+sourceContractSuite('nats-jetstream', { make: () => harness(), makeLimited: (max) => harness(max) });
 
 describe('nats-jetstream source specifics', () => {
   it('a first batch starts where retention had left the stream, and a later purge of it is data loss', async () => {

@@ -21,7 +21,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { DataLossError, WeirError } from '../errors';
 import type { Offset, Row, Schema } from '../types';
-import type { BadRecord, Source, SourceBatch } from './source';
+import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceDefinition } from './source-registry';
 import { redact } from '../sinks/pg-util';
 import { parseJsonRecord } from './value-conversion';
@@ -33,6 +33,8 @@ export const natsJetStreamSourceOptions = z.strictObject({
   token: z.string().min(1).optional(),
   failOnDataLoss: z.boolean().default(true),
   fetchSize: z.number().int().min(1).max(10_000).default(1_000),
+  /** At most this many stream sequences per batch (fewer messages with a subject filter). */
+  maxMessagesPerTrigger: z.number().int().min(1).optional(),
 });
 export type NatsJetStreamSourceOptions = z.infer<typeof natsJetStreamSourceOptions>;
 
@@ -66,18 +68,23 @@ export class NatsJetStreamSource implements Source {
     return this.jsm;
   }
 
-  /** latestOffset has no side effects and no read limits here, so it is also the true latest. */
-  reportLatestOffset(): Promise<Offset | null> {
-    return this.latestOffset();
-  }
-
-  async latestOffset(): Promise<Offset | null> {
+  /** The true latest offset, ignoring maxMessagesPerTrigger. */
+  async reportLatestOffset(): Promise<Offset | null> {
     try {
       const info = await (await this.manager()).streams.info(this.opts.stream);
       return info.state.last_seq === 0 ? null : ({ seq: info.state.last_seq, first: info.state.first_seq } satisfies SeqOffset);
     } catch (e) {
       this.fail('read its latest offset', e);
     }
+  }
+
+  /** The end of the next batch: the latest sequence, or at most `maxMessagesPerTrigger` past start. */
+  async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    const latest = (await this.reportLatestOffset()) as SeqOffset | null;
+    const max = this.opts.maxMessagesPerTrigger;
+    if (!latest || !max || limit === 'all') return latest;
+    const s = this.parseOffset(start ?? null)?.seq ?? latest.first - 1;
+    return { seq: Math.min(latest.seq, Math.max(s, latest.first - 1) + max), first: latest.first } satisfies SeqOffset;
   }
 
   private parseOffset(o: Offset | null): SeqOffset | null {

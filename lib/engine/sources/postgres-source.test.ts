@@ -11,11 +11,10 @@ let n = 0;
 beforeAll(async () => { db = await createTestDatabase('pgsource'); });
 afterAll(async () => { await db.drop(); });
 
-sourceContractSuite('postgres', {
-  async make() {
+async function harness(maxRowsPerTrigger?: number) {
     const table = `events ${++n}`;
     await db.pool.query(`CREATE TABLE "${table}" (id bigint, name text, amount double precision)`);
-    const open = () => new PostgresSource({ connectionString: db.url, table, schema: 'public', offsetColumn: 'id' }, sourceContractSchema);
+    const open = () => new PostgresSource({ connectionString: db.url, table, schema: 'public', offsetColumn: 'id', maxRowsPerTrigger }, sourceContractSchema);
     const source = open();
     const opened = [source];
     return {
@@ -26,8 +25,9 @@ sourceContractSuite('postgres', {
       reopen: async () => { const s = open(); opened.push(s); return s; },
       cleanup: async () => { for (const s of opened) await s.stop(); },
     };
-  },
-});
+}
+
+sourceContractSuite('postgres', { make: () => harness(), makeLimited: (max) => harness(max) });
 
 describe('postgres source specifics', () => {
   it('orders ties on the offset column deterministically and keeps exact bigint offsets', async () => {

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import type pg from 'pg';
 import { WeirError } from '../errors';
 import type { Offset, Row, Schema } from '../types';
-import type { BadRecord, Source, SourceBatch } from './source';
+import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceDefinition } from './source-registry';
 import { createPool, errorText, qualifiedName, quoteIdent, secretsOf } from '../sinks/pg-util';
 import { convertValue } from './value-conversion';
@@ -30,6 +30,8 @@ export const postgresSourceOptions = z.strictObject({
   table: z.string().min(1),
   schema: z.string().min(1).default('public'),
   offsetColumn: z.string().min(1),
+  /** At most about this many rows per batch (ties on the offset column join the batch). */
+  maxRowsPerTrigger: z.number().int().min(1).optional(),
 });
 export type PostgresSourceOptions = z.infer<typeof postgresSourceOptions>;
 
@@ -54,16 +56,28 @@ export class PostgresSource implements Source {
     throw new WeirError('SOURCE_ERROR', `Postgres source ${this.opts.schema}.${this.opts.table} could not ${what}: ${errorText(e, this.secrets)}. Check the database is reachable and the table and column exist; the batch will be retried from the checkpoint.`);
   }
 
-  /** latestOffset has no side effects and no read limits here, so it is also the true latest. */
-  reportLatestOffset(): Promise<Offset | null> {
-    return this.latestOffset();
-  }
-
-  async latestOffset(): Promise<Offset | null> {
+  /** The true latest offset: max(offsetColumn), ignoring maxRowsPerTrigger. */
+  async reportLatestOffset(): Promise<Offset | null> {
     const col = quoteIdent(this.opts.offsetColumn);
     const res = await this.pool.query<{ v: string | null }>(`SELECT max(${col})::text AS v FROM ${this.target}`).catch((e) => this.fail('read its latest offset', e));
     const v = res.rows[0]?.v ?? null;
     return v === null ? null : { [this.opts.offsetColumn]: v };
+  }
+
+  /**
+   * The end of the next batch: the true latest, or with `maxRowsPerTrigger` the value of the
+   * n-th row after `start` (rows tying on that value all join the batch, so a batch may be a
+   * little larger than n). Trigger.Once (`limit` 'all') ignores the limit, as in Spark.
+   */
+  async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    const max = this.opts.maxRowsPerTrigger;
+    if (!max || limit === 'all') return this.reportLatestOffset();
+    const col = quoteIdent(this.opts.offsetColumn);
+    const s = this.valueOf(start ?? null);
+    const res = await this.pool
+      .query<{ v: string }>(`SELECT ${col}::text AS v FROM ${this.target} ${s === null ? '' : `WHERE ${col} > $2`} ORDER BY ${col} LIMIT 1 OFFSET $1`, s === null ? [max - 1] : [max - 1, s])
+      .catch((e) => this.fail('plan its next batch', e));
+    return res.rows.length ? { [this.opts.offsetColumn]: res.rows[0].v } : this.reportLatestOffset();
   }
 
   private valueOf(o: Offset | null): string | null {

@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { Redis } from 'ioredis';
 import { DataLossError, WeirError } from '../errors';
 import type { Offset, Row, Schema } from '../types';
-import type { BadRecord, Source, SourceBatch } from './source';
+import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceDefinition } from './source-registry';
 import { redact, secretsOf } from '../sinks/pg-util';
 import { createRedis } from './redis-util';
@@ -34,6 +34,8 @@ export const redisStreamSourceOptions = z.strictObject({
   jsonField: z.string().min(1).default('data'),
   failOnDataLoss: z.boolean().default(true),
   pageSize: z.number().int().min(1).max(100_000).default(5_000),
+  /** At most this many entries per batch. */
+  maxEntriesPerTrigger: z.number().int().min(1).optional(),
 });
 export type RedisStreamSourceOptions = z.infer<typeof redisStreamSourceOptions>;
 
@@ -58,16 +60,29 @@ export class RedisStreamSource implements Source {
     throw new WeirError('SOURCE_ERROR', `Redis stream source ${this.opts.stream} could not ${what}: ${redact((e as Error)?.message ?? String(e), this.secrets)}. Check Redis is reachable; the batch will be retried from the checkpoint.`);
   }
 
-  /** latestOffset has no side effects and no read limits here, so it is also the true latest. */
-  reportLatestOffset(): Promise<Offset | null> {
-    return this.latestOffset();
-  }
-
-  async latestOffset(): Promise<Offset | null> {
+  /** The true latest offset, ignoring maxEntriesPerTrigger. */
+  async reportLatestOffset(): Promise<Offset | null> {
     // One XINFO STREAM answers atomically: the newest entry, the length and entries-added.
     const info = await this.streamInfo().catch((e) => this.fail('read its latest offset', e));
     if (!info || !info.lastId) return null;
     return { id: info.lastId, added: info.added, length: info.length };
+  }
+
+  /**
+   * The end of the next batch: the latest entry, or with `maxEntriesPerTrigger` the n-th entry
+   * after start. The counters of a limited end are what the range held at planning: `length` (for
+   * a first batch) is the entries found, `added` advances by them. Trigger.Once ignores the limit.
+   */
+  async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    const latest = (await this.reportLatestOffset()) as { id: string; added: number; length: number } | null;
+    const max = this.opts.maxEntriesPerTrigger;
+    if (!latest || !max || limit === 'all') return latest;
+    const s = this.idOf(start ?? null);
+    const page = (await this.redis.xrange(this.opts.stream, s === null ? '-' : `(${s}`, '+', 'COUNT', max).catch((e) => this.fail('plan its next batch', e))) as Entry[];
+    if (page.length < max || page[page.length - 1][0] === latest.id) return latest;
+    const startAdded = (start as { added?: unknown } | null)?.added;
+    const added = typeof startAdded === 'number' ? startAdded + page.length : latest.added - (latest.length - page.length);
+    return { id: page[page.length - 1][0], added, length: page.length };
   }
 
   private async streamInfo(): Promise<{ lastId: string | null; added: number; length: number } | null> {

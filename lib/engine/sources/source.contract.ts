@@ -9,7 +9,9 @@
  * - a property (fast-check): for any appends and any two recorded offsets a < b, getBatch(a, b)
  *   is the concatenation of what was appended between them;
  * - a replayable source whose range was trimmed away throws DataLossError (when the harness can
- *   trim); a non-replayable source really does lose an uncommitted range on restart, as labelled.
+ *   trim); a non-replayable source really does lose an uncommitted range on restart, as labelled;
+ * - with a per-trigger read limit, batches planned from each end cover at most that many records,
+ *   in order, and Trigger.Once ('all') and `reportLatestOffset` see everything.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -37,6 +39,8 @@ export interface SourceContractHarness {
 export interface SourceContractOptions {
   /** Fresh, empty system per call. */
   make(): Promise<SourceContractHarness>;
+  /** The same, with the source's per-trigger read limit set to `max` records (if it has one). */
+  makeLimited?(max: number): Promise<SourceContractHarness>;
   numRuns?: number;
   seed?: number;
 }
@@ -157,5 +161,32 @@ export function sourceContractSuite(name: string, opts: SourceContractOptions): 
         await h.cleanup();
       }
     });
+  
+    if (opts.makeLimited) {
+      const makeLimited = opts.makeLimited;
+      it('with a read limit, plans batches of at most that many records, in order; once and reportLatestOffset see all', async () => {
+        const h = await makeLimited(3);
+        try {
+          await h.source.open?.();
+          const all = rows(7);
+          await h.append(all);
+          const got: Row[][] = [];
+          let start: Offset | null = null;
+          for (let i = 0; i < 5; i++) {
+            const end = await h.source.latestOffset(viaJson(start), 'default');
+            if (end === null || JSON.stringify(end) === JSON.stringify(start)) break;
+            got.push(await batch(h.source, start, end));
+            start = end;
+          }
+          expect(got.map((b) => b.length)).toEqual([3, 3, 1]);
+          expect(got.flat()).toEqual(all);
+          const everything = await h.source.latestOffset(null, 'all');
+          expect(await batch(h.source, null, everything)).toEqual(all);
+          expect(await h.source.reportLatestOffset?.()).toEqual(everything);
+        } finally {
+          await h.cleanup();
+        }
+      });
+    }
   });
 }
