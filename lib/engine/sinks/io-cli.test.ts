@@ -73,7 +73,7 @@ describe('weir CLI with io sources and sinks', () => {
     const v = await weir(['validate', file]);
     expect(v.code).toBe(0);
     expect(v.stdout).toMatch(/contract: exactly-once/);
-    expect(v.stdout).toMatch(/ok  sink idempotent: INSERT … ON CONFLICT \(region\)/);
+    expect(v.stdout).toMatch(/ok {2}sink idempotent: INSERT … ON CONFLICT \(region\)/);
     const json = JSON.parse((await weir(['validate', file, '--json'])).stdout);
     expect(json.contract.sink).toMatchObject({ signature: 'idempotent', reason: expect.stringMatching(/ON CONFLICT \(region\)/) });
     expect(JSON.stringify(json)).not.toContain('cli-pass');
