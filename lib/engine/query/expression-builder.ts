@@ -131,7 +131,8 @@ export class ExpressionBuilder {
       case 'aggr_func':
         throw notSupportedYet(`Aggregate function ${String(node.name).toUpperCase()}()`, pos, 'aggregation (GROUP BY and aggregate functions) arrives with stateful operators');
       case 'window_func':
-        throw notSupportedYet(`Window function ${node.name}()`, pos);
+        // node-sql-parser records no location here: point at the function's name.
+        throw notSupportedYet(`Window function ${node.name}()`, pos ?? findPosition(this.sql, new RegExp(`\\b${String(node.name)}\\s*\\(`, 'i')));
       case 'interval':
         throw notSupportedYet('INTERVAL', pos);
       default:

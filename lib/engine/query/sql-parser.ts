@@ -15,10 +15,35 @@ import { SqlValidationError } from './sql-error';
 const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, opt: object): unknown } };
 const parser = new Parser();
 
+/**
+ * Spark spells the string type STRING (`CAST(x AS STRING)`), which the PostgreSQL grammar
+ * rejects. Outside quoted text, `AS STRING)` becomes `AS TEXT  )`: same length, so every position
+ * reported afterwards still points into the user's text.
+ */
+export function sparkTypeNames(sql: string): string {
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const ch = sql[i];
+    if (ch === "'" || ch === '"' || ch === '`') {
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === ch && sql[j + 1] !== ch)) j += sql[j] === ch ? 2 : 1;
+      out += sql.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    let j = i;
+    while (j < sql.length && !"'\"`".includes(sql[j])) j++;
+    out += sql.slice(i, j).replace(/\b(AS\s+)STRING(?=\s*\))/gi, (_m, as: string) => `${as}TEXT  `);
+    i = j;
+  }
+  return out;
+}
+
 export function parseSelect(sql: string): SqlNode {
   let ast: unknown;
   try {
-    ast = parser.astify(sql, { database: 'PostgreSQL', parseOptions: { includeLocations: true } });
+    ast = parser.astify(sparkTypeNames(sql), { database: 'PostgreSQL', parseOptions: { includeLocations: true } });
   } catch (e) {
     const err = e as { location?: { start?: { line: number; column: number } }; found?: string | null; message?: string };
     const pos = err.location?.start ? { line: err.location.start.line, column: err.location.start.column } : undefined;

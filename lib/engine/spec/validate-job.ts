@@ -33,16 +33,74 @@ function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (e) {
-    const msg = (e as Error).message;
-    const m = /position (\d+)/.exec(msg);
+    // Node 20's JSON.parse message has no position: find the first offending character ourselves.
+    const offset = jsonErrorOffset(text);
     let line: number | undefined;
     let column: number | undefined;
-    if (m) {
-      const before = text.slice(0, Number(m[1]));
+    if (offset >= 0) {
+      const before = text.slice(0, offset);
       line = before.split('\n').length;
-      column = Number(m[1]) - before.lastIndexOf('\n');
+      column = offset - before.lastIndexOf('\n');
     }
-    return { ok: false, error: { path: '(root)', message: `not valid JSON: ${msg}`, line, column } };
+    return { ok: false, error: { path: '(root)', message: `not valid JSON: ${(e as Error).message}`, line, column } };
+  }
+}
+
+/** Offset of the first character where `t` stops being JSON (-1 if it is valid JSON). */
+export function jsonErrorOffset(t: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const ws = () => {
+    while (i < t.length && ' \t\n\r'.includes(t[i])) i++;
+  };
+  const str = () => {
+    i++;
+    while (i < t.length && t[i] !== '"') {
+      if (t[i] < ' ') fail();
+      i += t[i] === '\\' ? 2 : 1;
+    }
+    if (i >= t.length) fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const c = t[i];
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      ws();
+      if (t[i] === close) return void i++;
+      for (;;) {
+        if (c === '{') {
+          ws();
+          if (t[i] !== '"') fail();
+          str();
+          ws();
+          if (t[i] !== ':') fail();
+          i++;
+        }
+        value();
+        ws();
+        if (t[i] === ',') i++;
+        else if (t[i] === close) return void i++;
+        else fail();
+      }
+    }
+    if (c === '"') return str();
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(t.slice(i, i + 400));
+    if (!m) fail();
+    i += m![0].length;
+  };
+  try {
+    value();
+    ws();
+    if (i < t.length) fail();
+    return -1;
+  } catch (e) {
+    if (typeof e === 'number') return e;
+    throw e;
   }
 }
 

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { validateJob } from './validate-job';
+import { parseDuration } from './duration';
+
+const good = {
+  name: 'j',
+  source: { name: 'src', type: 'memory', options: { stream: 's' }, schema: [{ name: 'a', type: 'long' }, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '10 seconds' },
+  sql: 'SELECT a, a + 1 AS b FROM src WHERE a > 0',
+  sink: { type: 'memory', options: { table: 't' } },
+  trigger: { type: 'processing-time', interval: '5 seconds' },
+  checkpointLocation: '/tmp/weir-validate-never-created',
+};
+
+describe('validateJob', () => {
+  it('returns the plan, output schema, contract and defaults for a good spec', () => {
+    const r = validateJob(good);
+    expect(r.ok).toBe(true);
+    expect(r.errors).toEqual([]);
+    expect(r.outputSchema!.map((f) => [f.name, f.type])).toEqual([['a', 'long'], ['b', 'long']]);
+    expect(r.explain).toMatch(/Filter/);
+    expect(r.contract!.guarantee).toBe('exactly-once');
+    expect(r.spec!.outputMode).toBe('append');
+    expect(r.spec!.source.onBadRecord).toBe('fail');
+    expect(r.spec!.minBatchesToRetain).toBe(100);
+    expect(r.warnings.some((w) => w.path === 'checkpointLocation')).toBe(true);
+  });
+
+  it('names the field of every error, including per-type options, all at once', () => {
+    const r = validateJob({
+      ...good,
+      name: '',
+      source: { ...good.source, options: { stream: 3 }, eventTime: 'a', onBadRecord: 'dead-letter' },
+      sink: { type: 'files', options: { format: 'parquet' } },
+      trigger: { type: 'processing-time', interval: 'often' },
+      extra: true,
+    });
+    expect(r.ok).toBe(false);
+    const paths = r.errors.map((e) => e.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['name', 'source.options.stream', 'sink.options.path', 'sink.options.format', 'trigger.interval', '(root)']),
+    );
+    const strict = validateJob({ ...good, source: { ...good.source, eventTime: 'a', onBadRecord: 'dead-letter' } });
+    expect(strict.errors.map((e) => e.path)).toEqual(expect.arrayContaining(['source.eventTime', 'source.badRecordsPath']));
+    expect(strict.errors.find((e) => e.path === 'source.eventTime')!.message).toMatch(/must be a timestamp/);
+  });
+
+  it('reports unknown source and sink types with the known ones', () => {
+    const r = validateJob({ ...good, source: { ...good.source, type: 'kafka' }, sink: { type: 'nope', options: {} } });
+    expect(r.errors.find((e) => e.path === 'source.type')!.message).toMatch(/unknown source type "kafka"; known types: .*files/);
+    expect(r.errors.find((e) => e.path === 'sink.type')!.message).toMatch(/unknown sink type "nope"/);
+  });
+
+  it('reports SQL errors at path sql with line and column', () => {
+    const r = validateJob({ ...good, sql: 'SELECT a,\n  nope + 1 AS c\nFROM src' });
+    expect(r.ok).toBe(false);
+    expect(r.errors).toEqual([expect.objectContaining({ path: 'sql', line: 2, column: 3 })]);
+    expect(r.errors[0].message).toMatch(/Column "nope" does not exist; available columns: a, ts/);
+    const syntax = validateJob({ ...good, sql: 'SELECT a FROM src WHERE' });
+    expect(syntax.errors[0]).toMatchObject({ path: 'sql', line: 1 });
+    expect(syntax.errors[0].message).toMatch(/SQL syntax error/);
+  });
+
+  it('checks output modes: Spark’s message for complete without aggregation, and the sink’s supported modes', () => {
+    const complete = validateJob({ ...good, outputMode: 'complete' });
+    expect(complete.errors.map((e) => e.path)).toContain('outputMode');
+    expect(complete.errors.find((e) => e.path === 'outputMode')!.message).toMatch(/Complete output mode not supported when there are no streaming aggregations/);
+    const files = validateJob({ ...good, outputMode: 'update', sink: { type: 'files', options: { path: '/tmp/x' } } });
+    expect(files.errors).toEqual([expect.objectContaining({ path: 'outputMode', message: expect.stringMatching(/files sink does not support Update/) })]);
+  });
+
+  it('reports JSON syntax errors with line and column', () => {
+    const r = validateJob('{\n  "name": "x",\n  "sql": oops\n}');
+    expect(r.ok).toBe(false);
+    expect(r.errors[0]).toMatchObject({ path: '(root)', line: 3 });
+    expect(r.errors[0].message).toMatch(/not valid JSON/);
+  });
+
+  it('flags an at-least-once sink in warnings and the contract', () => {
+    const r = validateJob({ ...good, sink: { type: 'console', options: {} } });
+    expect(r.ok).toBe(true);
+    expect(r.contract!.guarantee).toBe('at-least-once');
+    expect(r.warnings.find((w) => w.path === 'sink.type')!.message).toMatch(/At-least-once/);
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads Spark-style durations', () => {
+    expect(parseDuration('5 seconds')).toBe(5000);
+    expect(parseDuration('1 minute')).toBe(60_000);
+    expect(parseDuration('250 ms')).toBe(250);
+    expect(parseDuration('1.5 s')).toBe(1500);
+    expect(parseDuration('2 hours')).toBe(7_200_000);
+    expect(parseDuration('0')).toBe(0);
+    expect(parseDuration('soon')).toBeNull();
+    expect(parseDuration('5 fortnights')).toBeNull();
+  });
+});
+
+describe('jsonErrorOffset', () => {
+  it('is -1 exactly when JSON.parse accepts the text (property), else points inside the text', async () => {
+    const fc = (await import('fast-check')).default;
+    const { jsonErrorOffset } = await import('./validate-job');
+    const valid = (s: string) => {
+      try {
+        JSON.parse(s);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    fc.assert(
+      fc.property(fc.json(), fc.nat(), fc.constantFrom('', ',', '}', '"', 'x', ':', ']'), (j, at, junk) => {
+        const pos = at % (j.length + 1);
+        const text = j.slice(0, pos) + junk + j.slice(pos);
+        const off = jsonErrorOffset(text);
+        expect(off === -1).toBe(valid(text));
+        if (off !== -1) expect(off).toBeLessThanOrEqual(text.length);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+});
