@@ -10,7 +10,7 @@ import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
-import { compileExpression } from './expression-compiler';
+import { compileExpression, resolveColumn } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
@@ -69,7 +69,9 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
     case 'Project': {
       const schema = planPhysical(plan.child, ops, stateful);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
-      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true }));
+      // A window column passed through keeps its type, so sinks render it as {start, end} (issue 4).
+      const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
+      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true }));
       ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
       return out;
     }

@@ -23,6 +23,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { ConcurrentStreamLogUpdateError, SinkError } from '../errors';
 import { coerceField, splitCsvLine } from '../operators/record-parser';
+import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
 import type { OutputMode, Row, Schema } from '../types';
 import type { Sink, SinkBatchContext } from './sink';
@@ -81,7 +82,7 @@ export function renderRow(row: Row, schema: Schema): Row {
   const out: Row = {};
   for (const f of schema) {
     const v = row[f.name] ?? null;
-    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : v;
+    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : v;
   }
   return out;
 }
@@ -105,13 +106,16 @@ function exact(r: Row, names: string[]): boolean {
 export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', header: boolean): string {
   const names = schema.map((f) => f.name);
   const tsCols = schema.filter((f) => f.type === 'timestamp').map((f) => f.name);
+  const windowCols = schema.filter((f) => f.type === 'window').map((f) => f.name);
   const parts: string[] = [];
   if (format === 'csv' && header) parts.push(names.map(csvField).join(','));
   for (const r of rows) {
     let o: Row = r;
-    if (tsCols.length) {
+    if (tsCols.length || windowCols.length) {
       o = { ...r };
       for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();
+      // Event-time windows (issue 4): {start, end} as timestamps, a JSON object (a JSON string in CSV).
+      for (const c of windowCols) o[c] = format === 'json' ? renderWindow(o[c]) : JSON.stringify(renderWindow(o[c]));
     }
     if (format === 'json') {
       if (exact(o, names)) parts.push(JSON.stringify(o));
