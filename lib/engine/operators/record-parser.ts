@@ -18,7 +18,11 @@ export function coerceField(v: unknown, type: ColumnType | string, fromText: boo
   if (v === null || v === undefined || (fromText && v === '')) return { ok: true, value: null };
   switch (type) {
     case 'long': {
-      if (typeof v === 'number') return Number.isInteger(v) ? { ok: true, value: v } : { ok: false, reason: `expected a long, got ${v}` };
+      if (typeof v === 'number') {
+        if (!Number.isInteger(v)) return { ok: false, reason: `expected a long, got ${v}` };
+        // JSON numbers are doubles: past 2^53 the digits were already rounded by JSON.parse.
+        return Number.isSafeInteger(v) ? { ok: true, value: v } : { ok: false, reason: `long ${v} is beyond ±2^53 and lost precision` };
+      }
       if (fromText && typeof v === 'string' && /^[+-]?\d+$/.test(v.trim())) {
         const n = Number(v.trim());
         if (Number.isSafeInteger(n)) return { ok: true, value: n };

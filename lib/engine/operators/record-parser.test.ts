@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeRows } from '../sinks/files-sink';
+import type { Schema } from '../types';
+import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
+
+const SCHEMA: Schema = [
+  { name: 'id', type: 'long' },
+  { name: 's', type: 'string' },
+  { name: 'x', type: 'double' },
+  { name: 'b', type: 'boolean' },
+  { name: 'ts', type: 'timestamp' },
+];
+
+const rowArb = fc.record({
+  id: fc.option(fc.integer({ min: -1e9, max: 1e9 }), { nil: null }),
+  // Any single-line text (CSV fields here never hold line breaks), including commas and quotes.
+  s: fc.option(fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', ' ', 'é', '\t', "'") , minLength: 1, maxLength: 8 }), { nil: null }),
+  x: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }),
+  b: fc.option(fc.boolean(), { nil: null }),
+  ts: fc.option(fc.integer({ min: 0, max: 4102444800000 }), { nil: null }),
+});
+
+describe('record parser', () => {
+  it('reads back what the files sink writes, JSON lines and CSV (property)', () => {
+    fc.assert(
+      fc.property(fc.array(rowArb, { minLength: 1, maxLength: 20 }), (rows) => {
+        for (const format of ['json', 'csv'] as const) {
+          const lines = encodeRows(rows, SCHEMA, format, true).trimEnd().split('\n');
+          const parser = format === 'json' ? new JsonLineParser(SCHEMA) : new CsvLineParser(SCHEMA, splitCsvLine(lines.shift()!)!);
+          const back = lines.map((l) => parser.parse(l));
+          for (let i = 0; i < rows.length; i++) {
+            const r = back[i];
+            expect(r.ok, `${format} line ${lines[i]}`).toBe(true);
+            // -0 does not survive text; compare as numbers.
+            expect(r.ok && { ...r.row, x: r.row.x === 0 ? 0 : r.row.x }).toEqual({ ...rows[i], x: rows[i].x === 0 ? 0 : rows[i].x });
+          }
+        }
+      }),
+      { numRuns: 200, seed: 99 },
+    );
+  });
+
+  it('explains why a line is bad', () => {
+    const j = new JsonLineParser(SCHEMA);
+    expect(j.parse('{"id": 1.5}')).toEqual({ ok: false, reason: 'field "id": expected a long, got 1.5' });
+    expect(j.parse('[1,2]')).toEqual({ ok: false, reason: 'expected a JSON object per line' });
+    expect(j.parse('{"ts": "yesterday"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/field "ts": expected a timestamp/) });
+    expect(j.parse('{"id": 9007199254740993}').ok).toBe(false);
+    const c = new CsvLineParser(SCHEMA);
+    expect(c.parse('1,"a,b",2.5,true,2024-01-01T00:00:00Z')).toEqual({ ok: true, row: { id: 1, s: 'a,b', x: 2.5, b: true, ts: Date.UTC(2024, 0, 1) } });
+    expect(c.parse('1,"open,2,true,0')).toEqual({ ok: false, reason: 'malformed CSV: unbalanced quotes' });
+    expect(c.parse('1,a')).toMatchObject({ ok: false, reason: expect.stringMatching(/expected at least 5 fields/) });
+    expect(c.parse('x,a,1,true,0')).toMatchObject({ ok: false, reason: 'field "id": expected a long, got "x"' });
+  });
+});

@@ -1,0 +1,49 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock';
+import { SinkError } from '../errors';
+import type { Schema } from '../types';
+import { FilesSink, readCommittedRows } from './files-sink';
+
+const schema: Schema = [{ name: 'n', type: 'long' }, { name: 'at', type: 'timestamp' }];
+const dirs: string[] = [];
+afterEach(async () => {
+  while (dirs.length) await rm(dirs.pop()!, { recursive: true, force: true });
+});
+
+describe('FilesSink', () => {
+  it('skips a replayed batch id, and readers through _weir_metadata never see stray files', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsink-'));
+    dirs.push(dir);
+    const clock = new ManualClock(1000);
+    const ctx = { outputMode: 'append' as const, schema, queryId: 'q1', runId: 'run-a' };
+    const sink = new FilesSink({ path: dir, format: 'json', header: true }, clock);
+    await sink.addBatch(0, [{ n: 1, at: 0 }], ctx);
+    await sink.addBatch(0, [{ n: 1, at: 0 }], ctx);
+    await sink.addBatch(1, [], ctx);
+    // A file from an attempt that died before logging its batch.
+    await writeFile(path.join(dir, 'part-00002-dead.json'), '{"n":666}\n');
+    const fresh = new FilesSink({ path: dir, format: 'json', header: true }, clock);
+    await fresh.addBatch(1, [{ n: 2, at: 0 }], { ...ctx, runId: 'run-b' });
+    await fresh.addBatch(2, [{ n: 3, at: 86_400_000 }], { ...ctx, runId: 'run-b' });
+    expect(await readCommittedRows(dir, 'json')).toEqual([
+      { batchId: 0, rows: [{ n: 1, at: '1970-01-01T00:00:00.000Z' }] },
+      { batchId: 1, rows: [] },
+      { batchId: 2, rows: [{ n: 3, at: '1970-01-02T00:00:00.000Z' }] },
+    ]);
+    expect((await readdir(dir)).filter((f) => f.startsWith('part-'))).toHaveLength(3);
+  });
+
+  it('refuses a batch id already written by another query', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsink-'));
+    dirs.push(dir);
+    const sink = new FilesSink({ path: dir, format: 'csv', header: true }, new ManualClock());
+    await sink.addBatch(0, [{ n: 1, at: 0 }], { outputMode: 'append', schema, queryId: 'old' });
+    const err = await sink.addBatch(0, [{ n: 1, at: 0 }], { outputMode: 'append', schema, queryId: 'new' }).catch((e) => e);
+    expect(err).toBeInstanceOf(SinkError);
+    expect(err.message).toMatch(/written by query old, but this is query new/);
+    expect(await readCommittedRows(dir, 'csv', { schema })).toEqual([{ batchId: 0, rows: [{ n: 1, at: '1970-01-01T00:00:00.000Z' }] }]);
+  });
+});
