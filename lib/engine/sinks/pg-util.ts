@@ -122,6 +122,11 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
   return cols;
 }
 
+/** The table column names a query's output becomes (a window `w` is `w_start`, `w_end`). */
+export function outputColumnNames(schema: Schema): string[] {
+  return schema.flatMap((f) => (f.type === 'window' ? [`${f.name}_start`, `${f.name}_end`] : [f.name]));
+}
+
 /** Column name → SQL type (as `format_type` prints it) of an existing table; empty if absent. */
 export async function tableColumnTypes(client: pg.Pool | pg.PoolClient, schema: string, table: string): Promise<Map<string, string>> {
   const res = await client.query<{ name: string; type: string }>(

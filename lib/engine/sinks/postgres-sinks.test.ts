@@ -108,3 +108,28 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 });
+
+describe('postgres-upsert at validation', () => {
+  const job = (keyColumns: string[], sql = 'SELECT region, count(*) AS n FROM orders GROUP BY region') => ({
+    name: 'v',
+    source: { name: 'orders', type: 'postgres', options: { connectionString: 'postgres://u@127.0.0.1/db', table: 'o', offsetColumn: 'id' }, schema: [{ name: 'id', type: 'long' }, { name: 'region', type: 'string' }, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '1 minute' },
+    sql,
+    sink: { type: 'postgres-upsert', options: { connectionString: 'postgres://u@127.0.0.1/db', table: 'totals', keyColumns } },
+    outputMode: 'update',
+    checkpointLocation: '/tmp/weir-validate-only',
+  });
+
+  it('refuses key columns the query does not output, naming the field', async () => {
+    const { validateJob } = await import('../spec/validate-job');
+    const r = validateJob(job(['region', 'country']));
+    expect(r.ok).toBe(false);
+    expect(r.errors).toEqual([expect.objectContaining({ path: 'sink.options.keyColumns', message: expect.stringMatching(/"country" are not in the query's output \(region, n\)/) })]);
+    expect(validateJob(job(['region'])).ok).toBe(true);
+  });
+
+  it('accepts a window column by its table names', async () => {
+    const { validateJob } = await import('../spec/validate-job');
+    const r = validateJob(job(['window_start', 'region'], "SELECT window(ts, '1 minute'), region, count(*) AS n FROM orders GROUP BY window(ts, '1 minute'), region"));
+    expect(r.errors).toEqual([]);
+  });
+});

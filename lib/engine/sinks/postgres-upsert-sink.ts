@@ -15,7 +15,7 @@ import { SinkError } from '../errors';
 import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
-import { createPool, errorText, quoteIdent, secretsOf } from './pg-util';
+import { createPool, errorText, outputColumnNames, quoteIdent, secretsOf } from './pg-util';
 import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
@@ -84,6 +84,13 @@ export const postgresUpsertSinkDefinition: SinkDefinition<PostgresUpsertSinkOpti
   signature: signatureOf,
   supportedOutputModes: () => ['update', 'append'],
   create: (o) => new PostgresUpsertSink(o),
+  checkOutput: (o, schema) => {
+    const names = outputColumnNames(schema);
+    const missing = o.keyColumns.filter((k) => !names.includes(k));
+    return missing.length
+      ? { path: 'sink.options.keyColumns', message: `key column(s) ${missing.map((m) => JSON.stringify(m)).join(', ')} are not in the query's output (${names.join(', ')}); list output columns, or add them to the SELECT` }
+      : undefined;
+  },
   secretOptions: ['connectionString'],
 };
 

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Clock } from '../clock';
-import type { OutputMode } from '../types';
+import type { OutputMode, Schema } from '../types';
 import type { Sink, SinkSignature } from './sink';
 
 export interface SinkContext {
@@ -21,6 +21,11 @@ export interface SinkDefinition<O = unknown> {
   signature(options: O): { signature: SinkSignature; reason: string };
   supportedOutputModes(options: O): readonly OutputMode[];
   create(options: O, ctx: SinkContext): Sink;
+  /**
+   * Optional check of the options against the query's output schema at validation (e.g. upsert
+   * key columns that the SELECT must produce); returns the problem with its field path.
+   */
+  checkOutput?(options: O, outputSchema: Schema): { path: string; message: string } | undefined;
   secretOptions?: readonly string[];
 }
 

@@ -150,6 +150,8 @@ export function validateJob(specJson: unknown): ValidateJobResult {
     if (!modes.includes(mode)) {
       errors.push({ path: 'outputMode', message: `The ${spec.sink.type} sink does not support ${outputModeLabel(mode)} output mode; it supports: ${modes.map(outputModeLabel).join(', ')}` });
     }
+    const outputProblem = outputSchema && sinkDef.checkOutput?.(spec.sink.options as never, outputSchema);
+    if (outputProblem) errors.push(outputProblem);
     try {
       const cfm = checkpointFileManagerFor(spec.checkpointLocation);
       const srcDef = getSourceDefinition(spec.source.type)!;
