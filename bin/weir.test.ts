@@ -2,7 +2,7 @@
  * The real CLI, spawned as a user would run it (`node bin/weir.js …`): exit codes, progress
  * lines, crash and recovery, reading the sink through its batch log, inspecting a checkpoint.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -112,5 +112,24 @@ describe('weir CLI', () => {
     const failed = await weir(['run', 'job.json'], dir);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/BAD_RECORD: Bad record in .*input-00009\.json line 2: malformed JSON/);
+  });
+
+  it('run with a processing-time trigger stops gracefully on SIGINT: the batch commits, exit 0', async () => {
+    const job = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'job.json'), 'utf8')));
+    await mkdir(path.join(dir, 'in2'));
+    await writeInputFile(path.join(dir, 'in2'), 0, eventGenerator(5)(4), 'json');
+    const spec = { ...job, source: { ...job.source, options: { path: 'in2', format: 'json' } }, sink: { type: 'files', options: { path: 'out2' } }, trigger: { type: 'processing-time', interval: '1 second' }, checkpointLocation: 'cp2' };
+    await writeFile(path.join(dir, 'loop.json'), JSON.stringify(spec));
+    const child = spawn(process.execPath, [WEIR, 'run', 'loop.json'], { cwd: dir });
+    let stdout = '';
+    const firstLine = new Promise<void>((resolve) => child.stdout.on('data', (d) => ((stdout += d), stdout.includes('\n') && resolve())));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await firstLine;
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout.split('\n')[0]).batchId).toBe(0);
+    const info = JSON.parse((await weir(['checkpoint', 'inspect', 'cp2'], dir)).stdout);
+    expect(info.pendingBatch).toBeNull();
+    expect(info.latestCommittedBatch).toBe(0);
   });
 });
