@@ -6,13 +6,17 @@
  * 202 `{"accepted":n,"offset":N}`, or 503 while the buffer is full (back-pressure: the sender
  * retries; nothing is dropped silently), 413 for a body over `maxBodyBytes`, 405 for other methods.
  *
- * Offset: `{"count":N}`, the number of records received by this process so far. Records stay in
+ * Offset: `{"epoch":"<this source instance>","count":N}`, the number of records this instance has
+ * received. The epoch matters after a restart: the checkpoint's last offset belongs to the
+ * previous process, whose records are gone; a new instance counts from 0 under a new epoch, so
+ * its records are read instead of being mistaken for ones already committed. Records stay in
  * an in-memory buffer until `commit(end)` releases them, so within one process a batch can be
  * re-read exactly. But the buffer is all there is: after a crash or restart the records of an
  * uncommitted batch are gone, and the sender already got its 202. That is why `replayable` is
  * false and the contract audit reports at-most-once for any job using it. To get more, have
  * senders write to a replayable system (Redis stream, JetStream, a table) and read from that.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -35,6 +39,7 @@ export type HttpSourceOptions = z.infer<typeof httpSourceOptions>;
 const REASON = 'Records POSTed to Weir live only in this process\'s memory until their batch commits; after a crash the uncommitted ones are gone and the sender is not asked again.';
 
 type Entry = { row: Row } | { bad: BadRecord };
+type HttpOffset = { epoch: string; count: number };
 
 export class HttpSource implements Source {
   readonly replayable = false;
@@ -45,6 +50,8 @@ export class HttpSource implements Source {
   private base = 0;
   private buffer: Entry[] = [];
   private server: http.Server | null = null;
+  /** Identifies this instance's offsets (an identity, not a random choice the engine depends on). */
+  private readonly epoch = randomUUID();
 
   constructor(private readonly opts: HttpSourceOptions, readonly schema: Schema) {}
 
@@ -75,7 +82,7 @@ export class HttpSource implements Source {
     for (const rec of records) {
       const n = ++this.received;
       const parsed = rec !== null && typeof rec === 'object' && !Array.isArray(rec) ? convertObject(rec as Record<string, unknown>, this.schema) : { reason: 'not a JSON object' };
-      this.buffer.push('row' in parsed ? { row: parsed.row } : { bad: { raw: JSON.stringify(rec), reason: parsed.reason, location: { source: 'http', offset: { count: n } } } });
+      this.buffer.push('row' in parsed ? { row: parsed.row } : { bad: { raw: JSON.stringify(rec), reason: parsed.reason, location: { source: 'http', offset: { epoch: this.epoch, count: n } } } });
     }
     return this.received;
   }
@@ -86,14 +93,20 @@ export class HttpSource implements Source {
   }
 
   async latestOffset(): Promise<Offset | null> {
-    return this.received === 0 ? null : { count: this.received };
+    return this.received === 0 ? null : ({ epoch: this.epoch, count: this.received } satisfies HttpOffset);
+  }
+
+  /** This instance's count in `o`: 0 for null or another instance's offset (its records are gone). */
+  private countOf(o: Offset | null): number {
+    const x = o as Partial<HttpOffset> | null;
+    return x && x.epoch === this.epoch && typeof x.count === 'number' ? x.count : 0;
   }
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
-    const s = (start as { count?: number } | null)?.count ?? 0;
-    const e = (end as { count?: number }).count ?? 0;
-    // Whatever of (s, e] this process no longer holds (committed, or received by a previous
-    // process) cannot be read: the non-replayable gap the label warns about.
+    const s = this.countOf(start);
+    const e = this.countOf(end);
+    // Whatever of (s, e] this instance no longer holds (committed already), or an end from a
+    // previous process, cannot be read: the non-replayable gap the label warns about.
     const from = Math.max(s, this.base);
     const to = Math.min(e, this.received);
     const rows: Row[] = [];
@@ -107,7 +120,7 @@ export class HttpSource implements Source {
   }
 
   async commit(end: Offset): Promise<void> {
-    const e = Math.min((end as { count?: number }).count ?? 0, this.received);
+    const e = Math.min(this.countOf(end), this.received);
     if (e > this.base) {
       this.buffer.splice(0, e - this.base);
       this.base = e;
@@ -115,7 +128,7 @@ export class HttpSource implements Source {
   }
 
   offsetLag(from: Offset | null, to: Offset | null): number | null {
-    return ((to as { count?: number } | null)?.count ?? 0) - ((from as { count?: number } | null)?.count ?? 0);
+    return Math.max(0, this.countOf(to) - this.countOf(from));
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
