@@ -89,6 +89,25 @@ describe('nats-jetstream source specifics', () => {
     }
   });
 
+  it('a recreated stream (sequence went back) is DATA_LOSS, or with failOnDataLoss false is read from its start', async () => {
+    const { stream, subject } = await newStream();
+    await publish(`${subject}.a`, [1, 2, 3, 4].map((id) => ({ id, name: 'old', amount: 1 })));
+    const src = new NatsJetStreamSource(options(stream), sourceContractSchema);
+    const lenient = new NatsJetStreamSource(options(stream, { failOnDataLoss: false }), sourceContractSchema);
+    try {
+      const committed = await src.latestOffset();
+      await jsm.streams.delete(stream);
+      await jsm.streams.add({ name: stream, subjects: [`${subject}.>`] });
+      await publish(`${subject}.a`, [5, 6].map((id) => ({ id, name: 'new', amount: 1 })));
+      const end = await src.latestOffset();
+      await expect(src.getBatch(committed, end!)).rejects.toThrow(/went back from 4 to 2.*failOnDataLoss/);
+      expect((await lenient.getBatch(committed, end!)).rows.map((r) => r.id)).toEqual([5, 6]);
+    } finally {
+      await src.stop();
+      await lenient.stop();
+    }
+  });
+
   it('keeps credentials in servers out of descriptions and errors', async () => {
     const src = new NatsJetStreamSource(options('nope', { servers: 'nats://user:n4ts-secret@127.0.0.1:1' }), sourceContractSchema);
     const err = await src.latestOffset().catch((e: Error) => e);

@@ -98,7 +98,19 @@ export class NatsJetStreamSource implements Source {
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
     const e = this.parseOffset(end)!;
-    const s = this.parseOffset(start)?.seq ?? e.first - 1;
+    let s = this.parseOffset(start)?.seq ?? e.first - 1;
+    if (e.seq < s) {
+      // Sequences went back: the stream was deleted and recreated. Reading on from the old
+      // position would skip the new stream's messages up to it without a word.
+      if (this.opts.failOnDataLoss) {
+        throw new DataLossError(
+          `NATS stream ${this.opts.stream}: the sequence went back from ${s} to ${e.seq} (was the stream deleted and recreated?); messages up to ${s} would be skipped. ` +
+            'Start the query on a new checkpointLocation, or set source.options.failOnDataLoss to false to read the new stream from its start.',
+          { stream: this.opts.stream, start: s, end: e.seq },
+        );
+      }
+      s = e.first - 1;
+    }
     if (e.seq <= s) return { rows: [], badRecords: [] };
     const rows: Row[] = [];
     const badRecords: BadRecord[] = [];

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../sinks/pg-test-database';
 import { sourceContractSchema, sourceContractSuite } from './source.contract';
-import { PostgresSource } from './postgres-source';
+import { PostgresSource, postgresSourceOptions } from './postgres-source';
 import type { Row } from '../types';
 
 let db: TestDatabase;
@@ -14,7 +14,7 @@ afterAll(async () => { await db.drop(); });
 async function harness(maxRowsPerTrigger?: number) {
     const table = `events ${++n}`;
     await db.pool.query(`CREATE TABLE "${table}" (id bigint, name text, amount double precision)`);
-    const open = () => new PostgresSource({ connectionString: db.url, table, schema: 'public', offsetColumn: 'id', maxRowsPerTrigger }, sourceContractSchema);
+    const open = () => new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table, schema: 'public', offsetColumn: 'id', maxRowsPerTrigger }), sourceContractSchema);
     const source = open();
     const opened = [source];
     return {
@@ -33,7 +33,7 @@ describe('postgres source specifics', () => {
   it('orders ties on the offset column deterministically and keeps exact bigint offsets', async () => {
     await db.pool.query(`CREATE TABLE ties (seq bigint, name text)`);
     await db.pool.query(`INSERT INTO ties VALUES (9007199254740993, 'b'), (9007199254740993, 'a'), (9007199254740994, 'c')`);
-    const src = new PostgresSource({ connectionString: db.url, table: 'ties', schema: 'public', offsetColumn: 'seq' }, [{ name: 'name', type: 'string' }]);
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'ties', schema: 'public', offsetColumn: 'seq' }), [{ name: 'name', type: 'string' }]);
     try {
       const end = await src.latestOffset();
       expect(end).toEqual({ seq: '9007199254740994' });
@@ -48,7 +48,7 @@ describe('postgres source specifics', () => {
   it('reports a value that does not fit the schema as a bad record with its offset', async () => {
     await db.pool.query(`CREATE TABLE typed (id bigint, v text)`);
     await db.pool.query(`INSERT INTO typed VALUES (1, '10'), (2, 'ten'), (3, '30')`);
-    const src = new PostgresSource({ connectionString: db.url, table: 'typed', schema: 'public', offsetColumn: 'id' }, [{ name: 'id', type: 'long' }, { name: 'v', type: 'long' }]);
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'typed', schema: 'public', offsetColumn: 'id' }), [{ name: 'id', type: 'long' }, { name: 'v', type: 'long' }]);
     try {
       const b = await src.getBatch(null, await src.latestOffset());
       expect(b.rows).toEqual([{ id: 1, v: 10 }, { id: 3, v: 30 }]);
@@ -62,7 +62,7 @@ describe('postgres source specifics', () => {
 
   it('never puts the connection string or password in descriptions or errors', async () => {
     const url = 'postgres://reader:hunter2-secret@127.0.0.1:1/db';
-    const src = new PostgresSource({ connectionString: url, table: 't', schema: 'public', offsetColumn: 'id' }, sourceContractSchema);
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: url, table: 't', schema: 'public', offsetColumn: 'id' }), sourceContractSchema);
     try {
       const err = await src.latestOffset().catch((e: Error) => e);
       expect(err).toBeInstanceOf(Error);
@@ -72,6 +72,26 @@ describe('postgres source specifics', () => {
       }
     } finally {
       await src.stop();
+    }
+  });
+});
+
+describe('postgres source when the offset column goes back', () => {
+  it('fails with DATA_LOSS when the table was truncated and refilled, or (failOnDataLoss false) reads the new rows', async () => {
+    await db.pool.query(`CREATE TABLE refilled (id bigint, name text, amount double precision)`);
+    await db.pool.query(`INSERT INTO refilled SELECT i, 'old', i FROM generate_series(1, 10) i`);
+    const strict = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'refilled', offsetColumn: 'id' }), sourceContractSchema);
+    const lenient = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'refilled', offsetColumn: 'id', failOnDataLoss: false }), sourceContractSchema);
+    try {
+      const committed = await strict.latestOffset();
+      await db.pool.query(`TRUNCATE refilled`);
+      await db.pool.query(`INSERT INTO refilled SELECT i, 'new', i FROM generate_series(1, 3) i`);
+      const end = await strict.latestOffset();
+      await expect(strict.getBatch(committed, end!)).rejects.toThrow(/went back from 10 to 3.*failOnDataLoss/);
+      expect((await lenient.getBatch(committed, end!)).rows.map((r) => [r.id, r.name])).toEqual([[1, 'new'], [2, 'new'], [3, 'new']]);
+    } finally {
+      await strict.stop();
+      await lenient.stop();
     }
   });
 });

@@ -18,11 +18,11 @@
  */
 import { z } from 'zod';
 import type pg from 'pg';
-import { WeirError } from '../errors';
+import { DataLossError, WeirError } from '../errors';
 import type { Offset, Row, Schema } from '../types';
 import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceDefinition } from './source-registry';
-import { createPool, errorText, qualifiedName, quoteIdent, secretsOf } from '../sinks/pg-util';
+import { createPool, errorText, qualifiedName, quoteIdent, secretsOf, tableColumnTypes } from '../sinks/pg-util';
 import { convertValue } from './value-conversion';
 
 export const postgresSourceOptions = z.strictObject({
@@ -32,6 +32,8 @@ export const postgresSourceOptions = z.strictObject({
   offsetColumn: z.string().min(1),
   /** At most about this many rows per batch (ties on the offset column join the batch). */
   maxRowsPerTrigger: z.number().int().min(1).optional(),
+  /** Fail (true, the default) or continue when the offset column went back (table truncated and refilled). */
+  failOnDataLoss: z.boolean().default(true),
 });
 export type PostgresSourceOptions = z.infer<typeof postgresSourceOptions>;
 
@@ -44,6 +46,7 @@ export class PostgresSource implements Source {
   private readonly pool: pg.Pool;
   private readonly secrets: string[];
   private readonly target: string;
+  private columnType: string | null | undefined;
 
   constructor(private readonly opts: PostgresSourceOptions, readonly schema: Schema) {
     this.description = `PostgresSource[${opts.schema}.${opts.table} by ${opts.offsetColumn}]`;
@@ -90,8 +93,8 @@ export class PostgresSource implements Source {
   }
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
-    const s = this.valueOf(start);
-    const e = this.valueOf(end);
+    const e = this.valueOf(end) as string;
+    const s = await this.startOf(this.valueOf(start), e);
     const offsetCol = this.opts.offsetColumn;
     const names = this.schema.map((f) => f.name);
     const selected = names.includes(offsetCol) ? names : [...names, offsetCol];
@@ -116,6 +119,38 @@ export class PostgresSource implements Source {
       } else rows.push(row);
     }
     return { rows, badRecords };
+  }
+
+  /**
+   * An end below the start means the column went back: the table was truncated or recreated and
+   * refilled, and rows up to the old start would be skipped silently. Spark's Kafka source calls
+   * this data loss ("offset was changed from … to …"); so do we, unless failOnDataLoss is false,
+   * in which case the batch reads from the beginning of the new values.
+   */
+  private async isBehind(s: string, e: string): Promise<boolean> {
+    this.columnType ??= (await tableColumnTypes(this.pool, this.opts.schema, this.opts.table).catch((err) => this.fail('read its column types', err))).get(this.opts.offsetColumn) ?? null;
+    if (!this.columnType) return false;
+    // The type comes from the catalog (format_type), never from user input.
+    const res = await this.pool.query<{ behind: boolean }>(`SELECT $1::${this.columnType} < $2::${this.columnType} AS behind`, [e, s]).catch((err) => this.fail('compare offsets', err));
+    return res.rows[0]?.behind === true;
+  }
+
+  /**
+   * An end below the start means the column went back: the table was truncated or recreated and
+   * refilled, and rows up to the old start would be skipped silently. Spark's Kafka source calls
+   * this data loss ("offset was changed from … to …"); so do we, unless failOnDataLoss is false,
+   * in which case the batch reads the new values from the beginning.
+   */
+  private async startOf(s: string | null, e: string): Promise<string | null> {
+    if (s === null || !(await this.isBehind(s, e))) return s;
+    if (this.opts.failOnDataLoss) {
+      throw new DataLossError(
+        `Postgres source ${this.opts.schema}.${this.opts.table}: "${this.opts.offsetColumn}" went back from ${s} to ${e} (was the table truncated or recreated?); rows up to ${s} would be skipped. ` +
+          'Start the query on a new checkpointLocation to read the table from the beginning, or set source.options.failOnDataLoss to false to continue from the new values.',
+        { table: `${this.opts.schema}.${this.opts.table}`, start: s, end: e },
+      );
+    }
+    return null;
   }
 
   offsetLag(from: Offset | null, to: Offset | null): number | null {
