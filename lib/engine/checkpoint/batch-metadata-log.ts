@@ -58,6 +58,11 @@ export abstract class BatchMetadataLog<T> {
     return undefined;
   }
 
+  /** Deletes one entry (missing is fine). */
+  async remove(batchId: number): Promise<void> {
+    await this.fm.delete(this.pathOf(batchId));
+  }
+
   /** Deletes every entry with batch id < threshold. */
   async purge(threshold: number): Promise<number[]> {
     const gone = (await this.batchIds()).filter((id) => id < threshold);

@@ -104,6 +104,7 @@ export class MicroBatchExecution {
   private watermarkMs = 0;
   private pending?: { batchId: number; start: Offset | null; seq: OffsetSeq };
   private previousTriggerStartMs?: number;
+  private purgedOnce = false;
 
   constructor(private readonly opts: MicroBatchExecutionOptions) {
     this.clock = opts.clock ?? new SystemClock();
@@ -280,11 +281,7 @@ export class MicroBatchExecution {
       const t1 = this.clock.now();
       await this.fence();
       await this.offsetLog.add(batchId, seq);
-      const retain = this.opts.spec.minBatchesToRetain;
-      if (batchId - retain + 1 > 0) {
-        await this.offsetLog.purge(batchId - retain + 1);
-        await this.commitLog.purge(batchId - retain + 1);
-      }
+      await this.purgeLogs(batchId);
       durationMs.walCommit = this.clock.now() - t1;
       this.crashPoints.check('after-offsets', batchId);
       const latest = await this.reportLatest(end);
@@ -294,6 +291,24 @@ export class MicroBatchExecution {
       this.status = { message: `Terminated with exception: ${(e as Error).message}`, isDataAvailable: false, isTriggerActive: false };
       this.log('error', (e as Error).message, { code: (e as { code?: string }).code });
       throw e;
+    }
+  }
+
+  /**
+   * Retention (Spark's minBatchesToRetain): after offsets/N, keep batches N-retain+1..N. The
+   * first purge of a run lists the logs; later ones delete the one entry that fell out, so the
+   * per-batch cost does not grow with the log.
+   */
+  private async purgeLogs(batchId: number): Promise<void> {
+    const threshold = batchId - this.opts.spec.minBatchesToRetain + 1;
+    if (threshold <= 0) return;
+    if (!this.purgedOnce) {
+      await this.offsetLog.purge(threshold);
+      await this.commitLog.purge(threshold);
+      this.purgedOnce = true;
+    } else {
+      await this.offsetLog.remove(threshold - 1);
+      await this.commitLog.remove(threshold - 1);
     }
   }
 
