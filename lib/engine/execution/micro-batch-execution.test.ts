@@ -196,8 +196,9 @@ describe('fencing', () => {
       fence: async () => void calls.push([...fm.store.keys()].filter((k) => /^(offsets|commits)\//.test(k)).join(',')),
     });
     await q1.processAllAvailable();
-    // Before offsets/0, before addBatch (offsets/0 written), before commits/0.
-    expect(calls).toEqual(['', 'offsets/0', 'offsets/0']);
+    // Before planning, before offsets/0, before addBatch (offsets/0 written), before commits/0,
+    // then before planning the next trigger (nothing new).
+    expect(calls).toEqual(['', '', 'offsets/0', 'offsets/0', 'offsets/0,commits/0']);
     await q1.stop();
     job.stream.addData(...eventGenerator(15)(5));
     const lost = new Error('lease lost');

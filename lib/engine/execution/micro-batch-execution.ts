@@ -54,7 +54,10 @@ export interface MicroBatchExecutionOptions {
   checkpoint?: CheckpointFileManager;
   onProgress?: (p: StreamingQueryProgress) => void | Promise<void>;
   crash?: CrashPlan;
-  /** Called before every checkpoint log write and before sink.addBatch; throws to stop a zombie runner. */
+  /**
+   * Called before planning a batch (a source may log its plan), before every checkpoint log write
+   * and before sink.addBatch; throws to stop a zombie runner whose lease was lost.
+   */
   fence?: () => Promise<void>;
   log?: (event: EngineLogEvent) => void;
   /** State store providers for stateful operators (issue 4); required only by stateful plans. */
@@ -165,9 +168,10 @@ export class MicroBatchExecution {
       );
     }
     const lastCommit = await this.commitLog.getLatest();
-    if (lastCommit && lastCommit.batchId === L) {
+    const commitL = await this.commitLog.get(L);
+    if (commitL) {
       this.committedOffset = latest.value.offsets[0];
-      this.watermarkMs = Math.max(latest.value.metadata.batchWatermarkMs, lastCommit.value.nextBatchWatermarkMs);
+      this.watermarkMs = Math.max(latest.value.metadata.batchWatermarkMs, commitL.nextBatchWatermarkMs);
       this.nextBatchId = L + 1;
       this.log('info', `Batch ${L} was committed; resuming at batch ${L + 1}`);
       return;
@@ -264,6 +268,8 @@ export class MicroBatchExecution {
         await this.runBatch({ ...p, triggerStartMs, durationMs: {}, latest });
         return true;
       }
+      // A source may log its plan (the files source's sources/0/K), so a zombie must stop here.
+      await this.fence();
       const t0 = this.clock.now();
       const end = await rt.source.latestOffset(this.committedOffset, limit);
       const durationMs: Record<string, number> = { latestOffset: this.clock.now() - t0 };
