@@ -67,7 +67,7 @@ export class QueryRuntime {
   }
 
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {
-    const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup });
+    const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
     if (query.stateful) {
       // Issue 4: state in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
       deps = { ...deps, stateStoreProvider: deps.stateStoreProvider ?? ((id, cp) => new FileBackedStateStoreProvider(cp, id, {}, deps.clock)) };

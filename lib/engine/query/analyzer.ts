@@ -30,12 +30,14 @@ export interface StreamingAnalysis {
 type Node<K extends LogicalPlan['kind']> = Extract<LogicalPlan, { kind: K }>;
 
 function relationOf(plan: LogicalPlan): StreamingRelation {
-  return plan.kind === 'StreamingRelation' ? plan : relationOf(children(plan)[0]);
+  return collect(plan).find((n): n is StreamingRelation => n.kind === 'StreamingRelation')!;
 }
 
-/** Schema a stateful node reads: its child is the source, possibly filtered. */
+/** Schema a stateful node reads: the source, possibly filtered, possibly joined with a static table. */
 function inputSchema(plan: LogicalPlan): Schema {
-  return relationOf(plan).schema;
+  const rel = relationOf(plan);
+  const stat = collect(plan).find((n): n is Node<'StaticRelation'> => n.kind === 'StaticRelation');
+  return stat ? [...rel.schema, ...stat.table.schema.filter((f) => stat.columns.includes(f.name))] : rel.schema;
 }
 
 function collect(plan: LogicalPlan, out: LogicalPlan[] = []): LogicalPlan[] {
@@ -90,11 +92,12 @@ export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode):
         break;
       }
       case 'Join': {
-        const t = n.joinType.toUpperCase();
+        // Spark's UnsupportedOperationChecker for stream-static joins.
+        const t = n.joinType;
         const streamLeft = collect(n.left).some((c) => c.kind === 'StreamingRelation');
-        if (t.startsWith('FULL')) fail(`FullOuter joins with streaming DataFrames/Datasets are not supported`);
-        if (streamLeft && t.startsWith('RIGHT')) fail('RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on the right is not supported');
-        if (!streamLeft && t.startsWith('LEFT')) fail('LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
+        if (t === 'FullOuter') fail(`FullOuter joins with streaming DataFrames/Datasets are not supported`);
+        if (streamLeft && t === 'RightOuter') fail('RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on the right is not supported');
+        if (!streamLeft && t === 'LeftOuter') fail('LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
         break;
       }
       default:
@@ -159,6 +162,8 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
       return '[stateless: each streaming row looks up the static table]';
     case 'StreamingRelation':
       return '[source]';
+    case 'StaticRelation':
+      return '[static table, read once per run]';
     default:
       return '[stateless]';
   }
@@ -192,5 +197,7 @@ function describe(plan: LogicalPlan): string {
       return `Limit ${plan.limit}`;
     case 'Join':
       return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
+    case 'StaticRelation':
+      return `StaticRelation ${plan.table.name} (${plan.table.path})`;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { Schema } from '../types';
 import { exprToString, type Expr, type SqlPosition } from './expression';
+import type { StaticTableSpec } from '../operators/stream-static-join';
 
 export interface NamedExpr {
   expr: Expr;
@@ -29,14 +30,20 @@ export type LogicalPlan =
   | { kind: 'Deduplicate'; keys: string[]; withinWatermark: boolean; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Sort'; order: { expr: Expr; ascending: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }
-  | { kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition };
+  | { kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition }
+  /** A static table from the job's staticTables, joined with the stream (issue 4, join-planner.ts). */
+  | { kind: 'StaticRelation'; table: StaticTableSpec; keys: { stream: string; static: string }[]; columns: string[] };
 
-/** Operators that keep state across batches (they need a StateStore and a commit per batch). */
-export const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate', 'Join']);
+/**
+ * Operators that keep state across batches (they need a StateStore and a commit per batch).
+ * Joins are stream-static only, which carry no state (stream-stream joins are not supported).
+ */
+export const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate']);
 
 export function children(plan: LogicalPlan): LogicalPlan[] {
   switch (plan.kind) {
     case 'StreamingRelation':
+    case 'StaticRelation':
       return [];
     case 'Join':
       return [plan.left, plan.right];
@@ -75,5 +82,7 @@ function describeNode(plan: LogicalPlan): string {
       return `Limit ${plan.limit}`;
     case 'Join':
       return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
+    case 'StaticRelation':
+      return `StaticRelation ${plan.table.name} ${plan.table.path} [${plan.table.schema.map((f) => `${f.name}: ${f.type}`).join(', ')}]`;
   }
 }

@@ -11,8 +11,10 @@ import type { LogicalPlan, NamedExpr, StreamingRelation } from './logical-plan';
 import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
 import { parseSelect } from './sql-parser';
 import { buildAggregation, buildSortAndLimit, isAggregationQuery } from './aggregate-planner';
+import { buildStreamStaticJoin } from './join-planner';
+import type { StaticTableSpec } from '../operators/stream-static-join';
 
-export function buildLogicalPlan(sql: string, relation: StreamingRelation): LogicalPlan {
+export function buildLogicalPlan(sql: string, relation: StreamingRelation, staticTables: StaticTableSpec[] = []): LogicalPlan {
   const ast = parseSelect(sql);
   const at = (re: RegExp): SqlPosition | undefined => findPosition(sql, re);
 
@@ -20,11 +22,9 @@ export function buildLogicalPlan(sql: string, relation: StreamingRelation): Logi
   if (ast._next || ast.set_op) throw notSupportedYet(`${String(ast.set_op ?? 'UNION').toUpperCase()}`, at(/\b(UNION|INTERSECT|EXCEPT)\b/i));
   const from = (ast.from ?? []) as SqlNode[];
   if (from.length === 0) throw new SqlValidationError(`A streaming query needs FROM ${relation.sourceName}`, { line: 1, column: 1 }, 'FROM');
-  if (from.length > 1) {
-    const kind = from[1].join ? String(from[1].join) : 'JOIN (comma)';
-    throw notSupportedYet(kind, at(/\bJOIN\b|,\s*[A-Za-z_"]/i) ?? at(/\bFROM\b/i), 'stream-static and stream-stream joins arrive with stateful operators');
-  }
-  const f = from[0];
+  // A stream-static join (issue 4, join-planner.ts): the query then reads the joined rows.
+  const join = from.length > 1 ? buildStreamStaticJoin(from, relation, staticTables, (q) => new ExpressionBuilder(q, sql), at) : undefined;
+  const f = from.find((x) => String(x.table) === relation.sourceName) ?? from[0];
   if (f.expr) throw notSupportedYet('Subquery in FROM', at(/\bFROM\b/i));
   if (String(f.table) !== relation.sourceName) {
     throw new SqlValidationError(
@@ -33,24 +33,25 @@ export function buildLogicalPlan(sql: string, relation: StreamingRelation): Logi
       'FROM',
     );
   }
-  const qualifiers = new Set([relation.sourceName, ...(f.as ? [String(f.as)] : [])]);
+  const qualifiers = new Set([relation.sourceName, ...(f.as ? [String(f.as)] : []), ...(join?.qualifiers ?? [])]);
   const builder = new ExpressionBuilder(qualifiers, sql);
+  const inputSchema = join?.schema ?? relation.schema;
 
   if (ast.window) throw notSupportedYet('WINDOW clause', at(/\bWINDOW\b/i));
 
-  let plan: LogicalPlan = relation;
+  let plan: LogicalPlan = join?.plan ?? relation;
   if (ast.where) {
     plan = { kind: 'Filter', condition: builder.build(ast.where, at(/\bWHERE\b/i)), child: plan };
   }
   // GROUP BY / aggregates / HAVING / DISTINCT, ORDER BY, LIMIT: issue 4 (aggregate-planner.ts).
-  if (isAggregationQuery(ast)) return buildSortAndLimit(ast, buildAggregation(ast, plan, relation.schema, builder, at), at);
+  if (isAggregationQuery(ast)) return buildSortAndLimit(ast, buildAggregation(ast, plan, inputSchema, builder, at), at);
 
   const list: NamedExpr[] = [];
   for (const item of ast.columns as SqlNode[]) {
     const e = item.expr ?? item;
     if (e.type === 'column_ref' && e.column === '*') {
       if (e.table && !qualifiers.has(String(e.table))) throw new SqlValidationError(`Unknown table or alias "${e.table}" in ${e.table}.*`, posOf(e), '*');
-      for (const fld of relation.schema) list.push({ expr: { kind: 'column', name: fld.name }, name: fld.name });
+      for (const fld of inputSchema) list.push({ expr: { kind: 'column', name: fld.name }, name: fld.name });
       continue;
     }
     const expr = builder.build(e, posOf(e));

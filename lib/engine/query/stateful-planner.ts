@@ -12,12 +12,13 @@ import { StreamingDeduplicateExec } from '../operators/deduplicate';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { SortExec } from '../operators/sort-exec';
 import { limitExec } from '../operators/streaming-limit';
+import { StreamStaticJoinExec } from '../operators/stream-static-join';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import type { OutputMode, Schema } from '../types';
 import { resolveAggregate } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
-import { exprToString, type Expr } from './expression';
+import { exprToString, type Expr, type SqlPosition } from './expression';
 import { compileExpression, resolveColumn } from './expression-compiler';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { SqlValidationError } from './sql-error';
@@ -177,8 +178,16 @@ export class StatefulPlanner {
         this.descriptors.push({ operatorId, operatorName: 'globalLimit', parts: { limit: String(node.limit) }, keySchema: [], valueSchema: [{ name: 'count', type: 'long' }] });
         return { op: limitExec('append', operatorId, node.limit, childSchema), schema: childSchema };
       }
+      case 'Join': {
+        // Stream-static only; the analyzer has already refused the join types Spark refuses.
+        const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
+        if (stat.kind !== 'StaticRelation') throw new AnalysisException('Stream-stream joins are not supported; join the stream with a static table from staticTables');
+        const schema: Schema = [...childSchema, ...stat.table.schema.filter((f) => stat.columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
+        const joinType = node.joinType === 'Inner' ? 'inner' : 'left';
+        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns }, schema), schema };
+      }
       default:
-        throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? node.pos : undefined, node.kind);
+        throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);
     }
   }
 }

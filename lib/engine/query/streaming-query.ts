@@ -7,6 +7,7 @@ import type { OutputMode, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import { analyzeStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
+import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
@@ -32,11 +33,13 @@ export interface CompileOptions {
   outputMode?: OutputMode;
   /** The job's `dedup` option: a Deduplicate right above the source. */
   dedup?: { keys: string[]; withinWatermark?: boolean };
+  /** The job's `staticTables`, joinable with the stream. */
+  staticTables?: StaticTableSpec[];
 }
 
 export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
   const outputMode = opts.outputMode ?? 'append';
-  const plan = withDeduplication(buildLogicalPlan(sql, relation), opts.dedup);
+  const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables), opts.dedup);
   const analysis = analyzeStreamingPlan(plan, outputMode);
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
@@ -77,7 +80,9 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
     }
     default: {
       // Aggregate, Deduplicate, Sort, Limit: issue 4 (stateful-planner.ts).
-      const schema = planPhysical(children(plan)[0], ops, stateful);
+      // A join reads the stream side; the static side is loaded by the join operator itself.
+      const input = plan.kind === 'Join' ? (plan.left.kind === 'StaticRelation' ? plan.right : plan.left) : children(plan)[0];
+      const schema = planPhysical(input, ops, stateful);
       const planned = stateful.plan(plan, schema);
       ops.push(planned.op);
       return planned.schema;

@@ -51,6 +51,20 @@ export const JobSpecSchema = z
      * `withinWatermark` is Spark's dropDuplicatesWithinWatermark (needs source.eventTime).
      */
     dedup: z.object({ keys: z.array(z.string().min(1)).min(1), withinWatermark: z.boolean().default(false) }).strict().optional(),
+    /** Static tables the SQL may join with the stream (issue 4): a JSON-lines or CSV file each. */
+    staticTables: z
+      .array(
+        z
+          .object({
+            name: identifier,
+            path: z.string().min(1),
+            format: z.enum(['json', 'csv']).default('json'),
+            header: z.boolean().optional(),
+            schema: z.array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict()).min(1, { message: 'must list at least one column' }),
+          })
+          .strict(),
+      )
+      .optional(),
     /** Spark's minBatchesToRetain: offsets/ and commits/ entries kept (at least 2, for recovery). */
     minBatchesToRetain: z.number().int().min(2).default(100),
   })

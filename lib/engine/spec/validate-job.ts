@@ -124,7 +124,7 @@ export function validateJob(specJson: unknown): ValidateJobResult {
   const relSpec = spec ?? (raw.source?.name && Array.isArray(raw.source?.schema) && typeof raw.sql === 'string' ? (raw as JobSpec) : undefined);
   if (relSpec) {
     try {
-      const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup });
+      const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup, staticTables: relSpec.staticTables });
       explain = q.explain;
       outputSchema = q.outputSchema;
       stateful = q.stateful;

@@ -1,0 +1,111 @@
+/**
+ * StreamStaticJoinExec: a streaming source joined with a static table declared in the job spec
+ * (Spark's stream-static join). Stateless with respect to the stream: each streaming row looks
+ * up the static side and moves on; nothing is carried between batches, so it needs no state
+ * store and no watermark, and a re-run batch joins exactly as the first run did.
+ *
+ * - INNER: one output row per matching static row; no match, no row.
+ * - LEFT (stream on the left): a stream row without a match is kept once, static columns NULL.
+ * Keys are the equi-join pairs of the ON clause; a NULL key never matches (SQL semantics).
+ * The static table is read once per run, at the first batch, and hashed on its join keys. A
+ * line that does not parse against its schema fails the run (BadRecordError naming the file and
+ * line): joining against a silently shortened table would drop or NULL rows without a word.
+ */
+import { readFile } from 'node:fs/promises';
+import { BadRecordError } from '../errors';
+import { encodeKey } from '../state/state-value-codec';
+import type { Row, Schema } from '../types';
+import type { OperatorContext, PhysicalOperator } from './physical-operator';
+import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
+
+export interface StaticTableSpec {
+  name: string;
+  path: string;
+  format: 'json' | 'csv';
+  header?: boolean;
+  schema: Schema;
+}
+
+/** Reads a static table file (JSON lines, or CSV with or without a header) against its schema. */
+export async function loadStaticTable(t: StaticTableSpec): Promise<Row[]> {
+  const text = await readFile(t.path, 'utf8');
+  const lines = text.split('\n');
+  const rows: Row[] = [];
+  let parser: JsonLineParser | CsvLineParser;
+  let first = 0;
+  if (t.format === 'csv' && (t.header ?? true)) {
+    const header = splitCsvLine(lines[0]?.replace(/\r$/, '') ?? '') ?? [];
+    const missing = CsvLineParser.missingColumns(t.schema, header);
+    if (missing.length) throw new BadRecordError(`Static table ${t.name} (${t.path}): the CSV header lacks column(s) ${missing.join(', ')}; fix the file or the table's schema.`, { file: t.path, line: 1 });
+    parser = new CsvLineParser(t.schema, header);
+    first = 1;
+  } else {
+    parser = t.format === 'csv' ? new CsvLineParser(t.schema) : new JsonLineParser(t.schema);
+  }
+  for (let i = first; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue;
+    const r = parser.parse(lines[i]);
+    if (!r.ok) {
+      throw new BadRecordError(`Static table ${t.name} (${t.path}) line ${i + 1}: ${r.reason}. Fix the file; the join does not run on part of a table.`, { file: t.path, line: i + 1, reason: r.reason });
+    }
+    rows.push(r.row);
+  }
+  return rows;
+}
+
+export interface StreamStaticJoinOptions {
+  joinType: 'inner' | 'left';
+  table: StaticTableSpec;
+  /** Equi-join pairs: stream column = static column. */
+  keys: { stream: string; static: string }[];
+  /** Static columns added to each output row (same-named join keys are not repeated). */
+  staticColumns: string[];
+  /** Reads the table; injectable for tests of the loader boundary. */
+  load?: (t: StaticTableSpec) => Promise<Row[]>;
+}
+
+export class StreamStaticJoinExec implements PhysicalOperator {
+  readonly stateful = false;
+  readonly name: string;
+  private index?: Map<string, Row[]>;
+
+  constructor(private readonly o: StreamStaticJoinOptions, readonly outputSchema: Schema) {
+    this.name = `StreamStaticJoin ${o.joinType.toUpperCase()} ${o.table.name}`;
+  }
+
+  private async build(): Promise<Map<string, Row[]>> {
+    const rows = await (this.o.load ?? loadStaticTable)(this.o.table);
+    const index = new Map<string, Row[]>();
+    for (const r of rows) {
+      const vals = this.o.keys.map((k) => r[k.static] ?? null);
+      if (vals.some((v) => v === null)) continue;
+      const key = encodeKey(vals);
+      const list = index.get(key);
+      if (list) list.push(r);
+      else index.set(key, [r]);
+    }
+    return index;
+  }
+
+  async execute(rows: Row[], _ctx: OperatorContext): Promise<Row[]> {
+    this.index ??= await this.build();
+    const { keys, staticColumns, joinType } = this.o;
+    const out: Row[] = [];
+    for (const row of rows) {
+      const vals = keys.map((k) => row[k.stream] ?? null);
+      const matches = vals.some((v) => v === null) ? undefined : this.index.get(encodeKey(vals));
+      if (matches) {
+        for (const m of matches) {
+          const o: Row = { ...row };
+          for (const c of staticColumns) o[c] = m[c] ?? null;
+          out.push(o);
+        }
+      } else if (joinType === 'left') {
+        const o: Row = { ...row };
+        for (const c of staticColumns) o[c] = null;
+        out.push(o);
+      }
+    }
+    return out;
+  }
+}
