@@ -90,6 +90,27 @@ describe('weir CLI with io sources and sinks', () => {
     expect(got.map((r) => [r.region, Number(r.orders), r.total])).toEqual(want.map((r) => [r.region, Number(r.orders), r.total]));
   });
 
+  it('postgres → postgres transactional and postgres-replace (complete): crash after the sink, re-run, exactly once', async () => {
+    await db.pool.query(`CREATE TABLE sales (id bigint, region text, amount double precision)`);
+    await db.pool.query(`INSERT INTO sales SELECT i, (ARRAY['eu','us'])[1 + i % 2], i FROM generate_series(1, 20) i`);
+    const source = { name: 'sales', type: 'postgres', options: { connectionString: db.url, table: 'sales', offsetColumn: 'id' }, schema };
+    const append = await jobFile('pg_tx', { source, sql: 'SELECT id, amount FROM sales', sink: { type: 'postgres', options: { connectionString: db.url, table: 'sales_copy' } } });
+    const complete = await jobFile('pg_replace', {
+      source, sql: 'SELECT region, sum(amount) AS total FROM sales GROUP BY region', outputMode: 'complete',
+      sink: { type: 'postgres-replace', options: { connectionString: db.url, table: 'sales_totals' } },
+    });
+    for (const file of [append, complete]) {
+      expect((await weir(['run', file, '--crash-at', 'after-sink', '--crash-batch', '0'])).code).toBe(3);
+      expect((await weir(['run', file])).code).toBe(0);
+    }
+    const copy = (await db.pool.query('SELECT count(*) AS n, count(DISTINCT id) AS d FROM sales_copy')).rows[0];
+    const input = Number((await db.pool.query('SELECT count(*) AS n FROM sales')).rows[0].n);
+    expect([Number(copy.n), Number(copy.d)]).toEqual([input, input]);
+    const totals = (await db.pool.query('SELECT region, total FROM sales_totals ORDER BY region')).rows;
+    const want = (await db.pool.query('SELECT region, sum(amount) AS total FROM sales GROUP BY region ORDER BY region')).rows;
+    expect(totals).toEqual(want);
+  });
+
   it('redis-stream → redis-stream: progress says at-least-once, and why', async () => {
     const input = `weir:cli:${tag}:in`;
     const output = `weir:cli:${tag}:out`;
