@@ -175,13 +175,7 @@ export class StatefulAggregateExec implements StatefulOperator {
       const batchId = ctx.batchId;
       // count(*) alone (the commonest streaming aggregate): bump the counter inline.
       const countOnly = nAgg === 1 && aggregates[0].fn.countStar === true;
-      for (let r = 0; r < rows.length; r++) {
-        const row = rows[r];
-        const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
-        if (dropLate && typeof v === 'number' && v <= wm) {
-          dropped++;
-          continue;
-        }
+      const group = (v: unknown): Group => {
         let g = byValue.get(v);
         if (g === undefined) {
           const key = encodeKey([v]);
@@ -195,11 +189,33 @@ export class StatefulAggregateExec implements StatefulOperator {
           g.store = stores[partitionForKey(g.key, stores.length)];
           groups.set(g.key, g);
         }
-        const bufs = g.bufs;
-        if (countOnly) {
-          bufs[0] = (bufs[0] as number) + 1;
+        return g;
+      };
+      if (countOnly) {
+        // Count per raw value first (a tight Map loop), then fold each count into its group once.
+        const counts = new Map<unknown, number>();
+        for (let r = 0; r < rows.length; r++) {
+          const row = rows[r];
+          const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+          if (dropLate && typeof v === 'number' && v <= wm) {
+            dropped++;
+            continue;
+          }
+          counts.set(v, (counts.get(v) ?? 0) + 1);
+        }
+        for (const [v, n] of counts) {
+          const bufs = group(v).bufs;
+          bufs[0] = (bufs[0] as number) + n;
+        }
+      }
+      for (let r = 0; countOnly ? false : r < rows.length; r++) {
+        const row = rows[r];
+        const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+        if (dropLate && typeof v === 'number' && v <= wm) {
+          dropped++;
           continue;
         }
+        const bufs = group(v).bufs;
         for (let i = 0; i < nAgg; i++) {
           const a = aggregates[i];
           const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
