@@ -8,6 +8,7 @@ import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { CommitLog } from './commit-log';
 import { OffsetSeqLog, type OffsetSeqMetadata } from './offset-seq-log';
 import { readStreamMetadata } from './stream-metadata';
+import { inspectState, type StateOperatorInspection } from '../state/state-inspector';
 
 export interface CheckpointInspection {
   location: string;
@@ -20,6 +21,8 @@ export interface CheckpointInspection {
   pendingBatch: number | null;
   /** Top-level entries other than metadata/offsets/commits (sources/, state/). */
   otherEntries: string[];
+  /** Stateful operators' state: versions, snapshots, bytes on disk (issue 4). */
+  state: StateOperatorInspection[];
 }
 
 export async function inspectCheckpoint(fm: CheckpointFileManager): Promise<CheckpointInspection> {
@@ -47,5 +50,6 @@ export async function inspectCheckpoint(fm: CheckpointFileManager): Promise<Chec
     latestCommittedBatch,
     pendingBatch: latestOffsetsBatch !== null && latestOffsetsBatch !== latestCommittedBatch ? latestOffsetsBatch : null,
     otherEntries: (await fm.list('')).filter((n) => !['metadata', 'offsets', 'commits'].includes(n)),
+    state: await inspectState(fm),
   };
 }

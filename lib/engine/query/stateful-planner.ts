@@ -114,7 +114,7 @@ export function planAggregate(
     operatorName: 'aggregate',
     parts: {
       'grouping keys': analysis.keys.map(keyText).join(', ') || '(none)',
-      aggregates: node.aggregates.map((a) => (a.expr.kind === 'call' ? `${a.expr.name}(${a.expr.args.map(exprToString).join(', ')})` : a.name)).join(', ') || '(none)',
+      aggregates: node.aggregates.map((a) => exprToString(a.expr).replace("('*')", '(*)')).join(', ') || '(none)',
       window: analysis.windowText ?? '(none)',
     },
     keySchema: exec.outputSchema.slice(0, keys.length),
