@@ -20,6 +20,7 @@ import {
   WeirError,
   checkpointFileManagerFor,
   formatContract,
+  getSinkDefinition,
   inspectCheckpoint,
   isCrashPoint,
   readCommittedRows,
@@ -149,6 +150,13 @@ async function sinkRead(args: string[]): Promise<number> {
   printIssues(file!, result);
   if (!result.ok) return EXIT.usage;
   const sink = result.spec!.sink;
+  const readRows = getSinkDefinition(sink.type)?.readRows;
+  if (sink.type !== 'files' && readRows) {
+    const rows = await readRows(sink.options as never);
+    for (const r of rows) out(JSON.stringify(r));
+    err(`${rows.length} rows in the ${sink.type} sink's destination`);
+    return EXIT.ok;
+  }
   if (sink.type !== 'files') {
     throw new UsageError(`weir sink read supports the files sink (it reads through _weir_metadata); this job's sink is "${sink.type}"`);
   }

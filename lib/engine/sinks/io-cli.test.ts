@@ -109,6 +109,12 @@ describe('weir CLI with io sources and sinks', () => {
     const totals = (await db.pool.query('SELECT region, total FROM sales_totals ORDER BY region')).rows;
     const want = (await db.pool.query('SELECT region, sum(amount) AS total FROM sales GROUP BY region ORDER BY region')).rows;
     expect(totals).toEqual(want);
+    // weir sink read prints what readers of the destination see.
+    const read = await weir(['sink', 'read', complete]);
+    expect(read.code).toBe(0);
+    expect(read.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(want);
+    const copied = await weir(['sink', 'read', append]);
+    expect(copied.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual((await db.pool.query('SELECT id FROM sales ORDER BY id')).rows.map((r) => Number(r.id)));
   });
 
   it('redis-stream → redis-stream: progress says at-least-once, and why', async () => {
@@ -127,6 +133,8 @@ describe('weir CLI with io sources and sinks', () => {
     expect(p.contract.guarantee).toBe('at-least-once');
     expect(p.contract.sink.reason).toMatch(/XADD/);
     expect(await redis.xlen(output)).toBe(10);
+    const read = await weir(['sink', 'read', file]);
+    expect(read.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(Array.from({ length: 10 }, (_, i) => i + 3));
   });
 
   it('nats-jetstream → webhook: every message delivered with its Idempotency-Key', async () => {

@@ -9,7 +9,7 @@
  *   message, because `pg` and `net` errors can echo host, user or password back.
  */
 import pg from 'pg';
-import { ValidationError } from '../errors';
+import { ValidationError, WeirError } from '../errors';
 import type { Field, Row, Schema } from '../types';
 
 /** Quote a PostgreSQL identifier: wrap in double quotes, double any embedded quote. */
@@ -128,7 +128,7 @@ export function outputColumnNames(schema: Schema): string[] {
 }
 
 /** Column name → SQL type (as `format_type` prints it) of an existing table; empty if absent. */
-export async function tableColumnTypes(client: pg.Pool | pg.PoolClient, schema: string, table: string): Promise<Map<string, string>> {
+export async function tableColumnTypes(client: pg.Pool | pg.ClientBase, schema: string, table: string): Promise<Map<string, string>> {
   const res = await client.query<{ name: string; type: string }>(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -160,4 +160,29 @@ export function unnestInsert(target: string, cols: readonly OutputColumn[], type
   const arrays = cols.map((c, i) => `$${i + 1}::${types.get(c.name)}[]`).join(', ');
   const values = cols.map((c) => rows.map((r) => c.get(r)));
   return { text: `INSERT INTO ${target} (${names}) SELECT * FROM unnest(${arrays})${suffix}`, values };
+}
+
+/**
+ * Every row of a table as readers see it (for `weir sink read`), bigints as numbers when they
+ * fit, ordered by all columns so the output is stable. Errors are redacted.
+ */
+export async function readTableRows(connectionString: string, schema: string, table: string): Promise<Row[]> {
+  const client = new pg.Client({ connectionString });
+  const secrets = secretsOf(connectionString);
+  try {
+    await client.connect();
+    const types = await tableColumnTypes(client, schema, table);
+    if (types.size === 0) return [];
+    const order = [...types.keys()].map((_, i) => String(i + 1)).join(', ');
+    const res = await client.query({
+      text: `SELECT * FROM ${qualifiedName(schema, table)} ORDER BY ${order}`,
+      types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => (Number.isSafeInteger(Number(v)) ? Number(v) : v) : pg.types.getTypeParser(oid, format as 'text')) },
+    } as pg.QueryConfig);
+    return res.rows;
+  } catch (e) {
+    // No `cause`: it would carry the driver's unredacted message along with the error.
+    throw new WeirError('SINK_READ_ERROR', `Could not read ${schema}.${table}: ${errorText(e, secrets)}. Check the database is reachable and the table exists.`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

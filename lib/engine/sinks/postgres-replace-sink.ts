@@ -13,7 +13,7 @@ import { SinkError } from '../errors';
 import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
-import { createPool, errorText, secretsOf } from './pg-util';
+import { createPool, errorText, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
@@ -71,6 +71,7 @@ export const postgresReplaceSinkDefinition: SinkDefinition<PostgresReplaceSinkOp
   signature: signatureOf,
   supportedOutputModes: () => ['complete'],
   create: (o) => new PostgresReplaceSink(o),
+  readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
 };
 

@@ -23,7 +23,7 @@ import { SinkError } from '../errors';
 import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
-import { createPool, ensureTable, errorText, qualifiedName, secretsOf } from './pg-util';
+import { createPool, ensureTable, errorText, qualifiedName, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 
 export const postgresSinkOptions = z.strictObject({
@@ -129,6 +129,7 @@ export const postgresSinkDefinition: SinkDefinition<PostgresSinkOptions> = {
   signature: postgresSinkSignature,
   supportedOutputModes: () => ['append'],
   create: (o) => new PostgresSink(o),
+  readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
 };
 

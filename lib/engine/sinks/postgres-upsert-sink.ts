@@ -15,7 +15,7 @@ import { SinkError } from '../errors';
 import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
-import { createPool, errorText, outputColumnNames, quoteIdent, secretsOf } from './pg-util';
+import { createPool, errorText, outputColumnNames, quoteIdent, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
@@ -91,6 +91,7 @@ export const postgresUpsertSinkDefinition: SinkDefinition<PostgresUpsertSinkOpti
       ? { path: 'sink.options.keyColumns', message: `key column(s) ${missing.map((m) => JSON.stringify(m)).join(', ')} are not in the query's output (${names.join(', ')}); list output columns, or add them to the SELECT` }
       : undefined;
   },
+  readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
 };
 

@@ -72,6 +72,15 @@ export const redisStreamSinkDefinition: SinkDefinition<RedisStreamSinkOptions> =
   signature: signatureOf,
   supportedOutputModes: () => ['append', 'update'],
   create: (o) => new RedisStreamSink(o),
+  readRows: async (o) => {
+    const redis = createRedis(o.url);
+    try {
+      const entries = (await redis.xrange(o.stream, '-', '+')) as [string, string[]][];
+      return entries.map(([, f]) => JSON.parse(f[f.indexOf('data') + 1]) as Row);
+    } finally {
+      redis.disconnect();
+    }
+  },
   secretOptions: ['url'],
 };
 

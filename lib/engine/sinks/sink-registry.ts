@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Clock } from '../clock';
-import type { OutputMode, Schema } from '../types';
+import type { OutputMode, Row, Schema } from '../types';
 import type { Sink, SinkSignature } from './sink';
 
 export interface SinkContext {
@@ -26,6 +26,8 @@ export interface SinkDefinition<O = unknown> {
    * key columns that the SELECT must produce); returns the problem with its field path.
    */
   checkOutput?(options: O, outputSchema: Schema): { path: string; message: string } | undefined;
+  /** Optional: the rows readers of the destination see now (for `weir sink read`). */
+  readRows?(options: O): Promise<Row[]>;
   secretOptions?: readonly string[];
 }
 
