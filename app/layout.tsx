@@ -1,0 +1,22 @@
+import type { Metadata } from 'next';
+import type { ReactNode } from 'react';
+import { Nav } from '@/components/nav';
+import './globals.css';
+
+export const metadata: Metadata = {
+  title: 'Weir',
+  description: 'Streaming queries with Spark Structured Streaming semantics, brought back clean.',
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <div className="shell">
+          <Nav />
+          <main>{children}</main>
+        </div>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * The one place that reads process.env. Everything else takes options.
+ *
+ * Validated with zod at start: a wrong value fails fast with a message naming the variable and
+ * what it expects (see formatEnvError).
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const boolish = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const intish = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// connection URL');
+const redisUrl = z.string().refine((v) => /^rediss?:\/\//.test(v), 'a redis:// or rediss:// URL');
+
+export const envSchema = z.object({
+  /** PostgreSQL for metadata (and BullMQ's Postgres backend). Unset: `npm start` runs an embedded one. */
+  DATABASE_URL: postgresUrl.optional(),
+  /** Redis for BullMQ. Unset: BullMQ runs on its PostgreSQL backend in DATABASE_URL's database. */
+  REDIS_URL: redisUrl.optional(),
+  /** HTTP port of the dashboard and API. */
+  PORT: intish(3000, 1).refine((p) => p <= 65535, 'a TCP port (1-65535)'),
+  /** Interface the dashboard binds to. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Where `npm start` keeps the embedded PostgreSQL and local checkpoints. */
+  WEIR_DATA_DIR: z.string().min(1).default('.data'),
+  /** Root under which jobs' checkpoints go by default: a path, a shared volume or s3://bucket/prefix. */
+  WEIR_CHECKPOINT_ROOT: z.string().min(1).optional(),
+  /** Port of the embedded PostgreSQL (never 5432, which the machine's own server may hold). */
+  WEIR_EMBEDDED_PG_PORT: intish(54329, 1),
+  /** When set at first start, an admin API token with this value is created (for automation). */
+  WEIR_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** When set at first start, a UI user `admin` with this password is created. */
+  WEIR_ADMIN_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
+  /** How often a worker heartbeats. */
+  WEIR_WORKER_HEARTBEAT_MS: intish(5000, 100),
+  /** A worker silent for this long is dead: dropped from health, its runs fail over. */
+  WEIR_WORKER_TIMEOUT_MS: intish(15000, 500),
+  /** How many runs one worker process drives at once. */
+  WEIR_WORKER_CONCURRENCY: intish(50, 1),
+  /** Log level for pino. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Skip `next build` in `npm start` even if no build exists (for development). */
+  WEIR_SKIP_BUILD: boolish.default(false),
+});
+
+export type Env = z.infer<typeof envSchema> & {
+  dataDir: string;
+  checkpointRoot: string;
+  queueBackend: 'postgres' | 'redis';
+};
+
+export class EnvError extends Error {
+  readonly code = 'INVALID_CONFIGURATION';
+}
+
+export function formatEnvError(error: z.ZodError): string {
+  const lines = error.issues.map((i) => {
+    const name = String(i.path[0] ?? '?');
+    return `  ${name}: ${i.message}`;
+  });
+  return `Invalid configuration (environment variables):\n${lines.join('\n')}\nFix these variables (see the configuration table in README.md) and start again.`;
+}
+
+/** Parses an environment (process.env by default); throws EnvError naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  // Empty strings count as unset, as in most dotenv setups.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) throw new EnvError(formatEnvError(result.error));
+  const e = result.data;
+  const dataDir = path.resolve(e.WEIR_DATA_DIR);
+  return {
+    ...e,
+    dataDir,
+    checkpointRoot: e.WEIR_CHECKPOINT_ROOT ?? path.join(dataDir, 'checkpoints'),
+    queueBackend: e.REDIS_URL ? 'redis' : 'postgres',
+  };
+}
+
+let cached: Env | undefined;
+
+/** The validated configuration of this process. */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}
+
+/** DATABASE_URL, which every server-side process needs once `npm start` has set it up. */
+export function databaseUrl(): string {
+  const url = env().DATABASE_URL;
+  if (!url) {
+    throw new EnvError(
+      'DATABASE_URL is not set. Start Weir with `npm start` (which runs an embedded PostgreSQL and sets it), or set DATABASE_URL to a postgres:// URL.',
+    );
+  }
+  return url;
+}

@@ -1,0 +1,16 @@
+/**
+ * Queue names and job payloads. Payloads carry ids, never whole definitions: the worker reads the
+ * job from the database, so an edit between enqueue and start is seen.
+ */
+import { z } from 'zod';
+
+export const RUNS_QUEUE = 'weir-runs';
+
+export const runPayloadSchema = z.object({
+  jobId: z.string().uuid(),
+  /** Why this run was enqueued: a start, a restart, a restart-policy retry. */
+  reason: z.enum(['start', 'restart', 'retry', 'recover']),
+  attempt: z.number().int().min(0).default(0),
+});
+
+export type RunPayload = z.infer<typeof runPayloadSchema>;

@@ -1,0 +1,16 @@
+/**
+ * The Prisma client of this process (one per process; Next's dev server reloads modules, hence
+ * the global).
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '@/lib/generated/prisma/client';
+import { databaseUrl } from '@/lib/env';
+
+const globalForPrisma = globalThis as unknown as { weirPrisma?: PrismaClient };
+
+export function prisma(): PrismaClient {
+  globalForPrisma.weirPrisma ??= new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl() }) });
+  return globalForPrisma.weirPrisma;
+}
+
+export type { PrismaClient };

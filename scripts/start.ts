@@ -1,0 +1,156 @@
+/**
+ * `npm start`: everything Weir needs on one machine.
+ *
+ * 1. Configuration from lib/env.ts (a bad variable fails here, named).
+ * 2. PostgreSQL: DATABASE_URL if set, else the embedded one under WEIR_DATA_DIR/pg.
+ * 3. Migrations (prisma/migrations), and the first-start admin token/user.
+ * 4. A production build of the dashboard if there is none (`next build`).
+ * 5. The Next.js server and one worker, restarted if it dies (so a drill that kills a worker
+ *    sees a replacement come back); BullMQ on Redis when REDIS_URL is set, else on PostgreSQL.
+ * 6. Waits for /api/health to show the database and a worker, then prints the dashboard URL.
+ * Ctrl-C (SIGINT) or SIGTERM stops the server and the worker gracefully, then PostgreSQL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv, EnvError, type Env } from '../lib/env';
+import { migrate } from '../lib/server/migrate';
+import { bootstrapCredentials } from '../lib/server/bootstrap';
+import { PrismaClient } from '../lib/generated/prisma/client';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const log = (m: string) => console.log(`[weir] ${m}`);
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { cwd: ROOT, env, stdio: 'inherit' });
+    p.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+async function waitForHealth(url: string, deadlineMs: number): Promise<unknown> {
+  const until = Date.now() + deadlineMs;
+  let last: unknown = null;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${url}/api/health`);
+      last = await res.json();
+      const h = last as { database?: { ok: boolean }; workers?: unknown[] };
+      if (h.database?.ok && (h.workers?.length ?? 0) > 0) return last;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`Weir did not become healthy within ${deadlineMs / 1000}s; last health: ${JSON.stringify(last)}`);
+}
+
+async function main() {
+  const t0 = Date.now();
+  let config: Env;
+  try {
+    config = parseEnv();
+  } catch (e) {
+    if (e instanceof EnvError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.checkpointRoot.startsWith('s3://') ? config.dataDir : config.checkpointRoot, { recursive: true });
+
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres(config.dataDir, config.WEIR_EMBEDDED_PG_PORT, log);
+    databaseUrl = embedded.url;
+    log(`embedded PostgreSQL on 127.0.0.1:${config.WEIR_EMBEDDED_PG_PORT} (data in ${path.join(config.dataDir, 'pg')})`);
+  } else {
+    log('using DATABASE_URL');
+  }
+  const applied = await migrate(databaseUrl);
+  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    WEIR_DATA_DIR: config.dataDir,
+    WEIR_CHECKPOINT_ROOT: config.checkpointRoot,
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  {
+    const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+    const r = await bootstrapCredentials(db, { adminToken: config.WEIR_ADMIN_TOKEN, adminPassword: config.WEIR_ADMIN_PASSWORD });
+    await db.$disconnect();
+    if (r.tokenCreated) log('created the admin API token from WEIR_ADMIN_TOKEN');
+    if (r.userCreated) log('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
+  }
+
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID')) && !config.WEIR_SKIP_BUILD) {
+    log('no production build found: running `next build` (once; takes a few minutes)');
+    const code = await run(path.join(ROOT, 'node_modules', '.bin', 'next'), ['build'], childEnv);
+    if (code !== 0) throw new Error('next build failed');
+  }
+
+  const children = new Set<ChildProcess>();
+  let stopping = false;
+  const spawnChild = (name: string, cmd: string, args: string[], onExit?: (code: number | null) => void) => {
+    // Detached: a Ctrl-C reaches only this script, which then stops the children in order.
+    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv, stdio: 'inherit', detached: true });
+    children.add(child);
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      if (!stopping) {
+        log(`${name} exited (${signal ?? code})`);
+        onExit?.(code);
+      }
+    });
+    return child;
+  };
+
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping: the worker finishes its running batches, then the server and PostgreSQL stop');
+    const exits = [...children].map((c) => new Promise((r) => c.once('exit', r)));
+    for (const c of children) c.kill('SIGTERM');
+    const forced = setTimeout(() => {
+      for (const c of children) c.kill('SIGKILL');
+    }, 30_000);
+    await Promise.all(exits);
+    clearTimeout(forced);
+    await embedded?.stop();
+    log('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  spawnChild('dashboard', path.join(ROOT, 'node_modules', '.bin', 'next'), ['start', '-p', String(config.PORT), '-H', config.HOST], () =>
+    void shutdown(1),
+  );
+  let restarts = 0;
+  const startWorker = () =>
+    spawnChild('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], () => {
+      // A dead worker is replaced, as a supervisor would; its runs fail over meanwhile.
+      restarts += 1;
+      const delay = Math.min(30_000, 1000 * 2 ** Math.min(restarts, 5));
+      log(`restarting the worker in ${delay / 1000}s`);
+      setTimeout(() => !stopping && startWorker(), delay);
+    });
+  startWorker();
+
+  const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
+  await waitForHealth(url, 120_000);
+  log(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
+  log(`dashboard: ${url}`);
+  log('Ctrl-C stops everything.');
+}
+
+main().catch((e) => {
+  console.error(`[weir] start failed: ${(e as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+/**
+ * The worker process: heartbeats, takes run jobs from BullMQ and drives lib/engine.
+ * `npm run worker` starts one more against the same configuration (scale out by hand).
+ * SIGTERM/SIGINT stop it gracefully: running batches finish and commit, then it exits.
+ */
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { env, EnvError } from '@/lib/env';
+import { prisma } from '@/lib/server/db';
+import { Heartbeat } from './heartbeat';
+import { startRunWorker } from './run-worker';
+
+async function main() {
+  let config;
+  try {
+    config = env();
+  } catch (e) {
+    if (e instanceof EnvError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const log = pino({ level: config.LOG_LEVEL, base: { component: 'worker' } });
+  const db = prisma();
+  const workerId = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const heartbeat = new Heartbeat(db, workerId, config.queueBackend, config.WEIR_WORKER_HEARTBEAT_MS, (e) =>
+    log.warn({ err: e }, 'heartbeat failed'),
+  );
+  await heartbeat.start();
+  const runs = await startRunWorker({ db, config, workerId, log });
+  log.info({ workerId, queueBackend: config.queueBackend }, 'worker started');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'worker stopping: letting running batches finish');
+    await runs.close();
+    await heartbeat.stop();
+    await db.$disconnect();
+    log.info('worker stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
