@@ -16,6 +16,7 @@ import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import { validateJob } from '../spec/validate-job';
 import type { OutputMode, Row } from '../types';
+import { createTestDatabase } from '../sinks/pg-test-database';
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -34,7 +35,7 @@ const STREAM_SCHEMA = [{ name: 'id', type: 'long' }, { name: 'region', type: 'st
 const REGION_SCHEMA = [{ name: 'code', type: 'string' }, { name: 'label', type: 'string' }, { name: 'tier', type: 'long' }];
 
 let uniq = 0;
-async function job(sql: string, opts: { format?: 'json' | 'csv'; outputMode?: OutputMode; file?: string } = {}) {
+async function job(sql: string, opts: { format?: 'json' | 'csv'; outputMode?: OutputMode; file?: string; staticTable?: Record<string, unknown> } = {}) {
   const name = `join-${process.pid}-${uniq++}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-join-'));
   roots.push(dir);
@@ -47,7 +48,7 @@ async function job(sql: string, opts: { format?: 'json' | 'csv'; outputMode?: Ou
   const specJson = {
     name,
     source: { name: 'events', type: 'memory', options: { stream: name }, schema: STREAM_SCHEMA },
-    staticTables: [{ name: 'regions', path: file, format, schema: REGION_SCHEMA }],
+    staticTables: [opts.staticTable ?? { name: 'regions', path: file, format, schema: REGION_SCHEMA }],
     sql,
     sink: { type: 'memory', options: { table: name } },
     outputMode: opts.outputMode ?? 'append',
@@ -128,5 +129,30 @@ describe('stream-static join', () => {
     expect((err as Error).message).toMatch(/Static table regions .* line 2: field "tier"/);
     expect(j.table.rows).toEqual([]);
     await q.stop();
+  });
+
+  it('joins a PostgreSQL table (the real server here), and names a row that does not fit its type', async () => {
+    const db = await createTestDatabase('static_join');
+    try {
+      await db.pool.query('CREATE TABLE regions (code text, label text, tier bigint)');
+      for (const r of REGIONS) await db.pool.query('INSERT INTO regions VALUES ($1, $2, $3)', [r.code, r.label, r.tier]);
+      const staticTable = { name: 'regions', type: 'postgres', connectionString: db.url, table: 'regions', schema: REGION_SCHEMA };
+      const j = await job('SELECT e.id, e.region, r.label, r.tier FROM events e LEFT JOIN regions r ON e.region = r.code', { staticTable });
+      await testStream(harness(j, (added) => refJoin(added, true)), [AddData(events(0, 9)), CheckAnswer(), StopStream(), StartStream(), AddData(events(9, 4)), CheckAnswer()]);
+
+      await db.pool.query(`INSERT INTO regions VALUES ('bad', 'Bad tier', NULL)`);
+      await db.pool.query('ALTER TABLE regions ALTER COLUMN tier TYPE text');
+      await db.pool.query(`UPDATE regions SET tier = 'one' WHERE code = 'bad'`);
+      const bad = await job('SELECT id, label FROM events e JOIN regions r ON e.region = r.code', { staticTable });
+      const q = new MicroBatchExecution({ spec: mustParse(bad.specJson), clock: new ManualClock(0) });
+      bad.stream.addData(...events(0, 2));
+      const err = await q.processAllAvailable().then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(BadRecordError);
+      expect((err as Error).message).toMatch(/Static table regions \(postgres:public.regions\) row \d+, column "tier": "one" is not a long/);
+      expect((err as Error).message).not.toContain(db.url);
+      await q.stop();
+    } finally {
+      await db.drop();
+    }
   });
 });

@@ -7,12 +7,16 @@
  * - INNER: one output row per matching static row; no match, no row.
  * - LEFT (stream on the left): a stream row without a match is kept once, static columns NULL.
  * Keys are the equi-join pairs of the ON clause; a NULL key never matches (SQL semantics).
- * The static table is read once per run, at the first batch, and hashed on its join keys. A
- * line that does not parse against its schema fails the run (BadRecordError naming the file and
- * line): joining against a silently shortened table would drop or NULL rows without a word.
+ * The static table (a JSON-lines or CSV file, or a PostgreSQL table) is read once per run, at
+ * the first batch, and hashed on its join keys. A line or row that does not fit its schema fails
+ * the run (BadRecordError naming the file and line, or the row and column): joining against a
+ * silently shortened table would drop or NULL rows without a word.
  */
 import { readFile } from 'node:fs/promises';
 import { BadRecordError } from '../errors';
+import type pg from 'pg';
+import { convertValue } from '../sources/value-conversion';
+import { createPool, errorText, qualifiedName, quoteIdent, secretsOf } from '../sinks/pg-util';
 import { encodeKey } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
@@ -20,27 +24,74 @@ import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
 
 export interface StaticTableSpec {
   name: string;
-  path: string;
-  format: 'json' | 'csv';
+  /** `file` (default): JSON lines or CSV at `path`; `postgres`: `table` read over `connectionString`. */
+  type?: 'file' | 'postgres';
+  path?: string;
+  format?: 'json' | 'csv';
   header?: boolean;
+  connectionString?: string;
+  table?: string;
+  /** PostgreSQL schema of `table` (default public). */
+  dbSchema?: string;
   schema: Schema;
 }
 
-/** Reads a static table file (JSON lines, or CSV with or without a header) against its schema. */
+/** Where a static table comes from, without secrets: for explain and error messages. */
+export function describeStaticTable(t: StaticTableSpec): string {
+  return t.type === 'postgres' ? `postgres:${t.dbSchema ?? 'public'}.${t.table}` : String(t.path);
+}
+
+/** Reads a static table (a file, or a PostgreSQL table) against its schema. */
 export async function loadStaticTable(t: StaticTableSpec): Promise<Row[]> {
+  return t.type === 'postgres' ? loadPostgresTable(t) : loadStaticFile(t);
+}
+
+/**
+ * SELECT of the schema's columns from the table, each value converted to its column type; a
+ * value that does not fit fails the run naming the row and column, with secrets redacted.
+ */
+async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
+  const secrets = secretsOf(t.connectionString ?? '');
+  const pool = createPool(t.connectionString ?? '', 1);
+  try {
+    const cols = t.schema.map((f) => quoteIdent(f.name)).join(', ');
+    let result: pg.QueryResult;
+    try {
+      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array' });
+    } catch (e) {
+      throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) could not be read: ${errorText(e, secrets)}. Check staticTables[].connectionString, table and schema.`, { table: t.name });
+    }
+    return result.rows.map((values: unknown[], i: number) => {
+      const row: Row = {};
+      t.schema.forEach((f, c) => {
+        const v = convertValue(values[c], f.type);
+        if (!v.ok) throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) row ${i + 1}, column "${f.name}": ${v.reason}. Fix the table or the column's type.`, { table: t.name, row: i + 1, column: f.name });
+        row[f.name] = v.value;
+      });
+      return row;
+    });
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+/** Reads a static table file (JSON lines, or CSV with or without a header) against its schema. */
+async function loadStaticFile(t: StaticTableSpec): Promise<Row[]> {
+  if (!t.path) throw new BadRecordError(`Static table ${t.name} has no path`, { table: t.name });
   const text = await readFile(t.path, 'utf8');
   const lines = text.split('\n');
   const rows: Row[] = [];
   let parser: JsonLineParser | CsvLineParser;
   let first = 0;
-  if (t.format === 'csv' && (t.header ?? true)) {
+  const format = t.format ?? 'json';
+  if (format === 'csv' && (t.header ?? true)) {
     const header = splitCsvLine(lines[0]?.replace(/\r$/, '') ?? '') ?? [];
     const missing = CsvLineParser.missingColumns(t.schema, header);
     if (missing.length) throw new BadRecordError(`Static table ${t.name} (${t.path}): the CSV header lacks column(s) ${missing.join(', ')}; fix the file or the table's schema.`, { file: t.path, line: 1 });
     parser = new CsvLineParser(t.schema, header);
     first = 1;
   } else {
-    parser = t.format === 'csv' ? new CsvLineParser(t.schema) : new JsonLineParser(t.schema);
+    parser = format === 'csv' ? new CsvLineParser(t.schema) : new JsonLineParser(t.schema);
   }
   for (let i = first; i < lines.length; i++) {
     if (lines[i].trim() === '') continue;

@@ -12,6 +12,7 @@
 import { AnalysisException } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
+import { describeStaticTable } from '../operators/stream-static-join';
 import { exprToString } from './expression';
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
@@ -198,6 +199,6 @@ function describe(plan: LogicalPlan): string {
     case 'Join':
       return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
     case 'StaticRelation':
-      return `StaticRelation ${plan.table.name} (${plan.table.path})`;
+      return `StaticRelation ${plan.table.name} (${describeStaticTable(plan.table)})`;
   }
 }

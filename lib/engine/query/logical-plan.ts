@@ -6,7 +6,7 @@
  */
 import type { Schema } from '../types';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import type { StaticTableSpec } from '../operators/stream-static-join';
+import { describeStaticTable, type StaticTableSpec } from '../operators/stream-static-join';
 
 export interface NamedExpr {
   expr: Expr;
@@ -83,6 +83,6 @@ function describeNode(plan: LogicalPlan): string {
     case 'Join':
       return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
     case 'StaticRelation':
-      return `StaticRelation ${plan.table.name} ${plan.table.path} [${plan.table.schema.map((f) => `${f.name}: ${f.type}`).join(', ')}]`;
+      return `StaticRelation ${plan.table.name} ${describeStaticTable(plan.table)} [${plan.table.schema.map((f) => `${f.name}: ${f.type}`).join(', ')}]`;
   }
 }

@@ -51,18 +51,31 @@ export const JobSpecSchema = z
      * `withinWatermark` is Spark's dropDuplicatesWithinWatermark (needs source.eventTime).
      */
     dedup: z.object({ keys: z.array(z.string().min(1)).min(1), withinWatermark: z.boolean().default(false) }).strict().optional(),
-    /** Static tables the SQL may join with the stream (issue 4): a JSON-lines or CSV file each. */
+    /**
+     * Static tables the SQL may join with the stream (issue 4): a JSON-lines or CSV file
+     * (`type: "file"`, the default, with `path`), or a PostgreSQL table (`type: "postgres"`,
+     * with `connectionString` and `table`, optionally `dbSchema`).
+     */
     staticTables: z
       .array(
         z
           .object({
             name: identifier,
-            path: z.string().min(1),
+            type: z.enum(['file', 'postgres']).default('file'),
+            path: z.string().min(1).optional(),
             format: z.enum(['json', 'csv']).default('json'),
             header: z.boolean().optional(),
+            connectionString: z.string().min(1).optional(),
+            table: z.string().min(1).optional(),
+            dbSchema: z.string().min(1).optional(),
             schema: z.array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict()).min(1, { message: 'must list at least one column' }),
           })
-          .strict(),
+          .strict()
+          .superRefine((t, ctx) => {
+            if (t.type === 'file' && !t.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required for a file static table' });
+            if (t.type === 'postgres' && !t.connectionString) ctx.addIssue({ code: 'custom', path: ['connectionString'], message: 'is required for a postgres static table' });
+            if (t.type === 'postgres' && !t.table) ctx.addIssue({ code: 'custom', path: ['table'], message: 'is required for a postgres static table' });
+          }),
       )
       .optional(),
     /** Spark's minBatchesToRetain: offsets/ and commits/ entries kept (at least 2, for recovery). */
