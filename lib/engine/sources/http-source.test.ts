@@ -67,6 +67,21 @@ describe('http source specifics', () => {
     }
   });
 
+  it('with a token, refuses a POST without the bearer token (401) and accepts one with it', async () => {
+    const src = make({ token: 'tok-12345678' });
+    await src.open();
+    try {
+      expect((await post(src, '[{"id":1}]')).status).toBe(401);
+      const url = `http://127.0.0.1:${src.listeningPort}/ingest`;
+      expect((await fetch(url, { method: 'POST', body: '[{"id":1}]', headers: { authorization: 'Bearer tok-00000000' } })).status).toBe(401);
+      expect((await fetch(url, { method: 'POST', body: '[{"id":1}]', headers: { authorization: 'Bearer tok-12345678' } })).status).toBe(202);
+      expect((await src.latestOffset()) as { count: number }).toMatchObject({ count: 1 });
+      expect(src.description).not.toContain('tok-12345678');
+    } finally {
+      await src.stop();
+    }
+  });
+
   it('reports a record that does not fit the schema as a bad record with its offset', async () => {
     const src = make({ port: undefined });
     src.push([{ id: 1, name: 'a', amount: 1 }, { id: 'two', name: 'b', amount: 2 }, 7]);

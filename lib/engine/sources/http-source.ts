@@ -4,7 +4,8 @@
  * Records arrive through `push(records)` (in-process) or, with the `port` option, a tiny HTTP
  * listener: `POST <path>` with a JSON array, a single JSON object, or JSON lines; it answers
  * 202 `{"accepted":n,"offset":N}`, or 503 while the buffer is full (back-pressure: the sender
- * retries; nothing is dropped silently), 413 for a body over `maxBodyBytes`, 405 for other methods.
+ * retries; nothing is dropped silently), 413 for a body over `maxBodyBytes`, 405 for other methods,
+ * 401 without `Authorization: Bearer <token>` when the `token` option is set.
  *
  * Offset: `{"epoch":"<this source instance>","count":N}`, the number of records this instance has
  * received. The epoch matters after a restart: the checkpoint's last offset belongs to the
@@ -16,7 +17,7 @@
  * false and the contract audit reports at-most-once for any job using it. To get more, have
  * senders write to a replayable system (Redis stream, JetStream, a table) and read from that.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -33,12 +34,21 @@ export const httpSourceOptions = z.strictObject({
   path: z.string().startsWith('/').default('/'),
   maxBufferedRecords: z.number().int().min(1).default(100_000),
   maxBodyBytes: z.number().int().min(1).default(10 * 1024 * 1024),
+  /** When set, a POST must carry `Authorization: Bearer <token>` (401 otherwise). A secret. */
+  token: z.string().min(8).optional(),
 });
 export type HttpSourceOptions = z.infer<typeof httpSourceOptions>;
 
 const REASON = 'Records POSTed to Weir live only in this process\'s memory until their batch commits; after a crash the uncommitted ones are gone and the sender is not asked again.';
 
 type Entry = { row: Row } | { bad: BadRecord };
+
+/** Constant-time comparison, so response timing does not reveal how much of a token matched. */
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 type HttpOffset = { epoch: string; count: number };
 
 export class HttpSource implements Source {
@@ -138,6 +148,9 @@ export class HttpSource implements Source {
     };
     if ((req.url ?? '/').split('?')[0] !== this.opts.path) return reply(404, { error: `POST records to ${this.opts.path}` });
     if (req.method !== 'POST') return reply(405, { error: 'POST a JSON array, a JSON object or JSON lines' });
+    if (this.opts.token && !safeEqual(req.headers.authorization ?? '', `Bearer ${this.opts.token}`)) {
+      return reply(401, { error: 'send Authorization: Bearer <token> (the source\'s token option)' });
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -174,6 +187,7 @@ export const httpSourceDefinition: SourceDefinition<HttpSourceOptions> = {
   options: httpSourceOptions,
   replayable: () => ({ replayable: false, reason: REASON }),
   create: (o, ctx) => new HttpSource(o, ctx.schema),
+  secretOptions: ['token'],
 };
 
 registerSource(httpSourceDefinition);
