@@ -41,6 +41,24 @@ describe('record parser', () => {
     );
   });
 
+  it('reads typed JSON in any key order, with extra keys, as exactly the schema’s row (property)', () => {
+    const parser = new JsonLineParser(SCHEMA);
+    fc.assert(
+      fc.property(rowArb, fc.boolean(), fc.boolean(), (row, shuffle, extra) => {
+        const entries = Object.entries(row);
+        if (shuffle) entries.reverse();
+        if (extra) entries.push(['zzz', 1]);
+        const r = parser.parse(JSON.stringify(Object.fromEntries(entries)));
+        expect(r.ok).toBe(true);
+        if (r.ok) {
+          expect(Object.keys(r.row)).toEqual(SCHEMA.map((f) => f.name));
+          expect(r.row).toEqual(row);
+        }
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+  });
+
   it('explains why a line is bad', () => {
     const j = new JsonLineParser(SCHEMA);
     expect(j.parse('{"id": 1.5}')).toEqual({ ok: false, reason: 'field "id": expected a long, got 1.5' });

@@ -60,8 +60,24 @@ export function coerceField(v: unknown, type: ColumnType | string, fromText: boo
   }
 }
 
-/** The JSON typeof that a column type accepts as is (timestamps as strings need parsing). */
-const FAST_TYPEOF: Record<string, string> = { long: 'number', double: 'number', string: 'string', boolean: 'boolean', timestamp: 'no-fast-path' };
+/** Whether a parsed JSON value is already the engine's value for the column type (no coercion). */
+function alreadyTyped(v: unknown, type: string): boolean {
+  switch (type) {
+    case 'long':
+      return Number.isSafeInteger(v);
+    case 'double':
+      return typeof v === 'number';
+    case 'string':
+      return typeof v === 'string';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'timestamp':
+      // Epoch milliseconds; ISO strings need parsing.
+      return Number.isSafeInteger(v);
+    default:
+      return false;
+  }
+}
 
 export class JsonLineParser {
   private readonly names: string[];
@@ -80,13 +96,26 @@ export class JsonLineParser {
     }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { ok: false, reason: 'expected a JSON object per line' };
     const src = obj as Record<string, unknown>;
-    const row: Row = {};
     const { names, types } = this;
+    // Common case: the producer wrote exactly the schema's fields, in order, already typed. The
+    // parsed object is then the row (one allocation per record instead of two).
+    let i = 0;
+    let exact = true;
+    for (const k in src) {
+      const v = src[k];
+      if (k !== names[i] || (v !== null && !alreadyTyped(v, types[i]))) {
+        exact = false;
+        break;
+      }
+      i++;
+    }
+    if (exact && i === names.length) return { ok: true, row: src };
+    const row: Row = {};
     for (let i = 0; i < names.length; i++) {
       const v = src[names[i]];
       // Fast path without allocation for values already of the column's JSON type.
       if (v === undefined || v === null) row[names[i]] = null;
-      else if (typeof v === FAST_TYPEOF[types[i]] && (types[i] !== 'long' || Number.isSafeInteger(v))) row[names[i]] = v;
+      else if (alreadyTyped(v, types[i])) row[names[i]] = v;
       else {
         const c = coerceField(v, types[i], false);
         if (!c.ok) return { ok: false, reason: `field "${names[i]}": ${c.reason}` };
