@@ -132,6 +132,8 @@ export class StatefulAggregateExec implements StatefulOperator {
     const bounded = watermarkKeyIndex !== undefined;
     const dropLate = bounded && outputMode !== 'complete';
     const groups = new Map<string, Group>();
+    /** Groups touched by this batch, in first-touch order (what Update mode emits). */
+    const touched: Group[] = [];
     const nAgg = aggregates.length;
     const windowIndex = keys.findIndex((k) => k.window);
     let dropped = 0;
@@ -152,6 +154,7 @@ export class StatefulAggregateExec implements StatefulOperator {
         const bufs = raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init());
         g = { key, tuple, bufs, store, batchId: ctx.batchId };
         groups.set(key, g);
+        touched.push(g);
       }
       const bufs = g.bufs;
       for (let i = 0; i < nAgg; i++) {
@@ -182,12 +185,12 @@ export class StatefulAggregateExec implements StatefulOperator {
           const store = stores[partitionForKey(key, stores.length)];
           const raw = store.get(key);
           g = { key, tuple: [v], bufs: raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId };
-          groups.set(key, g);
+          touched.push(g);
           byValue.set(v, g);
         } else if (g.batchId !== batchId) {
           g.batchId = batchId;
           g.store = stores[partitionForKey(g.key, stores.length)];
-          groups.set(g.key, g);
+          touched.push(g);
         }
         return g;
       };
@@ -242,7 +245,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     }
     this.droppedByWatermark = dropped;
 
-    for (const g of groups.values()) g.store.put(g.key, encodeValue(g.bufs));
+    for (const g of touched) g.store.put(g.key, encodeValue(g.bufs));
 
     const render = (tuple: unknown[], bufs: unknown[]): Row => {
       const out: Row = {};
@@ -256,7 +259,7 @@ export class StatefulAggregateExec implements StatefulOperator {
       for (const s of stores) for (const [k, v] of s.entries()) out.push(render(decodeKey(k), decodeValue(v) as unknown[]));
       return out;
     }
-    if (outputMode === 'update') for (const g of groups.values()) out.push(render(g.tuple, g.bufs));
+    if (outputMode === 'update') for (const g of touched) out.push(render(g.tuple, g.bufs));
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (bounded && wm > this.evictedUpTo) {
       for (const s of stores) {
