@@ -185,12 +185,17 @@ describe.each(aggregateCases)('a running count per name, $name, through MicroBat
 
 describe('a sink that is down', () => {
   const downCases = [
-    { name: 'postgres transactional', exactlyOnce: true, targetPort: 5432, sink: (id: string, port: number) => ({ type: 'postgres', options: { connectionString: `postgres://postgres@127.0.0.1:${port}/${db.name}`, table: id } }), read: (id: string) => readPg(id) },
-    { name: 'redis-stream', exactlyOnce: false, targetPort: 6379, sink: (id: string, port: number) => ({ type: 'redis-stream', options: { url: `redis://127.0.0.1:${port}`, stream: `weir:faults:${tag}:${id}` } }), read: async (id: string) => ((await redis.xrange(`weir:faults:${tag}:${id}`, '-', '+')) as [string, string[]][]).map(([, f]) => JSON.parse(f[3])) },
+    { name: 'postgres transactional', exactlyOnce: true, targetPort: () => 5432, sink: (id: string, port: number) => ({ type: 'postgres', options: { connectionString: `postgres://postgres@127.0.0.1:${port}/${db.name}`, table: id } }), read: (id: string) => readPg(id) },
+    { name: 'redis-stream', exactlyOnce: false, targetPort: () => 6379, sink: (id: string, port: number) => ({ type: 'redis-stream', options: { url: `redis://127.0.0.1:${port}`, stream: `weir:faults:${tag}:${id}` } }), read: async (id: string) => ((await redis.xrange(`weir:faults:${tag}:${id}`, '-', '+')) as [string, string[]][]).map(([, f]) => JSON.parse(f[3])) },
+    {
+      name: 'webhook', exactlyOnce: false, targetPort: () => Number(new URL(hookUrl).port),
+      sink: (id: string, port: number) => ({ type: 'webhook', options: { url: `http://127.0.0.1:${port}/hook`, maxRetries: 2, initialBackoffMs: 5 } }),
+      read: async (id: string) => posts.filter((p) => p.key.startsWith(`${id}/`)).flatMap((p) => p.rows),
+    },
   ];
   it.each(downCases)('$name: fails the batch without committing it, resumes cleanly when back', async (c) => {
     const id = `d${++n}`;
-    const proxy = new TcpProxy('127.0.0.1', c.targetPort);
+    const proxy = new TcpProxy('127.0.0.1', c.targetPort());
     const port = await proxy.up();
     const spec = await job(id, c.sink(id, port));
     const a = await addInput(id, 5);
