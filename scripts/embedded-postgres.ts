@@ -9,7 +9,7 @@
  * root the data directory belongs to a `postgres` system user (created if missing).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, statSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,6 +62,12 @@ function serverIds(): { uid?: number; gid?: number } {
 
 function initialise(databaseDir: string, ids: { uid?: number; gid?: number }): void {
   mkdirSync(databaseDir, { recursive: true });
+  if (ids.uid !== undefined) {
+    // The server runs as `postgres`: it must be able to pass through our data dir (which may
+    // have been made private, e.g. by mkdtemp) to reach its own.
+    const parent = path.dirname(databaseDir);
+    chmodSync(parent, statSync(parent).mode | 0o711);
+  }
   if (ids.uid !== undefined) chownSync(databaseDir, ids.uid, ids.gid!);
   const pwfile = path.join(os.tmpdir(), `weir-pg-pw-${process.pid}`);
   writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
@@ -73,7 +79,10 @@ function initialise(databaseDir: string, ids: { uid?: number; gid?: number }): v
     );
   } catch (e) {
     rmSync(databaseDir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${(e as { stderr?: Buffer }).stderr?.toString().trim() ?? (e as Error).message}`);
+    throw new Error(
+      `initdb failed: ${(e as { stderr?: Buffer }).stderr?.toString().trim() ?? (e as Error).message}. ` +
+        'As root, PostgreSQL runs as the `postgres` user: every directory above WEIR_DATA_DIR must be traversable by it (or choose another WEIR_DATA_DIR).',
+    );
   } finally {
     rmSync(pwfile, { force: true });
   }

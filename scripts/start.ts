@@ -98,8 +98,10 @@ async function main() {
   const children = new Set<ChildProcess>();
   let stopping = false;
   const spawnChild = (name: string, cmd: string, args: string[], onExit?: (code: number | null) => void) => {
-    // Detached: a Ctrl-C reaches only this script, which then stops the children in order.
-    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv, stdio: 'inherit', detached: true });
+    // Same process group: a Ctrl-C reaches the children with us (the worker then finishes its
+    // running batches; SIGTERM from shutdown() is the same request). Only PostgreSQL is detached,
+    // so that it outlives them and is stopped last.
+    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv, stdio: 'inherit' });
     children.add(child);
     child.on('exit', (code, signal) => {
       children.delete(child);

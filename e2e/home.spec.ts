@@ -1,0 +1,21 @@
+import { expect, test } from '@playwright/test';
+
+test('the jobs page opens with its empty state and shared navigation', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'No jobs yet' })).toBeVisible();
+  await expect(page.getByText('POST /api/jobs')).toBeVisible();
+  await page.screenshot({ path: 'e2e/artifacts/home.png', fullPage: true });
+});
+
+test('health reports the database, the postgres queue backend and one live worker', async ({ request }) => {
+  // The worker heartbeats once it is up; wait for it rather than racing the start.
+  await expect
+    .poll(async () => (await (await request.get('/api/health')).json()).workers.length, { timeout: 60_000 })
+    .toBe(1);
+  const health = await (await request.get('/api/health')).json();
+  expect(health.database.ok).toBe(true);
+  expect(health.queue).toEqual({ backend: 'postgres', ok: true });
+  expect(health.status).toBe('ok');
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { EnvError, parseEnv } from './env';
+
+describe('parseEnv', () => {
+  it('defaults to the embedded database and the postgres queue backend', () => {
+    const e = parseEnv({});
+    expect(e.DATABASE_URL).toBeUndefined();
+    expect(e.queueBackend).toBe('postgres');
+    expect(e.PORT).toBe(3000);
+    expect(e.checkpointRoot).toMatch(/\.data\/checkpoints$/);
+  });
+
+  it('uses Redis for BullMQ when REDIS_URL is set', () => {
+    expect(parseEnv({ REDIS_URL: 'redis://127.0.0.1:6379' }).queueBackend).toBe('redis');
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(parseEnv({ DATABASE_URL: '', REDIS_URL: '' }).queueBackend).toBe('postgres');
+  });
+
+  it.each([
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL: .*postgres:\/\//],
+    ['REDIS_URL', 'http://x', /REDIS_URL: .*redis:\/\//],
+    ['PORT', 'eighty', /PORT: /],
+    ['PORT', '70000', /PORT: a TCP port/],
+    ['WEIR_ADMIN_TOKEN', 'short', /WEIR_ADMIN_TOKEN: at least 16 characters/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL: /],
+  ])('names %s when it is %s', (name, value, message) => {
+    let err: unknown;
+    try {
+      parseEnv({ [name]: value });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(EnvError);
+    expect((err as Error).message).toMatch(message);
+    expect((err as Error).message).toMatch(/README/);
+  });
+});

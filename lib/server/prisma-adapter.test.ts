@@ -1,0 +1,31 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { NameAsTextPool, retypeNameColumns } from './prisma-adapter';
+import { TEST_PG } from './testing/database';
+
+const pools: NameAsTextPool[] = [];
+afterAll(async () => Promise.all(pools.map((p) => p.end())));
+
+describe('the name-as-text shim for the migration adapter', () => {
+  it('retypes name, char and name[] result columns only', () => {
+    const r = retypeNameColumns({ fields: [{ dataTypeID: 19 }, { dataTypeID: 18 }, { dataTypeID: 1003 }, { dataTypeID: 23 }] });
+    expect(r.fields.map((f) => f.dataTypeID)).toEqual([25, 25, 1009, 23]);
+  });
+
+  it('lets the Prisma pg adapter read a catalog name column, which it rejects without the shim', async () => {
+    const sql = { sql: 'SELECT datname FROM pg_database WHERE datname = $1', args: ['postgres'], argTypes: [{ scalarType: 'string', arity: 'scalar' }] };
+    const plain = await new PrismaPg({ connectionString: TEST_PG }).connect();
+    await expect(plain.queryRaw(sql as never)).rejects.toThrow();
+    await plain.dispose();
+
+    const pool = new NameAsTextPool({ connectionString: TEST_PG });
+    pools.push(pool);
+    const shimmed = await new PrismaPg(pool).connect();
+    const result = await shimmed.queryRaw(sql as never);
+    expect(result.rows).toEqual([['postgres']]);
+    // Through a transaction too (the adapter checks out a client with the promise form of connect()).
+    const tx = await shimmed.startTransaction();
+    expect((await tx.queryRaw(sql as never)).rows).toEqual([['postgres']]);
+    await tx.rollback();
+  });
+});
