@@ -259,10 +259,19 @@ export class FileBackedStateStore implements StateStore {
     const started = this.p.now();
     const next = this.version + 1;
     const w = new StateFileWriter(next, 'delta', 64 + this.undo.size * 48);
-    for (const key of this.undo.keys()) {
-      const cur = this.p.map.get(key);
-      if (cur !== undefined) w.put(key, cur);
-      else if (this.undo.get(key) !== undefined) w.remove(key);
+    // One pass writes the delta and counts what changed (the metrics of this version).
+    let updated = 0, evicted = 0, removed = 0;
+    const map = this.p.map;
+    for (const [key, orig] of this.undo) {
+      const cur = map.get(key);
+      if (cur !== undefined) {
+        w.put(key, cur);
+        updated++;
+      } else if (orig !== undefined) {
+        w.remove(key);
+        if (this.removals.get(key) === 'evict') evicted++;
+        else removed++;
+      }
     }
     const data = w.finish();
     await this.p.fm.createAtomic(this.p.path(next, 'delta'), data, { overwrite: true });
@@ -270,7 +279,16 @@ export class FileBackedStateStore implements StateStore {
     this.committed = true;
     this.finished = true;
     this.p.loadedVersion = next;
-    this.committedMetrics = { ...this.liveMetrics(), deltaBytes: data.length, commitTimeMs: this.p.now() - started };
+    this.committedMetrics = {
+      numRowsTotal: map.size,
+      numRowsUpdated: updated,
+      numRowsEvictedByWatermark: evicted,
+      numRowsRemoved: removed,
+      memoryUsedBytes: this.p.memoryBytes,
+      bytesOnDisk: this.p.bytesOnDisk(),
+      deltaBytes: data.length,
+      commitTimeMs: this.p.now() - started,
+    };
     return next;
   }
 
