@@ -2,9 +2,6 @@ import Link from 'next/link';
 
 const LINKS = [
   { href: '/', label: 'Jobs' },
-  { href: '/alerts', label: 'Alerts' },
-  { href: '/audit', label: 'Audit log' },
-  { href: '/workers', label: 'Workers' },
 ];
 
 export function Nav({ current }: { current?: string }) {
