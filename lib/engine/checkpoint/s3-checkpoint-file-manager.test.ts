@@ -88,7 +88,7 @@ describe('S3CheckpointFileManager specifics', () => {
   it('native mode sends If-None-Match: * (s3rver ignores it, which is why claims is the default)', async () => {
     const fm = make({ conditionalWrites: 'native' });
     const seen: (string | undefined)[] = [];
-    const s3 = (fm as unknown as { s3: S3Client }).s3;
+    const { s3 } = await fm.client();
     s3.middlewareStack.add((next) => async (args) => {
       seen.push((args.request as { headers: Record<string, string> }).headers['if-none-match']);
       return next(args);

@@ -30,10 +30,13 @@
  *   Cost: about five requests per create, paid only by log files (a few per batch).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  S3Client, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, ListObjectsV2Command,
-  type ListObjectsV2CommandOutput,
-} from '@aws-sdk/client-s3';
+// Types only: the SDK (about 300 ms to load) is imported on first use, so every `weir` command
+// and every job without an s3:// checkpoint does not pay for it.
+import type { S3Client, ListObjectsV2CommandOutput, GetObjectCommandOutput, HeadObjectCommandOutput } from '@aws-sdk/client-s3';
+
+type S3Module = typeof import('@aws-sdk/client-s3');
+let sdk: Promise<S3Module> | null = null;
+const loadSdk = () => (sdk ??= import('@aws-sdk/client-s3'));
 import { ValidationError } from '../errors';
 import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from './checkpoint-file-manager';
 import { registerCheckpointScheme } from './checkpoint-location';
@@ -82,7 +85,8 @@ export function parseS3Location(location: string): S3CheckpointOptions {
 export class S3CheckpointFileManager implements CheckpointFileManager {
   readonly description: string;
   readonly outlivesMachine: boolean;
-  private readonly s3: S3Client;
+  private s3: S3Client | null;
+  private pending: Promise<{ s3: S3Client; m: S3Module }> | null = null;
   private readonly root: string;
 
   constructor(private readonly opts: S3CheckpointOptions, client?: S3Client) {
@@ -92,12 +96,26 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
     // machine's disk: it does not outlive the machine, and the contract audit must say so.
     const host = opts.endpoint ? new URL(opts.endpoint).hostname : '';
     this.outlivesMachine = !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/.test(host);
-    this.s3 = client ?? new S3Client({
-      endpoint: opts.endpoint,
-      region: opts.region ?? 'us-east-1',
-      forcePathStyle: opts.forcePathStyle,
-      credentials: opts.accessKeyId && opts.secretAccessKey ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } : undefined,
+    this.s3 = client ?? null;
+  }
+
+  /** The S3 client and SDK module, created on first use (exposed for tests that add middleware). */
+  async client(): Promise<{ s3: S3Client; m: S3Module }> {
+    this.pending ??= loadSdk().then((m) => {
+      this.s3 ??= new m.S3Client({
+        endpoint: this.opts.endpoint,
+        region: this.opts.region ?? 'us-east-1',
+        forcePathStyle: this.opts.forcePathStyle,
+        credentials: this.opts.accessKeyId && this.opts.secretAccessKey ? { accessKeyId: this.opts.accessKeyId, secretAccessKey: this.opts.secretAccessKey } : undefined,
+      });
+      return { s3: this.s3, m };
     });
+    return this.pending;
+  }
+
+  private async send<O = unknown>(make: (m: S3Module) => unknown): Promise<O> {
+    const { s3, m } = await this.client();
+    return (await s3.send(make(m) as Parameters<S3Client['send']>[0])) as O;
   }
 
   private key(p: string): string {
@@ -107,12 +125,12 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
   }
 
   private async put(key: string, body: Uint8Array | string, ifNoneMatch: boolean): Promise<void> {
-    await this.s3.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: key, Body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body, IfNoneMatch: ifNoneMatch ? '*' : undefined }));
+    await this.send((m) => new m.PutObjectCommand({ Bucket: this.opts.bucket, Key: key, Body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body, IfNoneMatch: ifNoneMatch ? '*' : undefined }));
   }
 
   private async head(key: string): Promise<boolean> {
     try {
-      await this.s3.send(new HeadObjectCommand({ Bucket: this.opts.bucket, Key: key }));
+      await this.send((m) => new m.HeadObjectCommand({ Bucket: this.opts.bucket, Key: key }));
       return true;
     } catch (e) {
       if (isNotFound(e)) return false;
@@ -153,7 +171,7 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
           return;
         }
       } finally {
-        await this.s3.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: claim })).catch(() => undefined);
+        await this.send((m) => new m.DeleteObjectCommand({ Bucket: this.opts.bucket, Key: claim })).catch(() => undefined);
       }
       await new Promise((r) => setTimeout(r, (attempt + 1) * 15 + jitter * (attempt + 1)));
     }
@@ -163,7 +181,7 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
 
   async read(p: string): Promise<Buffer> {
     try {
-      const res = await this.s3.send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.key(p) }));
+      const res = await this.send<GetObjectCommandOutput>((m) => new m.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.key(p) }));
       return Buffer.from(await res.Body!.transformToByteArray());
     } catch (e) {
       if (isNotFound(e)) throw new FileNotFoundError(p);
@@ -174,7 +192,7 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
   async exists(p: string): Promise<boolean> {
     if (await this.head(this.key(p))) return true;
     // A "directory" exists when something lives under it (as on local disk).
-    const res = await this.s3.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: `${this.key(p)}/`, MaxKeys: 1 }));
+    const res = await this.send<ListObjectsV2CommandOutput>((m) => new m.ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: `${this.key(p)}/`, MaxKeys: 1 }));
     return (res.KeyCount ?? 0) > 0;
   }
 
@@ -183,7 +201,7 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
     const dirs: string[] = [];
     let token: string | undefined;
     do {
-      const res = await this.s3.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }));
+      const res = await this.send<ListObjectsV2CommandOutput>((m) => new m.ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }));
       objects.push(...(res.Contents ?? []));
       dirs.push(...(res.CommonPrefixes ?? []).map((c) => c.Prefix ?? ''));
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
@@ -204,7 +222,7 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
     // Like `rm -rf`: the object itself and anything under it as a directory.
     const under = await this.listAll(`${key}/`);
     for (const k of [key, ...under.objects.map((o) => o.Key!)]) {
-      await this.s3.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: k })).catch((e) => {
+      await this.send((m) => new m.DeleteObjectCommand({ Bucket: this.opts.bucket, Key: k })).catch((e) => {
         if (!isNotFound(e)) throw e;
       });
     }
@@ -213,7 +231,7 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
   async size(p: string): Promise<number> {
     const key = this.key(p);
     try {
-      const res = await this.s3.send(new HeadObjectCommand({ Bucket: this.opts.bucket, Key: key }));
+      const res = await this.send<HeadObjectCommandOutput>((m) => new m.HeadObjectCommand({ Bucket: this.opts.bucket, Key: key }));
       return res.ContentLength ?? 0;
     } catch (e) {
       if (!isNotFound(e)) throw e;
@@ -224,7 +242,7 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
 
   /** Release the HTTP connections (tests; a long-running worker keeps one client). */
   close(): void {
-    this.s3.destroy();
+    this.s3?.destroy();
   }
 }
 

@@ -17,8 +17,10 @@
  * are redacted.
  */
 import { z } from 'zod';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+// Types only: the NATS client is imported when a nats-jetstream source first connects, so
+// commands and jobs that do not use NATS do not pay its load time.
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { DataLossError, WeirError } from '../errors';
 import type { Offset, Row, Schema } from '../types';
 import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
@@ -48,6 +50,7 @@ export class NatsJetStreamSource implements Source {
   readonly replayableReason = REASON;
   private nc: NatsConnection | null = null;
   private jsm: JetStreamManager | null = null;
+  private js: JetStreamClient | null = null;
   private readonly secrets: string[];
 
   constructor(private readonly opts: NatsJetStreamSourceOptions, readonly schema: Schema) {
@@ -62,8 +65,10 @@ export class NatsJetStreamSource implements Source {
 
   private async manager(): Promise<JetStreamManager> {
     if (!this.jsm) {
+      const [{ connect }, { jetstream, jetstreamManager }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
       this.nc = await connect({ servers: this.opts.servers, token: this.opts.token, timeout: 5_000 });
       this.jsm = await jetstreamManager(this.nc);
+      this.js = jetstream(this.nc);
     }
     return this.jsm;
   }
@@ -117,7 +122,7 @@ export class NatsJetStreamSource implements Source {
     let read = 0;
     try {
       const jsm = await this.manager();
-      const js = jetstream(this.nc!);
+      const js = this.js!;
       // filter_subjects as a single string: NATS servers before 2.10 (this machine has 2.9) reject the array form.
       const consumer = await js.consumers.get(this.opts.stream, { opt_start_seq: s + 1, filter_subjects: this.opts.subject });
       let last = s;
@@ -163,6 +168,7 @@ export class NatsJetStreamSource implements Source {
     await this.nc?.close().catch(() => undefined);
     this.nc = null;
     this.jsm = null;
+    this.js = null;
   }
 }
 
