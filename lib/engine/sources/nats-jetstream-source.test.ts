@@ -39,16 +39,16 @@ async function publish(subject: string, rows: Row[]) {
 }
 
 async function harness(maxMessagesPerTrigger?: number) {
-    const { stream, subject } = await newStream();
-    const opened: NatsJetStreamSource[] = [];
-    const open = () => { const s = new NatsJetStreamSource(options(stream, { maxMessagesPerTrigger }), sourceContractSchema); opened.push(s); return s; };
-    return {
-      source: open(),
-      append: (rows: Row[]) => publish(`${subject}.a`, rows),
-      reopen: async () => open(),
-      trimOldest: async (k: number) => { const info = await jsm.streams.info(stream); await jsm.streams.purge(stream, { keep: info.state.messages - k }); },
-      cleanup: async () => { for (const s of opened) await s.stop(); },
-    };
+  const { stream, subject } = await newStream();
+  const opened: NatsJetStreamSource[] = [];
+  const open = () => { const s = new NatsJetStreamSource(options(stream, { maxMessagesPerTrigger }), sourceContractSchema); opened.push(s); return s; };
+  return {
+    source: open(),
+    append: (rows: Row[]) => publish(`${subject}.a`, rows),
+    reopen: async () => open(),
+    trimOldest: async (k: number) => { const info = await jsm.streams.info(stream); await jsm.streams.purge(stream, { keep: info.state.messages - k }); },
+    cleanup: async () => { for (const s of opened) await s.stop(); },
+  };
 }
 
 sourceContractSuite('nats-jetstream', { make: () => harness(), makeLimited: (max) => harness(max) });

@@ -12,19 +12,19 @@ beforeAll(async () => { db = await createTestDatabase('pgsource'); });
 afterAll(async () => { await db.drop(); });
 
 async function harness(maxRowsPerTrigger?: number) {
-    const table = `events ${++n}`;
-    await db.pool.query(`CREATE TABLE "${table}" (id bigint, name text, amount double precision)`);
-    const open = () => new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table, schema: 'public', offsetColumn: 'id', maxRowsPerTrigger }), sourceContractSchema);
-    const source = open();
-    const opened = [source];
-    return {
-      source,
-      append: async (rows: Row[]) => {
-        await db.pool.query(`INSERT INTO "${table}" SELECT * FROM unnest($1::bigint[], $2::text[], $3::float8[])`, [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.amount)]);
-      },
-      reopen: async () => { const s = open(); opened.push(s); return s; },
-      cleanup: async () => { for (const s of opened) await s.stop(); },
-    };
+  const table = `events ${++n}`;
+  await db.pool.query(`CREATE TABLE "${table}" (id bigint, name text, amount double precision)`);
+  const open = () => new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table, schema: 'public', offsetColumn: 'id', maxRowsPerTrigger }), sourceContractSchema);
+  const source = open();
+  const opened = [source];
+  return {
+    source,
+    append: async (rows: Row[]) => {
+      await db.pool.query(`INSERT INTO "${table}" SELECT * FROM unnest($1::bigint[], $2::text[], $3::float8[])`, [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.amount)]);
+    },
+    reopen: async () => { const s = open(); opened.push(s); return s; },
+    cleanup: async () => { for (const s of opened) await s.stop(); },
+  };
 }
 
 sourceContractSuite('postgres', { make: () => harness(), makeLimited: (max) => harness(max) });

@@ -20,16 +20,16 @@ afterAll(async () => { if (created.length) await admin.del(...created); admin.di
 const opts = (stream: string) => ({ url: URL, stream, format: 'json' as const, jsonField: 'data', failOnDataLoss: true, pageSize: 3 });
 
 async function harness(maxEntriesPerTrigger?: number) {
-    const stream = key();
-    const opened: RedisStreamSource[] = [];
-    const open = () => { const s = new RedisStreamSource({ ...opts(stream), maxEntriesPerTrigger }, sourceContractSchema); opened.push(s); return s; };
-    return {
-      source: open(),
-      append: async (rows: Row[]) => { for (const r of rows) await admin.xadd(stream, '*', 'data', JSON.stringify(r)); },
-      reopen: async () => open(),
-      trimOldest: async (k: number) => { await admin.xtrim(stream, 'MAXLEN', (await admin.xlen(stream)) - k); },
-      cleanup: async () => { for (const s of opened) await s.stop(); },
-    };
+  const stream = key();
+  const opened: RedisStreamSource[] = [];
+  const open = () => { const s = new RedisStreamSource({ ...opts(stream), maxEntriesPerTrigger }, sourceContractSchema); opened.push(s); return s; };
+  return {
+    source: open(),
+    append: async (rows: Row[]) => { for (const r of rows) await admin.xadd(stream, '*', 'data', JSON.stringify(r)); },
+    reopen: async () => open(),
+    trimOldest: async (k: number) => { await admin.xtrim(stream, 'MAXLEN', (await admin.xlen(stream)) - k); },
+    cleanup: async () => { for (const s of opened) await s.stop(); },
+  };
 }
 
 sourceContractSuite('redis-stream', { make: () => harness(), makeLimited: (max) => harness(max) });
