@@ -184,7 +184,7 @@ export class FilesSink implements Sink {
       if (e instanceof ConcurrentStreamLogUpdateError) {
         throw new SinkError(`Race while writing batch ${batchId}: another run already logged it in ${SINK_LOG_DIR}. Stop the other run of this query.`, { batchId });
       }
-      throw e;
+      throw new SinkError(`Could not log batch ${batchId} in ${path.join(this.opts.path, SINK_LOG_DIR)}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
     }
     this.latest = batchId;
   }
