@@ -82,6 +82,9 @@ export function buildAggregation(
   const groupBy: Expr[] = keyNodes.map((n) => {
     if (n.type === 'number') throw new SqlValidationError('GROUP BY position (a number) is not supported; name the column or repeat the expression', posOf(n) ?? groupPos, 'GROUP BY');
     if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', posOf(n) ?? groupPos, 'GROUP BY');
+    if (n.type === 'function' && ['rollup', 'cube', 'grouping sets'].includes(functionName(n).toLowerCase())) {
+      throw new AnalysisException('Grouping Sets is not supported on streaming DataFrames/Datasets');
+    }
     if (n.type === 'column_ref') {
       const name = columnName(n.column);
       const inSource = childSchema.some((f) => f.name.toLowerCase() === name.toLowerCase());
