@@ -200,8 +200,26 @@ describe('restart compatibility', () => {
 
     const filtered = mustParse({ ...j.specJson, sql: `${AGG_SQL.replace(' GROUP BY', ' WHERE amount > 1 GROUP BY')}` });
     const q2 = new MicroBatchExecution({ spec: filtered, clock: new ManualClock(T0) });
-    await q2.start();
+    j.stream.addData(...gen(2)(5));
+    await q2.processAllAvailable();
     await q2.stop();
+    expect(q2.lastProgress?.stateOperators[0].numRowsTotal).toBeGreaterThan(0);
+  });
+
+  it('a stateless query accepts another projection on restart; adding an aggregation to it is refused', async () => {
+    const j = await job('SELECT region, amount FROM events', 'append');
+    const q1 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });
+    j.stream.addData(...gen(4)(6));
+    await q1.processAllAvailable();
+    await q1.stop();
+    const reprojected = mustParse({ ...j.specJson, sql: 'SELECT upper(region) AS r, amount * 2 AS a2 FROM events' });
+    const q2 = new MicroBatchExecution({ spec: reprojected, clock: new ManualClock(T0) });
+    j.stream.addData(...gen(5)(3));
+    await q2.processAllAvailable();
+    await q2.stop();
+    expect(j.table.rows.at(-1)).toHaveProperty('r');
+    const aggregated = mustParse({ ...j.specJson, sql: AGG_SQL, outputMode: 'update' });
+    await expect(new MicroBatchExecution({ spec: aggregated, clock: new ManualClock(T0) }).start()).rejects.toThrow(/stateful operator 0 \(aggregate: .*\) is new; the query ran before without it/);
   });
 });
 
