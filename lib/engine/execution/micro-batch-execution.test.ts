@@ -8,7 +8,7 @@ import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoin
 import { CommitLog } from '../checkpoint/commit-log';
 import { OffsetSeqLog } from '../checkpoint/offset-seq-log';
 import { ManualClock } from '../clock';
-import { ConcurrentStreamLogUpdateError, CrashPointError, SinkError } from '../errors';
+import { ConcurrentStreamLogUpdateError, CrashPointError, IncompatibleQueryChangeError, SinkError } from '../errors';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import type { Row } from '../types';
@@ -307,5 +307,24 @@ describe('StreamTest over memory source and sink', () => {
       Assert(() => expect(job.table.skippedReplays).toBe(1)),
       StopStream(),
     ]);
+  });
+});
+
+describe('a checkpoint is married to its source', () => {
+  it('refuses to restart on another source, naming both, and records the source in offsets/N conf', async () => {
+    const job = await filesJob('json');
+    roots.push(job.root);
+    await writeInputFile(job.input, 0, eventGenerator(40)(3), 'json');
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock });
+    await q.processAllAvailable();
+    await q.stop();
+    const offsets = new OffsetSeqLog(q.checkpoint);
+    expect((await offsets.get(0))!.metadata.conf).toEqual({ 'weir.source': `FileSource[${job.input}]` });
+    const moved = mustParse({ ...job.spec, source: { ...job.spec.source, options: { ...job.spec.source.options, path: `${job.input}-elsewhere` } } });
+    const err = await new MicroBatchExecution({ spec: moved, clock: job.harness.clock }).processAllAvailable().catch((e) => e);
+    expect(err).toBeInstanceOf(IncompatibleQueryChangeError);
+    expect(err.code).toBe('INCOMPATIBLE_QUERY_CHANGE');
+    expect(err.message).toContain(`reading FileSource[${job.input}]; this job reads FileSource[${job.input}-elsewhere]`);
+    expect(await offsets.batchIds()).toEqual([0]);
   });
 });

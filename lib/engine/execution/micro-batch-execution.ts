@@ -27,7 +27,7 @@ import { CommitLog } from '../checkpoint/commit-log';
 import { OffsetSeqLog, type OffsetSeq } from '../checkpoint/offset-seq-log';
 import { getOrCreateStreamMetadata } from '../checkpoint/stream-metadata';
 import { SystemClock, type Clock } from '../clock';
-import { BadRecordError, CorruptCheckpointError } from '../errors';
+import { BadRecordError } from '../errors';
 import { buildProgress, type StreamingQueryProgress, type StreamingQueryStatus } from '../progress';
 import type { JobSpec } from '../spec/job-spec';
 import type { Sink } from '../sinks/sink';
@@ -36,6 +36,7 @@ import type { StateStoreId, StateStoreProvider } from '../state/state-store';
 import type { Offset } from '../types';
 import { CrashPoints, type CrashPlan } from './crash-points';
 import { DeadLetterWriter } from './dead-letter-writer';
+import { populateStartOffsets, SOURCE_CONF } from './populate-start-offsets';
 import { QueryRuntime } from './query-runtime';
 import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
 
@@ -153,43 +154,19 @@ export class MicroBatchExecution {
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
   }
 
-  /** Spark's populateStartOffsets (see the header). */
+  /** Spark's populateStartOffsets (see the header and populate-start-offsets.ts). */
   private async populateStartOffsets(): Promise<void> {
-    const latest = await this.offsetLog.getLatest();
-    if (!latest) {
-      this.nextBatchId = 0;
-      return;
-    }
-    const L = latest.batchId;
-    if (latest.value.offsets.length !== 1) {
-      throw new CorruptCheckpointError(
-        this.offsetLog.pathOf(L),
-        `There are [${latest.value.offsets.length}] sources in the checkpoint offsets and now there are [1] sources requested by the query. Cannot continue.`,
-      );
-    }
-    const lastCommit = await this.commitLog.getLatest();
-    const commitL = await this.commitLog.get(L);
-    if (commitL) {
-      this.committedOffset = latest.value.offsets[0];
-      this.watermarkMs = Math.max(latest.value.metadata.batchWatermarkMs, commitL.nextBatchWatermarkMs);
-      this.nextBatchId = L + 1;
-      this.log('info', `Batch ${L} was committed; resuming at batch ${L + 1}`);
-      return;
-    }
-    let start: Offset | null = null;
-    if (L > 0) {
-      const prev = await this.offsetLog.get(L - 1);
-      if (!prev) throw new CorruptCheckpointError(this.offsetLog.pathOf(L - 1), `batch ${L - 1} doesn't exist, so the start of uncommitted batch ${L} is unknown`);
-      start = prev.offsets[0];
-      if (!lastCommit || lastCommit.batchId < L - 1) {
-        this.log('warn', `Batches before ${L} are not all committed (latest commit: ${lastCommit?.batchId ?? 'none'}); re-running ${L} from offsets/${L - 1}`);
-      }
-    }
-    this.committedOffset = start;
-    this.watermarkMs = latest.value.metadata.batchWatermarkMs;
-    this.nextBatchId = L;
-    this.pending = { batchId: L, start, seq: latest.value };
-    this.log('info', `Batch ${L} was not committed; re-running it over the recorded range`, { batchId: L });
+    const r = await populateStartOffsets({
+      offsetLog: this.offsetLog,
+      commitLog: this.commitLog,
+      sourceDescription: this.runtime!.source.description,
+      checkpointDescription: this.checkpoint.description,
+      log: (level, msg, batchId) => this.log(level, msg, batchId === undefined ? {} : { batchId }),
+    });
+    this.nextBatchId = r.nextBatchId;
+    this.committedOffset = r.committedOffset;
+    this.watermarkMs = r.watermarkMs;
+    this.pending = r.pending;
   }
 
   /** Runs until the trigger is done (once, available-now) or stop(); closes source and sink. */
@@ -281,7 +258,7 @@ export class MicroBatchExecution {
       }
       const batchId = this.nextBatchId;
       const seq: OffsetSeq = {
-        metadata: { batchWatermarkMs: this.watermarkMs, batchTimestampMs: triggerStartMs, conf: {} },
+        metadata: { batchWatermarkMs: this.watermarkMs, batchTimestampMs: triggerStartMs, conf: { [SOURCE_CONF]: rt.source.description } },
         offsets: [end],
       };
       const t1 = this.clock.now();
