@@ -47,6 +47,11 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   memoryBytes = 0;
   loadedVersion = -1;
   lastSnapshotVersion = 0;
+  /**
+   * Snapshots newer than the loaded version: left by an attempt that crashed before its batch
+   * was committed in commits/. The re-run rewrites those versions, so they go at its commit.
+   */
+  futureSnapshots: number[] = [];
   /** Known file sizes by name, for bytesOnDisk. */
   readonly fileSizes = new Map<string, number>();
   open: FileBackedStateStore | null = null;
@@ -120,6 +125,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     let snap = 0;
     for (const f of files) if (f.kind === 'snapshot' && f.version <= version && f.version > snap) snap = f.version;
     this.lastSnapshotVersion = snap;
+    this.futureSnapshots = files.filter((f) => f.kind === 'snapshot' && f.version > version).map((f) => f.version);
   }
 
   bytesOnDisk(): number {
@@ -275,6 +281,11 @@ export class FileBackedStateStore implements StateStore {
     }
     const data = w.finish();
     await this.p.fm.createAtomic(this.p.path(next, 'delta'), data, { overwrite: true });
+    for (const v of this.p.futureSnapshots) {
+      await this.p.fm.delete(this.p.path(v, 'snapshot'));
+      this.p.fileSizes.delete(stateFileName(v, 'snapshot'));
+    }
+    this.p.futureSnapshots = [];
     this.p.fileSizes.set(stateFileName(next, 'delta'), data.length);
     this.committed = true;
     this.finished = true;

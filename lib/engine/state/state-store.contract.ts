@@ -102,6 +102,24 @@ export function describeStateStoreContract(name: string, h: StateStoreContractHa
         expect(contents(await cp.provider(ID).getStore(2))).toEqual(new Map([['x', 'second attempt']]));
       }));
 
+    it('a re-run also drops a snapshot the crashed attempt wrote, so the rewritten version is what loads', () =>
+      withCheckpoint(h, async (cp) => {
+        const conf = { minDeltasForSnapshot: 1 };
+        const p = cp.provider(ID, conf);
+        const s0 = await p.getStore(0);
+        s0.put('x', enc('1'));
+        await s0.commit();
+        const first = await p.getStore(1);
+        first.put('x', enc('first attempt'));
+        await first.commit();
+        await p.maintenance(); // 2.snapshot of the attempt that is about to "crash"
+        expect(await cp.fm.list(stateStoreDir(ID))).toContain('2.snapshot');
+        const rerun = await cp.provider(ID, conf).getStore(1);
+        rerun.put('x', enc('second attempt'));
+        await rerun.commit();
+        expect(contents(await cp.provider(ID, conf).getStore(2))).toEqual(new Map([['x', 'second attempt']]));
+      }));
+
     it('loading a version that was never committed fails with CorruptCheckpointError', () =>
       withCheckpoint(h, async (cp) => {
         const s0 = await cp.provider(ID).getStore(0);
