@@ -160,6 +160,7 @@ export class MicroBatchExecution {
       offsetLog: this.offsetLog,
       commitLog: this.commitLog,
       sourceDescription: this.runtime!.source.description,
+      sourceIsReplayable: this.runtime!.source.replayable,
       checkpointDescription: this.checkpoint.description,
       log: (level, msg, batchId) => this.log(level, msg, batchId === undefined ? {} : { batchId }),
     });

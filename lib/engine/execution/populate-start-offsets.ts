@@ -7,7 +7,9 @@
  * 3. Latest offsets/L without commits/L: the run died inside batch L; re-run L over exactly
  *    (offsets/L-1, offsets/L] with L's recorded batchTimestampMs and batchWatermarkMs.
  * Refused: a different number of sources (Spark's message), and a different source than the one
- * recorded in offsets/L `conf` (a checkpoint is married to its source).
+ * recorded in offsets/L `conf` (a checkpoint is married to its source: its offsets mean nothing
+ * elsewhere). Only replayable sources are held to it: a push source replays nothing, and its
+ * description (a listening address) may change from run to run.
  */
 import type { CommitLog } from '../checkpoint/commit-log';
 import type { OffsetSeq, OffsetSeqLog } from '../checkpoint/offset-seq-log';
@@ -30,6 +32,8 @@ export async function populateStartOffsets(args: {
   offsetLog: OffsetSeqLog;
   commitLog: CommitLog;
   sourceDescription: string;
+  /** Enforce the recorded source (replayable sources; a push source's address may change freely). */
+  sourceIsReplayable: boolean;
   checkpointDescription: string;
   log: (level: 'info' | 'warn', msg: string, batchId?: number) => void;
 }): Promise<StartPosition> {
@@ -45,7 +49,7 @@ export async function populateStartOffsets(args: {
   }
   const recorded = latest.value.metadata.conf[SOURCE_CONF];
   const current = args.sourceDescription;
-  if (recorded !== undefined && recorded !== current) {
+  if (args.sourceIsReplayable && recorded !== undefined && recorded !== current) {
     throw new IncompatibleQueryChangeError(
       `This checkpoint belongs to a query reading ${recorded}; this job reads ${current}. A checkpoint cannot move to another source: ` +
         `point the job back at ${recorded}, or give it a new checkpointLocation (a new query, which reprocesses from the source start).`,
