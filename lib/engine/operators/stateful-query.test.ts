@@ -141,6 +141,36 @@ describe('stateful queries through MicroBatchExecution: crash at every point wit
   }
 });
 
+describe('dedup and streaming LIMIT: crash at every point with state present', () => {
+  const project = (rows: Row[]) => rows.map((r) => ({ region: r.region, amount: r.amount }));
+  const firstOfEachKey = (added: Row[]) => latestBy([...project(added)].reverse(), (r) => JSON.stringify(r)).reverse();
+  const cases = [
+    { name: 'dedup', sql: 'SELECT region, amount FROM events', dedup: { keys: ['region', 'amount'] }, expected: firstOfEachKey },
+    { name: 'limit', sql: 'SELECT region, amount FROM events LIMIT 30', dedup: undefined, expected: (added: Row[]) => project(added).slice(0, 30) },
+  ];
+  for (const c of cases) {
+    it.each(CRASH_POINTS)(`${c.name}: crash at %s of batch 1, restart, every row exactly once`, async (point) => {
+      const j = await job(c.sql, 'append', { dedup: c.dedup });
+      const g = gen(point.length * 13 + c.name.length);
+      const first = g(12);
+      const h: StreamHarness = {
+        spec: j.spec,
+        clock: new ManualClock(T0),
+        addData: async (rows) => void j.stream.addData(...rows),
+        readAnswer: async () => j.table.rows,
+        expected: (added) => c.expected(added),
+      };
+      // Repeats of earlier rows make the dedup state matter across the crash.
+      await testStream(h, [
+        AddData(first), CheckAnswer(),
+        AddData([...g(10), ...first.slice(0, 5)]), CrashAt(point, 1),
+        AddData([...g(8), ...first.slice(5)]), CheckAnswer(),
+        StopStream(), StartStream(), AddData(first), CheckAnswer(),
+      ]);
+    });
+  }
+});
+
 describe('stateful progress, watermark and no-data batches', () => {
   it('append closes windows in a no-data batch, reports dropped late rows and state figures', async () => {
     const j = await job(WINDOW_SQL, 'append', { watermark: '5 minutes' });
