@@ -1,7 +1,9 @@
 /**
- * Reads of jobs for the UI and API: plain objects, never Prisma rows.
+ * Reads of jobs for the UI and API: plain objects, never Prisma rows, secrets masked.
  */
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
+import { NotFoundError } from '../http-errors';
+import { maskSpec, redactSecrets, secretValues } from './secret-masking';
 
 export interface JobListItem {
   id: string;
@@ -17,9 +19,23 @@ export interface JobListItem {
   updatedAt: string;
 }
 
-export async function listJobs(db: PrismaClient): Promise<JobListItem[]> {
-  const jobs = await db.job.findMany({ orderBy: { name: 'asc' } });
-  return jobs.map((j) => ({
+export interface JobDetail extends JobListItem {
+  description: string | null;
+  /** The spec as stored, every secret option replaced by "********". */
+  spec: unknown;
+  sql: string;
+  trigger: unknown;
+  checkpointLocation: string;
+  contract: unknown;
+  queryId: string | null;
+  lastError: unknown;
+  restartPolicy: unknown;
+  createdBy: string | null;
+  createdAt: string;
+}
+
+function listItem(j: Job): JobListItem {
+  return {
     id: j.id,
     name: j.name,
     status: j.status,
@@ -31,5 +47,42 @@ export async function listJobs(db: PrismaClient): Promise<JobListItem[]> {
     lastBatchId: j.lastBatchId,
     lastCommittedAt: j.lastCommittedAt?.toISOString() ?? null,
     updatedAt: j.updatedAt.toISOString(),
-  }));
+  };
+}
+
+/** The API's view of one job row (also what the audit log records as before/after). */
+export function presentJob(j: Job): JobDetail {
+  const secrets = secretValues(j.spec);
+  return {
+    ...listItem(j),
+    description: j.description,
+    spec: maskSpec(j.spec),
+    sql: redactSecrets(j.sql, secrets),
+    trigger: j.trigger,
+    checkpointLocation: redactSecrets(j.checkpointLocation, secrets),
+    contract: redactSecrets(j.contract, secrets),
+    queryId: j.queryId,
+    lastError: redactSecrets(j.lastError, secrets),
+    restartPolicy: j.restartPolicy,
+    createdBy: j.createdBy,
+    createdAt: j.createdAt.toISOString(),
+  };
+}
+
+export async function listJobs(db: PrismaClient, opts: { status?: string } = {}): Promise<JobListItem[]> {
+  const jobs = await db.job.findMany({
+    where: opts.status ? { status: opts.status as Job['status'] } : undefined,
+    orderBy: { name: 'asc' },
+  });
+  return jobs.map(listItem);
+}
+
+export async function findJobOrThrow(db: PrismaClient, id: string): Promise<Job> {
+  const job = await db.job.findUnique({ where: { id } });
+  if (!job) throw new NotFoundError('job', id);
+  return job;
+}
+
+export async function getJob(db: PrismaClient, id: string): Promise<JobDetail> {
+  return presentJob(await findJobOrThrow(db, id));
 }

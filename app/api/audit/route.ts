@@ -1,0 +1,7 @@
+import { apiRoute, parseQuery } from '@/lib/server/api-handler';
+import { auditQuerySchema } from '@/lib/server/api-schemas';
+import { listAuditEvents } from '@/lib/server/presenters/audit-presenter';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = apiRoute('viewer', 'read the audit log', async ({ req, db }) => listAuditEvents(db, parseQuery(req, auditQuerySchema)));

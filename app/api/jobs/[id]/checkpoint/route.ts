@@ -1,0 +1,6 @@
+import { apiRoute } from '@/lib/server/api-handler';
+import { checkpointTree } from '@/lib/server/presenters/checkpoint-presenter';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = apiRoute('viewer', 'inspect checkpoints', async ({ db, params }) => checkpointTree(db, params.id));

@@ -1,0 +1,167 @@
+/**
+ * Who is calling, and may they do this.
+ *
+ * Two ways in, one Principal out:
+ * - API clients send `Authorization: Bearer <token>`. Tokens are stored as SHA-256 only
+ *   (credentials.ts); a revoked token is refused.
+ * - The UI signs in once (POST /api/auth/signin with an API token, or a username and password)
+ *   and gets an HttpOnly, SameSite=Lax cookie holding a random session token; the Session row
+ *   stores its SHA-256 and an expiry, so signing out (or revoking the token it came from) ends it.
+ *   A cookie-authenticated write whose Origin is another site is refused: SameSite covers modern
+ *   browsers, the Origin check covers the rest.
+ *
+ * Roles are ordered viewer < operator < admin: viewers read; operators also start, stop and
+ * restart; admins also create, edit, delete, reset checkpoints and manage tokens.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { hashToken, verifyPassword } from './credentials';
+import { ForbiddenError, UnauthenticatedError } from './http-errors';
+
+export type Role = 'viewer' | 'operator' | 'admin';
+export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
+
+export interface Principal {
+  /** `token:<name>` or `user:<username>`: what AuditEvent.actor records. */
+  actor: string;
+  role: Role;
+  via: 'bearer' | 'session';
+  apiTokenId?: string;
+  userId?: string;
+  sessionId?: string;
+}
+
+export const SESSION_COOKIE = 'weir_session';
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** lastUsedAt is a hint for admins, not an access log: write it at most once a minute per token. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function roleAtLeast(role: Role, needed: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(needed);
+}
+
+const WHAT_ROLE_ALLOWS: Record<Role, string> = {
+  viewer: 'read jobs, runs, batches, checkpoints and the audit log',
+  operator: 'start, stop and restart jobs',
+  admin: 'create, edit, delete jobs, reset checkpoints and manage tokens',
+};
+
+export function requireRole(p: Principal, needed: Role, action: string): void {
+  if (!roleAtLeast(p.role, needed)) {
+    throw new ForbiddenError(
+      `${p.actor} has the role ${p.role} and may not ${action}: that needs ${needed} (${WHAT_ROLE_ALLOWS[needed]}). Ask an admin for a token with that role.`,
+      { role: p.role, needed, action },
+    );
+  }
+}
+
+function cookieValue(req: Request, name: string): string | undefined {
+  const header = req.headers.get('cookie');
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+async function principalFromToken(db: PrismaClient, token: string): Promise<Principal | undefined> {
+  const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
+  if (!row || row.revokedAt) return undefined;
+  const now = new Date();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+  }
+  return { actor: `token:${row.name}`, role: row.role, via: 'bearer', apiTokenId: row.id };
+}
+
+function isSafeMethod(method: string): boolean {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+}
+
+/** The caller, or undefined when the request carries no valid credentials. */
+export async function authenticate(db: PrismaClient, req: Request): Promise<Principal | undefined> {
+  const authz = req.headers.get('authorization');
+  if (authz) {
+    const m = /^Bearer\s+(\S+)$/i.exec(authz.trim());
+    if (!m) throw new UnauthenticatedError('The Authorization header must be `Bearer <api token>`.');
+    const p = await principalFromToken(db, m[1]);
+    if (!p) throw new UnauthenticatedError('This API token is unknown or revoked. Ask an admin for a new one (POST /api/tokens).');
+    return p;
+  }
+  const sessionToken = cookieValue(req, SESSION_COOKIE);
+  if (!sessionToken) return undefined;
+  const session = await db.session.findUnique({ where: { tokenHash: hashToken(sessionToken) } });
+  if (!session || session.expiresAt.getTime() <= Date.now()) return undefined;
+  if (session.apiTokenId) {
+    const token = await db.apiToken.findUnique({ where: { id: session.apiTokenId } });
+    if (!token || token.revokedAt) return undefined;
+  }
+  if (!isSafeMethod(req.method)) {
+    const origin = req.headers.get('origin');
+    const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host') ?? new URL(req.url).host;
+    if (origin && origin !== 'null' && new URL(origin).host !== host) {
+      throw new ForbiddenError(`A cross-site request (Origin ${origin}) may not use the session cookie; call the API with a bearer token instead.`);
+    }
+  }
+  return {
+    actor: session.actor,
+    role: session.role,
+    via: 'session',
+    sessionId: session.id,
+    userId: session.userId ?? undefined,
+    apiTokenId: session.apiTokenId ?? undefined,
+  };
+}
+
+/** authenticate + requireRole: throws 401 without credentials, 403 below the needed role. */
+export async function authorize(db: PrismaClient, req: Request, needed: Role, action: string): Promise<Principal> {
+  const p = await authenticate(db, req);
+  if (!p) throw new UnauthenticatedError();
+  requireRole(p, needed, action);
+  return p;
+}
+
+export type SignInInput = { token: string } | { username: string; password: string };
+
+/** Checks the credentials and opens a session; returns the cookie token (shown once). */
+export async function signIn(db: PrismaClient, input: SignInInput): Promise<{ sessionToken: string; principal: Principal; expiresAt: Date }> {
+  let actor: string;
+  let role: Role;
+  let userId: string | undefined;
+  let apiTokenId: string | undefined;
+  if ('token' in input) {
+    const p = await principalFromToken(db, input.token);
+    if (!p) throw new UnauthenticatedError('This API token is unknown or revoked.');
+    ({ actor, role, apiTokenId } = p);
+  } else {
+    const user = await db.user.findUnique({ where: { username: input.username } });
+    // Verify against a dummy hash when the user is missing so both paths take similar time.
+    const ok = await verifyPassword(input.password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+    if (!user || !ok) throw new UnauthenticatedError('Wrong username or password.');
+    actor = `user:${user.username}`;
+    role = user.role;
+    userId = user.id;
+  }
+  const sessionToken = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  const s = await db.session.create({ data: { tokenHash: hashToken(sessionToken), actor, role, userId, apiTokenId, expiresAt } });
+  // Expired sessions are swept on sign-in: cheap (indexed) and no background job needed.
+  await db.session.deleteMany({ where: { expiresAt: { lt: new Date() } } });
+  return { sessionToken, expiresAt, principal: { actor, role, via: 'session', sessionId: s.id, userId, apiTokenId } };
+}
+
+export async function signOut(db: PrismaClient, req: Request): Promise<void> {
+  const token = cookieValue(req, SESSION_COOKIE);
+  if (token) await db.session.deleteMany({ where: { tokenHash: hashToken(token) } });
+}
+
+export function sessionCookie(req: Request, token: string, expiresAt: Date): string {
+  const secure = new URL(req.url).protocol === 'https:' || req.headers.get('x-forwarded-proto') === 'https';
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+  return `${SESSION_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+}
+
+export function clearedSessionCookie(): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`;
+}

@@ -1,0 +1,117 @@
+/**
+ * The one place where errors become HTTP responses. Route handlers throw (or let services throw)
+ * domain errors; `errorResponse` turns each into a status and a JSON body
+ * `{ error: { code, message, details } }`, where `code` is stable (tests and clients match on it)
+ * and `message` says what to do next.
+ *
+ * Mapping:
+ * - 400 BAD_REQUEST: the request itself is malformed (zod issues on body/query/params, bad JSON).
+ * - 401 UNAUTHENTICATED: no credentials or unknown/revoked/expired ones.
+ * - 403 FORBIDDEN: authenticated, but the role may not do this.
+ * - 404 NOT_FOUND.
+ * - 409 CONFLICT (state clashes: already running, reset while active, duplicate name) and the
+ *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE.
+ * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT: well-formed
+ *   request whose content the engine refuses.
+ * - anything else: 500 INTERNAL, with the message but no stack.
+ */
+import { ZodError } from 'zod';
+import { WeirError } from '@/lib/engine/errors';
+
+export class BadRequestError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('BAD_REQUEST', message, details);
+  }
+}
+export class UnauthenticatedError extends WeirError {
+  constructor(message = 'Sign in first: send `Authorization: Bearer <api token>` or sign in at /signin.') {
+    super('UNAUTHENTICATED', message);
+  }
+}
+export class ForbiddenError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('FORBIDDEN', message, details);
+  }
+}
+export class NotFoundError extends WeirError {
+  constructor(what: string, id: string) {
+    super('NOT_FOUND', `${what} ${id} does not exist. List them with GET /api/${what === 'job' ? 'jobs' : what + 's'}.`, { what, id });
+  }
+}
+export class ConflictError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('CONFLICT', message, details);
+  }
+}
+/** The job spec failed the engine's validation; details.errors lists {path, message, line, column}. */
+export class InvalidJobSpecError extends WeirError {
+  constructor(errors: { path: string; message: string; line?: number; column?: number }[], warnings: unknown[] = []) {
+    super(
+      'INVALID_JOB_SPEC',
+      `The job spec is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}. Fix these fields and send it again (POST /api/jobs/validate checks without saving).`,
+      { errors, warnings },
+    );
+  }
+}
+
+const STATUS_BY_CODE: Record<string, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  CONCURRENT_STREAM_LOG_UPDATE: 409,
+  INCOMPATIBLE_QUERY_CHANGE: 409,
+  INVALID_JOB_SPEC: 422,
+  VALIDATION_ERROR: 422,
+  ANALYSIS_ERROR: 422,
+  CORRUPT_CHECKPOINT: 422,
+};
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+/** zod issues as `{path: "a.b", message}` so a client can point at the field. */
+export function zodIssues(e: ZodError): { path: string; message: string }[] {
+  return e.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+}
+
+export function httpStatusOf(e: unknown): number {
+  if (e instanceof ZodError) return 400;
+  if (e instanceof WeirError) return STATUS_BY_CODE[e.code] ?? 500;
+  if (prismaCode(e) === 'P2002') return 409;
+  if (prismaCode(e) === 'P2025') return 404;
+  return 500;
+}
+
+function prismaCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^P\d{4}$/.test(code) ? code : undefined;
+}
+
+export function errorBody(e: unknown): ErrorBody {
+  if (e instanceof ZodError) {
+    const issues = zodIssues(e);
+    return {
+      error: {
+        code: 'BAD_REQUEST',
+        message: `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}.`,
+        details: { issues },
+      },
+    };
+  }
+  if (e instanceof WeirError) return { error: { code: e.code, message: e.message, details: e.details } };
+  if (prismaCode(e) === 'P2002') {
+    const target = (e as { meta?: { target?: unknown } }).meta?.target;
+    return { error: { code: 'CONFLICT', message: `A record with this ${String(target ?? 'key')} already exists; choose another value.`, details: { target } } };
+  }
+  if (prismaCode(e) === 'P2025') return { error: { code: 'NOT_FOUND', message: 'The record does not exist (it may have just been deleted).' } };
+  return { error: { code: 'INTERNAL', message: `Internal error: ${(e as Error)?.message ?? String(e)}. Check the server log.` } };
+}
+
+export function errorResponse(e: unknown): Response {
+  const status = httpStatusOf(e);
+  if (status === 500) console.error('[weir api] unexpected error', e);
+  return Response.json(errorBody(e), { status });
+}

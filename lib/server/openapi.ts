@@ -1,0 +1,136 @@
+/**
+ * The OpenAPI 3.1 document served at /api/openapi.json. Request bodies and query parameters are
+ * generated from the same zod schemas the handlers parse with (api-schemas.ts); the table of
+ * operations below is checked against the route files under app/api by openapi.test.ts, so a
+ * route without its entry (or an entry without its route) fails the build.
+ */
+import { z } from 'zod';
+import {
+  auditQuerySchema,
+  batchesQuerySchema,
+  checkpointFileQuerySchema,
+  createTokenSchema,
+  jobInputSchema,
+  jobsQuerySchema,
+  resetCheckpointSchema,
+  runsQuerySchema,
+  signInSchema,
+  validateInputSchema,
+} from './api-schemas';
+import type { Role } from './auth';
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+
+export interface Operation {
+  method: Method;
+  path: string;
+  summary: string;
+  /** Minimum role; 'public' needs no credentials. */
+  role: Role | 'public';
+  tag: string;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  /** Success status and what it returns. */
+  success: { status: number; description: string; contentType?: string };
+  /** Error statuses this operation may answer with, besides 401/403 from auth. */
+  errors?: number[];
+}
+
+const ok = (description: string, status = 200) => ({ status, description });
+
+export const OPERATIONS: Operation[] = [
+  { method: 'get', path: '/api/health', summary: 'Database, queue backend and live workers', role: 'public', tag: 'health', success: ok('Health report (503 when the database is down)') },
+  { method: 'get', path: '/api/openapi.json', summary: 'This document', role: 'public', tag: 'meta', success: ok('OpenAPI 3.1 document') },
+  { method: 'post', path: '/api/auth/signin', summary: 'Sign in with an API token or a username and password; sets an HttpOnly session cookie', role: 'public', tag: 'auth', body: signInSchema, success: ok('{actor, role, expiresAt}'), errors: [400, 401] },
+  { method: 'post', path: '/api/auth/signout', summary: 'End the session and clear the cookie', role: 'public', tag: 'auth', success: ok('{ok: true}') },
+  { method: 'get', path: '/api/auth/me', summary: 'Who is calling and with which role', role: 'viewer', tag: 'auth', success: ok('{actor, role, via}') },
+  { method: 'get', path: '/api/tokens', summary: 'List API tokens (never their values)', role: 'admin', tag: 'auth', success: ok('{items: Token[]}') },
+  { method: 'post', path: '/api/tokens', summary: 'Create an API token; its value is in this response only', role: 'admin', tag: 'auth', body: createTokenSchema, success: ok('Token with its plain `token`', 201), errors: [400] },
+  { method: 'delete', path: '/api/tokens/{id}', summary: 'Revoke an API token (and the sessions signed in with it)', role: 'admin', tag: 'auth', success: ok('The revoked token'), errors: [404] },
+  { method: 'get', path: '/api/jobs', summary: 'List jobs', role: 'viewer', tag: 'jobs', query: jobsQuerySchema, success: ok('{items: JobListItem[]}'), errors: [400] },
+  { method: 'post', path: '/api/jobs', summary: 'Create a job from a job spec (validated by the engine; not started)', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}', 201), errors: [400, 409, 422] },
+  { method: 'post', path: '/api/jobs/validate', summary: "The engine's analysis and the exactly-once contract of a spec, without saving", role: 'viewer', tag: 'jobs', body: validateInputSchema, success: ok('{ok, errors, warnings, explain, outputSchema, contract, guarantee}'), errors: [400] },
+  { method: 'get', path: '/api/jobs/{id}', summary: 'One job, secrets masked', role: 'viewer', tag: 'jobs', success: ok('JobDetail'), errors: [404] },
+  { method: 'put', path: '/api/jobs/{id}', summary: 'Replace a stopped job’s spec (secrets sent back as ******** are kept)', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}'), errors: [400, 404, 409, 422] },
+  { method: 'delete', path: '/api/jobs/{id}', summary: 'Delete a stopped job and its history (its checkpoint files stay)', role: 'admin', tag: 'jobs', success: ok('Deleted', 204), errors: [404, 409] },
+  { method: 'post', path: '/api/jobs/{id}/start', summary: 'Start: desired state RUNNING, status PENDING, a run is enqueued', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409] },
+  { method: 'post', path: '/api/jobs/{id}/stop', summary: 'Graceful stop: the running batch finishes and commits (idempotent)', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404] },
+  { method: 'post', path: '/api/jobs/{id}/restart', summary: 'Stop gracefully and start again', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409] },
+  { method: 'post', path: '/api/jobs/{id}/reset-checkpoint', summary: 'Delete the checkpoint and the batch history of a stopped job; confirm with its name', role: 'admin', tag: 'lifecycle', body: resetCheckpointSchema, success: ok('{job, deletedFiles, deletedBatches}'), errors: [400, 404, 409] },
+  { method: 'get', path: '/api/jobs/{id}/runs', summary: 'Runs of a job, newest first', role: 'viewer', tag: 'history', query: runsQuerySchema, success: ok('{items: Run[]}'), errors: [400, 404] },
+  { method: 'get', path: '/api/jobs/{id}/batches', summary: 'Committed batches, newest first, keyset-paginated (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: batchesQuerySchema, success: ok('{items: BatchSummary[], nextBefore}'), errors: [400, 404] },
+  { method: 'get', path: '/api/jobs/{id}/batches/{batchId}', summary: 'One batch with its full StreamingQueryProgress', role: 'viewer', tag: 'history', success: ok('BatchDetail'), errors: [400, 404] },
+  { method: 'get', path: '/api/jobs/{id}/checkpoint', summary: 'The checkpoint’s files with sizes, and the pending batch', role: 'viewer', tag: 'checkpoint', success: ok('CheckpointTree'), errors: [404] },
+  { method: 'get', path: '/api/jobs/{id}/checkpoint/file', summary: 'One checkpoint file’s contents (paths outside the checkpoint are refused)', role: 'viewer', tag: 'checkpoint', query: checkpointFileQuerySchema, success: ok('{path, size, encoding, content, truncated}'), errors: [400, 404] },
+  { method: 'get', path: '/api/jobs/{id}/progress/stream', summary: 'Server-sent events: each committed batch’s progress; a heartbeat comment every 15 s', role: 'viewer', tag: 'history', success: { status: 200, description: 'event: progress, data: BatchDetail', contentType: 'text/event-stream' }, errors: [404] },
+  { method: 'get', path: '/api/audit', summary: 'Audit events, newest first (who, what, when, before, after)', role: 'viewer', tag: 'audit', query: auditQuerySchema, success: ok('{items: AuditEvent[], nextCursor}'), errors: [400] },
+];
+
+const errorSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string', description: 'Stable error code' }, message: { type: 'string', description: 'What went wrong and what to do next' }, details: {} },
+    },
+  },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Malformed request (details.issues name the fields)',
+  401: 'No valid credentials',
+  403: 'The role may not do this',
+  404: 'Not found',
+  409: 'Conflicts with the current state',
+  422: 'The job spec is invalid (details.errors: path, message, line, column)',
+};
+
+function jsonSchema(s: z.ZodType): unknown {
+  return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
+}
+
+function operationObject(op: Operation) {
+  const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const queryParams = op.query
+    ? Object.entries(op.query.shape).map(([name, s]) => ({ name, in: 'query', required: !(s as z.ZodType).safeParse(undefined).success, schema: jsonSchema(s as z.ZodType) }))
+    : [];
+  const errors = [...new Set([...(op.role === 'public' ? [] : [401, 403]), ...(op.errors ?? [])])].sort();
+  return {
+    summary: op.summary,
+    tags: [op.tag],
+    'x-weir-role': op.role,
+    security: op.role === 'public' ? [] : [{ bearer: [] }, { session: [] }],
+    parameters: [...pathParams, ...queryParams],
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
+    responses: {
+      [String(op.success.status)]: {
+        description: op.success.description,
+        ...(op.success.status === 204 ? {} : { content: { [op.success.contentType ?? 'application/json']: { schema: {} } } }),
+      },
+      ...Object.fromEntries(errors.map((s) => [String(s), { description: ERROR_TEXT[s], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
+    },
+  };
+}
+
+export function openApiDocument() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Weir control plane API',
+      version: '1',
+      description: 'Jobs, runs, batches and checkpoints of Weir streaming queries. Roles: viewer reads; operator starts, stops and restarts; admin creates, edits, deletes, resets checkpoints and manages tokens.',
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API token (POST /api/tokens)' },
+        session: { type: 'apiKey', in: 'cookie', name: 'weir_session', description: 'Set by POST /api/auth/signin' },
+      },
+      schemas: { Error: errorSchema },
+    },
+    paths,
+  };
+}

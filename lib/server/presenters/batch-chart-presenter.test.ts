@@ -1,0 +1,177 @@
+/**
+ * The SQL downsampler against the in-memory reference (`downsampleBatches`) over random batch
+ * histories stored in a real PostgreSQL database of this test's own.
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaClient } from '@/lib/generated/prisma/client';
+import { createTestDatabase, type TestDatabase } from '../testing/database';
+import { BATCH_PHASES, batchCharts, downsampleBatches, rawBatchSeries, type BatchRow, type ChartPoint } from './batch-chart-presenter';
+
+let database: TestDatabase;
+let db: PrismaClient;
+
+beforeAll(async () => {
+  database = await createTestDatabase('weir_ui_charts');
+  db = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
+}, 60_000);
+
+afterAll(async () => {
+  await db?.$disconnect();
+  await database?.drop();
+});
+
+const T0 = Date.UTC(2026, 10, 29, 8, 0, 0);
+
+async function newJob(name: string): Promise<string> {
+  const job = await db.job.create({
+    data: { name, spec: {}, sql: 'SELECT 1', sourceType: 'files', sinkType: 'files', outputMode: 'append', trigger: {}, checkpointLocation: `/tmp/${name}` },
+  });
+  return job.id;
+}
+
+async function insertBatches(jobId: string, rows: BatchRow[]): Promise<void> {
+  await db.batchProgress.createMany({
+    data: rows.map((r) => ({
+      jobId,
+      batchId: r.batchId,
+      timestamp: new Date(r.timestamp),
+      numInputRows: r.numInputRows,
+      inputRowsPerSecond: r.inputRowsPerSecond,
+      processedRowsPerSecond: r.processedRowsPerSecond,
+      batchDurationMs: r.batchDurationMs,
+      durationMs: r.durationMs as Record<string, number>,
+      stateRowsTotal: BigInt(r.stateRowsTotal),
+      stateRowsUpdated: BigInt(r.stateRowsUpdated),
+      stateRowsDroppedByWatermark: BigInt(r.stateRowsDroppedByWatermark),
+      stateMemoryBytes: BigInt(r.stateMemoryBytes),
+      stateDiskBytes: BigInt(r.stateDiskBytes),
+      commitLag: r.commitLag === null ? null : BigInt(r.commitLag),
+      watermarkMs: r.watermarkMs === null ? null : BigInt(r.watermarkMs),
+      progress: { batchId: r.batchId },
+    })),
+  });
+}
+
+const small = fc.integer({ min: 0, max: 5000 });
+/** A history of `n` batches starting at `first`, one second apart, with random figures. */
+const historyArb = fc
+  .record({ first: fc.integer({ min: 0, max: 50 }), n: fc.integer({ min: 1, max: 60 }) })
+  .chain(({ first, n }) =>
+    fc.array(
+      fc.record({
+        // Rates with three decimals, as progress reports them (a double's 17th digit does not
+        // survive PostgreSQL's float8 text round trip, and no chart shows it).
+        rate: fc.integer({ min: 0, max: 1e8 }).map((x) => x / 1000),
+        proc: fc.integer({ min: 0, max: 1e8 }).map((x) => x / 1000),
+        dur: small,
+        phases: fc.array(small, { minLength: BATCH_PHASES.length, maxLength: BATCH_PHASES.length }),
+        rows: small,
+        stateTotal: small,
+        updated: small,
+        dropped: small,
+        mem: small,
+        disk: small,
+        lag: fc.option(small, { nil: null }),
+        wmBehind: fc.option(fc.integer({ min: 0, max: 60_000 }), { nil: null }),
+      }),
+      { minLength: n, maxLength: n },
+    ).map((xs) =>
+      xs.map((x, i): BatchRow => {
+        const timestamp = T0 + (first + i) * 1000;
+        return {
+          batchId: first + i,
+          timestamp,
+          inputRowsPerSecond: x.rate,
+          processedRowsPerSecond: x.proc,
+          batchDurationMs: x.dur,
+          durationMs: Object.fromEntries(BATCH_PHASES.map((p, k) => [p, x.phases[k]])),
+          numInputRows: x.rows,
+          stateRowsTotal: x.stateTotal,
+          stateRowsUpdated: x.updated,
+          stateRowsDroppedByWatermark: x.dropped,
+          stateMemoryBytes: x.mem,
+          stateDiskBytes: x.disk,
+          commitLag: x.lag,
+          watermarkMs: x.wmBehind === null ? null : timestamp - x.wmBehind,
+        };
+      }),
+    ),
+  );
+
+function expectSamePoints(actual: ChartPoint[], expected: ChartPoint[]): void {
+  expect(actual.length).toBe(expected.length);
+  actual.forEach((a, i) => {
+    const e = expected[i];
+    expect({ from: a.fromBatchId, to: a.toBatchId, t: a.t, batches: a.batches }).toEqual({ from: e.fromBatchId, to: e.toBatchId, t: e.t, batches: e.batches });
+    for (const k of ['numInputRows', 'stateRowsTotal', 'stateRowsUpdated', 'stateRowsDroppedByWatermark', 'stateMemoryBytes', 'stateDiskBytes', 'commitLag', 'watermarkGapMs'] as const) {
+      expect(a[k], k).toBe(e[k]);
+    }
+    // Averages come back from float8 arithmetic in another order: equal to a relative 1e-9.
+    for (const k of ['inputRowsPerSecond', 'processedRowsPerSecond', 'batchDurationMs'] as const) {
+      expect(Math.abs(a[k] - e[k]), k).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(e[k])));
+    }
+    for (const p of BATCH_PHASES) expect(Math.abs(a.phases[p] - e.phases[p]), p).toBeLessThanOrEqual(1e-9 * Math.max(1, e.phases[p]));
+  });
+}
+
+describe('batchCharts', () => {
+  it('an empty history is no points, not an error', async () => {
+    const jobId = await newJob('empty-history');
+    const c = await batchCharts(db, jobId);
+    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [] });
+  });
+
+  it('matches the in-memory reference for random histories and bucket counts (differential)', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(historyArb, fc.integer({ min: 1, max: 80 }), async (rows, maxPoints) => {
+        const jobId = await newJob(`prop-${run++}`);
+        await insertBatches(jobId, rows);
+        const c = await batchCharts(db, jobId, { maxPoints });
+        expectSamePoints(c.points, downsampleBatches(rows, maxPoints));
+        expect(c.totalBatches).toBe(rows.length);
+        expect(c.points.length).toBeLessThanOrEqual(maxPoints);
+        expect(c.downsampled).toBe(rows.length > c.points.length);
+        // The raw series reads back what was stored, so the reference saw what SQL saw.
+        expect(await rawBatchSeries(db, jobId)).toEqual(rows);
+      }),
+      { numRuns: 15, seed: 7 },
+    );
+  }, 120_000);
+
+  it('keeps a one-batch commit-lag spike visible after downsampling, and honours the time range', async () => {
+    const jobId = await newJob('spike');
+    const rows: BatchRow[] = Array.from({ length: 1000 }, (_, i) => ({
+      batchId: i,
+      timestamp: T0 + i * 1000,
+      inputRowsPerSecond: 10,
+      processedRowsPerSecond: 20,
+      batchDurationMs: 5,
+      durationMs: { addBatch: 3, walCommit: 2 },
+      numInputRows: 1,
+      stateRowsTotal: i,
+      stateRowsUpdated: 1,
+      stateRowsDroppedByWatermark: 0,
+      stateMemoryBytes: 100,
+      stateDiskBytes: 200,
+      commitLag: i === 617 ? 9999 : 0,
+      watermarkMs: null,
+    }));
+    await insertBatches(jobId, rows);
+    const c = await batchCharts(db, jobId, { maxPoints: 50 });
+    expect(c.points).toHaveLength(50);
+    expect(c.downsampled).toBe(true);
+    expect(c.points.reduce((s, p) => s + p.numInputRows, 0)).toBe(1000);
+    expect(Math.max(...c.points.map((p) => p.commitLag ?? 0))).toBe(9999);
+    expect(c.points.at(-1)!.stateRowsTotal).toBe(999);
+    expect(c.points[0].watermarkGapMs).toBeNull();
+
+    const ranged = await batchCharts(db, jobId, { fromMs: T0 + 100_000, toMs: T0 + 199_000 });
+    expect(ranged.totalBatches).toBe(100);
+    expect(ranged.points[0].fromBatchId).toBe(100);
+    expect(ranged.points.at(-1)!.toBatchId).toBe(199);
+    expect(ranged.downsampled).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,230 @@
+/**
+ * Chart series over a job's batch history, downsampled in PostgreSQL so that a job with 10,000
+ * (or a million) committed batches answers with at most `maxPoints` points: the browser never
+ * receives, parses or draws the raw history (the 1-second goal of issue 7).
+ *
+ * Bucketing: the batches in the selected time range are split by batch id into `maxPoints`
+ * equal-width buckets, bucket = floor((batchId - lo) * maxPoints / (hi - lo + 1)). Batch ids are
+ * dense within a checkpoint, so buckets hold equal numbers of batches. Per bucket:
+ * - rates and phase durations are averaged (they are per-batch figures);
+ * - input rows, rows updated and rows evicted by the watermark are summed (counts);
+ * - state rows and state bytes are the value at the bucket's last batch (gauges: the latest
+ *   level, not a sum);
+ * - commit lag and watermark gap take the bucket's maximum (the worst moment must stay visible
+ *   after downsampling, or a spike would be averaged away).
+ * With fewer batches than `maxPoints` every bucket is one batch, so the series is exact.
+ * `downsampleBatches` is the same rule over in-memory rows: the tests hold the SQL to it.
+ */
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+
+/** Spark's durationMs phases of a micro-batch, in execution order (triggerExecution is their whole). */
+export const BATCH_PHASES = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'] as const;
+export type BatchPhase = (typeof BATCH_PHASES)[number];
+
+export const DEFAULT_MAX_POINTS = 300;
+export const MAX_POINTS_LIMIT = 2000;
+
+/** One point of every chart on the job page: plain numbers, ready for recharts. */
+export interface ChartPoint {
+  /** First and last batch id in the bucket. */
+  fromBatchId: number;
+  toBatchId: number;
+  /** Trigger time of the bucket's last batch, epoch ms. */
+  t: number;
+  batches: number;
+  inputRowsPerSecond: number;
+  processedRowsPerSecond: number;
+  batchDurationMs: number;
+  phases: Record<BatchPhase, number>;
+  numInputRows: number;
+  stateRowsTotal: number;
+  stateRowsUpdated: number;
+  stateRowsDroppedByWatermark: number;
+  stateMemoryBytes: number;
+  stateDiskBytes: number;
+  commitLag: number | null;
+  /** Trigger time minus the watermark, ms: how far event time trails. Null without a watermark. */
+  watermarkGapMs: number | null;
+}
+
+export interface BatchCharts {
+  jobId: string;
+  /** Batches in the selected range (before downsampling). */
+  totalBatches: number;
+  downsampled: boolean;
+  maxPoints: number;
+  points: ChartPoint[];
+}
+
+export interface BatchChartQuery {
+  /** Inclusive bounds on the batch's trigger time, epoch ms. */
+  fromMs?: number;
+  toMs?: number;
+  maxPoints?: number;
+}
+
+/** A batch row as the reference downsampler takes it (what BatchProgress holds). */
+export interface BatchRow {
+  batchId: number;
+  timestamp: number;
+  inputRowsPerSecond: number;
+  processedRowsPerSecond: number;
+  batchDurationMs: number;
+  durationMs: Partial<Record<string, number>>;
+  numInputRows: number;
+  stateRowsTotal: number;
+  stateRowsUpdated: number;
+  stateRowsDroppedByWatermark: number;
+  stateMemoryBytes: number;
+  stateDiskBytes: number;
+  commitLag: number | null;
+  watermarkMs: number | null;
+}
+
+export function clampMaxPoints(n: number | undefined): number {
+  if (n === undefined || !Number.isFinite(n)) return DEFAULT_MAX_POINTS;
+  return Math.min(MAX_POINTS_LIMIT, Math.max(1, Math.floor(n)));
+}
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** The bucketing rule in plain TypeScript (the reference the SQL is tested against). */
+export function downsampleBatches(rows: BatchRow[], maxPoints: number): ChartPoint[] {
+  if (rows.length === 0) return [];
+  const sorted = [...rows].sort((a, b) => a.batchId - b.batchId);
+  const lo = sorted[0].batchId;
+  const width = sorted[sorted.length - 1].batchId - lo + 1;
+  const buckets = new Map<number, BatchRow[]>();
+  for (const r of sorted) {
+    const b = Math.floor(((r.batchId - lo) * maxPoints) / width);
+    let list = buckets.get(b);
+    if (!list) buckets.set(b, (list = []));
+    list.push(r);
+  }
+  const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const maxOrNull = (xs: (number | null)[]) => {
+    const present = xs.filter((x): x is number => x !== null);
+    return present.length ? Math.max(...present) : null;
+  };
+  return [...buckets.keys()]
+    .sort((a, b) => a - b)
+    .map((k) => {
+      const g = buckets.get(k)!;
+      const last = g[g.length - 1];
+      return {
+        fromBatchId: g[0].batchId,
+        toBatchId: last.batchId,
+        t: last.timestamp,
+        batches: g.length,
+        inputRowsPerSecond: avg(g.map((r) => r.inputRowsPerSecond)),
+        processedRowsPerSecond: avg(g.map((r) => r.processedRowsPerSecond)),
+        batchDurationMs: avg(g.map((r) => r.batchDurationMs)),
+        phases: Object.fromEntries(BATCH_PHASES.map((p) => [p, avg(g.map((r) => r.durationMs[p] ?? 0))])) as Record<BatchPhase, number>,
+        numInputRows: sum(g.map((r) => r.numInputRows)),
+        stateRowsTotal: last.stateRowsTotal,
+        stateRowsUpdated: sum(g.map((r) => r.stateRowsUpdated)),
+        stateRowsDroppedByWatermark: sum(g.map((r) => r.stateRowsDroppedByWatermark)),
+        stateMemoryBytes: last.stateMemoryBytes,
+        stateDiskBytes: last.stateDiskBytes,
+        commitLag: maxOrNull(g.map((r) => r.commitLag)),
+        watermarkGapMs: maxOrNull(g.map((r) => (r.watermarkMs === null ? null : r.timestamp - r.watermarkMs))),
+      };
+    });
+}
+
+function rangeFilter(q: BatchChartQuery): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (q.fromMs !== undefined) parts.push(Prisma.sql`AND "timestamp" >= ${new Date(q.fromMs)}`);
+  if (q.toMs !== undefined) parts.push(Prisma.sql`AND "timestamp" <= ${new Date(q.toMs)}`);
+  return parts.length ? Prisma.join(parts, ' ') : Prisma.empty;
+}
+
+type BucketRow = Record<string, unknown>;
+
+/** Downsampled chart series for one job (see the header for the bucketing rule). */
+export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChartQuery = {}): Promise<BatchCharts> {
+  const maxPoints = clampMaxPoints(q.maxPoints);
+  const where = Prisma.sql`"jobId" = ${jobId} ${rangeFilter(q)}`;
+  const phaseCols = Prisma.join(
+    BATCH_PHASES.map((p) => Prisma.sql`avg(COALESCE(("durationMs"->>${p})::float8, 0)) AS ${Prisma.raw(`"phase_${p}"`)}`),
+    ', ',
+  );
+  // One scan of the job's batches in range (index jobId+batchId); the bucket is computed per row
+  // against the range's min/max, then everything aggregates per bucket.
+  const rows = await db.$queryRaw<BucketRow[]>`
+    WITH bounds AS (
+      SELECT min("batchId") AS lo, max("batchId") AS hi FROM "BatchProgress" WHERE ${where}
+    ), b AS (
+      SELECT p.*, floor(((p."batchId" - bounds.lo)::numeric * ${maxPoints}) / (bounds.hi - bounds.lo + 1))::int AS bucket
+      FROM "BatchProgress" p, bounds WHERE ${where}
+    )
+    SELECT bucket,
+      min("batchId") AS "fromBatchId", max("batchId") AS "toBatchId",
+      (extract(epoch FROM max("timestamp")) * 1000)::float8 AS t,
+      count(*)::int AS batches,
+      avg("inputRowsPerSecond")::float8 AS "inputRowsPerSecond",
+      avg("processedRowsPerSecond")::float8 AS "processedRowsPerSecond",
+      avg("batchDurationMs")::float8 AS "batchDurationMs",
+      ${phaseCols},
+      sum("numInputRows")::float8 AS "numInputRows",
+      (array_agg("stateRowsTotal" ORDER BY "batchId" DESC))[1]::float8 AS "stateRowsTotal",
+      sum("stateRowsUpdated")::float8 AS "stateRowsUpdated",
+      sum("stateRowsDroppedByWatermark")::float8 AS "stateRowsDroppedByWatermark",
+      (array_agg("stateMemoryBytes" ORDER BY "batchId" DESC))[1]::float8 AS "stateMemoryBytes",
+      (array_agg("stateDiskBytes" ORDER BY "batchId" DESC))[1]::float8 AS "stateDiskBytes",
+      max("commitLag")::float8 AS "commitLag",
+      max((extract(epoch FROM "timestamp") * 1000)::bigint - "watermarkMs")::float8 AS "watermarkGapMs"
+    FROM b GROUP BY bucket ORDER BY bucket`;
+  const points: ChartPoint[] = rows.map((r) => ({
+    fromBatchId: num(r.fromBatchId),
+    toBatchId: num(r.toBatchId),
+    t: num(r.t),
+    batches: num(r.batches),
+    inputRowsPerSecond: num(r.inputRowsPerSecond),
+    processedRowsPerSecond: num(r.processedRowsPerSecond),
+    batchDurationMs: num(r.batchDurationMs),
+    phases: Object.fromEntries(BATCH_PHASES.map((p) => [p, num(r[`phase_${p}`])])) as Record<BatchPhase, number>,
+    numInputRows: num(r.numInputRows),
+    stateRowsTotal: num(r.stateRowsTotal),
+    stateRowsUpdated: num(r.stateRowsUpdated),
+    stateRowsDroppedByWatermark: num(r.stateRowsDroppedByWatermark),
+    stateMemoryBytes: num(r.stateMemoryBytes),
+    stateDiskBytes: num(r.stateDiskBytes),
+    commitLag: numOrNull(r.commitLag),
+    watermarkGapMs: numOrNull(r.watermarkGapMs),
+  }));
+  const totalBatches = points.reduce((s, p) => s + p.batches, 0);
+  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points };
+}
+
+/** Every batch in range as a chart point, undownsampled: what the bench compares against. */
+export async function rawBatchSeries(db: PrismaClient, jobId: string, q: BatchChartQuery = {}): Promise<BatchRow[]> {
+  const rows = await db.batchProgress.findMany({
+    where: {
+      jobId,
+      ...(q.fromMs !== undefined || q.toMs !== undefined
+        ? { timestamp: { ...(q.fromMs !== undefined ? { gte: new Date(q.fromMs) } : {}), ...(q.toMs !== undefined ? { lte: new Date(q.toMs) } : {}) } }
+        : {}),
+    },
+    orderBy: { batchId: 'asc' },
+    omit: { progress: true },
+  });
+  return rows.map((r) => ({
+    batchId: r.batchId,
+    timestamp: r.timestamp.getTime(),
+    inputRowsPerSecond: r.inputRowsPerSecond,
+    processedRowsPerSecond: r.processedRowsPerSecond,
+    batchDurationMs: r.batchDurationMs,
+    durationMs: (r.durationMs ?? {}) as Record<string, number>,
+    numInputRows: r.numInputRows,
+    stateRowsTotal: Number(r.stateRowsTotal),
+    stateRowsUpdated: Number(r.stateRowsUpdated),
+    stateRowsDroppedByWatermark: Number(r.stateRowsDroppedByWatermark),
+    stateMemoryBytes: Number(r.stateMemoryBytes),
+    stateDiskBytes: Number(r.stateDiskBytes),
+    commitLag: r.commitLag === null ? null : Number(r.commitLag),
+    watermarkMs: r.watermarkMs === null ? null : Number(r.watermarkMs),
+  }));
+}

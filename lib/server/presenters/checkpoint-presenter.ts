@@ -1,0 +1,133 @@
+/**
+ * The checkpoint inspector's reads: the tree of files under a job's checkpoint location with
+ * sizes, which batch is pending (an `offsets/N` without `commits/N`: what a restart re-runs), and
+ * one file's contents. Everything goes through the job's CheckpointFileManager, so local disk,
+ * a shared volume and s3:// read the same way.
+ *
+ * A file path comes from the client: it must stay inside the checkpoint (no `..`, no absolute
+ * path, no backslash or NUL), or it is refused before storage is touched.
+ */
+import { checkpointFileManagerFor, FileNotFoundError, type CheckpointFileManager } from '@/lib/engine';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { BadRequestError, NotFoundError } from '../http-errors';
+import { findJobOrThrow } from './jobs-presenter';
+import { redactSecrets, secretValues } from './secret-masking';
+
+export const MAX_TREE_ENTRIES = 5000;
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+export interface CheckpointEntry {
+  path: string;
+  size: number;
+}
+
+/** Every file under the checkpoint, depth first in name order (at most `max`). */
+export async function walkCheckpoint(fm: CheckpointFileManager, max = Number.POSITIVE_INFINITY): Promise<{ files: CheckpointEntry[]; truncated: boolean }> {
+  const files: CheckpointEntry[] = [];
+  let truncated = false;
+  const visit = async (dir: string): Promise<void> => {
+    for (const name of await fm.list(dir)) {
+      if (files.length >= max) {
+        truncated = true;
+        return;
+      }
+      const p = dir ? `${dir}/${name}` : name;
+      const children = await fm.list(p);
+      if (children.length > 0) {
+        await visit(p);
+        continue;
+      }
+      try {
+        const size = fm.size ? await fm.size(p) : (await fm.read(p)).length;
+        // An empty directory lists as [] too; only count what can be read as a file.
+        if (!fm.size || (await fm.exists(p))) files.push({ path: p, size });
+      } catch (e) {
+        if (!(e instanceof FileNotFoundError)) throw e;
+      }
+    }
+  };
+  await visit('');
+  return { files, truncated };
+}
+
+export interface CheckpointTree {
+  location: string;
+  files: CheckpointEntry[];
+  truncated: boolean;
+  totalBytes: number;
+  offsets: number[];
+  commits: number[];
+  latestOffsetsBatch: number | null;
+  latestCommittedBatch: number | null;
+  /** The batch a restart re-runs over its recorded range, or null. */
+  pendingBatch: number | null;
+}
+
+const batchIdsUnder = (files: CheckpointEntry[], dir: string) =>
+  files
+    .map((f) => new RegExp(`^${dir}/(\\d+)$`).exec(f.path)?.[1])
+    .filter((x): x is string => x !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+
+export async function checkpointTree(db: PrismaClient, jobId: string): Promise<CheckpointTree> {
+  const job = await findJobOrThrow(db, jobId);
+  const fm = checkpointFileManagerFor(job.checkpointLocation);
+  const { files, truncated } = await walkCheckpoint(fm, MAX_TREE_ENTRIES);
+  const offsets = batchIdsUnder(files, 'offsets');
+  const commits = batchIdsUnder(files, 'commits');
+  const latestOffsetsBatch = offsets.at(-1) ?? null;
+  const latestCommittedBatch = commits.at(-1) ?? null;
+  return {
+    location: redactSecrets(fm.description, secretValues(job.spec)),
+    files,
+    truncated,
+    totalBytes: files.reduce((s, f) => s + f.size, 0),
+    offsets,
+    commits,
+    latestOffsetsBatch,
+    latestCommittedBatch,
+    pendingBatch: latestOffsetsBatch !== null && !commits.includes(latestOffsetsBatch) ? latestOffsetsBatch : null,
+  };
+}
+
+/** A client-supplied path, normalized, or BadRequestError if it could leave the checkpoint. */
+export function safeCheckpointPath(p: string): string {
+  const parts = p.split('/').filter((s) => s !== '' && s !== '.');
+  if (p.startsWith('/') || p.includes('\\') || p.includes('\0') || parts.includes('..') || parts.length === 0 || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(p)) {
+    throw new BadRequestError(`path "${p}" is not a file inside the checkpoint; use a relative path such as offsets/0 (list them with GET /api/jobs/<id>/checkpoint).`, { path: 'path' });
+  }
+  return parts.join('/');
+}
+
+export interface CheckpointFile {
+  path: string;
+  size: number;
+  encoding: 'utf8' | 'base64';
+  content: string;
+  truncated: boolean;
+}
+
+export async function readCheckpointFile(db: PrismaClient, jobId: string, rawPath: string): Promise<CheckpointFile> {
+  const p = safeCheckpointPath(rawPath);
+  const job = await findJobOrThrow(db, jobId);
+  const fm = checkpointFileManagerFor(job.checkpointLocation);
+  let data: Buffer;
+  try {
+    data = await fm.read(p);
+  } catch (e) {
+    if (e instanceof FileNotFoundError) throw new NotFoundError('checkpoint file', p);
+    throw e;
+  }
+  const head = data.subarray(0, MAX_FILE_BYTES);
+  const text = head.toString('utf8');
+  // State files are binary: hand them out as base64 rather than mangled text.
+  const isText = !text.includes('\uFFFD') && ![...text].some((ch) => ch.charCodeAt(0) < 9 || (ch.charCodeAt(0) > 13 && ch.charCodeAt(0) < 32));
+  return {
+    path: p,
+    size: data.length,
+    encoding: isText ? 'utf8' : 'base64',
+    content: isText ? redactSecrets(text, secretValues(job.spec)) : head.toString('base64'),
+    truncated: data.length > MAX_FILE_BYTES,
+  };
+}

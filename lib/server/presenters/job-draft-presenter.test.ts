@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { checkDraft, parseExplain } from './job-draft-presenter';
+
+const spec = (sql: string, extra: Record<string, unknown> = {}) => ({
+  name: 'draft',
+  source: { name: 'clicks', type: 'files', options: { path: '/tmp/weir-draft-in', format: 'json' }, schema: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }] },
+  sql,
+  sink: { type: 'console', options: {} },
+  outputMode: 'append',
+  trigger: { type: 'processing-time', interval: '1 second' },
+  ...extra,
+});
+
+describe('checkDraft', () => {
+  it('an aggregation without a watermark: append refused with Spark’s text, update and complete legal, the aggregate stateful', () => {
+    const d = checkDraft(spec('SELECT user, count(*) AS n FROM clicks GROUP BY user'), '/tmp/weir-draft-cp');
+    const byMode = Object.fromEntries(d.modes.map((m) => [m.mode, m]));
+    expect(byMode.append.legal).toBe(false);
+    expect(byMode.append.reasons.join()).toContain('Append output mode not supported when there are streaming aggregations');
+    expect(byMode.update).toMatchObject({ legal: true, reasons: [] });
+    expect(byMode.complete.legal).toBe(true);
+    // The spec as written (append) is invalid, on the outputMode field.
+    expect(d.ok).toBe(false);
+    expect(d.errors.map((e) => e.path)).toEqual(['outputMode']);
+    const agg = d.operators.find((o) => o.operator.startsWith('Aggregate'));
+    expect(agg).toMatchObject({ kind: 'stateful', depth: 1 });
+    expect(agg!.reason).toMatch(/one row per group/);
+    expect(d.operators.at(-1)).toMatchObject({ kind: 'source', depth: 2 });
+  });
+
+  it('a stateless query: complete refused, the contract audited, the checkpoint defaulted under the root', () => {
+    const d = checkDraft(spec('SELECT user FROM clicks WHERE user IS NOT NULL'), '/tmp/weir-draft-cp');
+    expect(d.ok).toBe(true);
+    expect(d.modes.map((m) => [m.mode, m.legal])).toEqual([['append', true], ['update', true], ['complete', false]]);
+    expect(d.modes[2].reasons[0]).toMatch(/Complete output mode not supported when there are no streaming aggregations/);
+    expect(d.contract?.guarantee).toBe('at-least-once');
+    expect(d.contract?.sink.signature).toBe('at-least-once');
+    expect(d.operators.every((o) => o.kind !== 'stateful')).toBe(true);
+  });
+
+  it('bad SQL: the error has its line and column, and no mode is called legal', () => {
+    const d = checkDraft(spec('SELECT user,\n  nosuch FROM clicks'), '/tmp/weir-draft-cp');
+    expect(d.ok).toBe(false);
+    expect(d.errors[0]).toMatchObject({ path: 'sql', line: 2, column: 3 });
+    expect(d.modes.every((m) => !m.legal)).toBe(true);
+  });
+});
+
+describe('parseExplain', () => {
+  it('reads depth, kind and reason from the engine’s tree', () => {
+    const ops = parseExplain('Project [a] [stateless]\n+- Deduplicate [a] [stateful: one key per row; evicted by watermark]\n   +- StreamingRelation s [source]');
+    expect(ops).toEqual([
+      { depth: 0, operator: 'Project [a]', kind: 'stateless', reason: null },
+      { depth: 1, operator: 'Deduplicate [a]', kind: 'stateful', reason: 'one key per row; evicted by watermark' },
+      { depth: 2, operator: 'StreamingRelation s', kind: 'source', reason: null },
+    ]);
+    expect(parseExplain(undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * What the job editor shows while a spec is being written, in one answer: the engine's
+ * validation (errors with line and column, warnings, the exactly-once contract), the explain
+ * as a list of operators each marked stateless / stateful with the reason, and for each of the
+ * three output modes whether it is legal for this query and sink, with the engine's own message
+ * when it is not (Spark's texts). Mode legality is found by asking the engine, never by
+ * re-implementing its rules here: the spec is validated once per mode.
+ */
+import type { ValidateJobResult } from '@/lib/engine';
+import { validateSpec } from '../services/job-service';
+
+export const OUTPUT_MODES = ['append', 'update', 'complete'] as const;
+export type OutputModeName = (typeof OUTPUT_MODES)[number];
+
+export interface ExplainOperator {
+  /** Depth in the plan tree, 0 for the root. */
+  depth: number;
+  /** The operator and its arguments, e.g. `Aggregate [user], [count(*)]`. */
+  operator: string;
+  kind: 'stateless' | 'stateful' | 'source' | 'other';
+  /** Why it keeps state and how that state is bounded (stateful operators only). */
+  reason: string | null;
+}
+
+export interface ModeVerdict {
+  mode: OutputModeName;
+  legal: boolean;
+  /** The engine's outputMode errors for this mode (empty when legal). */
+  reasons: string[];
+  /** Its outputMode warnings (e.g. Complete keeps every group). */
+  warnings: string[];
+}
+
+export interface DraftCheck extends Omit<ValidateJobResult, 'spec'> {
+  operators: ExplainOperator[];
+  modes: ModeVerdict[];
+}
+
+/** Parses the engine's explain tree (`+- Op args [stateful: why]`) into one entry per operator. */
+export function parseExplain(explain: string | undefined): ExplainOperator[] {
+  if (!explain) return [];
+  return explain
+    .split('\n')
+    .filter((l) => l.trim().length > 0)
+    .map((line) => {
+      const m = /^(\s*)(?:\+- )?(.*)$/.exec(line)!;
+      const depth = Math.round(m[1].length / 3) + (line.trimStart().startsWith('+- ') ? 1 : 0);
+      const body = m[2];
+      const tag = /\s\[(stateless|source|stateful(?::\s*(.*))?)\]$/.exec(body);
+      if (!tag) return { depth, operator: body, kind: 'other' as const, reason: null };
+      const kind = tag[1].startsWith('stateful') ? 'stateful' : (tag[1] as 'stateless' | 'source');
+      return { depth, operator: body.slice(0, tag.index), kind, reason: kind === 'stateful' ? (tag[2] ?? null) : null };
+    });
+}
+
+function asObject(spec: unknown): Record<string, unknown> | undefined {
+  if (typeof spec === 'string') {
+    try {
+      spec = JSON.parse(spec);
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as Record<string, unknown>) : undefined;
+}
+
+export function checkDraft(spec: unknown, checkpointRoot: string): DraftCheck {
+  const v = validateSpec(spec, checkpointRoot);
+  const obj = asObject(spec);
+  const modes: ModeVerdict[] = OUTPUT_MODES.map((mode) => {
+    const r = obj && obj.outputMode !== mode ? validateSpec({ ...obj, outputMode: mode }, checkpointRoot) : v;
+    const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => e.message);
+    // A spec broken elsewhere (bad SQL, missing sink) says nothing about the mode: not legal, no reason.
+    const undecided = !r.ok && reasons.length === 0;
+    return {
+      mode,
+      legal: !undecided && reasons.length === 0,
+      reasons: undecided ? ['Fix the other errors first: legality is decided once the query and the sink are valid.'] : reasons,
+      warnings: r.warnings.filter((w) => w.path === 'outputMode').map((w) => w.message),
+    };
+  });
+  const { spec: _parsed, ...rest } = v;
+  void _parsed;
+  return { ...rest, operators: parseExplain(v.explain), modes };
+}

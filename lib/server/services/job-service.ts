@@ -1,0 +1,261 @@
+/**
+ * Writes to jobs: create, update, delete (admin); start, stop, restart (operator); reset
+ * checkpoint (admin). Each change and its AuditEvent commit in one transaction.
+ *
+ * The lifecycle contract with the worker (worker/, lib/server/lease.ts):
+ * - The API writes `desiredState`; the worker reconciles and owns `status` from STARTING on.
+ * - start: desiredState=RUNNING, status=PENDING, lastError=null, then enqueue a run
+ *   (reason 'start'). Refused with 409 while the job is active (PENDING, STARTING, RUNNING,
+ *   RECOVERING) or STOPPING.
+ * - stop (graceful): desiredState=STOPPED; if active, status=STOPPING. The worker sees it within
+ *   about a second, lets the running batch finish and commit, then writes STOPPED. Stopping a
+ *   job that is not active changes nothing and is not an error.
+ * - restart: desiredState=RUNNING; if active, status=STOPPING (the worker stops gracefully and,
+ *   seeing RUNNING, enqueues the next run itself); if not active, a start with reason 'restart'.
+ * - Status transitions are conditional updates (`updateMany … where status in …`), so two
+ *   concurrent starts cannot both enqueue: the loser gets 409.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { validateJob, type ValidateJobResult } from '@/lib/engine';
+import { Prisma, type Job, type PrismaClient, type RunStatus } from '@/lib/generated/prisma/client';
+import type { Principal } from '../auth';
+import { requireRole } from '../auth';
+import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http-errors';
+import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
+import { unmaskSpec } from '../presenters/secret-masking';
+import { recordAudit } from './audit-service';
+import { deleteCheckpoint } from './checkpoint-reset';
+
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
+/** Statuses from which a start is allowed: nothing runs and nothing is winding down. */
+export const STARTABLE_STATUSES: readonly RunStatus[] = ['STOPPED', 'FAILED'];
+
+export interface JobServiceContext {
+  db: PrismaClient;
+  principal: Principal;
+  /** Where a job's checkpoint goes when its spec names none: `<checkpointRoot>/<jobId>`. */
+  checkpointRoot: string;
+  /** Puts a run on the queue (lib/queue/run-queue.ts's enqueueRun, bound to the config). */
+  enqueue: (payload: { jobId: string; reason: 'start' | 'restart' }) => Promise<string>;
+}
+
+export interface JobInput {
+  spec: unknown;
+  description?: string | null;
+  restartPolicy?: { maxRestarts: number; backoffMs: number } | null;
+}
+
+type Obj = Record<string, unknown>;
+
+function specObject(spec: unknown): Obj {
+  if (typeof spec === 'string') {
+    try {
+      spec = JSON.parse(spec);
+    } catch {
+      // validateJob reports the syntax error with its line and column
+      const v = validateJob(spec);
+      throw new InvalidJobSpecError(v.errors, v.warnings);
+    }
+  }
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    throw new InvalidJobSpecError([{ path: '(root)', message: 'expected a JSON object (the job spec)' }]);
+  }
+  return spec as Obj;
+}
+
+function withCheckpoint(spec: Obj, fallback: string): Obj {
+  return typeof spec.checkpointLocation === 'string' && spec.checkpointLocation.length > 0 ? spec : { ...spec, checkpointLocation: fallback };
+}
+
+/** The engine's verdict on a spec, without saving anything (POST /api/jobs/validate). */
+export function validateSpec(spec: unknown, checkpointRoot: string): ValidateJobResult {
+  const obj = specObject(spec);
+  return validateJob(withCheckpoint(obj, path.join(checkpointRoot, '<job id>')));
+}
+
+function validated(spec: Obj): { spec: Obj; result: ValidateJobResult & { ok: true } } {
+  const result = validateJob(spec);
+  if (!result.ok || !result.spec) throw new InvalidJobSpecError(result.errors, result.warnings);
+  return { spec, result: result as ValidateJobResult & { ok: true } };
+}
+
+function columnsOf(spec: Obj, result: ValidateJobResult): Omit<Prisma.JobUncheckedCreateInput, 'id' | 'name' | 'createdBy'> {
+  const s = result.spec!;
+  return {
+    spec: spec as Prisma.InputJsonValue,
+    sql: s.sql,
+    sourceType: s.source.type,
+    sinkType: s.sink.type,
+    outputMode: s.outputMode,
+    trigger: s.trigger as Prisma.InputJsonValue,
+    checkpointLocation: s.checkpointLocation,
+    guarantee: result.contract?.guarantee ?? null,
+    contract: (result.contract ?? undefined) as Prisma.InputJsonValue | undefined,
+  };
+}
+
+async function assertNameFree(db: PrismaClient, name: string, exceptId?: string): Promise<void> {
+  const other = await db.job.findUnique({ where: { name } });
+  if (other && other.id !== exceptId) {
+    throw new ConflictError(`A job named "${name}" already exists (${other.id}); choose another name or edit that job.`, { name, jobId: other.id });
+  }
+}
+
+// Prisma needs DbNull to store SQL NULL in a Json column (plain null is refused).
+const optionalJson = (v: unknown) => (v === null ? Prisma.DbNull : (v as Prisma.InputJsonValue | undefined));
+
+export async function createJob(ctx: JobServiceContext, input: JobInput): Promise<{ job: JobDetail; warnings: unknown[] }> {
+  requireRole(ctx.principal, 'admin', 'create jobs');
+  const id = randomUUID();
+  const { spec, result } = validated(withCheckpoint(specObject(input.spec), path.join(ctx.checkpointRoot, id)));
+  await assertNameFree(ctx.db, result.spec!.name);
+  const job = await ctx.db.$transaction(async (tx) => {
+    const row = await tx.job.create({
+      data: {
+        id,
+        name: result.spec!.name,
+        description: input.description ?? null,
+        restartPolicy: input.restartPolicy ?? undefined,
+        createdBy: ctx.principal.actor,
+        ...columnsOf(spec, result),
+      },
+    });
+    await recordAudit(tx, ctx.principal, { action: 'job.create', targetType: 'job', targetId: id, after: presentJob(row) });
+    return row;
+  });
+  return { job: presentJob(job), warnings: result.warnings };
+}
+
+export async function updateJob(ctx: JobServiceContext, id: string, input: JobInput): Promise<{ job: JobDetail; warnings: unknown[] }> {
+  requireRole(ctx.principal, 'admin', 'edit jobs');
+  const before = await findJobOrThrow(ctx.db, id);
+  if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
+    throw new ConflictError(`Job ${before.name} is ${before.status}; stop it (POST /api/jobs/${id}/stop) before editing it.`, { status: before.status });
+  }
+  // A spec without a checkpoint keeps the job's current one: an edit is not a silent reset.
+  const incoming = unmaskSpec(specObject(input.spec), before.spec);
+  const { spec, result } = validated(withCheckpoint(incoming, before.checkpointLocation));
+  await assertNameFree(ctx.db, result.spec!.name, id);
+  const job = await ctx.db.$transaction(async (tx) => {
+    const row = await tx.job.update({
+      where: { id },
+      data: {
+        name: result.spec!.name,
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.restartPolicy !== undefined ? { restartPolicy: optionalJson(input.restartPolicy) } : {}),
+        ...columnsOf(spec, result),
+      },
+    });
+    await recordAudit(tx, ctx.principal, { action: 'job.update', targetType: 'job', targetId: id, before: presentJob(before), after: presentJob(row) });
+    return row;
+  });
+  return { job: presentJob(job), warnings: result.warnings };
+}
+
+export async function deleteJob(ctx: JobServiceContext, id: string): Promise<void> {
+  requireRole(ctx.principal, 'admin', 'delete jobs');
+  const before = await findJobOrThrow(ctx.db, id);
+  if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
+    throw new ConflictError(`Job ${before.name} is ${before.status}; stop it before deleting it.`, { status: before.status });
+  }
+  await ctx.db.$transaction(async (tx) => {
+    await tx.job.delete({ where: { id } });
+    await recordAudit(tx, ctx.principal, { action: 'job.delete', targetType: 'job', targetId: id, before: presentJob(before) });
+  });
+}
+
+/** One conditional status change plus its audit event; returns the new row or undefined if the guard failed. */
+async function transition(
+  ctx: JobServiceContext,
+  before: Job,
+  action: string,
+  where: Prisma.JobWhereInput,
+  data: Prisma.JobUpdateManyMutationInput,
+): Promise<Job | undefined> {
+  return ctx.db.$transaction(async (tx) => {
+    const { count } = await tx.job.updateMany({ where: { id: before.id, ...where }, data });
+    if (count === 0) return undefined;
+    const row = await tx.job.findUniqueOrThrow({ where: { id: before.id } });
+    await recordAudit(tx, ctx.principal, { action, targetType: 'job', targetId: before.id, before: lifecycleView(before), after: lifecycleView(row) });
+    return row;
+  });
+}
+
+function lifecycleView(j: Job) {
+  return { name: j.name, desiredState: j.desiredState, status: j.status, lastError: j.lastError ?? null };
+}
+
+async function startLike(ctx: JobServiceContext, before: Job, reason: 'start' | 'restart'): Promise<JobDetail> {
+  const row = await transition(ctx, before, `job.${reason}`, { status: { in: [...STARTABLE_STATUSES] } }, {
+    desiredState: 'RUNNING',
+    status: 'PENDING',
+    lastError: optionalJson(null),
+  });
+  if (!row) {
+    const now = await findJobOrThrow(ctx.db, before.id);
+    throw new ConflictError(`Job ${now.name} is already ${now.status}; stop it first, or use restart.`, { status: now.status });
+  }
+  try {
+    await ctx.enqueue({ jobId: row.id, reason });
+  } catch (e) {
+    // Nothing will pick the run up: say so on the job rather than leave it PENDING forever.
+    const failed = await ctx.db.job.update({
+      where: { id: row.id },
+      data: { status: 'FAILED', desiredState: 'STOPPED', lastError: { code: 'ENQUEUE_FAILED', message: `Could not enqueue the run: ${(e as Error).message}. Check the queue backend (GET /api/health) and start again.` } },
+    });
+    return presentJob(failed);
+  }
+  return presentJob(row);
+}
+
+export async function startJob(ctx: JobServiceContext, id: string): Promise<JobDetail> {
+  requireRole(ctx.principal, 'operator', 'start jobs');
+  return startLike(ctx, await findJobOrThrow(ctx.db, id), 'start');
+}
+
+export async function stopJob(ctx: JobServiceContext, id: string): Promise<JobDetail> {
+  requireRole(ctx.principal, 'operator', 'stop jobs');
+  const before = await findJobOrThrow(ctx.db, id);
+  const row = await transition(ctx, before, 'job.stop', { status: { in: [...ACTIVE_STATUSES] } }, { desiredState: 'STOPPED', status: 'STOPPING' });
+  if (row) return presentJob(row);
+  // Not active: record the intent only if it changes something (a STOPPING job already stops).
+  if (before.desiredState === 'RUNNING') {
+    const r = await transition(ctx, before, 'job.stop', {}, { desiredState: 'STOPPED' });
+    if (r) return presentJob(r);
+  }
+  return presentJob(before);
+}
+
+export async function restartJob(ctx: JobServiceContext, id: string): Promise<JobDetail> {
+  requireRole(ctx.principal, 'operator', 'restart jobs');
+  const before = await findJobOrThrow(ctx.db, id);
+  const row = await transition(ctx, before, 'job.restart', { status: { in: [...ACTIVE_STATUSES, 'STOPPING'] } }, { desiredState: 'RUNNING', status: 'STOPPING' });
+  if (row) return presentJob(row);
+  return startLike(ctx, before, 'restart');
+}
+
+export async function resetCheckpoint(ctx: JobServiceContext, id: string, confirm: string): Promise<{ job: JobDetail; deletedFiles: number; deletedBatches: number }> {
+  requireRole(ctx.principal, 'admin', 'reset checkpoints');
+  const before = await findJobOrThrow(ctx.db, id);
+  if (confirm !== before.name) {
+    throw new BadRequestError(`To reset the checkpoint, type the job's name exactly as confirmation: {"confirm": "${before.name}"}.`, { path: 'confirm', expected: before.name });
+  }
+  if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
+    throw new ConflictError(`Job ${before.name} is ${before.status}; stop it and wait for STOPPED before resetting its checkpoint.`, { status: before.status });
+  }
+  const deletedFiles = await deleteCheckpoint(before.checkpointLocation);
+  const { row, deletedBatches } = await ctx.db.$transaction(async (tx) => {
+    const { count } = await tx.batchProgress.deleteMany({ where: { jobId: id } });
+    const r = await tx.job.update({ where: { id }, data: { queryId: null, lastBatchId: null, lastCommittedAt: null } });
+    await recordAudit(tx, ctx.principal, {
+      action: 'job.reset-checkpoint',
+      targetType: 'job',
+      targetId: id,
+      before: { ...lifecycleView(before), queryId: before.queryId, lastBatchId: before.lastBatchId, checkpointLocation: before.checkpointLocation },
+      after: { ...lifecycleView(r), queryId: null, lastBatchId: null, deletedFiles, deletedBatches: count },
+    });
+    return { row: r, deletedBatches: count };
+  });
+  return { job: presentJob(row), deletedFiles, deletedBatches };
+}
