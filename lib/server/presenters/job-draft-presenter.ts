@@ -67,8 +67,11 @@ function asObject(spec: unknown): Record<string, unknown> | undefined {
 export function checkDraft(spec: unknown, checkpointRoot: string): DraftCheck {
   const v = validateSpec(spec, checkpointRoot);
   const obj = asObject(spec);
+  let explain = v.explain;
   const modes: ModeVerdict[] = OUTPUT_MODES.map((mode) => {
     const r = obj && obj.outputMode !== mode ? validateSpec({ ...obj, outputMode: mode }, checkpointRoot) : v;
+    // The analyzer stops at an illegal mode before explaining: show the plan of a legal one.
+    explain ??= r.explain;
     const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => e.message);
     // A spec broken elsewhere (bad SQL, missing sink) says nothing about the mode: not legal, no reason.
     const undecided = !r.ok && reasons.length === 0;
@@ -81,5 +84,5 @@ export function checkDraft(spec: unknown, checkpointRoot: string): DraftCheck {
   });
   const { spec: _parsed, ...rest } = v;
   void _parsed;
-  return { ...rest, operators: parseExplain(v.explain), modes };
+  return { ...rest, explain, operators: parseExplain(explain), modes };
 }
