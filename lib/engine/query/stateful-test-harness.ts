@@ -1,6 +1,6 @@
 /**
- * Test support for stateful operators: compiles SQL (Filter / Project / Aggregate) to operators
- * and runs batches through them following MicroBatchExecution's protocol for state: batch N
+ * Test support for stateful operators: compiles SQL with compileStreamingQuery and runs batches
+ * through the operators following MicroBatchExecution's protocol for state: batch N
  * loads version N of each store, runs, commits version N+1; the watermark computed at the end
  * of batch N is used by batch N+1. A `restart` drops every in-memory object and keeps only the
  * checkpoint files, as a process restart does.
@@ -9,67 +9,24 @@
  * of the engine; the end-to-end action scripts run the real MicroBatchExecution.
  */
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
-import { FilterExec } from '../operators/filter-exec';
-import type { OperatorContext, PhysicalOperator, StatefulOperator } from '../operators/physical-operator';
-import { ProjectExec } from '../operators/project-exec';
+import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator } from '../operators/physical-operator';
 import { WatermarkTracker } from '../operators/watermark-tracker';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import type { StateStore, StateStoreConf } from '../state/state-store';
 import type { OutputMode, Row, Schema } from '../types';
-import { buildAggregation, isAggregationQuery } from './aggregate-planner';
-import { ExpressionBuilder } from './expression-builder';
-import { compileExpression } from './expression-compiler';
-import type { LogicalPlan, StreamingRelation } from './logical-plan';
-import { findPosition } from './sql-error';
-import { parseSelect } from './sql-parser';
-import { planAggregate, type PlannedAggregate } from './stateful-planner';
+import type { StreamingRelation } from './logical-plan';
+import { compileStreamingQuery } from './streaming-query';
 
 export interface CompiledForTest {
   operators: PhysicalOperator[];
-  stateful: PlannedAggregate[];
+  stateful: StatefulOperator[];
   outputSchema: Schema;
 }
 
+/** The real compilation path (analyzer included), as MicroBatchExecution uses it. */
 export function compileForTest(sql: string, relation: StreamingRelation, outputMode: OutputMode): CompiledForTest {
-  const ast = parseSelect(sql);
-  const at = (re: RegExp) => findPosition(sql, re);
-  const builder = new ExpressionBuilder(new Set([relation.sourceName]));
-  let plan: LogicalPlan = relation;
-  if (ast.where) plan = { kind: 'Filter', condition: builder.build(ast.where), child: plan };
-  if (!isAggregationQuery(ast)) throw new Error('compileForTest is for aggregation queries');
-  plan = buildAggregation(ast, plan, relation.schema, builder, at);
-  const operators: PhysicalOperator[] = [];
-  const stateful: PlannedAggregate[] = [];
-  const watermark = relation.eventTime ? { eventTime: relation.eventTime, delayMs: relation.watermarkDelayMs ?? 0 } : undefined;
-  const walk = (p: LogicalPlan): Schema => {
-    switch (p.kind) {
-      case 'StreamingRelation':
-        return p.schema;
-      case 'Filter': {
-        const s = walk(p.child);
-        operators.push(new FilterExec(compileExpression(p.condition, s).eval, s));
-        return s;
-      }
-      case 'Project': {
-        const s = walk(p.child);
-        const c = p.list.map((n) => compileExpression(n.expr, s));
-        const out: Schema = p.list.map((n, i) => ({ name: n.name, type: c[i].type === 'null' ? 'string' : c[i].type }));
-        operators.push(new ProjectExec(c.map((x) => x.eval), out));
-        return out;
-      }
-      case 'Aggregate': {
-        const s = walk(p.child);
-        const planned = planAggregate(p, s, { operatorId: stateful.length, outputMode, watermark });
-        stateful.push(planned);
-        operators.push(planned.exec);
-        return planned.exec.outputSchema;
-      }
-      default:
-        throw new Error(`compileForTest: ${p.kind} not handled`);
-    }
-  };
-  const outputSchema = walk(plan);
-  return { operators, stateful, outputSchema };
+  const q = compileStreamingQuery(sql, relation, { outputMode });
+  return { operators: q.operators, stateful: q.operators.filter(isStatefulOperator), outputSchema: q.outputSchema };
 }
 
 export interface BatchResult {
@@ -121,8 +78,8 @@ export class StatefulQueryRunner {
    */
   async runBatch(rows: Row[], opts: { crashBeforeCommit?: boolean } = {}): Promise<BatchResult> {
     const stores = new Map<string, StateStore>();
-    for (const sp of this.compiled.stateful) {
-      for (let p = 0; p < sp.exec.numPartitions; p++) stores.set(`${sp.exec.operatorId}/${p}`, await this.provider(sp.exec.operatorId, p).getStore(this.batchId));
+    for (const op of this.compiled.stateful) {
+      for (let p = 0; p < (op.numPartitions ?? 1); p++) stores.set(`${op.operatorId}/${p}`, await this.provider(op.operatorId, p).getStore(this.batchId));
     }
     const ctx: OperatorContext = { batchId: this.batchId, batchWatermarkMs: this.watermarkMs, batchTimestampMs: 0, stateStores: stores };
     let data = rows;
@@ -133,7 +90,7 @@ export class StatefulQueryRunner {
     }
     for (const s of stores.values()) await s.commit();
     for (const p of this.providers.values()) await p.maintenance();
-    const progress = this.compiled.stateful.map((sp) => sp.exec.progress());
+    const progress = this.compiled.stateful.map((op) => op.progress!());
     this.tracker?.observe(rows);
     const result = { batchId: this.batchId, output: data, watermarkMs: this.watermarkMs, progress };
     if (this.tracker) this.watermarkMs = this.tracker.nextWatermark(this.watermarkMs);
