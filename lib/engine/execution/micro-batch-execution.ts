@@ -191,13 +191,13 @@ export class MicroBatchExecution {
     }
     while (!this.stopping) {
       const startedAt = this.clock.now();
-      await this.exclusive(() => this.runOneTrigger('default'));
+      const ran = await this.exclusive(() => this.runOneTrigger('default'));
       if (this.stopping) break;
       const wait = nextTriggerTime(startedAt, t.intervalMs) - this.clock.now();
       if (wait > 0) {
         this.status = { ...this.status, message: 'Waiting for next trigger', isTriggerActive: false };
         await this.clock.sleep(wait, this.sleepAbort.signal);
-      } else if (t.intervalMs === 0 && !this.status.isDataAvailable) {
+      } else if (t.intervalMs === 0 && !ran) {
         // Interval 0 with no data: poll without spinning the CPU.
         await this.clock.sleep(100, this.sleepAbort.signal);
       }
@@ -222,7 +222,8 @@ export class MicroBatchExecution {
   private async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.status = { message: 'Stopped', isDataAvailable: false, isTriggerActive: false };
+    // A failed run keeps its "Terminated with exception" status for whoever inspects it.
+    if (!this.status.message.startsWith('Terminated')) this.status = { message: 'Stopped', isDataAvailable: false, isTriggerActive: false };
     await this.runtime?.close();
   }
 
