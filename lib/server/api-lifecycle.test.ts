@@ -1,0 +1,135 @@
+/**
+ * Start, stop, restart and reset-checkpoint through the route handlers, with runs enqueued on the
+ * real BullMQ Postgres backend in the test database, following the lifecycle contract the worker
+ * relies on (job-service.ts header).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalCheckpointFileManager } from '@/lib/engine';
+import { env } from '@/lib/env';
+import { queueConfigFrom } from '@/lib/queue/connection';
+import { runQueue } from '@/lib/queue/run-queue';
+import { setupApiTestKit, filesSpec, type ApiTestKit } from './testing/api-test-kit';
+
+let kit: ApiTestKit;
+let jobs: typeof import('@/app/api/jobs/route');
+let start: typeof import('@/app/api/jobs/[id]/start/route');
+let stop: typeof import('@/app/api/jobs/[id]/stop/route');
+let restart: typeof import('@/app/api/jobs/[id]/restart/route');
+let reset: typeof import('@/app/api/jobs/[id]/reset-checkpoint/route');
+const dir = '/tmp/weir-api-lifecycle-test';
+
+beforeAll(async () => {
+  kit = await setupApiTestKit();
+  jobs = await import('@/app/api/jobs/route');
+  start = await import('@/app/api/jobs/[id]/start/route');
+  stop = await import('@/app/api/jobs/[id]/stop/route');
+  restart = await import('@/app/api/jobs/[id]/restart/route');
+  reset = await import('@/app/api/jobs/[id]/reset-checkpoint/route');
+});
+afterAll(async () => kit?.teardown());
+
+async function newJob(name: string): Promise<string> {
+  const res = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: filesSpec(name, dir) });
+  expect(res.status).toBe(201);
+  return res.body.job.id;
+}
+
+async function queuedFor(jobId: string): Promise<{ jobId: string; reason: string }[]> {
+  const q = runQueue(queueConfigFrom(env()));
+  const all = await q.getJobs(['waiting', 'delayed', 'prioritized', 'active']);
+  return all.filter((j) => j.data.jobId === jobId).map((j) => ({ jobId: j.data.jobId, reason: j.data.reason }));
+}
+
+const post = (h: typeof start.POST, id: string, token: string, body?: unknown) =>
+  kit.call(h, `/api/jobs/${id}/x`, { method: 'POST', token, params: { id }, body });
+
+async function auditActions(id: string): Promise<string[]> {
+  return (await kit.db.auditEvent.findMany({ where: { targetId: id }, orderBy: { createdAt: 'asc' } })).map((e) => e.action);
+}
+
+describe('start / stop / restart', () => {
+  it('start sets RUNNING/PENDING, clears lastError and enqueues one run; a second start is 409', async () => {
+    const id = await newJob('lc-start');
+    await kit.db.job.update({ where: { id }, data: { status: 'FAILED', lastError: { code: 'SINK_ERROR', message: 'x' } } });
+    const viewer = await post(start.POST, id, kit.tokens.viewer);
+    expect(viewer.status).toBe(403);
+    const res = await post(start.POST, id, kit.tokens.operator);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ desiredState: 'RUNNING', status: 'PENDING', lastError: null });
+    expect(await queuedFor(id)).toEqual([{ jobId: id, reason: 'start' }]);
+    const again = await post(start.POST, id, kit.tokens.operator);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toMatch(/already PENDING/);
+    expect(await queuedFor(id)).toHaveLength(1);
+    const ev = await kit.db.auditEvent.findFirstOrThrow({ where: { targetId: id, action: 'job.start' } });
+    expect(ev.before).toMatchObject({ status: 'FAILED', desiredState: 'STOPPED' });
+    expect(ev.after).toMatchObject({ status: 'PENDING', desiredState: 'RUNNING', lastError: null });
+  });
+
+  it('concurrent starts enqueue exactly one run', async () => {
+    const id = await newJob('lc-race');
+    const results = await Promise.all([0, 1, 2, 3].map(() => post(start.POST, id, kit.tokens.operator)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    expect(await queuedFor(id)).toHaveLength(1);
+  });
+
+  it('stop on an active job asks for STOPPING; on a stopped job it is an idempotent 200 that changes nothing', async () => {
+    const id = await newJob('lc-stop');
+    await post(start.POST, id, kit.tokens.operator);
+    await kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } }); // the worker took it
+    const s = await post(stop.POST, id, kit.tokens.operator);
+    expect(s.body).toMatchObject({ desiredState: 'STOPPED', status: 'STOPPING' });
+    await kit.db.job.update({ where: { id }, data: { status: 'STOPPED' } }); // the worker finished the batch
+    const n = (await auditActions(id)).length;
+    const again = await post(stop.POST, id, kit.tokens.operator);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ desiredState: 'STOPPED', status: 'STOPPED' });
+    expect((await auditActions(id)).length).toBe(n);
+    expect(await auditActions(id)).toEqual(['job.create', 'job.start', 'job.stop']);
+  });
+
+  it('restart of an active job stops it with desired RUNNING; of a stopped job it starts with reason restart', async () => {
+    const id = await newJob('lc-restart');
+    const r1 = await post(restart.POST, id, kit.tokens.operator);
+    expect(r1.body).toMatchObject({ desiredState: 'RUNNING', status: 'PENDING' });
+    expect(await queuedFor(id)).toEqual([{ jobId: id, reason: 'restart' }]);
+    await kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
+    const r2 = await post(restart.POST, id, kit.tokens.operator);
+    expect(r2.body).toMatchObject({ desiredState: 'RUNNING', status: 'STOPPING' });
+    expect(await queuedFor(id)).toHaveLength(1); // the worker enqueues the next run itself
+  });
+});
+
+describe('reset checkpoint', () => {
+  it('is admin only, needs the name typed, refuses an active job, then deletes files and history and audits it', async () => {
+    const id = await newJob('lc-reset');
+    const job = await kit.db.job.findUniqueOrThrow({ where: { id } });
+    const fm = new LocalCheckpointFileManager(job.checkpointLocation);
+    await fm.createAtomic('metadata', '{"id":"q-1"}');
+    await fm.createAtomic('offsets/0', 'v1\n{}\n{"logOffset":0}');
+    await fm.createAtomic('commits/0', 'v1\n{"nextBatchWatermarkMs":0}');
+    await fm.createAtomic('state/0/0/1.delta', Buffer.from([0, 1, 2, 3]));
+    await kit.db.job.update({ where: { id }, data: { queryId: 'q-1', lastBatchId: 0, lastCommittedAt: new Date() } });
+    await kit.db.batchProgress.create({ data: { jobId: id, batchId: 0, timestamp: new Date(), numInputRows: 1, inputRowsPerSecond: 1, processedRowsPerSecond: 1, batchDurationMs: 1, durationMs: {}, progress: {} } });
+
+    expect((await post(reset.POST, id, kit.tokens.operator, { confirm: 'lc-reset' })).status).toBe(403);
+    const wrong = await post(reset.POST, id, kit.tokens.admin, { confirm: 'lc-rese' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details.path).toBe('confirm');
+    expect((await post(reset.POST, id, kit.tokens.admin, {})).status).toBe(400);
+    await kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
+    expect((await post(reset.POST, id, kit.tokens.admin, { confirm: 'lc-reset' })).status).toBe(409);
+    expect(await fm.exists('offsets/0')).toBe(true);
+    await kit.db.job.update({ where: { id }, data: { status: 'STOPPED' } });
+
+    const ok = await post(reset.POST, id, kit.tokens.admin, { confirm: 'lc-reset' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ deletedFiles: 4, deletedBatches: 1, job: { queryId: null, lastBatchId: null, lastCommittedAt: null } });
+    expect(await fm.list('')).toEqual([]);
+    expect(await kit.db.batchProgress.count({ where: { jobId: id } })).toBe(0);
+    const ev = await kit.db.auditEvent.findFirstOrThrow({ where: { targetId: id, action: 'job.reset-checkpoint' } });
+    expect(ev).toMatchObject({ actor: 'token:admin-token', actorRole: 'admin' });
+    expect(ev.before).toMatchObject({ queryId: 'q-1', lastBatchId: 0 });
+    expect(ev.after).toMatchObject({ queryId: null, lastBatchId: null, deletedFiles: 4, deletedBatches: 1 });
+  });
+});
