@@ -211,36 +211,40 @@ export class StatefulAggregateExec implements StatefulOperator {
           bufs[0] = (bufs[0] as number) + n;
         }
       }
-      for (let r = 0; countOnly ? false : r < rows.length; r++) {
+      if (!countOnly) {
+        for (let r = 0; r < rows.length; r++) {
+          const row = rows[r];
+          const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+          if (dropLate && typeof v === 'number' && v <= wm) {
+            dropped++;
+            continue;
+          }
+          const bufs = group(v).bufs;
+          for (let i = 0; i < nAgg; i++) {
+            const a = aggregates[i];
+            const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
+            bufs[i] = a.fn.update(bufs[i], arg);
+          }
+        }
+      }
+    } else {
+      // General path: several keys, expressions, or a window (one tuple per window of the row).
+      for (let r = 0; r < rows.length; r++) {
         const row = rows[r];
-        const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
-        if (dropLate && typeof v === 'number' && v <= wm) {
-          dropped++;
+        const tuple = new Array<unknown>(nKeys);
+        for (let i = 0; i < nKeys; i++) tuple[i] = keys[i].eval(row, ctx);
+        if (windowIndex < 0) {
+          fold(tuple, row);
           continue;
         }
-        const bufs = group(v).bufs;
-        for (let i = 0; i < nAgg; i++) {
-          const a = aggregates[i];
-          const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
-          bufs[i] = a.fn.update(bufs[i], arg);
+        const ts = tuple[windowIndex];
+        // A row without an event time belongs to no window (Spark: window is NULL, row dropped by the grouping).
+        if (ts === null || ts === undefined) continue;
+        for (const w of windowsFor(ts as number, keys[windowIndex].window!)) {
+          const t = tuple.slice();
+          t[windowIndex] = w;
+          fold(t, row);
         }
-      }
-    }
-    for (let r = 0; windowIndex >= 0 || nKeys !== 1 ? r < rows.length : false; r++) {
-      const row = rows[r];
-      const tuple = new Array<unknown>(nKeys);
-      for (let i = 0; i < nKeys; i++) tuple[i] = keys[i].eval(row, ctx);
-      if (windowIndex < 0) {
-        fold(tuple, row);
-        continue;
-      }
-      const ts = tuple[windowIndex];
-      // A row without an event time belongs to no window (Spark: window is NULL, row dropped by the grouping).
-      if (ts === null || ts === undefined) continue;
-      for (const w of windowsFor(ts as number, keys[windowIndex].window!)) {
-        const t = tuple.slice();
-        t[windowIndex] = w;
-        fold(t, row);
       }
     }
     this.droppedByWatermark = dropped;
