@@ -10,7 +10,10 @@
  *    time, or a window over it) and the mode is not Complete, tuples whose event time (window:
  *    window end) is ≤ W are late: dropped and counted in numRowsDroppedByWatermark.
  * 3. Each touched group's buffers are read from the store once, updated by every row of the
- *    batch, and written back once: store work follows the groups touched, not the rows.
+ *    batch, and written back once: store work follows the groups touched, not the rows. With
+ *    one plain grouping column the operator also keeps the decoded groups between batches
+ *    (at most 100k, valid only for the store version it built them on), so a group touched
+ *    every batch is not decoded every batch; count(*) alone counts per value first.
  * 4. Output, by mode (Spark's semantics):
  *    - Complete: every group in state, every batch; nothing is evicted.
  *    - Update: the groups touched in this batch; then groups with event time ≤ W are evicted.
