@@ -15,7 +15,7 @@ import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-p
 import type { StateStore, StateStoreConf } from '../state/state-store';
 import type { OutputMode, Row, Schema } from '../types';
 import type { StreamingRelation } from './logical-plan';
-import { compileStreamingQuery } from './streaming-query';
+import { compileStreamingQuery, type CompileOptions } from './streaming-query';
 
 export interface CompiledForTest {
   operators: PhysicalOperator[];
@@ -24,8 +24,8 @@ export interface CompiledForTest {
 }
 
 /** The real compilation path (analyzer included), as MicroBatchExecution uses it. */
-export function compileForTest(sql: string, relation: StreamingRelation, outputMode: OutputMode): CompiledForTest {
-  const q = compileStreamingQuery(sql, relation, { outputMode });
+export function compileForTest(sql: string, relation: StreamingRelation, outputMode: OutputMode, opts: Omit<CompileOptions, 'outputMode'> = {}): CompiledForTest {
+  const q = compileStreamingQuery(sql, relation, { ...opts, outputMode });
   return { operators: q.operators, stateful: q.operators.filter(isStatefulOperator), outputSchema: q.outputSchema };
 }
 
@@ -50,15 +50,16 @@ export class StatefulQueryRunner {
     private readonly relation: StreamingRelation,
     private readonly outputMode: OutputMode,
     private readonly conf: StateStoreConf = {},
+    private readonly compileOptions: Omit<CompileOptions, 'outputMode'> = {},
   ) {
-    this.compiled = compileForTest(sql, relation, outputMode);
+    this.compiled = compileForTest(sql, relation, outputMode, compileOptions);
     if (relation.eventTime) this.tracker = new WatermarkTracker(relation.eventTime, relation.watermarkDelayMs ?? 0);
   }
 
   /** A new process on the same checkpoint, resuming at `batchId` with watermark `watermarkMs` (as recorded in commits/). */
   restart(): void {
     this.providers = new Map();
-    this.compiled = compileForTest(this.sql, this.relation, this.outputMode);
+    this.compiled = compileForTest(this.sql, this.relation, this.outputMode, this.compileOptions);
     if (this.relation.eventTime) this.tracker = new WatermarkTracker(this.relation.eventTime, this.relation.watermarkDelayMs ?? 0);
   }
 
