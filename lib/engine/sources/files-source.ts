@@ -6,9 +6,9 @@
  *   a file in place atomically by writing `.name.tmp` and renaming it. A file must not change
  *   once visible: on replay a file whose size changed is a DataLossError, not a silent re-read.
  * - Planning a batch (`latestOffset`) takes the unseen files (at most `maxFilesPerTrigger`,
- *   unless Trigger.Once) and records them as log entry K in `sources/<i>/K`
- *   (`v1` then one `{"path","size"}` per line), create-if-absent, then returns
- *   `{"logOffset":K}`. The log, not the directory, decides what a batch covers, so a replay of
+ *   unless Trigger.Once) and records them as log entry K in `sources/<i>/`
+ *   (file-stream-source-log.ts: a delta per entry, compacted every 10), create-if-absent, then
+ *   returns `{"logOffset":K}`. The log, not the directory, decides what a batch covers, so a replay of
  *   (start, end] reads exactly the same files whatever arrived since.
  * - On open, every logged file counts as seen; an entry logged by a run that died before
  *   writing offsets/N is simply the next batch's range.
@@ -17,11 +17,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { BatchMetadataLog, parseVersionLine } from '../checkpoint/batch-metadata-log';
-import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { DataLossError, ValidationError } from '../errors';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record-parser';
 import type { Offset, Row, Schema } from '../types';
+import { FileStreamSourceLog, type SourceFileEntry } from './file-stream-source-log';
 import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceContext } from './source-registry';
 
@@ -36,29 +35,10 @@ export const FilesSourceOptions = z
   .strict();
 export type FilesSourceOptions = z.infer<typeof FilesSourceOptions>;
 
-export interface SourceFileEntry {
-  path: string;
-  size: number;
-}
-
 export interface FileSourceOffset {
   logOffset: number;
   /** Only in reportLatestOffset: files present but not yet logged. */
   pendingFiles?: number;
-}
-
-export class FileStreamSourceLog extends BatchMetadataLog<SourceFileEntry[]> {
-  constructor(fm: CheckpointFileManager, dir: string) {
-    super(fm, dir);
-  }
-  protected serialize(files: SourceFileEntry[]): string {
-    return ['v1', ...files.map((f) => JSON.stringify({ path: f.path, size: f.size }))].join('\n');
-  }
-  protected deserialize(text: string, p: string): SourceFileEntry[] {
-    const lines = text.split('\n');
-    parseVersionLine(lines[0], 1, p);
-    return lines.slice(1).filter((l) => l !== '').map((l) => JSON.parse(l) as SourceFileEntry);
-  }
 }
 
 export class FilesSource implements Source {
@@ -86,8 +66,7 @@ export class FilesSource implements Source {
   }
 
   async open(): Promise<void> {
-    for (const id of await this.log.batchIds()) {
-      const files = (await this.log.get(id)) ?? [];
+    for (const [id, files] of await this.log.allEntries()) {
       for (const f of files) this.seen.add(f.path);
       this.filesPerEntry.set(id, files.length);
       this.logOffset = Math.max(this.logOffset, id);
@@ -172,7 +151,9 @@ export class FilesSource implements Source {
         { file: full },
       );
     }
-    const text = buf.toString('utf8');
+    let text = buf.toString('utf8');
+    // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     let lineNo = 0;
     let pos = 0;
     let parser: { parse(line: string): { ok: true; row: Row } | { ok: false; reason: string } } | undefined;
