@@ -1,0 +1,52 @@
+/**
+ * Masking: for any secret value in any secret slot (source, sink, static table), the masked spec
+ * and any text quoting it never contain it, and unmask(mask(spec)) is the spec again.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MASKED, maskSpec, redactSecrets, secretValues, unmaskSpec } from './secret-masking';
+
+const secretArb = fc.string({ minLength: 6, maxLength: 24 }).filter((s) => s.trim().length >= 6 && !s.includes('*'));
+
+function spec(pw: string, token: string) {
+  return {
+    name: 'j',
+    source: { name: 's', type: 'nats-jetstream', options: { servers: 'nats://127.0.0.1:4222', stream: 'x', subject: 'x.>', token }, schema: [{ name: 'a', type: 'string' }] },
+    sql: 'SELECT a FROM s',
+    sink: { type: 'postgres', options: { connectionString: `postgres://u:${encodeURIComponent(pw)}@h:5432/d`, table: 't' } },
+    staticTables: [{ name: 'dim', type: 'postgres', connectionString: `postgres://v:${encodeURIComponent(pw)}@h/d`, table: 'dim', schema: [{ name: 'a', type: 'string' }] }],
+    checkpointLocation: '/tmp/cp',
+  };
+}
+
+describe('secret masking', () => {
+  it('masks every declared secret slot and redacts the secrets from any text (property)', () => {
+    fc.assert(
+      fc.property(secretArb, secretArb, (pw, token) => {
+        const s = spec(pw, token);
+        const masked = maskSpec(s);
+        expect(masked.sink.options.connectionString).toBe(MASKED);
+        expect(masked.source.options.token).toBe(MASKED);
+        expect(masked.source.options.servers).toBe(MASKED);
+        expect(masked.staticTables[0].connectionString).toBe(MASKED);
+        expect(masked.sink.options.table).toBe('t');
+        const text = JSON.stringify(masked);
+        expect(text).not.toContain(s.sink.options.connectionString);
+        const message = { error: `auth failed for ${pw} at ${s.sink.options.connectionString}; token=${token}` };
+        const redacted = JSON.stringify(redactSecrets(message, secretValues(s)));
+        expect(redacted).not.toContain(pw);
+        expect(redacted).not.toContain(token);
+        expect(unmaskSpec(masked, s)).toEqual(s);
+      }),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+
+  it('does not hand a stored secret to a spec that changed the sink type', () => {
+    const s = spec('password-1', 'token-123');
+    const edited = { ...maskSpec(s), sink: { type: 'webhook', options: { url: MASKED } } };
+    const out = unmaskSpec(edited, s) as { sink: { options: Record<string, unknown> } };
+    expect(out.sink.options.url).toBeUndefined();
+    expect(JSON.stringify(out.sink)).not.toContain('password-1');
+  });
+});
