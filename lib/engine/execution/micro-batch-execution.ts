@@ -2,9 +2,10 @@
  * MicroBatchExecution: runs a job as a sequence of micro-batches with Spark's write-ahead
  * protocol. For batch N:
  *
- *   1. plan: ask the source for the end offset (latestOffset) after the last planned end;
- *      no new data → no batch
- *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf } + end offset
+ *   1. plan: fence(), ask the source for the end offset (latestOffset) after the last planned
+ *      end (a source may log its plan, e.g. the files source's sources/0/K); no new data → no
+ *      batch (unless a stateful operator asks for a no-data batch to close windows)
+ *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf: {weir.source} } + end offset
  *      (create-if-absent: an existing file means another runner: CONCURRENT_STREAM_LOG_UPDATE),
  *      purge offsets/ and commits/ below N - minBatchesToRetain + 1        [crash: after-offsets]
  *   3. source.getBatch(start, end]; bad records → fail or dead-letter
@@ -14,7 +15,7 @@
  *   7. fence(), write commits/N = { nextBatchWatermarkMs }                [crash: after-commit]
  *   8. report progress
  *
- * populateStartOffsets (on start): latest offsets/L with commits/L → resume at L+1 from L's
+ * populateStartOffsets (on start, populate-start-offsets.ts): latest offsets/L with commits/L → resume at L+1 from L's
  * end offsets, watermark from commits/L; offsets/L without commits/L → re-run batch L over
  * exactly (offsets/L-1, offsets/L] with L's recorded batchTimestampMs and watermark.
  * The watermark is max(event time seen) - watermarkDelay, never moving back, computed at the
