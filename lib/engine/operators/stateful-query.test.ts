@@ -225,6 +225,10 @@ describe('restart compatibility', () => {
     expect((err as Error).message).toMatch(/the grouping keys of stateful operator 0 \(aggregate\) changed from region to amount/);
     expect((err as Error).message).toMatch(/Either revert the change, or start the query on a new checkpoint location/);
 
+    const otherSource = mustParse({ ...j.specJson, source: { ...j.specJson.source, options: { stream: `${j.name}-other` } } });
+    await expect(new MicroBatchExecution({ spec: otherSource, clock: new ManualClock(T0) }).start()).rejects.toThrow(
+      /the source of stateful operator 0 \(aggregate\) changed from memory\(stream="[^"]+", options#\w+\) to memory\(stream="[^"]+-other"/);
+
     const changedAggs = mustParse({ ...j.specJson, sql: 'SELECT region, count(*) AS n FROM events GROUP BY region' });
     await expect(new MicroBatchExecution({ spec: changedAggs, clock: new ManualClock(T0) }).start()).rejects.toThrow(/aggregates of stateful operator 0/);
 
