@@ -38,6 +38,14 @@ export const envSchema = z.object({
   WEIR_WORKER_HEARTBEAT_MS: intish(5000, 100),
   /** A worker silent for this long is dead: dropped from health, its runs fail over. */
   WEIR_WORKER_TIMEOUT_MS: intish(15000, 500),
+  /**
+   * Failover: a run whose worker died (no BullMQ lock renewal) is handed to another worker after
+   * this long; its checkpoint lease (WEIR_LEASE_TTL_MS, shorter) has expired by then.
+   */
+  WEIR_FAILOVER_MS: intish(15000, 1000),
+  /** The checkpoint lease's time to live; renewed every WEIR_LEASE_RENEW_MS and before every write. */
+  WEIR_LEASE_TTL_MS: intish(10000, 500),
+  WEIR_LEASE_RENEW_MS: intish(1000, 100),
   /** How many runs one worker process drives at once. */
   WEIR_WORKER_CONCURRENCY: intish(50, 1),
   /** Log level for pino. */

@@ -1,12 +1,19 @@
 /**
- * Consumes the runs queue. Each BullMQ job is one run of a streaming job; the processor drives
- * the engine until the job is stopped or fails.
+ * Consumes the runs queue (one BullMQ job = one run, see run-processor.ts) and reconciles.
+ *
+ * Failover has two paths, both harmless if they overlap because the checkpoint lease admits one
+ * run at a time: BullMQ notices a dead worker's lost lock after WEIR_FAILOVER_MS and hands the
+ * job to another worker; and every worker's reconciler enqueues a recovery run for any job that
+ * is desired RUNNING but whose lease has been expired (or missing) that long, which also covers a
+ * Redis queue that lost its contents in a restart.
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Env } from '@/lib/env';
 import { makeWorker, queueConfigFrom } from '@/lib/queue/connection';
-import { RUNS_QUEUE, runPayloadSchema } from '@/lib/queue/queues';
+import { RUNS_QUEUE, type RunPayload } from '@/lib/queue/queues';
+import { enqueueRun } from '@/lib/queue/run-queue';
+import { RunProcessor } from './run-processor';
 
 export interface RunWorkerDeps {
   db: PrismaClient;
@@ -15,18 +22,58 @@ export interface RunWorkerDeps {
   log: Logger;
 }
 
-export async function startRunWorker({ config, log }: RunWorkerDeps): Promise<{ close(): Promise<void> }> {
-  const worker = makeWorker(
-    RUNS_QUEUE,
-    async (job) => {
-      const payload = runPayloadSchema.parse(job.data);
-      log.info({ payload }, 'run received');
-      throw new Error('This worker build cannot execute runs yet.');
-    },
-    queueConfigFrom(config),
-    { concurrency: config.WEIR_WORKER_CONCURRENCY },
+export async function reconcile(db: PrismaClient, queue: ReturnType<typeof queueConfigFrom>, failoverMs: number): Promise<string[]> {
+  const stale = await db.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT id FROM "Job"
+     WHERE "desiredState" = 'RUNNING'
+       AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now() - ($1::int * interval '1 millisecond'))
+       AND "updatedAt" < now() - ($1::int * interval '1 millisecond')`,
+    failoverMs,
   );
+  for (const { id } of stale) {
+    // Touch the job so the other workers' reconcilers leave it alone for another interval.
+    await db.job.update({ where: { id }, data: { updatedAt: new Date() } });
+    await enqueueRun(queue, { jobId: id, reason: 'recover', attempt: 0 });
+  }
+  return stale.map((s) => s.id);
+}
+
+export async function startRunWorker({ db, config, workerId, log }: RunWorkerDeps): Promise<{ close(): Promise<void>; processor: RunProcessor }> {
+  const queue = queueConfigFrom(config);
+  const processor = new RunProcessor({
+    db,
+    workerId,
+    log,
+    queue,
+    leaseTtlMs: config.WEIR_LEASE_TTL_MS,
+    renewMs: config.WEIR_LEASE_RENEW_MS,
+  });
+  const worker = makeWorker<RunPayload, string>(RUNS_QUEUE, processor.process, queue, {
+    concurrency: config.WEIR_WORKER_CONCURRENCY,
+    // A run lives as long as its job runs: BullMQ renews the lock every lockDuration/2; a worker
+    // that stops renewing (killed) has its runs handed over after lockDuration.
+    lockDuration: config.WEIR_FAILOVER_MS,
+    stalledInterval: Math.max(1000, Math.floor(config.WEIR_FAILOVER_MS / 2)),
+    maxStalledCount: 1_000_000,
+  });
   worker.on('error', (e) => log.error({ err: e }, 'queue worker error'));
+  worker.on('failed', (job, e) => log.error({ err: e, bullJobId: job?.id }, 'run processor failed'));
   await worker.waitUntilReady();
-  return { close: () => worker.close() };
+
+  const reconciler = setInterval(() => {
+    reconcile(db, queue, config.WEIR_FAILOVER_MS)
+      .then((ids) => ids.length && log.info({ jobs: ids }, 'reconciler: enqueued recovery runs'))
+      .catch((e) => log.warn({ err: e }, 'reconciler failed'));
+  }, Math.max(1000, Math.floor(config.WEIR_FAILOVER_MS / 3)));
+
+  return {
+    processor,
+    close: async () => {
+      clearInterval(reconciler);
+      // Graceful: take no new runs, let running batches commit, then hand the jobs on.
+      const closed = worker.close();
+      await processor.stopAll();
+      await closed;
+    },
+  };
 }

@@ -4,6 +4,7 @@
  * the job's lease enforces (lib/server/lease.ts), so a duplicate enqueue is harmless.
  */
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import type { Queue } from 'bullmq';
 import { makeQueue, type QueueConfig } from './connection';
 import { RUNS_QUEUE, runPayloadSchema, type RunPayload } from './queues';
@@ -20,7 +21,7 @@ export function runQueue(cfg: QueueConfig): Queue<RunPayload> {
   return q;
 }
 
-export async function enqueueRun(cfg: QueueConfig, payload: RunPayload, delayMs = 0): Promise<string> {
+export async function enqueueRun(cfg: QueueConfig, payload: z.input<typeof runPayloadSchema>, delayMs = 0): Promise<string> {
   const data = runPayloadSchema.parse(payload);
   const id = `${data.jobId}.${randomUUID()}`;
   await runQueue(cfg).add('run', data, { jobId: id, delay: delayMs, removeOnComplete: 1000, removeOnFail: 1000 });

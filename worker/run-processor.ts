@@ -1,0 +1,218 @@
+/**
+ * One run of a streaming job, as the processor of one BullMQ job.
+ *
+ * 1. Read the job; a job no longer desired RUNNING is not started.
+ * 2. Take the checkpoint lease (lib/server/lease.ts). If another run holds it and keeps renewing
+ *    it, this is a duplicate and ends; if its holder died, the lease expires and this run takes
+ *    over as RECOVERING (the run history names the run it recovered from).
+ * 3. Validate the spec, start the engine (populateStartOffsets re-runs an uncommitted batch over
+ *    its recorded range), then RUNNING. Every batch's progress becomes a BatchProgress row.
+ * 4. Every renew interval the lease is renewed, and the same round trip returns the desired state:
+ *    a stop (or restart) request stops the engine gracefully (the running batch commits).
+ *    The engine also calls fence() before each checkpoint or sink write, which renews the lease
+ *    or throws LeaseLostError: a paused worker that wakes up after a takeover writes nothing.
+ * 5. Ends STOPPED (stop, trigger done), or FAILED with the error and where it happened; a restart
+ *    policy re-enqueues with backoff; a restart request or a worker shutdown enqueues the next run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Job as BullJob } from 'bullmq';
+import type { Logger } from 'pino';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { MicroBatchExecution, SystemClock, validateJob, type CrashPlan } from '@/lib/engine';
+import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
+import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
+import { enqueueRun } from '@/lib/queue/run-queue';
+import type { QueueConfig } from '@/lib/queue/connection';
+import { runPayloadSchema, type RunPayload } from '@/lib/queue/queues';
+
+export interface RunProcessorOptions {
+  db: PrismaClient;
+  workerId: string;
+  log: Logger;
+  queue: QueueConfig;
+  leaseTtlMs: number;
+  renewMs: number;
+}
+
+interface ActiveRun {
+  jobId: string;
+  stop(reason: string): void;
+  done: Promise<unknown>;
+}
+
+const ACTIVE_STATUSES = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class RunProcessor {
+  private readonly active = new Map<string, ActiveRun>();
+  private shuttingDown = false;
+
+  constructor(private readonly o: RunProcessorOptions) {}
+
+  get activeRuns(): number {
+    return this.active.size;
+  }
+
+  /** Graceful shutdown: every run stops after its running batch commits; their jobs are re-enqueued. */
+  async stopAll(): Promise<void> {
+    this.shuttingDown = true;
+    for (const r of this.active.values()) r.stop('worker shutdown');
+    await Promise.allSettled([...this.active.values()].map((r) => r.done));
+  }
+
+  process = async (bullJob: BullJob<RunPayload>): Promise<string> => {
+    const payload = runPayloadSchema.parse(bullJob.data);
+    if (this.shuttingDown) {
+      // Fetched in the moment before the worker stopped fetching: leave it to the next worker.
+      await enqueueRun(this.o.queue, payload);
+      return 'worker shutting down: re-enqueued';
+    }
+    const runId = randomUUID();
+    const done = this.run(payload, runId);
+    return done;
+  };
+
+  private async takeLease(jobId: string, runId: string): Promise<Lease | null> {
+    const { db, leaseTtlMs, renewMs } = this.o;
+    const deadline = Date.now() + leaseTtlMs + 2 * renewMs;
+    for (;;) {
+      const lease = await acquireLease(db, jobId, runId, leaseTtlMs);
+      if (lease) return lease;
+      if (Date.now() > deadline || this.shuttingDown) return null;
+      await sleep(Math.min(500, renewMs));
+    }
+  }
+
+  private async run(payload: RunPayload, runId: string): Promise<string> {
+    const { db, log } = this.o;
+    const job = await db.job.findUnique({ where: { id: payload.jobId } });
+    if (!job) return 'job deleted';
+    if (job.desiredState !== 'RUNNING') {
+      await db.job.updateMany({ where: { id: job.id, status: 'PENDING' }, data: { status: 'STOPPED' } });
+      return `job is ${job.desiredState}`;
+    }
+    const lease = await this.takeLease(job.id, runId);
+    if (!lease) return 'another run holds the lease';
+
+    let recoveredFromRunId: string | null = null;
+    if (lease.previousOwner) {
+      const prev = await db.run.findUnique({ where: { runId: lease.previousOwner } });
+      recoveredFromRunId = prev?.id ?? null;
+      if (prev && !prev.endedAt) {
+        await db.run.update({ where: { id: prev.id }, data: { status: 'FAILED', endedAt: new Date(), exitReason: `worker ${prev.workerId} lost (lease expired); recovered by run ${runId}` } });
+      }
+    }
+    const recovering = recoveredFromRunId !== null || payload.reason === 'recover';
+    const rec = await RunRecorder.create(db, {
+      jobId: job.id,
+      runId,
+      workerId: this.o.workerId,
+      status: recovering ? 'RECOVERING' : 'STARTING',
+      attempt: payload.attempt,
+      recoveredFromRunId,
+      leaseEpoch: lease.epoch,
+    });
+    const rlog = log.child({ jobId: job.id, job: job.name, runId, epoch: lease.epoch });
+    rlog.info({ reason: payload.reason, recovering }, 'run starting');
+
+    let stopReason: string | null = null;
+    let leaseLost: LeaseLostError | null = null;
+    let lastBatchId: number | undefined;
+    let exec: MicroBatchExecution | undefined;
+    const requestStop = (reason: string) => {
+      if (stopReason) return;
+      stopReason = reason;
+      rlog.info({ reason }, 'stopping gracefully');
+      void exec?.stop();
+    };
+    const fence = async () => {
+      try {
+        const hb = await renewLease(db, lease, this.o.leaseTtlMs);
+        if (hb.desiredState !== 'RUNNING') requestStop('stop requested');
+        else if (hb.status === 'STOPPING') requestStop('restart requested');
+      } catch (e) {
+        if (e instanceof LeaseLostError) {
+          leaseLost = e;
+          stopReason ??= 'lease lost';
+        }
+        throw e;
+      }
+    };
+    const timer = setInterval(() => void fence().catch(() => exec?.stop()), this.o.renewMs);
+    let finished!: (v: unknown) => void;
+    this.active.set(runId, { jobId: job.id, stop: requestStop, done: new Promise((r) => (finished = r)) });
+
+    try {
+      const v = validateJob(job.spec);
+      if (!v.ok || !v.spec) {
+        const msg = v.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+        throw Object.assign(new Error(`The job spec is invalid: ${msg}`), { code: 'VALIDATION_ERROR', details: { errors: v.errors } });
+      }
+      const crash = (job.spec as { crash?: CrashPlan }).crash;
+      exec = new MicroBatchExecution({
+        spec: v.spec,
+        clock: new SystemClock(),
+        fence,
+        crash,
+        onProgress: async (p) => {
+          lastBatchId = p.batchId;
+          await rec.batch(p);
+        },
+        log: (e) => rlog[e.level === 'warn' ? 'warn' : e.level === 'error' ? 'error' : 'info']({ ...e }, e.msg),
+      });
+      await exec.start();
+      await rec.status('RUNNING', { queryId: exec.id });
+      if (!stopReason) await exec.run();
+      else await exec.stop();
+      if (leaseLost) throw leaseLost;
+      const reason = stopReason ?? 'trigger finished';
+      await rec.end('STOPPED', reason);
+      if (reason === 'trigger finished') await db.job.update({ where: { id: job.id }, data: { desiredState: 'STOPPED' } });
+      rlog.info({ reason }, 'run stopped');
+      await this.afterStop(job.id, reason, payload);
+      return reason;
+    } catch (e) {
+      if (e instanceof LeaseLostError || leaseLost) {
+        await rec.end('STOPPED', 'lease lost', toRunError(leaseLost ?? e), { updateJob: false });
+        rlog.warn('lease lost: another run owns the checkpoint; this run wrote nothing more');
+        return 'lease lost';
+      }
+      const err = toRunError(e, lastBatchId === undefined ? undefined : lastBatchId + 1);
+      rlog.error({ err }, 'run failed');
+      await rec.end('FAILED', err.message, err);
+      await this.retryOrGiveUp(job.id, payload, job.restartPolicy as { maxRestarts?: number; backoffMs?: number } | null);
+      return `failed: ${err.code}`;
+    } finally {
+      clearInterval(timer);
+      if (!leaseLost) await releaseLease(db, lease).catch(() => undefined);
+      this.active.delete(runId);
+      finished(undefined);
+    }
+  }
+
+  /** After a graceful stop: a restart or a worker shutdown hands the job to the next run. */
+  private async afterStop(jobId: string, reason: string, payload: RunPayload): Promise<void> {
+    const job = await this.o.db.job.findUnique({ where: { id: jobId } });
+    if (!job || job.desiredState !== 'RUNNING') return;
+    if (reason === 'restart requested' || reason === 'worker shutdown') {
+      await this.o.db.job.update({ where: { id: jobId }, data: { status: 'PENDING' } });
+      await enqueueRun(this.o.queue, { jobId, reason: reason === 'restart requested' ? 'restart' : 'recover', attempt: payload.attempt });
+    }
+  }
+
+  private async retryOrGiveUp(jobId: string, payload: RunPayload, policy: { maxRestarts?: number; backoffMs?: number } | null): Promise<void> {
+    const max = policy?.maxRestarts ?? 0;
+    const job = await this.o.db.job.findUnique({ where: { id: jobId } });
+    if (job && job.desiredState === 'RUNNING' && payload.attempt < max) {
+      const delay = (policy?.backoffMs ?? 5000) * 2 ** payload.attempt;
+      await this.o.db.job.update({ where: { id: jobId }, data: { status: 'PENDING' } });
+      await enqueueRun(this.o.queue, { jobId, reason: 'retry', attempt: payload.attempt + 1 }, delay);
+      this.o.log.info({ jobId, attempt: payload.attempt + 1, delay }, 'restart policy: retrying');
+      return;
+    }
+    // Terminal: the job stays FAILED (with lastError) until someone starts it again.
+    await this.o.db.job.update({ where: { id: jobId }, data: { desiredState: 'STOPPED' } });
+  }
+}
+
+export { ACTIVE_STATUSES };

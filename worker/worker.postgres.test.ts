@@ -1,0 +1,3 @@
+import { workerSuite } from './worker.suite';
+
+workerSuite('postgres', 0);

@@ -1,0 +1,4 @@
+import { workerSuite } from './worker.suite';
+
+// Redis database 9 is this suite's own (flushed at setup).
+workerSuite('redis', 9);

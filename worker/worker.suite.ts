@@ -1,0 +1,156 @@
+/**
+ * The worker test suite, run against each queue backend (worker.postgres.test.ts,
+ * worker.redis.test.ts): real worker processes, a real database, real checkpoints and sinks.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './testing/harness';
+
+export function workerSuite(backend: Backend, redisDb: number) {
+  describe(`worker on the ${backend} queue backend`, () => {
+    const h = new WorkerHarness(backend, redisDb);
+    beforeAll(async () => {
+      await h.setup();
+    }, 60_000);
+    afterAll(async () => h.teardown(), 60_000);
+    afterEach(async () => h.killAll());
+
+    it('runs a job, records each committed batch, and stops gracefully on request', async () => {
+      const w = h.spawnWorker();
+      const workerId = await w.id;
+      const j = await h.createFilesJob('basic');
+      j.addRows(0, 5);
+      await h.start(j.job.id);
+      await waitFor('RUNNING', async () => (await h.db.job.findUnique({ where: { id: j.job.id } }))?.status === 'RUNNING');
+      j.addRows(5, 5);
+      const batches = await waitFor('two batches', async () => {
+        const b = await h.db.batchProgress.findMany({ where: { jobId: j.job.id }, orderBy: { batchId: 'asc' } });
+        return b.length >= 2 && b;
+      });
+      expect(batches.map((b) => b.numInputRows).slice(0, 2)).toEqual([5, 5]);
+      expect((batches[0].progress as { contract: { guarantee: string } }).contract.guarantee).toBe('exactly-once');
+      const run = await h.db.run.findFirstOrThrow({ where: { jobId: j.job.id } });
+      expect(run.workerId).toBe(workerId);
+      expect(run.status).toBe('RUNNING');
+
+      await h.stop(j.job.id);
+      const stopped = await waitFor('STOPPED', async () => {
+        const job = await h.db.job.findUnique({ where: { id: j.job.id } });
+        return job?.status === 'STOPPED' && job;
+      });
+      expect(stopped.queryId).toMatch(/[0-9a-f-]{36}/);
+      const ended = await h.db.run.findUniqueOrThrow({ where: { id: run.id } });
+      expect(ended).toMatchObject({ status: 'STOPPED', exitReason: 'stop requested' });
+      expect(ended.endedAt).not.toBeNull();
+      expect(exactlyOnce(await j.sinkIds(), 10)).toEqual({ missing: [], duplicated: [] });
+      w.child.kill('SIGTERM');
+      expect(await w.exited).toBe(0);
+    });
+
+    it('restarts a running job as a new run that resumes from the checkpoint', async () => {
+      const w = h.spawnWorker();
+      await w.id;
+      const j = await h.createFilesJob('restart');
+      j.addRows(0, 3);
+      await h.start(j.job.id);
+      await waitFor('first batch', async () => (await h.db.batchProgress.count({ where: { jobId: j.job.id } })) >= 1);
+      await h.restart(j.job.id);
+      await waitFor('a second run RUNNING', async () => {
+        const runs = await h.db.run.findMany({ where: { jobId: j.job.id }, orderBy: { startedAt: 'asc' } });
+        return runs.length === 2 && runs[1].status === 'RUNNING' && runs;
+      });
+      j.addRows(3, 3);
+      await waitFor('rows after restart', async () => exactlyOnce(await j.sinkIds(), 6).missing.length === 0);
+      const runs = await h.db.run.findMany({ where: { jobId: j.job.id }, orderBy: { startedAt: 'asc' } });
+      expect(runs[0]).toMatchObject({ status: 'STOPPED', exitReason: 'restart requested' });
+      expect(exactlyOnce(await j.sinkIds(), 6)).toEqual({ missing: [], duplicated: [] });
+      await h.stop(j.job.id);
+      await waitFor('STOPPED', async () => (await h.db.job.findUnique({ where: { id: j.job.id } }))?.status === 'STOPPED');
+      w.child.kill('SIGTERM');
+      await w.exited;
+    });
+
+    it('fails over to another worker when the worker running a job is killed with SIGKILL', async () => {
+      const a = h.spawnWorker();
+      const b = h.spawnWorker();
+      const [idA, idB] = await Promise.all([a.id, b.id]);
+      const j = await h.createFilesJob('failover');
+      j.addRows(0, 4);
+      await h.start(j.job.id);
+      const first = await waitFor('RUNNING run', async () => h.db.run.findFirst({ where: { jobId: j.job.id, status: 'RUNNING' } }));
+      await waitFor('first batch', async () => (await h.db.batchProgress.count({ where: { jobId: j.job.id } })) >= 1);
+      const victim = first.workerId === idA ? a : b;
+      const survivorId = first.workerId === idA ? idB : idA;
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+      j.addRows(4, 4);
+      const recovered = await waitFor(
+        'a recovery run on the other worker',
+        async () => h.db.run.findFirst({ where: { jobId: j.job.id, workerId: survivorId, status: 'RUNNING' } }),
+        30_000,
+      );
+      const history = await h.db.run.findMany({ where: { jobId: j.job.id }, orderBy: { startedAt: 'asc' } });
+      expect(recovered.recoveredFromRunId, JSON.stringify(history.map((r) => [r.id, r.workerId, r.status, r.exitReason, r.recoveredFromRunId]))).toBe(first.id);
+      const dead = await h.db.run.findUniqueOrThrow({ where: { id: first.id } });
+      expect(dead.status).toBe('FAILED');
+      expect(dead.exitReason).toMatch(/lost/);
+      await waitFor('all rows', async () => exactlyOnce(await j.sinkIds(), 8).missing.length === 0);
+      expect(exactlyOnce(await j.sinkIds(), 8)).toEqual({ missing: [], duplicated: [] });
+      await h.stop(j.job.id);
+      await waitFor('STOPPED', async () => (await h.db.job.findUnique({ where: { id: j.job.id } }))?.status === 'STOPPED');
+      const survivor = victim === a ? b : a;
+      survivor.child.kill('SIGTERM');
+      await survivor.exited;
+    });
+
+    it('ends a job FAILED with the error and where it happened, after its restart policy is spent', async () => {
+      const w = h.spawnWorker();
+      await w.id;
+      const j = await h.createFilesJob('bad-record', { restartPolicy: { maxRestarts: 2, backoffMs: 100 } });
+      j.addRows(0, 2);
+      j.addBadFile();
+      await h.start(j.job.id);
+      const failed = await waitFor('FAILED', async () => {
+        const job = await h.db.job.findUnique({ where: { id: j.job.id } });
+        return job?.status === 'FAILED' && job.desiredState === 'STOPPED' && job;
+      });
+      const err = failed.lastError as { code: string; message: string; details?: { file?: string; line?: number } };
+      expect(err.code).toBe('BAD_RECORD');
+      expect(err.message).toMatch(/part-00001\.json/);
+      expect(err.details?.line).toBe(2);
+      const runs = await h.db.run.findMany({ where: { jobId: j.job.id }, orderBy: { startedAt: 'asc' } });
+      expect(runs.map((r) => [r.status, r.attempt])).toEqual([
+        ['FAILED', 0],
+        ['FAILED', 1],
+        ['FAILED', 2],
+      ]);
+      // The good file before the bad one was committed once; nothing of the bad file was.
+      expect(exactlyOnce(await j.sinkIds(), 2)).toEqual({ missing: [], duplicated: [] });
+      w.child.kill('SIGTERM');
+      await w.exited;
+    });
+
+    it('on SIGTERM finishes the running batch, exits 0 and hands the job to the next worker', async () => {
+      const a = h.spawnWorker();
+      await a.id;
+      const j = await h.createFilesJob('sigterm');
+      j.addRows(0, 3);
+      await h.start(j.job.id);
+      const first = await waitFor('RUNNING', async () => h.db.run.findFirst({ where: { jobId: j.job.id, status: 'RUNNING' } }));
+      a.child.kill('SIGTERM');
+      const code = await Promise.race([a.exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+      expect(code, a.output().slice(-3000)).toBe(0);
+      const ended = await h.db.run.findUniqueOrThrow({ where: { id: first.id } });
+      expect(ended).toMatchObject({ status: 'STOPPED', exitReason: 'worker shutdown' });
+      const b = h.spawnWorker();
+      const idB = await b.id;
+      j.addRows(3, 3);
+      await waitFor('taken over', async () => h.db.run.findFirst({ where: { jobId: j.job.id, workerId: idB, status: 'RUNNING' } }));
+      await waitFor('all rows', async () => exactlyOnce(await j.sinkIds(), 6).missing.length === 0);
+      expect(exactlyOnce(await j.sinkIds(), 6)).toEqual({ missing: [], duplicated: [] });
+      await h.stop(j.job.id);
+      await waitFor('STOPPED', async () => (await h.db.job.findUnique({ where: { id: j.job.id } }))?.status === 'STOPPED');
+      b.child.kill('SIGTERM');
+      await b.exited;
+    });
+  });
+}
