@@ -172,6 +172,14 @@ export class RunProcessor {
       await this.afterStop(job.id, reason, payload);
       return reason;
     } catch (e) {
+      if (!leaseLost && !(e instanceof LeaseLostError)) {
+        // A zombie's write can fail for another reason first (its log file already written by the
+        // run that took over: CONCURRENT_STREAM_LOG_UPDATE). If the lease is gone, that is what
+        // happened, and this run must not touch the job's status.
+        await renewLease(db, lease, this.o.leaseTtlMs).catch((le) => {
+          if (le instanceof LeaseLostError) leaseLost = le;
+        });
+      }
       if (e instanceof LeaseLostError || leaseLost) {
         await rec.end('STOPPED', 'lease lost', toRunError(leaseLost ?? e), { updateJob: false });
         rlog.warn('lease lost: another run owns the checkpoint; this run wrote nothing more');

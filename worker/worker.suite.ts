@@ -152,5 +152,36 @@ export function workerSuite(backend: Backend, redisDb: number) {
       b.child.kill('SIGTERM');
       await b.exited;
     });
+
+    it('fences a paused worker: after another run took over, the woken zombie writes nothing', async () => {
+      const a = h.spawnWorker();
+      const idA = await a.id;
+      const j = await h.createFilesJob('zombie');
+      j.addRows(0, 3);
+      await h.start(j.job.id);
+      const first = await waitFor('RUNNING on A', async () => h.db.run.findFirst({ where: { jobId: j.job.id, workerId: idA, status: 'RUNNING' } }));
+      await waitFor('first batch', async () => (await h.db.batchProgress.count({ where: { jobId: j.job.id } })) >= 1);
+      a.child.kill('SIGSTOP');
+      const b = h.spawnWorker();
+      const idB = await b.id;
+      const takeover = await waitFor('B took over', async () => h.db.run.findFirst({ where: { jobId: j.job.id, workerId: idB, status: 'RUNNING' } }), 30_000);
+      expect(takeover.recoveredFromRunId).toBe(first.id);
+      j.addRows(3, 3);
+      await waitFor('rows via B', async () => exactlyOnce(await j.sinkIds(), 6).missing.length === 0);
+      a.child.kill('SIGCONT');
+      const zombie = await waitFor('the zombie run ends', async () => {
+        const r = await h.db.run.findUnique({ where: { id: first.id } });
+        return r?.exitReason && r;
+      });
+      // Either B marked it lost when it took over, or the zombie found its lease gone on waking.
+      expect(zombie.exitReason).toMatch(/lost/);
+      j.addRows(6, 3);
+      await waitFor('rows after the zombie woke', async () => exactlyOnce(await j.sinkIds(), 9).missing.length === 0);
+      expect(exactlyOnce(await j.sinkIds(), 9)).toEqual({ missing: [], duplicated: [] });
+      const job = await h.db.job.findUniqueOrThrow({ where: { id: j.job.id } });
+      expect(job.status).toBe('RUNNING');
+      expect(job.leaseOwner).toBe(takeover.runId);
+      expect(a.output()).toMatch(/lease lost|lost the checkpoint lease/);
+    });
   });
 }
