@@ -1,8 +1,7 @@
 /**
  * The files sink (Spark's FileStreamSink): JSON-lines or CSV files in `path`, plus the batch log
- * `path/_weir_metadata/<batchId>` modelled on `_spark_metadata`: line 1 `v1`, line 2
- * `{"queryId":…}` (Weir's addition), then one SinkFileStatus JSON per data file: path, size,
- * isDir, modificationTime, blockReplication, blockSize, action.
+ * `path/_weir_metadata/` modelled on `_spark_metadata` (file-stream-sink-log.ts: a delta per
+ * batch with the query id and one SinkFileStatus per data file, compacted every 10 batches).
  *
  * Protocol for addBatch(N):
  *   1. if N <= the latest logged batch: skip ("Skipping already committed batch N"), because a
@@ -14,18 +13,17 @@
  *   3. publish `_weir_metadata/N` create-if-absent; if it exists another runner won the race.
  * A crash between 2 and 3 leaves a stray data file that no log entry names. Readers go through
  * the log (`readCommittedRows`, `weir sink read`) and never see it; the re-run writes a file
- * under a new name. Log compaction (Spark's every-10 `.compact`) is not implemented yet.
+ * under a new name.
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { BatchMetadataLog, parseVersionLine } from '../checkpoint/batch-metadata-log';
-import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { ConcurrentStreamLogUpdateError, SinkError } from '../errors';
 import { coerceField, splitCsvLine } from '../operators/record-parser';
 import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
 import type { OutputMode, Row, Schema } from '../types';
+import { FileStreamSinkLog, SINK_LOG_DIR, type SinkFileStatus } from './file-stream-sink-log';
 import type { Sink, SinkBatchContext } from './sink';
 import { registerSink } from './sink-registry';
 
@@ -38,44 +36,6 @@ export const FilesSinkOptions = z
   })
   .strict();
 export type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
-
-export const SINK_LOG_DIR = '_weir_metadata';
-
-export interface SinkFileStatus {
-  path: string;
-  size: number;
-  isDir: boolean;
-  modificationTime: number;
-  blockReplication: number;
-  blockSize: number;
-  action: 'add' | 'delete';
-}
-
-export interface SinkLogEntry {
-  queryId?: string;
-  files: SinkFileStatus[];
-}
-
-export class FileStreamSinkLog extends BatchMetadataLog<SinkLogEntry> {
-  constructor(fm: CheckpointFileManager) {
-    super(fm, SINK_LOG_DIR);
-  }
-  protected serialize(e: SinkLogEntry): string {
-    return ['v1', JSON.stringify({ queryId: e.queryId }), ...e.files.map((f) => JSON.stringify(f))].join('\n');
-  }
-  protected deserialize(text: string, p: string): SinkLogEntry {
-    const lines = text.split('\n');
-    parseVersionLine(lines[0], 1, p);
-    const entry: SinkLogEntry = { files: [] };
-    for (const l of lines.slice(1)) {
-      if (l === '') continue;
-      const j = JSON.parse(l) as Partial<SinkFileStatus> & { queryId?: string };
-      if (typeof j.path === 'string') entry.files.push(j as SinkFileStatus);
-      else if (j.queryId) entry.queryId = j.queryId;
-    }
-    return entry;
-  }
-}
 
 /** Row values as written: timestamps (epoch ms inside the engine) become ISO-8601 strings. */
 export function renderRow(row: Row, schema: Schema): Row {
@@ -150,7 +110,7 @@ export class FilesSink implements Sink {
   }
 
   async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
-    if (this.latest === undefined) this.latest = (await this.log.batchIds()).at(-1) ?? -1;
+    if (this.latest === undefined) this.latest = await this.log.latestBatchId();
     if (batchId <= this.latest) {
       const logged = await this.log.get(batchId);
       if (logged?.queryId && logged.queryId !== ctx.queryId) {
@@ -205,9 +165,9 @@ export async function readCommittedRows(
   const fm = new LocalCheckpointFileManager(dir, { fsync: false });
   const log = new FileStreamSinkLog(fm);
   const out: { batchId: number; rows: Row[] }[] = [];
-  for (const id of await log.batchIds()) {
+  for (const { batchId: id, entry } of await log.all()) {
     const rows: Row[] = [];
-    for (const f of (await log.get(id))?.files ?? []) {
+    for (const f of entry.files) {
       if (f.action !== 'add') continue;
       const text = (await fm.read(f.path)).toString('utf8');
       const lines = text.split('\n').filter((l) => l !== '');
@@ -239,3 +199,5 @@ registerSink<FilesSinkOptions>({
   supportedOutputModes: () => ['append'],
   create: (o, ctx) => new FilesSink(o, ctx.clock),
 });
+
+export { SINK_LOG_DIR, type SinkFileStatus };
