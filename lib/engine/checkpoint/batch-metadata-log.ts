@@ -1,7 +1,7 @@
 /**
  * A log with one file per batch id under a directory (Spark's HDFSMetadataLog): the shared
- * mechanics of `offsets/`, `commits/`, a files source's `sources/<i>/` log and the files sink's
- * `_weir_metadata/`.
+ * mechanics of `offsets/` and `commits/`. (The files source's `sources/<i>/` log and the files
+ * sink's `_weir_metadata/` follow the same create-if-absent protocol and add compaction.)
  *
  * Protocol: `add(batchId, value)` publishes `<dir>/<batchId>` with create-if-absent. If the file
  * already exists another runner wrote it: ConcurrentStreamLogUpdateError, and nothing of ours was
