@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { Nav } from '@/components/nav';
+import { Providers } from '@/components/providers';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -14,7 +15,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body>
         <div className="shell">
           <Nav />
-          <main>{children}</main>
+          <main>
+            <Providers>{children}</Providers>
+          </main>
         </div>
       </body>
     </html>

@@ -1,0 +1,32 @@
+import { notFound } from 'next/navigation';
+import { JobEditor } from '@/components/job-editor';
+import { formFromSpec } from '@/components/job-form';
+import { prisma } from '@/lib/server/db';
+import { NotFoundError } from '@/lib/server/http-errors';
+import { getJob, type JobDetail } from '@/lib/server/presenters/jobs-presenter';
+
+export const dynamic = 'force-dynamic';
+
+export default async function EditJobPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  let job: JobDetail;
+  try {
+    job = await getJob(prisma(), id);
+  } catch (e) {
+    if (e instanceof NotFoundError) notFound();
+    throw e;
+  }
+  return (
+    <>
+      <p className="small">
+        <a href="/">Jobs</a> / <a href={`/jobs/${id}`}>{job.name}</a> /
+      </p>
+      <h1>Edit {job.name}</h1>
+      <p className="subtitle">
+        Changes apply at the next start. A change the checkpoint cannot carry (a new aggregation, another source) is refused on restart; reset the checkpoint
+        for those.
+      </p>
+      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description)} />
+    </>
+  );
+}

@@ -1,0 +1,24 @@
+import { notFound } from 'next/navigation';
+import { JobDetail } from '@/components/job-detail';
+import { BATCH_PAGE_SIZE } from '@/components/batch-table';
+import { prisma } from '@/lib/server/db';
+import { NotFoundError } from '@/lib/server/http-errors';
+import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
+import { listBatches } from '@/lib/server/presenters/batches-presenter';
+import { getJob } from '@/lib/server/presenters/jobs-presenter';
+import { listRuns } from '@/lib/server/presenters/runs-presenter';
+
+export const dynamic = 'force-dynamic';
+
+/** Prefetches the job, its chart series (downsampled), the newest batch page and its runs. */
+export default async function JobPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const db = prisma();
+  try {
+    const [job, charts, batches, runs] = await Promise.all([getJob(db, id), batchCharts(db, id), listBatches(db, id, { limit: BATCH_PAGE_SIZE }), listRuns(db, id, 50)]);
+    return <JobDetail initialJob={job} initialCharts={charts} initialBatches={batches} initialRuns={runs} now={Date.now()} />;
+  } catch (e) {
+    if (e instanceof NotFoundError) notFound();
+    throw e;
+  }
+}

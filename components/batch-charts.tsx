@@ -1,0 +1,158 @@
+'use client';
+/**
+ * The job page's charts over its batch history: input rate against processing rate, batch
+ * duration by phase, input rows per batch, state rows (total, updated, evicted), state bytes
+ * (memory, disk), commit lag and watermark gap. Data comes downsampled by the server (at most
+ * 300 points whatever the history), refreshed every few seconds while the job runs; the time
+ * range picker narrows the window. Animations are off: a chart that re-animates on every refresh
+ * is harder to read and costs the main thread.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useId, useState, type ReactNode } from 'react';
+import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
+import { apiFetch, errorMessage } from './api-client';
+import { chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseSeries, rateSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
+import { formatBytes, formatNumber } from './format';
+import { queryKeys } from './query-keys';
+
+const COLORS = ['#1f6feb', '#1a7f37', '#9a6700', '#cf222e', '#8250df', '#0969da', '#57606a'];
+const timeTick = (t: number) => new Date(t).toISOString().slice(11, 19);
+
+function ChartPanel({ title, children, empty }: { title: string; children: ReactNode; empty: boolean }) {
+  const id = useId();
+  return (
+    <section className="panel" aria-labelledby={id}>
+      <h3 id={id}>{title}</h3>
+      {empty ? <p className="muted-text small">No batches in this range.</p> : <div className="chart-box" role="img" aria-label={title}>{children}</div>}
+    </section>
+  );
+}
+
+function axes(format: (v: number) => string = (v) => formatNumber(v)) {
+  return [
+    <CartesianGrid key="g" strokeDasharray="3 3" stroke="#eaeef2" />,
+    <XAxis key="x" dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />,
+    <YAxis key="y" tickFormatter={format} fontSize={11} width={56} />,
+    <Tooltip key="tt" labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v) => (typeof v === 'number' ? format(v) : String(v))} />,
+    <Legend key="l" wrapperStyle={{ fontSize: 12 }} />,
+  ];
+}
+
+export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boolean; initial?: BatchChartsData }) {
+  const [range, setRange] = useState('all');
+  const charts = useQuery({
+    queryKey: queryKeys.charts(jobId, range),
+    queryFn: ({ signal }) => apiFetch<BatchChartsData>(chartsUrl(jobId, range, Date.now()), { signal }),
+    initialData: range === 'all' ? initial : undefined,
+    refetchInterval: live ? 2000 : false,
+    placeholderData: (prev) => prev,
+  });
+  const d = charts.data;
+  const points = d?.points ?? [];
+  const empty = points.length === 0;
+
+  return (
+    <section aria-label="Charts">
+      <div className="toolbar">
+        <label>
+          Time range
+          <select value={range} onChange={(e) => setRange(e.target.value)}>
+            {TIME_RANGES.map((r) => (
+              <option key={r.key} value={r.key}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="small muted-text" role="status">
+          {charts.isLoading
+            ? 'Loading charts…'
+            : d
+              ? `${d.totalBatches} batches${d.downsampled ? `, shown as ${points.length} points (each a mean, a sum or a maximum of its batches)` : ''}${live ? ' · live' : ''}`
+              : ''}
+        </span>
+      </div>
+      {charts.isError && (
+        <div className="error-box" role="alert">
+          Could not load the charts: {errorMessage(charts.error)}
+        </div>
+      )}
+      {charts.isLoading ? (
+        <div className="grid2" aria-busy="true">
+          {[0, 1].map((i) => (
+            <div key={i} className="skeleton panel" />
+          ))}
+        </div>
+      ) : d && d.totalBatches === 0 && range === 'all' ? (
+        <div className="panel empty">
+          <h2>No batches yet</h2>
+          <p>Charts appear as soon as the first batch commits. Start the job, or add data to its source.</p>
+        </div>
+      ) : (
+        <div className="grid2">
+          <ChartPanel title="Input rate vs processing rate (rows/s)" empty={empty}>
+            <ResponsiveContainer>
+              <LineChart data={rateSeries(points)}>
+                {axes()}
+                <Line dataKey="input" name="input rows/s" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
+                <Line dataKey="processed" name="processed rows/s" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </ChartPanel>
+          <ChartPanel title="Batch duration by phase (ms)" empty={empty}>
+            <ResponsiveContainer>
+              <AreaChart data={phaseSeries(points)}>
+                {axes((v) => `${formatNumber(v)}`)}
+                {[...PHASE_ORDER, 'other'].map((k, i) => (
+                  <Area key={k} dataKey={k} stackId="1" stroke={COLORS[i % COLORS.length]} fill={COLORS[i % COLORS.length]} fillOpacity={0.35} isAnimationActive={false} />
+                ))}
+              </AreaChart>
+            </ResponsiveContainer>
+          </ChartPanel>
+          <ChartPanel title="Input rows per batch" empty={empty}>
+            <ResponsiveContainer>
+              <BarChart data={inputRowsSeries(points)}>
+                {axes()}
+                <Bar dataKey="rows" name="input rows" fill={COLORS[0]} isAnimationActive={false} />
+              </BarChart>
+            </ResponsiveContainer>
+          </ChartPanel>
+          <ChartPanel title="State rows" empty={empty}>
+            <ResponsiveContainer>
+              <LineChart data={stateRowsSeries(points)}>
+                {axes()}
+                <Line dataKey="total" name="total" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
+                <Line dataKey="updated" name="updated" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
+                <Line dataKey="evicted" name="evicted by watermark" stroke={COLORS[3]} dot={false} isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </ChartPanel>
+          <ChartPanel title="State bytes" empty={empty}>
+            <ResponsiveContainer>
+              <LineChart data={stateBytesSeries(points)}>
+                {axes(formatBytes)}
+                <Line dataKey="memory" name="memory" stroke={COLORS[4]} dot={false} isAnimationActive={false} />
+                <Line dataKey="disk" name="disk" stroke={COLORS[2]} dot={false} isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </ChartPanel>
+          <ChartPanel title="Commit lag and watermark gap" empty={empty}>
+            <ResponsiveContainer>
+              <LineChart data={lagSeries(points)}>
+                <CartesianGrid strokeDasharray="3 3" stroke="#eaeef2" />
+                <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
+                <YAxis yAxisId="lag" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />
+                <YAxis yAxisId="gap" orientation="right" tickFormatter={(v) => `${formatNumber(v)} s`} fontSize={11} width={56} />
+                <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} />
+                <Legend wrapperStyle={{ fontSize: 12 }} />
+                <Line yAxisId="lag" dataKey="commitLag" name="commit lag (source units)" stroke={COLORS[3]} dot={false} connectNulls isAnimationActive={false} />
+                <Line yAxisId="gap" dataKey="watermarkGapSeconds" name="watermark gap (s)" stroke={COLORS[2]} dot={false} connectNulls isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </ChartPanel>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,129 @@
+'use client';
+/**
+ * The batch history table: newest first, keyset pages from GET /api/jobs/:id/batches (a cursor
+ * stack gives "newer" without offsets, so page 200 of a long history costs what page 1 does), and
+ * a drill-down to one batch's full StreamingQueryProgress JSON.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { BatchDetail, BatchSummary } from '@/lib/server/presenters/batches-presenter';
+import { apiFetch, errorMessage } from './api-client';
+import { formatBytes, formatDuration, formatNumber } from './format';
+import { queryKeys } from './query-keys';
+
+export interface BatchPage {
+  items: BatchSummary[];
+  nextBefore: number | null;
+}
+
+export const BATCH_PAGE_SIZE = 20;
+
+function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: number; onClose: () => void }) {
+  const q = useQuery({ queryKey: queryKeys.batch(jobId, batchId), queryFn: ({ signal }) => apiFetch<BatchDetail>(`/api/jobs/${jobId}/batches/${batchId}`, { signal }) });
+  return (
+    <section className="panel" aria-label={`Batch ${batchId} progress`}>
+      <div className="page-head">
+        <h3>Batch {batchId}: full progress</h3>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {q.isLoading ? (
+        <p role="status">Loading batch {batchId}…</p>
+      ) : q.isError ? (
+        <div className="error-box" role="alert">
+          {errorMessage(q.error)}
+        </div>
+      ) : (
+        <pre aria-label="Progress JSON" tabIndex={0}>
+          {JSON.stringify(q.data?.progress, null, 2)}
+        </pre>
+      )}
+    </section>
+  );
+}
+
+export function BatchTable({ jobId, live, initial }: { jobId: string; live: boolean; initial?: BatchPage }) {
+  // Cursors of the pages above the current one; the current page's cursor is the last entry.
+  const [cursors, setCursors] = useState<(number | null)[]>([null]);
+  const [open, setOpen] = useState<number | null>(null);
+  const before = cursors[cursors.length - 1];
+  const q = useQuery({
+    queryKey: queryKeys.batches(jobId, before, BATCH_PAGE_SIZE),
+    queryFn: ({ signal }) => apiFetch<BatchPage>(`/api/jobs/${jobId}/batches?limit=${BATCH_PAGE_SIZE}${before === null ? '' : `&before=${before}`}`, { signal }),
+    initialData: before === null ? initial : undefined,
+    // Only the newest page changes while the job runs.
+    refetchInterval: live && before === null ? 2000 : false,
+    placeholderData: (prev) => prev,
+  });
+  const items = q.data?.items ?? [];
+  return (
+    <section aria-label="Batch history">
+      {q.isError && (
+        <div className="error-box" role="alert">
+          Could not load batches: {errorMessage(q.error)}
+        </div>
+      )}
+      {q.isLoading ? (
+        <p role="status">Loading batches…</p>
+      ) : items.length === 0 ? (
+        <div className="panel empty">
+          <h2>No batches yet</h2>
+          <p>Each committed micro-batch appears here with its progress figures.</p>
+        </div>
+      ) : (
+        <div className="table-scroll">
+          <table className="data" aria-label="Batches">
+            <thead>
+              <tr>
+                <th className="num">Batch</th>
+                <th>Trigger time</th>
+                <th className="num">Input rows</th>
+                <th className="num">Input rows/s</th>
+                <th className="num">Processed rows/s</th>
+                <th className="num">Duration</th>
+                <th className="num">State rows</th>
+                <th className="num">State memory</th>
+                <th className="num">Commit lag</th>
+                <th className="num">Bad records</th>
+                <th>Progress</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((b) => (
+                <tr key={b.batchId} aria-selected={open === b.batchId}>
+                  <td className="num">{b.batchId}</td>
+                  <td>{b.timestamp.replace('T', ' ').slice(0, 23)}</td>
+                  <td className="num">{formatNumber(b.numInputRows, 0)}</td>
+                  <td className="num">{formatNumber(b.inputRowsPerSecond)}</td>
+                  <td className="num">{formatNumber(b.processedRowsPerSecond)}</td>
+                  <td className="num">{formatDuration(b.batchDurationMs)}</td>
+                  <td className="num">{formatNumber(b.stateRowsTotal, 0)}</td>
+                  <td className="num">{formatBytes(b.stateMemoryBytes)}</td>
+                  <td className="num">{formatNumber(b.commitLag, 0)}</td>
+                  <td className="num">{b.numBadRecords}</td>
+                  <td>
+                    <button type="button" onClick={() => setOpen(open === b.batchId ? null : b.batchId)} aria-expanded={open === b.batchId}>
+                      {open === b.batchId ? 'Hide' : 'Details'}
+                      <span className="visually-hidden"> of batch {b.batchId}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="actions" style={{ marginTop: 8 }}>
+        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Newer
+        </button>
+        <button type="button" disabled={!q.data?.nextBefore} onClick={() => q.data?.nextBefore != null && setCursors([...cursors, q.data.nextBefore])}>
+          Older
+        </button>
+        <span className="small muted-text">Page {cursors.length}</span>
+      </div>
+      {open !== null && <BatchDrillDown jobId={jobId} batchId={open} onClose={() => setOpen(null)} />}
+    </section>
+  );
+}

@@ -1,0 +1,144 @@
+'use client';
+/**
+ * The checkpoint inspector: offsets, commits, metadata, source logs and state files as a tree
+ * with sizes, a file's contents on selection, and the pending batch highlighted: an `offsets/N`
+ * with no `commits/N` is the batch a restart re-runs over exactly its recorded range (the
+ * write-ahead protocol's whole point), so the inspector says so next to it.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import type { CheckpointFile, CheckpointTree } from '@/lib/server/presenters/checkpoint-presenter';
+import { apiFetch, errorMessage } from './api-client';
+import { buildTree, type TreeNode } from './checkpoint-tree';
+import { formatBytes } from './format';
+import { queryKeys } from './query-keys';
+
+function FileView({ jobId, path }: { jobId: string; path: string }) {
+  const q = useQuery({
+    queryKey: queryKeys.checkpointFile(jobId, path),
+    queryFn: ({ signal }) => apiFetch<CheckpointFile>(`/api/jobs/${jobId}/checkpoint/file?path=${encodeURIComponent(path)}`, { signal }),
+  });
+  return (
+    <section className="panel" aria-label={`File ${path}`}>
+      <h3>
+        <code>{path}</code> {q.data && <span className="small muted-text">{formatBytes(q.data.size)}</span>}
+      </h3>
+      {q.isLoading ? (
+        <p role="status">Loading…</p>
+      ) : q.isError ? (
+        <div className="error-box" role="alert">
+          {errorMessage(q.error)}
+        </div>
+      ) : q.data ? (
+        <>
+          {q.data.encoding === 'base64' && <p className="small muted-text">Binary file (state store data), shown as base64.</p>}
+          {q.data.truncated && <p className="small muted-text">Only the first MiB is shown.</p>}
+          <pre aria-label="File contents" tabIndex={0} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+            {q.data.content}
+          </pre>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function Tree({ nodes, selected, onSelect, pendingPath }: { nodes: TreeNode[]; selected: string | null; onSelect: (p: string) => void; pendingPath: string | null }) {
+  return (
+    <ul className="tree" role="group">
+      {nodes.map((n) =>
+        n.children ? (
+          <li key={n.path}>
+            <details open={['offsets', 'commits'].includes(n.path) || n.children.length <= 5}>
+              <summary>
+                {n.name}/ <span className="small muted-text">({n.children.length})</span>
+              </summary>
+              <Tree nodes={n.children} selected={selected} onSelect={onSelect} pendingPath={pendingPath} />
+            </details>
+          </li>
+        ) : (
+          <li key={n.path} className={n.path === pendingPath ? 'pending' : undefined}>
+            <button type="button" aria-pressed={selected === n.path} onClick={() => onSelect(n.path)} aria-label={`${n.path}${n.path === pendingPath ? ' (pending batch)' : ''}`}>
+              {n.name}
+            </button>{' '}
+            <span className="small muted-text">{formatBytes(n.size)}</span>
+            {n.path === pendingPath && <span className="badge warn"> pending: no commit</span>}
+          </li>
+        ),
+      )}
+    </ul>
+  );
+}
+
+export function CheckpointInspector({ jobId }: { jobId: string }) {
+  const [selected, setSelected] = useState<string | null>(null);
+  const q = useQuery({ queryKey: queryKeys.checkpoint(jobId), queryFn: ({ signal }) => apiFetch<CheckpointTree>(`/api/jobs/${jobId}/checkpoint`, { signal }) });
+  const tree = useMemo(() => (q.data ? buildTree(q.data.files) : []), [q.data]);
+  if (q.isLoading) return <p role="status">Reading the checkpoint…</p>;
+  if (q.isError)
+    return (
+      <div className="error-box" role="alert">
+        Could not read the checkpoint: {errorMessage(q.error)}
+      </div>
+    );
+  const c = q.data!;
+  const pendingPath = c.pendingBatch !== null ? `offsets/${c.pendingBatch}` : null;
+  return (
+    <section aria-label="Checkpoint inspector">
+      <div className="grid3 panel">
+        <div className="stat">
+          <span className="label">Location</span>
+          <code>{c.location}</code>
+        </div>
+        <div className="stat">
+          <span className="label">Latest offsets / commit</span>
+          <span className="value">
+            {c.latestOffsetsBatch ?? '–'} / {c.latestCommittedBatch ?? '–'}
+          </span>
+        </div>
+        <div className="stat">
+          <span className="label">Files</span>
+          <span className="value">
+            {c.files.length}
+            {c.truncated ? '+' : ''}
+          </span>
+          <span className="small muted-text">{formatBytes(c.totalBytes)}</span>
+        </div>
+        <div className="stat">
+          <span className="label">Pending batch</span>
+          {c.pendingBatch === null ? (
+            <span className="value">none</span>
+          ) : (
+            <span role="status">
+              <span className="badge warn">batch {c.pendingBatch}</span>{' '}
+              <span className="small">offsets/{c.pendingBatch} has no commits/{c.pendingBatch}: a restart re-runs this batch over exactly its recorded range.</span>
+            </span>
+          )}
+        </div>
+      </div>
+      <div className="actions" style={{ marginBottom: 8 }}>
+        <button type="button" onClick={() => q.refetch()}>
+          Refresh
+        </button>
+      </div>
+      {c.files.length === 0 ? (
+        <div className="panel empty">
+          <h2>Empty checkpoint</h2>
+          <p>The first run writes metadata, then offsets/0 before batch 0 and commits/0 after it.</p>
+        </div>
+      ) : (
+        <div className="inspector">
+          <nav className="panel" aria-label="Checkpoint files">
+            <Tree nodes={tree} selected={selected} onSelect={setSelected} pendingPath={pendingPath} />
+          </nav>
+          {selected ? (
+            <FileView jobId={jobId} path={selected} />
+          ) : (
+            <div className="panel empty">
+              <p>Select a file to see its contents.</p>
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * The plan as the engine explains it: one line per operator, indented as the tree, stateful
+ * operators flagged with why they keep state and what bounds it (a watermark, or nothing).
+ */
+import type { ExplainOperator } from '@/lib/server/presenters/job-draft-presenter';
+
+export function ExplainPanel({ operators }: { operators: ExplainOperator[] | undefined }) {
+  const stateful = operators?.filter((o) => o.kind === 'stateful').length ?? 0;
+  return (
+    <section className="panel" aria-label="Explain">
+      <h2>Explain</h2>
+      {!operators || operators.length === 0 ? (
+        <p className="muted-text">The plan appears once the SQL analyses.</p>
+      ) : (
+        <>
+          <p className="small">{stateful === 0 ? 'Stateless: every batch is computed from its own rows; nothing is kept between batches.' : `${stateful} stateful operator${stateful > 1 ? 's' : ''}: state is kept in the checkpoint between batches.`}</p>
+          <ul className="plain-list" aria-label="Operators">
+            {operators.map((o, i) => (
+              <li key={i} className="op" style={{ paddingLeft: o.depth * 16 }}>
+                {o.depth > 0 ? '└ ' : ''}
+                {o.operator}{' '}
+                <span className={`badge ${o.kind === 'stateful' ? 'warn' : 'muted'}`}>{o.kind}</span>
+                {o.reason && <div className="small muted-text" style={{ paddingLeft: 16 }}>{o.reason}</div>}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

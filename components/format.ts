@@ -1,0 +1,42 @@
+/** Number and time formatting shared by tables and charts (one place, so units agree). */
+export function formatNumber(n: number | null | undefined, digits = 1): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  const abs = Math.abs(n);
+  if (abs >= 1e9) return `${(n / 1e9).toFixed(digits)}G`;
+  if (abs >= 1e6) return `${(n / 1e6).toFixed(digits)}M`;
+  if (abs >= 1e4) return `${(n / 1e3).toFixed(digits)}k`;
+  return Number.isInteger(n) ? String(n) : n.toFixed(digits);
+}
+
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
+  if (Math.abs(ms) < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (Math.abs(ms) < 3_600_000) return `${(ms / 60_000).toFixed(1)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}
+
+/** "12 s ago" style, relative to `now` (passed in so renders are deterministic in tests). */
+export function formatAgo(iso: string | null | undefined, now: number): string {
+  if (!iso) return '–';
+  const d = now - Date.parse(iso);
+  if (!Number.isFinite(d)) return '–';
+  if (d < 0) return 'just now';
+  return `${formatDuration(d)} ago`;
+}
+
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+}

@@ -1,0 +1,131 @@
+'use client';
+/**
+ * Start, stop, restart and reset-checkpoint for one job, offered as the signed-in role allows
+ * (operator: start/stop/restart; admin: also edit and reset). A button the role may not use is
+ * shown disabled with the reason, rather than hidden, so a viewer knows the action exists and
+ * whom to ask. Reset deletes the checkpoint, so it needs the job's name typed back.
+ */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useId, useState } from 'react';
+import { apiFetch, errorMessage } from './api-client';
+import { queryKeys } from './query-keys';
+import { roleAllows, useMe } from './use-me';
+
+const ACTIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
+
+export interface ActionJob {
+  id: string;
+  name: string;
+  status: string;
+  desiredState?: string;
+}
+
+type Action = 'start' | 'stop' | 'restart';
+
+export function JobActions({ job, detail = false }: { job: ActionJob; detail?: boolean }) {
+  const me = useMe();
+  const qc = useQueryClient();
+  const router = useRouter();
+  const noteId = useId();
+  const [confirming, setConfirming] = useState(false);
+  const [typed, setTyped] = useState('');
+  const act = useMutation({
+    mutationFn: (a: Action) => apiFetch(`/api/jobs/${job.id}/${a}`, { method: 'POST' }),
+    onSettled: async () => {
+      await qc.invalidateQueries({ queryKey: queryKeys.job(job.id) });
+      await qc.invalidateQueries({ queryKey: queryKeys.jobs() });
+      router.refresh();
+    },
+  });
+  const reset = useMutation({
+    mutationFn: () => apiFetch<{ deletedFiles: number; deletedBatches: number }>(`/api/jobs/${job.id}/reset-checkpoint`, { method: 'POST', body: { confirm: typed } }),
+    onSuccess: () => {
+      setConfirming(false);
+      setTyped('');
+    },
+    onSettled: async () => {
+      await qc.invalidateQueries({ queryKey: queryKeys.job(job.id) });
+      router.refresh();
+    },
+  });
+
+  const role = me.data?.role;
+  const canOperate = roleAllows(role, 'operator');
+  const canAdmin = roleAllows(role, 'admin');
+  const active = ACTIVE.includes(job.status);
+  const busy = act.isPending || reset.isPending;
+  const why = me.isLoading
+    ? 'Checking who is signed in…'
+    : me.data === null
+      ? 'Sign in to start or stop jobs.'
+      : !canOperate
+        ? `Signed in as ${me.data?.actor} (${role}): read only. Starting and stopping needs the operator role.`
+        : null;
+
+  return (
+    <div className="actions" role="group" aria-label={`Actions for ${job.name}`}>
+      <button type="button" className="primary" disabled={!canOperate || active || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('start')}>
+        Start
+      </button>
+      <button type="button" disabled={!canOperate || !active || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('stop')}>
+        Stop
+      </button>
+      {detail && (
+        <>
+          <button type="button" disabled={!canOperate || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('restart')}>
+            Restart
+          </button>
+          {canAdmin && (
+            <a className="button" href={`/jobs/${job.id}/edit`}>
+              Edit
+            </a>
+          )}
+          <button type="button" className="danger" disabled={!canAdmin || active || busy} title={active ? 'Stop the job before resetting its checkpoint.' : undefined} onClick={() => setConfirming(true)}>
+            Reset checkpoint…
+          </button>
+        </>
+      )}
+      {why && (
+        <span id={noteId} className="muted-text small">
+          {why} {me.data === null && <a href="/signin">Sign in</a>}
+        </span>
+      )}
+      {act.isError && (
+        <div className="error-box" role="alert">
+          {errorMessage(act.error)}
+        </div>
+      )}
+      {confirming && (
+        <div className="confirm panel" role="dialog" aria-modal="false" aria-label="Reset checkpoint">
+          <p>
+            Resetting deletes the checkpoint (offsets, commits, state) and this job&apos;s batch history. The next start reads the source from the beginning,
+            so a non-idempotent sink receives everything again. Type the job&apos;s name, <strong>{job.name}</strong>, to confirm.
+          </p>
+          <label>
+            Job name
+            <input value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus aria-label="Type the job name to confirm the reset" />
+          </label>
+          <div className="actions">
+            <button type="button" className="danger" disabled={typed !== job.name || reset.isPending} onClick={() => reset.mutate()}>
+              Delete checkpoint
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+          {reset.isError && (
+            <div className="error-box" role="alert">
+              {errorMessage(reset.error)}
+            </div>
+          )}
+        </div>
+      )}
+      {reset.isSuccess && (
+        <span role="status" className="small">
+          Checkpoint reset: {reset.data.deletedFiles} files and {reset.data.deletedBatches} batches deleted.
+        </span>
+      )}
+    </div>
+  );
+}

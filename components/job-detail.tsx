@@ -1,0 +1,134 @@
+'use client';
+/**
+ * The job page: status and actions on top, then tabs for charts, batch history, runs, the
+ * checkpoint inspector and the definition. While the job is active the page follows the
+ * progress stream (server-sent events: each committed batch invalidates the charts and the
+ * first batch page) and polls the job's status every two seconds as a fallback.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
+import type { JobDetail as JobDetailData } from '@/lib/server/presenters/jobs-presenter';
+import type { RunView } from '@/lib/server/presenters/runs-presenter';
+import { apiFetch, errorMessage } from './api-client';
+import { BatchCharts } from './batch-charts';
+import { BatchTable, type BatchPage } from './batch-table';
+import { CheckpointInspector } from './checkpoint-inspector';
+import { ContractAudit } from './contract-audit';
+import { formatAgo } from './format';
+import { JobActions } from './job-actions';
+import { queryKeys } from './query-keys';
+import { RunsTable } from './runs-table';
+import { GuaranteeBadge, StatusBadge } from './status-badge';
+
+const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Definition'] as const;
+type Tab = (typeof TABS)[number];
+const LIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
+
+function LastError({ error }: { error: unknown }) {
+  if (!error) return null;
+  const e = error as { code?: string; message?: string; batchId?: number };
+  return (
+    <div className="error-box" role="alert" style={{ marginBottom: 16 }}>
+      <strong>The last run failed{e.batchId !== undefined ? ` in batch ${e.batchId}` : ''}: </strong>
+      {e.code ? <code>{e.code}</code> : null} {e.message ?? JSON.stringify(error)}
+    </div>
+  );
+}
+
+export function JobDetail({
+  initialJob,
+  initialCharts,
+  initialBatches,
+  initialRuns,
+  now,
+}: {
+  initialJob: JobDetailData;
+  initialCharts?: BatchChartsData;
+  initialBatches?: BatchPage;
+  initialRuns?: { items: RunView[] };
+  now: number;
+}) {
+  const id = initialJob.id;
+  const qc = useQueryClient();
+  const [tab, setTab] = useState<Tab>('Charts');
+  const job = useQuery({
+    queryKey: queryKeys.job(id),
+    queryFn: ({ signal }) => apiFetch<JobDetailData>(`/api/jobs/${id}`, { signal }),
+    initialData: initialJob,
+    refetchInterval: (q) => (LIVE.includes(q.state.data?.status ?? '') ? 2000 : 10_000),
+  });
+  const j = job.data ?? initialJob;
+  const live = LIVE.includes(j.status);
+
+  useEffect(() => {
+    if (!live || typeof EventSource === 'undefined') return;
+    const es = new EventSource(`/api/jobs/${id}/progress/stream`);
+    es.addEventListener('progress', () => {
+      void qc.invalidateQueries({ queryKey: ['jobs', id, 'charts'] });
+      void qc.invalidateQueries({ queryKey: ['jobs', id, 'batches', null] });
+    });
+    // On error the browser retries by itself; polling covers the gap.
+    return () => es.close();
+  }, [id, live, qc]);
+
+  return (
+    <>
+      <p className="small">
+        <a href="/">Jobs</a> /
+      </p>
+      <div className="page-head">
+        <div>
+          <h1>{j.name}</h1>
+          <p className="subtitle">
+            <StatusBadge status={j.status} /> <GuaranteeBadge guarantee={j.guarantee} /> {j.sourceType} → {j.sinkType}, {j.outputMode} mode · desired{' '}
+            {j.desiredState.toLowerCase()} · last batch {j.lastBatchId ?? '–'} committed {formatAgo(j.lastCommittedAt, j.lastCommittedAt ? Math.max(now, Date.parse(j.lastCommittedAt)) : now)}
+          </p>
+          {j.description && <p>{j.description}</p>}
+        </div>
+        <JobActions job={j} detail />
+      </div>
+      {job.isError && (
+        <div className="error-box" role="alert">
+          Could not refresh the job: {errorMessage(job.error)}
+        </div>
+      )}
+      {j.status === 'FAILED' && <LastError error={j.lastError} />}
+      <div className="tabs" role="tablist" aria-label="Job views">
+        {TABS.map((t) => (
+          <a
+            key={t}
+            role="tab"
+            href={`#${t.toLowerCase()}`}
+            aria-selected={tab === t}
+            aria-current={tab === t ? 'page' : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              setTab(t);
+            }}
+          >
+            {t}
+          </a>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tab}>
+        {tab === 'Charts' && <BatchCharts jobId={id} live={live} initial={initialCharts} />}
+        {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
+        {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
+        {tab === 'Checkpoint' && <CheckpointInspector jobId={id} />}
+        {tab === 'Definition' && (
+          <div className="grid2">
+            <section className="panel" aria-label="Definition">
+              <h2>Query</h2>
+              <pre>{j.sql}</pre>
+              <h2>Spec</h2>
+              <p className="small muted-text">Secret options are masked.</p>
+              <pre>{JSON.stringify(j.spec, null, 2)}</pre>
+            </section>
+            <ContractAudit contract={j.contract} />
+          </div>
+        )}
+      </div>
+    </>
+  );
+}

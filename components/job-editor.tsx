@@ -1,0 +1,329 @@
+'use client';
+/**
+ * New and edit job. The form is checked live (debounced) against POST /api/jobs/draft-check:
+ * errors land on their field (SQL errors at their line and column in the editor), the explain
+ * and the output modes' legality update as the query changes, and the exactly-once audit is
+ * shown next to the deploy button, so nobody deploys without seeing the guarantee they get.
+ * Deploy = POST /api/jobs then POST /api/jobs/:id/start; editing = PUT /api/jobs/:id.
+ */
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import type { DraftCheck } from '@/lib/server/presenters/job-draft-presenter';
+import { apiFetch, ApiError, errorMessage } from './api-client';
+import { ContractAudit } from './contract-audit';
+import { ExplainPanel } from './explain-panel';
+import { EMPTY_FORM, SINK_OPTION_TEMPLATES, SINK_TYPES, SOURCE_OPTION_TEMPLATES, SOURCE_TYPES, specFromForm, type FormIssue, type JobForm } from './job-form';
+import { OutputModePicker } from './output-mode-picker';
+import { queryKeys } from './query-keys';
+import { SqlEditor } from './sql-editor';
+import { roleAllows, useMe } from './use-me';
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+function Field({ label, issues, children, hint }: { label: string; issues: FormIssue[]; children: ReactNode; hint?: string }) {
+  return (
+    <label>
+      {label}
+      {children}
+      {hint && <span className="small muted-text">{hint}</span>}
+      {issues.map((i, k) => (
+        <span key={k} className="field-error" role="alert">
+          {i.message}
+        </span>
+      ))}
+    </label>
+  );
+}
+
+export function JobEditor({ mode, jobId, initial }: { mode: 'new' | 'edit'; jobId?: string; initial?: JobForm }) {
+  const router = useRouter();
+  const me = useMe();
+  const [form, setForm] = useState<JobForm>(initial ?? EMPTY_FORM);
+  const set = <K extends keyof JobForm>(k: K, v: JobForm[K]) => setForm((f) => ({ ...f, [k]: v }));
+  const { spec, issues: formIssues } = useMemo(() => specFromForm(form), [form]);
+  const specText = useDebounced(JSON.stringify(spec), 350);
+
+  const check = useQuery({
+    queryKey: queryKeys.draft(specText),
+    queryFn: ({ signal }) => apiFetch<DraftCheck>('/api/jobs/draft-check', { method: 'POST', body: { spec: JSON.parse(specText) }, signal }),
+    placeholderData: (prev) => prev,
+    staleTime: 60_000,
+  });
+  const stale = specText !== JSON.stringify(spec) || check.isFetching;
+  const errors: FormIssue[] = [...formIssues, ...(check.data?.errors ?? [])];
+  const warnings = check.data?.warnings ?? [];
+  const at = (prefix: string) => errors.filter((e) => e.path === prefix || e.path.startsWith(prefix + '.'));
+  const sqlErrors = check.data?.errors.filter((e) => e.path === 'sql') ?? [];
+  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation']);
+  const unplaced = errors.filter((e) => !claimed.has(e.path.split('.')[0]));
+
+  const save = useMutation({
+    mutationFn: async (start: boolean) => {
+      const body = { spec, description: form.description || null };
+      if (mode === 'edit' && jobId) {
+        await apiFetch(`/api/jobs/${jobId}`, { method: 'PUT', body });
+        return jobId;
+      }
+      const created = await apiFetch<{ job: { id: string } }>('/api/jobs', { method: 'POST', body });
+      if (start) await apiFetch(`/api/jobs/${created.job.id}/start`, { method: 'POST' });
+      return created.job.id;
+    },
+    onSuccess: (id) => {
+      router.push(`/jobs/${id}`);
+      router.refresh();
+    },
+  });
+
+  const canSave = roleAllows(me.data?.role, 'admin');
+  const valid = !!check.data?.ok && formIssues.length === 0 && !stale;
+  const saveErrors = save.error instanceof ApiError ? ((save.error.details as { errors?: FormIssue[] } | undefined)?.errors ?? []) : [];
+
+  return (
+    <form
+      className="editor-layout"
+      aria-label={mode === 'new' ? 'New job' : 'Edit job'}
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate(mode === 'new');
+      }}
+    >
+      <div>
+        <section className="panel" aria-label="Job">
+          <h2>Job</h2>
+          <div className="form-grid">
+            <Field label="Name" issues={at('name')}>
+              <input value={form.name} onChange={(e) => set('name', e.target.value)} required disabled={mode === 'edit'} />
+            </Field>
+            <Field label="Description" issues={[]}>
+              <input value={form.description} onChange={(e) => set('description', e.target.value)} />
+            </Field>
+          </div>
+        </section>
+
+        <section className="panel" aria-label="Query">
+          <h2>Query</h2>
+          <SqlEditor value={form.sql} onChange={(v) => set('sql', v)} problems={sqlErrors} describedBy="sql-problems" />
+          <div id="sql-problems" aria-live="polite">
+            {sqlErrors.map((e, i) => (
+              <p key={i} className="field-error" role="alert">
+                {e.line ? `Line ${e.line}, column ${e.column}: ` : ''}
+                {e.message}
+              </p>
+            ))}
+            {check.data && sqlErrors.length === 0 && !stale && <p className="small muted-text">The query analyses.</p>}
+          </div>
+        </section>
+
+        <section className="panel" aria-label="Source">
+          <h2>Source</h2>
+          <div className="form-grid">
+            <Field label="Source type" issues={at('source.type')}>
+              <select
+                value={form.sourceType}
+                onChange={(e) => {
+                  const t = e.target.value;
+                  setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: JSON.stringify(SOURCE_OPTION_TEMPLATES[t] ?? {}, null, 2) }));
+                }}
+              >
+                {SOURCE_TYPES.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Table name in SQL" issues={at('source.name')}>
+              <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
+            </Field>
+            {form.sourceType === 'files' ? (
+              <>
+                <Field label="Input directory" issues={at('source.options.path')}>
+                  <input value={form.filesPath} onChange={(e) => set('filesPath', e.target.value)} placeholder="/data/in" />
+                </Field>
+                <Field label="File format" issues={at('source.options.format')}>
+                  <select value={form.filesFormat} onChange={(e) => set('filesFormat', e.target.value as 'json' | 'csv')}>
+                    <option value="json">JSON lines</option>
+                    <option value="csv">CSV</option>
+                  </select>
+                </Field>
+                <Field label="Max files per trigger" issues={at('source.options.maxFilesPerTrigger')} hint="Empty: no limit">
+                  <input inputMode="numeric" value={form.maxFilesPerTrigger} onChange={(e) => set('maxFilesPerTrigger', e.target.value)} />
+                </Field>
+              </>
+            ) : (
+              <Field label="Source options (JSON)" issues={at('source.options')}>
+                <textarea rows={4} value={form.sourceOptionsJson} onChange={(e) => set('sourceOptionsJson', e.target.value)} />
+              </Field>
+            )}
+            <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp">
+              <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
+            </Field>
+            <Field label="Event-time column" issues={at('source.eventTime')} hint="For a watermark; empty for none">
+              <input value={form.eventTime} onChange={(e) => set('eventTime', e.target.value)} />
+            </Field>
+            <Field label="Watermark delay" issues={at('source.watermarkDelay')} hint='e.g. "10 seconds"'>
+              <input value={form.watermarkDelay} onChange={(e) => set('watermarkDelay', e.target.value)} />
+            </Field>
+            <Field label="Bad records" issues={at('source.onBadRecord')}>
+              <select value={form.onBadRecord} onChange={(e) => set('onBadRecord', e.target.value as 'fail' | 'dead-letter')}>
+                <option value="fail">fail the batch</option>
+                <option value="dead-letter">dead-letter them</option>
+              </select>
+            </Field>
+          </div>
+        </section>
+
+        <section className="panel" aria-label="Sink">
+          <h2>Sink</h2>
+          <div className="form-grid">
+            <Field label="Sink type" issues={at('sink.type')}>
+              <select
+                value={form.sinkType}
+                onChange={(e) => {
+                  const t = e.target.value;
+                  setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: JSON.stringify(SINK_OPTION_TEMPLATES[t] ?? {}, null, 2) }));
+                }}
+              >
+                {SINK_TYPES.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </select>
+            </Field>
+            {form.sinkType === 'files' ? (
+              <>
+                <Field label="Output directory" issues={at('sink.options.path')}>
+                  <input value={form.sinkPath} onChange={(e) => set('sinkPath', e.target.value)} placeholder="/data/out" />
+                </Field>
+                <Field label="Output format" issues={at('sink.options.format')}>
+                  <select value={form.sinkFormat} onChange={(e) => set('sinkFormat', e.target.value as 'json' | 'csv')}>
+                    <option value="json">JSON lines</option>
+                    <option value="csv">CSV</option>
+                  </select>
+                </Field>
+              </>
+            ) : (
+              <Field label="Sink options (JSON)" issues={at('sink.options')}>
+                <textarea rows={4} value={form.sinkOptionsJson} onChange={(e) => set('sinkOptionsJson', e.target.value)} />
+              </Field>
+            )}
+          </div>
+        </section>
+
+        <section className="panel" aria-label="Trigger and checkpoint">
+          <h2>Trigger and checkpoint</h2>
+          <div className="form-grid">
+            <Field label="Trigger" issues={at('trigger.type')}>
+              <select value={form.triggerType} onChange={(e) => set('triggerType', e.target.value as JobForm['triggerType'])}>
+                <option value="processing-time">processing time (every interval)</option>
+                <option value="available-now">available now (then stop)</option>
+                <option value="once">once (deprecated)</option>
+              </select>
+            </Field>
+            {form.triggerType === 'processing-time' && (
+              <Field label="Trigger interval" issues={at('trigger.interval')}>
+                <input value={form.triggerInterval} onChange={(e) => set('triggerInterval', e.target.value)} />
+              </Field>
+            )}
+            <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
+              <input value={form.checkpointLocation} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
+            </Field>
+          </div>
+        </section>
+      </div>
+
+      <div>
+        <section className="panel" aria-label="Validation">
+          <h2>Validation</h2>
+          {check.isError ? (
+            <div className="error-box" role="alert">
+              Could not check the spec: {errorMessage(check.error)}
+            </div>
+          ) : !check.data ? (
+            <p className="muted-text" role="status">
+              Checking…
+            </p>
+          ) : (
+            <div role="status" aria-live="polite">
+              {stale ? (
+                <p className="small muted-text">Checking…</p>
+              ) : errors.length === 0 ? (
+                <p>
+                  <span className="badge ok">valid</span> Ready to deploy.
+                </p>
+              ) : (
+                <p>
+                  <span className="badge bad">{errors.length} problem{errors.length > 1 ? 's' : ''}</span>
+                </p>
+              )}
+              <ul className="plain-list small">
+                {errors.map((e, i) => (
+                  <li key={i} className="field-error">
+                    <code>{e.path}</code>: {e.message}
+                  </li>
+                ))}
+                {warnings.map((w, i) => (
+                  <li key={`w${i}`} className="field-warning">
+                    <code>{w.path}</code>: {w.message}
+                  </li>
+                ))}
+              </ul>
+              {unplaced.length > 0 && <p className="small">Fix the fields named above.</p>}
+            </div>
+          )}
+        </section>
+        <section className="panel" aria-label="Output mode">
+          <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
+        </section>
+        <ExplainPanel operators={check.data?.operators} />
+        <ContractAudit contract={check.data?.contract} />
+        <section className="panel" aria-label="Deploy">
+          {!canSave && !me.isLoading && (
+            <p className="small muted-text">
+              {me.data ? `Signed in as ${me.data.actor} (${me.data.role}): creating and editing jobs needs the admin role.` : 'Sign in as an admin to save jobs.'}{' '}
+              {!me.data && <a href="/signin">Sign in</a>}
+            </p>
+          )}
+          <div className="actions">
+            {mode === 'new' ? (
+              <>
+                <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending}>
+                  Deploy
+                </button>
+                <button type="button" disabled={!valid || !canSave || save.isPending} onClick={() => save.mutate(false)}>
+                  Save without starting
+                </button>
+              </>
+            ) : (
+              <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending}>
+                Save changes
+              </button>
+            )}
+            <a className="button" href={jobId ? `/jobs/${jobId}` : '/'}>
+              Cancel
+            </a>
+          </div>
+          {save.isError && (
+            <div className="error-box" role="alert">
+              {errorMessage(save.error)}
+              {saveErrors.length > 0 && (
+                <ul>
+                  {saveErrors.map((e, i) => (
+                    <li key={i}>
+                      {e.path}: {e.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          )}
+        </section>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * The job editor's form state and its two-way mapping to a job spec (lib/engine/spec/job-spec.ts).
+ * Files sources and sinks get their own fields; every other type edits its options as JSON. The
+ * schema is one column per line, `name type`. `specFromForm` never drops what it cannot parse:
+ * bad options JSON stays as text and is reported as an error on that field, so bad input is
+ * never silently turned into an empty object.
+ */
+export interface JobForm {
+  name: string;
+  description: string;
+  sourceName: string;
+  sourceType: string;
+  filesPath: string;
+  filesFormat: 'json' | 'csv';
+  maxFilesPerTrigger: string;
+  sourceOptionsJson: string;
+  schemaText: string;
+  eventTime: string;
+  watermarkDelay: string;
+  onBadRecord: 'fail' | 'dead-letter';
+  sql: string;
+  sinkType: string;
+  sinkPath: string;
+  sinkFormat: 'json' | 'csv';
+  sinkOptionsJson: string;
+  outputMode: 'append' | 'update' | 'complete';
+  triggerType: 'processing-time' | 'available-now' | 'once';
+  triggerInterval: string;
+  checkpointLocation: string;
+  /**
+   * Fields of a stored spec this form has no control for (dedup, staticTables,
+   * minBatchesToRetain, a source's badRecordsPath…): carried through an edit unchanged, so
+   * saving the form never drops them.
+   */
+  keep?: { spec: Obj; source: Obj };
+}
+
+export const SOURCE_TYPES = ['files', 'rate', 'postgres', 'redis-stream', 'nats-jetstream', 'http'] as const;
+export const SINK_TYPES = ['files', 'console', 'postgres', 'postgres-upsert', 'postgres-replace', 'redis-stream', 'webhook'] as const;
+
+export const SOURCE_OPTION_TEMPLATES: Record<string, object> = {
+  rate: { rowsPerSecond: 10 },
+  postgres: { connectionString: 'postgres://user@host:5432/db', table: 'events', offsetColumn: 'id' },
+  'redis-stream': { url: 'redis://127.0.0.1:6379', stream: 'events' },
+  'nats-jetstream': { servers: 'nats://127.0.0.1:4222', stream: 'EVENTS', subject: 'events.>' },
+  http: {},
+};
+export const SINK_OPTION_TEMPLATES: Record<string, object> = {
+  console: {},
+  postgres: { connectionString: 'postgres://user@host:5432/db', table: 'results' },
+  'postgres-upsert': { connectionString: 'postgres://user@host:5432/db', table: 'results', keys: ['id'] },
+  'postgres-replace': { connectionString: 'postgres://user@host:5432/db', table: 'results' },
+  'redis-stream': { url: 'redis://127.0.0.1:6379', stream: 'results' },
+  webhook: { url: 'https://example.com/hook' },
+};
+
+export const EMPTY_FORM: JobForm = {
+  name: '',
+  description: '',
+  sourceName: 'events',
+  sourceType: 'files',
+  filesPath: '',
+  filesFormat: 'json',
+  maxFilesPerTrigger: '',
+  sourceOptionsJson: '{}',
+  schemaText: 'user string\nts timestamp',
+  eventTime: '',
+  watermarkDelay: '',
+  onBadRecord: 'fail',
+  sql: 'SELECT user, ts FROM events WHERE user IS NOT NULL',
+  sinkType: 'files',
+  sinkPath: '',
+  sinkFormat: 'json',
+  sinkOptionsJson: '{}',
+  outputMode: 'append',
+  triggerType: 'processing-time',
+  triggerInterval: '1 second',
+  checkpointLocation: '',
+};
+
+type Obj = Record<string, unknown>;
+
+const FORM_SPEC_KEYS = ['name', 'source', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation'];
+const FORM_SOURCE_KEYS = ['name', 'type', 'options', 'schema', 'eventTime', 'watermarkDelay', 'onBadRecord'];
+const without = (o: Obj, keys: string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+
+export interface FormIssue {
+  path: string;
+  message: string;
+}
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
+  try {
+    const v = JSON.parse(text.trim() || '{}');
+    if (isObj(v)) return v;
+    issues.push({ path, message: 'must be a JSON object, e.g. {"table": "events"}' });
+  } catch (e) {
+    issues.push({ path, message: `not valid JSON: ${(e as Error).message}` });
+  }
+  return {};
+}
+
+export function parseSchemaText(text: string, issues: FormIssue[]): { name: string; type: string }[] {
+  const cols: { name: string; type: string }[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const m = /^([^\s:,]+)[\s:]+([A-Za-z]+),?$/.exec(line);
+    if (!m) issues.push({ path: 'source.schema', message: `line ${i + 1} ("${line}"): write one column per line as "name type", e.g. "user string"` });
+    else cols.push({ name: m[1], type: m[2].toLowerCase() });
+  });
+  return cols;
+}
+
+/** The spec the form describes, and the problems only the form can see (bad JSON, bad schema lines). */
+export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
+  const issues: FormIssue[] = [];
+  let sourceOptions: Obj;
+  if (f.sourceType === 'files') {
+    sourceOptions = { path: f.filesPath, format: f.filesFormat };
+    if (f.maxFilesPerTrigger.trim()) {
+      const n = Number(f.maxFilesPerTrigger);
+      if (!Number.isInteger(n) || n < 1) issues.push({ path: 'source.options.maxFilesPerTrigger', message: 'must be a whole number of at least 1, or empty for no limit' });
+      else sourceOptions.maxFilesPerTrigger = n;
+    }
+  } else sourceOptions = parseOptions(f.sourceOptionsJson, 'source.options', issues);
+  const sinkOptions = f.sinkType === 'files' ? { path: f.sinkPath, format: f.sinkFormat } : parseOptions(f.sinkOptionsJson, 'sink.options', issues);
+  const source: Obj = {
+    ...f.keep?.source,
+    name: f.sourceName,
+    type: f.sourceType,
+    options: sourceOptions,
+    schema: parseSchemaText(f.schemaText, issues),
+    onBadRecord: f.onBadRecord,
+  };
+  if (f.eventTime.trim()) source.eventTime = f.eventTime.trim();
+  if (f.watermarkDelay.trim()) source.watermarkDelay = f.watermarkDelay.trim();
+  const spec: Obj = {
+    ...f.keep?.spec,
+    name: f.name,
+    source,
+    sql: f.sql,
+    sink: { type: f.sinkType, options: sinkOptions },
+    outputMode: f.outputMode,
+    trigger: f.triggerType === 'processing-time' ? { type: f.triggerType, interval: f.triggerInterval } : { type: f.triggerType },
+  };
+  if (f.checkpointLocation.trim()) spec.checkpointLocation = f.checkpointLocation.trim();
+  return { spec, issues };
+}
+
+/** The form for a stored spec (as the API returns it: secrets masked, which PUT keeps). */
+export function formFromSpec(spec: unknown, description?: string | null): JobForm {
+  const s = isObj(spec) ? spec : {};
+  const src = isObj(s.source) ? s.source : {};
+  const so = isObj(src.options) ? src.options : {};
+  const sink = isObj(s.sink) ? s.sink : {};
+  const ko = isObj(sink.options) ? sink.options : {};
+  const trig = isObj(s.trigger) ? s.trigger : {};
+  const schema = Array.isArray(src.schema) ? (src.schema as Obj[]) : [];
+  const str = (v: unknown, d = '') => (typeof v === 'string' ? v : v === undefined || v === null ? d : String(v));
+  return {
+    name: str(s.name),
+    description: description ?? '',
+    sourceName: str(src.name, 'events'),
+    sourceType: str(src.type, 'files'),
+    filesPath: str(so.path),
+    filesFormat: so.format === 'csv' ? 'csv' : 'json',
+    maxFilesPerTrigger: str(so.maxFilesPerTrigger),
+    sourceOptionsJson: JSON.stringify(so, null, 2),
+    schemaText: schema.map((c) => `${str(c.name)} ${str(c.type)}`).join('\n'),
+    eventTime: str(src.eventTime),
+    watermarkDelay: str(src.watermarkDelay),
+    onBadRecord: src.onBadRecord === 'dead-letter' ? 'dead-letter' : 'fail',
+    sql: str(s.sql),
+    sinkType: str(sink.type, 'files'),
+    sinkPath: str(ko.path),
+    sinkFormat: ko.format === 'csv' ? 'csv' : 'json',
+    sinkOptionsJson: JSON.stringify(ko, null, 2),
+    outputMode: s.outputMode === 'update' || s.outputMode === 'complete' ? s.outputMode : 'append',
+    triggerType: trig.type === 'available-now' || trig.type === 'once' ? trig.type : 'processing-time',
+    triggerInterval: str(trig.interval, '1 second'),
+    checkpointLocation: str(s.checkpointLocation),
+    keep: { spec: without(s, FORM_SPEC_KEYS), source: without(src, FORM_SOURCE_KEYS) },
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * react-query keys, from one factory so that an invalidation (after an action, or when a batch
+ * arrives on the progress stream) reaches every query of that job and nothing else.
+ */
+export const queryKeys = {
+  me: () => ['me'] as const,
+  jobs: () => ['jobs'] as const,
+  job: (id: string) => ['jobs', id] as const,
+  charts: (id: string, range: string) => ['jobs', id, 'charts', range] as const,
+  batches: (id: string, before: number | null, limit: number) => ['jobs', id, 'batches', before, limit] as const,
+  batch: (id: string, batchId: number) => ['jobs', id, 'batch', batchId] as const,
+  runs: (id: string) => ['jobs', id, 'runs'] as const,
+  checkpoint: (id: string) => ['jobs', id, 'checkpoint'] as const,
+  checkpointFile: (id: string, path: string) => ['jobs', id, 'checkpoint', 'file', path] as const,
+  draft: (spec: string) => ['draft-check', spec] as const,
+};

@@ -1,0 +1,82 @@
+'use client';
+/** A job's runs (one per start, Spark's runId), newest first, each failed one with its error. */
+import { useQuery } from '@tanstack/react-query';
+import type { RunView } from '@/lib/server/presenters/runs-presenter';
+import { apiFetch, errorMessage } from './api-client';
+import { formatDuration } from './format';
+import { queryKeys } from './query-keys';
+import { StatusBadge } from './status-badge';
+
+function RunError({ error }: { error: unknown }) {
+  if (!error) return null;
+  const e = error as { code?: string; message?: string; batchId?: number; details?: unknown };
+  return (
+    <div className="error-box" role="alert">
+      <strong>{e.code ?? 'ERROR'}</strong>
+      {e.batchId !== undefined ? ` in batch ${e.batchId}` : ''}: {e.message ?? JSON.stringify(error)}
+      {e.details ? <pre>{JSON.stringify(e.details, null, 2)}</pre> : null}
+    </div>
+  );
+}
+
+export function RunsTable({ jobId, live, initial }: { jobId: string; live: boolean; initial?: { items: RunView[] } }) {
+  const q = useQuery({
+    queryKey: queryKeys.runs(jobId),
+    queryFn: ({ signal }) => apiFetch<{ items: RunView[] }>(`/api/jobs/${jobId}/runs?limit=50`, { signal }),
+    initialData: initial,
+    refetchInterval: live ? 3000 : false,
+  });
+  if (q.isLoading) return <p role="status">Loading runs…</p>;
+  if (q.isError)
+    return (
+      <div className="error-box" role="alert">
+        Could not load runs: {errorMessage(q.error)}
+      </div>
+    );
+  const runs = q.data?.items ?? [];
+  if (runs.length === 0)
+    return (
+      <div className="panel empty">
+        <h2>No runs yet</h2>
+        <p>Every start of the job is a run with its own run id; the checkpoint (and the query id) carries over.</p>
+      </div>
+    );
+  return (
+    <div className="table-scroll">
+      <table className="data" aria-label="Runs">
+        <thead>
+          <tr>
+            <th>Run id</th>
+            <th>Status</th>
+            <th>Started</th>
+            <th className="num">Duration</th>
+            <th>Worker</th>
+            <th>Attempt</th>
+            <th>Exit</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <code>{r.runId.slice(0, 8)}</code>
+                {r.recoveredFromRunId && <div className="small muted-text">recovered a dead worker&apos;s run</div>}
+              </td>
+              <td>
+                <StatusBadge status={r.status} />
+              </td>
+              <td>{r.startedAt.replace('T', ' ').slice(0, 19)}</td>
+              <td className="num">{formatDuration((r.endedAt ? Date.parse(r.endedAt) : Date.now()) - Date.parse(r.startedAt))}</td>
+              <td>{r.workerId ?? '–'}</td>
+              <td>{r.attempt}</td>
+              <td style={{ whiteSpace: 'normal', maxWidth: 520 }}>
+                {r.exitReason ?? (r.endedAt ? '' : 'running')}
+                <RunError error={r.error} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
