@@ -196,9 +196,13 @@ describe('fencing', () => {
       fence: async () => void calls.push([...fm.store.keys()].filter((k) => /^(offsets|commits)\//.test(k)).join(',')),
     });
     await q1.processAllAvailable();
-    // Before planning, before offsets/0, before addBatch (offsets/0 written), before commits/0,
-    // then before planning the next trigger (nothing new).
-    expect(calls).toEqual(['', '', 'offsets/0', 'offsets/0', 'offsets/0,commits/0']);
+    // Before planning, before offsets/0, before addBatch (offsets/0 written), before commits/0;
+    // the next (idle) trigger at the same instant does not fence again.
+    expect(calls).toEqual(['', '', 'offsets/0', 'offsets/0']);
+    (job.harness.clock as ManualClock).advance(1000);
+    await q1.processAllAvailable();
+    expect(calls.at(-1)).toBe('offsets/0,commits/0');
+    expect(calls).toHaveLength(5);
     await q1.stop();
     job.stream.addData(...eventGenerator(15)(5));
     const lost = new Error('lease lost');

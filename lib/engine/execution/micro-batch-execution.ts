@@ -2,7 +2,7 @@
  * MicroBatchExecution: runs a job as a sequence of micro-batches with Spark's write-ahead
  * protocol. For batch N:
  *
- *   1. plan: fence(), ask the source for the end offset (latestOffset) after the last planned
+ *   1. plan: fence() (at most once a second when idle), ask the source for the end offset (latestOffset) after the last planned
  *      end (a source may log its plan, e.g. the files source's sources/0/K); no new data → no
  *      batch (unless a stateful operator asks for a no-data batch to close windows)
  *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf: {weir.source} } + end offset
@@ -71,6 +71,9 @@ export interface MicroBatchExecutionOptions {
   newId?: () => string;
 }
 
+/** Idle triggers call fence() at most this often (writes always call it). */
+export const PLANNING_FENCE_INTERVAL_MS = 1000;
+
 interface PlannedBatch {
   batchId: number;
   start: Offset | null;
@@ -110,6 +113,7 @@ export class MicroBatchExecution {
   private pending?: { batchId: number; start: Offset | null; seq: OffsetSeq };
   private previousTriggerStartMs?: number;
   private purgedOnce = false;
+  private lastFenceMs?: number;
 
   constructor(private readonly opts: MicroBatchExecutionOptions) {
     this.clock = opts.clock ?? new SystemClock();
@@ -130,7 +134,18 @@ export class MicroBatchExecution {
   }
 
   private async fence(): Promise<void> {
-    if (this.opts.fence) await this.opts.fence();
+    if (!this.opts.fence) return;
+    await this.opts.fence();
+    this.lastFenceMs = this.clock.now();
+  }
+
+  /**
+   * Before planning, a fence only guards availability (a zombie's source-log write would make
+   * this runner fail and restart, never lose or double data), so idle polls fence at most once
+   * per PLANNING_FENCE_INTERVAL_MS; writes always fence.
+   */
+  private async fenceBeforePlanning(): Promise<void> {
+    if (this.lastFenceMs === undefined || this.clock.now() - this.lastFenceMs >= PLANNING_FENCE_INTERVAL_MS) await this.fence();
   }
 
   /** Opens the checkpoint, source and sink and recovers the position. Idempotent. */
@@ -248,8 +263,8 @@ export class MicroBatchExecution {
         await this.runBatch({ ...p, triggerStartMs, durationMs: {}, latest });
         return true;
       }
-      // A source may log its plan (the files source's sources/0/K), so a zombie must stop here.
-      await this.fence();
+      // A source may log its plan (the files source's sources/0/K): stop a zombie here too.
+      await this.fenceBeforePlanning();
       const t0 = this.clock.now();
       const end = await rt.source.latestOffset(this.committedOffset, limit);
       const durationMs: Record<string, number> = { latestOffset: this.clock.now() - t0 };
