@@ -1,0 +1,176 @@
+/**
+ * Whether a rule's condition holds for one job, as a pure function of the job's recent history
+ * (committed batches and runs, newest first), its deploy-time warnings and the current time. No
+ * database here, so every rule is tested over synthetic histories; `alert-evaluator.ts` loads the
+ * history and `alert-transitions.ts` turns a change of `holds` into FIRING/RESOLVED.
+ *
+ * When a rule fires, relative to the moment its condition starts to hold:
+ * - state-rows, state-bytes, commit-lag (batches=1): at that batch's commit (same evaluation).
+ * - commit-lag (batches=N), lag-rising, falling-behind: at the Nth batch in a row that shows it.
+ * - state-growth: at the first committed batch at least `windowMs` after the growth began (it
+ *   needs a full window of history to tell growth from a warm-up).
+ * - no-progress: at the first scheduled tick after `afterMs` without a commit (tick interval late
+ *   at most).
+ * - run-failed: at the run's status change (FAILED, RECOVERING).
+ * - deploy-warning: at the job's first evaluation (any batch, run change or tick).
+ */
+import { parseDuration } from '@/lib/engine';
+import { paramsSchemaOf, type RuleKind, type RuleParams } from './rule-kinds';
+
+type Num = number | bigint;
+
+/** One committed batch, the columns of BatchProgress the rules read. */
+export interface BatchSample {
+  batchId: number;
+  timestamp: Date;
+  stateRowsTotal: Num;
+  stateMemoryBytes: Num;
+  stateDiskBytes: Num;
+  commitLag: Num | null;
+  batchDurationMs: number;
+}
+
+export interface RunSample {
+  status: string;
+  startedAt: Date;
+}
+
+export interface JobSnapshot {
+  id: string;
+  name: string;
+  status: string;
+  trigger: unknown;
+  lastCommittedAt: Date | null;
+}
+
+export interface EvaluationContext {
+  job: JobSnapshot;
+  /** Newest first. */
+  batches: BatchSample[];
+  /** Newest first. */
+  runs: RunSample[];
+  /** Deploy-time warnings of the job's spec (validateJob(spec).warnings), as messages. */
+  deployWarnings: string[];
+  now: Date;
+}
+
+export interface Condition {
+  holds: boolean;
+  /** The measured figure the rule compares (rows, bytes, %/h, records, ms), when there is one. */
+  value: number | null;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+const n = (v: Num | null | undefined): number => (v === null || v === undefined ? 0 : Number(v));
+const no = (message: string, value: number | null = null, details?: Record<string, unknown>): Condition => ({ holds: false, value, message, details });
+
+/** Evaluates a stored rule; params that no longer parse never fire, and say why. */
+export function evaluateRule(kind: string, rawParams: unknown, ctx: EvaluationContext): Condition {
+  const schema = paramsSchemaOf(kind);
+  if (!schema) return no(`Unknown rule kind "${kind}": edit or delete this rule.`);
+  const parsed = schema.safeParse(rawParams ?? {});
+  if (!parsed.success) return no(`The rule's params are invalid (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}): edit the rule.`);
+  return EVALUATORS[kind as RuleKind](parsed.data as never, ctx);
+}
+
+function lastN(ctx: EvaluationContext, count: number): BatchSample[] | null {
+  return ctx.batches.length >= count ? ctx.batches.slice(0, count) : null;
+}
+
+export function triggerIntervalMs(trigger: unknown): number | null {
+  const t = trigger as { type?: string; interval?: string | number } | null;
+  if (!t || t.type !== 'processing-time' || t.interval === undefined) return null;
+  const ms = typeof t.interval === 'number' ? t.interval : parseDuration(t.interval);
+  return ms && ms > 0 ? ms : null;
+}
+
+/** Growth of the state rows over the last `windowMs` of batches; exported for the docs and tests. */
+export function stateGrowth(batches: BatchSample[], windowMs: number) {
+  if (batches.length < 2) return null;
+  const latest = batches[0];
+  const cutoff = latest.timestamp.getTime() - windowMs;
+  const anchorIdx = batches.findIndex((b) => b.timestamp.getTime() <= cutoff);
+  if (anchorIdx < 0) return null;
+  const window = batches.slice(0, anchorIdx + 1).reverse();
+  const first = n(window[0].stateRowsTotal);
+  const last = n(latest.stateRowsTotal);
+  const spanMs = latest.timestamp.getTime() - window[0].timestamp.getTime();
+  let runMax = 0;
+  let maxDropPercent = 0;
+  for (const b of window) {
+    const v = n(b.stateRowsTotal);
+    runMax = Math.max(runMax, v);
+    if (runMax > 0) maxDropPercent = Math.max(maxDropPercent, ((runMax - v) / runMax) * 100);
+  }
+  const growthPercent = ((last - first) / Math.max(first, 1)) * 100;
+  const percentPerHour = spanMs > 0 ? (growthPercent * 3_600_000) / spanMs : 0;
+  return { first, last, spanMs, percentPerHour, maxDropPercent, fromBatch: window[0].batchId, toBatch: latest.batchId };
+}
+
+const EVALUATORS: { [K in RuleKind]: (p: RuleParams<K>, ctx: EvaluationContext) => Condition } = {
+  'state-rows': (p, ctx) => {
+    const b = ctx.batches[0];
+    if (!b) return no('No committed batch yet.');
+    const v = n(b.stateRowsTotal);
+    return { holds: v > p.threshold, value: v, message: `State rows ${v} at batch ${b.batchId} (threshold ${p.threshold}).`, details: { batchId: b.batchId } };
+  },
+  'state-bytes': (p, ctx) => {
+    const b = ctx.batches[0];
+    if (!b) return no('No committed batch yet.');
+    const v = n(b.stateMemoryBytes) + n(b.stateDiskBytes);
+    return { holds: v > p.threshold, value: v, message: `State bytes ${v} (memory + disk) at batch ${b.batchId} (threshold ${p.threshold}).`, details: { batchId: b.batchId } };
+  },
+  'state-growth': (p, ctx) => {
+    const g = stateGrowth(ctx.batches, p.windowMs);
+    if (!g) return no(`Not enough history yet: the batches do not span ${p.windowMs} ms.`);
+    const holds = g.last >= p.minRows && g.last > g.first && g.percentPerHour > p.percentPerHour && g.maxDropPercent <= p.dropTolerancePercent;
+    const rate = Math.round(g.percentPerHour * 10) / 10;
+    const message = holds
+      ? `State grew from ${g.first} to ${g.last} rows over ${g.spanMs} ms (batches ${g.fromBatch}–${g.toBatch}): ${rate}%/h, above ${p.percentPerHour}%/h, and nothing evicted it. A stateful operator with no watermark keeps every key forever: add a watermark (source.eventTime + watermarkDelay) and aggregate over event-time windows.`
+      : `State ${g.first} → ${g.last} rows over ${g.spanMs} ms: ${rate}%/h, largest drop ${Math.round(g.maxDropPercent)}% (fires above ${p.percentPerHour}%/h with drops ≤ ${p.dropTolerancePercent}%).`;
+    return { holds, value: rate, message, details: g };
+  },
+  'commit-lag': (p, ctx) => {
+    const w = lastN(ctx, p.batches);
+    if (!w) return no(`Fewer than ${p.batches} committed batches.`, ctx.batches[0] ? n(ctx.batches[0].commitLag) : null);
+    const lags = w.map((b) => (b.commitLag === null ? null : n(b.commitLag)));
+    const holds = lags.every((l) => l !== null && l > p.threshold);
+    return { holds, value: lags[0], message: `Commit lag ${lags[0] ?? 'unknown'} records at batch ${w[0].batchId} (threshold ${p.threshold} for ${p.batches} batch(es); last: ${lags.join(', ')}).`, details: { lags } };
+  },
+  'lag-rising': (p, ctx) => {
+    const w = lastN(ctx, p.batches + 1);
+    if (!w) return no(`Fewer than ${p.batches + 1} committed batches.`);
+    const lags = w.map((b) => (b.commitLag === null ? null : n(b.commitLag)));
+    const holds = lags.every((l) => l !== null) && lags.slice(0, p.batches).every((l, i) => (l as number) > (lags[i + 1] as number));
+    return { holds, value: lags[0], message: `Commit lag over the last ${p.batches + 1} batches, newest first: ${lags.join(', ')}${holds ? ': rising at every batch, the job is not keeping up with its source.' : '.'}`, details: { lags } };
+  },
+  'falling-behind': (p, ctx) => {
+    const interval = triggerIntervalMs(ctx.job.trigger);
+    if (interval === null) return no('The trigger has no processing-time interval to fall behind.');
+    const w = lastN(ctx, p.batches);
+    if (!w) return no(`Fewer than ${p.batches} committed batches.`);
+    const durations = w.map((b) => b.batchDurationMs);
+    const holds = durations.every((d) => d > interval);
+    return { holds, value: durations[0], message: `Batch durations ${durations.join(', ')} ms against a ${interval} ms trigger interval${holds ? `: ${p.batches} batch(es) in a row took longer than the interval, the job is falling behind.` : '.'}`, details: { durations, intervalMs: interval } };
+  },
+  'no-progress': (p, ctx) => {
+    if (ctx.job.status !== 'RUNNING') return no(`The job is ${ctx.job.status}, not RUNNING.`);
+    const since = Math.max(ctx.job.lastCommittedAt?.getTime() ?? 0, ctx.batches[0]?.timestamp.getTime() ?? 0, ctx.runs[0]?.startedAt.getTime() ?? 0);
+    if (!since) return no('No run or batch to measure from.');
+    const idle = ctx.now.getTime() - since;
+    return { holds: idle > p.afterMs, value: idle, message: `No committed batch for ${idle} ms while RUNNING (threshold ${p.afterMs} ms).`, details: { since: new Date(since).toISOString() } };
+  },
+  'run-failed': (_p, ctx) => {
+    const [latest, previous] = ctx.runs;
+    if (!latest) return no('No run yet.');
+    const retrying = (latest.status === 'PENDING' || latest.status === 'STARTING') && previous?.status === 'FAILED';
+    const holds = latest.status === 'FAILED' || latest.status === 'RECOVERING' || retrying;
+    const message = retrying ? 'The last run FAILED; a retry has not reached RUNNING yet.' : `The latest run is ${latest.status}.`;
+    return { holds, value: null, message, details: { status: latest.status } };
+  },
+  'deploy-warning': (_p, ctx) => {
+    const holds = ctx.deployWarnings.length > 0;
+    return { holds, value: ctx.deployWarnings.length, message: holds ? ctx.deployWarnings.join(' ') : 'No deploy-time warnings.', details: { warnings: ctx.deployWarnings } };
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * Alert rule kinds and their parameters, as zod schemas: the API parses a rule with
+ * `alertRuleInputSchema`, the evaluator re-parses the stored `params` with `paramsSchemaOf(kind)`
+ * (a row edited by hand must not crash an evaluation, so a bad one is reported, not thrown).
+ *
+ * Durations are milliseconds, thresholds are plain numbers; each kind's doc says when it holds.
+ */
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+const nonNegative = z.number().nonnegative();
+
+export const RULE_PARAMS = {
+  /** Latest committed batch's state rows (summed over operators) above `threshold`. */
+  'state-rows': z.object({ threshold: nonNegative }).strict(),
+  /** Latest committed batch's state bytes (memory + disk) above `threshold`. */
+  'state-bytes': z.object({ threshold: nonNegative }).strict(),
+  /**
+   * State not bounded: over the last `windowMs` of batches the state rows grew faster than
+   * `percentPerHour` (relative to the window's first value) and never dropped by more than
+   * `dropTolerancePercent` below their running maximum (a watermark's evictions make bounded state
+   * drop; state that only grows has nothing evicting it). Needs history spanning `windowMs`.
+   */
+  'state-growth': z
+    .object({
+      percentPerHour: z.number().positive(),
+      windowMs: positiveInt,
+      minRows: nonNegative.default(0),
+      dropTolerancePercent: z.number().min(0).max(100).default(5),
+    })
+    .strict(),
+  /** Commit lag (records behind the source's latest offset) above `threshold` for `batches` batches in a row. */
+  'commit-lag': z.object({ threshold: nonNegative, batches: positiveInt.default(1) }).strict(),
+  /** Commit lag rose at every one of the last `batches` batches. */
+  'lag-rising': z.object({ batches: positiveInt.default(3) }).strict(),
+  /** Batch duration above the trigger interval for `batches` batches in a row (falling behind). */
+  'falling-behind': z.object({ batches: positiveInt.default(3) }).strict(),
+  /** No committed batch for `afterMs` while the job is RUNNING (checked on the schedule). */
+  'no-progress': z.object({ afterMs: positiveInt }).strict(),
+  /** The job's latest run FAILED or is RECOVERING (or a retry after a failure has not reached RUNNING yet). */
+  'run-failed': z.object({}).strict(),
+  /** Standing: the job's spec has deploy-time warnings (unbounded state, an at-least-once sink). */
+  'deploy-warning': z.object({}).strict(),
+} as const;
+
+export type RuleKind = keyof typeof RULE_PARAMS;
+export const RULE_KINDS = Object.keys(RULE_PARAMS) as RuleKind[];
+export type RuleParams<K extends RuleKind> = z.infer<(typeof RULE_PARAMS)[K]>;
+
+export const RULE_KIND_LABELS: Record<RuleKind, string> = {
+  'state-rows': 'State rows above a threshold',
+  'state-bytes': 'State bytes above a threshold',
+  'state-growth': 'State growing (not bounded)',
+  'commit-lag': 'Commit lag above a threshold',
+  'lag-rising': 'Commit lag rising',
+  'falling-behind': 'Batches slower than the trigger interval',
+  'no-progress': 'No committed batch while RUNNING',
+  'run-failed': 'Run failed or recovering',
+  'deploy-warning': 'Deploy-time warnings',
+};
+
+export function paramsSchemaOf(kind: string): z.ZodType | undefined {
+  return (RULE_PARAMS as Record<string, z.ZodType>)[kind];
+}
+
+const webhookUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL');
+
+const common = {
+  name: z.string().trim().min(1).max(200),
+  /** Omitted or null: a global rule, evaluated for every job. */
+  jobId: z.string().min(1).nullable().optional(),
+  enabled: z.boolean().default(true),
+  webhookUrl: webhookUrl.nullable().optional(),
+  /** Signs each delivery (HMAC-SHA256 of the body); needed with a webhook. */
+  webhookSecret: z.string().min(8).max(500).nullable().optional(),
+};
+
+export const alertRuleInputSchema = z
+  .discriminatedUnion(
+    'kind',
+    RULE_KINDS.map((k) => z.object({ ...common, kind: z.literal(k), params: (RULE_PARAMS[k] as z.ZodType).prefault({}) }).strict()) as unknown as [
+      z.ZodObject,
+      ...z.ZodObject[],
+    ],
+  )
+  .refine((r) => !(r as { webhookUrl?: string | null }).webhookUrl || !!(r as { webhookSecret?: string | null }).webhookSecret, {
+    message: 'a webhook needs a webhookSecret (at least 8 characters) to sign its deliveries',
+    path: ['webhookSecret'],
+  });
+
+export type AlertRuleInput = {
+  name: string;
+  jobId?: string | null;
+  enabled: boolean;
+  kind: RuleKind;
+  params: Record<string, unknown>;
+  webhookUrl?: string | null;
+  webhookSecret?: string | null;
+};
+
+/** A partial update; `kind` cannot change (create another rule instead). */
+export const alertRuleUpdateSchema = z
+  .object({
+    name: common.name.optional(),
+    enabled: z.boolean().optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+    webhookUrl: webhookUrl.nullable().optional(),
+    webhookSecret: z.string().min(8).max(500).nullable().optional(),
+  })
+  .strict();
+
+export type AlertRuleUpdate = z.infer<typeof alertRuleUpdateSchema>;
+
+export const alertsQuerySchema = z.object({
+  state: z.enum(['FIRING', 'RESOLVED']).optional(),
+  jobId: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
