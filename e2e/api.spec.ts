@@ -23,8 +23,8 @@ function spec(name: string) {
 test('sign in through the form, then create, read (masked), stop and audit a job with the session', async ({ page }) => {
   await page.goto('/signin');
   await expect(page.getByRole('heading', { name: 'Sign in', level: 1 })).toBeVisible();
-  await page.getByLabel('Username').fill('admin');
-  await page.getByLabel('Password').fill('e2e-admin-password');
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((u) => u.pathname === '/');
   const cookies = await page.context().cookies();
