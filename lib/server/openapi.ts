@@ -18,6 +18,7 @@ import {
   validateInputSchema,
 } from './api-schemas';
 import type { Role } from './auth';
+import { alertRuleInputSchema, alertRuleUpdateSchema, alertsQuerySchema } from './alerts/rule-kinds';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -65,6 +66,17 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/api/jobs/{id}/checkpoint', summary: 'The checkpoint’s files with sizes, and the pending batch', role: 'viewer', tag: 'checkpoint', success: ok('CheckpointTree'), errors: [404] },
   { method: 'get', path: '/api/jobs/{id}/checkpoint/file', summary: 'One checkpoint file’s contents (paths outside the checkpoint are refused)', role: 'viewer', tag: 'checkpoint', query: checkpointFileQuerySchema, success: ok('{path, size, encoding, content, truncated}'), errors: [400, 404] },
   { method: 'get', path: '/api/jobs/{id}/progress/stream', summary: 'Server-sent events: each committed batch’s progress; a heartbeat comment every 15 s', role: 'viewer', tag: 'history', success: { status: 200, description: 'event: progress, data: BatchDetail', contentType: 'text/event-stream' }, errors: [404] },
+  { method: 'get', path: '/api/jobs/{id}/drills', summary: 'Incident drills of a job, newest first, with their duplicate audits', role: 'viewer', tag: 'drills', success: ok('{items: Drill[]}'), errors: [404] },
+  { method: 'post', path: '/api/jobs/{id}/drills', summary: 'Drill a RUNNING job: crash its run at a point (after-offsets, after-sink, after-commit) or kill its worker (kill-worker), then recover', role: 'operator', tag: 'drills', body: z.object({ point: z.enum(['after-offsets', 'after-sink', 'after-commit', 'kill-worker']) }), success: ok('Drill', 201), errors: [400, 404, 409] },
+  { method: 'get', path: '/api/jobs/{id}/sink-audit', summary: 'Duplicate audit: rows per batch id in the sink against what each committed batch wrote', role: 'viewer', tag: 'drills', success: ok('SinkAudit'), errors: [404, 409] },
+  { method: 'get', path: '/api/alerts', summary: 'Alerts, FIRING first then resolved history, newest first', role: 'viewer', tag: 'alerts', query: alertsQuerySchema, success: ok('{items: Alert[]}'), errors: [400] },
+  { method: 'get', path: '/api/alerts/summary', summary: 'Firing alerts overall and per job (the navigation and job badges)', role: 'viewer', tag: 'alerts', success: ok('{firing, byJob: {jobId: count}}') },
+  { method: 'get', path: '/api/alerts/{id}', summary: 'One alert with its webhook delivery log', role: 'viewer', tag: 'alerts', success: ok('Alert with deliveries[]'), errors: [404] },
+  { method: 'get', path: '/api/alert-rules', summary: 'Alert rules (webhook secrets masked); ?jobId= gives the job’s own and the global ones', role: 'viewer', tag: 'alerts', query: z.object({ jobId: z.string().min(1).optional() }), success: ok('{items: AlertRule[]}'), errors: [400] },
+  { method: 'post', path: '/api/alert-rules', summary: 'Create an alert rule (per job, or global without jobId); see docs/alerts.md for the kinds and params', role: 'admin', tag: 'alerts', body: alertRuleInputSchema, success: ok('AlertRule', 201), errors: [400] },
+  { method: 'get', path: '/api/alert-rules/{id}', summary: 'One alert rule', role: 'viewer', tag: 'alerts', success: ok('AlertRule'), errors: [404] },
+  { method: 'put', path: '/api/alert-rules/{id}', summary: 'Edit a rule’s name, params, enabled flag or webhook (a secret sent back as ******** is kept)', role: 'admin', tag: 'alerts', body: alertRuleUpdateSchema, success: ok('AlertRule'), errors: [400, 404] },
+  { method: 'delete', path: '/api/alert-rules/{id}', summary: 'Delete a rule; its firing alerts resolve', role: 'admin', tag: 'alerts', success: ok('Deleted', 204), errors: [404] },
   { method: 'get', path: '/api/audit', summary: 'Audit events, newest first (who, what, when, before, after)', role: 'viewer', tag: 'audit', query: auditQuerySchema, success: ok('{items: AuditEvent[], nextCursor}'), errors: [400] },
 ];
 

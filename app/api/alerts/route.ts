@@ -1,0 +1,7 @@
+import { apiRoute, parseQuery } from '@/lib/server/api-handler';
+import { listAlerts } from '@/lib/server/alerts/alert-presenter';
+import { alertsQuerySchema } from '@/lib/server/alerts/rule-kinds';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = apiRoute('viewer', 'read alerts', async ({ req, db }) => ({ items: await listAlerts(db, parseQuery(req, alertsQuerySchema)) }));

@@ -1,0 +1,119 @@
+/**
+ * Reads for the alerts page, the badges and the API: alerts (firing first, then history), the
+ * firing count overall and per job, rules with their webhook secret masked, and an alert's
+ * delivery log. Plain JSON views, never Prisma rows.
+ */
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { NotFoundError } from '../http-errors';
+
+export interface AlertRuleView {
+  id: string;
+  name: string;
+  jobId: string | null;
+  kind: string;
+  params: unknown;
+  enabled: boolean;
+  webhookUrl: string | null;
+  /** `********` when a secret is set; the secret itself is never read back. */
+  webhookSecret: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AlertView {
+  id: string;
+  ruleId: string | null;
+  ruleName: string | null;
+  jobId: string | null;
+  jobName: string | null;
+  kind: string;
+  state: 'FIRING' | 'RESOLVED';
+  dedupKey: string;
+  message: string;
+  value: number | null;
+  details: unknown;
+  firedAt: string;
+  resolvedAt: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  event: string;
+  url: string;
+  status: string;
+  attemptCount: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  attempts: unknown;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+type RuleRow = { id: string; name: string; jobId: string | null; kind: string; params: unknown; enabled: boolean; webhookUrl: string | null; webhookSecret: string | null; createdAt: Date; updatedAt: Date };
+
+export function presentRule(r: RuleRow): AlertRuleView {
+  return { id: r.id, name: r.name, jobId: r.jobId, kind: r.kind, params: r.params, enabled: r.enabled, webhookUrl: r.webhookUrl, webhookSecret: r.webhookSecret ? '********' : null, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() };
+}
+
+const ALERT_INCLUDE = { rule: { select: { name: true } }, job: { select: { name: true } } } as const;
+
+function presentAlert(a: { id: string; ruleId: string | null; jobId: string | null; kind: string; state: 'FIRING' | 'RESOLVED'; dedupKey: string; message: string; value: number | null; details: unknown; firedAt: Date; resolvedAt: Date | null; rule: { name: string } | null; job: { name: string } | null }): AlertView {
+  return {
+    id: a.id,
+    ruleId: a.ruleId,
+    ruleName: a.rule?.name ?? null,
+    jobId: a.jobId,
+    jobName: a.job?.name ?? null,
+    kind: a.kind,
+    state: a.state,
+    dedupKey: a.dedupKey,
+    message: a.message,
+    value: a.value,
+    details: a.details,
+    firedAt: a.firedAt.toISOString(),
+    resolvedAt: a.resolvedAt?.toISOString() ?? null,
+  };
+}
+
+export async function listAlerts(db: PrismaClient, q: { state?: 'FIRING' | 'RESOLVED'; jobId?: string; limit: number }): Promise<AlertView[]> {
+  const rows = await db.alert.findMany({
+    where: { ...(q.state ? { state: q.state } : {}), ...(q.jobId ? { jobId: q.jobId } : {}) },
+    // FIRING sorts before RESOLVED (enum order), newest first within each.
+    orderBy: [{ state: 'asc' }, { firedAt: 'desc' }],
+    take: q.limit,
+    include: ALERT_INCLUDE,
+  });
+  return rows.map(presentAlert);
+}
+
+export async function getAlert(db: PrismaClient, id: string): Promise<AlertView & { deliveries: DeliveryView[] }> {
+  const a = await db.alert.findUnique({ where: { id }, include: { ...ALERT_INCLUDE, deliveries: { orderBy: { createdAt: 'asc' } } } });
+  if (!a) throw new NotFoundError('alert', id);
+  return {
+    ...presentAlert(a),
+    deliveries: a.deliveries.map((d) => ({ id: d.id, event: d.event, url: d.url, status: d.status, attemptCount: d.attemptCount, lastStatus: d.lastStatus, lastError: d.lastError, attempts: d.attempts, createdAt: d.createdAt.toISOString(), deliveredAt: d.deliveredAt?.toISOString() ?? null })),
+  };
+}
+
+/** What the navigation badge and the per-job badges show. */
+export async function alertSummary(db: PrismaClient): Promise<{ firing: number; byJob: Record<string, number> }> {
+  const groups = await db.alert.groupBy({ by: ['jobId'], where: { state: 'FIRING' }, _count: { _all: true } });
+  const byJob: Record<string, number> = {};
+  let firing = 0;
+  for (const g of groups) {
+    firing += g._count._all;
+    if (g.jobId) byJob[g.jobId] = g._count._all;
+  }
+  return { firing, byJob };
+}
+
+export async function listAlertRules(db: PrismaClient, q: { jobId?: string } = {}): Promise<AlertRuleView[]> {
+  const rows = await db.alertRule.findMany({ where: q.jobId ? { OR: [{ jobId: q.jobId }, { jobId: null }] } : {}, orderBy: { createdAt: 'asc' } });
+  return rows.map(presentRule);
+}
+
+export async function getAlertRule(db: PrismaClient, id: string): Promise<AlertRuleView> {
+  const r = await db.alertRule.findUnique({ where: { id } });
+  if (!r) throw new NotFoundError('alert-rule', id);
+  return presentRule(r);
+}

@@ -1,0 +1,69 @@
+/**
+ * Writes to alert rules (admins): create, edit, delete, each audited in the same transaction.
+ * The webhook secret is write-only: reads show `********`, and sending `********` back on an
+ * edit keeps the stored one (as job secrets do). Deleting a rule resolves its firing alerts
+ * first, so nothing stays FIRING without a rule that could ever resolve it.
+ */
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { requireRole, type Principal } from '../auth';
+import { BadRequestError, NotFoundError } from '../http-errors';
+import { recordAudit } from '../services/audit-service';
+import { presentRule, type AlertRuleView } from './alert-presenter';
+import { paramsSchemaOf, type AlertRuleInput, type AlertRuleUpdate } from './rule-kinds';
+
+export const MASKED_SECRET = '********';
+
+async function ensureJob(db: PrismaClient, jobId: string | null | undefined): Promise<void> {
+  if (jobId && !(await db.job.findUnique({ where: { id: jobId }, select: { id: true } }))) {
+    throw new BadRequestError(`jobId ${jobId} is not a job; omit it (or send null) for a global rule, or pick an id from GET /api/jobs.`, { issues: [{ path: 'jobId', message: 'no such job' }] });
+  }
+}
+
+export async function createAlertRule(db: PrismaClient, who: Principal, input: AlertRuleInput): Promise<AlertRuleView> {
+  requireRole(who, 'admin', 'create alert rules');
+  await ensureJob(db, input.jobId);
+  const row = await db.$transaction(async (tx) => {
+    const r = await tx.alertRule.create({
+      data: { name: input.name, jobId: input.jobId ?? null, kind: input.kind, params: JSON.parse(JSON.stringify(input.params)), enabled: input.enabled, webhookUrl: input.webhookUrl ?? null, webhookSecret: input.webhookSecret ?? null },
+    });
+    await recordAudit(tx, who, { action: 'alert-rule.create', targetType: 'alert-rule', targetId: r.id, after: presentRule(r) });
+    return r;
+  });
+  return presentRule(row);
+}
+
+export async function updateAlertRule(db: PrismaClient, who: Principal, id: string, input: AlertRuleUpdate): Promise<AlertRuleView> {
+  requireRole(who, 'admin', 'edit alert rules');
+  const before = await db.alertRule.findUnique({ where: { id } });
+  if (!before) throw new NotFoundError('alert-rule', id);
+  let params = before.params;
+  if (input.params !== undefined) {
+    const parsed = paramsSchemaOf(before.kind)?.safeParse(input.params);
+    if (!parsed?.success) {
+      throw new BadRequestError(`The params do not fit a ${before.kind} rule: ${parsed?.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}.`, {
+        issues: parsed?.error.issues.map((i) => ({ path: ['params', ...i.path].join('.'), message: i.message })) ?? [],
+      });
+    }
+    params = JSON.parse(JSON.stringify(parsed.data));
+  }
+  const webhookSecret = input.webhookSecret === MASKED_SECRET ? before.webhookSecret : input.webhookSecret === undefined ? before.webhookSecret : input.webhookSecret;
+  const webhookUrl = input.webhookUrl === undefined ? before.webhookUrl : input.webhookUrl;
+  if (webhookUrl && !webhookSecret) throw new BadRequestError('A webhook needs a webhookSecret (at least 8 characters) to sign its deliveries.', { issues: [{ path: 'webhookSecret', message: 'required with webhookUrl' }] });
+  const row = await db.$transaction(async (tx) => {
+    const r = await tx.alertRule.update({ where: { id }, data: { name: input.name ?? before.name, enabled: input.enabled ?? before.enabled, params: params ?? {}, webhookUrl, webhookSecret } });
+    await recordAudit(tx, who, { action: 'alert-rule.update', targetType: 'alert-rule', targetId: id, before: presentRule(before), after: presentRule(r) });
+    return r;
+  });
+  return presentRule(row);
+}
+
+export async function deleteAlertRule(db: PrismaClient, who: Principal, id: string): Promise<void> {
+  requireRole(who, 'admin', 'delete alert rules');
+  const before = await db.alertRule.findUnique({ where: { id } });
+  if (!before) throw new NotFoundError('alert-rule', id);
+  await db.$transaction(async (tx) => {
+    await tx.alert.updateMany({ where: { ruleId: id, state: 'FIRING' }, data: { state: 'RESOLVED', resolvedAt: new Date() } });
+    await tx.alertRule.delete({ where: { id } });
+    await recordAudit(tx, who, { action: 'alert-rule.delete', targetType: 'alert-rule', targetId: id, before: presentRule(before) });
+  });
+}
