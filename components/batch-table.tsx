@@ -9,14 +9,13 @@ import { useState } from 'react';
 import type { BatchDetail, BatchSummary } from '@/lib/server/presenters/batches-presenter';
 import { apiFetch, errorMessage } from './api-client';
 import { formatBytes, formatDuration, formatNumber } from './format';
-import { queryKeys } from './query-keys';
+import { BATCH_PAGE_SIZE, queryKeys } from './query-keys';
 
 export interface BatchPage {
   items: BatchSummary[];
   nextBefore: number | null;
 }
 
-export const BATCH_PAGE_SIZE = 20;
 
 function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: number; onClose: () => void }) {
   const q = useQuery({ queryKey: queryKeys.batch(jobId, batchId), queryFn: ({ signal }) => apiFetch<BatchDetail>(`/api/jobs/${jobId}/batches/${batchId}`, { signal }) });

@@ -14,3 +14,9 @@ export const queryKeys = {
   checkpointFile: (id: string, path: string) => ['jobs', id, 'checkpoint', 'file', path] as const,
   draft: (spec: string) => ['draft-check', spec] as const,
 };
+
+/**
+ * Rows per page of the batch table. Here, not in the table's module: a server component that
+ * imports a value from a 'use client' module gets a client reference, not the number.
+ */
+export const BATCH_PAGE_SIZE = 20;

@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation';
 import { JobDetail } from '@/components/job-detail';
-import { BATCH_PAGE_SIZE } from '@/components/batch-table';
+import { BATCH_PAGE_SIZE } from '@/components/query-keys';
 import { prisma } from '@/lib/server/db';
 import { NotFoundError } from '@/lib/server/http-errors';
 import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';

@@ -1,0 +1,214 @@
+/**
+ * The dashboard end to end, against the real app, worker and embedded PostgreSQL (see
+ * playwright.config.ts): sign in; write a job over a files source in the editor, seeing a
+ * validation error at its position first; deploy; watch batches arrive and the charts draw them;
+ * stop; restart; open the checkpoint inspector; see a failed job's error; and check that a
+ * viewer cannot start or stop. Each page is saved as a screenshot under e2e/artifacts/.
+ *
+ * The source is a directory this test creates under os.tmpdir(); data is added by writing new
+ * files into it (complete files, renamed into place, as the files source requires).
+ */
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+
+const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+const ADMIN_PASSWORD = 'e2e-admin-password';
+const ART = 'e2e/artifacts';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-dashboard-'));
+const dirs = { in: path.join(root, 'in'), out: path.join(root, 'out'), cp: path.join(root, 'checkpoint'), badIn: path.join(root, 'bad-in') };
+for (const d of [dirs.in, dirs.out, dirs.badIn]) mkdirSync(d, { recursive: true });
+
+let fileSeq = 0;
+/** Writes JSON lines as a new file, atomically (hidden name, then rename). */
+function addFile(dir: string, lines: string[]): void {
+  const name = `part-${String(fileSeq++).padStart(4, '0')}.json`;
+  const tmp = path.join(dir, `.${name}.tmp`);
+  writeFileSync(tmp, lines.join('\n') + '\n');
+  renameSync(tmp, path.join(dir, name));
+}
+const clicks = (n: number, base: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ user: `u${(base + i) % 7}`, ts: new Date(Date.UTC(2026, 10, 29, 9, 0, base + i)).toISOString() }));
+
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const JOB = 'e2e-clicks';
+let jobId = '';
+const createdJobs: string[] = [];
+
+async function signInAsAdmin(page: Page): Promise<void> {
+  await page.goto('/signin');
+  await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
+}
+
+async function jobStatus(request: APIRequestContext, id: string): Promise<string> {
+  return (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()).status;
+}
+
+test.describe.configure({ mode: 'serial' });
+
+// home.spec.ts (run after this file) expects the empty jobs list: leave the app as we found it.
+test.afterAll(async ({ request }) => {
+  for (const id of createdJobs) {
+    await request.post(`/api/jobs/${id}/stop`, { headers: auth });
+    await expect.poll(async () => ['STOPPED', 'FAILED'].includes(await jobStatus(request, id)), { timeout: 30_000 }).toBe(true);
+    expect((await request.delete(`/api/jobs/${id}`, { headers: auth })).status()).toBe(204);
+  }
+});
+
+test('sign in, write a job in the editor (error first), deploy it', async ({ page }) => {
+  addFile(dirs.in, clicks(5, 0));
+  await page.goto('/signin');
+  await page.screenshot({ path: `${ART}/signin.png`, fullPage: true });
+  await signInAsAdmin(page);
+
+  await page.getByRole('link', { name: 'New job' }).click();
+  await expect(page.getByRole('heading', { name: 'New job', level: 1 })).toBeVisible();
+  await page.getByLabel('Name', { exact: true }).fill(JOB);
+  await page.getByLabel('Input directory').fill(dirs.in);
+  await page.getByLabel('Output directory').fill(dirs.out);
+  await page.getByLabel('Checkpoint location').fill(dirs.cp);
+
+  const sqlBox = page.getByRole('textbox', { name: 'SQL query' });
+  await sqlBox.fill('SELECT usr, ts FROM events');
+  // The analysis error, placed at its line and column, in the editor and as text.
+  await expect(page.getByText('Line 1, column 8: Column "usr" does not exist')).toBeVisible();
+  await expect(page.locator('.cm-lintRange-error')).toHaveCount(1);
+  await expect(page.getByRole('button', { name: 'Deploy' })).toBeDisabled();
+  await page.screenshot({ path: `${ART}/editor-error.png`, fullPage: true });
+
+  await sqlBox.fill('SELECT user, ts FROM events WHERE user IS NOT NULL');
+  await expect(page.getByText('Ready to deploy.')).toBeVisible();
+  await expect(page.getByText('The query analyses.')).toBeVisible();
+  // Output modes: a stateless query may not use Complete, and says why.
+  await expect(page.getByText('Complete output mode not supported when there are no streaming aggregations')).toBeVisible();
+  const audit = page.getByRole('region', { name: 'Exactly-once audit' });
+  await expect(audit.getByText('exactly-once', { exact: true })).toBeVisible();
+  await expect(audit.getByText('replayable', { exact: true })).toBeVisible();
+  await expect(audit.getByText('idempotent', { exact: true })).toBeVisible();
+  await page.screenshot({ path: `${ART}/editor-valid.png`, fullPage: true });
+
+  await page.getByRole('button', { name: 'Deploy' }).click();
+  await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+  jobId = page.url().split('/').pop()!;
+  createdJobs.push(jobId);
+  await expect(page.getByRole('heading', { name: JOB, level: 1 })).toBeVisible();
+});
+
+test('batches arrive, the charts draw them, the table drills down to a batch', async ({ page }) => {
+  await signInAsAdmin(page);
+  await page.goto(`/jobs/${jobId}`);
+  await expect(page.locator('.subtitle .badge').first()).toHaveText('RUNNING', { timeout: 30_000 });
+  await expect(page.getByText(/^[1-9]\d* batches/)).toBeVisible({ timeout: 30_000 });
+  addFile(dirs.in, clicks(8, 100));
+  addFile(dirs.in, clicks(3, 200));
+  // Live: the new batches appear without a reload.
+  await expect(page.getByText(/^([2-9]|\d\d+) batches/)).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('.recharts-line-curve').first()).toBeVisible();
+  await expect(page.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await page.screenshot({ path: `${ART}/job-charts.png`, fullPage: true });
+
+  await page.getByRole('tab', { name: 'Batches' }).click();
+  const table = page.getByRole('table', { name: 'Batches' });
+  await expect(table.getByRole('row')).not.toHaveCount(1);
+  await table.getByRole('button', { name: 'Details of batch 0' }).click();
+  const json = page.getByLabel('Progress JSON');
+  await expect(json).toContainText('"batchId": 0');
+  await expect(json).toContainText('"numInputRows": 5');
+  await page.screenshot({ path: `${ART}/job-batches.png`, fullPage: true });
+
+  await page.goto('/');
+  await expect(page.getByRole('link', { name: JOB })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Jobs' }).getByText('exactly-once')).toBeVisible();
+  await page.screenshot({ path: `${ART}/jobs-list.png`, fullPage: true });
+});
+
+test('stop, restart, runs, and the checkpoint inspector', async ({ page, request }) => {
+  await signInAsAdmin(page);
+  await page.goto(`/jobs/${jobId}`);
+  const actions = page.getByRole('group', { name: `Actions for ${JOB}` });
+  await actions.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.locator('.subtitle .badge').first()).toHaveText('STOPPED', { timeout: 30_000 });
+  await expect.poll(() => jobStatus(request, jobId)).toBe('STOPPED');
+
+  await actions.getByRole('button', { name: 'Restart' }).click();
+  await expect(page.locator('.subtitle .badge').first()).toHaveText('RUNNING', { timeout: 30_000 });
+  addFile(dirs.in, clicks(4, 300));
+  await page.getByRole('tab', { name: 'Runs' }).click();
+  // Header + the first run + the restart's run (at least: a recovery would add one).
+  await expect.poll(() => page.getByRole('table', { name: 'Runs' }).getByRole('row').count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+  await page.screenshot({ path: `${ART}/job-runs.png`, fullPage: true });
+
+  await page.getByRole('tab', { name: 'Checkpoint' }).click();
+  const tree = page.getByRole('navigation', { name: 'Checkpoint files' });
+  await expect(tree.getByRole('button', { name: 'offsets/0' })).toBeVisible();
+  await expect(tree.getByRole('button', { name: 'commits/0' })).toBeVisible();
+  await tree.getByRole('button', { name: 'metadata' }).click();
+  await expect(page.getByLabel('File contents')).toContainText('"id"');
+  await tree.getByRole('button', { name: 'offsets/0' }).click();
+  await expect(page.getByLabel('File contents')).toContainText('v1');
+  await page.screenshot({ path: `${ART}/job-checkpoint.png`, fullPage: true });
+
+  // A pending batch: an offsets file with no commit, as a crash after the write-ahead leaves it.
+  await actions.getByRole('button', { name: 'Stop' }).click();
+  await expect.poll(() => jobStatus(request, jobId), { timeout: 30_000 }).toBe('STOPPED');
+  const cp = await (await request.get(`/api/jobs/${jobId}/checkpoint`, { headers: auth })).json();
+  const next = (cp.latestOffsetsBatch as number) + 1;
+  writeFileSync(path.join(dirs.cp, 'offsets', String(next)), `v1\n{"batchWatermarkMs":0,"batchTimestampMs":${Date.now()},"conf":{}}\n{"logOffset":${next}}`);
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByText(`offsets/${next} has no commits/${next}`)).toBeVisible();
+  await expect(page.getByRole('button', { name: `offsets/${next} (pending batch)` })).toBeVisible();
+  await page.screenshot({ path: `${ART}/job-checkpoint-pending.png`, fullPage: true });
+});
+
+test('a failed job shows its error', async ({ page, request }) => {
+  addFile(dirs.badIn, ['{"user": "ok", "ts": "2026-11-29T09:00:00Z"}', '{"user": "broken", "ts": ']);
+  const spec = {
+    name: 'e2e-bad-records',
+    source: { name: 'events', type: 'files', options: { path: dirs.badIn, format: 'json' }, schema: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }], onBadRecord: 'fail' },
+    sql: 'SELECT user FROM events',
+    sink: { type: 'files', options: { path: path.join(root, 'bad-out') } },
+    outputMode: 'append',
+    trigger: { type: 'processing-time', interval: '1 second' },
+    checkpointLocation: path.join(root, 'bad-checkpoint'),
+  };
+  const created = await request.post('/api/jobs', { headers: auth, data: { spec } });
+  expect(created.status()).toBe(201);
+  const id = (await created.json()).job.id as string;
+  createdJobs.push(id);
+  expect((await request.post(`/api/jobs/${id}/start`, { headers: auth })).ok()).toBe(true);
+  await expect.poll(() => jobStatus(request, id), { timeout: 45_000 }).toBe('FAILED');
+
+  await signInAsAdmin(page);
+  await page.goto(`/jobs/${id}`);
+  await expect(page.getByRole('alert').filter({ hasText: 'The last run failed' })).toContainText('BAD_RECORD');
+  await page.getByRole('tab', { name: 'Runs' }).click();
+  await expect(page.getByRole('table', { name: 'Runs' }).getByRole('alert')).toContainText('BAD_RECORD');
+  await page.screenshot({ path: `${ART}/job-failed.png`, fullPage: true });
+});
+
+test('a viewer cannot start or stop', async ({ browser, request }) => {
+  const t = await request.post('/api/tokens', { headers: auth, data: { name: 'e2e-viewer', role: 'viewer' } });
+  expect(t.status()).toBe(201);
+  const viewerToken = (await t.json()).token as string;
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto('/signin');
+  await page.getByRole('radio', { name: 'API token' }).check();
+  await page.locator('input[name="token"]').fill(viewerToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
+  await page.goto(`/jobs/${jobId}`);
+  const actions = page.getByRole('group', { name: `Actions for ${JOB}` });
+  await expect(actions.getByText(/read only/)).toBeVisible();
+  await expect(actions.getByRole('button', { name: 'Start', exact: true })).toBeDisabled();
+  await expect(actions.getByRole('button', { name: 'Stop', exact: true })).toBeDisabled();
+  await expect(actions.getByRole('button', { name: 'Restart' })).toBeDisabled();
+  // And the API refuses the same session, whatever the page shows.
+  const res = await page.request.post(`/api/jobs/${jobId}/start`);
+  expect(res.status()).toBe(403);
+  await page.screenshot({ path: `${ART}/viewer-job.png`, fullPage: true });
+  await ctx.close();
+});
