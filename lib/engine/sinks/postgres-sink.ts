@@ -32,6 +32,11 @@ export const postgresSinkOptions = z.strictObject({
   schema: z.string().min(1).default('public'),
   mode: z.enum(['transactional', 'bare-append']).default('transactional'),
   createTable: z.boolean().default(true),
+  /**
+   * Also write each row's batch id into this column, so a reader can count rows per batch and
+   * see which batches a replay doubled (the duplicate audit of incident drills).
+   */
+  batchIdColumn: z.string().min(1).optional(),
 });
 export type PostgresSinkOptions = z.infer<typeof postgresSinkOptions>;
 
@@ -83,9 +88,12 @@ export class PostgresSink implements Sink {
     return qualifiedName(this.opts.schema, COMMITS_TABLE);
   }
 
-  async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
+  async addBatch(batchId: number, input: Row[], ctx: SinkBatchContext): Promise<void> {
+    const col = this.opts.batchIdColumn;
+    const rows = col ? input.map((r) => ({ ...r, [col]: batchId })) : input;
+    const schema = col ? [...ctx.schema, { name: col, type: 'long' as const }] : ctx.schema;
     try {
-      await this.table.prepare(this.pool, ctx.schema, rows);
+      await this.table.prepare(this.pool, schema, rows);
       if (this.opts.mode === 'bare-append') {
         await this.table.insert(this.pool, rows);
         return;
