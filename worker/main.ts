@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { env, EnvError } from '@/lib/env';
 import { prisma } from '@/lib/server/db';
+import { startAlertScheduler } from '@/lib/server/alerts/alert-scheduler';
 import { Heartbeat } from './heartbeat';
 import { startRunWorker } from './run-worker';
 
@@ -30,6 +31,7 @@ async function main() {
   );
   await heartbeat.start();
   const runs = await startRunWorker({ db, config, workerId, log });
+  const alerts = startAlertScheduler({ db, intervalMs: config.WEIR_ALERT_INTERVAL_MS, log });
   log.info({ workerId, queueBackend: config.queueBackend }, 'worker started');
 
   let stopping = false;
@@ -38,6 +40,7 @@ async function main() {
     stopping = true;
     log.info({ signal }, 'worker stopping: letting running batches finish');
     await runs.close();
+    await alerts.stop();
     await heartbeat.stop();
     await db.$disconnect();
     log.info('worker stopped');

@@ -18,9 +18,10 @@ import { randomUUID } from 'node:crypto';
 import type { Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { MicroBatchExecution, SystemClock, validateJob, type CrashPlan } from '@/lib/engine';
+import { CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
+import { completeDrill } from '@/lib/server/drills/drill-service';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import type { QueueConfig } from '@/lib/queue/connection';
 import { runPayloadSchema, type RunPayload } from '@/lib/queue/queues';
@@ -130,6 +131,7 @@ export class RunProcessor {
         const hb = await renewLease(db, lease, this.o.leaseTtlMs);
         if (hb.desiredState !== 'RUNNING') requestStop('stop requested');
         else if (hb.status === 'STOPPING') requestStop('restart requested');
+        else if (hb.drill?.status === 'REQUESTED') await this.startDrill(hb.drill, rec.runRowId, lastBatchId, requestStop);
       } catch (e) {
         if (e instanceof LeaseLostError) {
           leaseLost = e;
@@ -148,7 +150,17 @@ export class RunProcessor {
         const msg = v.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
         throw Object.assign(new Error(`The job spec is invalid: ${msg}`), { code: 'VALIDATION_ERROR', details: { errors: v.errors } });
       }
-      const crash = (job.spec as { crash?: CrashPlan }).crash;
+      // An ARMED drill: this run dies at the drill's crash point of the next batch.
+      const armed = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
+      const crash: CrashPlan | undefined = armed ? { point: armed.point as CrashPointName, batchId: (job.lastBatchId ?? -1) + 1 } : undefined;
+      if (armed) rlog.warn({ drill: armed.id, crash }, 'drill armed: this run will crash on purpose');
+      // A CRASHED drill: this run is its recovery.
+      const recovering = await db.drill.findFirst({ where: { jobId: job.id, status: 'CRASHED' }, orderBy: { requestedAt: 'desc' } });
+      if (recovering) {
+        await db.drill.update({ where: { id: recovering.id }, data: { recoveryRunId: rec.runRowId } });
+        if (recovering.crashedRunId) await db.run.update({ where: { id: rec.runRowId }, data: { recoveredFromRunId: recovering.crashedRunId } });
+      }
+      const recoveredOnBatch = recovering && (recovering.point === 'after-offsets' || recovering.point === 'after-sink');
       exec = new MicroBatchExecution({
         spec: v.spec,
         clock: new SystemClock(),
@@ -157,11 +169,14 @@ export class RunProcessor {
         onProgress: async (p) => {
           lastBatchId = p.batchId;
           await rec.batch(p);
+          // The pending batch was re-run and committed: the drill has recovered.
+          if (recoveredOnBatch && recovering && p.batchId >= (recovering.batchId ?? 0)) await completeDrill(db, recovering.id, job.id);
         },
         log: (e) => rlog[e.level === 'warn' ? 'warn' : e.level === 'error' ? 'error' : 'info']({ ...e }, e.msg),
       });
       await exec.start();
       await rec.status('RUNNING', { queryId: exec.id });
+      if (recovering && !recoveredOnBatch) await completeDrill(db, recovering.id, job.id);
       if (!stopReason) await exec.run();
       else await exec.stop();
       if (leaseLost) throw leaseLost;
@@ -185,6 +200,16 @@ export class RunProcessor {
         rlog.warn('lease lost: another run owns the checkpoint; this run wrote nothing more');
         return 'lease lost';
       }
+      if (e instanceof CrashPointError) {
+        // A drill's crash: the run dies here, as in the incident; recovery starts at once.
+        const drill = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
+        if (drill) await db.drill.update({ where: { id: drill.id }, data: { status: 'CRASHED', batchId: e.batchId, crashedRunId: rec.runRowId, crashedAt: new Date() } });
+        await rec.end('FAILED', `drill: crashed at ${e.point} of batch ${e.batchId}`, toRunError(e, e.batchId), { updateJob: false });
+        await db.job.update({ where: { id: job.id }, data: { status: 'RECOVERING' } });
+        await enqueueRun(this.o.queue, { jobId: job.id, reason: 'recover', attempt: 0 });
+        rlog.warn({ point: e.point, batchId: e.batchId }, 'drill: crashed on purpose; recovery enqueued');
+        return 'drill crash';
+      }
       const err = toRunError(e, lastBatchId === undefined ? undefined : lastBatchId + 1);
       rlog.error({ err }, 'run failed');
       await rec.end('FAILED', err.message, err);
@@ -198,13 +223,35 @@ export class RunProcessor {
     }
   }
 
-  /** After a graceful stop: a restart or a worker shutdown hands the job to the next run. */
+  /**
+   * A drill was requested. kill-worker: this whole process dies now (SIGKILL), its runs fail over.
+   * A crash point: this run stops gracefully and the next run is armed to die at that point.
+   */
+  private async startDrill(drill: { id: string; point: string }, runRowId: string, lastBatchId: number | undefined, requestStop: (r: string) => void): Promise<void> {
+    const { db, log } = this.o;
+    if (drill.point === 'kill-worker') {
+      const claimed = await db.drill.updateMany({
+        where: { id: drill.id, status: 'REQUESTED' },
+        data: { status: 'CRASHED', crashedRunId: runRowId, crashedAt: new Date(), batchId: lastBatchId === undefined ? null : lastBatchId + 1 },
+      });
+      if (claimed.count === 1) {
+        log.warn({ drill: drill.id }, 'drill: killing this worker process with SIGKILL');
+        process.kill(process.pid, 'SIGKILL');
+      }
+      return;
+    }
+    const armed = await db.drill.updateMany({ where: { id: drill.id, status: 'REQUESTED' }, data: { status: 'ARMED' } });
+    if (armed.count === 1) requestStop('drill armed');
+  }
+
+  /** After a graceful stop: a restart, a drill or a worker shutdown hands the job to the next run. */
   private async afterStop(jobId: string, reason: string, payload: RunPayload): Promise<void> {
     const job = await this.o.db.job.findUnique({ where: { id: jobId } });
     if (!job || job.desiredState !== 'RUNNING') return;
-    if (reason === 'restart requested' || reason === 'worker shutdown') {
+    if (reason === 'restart requested' || reason === 'worker shutdown' || reason === 'drill armed') {
       await this.o.db.job.update({ where: { id: jobId }, data: { status: 'PENDING' } });
-      await enqueueRun(this.o.queue, { jobId, reason: reason === 'restart requested' ? 'restart' : 'recover', attempt: payload.attempt });
+      const next = reason === 'restart requested' ? 'restart' : reason === 'drill armed' ? 'drill' : 'recover';
+      await enqueueRun(this.o.queue, { jobId, reason: next, attempt: payload.attempt });
     }
   }
 

@@ -171,7 +171,7 @@ export function workerSuite(backend: Backend, redisDb: number) {
       a.child.kill('SIGCONT');
       const zombie = await waitFor('the zombie run ends', async () => {
         const r = await h.db.run.findUnique({ where: { id: first.id } });
-        return r?.exitReason && r;
+        return r?.exitReason ? r : null;
       });
       // Either B marked it lost when it took over, or the zombie found its lease gone on waking.
       expect(zombie.exitReason).toMatch(/lost/);

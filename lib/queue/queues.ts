@@ -9,7 +9,7 @@ export const RUNS_QUEUE = 'weir-runs';
 export const runPayloadSchema = z.object({
   jobId: z.string().uuid(),
   /** Why this run was enqueued: a start, a restart, a restart-policy retry. */
-  reason: z.enum(['start', 'restart', 'retry', 'recover']),
+  reason: z.enum(['start', 'restart', 'retry', 'recover', 'drill']),
   attempt: z.number().int().min(0).default(0),
 });
 

@@ -32,6 +32,8 @@ export interface Lease {
 export interface LeaseHeartbeat {
   desiredState: string;
   status: string;
+  /** The job's newest drill still in progress, if any (worker/run-processor.ts acts on it). */
+  drill: { id: string; point: string; status: string } | null;
 }
 
 export async function acquireLease(db: PrismaClient, jobId: string, owner: string, ttlMs: number): Promise<Lease | null> {
@@ -60,7 +62,9 @@ export async function renewLease(db: PrismaClient, lease: Lease, ttlMs: number):
   const rows = await db.$queryRawUnsafe<LeaseHeartbeat[]>(
     `UPDATE "Job" SET "leaseExpiresAt" = now() + ($4::int * interval '1 millisecond')
      WHERE id = $1 AND "leaseOwner" = $2 AND "leaseEpoch" = $3 AND "leaseExpiresAt" > now()
-     RETURNING "desiredState"::text AS "desiredState", status::text AS status`,
+     RETURNING "desiredState"::text AS "desiredState", status::text AS status,
+       (SELECT json_build_object('id', d.id, 'point', d.point, 'status', d.status) FROM "Drill" d
+         WHERE d."jobId" = $1 AND d.status IN ('REQUESTED', 'ARMED', 'CRASHED') ORDER BY d."requestedAt" DESC LIMIT 1) AS drill`,
     lease.jobId,
     lease.owner,
     lease.epoch,

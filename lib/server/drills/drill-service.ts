@@ -1,0 +1,65 @@
+/**
+ * Incident drills: rehearse the failure that matters on a running job.
+ *
+ * A drill names a crash point (after-offsets, after-sink: after the sink write and before the
+ * commit, after-commit) or kill-worker. The job's run sees the request on its next lease renewal:
+ * for a crash point it stops gracefully and the next run is armed to die at that point of the
+ * next batch (the drill is ARMED, then CRASHED with that batch id); for kill-worker the run's
+ * whole worker process is killed with SIGKILL. Recovery then happens as it would in an incident
+ * (a recovery run re-runs the pending batch from the checkpoint; a dead worker's runs fail over),
+ * the drill becomes RECOVERED, and the sink's duplicate audit is recorded on it.
+ */
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { parseJobSpec } from '@/lib/engine';
+import type { Principal } from '../auth';
+import { recordAudit } from '../services/audit-service';
+import { ConflictError, NotFoundError } from '../http-errors';
+import { auditSink, type SinkAudit } from './sink-audit';
+
+export const DRILL_POINTS = ['after-offsets', 'after-sink', 'after-commit', 'kill-worker'] as const;
+export type DrillPoint = (typeof DRILL_POINTS)[number];
+export const ACTIVE_DRILL_STATUSES = ['REQUESTED', 'ARMED', 'CRASHED'];
+
+export async function requestDrill(db: PrismaClient, who: Principal, jobId: string, point: DrillPoint) {
+  const job = await db.job.findUnique({ where: { id: jobId } });
+  if (!job) throw new NotFoundError('job', jobId);
+  if (job.status !== 'RUNNING') {
+    throw new ConflictError(`A drill needs a RUNNING job; ${job.name} is ${job.status}. Start it, wait until it is RUNNING, then drill.`, { status: job.status });
+  }
+  const active = await db.drill.findFirst({ where: { jobId, status: { in: ACTIVE_DRILL_STATUSES } } });
+  if (active) throw new ConflictError(`Drill ${active.id} (${active.point}) on ${job.name} is still ${active.status}; wait for it to recover.`, { drillId: active.id });
+  const drill = await db.drill.create({ data: { jobId, point, requestedBy: who.actor } });
+  await recordAudit(db, who, { action: 'job.drill', targetType: 'job', targetId: jobId, after: { drillId: drill.id, point } });
+  return drill;
+}
+
+export async function listDrills(db: PrismaClient, jobId: string) {
+  return db.drill.findMany({ where: { jobId }, orderBy: { requestedAt: 'desc' }, take: 50 });
+}
+
+/** The audit of a job's sink against its committed batches. */
+export async function jobSinkAudit(db: PrismaClient, jobId: string): Promise<SinkAudit & { guarantee: string | null }> {
+  const job = await db.job.findUnique({ where: { id: jobId } });
+  if (!job) throw new NotFoundError('job', jobId);
+  const batches = await db.batchProgress.findMany({ where: { jobId }, select: { batchId: true, progress: true }, orderBy: { batchId: 'asc' } });
+  const committed = batches.map((b) => ({
+    batchId: b.batchId,
+    numOutputRows: Math.max(0, Number((b.progress as { sink?: { numOutputRows?: number } }).sink?.numOutputRows ?? 0)),
+  }));
+  const parsed = parseJobSpec(job.spec);
+  if (!parsed.ok) throw new ConflictError(`The job spec of ${job.name} does not parse; fix it before auditing its sink.`, { errors: parsed.errors });
+  const audit = await auditSink(parsed.spec, committed);
+  return { ...audit, guarantee: job.guarantee };
+}
+
+/** Worker side: the drill reached RECOVERED; record the audit on it. */
+export async function completeDrill(db: PrismaClient, drillId: string, jobId: string): Promise<void> {
+  let audit: unknown = null;
+  let error: string | null = null;
+  try {
+    audit = await jobSinkAudit(db, jobId);
+  } catch (e) {
+    error = `audit failed: ${(e as Error).message}`;
+  }
+  await db.drill.update({ where: { id: drillId }, data: { status: 'RECOVERED', recoveredAt: new Date(), audit: audit ? JSON.parse(JSON.stringify(audit)) : undefined, error } });
+}
