@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,11 @@ checkpointFileManagerContract('local filesystem', async () => {
   return { fm: new LocalCheckpointFileManager(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
 });
 
+checkpointFileManagerContract('local filesystem without hard links (claims)', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-cfm-claim-'));
+  return { fm: new LocalCheckpointFileManager(dir, { createIfAbsent: 'claim' }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
+
 checkpointFileManagerContract('in memory', async () => ({ fm: new InMemoryCheckpointFileManager() }));
 
 describe('LocalCheckpointFileManager specifics', () => {
@@ -22,6 +27,27 @@ describe('LocalCheckpointFileManager specifics', () => {
       await fm.createAtomic('offsets/0', 'a');
       await expect(fm.createAtomic('offsets/0', 'b')).rejects.toThrow(/already exists/);
       expect(await readdir(path.join(dir, 'offsets'))).toEqual(['0']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('claims: an orphaned claim is taken over after its TTL, a fresh one is respected, delete frees the name', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-cfm-claim-'));
+    try {
+      const fm = new LocalCheckpointFileManager(dir, { createIfAbsent: 'claim', claimTtlMs: 60_000 });
+      await mkdir(path.join(dir, 'offsets', '.5.claim'), { recursive: true });
+      // A claim just made by a (live) writer that has not published yet.
+      await expect(fm.createAtomic('offsets/5', 'b')).rejects.toThrow(/already exists/);
+      // The same claim, long dead.
+      const old = new Date(2000, 0, 1);
+      await utimes(path.join(dir, 'offsets', '.5.claim'), old, old);
+      await fm.createAtomic('offsets/5', 'c');
+      expect((await fm.read('offsets/5')).toString()).toBe('c');
+      expect(await fm.list('offsets')).toEqual(['5']);
+      await fm.delete('offsets/5');
+      await fm.createAtomic('offsets/5', 'd');
+      expect((await fm.read('offsets/5')).toString()).toBe('d');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -12,6 +12,12 @@
  *   4. remove the temp name and fsync the directory so the new entry survives a power cut.
  * A crash at any step leaves either no file or the whole file; stray temp files are hidden
  * (dot-prefixed) and ignored by `list`.
+ *
+ * Filesystems without hard links (SMB shares such as Azure Files, FUSE object-store mounts)
+ * refuse link(); the manager then switches to claims: `mkdir(.<name>.claim)` is the atomic
+ * create-if-absent (EEXIST: someone else owns the name), then rename(temp, final). A claim left
+ * by a writer that died before its rename is stale once it is older than `claimTtlMs` (judged
+ * against the just-written temp file's mtime, so no wall clock is read) and is taken over.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -22,17 +28,63 @@ let tempCounter = 0;
 export interface LocalCheckpointFileManagerOptions {
   /** fsync file and directory on every write (default true). Off only for throwaway benches. */
   fsync?: boolean;
+  /** 'link' (default; switches to 'claim' by itself when the filesystem refuses hard links). */
+  createIfAbsent?: 'link' | 'claim';
+  /** Age after which an orphaned claim is taken over (default 60 s). */
+  claimTtlMs?: number;
 }
+
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
 
 export class LocalCheckpointFileManager implements CheckpointFileManager {
   readonly description: string;
   readonly outlivesMachine = false;
   private readonly fsync: boolean;
+  private mode: 'link' | 'claim';
+  private readonly claimTtlMs: number;
 
   constructor(readonly root: string, opts: LocalCheckpointFileManagerOptions = {}) {
     this.root = path.resolve(root);
     this.description = `file://${this.root}`;
     this.fsync = opts.fsync ?? true;
+    this.mode = opts.createIfAbsent ?? 'link';
+    this.claimTtlMs = opts.claimTtlMs ?? 60_000;
+  }
+
+  private static claimOf(target: string): string {
+    return path.join(path.dirname(target), `.${path.basename(target)}.claim`);
+  }
+
+  /** Publishes temp as target only if target does not exist yet (see the header). */
+  private async publishIfAbsent(p: string, temp: string, target: string): Promise<void> {
+    if (this.mode === 'link') {
+      try {
+        await fs.link(temp, target);
+        await fs.unlink(temp);
+        return;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code ?? '';
+        if (code === 'EEXIST') throw new FileAlreadyExistsError(p);
+        if (!NO_HARD_LINKS.has(code)) throw e;
+        this.mode = 'claim';
+      }
+    }
+    const claim = LocalCheckpointFileManager.claimOf(target);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await fs.mkdir(claim);
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        if (attempt > 0 || (await this.exists(p))) throw new FileAlreadyExistsError(p);
+        const [c, t] = await Promise.all([fs.stat(claim), fs.stat(temp)]);
+        if (t.mtimeMs - c.mtimeMs < this.claimTtlMs) throw new FileAlreadyExistsError(p);
+        // The claimant died before publishing: take the name over.
+        await fs.rm(claim, { recursive: true, force: true });
+      }
+    }
+    if (await this.exists(p)) throw new FileAlreadyExistsError(p);
+    await fs.rename(temp, target);
   }
 
   private abs(p: string): string {
@@ -58,17 +110,8 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
       await fh.close();
     }
     try {
-      if (opts.overwrite) {
-        await fs.rename(temp, target);
-      } else {
-        try {
-          await fs.link(temp, target);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new FileAlreadyExistsError(p);
-          throw e;
-        }
-        await fs.unlink(temp);
-      }
+      if (opts.overwrite) await fs.rename(temp, target);
+      else await this.publishIfAbsent(p, temp, target);
     } catch (e) {
       await fs.rm(temp, { force: true });
       throw e;
@@ -107,7 +150,10 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
   }
 
   async delete(p: string): Promise<void> {
-    await fs.rm(this.abs(p), { force: true, recursive: true });
+    const target = this.abs(p);
+    await fs.rm(target, { force: true, recursive: true });
+    // A claim (no-hard-link filesystems) would otherwise keep the name taken forever.
+    await fs.rm(LocalCheckpointFileManager.claimOf(target), { force: true, recursive: true });
   }
 
   async size(p: string): Promise<number> {
