@@ -46,6 +46,8 @@ export const envSchema = z.object({
   /** The checkpoint lease's time to live; renewed every WEIR_LEASE_RENEW_MS and before every write. */
   WEIR_LEASE_TTL_MS: intish(10000, 500),
   WEIR_LEASE_RENEW_MS: intish(1000, 100),
+  /** How often each worker's scheduled alert pass runs (no-progress alerts fire at most this late). */
+  WEIR_ALERT_INTERVAL_MS: intish(5000, 100),
   /** How many runs one worker process drives at once. */
   WEIR_WORKER_CONCURRENCY: intish(50, 1),
   /** Log level for pino. */

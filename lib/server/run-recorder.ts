@@ -6,6 +6,7 @@
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { StreamingQueryProgress } from '@/lib/engine';
+import { evaluateAlertsAfterBatch, evaluateAlertsForRun } from './alerts/alert-evaluator';
 
 export type RunStatus = 'PENDING' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED' | 'RECOVERING';
 
@@ -64,6 +65,7 @@ export class RunRecorder {
   ): Promise<RunRecorder> {
     const run = await db.run.create({ data: args });
     await db.job.update({ where: { id: args.jobId }, data: { status: args.status } });
+    await evaluateAlertsForRun(db, args.jobId); // never throws: alerting must not fail a run
     return new RunRecorder(db, args.jobId, run.id);
   }
 
@@ -75,6 +77,7 @@ export class RunRecorder {
       data: { status, ...(extra.queryId ? { queryId: extra.queryId } : {}) },
     });
     if (extra.queryId) await this.db.job.update({ where: { id: this.jobId }, data: { queryId: extra.queryId } });
+    await evaluateAlertsForRun(this.db, this.jobId);
   }
 
   async batch(p: StreamingQueryProgress): Promise<void> {
@@ -87,6 +90,7 @@ export class RunRecorder {
       }),
     ]);
     await this.db.$executeRawUnsafe(`SELECT pg_notify('weir_progress', $1)`, `${this.jobId}:${p.batchId}`);
+    await evaluateAlertsAfterBatch(this.db, this.jobId);
   }
 
   /** Ends the run; the job's status follows unless another run owns the job now. */
@@ -101,5 +105,6 @@ export class RunRecorder {
         data: { status, ...(error ? { lastError: JSON.parse(JSON.stringify(error)) } : {}) },
       });
     }
+    await evaluateAlertsForRun(this.db, this.jobId);
   }
 }
