@@ -117,3 +117,9 @@ export async function getAlertRule(db: PrismaClient, id: string): Promise<AlertR
   if (!r) throw new NotFoundError('alert-rule', id);
   return presentRule(r);
 }
+
+/** Everything the alerts page shows first: alerts (firing first), rules, and jobs to pick from. */
+export async function alertsPageData(db: PrismaClient) {
+  const [alerts, rules, jobs] = await Promise.all([listAlerts(db, { limit: 200 }), listAlertRules(db), db.job.findMany({ select: { id: true, name: true }, orderBy: { name: 'asc' } })]);
+  return { alerts, rules, jobs };
+}
