@@ -7,7 +7,7 @@
  */
 import type { BatchProgress, PrismaClient } from '@/lib/generated/prisma/client';
 import { NotFoundError } from '../http-errors';
-import { findJobOrThrow } from './jobs-presenter';
+import { assertJobExists, findJobOrThrow } from './jobs-presenter';
 import { redactSecrets, secretValues } from './secret-masking';
 
 export const DEFAULT_BATCH_PAGE = 50;
@@ -64,7 +64,7 @@ export async function listBatches(
   jobId: string,
   opts: { before?: number; limit?: number } = {},
 ): Promise<{ items: BatchSummary[]; nextBefore: number | null }> {
-  await findJobOrThrow(db, jobId);
+  await assertJobExists(db, jobId);
   const limit = Math.min(Math.max(opts.limit ?? DEFAULT_BATCH_PAGE, 1), MAX_BATCH_PAGE);
   const rows = await db.batchProgress.findMany({
     where: { jobId, ...(opts.before !== undefined ? { batchId: { lt: opts.before } } : {}) },

@@ -34,7 +34,13 @@ export interface JobDetail extends JobListItem {
   createdAt: string;
 }
 
-function listItem(j: Job): JobListItem {
+/** The columns a list item needs: the list never reads specs or contracts. */
+const LIST_COLUMNS = {
+  id: true, name: true, status: true, desiredState: true, guarantee: true, sourceType: true, sinkType: true,
+  outputMode: true, lastBatchId: true, lastCommittedAt: true, updatedAt: true,
+} as const;
+
+function listItem(j: Pick<Job, keyof typeof LIST_COLUMNS>): JobListItem {
   return {
     id: j.id,
     name: j.name,
@@ -71,6 +77,7 @@ export function presentJob(j: Job): JobDetail {
 
 export async function listJobs(db: PrismaClient, opts: { status?: string } = {}): Promise<JobListItem[]> {
   const jobs = await db.job.findMany({
+    select: LIST_COLUMNS,
     where: opts.status ? { status: opts.status as Job['status'] } : undefined,
     orderBy: { name: 'asc' },
   });
@@ -81,6 +88,12 @@ export async function findJobOrThrow(db: PrismaClient, id: string): Promise<Job>
   const job = await db.job.findUnique({ where: { id } });
   if (!job) throw new NotFoundError('job', id);
   return job;
+}
+
+/** 404 unless the job exists; reads only its id. */
+export async function assertJobExists(db: PrismaClient, id: string): Promise<void> {
+  const job = await db.job.findUnique({ where: { id }, select: { id: true } });
+  if (!job) throw new NotFoundError('job', id);
 }
 
 export async function getJob(db: PrismaClient, id: string): Promise<JobDetail> {

@@ -1,0 +1,126 @@
+/**
+ * API latency under concurrent load (issue 6): p95 of `GET /api/jobs` and of one job's batch
+ * history (`GET /api/jobs/:id/batches?limit=50`, first page and a deep keyset page) with 100 jobs
+ * and 10,000 batches of history each, measured with autocannon against the production server
+ * (`next start`, which needs a build: `npx next build`) on a fresh database of this machine's
+ * PostgreSQL, authenticated with a bearer token as automation would be.
+ *
+ *   npm run bench -- api
+ *
+ * Sizes: JOBS × BATCHES_PER_JOB rows are generated in SQL (generate_series), with a compact
+ * progress JSON; the history query never reads `progress` (the presenter omits it).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { hashToken } from '../lib/server/credentials';
+import { createTestDatabase } from '../lib/server/testing/database';
+
+const JOBS = 100;
+const BATCHES_PER_JOB = 10_000;
+const CONNECTIONS = 20;
+const DURATION_S = 10;
+const PORT = 3197;
+const TOKEN = 'bench-viewer-token-0123456789abcdef';
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+async function seed(url: string): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`INSERT INTO "ApiToken" (id, name, "tokenHash", role) VALUES ('bench', 'bench', $1, 'viewer')`, [hashToken(TOKEN)]);
+    await c.query(
+      `INSERT INTO "Job" (id, name, spec, sql, "sourceType", "sinkType", "outputMode", trigger, "checkpointLocation", guarantee, status, "desiredState", "lastBatchId", "updatedAt")
+       SELECT 'job-' || g, 'bench-job-' || lpad(g::text, 3, '0'),
+              '{"name":"bench","sink":{"type":"postgres","options":{"connectionString":"postgres://u:secret@h/d","table":"t"}}}'::jsonb,
+              'SELECT a FROM s', 'files', 'postgres', 'append', '{"type":"processing-time","interval":"1 second"}'::jsonb,
+              '/tmp/bench-cp/' || g, 'exactly-once', 'RUNNING', 'RUNNING', $1 - 1, now()
+       FROM generate_series(1, $2) g`,
+      [BATCHES_PER_JOB, JOBS],
+    );
+    await c.query(
+      `INSERT INTO "BatchProgress" (id, "jobId", "batchId", timestamp, "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond", "batchDurationMs", "durationMs", progress)
+       SELECT gen_random_uuid()::text, 'job-' || j, b, now() - ((${BATCHES_PER_JOB} - b) || ' seconds')::interval, 100, 100, 1000, 100,
+              '{"triggerExecution":100,"addBatch":60}'::jsonb, jsonb_build_object('batchId', b, 'numInputRows', 100)
+       FROM generate_series(1, $1) j, generate_series(0, $2 - 1) b`,
+      [JOBS, BATCHES_PER_JOB],
+    );
+    await c.query('ANALYZE');
+  } finally {
+    await c.end();
+  }
+  return 'job-50';
+}
+
+async function waitForServer(url: string, timeoutMs: number): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+      if (r.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() > until) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** autocannon's summary has p90 and p97.5 but no p95: collect every response time and compute it. */
+async function load(url: string, connections = CONNECTIONS): Promise<{ p50: number; p95: number; p99: number; rps: number; errors: number; n: number }> {
+  const times: number[] = [];
+  const r = await new Promise<autocannon.Result>((resolve, reject) => {
+    const inst = autocannon({ url, connections, duration: DURATION_S, headers: { authorization: `Bearer ${TOKEN}` } }, (err, res) => (err ? reject(err) : resolve(res)));
+    inst.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => times.push(responseTime));
+  });
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), rps: r.requests.average, errors: r.errors + r.non2xx, n: times.length };
+}
+
+export async function run() {
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) throw new Error('api.bench needs a production build: run `npx next build` first.');
+  const db = await createTestDatabase('weir_bench_api');
+  const server = spawn(path.join(ROOT, 'node_modules/.bin/next'), ['start', '-p', String(PORT), '-H', '127.0.0.1'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: db.url, REDIS_URL: '', NODE_ENV: 'production' },
+    stdio: 'ignore',
+  });
+  try {
+    const t0 = performance.now();
+    const jobId = await seed(db.url);
+    const seedS = (performance.now() - t0) / 1000;
+    const base = `http://127.0.0.1:${PORT}`;
+    await waitForServer(`${base}/api/jobs`, 60_000);
+    // Warm up the route modules and the connection pool before measuring.
+    await autocannon({ url: `${base}/api/jobs`, connections: 4, amount: 200, headers: { authorization: `Bearer ${TOKEN}` } });
+    const loadBefore = os.loadavg()[0];
+    // One connection: the service time of a request without queueing behind others.
+    const single = await load(`${base}/api/jobs/${jobId}/batches?limit=50`, 1);
+    const list = await load(`${base}/api/jobs`);
+    const history = await load(`${base}/api/jobs/${jobId}/batches?limit=50`);
+    const deep = await load(`${base}/api/jobs/${jobId}/batches?limit=50&before=${BATCHES_PER_JOB / 2}`);
+    const note = `${JOBS} jobs × ${BATCHES_PER_JOB} batches, ${CONNECTIONS} connections, ${DURATION_S} s, next start, bearer token`;
+    return [
+      { name: 'seed 1M BatchProgress rows', value: seedS, unit: 's', note },
+      { name: 'machine load average (1 min) before', value: loadBefore, unit: 'procs', note: `${os.cpus().length} cores, shared with other processes` },
+      { name: 'GET batches, 1 connection, p50', value: single.p50, unit: 'ms' },
+      { name: 'GET batches, 1 connection, p95', value: single.p95, unit: 'ms' },
+      { name: 'GET /api/jobs p95', value: list.p95, unit: 'ms', goal: '<= 200', ok: list.p95 <= 200 && list.errors === 0, note },
+      { name: 'GET /api/jobs p50', value: list.p50, unit: 'ms' },
+      { name: 'GET /api/jobs req/s', value: list.rps, unit: 'req/s' },
+      { name: 'GET batches (newest page) p95', value: history.p95, unit: 'ms', goal: '<= 200', ok: history.p95 <= 200 && history.errors === 0, note },
+      { name: 'GET batches (newest page) req/s', value: history.rps, unit: 'req/s' },
+      { name: 'GET batches (keyset page at 5000) p95', value: deep.p95, unit: 'ms', goal: '<= 200', ok: deep.p95 <= 200 && deep.errors === 0, note },
+      { name: 'errors or non-2xx', value: list.errors + history.errors + deep.errors, unit: 'responses', goal: '0', ok: list.errors + history.errors + deep.errors === 0 },
+    ];
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await db.drop();
+  }
+}
