@@ -64,7 +64,6 @@ export async function listBatches(
   jobId: string,
   opts: { before?: number; limit?: number } = {},
 ): Promise<{ items: BatchSummary[]; nextBefore: number | null }> {
-  await assertJobExists(db, jobId);
   const limit = Math.min(Math.max(opts.limit ?? DEFAULT_BATCH_PAGE, 1), MAX_BATCH_PAGE);
   const rows = await db.batchProgress.findMany({
     where: { jobId, ...(opts.before !== undefined ? { batchId: { lt: opts.before } } : {}) },
@@ -72,6 +71,8 @@ export async function listBatches(
     take: limit + 1,
     omit: { progress: true },
   });
+  // Rows prove the job exists; only an empty page needs the extra lookup to tell 404 from [].
+  if (rows.length === 0) await assertJobExists(db, jobId);
   const page = rows.slice(0, limit);
   return {
     items: page.map((r) => summary(r as BatchProgress)),
