@@ -52,6 +52,8 @@ export const envSchema = z.object({
   WEIR_WORKER_CONCURRENCY: intish(50, 1),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `npm run demo`: after the start, set up and start the demo jobs (see README, Demo). */
+  WEIR_DEMO: boolish.default(false),
   /** Skip `next build` in `npm start` even if no build exists (for development). */
   WEIR_SKIP_BUILD: boolish.default(false),
 });

@@ -149,6 +149,25 @@ async function main() {
   await waitForHealth(url, 120_000);
   log(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
   log(`dashboard: ${url}`);
+  if (config.WEIR_DEMO) {
+    const { setupDemo } = await import('../lib/server/demo/demo-service');
+    const { enqueueRun, closeRunQueues } = await import('../lib/queue/run-queue');
+    const { queueConfigFrom } = await import('../lib/queue/connection');
+    const queue = queueConfigFrom({ DATABASE_URL: databaseUrl, REDIS_URL: config.REDIS_URL });
+    const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+    const r = await setupDemo(
+      {
+        db,
+        principal: { actor: 'system:demo', role: 'admin', via: 'bearer' },
+        checkpointRoot: config.checkpointRoot,
+        enqueue: (p) => enqueueRun(queue, { ...p, attempt: 0 }),
+      },
+      { dataDir: config.dataDir, databaseUrl },
+    );
+    await closeRunQueues();
+    await db.$disconnect();
+    log(`demo ${r.created ? 'set up' : 'already set up'}: ${url}/demo`);
+  }
   log('Ctrl-C stops everything.');
 }
 

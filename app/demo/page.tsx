@@ -1,0 +1,17 @@
+import { DemoPanel } from '@/components/demo-panel';
+
+export const dynamic = 'force-dynamic';
+
+export default function DemoPage() {
+  return (
+    <>
+      <h1>Demo: the duplicate window</h1>
+      <p className="subtitle">
+        Two jobs read the same replayable orders source and sum revenue per region in PostgreSQL. Crash each one after the sink write and
+        before the commit: the re-run of that batch doubles its orders in the bare append, and the transactional sink recognizes the
+        replayed batch id and commits nothing.
+      </p>
+      <DemoPanel />
+    </>
+  );
+}

@@ -1,0 +1,155 @@
+'use client';
+/**
+ * The demo page's live panel: for each demo job, revenue per region from its sink table, the
+ * duplicate audit next to the computed guarantee, and the drill that reproduces the incident.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiFetch, ApiError } from './api-client';
+import { roleAllows, useMe } from './use-me';
+import { GuaranteeBadge, StatusBadge } from './status-badge';
+import type { DemoJobStatus } from '@/lib/server/demo/demo-service';
+
+const demoKey = ['demo'] as const;
+const money = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+
+function DrillButton({ job }: { job: DemoJobStatus }) {
+  const qc = useQueryClient();
+  const active = job.drills.find((d) => d.status !== 'RECOVERED' && d.status !== 'FAILED');
+  const drill = useMutation({
+    mutationFn: () => apiFetch(`/api/jobs/${job.id}/drills`, { method: 'POST', body: { point: 'after-sink' } }),
+    onSettled: () => qc.invalidateQueries({ queryKey: demoKey }),
+  });
+  return (
+    <div>
+      <button
+        type="button"
+        className="primary"
+        disabled={!!active || job.status !== 'RUNNING' || drill.isPending}
+        onClick={() => drill.mutate()}
+        aria-label={`Drill ${job.name}: crash after the sink write, before the commit`}
+      >
+        Crash after the sink write
+      </button>
+      {active && (
+        <span className="badge warn" style={{ marginLeft: 8 }} role="status">
+          drill {active.status.toLowerCase()}
+          {active.batchId !== null ? ` (batch ${active.batchId})` : ''}
+        </span>
+      )}
+      {drill.error && (
+        <p className="error-box" role="alert">
+          {(drill.error as ApiError).message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function JobCard({ job, canDrill }: { job: DemoJobStatus; canDrill: boolean }) {
+  const lastDrill = job.drills[0];
+  const audit = job.audit;
+  return (
+    <section className="panel" aria-label={job.name} data-testid={`demo-${job.mode}`}>
+      <h2 style={{ marginTop: 0, fontSize: 17 }}>
+        {job.mode === 'bare-append' ? 'Bare append' : 'Transactional'} <StatusBadge status={job.status} /> <GuaranteeBadge guarantee={job.guarantee} />
+      </h2>
+      <p className="subtitle" style={{ marginBottom: 8 }}>
+        <code>{job.name}</code> · last batch {job.lastBatchId ?? '–'} · {job.rows} rows for {job.distinctOrders} orders
+      </p>
+      <table className="data" aria-label={`Revenue per region, ${job.mode}`}>
+        <thead>
+          <tr>
+            <th>Region</th>
+            <th className="num">Revenue in the sink</th>
+            <th className="num">Each order once</th>
+            <th className="num">Difference</th>
+          </tr>
+        </thead>
+        <tbody>
+          {job.revenue.map((r) => {
+            const correct = r.correct;
+            const diff = r.revenue - correct;
+            return (
+              <tr key={r.region} data-region={r.region}>
+                <td>{r.region}</td>
+                <td className="num" data-testid={`revenue-${job.mode}-${r.region}`}>{money(r.revenue)}</td>
+                <td className="num">{money(correct)}</td>
+                <td className="num" style={{ color: diff > 0 ? 'var(--bad)' : undefined }} data-testid={`diff-${job.mode}-${r.region}`}>
+                  {diff > 0 ? `+${money(diff)}` : money(diff)}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <p data-testid={`duplicates-${job.mode}`}>
+        Duplicate rows in the sink: <strong>{job.duplicateRows}</strong>
+        {audit?.perBatch && audit.batches.some((b) => b.duplicates > 0) && (
+          <> — batches replayed twice: {audit.batches.filter((b) => b.duplicates > 0).map((b) => `${b.batchId} (+${b.duplicates})`).join(', ')}</>
+        )}
+      </p>
+      <p className="subtitle">{(job.contract as { summary?: string } | null)?.summary ?? ''}</p>
+      <p className="subtitle">Sink: {(job.contract as { sink?: { reason?: string } } | null)?.sink?.reason ?? ''}</p>
+      {canDrill ? <DrillButton job={job} /> : <p className="subtitle">Sign in as an operator to run drills.</p>}
+      {lastDrill && (
+        <p className="subtitle" data-testid={`drill-${job.mode}`}>
+          Last drill: {lastDrill.point}, {lastDrill.status}
+          {lastDrill.batchId !== null ? `, batch ${lastDrill.batchId}` : ''}
+          {lastDrill.recoveredAt ? `, recovered ${new Date(lastDrill.recoveredAt).toLocaleTimeString()}` : ''}
+        </p>
+      )}
+    </section>
+  );
+}
+
+export function DemoPanel() {
+  const { data: me } = useMe();
+  const qc = useQueryClient();
+  const status = useQuery({
+    queryKey: demoKey,
+    queryFn: () => apiFetch<{ ready: boolean; jobs: DemoJobStatus[] }>('/api/demo'),
+    refetchInterval: 2000,
+    enabled: !!me,
+  });
+  const setup = useMutation({
+    mutationFn: (body: object) => apiFetch('/api/demo', { method: 'POST', body }),
+    onSettled: () => qc.invalidateQueries({ queryKey: demoKey }),
+  });
+  if (me === null) {
+    return (
+      <p className="panel">
+        <a href="/signin?next=/demo">Sign in</a> to see the demo.
+      </p>
+    );
+  }
+  if (status.isLoading || me === undefined) return <p role="status">Loading the demo…</p>;
+  if (status.error) return <p className="error-box" role="alert">{(status.error as Error).message}</p>;
+  const data = status.data!;
+  if (!data.ready) {
+    return (
+      <div className="panel empty">
+        <h2>The demo is not set up</h2>
+        <p>Two jobs over one orders source, one writing with a bare append and one transactionally.</p>
+        <button type="button" className="primary" disabled={!roleAllows(me.role, 'admin') || setup.isPending} onClick={() => setup.mutate({})}>
+          Set up the demo
+        </button>
+        {setup.error && <p className="error-box" role="alert">{(setup.error as Error).message}</p>}
+      </div>
+    );
+  }
+  const canDrill = roleAllows(me.role, 'operator');
+  return (
+    <>
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(420px, 1fr))', gap: 16 }}>
+        {data.jobs.map((j) => (
+          <JobCard key={j.id} job={j} canDrill={canDrill} />
+        ))}
+      </div>
+      {roleAllows(me.role, 'admin') && (
+        <button type="button" onClick={() => setup.mutate({ addFiles: 20 })} disabled={setup.isPending}>
+          Add 20 files of orders
+        </button>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * The demo: the lesson's incident, on this machine. Two jobs read the same replayable orders
+ * source (a directory of JSON-lines files) and write every order to PostgreSQL: one with the
+ * `bare-append` sink (plain INSERTs: the warehouse append of the incident), one with the
+ * `transactional` sink (rows and batch id in one transaction). Revenue per region is summed from
+ * each table. A drill that crashes a run after the sink write and before the commit makes the
+ * re-run insert that batch again into the bare-append table, and its revenue comes out doubled
+ * for those orders; the transactional table recognizes the replayed batch id and stays right.
+ */
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import type { Principal } from '../auth';
+import { createJob, startJob, type JobServiceContext } from '../services/job-service';
+import { jobSinkAudit } from '../drills/drill-service';
+
+export const DEMO_SCHEMA = 'weir_demo';
+export const DEMO_JOBS = [
+  { name: 'demo-revenue-bare-append', mode: 'bare-append', table: 'orders_bare_append' },
+  { name: 'demo-revenue-transactional', mode: 'transactional', table: 'orders_transactional' },
+] as const;
+export const REGIONS = ['north', 'south', 'east', 'west'] as const;
+const ORDERS_PER_FILE = 8;
+
+export interface DemoConfig {
+  dataDir: string;
+  databaseUrl: string;
+}
+
+const ordersDir = (c: DemoConfig) => path.join(c.dataDir, 'demo', 'orders');
+
+/** Deterministic orders: order i has region i mod 4 and amount 10 + (i * 37) mod 90. */
+export function demoOrder(i: number) {
+  return { order_id: i, region: REGIONS[i % REGIONS.length], amount: 10 + ((i * 37) % 90) };
+}
+
+/** Appends `files` more order files to the demo source (each file appears atomically). */
+export function addDemoOrders(c: DemoConfig, files: number): number {
+  const dir = ordersDir(c);
+  mkdirSync(dir, { recursive: true });
+  let next = readdirSync(dir).filter((f) => f.endsWith('.json')).length;
+  for (let f = 0; f < files; f++, next++) {
+    const lines = Array.from({ length: ORDERS_PER_FILE }, (_, k) => JSON.stringify(demoOrder(next * ORDERS_PER_FILE + k)));
+    const name = `orders-${String(next).padStart(5, '0')}.json`;
+    writeFileSync(path.join(dir, `.${name}`), `${lines.join('\n')}\n`);
+    renameSync(path.join(dir, `.${name}`), path.join(dir, name));
+  }
+  return next * ORDERS_PER_FILE;
+}
+
+export function demoSpec(c: DemoConfig, job: (typeof DEMO_JOBS)[number]) {
+  return {
+    name: job.name,
+    source: {
+      name: 'orders',
+      type: 'files',
+      options: { path: ordersDir(c), format: 'json', maxFilesPerTrigger: 1 },
+      schema: [
+        { name: 'order_id', type: 'long' },
+        { name: 'region', type: 'string' },
+        { name: 'amount', type: 'double' },
+      ],
+    },
+    sql: 'SELECT order_id, region, amount FROM orders',
+    sink: {
+      type: 'postgres',
+      options: { connectionString: c.databaseUrl, schema: DEMO_SCHEMA, table: job.table, mode: job.mode, batchIdColumn: 'weir_batch_id' },
+    },
+    outputMode: 'append',
+    trigger: { type: 'processing-time', interval: '2 seconds' },
+  };
+}
+
+/** Creates (once) and starts the two demo jobs over 60 files of orders (two minutes of batches). */
+export async function setupDemo(ctx: JobServiceContext, c: DemoConfig): Promise<{ jobIds: string[]; created: boolean }> {
+  const existing = await ctx.db.job.findMany({ where: { name: { in: DEMO_JOBS.map((j) => j.name) } } });
+  const client = new pg.Client({ connectionString: c.databaseUrl });
+  await client.connect();
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${DEMO_SCHEMA}`);
+  await client.end();
+  if (existing.length === 0) addDemoOrders(c, 60);
+  const ids: string[] = [];
+  for (const j of DEMO_JOBS) {
+    let job = existing.find((e) => e.name === j.name);
+    if (!job) {
+      const created = await createJob(ctx, { spec: demoSpec(c, j), description: 'Weir demo: the lesson’s incident, replayed on demand.' });
+      job = (await ctx.db.job.findUniqueOrThrow({ where: { id: created.job.id } }));
+    }
+    if (job.status === 'STOPPED' || job.status === 'FAILED') await startJob(ctx, job.id);
+    ids.push(job.id);
+  }
+  return { jobIds: ids, created: existing.length === 0 };
+}
+
+export interface RegionRevenue {
+  region: string;
+  /** Revenue as the sink table sums it (duplicates included). */
+  revenue: number;
+  /** Revenue counting each order once: what the exactly-once contract promises. */
+  correct: number;
+  orders: number;
+}
+
+export interface DemoJobStatus {
+  id: string;
+  name: string;
+  mode: string;
+  status: string;
+  guarantee: string | null;
+  lastBatchId: number | null;
+  revenue: RegionRevenue[];
+  total: number;
+  rows: number;
+  distinctOrders: number;
+  duplicateRows: number;
+  audit: Awaited<ReturnType<typeof jobSinkAudit>> | null;
+  drills: { id: string; point: string; status: string; batchId: number | null; requestedAt: string; recoveredAt: string | null }[];
+  contract: unknown;
+}
+
+async function revenueOf(client: pg.Client, table: string): Promise<{ revenue: RegionRevenue[]; rows: number; distinctOrders: number }> {
+  const exists = await client.query('SELECT to_regclass($1) AS t', [`${DEMO_SCHEMA}.${table}`]);
+  if (!exists.rows[0].t) return { revenue: REGIONS.map((region) => ({ region, revenue: 0, correct: 0, orders: 0 })), rows: 0, distinctOrders: 0 };
+  const byRegion = await client.query(
+    `SELECT t.region, sum(t.amount)::float8 AS revenue, count(*)::int AS orders, max(c.correct)::float8 AS correct
+       FROM ${DEMO_SCHEMA}.${table} t
+       JOIN (SELECT region, sum(amount) AS correct FROM (SELECT DISTINCT ON (order_id) order_id, region, amount FROM ${DEMO_SCHEMA}.${table}) d GROUP BY region) c
+         ON c.region = t.region
+      GROUP BY t.region`,
+  );
+  const counts = await client.query(`SELECT count(*)::int AS rows, count(DISTINCT order_id)::int AS distinct_orders FROM ${DEMO_SCHEMA}.${table}`);
+  const m = new Map(byRegion.rows.map((r) => [r.region as string, r]));
+  return {
+    revenue: REGIONS.map((region) => ({
+      region,
+      revenue: Number(m.get(region)?.revenue ?? 0),
+      correct: Number(m.get(region)?.correct ?? 0),
+      orders: Number(m.get(region)?.orders ?? 0),
+    })),
+    rows: counts.rows[0].rows,
+    distinctOrders: counts.rows[0].distinct_orders,
+  };
+}
+
+/** What the demo page shows: each job's revenue per region, its audit and drills. */
+export async function demoStatus(db: PrismaClient, c: DemoConfig): Promise<{ ready: boolean; jobs: DemoJobStatus[] }> {
+  const jobs = await db.job.findMany({ where: { name: { in: DEMO_JOBS.map((j) => j.name) } } });
+  if (jobs.length === 0) return { ready: false, jobs: [] };
+  const client = new pg.Client({ connectionString: c.databaseUrl });
+  await client.connect();
+  try {
+    const out: DemoJobStatus[] = [];
+    for (const def of DEMO_JOBS) {
+      const job = jobs.find((j) => j.name === def.name);
+      if (!job) continue;
+      const r = await revenueOf(client, def.table);
+      const drills = await db.drill.findMany({ where: { jobId: job.id }, orderBy: { requestedAt: 'desc' }, take: 10 });
+      let audit = null;
+      try {
+        audit = await jobSinkAudit(db, job.id);
+      } catch {
+        audit = null;
+      }
+      out.push({
+        id: job.id,
+        name: job.name,
+        mode: def.mode,
+        status: job.status,
+        guarantee: job.guarantee,
+        lastBatchId: job.lastBatchId,
+        revenue: r.revenue,
+        total: r.revenue.reduce((n, x) => n + x.revenue, 0),
+        rows: r.rows,
+        distinctOrders: r.distinctOrders,
+        duplicateRows: r.rows - r.distinctOrders,
+        audit,
+        drills: drills.map((d) => ({ id: d.id, point: d.point, status: d.status, batchId: d.batchId, requestedAt: d.requestedAt.toISOString(), recoveredAt: d.recoveredAt?.toISOString() ?? null })),
+        contract: job.contract,
+      });
+    }
+    return { ready: true, jobs: out };
+  } finally {
+    await client.end();
+  }
+}
+
+export type { Principal };
