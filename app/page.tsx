@@ -36,6 +36,10 @@ export default async function JobsPage() {
             Write one in the <a href="/jobs/new">job editor</a>, create one with the API (<code>POST /api/jobs</code> with a job spec), or try a spec
             locally first with <code>npx weir validate job.json</code> and <code>npx weir run job.json</code>.
           </p>
+          <p>
+            Or see what Weir is for: <a className="button primary" href="/demo">Try the demo</a> — two jobs over one orders source, one
+            writing with a bare append and one transactionally, and a drill that crashes each between the sink write and the commit.
+          </p>
         </div>
       ) : (
         <JobsTable initial={jobs} now={Date.now()} />

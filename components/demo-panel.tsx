@@ -140,7 +140,7 @@ export function DemoPanel() {
   const canDrill = roleAllows(me.role, 'operator');
   return (
     <>
-      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(420px, 1fr))', gap: 16 }}>
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(520px, 1fr))', gap: 16 }}>
         {data.jobs.map((j) => (
           <JobCard key={j.id} job={j} canDrill={canDrill} />
         ))}

@@ -2,6 +2,7 @@ import Link from 'next/link';
 
 const LINKS = [
   { href: '/', label: 'Jobs' },
+  { href: '/demo', label: 'Demo' },
 ];
 
 export function Nav({ current }: { current?: string }) {
