@@ -1,3 +1,5 @@
+// Runs first (Playwright takes spec files in name order with one worker): it checks the fresh
+// server's empty state, before other specs create jobs.
 import { expect, test } from '@playwright/test';
 
 test('the jobs page opens with its empty state and shared navigation', async ({ page }) => {

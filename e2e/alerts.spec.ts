@@ -1,0 +1,60 @@
+/**
+ * Alerting through the running app (npm start's shape: embedded PostgreSQL, Next, a worker): an
+ * admin creates a global "run failed" rule with the form on /alerts, a job fails on a bad input
+ * file, and the firing alert appears on the alerts page, naming the job.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+
+const dataDir = path.resolve('.data/e2e/alerts-spec');
+
+test('a rule created in the UI fires when a job fails, and the alerts page shows it', async ({ page }) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(`${dataDir}/in`, { recursive: true });
+  writeFileSync(`${dataDir}/in/part-00000.json`, '{"user": "ann"}\nnot json at all\n');
+
+  await page.goto('/signin');
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => u.pathname === '/');
+
+  await page.goto('/alerts');
+  await expect(page.getByRole('heading', { name: 'Alerts', level: 1 })).toBeVisible();
+  const form = page.getByRole('form', { name: 'Create alert rule' });
+  await form.getByLabel('Rule name').fill('e2e: any run failed');
+  await form.getByLabel('Kind').selectOption({ label: 'Run failed or recovering' });
+  await form.getByLabel('Job').selectOption({ label: 'All jobs (global)' });
+  await form.getByRole('button', { name: 'Create rule' }).click();
+  const rules = page.getByRole('table', { name: 'Alert rules' });
+  await expect(rules.getByRole('row', { name: /e2e: any run failed/ })).toBeVisible();
+
+  const api = page.request;
+  const created = await api.post('/api/jobs', {
+    data: {
+      spec: {
+        name: 'e2e-alerts-failing',
+        source: { name: 'clicks', type: 'files', options: { path: `${dataDir}/in`, format: 'json' }, schema: [{ name: 'user', type: 'string' }] },
+        sql: 'SELECT user FROM clicks',
+        sink: { type: 'files', options: { path: `${dataDir}/out`, format: 'json' } },
+        outputMode: 'append',
+        trigger: { type: 'processing-time', interval: '500 milliseconds' },
+      },
+    },
+  });
+  expect(created.status()).toBe(201);
+  const { job } = await created.json();
+  expect((await api.post(`/api/jobs/${job.id}/start`)).status()).toBe(200);
+
+  // The page polls: the failure shows up as a firing alert naming the job and the rule.
+  const firing = page.getByRole('table', { name: 'Firing alerts' });
+  const row = firing.getByRole('row', { name: /e2e-alerts-failing/ });
+  await expect(row).toBeVisible({ timeout: 45_000 });
+  await expect(row).toContainText('e2e: any run failed');
+  await expect(row).toContainText('FIRING');
+  await expect(page.getByRole('heading', { name: /Firing \(\d+\)/ })).not.toHaveText('Firing (0)');
+
+  const alerts = await (await api.get(`/api/alerts?jobId=${job.id}&state=FIRING`)).json();
+  expect(alerts.items.map((a: { kind: string }) => a.kind)).toContain('run-failed');
+});
