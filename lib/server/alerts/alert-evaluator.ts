@@ -14,7 +14,7 @@
 import { validateJob } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { applyCondition, type Transition } from './alert-transitions';
-import { evaluateRule, type BatchSample, type EvaluationContext } from './rule-evaluation';
+import { evaluateRule, growthWindow, type BatchSample, type EvaluationContext, type GrowthWindow } from './rule-evaluation';
 import { deliverWithRetries, type NotifierOptions } from './webhook-notifier';
 
 export interface EvaluateOptions {
@@ -41,17 +41,42 @@ export function deployWarningsOf(spec: unknown): string[] {
   }
 }
 
-async function loadBatches(db: PrismaClient, jobId: string, recent: number, windowMs: number): Promise<BatchSample[]> {
-  const rows = await db.batchProgress.findMany({ where: { jobId }, orderBy: { batchId: 'desc' }, take: recent, select: BATCH_COLUMNS });
-  if (!windowMs || !rows.length) return rows;
-  const cutoff = new Date(rows[0].timestamp.getTime() - windowMs);
-  const [inWindow, anchor] = await Promise.all([
-    db.batchProgress.findMany({ where: { jobId, timestamp: { gt: cutoff } }, orderBy: { batchId: 'desc' }, take: 5000, select: BATCH_COLUMNS }),
-    db.batchProgress.findFirst({ where: { jobId, timestamp: { lte: cutoff } }, orderBy: { timestamp: 'desc' }, select: BATCH_COLUMNS }),
-  ]);
-  const byId = new Map<number, BatchSample>();
-  for (const r of [...rows, ...inWindow, ...(anchor ? [anchor] : [])]) byId.set(r.batchId, r);
-  return [...byId.values()].sort((a, b) => b.batchId - a.batchId);
+/**
+ * The state-growth window in one query, so an after-batch evaluation does not read an hour of
+ * batches: the anchor (the newest batch at least `windowMs` before the latest), and the largest
+ * drop below the running maximum from the anchor to the latest batch, and the midpoint. Same result as
+ * `stateGrowth()` over the full history (differential test in alert-evaluator.test.ts).
+ */
+export async function loadGrowthWindow(db: PrismaClient, jobId: string, latest: BatchSample, windowMs: number): Promise<GrowthWindow | null> {
+  type Row = { fromBatch: number; fromTs: Date; first: number; midBatch: number; midTs: Date; mid: number; maxDropPercent: number | null };
+  const rows = await db.$queryRawUnsafe<Row[]>(
+    `WITH anchor AS (
+       SELECT "batchId", "timestamp", "stateRowsTotal" FROM "BatchProgress"
+       WHERE "jobId" = $1 AND "timestamp" <= $2 AND "batchId" < $3 ORDER BY "batchId" DESC LIMIT 1
+     ), mid AS (
+       SELECT "batchId", "timestamp", "stateRowsTotal" FROM "BatchProgress"
+       WHERE "jobId" = $1 AND "timestamp" <= $4 AND "batchId" < $3 ORDER BY "batchId" DESC LIMIT 1
+     ), w AS (
+       SELECT b."batchId", b."stateRowsTotal"::float8 AS v FROM "BatchProgress" b, anchor a
+       WHERE b."jobId" = $1 AND b."batchId" >= a."batchId" AND b."batchId" <= $3
+     ), m AS (SELECT v, max(v) OVER (ORDER BY "batchId") AS runmax FROM w)
+     SELECT a."batchId" AS "fromBatch", a."timestamp" AS "fromTs", a."stateRowsTotal"::float8 AS first,
+       d."batchId" AS "midBatch", d."timestamp" AS "midTs", d."stateRowsTotal"::float8 AS mid,
+       (SELECT max(CASE WHEN runmax > 0 THEN (runmax - v) / runmax * 100 ELSE 0 END) FROM m) AS "maxDropPercent"
+     FROM anchor a, mid d`,
+    jobId,
+    new Date(latest.timestamp.getTime() - windowMs),
+    latest.batchId,
+    new Date(latest.timestamp.getTime() - windowMs / 2),
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return growthWindow(
+    { batchId: Number(r.fromBatch), timestamp: new Date(r.fromTs), rows: Number(r.first) },
+    { batchId: Number(r.midBatch), timestamp: new Date(r.midTs), rows: Number(r.mid) },
+    latest,
+    Number(r.maxDropPercent ?? 0),
+  );
 }
 
 /** Evaluates every rule that applies to one job; returns the transitions it made. */
@@ -62,13 +87,15 @@ export async function evaluateJobAlerts(db: PrismaClient, jobId: string, o: Eval
   if (!job) return [];
   const paramsOf = (kind: string) => rules.filter((r) => r.enabled && r.kind === kind).map((r) => (r.params ?? {}) as Record<string, unknown>);
   const recent = Math.max(20, ...[...paramsOf('commit-lag'), ...paramsOf('lag-rising'), ...paramsOf('falling-behind')].map((p) => Number(p.batches ?? 3) + 1));
-  const windowMs = Math.max(0, ...paramsOf('state-growth').map((p) => Number(p.windowMs) || 0));
+  const windows = [...new Set(paramsOf('state-growth').map((p) => Number(p.windowMs)).filter((w) => Number.isInteger(w) && w > 0))];
   const [batches, runs] = await Promise.all([
-    loadBatches(db, jobId, recent, windowMs),
+    db.batchProgress.findMany({ where: { jobId }, orderBy: { batchId: 'desc' }, take: recent, select: BATCH_COLUMNS }),
     db.run.findMany({ where: { jobId }, orderBy: { startedAt: 'desc' }, take: 2, select: { status: true, startedAt: true } }),
   ]);
+  const growth: Record<number, GrowthWindow | null> = {};
+  for (const w of windows) growth[w] = batches[0] ? await loadGrowthWindow(db, jobId, batches[0], w) : null;
   const now = o.now ?? new Date();
-  const ctx: EvaluationContext = { job, batches, runs, now, deployWarnings: paramsOf('deploy-warning').length ? deployWarningsOf(job.spec) : [] };
+  const ctx: EvaluationContext = { job, batches, runs, now, growth, deployWarnings: paramsOf('deploy-warning').length ? deployWarningsOf(job.spec) : [] };
   const transitions: Transition[] = [];
   for (const rule of rules) {
     const c = rule.enabled ? evaluateRule(rule.kind, rule.params, ctx) : { holds: false, value: null, message: 'The rule was disabled.' };

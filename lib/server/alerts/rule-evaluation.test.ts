@@ -100,18 +100,23 @@ describe('state-growth', () => {
         // `flat` batches with constant state, then `perBatch` new keys per batch (no watermark).
         const rows = Array.from({ length: flat + 40 }, (_, i) => 10 + Math.max(0, i - flat) * perBatch);
         const v = verdicts('state-growth', params, batches(rows.map((r) => ({ rows: r })), stepMs));
+        const rate = (a: number, b: number) => ((rows[b] - rows[a]) / rows[a]) * 100 * (3_600_000 / ((b - a) * stepMs));
         const model = rows.map((r, i) => {
           let anchor = -1;
-          for (let j = 0; j <= i; j++) if (j * stepMs <= i * stepMs - params.windowMs) anchor = j;
+          let mid = -1;
+          for (let j = 0; j < i; j++) {
+            if (j * stepMs <= i * stepMs - params.windowMs) anchor = j;
+            if (j * stepMs <= i * stepMs - params.windowMs / 2) mid = j;
+          }
           if (anchor < 0) return false;
-          const rate = ((r - rows[anchor]) / rows[anchor]) * 100 * (3_600_000 / ((i - anchor) * stepMs));
-          return r > rows[anchor] && rate > params.percentPerHour;
+          // Growth in both halves of the window: a warm-up that flattens out does not fire.
+          return r > rows[anchor] && mid > anchor && rate(anchor, mid) > params.percentPerHour && rate(mid, i) > params.percentPerHour;
         });
         expect(v).toEqual(model);
         // The first increase is at batch flat+1; a window (plus one batch) later the rule fires.
         const firstFiring = v.indexOf(true);
         expect(firstFiring).toBeGreaterThan(flat);
-        expect((firstFiring - (flat + 1)) * stepMs).toBeLessThanOrEqual(params.windowMs + stepMs);
+        expect((firstFiring - (flat + 1)) * stepMs).toBeLessThanOrEqual(params.windowMs + 2 * stepMs);
         expect(v.slice(firstFiring).every(Boolean)).toBe(true);
       }),
     );
@@ -128,6 +133,12 @@ describe('state-growth', () => {
         expect(verdicts('state-growth', params, batches(rows.map((r) => ({ rows: r })), stepMs)).some(Boolean)).toBe(false);
       }),
     );
+  });
+
+  it('does not fire for a warm-up: state that fills its first windows, then stays flat', () => {
+    // 20 → 40 rows over the first two batches, then 40 for ever (the windowed count's shape).
+    const rows = [20, ...Array.from({ length: 30 }, () => 40)];
+    expect(verdicts('state-growth', params, batches(rows.map((r) => ({ rows: r })), 200)).some(Boolean)).toBe(false);
   });
 
   it('needs history spanning the window, respects minRows, and resolves once growth stops', () => {

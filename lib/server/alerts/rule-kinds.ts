@@ -17,7 +17,7 @@ export const RULE_PARAMS = {
   'state-bytes': z.object({ threshold: nonNegative }).strict(),
   /**
    * State not bounded: over the last `windowMs` of batches the state rows grew faster than
-   * `percentPerHour` (relative to the window's first value) and never dropped by more than
+   * `percentPerHour` in each half of the window (relative to that half's first value: a warm-up that flattens does not fire) and never dropped by more than
    * `dropTolerancePercent` below their running maximum (a watermark's evictions make bounded state
    * drop; state that only grows has nothing evicting it). Needs history spanning `windowMs`.
    */
