@@ -82,6 +82,7 @@ function initialise(databaseDir: string, ids: { uid?: number; gid?: number }): v
     throw new Error(
       `initdb failed: ${(e as { stderr?: Buffer }).stderr?.toString().trim() ?? (e as Error).message}. ` +
         'As root, PostgreSQL runs as the `postgres` user: every directory above WEIR_DATA_DIR must be traversable by it (or choose another WEIR_DATA_DIR).',
+      { cause: e },
     );
   } finally {
     rmSync(pwfile, { force: true });

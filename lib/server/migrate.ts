@@ -69,7 +69,7 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
         done.push(m.name);
       } catch (e) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${m.name} failed: ${(e as Error).message}`);
+        throw new Error(`Migration ${m.name} failed: ${(e as Error).message}`, { cause: e });
       }
     }
     return done;
