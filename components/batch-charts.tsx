@@ -8,8 +8,8 @@
  * is harder to read and costs the main thread.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState, type ReactNode } from 'react';
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useEffect, useId, useLayoutEffect, useState, type ReactNode } from 'react';
+import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import { apiFetch, errorMessage } from './api-client';
 import { chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseSeries, rateSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
@@ -19,12 +19,55 @@ import { queryKeys } from './query-keys';
 const COLORS = ['#1f6feb', '#1a7f37', '#9a6700', '#cf222e', '#8250df', '#0969da', '#57606a'];
 const timeTick = (t: number) => new Date(t).toISOString().slice(11, 19);
 
-function ChartPanel({ title, children, empty }: { title: string; children: ReactNode; empty: boolean }) {
+/**
+ * Charts are drawn one per task, in page order, rather than all in one render: the first chart
+ * is on screen (and the page answers input) after a sixth of the work, instead of the browser
+ * freezing until all six are laid out (recharts costs tens of ms per chart on a slow laptop).
+ */
+function useStagger(count: number): number {
+  const [shown, setShown] = useState(1);
+  useEffect(() => {
+    if (shown >= count) return;
+    const t = setTimeout(() => setShown((n) => n + 1), 0);
+    return () => clearTimeout(t);
+  }, [shown, count]);
+  return shown;
+}
+
+/**
+ * The panel measures its own width (and follows resizes) and hands it to the chart, instead of
+ * recharts' ResponsiveContainer, which renders nothing until its ResizeObserver fires: all six
+ * would then draw in the same frame and undo the staggering.
+ */
+function useWidth(): [(el: HTMLDivElement | null) => void, number] {
+  const [el, setEl] = useState<HTMLDivElement | null>(null);
+  const [width, setWidth] = useState(0);
+  useLayoutEffect(() => {
+    if (!el) return;
+    setWidth(el.clientWidth);
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [el]);
+  return [setEl, width];
+}
+
+const CHART_HEIGHT = 220;
+
+function ChartPanel({ title, children, empty, order, shown }: { title: string; children: (width: number) => ReactNode; empty: boolean; order: number; shown: number }) {
   const id = useId();
+  const [ref, width] = useWidth();
   return (
     <section className="panel" aria-labelledby={id}>
       <h3 id={id}>{title}</h3>
-      {empty ? <p className="muted-text small">No batches in this range.</p> : <div className="chart-box" role="img" aria-label={title}>{children}</div>}
+      {empty ? (
+        <p className="muted-text small">No batches in this range.</p>
+      ) : (
+        <div className="chart-box" role="img" aria-label={title} ref={ref}>
+          {order < shown && width > 0 ? children(width) : null}
+        </div>
+      )}
     </section>
   );
 }
@@ -51,6 +94,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
   const d = charts.data;
   const points = d?.points ?? [];
   const empty = points.length === 0;
+  const shown = useStagger(6);
 
   return (
     <section aria-label="Charts">
@@ -91,55 +135,55 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
         </div>
       ) : (
         <div className="grid2">
-          <ChartPanel title="Input rate vs processing rate (rows/s)" empty={empty}>
-            <ResponsiveContainer>
-              <LineChart data={rateSeries(points)}>
+          <ChartPanel title="Input rate vs processing rate (rows/s)" empty={empty} order={0} shown={shown}>
+            {(w) => (
+              <LineChart width={w} height={CHART_HEIGHT} data={rateSeries(points)}>
                 {axes()}
                 <Line dataKey="input" name="input rows/s" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
                 <Line dataKey="processed" name="processed rows/s" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
               </LineChart>
-            </ResponsiveContainer>
+            )}
           </ChartPanel>
-          <ChartPanel title="Batch duration by phase (ms)" empty={empty}>
-            <ResponsiveContainer>
-              <AreaChart data={phaseSeries(points)}>
+          <ChartPanel title="Batch duration by phase (ms)" empty={empty} order={1} shown={shown}>
+            {(w) => (
+              <AreaChart width={w} height={CHART_HEIGHT} data={phaseSeries(points)}>
                 {axes((v) => `${formatNumber(v)}`)}
                 {[...PHASE_ORDER, 'other'].map((k, i) => (
                   <Area key={k} dataKey={k} stackId="1" stroke={COLORS[i % COLORS.length]} fill={COLORS[i % COLORS.length]} fillOpacity={0.35} isAnimationActive={false} />
                 ))}
               </AreaChart>
-            </ResponsiveContainer>
+            )}
           </ChartPanel>
-          <ChartPanel title="Input rows per batch" empty={empty}>
-            <ResponsiveContainer>
-              <BarChart data={inputRowsSeries(points)}>
+          <ChartPanel title="Input rows per batch" empty={empty} order={2} shown={shown}>
+            {(w) => (
+              <BarChart width={w} height={CHART_HEIGHT} data={inputRowsSeries(points)}>
                 {axes()}
                 <Bar dataKey="rows" name="input rows" fill={COLORS[0]} isAnimationActive={false} />
               </BarChart>
-            </ResponsiveContainer>
+            )}
           </ChartPanel>
-          <ChartPanel title="State rows" empty={empty}>
-            <ResponsiveContainer>
-              <LineChart data={stateRowsSeries(points)}>
+          <ChartPanel title="State rows" empty={empty} order={3} shown={shown}>
+            {(w) => (
+              <LineChart width={w} height={CHART_HEIGHT} data={stateRowsSeries(points)}>
                 {axes()}
                 <Line dataKey="total" name="total" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
                 <Line dataKey="updated" name="updated" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
                 <Line dataKey="evicted" name="evicted by watermark" stroke={COLORS[3]} dot={false} isAnimationActive={false} />
               </LineChart>
-            </ResponsiveContainer>
+            )}
           </ChartPanel>
-          <ChartPanel title="State bytes" empty={empty}>
-            <ResponsiveContainer>
-              <LineChart data={stateBytesSeries(points)}>
+          <ChartPanel title="State bytes" empty={empty} order={4} shown={shown}>
+            {(w) => (
+              <LineChart width={w} height={CHART_HEIGHT} data={stateBytesSeries(points)}>
                 {axes(formatBytes)}
                 <Line dataKey="memory" name="memory" stroke={COLORS[4]} dot={false} isAnimationActive={false} />
                 <Line dataKey="disk" name="disk" stroke={COLORS[2]} dot={false} isAnimationActive={false} />
               </LineChart>
-            </ResponsiveContainer>
+            )}
           </ChartPanel>
-          <ChartPanel title="Commit lag and watermark gap" empty={empty}>
-            <ResponsiveContainer>
-              <LineChart data={lagSeries(points)}>
+          <ChartPanel title="Commit lag and watermark gap" empty={empty} order={5} shown={shown}>
+            {(w) => (
+              <LineChart width={w} height={CHART_HEIGHT} data={lagSeries(points)}>
                 <CartesianGrid strokeDasharray="3 3" stroke="#eaeef2" />
                 <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
                 <YAxis yAxisId="lag" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />
@@ -149,7 +193,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
                 <Line yAxisId="lag" dataKey="commitLag" name="commit lag (source units)" stroke={COLORS[3]} dot={false} connectNulls isAnimationActive={false} />
                 <Line yAxisId="gap" dataKey="watermarkGapSeconds" name="watermark gap (s)" stroke={COLORS[2]} dot={false} connectNulls isAnimationActive={false} />
               </LineChart>
-            </ResponsiveContainer>
+            )}
           </ChartPanel>
         </div>
       )}

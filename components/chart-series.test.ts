@@ -44,7 +44,7 @@ describe('chart series', () => {
   });
 
   it('builds the charts URL with the range start', () => {
-    expect(chartsUrl('j1', '5m', 600_000)).toBe('/api/jobs/j1/charts?points=300&from=300000');
-    expect(chartsUrl('j1', 'all', 600_000)).toBe('/api/jobs/j1/charts?points=300');
+    expect(chartsUrl('j1', '5m', 600_000, 300)).toBe('/api/jobs/j1/charts?points=300&from=300000');
+    expect(chartsUrl('j1', 'all', 600_000, 50)).toBe('/api/jobs/j1/charts?points=50');
   });
 });

@@ -5,6 +5,7 @@
  * batch" divides the bucket's sum by its batch count.
  */
 import type { BatchPhase, ChartPoint } from '@/lib/server/presenters/batch-chart-presenter';
+import { CHART_POINTS } from './query-keys';
 
 export const PHASE_ORDER: BatchPhase[] = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'];
 
@@ -50,7 +51,7 @@ export const TIME_RANGES: { key: string; label: string; ms: number | null }[] = 
   { key: 'all', label: 'All history', ms: null },
 ];
 
-export function chartsUrl(jobId: string, rangeKey: string, now: number, points = 300): string {
+export function chartsUrl(jobId: string, rangeKey: string, now: number, points = CHART_POINTS): string {
   const r = TIME_RANGES.find((x) => x.key === rangeKey);
   const q = new URLSearchParams({ points: String(points) });
   if (r?.ms) q.set('from', String(now - r.ms));

@@ -20,3 +20,9 @@ export const queryKeys = {
  * imports a value from a 'use client' module gets a client reference, not the number.
  */
 export const BATCH_PAGE_SIZE = 20;
+
+/**
+ * Points per chart series requested from the server: about one per 2–3 px of a chart's plot
+ * width on a laptop screen; more would cost render time without showing anything new.
+ */
+export const CHART_POINTS = 120;
