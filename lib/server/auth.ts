@@ -65,14 +65,37 @@ function cookieValue(req: Request, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Valid bearer tokens are remembered for a few seconds: automation polls the API, and the token
+ * lookup was a quarter of a list request's cost. Only valid tokens are cached (an unknown or
+ * revoked one is looked up every time); revoking in this process forgets the token at once
+ * (`forgetToken`), another server process honours the revocation within TOKEN_CACHE_MS.
+ */
+export const TOKEN_CACHE_MS = 5_000;
+const TOKEN_CACHE_MAX = 1_000;
+const tokenCache = new Map<string, { principal: Principal; until: number }>();
+
+export function forgetToken(apiTokenId: string): void {
+  for (const [hash, entry] of tokenCache) if (entry.principal.apiTokenId === apiTokenId) tokenCache.delete(hash);
+}
+
 async function principalFromToken(db: PrismaClient, token: string): Promise<Principal | undefined> {
-  const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
-  if (!row || row.revokedAt) return undefined;
+  const tokenHash = hashToken(token);
   const now = new Date();
+  const cached = tokenCache.get(tokenHash);
+  if (cached && cached.until > now.getTime()) return cached.principal;
+  const row = await db.apiToken.findUnique({ where: { tokenHash } });
+  if (!row || row.revokedAt) {
+    tokenCache.delete(tokenHash);
+    return undefined;
+  }
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
   }
-  return { actor: `token:${row.name}`, role: row.role, via: 'bearer', apiTokenId: row.id };
+  const principal: Principal = { actor: `token:${row.name}`, role: row.role, via: 'bearer', apiTokenId: row.id };
+  if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
+  tokenCache.set(tokenHash, { principal, until: now.getTime() + TOKEN_CACHE_MS });
+  return principal;
 }
 
 function isSafeMethod(method: string): boolean {

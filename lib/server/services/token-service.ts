@@ -3,7 +3,7 @@
  * SHA-256; revoking one also ends the UI sessions signed in with it (auth.ts checks).
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { requireRole, type Principal, type Role } from '../auth';
+import { forgetToken, requireRole, type Principal, type Role } from '../auth';
 import { hashToken, newToken } from '../credentials';
 import { NotFoundError } from '../http-errors';
 import { recordAudit } from './audit-service';
@@ -48,5 +48,6 @@ export async function revokeToken(db: PrismaClient, who: Principal, id: string):
     await recordAudit(tx, who, { action: 'token.revoke', targetType: 'token', targetId: id, before: present(before), after: present(r) });
     return r;
   });
+  forgetToken(id);
   return present(row);
 }
