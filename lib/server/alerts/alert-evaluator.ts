@@ -33,12 +33,22 @@ const BATCH_COLUMNS = { batchId: true, timestamp: true, stateRowsTotal: true, st
 /** Warnings about the checkpoint's durability or a deprecated trigger are not what platform teams page on. */
 const IGNORED_WARNING_PATHS = new Set(['checkpointLocation', 'trigger.type']);
 
+/** Specs change rarely and compiling one costs milliseconds: remember the last few by content. */
+const warningsBySpec = new Map<string, string[]>();
+
 export function deployWarningsOf(spec: unknown): string[] {
+  const key = JSON.stringify(spec);
+  const hit = warningsBySpec.get(key);
+  if (hit) return hit;
+  let out: string[] = [];
   try {
-    return validateJob(spec).warnings.filter((w) => !IGNORED_WARNING_PATHS.has(w.path)).map((w) => `${w.path}: ${w.message}`);
+    out = validateJob(spec).warnings.filter((w) => !IGNORED_WARNING_PATHS.has(w.path)).map((w) => `${w.path}: ${w.message}`);
   } catch {
-    return [];
+    // a spec the engine cannot even read has no deploy warnings to show; its runs fail loudly
   }
+  if (warningsBySpec.size >= 200) warningsBySpec.delete(warningsBySpec.keys().next().value!);
+  warningsBySpec.set(key, out);
+  return out;
 }
 
 /**
