@@ -1,12 +1,11 @@
 // The S3 CheckpointFileManager against a real S3 API server (s3rver) on loopback: the shared
 // contract suite (including 8 concurrent create-if-absent writers, one winner), location
 // parsing, secrets kept out of the description, and the honest outlivesMachine of a loopback store.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// s3rver runs in a child process (./testing/s3rver.ts): its own crashes cannot reach this run,
+// and if it dies, the test during which it died fails saying so.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
-import S3rver from 's3rver';
+import { startS3rver, type S3rverProcess } from './testing/s3rver';
 import { S3Client, CreateBucketCommand, PutObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { checkpointFileManagerContract } from './checkpoint-file-manager.contract';
 import { S3CheckpointFileManager, parseS3Location } from './s3-checkpoint-file-manager';
@@ -20,25 +19,22 @@ import { CrashPointError, ConcurrentStreamLogUpdateError } from '../errors';
 import '../sources/index';
 import '../sinks/index';
 
-let server: S3rver;
-let dir: string;
+let server: S3rverProcess;
 let endpoint: string;
 const BUCKET = 'weir-test';
 let n = 0;
 const creds = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'weir-s3rver-'));
-  server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir });
-  const addr = await server.run();
-  endpoint = `http://127.0.0.1:${addr.port}`;
+  server = await startS3rver();
+  endpoint = server.endpoint;
   const c = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: creds });
   await c.send(new CreateBucketCommand({ Bucket: BUCKET }));
   c.destroy();
 });
+afterEach(() => server.assertAlive());
 afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 const make = (extra: Partial<ConstructorParameters<typeof S3CheckpointFileManager>[0]> = {}) =>
