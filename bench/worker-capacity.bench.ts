@@ -24,7 +24,7 @@ async function level(n: number) {
       const name = `cap-${i}`;
       const spec = {
         name,
-        source: { name: 'ticks', type: 'rate', options: { rowsPerSecond: 10 } },
+        source: { name: 'ticks', type: 'rate', options: { rowsPerSecond: 10 }, schema: [{ name: 'timestamp', type: 'timestamp' }, { name: 'value', type: 'long' }] },
         sql: 'SELECT value, value * 2 AS doubled FROM ticks WHERE value % 2 = 0',
         sink: { type: 'files', options: { path: path.join(h.dir, name, 'out'), format: 'json' } },
         outputMode: 'append',

@@ -63,6 +63,9 @@ async function main() {
   mkdirSync(config.checkpointRoot.startsWith('s3://') ? config.dataDir : config.checkpointRoot, { recursive: true });
 
   let embedded: EmbeddedDatabase | undefined;
+  // If anything below fails, the detached PostgreSQL must not outlive us (it would hold the port
+  // and the data directory for the next start).
+  stopOnFailure = () => embedded?.stop();
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
     embedded = await startEmbeddedPostgres(config.dataDir, config.WEIR_EMBEDDED_PG_PORT, log);
@@ -128,6 +131,7 @@ async function main() {
     log('stopped');
     process.exit(code);
   };
+  stopOnFailure = () => shutdown(1);
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
@@ -171,7 +175,10 @@ async function main() {
   log('Ctrl-C stops everything.');
 }
 
-main().catch((e) => {
+let stopOnFailure: () => Promise<void> | undefined = () => undefined;
+
+main().catch(async (e) => {
   console.error(`[weir] start failed: ${(e as Error).message}`);
+  await stopOnFailure();
   process.exit(1);
 });
