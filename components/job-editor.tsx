@@ -115,7 +115,7 @@ export function JobEditor({ mode, jobId, initial }: { mode: 'new' | 'edit'; jobI
             {sqlErrors.map((e, i) => (
               <p key={i} className="field-error" role="alert">
                 {e.line ? `Line ${e.line}, column ${e.column}: ` : ''}
-                {e.message}
+                {e.line ? e.message.replace(/\s*\(line \d+, column \d+\)$/, '') : e.message}
               </p>
             ))}
             {check.data && sqlErrors.length === 0 && !stale && <p className="small muted-text">The query analyses.</p>}

@@ -195,12 +195,13 @@ test('a viewer cannot start or stop', async ({ browser, request }) => {
   const viewerToken = (await t.json()).token as string;
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
-  await page.goto('/signin');
+  // Signed out, a job page sends the browser to sign in, and back to the job afterwards.
+  await page.goto(`/jobs/${jobId}`);
+  await expect(page).toHaveURL(new RegExp(`/signin\\?next=${encodeURIComponent(`/jobs/${jobId}`)}$`));
   await page.getByRole('radio', { name: 'API token' }).check();
   await page.locator('input[name="token"]').fill(viewerToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
-  await page.goto(`/jobs/${jobId}`);
+  await expect(page.getByRole('heading', { name: JOB, level: 1 })).toBeVisible();
   const actions = page.getByRole('group', { name: `Actions for ${JOB}` });
   await expect(actions.getByText(/read only/)).toBeVisible();
   await expect(actions.getByRole('button', { name: 'Start', exact: true })).toBeDisabled();

@@ -7,12 +7,14 @@ import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
 import { listBatches } from '@/lib/server/presenters/batches-presenter';
 import { getJob } from '@/lib/server/presenters/jobs-presenter';
 import { listRuns } from '@/lib/server/presenters/runs-presenter';
+import { requirePagePrincipal } from '../page-auth';
 
 export const dynamic = 'force-dynamic';
 
 /** Prefetches the job, its chart series (downsampled), the newest batch page and its runs. */
 export default async function JobPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  await requirePagePrincipal(`/jobs/${id}`);
   const db = prisma();
   try {
     const [job, charts, batches, runs] = await Promise.all([getJob(db, id), batchCharts(db, id, { maxPoints: CHART_POINTS }), listBatches(db, id, { limit: BATCH_PAGE_SIZE }), listRuns(db, id, 50)]);

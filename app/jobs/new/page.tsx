@@ -1,8 +1,12 @@
 import { JobEditor } from '@/components/job-editor';
+import { requirePagePrincipal } from '../page-auth';
+
+export const dynamic = 'force-dynamic';
 
 export const metadata = { title: 'New job · Weir' };
 
-export default function NewJobPage() {
+export default async function NewJobPage() {
+  await requirePagePrincipal('/jobs/new');
   return (
     <>
       <p className="small">

@@ -4,11 +4,13 @@ import { formFromSpec } from '@/components/job-form';
 import { prisma } from '@/lib/server/db';
 import { NotFoundError } from '@/lib/server/http-errors';
 import { getJob, type JobDetail } from '@/lib/server/presenters/jobs-presenter';
+import { requirePagePrincipal } from '../../page-auth';
 
 export const dynamic = 'force-dynamic';
 
 export default async function EditJobPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  await requirePagePrincipal(`/jobs/${id}/edit`);
   let job: JobDetail;
   try {
     job = await getJob(prisma(), id);

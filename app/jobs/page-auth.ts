@@ -1,0 +1,24 @@
+/**
+ * Job pages show a job's definition, history and checkpoint: the same data the API gives a
+ * viewer, so they need the same sign-in. A server component has no Request, so the incoming
+ * headers (session cookie or bearer token) are handed to the API's own `authenticate`; without
+ * a principal the page sends the browser to /signin and back here afterwards.
+ */
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { authenticate, type Principal } from '@/lib/server/auth';
+import { prisma } from '@/lib/server/db';
+import { UnauthenticatedError } from '@/lib/server/http-errors';
+
+export async function requirePagePrincipal(returnTo: string): Promise<Principal> {
+  const h = await headers();
+  let p: Principal | undefined;
+  try {
+    p = await authenticate(prisma(), new Request(`http://${h.get('host') ?? 'localhost'}${returnTo}`, { headers: h }));
+  } catch (e) {
+    // A revoked or unknown bearer token: same as no credentials, sign in again.
+    if (!(e instanceof UnauthenticatedError)) throw e;
+  }
+  if (!p) redirect(`/signin?next=${encodeURIComponent(returnTo)}`);
+  return p;
+}
