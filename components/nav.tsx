@@ -1,9 +1,5 @@
 import Link from 'next/link';
-
-const LINKS = [
-  { href: '/', label: 'Jobs' },
-  { href: '/demo', label: 'Demo' },
-];
+import { AlertBadge } from './alert-badge';
 
 export function Nav({ current }: { current?: string }) {
   return (
@@ -11,12 +7,20 @@ export function Nav({ current }: { current?: string }) {
       <div className="brand">
         Weir<small>streaming queries, brought back clean</small>
       </div>
-      {LINKS.map((l) => (
-        <Link key={l.href} href={l.href} aria-current={current === l.href ? 'page' : undefined}>
-          {l.label}
-        </Link>
-      ))}
+      <Link href="/" aria-current={current === '/' ? 'page' : undefined}>
+        Jobs
+      </Link>
+      <Link href="/jobs/new" aria-current={current === '/jobs/new' ? 'page' : undefined}>
+        New job
+      </Link>
+      <Link href="/alerts" aria-current={current === '/alerts' ? 'page' : undefined}>
+        Alerts <AlertBadge />
+      </Link>
+      <Link href="/demo" aria-current={current === '/demo' ? 'page' : undefined}>
+        Demo
+      </Link>
       <div className="spacer" />
+      <a href="/signin" className="meta">Sign in</a>
       <a href="/api/health" className="meta">API health</a>
     </nav>
   );
