@@ -157,3 +157,37 @@ describe('audit', () => {
     expect(events[2].after).toBeNull();
   });
 });
+
+describe('GET /api/audit pages', () => {
+  it('keyset pages newest first cover every event exactly once; a forged cursor is 400', async () => {
+    const all = await kit.db.auditEvent.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    expect(all.length).toBeGreaterThan(5);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor ? `?limit=3&cursor=${encodeURIComponent(cursor)}` : '?limit=3';
+      const res = await kit.call(audit.GET, `/api/audit${q}`, { token: kit.tokens.viewer });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.items.map((e: { id: string }) => e.id));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((e) => e.id));
+    const bad = await kit.call(audit.GET, '/api/audit?cursor=yesterday', { token: kit.tokens.viewer });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.path).toBe('cursor');
+  });
+});
+
+describe('a failed job’s error', () => {
+  it('is redacted where it quotes the sink’s connection string', async () => {
+    const created = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: postgresSinkSpec('pg-failed', dir) });
+    const id = created.body.job.id;
+    const stored = await kit.db.job.findUniqueOrThrow({ where: { id } });
+    const conn = (stored.spec as { sink: { options: { connectionString: string } } }).sink.options.connectionString;
+    await kit.db.job.update({ where: { id }, data: { status: 'FAILED', lastError: { code: 'SINK_ERROR', message: `connect ${conn} refused`, details: { password: PG_SECRET_PASSWORD } } } });
+    const res = await kit.call(job.GET, `/api/jobs/${id}`, { token: kit.tokens.viewer, params: { id } });
+    expect(res.body.lastError.code).toBe('SINK_ERROR');
+    expect(res.body.lastError.message).toBe('connect ******** refused');
+    expect(JSON.stringify(res.body)).not.toContain(PG_SECRET_PASSWORD);
+  });
+});
