@@ -3,8 +3,8 @@
  * the data arriving. Measured three ways in one run, on a fresh database of this machine's
  * PostgreSQL and the production server (`next start`; needs `npx next build` first):
  *
- * 1. Presenter, in process: the downsampled chart series (batchCharts: buckets in SQL, 300
- *    points) against the raw history (rawBatchSeries: every batch, what a client-side
+ * 1. Presenter, in process: the downsampled chart series (batchCharts: buckets in SQL, the
+ *    UI's CHART_POINTS) against the raw history (rawBatchSeries: every batch, what a client-side
  *    downsampler would have to fetch), time and JSON size, median of RUNS.
  * 2. HTTP: GET /api/jobs/:id/charts (downsampled) and GET /api/jobs/:id/batches?limit=20 (the
  *    table's first page), request to parsed JSON, median of RUNS; and the page itself
@@ -23,6 +23,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { chromium } from '@playwright/test';
 import pg from 'pg';
 import { PrismaClient } from '../lib/generated/prisma/client';
+import { CHART_POINTS } from '../components/query-keys';
 import { hashToken } from '../lib/server/credentials';
 import { batchCharts, rawBatchSeries } from '../lib/server/presenters/batch-chart-presenter';
 import { createTestDatabase } from '../lib/server/testing/database';
@@ -189,15 +190,15 @@ export async function run() {
     const note = `1 job, ${BATCHES} batches, median of ${RUNS}`;
 
     // 1. In process: downsampled in SQL vs every batch.
-    await batchCharts(prisma, JOB_ID); // warm the pool and the plan cache
-    const down = await timed(async () => JSON.stringify(await batchCharts(prisma, JOB_ID)), RUNS);
+    await batchCharts(prisma, JOB_ID, { maxPoints: CHART_POINTS }); // warm the pool and the plan cache
+    const down = await timed(async () => JSON.stringify(await batchCharts(prisma, JOB_ID, { maxPoints: CHART_POINTS })), RUNS);
     const raw = await timed(async () => JSON.stringify(await rawBatchSeries(prisma, JOB_ID)), RUNS);
 
     // 2. Over HTTP, as the page's client components fetch.
     const base = `http://127.0.0.1:${PORT}`;
     await waitForServer(`${base}/api/jobs/${JOB_ID}`, 60_000);
-    await getJson(`${base}/api/jobs/${JOB_ID}/charts`);
-    const chartsHttp = await timed(() => getJson(`${base}/api/jobs/${JOB_ID}/charts`), RUNS);
+    await getJson(`${base}/api/jobs/${JOB_ID}/charts?points=${CHART_POINTS}`);
+    const chartsHttp = await timed(() => getJson(`${base}/api/jobs/${JOB_ID}/charts?points=${CHART_POINTS}`), RUNS);
     const tableHttp = await timed(() => getJson(`${base}/api/jobs/${JOB_ID}/batches?limit=20`), RUNS);
     const pageHttp = await timed(async () => (await fetch(`${base}/jobs/${JOB_ID}`, { headers: { authorization: `Bearer ${TOKEN}` } })).text(), RUNS);
     const points = (chartsHttp.last.body as { points: unknown[] }).points.length;
