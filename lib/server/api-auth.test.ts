@@ -92,6 +92,19 @@ describe('sign-in', () => {
     expect(actions).toEqual(expect.arrayContaining(['session.signin', 'session.signout']));
   });
 
+  it('locks a username after repeated wrong passwords, even against the right one; other users are unaffected', async () => {
+    const { SIGN_IN_MAX_FAILURES } = await import('./auth');
+    await kit.db.user.create({ data: { username: 'bob', role: 'viewer', passwordHash: await (await import('./credentials')).hashPassword('bob-password') } });
+    for (let i = 0; i < SIGN_IN_MAX_FAILURES; i++) {
+      expect((await kit.call(signin.POST, '/api/auth/signin', { method: 'POST', body: { username: 'bob', password: `guess-${i}` } })).status).toBe(401);
+    }
+    const locked = await kit.call(signin.POST, '/api/auth/signin', { method: 'POST', body: { username: 'bob', password: 'bob-password' } });
+    expect(locked.status).toBe(401);
+    expect(locked.body.error.message).toMatch(/Too many failed sign-ins for bob/);
+    expect(locked.headers.get('set-cookie')).toBeNull();
+    expect((await kit.call(signin.POST, '/api/auth/signin', { method: 'POST', body: { username: 'alice', password: 'alice-password' } })).status).toBe(200);
+  });
+
   it('a malformed Authorization header is 401 with what to send', async () => {
     const res = await kit.call(me.GET, '/api/auth/me', { headers: { authorization: 'Basic abc' } });
     expect(res.status).toBe(401);

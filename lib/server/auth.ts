@@ -147,6 +147,23 @@ export async function authorize(db: PrismaClient, req: Request, needed: Role, ac
 
 export type SignInInput = { token: string } | { username: string; password: string };
 
+/**
+ * Online password guessing: after SIGN_IN_MAX_FAILURES wrong passwords for one username within
+ * SIGN_IN_WINDOW_MS, that username is refused (even with the right password) until the window
+ * has passed. In memory, per server process: enough to turn a guessing attack from scrypt speed
+ * into a handful of tries per quarter hour. Tokens need no limiter (192 random bits).
+ */
+export const SIGN_IN_MAX_FAILURES = 10;
+export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+const failures = new Map<string, number[]>();
+
+function recentFailures(username: string, now: number): number[] {
+  const list = (failures.get(username) ?? []).filter((t) => now - t < SIGN_IN_WINDOW_MS);
+  if (list.length) failures.set(username, list);
+  else failures.delete(username);
+  return list;
+}
+
 /** Checks the credentials and opens a session; returns the cookie token (shown once). */
 export async function signIn(db: PrismaClient, input: SignInInput): Promise<{ sessionToken: string; principal: Principal; expiresAt: Date }> {
   let actor: string;
@@ -158,10 +175,20 @@ export async function signIn(db: PrismaClient, input: SignInInput): Promise<{ se
     if (!p) throw new UnauthenticatedError('This API token is unknown or revoked.');
     ({ actor, role, apiTokenId } = p);
   } else {
+    const now = Date.now();
+    const recent = recentFailures(input.username, now);
+    if (recent.length >= SIGN_IN_MAX_FAILURES) {
+      const retryAt = new Date(recent[0] + SIGN_IN_WINDOW_MS).toISOString();
+      throw new UnauthenticatedError(`Too many failed sign-ins for ${input.username}; try again after ${retryAt}, or sign in with an API token.`);
+    }
     const user = await db.user.findUnique({ where: { username: input.username } });
     // Verify against a dummy hash when the user is missing so both paths take similar time.
     const ok = await verifyPassword(input.password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
-    if (!user || !ok) throw new UnauthenticatedError('Wrong username or password.');
+    if (!user || !ok) {
+      failures.set(input.username, [...recent, now]);
+      throw new UnauthenticatedError('Wrong username or password.');
+    }
+    failures.delete(input.username);
     actor = `user:${user.username}`;
     role = user.role;
     userId = user.id;
