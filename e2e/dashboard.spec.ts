@@ -64,7 +64,7 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
   await page.screenshot({ path: `${ART}/signin.png`, fullPage: true });
   await signInAsAdmin(page);
 
-  await page.getByRole('link', { name: 'New job' }).click();
+  await page.getByRole('main').getByRole('link', { name: 'New job' }).click();
   await expect(page.getByRole('heading', { name: 'New job', level: 1 })).toBeVisible();
   await page.getByLabel('Name', { exact: true }).fill(JOB);
   await page.getByLabel('Input directory').fill(dirs.in);
@@ -79,11 +79,19 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
   await expect(page.getByRole('button', { name: 'Deploy' })).toBeDisabled();
   await page.screenshot({ path: `${ART}/editor-error.png`, fullPage: true });
 
-  await sqlBox.fill('SELECT user, ts FROM events WHERE user IS NOT NULL');
+  // A windowed count with a watermark: stateful, legal in Append (a window is written once the
+  // watermark passes its end), so the charts and the checkpoint have state to show.
+  await page.getByLabel('Event-time column').fill('ts');
+  await page.getByLabel('Watermark delay').fill('10 seconds');
+  await sqlBox.fill("SELECT user, window(ts, '1 minute') AS w, count(*) AS n FROM events GROUP BY user, window(ts, '1 minute')");
   await expect(page.getByText('Ready to deploy.')).toBeVisible();
   await expect(page.getByText('The query analyses.')).toBeVisible();
-  // Output modes: a stateless query may not use Complete, and says why.
-  await expect(page.getByText('Complete output mode not supported when there are no streaming aggregations')).toBeVisible();
+  const explain = page.getByRole('region', { name: 'Explain' });
+  await expect(explain.getByText('1 stateful operator')).toBeVisible();
+  await expect(explain.getByText(/evicted when the watermark passes the window end/)).toBeVisible();
+  // Output modes: the files sink only appends, and the picker says so on the other two.
+  await expect(page.getByText('The files sink does not support Update output mode; it supports: Append')).toBeVisible();
+  await expect(page.getByRole('radio', { name: /^Update/ })).toBeDisabled();
   const audit = page.getByRole('region', { name: 'Exactly-once audit' });
   await expect(audit.getByText('exactly-once', { exact: true })).toBeVisible();
   await expect(audit.getByText('replayable', { exact: true })).toBeVisible();
@@ -133,6 +141,15 @@ test('stop, restart, runs, and the checkpoint inspector', async ({ page, request
   await expect(page.locator('.subtitle .badge').first()).toHaveText('STOPPED', { timeout: 30_000 });
   await expect.poll(() => jobStatus(request, jobId)).toBe('STOPPED');
 
+  // The edit page opens on the stored spec, checked like a new one.
+  await actions.getByRole('link', { name: 'Edit' }).click();
+  await expect(page.getByRole('heading', { name: `Edit ${JOB}`, level: 1 })).toBeVisible();
+  await expect(page.getByLabel('Watermark delay')).toHaveValue('10 seconds');
+  await expect(page.getByText('Ready to deploy.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Save changes' })).toBeEnabled();
+  await page.screenshot({ path: `${ART}/job-edit.png`, fullPage: true });
+  await page.goto(`/jobs/${jobId}`);
+
   await actions.getByRole('button', { name: 'Restart' }).click();
   await expect(page.locator('.subtitle .badge').first()).toHaveText('RUNNING', { timeout: 30_000 });
   addFile(dirs.in, clicks(4, 300));
@@ -143,11 +160,12 @@ test('stop, restart, runs, and the checkpoint inspector', async ({ page, request
 
   await page.getByRole('tab', { name: 'Checkpoint' }).click();
   const tree = page.getByRole('navigation', { name: 'Checkpoint files' });
-  await expect(tree.getByRole('button', { name: 'offsets/0' })).toBeVisible();
-  await expect(tree.getByRole('button', { name: 'commits/0' })).toBeVisible();
-  await tree.getByRole('button', { name: 'metadata' }).click();
+  await expect(tree.getByRole('button', { name: 'offsets/0', exact: true })).toBeVisible();
+  await expect(tree.getByRole('button', { name: 'commits/0', exact: true })).toBeVisible();
+  await expect(tree.locator('summary', { hasText: 'state/' })).toBeVisible();
+  await tree.getByRole('button', { name: 'metadata', exact: true }).click();
   await expect(page.getByLabel('File contents')).toContainText('"id"');
-  await tree.getByRole('button', { name: 'offsets/0' }).click();
+  await tree.getByRole('button', { name: 'offsets/0', exact: true }).click();
   await expect(page.getByLabel('File contents')).toContainText('v1');
   await page.screenshot({ path: `${ART}/job-checkpoint.png`, fullPage: true });
 
