@@ -10,25 +10,7 @@ import { setDiagnostics, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { EditorView } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
 import { useEffect, useMemo, useRef } from 'react';
-
-export interface SqlProblem {
-  message: string;
-  line?: number;
-  column?: number;
-}
-
-/** Offsets in `text` for an error at 1-based line/column (the whole text when no position). */
-export function problemRange(text: string, p: SqlProblem): { from: number; to: number } {
-  const lines = text.split('\n');
-  if (!p.line || p.line < 1 || p.line > lines.length) return { from: 0, to: text.length };
-  const lineStart = lines.slice(0, p.line - 1).reduce((s, l) => s + l.length + 1, 0);
-  const lineText = lines[p.line - 1];
-  const col = Math.min(Math.max((p.column ?? 1) - 1, 0), lineText.length);
-  // Mark the word at the column (an identifier or keyword), at least one character.
-  const rest = /^[A-Za-z0-9_."]+/.exec(lineText.slice(col))?.[0].length ?? 1;
-  const from = lineStart + col;
-  return { from, to: Math.min(from + Math.max(rest, 1), lineStart + lineText.length) || from };
-}
+import { problemRange, type SqlProblem } from './sql-problem-range';
 
 export function SqlEditor({
   value,
