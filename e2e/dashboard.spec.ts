@@ -231,3 +231,21 @@ test('a viewer cannot start or stop', async ({ browser, request }) => {
   await page.screenshot({ path: `${ART}/viewer-job.png`, fullPage: true });
   await ctx.close();
 });
+
+test('reset checkpoint needs the job name typed, then the history is gone', async ({ page, request }) => {
+  expect(await jobStatus(request, jobId)).toBe('STOPPED');
+  await signInAsAdmin(page);
+  await page.goto(`/jobs/${jobId}`);
+  await page.getByRole('button', { name: 'Reset checkpoint…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Reset checkpoint' });
+  const confirm = dialog.getByRole('button', { name: 'Delete checkpoint' });
+  await dialog.getByLabel('Type the job name to confirm the reset').fill('e2e-click');
+  await expect(confirm).toBeDisabled();
+  await dialog.getByLabel('Type the job name to confirm the reset').fill(JOB);
+  await page.screenshot({ path: `${ART}/job-reset-confirm.png`, fullPage: true });
+  await confirm.click();
+  await expect(page.getByRole('status').filter({ hasText: 'Checkpoint reset:' })).toContainText(/\d+ files and [1-9]\d* batches deleted/);
+  await expect(page.getByRole('heading', { name: 'No batches yet' })).toBeVisible();
+  const cp = await (await request.get(`/api/jobs/${jobId}/checkpoint`, { headers: auth })).json();
+  expect(cp.files).toEqual([]);
+});
