@@ -72,10 +72,11 @@ function ChartPanel({ title, children, empty, order, shown }: { title: string; c
   );
 }
 
-function axes(format: (v: number) => string = (v) => formatNumber(v)) {
+function axes(format: (v: number) => string = (v) => formatNumber(v), bars = false) {
   return [
     <CartesianGrid key="g" strokeDasharray="3 3" stroke="#eaeef2" />,
-    <XAxis key="x" dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />,
+    // Bars are centred on their time: pad the axis so the first and last are not cut in half.
+    <XAxis key="x" dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} padding={bars ? { left: 16, right: 16 } : undefined} />,
     <YAxis key="y" tickFormatter={format} fontSize={11} width={56} />,
     <Tooltip key="tt" labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v) => (typeof v === 'number' ? format(v) : String(v))} />,
     <Legend key="l" wrapperStyle={{ fontSize: 12 }} />,
@@ -157,7 +158,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
           <ChartPanel title="Input rows per batch" empty={empty} order={2} shown={shown}>
             {(w) => (
               <BarChart width={w} height={CHART_HEIGHT} data={inputRowsSeries(points)}>
-                {axes()}
+                {axes(undefined, true)}
                 <Bar dataKey="rows" name="input rows" fill={COLORS[0]} isAnimationActive={false} />
               </BarChart>
             )}

@@ -74,7 +74,8 @@ const historyArb = fc
         mem: small,
         disk: small,
         lag: fc.option(small, { nil: null }),
-        wmBehind: fc.option(fc.integer({ min: 0, max: 60_000 }), { nil: null }),
+        // -1: the watermark is 0 (none yet), as in the first batches of a run.
+        wmBehind: fc.option(fc.integer({ min: -1, max: 60_000 }), { nil: null }),
       }),
       { minLength: n, maxLength: n },
     ).map((xs) =>
@@ -94,7 +95,7 @@ const historyArb = fc
           stateMemoryBytes: x.mem,
           stateDiskBytes: x.disk,
           commitLag: x.lag,
-          watermarkMs: x.wmBehind === null ? null : timestamp - x.wmBehind,
+          watermarkMs: x.wmBehind === null ? null : x.wmBehind === -1 ? 0 : timestamp - x.wmBehind,
         };
       }),
     ),
@@ -167,6 +168,10 @@ describe('batchCharts', () => {
     expect(Math.max(...c.points.map((p) => p.commitLag ?? 0))).toBe(9999);
     expect(c.points.at(-1)!.stateRowsTotal).toBe(999);
     expect(c.points[0].watermarkGapMs).toBeNull();
+    // Watermark 0 ("none yet") is no gap, not the time since 1970.
+    const early = await newJob('early-watermark');
+    await insertBatches(early, [{ ...rows[0], watermarkMs: 0 }, { ...rows[1], watermarkMs: rows[1].timestamp - 2500 }]);
+    expect((await batchCharts(db, early)).points.map((p) => p.watermarkGapMs)).toEqual([null, 2500]);
 
     const ranged = await batchCharts(db, jobId, { fromMs: T0 + 100_000, toMs: T0 + 199_000 });
     expect(ranged.totalBatches).toBe(100);

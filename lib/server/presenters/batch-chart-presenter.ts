@@ -11,7 +11,8 @@
  * - state rows and state bytes are the value at the bucket's last batch (gauges: the latest
  *   level, not a sum);
  * - commit lag and watermark gap take the bucket's maximum (the worst moment must stay visible
- *   after downsampling, or a spike would be averaged away).
+ *   after downsampling, or a spike would be averaged away). A watermark of 0 is Spark's "none
+ *   yet" (the first batches, before any event time was seen): no gap, rather than 56 years.
  * With fewer batches than `maxPoints` every bucket is one batch, so the series is exact.
  * `downsampleBatches` is the same rule over in-memory rows: the tests hold the SQL to it.
  */
@@ -129,7 +130,7 @@ export function downsampleBatches(rows: BatchRow[], maxPoints: number): ChartPoi
         stateMemoryBytes: last.stateMemoryBytes,
         stateDiskBytes: last.stateDiskBytes,
         commitLag: maxOrNull(g.map((r) => r.commitLag)),
-        watermarkGapMs: maxOrNull(g.map((r) => (r.watermarkMs === null ? null : r.timestamp - r.watermarkMs))),
+        watermarkGapMs: maxOrNull(g.map((r) => (r.watermarkMs === null || r.watermarkMs <= 0 ? null : r.timestamp - r.watermarkMs))),
       };
     });
 }
@@ -175,7 +176,7 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
       (array_agg("stateMemoryBytes" ORDER BY "batchId" DESC))[1]::float8 AS "stateMemoryBytes",
       (array_agg("stateDiskBytes" ORDER BY "batchId" DESC))[1]::float8 AS "stateDiskBytes",
       max("commitLag")::float8 AS "commitLag",
-      max((extract(epoch FROM "timestamp") * 1000)::bigint - "watermarkMs")::float8 AS "watermarkGapMs"
+      max(CASE WHEN "watermarkMs" > 0 THEN (extract(epoch FROM "timestamp") * 1000)::bigint - "watermarkMs" END)::float8 AS "watermarkGapMs"
     FROM b GROUP BY bucket ORDER BY bucket`;
   const points: ChartPoint[] = rows.map((r) => ({
     fromBatchId: num(r.fromBatchId),
