@@ -66,12 +66,16 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
 
   await page.getByRole('main').getByRole('link', { name: 'New job' }).click();
   await expect(page.getByRole('heading', { name: 'New job', level: 1 })).toBeVisible();
+  // The SQL editor exists only once the page is hydrated; typing before that can be lost when
+  // React takes over the inputs (seen on a loaded machine), so wait for it first.
+  const sqlBox = page.getByRole('textbox', { name: 'SQL query' });
+  await expect(sqlBox).toBeVisible();
   await page.getByLabel('Name', { exact: true }).fill(JOB);
   await page.getByLabel('Input directory').fill(dirs.in);
   await page.getByLabel('Output directory').fill(dirs.out);
   await page.getByLabel('Checkpoint location').fill(dirs.cp);
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue(JOB);
 
-  const sqlBox = page.getByRole('textbox', { name: 'SQL query' });
   await sqlBox.fill('SELECT usr, ts FROM events');
   // The analysis error, placed at its line and column, in the editor and as text.
   await expect(page.getByText('Line 1, column 8: Column "usr" does not exist')).toBeVisible();
