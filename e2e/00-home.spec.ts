@@ -2,8 +2,14 @@
 // server's empty state, before other specs create jobs.
 import { expect, test } from '@playwright/test';
 
-test('the jobs page opens with its empty state and shared navigation', async ({ page }) => {
+test('the jobs page asks for sign-in, then opens with its empty state and shared navigation', async ({ page }) => {
   await page.goto('/');
+  // Job data is for signed-in viewers only: the page sends us to sign in and back.
+  await page.waitForURL((u) => u.pathname === '/signin' && u.searchParams.get('next') === '/');
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => u.pathname === '/');
   await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'No jobs yet' })).toBeVisible();

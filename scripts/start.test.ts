@@ -69,7 +69,8 @@ describe('npm start', () => {
   it('starts the embedded default, stops cleanly on Ctrl-C, and finds the same jobs on the next start', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54349' };
+    const token = 'start-test-admin-token-0123456789';
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54349', WEIR_ADMIN_TOKEN: token };
 
     const first = await start(env, 3211);
     expect(first.health.database.ok).toBe(true);
@@ -93,8 +94,8 @@ describe('npm start', () => {
     expect(await portOpen(54349)).toBe(false);
 
     const second = await start(env, 3211);
-    const html = await (await fetch('http://127.0.0.1:3211/')).text();
-    expect(html).toContain('kept-across-restarts');
+    const jobs = await (await fetch('http://127.0.0.1:3211/api/jobs', { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(JSON.stringify(jobs)).toContain('kept-across-restarts');
     expect(second.output()).toMatch(/database schema is up to date/);
     expect(await ctrlC(second)).toBe(0);
   }, 300_000);

@@ -1,11 +1,13 @@
 import { AlertsPanel } from '@/components/alerts-panel';
 import { prisma } from '@/lib/server/db';
 import { alertsPageData } from '@/lib/server/alerts/alert-presenter';
+import { requirePagePrincipal } from '@/lib/server/page-auth';
 
 export const dynamic = 'force-dynamic';
 
 /** Alerts: firing first, resolved history, the rules and the create-rule form (docs/alerts.md). */
 export default async function AlertsPage() {
+  await requirePagePrincipal('/alerts');
   let data: Awaited<ReturnType<typeof alertsPageData>> | null = null;
   let error: string | null = null;
   try {

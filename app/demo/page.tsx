@@ -1,8 +1,10 @@
 import { DemoPanel } from '@/components/demo-panel';
+import { requirePagePrincipal } from '@/lib/server/page-auth';
 
 export const dynamic = 'force-dynamic';
 
-export default function DemoPage() {
+export default async function DemoPage() {
+  await requirePagePrincipal('/demo');
   return (
     <>
       <h1>Demo: the duplicate window</h1>

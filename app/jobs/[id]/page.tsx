@@ -7,7 +7,7 @@ import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
 import { listBatches } from '@/lib/server/presenters/batches-presenter';
 import { getJob } from '@/lib/server/presenters/jobs-presenter';
 import { listRuns } from '@/lib/server/presenters/runs-presenter';
-import { requirePagePrincipal } from '../page-auth';
+import { requirePagePrincipal } from '@/lib/server/page-auth';
 
 export const dynamic = 'force-dynamic';
 

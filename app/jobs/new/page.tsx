@@ -1,5 +1,5 @@
 import { JobEditor } from '@/components/job-editor';
-import { requirePagePrincipal } from '../page-auth';
+import { requirePagePrincipal } from '@/lib/server/page-auth';
 
 export const dynamic = 'force-dynamic';
 

@@ -4,7 +4,7 @@ import { formFromSpec } from '@/components/job-form';
 import { prisma } from '@/lib/server/db';
 import { NotFoundError } from '@/lib/server/http-errors';
 import { getJob, type JobDetail } from '@/lib/server/presenters/jobs-presenter';
-import { requirePagePrincipal } from '../../page-auth';
+import { requirePagePrincipal } from '@/lib/server/page-auth';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 /**
- * Job pages show a job's definition, history and checkpoint: the same data the API gives a
- * viewer, so they need the same sign-in. A server component has no Request, so the incoming
+ * Pages (jobs, job pages, alerts, the demo) show the same data the API gives a viewer, so they
+ * need the same sign-in. A server component has no Request, so the incoming
  * headers (session cookie or bearer token) are handed to the API's own `authenticate`; without
  * a principal the page sends the browser to /signin and back here afterwards.
  */
