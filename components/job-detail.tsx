@@ -14,6 +14,7 @@ import { apiFetch, errorMessage } from './api-client';
 import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';
 import { CheckpointInspector } from './checkpoint-inspector';
+import { DrillsPanel } from './drills-panel';
 import { ContractAudit } from './contract-audit';
 import { formatAgo } from './format';
 import { JobActions } from './job-actions';
@@ -21,7 +22,7 @@ import { queryKeys } from './query-keys';
 import { RunsTable } from './runs-table';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 
-const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Definition'] as const;
+const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
 type Tab = (typeof TABS)[number];
 const LIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
 
@@ -116,6 +117,7 @@ export function JobDetail({
         {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
         {tab === 'Checkpoint' && <CheckpointInspector jobId={id} />}
+        {tab === 'Drills' && <DrillsPanel jobId={id} status={job.data.status} />}
         {tab === 'Definition' && (
           <div className="grid2">
             <section className="panel" aria-label="Definition">
