@@ -81,13 +81,20 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
         const rows = (await c.query(`SELECT ${qi(col)} AS b, count(*)::bigint AS n FROM ${table} GROUP BY 1`)).rows;
         return summarize(type, `Rows per batch from the ${col} column.`, new Map(rows.map((r) => [Number(r.b), Number(r.n)])), total, committed);
       }
+      if (type === 'postgres') {
+        return summarize(type, 'Totals only: set sink.options.batchIdColumn to count rows per batch.', null, total, committed);
+      }
+      // Upsert and replace cannot hold a row twice: a replay overwrites by key (the table's primary
+      // key) or replaces the whole result. What can be checked is that no key is held twice.
+      const keys = (o.keyColumns as string[] | undefined) ?? [];
+      const distinct = keys.length
+        ? Number((await c.query(`SELECT count(*)::bigint AS n FROM (SELECT DISTINCT ${keys.map(qi).join(', ')} FROM ${table}) k`)).rows[0].n)
+        : total;
       const note =
-        type === 'postgres'
-          ? 'Totals only: set sink.options.batchIdColumn to count rows per batch.'
-          : type === 'postgres-upsert'
-            ? 'Upsert overwrites by key, so replays cannot add rows; totals compare keys held with rows written.'
-            : 'Replace mode holds the latest complete result only.';
-      return summarize(type, note, null, total, type === 'postgres' ? committed : []);
+        type === 'postgres-upsert'
+          ? `Upsert overwrites by key (${keys.join(', ')}): a replay updates rows instead of adding them. ${total} rows for ${distinct} distinct keys.`
+          : 'Replace mode holds the latest complete result only; a replay replaces it again.';
+      return { sinkType: type, readable: true, perBatch: false, note, batches: [], totalExpected: distinct, totalActual: total, duplicateRows: total - distinct };
     });
   }
   if (type === 'redis-stream') {
