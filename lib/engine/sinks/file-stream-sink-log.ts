@@ -11,8 +11,8 @@
  * listed the log just before still finds its files: the log stays about 2 × interval files.
  * Both kinds are written create-if-absent: finding one already there means another runner.
  */
-import { parseVersionLine } from '../checkpoint/batch-metadata-log';
-import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import { listCompactedLog, readLogLines } from '../checkpoint/compacted-file-log';
+import { FileAlreadyExistsError, type CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { ConcurrentStreamLogUpdateError } from '../errors';
 
 export const SINK_LOG_DIR = '_weir_metadata';
@@ -32,9 +32,6 @@ export interface SinkLogEntry {
   files: SinkFileStatus[];
 }
 
-const COMPACT = /^(\d+)\.compact$/;
-const DELTA = /^(\d+)$/;
-
 export class FileStreamSinkLog {
   constructor(
     private readonly fm: CheckpointFileManager,
@@ -50,29 +47,15 @@ export class FileStreamSinkLog {
     return `${this.dir}/${id}.compact`;
   }
 
-  private async names(): Promise<{ deltas: number[]; compacts: number[] }> {
-    const deltas: number[] = [];
-    const compacts: number[] = [];
-    for (const n of await this.fm.list(this.dir)) {
-      const c = COMPACT.exec(n);
-      if (c) compacts.push(Number(c[1]));
-      else if (DELTA.test(n)) deltas.push(Number(n));
-    }
-    return { deltas: deltas.sort((a, b) => a - b), compacts: compacts.sort((a, b) => a - b) };
+  private names(): Promise<{ deltas: number[]; compacts: number[] }> {
+    return listCompactedLog(this.fm, this.dir);
   }
 
-  private async lines(path: string): Promise<Record<string, unknown>[] | undefined> {
-    let text: string;
-    try {
-      text = (await this.fm.read(path)).toString('utf8');
-    } catch (e) {
-      if (e instanceof FileNotFoundError) return undefined;
-      throw e;
-    }
-    const ls = text.split('\n');
-    parseVersionLine(ls[0], 1, path);
-    return ls.slice(1).filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  private lines(path: string): Promise<Record<string, unknown>[] | undefined> {
+    return readLogLines(this.fm, path);
   }
+
 
   private static entryOf(lines: Record<string, unknown>[]): SinkLogEntry {
     const e: SinkLogEntry = { files: [] };

@@ -11,17 +11,14 @@
  * A crash between writing a compact and deleting what it supersedes leaves extra files that are
  * ignored (the latest compact wins for everything at or below its id).
  */
-import { parseVersionLine } from '../checkpoint/batch-metadata-log';
-import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import { listCompactedLog, readLogLines } from '../checkpoint/compacted-file-log';
+import { FileAlreadyExistsError, type CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { ConcurrentStreamLogUpdateError } from '../errors';
 
 export interface SourceFileEntry {
   path: string;
   size: number;
 }
-
-const COMPACT = /^(\d+)\.compact$/;
-const DELTA = /^(\d+)$/;
 
 export class FileStreamSourceLog {
   constructor(
@@ -38,29 +35,15 @@ export class FileStreamSourceLog {
     return `${this.dir}/${id}.compact`;
   }
 
-  private async names(): Promise<{ deltas: number[]; compacts: number[] }> {
-    const deltas: number[] = [];
-    const compacts: number[] = [];
-    for (const n of await this.fm.list(this.dir)) {
-      const c = COMPACT.exec(n);
-      if (c) compacts.push(Number(c[1]));
-      else if (DELTA.test(n)) deltas.push(Number(n));
-    }
-    return { deltas: deltas.sort((a, b) => a - b), compacts: compacts.sort((a, b) => a - b) };
+  private names(): Promise<{ deltas: number[]; compacts: number[] }> {
+    return listCompactedLog(this.fm, this.dir);
   }
 
-  private async readLines(path: string): Promise<Record<string, unknown>[] | undefined> {
-    let text: string;
-    try {
-      text = (await this.fm.read(path)).toString('utf8');
-    } catch (e) {
-      if (e instanceof FileNotFoundError) return undefined;
-      throw e;
-    }
-    const lines = text.split('\n');
-    parseVersionLine(lines[0], 1, path);
-    return lines.slice(1).filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  private readLines(path: string): Promise<Record<string, unknown>[] | undefined> {
+    return readLogLines(this.fm, path);
   }
+
 
   private async readCompact(id: number): Promise<Map<number, SourceFileEntry[]>> {
     const out = new Map<number, SourceFileEntry[]>();
