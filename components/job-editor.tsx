@@ -28,18 +28,25 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
+/**
+ * A labelled control. The hint and the errors sit beside the label, not inside it, so the
+ * control's accessible name stays its label ("Name", not "Name must not be empty"); a screen
+ * reader announces the errors through role="alert".
+ */
 function Field({ label, issues, children, hint }: { label: string; issues: FormIssue[]; children: ReactNode; hint?: string }) {
   return (
-    <label>
-      {label}
-      {children}
+    <div className="field">
+      <label>
+        {label}
+        {children}
+      </label>
       {hint && <span className="small muted-text">{hint}</span>}
       {issues.map((i, k) => (
         <span key={k} className="field-error" role="alert">
           {i.message}
         </span>
       ))}
-    </label>
+    </div>
   );
 }
 
