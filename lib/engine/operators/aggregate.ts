@@ -13,7 +13,7 @@
  *    batch, and written back once: store work follows the groups touched, not the rows. With
  *    one plain grouping column the operator also keeps the decoded groups between batches
  *    (at most 100k, valid only for the store version it built them on), so a group touched
- *    every batch is not decoded every batch; count(*) alone counts per value first.
+ *    every batch is not decoded every batch; count(*) alone bumps a counter on the group (one Map lookup per row).
  * 4. Output, by mode (Spark's semantics):
  *    - Complete: every group in state, every batch; nothing is evicted.
  *    - Update: the groups touched in this batch; then groups with event time ≤ W are evicted.
@@ -75,6 +75,8 @@ interface Group {
   store: StateStore;
   /** Last batch that touched the group (the cache reuses Group objects across batches). */
   batchId: number;
+  /** count(*) hot path: rows of this batch not yet folded into `bufs[0]` (0 between batches). */
+  pending: number;
 }
 
 /** Decoded groups kept between batches by the one-column hot path, at most this many. */
@@ -155,7 +157,7 @@ export class StatefulAggregateExec implements StatefulOperator {
         const store = stores[partitionForKey(key, stores.length)];
         const raw = store.get(key);
         const bufs = raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init());
-        g = { key, tuple, bufs, store, batchId: ctx.batchId };
+        g = { key, tuple, bufs, store, batchId: ctx.batchId, pending: 0 };
         groups.set(key, g);
         touched.push(g);
       }
@@ -187,7 +189,7 @@ export class StatefulAggregateExec implements StatefulOperator {
           const key = encodeKey([v]);
           const store = stores[partitionForKey(key, stores.length)];
           const raw = store.get(key);
-          g = { key, tuple: [v], bufs: raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId };
+          g = { key, tuple: [v], bufs: raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId, pending: 0 };
           touched.push(g);
           byValue.set(v, g);
         } else if (g.batchId !== batchId) {
@@ -198,8 +200,9 @@ export class StatefulAggregateExec implements StatefulOperator {
         return g;
       };
       if (countOnly) {
-        // Count per raw value first (a tight Map loop), then fold each count into its group once.
-        const counts = new Map<unknown, number>();
+        // One Map lookup per row: bump the group's pending count (a plain number field), then
+        // fold each touched group's pending count into its buffer once.
+        const firstTouched = touched.length;
         for (let r = 0; r < rows.length; r++) {
           const row = rows[r];
           const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
@@ -207,11 +210,14 @@ export class StatefulAggregateExec implements StatefulOperator {
             dropped++;
             continue;
           }
-          counts.set(v, (counts.get(v) ?? 0) + 1);
+          let g = byValue.get(v);
+          if (g === undefined || g.batchId !== batchId) g = group(v);
+          g.pending++;
         }
-        for (const [v, n] of counts) {
-          const bufs = group(v).bufs;
-          bufs[0] = (bufs[0] as number) + n;
+        for (let i = firstTouched; i < touched.length; i++) {
+          const g = touched[i];
+          g.bufs[0] = (g.bufs[0] as number) + g.pending;
+          g.pending = 0;
         }
       }
       if (!countOnly) {

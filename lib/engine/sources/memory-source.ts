@@ -40,12 +40,14 @@ export class MemorySource implements Source {
   readonly replayable = true;
   readonly replayableReason = 'memory rows stay in the process, so any (start, end] can be read again until it exits';
   private cap?: number;
+  private readonly names: string[];
 
   constructor(
     private readonly stream: MemoryStream,
     readonly schema: Schema,
   ) {
     this.description = `MemoryStream[${stream.name}]`;
+    this.names = schema.map((f) => f.name);
   }
 
   async latestOffset(): Promise<Offset | null> {
@@ -63,11 +65,33 @@ export class MemorySource implements Source {
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
     const from = (start as number | null) ?? 0;
-    const rows = this.stream.rows.slice(from, end as number).map((r) => {
+    const stored = this.stream.rows;
+    const to = Math.min(end as number, stored.length);
+    const names = this.names;
+    const n = names.length;
+    const rows = new Array<Row>(Math.max(0, to - from));
+    for (let j = from; j < to; j++) {
+      const r = stored[j];
+      // Common case: the stored row (addData's own copy) has exactly the schema's columns, in
+      // order, none undefined: it is the row. Operators never mutate their input rows, so a
+      // replay of (start, end] still reads the same values. Otherwise project it.
+      let i = 0;
+      let exact = true;
+      for (const k in r) {
+        if (i >= n || k !== names[i] || r[k] === undefined) {
+          exact = false;
+          break;
+        }
+        i++;
+      }
+      if (exact && i === n) {
+        rows[j - from] = r;
+        continue;
+      }
       const o: Row = {};
-      for (const f of this.schema) o[f.name] = r[f.name] ?? null;
-      return o;
-    });
+      for (let c = 0; c < n; c++) o[names[c]] = r[names[c]] ?? null;
+      rows[j - from] = o;
+    }
     return { rows, badRecords: [] };
   }
 
