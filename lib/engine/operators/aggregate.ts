@@ -219,8 +219,7 @@ export class StatefulAggregateExec implements StatefulOperator {
           g.bufs[0] = (g.bufs[0] as number) + g.pending;
           g.pending = 0;
         }
-      }
-      if (!countOnly) {
+      } else {
         for (let r = 0; r < rows.length; r++) {
           const row = rows[r];
           const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);

@@ -51,11 +51,9 @@ export class FileStreamSinkLog {
     return listCompactedLog(this.fm, this.dir);
   }
 
-
   private lines(path: string): Promise<Record<string, unknown>[] | undefined> {
     return readLogLines(this.fm, path);
   }
-
 
   private static entryOf(lines: Record<string, unknown>[]): SinkLogEntry {
     const e: SinkLogEntry = { files: [] };

@@ -39,11 +39,9 @@ export class FileStreamSourceLog {
     return listCompactedLog(this.fm, this.dir);
   }
 
-
   private readLines(path: string): Promise<Record<string, unknown>[] | undefined> {
     return readLogLines(this.fm, path);
   }
-
 
   private async readCompact(id: number): Promise<Map<number, SourceFileEntry[]>> {
     const out = new Map<number, SourceFileEntry[]>();
