@@ -41,7 +41,6 @@ interface ActiveRun {
   done: Promise<unknown>;
 }
 
-const ACTIVE_STATUSES = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class RunProcessor {
@@ -155,12 +154,12 @@ export class RunProcessor {
       const crash: CrashPlan | undefined = armed ? { point: armed.point as CrashPointName, batchId: (job.lastBatchId ?? -1) + 1 } : undefined;
       if (armed) rlog.warn({ drill: armed.id, crash }, 'drill armed: this run will crash on purpose');
       // A CRASHED drill: this run is its recovery.
-      const recovering = await db.drill.findFirst({ where: { jobId: job.id, status: 'CRASHED' }, orderBy: { requestedAt: 'desc' } });
-      if (recovering) {
-        await db.drill.update({ where: { id: recovering.id }, data: { recoveryRunId: rec.runRowId } });
-        if (recovering.crashedRunId) await db.run.update({ where: { id: rec.runRowId }, data: { recoveredFromRunId: recovering.crashedRunId } });
+      const recoveringDrill = await db.drill.findFirst({ where: { jobId: job.id, status: 'CRASHED' }, orderBy: { requestedAt: 'desc' } });
+      if (recoveringDrill) {
+        await db.drill.update({ where: { id: recoveringDrill.id }, data: { recoveryRunId: rec.runRowId } });
+        if (recoveringDrill.crashedRunId) await db.run.update({ where: { id: rec.runRowId }, data: { recoveredFromRunId: recoveringDrill.crashedRunId } });
       }
-      const recoveredOnBatch = recovering && (recovering.point === 'after-offsets' || recovering.point === 'after-sink');
+      const recoveredOnBatch = recoveringDrill && (recoveringDrill.point === 'after-offsets' || recoveringDrill.point === 'after-sink');
       exec = new MicroBatchExecution({
         spec: v.spec,
         clock: new SystemClock(),
@@ -170,13 +169,13 @@ export class RunProcessor {
           lastBatchId = p.batchId;
           await rec.batch(p);
           // The pending batch was re-run and committed: the drill has recovered.
-          if (recoveredOnBatch && recovering && p.batchId >= (recovering.batchId ?? 0)) await completeDrill(db, recovering.id, job.id);
+          if (recoveredOnBatch && recoveringDrill && p.batchId >= (recoveringDrill.batchId ?? 0)) await completeDrill(db, recoveringDrill.id, job.id);
         },
         log: (e) => rlog[e.level === 'warn' ? 'warn' : e.level === 'error' ? 'error' : 'info']({ ...e }, e.msg),
       });
       await exec.start();
       await rec.status('RUNNING', { queryId: exec.id });
-      if (recovering && !recoveredOnBatch) await completeDrill(db, recovering.id, job.id);
+      if (recoveringDrill && !recoveredOnBatch) await completeDrill(db, recoveringDrill.id, job.id);
       if (!stopReason) await exec.run();
       else await exec.stop();
       if (leaseLost) throw leaseLost;
@@ -270,4 +269,3 @@ export class RunProcessor {
   }
 }
 
-export { ACTIVE_STATUSES };

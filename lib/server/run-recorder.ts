@@ -72,10 +72,8 @@ export class RunRecorder {
   /** Sets the run's status, and the job's unless a stop was requested meanwhile (STOPPING wins). */
   async status(status: RunStatus, extra: { queryId?: string } = {}): Promise<void> {
     await this.db.run.update({ where: { id: this.runRowId }, data: { status } });
-    await this.db.job.updateMany({
-      where: { id: this.jobId, NOT: { status: 'STOPPING' } },
-      data: { status, ...(extra.queryId ? { queryId: extra.queryId } : {}) },
-    });
+    await this.db.job.updateMany({ where: { id: this.jobId, NOT: { status: 'STOPPING' } }, data: { status } });
+    // The query id is recorded whatever the status (a stop requested meanwhile keeps STOPPING).
     if (extra.queryId) await this.db.job.update({ where: { id: this.jobId }, data: { queryId: extra.queryId } });
     await evaluateAlertsForRun(this.db, this.jobId);
   }
