@@ -42,7 +42,9 @@ async function start(env: Record<string, string>, port: number): Promise<Started
     if (child.exitCode !== null) throw new Error(`npm start exited early:\n${out}`);
     try {
       const health = await (await fetch(`http://127.0.0.1:${port}/api/health`)).json();
-      if (health.workers?.length > 0) return { child, output: () => out, health };
+      // Ready means both: healthy, and npm start has printed the dashboard URL (it polls health
+      // itself, so it may print a moment after we first see a worker).
+      if (health.workers?.length > 0 && /\[weir\] dashboard: /.test(out)) return { child, output: () => out, health };
     } catch {
       // not up yet
     }
