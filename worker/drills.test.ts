@@ -20,6 +20,7 @@ const ROWS_PER_FILE = 5;
 let kit: ApiTestKit;
 let jobsRoute: typeof import('@/app/api/jobs/route');
 let startRoute: typeof import('@/app/api/jobs/[id]/start/route');
+let stopRoute: typeof import('@/app/api/jobs/[id]/stop/route');
 let drillsRoute: typeof import('@/app/api/jobs/[id]/drills/route');
 let auditRoute: typeof import('@/app/api/jobs/[id]/sink-audit/route');
 const workers: ChildProcess[] = [];
@@ -32,8 +33,10 @@ function spawnWorker(): ChildProcess {
       ...process.env,
       DATABASE_URL: kit.database.url,
       REDIS_URL: '',
-      WEIR_FAILOVER_MS: '3000',
-      WEIR_LEASE_TTL_MS: '2000',
+      // Longer than the worker suite's: a drilled worker's jobs all fail over to the survivor at
+      // once, and on a loaded CI machine a 2 s lease could lapse between renewals.
+      WEIR_FAILOVER_MS: '6000',
+      WEIR_LEASE_TTL_MS: '5000',
       WEIR_LEASE_RENEW_MS: '250',
       WEIR_WORKER_HEARTBEAT_MS: '500',
       WEIR_WORKER_TIMEOUT_MS: '2000',
@@ -49,6 +52,7 @@ beforeAll(async () => {
   kit = await setupApiTestKit();
   jobsRoute = await import('@/app/api/jobs/route');
   startRoute = await import('@/app/api/jobs/[id]/start/route');
+  stopRoute = await import('@/app/api/jobs/[id]/stop/route');
   drillsRoute = await import('@/app/api/jobs/[id]/drills/route');
   auditRoute = await import('@/app/api/jobs/[id]/sink-audit/route');
   const r = new Redis(REDIS);
@@ -134,6 +138,9 @@ async function drillJob(kind: SinkKind, point: (typeof POINTS)[number] | 'kill-w
   const audit = await kit.call(auditRoute.GET, `/api/jobs/${id}/sink-audit`, { token: kit.tokens.viewer, params: { id } });
   expect(audit.status).toBe(200);
   const runs = await kit.db.run.findMany({ where: { jobId: id }, orderBy: { startedAt: 'asc' } });
+  // Stop the job so later drills share the two workers with as little as possible.
+  expect((await kit.call(stopRoute.POST, `/api/jobs/${id}/stop`, { method: 'POST', token: kit.tokens.operator, params: { id } })).status).toBe(200);
+  await waitFor(`${name}: STOPPED`, async () => (await kit.db.job.findUnique({ where: { id } }))?.status === 'STOPPED');
   return { id, drill: recovered, audit: audit.body, runs, rowsWritten: fileNo * ROWS_PER_FILE };
 }
 
