@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../types';
 import { MemorySource, MemoryStream } from './memory-source';
@@ -33,5 +34,38 @@ describe('MemorySource.getBatch', () => {
     } finally {
       MemoryStream.drop(name);
     }
+  });
+
+  it('reads any (start, end] as a row-by-row projection would, however the rows were shaped and chunked (property)', async () => {
+    const value = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constant('s'), fc.constant(null), fc.constant(undefined));
+    const row = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), value), { maxLength: 4 }).map((kv) => {
+      const r: Record<string, unknown> = {};
+      for (const [k, v] of kv) r[k] = v;
+      return r;
+    });
+    // Mostly well-formed rows (the common case, which the reader takes as they are) among odd ones.
+    const exact = fc.record({ a: fc.integer(), b: fc.string({ maxLength: 2 }) });
+    const chunks = fc.array(fc.array(fc.oneof({ weight: 3, arbitrary: exact }, { weight: 1, arbitrary: row }), { maxLength: 6 }), { maxLength: 6 });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(chunks, fc.nat(), fc.nat(), async (added, x, y) => {
+        const name = `memory-source-prop-${process.pid}-${run++}`;
+        const stream = MemoryStream.named(name);
+        try {
+          for (const chunk of added) stream.addData(...(chunk as never[]));
+          const all = added.flat();
+          const n = all.length;
+          const from = n === 0 ? 0 : x % (n + 1);
+          const to = n === 0 ? 0 : from + (y % (n - from + 1));
+          const want = all.slice(from, to).map((r) => ({ a: (r as Record<string, unknown>).a ?? null, b: (r as Record<string, unknown>).b ?? null }));
+          const got = (await new MemorySource(stream, schema).getBatch(from === 0 ? null : from, to)).rows;
+          expect(got).toEqual(want);
+          for (const r of got) expect(Object.keys(r)).toEqual(['a', 'b']);
+        } finally {
+          MemoryStream.drop(name);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -8,9 +8,24 @@ import type { Offset, Row, Schema } from '../types';
 import type { Source, SourceBatch } from './source';
 import { registerSource } from './source-registry';
 
+/**
+ * A run of consecutive stored rows with the same columns in the same order and no undefined
+ * value (`columns`), or rows that are not all alike (`columns: null`).
+ */
+interface RowShape {
+  start: number;
+  columns: string[] | null;
+}
+
 export class MemoryStream {
   private static streams = new Map<string, MemoryStream>();
   readonly rows: Row[] = [];
+  /**
+   * The stored rows' shapes, ascending by start. Found while addData copies the rows (the
+   * producer's side, as Spark's MemoryStream encodes rows when they are added), so a read checks
+   * one shape per run of alike rows against the schema instead of every row's columns.
+   */
+  readonly shapes: RowShape[] = [];
 
   private constructor(readonly name: string) {}
 
@@ -25,10 +40,34 @@ export class MemoryStream {
     MemoryStream.streams.delete(name);
   }
 
-  /** Appends rows; returns the new latest offset. */
+  /** Appends copies of the rows; returns the new latest offset. */
   addData(...rows: Row[]): number {
-    this.rows.push(...rows.map((r) => ({ ...r })));
-    return this.rows.length;
+    const stored = this.rows;
+    let shape = this.shapes.at(-1);
+    for (const r of rows) {
+      const copy = { ...r };
+      const index = stored.push(copy) - 1;
+      const cols = shape?.columns;
+      let alike = cols !== undefined && cols !== null;
+      if (alike) {
+        let i = 0;
+        for (const k in copy) {
+          if (i >= cols!.length || k !== cols![i] || copy[k] === undefined) {
+            alike = false;
+            break;
+          }
+          i++;
+        }
+        alike &&= i === cols!.length;
+      }
+      if (alike) continue;
+      const columns = Object.keys(copy);
+      const regular = !columns.some((k) => copy[k] === undefined);
+      if (!regular && shape !== undefined && shape.columns === null) continue; // extends an irregular run
+      shape = { start: index, columns: regular ? columns : null };
+      this.shapes.push(shape);
+    }
+    return stored.length;
   }
 }
 
@@ -67,32 +106,36 @@ export class MemorySource implements Source {
     const from = (start as number | null) ?? 0;
     const stored = this.stream.rows;
     const to = Math.min(end as number, stored.length);
+    if (to <= from) return { rows: [], badRecords: [] };
+    const shapes = this.stream.shapes;
+    // Runs whose rows have exactly the schema's columns, in order, are taken as they are (addData
+    // made them, and operators never mutate their input, so a replay of (start, end] reads the
+    // same values); other rows are projected onto the schema.
+    let s = 0;
+    while (s + 1 < shapes.length && shapes[s + 1].start <= from) s++;
+    const parts: Row[][] = [];
+    for (let at = from; at < to; s++) {
+      const runEnd = Math.min(to, s + 1 < shapes.length ? shapes[s + 1].start : stored.length);
+      parts.push(this.matches(shapes[s].columns) ? stored.slice(at, runEnd) : this.project(stored, at, runEnd));
+      at = runEnd;
+    }
+    return { rows: parts.length === 1 ? parts[0] : parts.flat(), badRecords: [] };
+  }
+
+  private matches(columns: string[] | null): boolean {
+    return columns !== null && columns.length === this.names.length && columns.every((c, i) => c === this.names[i]);
+  }
+
+  private project(stored: Row[], from: number, to: number): Row[] {
     const names = this.names;
-    const n = names.length;
-    const rows = new Array<Row>(Math.max(0, to - from));
+    const out = new Array<Row>(to - from);
     for (let j = from; j < to; j++) {
       const r = stored[j];
-      // Common case: the stored row (addData's own copy) has exactly the schema's columns, in
-      // order, none undefined: it is the row. Operators never mutate their input rows, so a
-      // replay of (start, end] still reads the same values. Otherwise project it.
-      let i = 0;
-      let exact = true;
-      for (const k in r) {
-        if (i >= n || k !== names[i] || r[k] === undefined) {
-          exact = false;
-          break;
-        }
-        i++;
-      }
-      if (exact && i === n) {
-        rows[j - from] = r;
-        continue;
-      }
       const o: Row = {};
-      for (let c = 0; c < n; c++) o[names[c]] = r[names[c]] ?? null;
-      rows[j - from] = o;
+      for (const name of names) o[name] = r[name] ?? null;
+      out[j - from] = o;
     }
-    return { rows, badRecords: [] };
+    return out;
   }
 
   offsetLag(from: Offset | null, to: Offset | null): number | null {
