@@ -10,17 +10,22 @@
  *   aggregate → memory sink, offsets/commits logs and state commits on a local-disk checkpoint),
  *   update mode.
  * Both in one batch of 1M rows (a backlog read available-now) and in 10 batches of 100k.
- * Each runs ROUNDS times, interleaved; the median is reported. Keys: 10k distinct (seeded), so
- * every batch touches every group: the streaming price (state read, delta written, one output
- * row per changed group, every batch) that a one-pass Map loop never pays.
- * Goal: 40% or more of the baseline's rows per second.
+ * Each runs ROUNDS times after one warm-up round, interleaved; the median is reported. Keys: 10k
+ * distinct (seeded), so every batch touches every group: the streaming price (state read, delta
+ * written, one output row per changed group, every batch) that a one-pass Map loop never pays.
+ * The clocks time the query's work, from rows available in the source to the batch committed:
+ * the Map loop's rows are built before its clock starts, and the engine's are added to the
+ * memory source (addData copies them) before its own.
+ * Goal: the whole engine at 40% or more of the baseline's rows per second over the 1M rows (one
+ * batch). Ten batches also pay ten times the per-batch durable writes (offsets/N, the state
+ * delta and commits/N, each fsynced), reported from the engine's own progress.
  *
  * Run: npx tsx bench/aggregate.bench.ts   (also run by `npm run bench`)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ManualClock } from '../lib/engine/clock';
+import { SystemClock } from '../lib/engine/clock';
 import { LocalCheckpointFileManager } from '../lib/engine/checkpoint/local-checkpoint-file-manager';
 import type { OperatorContext, StatefulOperator } from '../lib/engine/operators/physical-operator';
 import { compileStreamingQuery } from '../lib/engine/query/streaming-query';
@@ -34,7 +39,7 @@ import type { Row } from '../lib/engine/types';
 
 const ROWS = 1_000_000;
 const KEYS = 10_000;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 function rows(): Row[] {
   let s = 12345;
@@ -77,7 +82,14 @@ async function stage(data: Row[], BATCHES: number): Promise<number> {
 }
 
 let run = 0;
-async function engine(data: Row[], BATCHES: number): Promise<{ ms: number; groups: number }> {
+interface EngineRun {
+  ms: number;
+  groups: number;
+  /** Summed over the batches, from each batch's progress: offsets/N + commits/N writes, state commits. */
+  checkpointWritesMs: number;
+}
+
+async function engine(data: Row[], BATCHES: number): Promise<EngineRun> {
   const name = `agg-bench-${process.pid}-${run++}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-agg-'));
   try {
@@ -92,21 +104,34 @@ async function engine(data: Row[], BATCHES: number): Promise<{ ms: number; group
     });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const stream = MemoryStream.named(name);
-    const q = new MicroBatchExecution({ spec: parsed.spec, clock: new ManualClock(0) });
+    // The system clock, so the progress durations used for the breakdown are real times.
+    const q = new MicroBatchExecution({ spec: parsed.spec, clock: new SystemClock() });
     await q.start();
     const per = ROWS / BATCHES;
-    const t0 = performance.now();
+    let ms = 0;
+    let checkpointWritesMs = 0;
     for (let b = 0; b < BATCHES; b++) {
-      // addData takes rest arguments: feed it in chunks that fit the call stack.
+      // The producer's side, not timed: the rows arrive in the source. addData takes rest
+      // arguments: chunks that fit the call stack.
       for (let i = b * per; i < (b + 1) * per; i += 10_000) stream.addData(...data.slice(i, Math.min(i + 10_000, (b + 1) * per)));
+      const t0 = performance.now();
       await q.processAllAvailable();
+      ms += performance.now() - t0;
+      const p = q.lastProgress!;
+      if (p.batchId !== b) throw new Error(`expected batch ${b} to have run, the last progress is batch ${p.batchId}`);
+      checkpointWritesMs += (p.durationMs.walCommit ?? 0) + (p.durationMs.commitOffsets ?? 0) + p.stateOperators[0].commitTimeMs;
     }
-    const ms = performance.now() - t0;
     const groups = q.lastProgress!.stateOperators[0].numRowsTotal;
+    // Update mode emits each changed group's new count: the last row per key is its total.
+    const counts = new Map<unknown, number>();
+    for (const r of MemorySinkTable.named(name).rows) counts.set(r.key, r.n as number);
+    let total = 0;
+    for (const n of counts.values()) total += n;
+    if (counts.size !== groups || total !== ROWS) throw new Error(`wrong result: ${counts.size} groups counting ${total} rows`);
     await q.stop();
     MemoryStream.drop(name);
     MemorySinkTable.drop(name);
-    return { ms, groups };
+    return { ms, groups, checkpointWritesMs };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -120,36 +145,53 @@ interface Figures {
   engineRowsPerSec: number;
   stageRatio: number;
   engineRatio: number;
-  goalMet: boolean;
+  /** Median over rounds of the engine's per-batch durable checkpoint writes (ms per batch). */
+  checkpointWritesMsPerBatch: number;
 }
 
 async function measure(data: Row[], batches: number): Promise<Figures & { baselineRowsPerSec: number }> {
-  const base: number[] = [], stg: number[] = [], eng: number[] = [];
+  const base: number[] = [], stg: number[] = [], eng: number[] = [], writes: number[] = [];
   let groups = 0;
-  for (let r = 0; r < ROUNDS; r++) {
-    base.push(baseline(data));
-    stg.push(await stage(data, batches));
+  for (let r = -1; r < ROUNDS; r++) {
+    // Round -1 warms up the JIT for all three and is not counted.
+    const b = baseline(data);
+    const s = await stage(data, batches);
     const e = await engine(data, batches);
+    if (r < 0) continue;
+    base.push(b);
+    stg.push(s);
     eng.push(e.ms);
+    writes.push(e.checkpointWritesMs / batches);
     groups = e.groups;
   }
   const rps = (ms: number[]) => ROWS / (median(ms) / 1000);
   const baselineRowsPerSec = rps(base), stageRowsPerSec = rps(stg), engineRowsPerSec = rps(eng);
   const stageRatio = stageRowsPerSec / baselineRowsPerSec;
   const engineRatio = engineRowsPerSec / baselineRowsPerSec;
-  const goalMet = stageRatio >= 0.4;
+  const checkpointWritesMsPerBatch = median(writes);
   const fmt = (n: number) => Math.round(n).toLocaleString('en');
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   console.log(`aggregate group-by count, ${ROWS.toLocaleString('en')} rows, ${groups.toLocaleString('en')} groups, ${batches} batch(es) (median of ${ROUNDS}):`);
   console.log(`  Map loop            ${fmt(baselineRowsPerSec)} rows/s (${median(base).toFixed(0)} ms)`);
-  console.log(`  stateful stage      ${fmt(stageRowsPerSec)} rows/s (${median(stg).toFixed(0)} ms) = ${(stageRatio * 100).toFixed(1)}% of the Map loop (goal ≥ 40%: ${goalMet ? 'met' : 'NOT met'})`);
-  console.log(`  MicroBatchExecution ${fmt(engineRowsPerSec)} rows/s (${median(eng).toFixed(0)} ms) = ${(engineRatio * 100).toFixed(1)}% of the Map loop (memory source and sink included)`);
-  return { batches, baselineRowsPerSec, stageRowsPerSec, engineRowsPerSec, stageRatio, engineRatio, goalMet };
+  console.log(`  stateful stage      ${fmt(stageRowsPerSec)} rows/s (${median(stg).toFixed(0)} ms) = ${pct(stageRatio)} of the Map loop`);
+  console.log(
+    `  MicroBatchExecution ${fmt(engineRowsPerSec)} rows/s (${median(eng).toFixed(0)} ms) = ${pct(engineRatio)} of the Map loop ` +
+      `(memory source and sink; durable checkpoint writes ${checkpointWritesMsPerBatch.toFixed(1)} ms per batch)`,
+  );
+  return { batches, baselineRowsPerSec, stageRowsPerSec, engineRowsPerSec, stageRatio, engineRatio, checkpointWritesMsPerBatch };
 }
 
-/** One batch of 1M rows (available-now over a backlog), and 10 batches of 100k (every batch touches every group). */
-export async function main(): Promise<{ oneBatch: Figures; tenBatches: Figures }> {
+/**
+ * One batch of 1M rows (available-now over a backlog: the goal), and 10 batches of 100k (every
+ * batch touches every group, and pays its own durable writes).
+ */
+export async function main(): Promise<{ oneBatch: Figures; tenBatches: Figures; goalMet: boolean }> {
   const data = rows();
-  return { oneBatch: await measure(data, 1), tenBatches: await measure(data, 10) };
+  const oneBatch = await measure(data, 1);
+  const tenBatches = await measure(data, 10);
+  const goalMet = oneBatch.engineRatio >= 0.4;
+  console.log(`goal: the whole engine at ≥ 40% of the Map loop's rows/s over 1M rows: ${goalMet ? 'met' : 'NOT met'} (${(oneBatch.engineRatio * 100).toFixed(1)}%)`);
+  return { oneBatch, tenBatches, goalMet };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

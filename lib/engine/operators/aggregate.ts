@@ -68,15 +68,18 @@ export interface StatefulAggregateOptions {
   name?: string;
 }
 
-interface Group {
-  key: string;
-  tuple: unknown[];
-  bufs: unknown[];
-  store: StateStore;
-  /** Last batch that touched the group (the cache reuses Group objects across batches). */
-  batchId: number;
+/** A group being aggregated: its encoded key, key tuple and buffers (one class: one shape). */
+class Group {
   /** count(*) hot path: rows of this batch not yet folded into `bufs[0]` (0 between batches). */
-  pending: number;
+  pending = 0;
+  constructor(
+    readonly key: string,
+    readonly tuple: unknown[],
+    public bufs: unknown[],
+    public store: StateStore,
+    /** Last batch that touched the group (the cache reuses Group objects across batches). */
+    public batchId: number,
+  ) {}
 }
 
 /** Decoded groups kept between batches by the one-column hot path, at most this many. */
@@ -136,142 +139,22 @@ export class StatefulAggregateExec implements StatefulOperator {
     const wm = ctx.batchWatermarkMs;
     const bounded = watermarkKeyIndex !== undefined;
     const dropLate = bounded && outputMode !== 'complete';
-    const groups = new Map<string, Group>();
     /** Groups touched by this batch, in first-touch order (what Update mode emits). */
     const touched: Group[] = [];
-    const nAgg = aggregates.length;
-    const windowIndex = keys.findIndex((k) => k.window);
-    let dropped = 0;
-
-    const fold = (tuple: unknown[], row: Row) => {
-      if (dropLate) {
-        const t = this.keyTime(tuple);
-        if (t !== null && t <= wm) {
-          dropped++;
-          return;
-        }
-      }
-      const key = encodeKey(tuple);
-      let g = groups.get(key);
-      if (g === undefined) {
-        const store = stores[partitionForKey(key, stores.length)];
-        const raw = store.get(key);
-        const bufs = raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init());
-        g = { key, tuple, bufs, store, batchId: ctx.batchId, pending: 0 };
-        groups.set(key, g);
-        touched.push(g);
-      }
-      const bufs = g.bufs;
-      for (let i = 0; i < nAgg; i++) {
-        const a = aggregates[i];
-        bufs[i] = a.fn.update(bufs[i], a.arg ? a.arg(row, ctx) : undefined);
-      }
-    };
-
-    const nKeys = keys.length;
-    if (windowIndex < 0 && nKeys === 1) {
-      // Hot path, one grouping column: look groups up by the raw value (a Map's SameValueZero
-      // tells 1 from '1' and groups -0 with 0, as SQL does) instead of building a key string
-      // per row; the encoded key is made once per group.
-      const keyEval = keys[0].eval;
-      const keyColumn = keys[0].column;
-      const byValue = this.cache;
-      const version = stores[0].version;
-      if (this.cacheVersion !== version || byValue.size > MAX_CACHED_GROUPS) byValue.clear();
-      this.cacheVersion = -1; // dirty until this batch commits
-      this.pendingCacheVersion = version + 1;
-      const batchId = ctx.batchId;
-      // count(*) alone (the commonest streaming aggregate): bump the counter inline.
-      const countOnly = nAgg === 1 && aggregates[0].fn.countStar === true;
-      const group = (v: unknown): Group => {
-        let g = byValue.get(v);
-        if (g === undefined) {
-          const key = encodeKey([v]);
-          const store = stores[partitionForKey(key, stores.length)];
-          const raw = store.get(key);
-          g = { key, tuple: [v], bufs: raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId, pending: 0 };
-          touched.push(g);
-          byValue.set(v, g);
-        } else if (g.batchId !== batchId) {
-          g.batchId = batchId;
-          g.store = stores[partitionForKey(g.key, stores.length)];
-          touched.push(g);
-        }
-        return g;
-      };
-      if (countOnly) {
-        // One Map lookup per row: bump the group's pending count (a plain number field), then
-        // fold each touched group's pending count into its buffer once.
-        const firstTouched = touched.length;
-        for (let r = 0; r < rows.length; r++) {
-          const row = rows[r];
-          const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
-          if (dropLate && typeof v === 'number' && v <= wm) {
-            dropped++;
-            continue;
-          }
-          let g = byValue.get(v);
-          if (g === undefined || g.batchId !== batchId) g = group(v);
-          g.pending++;
-        }
-        for (let i = firstTouched; i < touched.length; i++) {
-          const g = touched[i];
-          g.bufs[0] = (g.bufs[0] as number) + g.pending;
-          g.pending = 0;
-        }
-      } else {
-        for (let r = 0; r < rows.length; r++) {
-          const row = rows[r];
-          const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
-          if (dropLate && typeof v === 'number' && v <= wm) {
-            dropped++;
-            continue;
-          }
-          const bufs = group(v).bufs;
-          for (let i = 0; i < nAgg; i++) {
-            const a = aggregates[i];
-            const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
-            bufs[i] = a.fn.update(bufs[i], arg);
-          }
-        }
-      }
-    } else {
-      // General path: several keys, expressions, or a window (one tuple per window of the row).
-      for (let r = 0; r < rows.length; r++) {
-        const row = rows[r];
-        const tuple = new Array<unknown>(nKeys);
-        for (let i = 0; i < nKeys; i++) tuple[i] = keys[i].eval(row, ctx);
-        if (windowIndex < 0) {
-          fold(tuple, row);
-          continue;
-        }
-        const ts = tuple[windowIndex];
-        // A row without an event time belongs to no window (Spark: window is NULL, row dropped by the grouping).
-        if (ts === null || ts === undefined) continue;
-        for (const w of windowsFor(ts as number, keys[windowIndex].window!)) {
-          const t = tuple.slice();
-          t[windowIndex] = w;
-          fold(t, row);
-        }
-      }
-    }
-    this.droppedByWatermark = dropped;
-
-    for (const g of touched) g.store.put(g.key, encodeValue(g.bufs));
-
-    const render = (tuple: unknown[], bufs: unknown[]): Row => {
-      const out: Row = {};
-      for (let i = 0; i < nKeys; i++) out[keys[i].name] = tuple[i];
-      for (let i = 0; i < nAgg; i++) out[aggregates[i].name] = aggregates[i].fn.result(bufs[i]);
-      return out;
-    };
+    // The folds are top-level functions: each hot loop is optimized on its own feedback, so
+    // a path the batch has not reached yet cannot deoptimize the loop that is running.
+    this.droppedByWatermark =
+      keys.length === 1 && !keys[0].window
+        ? this.foldByValue(rows, ctx, stores, touched, dropLate)
+        : foldGeneral(rows, ctx, stores, touched, this.o, dropLate ? (t) => this.keyTime(t) : null);
+    writeGroups(touched);
 
     const out: Row[] = [];
     if (outputMode === 'complete') {
-      for (const s of stores) for (const [k, v] of s.entries()) out.push(render(decodeKey(k), decodeValue(v) as unknown[]));
+      for (const s of stores) for (const [k, v] of s.entries()) out.push(render(keys, aggregates, decodeKey(k), decodeValue(v) as unknown[]));
       return out;
     }
-    if (outputMode === 'update') for (const g of touched) out.push(render(g.tuple, g.bufs));
+    if (outputMode === 'update') for (const g of touched) out.push(render(keys, aggregates, g.tuple, g.bufs));
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (bounded && wm > this.evictedUpTo) {
       for (const s of stores) {
@@ -282,7 +165,7 @@ export class StatefulAggregateExec implements StatefulOperator {
         }
         for (const [k, v] of expired) {
           const tuple = decodeKey(k);
-          if (outputMode === 'append') out.push(render(tuple, decodeValue(v) as unknown[]));
+          if (outputMode === 'append') out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
           s.remove(k, 'watermark');
           this.cache.delete(tuple[0]);
         }
@@ -290,6 +173,49 @@ export class StatefulAggregateExec implements StatefulOperator {
       this.pendingEvictedUpTo = wm;
     }
     return out;
+  }
+
+  /**
+   * Hot path, one plain grouping key (no window): groups are looked up by the raw value (a
+   * Map's SameValueZero tells 1 from '1' and groups -0 with 0, as SQL does) instead of a key
+   * string per row, and kept between batches in `cache`; the encoded key is made once per group.
+   * Returns the rows dropped as late.
+   */
+  private foldByValue(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
+    const { keys, aggregates } = this.o;
+    const byValue = this.cache;
+    const version = stores[0].version;
+    if (this.cacheVersion !== version || byValue.size > MAX_CACHED_GROUPS) byValue.clear();
+    this.cacheVersion = -1; // dirty until this batch commits
+    this.pendingCacheVersion = version + 1;
+    const batchId = ctx.batchId;
+    const touch = (v: unknown): Group => {
+      let g = byValue.get(v);
+      if (g === undefined) {
+        const key = encodeKey([v]);
+        const store = stores[partitionForKey(key, stores.length)];
+        const raw = store.get(key);
+        g = new Group(key, [v], raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId);
+        touched.push(g);
+        byValue.set(v, g);
+      } else if (g.batchId !== batchId) {
+        g.batchId = batchId;
+        g.store = stores[partitionForKey(g.key, stores.length)];
+        touched.push(g);
+      }
+      return g;
+    };
+    const lateBefore = dropLate ? ctx.batchWatermarkMs : -Infinity;
+    // count(*) alone (the commonest streaming aggregate): count rows per group, fold once.
+    if (aggregates.length === 1 && aggregates[0].fn.countStar === true) {
+      const dropped = countByValue(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch);
+      for (const g of touched) {
+        g.bufs[0] = (g.bufs[0] as number) + g.pending;
+        g.pending = 0;
+      }
+      return dropped;
+    }
+    return foldByValueRows(rows, keys[0].column, keys[0].eval, ctx, lateBefore, touch, aggregates);
   }
 
   /**
@@ -329,4 +255,142 @@ export class StatefulAggregateExec implements StatefulOperator {
       },
     };
   }
+}
+
+/**
+ * count(*) by one key value: one Map lookup per row, bumping the group's pending count (a
+ * plain number field). A numeric key at or before `lateBefore` (the watermark, when late rows
+ * are dropped; else -Infinity) is late. Returns the late rows.
+ */
+function countByValue(
+  rows: Row[],
+  keyColumn: string | undefined,
+  keyEval: Evaluator,
+  ctx: OperatorContext,
+  byValue: Map<unknown, Group>,
+  batchId: number,
+  lateBefore: number,
+  touch: (v: unknown) => Group,
+): number {
+  let dropped = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    // A plain column is read at this call site, which sees only source rows (a monomorphic load).
+    const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+    if (typeof v === 'number' && v <= lateBefore) {
+      dropped++;
+      continue;
+    }
+    let g = byValue.get(v);
+    if (g === undefined || g.batchId !== batchId) g = touch(v);
+    g.pending++;
+  }
+  return dropped;
+}
+
+/** Any aggregate list by one key value (see countByValue). Returns the late rows. */
+function foldByValueRows(
+  rows: Row[],
+  keyColumn: string | undefined,
+  keyEval: Evaluator,
+  ctx: OperatorContext,
+  lateBefore: number,
+  touch: (v: unknown) => Group,
+  aggregates: AggregateSpec[],
+): number {
+  const nAgg = aggregates.length;
+  let dropped = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+    if (typeof v === 'number' && v <= lateBefore) {
+      dropped++;
+      continue;
+    }
+    const bufs = touch(v).bufs;
+    for (let i = 0; i < nAgg; i++) {
+      const a = aggregates[i];
+      const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
+      bufs[i] = a.fn.update(bufs[i], arg);
+    }
+  }
+  return dropped;
+}
+
+/**
+ * General path: several keys, expressions, or a window (one tuple per window of the row).
+ * Groups are found by their encoded key; `keyTime` is set when late tuples are dropped.
+ * Returns the late tuples.
+ */
+function foldGeneral(
+  rows: Row[],
+  ctx: OperatorContext,
+  stores: StateStore[],
+  touched: Group[],
+  o: StatefulAggregateOptions,
+  keyTime: ((tuple: unknown[]) => number | null) | null,
+): number {
+  const { keys, aggregates } = o;
+  const nKeys = keys.length;
+  const nAgg = aggregates.length;
+  const windowIndex = keys.findIndex((k) => k.window);
+  const wm = ctx.batchWatermarkMs;
+  const groups = new Map<string, Group>();
+  let dropped = 0;
+  const fold = (tuple: unknown[], row: Row) => {
+    if (keyTime !== null) {
+      const t = keyTime(tuple);
+      if (t !== null && t <= wm) {
+        dropped++;
+        return;
+      }
+    }
+    const key = encodeKey(tuple);
+    let g = groups.get(key);
+    if (g === undefined) {
+      const store = stores[partitionForKey(key, stores.length)];
+      const raw = store.get(key);
+      g = new Group(key, tuple, raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, ctx.batchId);
+      groups.set(key, g);
+      touched.push(g);
+    }
+    const bufs = g.bufs;
+    for (let i = 0; i < nAgg; i++) {
+      const a = aggregates[i];
+      bufs[i] = a.fn.update(bufs[i], a.arg ? a.arg(row, ctx) : undefined);
+    }
+  };
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const tuple = new Array<unknown>(nKeys);
+    for (let i = 0; i < nKeys; i++) tuple[i] = keys[i].eval(row, ctx);
+    if (windowIndex < 0) {
+      fold(tuple, row);
+      continue;
+    }
+    const ts = tuple[windowIndex];
+    // A row without an event time belongs to no window (Spark: window is NULL, row dropped by the grouping).
+    if (ts === null || ts === undefined) continue;
+    for (const w of windowsFor(ts as number, keys[windowIndex].window!)) {
+      const t = tuple.slice();
+      t[windowIndex] = w;
+      fold(t, row);
+    }
+  }
+  return dropped;
+}
+
+/** Writes each touched group's buffers back to its store, once per batch. */
+function writeGroups(touched: Group[]): void {
+  for (let i = 0; i < touched.length; i++) {
+    const g = touched[i];
+    g.store.put(g.key, encodeValue(g.bufs));
+  }
+}
+
+function render(keys: GroupingKey[], aggregates: AggregateSpec[], tuple: unknown[], bufs: unknown[]): Row {
+  const out: Row = {};
+  for (let i = 0; i < keys.length; i++) out[keys[i].name] = tuple[i];
+  for (let i = 0; i < aggregates.length; i++) out[aggregates[i].name] = aggregates[i].fn.result(bufs[i]);
+  return out;
 }
