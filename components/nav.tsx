@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { AlertBadge } from './alert-badge';
+import { NavSession } from './nav-session';
 
 export function Nav({ current }: { current?: string }) {
   return (
@@ -20,7 +21,7 @@ export function Nav({ current }: { current?: string }) {
         Demo
       </Link>
       <div className="spacer" />
-      <a href="/signin" className="meta">Sign in</a>
+      <NavSession />
       <a href="/api/health" className="meta">API health</a>
     </nav>
   );
