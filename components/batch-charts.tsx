@@ -12,11 +12,11 @@ import { useEffect, useId, useLayoutEffect, useState, type ReactNode } from 'rea
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import { apiFetch, errorMessage } from './api-client';
-import { chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseSeries, rateSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
+import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseSeries, rateSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
 import { formatBytes, formatNumber } from './format';
 import { queryKeys } from './query-keys';
 
-const COLORS = ['#1f6feb', '#1a7f37', '#9a6700', '#cf222e', '#8250df', '#0969da', '#57606a'];
+const COLORS = CHART_COLORS;
 const timeTick = (t: number) => new Date(t).toISOString().slice(11, 19);
 
 /**

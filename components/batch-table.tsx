@@ -2,12 +2,13 @@
 /**
  * The batch history table: newest first, keyset pages from GET /api/jobs/:id/batches (a cursor
  * stack gives "newer" without offsets, so page 200 of a long history costs what page 1 does), and
- * a drill-down to one batch's full StreamingQueryProgress JSON.
+ * a drill-down to one batch's StreamingQueryProgress (batch-progress.tsx).
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { BatchDetail, BatchSummary } from '@/lib/server/presenters/batches-presenter';
 import { apiFetch, errorMessage } from './api-client';
+import { BatchProgressView } from './batch-progress';
 import { formatBytes, formatDuration, formatNumber } from './format';
 import { BATCH_PAGE_SIZE, queryKeys } from './query-keys';
 
@@ -16,13 +17,12 @@ export interface BatchPage {
   nextBefore: number | null;
 }
 
-
 function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: number; onClose: () => void }) {
   const q = useQuery({ queryKey: queryKeys.batch(jobId, batchId), queryFn: ({ signal }) => apiFetch<BatchDetail>(`/api/jobs/${jobId}/batches/${batchId}`, { signal }) });
   return (
     <section className="panel" aria-label={`Batch ${batchId} progress`}>
       <div className="page-head">
-        <h3>Batch {batchId}: full progress</h3>
+        <h3>Batch {batchId}</h3>
         <button type="button" onClick={onClose}>
           Close
         </button>
@@ -34,9 +34,7 @@ function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: n
           {errorMessage(q.error)}
         </div>
       ) : (
-        <pre aria-label="Progress JSON" tabIndex={0}>
-          {JSON.stringify(q.data?.progress, null, 2)}
-        </pre>
+        <BatchProgressView progress={q.data?.progress} />
       )}
     </section>
   );

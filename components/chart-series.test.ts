@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { downsampleBatches, type BatchRow } from '@/lib/server/presenters/batch-chart-presenter';
-import { chartsUrl, inputRowsSeries, lagSeries, phaseSeries, rateSeries, stateRowsSeries } from './chart-series';
+import fc from 'fast-check';
+import { chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, stateRowsSeries } from './chart-series';
 
 const rows: BatchRow[] = Array.from({ length: 10 }, (_, i) => ({
   batchId: i,
@@ -46,5 +47,27 @@ describe('chart series', () => {
   it('builds the charts URL with the range start', () => {
     expect(chartsUrl('j1', '5m', 600_000, 300)).toBe('/api/jobs/j1/charts?points=300&from=300000');
     expect(chartsUrl('j1', 'all', 600_000, 50)).toBe('/api/jobs/j1/charts?points=50');
+  });
+
+  it("one batch's phase breakdown: Spark's phases in order, then the rest as other, the shares summing to 1 (property)", () => {
+    const b = phaseBreakdown({ addBatch: 60, walCommit: 10, triggerExecution: 100, somethingElse: 5 }, 100);
+    expect(b.map((x) => x.phase)).toEqual([...PHASE_ORDER, 'other']);
+    expect(Object.fromEntries(b.map((x) => [x.phase, x.ms]))).toMatchObject({ addBatch: 60, walCommit: 10, getBatch: 0, other: 30 });
+    expect(b.find((x) => x.phase === 'addBatch')!.share).toBeCloseTo(0.6);
+    expect(phaseBreakdown({}, 0).every((x) => x.ms === 0 && x.share === 0)).toBe(true);
+    const ms = fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined });
+    fc.assert(
+      fc.property(fc.tuple(ms, ms, ms, ms, ms, ms), fc.integer({ min: 0, max: 60_000 }), (values, duration) => {
+        const durationMs = Object.fromEntries(PHASE_ORDER.map((k, i) => [k, values[i]]).filter(([, v]) => v !== undefined));
+        const out = phaseBreakdown(durationMs, duration);
+        const named = out.slice(0, -1).reduce((s, x) => s + x.ms, 0);
+        const total = out.reduce((s, x) => s + x.ms, 0);
+        // The ms add up to the duration when the phases fit in it, else other is 0.
+        expect(total).toBe(Math.max(duration, named));
+        expect(out.at(-1)!.ms).toBe(Math.max(0, duration - named));
+        const shares = out.reduce((s, x) => s + x.share, 0);
+        expect(total === 0 ? shares : Math.abs(shares - 1)).toBeLessThan(1e-9);
+      }),
+    );
   });
 });

@@ -9,6 +9,31 @@ import { CHART_POINTS } from './query-keys';
 
 export const PHASE_ORDER: BatchPhase[] = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'];
 
+/** Series colours, shared by the charts and the batch drill-down so a phase has one colour. */
+export const CHART_COLORS = ['#1f6feb', '#1a7f37', '#9a6700', '#cf222e', '#8250df', '#0969da', '#57606a'];
+
+/** The part of a trigger's duration outside the named phases (never negative). */
+const otherMs = (totalMs: number, phases: Partial<Record<BatchPhase, number>>) => Math.max(0, totalMs - PHASE_ORDER.reduce((s, k) => s + (phases[k] ?? 0), 0));
+
+export interface PhaseShare {
+  phase: BatchPhase | 'other';
+  ms: number;
+  /** ms / the batch duration, 0 when the duration is 0. */
+  share: number;
+}
+
+/**
+ * One batch's time by phase, Spark's durationMs keys in PHASE_ORDER and then `other`; the ms add
+ * up to the batch duration whenever the named phases fit in it.
+ */
+export function phaseBreakdown(durationMs: Partial<Record<string, number>>, batchDurationMs: number): PhaseShare[] {
+  const phases: Partial<Record<BatchPhase, number>> = {};
+  for (const k of PHASE_ORDER) phases[k] = Math.max(0, durationMs[k] ?? 0);
+  const all: { phase: BatchPhase | 'other'; ms: number }[] = [...PHASE_ORDER.map((k) => ({ phase: k, ms: phases[k]! })), { phase: 'other', ms: otherMs(batchDurationMs, phases) }];
+  const total = Math.max(batchDurationMs, all.reduce((s, p) => s + p.ms, 0));
+  return all.map((p) => ({ ...p, share: total > 0 ? p.ms / total : 0 }));
+}
+
 export interface SeriesRow {
   t: number;
   label: string;
@@ -22,7 +47,7 @@ export function rateSeries(points: ChartPoint[]): SeriesRow[] {
 }
 
 export function phaseSeries(points: ChartPoint[]): SeriesRow[] {
-  return points.map((p) => ({ t: p.t, label: label(p), ...Object.fromEntries(PHASE_ORDER.map((k) => [k, p.phases[k]])), other: Math.max(0, p.batchDurationMs - PHASE_ORDER.reduce((s, k) => s + p.phases[k], 0)) }));
+  return points.map((p) => ({ t: p.t, label: label(p), ...Object.fromEntries(PHASE_ORDER.map((k) => [k, p.phases[k]])), other: otherMs(p.batchDurationMs, p.phases) }));
 }
 
 export function inputRowsSeries(points: ChartPoint[]): SeriesRow[] {

@@ -126,7 +126,18 @@ test('batches arrive, the charts draw them, the table drills down to a batch', a
   const table = page.getByRole('table', { name: 'Batches' });
   await expect(table.getByRole('row')).not.toHaveCount(1);
   await table.getByRole('button', { name: 'Details of batch 0' }).click();
-  const json = page.getByLabel('Progress JSON');
+  const detail = page.getByRole('region', { name: 'Batch 0 progress' });
+  // The figures first, as Spark's batch page: rows in, time by phase, the source range, state.
+  await expect(detail.locator('.stat').filter({ hasText: 'Input rows' }).locator('.value')).toHaveText('5');
+  const phases = detail.getByRole('table', { name: 'Duration by phase' });
+  await expect(phases.getByRole('row')).toHaveCount(8); // header, six Spark phases, other
+  await expect(phases.getByRole('row').filter({ hasText: 'addBatch' })).toBeVisible();
+  await expect(detail.getByText('Offsets read')).toBeVisible();
+  await expect(detail.getByRole('table', { name: 'State operators' }).getByRole('row').filter({ hasText: 'stateStoreSave' })).toBeVisible();
+  // The raw progress stays one click away.
+  await detail.getByText('Full progress JSON').click();
+  const json = detail.getByLabel('Progress JSON');
+  await expect(json).toBeVisible();
   await expect(json).toContainText('"batchId": 0');
   await expect(json).toContainText('"numInputRows": 5');
   await page.screenshot({ path: `${ART}/job-batches.png`, fullPage: true });

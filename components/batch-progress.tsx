@@ -1,0 +1,145 @@
+/**
+ * One batch's StreamingQueryProgress, read the way Spark's batch details page reads: the figures
+ * first (rows in and out, rates, duration, lag), where the trigger's time went by phase, the
+ * source's offset range, event time and watermark, each stateful operator's state, then the raw
+ * JSON for anything else. Progress rows are stored JSON, so every field is optional here.
+ */
+import type { StreamingQueryProgress } from '@/lib/engine/progress';
+import { CHART_COLORS, phaseBreakdown } from './chart-series';
+import { formatBytes, formatDuration, formatNumber } from './format';
+
+type Progress = Partial<StreamingQueryProgress>;
+
+const offset = (o: unknown) => (o === null || o === undefined ? '–' : JSON.stringify(o));
+
+function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div className="stat">
+      <span className="label">{label}</span>
+      <span className="value">{value}</span>
+      {note && <span className="small muted-text">{note}</span>}
+    </div>
+  );
+}
+
+export function BatchProgressView({ progress }: { progress: unknown }) {
+  const p = (progress ?? {}) as Progress;
+  const duration = p.batchDuration ?? p.durationMs?.triggerExecution ?? 0;
+  const phases = phaseBreakdown(p.durationMs ?? {}, duration);
+  const source = p.sources?.[0];
+  const operators = p.stateOperators ?? [];
+  return (
+    <div className="batch-progress">
+      <div className="grid3">
+        <Stat label="Input rows" value={formatNumber(p.numInputRows, 0)} note={p.numBadRecords ? `${p.numBadRecords} bad, ${p.numDeadLetterRecords ?? 0} dead-lettered` : undefined} />
+        <Stat label="Output rows" value={formatNumber(p.sink?.numOutputRows, 0)} note={p.sink?.description} />
+        <Stat label="Input / processed rows/s" value={`${formatNumber(p.inputRowsPerSecond)} / ${formatNumber(p.processedRowsPerSecond)}`} />
+        <Stat label="Duration" value={formatDuration(duration)} note={p.timestamp ? `trigger at ${p.timestamp.replace('T', ' ').slice(0, 23)}` : undefined} />
+        <Stat label="Commit lag" value={formatNumber(p.commitLag, 0)} note="source units behind its latest offset after this batch" />
+        <Stat label="Guarantee" value={p.contract?.guarantee ?? '–'} note={p.contract?.summary} />
+      </div>
+
+      <h4>Where the time went</h4>
+      <div className="phase-bar" role="img" aria-label={`Batch duration by phase: ${phases.filter((x) => x.ms > 0).map((x) => `${x.phase} ${Math.round(x.ms)} ms`).join(', ') || 'no time recorded'}`}>
+        {phases.map((x, i) =>
+          x.share > 0 ? <span key={x.phase} style={{ width: `${x.share * 100}%`, background: CHART_COLORS[i % CHART_COLORS.length] }} title={`${x.phase}: ${Math.round(x.ms)} ms`} /> : null,
+        )}
+      </div>
+      <table className="data compact narrow" aria-label="Duration by phase">
+        <thead>
+          <tr>
+            <th>Phase</th>
+            <th className="num">ms</th>
+            <th className="num">Share</th>
+          </tr>
+        </thead>
+        <tbody>
+          {phases.map((x, i) => (
+            <tr key={x.phase}>
+              <td>
+                <span className="swatch" style={{ background: CHART_COLORS[i % CHART_COLORS.length] }} /> {x.phase}
+              </td>
+              <td className="num">{Math.round(x.ms)}</td>
+              <td className="num">{(x.share * 100).toFixed(0)}%</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      {source && (
+        <>
+          <h4>Source</h4>
+          <dl className="kv">
+            <dt>Description</dt>
+            <dd>{source.description}</dd>
+            <dt>Offsets read</dt>
+            <dd>
+              <code>{offset(source.startOffset)}</code> → <code>{offset(source.endOffset)}</code>
+            </dd>
+            <dt>Latest available</dt>
+            <dd>
+              <code>{offset(source.latestOffset)}</code>
+            </dd>
+          </dl>
+        </>
+      )}
+
+      {p.eventTime && (
+        <>
+          <h4>Event time</h4>
+          <dl className="kv">
+            <dt>Min / avg / max</dt>
+            <dd>
+              {p.eventTime.min ?? '–'} / {p.eventTime.avg ?? '–'} / {p.eventTime.max ?? '–'}
+            </dd>
+            <dt>Watermark used</dt>
+            <dd>{p.eventTime.watermark}</dd>
+          </dl>
+        </>
+      )}
+
+      {operators.length > 0 && (
+        <>
+          <h4>State</h4>
+          <div className="table-scroll">
+            <table className="data compact" aria-label="State operators">
+              <thead>
+                <tr>
+                  <th>Operator</th>
+                  <th className="num">Rows total</th>
+                  <th className="num">Updated</th>
+                  <th className="num">Removed</th>
+                  <th className="num">Dropped late</th>
+                  <th className="num">Memory</th>
+                  <th className="num">On disk</th>
+                  <th className="num">Commit</th>
+                </tr>
+              </thead>
+              <tbody>
+                {operators.map((o, i) => (
+                  <tr key={i}>
+                    <td>{o.operatorName}</td>
+                    <td className="num">{formatNumber(o.numRowsTotal, 0)}</td>
+                    <td className="num">{formatNumber(o.numRowsUpdated, 0)}</td>
+                    <td className="num">{formatNumber(o.numRowsRemoved, 0)}</td>
+                    <td className="num">{formatNumber(o.numRowsDroppedByWatermark, 0)}</td>
+                    <td className="num">{formatBytes(o.memoryUsedBytes)}</td>
+                    <td className="num">{formatBytes(o.customMetrics?.stateOnDiskBytes as number | undefined)}</td>
+                    <td className="num">{formatDuration(o.commitTimeMs)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+
+      <details>
+        <summary>Full progress JSON</summary>
+        <pre aria-label="Progress JSON" tabIndex={0}>
+          {JSON.stringify(progress, null, 2)}
+        </pre>
+      </details>
+    </div>
+  );
+}
