@@ -8,12 +8,16 @@
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import type { ConnectorCatalog, OptionField } from '@/lib/server/connector-catalog';
 import type { DraftCheck } from '@/lib/server/presenters/job-draft-presenter';
 import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
 import { ExplainPanel } from './explain-panel';
-import { EMPTY_FORM, SINK_OPTION_TEMPLATES, SINK_TYPES, SOURCE_OPTION_TEMPLATES, SOURCE_TYPES, specFromForm, type FormIssue, type JobForm } from './job-form';
+import { Field } from './field';
+import { EMPTY_FORM, optionsObject, specFromForm, type FormIssue, type JobForm } from './job-form';
+import { OptionFields } from './option-fields';
+import { carryOptions } from './option-values';
 import { OutputModePicker } from './output-mode-picker';
 import { queryKeys } from './query-keys';
 import { SqlEditor } from './sql-editor';
@@ -28,29 +32,7 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
-/**
- * A labelled control. The hint and the errors sit beside the label, not inside it, so the
- * control's accessible name stays its label ("Name", not "Name must not be empty"); a screen
- * reader announces the errors through role="alert".
- */
-function Field({ label, issues, children, hint }: { label: string; issues: FormIssue[]; children: ReactNode; hint?: string }) {
-  return (
-    <div className="field">
-      <label>
-        {label}
-        {children}
-      </label>
-      {hint && <span className="small muted-text">{hint}</span>}
-      {issues.map((i, k) => (
-        <span key={k} className="field-error" role="alert">
-          {i.message}
-        </span>
-      ))}
-    </div>
-  );
-}
-
-export function JobEditor({ mode, jobId, initial }: { mode: 'new' | 'edit'; jobId?: string; initial?: JobForm }) {
+export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 'edit'; jobId?: string; initial?: JobForm; connectors: ConnectorCatalog }) {
   const router = useRouter();
   const me = useMe();
   const [form, setForm] = useState<JobForm>(initial ?? EMPTY_FORM);
@@ -71,6 +53,10 @@ export function JobEditor({ mode, jobId, initial }: { mode: 'new' | 'edit'; jobI
   const sqlErrors = check.data?.errors.filter((e) => e.path === 'sql') ?? [];
   const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation']);
   const unplaced = errors.filter((e) => !claimed.has(e.path.split('.')[0]));
+  const sourceConnector = connectors.sources.find((c) => c.type === form.sourceType);
+  const sinkConnector = connectors.sinks.find((c) => c.type === form.sinkType);
+  // A new type keeps the options it shares with the old one (the connection string, the table).
+  const retype = (json: string, fields: OptionField[] = []) => JSON.stringify(carryOptions(optionsObject(json) ?? {}, fields), null, 2);
 
   const save = useMutation({
     mutationFn: async (start: boolean) => {
@@ -137,37 +123,18 @@ export function JobEditor({ mode, jobId, initial }: { mode: 'new' | 'edit'; jobI
                 value={form.sourceType}
                 onChange={(e) => {
                   const t = e.target.value;
-                  setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: JSON.stringify(SOURCE_OPTION_TEMPLATES[t] ?? {}, null, 2) }));
+                  setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: retype(f.sourceOptionsJson, connectors.sources.find((c) => c.type === t)?.fields) }));
                 }}
               >
-                {SOURCE_TYPES.map((t) => (
-                  <option key={t}>{t}</option>
+                {connectors.sources.map((c) => (
+                  <option key={c.type}>{c.type}</option>
                 ))}
               </select>
             </Field>
             <Field label="Table name in SQL" issues={at('source.name')}>
               <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
             </Field>
-            {form.sourceType === 'files' ? (
-              <>
-                <Field label="Input directory" issues={at('source.options.path')}>
-                  <input value={form.filesPath} onChange={(e) => set('filesPath', e.target.value)} placeholder="/data/in" />
-                </Field>
-                <Field label="File format" issues={at('source.options.format')}>
-                  <select value={form.filesFormat} onChange={(e) => set('filesFormat', e.target.value as 'json' | 'csv')}>
-                    <option value="json">JSON lines</option>
-                    <option value="csv">CSV</option>
-                  </select>
-                </Field>
-                <Field label="Max files per trigger" issues={at('source.options.maxFilesPerTrigger')} hint="Empty: no limit">
-                  <input inputMode="numeric" value={form.maxFilesPerTrigger} onChange={(e) => set('maxFilesPerTrigger', e.target.value)} />
-                </Field>
-              </>
-            ) : (
-              <Field label="Source options (JSON)" issues={at('source.options')}>
-                <textarea rows={4} value={form.sourceOptionsJson} onChange={(e) => set('sourceOptionsJson', e.target.value)} />
-              </Field>
-            )}
+            <OptionFields label="source" connector={sourceConnector} json={form.sourceOptionsJson} onJson={(v) => set('sourceOptionsJson', v)} issues={at('source.options')} />
             <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp">
               <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
             </Field>
@@ -194,31 +161,15 @@ export function JobEditor({ mode, jobId, initial }: { mode: 'new' | 'edit'; jobI
                 value={form.sinkType}
                 onChange={(e) => {
                   const t = e.target.value;
-                  setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: JSON.stringify(SINK_OPTION_TEMPLATES[t] ?? {}, null, 2) }));
+                  setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: retype(f.sinkOptionsJson, connectors.sinks.find((c) => c.type === t)?.fields) }));
                 }}
               >
-                {SINK_TYPES.map((t) => (
-                  <option key={t}>{t}</option>
+                {connectors.sinks.map((c) => (
+                  <option key={c.type}>{c.type}</option>
                 ))}
               </select>
             </Field>
-            {form.sinkType === 'files' ? (
-              <>
-                <Field label="Output directory" issues={at('sink.options.path')}>
-                  <input value={form.sinkPath} onChange={(e) => set('sinkPath', e.target.value)} placeholder="/data/out" />
-                </Field>
-                <Field label="Output format" issues={at('sink.options.format')}>
-                  <select value={form.sinkFormat} onChange={(e) => set('sinkFormat', e.target.value as 'json' | 'csv')}>
-                    <option value="json">JSON lines</option>
-                    <option value="csv">CSV</option>
-                  </select>
-                </Field>
-              </>
-            ) : (
-              <Field label="Sink options (JSON)" issues={at('sink.options')}>
-                <textarea rows={4} value={form.sinkOptionsJson} onChange={(e) => set('sinkOptionsJson', e.target.value)} />
-              </Field>
-            )}
+            <OptionFields label="sink" connector={sinkConnector} json={form.sinkOptionsJson} onJson={(v) => set('sinkOptionsJson', v)} issues={at('sink.options')} />
           </div>
         </section>
 

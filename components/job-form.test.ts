@@ -4,23 +4,25 @@ import { validateJob } from '@/lib/engine';
 import { EMPTY_FORM, formFromSpec, specFromForm, type JobForm } from './job-form';
 
 const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
-const formArb: fc.Arbitrary<JobForm> = fc.record({
+const sinkArb = fc.oneof(
+  fc.record({ sinkType: fc.constant('files'), sinkOptionsJson: fc.stringMatching(/^\/tmp\/[a-z]{1,8}$/).map((path) => JSON.stringify({ path, format: 'json' })) }),
+  fc.record({ sinkType: fc.constant('console'), sinkOptionsJson: fc.constant('{}') }),
+);
+const formArb: fc.Arbitrary<JobForm> = fc.tuple(fc.record({
   ...Object.fromEntries(Object.entries(EMPTY_FORM).map(([k, v]) => [k, fc.constant(v)])),
   name: fc.string({ minLength: 1, maxLength: 12 }),
   sourceName: ident,
-  filesPath: fc.stringMatching(/^\/tmp\/[a-z]{1,8}$/),
-  filesFormat: fc.constantFrom('json' as const, 'csv' as const),
-  maxFilesPerTrigger: fc.oneof(fc.constant(''), fc.integer({ min: 1, max: 99 }).map(String)),
+  sourceOptionsJson: fc
+    .record({ path: fc.stringMatching(/^\/tmp\/[a-z]{1,8}$/), format: fc.constantFrom('json', 'csv'), maxFilesPerTrigger: fc.integer({ min: 1, max: 99 }) }, { requiredKeys: ['path'] })
+    .map((o) => JSON.stringify(o, null, 2)),
   schemaText: fc.uniqueArray(ident, { minLength: 1, maxLength: 4 }).chain((names) =>
     fc.tuple(...names.map((n) => fc.constantFrom('long', 'double', 'string', 'boolean', 'timestamp').map((t) => `${n} ${t}`))).map((l) => l.join('\n')),
   ),
   sql: fc.string({ minLength: 1, maxLength: 40 }),
-  sinkType: fc.constantFrom('files', 'console'),
-  sinkPath: fc.stringMatching(/^\/tmp\/[a-z]{1,8}$/),
   outputMode: fc.constantFrom('append' as const, 'update' as const, 'complete' as const),
   triggerType: fc.constantFrom('processing-time' as const, 'available-now' as const, 'once' as const),
   checkpointLocation: fc.stringMatching(/^\/tmp\/cp[a-z]{0,5}$/),
-}) as fc.Arbitrary<JobForm>;
+}), sinkArb).map(([form, sink]) => ({ ...form, ...sink })) as fc.Arbitrary<JobForm>;
 
 describe('job form ↔ spec', () => {
   it('a spec made from a form comes back as the same spec (round trip, property)', () => {
@@ -36,14 +38,15 @@ describe('job form ↔ spec', () => {
   });
 
   it('fields the form has no control for survive an edit (dedup, minBatchesToRetain, badRecordsPath)', () => {
-    const { spec } = specFromForm({ ...EMPTY_FORM, name: 'n', filesPath: '/tmp/in', sinkPath: '/tmp/out' });
+    const { spec } = specFromForm({ ...EMPTY_FORM, name: 'n', sourceOptionsJson: '{"path": "/tmp/in"}', sinkOptionsJson: '{"path": "/tmp/out"}' });
     const stored = { ...spec, dedup: { keys: ['user'] }, minBatchesToRetain: 7, source: { ...(spec.source as object), badRecordsPath: '/tmp/bad' } };
     const edited = specFromForm({ ...formFromSpec(stored), sql: 'SELECT user FROM events' }).spec;
     expect(edited).toEqual({ ...stored, sql: 'SELECT user FROM events' });
   });
 
   it('the default form is a spec the engine accepts once paths are filled', () => {
-    const { spec, issues } = specFromForm({ ...EMPTY_FORM, name: 'n', filesPath: '/tmp/in', sinkPath: '/tmp/out', checkpointLocation: '/tmp/cp' });
+    const filled = (json: string, path: string) => JSON.stringify({ ...JSON.parse(json), path });
+    const { spec, issues } = specFromForm({ ...EMPTY_FORM, name: 'n', sourceOptionsJson: filled(EMPTY_FORM.sourceOptionsJson, '/tmp/in'), sinkOptionsJson: filled(EMPTY_FORM.sinkOptionsJson, '/tmp/out'), checkpointLocation: '/tmp/cp' });
     expect(issues).toEqual([]);
     const v = validateJob(spec);
     expect(v.errors).toEqual([]);
@@ -51,10 +54,10 @@ describe('job form ↔ spec', () => {
   });
 
   it('bad options JSON and bad schema lines are reported on their field, never dropped silently', () => {
-    const { issues } = specFromForm({ ...EMPTY_FORM, sourceType: 'rate', sourceOptionsJson: '{"rowsPerSecond": ', schemaText: 'user string\njust-one-word', sinkType: 'console', sinkOptionsJson: '[1]', maxFilesPerTrigger: 'x' });
+    const { issues } = specFromForm({ ...EMPTY_FORM, sourceType: 'rate', sourceOptionsJson: '{"rowsPerSecond": ', schemaText: 'user string\njust-one-word', sinkType: 'console', sinkOptionsJson: '[1]' });
     expect(issues.map((i) => i.path).sort()).toEqual(['sink.options', 'source.options', 'source.schema']);
     expect(issues.find((i) => i.path === 'source.schema')!.message).toContain('line 2');
-    const files = specFromForm({ ...EMPTY_FORM, maxFilesPerTrigger: '0' });
-    expect(files.issues).toEqual([{ path: 'source.options.maxFilesPerTrigger', message: expect.stringContaining('at least 1') }]);
+    expect(issues.find((i) => i.path === 'source.options')!.message).toContain('not valid JSON');
+    expect(issues.find((i) => i.path === 'sink.options')!.message).toContain('must be a JSON object');
   });
 });

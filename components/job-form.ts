@@ -1,18 +1,16 @@
 /**
  * The job editor's form state and its two-way mapping to a job spec (lib/engine/spec/job-spec.ts).
- * Files sources and sinks get their own fields; every other type edits its options as JSON. The
- * schema is one column per line, `name type`. `specFromForm` never drops what it cannot parse:
- * bad options JSON stays as text and is reported as an error on that field, so bad input is
- * never silently turned into an empty object.
+ * A source's and a sink's options are kept as JSON text, whatever the type: the editor's option
+ * fields (option-values.ts) and its JSON box both edit that text. The schema is one column per
+ * line, `name type`. `specFromForm` never drops what it cannot parse: bad options JSON stays as
+ * text and is reported as an error on that field, so bad input is never silently turned into an
+ * empty object.
  */
 export interface JobForm {
   name: string;
   description: string;
   sourceName: string;
   sourceType: string;
-  filesPath: string;
-  filesFormat: 'json' | 'csv';
-  maxFilesPerTrigger: string;
   sourceOptionsJson: string;
   schemaText: string;
   eventTime: string;
@@ -20,8 +18,6 @@ export interface JobForm {
   onBadRecord: 'fail' | 'dead-letter';
   sql: string;
   sinkType: string;
-  sinkPath: string;
-  sinkFormat: 'json' | 'csv';
   sinkOptionsJson: string;
   outputMode: 'append' | 'update' | 'complete';
   triggerType: 'processing-time' | 'available-now' | 'once';
@@ -35,43 +31,19 @@ export interface JobForm {
   keep?: { spec: Obj; source: Obj };
 }
 
-export const SOURCE_TYPES = ['files', 'rate', 'postgres', 'redis-stream', 'nats-jetstream', 'http'] as const;
-export const SINK_TYPES = ['files', 'console', 'postgres', 'postgres-upsert', 'postgres-replace', 'redis-stream', 'webhook'] as const;
-
-export const SOURCE_OPTION_TEMPLATES: Record<string, object> = {
-  rate: { rowsPerSecond: 10 },
-  postgres: { connectionString: 'postgres://user@host:5432/db', table: 'events', offsetColumn: 'id' },
-  'redis-stream': { url: 'redis://127.0.0.1:6379', stream: 'events' },
-  'nats-jetstream': { servers: 'nats://127.0.0.1:4222', stream: 'EVENTS', subject: 'events.>' },
-  http: {},
-};
-export const SINK_OPTION_TEMPLATES: Record<string, object> = {
-  console: {},
-  postgres: { connectionString: 'postgres://user@host:5432/db', table: 'results' },
-  'postgres-upsert': { connectionString: 'postgres://user@host:5432/db', table: 'results', keys: ['id'] },
-  'postgres-replace': { connectionString: 'postgres://user@host:5432/db', table: 'results' },
-  'redis-stream': { url: 'redis://127.0.0.1:6379', stream: 'results' },
-  webhook: { url: 'https://example.com/hook' },
-};
-
 export const EMPTY_FORM: JobForm = {
   name: '',
   description: '',
   sourceName: 'events',
   sourceType: 'files',
-  filesPath: '',
-  filesFormat: 'json',
-  maxFilesPerTrigger: '',
-  sourceOptionsJson: '{}',
+  sourceOptionsJson: '{\n  "path": "",\n  "format": "json"\n}',
   schemaText: 'user string\nts timestamp',
   eventTime: '',
   watermarkDelay: '',
   onBadRecord: 'fail',
   sql: 'SELECT user, ts FROM events WHERE user IS NOT NULL',
   sinkType: 'files',
-  sinkPath: '',
-  sinkFormat: 'json',
-  sinkOptionsJson: '{}',
+  sinkOptionsJson: '{\n  "path": "",\n  "format": "json"\n}',
   outputMode: 'append',
   triggerType: 'processing-time',
   triggerInterval: '1 second',
@@ -91,14 +63,26 @@ export interface FormIssue {
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
+/** The options object a JSON text holds, or why it holds none. */
+function readOptions(text: string): { value: Obj } | { problem: string } {
   try {
     const v = JSON.parse(text.trim() || '{}');
-    if (isObj(v)) return v;
-    issues.push({ path, message: 'must be a JSON object, e.g. {"table": "events"}' });
+    return isObj(v) ? { value: v } : { problem: 'must be a JSON object, e.g. {"table": "events"}' };
   } catch (e) {
-    issues.push({ path, message: `not valid JSON: ${(e as Error).message}` });
+    return { problem: `not valid JSON: ${(e as Error).message}` };
   }
+}
+
+/** The options object of a JSON text, or null when the text is not a JSON object. */
+export function optionsObject(text: string): Obj | null {
+  const r = readOptions(text);
+  return 'value' in r ? r.value : null;
+}
+
+function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
+  const r = readOptions(text);
+  if ('value' in r) return r.value;
+  issues.push({ path, message: r.problem });
   return {};
 }
 
@@ -117,16 +101,8 @@ export function parseSchemaText(text: string, issues: FormIssue[]): { name: stri
 /** The spec the form describes, and the problems only the form can see (bad JSON, bad schema lines). */
 export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
   const issues: FormIssue[] = [];
-  let sourceOptions: Obj;
-  if (f.sourceType === 'files') {
-    sourceOptions = { path: f.filesPath, format: f.filesFormat };
-    if (f.maxFilesPerTrigger.trim()) {
-      const n = Number(f.maxFilesPerTrigger);
-      if (!Number.isInteger(n) || n < 1) issues.push({ path: 'source.options.maxFilesPerTrigger', message: 'must be a whole number of at least 1, or empty for no limit' });
-      else sourceOptions.maxFilesPerTrigger = n;
-    }
-  } else sourceOptions = parseOptions(f.sourceOptionsJson, 'source.options', issues);
-  const sinkOptions = f.sinkType === 'files' ? { path: f.sinkPath, format: f.sinkFormat } : parseOptions(f.sinkOptionsJson, 'sink.options', issues);
+  const sourceOptions = parseOptions(f.sourceOptionsJson, 'source.options', issues);
+  const sinkOptions = parseOptions(f.sinkOptionsJson, 'sink.options', issues);
   const source: Obj = {
     ...f.keep?.source,
     name: f.sourceName,
@@ -165,9 +141,6 @@ export function formFromSpec(spec: unknown, description?: string | null): JobFor
     description: description ?? '',
     sourceName: str(src.name, 'events'),
     sourceType: str(src.type, 'files'),
-    filesPath: str(so.path),
-    filesFormat: so.format === 'csv' ? 'csv' : 'json',
-    maxFilesPerTrigger: str(so.maxFilesPerTrigger),
     sourceOptionsJson: JSON.stringify(so, null, 2),
     schemaText: schema.map((c) => `${str(c.name)} ${str(c.type)}`).join('\n'),
     eventTime: str(src.eventTime),
@@ -175,8 +148,6 @@ export function formFromSpec(spec: unknown, description?: string | null): JobFor
     onBadRecord: src.onBadRecord === 'dead-letter' ? 'dead-letter' : 'fail',
     sql: str(s.sql),
     sinkType: str(sink.type, 'files'),
-    sinkPath: str(ko.path),
-    sinkFormat: ko.format === 'csv' ? 'csv' : 'json',
     sinkOptionsJson: JSON.stringify(ko, null, 2),
     outputMode: s.outputMode === 'update' || s.outputMode === 'complete' ? s.outputMode : 'append',
     triggerType: trig.type === 'available-now' || trig.type === 'once' ? trig.type : 'processing-time',

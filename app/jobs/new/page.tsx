@@ -1,4 +1,5 @@
 import { JobEditor } from '@/components/job-editor';
+import { connectorCatalog } from '@/lib/server/connector-catalog';
 import { requirePagePrincipal } from '@/lib/server/page-auth';
 
 export const dynamic = 'force-dynamic';
@@ -14,7 +15,7 @@ export default async function NewJobPage() {
       </p>
       <h1>New job</h1>
       <p className="subtitle">Write the query, pick a source, a sink and an output mode; the editor checks everything as you type.</p>
-      <JobEditor mode="new" />
+      <JobEditor mode="new" connectors={connectorCatalog()} />
     </>
   );
 }

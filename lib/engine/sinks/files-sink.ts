@@ -29,10 +29,9 @@ import { registerSink } from './sink-registry';
 
 export const FilesSinkOptions = z
   .object({
-    path: z.string().min(1),
-    format: z.enum(['json', 'csv']).default('json'),
-    /** CSV: write a header line in each file (default true). */
-    header: z.boolean().default(true),
+    path: z.string().min(1).meta({ title: 'Output directory', description: 'Each batch writes its files here and records them in _weir_metadata; readers go through that log.' }),
+    format: z.enum(['json', 'csv']).default('json').meta({ title: 'Output format' }),
+    header: z.boolean().default(true).describe('CSV: write a header line in each file.'),
   })
   .strict();
 export type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;

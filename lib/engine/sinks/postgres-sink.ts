@@ -30,13 +30,13 @@ export const postgresSinkOptions = z.strictObject({
   connectionString: z.string().min(1),
   table: z.string().min(1),
   schema: z.string().min(1).default('public'),
-  mode: z.enum(['transactional', 'bare-append']).default('transactional'),
+  mode: z.enum(['transactional', 'bare-append']).default('transactional').describe('transactional: rows and the batch id commit together (exactly-once); bare-append: plain inserts (a replayed batch is written twice).'),
   createTable: z.boolean().default(true),
-  /**
-   * Also write each row's batch id into this column, so a reader can count rows per batch and
-   * see which batches a replay doubled (the duplicate audit of incident drills).
-   */
-  batchIdColumn: z.string().min(1).optional(),
+  batchIdColumn: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Also write each row's batch id into this column, so a reader can count rows per batch and see which batches a replay doubled (the drills' duplicate audit)."),
 });
 export type PostgresSinkOptions = z.infer<typeof postgresSinkOptions>;
 

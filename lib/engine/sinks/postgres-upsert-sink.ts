@@ -23,7 +23,7 @@ export const postgresUpsertSinkOptions = z.strictObject({
   connectionString: z.string().min(1),
   table: z.string().min(1),
   schema: z.string().min(1).default('public'),
-  keyColumns: z.array(z.string().min(1)).min(1),
+  keyColumns: z.array(z.string().min(1)).min(1).describe('The columns that identify a row: a replayed batch overwrites the same rows.'),
   createTable: z.boolean().default(true),
 });
 export type PostgresUpsertSinkOptions = z.infer<typeof postgresUpsertSinkOptions>;

@@ -28,8 +28,8 @@ import { redact } from './pg-util';
 
 export const webhookSinkOptions = z.strictObject({
   url: z.url(),
-  headers: z.record(z.string(), z.string()).default({}),
-  receiverHonoursIdempotencyKey: z.boolean().default(false),
+  headers: z.record(z.string(), z.string()).default({}).describe('Extra request headers, as a JSON object.'),
+  receiverHonoursIdempotencyKey: z.boolean().default(false).describe('Set only if the receiver drops a repeated Idempotency-Key: the sink then counts as idempotent.'),
   maxRetries: z.number().int().min(0).max(20).default(5),
   initialBackoffMs: z.number().int().min(0).default(200),
   maxBackoffMs: z.number().int().min(0).default(10_000),

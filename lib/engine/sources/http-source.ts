@@ -28,14 +28,12 @@ import { registerSource, type SourceDefinition } from './source-registry';
 import { convertObject } from './value-conversion';
 
 export const httpSourceOptions = z.strictObject({
-  /** Listen for POSTs on this port (0: any free port); absent: in-process `push` only. */
-  port: z.number().int().min(0).max(65535).optional(),
+  port: z.number().int().min(0).max(65535).optional().describe('Listen for POSTs on this port (0: any free port); empty: in-process push only.'),
   host: z.string().min(1).default('127.0.0.1'),
   path: z.string().startsWith('/').default('/'),
   maxBufferedRecords: z.number().int().min(1).default(100_000),
   maxBodyBytes: z.number().int().min(1).default(10 * 1024 * 1024),
-  /** When set, a POST must carry `Authorization: Bearer <token>` (401 otherwise). A secret. */
-  token: z.string().min(8).optional(),
+  token: z.string().min(8).optional().describe('When set, a POST must carry Authorization: Bearer <token> (401 otherwise).'),
 });
 export type HttpSourceOptions = z.infer<typeof httpSourceOptions>;
 

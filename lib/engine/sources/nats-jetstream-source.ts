@@ -33,10 +33,9 @@ export const natsJetStreamSourceOptions = z.strictObject({
   stream: z.string().min(1),
   subject: z.string().min(1).optional(),
   token: z.string().min(1).optional(),
-  failOnDataLoss: z.boolean().default(true),
+  failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when messages a batch needs were removed from the stream.'),
   fetchSize: z.number().int().min(1).max(10_000).default(1_000),
-  /** At most this many stream sequences per batch (fewer messages with a subject filter). */
-  maxMessagesPerTrigger: z.number().int().min(1).optional(),
+  maxMessagesPerTrigger: z.number().int().min(1).optional().describe('At most this many stream sequences per batch (fewer messages with a subject filter).'),
 });
 export type NatsJetStreamSourceOptions = z.infer<typeof natsJetStreamSourceOptions>;
 

@@ -29,11 +29,9 @@ export const postgresSourceOptions = z.strictObject({
   connectionString: z.string().min(1),
   table: z.string().min(1),
   schema: z.string().min(1).default('public'),
-  offsetColumn: z.string().min(1),
-  /** At most about this many rows per batch (ties on the offset column join the batch). */
-  maxRowsPerTrigger: z.number().int().min(1).optional(),
-  /** Fail (true, the default) or continue when the offset column went back (table truncated and refilled). */
-  failOnDataLoss: z.boolean().default(true),
+  offsetColumn: z.string().min(1).describe('A column that only grows (a serial id or an insert timestamp): each batch reads the rows past the last offset.'),
+  maxRowsPerTrigger: z.number().int().min(1).optional().describe('At most about this many rows per batch (ties on the offset column join the batch).'),
+  failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when the offset column went back (the table was truncated and refilled).'),
 });
 export type PostgresSourceOptions = z.infer<typeof postgresSourceOptions>;
 

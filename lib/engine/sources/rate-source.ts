@@ -14,8 +14,7 @@ import { registerSource, type SourceContext } from './source-registry';
 export const RateSourceOptions = z
   .object({
     rowsPerSecond: z.number().int().positive().default(1),
-    /** Cap on the seconds a single batch covers (catch-up after downtime). */
-    maxSecondsPerTrigger: z.number().int().positive().optional(),
+    maxSecondsPerTrigger: z.number().int().positive().optional().describe('Cap on the seconds a single batch covers (catch-up after downtime).'),
   })
   .strict();
 export type RateSourceOptions = z.infer<typeof RateSourceOptions>;

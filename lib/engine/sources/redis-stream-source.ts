@@ -30,12 +30,11 @@ import { convertObject, parseJsonRecord } from './value-conversion';
 export const redisStreamSourceOptions = z.strictObject({
   url: z.string().min(1).default('redis://127.0.0.1:6379'),
   stream: z.string().min(1),
-  format: z.enum(['json', 'fields']).default('json'),
-  jsonField: z.string().min(1).default('data'),
-  failOnDataLoss: z.boolean().default(true),
+  format: z.enum(['json', 'fields']).default('json').describe('json: one field holds a JSON row; fields: the entry\'s fields are the columns.'),
+  jsonField: z.string().min(1).default('data').describe('With format json: the field holding the row.'),
+  failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when entries a batch needs were trimmed from the stream.'),
   pageSize: z.number().int().min(1).max(100_000).default(5_000),
-  /** At most this many entries per batch. */
-  maxEntriesPerTrigger: z.number().int().min(1).optional(),
+  maxEntriesPerTrigger: z.number().int().min(1).optional().describe('At most this many entries per batch.'),
 });
 export type RedisStreamSourceOptions = z.infer<typeof redisStreamSourceOptions>;
 

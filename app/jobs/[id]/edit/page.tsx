@@ -1,5 +1,6 @@
 import { notFound } from 'next/navigation';
 import { JobEditor } from '@/components/job-editor';
+import { connectorCatalog } from '@/lib/server/connector-catalog';
 import { formFromSpec } from '@/components/job-form';
 import { prisma } from '@/lib/server/db';
 import { NotFoundError } from '@/lib/server/http-errors';
@@ -28,7 +29,7 @@ export default async function EditJobPage({ params }: { params: Promise<{ id: st
         Changes apply at the next start. A change the checkpoint cannot carry (a new aggregation, another source) is refused on restart; reset the checkpoint
         for those.
       </p>
-      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description)} />
+      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description)} connectors={connectorCatalog()} />
     </>
   );
 }

@@ -1,0 +1,103 @@
+/**
+ * The source and sink types a job can use, with each type's options as form fields, read from
+ * the same zod schemas that validate `source.options` / `sink.options` (as Arroyo's connector
+ * forms come from each connector's JSON schema). The job editor renders its option fields from
+ * this, so a new option, default or enum in the engine appears in the UI without UI code, and a
+ * form can never offer an option the engine would refuse.
+ */
+import { z } from 'zod';
+import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
+
+export type OptionKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'list' | 'json';
+
+export interface OptionField {
+  name: string;
+  label: string;
+  kind: OptionKind;
+  required: boolean;
+  /** Masked on every read (the type's `secretOptions`). */
+  secret: boolean;
+  default?: unknown;
+  /** The allowed values of an enum. */
+  values?: string[];
+  description?: string;
+}
+
+export interface ConnectorInfo {
+  type: string;
+  fields: OptionField[];
+}
+
+export interface ConnectorCatalog {
+  sources: ConnectorInfo[];
+  sinks: ConnectorInfo[];
+}
+
+/** In-process types for tests (rows live in one process's memory): a worker cannot use them. */
+const TEST_ONLY_TYPES = new Set(['memory']);
+
+interface JsonSchema {
+  type?: string;
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+const WORDS: Record<string, string> = { url: 'URL', json: 'JSON', id: 'ID', ms: '(ms)', num: 'number of' };
+
+/** `maxFilesPerTrigger` → "Max files per trigger", `initialBackoffMs` → "Initial backoff (ms)". */
+export function humanize(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(' ')
+    .map((w) => WORDS[w] ?? w)
+    .join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function kindOf(s: JsonSchema): OptionKind {
+  if (Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string')) return 'enum';
+  if (s.type === 'string' || s.type === 'integer' || s.type === 'number' || s.type === 'boolean') return s.type;
+  if (s.type === 'array' && s.items?.type === 'string' && !s.items.enum) return 'list';
+  return 'json';
+}
+
+/** The form fields of an options schema, in the schema's order. */
+export function optionFields(options: z.ZodType, secretOptions: readonly string[] = []): OptionField[] {
+  // io 'input': what a spec may contain, so options with a default are not required.
+  const schema = z.toJSONSchema(options, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, p]) => {
+    const field: OptionField = { name, label: p.title ?? humanize(name), kind: kindOf(p), required: required.has(name), secret: secretOptions.includes(name) };
+    if (p.default !== undefined) field.default = p.default;
+    if (field.kind === 'enum') field.values = p.enum as string[];
+    if (p.description) field.description = p.description;
+    return field;
+  });
+}
+
+let cached: ConnectorCatalog | undefined;
+
+/** Every registered source and sink type but the test-only ones, by type name. */
+export function connectorCatalog(): ConnectorCatalog {
+  cached ??= {
+    sources: sourceTypes()
+      .filter((t) => !TEST_ONLY_TYPES.has(t))
+      .map((type) => {
+        const def = getSourceDefinition(type)!;
+        return { type, fields: optionFields(def.options, def.secretOptions) };
+      }),
+    sinks: sinkTypes()
+      .filter((t) => !TEST_ONLY_TYPES.has(t))
+      .map((type) => {
+        const def = getSinkDefinition(type)!;
+        return { type, fields: optionFields(def.options, def.secretOptions) };
+      }),
+  };
+  return cached;
+}
