@@ -1,6 +1,7 @@
 'use client';
 /**
- * The firing-alert count: overall (in the navigation) or for one job (on its row or page). It
+ * The firing-alert count: in the navigation, the firing alerts nobody has acknowledged yet (what
+ * still needs someone); for one job (on its row or page), all its firing alerts. It
  * polls GET /api/alerts/summary itself instead of using react-query, because the navigation sits
  * outside the react-query provider in app/layout.tsx. Renders nothing while there is nothing
  * firing or nobody is signed in (the summary needs a viewer).
@@ -17,8 +18,8 @@ export function AlertBadge({ jobId, pollMs = 5000, initial }: { jobId?: string; 
       try {
         const res = await fetch('/api/alerts/summary', { credentials: 'same-origin', cache: 'no-store' });
         if (!res.ok) return;
-        const s = (await res.json()) as { firing: number; byJob: Record<string, number> };
-        if (live) setCount(jobId ? (s.byJob[jobId] ?? 0) : s.firing);
+        const s = (await res.json()) as { firing: number; unacknowledged: number; byJob: Record<string, number> };
+        if (live) setCount(jobId ? (s.byJob[jobId] ?? 0) : s.unacknowledged);
       } catch {
         // offline or the server restarting: keep the last count
       }
@@ -32,7 +33,12 @@ export function AlertBadge({ jobId, pollMs = 5000, initial }: { jobId?: string; 
   }, [jobId, pollMs]);
   if (!count) return null;
   return (
-    <span className="badge bad" role="status" aria-label={`${count} firing alert${count === 1 ? '' : 's'}`} title={`${count} firing`}>
+    <span
+      className="badge bad"
+      role="status"
+      aria-label={jobId ? `${count} firing alert${count === 1 ? '' : 's'}` : `${count} firing alert${count === 1 ? '' : 's'} not acknowledged`}
+      title={jobId ? `${count} firing` : `${count} firing, not acknowledged`}
+    >
       {count}
     </span>
   );

@@ -14,8 +14,10 @@ import { roleAllows, useMe } from './use-me';
 const keys = { alerts: () => ['alerts', 'list'] as const, rules: () => ['alerts', 'rules'] as const };
 const kindLabel = (k: string) => KIND_OPTIONS.find((o) => o.kind === k)?.label ?? k;
 
-function AlertsTable({ label, alerts }: { label: string; alerts: AlertView[] }) {
+/** Firing alerts get an Acknowledge button (operators) or who acknowledged them. */
+function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: AlertView[]; onAcknowledge?: (a: AlertView) => void }) {
   if (!alerts.length) return <p className="muted-text">None.</p>;
+  const firing = alerts.some((a) => a.state === 'FIRING');
   return (
     <div className="table-scroll">
       <table className="data" aria-label={label}>
@@ -27,6 +29,7 @@ function AlertsTable({ label, alerts }: { label: string; alerts: AlertView[] }) 
             <th>Message</th>
             <th>Fired</th>
             <th>Resolved</th>
+            {firing && <th>Acknowledged</th>}
           </tr>
         </thead>
         <tbody>
@@ -43,6 +46,22 @@ function AlertsTable({ label, alerts }: { label: string; alerts: AlertView[] }) 
               <td>{a.message}</td>
               <td className="small">{new Date(a.firedAt).toLocaleString()}</td>
               <td className="small">{a.resolvedAt ? new Date(a.resolvedAt).toLocaleString() : '—'}</td>
+              {firing && (
+                <td className="small">
+                  {a.acknowledgedBy ? (
+                    <>
+                      by {a.acknowledgedBy}
+                      <div className="muted-text">{new Date(a.acknowledgedAt!).toLocaleString()}</div>
+                    </>
+                  ) : onAcknowledge ? (
+                    <button type="button" onClick={() => onAcknowledge(a)} aria-label={`Acknowledge the alert on ${a.jobName ?? 'all jobs'}: ${a.message}`}>
+                      Acknowledge
+                    </button>
+                  ) : (
+                    'not yet'
+                  )}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -135,6 +154,8 @@ export function AlertsPanel(props: { initialAlerts: AlertView[]; initialRules: A
   const refresh = () => void qc.invalidateQueries({ queryKey: ['alerts'] });
   const toggle = useMutation({ mutationFn: (r: AlertRuleView) => apiFetch(`/api/alert-rules/${r.id}`, { method: 'PUT', body: { enabled: !r.enabled } }), onSuccess: refresh });
   const remove = useMutation({ mutationFn: (r: AlertRuleView) => apiFetch(`/api/alert-rules/${r.id}`, { method: 'DELETE' }), onSuccess: refresh });
+  const acknowledge = useMutation({ mutationFn: (a: AlertView) => apiFetch<AlertView>(`/api/alerts/${a.id}/acknowledge`, { method: 'POST' }), onSuccess: refresh });
+  const canAcknowledge = roleAllows(me?.role, 'operator');
   const jobName = (id: string | null) => (id ? (props.jobs.find((j) => j.id === id)?.name ?? id) : 'All jobs (global)');
   const firing = alerts.data.filter((a) => a.state === 'FIRING');
   const resolved = alerts.data.filter((a) => a.state === 'RESOLVED');
@@ -142,7 +163,12 @@ export function AlertsPanel(props: { initialAlerts: AlertView[]; initialRules: A
     <>
       <section className="panel" aria-labelledby="firing-h">
         <h2 id="firing-h">Firing ({firing.length})</h2>
-        <AlertsTable label="Firing alerts" alerts={firing} />
+        <AlertsTable label="Firing alerts" alerts={firing} onAcknowledge={canAcknowledge ? (a) => acknowledge.mutate(a) : undefined} />
+        {acknowledge.error ? (
+          <div className="error-box" role="alert">
+            Could not acknowledge: {errorMessage(acknowledge.error)}
+          </div>
+        ) : null}
       </section>
       <section className="panel" aria-labelledby="history-h">
         <h2 id="history-h">Resolved (history)</h2>

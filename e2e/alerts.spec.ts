@@ -1,7 +1,8 @@
 /**
  * Alerting through the running app (npm start's shape: embedded PostgreSQL, Next, a worker): an
  * admin creates a global "run failed" rule with the form on /alerts, a job fails on a bad input
- * file, and the firing alert appears on the alerts page, naming the job.
+ * file, and the firing alert appears on the alerts page, naming the job; acknowledging it there
+ * records who did it and takes it off the navigation badge while it keeps firing.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -57,4 +58,21 @@ test('a rule created in the UI fires when a job fails, and the alerts page shows
 
   const alerts = await (await api.get(`/api/alerts?jobId=${job.id}&state=FIRING`)).json();
   expect(alerts.items.map((a: { kind: string }) => a.kind)).toContain('run-failed');
+
+  // Acknowledge: who is on it shows in the row, the alert keeps firing, and the navigation badge
+  // counts one fewer alert needing someone.
+  const unacknowledged = async () => (await (await api.get('/api/alerts/summary')).json()).unacknowledged as number;
+  const before = await unacknowledged();
+  expect(before).toBeGreaterThanOrEqual(1);
+  const badge = page.getByRole('navigation', { name: 'Main' }).getByRole('status');
+  await expect(badge).toHaveText(String(before), { timeout: 10_000 });
+  await row.getByRole('button', { name: /^Acknowledge/ }).click();
+  await expect(row).toContainText('by user:admin');
+  await expect(row).toContainText('FIRING');
+  expect(await unacknowledged()).toBe(before - 1);
+  if (before === 1) await expect(badge).toHaveCount(0, { timeout: 10_000 });
+  else await expect(badge).toHaveText(String(before - 1), { timeout: 10_000 });
+  const audit = await (await api.get(`/api/audit?targetType=alert`)).json();
+  expect(audit.items.map((e: { action: string }) => e.action)).toContain('alert.acknowledge');
+  await page.screenshot({ path: 'e2e/artifacts/alerts-acknowledged.png', fullPage: true });
 });

@@ -34,6 +34,9 @@ export interface AlertView {
   details: unknown;
   firedAt: string;
   resolvedAt: string | null;
+  /** Who acknowledged the alert while it fired, and when (null: nobody). */
+  acknowledgedBy: string | null;
+  acknowledgedAt: string | null;
 }
 
 export interface DeliveryView {
@@ -55,9 +58,25 @@ export function presentRule(r: RuleRow): AlertRuleView {
   return { id: r.id, name: r.name, jobId: r.jobId, kind: r.kind, params: r.params, enabled: r.enabled, webhookUrl: r.webhookUrl, webhookSecret: r.webhookSecret ? '********' : null, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() };
 }
 
-const ALERT_INCLUDE = { rule: { select: { name: true } }, job: { select: { name: true } } } as const;
+export const ALERT_INCLUDE = { rule: { select: { name: true } }, job: { select: { name: true } } } as const;
 
-function presentAlert(a: { id: string; ruleId: string | null; jobId: string | null; kind: string; state: 'FIRING' | 'RESOLVED'; dedupKey: string; message: string; value: number | null; details: unknown; firedAt: Date; resolvedAt: Date | null; rule: { name: string } | null; job: { name: string } | null }): AlertView {
+export function presentAlert(a: {
+  id: string;
+  ruleId: string | null;
+  jobId: string | null;
+  kind: string;
+  state: 'FIRING' | 'RESOLVED';
+  dedupKey: string;
+  message: string;
+  value: number | null;
+  details: unknown;
+  firedAt: Date;
+  resolvedAt: Date | null;
+  acknowledgedBy: string | null;
+  acknowledgedAt: Date | null;
+  rule: { name: string } | null;
+  job: { name: string } | null;
+}): AlertView {
   return {
     id: a.id,
     ruleId: a.ruleId,
@@ -72,6 +91,8 @@ function presentAlert(a: { id: string; ruleId: string | null; jobId: string | nu
     details: a.details,
     firedAt: a.firedAt.toISOString(),
     resolvedAt: a.resolvedAt?.toISOString() ?? null,
+    acknowledgedBy: a.acknowledgedBy,
+    acknowledgedAt: a.acknowledgedAt?.toISOString() ?? null,
   };
 }
 
@@ -95,16 +116,21 @@ export async function getAlert(db: PrismaClient, id: string): Promise<AlertView 
   };
 }
 
-/** What the navigation badge and the per-job badges show. */
-export async function alertSummary(db: PrismaClient): Promise<{ firing: number; byJob: Record<string, number> }> {
-  const groups = await db.alert.groupBy({ by: ['jobId'], where: { state: 'FIRING' }, _count: { _all: true } });
+/**
+ * What the badges show: firing alerts overall and per job, and how many of the firing ones
+ * nobody has acknowledged yet (the navigation badge: what still needs someone).
+ */
+export async function alertSummary(db: PrismaClient): Promise<{ firing: number; unacknowledged: number; byJob: Record<string, number> }> {
+  const groups = await db.alert.groupBy({ by: ['jobId', 'acknowledgedBy'], where: { state: 'FIRING' }, _count: { _all: true } });
   const byJob: Record<string, number> = {};
   let firing = 0;
+  let unacknowledged = 0;
   for (const g of groups) {
     firing += g._count._all;
-    if (g.jobId) byJob[g.jobId] = g._count._all;
+    if (g.acknowledgedBy === null) unacknowledged += g._count._all;
+    if (g.jobId) byJob[g.jobId] = (byJob[g.jobId] ?? 0) + g._count._all;
   }
-  return { firing, byJob };
+  return { firing, unacknowledged, byJob };
 }
 
 export async function listAlertRules(db: PrismaClient, q: { jobId?: string } = {}): Promise<AlertRuleView[]> {

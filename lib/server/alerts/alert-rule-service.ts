@@ -1,14 +1,15 @@
 /**
- * Writes to alert rules (admins): create, edit, delete, each audited in the same transaction.
+ * Writes to alert rules (admins): create, edit, delete; and to alerts (operators): acknowledge.
+ * Each is audited in the same transaction.
  * The webhook secret is write-only: reads show `********`, and sending `********` back on an
  * edit keeps the stored one (as job secrets do). Deleting a rule resolves its firing alerts
  * first, so nothing stays FIRING without a rule that could ever resolve it.
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
-import { BadRequestError, NotFoundError } from '../http-errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../http-errors';
 import { recordAudit } from '../services/audit-service';
-import { presentRule, type AlertRuleView } from './alert-presenter';
+import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-presenter';
 import { paramsSchemaOf, type AlertRuleInput, type AlertRuleUpdate } from './rule-kinds';
 
 export const MASKED_SECRET = '********';
@@ -65,5 +66,27 @@ export async function deleteAlertRule(db: PrismaClient, who: Principal, id: stri
     await tx.alert.updateMany({ where: { ruleId: id, state: 'FIRING' }, data: { state: 'RESOLVED', resolvedAt: new Date() } });
     await tx.alertRule.delete({ where: { id } });
     await recordAudit(tx, who, { action: 'alert-rule.delete', targetType: 'alert-rule', targetId: id, before: presentRule(before) });
+  });
+}
+
+/**
+ * Acknowledges a firing alert: someone is on it. The alert keeps firing until its condition
+ * clears (then it resolves as usual); the navigation badge stops counting it. Acknowledging
+ * twice changes nothing; a resolved alert has nothing left to acknowledge (409).
+ */
+export async function acknowledgeAlert(db: PrismaClient, who: Principal, id: string): Promise<AlertView> {
+  requireRole(who, 'operator', 'acknowledge alerts');
+  return db.$transaction(async (tx) => {
+    const before = await tx.alert.findUnique({ where: { id }, include: ALERT_INCLUDE });
+    if (!before) throw new NotFoundError('alert', id);
+    if (before.state !== 'FIRING') {
+      throw new ConflictError(`Alert ${id} resolved at ${before.resolvedAt?.toISOString() ?? 'an earlier time'}: only a firing alert can be acknowledged. It fires again, as a new alert, if its condition returns.`, { state: before.state });
+    }
+    if (before.acknowledgedBy !== null) return presentAlert(before);
+    // Only a firing, unacknowledged row: a resolve or another acknowledgement in between wins.
+    const changed = await tx.alert.updateMany({ where: { id, state: 'FIRING', acknowledgedBy: null }, data: { acknowledgedBy: who.actor, acknowledgedAt: new Date() } });
+    const after = await tx.alert.findUniqueOrThrow({ where: { id }, include: ALERT_INCLUDE });
+    if (changed.count === 1) await recordAudit(tx, who, { action: 'alert.acknowledge', targetType: 'alert', targetId: id, before: presentAlert(before), after: presentAlert(after) });
+    return presentAlert(after);
   });
 }

@@ -1,11 +1,13 @@
 /**
  * The alert routes through their handlers on a real database: admins create, edit and delete
  * rules (audited, secret masked on read, bad params a 400 naming the field), viewers read alerts,
- * the summary counts firing alerts per job, and an alert shows its delivery log.
+ * the summary counts firing alerts per job, an alert shows its delivery log, and operators
+ * acknowledge firing alerts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as alertsRoute from '@/app/api/alerts/route';
 import * as alertRoute from '@/app/api/alerts/[id]/route';
+import * as ackRoute from '@/app/api/alerts/[id]/acknowledge/route';
 import * as summaryRoute from '@/app/api/alerts/summary/route';
 import * as rulesRoute from '@/app/api/alert-rules/route';
 import * as ruleRoute from '@/app/api/alert-rules/[id]/route';
@@ -80,5 +82,40 @@ describe('alert API', () => {
     const one = await kit.call(alertRoute.GET, `/api/alerts/${list.body.items[0].id}`, { token: kit.tokens.viewer, params: { id: list.body.items[0].id } });
     expect(one.body).toMatchObject({ state: 'FIRING', deliveries: [] });
     expect((await kit.call(alertsRoute.GET, '/api/alerts?state=LOUD', { token: kit.tokens.viewer })).status).toBe(400);
+  });
+
+  it('an operator acknowledges a firing alert once (audited); it keeps firing but leaves the unacknowledged count; viewers cannot; a resolved one is 409', async () => {
+    const job = await createJob(kit.db, 'api-ack-job');
+    await kit.call(rulesRoute.POST, '/api/alert-rules', { method: 'POST', token: kit.tokens.admin, body: { name: 'lag', jobId: job.id, kind: 'commit-lag', params: { threshold: 5 } } });
+    await addBatch(kit.db, job.id, 0, { lag: 9 });
+    await evaluateJobAlerts(kit.db, job.id);
+    const [alert] = (await kit.call(alertsRoute.GET, `/api/alerts?jobId=${job.id}&state=FIRING`, { token: kit.tokens.viewer })).body.items;
+    expect(alert).toMatchObject({ state: 'FIRING', acknowledgedBy: null, acknowledgedAt: null });
+    const summary = async () => (await kit.call(summaryRoute.GET, '/api/alerts/summary', { token: kit.tokens.viewer })).body;
+    const before = await summary();
+    const ack = (token: string) => kit.call(ackRoute.POST, `/api/alerts/${alert.id}/acknowledge`, { method: 'POST', token, params: { id: alert.id } });
+
+    expect((await ack(kit.tokens.viewer)).status).toBe(403);
+    const first = await ack(kit.tokens.operator);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: alert.id, state: 'FIRING', acknowledgedBy: expect.any(String) });
+    expect(Date.parse(first.body.acknowledgedAt)).toBeGreaterThanOrEqual(Date.parse(alert.firedAt));
+    const again = await ack(kit.tokens.admin);
+    expect(again.status).toBe(200);
+    expect(again.body.acknowledgedBy).toBe(first.body.acknowledgedBy); // the first acknowledgement stands
+    const after = await summary();
+    expect(after.firing).toBe(before.firing);
+    expect(after.unacknowledged).toBe(before.unacknowledged - 1);
+    expect(after.byJob[job.id]).toBe(1);
+    const audit = await kit.db.auditEvent.findMany({ where: { targetType: 'alert', targetId: alert.id } });
+    expect(audit.map((a) => [a.action, a.actorRole])).toEqual([['alert.acknowledge', 'operator']]);
+
+    // Resolved (the lag cleared): nothing left to acknowledge.
+    await addBatch(kit.db, job.id, 1, { lag: 0 });
+    await evaluateJobAlerts(kit.db, job.id);
+    const resolved = await ack(kit.tokens.operator);
+    expect(resolved.status).toBe(409);
+    expect(resolved.body.error.message).toContain('only a firing alert can be acknowledged');
+    expect((await kit.call(ackRoute.POST, '/api/alerts/missing-0/acknowledge', { method: 'POST', token: kit.tokens.operator, params: { id: 'missing-0' } })).status).toBe(404);
   });
 });
