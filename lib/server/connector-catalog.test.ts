@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
 import { optionProblem, optionText, optionValue, withOption } from '@/components/option-values';
+import * as connectorsRoute from '@/app/api/connectors/route';
 import { connectorCatalog, humanize, type OptionField } from './connector-catalog';
+import { setupApiTestKit } from './testing/api-test-kit';
 
 /** A value of the field's kind that its schema should accept. */
 function sample(f: OptionField): unknown {
@@ -53,6 +55,18 @@ describe('connector catalog', () => {
       expect(fields.filter((f) => f.required).map((f) => f.name).sort(), type).toEqual([...new Set(missing)].sort());
       // Secrets are marked as the type declares them.
       expect(fields.filter((f) => f.secret).map((f) => f.name).sort(), type).toEqual([...(def.secretOptions ?? [])].sort());
+    }
+  });
+
+  it('is served at GET /api/connectors to viewers (what the editor renders)', async () => {
+    const kit = await setupApiTestKit();
+    try {
+      const r = await kit.call(connectorsRoute.GET, '/api/connectors', { token: kit.tokens.viewer });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual(JSON.parse(JSON.stringify(connectorCatalog())));
+      expect((await kit.call(connectorsRoute.GET, '/api/connectors', {})).status).toBe(401);
+    } finally {
+      await kit.teardown();
     }
   });
 
