@@ -21,7 +21,7 @@ const COLUMNS: { key: JobSortKey | null; label: string; num?: boolean }[] = [
   { key: 'status', label: 'Status' },
   { key: null, label: 'Guarantee' },
   { key: 'lastCommittedAt', label: 'Last batch' },
-  { key: 'inputRowsPerSecond', label: 'Input rows/s', num: true },
+  { key: 'inputRowsPerSecond', label: 'Input rows/s (1 min)', num: true },
   { key: 'commitLag', label: 'Commit lag', num: true },
   { key: 'stateRowsTotal', label: 'State rows', num: true },
   { key: 'alerts', label: 'Alerts' },

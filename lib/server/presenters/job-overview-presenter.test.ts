@@ -1,14 +1,15 @@
 /**
- * The jobs list's figures, read from a real PostgreSQL database of this test's own: the latest
- * batch's rate and lag, the state-rows sparkline (last SPARKLINE_BATCHES, oldest first), firing
- * alerts only; and the list's filter and sort (nulls last both ways).
+ * The jobs list's figures, read from a real PostgreSQL database of this test's own: the input
+ * rate over the last minute, the latest batch's lag, the state-rows sparkline (last
+ * SPARKLINE_BATCHES, oldest first), firing alerts only; and the list's filter and sort (nulls
+ * last both ways).
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filterAndSortJobs } from '@/components/job-sorting';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
-import { jobOverviews, SPARKLINE_BATCHES } from './job-overview-presenter';
+import { INPUT_RATE_WINDOW_MS, jobOverviews, SPARKLINE_BATCHES } from './job-overview-presenter';
 
 let database: TestDatabase;
 let db: PrismaClient;
@@ -59,9 +60,12 @@ describe('jobOverviews', () => {
         { jobId: busy.id, kind: 'state-rows', state: 'RESOLVED', dedupKey: 'b', message: 'was big' },
       ],
     });
-    const [b, i] = await jobOverviews(db);
+    // Half a second after the last batch: all n batches (10 rows each, one a second) are in the
+    // last minute and the job is younger than that, so the rate is over its n - 1 + 0.5 seconds.
+    const now = Date.UTC(2026, 10, 29, 9, 0, n - 1) + 500;
+    const [b, i] = await jobOverviews(db, now);
     expect(b.name).toBe('busy');
-    expect(b.inputRowsPerSecond).toBe((n - 1) * 1.5);
+    expect(b.inputRowsPerSecond).toBeCloseTo((n * 10) / (n - 0.5), 9);
     expect(b.commitLag).toBe(42);
     expect(b.stateRowsTotal).toBe((n - 1) ** 2);
     expect(b.stateRowsSparkline).toEqual(Array.from({ length: SPARKLINE_BATCHES }, (_, k) => (n - SPARKLINE_BATCHES + k) ** 2));
@@ -76,5 +80,35 @@ describe('jobOverviews', () => {
     expect(filterAndSortJobs([b, i], { status: 'STOPPED' }).map((j) => j.name)).toEqual(['idle']);
     expect(filterAndSortJobs([b, i], { q: 'BU' }).map((j) => j.name)).toEqual(['busy']);
     expect(filterAndSortJobs([b, i], { sort: 'name', dir: 'desc' }).map((j) => j.name)).toEqual(['idle', 'busy']);
+  }, 60_000);
+
+  it('the input rate is the last minute\'s rows over the minute, and falls to 0 when the source goes quiet (no batches run)', async () => {
+    const steady = await job('steady', 'RUNNING');
+    const t0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+    // 200 batches, one every 2 s, batch k with k rows: 400 s of history.
+    await db.batchProgress.createMany({
+      data: Array.from({ length: 200 }, (_, k) => ({
+        jobId: steady.id,
+        batchId: k,
+        timestamp: new Date(t0 + k * 2000),
+        numInputRows: k,
+        inputRowsPerSecond: 999, // the per-batch figure is not what the list shows
+        processedRowsPerSecond: 100,
+        batchDurationMs: 10,
+        durationMs: {},
+        stateRowsTotal: BigInt(0),
+        progress: {},
+      })),
+    });
+    const at = async (now: number) => (await jobOverviews(db, now)).find((j) => j.id === steady.id)!.inputRowsPerSecond;
+    // A hand-written loop over the same batches: those that triggered in [now - window, now].
+    const expected = (now: number) => {
+      let rows = 0;
+      for (let k = 0; k < 200; k++) if (t0 + k * 2000 >= now - INPUT_RATE_WINDOW_MS && t0 + k * 2000 <= now) rows += k;
+      return rows / (INPUT_RATE_WINDOW_MS / 1000);
+    };
+    for (const now of [t0 + 399_000, t0 + 250_500, t0 + 398_000 + 30_000]) expect(await at(now)).toBeCloseTo(expected(now), 9);
+    // Five minutes after the last batch: nothing came in during the last minute.
+    expect(await at(t0 + 398_000 + 300_000)).toBe(0);
   }, 60_000);
 });

@@ -1,17 +1,24 @@
 /**
- * The jobs list's figures beyond the Job row: per job, its latest batches (input rate, commit
- * lag, state rows and a state-rows sparkline over the last SPARKLINE_BATCHES batches) and its
- * firing alerts. One query per concern, whatever the number of jobs: a LATERAL join reads each
- * job's newest batches through the (jobId, batchId DESC) index, so a job with a long history
- * costs the same as a new one.
+ * The jobs list's figures beyond the Job row: per job, its input rate over the last minute, its
+ * latest batches (commit lag, state rows and a state-rows sparkline over the last
+ * SPARKLINE_BATCHES batches) and its firing alerts. One query per concern, whatever the number of
+ * jobs: LATERAL joins read each job's newest batches through the (jobId, batchId DESC) and
+ * (jobId, timestamp DESC) indexes, so a job with a long history costs the same as a new one.
+ *
+ * The rate is the rows of the batches that triggered in the last INPUT_RATE_WINDOW_MS over that
+ * window (over the time since the job's first batch, when that is shorter), not the latest
+ * batch's own figure: a job whose source went quiet runs no batches, and its last batch's rate
+ * would stay on the list for ever.
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { listJobs, type JobListItem } from './jobs-presenter';
 
 export const SPARKLINE_BATCHES = 30;
+/** The jobs list's input rate covers this much recent time. */
+export const INPUT_RATE_WINDOW_MS = 60_000;
 
 export interface JobOverview extends JobListItem {
-  /** Input rows per second of the latest batch, null before the first batch. */
+  /** Input rows per second over the last minute (see the header); null before the first batch. */
   inputRowsPerSecond: number | null;
   commitLag: number | null;
   stateRowsTotal: number | null;
@@ -23,22 +30,47 @@ export interface JobOverview extends JobListItem {
 interface RecentRow {
   jobId: string;
   batchId: number;
-  inputRowsPerSecond: number;
   commitLag: number | null;
   stateRowsTotal: number;
 }
 
-export async function jobOverviews(db: PrismaClient): Promise<JobOverview[]> {
+interface WindowRow {
+  jobId: string;
+  /** Input rows of the batches in the window; null without any. */
+  rows: number | null;
+  /** Trigger time of the window's first batch, epoch ms. */
+  firstMs: number | null;
+  /** Whether the job has batches before the window. */
+  older: boolean;
+}
+
+/** Rows per second over the window, or since the job's first batch when it is younger (≥ 1 s). */
+export function windowRate(w: WindowRow | undefined, now: number): number {
+  if (!w || w.rows === null || w.firstMs === null) return 0;
+  const spanMs = w.older ? INPUT_RATE_WINDOW_MS : Math.min(INPUT_RATE_WINDOW_MS, Math.max(1000, now - w.firstMs));
+  return w.rows / (spanMs / 1000);
+}
+
+export async function jobOverviews(db: PrismaClient, now = Date.now()): Promise<JobOverview[]> {
   const jobs = await listJobs(db);
   if (jobs.length === 0) return [];
-  const [recent, alerts] = await Promise.all([
+  const from = new Date(now - INPUT_RATE_WINDOW_MS);
+  const to = new Date(now);
+  const [recent, windows, alerts] = await Promise.all([
     db.$queryRaw<RecentRow[]>`
-      SELECT j.id AS "jobId", b."batchId", b."inputRowsPerSecond",
+      SELECT j.id AS "jobId", b."batchId",
              b."commitLag"::float8 AS "commitLag", b."stateRowsTotal"::float8 AS "stateRowsTotal"
       FROM "Job" j CROSS JOIN LATERAL (
-        SELECT "batchId", "inputRowsPerSecond", "commitLag", "stateRowsTotal" FROM "BatchProgress"
+        SELECT "batchId", "commitLag", "stateRowsTotal" FROM "BatchProgress"
         WHERE "jobId" = j.id ORDER BY "batchId" DESC LIMIT ${SPARKLINE_BATCHES}
       ) b`,
+    db.$queryRaw<WindowRow[]>`
+      SELECT j.id AS "jobId", w.rows::float8 AS "rows", (extract(epoch FROM w.first) * 1000)::float8 AS "firstMs",
+             EXISTS (SELECT 1 FROM "BatchProgress" p WHERE p."jobId" = j.id AND p."timestamp" < ${from}) AS "older"
+      FROM "Job" j CROSS JOIN LATERAL (
+        SELECT sum("numInputRows") AS rows, min("timestamp") AS first FROM "BatchProgress"
+        WHERE "jobId" = j.id AND "timestamp" >= ${from} AND "timestamp" <= ${to}
+      ) w`,
     db.alert.findMany({ where: { state: 'FIRING', jobId: { not: null } }, select: { jobId: true, kind: true, message: true }, orderBy: { firedAt: 'desc' } }),
   ]);
   const byJob = new Map<string, RecentRow[]>();
@@ -47,12 +79,13 @@ export async function jobOverviews(db: PrismaClient): Promise<JobOverview[]> {
     if (!list) byJob.set(r.jobId, (list = []));
     list.push(r);
   }
+  const windowOf = new Map(windows.map((w) => [w.jobId, w]));
   return jobs.map((j) => {
     const rows = (byJob.get(j.id) ?? []).sort((a, b) => a.batchId - b.batchId);
     const latest = rows.at(-1);
     return {
       ...j,
-      inputRowsPerSecond: latest ? Number(latest.inputRowsPerSecond) : null,
+      inputRowsPerSecond: latest ? windowRate(windowOf.get(j.id), now) : null,
       commitLag: latest?.commitLag == null ? null : Number(latest.commitLag),
       stateRowsTotal: latest ? Number(latest.stateRowsTotal) : null,
       stateRowsSparkline: rows.map((r) => Number(r.stateRowsTotal)),
