@@ -1,9 +1,9 @@
 'use client';
 /**
- * Start, stop, restart and reset-checkpoint for one job, offered as the signed-in role allows
- * (operator: start/stop/restart; admin: also edit and reset). A button the role may not use is
- * shown disabled with the reason, rather than hidden, so a viewer knows the action exists and
- * whom to ask. Reset deletes the checkpoint, so it needs the job's name typed back.
+ * Start, stop, restart, reset-checkpoint and delete for one job, offered as the signed-in role
+ * allows (operator: start/stop/restart; admin: also edit, reset and delete). A button the role
+ * may not use is shown disabled with the reason, rather than hidden, so a viewer knows the action
+ * exists and whom to ask. Reset and delete need the job's name typed back.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
@@ -23,13 +23,14 @@ export interface ActionJob {
 
 type Action = 'start' | 'stop' | 'restart';
 
-export function JobActions({ job, detail = false }: { job: ActionJob; detail?: boolean }) {
+export function JobActions({ job, detail = false, checkpointLocation }: { job: ActionJob; detail?: boolean; checkpointLocation?: string }) {
   const me = useMe();
   const qc = useQueryClient();
   const router = useRouter();
   const noteId = useId();
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<'reset' | 'delete' | null>(null);
   const [typed, setTyped] = useState('');
+  const [withCheckpoint, setWithCheckpoint] = useState(true);
   const act = useMutation({
     mutationFn: (a: Action) => apiFetch(`/api/jobs/${job.id}/${a}`, { method: 'POST' }),
     onSettled: async () => {
@@ -41,7 +42,7 @@ export function JobActions({ job, detail = false }: { job: ActionJob; detail?: b
   const reset = useMutation({
     mutationFn: () => apiFetch<{ deletedFiles: number; deletedBatches: number }>(`/api/jobs/${job.id}/reset-checkpoint`, { method: 'POST', body: { confirm: typed } }),
     onSuccess: () => {
-      setConfirming(false);
+      setConfirming(null);
       setTyped('');
     },
     onSettled: async () => {
@@ -49,12 +50,25 @@ export function JobActions({ job, detail = false }: { job: ActionJob; detail?: b
       router.refresh();
     },
   });
+  const remove = useMutation({
+    mutationFn: () =>
+      apiFetch(`/api/jobs/${job.id}${withCheckpoint ? `?deleteCheckpoint=true&confirm=${encodeURIComponent(typed)}` : ''}`, { method: 'DELETE' }),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: queryKeys.jobs() });
+      router.push('/');
+      router.refresh();
+    },
+  });
+  const open = (which: 'reset' | 'delete') => {
+    setTyped('');
+    setConfirming(which);
+  };
 
   const role = me.data?.role;
   const canOperate = roleAllows(role, 'operator');
   const canAdmin = roleAllows(role, 'admin');
   const active = ACTIVE.includes(job.status);
-  const busy = act.isPending || reset.isPending;
+  const busy = act.isPending || reset.isPending || remove.isPending;
   const why = me.isLoading
     ? 'Checking who is signed in…'
     : me.data === null
@@ -81,8 +95,11 @@ export function JobActions({ job, detail = false }: { job: ActionJob; detail?: b
               Edit
             </a>
           )}
-          <button type="button" className="danger" disabled={!canAdmin || active || busy} title={active ? 'Stop the job before resetting its checkpoint.' : undefined} onClick={() => setConfirming(true)}>
+          <button type="button" className="danger" disabled={!canAdmin || active || busy} title={active ? 'Stop the job before resetting its checkpoint.' : undefined} onClick={() => open('reset')}>
             Reset checkpoint…
+          </button>
+          <button type="button" className="danger" disabled={!canAdmin || active || busy} title={active ? 'Stop the job before deleting it.' : undefined} onClick={() => open('delete')}>
+            Delete job…
           </button>
         </>
       )}
@@ -96,7 +113,7 @@ export function JobActions({ job, detail = false }: { job: ActionJob; detail?: b
           {errorMessage(act.error)}
         </div>
       )}
-      {confirming && (
+      {confirming === 'reset' && (
         <div className="confirm panel" role="dialog" aria-modal="false" aria-label="Reset checkpoint">
           <p>
             Resetting deletes the checkpoint (offsets, commits, state) and this job&apos;s batch history. The next start reads the source from the beginning,
@@ -110,13 +127,41 @@ export function JobActions({ job, detail = false }: { job: ActionJob; detail?: b
             <button type="button" className="danger" disabled={typed !== job.name || reset.isPending} onClick={() => reset.mutate()}>
               Delete checkpoint
             </button>
-            <button type="button" onClick={() => setConfirming(false)}>
+            <button type="button" onClick={() => setConfirming(null)}>
               Cancel
             </button>
           </div>
           {reset.isError && (
             <div className="error-box" role="alert">
               {errorMessage(reset.error)}
+            </div>
+          )}
+        </div>
+      )}
+      {confirming === 'delete' && (
+        <div className="confirm panel" role="dialog" aria-modal="false" aria-label="Delete job">
+          <p>
+            Deleting removes the job, its runs, batch history and drills. Type the job&apos;s name, <strong>{job.name}</strong>, to confirm.
+          </p>
+          <label className="checkbox">
+            <input type="checkbox" checked={withCheckpoint} onChange={(e) => setWithCheckpoint(e.target.checked)} /> Also delete its checkpoint (offsets, commits, state){' '}
+            {checkpointLocation && <code>{checkpointLocation}</code>}; unticked, the files stay where they are.
+          </label>
+          <label>
+            Job name
+            <input value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus aria-label="Type the job name to confirm the deletion" />
+          </label>
+          <div className="actions">
+            <button type="button" className="danger" disabled={typed !== job.name || remove.isPending} onClick={() => remove.mutate()}>
+              Delete job
+            </button>
+            <button type="button" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+          {remove.isError && (
+            <div className="error-box" role="alert">
+              {errorMessage(remove.error)}
             </div>
           )}
         </div>

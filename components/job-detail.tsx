@@ -87,7 +87,7 @@ export function JobDetail({
           </p>
           {j.description && <p>{j.description}</p>}
         </div>
-        <JobActions job={j} detail />
+        <JobActions job={j} detail checkpointLocation={j.checkpointLocation} />
       </div>
       {job.isError && (
         <div className="error-box" role="alert">

@@ -8,7 +8,7 @@
  * The source is a directory this test creates under os.tmpdir(); data is added by writing new
  * files into it (complete files, renamed into place, as the files source requires).
  */
-import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -265,4 +265,27 @@ test('reset checkpoint needs the job name typed, then the history is gone', asyn
   await expect(page.getByRole('heading', { name: 'No batches yet' })).toBeVisible();
   const cp = await (await request.get(`/api/jobs/${jobId}/checkpoint`, { headers: auth })).json();
   expect(cp.files).toEqual([]);
+});
+
+test('delete job, with its checkpoint, needs the name typed; the job and the files are gone', async ({ page, request }) => {
+  expect(await jobStatus(request, jobId)).toBe('STOPPED');
+  // The reset emptied the checkpoint: put a file back, so there is something to delete.
+  mkdirSync(dirs.cp, { recursive: true });
+  writeFileSync(path.join(dirs.cp, 'metadata'), '{"id":"e2e"}');
+  await signInAsAdmin(page);
+  await page.goto(`/jobs/${jobId}`);
+  await page.getByRole('button', { name: 'Delete job…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete job' });
+  await expect(dialog.getByRole('checkbox')).toBeChecked();
+  await expect(dialog).toContainText(dirs.cp);
+  const confirm = dialog.getByRole('button', { name: 'Delete job' });
+  await dialog.getByLabel('Type the job name to confirm the deletion').fill('e2e-click');
+  await expect(confirm).toBeDisabled();
+  await dialog.getByLabel('Type the job name to confirm the deletion').fill(JOB);
+  await confirm.click();
+  await page.waitForURL((u) => u.pathname === '/');
+  await expect(page.getByRole('link', { name: JOB, exact: true })).toHaveCount(0);
+  expect((await request.get(`/api/jobs/${jobId}`, { headers: auth })).status()).toBe(404);
+  expect(existsSync(path.join(dirs.cp, 'metadata'))).toBe(false);
+  createdJobs.splice(createdJobs.indexOf(jobId), 1);
 });

@@ -16,6 +16,7 @@ let start: typeof import('@/app/api/jobs/[id]/start/route');
 let stop: typeof import('@/app/api/jobs/[id]/stop/route');
 let restart: typeof import('@/app/api/jobs/[id]/restart/route');
 let reset: typeof import('@/app/api/jobs/[id]/reset-checkpoint/route');
+let one: typeof import('@/app/api/jobs/[id]/route');
 const dir = '/tmp/weir-api-lifecycle-test';
 
 beforeAll(async () => {
@@ -25,6 +26,7 @@ beforeAll(async () => {
   stop = await import('@/app/api/jobs/[id]/stop/route');
   restart = await import('@/app/api/jobs/[id]/restart/route');
   reset = await import('@/app/api/jobs/[id]/reset-checkpoint/route');
+  one = await import('@/app/api/jobs/[id]/route');
 });
 afterAll(async () => kit?.teardown());
 
@@ -131,5 +133,52 @@ describe('reset checkpoint', () => {
     expect(ev).toMatchObject({ actor: 'token:admin-token', actorRole: 'admin' });
     expect(ev.before).toMatchObject({ queryId: 'q-1', lastBatchId: 0 });
     expect(ev.after).toMatchObject({ queryId: null, lastBatchId: null, deletedFiles: 4, deletedBatches: 1 });
+  });
+});
+
+describe('delete with the checkpoint', () => {
+  async function withCheckpoint(name: string) {
+    const id = await newJob(name);
+    const job = await kit.db.job.findUniqueOrThrow({ where: { id } });
+    const fm = new LocalCheckpointFileManager(job.checkpointLocation);
+    await fm.createAtomic('metadata', '{"id":"q-1"}');
+    await fm.createAtomic('offsets/0', 'v1\n{}\n{"logOffset":0}');
+    await fm.createAtomic('state/0/0/1.delta', Buffer.from([0, 1, 2, 3]));
+    return { id, job, fm };
+  }
+  const del = (id: string, query: string) => kit.call(one.DELETE, `/api/jobs/${id}${query}`, { method: 'DELETE', token: kit.tokens.admin, params: { id } });
+
+  it('needs the name typed, deletes the files then the job, and audits how many files went; a plain delete keeps them', async () => {
+    const { id, fm } = await withCheckpoint('lc-delete');
+    const wrong = await del(id, '?deleteCheckpoint=true&confirm=lc-delet');
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details.path).toBe('confirm');
+    expect(await kit.db.job.findUnique({ where: { id } })).not.toBeNull();
+    expect(await fm.exists('offsets/0')).toBe(true);
+
+    const ok = await del(id, '?deleteCheckpoint=true&confirm=lc-delete');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ deletedCheckpointFiles: 3 });
+    expect(await fm.list('')).toEqual([]);
+    expect(await kit.db.job.findUnique({ where: { id } })).toBeNull();
+    const ev = await kit.db.auditEvent.findFirstOrThrow({ where: { targetId: id, action: 'job.delete' } });
+    expect(ev.after).toMatchObject({ deletedCheckpointFiles: 3 });
+
+    const kept = await withCheckpoint('lc-delete-keep');
+    expect((await del(kept.id, '')).status).toBe(204);
+    expect(await kept.fm.exists('offsets/0')).toBe(true);
+  });
+
+  it('refuses, for reset and delete alike, a checkpoint location another job also uses', async () => {
+    const a = await withCheckpoint('lc-shared-a');
+    const b = await newJob('lc-shared-b');
+    await kit.db.job.update({ where: { id: b }, data: { checkpointLocation: a.job.checkpointLocation } });
+    const d = await del(a.id, '?deleteCheckpoint=true&confirm=lc-shared-a');
+    expect(d.status).toBe(409);
+    expect(d.body.error.message).toContain('lc-shared-b');
+    const r = await post(reset.POST, a.id, kit.tokens.admin, { confirm: 'lc-shared-a' });
+    expect(r.status).toBe(409);
+    expect(await a.fm.exists('offsets/0')).toBe(true);
+    expect(await kit.db.job.findUnique({ where: { id: a.id } })).not.toBeNull();
   });
 });

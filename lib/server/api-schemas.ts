@@ -42,6 +42,15 @@ export const batchesQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
+export const deleteJobQuerySchema = z.object({
+  deleteCheckpoint: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe('Also delete the job’s checkpoint (offsets, commits, state); needs confirm'),
+  confirm: z.string().optional().describe('The job’s name, typed back, when deleteCheckpoint=true'),
+});
+
 export const runsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 
 export const batchParamsSchema = z.object({ id: z.string().min(1), batchId: z.coerce.number().int().min(0) });

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   auditQuerySchema,
+  deleteJobQuerySchema,
   batchesQuerySchema,
   checkpointFileQuerySchema,
   createTokenSchema,
@@ -55,7 +56,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/jobs/draft-check', summary: "The job editor's live check: validation, operators (stateful ones with their reason), each output mode's legality; saves nothing", role: 'viewer', tag: 'jobs', body: validateInputSchema, success: ok('DraftCheck (lib/server/presenters/job-draft-presenter.ts)'), errors: [400] },
   { method: 'get', path: '/api/jobs/{id}', summary: 'One job, secrets masked', role: 'viewer', tag: 'jobs', success: ok('JobDetail'), errors: [404] },
   { method: 'put', path: '/api/jobs/{id}', summary: 'Replace a stopped job’s spec (secrets sent back as ******** are kept)', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}'), errors: [400, 404, 409, 422] },
-  { method: 'delete', path: '/api/jobs/{id}', summary: 'Delete a stopped job and its history (its checkpoint files stay)', role: 'admin', tag: 'jobs', success: ok('Deleted', 204), errors: [404, 409] },
+  { method: 'delete', path: '/api/jobs/{id}', summary: 'Delete a stopped job and its history; its checkpoint stays unless ?deleteCheckpoint=true&confirm=<job name> (then 200 {deletedCheckpointFiles}; 409 if another job shares the location)', role: 'admin', tag: 'jobs', query: deleteJobQuerySchema, success: ok('Deleted (204), or {deletedCheckpointFiles} with deleteCheckpoint'), errors: [400, 404, 409] },
   { method: 'post', path: '/api/jobs/{id}/start', summary: 'Start: desired state RUNNING, status PENDING, a run is enqueued', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409] },
   { method: 'post', path: '/api/jobs/{id}/stop', summary: 'Graceful stop: the running batch finishes and commits (idempotent)', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404] },
   { method: 'post', path: '/api/jobs/{id}/restart', summary: 'Stop gracefully and start again', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409] },

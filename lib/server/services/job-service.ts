@@ -153,16 +153,48 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
   return { job: presentJob(job), warnings: result.warnings };
 }
 
-export async function deleteJob(ctx: JobServiceContext, id: string): Promise<void> {
+/**
+ * Deletes a stopped job and its history. With `deleteCheckpoint` (the job's name typed back as
+ * `confirm`, as for a reset) its checkpoint goes too, files first: if that fails half-way the job
+ * is still there to retry, rather than gone with files nobody can find any more.
+ */
+export async function deleteJob(ctx: JobServiceContext, id: string, opts: { deleteCheckpoint?: boolean; confirm?: string } = {}): Promise<{ deletedCheckpointFiles: number | null }> {
   requireRole(ctx.principal, 'admin', 'delete jobs');
   const before = await findJobOrThrow(ctx.db, id);
   if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
     throw new ConflictError(`Job ${before.name} is ${before.status}; stop it before deleting it.`, { status: before.status });
   }
+  let deletedCheckpointFiles: number | null = null;
+  if (opts.deleteCheckpoint) {
+    if (opts.confirm !== before.name) {
+      throw new BadRequestError(`To delete the job with its checkpoint, type the job's name exactly as confirmation: ?deleteCheckpoint=true&confirm=${encodeURIComponent(before.name)}.`, { path: 'confirm', expected: before.name });
+    }
+    await ensureOwnCheckpoint(ctx.db, before);
+    deletedCheckpointFiles = await deleteCheckpoint(before.checkpointLocation);
+  }
   await ctx.db.$transaction(async (tx) => {
     await tx.job.delete({ where: { id } });
-    await recordAudit(tx, ctx.principal, { action: 'job.delete', targetType: 'job', targetId: id, before: presentJob(before) });
+    await recordAudit(tx, ctx.principal, {
+      action: 'job.delete',
+      targetType: 'job',
+      targetId: id,
+      before: presentJob(before),
+      after: deletedCheckpointFiles === null ? undefined : { checkpointLocation: before.checkpointLocation, deletedCheckpointFiles },
+    });
   });
+  return { deletedCheckpointFiles };
+}
+
+/** Refuses to delete a checkpoint another job also uses: that would wreck the other job's state. */
+async function ensureOwnCheckpoint(db: JobServiceContext['db'], job: { id: string; name: string; checkpointLocation: string }): Promise<void> {
+  const sharing = await db.job.findMany({ where: { checkpointLocation: job.checkpointLocation, id: { not: job.id } }, select: { name: true } });
+  if (sharing.length > 0) {
+    throw new ConflictError(
+      `Job ${job.name}'s checkpoint location ${job.checkpointLocation} is also the checkpoint of ${sharing.map((j) => j.name).join(', ')}; deleting it would wreck theirs too. ` +
+        'Give each job its own checkpoint location (edit the other jobs), then try again.',
+      { sharedWith: sharing.map((j) => j.name) },
+    );
+  }
 }
 
 /** One conditional status change plus its audit event; returns the new row or undefined if the guard failed. */
@@ -244,6 +276,7 @@ export async function resetCheckpoint(ctx: JobServiceContext, id: string, confir
   if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
     throw new ConflictError(`Job ${before.name} is ${before.status}; stop it and wait for STOPPED before resetting its checkpoint.`, { status: before.status });
   }
+  await ensureOwnCheckpoint(ctx.db, before);
   const deletedFiles = await deleteCheckpoint(before.checkpointLocation);
   const { row, deletedBatches } = await ctx.db.$transaction(async (tx) => {
     const { count } = await tx.batchProgress.deleteMany({ where: { jobId: id } });

@@ -1,5 +1,5 @@
-import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/api-handler';
-import { jobInputSchema } from '@/lib/server/api-schemas';
+import { apiRoute, jobServiceContext, parseBody, parseQuery } from '@/lib/server/api-handler';
+import { deleteJobQuerySchema, jobInputSchema } from '@/lib/server/api-schemas';
 import { getJob } from '@/lib/server/presenters/jobs-presenter';
 import { deleteJob, updateJob } from '@/lib/server/services/job-service';
 
@@ -9,7 +9,9 @@ export const GET = apiRoute('viewer', 'read jobs', async ({ db, params }) => get
 
 export const PUT = apiRoute('admin', 'edit jobs', async (ctx) => updateJob(jobServiceContext(ctx), ctx.params.id, await parseBody(ctx.req, jobInputSchema)));
 
+/** 204; with ?deleteCheckpoint=true&confirm=<name>, 200 and how many checkpoint files went. */
 export const DELETE = apiRoute('admin', 'delete jobs', async (ctx) => {
-  await deleteJob(jobServiceContext(ctx), ctx.params.id);
-  return new Response(null, { status: 204 });
+  const q = parseQuery(ctx.req, deleteJobQuerySchema);
+  const { deletedCheckpointFiles } = await deleteJob(jobServiceContext(ctx), ctx.params.id, q);
+  return deletedCheckpointFiles === null ? new Response(null, { status: 204 }) : Response.json({ deletedCheckpointFiles });
 });
