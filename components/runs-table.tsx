@@ -70,7 +70,8 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
               <td>{r.workerId ?? '–'}</td>
               <td>{r.attempt}</td>
               <td style={{ whiteSpace: 'normal', maxWidth: 520 }}>
-                {r.exitReason ?? (r.endedAt ? '' : 'running')}
+                {/* A failed run's exit reason is its error's message: say it once, in the error box. */}
+                {r.exitReason && r.exitReason === (r.error as { message?: string } | null)?.message ? null : (r.exitReason ?? (r.endedAt ? '' : 'running'))}
                 <RunError error={r.error} />
               </td>
             </tr>

@@ -221,6 +221,8 @@ test('a failed job shows its error', async ({ page, request }) => {
   await expect(page.getByRole('alert').filter({ hasText: 'The last run failed' })).toContainText('BAD_RECORD');
   await page.getByRole('tab', { name: 'Runs' }).click();
   await expect(page.getByRole('table', { name: 'Runs' }).getByRole('alert')).toContainText('BAD_RECORD');
+  // The error is said once: the exit reason is the error's message, shown in the error box only.
+  await expect(page.getByRole('table', { name: 'Runs' }).getByText(/Fix or remove the record/)).toHaveCount(1);
   await page.screenshot({ path: `${ART}/job-failed.png`, fullPage: true });
 });
 
