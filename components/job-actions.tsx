@@ -7,7 +7,7 @@
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useId, useState } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { apiFetch, errorMessage } from './api-client';
 import { queryKeys } from './query-keys';
 import { roleAllows, useMe } from './use-me';
@@ -114,63 +114,93 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
         </div>
       )}
       {confirming === 'reset' && (
-        <div className="confirm panel" role="dialog" aria-modal="false" aria-label="Reset checkpoint">
-          <p>
-            Resetting deletes the checkpoint (offsets, commits, state) and this job&apos;s batch history. The next start reads the source from the beginning,
-            so a non-idempotent sink receives everything again. Type the job&apos;s name, <strong>{job.name}</strong>, to confirm.
-          </p>
-          <label>
-            Job name
-            <input value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus aria-label="Type the job name to confirm the reset" />
-          </label>
-          <div className="actions">
-            <button type="button" className="danger" disabled={typed !== job.name || reset.isPending} onClick={() => reset.mutate()}>
-              Delete checkpoint
-            </button>
-            <button type="button" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </div>
-          {reset.isError && (
-            <div className="error-box" role="alert">
-              {errorMessage(reset.error)}
-            </div>
-          )}
-        </div>
+        <ConfirmByName
+          title="Reset checkpoint"
+          name={job.name}
+          typed={typed}
+          onType={setTyped}
+          what="reset"
+          action="Delete checkpoint"
+          pending={reset.isPending}
+          error={reset.error}
+          onConfirm={() => reset.mutate()}
+          onCancel={() => setConfirming(null)}
+        >
+          Resetting deletes the checkpoint (offsets, commits, state) and this job&apos;s batch history. The next start reads the source from the beginning, so a
+          non-idempotent sink receives everything again.
+        </ConfirmByName>
       )}
       {confirming === 'delete' && (
-        <div className="confirm panel" role="dialog" aria-modal="false" aria-label="Delete job">
-          <p>
-            Deleting removes the job, its runs, batch history and drills. Type the job&apos;s name, <strong>{job.name}</strong>, to confirm.
-          </p>
-          <label className="checkbox">
-            <input type="checkbox" checked={withCheckpoint} onChange={(e) => setWithCheckpoint(e.target.checked)} /> Also delete its checkpoint (offsets, commits, state){' '}
-            {checkpointLocation && <code>{checkpointLocation}</code>}; unticked, the files stay where they are.
-          </label>
-          <label>
-            Job name
-            <input value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus aria-label="Type the job name to confirm the deletion" />
-          </label>
-          <div className="actions">
-            <button type="button" className="danger" disabled={typed !== job.name || remove.isPending} onClick={() => remove.mutate()}>
-              Delete job
-            </button>
-            <button type="button" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </div>
-          {remove.isError && (
-            <div className="error-box" role="alert">
-              {errorMessage(remove.error)}
-            </div>
-          )}
-        </div>
+        <ConfirmByName
+          title="Delete job"
+          name={job.name}
+          typed={typed}
+          onType={setTyped}
+          what="deletion"
+          action="Delete job"
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setConfirming(null)}
+          extra={
+            <label className="checkbox">
+              <input type="checkbox" checked={withCheckpoint} onChange={(e) => setWithCheckpoint(e.target.checked)} /> Also delete its checkpoint (offsets, commits,
+              state){' '}
+              {checkpointLocation && <code>{checkpointLocation}</code>}; unticked, the files stay where they are.
+            </label>
+          }
+        >
+          Deleting removes the job, its runs, batch history and drills.
+        </ConfirmByName>
       )}
       {reset.isSuccess && (
         <span role="status" className="small">
           Checkpoint reset: {reset.data.deletedFiles} files and {reset.data.deletedBatches} batches deleted.
         </span>
       )}
+    </div>
+  );
+}
+
+/** A destructive action's dialog: what it does, then the job's name typed back to enable it. */
+function ConfirmByName(p: {
+  title: string;
+  name: string;
+  typed: string;
+  onType: (v: string) => void;
+  /** Ends the input's label: "Type the job name to confirm the <what>". */
+  what: string;
+  action: string;
+  pending: boolean;
+  error: unknown;
+  onConfirm: () => void;
+  onCancel: () => void;
+  extra?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <div className="confirm panel" role="dialog" aria-modal="false" aria-label={p.title}>
+      <p>
+        {p.children} Type the job&apos;s name, <strong>{p.name}</strong>, to confirm.
+      </p>
+      {p.extra}
+      <label>
+        Job name
+        <input value={p.typed} onChange={(e) => p.onType(e.target.value)} autoFocus aria-label={`Type the job name to confirm the ${p.what}`} />
+      </label>
+      <div className="actions">
+        <button type="button" className="danger" disabled={p.typed !== p.name || p.pending} onClick={p.onConfirm}>
+          {p.action}
+        </button>
+        <button type="button" onClick={p.onCancel}>
+          Cancel
+        </button>
+      </div>
+      {p.error ? (
+        <div className="error-box" role="alert">
+          {errorMessage(p.error)}
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -3,7 +3,7 @@
  * firing count overall and per job, rules with their webhook secret masked, and an alert's
  * delivery log. Plain JSON views, never Prisma rows.
  */
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import { NotFoundError } from '../http-errors';
 
 export interface AlertRuleView {
@@ -60,23 +60,7 @@ export function presentRule(r: RuleRow): AlertRuleView {
 
 export const ALERT_INCLUDE = { rule: { select: { name: true } }, job: { select: { name: true } } } as const;
 
-export function presentAlert(a: {
-  id: string;
-  ruleId: string | null;
-  jobId: string | null;
-  kind: string;
-  state: 'FIRING' | 'RESOLVED';
-  dedupKey: string;
-  message: string;
-  value: number | null;
-  details: unknown;
-  firedAt: Date;
-  resolvedAt: Date | null;
-  acknowledgedBy: string | null;
-  acknowledgedAt: Date | null;
-  rule: { name: string } | null;
-  job: { name: string } | null;
-}): AlertView {
+export function presentAlert(a: Prisma.AlertGetPayload<{ include: typeof ALERT_INCLUDE }>): AlertView {
   return {
     id: a.id,
     ruleId: a.ruleId,
