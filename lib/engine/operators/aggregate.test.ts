@@ -164,3 +164,27 @@ describe('event-time windows and the watermark', () => {
     ]);
   });
 });
+
+describe('state memory of the group cache', () => {
+  it('is reported: groupCacheBytes follows the cached groups, is part of memoryUsedBytes, and falls when the watermark evicts', async () => {
+    const q = runner('SELECT user, count(*) AS n FROM events GROUP BY user', 'update');
+    const b0 = (await q.runBatch([ev('eu', 1, 0, 'a'), ev('eu', 1, 0, 'b'), ev('eu', 1, 0, 'c')])).progress[0];
+    const perGroup = (b0.customMetrics!.groupCacheBytes as number) / 3;
+    expect(perGroup).toBeGreaterThan(100);
+    expect(b0.memoryUsedBytes).toBeGreaterThan(b0.customMetrics!.groupCacheBytes as number);
+    // Three more groups: three more cached; the old ones are touched again, not cached twice.
+    const b1 = (await q.runBatch([ev('eu', 1, 0, 'a'), ev('eu', 1, 0, 'd'), ev('eu', 1, 0, 'e'), ev('eu', 1, 0, 'f')])).progress[0];
+    expect(b1.customMetrics!.groupCacheBytes).toBe(6 * perGroup);
+    expect(b1.memoryUsedBytes - (b1.customMetrics!.groupCacheBytes as number)).toBeGreaterThan(b0.memoryUsedBytes - (b0.customMetrics!.groupCacheBytes as number));
+
+    // A one-column event-time key: groups behind the watermark leave the store and the cache.
+    const t = runner('SELECT ts, count(*) AS n FROM events GROUP BY ts', 'update', watermarked);
+    const w0 = (await t.runBatch([ev('eu', 1, 10), ev('eu', 1, 11), ev('eu', 1, 40)])).progress[0];
+    expect(w0.numRowsTotal).toBe(3);
+    const before = w0.customMetrics!.groupCacheBytes as number;
+    // Watermark 35 min now: ts 10 and 11 min are evicted by this batch, ts 40 stays, ts 41 joins.
+    const w1 = (await t.runBatch([ev('eu', 1, 41)])).progress[0];
+    expect(w1.numRowsTotal).toBe(2);
+    expect(w1.customMetrics!.groupCacheBytes).toBe((before / 3) * 2);
+  });
+});

@@ -13,7 +13,9 @@
  *    batch, and written back once: store work follows the groups touched, not the rows. With
  *    one plain grouping column the operator also keeps the decoded groups between batches
  *    (at most 100k, valid only for the store version it built them on), so a group touched
- *    every batch is not decoded every batch; count(*) alone bumps a counter on the group (one Map lookup per row).
+ *    every batch is not decoded every batch; count(*) alone bumps a counter on the group (one
+ *    Map lookup per row). That cache is state memory too: its estimate is added to
+ *    memoryUsedBytes and shown alone as customMetrics.groupCacheBytes.
  * 4. Output, by mode (Spark's semantics):
  *    - Complete: every group in state, every batch; nothing is evicted.
  *    - Update: the groups touched in this batch; then groups with event time ≤ W are evicted.
@@ -85,6 +87,20 @@ class Group {
 /** Decoded groups kept between batches by the one-column hot path, at most this many. */
 const MAX_CACHED_GROUPS = 100_000;
 
+/**
+ * Estimated heap of one cached group beyond what the store holds (the store's map shares its
+ * key string): the Group object, its tuple and buffer arrays, the cache's Map entry; plus each
+ * buffer value. An estimate, as the store's memoryUsedBytes is.
+ */
+const CACHED_GROUP_BYTES = 150;
+function cachedGroupBytes(g: Group): number {
+  let n = CACHED_GROUP_BYTES;
+  for (const b of g.bufs) {
+    n += typeof b === 'string' ? b.length * 2 + 24 : b instanceof Uint8Array ? b.byteLength + 96 : typeof b === 'object' && b !== null ? 64 : 16;
+  }
+  return n;
+}
+
 export class StatefulAggregateExec implements StatefulOperator {
   readonly stateful = true as const;
   readonly name: string;
@@ -102,6 +118,8 @@ export class StatefulAggregateExec implements StatefulOperator {
    * are at `cacheVersion` (set after a commit); a re-run after an abort starts from scratch.
    */
   private readonly cache = new Map<unknown, Group>();
+  /** Estimated bytes of `cache`, reported with the stores' memoryUsedBytes (it is state memory too). */
+  private cacheBytes = 0;
   private cacheVersion = -1;
   private pendingCacheVersion = -1;
 
@@ -167,7 +185,11 @@ export class StatefulAggregateExec implements StatefulOperator {
           const tuple = decodeKey(k);
           if (outputMode === 'append') out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
           s.remove(k, 'watermark');
-          this.cache.delete(tuple[0]);
+          const cached = this.cache.get(tuple[0]);
+          if (cached !== undefined && cached.key === k) {
+            this.cacheBytes -= cachedGroupBytes(cached);
+            this.cache.delete(tuple[0]);
+          }
         }
       }
       this.pendingEvictedUpTo = wm;
@@ -185,7 +207,10 @@ export class StatefulAggregateExec implements StatefulOperator {
     const { keys, aggregates } = this.o;
     const byValue = this.cache;
     const version = stores[0].version;
-    if (this.cacheVersion !== version || byValue.size > MAX_CACHED_GROUPS) byValue.clear();
+    if (this.cacheVersion !== version || byValue.size > MAX_CACHED_GROUPS) {
+      byValue.clear();
+      this.cacheBytes = 0;
+    }
     this.cacheVersion = -1; // dirty until this batch commits
     this.pendingCacheVersion = version + 1;
     const batchId = ctx.batchId;
@@ -198,6 +223,7 @@ export class StatefulAggregateExec implements StatefulOperator {
         g = new Group(key, [v], raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId);
         touched.push(g);
         byValue.set(v, g);
+        this.cacheBytes += cachedGroupBytes(g);
       } else if (g.batchId !== batchId) {
         g.batchId = batchId;
         g.store = stores[partitionForKey(g.key, stores.length)];
@@ -247,9 +273,10 @@ export class StatefulAggregateExec implements StatefulOperator {
       numRowsUpdated: updated,
       numRowsRemoved: removed,
       numRowsDroppedByWatermark: this.droppedByWatermark,
-      memoryUsedBytes: memory,
+      memoryUsedBytes: memory + this.cacheBytes,
       commitTimeMs,
       customMetrics: {
+        groupCacheBytes: this.cacheBytes,
         numRowsEvictedByWatermark: this.lastStores.reduce((n, s) => n + s.metrics().numRowsEvictedByWatermark, 0),
         stateOnDiskBytes: this.lastStores.reduce((n, s) => n + s.metrics().bytesOnDisk, 0),
       },
