@@ -1,7 +1,7 @@
 'use client';
 /**
- * The batch history table: newest first, keyset pages from GET /api/jobs/:id/batches (a cursor
- * stack gives "newer" without offsets, so page 200 of a long history costs what page 1 does), and
+ * The batch history table: newest first, keyset pages from GET /api/jobs/:id/batches
+ * (keyset-pager.tsx), and
  * a drill-down to one batch's StreamingQueryProgress (batch-progress.tsx).
  */
 import { useQuery } from '@tanstack/react-query';
@@ -9,6 +9,7 @@ import { useState } from 'react';
 import type { BatchDetail, BatchSummary } from '@/lib/server/presenters/batches-presenter';
 import { apiFetch, errorMessage } from './api-client';
 import { BatchProgressView } from './batch-progress';
+import { PagerButtons, useKeysetPages } from './keyset-pager';
 import { formatBytes, formatDuration, formatNumber } from './format';
 import { BATCH_PAGE_SIZE, queryKeys } from './query-keys';
 
@@ -41,10 +42,9 @@ function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: n
 }
 
 export function BatchTable({ jobId, live, initial }: { jobId: string; live: boolean; initial?: BatchPage }) {
-  // Cursors of the pages above the current one; the current page's cursor is the last entry.
-  const [cursors, setCursors] = useState<(number | null)[]>([null]);
+  const pages = useKeysetPages<number>();
   const [open, setOpen] = useState<number | null>(null);
-  const before = cursors[cursors.length - 1];
+  const before = pages.cursor;
   const q = useQuery({
     queryKey: queryKeys.batches(jobId, before, BATCH_PAGE_SIZE),
     queryFn: ({ signal }) => apiFetch<BatchPage>(`/api/jobs/${jobId}/batches?limit=${BATCH_PAGE_SIZE}${before === null ? '' : `&before=${before}`}`, { signal }),
@@ -111,15 +111,7 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
           </table>
         </div>
       )}
-      <div className="actions" style={{ marginTop: 8 }}>
-        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
-        </button>
-        <button type="button" disabled={!q.data?.nextBefore} onClick={() => q.data?.nextBefore != null && setCursors([...cursors, q.data.nextBefore])}>
-          Older
-        </button>
-        <span className="small muted-text">Page {cursors.length}</span>
-      </div>
+      <PagerButtons pages={pages} next={q.data?.nextBefore} />
       {open !== null && <BatchDrillDown jobId={jobId} batchId={open} onClose={() => setOpen(null)} />}
     </section>
   );

@@ -9,7 +9,6 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import type { JobDetail as JobDetailData } from '@/lib/server/presenters/jobs-presenter';
-import type { RunView } from '@/lib/server/presenters/runs-presenter';
 import { apiFetch, errorMessage } from './api-client';
 import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';
@@ -19,7 +18,7 @@ import { ContractAudit } from './contract-audit';
 import { formatAgo } from './format';
 import { JobActions } from './job-actions';
 import { queryKeys } from './query-keys';
-import { RunsTable } from './runs-table';
+import { RunsTable, type RunPage } from './runs-table';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 
 const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
@@ -47,7 +46,7 @@ export function JobDetail({
   initialJob: JobDetailData;
   initialCharts?: BatchChartsData;
   initialBatches?: BatchPage;
-  initialRuns?: { items: RunView[] };
+  initialRuns?: RunPage;
   now: number;
 }) {
   const id = initialJob.id;

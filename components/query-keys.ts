@@ -9,7 +9,7 @@ export const queryKeys = {
   charts: (id: string, range: string) => ['jobs', id, 'charts', range] as const,
   batches: (id: string, before: number | null, limit: number) => ['jobs', id, 'batches', before, limit] as const,
   batch: (id: string, batchId: number) => ['jobs', id, 'batch', batchId] as const,
-  runs: (id: string) => ['jobs', id, 'runs'] as const,
+  runs: (id: string, before: string | null, limit: number) => ['jobs', id, 'runs', before, limit] as const,
   checkpoint: (id: string) => ['jobs', id, 'checkpoint'] as const,
   checkpointFile: (id: string, path: string) => ['jobs', id, 'checkpoint', 'file', path] as const,
   draft: (spec: string) => ['draft-check', spec] as const,
@@ -20,6 +20,8 @@ export const queryKeys = {
  * imports a value from a 'use client' module gets a client reference, not the number.
  */
 export const BATCH_PAGE_SIZE = 20;
+/** Rows per page of the runs table (same reason). */
+export const RUN_PAGE_SIZE = 20;
 
 /**
  * Points per chart series requested from the server: about one per 2–3 px of a chart's plot

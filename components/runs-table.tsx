@@ -4,7 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import type { RunView } from '@/lib/server/presenters/runs-presenter';
 import { apiFetch, errorMessage } from './api-client';
 import { formatDuration } from './format';
-import { queryKeys } from './query-keys';
+import { PagerButtons, useKeysetPages } from './keyset-pager';
+import { queryKeys, RUN_PAGE_SIZE } from './query-keys';
 import { StatusBadge } from './status-badge';
 
 function RunError({ error }: { error: unknown }) {
@@ -19,12 +20,21 @@ function RunError({ error }: { error: unknown }) {
   );
 }
 
-export function RunsTable({ jobId, live, initial }: { jobId: string; live: boolean; initial?: { items: RunView[] } }) {
+export interface RunPage {
+  items: RunView[];
+  nextBefore: string | null;
+}
+
+export function RunsTable({ jobId, live, initial }: { jobId: string; live: boolean; initial?: RunPage }) {
+  const pages = useKeysetPages<string>();
+  const before = pages.cursor;
   const q = useQuery({
-    queryKey: queryKeys.runs(jobId),
-    queryFn: ({ signal }) => apiFetch<{ items: RunView[] }>(`/api/jobs/${jobId}/runs?limit=50`, { signal }),
-    initialData: initial,
-    refetchInterval: live ? 3000 : false,
+    queryKey: queryKeys.runs(jobId, before, RUN_PAGE_SIZE),
+    queryFn: ({ signal }) => apiFetch<RunPage>(`/api/jobs/${jobId}/runs?limit=${RUN_PAGE_SIZE}${before === null ? '' : `&before=${encodeURIComponent(before)}`}`, { signal }),
+    initialData: before === null ? initial : undefined,
+    // Only the newest page changes while the job runs.
+    refetchInterval: live && before === null ? 3000 : false,
+    placeholderData: (prev) => prev,
   });
   if (q.isLoading) return <p role="status">Loading runs…</p>;
   if (q.isError)
@@ -78,6 +88,7 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
           ))}
         </tbody>
       </table>
+      <PagerButtons pages={pages} next={q.data?.nextBefore} />
     </div>
   );
 }

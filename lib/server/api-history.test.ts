@@ -1,7 +1,7 @@
 /**
- * Reads of a job's history through the route handlers: runs newest first, batches keyset-
- * paginated newest first (property: paging through any history with any page size yields every
- * batch exactly once, in order), one batch's full progress, the checkpoint tree with the pending
+ * Reads of a job's history through the route handlers: runs and batches keyset-paginated newest
+ * first (property: paging through any history with any page size yields every run and every
+ * batch exactly once, in order, runs with equal start times included), one batch's full progress, the checkpoint tree with the pending
  * batch, file reads that cannot leave the checkpoint, and the live SSE stream fed by NOTIFY.
  * Secrets quoted in errors, progress and checkpoint files are redacted.
  */
@@ -60,6 +60,31 @@ describe('runs', () => {
     expect(res.body.items[1].error.code).toBe('SINK_ERROR');
     expect(JSON.stringify(res.body)).not.toContain(PG_SECRET_PASSWORD);
     expect((await kit.call(runs.GET, `/api/jobs/${jobId}/runs?limit=0`, { token: kit.tokens.viewer, params: { id: jobId } })).status).toBe(400);
+    expect((await kit.call(runs.GET, `/api/jobs/${jobId}/runs?before=yesterday`, { token: kit.tokens.viewer, params: { id: jobId } })).status).toBe(400);
+  });
+
+  it('keyset pages, newest first, cover any run history exactly once, ties on start time too (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 30 }), fc.integer({ min: 1, max: 8 }), async (starts, limit) => {
+        await kit.db.run.deleteMany({ where: { jobId } });
+        // Few distinct start times: many runs share one, so the id breaks the tie.
+        for (const [i, t] of starts.entries()) await kit.db.run.create({ data: { jobId, runId: `r${i}`, status: 'STOPPED', startedAt: new Date(1_000_000 + t * 1000) } });
+        const all = await kit.db.run.findMany({ where: { jobId }, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }] });
+        const seen: string[] = [];
+        let before: string | null | undefined;
+        for (let page = 0; page <= starts.length; page++) {
+          const q = before === undefined || before === null ? `?limit=${limit}` : `?limit=${limit}&before=${encodeURIComponent(before)}`;
+          const res = await kit.call(runs.GET, `/api/jobs/${jobId}/runs${q}`, { token: kit.tokens.viewer, params: { id: jobId } });
+          expect(res.status).toBe(200);
+          expect(res.body.items.length).toBeLessThanOrEqual(limit);
+          seen.push(...res.body.items.map((r: { id: string }) => r.id));
+          before = res.body.nextBefore;
+          if (before === null) break;
+        }
+        expect(seen).toEqual(all.map((r) => r.id));
+      }),
+      { numRuns: 20, seed: 9 },
+    );
   });
 });
 

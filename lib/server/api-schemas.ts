@@ -51,7 +51,14 @@ export const deleteJobQuerySchema = z.object({
   confirm: z.string().optional().describe('The job’s name, typed back, when deleteCheckpoint=true'),
 });
 
-export const runsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
+export const runsQuerySchema = z.object({
+  before: z
+    .string()
+    .regex(/^\d+_[^\s]+$/, 'a cursor from a previous page’s nextBefore')
+    .optional()
+    .describe('Return runs older than this cursor (the previous page’s nextBefore)'),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
 
 export const batchParamsSchema = z.object({ id: z.string().min(1), batchId: z.coerce.number().int().min(0) });
 

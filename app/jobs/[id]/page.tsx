@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation';
 import { JobDetail } from '@/components/job-detail';
-import { BATCH_PAGE_SIZE, CHART_POINTS } from '@/components/query-keys';
+import { BATCH_PAGE_SIZE, CHART_POINTS, RUN_PAGE_SIZE } from '@/components/query-keys';
 import { prisma } from '@/lib/server/db';
 import { NotFoundError } from '@/lib/server/http-errors';
 import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
@@ -17,7 +17,7 @@ export default async function JobPage({ params }: { params: Promise<{ id: string
   await requirePagePrincipal(`/jobs/${id}`);
   const db = prisma();
   try {
-    const [job, charts, batches, runs] = await Promise.all([getJob(db, id), batchCharts(db, id, { maxPoints: CHART_POINTS }), listBatches(db, id, { limit: BATCH_PAGE_SIZE }), listRuns(db, id, 50)]);
+    const [job, charts, batches, runs] = await Promise.all([getJob(db, id), batchCharts(db, id, { maxPoints: CHART_POINTS }), listBatches(db, id, { limit: BATCH_PAGE_SIZE }), listRuns(db, id, { limit: RUN_PAGE_SIZE })]);
     return <JobDetail initialJob={job} initialCharts={charts} initialBatches={batches} initialRuns={runs} now={Date.now()} />;
   } catch (e) {
     if (e instanceof NotFoundError) notFound();

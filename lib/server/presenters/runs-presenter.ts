@@ -1,6 +1,8 @@
 /**
  * A job's runs (one per start, Spark's runId), newest first, with the error that ended a failed
- * run and the run it recovered from; secrets quoted in error messages are redacted.
+ * run and the run it recovered from; secrets quoted in error messages are redacted. Keyset pages
+ * on (startedAt, id) DESC: `nextBefore` is `<startedAt ms>_<id>` of a page's last run, and the
+ * (jobId, startedAt DESC) index serves any page as it serves the first.
  */
 import type { PrismaClient, Run } from '@/lib/generated/prisma/client';
 import { findJobOrThrow } from './jobs-presenter';
@@ -36,9 +38,19 @@ export function presentRun(r: Run, secrets: readonly string[] = []): RunView {
   };
 }
 
-export async function listRuns(db: PrismaClient, jobId: string, limit = 50): Promise<{ items: RunView[] }> {
+export async function listRuns(db: PrismaClient, jobId: string, opts: { limit?: number; before?: string } = {}): Promise<{ items: RunView[]; nextBefore: string | null }> {
   const job = await findJobOrThrow(db, jobId);
   const secrets = secretValues(job.spec);
-  const runs = await db.run.findMany({ where: { jobId }, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], take: limit });
-  return { items: runs.map((r) => presentRun(r, secrets)) };
+  const limit = opts.limit ?? 50;
+  let older = {};
+  if (opts.before !== undefined) {
+    const cut = opts.before.indexOf('_');
+    const at = new Date(Number(opts.before.slice(0, cut)));
+    const id = opts.before.slice(cut + 1);
+    older = { OR: [{ startedAt: { lt: at } }, { startedAt: at, id: { lt: id } }] };
+  }
+  const runs = await db.run.findMany({ where: { jobId, ...older }, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
+  const page = runs.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map((r) => presentRun(r, secrets)), nextBefore: runs.length > limit && last ? `${last.startedAt.getTime()}_${last.id}` : null };
 }

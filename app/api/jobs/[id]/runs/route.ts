@@ -4,4 +4,4 @@ import { listRuns } from '@/lib/server/presenters/runs-presenter';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute('viewer', 'read runs', async ({ req, db, params }) => listRuns(db, params.id, parseQuery(req, runsQuerySchema).limit));
+export const GET = apiRoute('viewer', 'read runs', async ({ req, db, params }) => listRuns(db, params.id, parseQuery(req, runsQuerySchema)));
