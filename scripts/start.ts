@@ -4,20 +4,22 @@
  * 1. Configuration from lib/env.ts (a bad variable fails here, named).
  * 2. PostgreSQL: DATABASE_URL if set, else the embedded one under WEIR_DATA_DIR/pg.
  * 3. Migrations (prisma/migrations), and the first-start admin token/user.
- * 4. A production build of the dashboard if there is none (`next build`).
+ * 4. A production build of the dashboard if there is none, or if its sources changed since
+ *    (`next build`; see build-freshness.ts).
  * 5. The Next.js server and one worker, restarted if it dies (so a drill that kills a worker
  *    sees a replacement come back); BullMQ on Redis when REDIS_URL is set, else on PostgreSQL.
  * 6. Waits for /api/health to show the database and a worker, then prints the dashboard URL.
  * Ctrl-C (SIGINT) or SIGTERM stops the server and the worker gracefully, then PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv, EnvError, type Env } from '../lib/env';
 import { migrate } from '../lib/server/migrate';
 import { bootstrapCredentials } from '../lib/server/bootstrap';
 import { PrismaClient } from '../lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { buildFreshness } from './build-freshness';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -92,8 +94,13 @@ async function main() {
     if (r.userCreated) log('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
   }
 
-  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID')) && !config.WEIR_SKIP_BUILD) {
-    log('no production build found: running `next build` (once; takes a few minutes)');
+  const build = config.WEIR_SKIP_BUILD ? { state: 'fresh' as const } : buildFreshness(ROOT);
+  if (build.state !== 'fresh') {
+    log(
+      build.state === 'missing'
+        ? 'no production build found: running `next build` (once; takes a few minutes)'
+        : `the sources changed since the last build (newest: ${build.newestSource}): running \`next build\``,
+    );
     const code = await run(path.join(ROOT, 'node_modules', '.bin', 'next'), ['build'], childEnv);
     if (code !== 0) throw new Error('next build failed');
   }

@@ -1,0 +1,40 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildFreshness } from './build-freshness';
+
+let root: string;
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function file(rel: string, atSec: number) {
+  const p = path.join(root, rel);
+  mkdirSync(path.dirname(p), { recursive: true });
+  writeFileSync(p, 'x');
+  utimesSync(p, atSec, atSec);
+}
+
+describe('buildFreshness (npm start rebuilds a stale dashboard)', () => {
+  it('missing without a build, fresh when the build is newer than every source, stale when one source is newer', () => {
+    root = mkdtempSync(path.join(tmpdir(), 'weir-build-fresh-'));
+    file('app/page.tsx', 1_000);
+    file('lib/server/deep/x.ts', 1_000);
+    expect(buildFreshness(root).state).toBe('missing');
+    file('.next/BUILD_ID', 2_000);
+    expect(buildFreshness(root).state).toBe('fresh');
+    // A pulled change deep in lib/ makes it stale.
+    file('lib/server/deep/x.ts', 3_000);
+    expect(buildFreshness(root)).toEqual({ state: 'stale', newestSource: new Date(3_000_000).toISOString() });
+    file('.next/BUILD_ID', 4_000);
+    // The generated Prisma client and node_modules are rewritten by npm ci: not sources.
+    file('lib/generated/prisma/client.ts', 5_000);
+    file('node_modules/x/index.js', 5_000);
+    expect(buildFreshness(root).state).toBe('fresh');
+    // The schema and the lockfile count.
+    file('prisma/schema.prisma', 6_000);
+    expect(buildFreshness(root).state).toBe('stale');
+    file('.next/BUILD_ID', 7_000);
+    file('package-lock.json', 8_000);
+    expect(buildFreshness(root).state).toBe('stale');
+  });
+});
