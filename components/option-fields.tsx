@@ -20,6 +20,12 @@ function hintOf(f: OptionField): string | undefined {
   return text || undefined;
 }
 
+/** The default, else an example, as the field would show it. */
+function placeholderOf(f: OptionField): string | undefined {
+  const v = f.default !== undefined ? f.default : f.example;
+  return v === undefined ? undefined : f.kind === 'json' ? JSON.stringify(v) : optionText(v, f);
+}
+
 export function OptionFields({
   connector,
   json,
@@ -81,14 +87,14 @@ export function OptionFields({
                   ))}
                 </select>
               ) : f.kind === 'json' ? (
-                <textarea rows={2} value={text} onChange={(e) => change(e.target.value)} onBlur={blur} placeholder={f.default !== undefined ? JSON.stringify(f.default) : undefined} />
+                <textarea rows={2} value={text} onChange={(e) => change(e.target.value)} onBlur={blur} placeholder={placeholderOf(f)} />
               ) : (
                 <input
                   value={text}
                   onChange={(e) => change(e.target.value)}
                   onBlur={blur}
                   inputMode={f.kind === 'integer' ? 'numeric' : undefined}
-                  placeholder={f.default !== undefined ? optionText(f.default, f) : undefined}
+                  placeholder={placeholderOf(f)}
                   autoComplete="off"
                   spellCheck={false}
                 />

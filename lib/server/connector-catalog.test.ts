@@ -6,8 +6,9 @@ import * as connectorsRoute from '@/app/api/connectors/route';
 import { connectorCatalog, humanize, type OptionField } from './connector-catalog';
 import { setupApiTestKit } from './testing/api-test-kit';
 
-/** A value of the field's kind that its schema should accept. */
+/** A value of the field's kind that its schema should accept: its example where it has one. */
 function sample(f: OptionField): unknown {
+  if (f.example !== undefined) return f.example;
   switch (f.kind) {
     case 'enum':
       return f.values![f.values!.length - 1];
@@ -42,7 +43,7 @@ describe('connector catalog', () => {
     expect(c.sinks.map((x) => x.type)).toEqual(expect.arrayContaining(['files', 'postgres', 'postgres-upsert', 'webhook', 'redis-stream', 'console']));
   });
 
-  it("each type's fields are exactly its options: filled through the fields, the engine accepts them; required ones are what an empty object lacks", () => {
+  it("each type's fields are exactly its options: filled through the fields (with the examples shown), the engine accepts them; required ones are what an empty object lacks", () => {
     for (const { type, fields, def } of all()) {
       // Filling every field by its text, as the form does, gives options the engine accepts.
       let options: Record<string, unknown> = {};

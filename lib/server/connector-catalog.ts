@@ -18,6 +18,8 @@ export interface OptionField {
   /** Masked on every read (the type's `secretOptions`). */
   secret: boolean;
   default?: unknown;
+  /** An example value (the schema's first `examples` entry), shown as a placeholder. */
+  example?: unknown;
   /** The allowed values of an enum. */
   values?: string[];
   description?: string;
@@ -41,6 +43,7 @@ interface JsonSchema {
   title?: string;
   description?: string;
   default?: unknown;
+  examples?: unknown[];
   enum?: unknown[];
   items?: JsonSchema;
   properties?: Record<string, JsonSchema>;
@@ -75,6 +78,7 @@ export function optionFields(options: z.ZodType, secretOptions: readonly string[
   return Object.entries(schema.properties ?? {}).map(([name, p]) => {
     const field: OptionField = { name, label: p.title ?? humanize(name), kind: kindOf(p), required: required.has(name), secret: secretOptions.includes(name) };
     if (p.default !== undefined) field.default = p.default;
+    if (p.examples?.length) field.example = p.examples[0];
     if (field.kind === 'enum') field.values = p.enum as string[];
     if (p.description) field.description = p.description;
     return field;

@@ -29,7 +29,7 @@ import { registerSink } from './sink-registry';
 
 export const FilesSinkOptions = z
   .object({
-    path: z.string().min(1).meta({ title: 'Output directory', description: 'Each batch writes its files here and records them in _weir_metadata; readers go through that log.' }),
+    path: z.string().min(1).meta({ title: 'Output directory', examples: ['/data/out'], description: 'Each batch writes its files here and records them in _weir_metadata; readers go through that log.' }),
     format: z.enum(['json', 'csv']).default('json').meta({ title: 'Output format' }),
     header: z.boolean().default(true).describe('CSV: write a header line in each file.'),
   })

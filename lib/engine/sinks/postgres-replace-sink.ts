@@ -18,8 +18,8 @@ import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
 export const postgresReplaceSinkOptions = z.strictObject({
-  connectionString: z.string().min(1),
-  table: z.string().min(1),
+  connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
+  table: z.string().min(1).meta({ examples: ['results'] }),
   schema: z.string().min(1).default('public'),
   createTable: z.boolean().default(true),
 });

@@ -27,8 +27,8 @@ import { createPool, ensureTable, errorText, qualifiedName, secretsOf, readTable
 import { PostgresTable } from './postgres-table';
 
 export const postgresSinkOptions = z.strictObject({
-  connectionString: z.string().min(1),
-  table: z.string().min(1),
+  connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
+  table: z.string().min(1).meta({ examples: ['results'] }),
   schema: z.string().min(1).default('public'),
   mode: z.enum(['transactional', 'bare-append']).default('transactional').describe('transactional: rows and the batch id commit together (exactly-once); bare-append: plain inserts (a replayed batch is written twice).'),
   createTable: z.boolean().default(true),

@@ -20,10 +20,10 @@ import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
 export const postgresUpsertSinkOptions = z.strictObject({
-  connectionString: z.string().min(1),
-  table: z.string().min(1),
+  connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
+  table: z.string().min(1).meta({ examples: ['results'] }),
   schema: z.string().min(1).default('public'),
-  keyColumns: z.array(z.string().min(1)).min(1).describe('The columns that identify a row: a replayed batch overwrites the same rows.'),
+  keyColumns: z.array(z.string().min(1)).min(1).meta({ examples: [['region', 'window']] }).describe('The columns that identify a row: a replayed batch overwrites the same rows.'),
   createTable: z.boolean().default(true),
 });
 export type PostgresUpsertSinkOptions = z.infer<typeof postgresUpsertSinkOptions>;

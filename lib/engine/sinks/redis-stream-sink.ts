@@ -19,7 +19,7 @@ import { createRedis } from '../sources/redis-util';
 
 export const redisStreamSinkOptions = z.strictObject({
   url: z.string().min(1).default('redis://127.0.0.1:6379'),
-  stream: z.string().min(1),
+  stream: z.string().min(1).meta({ examples: ['results'] }),
   maxLen: z.number().int().min(1).optional().describe('Approximate MAXLEN applied on each XADD; empty: unbounded.'),
 });
 export type RedisStreamSinkOptions = z.infer<typeof redisStreamSinkOptions>;

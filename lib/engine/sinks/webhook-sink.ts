@@ -27,7 +27,7 @@ import { registerSink, type SinkDefinition } from './sink-registry';
 import { redact } from './pg-util';
 
 export const webhookSinkOptions = z.strictObject({
-  url: z.url(),
+  url: z.url().meta({ examples: ['https://hooks.example.com/weir'] }),
   headers: z.record(z.string(), z.string()).default({}).describe('Extra request headers, as a JSON object.'),
   receiverHonoursIdempotencyKey: z.boolean().default(false).describe('Set only if the receiver drops a repeated Idempotency-Key: the sink then counts as idempotent.'),
   maxRetries: z.number().int().min(0).max(20).default(5),

@@ -30,8 +30,8 @@ import { parseJsonRecord } from './value-conversion';
 
 export const natsJetStreamSourceOptions = z.strictObject({
   servers: z.string().min(1).default('nats://127.0.0.1:4222'),
-  stream: z.string().min(1),
-  subject: z.string().min(1).optional(),
+  stream: z.string().min(1).meta({ examples: ['EVENTS'] }),
+  subject: z.string().min(1).optional().meta({ examples: ['events.>'] }),
   token: z.string().min(1).optional(),
   failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when messages a batch needs were removed from the stream.'),
   fetchSize: z.number().int().min(1).max(10_000).default(1_000),

@@ -26,8 +26,8 @@ import { createPool, errorText, qualifiedName, quoteIdent, secretsOf, tableColum
 import { convertValue } from './value-conversion';
 
 export const postgresSourceOptions = z.strictObject({
-  connectionString: z.string().min(1),
-  table: z.string().min(1),
+  connectionString: z.string().min(1).meta({ examples: ['postgres://reader@db.internal:5432/shop'] }),
+  table: z.string().min(1).meta({ examples: ['orders'] }),
   schema: z.string().min(1).default('public'),
   offsetColumn: z.string().min(1).describe('A column that only grows (a serial id or an insert timestamp): each batch reads the rows past the last offset.'),
   maxRowsPerTrigger: z.number().int().min(1).optional().describe('At most about this many rows per batch (ties on the offset column join the batch).'),

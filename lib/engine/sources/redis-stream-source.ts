@@ -29,7 +29,7 @@ import { convertObject, parseJsonRecord } from './value-conversion';
 
 export const redisStreamSourceOptions = z.strictObject({
   url: z.string().min(1).default('redis://127.0.0.1:6379'),
-  stream: z.string().min(1),
+  stream: z.string().min(1).meta({ examples: ['events'] }),
   format: z.enum(['json', 'fields']).default('json').describe('json: one field holds a JSON row; fields: the entry\'s fields are the columns.'),
   jsonField: z.string().min(1).default('data').describe('With format json: the field holding the row.'),
   failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when entries a batch needs were trimmed from the stream.'),
