@@ -3,7 +3,9 @@
  * The checkpoint inspector: offsets, commits, metadata, source logs and state files as a tree
  * with sizes, a file's contents on selection, and the pending batch highlighted: an `offsets/N`
  * with no `commits/N` is the batch a restart re-runs over exactly its recorded range (the
- * write-ahead protocol's whole point), so the inspector says so next to it.
+ * write-ahead protocol's whole point), so the inspector says so next to it. The state stores get
+ * a table: per operator and partition the loadable versions, the latest snapshot, files and
+ * bytes, and whether the version a restart loads (latest commit + 1) is there.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
@@ -12,6 +14,52 @@ import { apiFetch, errorMessage } from './api-client';
 import { buildTree, type TreeNode } from './checkpoint-tree';
 import { formatBytes } from './format';
 import { queryKeys } from './query-keys';
+
+const CHECK_BADGE = { ok: 'ok', ahead: 'warn', missing: 'bad', 'no-commits': 'muted' } as const;
+
+function StateStores({ state }: { state: CheckpointTree['state'] }) {
+  if (state.length === 0) return null;
+  return (
+    <section className="panel" aria-label="State stores">
+      <h3>State stores</h3>
+      <div className="table-scroll">
+        <table className="data compact" aria-label="State store versions">
+          <thead>
+            <tr>
+              <th>Operator</th>
+              <th className="num">Partition</th>
+              <th>Loadable versions</th>
+              <th className="num">Latest snapshot</th>
+              <th className="num">Files</th>
+              <th className="num">On disk</th>
+              <th>Restart loads</th>
+            </tr>
+          </thead>
+          <tbody>
+            {state.flatMap((op) =>
+              op.partitions.map((p) => (
+                <tr key={`${op.operatorId}/${p.partitionId}`}>
+                  <td>
+                    {op.operatorName ?? 'unknown operator'} <span className="muted-text small">(state/{op.operatorId})</span>
+                  </td>
+                  <td className="num">{p.partitionId}</td>
+                  <td>{p.latestVersion === null ? '–' : `${p.oldestLoadableVersion} … ${p.latestVersion}`}</td>
+                  <td className="num">{p.latestSnapshot ?? '–'}</td>
+                  <td className="num">{p.files}</td>
+                  <td className="num">{formatBytes(p.bytesOnDisk)}</td>
+                  <td>
+                    <span className={`badge ${CHECK_BADGE[p.check.status]}`}>{p.check.expectedVersion === null ? p.check.status : `v${p.check.expectedVersion}: ${p.check.status}`}</span>{' '}
+                    <span className="small">{p.check.message}</span>
+                  </td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
 
 function FileView({ jobId, path }: { jobId: string; path: string }) {
   const q = useQuery({
@@ -120,6 +168,7 @@ export function CheckpointInspector({ jobId }: { jobId: string }) {
           Refresh
         </button>
       </div>
+      <StateStores state={c.state} />
       {c.files.length === 0 ? (
         <div className="panel empty">
           <h2>Empty checkpoint</h2>

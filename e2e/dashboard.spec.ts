@@ -184,6 +184,9 @@ test('stop, restart, runs, and the checkpoint inspector', async ({ page, request
   await expect(page.getByLabel('File contents')).toContainText('"id"');
   await tree.getByRole('button', { name: 'offsets/0', exact: true }).click();
   await expect(page.getByLabel('File contents')).toContainText('v1');
+  // The windowed count keeps state: its store's versions line up with commits/.
+  const stores = page.getByRole('table', { name: 'State store versions' });
+  await expect(stores.getByRole('row').filter({ hasText: 'aggregate' })).toContainText(': ok');
   await page.screenshot({ path: `${ART}/job-checkpoint.png`, fullPage: true });
 
   // A pending batch: an offsets file with no commit, as a crash after the write-ahead leaves it.

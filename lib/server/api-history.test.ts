@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCheckpointFileManager } from '@/lib/engine';
+import { checkStateVersion } from './presenters/checkpoint-presenter';
 import { progressEventStream } from './progress-stream';
 import { setupApiTestKit, postgresSinkSpec, PG_SECRET_PASSWORD, type ApiTestKit } from './testing/api-test-kit';
 
@@ -140,6 +141,10 @@ describe('checkpoint inspector', () => {
     expect(res.body.files.map((f: { path: string }) => f.path)).toEqual(['commits/0', 'metadata', 'offsets/0', 'offsets/1', 'sources/0/0', 'state/0/0/1.delta']);
     expect(res.body.files.find((f: { path: string }) => f.path === 'metadata').size).toBe(10);
     expect(res.body.totalBytes).toBe(res.body.files.reduce((s: number, f: { size: number }) => s + f.size, 0));
+    // The state store: commits/0 means a restart loads version 1, and version 1 is there.
+    expect(res.body.state).toEqual([
+      expect.objectContaining({ operatorId: 0, partitions: [expect.objectContaining({ partitionId: 0, latestVersion: 1, oldestLoadableVersion: 0, files: 1, check: expect.objectContaining({ status: 'ok', expectedVersion: 1 }) })] }),
+    ]);
 
     const text = await kit.call(file.GET, `x?path=${encodeURIComponent('offsets/1')}`, { token: kit.tokens.viewer, params: { id: jobId } });
     expect(text.body).toMatchObject({ path: 'offsets/1', encoding: 'utf8', content: 'v1\n{}\n{"logOffset":1}', truncated: false });
@@ -148,6 +153,18 @@ describe('checkpoint inspector', () => {
     const bin = await kit.call(file.GET, 'x?path=state/0/0/1.delta', { token: kit.tokens.viewer, params: { id: jobId } });
     expect(bin.body).toMatchObject({ encoding: 'base64', content: Buffer.from([0, 255, 1, 2]).toString('base64') });
     expect((await kit.call(file.GET, 'x?path=offsets/9', { token: kit.tokens.viewer, params: { id: jobId } })).status).toBe(404);
+  });
+
+  it('checks the state versions against commits/: ok, ahead after a crash mid-batch, missing, none yet', () => {
+    expect(checkStateVersion({ latestVersion: 5, oldestLoadableVersion: 0 }, 4).status).toBe('ok');
+    const ahead = checkStateVersion({ latestVersion: 6, oldestLoadableVersion: 0 }, 4);
+    expect(ahead).toMatchObject({ status: 'ahead', expectedVersion: 5 });
+    expect(ahead.message).toContain('re-run writes 6 again');
+    const missing = checkStateVersion({ latestVersion: 3, oldestLoadableVersion: 0 }, 4);
+    expect(missing).toMatchObject({ status: 'missing', expectedVersion: 5 });
+    expect(missing.message).toContain('CORRUPT_CHECKPOINT');
+    expect(checkStateVersion({ latestVersion: 120, oldestLoadableVersion: 21 }, 9).status).toBe('missing');
+    expect(checkStateVersion({ latestVersion: null, oldestLoadableVersion: null }, null).status).toBe('no-commits');
   });
 
   it('refuses every path that could leave the checkpoint (property over traversal shapes)', async () => {

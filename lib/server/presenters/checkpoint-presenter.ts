@@ -1,13 +1,15 @@
 /**
  * The checkpoint inspector's reads: the tree of files under a job's checkpoint location with
- * sizes, which batch is pending (an `offsets/N` without `commits/N`: what a restart re-runs), and
- * one file's contents. Everything goes through the job's CheckpointFileManager, so local disk,
+ * sizes, which batch is pending (an `offsets/N` without `commits/N`: what a restart re-runs), the
+ * state stores (per operator and partition: the loadable versions, the latest snapshot, files and
+ * bytes, and whether the latest version is the one commits/ says a restart loads), and one
+ * file's contents. Everything goes through the job's CheckpointFileManager, so local disk,
  * a shared volume and s3:// read the same way.
  *
  * A file path comes from the client: it must stay inside the checkpoint (no `..`, no absolute
  * path, no backslash or NUL), or it is refused before storage is touched.
  */
-import { checkpointFileManagerFor, FileNotFoundError, type CheckpointFileManager } from '@/lib/engine';
+import { checkpointFileManagerFor, FileNotFoundError, inspectState, type CheckpointFileManager, type StateOperatorInspection, type StatePartitionInspection } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { BadRequestError, NotFoundError } from '../http-errors';
 import { findJobOrThrow } from './jobs-presenter';
@@ -61,6 +63,43 @@ export interface CheckpointTree {
   latestCommittedBatch: number | null;
   /** The batch a restart re-runs over its recorded range, or null. */
   pendingBatch: number | null;
+  /** The state stores, each partition with how its versions line up with commits/. */
+  state: StateOperatorView[];
+}
+
+export interface StatePartitionView extends StatePartitionInspection {
+  check: StateVersionCheck;
+}
+
+export interface StateOperatorView extends Omit<StateOperatorInspection, 'partitions'> {
+  partitions: StatePartitionView[];
+}
+
+/**
+ * Batch N runs on state version N and commits version N+1, before commits/N; so after commits/L a
+ * restart loads version L+1. `ok`: it is there; `ahead`: version L+2 exists too (the pending batch
+ * committed its state before it crashed; the re-run rewrites it); `missing`: the version a
+ * restart needs is not loadable (the restart fails with CORRUPT_CHECKPOINT).
+ */
+export interface StateVersionCheck {
+  status: 'ok' | 'ahead' | 'missing' | 'no-commits';
+  /** The version a restart loads (latest commit + 1), or null without commits. */
+  expectedVersion: number | null;
+  message: string;
+}
+
+export function checkStateVersion(p: { latestVersion: number | null; oldestLoadableVersion: number | null }, latestCommittedBatch: number | null): StateVersionCheck {
+  if (latestCommittedBatch === null) return { status: 'no-commits', expectedVersion: null, message: 'No batch committed yet: a start begins from version 0 (empty).' };
+  const expected = latestCommittedBatch + 1;
+  const latest = p.latestVersion ?? 0;
+  const oldest = p.oldestLoadableVersion ?? 0;
+  if (latest < expected || oldest > expected) {
+    return { status: 'missing', expectedVersion: expected, message: `commits/${latestCommittedBatch} needs state version ${expected}, which is not loadable here: a restart fails with CORRUPT_CHECKPOINT. Restore the state files, or reset the checkpoint.` };
+  }
+  if (latest > expected) {
+    return { status: 'ahead', expectedVersion: expected, message: `Version ${latest} is newer than commits/${latestCommittedBatch}: the pending batch committed its state before it stopped. A restart loads version ${expected} and the re-run writes ${expected + 1} again.` };
+  }
+  return { status: 'ok', expectedVersion: expected, message: `A restart loads version ${expected}, as commits/${latestCommittedBatch} says.` };
 }
 
 const batchIdsUnder = (files: CheckpointEntry[], dir: string) =>
@@ -78,6 +117,7 @@ export async function checkpointTree(db: PrismaClient, jobId: string): Promise<C
   const commits = batchIdsUnder(files, 'commits');
   const latestOffsetsBatch = offsets.at(-1) ?? null;
   const latestCommittedBatch = commits.at(-1) ?? null;
+  const state = (await inspectState(fm)).map((op) => ({ ...op, partitions: op.partitions.map((p) => ({ ...p, check: checkStateVersion(p, latestCommittedBatch) })) }));
   return {
     location: redactSecrets(fm.description, secretValues(job.spec)),
     files,
@@ -88,6 +128,7 @@ export async function checkpointTree(db: PrismaClient, jobId: string): Promise<C
     latestOffsetsBatch,
     latestCommittedBatch,
     pendingBatch: latestOffsetsBatch !== null && !commits.includes(latestOffsetsBatch) ? latestOffsetsBatch : null,
+    state,
   };
 }
 
