@@ -15,7 +15,7 @@ import { BatchTable, type BatchPage } from './batch-table';
 import { CheckpointInspector } from './checkpoint-inspector';
 import { DrillsPanel } from './drills-panel';
 import { ContractAudit } from './contract-audit';
-import { formatAgo } from './format';
+import { formatAgo, formatDuration } from './format';
 import { JobActions } from './job-actions';
 import { queryKeys } from './query-keys';
 import { RunsTable, type RunPage } from './runs-table';
@@ -24,6 +24,12 @@ import { GuaranteeBadge, StatusBadge } from './status-badge';
 const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
 type Tab = (typeof TABS)[number];
 const LIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
+
+function describeRestartPolicy(p: unknown): string {
+  const rp = p as { maxRestarts?: number; backoffMs?: number } | null;
+  if (!rp?.maxRestarts) return 'None: a failed run stays FAILED until someone starts the job again.';
+  return `Up to ${rp.maxRestarts} restart${rp.maxRestarts === 1 ? '' : 's'} after a failure, the first ${formatDuration(rp.backoffMs ?? 5000)} later, each next one twice as late.`;
+}
 
 function LastError({ error }: { error: unknown }) {
   if (!error) return null;
@@ -125,6 +131,8 @@ export function JobDetail({
               <h2>Spec</h2>
               <p className="small muted-text">Secret options are masked.</p>
               <pre>{JSON.stringify(j.spec, null, 2)}</pre>
+              <h2>Restart policy</h2>
+              <p>{describeRestartPolicy(j.restartPolicy)}</p>
             </section>
             <ContractAudit contract={j.contract} />
           </div>

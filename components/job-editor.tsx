@@ -15,7 +15,7 @@ import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
 import { ExplainPanel } from './explain-panel';
 import { Field } from './field';
-import { EMPTY_FORM, optionsObject, specFromForm, type FormIssue, type JobForm } from './job-form';
+import { EMPTY_FORM, optionsObject, restartPolicyFromForm, specFromForm, type FormIssue, type JobForm } from './job-form';
 import { OptionFields } from './option-fields';
 import { carryOptions } from './option-values';
 import { OutputModePicker } from './output-mode-picker';
@@ -37,7 +37,9 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const me = useMe();
   const [form, setForm] = useState<JobForm>(initial ?? EMPTY_FORM);
   const set = <K extends keyof JobForm>(k: K, v: JobForm[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const { spec, issues: formIssues } = useMemo(() => specFromForm(form), [form]);
+  const { spec, issues: specIssues } = useMemo(() => specFromForm(form), [form]);
+  const restart = useMemo(() => restartPolicyFromForm(form), [form]);
+  const formIssues = [...specIssues, ...restart.issues];
   const specText = useDebounced(JSON.stringify(spec), 350);
 
   const check = useQuery({
@@ -51,7 +53,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const warnings = check.data?.warnings ?? [];
   const at = (prefix: string) => errors.filter((e) => e.path === prefix || e.path.startsWith(prefix + '.'));
   const sqlErrors = check.data?.errors.filter((e) => e.path === 'sql') ?? [];
-  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation']);
+  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation', 'restartPolicy']);
   const unplaced = errors.filter((e) => !claimed.has(e.path.split('.')[0]));
   const sourceConnector = connectors.sources.find((c) => c.type === form.sourceType);
   const sinkConnector = connectors.sinks.find((c) => c.type === form.sinkType);
@@ -60,7 +62,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
 
   const save = useMutation({
     mutationFn: async (start: boolean) => {
-      const body = { spec, description: form.description || null };
+      const body = { spec, description: form.description || null, restartPolicy: restart.policy };
       if (mode === 'edit' && jobId) {
         await apiFetch(`/api/jobs/${jobId}`, { method: 'PUT', body });
         return jobId;
@@ -190,6 +192,12 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             )}
             <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
               <input value={form.checkpointLocation} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
+            </Field>
+            <Field label="Restarts after a failure" issues={at('restartPolicy.maxRestarts')} hint="Empty or 0: a failed run stays FAILED until someone starts it">
+              <input inputMode="numeric" value={form.restartMax} onChange={(e) => set('restartMax', e.target.value)} placeholder="0" />
+            </Field>
+            <Field label="First restart delay (ms)" issues={at('restartPolicy.backoffMs')} hint="Doubles with each further restart">
+              <input inputMode="numeric" value={form.restartBackoffMs} onChange={(e) => set('restartBackoffMs', e.target.value)} disabled={form.restartMax.trim() === '' || form.restartMax.trim() === '0'} />
             </Field>
           </div>
         </section>

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '@/lib/engine';
-import { EMPTY_FORM, formFromSpec, specFromForm, type JobForm } from './job-form';
+import { EMPTY_FORM, formFromSpec, restartPolicyFromForm, specFromForm, type JobForm } from './job-form';
 
 const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
 const sinkArb = fc.oneof(
@@ -59,5 +59,19 @@ describe('job form ↔ spec', () => {
     expect(issues.find((i) => i.path === 'source.schema')!.message).toContain('line 2');
     expect(issues.find((i) => i.path === 'source.options')!.message).toContain('not valid JSON');
     expect(issues.find((i) => i.path === 'sink.options')!.message).toContain('must be a JSON object');
+  });
+
+  it('the restart policy: empty or 0 is none, bad numbers are reported on their field, and an edit shows the stored one', () => {
+    expect(restartPolicyFromForm(EMPTY_FORM)).toEqual({ policy: null, issues: [] });
+    expect(restartPolicyFromForm({ ...EMPTY_FORM, restartMax: '0' }).policy).toBeNull();
+    expect(restartPolicyFromForm({ ...EMPTY_FORM, restartMax: '3', restartBackoffMs: '250' })).toEqual({ policy: { maxRestarts: 3, backoffMs: 250 }, issues: [] });
+    const bad = restartPolicyFromForm({ ...EMPTY_FORM, restartMax: '2.5', restartBackoffMs: '-1' });
+    expect(bad.policy).toBeNull();
+    expect(bad.issues.map((i) => i.path)).toEqual(['restartPolicy.maxRestarts', 'restartPolicy.backoffMs']);
+    expect(restartPolicyFromForm({ ...EMPTY_FORM, restartMax: '101' }).issues).toHaveLength(1);
+    // Round trip through a stored job.
+    const form = formFromSpec(specFromForm(EMPTY_FORM).spec, null, { maxRestarts: 4, backoffMs: 1000 });
+    expect(restartPolicyFromForm(form).policy).toEqual({ maxRestarts: 4, backoffMs: 1000 });
+    expect(restartPolicyFromForm(formFromSpec(specFromForm(EMPTY_FORM).spec, null, null)).policy).toBeNull();
   });
 });

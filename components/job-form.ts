@@ -23,6 +23,10 @@ export interface JobForm {
   triggerType: 'processing-time' | 'available-now' | 'once';
   triggerInterval: string;
   checkpointLocation: string;
+  /** Restart policy (not part of the spec): retries after a failed run, '' or 0 for none. */
+  restartMax: string;
+  /** The first retry's delay in ms; each further retry doubles it. */
+  restartBackoffMs: string;
   /**
    * Fields of a stored spec this form has no control for (dedup, staticTables,
    * minBatchesToRetain, a source's badRecordsPath…): carried through an edit unchanged, so
@@ -48,6 +52,8 @@ export const EMPTY_FORM: JobForm = {
   triggerType: 'processing-time',
   triggerInterval: '1 second',
   checkpointLocation: '',
+  restartMax: '',
+  restartBackoffMs: '5000',
 };
 
 type Obj = Record<string, unknown>;
@@ -126,8 +132,25 @@ export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
   return { spec, issues };
 }
 
+export interface RestartPolicy {
+  maxRestarts: number;
+  backoffMs: number;
+}
+
+/** The job's restart policy the form describes (null: none), and what is wrong with its fields. */
+export function restartPolicyFromForm(f: JobForm): { policy: RestartPolicy | null; issues: FormIssue[] } {
+  const issues: FormIssue[] = [];
+  const max = f.restartMax.trim() === '' ? 0 : Number(f.restartMax);
+  if (!Number.isInteger(max) || max < 0 || max > 100) issues.push({ path: 'restartPolicy.maxRestarts', message: 'a whole number from 0 (never restart) to 100' });
+  const backoff = f.restartBackoffMs.trim() === '' ? 5000 : Number(f.restartBackoffMs);
+  if (!Number.isInteger(backoff) || backoff < 0 || backoff > 3_600_000) issues.push({ path: 'restartPolicy.backoffMs', message: 'a whole number of milliseconds, at most 3600000 (an hour)' });
+  if (issues.length) return { policy: null, issues };
+  return { policy: max === 0 ? null : { maxRestarts: max, backoffMs: backoff }, issues };
+}
+
 /** The form for a stored spec (as the API returns it: secrets masked, which PUT keeps). */
-export function formFromSpec(spec: unknown, description?: string | null): JobForm {
+export function formFromSpec(spec: unknown, description?: string | null, restartPolicy?: unknown): JobForm {
+  const rp = isObj(restartPolicy) ? restartPolicy : {};
   const s = isObj(spec) ? spec : {};
   const src = isObj(s.source) ? s.source : {};
   const so = isObj(src.options) ? src.options : {};
@@ -153,6 +176,8 @@ export function formFromSpec(spec: unknown, description?: string | null): JobFor
     triggerType: trig.type === 'available-now' || trig.type === 'once' ? trig.type : 'processing-time',
     triggerInterval: str(trig.interval, '1 second'),
     checkpointLocation: str(s.checkpointLocation),
+    restartMax: typeof rp.maxRestarts === 'number' && rp.maxRestarts > 0 ? String(rp.maxRestarts) : '',
+    restartBackoffMs: typeof rp.backoffMs === 'number' ? String(rp.backoffMs) : '5000',
     keep: { spec: without(s, FORM_SPEC_KEYS), source: without(src, FORM_SOURCE_KEYS) },
   };
 }

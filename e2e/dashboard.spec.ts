@@ -74,6 +74,8 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
   await page.getByLabel('Input directory').fill(dirs.in);
   await page.getByLabel('Output directory').fill(dirs.out);
   await page.getByLabel('Checkpoint location').fill(dirs.cp);
+  await page.getByLabel('Restarts after a failure').fill('2');
+  await page.getByLabel('First restart delay (ms)').fill('250');
   await expect(page.getByLabel('Name', { exact: true })).toHaveValue(JOB);
 
   await sqlBox.fill('SELECT usr, ts FROM events');
@@ -107,6 +109,10 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
   jobId = page.url().split('/').pop()!;
   createdJobs.push(jobId);
   await expect(page.getByRole('heading', { name: JOB, level: 1 })).toBeVisible();
+  expect((await (await page.request.get(`/api/jobs/${jobId}`, { headers: auth })).json()).restartPolicy).toEqual({ maxRestarts: 2, backoffMs: 250 });
+  await page.getByRole('tab', { name: 'Definition' }).click();
+  await expect(page.getByText('Up to 2 restarts after a failure, the first 250 ms later')).toBeVisible();
+  await page.getByRole('tab', { name: 'Charts' }).click();
 });
 
 test('batches arrive, the charts draw them, the table drills down to a batch', async ({ page }) => {
@@ -238,7 +244,12 @@ test('a viewer cannot start or stop', async ({ browser, request }) => {
   // Signed out, a job page sends the browser to sign in, and back to the job afterwards.
   await page.goto(`/jobs/${jobId}`);
   await expect(page).toHaveURL(new RegExp(`/signin\\?next=${encodeURIComponent(`/jobs/${jobId}`)}$`));
-  await page.getByRole('radio', { name: 'API token' }).check();
+  // The form switches to the token field once React has hydrated it; a click before that is
+  // lost (the radio shows checked, the form does not change), so check until the field appears.
+  await expect(async () => {
+    await page.getByRole('radio', { name: 'API token' }).check();
+    await expect(page.locator('input[name="token"]')).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
   await page.locator('input[name="token"]').fill(viewerToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { name: JOB, level: 1 })).toBeVisible();

@@ -29,7 +29,7 @@ export default async function EditJobPage({ params }: { params: Promise<{ id: st
         Changes apply at the next start. A change the checkpoint cannot carry (a new aggregation, another source) is refused on restart; reset the checkpoint
         for those.
       </p>
-      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description)} connectors={connectorCatalog()} />
+      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description, job.restartPolicy)} connectors={connectorCatalog()} />
     </>
   );
 }
