@@ -9,6 +9,7 @@ import { useState, type FormEvent } from 'react';
 import type { AlertRuleView, AlertView } from '@/lib/server/alerts/alert-presenter';
 import { apiFetch, ApiError, errorMessage } from './api-client';
 import { defaultParams, fieldsOf, KIND_OPTIONS, ruleRequestBody, type RuleFormValues, type RuleKind } from './alert-rule-form';
+import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
 
 const keys = { alerts: () => ['alerts', 'list'] as const, rules: () => ['alerts', 'rules'] as const };
@@ -73,6 +74,7 @@ function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: 
 function RuleForm({ jobs, onCreated }: { jobs: { id: string; name: string }[]; onCreated: () => void }) {
   const [v, setV] = useState<RuleFormValues>({ name: '', kind: 'state-growth', jobId: '', params: defaultParams('state-growth'), webhookUrl: '', webhookSecret: '' });
   const create = useMutation({ mutationFn: () => apiFetch<AlertRuleView>('/api/alert-rules', { method: 'POST', body: ruleRequestBody(v) }), onSuccess: onCreated });
+  const hydrated = useHydrated();
   const issues = create.error instanceof ApiError ? ((create.error.details as { issues?: { path: string; message: string }[] })?.issues ?? []) : [];
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -80,67 +82,69 @@ function RuleForm({ jobs, onCreated }: { jobs: { id: string; name: string }[]; o
   };
   return (
     <form onSubmit={submit} aria-label="Create alert rule">
-      <div className="form-grid">
-        <label>
-          Rule name
-          <input value={v.name} required onChange={(e) => setV({ ...v, name: e.target.value })} />
-        </label>
-        <label>
-          Kind
-          <select value={v.kind} onChange={(e) => setV({ ...v, kind: e.target.value as RuleKind, params: defaultParams(e.target.value as RuleKind) })}>
-            {KIND_OPTIONS.map((o) => (
-              <option key={o.kind} value={o.kind}>
-                {o.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Job
-          <select value={v.jobId} onChange={(e) => setV({ ...v, jobId: e.target.value })}>
-            <option value="">All jobs (global)</option>
-            {jobs.map((j) => (
-              <option key={j.id} value={j.id}>
-                {j.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        {fieldsOf(v.kind).map((f) => (
-          <label key={f.name}>
-            {f.label}
-            <input inputMode="numeric" value={v.params[f.name] ?? ''} onChange={(e) => setV({ ...v, params: { ...v.params, [f.name]: e.target.value } })} />
-            {f.hint ? <span className="muted-text small">{f.hint}</span> : null}
+      <fieldset className="plain" disabled={!hydrated}>
+        <div className="form-grid">
+          <label>
+            Rule name
+            <input value={v.name} required onChange={(e) => setV({ ...v, name: e.target.value })} />
           </label>
-        ))}
-        <label>
-          Webhook URL (optional)
-          <input type="url" value={v.webhookUrl} onChange={(e) => setV({ ...v, webhookUrl: e.target.value })} placeholder="https://hooks.example.com/weir" />
-        </label>
-        <label>
-          Webhook secret
-          <input type="password" value={v.webhookSecret} onChange={(e) => setV({ ...v, webhookSecret: e.target.value })} autoComplete="off" />
-        </label>
-      </div>
-      {create.error ? (
-        <div className="error-box" role="alert">
-          {errorMessage(create.error)}
-          {issues.length ? (
-            <ul>
-              {issues.map((i) => (
-                <li key={i.path}>
-                  {i.path}: {i.message}
-                </li>
+          <label>
+            Kind
+            <select value={v.kind} onChange={(e) => setV({ ...v, kind: e.target.value as RuleKind, params: defaultParams(e.target.value as RuleKind) })}>
+              {KIND_OPTIONS.map((o) => (
+                <option key={o.kind} value={o.kind}>
+                  {o.label}
+                </option>
               ))}
-            </ul>
-          ) : null}
+            </select>
+          </label>
+          <label>
+            Job
+            <select value={v.jobId} onChange={(e) => setV({ ...v, jobId: e.target.value })}>
+              <option value="">All jobs (global)</option>
+              {jobs.map((j) => (
+                <option key={j.id} value={j.id}>
+                  {j.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          {fieldsOf(v.kind).map((f) => (
+            <label key={f.name}>
+              {f.label}
+              <input inputMode="numeric" value={v.params[f.name] ?? ''} onChange={(e) => setV({ ...v, params: { ...v.params, [f.name]: e.target.value } })} />
+              {f.hint ? <span className="muted-text small">{f.hint}</span> : null}
+            </label>
+          ))}
+          <label>
+            Webhook URL (optional)
+            <input type="url" value={v.webhookUrl} onChange={(e) => setV({ ...v, webhookUrl: e.target.value })} placeholder="https://hooks.example.com/weir" />
+          </label>
+          <label>
+            Webhook secret
+            <input type="password" value={v.webhookSecret} onChange={(e) => setV({ ...v, webhookSecret: e.target.value })} autoComplete="off" />
+          </label>
         </div>
-      ) : null}
-      <p>
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create rule
-        </button>
-      </p>
+        {create.error ? (
+          <div className="error-box" role="alert">
+            {errorMessage(create.error)}
+            {issues.length ? (
+              <ul>
+                {issues.map((i) => (
+                  <li key={i.path}>
+                    {i.path}: {i.message}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
+        ) : null}
+        <p>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            Create rule
+          </button>
+        </p>
+      </fieldset>
     </form>
   );
 }

@@ -21,6 +21,7 @@ import { carryOptions } from './option-values';
 import { OutputModePicker } from './output-mode-picker';
 import { queryKeys } from './query-keys';
 import { SqlEditor } from './sql-editor';
+import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
 
 function useDebounced<T>(value: T, ms: number): T {
@@ -35,6 +36,7 @@ function useDebounced<T>(value: T, ms: number): T {
 export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 'edit'; jobId?: string; initial?: JobForm; connectors: ConnectorCatalog }) {
   const router = useRouter();
   const me = useMe();
+  const hydrated = useHydrated();
   const [form, setForm] = useState<JobForm>(initial ?? EMPTY_FORM);
   const set = <K extends keyof JobForm>(k: K, v: JobForm[K]) => setForm((f) => ({ ...f, [k]: v }));
   const { spec, issues: specIssues } = useMemo(() => specFromForm(form), [form]);
@@ -83,213 +85,215 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
 
   return (
     <form
-      className="editor-layout"
       aria-label={mode === 'new' ? 'New job' : 'Edit job'}
       onSubmit={(e) => {
         e.preventDefault();
         save.mutate(mode === 'new');
       }}
     >
-      <div>
-        <section className="panel" aria-label="Job">
-          <h2>Job</h2>
-          <div className="form-grid">
-            <Field label="Name" issues={at('name')}>
-              <input value={form.name} onChange={(e) => set('name', e.target.value)} required disabled={mode === 'edit'} />
-            </Field>
-            <Field label="Description" issues={[]}>
-              <input value={form.description} onChange={(e) => set('description', e.target.value)} />
-            </Field>
-          </div>
-        </section>
-
-        <section className="panel" aria-label="Query">
-          <h2>Query</h2>
-          <SqlEditor value={form.sql} onChange={(v) => set('sql', v)} problems={sqlErrors} describedBy="sql-problems" />
-          <div id="sql-problems" aria-live="polite">
-            {sqlErrors.map((e, i) => (
-              <p key={i} className="field-error" role="alert">
-                {e.line ? `Line ${e.line}, column ${e.column}: ` : ''}
-                {e.line ? e.message.replace(/\s*\(line \d+, column \d+\)$/, '') : e.message}
-              </p>
-            ))}
-            {check.data && sqlErrors.length === 0 && !stale && <p className="small muted-text">The query analyses.</p>}
-          </div>
-        </section>
-
-        <section className="panel" aria-label="Source">
-          <h2>Source</h2>
-          <div className="form-grid">
-            <Field label="Source type" issues={at('source.type')}>
-              <select
-                value={form.sourceType}
-                onChange={(e) => {
-                  const t = e.target.value;
-                  setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: retype(f.sourceOptionsJson, connectors.sources.find((c) => c.type === t)?.fields) }));
-                }}
-              >
-                {connectors.sources.map((c) => (
-                  <option key={c.type}>{c.type}</option>
-                ))}
-              </select>
-            </Field>
-            <Field label="Table name in SQL" issues={at('source.name')}>
-              <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
-            </Field>
-            <OptionFields label="source" connector={sourceConnector} json={form.sourceOptionsJson} onJson={(v) => set('sourceOptionsJson', v)} issues={at('source.options')} />
-            <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp">
-              <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
-            </Field>
-            <Field label="Event-time column" issues={at('source.eventTime')} hint="For a watermark; empty for none">
-              <input value={form.eventTime} onChange={(e) => set('eventTime', e.target.value)} />
-            </Field>
-            <Field label="Watermark delay" issues={at('source.watermarkDelay')} hint='e.g. "10 seconds"'>
-              <input value={form.watermarkDelay} onChange={(e) => set('watermarkDelay', e.target.value)} />
-            </Field>
-            <Field label="Bad records" issues={at('source.onBadRecord')}>
-              <select value={form.onBadRecord} onChange={(e) => set('onBadRecord', e.target.value as 'fail' | 'dead-letter')}>
-                <option value="fail">fail the batch</option>
-                <option value="dead-letter">dead-letter them</option>
-              </select>
-            </Field>
-          </div>
-        </section>
-
-        <section className="panel" aria-label="Sink">
-          <h2>Sink</h2>
-          <div className="form-grid">
-            <Field label="Sink type" issues={at('sink.type')}>
-              <select
-                value={form.sinkType}
-                onChange={(e) => {
-                  const t = e.target.value;
-                  setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: retype(f.sinkOptionsJson, connectors.sinks.find((c) => c.type === t)?.fields) }));
-                }}
-              >
-                {connectors.sinks.map((c) => (
-                  <option key={c.type}>{c.type}</option>
-                ))}
-              </select>
-            </Field>
-            <OptionFields label="sink" connector={sinkConnector} json={form.sinkOptionsJson} onJson={(v) => set('sinkOptionsJson', v)} issues={at('sink.options')} />
-          </div>
-        </section>
-
-        <section className="panel" aria-label="Trigger and checkpoint">
-          <h2>Trigger and checkpoint</h2>
-          <div className="form-grid">
-            <Field label="Trigger" issues={at('trigger.type')}>
-              <select value={form.triggerType} onChange={(e) => set('triggerType', e.target.value as JobForm['triggerType'])}>
-                <option value="processing-time">processing time (every interval)</option>
-                <option value="available-now">available now (then stop)</option>
-                <option value="once">once (deprecated)</option>
-              </select>
-            </Field>
-            {form.triggerType === 'processing-time' && (
-              <Field label="Trigger interval" issues={at('trigger.interval')}>
-                <input value={form.triggerInterval} onChange={(e) => set('triggerInterval', e.target.value)} />
+      {/* Disabled until hydrated: typing before React takes over the inputs would be lost. */}
+      <fieldset className="plain editor-layout" disabled={!hydrated}>
+        <div>
+          <section className="panel" aria-label="Job">
+            <h2>Job</h2>
+            <div className="form-grid">
+              <Field label="Name" issues={at('name')}>
+                <input value={form.name} onChange={(e) => set('name', e.target.value)} required disabled={mode === 'edit'} />
               </Field>
-            )}
-            <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
-              <input value={form.checkpointLocation} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
-            </Field>
-            <Field label="Restarts after a failure" issues={at('restartPolicy.maxRestarts')} hint="Empty or 0: a failed run stays FAILED until someone starts it">
-              <input inputMode="numeric" value={form.restartMax} onChange={(e) => set('restartMax', e.target.value)} placeholder="0" />
-            </Field>
-            <Field label="First restart delay (ms)" issues={at('restartPolicy.backoffMs')} hint="Doubles with each further restart">
-              <input inputMode="numeric" value={form.restartBackoffMs} onChange={(e) => set('restartBackoffMs', e.target.value)} disabled={form.restartMax.trim() === '' || form.restartMax.trim() === '0'} />
-            </Field>
-          </div>
-        </section>
-      </div>
+              <Field label="Description" issues={[]}>
+                <input value={form.description} onChange={(e) => set('description', e.target.value)} />
+              </Field>
+            </div>
+          </section>
 
-      <div>
-        <section className="panel" aria-label="Validation">
-          <h2>Validation</h2>
-          {check.isError ? (
-            <div className="error-box" role="alert">
-              Could not check the spec: {errorMessage(check.error)}
+          <section className="panel" aria-label="Query">
+            <h2>Query</h2>
+            <SqlEditor value={form.sql} onChange={(v) => set('sql', v)} problems={sqlErrors} describedBy="sql-problems" />
+            <div id="sql-problems" aria-live="polite">
+              {sqlErrors.map((e, i) => (
+                <p key={i} className="field-error" role="alert">
+                  {e.line ? `Line ${e.line}, column ${e.column}: ` : ''}
+                  {e.line ? e.message.replace(/\s*\(line \d+, column \d+\)$/, '') : e.message}
+                </p>
+              ))}
+              {check.data && sqlErrors.length === 0 && !stale && <p className="small muted-text">The query analyses.</p>}
             </div>
-          ) : !check.data ? (
-            <p className="muted-text" role="status">
-              Checking…
-            </p>
-          ) : (
-            <div role="status" aria-live="polite">
-              {stale ? (
-                <p className="small muted-text">Checking…</p>
-              ) : errors.length === 0 ? (
-                <p>
-                  <span className="badge ok">valid</span> Ready to deploy.
-                </p>
-              ) : (
-                <p>
-                  <span className="badge bad">{errors.length} problem{errors.length > 1 ? 's' : ''}</span>
-                </p>
+          </section>
+
+          <section className="panel" aria-label="Source">
+            <h2>Source</h2>
+            <div className="form-grid">
+              <Field label="Source type" issues={at('source.type')}>
+                <select
+                  value={form.sourceType}
+                  onChange={(e) => {
+                    const t = e.target.value;
+                    setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: retype(f.sourceOptionsJson, connectors.sources.find((c) => c.type === t)?.fields) }));
+                  }}
+                >
+                  {connectors.sources.map((c) => (
+                    <option key={c.type}>{c.type}</option>
+                  ))}
+                </select>
+              </Field>
+              <Field label="Table name in SQL" issues={at('source.name')}>
+                <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
+              </Field>
+              <OptionFields label="source" connector={sourceConnector} json={form.sourceOptionsJson} onJson={(v) => set('sourceOptionsJson', v)} issues={at('source.options')} />
+              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp">
+                <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
+              </Field>
+              <Field label="Event-time column" issues={at('source.eventTime')} hint="For a watermark; empty for none">
+                <input value={form.eventTime} onChange={(e) => set('eventTime', e.target.value)} />
+              </Field>
+              <Field label="Watermark delay" issues={at('source.watermarkDelay')} hint='e.g. "10 seconds"'>
+                <input value={form.watermarkDelay} onChange={(e) => set('watermarkDelay', e.target.value)} />
+              </Field>
+              <Field label="Bad records" issues={at('source.onBadRecord')}>
+                <select value={form.onBadRecord} onChange={(e) => set('onBadRecord', e.target.value as 'fail' | 'dead-letter')}>
+                  <option value="fail">fail the batch</option>
+                  <option value="dead-letter">dead-letter them</option>
+                </select>
+              </Field>
+            </div>
+          </section>
+
+          <section className="panel" aria-label="Sink">
+            <h2>Sink</h2>
+            <div className="form-grid">
+              <Field label="Sink type" issues={at('sink.type')}>
+                <select
+                  value={form.sinkType}
+                  onChange={(e) => {
+                    const t = e.target.value;
+                    setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: retype(f.sinkOptionsJson, connectors.sinks.find((c) => c.type === t)?.fields) }));
+                  }}
+                >
+                  {connectors.sinks.map((c) => (
+                    <option key={c.type}>{c.type}</option>
+                  ))}
+                </select>
+              </Field>
+              <OptionFields label="sink" connector={sinkConnector} json={form.sinkOptionsJson} onJson={(v) => set('sinkOptionsJson', v)} issues={at('sink.options')} />
+            </div>
+          </section>
+
+          <section className="panel" aria-label="Trigger and checkpoint">
+            <h2>Trigger and checkpoint</h2>
+            <div className="form-grid">
+              <Field label="Trigger" issues={at('trigger.type')}>
+                <select value={form.triggerType} onChange={(e) => set('triggerType', e.target.value as JobForm['triggerType'])}>
+                  <option value="processing-time">processing time (every interval)</option>
+                  <option value="available-now">available now (then stop)</option>
+                  <option value="once">once (deprecated)</option>
+                </select>
+              </Field>
+              {form.triggerType === 'processing-time' && (
+                <Field label="Trigger interval" issues={at('trigger.interval')}>
+                  <input value={form.triggerInterval} onChange={(e) => set('triggerInterval', e.target.value)} />
+                </Field>
               )}
-              <ul className="plain-list small">
-                {errors.map((e, i) => (
-                  <li key={i} className="field-error">
-                    <code>{e.path}</code>: {e.message}
-                  </li>
-                ))}
-                {warnings.map((w, i) => (
-                  <li key={`w${i}`} className="field-warning">
-                    <code>{w.path}</code>: {w.message}
-                  </li>
-                ))}
-              </ul>
-              {unplaced.length > 0 && <p className="small">Fix the fields named above.</p>}
+              <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
+                <input value={form.checkpointLocation} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
+              </Field>
+              <Field label="Restarts after a failure" issues={at('restartPolicy.maxRestarts')} hint="Empty or 0: a failed run stays FAILED until someone starts it">
+                <input inputMode="numeric" value={form.restartMax} onChange={(e) => set('restartMax', e.target.value)} placeholder="0" />
+              </Field>
+              <Field label="First restart delay (ms)" issues={at('restartPolicy.backoffMs')} hint="Doubles with each further restart">
+                <input inputMode="numeric" value={form.restartBackoffMs} onChange={(e) => set('restartBackoffMs', e.target.value)} disabled={form.restartMax.trim() === '' || form.restartMax.trim() === '0'} />
+              </Field>
             </div>
-          )}
-        </section>
-        <section className="panel" aria-label="Output mode">
-          <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
-        </section>
-        <ExplainPanel operators={check.data?.operators} />
-        <ContractAudit contract={check.data?.contract} />
-        <section className="panel" aria-label="Deploy">
-          {!canSave && !me.isLoading && (
-            <p className="small muted-text">
-              {me.data ? `Signed in as ${me.data.actor} (${me.data.role}): creating and editing jobs needs the admin role.` : 'Sign in as an admin to save jobs.'}{' '}
-              {!me.data && <a href="/signin">Sign in</a>}
-            </p>
-          )}
-          <div className="actions">
-            {mode === 'new' ? (
-              <>
-                <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending}>
-                  Deploy
-                </button>
-                <button type="button" disabled={!valid || !canSave || save.isPending} onClick={() => save.mutate(false)}>
-                  Save without starting
-                </button>
-              </>
+          </section>
+        </div>
+
+        <div>
+          <section className="panel" aria-label="Validation">
+            <h2>Validation</h2>
+            {check.isError ? (
+              <div className="error-box" role="alert">
+                Could not check the spec: {errorMessage(check.error)}
+              </div>
+            ) : !check.data ? (
+              <p className="muted-text" role="status">
+                Checking…
+              </p>
             ) : (
-              <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending}>
-                Save changes
-              </button>
-            )}
-            <a className="button" href={jobId ? `/jobs/${jobId}` : '/'}>
-              Cancel
-            </a>
-          </div>
-          {save.isError && (
-            <div className="error-box" role="alert">
-              {errorMessage(save.error)}
-              {saveErrors.length > 0 && (
-                <ul>
-                  {saveErrors.map((e, i) => (
-                    <li key={i}>
-                      {e.path}: {e.message}
+              <div role="status" aria-live="polite">
+                {stale ? (
+                  <p className="small muted-text">Checking…</p>
+                ) : errors.length === 0 ? (
+                  <p>
+                    <span className="badge ok">valid</span> Ready to deploy.
+                  </p>
+                ) : (
+                  <p>
+                    <span className="badge bad">{errors.length} problem{errors.length > 1 ? 's' : ''}</span>
+                  </p>
+                )}
+                <ul className="plain-list small">
+                  {errors.map((e, i) => (
+                    <li key={i} className="field-error">
+                      <code>{e.path}</code>: {e.message}
+                    </li>
+                  ))}
+                  {warnings.map((w, i) => (
+                    <li key={`w${i}`} className="field-warning">
+                      <code>{w.path}</code>: {w.message}
                     </li>
                   ))}
                 </ul>
+                {unplaced.length > 0 && <p className="small">Fix the fields named above.</p>}
+              </div>
+            )}
+          </section>
+          <section className="panel" aria-label="Output mode">
+            <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
+          </section>
+          <ExplainPanel operators={check.data?.operators} />
+          <ContractAudit contract={check.data?.contract} />
+          <section className="panel" aria-label="Deploy">
+            {!canSave && !me.isLoading && (
+              <p className="small muted-text">
+                {me.data ? `Signed in as ${me.data.actor} (${me.data.role}): creating and editing jobs needs the admin role.` : 'Sign in as an admin to save jobs.'}{' '}
+                {!me.data && <a href="/signin">Sign in</a>}
+              </p>
+            )}
+            <div className="actions">
+              {mode === 'new' ? (
+                <>
+                  <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending}>
+                    Deploy
+                  </button>
+                  <button type="button" disabled={!valid || !canSave || save.isPending} onClick={() => save.mutate(false)}>
+                    Save without starting
+                  </button>
+                </>
+              ) : (
+                <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending}>
+                  Save changes
+                </button>
               )}
+              <a className="button" href={jobId ? `/jobs/${jobId}` : '/'}>
+                Cancel
+              </a>
             </div>
-          )}
-        </section>
-      </div>
+            {save.isError && (
+              <div className="error-box" role="alert">
+                {errorMessage(save.error)}
+                {saveErrors.length > 0 && (
+                  <ul>
+                    {saveErrors.map((e, i) => (
+                      <li key={i}>
+                        {e.path}: {e.message}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            )}
+          </section>
+        </div>
+      </fieldset>
     </form>
   );
 }

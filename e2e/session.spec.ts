@@ -25,3 +25,11 @@ test('the navigation shows who is signed in, and Sign out ends the session', asy
   await page.goto('/alerts');
   await page.waitForURL((u) => u.pathname === '/signin' && u.searchParams.get('next') === '/alerts');
 });
+
+test('the sign-in form is disabled until hydrated and posts: a click before then sends no password in a URL', async ({ request }) => {
+  // The server-rendered HTML, before any script runs.
+  const html = await (await request.get('/signin')).text();
+  const form = /<form[^>]*aria-label="Sign in"[^>]*>/.exec(html)?.[0];
+  expect(form).toContain('method="post"');
+  expect(html).toMatch(/<fieldset class="plain" disabled="">/);
+});

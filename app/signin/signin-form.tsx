@@ -5,6 +5,7 @@
  * the form never sees or stores it, then goes to `next` (same-site paths only).
  */
 import { useState, type FormEvent } from 'react';
+import { useHydrated } from '@/components/use-hydrated';
 
 type Mode = 'password' | 'token';
 
@@ -17,6 +18,7 @@ export function SignInForm({ next }: { next?: string }) {
   const [mode, setMode] = useState<Mode>('password');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -40,43 +42,46 @@ export function SignInForm({ next }: { next?: string }) {
   }
 
   return (
-    <form className="panel signin-form" onSubmit={onSubmit} aria-label="Sign in">
-      <fieldset className="actions" style={{ border: 'none', padding: 0, margin: '0 0 12px' }}>
-        <legend className="small muted-text">Sign in with</legend>
-        <label>
-          <input type="radio" name="mode" value="password" checked={mode === 'password'} onChange={() => setMode('password')} /> Username and password
-        </label>
-        <label>
-          <input type="radio" name="mode" value="token" checked={mode === 'token'} onChange={() => setMode('token')} /> API token
-        </label>
+    // method="post": even a submit that got past the disabled controls never puts the password in a URL.
+    <form className="panel signin-form" method="post" onSubmit={onSubmit} aria-label="Sign in" aria-busy={!hydrated}>
+      <fieldset className="plain" disabled={!hydrated}>
+        <fieldset className="actions" style={{ border: 'none', padding: 0, margin: '0 0 12px' }}>
+          <legend className="small muted-text">Sign in with</legend>
+          <label>
+            <input type="radio" name="mode" value="password" checked={mode === 'password'} onChange={() => setMode('password')} /> Username and password
+          </label>
+          <label>
+            <input type="radio" name="mode" value="token" checked={mode === 'token'} onChange={() => setMode('token')} /> API token
+          </label>
+        </fieldset>
+        {mode === 'password' ? (
+          <div className="form-grid">
+            <label>
+              Username
+              <input name="username" autoComplete="username" required defaultValue="admin" />
+            </label>
+            <label>
+              Password
+              <input name="password" type="password" autoComplete="current-password" required />
+            </label>
+          </div>
+        ) : (
+          <label>
+            API token
+            <input name="token" type="password" autoComplete="off" required />
+          </label>
+        )}
+        {error ? (
+          <div className="error-box" role="alert" style={{ marginTop: 12 }}>
+            {error}
+          </div>
+        ) : null}
+        <div className="actions" style={{ marginTop: 12 }}>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </div>
       </fieldset>
-      {mode === 'password' ? (
-        <div className="form-grid">
-          <label>
-            Username
-            <input name="username" autoComplete="username" required defaultValue="admin" />
-          </label>
-          <label>
-            Password
-            <input name="password" type="password" autoComplete="current-password" required />
-          </label>
-        </div>
-      ) : (
-        <label>
-          API token
-          <input name="token" type="password" autoComplete="off" required />
-        </label>
-      )}
-      {error ? (
-        <div className="error-box" role="alert" style={{ marginTop: 12 }}>
-          {error}
-        </div>
-      ) : null}
-      <div className="actions" style={{ marginTop: 12 }}>
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </div>
     </form>
   );
 }
