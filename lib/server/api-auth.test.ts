@@ -3,7 +3,7 @@
  * enforced like a token's, sign-out, cross-site writes refused, API tokens created (shown once,
  * stored hashed), listed and revoked (which ends their sessions), all audited.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashToken } from './credentials';
 import { setupApiTestKit, filesSpec, type ApiTestKit } from './testing/api-test-kit';
 
@@ -103,6 +103,22 @@ describe('sign-in', () => {
     expect(locked.body.error.message).toMatch(/Too many failed sign-ins for bob/);
     expect(locked.headers.get('set-cookie')).toBeNull();
     expect((await kit.call(signin.POST, '/api/auth/signin', { method: 'POST', body: { username: 'alice', password: 'alice-password' } })).status).toBe(200);
+
+    // The failures live in PostgreSQL: another server process (a fresh copy of the modules, as a
+    // second replica behind a load balancer would have) refuses bob as well.
+    expect(await kit.db.signInFailure.count({ where: { username: 'bob' } })).toBe(SIGN_IN_MAX_FAILURES);
+    vi.resetModules();
+    const replica = await import('@/app/api/auth/signin/route');
+    expect(replica.POST).not.toBe(signin.POST);
+    const elsewhere = await kit.call(replica.POST, '/api/auth/signin', { method: 'POST', body: { username: 'bob', password: 'bob-password' } });
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.body.error.message).toMatch(/Too many failed sign-ins for bob/);
+    // Once the window has passed the failures count for nothing, and the right password works;
+    // a successful sign-in clears the username's failures.
+    const { SIGN_IN_WINDOW_MS } = await import('./auth');
+    await kit.db.signInFailure.updateMany({ where: { username: 'bob' }, data: { at: new Date(Date.now() - SIGN_IN_WINDOW_MS - 1000) } });
+    expect((await kit.call(replica.POST, '/api/auth/signin', { method: 'POST', body: { username: 'bob', password: 'bob-password' } })).status).toBe(200);
+    expect(await kit.db.signInFailure.count({ where: { username: 'bob' } })).toBe(0);
   });
 
   it('a malformed Authorization header is 401 with what to send', async () => {

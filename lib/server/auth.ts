@@ -150,18 +150,23 @@ export type SignInInput = { token: string } | { username: string; password: stri
 /**
  * Online password guessing: after SIGN_IN_MAX_FAILURES wrong passwords for one username within
  * SIGN_IN_WINDOW_MS, that username is refused (even with the right password) until the window
- * has passed. In memory, per server process: enough to turn a guessing attack from scrypt speed
- * into a handful of tries per quarter hour. Tokens need no limiter (192 random bits).
+ * has passed. The failures are rows in PostgreSQL (SignInFailure), so every server process
+ * behind a load balancer counts the same ones: spreading guesses over replicas gains nothing.
+ * Enough to turn a guessing attack from scrypt speed into a handful of tries per quarter hour.
+ * Tokens need no limiter (192 random bits).
  */
 export const SIGN_IN_MAX_FAILURES = 10;
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
-const failures = new Map<string, number[]>();
 
-function recentFailures(username: string, now: number): number[] {
-  const list = (failures.get(username) ?? []).filter((t) => now - t < SIGN_IN_WINDOW_MS);
-  if (list.length) failures.set(username, list);
-  else failures.delete(username);
-  return list;
+/** The username's failures inside the window, oldest first (at most the limit's worth). */
+async function recentFailures(db: PrismaClient, username: string, now: number): Promise<Date[]> {
+  const rows = await db.signInFailure.findMany({
+    where: { username, at: { gt: new Date(now - SIGN_IN_WINDOW_MS) } },
+    orderBy: { at: 'desc' },
+    take: SIGN_IN_MAX_FAILURES,
+    select: { at: true },
+  });
+  return rows.map((r) => r.at).reverse();
 }
 
 /** Checks the credentials and opens a session; returns the cookie token (shown once). */
@@ -176,19 +181,21 @@ export async function signIn(db: PrismaClient, input: SignInInput): Promise<{ se
     ({ actor, role, apiTokenId } = p);
   } else {
     const now = Date.now();
-    const recent = recentFailures(input.username, now);
+    const recent = await recentFailures(db, input.username, now);
     if (recent.length >= SIGN_IN_MAX_FAILURES) {
-      const retryAt = new Date(recent[0] + SIGN_IN_WINDOW_MS).toISOString();
+      const retryAt = new Date(recent[0].getTime() + SIGN_IN_WINDOW_MS).toISOString();
       throw new UnauthenticatedError(`Too many failed sign-ins for ${input.username}; try again after ${retryAt}, or sign in with an API token.`);
     }
     const user = await db.user.findUnique({ where: { username: input.username } });
     // Verify against a dummy hash when the user is missing so both paths take similar time.
     const ok = await verifyPassword(input.password, user?.passwordHash ?? 'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
     if (!user || !ok) {
-      failures.set(input.username, [...recent, now]);
+      await db.signInFailure.create({ data: { username: input.username, at: new Date(now) } });
+      // Failures older than the window count for nothing: swept here (indexed), no background job.
+      await db.signInFailure.deleteMany({ where: { at: { lt: new Date(now - SIGN_IN_WINDOW_MS) } } });
       throw new UnauthenticatedError('Wrong username or password.');
     }
-    failures.delete(input.username);
+    await db.signInFailure.deleteMany({ where: { username: input.username } });
     actor = `user:${user.username}`;
     role = user.role;
     userId = user.id;
