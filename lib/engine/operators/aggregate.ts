@@ -217,10 +217,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     const touch = (v: unknown): Group => {
       let g = byValue.get(v);
       if (g === undefined) {
-        const key = encodeKey([v]);
-        const store = stores[partitionForKey(key, stores.length)];
-        const raw = store.get(key);
-        g = new Group(key, [v], raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId);
+        g = loadGroup(encodeKey([v]), [v], stores, aggregates, batchId);
         touched.push(g);
         byValue.set(v, g);
         this.cacheBytes += cachedGroupBytes(g);
@@ -375,9 +372,7 @@ function foldGeneral(
     const key = encodeKey(tuple);
     let g = groups.get(key);
     if (g === undefined) {
-      const store = stores[partitionForKey(key, stores.length)];
-      const raw = store.get(key);
-      g = new Group(key, tuple, raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, ctx.batchId);
+      g = loadGroup(key, tuple, stores, aggregates, ctx.batchId);
       groups.set(key, g);
       touched.push(g);
     }
@@ -405,6 +400,13 @@ function foldGeneral(
     }
   }
   return dropped;
+}
+
+/** A group as its partition's store holds it at this version (fresh buffers when it holds none). */
+function loadGroup(key: string, tuple: unknown[], stores: StateStore[], aggregates: AggregateSpec[], batchId: number): Group {
+  const store = stores[partitionForKey(key, stores.length)];
+  const raw = store.get(key);
+  return new Group(key, tuple, raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId);
 }
 
 /** Writes each touched group's buffers back to its store, once per batch. */
