@@ -169,8 +169,7 @@ export async function deleteJob(ctx: JobServiceContext, id: string, opts: { dele
     if (opts.confirm !== before.name) {
       throw new BadRequestError(`To delete the job with its checkpoint, type the job's name exactly as confirmation: ?deleteCheckpoint=true&confirm=${encodeURIComponent(before.name)}.`, { path: 'confirm', expected: before.name });
     }
-    await ensureOwnCheckpoint(ctx.db, before);
-    deletedCheckpointFiles = await deleteCheckpoint(before.checkpointLocation);
+    deletedCheckpointFiles = await deleteOwnCheckpoint(ctx.db, before);
   }
   await ctx.db.$transaction(async (tx) => {
     await tx.job.delete({ where: { id } });
@@ -185,8 +184,11 @@ export async function deleteJob(ctx: JobServiceContext, id: string, opts: { dele
   return { deletedCheckpointFiles };
 }
 
-/** Refuses to delete a checkpoint another job also uses: that would wreck the other job's state. */
-async function ensureOwnCheckpoint(db: JobServiceContext['db'], job: { id: string; name: string; checkpointLocation: string }): Promise<void> {
+/**
+ * Deletes a job's checkpoint files and returns how many; refuses (409) a location another job also
+ * uses, which would wreck that job's state.
+ */
+async function deleteOwnCheckpoint(db: JobServiceContext['db'], job: { id: string; name: string; checkpointLocation: string }): Promise<number> {
   const sharing = await db.job.findMany({ where: { checkpointLocation: job.checkpointLocation, id: { not: job.id } }, select: { name: true } });
   if (sharing.length > 0) {
     throw new ConflictError(
@@ -195,6 +197,7 @@ async function ensureOwnCheckpoint(db: JobServiceContext['db'], job: { id: strin
       { sharedWith: sharing.map((j) => j.name) },
     );
   }
+  return deleteCheckpoint(job.checkpointLocation);
 }
 
 /** One conditional status change plus its audit event; returns the new row or undefined if the guard failed. */
@@ -276,8 +279,7 @@ export async function resetCheckpoint(ctx: JobServiceContext, id: string, confir
   if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
     throw new ConflictError(`Job ${before.name} is ${before.status}; stop it and wait for STOPPED before resetting its checkpoint.`, { status: before.status });
   }
-  await ensureOwnCheckpoint(ctx.db, before);
-  const deletedFiles = await deleteCheckpoint(before.checkpointLocation);
+  const deletedFiles = await deleteOwnCheckpoint(ctx.db, before);
   const { row, deletedBatches } = await ctx.db.$transaction(async (tx) => {
     const { count } = await tx.batchProgress.deleteMany({ where: { jobId: id } });
     const r = await tx.job.update({ where: { id }, data: { queryId: null, lastBatchId: null, lastCommittedAt: null } });
