@@ -1,8 +1,7 @@
 'use client';
 /**
  * The batch history table: newest first, keyset pages from GET /api/jobs/:id/batches
- * (keyset-pager.tsx), and
- * a drill-down to one batch's StreamingQueryProgress (batch-progress.tsx).
+ * (keyset-pager.tsx), and a drill-down to one batch's StreamingQueryProgress (batch-progress.tsx).
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';

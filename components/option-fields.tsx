@@ -10,10 +10,13 @@ import { Field } from './field';
 import { optionsObject, type FormIssue } from './job-form';
 import { optionProblem, optionText, withOption } from './option-values';
 
+/** A value as the field shows it; a value that shows as nothing (an empty list) as its JSON. */
+const shown = (v: unknown, f: OptionField) => optionText(v, f) || JSON.stringify(v);
+
 function hintOf(f: OptionField): string | undefined {
   const parts = [f.description];
   if (f.required) parts.push('required');
-  else if (f.default !== undefined) parts.push(`default: ${optionText(f.default, f) || JSON.stringify(f.default)}`);
+  else if (f.default !== undefined) parts.push(`default: ${shown(f.default, f)}`);
   if (f.kind === 'list') parts.push('comma-separated');
   if (f.secret) parts.push('secret: masked whenever the job is read back');
   const text = parts.filter(Boolean).join(' · ');
@@ -23,7 +26,7 @@ function hintOf(f: OptionField): string | undefined {
 /** The default, else an example, as the field would show it. */
 function placeholderOf(f: OptionField): string | undefined {
   const v = f.default !== undefined ? f.default : f.example;
-  return v === undefined ? undefined : f.kind === 'json' ? JSON.stringify(v) : optionText(v, f);
+  return v === undefined ? undefined : shown(v, f);
 }
 
 export function OptionFields({
@@ -47,9 +50,9 @@ export function OptionFields({
   const options = optionsObject(json);
   const base = `${label}.options`;
   const fieldOf = (i: FormIssue) => (i.path.startsWith(`${base}.`) ? i.path.slice(base.length + 1).split('.')[0] : undefined);
-  const shown = new Set(options !== null ? (connector?.fields.map((f) => f.name) ?? []) : []);
+  const withField = new Set(options !== null ? (connector?.fields.map((f) => f.name) ?? []) : []);
   // Issues of the options as a whole, or of an option without a field, go with the JSON box.
-  const jsonIssues = issues.filter((i) => !shown.has(fieldOf(i) ?? ''));
+  const jsonIssues = issues.filter((i) => !withField.has(fieldOf(i) ?? ''));
   return (
     <>
       {connector && options === null && (
@@ -72,7 +75,7 @@ export function OptionFields({
             });
           const problem = optionProblem(text, f);
           const own = [...(problem ? [{ message: problem }] : []), ...issues.filter((i) => fieldOf(i) === f.name)];
-          const defaultLabel = f.default !== undefined ? `default (${optionText(f.default, f) || JSON.stringify(f.default)})` : '(not set)';
+          const defaultLabel = f.default !== undefined ? `default (${shown(f.default, f)})` : '(not set)';
           return (
             <Field key={f.name} label={f.label} issues={own} hint={hintOf(f)}>
               {f.kind === 'enum' || f.kind === 'boolean' ? (
