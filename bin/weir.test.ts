@@ -112,6 +112,18 @@ describe('weir CLI', () => {
     const failed = await weir(['run', 'job.json'], dir);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/BAD_RECORD: Bad record in .*input-00009\.json line 2: malformed JSON/);
+    // The error that ends the run is printed once, not once as a log line and again as the exit.
+    expect(failed.stderr.match(/malformed JSON/g)).toHaveLength(1);
+  });
+
+  it('validate prints a SQL error with its position once', async () => {
+    const job = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'job.json'), 'utf8')));
+    await writeFile(path.join(dir, 'badsql.json'), JSON.stringify({ ...job, sql: 'SELECT id FROM events WHERE' }));
+    const bad = await weir(['validate', 'badsql.json'], dir);
+    expect(bad.code).toBe(2);
+    const line = bad.stderr.split('\n').find((l) => l.includes('sql:'));
+    expect(line).toBeDefined();
+    expect(line!.match(/\(line \d+, column \d+\)/g)).toHaveLength(1);
   });
 
   it('run with a processing-time trigger stops gracefully on SIGINT: the batch commits, exit 0', async () => {

@@ -62,7 +62,11 @@ async function loadJob(file: string | undefined): Promise<{ result: ValidateJobR
 }
 
 function printIssues(file: string, r: ValidateJobResult): void {
-  for (const e of r.errors) err(`error: ${file}: ${e.path}: ${e.message}${e.line ? ` (line ${e.line}, column ${e.column})` : ''}`);
+  for (const e of r.errors) {
+    // SQL errors already end with their position; JSON spec errors carry it only as fields.
+    const pos = e.line ? ` (line ${e.line}, column ${e.column})` : '';
+    err(`error: ${file}: ${e.path}: ${e.message}${e.message.endsWith(pos) ? '' : pos}`);
+  }
   for (const w of r.warnings) err(`warning: ${file}: ${w.path}: ${w.message}`);
 }
 
@@ -112,7 +116,9 @@ async function run(args: string[]): Promise<number> {
     crash,
     onProgress: (p) => out(JSON.stringify(p)),
     log: (e) => {
-      if (e.level !== 'debug') err(`${e.level}: ${e.msg}`);
+      // The engine logs the error that ends the query and then throws it; it is printed once,
+      // where it is caught below.
+      if (e.level !== 'debug' && e.level !== 'error') err(`${e.level}: ${e.msg}`);
     },
   });
   const stop = () => {
