@@ -1,5 +1,5 @@
 /**
- * Streaming GROUP BY benchmark (issue 4): `SELECT key, count(*) FROM events GROUP BY key` over
+ * Streaming GROUP BY benchmark: `SELECT key, count(*) FROM events GROUP BY key` over
  * 1M rows, against a hand-written Map loop over the same rows in the same run.
  *
  * - baseline: `for (row of rows) m.set(row.key, (m.get(row.key) ?? 0) + 1)`, one pass;

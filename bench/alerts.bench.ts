@@ -1,5 +1,5 @@
 /**
- * Alerting costs and delays (issue 8), on a fresh database of this machine's PostgreSQL:
+ * Alerting costs and delays, on a fresh database of this machine's PostgreSQL:
  *
  * - the cost of one job's evaluation (what RunRecorder adds after each committed batch) with one
  *   rule of every kind and 5,000 batches of history, the state-growth window spanning an hour

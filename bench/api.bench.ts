@@ -1,5 +1,5 @@
 /**
- * API latency under concurrent load (issue 6): p95 of `GET /api/jobs` and of one job's batch
+ * API latency under concurrent load: p95 of `GET /api/jobs` and of one job's batch
  * history (`GET /api/jobs/:id/batches?limit=50`, first page and a deep keyset page) with 100 jobs
  * and 10,000 batches of history each, measured with autocannon against the production server
  * (`next start`, which needs a build: `npx next build`) on a fresh database of this machine's

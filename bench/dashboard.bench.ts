@@ -1,5 +1,5 @@
 /**
- * Dashboard (issue 7): a job page with 10,000 batches of history must be usable within 1 s of
+ * Dashboard: a job page with 10,000 batches of history must be usable within 1 s of
  * the data arriving. Measured three ways in one run, on a fresh database of this machine's
  * PostgreSQL and the production server (`next start`; needs `npx next build` first):
  *

@@ -1,5 +1,5 @@
 /**
- * Postgres sink benchmark (issue 5): rows per second into the transactional `postgres` sink
+ * Postgres sink benchmark: rows per second into the transactional `postgres` sink
  * (rows and batch id in one transaction, the exactly-once path) against hand-written batched
  * inserts of the same rows into the same kind of table, in the same run, on this machine's
  * PostgreSQL.

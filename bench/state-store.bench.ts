@@ -1,5 +1,5 @@
 /**
- * State store benchmark (issue 4): does the per-batch commit cost follow the changed keys or the
+ * State store benchmark: does the per-batch commit cost follow the changed keys or the
  * total state size? And how long does a restart with 1M keys in state take?
  *
  * For each state size (10k and 1M keys) on the local-filesystem checkpoint (fsync on, as in

@@ -33,7 +33,7 @@ export { MemorySinkTable } from './sinks/memory-sink';
 export { readCommittedRows } from './sinks/files-sink';
 // Registers the s3:// checkpoint scheme (it cannot be imported from checkpoint-location.ts: cycle).
 export { S3CheckpointFileManager, parseS3Location } from './checkpoint/s3-checkpoint-file-manager';
-// Stateful side (issue 4): state store port and provider, restart compatibility, state inspection, analyzer.
+// Stateful side: state store port and provider, restart compatibility, state inspection, analyzer.
 export type { StateStore, StateStoreProvider, StateStoreId, StateStoreConf, StateStoreMetrics } from './state/state-store';
 export { stateStoreDir, partitionForKey } from './state/state-store';
 export { FileBackedStateStoreProvider } from './state/file-backed-state-store-provider';

@@ -21,7 +21,7 @@ export interface CheckpointInspection {
   pendingBatch: number | null;
   /** Top-level entries other than metadata/offsets/commits (sources/, state/). */
   otherEntries: string[];
-  /** Stateful operators' state: versions, snapshots, bytes on disk (issue 4). */
+  /** Stateful operators' state: versions, snapshots, bytes on disk. */
   state: StateOperatorInspection[];
 }
 

@@ -62,7 +62,7 @@ export interface MicroBatchExecutionOptions {
    */
   fence?: () => Promise<void>;
   log?: (event: EngineLogEvent) => void;
-  /** State store providers for stateful operators (issue 4); required only by stateful plans. */
+  /** State store providers for stateful operators; required only by stateful plans. */
   stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
   /** Ready-made source/sink instead of building them from the registries (tests, embedding). */
   source?: Source;

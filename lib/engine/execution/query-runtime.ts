@@ -69,7 +69,7 @@ export class QueryRuntime {
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {
     const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
     if (query.stateful) {
-      // Issue 4: state in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
+      // State lives in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
       deps = { ...deps, stateStoreProvider: deps.stateStoreProvider ?? ((id, cp) => new FileBackedStateStoreProvider(cp, id, {}, deps.clock)) };
       await checkStateCompatibility(deps.checkpoint, query.statefulOperators, { type: spec.source.type, options: spec.source.options });
     }

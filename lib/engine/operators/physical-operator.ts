@@ -1,7 +1,7 @@
 /**
  * Physical operators: what a batch's rows flow through between the source and the sink.
  *
- * A stateless operator maps rows to rows. A StatefulOperator (issue 4 supplies them) also gets
+ * A stateless operator maps rows to rows. A StatefulOperator (aggregate, deduplicate, limit) also gets
  * its StateStore(s) for the batch: MicroBatchExecution loads version N of
  * `state/<operatorId>/<partition>` before running batch N, hands the stores in through
  * `ctx.stateStores`, and commits them (to version N+1) after `sink.addBatch` and before

@@ -29,7 +29,7 @@ export type LogicalPlan =
   | { kind: 'Sort'; order: { expr: Expr; ascending: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition }
-  /** A static table from the job's staticTables, joined with the stream (issue 4, join-planner.ts). */
+  /** A static table from the job's staticTables, joined with the stream (join-planner.ts). */
   | { kind: 'StaticRelation'; table: StaticTableSpec; keys: { stream: string; static: string }[]; columns: string[] };
 
 /**

@@ -22,7 +22,7 @@ export function buildLogicalPlan(sql: string, relation: StreamingRelation, stati
   if (ast._next || ast.set_op) throw notSupportedYet(`${String(ast.set_op ?? 'UNION').toUpperCase()}`, at(/\b(UNION|INTERSECT|EXCEPT)\b/i));
   const from = (ast.from ?? []) as SqlNode[];
   if (from.length === 0) throw new SqlValidationError(`A streaming query needs FROM ${relation.sourceName}`, { line: 1, column: 1 }, 'FROM');
-  // A stream-static join (issue 4, join-planner.ts): the query then reads the joined rows.
+  // A stream-static join (join-planner.ts): the query then reads the joined rows.
   const join = from.length > 1 ? buildStreamStaticJoin(from, relation, staticTables, (q) => new ExpressionBuilder(q, sql), at) : undefined;
   const f = from.find((x) => String(x.table) === relation.sourceName) ?? from[0];
   if (f.expr) throw notSupportedYet('Subquery in FROM', at(/\bFROM\b/i));
@@ -43,7 +43,7 @@ export function buildLogicalPlan(sql: string, relation: StreamingRelation, stati
   if (ast.where) {
     plan = { kind: 'Filter', condition: builder.build(ast.where, at(/\bWHERE\b/i)), child: plan };
   }
-  // GROUP BY / aggregates / HAVING / DISTINCT, ORDER BY, LIMIT: issue 4 (aggregate-planner.ts).
+  // GROUP BY / aggregates / HAVING / DISTINCT, ORDER BY, LIMIT: aggregate-planner.ts.
   if (isAggregationQuery(ast)) return buildSortAndLimit(ast, buildAggregation(ast, plan, inputSchema, builder, at), at);
 
   const list: NamedExpr[] = [];

@@ -22,7 +22,7 @@ export interface CompiledStreamingQuery {
   operators: PhysicalOperator[];
   stateful: boolean;
   explain: string;
-  /** Analyzer warnings (unbounded state), issue 4. */
+  /** Analyzer warnings (unbounded state). */
   warnings: AnalyzerWarning[];
   /** What the restart-compatibility check records for each stateful operator. */
   statefulOperators: StatefulOperatorDescriptor[];
@@ -72,14 +72,14 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
     case 'Project': {
       const schema = planPhysical(plan.child, ops, stateful);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
-      // A window column passed through keeps its type, so sinks render it as {start, end} (issue 4).
+      // A window column passed through keeps its type, so sinks render it as {start, end}.
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
       const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true }));
       ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
       return out;
     }
     default: {
-      // Aggregate, Deduplicate, Sort, Limit: issue 4 (stateful-planner.ts).
+      // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.
       const input = plan.kind === 'Join' ? (plan.left.kind === 'StaticRelation' ? plan.right : plan.left) : children(plan)[0];
       const schema = planPhysical(input, ops, stateful);

@@ -73,7 +73,7 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
     if (tsCols.length || windowCols.length) {
       o = { ...r };
       for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();
-      // Event-time windows (issue 4): {start, end} as timestamps, a JSON object (a JSON string in CSV).
+      // Event-time windows: {start, end} as timestamps, a JSON object (a JSON string in CSV).
       for (const c of windowCols) o[c] = format === 'json' ? renderWindow(o[c]) : JSON.stringify(renderWindow(o[c]));
     }
     if (format === 'json') {

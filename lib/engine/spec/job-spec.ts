@@ -47,12 +47,12 @@ export const JobSpecSchema = z
     trigger: TriggerSpecSchema.default({ type: 'processing-time', interval: '0 seconds' }),
     checkpointLocation: z.string().min(1),
     /**
-     * dropDuplicates on the source rows before the SQL (issue 4): `keys` are source columns;
+     * dropDuplicates on the source rows before the SQL: `keys` are source columns;
      * `withinWatermark` is Spark's dropDuplicatesWithinWatermark (needs source.eventTime).
      */
     dedup: z.object({ keys: z.array(z.string().min(1)).min(1), withinWatermark: z.boolean().default(false) }).strict().optional(),
     /**
-     * Static tables the SQL may join with the stream (issue 4): a JSON-lines or CSV file
+     * Static tables the SQL may join with the stream: a JSON-lines or CSV file
      * (`type: "file"`, the default, with `path`), or a PostgreSQL table (`type: "postgres"`,
      * with `connectionString` and `table`, optionally `dbSchema`).
      */

@@ -131,7 +131,7 @@ export function validateJob(specJson: unknown): ValidateJobResult {
       warnings.push(...q.warnings);
     } catch (e) {
       if (e instanceof SqlValidationError) errors.push({ path: 'sql', message: e.message, line: e.line, column: e.column });
-      // The analyzer's output-mode rules (issue 4) belong to the outputMode field.
+      // The analyzer's output-mode rules belong to the outputMode field.
       else if (e instanceof AnalysisException) errors.push({ path: /output mode/i.test(e.message) ? 'outputMode' : 'sql', message: e.message });
       else if (e instanceof ValidationError && (e.details as { path?: string } | undefined)?.path) errors.push({ path: String((e.details as { path: string }).path), message: e.message });
       else if (e instanceof WeirError) errors.push({ path: 'sql', message: e.message });

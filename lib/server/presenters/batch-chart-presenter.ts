@@ -1,7 +1,7 @@
 /**
  * Chart series over a job's batch history, downsampled in PostgreSQL so that a job with 10,000
  * (or a million) committed batches answers with at most `maxPoints` points: the browser never
- * receives, parses or draws the raw history (the 1-second goal of issue 7).
+ * receives, parses or draws the raw history (a job page must be usable within a second).
  *
  * Bucketing: the batches in the selected time range are split by batch id into `maxPoints`
  * equal-width buckets, bucket = floor((batchId - lo) * maxPoints / (hi - lo + 1)). Batch ids are
