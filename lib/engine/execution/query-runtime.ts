@@ -9,6 +9,7 @@ import type { Clock } from '../clock';
 import { auditContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
 import { isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
+import { eventTimeStats, nextWatermark } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
 import type { JobSpec } from '../spec/job-spec';
@@ -151,10 +152,9 @@ export class QueryRuntime {
     return this.stateful.map((op) => op.progress?.()).filter((p): p is StateOperatorProgress => p !== undefined);
   }
 
-  /** max(event time seen) - delay, never below the current watermark. */
+  /** max(event time seen) - delay, never below the current watermark (operators/watermark.ts). */
   nextWatermark(currentMs: number, stats?: { max: number }): number {
-    if (!stats) return currentMs;
-    return Math.max(currentMs, stats.max - this.delayMs);
+    return nextWatermark(currentMs, stats, this.delayMs);
   }
 
   async close(): Promise<void> {
@@ -164,20 +164,4 @@ export class QueryRuntime {
     await this.source.stop();
     await this.sink.close();
   }
-}
-
-function eventTimeStats(rows: Row[], col: string): { min: number; max: number; avg: number } | undefined {
-  let min = Infinity;
-  let max = -Infinity;
-  let sum = 0;
-  let n = 0;
-  for (const r of rows) {
-    const v = r[col];
-    if (typeof v !== 'number') continue;
-    if (v < min) min = v;
-    if (v > max) max = v;
-    sum += v;
-    n++;
-  }
-  return n === 0 ? undefined : { min, max, avg: Math.round(sum / n) };
 }

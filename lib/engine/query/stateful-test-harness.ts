@@ -10,7 +10,7 @@
  */
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator } from '../operators/physical-operator';
-import { WatermarkTracker } from '../operators/watermark-tracker';
+import { eventTimeStats, nextWatermark } from '../operators/watermark';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import type { StateStore, StateStoreConf } from '../state/state-store';
 import type { OutputMode, Row, Schema } from '../types';
@@ -40,7 +40,6 @@ export interface BatchResult {
 export class StatefulQueryRunner {
   private providers = new Map<string, FileBackedStateStoreProvider>();
   private compiled: CompiledForTest;
-  private tracker?: WatermarkTracker;
   batchId = 0;
   watermarkMs = 0;
 
@@ -53,14 +52,12 @@ export class StatefulQueryRunner {
     private readonly compileOptions: Omit<CompileOptions, 'outputMode'> = {},
   ) {
     this.compiled = compileForTest(sql, relation, outputMode, compileOptions);
-    if (relation.eventTime) this.tracker = new WatermarkTracker(relation.eventTime, relation.watermarkDelayMs ?? 0);
   }
 
   /** A new process on the same checkpoint, resuming at `batchId` with watermark `watermarkMs` (as recorded in commits/). */
   restart(): void {
     this.providers = new Map();
     this.compiled = compileForTest(this.sql, this.relation, this.outputMode, this.compileOptions);
-    if (this.relation.eventTime) this.tracker = new WatermarkTracker(this.relation.eventTime, this.relation.watermarkDelayMs ?? 0);
   }
 
   private provider(opId: number, partition: number): FileBackedStateStoreProvider {
@@ -92,9 +89,10 @@ export class StatefulQueryRunner {
     for (const s of stores.values()) await s.commit();
     for (const p of this.providers.values()) await p.maintenance();
     const progress = this.compiled.stateful.map((op) => op.progress!());
-    this.tracker?.observe(rows);
     const result = { batchId: this.batchId, output: data, watermarkMs: this.watermarkMs, progress };
-    if (this.tracker) this.watermarkMs = this.tracker.nextWatermark(this.watermarkMs);
+    // The production rule (operators/watermark.ts), over the batch's source rows.
+    const { eventTime, watermarkDelayMs } = this.relation;
+    if (eventTime) this.watermarkMs = nextWatermark(this.watermarkMs, eventTimeStats(rows, eventTime), watermarkDelayMs ?? 0);
     this.batchId++;
     return result;
   }
