@@ -68,7 +68,7 @@ export class CheckpointWriteFailedError extends WeirError {
       'CHECKPOINT_WRITE_FAILED',
       `Could not write ${file}: ${errno} (${cause}). ${storageAdvice(errno, file)} ` +
         'Nothing half-written was left; the job resumes from the last committed batch when it runs again (a restart policy retries it with backoff).',
-      { file, errno },
+      { file, errno, cause },
     );
   }
 }

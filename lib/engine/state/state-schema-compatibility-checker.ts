@@ -46,17 +46,18 @@ export const schemaFilePath = (operatorId: number) => `state/${operatorId}/_meta
  * plan is.
  */
 export async function stateSchemaProblems(fm: CheckpointFileManager, recorded: number[]): Promise<{ path: string; missing: boolean; reason: string }[]> {
-  const ops = new Set(recorded);
+  const withFiles = new Set<number>();
   for (const name of await fm.list('state')) {
     if (!/^\d+$/.test(name)) continue;
     for (const part of await fm.list(`state/${name}`)) {
       if (!/^\d+$/.test(part)) continue;
       if ((await fm.list(`state/${name}/${part}`)).some((f) => parseStateFileName(f) !== null)) {
-        ops.add(Number(name));
+        withFiles.add(Number(name));
         break;
       }
     }
   }
+  const ops = new Set([...recorded, ...withFiles]);
   const checker = new StateSchemaCompatibilityChecker(fm);
   const out: { path: string; missing: boolean; reason: string }[] = [];
   for (const operatorId of [...ops].sort((a, b) => a - b)) {
@@ -71,10 +72,12 @@ export async function stateSchemaProblems(fm: CheckpointFileManager, recorded: n
     out.push({
       path,
       missing: true,
-      reason: recorded.includes(operatorId)
-        ? `the checkpoint's offsets record stateful operator ${operatorId}, but its state schema is gone (state/${operatorId}/ was deleted or damaged); ` +
-          'starting without it would restart its state from empty and give wrong answers'
-        : `state/${operatorId}/ holds state files but not the schema that says which operator wrote them, so the query cannot be checked against them`,
+      reason: !recorded.includes(operatorId)
+        ? `state/${operatorId}/ holds state files but not the schema that says which operator wrote them, so the query cannot be checked against them`
+        : withFiles.has(operatorId)
+          ? `the checkpoint's offsets record stateful operator ${operatorId} and state/${operatorId}/ holds its state files, but its schema is gone, so the query cannot be checked against them`
+          : `the checkpoint's offsets record stateful operator ${operatorId}, but its state is gone (state/${operatorId}/ was deleted); ` +
+            'starting without it would restart its state from empty and give wrong answers',
     });
   }
   return out;
