@@ -19,7 +19,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
+import { LocalCheckpointFileManager, type LocalCheckpointFileManagerOptions } from '../checkpoint/local-checkpoint-file-manager';
 import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, storageAdvice } from '../errors';
 import { coerceField, splitCsvLine } from '../operators/record-parser';
 import { renderWindow } from '../operators/window';
@@ -104,8 +104,10 @@ export class FilesSink implements Sink {
     private readonly opts: FilesSinkOptions,
     private readonly clock: Clock,
     private readonly onLog?: (msg: string) => void,
+    /** Tests: the file manager's options (e.g. an fs that injects storage faults). */
+    fmOptions: LocalCheckpointFileManagerOptions = {},
   ) {
-    this.fm = new LocalCheckpointFileManager(opts.path);
+    this.fm = new LocalCheckpointFileManager(opts.path, fmOptions);
     this.log = new FileStreamSinkLog(this.fm);
     this.description = `FileSink[${path.resolve(opts.path)}]`;
   }
