@@ -12,10 +12,13 @@
  * - `state/<op>/_metadata/schema` for every stateful operator that kept state: one whose
  *   partitions hold state files, or one that the latest offsets/N conf records
  *   (STATEFUL_OPERATORS_CONF). Without it the restart cannot check the plan against the state,
- *   and a missing state/ would silently restart the aggregates from empty.
+ *   and a missing state/ would silently restart the aggregates from empty;
+ * - the state version the next batch loads (latest commits/C + 1) loadable in every partition:
+ *   otherwise the run would write offsets/C+1 and only then find the state missing.
  * Each problem names the file; CORRUPT_CHECKPOINT's message gives the ways out.
  */
 import { CorruptCheckpointError } from '../errors';
+import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { stateSchemaProblems } from '../state/state-schema-compatibility-checker';
 import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { CommitLog } from './commit-log';
@@ -80,7 +83,26 @@ export async function checkpointProblems(fm: CheckpointFileManager): Promise<Che
 
   const recorded = latest ? statefulOperatorsOf(latest.metadata) ?? [] : [];
   problems.push(...(await stateSchemaProblems(fm, recorded)));
+  if (C !== undefined) problems.push(...(await unloadableStateVersions(fm, C + 1, C)));
   return problems;
+}
+
+/** Partitions of `state/` in which `version` (what the batch after commits/C loads) cannot be loaded. */
+async function unloadableStateVersions(fm: CheckpointFileManager, version: number, C: number): Promise<CheckpointProblem[]> {
+  const out: CheckpointProblem[] = [];
+  for (const op of (await fm.list('state')).filter((n) => /^\d+$/.test(n))) {
+    for (const part of (await fm.list(`state/${op}`)).filter((n) => /^\d+$/.test(n))) {
+      const versions = await new FileBackedStateStoreProvider(fm, { operatorId: Number(op), partitionId: Number(part) }).listVersions();
+      if (versions.includes(version)) continue;
+      out.push({
+        path: `state/${op}/${part}/${version}.delta`,
+        missing: true,
+        reason: `commits/${C} means the next batch loads state version ${version} of state/${op}/${part}, which cannot be loaded ` +
+          `(loadable: ${versions.length ? `${versions[0]} … ${versions.at(-1)}` : 'none'}; its delta, or a snapshot, was deleted)`,
+      });
+    }
+  }
+  return out;
 }
 
 /** Throws CORRUPT_CHECKPOINT for the first problem (all of them in details.problems). */

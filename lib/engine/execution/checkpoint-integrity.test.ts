@@ -233,6 +233,18 @@ describe('stateful: state without its schema', () => {
     expect((gone as Error).message).toMatch(/is new; the query ran before without it \(or, if the query did not change, this checkpoint's state\/0 was deleted: then restore it from a backup/);
   });
 
+  it('a deleted state delta that the next batch needs: CORRUPT_CHECKPOINT naming it, before offsets/N is written', async () => {
+    const { spec, checkpoint, stream } = await aggregated();
+    // Two committed batches: the next loads version 2.
+    await rm(path.join(checkpoint, 'state', '0', '0', '2.delta'));
+    stream.addData({ region: 'eu', amount: 3 });
+    const before = await listing(checkpoint);
+    const err = await failure(new MicroBatchExecution({ spec, clock: new ManualClock(T0) }));
+    expect(err).toBeInstanceOf(CorruptCheckpointError);
+    expect((err as Error).message).toContain(`file://${checkpoint}/state/0/0/2.delta is missing: commits/1 means the next batch loads state version 2`);
+    expect(await listing(checkpoint)).toEqual(before);
+  });
+
   it('an unparseable schema is CORRUPT_CHECKPOINT naming it', async () => {
     const { spec, checkpoint } = await aggregated();
     await writeFile(path.join(checkpoint, 'state', '0', '_metadata', 'schema'), '{"formatVersion":');
