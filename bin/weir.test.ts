@@ -3,7 +3,7 @@
  * lines, crash and recovery, reading the sink through its batch log, inspecting a checkpoint.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -98,6 +98,32 @@ describe('weir CLI', () => {
     expect(rows.length).toBe(want.length);
     expect(rows).toEqual(expect.arrayContaining(want));
     expect(read.stderr).toContain(`${want.length} rows from 3 committed batches`);
+  });
+
+  it('run on a checkpoint whose metadata was deleted: exit 1, CORRUPT_CHECKPOINT naming the file, nothing written; inspect names the problem', async () => {
+    const d = await mkdtemp(path.join(tmpdir(), 'weir-cli-meta-'));
+    try {
+      await mkdir(path.join(d, 'in'));
+      await writeInputFile(path.join(d, 'in'), 0, eventGenerator(7)(10), 'json');
+      const job = JSON.parse(await readFile(path.join(dir, 'job.json'), 'utf8'));
+      await writeFile(path.join(d, 'job.json'), JSON.stringify(job));
+      expect((await weir(['run', 'job.json'], d)).code).toBe(0);
+      await rm(path.join(d, 'cp', 'metadata'));
+      const before = (await readdir(path.join(d, 'cp'), { recursive: true })).sort();
+
+      const failed = await weir(['run', 'job.json'], d);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`error: CORRUPT_CHECKPOINT: Checkpoint file file://${path.join(d, 'cp')}/metadata is missing`);
+      expect(failed.stderr).toMatch(/restore it from a backup of the checkpoint, or start the query on a new checkpoint location/);
+      expect((await readdir(path.join(d, 'cp'), { recursive: true })).sort()).toEqual(before);
+
+      const inspect = await weir(['checkpoint', 'inspect', 'cp'], d);
+      expect(inspect.code).toBe(0);
+      expect(JSON.parse(inspect.stdout).problems).toEqual([expect.objectContaining({ path: 'metadata', missing: true })]);
+      expect(inspect.stderr).toMatch(/problem: metadata is missing: the checkpoint ran batches/);
+    } finally {
+      await rm(d, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 on usage errors and 1 with the file and line on a bad record', async () => {

@@ -177,11 +177,15 @@ async function checkpointInspect(args: string[]): Promise<number> {
   const dir = args[0];
   if (!dir) throw new UsageError('missing <dir>');
   const info = await inspectCheckpoint(checkpointFileManagerFor(dir));
-  if (info.id === null && info.offsets.length === 0) {
+  if (info.id === null && info.offsets.length === 0 && info.problems.length === 0) {
     err(`error: ${dir} is not a Weir checkpoint (no metadata, no offsets/)`);
     return EXIT.usage;
   }
   out(JSON.stringify(info, null, 2));
+  for (const p of info.problems) err(`problem: ${p.path} is ${p.missing ? 'missing' : 'corrupt'}: ${p.reason}`);
+  if (info.problems.length > 0) {
+    err('a run refuses this checkpoint (CORRUPT_CHECKPOINT): restore the files from a backup of the checkpoint, or start on a new checkpoint location (which reprocesses from the source start)');
+  }
   err(
     info.pendingBatch === null
       ? `all ${info.commits.length} logged batches are committed; the next run starts at batch ${(info.latestOffsetsBatch ?? -1) + 1}`

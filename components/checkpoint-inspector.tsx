@@ -5,7 +5,9 @@
  * with no `commits/N` is the batch a restart re-runs over exactly its recorded range (the
  * write-ahead protocol's whole point), so the inspector says so next to it. The state stores get
  * a table: per operator and partition the loadable versions, the latest snapshot, files and
- * bytes, and whether the version a restart loads (latest commit + 1) is there.
+ * bytes, and whether the version a restart loads (latest commit + 1) is there. A damaged
+ * checkpoint (a missing metadata or state schema, a log file that does not parse) is named first,
+ * with the ways out, because a start refuses it with CORRUPT_CHECKPOINT.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
@@ -58,6 +60,26 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
         </table>
       </div>
     </section>
+  );
+}
+
+function Problems({ problems }: { problems: CheckpointTree['problems'] }) {
+  if (problems.length === 0) return null;
+  return (
+    <div className="error-box" role="alert" aria-label="Checkpoint problems">
+      <strong>This checkpoint is damaged: a start refuses it with CORRUPT_CHECKPOINT, and writes nothing.</strong>
+      <ul>
+        {problems.map((p) => (
+          <li key={p.path}>
+            <code>{p.path}</code> is {p.missing ? 'missing' : 'corrupt'}: {p.reason}.
+          </li>
+        ))}
+      </ul>
+      <p className="small">
+        Ways out: restore the named files from a backup of the checkpoint; or reset the checkpoint (a new, empty checkpoint), which reprocesses from the
+        source&apos;s start position.
+      </p>
+    </div>
   );
 }
 
@@ -168,6 +190,7 @@ export function CheckpointInspector({ jobId }: { jobId: string }) {
           Refresh
         </button>
       </div>
+      <Problems problems={c.problems ?? []} />
       <StateStores state={c.state} />
       {c.files.length === 0 ? (
         <div className="panel empty">

@@ -2,6 +2,9 @@
  * The worker test suite, run against each queue backend (worker.postgres.test.ts,
  * worker.redis.test.ts): real worker processes, a real database, real checkpoints and sinks.
  */
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './testing/harness';
 
@@ -127,6 +130,62 @@ export function workerSuite(backend: Backend, redisDb: number) {
       expect(exactlyOnce(await j.sinkIds(), 2)).toEqual({ missing: [], duplicated: [] });
       w.child.kill('SIGTERM');
       await w.exited;
+    });
+
+    // A real full filesystem: a 256 KiB tmpfs mounted on the job's checkpoint (the tests run as
+    // root). Once per suite is enough: the queue backend plays no part in it.
+    it.runIf(backend === 'postgres')('a full checkpoint disk fails runs with CHECKPOINT_WRITE_FAILED, the restart policy retries, and the job resumes once space is freed', async (ctx) => {
+      const j = await h.createFilesJob('disk-full', { restartPolicy: { maxRestarts: 10, backoffMs: 200 } });
+      const cp = path.join(j.base, 'cp');
+      mkdirSync(cp, { recursive: true });
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', cp], { stdio: 'pipe' });
+      } catch (e) {
+        console.warn(`cannot mount a tmpfs here (${(e as Error).message.split('\n')[0]}); lib/engine/checkpoint/storage-errors.test.ts covers the engine side with injected faults`);
+        ctx.skip();
+      }
+      const w = h.spawnWorker();
+      try {
+        await w.id;
+        j.addRows(0, 3);
+        await h.start(j.job.id);
+        await waitFor('first batch', async () => (await h.db.batchProgress.count({ where: { jobId: j.job.id } })) >= 1);
+        // Fill the disk to its last byte (a hidden name: not part of the checkpoint's listing).
+        const filler = path.join(cp, '.filler');
+        const fd = openSync(filler, 'w');
+        try {
+          for (const chunk = Buffer.alloc(4096, 1); ; ) writeSync(fd, chunk);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+        } finally {
+          closeSync(fd);
+        }
+        j.addRows(3, 3);
+        const failed = await waitFor('two runs failed on the full disk', async () => {
+          const runs = await h.db.run.findMany({ where: { jobId: j.job.id, status: 'FAILED' }, orderBy: { startedAt: 'asc' } });
+          return runs.length >= 2 && runs;
+        });
+        for (const r of failed) {
+          const err = r.error as { code: string; message: string; details: { file: string; errno: string } };
+          expect(err.code).toBe('CHECKPOINT_WRITE_FAILED');
+          expect(err.details.errno).toBe('ENOSPC');
+          expect(err.details.file.startsWith(cp + path.sep)).toBe(true);
+          expect(err.message).toMatch(/The filesystem is full: free space on it/);
+        }
+        expect(failed.map((r) => r.attempt)).toEqual(failed.map((_, i) => i));
+        expect(readdirSync(cp, { recursive: true }).filter((n) => String(n).endsWith('.tmp'))).toEqual([]);
+
+        rmSync(filler);
+        await waitFor('every row after space was freed', async () => exactlyOnce(await j.sinkIds(), 6).missing.length === 0, 60_000);
+        expect(exactlyOnce(await j.sinkIds(), 6)).toEqual({ missing: [], duplicated: [] });
+        expect((await h.db.job.findUniqueOrThrow({ where: { id: j.job.id } })).desiredState).toBe('RUNNING');
+        await h.stop(j.job.id);
+        await waitFor('STOPPED', async () => (await h.db.job.findUnique({ where: { id: j.job.id } }))?.status === 'STOPPED');
+      } finally {
+        w.child.kill('SIGTERM');
+        await w.exited;
+        execFileSync('umount', ['-l', cp]);
+      }
     });
 
     it('on SIGTERM finishes the running batch, exits 0 and hands the job to the next worker', async () => {

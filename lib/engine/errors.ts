@@ -39,15 +39,59 @@ export class ConcurrentStreamLogUpdateError extends WeirError {
   }
 }
 
-/** A checkpoint file cannot be read or parsed. */
+/**
+ * A checkpoint file cannot be read or parsed, or one the checkpoint's other files show must exist
+ * is missing. Raised at start before anything is written, so the checkpoint stays as it was found.
+ * `checkpoint` (the manager's description) makes the message name the file in full.
+ */
 export class CorruptCheckpointError extends WeirError {
-  constructor(path: string, reason: string) {
+  constructor(path: string, reason: string, opts: { checkpoint?: string; missing?: boolean } = {}) {
+    const file = opts.checkpoint ? `${opts.checkpoint.replace(/\/+$/, '')}/${path}` : path;
     super(
       'CORRUPT_CHECKPOINT',
-      `Checkpoint file ${path} is corrupt: ${reason}. Inspect it with \`weir checkpoint inspect\`; ` +
-        'restore it from a backup, or start the query on a new checkpoint location (which reprocesses from the source start).',
-      { path, reason },
+      `Checkpoint file ${file} is ${opts.missing ? 'missing' : 'corrupt'}: ${reason}. Nothing was written. Inspect it with \`weir checkpoint inspect\`; ` +
+        'restore it from a backup of the checkpoint, or start the query on a new checkpoint location (which reprocesses from the source start).',
+      { path, reason, ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}), ...(opts.missing ? { missing: true } : {}) },
     );
+  }
+}
+
+/**
+ * Storage refused a write under the checkpoint (a log file, a state delta or snapshot, the
+ * metadata, a source log, a dead-letter file): full, read-only, no permission, an I/O error.
+ * The write left nothing half-done (its temporary file is removed), so the batch is simply not
+ * committed and re-runs once storage is fixed.
+ */
+export class CheckpointWriteFailedError extends WeirError {
+  constructor(file: string, errno: string, cause: string) {
+    super(
+      'CHECKPOINT_WRITE_FAILED',
+      `Could not write ${file}: ${errno} (${cause}). ${storageAdvice(errno, file)} ` +
+        'Nothing half-written was left; the job resumes from the last committed batch when it runs again (a restart policy retries it with backoff).',
+      { file, errno, cause },
+    );
+  }
+}
+
+/** Storage errno values that mean "this storage cannot take the write now" (not a Weir bug). */
+export const STORAGE_ERRNOS: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM', 'EROFS']);
+
+/** What an operator does about a storage errno (shared by the checkpoint and the files sink). */
+export function storageAdvice(errno: string, file: string): string {
+  switch (errno) {
+    case 'ENOSPC':
+      return 'The filesystem is full: free space on it (or move the location to a larger volume).';
+    case 'EDQUOT':
+      return 'The disk quota of the user Weir runs as is used up: free space or raise the quota.';
+    case 'EACCES':
+    case 'EPERM':
+      return `Weir's user may not write there: fix the owner or mode of the directory holding ${file}.`;
+    case 'EROFS':
+      return 'The filesystem is mounted read-only: remount it read-write (a read-only remount often follows disk errors: check the kernel log).';
+    case 'EIO':
+      return 'The disk reported an I/O error: check the device and the kernel log (dmesg) before writing to it again.';
+    default:
+      return 'Check the storage holding it.';
   }
 }
 

@@ -24,6 +24,7 @@ export { OffsetSeqLog, type OffsetSeq, type OffsetSeqMetadata } from './checkpoi
 export { CommitLog, type CommitMetadata } from './checkpoint/commit-log';
 export { readStreamMetadata, getOrCreateStreamMetadata } from './checkpoint/stream-metadata';
 export { inspectCheckpoint, type CheckpointInspection } from './checkpoint/checkpoint-inspector';
+export { checkpointProblems, assertCheckpointIntact, type CheckpointProblem } from './checkpoint/checkpoint-integrity';
 export * from './sources/index';
 export * from './sinks/index';
 export type { Source, SourceBatch, BadRecord, ReadLimit } from './sources/source';

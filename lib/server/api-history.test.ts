@@ -145,6 +145,8 @@ describe('checkpoint inspector', () => {
     expect(res.body.state).toEqual([
       expect.objectContaining({ operatorId: 0, partitions: [expect.objectContaining({ partitionId: 0, latestVersion: 1, oldestLoadableVersion: 0, files: 1, check: expect.objectContaining({ status: 'ok', expectedVersion: 1 }) })] }),
     ]);
+    // State files without their _metadata/schema: what a start refuses as CORRUPT_CHECKPOINT.
+    expect(res.body.problems).toEqual([expect.objectContaining({ path: 'state/0/_metadata/schema', missing: true })]);
 
     const text = await kit.call(file.GET, `x?path=${encodeURIComponent('offsets/1')}`, { token: kit.tokens.viewer, params: { id: jobId } });
     expect(text.body).toMatchObject({ path: 'offsets/1', encoding: 'utf8', content: 'v1\n{}\n{"logOffset":1}', truncated: false });

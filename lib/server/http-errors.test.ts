@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AnalysisException, BadRecordError, ConcurrentStreamLogUpdateError, CorruptCheckpointError, IncompatibleQueryChangeError, ValidationError } from '@/lib/engine/errors';
+import { AnalysisException, BadRecordError, CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, CorruptCheckpointError, IncompatibleQueryChangeError, ValidationError } from '@/lib/engine/errors';
 import { BadRequestError, ConflictError, errorResponse, ForbiddenError, InvalidJobSpecError, NotFoundError, UnauthenticatedError } from './http-errors';
 
 describe('errorResponse', () => {
@@ -20,6 +20,7 @@ describe('errorResponse', () => {
     [new ValidationError('v'), 422, 'VALIDATION_ERROR'],
     [new AnalysisException('a'), 422, 'ANALYSIS_ERROR'],
     [new CorruptCheckpointError('commits/1', 'x'), 422, 'CORRUPT_CHECKPOINT'],
+    [new CheckpointWriteFailedError('/cp/offsets/1', 'EROFS', 'read-only file system'), 503, 'CHECKPOINT_WRITE_FAILED'],
     [new BadRecordError('r'), 500, 'BAD_RECORD'],
     [Object.assign(new Error('unique'), { code: 'P2002', meta: { target: ['name'] } }), 409, 'CONFLICT'],
     [new Error('boom'), 500, 'INTERNAL'],

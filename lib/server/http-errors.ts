@@ -13,6 +13,8 @@
  *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE.
  * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT: well-formed
  *   request whose content the engine refuses.
+ * - 503 CHECKPOINT_WRITE_FAILED: the checkpoint storage refused a write or delete (full,
+ *   read-only, no permission); the message names the file and what to fix, then try again.
  * - anything else: 500 INTERNAL, with the message but no stack.
  */
 import { ZodError } from 'zod';
@@ -66,6 +68,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   VALIDATION_ERROR: 422,
   ANALYSIS_ERROR: 422,
   CORRUPT_CHECKPOINT: 422,
+  CHECKPOINT_WRITE_FAILED: 503,
 };
 
 export interface ErrorBody {

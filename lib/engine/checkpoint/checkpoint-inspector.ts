@@ -1,10 +1,14 @@
 /**
  * `weir checkpoint inspect`: what a checkpoint says, read-only. Lists the query id, every
  * offsets/N and commits/N, and which batch (if any) is pending: offsets written without a
- * commit, i.e. the batch a restart will re-run over the recorded range.
+ * commit, i.e. the batch a restart will re-run over the recorded range; and every problem a start
+ * would refuse with CORRUPT_CHECKPOINT (checkpoint-integrity.ts), so a damaged checkpoint can be
+ * inspected instead of failing the inspection.
  */
 import type { Offset } from '../types';
+import { CorruptCheckpointError } from '../errors';
 import type { CheckpointFileManager } from './checkpoint-file-manager';
+import { checkpointProblems, type CheckpointProblem } from './checkpoint-integrity';
 import { CommitLog } from './commit-log';
 import { OffsetSeqLog, type OffsetSeqMetadata } from './offset-seq-log';
 import { readStreamMetadata } from './stream-metadata';
@@ -23,20 +27,34 @@ export interface CheckpointInspection {
   otherEntries: string[];
   /** Stateful operators' state: versions, snapshots, bytes on disk. */
   state: StateOperatorInspection[];
+  /** What a start refuses as CORRUPT_CHECKPOINT (missing or unparseable files); [] when intact. */
+  problems: CheckpointProblem[];
 }
 
 export async function inspectCheckpoint(fm: CheckpointFileManager): Promise<CheckpointInspection> {
   const offsetLog = new OffsetSeqLog(fm);
   const commitLog = new CommitLog(fm);
-  const meta = await readStreamMetadata(fm);
+  const problems = await checkpointProblems(fm);
+  // A corrupt file is listed among the problems and left out of the lists.
+  const tolerant = async <T>(read: () => Promise<T | undefined>): Promise<T | undefined> => {
+    try {
+      return await read();
+    } catch (e) {
+      if (!(e instanceof CorruptCheckpointError)) throw e;
+      const d = e.details as { path: string; reason: string };
+      if (!problems.some((p) => p.path === d.path)) problems.push({ path: d.path, missing: false, reason: d.reason });
+      return undefined;
+    }
+  };
+  const meta = await tolerant(() => readStreamMetadata(fm));
   const offsets = [];
   for (const id of await offsetLog.batchIds()) {
-    const v = await offsetLog.get(id);
+    const v = await tolerant(() => offsetLog.get(id));
     if (v) offsets.push({ batchId: id, metadata: v.metadata, offsets: v.offsets });
   }
   const commits = [];
   for (const id of await commitLog.batchIds()) {
-    const v = await commitLog.get(id);
+    const v = await tolerant(() => commitLog.get(id));
     if (v) commits.push({ batchId: id, nextBatchWatermarkMs: v.nextBatchWatermarkMs });
   }
   const latestOffsetsBatch = offsets.at(-1)?.batchId ?? null;
@@ -51,5 +69,6 @@ export async function inspectCheckpoint(fm: CheckpointFileManager): Promise<Chec
     pendingBatch: latestOffsetsBatch !== null && latestOffsetsBatch !== latestCommittedBatch ? latestOffsetsBatch : null,
     otherEntries: (await fm.list('')).filter((n) => !['metadata', 'offsets', 'commits'].includes(n)),
     state: await inspectState(fm),
+    problems,
   };
 }

@@ -18,10 +18,18 @@
  * create-if-absent (EEXIST: someone else owns the name), then rename(temp, final). A claim left
  * by a writer that died before its rename is stale once it is older than `claimTtlMs` (judged
  * against the just-written temp file's mtime, so no wall clock is read) and is taken over.
+ *
+ * A write that storage refuses (full, over quota, read-only, no permission, an I/O error: see
+ * STORAGE_ERRNOS) removes its temp file and throws CHECKPOINT_WRITE_FAILED naming the file and
+ * the errno, so the run ends with what to do instead of a bare `ENOSPC: ..., write`.
  */
-import { promises as fs } from 'node:fs';
+import { promises as nodeFs } from 'node:fs';
 import path from 'node:path';
+import { CheckpointWriteFailedError, STORAGE_ERRNOS } from '../errors';
 import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from './checkpoint-file-manager';
+
+/** The part of `fs.promises` this manager uses; tests pass a fault-injecting wrapper. */
+export type LocalFs = Pick<typeof nodeFs, 'mkdir' | 'open' | 'link' | 'unlink' | 'rename' | 'rm' | 'stat' | 'readFile' | 'readdir'>;
 
 let tempCounter = 0;
 
@@ -32,6 +40,8 @@ export interface LocalCheckpointFileManagerOptions {
   createIfAbsent?: 'link' | 'claim';
   /** Age after which an orphaned claim is taken over (default 60 s). */
   claimTtlMs?: number;
+  /** The filesystem calls (default node:fs promises); tests inject storage faults through it. */
+  fs?: LocalFs;
 }
 
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
@@ -42,6 +52,7 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
   private readonly fsync: boolean;
   private mode: 'link' | 'claim';
   private readonly claimTtlMs: number;
+  private readonly fs: LocalFs;
 
   constructor(readonly root: string, opts: LocalCheckpointFileManagerOptions = {}) {
     this.root = path.resolve(root);
@@ -49,6 +60,7 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
     this.fsync = opts.fsync ?? true;
     this.mode = opts.createIfAbsent ?? 'link';
     this.claimTtlMs = opts.claimTtlMs ?? 60_000;
+    this.fs = opts.fs ?? nodeFs;
   }
 
   private static claimOf(target: string): string {
@@ -58,33 +70,44 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
   /** Publishes temp as target only if target does not exist yet (see the header). */
   private async publishIfAbsent(p: string, temp: string, target: string): Promise<void> {
     if (this.mode === 'link') {
+      let linked = false;
       try {
-        await fs.link(temp, target);
-        await fs.unlink(temp);
-        return;
+        await this.fs.link(temp, target);
+        linked = true;
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code ?? '';
         if (code === 'EEXIST') throw new FileAlreadyExistsError(p);
         if (!NO_HARD_LINKS.has(code)) throw e;
         this.mode = 'claim';
       }
+      // Only link's own refusal means "no hard links here"; a failing unlink is a storage error.
+      if (linked) {
+        await this.fs.unlink(temp);
+        return;
+      }
     }
     const claim = LocalCheckpointFileManager.claimOf(target);
     for (let attempt = 0; ; attempt++) {
       try {
-        await fs.mkdir(claim);
+        await this.fs.mkdir(claim);
         break;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
         if (attempt > 0 || (await this.exists(p))) throw new FileAlreadyExistsError(p);
-        const [c, t] = await Promise.all([fs.stat(claim), fs.stat(temp)]);
+        const [c, t] = await Promise.all([this.fs.stat(claim), this.fs.stat(temp)]);
         if (t.mtimeMs - c.mtimeMs < this.claimTtlMs) throw new FileAlreadyExistsError(p);
         // The claimant died before publishing: take the name over.
-        await fs.rm(claim, { recursive: true, force: true });
+        await this.fs.rm(claim, { recursive: true, force: true });
       }
     }
-    if (await this.exists(p)) throw new FileAlreadyExistsError(p);
-    await fs.rename(temp, target);
+    try {
+      if (await this.exists(p)) throw new FileAlreadyExistsError(p);
+      await this.fs.rename(temp, target);
+    } catch (e) {
+      // Our claim, not published: release the name rather than block it for claimTtlMs.
+      if (!(e instanceof FileAlreadyExistsError)) await this.fs.rm(claim, { recursive: true, force: true }).catch(() => undefined);
+      throw e;
+    }
   }
 
   private abs(p: string): string {
@@ -100,28 +123,30 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
   async createAtomic(p: string, data: Uint8Array | string, opts: { overwrite?: boolean } = {}): Promise<void> {
     const target = this.abs(p);
     const dir = path.dirname(target);
-    await fs.mkdir(dir, { recursive: true });
-    const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${++tempCounter}.tmp`);
-    const fh = await fs.open(temp, 'wx');
+    let temp: string | undefined;
     try {
-      await fh.writeFile(data);
-      if (this.fsync) await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      if (opts.overwrite) await fs.rename(temp, target);
+      await this.fs.mkdir(dir, { recursive: true });
+      temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${++tempCounter}.tmp`);
+      const fh = await this.fs.open(temp, 'wx');
+      try {
+        await fh.writeFile(data);
+        if (this.fsync) await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      if (opts.overwrite) await this.fs.rename(temp, target);
       else await this.publishIfAbsent(p, temp, target);
+      temp = undefined; // published: the temp name is gone (renamed, or unlinked after the link)
+      if (this.fsync) await syncDir(this.fs, dir);
     } catch (e) {
-      await fs.rm(temp, { force: true });
-      throw e;
+      if (temp) await this.fs.rm(temp, { force: true }).catch(() => undefined);
+      throw storageWriteError(e, target);
     }
-    if (this.fsync) await syncDir(dir);
   }
 
   async read(p: string): Promise<Buffer> {
     try {
-      return await fs.readFile(this.abs(p));
+      return await this.fs.readFile(this.abs(p));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'EISDIR') throw new FileNotFoundError(p);
@@ -131,7 +156,7 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
 
   async exists(p: string): Promise<boolean> {
     try {
-      await fs.stat(this.abs(p));
+      await this.fs.stat(this.abs(p));
       return true;
     } catch {
       return false;
@@ -140,7 +165,7 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
 
   async list(dir: string): Promise<string[]> {
     try {
-      const names = await fs.readdir(this.abs(dir));
+      const names = await this.fs.readdir(this.abs(dir));
       return names.filter((n) => !n.startsWith('.')).sort();
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
@@ -151,27 +176,40 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
 
   async delete(p: string): Promise<void> {
     const target = this.abs(p);
-    await fs.rm(target, { force: true, recursive: true });
-    // A claim (no-hard-link filesystems) would otherwise keep the name taken forever.
-    await fs.rm(LocalCheckpointFileManager.claimOf(target), { force: true, recursive: true });
+    try {
+      await this.fs.rm(target, { force: true, recursive: true });
+      // A claim (no-hard-link filesystems) would otherwise keep the name taken forever.
+      await this.fs.rm(LocalCheckpointFileManager.claimOf(target), { force: true, recursive: true });
+    } catch (e) {
+      throw storageWriteError(e, target);
+    }
   }
 
   async size(p: string): Promise<number> {
     const full = this.abs(p);
     let st;
     try {
-      st = await fs.stat(full);
+      st = await this.fs.stat(full);
     } catch {
       return 0;
     }
     if (!st.isDirectory()) return st.size;
     let total = 0;
-    for (const name of await fs.readdir(full)) total += await this.size(path.posix.join(p, name));
+    for (const name of await this.fs.readdir(full)) total += await this.size(path.posix.join(p, name));
     return total;
   }
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** A storage errno becomes CHECKPOINT_WRITE_FAILED naming the file; anything else passes through. */
+function storageWriteError(e: unknown, file: string): unknown {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !STORAGE_ERRNOS.has(code)) return e;
+  // Node's message is "ENOSPC: no space left on device, write"; keep the description.
+  const cause = (e as Error).message.replace(/^[A-Z]+: /, '');
+  return new CheckpointWriteFailedError(file, code, cause);
+}
+
+async function syncDir(fs: LocalFs, dir: string): Promise<void> {
   const dh = await fs.open(dir, 'r');
   try {
     await dh.sync();

@@ -24,6 +24,22 @@ export interface OffsetSeq {
   offsets: (Offset | null)[];
 }
 
+/**
+ * offsets/N `conf` key: the ids of the plan's stateful operators ("0,1"; "" for a stateless plan).
+ * It is what lets a restart tell state that was deleted (the checkpoint says operator 0 kept
+ * state, and state/0 is gone: CORRUPT_CHECKPOINT) from a stateful operator added to a query
+ * that ran without one (INCOMPATIBLE_QUERY_CHANGE). Offsets written before the key existed
+ * lack it: then nothing is known either way.
+ */
+export const STATEFUL_OPERATORS_CONF = 'weir.statefulOperators';
+
+/** The stateful operator ids recorded in a batch's conf, or undefined when the conf predates the key. */
+export function statefulOperatorsOf(meta: OffsetSeqMetadata): number[] | undefined {
+  const v = meta.conf[STATEFUL_OPERATORS_CONF];
+  if (v === undefined) return undefined;
+  return v.split(',').filter((x) => /^\d+$/.test(x)).map(Number);
+}
+
 export class OffsetSeqLog extends BatchMetadataLog<OffsetSeq> {
   static readonly VERSION = 1;
 

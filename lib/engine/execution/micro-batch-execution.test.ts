@@ -323,7 +323,7 @@ describe('a checkpoint is married to its source', () => {
     await q.processAllAvailable();
     await q.stop();
     const offsets = new OffsetSeqLog(q.checkpoint);
-    expect((await offsets.get(0))!.metadata.conf).toEqual({ 'weir.source': `FileSource[${job.input}]` });
+    expect((await offsets.get(0))!.metadata.conf).toEqual({ 'weir.source': `FileSource[${job.input}]`, 'weir.statefulOperators': '' });
     const moved = mustParse({ ...job.spec, source: { ...job.spec.source, options: { ...job.spec.source.options, path: `${job.input}-elsewhere` } } });
     const err = await new MicroBatchExecution({ spec: moved, clock: job.harness.clock }).processAllAvailable().catch((e) => e);
     expect(err).toBeInstanceOf(IncompatibleQueryChangeError);

@@ -5,7 +5,7 @@
  *   1. plan: fence() (at most once a second when idle), ask the source for the end offset (latestOffset) after the last planned
  *      end (a source may log its plan, e.g. the files source's sources/0/K); no new data → no
  *      batch (unless a stateful operator asks for a no-data batch to close windows)
- *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf: {weir.source} } + end offset
+ *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf: {weir.source, weir.statefulOperators} } + end offset
  *      (create-if-absent: an existing file means another runner: CONCURRENT_STREAM_LOG_UPDATE),
  *      purge offsets/ and commits/ below N - minBatchesToRetain + 1        [crash: after-offsets]
  *   3. source.getBatch(start, end]; bad records → fail or dead-letter
@@ -15,6 +15,8 @@
  *   7. fence(), write commits/N = { nextBatchWatermarkMs }                [crash: after-commit]
  *   8. report progress
  *
+ * On start, before anything is written, the checkpoint must be intact (checkpoint-integrity.ts):
+ * offsets without metadata, state without its schema, or an unreadable log is CORRUPT_CHECKPOINT.
  * populateStartOffsets (on start, populate-start-offsets.ts): latest offsets/L with commits/L → resume at L+1 from L's
  * end offsets, watermark from commits/L; offsets/L without commits/L → re-run batch L over
  * exactly (offsets/L-1, offsets/L] with L's recorded batchTimestampMs and watermark.
@@ -25,7 +27,8 @@ import { randomUUID } from 'node:crypto';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
 import { CommitLog } from '../checkpoint/commit-log';
-import { OffsetSeqLog, type OffsetSeq } from '../checkpoint/offset-seq-log';
+import { assertCheckpointIntact } from '../checkpoint/checkpoint-integrity';
+import { OffsetSeqLog, STATEFUL_OPERATORS_CONF, type OffsetSeq } from '../checkpoint/offset-seq-log';
 import { getOrCreateStreamMetadata } from '../checkpoint/stream-metadata';
 import { SystemClock, type Clock } from '../clock';
 import { BadRecordError } from '../errors';
@@ -152,6 +155,9 @@ export class MicroBatchExecution {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    // Before anything is written: a checkpoint that lost its metadata or its state schema must not
+    // quietly become a new query (see checkpoint-integrity.ts).
+    await assertCheckpointIntact(this.checkpoint);
     const meta = await getOrCreateStreamMetadata(this.checkpoint, this.newId);
     this.id = meta.id;
     this.runId = this.newId();
@@ -276,7 +282,7 @@ export class MicroBatchExecution {
       }
       const batchId = this.nextBatchId;
       const seq: OffsetSeq = {
-        metadata: { batchWatermarkMs: this.watermarkMs, batchTimestampMs: triggerStartMs, conf: { [SOURCE_CONF]: rt.source.description } },
+        metadata: { batchWatermarkMs: this.watermarkMs, batchTimestampMs: triggerStartMs, conf: this.batchConf() },
         offsets: [end],
       };
       const t1 = this.clock.now();
@@ -293,6 +299,15 @@ export class MicroBatchExecution {
       this.log('error', (e as Error).message, { code: (e as { code?: string }).code });
       throw e;
     }
+  }
+
+  /** offsets/N `conf`: the source (checked on restart) and the stateful operators (see STATEFUL_OPERATORS_CONF). */
+  private batchConf(): Record<string, string> {
+    const rt = this.runtime!;
+    return {
+      [SOURCE_CONF]: rt.source.description,
+      [STATEFUL_OPERATORS_CONF]: rt.query.statefulOperators.map((o) => o.operatorId).join(','),
+    };
   }
 
   /**

@@ -13,12 +13,14 @@
  *   3. publish `_weir_metadata/N` create-if-absent; if it exists another runner won the race.
  * A crash between 2 and 3 leaves a stray data file that no log entry names. Readers go through
  * the log (`readCommittedRows`, `weir sink read`) and never see it; the re-run writes a file
- * under a new name.
+ * under a new name. A write that storage refuses (full, read-only, no permission: the local
+ * file manager's CHECKPOINT_WRITE_FAILED) leaves no temp file and fails the batch as SINK_ERROR
+ * naming the file and the errno.
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
-import { ConcurrentStreamLogUpdateError, SinkError } from '../errors';
+import { LocalCheckpointFileManager, type LocalCheckpointFileManagerOptions } from '../checkpoint/local-checkpoint-file-manager';
+import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, storageAdvice } from '../errors';
 import { coerceField, splitCsvLine } from '../operators/record-parser';
 import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
@@ -102,8 +104,10 @@ export class FilesSink implements Sink {
     private readonly opts: FilesSinkOptions,
     private readonly clock: Clock,
     private readonly onLog?: (msg: string) => void,
+    /** Tests: the file manager's options (e.g. an fs that injects storage faults). */
+    fmOptions: LocalCheckpointFileManagerOptions = {},
   ) {
-    this.fm = new LocalCheckpointFileManager(opts.path);
+    this.fm = new LocalCheckpointFileManager(opts.path, fmOptions);
     this.log = new FileStreamSinkLog(this.fm);
     this.description = `FileSink[${path.resolve(opts.path)}]`;
   }
@@ -132,7 +136,7 @@ export class FilesSink implements Sink {
       try {
         await this.fm.createAtomic(name, data, { overwrite: false });
       } catch (e) {
-        throw new SinkError(`Could not write ${name} in ${this.opts.path}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
+        throw storageSinkError(e, batchId) ?? new SinkError(`Could not write ${name} in ${this.opts.path}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
       }
       const size = Buffer.byteLength(data);
       files.push({ path: name, size, isDir: false, modificationTime: this.clock.now(), blockReplication: 1, blockSize: size, action: 'add' });
@@ -143,12 +147,23 @@ export class FilesSink implements Sink {
       if (e instanceof ConcurrentStreamLogUpdateError) {
         throw new SinkError(`Race while writing batch ${batchId}: another run already logged it in ${SINK_LOG_DIR}. Stop the other run of this query.`, { batchId });
       }
-      throw new SinkError(`Could not log batch ${batchId} in ${path.join(this.opts.path, SINK_LOG_DIR)}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
+      throw storageSinkError(e, batchId) ?? new SinkError(`Could not log batch ${batchId} in ${path.join(this.opts.path, SINK_LOG_DIR)}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
     }
     this.latest = batchId;
   }
 
   async close(): Promise<void> {}
+}
+
+/** The file manager's storage failure as the sink's error: the file, the errno, what to do. */
+function storageSinkError(e: unknown, batchId: number): SinkError | undefined {
+  if (!(e instanceof CheckpointWriteFailedError)) return undefined;
+  const { file, errno, cause } = e.details as { file: string; errno: string; cause: string };
+  return new SinkError(
+    `The files sink could not write ${file}: ${errno} (${cause}). ${storageAdvice(errno, file)} ` +
+      `Nothing half-written was left; batch ${batchId} is not committed and re-runs from the last commit when the job runs again (a restart policy retries it with backoff).`,
+    { batchId, file, errno },
+  );
 }
 
 /**

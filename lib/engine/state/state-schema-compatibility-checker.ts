@@ -18,6 +18,8 @@ import { createHash } from 'node:crypto';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { FileAlreadyExistsError } from '../checkpoint/checkpoint-file-manager';
 import { CorruptCheckpointError, IncompatibleQueryChangeError } from '../errors';
+import { OffsetSeqLog, statefulOperatorsOf } from '../checkpoint/offset-seq-log';
+import { parseStateFileName } from './state-file-format';
 import type { Schema } from '../types';
 
 export interface StatefulOperatorDescriptor {
@@ -36,6 +38,51 @@ interface StoredSchema extends StatefulOperatorDescriptor {
 
 export const schemaFilePath = (operatorId: number) => `state/${operatorId}/_metadata/schema`;
 
+/**
+ * Stateful operators whose `_metadata/schema` is missing although the checkpoint shows they kept
+ * state (their `state/<op>/<partition>/` holds state files, or offsets/N's conf records them:
+ * `recorded`, see STATEFUL_OPERATORS_CONF), or is not a schema file. Without it a restart cannot
+ * check the new plan against the state, and writing a fresh one would bless whatever the new
+ * plan is.
+ */
+export async function stateSchemaProblems(fm: CheckpointFileManager, recorded: number[]): Promise<{ path: string; missing: boolean; reason: string }[]> {
+  const withFiles = new Set<number>();
+  for (const name of await fm.list('state')) {
+    if (!/^\d+$/.test(name)) continue;
+    for (const part of await fm.list(`state/${name}`)) {
+      if (!/^\d+$/.test(part)) continue;
+      if ((await fm.list(`state/${name}/${part}`)).some((f) => parseStateFileName(f) !== null)) {
+        withFiles.add(Number(name));
+        break;
+      }
+    }
+  }
+  const ops = new Set([...recorded, ...withFiles]);
+  const checker = new StateSchemaCompatibilityChecker(fm);
+  const out: { path: string; missing: boolean; reason: string }[] = [];
+  for (const operatorId of [...ops].sort((a, b) => a - b)) {
+    const path = schemaFilePath(operatorId);
+    try {
+      if (await checker.stored(operatorId)) continue;
+    } catch (e) {
+      if (!(e instanceof CorruptCheckpointError)) throw e;
+      out.push({ path, missing: false, reason: (e.details as { reason: string }).reason });
+      continue;
+    }
+    out.push({
+      path,
+      missing: true,
+      reason: !recorded.includes(operatorId)
+        ? `state/${operatorId}/ holds state files but not the schema that says which operator wrote them, so the query cannot be checked against them`
+        : withFiles.has(operatorId)
+          ? `the checkpoint's offsets record stateful operator ${operatorId} and state/${operatorId}/ holds its state files, but its schema is gone, so the query cannot be checked against them`
+          : `the checkpoint's offsets record stateful operator ${operatorId}, but its state is gone (state/${operatorId}/ was deleted); ` +
+            'starting without it would restart its state from empty and give wrong answers',
+    });
+  }
+  return out;
+}
+
 const renderSchema = (s: Schema) => `[${s.map((f) => `${f.name}: ${f.type}`).join(', ')}]`;
 /** Spark compares schemas ignoring field names: count and types must match. */
 const schemaTypes = (s: Schema) => s.map((f) => f.type).join(',');
@@ -50,7 +97,8 @@ export interface CompatibilityResult {
 export class StateSchemaCompatibilityChecker {
   constructor(private readonly fm: CheckpointFileManager) {}
 
-  private async stored(operatorId: number): Promise<StoredSchema | null> {
+  /** The stored descriptor, null when absent; CORRUPT_CHECKPOINT when it is not a schema file. */
+  async stored(operatorId: number): Promise<StoredSchema | null> {
     const path = schemaFilePath(operatorId);
     if (!(await this.fm.exists(path))) return null;
     const text = (await this.fm.read(path)).toString('utf8');
@@ -71,9 +119,16 @@ export class StateSchemaCompatibilityChecker {
   /**
    * Checks every stateful operator of the new plan against the checkpoint and records the ones
    * seen for the first time. `hasCommittedBatches` says whether the checkpoint already ran
-   * batches: then a stateful operator without stored state is a change too.
+   * batches: then a stateful operator without stored state is a change too. `knowsStatefulOperators`
+   * is false for a checkpoint whose offsets predate STATEFUL_OPERATORS_CONF: then such an operator
+   * may as well be one whose state was deleted, and the refusal says so.
    */
-  async check(operators: StatefulOperatorDescriptor[], checkpointDescription: string, hasCommittedBatches: boolean): Promise<CompatibilityResult> {
+  async check(
+    operators: StatefulOperatorDescriptor[],
+    checkpointDescription: string,
+    hasCommittedBatches: boolean,
+    knowsStatefulOperators = true,
+  ): Promise<CompatibilityResult> {
     const refuse = (what: string, details: Record<string, unknown>): never => {
       throw new IncompatibleQueryChangeError(
         `Cannot restart the query on checkpoint ${checkpointDescription}: ${what}. The state in this checkpoint was built by ` +
@@ -95,7 +150,8 @@ export class StateSchemaCompatibilityChecker {
       const old = await this.stored(op.operatorId);
       if (!old) {
         if (hasCommittedBatches) {
-          refuse(`stateful operator ${op.operatorId} (${op.operatorName}: ${describeParts(op.parts)}) is new; the query ran before without it`,
+          refuse(`stateful operator ${op.operatorId} (${op.operatorName}: ${describeParts(op.parts)}) is new; the query ran before without it` +
+            (knowsStatefulOperators ? '' : ` (or, if the query did not change, this checkpoint's state/${op.operatorId} was deleted: then restore it from a backup of the checkpoint)`),
             { operatorId: op.operatorId, change: 'operator added', operatorName: op.operatorName });
         }
         const record: StoredSchema = { formatVersion: 1, ...op };
@@ -103,7 +159,7 @@ export class StateSchemaCompatibilityChecker {
           await this.fm.createAtomic(schemaFilePath(op.operatorId), JSON.stringify(record, null, 1));
         } catch (e) {
           if (!(e instanceof FileAlreadyExistsError)) throw e;
-          return this.check(operators, checkpointDescription, hasCommittedBatches); // raced: compare with the winner
+          return this.check(operators, checkpointDescription, hasCommittedBatches, knowsStatefulOperators); // raced: compare with the winner
         }
         result.created.push(op.operatorId);
         continue;
@@ -167,5 +223,7 @@ export async function checkStateCompatibility(
   const src = sourceFingerprint(source);
   const withSource = operators.map((o) => ({ ...o, parts: { ...o.parts, source: src } }));
   const hasCommittedBatches = (await fm.list('commits')).some((n) => /^\d+$/.test(n));
-  return new StateSchemaCompatibilityChecker(fm).check(withSource, fm.description, hasCommittedBatches);
+  const latest = hasCommittedBatches ? await new OffsetSeqLog(fm).getLatest() : undefined;
+  const knows = latest === undefined || statefulOperatorsOf(latest.value.metadata) !== undefined;
+  return new StateSchemaCompatibilityChecker(fm).check(withSource, fm.description, hasCommittedBatches, knows);
 }

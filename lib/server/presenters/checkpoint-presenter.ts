@@ -10,6 +10,7 @@
  * path, no backslash or NUL), or it is refused before storage is touched.
  */
 import { checkpointFileManagerFor, FileNotFoundError, inspectState, type CheckpointFileManager, type StateOperatorInspection, type StatePartitionInspection } from '@/lib/engine';
+import { checkpointProblems, type CheckpointProblem } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { BadRequestError, NotFoundError } from '../http-errors';
 import { findJobOrThrow } from './jobs-presenter';
@@ -65,6 +66,8 @@ export interface CheckpointTree {
   pendingBatch: number | null;
   /** The state stores, each partition with how its versions line up with commits/. */
   state: StateOperatorView[];
+  /** Missing or unparseable files a start refuses as CORRUPT_CHECKPOINT; [] when intact. */
+  problems: CheckpointProblem[];
 }
 
 export interface StatePartitionView extends StatePartitionInspection {
@@ -129,6 +132,7 @@ export async function checkpointTree(db: PrismaClient, jobId: string): Promise<C
     latestCommittedBatch,
     pendingBatch: latestOffsetsBatch !== null && !commits.includes(latestOffsetsBatch) ? latestOffsetsBatch : null,
     state,
+    problems: await checkpointProblems(fm),
   };
 }
 
