@@ -11,8 +11,8 @@
  * - 404 NOT_FOUND.
  * - 409 CONFLICT (state clashes: already running, reset while active, duplicate name) and the
  *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE.
- * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT: well-formed
- *   request whose content the engine refuses.
+ * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT /
+ *   OUTBOUND_REFUSED: well-formed request whose content the engine refuses.
  * - anything else: 500 INTERNAL, with the message but no stack.
  */
 import { ZodError } from 'zod';
@@ -66,6 +66,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   VALIDATION_ERROR: 422,
   ANALYSIS_ERROR: 422,
   CORRUPT_CHECKPOINT: 422,
+  OUTBOUND_REFUSED: 422,
 };
 
 export interface ErrorBody {
