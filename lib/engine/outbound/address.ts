@@ -84,7 +84,7 @@ export function parseHost(raw: string): ParsedHost {
   try {
     host = decodeURIComponent(host);
   } catch {
-    return { kind: 'invalid', reason: 'its percent-encoding is malformed' };
+    // Not percent-encoding: a raw IPv6 zone (fe80::1%eth0) is handled below.
   }
   host = host.toLowerCase();
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
@@ -106,7 +106,7 @@ export function formatIp(ip: IpAddress): string {
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] << 8) | ip.bytes[i + 1]).toString(16));
   // The URL parser prints the canonical compressed form.
-  return new URL(`http://[${groups.join(':')}]/`).hostname;
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }
 
 /** The IPv4 address an IPv6 address reaches (mapped, compatible, NAT64, 6to4), if any. */
