@@ -13,6 +13,13 @@ export interface Destination {
   database?: string;
 }
 
+/** A value whose scheme the destination kind does not take. */
+class SchemeRefused extends Error {
+  constructor(readonly scheme: string, message: string) {
+    super(message);
+  }
+}
+
 const DEFAULT_PORT: Record<string, number> = { http: 80, https: 443, postgres: 5432, postgresql: 5432, redis: 6379, rediss: 6379, nats: 4222, tls: 4222, ws: 80, wss: 443 };
 
 function fromUrl(kind: DestinationKind, url: URL, hostOverride?: string): Destination {
@@ -45,14 +52,14 @@ export function parseDestinations(kind: DestinationKind, value: string): Destina
     case 'http':
     case 's3': {
       const url = new URL(value);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`only http:// and https:// URLs are allowed here, not ${url.protocol}//`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SchemeRefused(url.protocol, `only http:// and https:// URLs are allowed here, not ${url.protocol}//`);
       return [fromUrl(kind, url)];
     }
     case 'postgres':
       return postgresDestinations(value);
     case 'redis': {
       const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `redis://${value}`);
-      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`a Redis URL starts with redis:// or rediss://, not ${url.protocol}//`);
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new SchemeRefused(url.protocol, `a Redis URL starts with redis:// or rediss://, not ${url.protocol}//`);
       return [{ ...fromUrl('redis', url), database: url.pathname.replace(/^\//, '') || '0' }];
     }
     case 'nats':
@@ -62,7 +69,7 @@ export function parseDestinations(kind: DestinationKind, value: string): Destina
         .filter(Boolean)
         .map((s) => {
           const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `nats://${s}`);
-          if (!['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol)) throw new Error(`a NATS server is nats://, tls://, ws:// or wss://, not ${url.protocol}//`);
+          if (!['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol)) throw new SchemeRefused(url.protocol, `a NATS server is nats://, tls://, ws:// or wss://, not ${url.protocol}//`);
           return fromUrl('nats', url);
         });
   }
@@ -84,6 +91,10 @@ export function checkDestinationValue(kind: DestinationKind, value: string, poli
   try {
     dests = parseDestinations(kind, value);
   } catch (e) {
+    if (e instanceof SchemeRefused) {
+      const next = kind === 'http' || kind === 's3' ? "Give the receiver's http(s) URL." : 'Write the connection in its usual form.';
+      return { destination: `${e.scheme}//`, rule: 'scheme', message: `${e.scheme}// is refused: ${e.message}. ${next}` };
+    }
     const why = e instanceof TypeError ? 'it is not a valid URL' : (e as Error).message;
     return { destination: '(unreadable)', rule: 'unreadable destination', message: `Weir cannot tell where this connects: ${why}.` };
   }
