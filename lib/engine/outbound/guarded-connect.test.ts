@@ -91,6 +91,16 @@ describe('outboundFetch (webhooks)', () => {
     await expect(outboundFetch('gopher://127.0.0.1:70/_', {}, {})).rejects.toThrow(/only http:\/\/ and https:\/\//);
   });
 
+  it('a status Response cannot hold (600-999) is an error, not a crash', async () => {
+    const odd = http.createServer((_req, res) => res.writeHead(799).end());
+    await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
+    try {
+      await expect(outboundFetch(`http://127.0.0.1:${(odd.address() as AddressInfo).port}/`, { method: 'POST' }, {})).rejects.toThrow(/HTTP status 799/);
+    } finally {
+      await new Promise((r) => odd.close(r));
+    }
+  });
+
   it('the webhook sink fails the batch at once on a refused destination, without retrying', async () => {
     const resolve = resolver({ 'rebind.test': ['169.254.169.254'] });
     const sink = new WebhookSink(webhookSinkOptions.parse({ url: `http://rebind.test:${port}/hook`, maxRetries: 3, initialBackoffMs: 1 }), new SystemClock(), 'j', { resolve });

@@ -114,7 +114,9 @@ export async function outboundFetch(url: string, init: OutboundRequestInit, poli
           if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
           else if (v !== undefined) headers.set(k, v);
         }
-        const status = res.statusCode ?? 500;
+        const status = res.statusCode ?? 0;
+        // Response takes 200-599 only; a receiver answering 600-999 must not throw here.
+        if (status < 200 || status > 599) return reject(new Error(`the receiver answered with HTTP status ${status}, which is not a valid final status`));
         resolve(new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage, headers }));
       });
     });
