@@ -15,7 +15,7 @@ import { createPool } from '../sinks/pg-util';
 import { createTestDatabase, type TestDatabase } from '../sinks/pg-test-database';
 import { WebhookSink, webhookSinkOptions } from '../sinks/webhook-sink';
 import { createRedis } from '../sources/redis-util';
-import { checkBeforeConnect, guardedAgents, outboundFetch } from './guarded-connect';
+import { checkBeforeConnect, guardedAgents, MAX_RESPONSE_BYTES, outboundFetch } from './guarded-connect';
 import { OutboundRefusedError, parseAllowList, type OutboundPolicy, type ResolveAll } from './outbound-policy';
 
 /** A resolver for made-up names; records what it was asked. A name it does not know fails as DNS would. */
@@ -98,6 +98,22 @@ describe('outboundFetch (webhooks)', () => {
       await expect(outboundFetch(`http://127.0.0.1:${(odd.address() as AddressInfo).port}/`, { method: 'POST' }, {})).rejects.toThrow(/HTTP status 799/);
     } finally {
       await new Promise((r) => odd.close(r));
+    }
+  });
+
+  it('reads at most MAX_RESPONSE_BYTES of a receiver\'s answer', async () => {
+    const big = http.createServer((_req, res) => {
+      res.writeHead(200);
+      res.end(Buffer.alloc(3 * MAX_RESPONSE_BYTES, 120));
+    });
+    await new Promise<void>((r) => big.listen(0, '127.0.0.1', r));
+    try {
+      const res = await outboundFetch(`http://127.0.0.1:${(big.address() as AddressInfo).port}/`, { method: 'POST' }, {});
+      expect(res.status).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBe(MAX_RESPONSE_BYTES);
+    } finally {
+      big.closeAllConnections();
+      await new Promise((r) => big.close(r));
     }
   });
 

@@ -91,6 +91,8 @@ export interface OutboundRequestInit {
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
+/** A receiver's answer is read up to this size; the rest is dropped unread. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
  * `fetch(url, init)` for webhooks, under the policy: the URL is checked as written (scheme,
@@ -106,9 +108,8 @@ export async function outboundFetch(url: string, init: OutboundRequestInit, poli
   return new Promise<Response>((resolve, reject) => {
     const req = lib.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false, lookup: guardedLookup(policy, kind, dest.port) as never, signal }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (e) => reject(signal?.aborted ? signal.reason : e));
-      res.on('end', () => {
+      let size = 0;
+      const done = () => {
         const headers = new Headers();
         for (const [k, v] of Object.entries(res.headers)) {
           if (Array.isArray(v)) v.forEach((x) => headers.append(k, x));
@@ -118,7 +119,18 @@ export async function outboundFetch(url: string, init: OutboundRequestInit, poli
         // Response takes 200-599 only; a receiver answering 600-999 must not throw here.
         if (status < 200 || status > 599) return reject(new Error(`the receiver answered with HTTP status ${status}, which is not a valid final status`));
         resolve(new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage, headers }));
+      };
+      res.on('data', (c: Buffer) => {
+        // Callers read the status, not the body: keep at most MAX_RESPONSE_BYTES of it.
+        chunks.push(c.subarray(0, Math.max(0, MAX_RESPONSE_BYTES - size)));
+        size += c.length;
+        if (size >= MAX_RESPONSE_BYTES) {
+          done();
+          res.destroy();
+        }
       });
+      res.on('error', (e) => reject(signal?.aborted ? signal.reason : e));
+      res.on('end', done);
     });
     req.on('error', (e) => reject(signal?.aborted ? signal.reason : e));
     req.end(init.body);
