@@ -25,6 +25,7 @@ describe('parseEnv', () => {
     ['PORT', '70000', /PORT: a TCP port/],
     ['WEIR_ADMIN_TOKEN', 'short', /WEIR_ADMIN_TOKEN: at least 16 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: /],
+    ['WEIR_OUTBOUND_ALLOW', '10.0.0.0/8,http://hooks', /WEIR_OUTBOUND_ALLOW: comma-separated CIDRs and host names: "http:\/\/hooks" is neither/],
   ])('names %s when it is %s', (name, value, message) => {
     let err: unknown;
     try {

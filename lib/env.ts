@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAllowList } from './engine/outbound/outbound-policy';
 
 const boolish = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const intish = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -50,6 +51,21 @@ export const envSchema = z.object({
   WEIR_ALERT_INTERVAL_MS: intish(5000, 100),
   /** How many runs one worker process drives at once. */
   WEIR_WORKER_CONCURRENCY: intish(50, 1),
+  /**
+   * Where jobs' webhooks, database and broker connections and S3 endpoints may connect:
+   * comma-separated CIDRs and host names (`10.0.0.0/8,hooks.example.com,*.svc.cluster.local`).
+   * Unset: anywhere but the always-refused link-local, unspecified, multicast and broadcast ranges.
+   */
+  WEIR_OUTBOUND_ALLOW: z
+    .string()
+    .superRefine((v, ctx) => {
+      try {
+        parseAllowList(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: `comma-separated CIDRs and host names: ${(e as Error).message}` });
+      }
+    })
+    .optional(),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `npm run demo`: after the start, set up and start the demo jobs (see README, Demo). */

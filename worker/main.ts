@@ -9,6 +9,7 @@ import pino from 'pino';
 import { env, EnvError } from '@/lib/env';
 import { prisma } from '@/lib/server/db';
 import { startAlertScheduler } from '@/lib/server/alerts/alert-scheduler';
+import { installOutboundPolicy } from '@/lib/server/outbound';
 import { Heartbeat } from './heartbeat';
 import { startRunWorker } from './run-worker';
 
@@ -24,6 +25,8 @@ async function main() {
     throw e;
   }
   const log = pino({ level: config.LOG_LEVEL, base: { component: 'worker' } });
+  // Every connection a run opens (sinks, sources, S3 checkpoints) obeys WEIR_OUTBOUND_ALLOW.
+  installOutboundPolicy();
   const db = prisma();
   const workerId = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const heartbeat = new Heartbeat(db, workerId, config.queueBackend, config.WEIR_WORKER_HEARTBEAT_MS, (e) =>

@@ -11,6 +11,7 @@ import { queueConfigFrom } from '@/lib/queue/connection';
 import { authorize, type Principal, type Role } from './auth';
 import { prisma } from './db';
 import { BadRequestError, errorResponse } from './http-errors';
+import { installOutboundPolicy, serverOutboundPolicy } from './outbound';
 import type { JobServiceContext } from './services/job-service';
 
 export interface ApiContext {
@@ -27,6 +28,8 @@ export function apiRoute(role: Role, action: string, fn: (ctx: ApiContext) => Pr
   return async (req: Request, second?: RouteSecondArg): Promise<Response> => {
     try {
       const db = prisma();
+      // Connections this process opens for a request (checkpoint reads on S3) obey the policy.
+      installOutboundPolicy();
       const params = (await second?.params) ?? {};
       const principal = await authorize(db, req, role, action);
       const out = await fn({ req, db, params, principal });
@@ -72,6 +75,7 @@ export function jobServiceContext(ctx: ApiContext): JobServiceContext {
     db: ctx.db,
     principal: ctx.principal,
     checkpointRoot: config.checkpointRoot,
+    outbound: serverOutboundPolicy(),
     enqueue: (payload) => enqueueRun(queueConfigFrom(config), { ...payload, attempt: 0 }),
   };
 }

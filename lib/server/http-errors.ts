@@ -11,10 +11,15 @@
  * - 404 NOT_FOUND.
  * - 409 CONFLICT (state clashes: already running, reset while active, duplicate name) and the
  *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE.
+<<<<<<< HEAD
  * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT: well-formed
  *   request whose content the engine refuses.
  * - 503 CHECKPOINT_WRITE_FAILED: the checkpoint storage refused a write or delete (full,
  *   read-only, no permission); the message names the file and what to fix, then try again.
+=======
+ * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT /
+ *   OUTBOUND_REFUSED: well-formed request whose content the engine refuses.
+>>>>>>> wt-outbound
  * - anything else: 500 INTERNAL, with the message but no stack.
  */
 import { ZodError } from 'zod';
@@ -69,6 +74,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   ANALYSIS_ERROR: 422,
   CORRUPT_CHECKPOINT: 422,
   CHECKPOINT_WRITE_FAILED: 503,
+  OUTBOUND_REFUSED: 422,
 };
 
 export interface ErrorBody {

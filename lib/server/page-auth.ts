@@ -9,8 +9,11 @@ import { redirect } from 'next/navigation';
 import { authenticate, type Principal } from '@/lib/server/auth';
 import { prisma } from '@/lib/server/db';
 import { UnauthenticatedError } from '@/lib/server/http-errors';
+import { installOutboundPolicy } from '@/lib/server/outbound';
 
 export async function requirePagePrincipal(returnTo: string): Promise<Principal> {
+  // A page may read a job's S3 checkpoint: its connections obey the outbound policy, as the API's do.
+  installOutboundPolicy();
   const h = await headers();
   let p: Principal | undefined;
   try {

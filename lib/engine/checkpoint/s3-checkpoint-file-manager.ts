@@ -38,6 +38,8 @@ type S3Module = typeof import('@aws-sdk/client-s3');
 let sdk: Promise<S3Module> | null = null;
 const loadSdk = () => (sdk ??= import('@aws-sdk/client-s3'));
 import { ValidationError } from '../errors';
+import { guardedAgents } from '../outbound/guarded-connect';
+import { outboundPolicy } from '../outbound/outbound-policy';
 import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from './checkpoint-file-manager';
 import { registerCheckpointScheme } from './checkpoint-location';
 
@@ -107,6 +109,8 @@ export class S3CheckpointFileManager implements CheckpointFileManager {
         region: this.opts.region ?? 'us-east-1',
         forcePathStyle: this.opts.forcePathStyle,
         credentials: this.opts.accessKeyId && this.opts.secretAccessKey ? { accessKeyId: this.opts.accessKeyId, secretAccessKey: this.opts.secretAccessKey } : undefined,
+        // The endpoint, and the address each connection reaches, obey the outbound policy.
+        requestHandler: guardedAgents(outboundPolicy(), 's3'),
       });
       return { s3: this.s3, m };
     });

@@ -11,6 +11,8 @@
 import pg from 'pg';
 import { ValidationError, WeirError } from '../errors';
 import type { Field, Row, Schema } from '../types';
+import { guardedSocket } from '../outbound/guarded-connect';
+import { outboundPolicy, type OutboundPolicy } from '../outbound/outbound-policy';
 
 /** Quote a PostgreSQL identifier: wrap in double quotes, double any embedded quote. */
 export function quoteIdent(name: string): string {
@@ -56,9 +58,11 @@ export function errorText(e: unknown, secrets: readonly string[]): string {
 /**
  * A small pool. `pg` emits 'error' on idle clients whose server went away; without a listener
  * that would crash the process, and the next query reports the failure anyway.
+ * Every connection goes through the outbound policy: pg's `stream` option hands it a socket
+ * whose `connect(port, host)` checks the host and the address it resolves to.
  */
-export function createPool(connectionString: string, max = 2): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000 });
+export function createPool(connectionString: string, max = 2, policy: OutboundPolicy = outboundPolicy()): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, stream: () => guardedSocket(policy, 'postgres') });
   pool.on('error', () => {});
   return pool;
 }
@@ -167,7 +171,7 @@ export function unnestInsert(target: string, cols: readonly OutputColumn[], type
  * fit, ordered by all columns so the output is stable. Errors are redacted.
  */
 export async function readTableRows(connectionString: string, schema: string, table: string): Promise<Row[]> {
-  const client = new pg.Client({ connectionString });
+  const client = new pg.Client({ connectionString, stream: () => guardedSocket(outboundPolicy(), 'postgres') });
   const secrets = secretsOf(connectionString);
   try {
     await client.connect();

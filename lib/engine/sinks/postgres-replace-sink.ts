@@ -73,6 +73,7 @@ export const postgresReplaceSinkDefinition: SinkDefinition<PostgresReplaceSinkOp
   create: (o) => new PostgresReplaceSink(o),
   readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
+  destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };
 
 registerSink(postgresReplaceSinkDefinition);

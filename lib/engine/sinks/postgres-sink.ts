@@ -139,6 +139,7 @@ export const postgresSinkDefinition: SinkDefinition<PostgresSinkOptions> = {
   create: (o) => new PostgresSink(o),
   readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
+  destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };
 
 registerSink(postgresSinkDefinition);

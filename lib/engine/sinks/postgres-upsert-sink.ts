@@ -93,6 +93,7 @@ export const postgresUpsertSinkDefinition: SinkDefinition<PostgresUpsertSinkOpti
   },
   readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
+  destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };
 
 registerSink(postgresUpsertSinkDefinition);

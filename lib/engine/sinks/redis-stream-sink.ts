@@ -81,6 +81,7 @@ export const redisStreamSinkDefinition: SinkDefinition<RedisStreamSinkOptions> =
     }
   },
   secretOptions: ['url'],
+  destinations: [{ option: 'url', kind: 'redis' }],
 };
 
 registerSink(redisStreamSinkDefinition);

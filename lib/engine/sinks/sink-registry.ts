@@ -6,12 +6,15 @@ import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { OutputMode, Row, Schema } from '../types';
 import type { Sink, SinkSignature } from './sink';
+import type { DestinationKind, OutboundPolicy } from '../outbound/outbound-policy';
 
 export interface SinkContext {
   clock: Clock;
   /** The job's id/name, for idempotency keys and metadata tables. */
   jobName: string;
   queryId?: string;
+  /** The outbound policy its connections obey (default: the one installed with setOutboundPolicy). */
+  outbound?: OutboundPolicy;
 }
 
 export interface SinkDefinition<O = unknown> {
@@ -29,6 +32,12 @@ export interface SinkDefinition<O = unknown> {
   /** Optional: the rows readers of the destination see now (for `weir sink read`). */
   readRows?(options: O): Promise<Row[]>;
   secretOptions?: readonly string[];
+  /**
+   * Options that name a network destination (a URL, a connection string), checked against the
+   * outbound policy at validation; a masked secret of this sink is kept on an edit only while
+   * these are unchanged.
+   */
+  destinations?: readonly { option: string; kind: DestinationKind }[];
 }
 
 const registry = new Map<string, SinkDefinition<never>>();

@@ -17,6 +17,10 @@
  * unless the job declares `receiverHonoursIdempotencyKey: true` (the receiver stores the key and
  * ignores a repeat), which makes it idempotent. Weir cannot check that claim; the audit reason
  * says it is declared by the job. The URL and headers may hold tokens: they are secrets.
+ *
+ * Outbound policy: only http(s); the URL and the address connected to are checked against the
+ * policy (outbound/), and a refusal fails the batch at once (retrying cannot change it).
+ * Redirects are not followed: a receiver's 3xx is a refusal like any other 4xx.
  */
 import { z } from 'zod';
 import { SinkError } from '../errors';
@@ -25,6 +29,8 @@ import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
 import { redact } from './pg-util';
+import { outboundFetch } from '../outbound/guarded-connect';
+import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../outbound/outbound-policy';
 
 export const webhookSinkOptions = z.strictObject({
   url: z.url().meta({ examples: ['https://hooks.example.com/weir'] }),
@@ -51,7 +57,7 @@ export class WebhookSink implements Sink {
   /** Requests sent, including retries (for tests and metrics). */
   attempts = 0;
 
-  constructor(private readonly opts: WebhookSinkOptions, private readonly clock: Clock, private readonly jobName: string) {
+  constructor(private readonly opts: WebhookSinkOptions, private readonly clock: Clock, private readonly jobName: string, private readonly outbound: OutboundPolicy = outboundPolicy()) {
     ({ signature: this.signature, reason: this.signatureReason } = signatureOf(opts));
     const u = new URL(opts.url);
     // Origin only: paths and query strings of webhook URLs often embed tokens.
@@ -72,7 +78,7 @@ export class WebhookSink implements Sink {
       this.attempts++;
       let retryAfterMs: number | null = null;
       try {
-        const res = await fetch(this.opts.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs) });
+        const res = await outboundFetch(this.opts.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs) }, this.outbound);
         await res.arrayBuffer().catch(() => undefined);
         if (res.ok) return;
         last = `HTTP ${res.status}`;
@@ -84,6 +90,9 @@ export class WebhookSink implements Sink {
         if (Number.isFinite(ra) && ra >= 0) retryAfterMs = ra * 1000;
       } catch (e) {
         if (e instanceof SinkError) throw e;
+        if (e instanceof OutboundRefusedError) {
+          throw new SinkError(`Webhook sink: ${e.message} The batch is not committed; fix sink.options.url or the outbound policy.`, { batchId, code: e.code, ...e.details });
+        }
         const err = e as Error & { cause?: { code?: string } };
         last = redact(`${err.name === 'TimeoutError' ? 'timed out' : err.message}${err.cause?.code ? ` (${err.cause.code})` : ''}`, this.secrets);
       }
@@ -103,8 +112,9 @@ export const webhookSinkDefinition: SinkDefinition<WebhookSinkOptions> = {
   options: webhookSinkOptions,
   signature: signatureOf,
   supportedOutputModes: () => ['append', 'update', 'complete'],
-  create: (o, ctx) => new WebhookSink(o, ctx.clock, ctx.jobName),
+  create: (o, ctx) => new WebhookSink(o, ctx.clock, ctx.jobName, ctx.outbound ?? outboundPolicy()),
   secretOptions: ['url', 'headers'],
+  destinations: [{ option: 'url', kind: 'http' }],
 };
 
 registerSink(webhookSinkDefinition);

@@ -26,6 +26,8 @@ import type { Offset, Row, Schema } from '../types';
 import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceDefinition } from './source-registry';
 import { redact } from '../sinks/pg-util';
+import { checkBeforeConnect } from '../outbound/guarded-connect';
+import { outboundPolicy, type OutboundPolicy } from '../outbound/outbound-policy';
 import { parseJsonRecord } from './value-conversion';
 
 export const natsJetStreamSourceOptions = z.strictObject({
@@ -52,7 +54,7 @@ export class NatsJetStreamSource implements Source {
   private js: JetStreamClient | null = null;
   private readonly secrets: string[];
 
-  constructor(private readonly opts: NatsJetStreamSourceOptions, readonly schema: Schema) {
+  constructor(private readonly opts: NatsJetStreamSourceOptions, readonly schema: Schema, private readonly outbound: OutboundPolicy = outboundPolicy()) {
     this.description = `NatsJetStreamSource[${opts.stream}${opts.subject ? `:${opts.subject}` : ''}]`;
     this.secrets = [opts.servers, opts.token ?? ''].filter(Boolean);
   }
@@ -65,7 +67,9 @@ export class NatsJetStreamSource implements Source {
   private async manager(): Promise<JetStreamManager> {
     if (!this.jsm) {
       const [{ connect }, { jetstream, jetstreamManager }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
-      this.nc = await connect({ servers: this.opts.servers, token: this.opts.token, timeout: 5_000 });
+      await checkBeforeConnect('nats', this.opts.servers, this.outbound);
+      // Cluster updates would have the server name further hosts to connect to, unchecked.
+      this.nc = await connect({ servers: this.opts.servers, token: this.opts.token, timeout: 5_000, ignoreClusterUpdates: true });
       this.jsm = await jetstreamManager(this.nc);
       this.js = jetstream(this.nc);
     }
@@ -177,6 +181,7 @@ export const natsJetStreamSourceDefinition: SourceDefinition<NatsJetStreamSource
   replayable: () => ({ replayable: true, reason: REASON }),
   create: (o, ctx) => new NatsJetStreamSource(o, ctx.schema),
   secretOptions: ['servers', 'token'],
+  destinations: [{ option: 'servers', kind: 'nats' }],
 };
 
 registerSource(natsJetStreamSourceDefinition);

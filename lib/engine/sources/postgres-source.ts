@@ -171,6 +171,7 @@ export const postgresSourceDefinition: SourceDefinition<PostgresSourceOptions> =
   replayable: () => ({ replayable: true, reason: REASON }),
   create: (o, ctx) => new PostgresSource(o, ctx.schema),
   secretOptions: ['connectionString'],
+  destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };
 
 registerSource(postgresSourceDefinition);

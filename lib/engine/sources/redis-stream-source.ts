@@ -166,6 +166,7 @@ export const redisStreamSourceDefinition: SourceDefinition<RedisStreamSourceOpti
   replayable: () => ({ replayable: true, reason: REASON }),
   create: (o, ctx) => new RedisStreamSource(o, ctx.schema),
   secretOptions: ['url'],
+  destinations: [{ option: 'url', kind: 'redis' }],
 };
 
 registerSource(redisStreamSourceDefinition);

@@ -5,9 +5,13 @@
  * The URL is a secret (it may carry a password): callers redact it from every message.
  */
 import { Redis } from 'ioredis';
+import { guardedRedisConnector } from '../outbound/guarded-redis';
+import { outboundPolicy, type OutboundPolicy } from '../outbound/outbound-policy';
 
-export function createRedis(url: string): Redis {
+/** Every connection (and reconnection) goes through the outbound policy (see guarded-redis.ts). */
+export function createRedis(url: string, policy: OutboundPolicy = outboundPolicy()): Redis {
   const client = new Redis(url, {
+    Connector: guardedRedisConnector(policy),
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 5_000,

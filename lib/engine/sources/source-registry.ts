@@ -9,6 +9,7 @@ import type { Clock } from '../clock';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Schema } from '../types';
 import type { Source } from './source';
+import type { DestinationKind } from '../outbound/outbound-policy';
 
 export interface SourceContext {
   /** The source's name in the SQL (FROM <name>). */
@@ -35,6 +36,8 @@ export interface SourceDefinition<O = unknown> {
   checkSchema?(schema: Schema): string | undefined;
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
+  /** Options that name a network destination (see SinkDefinition.destinations). */
+  destinations?: readonly { option: string; kind: DestinationKind }[];
 }
 
 const registry = new Map<string, SourceDefinition<never>>();

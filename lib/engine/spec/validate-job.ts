@@ -15,6 +15,8 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { getSinkDefinition } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';
 import type { Schema } from '../types';
+import type { OutboundPolicy } from '../outbound/outbound-policy';
+import { checkSpecOutbound } from '../outbound/spec-destinations';
 import { outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
 
 export interface ValidateJobResult {
@@ -104,7 +106,12 @@ export function jsonErrorOffset(t: string): number {
   }
 }
 
-export function validateJob(specJson: unknown): ValidateJobResult {
+export interface ValidateJobOptions {
+  /** When given, every destination the spec names is checked against it (see outbound/). */
+  outbound?: OutboundPolicy;
+}
+
+export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): ValidateJobResult {
   let input = specJson;
   if (typeof specJson === 'string') {
     const r = parseJsonText(specJson);
@@ -166,6 +173,7 @@ export function validateJob(specJson: unknown): ValidateJobResult {
     } catch (e) {
       errors.push({ path: 'checkpointLocation', message: (e as Error).message });
     }
+    if (opts.outbound) errors.push(...checkSpecOutbound(spec, opts.outbound));
     if (spec.trigger.type === 'once') {
       warnings.push({ path: 'trigger.type', message: 'Trigger "once" is deprecated in Spark 3.4+; "available-now" processes the same data in bounded batches.' });
     }

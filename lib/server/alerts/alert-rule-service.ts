@@ -1,14 +1,19 @@
 /**
  * Writes to alert rules (admins): create, edit, delete; and to alerts (operators): acknowledge.
  * Each is audited in the same transaction.
- * The webhook secret is write-only: reads show `********`, and sending `********` back on an
- * edit keeps the stored one (as job secrets do). Deleting a rule resolves its firing alerts
- * first, so nothing stays FIRING without a rule that could ever resolve it.
+ * The webhook secret is write-only: reads show `********`, and sending `********` back (or
+ * omitting it) on an edit keeps the stored one (as job secrets do), but only while the webhook's
+ * destination (scheme, host, port) is unchanged: a new host must be given the secret anew.
+ * The webhook URL obeys the outbound policy (lib/server/outbound.ts), checked here and again on
+ * the address each delivery connects to. Deleting a rule resolves its firing alerts first, so
+ * nothing stays FIRING without a rule that could ever resolve it.
  */
+import { checkDestinationValue, parseDestinations, sameDestination, ValidationError, describeDestination, type OutboundPolicy } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
 import { BadRequestError, ConflictError, NotFoundError } from '../http-errors';
 import { recordAudit } from '../services/audit-service';
+import { serverOutboundPolicy } from '../outbound';
 import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-presenter';
 import { paramsSchemaOf, type AlertRuleInput, type AlertRuleUpdate } from './rule-kinds';
 
@@ -20,8 +25,37 @@ async function ensureJob(db: PrismaClient, jobId: string | null | undefined): Pr
   }
 }
 
-export async function createAlertRule(db: PrismaClient, who: Principal, input: AlertRuleInput): Promise<AlertRuleView> {
+/** 422 naming webhookUrl, the destination and the rule, if the policy refuses the URL. */
+function checkWebhookUrl(url: string | null | undefined, policy: OutboundPolicy): void {
+  if (!url) return;
+  const r = checkDestinationValue('http', url, policy);
+  if (r) {
+    throw new ValidationError(`webhookUrl: ${r.message} (outbound rule: ${r.rule})`, { issues: [{ path: 'webhookUrl', message: r.message }], destination: r.destination, rule: r.rule });
+  }
+}
+
+function destinationOf(url: string | null): string | undefined {
+  if (!url) return undefined;
+  try {
+    return parseDestinations('http', url).map(describeDestination).join(', ');
+  } catch {
+    return url;
+  }
+}
+
+function sameWebhookDestination(a: string | null, b: string | null): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  try {
+    return sameDestination(parseDestinations('http', a)[0], parseDestinations('http', b)[0]);
+  } catch {
+    return false;
+  }
+}
+
+export async function createAlertRule(db: PrismaClient, who: Principal, input: AlertRuleInput, outbound: OutboundPolicy = serverOutboundPolicy()): Promise<AlertRuleView> {
   requireRole(who, 'admin', 'create alert rules');
+  checkWebhookUrl(input.webhookUrl, outbound);
   await ensureJob(db, input.jobId);
   const row = await db.$transaction(async (tx) => {
     const r = await tx.alertRule.create({
@@ -33,7 +67,7 @@ export async function createAlertRule(db: PrismaClient, who: Principal, input: A
   return presentRule(row);
 }
 
-export async function updateAlertRule(db: PrismaClient, who: Principal, id: string, input: AlertRuleUpdate): Promise<AlertRuleView> {
+export async function updateAlertRule(db: PrismaClient, who: Principal, id: string, input: AlertRuleUpdate, outbound: OutboundPolicy = serverOutboundPolicy()): Promise<AlertRuleView> {
   requireRole(who, 'admin', 'edit alert rules');
   const before = await db.alertRule.findUnique({ where: { id } });
   if (!before) throw new NotFoundError('alert-rule', id);
@@ -47,8 +81,14 @@ export async function updateAlertRule(db: PrismaClient, who: Principal, id: stri
     }
     params = JSON.parse(JSON.stringify(parsed.data));
   }
-  const webhookSecret = input.webhookSecret === MASKED_SECRET ? before.webhookSecret : input.webhookSecret === undefined ? before.webhookSecret : input.webhookSecret;
+  const keepsSecret = input.webhookSecret === MASKED_SECRET || input.webhookSecret === undefined;
+  const webhookSecret = keepsSecret ? before.webhookSecret : input.webhookSecret;
   const webhookUrl = input.webhookUrl === undefined ? before.webhookUrl : input.webhookUrl;
+  checkWebhookUrl(webhookUrl, outbound);
+  if (keepsSecret && before.webhookSecret && webhookUrl && !sameWebhookDestination(webhookUrl, before.webhookUrl)) {
+    const message = `the stored webhookSecret is kept only while the webhook's destination is unchanged, and webhookUrl now points at ${destinationOf(webhookUrl)} (it was ${destinationOf(before.webhookUrl) ?? 'unset'}). Send webhookSecret again in full with the new webhookUrl.`;
+    throw new ValidationError(`webhookSecret: ${message}`, { issues: [{ path: 'webhookSecret', message }] });
+  }
   if (webhookUrl && !webhookSecret) throw new BadRequestError('A webhook needs a webhookSecret (at least 8 characters) to sign its deliveries.', { issues: [{ path: 'webhookSecret', message: 'required with webhookUrl' }] });
   const row = await db.$transaction(async (tx) => {
     const r = await tx.alertRule.update({ where: { id }, data: { name: input.name ?? before.name, enabled: input.enabled ?? before.enabled, params: params ?? {}, webhookUrl, webhookSecret } });

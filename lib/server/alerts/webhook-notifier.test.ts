@@ -61,6 +61,23 @@ describe('webhook notifier', () => {
     }
   });
 
+  it('a destination the outbound policy refuses fails the delivery at once, sending nothing', async () => {
+    const receiver = await startReceiver();
+    try {
+      // The rule's host resolves (through an injected resolver: no DNS) to the metadata address.
+      const url = receiver.url.replace('127.0.0.1', 'rebind.test');
+      const job = await firingRule('refused-job', url);
+      const resolve = async () => [{ address: '169.254.169.254', family: 4 }];
+      await evaluateJobAlerts(t.db, job.id, { deliveries: 'await' as const, notifier: { backoffBaseMs: 1, outbound: { resolve } } });
+      expect(receiver.received).toEqual([]);
+      const [d] = await t.db.notificationDelivery.findMany({ where: { alert: { jobId: job.id } } });
+      expect(d).toMatchObject({ status: 'FAILED', attemptCount: 1, lastStatus: null });
+      expect(d.lastError).toMatch(/rebind\.test resolved to 169\.254\.169\.254, which is one of the link-local addresses/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('a receiver that is down is retried by the sweep once it is back', async () => {
     const receiver = await startReceiver();
     const url = receiver.url;

@@ -13,9 +13,14 @@
  * - A sender claims a due row by moving `nextAttemptAt` forward by `claimMs` with a conditional
  *   update; a sender that dies mid-attempt leaves the row due again after the claim expires, and
  *   the scheduler's sweep (`deliverDue`) picks it up. Two senders never hold the same attempt.
+ * - The URL and the address each attempt connects to obey the outbound policy
+ *   (lib/server/outbound.ts); a refused destination FAILs the delivery at once, since retrying
+ *   cannot change the answer. Redirects are not followed.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { outboundFetch, OutboundRefusedError, type OutboundPolicy } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { serverOutboundPolicy } from '../outbound';
 
 export interface NotifierOptions {
   /** First retry delay; doubles per attempt. */
@@ -24,7 +29,10 @@ export interface NotifierOptions {
   maxAttempts?: number;
   timeoutMs?: number;
   claimMs?: number;
+  /** Default: outboundFetch under `outbound`. */
   fetch?: typeof fetch;
+  /** Default: this process's policy (serverOutboundPolicy). */
+  outbound?: OutboundPolicy;
 }
 
 const DEFAULTS = { backoffBaseMs: 1000, backoffMaxMs: 60_000, maxAttempts: 6, timeoutMs: 10_000, claimMs: 30_000 };
@@ -63,12 +71,14 @@ export async function attemptDelivery(db: PrismaClient, id: string, o: NotifierO
   const attempt = row.attemptCount + 1;
   let status: number | undefined;
   let error: string | undefined;
+  let refused = false;
   const secret = row.rule?.webhookSecret;
+  const send = o.fetch ?? ((url: string, init: RequestInit) => outboundFetch(url, init as Parameters<typeof outboundFetch>[1], o.outbound ?? serverOutboundPolicy()));
   if (!secret) {
     error = 'the rule (or its webhook secret) was deleted; nothing to sign with';
   } else {
     try {
-      const res = await (o.fetch ?? fetch)(row.url, {
+      const res = await send(row.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-weir-event': row.event, 'x-weir-delivery': row.id, 'x-weir-signature': signBody(secret, row.body) },
         body: row.body,
@@ -79,12 +89,13 @@ export async function attemptDelivery(db: PrismaClient, id: string, o: NotifierO
       if (!res.ok) error = `HTTP ${res.status}`;
     } catch (e) {
       error = (e as Error).message;
+      refused = e instanceof OutboundRefusedError;
     }
   }
   const end = new Date();
   const log = [...((row.attempts as unknown[]) ?? []), { at: start.toISOString(), attempt, status: status ?? null, error: error ?? null, durationMs: end.getTime() - start.getTime() }];
   const delivered = !error;
-  const exhausted = !delivered && (attempt >= (o.maxAttempts ?? DEFAULTS.maxAttempts) || !secret);
+  const exhausted = !delivered && (attempt >= (o.maxAttempts ?? DEFAULTS.maxAttempts) || !secret || refused);
   const outcome: AttemptOutcome = delivered ? 'DELIVERED' : exhausted ? 'FAILED' : 'RETRY';
   await db.notificationDelivery.update({
     where: { id },

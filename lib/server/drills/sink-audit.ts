@@ -6,7 +6,8 @@
  * bare append shows the replayed batch twice.
  */
 import pg from 'pg';
-import { readCommittedRows, type JobSpec } from '@/lib/engine';
+import { guardedRedisConnector, guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
+import { serverOutboundPolicy } from '../outbound';
 
 export interface BatchAudit {
   batchId: number;
@@ -50,7 +51,8 @@ function summarize(sinkType: string, note: string, actualByBatch: Map<number, nu
 }
 
 async function withPg<T>(connectionString: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString });
+  // The sink's destination came through the API: the outbound policy applies to reading it back.
+  const c = new pg.Client({ connectionString, stream: () => guardedSocket(serverOutboundPolicy(), 'postgres') });
   await c.connect();
   try {
     return await fn(c);
@@ -99,7 +101,7 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
   }
   if (type === 'redis-stream') {
     const { Redis } = await import('ioredis');
-    const r = new Redis(String(o.url), { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const r = new Redis(String(o.url), { lazyConnect: true, maxRetriesPerRequest: 1, Connector: guardedRedisConnector(serverOutboundPolicy()) });
     try {
       await r.connect();
       // Entries carry their batchId field (redis-stream-sink.ts), so rows can be counted per batch.

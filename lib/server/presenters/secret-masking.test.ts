@@ -50,3 +50,26 @@ describe('secret masking', () => {
     expect(JSON.stringify(out.sink)).not.toContain('password-1');
   });
 });
+
+describe('a masked secret is kept only while its destination is unchanged', () => {
+  const hook = (url: string, headers: unknown) => ({ name: 'h', source: { name: 's', type: 'rate', options: {}, schema: [] }, sql: 'SELECT 1', sink: { type: 'webhook', options: { url, headers } } });
+  const stored = hook('https://hooks.example.com:8443/weir/tok', { authorization: 'Bearer tok-123456' });
+
+  it('property: any other scheme, host or port refuses the masked headers; a new path keeps them', () => {
+    const hostArb = fc.constantFrom('hooks.example.com', 'HOOKS.example.com', 'evil.example.com', '127.0.0.1', '[::1]', '10.0.0.1');
+    fc.assert(
+      fc.property(fc.constantFrom('http', 'https'), hostArb, fc.constantFrom(443, 8443, 80, 9000), fc.constantFrom('/weir/tok', '/other', '/'), (scheme, host, port, path) => {
+        const url = `${scheme}://${host}:${port}${path}`;
+        const same = scheme === 'https' && host.toLowerCase() === 'hooks.example.com' && port === 8443;
+        const run = () => unmaskSpec(hook(url, MASKED), stored) as { sink: { options: { headers: unknown } } };
+        if (same) expect(run().sink.options.headers).toEqual({ authorization: 'Bearer tok-123456' });
+        else expect(run).toThrow(/sink\.options\.headers: was sent masked/);
+      }),
+      { numRuns: 150, seed: 5 },
+    );
+  });
+
+  it('keeps everything when the URL itself is sent back masked too', () => {
+    expect(unmaskSpec(hook(MASKED, MASKED), stored)).toEqual(stored);
+  });
+});

@@ -10,9 +10,13 @@
  *   any JSON value, for error messages and progress records that may quote a connection string.
  *
  * `unmaskSpec` is the inverse for edits: a field sent back as MASKED keeps the stored secret, so a
- * client can round-trip what it read without knowing (or wiping) the secret.
+ * client can round-trip what it read without knowing (or wiping) the secret. Only while its
+ * destination is unchanged, though: a secret sent back masked next to a changed URL or
+ * connection string (scheme, host, port, database) would be sent to the new host, so that edit
+ * is refused (422) and the client must send the secret again.
  */
-import { getSinkDefinition, getSourceDefinition } from '@/lib/engine';
+import { describeDestination, getSinkDefinition, getSourceDefinition, parseDestinations, sameDestination, specDestinations, type Destination, type SpecDestination } from '@/lib/engine';
+import { InvalidJobSpecError } from '../http-errors';
 
 export const MASKED = '********';
 
@@ -23,6 +27,9 @@ interface SecretSlot {
   /** The object holding the secret option. */
   holder: (spec: Obj) => Obj | undefined;
   key: string;
+  /** Its field path and spec part (as specDestinations names them). */
+  path: string;
+  part: string;
 }
 
 function secretSlots(spec: Obj): SecretSlot[] {
@@ -32,14 +39,14 @@ function secretSlots(spec: Obj): SecretSlot[] {
   const srcDef = typeof source?.type === 'string' ? getSourceDefinition(source.type) : undefined;
   const sinkDef = typeof sink?.type === 'string' ? getSinkDefinition(sink.type) : undefined;
   for (const key of srcDef?.secretOptions ?? []) {
-    slots.push({ holder: (s) => (isObj(s.source) && isObj(s.source.options) ? s.source.options : undefined), key });
+    slots.push({ holder: (s) => (isObj(s.source) && isObj(s.source.options) ? s.source.options : undefined), key, path: `source.options.${key}`, part: 'source' });
   }
   for (const key of sinkDef?.secretOptions ?? []) {
-    slots.push({ holder: (s) => (isObj(s.sink) && isObj(s.sink.options) ? s.sink.options : undefined), key });
+    slots.push({ holder: (s) => (isObj(s.sink) && isObj(s.sink.options) ? s.sink.options : undefined), key, path: `sink.options.${key}`, part: 'sink' });
   }
   if (Array.isArray(spec.staticTables)) {
     spec.staticTables.forEach((_, i) => {
-      slots.push({ holder: (s) => (Array.isArray(s.staticTables) && isObj(s.staticTables[i]) ? (s.staticTables[i] as Obj) : undefined), key: 'connectionString' });
+      slots.push({ holder: (s) => (Array.isArray(s.staticTables) && isObj(s.staticTables[i]) ? (s.staticTables[i] as Obj) : undefined), key: 'connectionString', path: `staticTables.${i}.connectionString`, part: `staticTables.${i}` });
     });
   }
   return slots;
@@ -95,10 +102,39 @@ export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
   return walk(value) as T;
 }
 
-/** Restores secrets the client sent back as MASKED from the stored spec (same slot, same type). */
+function destinationsOf(d: SpecDestination): Destination[] | undefined {
+  try {
+    return parseDestinations(d.kind, d.value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a part's destinations differ between two specs (a field and the new and old targets), if they do. */
+export function changedDestination(part: string, now: unknown, before: unknown): { path: string; now: string; before: string } | undefined {
+  const a = specDestinations(now).filter((d) => d.part === part);
+  const b = specDestinations(before).filter((d) => d.part === part);
+  const shown = (d: SpecDestination | undefined) => {
+    const parsed = d && destinationsOf(d);
+    return parsed?.length ? parsed.map(describeDestination).join(', ') : d ? 'an unreadable destination' : 'nothing';
+  };
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] && destinationsOf(a[i]);
+    const y = b[i] && destinationsOf(b[i]);
+    const same = a[i]?.value === b[i]?.value || (!!x && !!y && x.length === y.length && x.every((d, j) => sameDestination(d, y[j])));
+    if (!same) return { path: (a[i] ?? b[i]).path, now: shown(a[i]), before: shown(b[i]) };
+  }
+  return undefined;
+}
+
+/**
+ * Restores secrets the client sent back as MASKED from the stored spec (same slot, same type),
+ * and refuses (InvalidJobSpecError, 422) a restored secret whose destination changed.
+ */
 export function unmaskSpec<T>(incoming: T, stored: unknown): T {
   if (!isObj(incoming) || !isObj(stored)) return incoming;
   const copy = structuredClone(incoming) as Obj;
+  const restored: SecretSlot[] = [];
   for (const slot of secretSlots(copy)) {
     const h = slot.holder(copy);
     if (!h || h[slot.key] !== MASKED) continue;
@@ -106,7 +142,19 @@ export function unmaskSpec<T>(incoming: T, stored: unknown): T {
       !isObj(copy[part]) || !isObj(stored[part]) || (copy[part] as Obj).type === (stored[part] as Obj).type;
     const old = sameType('source') && sameType('sink') ? slot.holder(stored)?.[slot.key] : undefined;
     if (old === undefined) delete h[slot.key];
-    else h[slot.key] = old;
+    else {
+      h[slot.key] = old;
+      restored.push(slot);
+    }
   }
+  const issues = restored.flatMap((slot) => {
+    const changed = changedDestination(slot.part, copy, stored);
+    if (!changed) return [];
+    return [{
+      path: slot.path,
+      message: `was sent masked (${MASKED}), but ${changed.path} now points at ${changed.now} (it was ${changed.before}). A stored secret is kept only while its destination is unchanged, so it is not sent to a new host: send ${slot.path} again in full with the new destination.`,
+    }];
+  });
+  if (issues.length) throw new InvalidJobSpecError(issues);
   return copy as T;
 }

@@ -17,13 +17,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { validateJob, type ValidateJobResult } from '@/lib/engine';
+import { validateJob, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient, type RunStatus } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
 import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http-errors';
 import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
 import { unmaskSpec } from '../presenters/secret-masking';
+import { serverOutboundPolicy } from '../outbound';
 import { recordAudit } from './audit-service';
 import { deleteCheckpoint } from './checkpoint-reset';
 
@@ -36,6 +37,8 @@ export interface JobServiceContext {
   principal: Principal;
   /** Where a job's checkpoint goes when its spec names none: `<checkpointRoot>/<jobId>`. */
   checkpointRoot: string;
+  /** Where the spec's webhooks and connections may go (lib/server/outbound.ts); default: this process's. */
+  outbound?: OutboundPolicy;
   /** Puts a run on the queue (lib/queue/run-queue.ts's enqueueRun, bound to the config). */
   enqueue: (payload: { jobId: string; reason: 'start' | 'restart' }) => Promise<string>;
 }
@@ -69,13 +72,13 @@ function withCheckpoint(spec: Obj, fallback: string): Obj {
 }
 
 /** The engine's verdict on a spec, without saving anything (POST /api/jobs/validate). */
-export function validateSpec(spec: unknown, checkpointRoot: string): ValidateJobResult {
+export function validateSpec(spec: unknown, checkpointRoot: string, outbound: OutboundPolicy = serverOutboundPolicy()): ValidateJobResult {
   const obj = specObject(spec);
-  return validateJob(withCheckpoint(obj, path.join(checkpointRoot, '<job id>')));
+  return validateJob(withCheckpoint(obj, path.join(checkpointRoot, '<job id>')), { outbound });
 }
 
-function validated(spec: Obj): { spec: Obj; result: ValidateJobResult & { ok: true } } {
-  const result = validateJob(spec);
+function validated(spec: Obj, outbound: OutboundPolicy): { spec: Obj; result: ValidateJobResult & { ok: true } } {
+  const result = validateJob(spec, { outbound });
   if (!result.ok || !result.spec) throw new InvalidJobSpecError(result.errors, result.warnings);
   return { spec, result: result as ValidateJobResult & { ok: true } };
 }
@@ -108,7 +111,7 @@ const optionalJson = (v: unknown) => (v === null ? Prisma.DbNull : (v as Prisma.
 export async function createJob(ctx: JobServiceContext, input: JobInput): Promise<{ job: JobDetail; warnings: unknown[] }> {
   requireRole(ctx.principal, 'admin', 'create jobs');
   const id = randomUUID();
-  const { spec, result } = validated(withCheckpoint(specObject(input.spec), path.join(ctx.checkpointRoot, id)));
+  const { spec, result } = validated(withCheckpoint(specObject(input.spec), path.join(ctx.checkpointRoot, id)), ctx.outbound ?? serverOutboundPolicy());
   await assertNameFree(ctx.db, result.spec!.name);
   const job = await ctx.db.$transaction(async (tx) => {
     const row = await tx.job.create({
@@ -135,7 +138,7 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
   }
   // A spec without a checkpoint keeps the job's current one: an edit is not a silent reset.
   const incoming = unmaskSpec(specObject(input.spec), before.spec);
-  const { spec, result } = validated(withCheckpoint(incoming, before.checkpointLocation));
+  const { spec, result } = validated(withCheckpoint(incoming, before.checkpointLocation), ctx.outbound ?? serverOutboundPolicy());
   await assertNameFree(ctx.db, result.spec!.name, id);
   const job = await ctx.db.$transaction(async (tx) => {
     const row = await tx.job.update({

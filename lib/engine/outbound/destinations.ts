@@ -1,0 +1,107 @@
+/**
+ * Where a URL or connection string connects: scheme, host, port and (for databases) the
+ * database. Used twice: to check the destination against the outbound policy, and to decide
+ * whether a masked secret may be kept on an edit (only if its destination is unchanged).
+ */
+import { checkHost, type DestinationKind, type OutboundPolicy, type OutboundRefusal } from './outbound-policy';
+
+export interface Destination {
+  kind: DestinationKind;
+  scheme: string;
+  host: string;
+  port: number;
+  database?: string;
+}
+
+/** A value whose scheme the destination kind does not take. */
+class SchemeRefused extends Error {
+  constructor(readonly scheme: string, message: string) {
+    super(message);
+  }
+}
+
+const DEFAULT_PORT: Record<string, number> = { http: 80, https: 443, postgres: 5432, postgresql: 5432, redis: 6379, rediss: 6379, nats: 4222, tls: 4222, ws: 80, wss: 443 };
+
+function fromUrl(kind: DestinationKind, url: URL, hostOverride?: string): Destination {
+  const scheme = url.protocol.replace(/:$/, '').toLowerCase();
+  return { kind, scheme, host: (hostOverride ?? url.hostname) || 'localhost', port: url.port ? Number(url.port) : DEFAULT_PORT[scheme] ?? 0 };
+}
+
+function postgresDestinations(value: string): Destination[] {
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    const url = new URL(value);
+    const hostParam = url.searchParams.get('host');
+    // A Unix socket directory is not a network destination.
+    if (hostParam?.startsWith('/')) return [];
+    const d = fromUrl('postgres', url, hostParam ?? undefined);
+    const port = url.searchParams.get('port');
+    return [{ ...d, scheme: 'postgres', port: port ? Number(port) : d.port, database: decodeURIComponent(url.pathname.replace(/^\//, '')) }];
+  }
+  // libpq key/value form: host=… port=… dbname=…
+  const kv = new Map<string, string>();
+  for (const m of value.matchAll(/(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)/g)) kv.set(m[1].toLowerCase(), m[2].replace(/^'|'$/g, ''));
+  if (kv.size === 0) throw new Error('it is neither a postgres:// URL nor a "host=… dbname=…" string');
+  const host = kv.get('host') ?? kv.get('hostaddr') ?? 'localhost';
+  if (host.startsWith('/')) return [];
+  return [{ kind: 'postgres', scheme: 'postgres', host, port: Number(kv.get('port') ?? 5432), database: kv.get('dbname') ?? '' }];
+}
+
+/** The destinations a value of `kind` names; throws an Error saying why it cannot be read. */
+export function parseDestinations(kind: DestinationKind, value: string): Destination[] {
+  switch (kind) {
+    case 'http':
+    case 's3': {
+      const url = new URL(value);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SchemeRefused(url.protocol, `only http:// and https:// URLs are allowed here, not ${url.protocol}//`);
+      return [fromUrl(kind, url)];
+    }
+    case 'postgres':
+      return postgresDestinations(value);
+    case 'redis': {
+      const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `redis://${value}`);
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new SchemeRefused(url.protocol, `a Redis URL starts with redis:// or rediss://, not ${url.protocol}//`);
+      return [{ ...fromUrl('redis', url), database: url.pathname.replace(/^\//, '') || '0' }];
+    }
+    case 'nats':
+      return value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => {
+          const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `nats://${s}`);
+          if (!['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol)) throw new SchemeRefused(url.protocol, `a NATS server is nats://, tls://, ws:// or wss://, not ${url.protocol}//`);
+          return fromUrl('nats', url);
+        });
+  }
+}
+
+export function describeDestination(d: Destination): string {
+  const host = d.host.includes(':') && !d.host.startsWith('[') ? `[${d.host}]` : d.host;
+  return `${d.scheme}://${host}:${d.port}${d.database ? `/${d.database}` : ''}`;
+}
+
+/** Same scheme, host, port and database (case-insensitive host). */
+export function sameDestination(a: Destination, b: Destination): boolean {
+  return a.scheme === b.scheme && a.host.toLowerCase() === b.host.toLowerCase() && a.port === b.port && (a.database ?? '') === (b.database ?? '');
+}
+
+/** Checks a value against the policy: undefined when every destination it names is allowed. */
+export function checkDestinationValue(kind: DestinationKind, value: string, policy: OutboundPolicy): OutboundRefusal | undefined {
+  let dests: Destination[];
+  try {
+    dests = parseDestinations(kind, value);
+  } catch (e) {
+    if (e instanceof SchemeRefused) {
+      const next = kind === 'http' || kind === 's3' ? "Give the receiver's http(s) URL." : 'Write the connection in its usual form.';
+      return { destination: `${e.scheme}//`, rule: 'scheme', message: `${e.scheme}// is refused: ${e.message}. ${next}` };
+    }
+    const why = e instanceof TypeError ? 'it is not a valid URL' : (e as Error).message;
+    return { destination: '(unreadable)', rule: 'unreadable destination', message: `Weir cannot tell where this connects: ${why}.` };
+  }
+  for (const d of dests) {
+    if (!Number.isInteger(d.port) || d.port < 1 || d.port > 65535) return { destination: describeDestination(d), rule: 'invalid port', message: `${describeDestination(d)} has no valid port (1-65535).` };
+    const r = checkHost(kind, d.host, d.port, policy, describeDestination(d));
+    if (r) return r;
+  }
+  return undefined;
+}

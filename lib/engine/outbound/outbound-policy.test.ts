@@ -1,0 +1,227 @@
+/**
+ * The outbound policy at validation (no DNS, no connection): an SSRF table of address spellings
+ * that must all be refused for every kind of destination, the allow list, the control plane's
+ * own ports for http(s), the schemes a webhook may use, and a property test over random
+ * spellings of link-local addresses.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatIp, parseHost } from './address';
+import { checkDestinationValue, parseDestinations } from './destinations';
+import { checkHost, checkResolved, parseAllowList, type OutboundPolicy } from './outbound-policy';
+
+const open: OutboundPolicy = {};
+
+// Every spelling a client library could hand to the operating system, and the rule it falls under.
+const SSRF_TABLE: [host: string, rule: RegExp][] = [
+  ['169.254.169.254', /link-local/],
+  ['[::ffff:169.254.169.254]', /link-local/],
+  ['[::ffff:a9fe:a9fe]', /link-local/],
+  ['[::169.254.169.254]', /link-local/],
+  ['[64:ff9b::a9fe:a9fe]', /link-local/],
+  ['[2002:a9fe:a9fe::1]', /link-local/],
+  ['0xa9fea9fe', /link-local/],
+  ['0xA9FEA9FE', /link-local/],
+  ['2852039166', /link-local/],
+  ['0251.0376.0251.0376', /link-local/],
+  ['0251.254.43518', /link-local/],
+  ['169.16689662', /link-local/],
+  ['0xa9.0xfe.0xa9.0xfe', /link-local/],
+  ['169.254.169.254.', /link-local/],
+  ['%31%36%39.254.169.254', /link-local/],
+  ['[fe80::1]', /link-local/],
+  ['[fe80::1%25eth0]', /link-local/],
+  ['[febf::1]', /link-local/],
+  ['[fd00:ec2::254]', /metadata/],
+  ['0.0.0.0', /unspecified/],
+  ['0', /unspecified/],
+  ['0x0', /unspecified/],
+  ['[::]', /unspecified/],
+  ['[::ffff:0.0.0.0]', /unspecified/],
+  ['224.0.0.1', /multicast/],
+  ['[ff02::1]', /multicast/],
+  ['[::ffff:224.0.0.1]', /multicast/],
+  ['255.255.255.255', /broadcast/],
+  ['4294967295', /broadcast/],
+  ['1.2.3.256', /invalid host/],
+  ['0x1.0x2.0x3.0x4.5', /invalid host/],
+  ['08.1.1.1', /invalid host/],
+  ['bad_host!', /invalid host/],
+];
+
+describe('SSRF table: always refused, whatever the spelling and the scheme', () => {
+  const urls = (host: string) => [
+    ['http', `http://${host}/hook`],
+    ['http', `https://${host}:8443/hook`],
+    ['s3', `http://${host}:9000`],
+    ['postgres', `postgres://writer:pw@${host}:5432/db`],
+    ['postgres', `host=${host.replace(/^\[|\]$/g, '').replace('%25', '%')} port=5432 dbname=db`],
+    ['redis', `redis://${host}:6379/0`],
+    ['redis', `${host}:6379`],
+    ['nats', `nats://127.0.0.1:4222,nats://${host}:4222`],
+  ] as const;
+  for (const [host, rule] of SSRF_TABLE) {
+    it(`refuses ${host}`, () => {
+      for (const [kind, value] of urls(host)) {
+        const r = checkDestinationValue(kind, value, open);
+        // WHATWG URL rejects some of these outright for http(s): refused as unreadable, also fine.
+        expect(r, `${kind} ${value}`).toBeDefined();
+        if (r!.rule !== 'unreadable destination') expect(`${r!.rule} ${r!.message}`, `${kind} ${value}`).toMatch(rule);
+      }
+    });
+  }
+
+  it('reads the spellings as the address they reach', () => {
+    const ip = (h: string) => {
+      const p = parseHost(h);
+      return p.kind === 'ip' ? formatIp(p.ip) : p.kind;
+    };
+    expect(ip('0x7f000001')).toBe('127.0.0.1');
+    expect(ip('2130706433')).toBe('127.0.0.1');
+    expect(ip('0177.0.0.1')).toBe('127.0.0.1');
+    expect(ip('127.1')).toBe('127.0.0.1');
+    expect(ip('0251.0376.0251.0376')).toBe('169.254.169.254');
+    expect(ip('[::ffff:a9fe:a9fe]')).toBe('::ffff:a9fe:a9fe');
+    expect(ip('10.0.0.1')).toBe('10.0.0.1');
+    expect(ip('hooks.example.com')).toBe('name');
+    expect(ip('1e100.net')).toBe('name');
+  });
+
+  it('allows private and loopback addresses when no allow list is set (the embedded default)', () => {
+    for (const v of ['http://10.0.0.1/hook', 'http://0x7f000001:8080/', 'http://[::1]:8080/', 'http://localhost:8080/', 'https://hooks.example.com/x']) {
+      expect(checkDestinationValue('http', v, open), v).toBeUndefined();
+    }
+    expect(checkDestinationValue('postgres', 'postgres://u@127.0.0.1:5432/analytics', open)).toBeUndefined();
+    expect(checkDestinationValue('redis', 'redis://127.0.0.1:6379', open)).toBeUndefined();
+    expect(checkDestinationValue('nats', 'nats://127.0.0.1:4222', open)).toBeUndefined();
+  });
+
+  it('property: any spelling of any 169.254.0.0/16 address is refused for every kind', () => {
+    const spell = (b: number[], style: number): string => {
+      const n = ((b[0] << 24) >>> 0) + (b[1] << 16) + (b[2] << 8) + b[3];
+      const part = (x: number, s: number) => (s === 0 ? String(x) : s === 1 ? `0x${x.toString(16)}` : `0${x.toString(8)}`);
+      switch (style % 6) {
+        case 0: return b.map((x, i) => part(x, (style + i) % 3)).join('.');
+        case 1: return part(n, style % 3);
+        case 2: return `${part(b[0], style % 3)}.${part((b[1] << 16) + (b[2] << 8) + b[3], (style + 1) % 3)}`;
+        case 3: return `${b[0]}.${b[1]}.${part((b[2] << 8) + b[3], style % 3)}`;
+        case 4: return `[::ffff:${b.join('.')}]`;
+        default: return `[::ffff:${((b[0] << 8) | b[1]).toString(16)}:${((b[2] << 8) | b[3]).toString(16)}]`;
+      }
+    };
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 35 }), (c, d, style) => {
+        const host = spell([169, 254, c, d], style);
+        for (const kind of ['http', 'postgres', 'redis'] as const) {
+          const value = kind === 'http' ? `http://${host}/` : kind === 'postgres' ? `postgres://${host}/db` : `redis://${host}`;
+          const r = checkDestinationValue(kind, value, open);
+          expect(r?.rule, `${kind} ${value}`).toMatch(/link-local/);
+        }
+      }),
+      { numRuns: 400, seed: 17 },
+    );
+  });
+});
+
+describe('schemes', () => {
+  it('a webhook is http or https only', () => {
+    for (const v of ['gopher://127.0.0.1:70/_x', 'file:///etc/passwd', 'ftp://127.0.0.1/', 'javascript:alert(1)', 'dict://127.0.0.1:6379/info', 'ws://127.0.0.1/']) {
+      const r = checkDestinationValue('http', v, open);
+      expect(r?.message, v).toMatch(/only http:\/\/ and https:\/\//);
+    }
+  });
+  it('connection strings keep to their own schemes', () => {
+    expect(checkDestinationValue('redis', 'http://127.0.0.1:6379', open)?.message).toMatch(/redis:\/\//);
+    expect(checkDestinationValue('nats', 'http://127.0.0.1:4222', open)?.message).toMatch(/nats:\/\//);
+    expect(checkDestinationValue('postgres', 'not a connection string', open)?.message).toMatch(/postgres:\/\//);
+  });
+});
+
+describe('WEIR_OUTBOUND_ALLOW', () => {
+  const policy: OutboundPolicy = { allow: parseAllowList('10.0.0.0/8, fd00::/8, hooks.example.com, *.svc.cluster.local') };
+
+  it('limits destinations to its CIDRs and names', () => {
+    expect(checkDestinationValue('http', 'https://hooks.example.com/x', policy)).toBeUndefined();
+    expect(checkDestinationValue('http', 'https://HOOKS.example.com./x', policy)).toBeUndefined();
+    expect(checkDestinationValue('postgres', 'postgres://u@pg.db.svc.cluster.local/app', policy)).toBeUndefined();
+    expect(checkDestinationValue('redis', 'redis://10.1.2.3:6379', policy)).toBeUndefined();
+    expect(checkDestinationValue('redis', 'redis://012.1.2.3:6379', policy)).toBeUndefined(); // 012 = 10
+    expect(checkDestinationValue('http', 'http://[fd12::1]/', policy)).toBeUndefined();
+    expect(checkDestinationValue('http', 'http://[::ffff:10.0.0.7]/', policy)).toBeUndefined();
+    const outside = checkDestinationValue('http', 'http://192.168.1.5/hook', policy);
+    expect(outside?.rule).toBe('WEIR_OUTBOUND_ALLOW');
+    expect(outside?.message).toMatch(/192\.168\.1\.5 is not in WEIR_OUTBOUND_ALLOW \(10\.0\.0\.0\/8.*Add it to WEIR_OUTBOUND_ALLOW/);
+  });
+
+  it('excludes loopback unless listed, in any spelling, localhost included', () => {
+    for (const v of ['http://127.0.0.1:8080/', 'http://0x7f000001:8080/', 'http://[::1]:8080/', 'http://localhost:8080/', 'http://app.localhost/']) {
+      expect(checkDestinationValue('http', v, policy)?.rule, v).toBe('WEIR_OUTBOUND_ALLOW');
+    }
+    expect(checkDestinationValue('http', 'http://localhost:8080/', { allow: parseAllowList('127.0.0.0/8') })).toBeUndefined();
+  });
+
+  it('never allows the always-refused ranges, even when listed', () => {
+    const wide: OutboundPolicy = { allow: parseAllowList('0.0.0.0/0,::/0') };
+    expect(checkDestinationValue('http', 'http://169.254.169.254/', wide)?.rule).toMatch(/link-local/);
+    expect(checkDestinationValue('http', 'http://[::ffff:a9fe:a9fe]/', wide)?.rule).toMatch(/link-local/);
+    expect(checkDestinationValue('http', 'http://8.8.8.8/', wide)).toBeUndefined();
+  });
+
+  it('an unlisted name passes validation only when CIDRs could hold it; its address is checked at connect', () => {
+    expect(checkDestinationValue('http', 'https://other.example.com/', policy)).toBeUndefined();
+    expect(checkResolved('http', 'other.example.com', '10.2.3.4', 443, policy)).toBeUndefined();
+    expect(checkResolved('http', 'other.example.com', '93.184.216.34', 443, policy)?.message).toMatch(/other\.example\.com resolved to 93\.184\.216\.34, which is not in WEIR_OUTBOUND_ALLOW/);
+    expect(checkResolved('http', 'hooks.example.com', '93.184.216.34', 443, policy)).toBeUndefined();
+    expect(checkResolved('http', 'hooks.example.com', '169.254.169.254', 443, policy)?.rule).toMatch(/link-local/);
+    const namesOnly: OutboundPolicy = { allow: parseAllowList('hooks.example.com') };
+    expect(checkDestinationValue('http', 'https://other.example.com/', namesOnly)?.message).toMatch(/host name other\.example\.com is not in WEIR_OUTBOUND_ALLOW/);
+  });
+
+  it('a bad entry is an error naming it', () => {
+    expect(() => parseAllowList('10.0.0.0/33')).toThrow(/"10\.0\.0\.0\/33"/);
+    expect(() => parseAllowList('http://x')).toThrow(/neither a CIDR/);
+    expect(() => parseAllowList(' , ')).toThrow(/lists no CIDR/);
+  });
+});
+
+describe('the control plane\'s own ports, for http(s) only', () => {
+  const policy: OutboundPolicy = {
+    infrastructure: [
+      { host: '127.0.0.1', port: 54329, what: "the embedded PostgreSQL's port (WEIR_EMBEDDED_PG_PORT)" },
+      { host: 'localhost', port: 5432, what: 'the metadata database (DATABASE_URL)' },
+      { host: 'redis.internal', port: 6379, what: 'the Redis queue (REDIS_URL)' },
+    ],
+  };
+  it('refuses a webhook to the metadata database or the queue, in any loopback spelling', () => {
+    for (const v of ['http://127.0.0.1:54329/', 'http://localhost:54329/', 'http://[::1]:54329/', 'http://0x7f000001:54329/', 'https://127.0.0.2:5432/', 'http://redis.internal:6379/']) {
+      const r = checkDestinationValue('http', v, policy);
+      expect(r?.rule, v).toBe('control-plane infrastructure');
+      expect(r?.message).toMatch(/which an HTTP request could only probe/);
+    }
+    expect(checkDestinationValue('s3', 'http://127.0.0.1:54329', policy)?.rule).toBe('control-plane infrastructure');
+    expect(checkResolved('http', 'hooks.test', '127.0.0.1', 54329, policy)?.rule).toBe('control-plane infrastructure');
+  });
+  it('leaves other ports and database connections alone', () => {
+    expect(checkDestinationValue('http', 'http://127.0.0.1:8080/', policy)).toBeUndefined();
+    expect(checkDestinationValue('http', 'http://10.0.0.1:5432/', policy)).toBeUndefined();
+    expect(checkDestinationValue('postgres', 'postgres://u@127.0.0.1:54329/analytics', policy)).toBeUndefined();
+  });
+});
+
+describe('destinations', () => {
+  it('parses scheme, host, default port and database', () => {
+    expect(parseDestinations('http', 'https://Hooks.Example.com/x?t=1')).toEqual([{ kind: 'http', scheme: 'https', host: 'hooks.example.com', port: 443 }]);
+    expect(parseDestinations('postgres', 'postgresql://u:p@db:6543/shop?sslmode=require')).toEqual([{ kind: 'postgres', scheme: 'postgres', host: 'db', port: 6543, database: 'shop' }]);
+    expect(parseDestinations('postgres', "host=db.internal port=5433 dbname=shop password='x y'")).toEqual([{ kind: 'postgres', scheme: 'postgres', host: 'db.internal', port: 5433, database: 'shop' }]);
+    expect(parseDestinations('postgres', 'postgres:///shop?host=/var/run/postgresql')).toEqual([]);
+    expect(parseDestinations('redis', 'rediss://:pw@cache:6380/2')).toEqual([{ kind: 'redis', scheme: 'rediss', host: 'cache', port: 6380, database: '2' }]);
+    expect(parseDestinations('nats', 'nats://a:4222, b')).toEqual([
+      { kind: 'nats', scheme: 'nats', host: 'a', port: 4222 },
+      { kind: 'nats', scheme: 'nats', host: 'b', port: 4222 },
+    ]);
+  });
+  it('checkHost names the destination as given', () => {
+    expect(checkHost('http', '169.254.169.254', 80, open, 'http://169.254.169.254:80')?.message).toMatch(/^http:\/\/169\.254\.169\.254:80 is refused: 169\.254\.169\.254 is one of the link-local/);
+    expect(checkHost('http', '0xa9fea9fe', 80, open)?.message).toMatch(/0xa9fea9fe \(= 169\.254\.169\.254\)/);
+  });
+});
