@@ -72,6 +72,7 @@ export function jobServiceContext(ctx: ApiContext): JobServiceContext {
     db: ctx.db,
     principal: ctx.principal,
     checkpointRoot: config.checkpointRoot,
+    filesRoots: config.filesRoots,
     enqueue: (payload) => enqueueRun(queueConfigFrom(config), { ...payload, attempt: 0 }),
   };
 }
