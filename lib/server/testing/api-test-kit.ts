@@ -46,9 +46,9 @@ export interface ApiTestKit {
   teardown(): Promise<void>;
 }
 
-export async function setupApiTestKit(opts: { filesRoots?: string[] } = {}): Promise<ApiTestKit> {
+export async function setupApiTestKit(opts: { filesRoots?: string[]; checkpointRoot?: string } = {}): Promise<ApiTestKit> {
   const database = await createTestDatabase('weir_api');
-  const checkpointRoot = await mkdtemp(path.join(tmpdir(), 'weir-api-cp-'));
+  const checkpointRoot = opts.checkpointRoot ?? (await mkdtemp(path.join(tmpdir(), 'weir-api-cp-')));
   const filesRoots = opts.filesRoots ?? [tmpdir()];
   process.env.DATABASE_URL = database.url;
   process.env.WEIR_CHECKPOINT_ROOT = checkpointRoot;
