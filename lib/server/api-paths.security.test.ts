@@ -212,15 +212,23 @@ describe('the checkpoint file endpoint serves only the engine’s files', () => 
     symlinkSync(path.join(secretDir, 'ssh_config'), path.join(cp, 'metadata'));
     symlinkSync(secretDir, path.join(cp, 'commits'));
     writeFileSync(path.join(secretDir, '0'), 'SecretOption');
+    // A state schema linked to a JSON file outside: the state inspection must not read it either.
+    mkdirSync(path.join(cp, 'state', '0', '_metadata'), { recursive: true });
+    mkdirSync(path.join(cp, 'state', '0', '0'), { recursive: true });
+    writeFileSync(path.join(cp, 'state', '0', '0', '1.delta'), 'x');
+    writeFileSync(path.join(secretDir, 'schema.json'), JSON.stringify({ operatorName: 'SecretOption', parts: ['SecretOption'] }));
+    symlinkSync(path.join(secretDir, 'schema.json'), path.join(cp, 'state', '0', '_metadata', 'schema'));
     expect((await read(id, 'offsets/0')).body).toMatchObject({ path: 'offsets/0', content: 'v1\n{}\n{"logOffset":0}' });
-    for (const p of ['ssh_config', 'metadata', 'commits/0', 'offsets', 'sources/0', 'state/x']) {
+    for (const p of ['ssh_config', 'metadata', 'commits/0', 'offsets', 'sources/0', 'state/x', 'state/0/_metadata/schema']) {
       const r = await read(id, p);
       expect(r.status, p).toBe(404);
       expect(JSON.stringify(r.body)).not.toContain('SecretOption');
     }
     const t = await kit.call(tree.GET, 'x', { token: kit.tokens.viewer, params: { id } });
-    expect(t.body.files.map((f: { path: string }) => f.path)).toEqual(['offsets/0']);
-    expect(t.body.otherEntries).toBe(3);
+    expect(t.body.files.map((f: { path: string }) => f.path)).toEqual(['offsets/0', 'state/0/0/1.delta']);
+    expect(t.body.otherEntries).toBe(4);
+    expect(t.body.state).toEqual([expect.objectContaining({ operatorId: 0, operatorName: null })]);
+    expect(JSON.stringify(t.body)).not.toContain('SecretOption');
   });
 });
 

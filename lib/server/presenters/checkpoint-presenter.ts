@@ -65,8 +65,58 @@ export function openCheckpoint(location: string, checkpointRoot: string): Checkp
     throw new ConflictError(`This job's checkpoint is not inside the checkpoint root: ${r.message} Nothing was read or deleted.`, { path: 'checkpointLocation', resolved: r.resolved, roots: r.roots });
   }
   const fm = checkpointFileManagerFor(r.location);
-  // Local: work on the real directory, so the walk below never leaves through a link in its name.
-  return fm instanceof LocalCheckpointFileManager ? new LocalCheckpointFileManager(r.key) : fm;
+  // Local: the real directory (no link in its name), seen without following any link inside.
+  return fm instanceof LocalCheckpointFileManager ? new NoFollowCheckpoint(new LocalCheckpointFileManager(r.key)) : fm;
+}
+
+/** Whether any component of `p` under the local checkpoint directory is a symlink (or missing). */
+async function throughLink(root: string, p: string): Promise<boolean> {
+  let cur = root;
+  for (const part of p.split('/').filter((s) => s !== '')) {
+    cur = path.join(cur, part);
+    try {
+      if ((await lstat(cur)).isSymbolicLink()) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * A local checkpoint as the control plane reads it: an entry reached through a symlink reads as
+ * missing (the engine writes none), so neither the file endpoint nor the state inspection ever
+ * reads what a link points at.
+ */
+export class NoFollowCheckpoint implements CheckpointFileManager {
+  readonly description: string;
+  readonly outlivesMachine: boolean;
+  constructor(private readonly inner: LocalCheckpointFileManager) {
+    this.description = inner.description;
+    this.outlivesMachine = inner.outlivesMachine;
+  }
+  get root(): string {
+    return this.inner.root;
+  }
+  createAtomic(): Promise<void> {
+    throw new Error('the control plane never writes a checkpoint');
+  }
+  async read(p: string): Promise<Buffer> {
+    if (await throughLink(this.root, p)) throw new FileNotFoundError(p);
+    return this.inner.read(p);
+  }
+  async exists(p: string): Promise<boolean> {
+    return !(await throughLink(this.root, p)) && this.inner.exists(p);
+  }
+  async list(dir: string): Promise<string[]> {
+    return (await throughLink(this.root, dir)) ? [] : this.inner.list(dir);
+  }
+  async delete(p: string): Promise<void> {
+    if (!(await throughLink(this.root, p))) await this.inner.delete(p);
+  }
+  async size(p: string): Promise<number> {
+    return (await throughLink(this.root, p)) ? 0 : this.inner.size(p);
+  }
 }
 
 async function walkLocal(root: string, max: number): Promise<CheckpointWalk> {
@@ -109,7 +159,7 @@ async function walkLocal(root: string, max: number): Promise<CheckpointWalk> {
 
 /** Every engine file under the checkpoint, depth first in name order (at most `max`), and what else is there. */
 export async function walkCheckpoint(fm: CheckpointFileManager, max = Number.POSITIVE_INFINITY): Promise<CheckpointWalk> {
-  if (fm instanceof LocalCheckpointFileManager) return walkLocal(fm.root, max);
+  if (fm instanceof NoFollowCheckpoint) return walkLocal(fm.root, max);
   const w: CheckpointWalk = { files: [], truncated: false, foreign: [], scratch: [], dirs: [] };
   const visit = async (dir: string): Promise<void> => {
     for (const name of await fm.list(dir)) {
@@ -248,26 +298,11 @@ function notServed(p: string): NotFoundError {
   return e;
 }
 
-/** Whether any component of `p` under the local checkpoint directory is a symlink (or missing). */
-async function throughLink(root: string, p: string): Promise<boolean> {
-  let cur = root;
-  for (const part of p.split('/')) {
-    cur = path.join(cur, part);
-    try {
-      if ((await lstat(cur)).isSymbolicLink()) return true;
-    } catch {
-      return true;
-    }
-  }
-  return false;
-}
-
 export async function readCheckpointFile(db: PrismaClient, jobId: string, rawPath: string, checkpointRoot: string): Promise<CheckpointFile> {
   const p = safeCheckpointPath(rawPath);
   const job = await findJobOrThrow(db, jobId);
   if (!isCheckpointEntry(p)) throw notServed(p);
   const fm = openCheckpoint(job.checkpointLocation, checkpointRoot);
-  if (fm instanceof LocalCheckpointFileManager && (await throughLink(fm.root, p))) throw notServed(p);
   let data: Buffer;
   try {
     data = await fm.read(p);

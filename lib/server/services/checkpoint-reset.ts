@@ -13,9 +13,9 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { LocalCheckpointFileManager, readStreamMetadata, type CheckpointFileManager } from '@/lib/engine';
+import { readStreamMetadata, type CheckpointFileManager } from '@/lib/engine';
 import { ConflictError } from '../http-errors';
-import { openCheckpoint, walkCheckpoint, type CheckpointWalk } from '../presenters/checkpoint-presenter';
+import { NoFollowCheckpoint, openCheckpoint, walkCheckpoint, type CheckpointWalk } from '../presenters/checkpoint-presenter';
 
 export interface CheckpointDeletion {
   deletedFiles: number;
@@ -52,7 +52,7 @@ export async function deleteCheckpoint(location: string, checkpointRoot: string)
       { path: 'checkpointLocation', entries: walk.files.length + walk.foreign.length },
     );
   }
-  if (fm instanceof LocalCheckpointFileManager) {
+  if (fm instanceof NoFollowCheckpoint) {
     // Each file by itself (unlink never follows a symlink), then the engine's directories once empty.
     for (const f of walk.files) await fs.rm(path.join(fm.root, f.path), { force: true });
     for (const s of walk.scratch) await fs.rm(path.join(fm.root, s), { force: true, recursive: true });
