@@ -63,9 +63,9 @@ export async function assertCheckpointOwned(tx: Pick<PrismaClient, 'job'>, jobId
   for (const other of others) {
     const theirs = storedFields(other);
     const theirCp = theirs.find((f) => f.kind === 'checkpoint');
-    const clash = (what: string) => {
-      throw new ConflictError(`${what}. A checkpoint belongs to one job: give this job its own checkpoint location (or leave checkpointLocation out to get <root>/<job id>), or edit job ${other.name}.`, {
-        path: mine && what.startsWith('checkpointLocation') ? 'checkpointLocation' : undefined,
+    const clash = (field: string, what: string) => {
+      throw new ConflictError(`${what}. A checkpoint belongs to one job: give this job its own checkpoint location (or leave checkpointLocation out to get <root>/<job id>) and its data directories of their own, or edit job ${other.name}.`, {
+        path: field,
         otherJob: { id: other.id, name: other.name },
       });
     };
@@ -74,14 +74,14 @@ export async function assertCheckpointOwned(tx: Pick<PrismaClient, 'job'>, jobId
         const rel = overlapOf(mine.key, t.key);
         if (!rel) continue;
         const whose = t.kind === 'checkpoint' ? `the checkpoint of job ${other.name} (${other.id})` : `${t.field} of job ${other.name} (${other.id}), "${t.location}"`;
-        clash(`checkpointLocation "${mine.location}" ${RELATION[rel]} ${whose}`);
+        clash('checkpointLocation', `checkpointLocation "${mine.location}" ${RELATION[rel]} ${whose}`);
       }
     }
     if (theirCp) {
       for (const f of fields) {
         if (f.kind === 'checkpoint') continue;
         const rel = overlapOf(f.key, theirCp.key);
-        if (rel) clash(`${f.field} "${f.location}" ${RELATION[rel]} the checkpoint of job ${other.name} (${other.id}), "${theirCp.location}"`);
+        if (rel) clash(f.field, `${f.field} "${f.location}" ${RELATION[rel]} the checkpoint of job ${other.name} (${other.id}), "${theirCp.location}"`);
       }
     }
   }
