@@ -67,6 +67,11 @@ function specObject(spec: unknown): Obj {
   return spec as Obj;
 }
 
+/** `<root>/<leaf>`: an s3:// root keeps its `//` (path.join would fold it into a local path). */
+function checkpointUnder(root: string, leaf: string): string {
+  return /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(root) ? `${root.replace(/\/+$/, '')}/${leaf}` : path.join(root, leaf);
+}
+
 function withCheckpoint(spec: Obj, fallback: string): Obj {
   return typeof spec.checkpointLocation === 'string' && spec.checkpointLocation.length > 0 ? spec : { ...spec, checkpointLocation: fallback };
 }
@@ -77,7 +82,7 @@ function withCheckpoint(spec: Obj, fallback: string): Obj {
  */
 export function validateSpec(spec: unknown, roots: ServerPathRoots): ValidateJobResult {
   const obj = specObject(spec);
-  const confined = confinePaths(withCheckpoint(obj, path.join(roots.checkpointRoot, '<job id>')), roots);
+  const confined = confinePaths(withCheckpoint(obj, checkpointUnder(roots.checkpointRoot, '<job id>')), roots);
   const v = validateJob(confined.spec);
   if (confined.errors.length === 0) return v;
   const { spec: _spec, contract: _contract, ...rest } = v;
@@ -121,7 +126,7 @@ const optionalJson = (v: unknown) => (v === null ? Prisma.DbNull : (v as Prisma.
 export async function createJob(ctx: JobServiceContext, input: JobInput): Promise<{ job: JobDetail; warnings: unknown[] }> {
   requireRole(ctx.principal, 'admin', 'create jobs');
   const id = randomUUID();
-  const { spec, result, fields } = validated(withCheckpoint(specObject(input.spec), path.join(ctx.checkpointRoot, id)), ctx);
+  const { spec, result, fields } = validated(withCheckpoint(specObject(input.spec), checkpointUnder(ctx.checkpointRoot, id)), ctx);
   await assertNameFree(ctx.db, result.spec!.name);
   const job = await ctx.db.$transaction(async (tx) => {
     await lockJobPaths(tx);
