@@ -89,20 +89,23 @@ export function realPathOf(p: string): string {
   let cur = path.resolve(p);
   const rest: string[] = [];
   for (let links = 0; ; ) {
+    // lstat without throwing on a missing entry: this runs for every path of every job on a create.
+    let st;
     try {
-      return path.join(realpathSync.native(cur), ...rest.reverse());
+      st = lstatSync(cur, { throwIfNoEntry: false });
     } catch {
-      // missing, a dangling link, or not searchable: look at the entry itself
+      st = undefined; // ENOTDIR, EACCES: judge by the parent
     }
-    let link: string | undefined;
-    try {
-      if (lstatSync(cur).isSymbolicLink()) link = readlinkSync(cur);
-    } catch {
-      // missing: judge by its parent
-    }
-    if (link !== undefined && links++ < MAX_LINKS) {
-      cur = path.resolve(path.dirname(cur), link);
+    if (st?.isSymbolicLink() && links++ < MAX_LINKS) {
+      cur = path.resolve(path.dirname(cur), readlinkSync(cur));
       continue;
+    }
+    if (st) {
+      try {
+        return path.join(realpathSync.native(cur), ...rest.reverse());
+      } catch {
+        // a link loop or an unreadable ancestor: judge by the parent
+      }
     }
     const parent = path.dirname(cur);
     if (parent === cur) return path.join(cur, ...rest.reverse());
