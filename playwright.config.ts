@@ -2,6 +2,8 @@
  * End-to-end tests: the real app, worker and embedded PostgreSQL, started exactly as `npm start`
  * starts them (fresh data dir, own ports), driven in Debian's Chromium.
  */
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
@@ -35,6 +37,9 @@ export default defineConfig({
       REDIS_URL: '',
       PORT: String(PORT),
       WEIR_DATA_DIR: '.data/e2e',
+      // The specs' files: under the data dir's own files root, or in a temp dir they make (the
+      // data dir is wiped when the server starts, so files made before it cannot live there).
+      WEIR_FILES_ROOTS: `${path.resolve('.data/e2e/files')},${tmpdir()}`,
       WEIR_EMBEDDED_PG_PORT: '54339',
       WEIR_ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       WEIR_ADMIN_PASSWORD: 'e2e-admin-password',

@@ -14,9 +14,10 @@ import type { Row } from '../lib/engine/types';
 const run = promisify(execFile);
 const WEIR = path.resolve(import.meta.dirname, 'weir.js');
 
-async function weir(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI unconfined (no roots set), unless `env` sets them. */
+async function weir(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, [WEIR, ...args], { cwd, timeout: 60_000 });
+    const r = await run(process.execPath, [WEIR, ...args], { cwd, timeout: 60_000, env: { ...process.env, WEIR_FILES_ROOTS: '', WEIR_CHECKPOINT_ROOT: '', ...env } });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -54,6 +55,28 @@ afterAll(async () => {
 });
 
 describe('weir CLI', () => {
+  it('is unconfined unless WEIR_FILES_ROOTS / WEIR_CHECKPOINT_ROOT are set; then it keeps to them as the API does', async () => {
+    const elsewhere = await mkdtemp(path.join(tmpdir(), 'weir-cli-root-'));
+    try {
+      const job = JSON.parse(await readFile(path.join(dir, 'job.json'), 'utf8'));
+      await writeFile(path.join(dir, 'abs.json'), JSON.stringify({ ...job, sink: { type: 'files', options: { path: '/root/out' } }, checkpointLocation: '/etc/weir-cp' }));
+      expect((await weir(['validate', 'abs.json'], dir)).code).toBe(0);
+      const files = await weir(['validate', 'abs.json'], dir, { WEIR_FILES_ROOTS: elsewhere });
+      expect(files.code).toBe(2);
+      expect(files.stderr).toContain('sink.options.path');
+      expect(files.stderr).toContain(`WEIR_FILES_ROOTS (${elsewhere})`);
+      expect(files.stderr).not.toContain('error: abs.json: checkpointLocation');
+      const cp = await weir(['validate', 'abs.json'], dir, { WEIR_CHECKPOINT_ROOT: elsewhere });
+      expect(cp.code).toBe(2);
+      expect(cp.stderr).toContain('error: abs.json: checkpointLocation');
+      expect(cp.stderr).not.toContain('sink.options.path');
+      // Relative paths land in the first root: inside it, so accepted.
+      expect((await weir(['validate', 'job.json'], dir, { WEIR_FILES_ROOTS: elsewhere, WEIR_CHECKPOINT_ROOT: elsewhere })).code).toBe(0);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('validate: 0 and the plan for a good job; 2 and every error with its field path for a bad one', async () => {
     const ok = await weir(['validate', 'job.json'], dir);
     expect(ok.code).toBe(0);

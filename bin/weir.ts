@@ -9,8 +9,13 @@
  * Exit codes: 0 ok · 1 the run failed · 2 usage error or invalid job · 3 crashed on purpose at
  * --crash-at · 4 another runner owns the checkpoint (CONCURRENT_STREAM_LOG_UPDATE).
  * `run` prints one StreamingQueryProgress JSON line per batch on stdout; logs go to stderr.
+ *
+ * Paths: the CLI runs as its user, like spark-submit, so a job's paths are not confined, and
+ * relative ones resolve against the working directory. With WEIR_FILES_ROOTS or
+ * WEIR_CHECKPOINT_ROOT set it confines them as the control plane does (lib/engine/spec/path-roots.ts).
  */
 import { readFile } from 'node:fs/promises';
+import { EnvError, parseEnv } from '../lib/env';
 import {
   CRASH_POINTS,
   CrashPointError,
@@ -19,6 +24,7 @@ import {
   SystemClock,
   WeirError,
   checkpointFileManagerFor,
+  confineSpecPaths,
   formatContract,
   getSinkDefinition,
   inspectCheckpoint,
@@ -26,6 +32,7 @@ import {
   readCommittedRows,
   validateJob,
   type CrashPlan,
+  type PathRoots,
   type ValidateJobResult,
 } from '../lib/engine/index';
 
@@ -58,7 +65,28 @@ async function loadJob(file: string | undefined): Promise<{ result: ValidateJobR
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
-  return { result: validateJob(text), text };
+  const result = validateJob(text);
+  const roots = cliRoots();
+  if (!roots || !result.ok || !result.spec) return { result, text };
+  const confined = confineSpecPaths(result.spec, roots);
+  if (confined.errors.length) return { result: { ...result, ok: false, errors: confined.errors, spec: undefined, contract: undefined }, text };
+  return { result: { ...result, spec: confined.spec }, text };
+}
+
+/** The roots the CLI keeps to: only those whose variable is set (none: unconfined). */
+function cliRoots(): PathRoots | undefined {
+  let e;
+  try {
+    e = parseEnv();
+  } catch (x) {
+    if (x instanceof EnvError) throw new UsageError(x.message);
+    throw x;
+  }
+  const roots: PathRoots = {
+    ...(e.WEIR_CHECKPOINT_ROOT ? { checkpointRoot: e.checkpointRoot } : {}),
+    ...(e.WEIR_FILES_ROOTS ? { filesRoots: e.filesRoots } : {}),
+  };
+  return roots.checkpointRoot || roots.filesRoots ? roots : undefined;
 }
 
 function printIssues(file: string, r: ValidateJobResult): void {

@@ -40,7 +40,7 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
     },
   });
   const reset = useMutation({
-    mutationFn: () => apiFetch<{ deletedFiles: number; deletedBatches: number }>(`/api/jobs/${job.id}/reset-checkpoint`, { method: 'POST', body: { confirm: typed } }),
+    mutationFn: () => apiFetch<{ deletedFiles: number; deletedBatches: number; message?: string }>(`/api/jobs/${job.id}/reset-checkpoint`, { method: 'POST', body: { confirm: typed } }),
     onSuccess: () => {
       setConfirming(null);
       setTyped('');
@@ -156,6 +156,7 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
       {reset.isSuccess && (
         <span role="status" className="small">
           Checkpoint reset: {reset.data.deletedFiles} files and {reset.data.deletedBatches} batches deleted.
+          {reset.data.message ? ` ${reset.data.message}` : ''}
         </span>
       )}
     </div>

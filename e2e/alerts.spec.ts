@@ -8,7 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 
-const dataDir = path.resolve('.data/e2e/alerts-spec');
+const dataDir = path.resolve('.data/e2e/files/alerts-spec');
 
 test('a rule created in the UI fires when a job fails, and the alerts page shows it', async ({ page }) => {
   rmSync(dataDir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { E2E_ADMIN_TOKEN } from '../playwright.config';
 
-const dataDir = path.resolve('.data/e2e/api-spec');
+const dataDir = path.resolve('.data/e2e/files/api-spec');
 
 function spec(name: string) {
   return {

@@ -18,7 +18,9 @@ const ADMIN_PASSWORD = 'e2e-admin-password';
 const ART = 'e2e/artifacts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-dashboard-'));
-const dirs = { in: path.join(root, 'in'), out: path.join(root, 'out'), cp: path.join(root, 'checkpoint'), badIn: path.join(root, 'bad-in') };
+// Checkpoints go under the server's checkpoint root (WEIR_CHECKPOINT_ROOT); the data under a files root.
+const CHECKPOINTS = path.resolve('.data/e2e/checkpoints');
+const dirs = { in: path.join(root, 'in'), out: path.join(root, 'out'), cp: path.join(CHECKPOINTS, `${path.basename(root)}-checkpoint`), badIn: path.join(root, 'bad-in') };
 for (const d of [dirs.in, dirs.out, dirs.badIn]) mkdirSync(d, { recursive: true });
 
 let fileSeq = 0;
@@ -216,7 +218,7 @@ test('a failed job shows its error', async ({ page, request }) => {
     sink: { type: 'files', options: { path: path.join(root, 'bad-out') } },
     outputMode: 'append',
     trigger: { type: 'processing-time', interval: '1 second' },
-    checkpointLocation: path.join(root, 'bad-checkpoint'),
+    checkpointLocation: path.join(CHECKPOINTS, `${path.basename(root)}-bad-checkpoint`),
   };
   const created = await request.post('/api/jobs', { headers: auth, data: { spec } });
   expect(created.status()).toBe(201);

@@ -27,7 +27,8 @@ test('a drill on the job page shows the pending batch, the replay and the audit'
     sink: { type: 'files', options: { path: path.join(dir, 'out'), format: 'json' } },
     outputMode: 'append',
     trigger: { type: 'processing-time', interval: '500 milliseconds' },
-    checkpointLocation: path.join(dir, 'cp'),
+    // Under the server's checkpoint root (WEIR_CHECKPOINT_ROOT).
+    checkpointLocation: path.resolve('.data/e2e/checkpoints', path.basename(dir)),
   };
   const created = await request.post('/api/jobs', { headers: auth, data: { spec } });
   expect(created.status()).toBe(201);

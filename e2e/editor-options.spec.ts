@@ -1,5 +1,7 @@
 // The editor's source and sink options: fields generated from each type's option schema, over
 // the options JSON, with the exactly-once audit following what the fields say. Saves nothing.
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 
 test('option fields follow the sink type, carry shared options over, and drive the contract audit', async ({ page }) => {
@@ -13,8 +15,9 @@ test('option fields follow the sink type, carry shared options over, and drive t
   const sink = page.getByRole('region', { name: 'Sink' });
   const audit = page.getByRole('region', { name: 'Exactly-once audit' });
   await page.getByLabel('Name', { exact: true }).fill('e2e-options');
-  await page.getByLabel('Input directory').fill('/tmp/weir-e2e-options/in');
-  await page.getByLabel('Checkpoint location').fill('/tmp/weir-e2e-options/cp');
+  // Inside the server's roots (playwright.config.ts): a files root and the checkpoint root.
+  await page.getByLabel('Input directory').fill(path.join(tmpdir(), 'weir-e2e-options', 'in'));
+  await page.getByLabel('Checkpoint location').fill(path.resolve('.data/e2e/checkpoints/e2e-options'));
 
   // A postgres sink: its own fields, required ones refused until filled.
   await sink.getByLabel('Sink type').selectOption('postgres');

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EnvError, parseEnv } from './env';
 
@@ -8,6 +9,11 @@ describe('parseEnv', () => {
     expect(e.queueBackend).toBe('postgres');
     expect(e.PORT).toBe(3000);
     expect(e.checkpointRoot).toMatch(/\.data\/checkpoints$/);
+  });
+
+  it('WEIR_FILES_ROOTS: <data dir>/files by default, else its comma-separated directories made absolute', () => {
+    expect(parseEnv({ WEIR_DATA_DIR: '/srv/weir' }).filesRoots).toEqual(['/srv/weir/files']);
+    expect(parseEnv({ WEIR_FILES_ROOTS: '/data/in, /data/out ,,rel' }).filesRoots).toEqual(['/data/in', '/data/out', path.resolve('rel')]);
   });
 
   it('uses Redis for BullMQ when REDIS_URL is set', () => {
@@ -26,6 +32,8 @@ describe('parseEnv', () => {
     ['WEIR_ADMIN_TOKEN', 'short', /WEIR_ADMIN_TOKEN: at least 16 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL: /],
     ['WEIR_OUTBOUND_ALLOW', '10.0.0.0/8,http://hooks', /WEIR_OUTBOUND_ALLOW: comma-separated CIDRs and host names: "http:\/\/hooks" is neither/],
+    ['WEIR_FILES_ROOTS', 's3://bucket/in', /WEIR_FILES_ROOTS: local directories/],
+    ['WEIR_FILES_ROOTS', ' , ', /WEIR_FILES_ROOTS: at least one directory/],
   ])('names %s when it is %s', (name, value, message) => {
     let err: unknown;
     try {

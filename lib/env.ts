@@ -29,6 +29,16 @@ export const envSchema = z.object({
   WEIR_DATA_DIR: z.string().min(1).default('.data'),
   /** Root under which jobs' checkpoints go by default: a path, a shared volume or s3://bucket/prefix. */
   WEIR_CHECKPOINT_ROOT: z.string().min(1).optional(),
+  /**
+   * Comma-separated directories that files sources, files sinks, static tables and dead-letter
+   * paths given through the API must lie in (default `<WEIR_DATA_DIR>/files`). Set for the CLI,
+   * it confines the CLI too.
+   */
+  WEIR_FILES_ROOTS: z
+    .string()
+    .refine((v) => v.split(',').some((p) => p.trim() !== ''), 'at least one directory')
+    .refine((v) => !v.split(',').some((p) => /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(p.trim())), 'local directories (no URLs), separated by commas')
+    .optional(),
   /** Port of the embedded PostgreSQL (never 5432, which the machine's own server may hold). */
   WEIR_EMBEDDED_PG_PORT: intish(54329, 1),
   /** When set at first start, an admin API token with this value is created (for automation). */
@@ -77,6 +87,8 @@ export const envSchema = z.object({
 export type Env = z.infer<typeof envSchema> & {
   dataDir: string;
   checkpointRoot: string;
+  /** WEIR_FILES_ROOTS as absolute paths (the first one is where relative paths resolve). */
+  filesRoots: string[];
   queueBackend: 'postgres' | 'redis';
 };
 
@@ -104,6 +116,9 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     ...e,
     dataDir,
     checkpointRoot: e.WEIR_CHECKPOINT_ROOT ?? path.join(dataDir, 'checkpoints'),
+    filesRoots: e.WEIR_FILES_ROOTS
+      ? e.WEIR_FILES_ROOTS.split(',').map((p) => p.trim()).filter((p) => p !== '').map((p) => path.resolve(p))
+      : [path.join(dataDir, 'files')],
     queueBackend: e.REDIS_URL ? 'redis' : 'postgres',
   };
 }

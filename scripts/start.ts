@@ -63,6 +63,8 @@ async function main() {
   }
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.checkpointRoot.startsWith('s3://') ? config.dataDir : config.checkpointRoot, { recursive: true });
+  // Files sources, sinks, static tables and dead letters given through the API must lie in these.
+  for (const root of config.filesRoots) mkdirSync(root, { recursive: true });
 
   let embedded: EmbeddedDatabase | undefined;
   // If anything below fails, the detached PostgreSQL must not outlive us (it would hold the port
@@ -84,6 +86,7 @@ async function main() {
     DATABASE_URL: databaseUrl,
     WEIR_DATA_DIR: config.dataDir,
     WEIR_CHECKPOINT_ROOT: config.checkpointRoot,
+    WEIR_FILES_ROOTS: config.filesRoots.join(','),
     NEXT_TELEMETRY_DISABLED: '1',
   };
   {
@@ -171,9 +174,10 @@ async function main() {
         db,
         principal: { actor: 'system:demo', role: 'admin', via: 'bearer' },
         checkpointRoot: config.checkpointRoot,
+        filesRoots: config.filesRoots,
         enqueue: (p) => enqueueRun(queue, { ...p, attempt: 0 }),
       },
-      { dataDir: config.dataDir, databaseUrl },
+      { filesRoot: config.filesRoots[0], databaseUrl },
     );
     await closeRunQueues();
     await db.$disconnect();

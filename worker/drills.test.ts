@@ -49,7 +49,8 @@ function spawnWorker(): ChildProcess {
 }
 
 beforeAll(async () => {
-  kit = await setupApiTestKit();
+  // The jobs' checkpoints live beside their files in this test's temp dir.
+  kit = await setupApiTestKit({ checkpointRoot: dir });
   jobsRoute = await import('@/app/api/jobs/route');
   startRoute = await import('@/app/api/jobs/[id]/start/route');
   stopRoute = await import('@/app/api/jobs/[id]/stop/route');

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName } from '@/lib/engine';
+import { confineSpecPaths, CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName, type PathRoots } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
 import { completeDrill } from '@/lib/server/drills/drill-service';
@@ -33,6 +33,8 @@ export interface RunProcessorOptions {
   queue: QueueConfig;
   leaseTtlMs: number;
   renewMs: number;
+  /** This worker's WEIR_CHECKPOINT_ROOT and WEIR_FILES_ROOTS: every path of a run must lie inside. */
+  roots: PathRoots;
 }
 
 interface ActiveRun {
@@ -149,6 +151,15 @@ export class RunProcessor {
         const msg = v.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
         throw Object.assign(new Error(`The job spec is invalid: ${msg}`), { code: 'VALIDATION_ERROR', details: { errors: v.errors } });
       }
+      // Checked again here: this worker's roots may differ from the API's, and the files may have moved.
+      const confined = confineSpecPaths(v.spec, this.o.roots);
+      if (confined.errors.length) {
+        const msg = confined.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+        throw Object.assign(new Error(`A path of this job is outside this worker's roots, so the run did not start: ${msg} Set the worker's WEIR_FILES_ROOTS and WEIR_CHECKPOINT_ROOT as the API's, or edit the job.`), {
+          code: 'PATH_OUTSIDE_ROOTS',
+          details: { errors: confined.errors },
+        });
+      }
       // An ARMED drill: this run dies at the drill's crash point of the next batch.
       const armed = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
       const crash: CrashPlan | undefined = armed ? { point: armed.point as CrashPointName, batchId: (job.lastBatchId ?? -1) + 1 } : undefined;
@@ -161,7 +172,7 @@ export class RunProcessor {
       }
       const recoveredOnBatch = recoveringDrill && (recoveringDrill.point === 'after-offsets' || recoveringDrill.point === 'after-sink');
       exec = new MicroBatchExecution({
-        spec: v.spec,
+        spec: confined.spec,
         clock: new SystemClock(),
         fence,
         crash,

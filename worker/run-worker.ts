@@ -47,6 +47,7 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
     queue,
     leaseTtlMs: config.WEIR_LEASE_TTL_MS,
     renewMs: config.WEIR_LEASE_RENEW_MS,
+    roots: { checkpointRoot: config.checkpointRoot, filesRoots: config.filesRoots },
   });
   const worker = makeWorker<RunPayload, string>(RUNS_QUEUE, processor.process, queue, {
     concurrency: config.WEIR_WORKER_CONCURRENCY,

@@ -10,6 +10,20 @@ export { validateJob, type ValidateJobResult, type ValidateJobOptions } from './
 export * from './outbound/index';
 export { parseJobSpec, JobSpecSchema, type JobSpec, type SpecIssue, type TriggerSpec } from './spec/job-spec';
 export { parseDuration } from './spec/duration';
+export {
+  confineSpecPaths,
+  isInside,
+  overlapOf,
+  realPathOf,
+  resolvePathField,
+  specPathFields,
+  type ConfinedSpec,
+  type PathIssue,
+  type PathKind,
+  type PathRoots,
+  type SpecPathField,
+} from './spec/path-roots';
+export { isCheckpointDirectory, isCheckpointEntry, isCheckpointScratch } from './checkpoint/checkpoint-layout';
 export { MicroBatchExecution, type MicroBatchExecutionOptions, type EngineLogEvent } from './execution/micro-batch-execution';
 export { CRASH_POINTS, isCrashPoint, type CrashPointName, type CrashPlan } from './execution/crash-points';
 export { compileStreamingQuery, type CompiledStreamingQuery } from './query/streaming-query';

@@ -76,6 +76,7 @@ export function jobServiceContext(ctx: ApiContext): JobServiceContext {
     principal: ctx.principal,
     checkpointRoot: config.checkpointRoot,
     outbound: serverOutboundPolicy(),
+    filesRoots: config.filesRoots,
     enqueue: (payload) => enqueueRun(queueConfigFrom(config), { ...payload, attempt: 0 }),
   };
 }

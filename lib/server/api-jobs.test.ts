@@ -37,9 +37,9 @@ describe('POST /api/jobs', () => {
   });
 
   it('accepts a bare job spec as the body and keeps a checkpoint location the spec names', async () => {
-    const res = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: filesSpec('bare', dir, { checkpointLocation: `${dir}/cp-bare` }) });
+    const res = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: filesSpec('bare', dir, { checkpointLocation: `${kit.checkpointRoot}/cp-bare` }) });
     expect(res.status).toBe(201);
-    expect(res.body.job.checkpointLocation).toBe(`${dir}/cp-bare`);
+    expect(res.body.job.checkpointLocation).toBe(`${kit.checkpointRoot}/cp-bare`);
   });
 
   it('answers 422 with the engine errors naming path, line and column', async () => {

@@ -57,6 +57,9 @@ export class WorkerHarness {
       WEIR_WORKER_HEARTBEAT_MS: '500',
       WEIR_WORKER_TIMEOUT_MS: '2000',
       WEIR_DATA_DIR: path.join(this.dir, 'data'),
+      // The jobs' files and checkpoints live side by side in this harness's temp dir.
+      WEIR_FILES_ROOTS: this.dir,
+      WEIR_CHECKPOINT_ROOT: this.dir,
       LOG_LEVEL: 'info',
     };
     this.queue = queueConfigFrom({ DATABASE_URL: this.database.url, REDIS_URL: this.env.REDIS_URL || undefined });

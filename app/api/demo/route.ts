@@ -5,7 +5,7 @@ import { addDemoOrders, demoStatus, setupDemo } from '@/lib/server/demo/demo-ser
 
 export const dynamic = 'force-dynamic';
 
-const demoConfig = () => ({ dataDir: env().dataDir, databaseUrl: databaseUrl() });
+const demoConfig = () => ({ filesRoot: env().filesRoots[0], databaseUrl: databaseUrl() });
 
 export const GET = apiRoute('viewer', 'read the demo', async (ctx) => demoStatus(ctx.db, demoConfig()));
 

@@ -24,11 +24,12 @@ export const REGIONS = ['north', 'south', 'east', 'west'] as const;
 const ORDERS_PER_FILE = 8;
 
 export interface DemoConfig {
-  dataDir: string;
+  /** The first of WEIR_FILES_ROOTS: the demo's orders live in `<filesRoot>/demo/orders`. */
+  filesRoot: string;
   databaseUrl: string;
 }
 
-const ordersDir = (c: DemoConfig) => path.join(c.dataDir, 'demo', 'orders');
+const ordersDir = (c: DemoConfig) => path.join(c.filesRoot, 'demo', 'orders');
 
 /** Deterministic orders: order i has region i mod 4 and amount 10 + (i * 37) mod 90. */
 export function demoOrder(i: number) {

@@ -11,9 +11,11 @@ const spec = (sql: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+const ROOTS = { checkpointRoot: '/tmp/weir-draft-cp', filesRoots: ['/tmp'] };
+
 describe('checkDraft', () => {
   it('an aggregation without a watermark: append refused with Spark’s text, update and complete legal, the aggregate stateful', () => {
-    const d = checkDraft(spec('SELECT user, count(*) AS n FROM clicks GROUP BY user'), '/tmp/weir-draft-cp');
+    const d = checkDraft(spec('SELECT user, count(*) AS n FROM clicks GROUP BY user'), ROOTS);
     const byMode = Object.fromEntries(d.modes.map((m) => [m.mode, m]));
     expect(byMode.append.legal).toBe(false);
     expect(byMode.append.reasons.join()).toContain('Append output mode not supported when there are streaming aggregations');
@@ -29,7 +31,7 @@ describe('checkDraft', () => {
   });
 
   it('a stateless query: complete refused, the contract audited, the checkpoint defaulted under the root', () => {
-    const d = checkDraft(spec('SELECT user FROM clicks WHERE user IS NOT NULL'), '/tmp/weir-draft-cp');
+    const d = checkDraft(spec('SELECT user FROM clicks WHERE user IS NOT NULL'), ROOTS);
     expect(d.ok).toBe(true);
     expect(d.modes.map((m) => [m.mode, m.legal])).toEqual([['append', true], ['update', true], ['complete', false]]);
     expect(d.modes[2].reasons[0]).toMatch(/Complete output mode not supported when there are no streaming aggregations/);
@@ -39,7 +41,7 @@ describe('checkDraft', () => {
   });
 
   it('bad SQL: the error has its line and column, and no mode is called legal', () => {
-    const d = checkDraft(spec('SELECT user,\n  nosuch FROM clicks'), '/tmp/weir-draft-cp');
+    const d = checkDraft(spec('SELECT user,\n  nosuch FROM clicks'), ROOTS);
     expect(d.ok).toBe(false);
     expect(d.errors[0]).toMatchObject({ path: 'sql', line: 2, column: 3 });
     expect(d.modes.every((m) => !m.legal)).toBe(true);

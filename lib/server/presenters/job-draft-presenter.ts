@@ -8,6 +8,7 @@
  */
 import type { ValidateJobResult } from '@/lib/engine';
 import { validateSpec } from '../services/job-service';
+import type { ServerPathRoots } from '../services/job-paths';
 
 export const OUTPUT_MODES = ['append', 'update', 'complete'] as const;
 export type OutputModeName = (typeof OUTPUT_MODES)[number];
@@ -64,12 +65,12 @@ function asObject(spec: unknown): Record<string, unknown> | undefined {
   return typeof spec === 'object' && spec !== null && !Array.isArray(spec) ? (spec as Record<string, unknown>) : undefined;
 }
 
-export function checkDraft(spec: unknown, checkpointRoot: string): DraftCheck {
-  const v = validateSpec(spec, checkpointRoot);
+export function checkDraft(spec: unknown, roots: ServerPathRoots): DraftCheck {
+  const v = validateSpec(spec, roots);
   const obj = asObject(spec);
   let explain = v.explain;
   const modes: ModeVerdict[] = OUTPUT_MODES.map((mode) => {
-    const r = obj && obj.outputMode !== mode ? validateSpec({ ...obj, outputMode: mode }, checkpointRoot) : v;
+    const r = obj && obj.outputMode !== mode ? validateSpec({ ...obj, outputMode: mode }, roots) : v;
     // The analyzer stops at an illegal mode before explaining: show the plan of a legal one.
     explain ??= r.explain;
     const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => e.message);

@@ -1,17 +1,73 @@
 /**
- * Deleting a checkpoint (the admin's "reset checkpoint"): every file under the location, through
- * its CheckpointFileManager, so a shared volume and s3:// are emptied the same way as local disk.
- * Files first, then the top-level entries, because an object store has no directories to remove
- * and a local directory is removed recursively.
+ * Deleting a checkpoint (the admin's "reset checkpoint", and a job deleted with its checkpoint):
+ * the engine's files under the location and nothing else, through its CheckpointFileManager, so
+ * a shared volume and s3:// are emptied the same way as local disk.
+ *
+ * The control plane runs as root, and a checkpoint location is only a name: the directory may
+ * hold anything. So:
+ * - a local location must lie inside WEIR_CHECKPOINT_ROOT (its real path), or nothing is deleted;
+ * - a directory that is not a Weir checkpoint (no `metadata` of ours and no `offsets/N`) is
+ *   refused, with nothing deleted;
+ * - only the engine's entries go (checkpoint-layout.ts), each file by itself, never through a
+ *   symlink; anything else stays, and the answer lists it.
  */
-import { checkpointFileManagerFor } from '@/lib/engine';
-import { walkCheckpoint } from '../presenters/checkpoint-presenter';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { readStreamMetadata, type CheckpointFileManager } from '@/lib/engine';
+import { ConflictError } from '../http-errors';
+import { NoFollowCheckpoint, openCheckpoint, walkCheckpoint, type CheckpointWalk } from '../presenters/checkpoint-presenter';
 
-/** Returns how many files were deleted. */
-export async function deleteCheckpoint(location: string): Promise<number> {
-  const fm = checkpointFileManagerFor(location);
-  const { files } = await walkCheckpoint(fm);
-  for (const f of files) await fm.delete(f.path);
-  for (const name of await fm.list('')) await fm.delete(name);
-  return files.length;
+export interface CheckpointDeletion {
+  deletedFiles: number;
+  /** Entries in the checkpoint directory that are not the engine's: left in place. */
+  keptEntries: string[];
+  /** Says what was left, when something was. */
+  message?: string;
+}
+
+const MAX_KEPT_LISTED = 100;
+
+async function isWeirCheckpoint(fm: CheckpointFileManager, walk: CheckpointWalk): Promise<boolean> {
+  if (walk.files.some((f) => /^offsets\/\d+$/.test(f.path))) return true;
+  if (!walk.files.some((f) => f.path === 'metadata')) return false;
+  try {
+    return (await readStreamMetadata(fm)) !== undefined;
+  } catch {
+    // a `metadata` file that is not ours
+    return false;
+  }
+}
+
+/** Deletes the engine's files in the checkpoint at `location`; see the header for what is refused. */
+export async function deleteCheckpoint(location: string, checkpointRoot: string): Promise<CheckpointDeletion> {
+  const fm = openCheckpoint(location, checkpointRoot);
+  const walk = await walkCheckpoint(fm);
+  if (walk.files.length === 0 && walk.scratch.length === 0) {
+    return { deletedFiles: 0, keptEntries: walk.foreign.slice(0, MAX_KEPT_LISTED), ...(walk.foreign.length ? { message: keptMessage(walk.foreign) } : {}) };
+  }
+  if (!(await isWeirCheckpoint(fm, walk))) {
+    throw new ConflictError(
+      `${fm.description} is not a Weir checkpoint (no metadata written by Weir and no offsets/N), so nothing was deleted. ` +
+        "Check the job's checkpoint location; if the directory really is this job's, remove its files by hand.",
+      { path: 'checkpointLocation', entries: walk.files.length + walk.foreign.length },
+    );
+  }
+  if (fm instanceof NoFollowCheckpoint) {
+    // Each file by itself (unlink never follows a symlink), then the engine's directories once empty.
+    for (const f of walk.files) await fs.rm(path.join(fm.root, f.path), { force: true });
+    for (const s of walk.scratch) await fs.rm(path.join(fm.root, s), { force: true, recursive: true });
+    for (const d of walk.dirs) await fs.rmdir(path.join(fm.root, d)).catch(() => undefined);
+  } else {
+    for (const f of walk.files) await fm.delete(f.path);
+  }
+  return {
+    deletedFiles: walk.files.length,
+    keptEntries: walk.foreign.slice(0, MAX_KEPT_LISTED),
+    ...(walk.foreign.length ? { message: keptMessage(walk.foreign) } : {}),
+  };
+}
+
+function keptMessage(foreign: string[]): string {
+  const shown = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? ', …' : '');
+  return `${foreign.length} entr${foreign.length === 1 ? 'y' : 'ies'} in the checkpoint directory ${foreign.length === 1 ? 'is' : 'are'} not Weir's and ${foreign.length === 1 ? 'was' : 'were'} left in place (${shown}). Move ${foreign.length === 1 ? 'it' : 'them'} elsewhere: a checkpoint directory should hold only the checkpoint.`;
 }

@@ -26,7 +26,8 @@ import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-p
 import { unmaskSpec } from '../presenters/secret-masking';
 import { serverOutboundPolicy } from '../outbound';
 import { recordAudit } from './audit-service';
-import { deleteCheckpoint } from './checkpoint-reset';
+import { deleteCheckpoint, type CheckpointDeletion } from './checkpoint-reset';
+import { assertCheckpointOwned, assertOwnPathsApart, confinePaths, lockJobPaths, type ServerPathRoots } from './job-paths';
 
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
 /** Statuses from which a start is allowed: nothing runs and nothing is winding down. */
@@ -39,6 +40,8 @@ export interface JobServiceContext {
   checkpointRoot: string;
   /** Where the spec's webhooks and connections may go (lib/server/outbound.ts); default: this process's. */
   outbound?: OutboundPolicy;
+  /** WEIR_FILES_ROOTS: where files sources, sinks, static tables and dead letters may be. */
+  filesRoots: string[];
   /** Puts a run on the queue (lib/queue/run-queue.ts's enqueueRun, bound to the config). */
   enqueue: (payload: { jobId: string; reason: 'start' | 'restart' }) => Promise<string>;
 }
@@ -67,20 +70,35 @@ function specObject(spec: unknown): Obj {
   return spec as Obj;
 }
 
+/** `<root>/<leaf>`: an s3:// root keeps its `//` (path.join would fold it into a local path). */
+function checkpointUnder(root: string, leaf: string): string {
+  return /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(root) ? `${root.replace(/\/+$/, '')}/${leaf}` : path.join(root, leaf);
+}
+
 function withCheckpoint(spec: Obj, fallback: string): Obj {
   return typeof spec.checkpointLocation === 'string' && spec.checkpointLocation.length > 0 ? spec : { ...spec, checkpointLocation: fallback };
 }
 
-/** The engine's verdict on a spec, without saving anything (POST /api/jobs/validate). */
-export function validateSpec(spec: unknown, checkpointRoot: string, outbound: OutboundPolicy = serverOutboundPolicy()): ValidateJobResult {
+/**
+ * The engine's verdict on a spec, without saving anything (POST /api/jobs/validate), with every
+ * path field checked against the roots and every destination against the outbound policy.
+ */
+export function validateSpec(spec: unknown, roots: ServerPathRoots, outbound: OutboundPolicy = serverOutboundPolicy()): ValidateJobResult {
   const obj = specObject(spec);
-  return validateJob(withCheckpoint(obj, path.join(checkpointRoot, '<job id>')), { outbound });
+  const confined = confinePaths(withCheckpoint(obj, checkpointUnder(roots.checkpointRoot, '<job id>')), roots);
+  const v = validateJob(confined.spec, { outbound });
+  if (confined.errors.length === 0) return v;
+  const { spec: _spec, contract: _contract, ...rest } = v;
+  return { ...rest, ok: false, errors: [...confined.errors, ...v.errors] };
 }
 
-function validated(spec: Obj, outbound: OutboundPolicy): { spec: Obj; result: ValidateJobResult & { ok: true } } {
-  const result = validateJob(spec, { outbound });
-  if (!result.ok || !result.spec) throw new InvalidJobSpecError(result.errors, result.warnings);
-  return { spec, result: result as ValidateJobResult & { ok: true } };
+/** The spec with its paths confined and rewritten to absolute locations, and the engine's verdict. */
+function validated(raw: Obj, roots: ServerPathRoots, outbound: OutboundPolicy) {
+  const confined = confinePaths(raw, roots);
+  const result = validateJob(confined.spec, { outbound });
+  if (confined.errors.length || !result.ok || !result.spec) throw new InvalidJobSpecError([...confined.errors, ...result.errors], result.warnings);
+  assertOwnPathsApart(confined.fields);
+  return { spec: confined.spec, result: result as ValidateJobResult & { ok: true }, fields: confined.fields };
 }
 
 function columnsOf(spec: Obj, result: ValidateJobResult): Omit<Prisma.JobUncheckedCreateInput, 'id' | 'name' | 'createdBy'> {
@@ -111,9 +129,11 @@ const optionalJson = (v: unknown) => (v === null ? Prisma.DbNull : (v as Prisma.
 export async function createJob(ctx: JobServiceContext, input: JobInput): Promise<{ job: JobDetail; warnings: unknown[] }> {
   requireRole(ctx.principal, 'admin', 'create jobs');
   const id = randomUUID();
-  const { spec, result } = validated(withCheckpoint(specObject(input.spec), path.join(ctx.checkpointRoot, id)), ctx.outbound ?? serverOutboundPolicy());
+  const { spec, result, fields } = validated(withCheckpoint(specObject(input.spec), checkpointUnder(ctx.checkpointRoot, id)), ctx, ctx.outbound ?? serverOutboundPolicy());
   await assertNameFree(ctx.db, result.spec!.name);
   const job = await ctx.db.$transaction(async (tx) => {
+    await lockJobPaths(tx);
+    await assertCheckpointOwned(tx, id, fields);
     const row = await tx.job.create({
       data: {
         id,
@@ -138,9 +158,11 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
   }
   // A spec without a checkpoint keeps the job's current one: an edit is not a silent reset.
   const incoming = unmaskSpec(specObject(input.spec), before.spec);
-  const { spec, result } = validated(withCheckpoint(incoming, before.checkpointLocation), ctx.outbound ?? serverOutboundPolicy());
+  const { spec, result, fields } = validated(withCheckpoint(incoming, before.checkpointLocation), ctx, ctx.outbound ?? serverOutboundPolicy());
   await assertNameFree(ctx.db, result.spec!.name, id);
   const job = await ctx.db.$transaction(async (tx) => {
+    await lockJobPaths(tx);
+    await assertCheckpointOwned(tx, id, fields);
     const row = await tx.job.update({
       where: { id },
       data: {
@@ -161,19 +183,24 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
  * `confirm`, as for a reset) its checkpoint goes too, files first: if that fails half-way the job
  * is still there to retry, rather than gone with files nobody can find any more.
  */
-export async function deleteJob(ctx: JobServiceContext, id: string, opts: { deleteCheckpoint?: boolean; confirm?: string } = {}): Promise<{ deletedCheckpointFiles: number | null }> {
+export async function deleteJob(
+  ctx: JobServiceContext,
+  id: string,
+  opts: { deleteCheckpoint?: boolean; confirm?: string } = {},
+): Promise<{ deletedCheckpointFiles: number | null; keptCheckpointEntries?: string[]; message?: string }> {
   requireRole(ctx.principal, 'admin', 'delete jobs');
   const before = await findJobOrThrow(ctx.db, id);
   if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
     throw new ConflictError(`Job ${before.name} is ${before.status}; stop it before deleting it.`, { status: before.status });
   }
-  let deletedCheckpointFiles: number | null = null;
+  let deletion: CheckpointDeletion | null = null;
   if (opts.deleteCheckpoint) {
     if (opts.confirm !== before.name) {
       throw new BadRequestError(`To delete the job with its checkpoint, type the job's name exactly as confirmation: ?deleteCheckpoint=true&confirm=${encodeURIComponent(before.name)}.`, { path: 'confirm', expected: before.name });
     }
-    deletedCheckpointFiles = await deleteOwnCheckpoint(ctx.db, before);
+    deletion = await deleteOwnCheckpoint(ctx, before);
   }
+  const deletedCheckpointFiles = deletion?.deletedFiles ?? null;
   await ctx.db.$transaction(async (tx) => {
     await tx.job.delete({ where: { id } });
     await recordAudit(tx, ctx.principal, {
@@ -181,18 +208,20 @@ export async function deleteJob(ctx: JobServiceContext, id: string, opts: { dele
       targetType: 'job',
       targetId: id,
       before: presentJob(before),
-      after: deletedCheckpointFiles === null ? undefined : { checkpointLocation: before.checkpointLocation, deletedCheckpointFiles },
+      after: deletion === null ? undefined : { checkpointLocation: before.checkpointLocation, deletedCheckpointFiles, keptCheckpointEntries: deletion.keptEntries },
     });
   });
-  return { deletedCheckpointFiles };
+  if (!deletion) return { deletedCheckpointFiles };
+  return { deletedCheckpointFiles, ...(deletion.message ? { keptCheckpointEntries: deletion.keptEntries, message: deletion.message } : {}) };
 }
 
 /**
- * Deletes a job's checkpoint files and returns how many; refuses (409) a location another job also
- * uses, which would wreck that job's state.
+ * Deletes the engine's files in a job's checkpoint (checkpoint-reset.ts: never a foreign file,
+ * never through a symlink, never a directory that is no checkpoint); refuses (409) a location
+ * another job also uses, which would wreck that job's state.
  */
-async function deleteOwnCheckpoint(db: JobServiceContext['db'], job: { id: string; name: string; checkpointLocation: string }): Promise<number> {
-  const sharing = await db.job.findMany({ where: { checkpointLocation: job.checkpointLocation, id: { not: job.id } }, select: { name: true } });
+async function deleteOwnCheckpoint(ctx: JobServiceContext, job: { id: string; name: string; checkpointLocation: string }): Promise<CheckpointDeletion> {
+  const sharing = await ctx.db.job.findMany({ where: { checkpointLocation: job.checkpointLocation, id: { not: job.id } }, select: { name: true } });
   if (sharing.length > 0) {
     throw new ConflictError(
       `Job ${job.name}'s checkpoint location ${job.checkpointLocation} is also the checkpoint of ${sharing.map((j) => j.name).join(', ')}; deleting it would wreck theirs too. ` +
@@ -200,7 +229,7 @@ async function deleteOwnCheckpoint(db: JobServiceContext['db'], job: { id: strin
       { sharedWith: sharing.map((j) => j.name) },
     );
   }
-  return deleteCheckpoint(job.checkpointLocation);
+  return deleteCheckpoint(job.checkpointLocation, ctx.checkpointRoot);
 }
 
 /** One conditional status change plus its audit event; returns the new row or undefined if the guard failed. */
@@ -273,7 +302,11 @@ export async function restartJob(ctx: JobServiceContext, id: string): Promise<Jo
   return startLike(ctx, before, 'restart');
 }
 
-export async function resetCheckpoint(ctx: JobServiceContext, id: string, confirm: string): Promise<{ job: JobDetail; deletedFiles: number; deletedBatches: number }> {
+export async function resetCheckpoint(
+  ctx: JobServiceContext,
+  id: string,
+  confirm: string,
+): Promise<{ job: JobDetail; deletedFiles: number; deletedBatches: number; keptEntries?: string[]; message?: string }> {
   requireRole(ctx.principal, 'admin', 'reset checkpoints');
   const before = await findJobOrThrow(ctx.db, id);
   if (confirm !== before.name) {
@@ -282,7 +315,8 @@ export async function resetCheckpoint(ctx: JobServiceContext, id: string, confir
   if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
     throw new ConflictError(`Job ${before.name} is ${before.status}; stop it and wait for STOPPED before resetting its checkpoint.`, { status: before.status });
   }
-  const deletedFiles = await deleteOwnCheckpoint(ctx.db, before);
+  const deletion = await deleteOwnCheckpoint(ctx, before);
+  const deletedFiles = deletion.deletedFiles;
   const { row, deletedBatches } = await ctx.db.$transaction(async (tx) => {
     const { count } = await tx.batchProgress.deleteMany({ where: { jobId: id } });
     const r = await tx.job.update({ where: { id }, data: { queryId: null, lastBatchId: null, lastCommittedAt: null } });
@@ -291,9 +325,9 @@ export async function resetCheckpoint(ctx: JobServiceContext, id: string, confir
       targetType: 'job',
       targetId: id,
       before: { ...lifecycleView(before), queryId: before.queryId, lastBatchId: before.lastBatchId, checkpointLocation: before.checkpointLocation },
-      after: { ...lifecycleView(r), queryId: null, lastBatchId: null, deletedFiles, deletedBatches: count },
+      after: { ...lifecycleView(r), queryId: null, lastBatchId: null, deletedFiles, deletedBatches: count, keptEntries: deletion.keptEntries },
     });
     return { row: r, deletedBatches: count };
   });
-  return { job: presentJob(row), deletedFiles, deletedBatches };
+  return { job: presentJob(row), deletedFiles, deletedBatches, ...(deletion.message ? { keptEntries: deletion.keptEntries, message: deletion.message } : {}) };
 }

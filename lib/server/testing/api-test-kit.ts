@@ -1,7 +1,8 @@
 /**
  * Route-handler tests: a fresh migrated database on the machine's PostgreSQL, this process's
- * configuration pointed at it (DATABASE_URL, a temporary checkpoint root, BullMQ on its Postgres
- * backend in that database), one API token per role, and `call()`, which invokes an exported
+ * configuration pointed at it (DATABASE_URL, a temporary checkpoint root, the files roots: the
+ * system temp directory unless the test names its own, BullMQ on its Postgres backend in that
+ * database), one API token per role, and `call()`, which invokes an exported
  * GET/POST/… with a real Request, exactly as Next does.
  *
  * Must run before anything calls env() or prisma() in the test file (both cache per process;
@@ -37,17 +38,21 @@ export interface ApiTestKit {
   db: PrismaClient;
   database: TestDatabase;
   checkpointRoot: string;
+  /** WEIR_FILES_ROOTS of this process: where the test's files sources and sinks may be. */
+  filesRoots: string[];
   tokens: { viewer: string; operator: string; admin: string };
   /** UI user `alice` (operator) with password `alice-password`. */
   call(handler: Handler, url: string, opts?: CallOptions): Promise<CallResult>;
   teardown(): Promise<void>;
 }
 
-export async function setupApiTestKit(): Promise<ApiTestKit> {
+export async function setupApiTestKit(opts: { filesRoots?: string[]; checkpointRoot?: string } = {}): Promise<ApiTestKit> {
   const database = await createTestDatabase('weir_api');
-  const checkpointRoot = await mkdtemp(path.join(tmpdir(), 'weir-api-cp-'));
+  const checkpointRoot = opts.checkpointRoot ?? (await mkdtemp(path.join(tmpdir(), 'weir-api-cp-')));
+  const filesRoots = opts.filesRoots ?? [tmpdir()];
   process.env.DATABASE_URL = database.url;
   process.env.WEIR_CHECKPOINT_ROOT = checkpointRoot;
+  process.env.WEIR_FILES_ROOTS = filesRoots.join(',');
   delete process.env.REDIS_URL;
   const { prisma } = await import('../db');
   const db = prisma();
@@ -82,6 +87,7 @@ export async function setupApiTestKit(): Promise<ApiTestKit> {
     db,
     database,
     checkpointRoot,
+    filesRoots,
     tokens,
     call,
     teardown: async () => {

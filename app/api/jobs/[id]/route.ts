@@ -12,6 +12,6 @@ export const PUT = apiRoute('admin', 'edit jobs', async (ctx) => updateJob(jobSe
 /** 204; with ?deleteCheckpoint=true&confirm=<name>, 200 and how many checkpoint files went. */
 export const DELETE = apiRoute('admin', 'delete jobs', async (ctx) => {
   const q = parseQuery(ctx.req, deleteJobQuerySchema);
-  const { deletedCheckpointFiles } = await deleteJob(jobServiceContext(ctx), ctx.params.id, q);
-  return deletedCheckpointFiles === null ? new Response(null, { status: 204 }) : Response.json({ deletedCheckpointFiles });
+  const r = await deleteJob(jobServiceContext(ctx), ctx.params.id, q);
+  return r.deletedCheckpointFiles === null ? new Response(null, { status: 204 }) : Response.json(r);
 });

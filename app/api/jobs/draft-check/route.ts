@@ -12,5 +12,5 @@ export const dynamic = 'force-dynamic';
 
 export const POST = apiRoute('viewer', 'validate job specs', async ({ req }) => {
   const { spec } = await parseBody(req, validateInputSchema);
-  return checkDraft(spec, env().checkpointRoot);
+  return checkDraft(spec, env());
 });

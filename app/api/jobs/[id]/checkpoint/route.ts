@@ -1,6 +1,7 @@
+import { env } from '@/lib/env';
 import { apiRoute } from '@/lib/server/api-handler';
 import { checkpointTree } from '@/lib/server/presenters/checkpoint-presenter';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute('viewer', 'inspect checkpoints', async ({ db, params }) => checkpointTree(db, params.id));
+export const GET = apiRoute('viewer', 'inspect checkpoints', async ({ db, params }) => checkpointTree(db, params.id, env().checkpointRoot));

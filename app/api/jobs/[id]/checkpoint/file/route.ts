@@ -1,7 +1,8 @@
+import { env } from '@/lib/env';
 import { apiRoute, parseQuery } from '@/lib/server/api-handler';
 import { checkpointFileQuerySchema } from '@/lib/server/api-schemas';
 import { readCheckpointFile } from '@/lib/server/presenters/checkpoint-presenter';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute('viewer', 'inspect checkpoints', async ({ req, db, params }) => readCheckpointFile(db, params.id, parseQuery(req, checkpointFileQuerySchema).path));
+export const GET = apiRoute('viewer', 'inspect checkpoints', async ({ req, db, params }) => readCheckpointFile(db, params.id, parseQuery(req, checkpointFileQuerySchema).path, env().checkpointRoot));
