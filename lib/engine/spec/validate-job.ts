@@ -11,6 +11,7 @@ import { auditContract, type ContractAudit } from '../contract';
 import { AnalysisException, ValidationError, WeirError } from '../errors';
 import { relationOf } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
+import { tooDeep } from '../query/sql-parser';
 import { compileStreamingQuery } from '../query/streaming-query';
 import { getSinkDefinition } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';
@@ -33,8 +34,14 @@ function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (e) {
-    // Node 20's JSON.parse message has no position: find the first offending character ourselves.
-    const offset = jsonErrorOffset(text);
+    // Node 20's JSON.parse message has no position: find the first offending character ourselves
+    // (a recursive walk: text nested deeper than the stack gets no position, not a crash).
+    let offset = -1;
+    try {
+      offset = jsonErrorOffset(text);
+    } catch (walkError) {
+      if (!(walkError instanceof RangeError)) throw walkError;
+    }
     let line: number | undefined;
     let column: number | undefined;
     if (offset >= 0) {
@@ -135,6 +142,8 @@ export function validateJob(specJson: unknown): ValidateJobResult {
       else if (e instanceof AnalysisException) errors.push({ path: /output mode/i.test(e.message) ? 'outputMode' : 'sql', message: e.message });
       else if (e instanceof ValidationError && (e.details as { path?: string } | undefined)?.path) errors.push({ path: String((e.details as { path: string }).path), message: e.message });
       else if (e instanceof WeirError) errors.push({ path: 'sql', message: e.message });
+      // Last resort: sql-parser.ts's limits keep queries well inside the stack; never a 500.
+      else if (e instanceof RangeError) errors.push({ path: 'sql', message: tooDeep().message, line: 1, column: 1 });
       else throw e;
     }
   }
