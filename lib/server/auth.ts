@@ -137,8 +137,12 @@ export function checkSameOrigin(req: Request): void {
   );
 }
 
-/** The caller, or undefined when the request carries no valid credentials. */
-export async function authenticate(db: PrismaClient, req: Request): Promise<Principal | undefined> {
+/**
+ * The caller, or undefined when the request carries no valid credentials. `sameOrigin: false`
+ * skips the Origin rule for a session write: only sign-out uses it (ending one's own session is
+ * harmless whoever asks, and it must work from any state of the browser).
+ */
+export async function authenticate(db: PrismaClient, req: Request, opts: { sameOrigin?: boolean } = {}): Promise<Principal | undefined> {
   const authz = req.headers.get('authorization');
   if (authz) {
     const m = /^Bearer\s+(\S+)$/i.exec(authz.trim());
@@ -155,7 +159,7 @@ export async function authenticate(db: PrismaClient, req: Request): Promise<Prin
     const token = await db.apiToken.findUnique({ where: { id: session.apiTokenId } });
     if (!token || token.revokedAt) return undefined;
   }
-  if (!isSafeMethod(req.method)) checkSameOrigin(req);
+  if (!isSafeMethod(req.method) && opts.sameOrigin !== false) checkSameOrigin(req);
   return {
     actor: session.actor,
     role: session.role,

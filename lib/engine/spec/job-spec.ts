@@ -17,7 +17,7 @@ import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, 
 const durationAtMost = (maxMs: number) =>
   z
     .string()
-    .max(100)
+    .max(100, { message: `expected ${DURATION_HINT}` })
     .superRefine((s, ctx) => {
       const ms = parseDuration(s);
       if (ms === null) ctx.addIssue({ code: 'custom', message: `expected ${DURATION_HINT}` });
