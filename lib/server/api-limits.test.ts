@@ -78,7 +78,7 @@ describe('request bodies', () => {
   });
 
   it('invalid UTF-8, NUL bytes, lone surrogates and deep nesting in a body are 400 naming the field', async () => {
-    const post = async (raw: string | Uint8Array) => {
+    const post = async (raw: string | Uint8Array<ArrayBuffer>) => {
       const req = new Request('http://localhost:3000/api/jobs', { method: 'POST', body: raw, headers: { authorization: `Bearer ${kit.tokens.admin}`, 'content-type': 'application/json' } });
       const res = await (await jobs()).POST(req, { params: Promise.resolve({}) });
       return { status: res.status, body: await res.json() };
@@ -177,7 +177,7 @@ describe('ids and query parameters', () => {
   });
 
   it('an unknown /api path answers a JSON 404 for every method', async () => {
-    const mod = (await import('@/app/api/[...path]/route')) as Record<string, (req: Request) => Response>;
+    const mod = (await import('@/app/api/[...path]/route')) as unknown as Record<string, (req: Request) => Response>;
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
       const res = mod[method](new Request('http://localhost:3000/api/no/such/thing', { method }));
       expect(res.status).toBe(404);
@@ -263,7 +263,7 @@ describe('cookie-authenticated writes need this app’s Origin', () => {
 
   it('Origin: null, no Origin, and a foreign Origin are 403 and create nothing', async () => {
     const before = await kit.db.apiToken.count();
-    for (const headers of [{ origin: 'null' }, {}, { origin: 'https://evil.example' }, { origin: 'null', 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'not a url' }]) {
+    for (const headers of <Record<string, string>[]>[{ origin: 'null' }, {}, { origin: 'https://evil.example' }, { origin: 'null', 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'not a url' }]) {
       const r = await createToken(headers, { cookie });
       expectEnvelope(r, 403, 'FORBIDDEN');
       expect(r.body.error.message).toMatch(/bearer token/);

@@ -6,6 +6,7 @@
  * names and types), output-mode legality (Spark's rules and messages), the sink's supported
  * modes, and the exactly-once contract.
  */
+import { z } from 'zod';
 import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
 import { auditContract, type ContractAudit } from '../contract';
 import { AnalysisException, ValidationError, WeirError } from '../errors';
@@ -16,7 +17,7 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { getSinkDefinition } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';
 import type { Schema } from '../types';
-import { outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
+import { JobSpecSchema, outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
 
 export interface ValidateJobResult {
   ok: boolean;
@@ -111,6 +112,23 @@ export function jsonErrorOffset(t: string): number {
   }
 }
 
+/**
+ * When the spec as a whole is invalid, the SQL is still checked against whatever parts it reads
+ * (the source's name and columns, output mode, dedup, static tables) that are valid on their
+ * own; an invalid part is left out rather than handed to the analyzer unchecked.
+ */
+function partsForSql(raw: Partial<JobSpec>): JobSpec | undefined {
+  if (typeof raw.sql !== 'string') return undefined;
+  const shape = JobSpecSchema.shape;
+  const source = shape.source.safeParse(raw.source);
+  const sourceParts = source.success
+    ? source.data
+    : z.object({ name: shape.source.shape.name, schema: shape.source.shape.schema }).safeParse(raw.source).data;
+  if (!sourceParts) return undefined;
+  const part = <K extends 'outputMode' | 'dedup' | 'staticTables'>(k: K) => shape[k].safeParse(raw[k]).data as JobSpec[K] | undefined;
+  return { ...(raw as JobSpec), source: sourceParts as JobSpec['source'], outputMode: part('outputMode') ?? 'append', dedup: part('dedup'), staticTables: part('staticTables') };
+}
+
 export function validateJob(specJson: unknown): ValidateJobResult {
   let input = specJson;
   if (typeof specJson === 'string') {
@@ -128,7 +146,7 @@ export function validateJob(specJson: unknown): ValidateJobResult {
   let explain: string | undefined;
   let outputSchema: Schema | undefined;
   let stateful = false;
-  const relSpec = spec ?? (raw.source?.name && Array.isArray(raw.source?.schema) && typeof raw.sql === 'string' ? (raw as JobSpec) : undefined);
+  const relSpec = spec ?? partsForSql(raw);
   if (relSpec) {
     try {
       const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup, staticTables: relSpec.staticTables });
