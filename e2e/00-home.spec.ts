@@ -3,7 +3,13 @@
 import { expect, test } from '@playwright/test';
 
 test('the jobs page asks for sign-in, then opens with its empty state and shared navigation', async ({ page }) => {
-  await page.goto('/');
+  // The pages run under next.config.js's Content-Security-Policy: nothing they need may be blocked.
+  const cspViolations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  const first = await page.goto('/');
+  expect(first?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
   // Job data is for signed-in viewers only: the page sends us to sign in and back.
   await page.waitForURL((u) => u.pathname === '/signin' && u.searchParams.get('next') === '/');
   await page.getByLabel('Username', { exact: true }).fill('admin');
@@ -14,6 +20,7 @@ test('the jobs page asks for sign-in, then opens with its empty state and shared
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'No jobs yet' })).toBeVisible();
   await expect(page.getByText('POST /api/jobs')).toBeVisible();
+  expect(cspViolations).toEqual([]);
   await page.screenshot({ path: 'e2e/artifacts/home.png', fullPage: true });
 });
 
