@@ -10,7 +10,7 @@ import { expect, test } from '@playwright/test';
 
 const dataDir = path.resolve('.data/e2e/files/alerts-spec');
 
-test('a rule created in the UI fires when a job fails, and the alerts page shows it', async ({ page }) => {
+test('a rule created in the UI fires when a job fails, and the alerts page shows it', async ({ page, baseURL }) => {
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(`${dataDir}/in`, { recursive: true });
   writeFileSync(`${dataDir}/in/part-00000.json`, '{"user": "ann"}\nnot json at all\n');
@@ -32,7 +32,10 @@ test('a rule created in the UI fires when a job fails, and the alerts page shows
   await expect(rules.getByRole('row', { name: /e2e: any run failed/ })).toBeVisible();
 
   const api = page.request;
+  // page.request sends the session cookie but, unlike the browser, no Origin: a cookie write needs one.
+  const headers = { origin: baseURL! };
   const created = await api.post('/api/jobs', {
+    headers,
     data: {
       spec: {
         name: 'e2e-alerts-failing',
@@ -46,7 +49,7 @@ test('a rule created in the UI fires when a job fails, and the alerts page shows
   });
   expect(created.status()).toBe(201);
   const { job } = await created.json();
-  expect((await api.post(`/api/jobs/${job.id}/start`)).status()).toBe(200);
+  expect((await api.post(`/api/jobs/${job.id}/start`, { headers })).status()).toBe(200);
 
   // The page polls: the failure shows up as a firing alert naming the job and the rule.
   const firing = page.getByRole('table', { name: 'Firing alerts' });

@@ -20,7 +20,7 @@ function spec(name: string) {
   };
 }
 
-test('sign in through the form, then create, read (masked), stop and audit a job with the session', async ({ page }) => {
+test('sign in through the form, then create, read (masked), stop and audit a job with the session', async ({ page, baseURL }) => {
   await page.goto('/signin');
   await expect(page.getByRole('heading', { name: 'Sign in', level: 1 })).toBeVisible();
   await page.getByLabel('Username', { exact: true }).fill('admin');
@@ -32,9 +32,11 @@ test('sign in through the form, then create, read (masked), stop and audit a job
   expect(session?.httpOnly).toBe(true);
 
   const api = page.request; // shares the browser context's cookies
+  // page.request sends the session cookie but, unlike the browser, no Origin: a cookie write needs one.
+  const headers = { origin: baseURL! };
   expect(await (await api.get('/api/auth/me')).json()).toMatchObject({ actor: 'user:admin', role: 'admin', via: 'session' });
 
-  const created = await api.post('/api/jobs', { data: { spec: spec('e2e-api-job') } });
+  const created = await api.post('/api/jobs', { headers, data: { spec: spec('e2e-api-job') } });
   expect(created.status()).toBe(201);
   const { job } = await created.json();
   expect(job).toMatchObject({ name: 'e2e-api-job', status: 'STOPPED', guarantee: 'exactly-once' });
@@ -46,7 +48,7 @@ test('sign in through the form, then create, read (masked), stop and audit a job
   const list = await (await api.get('/api/jobs')).json();
   expect(list.items.map((j: { name: string }) => j.name)).toContain('e2e-api-job');
 
-  const stopped = await api.post(`/api/jobs/${job.id}/stop`);
+  const stopped = await api.post(`/api/jobs/${job.id}/stop`, { headers });
   expect(stopped.status()).toBe(200);
   const batches = await (await api.get(`/api/jobs/${job.id}/batches?limit=5`)).json();
   expect(batches).toEqual({ items: [], nextBefore: null });
@@ -55,11 +57,11 @@ test('sign in through the form, then create, read (masked), stop and audit a job
   expect(audit.items.map((e: { action: string }) => e.action)).toContain('job.create');
   expect(audit.items[audit.items.length - 1]).toMatchObject({ actor: 'user:admin', actorRole: 'admin' });
 
-  const invalid = await api.post('/api/jobs', { data: { spec: { ...spec('e2e-bad'), sql: 'SELECT nosuch FROM clicks' } } });
+  const invalid = await api.post('/api/jobs', { headers, data: { spec: { ...spec('e2e-bad'), sql: 'SELECT nosuch FROM clicks' } } });
   expect(invalid.status()).toBe(422);
   expect((await invalid.json()).error.details.errors[0].path).toBe('sql');
 
-  const deleted = await api.delete(`/api/jobs/${job.id}`);
+  const deleted = await api.delete(`/api/jobs/${job.id}`, { headers });
   expect(deleted.status()).toBe(204);
 });
 

@@ -47,7 +47,10 @@ describe('sign-in', () => {
     expect(session.tokenHash).toBe(hashToken(decodeURIComponent(cookie.split('=')[1])));
     expect((await kit.call(me.GET, '/api/auth/me', { cookie })).body).toEqual({ actor: 'user:alice', role: 'operator', via: 'session' });
     // an operator session may start but not create
-    expect((await kit.call(jobs.POST, '/api/jobs', { method: 'POST', cookie, body: filesSpec('s', '/tmp/weir-auth') })).status).toBe(403);
+    const sameOrigin = { origin: 'http://localhost:3000', host: 'localhost:3000' };
+    const refused = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', cookie, body: filesSpec('s', '/tmp/weir-auth'), headers: sameOrigin });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details).toMatchObject({ role: 'operator', needed: 'admin' });
     const created = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: filesSpec('session-start', '/tmp/weir-auth') });
     const id = created.body.job.id;
     const started = await kit.call(start.POST, `/api/jobs/${id}/start`, { method: 'POST', cookie, params: { id }, headers: { origin: 'http://localhost:3000', host: 'localhost:3000' } });

@@ -4,6 +4,11 @@
  */
 import { z } from 'zod';
 
+/** Batch ids are stored as PostgreSQL integers: a larger cursor could never match and must not reach the query. */
+const MAX_BATCH_ID = 2_147_483_647;
+/** The largest instant a JavaScript Date holds (ms since the epoch). */
+const MAX_DATE_MS = 8_640_000_000_000_000;
+
 export const roleSchema = z.enum(['viewer', 'operator', 'admin']);
 
 export const restartPolicySchema = z
@@ -38,7 +43,7 @@ export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).descr
 export const jobsQuerySchema = z.object({ status: z.enum(['PENDING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED', 'RECOVERING']).optional() });
 
 export const batchesQuerySchema = z.object({
-  before: z.coerce.number().int().min(0).optional().describe('Return batches with batchId < before (the previous page’s nextBefore)'),
+  before: z.coerce.number().int().min(0).max(MAX_BATCH_ID).optional().describe('Return batches with batchId < before (the previous page’s nextBefore)'),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
@@ -54,13 +59,14 @@ export const deleteJobQuerySchema = z.object({
 export const runsQuerySchema = z.object({
   before: z
     .string()
-    .regex(/^\d+_[^\s]+$/, 'a cursor from a previous page’s nextBefore')
+    .regex(/^\d{1,16}_[^\s]+$/, 'a cursor from a previous page’s nextBefore')
+    .refine((c) => Number(c.slice(0, c.indexOf('_'))) <= MAX_DATE_MS, 'a cursor from a previous page’s nextBefore')
     .optional()
     .describe('Return runs older than this cursor (the previous page’s nextBefore)'),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
-export const batchParamsSchema = z.object({ id: z.string().min(1), batchId: z.coerce.number().int().min(0) });
+export const batchParamsSchema = z.object({ id: z.string().min(1), batchId: z.coerce.number().int().min(0).max(MAX_BATCH_ID) });
 
 export const checkpointFileQuerySchema = z.object({ path: z.string().min(1).describe('A path relative to the checkpoint, e.g. offsets/0') });
 

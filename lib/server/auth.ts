@@ -7,8 +7,9 @@
  * - The UI signs in once (POST /api/auth/signin with an API token, or a username and password)
  *   and gets an HttpOnly, SameSite=Lax cookie holding a random session token; the Session row
  *   stores its SHA-256 and an expiry, so signing out (or revoking the token it came from) ends it.
- *   A cookie-authenticated write whose Origin is another site is refused: SameSite covers modern
- *   browsers, the Origin check covers the rest.
+ *   A cookie-authenticated write (POST, PUT, PATCH, DELETE) must prove it comes from this app's
+ *   own pages (`checkSameOrigin`): SameSite covers modern browsers, the Origin check covers the
+ *   rest. Bearer-token calls carry no ambient credential, so they need no Origin.
  *
  * Roles are ordered viewer < operator < admin: viewers read; operators also start, stop and
  * restart; admins also create, edit, delete, reset checkpoints and manage tokens.
@@ -102,8 +103,46 @@ function isSafeMethod(method: string): boolean {
   return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
 }
 
-/** The caller, or undefined when the request carries no valid credentials. */
-export async function authenticate(db: PrismaClient, req: Request): Promise<Principal | undefined> {
+/** The host this app answers as: what a reverse proxy forwarded, else the Host header. */
+function ownHost(req: Request): string {
+  return req.headers.get('x-forwarded-host')?.split(',')[0].trim() || req.headers.get('host') || new URL(req.url).host;
+}
+
+function originHost(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A write made with the session cookie must come from this app's own pages. Browsers send
+ * `Origin` on every fetch and form POST, so it must be present and name this host; only a
+ * browser's own `Sec-Fetch-Site: same-origin` (a header pages cannot set) stands in for a
+ * missing one. `Origin: null` (sandboxed frames, file: pages, some redirects) and no Origin at
+ * all are refused: they are how a cross-site form would otherwise get through.
+ */
+export function checkSameOrigin(req: Request): void {
+  const origin = req.headers.get('origin');
+  const host = ownHost(req);
+  if (origin !== null && origin !== 'null') {
+    if (originHost(origin) === host) return;
+    throw new ForbiddenError(`A cross-site request (Origin ${origin.slice(0, 200)}) may not use the session cookie; call the API with a bearer token instead.`, { origin: origin.slice(0, 200) });
+  }
+  if (origin === null && req.headers.get('sec-fetch-site') === 'same-origin') return;
+  throw new ForbiddenError(
+    `A change made with the session cookie needs the Origin header of this app (${host}); this request had ${origin === null ? 'none' : 'Origin: null'}. Make it from the Weir pages, or call the API with a bearer token (Authorization: Bearer <token>).`,
+    { origin },
+  );
+}
+
+/**
+ * The caller, or undefined when the request carries no valid credentials. `sameOrigin: false`
+ * skips the Origin rule for a session write: only sign-out uses it (ending one's own session is
+ * harmless whoever asks, and it must work from any state of the browser).
+ */
+export async function authenticate(db: PrismaClient, req: Request, opts: { sameOrigin?: boolean } = {}): Promise<Principal | undefined> {
   const authz = req.headers.get('authorization');
   if (authz) {
     const m = /^Bearer\s+(\S+)$/i.exec(authz.trim());
@@ -120,13 +159,7 @@ export async function authenticate(db: PrismaClient, req: Request): Promise<Prin
     const token = await db.apiToken.findUnique({ where: { id: session.apiTokenId } });
     if (!token || token.revokedAt) return undefined;
   }
-  if (!isSafeMethod(req.method)) {
-    const origin = req.headers.get('origin');
-    const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host') ?? new URL(req.url).host;
-    if (origin && origin !== 'null' && new URL(origin).host !== host) {
-      throw new ForbiddenError(`A cross-site request (Origin ${origin}) may not use the session cookie; call the API with a bearer token instead.`);
-    }
-  }
+  if (!isSafeMethod(req.method) && opts.sameOrigin !== false) checkSameOrigin(req);
   return {
     actor: session.actor,
     role: session.role,

@@ -11,17 +11,17 @@
  * - 404 NOT_FOUND.
  * - 409 CONFLICT (state clashes: already running, reset while active, duplicate name) and the
  *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE.
-<<<<<<< HEAD
- * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT: well-formed
- *   request whose content the engine refuses.
- * - 503 CHECKPOINT_WRITE_FAILED: the checkpoint storage refused a write or delete (full,
- *   read-only, no permission); the message names the file and what to fix, then try again.
-=======
+ * - 413 PAYLOAD_TOO_LARGE: the body is over the API's limit (api-handler.ts, MAX_BODY_BYTES).
  * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT /
  *   OUTBOUND_REFUSED: well-formed request whose content the engine refuses.
->>>>>>> wt-outbound
- * - anything else: 500 INTERNAL, with the message but no stack.
+ * - 503 CHECKPOINT_WRITE_FAILED: the checkpoint storage refused a write or delete (full,
+ *   read-only, no permission); the message names the file and what to fix, then try again.
+ * - anything else: 500 INTERNAL (or the WeirError's code) with an error id in `details.errorId`
+ *   and a fixed message. The error itself (message, stack, a Prisma query's text) goes to the
+ *   server log under that id, never into the body: internals help an attacker, the id is enough
+ *   for the operator to find the log line.
  */
+import { randomBytes } from 'node:crypto';
 import { ZodError } from 'zod';
 import { WeirError } from '@/lib/engine/errors';
 
@@ -43,6 +43,11 @@ export class ForbiddenError extends WeirError {
 export class NotFoundError extends WeirError {
   constructor(what: string, id: string) {
     super('NOT_FOUND', `${what} ${id} does not exist. List them with GET /api/${what === 'job' ? 'jobs' : what + 's'}.`, { what, id });
+  }
+}
+export class PayloadTooLargeError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('PAYLOAD_TOO_LARGE', message, details);
   }
 }
 export class ConflictError extends WeirError {
@@ -67,6 +72,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
   CONCURRENT_STREAM_LOG_UPDATE: 409,
   INCOMPATIBLE_QUERY_CHANGE: 409,
   INVALID_JOB_SPEC: 422,
@@ -99,6 +105,18 @@ function prismaCode(e: unknown): string | undefined {
   return typeof code === 'string' && /^P\d{4}$/.test(code) ? code : undefined;
 }
 
+/** The body of a 500: a fixed message and the id under which the server logged the error. */
+function internalErrorBody(e: unknown, errorId: string): ErrorBody {
+  const code = e instanceof WeirError ? e.code : 'INTERNAL';
+  return {
+    error: {
+      code,
+      message: `Internal error ${errorId}: the server could not complete this request. Try again; if it keeps failing, give this error id to the operator (the server log has the details under it).`,
+      details: { errorId },
+    },
+  };
+}
+
 export function errorBody(e: unknown): ErrorBody {
   if (e instanceof ZodError) {
     const issues = zodIssues(e);
@@ -116,11 +134,13 @@ export function errorBody(e: unknown): ErrorBody {
     return { error: { code: 'CONFLICT', message: `A record with this ${String(target ?? 'key')} already exists; choose another value.`, details: { target } } };
   }
   if (prismaCode(e) === 'P2025') return { error: { code: 'NOT_FOUND', message: 'The record does not exist (it may have just been deleted).' } };
-  return { error: { code: 'INTERNAL', message: `Internal error: ${(e as Error)?.message ?? String(e)}. Check the server log.` } };
+  return internalErrorBody(e, 'unlogged');
 }
 
 export function errorResponse(e: unknown): Response {
   const status = httpStatusOf(e);
-  if (status === 500) console.error('[weir api] unexpected error', e);
-  return Response.json(errorBody(e), { status });
+  if (status !== 500) return Response.json(errorBody(e), { status });
+  const errorId = randomBytes(8).toString('hex');
+  console.error(`[weir api] unexpected error ${errorId}:`, e);
+  return Response.json(internalErrorBody(e, errorId), { status });
 }

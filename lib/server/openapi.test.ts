@@ -14,6 +14,8 @@ async function routeFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
+    // The catch-all (app/api/[...path]) answers unknown paths with a JSON 404: no operation of its own.
+    if (e.isDirectory() && e.name.startsWith('[...')) continue;
     if (e.isDirectory()) out.push(...(await routeFiles(p)));
     else if (e.name === 'route.ts') out.push(p);
   }

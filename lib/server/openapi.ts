@@ -103,6 +103,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'The role may not do this',
   404: 'Not found',
   409: 'Conflicts with the current state',
+  413: 'The body is over 1 MiB',
   422: 'The job spec is invalid (details.errors: path, message, line, column)',
 };
 
@@ -115,7 +116,7 @@ function operationObject(op: Operation) {
   const queryParams = op.query
     ? Object.entries(op.query.shape).map(([name, s]) => ({ name, in: 'query', required: !(s as z.ZodType).safeParse(undefined).success, schema: jsonSchema(s as z.ZodType) }))
     : [];
-  const errors = [...new Set([...(op.role === 'public' ? [] : [401, 403]), ...(op.errors ?? [])])].sort();
+  const errors = [...new Set([...(op.role === 'public' ? [] : [401, 403]), ...(op.body ? [400, 413] : []), ...(op.errors ?? [])])].sort();
   return {
     summary: op.summary,
     tags: [op.tag],

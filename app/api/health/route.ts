@@ -1,10 +1,15 @@
 import { env } from '@/lib/env';
 import { prisma } from '@/lib/server/db';
 import { healthReport } from '@/lib/server/health';
+import { errorResponse } from '@/lib/server/http-errors';
 
 export const dynamic = 'force-dynamic';
 
 export async function GET() {
-  const report = await healthReport(prisma(), env());
-  return Response.json(report, { status: report.database.ok ? 200 : 503 });
+  try {
+    const report = await healthReport(prisma(), env());
+    return Response.json(report, { status: report.database.ok ? 200 : 503 });
+  } catch (e) {
+    return errorResponse(e);
+  }
 }

@@ -6,6 +6,7 @@
  * The window value is `{ start, end }` in epoch ms; sinks render it with the output schema.
  */
 import { ValidationError } from '../errors';
+import { MAX_DELAY_MS } from '../spec/duration';
 
 const UNITS: Record<string, number> = {
   millisecond: 1, milliseconds: 1, ms: 1,
@@ -48,9 +49,21 @@ export interface TimeWindow {
   end: number;
 }
 
+/**
+ * Each row lands in ceil(size / slide) windows: bounded, so one row cannot fan out into millions
+ * of windows (a 1000-week window sliding by 1 ms would be 6e11 per row).
+ */
+export const MAX_WINDOWS_PER_ROW = 1000;
+
 export function timeWindowSpec(size: string, slide?: string): TimeWindowSpec {
   const sizeMs = parseIntervalMs(size, 'window duration');
   const slideMs = slide === undefined ? sizeMs : parseIntervalMs(slide, 'window slide duration');
+  if (sizeMs > MAX_DELAY_MS) {
+    throw new ValidationError(`The window duration (${size}) must be at most 365 days.`, { size });
+  }
+  if (Math.ceil(sizeMs / slideMs) > MAX_WINDOWS_PER_ROW) {
+    throw new ValidationError(`The window duration (${size}) is more than ${MAX_WINDOWS_PER_ROW} slide durations (${slide}): each row would fall into that many windows. Use a longer slide.`, { size, slide });
+  }
   if (slideMs > sizeMs) {
     throw new ValidationError(`The slide duration (${slide}) must be less than or equal to the windowDuration (${size}).`, { size, slide });
   }

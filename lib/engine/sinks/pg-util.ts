@@ -9,10 +9,43 @@
  *   message, because `pg` and `net` errors can echo host, user or password back.
  */
 import pg from 'pg';
+import { z } from 'zod';
 import { ValidationError, WeirError } from '../errors';
 import type { Field, Row, Schema } from '../types';
 import { guardedSocket } from '../outbound/guarded-connect';
 import { outboundPolicy, type OutboundPolicy } from '../outbound/outbound-policy';
+
+/**
+ * PostgreSQL cuts identifiers to 63 bytes (NAMEDATALEN - 1) with only a NOTICE: a longer table
+ * or column name would silently become another name, so two long names could land in one table.
+ * Weir refuses them at validation instead.
+ */
+export const PG_MAX_IDENTIFIER_BYTES = 63;
+
+export function identifierProblem(name: string): string | undefined {
+  if (name.includes('\u0000')) return 'must not contain a NUL byte';
+  const bytes = Buffer.byteLength(name, 'utf8');
+  if (bytes > PG_MAX_IDENTIFIER_BYTES) return `is ${bytes} bytes long; PostgreSQL identifiers are at most ${PG_MAX_IDENTIFIER_BYTES} bytes (it would silently cut the rest): choose a shorter name`;
+  return undefined;
+}
+
+/** A schema, table or column name given in a postgres connector's options. */
+export const pgIdentifier = z
+  .string()
+  .min(1)
+  .superRefine((name, ctx) => {
+    const problem = identifierProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** The first query output column a PostgreSQL table could not hold under its own name. */
+export function checkOutputIdentifiers(schema: Schema): { path: string; message: string } | undefined {
+  for (const name of outputColumnNames(schema)) {
+    const problem = identifierProblem(name);
+    if (problem) return { path: 'sql', message: `The output column ${JSON.stringify(name.slice(0, 80))} ${problem} (rename it with AS)` };
+  }
+  return undefined;
+}
 
 /** Quote a PostgreSQL identifier: wrap in double quotes, double any embedded quote. */
 export function quoteIdent(name: string): string {

@@ -13,14 +13,14 @@ import { SinkError } from '../errors';
 import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
-import { createPool, errorText, secretsOf, readTableRows } from './pg-util';
+import { checkOutputIdentifiers, createPool, errorText, pgIdentifier, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
 export const postgresReplaceSinkOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
-  table: z.string().min(1).meta({ examples: ['results'] }),
-  schema: z.string().min(1).default('public'),
+  table: pgIdentifier.meta({ examples: ['results'] }),
+  schema: pgIdentifier.default('public'),
   createTable: z.boolean().default(true),
 });
 export type PostgresReplaceSinkOptions = z.infer<typeof postgresReplaceSinkOptions>;
@@ -71,6 +71,7 @@ export const postgresReplaceSinkDefinition: SinkDefinition<PostgresReplaceSinkOp
   signature: signatureOf,
   supportedOutputModes: () => ['complete'],
   create: (o) => new PostgresReplaceSink(o),
+  checkOutput: (_o, schema) => checkOutputIdentifiers(schema),
   readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
   destinations: [{ option: 'connectionString', kind: 'postgres' }],

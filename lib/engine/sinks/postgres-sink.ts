@@ -23,18 +23,16 @@ import { SinkError } from '../errors';
 import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
-import { createPool, ensureTable, errorText, qualifiedName, secretsOf, readTableRows } from './pg-util';
+import { checkOutputIdentifiers, createPool, ensureTable, pgIdentifier, errorText, qualifiedName, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 
 export const postgresSinkOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
-  table: z.string().min(1).meta({ examples: ['results'] }),
-  schema: z.string().min(1).default('public'),
+  table: pgIdentifier.meta({ examples: ['results'] }),
+  schema: pgIdentifier.default('public'),
   mode: z.enum(['transactional', 'bare-append']).default('transactional').describe('transactional: rows and the batch id commit together (exactly-once); bare-append: plain inserts (a replayed batch is written twice).'),
   createTable: z.boolean().default(true),
-  batchIdColumn: z
-    .string()
-    .min(1)
+  batchIdColumn: pgIdentifier
     .optional()
     .describe("Also write each row's batch id into this column, so a reader can count rows per batch and see which batches a replay doubled (the drills' duplicate audit)."),
 });
@@ -137,6 +135,7 @@ export const postgresSinkDefinition: SinkDefinition<PostgresSinkOptions> = {
   signature: postgresSinkSignature,
   supportedOutputModes: () => ['append'],
   create: (o) => new PostgresSink(o),
+  checkOutput: (_o, schema) => checkOutputIdentifiers(schema),
   readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
   secretOptions: ['connectionString'],
   destinations: [{ option: 'connectionString', kind: 'postgres' }],

@@ -15,15 +15,15 @@ import { SinkError } from '../errors';
 import type { OutputMode, Row } from '../types';
 import type { Sink, SinkBatchContext, SinkSignature } from './sink';
 import { registerSink, type SinkDefinition } from './sink-registry';
-import { createPool, errorText, outputColumnNames, quoteIdent, secretsOf, readTableRows } from './pg-util';
+import { checkOutputIdentifiers, createPool, errorText, outputColumnNames, pgIdentifier, quoteIdent, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
 export const postgresUpsertSinkOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
-  table: z.string().min(1).meta({ examples: ['results'] }),
-  schema: z.string().min(1).default('public'),
-  keyColumns: z.array(z.string().min(1)).min(1).meta({ examples: [['region', 'window']] }).describe('The columns that identify a row: a replayed batch overwrites the same rows.'),
+  table: pgIdentifier.meta({ examples: ['results'] }),
+  schema: pgIdentifier.default('public'),
+  keyColumns: z.array(pgIdentifier).min(1).meta({ examples: [['region', 'window']] }).describe('The columns that identify a row: a replayed batch overwrites the same rows.'),
   createTable: z.boolean().default(true),
 });
 export type PostgresUpsertSinkOptions = z.infer<typeof postgresUpsertSinkOptions>;
@@ -85,6 +85,8 @@ export const postgresUpsertSinkDefinition: SinkDefinition<PostgresUpsertSinkOpti
   supportedOutputModes: () => ['update', 'append'],
   create: (o) => new PostgresUpsertSink(o),
   checkOutput: (o, schema) => {
+    const tooLong = checkOutputIdentifiers(schema);
+    if (tooLong) return tooLong;
     const names = outputColumnNames(schema);
     const missing = o.keyColumns.filter((k) => !names.includes(k));
     return missing.length

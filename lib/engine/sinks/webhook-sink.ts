@@ -37,9 +37,10 @@ export const webhookSinkOptions = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}).describe('Extra request headers, as a JSON object.'),
   receiverHonoursIdempotencyKey: z.boolean().default(false).describe('Set only if the receiver drops a repeated Idempotency-Key: the sink then counts as idempotent.'),
   maxRetries: z.number().int().min(0).max(20).default(5),
-  initialBackoffMs: z.number().int().min(0).default(200),
-  maxBackoffMs: z.number().int().min(0).default(10_000),
-  timeoutMs: z.number().int().min(1).default(10_000),
+  // Bounded: past 2^31 ms Node's timers fire at once, and a longer wait only hides a dead receiver.
+  initialBackoffMs: z.number().int().min(0).max(3_600_000).default(200),
+  maxBackoffMs: z.number().int().min(0).max(3_600_000).default(10_000),
+  timeoutMs: z.number().int().min(1).max(600_000).default(10_000),
 });
 export type WebhookSinkOptions = z.infer<typeof webhookSinkOptions>;
 

@@ -22,14 +22,14 @@ import { DataLossError, WeirError } from '../errors';
 import type { Offset, Row, Schema } from '../types';
 import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceDefinition } from './source-registry';
-import { createPool, errorText, qualifiedName, quoteIdent, secretsOf, tableColumnTypes } from '../sinks/pg-util';
+import { createPool, identifierProblem, errorText, pgIdentifier, qualifiedName, quoteIdent, secretsOf, tableColumnTypes } from '../sinks/pg-util';
 import { convertValue } from './value-conversion';
 
 export const postgresSourceOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://reader@db.internal:5432/shop'] }),
-  table: z.string().min(1).meta({ examples: ['orders'] }),
-  schema: z.string().min(1).default('public'),
-  offsetColumn: z.string().min(1).describe('A column that only grows (a serial id or an insert timestamp): each batch reads the rows past the last offset.'),
+  table: pgIdentifier.meta({ examples: ['orders'] }),
+  schema: pgIdentifier.default('public'),
+  offsetColumn: pgIdentifier.describe('A column that only grows (a serial id or an insert timestamp): each batch reads the rows past the last offset.'),
   maxRowsPerTrigger: z.number().int().min(1).optional().describe('At most about this many rows per batch (ties on the offset column join the batch).'),
   failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when the offset column went back (the table was truncated and refilled).'),
 });
@@ -170,6 +170,14 @@ export const postgresSourceDefinition: SourceDefinition<PostgresSourceOptions> =
   options: postgresSourceOptions,
   replayable: () => ({ replayable: true, reason: REASON }),
   create: (o, ctx) => new PostgresSource(o, ctx.schema),
+  // The source's columns are read by name from the table: a longer name could never match.
+  checkSchema: (schema) => {
+    for (const f of schema) {
+      const problem = identifierProblem(f.name);
+      if (problem) return `the column ${JSON.stringify(f.name.slice(0, 80))} ${problem}`;
+    }
+    return undefined;
+  },
   secretOptions: ['connectionString'],
   destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };

@@ -9,24 +9,40 @@
 import { z } from 'zod';
 import { getSourceDefinition, sourceTypes } from '../sources/index';
 import { getSinkDefinition, sinkTypes } from '../sinks/index';
+import { pgIdentifier } from '../sinks/pg-util';
 import type { OutputMode } from '../types';
-import { DURATION_HINT, parseDuration } from './duration';
+import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
 
-const duration = z.string().refine((s) => parseDuration(s) !== null, { message: `expected ${DURATION_HINT}` });
+/** A duration string of at most `maxMs` (duration.ts says why durations are bounded). */
+const durationAtMost = (maxMs: number) =>
+  z
+    .string()
+    .max(100, { message: `expected ${DURATION_HINT}` })
+    .superRefine((s, ctx) => {
+      const ms = parseDuration(s);
+      if (ms === null) ctx.addIssue({ code: 'custom', message: `expected ${DURATION_HINT}` });
+      else if (ms > maxMs) ctx.addIssue({ code: 'custom', message: durationTooLong(maxMs) });
+    });
+
+/**
+ * Length limits on what a person names (docs/api.md lists them): long enough for any real name,
+ * short enough that a list page, an audit line or an alert stays readable.
+ */
+export const MAX_NAME_LENGTH = 200;
 
 export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp'] as const;
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an identifier (letters, digits, _; not starting with a digit)' });
 
 export const TriggerSpecSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('processing-time'), interval: duration }).strict(),
+  z.object({ type: z.literal('processing-time'), interval: durationAtMost(MAX_TRIGGER_INTERVAL_MS) }).strict(),
   z.object({ type: z.literal('available-now') }).strict(),
   z.object({ type: z.literal('once') }).strict(),
 ]);
 
 export const JobSpecSchema = z
   .object({
-    name: z.string().min(1, { message: 'must not be empty' }),
+    name: z.string().min(1, { message: 'must not be empty' }).max(MAX_NAME_LENGTH, { message: `must be at most ${MAX_NAME_LENGTH} characters` }),
     source: z
       .object({
         name: identifier,
@@ -36,7 +52,7 @@ export const JobSpecSchema = z
           .array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict())
           .min(1, { message: 'must list at least one column' }),
         eventTime: z.string().optional(),
-        watermarkDelay: duration.optional(),
+        watermarkDelay: durationAtMost(MAX_DELAY_MS).optional(),
         onBadRecord: z.enum(['fail', 'dead-letter']).default('fail'),
         badRecordsPath: z.string().min(1).optional(),
       })
@@ -66,8 +82,8 @@ export const JobSpecSchema = z
             format: z.enum(['json', 'csv']).default('json'),
             header: z.boolean().optional(),
             connectionString: z.string().min(1).optional(),
-            table: z.string().min(1).optional(),
-            dbSchema: z.string().min(1).optional(),
+            table: pgIdentifier.optional(),
+            dbSchema: pgIdentifier.optional(),
             schema: z.array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict()).min(1, { message: 'must list at least one column' }),
           })
           .strict()

@@ -6,18 +6,20 @@
  * names and types), output-mode legality (Spark's rules and messages), the sink's supported
  * modes, and the exactly-once contract.
  */
+import { z } from 'zod';
 import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
 import { auditContract, type ContractAudit } from '../contract';
 import { AnalysisException, ValidationError, WeirError } from '../errors';
 import { relationOf } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
+import { tooDeep } from '../query/sql-parser';
 import { compileStreamingQuery } from '../query/streaming-query';
 import { getSinkDefinition } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';
 import type { Schema } from '../types';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { checkSpecOutbound } from '../outbound/spec-destinations';
-import { outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
+import { JobSpecSchema, outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
 
 export interface ValidateJobResult {
   ok: boolean;
@@ -35,8 +37,14 @@ function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (e) {
-    // Node 20's JSON.parse message has no position: find the first offending character ourselves.
-    const offset = jsonErrorOffset(text);
+    // Node 20's JSON.parse message has no position: find the first offending character ourselves
+    // (a recursive walk: text nested deeper than the stack gets no position, not a crash).
+    let offset = -1;
+    try {
+      offset = jsonErrorOffset(text);
+    } catch (walkError) {
+      if (!(walkError instanceof RangeError)) throw walkError;
+    }
     let line: number | undefined;
     let column: number | undefined;
     if (offset >= 0) {
@@ -106,6 +114,23 @@ export function jsonErrorOffset(t: string): number {
   }
 }
 
+/**
+ * When the spec as a whole is invalid, the SQL is still checked against whatever parts it reads
+ * (the source's name and columns, output mode, dedup, static tables) that are valid on their
+ * own; an invalid part is left out rather than handed to the analyzer unchecked.
+ */
+function partsForSql(raw: Partial<JobSpec>): JobSpec | undefined {
+  if (typeof raw.sql !== 'string') return undefined;
+  const shape = JobSpecSchema.shape;
+  const source = shape.source.safeParse(raw.source);
+  const sourceParts = source.success
+    ? source.data
+    : z.object({ name: shape.source.shape.name, schema: shape.source.shape.schema }).safeParse(raw.source).data;
+  if (!sourceParts) return undefined;
+  const part = <K extends 'outputMode' | 'dedup' | 'staticTables'>(k: K) => shape[k].safeParse(raw[k]).data as JobSpec[K] | undefined;
+  return { ...(raw as JobSpec), source: sourceParts as JobSpec['source'], outputMode: part('outputMode') ?? 'append', dedup: part('dedup'), staticTables: part('staticTables') };
+}
+
 export interface ValidateJobOptions {
   /** When given, every destination the spec names is checked against it (see outbound/). */
   outbound?: OutboundPolicy;
@@ -128,7 +153,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
   let explain: string | undefined;
   let outputSchema: Schema | undefined;
   let stateful = false;
-  const relSpec = spec ?? (raw.source?.name && Array.isArray(raw.source?.schema) && typeof raw.sql === 'string' ? (raw as JobSpec) : undefined);
+  const relSpec = spec ?? partsForSql(raw);
   if (relSpec) {
     try {
       const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup, staticTables: relSpec.staticTables });
@@ -142,6 +167,8 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
       else if (e instanceof AnalysisException) errors.push({ path: /output mode/i.test(e.message) ? 'outputMode' : 'sql', message: e.message });
       else if (e instanceof ValidationError && (e.details as { path?: string } | undefined)?.path) errors.push({ path: String((e.details as { path: string }).path), message: e.message });
       else if (e instanceof WeirError) errors.push({ path: 'sql', message: e.message });
+      // Last resort: sql-parser.ts's limits keep queries well inside the stack; never a 500.
+      else if (e instanceof RangeError) errors.push({ path: 'sql', message: tooDeep().message, line: 1, column: 1 });
       else throw e;
     }
   }

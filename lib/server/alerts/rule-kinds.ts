@@ -8,6 +8,8 @@
 import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
+/** A window or a wait, in ms: at most 365 days, as every delay a spec gives (lib/engine/spec/duration.ts). */
+const delayMs = z.number().int().positive().max(365 * 86_400_000);
 const nonNegative = z.number().nonnegative();
 
 export const RULE_PARAMS = {
@@ -24,7 +26,7 @@ export const RULE_PARAMS = {
   'state-growth': z
     .object({
       percentPerHour: z.number().positive(),
-      windowMs: positiveInt,
+      windowMs: delayMs,
       minRows: nonNegative.default(0),
       dropTolerancePercent: z.number().min(0).max(100).default(5),
     })
@@ -36,7 +38,7 @@ export const RULE_PARAMS = {
   /** Batch duration above the trigger interval for `batches` batches in a row (falling behind). */
   'falling-behind': z.object({ batches: positiveInt.default(3) }).strict(),
   /** No committed batch for `afterMs` while the job is RUNNING (checked on the schedule). */
-  'no-progress': z.object({ afterMs: positiveInt }).strict(),
+  'no-progress': z.object({ afterMs: delayMs }).strict(),
   /** The job's latest run FAILED or is RECOVERING (or a retry after a failure has not reached RUNNING yet). */
   'run-failed': z.object({}).strict(),
   /** Standing: the job's spec has deploy-time warnings (unbounded state, an at-least-once sink). */
