@@ -5,7 +5,9 @@
  * 2. PostgreSQL: DATABASE_URL if set, else the embedded one under WEIR_DATA_DIR/pg, restarted with
  *    backoff if it dies (see embedded-postgres.ts; one left running by a killed earlier start is
  *    stopped first).
- * 3. Migrations (prisma/migrations), and the first-start admin token/user.
+ * 3. Migrations (prisma/migrations), and the first-start admin token/user: from WEIR_ADMIN_TOKEN /
+ *    WEIR_ADMIN_PASSWORD, or, with neither, the user `admin` with a one-time password printed
+ *    beside the dashboard URL (see lib/server/bootstrap.ts).
  * 4. A production build of the dashboard if there is none, or if its sources changed since
  *    (`next build`; see build-freshness.ts).
  * 5. The Next.js server and one worker, restarted if it dies (so a drill that kills a worker
@@ -21,7 +23,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv, EnvError, type Env } from '../lib/env';
 import { migrate } from '../lib/server/migrate';
-import { bootstrapCredentials } from '../lib/server/bootstrap';
+import { bootstrapCredentials, type BootstrapResult } from '../lib/server/bootstrap';
 import { PrismaClient } from '../lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { buildFreshness } from './build-freshness';
@@ -91,12 +93,14 @@ async function main() {
     WEIR_CHECKPOINT_ROOT: config.checkpointRoot,
     NEXT_TELEMETRY_DISABLED: '1',
   };
+  let oneTimePassword: BootstrapResult['oneTimePassword'];
   {
     const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
     const r = await bootstrapCredentials(db, { adminToken: config.WEIR_ADMIN_TOKEN, adminPassword: config.WEIR_ADMIN_PASSWORD });
     await db.$disconnect();
     if (r.tokenCreated) log('created the admin API token from WEIR_ADMIN_TOKEN');
-    if (r.userCreated) log('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
+    if (r.userCreated && !r.oneTimePassword) log('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
+    oneTimePassword = r.oneTimePassword;
   }
 
   const build = config.WEIR_SKIP_BUILD ? { state: 'fresh' as const } : buildFreshness(ROOT);
@@ -176,6 +180,7 @@ async function main() {
   await waitForHealth(url, 120_000);
   log(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
   log(`dashboard: ${url}`);
+  if (oneTimePassword) printOneTimePassword(url, oneTimePassword);
   if (config.WEIR_DEMO) {
     const { setupDemo } = await import('../lib/server/demo/demo-service');
     const { enqueueRun, closeRunQueues } = await import('../lib/queue/run-queue');
@@ -196,6 +201,26 @@ async function main() {
     log(`demo ${r.created ? 'set up' : 'already set up'}: ${url}/demo`);
   }
   log('Ctrl-C stops everything.');
+}
+
+/**
+ * Once, beside the URL, framed so it stands out of the server's log. Nothing else shows it: it
+ * is stored only as a hash, and the first sign-in replaces it.
+ */
+function printOneTimePassword(url: string, otp: NonNullable<BootstrapResult['oneTimePassword']>): void {
+  const lines = [
+    otp.reissued ? 'The admin has not chosen a password yet: a new one-time password (the earlier one no longer works).' : 'First start: an admin was created for you.',
+    '',
+    `  Open        ${url}/signin`,
+    `  Username    ${otp.username}`,
+    `  Password    ${otp.password}   (one-time)`,
+    '',
+    'After signing in you choose your own password. Until you do, each start prints a new one-time password.',
+    'For automation, set WEIR_ADMIN_PASSWORD or WEIR_ADMIN_TOKEN instead (see README).',
+  ];
+  const width = Math.max(...lines.map((l) => l.length));
+  const rule = `+${'-'.repeat(width + 2)}+`;
+  console.log(['', rule, ...lines.map((l) => `| ${l.padEnd(width)} |`), rule, ''].join('\n'));
 }
 
 let stopOnFailure: () => Promise<void> | undefined = () => undefined;
