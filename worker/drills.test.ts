@@ -60,7 +60,10 @@ beforeAll(async () => {
   r.disconnect();
   spawnWorker();
   spawnWorker();
-}, 60_000);
+  // Both workers up before any drill starts its clock: on a loaded machine, starting a worker
+  // process (tsx compiling it) alone can take most of a minute.
+  await waitFor('two workers heartbeating', async () => (await kit.db.worker.count({ where: { stoppedAt: null } })) >= 2, 150_000);
+}, 180_000);
 
 const exited = (w: ChildProcess) => (w.exitCode !== null || w.signalCode !== null ? Promise.resolve() : new Promise((r) => w.once('exit', r)));
 
