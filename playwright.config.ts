@@ -40,6 +40,7 @@ export default defineConfig({
       // The specs' files: under the data dir's own files root, or in a temp dir they make (the
       // data dir is wiped when the server starts, so files made before it cannot live there).
       WEIR_FILES_ROOTS: `${path.resolve('.data/e2e/files')},${tmpdir()}`,
+      // E2E_PG_PORT: so that two checkouts can run the suite side by side.
       WEIR_EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54339',
       WEIR_ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       WEIR_ADMIN_PASSWORD: 'e2e-admin-password',

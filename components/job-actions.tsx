@@ -74,7 +74,7 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
     : me.data === null
       ? 'Sign in to start or stop jobs.'
       : !canOperate
-        ? `Signed in as ${me.data?.actor} (${role}): read only. Starting and stopping needs the operator role.`
+        ? `Signed in as ${me.data?.name} (${role}): read only. Starting and stopping needs the operator role.`
         : null;
 
   return (

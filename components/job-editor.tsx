@@ -254,7 +254,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
           <section className="panel" aria-label="Deploy">
             {!canSave && !me.isLoading && (
               <p className="small muted-text">
-                {me.data ? `Signed in as ${me.data.actor} (${me.data.role}): creating and editing jobs needs the admin role.` : 'Sign in as an admin to save jobs.'}{' '}
+                {me.data ? `Signed in as ${me.data.name} (${me.data.role}): creating and editing jobs needs the admin role.` : 'Sign in as an admin to save jobs.'}{' '}
                 {!me.data && <a href="/signin">Sign in</a>}
               </p>
             )}

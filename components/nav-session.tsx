@@ -8,7 +8,8 @@ import { usePathname } from 'next/navigation';
 import { useEffect, useState } from 'react';
 
 interface Me {
-  actor: string;
+  /** The username or API token name (actor, `user:…`/`token:…`, is the audit log's form). */
+  name: string;
   role: string;
 }
 
@@ -59,7 +60,7 @@ export function NavSession() {
   return (
     <div className="meta nav-session" aria-label="Session">
       <span>
-        Signed in as <strong>{me.actor}</strong> ({me.role})
+        Signed in as <strong>{me.name}</strong> ({me.role})
       </span>
       <button type="button" className="link-button" onClick={() => void signOut()} disabled={busy}>
         {busy ? 'Signing out…' : 'Sign out'}

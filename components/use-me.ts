@@ -6,7 +6,10 @@ import { queryKeys } from './query-keys';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export interface Me {
+  /** As the audit log records it: `user:<username>` or `token:<token name>`. */
   actor: string;
+  /** What a person reads: the username or the token's name. */
+  name: string;
   role: Role;
 }
 

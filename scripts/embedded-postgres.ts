@@ -7,9 +7,15 @@
  * (worker batches finish, then the server, then PostgreSQL) is done, and spawns PostgreSQL in our
  * process group so a Ctrl-C kills it under the worker. PostgreSQL refuses to run as root, so as
  * root the data directory belongs to a `postgres` system user (created if missing).
+ *
+ * Supervised, as `npm start` supervises the worker: a postmaster that dies is started again with
+ * backoff (the dashboard's health reports the database down meanwhile), and stop() stops whichever
+ * postmaster is current. A postmaster left running from this data directory by an earlier
+ * `npm start` that was killed before it could stop it is found through its `postmaster.pid` and
+ * stopped before ours starts; one that belongs to a live `npm start` is refused, named.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, statSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, statSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +29,18 @@ const DATABASE = 'weir';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** The current postmaster's pid (a restart changes it). */
+  pid(): number;
+  /** Stops supervising and stops the current postmaster (the first, or the one a restart started). */
   stop(): Promise<void>;
+}
+
+export interface SupervisionOptions {
+  /** First delay before restarting a postmaster that died; doubled per consecutive failure. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** A postmaster that stayed up this long resets the backoff. */
+  stableMs?: number;
 }
 
 /**
@@ -89,7 +106,16 @@ function initialise(databaseDir: string, ids: { uid?: number; gid?: number }): v
   }
 }
 
-async function startServer(databaseDir: string, port: number, ids: { uid?: number; gid?: number }): Promise<{ stop(): Promise<void> }> {
+interface Postmaster {
+  pid: number;
+  /** Resolves when the process exits, whoever ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Its last lines on stderr (kept to say why it died). */
+  lastLines(): string;
+  stop(): Promise<void>;
+}
+
+async function startServer(databaseDir: string, port: number, ids: { uid?: number; gid?: number }): Promise<Postmaster> {
   // Detached: a Ctrl-C in the terminal reaches our script only, which stops this last.
   const child = spawn(postgresBinary, ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'], {
     ...ids,
@@ -97,40 +123,120 @@ async function startServer(databaseDir: string, port: number, ids: { uid?: numbe
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
-  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // The pipe is drained for as long as the server runs (a full pipe would block its logging);
+  // only the last lines are kept.
+  let lines: string[] = [];
+  let ready = false;
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('ready to accept connections')) resolve();
+      lines = [...lines, ...chunk.toString().split('\n').filter(Boolean)].slice(-20);
+      if (!ready && lines.some((l) => l.includes('ready to accept connections'))) {
+        ready = true;
+        resolve();
+      }
     });
-    child.once('exit', () =>
-      reject(
-        new Error(
-          `The embedded PostgreSQL did not start on port ${port}: ${output.trim().split('\n').slice(-2).join(' | ')}. ` +
-            'Is another Weir running from this data directory, or is the port taken? Stop it, or set WEIR_EMBEDDED_PG_PORT to a free port.',
-        ),
-      ),
-    );
+    child.once('error', reject);
+    void exited.then(() => {
+      if (!ready) {
+        reject(
+          new Error(
+            `The embedded PostgreSQL did not start on port ${port}: ${lines.slice(-2).join(' | ')}. ` +
+              'Is another Weir running from this data directory, or is the port taken? Stop it, or set WEIR_EMBEDDED_PG_PORT to a free port.',
+          ),
+        );
+      }
+    });
   });
   return {
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGINT'); // PostgreSQL's "fast" shutdown: clean, without waiting for clients
-      }),
+    pid: child.pid!,
+    exited,
+    lastLines: () => lines.slice(-3).join(' | '),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGINT'); // PostgreSQL's "fast" shutdown: clean, without waiting for clients
+      await exited;
+    },
   };
 }
 
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void): Promise<EmbeddedDatabase> {
-  const databaseDir = path.join(dataDir, 'pg');
-  hydrateBinarySymlinks();
-  const ids = serverIds();
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    log(`initialising PostgreSQL in ${databaseDir}`);
-    initialise(databaseDir, ids);
+/** The parent pid and arguments of a live process, or null if there is none (or it is a zombie). */
+function processInfo(pid: number): { ppid: number; args: string[] } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z' || state === 'X') return null;
+    return { ppid: Number(ppid), args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean) };
+  } catch {
+    return null;
   }
-  const server = await startServer(databaseDir, port, ids);
+}
+
+const sameDir = (a: string, b: string) => {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return path.resolve(a) === path.resolve(b);
+  }
+};
+
+async function waitForExit(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (!processInfo(pid)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return !processInfo(pid);
+}
+
+/**
+ * `postmaster.pid` names a live postmaster of this data directory: if the `npm start` that
+ * started it is still running, refuse (two Weirs on one data directory would fight over it);
+ * if it was killed, stop the postmaster it left behind (fast shutdown; immediate, then SIGKILL,
+ * if it will not go), so that ours can start. A lock file naming a dead process, or one reused
+ * by a process that is not this directory's postmaster, is stale: PostgreSQL replaces the
+ * first itself; the second it would refuse, so it is removed.
+ */
+export async function stopLeftoverPostmaster(databaseDir: string, log: (m: string) => void): Promise<'none' | 'stale' | 'stopped'> {
+  const lockFile = path.join(databaseDir, 'postmaster.pid');
+  let lock: string[];
+  try {
+    lock = readFileSync(lockFile, 'utf8').split('\n');
+  } catch {
+    return 'none';
+  }
+  const pid = Number(lock[0]);
+  const info = Number.isInteger(pid) && pid > 0 ? processInfo(pid) : null;
+  if (!info) return 'stale';
+  const isOurPostmaster =
+    path.basename(info.args[0] ?? '') === 'postgres' && info.args.some((a, i) => info.args[i - 1] === '-D' && sameDir(a, databaseDir)) && sameDir(lock[1] ?? '', databaseDir);
+  if (!isOurPostmaster) {
+    log(`removing a stale ${lockFile}: its pid ${pid} is now another process (${info.args.join(' ').slice(0, 80)})`);
+    rmSync(lockFile, { force: true });
+    return 'stale';
+  }
+  const parent = processInfo(info.ppid);
+  if (parent && parent.args.some((a) => a.endsWith(path.join('scripts', 'start.ts')))) {
+    throw new Error(
+      `Another npm start (pid ${info.ppid}) is running from this data directory (its PostgreSQL is pid ${pid}). ` +
+        `Stop it (Ctrl-C in its terminal, or kill ${info.ppid}), or set WEIR_DATA_DIR to another directory.`,
+    );
+  }
+  log(`found PostgreSQL (pid ${pid}) still running from ${databaseDir}, left by an earlier npm start that was killed before it could stop it: stopping it`);
+  for (const [signal, ms] of [['SIGINT', 30_000], ['SIGQUIT', 10_000], ['SIGKILL', 10_000]] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      break; // already gone
+    }
+    if (await waitForExit(pid, ms)) break;
+    log(`PostgreSQL (pid ${pid}) did not stop on ${signal} within ${ms / 1000}s`);
+  }
+  if (processInfo(pid)) throw new Error(`Could not stop the PostgreSQL (pid ${pid}) left running from ${databaseDir}: stop it by hand (kill -9 ${pid}), then start again.`);
+  return 'stopped';
+}
+
+async function ensureDatabase(port: number): Promise<void> {
   const admin = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
   await admin.connect();
   try {
@@ -139,5 +245,69 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   } finally {
     await admin.end();
   }
-  return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`, stop: () => server.stop() };
+}
+
+const describeExit = (e: { code: number | null; signal: NodeJS.Signals | null }) => (e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`);
+
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void, opts: SupervisionOptions = {}): Promise<EmbeddedDatabase> {
+  const { initialBackoffMs = 1000, maxBackoffMs = 30_000, stableMs = 60_000 } = opts;
+  const databaseDir = path.join(dataDir, 'pg');
+  hydrateBinarySymlinks();
+  const ids = serverIds();
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    log(`initialising PostgreSQL in ${databaseDir}`);
+    initialise(databaseDir, ids);
+  }
+  await stopLeftoverPostmaster(databaseDir, log);
+  let server = await startServer(databaseDir, port, ids);
+  await ensureDatabase(port);
+
+  let stopped = false;
+  let failures = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let restarting: Promise<void> | undefined;
+  const scheduleRestart = () => {
+    const delay = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
+    failures += 1;
+    log(`restarting the embedded PostgreSQL in ${delay / 1000}s (attempt ${failures}); until it is back, /api/health reports the database down`);
+    timer = setTimeout(() => {
+      timer = undefined;
+      restarting = restart().finally(() => (restarting = undefined));
+    }, delay);
+  };
+  const restart = async () => {
+    try {
+      const next = await startServer(databaseDir, port, ids);
+      if (stopped) return void (await next.stop());
+      server = next;
+      log(`embedded PostgreSQL is back (pid ${next.pid}) on 127.0.0.1:${port}`);
+      watch(next);
+    } catch (e) {
+      if (stopped) return;
+      log(`the embedded PostgreSQL did not restart: ${(e as Error).message}`);
+      scheduleRestart();
+    }
+  };
+  const watch = (s: Postmaster) => {
+    const upAt = Date.now();
+    void s.exited.then((exit) => {
+      if (stopped) return;
+      if (Date.now() - upAt >= stableMs) failures = 0;
+      const last = s.lastLines();
+      log(`embedded PostgreSQL (pid ${s.pid}) died: ${describeExit(exit)}${last ? `; its last log lines: ${last}` : ''}`);
+      scheduleRestart();
+    });
+  };
+  watch(server);
+
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
+    pid: () => server.pid,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await restarting;
+      await server.stop();
+    },
+  };
 }

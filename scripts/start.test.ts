@@ -1,7 +1,9 @@
 // `npm start` as a user runs it: the embedded default (fresh data dir), Ctrl-C, and a second start
-// that finds the same jobs; then DATABASE_URL + REDIS_URL pointing at this machine's services.
+// that finds the same jobs; its supervision of the embedded PostgreSQL (killed: restarted; left
+// behind by a killed npm start: stopped by the next); then DATABASE_URL + REDIS_URL pointing at
+// this machine's services.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,9 +35,16 @@ async function start(env: Record<string, string>, port: number): Promise<Started
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   cleanups.push(() => {
-    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group has already gone
+    }
     // The embedded PostgreSQL is detached from the group on purpose; end it too if a test failed.
-    if (env.WEIR_DATA_DIR) spawn('pkill', ['-f', env.WEIR_DATA_DIR]);
+    if (env.WEIR_DATA_DIR) {
+      const pid = postmasterPid(env.WEIR_DATA_DIR);
+      if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
   const until = Date.now() + 240_000;
   while (Date.now() < until) {
@@ -57,6 +66,54 @@ async function ctrlC(s: Started): Promise<number | null> {
   const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
   process.kill(-s.child.pid!, 'SIGINT');
   return exited;
+}
+
+/** The pid in the embedded PostgreSQL's lock file, if there is one. */
+function postmasterPid(dataDir: string): number | undefined {
+  const f = path.join(dataDir, 'pg', 'postmaster.pid');
+  return existsSync(f) ? Number(readFileSync(f, 'utf8').split('\n')[0]) : undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** Live processes whose command line names this data directory (the postmaster is `postgres -D <dir>/pg`). */
+function processesOf(dataDir: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(dataDir) && alive(Number(d));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function health(port: number): Promise<{ status: string; database: { ok: boolean } } | null> {
+  try {
+    return await (await fetch(`http://127.0.0.1:${port}/api/health`)).json();
+  } catch {
+    return null;
+  }
+}
+
+/** Generous: on a loaded machine a restart and the worker's next heartbeat can take a while. */
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await fn();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }
 
 function portOpen(port: number): Promise<boolean> {
@@ -100,6 +157,77 @@ describe('npm start', () => {
     expect(JSON.stringify(jobs)).toContain('kept-across-restarts');
     expect(second.output()).toMatch(/database schema is up to date/);
     expect(await ctrlC(second)).toBe(0);
+  }, 300_000);
+
+  it('restarts a killed embedded PostgreSQL (health degraded, then ok), and Ctrl-C stops the restarted one', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-pg-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54501', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const s = await start(env, 3501);
+    const first = postmasterPid(dataDir)!;
+    expect(alive(first)).toBe(true);
+
+    process.kill(first, 'SIGKILL');
+    // Until it is back, health says so (the restart waits at least a second).
+    await until('health degraded', async () => (await health(3501))?.status === 'degraded');
+    await until('the restart', () => /embedded PostgreSQL is back/.test(s.output()));
+    expect(s.output()).toMatch(new RegExp(`embedded PostgreSQL \\(pid ${first}\\) died: killed by SIGKILL`));
+    expect(s.output()).toMatch(/restarting the embedded PostgreSQL in 1s/);
+    const second = postmasterPid(dataDir)!;
+    expect(second).not.toBe(first);
+    await until('health ok again', async () => (await health(3501))?.status === 'ok');
+
+    expect(await ctrlC(s)).toBe(0);
+    expect(alive(second)).toBe(false);
+    expect(processesOf(dataDir)).toEqual([]);
+    expect(await portOpen(54501)).toBe(false);
+  }, 300_000);
+
+  it('after npm start is killed with SIGKILL, its server and worker stop themselves and the next start stops the PostgreSQL it left', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-kill-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54502', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const killed = await start(env, 3502);
+    const leftover = postmasterPid(dataDir)!;
+    const exited = new Promise((r) => killed.child.once('exit', r));
+    process.kill(killed.child.pid!, 'SIGKILL'); // npm start alone, as a supervisor's timeout would
+    await exited;
+    // The dashboard and the worker notice and stop; the detached postmaster lives on.
+    await until('the dashboard gone', async () => !(await portOpen(3502)));
+    expect(alive(leftover)).toBe(true);
+
+    const next = await start(env, 3502);
+    expect(next.output()).toMatch(new RegExp(`found PostgreSQL \\(pid ${leftover}\\) still running`));
+    expect(alive(leftover)).toBe(false);
+    expect(next.health.database.ok).toBe(true);
+    // The killed start's worker stopped too: only the new one heartbeats.
+    expect(next.health.workers).toHaveLength(1);
+    const current = postmasterPid(dataDir)!;
+    expect(await ctrlC(next)).toBe(0);
+    expect(alive(current)).toBe(false);
+    expect(processesOf(dataDir)).toEqual([]);
+  }, 300_000);
+
+  it('refuses to start on a data directory another running npm start uses, naming it', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-twice-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54503', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const running = await start(env, 3503);
+    const pg = postmasterPid(dataDir)!;
+    const second = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, DATABASE_URL: '', REDIS_URL: '', PORT: '3504' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    second.stdout!.on('data', (d) => (out += d));
+    second.stderr!.on('data', (d) => (out += d));
+    expect(await new Promise((r) => second.once('exit', r))).toBe(1);
+    expect(out).toMatch(new RegExp(`Another npm start \\(pid ${running.child.pid}\\) is running from this data directory`));
+    // The running one is untouched.
+    expect(alive(pg)).toBe(true);
+    expect((await health(3503))?.status).toBe('ok');
+    expect(await ctrlC(running)).toBe(0);
   }, 300_000);
 
   it('uses DATABASE_URL and runs BullMQ on Redis when REDIS_URL is set', async () => {

@@ -2,21 +2,28 @@
  * `npm start`: everything Weir needs on one machine.
  *
  * 1. Configuration from lib/env.ts (a bad variable fails here, named).
- * 2. PostgreSQL: DATABASE_URL if set, else the embedded one under WEIR_DATA_DIR/pg.
- * 3. Migrations (prisma/migrations), and the first-start admin token/user.
+ * 2. PostgreSQL: DATABASE_URL if set, else the embedded one under WEIR_DATA_DIR/pg, restarted with
+ *    backoff if it dies (see embedded-postgres.ts; one left running by a killed earlier start is
+ *    stopped first).
+ * 3. Migrations (prisma/migrations), and the first-start admin token/user: from WEIR_ADMIN_TOKEN /
+ *    WEIR_ADMIN_PASSWORD, or, with neither, the user `admin` with a one-time password printed
+ *    beside the dashboard URL (see lib/server/bootstrap.ts).
  * 4. A production build of the dashboard if there is none, or if its sources changed since
  *    (`next build`; see build-freshness.ts).
  * 5. The Next.js server and one worker, restarted if it dies (so a drill that kills a worker
  *    sees a replacement come back); BullMQ on Redis when REDIS_URL is set, else on PostgreSQL.
  * 6. Waits for /api/health to show the database and a worker, then prints the dashboard URL.
- * Ctrl-C (SIGINT) or SIGTERM stops the server and the worker gracefully, then PostgreSQL.
+ * Ctrl-C (SIGINT) or SIGTERM stops the server and the worker gracefully, then PostgreSQL (whichever
+ * postmaster is current). If this process is killed outright, the server and the worker stop
+ * themselves (scripts/lifeline.mjs) and the next start stops the PostgreSQL it left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv, EnvError, type Env } from '../lib/env';
 import { migrate } from '../lib/server/migrate';
-import { bootstrapCredentials } from '../lib/server/bootstrap';
+import { bootstrapCredentials, type BootstrapResult } from '../lib/server/bootstrap';
 import { PrismaClient } from '../lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { buildFreshness } from './build-freshness';
@@ -89,12 +96,14 @@ async function main() {
     WEIR_FILES_ROOTS: config.filesRoots.join(','),
     NEXT_TELEMETRY_DISABLED: '1',
   };
+  let oneTimePassword: BootstrapResult['oneTimePassword'];
   {
     const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
     const r = await bootstrapCredentials(db, { adminToken: config.WEIR_ADMIN_TOKEN, adminPassword: config.WEIR_ADMIN_PASSWORD });
     await db.$disconnect();
     if (r.tokenCreated) log('created the admin API token from WEIR_ADMIN_TOKEN');
-    if (r.userCreated) log('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
+    if (r.userCreated && !r.oneTimePassword) log('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
+    oneTimePassword = r.oneTimePassword;
   }
 
   const build = config.WEIR_SKIP_BUILD ? { state: 'fresh' as const } : buildFreshness(ROOT);
@@ -109,12 +118,19 @@ async function main() {
   }
 
   const children = new Set<ChildProcess>();
+  // The children watch this process: killed outright (SIGKILL), it cannot stop them, so they stop
+  // themselves rather than hold the port and the database for the next start.
+  const lifelineEnv: NodeJS.ProcessEnv = {
+    ...childEnv,
+    WEIR_PARENT_PID: String(process.pid),
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${pathToFileURL(path.join(ROOT, 'scripts', 'lifeline.mjs')).href}"`.trim(),
+  };
   let stopping = false;
   const spawnChild = (name: string, cmd: string, args: string[], onExit?: (code: number | null) => void) => {
     // Same process group: a Ctrl-C reaches the children with us (the worker then finishes its
     // running batches; SIGTERM from shutdown() is the same request). Only PostgreSQL is detached,
     // so that it outlives them and is stopped last.
-    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv, stdio: 'inherit' });
+    const child = spawn(cmd, args, { cwd: ROOT, env: lifelineEnv, stdio: 'inherit' });
     children.add(child);
     child.on('exit', (code, signal) => {
       children.delete(child);
@@ -149,20 +165,25 @@ async function main() {
     void shutdown(1),
   );
   let restarts = 0;
-  const startWorker = () =>
+  const startWorker = () => {
+    const startedAt = Date.now();
     spawnChild('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], () => {
-      // A dead worker is replaced, as a supervisor would; its runs fail over meanwhile.
+      // A dead worker is replaced, as a supervisor would; its runs fail over meanwhile. One that
+      // had run for a minute starts the backoff over.
+      if (Date.now() - startedAt > 60_000) restarts = 0;
       restarts += 1;
       const delay = Math.min(30_000, 1000 * 2 ** Math.min(restarts, 5));
       log(`restarting the worker in ${delay / 1000}s`);
       setTimeout(() => !stopping && startWorker(), delay);
     });
+  };
   startWorker();
 
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
   await waitForHealth(url, 120_000);
   log(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
   log(`dashboard: ${url}`);
+  if (oneTimePassword) printOneTimePassword(url, oneTimePassword);
   if (config.WEIR_DEMO) {
     const { setupDemo } = await import('../lib/server/demo/demo-service');
     const { enqueueRun, closeRunQueues } = await import('../lib/queue/run-queue');
@@ -184,6 +205,26 @@ async function main() {
     log(`demo ${r.created ? 'set up' : 'already set up'}: ${url}/demo`);
   }
   log('Ctrl-C stops everything.');
+}
+
+/**
+ * Once, beside the URL, framed so it stands out of the server's log. Nothing else shows it: it
+ * is stored only as a hash, and the first sign-in replaces it.
+ */
+function printOneTimePassword(url: string, otp: NonNullable<BootstrapResult['oneTimePassword']>): void {
+  const lines = [
+    otp.reissued ? 'The admin has not chosen a password yet: a new one-time password (the earlier one no longer works).' : 'First start: an admin was created for you.',
+    '',
+    `  Open        ${url}/signin`,
+    `  Username    ${otp.username}`,
+    `  Password    ${otp.password}   (one-time)`,
+    '',
+    'After signing in you choose your own password. Until you do, each start prints a new one-time password.',
+    'For automation, set WEIR_ADMIN_PASSWORD or WEIR_ADMIN_TOKEN instead (see README).',
+  ];
+  const width = Math.max(...lines.map((l) => l.length));
+  const rule = `+${'-'.repeat(width + 2)}+`;
+  console.log(['', rule, ...lines.map((l) => `| ${l.padEnd(width)} |`), rule, ''].join('\n'));
 }
 
 let stopOnFailure: () => Promise<void> | undefined = () => undefined;

@@ -61,10 +61,18 @@ beforeAll(async () => {
   r.disconnect();
   spawnWorker();
   spawnWorker();
-}, 60_000);
+  // Both workers up before any drill starts its clock: on a loaded machine, starting a worker
+  // process (tsx compiling it) alone can take most of a minute.
+  await waitFor('two workers heartbeating', async () => (await kit.db.worker.count({ where: { stoppedAt: null } })) >= 2, 150_000);
+}, 180_000);
+
+const exited = (w: ChildProcess) => (w.exitCode !== null || w.signalCode !== null ? Promise.resolve() : new Promise((r) => w.once('exit', r)));
 
 afterAll(async () => {
   for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  // Only then drop the database: dropping it (WITH FORCE) under a live worker terminates its
+  // connections (57P01) mid-write.
+  await Promise.all(workers.map(exited));
   await kit?.teardown();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -114,6 +122,16 @@ async function drillJob(kind: SinkKind, point: (typeof POINTS)[number] | 'kill-w
   const id: string = created.body.job.id;
   addFile();
   expect((await kit.call(startRoute.POST, `/api/jobs/${id}/start`, { method: 'POST', token: kit.tokens.operator, params: { id } })).status).toBe(200);
+  try {
+    return await drillRunningJob(id, name, point, addFile, () => fileNo * ROWS_PER_FILE);
+  } catch (e) {
+    // A failed drill's job must not keep the two workers busy through the next tests.
+    await kit.call(stopRoute.POST, `/api/jobs/${id}/stop`, { method: 'POST', token: kit.tokens.operator, params: { id } }).catch(() => undefined);
+    throw e;
+  }
+}
+
+async function drillRunningJob(id: string, name: string, point: (typeof POINTS)[number] | 'kill-worker', addFile: () => void, rowsWritten: () => number) {
   await waitFor(`${name}: first batch`, async () => (await kit.db.batchProgress.count({ where: { jobId: id } })) >= 1, 60_000);
   await waitFor(`${name}: RUNNING`, async () => (await kit.db.job.findUnique({ where: { id } }))?.status === 'RUNNING');
 
@@ -127,7 +145,10 @@ async function drillJob(kind: SinkKind, point: (typeof POINTS)[number] | 'kill-w
     `${name}: recovered`,
     async () => {
       const d = await kit.db.drill.findUnique({ where: { id: drill.body.id } });
-      return d?.status === 'RECOVERED' && d;
+      if (d?.status === 'RECOVERED') return d;
+      // Kept as the last answer for the timeout message: where the drill stopped.
+      const job = await kit.db.job.findUnique({ where: { id } });
+      throw new Error(`drill ${d?.status} (batch ${d?.batchId}), job ${job?.status} at batch ${job?.lastBatchId}`);
     },
     60_000,
   );
@@ -142,7 +163,7 @@ async function drillJob(kind: SinkKind, point: (typeof POINTS)[number] | 'kill-w
   // Stop the job so later drills share the two workers with as little as possible.
   expect((await kit.call(stopRoute.POST, `/api/jobs/${id}/stop`, { method: 'POST', token: kit.tokens.operator, params: { id } })).status).toBe(200);
   await waitFor(`${name}: STOPPED`, async () => (await kit.db.job.findUnique({ where: { id } }))?.status === 'STOPPED');
-  return { id, drill: recovered, audit: audit.body, runs, rowsWritten: fileNo * ROWS_PER_FILE };
+  return { id, drill: recovered, audit: audit.body, runs, rowsWritten: rowsWritten() };
 }
 
 const atLeastOnce = (k: SinkKind) => k === 'postgres-bare-append' || k === 'redis-stream';
@@ -150,7 +171,12 @@ const atLeastOnce = (k: SinkKind) => k === 'postgres-bare-append' || k === 'redi
 describe('incident drills through the API', () => {
   for (const point of POINTS) {
     it(`crash at ${point}: every sink kind recovers; the audit counts what the contract predicts`, async () => {
-      const results = await Promise.all(SINKS.map((k) => drillJob(k, point)));
+      // Settle every drill before judging any: a drill left running after a failure would take
+      // the workers' time from the next test and poll the database while it is dropped.
+      const settled = await Promise.allSettled(SINKS.map((k) => drillJob(k, point)));
+      const failures = settled.flatMap((r, i) => (r.status === 'rejected' ? [`${SINKS[i]}: ${(r.reason as Error).message}`] : []));
+      expect(failures).toEqual([]);
+      const results = settled.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof drillJob>>>).value);
       for (const [i, kind] of SINKS.entries()) {
         const { drill, audit, runs, rowsWritten } = results[i];
         expect(drill.batchId, kind).not.toBeNull();

@@ -250,8 +250,10 @@ export class RunProcessor {
       }
       return;
     }
-    const armed = await db.drill.updateMany({ where: { id: drill.id, status: 'REQUESTED' }, data: { status: 'ARMED' } });
-    if (armed.count === 1) requestStop('drill armed');
+    // Stop first, then show ARMED: whoever sees ARMED and adds input knows this run will not
+    // take it (it plans no new batch once stopping), so the armed next run crashes on that input.
+    requestStop('drill armed');
+    await db.drill.updateMany({ where: { id: drill.id, status: 'REQUESTED' }, data: { status: 'ARMED' } });
   }
 
   /** After a graceful stop: a restart, a drill or a worker shutdown hands the job to the next run. */

@@ -196,7 +196,8 @@ export function workerSuite(backend: Backend, redisDb: number) {
       await h.start(j.job.id);
       const first = await waitFor('RUNNING', async () => h.db.run.findFirst({ where: { jobId: j.job.id, status: 'RUNNING' } }));
       a.child.kill('SIGTERM');
-      const code = await Promise.race([a.exited, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+      // However long the running batch takes on a loaded machine (the test's timeout bounds it).
+      const code = await a.exited;
       expect(code, a.output().slice(-3000)).toBe(0);
       const ended = await h.db.run.findUniqueOrThrow({ where: { id: first.id } });
       expect(ended).toMatchObject({ status: 'STOPPED', exitReason: 'worker shutdown' });

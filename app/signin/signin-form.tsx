@@ -1,7 +1,7 @@
 'use client';
 /**
- * The sign-in form: a username and password (the admin user is created at first start from
- * WEIR_ADMIN_PASSWORD), or an API token. POST /api/auth/signin sets the HttpOnly session cookie;
+ * The sign-in form: a username and password (the admin user is created at first start, from
+ * WEIR_ADMIN_PASSWORD or with a one-time password npm start prints), or an API token. POST /api/auth/signin sets the HttpOnly session cookie;
  * the form never sees or stores it, then goes to `next` (same-site paths only).
  */
 import { useState, type FormEvent } from 'react';
@@ -33,7 +33,9 @@ export function SignInForm({ next }: { next?: string }) {
         setError(j?.error?.message ?? `Sign-in failed (${res.status}).`);
         return;
       }
-      window.location.assign(safeNext(next));
+      const signedIn = (await res.json().catch(() => null)) as { mustChangePassword?: boolean } | null;
+      // A one-time password: choose your own first (every page would lead there anyway).
+      window.location.assign(signedIn?.mustChangePassword ? `/account/password?next=${encodeURIComponent(safeNext(next))}` : safeNext(next));
     } catch (err) {
       setError(`Could not reach the server: ${(err as Error).message}`);
     } finally {
@@ -58,7 +60,8 @@ export function SignInForm({ next }: { next?: string }) {
           <div className="form-grid">
             <label>
               Username
-              <input name="username" autoComplete="username" required defaultValue="admin" />
+              {/* A placeholder, not a value: typing the name into a prefilled field doubled it. */}
+              <input name="username" autoComplete="username" required placeholder="admin" />
             </label>
             <label>
               Password

@@ -45,7 +45,7 @@ describe('sign-in', () => {
     const session = await kit.db.session.findFirstOrThrow({ where: { actor: 'user:alice' } });
     expect(cookie).not.toContain(session.tokenHash); // only the hash is stored
     expect(session.tokenHash).toBe(hashToken(decodeURIComponent(cookie.split('=')[1])));
-    expect((await kit.call(me.GET, '/api/auth/me', { cookie })).body).toEqual({ actor: 'user:alice', role: 'operator', via: 'session' });
+    expect((await kit.call(me.GET, '/api/auth/me', { cookie })).body).toEqual({ actor: 'user:alice', name: 'alice', role: 'operator', via: 'session', mustChangePassword: false });
     // an operator session may start but not create
     const sameOrigin = { origin: 'http://localhost:3000', host: 'localhost:3000' };
     const refused = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', cookie, body: filesSpec('s', '/tmp/weir-auth'), headers: sameOrigin });

@@ -28,8 +28,11 @@ export interface ApiContext {
 
 type RouteSecondArg = { params: Promise<Record<string, string>> };
 
-/** A handler that needs at least `role`; `action` names what is refused in a 403. */
-export function apiRoute(role: Role, action: string, fn: (ctx: ApiContext) => Promise<unknown>) {
+/**
+ * A handler that needs at least `role`; `action` names what is refused in a 403.
+ * `duringPasswordChange`: also answers a session that must first replace its one-time password.
+ */
+export function apiRoute(role: Role, action: string, fn: (ctx: ApiContext) => Promise<unknown>, opts: { duringPasswordChange?: boolean } = {}) {
   return async (req: Request, second?: RouteSecondArg): Promise<Response> => {
     try {
       const db = prisma();
@@ -37,7 +40,7 @@ export function apiRoute(role: Role, action: string, fn: (ctx: ApiContext) => Pr
       installOutboundPolicy();
       const params = (await second?.params) ?? {};
       checkUrlInput(req, params);
-      const principal = await authorize(db, req, role, action);
+      const principal = await authorize(db, req, role, action, opts);
       const out = await fn({ req, db, params, principal });
       return out instanceof Response ? out : Response.json(out ?? { ok: true });
     } catch (e) {

@@ -82,4 +82,6 @@ export const signInSchema = z.union([
   z.object({ username: z.string().min(1), password: z.string().min(1) }).strict(),
 ]);
 
+export const changePasswordSchema = z.object({ currentPassword: z.string().min(1), newPassword: z.string().min(1) }).strict();
+
 export const createTokenSchema = z.object({ name: z.string().min(1).max(200), role: roleSchema }).strict();

@@ -16,8 +16,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { hashToken, verifyPassword } from './credentials';
-import { ForbiddenError, UnauthenticatedError } from './http-errors';
+import { hashPassword, hashToken, verifyPassword } from './credentials';
+import { BadRequestError, ForbiddenError, UnauthenticatedError } from './http-errors';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
@@ -30,6 +30,8 @@ export interface Principal {
   apiTokenId?: string;
   userId?: string;
   sessionId?: string;
+  /** Signed in with a generated one-time password: only setting their own is allowed. */
+  mustChangePassword?: boolean;
 }
 
 export const SESSION_COOKIE = 'weir_session';
@@ -160,6 +162,7 @@ export async function authenticate(db: PrismaClient, req: Request, opts: { sameO
     if (!token || token.revokedAt) return undefined;
   }
   if (!isSafeMethod(req.method) && opts.sameOrigin !== false) checkSameOrigin(req);
+  const user = session.userId ? await db.user.findUnique({ where: { id: session.userId }, select: { mustChangePassword: true } }) : null;
   return {
     actor: session.actor,
     role: session.role,
@@ -167,15 +170,54 @@ export async function authenticate(db: PrismaClient, req: Request, opts: { sameO
     sessionId: session.id,
     userId: session.userId ?? undefined,
     apiTokenId: session.apiTokenId ?? undefined,
+    ...(user?.mustChangePassword ? { mustChangePassword: true } : {}),
   };
 }
 
-/** authenticate + requireRole: throws 401 without credentials, 403 below the needed role. */
-export async function authorize(db: PrismaClient, req: Request, needed: Role, action: string): Promise<Principal> {
+export const CHANGE_PASSWORD_PAGE = '/account/password';
+
+/**
+ * authenticate + requireRole: throws 401 without credentials, 403 below the needed role, and 403
+ * for a one-time password's session until its user has set their own password (unless the
+ * route is part of doing so: `duringPasswordChange`).
+ */
+export async function authorize(db: PrismaClient, req: Request, needed: Role, action: string, opts: { duringPasswordChange?: boolean } = {}): Promise<Principal> {
   const p = await authenticate(db, req);
   if (!p) throw new UnauthenticatedError();
+  if (p.mustChangePassword && !opts.duringPasswordChange) {
+    throw new ForbiddenError(
+      `${p.actor} signed in with a one-time password: set your own password first, at ${CHANGE_PASSWORD_PAGE} in the dashboard or with POST /api/auth/password {"currentPassword", "newPassword"}.`,
+      { mustChangePassword: true },
+    );
+  }
   requireRole(p, needed, action);
   return p;
+}
+
+/** Long enough that guessing it online (10 tries per quarter hour, see below) is hopeless. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+/**
+ * A signed-in user sets their own password, proving the current one (a stolen session alone
+ * cannot lock its owner out). Clears mustChangePassword and ends the user's other sessions.
+ */
+export async function changePassword(db: PrismaClient, p: Principal, input: { currentPassword: string; newPassword: string }): Promise<void> {
+  if (!p.userId) {
+    throw new BadRequestError(`${p.actor} is an API token, which has no password to change; sign in with a username and password to change one.`);
+  }
+  const user = await db.user.findUnique({ where: { id: p.userId } });
+  if (!user) throw new UnauthenticatedError('This session belongs to a user that no longer exists; sign in again.');
+  if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
+    throw new BadRequestError('The current password is wrong: type the password you signed in with (a one-time password is the one npm start printed).', { field: 'currentPassword' });
+  }
+  if (input.newPassword.length < MIN_PASSWORD_LENGTH) {
+    throw new BadRequestError(`The new password is too short: use at least ${MIN_PASSWORD_LENGTH} characters.`, { field: 'newPassword' });
+  }
+  if (input.newPassword === input.currentPassword) {
+    throw new BadRequestError('The new password is the current one: choose a different password.', { field: 'newPassword' });
+  }
+  await db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(input.newPassword), mustChangePassword: false } });
+  await db.session.deleteMany({ where: { userId: user.id, ...(p.sessionId ? { id: { not: p.sessionId } } : {}) } });
 }
 
 export type SignInInput = { token: string } | { username: string; password: string };
@@ -208,6 +250,7 @@ export async function signIn(db: PrismaClient, input: SignInInput): Promise<{ se
   let role: Role;
   let userId: string | undefined;
   let apiTokenId: string | undefined;
+  let mustChangePassword = false;
   if ('token' in input) {
     const p = await principalFromToken(db, input.token);
     if (!p) throw new UnauthenticatedError('This API token is unknown or revoked.');
@@ -232,13 +275,14 @@ export async function signIn(db: PrismaClient, input: SignInInput): Promise<{ se
     actor = `user:${user.username}`;
     role = user.role;
     userId = user.id;
+    mustChangePassword = user.mustChangePassword;
   }
   const sessionToken = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
   const s = await db.session.create({ data: { tokenHash: hashToken(sessionToken), actor, role, userId, apiTokenId, expiresAt } });
   // Expired sessions are swept on sign-in: cheap (indexed) and no background job needed.
   await db.session.deleteMany({ where: { expiresAt: { lt: new Date() } } });
-  return { sessionToken, expiresAt, principal: { actor, role, via: 'session', sessionId: s.id, userId, apiTokenId } };
+  return { sessionToken, expiresAt, principal: { actor, role, via: 'session', sessionId: s.id, userId, apiTokenId, ...(mustChangePassword ? { mustChangePassword } : {}) } };
 }
 
 export async function signOut(db: PrismaClient, req: Request): Promise<void> {

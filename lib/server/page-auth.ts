@@ -2,11 +2,12 @@
  * Pages (jobs, job pages, alerts, the demo) show the same data the API gives a viewer, so they
  * need the same sign-in. A server component has no Request, so the incoming
  * headers (session cookie or bearer token) are handed to the API's own `authenticate`; without
- * a principal the page sends the browser to /signin and back here afterwards.
+ * a principal the page sends the browser to /signin and back here afterwards. A user signed in
+ * with a one-time password is sent to set their own first, and back here afterwards.
  */
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { authenticate, type Principal } from '@/lib/server/auth';
+import { authenticate, CHANGE_PASSWORD_PAGE, type Principal } from '@/lib/server/auth';
 import { prisma } from '@/lib/server/db';
 import { UnauthenticatedError } from '@/lib/server/http-errors';
 import { installOutboundPolicy } from '@/lib/server/outbound';
@@ -23,5 +24,6 @@ export async function requirePagePrincipal(returnTo: string): Promise<Principal>
     if (!(e instanceof UnauthenticatedError)) throw e;
   }
   if (!p) redirect(`/signin?next=${encodeURIComponent(returnTo)}`);
+  if (p.mustChangePassword && returnTo !== CHANGE_PASSWORD_PAGE) redirect(`${CHANGE_PASSWORD_PAGE}?next=${encodeURIComponent(returnTo)}`);
   return p;
 }

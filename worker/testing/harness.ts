@@ -51,8 +51,12 @@ export class WorkerHarness {
     this.env = {
       DATABASE_URL: this.database.url,
       REDIS_URL: this.backend === 'redis' ? redisUrl : '',
-      WEIR_FAILOVER_MS: '3000',
-      WEIR_LEASE_TTL_MS: '2000',
+      // Short enough for failover tests to be quick, long enough to hold on a loaded machine: with
+      // a 2 s lease, renewals late by two seconds (load average 15-25 on 2 cores) let a
+      // reconciler's recovery run take over healthy runs, which then thrashed (lease lost,
+      // recovered, lost again) and made no progress.
+      WEIR_FAILOVER_MS: '6000',
+      WEIR_LEASE_TTL_MS: '5000',
       WEIR_LEASE_RENEW_MS: '250',
       WEIR_WORKER_HEARTBEAT_MS: '500',
       WEIR_WORKER_TIMEOUT_MS: '2000',

@@ -211,6 +211,30 @@ describe('fencing', () => {
     expect(await new OffsetSeqLog(fm).batchIds()).toEqual([0]);
     expect(job.table.batches).toHaveLength(1);
   });
+
+  it('a stop requested by the fence before planning starts no new batch; the next run takes that input', async () => {
+    // As a worker's lease renewal does when it sees a stop (or a drill) request.
+    const job = memoryJob({ trigger: { type: 'processing-time', interval: '1 second' } });
+    const fm = new InMemoryCheckpointFileManager();
+    const input = eventGenerator(18)(3);
+    job.stream.addData(...input);
+    let q: MicroBatchExecution;
+    let fences = 0;
+    q = new MicroBatchExecution({
+      spec: job.spec, clock: job.harness.clock, checkpoint: fm,
+      fence: async () => {
+        // First fence: before planning batch 0, a stop arrives with data waiting.
+        if (++fences === 1) void q.stop();
+      },
+    });
+    await q.run();
+    expect(await new OffsetSeqLog(fm).batchIds()).toEqual([]);
+    expect(job.table.batches).toHaveLength(0);
+    q = new MicroBatchExecution({ spec: { ...job.spec, trigger: { type: 'available-now' } }, clock: job.harness.clock, checkpoint: fm });
+    await q.run();
+    expect(await new OffsetSeqLog(fm).batchIds()).toEqual([0]);
+    expect(await job.harness.readAnswer()).toEqual(expectedEvents(input));
+  });
 });
 
 describe('triggers', () => {

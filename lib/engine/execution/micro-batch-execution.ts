@@ -274,6 +274,10 @@ export class MicroBatchExecution {
       const t0 = this.clock.now();
       const end = await rt.source.latestOffset(this.committedOffset, limit);
       const durationMs: Record<string, number> = { latestOffset: this.clock.now() - t0 };
+      // A stop requested while planning (the fence above may be what asked for it): no new batch
+      // is started. A graceful stop finishes a batch whose offsets are written, never begins one,
+      // so whoever stopped the query knows that input arriving after the stop is left to the next run.
+      if (this.stopping) return false;
       if (end === null || sameOffset(end, this.committedOffset)) {
         if (!rt.needsNoDataBatch(this.watermarkMs)) {
           this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };

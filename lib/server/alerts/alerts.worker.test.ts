@@ -21,7 +21,12 @@ import { verifySignature } from './webhook-notifier';
 import { startReceiver } from './testing/alert-fixtures';
 
 const SECRET = 'worker-test-secret-0123';
-const WINDOW_MS = 3000;
+// The window must span several batches (docs/alerts.md: at least four) even when a loaded machine
+// spaces them a second or two apart: with fewer, a half of the window holds no batch and the rule
+// rightly cannot tell growth from a warm-up.
+const WINDOW_MS = 8000;
+// Generous: on a loaded 2-core machine a batch of this job can take a few seconds.
+const PROGRESS_TIMEOUT_MS = 120_000;
 const h = new WorkerHarness('postgres', 11);
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
@@ -92,12 +97,17 @@ describe('alerts with real workers', () => {
     }
     const feeder = setInterval(() => [unbounded, bounded].forEach((j) => j.addFile()), 250);
     try {
-      const fired = await waitFor('the state-growth alert on the unbounded job', () => h.db.alert.findFirst({ where: { ruleId: growth.id, jobId: unbounded.job.id } }), 40_000);
-      // Keep the bounded job going until its history spans the window twice over.
-      await waitFor('two windows of bounded history', async () => {
-        const b = await batchesOf(bounded.job.id);
-        return b.length > 2 && b[0].timestamp.getTime() - b[b.length - 1].timestamp.getTime() > 2 * WINDOW_MS;
-      });
+      const fired = await waitFor('the state-growth alert on the unbounded job', () => h.db.alert.findFirst({ where: { ruleId: growth.id, jobId: unbounded.job.id } }), PROGRESS_TIMEOUT_MS);
+      // Keep the bounded job going until its history spans the window twice over and hundreds of
+      // keys went through it (more than 10 files of 20 new keys): conditions, not a time budget.
+      await waitFor(
+        'two windows of bounded history, over more than 200 keys',
+        async () => {
+          const b = await batchesOf(bounded.job.id);
+          return b.length > 10 && b[0].timestamp.getTime() - b[b.length - 1].timestamp.getTime() > 2 * WINDOW_MS;
+        },
+        PROGRESS_TIMEOUT_MS,
+      );
       expect(fired.state).toBe('FIRING');
       const d = fired.details as { spanMs: number; first: number; last: number; fromBatch: number };
       expect(d.spanMs).toBeGreaterThanOrEqual(WINDOW_MS);
@@ -127,7 +137,7 @@ describe('alerts with real workers', () => {
       await h.stop(unbounded.job.id);
       await h.stop(bounded.job.id);
     }
-  }, 90_000);
+  }, 3 * PROGRESS_TIMEOUT_MS);
 
   it('commit-lag fires while a backlog drains and resolves; one signed webhook delivery per transition', async () => {
     const j = await h.createFilesJob('lagging');

@@ -11,7 +11,7 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 
 export interface AuditInput {
   action: string;
-  targetType: 'job' | 'token' | 'session' | 'alert-rule' | 'alert';
+  targetType: 'job' | 'token' | 'session' | 'alert-rule' | 'alert' | 'user';
   targetId?: string | null;
   before?: unknown;
   after?: unknown;

@@ -2,4 +2,16 @@ import { apiRoute } from '@/lib/server/api-handler';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute('viewer', 'see who is signed in', async ({ principal }) => ({ actor: principal.actor, role: principal.role, via: principal.via }));
+export const GET = apiRoute(
+  'viewer',
+  'see who is signed in',
+  async ({ principal }) => ({
+    actor: principal.actor,
+    role: principal.role,
+    via: principal.via,
+    // What a person reads: the username, or the API token's name (actor carries a prefix for the audit log).
+    name: principal.actor.replace(/^(user|token):/, ''),
+    mustChangePassword: principal.mustChangePassword === true,
+  }),
+  { duringPasswordChange: true },
+);

@@ -10,7 +10,7 @@ export const POST = publicRoute(async ({ req, db }) => {
   const { sessionToken, principal, expiresAt } = await signIn(db, await parseBody(req, signInSchema));
   await recordAudit(db, principal, { action: 'session.signin', targetType: 'session', targetId: principal.sessionId });
   return Response.json(
-    { actor: principal.actor, role: principal.role, expiresAt: expiresAt.toISOString() },
+    { actor: principal.actor, role: principal.role, expiresAt: expiresAt.toISOString(), mustChangePassword: principal.mustChangePassword === true },
     { headers: { 'set-cookie': sessionCookie(req, sessionToken, expiresAt) } },
   );
 });
