@@ -21,6 +21,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
+import { moveJob, moveRun } from '@/lib/server/job-lifecycle';
 import { completeDrill } from '@/lib/server/drills/drill-service';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import type { QueueConfig } from '@/lib/queue/connection';
@@ -88,7 +89,8 @@ export class RunProcessor {
     const job = await db.job.findUnique({ where: { id: payload.jobId } });
     if (!job) return 'job deleted';
     if (job.desiredState !== 'RUNNING') {
-      await db.job.updateMany({ where: { id: job.id, status: 'PENDING' }, data: { status: 'STOPPED' } });
+      // Nothing runs it any more (a run still going stops itself; one whose worker died is the reconciler's).
+      await moveJob(db, job.id, 'not-wanted', {}, { desiredState: 'STOPPED', runs: { none: { endedAt: null } } });
       return `job is ${job.desiredState}`;
     }
     const lease = await this.takeLease(job.id, runId);
@@ -99,7 +101,7 @@ export class RunProcessor {
       const prev = await db.run.findUnique({ where: { runId: lease.previousOwner } });
       recoveredFromRunId = prev?.id ?? null;
       if (prev && !prev.endedAt) {
-        await db.run.update({ where: { id: prev.id }, data: { status: 'FAILED', endedAt: new Date(), exitReason: `worker ${prev.workerId} lost (lease expired); recovered by run ${runId}` } });
+        await moveRun(db, prev.id, 'run-taken-over', { exitReason: `worker ${prev.workerId} lost (lease expired); recovered by run ${runId}` });
       }
     }
     const recovering = recoveredFromRunId !== null || payload.reason === 'recover';
@@ -174,7 +176,7 @@ export class RunProcessor {
         log: (e) => rlog[e.level === 'warn' ? 'warn' : e.level === 'error' ? 'error' : 'info']({ ...e }, e.msg),
       });
       await exec.start();
-      await rec.status('RUNNING', { queryId: exec.id });
+      await rec.running({ queryId: exec.id });
       if (recoveringDrill && !recoveredOnBatch) await completeDrill(db, recoveringDrill.id, job.id);
       if (!stopReason) await exec.run();
       else await exec.stop();
@@ -204,7 +206,7 @@ export class RunProcessor {
         const drill = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
         if (drill) await db.drill.update({ where: { id: drill.id }, data: { status: 'CRASHED', batchId: e.batchId, crashedRunId: rec.runRowId, crashedAt: new Date() } });
         await rec.end('FAILED', `drill: crashed at ${e.point} of batch ${e.batchId}`, toRunError(e, e.batchId), { updateJob: false });
-        await db.job.update({ where: { id: job.id }, data: { status: 'RECOVERING' } });
+        await moveJob(db, job.id, 'drill-crashed');
         await enqueueRun(this.o.queue, { jobId: job.id, reason: 'recover', attempt: 0 });
         rlog.warn({ point: e.point, batchId: e.batchId }, 'drill: crashed on purpose; recovery enqueued');
         return 'drill crash';
@@ -248,7 +250,7 @@ export class RunProcessor {
     const job = await this.o.db.job.findUnique({ where: { id: jobId } });
     if (!job || job.desiredState !== 'RUNNING') return;
     if (reason === 'restart requested' || reason === 'worker shutdown' || reason === 'drill armed') {
-      await this.o.db.job.update({ where: { id: jobId }, data: { status: 'PENDING' } });
+      await moveJob(this.o.db, jobId, 'hand-over', {}, { desiredState: 'RUNNING' });
       const next = reason === 'restart requested' ? 'restart' : reason === 'drill armed' ? 'drill' : 'recover';
       await enqueueRun(this.o.queue, { jobId, reason: next, attempt: payload.attempt });
     }
@@ -259,7 +261,7 @@ export class RunProcessor {
     const job = await this.o.db.job.findUnique({ where: { id: jobId } });
     if (job && job.desiredState === 'RUNNING' && payload.attempt < max) {
       const delay = (policy?.backoffMs ?? 5000) * 2 ** payload.attempt;
-      await this.o.db.job.update({ where: { id: jobId }, data: { status: 'PENDING' } });
+      await moveJob(this.o.db, jobId, 'hand-over', {}, { desiredState: 'RUNNING' });
       await enqueueRun(this.o.queue, { jobId, reason: 'retry', attempt: payload.attempt + 1 }, delay);
       this.o.log.info({ jobId, attempt: payload.attempt + 1, delay }, 'restart policy: retrying');
       return;

@@ -5,10 +5,11 @@
  * the API's live stream listens to.
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { moveJob, moveRun } from './job-lifecycle';
 import type { StreamingQueryProgress } from '@/lib/engine';
 import { evaluateAlertsAfterBatch, evaluateAlertsForRun } from './alerts/alert-evaluator';
 
-export type RunStatus = 'PENDING' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED' | 'RECOVERING';
+export type { RunStatus } from '@/lib/generated/prisma/client';
 
 export interface RunError {
   code: string;
@@ -61,18 +62,18 @@ export class RunRecorder {
 
   static async create(
     db: PrismaClient,
-    args: { jobId: string; runId: string; workerId: string; status: RunStatus; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number },
+    args: { jobId: string; runId: string; workerId: string; status: 'STARTING' | 'RECOVERING'; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number },
   ): Promise<RunRecorder> {
     const run = await db.run.create({ data: args });
-    await db.job.update({ where: { id: args.jobId }, data: { status: args.status } });
+    await moveJob(db, args.jobId, args.status === 'RECOVERING' ? 'run-recovering' : 'run-starting');
     await evaluateAlertsForRun(db, args.jobId); // never throws: alerting must not fail a run
     return new RunRecorder(db, args.jobId, run.id);
   }
 
-  /** Sets the run's status, and the job's unless a stop was requested meanwhile (STOPPING wins). */
-  async status(status: RunStatus, extra: { queryId?: string } = {}): Promise<void> {
-    await this.db.run.update({ where: { id: this.runRowId }, data: { status } });
-    await this.db.job.updateMany({ where: { id: this.jobId, NOT: { status: 'STOPPING' } }, data: { status } });
+  /** The engine started: the run is RUNNING, and the job unless a stop was requested meanwhile (STOPPING wins). */
+  async running(extra: { queryId?: string } = {}): Promise<void> {
+    await moveRun(this.db, this.runRowId, 'run-running');
+    await moveJob(this.db, this.jobId, 'run-running');
     // The query id is recorded whatever the status (a stop requested meanwhile keeps STOPPING).
     if (extra.queryId) await this.db.job.update({ where: { id: this.jobId }, data: { queryId: extra.queryId } });
     await evaluateAlertsForRun(this.db, this.jobId);
@@ -93,15 +94,10 @@ export class RunRecorder {
 
   /** Ends the run; the job's status follows unless another run owns the job now. */
   async end(status: 'STOPPED' | 'FAILED', exitReason: string, error?: RunError, opts: { updateJob?: boolean } = {}): Promise<void> {
-    await this.db.run.update({
-      where: { id: this.runRowId },
-      data: { status, exitReason, endedAt: new Date(), ...(error ? { error: JSON.parse(JSON.stringify(error)) } : {}) },
-    });
+    const event = status === 'STOPPED' ? 'run-stopped' : 'run-failed';
+    await moveRun(this.db, this.runRowId, event, { exitReason, ...(error ? { error: JSON.parse(JSON.stringify(error)) } : {}) });
     if (opts.updateJob !== false) {
-      await this.db.job.update({
-        where: { id: this.jobId },
-        data: { status, ...(error ? { lastError: JSON.parse(JSON.stringify(error)) } : {}) },
-      });
+      await moveJob(this.db, this.jobId, event, error ? { lastError: JSON.parse(JSON.stringify(error)) } : {});
     }
     await evaluateAlertsForRun(this.db, this.jobId);
   }
