@@ -6,11 +6,16 @@
  *    it, this is a duplicate and ends; if its holder died, the lease expires and this run takes
  *    over as RECOVERING (the run history names the run it recovered from).
  * 3. Validate the spec, start the engine (populateStartOffsets re-runs an uncommitted batch over
- *    its recorded range), then RUNNING. Every batch's progress becomes a BatchProgress row.
+ *    its recorded range), then RUNNING. Every batch's progress becomes a BatchProgress row, written
+ *    by the run's listener bus off the batch loop (retried, never failing the run); committed
+ *    batches missing from the history are filled in from the checkpoint's progress/N at start and
+ *    whenever the database comes back.
  * 4. Every renew interval the lease is renewed, and the same round trip returns the desired state:
  *    a stop (or restart) request stops the engine gracefully (the running batch commits).
  *    The engine also calls fence() before each checkpoint or sink write, which renews the lease
  *    or throws LeaseLostError: a paused worker that wakes up after a takeover writes nothing.
+ *    While the database is unreachable, fence() passes for half a lease TTL after the last renewal
+ *    (the lease is ours at least that long), then waits for the database instead of failing.
  * 5. Ends STOPPED (stop, trigger done), or FAILED with the error and where it happened; a restart
  *    policy re-enqueues with backoff; a restart request or a worker shutdown enqueues the next run.
  */
@@ -21,6 +26,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
+import { ListenerBus } from '@/lib/server/listener-bus';
 import { moveJob, moveRun } from '@/lib/server/job-lifecycle';
 import { completeDrill } from '@/lib/server/drills/drill-service';
 import { enqueueRun } from '@/lib/queue/run-queue';
@@ -127,9 +133,28 @@ export class RunProcessor {
       rlog.info({ reason }, 'stopping gracefully');
       void exec?.stop();
     };
+    // The lease is ours until (the renewal's send time + TTL); a database blink shorter than half
+    // of that goes unnoticed, a longer one makes the writes wait for it.
+    let renewedAt = Date.now();
+    const renew = async () => {
+      for (let delay = 100; ; delay = Math.min(2 * delay, 2000)) {
+        const sentAt = Date.now();
+        try {
+          const hb = await renewLease(db, lease, this.o.leaseTtlMs);
+          renewedAt = sentAt;
+          return hb;
+        } catch (e) {
+          if (e instanceof LeaseLostError || this.shuttingDown) throw e;
+          if (Date.now() < renewedAt + this.o.leaseTtlMs / 2) return undefined;
+          rlog.warn({ err: toRunError(e) }, 'cannot renew the lease (database unreachable?): waiting for it before writing');
+          await sleep(delay);
+        }
+      }
+    };
     const fence = async () => {
       try {
-        const hb = await renewLease(db, lease, this.o.leaseTtlMs);
+        const hb = await renew();
+        if (!hb) return;
         if (hb.desiredState !== 'RUNNING') requestStop('stop requested');
         else if (hb.status === 'STOPPING') requestStop('restart requested');
         else if (hb.drill?.status === 'REQUESTED') await this.startDrill(hb.drill, rec.runRowId, lastBatchId, requestStop);
@@ -141,7 +166,29 @@ export class RunProcessor {
         throw e;
       }
     };
-    const timer = setInterval(() => void fence().catch(() => exec?.stop()), this.o.renewMs);
+    let renewing = false;
+    const timer = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
+      void fence()
+        .catch(() => exec?.stop())
+        .finally(() => (renewing = false));
+    }, this.o.renewMs);
+    // History off the batch loop: a failed write is retried with backoff; when the database is back,
+    // committed batches still missing are filled in from the checkpoint.
+    type Event = { kind: 'batch'; p: Parameters<RunRecorder['batch']>[0] } | { kind: 'backfill' };
+    let onBatch: (p: Parameters<RunRecorder['batch']>[0]) => Promise<void> = async () => {};
+    const bus: ListenerBus<Event> = new ListenerBus<Event>(
+      async (ev) => {
+        if (ev.kind === 'batch') return onBatch(ev.p);
+        const filled = exec ? await rec.backfillHistory(exec.checkpoint) : [];
+        if (filled.length) rlog.info({ batches: filled }, 'history: filled in committed batches from the checkpoint');
+      },
+      {
+        onError: (e, retryInMs) => rlog.warn({ err: toRunError(e), retryInMs }, 'history write failed; retrying (the batch is committed)'),
+        onRecovered: () => bus.post({ kind: 'backfill' }),
+      },
+    );
     let finished!: (v: unknown) => void;
     this.active.set(runId, { jobId: job.id, stop: requestStop, done: new Promise((r) => (finished = r)) });
 
@@ -167,20 +214,26 @@ export class RunProcessor {
         clock: new SystemClock(),
         fence,
         crash,
-        onProgress: async (p) => {
+        onProgress: (p) => {
           lastBatchId = p.batchId;
-          await rec.batch(p);
-          // The pending batch was re-run and committed: the drill has recovered.
-          if (recoveredOnBatch && recoveringDrill && p.batchId >= (recoveringDrill.batchId ?? 0)) await completeDrill(db, recoveringDrill.id, job.id);
+          bus.post({ kind: 'batch', p });
         },
         log: (e) => rlog[e.level === 'warn' ? 'warn' : e.level === 'error' ? 'error' : 'info']({ ...e }, e.msg),
       });
+      onBatch = async (p) => {
+        await rec.batch(p);
+        // The pending batch was re-run and committed: the drill has recovered.
+        if (recoveredOnBatch && recoveringDrill && p.batchId >= (recoveringDrill.batchId ?? 0)) await completeDrill(db, recoveringDrill.id, job.id);
+      };
       await exec.start();
+      bus.post({ kind: 'backfill' });
       await rec.running({ queryId: exec.id });
       if (recoveringDrill && !recoveredOnBatch) await completeDrill(db, recoveringDrill.id, job.id);
       if (!stopReason) await exec.run();
       else await exec.stop();
       if (leaseLost) throw leaseLost;
+      // The history of every batch before the run's end status, so STOPPED means recorded.
+      await bus.close(this.o.leaseTtlMs);
       const reason = stopReason ?? 'trigger finished';
       await rec.end('STOPPED', reason);
       if (reason === 'trigger finished') await db.job.update({ where: { id: job.id }, data: { desiredState: 'STOPPED' } });
@@ -218,6 +271,8 @@ export class RunProcessor {
       return `failed: ${err.code}`;
     } finally {
       clearInterval(timer);
+      const left = await bus.close(this.o.leaseTtlMs);
+      if (left) rlog.warn({ left }, 'history: not all batches recorded; the next run fills them in from the checkpoint');
       if (!leaseLost) await releaseLease(db, lease).catch(() => undefined);
       this.active.delete(runId);
       finished(undefined);

@@ -3,10 +3,14 @@
  * BatchProgress row per committed batch (mirrored from the engine's progress, with the state
  * figures summed over operators), the job's latest batch, and a `weir_progress` notification that
  * the API's live stream listens to.
+ *
+ * The batch writes are delivered by the run's listener bus (listener-bus.ts), off the batch loop;
+ * backfillHistory fills in, from the checkpoint's progress/N, committed batches whose row is
+ * missing (the database was down when they committed, or their run died before delivering).
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { moveJob, moveRun } from './job-lifecycle';
-import type { StreamingQueryProgress } from '@/lib/engine';
+import { readRecentProgress, type CheckpointFileManager, type StreamingQueryProgress } from '@/lib/engine';
 import { evaluateAlertsAfterBatch, evaluateAlertsForRun } from './alerts/alert-evaluator';
 
 export type { RunStatus } from '@/lib/generated/prisma/client';
@@ -29,7 +33,8 @@ export function toRunError(e: unknown, batchId?: number): RunError {
   };
 }
 
-export function batchProgressRow(jobId: string, runRowId: string, p: StreamingQueryProgress) {
+/** `runRowId` null: the run that committed the batch is not known (a backfilled row). */
+export function batchProgressRow(jobId: string, runRowId: string | null, p: StreamingQueryProgress) {
   const sum = (f: (o: StreamingQueryProgress['stateOperators'][number]) => number) => p.stateOperators.reduce((n, o) => n + (f(o) || 0), 0);
   return {
     jobId,
@@ -83,13 +88,39 @@ export class RunRecorder {
     const row = batchProgressRow(this.jobId, this.runRowId, p);
     await this.db.$transaction([
       this.db.batchProgress.upsert({ where: { jobId_batchId: { jobId: this.jobId, batchId: p.batchId } }, create: row, update: row }),
-      this.db.job.update({
-        where: { id: this.jobId },
-        data: { lastBatchId: p.batchId, lastCommittedAt: new Date(), guarantee: p.contract.guarantee, contract: JSON.parse(JSON.stringify(p.contract)) },
-      }),
+      this.latestBatch(p),
     ]);
     await this.db.$executeRawUnsafe(`SELECT pg_notify('weir_progress', $1)`, `${this.jobId}:${p.batchId}`);
     await evaluateAlertsAfterBatch(this.db, this.jobId);
+  }
+
+  /** The job's latest batch, never moving back (a backfilled batch is older than the last one). */
+  private latestBatch(p: StreamingQueryProgress) {
+    return this.db.job.updateMany({
+      where: { id: this.jobId, OR: [{ lastBatchId: null }, { lastBatchId: { lt: p.batchId } }] },
+      data: { lastBatchId: p.batchId, lastCommittedAt: new Date(Date.parse(p.timestamp) + p.batchDuration), guarantee: p.contract.guarantee, contract: JSON.parse(JSON.stringify(p.contract)) },
+    });
+  }
+
+  /**
+   * Fills in the history of every committed batch the checkpoint still keeps progress for
+   * (progress/N) and the database has no row for. Returns the batch ids filled in.
+   */
+  async backfillHistory(checkpoint: CheckpointFileManager): Promise<number[]> {
+    const kept = await readRecentProgress(checkpoint);
+    if (kept.length === 0) return [];
+    const have = await this.db.batchProgress.findMany({
+      where: { jobId: this.jobId, batchId: { in: kept.map((p) => p.batchId) } },
+      select: { batchId: true },
+    });
+    const known = new Set(have.map((b) => b.batchId));
+    const missing = kept.filter((p) => !known.has(p.batchId));
+    if (missing.length === 0) return [];
+    await this.db.batchProgress.createMany({ data: missing.map((p) => batchProgressRow(this.jobId, null, p)), skipDuplicates: true });
+    await this.latestBatch(missing[missing.length - 1]);
+    for (const p of missing) await this.db.$executeRawUnsafe(`SELECT pg_notify('weir_progress', $1)`, `${this.jobId}:${p.batchId}`);
+    await evaluateAlertsAfterBatch(this.db, this.jobId);
+    return missing.map((p) => p.batchId);
   }
 
   /** Ends the run; the job's status follows unless another run owns the job now. */

@@ -13,7 +13,7 @@
  *   5. fence(), sink.addBatch(N, rows)                                    [crash: after-sink]
  *   6. commit each state store to version N+1                             [crash: mid-state-commit]
  *   7. fence(), write commits/N = { nextBatchWatermarkMs }                [crash: after-commit]
- *   8. report progress
+ *   8. write progress/N (history kept for the control plane, progress-log.ts), report progress
  *
  * populateStartOffsets (on start, populate-start-offsets.ts): latest offsets/L with commits/L → resume at L+1 from L's
  * end offsets, watermark from commits/L; offsets/L without commits/L → re-run batch L over
@@ -26,6 +26,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
 import { CommitLog } from '../checkpoint/commit-log';
 import { OffsetSeqLog, type OffsetSeq } from '../checkpoint/offset-seq-log';
+import { ProgressLog } from '../checkpoint/progress-log';
 import { getOrCreateStreamMetadata } from '../checkpoint/stream-metadata';
 import { SystemClock, type Clock } from '../clock';
 import { BadRecordError } from '../errors';
@@ -96,6 +97,7 @@ export class MicroBatchExecution {
 
   private readonly offsetLog: OffsetSeqLog;
   private readonly commitLog: CommitLog;
+  private readonly progressLog: ProgressLog;
   private readonly crashPoints: CrashPoints;
   private readonly newId: () => string;
   private runtime?: QueryRuntime;
@@ -121,6 +123,7 @@ export class MicroBatchExecution {
     this.trigger = triggerFromSpec(opts.spec.trigger);
     this.offsetLog = new OffsetSeqLog(this.checkpoint);
     this.commitLog = new CommitLog(this.checkpoint);
+    this.progressLog = new ProgressLog(this.checkpoint);
     this.crashPoints = new CrashPoints(opts.crash);
     this.newId = opts.newId ?? randomUUID;
   }
@@ -306,10 +309,12 @@ export class MicroBatchExecution {
     if (!this.purgedOnce) {
       await this.offsetLog.purge(threshold);
       await this.commitLog.purge(threshold);
+      await this.progressLog.purge(threshold);
       this.purgedOnce = true;
     } else {
       await this.offsetLog.remove(threshold - 1);
       await this.commitLog.remove(threshold - 1);
+      await this.progressLog.remove(threshold - 1);
     }
   }
 
@@ -396,6 +401,8 @@ export class MicroBatchExecution {
     this.recentProgress.push(progress);
     if (this.recentProgress.length > 100) this.recentProgress.shift();
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
+    // History, not recovery: the batch is committed, so a failed write here is logged, never fatal.
+    await this.progressLog.record(progress).catch((e) => this.log('warn', `Could not write ${this.progressLog.pathOf(batchId)}: ${(e as Error).message}`, { batchId }));
     await this.opts.onProgress?.(progress);
   }
 }
