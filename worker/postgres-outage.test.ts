@@ -108,6 +108,9 @@ describe('PostgreSQL killed for 10 s during runs', () => {
     const runs = await h.db.run.findMany({ select: { status: true, exitReason: true, error: true } });
     expect(runs.filter((r) => r.status === 'FAILED'), JSON.stringify(runs)).toEqual([]);
     expect(await h.db.job.count({ where: { status: 'RUNNING', desiredState: 'RUNNING' } })).toBe(JOBS);
+    const logs = workers.map((w) => w.output()).join('');
+    const count = (re: RegExp) => (logs.match(re) ?? []).length;
+    console.log(`history writes retried: ${count(/history write failed/g)}; backfills: ${count(/history: filled in/g)}; fences that waited for the database: ${count(/cannot renew the lease/g)}`);
     console.log(`runs: ${runs.map((r) => `${r.status}${r.exitReason ? ` (${r.exitReason})` : ''}`).join(', ')}`);
   }, 400_000);
 });

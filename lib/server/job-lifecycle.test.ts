@@ -4,7 +4,7 @@
  * saying why and what to do. Against a real database through the job service; the reconciler's
  * endLostRuns against real Run and Worker rows.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -50,6 +50,13 @@ describe('the transition table', () => {
         expect(e.message).toMatch(/stop it|wait for STOPPED/);
       }
     }
+  });
+});
+
+describe('docs/api.md', () => {
+  it('prints every row of the table', () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/api.md'), 'utf8');
+    for (const t of JOB_TRANSITIONS) expect(doc, t.event).toContain(`| \`${t.event}\` | ${t.by.join(', ')} | ${t.from.join(', ')} | ${t.to} |`);
   });
 });
 
