@@ -40,6 +40,11 @@ export class ListenerBus<E> {
     return this.queue.length;
   }
 
+  /** Resolves once no delivery is in flight (after close(): once the one in flight, if any, ended). */
+  get settled(): Promise<void> {
+    return this.draining?.catch(() => undefined) ?? Promise.resolve();
+  }
+
   /** Queues an event; returns at once. */
   post(event: E): void {
     if (this.giveUp) return;
