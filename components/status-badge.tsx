@@ -6,6 +6,8 @@ const STATUS_TONE: Record<string, string> = {
   STOPPING: 'warn',
   STOPPED: 'muted',
   FAILED: 'bad',
+  /** A run only: its worker died while its job was asked to stop (lib/server/job-lifecycle.ts). */
+  LOST: 'bad',
 };
 
 export function StatusBadge({ status }: { status: string }) {

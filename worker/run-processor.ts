@@ -6,11 +6,16 @@
  *    it, this is a duplicate and ends; if its holder died, the lease expires and this run takes
  *    over as RECOVERING (the run history names the run it recovered from).
  * 3. Validate the spec, start the engine (populateStartOffsets re-runs an uncommitted batch over
- *    its recorded range), then RUNNING. Every batch's progress becomes a BatchProgress row.
+ *    its recorded range), then RUNNING. Every batch's progress becomes a BatchProgress row, written
+ *    by the run's listener bus off the batch loop (retried, never failing the run); committed
+ *    batches missing from the history are filled in from the checkpoint's progress/N at start and
+ *    whenever the database comes back.
  * 4. Every renew interval the lease is renewed, and the same round trip returns the desired state:
  *    a stop (or restart) request stops the engine gracefully (the running batch commits).
  *    The engine also calls fence() before each checkpoint or sink write, which renews the lease
  *    or throws LeaseLostError: a paused worker that wakes up after a takeover writes nothing.
+ *    While the database is unreachable, fence() passes for half a lease TTL after the last renewal
+ *    (the lease is ours at least that long), then waits for the database instead of failing.
  * 5. Ends STOPPED (stop, trigger done), or FAILED with the error and where it happened; a restart
  *    policy re-enqueues with backoff; a restart request or a worker shutdown enqueues the next run.
  */
@@ -21,6 +26,8 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { confineSpecPaths, CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName, type PathRoots } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
+import { ListenerBus } from '@/lib/server/listener-bus';
+import { moveJob, moveRun } from '@/lib/server/job-lifecycle';
 import { completeDrill } from '@/lib/server/drills/drill-service';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import type { QueueConfig } from '@/lib/queue/connection';
@@ -90,7 +97,8 @@ export class RunProcessor {
     const job = await db.job.findUnique({ where: { id: payload.jobId } });
     if (!job) return 'job deleted';
     if (job.desiredState !== 'RUNNING') {
-      await db.job.updateMany({ where: { id: job.id, status: 'PENDING' }, data: { status: 'STOPPED' } });
+      // Nothing runs it any more (a run still going stops itself; one whose worker died is the reconciler's).
+      await moveJob(db, job.id, 'not-wanted', {}, { desiredState: 'STOPPED', runs: { none: { endedAt: null } } });
       return `job is ${job.desiredState}`;
     }
     const lease = await this.takeLease(job.id, runId);
@@ -101,7 +109,7 @@ export class RunProcessor {
       const prev = await db.run.findUnique({ where: { runId: lease.previousOwner } });
       recoveredFromRunId = prev?.id ?? null;
       if (prev && !prev.endedAt) {
-        await db.run.update({ where: { id: prev.id }, data: { status: 'FAILED', endedAt: new Date(), exitReason: `worker ${prev.workerId} lost (lease expired); recovered by run ${runId}` } });
+        await moveRun(db, prev.id, 'run-taken-over', { exitReason: `worker ${prev.workerId} lost (lease expired); recovered by run ${runId}` });
       }
     }
     const recovering = recoveredFromRunId !== null || payload.reason === 'recover';
@@ -127,9 +135,28 @@ export class RunProcessor {
       rlog.info({ reason }, 'stopping gracefully');
       void exec?.stop();
     };
+    // The lease is ours until (the renewal's send time + TTL); a database blink shorter than half
+    // of that goes unnoticed, a longer one makes the writes wait for it.
+    let renewedAt = Date.now();
+    const renew = async () => {
+      for (let delay = 100; ; delay = Math.min(2 * delay, 2000)) {
+        const sentAt = Date.now();
+        try {
+          const hb = await renewLease(db, lease, this.o.leaseTtlMs);
+          renewedAt = sentAt;
+          return hb;
+        } catch (e) {
+          if (e instanceof LeaseLostError || this.shuttingDown) throw e;
+          if (Date.now() < renewedAt + this.o.leaseTtlMs / 2) return undefined;
+          rlog.warn({ err: toRunError(e) }, 'cannot renew the lease (database unreachable?): waiting for it before writing');
+          await sleep(delay);
+        }
+      }
+    };
     const fence = async () => {
       try {
-        const hb = await renewLease(db, lease, this.o.leaseTtlMs);
+        const hb = await renew();
+        if (!hb) return;
         if (hb.desiredState !== 'RUNNING') requestStop('stop requested');
         else if (hb.status === 'STOPPING') requestStop('restart requested');
         else if (hb.drill?.status === 'REQUESTED') await this.startDrill(hb.drill, rec.runRowId, lastBatchId, requestStop);
@@ -141,7 +168,29 @@ export class RunProcessor {
         throw e;
       }
     };
-    const timer = setInterval(() => void fence().catch(() => exec?.stop()), this.o.renewMs);
+    let renewing = false;
+    const timer = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
+      void fence()
+        .catch(() => exec?.stop())
+        .finally(() => (renewing = false));
+    }, this.o.renewMs);
+    // History off the batch loop: a failed write is retried with backoff; when the database is back,
+    // committed batches still missing are filled in from the checkpoint.
+    type Event = { kind: 'batch'; p: Parameters<RunRecorder['batch']>[0] } | { kind: 'backfill' };
+    let onBatch: (p: Parameters<RunRecorder['batch']>[0]) => Promise<void> = async () => {};
+    const bus: ListenerBus<Event> = new ListenerBus<Event>(
+      async (ev) => {
+        if (ev.kind === 'batch') return onBatch(ev.p);
+        const filled = exec ? await rec.backfillHistory(exec.checkpoint) : [];
+        if (filled.length) rlog.info({ batches: filled }, 'history: filled in committed batches from the checkpoint');
+      },
+      {
+        onError: (e, retryInMs) => rlog.warn({ err: toRunError(e), retryInMs }, 'history write failed; retrying (the batch is committed)'),
+        onRecovered: () => bus.post({ kind: 'backfill' }),
+      },
+    );
     let finished!: (v: unknown) => void;
     this.active.set(runId, { jobId: job.id, stop: requestStop, done: new Promise((r) => (finished = r)) });
 
@@ -176,20 +225,26 @@ export class RunProcessor {
         clock: new SystemClock(),
         fence,
         crash,
-        onProgress: async (p) => {
+        onProgress: (p) => {
           lastBatchId = p.batchId;
-          await rec.batch(p);
-          // The pending batch was re-run and committed: the drill has recovered.
-          if (recoveredOnBatch && recoveringDrill && p.batchId >= (recoveringDrill.batchId ?? 0)) await completeDrill(db, recoveringDrill.id, job.id);
+          bus.post({ kind: 'batch', p });
         },
         log: (e) => rlog[e.level === 'warn' ? 'warn' : e.level === 'error' ? 'error' : 'info']({ ...e }, e.msg),
       });
+      onBatch = async (p) => {
+        await rec.batch(p);
+        // The pending batch was re-run and committed: the drill has recovered.
+        if (recoveredOnBatch && recoveringDrill && p.batchId >= (recoveringDrill.batchId ?? 0)) await completeDrill(db, recoveringDrill.id, job.id);
+      };
       await exec.start();
-      await rec.status('RUNNING', { queryId: exec.id });
+      bus.post({ kind: 'backfill' });
+      await rec.running({ queryId: exec.id });
       if (recoveringDrill && !recoveredOnBatch) await completeDrill(db, recoveringDrill.id, job.id);
       if (!stopReason) await exec.run();
       else await exec.stop();
       if (leaseLost) throw leaseLost;
+      // The history of every batch before the run's end status, so STOPPED means recorded.
+      await bus.close(this.o.leaseTtlMs);
       const reason = stopReason ?? 'trigger finished';
       await rec.end('STOPPED', reason);
       if (reason === 'trigger finished') await db.job.update({ where: { id: job.id }, data: { desiredState: 'STOPPED' } });
@@ -215,7 +270,7 @@ export class RunProcessor {
         const drill = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
         if (drill) await db.drill.update({ where: { id: drill.id }, data: { status: 'CRASHED', batchId: e.batchId, crashedRunId: rec.runRowId, crashedAt: new Date() } });
         await rec.end('FAILED', `drill: crashed at ${e.point} of batch ${e.batchId}`, toRunError(e, e.batchId), { updateJob: false });
-        await db.job.update({ where: { id: job.id }, data: { status: 'RECOVERING' } });
+        await moveJob(db, job.id, 'drill-crashed');
         await enqueueRun(this.o.queue, { jobId: job.id, reason: 'recover', attempt: 0 });
         rlog.warn({ point: e.point, batchId: e.batchId }, 'drill: crashed on purpose; recovery enqueued');
         return 'drill crash';
@@ -227,6 +282,8 @@ export class RunProcessor {
       return `failed: ${err.code}`;
     } finally {
       clearInterval(timer);
+      const left = await bus.close(this.o.leaseTtlMs);
+      if (left) rlog.warn({ left }, 'history: not all batches recorded; the next run fills them in from the checkpoint');
       if (!leaseLost) await releaseLease(db, lease).catch(() => undefined);
       this.active.delete(runId);
       finished(undefined);
@@ -261,7 +318,7 @@ export class RunProcessor {
     const job = await this.o.db.job.findUnique({ where: { id: jobId } });
     if (!job || job.desiredState !== 'RUNNING') return;
     if (reason === 'restart requested' || reason === 'worker shutdown' || reason === 'drill armed') {
-      await this.o.db.job.update({ where: { id: jobId }, data: { status: 'PENDING' } });
+      await moveJob(this.o.db, jobId, 'hand-over', {}, { desiredState: 'RUNNING' });
       const next = reason === 'restart requested' ? 'restart' : reason === 'drill armed' ? 'drill' : 'recover';
       await enqueueRun(this.o.queue, { jobId, reason: next, attempt: payload.attempt });
     }
@@ -272,7 +329,7 @@ export class RunProcessor {
     const job = await this.o.db.job.findUnique({ where: { id: jobId } });
     if (job && job.desiredState === 'RUNNING' && payload.attempt < max) {
       const delay = (policy?.backoffMs ?? 5000) * 2 ** payload.attempt;
-      await this.o.db.job.update({ where: { id: jobId }, data: { status: 'PENDING' } });
+      await moveJob(this.o.db, jobId, 'hand-over', {}, { desiredState: 'RUNNING' });
       await enqueueRun(this.o.queue, { jobId, reason: 'retry', attempt: payload.attempt + 1 }, delay);
       this.o.log.info({ jobId, attempt: payload.attempt + 1, delay }, 'restart policy: retrying');
       return;

@@ -6,6 +6,10 @@
  * job to another worker; and every worker's reconciler enqueues a recovery run for any job that
  * is desired RUNNING but whose lease has been expired (or missing) that long, which also covers a
  * Redis queue that lost its contents in a restart.
+ *
+ * A job asked to stop gets no recovery run: the reconciler ends its run whose worker is gone as
+ * LOST and the job STOPPED (lib/server/job-lifecycle.ts endLostRuns), so a stop during a failover
+ * does not leave the job STOPPING.
  */
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
@@ -13,6 +17,7 @@ import type { Env } from '@/lib/env';
 import { makeWorker, queueConfigFrom } from '@/lib/queue/connection';
 import { RUNS_QUEUE, type RunPayload } from '@/lib/queue/queues';
 import { enqueueRun } from '@/lib/queue/run-queue';
+import { endLostRuns, type LostRun } from '@/lib/server/job-lifecycle';
 import { RunProcessor } from './run-processor';
 
 export interface RunWorkerDeps {
@@ -22,7 +27,13 @@ export interface RunWorkerDeps {
   log: Logger;
 }
 
-export async function reconcile(db: PrismaClient, queue: ReturnType<typeof queueConfigFrom>, failoverMs: number): Promise<string[]> {
+export async function reconcile(
+  db: PrismaClient,
+  queue: ReturnType<typeof queueConfigFrom>,
+  failoverMs: number,
+  workerTimeoutMs: number,
+): Promise<{ recovering: string[]; lost: LostRun[]; settled: string[] }> {
+  const { lost, settled } = await endLostRuns(db, workerTimeoutMs);
   const stale = await db.$queryRawUnsafe<{ id: string }[]>(
     `SELECT id FROM "Job"
      WHERE "desiredState" = 'RUNNING'
@@ -35,7 +46,7 @@ export async function reconcile(db: PrismaClient, queue: ReturnType<typeof queue
     await db.job.update({ where: { id }, data: { updatedAt: new Date() } });
     await enqueueRun(queue, { jobId: id, reason: 'recover', attempt: 0 });
   }
-  return stale.map((s) => s.id);
+  return { recovering: stale.map((s) => s.id), lost, settled };
 }
 
 export async function startRunWorker({ db, config, workerId, log }: RunWorkerDeps): Promise<{ close(): Promise<void>; processor: RunProcessor }> {
@@ -62,8 +73,12 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
   await worker.waitUntilReady();
 
   const reconciler = setInterval(() => {
-    reconcile(db, queue, config.WEIR_FAILOVER_MS)
-      .then((ids) => ids.length && log.info({ jobs: ids }, 'reconciler: enqueued recovery runs'))
+    reconcile(db, queue, config.WEIR_FAILOVER_MS, config.WEIR_WORKER_TIMEOUT_MS)
+      .then(({ recovering, lost, settled }) => {
+        if (recovering.length) log.info({ jobs: recovering }, 'reconciler: enqueued recovery runs');
+        for (const l of lost) log.warn({ ...l }, 'reconciler: run lost, job stopped');
+        if (settled.length) log.info({ jobs: settled }, 'reconciler: stopped jobs whose queued run never started');
+      })
       .catch((e) => log.warn({ err: e }, 'reconciler failed'));
   }, Math.max(1000, Math.floor(config.WEIR_FAILOVER_MS / 3)));
 

@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueRun } from '@/lib/queue/run-queue';
+import { deleteJob, startJob, stopJob, type JobServiceContext } from '@/lib/server/services/job-service';
 import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './testing/harness';
 
 export function workerSuite(backend: Backend, redisDb: number) {
@@ -103,6 +105,54 @@ export function workerSuite(backend: Backend, redisDb: number) {
       const survivor = victim === a ? b : a;
       survivor.child.kill('SIGTERM');
       await survivor.exited;
+    });
+
+    it('a stop during a failover ends STOPPED with the dead worker’s run LOST; start and delete work afterwards', async () => {
+      const a = h.spawnWorker();
+      const b = h.spawnWorker();
+      const [idA, idB] = await Promise.all([a.id, b.id]);
+      const api: JobServiceContext = {
+        db: h.db,
+        principal: { actor: 'test:admin', role: 'admin', via: 'bearer' },
+        checkpointRoot: h.dir,
+        filesRoots: [h.dir],
+        enqueue: async (p) => enqueueRun(h.queue, { ...p, attempt: 0 }),
+      };
+      const j = await h.createFilesJob('stop-in-failover');
+      j.addRows(0, 4);
+      await startJob(api, j.job.id);
+      const first = await waitFor('RUNNING run', async () => h.db.run.findFirst({ where: { jobId: j.job.id, status: 'RUNNING' } }));
+      await waitFor('first batch', async () => (await h.db.batchProgress.count({ where: { jobId: j.job.id } })) >= 1);
+      const victim = first.workerId === idA ? a : b;
+      const survivorId = first.workerId === idA ? idB : idA;
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+      const killedAt = Date.now();
+      expect((await stopJob(api, j.job.id)).status).toBe('STOPPING');
+      // Bounded by the worker timeout plus a reconciler interval (2 s + 1 s here); generous for a loaded machine.
+      const stopped = await waitFor('STOPPED', async () => {
+        const job = await h.db.job.findUnique({ where: { id: j.job.id } });
+        return job?.status === 'STOPPED' && job;
+      }, 60_000);
+      console.log(`stop during failover: STOPPED ${Date.now() - killedAt} ms after the SIGKILL (WEIR_FAILOVER_MS ${h.env.WEIR_FAILOVER_MS})`);
+      expect(stopped).toMatchObject({ desiredState: 'STOPPED', leaseOwner: null });
+      const lost = await h.db.run.findUniqueOrThrow({ where: { id: first.id } });
+      expect(lost.status).toBe('LOST');
+      expect(lost.endedAt).not.toBeNull();
+      expect(lost.exitReason).toMatch(new RegExp(`worker ${first.workerId} .*asked to stop.*run lost`));
+      // Nobody took over the stopped job.
+      expect(await h.db.run.count({ where: { jobId: j.job.id } })).toBe(1);
+
+      // The way out: start runs it again on the survivor from the checkpoint; then stop and delete act.
+      j.addRows(4, 4);
+      await startJob(api, j.job.id);
+      await waitFor('RUNNING on the survivor', async () => h.db.run.findFirst({ where: { jobId: j.job.id, workerId: survivorId, status: 'RUNNING' } }), 60_000);
+      await waitFor('all rows', async () => exactlyOnce(await j.sinkIds(), 8).missing.length === 0);
+      expect(exactlyOnce(await j.sinkIds(), 8)).toEqual({ missing: [], duplicated: [] });
+      await stopJob(api, j.job.id);
+      await waitFor('STOPPED again', async () => (await h.db.job.findUnique({ where: { id: j.job.id } }))?.status === 'STOPPED');
+      await deleteJob(api, j.job.id);
+      expect(await h.db.job.findUnique({ where: { id: j.job.id } })).toBeNull();
     });
 
     it('ends a job FAILED with the error and where it happened, after its restart policy is spent', async () => {

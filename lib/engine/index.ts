@@ -37,6 +37,7 @@ export { InMemoryCheckpointFileManager } from './checkpoint/in-memory-checkpoint
 export { checkpointFileManagerFor, registerCheckpointScheme } from './checkpoint/checkpoint-location';
 export { OffsetSeqLog, type OffsetSeq, type OffsetSeqMetadata } from './checkpoint/offset-seq-log';
 export { CommitLog, type CommitMetadata } from './checkpoint/commit-log';
+export { ProgressLog, readRecentProgress } from './checkpoint/progress-log';
 export { readStreamMetadata, getOrCreateStreamMetadata } from './checkpoint/stream-metadata';
 export { inspectCheckpoint, type CheckpointInspection } from './checkpoint/checkpoint-inspector';
 export { checkpointProblems, assertCheckpointIntact, type CheckpointProblem } from './checkpoint/checkpoint-integrity';

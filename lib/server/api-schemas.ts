@@ -3,6 +3,7 @@
  * document (openapi.ts) is generated from them, so the two cannot drift apart.
  */
 import { z } from 'zod';
+import { JOB_STATUSES, type JobStatus } from './job-lifecycle';
 
 /** Batch ids are stored as PostgreSQL integers: a larger cursor could never match and must not reach the query. */
 const MAX_BATCH_ID = 2_147_483_647;
@@ -40,7 +41,7 @@ export const validateInputSchema = z.union([
 
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation") }).strict();
 
-export const jobsQuerySchema = z.object({ status: z.enum(['PENDING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED', 'RECOVERING']).optional() });
+export const jobsQuerySchema = z.object({ status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional() });
 
 export const batchesQuerySchema = z.object({
   before: z.coerce.number().int().min(0).max(MAX_BATCH_ID).optional().describe('Return batches with batchId < before (the previous page’s nextBefore)'),

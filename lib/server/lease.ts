@@ -4,7 +4,7 @@
  * A run acquires the lease (owner = its runId) only when it is free or expired, and the
  * acquisition increments the job's fencing epoch. Before every checkpoint log write and every
  * sink write the engine calls `fence()`, which renews the lease only if this run still owns it at
- * the same epoch and it has not expired; otherwise it throws LeaseLostError and the run writes
+ * the same epoch (expired or not: see renewLease); otherwise it throws LeaseLostError and the run writes
  * nothing more. So a worker paused past its lease (GC, SIGSTOP, a partition) that wakes up after
  * another worker took over finds its epoch stale and stops: a zombie cannot write. Times are the
  * database's (now()), so clocks on different machines do not matter. The engine's create-if-absent
@@ -57,11 +57,14 @@ export async function acquireLease(db: PrismaClient, jobId: string, owner: strin
 /**
  * Renews the lease if this run still holds it; returns the job's desired state and status (so
  * the same round trip tells the run whether to stop). Throws LeaseLostError otherwise.
+ * A lease that expired while nobody took it (same owner, same epoch: the database was
+ * unreachable for longer than the TTL) is still this run's: no other runner can have written,
+ * since writing needs the lease and taking it bumps the epoch.
  */
 export async function renewLease(db: PrismaClient, lease: Lease, ttlMs: number): Promise<LeaseHeartbeat> {
   const rows = await db.$queryRawUnsafe<LeaseHeartbeat[]>(
     `UPDATE "Job" SET "leaseExpiresAt" = now() + ($4::int * interval '1 millisecond')
-     WHERE id = $1 AND "leaseOwner" = $2 AND "leaseEpoch" = $3 AND "leaseExpiresAt" > now()
+     WHERE id = $1 AND "leaseOwner" = $2 AND "leaseEpoch" = $3
      RETURNING "desiredState"::text AS "desiredState", status::text AS status,
        (SELECT json_build_object('id', d.id, 'point', d.point, 'status', d.status) FROM "Drill" d
          WHERE d."jobId" = $1 AND d.status IN ('REQUESTED', 'ARMED', 'CRASHED') ORDER BY d."requestedAt" DESC LIMIT 1) AS drill`,

@@ -3,12 +3,17 @@
  * BatchProgress row per committed batch (mirrored from the engine's progress, with the state
  * figures summed over operators), the job's latest batch, and a `weir_progress` notification that
  * the API's live stream listens to.
+ *
+ * The batch writes are delivered by the run's listener bus (listener-bus.ts), off the batch loop;
+ * backfillHistory fills in, from the checkpoint's progress/N, committed batches whose row is
+ * missing (the database was down when they committed, or their run died before delivering).
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import type { StreamingQueryProgress } from '@/lib/engine';
+import { moveJob, moveRun } from './job-lifecycle';
+import { readRecentProgress, type CheckpointFileManager, type StreamingQueryProgress } from '@/lib/engine';
 import { evaluateAlertsAfterBatch, evaluateAlertsForRun } from './alerts/alert-evaluator';
 
-export type RunStatus = 'PENDING' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'FAILED' | 'RECOVERING';
+export type { RunStatus } from '@/lib/generated/prisma/client';
 
 export interface RunError {
   code: string;
@@ -28,7 +33,8 @@ export function toRunError(e: unknown, batchId?: number): RunError {
   };
 }
 
-export function batchProgressRow(jobId: string, runRowId: string, p: StreamingQueryProgress) {
+/** `runRowId` null: the run that committed the batch is not known (a backfilled row). */
+export function batchProgressRow(jobId: string, runRowId: string | null, p: StreamingQueryProgress) {
   const sum = (f: (o: StreamingQueryProgress['stateOperators'][number]) => number) => p.stateOperators.reduce((n, o) => n + (f(o) || 0), 0);
   return {
     jobId,
@@ -61,18 +67,18 @@ export class RunRecorder {
 
   static async create(
     db: PrismaClient,
-    args: { jobId: string; runId: string; workerId: string; status: RunStatus; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number },
+    args: { jobId: string; runId: string; workerId: string; status: 'STARTING' | 'RECOVERING'; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number },
   ): Promise<RunRecorder> {
     const run = await db.run.create({ data: args });
-    await db.job.update({ where: { id: args.jobId }, data: { status: args.status } });
+    await moveJob(db, args.jobId, args.status === 'RECOVERING' ? 'run-recovering' : 'run-starting');
     await evaluateAlertsForRun(db, args.jobId); // never throws: alerting must not fail a run
     return new RunRecorder(db, args.jobId, run.id);
   }
 
-  /** Sets the run's status, and the job's unless a stop was requested meanwhile (STOPPING wins). */
-  async status(status: RunStatus, extra: { queryId?: string } = {}): Promise<void> {
-    await this.db.run.update({ where: { id: this.runRowId }, data: { status } });
-    await this.db.job.updateMany({ where: { id: this.jobId, NOT: { status: 'STOPPING' } }, data: { status } });
+  /** The engine started: the run is RUNNING, and the job unless a stop was requested meanwhile (STOPPING wins). */
+  async running(extra: { queryId?: string } = {}): Promise<void> {
+    await moveRun(this.db, this.runRowId, 'run-running');
+    await moveJob(this.db, this.jobId, 'run-running');
     // The query id is recorded whatever the status (a stop requested meanwhile keeps STOPPING).
     if (extra.queryId) await this.db.job.update({ where: { id: this.jobId }, data: { queryId: extra.queryId } });
     await evaluateAlertsForRun(this.db, this.jobId);
@@ -82,26 +88,47 @@ export class RunRecorder {
     const row = batchProgressRow(this.jobId, this.runRowId, p);
     await this.db.$transaction([
       this.db.batchProgress.upsert({ where: { jobId_batchId: { jobId: this.jobId, batchId: p.batchId } }, create: row, update: row }),
-      this.db.job.update({
-        where: { id: this.jobId },
-        data: { lastBatchId: p.batchId, lastCommittedAt: new Date(), guarantee: p.contract.guarantee, contract: JSON.parse(JSON.stringify(p.contract)) },
-      }),
+      this.latestBatch(p),
     ]);
     await this.db.$executeRawUnsafe(`SELECT pg_notify('weir_progress', $1)`, `${this.jobId}:${p.batchId}`);
     await evaluateAlertsAfterBatch(this.db, this.jobId);
   }
 
+  /** The job's latest batch, never moving back (a backfilled batch is older than the last one). */
+  private latestBatch(p: StreamingQueryProgress) {
+    return this.db.job.updateMany({
+      where: { id: this.jobId, OR: [{ lastBatchId: null }, { lastBatchId: { lt: p.batchId } }] },
+      data: { lastBatchId: p.batchId, lastCommittedAt: new Date(Date.parse(p.timestamp) + p.batchDuration), guarantee: p.contract.guarantee, contract: JSON.parse(JSON.stringify(p.contract)) },
+    });
+  }
+
+  /**
+   * Fills in the history of every committed batch the checkpoint still keeps progress for
+   * (progress/N) and the database has no row for. Returns the batch ids filled in.
+   */
+  async backfillHistory(checkpoint: CheckpointFileManager): Promise<number[]> {
+    const kept = await readRecentProgress(checkpoint);
+    if (kept.length === 0) return [];
+    const have = await this.db.batchProgress.findMany({
+      where: { jobId: this.jobId, batchId: { in: kept.map((p) => p.batchId) } },
+      select: { batchId: true },
+    });
+    const known = new Set(have.map((b) => b.batchId));
+    const missing = kept.filter((p) => !known.has(p.batchId));
+    if (missing.length === 0) return [];
+    await this.db.batchProgress.createMany({ data: missing.map((p) => batchProgressRow(this.jobId, null, p)), skipDuplicates: true });
+    await this.latestBatch(missing[missing.length - 1]);
+    for (const p of missing) await this.db.$executeRawUnsafe(`SELECT pg_notify('weir_progress', $1)`, `${this.jobId}:${p.batchId}`);
+    await evaluateAlertsAfterBatch(this.db, this.jobId);
+    return missing.map((p) => p.batchId);
+  }
+
   /** Ends the run; the job's status follows unless another run owns the job now. */
   async end(status: 'STOPPED' | 'FAILED', exitReason: string, error?: RunError, opts: { updateJob?: boolean } = {}): Promise<void> {
-    await this.db.run.update({
-      where: { id: this.runRowId },
-      data: { status, exitReason, endedAt: new Date(), ...(error ? { error: JSON.parse(JSON.stringify(error)) } : {}) },
-    });
+    const event = status === 'STOPPED' ? 'run-stopped' : 'run-failed';
+    await moveRun(this.db, this.runRowId, event, { exitReason, ...(error ? { error: JSON.parse(JSON.stringify(error)) } : {}) });
     if (opts.updateJob !== false) {
-      await this.db.job.update({
-        where: { id: this.jobId },
-        data: { status, ...(error ? { lastError: JSON.parse(JSON.stringify(error)) } : {}) },
-      });
+      await moveJob(this.db, this.jobId, event, error ? { lastError: JSON.parse(JSON.stringify(error)) } : {});
     }
     await evaluateAlertsForRun(this.db, this.jobId);
   }

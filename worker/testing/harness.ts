@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { createTestDatabase, type TestDatabase } from '@/lib/server/testing/database';
+import { migrate } from '@/lib/server/migrate';
 import { queueConfigFrom, type QueueConfig } from '@/lib/queue/connection';
 import { closeRunQueues, enqueueRun } from '@/lib/queue/run-queue';
 import { readCommittedRows } from '@/lib/engine';
@@ -39,8 +40,17 @@ export class WorkerHarness {
     private readonly redisDb = 9,
   ) {}
 
-  async setup(): Promise<void> {
-    this.database = await createTestDatabase(`weir_worker_${this.backend}`);
+  /**
+   * `databaseUrl`: a database the test owns elsewhere (e.g. its own embedded PostgreSQL, which it
+   * may kill); it is migrated here and left for its owner to remove.
+   */
+  async setup(opts: { databaseUrl?: string } = {}): Promise<void> {
+    if (opts.databaseUrl) {
+      await migrate(opts.databaseUrl);
+      this.database = { name: new URL(opts.databaseUrl).pathname.slice(1), url: opts.databaseUrl, drop: async () => {} };
+    } else {
+      this.database = await createTestDatabase(`weir_worker_${this.backend}`);
+    }
     this.db = new PrismaClient({ adapter: new PrismaPg({ connectionString: this.database.url }) });
     const redisUrl = `redis://127.0.0.1:6379/${this.redisDb}`;
     if (this.backend === 'redis') {

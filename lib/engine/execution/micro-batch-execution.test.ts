@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { CommitLog } from '../checkpoint/commit-log';
 import { OffsetSeqLog } from '../checkpoint/offset-seq-log';
+import { ProgressLog, readRecentProgress } from '../checkpoint/progress-log';
 import { ManualClock } from '../clock';
 import { ConcurrentStreamLogUpdateError, CrashPointError, IncompatibleQueryChangeError, SinkError } from '../errors';
 import { MemorySinkTable } from '../sinks/memory-sink';
@@ -174,6 +175,7 @@ describe('retention', () => {
     }
     expect(await new OffsetSeqLog(fm).batchIds()).toEqual([4, 5, 6]);
     expect(await new CommitLog(fm).batchIds()).toEqual([4, 5, 6]);
+    expect(await new ProgressLog(fm).batchIds()).toEqual([4, 5, 6]);
     await q.stop();
     job.stream.addData(...gen(2));
     const crashing = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm, crash: { point: 'after-sink', batchId: 7 } });
@@ -182,6 +184,45 @@ describe('retention', () => {
     await again.processAllAvailable();
     expect(job.table.rows.length).toBe(expectedEvents(job.stream.rows).length);
     await again.stop();
+  });
+});
+
+describe('progress/N', () => {
+  it('is written after commits/N, before the listener hears of the batch, and reads back as the progress', async () => {
+    const job = memoryJob();
+    job.stream.addData(...eventGenerator(15)(4));
+    const fm = new InMemoryCheckpointFileManager();
+    const seen: string[] = [];
+    const q = new MicroBatchExecution({
+      spec: job.spec, clock: job.harness.clock, checkpoint: fm,
+      onProgress: (p) => void seen.push(`${p.batchId}:${fm.store.has(`commits/${p.batchId}`)}:${fm.store.has(`progress/${p.batchId}`)}`),
+    });
+    await q.processAllAvailable();
+    expect(seen).toEqual(['0:true:true']);
+    const kept = await readRecentProgress(fm);
+    expect(kept).toEqual([JSON.parse(JSON.stringify(q.lastProgress))]);
+    await q.stop();
+  });
+
+  it('a failed progress write is logged and the run goes on (the batch is committed)', async () => {
+    const job = memoryJob();
+    const gen = eventGenerator(16);
+    job.stream.addData(...gen(3));
+    const fm = new InMemoryCheckpointFileManager();
+    const create = fm.createAtomic.bind(fm);
+    fm.createAtomic = async (path, data, opts) => {
+      if (path.startsWith('progress/')) throw new Error('EIO: i/o error');
+      return create(path, data, opts);
+    };
+    const warnings: string[] = [];
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm, log: (e) => e.level === 'warn' && warnings.push(e.msg) });
+    await q.processAllAvailable();
+    job.stream.addData(...gen(3));
+    await q.processAllAvailable();
+    expect(await new CommitLog(fm).batchIds()).toEqual([0, 1]);
+    expect(warnings).toEqual(['Could not write progress/0: EIO: i/o error', 'Could not write progress/1: EIO: i/o error']);
+    expect(await readRecentProgress(fm)).toEqual([]);
+    await q.stop();
   });
 });
 

@@ -13,7 +13,7 @@
  *   5. fence(), sink.addBatch(N, rows)                                    [crash: after-sink]
  *   6. commit each state store to version N+1                             [crash: mid-state-commit]
  *   7. fence(), write commits/N = { nextBatchWatermarkMs }                [crash: after-commit]
- *   8. report progress
+ *   8. write progress/N (history kept for the control plane, progress-log.ts), report progress
  *
  * On start, before anything is written, the checkpoint must be intact (checkpoint-integrity.ts):
  * offsets without metadata, state without its schema, or an unreadable log is CORRUPT_CHECKPOINT.
@@ -29,6 +29,7 @@ import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
 import { CommitLog } from '../checkpoint/commit-log';
 import { assertCheckpointIntact } from '../checkpoint/checkpoint-integrity';
 import { OffsetSeqLog, STATEFUL_OPERATORS_CONF, type OffsetSeq } from '../checkpoint/offset-seq-log';
+import { ProgressLog } from '../checkpoint/progress-log';
 import { getOrCreateStreamMetadata } from '../checkpoint/stream-metadata';
 import { SystemClock, type Clock } from '../clock';
 import { BadRecordError } from '../errors';
@@ -99,6 +100,7 @@ export class MicroBatchExecution {
 
   private readonly offsetLog: OffsetSeqLog;
   private readonly commitLog: CommitLog;
+  private readonly progressLog: ProgressLog;
   private readonly crashPoints: CrashPoints;
   private readonly newId: () => string;
   private runtime?: QueryRuntime;
@@ -124,6 +126,7 @@ export class MicroBatchExecution {
     this.trigger = triggerFromSpec(opts.spec.trigger);
     this.offsetLog = new OffsetSeqLog(this.checkpoint);
     this.commitLog = new CommitLog(this.checkpoint);
+    this.progressLog = new ProgressLog(this.checkpoint);
     this.crashPoints = new CrashPoints(opts.crash);
     this.newId = opts.newId ?? randomUUID;
   }
@@ -325,10 +328,12 @@ export class MicroBatchExecution {
     if (!this.purgedOnce) {
       await this.offsetLog.purge(threshold);
       await this.commitLog.purge(threshold);
+      await this.progressLog.purge(threshold);
       this.purgedOnce = true;
     } else {
       await this.offsetLog.remove(threshold - 1);
       await this.commitLog.remove(threshold - 1);
+      await this.progressLog.remove(threshold - 1);
     }
   }
 
@@ -415,6 +420,8 @@ export class MicroBatchExecution {
     this.recentProgress.push(progress);
     if (this.recentProgress.length > 100) this.recentProgress.shift();
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
+    // History, not recovery: the batch is committed, so a failed write here is logged, never fatal.
+    await this.progressLog.record(progress).catch((e) => this.log('warn', `Could not write ${this.progressLog.pathOf(batchId)}: ${(e as Error).message}`, { batchId }));
     await this.opts.onProgress?.(progress);
   }
 }

@@ -14,14 +14,17 @@
  *   seeing RUNNING, enqueues the next run itself); if not active, a start with reason 'restart'.
  * - Status transitions are conditional updates (`updateMany … where status in …`), so two
  *   concurrent starts cannot both enqueue: the loser gets 409.
+ * The whole table (every event, who may cause it, from which statuses) is lib/server/job-lifecycle.ts;
+ * every status write here goes through its moveJob, and every refusal is its `refusal`.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { validateJob, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
-import { Prisma, type Job, type PrismaClient, type RunStatus } from '@/lib/generated/prisma/client';
+import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
 import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http-errors';
+import { ACTIVE_STATUSES, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
 import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
 import { unmaskSpec } from '../presenters/secret-masking';
 import { serverOutboundPolicy } from '../outbound';
@@ -29,9 +32,12 @@ import { recordAudit } from './audit-service';
 import { deleteCheckpoint, type CheckpointDeletion } from './checkpoint-reset';
 import { assertCheckpointOwned, assertOwnPathsApart, confinePaths, lockJobPaths, type ServerPathRoots } from './job-paths';
 
-export const ACTIVE_STATUSES: readonly RunStatus[] = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
-/** Statuses from which a start is allowed: nothing runs and nothing is winding down. */
-export const STARTABLE_STATUSES: readonly RunStatus[] = ['STOPPED', 'FAILED'];
+export { ACTIVE_STATUSES, STARTABLE_STATUSES } from '../job-lifecycle';
+
+/** Refuses (409, saying why and what to do) an event the lifecycle table does not allow from the job's status. */
+function assertAllowed(job: Job, event: JobEvent): void {
+  if (!transitionFor(event, job.status as JobStatus)) throw refusal(event, job);
+}
 
 export interface JobServiceContext {
   db: PrismaClient;
@@ -153,9 +159,7 @@ export async function createJob(ctx: JobServiceContext, input: JobInput): Promis
 export async function updateJob(ctx: JobServiceContext, id: string, input: JobInput): Promise<{ job: JobDetail; warnings: unknown[] }> {
   requireRole(ctx.principal, 'admin', 'edit jobs');
   const before = await findJobOrThrow(ctx.db, id);
-  if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
-    throw new ConflictError(`Job ${before.name} is ${before.status}; stop it (POST /api/jobs/${id}/stop) before editing it.`, { status: before.status });
-  }
+  assertAllowed(before, 'edit');
   // A spec without a checkpoint keeps the job's current one: an edit is not a silent reset.
   const incoming = unmaskSpec(specObject(input.spec), before.spec);
   const { spec, result, fields } = validated(withCheckpoint(incoming, before.checkpointLocation), ctx, ctx.outbound ?? serverOutboundPolicy());
@@ -190,9 +194,7 @@ export async function deleteJob(
 ): Promise<{ deletedCheckpointFiles: number | null; keptCheckpointEntries?: string[]; message?: string }> {
   requireRole(ctx.principal, 'admin', 'delete jobs');
   const before = await findJobOrThrow(ctx.db, id);
-  if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
-    throw new ConflictError(`Job ${before.name} is ${before.status}; stop it before deleting it.`, { status: before.status });
-  }
+  assertAllowed(before, 'delete');
   let deletion: CheckpointDeletion | null = null;
   if (opts.deleteCheckpoint) {
     if (opts.confirm !== before.name) {
@@ -232,17 +234,17 @@ async function deleteOwnCheckpoint(ctx: JobServiceContext, job: { id: string; na
   return deleteCheckpoint(job.checkpointLocation, ctx.checkpointRoot);
 }
 
-/** One conditional status change plus its audit event; returns the new row or undefined if the guard failed. */
+/** One lifecycle event (a conditional status change) plus its audit event; returns the new row or undefined if the table did not allow it. */
 async function transition(
   ctx: JobServiceContext,
   before: Job,
-  action: string,
-  where: Prisma.JobWhereInput,
-  data: Prisma.JobUpdateManyMutationInput,
+  event: JobEvent,
+  data: Prisma.JobUpdateManyMutationInput = {},
+  where: Prisma.JobWhereInput = {},
 ): Promise<Job | undefined> {
   return ctx.db.$transaction(async (tx) => {
-    const { count } = await tx.job.updateMany({ where: { id: before.id, ...where }, data });
-    if (count === 0) return undefined;
+    if (!(await moveJob(tx, before.id, event, data, where))) return undefined;
+    const action = `job.${event}`;
     const row = await tx.job.findUniqueOrThrow({ where: { id: before.id } });
     await recordAudit(tx, ctx.principal, { action, targetType: 'job', targetId: before.id, before: lifecycleView(before), after: lifecycleView(row) });
     return row;
@@ -254,24 +256,16 @@ function lifecycleView(j: Job) {
 }
 
 async function startLike(ctx: JobServiceContext, before: Job, reason: 'start' | 'restart'): Promise<JobDetail> {
-  const row = await transition(ctx, before, `job.${reason}`, { status: { in: [...STARTABLE_STATUSES] } }, {
-    desiredState: 'RUNNING',
-    status: 'PENDING',
-    lastError: optionalJson(null),
-  });
-  if (!row) {
-    const now = await findJobOrThrow(ctx.db, before.id);
-    throw new ConflictError(`Job ${now.name} is already ${now.status}; stop it first, or use restart.`, { status: now.status });
-  }
+  const row = await transition(ctx, before, reason, { lastError: optionalJson(null) }, { status: { in: ['STOPPED', 'FAILED'] } });
+  if (!row) throw refusal('start', await findJobOrThrow(ctx.db, before.id));
   try {
     await ctx.enqueue({ jobId: row.id, reason });
   } catch (e) {
     // Nothing will pick the run up: say so on the job rather than leave it PENDING forever.
-    const failed = await ctx.db.job.update({
-      where: { id: row.id },
-      data: { status: 'FAILED', desiredState: 'STOPPED', lastError: { code: 'ENQUEUE_FAILED', message: `Could not enqueue the run: ${(e as Error).message}. Check the queue backend (GET /api/health) and start again.` } },
+    await moveJob(ctx.db, row.id, 'enqueue-failed', {
+      lastError: { code: 'ENQUEUE_FAILED', message: `Could not enqueue the run: ${(e as Error).message}. Check the queue backend (GET /api/health) and start again.` },
     });
-    return presentJob(failed);
+    return presentJob(await findJobOrThrow(ctx.db, row.id));
   }
   return presentJob(row);
 }
@@ -284,20 +278,17 @@ export async function startJob(ctx: JobServiceContext, id: string): Promise<JobD
 export async function stopJob(ctx: JobServiceContext, id: string): Promise<JobDetail> {
   requireRole(ctx.principal, 'operator', 'stop jobs');
   const before = await findJobOrThrow(ctx.db, id);
-  const row = await transition(ctx, before, 'job.stop', { status: { in: [...ACTIVE_STATUSES] } }, { desiredState: 'STOPPED', status: 'STOPPING' });
-  if (row) return presentJob(row);
-  // Not active: record the intent only if it changes something (a STOPPING job already stops).
-  if (before.desiredState === 'RUNNING') {
-    const r = await transition(ctx, before, 'job.stop', {}, { desiredState: 'STOPPED' });
-    if (r) return presentJob(r);
-  }
-  return presentJob(before);
+  // Not active: record the intent only if it changes something (a STOPPING job already stops,
+  // unless a restart is pending: the stop cancels that).
+  const changes = ACTIVE_STATUSES.includes(before.status as JobStatus) || before.desiredState === 'RUNNING';
+  const row = changes ? await transition(ctx, before, 'stop') : undefined;
+  return presentJob(row ?? before);
 }
 
 export async function restartJob(ctx: JobServiceContext, id: string): Promise<JobDetail> {
   requireRole(ctx.principal, 'operator', 'restart jobs');
   const before = await findJobOrThrow(ctx.db, id);
-  const row = await transition(ctx, before, 'job.restart', { status: { in: [...ACTIVE_STATUSES, 'STOPPING'] } }, { desiredState: 'RUNNING', status: 'STOPPING' });
+  const row = await transition(ctx, before, 'restart', {}, { status: { notIn: ['STOPPED', 'FAILED'] } });
   if (row) return presentJob(row);
   return startLike(ctx, before, 'restart');
 }
@@ -312,9 +303,7 @@ export async function resetCheckpoint(
   if (confirm !== before.name) {
     throw new BadRequestError(`To reset the checkpoint, type the job's name exactly as confirmation: {"confirm": "${before.name}"}.`, { path: 'confirm', expected: before.name });
   }
-  if (ACTIVE_STATUSES.includes(before.status) || before.status === 'STOPPING') {
-    throw new ConflictError(`Job ${before.name} is ${before.status}; stop it and wait for STOPPED before resetting its checkpoint.`, { status: before.status });
-  }
+  assertAllowed(before, 'reset-checkpoint');
   const deletion = await deleteOwnCheckpoint(ctx, before);
   const deletedFiles = deletion.deletedFiles;
   const { row, deletedBatches } = await ctx.db.$transaction(async (tx) => {
