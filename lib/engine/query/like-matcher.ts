@@ -8,9 +8,11 @@
  * - each segment in between is matched at its leftmost occurrence after the previous one.
  *
  * Taking the leftmost occurrence is always right for LIKE: what follows a segment can only
- * gain room when the segment ends earlier, and `%` absorbs any gap. The cost is at most
- * O(value length × pattern length) (each candidate position is checked against one segment),
- * with `indexOf` skipping to candidates.
+ * gain room when the segment ends earlier, and `%` absorbs any gap. A segment of plain text is
+ * found with `indexOf` (linear); one with `_` in it checks each occurrence of its first text
+ * run, which costs up to value length × segment length (`%a_a_a_a…b%` over `aaaa…`). That
+ * work is counted, and one evaluation over LIKE_STEP_BUDGET steps fails the record (a bad
+ * record, with a message saying to simplify the pattern) instead of holding the event loop.
  *
  * Semantics (Spark's): `%` matches any run of characters, `_` exactly one character (a code
  * point: a surrogate pair counts as one), the escape character (default `\`) makes the next
@@ -18,9 +20,14 @@
  * value and the pattern's text, as Spark's ILIKE does (`lower(a) LIKE lower(b)`).
  */
 
+import { RecordExpressionError } from '../errors';
+
 /** A literal run of text, or a number of `_` wildcards. */
 type Piece = string | number;
 type Segment = Piece[];
+
+/** Candidate checks × segment length allowed in one evaluation (about 0.1 s of work at most). */
+export const LIKE_STEP_BUDGET = 1 << 22;
 
 export interface LikeMatcher {
   (value: string): boolean;
@@ -118,14 +125,25 @@ function matchAtEnd(s: string, from: number, seg: Segment): boolean {
 /** True when `i` does not split a surrogate pair. */
 const boundary = (s: string, i: number) => !(i > 0 && i < s.length && isLow(s.charCodeAt(i)) && isHigh(s.charCodeAt(i - 1)));
 
-/** End of the leftmost match of `seg` starting at or after `from`, or -1. */
-function findFrom(s: string, from: number, seg: Segment): number {
+const segmentCost = (seg: Segment) => seg.reduce<number>((n, p) => n + (typeof p === 'number' ? p : p.length), 0);
+
+/** End of the leftmost match of `seg` starting at or after `from`, or -1; `steps` counts the work. */
+function findFrom(s: string, from: number, seg: Segment, steps: { n: number; pattern: string }): number {
   const lead = typeof seg[0] === 'number' ? seg[0] : 0;
   const lit = seg.find((p): p is string => typeof p === 'string');
   if (lit === undefined) return forward(s, from, lead); // only wildcards: as early as possible
+  const cost = seg.length === 1 ? 0 : segmentCost(seg); // plain text: indexOf's own scan is linear
   // Candidates: occurrences of the first literal run, `lead` code points after a start.
   let q = forward(s, from, lead);
   while (q >= 0) {
+    steps.n += cost;
+    if (steps.n > LIKE_STEP_BUDGET) {
+      throw new RecordExpressionError(
+        `LIKE: matching the pattern '${steps.pattern.length > 100 ? steps.pattern.slice(0, 100) + '…' : steps.pattern}' against a value of ${s.length.toLocaleString('en-US')} characters takes more than ${LIKE_STEP_BUDGET.toLocaleString('en-US')} steps. ` +
+          'Shorten the parts of the pattern that mix text and _ between two %, or bound the value (e.g. with substring).',
+        { function: 'LIKE', limit: LIKE_STEP_BUDGET },
+      );
+    }
     q = s.indexOf(lit, q);
     if (q < 0) return -1;
     const start = backward(s, q, lead);
@@ -156,8 +174,9 @@ export function compileLike(pattern: string, opts: LikeOptions = {}): LikeMatche
     const s = prepare(v);
     let pos = matchAt(s, 0, first);
     if (pos < 0) return false;
+    const steps = { n: 0, pattern };
     for (const seg of middle) {
-      pos = findFrom(s, pos, seg);
+      pos = findFrom(s, pos, seg, steps);
       if (pos < 0) return false;
     }
     return matchAtEnd(s, pos, last);

@@ -12,8 +12,8 @@
  *
  * Time: LIKE/ILIKE run on a matcher without backtracking (like-matcher.ts) and RLIKE on RE2
  * (regex.ts), so matching costs at most O(value length × pattern length). Measured on this
- * project's 2-core machine (Node 20, `npx tsx bench/expression-limits.ts`): the worst
- * single-record expressions found take about 0.1 s (see docs/engine.md, "Expression limits").
+ * project's 2-core machine under load (`npx tsx bench/expression-limits.bench.ts`): the worst
+ * single-record expressions found take about 0.2 s (see docs/engine.md, "Expression limits").
  */
 import { RecordExpressionError } from '../errors';
 
