@@ -116,6 +116,17 @@ export class BadRecordError extends WeirError {
   }
 }
 
+/**
+ * One record's expression cannot be computed: a string value over its size limit, or a regular
+ * expression read from a column that RE2 cannot compile. The record is bad, and the job's
+ * `onBadRecord` decides: fail the run, or divert the record to the dead letters.
+ */
+export class RecordExpressionError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('EXPRESSION_ERROR', message, details);
+  }
+}
+
 /** The sink rejected or could not take a batch. The batch is not committed. */
 export class SinkError extends WeirError {
   constructor(message: string, details?: Record<string, unknown>) {

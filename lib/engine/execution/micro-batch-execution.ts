@@ -32,13 +32,13 @@ import { OffsetSeqLog, STATEFUL_OPERATORS_CONF, type OffsetSeq } from '../checkp
 import { ProgressLog } from '../checkpoint/progress-log';
 import { getOrCreateStreamMetadata } from '../checkpoint/stream-metadata';
 import { SystemClock, type Clock } from '../clock';
-import { BadRecordError } from '../errors';
+import { BadRecordError, RecordExpressionError } from '../errors';
 import { buildProgress, type StreamingQueryProgress, type StreamingQueryStatus } from '../progress';
 import type { JobSpec } from '../spec/job-spec';
 import type { Sink } from '../sinks/sink';
-import type { ReadLimit, Source } from '../sources/source';
+import type { BadRecord, ReadLimit, Source } from '../sources/source';
 import type { StateStoreId, StateStoreProvider } from '../state/state-store';
-import type { Offset } from '../types';
+import type { Offset, Row } from '../types';
 import { CrashPoints, type CrashPlan } from './crash-points';
 import { DeadLetterWriter } from './dead-letter-writer';
 import { populateStartOffsets, SOURCE_CONF } from './populate-start-offsets';
@@ -356,25 +356,49 @@ export class MicroBatchExecution {
     };
 
     const input = end === null || sameOffset(end, b.start) ? { rows: [], badRecords: [] } : await time('getBatch', () => rt.source.getBatch(b.start, end));
-    let numDeadLetter = 0;
-    if (input.badRecords.length > 0) {
-      if (!this.deadLetters) {
-        const r = input.badRecords[0];
-        throw new BadRecordError(
-          `Bad record in ${r.location.source}${r.location.line !== undefined ? ` line ${r.location.line}` : ''}: ${r.reason}. ` +
-            `Fix or remove the record, or set source.onBadRecord to "dead-letter" with a badRecordsPath to divert such records (batch ${batchId} is not committed and will re-run).`,
-          { batchId, file: r.location.source, line: r.location.line, reason: r.reason, count: input.badRecords.length },
-        );
-      }
-      await this.deadLetters.write(batchId, input.badRecords);
-      numDeadLetter = input.badRecords.length;
+    const unfixed = `Fix or remove the record, or set source.onBadRecord to "dead-letter" with a badRecordsPath to divert such records (batch ${batchId} is not committed and will re-run).`;
+    if (input.badRecords.length > 0 && !this.deadLetters) {
+      const r = input.badRecords[0];
+      throw new BadRecordError(
+        `Bad record in ${r.location.source}${r.location.line !== undefined ? ` line ${r.location.line}` : ''}: ${r.reason}. ${unfixed}`,
+        { batchId, file: r.location.source, line: r.location.line, reason: r.reason, count: input.badRecords.length },
+      );
     }
 
-    const ctx = { batchId, batchWatermarkMs: seq.metadata.batchWatermarkMs, batchTimestampMs: seq.metadata.batchTimestampMs };
+    // A row whose expressions fail (a value over its size limit) is a bad record too: Filter and
+    // Project leave it out and hand it here, and onBadRecord applies as for a record that did not parse.
+    const expressionBad: BadRecord[] = [];
+    const ctx = {
+      batchId,
+      batchWatermarkMs: seq.metadata.batchWatermarkMs,
+      batchTimestampMs: seq.metadata.batchTimestampMs,
+      onRecordError: (row: Row, e: RecordExpressionError) => {
+        expressionBad.push({ raw: JSON.stringify(row), location: { source: rt.source.description }, reason: e.message });
+      },
+    };
     // The plan is compiled once at start, so planning costs nothing per batch; as in Spark, where
     // execution is lazy, running the operators counts towards addBatch.
     b.durationMs.queryPlanning ??= 0;
-    const result = await time('addBatch', () => rt.execute(input.rows, ctx));
+    const result = await time('addBatch', () => rt.execute(input.rows, ctx)).catch((e: unknown) => {
+      // Raised where a row cannot be set aside (inside an aggregation): the batch cannot go on.
+      if (e instanceof RecordExpressionError) {
+        throw new BadRecordError(
+          `Bad record in ${rt.source.description}: ${e.message} The expression is part of an aggregation, where a record cannot be set aside, so this fails the run whatever onBadRecord says; ` +
+            `bound the value in the query (batch ${batchId} is not committed and will re-run).`,
+          { batchId, file: rt.source.description, reason: e.message, count: 1 },
+        );
+      }
+      throw e;
+    });
+    if (expressionBad.length > 0 && !this.deadLetters) {
+      const r = expressionBad[0];
+      throw new BadRecordError(`Bad record in ${r.location.source}: ${r.reason} ${unfixed}`, {
+        batchId, file: r.location.source, reason: r.reason, count: expressionBad.length, record: r.raw.length > 1000 ? `${r.raw.slice(0, 1000)}…` : r.raw,
+      });
+    }
+    const badRecords = input.badRecords.length > 0 ? [...input.badRecords, ...expressionBad] : expressionBad;
+    if (badRecords.length > 0) await this.deadLetters!.write(batchId, badRecords);
+    const numDeadLetter = badRecords.length;
     await time('addBatch', async () => {
       await this.fence();
       await rt.sink.addBatch(batchId, result.rows, { outputMode: this.opts.spec.outputMode, schema: rt.query.outputSchema, queryId: this.id, runId: this.runId });
@@ -411,7 +435,7 @@ export class MicroBatchExecution {
       source: { description: rt.source.description, startOffset: b.start, endOffset: end, latestOffset: b.latest },
       sink: { description: rt.sink.description, numOutputRows: result.rows.length },
       commitLag: rt.source.offsetLag?.(end, b.latest) ?? null,
-      numBadRecords: input.badRecords.length,
+      numBadRecords: badRecords.length,
       numDeadLetterRecords: numDeadLetter,
       contract: rt.contract,
     });

@@ -117,7 +117,7 @@ export class QueryRuntime {
     return p;
   }
 
-  async execute(input: Row[], b: { batchId: number; batchWatermarkMs: number; batchTimestampMs: number }): Promise<BatchResult> {
+  async execute(input: Row[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
     const eventTimes = this.hasEventTime ? eventTimeStats(input, this.spec.source.eventTime!) : undefined;
     const ctx: OperatorContext = { ...b };
     if (this.stateful.length) {

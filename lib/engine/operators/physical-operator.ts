@@ -8,6 +8,7 @@
  * `commits/N`. Operators see `batchWatermarkMs` (from offsets/N) for late-row filtering and
  * eviction.
  */
+import { RecordExpressionError } from '../errors';
 import type { StateStore } from '../state/state-store';
 import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
@@ -17,6 +18,19 @@ export interface OperatorContext extends EvalContext {
   batchWatermarkMs: number;
   /** Stores for this operator, keyed by `${operatorId}/${partitionId}` (stateful operators only). */
   stateStores?: Map<string, StateStore>;
+  /**
+   * Takes a row whose expressions failed (a value over its size limit): Filter and Project leave
+   * the row out and hand it here, so the execution applies `onBadRecord`. Unset, the error
+   * propagates and fails the batch.
+   */
+  onRecordError?: (row: Row, error: RecordExpressionError) => void;
+}
+
+/** Hands a row's record-level error to `ctx.onRecordError`; false (rethrow) for any other error or when unset. */
+export function divertBadRow(e: unknown, row: Row, ctx: OperatorContext): boolean {
+  if (!(e instanceof RecordExpressionError) || !ctx.onRecordError) return false;
+  ctx.onRecordError(row, e);
+  return true;
 }
 
 export interface PhysicalOperator {

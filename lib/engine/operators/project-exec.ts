@@ -1,7 +1,7 @@
 /** Project: computes the select list into new rows with the output column names. */
 import type { Row, Schema } from '../types';
 import type { Evaluator } from '../query/expression-compiler';
-import type { OperatorContext, PhysicalOperator } from './physical-operator';
+import { divertBadRow, type OperatorContext, type PhysicalOperator } from './physical-operator';
 
 export class ProjectExec implements PhysicalOperator {
   readonly name = 'Project';
@@ -18,12 +18,19 @@ export class ProjectExec implements PhysicalOperator {
     const { names, evaluators } = this;
     const n = names.length;
     const out = new Array<Row>(rows.length);
+    let k = 0;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
       const o: Row = {};
-      for (let j = 0; j < n; j++) o[names[j]] = evaluators[j](r, ctx);
-      out[i] = o;
+      try {
+        for (let j = 0; j < n; j++) o[names[j]] = evaluators[j](r, ctx);
+      } catch (e) {
+        if (divertBadRow(e, r, ctx)) continue;
+        throw e;
+      }
+      out[k++] = o;
     }
+    out.length = k;
     return out;
   }
 }

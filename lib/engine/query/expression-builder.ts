@@ -74,7 +74,7 @@ export class ExpressionBuilder {
         }
         const name = columnName(node.column);
         // node-sql-parser records no location for column refs: point at the name's first use.
-        const own = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?(?![A-Za-z0-9_])`));
+        const own = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${escapeRegExp(name)}"?(?![A-Za-z0-9_])`));
         return { kind: 'column', name, pos: own ?? pos };
       }
       case 'number':
@@ -132,7 +132,7 @@ export class ExpressionBuilder {
         throw notSupportedYet(`Aggregate function ${String(node.name).toUpperCase()}()`, pos, 'aggregation (GROUP BY and aggregate functions) arrives with stateful operators');
       case 'window_func':
         // node-sql-parser records no location here: point at the function's name.
-        throw notSupportedYet(`Window function ${node.name}()`, pos ?? findPosition(this.sql, new RegExp(`\\b${String(node.name)}\\s*\\(`, 'i')));
+        throw notSupportedYet(`Window function ${node.name}()`, pos ?? findPosition(this.sql, new RegExp(`\\b${escapeRegExp(String(node.name))}\\s*\\(`, 'i')));
       case 'interval':
         throw notSupportedYet('INTERVAL', pos);
       default:
@@ -163,8 +163,15 @@ export class ExpressionBuilder {
       case 'LIKE':
       case 'NOT LIKE':
       case 'ILIKE':
-      case 'NOT ILIKE':
-        return { kind: 'like', arg: left(), pattern: this.build(node.right, pos), negated: op.startsWith('NOT'), caseInsensitive: op.endsWith('ILIKE') };
+      case 'NOT ILIKE': {
+        // node-sql-parser hangs `ESCAPE 'c'` on the pattern node.
+        const esc = node.right?.escape?.value as SqlNode | undefined;
+        if (esc && esc.type !== 'single_quote_string' && esc.type !== 'string') throw new SqlValidationError('ESCAPE needs a string literal of one character', pos, 'ESCAPE');
+        return {
+          kind: 'like', arg: left(), pattern: this.build(node.right, pos), negated: op.startsWith('NOT'), caseInsensitive: op.endsWith('ILIKE'),
+          ...(esc ? { escape: String(esc.value) } : {}),
+        };
+      }
     }
     const b = BINARY[op];
     if (!b) throw new SqlValidationError(`Operator ${node.operator} is not supported`, pos, String(node.operator));
@@ -198,4 +205,13 @@ export function parseTimestampLiteral(s: string): number | null {
   // Reject impossible dates such as 2024-02-31 (Date.UTC would roll them over).
   if (!zone && (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d))) return null;
   return t;
+}
+
+/**
+ * `s` as a RegExp matching exactly its text. The only RegExps built from user text here locate
+ * an identifier in the SQL for an error position: escaped, they have no quantifier over user
+ * text and cannot backtrack.
+ */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

@@ -79,6 +79,15 @@ const { num, bool, text } = fc.letrec<{ num: Gen; bool: Gen; text: Gen }>((tie) 
       weir: `(${(s as Gen).weir} ${neg ? 'NOT ' : ''}LIKE '${pat}')`,
       duck: `(${(s as Gen).duck} ${neg ? 'NOT ' : ''}LIKE '${pat}')`,
     })),
+    // ILIKE, ESCAPE and a pattern computed per row. A pattern ending in its escape character is
+    // an error in DuckDB (and Spark) and a literal in Weir, so the generator leaves it out.
+    fc
+      .tuple(tie('text'), fc.string({ unit: fc.constantFrom('a', 'A', 'b', '%', '_', '!'), maxLength: 6 }).filter((p) => !/(^|[^!])(!!)*!$/.test(p)), fc.constantFrom('LIKE', 'ILIKE', 'NOT ILIKE'))
+      .map(([s, pat, op]) => ({
+        weir: `(${(s as Gen).weir} ${op} '${pat}' ESCAPE '!')`,
+        duck: `(${(s as Gen).duck} ${op} '${pat}' ESCAPE '!')`,
+      })),
+    fc.tuple(tie('text'), tie('text')).map(([l, r]) => ({ weir: `(${(l as Gen).weir} LIKE ${(r as Gen).weir})`, duck: `(${(l as Gen).duck} LIKE ${(r as Gen).duck} ESCAPE '\\')` })),
   ),
   text: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -95,6 +104,17 @@ const { num, bool, text } = fc.letrec<{ num: Gen; bool: Gen; text: Gen }>((tie) 
       duck: `CASE WHEN ${(c as Gen).duck} THEN ${(t as Gen).duck} ELSE ${(e as Gen).duck} END`,
     })),
     fc.tuple(tie('text'), tie('text')).map(([l, r]) => ({ weir: `coalesce(${(l as Gen).weir}, ${(r as Gen).weir})`, duck: `coalesce(${(l as Gen).duck}, ${(r as Gen).duck})` })),
+    // The string functions that check their result's length before building it (an empty fill
+    // is an error in DuckDB and leaves the value as it is in Spark and Weir: left out).
+    fc.tuple(fc.constantFrom('lpad', 'rpad'), tie('text'), fc.integer({ min: 0, max: 7 }), fc.constantFrom("'ab'", "'x'")).map(([f, s, n, fill]) => ({
+      weir: `${f}(${(s as Gen).weir}, ${n}, ${fill})`,
+      duck: `${f}(${(s as Gen).duck}, ${n}, ${fill})`,
+    })),
+    fc.tuple(tie('text'), fc.constantFrom("'a'", "'ab'", "' '"), fc.constantFrom("'xyz'", "''", "'b'")).map(([s, from, to]) => ({
+      weir: `replace(${(s as Gen).weir}, ${from}, ${to})`,
+      duck: `replace(${(s as Gen).duck}, ${from}, ${to})`,
+    })),
+    fc.tuple(tie('text'), tie('text')).map(([l, r]) => ({ weir: `concat_ws('-', ${(l as Gen).weir}, ${(r as Gen).weir})`, duck: `concat_ws('-', ${(l as Gen).duck}, ${(r as Gen).duck})` })),
   ),
 }));
 

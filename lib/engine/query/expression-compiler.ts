@@ -10,8 +10,10 @@
 import type { Row, Schema } from '../types';
 import { exprToString, type Expr } from './expression';
 import { FUNCTIONS } from './functions';
+import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
 import { canCast, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { checkStringLength } from './value-limits';
 
 export interface EvalContext {
   /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
@@ -193,7 +195,10 @@ class ExpressionCompiler {
           const a = l.eval(row, c);
           const b = r.eval(row, c);
           if (a === null || b === null) return null;
-          return (castValue(a, lt, 'string') as string) + (castValue(b, rt, 'string') as string);
+          const x = castValue(a, lt, 'string') as string;
+          const y = castValue(b, rt, 'string') as string;
+          checkStringLength('||', x.length + y.length);
+          return x + y;
         },
       };
     }
@@ -241,24 +246,38 @@ class ExpressionCompiler {
     const p = this.compile(e.pattern);
     if (a.type !== 'string' && a.type !== 'null') this.fail(e, `LIKE needs a string, got ${a.type}`);
     if (p.type !== 'string' && p.type !== 'null') this.fail(e, `LIKE pattern must be a string, got ${p.type}`);
-    const flags = e.caseInsensitive ? 'is' : 's';
-    const cache = new Map<string, RegExp>();
-    const toRegex = (pat: string) => {
-      let re = cache.get(pat);
-      if (!re) {
-        re = likeToRegExp(pat, flags);
-        if (cache.size < 1000) cache.set(pat, re);
-      }
-      return re;
-    };
+    if (e.escape !== undefined && Array.from(e.escape).length !== 1) this.fail(e, `ESCAPE must be a single character, got '${e.escape}'`);
+    const opts = { escape: e.escape, caseInsensitive: e.caseInsensitive };
     const neg = e.negated;
+    if (e.pattern.kind === 'literal' && typeof e.pattern.value === 'string') {
+      const match = compileLike(e.pattern.value, opts);
+      const arg = a.eval;
+      return {
+        type: 'boolean',
+        eval: (row, c) => {
+          const s = arg(row, c);
+          return s === null ? null : match(s as string) !== neg;
+        },
+      };
+    }
+    // A pattern read from a column: matchers by pattern text, bounded.
+    const cache = new Map<string, LikeMatcher>();
+    const matcher = (pat: string) => {
+      let m = cache.get(pat);
+      if (!m) {
+        m = compileLike(pat, opts);
+        if (cache.size >= 1000) cache.clear();
+        cache.set(pat, m);
+      }
+      return m;
+    };
     return {
       type: 'boolean',
       eval: (row, c) => {
         const s = a.eval(row, c);
         const pat = p.eval(row, c);
         if (s === null || pat === null) return null;
-        return toRegex(pat as string).test(s as string) !== neg;
+        return matcher(pat as string)(s as string) !== neg;
       },
     };
   }
@@ -323,6 +342,8 @@ class ExpressionCompiler {
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
     if (!['long', 'double', 'string', 'boolean', 'timestamp', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
+    const refused = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
+    if (refused) this.fail(e, refused);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = def.impl;
     if (args.length === 1 && nullIntolerant) {
@@ -351,22 +372,4 @@ function and(l: unknown, r: () => unknown): boolean | null {
   const rv = r();
   if (rv === false) return false;
   return l === null || rv === null ? null : true;
-}
-
-
-/** SQL LIKE (`%` any run, `_` one char, `\` escapes) → an anchored RegExp; metacharacters are escaped. */
-export function likeToRegExp(pattern: string, flags = 's'): RegExp {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i];
-    if (ch === '\\' && i + 1 < pattern.length) out += escapeRe(pattern[++i]);
-    else if (ch === '%') out += '.*';
-    else if (ch === '_') out += '.';
-    else out += escapeRe(ch);
-  }
-  return new RegExp(`^${out}$`, flags + 'u');
-}
-
-function escapeRe(ch: string): string {
-  return ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

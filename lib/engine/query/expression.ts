@@ -26,7 +26,7 @@ export type Expr = Base &
     | { kind: 'isNull'; arg: Expr; negated: boolean }
     | { kind: 'in'; arg: Expr; list: Expr[]; negated: boolean }
     | { kind: 'between'; arg: Expr; low: Expr; high: Expr; negated: boolean }
-    | { kind: 'like'; arg: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean }
+    | { kind: 'like'; arg: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; escape?: string }
     | { kind: 'case'; operand?: Expr; branches: { when: Expr; then: Expr }[]; otherwise?: Expr }
     | { kind: 'cast'; arg: Expr; to: ColumnType }
     | { kind: 'call'; name: string; args: Expr[] }
@@ -53,7 +53,7 @@ export function exprToString(e: Expr): string {
     case 'between':
       return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}BETWEEN ${exprToString(e.low)} AND ${exprToString(e.high)})`;
     case 'like':
-      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprToString(e.pattern)})`;
+      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprToString(e.pattern)}${e.escape !== undefined ? ` ESCAPE '${e.escape.replace(/'/g, "''")}'` : ''})`;
     case 'case': {
       const parts = ['CASE'];
       if (e.operand) parts.push(exprToString(e.operand));

@@ -2,9 +2,15 @@
  * Built-in scalar functions for the stateless subset: strings, numbers, null handling and
  * dates on timestamps (UTC). Each declares its arity, its result type from its argument types
  * (a string result is an error message), and whether NULL in means NULL out (most do).
+ *
+ * A function whose result can be longer than its inputs checks the result's length before
+ * building it (value-limits.ts: 1 MiB a value); regular expressions run on RE2 (regex.ts).
  */
+import { RecordExpressionError } from '../errors';
 import type { ColumnType } from '../types';
+import { compileRegex } from './regex';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
+import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
 export interface FunctionDef {
   min: number;
@@ -14,6 +20,11 @@ export interface FunctionDef {
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
+  /**
+   * Checked at validation with each argument's value when it is a literal (`undefined` when it
+   * is not): a message when those literals make every non-NULL result an error.
+   */
+  checkLiterals?(literals: unknown[]): string | undefined;
 }
 
 const str = (args: ExprType[], n = args.length): string | undefined =>
@@ -64,23 +75,87 @@ function roundHalfUp(v: number, scale: number): number {
   return v < 0 ? -r : r;
 }
 
-function pad(s: string, len: number, fill: string, left: boolean): string {
+/**
+ * Spark's lpad/rpad: pads with `fill` (cycled) to `len` characters, or cuts to `len`. The
+ * result's length is known from the arguments, so an oversize one fails before any allocation.
+ */
+function pad(fn: string, s: string, len: number, fill: string, left: boolean): string {
+  const n = Math.trunc(len);
+  // n characters take at least n code units: refuse before splitting anything into characters.
+  if (fill !== '' && n > MAX_STRING_VALUE_LENGTH) checkStringLength(fn, n);
   const cs = chars(s);
-  if (len <= cs.length) return cs.slice(0, Math.max(0, len)).join('');
+  if (!(n > cs.length)) return cs.slice(0, Math.max(0, n || 0)).join('');
   if (fill === '') return s;
-  const need = len - cs.length;
+  const need = n - cs.length;
   const f = chars(fill);
-  const padding = Array.from({ length: need }, (_, i) => f[i % f.length]).join('');
+  const rest = f.slice(0, need % f.length).join('');
+  const cycles = Math.floor(need / f.length);
+  checkStringLength(fn, s.length + cycles * fill.length + rest.length);
+  const padding = fill.repeat(cycles) + rest;
   return left ? padding + s : s + padding;
 }
+
+/** At validation: a literal length over the limit with a literal non-empty fill always fails. */
+const padLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
+  const [, n, fill] = lits;
+  return typeof n === 'number' && typeof fill === 'string' && fill !== '' && Math.trunc(n) > MAX_STRING_VALUE_LENGTH
+    ? stringTooLargeMessage(fn, Math.trunc(n))
+    : undefined;
+};
+
+/** Joins parts after checking the total length (`sepLength` between each two). */
+function joinChecked(fn: string, parts: string[], sep: string): string {
+  let total = parts.length > 1 ? sep.length * (parts.length - 1) : 0;
+  for (const p of parts) total += p.length;
+  checkStringLength(fn, total);
+  return parts.join(sep);
+}
+
+/** Upper/lower-casing can lengthen a string (ß → SS): checked on the result, at most 3× the input. */
+function cased(fn: string, r: string): string {
+  checkStringLength(fn, r.length);
+  return r;
+}
+
+/** A pattern compiled at run time (read from a column) that RE2 refuses makes the record bad. */
+function regex(fn: string, pattern: string) {
+  const re = compileRegex(pattern);
+  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
+  return re;
+}
+
+/** At validation: a literal pattern RE2 refuses, or a group index the pattern does not have. */
+const regexLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
+  const [, pattern, idx] = lits;
+  if (typeof pattern !== 'string') return undefined;
+  const re = compileRegex(pattern);
+  if (typeof re === 'string') return `${fn}: ${re}`;
+  if (typeof idx === 'number') {
+    const groups = regexGroupCount(pattern);
+    if (idx < 0 || idx > groups) return `${fn}: group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match)`;
+  }
+  return undefined;
+};
+
+/** Capturing groups in a valid pattern: `(?:p)|` always matches '' and reports every group. */
+function regexGroupCount(pattern: string): number {
+  const re = compileRegex(`(?:${pattern})|`);
+  return typeof re === 'string' ? 0 : (re.exec('')?.length ?? 1) - 1;
+}
+
+const rlike: FunctionDef = {
+  min: 2, max: 2, type: (a) => str(a) ?? 'boolean',
+  impl: ([s, p]) => regex('rlike()', p as string).test(s as string),
+  checkLiterals: regexLiterals('rlike()'),
+};
 
 const dateField = (name: string): FunctionDef => ({
   min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => DATE_FIELDS[name](new Date(v as number)),
 });
 
 export const FUNCTIONS: Record<string, FunctionDef> = {
-  upper: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).toUpperCase() },
-  lower: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).toLowerCase() },
+  upper: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('upper()', (s as string).toUpperCase()) },
+  lower: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('lower()', (s as string).toLowerCase()) },
   length: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => chars(s as string).length },
   char_length: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => chars(s as string).length },
   trim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +| +$/g, '') },
@@ -89,11 +164,11 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   reverse: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
     min: 1, max: 64, type: () => 'string',
-    impl: (args, _c, types) => args.map((v, i) => (types[i] === 'timestamp' ? formatTimestamp(v as number) : String(v))).join(''),
+    impl: (args, _c, types) => joinChecked('concat()', args.map((v, i) => (types[i] === 'timestamp' ? formatTimestamp(v as number) : String(v))), ''),
   },
   concat_ws: {
     min: 1, max: 64, nullIntolerant: false, type: (a) => str(a, 1) ?? 'string',
-    impl: ([sep, ...rest]) => (sep === null ? null : rest.filter((v) => v !== null && v !== undefined).map(String).join(sep as string)),
+    impl: ([sep, ...rest]) => (sep === null ? null : joinChecked('concat_ws()', rest.filter((v) => v !== null && v !== undefined).map(String), sep as string)),
   },
   substring: {
     min: 2, max: 3,
@@ -110,10 +185,48 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   },
   replace: {
     min: 2, max: 3, type: (a) => str(a) ?? 'string',
-    impl: ([s, from, to]) => (from === '' ? s : (s as string).split(from as string).join((to as string | undefined) ?? '')),
+    impl: ([s, from, to]) => {
+      const src = s as string;
+      const f = from as string;
+      const t = (to as string | undefined) ?? '';
+      if (f === '') return src;
+      if (t.length > f.length) {
+        // Count the occurrences first: the result's length, before building anything.
+        let count = 0;
+        for (let i = src.indexOf(f); i >= 0; i = src.indexOf(f, i + f.length)) count++;
+        checkStringLength('replace()', src.length + count * (t.length - f.length));
+      }
+      return src.split(f).join(t);
+    },
   },
-  lpad: { min: 3, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length, pad)', impl: ([s, n, f]) => pad(s as string, n as number, f as string, true) },
-  rpad: { min: 3, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length, pad)', impl: ([s, n, f]) => pad(s as string, n as number, f as string, false) },
+  lpad: {
+    min: 3, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length, pad)',
+    impl: ([s, n, f]) => pad('lpad()', s as string, n as number, f as string, true),
+    checkLiterals: padLiterals('lpad()'),
+  },
+  rpad: {
+    min: 3, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length, pad)',
+    impl: ([s, n, f]) => pad('rpad()', s as string, n as number, f as string, false),
+    checkLiterals: padLiterals('rpad()'),
+  },
+  // Spark's rlike/regexp/regexp_like: whether the pattern matches anywhere in the string.
+  rlike,
+  regexp: rlike,
+  regexp_like: rlike,
+  regexp_extract: {
+    min: 2, max: 3,
+    type: (a) => str(a, 2) ?? (a.length < 3 || num(a[2]) ? 'string' : 'expects (string, pattern[, group index])'),
+    // Spark: group `idx` (default 1) of the first match; '' when nothing matches or the group did not take part.
+    impl: ([s, p, idx]) => {
+      const i = idx === undefined ? 1 : Math.trunc(idx as number);
+      const m = regex('regexp_extract()', p as string).exec(s as string);
+      if (m !== null && (i < 0 || i >= m.length)) {
+        throw new RecordExpressionError(`regexp_extract(): group index ${i} is out of range; the pattern has ${m.length - 1} group(s)`, { function: 'regexp_extract()' });
+      }
+      return m === null ? '' : (m[i] ?? '');
+    },
+    checkLiterals: regexLiterals('regexp_extract()'),
+  },
   abs: { min: 1, max: 1, type: (a) => (num(a[0]) ? (a[0] === 'null' ? 'long' : a[0]) : 'expects a number'), impl: ([v]) => Math.abs(v as number) },
   round: {
     min: 1, max: 2, type: (a) => (a.every(num) ? (a[0] === 'long' ? 'long' : 'double') : 'expects numbers'),

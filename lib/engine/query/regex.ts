@@ -1,0 +1,69 @@
+/**
+ * Regular expressions from user SQL (rlike, regexp_extract) run on RE2 (`re2-wasm`), never on
+ * JavaScript's backtracking RegExp: RE2 matches in time linear in the value (times the
+ * pattern's size), so no pattern can hold the event loop on one record.
+ *
+ * Differences from Spark's Java regular expressions: RE2 has no backreferences (`\1`, `\k<n>`),
+ * no lookahead or lookbehind (`(?=`, `(?!`, `(?<=`, `(?<!`), no possessive quantifiers and no
+ * atomic groups; a repetition count is at most 100 (200 for all of a pattern's counts
+ * together). Such a pattern is refused at validation
+ * (a literal pattern) or makes the record bad (a pattern read from a column). Matching is on
+ * code points (`.` is one character, also outside the Basic Multilingual Plane), and `.` does
+ * not match a line break unless the pattern says `(?s)`, as in Java.
+ */
+import { RE2 } from 're2-wasm';
+
+/**
+ * Compiled patterns by text. re2-wasm's compiled programs live in WebAssembly memory, which
+ * JavaScript's garbage collector does not reclaim (the package predates FinalizationRegistry),
+ * so the cache is bounded and frees what it drops.
+ */
+const cache = new Map<string, RE2 | string>();
+const CACHE_SIZE = 100;
+
+function free(re: RE2 | string): void {
+  if (typeof re !== 'string') (re as unknown as { wrapper?: { delete?(): void } }).wrapper?.delete?.();
+}
+
+/**
+ * Counted repetitions make RE2's program large, and re2-wasm then slows down by orders of
+ * magnitude (`[a-z]{1000}[a-z]{1000}c` took 78 s over 16 KiB here; `[a-z]{200}c` 23 ms over
+ * 1 MiB). Each bound is at most MAX_REPEAT and all bounds together at most MAX_REPEAT_TOTAL.
+ */
+export const MAX_REPEAT = 100;
+export const MAX_REPEAT_TOTAL = 200;
+
+function repetitionProblem(pattern: string): string | undefined {
+  let total = 0;
+  // No nested quantifier over user text here: this scan is linear.
+  for (const m of pattern.matchAll(/\\.|\{(\d+)(?:,(\d*))?\}/gs)) {
+    if (m[1] === undefined) continue;
+    const bound = Math.max(Number(m[1]), m[2] ? Number(m[2]) : 0);
+    if (bound > MAX_REPEAT) return `the repetition ${m[0]} is over ${MAX_REPEAT}`;
+    total += bound;
+  }
+  return total > MAX_REPEAT_TOTAL ? `its repetition counts add up to ${total}, over ${MAX_REPEAT_TOTAL}` : undefined;
+}
+
+/** The compiled pattern, or RE2's reason for refusing it (with what to do about it). */
+export function compileRegex(pattern: string): RE2 | string {
+  let re = cache.get(pattern);
+  if (re === undefined) {
+    try {
+      const problem = repetitionProblem(pattern);
+      if (problem) throw new Error(problem);
+      re = new RE2(pattern, 'u');
+    } catch (e) {
+      const reason = (e as Error).message.replace(/^Invalid regular expression: \/.*\/u: /s, '');
+      re =
+        `the regular expression '${pattern.length > 200 ? pattern.slice(0, 200) + '…' : pattern}' is not supported: ${reason}. ` +
+        'Patterns run on RE2, which has no backreferences (\\1), lookahead or lookbehind ((?=, (?!, (?<=, (?<!) and Weir allows repetition counts up to 100 each, 200 in all; rewrite the pattern without them';
+    }
+    if (cache.size >= CACHE_SIZE) {
+      for (const old of cache.values()) free(old);
+      cache.clear();
+    }
+    cache.set(pattern, re);
+  }
+  return re;
+}
