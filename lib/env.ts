@@ -50,6 +50,11 @@ export const envSchema = z.object({
   WEIR_ALERT_INTERVAL_MS: intish(5000, 100),
   /** How many runs one worker process drives at once. */
   WEIR_WORKER_CONCURRENCY: intish(50, 1),
+  /**
+   * Each run's engine is its own process with this JavaScript heap (V8's old space); a run that
+   * needs more ends FAILED with RESOURCE_EXHAUSTED while the worker and its other runs go on.
+   */
+  WEIR_RUN_MEMORY_MB: intish(512, 128),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `npm run demo`: after the start, set up and start the demo jobs (see README, Demo). */
