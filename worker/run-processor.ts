@@ -7,6 +7,8 @@
  *    over as RECOVERING (the run history names the run it recovered from).
  * 3. Validate the spec, start the engine (populateStartOffsets re-runs an uncommitted batch over
  *    its recorded range), then RUNNING. Every batch's progress becomes a BatchProgress row.
+ *    The engine runs in a process of its own with the run's memory limit (engine-host.ts): a run
+ *    that exhausts it ends FAILED (RESOURCE_EXHAUSTED) alone; this process and its runs go on.
  * 4. Every renew interval the lease is renewed, and the same round trip returns the desired state:
  *    a stop (or restart) request stops the engine gracefully (the running batch commits).
  *    The engine also calls fence() before each checkpoint or sink write, which renews the lease
@@ -18,13 +20,14 @@ import { randomUUID } from 'node:crypto';
 import type { Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName } from '@/lib/engine';
+import { CrashPointError, validateJob, type CrashPlan, type CrashPointName } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
 import { completeDrill } from '@/lib/server/drills/drill-service';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import type { QueueConfig } from '@/lib/queue/connection';
 import { runPayloadSchema, type RunPayload } from '@/lib/queue/queues';
+import { EngineHost } from './engine-host';
 
 export interface RunProcessorOptions {
   db: PrismaClient;
@@ -33,6 +36,8 @@ export interface RunProcessorOptions {
   queue: QueueConfig;
   leaseTtlMs: number;
   renewMs: number;
+  /** Each run's engine runs in a process of its own with this heap (WEIR_RUN_MEMORY_MB). */
+  runMemoryMb: number;
 }
 
 interface ActiveRun {
@@ -111,6 +116,7 @@ export class RunProcessor {
       attempt: payload.attempt,
       recoveredFromRunId,
       leaseEpoch: lease.epoch,
+      memoryLimitMb: this.o.runMemoryMb,
     });
     const rlog = log.child({ jobId: job.id, job: job.name, runId, epoch: lease.epoch });
     rlog.info({ reason: payload.reason, recovering }, 'run starting');
@@ -118,7 +124,7 @@ export class RunProcessor {
     let stopReason: string | null = null;
     let leaseLost: LeaseLostError | null = null;
     let lastBatchId: number | undefined;
-    let exec: MicroBatchExecution | undefined;
+    let exec: EngineHost | undefined;
     const requestStop = (reason: string) => {
       if (stopReason) return;
       stopReason = reason;
@@ -160,9 +166,9 @@ export class RunProcessor {
         if (recoveringDrill.crashedRunId) await db.run.update({ where: { id: rec.runRowId }, data: { recoveredFromRunId: recoveringDrill.crashedRunId } });
       }
       const recoveredOnBatch = recoveringDrill && (recoveringDrill.point === 'after-offsets' || recoveringDrill.point === 'after-sink');
-      exec = new MicroBatchExecution({
+      exec = new EngineHost({
         spec: v.spec,
-        clock: new SystemClock(),
+        memoryLimitMb: this.o.runMemoryMb,
         fence,
         crash,
         onProgress: async (p) => {

@@ -61,7 +61,7 @@ export class RunRecorder {
 
   static async create(
     db: PrismaClient,
-    args: { jobId: string; runId: string; workerId: string; status: RunStatus; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number },
+    args: { jobId: string; runId: string; workerId: string; status: RunStatus; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number; memoryLimitMb?: number },
   ): Promise<RunRecorder> {
     const run = await db.run.create({ data: args });
     await db.job.update({ where: { id: args.jobId }, data: { status: args.status } });
