@@ -94,6 +94,7 @@ export class EngineHost {
   /** The query id from the checkpoint, set by start(). */
   id = '';
   private spawned?: Promise<ChildProcess>;
+  private child?: ChildProcess;
   private readonly requests = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
   private readonly hostErrors = new Map<number, unknown>();
   private nextId = 0;
@@ -108,6 +109,11 @@ export class EngineHost {
   private exited!: Promise<void>;
 
   constructor(private readonly o: EngineHostOptions) {}
+
+  /** The engine process's pid while it lives. */
+  get pid(): number | undefined {
+    return this.gone ? undefined : this.child?.pid;
+  }
 
   /** Opens the checkpoint, source and sink in the engine process and recovers the position. */
   async start(): Promise<void> {
@@ -145,6 +151,7 @@ export class EngineHost {
         serialization: 'advanced',
         stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       });
+      this.child = child;
       let exited!: () => void;
       this.exited = new Promise((r) => (exited = r));
       child.stderr!.on('data', (d: Buffer) => {
