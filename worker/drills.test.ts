@@ -5,6 +5,7 @@
  * hold the replayed batch twice after a crash between the sink write and the commit, and only then.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,10 @@ import { waitFor } from './testing/harness';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const REDIS = 'redis://127.0.0.1:6379/11';
+// Streams of this run only: another checkout's run of this file on the same machine shares the
+// Redis database, and wrote into (or flushed) same-named streams.
+const STREAM_TAG = randomBytes(4).toString('hex');
+const streamOf = (name: string) => `${name}-${STREAM_TAG}`;
 const ROWS_PER_FILE = 5;
 
 let kit: ApiTestKit;
@@ -55,15 +60,16 @@ beforeAll(async () => {
   stopRoute = await import('@/app/api/jobs/[id]/stop/route');
   drillsRoute = await import('@/app/api/jobs/[id]/drills/route');
   auditRoute = await import('@/app/api/jobs/[id]/sink-audit/route');
-  const r = new Redis(REDIS);
-  await r.flushdb();
-  r.disconnect();
   spawnWorker();
   spawnWorker();
 }, 60_000);
 
 afterAll(async () => {
   for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  const r = new Redis(REDIS);
+  const mine = await r.keys(`*-${STREAM_TAG}`);
+  if (mine.length) await r.del(...mine);
+  r.disconnect();
   await kit?.teardown();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -84,7 +90,7 @@ function sinkSpec(kind: SinkKind, name: string, base: string) {
     case 'postgres-upsert':
       return { type: 'postgres-upsert', options: { connectionString: kit.database.url, table, keyColumns: ['id'] } };
     case 'redis-stream':
-      return { type: 'redis-stream', options: { url: REDIS, stream: name } };
+      return { type: 'redis-stream', options: { url: REDIS, stream: streamOf(name) } };
   }
 }
 
