@@ -27,7 +27,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { access, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, stop as stopEsbuild } from 'esbuild';
 import { CrashPointError, WeirError, type CrashPlan, type EngineLogEvent, type JobSpec, type StreamingQueryProgress } from '@/lib/engine';
 import { serializeError, type EngineCommand, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
 
@@ -53,6 +53,8 @@ export function engineBundle(): Promise<string> {
       write: false,
       logLevel: 'silent',
     });
+    // esbuild's service process would otherwise stay for the worker's lifetime (27 MB).
+    await stopEsbuild();
     const code = out.outputFiles[0].contents;
     const file = path.join(CACHE_DIR, `engine-process-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
     try {
