@@ -62,6 +62,9 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
             <th className="num">Duration</th>
             <th>Worker</th>
             <th>Attempt</th>
+            <th className="num" title="The memory its worker gives the run's engine (WEIR_RUN_MEMORY_MB): a run that needs more ends FAILED with RESOURCE_EXHAUSTED">
+              Memory limit
+            </th>
             <th>Exit</th>
           </tr>
         </thead>
@@ -79,6 +82,7 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
               <td className="num">{formatDuration((r.endedAt ? Date.parse(r.endedAt) : Date.now()) - Date.parse(r.startedAt))}</td>
               <td>{r.workerId ?? '–'}</td>
               <td>{r.attempt}</td>
+              <td className="num">{r.memoryLimitMb === null ? '–' : `${r.memoryLimitMb} MB`}</td>
               <td style={{ whiteSpace: 'normal', maxWidth: 520 }}>
                 {/* A failed run's exit reason is its error's message: say it once, in the error box. */}
                 {r.exitReason && r.exitReason === (r.error as { message?: string } | null)?.message ? null : (r.exitReason ?? (r.endedAt ? '' : 'running'))}

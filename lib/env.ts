@@ -76,6 +76,11 @@ export const envSchema = z.object({
       }
     })
     .optional(),
+  /**
+   * Each run's engine is its own process with this JavaScript heap (V8's old space); a run that
+   * needs more ends FAILED with RESOURCE_EXHAUSTED while the worker and its other runs go on.
+   */
+  WEIR_RUN_MEMORY_MB: intish(512, 128),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `npm run demo`: after the start, set up and start the demo jobs (see README, Demo). */

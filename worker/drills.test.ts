@@ -5,6 +5,7 @@
  * hold the replayed batch twice after a crash between the sink write and the commit, and only then.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,10 @@ import { waitFor } from './testing/harness';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const REDIS = 'redis://127.0.0.1:6379/11';
+// Streams of this run only: another checkout's run of this file on the same machine shares the
+// Redis database, and wrote into (or flushed) same-named streams.
+const STREAM_TAG = randomBytes(4).toString('hex');
+const streamOf = (name: string) => `${name}-${STREAM_TAG}`;
 const ROWS_PER_FILE = 5;
 
 let kit: ApiTestKit;
@@ -56,9 +61,6 @@ beforeAll(async () => {
   stopRoute = await import('@/app/api/jobs/[id]/stop/route');
   drillsRoute = await import('@/app/api/jobs/[id]/drills/route');
   auditRoute = await import('@/app/api/jobs/[id]/sink-audit/route');
-  const r = new Redis(REDIS);
-  await r.flushdb();
-  r.disconnect();
   spawnWorker();
   spawnWorker();
   // Both workers up before any drill starts its clock: on a loaded machine, starting a worker
@@ -73,6 +75,10 @@ afterAll(async () => {
   // Only then drop the database: dropping it (WITH FORCE) under a live worker terminates its
   // connections (57P01) mid-write.
   await Promise.all(workers.map(exited));
+  const r = new Redis(REDIS);
+  const mine = await r.keys(`*-${STREAM_TAG}`);
+  if (mine.length) await r.del(...mine);
+  r.disconnect();
   await kit?.teardown();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -93,7 +99,7 @@ function sinkSpec(kind: SinkKind, name: string, base: string) {
     case 'postgres-upsert':
       return { type: 'postgres-upsert', options: { connectionString: kit.database.url, table, keyColumns: ['id'] } };
     case 'redis-stream':
-      return { type: 'redis-stream', options: { url: REDIS, stream: name } };
+      return { type: 'redis-stream', options: { url: REDIS, stream: streamOf(name) } };
   }
 }
 

@@ -42,6 +42,7 @@ function processor(filesRoots: string[]) {
     leaseTtlMs: 5000,
     renewMs: 1000,
     roots: { checkpointRoot: kit.checkpointRoot, filesRoots },
+    runMemoryMb: 512,
   });
 }
 

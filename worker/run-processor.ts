@@ -10,6 +10,8 @@
  *    by the run's listener bus off the batch loop (retried, never failing the run); committed
  *    batches missing from the history are filled in from the checkpoint's progress/N at start and
  *    whenever the database comes back.
+ *    The engine runs in a process of its own with the run's memory limit (engine-host.ts): a run
+ *    that exhausts it ends FAILED (RESOURCE_EXHAUSTED) alone; this process and its runs go on.
  * 4. Every renew interval the lease is renewed, and the same round trip returns the desired state:
  *    a stop (or restart) request stops the engine gracefully (the running batch commits).
  *    The engine also calls fence() before each checkpoint or sink write, which renews the lease
@@ -23,8 +25,9 @@ import { randomUUID } from 'node:crypto';
 import type { Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { confineSpecPaths, CrashPointError, MicroBatchExecution, SystemClock, validateJob, type CrashPlan, type CrashPointName, type PathRoots } from '@/lib/engine';
+import { checkpointFileManagerFor, confineSpecPaths, CrashPointError, validateJob, type CheckpointFileManager, type CrashPlan, type CrashPointName, type PathRoots } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
+import { serverOutboundPolicy } from '@/lib/server/outbound';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
 import { ListenerBus } from '@/lib/server/listener-bus';
 import { moveJob, moveRun } from '@/lib/server/job-lifecycle';
@@ -32,6 +35,7 @@ import { completeDrill } from '@/lib/server/drills/drill-service';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import type { QueueConfig } from '@/lib/queue/connection';
 import { runPayloadSchema, type RunPayload } from '@/lib/queue/queues';
+import { EngineHost } from './engine-host';
 
 export interface RunProcessorOptions {
   db: PrismaClient;
@@ -42,6 +46,8 @@ export interface RunProcessorOptions {
   renewMs: number;
   /** This worker's WEIR_CHECKPOINT_ROOT and WEIR_FILES_ROOTS: every path of a run must lie inside. */
   roots: PathRoots;
+  /** Each run's engine runs in a process of its own with this heap (WEIR_RUN_MEMORY_MB). */
+  runMemoryMb: number;
 }
 
 interface ActiveRun {
@@ -121,6 +127,7 @@ export class RunProcessor {
       attempt: payload.attempt,
       recoveredFromRunId,
       leaseEpoch: lease.epoch,
+      memoryLimitMb: this.o.runMemoryMb,
     });
     const rlog = log.child({ jobId: job.id, job: job.name, runId, epoch: lease.epoch });
     rlog.info({ reason: payload.reason, recovering }, 'run starting');
@@ -128,7 +135,7 @@ export class RunProcessor {
     let stopReason: string | null = null;
     let leaseLost: LeaseLostError | null = null;
     let lastBatchId: number | undefined;
-    let exec: MicroBatchExecution | undefined;
+    let exec: EngineHost | undefined;
     const requestStop = (reason: string) => {
       if (stopReason) return;
       stopReason = reason;
@@ -180,10 +187,12 @@ export class RunProcessor {
     // committed batches still missing are filled in from the checkpoint.
     type Event = { kind: 'batch'; p: Parameters<RunRecorder['batch']>[0] } | { kind: 'backfill' };
     let onBatch: (p: Parameters<RunRecorder['batch']>[0]) => Promise<void> = async () => {};
+    // The engine runs in its own process; this one reads the checkpoint's progress/N for backfill.
+    let checkpointFm: CheckpointFileManager | undefined;
     const bus: ListenerBus<Event> = new ListenerBus<Event>(
       async (ev) => {
         if (ev.kind === 'batch') return onBatch(ev.p);
-        const filled = exec ? await rec.backfillHistory(exec.checkpoint) : [];
+        const filled = checkpointFm ? await rec.backfillHistory(checkpointFm) : [];
         if (filled.length) rlog.info({ batches: filled }, 'history: filled in committed batches from the checkpoint');
       },
       {
@@ -209,6 +218,7 @@ export class RunProcessor {
           details: { errors: confined.errors },
         });
       }
+      checkpointFm = checkpointFileManagerFor(confined.spec.checkpointLocation);
       // An ARMED drill: this run dies at the drill's crash point of the next batch.
       const armed = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
       const crash: CrashPlan | undefined = armed ? { point: armed.point as CrashPointName, batchId: (job.lastBatchId ?? -1) + 1 } : undefined;
@@ -220,16 +230,20 @@ export class RunProcessor {
         if (recoveringDrill.crashedRunId) await db.run.update({ where: { id: rec.runRowId }, data: { recoveredFromRunId: recoveringDrill.crashedRunId } });
       }
       const recoveredOnBatch = recoveringDrill && (recoveringDrill.point === 'after-offsets' || recoveringDrill.point === 'after-sink');
-      exec = new MicroBatchExecution({
+      exec = new EngineHost({
         spec: confined.spec,
-        clock: new SystemClock(),
+        memoryLimitMb: this.o.runMemoryMb,
+        outbound: serverOutboundPolicy(),
         fence,
         crash,
-        onProgress: (p) => {
+        onProgress: async (p) => {
           lastBatchId = p.batchId;
           bus.post({ kind: 'batch', p });
         },
-        log: (e) => rlog[e.level === 'warn' ? 'warn' : e.level === 'error' ? 'error' : 'info']({ ...e }, e.msg),
+        // level and msg are pino's own keys, and runId is already this run's (the control plane's):
+        // the engine's per-start run id is logged as queryRunId, so no line carries a key twice.
+        log: ({ level, msg, runId: queryRunId, ...fields }) =>
+          rlog[level === 'warn' ? 'warn' : level === 'error' ? 'error' : 'info']({ ...fields, queryRunId }, msg),
       });
       onBatch = async (p) => {
         await rec.batch(p);

@@ -18,6 +18,7 @@ import { makeWorker, queueConfigFrom } from '@/lib/queue/connection';
 import { RUNS_QUEUE, type RunPayload } from '@/lib/queue/queues';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { endLostRuns, type LostRun } from '@/lib/server/job-lifecycle';
+import { engineBundle } from './engine-host';
 import { RunProcessor } from './run-processor';
 
 export interface RunWorkerDeps {
@@ -59,7 +60,10 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
     leaseTtlMs: config.WEIR_LEASE_TTL_MS,
     renewMs: config.WEIR_LEASE_RENEW_MS,
     roots: { checkpointRoot: config.checkpointRoot, filesRoots: config.filesRoots },
+    runMemoryMb: config.WEIR_RUN_MEMORY_MB,
   });
+  // Each run's engine process loads this bundle: build it before taking runs (and fail here if it cannot be).
+  await engineBundle();
   const worker = makeWorker<RunPayload, string>(RUNS_QUEUE, processor.process, queue, {
     concurrency: config.WEIR_WORKER_CONCURRENCY,
     // A run lives as long as its job runs: BullMQ renews the lock every lockDuration/2; a worker

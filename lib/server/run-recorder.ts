@@ -67,7 +67,7 @@ export class RunRecorder {
 
   static async create(
     db: PrismaClient,
-    args: { jobId: string; runId: string; workerId: string; status: 'STARTING' | 'RECOVERING'; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number },
+    args: { jobId: string; runId: string; workerId: string; status: 'STARTING' | 'RECOVERING'; attempt: number; recoveredFromRunId: string | null; leaseEpoch: number; memoryLimitMb?: number },
   ): Promise<RunRecorder> {
     const run = await db.run.create({ data: args });
     await moveJob(db, args.jobId, args.status === 'RECOVERING' ? 'run-recovering' : 'run-starting');

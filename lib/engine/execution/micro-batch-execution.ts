@@ -274,6 +274,9 @@ export class MicroBatchExecution {
       }
       // A source may log its plan (the files source's sources/0/K): stop a zombie here too.
       await this.fenceBeforePlanning();
+      // A graceful stop asked for while this trigger fenced (a stop, restart or drill request that
+      // the fence itself returned) lets the running batch finish; this one has not begun.
+      if (this.stopping) return false;
       const t0 = this.clock.now();
       const end = await rt.source.latestOffset(this.committedOffset, limit);
       const durationMs: Record<string, number> = { latestOffset: this.clock.now() - t0 };

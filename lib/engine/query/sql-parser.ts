@@ -15,7 +15,9 @@
  * a level) and its bracket nesting (each costs the parser many frames). The limits are far above
  * any hand-written query and well inside what every stage survives on Node's default stack.
  */
-import pkg from 'node-sql-parser';
+// The PostgreSQL build alone: the package's main file loads every dialect's grammar (4x the CPU
+// and heap at load), which each run's engine process would pay at its start.
+import pkg from 'node-sql-parser/build/postgresql.js';
 import type { SqlNode } from './expression-builder';
 import { offsetToPosition, SqlValidationError } from './sql-error';
 

@@ -20,6 +20,8 @@ export interface RunView {
   exitReason: string | null;
   error: unknown;
   leaseEpoch: number;
+  /** The memory limit its worker gave the run's engine (WEIR_RUN_MEMORY_MB), in MB; null for runs before it was recorded. */
+  memoryLimitMb: number | null;
 }
 
 export function presentRun(r: Run, secrets: readonly string[] = []): RunView {
@@ -35,6 +37,7 @@ export function presentRun(r: Run, secrets: readonly string[] = []): RunView {
     exitReason: r.exitReason === null ? null : redactSecrets(r.exitReason, secrets),
     error: redactSecrets(r.error, secrets),
     leaseEpoch: r.leaseEpoch,
+    memoryLimitMb: r.memoryLimitMb,
   };
 }
 

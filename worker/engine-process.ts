@@ -1,0 +1,69 @@
+/**
+ * The engine process of one run: MicroBatchExecution with its source, sink and state, alone in a
+ * Node process whose heap is the run's memory limit (engine-host.ts forks it). Whatever the query
+ * does to this process (a heap exhausted, a stray exception), the worker and its other runs go on.
+ *
+ * Everything that needs the database stays in the worker: fence() and progress are calls back to
+ * the host over IPC, awaited exactly as the in-process callbacks were. If the worker goes away
+ * (killed), the IPC channel closes and this process exits at once: it cannot fence, so it must not
+ * write. Terminal signals (Ctrl-C reaches the whole process group) are ignored here: the worker
+ * decides how its runs stop (gracefully, by a `stop` request).
+ */
+import { MicroBatchExecution, setOutboundPolicy } from '@/lib/engine';
+import { plain, serializeError, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
+
+const send = (m: EngineToHost) => {
+  if (process.connected) process.send!(m);
+};
+
+const calls = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+let nextCall = 0;
+
+function call(m: { fn: 'fence' } | { fn: 'progress'; progress: unknown }): Promise<void> {
+  const id = nextCall++;
+  return new Promise<void>((resolve, reject) => {
+    calls.set(id, { resolve, reject });
+    send({ t: 'call', id, ...m } as EngineToHost);
+  });
+}
+
+function hostError(s: SerializedError): Error {
+  return Object.assign(new Error(s.message), { name: s.name, code: s.code, details: s.details, hostErrorId: s.hostErrorId });
+}
+
+let exec: MicroBatchExecution | undefined;
+
+process.on('message', (m: HostToEngine) => {
+  if (m.t === 'init') {
+    // Every connection this run opens (sinks, sources, S3 checkpoints) obeys the worker's policy.
+    if (m.init.outbound) setOutboundPolicy(m.init.outbound);
+    exec = new MicroBatchExecution({
+      spec: m.init.spec,
+      crash: m.init.crash,
+      fence: () => call({ fn: 'fence' }),
+      onProgress: (progress) => call({ fn: 'progress', progress }),
+      log: (event) => send({ t: 'log', event: plain(event) as typeof event }),
+    });
+  } else if (m.t === 'reply') {
+    const c = calls.get(m.id);
+    calls.delete(m.id);
+    if (m.error) c?.reject(hostError(m.error));
+    else c?.resolve();
+  } else if (m.t === 'request') {
+    const e = exec!;
+    const done = m.command === 'start' ? e.start() : m.command === 'run' ? e.run() : e.stop();
+    done.then(
+      () => send({ t: 'result', id: m.id, queryId: e.id }),
+      (err) => send({ t: 'result', id: m.id, error: serializeError(err) }),
+    );
+  }
+});
+
+const fatal = (e: unknown) => {
+  if (!process.connected) process.exit(1);
+  process.send!({ t: 'fatal', error: serializeError(e) } satisfies EngineToHost, () => process.exit(1));
+};
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
+process.on('disconnect', () => process.exit(1));
+for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => undefined);
