@@ -261,6 +261,10 @@ describe('reset and delete remove only the engine’s files', () => {
     writeFileSync(path.join(cp, 'offsets', '0'), 'v1\n{}\n{"logOffset":0}');
     writeFileSync(path.join(cp, 'offsets', '.0.123.1.tmp'), 'half a write');
     writeFileSync(path.join(cp, 'state', '0', '0', '1.delta'), 'x');
+    // progress/N is the engine's too: a reset that left it would feed the old query's batches to
+    // the history backfill of the new one.
+    mkdirSync(path.join(cp, 'progress'), { recursive: true });
+    writeFileSync(path.join(cp, 'progress', '0'), '{"batchId":0}');
     writeFileSync(path.join(cp, 'README'), 'keep me');
     writeFileSync(path.join(cp, 'offsets', 'keep.txt'), 'keep me too');
     // A symlinked state operator dir pointing outside, with engine-like names there: never followed.
@@ -269,8 +273,9 @@ describe('reset and delete remove only the engine’s files', () => {
     symlinkSync(path.join(outside, 'victim'), path.join(cp, 'state', '1'));
     const r = await doReset(id, 'mixed');
     expect(r.status).toBe(200);
-    expect(r.body.deletedFiles).toBe(3);
+    expect(r.body.deletedFiles).toBe(4);
     expect(r.body.keptEntries.sort()).toEqual(['README', 'offsets/keep.txt', 'state/1']);
+    expect(existsSync(path.join(cp, 'progress'))).toBe(false);
     expect(r.body.message).toMatch(/3 entries .* not Weir's .* left in place/);
     expect(existsSync(path.join(cp, 'metadata'))).toBe(false);
     expect(existsSync(path.join(cp, 'offsets', '0'))).toBe(false);

@@ -4,7 +4,7 @@
  * files (it may not even be a checkpoint); those are never read out or removed.
  *
  * - `metadata` (stream-metadata.ts)
- * - `offsets/N`, `commits/N` (offset-seq-log.ts, commit-log.ts)
+ * - `offsets/N`, `commits/N` (offset-seq-log.ts, commit-log.ts), `progress/N` (progress-log.ts)
  * - `sources/<i>/N` and `sources/<i>/N.compact` (each source's log: files-source, rate-source)
  * - `state/<op>/<partition>/<V>.delta|snapshot` and `state/<op>/_metadata/schema` (state/)
  * The local file manager's scratch names (`.<name>.<pid>.<n>.tmp`, `.<name>.claim`) next to any
@@ -13,13 +13,13 @@
 
 const ENTRY = [
   /^metadata$/,
-  /^(offsets|commits)\/\d+$/,
+  /^(offsets|commits|progress)\/\d+$/,
   /^sources\/\d+\/\d+(\.compact)?$/,
   /^state\/\d+\/\d+\/\d+\.(delta|snapshot)$/,
   /^state\/\d+\/_metadata\/schema$/,
 ];
 
-const DIRECTORY = [/^(offsets|commits|sources|state)$/, /^sources\/\d+$/, /^state\/\d+$/, /^state\/\d+\/\d+$/, /^state\/\d+\/_metadata$/];
+const DIRECTORY = [/^(offsets|commits|progress|sources|state)$/, /^sources\/\d+$/, /^state\/\d+$/, /^state\/\d+\/\d+$/, /^state\/\d+\/_metadata$/];
 
 /** Whether `p` (relative, '/'-separated) is a file the engine writes in a checkpoint. */
 export function isCheckpointEntry(p: string): boolean {
