@@ -121,6 +121,7 @@ export function validateJob(specJson: unknown): ValidateJobResult {
   let explain: string | undefined;
   let outputSchema: Schema | undefined;
   let stateful = false;
+  let analysed = false;
   const relSpec = spec ?? (raw.source?.name && Array.isArray(raw.source?.schema) && typeof raw.sql === 'string' ? (raw as JobSpec) : undefined);
   if (relSpec) {
     try {
@@ -129,6 +130,7 @@ export function validateJob(specJson: unknown): ValidateJobResult {
       outputSchema = q.outputSchema;
       stateful = q.stateful;
       warnings.push(...q.warnings);
+      analysed = true;
     } catch (e) {
       if (e instanceof SqlValidationError) errors.push({ path: 'sql', message: e.message, line: e.line, column: e.column });
       // The analyzer's output-mode rules belong to the outputMode field.
@@ -142,7 +144,9 @@ export function validateJob(specJson: unknown): ValidateJobResult {
   let contract: ContractAudit | undefined;
   if (spec) {
     const mode = spec.outputMode;
-    if (mode === 'complete' && !stateful && !errors.some((x) => x.path === 'outputMode')) {
+    // Whether the query aggregates is only known once it analyses: a query with an unknown column
+    // says so and nothing about the mode.
+    if (mode === 'complete' && analysed && !stateful && !errors.some((x) => x.path === 'outputMode')) {
       errors.push({ path: 'outputMode', message: 'Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets' });
     }
     const sinkDef = getSinkDefinition(spec.sink.type)!;
@@ -170,6 +174,8 @@ export function validateJob(specJson: unknown): ValidateJobResult {
       warnings.push({ path: 'trigger.type', message: 'Trigger "once" is deprecated in Spark 3.4+; "available-now" processes the same data in bounded batches.' });
     }
   }
+  // The query's own errors (unknown column, type errors) first: they hold in every output mode.
+  errors.sort((a, b) => Number(b.path === 'sql') - Number(a.path === 'sql'));
   return errors.length
     ? { ok: false, errors, warnings, explain, outputSchema }
     : { ok: true, errors, warnings, explain, outputSchema, contract, spec };
