@@ -84,6 +84,17 @@ describe('validateJob', () => {
     expect(validateJob({ ...events, outputMode: 'complete', sql: 'SELECT a, count(*) FROM events GROUP BY a' }).ok).toBe(true);
   });
 
+  it('words every field error plainly, never in zod’s developer wording', () => {
+    const r = validateJob({ ...good, sql: '', source: { ...good.source, options: {} }, sink: { type: 'files', options: { path: '', format: 'xml' } }, extra: 1 });
+    const by = (path: string) => r.errors.find((e) => e.path === path)?.message;
+    expect(by('sql')).toBe('must not be empty');
+    expect(by('source.options.stream')).toBe('is required');
+    expect(by('sink.options.path')).toBe('must not be empty');
+    expect(by('sink.options.format')).toMatch(/^must be one of: .*json.*csv/);
+    expect(by('(root)')).toBe('unknown field "extra": remove it or check the spelling');
+    for (const e of r.errors) expect(e.message).not.toMatch(/Too small|Invalid input|Invalid option|Unrecognized key|expected string/);
+  });
+
   it('reports JSON syntax errors with line and column', () => {
     const r = validateJob('{\n  "name": "x",\n  "sql": oops\n}');
     expect(r.ok).toBe(false);
