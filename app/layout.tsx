@@ -13,9 +13,12 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
         <div className="shell">
           <Nav />
-          <main>
+          <main id="main" tabIndex={-1}>
             <Providers>{children}</Providers>
           </main>
         </div>
