@@ -136,7 +136,7 @@ export function JobDetail({
         {tab === 'Charts' && <BatchCharts jobId={id} live={live} initial={initialCharts} />}
         {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
-        {tab === 'Checkpoint' && <CheckpointInspector jobId={id} />}
+        {tab === 'Checkpoint' && <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />}
         {tab === 'Drills' && <DrillsPanel jobId={id} status={job.data.status} />}
         {tab === 'Definition' && (
           <div className="grid2">
