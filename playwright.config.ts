@@ -35,7 +35,8 @@ export default defineConfig({
       REDIS_URL: '',
       PORT: String(PORT),
       WEIR_DATA_DIR: '.data/e2e',
-      WEIR_EMBEDDED_PG_PORT: '54339',
+      // E2E_PG_PORT: another port, so two worktrees' e2e runs can share a machine.
+      WEIR_EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54339',
       WEIR_ADMIN_TOKEN: E2E_ADMIN_TOKEN,
       WEIR_ADMIN_PASSWORD: 'e2e-admin-password',
     },
