@@ -144,7 +144,7 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
     open: async (p) => {
       await p.goto(`/jobs/${jobId}`);
       await p.getByRole('tab', { name: 'Batches', exact: true }).click();
-      await p.getByRole('table', { name: 'Batches' }).locator('tbody tr').first().click();
+      await p.getByRole('table', { name: 'Batches' }).getByRole('button', { name: /^Details/ }).first().click();
       await expect(p.getByRole('table', { name: 'Duration by phase' })).toBeVisible();
     },
   },
