@@ -120,8 +120,9 @@ function Tree({ nodes, selected, onSelect, pendingPath }: { nodes: TreeNode[]; s
       {nodes.map((n) =>
         n.children ? (
           <li key={n.path}>
-            {/* Log directories (one file per batch) start closed: a long job has thousands. */}
-            <details open={!LOG_DIRS.includes(n.path) && n.children.length <= 5}>
+            {/* Log directories (one file per batch) start closed: a long job has thousands. The
+                one holding a pending batch opens, so the file that needs attention shows. */}
+            <details open={(!LOG_DIRS.includes(n.path) && n.children.length <= 5) || !!pendingPath?.startsWith(`${n.path}/`)}>
               <summary>
                 {n.name}/ <span className="small muted-text">({n.children.length})</span>
               </summary>
