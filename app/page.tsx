@@ -36,7 +36,7 @@ export default async function JobsPage() {
           <p>A job is a SQL query over a replayable source, written to a sink, with an output mode and a trigger.</p>
           <p>
             Write one in the <a href="/jobs/new">job editor</a>, create one with the API (<code>POST /api/jobs</code> with a job spec), or try a spec
-            locally first with <code>npx weir validate job.json</code> and <code>npx weir run job.json</code>.
+            locally first with <code>npm run weir -- validate job.json</code> and <code>npm run weir -- run job.json</code>.
           </p>
           <p>
             Or see what Weir is for: <a className="button primary" href="/demo">Try the demo</a> — two jobs over one orders source, one

@@ -17,6 +17,8 @@ export function AlertBadge({ jobId, pollMs = 5000, initial }: { jobId?: string; 
     const load = async () => {
       try {
         const res = await fetch('/api/alerts/summary', { credentials: 'same-origin', cache: 'no-store' });
+        // Signed out (or the session expired): stop asking; the page redirects to sign in.
+        if (res.status === 401) return clearInterval(t);
         if (!res.ok) return;
         const s = (await res.json()) as { firing: number; unacknowledged: number; byJob: Record<string, number> };
         if (live) setCount(jobId ? (s.byJob[jobId] ?? 0) : s.unacknowledged);
@@ -24,8 +26,8 @@ export function AlertBadge({ jobId, pollMs = 5000, initial }: { jobId?: string; 
         // offline or the server restarting: keep the last count
       }
     };
-    void load();
     const t = setInterval(() => void load(), pollMs);
+    void load();
     return () => {
       live = false;
       clearInterval(t);

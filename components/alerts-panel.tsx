@@ -44,7 +44,7 @@ function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: 
                 {a.ruleName ?? '(deleted rule)'}
                 <div className="muted-text small">{kindLabel(a.kind)}</div>
               </td>
-              <td>{a.message}</td>
+              <td className="wrap-cell">{a.message}</td>
               <td className="small">{new Date(a.firedAt).toLocaleString()}</td>
               <td className="small">{a.resolvedAt ? new Date(a.resolvedAt).toLocaleString() : '—'}</td>
               {firing && (
@@ -202,10 +202,10 @@ export function AlertsPanel(props: { initialAlerts: AlertView[]; initialRules: A
                     <td>{r.name}</td>
                     <td>{kindLabel(r.kind)}</td>
                     <td>{jobName(r.jobId)}</td>
-                    <td>
+                    <td className="wrap-cell">
                       <code>{JSON.stringify(r.params)}</code>
                     </td>
-                    <td className="small">{r.webhookUrl ?? '—'}</td>
+                    <td className="small wrap-cell">{r.webhookUrl ?? '—'}</td>
                     <td>{r.enabled ? 'yes' : 'no'}</td>
                     {isAdmin ? (
                       <td className="actions">

@@ -12,11 +12,12 @@ import { useEffect, useId, useLayoutEffect, useState, type ReactNode } from 'rea
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import { apiFetch, errorMessage } from './api-client';
-import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseSeries, rateSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
-import { formatBytes, formatNumber } from './format';
+import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
+import { formatBytes, formatNumber, plural } from './format';
 import { queryKeys } from './query-keys';
 
 const COLORS = CHART_COLORS;
+const STATE_NOTE = 'No state to draw: this query keeps none (no aggregation, deduplication or streaming limit), or has not kept any yet in this range.';
 const timeTick = (t: number) => new Date(t).toISOString().slice(11, 19);
 
 /**
@@ -55,7 +56,9 @@ function useWidth(): [(el: HTMLDivElement | null) => void, number] {
 
 const CHART_HEIGHT = 220;
 
-function ChartPanel({ title, children, empty, order, shown }: { title: string; children: (width: number) => ReactNode; empty: boolean; order: number; shown: number }) {
+const GRID = 'var(--chart-grid)';
+
+function ChartPanel({ title, children, empty, order, shown, note }: { title: string; children: (width: number) => ReactNode; empty: boolean; order: number; shown: number; note?: string }) {
   const id = useId();
   const [ref, width] = useWidth();
   return (
@@ -63,6 +66,8 @@ function ChartPanel({ title, children, empty, order, shown }: { title: string; c
       <h3 id={id}>{title}</h3>
       {empty ? (
         <p className="muted-text small">No batches in this range.</p>
+      ) : note ? (
+        <p className="muted-text small chart-note">{note}</p>
       ) : (
         <div className="chart-box" role="img" aria-label={title} ref={ref}>
           {order < shown && width > 0 ? children(width) : null}
@@ -74,7 +79,7 @@ function ChartPanel({ title, children, empty, order, shown }: { title: string; c
 
 function axes(format: (v: number) => string = (v) => formatNumber(v), bars = false) {
   return [
-    <CartesianGrid key="g" strokeDasharray="3 3" stroke="#eaeef2" />,
+    <CartesianGrid key="g" strokeDasharray="3 3" stroke={GRID} />,
     // Bars are centred on their time: pad the axis so the first and last are not cut in half.
     <XAxis key="x" dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} padding={bars ? { left: 16, right: 16 } : undefined} />,
     <YAxis key="y" tickFormatter={format} fontSize={11} width={56} />,
@@ -96,6 +101,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
   const points = d?.points ?? [];
   const empty = points.length === 0;
   const shown = useStagger(6);
+  const has = seriesPresence(points);
 
   return (
     <section aria-label="Charts">
@@ -114,7 +120,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
           {charts.isLoading
             ? 'Loading charts…'
             : d
-              ? `${d.totalBatches} batches${d.downsampled ? `, shown as ${points.length} points (each a mean, a sum or a maximum of its batches)` : ''}${live ? ' · live' : ''}`
+              ? `${plural(d.totalBatches, 'batch', 'batches')}${d.downsampled ? `, shown as ${points.length} points (each a mean, a sum or a maximum of its batches)` : ''}${live ? ' · live' : ''}`
               : ''}
         </span>
       </div>
@@ -138,10 +144,17 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
         <div className="grid2">
           <ChartPanel title="Input rate vs processing rate (rows/s)" empty={empty} order={0} shown={shown}>
             {(w) => (
+              // Each rate on its own axis (input left, processed right): a batch that processes a
+              // backlog spikes the processed rate and would flatten the input line on one axis.
               <LineChart width={w} height={CHART_HEIGHT} data={rateSeries(points)}>
-                {axes()}
-                <Line dataKey="input" name="input rows/s" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
-                <Line dataKey="processed" name="processed rows/s" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
+                <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
+                <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
+                <YAxis yAxisId="input" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} stroke={COLORS[0]} />
+                <YAxis yAxisId="processed" orientation="right" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} stroke={COLORS[1]} />
+                <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v) => (typeof v === 'number' ? formatNumber(v) : String(v))} />
+                <Legend wrapperStyle={{ fontSize: 12 }} />
+                <Line yAxisId="input" dataKey="input" name="input rows/s (left axis)" stroke={COLORS[0]} strokeWidth={2} dot={false} isAnimationActive={false} />
+                <Line yAxisId="processed" dataKey="processed" name="processed rows/s (right axis)" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
               </LineChart>
             )}
           </ChartPanel>
@@ -163,17 +176,18 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
               </BarChart>
             )}
           </ChartPanel>
-          <ChartPanel title="State rows" empty={empty} order={3} shown={shown}>
+          <ChartPanel title="State rows" empty={empty} order={3} shown={shown} note={has.state ? undefined : STATE_NOTE}>
             {(w) => (
               <LineChart width={w} height={CHART_HEIGHT} data={stateRowsSeries(points)}>
                 {axes()}
                 <Line dataKey="total" name="total" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
                 <Line dataKey="updated" name="updated" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
-                <Line dataKey="evicted" name="evicted by watermark" stroke={COLORS[3]} dot={false} isAnimationActive={false} />
+                {/* Drawn last (on top), thicker and dashed: it often equals "updated" and would hide under it. */}
+                <Line dataKey="evicted" name="evicted by watermark" stroke={COLORS[3]} strokeWidth={2.5} strokeDasharray="6 4" dot={false} isAnimationActive={false} />
               </LineChart>
             )}
           </ChartPanel>
-          <ChartPanel title="State bytes" empty={empty} order={4} shown={shown}>
+          <ChartPanel title="State bytes" empty={empty} order={4} shown={shown} note={has.state ? undefined : STATE_NOTE}>
             {(w) => (
               <LineChart width={w} height={CHART_HEIGHT} data={stateBytesSeries(points)}>
                 {axes(formatBytes)}
@@ -182,17 +196,24 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
               </LineChart>
             )}
           </ChartPanel>
-          <ChartPanel title="Commit lag and watermark gap" empty={empty} order={5} shown={shown}>
+          <ChartPanel
+            title="Commit lag and watermark gap"
+            empty={empty}
+            order={5}
+            shown={shown}
+            note={has.commitLag || has.watermarkGap ? undefined : 'Nothing to draw: the source reports no commit lag (how far the committed offset trails the newest), and the job has no watermark (set an event-time column and a watermark delay).'}
+          >
             {(w) => (
+              // Only the series there is data for, each with its axis: no axis with nothing on it.
               <LineChart width={w} height={CHART_HEIGHT} data={lagSeries(points)}>
-                <CartesianGrid strokeDasharray="3 3" stroke="#eaeef2" />
+                <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
                 <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
-                <YAxis yAxisId="lag" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />
-                <YAxis yAxisId="gap" orientation="right" tickFormatter={(v) => `${formatNumber(v)} s`} fontSize={11} width={56} />
+                {has.commitLag && <YAxis yAxisId="lag" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />}
+                {has.watermarkGap && <YAxis yAxisId="gap" orientation={has.commitLag ? 'right' : 'left'} tickFormatter={(v) => `${formatNumber(v)} s`} fontSize={11} width={56} />}
                 <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} />
                 <Legend wrapperStyle={{ fontSize: 12 }} />
-                <Line yAxisId="lag" dataKey="commitLag" name="commit lag (source units)" stroke={COLORS[3]} dot={false} connectNulls isAnimationActive={false} />
-                <Line yAxisId="gap" dataKey="watermarkGapSeconds" name="watermark gap (s)" stroke={COLORS[2]} dot={false} connectNulls isAnimationActive={false} />
+                {has.commitLag && <Line yAxisId="lag" dataKey="commitLag" name="commit lag (source units)" stroke={COLORS[3]} dot={false} connectNulls isAnimationActive={false} />}
+                {has.watermarkGap && <Line yAxisId="gap" dataKey="watermarkGapSeconds" name="watermark gap (s)" stroke={COLORS[2]} dot={false} connectNulls isAnimationActive={false} />}
               </LineChart>
             )}
           </ChartPanel>

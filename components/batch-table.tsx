@@ -9,7 +9,7 @@ import type { BatchDetail, BatchSummary } from '@/lib/server/presenters/batches-
 import { apiFetch, errorMessage } from './api-client';
 import { BatchProgressView } from './batch-progress';
 import { PagerButtons, useKeysetPages } from './keyset-pager';
-import { formatBytes, formatDuration, formatNumber } from './format';
+import { formatBytes, formatDuration, formatFixed, formatNumber } from './format';
 import { BATCH_PAGE_SIZE, queryKeys } from './query-keys';
 
 export interface BatchPage {
@@ -91,8 +91,8 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
                   <td className="num">{b.batchId}</td>
                   <td>{b.timestamp.replace('T', ' ').slice(0, 23)}</td>
                   <td className="num">{formatNumber(b.numInputRows, 0)}</td>
-                  <td className="num">{formatNumber(b.inputRowsPerSecond)}</td>
-                  <td className="num">{formatNumber(b.processedRowsPerSecond)}</td>
+                  <td className="num">{formatFixed(b.inputRowsPerSecond)}</td>
+                  <td className="num">{formatFixed(b.processedRowsPerSecond)}</td>
                   <td className="num">{formatDuration(b.batchDurationMs)}</td>
                   <td className="num">{formatNumber(b.stateRowsTotal, 0)}</td>
                   <td className="num">{formatBytes(b.stateMemoryBytes)}</td>

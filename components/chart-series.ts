@@ -9,8 +9,24 @@ import { CHART_POINTS } from './query-keys';
 
 export const PHASE_ORDER: BatchPhase[] = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'];
 
-/** Series colours, shared by the charts and the batch drill-down so a phase has one colour. */
-export const CHART_COLORS = ['#1f6feb', '#1a7f37', '#9a6700', '#cf222e', '#8250df', '#0969da', '#57606a'];
+/**
+ * Series colours, shared by the charts and the batch drill-down so a phase has one colour. CSS
+ * variables (app/globals.css), so the dark theme recolours the charts too.
+ */
+export const CHART_COLORS = [1, 2, 3, 4, 5, 6, 7].map((i) => `var(--chart-${i})`);
+
+/**
+ * What the points have to draw: a stateless query keeps no state, a source without an offset
+ * lag reports no commit lag, a source without a watermark has no gap. The page says so instead
+ * of drawing an empty chart (or an axis with nothing on it).
+ */
+export function seriesPresence(points: ChartPoint[]): { state: boolean; commitLag: boolean; watermarkGap: boolean } {
+  return {
+    state: points.some((p) => p.stateRowsTotal > 0 || p.stateRowsUpdated > 0 || p.stateRowsDroppedByWatermark > 0 || p.stateMemoryBytes > 0 || p.stateDiskBytes > 0),
+    commitLag: points.some((p) => p.commitLag !== null),
+    watermarkGap: points.some((p) => p.watermarkGapMs !== null),
+  };
+}
 
 /** The part of a trigger's duration outside the named phases (never negative). */
 const otherMs = (totalMs: number, phases: Partial<Record<BatchPhase, number>>) => Math.max(0, totalMs - PHASE_ORDER.reduce((s, k) => s + (phases[k] ?? 0), 0));

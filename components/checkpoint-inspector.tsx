@@ -10,7 +10,7 @@
  * with the ways out, because a start refuses it with CORRUPT_CHECKPOINT.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { CheckpointFile, CheckpointTree } from '@/lib/server/presenters/checkpoint-presenter';
 import { apiFetch, errorMessage } from './api-client';
 import { buildTree, type TreeNode } from './checkpoint-tree';
@@ -112,13 +112,17 @@ function FileView({ jobId, path }: { jobId: string; path: string }) {
   );
 }
 
+const LOG_DIRS = ['offsets', 'commits', 'sources', 'state'];
+
 function Tree({ nodes, selected, onSelect, pendingPath }: { nodes: TreeNode[]; selected: string | null; onSelect: (p: string) => void; pendingPath: string | null }) {
   return (
     <ul className="tree" role="group">
       {nodes.map((n) =>
         n.children ? (
           <li key={n.path}>
-            <details open={['offsets', 'commits'].includes(n.path) || n.children.length <= 5}>
+            {/* Log directories (one file per batch) start closed: a long job has thousands. The
+                one holding a pending batch opens, so the file that needs attention shows. */}
+            <details open={(!LOG_DIRS.includes(n.path) && n.children.length <= 5) || !!pendingPath?.startsWith(`${n.path}/`)}>
               <summary>
                 {n.name}/ <span className="small muted-text">({n.children.length})</span>
               </summary>
@@ -139,9 +143,14 @@ function Tree({ nodes, selected, onSelect, pendingPath }: { nodes: TreeNode[]; s
   );
 }
 
-export function CheckpointInspector({ jobId }: { jobId: string }) {
+export function CheckpointInspector({ jobId, lastBatchId }: { jobId: string; lastBatchId?: number | null }) {
   const [selected, setSelected] = useState<string | null>(null);
   const q = useQuery({ queryKey: queryKeys.checkpoint(jobId), queryFn: ({ signal }) => apiFetch<CheckpointTree>(`/api/jobs/${jobId}/checkpoint`, { signal }) });
+  // Read again when the job commits another batch, so this tab and the page header agree.
+  const { refetch } = q;
+  useEffect(() => {
+    if (lastBatchId !== undefined) void refetch();
+  }, [lastBatchId, refetch]);
   const tree = useMemo(() => (q.data ? buildTree(q.data.files) : []), [q.data]);
   if (q.isLoading) return <p role="status">Reading the checkpoint…</p>;
   if (q.isError)
@@ -157,13 +166,16 @@ export function CheckpointInspector({ jobId }: { jobId: string }) {
       <div className="grid3 panel">
         <div className="stat">
           <span className="label">Location</span>
-          <code>{c.location}</code>
+          <code className="ellipsis" title={c.location}>
+            {c.location}
+          </code>
         </div>
         <div className="stat">
-          <span className="label">Latest offsets / commit</span>
+          <span className="label">Last batch in offsets / in commits</span>
           <span className="value">
             {c.latestOffsetsBatch ?? '–'} / {c.latestCommittedBatch ?? '–'}
           </span>
+          <span className="small muted-text">batch ids, read {q.dataUpdatedAt ? new Date(q.dataUpdatedAt).toISOString().slice(11, 19) + 'Z' : '–'}</span>
         </div>
         <div className="stat">
           <span className="label">Files</span>

@@ -89,7 +89,7 @@ export function DrillsPanel({ jobId, status }: { jobId: string; status: string }
   return (
     <section className="panel" aria-label="Drills">
       <h2 style={{ marginTop: 0, fontSize: 16 }}>Incident drills</h2>
-      <p className="subtitle">Kill this job&apos;s run where the lesson&apos;s incident happens, let recovery run, and see whether the sink stayed exactly-once.</p>
+      <p className="subtitle">Crash this job&apos;s run on purpose at a chosen point of the next batch (before or after the sink write), let the recovery run replay it, and see whether the sink still holds each row once.</p>
       {roleAllows(me?.role, 'operator') ? (
         <form
           onSubmit={(e) => {

@@ -28,13 +28,34 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
-/** "12 s ago" style, relative to `now` (passed in so renders are deterministic in tests). */
+/**
+ * "12 s ago" style, relative to `now` (passed in so renders are deterministic in tests; pages
+ * pass the ticking clock of use-now.ts). Whole seconds under a minute, so a once-a-second clock
+ * moves it visibly; under a second (or a clock slightly behind the server's) is "just now".
+ */
 export function formatAgo(iso: string | null | undefined, now: number): string {
   if (!iso) return '–';
   const d = now - Date.parse(iso);
   if (!Number.isFinite(d)) return '–';
-  if (d < 0) return 'just now';
-  return `${formatDuration(d)} ago`;
+  if (d < 1000) return 'just now';
+  if (d < 60_000) return `${Math.floor(d / 1000)} s ago`;
+  if (d < 3_600_000) return `${Math.floor(d / 60_000)} min ago`;
+  if (d < 86_400_000) return `${Math.floor(d / 3_600_000)} h ago`;
+  return `${Math.floor(d / 86_400_000)} d ago`;
+}
+
+/** "1 batch", "3 batches": a count with its noun, singular or plural. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A column of numbers with the same decimals on every row ("5.0", "4.9", never "5" beside
+ * "4.9"): `digits` decimals whatever the value, thousands grouped.
+ */
+export function formatFixed(n: number | null | undefined, digits = 1): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 export function formatTime(ms: number): string {

@@ -6,7 +6,7 @@
  * first batch page) and polls the job's status every two seconds as a fallback.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import type { JobDetail as JobDetailData } from '@/lib/server/presenters/jobs-presenter';
 import { apiFetch, errorMessage } from './api-client';
@@ -20,6 +20,7 @@ import { JobActions } from './job-actions';
 import { queryKeys } from './query-keys';
 import { RunsTable, type RunPage } from './runs-table';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
+import { useNow } from './use-now';
 
 const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
 type Tab = (typeof TABS)[number];
@@ -58,6 +59,17 @@ export function JobDetail({
   const id = initialJob.id;
   const qc = useQueryClient();
   const [tab, setTab] = useState<Tab>('Charts');
+  const clock = useNow(now);
+  const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
+  // Tabs as the ARIA pattern has them: one tab stop (the selected tab), arrows move between tabs,
+  // Home and End go to the first and last; moving selects (automatic activation).
+  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>, i: number) => {
+    const next = e.key === 'ArrowRight' ? (i + 1) % TABS.length : e.key === 'ArrowLeft' ? (i - 1 + TABS.length) % TABS.length : e.key === 'Home' ? 0 : e.key === 'End' ? TABS.length - 1 : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    setTab(TABS[next]);
+    tabRefs.current[next]?.focus();
+  };
   const job = useQuery({
     queryKey: queryKeys.job(id),
     queryFn: ({ signal }) => apiFetch<JobDetailData>(`/api/jobs/${id}`, { signal }),
@@ -88,7 +100,7 @@ export function JobDetail({
           <h1>{j.name}</h1>
           <p className="subtitle">
             <StatusBadge status={j.status} /> <GuaranteeBadge guarantee={j.guarantee} /> {j.sourceType} → {j.sinkType}, {j.outputMode} mode · desired{' '}
-            {j.desiredState.toLowerCase()} · last batch {j.lastBatchId ?? '–'} committed {formatAgo(j.lastCommittedAt, j.lastCommittedAt ? Math.max(now, Date.parse(j.lastCommittedAt)) : now)}
+            {j.desiredState.toLowerCase()} · last batch {j.lastBatchId ?? '–'} committed <span data-testid="last-commit-ago">{formatAgo(j.lastCommittedAt, clock)}</span>
           </p>
           {j.description && <p>{j.description}</p>}
         </div>
@@ -101,36 +113,39 @@ export function JobDetail({
       )}
       {j.status === 'FAILED' && <LastError error={j.lastError} />}
       <div className="tabs" role="tablist" aria-label="Job views">
-        {TABS.map((t) => (
-          <a
+        {TABS.map((t, i) => (
+          <button
             key={t}
+            type="button"
             role="tab"
-            href={`#${t.toLowerCase()}`}
+            id={`tab-${t.toLowerCase()}`}
+            aria-controls="job-tabpanel"
             aria-selected={tab === t}
-            aria-current={tab === t ? 'page' : undefined}
-            onClick={(e) => {
-              e.preventDefault();
-              setTab(t);
+            tabIndex={tab === t ? 0 : -1}
+            ref={(el) => {
+              tabRefs.current[i] = el;
             }}
+            onClick={() => setTab(t)}
+            onKeyDown={(e) => onTabKey(e, i)}
           >
             {t}
-          </a>
+          </button>
         ))}
       </div>
-      <div role="tabpanel" aria-label={tab}>
+      <div role="tabpanel" id="job-tabpanel" aria-labelledby={`tab-${tab.toLowerCase()}`} tabIndex={0}>
         {tab === 'Charts' && <BatchCharts jobId={id} live={live} initial={initialCharts} />}
         {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
-        {tab === 'Checkpoint' && <CheckpointInspector jobId={id} />}
+        {tab === 'Checkpoint' && <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />}
         {tab === 'Drills' && <DrillsPanel jobId={id} status={job.data.status} />}
         {tab === 'Definition' && (
           <div className="grid2">
             <section className="panel" aria-label="Definition">
               <h2>Query</h2>
-              <pre>{j.sql}</pre>
+              <pre className="wrap">{j.sql}</pre>
               <h2>Spec</h2>
               <p className="small muted-text">Secret options are masked.</p>
-              <pre>{JSON.stringify(j.spec, null, 2)}</pre>
+              <pre className="wrap">{JSON.stringify(j.spec, null, 2)}</pre>
               <h2>Restart policy</h2>
               <p>{describeRestartPolicy(j.restartPolicy)}</p>
             </section>

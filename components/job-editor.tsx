@@ -15,7 +15,7 @@ import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
 import { ExplainPanel } from './explain-panel';
 import { Field } from './field';
-import { EMPTY_FORM, optionsObject, restartPolicyFromForm, specFromForm, type FormIssue, type JobForm } from './job-form';
+import { EMPTY_FORM, formControlOf, issueText, issueWhere, optionsObject, restartPolicyFromForm, specFromForm, type FormIssue, type JobForm, type PositionedIssue } from './job-form';
 import { OptionFields } from './option-fields';
 import { carryOptions } from './option-values';
 import { OutputModePicker } from './output-mode-picker';
@@ -38,7 +38,14 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const me = useMe();
   const hydrated = useHydrated();
   const [form, setForm] = useState<JobForm>(initial ?? EMPTY_FORM);
-  const set = <K extends keyof JobForm>(k: K, v: JobForm[K]) => setForm((f) => ({ ...f, [k]: v }));
+  // The controls the user has changed: a new job's empty fields are not errors until touched
+  // (the Validation panel lists them as still to fill in). An edited job shows everything.
+  const [touched, setTouched] = useState<ReadonlySet<keyof JobForm>>(() => new Set());
+  const touch = (k: keyof JobForm) => setTouched((t) => (t.has(k) ? t : new Set([...t, k])));
+  const set = <K extends keyof JobForm>(k: K, v: JobForm[K]) => {
+    touch(k);
+    setForm((f) => ({ ...f, [k]: v }));
+  };
   const { spec, issues: specIssues } = useMemo(() => specFromForm(form), [form]);
   const restart = useMemo(() => restartPolicyFromForm(form), [form]);
   const formIssues = [...specIssues, ...restart.issues];
@@ -51,14 +58,23 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
     staleTime: 60_000,
   });
   const stale = specText !== JSON.stringify(spec) || check.isFetching;
-  const errors: FormIssue[] = [...formIssues, ...(check.data?.errors ?? [])];
+  const allErrors: PositionedIssue[] = [...formIssues, ...(check.data?.errors ?? [])];
+  // Shown as an error: an issue of a control the user touched, or of no control (the output mode
+  // follows from the query, so its legality always shows).
+  const shown = (e: FormIssue) => {
+    const control = formControlOf(e.path);
+    return mode === 'edit' || !control || control === 'outputMode' || touched.has(control);
+  };
+  const errors = allErrors.filter(shown);
+  const untouched = allErrors.filter((e) => !shown(e));
   const warnings = check.data?.warnings ?? [];
   const at = (prefix: string) => errors.filter((e) => e.path === prefix || e.path.startsWith(prefix + '.'));
-  const sqlErrors = check.data?.errors.filter((e) => e.path === 'sql') ?? [];
+  const sqlErrors = errors.filter((e) => e.path === 'sql');
   const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation', 'restartPolicy']);
   const unplaced = errors.filter((e) => !claimed.has(e.path.split('.')[0]));
   const sourceConnector = connectors.sources.find((c) => c.type === form.sourceType);
   const sinkConnector = connectors.sinks.find((c) => c.type === form.sinkType);
+  const optionLabel = (side: 'source' | 'sink', option: string) => (side === 'source' ? sourceConnector : sinkConnector)?.fields.find((f) => f.name === option)?.label;
   // A new type keeps the options it shares with the old one (the connection string, the table).
   const retype = (json: string, fields: OptionField[] = []) => JSON.stringify(carryOptions(optionsObject(json) ?? {}, fields), null, 2);
 
@@ -113,10 +129,11 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
               {sqlErrors.map((e, i) => (
                 <p key={i} className="field-error" role="alert">
                   {e.line ? `Line ${e.line}, column ${e.column}: ` : ''}
-                  {e.line ? e.message.replace(/\s*\(line \d+, column \d+\)$/, '') : e.message}
+                  {issueText(e)}
                 </p>
               ))}
-              {check.data && sqlErrors.length === 0 && !stale && <p className="small muted-text">The query analyses.</p>}
+              {/* Only a query that compiled has operators: without them nothing was analysed. */}
+              {check.data && sqlErrors.length === 0 && !stale && (check.data.operators.length > 0 ? <p className="small muted-text">The query analyses.</p> : <p className="small muted-text">The query is analysed once the source&apos;s schema is valid.</p>)}
             </div>
           </section>
 
@@ -128,6 +145,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   value={form.sourceType}
                   onChange={(e) => {
                     const t = e.target.value;
+                    touch('sourceType');
                     setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: retype(f.sourceOptionsJson, connectors.sources.find((c) => c.type === t)?.fields) }));
                   }}
                 >
@@ -166,6 +184,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   value={form.sinkType}
                   onChange={(e) => {
                     const t = e.target.value;
+                    touch('sinkType');
                     setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: retype(f.sinkOptionsJson, connectors.sinks.find((c) => c.type === t)?.fields) }));
                   }}
                 >
@@ -221,27 +240,32 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
               <div role="status" aria-live="polite">
                 {stale ? (
                   <p className="small muted-text">Checking…</p>
-                ) : errors.length === 0 ? (
+                ) : allErrors.length === 0 ? (
                   <p>
                     <span className="badge ok">valid</span> Ready to deploy.
                   </p>
-                ) : (
+                ) : errors.length > 0 ? (
                   <p>
                     <span className="badge bad">{errors.length} problem{errors.length > 1 ? 's' : ''}</span>
                   </p>
-                )}
+                ) : null}
                 <ul className="plain-list small">
                   {errors.map((e, i) => (
                     <li key={i} className="field-error">
-                      <code>{e.path}</code>: {e.message}
+                      <strong>{issueWhere(e, optionLabel)}</strong>: {issueText(e)}
                     </li>
                   ))}
                   {warnings.map((w, i) => (
                     <li key={`w${i}`} className="field-warning">
-                      <code>{w.path}</code>: {w.message}
+                      <strong>{issueWhere(w, optionLabel)}</strong>: {issueText(w)}
                     </li>
                   ))}
                 </ul>
+                {untouched.length > 0 && (
+                  <p className="small muted-text">
+                    Still to fill in: {[...new Set(untouched.map((e) => issueWhere({ ...e, line: undefined }, optionLabel)))].join(', ')}.
+                  </p>
+                )}
                 {unplaced.length > 0 && <p className="small">Fix the fields named above.</p>}
               </div>
             )}

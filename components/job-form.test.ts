@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '@/lib/engine';
-import { EMPTY_FORM, formFromSpec, restartPolicyFromForm, specFromForm, type JobForm } from './job-form';
+import { EMPTY_FORM, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, specFromForm, type JobForm } from './job-form';
 
 const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
 const sinkArb = fc.oneof(
@@ -73,5 +73,27 @@ describe('job form ↔ spec', () => {
     const form = formFromSpec(specFromForm(EMPTY_FORM).spec, null, { maxRestarts: 4, backoffMs: 1000 });
     expect(restartPolicyFromForm(form).policy).toEqual({ maxRestarts: 4, backoffMs: 1000 });
     expect(restartPolicyFromForm(formFromSpec(specFromForm(EMPTY_FORM).spec, null, null)).policy).toBeNull();
+  });
+});
+
+describe('issue wording', () => {
+  it('names the control an issue belongs to, by the longest matching path', () => {
+    expect(formControlOf('sink.options.path')).toBe('sinkOptionsJson');
+    expect(formControlOf('trigger.interval')).toBe('triggerInterval');
+    expect(formControlOf('trigger.type')).toBe('triggerType');
+    expect(formControlOf('source.schema.2.name')).toBe('schemaText');
+    expect(formControlOf('dedup.keys')).toBeUndefined();
+    // Every path the engine reports for a spec built from the form has a control.
+    const r = validateJob(specFromForm({ ...EMPTY_FORM, name: '', sql: '', triggerInterval: 'often' }).spec);
+    for (const e of r.errors) expect(formControlOf(e.path), e.path).toBeDefined();
+  });
+
+  it('says where in words, with the position once', () => {
+    const sql = { path: 'sql', message: 'Column "usr" does not exist; available columns: user, ts (line 1, column 8)', line: 1, column: 8 };
+    expect(issueWhere(sql)).toBe('Query, line 1, column 8');
+    expect(issueText(sql)).toBe('Column "usr" does not exist; available columns: user, ts');
+    expect(issueWhere({ path: 'sink.options.path', message: 'must not be empty' }, (side, o) => (side === 'sink' && o === 'path' ? 'Output directory' : undefined))).toBe('Sink: Output directory');
+    expect(issueWhere({ path: 'source.options.format', message: 'x' })).toBe('Source: format');
+    expect(issueWhere({ path: '(root)', message: 'x' })).toBe('Spec');
   });
 });

@@ -181,3 +181,74 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
     keep: { spec: without(s, FORM_SPEC_KEYS), source: without(src, FORM_SOURCE_KEYS) },
   };
 }
+
+/** Which form control an issue path belongs to (the longest matching prefix), if any. */
+const PATH_CONTROLS: [string, keyof JobForm][] = [
+  ['name', 'name'],
+  ['sql', 'sql'],
+  ['source.type', 'sourceType'],
+  ['source.name', 'sourceName'],
+  ['source.options', 'sourceOptionsJson'],
+  ['source.schema', 'schemaText'],
+  ['source.eventTime', 'eventTime'],
+  ['source.watermarkDelay', 'watermarkDelay'],
+  ['source.onBadRecord', 'onBadRecord'],
+  ['source.badRecordsPath', 'onBadRecord'],
+  ['sink.type', 'sinkType'],
+  ['sink.options', 'sinkOptionsJson'],
+  ['outputMode', 'outputMode'],
+  ['trigger.interval', 'triggerInterval'],
+  ['trigger', 'triggerType'],
+  ['checkpointLocation', 'checkpointLocation'],
+  ['restartPolicy.maxRestarts', 'restartMax'],
+  ['restartPolicy.backoffMs', 'restartBackoffMs'],
+];
+
+export function formControlOf(path: string): keyof JobForm | undefined {
+  const hits = PATH_CONTROLS.filter(([p]) => path === p || path.startsWith(p + '.'));
+  return hits.sort((a, b) => b[0].length - a[0].length)[0]?.[1];
+}
+
+const CONTROL_LABELS: Record<keyof JobForm, string> = {
+  name: 'Name',
+  description: 'Description',
+  sourceName: 'Table name in SQL',
+  sourceType: 'Source type',
+  sourceOptionsJson: 'Source options',
+  schemaText: 'Schema',
+  eventTime: 'Event-time column',
+  watermarkDelay: 'Watermark delay',
+  onBadRecord: 'Bad records',
+  sql: 'Query',
+  sinkType: 'Sink type',
+  sinkOptionsJson: 'Sink options',
+  outputMode: 'Output mode',
+  triggerType: 'Trigger',
+  triggerInterval: 'Trigger interval',
+  checkpointLocation: 'Checkpoint location',
+  restartMax: 'Restarts after a failure',
+  restartBackoffMs: 'First restart delay',
+  keep: 'Spec',
+};
+
+export interface PositionedIssue extends FormIssue {
+  line?: number;
+  column?: number;
+}
+
+/**
+ * Where an issue is, in the words of the form: "Query, line 1, column 8", "Sink: Output
+ * directory" (an option by its field label, when `optionLabel` knows it), else the spec path.
+ */
+export function issueWhere(issue: PositionedIssue, optionLabel?: (side: 'source' | 'sink', option: string) => string | undefined): string {
+  const control = formControlOf(issue.path);
+  const opt = /^(source|sink)\.options\.([^.]+)/.exec(issue.path);
+  let where = control ? CONTROL_LABELS[control] : issue.path === '(root)' ? 'Spec' : issue.path;
+  if (opt) where = `${opt[1] === 'source' ? 'Source' : 'Sink'}: ${optionLabel?.(opt[1] as 'source' | 'sink', opt[2]) ?? opt[2]}`;
+  return issue.line ? `${where}, line ${issue.line}, column ${issue.column}` : where;
+}
+
+/** An issue's message without the "(line L, column C)" its position already says. */
+export function issueText(issue: PositionedIssue): string {
+  return issue.line ? issue.message.replace(/\s*\(line \d+, column \d+\)$/, '') : issue.message;
+}

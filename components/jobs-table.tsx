@@ -11,6 +11,7 @@ import type { JobOverview } from '@/lib/server/presenters/job-overview-presenter
 import type { JobSortKey } from './job-sorting';
 import { filterAndSortJobs } from './job-sorting';
 import { formatAgo, formatNumber } from './format';
+import { useNow } from './use-now';
 import { JobActions } from './job-actions';
 import { Sparkline } from './sparkline';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
@@ -34,14 +35,13 @@ export function JobsTable({ initial, now }: { initial: JobOverview[]; now: numbe
   const [status, setStatus] = useState('');
   const [sort, setSort] = useState<JobSortKey>('name');
   const [dir, setDir] = useState<'asc' | 'desc'>('asc');
-  const [clock, setClock] = useState(now);
+  const clock = useNow(now);
   const anyActive = initial.some((j) => ['RUNNING', 'STARTING', 'PENDING', 'RECOVERING', 'STOPPING'].includes(j.status));
 
   useEffect(() => {
     if (!anyActive) return;
     const t = setInterval(() => {
       router.refresh();
-      setClock(Date.now());
     }, 3000);
     return () => clearInterval(t);
   }, [anyActive, router]);

@@ -2,7 +2,8 @@ import Link from 'next/link';
 import { AlertBadge } from './alert-badge';
 import { NavSession } from './nav-session';
 
-export function Nav({ current }: { current?: string }) {
+/** `signedIn`: a session cookie is present (read by the layout); signed out, nothing polls the API. */
+export function Nav({ current, signedIn = true }: { current?: string; signedIn?: boolean }) {
   return (
     <nav className="nav" aria-label="Main">
       <div className="brand">
@@ -15,7 +16,7 @@ export function Nav({ current }: { current?: string }) {
         New job
       </Link>
       <Link href="/alerts" aria-current={current === '/alerts' ? 'page' : undefined}>
-        Alerts <AlertBadge />
+        Alerts {signedIn && <AlertBadge />}
       </Link>
       <Link href="/demo" aria-current={current === '/demo' ? 'page' : undefined}>
         Demo

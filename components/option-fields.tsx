@@ -8,7 +8,7 @@ import { useState } from 'react';
 import type { ConnectorInfo, OptionField } from '@/lib/server/connector-catalog';
 import { Field } from './field';
 import { optionsObject, type FormIssue } from './job-form';
-import { optionProblem, optionText, withOption } from './option-values';
+import { optionApplies, optionProblem, optionText, withOption } from './option-values';
 
 /** A value as the field shows it; a value that shows as nothing (an empty list) as its JSON. */
 const shown = (v: unknown, f: OptionField) => optionText(v, f) || JSON.stringify(v);
@@ -62,7 +62,9 @@ export function OptionFields({
       )}
       {connector &&
         options !== null &&
-        connector.fields.map((f) => {
+        connector.fields
+          .filter((f) => optionApplies(f, options, connector.fields))
+          .map((f) => {
           const text = drafts[f.name] ?? optionText(options[f.name], f);
           const change = (t: string) => {
             setDrafts((d) => ({ ...d, [f.name]: t }));

@@ -74,3 +74,15 @@ export function carryOptions(options: Obj, fields: OptionField[]): Obj {
   const names = new Set(fields.map((f) => f.name));
   return Object.fromEntries(Object.entries(options).filter(([k]) => names.has(k)));
 }
+
+/**
+ * Whether an option means something for the other options chosen (its `appliesWhen`): a CSV
+ * header is hidden while the format is json. An unset option counts as its default.
+ */
+export function optionApplies(f: OptionField, options: Obj, fields: OptionField[]): boolean {
+  if (!f.appliesWhen) return true;
+  return Object.entries(f.appliesWhen).every(([name, values]) => {
+    const v = options[name] ?? fields.find((x) => x.name === name)?.default;
+    return values.includes(String(v));
+  });
+}

@@ -2,7 +2,7 @@
 /**
  * The output-mode choice: the three modes as radio buttons, legal ones enabled, illegal ones
  * disabled with the engine's reason (Spark's message) underneath, so the user learns why rather
- * than guessing. Legality comes from the server's draft check; nothing is decided here.
+ * than guessing; while the spec has errors elsewhere no mode is judged. Legality comes from the server's draft check; nothing is decided here.
  */
 import type { ModeVerdict, OutputModeName } from '@/lib/server/presenters/job-draft-presenter';
 
@@ -19,7 +19,8 @@ export function OutputModePicker({ value, onChange, verdicts }: { value: string;
       <legend>Output mode</legend>
       {modes.map((m) => {
         const v = verdicts?.find((x) => x.mode === m);
-        const illegal = v ? !v.legal : false;
+        // Undecided (the spec has errors elsewhere): neither legal nor "not allowed" yet.
+        const illegal = v ? v.decided && !v.legal : false;
         const reasonId = `mode-reason-${m}`;
         return (
           <label key={m} className={`mode-option${illegal ? ' illegal' : ''}`}>
@@ -34,7 +35,7 @@ export function OutputModePicker({ value, onChange, verdicts }: { value: string;
               aria-describedby={reasonId}
             />
             <span>
-              <strong>{m[0].toUpperCase() + m.slice(1)}</strong> {v ? v.legal ? <span className="badge ok">legal</span> : <span className="badge bad">not allowed</span> : null}
+              <strong>{m[0].toUpperCase() + m.slice(1)}</strong> {v?.decided ? v.legal ? <span className="badge ok">legal</span> : <span className="badge bad">not allowed</span> : null}
               <br />
               <span id={reasonId} className="small">
                 {illegal ? v!.reasons.join(' ') : DESCRIPTIONS[m]}

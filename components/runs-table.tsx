@@ -25,6 +25,19 @@ export interface RunPage {
   nextBefore: string | null;
 }
 
+/**
+ * What a recovery run recovered from, naming that run by the run id the table shows (and the
+ * failed run's exit reason quotes): a drill's crash, or a run whose worker was lost.
+ */
+export function recoveryNote(r: Pick<RunView, 'recoveredFromRunId'>, byId: Map<string, Pick<RunView, 'runId' | 'exitReason'>>): string {
+  const prev = r.recoveredFromRunId ? byId.get(r.recoveredFromRunId) : undefined;
+  if (!prev) return 'recovers an earlier run (not on this page)';
+  const name = prev.runId.slice(0, 8);
+  if (prev.exitReason?.startsWith('drill:')) return `recovering from run ${name}, which a drill crashed on purpose`;
+  if (/lost \(lease expired\)/.test(prev.exitReason ?? '')) return `took over run ${name}: its worker stopped renewing the lease`;
+  return `recovers run ${name}`;
+}
+
 export function RunsTable({ jobId, live, initial }: { jobId: string; live: boolean; initial?: RunPage }) {
   const pages = useKeysetPages<string>();
   const before = pages.cursor;
@@ -51,6 +64,7 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
         <p>Every start of the job is a run with its own run id; the checkpoint (and the query id) carries over.</p>
       </div>
     );
+  const byId = new Map(runs.map((x) => [x.id, x]));
   return (
     <div className="table-scroll">
       <table className="data" aria-label="Runs">
@@ -73,7 +87,7 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
             <tr key={r.id}>
               <td>
                 <code>{r.runId.slice(0, 8)}</code>
-                {r.recoveredFromRunId && <div className="small muted-text">recovered a dead worker&apos;s run</div>}
+                {r.recoveredFromRunId && <div className="small muted-text">{recoveryNote(r, byId)}</div>}
               </td>
               <td>
                 <StatusBadge status={r.status} />

@@ -12,6 +12,17 @@ import CodeMirror from '@uiw/react-codemirror';
 import { useEffect, useMemo, useRef } from 'react';
 import { problemRange, type SqlProblem } from './sql-problem-range';
 
+/**
+ * Completion icons as plain letters. CodeMirror's defaults are symbols such as 🔑 and
+ * mathematical italic 𝑥 / 𝑡 that the usual Linux fonts (DejaVu, Liberation) lack, so they drew
+ * as empty boxes; a letter in the page's own font renders everywhere.
+ */
+const COMPLETION_ICONS: Record<string, string> = { keyword: 'K', type: 'T', variable: 'x', constant: 'C', function: 'f', method: 'f', property: 'p', namespace: 'N', class: 'C', interface: 'I', enum: 'E', text: 'abc' };
+const completionIconTheme = EditorView.theme({
+  '.cm-completionIcon': { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace', fontStyle: 'normal', fontWeight: '600', opacity: '0.75' },
+  ...Object.fromEntries(Object.entries(COMPLETION_ICONS).map(([type, letter]) => [`.cm-completionIcon-${type}:after`, { content: `'${letter}'`, fontSize: 'inherit', verticalAlign: 'baseline' }])),
+});
+
 export function SqlEditor({
   value,
   onChange,
@@ -30,6 +41,7 @@ export function SqlEditor({
     () => [
       sql({ dialect: PostgreSQL }),
       lintGutter(),
+      completionIconTheme,
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ 'aria-label': label, ...(describedBy ? { 'aria-describedby': describedBy } : {}) }),
     ],

@@ -40,6 +40,7 @@ const createdJobs: string[] = [];
 
 async function signInAsAdmin(page: Page): Promise<void> {
   await page.goto('/signin');
+  await page.getByLabel('Username', { exact: true }).fill('admin');
   await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
@@ -82,7 +83,9 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
 
   await sqlBox.fill('SELECT usr, ts FROM events');
   // The analysis error, placed at its line and column, in the editor and as text.
-  await expect(page.getByText('Line 1, column 8: Column "usr" does not exist')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Query' }).getByText('Line 1, column 8: Column "usr" does not exist')).toBeVisible();
+  // The Validation panel lists it first, in words, with its position.
+  await expect(page.getByRole('region', { name: 'Validation' }).locator('li').first()).toContainText('Query, line 1, column 8: Column "usr" does not exist');
   await expect(page.locator('.cm-lintRange-error')).toHaveCount(1);
   await expect(page.getByRole('button', { name: 'Deploy' })).toBeDisabled();
   await page.screenshot({ path: `${ART}/editor-error.png`, fullPage: true });
@@ -185,6 +188,10 @@ test('stop, restart, runs, and the checkpoint inspector', async ({ page, request
 
   await page.getByRole('tab', { name: 'Checkpoint' }).click();
   const tree = page.getByRole('navigation', { name: 'Checkpoint files' });
+  // The per-batch logs start collapsed, with their file counts.
+  await expect(tree.getByRole('button', { name: 'offsets/0', exact: true })).toBeHidden();
+  await tree.locator('summary', { hasText: /^offsets\/ \(\d+\)$/ }).click();
+  await tree.locator('summary', { hasText: /^commits\/ \(\d+\)$/ }).click();
   await expect(tree.getByRole('button', { name: 'offsets/0', exact: true })).toBeVisible();
   await expect(tree.getByRole('button', { name: 'commits/0', exact: true })).toBeVisible();
   await expect(tree.locator('summary', { hasText: 'state/' })).toBeVisible();

@@ -19,12 +19,23 @@ test('option fields follow the sink type, carry shared options over, and drive t
   await page.getByLabel('Input directory').fill(path.join(tmpdir(), 'weir-e2e-options', 'in'));
   await page.getByLabel('Checkpoint location').fill(path.resolve('.data/e2e/checkpoints/e2e-options'));
 
+  // The CSV-only header option appears only once the format is csv.
+  const source = page.getByRole('region', { name: 'Source' });
+  await expect(source.getByLabel(/^Header/)).toHaveCount(0);
+  await source.getByLabel('File format').selectOption('csv');
+  await expect(source.getByLabel(/^Header/)).toBeVisible();
+  await source.getByLabel('File format').selectOption('json');
+  await expect(source.getByLabel(/^Header/)).toHaveCount(0);
+
   // A postgres sink: its own fields, required ones refused until filled.
   await sink.getByLabel('Sink type').selectOption('postgres');
   await expect(sink.getByLabel('Connection string')).toBeVisible();
   await expect(sink.getByLabel('Mode')).toBeVisible();
   await expect(sink.getByText('secret: masked whenever the job is read back')).toBeVisible();
-  await expect(sink.getByRole('alert').first()).toBeVisible();
+  // Not an error before it is touched: listed as still to fill in, and nothing deploys.
+  await expect(sink.getByRole('alert')).toHaveCount(0);
+  await expect(page.getByText(/Still to fill in: .*Sink: Connection string/)).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Deploy' })).toBeDisabled();
   await sink.getByLabel('Connection string').fill('postgres://writer@127.0.0.1:5432/analytics');
   await sink.getByLabel('Table', { exact: true }).fill('clicks');
   await expect(page.getByText('Ready to deploy.')).toBeVisible();

@@ -42,7 +42,7 @@ export function auditContract(input: ContractInput): ContractAudit {
     guarantee === 'at-most-once'
       ? 'At-most-once: the source cannot replay an uncommitted batch, so a crash mid-batch loses its records.'
       : guarantee === 'at-least-once'
-        ? `At-least-once: the sink is ${sink.signature}, so a batch re-run after a crash between the sink write and the commit is written twice.`
+        ? 'At-least-once: the sink cannot tell a replayed batch from a new one, so a batch re-run after a crash between the sink write and the commit is written twice.'
         : checkpoint.outlivesMachine
           ? 'Exactly-once: replayable source, durable checkpoint, and a sink that recognizes replayed batches.'
           : 'Exactly-once across process crashes and restarts; the checkpoint is on local disk, so losing this machine loses it (use a shared volume or s3:// to survive that).';

@@ -96,6 +96,20 @@ describe('POST /api/jobs/validate', () => {
     expect(bad.body.errors.map((e: { path: string }) => e.path)).toContain('outputMode');
     expect(await kit.db.job.count()).toBe(before);
   });
+
+  it('puts an unknown column first, with its position, in every output mode, and judges no mode on it', async () => {
+    for (const outputMode of ['append', 'update', 'complete']) {
+      const r = await kit.call(validate.POST, '/api/jobs/validate', {
+        method: 'POST',
+        token: kit.tokens.viewer,
+        body: filesSpec('v', dir, { outputMode, sink: { type: 'console', options: {} }, sql: 'SELECT usr, count(*) FROM clicks GROUP BY usr' }),
+      });
+      expect(r.status, outputMode).toBe(200);
+      expect(r.body.ok, outputMode).toBe(false);
+      expect(r.body.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 8, message: expect.stringMatching(/Column "usr" does not exist/) });
+      expect(r.body.errors.filter((e: { path: string }) => e.path === 'outputMode'), outputMode).toEqual([]);
+    }
+  });
 });
 
 describe('secrets are masked on every read', () => {

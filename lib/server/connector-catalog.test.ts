@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
-import { optionProblem, optionText, optionValue, withOption } from '@/components/option-values';
+import { optionApplies, optionProblem, optionText, optionValue, withOption } from '@/components/option-values';
 import * as connectorsRoute from '@/app/api/connectors/route';
 import { connectorCatalog, humanize, type OptionField } from './connector-catalog';
 import { setupApiTestKit } from './testing/api-test-kit';
@@ -68,6 +68,18 @@ describe('connector catalog', () => {
       expect((await kit.call(connectorsRoute.GET, '/api/connectors', {})).status).toBe(401);
     } finally {
       await kit.teardown();
+    }
+  });
+
+  it('the CSV header option applies only to CSV, for the files source and sink (an unset format is json)', () => {
+    const c = connectorCatalog();
+    for (const info of [c.sources.find((x) => x.type === 'files')!, c.sinks.find((x) => x.type === 'files')!]) {
+      const header = info.fields.find((f) => f.name === 'header')!;
+      expect(header.appliesWhen).toEqual({ format: ['csv'] });
+      expect(optionApplies(header, {}, info.fields)).toBe(false);
+      expect(optionApplies(header, { format: 'json' }, info.fields)).toBe(false);
+      expect(optionApplies(header, { format: 'csv' }, info.fields)).toBe(true);
+      expect(optionApplies(info.fields.find((f) => f.name === 'path')!, {}, info.fields)).toBe(true);
     }
   });
 

@@ -23,6 +23,11 @@ export interface OptionField {
   /** The allowed values of an enum. */
   values?: string[];
   description?: string;
+  /**
+   * The option only means something when these other options have one of these values (the
+   * schema's `appliesWhen` metadata), e.g. a CSV header only for `format: csv`.
+   */
+  appliesWhen?: Record<string, string[]>;
 }
 
 export interface ConnectorInfo {
@@ -48,6 +53,7 @@ interface JsonSchema {
   items?: JsonSchema;
   properties?: Record<string, JsonSchema>;
   required?: string[];
+  appliesWhen?: Record<string, string[]>;
 }
 
 const WORDS: Record<string, string> = { url: 'URL', json: 'JSON', id: 'ID', ms: '(ms)', num: 'number of' };
@@ -81,6 +87,7 @@ export function optionFields(options: z.ZodType, secretOptions: readonly string[
     if (p.examples?.length) field.example = p.examples[0];
     if (field.kind === 'enum') field.values = p.enum as string[];
     if (p.description) field.description = p.description;
+    if (p.appliesWhen) field.appliesWhen = p.appliesWhen;
     return field;
   });
 }

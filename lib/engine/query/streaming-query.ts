@@ -40,10 +40,12 @@ export interface CompileOptions {
 export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
   const outputMode = opts.outputMode ?? 'append';
   const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables), opts.dedup);
-  const analysis = analyzeStreamingPlan(plan, outputMode);
+  // Columns and types first: an unknown column or a type error is the query's own fault in every
+  // output mode, and the mode's legality is only worth judging on a query that analyses.
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
   const outputSchema = planPhysical(plan, operators, stateful);
+  const analysis = analyzeStreamingPlan(plan, outputMode);
   return {
     plan,
     outputSchema,

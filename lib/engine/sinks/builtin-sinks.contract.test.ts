@@ -1,4 +1,5 @@
 /** The files, memory and console sinks through the shared sink contract suite (sink.contract.ts). */
+import { describe, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,4 +56,16 @@ sinkContractSuite('console sink', {
       cleanup: () => sink.close(),
     };
   },
+});
+
+describe('console sink output', () => {
+  it('prints a frame for a batch with rows and nothing for an empty one', async () => {
+    const out: string[] = [];
+    const sink = new ConsoleSink({ numRows: 20, stream: 'stdout' }, (s) => void out.push(s));
+    const ctx = { schema: [{ name: 'a', type: 'long' as const, nullable: true }] } as unknown as Parameters<ConsoleSink['addBatch']>[2];
+    await sink.addBatch(0, [], ctx);
+    expect(out).toEqual([]);
+    await sink.addBatch(1, [{ a: 1 }], ctx);
+    expect(out.join('')).toMatch(/Batch: 1\n-+\n\{"a":1\}\n$/);
+  });
 });

@@ -29,6 +29,9 @@ export class ConsoleSink implements Sink {
   ) {}
 
   async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
+    // An empty batch (a no-data batch that only moves the watermark) prints nothing: a frame
+    // with no rows in the server log every trigger is noise.
+    if (rows.length === 0) return;
     const bar = '-------------------------------------------';
     const lines = [bar, `Batch: ${batchId}`, bar];
     for (const r of rows.slice(0, this.opts.numRows)) lines.push(JSON.stringify(renderRow(r, ctx.schema)));

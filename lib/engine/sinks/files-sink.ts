@@ -33,7 +33,7 @@ export const FilesSinkOptions = z
   .object({
     path: z.string().min(1).meta({ title: 'Output directory', examples: ['/data/out'], description: 'Each batch writes its files here and records them in _weir_metadata; readers go through that log.' }),
     format: z.enum(['json', 'csv']).default('json').meta({ title: 'Output format' }),
-    header: z.boolean().default(true).describe('CSV: write a header line in each file.'),
+    header: z.boolean().default(true).meta({ description: 'Write a header line in each file.', appliesWhen: { format: ['csv'] } }),
   })
   .strict();
 export type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;

@@ -40,10 +40,12 @@ export type PostgresSinkOptions = z.infer<typeof postgresSinkOptions>;
 
 export const COMMITS_TABLE = '_weir_sink_commits';
 
-export function postgresSinkSignature(o: Pick<PostgresSinkOptions, 'mode' | 'schema' | 'table'>): { signature: SinkSignature; reason: string } {
+export function postgresSinkSignature(o: Pick<PostgresSinkOptions, 'mode' | 'schema' | 'table'> & Partial<Pick<PostgresSinkOptions, 'batchIdColumn'>>): { signature: SinkSignature; reason: string } {
+  // A batch id column only labels rows (for the duplicate audit): no insert checks it.
+  const labelled = o.batchIdColumn ? ` (each row carries its batch id in ${o.batchIdColumn}, for auditing, but no insert checks it)` : '';
   return o.mode === 'transactional'
     ? { signature: 'transactional', reason: `Each batch's rows and its batch id commit in one PostgreSQL transaction (${o.schema}.${COMMITS_TABLE}); a replayed batch id commits nothing.` }
-    : { signature: 'at-least-once', reason: `Bare append: plain INSERTs into ${o.schema}.${o.table} with no batch id, so a batch re-run after a crash before its commit is inserted twice.` };
+    : { signature: 'at-least-once', reason: `Bare append: plain INSERTs into ${o.schema}.${o.table} that nothing checks for a batch already written${labelled}, so a batch re-run after a crash before its commit is inserted twice.` };
 }
 
 /** Runs `fn` in one transaction on a pooled client; rolls back on any error. */

@@ -28,7 +28,8 @@ export const FilesSourceOptions = z
   .object({
     path: z.string().min(1).meta({ title: 'Input directory', examples: ['/data/in'], description: 'Directory watched for new files; files must be complete when they appear (write elsewhere, then rename).' }),
     format: z.enum(['json', 'csv']).default('json').meta({ title: 'File format', description: 'json: one JSON object per line; csv: comma-separated lines.' }),
-    header: z.boolean().default(true).describe('CSV only: the first line of each file names the columns.'),
+    // appliesWhen: the editor shows the option only for CSV (it means nothing for JSON lines).
+    header: z.boolean().default(true).meta({ description: 'The first line of each file names the columns.', appliesWhen: { format: ['csv'] } }),
     maxFilesPerTrigger: z.number().int().positive().optional().describe('At most this many new files per batch; empty: no limit.'),
   })
   .strict();

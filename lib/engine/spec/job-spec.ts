@@ -114,10 +114,45 @@ export interface SpecIssue {
 
 export type ParseJobSpecResult = { ok: true; spec: JobSpec } | { ok: false; errors: SpecIssue[] };
 
+const KIND_WORDS: Record<string, string> = { string: 'text', number: 'a number', int: 'a whole number', boolean: 'true or false', object: 'an object', array: 'a list' };
+
+/**
+ * A zod issue in plain words ("must not be empty", "is required", "must be one of: json, csv"):
+ * zod's own wording ("Too small: expected string to have >=1 characters") is for developers.
+ * A message the schema wrote itself is kept.
+ */
+export function plainIssueMessage(i: z.core.$ZodIssue): string {
+  const own = !/^(Too small|Too big|Invalid input|Invalid option|Unrecognized key|Invalid string|Invalid)\b/.test(i.message);
+  if (own) return i.message;
+  const bound = (kind: 'at least' | 'at most', issue: { origin?: string; inclusive?: boolean }, n: number | bigint) => {
+    const strict = issue.inclusive === false;
+    const op = kind === 'at least' ? (strict ? 'more than' : 'at least') : strict ? 'less than' : 'at most';
+    if (issue.origin === 'string') return n === 1 && kind === 'at least' && !strict ? 'must not be empty' : `must be ${op} ${n} characters`;
+    if (issue.origin === 'array' || issue.origin === 'set') return `must list ${op} ${n} item${n === 1 ? '' : 's'}`;
+    return `must be ${op} ${n}`;
+  };
+  switch (i.code) {
+    case 'too_small':
+      return bound('at least', i, i.minimum);
+    case 'too_big':
+      return bound('at most', i, i.maximum);
+    case 'invalid_type':
+      return /received undefined$/.test(i.message) ? 'is required' : `must be ${KIND_WORDS[i.expected] ?? i.expected}`;
+    case 'invalid_value':
+      return `must be one of: ${i.values.map(String).join(', ')}`;
+    case 'unrecognized_keys':
+      return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: remove ${i.keys.length > 1 ? 'them' : 'it'} or check the spelling`;
+    case 'invalid_format':
+      return `is not a valid ${i.format}`;
+    default:
+      return i.message;
+  }
+}
+
 function issuesOf(err: z.ZodError, prefix: (string | number)[] = []): SpecIssue[] {
   return err.issues.map((i) => ({
     path: [...prefix, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))].join('.') || '(root)',
-    message: i.message,
+    message: plainIssueMessage(i),
   }));
 }
 

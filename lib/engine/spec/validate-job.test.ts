@@ -68,6 +68,33 @@ describe('validateJob', () => {
     expect(files.errors).toEqual([expect.objectContaining({ path: 'outputMode', message: expect.stringMatching(/files sink does not support Update/) })]);
   });
 
+  it('reports an unknown column first and in every output mode, and judges the mode only on a query that analyses', () => {
+    const events = { ...good, source: { ...good.source, name: 'events' } };
+    for (const outputMode of ['append', 'update', 'complete'] as const) {
+      const r = validateJob({ ...events, outputMode, sql: 'SELECT usr, count(*) FROM events GROUP BY usr' });
+      expect(r.ok, outputMode).toBe(false);
+      expect(r.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 8 });
+      expect(r.errors[0].message, outputMode).toMatch(/Column "usr" does not exist/);
+      // No claim about aggregations (or their absence) from a query that did not analyse.
+      expect(r.errors.filter((e) => e.path === 'outputMode'), outputMode).toEqual([]);
+    }
+    // Once the query analyses, the mode's legality is judged: Append without a watermark key fails.
+    const grouped = validateJob({ ...events, outputMode: 'append', sql: 'SELECT a, count(*) FROM events GROUP BY a' });
+    expect(grouped.errors).toEqual([expect.objectContaining({ path: 'outputMode', message: expect.stringMatching(/Append output mode not supported/) })]);
+    expect(validateJob({ ...events, outputMode: 'complete', sql: 'SELECT a, count(*) FROM events GROUP BY a' }).ok).toBe(true);
+  });
+
+  it('words every field error plainly, never in zod’s developer wording', () => {
+    const r = validateJob({ ...good, sql: '', source: { ...good.source, options: {} }, sink: { type: 'files', options: { path: '', format: 'xml' } }, extra: 1 });
+    const by = (path: string) => r.errors.find((e) => e.path === path)?.message;
+    expect(by('sql')).toBe('must not be empty');
+    expect(by('source.options.stream')).toBe('is required');
+    expect(by('sink.options.path')).toBe('must not be empty');
+    expect(by('sink.options.format')).toMatch(/^must be one of: .*json.*csv/);
+    expect(by('(root)')).toBe('unknown field "extra": remove it or check the spelling');
+    for (const e of r.errors) expect(e.message).not.toMatch(/Too small|Invalid input|Invalid option|Unrecognized key|expected string/);
+  });
+
   it('reports JSON syntax errors with line and column', () => {
     const r = validateJob('{\n  "name": "x",\n  "sql": oops\n}');
     expect(r.ok).toBe(false);

@@ -153,6 +153,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
   let explain: string | undefined;
   let outputSchema: Schema | undefined;
   let stateful = false;
+  let analysed = false;
   const relSpec = spec ?? partsForSql(raw);
   if (relSpec) {
     try {
@@ -161,6 +162,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
       outputSchema = q.outputSchema;
       stateful = q.stateful;
       warnings.push(...q.warnings);
+      analysed = true;
     } catch (e) {
       if (e instanceof SqlValidationError) errors.push({ path: 'sql', message: e.message, line: e.line, column: e.column });
       // The analyzer's output-mode rules belong to the outputMode field.
@@ -176,7 +178,9 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
   let contract: ContractAudit | undefined;
   if (spec) {
     const mode = spec.outputMode;
-    if (mode === 'complete' && !stateful && !errors.some((x) => x.path === 'outputMode')) {
+    // Whether the query aggregates is only known once it analyses: a query with an unknown column
+    // says so and nothing about the mode.
+    if (mode === 'complete' && analysed && !stateful && !errors.some((x) => x.path === 'outputMode')) {
       errors.push({ path: 'outputMode', message: 'Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets' });
     }
     const sinkDef = getSinkDefinition(spec.sink.type)!;
@@ -205,6 +209,8 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
       warnings.push({ path: 'trigger.type', message: 'Trigger "once" is deprecated in Spark 3.4+; "available-now" processes the same data in bounded batches.' });
     }
   }
+  // The query's own errors (unknown column, type errors) first: they hold in every output mode.
+  errors.sort((a, b) => Number(b.path === 'sql') - Number(a.path === 'sql'));
   return errors.length
     ? { ok: false, errors, warnings, explain, outputSchema }
     : { ok: true, errors, warnings, explain, outputSchema, contract, spec };

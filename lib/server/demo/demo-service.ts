@@ -85,7 +85,7 @@ export async function setupDemo(ctx: JobServiceContext, c: DemoConfig): Promise<
   for (const j of DEMO_JOBS) {
     let job = existing.find((e) => e.name === j.name);
     if (!job) {
-      const created = await createJob(ctx, { spec: demoSpec(c, j), description: 'Weir demo: the lesson’s incident, replayed on demand.' });
+      const created = await createJob(ctx, { spec: demoSpec(c, j), description: 'Weir demo: a crash between the sink write and the commit, replayed on demand.' });
       job = (await ctx.db.job.findUniqueOrThrow({ where: { id: created.job.id } }));
     }
     if (job.status === 'STOPPED' || job.status === 'FAILED') await startJob(ctx, job.id);

@@ -45,6 +45,17 @@ describe('checkDraft', () => {
     expect(d.ok).toBe(false);
     expect(d.errors[0]).toMatchObject({ path: 'sql', line: 2, column: 3 });
     expect(d.modes.every((m) => !m.legal)).toBe(true);
+    // Nor illegal: an unknown column says nothing about the mode (the editor shows no "not allowed").
+    expect(d.modes.every((m) => !m.decided)).toBe(true);
+  });
+
+  it('an unknown column in a GROUP BY is the first error in every mode, and no mode is judged on it', () => {
+    for (const outputMode of ['append', 'update', 'complete']) {
+      const d = checkDraft({ ...spec('SELECT usr, count(*) FROM clicks GROUP BY usr'), outputMode }, ROOTS);
+      expect(d.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 8 });
+      expect(d.errors.filter((e) => e.path === 'outputMode'), outputMode).toEqual([]);
+      expect(d.modes.map((m) => m.decided), outputMode).toEqual([false, false, false]);
+    }
   });
 });
 

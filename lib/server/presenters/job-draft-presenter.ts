@@ -26,6 +26,11 @@ export interface ExplainOperator {
 export interface ModeVerdict {
   mode: OutputModeName;
   legal: boolean;
+  /**
+   * False while the spec has errors elsewhere (an unknown column, an empty sink path): the mode
+   * is then neither legal nor illegal yet, and the editor says nothing against it.
+   */
+  decided: boolean;
   /** The engine's outputMode errors for this mode (empty when legal). */
   reasons: string[];
   /** Its outputMode warnings (e.g. Complete keeps every group). */
@@ -79,6 +84,7 @@ export function checkDraft(spec: unknown, roots: ServerPathRoots): DraftCheck {
     return {
       mode,
       legal: !undecided && reasons.length === 0,
+      decided: !undecided,
       reasons: undecided ? ['Fix the other errors first: legality is decided once the query and the sink are valid.'] : reasons,
       warnings: r.warnings.filter((w) => w.path === 'outputMode').map((w) => w.message),
     };
