@@ -44,7 +44,8 @@ test.beforeAll(async ({ request }) => {
     sink: { type: 'files', options: { path: path.join(root, 'out'), format: 'json' } },
     outputMode: 'append',
     trigger: { type: 'processing-time', interval: '1 second' },
-    checkpointLocation: path.join(root, 'checkpoint-with-a-rather-long-directory-name-so-the-location-must-be-cut'),
+    // Relative: under the server's checkpoint root (WEIR_CHECKPOINT_ROOT), the only place it may be.
+    checkpointLocation: `checkpoint-with-a-rather-long-directory-name-so-the-location-must-be-cut-${Date.now()}`,
   };
   const created = await request.post('/api/jobs', { headers: auth, data: { spec } });
   expect(created.status()).toBe(201);
