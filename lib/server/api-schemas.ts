@@ -115,3 +115,8 @@ export const contractsQuerySchema = z.object({
   format: z.enum(['json', 'csv']).default('json').describe('csv: the same rows as text/csv, for a postmortem spreadsheet'),
 });
 
+
+export const demoInputSchema = z.object({
+  addFiles: z.number().int().min(1).max(100).optional().describe('Add this many files of orders to the demo source'),
+  loseCheckpoint: z.literal(true).optional().describe('Stop the bare-append demo job, reset its checkpoint (acknowledged) and start it again: the checkpoint-loss incident'),
+});
