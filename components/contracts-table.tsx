@@ -59,6 +59,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
           <span className="label">jobs</span>
         </div>
       </div>
+      {/* aria-label on each control: a wrapping label's name would include every option's text. */}
       <form className="toolbar" role="search" method="get" action="/audit/contracts">
         <label>
           Job name
@@ -66,7 +67,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
         </label>
         <label>
           Guarantee
-          <select name="guarantee" defaultValue={query.guarantee ?? ''}>
+          <select name="guarantee" aria-label="Guarantee" defaultValue={query.guarantee ?? ''}>
             <option value="">any</option>
             {GUARANTEES.map((g) => (
               <option key={g} value={g}>
@@ -77,7 +78,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
         </label>
         <label>
           Sink
-          <select name="sinkType" defaultValue={query.sinkType ?? ''}>
+          <select name="sinkType" aria-label="Sink" defaultValue={query.sinkType ?? ''}>
             <option value="">any</option>
             {sinkTypes.map((s) => (
               <option key={s} value={s}>

@@ -82,7 +82,7 @@ test('contract audit, duplicate diagnosis of both incidents, and the second conf
   await expect(table.getByTestId('contract-e2e-contracts-tx')).toContainText('exactly-once');
 
   // Filter (a URL), sort by a header link, then export what is shown.
-  await page.getByLabel('Guarantee').selectOption('at-least-once');
+  await page.getByLabel('Guarantee', { exact: true }).selectOption('at-least-once');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await expect(page).toHaveURL(/guarantee=at-least-once/);
   await expect(table.getByTestId('contract-e2e-contracts-tx')).toHaveCount(0);
