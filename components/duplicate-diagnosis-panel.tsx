@@ -49,6 +49,12 @@ export function DuplicateDiagnosisView({ d }: { d: DuplicateDiagnosis }) {
             <dd>
               {when(f.span.from)} → {when(f.span.to)}
             </dd>
+            {f.kind === 'checkpoint-loss' && (
+              <>
+                <dt>Reaches back to</dt>
+                <dd>{f.reachesBackTo ? `${when(f.reachesBackTo)} (the lost query's first run): all of its history` : 'the source’s beginning'}</dd>
+              </>
+            )}
             <dt>Matching event</dt>
             <dd>{f.event ? f.event.description : 'none recorded'}</dd>
             <dt>Fix</dt>

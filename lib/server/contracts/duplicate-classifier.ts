@@ -55,6 +55,11 @@ export interface Finding {
   span: { from: string | null; to: string | null };
   /** The recorded event that explains them, if any. */
   event: RecoveryEvidence | CheckpointLossEvidence | null;
+  /**
+   * Checkpoint loss only: when the query that lost its checkpoint started writing (its first
+   * run), so how far back in the sink's history the copies reach; set by duplicate-diagnosis.ts.
+   */
+  reachesBackTo?: string | null;
   fix: string;
 }
 

@@ -205,6 +205,9 @@ describe('duplicate diagnosis of real incidents', () => {
     expect(d.findings).toHaveLength(1);
     expect(d.findings[0]).toMatchObject({ kind: 'checkpoint-loss', batches: [0, 1, 2, 3], rows, event: { kind: 'reset-checkpoint', actor: 'token:admin-token' } });
     expect(d.findings[0].fix).toMatch(/deploy process/);
+    // The copies reach back to the lost query's first run, before the reset.
+    const firstRun = await kit.db.run.findFirstOrThrow({ where: { jobId: lossJob.id }, orderBy: { startedAt: 'asc' } });
+    expect(d.findings[0].reachesBackTo).toBe(firstRun.startedAt.toISOString());
     expect(d.evidence.losses.map((l: { kind: string }) => l.kind)).toContain('reset-checkpoint');
   }, 300_000);
 

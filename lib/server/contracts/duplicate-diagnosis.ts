@@ -164,5 +164,14 @@ export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkp
     losses,
     sinkFix: sinkFix(job.sinkType, job.spec as Obj, contract?.sink.reason ?? ''),
   });
+  // A checkpoint loss rewrote what the lost query had written since its first run: the copies reach
+  // back to that run's start (after any earlier loss), not just to the rewritten batches' times.
+  for (const f of classification.findings) {
+    if (f.kind !== 'checkpoint-loss' || !f.event) continue;
+    const at = f.event.at;
+    const earlierLoss = losses.filter((l) => l.at < at && l.kind !== 'query-id-change').map((l) => l.at).sort().pop();
+    const first = runs.find((r) => r.startedAt.toISOString() < at && (!earlierLoss || r.startedAt.toISOString() > earlierLoss));
+    f.reachesBackTo = first ? first.startedAt.toISOString() : null;
+  }
   return { ...base, audit: { totalExpected: audit.totalExpected, totalActual: audit.totalActual, duplicateRows: audit.duplicateRows, batches: audit.batches }, ...classification };
 }

@@ -132,19 +132,26 @@ export async function reprocessingRisk(db: PrismaClient, job: Job, cause: Reproc
   const held = sinkRows !== null ? `The sink holds ${sinkRows} rows now; ` : '';
   const message =
     `${CAUSE_TEXT[cause]} makes the next start read from ${startPosition}, and write into the sink what it already holds: ` +
-    `${held}${span}, so about ${Math.max(historyRows, sinkRows ?? 0)} rows would be written again.${idNote} ` +
+    `${held}${span}, so about ${rowsWrittenAgain(historyRows, sinkRows)} rows would be written again (as many as the source still retains).${idNote} ` +
     'To keep the data right, empty the sink first (or switch to an idempotent sink, e.g. postgres-upsert). To go ahead anyway, send acknowledgeReprocessing: true.';
   return { ...base, asked: true, why: idNote.trim(), sinkRows, message };
+}
+
+/**
+ * What reprocessing writes again: the committed batches' output, which the source delivers again
+ * from its start; with no history left (an earlier reset deleted it), what the sink holds.
+ */
+function rowsWrittenAgain(historyRows: number, sinkRows: number | null): number {
+  return historyRows > 0 ? historyRows : (sinkRows ?? 0);
 }
 
 /** Refuses (409) a checkpoint-losing change on an exposed sink that already holds rows, unless acknowledged. */
 export async function assertReprocessingAcknowledged(db: PrismaClient, job: Job, cause: ReprocessingCause, acknowledged: boolean | undefined, spec?: Obj): Promise<ReprocessingRisk> {
   const risk = await reprocessingRisk(db, job, cause, spec);
   if (risk.asked && acknowledged !== true) {
-    const rowsAgain = Math.max(risk.historyRows, risk.sinkRows ?? 0);
     throw new ReprocessingNotAcknowledgedError(risk.message, {
       cause,
-      rowsWrittenAgain: rowsAgain,
+      rowsWrittenAgain: rowsWrittenAgain(risk.historyRows, risk.sinkRows),
       sinkRows: risk.sinkRows,
       historyRows: risk.historyRows,
       batches: risk.batches,
