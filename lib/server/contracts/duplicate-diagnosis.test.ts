@@ -211,6 +211,27 @@ describe('duplicate diagnosis of real incidents', () => {
     expect(d.evidence.losses.map((l: { kind: string }) => l.kind)).toContain('reset-checkpoint');
   }, 300_000);
 
+  it('a checkpoint directory deleted behind Weir’s back is a checkpoint loss, traced by the new query id', async () => {
+    const gone = await createJob('dd-deleted-dir', 'bare-append');
+    await runFiles(gone, 2);
+    const oldQuery = (await kit.db.job.findUniqueOrThrow({ where: { id: gone.id } })).queryId;
+    rmSync(path.join(gone.base, 'cp'), { recursive: true, force: true });
+    await start(gone);
+    await waitFor('dd-deleted-dir: a new query id', async () => {
+      const q = (await kit.db.job.findUnique({ where: { id: gone.id } }))?.queryId;
+      return q && q !== oldQuery;
+    }, SLOW);
+    await committedThrough(gone, 1);
+    // Both files rewritten: wait until the new query's batch 1 is in the history too.
+    await waitFor('dd-deleted-dir: both files reprocessed', async () => (await diagnose(gone)).duplicateRows >= 2 * ROWS_PER_FILE, SLOW);
+    await stop(gone);
+    const d = await diagnose(gone);
+    expect(d.verdict, d.summary).toBe('checkpoint-loss');
+    expect(d.findings[0]).toMatchObject({ kind: 'checkpoint-loss', batches: [0, 1], rows: 2 * ROWS_PER_FILE, event: { kind: 'query-id-change', fromQueryId: oldQuery } });
+    expect(d.findings[0].event.description).toMatch(/deleted or replaced/);
+    expect((await kit.call(jobRoute.DELETE, '/', { method: 'DELETE', token: kit.tokens.admin, params: { id: gone.id } })).status).toBe(204);
+  }, 300_000);
+
   it('a checkpoint-location edit and a delete with checkpoint ask the same; an idempotent sink is not asked', async () => {
     const moved = { ...lossJob.spec, checkpointLocation: path.join(lossJob.base, 'cp-v2') };
     const refused = await kit.call(jobRoute.PUT, '/', { method: 'PUT', token: kit.tokens.admin, params: { id: lossJob.id }, body: { spec: moved } });

@@ -5,6 +5,7 @@
  * - recoveries: drills that crashed a batch, and runs that recovered from another run (the
  *   first batch such a run committed is the pending batch it re-ran);
  * - checkpoint losses: `job.reset-checkpoint` and checkpoint-location edits in the audit log,
+ *   `job.query-id-change` (a run found another query id in the checkpoint than the job last ran),
  *   and query id changes: the ids in the batch history (each progress record carries its query
  *   id), the job's recorded query id, and the id in the checkpoint's `metadata` now.
  */
@@ -92,6 +93,15 @@ function lossesOf(
         fromQueryId: (before.queryId as string | null) ?? null,
         description: `the checkpoint reset by ${e.actor} at ${e.createdAt.toISOString()} (query ${String(before.queryId ?? 'unknown')}, last batch ${String(before.lastBatchId ?? 'none')})`,
       });
+    } else if (e.action === 'job.query-id-change') {
+      out.push({
+        kind: 'query-id-change',
+        at: e.createdAt.toISOString(),
+        actor: e.actor,
+        fromQueryId: (before.queryId as string | null) ?? null,
+        toQueryId: (after.queryId as string | null) ?? null,
+        description: `a run at ${e.createdAt.toISOString()} found query ${String(after.queryId)} in the checkpoint instead of ${String(before.queryId)}: the checkpoint directory was deleted or replaced`,
+      });
     } else if (e.action === 'job.update' && before.checkpointLocation !== undefined && after.checkpointLocation !== undefined && before.checkpointLocation !== after.checkpointLocation) {
       out.push({
         kind: 'checkpoint-location-change',
@@ -137,7 +147,7 @@ export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkp
     db.$queryRaw<HistoryRow[]>`SELECT "batchId", "timestamp", "runId", progress->>'id' AS "queryId" FROM "BatchProgress" WHERE "jobId" = ${jobId} ORDER BY "batchId"`,
     db.run.findMany({ where: { jobId }, select: { id: true, startedAt: true, recoveredFromRunId: true, status: true, exitReason: true }, orderBy: { startedAt: 'asc' } }),
     db.drill.findMany({ where: { jobId }, select: { id: true, point: true, batchId: true, crashedAt: true }, orderBy: { requestedAt: 'asc' } }),
-    db.auditEvent.findMany({ where: { targetType: 'job', targetId: jobId, action: { in: ['job.reset-checkpoint', 'job.update'] } }, orderBy: { createdAt: 'asc' }, take: 500 }),
+    db.auditEvent.findMany({ where: { targetType: 'job', targetId: jobId, action: { in: ['job.reset-checkpoint', 'job.update', 'job.query-id-change'] } }, orderBy: { createdAt: 'asc' }, take: 500 }),
     checkpointQueryId(job.checkpointLocation, checkpointRoot),
   ]);
   const recoveries = recoveriesOf(drills, runs, history);
