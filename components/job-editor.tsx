@@ -79,11 +79,8 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const retype = (json: string, fields: OptionField[] = []) => JSON.stringify(carryOptions(optionsObject(json) ?? {}, fields), null, 2);
 
   const save = useMutation({
-    // `{acknowledge: true}`: the second confirmation of an edit that moves the checkpoint of a job
-    // whose sink holds rows (the API's 409 REPROCESSING_NOT_ACKNOWLEDGED).
-    mutationFn: async (arg: boolean | { acknowledge: true }) => {
-      const start = arg === true;
-      const body = { spec, description: form.description || null, restartPolicy: restart.policy, ...(typeof arg === 'object' ? { acknowledgeReprocessing: true } : {}) };
+    mutationFn: async (start: boolean) => {
+      const body = { spec, description: form.description || null, restartPolicy: restart.policy };
       if (mode === 'edit' && jobId) {
         await apiFetch(`/api/jobs/${jobId}`, { method: 'PUT', body });
         return jobId;
@@ -304,22 +301,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                 Cancel
               </a>
             </div>
-            {save.error instanceof ApiError && save.error.code === 'REPROCESSING_NOT_ACKNOWLEDGED' ? (
-              <div className="confirm panel" role="alertdialog" aria-modal="false" aria-label="Reprocessing into a sink that holds rows" aria-describedby="reprocessing-text">
-                <p>
-                  <strong>Second confirmation: the sink already holds this job&apos;s rows.</strong>
-                </p>
-                <p id="reprocessing-text">{save.error.message}</p>
-                <div className="actions">
-                  <button type="button" className="danger" disabled={save.isPending} onClick={() => save.mutate({ acknowledge: true })}>
-                    Save and reprocess anyway
-                  </button>
-                  <button type="button" onClick={() => save.reset()}>
-                    Keep the checkpoint location
-                  </button>
-                </div>
-              </div>
-            ) : save.isError && (
+            {save.isError && (
               <div className="error-box" role="alert">
                 {errorMessage(save.error)}
                 {saveErrors.length > 0 && (
