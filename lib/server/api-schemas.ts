@@ -106,8 +106,11 @@ export const changePasswordSchema = z.object({ currentPassword: z.string().min(1
 
 export const createTokenSchema = z.object({ name: z.string().min(1).max(200), role: roleSchema }).strict();
 
+/** The contract audit's sortable columns (contracts/contract-audit-presenter.ts). */
+export const CONTRACT_SORT_KEYS = ['name', 'guarantee', 'sinkType', 'sinkMode', 'medianRows', 'maxRows', 'lastRestartAt', 'status'] as const;
+
 export const contractsQuerySchema = z.object({
-  sort: z.enum(['name', 'guarantee', 'sinkType', 'sinkMode', 'medianRows', 'maxRows', 'lastRestartAt', 'status']).optional().describe('Sort key; default: most at risk first (at-least-once, then rows a replay would double)'),
+  sort: z.enum(CONTRACT_SORT_KEYS).optional().describe('Sort key; default: most at risk first (at-least-once, then rows a replay would double)'),
   dir: z.enum(['asc', 'desc']).default('asc'),
   guarantee: z.enum(['exactly-once', 'at-least-once', 'at-most-once', 'unknown']).optional(),
   sinkType: z.string().max(100).optional(),

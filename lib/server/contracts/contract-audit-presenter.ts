@@ -9,12 +9,12 @@
  * (jobId, batchId DESC) index), never one query per job.
  */
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import type { CONTRACT_SORT_KEYS } from '../api-schemas';
 import { contractOf, missingSignatures, primaryFix, sinkModeOf, type MissingSignature } from './contract-fixes';
 
 /** How many of a job's newest batches the replay figures are taken over. */
 export const RECENT_BATCHES = 100;
 
-export const CONTRACT_SORT_KEYS = ['name', 'guarantee', 'sinkType', 'sinkMode', 'medianRows', 'maxRows', 'lastRestartAt', 'status'] as const;
 export type ContractSortKey = (typeof CONTRACT_SORT_KEYS)[number];
 
 export interface ContractRow {
