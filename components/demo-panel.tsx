@@ -2,12 +2,15 @@
 /**
  * The demo page's live panel: for each demo job, revenue per region from its sink table, the
  * duplicate audit next to the computed guarantee, and the drill that reproduces the incident.
+ * The bare-append job also offers the second incident, "Lose the checkpoint", and shows the two
+ * signatures side by side: the replay's one batch (kept on the drill) and the diagnosis now.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiFetch, ApiError } from './api-client';
 import { roleAllows, useMe } from './use-me';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 import type { DemoJobStatus } from '@/lib/server/demo/demo-service';
+import { DuplicateDiagnosisView } from './duplicate-diagnosis-panel';
 
 const demoKey = ['demo'] as const;
 const money = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
@@ -45,7 +48,58 @@ function DrillButton({ job }: { job: DemoJobStatus }) {
   );
 }
 
-function JobCard({ job, canDrill }: { job: DemoJobStatus; canDrill: boolean }) {
+function LoseCheckpointButton({ job }: { job: DemoJobStatus }) {
+  const qc = useQueryClient();
+  const lose = useMutation({
+    mutationFn: () => apiFetch<{ jobId: string; deletedFiles: number }>('/api/demo', { method: 'POST', body: { loseCheckpoint: true } }),
+    onSettled: () => qc.invalidateQueries({ queryKey: demoKey }),
+  });
+  return (
+    <div style={{ marginTop: 8 }}>
+      <button type="button" className="danger" disabled={lose.isPending || job.status === 'STOPPING'} onClick={() => lose.mutate()} aria-label={`Lose the checkpoint of ${job.name}: reset it and start again`}>
+        {lose.isPending ? 'Stopping, resetting, starting…' : 'Lose the checkpoint'}
+      </button>{' '}
+      <span className="subtitle">Stops the job, resets its checkpoint and starts it again: a new query reads every order file into the same table.</span>
+      {lose.isSuccess && (
+        <p role="status" className="small">
+          Checkpoint lost ({lose.data.deletedFiles} files deleted); the job reprocesses the source from its beginning.
+        </p>
+      )}
+      {lose.error && (
+        <p className="error-box" role="alert">
+          {(lose.error as ApiError).message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The two incidents' signatures: the replay's one batch (from the drill) beside what the sink shows now. */
+function Signatures({ job }: { job: DemoJobStatus }) {
+  const r = job.replaySignature;
+  const d = job.diagnosis;
+  if (!r && (!d || d.verdict === 'none')) return null;
+  return (
+    <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))', gap: 12 }}>
+      <section className="panel" aria-label="The replay's signature" data-testid={`replay-signature-${job.mode}`}>
+        <h3 style={{ marginTop: 0, fontSize: 15 }}>The replay&apos;s signature</h3>
+        {r ? (
+          <p>
+            Drill after the sink write: <strong>{r.duplicateRows} duplicate rows</strong>, {r.doubledBatches.length === 0 ? 'no batch doubled' : `confined to batch ${r.doubledBatches.join(', ')}`}.
+          </p>
+        ) : (
+          <p className="subtitle">Run “Crash after the sink write” to see it.</p>
+        )}
+      </section>
+      <section className="panel" aria-label="Diagnosis now" data-testid={`diagnosis-${job.mode}`}>
+        <h3 style={{ marginTop: 0, fontSize: 15 }}>Diagnosis now</h3>
+        {d ? <DuplicateDiagnosisView d={d} /> : <p className="subtitle">The sink cannot be read yet.</p>}
+      </section>
+    </div>
+  );
+}
+
+function JobCard({ job, canDrill, canReset }: { job: DemoJobStatus; canDrill: boolean; canReset: boolean }) {
   const lastDrill = job.drills[0];
   const audit = job.audit;
   return (
@@ -91,6 +145,7 @@ function JobCard({ job, canDrill }: { job: DemoJobStatus; canDrill: boolean }) {
       <p className="subtitle">{(job.contract as { summary?: string } | null)?.summary ?? ''}</p>
       <p className="subtitle">Sink: {(job.contract as { sink?: { reason?: string } } | null)?.sink?.reason ?? ''}</p>
       {canDrill ? <DrillButton job={job} /> : <p className="subtitle">Sign in as an operator to run drills.</p>}
+      {job.mode === 'bare-append' && canReset && <LoseCheckpointButton job={job} />}
       {lastDrill && (
         <p className="subtitle" data-testid={`drill-${job.mode}`}>
           Last drill: {lastDrill.point}, {lastDrill.status}
@@ -98,6 +153,7 @@ function JobCard({ job, canDrill }: { job: DemoJobStatus; canDrill: boolean }) {
           {lastDrill.recoveredAt ? `, recovered ${new Date(lastDrill.recoveredAt).toLocaleTimeString()}` : ''}
         </p>
       )}
+      <Signatures job={job} />
     </section>
   );
 }
@@ -142,7 +198,7 @@ export function DemoPanel() {
     <>
       <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(520px, 1fr))', gap: 16 }}>
         {data.jobs.map((j) => (
-          <JobCard key={j.id} job={j} canDrill={canDrill} />
+          <JobCard key={j.id} job={j} canDrill={canDrill} canReset={roleAllows(me.role, 'admin')} />
         ))}
       </div>
       {roleAllows(me.role, 'admin') && (

@@ -3,12 +3,15 @@
  * Start, stop, restart, reset-checkpoint and delete for one job, offered as the signed-in role
  * allows (operator: start/stop/restart; admin: also edit, reset and delete). A button the role
  * may not use is shown disabled with the reason, rather than hidden, so a viewer knows the action
- * exists and whom to ask. Reset and delete need the job's name typed back.
+ * exists and whom to ask. Reset and delete need the job's name typed back; when the sink
+ * already holds rows it would not recognize as written (the API's 409
+ * REPROCESSING_NOT_ACKNOWLEDGED), a second confirmation shows the API's text (how many rows would
+ * be written again, from where) and repeats the request with `acknowledgeReprocessing`.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useId, useState, type ReactNode } from 'react';
-import { apiFetch, errorMessage } from './api-client';
+import { ApiError, apiFetch, errorMessage } from './api-client';
 import { queryKeys } from './query-keys';
 import { roleAllows, useMe } from './use-me';
 
@@ -31,6 +34,10 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
   const [confirming, setConfirming] = useState<'reset' | 'delete' | null>(null);
   const [typed, setTyped] = useState('');
   const [withCheckpoint, setWithCheckpoint] = useState(true);
+  const [reprocessing, setReprocessing] = useState<{ action: 'reset' | 'delete'; message: string } | null>(null);
+  const askAgain = (action: 'reset' | 'delete') => (e: unknown) => {
+    if (e instanceof ApiError && e.code === 'REPROCESSING_NOT_ACKNOWLEDGED') setReprocessing({ action, message: e.message });
+  };
   const act = useMutation({
     mutationFn: (a: Action) => apiFetch(`/api/jobs/${job.id}/${a}`, { method: 'POST' }),
     onSettled: async () => {
@@ -40,19 +47,26 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
     },
   });
   const reset = useMutation({
-    mutationFn: () => apiFetch<{ deletedFiles: number; deletedBatches: number; message?: string }>(`/api/jobs/${job.id}/reset-checkpoint`, { method: 'POST', body: { confirm: typed } }),
+    mutationFn: (acknowledgeReprocessing: boolean) =>
+      apiFetch<{ deletedFiles: number; deletedBatches: number; message?: string }>(`/api/jobs/${job.id}/reset-checkpoint`, {
+        method: 'POST',
+        body: { confirm: typed, ...(acknowledgeReprocessing ? { acknowledgeReprocessing } : {}) },
+      }),
     onSuccess: () => {
       setConfirming(null);
+      setReprocessing(null);
       setTyped('');
     },
+    onError: askAgain('reset'),
     onSettled: async () => {
       await qc.invalidateQueries({ queryKey: queryKeys.job(job.id) });
       router.refresh();
     },
   });
   const remove = useMutation({
-    mutationFn: () =>
-      apiFetch(`/api/jobs/${job.id}${withCheckpoint ? `?deleteCheckpoint=true&confirm=${encodeURIComponent(typed)}` : ''}`, { method: 'DELETE' }),
+    mutationFn: (acknowledgeReprocessing: boolean) =>
+      apiFetch(`/api/jobs/${job.id}${withCheckpoint ? `?deleteCheckpoint=true&confirm=${encodeURIComponent(typed)}${acknowledgeReprocessing ? '&acknowledgeReprocessing=true' : ''}` : ''}`, { method: 'DELETE' }),
+    onError: askAgain('delete'),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: queryKeys.jobs() });
       router.push('/');
@@ -61,6 +75,9 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
   });
   const open = (which: 'reset' | 'delete') => {
     setTyped('');
+    setReprocessing(null);
+    reset.reset();
+    remove.reset();
     setConfirming(which);
   };
 
@@ -122,9 +139,10 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
           what="reset"
           action="Delete checkpoint"
           pending={reset.isPending}
-          error={reset.error}
-          onConfirm={() => reset.mutate()}
+          error={isReprocessingAsk(reset.error) ? null : reset.error}
+          onConfirm={() => reset.mutate(false)}
           onCancel={() => setConfirming(null)}
+          second={reprocessing?.action === 'reset' ? { message: reprocessing.message, action: 'Reset and reprocess anyway', onConfirm: () => reset.mutate(true), onCancel: () => setReprocessing(null) } : undefined}
         >
           Resetting deletes the checkpoint (offsets, commits, state) and this job&apos;s batch history. The next start reads the source from the beginning, so a
           non-idempotent sink receives everything again.
@@ -139,9 +157,10 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
           what="deletion"
           action="Delete job"
           pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
+          error={isReprocessingAsk(remove.error) ? null : remove.error}
+          onConfirm={() => remove.mutate(false)}
           onCancel={() => setConfirming(null)}
+          second={reprocessing?.action === 'delete' ? { message: reprocessing.message, action: 'Delete anyway', onConfirm: () => remove.mutate(true), onCancel: () => setReprocessing(null) } : undefined}
           extra={
             <label className="checkbox">
               <input type="checkbox" checked={withCheckpoint} onChange={(e) => setWithCheckpoint(e.target.checked)} /> Also delete its checkpoint (offsets, commits,
@@ -163,6 +182,8 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
   );
 }
 
+const isReprocessingAsk = (e: unknown) => e instanceof ApiError && e.code === 'REPROCESSING_NOT_ACKNOWLEDGED';
+
 /** A destructive action's dialog: what it does, then the job's name typed back to enable it. */
 function ConfirmByName(p: {
   title: string;
@@ -177,6 +198,8 @@ function ConfirmByName(p: {
   onConfirm: () => void;
   onCancel: () => void;
   extra?: ReactNode;
+  /** The second confirmation: the API's explanation of the reprocessing, and the acknowledged retry. */
+  second?: { message: string; action: string; onConfirm: () => void; onCancel: () => void };
   children: ReactNode;
 }) {
   return (
@@ -202,6 +225,22 @@ function ConfirmByName(p: {
           {errorMessage(p.error)}
         </div>
       ) : null}
+      {p.second && (
+        <div className="confirm panel" role="alertdialog" aria-modal="false" aria-label="Reprocessing into a sink that holds rows" aria-describedby="reprocessing-text">
+          <p>
+            <strong>Second confirmation: the sink already holds this job&apos;s rows.</strong>
+          </p>
+          <p id="reprocessing-text">{p.second.message}</p>
+          <div className="actions">
+            <button type="button" className="danger" disabled={p.pending} onClick={p.second.onConfirm}>
+              {p.second.action}
+            </button>
+            <button type="button" onClick={p.second.onCancel}>
+              Keep the checkpoint
+            </button>
+          </div>
+        </div>
+      )}
     </div>
   );
 }

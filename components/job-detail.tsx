@@ -14,6 +14,7 @@ import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';
 import { CheckpointInspector } from './checkpoint-inspector';
 import { DrillsPanel } from './drills-panel';
+import { DuplicateDiagnosisPanel } from './duplicate-diagnosis-panel';
 import { ContractAudit } from './contract-audit';
 import { formatAgo, formatDuration } from './format';
 import { JobActions } from './job-actions';
@@ -137,7 +138,12 @@ export function JobDetail({
         {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
         {tab === 'Checkpoint' && <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />}
-        {tab === 'Drills' && <DrillsPanel jobId={id} status={job.data.status} />}
+        {tab === 'Drills' && (
+          <>
+            <DrillsPanel jobId={id} status={job.data.status} />
+            <DuplicateDiagnosisPanel jobId={id} />
+          </>
+        )}
         {tab === 'Definition' && (
           <div className="grid2">
             <section className="panel" aria-label="Definition">

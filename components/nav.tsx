@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { AlertBadge } from './alert-badge';
+import { AtLeastOnceBadge } from './contract-badge';
 import { NavSession } from './nav-session';
 
 /** `signedIn`: a session cookie is present (read by the layout); signed out, nothing polls the API. */
@@ -17,6 +18,9 @@ export function Nav({ current, signedIn = true }: { current?: string; signedIn?:
       </Link>
       <Link href="/alerts" aria-current={current === '/alerts' ? 'page' : undefined}>
         Alerts {signedIn && <AlertBadge />}
+      </Link>
+      <Link href="/audit/contracts" aria-current={current === '/audit/contracts' ? 'page' : undefined}>
+        Contracts {signedIn && <AtLeastOnceBadge />}
       </Link>
       <Link href="/demo" aria-current={current === '/demo' ? 'page' : undefined}>
         Demo

@@ -11,6 +11,7 @@ export const queryKeys = {
   batch: (id: string, batchId: number) => ['jobs', id, 'batch', batchId] as const,
   runs: (id: string, before: string | null, limit: number) => ['jobs', id, 'runs', before, limit] as const,
   checkpoint: (id: string) => ['jobs', id, 'checkpoint'] as const,
+  duplicateDiagnosis: (id: string) => ['jobs', id, 'duplicate-diagnosis'] as const,
   checkpointFile: (id: string, path: string) => ['jobs', id, 'checkpoint', 'file', path] as const,
   draft: (spec: string) => ['draft-check', spec] as const,
 };

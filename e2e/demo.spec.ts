@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 // The incident, rehearsed in the browser: set up the demo, crash each job after the sink write and
 // before the commit, and read the numbers the page shows once both have recovered.
 test('demo drills: the bare append doubles the replayed batch, the transactional sink stays correct', async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   await page.goto('/signin');
   await page.getByLabel('Username', { exact: true }).fill('admin');
   await page.getByLabel('Password', { exact: true }).fill('e2e-admin-password');
@@ -38,4 +38,16 @@ test('demo drills: the bare append doubles the replayed batch, the transactional
     await expect(page.getByTestId(`diff-transactional-${r}`)).toHaveText('0');
   }
   await page.screenshot({ path: 'e2e/artifacts/demo.png', fullPage: true });
+
+  // The second incident: lose the bare-append job's checkpoint. The new query reads every order
+  // file again into the same table: duplicates across batch ids, beside the replay's one batch.
+  await bare.getByRole('button', { name: /Lose the checkpoint/ }).click();
+  await expect(bare.getByRole('status').filter({ hasText: 'Checkpoint lost' })).toBeVisible({ timeout: 150_000 });
+  await expect(page.getByTestId('replay-signature-bare-append')).toContainText(/confined to batch \d+/);
+  const diagnosis = page.getByTestId('diagnosis-bare-append').getByTestId('duplicate-diagnosis');
+  await expect(diagnosis).toHaveAttribute('data-verdict', 'checkpoint-loss', { timeout: 90_000 });
+  await expect(diagnosis).toContainText('the checkpoint reset by user:admin');
+  // The transactional job was not touched: still no duplicates.
+  await expect(page.getByTestId('duplicates-transactional')).toContainText('Duplicate rows in the sink: 0');
+  await page.screenshot({ path: 'e2e/artifacts/demo-checkpoint-loss.png', fullPage: true });
 });

@@ -11,7 +11,8 @@ export default async function DemoPage() {
       <p className="subtitle">
         Two jobs read the same replayable orders source and sum revenue per region in PostgreSQL. Crash each one after the sink write and
         before the commit: the re-run of that batch doubles its orders in the bare append, and the transactional sink recognizes the
-        replayed batch id and commits nothing.
+        replayed batch id and commits nothing. Then lose the bare-append job&apos;s checkpoint: the new query reads every order again, and the
+        duplicates span all of history instead of one batch. The duplicate diagnosis tells the two incidents apart.
       </p>
       <DemoPanel />
     </>

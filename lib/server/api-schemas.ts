@@ -12,6 +12,16 @@ const MAX_DATE_MS = 8_640_000_000_000_000;
 
 export const roleSchema = z.enum(['viewer', 'operator', 'admin']);
 
+/**
+ * `acknowledgeReprocessing`: the caller has read that this change makes the next start read the
+ * source from its beginning into a sink that already holds the job's output (409
+ * REPROCESSING_NOT_ACKNOWLEDGED says how many rows and from where).
+ */
+export const acknowledgeReprocessingField = z
+  .boolean()
+  .optional()
+  .describe('Acknowledge that the next start reprocesses the source from its start position into a sink that already holds rows (asked by a 409 REPROCESSING_NOT_ACKNOWLEDGED)');
+
 export const restartPolicySchema = z
   .object({
     maxRestarts: z.number().int().min(0).max(100),
@@ -29,9 +39,13 @@ export const jobInputSchema = z.union([
       spec: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('The job spec (lib/engine/spec/job-spec.ts), as an object or JSON text'),
       description: z.string().max(2000).nullable().optional(),
       restartPolicy: restartPolicySchema.nullable().optional(),
+      acknowledgeReprocessing: acknowledgeReprocessingField,
     })
     .strict(),
-  z.record(z.string(), z.unknown()).refine((o) => !('spec' in o), 'a bare job spec has no "spec" field').transform((spec) => ({ spec, description: undefined, restartPolicy: undefined })),
+  z
+    .record(z.string(), z.unknown())
+    .refine((o) => !('spec' in o), 'a bare job spec has no "spec" field')
+    .transform((spec) => ({ spec, description: undefined, restartPolicy: undefined, acknowledgeReprocessing: undefined })),
 ]);
 
 export const validateInputSchema = z.union([
@@ -39,7 +53,7 @@ export const validateInputSchema = z.union([
   z.record(z.string(), z.unknown()).refine((o) => !('spec' in o)).transform((spec) => ({ spec })),
 ]);
 
-export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation") }).strict();
+export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation"), acknowledgeReprocessing: acknowledgeReprocessingField }).strict();
 
 export const jobsQuerySchema = z.object({ status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional() });
 
@@ -55,6 +69,11 @@ export const deleteJobQuerySchema = z.object({
     .transform((v) => v === 'true')
     .describe('Also delete the job’s checkpoint (offsets, commits, state); needs confirm'),
   confirm: z.string().optional().describe('The job’s name, typed back, when deleteCheckpoint=true'),
+  acknowledgeReprocessing: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe('With deleteCheckpoint: acknowledge that a job recreated on this sink reprocesses the source into rows it already holds (asked by a 409 REPROCESSING_NOT_ACKNOWLEDGED)'),
 });
 
 export const runsQuerySchema = z.object({
@@ -86,3 +105,21 @@ export const signInSchema = z.union([
 export const changePasswordSchema = z.object({ currentPassword: z.string().min(1), newPassword: z.string().min(1) }).strict();
 
 export const createTokenSchema = z.object({ name: z.string().min(1).max(200), role: roleSchema }).strict();
+
+/** The contract audit's sortable columns (contracts/contract-audit-presenter.ts). */
+export const CONTRACT_SORT_KEYS = ['name', 'guarantee', 'sinkType', 'sinkMode', 'medianRows', 'maxRows', 'lastRestartAt', 'status'] as const;
+
+export const contractsQuerySchema = z.object({
+  sort: z.enum(CONTRACT_SORT_KEYS).optional().describe('Sort key; default: most at risk first (at-least-once, then rows a replay would double)'),
+  dir: z.enum(['asc', 'desc']).default('asc'),
+  guarantee: z.enum(['exactly-once', 'at-least-once', 'at-most-once', 'unknown']).optional(),
+  sinkType: z.string().max(100).optional(),
+  q: z.string().max(200).optional().describe('Part of the job name'),
+  format: z.enum(['json', 'csv']).default('json').describe('csv: the same rows as text/csv, for a postmortem spreadsheet'),
+});
+
+
+export const demoInputSchema = z.object({
+  addFiles: z.number().int().min(1).max(100).optional().describe('Add this many files of orders to the demo source'),
+  loseCheckpoint: z.literal(true).optional().describe('Stop the bare-append demo job, reset its checkpoint (acknowledged) and start it again: the checkpoint-loss incident'),
+});

@@ -10,7 +10,9 @@
  * - 403 FORBIDDEN: authenticated, but the role may not do this.
  * - 404 NOT_FOUND.
  * - 409 CONFLICT (state clashes: already running, reset while active, duplicate name) and the
- *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE.
+ *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE, and
+ *   REPROCESSING_NOT_ACKNOWLEDGED (a checkpoint-losing change on a sink that already holds rows,
+ *   sent without acknowledgeReprocessing: true; contracts/reprocessing-guard.ts).
  * - 413 PAYLOAD_TOO_LARGE: the body is over the API's limit (api-handler.ts, MAX_BODY_BYTES).
  * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT /
  *   OUTBOUND_REFUSED: well-formed request whose content the engine refuses.
@@ -75,6 +77,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   PAYLOAD_TOO_LARGE: 413,
   CONCURRENT_STREAM_LOG_UPDATE: 409,
   INCOMPATIBLE_QUERY_CHANGE: 409,
+  REPROCESSING_NOT_ACKNOWLEDGED: 409,
   INVALID_JOB_SPEC: 422,
   VALIDATION_ERROR: 422,
   ANALYSIS_ERROR: 422,

@@ -80,7 +80,18 @@ export class RunRecorder {
     await moveRun(this.db, this.runRowId, 'run-running');
     await moveJob(this.db, this.jobId, 'run-running');
     // The query id is recorded whatever the status (a stop requested meanwhile keeps STOPPING).
-    if (extra.queryId) await this.db.job.update({ where: { id: this.jobId }, data: { queryId: extra.queryId } });
+    if (extra.queryId) {
+      const before = await this.db.job.findUnique({ where: { id: this.jobId }, select: { queryId: true } });
+      await this.db.job.update({ where: { id: this.jobId }, data: { queryId: extra.queryId } });
+      // A start that finds another query id in the checkpoint than the job last ran (the checkpoint
+      // directory deleted or replaced behind Weir's back) is a new query: the run is the only one
+      // that sees it, so it leaves the trace in the audit log for the duplicate diagnosis.
+      if (before?.queryId && before.queryId !== extra.queryId) {
+        await this.db.auditEvent.create({
+          data: { actor: 'system:worker', actorRole: 'system', action: 'job.query-id-change', targetType: 'job', targetId: this.jobId, before: { queryId: before.queryId }, after: { queryId: extra.queryId, runId: this.runRowId } },
+        });
+      }
+    }
     await evaluateAlertsForRun(this.db, this.jobId);
   }
 

@@ -1,17 +1,21 @@
-import { z } from 'zod';
 import { env, databaseUrl } from '@/lib/env';
 import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/api-handler';
-import { addDemoOrders, demoStatus, setupDemo } from '@/lib/server/demo/demo-service';
+import { demoInputSchema } from '@/lib/server/api-schemas';
+import { addDemoOrders, demoStatus, loseDemoCheckpoint, setupDemo } from '@/lib/server/demo/demo-service';
 
 export const dynamic = 'force-dynamic';
 
-const demoConfig = () => ({ filesRoot: env().filesRoots[0], databaseUrl: databaseUrl() });
+const demoConfig = () => ({ filesRoot: env().filesRoots[0], databaseUrl: databaseUrl(), checkpointRoot: env().checkpointRoot });
 
 export const GET = apiRoute('viewer', 'read the demo', async (ctx) => demoStatus(ctx.db, demoConfig()));
 
-/** Sets up and starts the demo jobs (admins: it creates jobs); `{ addFiles: n }` adds more orders. */
+/**
+ * Sets up and starts the demo jobs (admins: it creates jobs); `{ addFiles: n }` adds more orders;
+ * `{ loseCheckpoint: true }` resets the bare-append job's checkpoint and starts it again.
+ */
 export const POST = apiRoute('admin', 'set up the demo', async (ctx) => {
-  const body = await parseBody(ctx.req, z.object({ addFiles: z.number().int().min(1).max(100).optional() }));
+  const body = await parseBody(ctx.req, demoInputSchema);
   if (body.addFiles) return { orders: addDemoOrders(demoConfig(), body.addFiles) };
+  if (body.loseCheckpoint) return loseDemoCheckpoint(jobServiceContext(ctx));
   return setupDemo(jobServiceContext(ctx), demoConfig());
 });

@@ -6,14 +6,22 @@
  * each table. A drill that crashes a run after the sink write and before the commit makes the
  * re-run insert that batch again into the bare-append table, and its revenue comes out doubled
  * for those orders; the transactional table recognizes the replayed batch id and stays right.
+ *
+ * The second step shows the other incident with the same symptom: "Lose the checkpoint" stops the
+ * bare-append job, resets its checkpoint (acknowledging the reprocessing, as the API demands) and
+ * starts it again. The new query reads every order file from the beginning into the table that
+ * already holds them: duplicates in every batch id, beside the replay's one batch, and the
+ * duplicate diagnosis tells the two apart.
  */
 import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
-import { createJob, startJob, type JobServiceContext } from '../services/job-service';
+import { createJob, resetCheckpoint, startJob, stopJob, type JobServiceContext } from '../services/job-service';
 import { jobSinkAudit } from '../drills/drill-service';
+import { diagnoseDuplicates, type DuplicateDiagnosis } from '../contracts/duplicate-diagnosis';
+import { ConflictError } from '../http-errors';
 
 export const DEMO_SCHEMA = 'weir_demo';
 export const DEMO_JOBS = [
@@ -27,6 +35,8 @@ export interface DemoConfig {
   /** The first of WEIR_FILES_ROOTS: the demo's orders live in `<filesRoot>/demo/orders`. */
   filesRoot: string;
   databaseUrl: string;
+  /** WEIR_CHECKPOINT_ROOT: the diagnosis reads each demo job's checkpoint metadata. */
+  checkpointRoot?: string;
 }
 
 const ordersDir = (c: DemoConfig) => path.join(c.filesRoot, 'demo', 'orders');
@@ -116,6 +126,10 @@ export interface DemoJobStatus {
   distinctOrders: number;
   duplicateRows: number;
   audit: Awaited<ReturnType<typeof jobSinkAudit>> | null;
+  /** The duplicate diagnosis: replay window, checkpoint loss, or none. */
+  diagnosis: DuplicateDiagnosis | null;
+  /** The drill's own audit, recorded at its recovery: the replay's signature, kept through a later reset. */
+  replaySignature: { drillId: string; batchId: number | null; duplicateRows: number; doubledBatches: number[] } | null;
   drills: { id: string; point: string; status: string; batchId: number | null; requestedAt: string; recoveredAt: string | null }[];
   contract: unknown;
 }
@@ -158,11 +172,15 @@ export async function demoStatus(db: PrismaClient, c: DemoConfig): Promise<{ rea
       const r = await revenueOf(client, def.table);
       const drills = await db.drill.findMany({ where: { jobId: job.id }, orderBy: { requestedAt: 'desc' }, take: 10 });
       let audit = null;
+      let diagnosis: DuplicateDiagnosis | null = null;
       try {
-        audit = await jobSinkAudit(db, job.id);
+        diagnosis = await diagnoseDuplicates(db, job.id, c.checkpointRoot ?? '');
+        audit = diagnosis.audit ? { sinkType: diagnosis.sinkType, readable: diagnosis.readable, perBatch: diagnosis.perBatch, note: diagnosis.note, guarantee: job.guarantee, ...diagnosis.audit } : null;
       } catch {
         audit = null;
       }
+      const recovered = drills.find((d) => d.status === 'RECOVERED' && d.audit);
+      const drillAudit = recovered?.audit as { duplicateRows?: number; batches?: { batchId: number; duplicates: number }[] } | undefined;
       out.push({
         id: job.id,
         name: job.name,
@@ -176,6 +194,10 @@ export async function demoStatus(db: PrismaClient, c: DemoConfig): Promise<{ rea
         distinctOrders: r.distinctOrders,
         duplicateRows: r.rows - r.distinctOrders,
         audit,
+        diagnosis,
+        replaySignature: recovered
+          ? { drillId: recovered.id, batchId: recovered.batchId, duplicateRows: drillAudit?.duplicateRows ?? 0, doubledBatches: (drillAudit?.batches ?? []).filter((b) => b.duplicates > 0).map((b) => b.batchId) }
+          : null,
         drills: drills.map((d) => ({ id: d.id, point: d.point, status: d.status, batchId: d.batchId, requestedAt: d.requestedAt.toISOString(), recoveredAt: d.recoveredAt?.toISOString() ?? null })),
         contract: job.contract,
       });
@@ -184,6 +206,32 @@ export async function demoStatus(db: PrismaClient, c: DemoConfig): Promise<{ rea
   } finally {
     await client.end();
   }
+}
+
+/** How long "Lose the checkpoint" waits for the running batch to commit and the job to stop. */
+const STOP_WAIT_MS = 120_000;
+
+/**
+ * The demo's second incident: stop the bare-append job, reset its checkpoint (acknowledged: the
+ * point is to show what that does), start it again. The new query reprocesses every order file.
+ */
+export async function loseDemoCheckpoint(ctx: JobServiceContext): Promise<{ jobId: string; deletedFiles: number }> {
+  const def = DEMO_JOBS.find((j) => j.mode === 'bare-append')!;
+  const job = await ctx.db.job.findUnique({ where: { name: def.name } });
+  if (!job) throw new ConflictError('The demo is not set up; set it up first (POST /api/demo).');
+  await stopJob(ctx, job.id);
+  const until = Date.now() + STOP_WAIT_MS;
+  for (;;) {
+    const now = await ctx.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    if (now.status === 'STOPPED' || now.status === 'FAILED') break;
+    if (Date.now() > until) {
+      throw new ConflictError(`${def.name} is still ${now.status} after ${STOP_WAIT_MS / 1000} s; is a worker running (GET /api/health)? Try again once it has stopped.`, { status: now.status });
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const reset = await resetCheckpoint(ctx, job.id, def.name, { acknowledgeReprocessing: true });
+  await startJob(ctx, job.id);
+  return { jobId: job.id, deletedFiles: reset.deletedFiles };
 }
 
 export type { Principal };

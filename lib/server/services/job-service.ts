@@ -29,6 +29,7 @@ import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-p
 import { unmaskSpec } from '../presenters/secret-masking';
 import { serverOutboundPolicy } from '../outbound';
 import { recordAudit } from './audit-service';
+import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';
 import { deleteCheckpoint, type CheckpointDeletion } from './checkpoint-reset';
 import { assertCheckpointOwned, assertOwnPathsApart, confinePaths, lockJobPaths, type ServerPathRoots } from './job-paths';
 
@@ -56,6 +57,8 @@ export interface JobInput {
   spec: unknown;
   description?: string | null;
   restartPolicy?: { maxRestarts: number; backoffMs: number } | null;
+  /** An edit that moves the checkpoint: acknowledged that the next start reprocesses into the sink (reprocessing-guard.ts). */
+  acknowledgeReprocessing?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -164,6 +167,10 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
   const incoming = unmaskSpec(specObject(input.spec), before.spec);
   const { spec, result, fields } = validated(withCheckpoint(incoming, before.checkpointLocation), ctx, ctx.outbound ?? serverOutboundPolicy());
   await assertNameFree(ctx.db, result.spec!.name, id);
+  // A new checkpoint location is a new query: the next start reprocesses the source into a sink
+  // that may already hold it (the check is on the sink as it is now, before the edit).
+  const moved = result.spec!.checkpointLocation !== before.checkpointLocation;
+  if (moved) await assertReprocessingAcknowledged(ctx.db, before, 'checkpoint-location-change', input.acknowledgeReprocessing);
   const job = await ctx.db.$transaction(async (tx) => {
     await lockJobPaths(tx);
     await assertCheckpointOwned(tx, id, fields);
@@ -176,7 +183,13 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
         ...columnsOf(spec, result),
       },
     });
-    await recordAudit(tx, ctx.principal, { action: 'job.update', targetType: 'job', targetId: id, before: presentJob(before), after: presentJob(row) });
+    await recordAudit(tx, ctx.principal, {
+      action: 'job.update',
+      targetType: 'job',
+      targetId: id,
+      before: presentJob(before),
+      after: { ...presentJob(row), ...(moved ? { checkpointLocationChanged: true, acknowledgedReprocessing: input.acknowledgeReprocessing === true } : {}) },
+    });
     return row;
   });
   return { job: presentJob(job), warnings: result.warnings };
@@ -190,7 +203,7 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
 export async function deleteJob(
   ctx: JobServiceContext,
   id: string,
-  opts: { deleteCheckpoint?: boolean; confirm?: string } = {},
+  opts: { deleteCheckpoint?: boolean; confirm?: string; acknowledgeReprocessing?: boolean } = {},
 ): Promise<{ deletedCheckpointFiles: number | null; keptCheckpointEntries?: string[]; message?: string }> {
   requireRole(ctx.principal, 'admin', 'delete jobs');
   const before = await findJobOrThrow(ctx.db, id);
@@ -200,6 +213,7 @@ export async function deleteJob(
     if (opts.confirm !== before.name) {
       throw new BadRequestError(`To delete the job with its checkpoint, type the job's name exactly as confirmation: ?deleteCheckpoint=true&confirm=${encodeURIComponent(before.name)}.`, { path: 'confirm', expected: before.name });
     }
+    await assertReprocessingAcknowledged(ctx.db, before, 'delete-with-checkpoint', opts.acknowledgeReprocessing);
     deletion = await deleteOwnCheckpoint(ctx, before);
   }
   const deletedCheckpointFiles = deletion?.deletedFiles ?? null;
@@ -210,7 +224,10 @@ export async function deleteJob(
       targetType: 'job',
       targetId: id,
       before: presentJob(before),
-      after: deletion === null ? undefined : { checkpointLocation: before.checkpointLocation, deletedCheckpointFiles, keptCheckpointEntries: deletion.keptEntries },
+      after:
+        deletion === null
+          ? undefined
+          : { checkpointLocation: before.checkpointLocation, deletedCheckpointFiles, keptCheckpointEntries: deletion.keptEntries, acknowledgedReprocessing: opts.acknowledgeReprocessing === true },
     });
   });
   if (!deletion) return { deletedCheckpointFiles };
@@ -297,6 +314,7 @@ export async function resetCheckpoint(
   ctx: JobServiceContext,
   id: string,
   confirm: string,
+  opts: { acknowledgeReprocessing?: boolean } = {},
 ): Promise<{ job: JobDetail; deletedFiles: number; deletedBatches: number; keptEntries?: string[]; message?: string }> {
   requireRole(ctx.principal, 'admin', 'reset checkpoints');
   const before = await findJobOrThrow(ctx.db, id);
@@ -304,6 +322,7 @@ export async function resetCheckpoint(
     throw new BadRequestError(`To reset the checkpoint, type the job's name exactly as confirmation: {"confirm": "${before.name}"}.`, { path: 'confirm', expected: before.name });
   }
   assertAllowed(before, 'reset-checkpoint');
+  await assertReprocessingAcknowledged(ctx.db, before, 'reset-checkpoint', opts.acknowledgeReprocessing);
   const deletion = await deleteOwnCheckpoint(ctx, before);
   const deletedFiles = deletion.deletedFiles;
   const { row, deletedBatches } = await ctx.db.$transaction(async (tx) => {
@@ -314,7 +333,7 @@ export async function resetCheckpoint(
       targetType: 'job',
       targetId: id,
       before: { ...lifecycleView(before), queryId: before.queryId, lastBatchId: before.lastBatchId, checkpointLocation: before.checkpointLocation },
-      after: { ...lifecycleView(r), queryId: null, lastBatchId: null, deletedFiles, deletedBatches: count, keptEntries: deletion.keptEntries },
+      after: { ...lifecycleView(r), queryId: null, lastBatchId: null, deletedFiles, deletedBatches: count, keptEntries: deletion.keptEntries, acknowledgedReprocessing: opts.acknowledgeReprocessing === true },
     });
     return { row: r, deletedBatches: count };
   });

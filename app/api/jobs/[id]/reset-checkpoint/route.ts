@@ -5,6 +5,6 @@ import { resetCheckpoint } from '@/lib/server/services/job-service';
 export const dynamic = 'force-dynamic';
 
 export const POST = apiRoute('admin', 'reset checkpoints', async (ctx) => {
-  const { confirm } = await parseBody(ctx.req, resetCheckpointSchema);
-  return resetCheckpoint(jobServiceContext(ctx), ctx.params.id, confirm);
+  const { confirm, acknowledgeReprocessing } = await parseBody(ctx.req, resetCheckpointSchema);
+  return resetCheckpoint(jobServiceContext(ctx), ctx.params.id, confirm, { acknowledgeReprocessing });
 });

@@ -1,0 +1,187 @@
+/**
+ * The duplicate diagnosis of one job (GET /api/jobs/:id/duplicate-diagnosis): the sink's
+ * duplicate audit (rows per batch id against what each committed batch wrote), classified by
+ * duplicate-classifier.ts from the evidence the control plane keeps:
+ * - recoveries: drills that crashed a batch, and runs that recovered from another run (the
+ *   first batch such a run committed is the pending batch it re-ran);
+ * - checkpoint losses: `job.reset-checkpoint` and checkpoint-location edits in the audit log,
+ *   `job.query-id-change` (a run found another query id in the checkpoint than the job last ran),
+ *   and query id changes: the ids in the batch history (each progress record carries its query
+ *   id), the job's recorded query id, and the id in the checkpoint's `metadata` now.
+ */
+import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { readStreamMetadata } from '@/lib/engine';
+import { NotFoundError } from '../http-errors';
+import { jobSinkAudit } from '../drills/drill-service';
+import type { SinkAudit } from '../drills/sink-audit';
+import { openCheckpoint } from '../presenters/checkpoint-presenter';
+import { contractOf, sinkFix } from './contract-fixes';
+import { classifyDuplicates, type Classification, type CheckpointLossEvidence, type RecoveryEvidence } from './duplicate-classifier';
+
+export interface DuplicateDiagnosis extends Classification {
+  jobId: string;
+  jobName: string;
+  sinkType: string;
+  guarantee: string | null;
+  readable: boolean;
+  perBatch: boolean;
+  note: string;
+  audit: Pick<SinkAudit, 'totalExpected' | 'totalActual' | 'duplicateRows' | 'batches'> | null;
+  evidence: {
+    recoveries: RecoveryEvidence[];
+    losses: CheckpointLossEvidence[];
+    /** Query ids seen: in the batch history, on the job, in the checkpoint's metadata now. */
+    queryIds: { history: string[]; job: string | null; checkpoint: string | null };
+  };
+}
+
+type Obj = Record<string, unknown>;
+
+interface HistoryRow {
+  batchId: number;
+  timestamp: Date;
+  runId: string | null;
+  queryId: string | null;
+}
+
+async function checkpointQueryId(location: string, checkpointRoot: string): Promise<string | null> {
+  try {
+    return (await readStreamMetadata(openCheckpoint(location, checkpointRoot)))?.id ?? null;
+  } catch {
+    // outside the root, unreadable or corrupt: the checkpoint page says which; here it is only evidence
+    return null;
+  }
+}
+
+/** Recoveries that re-ran a pending batch: drills' crashed batches and each recovering run's first batch. */
+function recoveriesOf(
+  drills: { id: string; point: string; batchId: number | null; crashedAt: Date | null }[],
+  runs: { id: string; startedAt: Date; recoveredFromRunId: string | null; status: string; exitReason: string | null }[],
+  history: HistoryRow[],
+): RecoveryEvidence[] {
+  const out: RecoveryEvidence[] = [];
+  for (const d of drills) {
+    if (d.batchId === null || !d.crashedAt) continue;
+    out.push({ batchId: d.batchId, at: d.crashedAt.toISOString(), source: 'drill', description: `drill ${d.point}: the run crashed in batch ${d.batchId} and its recovery re-ran it` });
+  }
+  const firstBatchOfRun = new Map<string, number>();
+  for (const h of history) if (h.runId && (firstBatchOfRun.get(h.runId) ?? Infinity) > h.batchId) firstBatchOfRun.set(h.runId, h.batchId);
+  for (const r of runs) {
+    if (!r.recoveredFromRunId) continue;
+    const b = firstBatchOfRun.get(r.id);
+    if (b === undefined) continue;
+    out.push({ batchId: b, at: r.startedAt.toISOString(), source: 'recovery', description: `run ${r.id.slice(0, 8)} recovered from run ${r.recoveredFromRunId.slice(0, 8)} and re-ran pending batch ${b}` });
+  }
+  return out;
+}
+
+function lossesOf(
+  events: { action: string; actor: string; createdAt: Date; before: unknown; after: unknown }[],
+  history: HistoryRow[],
+  jobQueryId: string | null,
+  cpQueryId: string | null,
+): CheckpointLossEvidence[] {
+  const out: CheckpointLossEvidence[] = [];
+  for (const e of events) {
+    const before = (e.before ?? {}) as Obj;
+    const after = (e.after ?? {}) as Obj;
+    if (e.action === 'job.reset-checkpoint') {
+      out.push({
+        kind: 'reset-checkpoint',
+        at: e.createdAt.toISOString(),
+        actor: e.actor,
+        fromQueryId: (before.queryId as string | null) ?? null,
+        description: `the checkpoint reset by ${e.actor} at ${e.createdAt.toISOString()} (query ${String(before.queryId ?? 'unknown')}, last batch ${String(before.lastBatchId ?? 'none')})`,
+      });
+    } else if (e.action === 'job.query-id-change') {
+      out.push({
+        kind: 'query-id-change',
+        at: e.createdAt.toISOString(),
+        actor: e.actor,
+        fromQueryId: (before.queryId as string | null) ?? null,
+        toQueryId: (after.queryId as string | null) ?? null,
+        description: `a run at ${e.createdAt.toISOString()} found query ${String(after.queryId)} in the checkpoint instead of ${String(before.queryId)}: the checkpoint directory was deleted or replaced`,
+      });
+    } else if (e.action === 'job.update' && before.checkpointLocation !== undefined && after.checkpointLocation !== undefined && before.checkpointLocation !== after.checkpointLocation) {
+      out.push({
+        kind: 'checkpoint-location-change',
+        at: e.createdAt.toISOString(),
+        actor: e.actor,
+        description: `the checkpoint location changed by ${e.actor} at ${e.createdAt.toISOString()} (${String(before.checkpointLocation)} → ${String(after.checkpointLocation)})`,
+      });
+    }
+  }
+  // Query id changes in the batch history: each progress record names the query that wrote it.
+  const byTime = [...history].filter((h) => h.queryId).sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime());
+  for (let i = 1; i < byTime.length; i++) {
+    if (byTime[i].queryId !== byTime[i - 1].queryId) {
+      out.push({
+        kind: 'query-id-change',
+        at: byTime[i].timestamp.toISOString(),
+        fromQueryId: byTime[i - 1].queryId,
+        toQueryId: byTime[i].queryId,
+        description: `a new query id ${byTime[i].queryId} in the batch history from batch ${byTime[i].batchId} (before: ${byTime[i - 1].queryId}): the checkpoint's metadata was lost or replaced`,
+      });
+    }
+  }
+  // The checkpoint's metadata names another query than the history's last: it was replaced (a
+  // deleted directory re-created by the next start) after those batches.
+  const last = byTime[byTime.length - 1]?.queryId ?? jobQueryId;
+  if (cpQueryId && last && cpQueryId !== last && !out.some((l) => l.toQueryId === cpQueryId)) {
+    out.push({
+      kind: 'query-id-change',
+      at: (byTime[byTime.length - 1]?.timestamp ?? new Date()).toISOString(),
+      fromQueryId: last,
+      toQueryId: cpQueryId,
+      description: `the checkpoint's metadata now names query ${cpQueryId}, not ${last} that wrote the history: the checkpoint was replaced`,
+    });
+  }
+  return out;
+}
+
+export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkpointRoot: string): Promise<DuplicateDiagnosis> {
+  const job = await db.job.findUnique({ where: { id: jobId } });
+  if (!job) throw new NotFoundError('job', jobId);
+  const [audit, history, runs, drills, events, cpQueryId] = await Promise.all([
+    jobSinkAudit(db, jobId),
+    db.$queryRaw<HistoryRow[]>`SELECT "batchId", "timestamp", "runId", progress->>'id' AS "queryId" FROM "BatchProgress" WHERE "jobId" = ${jobId} ORDER BY "batchId"`,
+    db.run.findMany({ where: { jobId }, select: { id: true, startedAt: true, recoveredFromRunId: true, status: true, exitReason: true }, orderBy: { startedAt: 'asc' } }),
+    db.drill.findMany({ where: { jobId }, select: { id: true, point: true, batchId: true, crashedAt: true }, orderBy: { requestedAt: 'asc' } }),
+    db.auditEvent.findMany({ where: { targetType: 'job', targetId: jobId, action: { in: ['job.reset-checkpoint', 'job.update', 'job.query-id-change'] } }, orderBy: { createdAt: 'asc' }, take: 500 }),
+    checkpointQueryId(job.checkpointLocation, checkpointRoot),
+  ]);
+  const recoveries = recoveriesOf(drills, runs, history);
+  const losses = lossesOf(events, history, job.queryId, cpQueryId);
+  const contract = contractOf(job.contract);
+  const evidence = { recoveries, losses, queryIds: { history: [...new Set(history.map((h) => h.queryId).filter((q): q is string => !!q))], job: job.queryId, checkpoint: cpQueryId } };
+  const base = { jobId, jobName: job.name, sinkType: audit.sinkType, guarantee: job.guarantee, readable: audit.readable, perBatch: audit.perBatch, note: audit.note, evidence };
+  if (!audit.readable || !audit.perBatch) {
+    return {
+      ...base,
+      audit: audit.readable ? { totalExpected: audit.totalExpected, totalActual: audit.totalActual, duplicateRows: audit.duplicateRows, batches: audit.batches } : null,
+      verdict: 'not-auditable',
+      summary: audit.readable
+        ? `The sink can be counted but not per batch (${audit.note}), so the duplicates (${audit.duplicateRows} rows) cannot be told apart by batch id.`
+        : `${audit.note} The diagnosis needs a sink Weir can read back per batch.`,
+      duplicateRows: audit.duplicateRows,
+      findings: [],
+    };
+  }
+  const committedAt = new Map(history.map((h) => [h.batchId, h.timestamp.toISOString()]));
+  const classification = classifyDuplicates({
+    duplicated: audit.batches.map((b) => ({ batchId: b.batchId, duplicates: b.duplicates, committedAt: committedAt.get(b.batchId) ?? null })),
+    recoveries,
+    losses,
+    sinkFix: sinkFix(job.sinkType, job.spec as Obj, contract?.sink.reason ?? ''),
+  });
+  // A checkpoint loss rewrote what the lost query had written since its first run: the copies reach
+  // back to that run's start (after any earlier loss), not just to the rewritten batches' times.
+  for (const f of classification.findings) {
+    if (f.kind !== 'checkpoint-loss' || !f.event) continue;
+    const at = f.event.at;
+    const earlierLoss = losses.filter((l) => l.at < at && l.kind !== 'query-id-change').map((l) => l.at).sort().pop();
+    const first = runs.find((r) => r.startedAt.toISOString() < at && (!earlierLoss || r.startedAt.toISOString() > earlierLoss));
+    f.reachesBackTo = first ? first.startedAt.toISOString() : null;
+  }
+  return { ...base, audit: { totalExpected: audit.totalExpected, totalActual: audit.totalActual, duplicateRows: audit.duplicateRows, batches: audit.batches }, ...classification };
+}
