@@ -22,7 +22,7 @@ export function Nav({ current, signedIn = true }: { current?: string; signedIn?:
         Demo
       </Link>
       <div className="spacer" />
-      <NavSession />
+      <NavSession signedIn={signedIn} />
       <a href="/api/health" className="meta">API health</a>
     </nav>
   );
