@@ -95,7 +95,12 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
             <tr key={r.id}>
               <td>
                 <code>{r.runId.slice(0, 8)}</code>
-                {r.recoveredFromRunId && <div className="small muted-text">{recoveryNote(r, byRunId)}</div>}
+                {/* Wraps: a sentence, not a column to widen the table by. */}
+                {r.recoveredFromRunId && (
+                  <div className="small muted-text" style={{ whiteSpace: 'normal', minWidth: '16em', maxWidth: '24em' }}>
+                    {recoveryNote(r, byRunId)}
+                  </div>
+                )}
               </td>
               <td>
                 <StatusBadge status={r.status} />
