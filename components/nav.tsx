@@ -2,8 +2,11 @@ import Link from 'next/link';
 import { AlertBadge } from './alert-badge';
 import { NavSession } from './nav-session';
 
-/** `signedIn`: a session cookie is present (read by the layout); signed out, nothing polls the API. */
-export function Nav({ current, signedIn = true }: { current?: string; signedIn?: boolean }) {
+/**
+ * `signedIn`: a live session (the layout checks it); signed out, nothing asks the API. `alerts`:
+ * the session may read alerts (not while a one-time password waits to be replaced).
+ */
+export function Nav({ current, signedIn = true, alerts = signedIn }: { current?: string; signedIn?: boolean; alerts?: boolean }) {
   return (
     <nav className="nav" aria-label="Main">
       <div className="brand">
@@ -16,7 +19,7 @@ export function Nav({ current, signedIn = true }: { current?: string; signedIn?:
         New job
       </Link>
       <Link href="/alerts" aria-current={current === '/alerts' ? 'page' : undefined}>
-        Alerts {signedIn && <AlertBadge />}
+        Alerts {alerts && <AlertBadge />}
       </Link>
       <Link href="/demo" aria-current={current === '/demo' ? 'page' : undefined}>
         Demo

@@ -139,6 +139,23 @@ test('signed out, the sign-in page logs no console errors and asks the API nothi
   expect(errors).toEqual([]);
 });
 
+test('with an ended session the navigation asks nothing either (the cookie alone is not a session)', async ({ page, context, baseURL }) => {
+  await context.addCookies([{ name: 'weir_session', value: 'ended-or-expired-session-token', url: baseURL! }]);
+  const errors: string[] = [];
+  const asked: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('request', (r) => {
+    if (/\/api\/(auth\/me|alerts\/summary)/.test(r.url())) asked.push(r.url());
+  });
+  await page.goto('/signin');
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sign in' })).toBeVisible();
+  await page.waitForTimeout(2000);
+  expect(asked).toEqual([]);
+  expect(errors).toEqual([]);
+});
+
 test('the sign-in radio buttons sit beside their labels at 1440x900', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto('/signin');
