@@ -16,6 +16,7 @@ const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-a11y-'));
 const inDir = path.join(root, 'in');
 mkdirSync(inDir, { recursive: true });
 let jobId = '';
+let failingJobId = '';
 let ruleId = '';
 
 const status = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as { status: string; lastBatchId: number | null };
@@ -56,16 +57,39 @@ test.beforeAll(async ({ request }) => {
   expect(created.status(), await created.text()).toBe(201);
   jobId = (await created.json()).job.id;
   expect((await request.post(`/api/jobs/${jobId}/start`, { headers: auth })).ok()).toBe(true);
-  // A rule, so that the alerts page shows its rules table as well as the form.
-  const rule = await request.post('/api/alert-rules', { headers: auth, data: { name: 'e2e-a11y: run failed', kind: 'run-failed', jobId } });
+  // A job that fails on a bad line, with a rule for it: the alerts page shows a firing alert (its
+  // badges and Acknowledge button) besides the rules table and the form. Scoped to this job, so
+  // other specs' alert counts do not see it.
+  const badDir = path.join(root, 'bad');
+  mkdirSync(badDir, { recursive: true });
+  writeFileSync(path.join(badDir, 'part-0.json'), '{"user": "ann"}\nnot json at all\n');
+  const failing = await request.post('/api/jobs', {
+    headers: auth,
+    data: {
+      spec: {
+        name: `e2e-a11y-failing-${Date.now()}`,
+        source: { name: 'clicks', type: 'files', options: { path: badDir, format: 'json' }, schema: [{ name: 'user', type: 'string' }] },
+        sql: 'SELECT user FROM clicks',
+        sink: { type: 'files', options: { path: path.join(root, 'bad-out'), format: 'json' } },
+        outputMode: 'append',
+        trigger: { type: 'processing-time', interval: '500 milliseconds' },
+      },
+    },
+  });
+  expect(failing.status(), await failing.text()).toBe(201);
+  failingJobId = (await failing.json()).job.id;
+  const rule = await request.post('/api/alert-rules', { headers: auth, data: { name: 'e2e-a11y: run failed', kind: 'run-failed', jobId: failingJobId } });
   expect(rule.status(), await rule.text()).toBe(201);
   ruleId = (await rule.json()).id ?? (await rule.json()).rule?.id ?? '';
+  expect((await request.post(`/api/jobs/${failingJobId}/start`, { headers: auth })).ok()).toBe(true);
   // Generous: the first batch waits for the worker to pick the run up on a loaded machine.
   await expect.poll(async () => (await status(request, jobId)).lastBatchId, { timeout: 90_000 }).not.toBeNull();
 });
 
 test.afterAll(async ({ request }) => {
   if (ruleId) await request.delete(`/api/alert-rules/${ruleId}`, { headers: auth });
+  // Deleting the failed job takes its alerts with it.
+  if (failingJobId) await request.delete(`/api/jobs/${failingJobId}`, { headers: auth });
   if (!jobId) return;
   await request.post(`/api/jobs/${jobId}/stop`, { headers: auth });
   await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await status(request, jobId)).status), { timeout: 30_000 }).toBe(true);
@@ -114,7 +138,15 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       await expect(p.getByRole('table', { name: 'Duration by phase' })).toBeVisible();
     },
   },
-  { name: 'alerts', open: async (p) => void (await p.goto('/alerts'), await expect(p.getByRole('table', { name: 'Alert rules' })).toBeVisible()) },
+  {
+    name: 'alerts',
+    open: async (p) => {
+      await p.goto('/alerts');
+      await expect(p.getByRole('table', { name: 'Alert rules' })).toBeVisible();
+      // Generous: the failing job's run must be picked up, fail, and the alert fire.
+      await expect(p.getByRole('table', { name: 'Firing alerts' }).getByRole('button', { name: /^Acknowledge/ }).first()).toBeVisible({ timeout: 90_000 });
+    },
+  },
   { name: 'demo', open: async (p) => void (await p.goto('/demo'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
   { name: 'account-password', open: async (p) => void (await p.goto('/account/password'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
   { name: 'job-not-found', open: async (p) => void (await p.goto('/jobs/00000000-0000-0000-0000-000000000000'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
