@@ -1,7 +1,6 @@
 import type { Metadata } from 'next';
-import { cookies } from 'next/headers';
 import type { ReactNode } from 'react';
-import { SESSION_COOKIE } from '@/lib/server/auth';
+import { navPrincipal } from '@/lib/server/page-auth';
 import { Nav } from '@/components/nav';
 import { Providers } from '@/components/providers';
 import './globals.css';
@@ -12,8 +11,12 @@ export const metadata: Metadata = {
 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  // Signed out (no session cookie), the navigation asks the API nothing: no 401s in the console.
-  const signedIn = (await cookies()).has(SESSION_COOKIE);
+  // Signed out (no live session), the navigation asks the API nothing: no 401s in the console.
+  // Until a one-time password is replaced the API answers only who is signed in, so the alert
+  // badge waits too (it would log a 403 on the password page).
+  const p = await navPrincipal();
+  const signedIn = p !== undefined;
+  const alerts = signedIn && !p.mustChangePassword;
   return (
     <html lang="en">
       <body>
@@ -21,7 +24,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <div className="shell">
-          <Nav signedIn={signedIn} />
+          <Nav signedIn={signedIn} alerts={alerts} />
           <main id="main" tabIndex={-1}>
             <Providers>{children}</Providers>
           </main>

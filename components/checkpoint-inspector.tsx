@@ -116,7 +116,7 @@ const LOG_DIRS = ['offsets', 'commits', 'sources', 'state'];
 
 function Tree({ nodes, selected, onSelect, pendingPath }: { nodes: TreeNode[]; selected: string | null; onSelect: (p: string) => void; pendingPath: string | null }) {
   return (
-    <ul className="tree" role="group">
+    <ul className="tree">
       {nodes.map((n) =>
         n.children ? (
           <li key={n.path}>

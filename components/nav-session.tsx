@@ -2,7 +2,10 @@
 /**
  * Who is signed in, at the foot of the navigation, with Sign out; or a Sign in link. It asks
  * GET /api/auth/me itself (the navigation sits outside the react-query provider in
- * app/layout.tsx), again after each navigation, so it follows a sign-in or a lapsed session.
+ * app/layout.tsx), again after each navigation, so it follows a lapsed session. Signed out (no
+ * session cookie, as the layout reads it) it asks nothing: the answer could only be a 401, which
+ * the browser logs as an error on every signed-out page. Sign-in and sign-out reload the page, so
+ * the layout reads the cookie afresh.
  */
 import { usePathname } from 'next/navigation';
 import { useEffect, useState } from 'react';
@@ -13,14 +16,15 @@ interface Me {
   role: string;
 }
 
-export function NavSession() {
+export function NavSession({ signedIn = true }: { signedIn?: boolean }) {
   const pathname = usePathname();
   /** undefined while loading, null when nobody is signed in. */
-  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [me, setMe] = useState<Me | null | undefined>(signedIn ? undefined : null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
+    if (!signedIn) return;
     let live = true;
     fetch('/api/auth/me', { credentials: 'same-origin', cache: 'no-store' })
       .then(async (res) => {
@@ -34,7 +38,7 @@ export function NavSession() {
     return () => {
       live = false;
     };
-  }, [pathname]);
+  }, [pathname, signedIn]);
 
   const signOut = async () => {
     setBusy(true);

@@ -3,8 +3,11 @@ import { AlertBadge } from './alert-badge';
 import { AtLeastOnceBadge } from './contract-badge';
 import { NavSession } from './nav-session';
 
-/** `signedIn`: a session cookie is present (read by the layout); signed out, nothing polls the API. */
-export function Nav({ current, signedIn = true }: { current?: string; signedIn?: boolean }) {
+/**
+ * `signedIn`: a live session (the layout checks it); signed out, nothing asks the API. `alerts`:
+ * the session may read alerts (not while a one-time password waits to be replaced).
+ */
+export function Nav({ current, signedIn = true, alerts = signedIn }: { current?: string; signedIn?: boolean; alerts?: boolean }) {
   return (
     <nav className="nav" aria-label="Main">
       <div className="brand">
@@ -17,7 +20,7 @@ export function Nav({ current, signedIn = true }: { current?: string; signedIn?:
         New job
       </Link>
       <Link href="/alerts" aria-current={current === '/alerts' ? 'page' : undefined}>
-        Alerts {signedIn && <AlertBadge />}
+        Alerts {alerts && <AlertBadge />}
       </Link>
       <Link href="/audit/contracts" aria-current={current === '/audit/contracts' ? 'page' : undefined}>
         Contracts {signedIn && <AtLeastOnceBadge />}
@@ -26,7 +29,7 @@ export function Nav({ current, signedIn = true }: { current?: string; signedIn?:
         Demo
       </Link>
       <div className="spacer" />
-      <NavSession />
+      <NavSession signedIn={signedIn} />
       <a href="/api/health" className="meta">API health</a>
     </nav>
   );

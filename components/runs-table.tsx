@@ -26,14 +26,22 @@ export interface RunPage {
 }
 
 /**
- * What a recovery run recovered from, naming that run by the run id the table shows (and the
- * failed run's exit reason quotes): a drill's crash, or a run whose worker was lost.
+ * What a recovery run recovered from, naming that run by the run id the table shows (and exit
+ * reasons quote): a drill's crash, or a run whose worker stopped renewing its lease. `byRunId`
+ * holds this page's runs by runId.
  */
-export function recoveryNote(r: Pick<RunView, 'recoveredFromRunId'>, byId: Map<string, Pick<RunView, 'runId' | 'exitReason'>>): string {
-  const prev = r.recoveredFromRunId ? byId.get(r.recoveredFromRunId) : undefined;
-  if (!prev) return 'recovers an earlier run (not on this page)';
-  const name = prev.runId.slice(0, 8);
-  if (prev.exitReason?.startsWith('drill:')) return `recovering from run ${name}, which a drill crashed on purpose`;
+export function recoveryNote(r: Pick<RunView, 'recoveredFromRunId'>, byRunId: Map<string, Pick<RunView, 'runId' | 'exitReason'>>): string {
+  if (!r.recoveredFromRunId) return '';
+  const name = r.recoveredFromRunId.slice(0, 8);
+  const prev = byRunId.get(r.recoveredFromRunId);
+  if (!prev) return `recovers run ${name} (on an older page)`;
+  const drill = /^drill: crashed at ([\w-]+) of batch (\d+)/.exec(prev.exitReason ?? '');
+  if (drill) {
+    const [, point, batch] = drill;
+    // Before the commit the batch is pending and re-runs; after it, the next batch simply follows.
+    const then = point === 'after-commit' ? `batch ${batch} had committed, so the next batch follows it` : `batch ${batch} re-runs from the checkpoint`;
+    return `recovers run ${name}, which a drill crashed on purpose at ${point} of batch ${batch}: ${then}`;
+  }
   if (/lost \(lease expired\)/.test(prev.exitReason ?? '')) return `took over run ${name}: its worker stopped renewing the lease`;
   return `recovers run ${name}`;
 }
@@ -64,7 +72,7 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
         <p>Every start of the job is a run with its own run id; the checkpoint (and the query id) carries over.</p>
       </div>
     );
-  const byId = new Map(runs.map((x) => [x.id, x]));
+  const byRunId = new Map(runs.map((x) => [x.runId, x]));
   return (
     <div className="table-scroll">
       <table className="data" aria-label="Runs">
@@ -87,7 +95,12 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
             <tr key={r.id}>
               <td>
                 <code>{r.runId.slice(0, 8)}</code>
-                {r.recoveredFromRunId && <div className="small muted-text">{recoveryNote(r, byId)}</div>}
+                {/* Wraps: a sentence, not a column to widen the table by. */}
+                {r.recoveredFromRunId && (
+                  <div className="small muted-text" style={{ whiteSpace: 'normal', minWidth: '16em', maxWidth: '24em' }}>
+                    {recoveryNote(r, byRunId)}
+                  </div>
+                )}
               </td>
               <td>
                 <StatusBadge status={r.status} />

@@ -249,7 +249,11 @@ async function ensureDatabase(port: number): Promise<void> {
 
 const describeExit = (e: { code: number | null; signal: NodeJS.Signals | null }) => (e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`);
 
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void, opts: SupervisionOptions = {}): Promise<EmbeddedDatabase> {
+/**
+ * `log(m, 'warn')` is what the person running it must see (the database died, is restarting, is
+ * back or did not come back); the rest is detail for the log file.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string, level?: 'warn') => void, opts: SupervisionOptions = {}): Promise<EmbeddedDatabase> {
   const { initialBackoffMs = 1000, maxBackoffMs = 30_000, stableMs = 60_000 } = opts;
   const databaseDir = path.join(dataDir, 'pg');
   hydrateBinarySymlinks();
@@ -269,7 +273,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const scheduleRestart = () => {
     const delay = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
     failures += 1;
-    log(`restarting the embedded PostgreSQL in ${delay / 1000}s (attempt ${failures}); until it is back, /api/health reports the database down`);
+    log(`restarting the embedded PostgreSQL in ${delay / 1000}s (attempt ${failures}); until it is back, /api/health reports the database down`, 'warn');
     timer = setTimeout(() => {
       timer = undefined;
       restarting = restart().finally(() => (restarting = undefined));
@@ -280,11 +284,11 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
       const next = await startServer(databaseDir, port, ids);
       if (stopped) return void (await next.stop());
       server = next;
-      log(`embedded PostgreSQL is back (pid ${next.pid}) on 127.0.0.1:${port}`);
+      log(`embedded PostgreSQL is back (pid ${next.pid}) on 127.0.0.1:${port}`, 'warn');
       watch(next);
     } catch (e) {
       if (stopped) return;
-      log(`the embedded PostgreSQL did not restart: ${(e as Error).message}`);
+      log(`the embedded PostgreSQL did not restart: ${(e as Error).message}`, 'warn');
       scheduleRestart();
     }
   };
@@ -294,7 +298,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
       if (stopped) return;
       if (Date.now() - upAt >= stableMs) failures = 0;
       const last = s.lastLines();
-      log(`embedded PostgreSQL (pid ${s.pid}) died: ${describeExit(exit)}${last ? `; its last log lines: ${last}` : ''}`);
+      log(`embedded PostgreSQL (pid ${s.pid}) died: ${describeExit(exit)}${last ? `; its last log lines: ${last}` : ''}`, 'warn');
       scheduleRestart();
     });
   };

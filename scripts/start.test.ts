@@ -62,6 +62,11 @@ async function start(env: Record<string, string>, port: number): Promise<Started
   throw new Error(`not healthy in time:\n${out}`);
 }
 
+/** The terminal's lines, without blank ones. */
+function terminalLines(output: string): string[] {
+  return output.split('\n').filter((l) => l.trim() !== '');
+}
+
 async function ctrlC(s: Started): Promise<number | null> {
   const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
   process.kill(-s.child.pid!, 'SIGINT');
@@ -136,6 +141,26 @@ describe('npm start', () => {
     expect(first.health.queue).toEqual({ backend: 'postgres', ok: true });
     expect(first.health.workers).toHaveLength(1);
     expect(first.output()).toMatch(/dashboard: http:\/\/127\.0\.0\.1:3211/);
+    // The terminal says only what a person needs, each once: no route table, no JSON log lines.
+    const logFile = path.join(dataDir, 'logs', 'weir.log');
+    await until('the last line', () => /Ctrl-C stops everything/.test(first.output()));
+    // (A build line appears when the sources changed since the last build: this checkout's edits.)
+    expect(terminalLines(first.output()).filter((l) => !/^\[weir\] (building the dashboard|the sources changed since the last build)/.test(l))).toEqual([
+      `[weir] starting; details go to ${logFile}`,
+      '[weir] dashboard: http://127.0.0.1:3211',
+      `[weir] data:      ${dataDir} (PostgreSQL in ${path.join(dataDir, 'pg')}; checkpoints in ${path.join(dataDir, 'checkpoints')})`,
+      `[weir] log:       ${logFile} (LOG_LEVEL=debug shows it here too)`,
+      '[weir] Ctrl-C stops everything.',
+    ]);
+    // The detail is in the log file it names: Next's banner, the worker's JSON lines, the migrations.
+    // (The worker logs "worker started" just after its first heartbeat, which health waits for.)
+    const logged = await until('the worker in the log file', () => {
+      const text = readFileSync(logFile, 'utf8');
+      return /"msg":"worker started"/.test(text) && text;
+    });
+    expect(logged).toMatch(/Next\.js/);
+    expect(logged).toMatch(/\[weir\] applied migrations: /);
+    expect(logged).toMatch(/\[weir\] embedded PostgreSQL on 127\.0\.0\.1:54349/);
 
     const url = 'postgres://postgres:weir-embedded@127.0.0.1:54349/weir';
     const c = new pg.Client({ connectionString: url });
@@ -155,7 +180,8 @@ describe('npm start', () => {
     const second = await start(env, 3211);
     const jobs = await (await fetch('http://127.0.0.1:3211/api/jobs', { headers: { authorization: `Bearer ${token}` } })).json();
     expect(JSON.stringify(jobs)).toContain('kept-across-restarts');
-    expect(second.output()).toMatch(/database schema is up to date/);
+    expect(readFileSync(path.join(dataDir, 'logs', 'weir.log'), 'utf8')).toMatch(/database schema is up to date/);
+    expect(second.output()).not.toMatch(/database schema/);
     expect(await ctrlC(second)).toBe(0);
   }, 300_000);
 
@@ -197,7 +223,7 @@ describe('npm start', () => {
     expect(alive(leftover)).toBe(true);
 
     const next = await start(env, 3502);
-    expect(next.output()).toMatch(new RegExp(`found PostgreSQL \\(pid ${leftover}\\) still running`));
+    expect(readFileSync(path.join(dataDir, 'logs', 'weir.log'), 'utf8')).toMatch(new RegExp(`found PostgreSQL \\(pid ${leftover}\\) still running`));
     expect(alive(leftover)).toBe(false);
     expect(next.health.database.ok).toBe(true);
     // The killed start's worker stopped too: only the new one heartbeats.
@@ -230,13 +256,21 @@ describe('npm start', () => {
     expect(await ctrlC(running)).toBe(0);
   }, 300_000);
 
-  it('uses DATABASE_URL and runs BullMQ on Redis when REDIS_URL is set', async () => {
+  it('uses DATABASE_URL and runs BullMQ on Redis when REDIS_URL is set; LOG_LEVEL=debug shows the detail in the terminal', async () => {
     const db = await createTestDatabase('weir_start', { migrate: false });
     cleanups.push(() => db.drop());
-    const s = await start({ DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379' }, 3212);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-url-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const s = await start({ DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', WEIR_DATA_DIR: dataDir, LOG_LEVEL: 'debug' }, 3212);
     expect(s.health.queue).toEqual({ backend: 'redis', ok: true });
     expect(s.health.workers).toHaveLength(1);
-    expect(s.output()).toMatch(/using DATABASE_URL/);
+    await until('the last line', () => /Ctrl-C stops everything/.test(s.output()));
+    expect(s.output()).toMatch(/\[weir\] data: +\S+ \(PostgreSQL at DATABASE_URL; /);
+    // Debug: what normally goes only to the log file is in the terminal too.
+    expect(s.output()).toMatch(/\[weir\] using DATABASE_URL/);
+    expect(s.output()).toMatch(/"msg":"worker started"/);
+    expect(s.output()).toMatch(/Next\.js/);
+    expect(s.output()).toMatch(/\[weir\] log: +\S+weir\.log\n/);
     expect(await ctrlC(s)).toBe(0);
   }, 300_000);
 

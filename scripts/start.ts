@@ -13,13 +13,18 @@
  * 5. The Next.js server and one worker, restarted if it dies (so a drill that kills a worker
  *    sees a replacement come back); BullMQ on Redis when REDIS_URL is set, else on PostgreSQL.
  * 6. Waits for /api/health to show the database and a worker, then prints the dashboard URL.
+ * The terminal gets only what a person needs: the URL (once), the first start's admin
+ * credentials, where the data and the log file are, how to stop, and trouble (a child or the
+ * database died). Everything else (Next's build and route table, the worker's JSON log lines, the
+ * console sink's frames, migration details) goes to <WEIR_DATA_DIR>/logs/weir.log, whose path it
+ * prints; LOG_LEVEL=debug (or trace) shows all of it in the terminal too.
  * Ctrl-C (SIGINT) or SIGTERM stops the server and the worker gracefully, then PostgreSQL (whichever
  * postmaster is current). If this process is killed outright, the server and the worker stop
  * themselves (scripts/lifeline.mjs) and the next start stops the PostgreSQL it left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv, EnvError, type Env } from '../lib/env';
 import { migrate } from '../lib/server/migrate';
@@ -30,13 +35,50 @@ import { buildFreshness } from './build-freshness';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const log = (m: string) => console.log(`[weir] ${m}`);
+
+/**
+ * Where output goes: `say` to the terminal and the log file, `detail` to the log file (and the
+ * terminal with LOG_LEVEL=debug). Until the data directory is known there is no file yet.
+ */
+const out = {
+  fd: undefined as number | undefined,
+  verbose: false,
+  file(line: string): void {
+    if (out.fd !== undefined) writeSync(out.fd, `${new Date().toISOString()} [weir] ${line}\n`);
+  },
+};
+const say = (m: string) => {
+  console.log(`[weir] ${m}`);
+  out.file(m);
+};
+const detail = (m: string) => {
+  if (out.verbose) console.log(`[weir] ${m}`);
+  out.file(m);
+};
+
+/**
+ * Child processes write straight into the log file (no pipe through this process: if it is
+ * killed outright they keep a place to write while their lifeline stops them). With
+ * LOG_LEVEL=debug they write to the terminal instead, which is what debug asks for.
+ */
+function childStdio(): 'inherit' | ['ignore', number, number] {
+  return out.verbose || out.fd === undefined ? 'inherit' : ['ignore', out.fd, out.fd];
+}
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
-    const p = spawn(cmd, args, { cwd: ROOT, env, stdio: 'inherit' });
+    const p = spawn(cmd, args, { cwd: ROOT, env, stdio: childStdio() });
     p.on('exit', (code) => resolve(code ?? 1));
   });
+}
+
+/** The log file's last lines, for a failure the terminal must explain. */
+function tail(file: string, lines: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
 }
 
 async function waitForHealth(url: string, deadlineMs: number): Promise<unknown> {
@@ -69,6 +111,12 @@ async function main() {
     throw e;
   }
   mkdirSync(config.dataDir, { recursive: true });
+  const logFile = path.join(config.dataDir, 'logs', 'weir.log');
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  out.fd = openSync(logFile, 'a');
+  out.verbose = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
+  out.file(`---- npm start (pid ${process.pid}) ----`);
+  say(`starting; details go to ${logFile}`);
   mkdirSync(config.checkpointRoot.startsWith('s3://') ? config.dataDir : config.checkpointRoot, { recursive: true });
   // Files sources, sinks, static tables and dead letters given through the API must lie in these.
   for (const root of config.filesRoots) mkdirSync(root, { recursive: true });
@@ -79,14 +127,14 @@ async function main() {
   stopOnFailure = () => embedded?.stop();
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres(config.dataDir, config.WEIR_EMBEDDED_PG_PORT, log);
+    embedded = await startEmbeddedPostgres(config.dataDir, config.WEIR_EMBEDDED_PG_PORT, (m, level) => (level === 'warn' ? say(m) : detail(m)));
     databaseUrl = embedded.url;
-    log(`embedded PostgreSQL on 127.0.0.1:${config.WEIR_EMBEDDED_PG_PORT} (data in ${path.join(config.dataDir, 'pg')})`);
+    detail(`embedded PostgreSQL on 127.0.0.1:${config.WEIR_EMBEDDED_PG_PORT} (data in ${path.join(config.dataDir, 'pg')})`);
   } else {
-    log('using DATABASE_URL');
+    detail('using DATABASE_URL');
   }
   const applied = await migrate(databaseUrl);
-  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+  detail(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
 
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -101,20 +149,23 @@ async function main() {
     const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
     const r = await bootstrapCredentials(db, { adminToken: config.WEIR_ADMIN_TOKEN, adminPassword: config.WEIR_ADMIN_PASSWORD });
     await db.$disconnect();
-    if (r.tokenCreated) log('created the admin API token from WEIR_ADMIN_TOKEN');
-    if (r.userCreated && !r.oneTimePassword) log('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
+    if (r.tokenCreated) detail('created the admin API token from WEIR_ADMIN_TOKEN');
+    if (r.userCreated && !r.oneTimePassword) detail('created the UI user `admin` from WEIR_ADMIN_PASSWORD');
     oneTimePassword = r.oneTimePassword;
   }
 
   const build = config.WEIR_SKIP_BUILD ? { state: 'fresh' as const } : buildFreshness(ROOT);
   if (build.state !== 'fresh') {
-    log(
+    say(
       build.state === 'missing'
-        ? 'no production build found: running `next build` (once; takes a few minutes)'
-        : `the sources changed since the last build (newest: ${build.newestSource}): running \`next build\``,
+        ? 'building the dashboard (first start only; takes a few minutes)'
+        : `the sources changed since the last build (newest: ${build.newestSource}): building the dashboard again`,
     );
     const code = await run(path.join(ROOT, 'node_modules', '.bin', 'next'), ['build'], childEnv);
-    if (code !== 0) throw new Error('next build failed');
+    if (code !== 0) {
+      if (!out.verbose) console.error(tail(logFile, 30));
+      throw new Error(`next build failed (its output is above and in ${logFile})`);
+    }
   }
 
   const children = new Set<ChildProcess>();
@@ -130,12 +181,12 @@ async function main() {
     // Same process group: a Ctrl-C reaches the children with us (the worker then finishes its
     // running batches; SIGTERM from shutdown() is the same request). Only PostgreSQL is detached,
     // so that it outlives them and is stopped last.
-    const child = spawn(cmd, args, { cwd: ROOT, env: lifelineEnv, stdio: 'inherit' });
+    const child = spawn(cmd, args, { cwd: ROOT, env: lifelineEnv, stdio: childStdio() });
     children.add(child);
     child.on('exit', (code, signal) => {
       children.delete(child);
       if (!stopping) {
-        log(`${name} exited (${signal ?? code})`);
+        say(`${name} exited (${signal ?? code}); its last lines are in ${logFile}`);
         onExit?.(code);
       }
     });
@@ -145,7 +196,7 @@ async function main() {
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    log('stopping: the worker finishes its running batches, then the server and PostgreSQL stop');
+    say('stopping: the worker finishes its running batches, then the server and PostgreSQL stop');
     const exits = [...children].map((c) => new Promise((r) => c.once('exit', r)));
     for (const c of children) c.kill('SIGTERM');
     const forced = setTimeout(() => {
@@ -154,7 +205,8 @@ async function main() {
     await Promise.all(exits);
     clearTimeout(forced);
     await embedded?.stop();
-    log('stopped');
+    say('stopped');
+    closeSync(out.fd!);
     process.exit(code);
   };
   stopOnFailure = () => shutdown(1);
@@ -173,7 +225,7 @@ async function main() {
       if (Date.now() - startedAt > 60_000) restarts = 0;
       restarts += 1;
       const delay = Math.min(30_000, 1000 * 2 ** Math.min(restarts, 5));
-      log(`restarting the worker in ${delay / 1000}s`);
+      say(`restarting the worker in ${delay / 1000}s`);
       setTimeout(() => !stopping && startWorker(), delay);
     });
   };
@@ -181,8 +233,8 @@ async function main() {
 
   const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
   await waitForHealth(url, 120_000);
-  log(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
-  log(`dashboard: ${url}`);
+  detail(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
+  say(`dashboard: ${url}`);
   if (oneTimePassword) printOneTimePassword(url, oneTimePassword);
   if (config.WEIR_DEMO) {
     const { setupDemo } = await import('../lib/server/demo/demo-service');
@@ -202,9 +254,17 @@ async function main() {
     );
     await closeRunQueues();
     await db.$disconnect();
-    log(`demo ${r.created ? 'set up' : 'already set up'}: ${url}/demo`);
+    say(`demo ${r.created ? 'set up' : 'already set up'}: ${url}/demo`);
   }
-  log('Ctrl-C stops everything.');
+  say(`data:      ${dataWhere(config, !!embedded)}`);
+  say(`log:       ${logFile}${out.verbose ? '' : ' (LOG_LEVEL=debug shows it here too)'}`);
+  say('Ctrl-C stops everything.');
+}
+
+/** Where a person's jobs and their state live, in one line. */
+function dataWhere(config: Env, embedded: boolean): string {
+  const db = embedded ? `PostgreSQL in ${path.join(config.dataDir, 'pg')}` : 'PostgreSQL at DATABASE_URL';
+  return `${config.dataDir} (${db}; checkpoints in ${config.checkpointRoot})`;
 }
 
 /**
@@ -231,6 +291,7 @@ let stopOnFailure: () => Promise<void> | undefined = () => undefined;
 
 main().catch(async (e) => {
   console.error(`[weir] start failed: ${(e as Error).message}`);
+  out.file(`start failed: ${(e as Error).stack ?? (e as Error).message}`);
   await stopOnFailure();
   process.exit(1);
 });

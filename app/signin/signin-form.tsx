@@ -49,10 +49,10 @@ export function SignInForm({ next }: { next?: string }) {
       <fieldset className="plain" disabled={!hydrated}>
         <fieldset className="actions" style={{ border: 'none', padding: 0, margin: '0 0 12px' }}>
           <legend className="small muted-text">Sign in with</legend>
-          <label>
+          <label className="choice">
             <input type="radio" name="mode" value="password" checked={mode === 'password'} onChange={() => setMode('password')} /> Username and password
           </label>
-          <label>
+          <label className="choice">
             <input type="radio" name="mode" value="token" checked={mode === 'token'} onChange={() => setMode('token')} /> API token
           </label>
         </fieldset>

@@ -64,6 +64,24 @@ describe('runs', () => {
     expect((await kit.call(runs.GET, `/api/jobs/${jobId}/runs?before=yesterday`, { token: kit.tokens.viewer, params: { id: jobId } })).status).toBe(400);
   });
 
+  it('names the run recovered from by the runId its exit reason quotes, not the row id the database joins on', async () => {
+    await kit.db.run.deleteMany({ where: { jobId } });
+    const lost = await kit.db.run.create({
+      data: { jobId, runId: 'lost-run-0001', status: 'LOST', startedAt: new Date(1000), endedAt: new Date(2000), exitReason: 'worker w-1 lost (lease expired); recovered by run take-over-0002' },
+    });
+    // As the worker records a takeover: the recovery run points at the lost run's row.
+    await kit.db.run.create({ data: { jobId, runId: 'take-over-0002', status: 'RUNNING', startedAt: new Date(3000), recoveredFromRunId: lost.id, attempt: 1 } });
+    // Page size 1: the lost run is on the next page, and is still named by its runId.
+    const res = await kit.call(runs.GET, `/api/jobs/${jobId}/runs?limit=1`, { token: kit.tokens.viewer, params: { id: jobId } });
+    expect(res.body.items).toHaveLength(1);
+    expect(res.body.items[0]).toMatchObject({ runId: 'take-over-0002', recoveredFromRunId: 'lost-run-0001' });
+    const all = await kit.call(runs.GET, `/api/jobs/${jobId}/runs`, { token: kit.tokens.viewer, params: { id: jobId } });
+    const [recovery, before] = all.body.items as { runId: string; recoveredFromRunId: string | null; exitReason: string | null }[];
+    expect(before.exitReason).toContain(`recovered by run ${recovery.runId}`);
+    expect(all.body.items.map((r: { runId: string }) => r.runId)).toContain(recovery.recoveredFromRunId);
+    await kit.db.run.deleteMany({ where: { jobId } });
+  });
+
   it('keyset pages, newest first, cover any run history exactly once, ties on start time too (property)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 30 }), fc.integer({ min: 1, max: 8 }), async (starts, limit) => {

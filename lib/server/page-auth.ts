@@ -27,3 +27,19 @@ export async function requirePagePrincipal(returnTo: string): Promise<Principal>
   if (p.mustChangePassword && returnTo !== CHANGE_PASSWORD_PAGE) redirect(`${CHANGE_PASSWORD_PAGE}?next=${encodeURIComponent(returnTo)}`);
   return p;
 }
+
+/**
+ * Who the navigation is for, without redirecting: undefined when nobody is signed in (no
+ * cookie, or an expired or ended session). The navigation then asks the API nothing, since each
+ * question could only be answered 401 and logged as an error in the browser's console. Any
+ * failure (the database restarting) counts as signed out: the page itself says what is wrong.
+ */
+export async function navPrincipal(): Promise<Principal | undefined> {
+  const h = await headers();
+  if (!h.get('cookie') && !h.get('authorization')) return undefined;
+  try {
+    return await authenticate(prisma(), new Request(`http://${h.get('host') ?? 'localhost'}/`, { headers: h }));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,7 @@
 export default function JobNotFound() {
   return (
     <div className="panel empty">
-      <h2>No such job</h2>
+      <h1>No such job</h1>
       <p>
         It may have been deleted. See the <a href="/">jobs list</a>.
       </p>

@@ -14,6 +14,11 @@ export interface RunView {
   workerId: string | null;
   status: string;
   attempt: number;
+  /**
+   * The `runId` of the run this one recovered from (a drill's crashed run, or a lost worker's),
+   * the id the runs table shows and exit reasons quote. The database joins on the row `id`;
+   * listRuns translates, so that the API names every run by one id.
+   */
   recoveredFromRunId: string | null;
   startedAt: string;
   endedAt: string | null;
@@ -24,14 +29,15 @@ export interface RunView {
   memoryLimitMb: number | null;
 }
 
-export function presentRun(r: Run, secrets: readonly string[] = []): RunView {
+/** `runIdOf`: row id → runId for the runs recovered from; an id it lacks is shown as stored. */
+export function presentRun(r: Run, secrets: readonly string[] = [], runIdOf: ReadonlyMap<string, string> = new Map()): RunView {
   return {
     id: r.id,
     runId: r.runId,
     workerId: r.workerId,
     status: r.status,
     attempt: r.attempt,
-    recoveredFromRunId: r.recoveredFromRunId,
+    recoveredFromRunId: r.recoveredFromRunId === null ? null : (runIdOf.get(r.recoveredFromRunId) ?? r.recoveredFromRunId),
     startedAt: r.startedAt.toISOString(),
     endedAt: r.endedAt?.toISOString() ?? null,
     exitReason: r.exitReason === null ? null : redactSecrets(r.exitReason, secrets),
@@ -55,5 +61,10 @@ export async function listRuns(db: PrismaClient, jobId: string, opts: { limit?: 
   const runs = await db.run.findMany({ where: { jobId, ...older }, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
   const page = runs.slice(0, limit);
   const last = page.at(-1);
-  return { items: page.map((r) => presentRun(r, secrets)), nextBefore: runs.length > limit && last ? `${last.startedAt.getTime()}_${last.id}` : null };
+  // The runs recovered from may lie on an older page: one query for their runIds.
+  const from = [...new Set(page.flatMap((r) => (r.recoveredFromRunId ? [r.recoveredFromRunId] : [])))];
+  const runIdOf = new Map(
+    from.length ? (await db.run.findMany({ where: { id: { in: from } }, select: { id: true, runId: true } })).map((x) => [x.id, x.runId] as const) : [],
+  );
+  return { items: page.map((r) => presentRun(r, secrets, runIdOf)), nextBefore: runs.length > limit && last ? `${last.startedAt.getTime()}_${last.id}` : null };
 }
