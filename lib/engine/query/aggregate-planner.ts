@@ -176,7 +176,7 @@ export function buildAggregation(
     const expr = builder.build(rewritten, posOf(item.expr));
     checkOnlyKeys(expr, 'the select list');
     const internal = expr.kind === 'column' && (expr.name.startsWith(KEY_PREFIX) || expr.name.startsWith(AGG_PREFIX));
-    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' && !internal ? expr.name : textOf(expr);
+    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : textOf(expr);
     return { expr, name };
   });
   let having: Expr | undefined;

@@ -6,6 +6,7 @@
 import type { ColumnType } from '../types';
 import type { BinaryOp, Expr, SqlPosition } from './expression';
 import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
+import { WINDOW_IDENT } from './sql-parser';
 
 /** node-sql-parser's AST is loosely typed; we read it defensively. */
 export type SqlNode = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -21,7 +22,13 @@ const CAST_TYPES: Record<string, ColumnType> = {
   STRING: 'string', VARCHAR: 'string', TEXT: 'string', CHAR: 'string',
   BOOLEAN: 'boolean', BOOL: 'boolean',
   TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp',
+  BINARY: 'binary', BYTEA: 'binary',
 };
+
+/** An identifier as the user wrote it: the parser saw `window` as WINDOW_IDENT (sql-parser.ts). */
+export function identifier(name: string): string {
+  return name === WINDOW_IDENT ? 'window' : name;
+}
 
 export function posOf(node: SqlNode | undefined): SqlPosition | undefined {
   const s = node?.loc?.start;
@@ -30,9 +37,17 @@ export function posOf(node: SqlNode | undefined): SqlPosition | undefined {
 
 /** Identifier text of a column_ref's `column` (a string in some dialects, `{expr:{value}}` in PostgreSQL). */
 export function columnName(col: unknown): string {
-  if (typeof col === 'string') return col;
+  if (typeof col === 'string') return identifier(col);
   const v = (col as SqlNode)?.expr?.value;
-  return typeof v === 'string' ? v : String(v);
+  return identifier(typeof v === 'string' ? v : String(v));
+}
+
+/** The qualifier of a column_ref (`t` in `t.a`): a string, or `{ value }` before `.*`. */
+export function tableName(t: unknown): string | undefined {
+  if (t === null || t === undefined) return undefined;
+  if (typeof t === 'string') return identifier(t);
+  const v = (t as SqlNode).value;
+  return v === undefined ? undefined : identifier(String(v));
 }
 
 export function functionName(node: SqlNode): string {
@@ -69,12 +84,16 @@ export class ExpressionBuilder {
     switch (node.type) {
       case 'column_ref': {
         if (node.column === '*') throw new SqlValidationError('* is only allowed as a whole select item', pos, '*');
-        if (node.table && !this.qualifiers.has(String(node.table))) {
-          throw new SqlValidationError(`Unknown table or alias "${node.table}" in ${node.table}.${columnName(node.column)}`, pos, 'column reference');
-        }
         const name = columnName(node.column);
         // node-sql-parser records no location for column refs: point at the name's first use.
         const own = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${escapeRegExp(name)}"?(?![A-Za-z0-9_])`));
+        const table = tableName(node.table);
+        if (table !== undefined && !this.qualifiers.has(table)) {
+          // Not a table or alias: `a.b` reads field b of the struct column a (Spark resolves the
+          // same way: a qualifier first, then a column). The compiler says if `a` is no struct.
+          const at = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${escapeRegExp(table)}"?\\s*\\.`)) ?? own ?? pos;
+          return { kind: 'field', arg: { kind: 'column', name: table, pos: at }, field: name, pos: at };
+        }
         return { kind: 'column', name, pos: own ?? pos };
       }
       case 'number':

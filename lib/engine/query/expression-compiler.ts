@@ -7,9 +7,10 @@
  *
  * No user text reaches eval or new Function: the only code that runs is this file's closures.
  */
-import type { Row, Schema } from '../types';
+import type { Field, Row, Schema } from '../types';
 import { exprToString, type Expr } from './expression';
 import { FUNCTIONS } from './functions';
+import { fromJson, parseDdlSchema, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
 import { canCast, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
@@ -25,6 +26,28 @@ export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
 export interface CompiledExpr {
   type: ExprType;
   eval: Evaluator;
+  /** The fields of a `struct` result (a window column is the struct { start, end }). */
+  fields?: Field[];
+}
+
+/** Spark's window struct: what `window.start` and `window.end` read. */
+export const WINDOW_FIELDS: Field[] = [
+  { name: 'start', type: 'timestamp', nullable: true },
+  { name: 'end', type: 'timestamp', nullable: true },
+];
+
+/** A schema field's expression type, and its fields when it is a struct. */
+export function fieldExprType(f: Field): { type: ExprType; fields?: Field[] } {
+  switch (f.type) {
+    case 'window':
+      return { type: 'struct', fields: WINDOW_FIELDS };
+    case 'struct':
+      return { type: 'struct', fields: f.fields ?? [] };
+    case 'unknown':
+      return { type: 'string' };
+    default:
+      return { type: f.type };
+  }
 }
 
 /** Finds a column by exact name, else by a unique case-insensitive match. */
@@ -71,8 +94,22 @@ class ExpressionCompiler {
           );
         }
         const key = f.name;
-        const type = (f.type === 'window' || f.type === 'unknown' ? 'string' : f.type) as ExprType;
-        return { type, eval: (row) => row[key] ?? null };
+        return { ...fieldExprType(f), eval: (row) => row[key] ?? null };
+      }
+      case 'field': {
+        const a = this.compile(e.arg);
+        if (a.type !== 'struct') this.fail(e, `${exprToString(e.arg)} is a ${a.type}, not a struct (or a table alias), so it has no field ${e.field}`);
+        const f = resolveColumn(a.fields ?? [], e.field);
+        if (!f) this.fail(e, `No such struct field ${e.field} in ${exprToString(e.arg)}; its fields are ${(a.fields ?? []).map((x) => x.name).join(', ')}`);
+        const key = f.name;
+        const get = a.eval;
+        return {
+          ...fieldExprType(f),
+          eval: (r, c) => {
+            const v = get(r, c) as Record<string, unknown> | null;
+            return v === null || v === undefined ? null : (v[key] ?? null);
+          },
+        };
       }
       case 'unary': {
         const a = this.compile(e.arg);
@@ -314,6 +351,43 @@ class ExpressionCompiler {
     };
   }
 
+  /** from_json(text, 'DDL schema'): the schema must be a literal (Spark requires a foldable one). */
+  fromJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const [text, schema] = e.args;
+    if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+    const fields = parseDdlSchema(schema.value);
+    if (typeof fields === 'string') this.fail(e, `from_json(): ${fields}`);
+    const t = this.compile(text);
+    if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
+    const from = t.type;
+    return {
+      type: 'struct',
+      fields,
+      eval: (r, c) => {
+        const v = t.eval(r, c);
+        if (v === null || v === undefined) return null;
+        return fromJson(castValue(v, from, 'string') as string, fields);
+      },
+    };
+  }
+
+  /** to_json(struct) */
+  private toJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const a = this.compile(e.args[0]);
+    if (a.type !== 'struct') this.fail(e, `to_json() takes a struct (such as from_json(...) or window), got ${a.type}`);
+    const fields = a.fields ?? [];
+    return {
+      type: 'string',
+      eval: (r, c) => {
+        const v = a.eval(r, c) as Record<string, unknown> | null;
+        if (v === null || v === undefined) return null;
+        const s = toJson(v, fields);
+        checkStringLength('to_json()', s.length);
+        return s;
+      },
+    };
+  }
+
   private call(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const def = FUNCTIONS[e.name];
     if (!def) {
@@ -328,6 +402,8 @@ class ExpressionCompiler {
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
     if (e.name === 'to_timestamp') return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
+    if (e.name === 'from_json') return this.fromJson(e);
+    if (e.name === 'to_json') return this.toJson(e);
     if (e.name === 'extract' || e.name === 'date_trunc') {
       const unit = e.args[0];
       const allowed = e.name === 'extract' ? ['year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter'] : ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'];
@@ -341,7 +417,7 @@ class ExpressionCompiler {
     let type = def.type(types);
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
-    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
+    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'binary', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
     const refused = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
     if (refused) this.fail(e, refused);
     const nullIntolerant = def.nullIntolerant !== false;

@@ -21,6 +21,8 @@ export type Expr = Base &
   (
     | { kind: 'literal'; value: unknown; type: ColumnType | 'null' }
     | { kind: 'column'; name: string }
+    /** Field `field` of a struct (`window.start`, `parsed.id`). */
+    | { kind: 'field'; arg: Expr; field: string }
     | { kind: 'unary'; op: '-' | 'NOT'; arg: Expr }
     | { kind: 'binary'; op: BinaryOp; left: Expr; right: Expr }
     | { kind: 'isNull'; arg: Expr; negated: boolean }
@@ -42,6 +44,8 @@ export function exprToString(e: Expr): string {
       return String(e.value);
     case 'column':
       return e.name;
+    case 'field':
+      return `${exprToString(e.arg)}.${e.field}`;
     case 'unary':
       return e.op === 'NOT' ? `(NOT ${exprToString(e.arg)})` : `(- ${exprToString(e.arg)})`;
     case 'binary':
@@ -80,6 +84,7 @@ export function referencedColumns(e: Expr, out = new Set<string>()): Set<string>
     case 'unary':
     case 'isNull':
     case 'cast':
+    case 'field':
       referencedColumns(e.arg, out);
       break;
     case 'binary':

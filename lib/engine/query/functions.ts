@@ -8,6 +8,7 @@
  */
 import { RecordExpressionError } from '../errors';
 import type { ColumnType } from '../types';
+import { getJsonObject } from './json-functions';
 import { compileRegex } from './regex';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
@@ -258,6 +259,10 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   unix_timestamp: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => Math.floor((v as number) / 1000) },
   unix_millis: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => v },
   timestamp_millis: { min: 1, max: 1, type: (a) => (num(a[0]) ? 'timestamp' : 'expects a number'), impl: ([v]) => v },
+  // JSON (json-functions.ts); from_json and to_json carry struct types: compiled in expression-compiler.ts.
+  from_json: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
+  to_json: { min: 1, max: 2, type: () => 'string', impl: () => { throw new Error('compiled in the expression compiler'); } },
+  get_json_object: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, p]) => getJsonObject(j as string, p as string) },
   // The batch's timestamp (`batchTimestampMs` from offsets/N), so a re-run batch sees the same value.
   current_timestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
   now: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },

@@ -39,13 +39,15 @@ export interface CompileOptions {
 
 export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
   const outputMode = opts.outputMode ?? 'append';
-  const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables), opts.dedup);
+  // A subquery's columns come from planning it on its own (its operators are thrown away).
+  const schemaOf = (p: LogicalPlan) => planPhysical(p, [], new StatefulPlanner(outputMode, relation));
+  const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables, schemaOf), opts.dedup);
   // Columns and types first: an unknown column or a type error is the query's own fault in every
   // output mode, and the mode's legality is only worth judging on a query that analyses.
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
   const outputSchema = planPhysical(plan, operators, stateful);
-  const analysis = analyzeStreamingPlan(plan, outputMode);
+  const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
   return {
     plan,
     outputSchema,
@@ -76,7 +78,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
-      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true }));
+      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true, ...(compiled[i].fields ? { fields: compiled[i].fields } : {}) }));
       ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
       return out;
     }
