@@ -9,7 +9,7 @@
  * - Warns, without rejecting, on a stateful operator that nothing bounds (no watermark on its
  *   keys): its state grows with its key space forever.
  */
-import { AnalysisException } from '../errors';
+import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
@@ -55,7 +55,7 @@ function watermarkOf(plan: LogicalPlan): WatermarkSpec | undefined {
 const outputModeLabel = (m: OutputMode) => m[0].toUpperCase() + m.slice(1);
 
 const fail = (msg: string): never => {
-  throw new AnalysisException(msg);
+  throw unsupportedOperation(msg);
 };
 
 /**

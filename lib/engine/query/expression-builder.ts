@@ -5,7 +5,7 @@
  */
 import type { ColumnType } from '../types';
 import type { BinaryOp, Expr, SqlPosition } from './expression';
-import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
+import { findPosition, notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { WINDOW_IDENT } from './sql-parser';
 
 /** node-sql-parser's AST is loosely typed; we read it defensively. */
@@ -150,8 +150,7 @@ export class ExpressionBuilder {
       case 'aggr_func':
         throw notSupportedYet(`Aggregate function ${String(node.name).toUpperCase()}()`, pos, 'aggregation (GROUP BY and aggregate functions) arrives with stateful operators');
       case 'window_func':
-        // node-sql-parser records no location here: point at the function's name.
-        throw notSupportedYet(`Window function ${node.name}()`, pos ?? findPosition(this.sql, new RegExp(`\\b${escapeRegExp(String(node.name))}\\s*\\(`, 'i')));
+        throw this.nonTimeWindow(String(node.name), pos);
       case 'interval':
         throw notSupportedYet('INTERVAL', pos);
       default:
@@ -197,9 +196,45 @@ export class ExpressionBuilder {
     return { kind: 'binary', op: b, left: left(), right: this.build(node.right, pos) };
   }
 
+  /**
+   * Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING for `f(...) OVER (...)`. node-sql-parser
+   * records no location for window functions, so the call, its window specification and its
+   * alias are read from the SQL text at the function's name.
+   */
+  private nonTimeWindow(name: string, pos: SqlPosition | undefined): SqlValidationError {
+    const m = new RegExp(`\\b${escapeRegExp(name)}\\s*\\(`, 'i').exec(this.sql);
+    const at = m ? offsetToPosition(this.sql, m.index) : pos;
+    let spec = '';
+    let column = `${name.toUpperCase()}()`;
+    if (m) {
+      const over = /\)\s*OVER\s*\(/i.exec(this.sql.slice(m.index));
+      if (over) {
+        const open = m.index + over.index + over[0].length - 1;
+        let depth = 0;
+        let close = open;
+        for (; close < this.sql.length; close++) {
+          if (this.sql[close] === '(') depth++;
+          else if (this.sql[close] === ')' && --depth === 0) break;
+        }
+        spec = this.sql.slice(open, close + 1);
+        column = this.sql.slice(m.index, close + 1);
+        const alias = /^\s*(?:AS\s+)?(`[^`]+`|"[^"]+"|[A-Za-z_][A-Za-z0-9_]*)/i.exec(this.sql.slice(close + 1));
+        if (alias && !/^(FROM|WHERE|GROUP|ORDER|HAVING|LIMIT|UNION)$/i.test(alias[1])) column = alias[1].replace(/^[`"]|[`"]$/g, '');
+      }
+    }
+    return new SqlValidationError(
+      `Window function is not supported in ${name.toUpperCase()}() (as column \`${column}\`) on streaming DataFrames/Datasets. ` +
+        `Structured Streaming only supports time-window aggregation using the WINDOW function. (window specification: ${spec || '(unknown)'}). ` +
+        "In Weir, group by window(<event time>, '<duration>') instead, or deduplicate with the job's dedup option",
+      at,
+      'window function',
+      'NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING',
+    );
+  }
+
   private func(node: SqlNode, pos: SqlPosition | undefined): Expr {
     const name = functionName(node).toLowerCase();
-    if (node.over) throw notSupportedYet(`Window function ${name}()`, pos);
+    if (node.over) throw this.nonTimeWindow(name, pos);
     const args = node.args ? this.list(node.args, pos) : [];
     if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0] };
     if (name === 'all' || name === 'any' || name === 'exists') throw notSupportedYet(`${name.toUpperCase()} (subquery)`, pos);

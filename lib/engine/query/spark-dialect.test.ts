@@ -144,3 +144,20 @@ describe('CTEs and subqueries in FROM', () => {
     expect(e.message).toBe('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
   });
 });
+
+describe("Spark's error classes", () => {
+  it('a window function over a non-time window is NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING with Spark\'s text', () => {
+    const e = failure('SELECT s, row_number() OVER (PARTITION BY s ORDER BY ts) AS rn FROM src');
+    expect(e.errorClass).toBe('NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING');
+    expect(e.message).toMatch(
+      /^Window function is not supported in ROW_NUMBER\(\) \(as column `rn`\) on streaming DataFrames\/Datasets\. Structured Streaming only supports time-window aggregation using the WINDOW function\. \(window specification: \(PARTITION BY s ORDER BY ts\)\)/,
+    );
+  });
+
+  it('the analyzer\'s rules carry UnsupportedOperationChecker\'s class', () => {
+    const e = failure('SELECT s FROM src ORDER BY s');
+    expect(e.errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
+    expect(e.message).toBe('Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode');
+    expect(failure('SELECT count(*) AS c FROM (SELECT s, count(*) AS n FROM src GROUP BY s)', { outputMode: 'complete' }).errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
+  });
+});

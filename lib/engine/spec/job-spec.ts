@@ -110,6 +110,8 @@ export interface SpecIssue {
   message: string;
   line?: number;
   column?: number;
+  /** Spark's error class for the same rejection, when Spark has one (errors.ts). */
+  errorClass?: string;
 }
 
 export type ParseJobSpecResult = { ok: true; spec: JobSpec } | { ok: false; errors: SpecIssue[] };
