@@ -18,7 +18,7 @@ const BINARY: Record<string, BinaryOp> = {
 
 const CAST_TYPES: Record<string, ColumnType> = {
   BIGINT: 'long', LONG: 'long', INT: 'long', INTEGER: 'long', SMALLINT: 'long', TINYINT: 'long', INT8: 'long', INT4: 'long',
-  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'double', DECIMAL: 'double',
+  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'double', DECIMAL: 'double', DEC: 'double',
   STRING: 'string', VARCHAR: 'string', TEXT: 'string', CHAR: 'string',
   BOOLEAN: 'boolean', BOOL: 'boolean',
   TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp',
@@ -100,13 +100,16 @@ export class ExpressionBuilder {
       case 'bigint': {
         const v = Number(node.value);
         if (!Number.isFinite(v)) throw new SqlValidationError(`Number literal ${node.value} is out of range`, pos, 'literal');
-        const isInt = Number.isInteger(v) && !/[.eE]/.test(String(node.value));
-        return { kind: 'literal', value: v, type: isInt ? 'long' : 'double' };
+        const text = String(node.value);
+        const isInt = Number.isInteger(v) && !/[.eE]/.test(text);
+        // Spark: a literal with a point and no exponent is a DECIMAL; its scale keeps arithmetic exact.
+        const dec = /^\d*\.(\d+)$/.exec(text);
+        return { kind: 'literal', value: v, type: isInt ? 'long' : 'double', ...(dec ? { scale: dec[1].length } : {}) };
       }
       case 'single_quote_string':
       case 'string':
       case 'natural_string':
-        return { kind: 'literal', value: String(node.value), type: 'string' };
+        return { kind: 'literal', value: unescapeSparkString(String(node.value)), type: 'string' };
       case 'bool':
         return { kind: 'literal', value: Boolean(node.value), type: 'boolean' };
       case 'null':
@@ -140,8 +143,11 @@ export class ExpressionBuilder {
       case 'cast': {
         const target = (node.target?.[0]?.dataType ?? node.target?.dataType ?? '') as string;
         const to = CAST_TYPES[String(target).toUpperCase()];
-        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT, DOUBLE, STRING, BOOLEAN or TIMESTAMP`, pos, 'CAST');
-        return { kind: 'cast', arg: this.build(node.expr, pos), to };
+        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN or TIMESTAMP`, pos, 'CAST');
+        const t = node.target?.[0] ?? node.target;
+        // DECIMAL without (p,s) is Spark's DECIMAL(10,0).
+        const scale = /^(DECIMAL|NUMERIC|DEC)$/i.test(String(target)) ? Number(t?.scale ?? 0) : undefined;
+        return { kind: 'cast', arg: this.build(node.expr, pos), to, ...(scale !== undefined ? { scale } : {}) };
       }
       case 'extract': {
         const field = String(node.args?.field ?? '').toLowerCase();
@@ -191,6 +197,11 @@ export class ExpressionBuilder {
         };
       }
     }
+    // RLIKE / REGEXP, rewritten to PostgreSQL's operators by sql-parser.ts.
+    if (op === '~' || op === '!~') {
+      const call: Expr = { kind: 'call', name: 'rlike', args: [left(), this.build(node.right, pos)] };
+      return op === '~' ? call : { kind: 'unary', op: 'NOT', arg: call };
+    }
     const b = BINARY[op];
     if (!b) throw new SqlValidationError(`Operator ${node.operator} is not supported`, pos, String(node.operator));
     return { kind: 'binary', op: b, left: left(), right: this.build(node.right, pos) };
@@ -235,11 +246,53 @@ export class ExpressionBuilder {
   private func(node: SqlNode, pos: SqlPosition | undefined): Expr {
     const name = functionName(node).toLowerCase();
     if (node.over) throw this.nonTimeWindow(name, pos);
+    const raw = (node.args?.type === 'expr_list' ? node.args.value : node.args ? [node.args] : []) as SqlNode[];
+    const keyword = (n: SqlNode | undefined) => (n?.type === 'origin' ? String(n.value).toUpperCase() : undefined);
+    if (raw.some((a) => keyword(a) !== undefined)) {
+      // SQL's keyword argument forms: trim([BOTH|LEADING|TRAILING] [chars] FROM s), position(sub IN s).
+      const kw = raw.map(keyword);
+      if (name === 'trim') {
+        const fromAt = kw.indexOf('FROM');
+        const mode = ['BOTH', 'LEADING', 'TRAILING'].includes(kw[0] ?? '') ? kw[0]! : 'BOTH';
+        const charsNode = raw.slice(kw[0] === mode ? 1 : 0, fromAt).find((a) => keyword(a) === undefined);
+        if (fromAt < 0 || fromAt !== raw.length - 2) throw new SqlValidationError('trim() takes trim(s), or trim([BOTH | LEADING | TRAILING] [characters] FROM s)', pos, 'trim');
+        const src = this.build(raw[fromAt + 1], pos);
+        const fn = mode === 'LEADING' ? 'ltrim' : mode === 'TRAILING' ? 'rtrim' : 'btrim';
+        return { kind: 'call', name: fn, args: charsNode ? [src, this.build(charsNode, pos)] : [src] };
+      }
+      if (name === 'position' && raw.length === 3 && kw[1] === 'IN') return { kind: 'call', name: 'position', args: [this.build(raw[0], pos), this.build(raw[2], pos)] };
+      throw new SqlValidationError(`${name}() does not take ${kw.filter(Boolean).join(', ')} here`, pos, name);
+    }
     const args = node.args ? this.list(node.args, pos) : [];
     if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0] };
     if (name === 'all' || name === 'any' || name === 'exists') throw notSupportedYet(`${name.toUpperCase()} (subquery)`, pos);
     return { kind: 'call', name, args };
   }
+}
+
+const ESCAPES: Record<string, string> = { '0': '\u0000', b: '\b', n: '\n', r: '\r', t: '\t', Z: '\u001a', '%': '\\%', _: '\\_' };
+
+/**
+ * Spark's string literal unescaping (spark.sql.parser.escapedStringLiterals=false, the default):
+ * `\n`, `\t`, `\r`, `\b`, `\0`, `\Z`, `\uXXXX`, `\\` → `\`, and `\x` → x for any other x, except
+ * that `\%` and `\_` keep their backslash (LIKE's escapes). So `'\\d+'` is the pattern \d+ as in Spark.
+ */
+export function unescapeSparkString(s: string): string {
+  if (!s.includes('\\')) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c !== '\\' || i + 1 >= s.length) {
+      out += c;
+      continue;
+    }
+    const n = s[++i];
+    if (n === 'u' && /^[0-9a-fA-F]{4}$/.test(s.slice(i + 1, i + 5))) {
+      out += String.fromCharCode(parseInt(s.slice(i + 1, i + 5), 16));
+      i += 4;
+    } else out += ESCAPES[n] ?? n;
+  }
+  return out;
 }
 
 /** Parses `YYYY-MM-DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` (UTC when no zone) to epoch ms, or null. */

@@ -9,7 +9,8 @@
  */
 import type { Field, Row, Schema } from '../types';
 import { exprToString, type Expr } from './expression';
-import { FUNCTIONS } from './functions';
+import { DATE_TRUNC_UNITS, FUNCTIONS } from './functions';
+import { STREAMING_REFUSED } from './spark-functions';
 import { fromJson, parseDdlSchema, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
@@ -28,7 +29,24 @@ export interface CompiledExpr {
   eval: Evaluator;
   /** The fields of a `struct` result (a window column is the struct { start, end }). */
   fields?: Field[];
+  /**
+   * A decimal's scale (digits after the point). Weir computes decimals as doubles and rounds
+   * each result half up to the scale Spark's decimal arithmetic gives it, so `2 % 1.8` is 0.2
+   * as in Spark, not 0.19999999999999996: exact while a value has at most 15 significant digits.
+   */
+  scale?: number;
 }
+
+/** Half up (away from zero) to `scale` digits, as Spark's decimal rounding. */
+export function roundDecimal(v: number, scale: number): number {
+  const f = 10 ** scale;
+  // 15 significant digits first: 1.005 * 100 is 100.49999999999999 in binary, 100.5 as Spark's decimal.
+  const r = Math.round(Number((Math.abs(v) * f).toPrecision(15))) / f;
+  return v < 0 ? -r : r;
+}
+
+/** The scale of an operand in decimal arithmetic: a decimal's own, 0 for an integer, none for a double. */
+const scaleOf = (c: CompiledExpr): number | undefined => c.scale ?? (c.type === 'long' ? 0 : undefined);
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
 export const WINDOW_FIELDS: Field[] = [
@@ -82,7 +100,7 @@ class ExpressionCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v };
+        return { type: e.type, eval: () => v, ...(e.scale !== undefined ? { scale: e.scale } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -118,7 +136,7 @@ class ExpressionCompiler {
           return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
         }
         if (!isNumeric(a.type)) this.fail(e, `Unary minus needs a number, got ${a.type}`);
-        return { type: a.type === 'null' ? 'long' : a.type, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+        return { type: a.type === 'null' ? 'long' : a.type, scale: a.scale, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
       }
       case 'binary':
         return this.binary(e);
@@ -168,6 +186,17 @@ class ExpressionCompiler {
         if (!canCast(a.type, e.to)) this.fail(e, `Cannot cast ${a.type} to ${e.to}`);
         const from = a.type;
         const to = e.to;
+        const scale = e.scale;
+        if (scale !== undefined) {
+          return {
+            type: to,
+            scale,
+            eval: (r, c) => {
+              const v = castValue(a.eval(r, c), from, to);
+              return v === null ? null : roundDecimal(v as number, scale);
+            },
+          };
+        }
         return { type: to, eval: (r, c) => castValue(a.eval(r, c), from, to) };
       }
       case 'call':
@@ -259,14 +288,30 @@ class ExpressionCompiler {
     if (!isNumeric(l.type) || !isNumeric(r.type)) this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}`);
     const bothLong = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null');
     const type: ExprType = e.op === '/' ? 'double' : bothLong ? 'long' : 'double';
+    // Decimal arithmetic (one side a decimal, the other a decimal or an integer): Spark's result
+    // scale is max(s1, s2) for + - %, s1 + s2 for *; `/` stays a double in Weir.
+    const ls = scaleOf(l);
+    const rs = scaleOf(r);
+    const decimal = ls !== undefined && rs !== undefined && (l.scale !== undefined || r.scale !== undefined) && e.op !== '/';
+    const scale = decimal ? (e.op === '*' ? ls + rs : Math.max(ls, rs)) : undefined;
     const num = (f: (a: number, b: number) => number | null): CompiledExpr => ({
       type,
-      eval: (row, c) => {
-        const a = l.eval(row, c);
-        if (a === null) return null;
-        const b = r.eval(row, c);
-        return b === null ? null : f(a as number, b as number);
-      },
+      ...(scale !== undefined ? { scale } : {}),
+      eval: scale !== undefined
+        ? (row, c) => {
+            const a = l.eval(row, c);
+            if (a === null) return null;
+            const b = r.eval(row, c);
+            if (b === null) return null;
+            const v = f(a as number, b as number);
+            return v === null ? null : roundDecimal(v, scale);
+          }
+        : (row, c) => {
+            const a = l.eval(row, c);
+            if (a === null) return null;
+            const b = r.eval(row, c);
+            return b === null ? null : f(a as number, b as number);
+          },
     });
     switch (e.op) {
       case '+': return num((a, b) => a + b);
@@ -389,6 +434,8 @@ class ExpressionCompiler {
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const refused = STREAMING_REFUSED[e.name];
+    if (refused) throw new SqlValidationError(refused.message, e.pos, `${e.name}()`, refused.errorClass);
     const def = FUNCTIONS[e.name];
     if (!def) {
       throw new SqlValidationError(
@@ -401,12 +448,14 @@ class ExpressionCompiler {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
-    if (e.name === 'to_timestamp') return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
+    // mod(a, b) is a % b, decimal scale included.
+    if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
+    if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);
     if (e.name === 'extract' || e.name === 'date_trunc') {
       const unit = e.args[0];
-      const allowed = e.name === 'extract' ? ['year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter'] : ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'];
+      const allowed = e.name === 'extract' ? ['year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter'] : [...DATE_TRUNC_UNITS];
       if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
         this.fail(e, `${e.name} unit must be one of ${allowed.join(', ')}`);
       }
@@ -418,8 +467,8 @@ class ExpressionCompiler {
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
     if (!['long', 'double', 'string', 'boolean', 'timestamp', 'binary', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
-    const refused = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
-    if (refused) this.fail(e, refused);
+    const badLiterals = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
+    if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = def.impl;
     if (args.length === 1 && nullIntolerant) {

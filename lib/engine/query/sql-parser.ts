@@ -49,8 +49,8 @@ const TYPE_SPELLINGS: Record<string, string> = {
  * - type names after `AS` in CAST and after `::` (STRING, LONG, SHORT, BYTE, BINARY);
  * - typed number literals `2L`, `2S`, `2Y` (bigint, smallint, tinyint: all BIGINT in Weir) and
  *   `1.5D`, `1.5F`, `1.5BD` (the suffix dropped: a literal with a point is already fractional);
- * - raw strings `r'a\d'` (Weir does not unescape backslashes in any string, so a raw string is
- *   a plain string here);
+ * - RLIKE / REGEXP as operators (PostgreSQL's `~`, `!~` for NOT), the function forms untouched;
+ * - raw strings `r'a\d'` (see below);
  * - the identifier `window` not followed by `(` (see WINDOW_IDENT).
  */
 export function sparkTypeNames(sql: string): string {
@@ -67,13 +67,24 @@ export function sparkTypeNames(sql: string): string {
     }
     let j = i;
     while (j < sql.length && !"'\"`".includes(sql[j])) j++;
-    let part = sql.slice(i, j)
+    const part = sql.slice(i, j)
       .replace(/\b(AS\s+|::\s*)(STRING|LONG|SHORT|BYTE|BINARY)(?![A-Za-z0-9_$])/gi, (_m, as: string, t: string) => `${as}${TYPE_SPELLINGS[t.toUpperCase()]}`)
       .replace(/(?<![A-Za-z0-9_$.])(\d+)([LSY])(?![A-Za-z0-9_$])/gi, (_m, d: string) => `${d} `)
       .replace(/(?<![A-Za-z0-9_$.])(\d*\.\d+(?:[eE][+-]?\d+)?)(BD|[DF])(?![A-Za-z0-9_$])/gi, (_m, d: string, suf: string) => `${d}${' '.repeat(suf.length)}`)
-      .replace(/(?<![A-Za-z0-9_$.])window(?![A-Za-z0-9_$])(?!\s*\()/gi, WINDOW_IDENT);
-    // r'…' / R'…': the `r` right before a quote becomes a space.
-    if (j < sql.length && sql[j] === "'" && /(?<![A-Za-z0-9_$])[rR]$/.test(part)) part = `${part.slice(0, -1)} `;
+      .replace(/(?<![A-Za-z0-9_$.])window(?![A-Za-z0-9_$])(?!\s*\()/gi, WINDOW_IDENT)
+      .replace(/\b(NOT\s+)?(RLIKE|REGEXP)\b(?!\s*\()/gi, (m: string, not: string | undefined) => (not ? '!~' : '~').padEnd(m.length, ' '));
+    // r'…' / R'…': the `r` right before a quote becomes a space, and the string's backslashes are
+    // doubled so that the expression builder's unescaping (Spark's, for every other string)
+    // gives them back. Only here does the text grow: a position later on the same line as a raw
+    // string with backslashes is off by their number.
+    if (j < sql.length && sql[j] === "'" && /(?<![A-Za-z0-9_$])[rR]$/.test(part)) {
+      out += `${part.slice(0, -1)} `;
+      let k = j + 1;
+      while (k < sql.length && !(sql[k] === "'" && sql[k + 1] !== "'")) k += sql[k] === "'" ? 2 : 1;
+      out += sql.slice(j, k + 1).replace(/\\/g, '\\\\');
+      i = k + 1;
+      continue;
+    }
     out += part;
     i = j;
   }
