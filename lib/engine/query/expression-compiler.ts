@@ -318,7 +318,14 @@ class ExpressionCompiler {
       case '-': return num((a, b) => a - b);
       case '*': return num((a, b) => a * b);
       case '/': return num((a, b) => (b === 0 ? null : a / b));
-      case '%': return num((a, b) => (b === 0 ? null : a % b));
+      case '%':
+        // A decimal remainder on the scaled integers: in doubles, -23.4 % 1.8 is -1.7999… (Spark: 0).
+        if (scale !== undefined) {
+          const f = 10 ** scale;
+          const int = (v: number) => Math.round(Number((v * f).toPrecision(15)));
+          return num((a, b) => (b === 0 ? null : (int(a) % int(b)) / f || 0));
+        }
+        return num((a, b) => (b === 0 ? null : a % b));
     }
     return this.fail(e, `Operator ${e.op} is not supported`);
   }
