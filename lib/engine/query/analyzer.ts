@@ -217,5 +217,7 @@ function describe(plan: LogicalPlan): string {
       return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
     case 'StaticRelation':
       return `StaticRelation ${plan.table.name} (${describeStaticTable(plan.table)})`;
+    case 'Union':
+      return `Union (${plan.branches.length} branches)`;
   }
 }

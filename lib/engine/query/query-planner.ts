@@ -14,7 +14,7 @@
 import type { SqlPosition } from './expression';
 import { ExpressionBuilder, columnName, posOf, tableName, type SqlNode } from './expression-builder';
 import { exprToString } from './expression';
-import type { LogicalPlan, NamedExpr, StreamingRelation } from './logical-plan';
+import { isStateful, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
 import { parseSelect } from './sql-parser';
 import { buildAggregation, buildSortAndLimit, isAggregationQuery } from './aggregate-planner';
@@ -48,7 +48,7 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
     if (cte.stmt?.type !== 'select' && cte.stmt?.ast?.type !== 'select') throw notSupportedYet(`WITH ${name} (a CTE that is not a SELECT)`, at(/\bWITH\b/i));
     ctx.ctes.set(name.toLowerCase(), planSelect(cte.stmt.ast ?? cte.stmt, ctx));
   }
-  if (ast._next || ast.set_op) throw notSupportedYet(`${String(ast.set_op ?? 'UNION').toUpperCase()}`, at(/\b(UNION|INTERSECT|EXCEPT)\b/i));
+  if (ast._next || ast.set_op) return planUnion(ast, ctx);
   const from = (ast.from ?? []) as SqlNode[];
   if (from.length === 0) throw new SqlValidationError(`A streaming query needs FROM ${relation.sourceName}`, { line: 1, column: 1 }, 'FROM');
   const sub = from.length === 1 ? subqueryOf(from[0], ctx) : undefined;
@@ -106,6 +106,27 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
     seen.set(key, n);
   }
   return buildSortAndLimit(ast, { kind: 'Project', list, child: plan }, at);
+}
+
+/**
+ * UNION ALL of SELECTs over the same stream, each stateless. Spark runs a union of stateful
+ * branches as separate stateful operators; Weir plans only the stateless shape (the usual one:
+ * the same stream filtered and projected two ways), and says so for the rest.
+ */
+function planUnion(ast: SqlNode, ctx: PlanContext): LogicalPlan {
+  const at = (re: RegExp): SqlPosition | undefined => findPosition(ctx.sql, re);
+  const branches: LogicalPlan[] = [];
+  for (let n: SqlNode | undefined = ast; n; n = n._next as SqlNode | undefined) {
+    const op = String(n.set_op ?? '').toLowerCase();
+    if (n._next && op !== 'union all') {
+      if (op === 'union' || op === 'union distinct') throw notSupportedYet('UNION (distinct)', at(/\bUNION\b/i), 'write UNION ALL, and deduplicate with the job\'s dedup option if needed');
+      throw notSupportedYet(op.toUpperCase() || 'UNION', at(/\b(UNION|INTERSECT|EXCEPT|MINUS)\b/i), 'Spark refuses INTERSECT and EXCEPT on streams too');
+    }
+    const branch = planSelect({ ...n, _next: undefined, set_op: undefined }, ctx);
+    if (isStateful(branch)) throw notSupportedYet('UNION ALL of a stateful query', at(/\bUNION\b/i), 'each branch may filter and project the stream; aggregate over the union instead (SELECT … FROM (… UNION ALL …) GROUP BY …)');
+    branches.push(branch);
+  }
+  return { kind: 'Union', branches, pos: at(/\bUNION\b/i) };
 }
 
 /** The plan and output columns of FROM's subquery or CTE, or undefined when FROM names the source. */

@@ -161,3 +161,22 @@ describe("Spark's error classes", () => {
     expect(failure('SELECT count(*) AS c FROM (SELECT s, count(*) AS n FROM src GROUP BY s)', { outputMode: 'complete' }).errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
   });
 });
+
+describe('UNION ALL of the same stream', () => {
+  it('runs stateless branches one after the other, named by the first', async () => {
+    const rows = await run("SELECT id, 'big' AS kind FROM src WHERE id > 5 UNION ALL SELECT id * 10 AS other, 'any' FROM src", [row, { ...row, id: 2 }]);
+    expect(rows).toEqual([{ id: 7, kind: 'big' }, { id: 70, kind: 'any' }, { id: 20, kind: 'any' }]);
+  });
+
+  it('aggregates over a union in a subquery', async () => {
+    const rows = await runUpdate('SELECT k, count(*) AS n FROM (SELECT s AS k FROM src UNION ALL SELECT upper(s) AS k FROM src) GROUP BY k', [{ ...row, s: 'a' }]);
+    expect(rows).toEqual([{ k: 'a', n: 1 }, { k: 'A', n: 1 }]);
+  });
+
+  it('refuses a stateful branch, UNION without ALL, and mismatched columns', () => {
+    expect(failure('SELECT s FROM src UNION ALL SELECT s FROM src GROUP BY s').message).toMatch(/UNION ALL of a stateful query is not supported yet/);
+    expect(failure('SELECT s FROM src UNION SELECT s FROM src').message).toMatch(/write UNION ALL/);
+    expect(failure('SELECT s, id FROM src UNION ALL SELECT s FROM src').message).toMatch(/same number of columns/);
+    expect(failure('SELECT s FROM src UNION ALL SELECT id FROM src').message).toMatch(/is string in the first SELECT and long in another/);
+  });
+});

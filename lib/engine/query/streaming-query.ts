@@ -11,6 +11,7 @@ import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
+import { UnionExec } from '../operators/union-exec';
 import { compileExpression, resolveColumn } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
@@ -80,6 +81,25 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
       const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true, ...(compiled[i].fields ? { fields: compiled[i].fields } : {}) }));
       ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
+      return out;
+    }
+    case 'Union': {
+      const branches = plan.branches.map((b) => {
+        const operators: PhysicalOperator[] = [];
+        return { operators, schema: planPhysical(b, operators, stateful) };
+      });
+      const [first, ...rest] = branches;
+      const out: Schema = first.schema.map((f) => ({ ...f }));
+      for (const b of rest) {
+        if (b.schema.length !== out.length) {
+          throw new SqlValidationError(`UNION ALL can only be performed on inputs with the same number of columns, but the first has ${out.length} and another ${b.schema.length}`, plan.pos, 'UNION');
+        }
+        b.schema.forEach((f, i) => {
+          const t = f.type === out[i].type ? f.type : undefined;
+          if (!t) throw new SqlValidationError(`UNION ALL column ${i + 1} (${out[i].name}) is ${out[i].type} in the first SELECT and ${f.type} in another; CAST one of them`, plan.pos, 'UNION');
+        });
+      }
+      ops.push(new UnionExec(branches, out));
       return out;
     }
     default: {
