@@ -8,7 +8,7 @@
  */
 import { RecordExpressionError } from '../errors';
 import type { ColumnType } from '../types';
-import { getJsonObject } from './json-functions';
+import { getJsonObject, jsonTuple } from './json-functions';
 import { compileRegex } from './regex';
 import { SPARK_FUNCTIONS } from './spark-functions';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
@@ -294,6 +294,8 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   // JSON (json-functions.ts); from_json and to_json carry struct types: compiled in expression-compiler.ts.
   from_json: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
   to_json: { min: 1, max: 2, type: () => 'string', impl: () => { throw new Error('compiled in the expression compiler'); } },
+  // One key of json_tuple (the planner expands json_tuple(j, k1, k2) into c0, c1 of these).
+  json_tuple_item: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, k]) => jsonTuple(j as string, [k as string])[0] },
   get_json_object: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, p]) => getJsonObject(j as string, p as string) },
   // The batch's timestamp (`batchTimestampMs` from offsets/N), so a re-run batch sees the same value.
   current_timestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },

@@ -12,7 +12,7 @@
  * expressions) are rejected here, each naming the construct and where it is.
  */
 import type { SqlPosition } from './expression';
-import { ExpressionBuilder, columnName, posOf, tableName, type SqlNode } from './expression-builder';
+import { ExpressionBuilder, columnName, functionName, posOf, tableName, type SqlNode } from './expression-builder';
 import { exprToString } from './expression';
 import { isStateful, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
@@ -90,6 +90,15 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
         continue;
       }
       for (const fld of inputSchema) list.push({ expr: { kind: 'column', name: fld.name }, name: fld.name });
+      continue;
+    }
+    // json_tuple(json, 'k1', 'k2', …) as a select item: Spark's generator, one column per key
+    // (c0, c1, … as Spark names them), each the key's value as a string.
+    if (e.type === 'function' && functionName(e).toLowerCase() === 'json_tuple') {
+      const args = (e.args?.type === 'expr_list' ? e.args.value : []) as SqlNode[];
+      if (args.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', posOf(e) ?? at(/\bjson_tuple\b/i), 'json_tuple');
+      const json = builder.build(args[0], posOf(e));
+      args.slice(1).forEach((k, i) => list.push({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k, posOf(e))] }, name: `c${i}` }));
       continue;
     }
     const expr = builder.build(e, posOf(e));

@@ -180,3 +180,10 @@ describe('UNION ALL of the same stream', () => {
     expect(failure('SELECT s FROM src UNION ALL SELECT id FROM src').message).toMatch(/is string in the first SELECT and long in another/);
   });
 });
+
+describe('json_tuple', () => {
+  it('gives one string column per key, c0, c1, … as Spark names them', async () => {
+    const rows = await run("SELECT id, json_tuple(s, 'region', 'id', 'nope', 'o') FROM src", [row]);
+    expect(rows).toEqual([{ id: 7, c0: 'eu', c1: '12', c2: null, c3: '{"k":1}' }]);
+  });
+});
