@@ -176,7 +176,7 @@ export function buildAggregation(
     const expr = builder.build(rewritten, posOf(item.expr));
     checkOnlyKeys(expr, 'the select list');
     const internal = expr.kind === 'column' && (expr.name.startsWith(KEY_PREFIX) || expr.name.startsWith(AGG_PREFIX));
-    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : textOf(expr);
+    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : fieldName(textOf(expr));
     return { expr, name };
   });
   let having: Expr | undefined;
@@ -189,6 +189,9 @@ export function buildAggregation(
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   return { kind: 'Project', list, child: plan };
 }
+
+/** A grouping key that is a struct field (`o.region`) is named after the field, as Spark names it. */
+const fieldName = (text: string): string => /^[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(text)?.[1] ?? text;
 
 /** Output column name of each grouping expression of an Aggregate node (see the header). */
 export function aggregateKeyNames(groupBy: Expr[], childSchema: Schema): string[] {

@@ -187,3 +187,21 @@ describe('json_tuple', () => {
     expect(rows).toEqual([{ id: 7, c0: 'eu', c1: '12', c2: null, c3: '{"k":1}' }]);
   });
 });
+
+describe('the Kafka shape', () => {
+  it('counts JSON orders per region and minute from a binary value', async () => {
+    const kafka = { kind: 'StreamingRelation' as const, sourceName: 'kafka', schema: [{ name: 'value', type: 'binary' as const }] };
+    const sql =
+      "WITH orders AS (SELECT from_json(CAST(value AS STRING), 'id BIGINT, region STRING, ts TIMESTAMP') AS o FROM kafka) " +
+      "SELECT o.region, window(o.ts, '1 minute') AS w, count(*) AS n FROM orders GROUP BY o.region, window(o.ts, '1 minute')";
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, kafka, 'update');
+    const value = (region: string, ts: string) => Buffer.from(JSON.stringify({ id: 1, region, ts }));
+    const out = (await q.runBatch([{ value: value('eu', '2024-01-01 00:00:30') }, { value: value('eu', '2024-01-01 00:00:50') }, { value: value('us', '2024-01-01 00:01:10') }])).output;
+    const m = Date.UTC(2024, 0, 1);
+    expect(out).toEqual(expect.arrayContaining([
+      { region: 'eu', w: { start: m, end: m + 60_000 }, n: 2 },
+      { region: 'us', w: { start: m + 60_000, end: m + 120_000 }, n: 1 },
+    ]));
+    expect(out).toHaveLength(2);
+  });
+});
