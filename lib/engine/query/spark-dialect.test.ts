@@ -205,3 +205,16 @@ describe('the Kafka shape', () => {
     expect(out).toHaveLength(2);
   });
 });
+
+describe('binary at the edges', () => {
+  it('a source reads binary as base64 and the files sink writes it so', async () => {
+    const { JsonLineParser } = await import('../operators/record-parser');
+    const { encodeRows } = await import('../sinks/files-sink');
+    const schema: Schema = [{ name: 'value', type: 'binary' }];
+    const parsed = new JsonLineParser(schema).parse(JSON.stringify({ value: Buffer.from('héllo').toString('base64') }));
+    expect(parsed).toMatchObject({ ok: true });
+    const value = (parsed as { ok: true; row: Row }).row.value;
+    expect(Buffer.from(value as Uint8Array).toString('utf8')).toBe('héllo');
+    expect(encodeRows([{ value }], schema, 'json', false)).toBe(`{"value":"${Buffer.from('héllo').toString('base64')}"}\n`);
+  });
+});
