@@ -142,8 +142,10 @@ export class ExpressionBuilder {
       }
       case 'cast': {
         const target = (node.target?.[0]?.dataType ?? node.target?.dataType ?? '') as string;
+        // No DATE type in Weir: CAST(x AS DATE) is to_date(x), that day's midnight as a timestamp.
+        if (String(target).toUpperCase() === 'DATE') return { kind: 'call', name: 'to_date', args: [this.build(node.expr, pos)] };
         const to = CAST_TYPES[String(target).toUpperCase()];
-        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN or TIMESTAMP`, pos, 'CAST');
+        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
         const t = node.target?.[0] ?? node.target;
         // DECIMAL without (p,s) is Spark's DECIMAL(10,0).
         const scale = /^(DECIMAL|NUMERIC|DEC)$/i.test(String(target)) ? Number(t?.scale ?? 0) : undefined;

@@ -9,6 +9,7 @@
 import { RecordExpressionError } from '../errors';
 import type { ColumnType } from '../types';
 import { getJsonObject, jsonTuple } from './json-functions';
+import { parseTimestampLiteral } from './expression-builder';
 import { compileRegex } from './regex';
 import { SPARK_FUNCTIONS } from './spark-functions';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
@@ -159,8 +160,13 @@ const rlike: FunctionDef = {
   checkLiterals: regexLiterals('rlike()'),
 };
 
+/** A date part of a timestamp; a string is cast to one first, as Spark casts it implicitly. */
 const dateField = (name: string): FunctionDef => ({
-  min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => DATE_FIELDS[name](new Date(v as number)),
+  min: 1, max: 1, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
+  impl: ([v], _c, t) => {
+    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string) : (v as number);
+    return ms === null ? null : DATE_FIELDS[name](new Date(ms));
+  },
 });
 
 export const FUNCTIONS: Record<string, FunctionDef> = {

@@ -146,6 +146,9 @@ const EXAMPLES: [string, unknown][] = [
   ["get_json_object('{\"a\":\"b\"}', '$.a')", 'b'],
   ["to_json(from_json('{\"a\":1, \"b\":0.8}', 'a INT, b DOUBLE'))", '{"a":1,"b":0.8}'],
   // casts
+  ["CAST('2024-03-04 05:06:07' AS DATE)", day(2024, 3, 4)],
+  ["year('2016-07-30')", 2016],
+  ["month('2016-07-30')", 7],
   ["CAST('10' AS INT) + 1", 11],
   ['CAST(TRUE AS STRING)', 'true'],
   ['CAST(1.5 AS LONG)', 1],
