@@ -26,7 +26,7 @@ const CAST_TYPES: Record<string, ColumnType> = {
 };
 
 /** An identifier as the user wrote it: the parser saw `window` as WINDOW_IDENT (sql-parser.ts). */
-export function identifier(name: string): string {
+function identifier(name: string): string {
   return name === WINDOW_IDENT ? 'window' : name;
 }
 
@@ -279,7 +279,7 @@ const ESCAPES: Record<string, string> = { '0': '\u0000', b: '\b', n: '\n', r: '\
  * `\n`, `\t`, `\r`, `\b`, `\0`, `\Z`, `\uXXXX`, `\\` → `\`, and `\x` → x for any other x, except
  * that `\%` and `\_` keep their backslash (LIKE's escapes). So `'\\d+'` is the pattern \d+ as in Spark.
  */
-export function unescapeSparkString(s: string): string {
+function unescapeSparkString(s: string): string {
   if (!s.includes('\\')) return s;
   let out = '';
   for (let i = 0; i < s.length; i++) {

@@ -38,7 +38,7 @@ export interface CompiledExpr {
 }
 
 /** Half up (away from zero) to `scale` digits, as Spark's decimal rounding. */
-export function roundDecimal(v: number, scale: number): number {
+function roundDecimal(v: number, scale: number): number {
   const f = 10 ** scale;
   // 15 significant digits first: 1.005 * 100 is 100.49999999999999 in binary, 100.5 as Spark's decimal.
   const r = Math.round(Number((Math.abs(v) * f).toPrecision(15))) / f;
@@ -49,13 +49,13 @@ export function roundDecimal(v: number, scale: number): number {
 const scaleOf = (c: CompiledExpr): number | undefined => c.scale ?? (c.type === 'long' ? 0 : undefined);
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
-export const WINDOW_FIELDS: Field[] = [
+const WINDOW_FIELDS: Field[] = [
   { name: 'start', type: 'timestamp', nullable: true },
   { name: 'end', type: 'timestamp', nullable: true },
 ];
 
 /** A schema field's expression type, and its fields when it is a struct. */
-export function fieldExprType(f: Field): { type: ExprType; fields?: Field[] } {
+function fieldExprType(f: Field): { type: ExprType; fields?: Field[] } {
   switch (f.type) {
     case 'window':
       return { type: 'struct', fields: WINDOW_FIELDS };

@@ -175,7 +175,7 @@ type PathStep = { key: string } | { index: number } | { wildcard: true };
  * Spark's get_json_object path: `$` then any of `.name`, `['name']`, `[n]`, `[*]` / `.*`.
  * Returns undefined for a path Spark would not accept (its result is then NULL).
  */
-export function parseJsonPath(path: string): PathStep[] | undefined {
+function parseJsonPath(path: string): PathStep[] | undefined {
   if (!path.startsWith('$')) return undefined;
   const steps: PathStep[] = [];
   let i = 1;

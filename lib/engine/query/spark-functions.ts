@@ -32,7 +32,7 @@ function toMs(v: unknown, t: ExprType): number | null {
 const midnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 
 /** Spark's bround: HALF_EVEN at `scale` digits. */
-export function roundHalfEven(v: number, scale: number): number {
+function roundHalfEven(v: number, scale: number): number {
   const f = 10 ** scale;
   const x = Number((v * f).toPrecision(15));
   const r = Math.round(x);
