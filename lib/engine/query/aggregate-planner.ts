@@ -77,7 +77,7 @@ export function buildAggregation(
 
   // Grouping expressions; a bare name that is not a source column may be a select alias (Spark's groupByAliases).
   const aliases = new Map<string, SqlNode>();
-  for (const item of columns) if (item.as) aliases.set(String(item.as).toLowerCase(), item.expr);
+  for (const item of columns) if (item.as) aliases.set(columnName(item.as).toLowerCase(), item.expr);
   const keyNodes = distinctOf(ast) ? columns.map((c) => c.expr) : groupByNodes(ast);
   const groupBy: Expr[] = keyNodes.map((n) => {
     if (n.type === 'number') throw new SqlValidationError('GROUP BY position (a number) is not supported; name the column or repeat the expression', posOf(n) ?? groupPos, 'GROUP BY');
@@ -176,7 +176,7 @@ export function buildAggregation(
     const expr = builder.build(rewritten, posOf(item.expr));
     checkOnlyKeys(expr, 'the select list');
     const internal = expr.kind === 'column' && (expr.name.startsWith(KEY_PREFIX) || expr.name.startsWith(AGG_PREFIX));
-    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : fieldName(textOf(expr));
+    const name = item.as ? columnName(item.as) : expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : fieldName(textOf(expr));
     return { expr, name };
   });
   let having: Expr | undefined;

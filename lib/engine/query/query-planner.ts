@@ -63,7 +63,7 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
       'FROM',
     );
   }
-  const qualifiers = new Set([...(sub ? sub.qualifiers : [relation.sourceName]), ...(f.as ? [String(f.as)] : []), ...(join?.qualifiers ?? [])]);
+  const qualifiers = new Set([...(sub ? sub.qualifiers : [relation.sourceName]), ...(f.as ? [columnName(f.as)] : []), ...(join?.qualifiers ?? [])]);
   const builder = new ExpressionBuilder(qualifiers, sql);
   const inputSchema = join?.schema ?? sub?.schema ?? relation.schema;
 
@@ -103,7 +103,7 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
     }
     const expr = builder.build(e, posOf(e));
     // Spark names `parsed.id` (a struct field) `id`.
-    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' ? expr.name : expr.kind === 'field' ? expr.field : exprToString(expr);
+    const name = item.as ? columnName(item.as) : expr.kind === 'column' ? expr.name : expr.kind === 'field' ? expr.field : exprToString(expr);
     list.push({ expr, name });
   }
   const seen = new Map<string, NamedExpr>();

@@ -218,3 +218,12 @@ describe('binary at the edges', () => {
     expect(encodeRows([{ value }], schema, 'json', false)).toBe(`{"value":"${Buffer.from('héllo').toString('base64')}"}\n`);
   });
 });
+
+describe('window as a name', () => {
+  it('may be an alias and a table alias, read back as window', async () => {
+    const rows = await runUpdate("SELECT window(ts, '10 minutes') AS window, count(*) AS n FROM src GROUP BY window(ts, '10 minutes')", [row]);
+    expect(Object.keys(rows[0])).toEqual(['window', 'n']);
+    const [r] = await run('SELECT window.id FROM src AS window', [row]);
+    expect(r).toEqual({ id: 7 });
+  });
+});
