@@ -55,6 +55,19 @@ afterAll(async () => {
 });
 
 describe('weir CLI', () => {
+  it("validates Spark SQL and prints Spark's error class with a rejection", async () => {
+    const job = JSON.parse(await readFile(path.join(dir, 'job.json'), 'utf8'));
+    const spark = "WITH e AS (SELECT CAST(id AS LONG) AS id, r'x\\d' AS raw, 2L AS two FROM events WHERE name RLIKE '^[a-z]') SELECT id, two FROM e";
+    await writeFile(path.join(dir, 'spark.json'), JSON.stringify({ ...job, sql: spark }));
+    const ok = await weir(['validate', 'spark.json'], dir);
+    expect(ok.stderr).not.toContain('error:');
+    expect(ok.code).toBe(0);
+    await writeFile(path.join(dir, 'mode.json'), JSON.stringify({ ...job, outputMode: 'update' }));
+    const mode = await weir(['validate', 'mode.json'], dir);
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toContain('error: mode.json: outputMode: [STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update. This output mode is not supported in Data Source files.');
+  });
+
   it('is unconfined unless WEIR_FILES_ROOTS / WEIR_CHECKPOINT_ROOT are set; then it keeps to them as the API does', async () => {
     const elsewhere = await mkdtemp(path.join(tmpdir(), 'weir-cli-root-'));
     try {

@@ -93,7 +93,9 @@ function printIssues(file: string, r: ValidateJobResult): void {
   for (const e of r.errors) {
     // SQL errors already end with their position; JSON spec errors carry it only as fields.
     const pos = e.line ? ` (line ${e.line}, column ${e.column})` : '';
-    err(`error: ${file}: ${e.path}: ${e.message}${e.message.endsWith(pos) ? '' : pos}`);
+    // Spark's error class first, as Spark prints it.
+    const cls = e.errorClass ? `[${e.errorClass}] ` : '';
+    err(`error: ${file}: ${e.path}: ${cls}${e.message}${e.message.endsWith(pos) ? '' : pos}`);
   }
   for (const w of r.warnings) err(`warning: ${file}: ${w.path}: ${w.message}`);
 }
@@ -168,7 +170,7 @@ async function run(args: string[]): Promise<number> {
       return EXIT.concurrent;
     }
     if (e instanceof WeirError) {
-      err(`error: ${e.code}: ${e.message}`);
+      err(`error: ${e.code}: ${e.errorClass ? `[${e.errorClass}] ` : ''}${e.message}`);
       return EXIT.failed;
     }
     throw e;

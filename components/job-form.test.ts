@@ -97,3 +97,10 @@ describe('issue wording', () => {
     expect(issueWhere({ path: '(root)', message: 'x' })).toBe('Spec');
   });
 });
+
+describe('issueText with an error class', () => {
+  it("puts Spark's class first, as Spark prints it", () => {
+    expect(issueText({ path: 'outputMode', message: 'Invalid streaming output mode: update.', errorClass: 'STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE' })).toBe('[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update.');
+    expect(issueText({ path: 'sql', message: 'x (line 1, column 2)', line: 1, column: 2 })).toBe('x');
+  });
+});

@@ -234,6 +234,8 @@ const CONTROL_LABELS: Record<keyof JobForm, string> = {
 export interface PositionedIssue extends FormIssue {
   line?: number;
   column?: number;
+  /** Spark's error class, shown first as Spark prints it: `[CLASS] message`. */
+  errorClass?: string;
 }
 
 /**
@@ -250,5 +252,6 @@ export function issueWhere(issue: PositionedIssue, optionLabel?: (side: 'source'
 
 /** An issue's message without the "(line L, column C)" its position already says. */
 export function issueText(issue: PositionedIssue): string {
-  return issue.line ? issue.message.replace(/\s*\(line \d+, column \d+\)$/, '') : issue.message;
+  const text = issue.line ? issue.message.replace(/\s*\(line \d+, column \d+\)$/, '') : issue.message;
+  return issue.errorClass ? `[${issue.errorClass}] ${text}` : text;
 }

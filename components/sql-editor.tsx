@@ -56,7 +56,7 @@ export function SqlEditor({
     const view = viewRef.current;
     if (!view) return;
     const text = view.state.doc.toString();
-    const diagnostics: Diagnostic[] = problems.map((p) => ({ ...problemRange(text, p), severity: 'error', message: p.message }));
+    const diagnostics: Diagnostic[] = problems.map((p) => ({ ...problemRange(text, p), severity: 'error', message: p.errorClass ? `[${p.errorClass}] ${p.message}` : p.message }));
     view.dispatch(setDiagnostics(view.state, diagnostics));
   }, [problems, value]);
 

@@ -8,6 +8,8 @@ export interface SqlProblem {
   message: string;
   line?: number;
   column?: number;
+  /** Spark's error class, shown before the message as Spark prints it. */
+  errorClass?: string;
 }
 
 /** Offsets in `text` for an error at 1-based line/column (the whole text when no position). */

@@ -3,6 +3,13 @@
  * message that tells the user what to do next.
  */
 export class WeirError extends Error {
+  /**
+   * Spark's error class for the same rejection (`STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE`,
+   * `_LEGACY_ERROR_TEMP_3102` for UnsupportedOperationChecker's messages), when Spark has one:
+   * a Spark user searches for it, and the API returns it as `errorClass`.
+   */
+  errorClass?: string;
+
   constructor(
     readonly code: string,
     message: string,
@@ -13,6 +20,9 @@ export class WeirError extends Error {
   }
 }
 
+/** The class Spark gives every message of UnsupportedOperationChecker (reference §2). */
+export const UNSUPPORTED_OPERATION_CLASS = '_LEGACY_ERROR_TEMP_3102';
+
 /** The job spec or query is invalid: caught at validation, before anything runs. */
 export class ValidationError extends WeirError {
   constructor(message: string, details?: Record<string, unknown>) {
@@ -22,9 +32,15 @@ export class ValidationError extends WeirError {
 
 /** Spark's AnalysisException: an illegal query shape or output mode. */
 export class AnalysisException extends WeirError {
-  constructor(message: string, details?: Record<string, unknown>) {
+  constructor(message: string, details?: Record<string, unknown>, errorClass?: string) {
     super('ANALYSIS_ERROR', message, details);
+    if (errorClass) this.errorClass = errorClass;
   }
+}
+
+/** A query shape Spark's UnsupportedOperationChecker refuses, with its message and class. */
+export function unsupportedOperation(message: string, details?: Record<string, unknown>): AnalysisException {
+  return new AnalysisException(message, details, UNSUPPORTED_OPERATION_CLASS);
 }
 
 /** A log file for this batch already exists: another runner writes this checkpoint. */

@@ -4,12 +4,24 @@
  * Inside the engine a timestamp is epoch milliseconds (a number); sinks render timestamps as
  * ISO-8601 strings using the output schema. A window is `{ start, end }` in epoch ms.
  */
-export type ColumnType = 'long' | 'double' | 'string' | 'boolean' | 'timestamp';
+export type ColumnType = 'long' | 'double' | 'string' | 'boolean' | 'timestamp' | 'binary';
+
+/**
+ * Spark's BinaryType (Kafka's key and value): a Uint8Array (a Buffer is one). CAST(x AS STRING)
+ * decodes it as UTF-8, as Spark does.
+ */
+export type BinaryValue = Uint8Array;
 
 export interface Field {
   name: string;
-  type: ColumnType | 'window' | 'unknown';
+  /**
+   * `struct`: Spark's StructType, a plain object whose fields are `fields` (from_json's result);
+   * `window` is the struct { start, end } of timestamps a window aggregation outputs.
+   */
+  type: ColumnType | 'window' | 'struct' | 'unknown';
   nullable?: boolean;
+  /** The fields of a `struct`. */
+  fields?: Field[];
 }
 
 export type Schema = Field[];

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AnalysisException, BadRecordError, CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, CorruptCheckpointError, IncompatibleQueryChangeError, ValidationError } from '@/lib/engine/errors';
-import { BadRequestError, ConflictError, errorResponse, ForbiddenError, InvalidJobSpecError, NotFoundError, UnauthenticatedError } from './http-errors';
+import { BadRequestError, ConflictError, errorBody, errorResponse, ForbiddenError, InvalidJobSpecError, NotFoundError, UnauthenticatedError } from './http-errors';
 
 describe('errorResponse', () => {
   it.each([
@@ -37,5 +37,17 @@ describe('errorResponse', () => {
     const res = errorResponse(r.error);
     expect(res.status).toBe(400);
     expect((await res.json()).error.details.issues).toEqual([{ path: 'a.b', message: expect.any(String) }]);
+  });
+});
+
+describe("Spark's error class in the error object", () => {
+  it('is errorClass on the error, from the exception or from the first listed error that has one', () => {
+    expect(errorBody(new AnalysisException('Sorting is not supported…', undefined, '_LEGACY_ERROR_TEMP_3102')).error.errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
+    const spec = new InvalidJobSpecError([
+      { path: 'name', message: 'required' },
+      { path: 'outputMode', message: 'Invalid streaming output mode: update.', errorClass: 'STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE' },
+    ]);
+    expect(errorBody(spec).error.errorClass).toBe('STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE');
+    expect(errorBody(new ValidationError('v')).error).not.toHaveProperty('errorClass');
   });
 });

@@ -59,7 +59,7 @@ export class ConflictError extends WeirError {
 }
 /** The job spec failed the engine's validation; details.errors lists {path, message, line, column}. */
 export class InvalidJobSpecError extends WeirError {
-  constructor(errors: { path: string; message: string; line?: number; column?: number }[], warnings: unknown[] = []) {
+  constructor(errors: { path: string; message: string; line?: number; column?: number; errorClass?: string }[], warnings: unknown[] = []) {
     super(
       'INVALID_JOB_SPEC',
       `The job spec is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}. Fix these fields and send it again (POST /api/jobs/validate checks without saving).`,
@@ -87,7 +87,8 @@ const STATUS_BY_CODE: Record<string, number> = {
 };
 
 export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
+  /** `errorClass`: Spark's error class for the same rejection, when it has one. */
+  error: { code: string; message: string; errorClass?: string; details?: unknown };
 }
 
 /** zod issues as `{path: "a.b", message}` so a client can point at the field. */
@@ -131,7 +132,12 @@ export function errorBody(e: unknown): ErrorBody {
       },
     };
   }
-  if (e instanceof WeirError) return { error: { code: e.code, message: e.message, details: e.details } };
+  if (e instanceof WeirError) {
+    // An invalid spec's class is its first error's that has one (each error also carries its own).
+    const listed = (e.details as { errors?: { errorClass?: string }[] } | undefined)?.errors;
+    const errorClass = e.errorClass ?? (Array.isArray(listed) ? listed.find((x) => x.errorClass)?.errorClass : undefined);
+    return { error: { code: e.code, message: e.message, ...(errorClass ? { errorClass } : {}), details: e.details } };
+  }
   if (prismaCode(e) === 'P2002') {
     const target = (e as { meta?: { target?: unknown } }).meta?.target;
     return { error: { code: 'CONFLICT', message: `A record with this ${String(target ?? 'key')} already exists; choose another value.`, details: { target } } };

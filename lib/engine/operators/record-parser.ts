@@ -55,6 +55,11 @@ export function coerceField(v: unknown, type: ColumnType | string, fromText: boo
       }
       return { ok: false, reason: `expected a timestamp (ISO-8601 or epoch ms), got ${JSON.stringify(v)}` };
     }
+    case 'binary':
+      // Spark's JSON and CSV readers take binary as base64 text.
+      if (v instanceof Uint8Array) return { ok: true, value: v };
+      if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v.trim())) return { ok: true, value: Buffer.from(v.trim(), 'base64') };
+      return { ok: false, reason: `expected binary as base64 text, got ${JSON.stringify(v)}` };
     default:
       return { ok: true, value: v };
   }

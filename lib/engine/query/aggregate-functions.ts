@@ -149,6 +149,7 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
     case 'min':
     case 'max':
       needOne();
+      if (arg === 'struct') throw new AnalysisException(`${text}: ${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`, { aggregate: text });
       return extremum(name, arg === 'null' ? 'string' : arg);
     case 'approx_count_distinct': {
       if (call.star || call.argTypes.length < 1) throw new AnalysisException(`${text}: approx_count_distinct() takes one expression`, { aggregate: text });

@@ -14,7 +14,7 @@
  * SELECT DISTINCT is an Aggregate over all selected expressions with no aggregates (Spark
  * treats `distinct()` the same way, so the same output-mode rules apply).
  */
-import { AnalysisException } from '../errors';
+import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
@@ -72,18 +72,18 @@ export function buildAggregation(
   }
   const hasGroupBy = groupByNodes(ast).length > 0 || containsAggregate(columns) || containsAggregate(ast.having);
   if (distinctOf(ast) && hasGroupBy) {
-    throw new AnalysisException('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets (SELECT DISTINCT over an aggregation); remove DISTINCT or the GROUP BY.');
+    throw unsupportedOperation('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets (SELECT DISTINCT over an aggregation); remove DISTINCT or the GROUP BY.');
   }
 
   // Grouping expressions; a bare name that is not a source column may be a select alias (Spark's groupByAliases).
   const aliases = new Map<string, SqlNode>();
-  for (const item of columns) if (item.as) aliases.set(String(item.as).toLowerCase(), item.expr);
+  for (const item of columns) if (item.as) aliases.set(columnName(item.as).toLowerCase(), item.expr);
   const keyNodes = distinctOf(ast) ? columns.map((c) => c.expr) : groupByNodes(ast);
   const groupBy: Expr[] = keyNodes.map((n) => {
     if (n.type === 'number') throw new SqlValidationError('GROUP BY position (a number) is not supported; name the column or repeat the expression', posOf(n) ?? groupPos, 'GROUP BY');
     if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', posOf(n) ?? groupPos, 'GROUP BY');
     if (n.type === 'function' && ['rollup', 'cube', 'grouping sets'].includes(functionName(n).toLowerCase())) {
-      throw new AnalysisException('Grouping Sets is not supported on streaming DataFrames/Datasets');
+      throw unsupportedOperation('Grouping Sets is not supported on streaming DataFrames/Datasets');
     }
     if (n.type === 'column_ref') {
       const name = columnName(n.column);
@@ -124,7 +124,7 @@ export function buildAggregation(
       args = star ? [] : list.map((a) => builder.build(a, pos));
     }
     if (distinct) {
-      throw new AnalysisException('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: aggregateText(name, star, args, true) });
+      throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: aggregateText(name, star, args, true) });
     }
     const text = aggregateText(name, star, args, false);
     let i = aggText.indexOf(text);
@@ -176,7 +176,7 @@ export function buildAggregation(
     const expr = builder.build(rewritten, posOf(item.expr));
     checkOnlyKeys(expr, 'the select list');
     const internal = expr.kind === 'column' && (expr.name.startsWith(KEY_PREFIX) || expr.name.startsWith(AGG_PREFIX));
-    const name = item.as ? String(typeof item.as === 'string' ? item.as : columnName(item.as)) : expr.kind === 'column' && !internal ? expr.name : textOf(expr);
+    const name = item.as ? columnName(item.as) : expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : fieldName(textOf(expr));
     return { expr, name };
   });
   let having: Expr | undefined;
@@ -189,6 +189,9 @@ export function buildAggregation(
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   return { kind: 'Project', list, child: plan };
 }
+
+/** A grouping key that is a struct field (`o.region`) is named after the field, as Spark names it. */
+const fieldName = (text: string): string => /^[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(text)?.[1] ?? text;
 
 /** Output column name of each grouping expression of an Aggregate node (see the header). */
 export function aggregateKeyNames(groupBy: Expr[], childSchema: Schema): string[] {
@@ -225,7 +228,7 @@ export function buildSortAndLimit(ast: SqlNode, plan: LogicalPlan, at: (re: RegE
   if (limit?.length) {
     const pos = at(/\bLIMIT\b|\bOFFSET\b/i);
     if (limit.length > 1 || String(ast.limit.seperator ?? '').toLowerCase() === 'offset') {
-      throw new AnalysisException('OFFSET is not supported on streaming DataFrames/Datasets');
+      throw unsupportedOperation('OFFSET is not supported on streaming DataFrames/Datasets');
     }
     const n = Number(limit[0].value);
     if (limit[0].type !== 'number' || !Number.isInteger(n) || n < 0) throw new SqlValidationError('LIMIT needs a non-negative integer', pos, 'LIMIT');

@@ -9,7 +9,7 @@
  * - Warns, without rejecting, on a stateful operator that nothing bounds (no watermark on its
  *   keys): its state grows with its key space forever.
  */
-import { AnalysisException } from '../errors';
+import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
@@ -55,10 +55,27 @@ function watermarkOf(plan: LogicalPlan): WatermarkSpec | undefined {
 const outputModeLabel = (m: OutputMode) => m[0].toUpperCase() + m.slice(1);
 
 const fail = (msg: string): never => {
-  throw new AnalysisException(msg);
+  throw unsupportedOperation(msg);
 };
 
-export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
+/**
+ * @param schemaOf the columns a node outputs (the physical planner's answer); without it an
+ * aggregate is taken to read the source's columns, which holds unless it sits over a subquery.
+ */
+export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode, schemaOf?: (p: LogicalPlan) => Schema): StreamingAnalysis {
+  if (schemaOf) childSchemaOf = (n) => schemaOf(n.child);
+  try {
+    return analyze(plan, outputMode);
+  } finally {
+    childSchemaOf = undefined;
+  }
+}
+
+/** Set for the duration of one analysis (the analysis is synchronous). */
+let childSchemaOf: ((n: Node<'Aggregate'>) => Schema) | undefined;
+const aggInputSchema = (n: Node<'Aggregate'>): Schema => childSchemaOf?.(n) ?? inputSchema(n);
+
+function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   const nodes = collect(plan);
   const aggregates = nodes.filter((n): n is Node<'Aggregate'> => n.kind === 'Aggregate');
   const mode = outputModeLabel(outputMode);
@@ -66,7 +83,7 @@ export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode):
 
   if (aggregates.length > 1) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
   const agg = aggregates[0];
-  const aggAnalysis = agg ? analyzeAggregate(agg, inputSchema(agg), watermarkOf(agg)) : undefined;
+  const aggAnalysis = agg ? analyzeAggregate(agg, aggInputSchema(agg), watermarkOf(agg)) : undefined;
 
   if (outputMode === 'complete' && !agg) {
     fail('Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets');
@@ -143,7 +160,7 @@ export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode):
 function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
   switch (n.kind) {
     case 'Aggregate': {
-      const a = analyzeAggregate(n, inputSchema(n), watermarkOf(n));
+      const a = analyzeAggregate(n, aggInputSchema(n), watermarkOf(n));
       const keys = a.keys.map((k) => (k.window ? `window ${describeWindow(k.window)}` : exprToString(k.expr))).join(', ') || 'one global group';
       const bound = a.watermarkKeyIndex === undefined
         ? 'UNBOUNDED: no watermark on its keys'
@@ -200,5 +217,7 @@ function describe(plan: LogicalPlan): string {
       return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
     case 'StaticRelation':
       return `StaticRelation ${plan.table.name} (${describeStaticTable(plan.table)})`;
+    case 'Union':
+      return `Union (${plan.branches.length} branches)`;
   }
 }

@@ -5,7 +5,8 @@
  */
 import type { ColumnType } from '../types';
 import type { BinaryOp, Expr, SqlPosition } from './expression';
-import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
+import { findPosition, notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
+import { WINDOW_IDENT } from './sql-parser';
 
 /** node-sql-parser's AST is loosely typed; we read it defensively. */
 export type SqlNode = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -17,11 +18,17 @@ const BINARY: Record<string, BinaryOp> = {
 
 const CAST_TYPES: Record<string, ColumnType> = {
   BIGINT: 'long', LONG: 'long', INT: 'long', INTEGER: 'long', SMALLINT: 'long', TINYINT: 'long', INT8: 'long', INT4: 'long',
-  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'double', DECIMAL: 'double',
+  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'double', DECIMAL: 'double', DEC: 'double',
   STRING: 'string', VARCHAR: 'string', TEXT: 'string', CHAR: 'string',
   BOOLEAN: 'boolean', BOOL: 'boolean',
   TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp',
+  BINARY: 'binary', BYTEA: 'binary',
 };
+
+/** An identifier as the user wrote it: the parser saw `window` as WINDOW_IDENT (sql-parser.ts). */
+function identifier(name: string): string {
+  return name === WINDOW_IDENT ? 'window' : name;
+}
 
 export function posOf(node: SqlNode | undefined): SqlPosition | undefined {
   const s = node?.loc?.start;
@@ -30,9 +37,17 @@ export function posOf(node: SqlNode | undefined): SqlPosition | undefined {
 
 /** Identifier text of a column_ref's `column` (a string in some dialects, `{expr:{value}}` in PostgreSQL). */
 export function columnName(col: unknown): string {
-  if (typeof col === 'string') return col;
+  if (typeof col === 'string') return identifier(col);
   const v = (col as SqlNode)?.expr?.value;
-  return typeof v === 'string' ? v : String(v);
+  return identifier(typeof v === 'string' ? v : String(v));
+}
+
+/** The qualifier of a column_ref (`t` in `t.a`): a string, or `{ value }` before `.*`. */
+export function tableName(t: unknown): string | undefined {
+  if (t === null || t === undefined) return undefined;
+  if (typeof t === 'string') return identifier(t);
+  const v = (t as SqlNode).value;
+  return v === undefined ? undefined : identifier(String(v));
 }
 
 export function functionName(node: SqlNode): string {
@@ -69,25 +84,32 @@ export class ExpressionBuilder {
     switch (node.type) {
       case 'column_ref': {
         if (node.column === '*') throw new SqlValidationError('* is only allowed as a whole select item', pos, '*');
-        if (node.table && !this.qualifiers.has(String(node.table))) {
-          throw new SqlValidationError(`Unknown table or alias "${node.table}" in ${node.table}.${columnName(node.column)}`, pos, 'column reference');
-        }
         const name = columnName(node.column);
         // node-sql-parser records no location for column refs: point at the name's first use.
         const own = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${escapeRegExp(name)}"?(?![A-Za-z0-9_])`));
+        const table = tableName(node.table);
+        if (table !== undefined && !this.qualifiers.has(table)) {
+          // Not a table or alias: `a.b` reads field b of the struct column a (Spark resolves the
+          // same way: a qualifier first, then a column). The compiler says if `a` is no struct.
+          const at = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${escapeRegExp(table)}"?\\s*\\.`)) ?? own ?? pos;
+          return { kind: 'field', arg: { kind: 'column', name: table, pos: at }, field: name, pos: at };
+        }
         return { kind: 'column', name, pos: own ?? pos };
       }
       case 'number':
       case 'bigint': {
         const v = Number(node.value);
         if (!Number.isFinite(v)) throw new SqlValidationError(`Number literal ${node.value} is out of range`, pos, 'literal');
-        const isInt = Number.isInteger(v) && !/[.eE]/.test(String(node.value));
-        return { kind: 'literal', value: v, type: isInt ? 'long' : 'double' };
+        const text = String(node.value);
+        const isInt = Number.isInteger(v) && !/[.eE]/.test(text);
+        // Spark: a literal with a point and no exponent is a DECIMAL; its scale keeps arithmetic exact.
+        const dec = /^\d*\.(\d+)$/.exec(text);
+        return { kind: 'literal', value: v, type: isInt ? 'long' : 'double', ...(dec ? { scale: dec[1].length } : {}) };
       }
       case 'single_quote_string':
       case 'string':
       case 'natural_string':
-        return { kind: 'literal', value: String(node.value), type: 'string' };
+        return { kind: 'literal', value: unescapeSparkString(String(node.value)), type: 'string' };
       case 'bool':
         return { kind: 'literal', value: Boolean(node.value), type: 'boolean' };
       case 'null':
@@ -120,9 +142,14 @@ export class ExpressionBuilder {
       }
       case 'cast': {
         const target = (node.target?.[0]?.dataType ?? node.target?.dataType ?? '') as string;
+        // No DATE type in Weir: CAST(x AS DATE) is to_date(x), that day's midnight as a timestamp.
+        if (String(target).toUpperCase() === 'DATE') return { kind: 'call', name: 'to_date', args: [this.build(node.expr, pos)] };
         const to = CAST_TYPES[String(target).toUpperCase()];
-        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT, DOUBLE, STRING, BOOLEAN or TIMESTAMP`, pos, 'CAST');
-        return { kind: 'cast', arg: this.build(node.expr, pos), to };
+        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
+        const t = node.target?.[0] ?? node.target;
+        // DECIMAL without (p,s) is Spark's DECIMAL(10,0).
+        const scale = /^(DECIMAL|NUMERIC|DEC)$/i.test(String(target)) ? Number(t?.scale ?? 0) : undefined;
+        return { kind: 'cast', arg: this.build(node.expr, pos), to, ...(scale !== undefined ? { scale } : {}) };
       }
       case 'extract': {
         const field = String(node.args?.field ?? '').toLowerCase();
@@ -131,8 +158,7 @@ export class ExpressionBuilder {
       case 'aggr_func':
         throw notSupportedYet(`Aggregate function ${String(node.name).toUpperCase()}()`, pos, 'aggregation (GROUP BY and aggregate functions) arrives with stateful operators');
       case 'window_func':
-        // node-sql-parser records no location here: point at the function's name.
-        throw notSupportedYet(`Window function ${node.name}()`, pos ?? findPosition(this.sql, new RegExp(`\\b${escapeRegExp(String(node.name))}\\s*\\(`, 'i')));
+        throw this.nonTimeWindow(String(node.name), pos);
       case 'interval':
         throw notSupportedYet('INTERVAL', pos);
       default:
@@ -173,19 +199,102 @@ export class ExpressionBuilder {
         };
       }
     }
+    // RLIKE / REGEXP, rewritten to PostgreSQL's operators by sql-parser.ts.
+    if (op === '~' || op === '!~') {
+      const call: Expr = { kind: 'call', name: 'rlike', args: [left(), this.build(node.right, pos)] };
+      return op === '~' ? call : { kind: 'unary', op: 'NOT', arg: call };
+    }
     const b = BINARY[op];
     if (!b) throw new SqlValidationError(`Operator ${node.operator} is not supported`, pos, String(node.operator));
     return { kind: 'binary', op: b, left: left(), right: this.build(node.right, pos) };
   }
 
+  /**
+   * Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING for `f(...) OVER (...)`. node-sql-parser
+   * records no location for window functions, so the call, its window specification and its
+   * alias are read from the SQL text at the function's name.
+   */
+  private nonTimeWindow(name: string, pos: SqlPosition | undefined): SqlValidationError {
+    const m = new RegExp(`\\b${escapeRegExp(name)}\\s*\\(`, 'i').exec(this.sql);
+    const at = m ? offsetToPosition(this.sql, m.index) : pos;
+    let spec = '';
+    let column = `${name.toUpperCase()}()`;
+    if (m) {
+      const over = /\)\s*OVER\s*\(/i.exec(this.sql.slice(m.index));
+      if (over) {
+        const open = m.index + over.index + over[0].length - 1;
+        let depth = 0;
+        let close = open;
+        for (; close < this.sql.length; close++) {
+          if (this.sql[close] === '(') depth++;
+          else if (this.sql[close] === ')' && --depth === 0) break;
+        }
+        spec = this.sql.slice(open, close + 1);
+        column = this.sql.slice(m.index, close + 1);
+        const alias = /^\s*(?:AS\s+)?(`[^`]+`|"[^"]+"|[A-Za-z_][A-Za-z0-9_]*)/i.exec(this.sql.slice(close + 1));
+        if (alias && !/^(FROM|WHERE|GROUP|ORDER|HAVING|LIMIT|UNION)$/i.test(alias[1])) column = alias[1].replace(/^[`"]|[`"]$/g, '');
+      }
+    }
+    return new SqlValidationError(
+      `Window function is not supported in ${name.toUpperCase()}() (as column \`${column}\`) on streaming DataFrames/Datasets. ` +
+        `Structured Streaming only supports time-window aggregation using the WINDOW function. (window specification: ${spec || '(unknown)'}). ` +
+        "In Weir, group by window(<event time>, '<duration>') instead, or deduplicate with the job's dedup option",
+      at,
+      'window function',
+      'NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING',
+    );
+  }
+
   private func(node: SqlNode, pos: SqlPosition | undefined): Expr {
     const name = functionName(node).toLowerCase();
-    if (node.over) throw notSupportedYet(`Window function ${name}()`, pos);
+    if (node.over) throw this.nonTimeWindow(name, pos);
+    const raw = (node.args?.type === 'expr_list' ? node.args.value : node.args ? [node.args] : []) as SqlNode[];
+    const keyword = (n: SqlNode | undefined) => (n?.type === 'origin' ? String(n.value).toUpperCase() : undefined);
+    if (raw.some((a) => keyword(a) !== undefined)) {
+      // SQL's keyword argument forms: trim([BOTH|LEADING|TRAILING] [chars] FROM s), position(sub IN s).
+      const kw = raw.map(keyword);
+      if (name === 'trim') {
+        const fromAt = kw.indexOf('FROM');
+        const mode = ['BOTH', 'LEADING', 'TRAILING'].includes(kw[0] ?? '') ? kw[0]! : 'BOTH';
+        const charsNode = raw.slice(kw[0] === mode ? 1 : 0, fromAt).find((a) => keyword(a) === undefined);
+        if (fromAt < 0 || fromAt !== raw.length - 2) throw new SqlValidationError('trim() takes trim(s), or trim([BOTH | LEADING | TRAILING] [characters] FROM s)', pos, 'trim');
+        const src = this.build(raw[fromAt + 1], pos);
+        const fn = mode === 'LEADING' ? 'ltrim' : mode === 'TRAILING' ? 'rtrim' : 'btrim';
+        return { kind: 'call', name: fn, args: charsNode ? [src, this.build(charsNode, pos)] : [src] };
+      }
+      if (name === 'position' && raw.length === 3 && kw[1] === 'IN') return { kind: 'call', name: 'position', args: [this.build(raw[0], pos), this.build(raw[2], pos)] };
+      throw new SqlValidationError(`${name}() does not take ${kw.filter(Boolean).join(', ')} here`, pos, name);
+    }
     const args = node.args ? this.list(node.args, pos) : [];
     if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0] };
     if (name === 'all' || name === 'any' || name === 'exists') throw notSupportedYet(`${name.toUpperCase()} (subquery)`, pos);
     return { kind: 'call', name, args };
   }
+}
+
+const ESCAPES: Record<string, string> = { '0': '\u0000', b: '\b', n: '\n', r: '\r', t: '\t', Z: '\u001a', '%': '\\%', _: '\\_' };
+
+/**
+ * Spark's string literal unescaping (spark.sql.parser.escapedStringLiterals=false, the default):
+ * `\n`, `\t`, `\r`, `\b`, `\0`, `\Z`, `\uXXXX`, `\\` → `\`, and `\x` → x for any other x, except
+ * that `\%` and `\_` keep their backslash (LIKE's escapes). So `'\\d+'` is the pattern \d+ as in Spark.
+ */
+function unescapeSparkString(s: string): string {
+  if (!s.includes('\\')) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c !== '\\' || i + 1 >= s.length) {
+      out += c;
+      continue;
+    }
+    const n = s[++i];
+    if (n === 'u' && /^[0-9a-fA-F]{4}$/.test(s.slice(i + 1, i + 5))) {
+      out += String.fromCharCode(parseInt(s.slice(i + 1, i + 5), 16));
+      i += 4;
+    } else out += ESCAPES[n] ?? n;
+  }
+  return out;
 }
 
 /** Parses `YYYY-MM-DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` (UTC when no zone) to epoch ms, or null. */

@@ -7,9 +7,11 @@
  *
  * No user text reaches eval or new Function: the only code that runs is this file's closures.
  */
-import type { Row, Schema } from '../types';
+import type { Field, Row, Schema } from '../types';
 import { exprToString, type Expr } from './expression';
-import { FUNCTIONS } from './functions';
+import { DATE_TRUNC_UNITS, FUNCTIONS } from './functions';
+import { STREAMING_REFUSED } from './spark-functions';
+import { fromJson, parseDdlSchema, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
 import { canCast, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
@@ -25,6 +27,45 @@ export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
 export interface CompiledExpr {
   type: ExprType;
   eval: Evaluator;
+  /** The fields of a `struct` result (a window column is the struct { start, end }). */
+  fields?: Field[];
+  /**
+   * A decimal's scale (digits after the point). Weir computes decimals as doubles and rounds
+   * each result half up to the scale Spark's decimal arithmetic gives it, so `2 % 1.8` is 0.2
+   * as in Spark, not 0.19999999999999996: exact while a value has at most 15 significant digits.
+   */
+  scale?: number;
+}
+
+/** Half up (away from zero) to `scale` digits, as Spark's decimal rounding. */
+function roundDecimal(v: number, scale: number): number {
+  const f = 10 ** scale;
+  // 15 significant digits first: 1.005 * 100 is 100.49999999999999 in binary, 100.5 as Spark's decimal.
+  const r = Math.round(Number((Math.abs(v) * f).toPrecision(15))) / f;
+  return v < 0 ? -r : r;
+}
+
+/** The scale of an operand in decimal arithmetic: a decimal's own, 0 for an integer, none for a double. */
+const scaleOf = (c: CompiledExpr): number | undefined => c.scale ?? (c.type === 'long' ? 0 : undefined);
+
+/** Spark's window struct: what `window.start` and `window.end` read. */
+const WINDOW_FIELDS: Field[] = [
+  { name: 'start', type: 'timestamp', nullable: true },
+  { name: 'end', type: 'timestamp', nullable: true },
+];
+
+/** A schema field's expression type, and its fields when it is a struct. */
+function fieldExprType(f: Field): { type: ExprType; fields?: Field[] } {
+  switch (f.type) {
+    case 'window':
+      return { type: 'struct', fields: WINDOW_FIELDS };
+    case 'struct':
+      return { type: 'struct', fields: f.fields ?? [] };
+    case 'unknown':
+      return { type: 'string' };
+    default:
+      return { type: f.type };
+  }
 }
 
 /** Finds a column by exact name, else by a unique case-insensitive match. */
@@ -59,7 +100,7 @@ class ExpressionCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v };
+        return { type: e.type, eval: () => v, ...(e.scale !== undefined ? { scale: e.scale } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -71,8 +112,22 @@ class ExpressionCompiler {
           );
         }
         const key = f.name;
-        const type = (f.type === 'window' || f.type === 'unknown' ? 'string' : f.type) as ExprType;
-        return { type, eval: (row) => row[key] ?? null };
+        return { ...fieldExprType(f), eval: (row) => row[key] ?? null };
+      }
+      case 'field': {
+        const a = this.compile(e.arg);
+        if (a.type !== 'struct') this.fail(e, `${exprToString(e.arg)} is a ${a.type}, not a struct (or a table alias), so it has no field ${e.field}`);
+        const f = resolveColumn(a.fields ?? [], e.field);
+        if (!f) this.fail(e, `No such struct field ${e.field} in ${exprToString(e.arg)}; its fields are ${(a.fields ?? []).map((x) => x.name).join(', ')}`);
+        const key = f.name;
+        const get = a.eval;
+        return {
+          ...fieldExprType(f),
+          eval: (r, c) => {
+            const v = get(r, c) as Record<string, unknown> | null;
+            return v === null || v === undefined ? null : (v[key] ?? null);
+          },
+        };
       }
       case 'unary': {
         const a = this.compile(e.arg);
@@ -81,7 +136,7 @@ class ExpressionCompiler {
           return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
         }
         if (!isNumeric(a.type)) this.fail(e, `Unary minus needs a number, got ${a.type}`);
-        return { type: a.type === 'null' ? 'long' : a.type, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+        return { type: a.type === 'null' ? 'long' : a.type, scale: a.scale, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
       }
       case 'binary':
         return this.binary(e);
@@ -131,6 +186,17 @@ class ExpressionCompiler {
         if (!canCast(a.type, e.to)) this.fail(e, `Cannot cast ${a.type} to ${e.to}`);
         const from = a.type;
         const to = e.to;
+        const scale = e.scale;
+        if (scale !== undefined) {
+          return {
+            type: to,
+            scale,
+            eval: (r, c) => {
+              const v = castValue(a.eval(r, c), from, to);
+              return v === null ? null : roundDecimal(v as number, scale);
+            },
+          };
+        }
         return { type: to, eval: (r, c) => castValue(a.eval(r, c), from, to) };
       }
       case 'call':
@@ -222,21 +288,44 @@ class ExpressionCompiler {
     if (!isNumeric(l.type) || !isNumeric(r.type)) this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}`);
     const bothLong = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null');
     const type: ExprType = e.op === '/' ? 'double' : bothLong ? 'long' : 'double';
+    // Decimal arithmetic (one side a decimal, the other a decimal or an integer): Spark's result
+    // scale is max(s1, s2) for + - %, s1 + s2 for *; `/` stays a double in Weir.
+    const ls = scaleOf(l);
+    const rs = scaleOf(r);
+    const decimal = ls !== undefined && rs !== undefined && (l.scale !== undefined || r.scale !== undefined) && e.op !== '/';
+    const scale = decimal ? (e.op === '*' ? ls + rs : Math.max(ls, rs)) : undefined;
     const num = (f: (a: number, b: number) => number | null): CompiledExpr => ({
       type,
-      eval: (row, c) => {
-        const a = l.eval(row, c);
-        if (a === null) return null;
-        const b = r.eval(row, c);
-        return b === null ? null : f(a as number, b as number);
-      },
+      ...(scale !== undefined ? { scale } : {}),
+      eval: scale !== undefined
+        ? (row, c) => {
+            const a = l.eval(row, c);
+            if (a === null) return null;
+            const b = r.eval(row, c);
+            if (b === null) return null;
+            const v = f(a as number, b as number);
+            return v === null ? null : roundDecimal(v, scale);
+          }
+        : (row, c) => {
+            const a = l.eval(row, c);
+            if (a === null) return null;
+            const b = r.eval(row, c);
+            return b === null ? null : f(a as number, b as number);
+          },
     });
     switch (e.op) {
       case '+': return num((a, b) => a + b);
       case '-': return num((a, b) => a - b);
       case '*': return num((a, b) => a * b);
       case '/': return num((a, b) => (b === 0 ? null : a / b));
-      case '%': return num((a, b) => (b === 0 ? null : a % b));
+      case '%':
+        // A decimal remainder on the scaled integers: in doubles, -23.4 % 1.8 is -1.7999… (Spark: 0).
+        if (scale !== undefined) {
+          const f = 10 ** scale;
+          const int = (v: number) => Math.round(Number((v * f).toPrecision(15)));
+          return num((a, b) => (b === 0 ? null : (int(a) % int(b)) / f || 0));
+        }
+        return num((a, b) => (b === 0 ? null : a % b));
     }
     return this.fail(e, `Operator ${e.op} is not supported`);
   }
@@ -314,7 +403,46 @@ class ExpressionCompiler {
     };
   }
 
+  /** from_json(text, 'DDL schema'): the schema must be a literal (Spark requires a foldable one). */
+  fromJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const [text, schema] = e.args;
+    if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+    const fields = parseDdlSchema(schema.value);
+    if (typeof fields === 'string') this.fail(e, `from_json(): ${fields}`);
+    const t = this.compile(text);
+    if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
+    const from = t.type;
+    return {
+      type: 'struct',
+      fields,
+      eval: (r, c) => {
+        const v = t.eval(r, c);
+        if (v === null || v === undefined) return null;
+        return fromJson(castValue(v, from, 'string') as string, fields);
+      },
+    };
+  }
+
+  /** to_json(struct) */
+  private toJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const a = this.compile(e.args[0]);
+    if (a.type !== 'struct') this.fail(e, `to_json() takes a struct (such as from_json(...) or window), got ${a.type}`);
+    const fields = a.fields ?? [];
+    return {
+      type: 'string',
+      eval: (r, c) => {
+        const v = a.eval(r, c) as Record<string, unknown> | null;
+        if (v === null || v === undefined) return null;
+        const s = toJson(v, fields);
+        checkStringLength('to_json()', s.length);
+        return s;
+      },
+    };
+  }
+
   private call(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const refused = STREAMING_REFUSED[e.name];
+    if (refused) throw new SqlValidationError(refused.message, e.pos, `${e.name}()`, refused.errorClass);
     const def = FUNCTIONS[e.name];
     if (!def) {
       throw new SqlValidationError(
@@ -327,10 +455,14 @@ class ExpressionCompiler {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
-    if (e.name === 'to_timestamp') return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
+    // mod(a, b) is a % b, decimal scale included.
+    if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
+    if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
+    if (e.name === 'from_json') return this.fromJson(e);
+    if (e.name === 'to_json') return this.toJson(e);
     if (e.name === 'extract' || e.name === 'date_trunc') {
       const unit = e.args[0];
-      const allowed = e.name === 'extract' ? ['year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter'] : ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'];
+      const allowed = e.name === 'extract' ? ['year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter'] : [...DATE_TRUNC_UNITS];
       if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
         this.fail(e, `${e.name} unit must be one of ${allowed.join(', ')}`);
       }
@@ -341,9 +473,9 @@ class ExpressionCompiler {
     let type = def.type(types);
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
-    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
-    const refused = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
-    if (refused) this.fail(e, refused);
+    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'binary', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
+    const badLiterals = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
+    if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = def.impl;
     if (args.length === 1 && nullIntolerant) {

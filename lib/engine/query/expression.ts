@@ -19,8 +19,11 @@ interface Base {
 
 export type Expr = Base &
   (
-    | { kind: 'literal'; value: unknown; type: ColumnType | 'null' }
+    /** `scale`: a decimal literal's digits after the point (Spark reads `1.8` as DECIMAL(2,1)). */
+    | { kind: 'literal'; value: unknown; type: ColumnType | 'null'; scale?: number }
     | { kind: 'column'; name: string }
+    /** Field `field` of a struct (`window.start`, `parsed.id`). */
+    | { kind: 'field'; arg: Expr; field: string }
     | { kind: 'unary'; op: '-' | 'NOT'; arg: Expr }
     | { kind: 'binary'; op: BinaryOp; left: Expr; right: Expr }
     | { kind: 'isNull'; arg: Expr; negated: boolean }
@@ -28,7 +31,8 @@ export type Expr = Base &
     | { kind: 'between'; arg: Expr; low: Expr; high: Expr; negated: boolean }
     | { kind: 'like'; arg: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; escape?: string }
     | { kind: 'case'; operand?: Expr; branches: { when: Expr; then: Expr }[]; otherwise?: Expr }
-    | { kind: 'cast'; arg: Expr; to: ColumnType }
+    /** `scale`: DECIMAL(p,s)'s s; the value is rounded half up to it. */
+    | { kind: 'cast'; arg: Expr; to: ColumnType; scale?: number }
     | { kind: 'call'; name: string; args: Expr[] }
   );
 
@@ -42,6 +46,8 @@ export function exprToString(e: Expr): string {
       return String(e.value);
     case 'column':
       return e.name;
+    case 'field':
+      return `${exprToString(e.arg)}.${e.field}`;
     case 'unary':
       return e.op === 'NOT' ? `(NOT ${exprToString(e.arg)})` : `(- ${exprToString(e.arg)})`;
     case 'binary':
@@ -63,7 +69,7 @@ export function exprToString(e: Expr): string {
       return parts.join(' ');
     }
     case 'cast':
-      return `CAST(${exprToString(e.arg)} AS ${e.to.toUpperCase()})`;
+      return e.scale !== undefined ? `CAST(${exprToString(e.arg)} AS DECIMAL(${e.scale}))` : `CAST(${exprToString(e.arg)} AS ${e.to.toUpperCase()})`;
     case 'call':
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;
   }
@@ -80,6 +86,7 @@ export function referencedColumns(e: Expr, out = new Set<string>()): Set<string>
     case 'unary':
     case 'isNull':
     case 'cast':
+    case 'field':
       referencedColumns(e.arg, out);
       break;
     case 'binary':

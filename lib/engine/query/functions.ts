@@ -8,7 +8,11 @@
  */
 import { RecordExpressionError } from '../errors';
 import type { ColumnType } from '../types';
+import { getJsonObject, jsonTuple } from './json-functions';
+import { parseTimestampLiteral } from './expression-builder';
 import { compileRegex } from './regex';
+import { SPARK_FUNCTIONS } from './spark-functions';
+import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
@@ -47,11 +51,17 @@ const DATE_FIELDS: Record<string, (d: Date) => number> = {
   quarter: (d) => Math.floor(d.getUTCMonth() / 3) + 1,
 };
 
-const TRUNC_UNITS = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'] as const;
+const TRUNC_UNITS = ['year', 'yyyy', 'yy', 'quarter', 'month', 'mon', 'mm', 'week', 'day', 'dd', 'hour', 'minute', 'second', 'millisecond', 'microsecond'] as const;
+
+/** Spark's date_trunc spellings of each unit. */
+const TRUNC_ALIASES: Record<string, string> = { yyyy: 'year', yy: 'year', mon: 'month', mm: 'month', dd: 'day' };
 
 export function truncTimestamp(unit: string, ms: number): number | null {
   const d = new Date(ms);
-  switch (unit.toLowerCase()) {
+  const u = unit.toLowerCase();
+  switch (TRUNC_ALIASES[u] ?? u) {
+    case 'millisecond': return ms;
+    case 'microsecond': return ms;
     case 'year': return Date.UTC(d.getUTCFullYear(), 0, 1);
     case 'quarter': return Date.UTC(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1);
     case 'month': return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
@@ -71,7 +81,8 @@ export function truncTimestamp(unit: string, ms: number): number | null {
 /** Spark's round: HALF_UP, i.e. halves away from zero. */
 function roundHalfUp(v: number, scale: number): number {
   const f = 10 ** scale;
-  const r = Math.round(Math.abs(v) * f) / f;
+  // Spark rounds a double through its decimal text: 15 significant digits take the binary noise out.
+  const r = Math.round(Number((Math.abs(v) * f).toPrecision(15))) / f;
   return v < 0 ? -r : r;
 }
 
@@ -149,8 +160,13 @@ const rlike: FunctionDef = {
   checkLiterals: regexLiterals('rlike()'),
 };
 
+/** A date part of a timestamp; a string is cast to one first, as Spark casts it implicitly. */
 const dateField = (name: string): FunctionDef => ({
-  min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => DATE_FIELDS[name](new Date(v as number)),
+  min: 1, max: 1, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
+  impl: ([v], _c, t) => {
+    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string) : (v as number);
+    return ms === null ? null : DATE_FIELDS[name](new Date(ms));
+  },
 });
 
 export const FUNCTIONS: Record<string, FunctionDef> = {
@@ -200,13 +216,15 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   lpad: {
-    min: 3, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length, pad)',
-    impl: ([s, n, f]) => pad('lpad()', s as string, n as number, f as string, true),
+    // Spark: the pad defaults to a space.
+    min: 2, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length[, pad])',
+    impl: ([s, n, f]) => pad('lpad()', s as string, n as number, (f as string | undefined) ?? ' ', true),
     checkLiterals: padLiterals('lpad()'),
   },
   rpad: {
-    min: 3, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length, pad)',
-    impl: ([s, n, f]) => pad('rpad()', s as string, n as number, f as string, false),
+    // Spark: the pad defaults to a space.
+    min: 2, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length[, pad])',
+    impl: ([s, n, f]) => pad('rpad()', s as string, n as number, (f as string | undefined) ?? ' ', false),
     checkLiterals: padLiterals('rpad()'),
   },
   // Spark's rlike/regexp/regexp_like: whether the pattern matches anywhere in the string.
@@ -254,14 +272,46 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     min: 2, max: 2, type: (a) => str(a, 1) ?? ts(a, 1) ?? 'timestamp',
     impl: ([unit, v]) => truncTimestamp(unit as string, v as number),
   },
-  to_timestamp: { min: 1, max: 1, type: (a) => str(a) ?? 'timestamp', impl: () => { throw new Error('compiled as CAST'); } },
-  unix_timestamp: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => Math.floor((v as number) / 1000) },
+  // to_timestamp(s) is CAST(s AS TIMESTAMP) (expression-compiler.ts); with a Spark datetime pattern it parses by it.
+  to_timestamp: {
+    min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
+    impl: ([s, p]) => {
+      const t = tokenizePattern(p as string);
+      if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp(): ${t}`, { function: 'to_timestamp()' });
+      return parseWithPattern(s as string, t);
+    },
+    checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp(): ${t}` : undefined; },
+  },
+  unix_timestamp: {
+    min: 0, max: 2, type: (a) => (a.length === 0 || a[0] === 'timestamp' || a[0] === 'null' || a[0] === 'string' ? 'long' : 'expects a timestamp, or (string[, pattern])'),
+    nullIntolerant: true,
+    // Spark: unix_timestamp() is the current time (the batch's); a string is parsed with the pattern (default yyyy-MM-dd HH:mm:ss).
+    impl: (args, ctx, types) => {
+      if (args.length === 0) return Math.floor(ctx.batchTimestampMs / 1000);
+      if (types[0] !== 'string') return Math.floor((args[0] as number) / 1000);
+      const t = tokenizePattern((args[1] as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss');
+      if (typeof t === 'string') throw new RecordExpressionError(`unix_timestamp(): ${t}`, { function: 'unix_timestamp()' });
+      const ms = parseWithPattern(args[0] as string, t);
+      return ms === null ? null : Math.floor(ms / 1000);
+    },
+  },
   unix_millis: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => v },
   timestamp_millis: { min: 1, max: 1, type: (a) => (num(a[0]) ? 'timestamp' : 'expects a number'), impl: ([v]) => v },
+  // JSON (json-functions.ts); from_json and to_json carry struct types: compiled in expression-compiler.ts.
+  from_json: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
+  to_json: { min: 1, max: 2, type: () => 'string', impl: () => { throw new Error('compiled in the expression compiler'); } },
+  // One key of json_tuple (the planner expands json_tuple(j, k1, k2) into c0, c1 of these).
+  json_tuple_item: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, k]) => jsonTuple(j as string, [k as string])[0] },
+  get_json_object: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, p]) => getJsonObject(j as string, p as string) },
   // The batch's timestamp (`batchTimestampMs` from offsets/N), so a re-run batch sees the same value.
   current_timestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
   now: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
 };
+
+// Spark's further functions (spark-functions.ts) after these: where both define a name, Spark's
+// fuller form (ltrim with characters, ceil with a scale) is the one that stays.
+Object.assign(FUNCTIONS, SPARK_FUNCTIONS);
+FUNCTIONS.substr = FUNCTIONS.substring;
 
 export const EXTRACT_FIELDS = Object.keys(DATE_FIELDS);
 export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;

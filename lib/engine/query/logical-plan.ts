@@ -29,6 +29,8 @@ export type LogicalPlan =
   | { kind: 'Sort'; order: { expr: Expr; ascending: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition }
+  /** UNION ALL: the branches' rows one after the other (by position, named as the first branch's). */
+  | { kind: 'Union'; branches: LogicalPlan[]; pos?: SqlPosition }
   /** A static table from the job's staticTables, joined with the stream (join-planner.ts). */
   | { kind: 'StaticRelation'; table: StaticTableSpec; keys: { stream: string; static: string }[]; columns: string[] };
 
@@ -45,6 +47,8 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
       return [];
     case 'Join':
       return [plan.left, plan.right];
+    case 'Union':
+      return plan.branches;
     default:
       return [plan.child];
   }

@@ -8,10 +8,11 @@ import type { SqlPosition } from './expression';
 export class SqlValidationError extends ValidationError {
   readonly line?: number;
   readonly column?: number;
-  constructor(message: string, pos?: SqlPosition, readonly construct?: string) {
+  constructor(message: string, pos?: SqlPosition, readonly construct?: string, errorClass?: string) {
     super(pos ? `${message} (line ${pos.line}, column ${pos.column})` : message, { path: 'sql', ...pos, construct });
     this.line = pos?.line;
     this.column = pos?.column;
+    if (errorClass) this.errorClass = errorClass;
   }
 }
 
@@ -19,7 +20,8 @@ export class SqlValidationError extends ValidationError {
 export function notSupportedYet(construct: string, pos: SqlPosition | undefined, hint?: string): SqlValidationError {
   return new SqlValidationError(
     `${construct} is not supported yet in streaming queries${hint ? `: ${hint}` : ''}. ` +
-      'Weir currently runs stateless queries (projections, expressions and WHERE over one source); remove it or precompute it upstream.',
+      'Weir runs projections, WHERE, CTEs and subqueries in FROM, aggregations (GROUP BY, time windows), DISTINCT, ' +
+      'ORDER BY/LIMIT where Spark allows them and stream-static joins over one source (docs/sql.md); remove it or precompute it upstream.',
     pos,
     construct,
   );

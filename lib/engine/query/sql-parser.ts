@@ -25,9 +25,33 @@ const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o
 const parser = new Parser();
 
 /**
- * Spark spells the string type STRING (`CAST(x AS STRING)`), which the PostgreSQL grammar
- * rejects. Outside quoted text, `AS STRING)` becomes `AS TEXT  )`: same length, so every position
- * reported afterwards still points into the user's text.
+ * The identifier `window` (the struct column a window aggregation outputs) stands for this in
+ * the text the parser reads: PostgreSQL's grammar reserves WINDOW, so `window.start` or a bare
+ * `window` would be a syntax error. Same length in UTF-16 units (positions stay right); the
+ * accented letter (the grammar takes Latin-1 letters in identifiers, and `$` or `_` would be
+ * either refused or a plausible user name) keeps it from meeting a user's identifier. The
+ * expression builder reads it back as `window`.
+ */
+export const WINDOW_IDENT = 'w\u00edndow';
+
+/**
+ * Spark's type names where the PostgreSQL grammar wants its own, rewritten to a spelling of the
+ * same length so that every position reported afterwards still points into the user's text.
+ * The expression builder maps each back (CAST_TYPES there).
+ */
+const TYPE_SPELLINGS: Record<string, string> = {
+  STRING: 'TEXT  ', LONG: 'INT8', SHORT: 'INT2 ', BYTE: 'INT2', BINARY: 'BYTEA ',
+};
+
+/**
+ * Spark's lexical forms that the PostgreSQL grammar does not take, rewritten outside quoted text
+ * to PostgreSQL forms of the same length:
+ * - type names after `AS` in CAST and after `::` (STRING, LONG, SHORT, BYTE, BINARY);
+ * - typed number literals `2L`, `2S`, `2Y` (bigint, smallint, tinyint: all BIGINT in Weir) and
+ *   `1.5D`, `1.5F`, `1.5BD` (the suffix dropped: a literal with a point is already fractional);
+ * - RLIKE / REGEXP as operators (PostgreSQL's `~`, `!~` for NOT), the function forms untouched;
+ * - raw strings `r'a\d'` (see below);
+ * - the identifier `window` not followed by `(` (see WINDOW_IDENT).
  */
 export function sparkTypeNames(sql: string): string {
   let out = '';
@@ -43,7 +67,25 @@ export function sparkTypeNames(sql: string): string {
     }
     let j = i;
     while (j < sql.length && !"'\"`".includes(sql[j])) j++;
-    out += sql.slice(i, j).replace(/\b(AS\s+)STRING(?=\s*\))/gi, (_m, as: string) => `${as}TEXT  `);
+    const part = sql.slice(i, j)
+      .replace(/\b(AS\s+|::\s*)(STRING|LONG|SHORT|BYTE|BINARY)(?![A-Za-z0-9_$])/gi, (_m, as: string, t: string) => `${as}${TYPE_SPELLINGS[t.toUpperCase()]}`)
+      .replace(/(?<![A-Za-z0-9_$.])(\d+)([LSY])(?![A-Za-z0-9_$])/gi, (_m, d: string) => `${d} `)
+      .replace(/(?<![A-Za-z0-9_$.])(\d*\.\d+(?:[eE][+-]?\d+)?)(BD|[DF])(?![A-Za-z0-9_$])/gi, (_m, d: string, suf: string) => `${d}${' '.repeat(suf.length)}`)
+      .replace(/(?<![A-Za-z0-9_$.])window(?![A-Za-z0-9_$])(?!\s*\()/gi, WINDOW_IDENT)
+      .replace(/\b(NOT\s+)?(RLIKE|REGEXP)\b(?!\s*\()/gi, (m: string, not: string | undefined) => (not ? '!~' : '~').padEnd(m.length, ' '));
+    // r'…' / R'…': the `r` right before a quote becomes a space, and the string's backslashes are
+    // doubled so that the expression builder's unescaping (Spark's, for every other string)
+    // gives them back. Only here does the text grow: a position later on the same line as a raw
+    // string with backslashes is off by their number.
+    if (j < sql.length && sql[j] === "'" && /(?<![A-Za-z0-9_$])[rR]$/.test(part)) {
+      out += `${part.slice(0, -1)} `;
+      let k = j + 1;
+      while (k < sql.length && !(sql[k] === "'" && sql[k + 1] !== "'")) k += sql[k] === "'" ? 2 : 1;
+      out += sql.slice(j, k + 1).replace(/\\/g, '\\\\');
+      i = k + 1;
+      continue;
+    }
+    out += part;
     i = j;
   }
   return out;

@@ -6,7 +6,8 @@
 import type { ColumnType } from '../types';
 import { parseTimestampLiteral } from './expression-builder';
 
-export type ExprType = ColumnType | 'null';
+/** `struct`: a struct value (its fields travel beside the type: CompiledExpr.fields). */
+export type ExprType = ColumnType | 'struct' | 'null';
 
 export const isNumeric = (t: ExprType) => t === 'long' || t === 'double' || t === 'null';
 
@@ -27,7 +28,12 @@ export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
   if (v === null || v === undefined) return null;
   if (from === to) return v;
   switch (to) {
+    case 'binary':
+      // Spark: a string's UTF-8 bytes; nothing else casts to binary (canCast refuses it).
+      return from === 'string' ? Buffer.from(String(v), 'utf8') : null;
     case 'string':
+      // Spark decodes binary as UTF-8 (malformed bytes become U+FFFD).
+      if (from === 'binary') return Buffer.from(v as Uint8Array).toString('utf8');
       if (from === 'timestamp') return formatTimestamp(v as number);
       if (from === 'double') return formatDouble(v as number);
       return String(v);
@@ -65,7 +71,10 @@ export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
 
 /** Which cast pairs are allowed at analysis (everything else is a type error). */
 export function canCast(from: ExprType, to: ColumnType): boolean {
-  if (from === 'null' || from === to || from === 'string' || to === 'string') return true;
+  if (from === 'null' || from === to) return true;
+  if (from === 'struct') return false;
+  if (from === 'binary' || to === 'binary') return from === 'string' || to === 'string';
+  if (from === 'string' || to === 'string') return true;
   if (to === 'timestamp') return from === 'long' || from === 'double';
   if (from === 'timestamp') return to === 'long' || to === 'double';
   return true;

@@ -80,8 +80,7 @@ describe('stateless SQL', () => {
     const cases: [string, RegExp, number, number][] = [
       ['SELECT a.id FROM src a JOIN src b ON a.id = b.id', /JOIN/, 1, 24],
       ['SELECT id FROM src\nUNION SELECT id FROM src', /UNION/, 2, 1],
-      ['SELECT id FROM (SELECT id FROM src) q', /Subquery in FROM/, 1, 11],
-      ['WITH q AS (SELECT id FROM src) SELECT id FROM q', /WITH/, 1, 1],
+      ['WITH q AS (SELECT id FROM src) SELECT id FROM r', /unknown source; this job's source is named "src" \(CTEs in scope: q\)/, 1, 47],
       ['SELECT row_number() OVER (ORDER BY id) FROM src', /Window function/, 1, 8],
       ['SELECT id FROM other', /unknown source; this job's source is named "src"/, 1, 16],
       ['SELECT id, id FROM src', /appears twice/, 1, 8],

@@ -11,6 +11,7 @@ import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
+import { UnionExec } from '../operators/union-exec';
 import { compileExpression, resolveColumn } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
@@ -39,13 +40,15 @@ export interface CompileOptions {
 
 export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
   const outputMode = opts.outputMode ?? 'append';
-  const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables), opts.dedup);
+  // A subquery's columns come from planning it on its own (its operators are thrown away).
+  const schemaOf = (p: LogicalPlan) => planPhysical(p, [], new StatefulPlanner(outputMode, relation));
+  const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables, schemaOf), opts.dedup);
   // Columns and types first: an unknown column or a type error is the query's own fault in every
   // output mode, and the mode's legality is only worth judging on a query that analyses.
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
   const outputSchema = planPhysical(plan, operators, stateful);
-  const analysis = analyzeStreamingPlan(plan, outputMode);
+  const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
   return {
     plan,
     outputSchema,
@@ -76,8 +79,27 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
-      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true }));
+      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true, ...(compiled[i].fields ? { fields: compiled[i].fields } : {}) }));
       ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
+      return out;
+    }
+    case 'Union': {
+      const branches = plan.branches.map((b) => {
+        const operators: PhysicalOperator[] = [];
+        return { operators, schema: planPhysical(b, operators, stateful) };
+      });
+      const [first, ...rest] = branches;
+      const out: Schema = first.schema.map((f) => ({ ...f }));
+      for (const b of rest) {
+        if (b.schema.length !== out.length) {
+          throw new SqlValidationError(`UNION ALL can only be performed on inputs with the same number of columns, but the first has ${out.length} and another ${b.schema.length}`, plan.pos, 'UNION');
+        }
+        b.schema.forEach((f, i) => {
+          const t = f.type === out[i].type ? f.type : undefined;
+          if (!t) throw new SqlValidationError(`UNION ALL column ${i + 1} (${out[i].name}) is ${out[i].type} in the first SELECT and ${f.type} in another; CAST one of them`, plan.pos, 'UNION');
+        });
+      }
+      ops.push(new UnionExec(branches, out));
       return out;
     }
     default: {

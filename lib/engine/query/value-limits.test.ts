@@ -112,16 +112,16 @@ describe('LIKE ... ESCAPE', () => {
 describe('regular expressions run on RE2', () => {
   it('rlike/regexp/regexp_like find a match anywhere; regexp_extract takes a group', async () => {
     const out = await run(
-      "SELECT rlike(name, 'b+c') a, regexp(name, '^b') b, regexp_like(name, '(?i)BBC') c, regexp_extract(name, '([a-z])(\\d+)', 2) d, regexp_extract(name, 'q(x)?', 1) e FROM src",
+      "SELECT rlike(name, 'b+c') a, regexp(name, '^b') b, regexp_like(name, '(?i)BBC') c, regexp_extract(name, '([a-z])(\\\\d+)', 2) d, regexp_extract(name, 'q(x)?', 1) e FROM src",
       [{ name: 'abbc42', n: 0, p: '' }],
     );
     expect(out).toEqual([{ a: true, b: false, c: true, d: '42', e: '' }]);
-    const [r] = await run("SELECT regexp_extract(name, '([a-z]+)(\\d+)', 1) d, regexp_extract(name, 'z(\\d)') none FROM src", [{ name: 'id abc42 x', n: 0, p: '' }]);
+    const [r] = await run("SELECT regexp_extract(name, '([a-z]+)(\\\\d+)', 1) d, regexp_extract(name, 'z(\\\\d)') none FROM src", [{ name: 'id abc42 x', n: 0, p: '' }]);
     expect(r).toEqual({ d: 'abc', none: '' });
   });
 
   it('refuses backreferences and lookaround at validation, saying what RE2 lacks', () => {
-    for (const pattern of ['(a)\\1', 'a(?=b)', 'a(?!b)', '(?<=a)b', '[a-z]{1000}', '[a-z]{100}[a-z]{100}[a-z]{100}']) {
+    for (const pattern of ['(a)\\\\1', 'a(?=b)', 'a(?!b)', '(?<=a)b', '[a-z]{1000}', '[a-z]{100}[a-z]{100}[a-z]{100}']) {
       const e = compileError(`SELECT name FROM src WHERE rlike(name, '${pattern}')`);
       expect(e).toBeInstanceOf(SqlValidationError);
       expect(e.message).toMatch(/rlike\(\): the regular expression .* is not supported: .*RE2, which has no backreferences/);

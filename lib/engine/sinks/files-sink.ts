@@ -68,12 +68,15 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
   const names = schema.map((f) => f.name);
   const tsCols = schema.filter((f) => f.type === 'timestamp').map((f) => f.name);
   const windowCols = schema.filter((f) => f.type === 'window').map((f) => f.name);
+  // Binary as base64 text, as Spark's JSON and CSV writers write it.
+  const binCols = schema.filter((f) => f.type === 'binary').map((f) => f.name);
   const parts: string[] = [];
   if (format === 'csv' && header) parts.push(names.map(csvField).join(','));
   for (const r of rows) {
     let o: Row = r;
-    if (tsCols.length || windowCols.length) {
+    if (tsCols.length || windowCols.length || binCols.length) {
       o = { ...r };
+      for (const c of binCols) if (o[c] instanceof Uint8Array) o[c] = Buffer.from(o[c]).toString('base64');
       for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();
       // Event-time windows: {start, end} as timestamps, a JSON object (a JSON string in CSV).
       for (const c of windowCols) o[c] = format === 'json' ? renderWindow(o[c]) : JSON.stringify(renderWindow(o[c]));

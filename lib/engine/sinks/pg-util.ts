@@ -109,6 +109,8 @@ export function pgTypeFor(field: Field, sample?: unknown): string {
     case 'boolean': return 'boolean';
     case 'timestamp': return 'timestamptz';
     case 'window': return 'timestamptz';
+    case 'binary': return 'bytea';
+    case 'struct': return 'jsonb';
     default:
       if (typeof sample === 'boolean') return 'boolean';
       if (typeof sample === 'number') return Number.isInteger(sample) ? 'bigint' : 'double precision';

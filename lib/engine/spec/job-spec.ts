@@ -30,7 +30,8 @@ const durationAtMost = (maxMs: number) =>
  */
 export const MAX_NAME_LENGTH = 200;
 
-export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp'] as const;
+/** A source column's types (types.ts's ColumnType); `binary` is read from JSON and CSV as base64, as Spark's readers do. */
+export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp', 'binary'] as const;
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an identifier (letters, digits, _; not starting with a digit)' });
 
@@ -110,6 +111,8 @@ export interface SpecIssue {
   message: string;
   line?: number;
   column?: number;
+  /** Spark's error class for the same rejection, when Spark has one (errors.ts). */
+  errorClass?: string;
 }
 
 export type ParseJobSpecResult = { ok: true; spec: JobSpec } | { ok: false; errors: SpecIssue[] };

@@ -65,7 +65,7 @@ describe('validateJob', () => {
     expect(complete.errors.map((e) => e.path)).toContain('outputMode');
     expect(complete.errors.find((e) => e.path === 'outputMode')!.message).toMatch(/Complete output mode not supported when there are no streaming aggregations/);
     const files = validateJob({ ...good, outputMode: 'update', sink: { type: 'files', options: { path: '/tmp/x' } } });
-    expect(files.errors).toEqual([expect.objectContaining({ path: 'outputMode', message: expect.stringMatching(/files sink does not support Update/) })]);
+    expect(files.errors).toEqual([expect.objectContaining({ path: 'outputMode', message: expect.stringMatching(/^Invalid streaming output mode: update\. This output mode is not supported in Data Source files\. The files sink takes Append output mode/), errorClass: 'STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE' })]);
   });
 
   it('reports an unknown column first and in every output mode, and judges the mode only on a query that analyses', () => {
@@ -145,5 +145,17 @@ describe('jsonErrorOffset', () => {
       }),
       { numRuns: 300, seed: 7 },
     );
+  });
+
+  it("gives Spark's error class with each rejection Spark has one for, and no false second error", () => {
+    const events = { ...good.source, name: 'events', schema: [{ name: 'value', type: 'long' }, { name: 'ts', type: 'timestamp' }] };
+    const distinct = validateJob({ ...good, source: events, outputMode: 'complete', sql: 'SELECT DISTINCT count(*) AS n FROM events GROUP BY value' });
+    expect(distinct.errors).toEqual([
+      expect.objectContaining({ path: 'sql', errorClass: '_LEGACY_ERROR_TEMP_3102', message: expect.stringMatching(/^Multiple streaming aggregations are not supported with streaming DataFrames\/Datasets/) }),
+    ]);
+    const complete = validateJob({ ...good, outputMode: 'complete' });
+    expect(complete.errors).toEqual([expect.objectContaining({ path: 'outputMode', errorClass: '_LEGACY_ERROR_TEMP_3102' })]);
+    const over = validateJob({ ...good, sql: 'SELECT a, rank() OVER (ORDER BY a) FROM src' });
+    expect(over.errors).toEqual([expect.objectContaining({ path: 'sql', line: 1, column: 11, errorClass: 'NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING' })]);
   });
 });

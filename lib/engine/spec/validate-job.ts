@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
 import { auditContract, type ContractAudit } from '../contract';
-import { AnalysisException, ValidationError, WeirError } from '../errors';
+import { AnalysisException, UNSUPPORTED_OPERATION_CLASS, ValidationError, WeirError } from '../errors';
 import { relationOf } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
 import { tooDeep } from '../query/sql-parser';
@@ -164,11 +164,12 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
       warnings.push(...q.warnings);
       analysed = true;
     } catch (e) {
-      if (e instanceof SqlValidationError) errors.push({ path: 'sql', message: e.message, line: e.line, column: e.column });
+      const errorClass = e instanceof WeirError && e.errorClass ? { errorClass: e.errorClass } : {};
+      if (e instanceof SqlValidationError) errors.push({ path: 'sql', message: e.message, line: e.line, column: e.column, ...errorClass });
       // The analyzer's output-mode rules belong to the outputMode field.
-      else if (e instanceof AnalysisException) errors.push({ path: /output mode/i.test(e.message) ? 'outputMode' : 'sql', message: e.message });
-      else if (e instanceof ValidationError && (e.details as { path?: string } | undefined)?.path) errors.push({ path: String((e.details as { path: string }).path), message: e.message });
-      else if (e instanceof WeirError) errors.push({ path: 'sql', message: e.message });
+      else if (e instanceof AnalysisException) errors.push({ path: /output mode/i.test(e.message) ? 'outputMode' : 'sql', message: e.message, ...errorClass });
+      else if (e instanceof ValidationError && (e.details as { path?: string } | undefined)?.path) errors.push({ path: String((e.details as { path: string }).path), message: e.message, ...errorClass });
+      else if (e instanceof WeirError) errors.push({ path: 'sql', message: e.message, ...errorClass });
       // Last resort: sql-parser.ts's limits keep queries well inside the stack; never a 500.
       else if (e instanceof RangeError) errors.push({ path: 'sql', message: tooDeep().message, line: 1, column: 1 });
       else throw e;
@@ -181,12 +182,18 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
     // Whether the query aggregates is only known once it analyses: a query with an unknown column
     // says so and nothing about the mode.
     if (mode === 'complete' && analysed && !stateful && !errors.some((x) => x.path === 'outputMode')) {
-      errors.push({ path: 'outputMode', message: 'Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets' });
+      errors.push({ path: 'outputMode', message: 'Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets', errorClass: UNSUPPORTED_OPERATION_CLASS });
     }
     const sinkDef = getSinkDefinition(spec.sink.type)!;
     const modes = sinkDef.supportedOutputModes(spec.sink.options as never);
     if (!modes.includes(mode)) {
-      errors.push({ path: 'outputMode', message: `The ${spec.sink.type} sink does not support ${outputModeLabel(mode)} output mode; it supports: ${modes.map(outputModeLabel).join(', ')}` });
+      // Spark's DataSource check (the sink's name stands for Spark's provider class name).
+      errors.push({
+        path: 'outputMode',
+        message: `Invalid streaming output mode: ${mode}. This output mode is not supported in Data Source ${spec.sink.type}. ` +
+          `The ${spec.sink.type} sink takes ${modes.map(outputModeLabel).join(', ')} output mode: choose ${modes.length > 1 ? 'one of those' : 'it'}, or a sink that takes ${outputModeLabel(mode)}.`,
+        errorClass: 'STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE',
+      });
     }
     const outputProblem = outputSchema && sinkDef.checkOutput?.(spec.sink.options as never, outputSchema);
     if (outputProblem) errors.push(outputProblem);

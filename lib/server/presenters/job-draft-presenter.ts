@@ -78,7 +78,7 @@ export function checkDraft(spec: unknown, roots: ServerPathRoots): DraftCheck {
     const r = obj && obj.outputMode !== mode ? validateSpec({ ...obj, outputMode: mode }, roots) : v;
     // The analyzer stops at an illegal mode before explaining: show the plan of a legal one.
     explain ??= r.explain;
-    const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => e.message);
+    const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => (e.errorClass ? `[${e.errorClass}] ${e.message}` : e.message));
     // A spec broken elsewhere (bad SQL, missing sink) says nothing about the mode: not legal, no reason.
     const undecided = !r.ok && reasons.length === 0;
     return {

@@ -1,0 +1,221 @@
+/**
+ * Spark's datetime patterns (`yyyy-MM-dd HH:mm:ss.SSS`, the letters of Spark's "Datetime
+ * Patterns for Formatting and Parsing" page) for date_format, to_timestamp, to_date and
+ * unix_timestamp with a format, in UTC (Weir's session time zone is always UTC).
+ *
+ * Letters taken: y (year), M / L (month: M, MM, MMM, MMMM), d (day of month), D (day of year),
+ * H (0-23), h (1-12), k (1-24), K (0-11), m, s, S (fraction, up to 3 digits kept), a (AM/PM),
+ * E (day of week: E, EEE short, EEEE long), Q/q (quarter), u (day number of week, Monday = 1)
+ * for formatting, and XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC); text
+ * in single quotes is literal and '' is a quote. Any other letter is an error at validation.
+ */
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+type Token = { literal: string } | { letter: string; count: number };
+
+const LETTERS = new Set('yMLdDHhkKmsSaEQqXZxu'.split(''));
+
+/** The pattern's tokens, or a message naming the letter Weir does not take. */
+export function tokenizePattern(pattern: string): Token[] | string {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < pattern.length) {
+    const ch = pattern[i];
+    if (ch === "'") {
+      if (pattern[i + 1] === "'") {
+        out.push({ literal: "'" });
+        i += 2;
+        continue;
+      }
+      let j = i + 1;
+      let text = '';
+      while (j < pattern.length) {
+        if (pattern[j] === "'" && pattern[j + 1] === "'") {
+          text += "'";
+          j += 2;
+        } else if (pattern[j] === "'") break;
+        else text += pattern[j++];
+      }
+      if (j >= pattern.length) return `the pattern '${pattern}' has an unclosed quote`;
+      out.push({ literal: text });
+      i = j + 1;
+    } else if (/[A-Za-z]/.test(ch)) {
+      if (!LETTERS.has(ch)) return `the pattern letter ${ch} in '${pattern}' is not supported; see docs/sql.md for the letters Weir takes`;
+      let j = i;
+      while (pattern[j] === ch) j++;
+      out.push({ letter: ch, count: j - i });
+      i = j;
+    } else {
+      out.push({ literal: ch });
+      i++;
+    }
+  }
+  return out;
+}
+
+const pad = (n: number, w: number) => String(n).padStart(w, '0');
+
+/** date_format(ts, pattern) */
+export function formatWithPattern(ms: number, tokens: Token[]): string {
+  const d = new Date(ms);
+  const y = d.getUTCFullYear();
+  const mo = d.getUTCMonth();
+  const day = d.getUTCDate();
+  const h = d.getUTCHours();
+  let out = '';
+  for (const t of tokens) {
+    if ('literal' in t) {
+      out += t.literal;
+      continue;
+    }
+    const n = t.count;
+    switch (t.letter) {
+      case 'y': out += n === 2 ? pad(y % 100, 2) : pad(y, n); break;
+      case 'M':
+      case 'L': out += n >= 4 ? MONTHS[mo] : n === 3 ? MONTHS[mo].slice(0, 3) : pad(mo + 1, n); break;
+      case 'd': out += pad(day, n); break;
+      case 'D': out += pad(Math.floor((Date.UTC(y, mo, day) - Date.UTC(y, 0, 1)) / 86_400_000) + 1, n); break;
+      case 'H': out += pad(h, n); break;
+      case 'h': out += pad(h % 12 === 0 ? 12 : h % 12, n); break;
+      case 'k': out += pad(h === 0 ? 24 : h, n); break;
+      case 'K': out += pad(h % 12, n); break;
+      case 'm': out += pad(d.getUTCMinutes(), n); break;
+      case 's': out += pad(d.getUTCSeconds(), n); break;
+      case 'S': out += pad(d.getUTCMilliseconds(), 3).padEnd(n, '0').slice(0, n); break;
+      case 'a': out += h < 12 ? 'AM' : 'PM'; break;
+      case 'E': out += n >= 4 ? DAYS[d.getUTCDay()] : DAYS[d.getUTCDay()].slice(0, 3); break;
+      case 'u': out += String(((d.getUTCDay() + 6) % 7) + 1); break;
+      case 'Q':
+      case 'q': out += String(Math.floor(mo / 3) + 1); break;
+      case 'X': out += 'Z'; break;
+      case 'x': out += n === 1 ? '+00' : n === 3 || n === 5 ? '+00:00' : '+0000'; break;
+      case 'Z': out += n >= 4 ? 'GMT' : '+0000'; break;
+    }
+  }
+  return out;
+}
+
+/**
+ * to_timestamp(s, pattern): epoch ms, or null when the text does not match (Spark, ANSI off).
+ * Fields the pattern lacks default as Spark's do (1970, January, day 1, midnight).
+ */
+export function parseWithPattern(text: string, tokens: Token[]): number | null {
+  let i = 0;
+  let y = 1970;
+  let mo = 0;
+  let day = 1;
+  let h = 0;
+  let mi = 0;
+  let sec = 0;
+  let ms = 0;
+  let pm: boolean | undefined;
+  let hour12 = false;
+  const digits = (min: number, max: number): number | null => {
+    let j = i;
+    while (j < text.length && j - i < max && text[j] >= '0' && text[j] <= '9') j++;
+    if (j - i < min) return null;
+    const v = Number(text.slice(i, j));
+    i = j;
+    return v;
+  };
+  for (const [k, t] of tokens.entries()) {
+    if ('literal' in t) {
+      if (text.slice(i, i + t.literal.length) !== t.literal) return null;
+      i += t.literal.length;
+      continue;
+    }
+    // A field followed directly by another number field takes exactly its width (yyyyMMdd).
+    const next = tokens[k + 1];
+    const adjacent = next !== undefined && 'letter' in next;
+    const max = adjacent ? Math.max(t.count, t.letter === 'y' && t.count !== 2 ? 4 : 2) : t.letter === 'y' ? 9 : t.letter === 'S' ? 9 : 2;
+    const min = t.count === 2 || adjacent ? t.count : 1;
+    let v: number | null;
+    switch (t.letter) {
+      case 'y':
+        v = digits(t.count === 2 ? 2 : min, t.count === 2 ? 2 : max);
+        if (v === null) return null;
+        y = t.count === 2 ? 2000 + v : v;
+        break;
+      case 'M':
+      case 'L':
+        if (t.count >= 3) {
+          const idx = MONTHS.findIndex((m) => (t.count >= 4 ? text.slice(i, i + m.length).toLowerCase() === m.toLowerCase() : text.slice(i, i + 3).toLowerCase() === m.slice(0, 3).toLowerCase()));
+          if (idx < 0) return null;
+          i += t.count >= 4 ? MONTHS[idx].length : 3;
+          mo = idx;
+        } else {
+          v = digits(min, max);
+          if (v === null || v < 1 || v > 12) return null;
+          mo = v - 1;
+        }
+        break;
+      case 'd':
+        v = digits(min, max);
+        if (v === null) return null;
+        day = v;
+        break;
+      case 'H':
+      case 'k':
+        v = digits(min, max);
+        if (v === null || v > 24) return null;
+        h = v === 24 ? 0 : v;
+        break;
+      case 'h':
+      case 'K':
+        v = digits(min, max);
+        if (v === null || v > 12) return null;
+        h = v % 12;
+        hour12 = true;
+        break;
+      case 'm':
+        v = digits(min, max);
+        if (v === null || v > 59) return null;
+        mi = v;
+        break;
+      case 's':
+        v = digits(min, max);
+        if (v === null || v > 59) return null;
+        sec = v;
+        break;
+      case 'S': {
+        const start = i;
+        v = digits(1, t.count);
+        if (v === null) return null;
+        ms = Math.floor(Number(`0.${text.slice(start, i)}`) * 1000);
+        break;
+      }
+      case 'a': {
+        const ap = text.slice(i, i + 2).toUpperCase();
+        if (ap !== 'AM' && ap !== 'PM') return null;
+        pm = ap === 'PM';
+        i += 2;
+        break;
+      }
+      case 'X':
+      case 'x':
+      case 'Z': {
+        const z = /^(Z|[+-]\d{2}(:?\d{2})?)/.exec(text.slice(i));
+        if (!z) return null;
+        i += z[0].length;
+        if (z[0] !== 'Z') {
+          const sign = z[0][0] === '-' ? -1 : 1;
+          const hh = Number(z[0].slice(1, 3));
+          const mm = Number(z[0].slice(-2) === z[0].slice(1, 3) && z[0].length === 3 ? 0 : z[0].replace(':', '').slice(3, 5) || 0);
+          ms -= sign * (hh * 60 + mm) * 60_000;
+        }
+        break;
+      }
+      default:
+        // E, D, u, Q: read as text/number and ignored for the date (Spark resolves them too, rarely used in parsing).
+        while (i < text.length && /[A-Za-z0-9]/.test(text[i])) i++;
+    }
+  }
+  if (i !== text.length) return null;
+  if (hour12 && pm) h += 12;
+  const t = Date.UTC(y, mo, day, h, mi, sec, 0);
+  const check = new Date(t);
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== mo) return null;
+  return t + ms;
+}

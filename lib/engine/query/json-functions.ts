@@ -1,0 +1,250 @@
+/**
+ * Spark's JSON functions over strings: from_json (a DDL schema → a struct), to_json (a struct →
+ * a JSON object string), get_json_object (Spark's JSONPath subset) and json_tuple's field reads.
+ *
+ * Semantics follow Spark's defaults (PERMISSIVE mode, no options):
+ * - from_json of text that is not a JSON object gives a struct whose fields are all NULL (Spark
+ *   3.x), a field whose JSON value does not convert to its type is NULL, names match exactly
+ *   first and then case-insensitively, and fields the schema does not name are ignored;
+ * - get_json_object returns a string: a JSON string's text, any other value as compact JSON,
+ *   NULL for a missing path or text that is not JSON;
+ * - to_json writes timestamps as `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in UTC (Spark's default) and
+ *   leaves out NULL fields (Spark's `ignoreNullFields` default).
+ */
+import type { ColumnType, Field } from '../types';
+import { castValue } from './sql-values';
+
+/** The DDL type names a from_json schema may use, with the Weir type each reads as. */
+const DDL_TYPES: Record<string, ColumnType> = {
+  BIGINT: 'long', LONG: 'long', INT: 'long', INTEGER: 'long', SMALLINT: 'long', SHORT: 'long', TINYINT: 'long', BYTE: 'long',
+  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', DECIMAL: 'double', NUMERIC: 'double', DEC: 'double',
+  STRING: 'string', VARCHAR: 'string', CHAR: 'string',
+  BOOLEAN: 'boolean', BOOL: 'boolean',
+  TIMESTAMP: 'timestamp', TIMESTAMP_LTZ: 'timestamp', TIMESTAMP_NTZ: 'timestamp', DATE: 'timestamp',
+  BINARY: 'binary',
+};
+
+/**
+ * Parses a DDL schema: `id BIGINT, region STRING, ts TIMESTAMP` (Spark also accepts it wrapped
+ * in `STRUCT<…>` with `name: TYPE` pairs; both are taken, and nested STRUCT<…> fields too).
+ * Returns the fields, or a message saying what is wrong.
+ */
+export function parseDdlSchema(ddl: string): Field[] | string {
+  let text = ddl.trim();
+  const wrapped = /^struct\s*<([\s\S]*)>$/i.exec(text);
+  if (wrapped) text = wrapped[1];
+  const parts = splitTopLevel(text);
+  if (parts.length === 0 || parts.some((p) => p.trim() === '')) return `the schema '${ddl}' lists no fields; write it as 'name TYPE, name TYPE' (for example 'id BIGINT, region STRING, ts TIMESTAMP')`;
+  const fields: Field[] = [];
+  for (const raw of parts) {
+    const m = /^\s*(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)\s*:?\s*([\s\S]+?)\s*(?:NOT\s+NULL\s*)?(?:COMMENT\s+'(?:[^']|'')*'\s*)?$/i.exec(raw);
+    if (!m) return `cannot read the field '${raw.trim()}' of the schema '${ddl}'; write 'name TYPE'`;
+    const name = m[1].startsWith('`') ? m[1].slice(1, -1).replace(/``/g, '`') : m[1];
+    const typeText = m[2].trim();
+    const nested = /^struct\s*<([\s\S]*)>$/i.exec(typeText);
+    if (nested) {
+      const inner = parseDdlSchema(typeText);
+      if (typeof inner === 'string') return inner;
+      fields.push({ name, type: 'struct', fields: inner, nullable: true });
+      continue;
+    }
+    const base = typeText.replace(/\s*\(\s*\d+\s*(,\s*\d+\s*)?\)$/, '').toUpperCase();
+    const type = DDL_TYPES[base];
+    if (!type) return `the type ${typeText} of field ${name} is not supported in a from_json schema; use ${Object.keys(DDL_TYPES).join(', ')} or STRUCT<…>`;
+    fields.push({ name, type, nullable: true });
+  }
+  const seen = new Set<string>();
+  for (const f of fields) {
+    if (seen.has(f.name.toLowerCase())) return `the schema '${ddl}' names the field ${f.name} twice`;
+    seen.add(f.name.toLowerCase());
+  }
+  return fields;
+}
+
+/** Splits on commas that are not inside <…> or (…). */
+function splitTopLevel(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  let quoted = false;
+  for (const ch of s) {
+    if (ch === '`') quoted = !quoted;
+    if (!quoted && (ch === '<' || ch === '(')) depth++;
+    if (!quoted && (ch === '>' || ch === ')')) depth--;
+    if (!quoted && ch === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur.trim() !== '' || out.length > 0) out.push(cur);
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A JSON value converted to a field's type, NULL when it does not convert (Spark's PERMISSIVE). */
+function convert(v: unknown, f: Field): unknown {
+  if (v === null || v === undefined) return null;
+  switch (f.type) {
+    case 'struct':
+      return isObject(v) ? readStruct(v, f.fields ?? []) : null;
+    case 'long':
+      return typeof v === 'number' && Number.isInteger(v) ? v : null;
+    case 'double':
+      return typeof v === 'number' ? v : null;
+    case 'boolean':
+      return typeof v === 'boolean' ? v : null;
+    case 'string':
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    case 'timestamp':
+      return typeof v === 'string' ? castValue(v, 'string', 'timestamp') : null;
+    case 'binary':
+      return typeof v === 'string' ? Buffer.from(v, 'base64') : null;
+    case 'window':
+    case 'unknown':
+      return null;
+  }
+}
+
+function readStruct(obj: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(obj);
+  for (const f of fields) {
+    let key: string | undefined = Object.hasOwn(obj, f.name) ? f.name : undefined;
+    if (key === undefined) key = keys.find((k) => k.toLowerCase() === f.name.toLowerCase());
+    out[f.name] = key === undefined ? null : convert(obj[key], f);
+  }
+  return out;
+}
+
+/** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
+export function fromJson(text: string, fields: Field[]): Record<string, unknown> {
+  const v = parseJson(text);
+  if (!isObject(v)) return Object.fromEntries(fields.map((f) => [f.name, null]));
+  return readStruct(v, fields);
+}
+
+/** A struct's value as JSON-ready data (timestamps as Spark's JSON timestamp text). */
+function toJsonValue(v: unknown, f: Field): unknown {
+  if (v === null || v === undefined) return undefined;
+  switch (f.type) {
+    case 'timestamp':
+      return new Date(v as number).toISOString();
+    case 'window': {
+      const w = v as { start: number; end: number };
+      return { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() };
+    }
+    case 'struct':
+      return structToJsonValue(v as Record<string, unknown>, f.fields ?? []);
+    case 'binary':
+      return Buffer.from(v as Uint8Array).toString('base64');
+    case 'long':
+    case 'double':
+    case 'string':
+    case 'boolean':
+    case 'unknown':
+      return v;
+  }
+}
+
+function structToJsonValue(obj: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const j = toJsonValue(obj[f.name], f);
+    if (j !== undefined) out[f.name] = j;
+  }
+  return out;
+}
+
+/** to_json(struct) */
+export function toJson(obj: Record<string, unknown>, fields: Field[]): string {
+  return JSON.stringify(structToJsonValue(obj, fields));
+}
+
+type PathStep = { key: string } | { index: number } | { wildcard: true };
+
+/**
+ * Spark's get_json_object path: `$` then any of `.name`, `['name']`, `[n]`, `[*]` / `.*`.
+ * Returns undefined for a path Spark would not accept (its result is then NULL).
+ */
+function parseJsonPath(path: string): PathStep[] | undefined {
+  if (!path.startsWith('$')) return undefined;
+  const steps: PathStep[] = [];
+  let i = 1;
+  while (i < path.length) {
+    if (path[i] === '.') {
+      if (path[i + 1] === '*') {
+        steps.push({ wildcard: true });
+        i += 2;
+        continue;
+      }
+      let j = i + 1;
+      while (j < path.length && path[j] !== '.' && path[j] !== '[') j++;
+      if (j === i + 1) return undefined;
+      steps.push({ key: path.slice(i + 1, j) });
+      i = j;
+    } else if (path[i] === '[') {
+      const close = path.indexOf(']', i);
+      if (close < 0) return undefined;
+      const inner = path.slice(i + 1, close);
+      if (inner === '*') steps.push({ wildcard: true });
+      else if (/^\d+$/.test(inner)) steps.push({ index: Number(inner) });
+      else if (/^'[^']*'$/.test(inner)) steps.push({ key: inner.slice(1, -1) });
+      else return undefined;
+      i = close + 1;
+    } else return undefined;
+  }
+  return steps;
+}
+
+function walk(values: unknown[], steps: PathStep[], wildcarded: boolean): { values: unknown[]; wildcarded: boolean } {
+  let cur = values;
+  let wild = wildcarded;
+  for (const s of steps) {
+    const next: unknown[] = [];
+    for (const v of cur) {
+      if ('key' in s) {
+        if (isObject(v) && Object.hasOwn(v, s.key)) next.push(v[s.key]);
+      } else if ('index' in s) {
+        if (Array.isArray(v) && s.index < v.length) next.push(v[s.index]);
+      } else if (Array.isArray(v)) {
+        next.push(...(v as unknown[]));
+        wild = true;
+      } else if (isObject(v)) {
+        next.push(...Object.values(v));
+        wild = true;
+      }
+    }
+    cur = next;
+  }
+  return { values: cur, wildcarded: wild };
+}
+
+const render = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** get_json_object(json, path) */
+export function getJsonObject(text: string, path: string): string | null {
+  const steps = parseJsonPath(path);
+  if (!steps) return null;
+  const doc = parseJson(text);
+  if (doc === undefined) return null;
+  const { values, wildcarded } = walk([doc], steps, false);
+  if (values.length === 0) return null;
+  // Spark: a wildcard that matched one value gives that value; several, a JSON array of them.
+  if (wildcarded && values.length > 1) return JSON.stringify(values);
+  return render(values[0]);
+}
+
+/** json_tuple(json, k1, k2, …): each top-level field as a string, NULL when absent or not JSON. */
+export function jsonTuple(text: string, keys: (string | null)[]): (string | null)[] {
+  const doc = parseJson(text);
+  return keys.map((k) => (k === null || !isObject(doc) || !Object.hasOwn(doc, k) ? null : render(doc[k])));
+}

@@ -1,0 +1,229 @@
+/**
+ * Spark SQL as Spark users write it: Spark's type names and literal forms, struct field access
+ * (the window struct, from_json's result, `s.*`), the JSON functions, the binary type, CTEs and
+ * subqueries in FROM. Expected values are Spark's documented results.
+ */
+import { describe, expect, it } from 'vitest';
+import { AnalysisException, WeirError } from '../errors';
+import type { Row, Schema } from '../types';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { StatefulQueryRunner } from './stateful-test-harness';
+import { compileStreamingQuery, type CompileOptions } from './streaming-query';
+
+/** One stateful batch in Update mode, with real (in-memory) state stores. */
+async function runUpdate(sql: string, rows: Row[]): Promise<Row[]> {
+  const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'update');
+  return (await q.runBatch(rows)).output;
+}
+
+const SCHEMA: Schema = [
+  { name: 'id', type: 'long' },
+  { name: 's', type: 'string' },
+  { name: 'x', type: 'double' },
+  { name: 'ts', type: 'timestamp' },
+  { name: 'value', type: 'binary' },
+];
+const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: SCHEMA, eventTime: 'ts', watermarkDelayMs: 0 };
+
+async function run(sql: string, rows: Row[], opts: CompileOptions = {}): Promise<Row[]> {
+  const q = compileStreamingQuery(sql, rel, opts);
+  let out = rows;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return out;
+}
+
+function failure(sql: string, opts: CompileOptions = {}): WeirError {
+  try {
+    compileStreamingQuery(sql, rel, opts);
+  } catch (e) {
+    if (e instanceof WeirError) return e;
+    throw e;
+  }
+  throw new Error(`expected ${sql} to fail`);
+}
+
+const ts = Date.UTC(2024, 0, 2, 3, 4, 5);
+const json = '{"id": 12, "region": "eu", "ts": "2024-01-02 03:04:05", "extra": true, "tags": ["a", "b"], "o": {"k": 1}}';
+const row: Row = { id: 7, s: json, x: 2.5, ts, value: Buffer.from(json, 'utf8') };
+
+describe('Spark type names and literal forms', () => {
+  it('casts with LONG, INT, SHORT, BYTE, FLOAT, DOUBLE, STRING and :: forms', async () => {
+    const [r] = await run(
+      "SELECT CAST('42' AS LONG) a, CAST('7' AS INT) b, CAST('3' AS SHORT) c, CAST('1' AS BYTE) d, CAST('1.5' AS FLOAT) e, CAST(id AS DOUBLE) f, CAST(id AS STRING) g, '12' :: int h, '2.5'::double i FROM src",
+      [row],
+    );
+    expect(r).toEqual({ a: 42, b: 7, c: 3, d: 1, e: 1.5, f: 7, g: '7', h: 12, i: 2.5 });
+  });
+
+  it('reads 2L, 3S, 4Y, 1.5D and r-strings', async () => {
+    const [r] = await run("SELECT 2L + 1 a, 3S b, 4Y c, 1.5D d, r'a\\d' e, R'x' f FROM src", [row]);
+    expect(r).toEqual({ a: 3, b: 3, c: 4, d: 1.5, e: 'a\\d', f: 'x' });
+  });
+
+  it('does not rewrite inside quoted text', async () => {
+    const [r] = await run("SELECT 'CAST(x AS LONG) 2L window.start' t FROM src", [row]);
+    expect(r).toEqual({ t: 'CAST(x AS LONG) 2L window.start' });
+  });
+});
+
+describe('binary', () => {
+  it('CAST(value AS STRING) decodes UTF-8, and a string casts back to binary', async () => {
+    const [r] = await run("SELECT CAST(value AS STRING) v, CAST(CAST('héllo' AS BINARY) AS STRING) h FROM src", [row]);
+    expect(r).toEqual({ v: json, h: 'héllo' });
+  });
+
+  it('refuses a cast of binary to a number', () => {
+    expect(failure('SELECT CAST(value AS LONG) n FROM src').message).toMatch(/Cannot cast binary to long/);
+  });
+});
+
+describe('JSON functions', () => {
+  it('from_json returns a struct read as parsed.id, and parsed.* in a subquery', async () => {
+    const [r] = await run(
+      "SELECT parsed.id, parsed.region, parsed.ts FROM (SELECT from_json(CAST(value AS STRING), 'id BIGINT, region STRING, ts TIMESTAMP') AS parsed FROM src)",
+      [row],
+    );
+    expect(r).toEqual({ id: 12, region: 'eu', ts });
+    const [star] = await run("SELECT parsed.* FROM (SELECT from_json(s, 'id BIGINT, region STRING') AS parsed FROM src) t", [row]);
+    expect(star).toEqual({ id: 12, region: 'eu' });
+  });
+
+  it('from_json on text that is not an object gives NULL fields; a mistyped field is NULL', async () => {
+    const rows = await run("SELECT from_json(s, 'id BIGINT, region INT') AS p FROM src", [{ ...row }, { ...row, s: '{bad' }]);
+    expect(rows).toEqual([{ p: { id: 12, region: null } }, { p: { id: null, region: null } }]);
+  });
+
+  it('get_json_object follows Spark paths', async () => {
+    const [r] = await run(
+      "SELECT get_json_object(s, '$.region') a, get_json_object(s, '$.tags[1]') b, get_json_object(s, '$.o') c, get_json_object(s, '$.missing') d, get_json_object(s, '$.tags[*]') e, get_json_object(s, '$[\\'region\\']') f, get_json_object('nope', '$.a') g FROM src",
+      [row],
+    );
+    expect(r).toEqual({ a: 'eu', b: 'b', c: '{"k":1}', d: null, e: '["a","b"]', f: 'eu', g: null });
+  });
+
+  it('to_json writes a struct (timestamps as ISO, NULL fields left out)', async () => {
+    const [r] = await run("SELECT to_json(from_json(s, 'id BIGINT, region STRING, ts TIMESTAMP, nope STRING')) j FROM src", [row]);
+    expect(r).toEqual({ j: '{"id":12,"region":"eu","ts":"2024-01-02T03:04:05.000Z"}' });
+  });
+
+  it('from_json needs a literal schema it can read', () => {
+    expect(failure('SELECT from_json(s, s) p FROM src').message).toMatch(/schema as a string literal/);
+    expect(failure("SELECT from_json(s, 'id MAP') p FROM src").message).toMatch(/type MAP of field id is not supported/);
+  });
+
+  it('a field of something that is no struct is an error naming it', () => {
+    expect(failure('SELECT s.id FROM src').message).toMatch(/s is a string, not a struct/);
+    expect(failure("SELECT p.nope FROM (SELECT from_json(s, 'id BIGINT') p FROM src)").message).toMatch(/No such struct field nope/);
+  });
+});
+
+describe('the window struct', () => {
+  it('reads window.start, window.end and w.end after a window aggregation', async () => {
+    const sql = "SELECT window.start AS ws, window.end AS we, n FROM (SELECT window, count(*) AS n FROM src GROUP BY window(ts, '10 minutes'))";
+    const rows = await runUpdate(sql, [row]);
+    expect(rows).toEqual([{ ws: Date.UTC(2024, 0, 2, 3, 0), we: Date.UTC(2024, 0, 2, 3, 10), n: 1 }]);
+    const direct = await runUpdate("SELECT window.start AS ws, count(*) AS n FROM src GROUP BY window(ts, '10 minutes')", [row]);
+    expect(direct).toEqual([{ ws: Date.UTC(2024, 0, 2, 3, 0), n: 1 }]);
+  });
+});
+
+describe('CTEs and subqueries in FROM', () => {
+  it('inlines a stateless CTE and subquery', async () => {
+    const rows = await run('WITH a AS (SELECT id * 2 AS d, s FROM src WHERE id > 1), b AS (SELECT d + 1 AS e FROM a) SELECT e FROM b WHERE e > 3', [row, { ...row, id: 1 }]);
+    expect(rows).toEqual([{ e: 15 }]);
+  });
+
+  it('aggregates over a stateless subquery', async () => {
+    const rows = await runUpdate('SELECT r, count(*) AS n FROM (SELECT upper(s) AS r FROM src) GROUP BY r', [{ ...row, s: 'a' }, { ...row, s: 'A' }]);
+    expect(rows).toEqual([{ r: 'A', n: 2 }]);
+  });
+
+  it('refuses a chained aggregation with Spark\'s message', () => {
+    const e = failure('SELECT count(*) AS c FROM (SELECT s, count(*) AS n FROM src GROUP BY s)', { outputMode: 'complete' });
+    expect(e).toBeInstanceOf(AnalysisException);
+    expect(e.message).toBe('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+  });
+});
+
+describe("Spark's error classes", () => {
+  it('a window function over a non-time window is NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING with Spark\'s text', () => {
+    const e = failure('SELECT s, row_number() OVER (PARTITION BY s ORDER BY ts) AS rn FROM src');
+    expect(e.errorClass).toBe('NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING');
+    expect(e.message).toMatch(
+      /^Window function is not supported in ROW_NUMBER\(\) \(as column `rn`\) on streaming DataFrames\/Datasets\. Structured Streaming only supports time-window aggregation using the WINDOW function\. \(window specification: \(PARTITION BY s ORDER BY ts\)\)/,
+    );
+  });
+
+  it('the analyzer\'s rules carry UnsupportedOperationChecker\'s class', () => {
+    const e = failure('SELECT s FROM src ORDER BY s');
+    expect(e.errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
+    expect(e.message).toBe('Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode');
+    expect(failure('SELECT count(*) AS c FROM (SELECT s, count(*) AS n FROM src GROUP BY s)', { outputMode: 'complete' }).errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
+  });
+});
+
+describe('UNION ALL of the same stream', () => {
+  it('runs stateless branches one after the other, named by the first', async () => {
+    const rows = await run("SELECT id, 'big' AS kind FROM src WHERE id > 5 UNION ALL SELECT id * 10 AS other, 'any' FROM src", [row, { ...row, id: 2 }]);
+    expect(rows).toEqual([{ id: 7, kind: 'big' }, { id: 70, kind: 'any' }, { id: 20, kind: 'any' }]);
+  });
+
+  it('aggregates over a union in a subquery', async () => {
+    const rows = await runUpdate('SELECT k, count(*) AS n FROM (SELECT s AS k FROM src UNION ALL SELECT upper(s) AS k FROM src) GROUP BY k', [{ ...row, s: 'a' }]);
+    expect(rows).toEqual([{ k: 'a', n: 1 }, { k: 'A', n: 1 }]);
+  });
+
+  it('refuses a stateful branch, UNION without ALL, and mismatched columns', () => {
+    expect(failure('SELECT s FROM src UNION ALL SELECT s FROM src GROUP BY s').message).toMatch(/UNION ALL of a stateful query is not supported yet/);
+    expect(failure('SELECT s FROM src UNION SELECT s FROM src').message).toMatch(/write UNION ALL/);
+    expect(failure('SELECT s, id FROM src UNION ALL SELECT s FROM src').message).toMatch(/same number of columns/);
+    expect(failure('SELECT s FROM src UNION ALL SELECT id FROM src').message).toMatch(/is string in the first SELECT and long in another/);
+  });
+});
+
+describe('json_tuple', () => {
+  it('gives one string column per key, c0, c1, … as Spark names them', async () => {
+    const rows = await run("SELECT id, json_tuple(s, 'region', 'id', 'nope', 'o') FROM src", [row]);
+    expect(rows).toEqual([{ id: 7, c0: 'eu', c1: '12', c2: null, c3: '{"k":1}' }]);
+  });
+});
+
+describe('the Kafka shape', () => {
+  it('counts JSON orders per region and minute from a binary value', async () => {
+    const kafka = { kind: 'StreamingRelation' as const, sourceName: 'kafka', schema: [{ name: 'value', type: 'binary' as const }] };
+    const sql =
+      "WITH orders AS (SELECT from_json(CAST(value AS STRING), 'id BIGINT, region STRING, ts TIMESTAMP') AS o FROM kafka) " +
+      "SELECT o.region, window(o.ts, '1 minute') AS w, count(*) AS n FROM orders GROUP BY o.region, window(o.ts, '1 minute')";
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, kafka, 'update');
+    const value = (region: string, ts: string) => Buffer.from(JSON.stringify({ id: 1, region, ts }));
+    const out = (await q.runBatch([{ value: value('eu', '2024-01-01 00:00:30') }, { value: value('eu', '2024-01-01 00:00:50') }, { value: value('us', '2024-01-01 00:01:10') }])).output;
+    const m = Date.UTC(2024, 0, 1);
+    expect(out).toEqual(expect.arrayContaining([
+      { region: 'eu', w: { start: m, end: m + 60_000 }, n: 2 },
+      { region: 'us', w: { start: m + 60_000, end: m + 120_000 }, n: 1 },
+    ]));
+    expect(out).toHaveLength(2);
+  });
+});
+
+describe('binary at the edges', () => {
+  it('a source reads binary as base64 and the files sink writes it so', async () => {
+    const { JsonLineParser } = await import('../operators/record-parser');
+    const { encodeRows } = await import('../sinks/files-sink');
+    const schema: Schema = [{ name: 'value', type: 'binary' }];
+    const parsed = new JsonLineParser(schema).parse(JSON.stringify({ value: Buffer.from('héllo').toString('base64') }));
+    expect(parsed).toMatchObject({ ok: true });
+    const value = (parsed as { ok: true; row: Row }).row.value;
+    expect(Buffer.from(value as Uint8Array).toString('utf8')).toBe('héllo');
+    expect(encodeRows([{ value }], schema, 'json', false)).toBe(`{"value":"${Buffer.from('héllo').toString('base64')}"}\n`);
+  });
+});
+
+describe('window as a name', () => {
+  it('may be an alias and a table alias, read back as window', async () => {
+    const rows = await runUpdate("SELECT window(ts, '10 minutes') AS window, count(*) AS n FROM src GROUP BY window(ts, '10 minutes')", [row]);
+    expect(Object.keys(rows[0])).toEqual(['window', 'n']);
+    const [r] = await run('SELECT window.id FROM src AS window', [row]);
+    expect(r).toEqual({ id: 7 });
+  });
+});

@@ -1,0 +1,308 @@
+/**
+ * Spark's built-in scalar functions beyond the first set in functions.ts: the rest of the
+ * string, regexp, conditional/null, math and date-time groups of Spark's function reference,
+ * with Spark's names, optional arguments, NULL handling and results (ANSI mode off; UTC).
+ *
+ * Date-time: Weir has no DATE type, so functions Spark types DATE (to_date, date_add, date_sub,
+ * current_date, last_day, add_months) return the TIMESTAMP at that day's midnight UTC; a string
+ * argument where Spark takes a date or timestamp is cast implicitly, as Spark does.
+ */
+import { RecordExpressionError } from '../errors';
+import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
+import type { FunctionDef } from './functions';
+import { parseTimestampLiteral } from './expression-builder';
+import { compileRegex } from './regex';
+import { isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
+
+const DAY_MS = 86_400_000;
+const isStr = (t: ExprType) => t === 'string' || t === 'null';
+const str = (args: ExprType[], n = args.length): string | undefined => (args.slice(0, n).every(isStr) ? undefined : 'expects string arguments');
+const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
+const chars = (s: string) => [...s];
+/** A timestamp or a string Spark would cast to one. */
+const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
+const tsArg = (args: ExprType[], i = 0): string | undefined => (tsLike(args[i]) ? undefined : 'expects a timestamp (or a string such as \'2024-01-02 03:04:05\')');
+
+/** A timestamp argument as epoch ms; a string is cast (NULL when it is not a timestamp). */
+function toMs(v: unknown, t: ExprType): number | null {
+  if (t === 'string') return parseTimestampLiteral(String(v));
+  return v as number;
+}
+const midnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+
+/** Spark's bround: HALF_EVEN at `scale` digits. */
+function roundHalfEven(v: number, scale: number): number {
+  const f = 10 ** scale;
+  const x = Number((v * f).toPrecision(15));
+  const r = Math.round(x);
+  // Exactly halfway (within float noise of the scaled value): to the even neighbour.
+  const diff = Math.abs(x - Math.trunc(x));
+  const even = Math.abs(diff - 0.5) < 1e-9 ? (Math.trunc(x) % 2 === 0 ? Math.trunc(x) : Math.trunc(x) + Math.sign(x)) : r;
+  return even / f;
+}
+
+function roundWith(fn: (x: number) => number, v: number, scale: number): number {
+  const f = 10 ** scale;
+  return fn(Number((v * f).toPrecision(15))) / f || 0;
+}
+
+/** A pattern (datetime) that must be a valid literal when it is one. */
+const patternLiterals = (fn: string, i: number) => (lits: unknown[]): string | undefined => {
+  const p = lits[i];
+  if (typeof p !== 'string') return undefined;
+  const t = tokenizePattern(p);
+  return typeof t === 'string' ? `${fn}: ${t}` : undefined;
+};
+
+function tokens(fn: string, pattern: string) {
+  const t = tokenizePattern(pattern);
+  if (typeof t === 'string') throw new RecordExpressionError(`${fn}: ${t}`, { function: fn });
+  return t;
+}
+
+function regex(fn: string, pattern: string) {
+  const re = compileRegex(pattern);
+  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
+  return re;
+}
+
+/** Java's Matcher.replaceAll replacement: `$n` is group n, `\x` is x. */
+function expandReplacement(rep: string, m: ArrayLike<string | undefined>): string {
+  let out = '';
+  for (let i = 0; i < rep.length; i++) {
+    const c = rep[i];
+    if (c === '\\' && i + 1 < rep.length) out += rep[++i];
+    else if (c === '$' && /\d/.test(rep[i + 1] ?? '')) {
+      let j = i + 1;
+      let g = '';
+      while (j < rep.length && /\d/.test(rep[j]) && Number(g + rep[j]) < m.length) g += rep[j++];
+      if (g === '') throw new RecordExpressionError(`regexp_replace(): no group ${rep[i + 1]} in the pattern`, { function: 'regexp_replace()' });
+      out += m[Number(g)] ?? '';
+      i = j - 1;
+    } else out += c;
+  }
+  return out;
+}
+
+function trimChars(s: string, set: string, left: boolean, right: boolean): string {
+  const cs = chars(s);
+  const drop = new Set(chars(set));
+  let a = 0;
+  let b = cs.length;
+  if (left) while (a < b && drop.has(cs[a])) a++;
+  if (right) while (b > a && drop.has(cs[b - 1])) b--;
+  return cs.slice(a, b).join('');
+}
+
+/** Every argument's type unified (greatest, least, if, nvl …), or a message. */
+function unified(args: ExprType[], fn: string): ExprType | string {
+  let t: ExprType | undefined = 'null';
+  for (const a of args) {
+    t = unifyTypes(t, a);
+    if (!t) return `${fn}() arguments have incompatible types (${args.join(', ')})`;
+  }
+  return t === 'null' ? 'string' : t;
+}
+
+const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
+
+const DATE_ADD: FunctionDef = {
+  min: 2, max: 2, type: (a) => tsArg(a) ?? (isNumeric(a[1]) ? 'timestamp' : 'expects (date, number of days)'),
+  impl: ([d, n], _c, t) => {
+    const ms = toMs(d, t[0]);
+    return ms === null ? null : midnight(ms) + Math.trunc(n as number) * DAY_MS;
+  },
+};
+
+/** Functions Spark refuses on streaming DataFrames, or that Weir refuses because a replay would differ. */
+export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: string }> = {
+  monotonically_increasing_id: { message: 'Expression(s): monotonically_increasing_id() is not supported with streaming DataFrames/Datasets', errorClass: '_LEGACY_ERROR_TEMP_3102' },
+  ...Object.fromEntries(['rand', 'random', 'randn', 'uuid', 'shuffle'].map((f) => [f, {
+    message: `${f}() is not deterministic: a batch re-run after a crash would compute different rows than its first attempt, which breaks exactly-once, so Weir refuses it (Spark accepts it). Derive the value from the row instead, for example from hash(...) of its columns`,
+  }])),
+};
+
+export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
+  // --- string ---
+  btrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, true) },
+  ltrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, false) },
+  rtrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', false, true) },
+  instr: { min: 2, max: 2, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
+  locate: {
+    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
+    // Spark: 1-based; a position below 1 finds nothing (0).
+    impl: ([sub, s, p]) => {
+      const pos = p === undefined ? 1 : Math.trunc(p as number);
+      if (pos < 1) return 0;
+      const cs = chars(s as string);
+      const from = cs.slice(0, pos - 1).join('').length;
+      const i = (s as string).indexOf(sub as string, from);
+      return i < 0 ? 0 : chars((s as string).slice(0, i)).length + 1;
+    },
+  },
+  position: {
+    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
+    impl: (args, c, t) => SPARK_FUNCTIONS.locate.impl(args, c, t),
+  },
+  initcap: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).toLowerCase().replace(/(^|\s)(\S)/gu, (_m, sp: string, c: string) => sp + c.toUpperCase()) },
+  translate: {
+    min: 3, max: 3, type: (a) => str(a) ?? 'string',
+    impl: ([s, from, to]) => {
+      const f = chars(from as string);
+      const t = chars(to as string);
+      const map = new Map<string, string>();
+      f.forEach((c, i) => { if (!map.has(c)) map.set(c, t[i] ?? ''); });
+      return chars(s as string).map((c) => map.get(c) ?? c).join('');
+    },
+  },
+  left: { min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, length)'), impl: ([s, n]) => chars(s as string).slice(0, Math.max(0, Math.trunc(n as number))).join('') },
+  right: {
+    min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, length)'),
+    impl: ([s, n]) => { const k = Math.trunc(n as number); const cs = chars(s as string); return k <= 0 ? '' : cs.slice(Math.max(0, cs.length - k)).join(''); },
+  },
+  repeat: {
+    min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, count)'),
+    impl: ([s, n]) => { const k = Math.max(0, Math.trunc(n as number)); checkStringLength('repeat()', (s as string).length * k); return (s as string).repeat(k); },
+    checkLiterals: ([s, n]) => (typeof s === 'string' && typeof n === 'number' && s.length * n > MAX_STRING_VALUE_LENGTH ? stringTooLargeMessage('repeat()', s.length * n) : undefined),
+  },
+  ascii: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
+  chr: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
+  char: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
+  startswith: { min: 2, max: 2, type: (a) => str(a) ?? 'boolean', impl: ([s, p]) => (s as string).startsWith(p as string) },
+  endswith: { min: 2, max: 2, type: (a) => str(a) ?? 'boolean', impl: ([s, p]) => (s as string).endsWith(p as string) },
+  contains: { min: 2, max: 2, type: (a) => str(a) ?? 'boolean', impl: ([s, p]) => (s as string).includes(p as string) },
+  regexp_replace: {
+    min: 3, max: 4, type: (a) => str(a, 3) ?? (a.length < 4 || isNumeric(a[3]) ? 'string' : 'expects (string, pattern, replacement[, position])'),
+    impl: ([s, p, r, posArg]) => {
+      const src = s as string;
+      const re = regex('regexp_replace()', p as string);
+      const start = posArg === undefined ? 0 : Math.max(0, Math.trunc(posArg as number) - 1);
+      let out = src.slice(0, start);
+      let rest = src.slice(start);
+      for (let guard = 0; guard <= src.length + 1; guard++) {
+        const m = re.exec(rest);
+        if (!m) break;
+        const whole = m[0] ?? '';
+        out += rest.slice(0, m.index) + expandReplacement(r as string, m);
+        checkStringLength('regexp_replace()', out.length);
+        const adv = m.index + whole.length;
+        if (whole.length === 0) {
+          if (adv >= rest.length) { rest = ''; break; }
+          out += rest[adv];
+          rest = rest.slice(adv + 1);
+        } else rest = rest.slice(adv);
+      }
+      return out + rest;
+    },
+  },
+  // --- conditional and null ---
+  if: {
+    min: 3, max: 3, nullIntolerant: false,
+    type: (a) => (a[0] === 'boolean' || a[0] === 'null' ? unified(a.slice(1), 'if') : 'needs a boolean condition first'),
+    impl: ([c, x, y]) => (c === true ? x : y),
+  },
+  nvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'nvl'), impl: ([x, y]) => x ?? y },
+  ifnull: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'ifnull'), impl: ([x, y]) => x ?? y },
+  nvl2: { min: 3, max: 3, nullIntolerant: false, type: (a) => unified(a.slice(1), 'nvl2'), impl: ([x, y, z]) => (x !== null ? y : z) },
+  isnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x === null },
+  isnotnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x !== null },
+  // --- math ---
+  pow: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => (x as number) ** (y as number) },
+  power: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => (x as number) ** (y as number) },
+  sqrt: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) < 0 ? NaN : Math.sqrt(x as number)) },
+  cbrt: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.cbrt(x as number) },
+  exp: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.exp(x as number) },
+  // Spark: the log of a non-positive number is NULL.
+  ln: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log(x as number)) },
+  log: {
+    min: 1, max: 2, type: (a) => nums(a) ?? 'double',
+    impl: ([b, x]) => (x === undefined ? ((b as number) <= 0 ? null : Math.log(b as number)) : (x as number) <= 0 || (b as number) <= 0 ? null : Math.log(x as number) / Math.log(b as number)),
+  },
+  log10: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log10(x as number)) },
+  log2: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log2(x as number)) },
+  sign: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
+  signum: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
+  mod: { min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)) },
+  pmod: {
+    min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
+    impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + Math.abs(n)) % Math.abs(n) : r; },
+  },
+  greatest: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) > 0 ? v : m), null) },
+  least: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null) },
+  bround: { min: 1, max: 2, type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
+  ceil: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  ceiling: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  floor: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.floor(v as number) || 0 : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
+  pi: { min: 0, max: 0, type: () => 'double', impl: () => Math.PI },
+  degrees: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * 180) / Math.PI },
+  radians: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * Math.PI) / 180 },
+  // --- date and time ---
+  date_format: {
+    min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'string' : 'expects (timestamp, pattern)'),
+    impl: ([d, p], _c, t) => { const ms = toMs(d, t[0]); return ms === null ? null : formatWithPattern(ms, tokens('date_format()', p as string)); },
+    checkLiterals: patternLiterals('date_format()', 1),
+  },
+  to_date: {
+    min: 1, max: 2, type: (a) => (a.length === 1 ? tsArg(a) : str(a)) ?? 'timestamp',
+    impl: ([d, p], _c, t) => {
+      const ms = p === undefined ? toMs(d, t[0]) : parseWithPattern(d as string, tokens('to_date()', p as string));
+      return ms === null ? null : midnight(ms);
+    },
+    checkLiterals: patternLiterals('to_date()', 1),
+  },
+  date_add: DATE_ADD,
+  dateadd: DATE_ADD,
+  date_sub: {
+    min: 2, max: 2, type: (a) => tsArg(a) ?? (isNumeric(a[1]) ? 'timestamp' : 'expects (date, number of days)'),
+    impl: ([d, n], _c, t) => { const ms = toMs(d, t[0]); return ms === null ? null : midnight(ms) - Math.trunc(n as number) * DAY_MS; },
+  },
+  datediff: {
+    min: 2, max: 2, type: (a) => tsArg(a, 0) ?? tsArg(a, 1) ?? 'long',
+    impl: ([e, s], _c, t) => { const a = toMs(e, t[0]); const b = toMs(s, t[1]); return a === null || b === null ? null : Math.round((midnight(a) - midnight(b)) / DAY_MS); },
+  },
+  add_months: {
+    min: 2, max: 2, type: (a) => tsArg(a) ?? (isNumeric(a[1]) ? 'timestamp' : 'expects (date, number of months)'),
+    impl: ([d, n], _c, t) => {
+      const ms = toMs(d, t[0]);
+      if (ms === null) return null;
+      const x = new Date(ms);
+      const months = x.getUTCMonth() + Math.trunc(n as number);
+      const y = x.getUTCFullYear() + Math.floor(months / 12);
+      const m = ((months % 12) + 12) % 12;
+      const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+      return Date.UTC(y, m, Math.min(x.getUTCDate(), last));
+    },
+  },
+  last_day: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'timestamp', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Date.UTC(x.getUTCFullYear(), x.getUTCMonth() + 1, 0); } },
+  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Math.floor((midnight(ms) - Date.UTC(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
+  weekofyear: {
+    min: 1, max: 1, type: (a) => tsArg(a) ?? 'long',
+    // ISO 8601 week number (Spark: weeks start on Monday, week 1 has more than 3 days).
+    impl: ([d], _c, t) => {
+      const ms = toMs(d, t[0]);
+      if (ms === null) return null;
+      const day = midnight(ms);
+      const dow = (new Date(day).getUTCDay() + 6) % 7;
+      const thursday = day + (3 - dow) * DAY_MS;
+      const jan1 = Date.UTC(new Date(thursday).getUTCFullYear(), 0, 1);
+      return Math.floor((thursday - jan1) / DAY_MS / 7) + 1;
+    },
+  },
+  from_unixtime: {
+    min: 1, max: 2, type: (a) => (isNumeric(a[0]) && (a.length < 2 || isStr(a[1])) ? 'string' : 'expects (seconds[, pattern])'),
+    impl: ([n, p]) => formatWithPattern(Math.floor(n as number) * 1000, tokens('from_unixtime()', (p as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss')),
+    checkLiterals: patternLiterals('from_unixtime()', 1),
+  },
+  // The batch's timestamp's day (offsets/N's batchTimestampMs): stable when a batch re-runs.
+  current_date: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => midnight(ctx.batchTimestampMs) },
+  timestamp_seconds: { min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp', impl: ([v]) => Math.round((v as number) * 1000) },
+  make_timestamp: {
+    min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
+    impl: ([y, mo, d, h, mi, s]) => {
+      const t = Date.UTC(y as number, (mo as number) - 1, d as number, h as number, mi as number, 0) + Math.round((s as number) * 1000);
+      const x = new Date(t);
+      return x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d ? null : t;
+    },
+  },
+};
