@@ -11,7 +11,8 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { z } from 'zod';
-import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import { Kafka, logLevel, type ISocketFactory, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import type { ClusterOptions } from './fetch';
 import { checkedConnectOptions } from '../../engine/outbound/guarded-connect';
 import { checkDestinationValue } from '../../engine/outbound/destinations';
 import { OutboundRefusedError, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
@@ -31,8 +32,7 @@ export const kafkaConnectionOptions = {
   requestTimeoutMs: z.number().int().min(1_000).max(600_000).default(30_000),
 };
 
-const connectionSchema = z.strictObject(kafkaConnectionOptions);
-export type KafkaConnectionOptions = z.infer<typeof connectionSchema>;
+export type KafkaConnectionOptions = z.infer<z.ZodObject<typeof kafkaConnectionOptions>>;
 
 /** Option keys whose values are secrets, for the source and sink definitions. */
 export const KAFKA_SECRET_OPTIONS = ['saslPassword', 'sslKey'] as const;
@@ -60,31 +60,39 @@ export function redactKafka(message: string, o: KafkaConnectionOptions): string 
   return redact(message, kafkaSecrets(o));
 }
 
-/** A KafkaJS client whose sockets all go through the outbound policy. Throws OutboundRefusedError for a refused bootstrap list. */
-export function createKafka(o: KafkaConnectionOptions, policy: OutboundPolicy): Kafka {
+/** The socket, TLS and SASL settings of every Kafka connection Weir makes. Throws OutboundRefusedError for a refused bootstrap list. */
+export function kafkaClusterOptions(o: KafkaConnectionOptions, policy: OutboundPolicy): ClusterOptions {
   const refused = checkDestinationValue('kafka', o.bootstrapServers, policy);
   if (refused) throw new OutboundRefusedError(refused);
   const useTls = o.securityProtocol === 'SSL' || o.securityProtocol === 'SASL_SSL';
-  const tlsOptions: tls.ConnectionOptions | undefined = useTls ? { ca: o.sslCa, cert: o.sslCert, key: o.sslKey } : undefined;
   const sasl: SASLOptions | undefined = o.saslMechanism && o.saslUsername && o.saslPassword
     ? ({ mechanism: o.saslMechanism.toLowerCase(), username: o.saslUsername, password: o.saslPassword } as SASLOptions)
     : undefined;
-  const config: KafkaConfig = {
-    clientId: o.clientId,
+  const socketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
+    const checked = checkedConnectOptions(policy, 'kafka', host, port);
+    const socket = ssl ? tls.connect({ ...checked, servername: host, ...(ssl as tls.ConnectionOptions) }, onConnect) : net.connect(checked, onConnect);
+    socket.setKeepAlive(true, 60_000);
+    return socket;
+  };
+  return {
     brokers: o.bootstrapServers.split(',').map((s) => s.trim()).filter(Boolean),
-    ssl: useTls ? (tlsOptions as tls.ConnectionOptions) : false,
+    ssl: useTls ? { ca: o.sslCa, cert: o.sslCert, key: o.sslKey } : false,
     sasl,
+    clientId: o.clientId,
     requestTimeout: o.requestTimeoutMs,
+    socketFactory,
+  };
+}
+
+/** A KafkaJS client whose sockets all go through the outbound policy. */
+export function createKafka(o: KafkaConnectionOptions, policy: OutboundPolicy): Kafka {
+  const c = kafkaClusterOptions(o, policy);
+  const config: KafkaConfig = {
+    ...c,
     connectionTimeout: 10_000,
     // Weir reports failures itself, redacted; KafkaJS's own logger would print them unredacted.
     logLevel: logLevel.NOTHING,
     retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 5_000 },
-    socketFactory: ({ host, port, ssl, onConnect }) => {
-      const checked = checkedConnectOptions(policy, 'kafka', host, port);
-      const socket = ssl ? tls.connect({ ...checked, servername: host, ...(ssl as tls.ConnectionOptions) }, onConnect) : net.connect(checked, onConnect);
-      socket.setKeepAlive(true, 60_000);
-      return socket;
-    },
   };
   return new Kafka(config);
 }

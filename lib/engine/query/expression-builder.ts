@@ -21,6 +21,7 @@ const CAST_TYPES: Record<string, ColumnType> = {
   STRING: 'string', VARCHAR: 'string', TEXT: 'string', CHAR: 'string',
   BOOLEAN: 'boolean', BOOL: 'boolean',
   TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp',
+  BINARY: 'binary', BYTEA: 'binary',
 };
 
 export function posOf(node: SqlNode | undefined): SqlPosition | undefined {
@@ -121,7 +122,7 @@ export class ExpressionBuilder {
       case 'cast': {
         const target = (node.target?.[0]?.dataType ?? node.target?.dataType ?? '') as string;
         const to = CAST_TYPES[String(target).toUpperCase()];
-        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT, DOUBLE, STRING, BOOLEAN or TIMESTAMP`, pos, 'CAST');
+        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT, DOUBLE, STRING, BOOLEAN, TIMESTAMP or BINARY`, pos, 'CAST');
         return { kind: 'cast', arg: this.build(node.expr, pos), to };
       }
       case 'extract': {

@@ -143,6 +143,51 @@ function regexGroupCount(pattern: string): number {
   return typeof re === 'string' ? 0 : (re.exec('')?.length ?? 1) - 1;
 }
 
+/**
+ * Spark's get_json_object path subset: `$`, then `.field`, `['field']` or `[index]` steps.
+ * Returns the steps, or undefined for a path outside it (Spark answers NULL for those too).
+ */
+function jsonPathSteps(path: string): (string | number)[] | undefined {
+  if (!path.startsWith('$')) return undefined;
+  const steps: (string | number)[] = [];
+  const re = /\.([^.[\]]+)|\[(\d+)\]|\['([^']*)'\]/y;
+  re.lastIndex = 1;
+  while (re.lastIndex < path.length) {
+    const m = re.exec(path);
+    if (!m) return undefined;
+    steps.push(m[2] !== undefined ? Number(m[2]) : (m[1] ?? m[3]));
+  }
+  return steps;
+}
+
+/** get_json_object(json, path): the value at path as a string (objects and arrays as JSON), NULL when absent or unparsable. */
+const getJsonObject: FunctionDef = {
+  min: 2, max: 2, type: (a) => str(a) ?? 'string',
+  impl: ([s, p]) => {
+    const steps = jsonPathSteps(p as string);
+    if (!steps) return null;
+    let v: unknown;
+    try {
+      v = JSON.parse(s as string);
+    } catch {
+      return null;
+    }
+    for (const step of steps) {
+      if (v === null || typeof v !== 'object') return null;
+      if (typeof step === 'number') {
+        if (!Array.isArray(v)) return null;
+        v = v[step];
+      } else {
+        if (Array.isArray(v) || !Object.prototype.hasOwnProperty.call(v, step)) return null;
+        v = (v as Record<string, unknown>)[step];
+      }
+    }
+    if (v === null || v === undefined) return null;
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  },
+  checkLiterals: ([, p]) => (typeof p === 'string' && !jsonPathSteps(p) ? `get_json_object(): path ${JSON.stringify(p)} is not supported; write $.field, $.a.b or $.items[0]` : undefined),
+};
+
 const rlike: FunctionDef = {
   min: 2, max: 2, type: (a) => str(a) ?? 'boolean',
   impl: ([s, p]) => regex('rlike()', p as string).test(s as string),
@@ -211,6 +256,7 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   },
   // Spark's rlike/regexp/regexp_like: whether the pattern matches anywhere in the string.
   rlike,
+  get_json_object: getJsonObject,
   regexp: rlike,
   regexp_like: rlike,
   regexp_extract: {

@@ -28,6 +28,8 @@ export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
   if (from === to) return v;
   switch (to) {
     case 'string':
+      // Spark: CAST(binary AS STRING) decodes the bytes as UTF-8.
+      if (from === 'binary') return Buffer.from(v as Uint8Array).toString('utf8');
       if (from === 'timestamp') return formatTimestamp(v as number);
       if (from === 'double') return formatDouble(v as number);
       return String(v);
@@ -60,12 +62,16 @@ export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
       if (from === 'double') return Math.round((v as number) * 1000);
       if (from === 'string') return parseTimestampLiteral(String(v));
       return null;
+    case 'binary':
+      return from === 'string' ? Buffer.from(String(v), 'utf8') : null;
   }
 }
 
 /** Which cast pairs are allowed at analysis (everything else is a type error). */
 export function canCast(from: ExprType, to: ColumnType): boolean {
   if (from === 'null' || from === to || from === 'string' || to === 'string') return true;
+  // Bytes convert only to and from strings (UTF-8), as in Spark.
+  if (from === 'binary' || to === 'binary') return false;
   if (to === 'timestamp') return from === 'long' || from === 'double';
   if (from === 'timestamp') return to === 'long' || to === 'double';
   return true;

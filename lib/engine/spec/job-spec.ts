@@ -30,7 +30,7 @@ const durationAtMost = (maxMs: number) =>
  */
 export const MAX_NAME_LENGTH = 200;
 
-export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp'] as const;
+export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp', 'binary'] as const;
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an identifier (letters, digits, _; not starting with a digit)' });
 

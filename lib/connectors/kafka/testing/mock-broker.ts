@@ -11,6 +11,8 @@
  * The process gets its own process group so that stop() ends it and nothing else.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { outboundPolicy } from '../../../engine/outbound/outbound-policy';
+import { createKafka } from '../client';
 
 export interface MockKafkaBroker {
   /** `host:port,host:port` as the Kafka source's `bootstrapServers` takes it. */
@@ -82,4 +84,30 @@ export async function startMockKafka(opts: { brokers?: number; timeoutMs?: numbe
       clearTimeout(t);
     },
   };
+}
+
+export interface TestRecord {
+  key?: string | null;
+  value: string | null;
+  partition?: number;
+  timestamp?: number;
+  headers?: Record<string, string>;
+}
+
+/** Produces records with KafkaJS (acks from all replicas); topics auto-create on first produce. */
+export async function produce(bootstrapServers: string, topic: string, records: TestRecord[]): Promise<void> {
+  const kafka = createKafka({ bootstrapServers, securityProtocol: 'PLAINTEXT', clientId: 'weir-test', requestTimeoutMs: 30_000 }, outboundPolicy());
+  const producer = kafka.producer({ allowAutoTopicCreation: true });
+  await producer.connect();
+  try {
+    for (let i = 0; i < records.length; i += 5_000) {
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: records.slice(i, i + 5_000).map((r) => ({ key: r.key ?? null, value: r.value, partition: r.partition, timestamp: r.timestamp === undefined ? undefined : String(r.timestamp), headers: r.headers })),
+      });
+    }
+  } finally {
+    await producer.disconnect();
+  }
 }
