@@ -18,18 +18,21 @@ import { checkDestinationValue } from '../../engine/outbound/destinations';
 import { OutboundRefusedError, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 import { redact } from '../../engine/sinks/pg-util';
 
+const SASL = { securityProtocol: ['SASL_PLAINTEXT', 'SASL_SSL'] };
+const TLS = { securityProtocol: ['SSL', 'SASL_SSL'] };
+
 /** Options every Kafka connector takes (Spark's `kafka.bootstrap.servers` and the security settings). */
 export const kafkaConnectionOptions = {
   bootstrapServers: z.string().min(1).meta({ examples: ['127.0.0.1:9092'] }).describe('Comma-separated host:port of the brokers to bootstrap from.'),
   securityProtocol: z.enum(['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL']).default('PLAINTEXT'),
-  saslMechanism: z.enum(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']).optional(),
-  saslUsername: z.string().min(1).optional(),
-  saslPassword: z.string().min(1).optional(),
-  sslCa: z.string().min(1).optional().describe('PEM of the CA that signed the brokers\' certificates (default: the system CAs).'),
-  sslCert: z.string().min(1).optional().describe('PEM client certificate, for brokers that require TLS client authentication.'),
-  sslKey: z.string().min(1).optional().describe('PEM private key of sslCert.'),
+  saslMechanism: z.enum(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512']).optional().meta({ appliesWhen: SASL }),
+  saslUsername: z.string().min(1).optional().meta({ appliesWhen: SASL }),
+  saslPassword: z.string().min(1).optional().meta({ appliesWhen: SASL }),
+  sslCa: z.string().min(1).optional().meta({ appliesWhen: TLS }).describe('PEM of the CA that signed the brokers\' certificates (default: the system CAs).'),
+  sslCert: z.string().min(1).optional().meta({ appliesWhen: TLS }).describe('PEM client certificate, for brokers that require TLS client authentication.'),
+  sslKey: z.string().min(1).optional().meta({ appliesWhen: TLS }).describe('PEM private key of sslCert.'),
   clientId: z.string().min(1).default('weir'),
-  requestTimeoutMs: z.number().int().min(1_000).max(600_000).default(30_000),
+  requestTimeoutMs: z.number().int().min(1_000).max(600_000).default(30_000).meta({ examples: [30_000] }),
 };
 
 export type KafkaConnectionOptions = z.infer<z.ZodObject<typeof kafkaConnectionOptions>>;

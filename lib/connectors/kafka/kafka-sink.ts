@@ -32,7 +32,7 @@ export const kafkaSinkOptions = z
   .strictObject({
     ...kafkaConnectionOptions,
     topic: z.string().min(1).optional().meta({ examples: ['orders-out'] }).describe('Topic for every record; without it each row\'s topic column says.'),
-    acks: z.union([z.literal(-1), z.literal(0), z.literal(1)]).default(-1).describe('-1: every in-sync replica (default, what an at-least-once sink needs); 1: the leader; 0: none.'),
+    acks: z.number().int().min(-1).max(1).default(-1).meta({ examples: [-1] }).describe('-1: every in-sync replica (default, what an at-least-once sink needs); 1: the leader; 0: none.'),
     maxRecordsPerRequest: z.number().int().min(1).max(100_000).default(5_000),
   })
   .superRefine((o, ctx) => {

@@ -208,3 +208,37 @@ describe('kafka source options', () => {
     expect(kafkaSourceOptions.safeParse({ ...base, subscribe: 'a', securityProtocol: 'SASL_SSL', saslMechanism: 'PLAIN', saslUsername: 'u', saslPassword: 'p' }).success).toBe(true);
   });
 });
+
+describe('kafka source startingTimestamp', () => {
+  // The mock cluster answers ListOffsets-by-timestamp with the latest offset for any time (measured:
+  // a time before the first record gave the end), so the lookup is driven here by an admin that
+  // answers as Kafka's ListOffsets does: the first offset at or after the time, -1 when none is.
+  it('starts each partition at its first record at or after the time, at its end when there is none, and only on a new checkpoint', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-ts-'));
+    dirs.push(dir);
+    const asked: number[] = [];
+    const admin = {
+      listTopics: async () => ['t'],
+      fetchTopicOffsets: async () => [{ partition: 0, low: '0', high: '10' }, { partition: 1, low: '0', high: '7' }],
+      fetchTopicOffsetsByTimestamp: async (_t: string, ts: number) => {
+        asked.push(ts);
+        return [{ partition: 0, offset: '4' }, { partition: 1, offset: '-1' }];
+      },
+      disconnect: async () => undefined,
+    };
+    const mk = (startingTimestamp: number) => {
+      const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', startingTimestamp, startingOffsets: 'earliest' }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+      (src as unknown as { admin: unknown }).admin = admin;
+      return src;
+    };
+    const src = mk(1_700_000_000_000);
+    expect(await src.latestOffset(null)).toEqual({ t: { 0: 10, 1: 7 } });
+    expect(asked).toEqual([1_700_000_000_000]);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(path.join(dir, 'sources/0/0'), 'utf8')).toBe('v1\n{"t":{"0":4,"1":7}}');
+    // A restart with another time keeps what the checkpoint says.
+    const again = mk(1);
+    expect(await again.latestOffset(null)).toEqual({ t: { 0: 10, 1: 7 } });
+    expect(asked).toEqual([1_700_000_000_000]);
+  });
+});

@@ -35,12 +35,12 @@ export const kafkaSourceOptions = z
     subscribe: z.string().min(1).optional().meta({ examples: ['orders'] }).describe('Comma-separated topics to read (one of subscribe, subscribePattern, assign).'),
     subscribePattern: z.string().min(1).optional().describe('A regular expression over topic names (RE2: linear time); topics created later that match are read too.'),
     assign: z.string().min(1).optional().meta({ examples: ['{"orders":[0,1]}'] }).describe('JSON of the exact partitions to read: {"topic":[0,1]}.'),
-    startingOffsets: z.string().min(1).default('latest').describe('earliest, latest, or JSON {"topic":{"0":23,"1":-2}} (-2 earliest, -1 latest). Only on a new checkpoint.'),
+    startingOffsets: z.string().min(1).default('latest').meta({ examples: ['earliest'] }).describe('earliest, latest, or JSON {"topic":{"0":23,"1":-2}} (-2 earliest, -1 latest). Only on a new checkpoint.'),
     startingTimestamp: z.number().int().min(0).optional().describe('Epoch ms: start each partition at its first record at or after this time. Only on a new checkpoint; wins over startingOffsets.'),
     maxOffsetsPerTrigger: z.number().int().min(1).optional().describe('At most this many offsets per batch, split over partitions by how far behind each is.'),
     failOnDataLoss: z.boolean().default(true).describe('Fail, or skip with a warning, when records a batch needs are gone (retention, topic recreated).'),
     includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
-    maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+    maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
   })
   .superRefine((o, ctx) => {
     const modes = (['subscribe', 'subscribePattern', 'assign'] as const).filter((k) => o[k] !== undefined);
