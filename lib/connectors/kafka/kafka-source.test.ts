@@ -1,9 +1,10 @@
 /**
  * The Kafka source against a real Kafka protocol endpoint: librdkafka's mock cluster run by kcat
  * (see testing/mock-broker.ts). It is NOT Apache Kafka: it auto-creates topics with 4 partitions,
- * cannot add partitions, delete records or answer ListOffsets by timestamp, so those paths are
- * tested here by what the mock can do (a new topic matching a pattern, a restarted cluster) and
- * the timestamp lookup against a fake admin answer, each saying so.
+ * keeps about 4-5 MB per partition (older records are deleted, as by retention), and cannot add
+ * partitions, delete records on request or answer ListOffsets by timestamp. Those paths are
+ * tested by what the mock can do (retention, a new topic matching a pattern, a restarted cluster)
+ * and the timestamp lookup against a fake admin answer, each saying so.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -184,6 +185,29 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
     } finally {
       await own.stop();
     }
+  }, 120_000);
+
+  it('records retention deleted before a batch read them are DATA_LOSS with the range; failOnDataLoss=false skips them and counts', async () => {
+    // The mock keeps about 4-5 MB per partition (measured): producing ~9 MB more moves the
+    // partition's earliest offset past what the planned batch needs, as Kafka's retention would.
+    const topic = topicName('retention');
+    const big = 'x'.repeat(10_000);
+    const burst = () => produce(broker.bootstrapServers, topic, Array.from({ length: 300 }, () => ({ value: big, partition: 0 })));
+    await burst();
+    const { src } = await source({ subscribe: topic, startingOffsets: 'earliest' });
+    const { src: lenient } = await source({ subscribe: topic, startingOffsets: 'earliest', failOnDataLoss: false });
+    const end = await src.latestOffset(null);
+    expect(await lenient.latestOffset(null)).toEqual(end);
+    expect(end).toEqual({ [topic]: { 0: 300, 1: 0, 2: 0, 3: 0 } });
+    for (let i = 0; i < 3; i++) await burst();
+    const err = await src.getBatch(null, end).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DataLossError);
+    expect((err as Error).message).toMatch(new RegExp(`Kafka topic ${topic} partition 0: offsets \\[0, 300\\) .*retention deleted them`));
+    const batch = await lenient.getBatch(null, end);
+    expect(batch.rows).toHaveLength(0);
+    expect(lenient.metrics(null, end, end)).toMatchObject({ dataLossSkippedOffsets: '300' });
+    await src.stop();
+    await lenient.stop();
   }, 120_000);
 
   it('a refused broker address is refused before any connection', async () => {
