@@ -341,7 +341,7 @@ class ExpressionCompiler {
     let type = def.type(types);
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
-    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
+    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'binary', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
     const refused = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
     if (refused) this.fail(e, refused);
     const nullIntolerant = def.nullIntolerant !== false;
