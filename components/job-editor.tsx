@@ -158,7 +158,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                 <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
               </Field>
               <OptionFields label="source" connector={sourceConnector} json={form.sourceOptionsJson} onJson={(v) => set('sourceOptionsJson', v)} issues={at('source.options')} />
-              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp">
+              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp, binary">
                 <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
               </Field>
               <Field label="Event-time column" issues={at('source.eventTime')} hint="For a watermark; empty for none">
