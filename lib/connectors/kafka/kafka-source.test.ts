@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCheckpointFileManager } from '../../engine/checkpoint/local-checkpoint-file-manager';
 import { DataLossError } from '../../engine/errors';
+import { checkDestinationValue, describeDestination, parseDestinations } from '../../engine/outbound/destinations';
 import { parseAllowList } from '../../engine/outbound/outbound-policy';
 import type { Row } from '../../engine/types';
 import { KafkaSource, kafkaSourceOptions, KAFKA_SOURCE_SCHEMA, type KafkaSourceOptions } from './kafka-source';
@@ -217,6 +218,17 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
     const src = new KafkaSource(o, KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' }, { allow: parseAllowList('10.0.0.0/8') });
     await expect(src.latestOffset(null)).rejects.toThrow(/refused/i);
     await src.stop();
+  });
+});
+
+describe('kafka bootstrapServers as an outbound destination', () => {
+  it('is host:port pairs: each checked, a scheme or a missing port refused, link-local always refused', () => {
+    expect(parseDestinations('kafka', 'a.example:9092, 10.1.2.3:9093').map(describeDestination)).toEqual(['kafka://a.example:9092', 'kafka://10.1.2.3:9093']);
+    expect(checkDestinationValue('kafka', 'a.example:9092,10.1.2.3:9093', {})).toBeUndefined();
+    expect(checkDestinationValue('kafka', 'kafka://a.example:9092', {})?.rule).toBe('scheme');
+    expect(checkDestinationValue('kafka', 'a.example', {})?.rule).toBe('invalid port');
+    expect(checkDestinationValue('kafka', 'a.example:9092,169.254.169.254:9092', {})?.destination).toBe('kafka://169.254.169.254:9092');
+    expect(checkDestinationValue('kafka', '10.1.2.3:9092', { allow: parseAllowList('192.168.0.0/16') })).toBeDefined();
   });
 });
 
