@@ -111,7 +111,7 @@ export class PartitionReader {
     let high = Number.MAX_SAFE_INTEGER;
     let refreshed = false;
     // A broker may answer a fetch with nothing even though records exist (a leader change, a
-    // busy broker): ask again a few times before taking the rest of the range as a gap.
+    // busy broker): ask again a few times before giving up on the batch.
     let emptyFetches = 0;
     while (next < to && next < high) {
       const leaders = this.cluster.findLeaderForPartitions(topic, [partition]);
@@ -156,7 +156,12 @@ export class PartitionReader {
         // what did come, or stop rather than ask the same question again.
         const past = Math.max(-1, ...p.messages.map((m) => Number(m.offset))) + 1;
         if (past > next) next = past;
-        else if (++emptyFetches >= 5) break;
+        else if (++emptyFetches >= 5) {
+          // Offsets below the high watermark always come back (compacted or aborted ones as the
+          // record batch holding later offsets), so repeated empty answers are a broker problem,
+          // not a gap: fail the batch (it is retried) rather than return it short.
+          throw new Error(`the broker answered ${emptyFetches} fetches of ${topic}-${partition} at offset ${next} with no records while its high watermark is ${high}`);
+        }
       } else emptyFetches = 0;
     }
     return { records: out, highWatermark: high };
