@@ -12,6 +12,26 @@ type Progress = Partial<StreamingQueryProgress>;
 
 const offset = (o: unknown) => (o === null || o === undefined ? '–' : JSON.stringify(o));
 
+/**
+ * Per-partition offsets and lag from a source's metrics (the Kafka source reports
+ * `offsetsByPartition` in Spark's offset JSON and `lagByPartition` keyed `topic-partition`).
+ */
+export function partitionRows(metrics: Record<string, string> | undefined): { partition: string; offset: number; latest: number; lag: number }[] {
+  if (!metrics?.offsetsByPartition || !metrics.lagByPartition) return [];
+  try {
+    const offsets = JSON.parse(metrics.offsetsByPartition) as Record<string, Record<string, number>>;
+    const lag = JSON.parse(metrics.lagByPartition) as Record<string, number>;
+    return Object.entries(offsets).flatMap(([topic, ps]) =>
+      Object.entries(ps).map(([p, o]) => {
+        const l = lag[`${topic}-${p}`] ?? 0;
+        return { partition: `${topic}-${p}`, offset: o, latest: o + l, lag: l };
+      }),
+    );
+  } catch {
+    return [];
+  }
+}
+
 function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
   return (
     <div className="stat">
@@ -81,6 +101,33 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
               <code>{offset(source.latestOffset)}</code>
             </dd>
           </dl>
+          {source.metrics?.dataLossWarning && (
+            <p className="small" role="alert">
+              {source.metrics.dataLossWarning}
+            </p>
+          )}
+          {partitionRows(source.metrics).length > 0 && (
+            <table className="data compact narrow" aria-label="Offsets and lag by partition">
+              <thead>
+                <tr>
+                  <th>Partition</th>
+                  <th className="num">Processed up to</th>
+                  <th className="num">Latest</th>
+                  <th className="num">Lag</th>
+                </tr>
+              </thead>
+              <tbody>
+                {partitionRows(source.metrics).map((r) => (
+                  <tr key={r.partition}>
+                    <td>{r.partition}</td>
+                    <td className="num">{formatNumber(r.offset, 0)}</td>
+                    <td className="num">{formatNumber(r.latest, 0)}</td>
+                    <td className="num">{formatNumber(r.lag, 0)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
         </>
       )}
 

@@ -10,8 +10,8 @@ const compose = parse(readFileSync(path.resolve(import.meta.dirname, '../docker-
 const services = compose.services as Record<string, { image: string; environment?: Record<string, string>; ports?: string[]; depends_on?: unknown; command?: unknown; volumes?: string[] }>;
 
 describe('docker-compose.yml', () => {
-  it('has postgres, redis, app and worker services', () => {
-    expect(Object.keys(services).sort()).toEqual(['app', 'postgres', 'redis', 'worker']);
+  it('has postgres, redis, kafka, app and worker services', () => {
+    expect(Object.keys(services).sort()).toEqual(['app', 'kafka', 'postgres', 'redis', 'worker']);
     expect(services.postgres.image).toMatch(/^postgres:/);
     expect(services.redis.image).toMatch(/^redis:/);
   });
@@ -45,5 +45,20 @@ describe('docker-compose.yml', () => {
     expect(services.app.environment!.HOST).toBe('0.0.0.0');
     expect(JSON.stringify(services.worker.command)).toContain('worker/main.ts');
     expect(JSON.stringify(services.app.command)).toContain('scripts/migrate.ts');
+  });
+
+  it('runs a single-node KRaft Kafka whose listeners match what it advertises', () => {
+    const k = services.kafka;
+    expect(k.image).toMatch(/^apache\/kafka:/);
+    const e = k.environment!;
+    expect(e.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+    const listeners = new Map(e.KAFKA_LISTENERS.split(',').map((l) => [l.split('://')[0], l.split(':').pop()]));
+    const advertised = e.KAFKA_ADVERTISED_LISTENERS.split(',').map((l) => ({ name: l.split('://')[0], host: l.split('://')[1].split(':')[0], port: l.split(':').pop() }));
+    // Jobs inside the compose network reach kafka:9092; the host reaches the published external port.
+    expect(advertised).toContainEqual({ name: 'PLAINTEXT', host: 'kafka', port: listeners.get('PLAINTEXT') });
+    const external = advertised.find((a) => a.name === 'EXTERNAL')!;
+    expect(k.ports).toContain(`${external.port}:${listeners.get('EXTERNAL')}`);
+    expect(e.KAFKA_CONTROLLER_QUORUM_VOTERS).toBe(`${e.KAFKA_NODE_ID}@kafka:${listeners.get('CONTROLLER')}`);
+    for (const l of [...listeners.keys()]) expect(e.KAFKA_LISTENER_SECURITY_PROTOCOL_MAP).toContain(`${l}:`);
   });
 });

@@ -2,7 +2,8 @@
  * Values that flow through the engine.
  *
  * Inside the engine a timestamp is epoch milliseconds (a number); sinks render timestamps as
- * ISO-8601 strings using the output schema. A window is `{ start, end }` in epoch ms.
+ * ISO-8601 strings using the output schema. A window is `{ start, end }` in epoch ms. A binary
+ * value (Kafka's key and value) is a Buffer; outputs that have no bytes type show it as base64.
  */
 export type ColumnType = 'long' | 'double' | 'string' | 'boolean' | 'timestamp' | 'binary';
 

@@ -435,7 +435,7 @@ export class MicroBatchExecution {
       hasEventTime: rt.hasEventTime,
       watermarkMs: seq.metadata.batchWatermarkMs,
       stateOperators,
-      source: { description: rt.source.description, startOffset: b.start, endOffset: end, latestOffset: b.latest },
+      source: { description: rt.source.description, startOffset: b.start, endOffset: end, latestOffset: b.latest, ...sourceMetrics(rt.source, b.start, end, b.latest) },
       sink: { description: rt.sink.description, numOutputRows: result.rows.length },
       commitLag: rt.source.offsetLag?.(end, b.latest) ?? null,
       numBadRecords: badRecords.length,
@@ -455,4 +455,10 @@ export class MicroBatchExecution {
 
 function sameOffset(a: Offset | null, b: Offset | null): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/** A source's own progress metrics (e.g. Kafka's per-partition offsets and lag), when it has any. */
+function sourceMetrics(source: Source, start: Offset | null, end: Offset, latest: Offset | null): { metrics?: Record<string, string> } {
+  const m = source.metrics?.(start, end, latest);
+  return m && Object.keys(m).length ? { metrics: m } : {};
 }

@@ -72,6 +72,18 @@ export function parseDestinations(kind: DestinationKind, value: string): Destina
           if (!['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol)) throw new SchemeRefused(url.protocol, `a NATS server is nats://, tls://, ws:// or wss://, not ${url.protocol}//`);
           return fromUrl('nats', url);
         });
+    case 'kafka':
+      // Kafka's bootstrap.servers: comma-separated host:port, no scheme (a port is required:
+      // there is no default the client and the operator would agree on).
+      return value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => {
+          if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) throw new SchemeRefused(s.replace(/\/\/.*$/, ''), 'a Kafka bootstrap server is host:port, without a scheme');
+          const url = new URL(`kafka://${s}`);
+          return { kind: 'kafka' as const, scheme: 'kafka', host: url.hostname || 'localhost', port: url.port ? Number(url.port) : 0 };
+        });
   }
 }
 

@@ -22,7 +22,7 @@
 import { WeirError } from '../errors';
 import { alwaysRefusedRule, formatIp, inCidr, isLocalhostName, isLoopback, parseCidr, parseHost, sameIp, type Cidr, type IpAddress } from './address';
 
-export type DestinationKind = 'http' | 'postgres' | 'redis' | 'nats' | 's3';
+export type DestinationKind = 'http' | 'postgres' | 'redis' | 'nats' | 's3' | 'kafka';
 
 export interface AllowList {
   /** The list as configured, for messages. */

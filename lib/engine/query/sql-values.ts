@@ -66,6 +66,8 @@ export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
       if (from === 'double') return Math.round((v as number) * 1000);
       if (from === 'string') return parseTimestampLiteral(String(v));
       return null;
+    case 'binary':
+      return from === 'string' ? Buffer.from(String(v), 'utf8') : null;
   }
 }
 

@@ -43,9 +43,14 @@ export function renderRow(row: Row, schema: Schema): Row {
   const out: Row = {};
   for (const f of schema) {
     const v = row[f.name] ?? null;
-    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : v;
+    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : f.type === 'binary' ? renderBinary(v) : v;
   }
   return out;
+}
+
+/** Bytes as text outputs show them: base64, as Spark's to_json writes binary. */
+export function renderBinary(v: unknown): unknown {
+  return v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v;
 }
 
 function csvField(v: unknown): string {
@@ -76,7 +81,7 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
     let o: Row = r;
     if (tsCols.length || windowCols.length || binCols.length) {
       o = { ...r };
-      for (const c of binCols) if (o[c] instanceof Uint8Array) o[c] = Buffer.from(o[c]).toString('base64');
+      for (const c of binCols) o[c] = renderBinary(o[c]);
       for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();
       // Event-time windows: {start, end} as timestamps, a JSON object (a JSON string in CSV).
       for (const c of windowCols) o[c] = format === 'json' ? renderWindow(o[c]) : JSON.stringify(renderWindow(o[c]));

@@ -8,3 +8,5 @@ import './files-sink';
 import './console-sink';
 import './memory-sink';
 import './webhook-sink';
+// Connectors outside lib/engine register themselves the same way (they may import client libraries).
+import '../../connectors/kafka/kafka-sink';

@@ -108,6 +108,7 @@ export function pgTypeFor(field: Field, sample?: unknown): string {
     case 'string': return 'text';
     case 'boolean': return 'boolean';
     case 'timestamp': return 'timestamptz';
+    case 'binary': return 'bytea';
     case 'window': return 'timestamptz';
     case 'binary': return 'bytea';
     case 'struct': return 'jsonb';

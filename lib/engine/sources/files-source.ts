@@ -31,6 +31,11 @@ export const FilesSourceOptions = z
     // appliesWhen: the editor shows the option only for CSV (it means nothing for JSON lines).
     header: z.boolean().default(true).meta({ description: 'The first line of each file names the columns.', appliesWhen: { format: ['csv'] } }),
     maxFilesPerTrigger: z.number().int().positive().optional().describe('At most this many new files per batch; empty: no limit.'),
+    modifiedAfter: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ examples: ['2026-01-01T00:00:00Z'] })
+      .describe('Spark\'s modifiedAfter: only files modified after this time are read (a new query skips the backlog). Files already in the checkpoint\'s log are read on replay whatever it says.'),
   })
   .strict();
 export type FilesSourceOptions = z.infer<typeof FilesSourceOptions>;
@@ -92,11 +97,14 @@ export class FilesSource implements Source {
     let unseen = await this.listUnseen();
     if (this.availableNow) unseen = unseen.filter((n) => this.availableNow!.has(n));
     if (unseen.length === 0) return this.current();
-    const take = limit === 'all' || !this.opts.maxFilesPerTrigger ? unseen : unseen.slice(0, this.opts.maxFilesPerTrigger);
+    // With modifiedAfter every unseen file is looked at before the limit, so old files cannot fill it.
+    const after = this.opts.modifiedAfter === undefined ? null : Date.parse(this.opts.modifiedAfter);
+    const cap = limit === 'all' || !this.opts.maxFilesPerTrigger ? Infinity : this.opts.maxFilesPerTrigger;
     const entries: SourceFileEntry[] = [];
-    for (const name of take) {
+    for (const name of after === null && cap !== Infinity ? unseen.slice(0, cap) : unseen) {
+      if (entries.length >= cap) break;
       const st = await fs.stat(path.join(this.dir, name));
-      if (st.isFile()) entries.push({ path: name, size: st.size });
+      if (st.isFile() && (after === null || st.mtimeMs > after)) entries.push({ path: name, size: st.size });
     }
     if (entries.length === 0) return this.current();
     const id = this.logOffset + 1;

@@ -7,3 +7,5 @@ import './rate-source';
 import './memory-source';
 import './nats-jetstream-source';
 import './http-source';
+// Connectors outside lib/engine register themselves the same way (they may import client libraries).
+import '../../connectors/kafka/kafka-source';

@@ -38,12 +38,19 @@ export const natsJetStreamSourceOptions = z.strictObject({
   failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when messages a batch needs were removed from the stream.'),
   fetchSize: z.number().int().min(1).max(10_000).default(1_000),
   maxMessagesPerTrigger: z.number().int().min(1).optional().describe('At most this many stream sequences per batch (fewer messages with a subject filter).'),
+  startSequence: z.number().int().min(1).optional().describe('First stream sequence a new query reads (default: the stream\'s first). Only on a new checkpoint: on restart the checkpoint wins.'),
+  startTime: z.iso.datetime({ offset: true }).optional().meta({ examples: ['2026-01-01T00:00:00Z'] }).describe('ISO-8601 time: a new query starts at the first message stored at or after it. Only on a new checkpoint; wins over startSequence.'),
 });
 export type NatsJetStreamSourceOptions = z.infer<typeof natsJetStreamSourceOptions>;
 
 const REASON = 'Stream sequence numbers only grow and an ordered consumer from start+1 re-reads (start, end] while retained; a replay whose messages were removed fails with DATA_LOSS.';
 
-interface SeqOffset { seq: number; first: number }
+/**
+ * `from`, only in a first batch's end offset, is the first sequence that batch reads when the job
+ * gave a start position: resolved once at planning and kept in offsets/0, so a replay of batch 0
+ * starts at the same place even if the option was edited since.
+ */
+interface SeqOffset { seq: number; first: number; from?: number }
 
 export class NatsJetStreamSource implements Source {
   readonly description: string;
@@ -88,25 +95,44 @@ export class NatsJetStreamSource implements Source {
 
   /** The end of the next batch: the latest sequence, or at most `maxMessagesPerTrigger` past start. */
   async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
-    const latest = (await this.reportLatestOffset()) as SeqOffset | null;
+    let latest = (await this.reportLatestOffset()) as SeqOffset | null;
+    if (latest && !start && (this.opts.startSequence !== undefined || this.opts.startTime !== undefined)) latest = { ...latest, from: await this.startPosition(latest) };
     const max = this.opts.maxMessagesPerTrigger;
     if (!latest || !max || limit === 'all') return latest;
-    const s = this.parseOffset(start ?? null)?.seq ?? latest.first - 1;
-    return { seq: Math.min(latest.seq, Math.max(s, latest.first - 1) + max), first: latest.first } satisfies SeqOffset;
+    const s = this.parseOffset(start ?? null)?.seq ?? (latest.from ?? latest.first) - 1;
+    return { seq: Math.min(latest.seq, Math.max(s, latest.first - 1) + max), first: latest.first, ...(start ? {} : latest.from === undefined ? {} : { from: latest.from }) } satisfies SeqOffset;
+  }
+
+  /** The first sequence a new query reads: startTime's first message (or past the end), else startSequence. */
+  private async startPosition(latest: SeqOffset): Promise<number> {
+    if (this.opts.startTime === undefined) return Math.max(this.opts.startSequence ?? latest.first, latest.first);
+    try {
+      await this.manager();
+      const consumer = await this.js!.consumers.get(this.opts.stream, { opt_start_time: new Date(this.opts.startTime).toISOString(), filter_subjects: this.opts.subject });
+      let seq = latest.seq + 1;
+      for await (const m of await consumer.fetch({ max_messages: 1, expires: 2_000 })) {
+        seq = m.seq;
+        break;
+      }
+      await consumer.delete().catch(() => undefined);
+      return seq;
+    } catch (e) {
+      this.fail('find the first message at startTime', e);
+    }
   }
 
   private parseOffset(o: Offset | null): SeqOffset | null {
     if (o === null || o === undefined) return null;
-    const { seq, first } = o as Partial<SeqOffset>;
+    const { seq, first, from } = o as Partial<SeqOffset>;
     if (typeof seq !== 'number' || typeof first !== 'number') {
       throw new WeirError('BAD_OFFSET', `Offset ${JSON.stringify(o)} was not written by a nats-jetstream source. The checkpoint belongs to another query: use a new checkpointLocation.`);
     }
-    return { seq, first };
+    return typeof from === 'number' ? { seq, first, from } : { seq, first };
   }
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
     const e = this.parseOffset(end)!;
-    let s = this.parseOffset(start)?.seq ?? e.first - 1;
+    let s = this.parseOffset(start)?.seq ?? (e.from ?? e.first) - 1;
     if (e.seq < s) {
       // Sequences went back: the stream was deleted and recreated. Reading on from the old
       // position would skip the new stream's messages up to it without a word.
@@ -164,7 +190,7 @@ export class NatsJetStreamSource implements Source {
   offsetLag(from: Offset | null, to: Offset | null): number | null {
     const t = this.parseOffset(to);
     if (!t) return 0;
-    return t.seq - (this.parseOffset(from)?.seq ?? t.first - 1);
+    return Math.max(0, t.seq - (this.parseOffset(from)?.seq ?? (t.from ?? t.first) - 1));
   }
 
   async stop(): Promise<void> {

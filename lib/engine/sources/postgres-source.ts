@@ -32,10 +32,14 @@ export const postgresSourceOptions = z.strictObject({
   offsetColumn: pgIdentifier.describe('A column that only grows (a serial id or an insert timestamp): each batch reads the rows past the last offset.'),
   maxRowsPerTrigger: z.number().int().min(1).optional().describe('At most about this many rows per batch (ties on the offset column join the batch).'),
   failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when the offset column went back (the table was truncated and refilled).'),
+  startingOffset: z.string().min(1).optional().meta({ examples: ['1000'] }).describe('A new query reads the rows whose offset column is past this value (as PostgreSQL writes it: 1000, 2026-01-01 00:00:00+00). Only on a new checkpoint: on restart the checkpoint wins.'),
 });
 export type PostgresSourceOptions = z.infer<typeof postgresSourceOptions>;
 
 const REASON = 'The table is the log: rows with offset column values in (start, end] are read again by the same ordered query, as long as they are not deleted or updated.';
+
+/** Key of a first batch's start value in its end offset (not an identifier, so never a column name). */
+const STARTING_AFTER = '$startingAfter';
 
 export class PostgresSource implements Source {
   readonly description: string;
@@ -71,10 +75,20 @@ export class PostgresSource implements Source {
    * little larger than n). Trigger.Once (`limit` 'all') ignores the limit, as in Spark.
    */
   async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    const after = !start && this.opts.startingOffset !== undefined ? this.opts.startingOffset : null;
+    const end = await this.plannedEnd(this.valueOf(start ?? null) ?? after, limit);
+    if (after === null || end === null) return end;
+    // A first batch after startingOffset records it in its end offset (STARTING_AFTER), so a
+    // replay of batch 0 starts at the same value even if the option was edited since; an end
+    // below it (nothing that new yet) is the value itself, so batch 1 still starts past it.
+    const v = this.valueOf(end) as string;
+    return { [this.opts.offsetColumn]: (await this.isBehind(after, v)) ? after : v, [STARTING_AFTER]: after };
+  }
+
+  private async plannedEnd(s: string | null, limit: ReadLimit): Promise<Offset | null> {
     const max = this.opts.maxRowsPerTrigger;
     if (!max || limit === 'all') return this.reportLatestOffset();
     const col = quoteIdent(this.opts.offsetColumn);
-    const s = this.valueOf(start ?? null);
     const res = await this.pool
       .query<{ v: string }>(`SELECT ${col}::text AS v FROM ${this.target} ${s === null ? '' : `WHERE ${col} > $2`} ORDER BY ${col} LIMIT 1 OFFSET $1`, s === null ? [max - 1] : [max - 1, s])
       .catch((e) => this.fail('plan its next batch', e));
@@ -92,7 +106,8 @@ export class PostgresSource implements Source {
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
     const e = this.valueOf(end) as string;
-    const s = await this.startOf(this.valueOf(start), e);
+    const after = start === null ? (end as Record<string, unknown>)[STARTING_AFTER] : undefined;
+    const s = typeof after === 'string' ? after : await this.startOf(this.valueOf(start), e);
     const offsetCol = this.opts.offsetColumn;
     const names = this.schema.map((f) => f.name);
     const selected = names.includes(offsetCol) ? names : [...names, offsetCol];

@@ -35,6 +35,7 @@ export const redisStreamSourceOptions = z.strictObject({
   failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when entries a batch needs were trimmed from the stream.'),
   pageSize: z.number().int().min(1).max(100_000).default(5_000),
   maxEntriesPerTrigger: z.number().int().min(1).optional().describe('At most this many entries per batch.'),
+  startingId: z.string().regex(/^\d+-\d+$/, { message: 'an entry id: <ms>-<seq>, e.g. 1700000000000-0' }).optional().meta({ examples: ['1700000000000-0'] }).describe('A new query reads the entries after this id (default: from the first). Only on a new checkpoint: on restart the checkpoint wins.'),
 });
 export type RedisStreamSourceOptions = z.infer<typeof redisStreamSourceOptions>;
 
@@ -73,15 +74,22 @@ export class RedisStreamSource implements Source {
    * a first batch) is the entries found, `added` advances by them. Trigger.Once ignores the limit.
    */
   async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
-    const latest = (await this.reportLatestOffset()) as { id: string; added: number; length: number } | null;
+    const found = (await this.reportLatestOffset()) as { id: string; added: number; length: number } | null;
+    // A first batch with startingId records it in its end offset (`after`), so a replay of batch 0
+    // starts at the same id even if the option was edited since.
+    const after = !start && this.opts.startingId !== undefined ? { after: this.opts.startingId } : {};
+    const latest = found && { ...found, ...after };
     const max = this.opts.maxEntriesPerTrigger;
     if (!latest || !max || limit === 'all') return latest;
-    const s = this.idOf(start ?? null);
+    const s = this.idOf(start ?? null) ?? this.opts.startingId ?? null;
     const page = (await this.redis.xrange(this.opts.stream, s === null ? '-' : `(${s}`, '+', 'COUNT', max).catch((e) => this.fail('plan its next batch', e))) as Entry[];
     if (page.length < max || page[page.length - 1][0] === latest.id) return latest;
     const startAdded = (start as { added?: unknown } | null)?.added;
+    // After a startingId nothing counted the entries before it: the counters stay unknown (no
+    // data-loss count for those batches) until a batch ends at the latest entry again.
+    if (typeof startAdded !== 'number' && (start || 'after' in after)) return { id: page[page.length - 1][0], ...after };
     const added = typeof startAdded === 'number' ? startAdded + page.length : latest.added - (latest.length - page.length);
-    return { id: page[page.length - 1][0], added, length: page.length };
+    return { id: page[page.length - 1][0], added, length: page.length, ...after };
   }
 
   private async streamInfo(): Promise<{ lastId: string | null; added: number; length: number } | null> {
@@ -106,7 +114,8 @@ export class RedisStreamSource implements Source {
   }
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
-    const s = this.idOf(start);
+    const after = start === null ? (end as { after?: unknown }).after : undefined;
+    const s = typeof after === 'string' ? after : this.idOf(start);
     const e = this.idOf(end) as string;
     const entries: Entry[] = [];
     let from = s === null ? '-' : `(${s}`;
@@ -116,7 +125,8 @@ export class RedisStreamSource implements Source {
       if (page.length < this.opts.pageSize) break;
       from = `(${page[page.length - 1][0]}`;
     }
-    const expected = this.expectedCount(start, end);
+    // A first batch after startingId read part of the stream: its counters say nothing about that part.
+    const expected = typeof after === 'string' ? null : this.expectedCount(start, end);
     if (expected !== null && entries.length < expected) this.lost(s, e, expected, entries.length);
     return this.toBatch(entries);
   }

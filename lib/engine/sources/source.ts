@@ -61,5 +61,7 @@ export interface Source {
   /** How many records `to` is ahead of `from` (commit lag); null when it cannot be said. */
   offsetLag?(from: Offset | null, to: Offset | null): number | null;
   commit?(end: Offset): Promise<void>;
+  /** Source-specific progress metrics for a batch (string values, as Spark's `metrics` map). */
+  metrics?(start: Offset | null, end: Offset, latest: Offset | null): Record<string, string>;
   stop(): Promise<void>;
 }

@@ -116,5 +116,13 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
       r.disconnect();
     }
   }
+  if (type === 'kafka') {
+    const { countKafkaRecordsPerBatch, kafkaSinkOptions } = await import('@/lib/connectors/kafka/kafka-sink');
+    const opts = kafkaSinkOptions.parse(o);
+    if (!opts.topic) return { sinkType: type, readable: false, perBatch: false, note: 'The sink takes each record\'s topic from a column: there is no single topic to read back.', batches: [], totalExpected: 0, totalActual: 0, duplicateRows: 0 };
+    // Records carry the weir-batch-id header (kafka-sink.ts), so they can be counted per batch.
+    const { perBatch, total } = await countKafkaRecordsPerBatch(opts, serverOutboundPolicy());
+    return summarize(type, `Records per batch from each record's weir-batch-id header in topic ${opts.topic}.`, perBatch, total, committed);
+  }
   return { sinkType: type, readable: false, perBatch: false, note: `Weir cannot read a ${type} sink back.`, batches: [], totalExpected: 0, totalActual: 0, duplicateRows: 0 };
 }

@@ -1,0 +1,424 @@
+/**
+ * KafkaSource: Spark's Kafka source (spark-sql-kafka), read by offset ranges.
+ *
+ * Offset: Spark's JSON, `{"orders":{"0":120,"1":98}}`: per topic and partition the NEXT offset to
+ * read, so a batch (start, end] is the records with start[tp] <= offset < end[tp]. Offsets only
+ * grow within a partition and a broker returns the same records for the same offsets while they
+ * are retained, so a batch re-reads exactly on replay.
+ * - First batch: `startingOffsets` (earliest, latest, or per-partition JSON with -2 = earliest and
+ *   -1 = latest) or `startingTimestamp` are resolved once and written to `sources/0/0` before
+ *   offsets/0 (as Spark's KafkaSourceInitialOffsetWriter does), so a replay of batch 0 starts at
+ *   the same place. They apply only to a new checkpoint: on restart the checkpoint wins.
+ * - Partitions that appear while running (a new matching topic, partitions added to a topic) are
+ *   read from offset 0, their earliest possible offset.
+ * - Data loss: records retention deleted before they were read (the partition's earliest offset
+ *   is past the batch's start), or a partition whose latest offset went backwards (the topic was
+ *   deleted and recreated) fail the batch with DATA_LOSS naming the topic, partition and missing
+ *   range, unless `failOnDataLoss` is false: then the missing offsets are skipped, counted in the
+ *   batch's progress metrics and described in its `dataLossWarning`.
+ */
+import { z } from 'zod';
+import type { Admin, Kafka } from 'kafkajs';
+import { DataLossError, WeirError } from '../../engine/errors';
+import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { compileRegex } from '../../engine/query/regex';
+import type { ReadLimit, Source, SourceBatch } from '../../engine/sources/source';
+import { registerSource, type SourceContext, type SourceDefinition } from '../../engine/sources/source-registry';
+import type { Offset, Row, Schema } from '../../engine/types';
+import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
+import { PartitionReader, type FetchedRecord } from './fetch';
+import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
+
+export const kafkaSourceOptions = z
+  .strictObject({
+    ...kafkaConnectionOptions,
+    subscribe: z.string().min(1).optional().meta({ examples: ['orders'] }).describe('Comma-separated topics to read (one of subscribe, subscribePattern, assign).'),
+    subscribePattern: z.string().min(1).optional().describe('A regular expression over topic names (RE2: linear time); topics created later that match are read too.'),
+    assign: z.string().min(1).optional().meta({ examples: ['{"orders":[0,1]}'] }).describe('JSON of the exact partitions to read: {"topic":[0,1]}.'),
+    startingOffsets: z.string().min(1).default('latest').meta({ examples: ['earliest'] }).describe('earliest, latest, or JSON {"topic":{"0":23,"1":-2}} (-2 earliest, -1 latest). Only on a new checkpoint.'),
+    startingTimestamp: z.number().int().min(0).optional().describe('Epoch ms: start each partition at its first record at or after this time. Only on a new checkpoint; wins over startingOffsets.'),
+    maxOffsetsPerTrigger: z.number().int().min(1).optional().describe('At most this many offsets per batch, split over partitions by how far behind each is.'),
+    failOnDataLoss: z.boolean().default(true).describe('Fail, or skip with a warning, when records a batch needs are gone (retention, topic recreated).'),
+    includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
+    maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
+  })
+  .superRefine((o, ctx) => {
+    const modes = (['subscribe', 'subscribePattern', 'assign'] as const).filter((k) => o[k] !== undefined);
+    if (modes.length !== 1) {
+      ctx.addIssue({ code: 'custom', path: ['subscribe'], message: modes.length ? `give only one of subscribe, subscribePattern and assign, not ${modes.join(' and ')}` : 'give one of subscribe (topics), subscribePattern (a regex) or assign (JSON partitions)' });
+    }
+    if (o.subscribePattern !== undefined) {
+      const re = compileRegex(o.subscribePattern);
+      if (typeof re === 'string') ctx.addIssue({ code: 'custom', path: ['subscribePattern'], message: re });
+    }
+    if (o.assign !== undefined) {
+      const a = parseAssign(o.assign);
+      if (typeof a === 'string') ctx.addIssue({ code: 'custom', path: ['assign'], message: a });
+    }
+    const s = parseStartingOffsets(o.startingOffsets);
+    if (typeof s === 'object' && 'error' in s && typeof s.error === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsets'], message: s.error });
+    const sec = kafkaSecurityProblem(o);
+    if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
+  });
+export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
+
+/** Spark's Kafka source columns and their types here (headers as a JSON string: no array type yet). */
+export const KAFKA_SOURCE_COLUMNS: Record<string, string> = {
+  key: 'binary',
+  value: 'binary',
+  topic: 'string',
+  partition: 'long',
+  offset: 'long',
+  timestamp: 'timestamp',
+  timestampType: 'long',
+  headers: 'string',
+};
+
+export const KAFKA_SOURCE_SCHEMA: Schema = Object.entries(KAFKA_SOURCE_COLUMNS)
+  .filter(([n]) => n !== 'headers')
+  .map(([name, type]) => ({ name, type: type as Schema[number]['type'] }));
+
+const REASON = 'Kafka offsets only grow within a partition and a fetch of [start, end) returns the same records while retained; a replay whose records retention deleted fails with DATA_LOSS.';
+
+const INITIAL_OFFSETS_VERSION = 'v1';
+
+interface PartitionWatermarks {
+  low: number;
+  high: number;
+}
+
+export class KafkaSource implements Source {
+  readonly description: string;
+  readonly replayable = true;
+  readonly replayableReason = REASON;
+  private kafka: Kafka | null = null;
+  private admin: Admin | null = null;
+  private reader: PartitionReader | null = null;
+  private readonly pattern: { test(s: string): boolean } | null;
+  /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
+  private lastSkipped: { offsets: number; warnings: string[] } = { offsets: 0, warnings: [] };
+
+  constructor(
+    private readonly opts: KafkaSourceOptions,
+    readonly schema: Schema,
+    private readonly ctx: Pick<SourceContext, 'checkpoint' | 'metadataPath'>,
+    private readonly outbound: OutboundPolicy = outboundPolicy(),
+  ) {
+    const what = opts.subscribe ?? (opts.subscribePattern !== undefined ? `pattern ${opts.subscribePattern}` : `assign ${opts.assign}`);
+    this.description = `KafkaV2[${what}]`;
+    const re = opts.subscribePattern !== undefined ? compileRegex(opts.subscribePattern) : null;
+    this.pattern = typeof re === 'string' ? null : re;
+  }
+
+  private fail(what: string, e: unknown): never {
+    if (e instanceof WeirError || e instanceof OutboundRefusedError) throw e;
+    const msg = redactKafka((e as Error)?.message ?? String(e), this.opts);
+    throw new WeirError('SOURCE_ERROR', `Kafka source ${this.description} could not ${what}: ${msg}. Check the brokers in bootstrapServers are reachable and the topics exist; the batch will be retried from the checkpoint.`);
+  }
+
+  private async client(): Promise<Admin> {
+    if (!this.admin) {
+      this.kafka = createKafka(this.opts, this.outbound);
+      const admin = this.kafka.admin();
+      await admin.connect();
+      this.admin = admin;
+    }
+    return this.admin;
+  }
+
+  private partitionReader(): PartitionReader {
+    this.reader ??= new PartitionReader(kafkaClusterOptions(this.opts, this.outbound), this.opts.maxBytesPerFetch);
+    return this.reader;
+  }
+
+  /** The topics this query reads now (subscribe: as listed; pattern: every matching topic that exists). */
+  private async topics(admin: Admin): Promise<string[]> {
+    if (this.opts.subscribe !== undefined) return this.opts.subscribe.split(',').map((t) => t.trim()).filter(Boolean);
+    if (this.opts.assign !== undefined) return Object.keys(parseAssign(this.opts.assign) as Record<string, number[]>);
+    const all = await admin.listTopics();
+    return all.filter((t) => !t.startsWith('__') && this.pattern!.test(t)).sort();
+  }
+
+  /** Low and high watermarks of every partition the query reads now. */
+  private async watermarks(): Promise<Map<string, PartitionWatermarks & { topic: string; partition: number }>> {
+    const admin = await this.client();
+    const out = new Map<string, PartitionWatermarks & { topic: string; partition: number }>();
+    const assigned = this.opts.assign !== undefined ? (parseAssign(this.opts.assign) as Record<string, number[]>) : null;
+    for (const topic of await this.topics(admin)) {
+      let parts: { partition: number; high: string; low: string }[];
+      try {
+        parts = await admin.fetchTopicOffsets(topic);
+      } catch (e) {
+        // A subscribed topic that does not exist yet has no partitions (Spark waits for it too).
+        if (/does not host this topic-partition|UNKNOWN_TOPIC_OR_PARTITION|not found/i.test((e as Error).message)) continue;
+        throw e;
+      }
+      for (const p of parts) {
+        if (assigned && !assigned[topic].includes(p.partition)) continue;
+        out.set(tpKey(topic, p.partition), { topic, partition: p.partition, low: Number(p.low), high: Number(p.high) });
+      }
+    }
+    return out;
+  }
+
+  async reportLatestOffset(): Promise<Offset | null> {
+    try {
+      const wm = await this.watermarks();
+      if (wm.size === 0) return null;
+      const o: KafkaOffsets = {};
+      for (const w of wm.values()) (o[w.topic] ??= {})[String(w.partition)] = w.high;
+      return o;
+    } catch (e) {
+      this.fail('read the latest offsets', e);
+    }
+  }
+
+  /** The first batch's start: read from sources/0/0, or resolved now and written there. */
+  private async initialOffsets(wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>, create: boolean): Promise<KafkaOffsets | null> {
+    const path = `${this.ctx.metadataPath}/0`;
+    if (await this.ctx.checkpoint.exists(path)) {
+      const text = (await this.ctx.checkpoint.read(path)).toString('utf8');
+      const nl = text.indexOf('\n');
+      const parsed = parseKafkaOffsets(JSON.parse(text.slice(nl + 1)));
+      if (typeof parsed === 'string') throw new WeirError('BAD_OFFSET', `${path} in the checkpoint is not a Kafka source's initial offsets (${parsed}). The checkpoint belongs to another query: use a new checkpointLocation.`);
+      return parsed;
+    }
+    if (!create) return null;
+    const initial = await this.resolveStart(wm);
+    await this.ctx.checkpoint.createAtomic(path, `${INITIAL_OFFSETS_VERSION}\n${formatKafkaOffsets(initial)}`);
+    return initial;
+  }
+
+  private async resolveStart(wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>): Promise<KafkaOffsets> {
+    const out: KafkaOffsets = {};
+    if (this.opts.startingTimestamp !== undefined) {
+      const admin = await this.client();
+      const topics = [...new Set([...wm.values()].map((w) => w.topic))];
+      for (const topic of topics) {
+        for (const p of await admin.fetchTopicOffsetsByTimestamp(topic, this.opts.startingTimestamp)) {
+          const w = wm.get(tpKey(topic, p.partition));
+          if (!w) continue;
+          // No record at or after the time: the partition's end (Spark's "latest" for a missing answer).
+          const o = Number(p.offset);
+          (out[topic] ??= {})[String(p.partition)] = o < 0 ? w.high : o;
+        }
+      }
+      return out;
+    }
+    const s = parseStartingOffsets(this.opts.startingOffsets) as StartingOffsets;
+    for (const w of wm.values()) {
+      let o: number;
+      if (s === 'earliest') o = w.low;
+      else if (s === 'latest') o = w.high;
+      else {
+        const given = s[w.topic]?.[String(w.partition)];
+        // Partitions the JSON leaves out start at earliest... unless it lists the topic: then, as in Spark, they must all be there.
+        if (given === undefined) {
+          if (s[w.topic]) throw new WeirError('VALIDATION_ERROR', `startingOffsets gives ${w.topic} but not its partition ${w.partition}. List every partition of the topic, or use -2 (earliest) / -1 (latest) for it.`);
+          o = w.low;
+        } else o = given === -2 ? w.low : given === -1 ? w.high : given;
+      }
+      (out[w.topic] ??= {})[String(w.partition)] = o;
+    }
+    return out;
+  }
+
+  async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    let wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>;
+    try {
+      wm = await this.watermarks();
+    } catch (e) {
+      this.fail('plan its next batch', e);
+    }
+    const base: KafkaOffsets = start ? this.offsetsOf(start) : ((await this.initialOffsets(wm, wm.size > 0)) ?? {});
+    if (wm.size === 0 && !start) return null;
+    // Every partition the source knows or sees now; a new one starts at 0 (its earliest possible).
+    const from = new Map<string, number>();
+    for (const [topic, ps] of Object.entries(base)) for (const [p, o] of Object.entries(ps)) from.set(tpKey(topic, Number(p)), o);
+    for (const k of wm.keys()) if (!from.has(k)) from.set(k, 0);
+    const end = new Map<string, number>();
+    for (const [k, f] of from) {
+      const w = wm.get(k);
+      // A partition no longer listed keeps its offset (nothing more to read from it).
+      end.set(k, w ? w.high : f);
+    }
+    const max = this.opts.maxOffsetsPerTrigger;
+    if (max && limit !== 'all') this.rateLimit(from, end, max);
+    const out: KafkaOffsets = {};
+    for (const [k, e] of end) {
+      const [topic, p] = splitTp(k);
+      (out[topic] ??= {})[p] = e;
+    }
+    return out;
+  }
+
+  /** Spark's maxOffsetsPerTrigger: the budget split over partitions by how far behind each is. */
+  private rateLimit(from: Map<string, number>, end: Map<string, number>, max: number): void {
+    const behind = [...end].map(([k, e]) => [k, Math.max(0, e - (from.get(k) ?? 0))] as const).filter(([, n]) => n > 0);
+    const total = behind.reduce((s, [, n]) => s + n, 0);
+    if (total <= max) return;
+    let left = max;
+    const shares = behind.map(([k, n]) => {
+      const share = Math.min(n, Math.floor((n * max) / total));
+      left -= share;
+      return [k, share, n] as [string, number, number];
+    });
+    // Hand out the rounding remainder in a fixed order so planning is deterministic.
+    for (const s of shares.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      if (left === 0) break;
+      const extra = Math.min(left, s[2] - s[1]);
+      s[1] += extra;
+      left -= extra;
+    }
+    for (const [k, share] of shares) end.set(k, (from.get(k) ?? 0) + share);
+  }
+
+  private offsetsOf(o: Offset): KafkaOffsets {
+    const parsed = parseKafkaOffsets(o);
+    if (typeof parsed === 'string') {
+      throw new WeirError('BAD_OFFSET', `Offset ${JSON.stringify(o)} was not written by a Kafka source (${parsed}). The checkpoint belongs to another query: use a new checkpointLocation.`);
+    }
+    return parsed;
+  }
+
+  async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
+    const e = this.offsetsOf(end);
+    let s: KafkaOffsets;
+    if (start !== null) s = this.offsetsOf(start);
+    else {
+      const initial = await this.initialOffsets(new Map(), false);
+      if (!initial) throw new WeirError('BAD_OFFSET', `The checkpoint has offsets for a first batch but no ${this.ctx.metadataPath}/0 with the Kafka source's starting offsets. It was not written by this source: use a new checkpointLocation.`);
+      s = initial;
+    }
+    this.lastSkipped = { offsets: 0, warnings: [] };
+    const ranges: { topic: string; partition: number; from: number; to: number }[] = [];
+    for (const topic of Object.keys(e).sort()) {
+      for (const p of Object.keys(e[topic]).sort((a, b) => Number(a) - Number(b))) {
+        ranges.push({ topic, partition: Number(p), from: s[topic]?.[p] ?? 0, to: e[topic][p] });
+      }
+    }
+    const rows: Row[] = [];
+    let wm: Map<string, PartitionWatermarks & { topic: string; partition: number }> | null = null;
+    for (const r of ranges) {
+      if (r.to < r.from) {
+        this.dataLoss(r.topic, r.partition, r.to, r.from, `its offset went back from ${r.from} to ${r.to} (the topic was deleted and recreated, or the partition truncated)`);
+        continue;
+      }
+      if (r.to === r.from) continue;
+      try {
+        wm ??= await this.watermarks();
+      } catch (err) {
+        this.fail('read a batch', err);
+      }
+      const w = wm.get(tpKey(r.topic, r.partition));
+      let from = r.from;
+      if (!w) {
+        this.dataLoss(r.topic, r.partition, r.from, r.to, 'the partition no longer exists');
+        continue;
+      }
+      if (w.low > from) {
+        const lostTo = Math.min(w.low, r.to);
+        this.dataLoss(r.topic, r.partition, from, lostTo, `retention deleted them (the partition now starts at ${w.low})`);
+        from = lostTo;
+        if (from >= r.to) continue;
+      }
+      let got: { records: FetchedRecord[]; highWatermark: number };
+      try {
+        got = await this.partitionReader().read(r.topic, r.partition, from, r.to);
+      } catch (err) {
+        this.fail(`read ${r.topic}-${r.partition} offsets [${from}, ${r.to})`, err);
+      }
+      if (got.highWatermark < r.to) {
+        const readTo = got.records.length ? got.records[got.records.length - 1].offset + 1 : from;
+        this.dataLoss(r.topic, r.partition, Math.max(readTo, got.highWatermark), r.to, `the partition now ends at ${got.highWatermark} (the topic was deleted and recreated, or the partition truncated)`);
+      }
+      for (const rec of got.records) rows.push(this.toRow(r.topic, r.partition, rec));
+    }
+    return { rows, badRecords: [] };
+  }
+
+  private dataLoss(topic: string, partition: number, from: number, to: number, why: string): void {
+    const range = `[${Math.min(from, to)}, ${Math.max(from, to)})`;
+    if (this.opts.failOnDataLoss) {
+      throw new DataLossError(
+        `Kafka topic ${topic} partition ${partition}: offsets ${range} a batch needs are gone: ${why}. Some data may have been lost. ` +
+          'Raise the topic\'s retention so it outlasts a restart, or set source.options.failOnDataLoss to false to skip what is gone.',
+        { topic, partition, from: Math.min(from, to), to: Math.max(from, to) },
+      );
+    }
+    this.lastSkipped.offsets += Math.abs(to - from);
+    this.lastSkipped.warnings.push(`${topic}-${partition} ${range}: ${why}`);
+  }
+
+  private toRow(topic: string, partition: number, r: FetchedRecord): Row {
+    const row: Row = { key: r.key, value: r.value, topic, partition, offset: r.offset, timestamp: r.timestamp, timestampType: r.timestampType };
+    if (this.opts.includeHeaders) row.headers = JSON.stringify(r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })));
+    return row;
+  }
+
+  offsetLag(from: Offset | null, to: Offset | null): number | null {
+    if (to === null) return null;
+    const t = parseKafkaOffsets(to);
+    const f = from === null ? {} : parseKafkaOffsets(from);
+    if (typeof t === 'string' || typeof f === 'string') return null;
+    let lag = 0;
+    for (const [topic, ps] of Object.entries(t)) for (const [p, o] of Object.entries(ps)) lag += Math.max(0, o - (f[topic]?.[p] ?? 0));
+    return lag;
+  }
+
+  /** Per-partition offsets and lag (latest minus processed), Spark's offsets-behind-latest figures, and what data loss skipped. */
+  metrics(_start: Offset | null, end: Offset, latest: Offset | null): Record<string, string> {
+    const e = parseKafkaOffsets(end);
+    const l = latest === null ? null : parseKafkaOffsets(latest);
+    if (typeof e === 'string' || typeof l === 'string') return {};
+    const lag: Record<string, number> = {};
+    for (const [topic, ps] of Object.entries(e)) for (const [p, o] of Object.entries(ps)) lag[tpKey(topic, Number(p))] = Math.max(0, (l?.[topic]?.[p] ?? o) - o);
+    const lags = Object.values(lag);
+    const m: Record<string, string> = {
+      offsetsByPartition: formatKafkaOffsets(e),
+      lagByPartition: JSON.stringify(lag),
+    };
+    if (lags.length) {
+      m.minOffsetsBehindLatest = String(Math.min(...lags));
+      m.maxOffsetsBehindLatest = String(Math.max(...lags));
+      m.avgOffsetsBehindLatest = String(lags.reduce((a, b) => a + b, 0) / lags.length);
+    }
+    if (this.lastSkipped.offsets > 0) {
+      m.dataLossSkippedOffsets = String(this.lastSkipped.offsets);
+      m.dataLossWarning = `Skipped offsets that are gone (failOnDataLoss is false): ${this.lastSkipped.warnings.join('; ')}`;
+    }
+    return m;
+  }
+
+  async stop(): Promise<void> {
+    const admin = this.admin;
+    const reader = this.reader;
+    this.admin = null;
+    this.reader = null;
+    await Promise.allSettled([admin?.disconnect(), reader?.close()]);
+  }
+}
+
+function splitTp(k: string): [string, string] {
+  const i = k.lastIndexOf('-');
+  return [k.slice(0, i), k.slice(i + 1)];
+}
+
+export const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
+  type: 'kafka',
+  options: kafkaSourceOptions,
+  replayable: () => ({ replayable: true, reason: REASON }),
+  create: (o, ctx) => new KafkaSource(o, ctx.schema, ctx),
+  checkSchema: (schema) => {
+    for (const f of schema) {
+      const t = KAFKA_SOURCE_COLUMNS[f.name];
+      if (t === undefined) return `the kafka source has the columns ${Object.keys(KAFKA_SOURCE_COLUMNS).join(', ')}; "${f.name}" is not one of them (parse value with CAST(value AS STRING) and get_json_object in the SQL)`;
+      if (t !== f.type) return `the kafka source's column ${f.name} is ${t}, not ${f.type}`;
+    }
+    return undefined;
+  },
+  secretOptions: KAFKA_SECRET_OPTIONS,
+  destinations: [{ option: 'bootstrapServers', kind: 'kafka' }],
+};
+
+registerSource(kafkaSourceDefinition);
