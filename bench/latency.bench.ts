@@ -91,7 +91,7 @@ export async function main(): Promise<LatencyBenchResult> {
       source: {
         name: 'events',
         type: 'postgres',
-        options: { connectionString: db.url, table: 'events', offsetColumn: 'id' },
+        options: { connectionString: db.url, table: 'events', offsetColumn: 'id', createNotifyTrigger: true },
         schema: [{ name: 'id', type: 'long' }, { name: 'payload', type: 'string' }],
       },
       sql: 'SELECT id, payload FROM events',
