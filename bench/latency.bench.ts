@@ -67,20 +67,19 @@ export async function main(): Promise<LatencyBenchResult> {
     await db.pool.query('CREATE TABLE events (id bigserial PRIMARY KEY, payload text NOT NULL)');
     await db.pool.query('CREATE TABLE events_out (id bigint NOT NULL, payload text NOT NULL)');
     await db.pool.query(`CREATE FUNCTION events_out_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN PERFORM pg_notify('events_out', NEW.id::text); RETURN NULL; END $$`);
+      BEGIN PERFORM pg_notify('events_out', NEW.payload); RETURN NULL; END $$`);
     await db.pool.query('CREATE TRIGGER events_out_notify AFTER INSERT ON events_out FOR EACH ROW EXECUTE FUNCTION events_out_notify()');
     await listener.connect();
     await writer.connect();
-    const sentAt = new Map<number, number>();
+    const sentAt = new Map<string, number>();
     const latencies: number[] = [];
     let drained: (() => void) | undefined;
     let expected = Infinity;
     listener.on('notification', (n) => {
       const at = performance.now();
-      const id = Number(n.payload);
-      const t0 = sentAt.get(id);
+      const t0 = sentAt.get(n.payload ?? '');
       if (t0 === undefined) return;
-      sentAt.delete(id);
+      sentAt.delete(n.payload ?? '');
       latencies.push(at - t0);
       if (latencies.length >= expected) drained?.();
     });
@@ -112,9 +111,11 @@ export async function main(): Promise<LatencyBenchResult> {
       const due = begin + i * interval;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-      const t0 = performance.now();
-      const res = await writer.query<{ id: string }>('INSERT INTO events (payload) VALUES ($1) RETURNING id', [`row-${i}`]);
-      sentAt.set(Number(res.rows[0].id), t0);
+      // Keyed by payload and set before the INSERT is sent: the row can reach the sink before
+      // the INSERT's own reply reaches this process.
+      const payload = `row-${i}`;
+      sentAt.set(payload, performance.now());
+      await writer.query('INSERT INTO events (payload) VALUES ($1)', [payload]);
     }
     expected = total;
     if (latencies.length < total) {

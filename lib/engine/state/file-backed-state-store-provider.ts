@@ -258,6 +258,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
           w.put(k, v);
         }
         if ((++n & 1023) === 0 && performance.now() - sliceStart >= this.snapshotSliceMs) {
+          w.advanceChecksum();
           await new Promise((r) => setImmediate(r));
           if (snap.cancelled) return null;
           sliceStart = performance.now();
