@@ -81,13 +81,13 @@ export interface MicroBatchExecutionOptions {
 /** Idle triggers call fence() at most this often (writes always call it). */
 export const PLANNING_FENCE_INTERVAL_MS = 1000;
 /** Longest an idle interval-0 trigger waits on a source's data signal before planning again. */
-export const IDLE_WAIT_MAX_MS = PLANNING_FENCE_INTERVAL_MS;
+const IDLE_WAIT_MAX_MS = PLANNING_FENCE_INTERVAL_MS;
 /**
  * The bounded poll of a source without a data signal: the first look after a batch comes 5 ms
  * later (data often comes in runs), doubling while idle up to 100 ms, the old fixed sleep.
  */
-export const IDLE_POLL_MIN_MS = 5;
-export const IDLE_POLL_MAX_MS = 100;
+const IDLE_POLL_MIN_MS = 5;
+const IDLE_POLL_MAX_MS = 100;
 
 interface PlannedBatch {
   batchId: number;

@@ -51,12 +51,12 @@ const stringBytes = (n: number) => (16 + n + 7) & ~7;
 const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
 
 /** A value's bytes as a byte string, the form the map keeps (one char per byte). */
-export function byteString(b: Uint8Array): string {
+function byteString(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 }
 
 /** The bytes of a byte string, as `get` returns them (a fresh array the caller may keep). */
-export function bytesOf(s: string): Uint8Array {
+function bytesOf(s: string): Uint8Array {
   return Buffer.from(s, 'latin1');
 }
 
