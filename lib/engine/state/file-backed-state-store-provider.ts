@@ -16,8 +16,9 @@
  *   starts it after commits/N and never awaits it in a batch): when `minDeltasForSnapshot`
  *   deltas have accumulated it writes `<V>.snapshot` of the last committed version V, then
  *   deletes files no retained version needs (keep the last `minVersionsToRetain` loadable). The
- *   snapshot is encoded in slices of a few milliseconds, yielding to the event loop between
- *   them, while later batches go on changing the map: from its start, every change records the
+ *   snapshot is encoded in slices of about a millisecond with as long a pause between them (a
+ *   batch's I/O callback waits behind one short slice at most, and the snapshot takes at most
+ *   half the thread), while later batches go on changing the map: from its start, every change records the
  *   key's value before it (copy-on-write), and the snapshot reads those, so it holds exactly V.
  * - Crash safety: a snapshot is written to a temp name and renamed (createAtomic), and carries
  *   an end marker and a checksum; a snapshot that fails them on load (a torn write on a store
@@ -99,7 +100,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     this.dir = stateStoreDir(id);
     this.minDeltasForSnapshot = Math.max(1, conf.minDeltasForSnapshot ?? 10);
     this.minVersionsToRetain = Math.max(1, conf.minVersionsToRetain ?? 100);
-    this.snapshotSliceMs = Math.max(0, conf.snapshotSliceMs ?? 4);
+    this.snapshotSliceMs = Math.max(0, conf.snapshotSliceMs ?? 1);
   }
 
   now(): number {
@@ -259,7 +260,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
         }
         if ((++n & 1023) === 0 && performance.now() - sliceStart >= this.snapshotSliceMs) {
           w.advanceChecksum();
-          await new Promise((r) => setImmediate(r));
+          await new Promise((r) => (this.snapshotSliceMs > 0 ? setTimeout(r, this.snapshotSliceMs) : setImmediate(r)));
           if (snap.cancelled) return null;
           sliceStart = performance.now();
         }

@@ -33,8 +33,8 @@ export interface StateStoreConf {
   /** Versions that stay loadable; older files are deleted by maintenance (default 100). */
   minVersionsToRetain?: number;
   /**
-   * A snapshot is encoded in slices of about this many milliseconds of work, yielding to the
-   * event loop between them so batches go on meanwhile (default 4; 0 yields every 1024 keys).
+   * A snapshot is encoded in slices of about this many milliseconds of work, each followed by a
+   * pause as long, so batches go on meanwhile (default 1; 0 yields every 1024 keys, no pause).
    */
   snapshotSliceMs?: number;
 }
