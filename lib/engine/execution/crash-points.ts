@@ -3,9 +3,10 @@
  * command reproduce exactly the windows of the write-ahead protocol.
  *
  * - `after-offsets`: offsets/N is written, nothing else (restart re-runs N over the same range)
- * - `after-sink`: the sink has the batch, commits/N is not written (the duplicate window)
- * - `mid-state-commit`: some state stores committed N+1, others not, commits/N not written
- *   (for a stateless plan: the same instant as after-sink)
+ * - `after-sink`: the sink has the batch and the first state store its version N+1 (the two
+ *   writes overlap, both must finish), commits/N is not written (the duplicate window)
+ * - `mid-state-commit`: the same instant; with more than one state store, the others have not
+ *   committed N+1 (some stores at N+1, others not), commits/N not written
  * - `after-commit`: commits/N is written, progress not yet reported
  */
 import { CrashPointError } from '../errors';

@@ -8,12 +8,15 @@
  *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf: {weir.source, weir.statefulOperators} } + end offset
  *      (create-if-absent: an existing file means another runner: CONCURRENT_STREAM_LOG_UPDATE),
  *      purge offsets/ and commits/ below N - minBatchesToRetain + 1        [crash: after-offsets]
- *   3. source.getBatch(start, end]; bad records → fail or dead-letter
+ *   3. source.getBatch(start, end], read beside step 2's write (a read leaves nothing a restart
+ *      could see; only the sink write must follow offsets/N); bad records → fail or dead-letter
  *   4. run the operators (stateful ones get state version N), track max event time
- *   5. fence(), sink.addBatch(N, rows)                                    [crash: after-sink]
- *   6. commit each state store to version N+1                             [crash: mid-state-commit]
+ *   5. fence(), sink.addBatch(N, rows), beside the first state store's commit to N+1 (both
+ *      durable before anything else goes on)                             [crash: after-sink]
+ *   6. commit the other state stores to version N+1                       [crash: mid-state-commit]
  *   7. fence(), write commits/N = { nextBatchWatermarkMs }                [crash: after-commit]
- *   8. write progress/N (history kept for the control plane, progress-log.ts), report progress
+ *   8. in the background: state maintenance (snapshots, retention), progress/N (history kept
+ *      for the control plane, progress-log.ts) and onProgress, in batch order
  *
  * On start, before anything is written, the checkpoint must be intact (checkpoint-integrity.ts):
  * offsets without metadata, state without its schema, or an unreadable log is CORRUPT_CHECKPOINT.
@@ -36,7 +39,7 @@ import { BadRecordError, RecordExpressionError } from '../errors';
 import { buildProgress, type StreamingQueryProgress, type StreamingQueryStatus } from '../progress';
 import type { JobSpec } from '../spec/job-spec';
 import type { Sink } from '../sinks/sink';
-import type { BadRecord, ReadLimit, Source } from '../sources/source';
+import type { BadRecord, ReadLimit, Source, SourceBatch } from '../sources/source';
 import type { StateStoreId, StateStoreProvider } from '../state/state-store';
 import type { Offset, Row } from '../types';
 import { CrashPoints, type CrashPlan } from './crash-points';
@@ -77,6 +80,14 @@ export interface MicroBatchExecutionOptions {
 
 /** Idle triggers call fence() at most this often (writes always call it). */
 export const PLANNING_FENCE_INTERVAL_MS = 1000;
+/** Longest an idle interval-0 trigger waits on a source's data signal before planning again. */
+const IDLE_WAIT_MAX_MS = PLANNING_FENCE_INTERVAL_MS;
+/**
+ * The bounded poll of a source without a data signal: the first look after a batch comes 5 ms
+ * later (data often comes in runs), doubling while idle up to 100 ms, the old fixed sleep.
+ */
+const IDLE_POLL_MIN_MS = 5;
+const IDLE_POLL_MAX_MS = 100;
 
 interface PlannedBatch {
   batchId: number;
@@ -119,6 +130,9 @@ export class MicroBatchExecution {
   private previousTriggerStartMs?: number;
   private purgedOnce = false;
   private lastFenceMs?: number;
+  private idlePollMs = IDLE_POLL_MIN_MS;
+  private progressChain: Promise<void> = Promise.resolve();
+  private progressError?: { error: unknown };
 
   constructor(private readonly opts: MicroBatchExecutionOptions) {
     this.clock = opts.clock ?? new SystemClock();
@@ -203,6 +217,11 @@ export class MicroBatchExecution {
   }
 
   private async runLoop(): Promise<void> {
+    await this.runTriggers();
+    await this.drainProgress();
+  }
+
+  private async runTriggers(): Promise<void> {
     await this.start();
     const t = this.trigger;
     if (t.kind === 'once') {
@@ -222,17 +241,33 @@ export class MicroBatchExecution {
       if (wait > 0) {
         this.status = { ...this.status, message: 'Waiting for next trigger', isTriggerActive: false };
         await this.clock.sleep(wait, this.sleepAbort.signal);
-      } else if (t.intervalMs === 0 && !ran) {
-        // Interval 0 with no data: poll without spinning the CPU.
-        await this.clock.sleep(100, this.sleepAbort.signal);
+      } else if (t.intervalMs === 0) {
+        if (ran) this.idlePollMs = IDLE_POLL_MIN_MS;
+        else await this.waitForData();
       }
     }
+  }
+
+  /**
+   * Interval 0 with nothing new: wait on the source's own signal when it has one (bounded, so that
+   * idle planning still fences about once a second), else poll with a short delay that backs off
+   * while the source stays idle. stop() aborts either wait at once.
+   */
+  private async waitForData(): Promise<void> {
+    const src = this.runtime!.source;
+    if (src.waitForData) {
+      await src.waitForData(this.sleepAbort.signal, IDLE_WAIT_MAX_MS);
+      return;
+    }
+    await this.clock.sleep(this.idlePollMs, this.sleepAbort.signal);
+    this.idlePollMs = Math.min(IDLE_POLL_MAX_MS, this.idlePollMs * 2);
   }
 
   /** Tests: runs batches until the source has nothing new (starting the query if needed). */
   async processAllAvailable(): Promise<void> {
     await this.start();
     while (await this.exclusive(() => this.runOneTrigger('default')));
+    await this.drainProgress();
   }
 
   /** Graceful stop: the running batch finishes and commits; then run() returns. */
@@ -247,6 +282,7 @@ export class MicroBatchExecution {
   private async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.progressChain;
     // A failed run keeps its "Terminated with exception" status for whoever inspects it.
     if (!this.status.message.startsWith('Terminated')) this.status = { message: 'Stopped', isDataAvailable: false, isTriggerActive: false };
     await this.runtime?.close();
@@ -265,11 +301,13 @@ export class MicroBatchExecution {
     const triggerStartMs = this.clock.now();
     this.status = { message: 'Processing new data', isDataAvailable: true, isTriggerActive: true };
     try {
+      this.throwProgressError();
       if (this.pending) {
         const p = this.pending;
         this.pending = undefined;
-        const latest = await this.reportLatest(p.seq.offsets[0]);
-        await this.runBatch({ ...p, triggerStartMs, durationMs: {}, latest });
+        const durationMs: Record<string, number> = {};
+        const { input, latest } = await this.readBatch(p.start, p.seq.offsets[0], durationMs);
+        await this.runBatch({ ...p, triggerStartMs, durationMs, latest }, input);
         return true;
       }
       // A source may log its plan (the files source's sources/0/K): stop a zombie here too.
@@ -297,12 +335,22 @@ export class MicroBatchExecution {
       };
       const t1 = this.clock.now();
       await this.fence();
-      await this.offsetLog.add(batchId, seq);
-      await this.purgeLogs(batchId);
-      durationMs.walCommit = this.clock.now() - t1;
+      // Reading (start, end] has no effect a restart could see (getBatch is deterministic), so it
+      // overlaps the offsets/N write; only the sink write must wait for offsets/N to be durable.
+      const start = this.committedOffset;
+      const read = this.readBatch(start, end, durationMs);
+      const [logged, got] = await Promise.allSettled([
+        (async () => {
+          await this.offsetLog.add(batchId, seq);
+          await this.purgeLogs(batchId);
+          durationMs.walCommit = this.clock.now() - t1;
+        })(),
+        read,
+      ]);
+      if (logged.status === 'rejected') throw logged.reason;
       this.crashPoints.check('after-offsets', batchId);
-      const latest = await this.reportLatest(end);
-      await this.runBatch({ batchId, start: this.committedOffset, seq, triggerStartMs, durationMs, latest });
+      if (got.status === 'rejected') throw got.reason;
+      await this.runBatch({ batchId, start, seq, triggerStartMs, durationMs, latest: got.value.latest }, got.value.input);
       return true;
     } catch (e) {
       this.status = { message: `Terminated with exception: ${(e as Error).message}`, isDataAvailable: false, isTriggerActive: false };
@@ -328,6 +376,8 @@ export class MicroBatchExecution {
   private async purgeLogs(batchId: number): Promise<void> {
     const threshold = batchId - this.opts.spec.minBatchesToRetain + 1;
     if (threshold <= 0) return;
+    // A progress/N still being written must not outlive the purge that should remove it.
+    await this.progressChain;
     if (!this.purgedOnce) {
       await this.offsetLog.purge(threshold);
       await this.commitLog.purge(threshold);
@@ -340,12 +390,20 @@ export class MicroBatchExecution {
     }
   }
 
-  private async reportLatest(fallback: Offset | null): Promise<Offset | null> {
+  /** The batch's input and, beside it, the source's true latest offset (for progress and commit lag). */
+  private async readBatch(start: Offset | null, end: Offset | null, durationMs: Record<string, number>): Promise<{ input: SourceBatch; latest: Offset | null }> {
     const src = this.runtime!.source;
-    return src.reportLatestOffset ? await src.reportLatestOffset() : fallback;
+    const t = this.clock.now();
+    const [input, latest] = await Promise.all([
+      end === null || sameOffset(end, start)
+        ? { rows: [], badRecords: [] }
+        : src.getBatch(start, end).finally(() => (durationMs.getBatch = this.clock.now() - t)),
+      src.reportLatestOffset ? src.reportLatestOffset() : end,
+    ]);
+    return { input, latest };
   }
 
-  private async runBatch(b: PlannedBatch): Promise<void> {
+  private async runBatch(b: PlannedBatch, input: SourceBatch): Promise<void> {
     const rt = this.runtime!;
     const { batchId, seq } = b;
     const end = seq.offsets[0];
@@ -358,7 +416,6 @@ export class MicroBatchExecution {
       }
     };
 
-    const input = end === null || sameOffset(end, b.start) ? { rows: [], badRecords: [] } : await time('getBatch', () => rt.source.getBatch(b.start, end));
     const unfixed = `Fix or remove the record, or set source.onBadRecord to "dead-letter" with a badRecordsPath to divert such records (batch ${batchId} is not committed and will re-run).`;
     if (input.badRecords.length > 0 && !this.deadLetters) {
       const r = input.badRecords[0];
@@ -402,12 +459,17 @@ export class MicroBatchExecution {
     const badRecords = input.badRecords.length > 0 ? [...input.badRecords, ...expressionBad] : expressionBad;
     if (badRecords.length > 0) await this.deadLetters!.write(batchId, badRecords);
     const numDeadLetter = badRecords.length;
-    await time('addBatch', async () => {
+    // The sink write and the first state store's delta are both durable before commits/N; neither
+    // needs the other, so they overlap. A crash between here and commits/N re-runs the batch, which
+    // the sink's batch id makes harmless and which rewrites the state version it commits.
+    const sinkWrite = time('addBatch', async () => {
       await this.fence();
       await rt.sink.addBatch(batchId, result.rows, { outputMode: this.opts.spec.outputMode, schema: rt.query.outputSchema, queryId: this.id, runId: this.runId });
     });
-    this.crashPoints.check('after-sink', batchId);
-    const stateOperators = await rt.commitState(() => this.crashPoints.check('mid-state-commit', batchId));
+    const stateOperators = await rt.commitState(sinkWrite, () => {
+      this.crashPoints.check('after-sink', batchId);
+      this.crashPoints.check('mid-state-commit', batchId);
+    });
     const nextWatermarkMs = rt.nextWatermark(seq.metadata.batchWatermarkMs, result.eventTimes);
     await time('commitOffsets', async () => {
       await this.fence();
@@ -418,6 +480,8 @@ export class MicroBatchExecution {
     this.watermarkMs = nextWatermarkMs;
     this.nextBatchId = batchId + 1;
     this.crashPoints.check('after-commit', batchId);
+    // Snapshots and retention of state run now, in the background, as Spark's maintenance task.
+    rt.startStateMaintenance((e) => this.log('warn', `State maintenance failed (retried after the next batch): ${(e as Error).message}`, { batchId }));
 
     const triggerEndMs = this.clock.now();
     b.durationMs.triggerExecution = triggerEndMs - b.triggerStartMs;
@@ -447,9 +511,34 @@ export class MicroBatchExecution {
     this.recentProgress.push(progress);
     if (this.recentProgress.length > 100) this.recentProgress.shift();
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
-    // History, not recovery: the batch is committed, so a failed write here is logged, never fatal.
-    await this.progressLog.record(progress).catch((e) => this.log('warn', `Could not write ${this.progressLog.pathOf(batchId)}: ${(e as Error).message}`, { batchId }));
-    await this.opts.onProgress?.(progress);
+    this.reportProgress(progress);
+  }
+
+  /**
+   * progress/N, then onProgress, in batch order but off the batch path: the batch is committed,
+   * so the next one need not wait for its history (two fsyncs). A failed write is logged, never
+   * fatal; an onProgress that throws fails the run at the next trigger (or when the run ends).
+   */
+  private reportProgress(progress: StreamingQueryProgress): void {
+    const batchId = progress.batchId;
+    this.progressChain = this.progressChain
+      .then(async () => {
+        await this.progressLog.record(progress).catch((e) => this.log('warn', `Could not write ${this.progressLog.pathOf(batchId)}: ${(e as Error).message}`, { batchId }));
+        await this.opts.onProgress?.(progress);
+      })
+      .catch((e: unknown) => {
+        this.progressError ??= { error: e };
+      });
+  }
+
+  private throwProgressError(): void {
+    if (this.progressError) throw this.progressError.error;
+  }
+
+  /** Waits for the progress of every committed batch to be reported. */
+  private async drainProgress(): Promise<void> {
+    await this.progressChain;
+    this.throwProgressError();
   }
 }
 

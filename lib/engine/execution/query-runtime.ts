@@ -53,6 +53,7 @@ export class QueryRuntime {
   private readonly providers = new Map<string, StateStoreProvider>();
   private openStores: StateStore[] = [];
   private readonly stateful: StatefulOperator[];
+  private maintenance?: Promise<void>;
 
   private constructor(
     readonly spec: JobSpec,
@@ -136,20 +137,35 @@ export class QueryRuntime {
   }
 
   /**
-   * Commits every store opened for this batch (version N+1); `crashCheck` runs after the first
-   * commit, which is where a mid-state-commit crash lands (for a stateless plan: right away).
+   * Commits every store opened for this batch (version N+1). The first commit runs beside
+   * `alongside` (the sink write): both must be durable before `crashCheck`, which is where the
+   * after-sink and mid-state-commit crashes land (the other stores not committed yet; for a
+   * stateless plan, right after the sink). The other stores then commit together. Both sides
+   * always settle before this returns or throws, so no write is left running behind an error.
    */
-  async commitState(crashCheck: () => void): Promise<StateOperatorProgress[]> {
+  async commitState(alongside: Promise<void>, crashCheck: () => void): Promise<StateOperatorProgress[]> {
     const stores = this.openStores;
     this.openStores = [];
-    if (stores.length === 0) crashCheck();
-    for (let i = 0; i < stores.length; i++) {
-      await stores[i].commit();
-      if (i === 0) crashCheck();
-    }
-    // Snapshots and retention (Spark's maintenance task): never changes what a version loads as.
-    for (const p of this.providers.values()) await p.maintenance();
+    await settleAll([alongside, stores[0]?.commit()]);
+    crashCheck();
+    await settleAll(stores.slice(1).map((s) => s.commit()));
     return this.stateful.map((op) => op.progress?.()).filter((p): p is StateOperatorProgress => p !== undefined);
+  }
+
+  /**
+   * Snapshots and retention (Spark's maintenance task), started after commits/N and never
+   * awaited by a batch: it never changes what a version loads as, and a provider lets the next
+   * batch change the state while it snapshots the committed version. One round at a time; a
+   * failure is reported through `onMaintenanceError` and retried at the next round.
+   */
+  startStateMaintenance(onMaintenanceError?: (e: unknown) => void): void {
+    if (this.maintenance || this.providers.size === 0) return;
+    const providers = [...this.providers.values()];
+    this.maintenance = (async () => {
+      for (const p of providers) await p.maintenance();
+    })()
+      .catch((e: unknown) => onMaintenanceError?.(e))
+      .finally(() => (this.maintenance = undefined));
   }
 
   /** max(event time seen) - delay, never below the current watermark (operators/watermark.ts). */
@@ -158,10 +174,17 @@ export class QueryRuntime {
   }
 
   async close(): Promise<void> {
+    await this.maintenance;
     for (const s of this.openStores) s.abort();
     this.openStores = [];
     for (const p of this.providers.values()) await p.close();
     await this.source.stop();
     await this.sink.close();
   }
+}
+
+/** Awaits every promise (undefined: nothing to wait for) and throws the first failure, if any. */
+async function settleAll(ps: (Promise<unknown> | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(ps);
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
 }

@@ -13,6 +13,7 @@ import { MicroBatchExecution } from '../execution/micro-batch-execution';
 import { AddData, Assert, CheckAnswer, CrashAt, StartStream, StopStream, testStream, type StreamHarness } from '../execution/stream-test';
 import { mustParse, seededRandom, tempDir } from '../execution/test-fixtures';
 import { MemorySinkTable } from '../sinks/memory-sink';
+import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { MemoryStream } from '../sources/memory-source';
 import { validateJob } from '../spec/validate-job';
 import type { OutputMode, Row } from '../types';
@@ -119,10 +120,11 @@ describe('stateful queries through MicroBatchExecution: crash at every point wit
         AddData(g(20)),
         CrashAt(point, crashBatch),
         Assert(async () => {
-          // State for the crashed batch exists on disk exactly when the crash came after the state commit.
+          // State for the crashed batch exists on disk exactly when the crash came after the state
+          // commit, which is written beside the sink: at every point past offsets/N.
           const { LocalCheckpointFileManager } = await import('../checkpoint/local-checkpoint-file-manager');
           const files = await new LocalCheckpointFileManager(j.spec.checkpointLocation).list('state/0/0');
-          expect(files.includes(`${crashBatch + 1}.delta`)).toBe(point === 'mid-state-commit' || point === 'after-commit');
+          expect(files.includes(`${crashBatch + 1}.delta`)).toBe(point !== 'after-offsets');
         }),
         AddData(g(15)),
         CheckAnswer(),
@@ -186,6 +188,43 @@ describe('stateful progress, watermark and no-data batches', () => {
     expect(p.stateOperators[0]).toMatchObject({ numRowsDroppedByWatermark: 1, numRowsTotal: 1 });
     expect(p.stateOperators[0].memoryUsedBytes).toBeGreaterThan(0);
     await q.stop();
+  });
+});
+
+describe('state maintenance off the batch path', () => {
+  it('batches commit while a maintenance round has not finished; stop waits for it', async () => {
+    const j = await job(AGG_SQL, 'complete');
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let rounds = 0;
+    const q = new MicroBatchExecution({
+      spec: j.spec,
+      stateStoreProvider: (id, cp) => {
+        const p = new FileBackedStateStoreProvider(cp, id);
+        // A maintenance round that never ends until released: a batch that waited for it would hang.
+        p.maintenance = () => (rounds++, held);
+        return p;
+      },
+    });
+    const g = gen(99);
+    const input: Row[] = [];
+    for (let b = 0; b < 3; b++) {
+      const rows = g(10);
+      input.push(...rows);
+      j.stream.addData(...rows);
+      await q.processAllAvailable();
+    }
+    expect(q.recentProgress.map((p) => p.batchId)).toEqual([0, 1, 2]);
+    // Only one round at a time is started; the others found it running.
+    expect(rounds).toBe(1);
+    const byRegion = (rows: Row[]) => [...rows].sort((a, b) => String(a.region).localeCompare(String(b.region)));
+    expect(byRegion(j.table.rows)).toEqual(byRegion(groupByRegion(input)));
+    let stopped = false;
+    const stopping = q.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
   });
 });
 

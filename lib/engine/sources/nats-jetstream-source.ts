@@ -13,6 +13,9 @@
  *   `failOnDataLoss: false`. A first batch (start = null) counts from the `first` recorded in its
  *   end offset, so messages retention removed before the query started are not "lost".
  *
+ * - waitForData (an idle query with trigger interval 0): a fetch with expires from the sequence
+ *   after the last one seen.
+ *
  * `servers` may carry credentials (nats://user:pass@host): it is a secret option, and errors
  * are redacted.
  */
@@ -60,6 +63,8 @@ export class NatsJetStreamSource implements Source {
   private jsm: JetStreamManager | null = null;
   private js: JetStreamClient | null = null;
   private readonly secrets: string[];
+  /** The last stream sequence planning saw: waitForData wakes for any message after it. */
+  private seenSeq = 0;
 
   constructor(private readonly opts: NatsJetStreamSourceOptions, readonly schema: Schema, private readonly outbound: OutboundPolicy = outboundPolicy()) {
     this.description = `NatsJetStreamSource[${opts.stream}${opts.subject ? `:${opts.subject}` : ''}]`;
@@ -97,6 +102,7 @@ export class NatsJetStreamSource implements Source {
   async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
     let latest = (await this.reportLatestOffset()) as SeqOffset | null;
     if (latest && !start && (this.opts.startSequence !== undefined || this.opts.startTime !== undefined)) latest = { ...latest, from: await this.startPosition(latest) };
+    if (latest) this.seenSeq = latest.seq;
     const max = this.opts.maxMessagesPerTrigger;
     if (!latest || !max || limit === 'all') return latest;
     const s = this.parseOffset(start ?? null)?.seq ?? (latest.from ?? latest.first) - 1;
@@ -191,6 +197,31 @@ export class NatsJetStreamSource implements Source {
     const t = this.parseOffset(to);
     if (!t) return 0;
     return Math.max(0, t.seq - (this.parseOffset(from)?.seq ?? (t.from ?? t.first) - 1));
+  }
+
+  /**
+   * A JetStream fetch with expires on an ordered consumer from the sequence after the last one
+   * planning saw (filtered by `subject`): returns when a message is there (at once if one is
+   * already), when the fetch expires (at least 1 s, the client's minimum), or on abort.
+   */
+  async waitForData(signal: AbortSignal, maxWaitMs: number): Promise<void> {
+    if (signal.aborted) return;
+    try {
+      await this.manager();
+      const consumer = await this.js!.consumers.get(this.opts.stream, { opt_start_seq: this.seenSeq + 1, filter_subjects: this.opts.subject });
+      const msgs = await consumer.fetch({ max_messages: 1, expires: Math.max(1000, maxWaitMs) });
+      const onAbort = () => msgs.stop();
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        for await (const _m of msgs) break;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        await consumer.delete().catch(() => undefined);
+      }
+    } catch (_e) {
+      // NATS down or no such stream: the next planning reports it; do not spin meanwhile.
+      if (!signal.aborted) await new Promise((r) => setTimeout(r, Math.min(maxWaitMs, 200)));
+    }
   }
 
   async stop(): Promise<void> {

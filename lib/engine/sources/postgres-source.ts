@@ -11,11 +11,15 @@
  *   selected column, so rows that tie on the offset column still come back in one fixed order:
  *   deterministic over (start, end], as a replay needs.
  *
+ * - waitForData (an idle query with trigger interval 0): LISTEN on notifyChannel, which a
+ *   statement-level insert trigger NOTIFYs (createNotifyTrigger makes it); else a short poll.
+ *
  * Replayable while rows are not deleted or rewritten: the table itself is the log. What this
  * cannot see (stated, not hidden): a writer that commits a smaller value after a larger one was
  * read (e.g. a sequence value taken by a long transaction) is skipped, as with every
  * "monotonic column" reader; use a column assigned at commit order, or read with a lag.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type pg from 'pg';
 import { DataLossError, WeirError } from '../errors';
@@ -33,13 +37,27 @@ export const postgresSourceOptions = z.strictObject({
   maxRowsPerTrigger: z.number().int().min(1).optional().describe('At most about this many rows per batch (ties on the offset column join the batch).'),
   failOnDataLoss: z.boolean().default(true).describe('Fail, or continue, when the offset column went back (the table was truncated and refilled).'),
   startingOffset: z.string().min(1).optional().meta({ examples: ['1000'] }).describe('A new query reads the rows whose offset column is past this value (as PostgreSQL writes it: 1000, 2026-01-01 00:00:00+00). Only on a new checkpoint: on restart the checkpoint wins.'),
+  notifyChannel: pgIdentifier.optional().describe('LISTEN on this channel: an idle query starts its next batch as soon as the channel is notified (a trigger on the table must NOTIFY it on insert, yours or the one createNotifyTrigger makes). Without it an idle query polls the table every pollIntervalMs.'),
+  createNotifyTrigger: z.boolean().default(false).describe('Create (or replace) a statement-level AFTER INSERT trigger on the table that notifies notifyChannel (default weir_<hash of the table>). Needs the TRIGGER privilege and PostgreSQL 14+; off by default because it changes the source database.'),
+  pollIntervalMs: z.number().int().min(1).max(60_000).default(20).describe('Without a notify channel: how often an idle query with trigger interval 0 looks for new rows.'),
 });
 export type PostgresSourceOptions = z.infer<typeof postgresSourceOptions>;
+
+/** The channel createNotifyTrigger uses when none is given: stable per table, always a short identifier. */
+export function defaultNotifyChannel(schema: string, table: string): string {
+  let h = 0x811c9dc5;
+  const name = `${schema}.${table}`;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return `weir_${(h >>> 0).toString(16).padStart(8, '0')}`;
+}
 
 const REASON = 'The table is the log: rows with offset column values in (start, end] are read again by the same ordered query, as long as they are not deleted or updated.';
 
 /** Key of a first batch's start value in its end offset (not an identifier, so never a column name). */
 const STARTING_AFTER = '$startingAfter';
+/** After the LISTEN connection failed, poll for this long before trying it again. */
+const LISTEN_RETRY_MS = 5_000;
+const delay = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal }).catch(() => undefined);
 
 export class PostgresSource implements Source {
   readonly description: string;
@@ -49,12 +67,104 @@ export class PostgresSource implements Source {
   private readonly secrets: string[];
   private readonly target: string;
   private columnType: string | null | undefined;
+  private readonly channel: string | undefined;
+  /** The LISTEN connection (held out of the pool), while it works. */
+  private listener?: pg.PoolClient;
+  /** No reconnect attempt before this time after the LISTEN connection failed (poll meanwhile). */
+  private listenRetryAtMs = 0;
+  /** A notification came since the last planning query began: new rows may be there. */
+  private notified = false;
+  private wake?: () => void;
 
   constructor(private readonly opts: PostgresSourceOptions, readonly schema: Schema) {
     this.description = `PostgresSource[${opts.schema}.${opts.table} by ${opts.offsetColumn}]`;
-    this.pool = createPool(opts.connectionString);
+    this.channel = opts.notifyChannel ?? (opts.createNotifyTrigger ? defaultNotifyChannel(opts.schema, opts.table) : undefined);
+    // One more connection than the queries need when one is held for LISTEN.
+    this.pool = createPool(opts.connectionString, this.channel ? 3 : 2);
     this.secrets = secretsOf(opts.connectionString);
     this.target = qualifiedName(opts.schema, opts.table);
+  }
+
+  /** With createNotifyTrigger: the function and statement trigger that NOTIFY the channel on insert. */
+  async open(): Promise<void> {
+    if (!this.opts.createNotifyTrigger || !this.channel) return;
+    const fn = `${quoteIdent(this.opts.schema)}."weir_notify_insert"`;
+    const trigger = quoteIdent(`weir_notify_${this.channel}`);
+    const literal = `'${this.channel.replace(/'/g, "''")}'`;
+    const c = await this.pool.connect().catch((e) => this.fail('connect to create its notify trigger', e));
+    try {
+      await c.query('BEGIN');
+      // Two queries starting at once on one table would otherwise race on the catalog rows.
+      await c.query(`SELECT pg_advisory_xact_lock(hashtext('weir_notify_insert'))`);
+      await c.query(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify(TG_ARGV[0], ''); RETURN NULL; END $$`);
+      await c.query(`CREATE OR REPLACE TRIGGER ${trigger} AFTER INSERT ON ${this.target} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${literal})`);
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw new WeirError('SOURCE_ERROR', `Postgres source ${this.opts.schema}.${this.opts.table} could not create its notify trigger: ${errorText(e, this.secrets)}. ` +
+        'Grant the TRIGGER privilege on the table (and CREATE on its schema), create a trigger that NOTIFYs notifyChannel yourself, or set createNotifyTrigger to false to poll.');
+    } finally {
+      c.release();
+    }
+  }
+
+  /**
+   * Resolves on a NOTIFY of the channel (or at once if one came since planning began), after
+   * maxWaitMs, or on abort; without a channel, or while the LISTEN connection is down, after one
+   * pollIntervalMs.
+   */
+  async waitForData(signal: AbortSignal, maxWaitMs: number): Promise<void> {
+    if (signal.aborted) return;
+    const listening = this.channel ? await this.listen(this.channel) : 'off';
+    if (listening === 'started') return; // rows may have come before LISTEN took effect: look once more
+    if (listening === 'off') return delay(Math.min(this.opts.pollIntervalMs, maxWaitMs), signal);
+    if (this.notified) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, maxWaitMs);
+      signal.addEventListener('abort', done, { once: true });
+      this.wake = done;
+    });
+  }
+
+  private async listen(channel: string): Promise<'on' | 'started' | 'off'> {
+    if (this.listener) return 'on';
+    if (performance.now() < this.listenRetryAtMs) return 'off';
+    let c: pg.PoolClient | undefined;
+    try {
+      c = await this.pool.connect();
+      const client = c;
+      client.on('notification', () => {
+        this.notified = true;
+        this.wake?.();
+      });
+      client.on('error', () => this.dropListener(client));
+      await client.query(`LISTEN ${quoteIdent(channel)}`);
+      this.listener = client;
+      return 'started';
+    } catch (_e) {
+      // The next batch's own queries report a database that is down; here we only fall back to polling.
+      if (c) this.dropListener(c);
+      else this.listenRetryAtMs = performance.now() + LISTEN_RETRY_MS;
+      return 'off';
+    }
+  }
+
+  /** Closes the LISTEN connection (never back to the pool: it is still LISTENing) and wakes a waiter. */
+  private dropListener(c: pg.PoolClient): void {
+    if (this.listener === c) this.listener = undefined;
+    this.listenRetryAtMs = performance.now() + LISTEN_RETRY_MS;
+    try {
+      c.release(true);
+    } catch (_e) {
+      // released already (an error after a failed LISTEN)
+    }
+    this.wake?.();
   }
 
   private fail(what: string, e: unknown): never {
@@ -75,6 +185,8 @@ export class PostgresSource implements Source {
    * little larger than n). Trigger.Once (`limit` 'all') ignores the limit, as in Spark.
    */
   async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    // What this planning query sees needs no wake-up; a NOTIFY from here on may be for rows it misses.
+    this.notified = false;
     const after = !start && this.opts.startingOffset !== undefined ? this.opts.startingOffset : null;
     const end = await this.plannedEnd(this.valueOf(start ?? null) ?? after, limit);
     if (after === null || end === null) return end;
@@ -176,6 +288,7 @@ export class PostgresSource implements Source {
   }
 
   async stop(): Promise<void> {
+    if (this.listener) this.dropListener(this.listener);
     await this.pool.end().catch(() => undefined);
   }
 }

@@ -14,6 +14,8 @@
  *   option name), in which case it continues with what is left. (Redis 7.0's
  *   `max-deleted-entry-id` is not moved by trims, so it cannot be used for this.)
  *
+ * - waitForData (an idle query with trigger interval 0): XREAD BLOCK after the newest id seen.
+ *
  * Records: by default each entry's field `data` holds one JSON object (format `json`); with
  * format `fields` the entry's own field/value pairs are the record.
  */
@@ -49,6 +51,10 @@ export class RedisStreamSource implements Source {
   readonly replayableReason = REASON;
   private readonly redis: Redis;
   private readonly secrets: string[];
+  /** A second connection for XREAD BLOCK (a blocked connection can run nothing else). */
+  private blocker?: Redis;
+  /** The newest entry id the last planning saw: waitForData wakes for anything after it. */
+  private seenId = '0-0';
 
   constructor(private readonly opts: RedisStreamSourceOptions, readonly schema: Schema) {
     this.description = `RedisStreamSource[${opts.stream}]`;
@@ -79,6 +85,7 @@ export class RedisStreamSource implements Source {
     // starts at the same id even if the option was edited since.
     const after = !start && this.opts.startingId !== undefined ? { after: this.opts.startingId } : {};
     const latest = found && { ...found, ...after };
+    if (found) this.seenId = found.id;
     const max = this.opts.maxEntriesPerTrigger;
     if (!latest || !max || limit === 'all') return latest;
     const s = this.idOf(start ?? null) ?? this.opts.startingId ?? null;
@@ -165,7 +172,36 @@ export class RedisStreamSource implements Source {
     return { rows, badRecords };
   }
 
+  /**
+   * XREAD BLOCK for an entry after the newest one planning saw: returns at once if one is there
+   * already, else when one is added, after maxWaitMs, or on abort (which drops the blocked
+   * connection; the next wait opens another).
+   */
+  async waitForData(signal: AbortSignal, maxWaitMs: number): Promise<void> {
+    if (signal.aborted) return;
+    if (!this.blocker) {
+      this.blocker = this.redis.duplicate();
+      this.blocker.on('error', () => {}); // as createRedis: errors surface on the command
+    }
+    const blocker = this.blocker;
+    const onAbort = () => {
+      if (this.blocker === blocker) this.blocker = undefined;
+      blocker.disconnect();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await blocker.xread('COUNT', 1, 'BLOCK', Math.max(1, Math.round(maxWaitMs)), 'STREAMS', this.opts.stream, this.seenId);
+    } catch (_e) {
+      // Redis down or the wait aborted: the next planning reports the error; do not spin meanwhile.
+      if (!signal.aborted) await new Promise((r) => setTimeout(r, Math.min(maxWaitMs, 200)));
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
   async stop(): Promise<void> {
+    this.blocker?.disconnect();
+    this.blocker = undefined;
     this.redis.disconnect();
   }
 }

@@ -63,5 +63,14 @@ export interface Source {
   commit?(end: Offset): Promise<void>;
   /** Source-specific progress metrics for a batch (string values, as Spark's `metrics` map). */
   metrics?(start: Offset | null, end: Offset, latest: Offset | null): Record<string, string>;
+  /**
+   * The source's own "new data" signal, for a trigger with interval 0 that found nothing new:
+   * instead of sleeping a fixed time it waits here (LISTEN/NOTIFY, XREAD BLOCK, a JetStream fetch
+   * with expires). Resolves as soon as data may have arrived after what `latestOffset` /
+   * `reportLatestOffset` last saw (a spurious wake-up only costs one more empty look), after
+   * `maxWaitMs` at the latest, and at once when `signal` aborts (the query stops). Never rejects:
+   * when the signal channel is lost it falls back to a short poll. A source without it is polled.
+   */
+  waitForData?(signal: AbortSignal, maxWaitMs: number): Promise<void>;
   stop(): Promise<void>;
 }

@@ -12,10 +12,19 @@
  * - `commit()` writes `<V+1>.delta` atomically with overwrite allowed: a re-run of a batch whose
  *   earlier commit crashed half-way must be able to replace what it left. (Two runners on one
  *   checkpoint are stopped earlier, by the offsets log's create-if-absent.)
- * - `maintenance()`, Spark's background maintenance task, is off the commit path: when
- *   `minDeltasForSnapshot` deltas have accumulated it writes `<V>.snapshot` of the last committed
- *   version (reading through the undo log if the next batch has already started), then deletes
- *   files no retained version needs: keep the last `minVersionsToRetain` versions loadable.
+ * - `maintenance()`, Spark's background maintenance task, is off the commit path (the engine
+ *   starts it after commits/N and never awaits it in a batch): when `minDeltasForSnapshot`
+ *   deltas have accumulated it writes `<V>.snapshot` of the last committed version V, then
+ *   deletes files no retained version needs (keep the last `minVersionsToRetain` loadable). The
+ *   snapshot is encoded in slices of about a millisecond with as long a pause between them (a
+ *   batch's I/O callback waits behind one short slice at most, and the snapshot takes at most
+ *   half the thread), while later batches go on changing the map: from its start, every change records the
+ *   key's value before it (copy-on-write), and the snapshot reads those, so it holds exactly V.
+ * - Crash safety: a snapshot is written to a temp name and renamed (createAtomic), and carries
+ *   an end marker and a checksum; a snapshot that fails them on load (a torn write on a store
+ *   without atomic rename) is skipped for the next older snapshot plus its deltas.
+ * - Memory: values are kept as byte strings (one char per byte): a one-byte string costs its
+ *   length plus a 16-byte header, where a Uint8Array object per value cost about 100 bytes more.
  *
  * File bytes: see state-file-format.ts.
  */
@@ -32,9 +41,32 @@ import {
   type StateStoreProvider,
 } from './state-store';
 
-/** Per-entry heap cost assumed by memoryUsedBytes: a Map entry plus a Uint8Array object. */
-const ENTRY_OVERHEAD_BYTES = 80;
-const entryBytes = (key: string, value: Uint8Array) => key.length * 2 + value.byteLength + ENTRY_OVERHEAD_BYTES;
+/**
+ * Heap of one entry as memoryUsedBytes estimates it, calibrated against measured heap growth
+ * (state-memory.test.ts): a V8 sequential string is a 16-byte header plus its chars, rounded up
+ * to 8 bytes (keys are counted as one-byte strings, which ASCII keys are), and a Map entry
+ * with its share of the hash table's spare capacity costs about MAP_ENTRY_BYTES.
+ */
+const MAP_ENTRY_BYTES = 40;
+const stringBytes = (n: number) => (16 + n + 7) & ~7;
+const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
+
+/** A value's bytes as a byte string, the form the map keeps (one char per byte). */
+function byteString(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+}
+
+/** The bytes of a byte string, as `get` returns them (a fresh array the caller may keep). */
+function bytesOf(s: string): Uint8Array {
+  return Buffer.from(s, 'latin1');
+}
+
+/** A snapshot being encoded: the value at `version` of every key changed since it began. */
+interface SnapshotInProgress {
+  version: number;
+  before: Map<string, string | undefined>;
+  cancelled: boolean;
+}
 
 type Op = 'put' | 'remove' | 'evict';
 
@@ -42,8 +74,9 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   readonly dir: string;
   private readonly minDeltasForSnapshot: number;
   private readonly minVersionsToRetain: number;
-  /** The rows at `loadedVersion`, plus the open store's uncommitted changes. */
-  map = new Map<string, Uint8Array>();
+  private readonly snapshotSliceMs: number;
+  /** The rows at `loadedVersion` (values as byte strings), plus the open store's uncommitted changes. */
+  map = new Map<string, string>();
   memoryBytes = 0;
   loadedVersion = -1;
   lastSnapshotVersion = 0;
@@ -55,6 +88,8 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   /** Known file sizes by name, for bytesOnDisk. */
   readonly fileSizes = new Map<string, number>();
   open: FileBackedStateStore | null = null;
+  private snapshotting: SnapshotInProgress | null = null;
+  private maintaining: Promise<void> | null = null;
 
   constructor(
     readonly fm: CheckpointFileManager,
@@ -65,10 +100,33 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     this.dir = stateStoreDir(id);
     this.minDeltasForSnapshot = Math.max(1, conf.minDeltasForSnapshot ?? 10);
     this.minVersionsToRetain = Math.max(1, conf.minVersionsToRetain ?? 100);
+    this.snapshotSliceMs = Math.max(0, conf.snapshotSliceMs ?? 1);
   }
 
   now(): number {
     return this.clock ? this.clock.now() : performance.now();
+  }
+
+  /** Sets a key (value as a byte string), keeping memoryBytes and any snapshot in progress right. */
+  set(key: string, value: string): void {
+    const old = this.map.get(key);
+    this.recordBefore(key, old);
+    if (old !== undefined) this.memoryBytes -= entryBytes(key, old);
+    this.memoryBytes += entryBytes(key, value);
+    this.map.set(key, value);
+  }
+
+  delete(key: string): void {
+    const old = this.map.get(key);
+    if (old === undefined) return;
+    this.recordBefore(key, old);
+    this.memoryBytes -= entryBytes(key, old);
+    this.map.delete(key);
+  }
+
+  private recordBefore(key: string, old: string | undefined): void {
+    const snap = this.snapshotting;
+    if (snap && !snap.before.has(key)) snap.before.set(key, old);
   }
 
   path(version: number, kind: StateFileKind): string {
@@ -93,14 +151,13 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   }
 
   private async load(version: number): Promise<void> {
+    // A snapshot still encoding the old map would record the new map's changes: drop it.
+    if (this.snapshotting) this.snapshotting.cancelled = true;
+    this.snapshotting = null;
     const files = await this.listFiles();
-    const map = new Map<string, Uint8Array>();
     this.fileSizes.clear();
-    let start = 0;
-    for (const f of files) if (f.kind === 'snapshot' && f.version <= version && f.version > start) start = f.version;
-    const onPut = (k: string, v: Uint8Array) => void map.set(k, v);
-    const onRemove = (k: string) => void map.delete(k);
-    const readInto = async (v: number, kind: StateFileKind) => {
+    const snapshots = files.filter((f) => f.kind === 'snapshot' && f.version <= version).map((f) => f.version).sort((a, b) => b - a);
+    const read = async (v: number, kind: StateFileKind): Promise<Buffer> => {
       const p = this.path(v, kind);
       const data = await this.fm.read(p).catch((e: { code?: string }) => {
         if (e?.code === 'FILE_NOT_FOUND') {
@@ -110,10 +167,36 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
         throw e;
       });
       this.fileSizes.set(stateFileName(v, kind), data.length);
-      readStateFile(p, data, { version: v, kind }, onPut, onRemove);
+      return data;
     };
-    if (start > 0) await readInto(start, 'snapshot');
-    for (let v = start + 1; v <= version; v++) await readInto(v, 'delta');
+    let map = new Map<string, string>();
+    const onPut = (k: string, v: string) => void map.set(k, v);
+    const onRemove = (k: string) => void map.delete(k);
+    // The newest snapshot that verifies; a damaged one falls back to the one before (or to the deltas).
+    let start = 0;
+    let damaged: CorruptCheckpointError | undefined;
+    for (const v of snapshots) {
+      try {
+        readStateFile(this.path(v, 'snapshot'), await read(v, 'snapshot'), { version: v, kind: 'snapshot' }, onPut, onRemove);
+        start = v;
+        break;
+      } catch (e) {
+        if (!(e instanceof CorruptCheckpointError)) throw e;
+        damaged ??= e;
+        map = new Map();
+      }
+    }
+    // Deltas are read ahead (I/O overlaps decoding) and applied in order. When a damaged snapshot
+    // sent us back to deltas that retention already deleted, the damage is the error to report.
+    const deltas: Promise<Buffer>[] = [];
+    for (let v = start + 1; v <= version; v++) deltas.push(read(v, 'delta'));
+    for (const d of deltas) d.catch(() => undefined);
+    for (let v = start + 1; v <= version; v++) {
+      const data = await deltas[v - start - 1].catch((e: unknown) => {
+        throw damaged ?? e;
+      });
+      readStateFile(this.path(v, 'delta'), data, { version: v, kind: 'delta' }, onPut, onRemove);
+    }
     for (const f of files) {
       if (!this.fileSizes.has(f.name) && this.fm.size) this.fileSizes.set(f.name, await this.fm.size(`${this.dir}/${f.name}`));
     }
@@ -122,9 +205,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     this.map = map;
     this.memoryBytes = mem;
     this.loadedVersion = version;
-    let snap = 0;
-    for (const f of files) if (f.kind === 'snapshot' && f.version <= version && f.version > snap) snap = f.version;
-    this.lastSnapshotVersion = snap;
+    this.lastSnapshotVersion = start;
     this.futureSnapshots = files.filter((f) => f.kind === 'snapshot' && f.version > version).map((f) => f.version);
   }
 
@@ -134,32 +215,61 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     return n;
   }
 
-  async maintenance(): Promise<void> {
+  /** One round at a time: a call while a round runs waits for that round. */
+  maintenance(): Promise<void> {
+    this.maintaining ??= this.maintain().finally(() => (this.maintaining = null));
+    return this.maintaining;
+  }
+
+  private async maintain(): Promise<void> {
     const committed = this.open && !this.open.finished ? this.open.version : this.loadedVersion;
     if (committed <= 0) return;
     if (committed - this.lastSnapshotVersion >= this.minDeltasForSnapshot) {
-      const data = this.encodeSnapshot(committed);
-      await this.fm.createAtomic(this.path(committed, 'snapshot'), data, { overwrite: true });
-      this.fileSizes.set(stateFileName(committed, 'snapshot'), data.length);
-      this.lastSnapshotVersion = Math.max(this.lastSnapshotVersion, committed);
+      const data = await this.encodeSnapshot(committed);
+      if (data) {
+        await this.fm.createAtomic(this.path(committed, 'snapshot'), data, { overwrite: true });
+        this.fileSizes.set(stateFileName(committed, 'snapshot'), data.length);
+        this.lastSnapshotVersion = Math.max(this.lastSnapshotVersion, committed);
+      }
     }
     await this.purge(committed);
   }
 
-  /** The rows of the last committed version, even while the next batch is changing the map. */
-  private encodeSnapshot(version: number): Uint8Array {
-    const undo = this.open && !this.open.finished ? this.open.undo : null;
-    const w = new StateFileWriter(version, 'snapshot', Math.ceil(this.memoryBytes * 0.6) + 64);
-    for (const [k, v] of this.map) {
-      if (undo?.has(k)) {
-        const orig = undo.get(k);
-        if (orig !== undefined) w.put(k, orig);
-      } else {
-        w.put(k, v);
+  /**
+   * The rows of committed version `version`, encoded a slice at a time while batches go on
+   * changing the map (see the header); null when a load replaced the map meanwhile.
+   */
+  private async encodeSnapshot(version: number): Promise<Uint8Array | null> {
+    // The open batch (if any) already changed some keys: their values at `version` are its undo log.
+    const before = new Map<string, string | undefined>(this.open && !this.open.finished ? this.open.undo : []);
+    const snap: SnapshotInProgress = { version, before, cancelled: false };
+    this.snapshotting = snap;
+    const map = this.map;
+    try {
+      const w = new StateFileWriter(version, 'snapshot', Math.ceil(this.memoryBytes * 0.5) + 64);
+      let sliceStart = performance.now();
+      let n = 0;
+      // A key deleted and set again during the walk may be visited twice; both visits write its
+      // value at `version`, so the reader's last-wins keeps the right one.
+      for (const [k, v] of map) {
+        if (before.has(k)) {
+          const orig = before.get(k);
+          if (orig !== undefined) w.put(k, orig);
+        } else {
+          w.put(k, v);
+        }
+        if ((++n & 1023) === 0 && performance.now() - sliceStart >= this.snapshotSliceMs) {
+          w.advanceChecksum();
+          await new Promise((r) => (this.snapshotSliceMs > 0 ? setTimeout(r, this.snapshotSliceMs) : setImmediate(r)));
+          if (snap.cancelled) return null;
+          sliceStart = performance.now();
+        }
       }
+      for (const [k, orig] of before) if (orig !== undefined && !map.has(k)) w.put(k, orig);
+      return w.finish();
+    } finally {
+      if (this.snapshotting === snap) this.snapshotting = null;
     }
-    if (undo) for (const [k, orig] of undo) if (orig !== undefined && !this.map.has(k)) w.put(k, orig);
-    return w.finish();
   }
 
   /** Deletes files older than the newest snapshot that the oldest retained version needs. */
@@ -193,6 +303,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   }
 
   async close(): Promise<void> {
+    await this.maintaining?.catch(() => undefined);
     if (this.open && !this.open.finished) this.open.abort();
     this.open = null;
   }
@@ -200,7 +311,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
 export class FileBackedStateStore implements StateStore {
   /** Each changed key's value before this version's first change to it (undefined: absent). */
-  readonly undo = new Map<string, Uint8Array | undefined>();
+  readonly undo = new Map<string, string | undefined>();
   /** Why each removed key went (puts need no entry: a changed key with a value was put). */
   private readonly removals = new Map<string, Exclude<Op, 'put'>>();
   committed = false;
@@ -224,7 +335,8 @@ export class FileBackedStateStore implements StateStore {
   }
 
   get(key: string): Uint8Array | undefined {
-    return this.p.map.get(key);
+    const v = this.p.map.get(key);
+    return v === undefined ? undefined : bytesOf(v);
   }
 
   has(key: string): boolean {
@@ -233,27 +345,21 @@ export class FileBackedStateStore implements StateStore {
 
   put(key: string, value: Uint8Array): void {
     this.writable();
-    const map = this.p.map;
-    const old = map.get(key);
-    if (!this.undo.has(key)) this.undo.set(key, old);
-    if (old !== undefined) this.p.memoryBytes -= entryBytes(key, old);
-    this.p.memoryBytes += entryBytes(key, value);
-    map.set(key, value);
+    if (!this.undo.has(key)) this.undo.set(key, this.p.map.get(key));
+    this.p.set(key, byteString(value));
   }
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
     this.writable();
-    const map = this.p.map;
-    const old = map.get(key);
+    const old = this.p.map.get(key);
     if (old === undefined) return;
     if (!this.undo.has(key)) this.undo.set(key, old);
-    this.p.memoryBytes -= entryBytes(key, old);
-    map.delete(key);
+    this.p.delete(key);
     this.removals.set(key, reason === 'watermark' ? 'evict' : 'remove');
   }
 
-  entries(): IterableIterator<[string, Uint8Array]> {
-    return this.p.map.entries();
+  *entries(): IterableIterator<[string, Uint8Array]> {
+    for (const [k, v] of this.p.map) yield [k, bytesOf(v)];
   }
 
   updatedKeys(): IterableIterator<string> {
@@ -305,15 +411,9 @@ export class FileBackedStateStore implements StateStore {
 
   abort(): void {
     if (this.finished) return;
-    const map = this.p.map;
     for (const [key, orig] of this.undo) {
-      const cur = map.get(key);
-      if (cur !== undefined) this.p.memoryBytes -= entryBytes(key, cur);
-      if (orig === undefined) map.delete(key);
-      else {
-        map.set(key, orig);
-        this.p.memoryBytes += entryBytes(key, orig);
-      }
+      if (orig === undefined) this.p.delete(key);
+      else this.p.set(key, orig);
     }
     this.undo.clear();
     this.removals.clear();
