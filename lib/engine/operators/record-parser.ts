@@ -170,12 +170,15 @@ export function splitCsvLine(line: string): string[] | null {
 
 export class CsvLineParser {
   private order: number[];
+  /** Fields a line must have: one past the last schema column's position. */
+  private readonly width: number;
   constructor(
     private readonly schema: Schema,
     header?: string[],
   ) {
     // With a header, columns are matched by name; without, by position in the schema.
     this.order = schema.map((f, i) => (header ? header.indexOf(f.name) : i));
+    this.width = this.order.reduce((m, x) => Math.max(m, x + 1), 0);
   }
 
   static missingColumns(schema: Schema, header: string[]): string[] {
@@ -185,7 +188,7 @@ export class CsvLineParser {
   parse(line: string): ParseResult {
     const fields = splitCsvLine(line.endsWith('\r') ? line.slice(0, -1) : line);
     if (!fields) return { ok: false, reason: 'malformed CSV: unbalanced quotes' };
-    const width = Math.max(...this.order) + 1;
+    const width = this.width;
     if (fields.length < width) return { ok: false, reason: `malformed CSV: expected at least ${width} fields, got ${fields.length}` };
     const row: Row = {};
     for (let k = 0; k < this.schema.length; k++) {
