@@ -54,7 +54,7 @@ export async function inspectState(fm: CheckpointFileManager): Promise<StateOper
         partitionId,
         latestVersion: versions.length ? versions[versions.length - 1] : null,
         oldestLoadableVersion: versions.length ? versions[0] : null,
-        latestSnapshot: snaps.length ? snaps.reduce((m, x) => Math.max(m, x), -Infinity) : null,
+        latestSnapshot: snaps.length ? Math.max(...snaps) : null,
         files: files.length,
         bytesOnDisk: bytes,
       });
