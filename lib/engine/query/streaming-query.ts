@@ -5,7 +5,8 @@
  */
 import type { OutputMode, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
-import { analyzeStreamingPlan, type AnalyzerWarning } from './analyzer';
+import { analyzeStreamingPlan, explainStateful, type AnalyzerWarning } from './analyzer';
+import { optimizePlan, type OptimizerRuleApplication } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
@@ -17,7 +18,12 @@ import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
 
 export interface CompiledStreamingQuery {
+  /** The optimized plan, which the operators run. */
   plan: LogicalPlan;
+  /** The optimizer's rewrites, in order (shown with the explain). */
+  optimizations: OptimizerRuleApplication[];
+  /** The source columns the query reads (ColumnPruning); unset: every column. */
+  sourceColumns?: string[];
   outputSchema: Schema;
   operators: PhysicalOperator[];
   stateful: boolean;
@@ -35,6 +41,8 @@ export interface CompileOptions {
   dedup?: { keys: string[]; withinWatermark?: boolean };
   /** The job's `staticTables`, joinable with the stream. */
   staticTables?: StaticTableSpec[];
+  /** Run the logical optimizer (default true; the optimizer's own tests compare both). */
+  optimize?: boolean;
 }
 
 export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
@@ -42,19 +50,35 @@ export function compileStreamingQuery(sql: string, relation: StreamingRelation, 
   const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables), opts.dedup);
   // Columns and types first: an unknown column or a type error is the query's own fault in every
   // output mode, and the mode's legality is only worth judging on a query that analyses.
+  // They are judged on the plan as written, so a message names what the user wrote (the columns
+  // a pruned relation would list are not the query's columns).
+  const checked = new StatefulPlanner(outputMode, relation);
+  const outputSchema = planPhysical(plan, [], checked);
+  const analysis = analyzeStreamingPlan(plan, outputMode);
+  const optimized = opts.optimize === false ? { plan, applied: [] } : optimizePlan(plan);
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
-  const outputSchema = planPhysical(plan, operators, stateful);
-  const analysis = analyzeStreamingPlan(plan, outputMode);
+  planPhysical(optimized.plan, operators, stateful);
   return {
-    plan,
+    plan: optimized.plan,
+    optimizations: optimized.applied,
+    sourceColumns: streamingRelationOf(optimized.plan)?.requiredColumns,
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
-    explain: analysis.explain,
+    explain: optimized.applied.length ? explainStateful(optimized.plan, outputMode) : analysis.explain,
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
   };
+}
+
+function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
+  if (plan.kind === 'StreamingRelation') return plan;
+  for (const c of children(plan)) {
+    const r = streamingRelationOf(c);
+    if (r) return r;
+  }
+  return undefined;
 }
 
 /** Appends the operators for `plan` (children first) and returns its output schema. */
