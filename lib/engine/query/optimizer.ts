@@ -103,7 +103,7 @@ export function foldExpr(e: Expr): Expr {
     case 'cast':
       return { ...e, arg: foldExpr(e.arg) };
     case 'binary':
-      return { ...e, left: foldExpr(e.left), right: foldExpr(e.right) };
+      return simplifyLogic({ ...e, left: foldExpr(e.left), right: foldExpr(e.right) });
     case 'in':
       return { ...e, arg: foldExpr(e.arg), list: e.list.map(foldExpr) };
     case 'between':
@@ -121,6 +121,20 @@ export function foldExpr(e: Expr): Expr {
       // window() keeps its literal durations as written (the planner reads them as strings).
       return e.name.toLowerCase() === 'window' ? e : { ...e, args: e.args.map(foldExpr) };
   }
+}
+
+/**
+ * Spark's BooleanSimplification for a literal operand, exact in three-valued logic:
+ * x AND true = x, x AND false = false, x OR false = x, x OR true = true (NULL included).
+ */
+function simplifyLogic(e: Extract<Expr, { kind: 'binary' }>): Expr {
+  if (e.op !== 'AND' && e.op !== 'OR') return e;
+  const isLit = (x: Expr, v: boolean) => x.kind === 'literal' && x.value === v;
+  const absorbing = e.op === 'AND' ? false : true;
+  if (isLit(e.left, absorbing) || isLit(e.right, absorbing)) return { kind: 'literal', value: absorbing, type: 'boolean', pos: e.pos };
+  if (isLit(e.left, !absorbing)) return e.right;
+  if (isLit(e.right, !absorbing)) return e.left;
+  return e;
 }
 
 function foldConstants(plan: LogicalPlan, applied: OptimizerRuleApplication[]): LogicalPlan {
