@@ -164,7 +164,9 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.droppedByWatermark =
       keys.length === 1 && !keys[0].window
         ? this.foldByValue(rows, ctx, stores, touched, dropLate)
-        : foldGeneral(rows, ctx, stores, touched, this.o, dropLate ? (t) => this.keyTime(t) : null);
+        : byRawTuple(keys)
+          ? foldByTuple(rows, ctx, stores, touched, this.o, dropLate)
+          : foldGeneral(rows, ctx, stores, touched, this.o, dropLate ? (t) => this.keyTime(t) : null);
     writeGroups(touched);
 
     const out: Row[] = [];
@@ -397,6 +399,77 @@ function foldGeneral(
       const t = tuple.slice();
       t[windowIndex] = w;
       fold(t, row);
+    }
+  }
+  return dropped;
+}
+
+/**
+ * Whether groups can be found by their raw key values (foldByTuple): every key is a primitive
+ * (a Map's SameValueZero then groups exactly as encodeKey does) and a window key, if any, is
+ * tumbling (one window per row, named by its start).
+ */
+function byRawTuple(keys: GroupingKey[]): boolean {
+  return keys.every((k) => (k.window ? k.window.slideMs === k.window.sizeMs : k.type !== 'window' && k.type !== 'unknown'));
+}
+
+/**
+ * Several keys (or a tumbling window beside other keys) without a temporary object per row:
+ * the key values go into one reused array and the group is found through one Map per key
+ * level, by raw value (a window by its start). Only a group's first row in the batch builds
+ * its tuple and encoded key. Returns the late rows.
+ */
+function foldByTuple(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], o: StatefulAggregateOptions, dropLate: boolean): number {
+  const { keys, aggregates } = o;
+  const nKeys = keys.length;
+  const nAgg = aggregates.length;
+  const windowIndex = keys.findIndex((k) => k.window);
+  const sizeMs = windowIndex >= 0 ? keys[windowIndex].window!.sizeMs : 0;
+  // Late: the watermarked key (a window's end) at or before the watermark.
+  const lateIndex = dropLate ? (o.watermarkKeyIndex ?? -1) : -1;
+  const wm = ctx.batchWatermarkMs;
+  const root = new Map<unknown, unknown>();
+  const vals = new Array<unknown>(nKeys);
+  let dropped = 0;
+  rows: for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    for (let i = 0; i < nKeys; i++) {
+      const k = keys[i];
+      let v = k.column !== undefined ? (row[k.column] ?? null) : (k.eval(row, ctx) ?? null);
+      if (i === windowIndex) {
+        // A row without an event time belongs to no window (Spark: dropped by the grouping).
+        if (v === null) continue rows;
+        const ts = v as number;
+        v = ts - (((ts % sizeMs) + sizeMs) % sizeMs);
+      }
+      vals[i] = v;
+    }
+    if (lateIndex >= 0) {
+      const t = vals[lateIndex];
+      if (t !== null && (lateIndex === windowIndex ? (t as number) + sizeMs : (t as number)) <= wm) {
+        dropped++;
+        continue;
+      }
+    }
+    let level = root;
+    for (let i = 0; i < nKeys - 1; i++) {
+      let next = level.get(vals[i]) as Map<unknown, unknown> | undefined;
+      if (next === undefined) level.set(vals[i], (next = new Map()));
+      level = next;
+    }
+    let g = level.get(vals[nKeys - 1]) as Group | undefined;
+    if (g === undefined) {
+      const tuple = vals.slice();
+      if (windowIndex >= 0) tuple[windowIndex] = { start: tuple[windowIndex] as number, end: (tuple[windowIndex] as number) + sizeMs };
+      g = loadGroup(encodeKey(tuple), tuple, stores, aggregates, ctx.batchId);
+      level.set(vals[nKeys - 1], g);
+      touched.push(g);
+    }
+    const bufs = g.bufs;
+    for (let i = 0; i < nAgg; i++) {
+      const a = aggregates[i];
+      const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
+      bufs[i] = a.fn.update(bufs[i], arg);
     }
   }
   return dropped;
