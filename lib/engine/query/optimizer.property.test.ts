@@ -154,7 +154,8 @@ describe('optimized and unoptimized plans agree', () => {
 
   it('explains what moved: the filter below the join, the columns the source reads', () => {
     const q = compileStreamingQuery(QUERIES[0].sql(1), relation, { outputMode: 'append', staticTables: [dim] });
-    expect(q.optimizations.map((o) => o.rule)).toEqual(['ConstantFolding', 'PushDownPredicates', 'ColumnPruning', 'ColumnPruning']);
+    expect(q.optimizations.map((o) => o.rule)).toEqual(['ConstantFolding', 'PushDownPredicates', 'ColumnPruning', 'ColumnPruning', 'FuseStatelessOperators']);
+    expect(q.operators.map((o) => o.name)).toEqual(['Filter', 'StreamStaticJoin INNER dim', 'Filter+Project']);
     expect(q.sourceColumns).toEqual(['k', 'v', 'ts']);
     const lines = q.explain.split('\n');
     const join = lines.findIndex((l) => l.includes('Join Inner'));

@@ -58,7 +58,10 @@ export function compileStreamingQuery(sql: string, relation: StreamingRelation, 
   const optimized = opts.optimize === false ? { plan, applied: [] } : optimizePlan(plan);
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
-  planPhysical(optimized.plan, operators, stateful);
+  planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
+  if (operators.some((op) => op.name === 'Filter+Project')) {
+    optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
+  }
   return {
     plan: optimized.plan,
     optimizations: optimized.applied,
@@ -82,12 +85,12 @@ function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
 }
 
 /** Appends the operators for `plan` (children first) and returns its output schema. */
-function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner): Schema {
+function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false): Schema {
   switch (plan.kind) {
     case 'StreamingRelation':
       return plan.schema;
     case 'Filter': {
-      const schema = planPhysical(plan.child, ops, stateful);
+      const schema = planPhysical(plan.child, ops, stateful, fuse);
       const c = compileExpression(plan.condition, schema);
       if (c.type !== 'boolean' && c.type !== 'null') {
         throw new SqlValidationError(`WHERE needs a boolean condition, got ${c.type}`, plan.condition.pos, 'WHERE');
@@ -96,19 +99,26 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       return schema;
     }
     case 'Project': {
-      const schema = planPhysical(plan.child, ops, stateful);
+      const schema = planPhysical(plan.child, ops, stateful, fuse);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
       const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true }));
-      ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
+      const below = ops.at(-1);
+      if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
+        // One pass for both: no array of filtered rows between them.
+        ops.pop();
+        ops.push(new ProjectExec(compiled.map((c) => c.eval), out, below.predicate));
+      } else {
+        ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
+      }
       return out;
     }
     default: {
       // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.
       const input = plan.kind === 'Join' ? (plan.left.kind === 'StaticRelation' ? plan.right : plan.left) : children(plan)[0];
-      const schema = planPhysical(input, ops, stateful);
+      const schema = planPhysical(input, ops, stateful, fuse);
       const planned = stateful.plan(plan, schema);
       ops.push(planned.op);
       return planned.schema;

@@ -31,6 +31,7 @@ describe('validateJob', () => {
     expect(r.optimizations).toEqual([
       { rule: 'ConstantFolding', detail: '(a > (2 * 3)) → (a > 6)' },
       { rule: 'ColumnPruning', detail: 'source src reads 2 of 3 columns: a, ts' },
+      { rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' },
     ]);
     expect(r.explain).toContain('Filter (a > 6)');
     expect(r.explain).toContain('StreamingRelation src [a, ts]');
