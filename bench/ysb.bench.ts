@@ -27,6 +27,7 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { MicroBatchExecution, SystemClock, parseJobSpec } from '../lib/engine/index';
 import { MemorySinkTable } from '../lib/engine/sinks/memory-sink';
@@ -103,13 +104,21 @@ async function generate(dir: string): Promise<{ events: string; campaignsFile: s
 
 const keyOf = (campaign: string, windowStart: number) => `${campaign}|${windowStart}`;
 
-/** CPU seconds (user + system, all threads of this process) spent in `fn`. */
-async function cpuSeconds<T>(fn: () => Promise<T>): Promise<{ result: T; cpu: number; wall: number }> {
+/** CPU seconds (user + system, all threads of this process) spent in `fn`, and the GC pauses' seconds. */
+async function cpuSeconds<T>(fn: () => Promise<T>): Promise<{ result: T; cpu: number; wall: number; gc: number }> {
+  let gcMs = 0;
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  });
+  obs.observe({ entryTypes: ['gc'] });
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await fn();
   const c = process.cpuUsage(c0);
-  return { result, cpu: (c.user + c.system) / 1e6, wall: (performance.now() - t0) / 1000 };
+  // GC entries are delivered asynchronously: let the last ones arrive.
+  await new Promise((r) => setImmediate(r));
+  obs.disconnect();
+  return { result, cpu: (c.user + c.system) / 1e6, wall: (performance.now() - t0) / 1000, gc: gcMs / 1000 };
 }
 
 async function handLoop(events: string, campaignsFile: string): Promise<Counts> {
@@ -214,6 +223,9 @@ export interface YsbFigures {
   duckdbEventsPerCpuSecond: number;
   vsHandLoop: number;
   vsDuckDB: number;
+  /** GC pause time over CPU time, each side's best round (PerformanceObserver 'gc'). */
+  weirGcShare: number;
+  handLoopGcShare: number;
   goalMet: boolean;
 }
 
@@ -222,22 +234,22 @@ export async function run(): Promise<{ ysb: YsbFigures } | Record<string, never>
   const root = await mkdtemp(path.join(tmpdir(), 'weir-bench-ysb-'));
   try {
     const { events, campaignsFile } = await generate(root);
-    let hand = Infinity, wr = Infinity, dk = Infinity;
+    let hand = Infinity, wr = Infinity, dk = Infinity, weirGc = 0, handGc = 0;
     let reference: Counts | undefined;
     let batches = 0;
     for (let round = -1; round < ROUNDS; round++) {
       if (!only || only === 'hand') {
         const h = await cpuSeconds(() => handLoop(events, campaignsFile));
         reference ??= h.result;
-        if (round >= 0) hand = Math.min(hand, h.cpu);
+        if (round >= 0 && h.cpu < hand) [hand, handGc] = [h.cpu, h.gc];
       }
       if (!only || only === 'weir') {
         const w = await cpuSeconds(() => weir(events, campaignsFile, root, round + 1));
         if (reference) sameCounts(reference, w.result.counts, 'weir vs hand loop');
         reference ??= w.result.counts;
         batches = w.result.batches;
-        if (round >= 0) wr = Math.min(wr, w.cpu);
-        process.stderr.write(`  ysb round ${round}: weir ${w.cpu.toFixed(2)} cpu-s (${w.wall.toFixed(2)} s wall, ${batches} batches)\n`);
+        if (round >= 0 && w.cpu < wr) [wr, weirGc] = [w.cpu, w.gc];
+        process.stderr.write(`  ysb round ${round}: weir ${w.cpu.toFixed(2)} cpu-s (${w.wall.toFixed(2)} s wall, GC pauses ${w.gc.toFixed(2)} s, ${batches} batches)\n`);
       }
       if (!only || only === 'duckdb') {
         const d = await cpuSeconds(() => duckdb(events, campaignsFile));
@@ -247,7 +259,7 @@ export async function run(): Promise<{ ysb: YsbFigures } | Record<string, never>
       }
     }
     if (only) {
-      console.log(`ysb ${only}: hand ${(EVENTS / hand).toFixed(0)}, weir ${(EVENTS / wr).toFixed(0)}, duckdb ${(EVENTS / dk).toFixed(0)} events per cpu-s`);
+      console.log(`ysb ${only}: GC pauses ${(weirGc / wr).toFixed(3)} of weir's CPU; hand ${(EVENTS / hand).toFixed(0)}, weir ${(EVENTS / wr).toFixed(0)}, duckdb ${(EVENTS / dk).toFixed(0)} events per cpu-s`);
       return {};
     }
     let views = 0;
@@ -262,6 +274,8 @@ export async function run(): Promise<{ ysb: YsbFigures } | Record<string, never>
       duckdbEventsPerCpuSecond: EVENTS / dk,
       vsHandLoop: hand / wr,
       vsDuckDB: dk / wr,
+      weirGcShare: weirGc / wr,
+      handLoopGcShare: handGc / hand,
       goalMet: hand / wr >= 0.6 && dk / wr >= 0.2,
     };
     console.log(

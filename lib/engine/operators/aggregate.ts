@@ -84,6 +84,11 @@ class Group {
   ) {}
 }
 
+/** Event times of encoded keys remembered for the eviction scan, at most this many. */
+const MAX_KEY_TIMES = 1_000_000;
+/** Estimated heap of one memo entry (a Map entry and a heap number). */
+const KEY_TIME_BYTES = 40;
+
 /** Decoded groups kept between batches by the one-column hot path, at most this many. */
 const MAX_CACHED_GROUPS = 100_000;
 
@@ -122,6 +127,12 @@ export class StatefulAggregateExec implements StatefulOperator {
   private cacheBytes = 0;
   private cacheVersion = -1;
   private pendingCacheVersion = -1;
+  /**
+   * Event time (a window's end) of encoded keys, so the eviction scan does not decode every key
+   * in state every batch. A key's time is a function of the key alone, so an entry never goes
+   * stale; entries leave with their evicted key, and all at once past MAX_KEY_TIMES.
+   */
+  private readonly keyTimes = new Map<string, number | null>();
 
   constructor(private readonly o: StatefulAggregateOptions) {
     this.name = o.name ?? 'stateStoreSave';
@@ -168,6 +179,13 @@ export class StatefulAggregateExec implements StatefulOperator {
           ? foldByTuple(rows, ctx, stores, touched, this.o, dropLate)
           : foldGeneral(rows, ctx, stores, touched, this.o, dropLate ? (t) => this.keyTime(t) : null);
     writeGroups(touched);
+    if (bounded) {
+      if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();
+      for (let i = 0; i < touched.length; i++) {
+        const g = touched[i];
+        if (!this.keyTimes.has(g.key)) this.keyTimes.set(g.key, this.keyTime(g.tuple));
+      }
+    }
 
     const out: Row[] = [];
     if (outputMode === 'complete') {
@@ -177,16 +195,22 @@ export class StatefulAggregateExec implements StatefulOperator {
     if (outputMode === 'update') for (const g of touched) out.push(render(keys, aggregates, g.tuple, g.bufs));
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (bounded && wm > this.evictedUpTo) {
+      const keyTimes = this.keyTimes;
       for (const s of stores) {
         const expired: [string, Uint8Array][] = [];
         for (const [k, v] of s.entries()) {
-          const t = this.keyTime(decodeKey(k));
+          let t = keyTimes.get(k);
+          if (t === undefined) keyTimes.set(k, (t = this.keyTime(decodeKey(k))));
           if (t !== null && t <= wm) expired.push([k, v]);
         }
+        // The tuple is needed only to emit the group (Append) or to drop it from the one-key cache.
+        const needTuple = outputMode === 'append' || this.cache.size > 0;
         for (const [k, v] of expired) {
+          s.remove(k, 'watermark');
+          keyTimes.delete(k);
+          if (!needTuple) continue;
           const tuple = decodeKey(k);
           if (outputMode === 'append') out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
-          s.remove(k, 'watermark');
           const cached = this.cache.get(tuple[0]);
           if (cached !== undefined && cached.key === k) {
             this.cacheBytes -= cachedGroupBytes(cached);
@@ -272,10 +296,12 @@ export class StatefulAggregateExec implements StatefulOperator {
       numRowsUpdated: updated,
       numRowsRemoved: removed,
       numRowsDroppedByWatermark: this.droppedByWatermark,
-      memoryUsedBytes: memory + this.cacheBytes,
+      // The key-time memo shares its key strings with the store: its Map entry and number only.
+      memoryUsedBytes: memory + this.cacheBytes + this.keyTimes.size * KEY_TIME_BYTES,
       commitTimeMs,
       customMetrics: {
         groupCacheBytes: this.cacheBytes,
+        keyTimeMemoBytes: this.keyTimes.size * KEY_TIME_BYTES,
         numRowsEvictedByWatermark: this.lastStores.reduce((n, s) => n + s.metrics().numRowsEvictedByWatermark, 0),
         stateOnDiskBytes: this.lastStores.reduce((n, s) => n + s.metrics().bytesOnDisk, 0),
       },
