@@ -1,26 +1,31 @@
 /**
- * Streaming GROUP BY benchmark: `SELECT key, count(*) FROM events GROUP BY key` over
- * 1M rows, against a hand-written Map loop over the same rows in the same run.
+ * Streaming GROUP BY benchmark over 1M rows, against a hand-written Map loop over the same rows
+ * in the same run, for two queries:
+ * - count: `SELECT key, count(*) AS n FROM events GROUP BY key`
+ *   (baseline: `m.set(row.key, (m.get(row.key) ?? 0) + 1)`, one pass);
+ * - multi: `count(*), sum(amount), avg(amount), max(amount)` per key, through the general
+ *   aggregate path (baseline: one accumulator object per key, avg computed at the end).
  *
- * - baseline: `for (row of rows) m.set(row.key, (m.get(row.key) ?? 0) + 1)`, one pass;
  * - stage: the compiled query's operators (stateful aggregate + projection), each batch loading
  *   its state store version, committing the next as a delta on a local-disk checkpoint (fsync
  *   on), and reporting progress, as MicroBatchExecution does;
  * - engine: the whole MicroBatchExecution path (memory source → compiled SQL → stateful
  *   aggregate → memory sink, offsets/commits logs and state commits on a local-disk checkpoint),
- *   update mode.
- * Both in one batch of 1M rows (a backlog read available-now) and in 10 batches of 100k.
+ *   update mode; its answer is checked (every row counted, the known sum, avg = sum / count).
+ * Count in one batch of 1M rows (a backlog read available-now) and both in 10 batches of 100k.
  * Each runs ROUNDS times after one warm-up round, interleaved; the median is reported. Keys: 10k
  * distinct (seeded), so every batch touches every group: the streaming price (state read, delta
  * written, one output row per changed group, every batch) that a one-pass Map loop never pays.
- * The clocks time the query's work, from rows available in the source to the batch committed:
- * the Map loop's rows are built before its clock starts, and the engine's are added to the
- * memory source (addData copies them) before its own.
- * Goal: the whole engine at 40% or more of the baseline's rows per second over the 1M rows (one
- * batch). Ten batches also pay ten times the per-batch durable writes (offsets/N, the state
- * delta and commits/N, each fsynced), reported from the engine's own progress.
+ * Figures are rows per CPU-second of this process (process.cpuUsage, user + system), since the
+ * machine is shared: time waiting on fsync is not counted, the CPU spent around it is. The
+ * clocks run from rows available in the source to the batch committed: the Map loop's rows are
+ * built before its clock starts, and the engine's are added to the memory source (addData copies
+ * them) before its own.
+ * Goal: the whole engine at 40% or more of the baseline over ten batches of 100k, for both
+ * queries. Ten batches pay ten times the per-batch durable writes (offsets/N, the state delta
+ * and commits/N, each fsynced), reported from the engine's own progress.
  *
- * Run: npx tsx bench/aggregate.bench.ts   (also run by `npm run bench`)
+ * Run: npx tsx bench/aggregate.bench.ts   (also run by `npm run bench -- aggregate`)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,7 +44,7 @@ import type { Row } from '../lib/engine/types';
 
 const ROWS = 1_000_000;
 const KEYS = 10_000;
-const ROUNDS = 5;
+const ROUNDS = 3;
 
 function rows(): Row[] {
   let s = 12345;
@@ -47,25 +52,63 @@ function rows(): Row[] {
   return Array.from({ length: ROWS }, (_, i) => ({ key: `k${Math.floor(rnd() * KEYS)}`, amount: i % 100, ts: 1_700_000_000_000 + i }));
 }
 
-function baseline(data: Row[]): number {
-  const t0 = performance.now();
-  const m = new Map<unknown, number>();
-  for (const r of data) m.set(r.key, (m.get(r.key) ?? 0) + 1);
-  const ms = performance.now() - t0;
-  if (m.size === 0) throw new Error('no groups');
+/** CPU milliseconds of this process so far (user + system): figures per CPU-second, as the machine is shared. */
+function cpuMs(): number {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+}
+
+type Query = 'count' | 'multi';
+
+interface Acc {
+  n: number;
+  sum: number;
+  max: number;
+}
+
+function baseline(data: Row[], query: Query): number {
+  const t0 = cpuMs();
+  let size: number;
+  if (query === 'count') {
+    const m = new Map<unknown, number>();
+    for (const r of data) m.set(r.key, (m.get(r.key) ?? 0) + 1);
+    size = m.size;
+  } else {
+    // count, sum, avg (sum / count at the end) and max per key, as a programmer writes it.
+    const m = new Map<unknown, Acc>();
+    for (const r of data) {
+      const a = m.get(r.key);
+      const v = r.amount as number;
+      if (a === undefined) m.set(r.key, { n: 1, sum: v, max: v });
+      else {
+        a.n++;
+        a.sum += v;
+        if (v > a.max) a.max = v;
+      }
+    }
+    let avgs = 0;
+    for (const a of m.values()) avgs += a.sum / a.n;
+    if (!Number.isFinite(avgs)) throw new Error('bad averages');
+    size = m.size;
+  }
+  const ms = cpuMs() - t0;
+  if (size === 0) throw new Error('no groups');
   return ms;
 }
 
 const SCHEMA = [{ name: 'key', type: 'string' as const }, { name: 'amount', type: 'long' as const }, { name: 'ts', type: 'timestamp' as const }];
-const SQL = 'SELECT key, count(*) AS n FROM events GROUP BY key';
+const SQL: Record<Query, string> = {
+  count: 'SELECT key, count(*) AS n FROM events GROUP BY key',
+  multi: 'SELECT key, count(*) AS n, sum(amount) AS s, avg(amount) AS a, max(amount) AS mx FROM events GROUP BY key',
+};
 
-async function stage(data: Row[], BATCHES: number): Promise<number> {
+async function stage(data: Row[], BATCHES: number, query: Query): Promise<number> {
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-agg-stage-'));
   try {
-    const q = compileStreamingQuery(SQL, { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA }, { outputMode: 'update' });
+    const q = compileStreamingQuery(SQL[query], { kind: 'StreamingRelation', sourceName: 'events', schema: SCHEMA }, { outputMode: 'update' });
     const provider = new FileBackedStateStoreProvider(new LocalCheckpointFileManager(dir), { operatorId: 0, partitionId: 0 });
     const per = ROWS / BATCHES;
-    const t0 = performance.now();
+    const t0 = cpuMs();
     for (let b = 0; b < BATCHES; b++) {
       const store = await provider.getStore(b);
       const ctx: OperatorContext = { batchId: b, batchWatermarkMs: 0, batchTimestampMs: 0, stateStores: new Map([['0/0', store]]) };
@@ -75,7 +118,7 @@ async function stage(data: Row[], BATCHES: number): Promise<number> {
       await provider.maintenance();
       for (const op of q.operators) (op as StatefulOperator).progress?.();
     }
-    return performance.now() - t0;
+    return cpuMs() - t0;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -89,14 +132,14 @@ interface EngineRun {
   checkpointWritesMs: number;
 }
 
-async function engine(data: Row[], BATCHES: number): Promise<EngineRun> {
+async function engine(data: Row[], BATCHES: number, query: Query): Promise<EngineRun> {
   const name = `agg-bench-${process.pid}-${run++}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-agg-'));
   try {
     const parsed = parseJobSpec({
       name,
       source: { name: 'events', type: 'memory', options: { stream: name }, schema: SCHEMA },
-      sql: SQL,
+      sql: SQL[query],
       sink: { type: 'memory', options: { table: name } },
       outputMode: 'update',
       trigger: { type: 'available-now' },
@@ -111,23 +154,32 @@ async function engine(data: Row[], BATCHES: number): Promise<EngineRun> {
     let ms = 0;
     let checkpointWritesMs = 0;
     for (let b = 0; b < BATCHES; b++) {
-      // The producer's side, not timed: the rows arrive in the source. addData takes rest
-      // arguments: chunks that fit the call stack.
-      for (let i = b * per; i < (b + 1) * per; i += 10_000) stream.addData(...data.slice(i, Math.min(i + 10_000, (b + 1) * per)));
-      const t0 = performance.now();
+      // The producer's side, not timed: the rows arrive in the source.
+      stream.addRows(data.slice(b * per, (b + 1) * per));
+      const t0 = cpuMs();
       await q.processAllAvailable();
-      ms += performance.now() - t0;
+      ms += cpuMs() - t0;
       const p = q.lastProgress!;
       if (p.batchId !== b) throw new Error(`expected batch ${b} to have run, the last progress is batch ${p.batchId}`);
       checkpointWritesMs += (p.durationMs.walCommit ?? 0) + (p.durationMs.commitOffsets ?? 0) + p.stateOperators[0].commitTimeMs;
     }
     const groups = q.lastProgress!.stateOperators[0].numRowsTotal;
     // Update mode emits each changed group's new count: the last row per key is its total.
-    const counts = new Map<unknown, number>();
-    for (const r of MemorySinkTable.named(name).rows) counts.set(r.key, r.n as number);
-    let total = 0;
-    for (const n of counts.values()) total += n;
-    if (counts.size !== groups || total !== ROWS) throw new Error(`wrong result: ${counts.size} groups counting ${total} rows`);
+    const last = new Map<unknown, Row>();
+    for (const r of MemorySinkTable.named(name).rows) last.set(r.key, r);
+    let total = 0, sum = 0;
+    for (const r of last.values()) {
+      total += r.n as number;
+      if (query === 'multi') {
+        sum += r.s as number;
+        if (Math.abs((r.a as number) * (r.n as number) - (r.s as number)) > 1e-6 * Math.abs(r.s as number) || (r.mx as number) > 99) throw new Error(`wrong aggregates for ${String(r.key)}`);
+      }
+    }
+    // amount is i % 100: the sum over all rows is known.
+    const expectedSum = (ROWS / 100) * 4950;
+    if (last.size !== groups || total !== ROWS || (query === 'multi' && sum !== expectedSum)) {
+      throw new Error(`wrong result: ${last.size} groups counting ${total} rows, sum ${sum}`);
+    }
     await q.stop();
     MemoryStream.drop(name);
     MemorySinkTable.drop(name);
@@ -149,14 +201,14 @@ interface Figures {
   checkpointWritesMsPerBatch: number;
 }
 
-async function measure(data: Row[], batches: number): Promise<Figures & { baselineRowsPerSec: number }> {
+async function measure(data: Row[], batches: number, query: Query = 'count'): Promise<Figures & { baselineRowsPerSec: number }> {
   const base: number[] = [], stg: number[] = [], eng: number[] = [], writes: number[] = [];
   let groups = 0;
   for (let r = -1; r < ROUNDS; r++) {
     // Round -1 warms up the JIT for all three and is not counted.
-    const b = baseline(data);
-    const s = await stage(data, batches);
-    const e = await engine(data, batches);
+    const b = baseline(data, query);
+    const s = await stage(data, batches, query);
+    const e = await engine(data, batches, query);
     if (r < 0) continue;
     base.push(b);
     stg.push(s);
@@ -171,27 +223,32 @@ async function measure(data: Row[], batches: number): Promise<Figures & { baseli
   const checkpointWritesMsPerBatch = median(writes);
   const fmt = (n: number) => Math.round(n).toLocaleString('en');
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  console.log(`aggregate group-by count, ${ROWS.toLocaleString('en')} rows, ${groups.toLocaleString('en')} groups, ${batches} batch(es) (median of ${ROUNDS}):`);
-  console.log(`  Map loop            ${fmt(baselineRowsPerSec)} rows/s (${median(base).toFixed(0)} ms)`);
-  console.log(`  stateful stage      ${fmt(stageRowsPerSec)} rows/s (${median(stg).toFixed(0)} ms) = ${pct(stageRatio)} of the Map loop`);
+  console.log(`aggregate group-by ${query === 'count' ? 'count' : 'count, sum, avg, max'}, ${ROWS.toLocaleString('en')} rows, ${groups.toLocaleString('en')} groups, ${batches} batch(es) (median of ${ROUNDS}):`);
+  console.log(`  Map loop            ${fmt(baselineRowsPerSec)} rows per CPU-s (${median(base).toFixed(0)} ms)`);
+  console.log(`  stateful stage      ${fmt(stageRowsPerSec)} rows per CPU-s (${median(stg).toFixed(0)} ms) = ${pct(stageRatio)} of the Map loop`);
   console.log(
-    `  MicroBatchExecution ${fmt(engineRowsPerSec)} rows/s (${median(eng).toFixed(0)} ms) = ${pct(engineRatio)} of the Map loop ` +
+    `  MicroBatchExecution ${fmt(engineRowsPerSec)} rows per CPU-s (${median(eng).toFixed(0)} ms) = ${pct(engineRatio)} of the Map loop ` +
       `(memory source and sink; durable checkpoint writes ${checkpointWritesMsPerBatch.toFixed(1)} ms per batch)`,
   );
   return { batches, baselineRowsPerSec, stageRowsPerSec, engineRowsPerSec, stageRatio, engineRatio, checkpointWritesMsPerBatch };
 }
 
 /**
- * One batch of 1M rows (available-now over a backlog: the goal), and 10 batches of 100k (every
- * batch touches every group, and pays its own durable writes).
+ * Judged on ten batches of 100k rows (every batch touches every group and pays its own durable
+ * writes), for count(*) and for a multi-aggregate (count, sum, avg, max) through the general
+ * path; one batch of 1M (available-now over a backlog) is reported beside them.
  */
-export async function main(): Promise<{ oneBatch: Figures; tenBatches: Figures; goalMet: boolean }> {
+export async function main(): Promise<{ oneBatch: Figures; tenBatches: Figures; tenBatchesMulti: Figures; goalMet: boolean }> {
   const data = rows();
   const oneBatch = await measure(data, 1);
   const tenBatches = await measure(data, 10);
-  const goalMet = oneBatch.engineRatio >= 0.4;
-  console.log(`goal: the whole engine at ≥ 40% of the Map loop's rows/s over 1M rows: ${goalMet ? 'met' : 'NOT met'} (${(oneBatch.engineRatio * 100).toFixed(1)}%)`);
-  return { oneBatch, tenBatches, goalMet };
+  const tenBatchesMulti = await measure(data, 10, 'multi');
+  const goalMet = tenBatches.engineRatio >= 0.4 && tenBatchesMulti.engineRatio >= 0.4;
+  console.log(
+    `goal: the whole engine at ≥ 40% of the Map loop's rows per CPU-second over ten batches of 100k: ${goalMet ? 'met' : 'NOT met'} ` +
+      `(count ${(tenBatches.engineRatio * 100).toFixed(1)}%, count/sum/avg/max ${(tenBatchesMulti.engineRatio * 100).toFixed(1)}%)`,
+  );
+  return { oneBatch, tenBatches, tenBatchesMulti, goalMet };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -123,7 +123,7 @@ async function weirEngine(url: string, table: string, data: Row[]) {
   try {
     await q.start();
     for (let b = 0; b < data.length; b += BATCH) {
-      MemoryStream.named(stream).addData(...data.slice(b, b + BATCH));
+      MemoryStream.named(stream).addRows(data.slice(b, b + BATCH));
       await q.processAllAvailable();
     }
   } finally {

@@ -29,7 +29,13 @@ const here = import.meta.dirname;
 
 async function main(): Promise<void> {
   const filter = process.argv[2];
-  const files = (await readdir(here)).filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter))).sort();
+  const benches = (await readdir(here)).filter((f) => f.endsWith('.bench.ts')).sort();
+  const files = benches.filter((f) => !filter || f.includes(filter));
+  if (files.length === 0) {
+    // A typo must not look like a passing run that measured nothing.
+    process.stderr.write(`no benchmark matches "${filter}"; there are: ${benches.map((f) => f.replace(/\.bench\.ts$/, '')).join(', ')}\n`);
+    process.exit(2);
+  }
   const all: (BenchResult & { module: string })[] = [];
   for (const f of files) {
     process.stderr.write(`running ${f}…\n`);

@@ -3,8 +3,10 @@
  * operators flagged with why they keep state and what bounds it (a watermark, or nothing).
  */
 import type { ExplainOperator } from '@/lib/server/presenters/job-draft-presenter';
+import type { OptimizerRuleApplication } from '@/lib/engine/query/optimizer';
 
-export function ExplainPanel({ operators }: { operators: ExplainOperator[] | undefined }) {
+/** The plan shown is the optimized one; `optimizations` says which rule moved what. */
+export function ExplainPanel({ operators, optimizations }: { operators: ExplainOperator[] | undefined; optimizations?: OptimizerRuleApplication[] }) {
   const stateful = operators?.filter((o) => o.kind === 'stateful').length ?? 0;
   return (
     <section className="panel" aria-label="Explain">
@@ -24,6 +26,18 @@ export function ExplainPanel({ operators }: { operators: ExplainOperator[] | und
               </li>
             ))}
           </ul>
+          {optimizations && optimizations.length > 0 && (
+            <>
+              <h3 className="small">Optimizer</h3>
+              <ul className="plain-list small" aria-label="Optimizer rules applied">
+                {optimizations.map((o, i) => (
+                  <li key={i}>
+                    <strong>{o.rule}</strong>: {o.detail}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
         </>
       )}
     </section>

@@ -273,7 +273,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
           <section className="panel" aria-label="Output mode">
             <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
           </section>
-          <ExplainPanel operators={check.data?.operators} />
+          <ExplainPanel operators={check.data?.operators} optimizations={check.data?.optimizations} />
           <ContractAudit contract={check.data?.contract} />
           <section className="panel" aria-label="Deploy">
             {!canSave && !me.isLoading && (

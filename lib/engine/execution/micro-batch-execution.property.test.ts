@@ -41,7 +41,7 @@ describe('exactly once under random crashes (files → files)', () => {
         for (const step of steps) {
           if (step.kind === 'add') {
             const rows = gen(step.n);
-            added.push(...rows);
+            for (const r of rows) added.push(r);
             await job.harness.addData(rows);
             continue;
           }

@@ -40,7 +40,7 @@ function memoryJob(extra: Record<string, unknown> = {}, sql = EVENT_SQL) {
   const harness: StreamHarness = {
     spec,
     clock: new ManualClock(1_700_000_000_000),
-    addData: async (rows) => void stream.addData(...rows),
+    addData: async (rows) => void stream.addRows(rows),
     readAnswer: async () => isoTs(table.rows),
     expected: expectedEvents,
   };

@@ -82,6 +82,7 @@ export class QueryRuntime {
       source = def.create(spec.source.options as never, {
         name: spec.source.name,
         schema: spec.source.schema,
+        requiredColumns: query.sourceColumns,
         eventTime: spec.source.eventTime,
         checkpoint: deps.checkpoint,
         metadataPath: 'sources/0',

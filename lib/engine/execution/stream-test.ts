@@ -90,7 +90,7 @@ export async function testStream(h: StreamHarness, actions: StreamAction[]): Pro
     switch (a.kind) {
       case 'AddData':
         await h.addData(a.rows);
-        state.added.push(...a.rows);
+        for (const r of a.rows) state.added.push(r);
         break;
       case 'StartStream':
         if (state.query) throw new Error(`${where}: the stream is already running; StopStream or CrashAt first`);

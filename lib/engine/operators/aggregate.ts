@@ -84,6 +84,11 @@ class Group {
   ) {}
 }
 
+/** Event times of encoded keys remembered for the eviction scan, at most this many. */
+const MAX_KEY_TIMES = 1_000_000;
+/** Estimated heap of one memo entry (a Map entry and a heap number). */
+const KEY_TIME_BYTES = 40;
+
 /** Decoded groups kept between batches by the one-column hot path, at most this many. */
 const MAX_CACHED_GROUPS = 100_000;
 
@@ -122,6 +127,12 @@ export class StatefulAggregateExec implements StatefulOperator {
   private cacheBytes = 0;
   private cacheVersion = -1;
   private pendingCacheVersion = -1;
+  /**
+   * Event time (a window's end) of encoded keys, so the eviction scan does not decode every key
+   * in state every batch. A key's time is a function of the key alone, so an entry never goes
+   * stale; entries leave with their evicted key, and all at once past MAX_KEY_TIMES.
+   */
+  private readonly keyTimes = new Map<string, number | null>();
 
   constructor(private readonly o: StatefulAggregateOptions) {
     this.name = o.name ?? 'stateStoreSave';
@@ -164,8 +175,17 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.droppedByWatermark =
       keys.length === 1 && !keys[0].window
         ? this.foldByValue(rows, ctx, stores, touched, dropLate)
-        : foldGeneral(rows, ctx, stores, touched, this.o, dropLate ? (t) => this.keyTime(t) : null);
+        : byRawTuple(keys)
+          ? foldByTuple(rows, ctx, stores, touched, this.o, dropLate)
+          : foldGeneral(rows, ctx, stores, touched, this.o, dropLate ? (t) => this.keyTime(t) : null);
     writeGroups(touched);
+    if (bounded) {
+      if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();
+      for (let i = 0; i < touched.length; i++) {
+        const g = touched[i];
+        if (!this.keyTimes.has(g.key)) this.keyTimes.set(g.key, this.keyTime(g.tuple));
+      }
+    }
 
     const out: Row[] = [];
     if (outputMode === 'complete') {
@@ -175,16 +195,22 @@ export class StatefulAggregateExec implements StatefulOperator {
     if (outputMode === 'update') for (const g of touched) out.push(render(keys, aggregates, g.tuple, g.bufs));
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (bounded && wm > this.evictedUpTo) {
+      const keyTimes = this.keyTimes;
       for (const s of stores) {
         const expired: [string, Uint8Array][] = [];
         for (const [k, v] of s.entries()) {
-          const t = this.keyTime(decodeKey(k));
+          let t = keyTimes.get(k);
+          if (t === undefined) keyTimes.set(k, (t = this.keyTime(decodeKey(k))));
           if (t !== null && t <= wm) expired.push([k, v]);
         }
+        // The tuple is needed only to emit the group (Append) or to drop it from the one-key cache.
+        const needTuple = outputMode === 'append' || this.cache.size > 0;
         for (const [k, v] of expired) {
+          s.remove(k, 'watermark');
+          keyTimes.delete(k);
+          if (!needTuple) continue;
           const tuple = decodeKey(k);
           if (outputMode === 'append') out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
-          s.remove(k, 'watermark');
           const cached = this.cache.get(tuple[0]);
           if (cached !== undefined && cached.key === k) {
             this.cacheBytes -= cachedGroupBytes(cached);
@@ -270,10 +296,12 @@ export class StatefulAggregateExec implements StatefulOperator {
       numRowsUpdated: updated,
       numRowsRemoved: removed,
       numRowsDroppedByWatermark: this.droppedByWatermark,
-      memoryUsedBytes: memory + this.cacheBytes,
+      // The key-time memo shares its key strings with the store: its Map entry and number only.
+      memoryUsedBytes: memory + this.cacheBytes + this.keyTimes.size * KEY_TIME_BYTES,
       commitTimeMs,
       customMetrics: {
         groupCacheBytes: this.cacheBytes,
+        keyTimeMemoBytes: this.keyTimes.size * KEY_TIME_BYTES,
         numRowsEvictedByWatermark: this.lastStores.reduce((n, s) => n + s.metrics().numRowsEvictedByWatermark, 0),
         stateOnDiskBytes: this.lastStores.reduce((n, s) => n + s.metrics().bytesOnDisk, 0),
       },
@@ -397,6 +425,77 @@ function foldGeneral(
       const t = tuple.slice();
       t[windowIndex] = w;
       fold(t, row);
+    }
+  }
+  return dropped;
+}
+
+/**
+ * Whether groups can be found by their raw key values (foldByTuple): every key is a primitive
+ * (a Map's SameValueZero then groups exactly as encodeKey does) and a window key, if any, is
+ * tumbling (one window per row, named by its start).
+ */
+function byRawTuple(keys: GroupingKey[]): boolean {
+  return keys.every((k) => (k.window ? k.window.slideMs === k.window.sizeMs : k.type !== 'window' && k.type !== 'unknown'));
+}
+
+/**
+ * Several keys (or a tumbling window beside other keys) without a temporary object per row:
+ * the key values go into one reused array and the group is found through one Map per key
+ * level, by raw value (a window by its start). Only a group's first row in the batch builds
+ * its tuple and encoded key. Returns the late rows.
+ */
+function foldByTuple(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], o: StatefulAggregateOptions, dropLate: boolean): number {
+  const { keys, aggregates } = o;
+  const nKeys = keys.length;
+  const nAgg = aggregates.length;
+  const windowIndex = keys.findIndex((k) => k.window);
+  const sizeMs = windowIndex >= 0 ? keys[windowIndex].window!.sizeMs : 0;
+  // Late: the watermarked key (a window's end) at or before the watermark.
+  const lateIndex = dropLate ? (o.watermarkKeyIndex ?? -1) : -1;
+  const wm = ctx.batchWatermarkMs;
+  const root = new Map<unknown, unknown>();
+  const vals = new Array<unknown>(nKeys);
+  let dropped = 0;
+  rows: for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    for (let i = 0; i < nKeys; i++) {
+      const k = keys[i];
+      let v = k.column !== undefined ? (row[k.column] ?? null) : (k.eval(row, ctx) ?? null);
+      if (i === windowIndex) {
+        // A row without an event time belongs to no window (Spark: dropped by the grouping).
+        if (v === null) continue rows;
+        const ts = v as number;
+        v = ts - (((ts % sizeMs) + sizeMs) % sizeMs);
+      }
+      vals[i] = v;
+    }
+    if (lateIndex >= 0) {
+      const t = vals[lateIndex];
+      if (t !== null && (lateIndex === windowIndex ? (t as number) + sizeMs : (t as number)) <= wm) {
+        dropped++;
+        continue;
+      }
+    }
+    let level = root;
+    for (let i = 0; i < nKeys - 1; i++) {
+      let next = level.get(vals[i]) as Map<unknown, unknown> | undefined;
+      if (next === undefined) level.set(vals[i], (next = new Map()));
+      level = next;
+    }
+    let g = level.get(vals[nKeys - 1]) as Group | undefined;
+    if (g === undefined) {
+      const tuple = vals.slice();
+      if (windowIndex >= 0) tuple[windowIndex] = { start: tuple[windowIndex] as number, end: (tuple[windowIndex] as number) + sizeMs };
+      g = loadGroup(encodeKey(tuple), tuple, stores, aggregates, ctx.batchId);
+      level.set(vals[nKeys - 1], g);
+      touched.push(g);
+    }
+    const bufs = g.bufs;
+    for (let i = 0; i < nAgg; i++) {
+      const a = aggregates[i];
+      const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
+      bufs[i] = a.fn.update(bufs[i], arg);
     }
   }
   return dropped;

@@ -7,7 +7,8 @@ export class FilterExec implements PhysicalOperator {
   readonly name = 'Filter';
   readonly stateful = false;
   constructor(
-    private readonly predicate: Evaluator,
+    /** Read by physical planning to fuse this Filter into the Project above it. */
+    readonly predicate: Evaluator,
     readonly outputSchema: Schema,
   ) {}
 

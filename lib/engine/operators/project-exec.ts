@@ -1,28 +1,37 @@
-/** Project: computes the select list into new rows with the output column names. */
+/**
+ * Project: computes the select list into new rows with the output column names. Given the
+ * predicate of the Filter below it (a fused Filter + Project, as Spark's whole-stage codegen
+ * runs them), it keeps only rows whose predicate is TRUE in the same pass, with no array
+ * of filtered rows in between.
+ */
 import type { Row, Schema } from '../types';
 import type { Evaluator } from '../query/expression-compiler';
 import { divertBadRow, type OperatorContext, type PhysicalOperator } from './physical-operator';
 
 export class ProjectExec implements PhysicalOperator {
-  readonly name = 'Project';
   readonly stateful = false;
+  readonly name: string;
   private readonly names: string[];
   constructor(
     private readonly evaluators: Evaluator[],
     readonly outputSchema: Schema,
+    private readonly predicate?: Evaluator,
   ) {
     this.names = outputSchema.map((f) => f.name);
+    this.name = predicate ? 'Filter+Project' : 'Project';
   }
 
   execute(rows: Row[], ctx: OperatorContext): Row[] {
-    const { names, evaluators } = this;
+    const { names, evaluators, predicate } = this;
     const n = names.length;
     const out = new Array<Row>(rows.length);
     let k = 0;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
-      const o: Row = {};
+      let o: Row;
       try {
+        if (predicate !== undefined && predicate(r, ctx) !== true) continue;
+        o = {};
         for (let j = 0; j < n; j++) o[names[j]] = evaluators[j](r, ctx);
       } catch (e) {
         if (divertBadRow(e, r, ctx)) continue;

@@ -59,6 +59,16 @@ describe('record parser', () => {
     );
   });
 
+  it('materializes only the columns it is given (column pruning)', () => {
+    const p = new JsonLineParser(SCHEMA, ['ts', 'id']);
+    expect(p.parse('{"id":1,"s":"a","x":2.5,"b":true,"ts":5}')).toEqual({ ok: true, row: { id: 1, ts: 5 } });
+    // A pruned column is not read, so its bad value does not make the line bad.
+    expect(p.parse('{"id":1,"s":7,"ts":5}')).toEqual({ ok: true, row: { id: 1, ts: 5 } });
+    const c = new CsvLineParser(SCHEMA, undefined, ['x', 'id']);
+    expect(c.parse('1,a,2.5,true,0')).toEqual({ ok: true, row: { id: 1, x: 2.5 } });
+    expect(c.parse('1,a,2.5')).toMatchObject({ ok: false, reason: expect.stringMatching(/expected at least 5 fields/) });
+  });
+
   it('explains why a line is bad', () => {
     const j = new JsonLineParser(SCHEMA);
     expect(j.parse('{"id": 1.5}')).toEqual({ ok: false, reason: 'field "id": expected a long, got 1.5' });

@@ -6,7 +6,9 @@
  * Typing rules: long = an integer (JSON number, or CSV digits); double = any number; string =
  * any JSON string (CSV: the field text); boolean = true/false; timestamp = ISO-8601 string
  * (UTC unless it carries a zone) or epoch milliseconds. A missing field or JSON null, or an
- * empty CSV field, is NULL. Fields not in the schema are ignored.
+ * empty CSV field, is NULL. Fields not in the schema are ignored, and so are schema columns
+ * outside `columns` when a parser is given that list (the optimizer's ColumnPruning: a row
+ * carries, and a line is checked for, only the columns the query reads).
  * CSV: RFC 4180 quoting within one line ("" escapes a quote); multi-line fields are not supported.
  */
 import type { ColumnType, Row, Schema } from '../types';
@@ -84,12 +86,18 @@ function alreadyTyped(v: unknown, type: string): boolean {
   }
 }
 
+/** The schema's fields that a parser materializes: all, or those named in `columns`. */
+function materialized(schema: Schema, columns: readonly string[] | undefined): Schema {
+  return columns ? schema.filter((f) => columns.includes(f.name)) : schema;
+}
+
 export class JsonLineParser {
   private readonly names: string[];
   private readonly types: string[];
-  constructor(schema: Schema) {
-    this.names = schema.map((f) => f.name);
-    this.types = schema.map((f) => f.type);
+  constructor(schema: Schema, columns?: readonly string[]) {
+    const fields = materialized(schema, columns);
+    this.names = fields.map((f) => f.name);
+    this.types = fields.map((f) => f.type);
   }
 
   parse(line: string): ParseResult {
@@ -175,12 +183,16 @@ export function splitCsvLine(line: string): string[] | null {
 
 export class CsvLineParser {
   private order: number[];
-  constructor(
-    private readonly schema: Schema,
-    header?: string[],
-  ) {
-    // With a header, columns are matched by name; without, by position in the schema.
-    this.order = schema.map((f, i) => (header ? header.indexOf(f.name) : i));
+  private readonly schema: Schema;
+  /** Fields a line must have: one past the last schema column's position. */
+  private readonly width: number;
+  constructor(schema: Schema, header?: string[], columns?: readonly string[]) {
+    // With a header, columns are matched by name; without, by position in the (whole) schema.
+    const fields = materialized(schema, columns);
+    this.schema = fields;
+    this.order = fields.map((f) => (header ? header.indexOf(f.name) : schema.indexOf(f)));
+    // Without a header every line still has the whole schema's width (its shape, pruned or not).
+    this.width = header ? this.order.reduce((m, x) => Math.max(m, x + 1), 0) : schema.length;
   }
 
   static missingColumns(schema: Schema, header: string[]): string[] {
@@ -190,7 +202,7 @@ export class CsvLineParser {
   parse(line: string): ParseResult {
     const fields = splitCsvLine(line.endsWith('\r') ? line.slice(0, -1) : line);
     if (!fields) return { ok: false, reason: 'malformed CSV: unbalanced quotes' };
-    const width = Math.max(...this.order) + 1;
+    const width = this.width;
     if (fields.length < width) return { ok: false, reason: `malformed CSV: expected at least ${width} fields, got ${fields.length}` };
     const row: Row = {};
     for (let k = 0; k < this.schema.length; k++) {

@@ -93,7 +93,7 @@ function harness(j: Awaited<ReturnType<typeof job>>, mode: OutputMode, expected:
   return {
     spec: j.spec,
     clock: new ManualClock(T0),
-    addData: async (rows) => void j.stream.addData(...rows),
+    addData: async (rows) => void j.stream.addRows(rows),
     readAnswer: async () => (mode === 'update' ? latestBy(j.table.rows, key) : j.table.rows),
     expected,
   };
@@ -158,7 +158,7 @@ describe('dedup and streaming LIMIT: crash at every point with state present', (
       const h: StreamHarness = {
         spec: j.spec,
         clock: new ManualClock(T0),
-        addData: async (rows) => void j.stream.addData(...rows),
+        addData: async (rows) => void j.stream.addRows(rows),
         readAnswer: async () => j.table.rows,
         expected: (added) => c.expected(added),
       };
@@ -340,7 +340,7 @@ describe('dedup option and limit through the engine', () => {
     const h: StreamHarness = {
       spec: j.spec,
       clock: new ManualClock(T0),
-      addData: async (r) => void j.stream.addData(...r),
+      addData: async (r) => void j.stream.addRows(r),
       readAnswer: async () => j.table.rows,
       expected: (added) => latestBy(added.map((r) => ({ region: r.region, amount: r.amount })), (r) => JSON.stringify(r)),
     };
@@ -364,7 +364,7 @@ describe('dedup option and limit through the engine', () => {
     const h: StreamHarness = {
       spec: j.spec,
       clock: new ManualClock(T0),
-      addData: async (r) => void j.stream.addData(...r),
+      addData: async (r) => void j.stream.addRows(r),
       readAnswer: async () => j.table.rows,
       expected: (added) => added.slice(0, 7).map((r) => ({ region: r.region, amount: r.amount })),
     };

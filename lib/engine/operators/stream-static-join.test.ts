@@ -75,7 +75,7 @@ const events = (from: number, n: number): Row[] =>
 const harness = (j: Awaited<ReturnType<typeof job>>, expected: (added: Row[]) => Row[]): StreamHarness => ({
   spec: mustParse(j.specJson),
   clock: new ManualClock(0),
-  addData: async (rows) => void j.stream.addData(...rows),
+  addData: async (rows) => void j.stream.addRows(rows),
   readAnswer: async () => j.table.rows,
   expected,
 });

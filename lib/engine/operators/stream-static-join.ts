@@ -111,6 +111,11 @@ export interface StreamStaticJoinOptions {
   keys: { stream: string; static: string }[];
   /** Static columns added to each output row (same-named join keys are not repeated). */
   staticColumns: string[];
+  /**
+   * Stream columns carried into each output row (the optimizer's ColumnPruning: only what the
+   * operators above read); unset: the whole stream row.
+   */
+  streamColumns?: string[];
   /** Reads the table; injectable for tests of the loader boundary. */
   load?: (t: StaticTableSpec) => Promise<Row[]>;
 }
@@ -118,19 +123,24 @@ export interface StreamStaticJoinOptions {
 export class StreamStaticJoinExec implements PhysicalOperator {
   readonly stateful = false;
   readonly name: string;
-  private index?: Map<string, Row[]>;
+  /**
+   * Static rows by join key: with one key column, by its raw value (a Map's SameValueZero equates
+   * what encodeKey equates: 1 and '1' apart, -0 with 0), so a lookup builds no key string;
+   * with several, by encodeKey of the tuple.
+   */
+  private index?: Map<unknown, Row[]>;
 
   constructor(private readonly o: StreamStaticJoinOptions, readonly outputSchema: Schema) {
     this.name = `StreamStaticJoin ${o.joinType.toUpperCase()} ${o.table.name}`;
   }
 
-  private async build(): Promise<Map<string, Row[]>> {
+  private async build(): Promise<Map<unknown, Row[]>> {
     const rows = await (this.o.load ?? loadStaticTable)(this.o.table);
-    const index = new Map<string, Row[]>();
+    const index = new Map<unknown, Row[]>();
     for (const r of rows) {
       const vals = this.o.keys.map((k) => r[k.static] ?? null);
       if (vals.some((v) => v === null)) continue;
-      const key = encodeKey(vals);
+      const key = vals.length === 1 ? vals[0] : encodeKey(vals);
       const list = index.get(key);
       if (list) list.push(r);
       else index.set(key, [r]);
@@ -140,23 +150,45 @@ export class StreamStaticJoinExec implements PhysicalOperator {
 
   async execute(rows: Row[], _ctx: OperatorContext): Promise<Row[]> {
     this.index ??= await this.build();
-    const { keys, staticColumns, joinType } = this.o;
+    const { keys, staticColumns, joinType, streamColumns } = this.o;
+    const index = this.index;
     const out: Row[] = [];
-    for (const row of rows) {
-      const vals = keys.map((k) => row[k.stream] ?? null);
-      const matches = vals.some((v) => v === null) ? undefined : this.index.get(encodeKey(vals));
+    const nStatic = staticColumns.length;
+    // One key column (the common case): its value is the key, no tuple array per row.
+    const single = keys.length === 1 ? keys[0].stream : undefined;
+    const vals: unknown[] = new Array<unknown>(keys.length);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r];
+      let matches: Row[] | undefined;
+      if (single !== undefined) {
+        const v = row[single] ?? null;
+        matches = v === null ? undefined : index.get(v);
+      } else {
+        let hasNull = false;
+        for (let i = 0; i < keys.length; i++) if ((vals[i] = row[keys[i].stream] ?? null) === null) hasNull = true;
+        matches = hasNull ? undefined : index.get(encodeKey(vals));
+      }
       if (matches) {
-        for (const m of matches) {
-          const o: Row = { ...row };
-          for (const c of staticColumns) o[c] = m[c] ?? null;
+        for (let i = 0; i < matches.length; i++) {
+          const m = matches[i];
+          const o = carry(row, streamColumns);
+          for (let c = 0; c < nStatic; c++) o[staticColumns[c]] = m[staticColumns[c]] ?? null;
           out.push(o);
         }
       } else if (joinType === 'left') {
-        const o: Row = { ...row };
-        for (const c of staticColumns) o[c] = null;
+        const o = carry(row, streamColumns);
+        for (let c = 0; c < nStatic; c++) o[staticColumns[c]] = null;
         out.push(o);
       }
     }
     return out;
   }
+}
+
+/** A new output row with the stream columns the plan carries (all of them when unset). */
+function carry(row: Row, columns: string[] | undefined): Row {
+  if (columns === undefined) return { ...row };
+  const o: Row = {};
+  for (let i = 0; i < columns.length; i++) o[columns[i]] = row[columns[i]];
+  return o;
 }

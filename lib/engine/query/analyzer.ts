@@ -200,7 +200,7 @@ export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, inden
 function describe(plan: LogicalPlan): string {
   switch (plan.kind) {
     case 'StreamingRelation':
-      return `StreamingRelation ${plan.sourceName}` + (plan.eventTime ? ` watermark(${plan.eventTime}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
+      return `StreamingRelation ${plan.sourceName}` + (plan.requiredColumns ? ` [${plan.requiredColumns.join(', ')}]` : '') + (plan.eventTime ? ` watermark(${plan.eventTime}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
     case 'Filter':
       return `Filter ${exprToString(plan.condition)}`;
     case 'Project':
@@ -214,9 +214,9 @@ function describe(plan: LogicalPlan): string {
     case 'Limit':
       return `Limit ${plan.limit}`;
     case 'Join':
-      return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}`;
+      return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
     case 'StaticRelation':
-      return `StaticRelation ${plan.table.name} (${describeStaticTable(plan.table)})`;
+      return `StaticRelation ${plan.table.name} [${plan.columns.join(', ')}] (${describeStaticTable(plan.table)})`;
     case 'Union':
       return `Union (${plan.branches.length} branches)`;
   }

@@ -18,6 +18,11 @@ export interface StreamingRelation {
   schema: Schema;
   eventTime?: string;
   watermarkDelayMs?: number;
+  /**
+   * Set by the optimizer's ColumnPruning: the only columns the query reads (then also `schema`);
+   * the source may materialize just these. Unset: every column of the schema.
+   */
+  requiredColumns?: string[];
 }
 
 export type LogicalPlan =
@@ -28,7 +33,11 @@ export type LogicalPlan =
   | { kind: 'Deduplicate'; keys: string[]; withinWatermark: boolean; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Sort'; order: { expr: Expr; ascending: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }
-  | { kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition }
+  | {
+      kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition;
+      /** Set by ColumnPruning: the stream columns carried past the join (unset: all of them). */
+      streamColumns?: string[];
+    }
   /** UNION ALL: the branches' rows one after the other (by position, named as the first branch's). */
   | { kind: 'Union'; branches: LogicalPlan[]; pos?: SqlPosition }
   /** A static table from the job's staticTables, joined with the stream (join-planner.ts). */

@@ -182,9 +182,11 @@ export class StatefulPlanner {
         // Stream-static only; the analyzer has already refused the join types Spark refuses.
         const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
         if (stat.kind !== 'StaticRelation') throw new AnalysisException('Stream-stream joins are not supported; join the stream with a static table from staticTables');
-        const schema: Schema = [...childSchema, ...stat.table.schema.filter((f) => stat.columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
+        // ColumnPruning may have narrowed what the join carries of the stream.
+        const carried = node.streamColumns ? childSchema.filter((f) => node.streamColumns!.includes(f.name)) : childSchema;
+        const schema: Schema = [...carried, ...stat.table.schema.filter((f) => stat.columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
         const joinType = node.joinType === 'Inner' ? 'inner' : 'left';
-        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns }, schema), schema };
+        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       default:
         throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);

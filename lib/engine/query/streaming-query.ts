@@ -5,7 +5,8 @@
  */
 import type { OutputMode, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
-import { analyzeStreamingPlan, type AnalyzerWarning } from './analyzer';
+import { analyzeStreamingPlan, explainStateful, type AnalyzerWarning } from './analyzer';
+import { optimizePlan, type OptimizerRuleApplication } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
@@ -18,7 +19,12 @@ import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
 
 export interface CompiledStreamingQuery {
+  /** The optimized plan, which the operators run. */
   plan: LogicalPlan;
+  /** The optimizer's rewrites, in order (shown with the explain). */
+  optimizations: OptimizerRuleApplication[];
+  /** The source columns the query reads (ColumnPruning); unset: every column. */
+  sourceColumns?: string[];
   outputSchema: Schema;
   operators: PhysicalOperator[];
   stateful: boolean;
@@ -36,6 +42,8 @@ export interface CompileOptions {
   dedup?: { keys: string[]; withinWatermark?: boolean };
   /** The job's `staticTables`, joinable with the stream. */
   staticTables?: StaticTableSpec[];
+  /** Run the logical optimizer (default true; the optimizer's own tests compare both). */
+  optimize?: boolean;
 }
 
 export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
@@ -45,28 +53,47 @@ export function compileStreamingQuery(sql: string, relation: StreamingRelation, 
   const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables, schemaOf), opts.dedup);
   // Columns and types first: an unknown column or a type error is the query's own fault in every
   // output mode, and the mode's legality is only worth judging on a query that analyses.
+  // They are judged on the plan as written, so a message names what the user wrote (the columns
+  // a pruned relation would list are not the query's columns).
+  const checked = new StatefulPlanner(outputMode, relation);
+  const outputSchema = planPhysical(plan, [], checked);
+  const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
+  const optimized = opts.optimize === false ? { plan, applied: [] } : optimizePlan(plan);
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
-  const outputSchema = planPhysical(plan, operators, stateful);
-  const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
+  planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
+  if (operators.some((op) => op.name === 'Filter+Project')) {
+    optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
+  }
   return {
-    plan,
+    plan: optimized.plan,
+    optimizations: optimized.applied,
+    sourceColumns: streamingRelationOf(optimized.plan)?.requiredColumns,
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
-    explain: analysis.explain,
+    explain: optimized.applied.length ? explainStateful(optimized.plan, outputMode) : analysis.explain,
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
   };
 }
 
+function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
+  if (plan.kind === 'StreamingRelation') return plan;
+  for (const c of children(plan)) {
+    const r = streamingRelationOf(c);
+    if (r) return r;
+  }
+  return undefined;
+}
+
 /** Appends the operators for `plan` (children first) and returns its output schema. */
-function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner): Schema {
+function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false): Schema {
   switch (plan.kind) {
     case 'StreamingRelation':
       return plan.schema;
     case 'Filter': {
-      const schema = planPhysical(plan.child, ops, stateful);
+      const schema = planPhysical(plan.child, ops, stateful, fuse);
       const c = compileExpression(plan.condition, schema);
       if (c.type !== 'boolean' && c.type !== 'null') {
         throw new SqlValidationError(`WHERE needs a boolean condition, got ${c.type}`, plan.condition.pos, 'WHERE');
@@ -75,12 +102,19 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       return schema;
     }
     case 'Project': {
-      const schema = planPhysical(plan.child, ops, stateful);
+      const schema = planPhysical(plan.child, ops, stateful, fuse);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
       const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true, ...(compiled[i].fields ? { fields: compiled[i].fields } : {}) }));
-      ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
+      const below = ops.at(-1);
+      if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
+        // One pass for both: no array of filtered rows between them.
+        ops.pop();
+        ops.push(new ProjectExec(compiled.map((c) => c.eval), out, below.predicate));
+      } else {
+        ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
+      }
       return out;
     }
     case 'Union': {
@@ -106,7 +140,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.
       const input = plan.kind === 'Join' ? (plan.left.kind === 'StaticRelation' ? plan.right : plan.left) : children(plan)[0];
-      const schema = planPhysical(input, ops, stateful);
+      const schema = planPhysical(input, ops, stateful, fuse);
       const planned = stateful.plan(plan, schema);
       ops.push(planned.op);
       return planned.schema;

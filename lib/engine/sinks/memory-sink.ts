@@ -50,7 +50,8 @@ export class MemorySink implements Sink {
     }
     const copy = rows.map((r) => ({ ...r }));
     if (ctx.outputMode === 'complete') t.rows = copy;
-    else t.rows.push(...copy);
+    // One push per row: spreading a batch into arguments overflows the stack at ~500k rows.
+    else for (const r of copy) t.rows.push(r);
     t.batches.push({ batchId, rows: copy });
     t.lastBatchId = batchId;
   }

@@ -74,7 +74,7 @@ export function expectedRows(mode: OutputMode, exactlyOnce: boolean, attempts: {
   for (const a of attempts) {
     if (exactlyOnce && seen.has(a.batchId)) continue;
     seen.add(a.batchId);
-    out.push(...a.rows);
+    for (const r of a.rows) out.push(r);
   }
   return out;
 }

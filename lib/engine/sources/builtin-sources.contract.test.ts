@@ -38,7 +38,7 @@ sourceContractSuite('memory source', {
     const stream = MemoryStream.named(`contract-${process.pid}-${++n}`);
     return {
       source: new MemorySource(stream, sourceContractSchema),
-      append: async (rows) => void stream.addData(...rows),
+      append: async (rows) => void stream.addRows(rows),
       reopen: async () => new MemorySource(stream, sourceContractSchema),
       cleanup: async () => MemoryStream.drop(stream.name),
     };

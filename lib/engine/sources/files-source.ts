@@ -165,8 +165,9 @@ export class FilesSource implements Source {
     let lineNo = 0;
     let pos = 0;
     let parser: { parse(line: string): { ok: true; row: Row } | { ok: false; reason: string } } | undefined;
-    if (this.opts.format === 'json') parser = new JsonLineParser(this.schema);
-    else if (!this.opts.header) parser = new CsvLineParser(this.schema);
+    const columns = this.ctx.requiredColumns;
+    if (this.opts.format === 'json') parser = new JsonLineParser(this.schema, columns);
+    else if (!this.opts.header) parser = new CsvLineParser(this.schema, undefined, columns);
     while (pos < text.length) {
       let nl = text.indexOf('\n', pos);
       if (nl === -1) nl = text.length;
@@ -180,7 +181,7 @@ export class FilesSource implements Source {
         if (missing.length) {
           bad.push({ raw: line, location: { source: full, line: lineNo }, reason: `CSV header lacks column(s) ${missing.join(', ')}; the file's columns are read as NULL` });
         }
-        parser = new CsvLineParser(this.schema, header);
+        parser = new CsvLineParser(this.schema, header, columns);
         continue;
       }
       const r = parser.parse(line);

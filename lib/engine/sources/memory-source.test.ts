@@ -68,4 +68,18 @@ describe('MemorySource.getBatch', () => {
       { numRuns: 300 },
     );
   });
+
+  it('takes a batch of 600k rows through addRows (spread into addData arguments it overflowed the stack)', async () => {
+    const name = `memory-big-${process.pid}`;
+    const stream = MemoryStream.named(name);
+    try {
+      const rows = Array.from({ length: 600_000 }, (_, a) => ({ a, b: 'x' }));
+      expect(stream.addRows(rows)).toBe(600_000);
+      const got = (await new MemorySource(stream, [{ name: 'a', type: 'long' }, { name: 'b', type: 'string' }]).getBatch(null, 600_000)).rows;
+      expect(got.length).toBe(600_000);
+      expect(got[599_999]).toEqual({ a: 599_999, b: 'x' });
+    } finally {
+      MemoryStream.drop(name);
+    }
+  });
 });

@@ -42,6 +42,11 @@ export class MemoryStream {
 
   /** Appends copies of the rows; returns the new latest offset. */
   addData(...rows: Row[]): number {
+    return this.addRows(rows);
+  }
+
+  /** addData for a whole batch: an array, since spreading ~500k rows into arguments overflows the stack. */
+  addRows(rows: readonly Row[]): number {
     const stored = this.rows;
     let shape = this.shapes.at(-1);
     for (const r of rows) {

@@ -128,7 +128,7 @@ export class RedisStreamSource implements Source {
     let from = s === null ? '-' : `(${s}`;
     for (;;) {
       const page = (await this.redis.xrange(this.opts.stream, from, e, 'COUNT', this.opts.pageSize).catch((err) => this.fail('read a batch', err))) as Entry[];
-      entries.push(...page);
+      for (const en of page) entries.push(en);
       if (page.length < this.opts.pageSize) break;
       from = `(${page[page.length - 1][0]}`;
     }

@@ -15,6 +15,11 @@ export interface SourceContext {
   /** The source's name in the SQL (FROM <name>). */
   name: string;
   schema: Schema;
+  /**
+   * The columns of `schema` the query reads (the optimizer's ColumnPruning); a source may
+   * materialize only these in its rows. Unset: every column.
+   */
+  requiredColumns?: string[];
   /** Optional event-time column (for watermarks). */
   eventTime?: string;
   /** The checkpoint storage, and the per-source metadata directory in it (`sources/<i>`). */

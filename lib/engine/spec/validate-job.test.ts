@@ -25,6 +25,18 @@ describe('validateJob', () => {
     expect(r.warnings.some((w) => w.path === 'checkpointLocation')).toBe(true);
   });
 
+  it('explains the optimized plan and which rule moved what', () => {
+    const r = validateJob({ ...good, source: { ...good.source, schema: [...good.source.schema, { name: 'unused', type: 'string' }] }, sql: 'SELECT a FROM src WHERE a > 2 * 3' });
+    expect(r.ok).toBe(true);
+    expect(r.optimizations).toEqual([
+      { rule: 'ConstantFolding', detail: '(a > (2 * 3)) → (a > 6)' },
+      { rule: 'ColumnPruning', detail: 'source src reads 2 of 3 columns: a, ts' },
+      { rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' },
+    ]);
+    expect(r.explain).toContain('Filter (a > 6)');
+    expect(r.explain).toContain('StreamingRelation src [a, ts]');
+  });
+
   it('names the field of every error, including per-type options, all at once', () => {
     const r = validateJob({
       ...good,
@@ -45,8 +57,8 @@ describe('validateJob', () => {
   });
 
   it('reports unknown source and sink types with the known ones', () => {
-    const r = validateJob({ ...good, source: { ...good.source, type: 'kafka' }, sink: { type: 'nope', options: {} } });
-    expect(r.errors.find((e) => e.path === 'source.type')!.message).toMatch(/unknown source type "kafka"; known types: .*files/);
+    const r = validateJob({ ...good, source: { ...good.source, type: 'kinesis' }, sink: { type: 'nope', options: {} } });
+    expect(r.errors.find((e) => e.path === 'source.type')!.message).toMatch(/unknown source type "kinesis"; known types: .*files/);
     expect(r.errors.find((e) => e.path === 'sink.type')!.message).toMatch(/unknown sink type "nope"/);
   });
 

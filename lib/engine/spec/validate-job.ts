@@ -19,6 +19,7 @@ import { getSourceDefinition } from '../sources/index';
 import type { Schema } from '../types';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { checkSpecOutbound } from '../outbound/spec-destinations';
+import type { OptimizerRuleApplication } from '../query/optimizer';
 import { JobSpecSchema, outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
 
 export interface ValidateJobResult {
@@ -26,6 +27,8 @@ export interface ValidateJobResult {
   errors: SpecIssue[];
   warnings: SpecIssue[];
   explain?: string;
+  /** The optimizer's rewrites of the plan that `explain` shows (which rule moved what). */
+  optimizations?: OptimizerRuleApplication[];
   outputSchema?: Schema;
   contract?: ContractAudit;
   /** The parsed spec with defaults applied, when ok. */
@@ -151,6 +154,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
   // The SQL is checked even if other fields failed, whenever the source schema is usable.
   const spec = parsed.ok ? parsed.spec : undefined;
   let explain: string | undefined;
+  let optimizations: OptimizerRuleApplication[] | undefined;
   let outputSchema: Schema | undefined;
   let stateful = false;
   let analysed = false;
@@ -159,6 +163,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
     try {
       const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup, staticTables: relSpec.staticTables });
       explain = q.explain;
+      optimizations = q.optimizations;
       outputSchema = q.outputSchema;
       stateful = q.stateful;
       warnings.push(...q.warnings);
@@ -219,6 +224,6 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
   // The query's own errors (unknown column, type errors) first: they hold in every output mode.
   errors.sort((a, b) => Number(b.path === 'sql') - Number(a.path === 'sql'));
   return errors.length
-    ? { ok: false, errors, warnings, explain, outputSchema }
-    : { ok: true, errors, warnings, explain, outputSchema, contract, spec };
+    ? { ok: false, errors, warnings, explain, optimizations, outputSchema }
+    : { ok: true, errors, warnings, explain, optimizations, outputSchema, contract, spec };
 }

@@ -107,7 +107,7 @@ export function downsampleBatches(rows: BatchRow[], maxPoints: number): ChartPoi
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
   const maxOrNull = (xs: (number | null)[]) => {
     const present = xs.filter((x): x is number => x !== null);
-    return present.length ? Math.max(...present) : null;
+    return present.length ? present.reduce((m, x) => Math.max(m, x), -Infinity) : null;
   };
   return [...buckets.keys()]
     .sort((a, b) => a - b)

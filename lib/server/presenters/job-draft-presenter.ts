@@ -74,9 +74,11 @@ export function checkDraft(spec: unknown, roots: ServerPathRoots): DraftCheck {
   const v = validateSpec(spec, roots);
   const obj = asObject(spec);
   let explain = v.explain;
+  let optimizations = v.optimizations;
   const modes: ModeVerdict[] = OUTPUT_MODES.map((mode) => {
     const r = obj && obj.outputMode !== mode ? validateSpec({ ...obj, outputMode: mode }, roots) : v;
     // The analyzer stops at an illegal mode before explaining: show the plan of a legal one.
+    if (explain === undefined) optimizations = r.optimizations;
     explain ??= r.explain;
     const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => (e.errorClass ? `[${e.errorClass}] ${e.message}` : e.message));
     // A spec broken elsewhere (bad SQL, missing sink) says nothing about the mode: not legal, no reason.
@@ -91,5 +93,5 @@ export function checkDraft(spec: unknown, roots: ServerPathRoots): DraftCheck {
   });
   const { spec: _parsed, ...rest } = v;
   void _parsed;
-  return { ...rest, explain, operators: parseExplain(explain), modes };
+  return { ...rest, explain, optimizations, operators: parseExplain(explain), modes };
 }
