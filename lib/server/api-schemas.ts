@@ -41,7 +41,28 @@ export const validateInputSchema = z.union([
 
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation") }).strict();
 
-export const jobsQuerySchema = z.object({ status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional() });
+/** Columns the jobs list can sort by: Job columns, so a keyset cursor pages them through an index or one scan. */
+export const JOB_SORT_KEYS = ['name', 'status', 'lastCommittedAt', 'updatedAt', 'createdAt'] as const;
+export type JobSortColumn = (typeof JOB_SORT_KEYS)[number];
+export const GUARANTEES = ['exactly-once', 'at-least-once', 'at-most-once'] as const;
+/** The largest page of the jobs list: its figures are read per page, so a page bounds the work. */
+export const MAX_JOBS_PAGE = 500;
+
+export const jobsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_JOBS_PAGE).default(50).describe('Jobs per page (at most 500)'),
+  cursor: z.string().max(2000).optional().describe('The previous page’s nextCursor (opaque); sort and dir must stay the same'),
+  q: z.string().max(200).optional().describe('Case-insensitive substring of the name or the description'),
+  status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional(),
+  guarantee: z.enum(GUARANTEES).optional(),
+  firing: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe('true: only jobs with a firing alert; false: only jobs without one'),
+  sort: z.enum(JOB_SORT_KEYS).default('name'),
+  dir: z.enum(['asc', 'desc']).default('asc').describe('Nulls (no batch yet) sort last either way'),
+});
+export type JobsQuery = z.infer<typeof jobsQuerySchema>;
 
 export const batchesQuerySchema = z.object({
   before: z.coerce.number().int().min(0).max(MAX_BATCH_ID).optional().describe('Return batches with batchId < before (the previous page’s nextBefore)'),
