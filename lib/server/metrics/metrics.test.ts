@@ -7,7 +7,7 @@
  * viewer credential may scrape.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,6 +166,14 @@ describe('GET /metrics', () => {
     expect(family(during, 'weir_worker_heartbeat_age_seconds').samples[0].value).toBeGreaterThanOrEqual(0);
     expect(valueOf(family(during, 'weir_queue_up'), 'weir_queue_up', {})).toBe(1);
     expect(valueOf(family(during, 'weir_queue_runs'), 'weir_queue_runs', { state: 'active' })).toBe(1);
+
+    // The docs' alert rules and the Grafana dashboard name only what this endpoint exports.
+    const exported = new Set([...during.values()].flatMap((f) => [f.name, ...f.samples.map((x) => x.name)]));
+    for (const doc of ['docs/observability.md', 'docs/grafana/weir-dashboard.json']) {
+      const named = new Set(readFileSync(path.join(ROOT, doc), 'utf8').match(/\bweir_[a-z_]+/g) ?? []);
+      expect(named.size, doc).toBeGreaterThan(5);
+      expect([...named].filter((n) => !exported.has(n)), doc).toEqual([]);
+    }
 
     // Stopped, then deleted: no series names the job any more.
     expect((await kit.call(stopRoute.POST, `/api/jobs/${id}/stop`, { method: 'POST', token: kit.tokens.operator, params: { id } })).status).toBe(200);
