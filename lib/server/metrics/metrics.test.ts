@@ -53,7 +53,7 @@ beforeAll(async () => {
   stopRoute = await import('@/app/api/jobs/[id]/stop/route');
   worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_WORKER_HEARTBEAT_MS: '500', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_WORKER_HEARTBEAT_MS: '500', WEIR_ALERT_INTERVAL_MS: '500', LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   });
   // Starting a worker (tsx compiling it) can take most of a minute on a loaded machine.
@@ -174,6 +174,22 @@ describe('GET /metrics', () => {
       expect(named.size, doc).toBeGreaterThan(5);
       expect([...named].filter((n) => !exported.has(n)), doc).toEqual([]);
     }
+
+    // The source is quiet once both files are read: the run reports idle polls, so a no-progress
+    // rule stays quiet and the opt-in source-idle rule fires, saying so (the worker's scheduled
+    // alert pass evaluates them).
+    await kit.db.alertRule.createMany({
+      data: [
+        { name: 'stuck?', jobId: id, kind: 'no-progress', params: { afterMs: 1000 } },
+        { name: 'quiet?', jobId: id, kind: 'source-idle', params: { afterMs: 1000 } },
+      ],
+    });
+    const quiet = await waitFor('a source-idle alert', async () => kit.db.alert.findFirst({ where: { jobId: id, kind: 'source-idle', state: 'FIRING' } }));
+    expect(quiet.message).toMatch(/^Source quiet: no new data for \d+ ms/);
+    expect(await kit.db.alert.count({ where: { jobId: id, kind: 'no-progress' } })).toBe(0);
+    const idleScrape = parseOpenMetrics((await scrape()).text);
+    const idleAt = valueOf(family(idleScrape, 'weir_job_source_idle_timestamp_seconds'), 'weir_job_source_idle_timestamp_seconds', labels)!;
+    expect(idleAt).toBeGreaterThanOrEqual(valueOf(family(idleScrape, 'weir_job_last_commit_timestamp_seconds'), 'weir_job_last_commit_timestamp_seconds', labels)!);
 
     // Stopped, then deleted: no series names the job any more.
     expect((await kit.call(stopRoute.POST, `/api/jobs/${id}/stop`, { method: 'POST', token: kit.tokens.operator, params: { id } })).status).toBe(200);

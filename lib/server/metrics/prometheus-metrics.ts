@@ -49,6 +49,7 @@ interface JobRow {
   commitLag: number | null;
   watermarkGapMs: number | null;
   lastCommittedMs: number | null;
+  sourceIdleMs: number | null;
 }
 
 interface HistoryRow {
@@ -102,7 +103,8 @@ export async function collectMetrics(src: MetricsSources): Promise<Registry<Open
              b."commitLag"::float8 AS "commitLag",
              CASE WHEN b."watermarkMs" IS NULL THEN NULL
                   ELSE (extract(epoch FROM b."timestamp") * 1000 - b."watermarkMs")::float8 END AS "watermarkGapMs",
-             (extract(epoch FROM j."lastCommittedAt") * 1000)::float8 AS "lastCommittedMs"
+             (extract(epoch FROM j."lastCommittedAt") * 1000)::float8 AS "lastCommittedMs",
+             (extract(epoch FROM j."sourceIdleAt") * 1000)::float8 AS "sourceIdleMs"
       FROM "Job" j LEFT JOIN LATERAL (
         SELECT * FROM "BatchProgress" p WHERE p."jobId" = j.id ORDER BY p."batchId" DESC LIMIT 1
       ) b ON true`,
@@ -141,6 +143,11 @@ export async function collectMetrics(src: MetricsSources): Promise<Registry<Open
   const lag = gauge('weir_job_commit_lag_records', 'Records the latest committed end offset is behind the source’s latest offset', JOB);
   const wmGap = gauge('weir_job_watermark_gap_seconds', 'How far the event-time watermark was behind the latest batch’s trigger time', JOB);
   const lastCommit = gauge('weir_job_last_commit_timestamp_seconds', 'When the job last committed a batch (Unix time)', JOB);
+  const sourceIdle = gauge(
+    'weir_job_source_idle_timestamp_seconds',
+    'When the job’s run last polled its source and found no new data (Unix time; reported at most every 10 s while idle): recent means quiet, not stuck',
+    JOB,
+  );
   const restarts = counter('weir_job_restarts_total', 'Runs started by the restart policy or by a recovery after a lost worker', JOB);
   const failedRuns = counter('weir_job_failed_runs_total', 'Runs that ended FAILED', JOB);
   const firing = gauge('weir_job_firing_alerts', 'Alerts of the job that are firing now', JOB);
@@ -168,6 +175,7 @@ export async function collectMetrics(src: MetricsSources): Promise<Registry<Open
     if (j.commitLag !== null) lag.set(labels, j.commitLag);
     if (j.watermarkGapMs !== null) wmGap.set(labels, j.watermarkGapMs / 1000);
     if (j.lastCommittedMs !== null) lastCommit.set(labels, j.lastCommittedMs / 1000);
+    if (j.sourceIdleMs !== null) sourceIdle.set(labels, j.sourceIdleMs / 1000);
   }
   registry.registerMetric(precountedHistogram('weir_job_batch_duration_seconds', 'Wall-clock time of each committed micro-batch', histogramSeries));
 
