@@ -39,6 +39,20 @@ export const validateInputSchema = z.union([
   z.record(z.string(), z.unknown()).refine((o) => !('spec' in o)).transform((spec) => ({ spec })),
 ]);
 
+/** The editor's live check: `jobId` when editing a job, to check the spec against its checkpoint too. */
+export const draftCheckInputSchema = z.union([
+  z
+    .object({
+      spec: z.union([z.record(z.string(), z.unknown()), z.string()]),
+      jobId: z.string().min(1).max(100).optional().describe('The job being edited: the verdict then includes restartCheck against its checkpoint'),
+    })
+    .strict(),
+  z
+    .record(z.string(), z.unknown())
+    .refine((o) => !('spec' in o))
+    .transform((spec) => ({ spec, jobId: undefined as string | undefined })),
+]);
+
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation") }).strict();
 
 /** Columns the jobs list can sort by: Job columns, so a keyset cursor pages them through an index or one scan. */

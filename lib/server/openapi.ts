@@ -18,6 +18,7 @@ import {
   runsQuerySchema,
   signInSchema,
   validateInputSchema,
+  draftCheckInputSchema,
 } from './api-schemas';
 import type { Role } from './auth';
 import { alertRuleInputSchema, alertRuleUpdateSchema, alertsQuerySchema } from './alerts/rule-kinds';
@@ -55,9 +56,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/jobs', summary: 'Create a job from a job spec (validated by the engine; not started)', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}', 201), errors: [400, 409, 422] },
   { method: 'post', path: '/api/jobs/validate', summary: "The engine's analysis and the exactly-once contract of a spec, without saving", role: 'viewer', tag: 'jobs', body: validateInputSchema, success: ok('{ok, errors, warnings, explain, outputSchema, contract, guarantee}'), errors: [400] },
   { method: 'get', path: '/api/connectors', summary: 'Source and sink types a job can use, each with its options (name, label, kind, required, default, enum values, secret, description), from the schemas that validate them', role: 'viewer', tag: 'jobs', success: ok('{sources: Connector[], sinks: Connector[]}') },
-  { method: 'post', path: '/api/jobs/draft-check', summary: "The job editor's live check: validation, operators (stateful ones with their reason), each output mode's legality; saves nothing", role: 'viewer', tag: 'jobs', body: validateInputSchema, success: ok('DraftCheck (lib/server/presenters/job-draft-presenter.ts)'), errors: [400] },
+  { method: 'post', path: '/api/jobs/draft-check', summary: "The job editor's live check: validation, operators (stateful ones with their reason), each output mode's legality; saves nothing", role: 'viewer', tag: 'jobs', body: draftCheckInputSchema, success: ok('DraftCheck (lib/server/presenters/job-draft-presenter.ts), with restartCheck when jobId is given'), errors: [400, 404] },
   { method: 'get', path: '/api/jobs/{id}', summary: 'One job, secrets masked', role: 'viewer', tag: 'jobs', success: ok('JobDetail'), errors: [404] },
-  { method: 'put', path: '/api/jobs/{id}', summary: 'Replace a stopped job’s spec (secrets sent back as ******** are kept)', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}'), errors: [400, 404, 409, 422] },
+  { method: 'put', path: '/api/jobs/{id}', summary: 'Replace a stopped job’s spec (secrets sent back as ******** are kept); a change its checkpoint cannot restart with is refused, 409 INCOMPATIBLE_QUERY_CHANGE', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}'), errors: [400, 404, 409, 422] },
   { method: 'delete', path: '/api/jobs/{id}', summary: 'Delete a stopped job and its history; its checkpoint stays unless ?deleteCheckpoint=true&confirm=<job name> (then 200 {deletedCheckpointFiles}; 409 if another job shares the location)', role: 'admin', tag: 'jobs', query: deleteJobQuerySchema, success: ok('Deleted (204), or {deletedCheckpointFiles} with deleteCheckpoint'), errors: [400, 404, 409] },
   { method: 'post', path: '/api/jobs/{id}/start', summary: 'Start: desired state RUNNING, status PENDING, a run is enqueued', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409] },
   { method: 'post', path: '/api/jobs/{id}/stop', summary: 'Graceful stop: the running batch finishes and commits (idempotent)', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404] },
