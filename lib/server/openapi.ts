@@ -20,6 +20,7 @@ import {
   validateInputSchema,
   draftCheckInputSchema,
 } from './api-schemas';
+import { RESPONSES } from './api-responses';
 import type { Role } from './auth';
 import { alertRuleInputSchema, alertRuleUpdateSchema, alertsQuerySchema } from './alerts/rule-kinds';
 
@@ -36,6 +37,8 @@ export interface Operation {
   query?: z.ZodObject;
   /** Success status and what it returns. */
   success: { status: number; description: string; contentType?: string };
+  /** The success body's schema (api-responses.ts); absent only for 204 and event streams. */
+  response?: z.ZodType;
   /** Error statuses this operation may answer with, besides 401/403 from auth. */
   errors?: number[];
 }
@@ -43,49 +46,49 @@ export interface Operation {
 const ok = (description: string, status = 200) => ({ status, description });
 
 export const OPERATIONS: Operation[] = [
-  { method: 'get', path: '/api/health', summary: 'Database, queue backend and live workers', role: 'public', tag: 'health', success: ok('Health report (503 when the database is down)') },
-  { method: 'get', path: '/api/openapi.json', summary: 'This document', role: 'public', tag: 'meta', success: ok('OpenAPI 3.1 document') },
-  { method: 'post', path: '/api/auth/signin', summary: 'Sign in with an API token or a username and password; sets an HttpOnly session cookie', role: 'public', tag: 'auth', body: signInSchema, success: ok('{actor, role, expiresAt, mustChangePassword}'), errors: [400, 401] },
-  { method: 'post', path: '/api/auth/signout', summary: 'End the session and clear the cookie', role: 'public', tag: 'auth', success: ok('{ok: true}') },
-  { method: 'get', path: '/api/auth/me', summary: 'Who is calling and with which role (answers before a one-time password is replaced, too)', role: 'viewer', tag: 'auth', success: ok('{actor, role, via, name, mustChangePassword}') },
-  { method: 'post', path: '/api/auth/password', summary: "Set the signed-in user's password, proving the current one (the first start's one-time password must be replaced so before anything else); ends the user's other sessions; audited", role: 'viewer', tag: 'auth', body: changePasswordSchema, success: ok('{ok: true}'), errors: [400] },
-  { method: 'get', path: '/api/tokens', summary: 'List API tokens (never their values)', role: 'admin', tag: 'auth', success: ok('{items: Token[]}') },
-  { method: 'post', path: '/api/tokens', summary: 'Create an API token; its value is in this response only', role: 'admin', tag: 'auth', body: createTokenSchema, success: ok('Token with its plain `token`', 201), errors: [400] },
-  { method: 'delete', path: '/api/tokens/{id}', summary: 'Revoke an API token (and the sessions signed in with it)', role: 'admin', tag: 'auth', success: ok('The revoked token'), errors: [404] },
-  { method: 'get', path: '/api/jobs', summary: 'List jobs', role: 'viewer', tag: 'jobs', query: jobsQuerySchema, success: ok('{items: JobListItem[]}'), errors: [400] },
-  { method: 'post', path: '/api/jobs', summary: 'Create a job from a job spec (validated by the engine; not started)', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}', 201), errors: [400, 409, 422] },
-  { method: 'post', path: '/api/jobs/validate', summary: "The engine's analysis and the exactly-once contract of a spec, without saving", role: 'viewer', tag: 'jobs', body: validateInputSchema, success: ok('{ok, errors, warnings, explain, outputSchema, contract, guarantee}'), errors: [400] },
-  { method: 'get', path: '/api/connectors', summary: 'Source and sink types a job can use, each with its options (name, label, kind, required, default, enum values, secret, description), from the schemas that validate them', role: 'viewer', tag: 'jobs', success: ok('{sources: Connector[], sinks: Connector[]}') },
-  { method: 'post', path: '/api/jobs/draft-check', summary: "The job editor's live check: validation, operators (stateful ones with their reason), each output mode's legality; saves nothing", role: 'viewer', tag: 'jobs', body: draftCheckInputSchema, success: ok('DraftCheck (lib/server/presenters/job-draft-presenter.ts), with restartCheck when jobId is given'), errors: [400, 404] },
-  { method: 'get', path: '/api/jobs/{id}', summary: 'One job, secrets masked', role: 'viewer', tag: 'jobs', success: ok('JobDetail'), errors: [404] },
-  { method: 'put', path: '/api/jobs/{id}', summary: 'Replace a stopped job’s spec (secrets sent back as ******** are kept); a change its checkpoint cannot restart with is refused, 409 INCOMPATIBLE_QUERY_CHANGE', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}'), errors: [400, 404, 409, 422] },
-  { method: 'delete', path: '/api/jobs/{id}', summary: 'Delete a stopped job and its history; its checkpoint stays unless ?deleteCheckpoint=true&confirm=<job name> (then 200 {deletedCheckpointFiles}; 409 if another job shares the location)', role: 'admin', tag: 'jobs', query: deleteJobQuerySchema, success: ok('Deleted (204), or {deletedCheckpointFiles} with deleteCheckpoint'), errors: [400, 404, 409] },
-  { method: 'post', path: '/api/jobs/{id}/start', summary: 'Start: desired state RUNNING, status PENDING, a run is enqueued', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409] },
-  { method: 'post', path: '/api/jobs/{id}/stop', summary: 'Graceful stop: the running batch finishes and commits (idempotent)', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404] },
-  { method: 'post', path: '/api/jobs/{id}/restart', summary: 'Stop gracefully and start again', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409] },
-  { method: 'post', path: '/api/jobs/{id}/reset-checkpoint', summary: 'Delete the checkpoint and the batch history of a stopped job; confirm with its name', role: 'admin', tag: 'lifecycle', body: resetCheckpointSchema, success: ok('{job, deletedFiles, deletedBatches}'), errors: [400, 404, 409] },
-  { method: 'get', path: '/api/jobs/{id}/runs', summary: 'Runs of a job, newest first, keyset pages (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: runsQuerySchema, success: ok('{items: Run[], nextBefore}'), errors: [400, 404] },
-  { method: 'get', path: '/api/jobs/{id}/batches', summary: 'Committed batches, newest first, keyset-paginated (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: batchesQuerySchema, success: ok('{items: BatchSummary[], nextBefore}'), errors: [400, 404] },
-  { method: 'get', path: '/api/jobs/{id}/batches/{batchId}', summary: 'One batch with its full StreamingQueryProgress', role: 'viewer', tag: 'history', success: ok('BatchDetail'), errors: [400, 404] },
-  { method: 'get', path: '/api/jobs/{id}/charts', summary: 'Chart series of the batch history, downsampled to at most `points` buckets over [from, to] (epoch ms)', role: 'viewer', tag: 'history', query: z.object({ from: z.coerce.number().int().nonnegative().optional(), to: z.coerce.number().int().nonnegative().optional(), points: z.coerce.number().int().min(1).max(2000).optional() }), success: ok('BatchCharts (lib/server/presenters/batch-chart-presenter.ts)'), errors: [400, 404] },
-  { method: 'get', path: '/api/jobs/{id}/checkpoint', summary: 'The checkpoint’s files with sizes, and the pending batch', role: 'viewer', tag: 'checkpoint', success: ok('CheckpointTree'), errors: [404] },
-  { method: 'get', path: '/api/jobs/{id}/checkpoint/file', summary: 'One checkpoint file’s contents (paths outside the checkpoint are refused)', role: 'viewer', tag: 'checkpoint', query: checkpointFileQuerySchema, success: ok('{path, size, encoding, content, truncated}'), errors: [400, 404] },
+  { method: 'get', path: '/api/health', summary: 'Database, queue backend and live workers', role: 'public', tag: 'health', success: ok('Health report (503 when the database is down)'), response: RESPONSES.health },
+  { method: 'get', path: '/api/openapi.json', summary: 'This document', role: 'public', tag: 'meta', success: ok('OpenAPI 3.1 document'), response: RESPONSES.openapi },
+  { method: 'post', path: '/api/auth/signin', summary: 'Sign in with an API token or a username and password; sets an HttpOnly session cookie', role: 'public', tag: 'auth', body: signInSchema, success: ok('{actor, role, expiresAt, mustChangePassword}'), errors: [400, 401], response: RESPONSES.signIn },
+  { method: 'post', path: '/api/auth/signout', summary: 'End the session and clear the cookie', role: 'public', tag: 'auth', success: ok('{ok: true}'), response: RESPONSES.ok },
+  { method: 'get', path: '/api/auth/me', summary: 'Who is calling and with which role (answers before a one-time password is replaced, too)', role: 'viewer', tag: 'auth', success: ok('{actor, role, via, name, mustChangePassword}'), response: RESPONSES.me },
+  { method: 'post', path: '/api/auth/password', summary: "Set the signed-in user's password, proving the current one (the first start's one-time password must be replaced so before anything else); ends the user's other sessions; audited", role: 'viewer', tag: 'auth', body: changePasswordSchema, success: ok('{ok: true}'), errors: [400], response: RESPONSES.ok },
+  { method: 'get', path: '/api/tokens', summary: 'List API tokens (never their values)', role: 'admin', tag: 'auth', success: ok('{items: Token[]}'), response: RESPONSES.tokens },
+  { method: 'post', path: '/api/tokens', summary: 'Create an API token; its value is in this response only', role: 'admin', tag: 'auth', body: createTokenSchema, success: ok('Token with its plain `token`', 201), errors: [400], response: RESPONSES.tokenCreated },
+  { method: 'delete', path: '/api/tokens/{id}', summary: 'Revoke an API token (and the sessions signed in with it)', role: 'admin', tag: 'auth', success: ok('The revoked token'), errors: [404], response: RESPONSES.token },
+  { method: 'get', path: '/api/jobs', summary: 'One page of jobs: filter (q, status, guarantee, firing), sort, keyset cursor, totals per status', role: 'viewer', tag: 'jobs', query: jobsQuerySchema, success: ok('{items: JobOverview[], nextCursor, totals, matching}: one keyset page with each row’s figures'), errors: [400], response: RESPONSES.jobPage },
+  { method: 'post', path: '/api/jobs', summary: 'Create a job from a job spec (validated by the engine; not started)', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}', 201), errors: [400, 409, 422], response: RESPONSES.jobWrite },
+  { method: 'post', path: '/api/jobs/validate', summary: "The engine's analysis and the exactly-once contract of a spec, without saving", role: 'viewer', tag: 'jobs', body: validateInputSchema, success: ok('{ok, errors, warnings, explain, outputSchema, contract, guarantee}'), errors: [400], response: RESPONSES.validation },
+  { method: 'get', path: '/api/connectors', summary: 'Source and sink types a job can use, each with its options (name, label, kind, required, default, enum values, secret, description), from the schemas that validate them', role: 'viewer', tag: 'jobs', success: ok('{sources: Connector[], sinks: Connector[]}'), response: RESPONSES.connectors },
+  { method: 'post', path: '/api/jobs/draft-check', summary: "The job editor's live check: validation, operators (stateful ones with their reason), each output mode's legality; saves nothing", role: 'viewer', tag: 'jobs', body: draftCheckInputSchema, success: ok('DraftCheck (lib/server/presenters/job-draft-presenter.ts), with restartCheck when jobId is given'), errors: [400, 404], response: RESPONSES.draftCheck },
+  { method: 'get', path: '/api/jobs/{id}', summary: 'One job, secrets masked', role: 'viewer', tag: 'jobs', success: ok('JobDetail'), errors: [404], response: RESPONSES.job },
+  { method: 'put', path: '/api/jobs/{id}', summary: 'Replace a stopped job’s spec (secrets sent back as ******** are kept); a change its checkpoint cannot restart with is refused, 409 INCOMPATIBLE_QUERY_CHANGE', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}'), errors: [400, 404, 409, 422], response: RESPONSES.jobWrite },
+  { method: 'delete', path: '/api/jobs/{id}', summary: 'Delete a stopped job and its history; its checkpoint stays unless ?deleteCheckpoint=true&confirm=<job name> (then 200 {deletedCheckpointFiles}; 409 if another job shares the location)', role: 'admin', tag: 'jobs', query: deleteJobQuerySchema, success: ok('Deleted (204), or {deletedCheckpointFiles} with deleteCheckpoint'), errors: [400, 404, 409], response: RESPONSES.deleted },
+  { method: 'post', path: '/api/jobs/{id}/start', summary: 'Start: desired state RUNNING, status PENDING, a run is enqueued', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409], response: RESPONSES.job },
+  { method: 'post', path: '/api/jobs/{id}/stop', summary: 'Graceful stop: the running batch finishes and commits (idempotent)', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404], response: RESPONSES.job },
+  { method: 'post', path: '/api/jobs/{id}/restart', summary: 'Stop gracefully and start again', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409], response: RESPONSES.job },
+  { method: 'post', path: '/api/jobs/{id}/reset-checkpoint', summary: 'Delete the checkpoint and the batch history of a stopped job; confirm with its name', role: 'admin', tag: 'lifecycle', body: resetCheckpointSchema, success: ok('{job, deletedFiles, deletedBatches}'), errors: [400, 404, 409], response: RESPONSES.reset },
+  { method: 'get', path: '/api/jobs/{id}/runs', summary: 'Runs of a job, newest first, keyset pages (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: runsQuerySchema, success: ok('{items: Run[], nextBefore}'), errors: [400, 404], response: RESPONSES.runs },
+  { method: 'get', path: '/api/jobs/{id}/batches', summary: 'Committed batches, newest first, keyset-paginated (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: batchesQuerySchema, success: ok('{items: BatchSummary[], nextBefore}'), errors: [400, 404], response: RESPONSES.batches },
+  { method: 'get', path: '/api/jobs/{id}/batches/{batchId}', summary: 'One batch with its full StreamingQueryProgress', role: 'viewer', tag: 'history', success: ok('BatchDetail'), errors: [400, 404], response: RESPONSES.batch },
+  { method: 'get', path: '/api/jobs/{id}/charts', summary: 'Chart series of the batch history, downsampled to at most `points` buckets over [from, to] (epoch ms)', role: 'viewer', tag: 'history', query: z.object({ from: z.coerce.number().int().nonnegative().optional(), to: z.coerce.number().int().nonnegative().optional(), points: z.coerce.number().int().min(1).max(2000).optional() }), success: ok('BatchCharts (lib/server/presenters/batch-chart-presenter.ts)'), errors: [400, 404], response: RESPONSES.charts },
+  { method: 'get', path: '/api/jobs/{id}/checkpoint', summary: 'The checkpoint’s files with sizes, and the pending batch', role: 'viewer', tag: 'checkpoint', success: ok('CheckpointTree'), errors: [404], response: RESPONSES.checkpoint },
+  { method: 'get', path: '/api/jobs/{id}/checkpoint/file', summary: 'One checkpoint file’s contents (paths outside the checkpoint are refused)', role: 'viewer', tag: 'checkpoint', query: checkpointFileQuerySchema, success: ok('{path, size, encoding, content, truncated}'), errors: [400, 404], response: RESPONSES.checkpointFile },
   { method: 'get', path: '/api/jobs/{id}/progress/stream', summary: 'Server-sent events: each committed batch’s progress; a heartbeat comment every 15 s', role: 'viewer', tag: 'history', success: { status: 200, description: 'event: progress, data: BatchDetail', contentType: 'text/event-stream' }, errors: [404] },
-  { method: 'get', path: '/api/jobs/{id}/drills', summary: 'Incident drills of a job, newest first, with their duplicate audits', role: 'viewer', tag: 'drills', success: ok('{items: Drill[]}'), errors: [404] },
-  { method: 'post', path: '/api/jobs/{id}/drills', summary: 'Drill a RUNNING job: crash its run at a point (after-offsets, after-sink, after-commit) or kill its worker (kill-worker), then recover', role: 'operator', tag: 'drills', body: z.object({ point: z.enum(['after-offsets', 'after-sink', 'after-commit', 'kill-worker']) }), success: ok('Drill', 201), errors: [400, 404, 409] },
-  { method: 'get', path: '/api/jobs/{id}/sink-audit', summary: 'Duplicate audit: rows per batch id in the sink against what each committed batch wrote', role: 'viewer', tag: 'drills', success: ok('SinkAudit'), errors: [404, 409] },
-  { method: 'get', path: '/api/demo', summary: 'The demo: each demo job’s revenue per region from its sink table, its duplicate audit and drills', role: 'viewer', tag: 'drills', success: ok('{ready, jobs: DemoJobStatus[]}') },
-  { method: 'post', path: '/api/demo', summary: 'Set up and start the demo’s two jobs (bare-append and transactional postgres sinks over one orders source); {addFiles: n} adds orders', role: 'admin', tag: 'drills', body: z.object({ addFiles: z.number().int().min(1).max(100).optional() }), success: ok('{jobIds, created} or {orders}'), errors: [400, 422] },
-  { method: 'get', path: '/api/alerts', summary: 'Alerts, FIRING first then resolved history, newest first', role: 'viewer', tag: 'alerts', query: alertsQuerySchema, success: ok('{items: Alert[]}'), errors: [400] },
-  { method: 'get', path: '/api/alerts/summary', summary: 'Firing alerts overall, not yet acknowledged, and per job (the navigation and job badges)', role: 'viewer', tag: 'alerts', success: ok('{firing, unacknowledged, byJob: {jobId: count}}') },
-  { method: 'get', path: '/api/alerts/{id}', summary: 'One alert with its webhook delivery log', role: 'viewer', tag: 'alerts', success: ok('Alert with deliveries[]'), errors: [404] },
-  { method: 'post', path: '/api/alerts/{id}/acknowledge', summary: 'Acknowledge a firing alert (audited; repeating it changes nothing); it keeps firing until its condition clears', role: 'operator', tag: 'alerts', success: ok('Alert'), errors: [404, 409] },
-  { method: 'get', path: '/api/alert-rules', summary: 'Alert rules (webhook secrets masked); ?jobId= gives the job’s own and the global ones', role: 'viewer', tag: 'alerts', query: z.object({ jobId: z.string().min(1).optional() }), success: ok('{items: AlertRule[]}'), errors: [400] },
-  { method: 'post', path: '/api/alert-rules', summary: 'Create an alert rule (per job, or global without jobId); see docs/alerts.md for the kinds and params', role: 'admin', tag: 'alerts', body: alertRuleInputSchema, success: ok('AlertRule', 201), errors: [400] },
-  { method: 'get', path: '/api/alert-rules/{id}', summary: 'One alert rule', role: 'viewer', tag: 'alerts', success: ok('AlertRule'), errors: [404] },
-  { method: 'put', path: '/api/alert-rules/{id}', summary: 'Edit a rule’s name, params, enabled flag or webhook (a secret sent back as ******** is kept)', role: 'admin', tag: 'alerts', body: alertRuleUpdateSchema, success: ok('AlertRule'), errors: [400, 404] },
+  { method: 'get', path: '/api/jobs/{id}/drills', summary: 'Incident drills of a job, newest first, with their duplicate audits', role: 'viewer', tag: 'drills', success: ok('{items: Drill[]}'), errors: [404], response: RESPONSES.drills },
+  { method: 'post', path: '/api/jobs/{id}/drills', summary: 'Drill a RUNNING job: crash its run at a point (after-offsets, after-sink, after-commit) or kill its worker (kill-worker), then recover', role: 'operator', tag: 'drills', body: z.object({ point: z.enum(['after-offsets', 'after-sink', 'after-commit', 'kill-worker']) }), success: ok('Drill', 201), errors: [400, 404, 409], response: RESPONSES.drill },
+  { method: 'get', path: '/api/jobs/{id}/sink-audit', summary: 'Duplicate audit: rows per batch id in the sink against what each committed batch wrote', role: 'viewer', tag: 'drills', success: ok('SinkAudit'), errors: [404, 409], response: RESPONSES.sinkAudit },
+  { method: 'get', path: '/api/demo', summary: 'The demo: each demo job’s revenue per region from its sink table, its duplicate audit and drills', role: 'viewer', tag: 'drills', success: ok('{ready, jobs: DemoJobStatus[]}'), response: RESPONSES.demo },
+  { method: 'post', path: '/api/demo', summary: 'Set up and start the demo’s two jobs (bare-append and transactional postgres sinks over one orders source); {addFiles: n} adds orders', role: 'admin', tag: 'drills', body: z.object({ addFiles: z.number().int().min(1).max(100).optional() }), success: ok('{jobIds, created} or {orders}'), errors: [400, 422], response: RESPONSES.demo },
+  { method: 'get', path: '/api/alerts', summary: 'Alerts, FIRING first then resolved history, newest first', role: 'viewer', tag: 'alerts', query: alertsQuerySchema, success: ok('{items: Alert[]}'), errors: [400], response: RESPONSES.alerts },
+  { method: 'get', path: '/api/alerts/summary', summary: 'Firing alerts overall, not yet acknowledged, and per job (the navigation and job badges)', role: 'viewer', tag: 'alerts', success: ok('{firing, unacknowledged, byJob: {jobId: count}}'), response: RESPONSES.alertSummary },
+  { method: 'get', path: '/api/alerts/{id}', summary: 'One alert with its webhook delivery log', role: 'viewer', tag: 'alerts', success: ok('Alert with deliveries[]'), errors: [404], response: RESPONSES.alertWithDeliveries },
+  { method: 'post', path: '/api/alerts/{id}/acknowledge', summary: 'Acknowledge a firing alert (audited; repeating it changes nothing); it keeps firing until its condition clears', role: 'operator', tag: 'alerts', success: ok('Alert'), errors: [404, 409], response: RESPONSES.alert },
+  { method: 'get', path: '/api/alert-rules', summary: 'Alert rules (webhook secrets masked); ?jobId= gives the job’s own and the global ones', role: 'viewer', tag: 'alerts', query: z.object({ jobId: z.string().min(1).optional() }), success: ok('{items: AlertRule[]}'), errors: [400], response: RESPONSES.alertRules },
+  { method: 'post', path: '/api/alert-rules', summary: 'Create an alert rule (per job, or global without jobId); see docs/alerts.md for the kinds and params', role: 'admin', tag: 'alerts', body: alertRuleInputSchema, success: ok('AlertRule', 201), errors: [400], response: RESPONSES.alertRule },
+  { method: 'get', path: '/api/alert-rules/{id}', summary: 'One alert rule', role: 'viewer', tag: 'alerts', success: ok('AlertRule'), errors: [404], response: RESPONSES.alertRule },
+  { method: 'put', path: '/api/alert-rules/{id}', summary: 'Edit a rule’s name, params, enabled flag or webhook (a secret sent back as ******** is kept)', role: 'admin', tag: 'alerts', body: alertRuleUpdateSchema, success: ok('AlertRule'), errors: [400, 404], response: RESPONSES.alertRule },
   { method: 'delete', path: '/api/alert-rules/{id}', summary: 'Delete a rule; its firing alerts resolve', role: 'admin', tag: 'alerts', success: ok('Deleted', 204), errors: [404] },
-  { method: 'get', path: '/api/audit', summary: 'Audit events, newest first (who, what, when, before, after)', role: 'viewer', tag: 'audit', query: auditQuerySchema, success: ok('{items: AuditEvent[], nextCursor}'), errors: [400] },
+  { method: 'get', path: '/api/audit', summary: 'Audit events, newest first (who, what, when, before, after)', role: 'viewer', tag: 'audit', query: auditQuerySchema, success: ok('{items: AuditEvent[], nextCursor}'), errors: [400], response: RESPONSES.audit },
 ];
 
 const errorSchema = {
@@ -114,6 +117,11 @@ function jsonSchema(s: z.ZodType): unknown {
   return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
 }
 
+/** What a client receives: the schema's output side, unknown JSON left open. */
+function responseSchema(s: z.ZodType): unknown {
+  return z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' });
+}
+
 function operationObject(op: Operation) {
   const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   const queryParams = op.query
@@ -130,7 +138,7 @@ function operationObject(op: Operation) {
     responses: {
       [String(op.success.status)]: {
         description: op.success.description,
-        ...(op.success.status === 204 ? {} : { content: { [op.success.contentType ?? 'application/json']: { schema: {} } } }),
+        ...(op.success.status === 204 ? {} : { content: { [op.success.contentType ?? 'application/json']: { schema: op.response ? responseSchema(op.response) : { type: 'string' } } } }),
       },
       ...Object.fromEntries(errors.map((s) => [String(s), { description: ERROR_TEXT[s], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
     },
