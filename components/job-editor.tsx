@@ -11,6 +11,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import type { ConnectorCatalog, OptionField } from '@/lib/server/connector-catalog';
 import type { DraftCheck } from '@/lib/server/presenters/job-draft-presenter';
+import { PreviewPanel } from './preview-panel';
 import type { RestartCheck } from '@/lib/server/services/job-service';
 import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
@@ -298,6 +299,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
           </section>
           <ExplainPanel operators={check.data?.operators} />
+          <PreviewPanel spec={spec} disabled={!valid} />
           <ContractAudit contract={check.data?.contract} />
           <section className="panel" aria-label="Deploy">
             {!canSave && !me.isLoading && (

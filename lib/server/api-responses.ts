@@ -14,6 +14,7 @@ import type { JobPage } from './presenters/job-page-presenter';
 import type { JobDetail, JobListItem } from './presenters/jobs-presenter';
 import type { RunView } from './presenters/runs-presenter';
 import type { RestartCheck } from './services/job-service';
+import type { QueryPreview } from '@/lib/engine';
 
 const iso = z.string().describe('ISO 8601 time');
 const json = z.unknown();
@@ -180,6 +181,16 @@ export const auditEventResponse = z.object({
 
 export const checkpointFileResponse = z.object({ path: z.string(), size: z.number().int(), encoding: z.enum(['utf8', 'base64']), content: z.string(), truncated: z.boolean() });
 
+export const previewResponse = z.object({
+  outputSchema: z.array(z.object({ name: z.string(), type: z.string() })),
+  rows: z.array(z.record(z.string(), json)).describe('The first rows of the output (at most 100)'),
+  truncated: z.boolean(),
+  totalRows: z.number().int(),
+  inputRows: z.number().int(),
+  stateful: z.boolean(),
+  notes: z.array(z.string()),
+});
+
 /** The responses the document names but whose shapes are the presenters' own rich trees: typed at the top level. */
 const loose = (fields: z.ZodRawShape) => z.object(fields).loose();
 
@@ -200,6 +211,7 @@ export const RESPONSES = {
   draftCheck: draftCheckResponse,
   connectors: loose({ sources: z.array(loose({ type: z.string() })), sinks: z.array(loose({ type: z.string() })) }),
   job: jobDetailResponse,
+  preview: previewResponse,
   deleted: z.object({ deletedCheckpointFiles: z.number().int().nullable(), keptCheckpointEntries: z.array(z.string()).optional(), message: z.string().optional() }),
   reset: loose({ job: jobDetailResponse, deletedFiles: z.number().int(), deletedBatches: z.number().int() }),
   runs: page(runResponse, 'nextBefore'),
@@ -238,4 +250,5 @@ export type PresenterChecks = [
   Fits<typeof deliveryResponse, DeliveryView>,
   Fits<typeof auditEventResponse, AuditEventView>,
   Fits<typeof checkpointFileResponse, CheckpointFile>,
+  Fits<typeof previewResponse, QueryPreview>,
 ];

@@ -53,6 +53,13 @@ export const draftCheckInputSchema = z.union([
     .transform((spec) => ({ spec, jobId: undefined as string | undefined })),
 ]);
 
+export const previewInputSchema = z
+  .object({
+    spec: z.union([z.record(z.string(), z.unknown()), z.string()]),
+    sample: z.array(z.unknown()).max(1000).describe('Source records (JSON objects by the source schema), at most 1000'),
+  })
+  .strict();
+
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation") }).strict();
 
 /** Columns the jobs list can sort by: Job columns, so a keyset cursor pages them through an index or one scan. */

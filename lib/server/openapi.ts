@@ -19,6 +19,7 @@ import {
   signInSchema,
   validateInputSchema,
   draftCheckInputSchema,
+  previewInputSchema,
 } from './api-schemas';
 import { RESPONSES } from './api-responses';
 import type { Role } from './auth';
@@ -60,6 +61,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/jobs/validate', summary: "The engine's analysis and the exactly-once contract of a spec, without saving", role: 'viewer', tag: 'jobs', body: validateInputSchema, success: ok('{ok, errors, warnings, explain, outputSchema, contract, guarantee}'), errors: [400], response: RESPONSES.validation },
   { method: 'get', path: '/api/connectors', summary: 'Source and sink types a job can use, each with its options (name, label, kind, required, default, enum values, secret, description), from the schemas that validate them', role: 'viewer', tag: 'jobs', success: ok('{sources: Connector[], sinks: Connector[]}'), response: RESPONSES.connectors },
   { method: 'post', path: '/api/jobs/draft-check', summary: "The job editor's live check: validation, operators (stateful ones with their reason), each output mode's legality; saves nothing", role: 'viewer', tag: 'jobs', body: draftCheckInputSchema, success: ok('DraftCheck (lib/server/presenters/job-draft-presenter.ts), with restartCheck when jobId is given'), errors: [400, 404], response: RESPONSES.draftCheck },
+  { method: 'post', path: '/api/jobs/preview', summary: 'Preview: the query over a sample of source records, no checkpoint, no sink; output schema and the first 100 rows (a stateful query: its result table after the sample)', role: 'viewer', tag: 'jobs', body: previewInputSchema, success: ok('QueryPreview'), errors: [400, 422], response: RESPONSES.preview },
   { method: 'get', path: '/api/jobs/{id}', summary: 'One job, secrets masked', role: 'viewer', tag: 'jobs', success: ok('JobDetail'), errors: [404], response: RESPONSES.job },
   { method: 'put', path: '/api/jobs/{id}', summary: 'Replace a stopped job’s spec (secrets sent back as ******** are kept); a change its checkpoint cannot restart with is refused, 409 INCOMPATIBLE_QUERY_CHANGE', role: 'admin', tag: 'jobs', body: jobInputSchema, success: ok('{job, warnings}'), errors: [400, 404, 409, 422], response: RESPONSES.jobWrite },
   { method: 'delete', path: '/api/jobs/{id}', summary: 'Delete a stopped job and its history; its checkpoint stays unless ?deleteCheckpoint=true&confirm=<job name> (then 200 {deletedCheckpointFiles}; 409 if another job shares the location)', role: 'admin', tag: 'jobs', query: deleteJobQuerySchema, success: ok('Deleted (204), or {deletedCheckpointFiles} with deleteCheckpoint'), errors: [400, 404, 409], response: RESPONSES.deleted },

@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { checkRestartCompatibility, IncompatibleQueryChangeError, validateJob, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
+import { checkRestartCompatibility, IncompatibleQueryChangeError, previewQuery, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
@@ -227,6 +227,16 @@ export async function restartCheckOfEdit(ctx: Pick<JobServiceContext, 'db' | 'ch
   const result = validateJob(confined.spec, { outbound: ctx.outbound ?? serverOutboundPolicy() });
   if (confined.errors.length || !result.ok || !result.spec) return null;
   return (await restartVerdict(result.spec, ctx.checkpointRoot)).check;
+}
+
+/**
+ * Preview (any role that may validate): the spec's query over the records of `sample`, with no
+ * checkpoint and no sink (lib/engine previewQuery). The spec is confined and validated as a
+ * save would be, so a preview reads no file a job could not (its static tables).
+ */
+export async function previewJob(ctx: Pick<JobServiceContext, 'checkpointRoot' | 'filesRoots' | 'outbound'>, rawSpec: unknown, sample: unknown[]): Promise<QueryPreview> {
+  const { result } = validated(withCheckpoint(specObject(rawSpec), checkpointUnder(ctx.checkpointRoot, 'preview')), ctx, ctx.outbound ?? serverOutboundPolicy());
+  return previewQuery(result.spec!, sample);
 }
 
 /**
