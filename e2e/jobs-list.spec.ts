@@ -47,7 +47,7 @@ test('60 jobs page at 50 with filter, sort and page in the URL, and totals per s
   await expect(page.getByRole('status').filter({ hasText: 'matching jobs' })).toHaveText('50 shown of 60 matching jobs');
   await expect(rows.first()).toContainText(name(0));
   // Totals per status in the status filter: all 60 are STOPPED.
-  await expect(page.getByLabel('Status').locator('option', { hasText: 'STOPPED' })).toHaveText('STOPPED (60)');
+  await expect(page.getByRole('combobox', { name: /^Status/ }).locator('option', { hasText: 'STOPPED' })).toHaveText('STOPPED (60)');
 
   // The next page by keyset cursor: the last 10.
   await page.getByRole('link', { name: 'Next page' }).click();
@@ -72,7 +72,7 @@ test('60 jobs page at 50 with filter, sort and page in the URL, and totals per s
   await page.getByLabel('Filter by name or description').fill('odd team');
   await page.waitForURL((u) => u.searchParams.get('q') === 'odd team');
   await expect(page.getByRole('status').filter({ hasText: 'matching jobs' })).toHaveText('30 shown of 30 matching jobs');
-  await page.getByLabel('Status').selectOption('RUNNING');
+  await page.getByRole('combobox', { name: /^Status/ }).selectOption('RUNNING');
   await page.waitForURL((u) => u.searchParams.get('status') === 'RUNNING');
   await expect(page.getByText('No job matches this filter.').first()).toBeVisible();
 });
