@@ -15,6 +15,7 @@ import type { JobDetail, JobListItem } from './presenters/jobs-presenter';
 import type { RunView } from './presenters/runs-presenter';
 import type { RestartCheck } from './services/job-service';
 import type { QueryPreview } from '@/lib/engine';
+import type { SavepointView } from './services/savepoint-service';
 
 const iso = z.string().describe('ISO 8601 time');
 const json = z.unknown();
@@ -191,6 +192,18 @@ export const previewResponse = z.object({
   notes: z.array(z.string()),
 });
 
+export const savepointResponse = z.object({
+  id: z.string(),
+  jobId: z.string(),
+  name: z.string(),
+  batchId: z.number().int().describe('The last committed batch the copy holds'),
+  location: z.string(),
+  sizeBytes: z.number(),
+  fileCount: z.number().int(),
+  createdBy: z.string(),
+  createdAt: iso,
+});
+
 /** The responses the document names but whose shapes are the presenters' own rich trees: typed at the top level. */
 const loose = (fields: z.ZodRawShape) => z.object(fields).loose();
 
@@ -212,6 +225,8 @@ export const RESPONSES = {
   connectors: loose({ sources: z.array(loose({ type: z.string() })), sinks: z.array(loose({ type: z.string() })) }),
   job: jobDetailResponse,
   preview: previewResponse,
+  savepoint: savepointResponse,
+  savepoints: z.object({ items: z.array(savepointResponse) }),
   deleted: z.object({ deletedCheckpointFiles: z.number().int().nullable(), keptCheckpointEntries: z.array(z.string()).optional(), message: z.string().optional() }),
   reset: loose({ job: jobDetailResponse, deletedFiles: z.number().int(), deletedBatches: z.number().int() }),
   runs: page(runResponse, 'nextBefore'),
@@ -251,4 +266,5 @@ export type PresenterChecks = [
   Fits<typeof auditEventResponse, AuditEventView>,
   Fits<typeof checkpointFileResponse, CheckpointFile>,
   Fits<typeof previewResponse, QueryPreview>,
+  Fits<typeof savepointResponse, SavepointView>,
 ];

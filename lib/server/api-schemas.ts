@@ -60,6 +60,10 @@ export const previewInputSchema = z
   })
   .strict();
 
+export const createSavepointSchema = z
+  .object({ name: z.string().trim().regex(/^[\w.-]{1,200}$/, 'up to 200 letters, digits, ".", "_" or "-"').optional().describe('Default: savepoint-<time>') })
+  .strict();
+
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation") }).strict();
 
 /** Columns the jobs list can sort by: Job columns, so a keyset cursor pages them through an index or one scan. */

@@ -20,6 +20,7 @@ import {
   validateInputSchema,
   draftCheckInputSchema,
   previewInputSchema,
+  createSavepointSchema,
 } from './api-schemas';
 import { RESPONSES } from './api-responses';
 import type { Role } from './auth';
@@ -69,6 +70,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/jobs/{id}/stop', summary: 'Graceful stop: the running batch finishes and commits (idempotent)', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404], response: RESPONSES.job },
   { method: 'post', path: '/api/jobs/{id}/restart', summary: 'Stop gracefully and start again', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409], response: RESPONSES.job },
   { method: 'post', path: '/api/jobs/{id}/reset-checkpoint', summary: 'Delete the checkpoint and the batch history of a stopped job; confirm with its name', role: 'admin', tag: 'lifecycle', body: resetCheckpointSchema, success: ok('{job, deletedFiles, deletedBatches}'), errors: [400, 404, 409], response: RESPONSES.reset },
+  { method: 'get', path: '/api/jobs/{id}/savepoints', summary: 'Savepoints of a job, newest first', role: 'viewer', tag: 'checkpoint', success: ok('{items: Savepoint[]}'), errors: [404], response: RESPONSES.savepoints },
+  { method: 'post', path: '/api/jobs/{id}/savepoints', summary: 'Savepoint: a consistent copy of a stopped job’s checkpoint at its last commit, every file checksummed (audited); 409 while the job runs', role: 'operator', tag: 'checkpoint', body: createSavepointSchema, success: ok('Savepoint', 201), errors: [400, 404, 409], response: RESPONSES.savepoint },
   { method: 'get', path: '/api/jobs/{id}/runs', summary: 'Runs of a job, newest first, keyset pages (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: runsQuerySchema, success: ok('{items: Run[], nextBefore}'), errors: [400, 404], response: RESPONSES.runs },
   { method: 'get', path: '/api/jobs/{id}/batches', summary: 'Committed batches, newest first, keyset-paginated (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: batchesQuerySchema, success: ok('{items: BatchSummary[], nextBefore}'), errors: [400, 404], response: RESPONSES.batches },
   { method: 'get', path: '/api/jobs/{id}/batches/{batchId}', summary: 'One batch with its full StreamingQueryProgress', role: 'viewer', tag: 'history', success: ok('BatchDetail'), errors: [400, 404], response: RESPONSES.batch },
