@@ -13,6 +13,7 @@ import { apiFetch, errorMessage } from './api-client';
 import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';
 import { CheckpointInspector } from './checkpoint-inspector';
+import { SavepointsPanel } from './savepoints-panel';
 import { DrillsPanel } from './drills-panel';
 import { ContractAudit } from './contract-audit';
 import { formatAgo, formatDuration } from './format';
@@ -136,7 +137,12 @@ export function JobDetail({
         {tab === 'Charts' && <BatchCharts jobId={id} live={live} initial={initialCharts} />}
         {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
-        {tab === 'Checkpoint' && <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />}
+        {tab === 'Checkpoint' && (
+          <>
+            <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />
+            <SavepointsPanel jobId={id} />
+          </>
+        )}
         {tab === 'Drills' && <DrillsPanel jobId={id} status={job.data.status} />}
         {tab === 'Definition' && (
           <div className="grid2">

@@ -11,6 +11,7 @@ export const queryKeys = {
   batch: (id: string, batchId: number) => ['jobs', id, 'batch', batchId] as const,
   runs: (id: string, before: string | null, limit: number) => ['jobs', id, 'runs', before, limit] as const,
   checkpoint: (id: string) => ['jobs', id, 'checkpoint'] as const,
+  savepoints: (id: string) => ['jobs', id, 'savepoints'] as const,
   checkpointFile: (id: string, path: string) => ['jobs', id, 'checkpoint', 'file', path] as const,
   /** `jobId`: an edit, checked against the job's checkpoint too. */
   draft: (spec: string, jobId?: string) => ['draft-check', spec, jobId ?? null] as const,
