@@ -1,20 +1,33 @@
 import { prisma } from '@/lib/server/db';
-import { jobOverviews, type JobOverview } from '@/lib/server/presenters/job-overview-presenter';
+import { jobsQuerySchema } from '@/lib/server/api-schemas';
+import { listJobPage, type JobPage } from '@/lib/server/presenters/job-page-presenter';
 import { JobsTable } from '@/components/jobs-table';
+import type { JobsListParams } from '@/components/jobs-list-url';
 import { requirePagePrincipal } from '@/lib/server/page-auth';
 
 // Reads the database on every request; nothing here is built ahead of time.
 export const dynamic = 'force-dynamic';
 
-export default async function JobsPage() {
+/** Rows per page of the jobs list: a page renders at once, a thousand jobs would not. */
+const PAGE_SIZE = 50;
+
+export default async function JobsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requirePagePrincipal('/');
-  let jobs: JobOverview[] = [];
+  const raw = Object.fromEntries(Object.entries(await searchParams).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])));
+  // A hand-edited URL with a bad value shows the first page of everything, saying why.
+  const parsed = jobsQuerySchema.safeParse({ ...raw, limit: String(PAGE_SIZE) });
+  const query = parsed.success ? parsed.data : jobsQuerySchema.parse({ limit: String(PAGE_SIZE) });
+  const params: JobsListParams = parsed.success
+    ? { q: query.q, status: query.status, guarantee: query.guarantee, firing: query.firing === undefined ? undefined : query.firing ? 'true' : 'false', sort: query.sort, dir: query.dir, cursor: query.cursor }
+    : {};
+  let page: JobPage | null = null;
   let error: string | null = null;
   try {
-    jobs = await jobOverviews(prisma());
+    page = await listJobPage(prisma(), query);
   } catch (e) {
     error = (e as Error).message;
   }
+  const filtered = Boolean(params.q || params.status || params.guarantee || params.firing || params.cursor);
   return (
     <>
       <div className="page-head">
@@ -26,11 +39,16 @@ export default async function JobsPage() {
           New job
         </a>
       </div>
-      {error ? (
+      {!parsed.success ? (
+        <div className="error-box" role="alert">
+          The address has a filter this page does not know ({parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); showing all jobs.
+        </div>
+      ) : null}
+      {error || !page ? (
         <div className="error-box" role="alert">
           Could not load jobs from the database: {error}. Check <a href="/api/health">/api/health</a>.
         </div>
-      ) : jobs.length === 0 ? (
+      ) : page.totals.all === 0 && !filtered ? (
         <div className="panel empty">
           <h2>No jobs yet</h2>
           <p>A job is a SQL query over a replayable source, written to a sink, with an output mode and a trigger.</p>
@@ -44,7 +62,7 @@ export default async function JobsPage() {
           </p>
         </div>
       ) : (
-        <JobsTable initial={jobs} now={Date.now()} />
+        <JobsTable page={page} params={params} now={Date.now()} />
       )}
     </>
   );

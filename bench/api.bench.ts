@@ -1,7 +1,8 @@
 /**
- * API latency under concurrent load: p95 of `GET /api/jobs` and of one job's batch
- * history (`GET /api/jobs/:id/batches?limit=50`, first page and a deep keyset page) with 100 jobs
- * and 10,000 batches of history each, measured with autocannon against the production server
+ * API latency under concurrent load: p95 of `GET /api/jobs?limit=50` (the first page, a later
+ * keyset page, and a name search) and of one job's batch history
+ * (`GET /api/jobs/:id/batches?limit=50`, first page and a deep keyset page) with 1,000 jobs and
+ * 1,000 batches of history each (a tenth of them with a firing alert), measured with autocannon against the production server
  * (`next start`, which needs a build: `npx next build`) on a fresh database of this machine's
  * PostgreSQL, authenticated with a bearer token as automation would be.
  *
@@ -19,11 +20,12 @@ import pg from 'pg';
 import { hashToken } from '../lib/server/credentials';
 import { createTestDatabase } from '../lib/server/testing/database';
 
-const JOBS = 100;
-const BATCHES_PER_JOB = 10_000;
+const JOBS = 1000;
+const BATCHES_PER_JOB = 1000;
 const CONNECTIONS = 20;
 const DURATION_S = 10;
-const PORT = 3197;
+/** BENCH_PORT: another port when several checkouts bench on one machine. */
+const PORT = Number(process.env.BENCH_PORT ?? 3197);
 const TOKEN = 'bench-viewer-token-0123456789abcdef';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -34,7 +36,7 @@ async function seed(url: string): Promise<string> {
     await c.query(`INSERT INTO "ApiToken" (id, name, "tokenHash", role) VALUES ('bench', 'bench', $1, 'viewer')`, [hashToken(TOKEN)]);
     await c.query(
       `INSERT INTO "Job" (id, name, spec, sql, "sourceType", "sinkType", "outputMode", trigger, "checkpointLocation", guarantee, status, "desiredState", "lastBatchId", "updatedAt")
-       SELECT 'job-' || g, 'bench-job-' || lpad(g::text, 3, '0'),
+       SELECT 'job-' || g, 'bench-job-' || lpad(g::text, 4, '0'),
               '{"name":"bench","sink":{"type":"postgres","options":{"connectionString":"postgres://u:secret@h/d","table":"t"}}}'::jsonb,
               'SELECT a FROM s', 'files', 'postgres', 'append', '{"type":"processing-time","interval":"1 second"}'::jsonb,
               '/tmp/bench-cp/' || g, 'exactly-once', 'RUNNING', 'RUNNING', $1 - 1, now()
@@ -48,11 +50,16 @@ async function seed(url: string): Promise<string> {
        FROM generate_series(1, $1) j, generate_series(0, $2 - 1) b`,
       [JOBS, BATCHES_PER_JOB],
     );
+    await c.query(
+      `INSERT INTO "Alert" (id, "jobId", kind, state, "dedupKey", message, "updatedAt")
+       SELECT gen_random_uuid()::text, 'job-' || j, 'commit-lag', 'FIRING', 'bench-' || j, 'lag', now() FROM generate_series(1, $1, 10) j`,
+      [JOBS],
+    );
     await c.query('ANALYZE');
   } finally {
     await c.end();
   }
-  return 'job-50';
+  return 'job-500';
 }
 
 async function waitForServer(url: string, timeoutMs: number): Promise<void> {
@@ -101,22 +108,35 @@ export async function run() {
     const loadBefore = os.loadavg()[0];
     // One connection: the service time of a request without queueing behind others.
     const single = await load(`${base}/api/jobs/${jobId}/batches?limit=50`, 1);
-    const list = await load(`${base}/api/jobs`);
+    const listSingle = await load(`${base}/api/jobs?limit=50`, 1);
+    const list = await load(`${base}/api/jobs?limit=50`);
+    const first = (await (await fetch(`${base}/api/jobs?limit=50`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { nextCursor: string | null; items: unknown[] };
+    if (first.items.length !== 50 || !first.nextCursor) throw new Error('GET /api/jobs?limit=50 did not return a full page with a next cursor');
+    const later = await load(`${base}/api/jobs?limit=50&cursor=${first.nextCursor}`);
+    const search = await load(`${base}/api/jobs?limit=50&q=job-09&sort=lastCommittedAt&dir=desc`);
     const history = await load(`${base}/api/jobs/${jobId}/batches?limit=50`);
     const deep = await load(`${base}/api/jobs/${jobId}/batches?limit=50&before=${BATCHES_PER_JOB / 2}`);
     const note = `${JOBS} jobs × ${BATCHES_PER_JOB} batches, ${CONNECTIONS} connections, ${DURATION_S} s, next start, bearer token`;
+    const loadAfter = os.loadavg()[0];
+    const errors = list.errors + later.errors + search.errors + history.errors + deep.errors;
     return [
-      { name: 'seed 1M BatchProgress rows', value: seedS, unit: 's', note },
+      { name: `seed ${(JOBS * BATCHES_PER_JOB).toLocaleString('en')} BatchProgress rows`, value: seedS, unit: 's', note },
       { name: 'machine load average (1 min) before', value: loadBefore, unit: 'procs', note: `${os.cpus().length} cores, shared with other processes` },
       { name: 'GET batches, 1 connection, p50', value: single.p50, unit: 'ms' },
       { name: 'GET batches, 1 connection, p95', value: single.p95, unit: 'ms' },
-      { name: 'GET /api/jobs p95', value: list.p95, unit: 'ms', goal: '<= 200', ok: list.p95 <= 200 && list.errors === 0, note },
-      { name: 'GET /api/jobs p50', value: list.p50, unit: 'ms' },
-      { name: 'GET /api/jobs req/s', value: list.rps, unit: 'req/s' },
+      // The goal holds on a quiet machine; on a shared one, read it beside the load averages.
+      { name: 'GET /api/jobs?limit=50 p95', value: list.p95, unit: 'ms', goal: '<= 100 (quiet machine)', ok: list.p95 <= 100 && list.errors === 0, note },
+      { name: 'GET /api/jobs?limit=50 p50', value: list.p50, unit: 'ms' },
+      { name: 'GET /api/jobs?limit=50, 1 connection, p50', value: listSingle.p50, unit: 'ms' },
+      { name: 'GET /api/jobs?limit=50, 1 connection, p95', value: listSingle.p95, unit: 'ms' },
+      { name: 'GET /api/jobs?limit=50 req/s', value: list.rps, unit: 'req/s' },
+      { name: 'GET /api/jobs?limit=50 (second page, cursor) p95', value: later.p95, unit: 'ms', goal: '<= 100 (quiet machine)', ok: later.p95 <= 100 && later.errors === 0 },
+      { name: 'GET /api/jobs?limit=50&q=… sorted by last batch p95', value: search.p95, unit: 'ms', goal: '<= 100 (quiet machine)', ok: search.p95 <= 100 && search.errors === 0 },
       { name: 'GET batches (newest page) p95', value: history.p95, unit: 'ms', goal: '<= 200', ok: history.p95 <= 200 && history.errors === 0, note },
       { name: 'GET batches (newest page) req/s', value: history.rps, unit: 'req/s' },
       { name: 'GET batches (keyset page at 5000) p95', value: deep.p95, unit: 'ms', goal: '<= 200', ok: deep.p95 <= 200 && deep.errors === 0, note },
-      { name: 'errors or non-2xx', value: list.errors + history.errors + deep.errors, unit: 'responses', goal: '0', ok: list.errors + history.errors + deep.errors === 0 },
+      { name: 'machine load average (1 min) after', value: loadAfter, unit: 'procs' },
+      { name: 'errors or non-2xx', value: errors, unit: 'responses', goal: '0', ok: errors === 0 },
     ];
   } finally {
     server.kill('SIGTERM');

@@ -3,7 +3,7 @@
  * form values turned into the body of POST /api/alert-rules. Kept out of the component so it is
  * tested without a browser; the server validates again (rule-kinds.ts) and its 400 names fields.
  */
-export type RuleKind = 'state-rows' | 'state-bytes' | 'state-growth' | 'commit-lag' | 'lag-rising' | 'falling-behind' | 'no-progress' | 'run-failed' | 'deploy-warning';
+export type RuleKind = 'state-rows' | 'state-bytes' | 'state-growth' | 'commit-lag' | 'lag-rising' | 'falling-behind' | 'no-progress' | 'source-idle' | 'run-failed' | 'deploy-warning';
 
 export interface ParamField {
   name: string;
@@ -25,7 +25,8 @@ export const KIND_OPTIONS: { kind: RuleKind; label: string; fields: ParamField[]
   ] },
   { kind: 'lag-rising', label: 'Commit lag rising', fields: [{ name: 'batches', label: 'Rising for batches', hint: 'rose at each of the last N batches', defaultValue: '3' }] },
   { kind: 'falling-behind', label: 'Batches slower than the trigger interval', fields: [{ name: 'batches', label: 'Slower for batches', hint: 'batch duration above the interval', defaultValue: '3' }] },
-  { kind: 'no-progress', label: 'No committed batch while RUNNING', fields: [{ name: 'afterMs', label: 'No commit for (ms)', hint: 'checked on the schedule', defaultValue: '300000' }] },
+  { kind: 'no-progress', label: 'Stuck: data waiting, no committed batch while RUNNING', fields: [{ name: 'afterMs', label: 'No commit for (ms)', hint: 'checked on the schedule; a quiet source does not count', defaultValue: '300000' }] },
+  { kind: 'source-idle', label: 'Source quiet: no new data for a while', fields: [{ name: 'afterMs', label: 'No new data for (ms)', hint: 'the job is healthy; opt-in', defaultValue: '3600000' }] },
   { kind: 'run-failed', label: 'Run failed or recovering', fields: [] },
   { kind: 'deploy-warning', label: 'Deploy-time warnings (standing)', fields: [] },
 ];

@@ -13,6 +13,7 @@ import { apiFetch, errorMessage } from './api-client';
 import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';
 import { CheckpointInspector } from './checkpoint-inspector';
+import { SavepointsPanel } from './savepoints-panel';
 import { DrillsPanel } from './drills-panel';
 import { DuplicateDiagnosisPanel } from './duplicate-diagnosis-panel';
 import { ContractAudit } from './contract-audit';
@@ -137,7 +138,12 @@ export function JobDetail({
         {tab === 'Charts' && <BatchCharts jobId={id} live={live} initial={initialCharts} />}
         {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
-        {tab === 'Checkpoint' && <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />}
+        {tab === 'Checkpoint' && (
+          <>
+            <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />
+            <SavepointsPanel jobId={id} />
+          </>
+        )}
         {tab === 'Drills' && (
           <>
             <DrillsPanel jobId={id} status={job.data.status} />

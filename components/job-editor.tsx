@@ -11,6 +11,8 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import type { ConnectorCatalog, OptionField } from '@/lib/server/connector-catalog';
 import type { DraftCheck } from '@/lib/server/presenters/job-draft-presenter';
+import { PreviewPanel } from './preview-panel';
+import type { RestartCheck } from '@/lib/server/services/job-service';
 import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
 import { ExplainPanel } from './explain-panel';
@@ -52,8 +54,14 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const specText = useDebounced(JSON.stringify(spec), 350);
 
   const check = useQuery({
-    queryKey: queryKeys.draft(specText),
-    queryFn: ({ signal }) => apiFetch<DraftCheck>('/api/jobs/draft-check', { method: 'POST', body: { spec: JSON.parse(specText) }, signal }),
+    queryKey: queryKeys.draft(specText, mode === 'edit' ? jobId : undefined),
+    // An edit is also checked against the job's checkpoint: the verdict a save would get.
+    queryFn: ({ signal }) =>
+      apiFetch<DraftCheck & { restartCheck?: RestartCheck | null }>('/api/jobs/draft-check', {
+        method: 'POST',
+        body: { spec: JSON.parse(specText), ...(mode === 'edit' && jobId ? { jobId } : {}) },
+        signal,
+      }),
     placeholderData: (prev) => prev,
     staleTime: 60_000,
   });
@@ -94,6 +102,23 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
       router.refresh();
     },
   });
+
+  // The second way out of an incompatible change: the edited spec as a new job, on a new checkpoint.
+  const [copyName, setCopyName] = useState(`${form.name}-2`);
+  const saveAsNew = useMutation({
+    mutationFn: async () => {
+      const { checkpointLocation: _old, ...rest } = spec as Record<string, unknown>;
+      const body = { spec: { ...rest, name: copyName }, description: form.description || null, restartPolicy: restart.policy };
+      return (await apiFetch<{ job: { id: string } }>('/api/jobs', { method: 'POST', body })).job.id;
+    },
+    onSuccess: (id) => {
+      router.push(`/jobs/${id}`);
+      router.refresh();
+    },
+  });
+  const restartCheck = mode === 'edit' && !stale ? check.data?.restartCheck : undefined;
+  const refusedOnSave = save.error instanceof ApiError && save.error.code === 'INCOMPATIBLE_QUERY_CHANGE';
+  const incompatible = restartCheck?.compatible === false || refusedOnSave;
 
   const canSave = roleAllows(me.data?.role, 'admin');
   const valid = !!check.data?.ok && formIssues.length === 0 && !stale;
@@ -274,6 +299,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
           </section>
           <ExplainPanel operators={check.data?.operators} optimizations={check.data?.optimizations} />
+          <PreviewPanel spec={spec} disabled={!valid} />
           <ContractAudit contract={check.data?.contract} />
           <section className="panel" aria-label="Deploy">
             {!canSave && !me.isLoading && (
@@ -293,7 +319,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   </button>
                 </>
               ) : (
-                <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending}>
+                <button type="submit" className="primary" disabled={!valid || !canSave || save.isPending || restartCheck?.compatible === false}>
                   Save changes
                 </button>
               )}
@@ -301,7 +327,28 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                 Cancel
               </a>
             </div>
-            {save.isError && (
+            {mode === 'edit' && restartCheck?.compatible === true && restartCheck.checkpointHasBatches && (
+              <p className="small muted-text" role="status">
+                Checked against the job&apos;s checkpoint: it restarts with this change.
+              </p>
+            )}
+            {incompatible && (
+              <div className="error-box" role="alert" aria-label="Incompatible with the checkpoint">
+                <p>{restartCheck?.message ?? errorMessage(save.error)}</p>
+                <p>Revert the change to keep this job&apos;s state, or save it as a new job on a new checkpoint (it starts with empty state):</p>
+                <div className="actions">
+                  <label>
+                    New job name
+                    <input value={copyName} onChange={(e) => setCopyName(e.target.value)} />
+                  </label>
+                  <button type="button" disabled={!canSave || saveAsNew.isPending || !copyName.trim()} onClick={() => saveAsNew.mutate()}>
+                    Save as a new job
+                  </button>
+                </div>
+                {saveAsNew.isError && <p>{errorMessage(saveAsNew.error)}</p>}
+              </div>
+            )}
+            {save.isError && !refusedOnSave && (
               <div className="error-box" role="alert">
                 {errorMessage(save.error)}
                 {saveErrors.length > 0 && (

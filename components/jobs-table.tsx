@@ -1,83 +1,110 @@
 'use client';
 /**
- * The jobs list: filter by name and status, sort by any column, the figures of each job's latest
- * batch with a state-rows sparkline, firing alerts, and the actions the role allows. Server data
- * arrives as `initial` (prefetched by the page); while any job is active the page refreshes its
- * server data every few seconds so rates and lag stay current.
+ * The jobs list, one page at a time: filter by name or description, status (with the number of
+ * jobs in each), guarantee and firing alerts; sort by name, status or last batch; page with a
+ * keyset cursor. The filter, sort and page live in the URL (jobs-list-url.ts): the server reads
+ * the page with the API's own presenter, so a thousand jobs cost the browser one page of rows.
+ * While any job on the page is active the page refreshes its server data every few seconds so
+ * rates and lag stay current.
  */
 import { useRouter } from 'next/navigation';
-import { useEffect, useMemo, useState } from 'react';
-import type { JobOverview } from '@/lib/server/presenters/job-overview-presenter';
-import type { JobSortKey } from './job-sorting';
-import { filterAndSortJobs } from './job-sorting';
+import { useEffect, useState } from 'react';
+import type { JobPage } from '@/lib/server/presenters/job-page-presenter';
 import { formatAgo, formatNumber } from './format';
+import { jobsListHref, type JobsListParams } from './jobs-list-url';
 import { useNow } from './use-now';
 import { JobActions } from './job-actions';
 import { Sparkline } from './sparkline';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 
-const STATUSES = ['RUNNING', 'STARTING', 'PENDING', 'RECOVERING', 'STOPPING', 'STOPPED', 'FAILED'];
-const COLUMNS: { key: JobSortKey | null; label: string; num?: boolean }[] = [
+const STATUSES = ['RUNNING', 'STARTING', 'PENDING', 'RECOVERING', 'STOPPING', 'STOPPED', 'FAILED'] as const;
+const GUARANTEES = ['exactly-once', 'at-least-once', 'at-most-once'];
+type SortKey = 'name' | 'status' | 'lastCommittedAt';
+const COLUMNS: { key: SortKey | null; label: string; num?: boolean }[] = [
   { key: 'name', label: 'Name' },
   { key: 'status', label: 'Status' },
   { key: null, label: 'Guarantee' },
   { key: 'lastCommittedAt', label: 'Last batch' },
-  { key: 'inputRowsPerSecond', label: 'Input rows/s (1 min)', num: true },
-  { key: 'commitLag', label: 'Commit lag', num: true },
-  { key: 'stateRowsTotal', label: 'State rows', num: true },
-  { key: 'alerts', label: 'Alerts' },
+  { key: null, label: 'Input rows/s (1 min)', num: true },
+  { key: null, label: 'Commit lag', num: true },
+  { key: null, label: 'State rows', num: true },
+  { key: null, label: 'Alerts' },
   { key: null, label: 'Actions' },
 ];
+/** How long typing may pause before the name filter applies. */
+const TYPING_PAUSE_MS = 300;
 
-export function JobsTable({ initial, now }: { initial: JobOverview[]; now: number }) {
+export function JobsTable({ page, params, now }: { page: JobPage; params: JobsListParams; now: number }) {
   const router = useRouter();
-  const [q, setQ] = useState('');
-  const [status, setStatus] = useState('');
-  const [sort, setSort] = useState<JobSortKey>('name');
-  const [dir, setDir] = useState<'asc' | 'desc'>('asc');
+  const [q, setQ] = useState(params.q ?? '');
   const clock = useNow(now);
-  const anyActive = initial.some((j) => ['RUNNING', 'STARTING', 'PENDING', 'RECOVERING', 'STOPPING'].includes(j.status));
+  const anyActive = page.items.some((j) => ['RUNNING', 'STARTING', 'PENDING', 'RECOVERING', 'STOPPING'].includes(j.status));
+  const sort = params.sort ?? 'name';
+  const dir = params.dir ?? 'asc';
+  // A new filter or sort starts again at its first page.
+  const go = (change: Partial<JobsListParams>) => router.push(jobsListHref({ ...params, cursor: undefined, ...change }));
 
   useEffect(() => {
     if (!anyActive) return;
-    const t = setInterval(() => {
-      router.refresh();
-    }, 3000);
+    const t = setInterval(() => router.refresh(), 3000);
     return () => clearInterval(t);
   }, [anyActive, router]);
 
-  const rows = useMemo(() => filterAndSortJobs(initial, { q, status, sort, dir }), [initial, q, status, sort, dir]);
-  const toggle = (k: JobSortKey) => {
-    if (k === sort) setDir(dir === 'asc' ? 'desc' : 'asc');
-    else {
-      setSort(k);
-      setDir('asc');
-    }
-  };
+  useEffect(() => {
+    if (q.trim() === (params.q ?? '').trim()) return;
+    const t = setTimeout(() => router.replace(jobsListHref({ ...params, cursor: undefined, q })), TYPING_PAUSE_MS);
+    return () => clearTimeout(t);
+  }, [q, params, router]);
+
+  const toggle = (k: SortKey) => go(k === sort ? { sort: k, dir: dir === 'asc' ? 'desc' : 'asc' } : { sort: k, dir: 'asc' });
 
   return (
     <>
       <div className="toolbar" role="search">
         <label>
-          Filter by name
+          Filter by name or description
           <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="job name" />
         </label>
         <label>
           Status
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">any</option>
+          <select value={params.status ?? ''} onChange={(e) => go({ status: e.target.value || undefined })}>
+            <option value="">any ({page.totals.all})</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s}
+                {s} ({page.totals.byStatus[s]})
               </option>
             ))}
           </select>
         </label>
+        <label>
+          Guarantee
+          <select value={params.guarantee ?? ''} onChange={(e) => go({ guarantee: e.target.value || undefined })}>
+            <option value="">any</option>
+            {GUARANTEES.map((g) => (
+              <option key={g} value={g}>
+                {g}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Alerts
+          <select value={params.firing ?? ''} onChange={(e) => go({ firing: (e.target.value || undefined) as JobsListParams['firing'] })}>
+            <option value="">any</option>
+            <option value="true">firing</option>
+            <option value="false">none firing</option>
+          </select>
+        </label>
         <span className="muted-text small" role="status">
-          {rows.length} of {initial.length} jobs
+          {page.items.length} shown of {page.matching} matching jobs
         </span>
       </div>
-      {rows.length === 0 ? (
+      <p className="small muted-text" aria-label="Jobs per status">
+        {STATUSES.filter((s) => page.totals.byStatus[s] > 0)
+          .map((s) => `${page.totals.byStatus[s]} ${s}`)
+          .join(' · ') || 'No job matches this filter.'}
+      </p>
+      {page.items.length === 0 ? (
         <div className="panel empty">
           <p>No job matches this filter.</p>
         </div>
@@ -101,7 +128,7 @@ export function JobsTable({ initial, now }: { initial: JobOverview[]; now: numbe
               </tr>
             </thead>
             <tbody>
-              {rows.map((j) => (
+              {page.items.map((j) => (
                 <tr key={j.id}>
                   <td>
                     <a href={`/jobs/${j.id}`}>{j.name}</a>
@@ -143,6 +170,18 @@ export function JobsTable({ initial, now }: { initial: JobOverview[]; now: numbe
           </table>
         </div>
       )}
+      <nav className="actions" style={{ marginTop: 8 }} aria-label="Jobs pages">
+        {params.cursor ? (
+          <a className="button" href={jobsListHref({ ...params, cursor: undefined })}>
+            First page
+          </a>
+        ) : null}
+        {page.nextCursor ? (
+          <a className="button" href={jobsListHref({ ...params, cursor: page.nextCursor })}>
+            Next page
+          </a>
+        ) : null}
+      </nav>
     </>
   );
 }

@@ -12,8 +12,10 @@ export const queryKeys = {
   runs: (id: string, before: string | null, limit: number) => ['jobs', id, 'runs', before, limit] as const,
   checkpoint: (id: string) => ['jobs', id, 'checkpoint'] as const,
   duplicateDiagnosis: (id: string) => ['jobs', id, 'duplicate-diagnosis'] as const,
+  savepoints: (id: string) => ['jobs', id, 'savepoints'] as const,
   checkpointFile: (id: string, path: string) => ['jobs', id, 'checkpoint', 'file', path] as const,
-  draft: (spec: string) => ['draft-check', spec] as const,
+  /** `jobId`: an edit, checked against the job's checkpoint too. */
+  draft: (spec: string, jobId?: string) => ['draft-check', spec, jobId ?? null] as const,
 };
 
 /**

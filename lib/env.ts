@@ -43,6 +43,11 @@ export const envSchema = z.object({
   WEIR_EMBEDDED_PG_PORT: intish(54329, 1),
   /** When set at first start, an admin API token with this value is created (for automation). */
   WEIR_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * Bearer token a Prometheus scraper sends to GET /metrics (16+ characters). Unset: /metrics
+   * asks for any viewer credential (an API token works as a bearer token too).
+   */
+  WEIR_METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** When set at first start, a UI user `admin` with this password is created. */
   WEIR_ADMIN_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
   /** How often a worker heartbeats. */

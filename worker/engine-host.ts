@@ -78,6 +78,8 @@ export interface EngineHostOptions {
   outbound?: OutboundPolicy;
   fence: () => Promise<void>;
   onProgress: (p: StreamingQueryProgress) => Promise<void>;
+  /** A trigger found no new data in the source (at most every 10 s while idle); not awaited. */
+  onQueryIdle?: (timestampMs: number) => void;
   log: (event: EngineLogEvent) => void;
   /** The engine process's JavaScript heap (V8's old space), in MB. */
   memoryLimitMb: number;
@@ -223,6 +225,8 @@ export class EngineHost {
       );
     } else if (m.t === 'log') {
       this.o.log(m.event);
+    } else if (m.t === 'idle') {
+      this.o.onQueryIdle?.(m.timestampMs);
     } else if (m.t === 'fatal') {
       this.fatal = m.error;
     }

@@ -42,6 +42,7 @@ process.on('message', (m: HostToEngine) => {
       crash: m.init.crash,
       fence: () => call({ fn: 'fence' }),
       onProgress: (progress) => call({ fn: 'progress', progress }),
+      onQueryIdle: (e) => send({ t: 'idle', timestampMs: e.timestampMs }),
       log: (event) => send({ t: 'log', event: plain(event) as typeof event }),
     });
   } else if (m.t === 'reply') {

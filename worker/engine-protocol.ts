@@ -36,6 +36,8 @@ export type EngineToHost =
   | { t: 'call'; id: number; fn: 'fence' } 
   | { t: 'call'; id: number; fn: 'progress'; progress: StreamingQueryProgress }
   | { t: 'log'; event: EngineLogEvent }
+  /** Spark's QueryIdleEvent: a trigger found no new data (throttled by the engine). */
+  | { t: 'idle'; timestampMs: number }
   /** An exception nothing caught (a source's stray rejection): the engine process ends. */
   | { t: 'fatal'; error: SerializedError };
 

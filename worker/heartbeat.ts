@@ -5,6 +5,8 @@
 import os from 'node:os';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 
+const heapUsed = () => BigInt(process.memoryUsage().heapUsed);
+
 export class Heartbeat {
   private timer?: NodeJS.Timeout;
 
@@ -19,15 +21,15 @@ export class Heartbeat {
   async start(): Promise<void> {
     await this.db.worker.upsert({
       where: { id: this.workerId },
-      create: { id: this.workerId, hostname: os.hostname(), pid: process.pid, queueBackend: this.queueBackend },
-      update: { lastHeartbeatAt: new Date(), stoppedAt: null },
+      create: { id: this.workerId, hostname: os.hostname(), pid: process.pid, queueBackend: this.queueBackend, heapUsedBytes: heapUsed() },
+      update: { lastHeartbeatAt: new Date(), stoppedAt: null, heapUsedBytes: heapUsed() },
     });
     this.timer = setInterval(() => void this.beat(), this.intervalMs);
   }
 
   async beat(): Promise<void> {
     try {
-      await this.db.worker.update({ where: { id: this.workerId }, data: { lastHeartbeatAt: new Date() } });
+      await this.db.worker.update({ where: { id: this.workerId }, data: { lastHeartbeatAt: new Date(), heapUsedBytes: heapUsed() } });
     } catch (e) {
       this.onError(e);
     }

@@ -240,6 +240,11 @@ export class RunProcessor {
           lastBatchId = p.batchId;
           bus.post({ kind: 'batch', p });
         },
+        // Raw SQL: an idle poll is not an edit of the job, so updatedAt stays as it is.
+        onQueryIdle: (ms) =>
+          void db.$executeRaw`UPDATE "Job" SET "sourceIdleAt" = ${new Date(ms)} WHERE id = ${job.id}`.catch((e: unknown) =>
+            rlog.warn({ err: (e as Error).message }, 'could not record an idle trigger'),
+          ),
         // level and msg are pino's own keys, and runId is already this run's (the control plane's):
         // the engine's per-start run id is logged as queryRunId, so no line carries a key twice.
         log: ({ level, msg, runId: queryRunId, ...fields }) =>

@@ -53,9 +53,55 @@ export const validateInputSchema = z.union([
   z.record(z.string(), z.unknown()).refine((o) => !('spec' in o)).transform((spec) => ({ spec })),
 ]);
 
+/** The editor's live check: `jobId` when editing a job, to check the spec against its checkpoint too. */
+export const draftCheckInputSchema = z.union([
+  z
+    .object({
+      spec: z.union([z.record(z.string(), z.unknown()), z.string()]),
+      jobId: z.string().min(1).max(100).optional().describe('The job being edited: the verdict then includes restartCheck against its checkpoint'),
+    })
+    .strict(),
+  z
+    .record(z.string(), z.unknown())
+    .refine((o) => !('spec' in o))
+    .transform((spec) => ({ spec, jobId: undefined as string | undefined })),
+]);
+
+export const previewInputSchema = z
+  .object({
+    spec: z.union([z.record(z.string(), z.unknown()), z.string()]),
+    sample: z.array(z.unknown()).max(1000).describe('Source records (JSON objects by the source schema), at most 1000'),
+  })
+  .strict();
+
+export const createSavepointSchema = z
+  .object({ name: z.string().trim().regex(/^[\w.-]{1,200}$/, 'up to 200 letters, digits, ".", "_" or "-"').optional().describe('Default: savepoint-<time>') })
+  .strict();
+
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation"), acknowledgeReprocessing: acknowledgeReprocessingField }).strict();
 
-export const jobsQuerySchema = z.object({ status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional() });
+/** Columns the jobs list can sort by: Job columns, so a keyset cursor pages them through an index or one scan. */
+export const JOB_SORT_KEYS = ['name', 'status', 'lastCommittedAt', 'updatedAt', 'createdAt'] as const;
+export type JobSortColumn = (typeof JOB_SORT_KEYS)[number];
+export const GUARANTEES = ['exactly-once', 'at-least-once', 'at-most-once'] as const;
+/** The largest page of the jobs list: its figures are read per page, so a page bounds the work. */
+export const MAX_JOBS_PAGE = 500;
+
+export const jobsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_JOBS_PAGE).default(50).describe('Jobs per page (at most 500)'),
+  cursor: z.string().max(2000).optional().describe('The previous page’s nextCursor (opaque); sort and dir must stay the same'),
+  q: z.string().max(200).optional().describe('Case-insensitive substring of the name or the description'),
+  status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional(),
+  guarantee: z.enum(GUARANTEES).optional(),
+  firing: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe('true: only jobs with a firing alert; false: only jobs without one'),
+  sort: z.enum(JOB_SORT_KEYS).default('name'),
+  dir: z.enum(['asc', 'desc']).default('asc').describe('Nulls (no batch yet) sort last either way'),
+});
+export type JobsQuery = z.infer<typeof jobsQuerySchema>;
 
 export const batchesQuerySchema = z.object({
   before: z.coerce.number().int().min(0).max(MAX_BATCH_ID).optional().describe('Return batches with batchId < before (the previous page’s nextBefore)'),

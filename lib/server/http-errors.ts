@@ -84,6 +84,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   CORRUPT_CHECKPOINT: 422,
   CHECKPOINT_WRITE_FAILED: 503,
   OUTBOUND_REFUSED: 422,
+  /** The preview's time bound: the request was fine, the sample too much for it. */
+  PREVIEW_TIMEOUT: 422,
 };
 
 export interface ErrorBody {

@@ -1,11 +1,11 @@
 import { apiRoute, jobServiceContext, parseBody, parseQuery } from '@/lib/server/api-handler';
 import { jobInputSchema, jobsQuerySchema } from '@/lib/server/api-schemas';
-import { listJobs } from '@/lib/server/presenters/jobs-presenter';
+import { listJobPage } from '@/lib/server/presenters/job-page-presenter';
 import { createJob } from '@/lib/server/services/job-service';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute('viewer', 'list jobs', async ({ req, db }) => ({ items: await listJobs(db, parseQuery(req, jobsQuerySchema)) }));
+export const GET = apiRoute('viewer', 'list jobs', async ({ req, db }) => listJobPage(db, parseQuery(req, jobsQuerySchema)));
 
 export const POST = apiRoute('admin', 'create jobs', async (ctx) => {
   const result = await createJob(jobServiceContext(ctx), await parseBody(ctx.req, jobInputSchema));

@@ -397,3 +397,30 @@ describe('a checkpoint is married to its source', () => {
     expect(await offsets.batchIds()).toEqual([0]);
   });
 });
+
+describe('onQueryIdle (Spark QueryIdleEvent): a quiet source is told apart from a stuck query', () => {
+  it('reports a trigger that found no new data, at once after a batch, then at most every noDataProgressEventIntervalMs', async () => {
+    const job = memoryJob();
+    const clock = job.harness.clock as ManualClock;
+    const idle: number[] = [];
+    const exec = new MicroBatchExecution({ spec: job.spec, clock, checkpoint: new InMemoryCheckpointFileManager(), onQueryIdle: (e) => idle.push(e.timestampMs), noDataProgressEventIntervalMs: 10_000 });
+    const gen = eventGenerator(3);
+    job.stream.addData(...gen(5));
+    await exec.processAllAvailable(); // batch 0, then an idle trigger
+    expect(idle).toEqual([clock.now()]);
+    const t0 = clock.now();
+    clock.advance(9_999);
+    await exec.processAllAvailable(); // idle again, within the interval: not reported
+    expect(idle).toEqual([t0]);
+    clock.advance(1);
+    await exec.processAllAvailable();
+    expect(idle).toEqual([t0, t0 + 10_000]);
+    // New data: a batch runs (no idle report for it), and the first idle trigger after it reports at once.
+    job.stream.addData(...gen(5));
+    clock.advance(1);
+    await exec.processAllAvailable();
+    expect(idle).toEqual([t0, t0 + 10_000, t0 + 10_001]);
+    expect(exec.lastProgress?.batchId).toBe(1);
+    await exec.stop();
+  });
+});

@@ -55,6 +55,16 @@ export interface EngineLogEvent {
   [k: string]: unknown;
 }
 
+/** Spark's QueryIdleEvent. */
+export interface QueryIdleEvent {
+  id: string;
+  runId: string;
+  /** When the idle trigger asked the source, epoch ms. */
+  timestampMs: number;
+}
+
+export const DEFAULT_NO_DATA_PROGRESS_EVENT_INTERVAL_MS = 10_000;
+
 export interface MicroBatchExecutionOptions {
   /** A validated spec (parseJobSpec / validateJob). */
   spec: JobSpec;
@@ -62,6 +72,15 @@ export interface MicroBatchExecutionOptions {
   /** Checkpoint storage; default: from spec.checkpointLocation. */
   checkpoint?: CheckpointFileManager;
   onProgress?: (p: StreamingQueryProgress) => void | Promise<void>;
+  /**
+   * Spark's onQueryIdle (QueryIdleEvent): a trigger asked the source and found no new data.
+   * Called at most once per `noDataProgressEventIntervalMs` while the query stays idle, and not
+   * awaited: it tells a quiet source (the query polls, nothing comes) from a stuck query (no
+   * batch, and no idle poll either).
+   */
+  onQueryIdle?: (e: QueryIdleEvent) => void;
+  /** Spark's spark.sql.streaming.noDataProgressEventInterval: default 10 s. */
+  noDataProgressEventIntervalMs?: number;
   crash?: CrashPlan;
   /**
    * Called before planning a batch (a source may log its plan), before every checkpoint log write
@@ -308,6 +327,7 @@ export class MicroBatchExecution {
         const durationMs: Record<string, number> = {};
         const { input, latest } = await this.readBatch(p.start, p.seq.offsets[0], durationMs);
         await this.runBatch({ ...p, triggerStartMs, durationMs, latest }, input);
+        this.lastIdleEventMs = undefined;
         return true;
       }
       // A source may log its plan (the files source's sources/0/K): stop a zombie here too.
@@ -325,6 +345,7 @@ export class MicroBatchExecution {
       if (end === null || sameOffset(end, this.committedOffset)) {
         if (!rt.needsNoDataBatch(this.watermarkMs)) {
           this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
+          this.reportIdle(triggerStartMs);
           return false;
         }
       }
@@ -351,11 +372,28 @@ export class MicroBatchExecution {
       this.crashPoints.check('after-offsets', batchId);
       if (got.status === 'rejected') throw got.reason;
       await this.runBatch({ batchId, start, seq, triggerStartMs, durationMs, latest: got.value.latest }, got.value.input);
+      // The first idle trigger after a batch reports at once: the source went quiet after it.
+      this.lastIdleEventMs = undefined;
       return true;
     } catch (e) {
       this.status = { message: `Terminated with exception: ${(e as Error).message}`, isDataAvailable: false, isTriggerActive: false };
       this.log('error', (e as Error).message, { code: (e as { code?: string }).code });
       throw e;
+    }
+  }
+
+  private lastIdleEventMs: number | undefined;
+
+  /** onQueryIdle, at most once per noDataProgressEventIntervalMs (the first idle trigger reports at once). */
+  private reportIdle(triggerStartMs: number): void {
+    const interval = this.opts.noDataProgressEventIntervalMs ?? DEFAULT_NO_DATA_PROGRESS_EVENT_INTERVAL_MS;
+    if (!this.opts.onQueryIdle || (this.lastIdleEventMs !== undefined && triggerStartMs - this.lastIdleEventMs < interval)) return;
+    this.lastIdleEventMs = triggerStartMs;
+    try {
+      this.opts.onQueryIdle({ id: this.id, runId: this.runId, timestampMs: triggerStartMs });
+    } catch (e) {
+      // A listener's failure is not the query's.
+      this.log('warn', `onQueryIdle listener failed: ${(e as Error).message}`);
     }
   }
 

@@ -28,6 +28,22 @@ export interface StartPosition {
   pending?: { batchId: number; start: Offset | null; seq: OffsetSeq };
 }
 
+/**
+ * A checkpoint cannot move to another source: the recorded offsets mean nothing there. Checked at
+ * every start, and before an edit of a job with a checkpoint is saved (restart-compatibility.ts).
+ */
+export function assertSameSource(latest: OffsetSeq, args: { sourceDescription: string; sourceIsReplayable: boolean; checkpointDescription: string }): void {
+  const recorded = latest.metadata.conf[SOURCE_CONF];
+  const current = args.sourceDescription;
+  if (args.sourceIsReplayable && recorded !== undefined && recorded !== current) {
+    throw new IncompatibleQueryChangeError(
+      `This checkpoint belongs to a query reading ${recorded}; this job reads ${current}. A checkpoint cannot move to another source: ` +
+        `point the job back at ${recorded}, or give it a new checkpointLocation (a new query, which reprocesses from the source start).`,
+      { recorded, current, checkpoint: args.checkpointDescription },
+    );
+  }
+}
+
 export async function populateStartOffsets(args: {
   offsetLog: OffsetSeqLog;
   commitLog: CommitLog;
@@ -47,15 +63,7 @@ export async function populateStartOffsets(args: {
       `There are [${latest.value.offsets.length}] sources in the checkpoint offsets and now there are [1] sources requested by the query. Cannot continue.`,
     );
   }
-  const recorded = latest.value.metadata.conf[SOURCE_CONF];
-  const current = args.sourceDescription;
-  if (args.sourceIsReplayable && recorded !== undefined && recorded !== current) {
-    throw new IncompatibleQueryChangeError(
-      `This checkpoint belongs to a query reading ${recorded}; this job reads ${current}. A checkpoint cannot move to another source: ` +
-        `point the job back at ${recorded}, or give it a new checkpointLocation (a new query, which reprocesses from the source start).`,
-      { recorded, current, checkpoint: args.checkpointDescription },
-    );
-  }
+  assertSameSource(latest.value, args);
   const commitL = await commitLog.get(L);
   if (commitL) {
     log('info', `Batch ${L} was committed; resuming at batch ${L + 1}`);

@@ -128,6 +128,8 @@ export class StateSchemaCompatibilityChecker {
     checkpointDescription: string,
     hasCommittedBatches: boolean,
     knowsStatefulOperators = true,
+    /** Check only (an edit is being saved, not a run started): write no schema file. */
+    dryRun = false,
   ): Promise<CompatibilityResult> {
     const refuse = (what: string, details: Record<string, unknown>): never => {
       throw new IncompatibleQueryChangeError(
@@ -153,6 +155,10 @@ export class StateSchemaCompatibilityChecker {
           refuse(`stateful operator ${op.operatorId} (${op.operatorName}: ${describeParts(op.parts)}) is new; the query ran before without it` +
             (knowsStatefulOperators ? '' : ` (or, if the query did not change, this checkpoint's state/${op.operatorId} was deleted: then restore it from a backup of the checkpoint)`),
             { operatorId: op.operatorId, change: 'operator added', operatorName: op.operatorName });
+        }
+        if (dryRun) {
+          result.created.push(op.operatorId);
+          continue;
         }
         const record: StoredSchema = { formatVersion: 1, ...op };
         try {
@@ -219,11 +225,12 @@ export async function checkStateCompatibility(
   fm: CheckpointFileManager,
   operators: StatefulOperatorDescriptor[],
   source: { type: string; options: Record<string, unknown> },
+  opts: { dryRun?: boolean } = {},
 ): Promise<CompatibilityResult> {
   const src = sourceFingerprint(source);
   const withSource = operators.map((o) => ({ ...o, parts: { ...o.parts, source: src } }));
   const hasCommittedBatches = (await fm.list('commits')).some((n) => /^\d+$/.test(n));
   const latest = hasCommittedBatches ? await new OffsetSeqLog(fm).getLatest() : undefined;
   const knows = latest === undefined || statefulOperatorsOf(latest.value.metadata) !== undefined;
-  return new StateSchemaCompatibilityChecker(fm).check(withSource, fm.description, hasCommittedBatches, knows);
+  return new StateSchemaCompatibilityChecker(fm).check(withSource, fm.description, hasCommittedBatches, knows, opts.dryRun ?? false);
 }

@@ -93,7 +93,7 @@ export async function loadGrowthWindow(db: PrismaClient, jobId: string, latest: 
 export async function evaluateJobAlerts(db: PrismaClient, jobId: string, o: EvaluateOptions = {}): Promise<Transition[]> {
   const rules = await db.alertRule.findMany({ where: { OR: [{ jobId }, { jobId: null }] }, orderBy: { createdAt: 'asc' } });
   if (!rules.length) return [];
-  const job = await db.job.findUnique({ where: { id: jobId }, select: { id: true, name: true, status: true, trigger: true, spec: true, lastCommittedAt: true } });
+  const job = await db.job.findUnique({ where: { id: jobId }, select: { id: true, name: true, status: true, trigger: true, spec: true, lastCommittedAt: true, sourceIdleAt: true } });
   if (!job) return [];
   const paramsOf = (kind: string) => rules.filter((r) => r.enabled && r.kind === kind).map((r) => (r.params ?? {}) as Record<string, unknown>);
   const recent = Math.max(20, ...[...paramsOf('commit-lag'), ...paramsOf('lag-rising'), ...paramsOf('falling-behind')].map((p) => Number(p.batches ?? 3) + 1));

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateRule, stateGrowth, type BatchSample, type EvaluationContext, type RunSample } from './rule-evaluation';
+import { evaluateRule, idleReportFreshMs, stateGrowth, type BatchSample, type EvaluationContext, type RunSample } from './rule-evaluation';
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
 
@@ -176,6 +176,28 @@ describe('run and schedule rules', () => {
     expect(at(T0 + 5001)).toBe(true);
     expect(at(T0 + 60_000, 'STOPPED')).toBe(false);
     expect(at(T0 + 6000, 'RUNNING', T0 + 2000)).toBe(false); // restarted since: measured from the run
+  });
+
+  it('no-progress tells a quiet source (idle polls, no data) from a stuck job (no batch, no idle poll), and says which', () => {
+    const h = batches([{ rows: 1 }]);
+    const runStart = T0 - 60_000;
+    const at = (nowMs: number, sourceIdleAt: number | null, kind = 'no-progress') =>
+      evaluateRule(kind, { afterMs: 5000 }, ctx(h, { now: new Date(nowMs), runs: [{ status: 'RUNNING', startedAt: new Date(runStart) }], job: { ...ctx(h).job, sourceIdleAt: sourceIdleAt === null ? null : new Date(sourceIdleAt) } }));
+    const fresh = idleReportFreshMs(ctx(h).job.trigger);
+    expect(fresh).toBe(30_000);
+    // Polling and finding nothing, recently: quiet, not stuck; the opt-in rule says so.
+    expect(at(T0 + 60_000, T0 + 55_000)).toMatchObject({ holds: false, message: expect.stringMatching(/^Source quiet, not stuck/), details: { verdict: 'source-quiet' } });
+    expect(at(T0 + 60_000, T0 + 55_000, 'source-idle')).toMatchObject({ holds: true, message: expect.stringMatching(/^Source quiet: no new data for 60000 ms/) });
+    // No idle report ever, or the last one before the last commit, or too old: stuck.
+    for (const idle of [null, T0 - 1000, T0 + 60_000 - fresh - 1]) {
+      expect(at(T0 + 60_000, idle)).toMatchObject({ holds: true, message: expect.stringMatching(/^Stuck: no committed batch for 60000 ms/), details: { verdict: 'stuck' } });
+      expect(at(T0 + 60_000, idle, 'source-idle').holds).toBe(false);
+    }
+    // Before afterMs neither fires.
+    expect(at(T0 + 4000, null).holds).toBe(false);
+    expect(at(T0 + 4000, T0 + 3000, 'source-idle').holds).toBe(false);
+    // A slow trigger polls less often: its idle report stays fresh for three triggers.
+    expect(idleReportFreshMs({ type: 'processing-time', interval: '1 minute' })).toBe(180_000);
   });
 
   it('deploy-warning is standing while the spec has warnings; bad params and unknown kinds never fire and say why', () => {

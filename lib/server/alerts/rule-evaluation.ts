@@ -10,11 +10,12 @@
  * - state-growth: at the first committed batch at least `windowMs` after the growth began (it
  *   needs a full window of history to tell growth from a warm-up).
  * - no-progress: at the first scheduled tick after `afterMs` without a commit (tick interval late
- *   at most).
+ *   at most), unless the source is quiet (see sourceQuiet): no data means no batch, not a stuck job.
+ * - source-idle (opt-in): the same wait, when the source is quiet.
  * - run-failed: at the run's status change (FAILED, RECOVERING).
  * - deploy-warning: at the job's first evaluation (any batch, run change or tick).
  */
-import { parseDuration } from '@/lib/engine';
+import { DEFAULT_NO_DATA_PROGRESS_EVENT_INTERVAL_MS, parseDuration } from '@/lib/engine';
 import { paramsSchemaOf, type RuleKind, type RuleParams } from './rule-kinds';
 
 type Num = number | bigint;
@@ -41,6 +42,8 @@ export interface JobSnapshot {
   status: string;
   trigger: unknown;
   lastCommittedAt: Date | null;
+  /** When the run last polled its source and found no new data (Spark's QueryIdleEvent). */
+  sourceIdleAt?: Date | null;
 }
 
 export interface EvaluationContext {
@@ -77,6 +80,30 @@ export function evaluateRule(kind: string, rawParams: unknown, ctx: EvaluationCo
   const parsed = schema.safeParse(rawParams ?? {});
   if (!parsed.success) return no(`The rule's params are invalid (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}): edit the rule.`);
   return EVALUATORS[kind as RuleKind](parsed.data as never, ctx);
+}
+
+/**
+ * An idle report at most this old (three report intervals, or three triggers of a slower
+ * trigger) means the run is alive, polling its source, and finding nothing.
+ */
+export function idleReportFreshMs(trigger: unknown): number {
+  return 3 * Math.max(DEFAULT_NO_DATA_PROGRESS_EVENT_INTERVAL_MS, triggerIntervalMs(trigger) ?? 0);
+}
+
+/**
+ * How long a RUNNING job has gone without a commit (from the later of its last commit and its
+ * run's start), and whether its source is quiet: the run reported an idle poll after that point,
+ * recently. Without a fresh idle report the job is not known to be idle: data may be waiting.
+ */
+function waitWithoutCommit(ctx: EvaluationContext): string | { waitedMs: number; quiet: boolean; idleAt: string | null; details: Record<string, unknown> } {
+  if (ctx.job.status !== 'RUNNING') return `The job is ${ctx.job.status}, not RUNNING.`;
+  const since = Math.max(ctx.job.lastCommittedAt?.getTime() ?? 0, ctx.batches[0]?.timestamp.getTime() ?? 0, ctx.runs[0]?.startedAt.getTime() ?? 0);
+  if (!since) return 'No run or batch to measure from.';
+  const now = ctx.now.getTime();
+  const idle = ctx.job.sourceIdleAt?.getTime();
+  const quiet = idle !== undefined && idle >= since && now - idle <= idleReportFreshMs(ctx.job.trigger);
+  const idleAt = idle === undefined ? null : new Date(idle).toISOString();
+  return { waitedMs: now - since, quiet, idleAt, details: { since: new Date(since).toISOString(), sourceIdleAt: idleAt } };
 }
 
 function lastN(ctx: EvaluationContext, count: number): BatchSample[] | null {
@@ -207,11 +234,37 @@ const EVALUATORS: { [K in RuleKind]: (p: RuleParams<K>, ctx: EvaluationContext) 
     return { holds, value: durations[0], message: `Batch durations ${durations.join(', ')} ms against a ${interval} ms trigger interval${holds ? `: ${p.batches} batch(es) in a row took longer than the interval, the job is falling behind.` : '.'}`, details: { durations, intervalMs: interval } };
   },
   'no-progress': (p, ctx) => {
-    if (ctx.job.status !== 'RUNNING') return no(`The job is ${ctx.job.status}, not RUNNING.`);
-    const since = Math.max(ctx.job.lastCommittedAt?.getTime() ?? 0, ctx.batches[0]?.timestamp.getTime() ?? 0, ctx.runs[0]?.startedAt.getTime() ?? 0);
-    if (!since) return no('No run or batch to measure from.');
-    const idle = ctx.now.getTime() - since;
-    return { holds: idle > p.afterMs, value: idle, message: `No committed batch for ${idle} ms while RUNNING (threshold ${p.afterMs} ms).`, details: { since: new Date(since).toISOString() } };
+    const w = waitWithoutCommit(ctx);
+    if (typeof w === 'string') return no(w);
+    if (w.waitedMs <= p.afterMs) return no(`Last commit ${w.waitedMs} ms ago (threshold ${p.afterMs} ms).`, w.waitedMs, w.details);
+    if (w.quiet) {
+      return no(
+        `Source quiet, not stuck: no committed batch for ${w.waitedMs} ms, but the run polled its source at ${w.idleAt} and found no new data (no data means no batch). A "source-idle" rule reports quiet sources, if you want to know.`,
+        w.waitedMs,
+        { ...w.details, verdict: 'source-quiet' },
+      );
+    }
+    return {
+      holds: true,
+      value: w.waitedMs,
+      message: `Stuck: no committed batch for ${w.waitedMs} ms while RUNNING (threshold ${p.afterMs} ms), and the run has not reported a quiet source ${w.idleAt ? `since ${w.idleAt}` : 'at all'}: data is waiting or the run is hung. See the job's Runs tab and docs/runbook.md.`,
+      details: { ...w.details, verdict: 'stuck' },
+    };
+  },
+  'source-idle': (p, ctx) => {
+    const w = waitWithoutCommit(ctx);
+    if (typeof w === 'string') return no(w);
+    const holds = w.quiet && w.waitedMs > p.afterMs;
+    return {
+      holds,
+      value: w.waitedMs,
+      message: holds
+        ? `Source quiet: no new data for ${w.waitedMs} ms (threshold ${p.afterMs} ms); the run polled its source at ${w.idleAt} and found nothing. The job itself is healthy.`
+        : w.quiet
+          ? `Source quiet for ${w.waitedMs} ms (threshold ${p.afterMs} ms).`
+          : 'The source is not known to be quiet.',
+      details: { ...w.details, verdict: w.quiet ? 'source-quiet' : 'not-quiet' },
+    };
   },
   'run-failed': (_p, ctx) => {
     const [latest, previous] = ctx.runs;

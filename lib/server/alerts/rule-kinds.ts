@@ -37,8 +37,14 @@ export const RULE_PARAMS = {
   'lag-rising': z.object({ batches: positiveInt.default(3) }).strict(),
   /** Batch duration above the trigger interval for `batches` batches in a row (falling behind). */
   'falling-behind': z.object({ batches: positiveInt.default(3) }).strict(),
-  /** No committed batch for `afterMs` while the job is RUNNING (checked on the schedule). */
+  /**
+   * Stuck: no committed batch for `afterMs` while the job is RUNNING, and its source not quiet
+   * (checked on the schedule). A run that keeps polling its source and finding nothing is idle,
+   * not stuck, and does not fire.
+   */
   'no-progress': z.object({ afterMs: delayMs }).strict(),
+  /** Opt-in: no committed batch for `afterMs` because the source has had no new data (the job is healthy). */
+  'source-idle': z.object({ afterMs: delayMs }).strict(),
   /** The job's latest run FAILED or is RECOVERING (or a retry after a failure has not reached RUNNING yet). */
   'run-failed': z.object({}).strict(),
   /** Standing: the job's spec has deploy-time warnings (unbounded state, an at-least-once sink). */
@@ -56,7 +62,8 @@ export const RULE_KIND_LABELS: Record<RuleKind, string> = {
   'commit-lag': 'Commit lag above a threshold',
   'lag-rising': 'Commit lag rising',
   'falling-behind': 'Batches slower than the trigger interval',
-  'no-progress': 'No committed batch while RUNNING',
+  'no-progress': 'Stuck: data waiting, no committed batch while RUNNING',
+  'source-idle': 'Source quiet: no new data for a while',
   'run-failed': 'Run failed or recovering',
   'deploy-warning': 'Deploy-time warnings',
 };

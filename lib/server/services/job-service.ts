@@ -19,12 +19,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { validateJob, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
+import { checkRestartCompatibility, IncompatibleQueryChangeError, previewQuery, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
 import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http-errors';
 import { ACTIVE_STATUSES, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
+import { openCheckpoint } from '../presenters/checkpoint-presenter';
 import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
 import { unmaskSpec } from '../presenters/secret-masking';
 import { serverOutboundPolicy } from '../outbound';
@@ -171,6 +172,9 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
   // that may already hold it (the check is on the sink as it is now, before the edit).
   const moved = result.spec!.checkpointLocation !== before.checkpointLocation;
   if (moved) await assertReprocessingAcknowledged(ctx.db, before, 'checkpoint-location-change', input.acknowledgeReprocessing);
+  // Refused now rather than as a FAILED run at the next start.
+  const verdict = await restartVerdict(result.spec!, ctx.checkpointRoot);
+  if (verdict.error) throw verdict.error;
   const job = await ctx.db.$transaction(async (tx) => {
     await lockJobPaths(tx);
     await assertCheckpointOwned(tx, id, fields);
@@ -193,6 +197,59 @@ export async function updateJob(ctx: JobServiceContext, id: string, input: JobIn
     return row;
   });
   return { job: presentJob(job), warnings: result.warnings };
+}
+
+/** What the editor shows while a job with a checkpoint is edited, and why a save would be refused. */
+export interface RestartCheck {
+  compatible: boolean;
+  /** False: the checkpoint has no batch yet, so any change is fine. */
+  checkpointHasBatches: boolean;
+  /** Why not (the engine's INCOMPATIBLE_QUERY_CHANGE message and the two ways out). */
+  message?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The restart-compatibility check of a spec against its checkpoint, read-only. An incompatible
+ * change comes back as the 409 an edit gets, its message naming the change and both ways out.
+ */
+async function restartVerdict(spec: JobSpec, checkpointRoot: string): Promise<{ check: RestartCheck; error?: IncompatibleQueryChangeError }> {
+  try {
+    const r = await checkRestartCompatibility(spec, openCheckpoint(spec.checkpointLocation, checkpointRoot));
+    return { check: { compatible: true, checkpointHasBatches: r.checkpointHasBatches } };
+  } catch (e) {
+    if (!(e instanceof IncompatibleQueryChangeError)) throw e;
+    const error = new IncompatibleQueryChangeError(
+      `${e.message} This change was not saved. The two ways out: revert it (the job then restarts on its checkpoint as it was), ` +
+        'or save it as a new job under another name, on a new checkpoint (empty state, reprocessing from the source start): the editor\'s "Save as a new job", or POST /api/jobs.',
+      { ...e.details, waysOut: ['revert', 'save-as-new-job'] },
+    );
+    return { check: { compatible: false, checkpointHasBatches: true, message: error.message, details: error.details }, error };
+  }
+}
+
+/**
+ * The editor's live verdict on an edit of job `id`: would the edited spec restart on the job's
+ * checkpoint? Null while the spec itself does not validate (the draft check shows those errors).
+ * Secrets the editor shows masked are the stored ones, as a save would take them.
+ */
+export async function restartCheckOfEdit(ctx: Pick<JobServiceContext, 'db' | 'checkpointRoot' | 'filesRoots' | 'outbound'>, id: string, rawSpec: unknown): Promise<RestartCheck | null> {
+  const before = await findJobOrThrow(ctx.db, id);
+  const incoming = withCheckpoint(unmaskSpec(specObject(rawSpec), before.spec), before.checkpointLocation);
+  const confined = confinePaths(incoming, ctx);
+  const result = validateJob(confined.spec, { outbound: ctx.outbound ?? serverOutboundPolicy() });
+  if (confined.errors.length || !result.ok || !result.spec) return null;
+  return (await restartVerdict(result.spec, ctx.checkpointRoot)).check;
+}
+
+/**
+ * Preview (any role that may validate): the spec's query over the records of `sample`, with no
+ * checkpoint and no sink (lib/engine previewQuery). The spec is confined and validated as a
+ * save would be, so a preview reads no file a job could not (its static tables).
+ */
+export async function previewJob(ctx: Pick<JobServiceContext, 'checkpointRoot' | 'filesRoots' | 'outbound'>, rawSpec: unknown, sample: unknown[]): Promise<QueryPreview> {
+  const { result } = validated(withCheckpoint(specObject(rawSpec), checkpointUnder(ctx.checkpointRoot, 'preview')), ctx, ctx.outbound ?? serverOutboundPolicy());
+  return previewQuery(result.spec!, sample);
 }
 
 /**

@@ -1,0 +1,273 @@
+/**
+ * The zod schemas of the API's success responses, for the OpenAPI document (openapi.ts), so a
+ * client generated from it is typed. They are bound to what the handlers return at compile time:
+ * `PresenterChecks` below fails the typecheck when a presenter's type no longer fits its schema
+ * (a field renamed, a nullable one made required), so document and handlers cannot drift apart.
+ * Open-ended JSON the engine owns (a spec, a progress record, an error's details) stays `unknown`.
+ */
+import { z } from 'zod';
+import type { AlertRuleView, AlertView, DeliveryView } from './alerts/alert-presenter';
+import type { AuditEventView } from './presenters/audit-presenter';
+import type { BatchDetail, BatchSummary } from './presenters/batches-presenter';
+import type { CheckpointFile } from './presenters/checkpoint-presenter';
+import type { JobPage } from './presenters/job-page-presenter';
+import type { JobDetail, JobListItem } from './presenters/jobs-presenter';
+import type { RunView } from './presenters/runs-presenter';
+import type { RestartCheck } from './services/job-service';
+import type { QueryPreview } from '@/lib/engine';
+import type { SavepointView } from './services/savepoint-service';
+
+const iso = z.string().describe('ISO 8601 time');
+const json = z.unknown();
+const jobStatus = z.enum(['PENDING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED', 'RECOVERING']);
+
+export const okResponse = z.object({ ok: z.literal(true) });
+
+export const jobListItemResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.string().describe('PENDING | STARTING | RUNNING | STOPPING | STOPPED | FAILED | RECOVERING'),
+  desiredState: z.string(),
+  guarantee: z.string().nullable(),
+  sourceType: z.string(),
+  sinkType: z.string(),
+  outputMode: z.string(),
+  lastBatchId: z.number().int().nullable(),
+  lastCommittedAt: iso.nullable(),
+  updatedAt: iso,
+});
+
+export const jobOverviewResponse = jobListItemResponse.extend({
+  inputRowsPerSecond: z.number().nullable().describe('Input rows per second over the last minute'),
+  commitLag: z.number().nullable(),
+  stateRowsTotal: z.number().nullable(),
+  stateRowsSparkline: z.array(z.number()).describe('State rows of the last batches, oldest first'),
+  firingAlerts: z.array(z.object({ kind: z.string(), message: z.string() })),
+});
+
+export const jobPageResponse = z.object({
+  items: z.array(jobOverviewResponse),
+  nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last'),
+  totals: z.object({ all: z.number().int(), byStatus: z.record(jobStatus, z.number().int()) }),
+  matching: z.number().int(),
+});
+
+export const jobDetailResponse = jobListItemResponse.extend({
+  description: z.string().nullable(),
+  spec: json.describe('The stored spec, secrets as ********'),
+  sql: z.string(),
+  trigger: json,
+  checkpointLocation: z.string(),
+  contract: json,
+  queryId: z.string().nullable(),
+  lastError: json,
+  restartPolicy: json,
+  createdBy: z.string().nullable(),
+  createdAt: iso,
+});
+
+const specIssue = z.object({ path: z.string(), message: z.string() }).loose();
+export const jobWriteResponse = z.object({ job: jobDetailResponse, warnings: z.array(json) });
+
+export const validationResponse = z
+  .object({ ok: z.boolean(), errors: z.array(specIssue), warnings: z.array(json), guarantee: z.string().nullable().optional(), contract: json.optional() })
+  .loose();
+
+export const restartCheckResponse = z.object({
+  compatible: z.boolean(),
+  checkpointHasBatches: z.boolean(),
+  message: z.string().optional(),
+  details: z.record(z.string(), json).optional(),
+});
+
+export const draftCheckResponse = validationResponse.extend({
+  operators: z.array(z.object({ depth: z.number().int(), operator: z.string(), kind: z.enum(['stateless', 'stateful', 'source', 'other']), reason: z.string().nullable() })).optional(),
+  modes: z.array(z.object({ mode: z.enum(['append', 'update', 'complete']), legal: z.boolean(), decided: z.boolean(), reasons: z.array(z.string()), warnings: z.array(z.string()) })).optional(),
+  restartCheck: restartCheckResponse.nullable().optional().describe('With jobId: whether the spec restarts on the job’s checkpoint'),
+});
+
+export const runResponse = z.object({
+  id: z.string(),
+  runId: z.string(),
+  workerId: z.string().nullable(),
+  status: z.string(),
+  attempt: z.number().int(),
+  recoveredFromRunId: z.string().nullable(),
+  startedAt: iso,
+  endedAt: iso.nullable(),
+  exitReason: z.string().nullable(),
+  error: json,
+  leaseEpoch: z.number().int(),
+  memoryLimitMb: z.number().int().nullable(),
+});
+
+export const batchSummaryResponse = z.object({
+  batchId: z.number().int(),
+  runId: z.string().nullable(),
+  timestamp: iso,
+  numInputRows: z.number(),
+  inputRowsPerSecond: z.number(),
+  processedRowsPerSecond: z.number(),
+  batchDurationMs: z.number(),
+  durationMs: json,
+  stateRowsTotal: z.number(),
+  stateRowsUpdated: z.number(),
+  stateRowsDroppedByWatermark: z.number(),
+  stateMemoryBytes: z.number(),
+  stateDiskBytes: z.number(),
+  commitLag: z.number().nullable(),
+  watermarkMs: z.number().nullable(),
+  numBadRecords: z.number(),
+});
+export const batchDetailResponse = batchSummaryResponse.extend({ progress: json.describe('The full StreamingQueryProgress') });
+
+const page = <T extends z.ZodType>(item: T, cursor: 'nextBefore' | 'nextCursor') =>
+  z.object({ items: z.array(item), [cursor]: (cursor === 'nextBefore' ? z.number().int() : z.string()).nullable() });
+
+export const alertRuleResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  jobId: z.string().nullable(),
+  kind: z.string(),
+  params: json,
+  enabled: z.boolean(),
+  webhookUrl: z.string().nullable(),
+  webhookSecret: z.string().nullable().describe('******** when set'),
+  createdAt: iso,
+  updatedAt: iso,
+});
+
+export const alertResponse = z.object({
+  id: z.string(),
+  ruleId: z.string().nullable(),
+  ruleName: z.string().nullable(),
+  jobId: z.string().nullable(),
+  jobName: z.string().nullable(),
+  kind: z.string(),
+  state: z.enum(['FIRING', 'RESOLVED']),
+  dedupKey: z.string(),
+  message: z.string(),
+  value: z.number().nullable(),
+  details: json,
+  firedAt: iso,
+  resolvedAt: iso.nullable(),
+  acknowledgedBy: z.string().nullable(),
+  acknowledgedAt: iso.nullable(),
+});
+
+export const deliveryResponse = z.object({
+  id: z.string(),
+  event: z.string(),
+  url: z.string(),
+  status: z.string(),
+  attemptCount: z.number().int(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  attempts: json,
+  createdAt: iso,
+  deliveredAt: iso.nullable(),
+});
+
+export const auditEventResponse = z.object({
+  id: z.string(),
+  actor: z.string(),
+  actorRole: z.string(),
+  action: z.string(),
+  targetType: z.string(),
+  targetId: z.string().nullable(),
+  before: json,
+  after: json,
+  createdAt: iso,
+});
+
+export const checkpointFileResponse = z.object({ path: z.string(), size: z.number().int(), encoding: z.enum(['utf8', 'base64']), content: z.string(), truncated: z.boolean() });
+
+export const previewResponse = z.object({
+  outputSchema: z.array(z.object({ name: z.string(), type: z.string() })),
+  rows: z.array(z.record(z.string(), json)).describe('The first rows of the output (at most 100)'),
+  truncated: z.boolean(),
+  totalRows: z.number().int(),
+  inputRows: z.number().int(),
+  stateful: z.boolean(),
+  notes: z.array(z.string()),
+});
+
+export const savepointResponse = z.object({
+  id: z.string(),
+  jobId: z.string(),
+  name: z.string(),
+  batchId: z.number().int().describe('The last committed batch the copy holds'),
+  location: z.string(),
+  sizeBytes: z.number(),
+  fileCount: z.number().int(),
+  createdBy: z.string(),
+  createdAt: iso,
+});
+
+/** The responses the document names but whose shapes are the presenters' own rich trees: typed at the top level. */
+const loose = (fields: z.ZodRawShape) => z.object(fields).loose();
+
+const tokenView = loose({ id: z.string(), name: z.string(), role: z.enum(['viewer', 'operator', 'admin']), createdAt: iso });
+
+export const RESPONSES = {
+  ok: okResponse,
+  health: loose({ status: z.enum(['ok', 'degraded']), database: loose({ ok: z.boolean() }), queue: loose({ backend: z.enum(['postgres', 'redis']), ok: z.boolean() }), workers: z.array(loose({ id: z.string(), hostname: z.string() })), checkedAt: iso }),
+  openapi: loose({ openapi: z.string(), paths: z.record(z.string(), json) }),
+  signIn: loose({ actor: z.string(), role: z.enum(['viewer', 'operator', 'admin']), expiresAt: iso, mustChangePassword: z.boolean() }),
+  me: loose({ actor: z.string(), role: z.enum(['viewer', 'operator', 'admin']), via: z.string(), name: z.string(), mustChangePassword: z.boolean() }),
+  tokens: z.object({ items: z.array(tokenView) }),
+  token: tokenView,
+  tokenCreated: tokenView.extend({ token: z.string().describe('The secret, shown once') }),
+  jobPage: jobPageResponse,
+  jobWrite: jobWriteResponse,
+  validation: validationResponse,
+  draftCheck: draftCheckResponse,
+  connectors: loose({ sources: z.array(loose({ type: z.string() })), sinks: z.array(loose({ type: z.string() })) }),
+  job: jobDetailResponse,
+  preview: previewResponse,
+  savepoint: savepointResponse,
+  savepoints: z.object({ items: z.array(savepointResponse) }),
+  deleted: z.object({ deletedCheckpointFiles: z.number().int().nullable(), keptCheckpointEntries: z.array(z.string()).optional(), message: z.string().optional() }),
+  reset: loose({ job: jobDetailResponse, deletedFiles: z.number().int(), deletedBatches: z.number().int() }),
+  runs: page(runResponse, 'nextBefore'),
+  batches: page(batchSummaryResponse, 'nextBefore'),
+  batch: batchDetailResponse,
+  charts: loose({}),
+  checkpoint: loose({ location: z.string(), files: z.array(z.object({ path: z.string(), size: z.number() }).loose()), totalBytes: z.number(), pendingBatch: z.number().int().nullable() }),
+  checkpointFile: checkpointFileResponse,
+  drills: z.object({ items: z.array(loose({ id: z.string(), point: z.string(), status: z.string() })) }),
+  drill: loose({ id: z.string(), point: z.string(), status: z.string() }),
+  sinkAudit: loose({}),
+  duplicateDiagnosis: loose({ verdict: z.enum(['none', 'replay-window', 'checkpoint-loss', 'unexplained', 'not-auditable']), summary: z.string(), findings: z.array(loose({ kind: z.string() })) }),
+  contracts: loose({ items: z.array(loose({ name: z.string(), guarantee: z.string().nullable() })) }),
+  contractsSummary: loose({ atLeastOnce: z.number().int() }),
+  demo: loose({}),
+  alerts: z.object({ items: z.array(alertResponse) }),
+  alertSummary: loose({ firing: z.number().int(), unacknowledged: z.number().int(), byJob: z.record(z.string(), z.number().int()) }),
+  alertWithDeliveries: alertResponse.extend({ deliveries: z.array(deliveryResponse) }),
+  alert: alertResponse,
+  alertRules: z.object({ items: z.array(alertRuleResponse) }),
+  alertRule: alertRuleResponse,
+  audit: page(auditEventResponse, 'nextCursor'),
+} satisfies Record<string, z.ZodType>;
+
+/** `T` must be assignable to what schema `S` describes: a presenter's type checked against its schema. */
+type Fits<S extends z.ZodType, T extends z.output<S>> = T;
+
+/** Compile-time only: each presenter's return type against the schema the document shows for it. */
+export type PresenterChecks = [
+  Fits<typeof jobListItemResponse, JobListItem>,
+  Fits<typeof jobPageResponse, JobPage>,
+  Fits<typeof jobDetailResponse, JobDetail>,
+  Fits<typeof restartCheckResponse, RestartCheck>,
+  Fits<typeof runResponse, RunView>,
+  Fits<typeof batchSummaryResponse, BatchSummary>,
+  Fits<typeof batchDetailResponse, BatchDetail>,
+  Fits<typeof alertRuleResponse, AlertRuleView>,
+  Fits<typeof alertResponse, AlertView>,
+  Fits<typeof deliveryResponse, DeliveryView>,
+  Fits<typeof auditEventResponse, AuditEventView>,
+  Fits<typeof checkpointFileResponse, CheckpointFile>,
+  Fits<typeof previewResponse, QueryPreview>,
+  Fits<typeof savepointResponse, SavepointView>,
+];

@@ -1,0 +1,204 @@
+/**
+ * One page of the jobs list, for the API and the jobs page alike: filtered in the database (name
+ * or description substring, status, guarantee, has firing alerts), sorted by a Job column, paged
+ * with a keyset cursor, with the totals per status of the filter (the status filter aside, so
+ * the status tabs can show every count) and each row's figures (jobFigures).
+ *
+ * Whatever the number of jobs, a page costs five queries: the page's rows, the totals, and the
+ * three of jobFigures over the page's ids. A keyset cursor (the last row's sort value and id)
+ * makes page 20 cost what page 1 does, and a job created or deleted meanwhile shifts no row
+ * between pages, as an OFFSET would.
+ *
+ * Nulls (a job with no batch yet has no lastCommittedAt) sort last in both directions, as the
+ * list always showed them: a job that never ran is not the "most recent".
+ */
+import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import type { JobSortColumn, JobsQuery } from '../api-schemas';
+import { BadRequestError } from '../http-errors';
+import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
+import { jobFigures, type JobOverview } from './job-overview-presenter';
+import type { JobListItem } from './jobs-presenter';
+
+export interface JobPage {
+  items: JobOverview[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+  /** Jobs matching the filter, per status (the status filter itself left out), and their sum. */
+  totals: { all: number; byStatus: Record<JobStatus, number> };
+  /** Jobs matching the whole filter, status included. */
+  matching: number;
+}
+
+/** What a cursor holds: the sort it belongs to, and the last row's sort value and id. */
+interface Cursor {
+  sort: JobSortColumn;
+  dir: 'asc' | 'desc';
+  value: string | null;
+  id: string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.sort, c.dir, c.value, c.id])).toString('base64url');
+}
+
+function decodeCursor(text: string, sort: JobSortColumn, dir: 'asc' | 'desc'): Cursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 4 ||
+    typeof parsed[0] !== 'string' ||
+    typeof parsed[1] !== 'string' ||
+    (parsed[2] !== null && typeof parsed[2] !== 'string') ||
+    typeof parsed[3] !== 'string'
+  ) {
+    throw new BadRequestError('The cursor is not one this API gave out; pass the nextCursor of the previous page unchanged, or leave cursor out for the first page.', { field: 'cursor' });
+  }
+  const [cSort, cDir, value, id] = parsed as [string, string, string | null, string];
+  if (cSort !== sort || cDir !== dir) {
+    throw new BadRequestError(`The cursor belongs to sort=${cSort}&dir=${cDir}, not sort=${sort}&dir=${dir}; leave cursor out to start the new sort from its first page.`, { field: 'cursor' });
+  }
+  if (isTimeSort(sort) && value !== null && Number.isNaN(Date.parse(value))) {
+    throw new BadRequestError('The cursor is not one this API gave out; leave cursor out for the first page.', { field: 'cursor' });
+  }
+  return { sort, dir, value, id };
+}
+
+function isTimeSort(sort: JobSortColumn): boolean {
+  return sort === 'lastCommittedAt' || sort === 'updatedAt' || sort === 'createdAt';
+}
+
+/** The SQL of a sort column; status compares as text, so its cursor value is plain text. */
+function sortExpression(sort: JobSortColumn): Prisma.Sql {
+  switch (sort) {
+    case 'name':
+      return Prisma.sql`j."name"`;
+    case 'status':
+      return Prisma.sql`j."status"::text`;
+    case 'lastCommittedAt':
+      return Prisma.sql`j."lastCommittedAt"`;
+    case 'updatedAt':
+      return Prisma.sql`j."updatedAt"`;
+    case 'createdAt':
+      return Prisma.sql`j."createdAt"`;
+  }
+}
+
+function sortValue(sort: JobSortColumn, row: JobRow): string | null {
+  switch (sort) {
+    case 'name':
+      return row.name;
+    case 'status':
+      return row.status;
+    case 'lastCommittedAt':
+      return row.lastCommittedAt?.toISOString() ?? null;
+    case 'updatedAt':
+      return row.updatedAt.toISOString();
+    case 'createdAt':
+      return row.createdAt.toISOString();
+  }
+}
+
+/** The cursor's value as a parameter of its column's type (timestamps are stored as UTC). */
+function cursorParam(sort: JobSortColumn, value: string): Prisma.Sql {
+  return isTimeSort(sort) ? Prisma.sql`${value}::timestamp` : Prisma.sql`${value}`;
+}
+
+/** Rows strictly after the cursor in (sort value, id) order, nulls last. */
+function afterCursor(c: Cursor): Prisma.Sql {
+  const col = sortExpression(c.sort);
+  const cmp = Prisma.raw(c.dir === 'asc' ? '>' : '<');
+  if (c.value === null) return Prisma.sql`(${col} IS NULL AND j.id ${cmp} ${c.id})`;
+  const v = cursorParam(c.sort, c.value);
+  return Prisma.sql`(${col} ${cmp} ${v} OR (${col} = ${v} AND j.id ${cmp} ${c.id}) OR ${col} IS NULL)`;
+}
+
+/** LIKE's wildcards in a user's text match themselves. */
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function filterConditions(query: JobsQuery, withStatus: boolean): Prisma.Sql[] {
+  const where: Prisma.Sql[] = [];
+  const q = query.q?.trim();
+  if (q) {
+    const p = likePattern(q);
+    where.push(Prisma.sql`(j."name" ILIKE ${p} OR j."description" ILIKE ${p})`);
+  }
+  if (withStatus && query.status) where.push(Prisma.sql`j."status"::text = ${query.status}`);
+  if (query.guarantee) where.push(Prisma.sql`j."guarantee" = ${query.guarantee}`);
+  if (query.firing !== undefined) {
+    const firing = Prisma.sql`EXISTS (SELECT 1 FROM "Alert" a WHERE a."jobId" = j.id AND a."state" = 'FIRING')`;
+    where.push(query.firing ? firing : Prisma.sql`NOT ${firing}`);
+  }
+  return where;
+}
+
+function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
+  return conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty;
+}
+
+interface JobRow {
+  id: string;
+  name: string;
+  status: JobStatus;
+  desiredState: string;
+  guarantee: string | null;
+  sourceType: string;
+  sinkType: string;
+  outputMode: string;
+  lastBatchId: number | null;
+  lastCommittedAt: Date | null;
+  updatedAt: Date;
+  createdAt: Date;
+}
+
+function listItem(j: JobRow): JobListItem {
+  return {
+    id: j.id,
+    name: j.name,
+    status: j.status,
+    desiredState: j.desiredState,
+    guarantee: j.guarantee,
+    sourceType: j.sourceType,
+    sinkType: j.sinkType,
+    outputMode: j.outputMode,
+    lastBatchId: j.lastBatchId,
+    lastCommittedAt: j.lastCommittedAt?.toISOString() ?? null,
+    updatedAt: j.updatedAt.toISOString(),
+  };
+}
+
+export async function listJobPage(db: PrismaClient, query: JobsQuery, now = Date.now()): Promise<JobPage> {
+  const cursor = query.cursor ? decodeCursor(query.cursor, query.sort, query.dir) : undefined;
+  const pageWhere = filterConditions(query, true);
+  if (cursor) pageWhere.push(afterCursor(cursor));
+  const col = sortExpression(query.sort);
+  const dir = Prisma.raw(query.dir === 'asc' ? 'ASC' : 'DESC');
+  const [rows, counts] = await Promise.all([
+    db.$queryRaw<JobRow[]>`
+      SELECT j.id, j."name", j."status"::text AS "status", j."desiredState"::text AS "desiredState", j."guarantee",
+             j."sourceType", j."sinkType", j."outputMode", j."lastBatchId", j."lastCommittedAt", j."updatedAt", j."createdAt"
+      FROM "Job" j ${whereClause(pageWhere)}
+      ORDER BY ${col} ${dir} NULLS LAST, j.id ${dir}
+      LIMIT ${query.limit + 1}`,
+    db.$queryRaw<{ status: JobStatus; n: number }[]>`
+      SELECT j."status"::text AS "status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1`,
+  ]);
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  const nextCursor = rows.length > query.limit && last ? encodeCursor({ sort: query.sort, dir: query.dir, value: sortValue(query.sort, last), id: last.id }) : null;
+  const byStatus = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+  for (const c of counts) byStatus[c.status] = c.n;
+  const all = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  return {
+    items: await jobFigures(db, page.map(listItem), now),
+    nextCursor,
+    totals: { all, byStatus },
+    matching: query.status ? byStatus[query.status] : all,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Preview through the API: the query over a pasted sample, no checkpoint, no sink. A stateless
+ * query shows its rows and schema; a windowed count shows the result after the sample and says
+ * that open windows are not emitted yet; the output is bounded at 100 rows; a record that does
+ * not fit the schema, or too large a sample, is a clear error; nothing is written.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
+
+let kit: ApiTestKit;
+let preview: typeof import('@/app/api/jobs/preview/route');
+
+beforeAll(async () => {
+  kit = await setupApiTestKit();
+  preview = await import('@/app/api/jobs/preview/route');
+}, 60_000);
+
+afterAll(async () => {
+  await kit?.teardown();
+});
+
+const call = (spec: unknown, sample: unknown[]) => kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', token: kit.tokens.viewer, body: { spec, sample } });
+
+describe('POST /api/jobs/preview', () => {
+  it('shows a stateless query’s output schema and rows, at most 100, and writes no checkpoint', async () => {
+    const spec = filesSpec('preview-plain', '/tmp/weir-preview');
+    const sample = Array.from({ length: 250 }, (_, i) => ({ user: `u${i}`, n: i - 10 }));
+    const res = await call(spec, sample);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.outputSchema.map((f: { name: string }) => f.name)).toEqual(['user', 'n']);
+    expect(res.body.rows).toHaveLength(100);
+    expect(res.body.rows[0]).toEqual({ user: 'u11', n: 1 });
+    expect(res.body).toMatchObject({ truncated: true, totalRows: 239, inputRows: 250, stateful: false });
+    expect(existsSync(path.join(kit.checkpointRoot, 'preview'))).toBe(false);
+  });
+
+  it('shows a windowed count’s result after the sample, noting that open windows wait for the watermark', async () => {
+    const spec = filesSpec('preview-window', '/tmp/weir-preview', {
+      source: { name: 'clicks', type: 'files', options: { path: '/tmp/weir-preview/in', format: 'json' }, schema: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '1 minute' },
+      sql: "SELECT window(ts, '10 minutes') AS w, count(*) AS n FROM clicks GROUP BY window(ts, '10 minutes')",
+    });
+    const sample = [
+      { user: 'a', ts: '2026-12-01T10:01:00Z' },
+      { user: 'b', ts: '2026-12-01T10:05:00Z' },
+      { user: 'c', ts: '2026-12-01T10:31:00Z' }, // moves the watermark past the first window
+    ];
+    const res = await call(spec, sample);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.stateful).toBe(true);
+    expect(res.body.rows.map((r: { n: number }) => r.n)).toEqual([2]);
+    expect(res.body.notes.join(' ')).toMatch(/watermark/);
+  });
+
+  it('refuses a record that does not fit the schema and a sample over 1,000 records, saying what to do', async () => {
+    const spec = filesSpec('preview-bad', '/tmp/weir-preview');
+    const bad = await call(spec, [{ user: 'a', n: 1 }, { user: 'b', n: 'many' }]);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.message).toMatch(/Sample record 2 does not fit the source schema/);
+    const big = await call(spec, Array.from({ length: 1001 }, () => ({ user: 'a', n: 1 })));
+    expect(big.status).toBe(400);
+  });
+});

@@ -1,0 +1,2 @@
+-- The worker heap figure /metrics exports (written by each heartbeat).
+ALTER TABLE "Worker" ADD COLUMN "heapUsedBytes" BIGINT;
