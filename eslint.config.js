@@ -1,10 +1,24 @@
-// Lint: typescript-eslint's recommended rules, plus the boundary that keeps the engine pure:
-// lib/engine imports nothing from Next, BullMQ, Prisma or lib/env, and never reads process.env.
+// Lint: typescript-eslint's recommended rules, plus the boundaries that keep the engine pure:
+// lib/engine imports nothing from Next, BullMQ, Prisma or lib/env, never reads process.env, and
+// loads no connector client library: the sources and sinks that talk to an external system live
+// in lib/connectors and register into the engine's registries, so a new connector (Kafka) touches
+// lib/connectors and nothing in the engine core.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Bare package names only (a regex, so that a relative path such as './pg-test-database' is not caught).
+const CLIENT_LIBRARY = '^(pg|pg-[a-z-]+|ioredis|nats|@nats-io/.+|@aws-sdk/.+|kafkajs)$';
+const clientLibraryPattern = { regex: CLIENT_LIBRARY, message: 'lib/engine must not load a connector client library: put the connector in lib/connectors/<name> and register it there.' };
+const connectorsPattern = { group: ['**/connectors', '**/connectors/*', '**/connectors/**', '@/lib/connectors', '@/lib/connectors/*'], message: 'lib/engine must not import lib/connectors: connectors depend on the engine, never the reverse.' };
+const clientLibraryImportSyntax = {
+  selector: `ImportExpression[source.value=/${CLIENT_LIBRARY.replaceAll('/', '\\/')}/]`,
+  message: 'lib/engine must not load a connector client library, not even lazily: put the connector in lib/connectors/<name>.',
+};
+
 const engineForbidden = {
   patterns: [
+    clientLibraryPattern,
+    connectorsPattern,
     { group: ['next', 'next/*'], message: 'lib/engine must not depend on Next.js.' },
     { group: ['bullmq', 'bullmq/*'], message: 'lib/engine must not depend on BullMQ.' },
     { group: ['prisma', '@prisma/*', '**/generated/**'], message: 'lib/engine must not depend on Prisma.' },
@@ -32,7 +46,16 @@ export default tseslint.config(
         { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Use the injected Clock, not Date.now().' },
         { selector: "CallExpression[callee.name='eval']", message: 'No eval in the engine.' },
         { selector: "NewExpression[callee.name='Function']", message: 'No new Function in the engine.' },
+        clientLibraryImportSyntax,
       ],
+    },
+  },
+  {
+    // An engine test may run the engine against a real connector (an integration test imports
+    // lib/connectors to register it); it still may not use a client library itself.
+    files: ['lib/engine/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: engineForbidden.patterns.filter((p) => p !== connectorsPattern) }],
     },
   },
 );

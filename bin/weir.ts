@@ -16,6 +16,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { EnvError, parseEnv } from '../lib/env';
+import '../lib/connectors/index'; // registers the connectors' source, sink and checkpoint types
 import {
   CRASH_POINTS,
   CrashPointError,

@@ -19,9 +19,28 @@ describe('lib/engine lint boundary', () => {
     ["import { env } from '../../lib/env';", /configuration is read in lib\/env.ts/],
     ['export const x = process.env.HOME;', /process.env/],
     ['export const t = Date.now();', /Clock/],
+    ["import pg from 'pg';", /connector client library/],
+    ["import type pg from 'pg';", /connector client library/],
+    ["import { Redis } from 'ioredis';", /connector client library/],
+    ["import { connect } from '@nats-io/transport-node';", /connector client library/],
+    ["import type { S3Client } from '@aws-sdk/client-s3';", /connector client library/],
+    ["import { Kafka } from 'kafkajs';", /connector client library/],
+    ["export const sdk = () => import('@aws-sdk/client-s3');", /not even lazily/],
+    ["import '../../connectors/postgres/index';", /must not import lib\/connectors/],
+    ["import '@/lib/connectors';", /must not import lib\/connectors/],
   ])('rejects %s', async (code, message) => {
     const errors = await errorsFor(code);
     expect(errors.join('\n')).toMatch(message);
+  });
+
+  it('lets an engine test register a connector but not use a client library itself', async () => {
+    const file = 'lib/engine/execution/example.test.ts';
+    expect(await errorsFor("import '../../connectors/postgres/index';", file)).toEqual([]);
+    expect((await errorsFor("import pg from 'pg';\nexport const p = pg;", file)).join('\n')).toMatch(/connector client library/);
+  });
+
+  it('allows connectors their client libraries and the engine', async () => {
+    expect(await errorsFor("import pg from 'pg';\nimport { WeirError } from '../../engine/errors';\nexport const x = [pg, WeirError];", 'lib/connectors/postgres/example.ts')).toEqual([]);
   });
 
   it('allows the same imports outside the engine', async () => {

@@ -6,6 +6,7 @@
  * form can never offer an option the engine would refuse.
  */
 import { z } from 'zod';
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
 
 export type OptionKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'list' | 'json';

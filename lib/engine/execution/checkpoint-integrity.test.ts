@@ -12,7 +12,9 @@ import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-
 import { STATEFUL_OPERATORS_CONF, OffsetSeqLog } from '../checkpoint/offset-seq-log';
 import { ManualClock } from '../clock';
 import { CorruptCheckpointError, CrashPointError, IncompatibleQueryChangeError } from '../errors';
-import { createTestDatabase, type TestDatabase } from '../sinks/pg-test-database';
+import { createTestDatabase, type TestDatabase } from '../../connectors/postgres/testing/pg-test-database';
+// An engine-with-connector integration test: the postgres connector registers its types here.
+import '../../connectors/postgres/index';
 import { MemoryStream } from '../sources/memory-source';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { EVENT_SCHEMA, eventGenerator, mustParse, tempDir, writeInputFile } from './test-fixtures';

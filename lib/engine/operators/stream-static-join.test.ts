@@ -16,7 +16,9 @@ import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import { validateJob } from '../spec/validate-job';
 import type { OutputMode, Row } from '../types';
-import { createTestDatabase } from '../sinks/pg-test-database';
+import { createTestDatabase } from '../../connectors/postgres/testing/pg-test-database';
+// An engine-with-connector integration test: the postgres connector registers its types here.
+import '../../connectors/postgres/index';
 
 const roots: string[] = [];
 afterAll(async () => {

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { getSourceDefinition, sourceTypes } from '../sources/index';
 import { getSinkDefinition, sinkTypes } from '../sinks/index';
-import { pgIdentifier } from '../sinks/pg-util';
+import { getStaticTableReader } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
 import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
 
@@ -82,8 +82,8 @@ export const JobSpecSchema = z
             format: z.enum(['json', 'csv']).default('json'),
             header: z.boolean().optional(),
             connectionString: z.string().min(1).optional(),
-            table: pgIdentifier.optional(),
-            dbSchema: pgIdentifier.optional(),
+            table: z.string().min(1).optional(),
+            dbSchema: z.string().min(1).optional(),
             schema: z.array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict()).min(1, { message: 'must list at least one column' }),
           })
           .strict()
@@ -91,6 +91,14 @@ export const JobSpecSchema = z
             if (t.type === 'file' && !t.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required for a file static table' });
             if (t.type === 'postgres' && !t.connectionString) ctx.addIssue({ code: 'custom', path: ['connectionString'], message: 'is required for a postgres static table' });
             if (t.type === 'postgres' && !t.table) ctx.addIssue({ code: 'custom', path: ['table'], message: 'is required for a postgres static table' });
+            if (t.type === 'file') return;
+            // Read at parse time, not module load: the reader registers from lib/connectors.
+            const reader = getStaticTableReader(t.type);
+            if (!reader) {
+              ctx.addIssue({ code: 'custom', path: ['type'], message: `no reader for "${t.type}" static tables is registered in this process (import lib/connectors)` });
+              return;
+            }
+            for (const p of reader.check?.(t) ?? []) ctx.addIssue({ code: 'custom', path: [p.path], message: p.message });
           }),
       )
       .optional(),

@@ -11,6 +11,7 @@
  * the background (retrying with backoff); the scheduler's sweep finishes any a dying process left.
  * A disabled rule evaluates as "not holding", so its firing alerts resolve.
  */
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { validateJob } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { applyCondition, type Transition } from './alert-transitions';

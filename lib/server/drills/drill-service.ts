@@ -10,6 +10,7 @@
  * the drill becomes RECOVERED, and the sink's duplicate audit is recorded on it.
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { parseJobSpec } from '@/lib/engine';
 import type { Principal } from '../auth';
 import { recordAudit } from '../services/audit-service';

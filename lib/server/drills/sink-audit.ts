@@ -6,7 +6,8 @@
  * bare append shows the replayed batch twice.
  */
 import pg from 'pg';
-import { guardedRedisConnector, guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
+import { guardedRedisConnector } from '@/lib/connectors';
+import { guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
 import { serverOutboundPolicy } from '../outbound';
 
 export interface BatchAudit {

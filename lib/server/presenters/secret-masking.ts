@@ -15,6 +15,7 @@
  * connection string (scheme, host, port, database) would be sent to the new host, so that edit
  * is refused (422) and the client must send the secret again.
  */
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { describeDestination, getSinkDefinition, getSourceDefinition, parseDestinations, sameDestination, specDestinations, type Destination, type SpecDestination } from '@/lib/engine';
 import { InvalidJobSpecError } from '../http-errors';
 

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { validateJob, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
