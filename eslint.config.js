@@ -15,6 +15,14 @@ const clientLibraryImportSyntax = {
   message: 'lib/engine must not load a connector client library, not even lazily: put the connector in lib/connectors/<name>.',
 };
 
+// Test support lives in testing/ folders; production code never imports it, nor vitest.
+const testSupportPatterns = [
+  { group: ['**/testing', '**/testing/*', '**/testing/**', '@/lib/testing', '@/lib/testing/*'], message: 'Production code must not import test support (testing/ folders): it belongs to tests.' },
+  { group: ['vitest', 'vitest/*', '@vitest/*'], message: 'Production code must not import vitest: put test support in a testing/ folder.' },
+];
+// Test files, test support, and the programs that only run in development or CI.
+const NOT_PRODUCTION = ['**/*.test.ts', '**/*.test.tsx', '**/testing/**', 'e2e/**', 'bench/**', 'vitest.config.ts', 'playwright.config.ts'];
+
 const engineForbidden = {
   patterns: [
     clientLibraryPattern,
@@ -38,9 +46,18 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: NOT_PRODUCTION,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: testSupportPatterns }],
+    },
+  },
+  {
     files: ['lib/engine/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', engineForbidden],
+      // One rule entry per file (a later entry replaces an earlier one): the engine's list
+      // carries the test-support patterns too, except for tests and test support.
+      'no-restricted-imports': ['error', { patterns: [...engineForbidden.patterns, ...testSupportPatterns] }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'lib/engine never reads process.env; take options instead.' }],
       'no-restricted-syntax': ['error',
         { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Use the injected Clock, not Date.now().' },
@@ -53,7 +70,7 @@ export default tseslint.config(
   {
     // An engine test may run the engine against a real connector (an integration test imports
     // lib/connectors to register it); it still may not use a client library itself.
-    files: ['lib/engine/**/*.test.ts'],
+    files: ['lib/engine/**/*.test.ts', 'lib/engine/**/testing/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: engineForbidden.patterns.filter((p) => p !== connectorsPattern) }],
     },

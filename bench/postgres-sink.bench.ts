@@ -18,7 +18,7 @@
 import pg from 'pg';
 import '../lib/connectors/index'; // registers the postgres sink type for parseJobSpec
 import { PostgresSink } from '../lib/connectors/postgres/postgres-sink';
-import { createTestDatabase } from '../lib/connectors/postgres/testing/pg-test-database';
+import { createTestDatabase } from '../lib/testing/pg-test-database';
 import type { Row, Schema } from '../lib/engine/types';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -47,3 +47,25 @@ describe('lib/engine lint boundary', () => {
     expect(await errorsFor("import { Queue } from 'bullmq';\nexport const q = Queue;", 'lib/queue/example.ts')).toEqual([]);
   });
 });
+
+describe('test support stays out of production code', () => {
+  it.each([
+    ["import { describe } from 'vitest';", 'lib/server/example.ts', /must not import vitest/],
+    ["import { describe } from 'vitest';", 'lib/engine/sources/example.ts', /must not import vitest/],
+    ["import { createTestDatabase } from '../testing/pg-test-database';", 'lib/server/example.ts', /test support/],
+    ["import { testStream } from '../execution/testing/stream-test';", 'lib/engine/query/example.ts', /test support/],
+    ["import { harness } from './testing/harness';", 'worker/example.ts', /test support/],
+    ["import { kit } from '@/lib/server/testing/api-test-kit';", 'app/api/example/route.ts', /test support/],
+    ["import { describe } from 'vitest';", 'components/example.tsx', /must not import vitest/],
+  ])('rejects %s in %s', async (code, file, message) => {
+    expect((await errorsFor(code, file)).join('\n')).toMatch(message);
+  });
+
+  it.each([
+    ["import { describe } from 'vitest';\nimport { tempDir } from './testing/test-fixtures';\nexport const x = [describe, tempDir];", 'lib/engine/execution/example.test.ts'],
+    ["import { expect } from 'vitest';\nimport { MemoryStream } from '../memory-source';\nexport const x = [expect, MemoryStream];", 'lib/engine/sources/testing/example.ts'],
+    ["import { createTestDatabase } from '../../lib/testing/pg-test-database';\nexport const x = createTestDatabase;", 'bench/example.bench.ts'],
+  ])('allows it in tests, test support and benchmarks (%s)', async (code, file) => {
+    expect(await errorsFor(code, file)).toEqual([]);
+  });
+});

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SystemClock } from '../engine/clock';
 import { SinkError } from '../engine/errors';
 import { createPool } from './postgres/pg-util';
-import { createTestDatabase, type TestDatabase } from './postgres/testing/pg-test-database';
+import { createTestDatabase, type TestDatabase } from '../testing/pg-test-database';
 import { WebhookSink, webhookSinkOptions } from './http/webhook-sink';
 import { createRedis } from './redis/redis-util';
 import { checkBeforeConnect, guardedAgents, MAX_RESPONSE_BYTES, outboundFetch } from '../engine/outbound/guarded-connect';

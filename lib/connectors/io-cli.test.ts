@@ -12,7 +12,7 @@ import './index'; // registers every connector, as the worker and the CLI do
 import { Redis } from 'ioredis';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { createTestDatabase, type TestDatabase } from './postgres/testing/pg-test-database';
+import { createTestDatabase, type TestDatabase } from '../testing/pg-test-database';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let db: TestDatabase;

@@ -18,7 +18,7 @@ import { OffsetSeqLog } from '../engine/checkpoint/offset-seq-log';
 import { CommitLog } from '../engine/checkpoint/commit-log';
 import { LocalCheckpointFileManager } from '../engine/checkpoint/local-checkpoint-file-manager';
 import { CrashPointError } from '../engine/errors';
-import { createTestDatabase, type TestDatabase } from './postgres/testing/pg-test-database';
+import { createTestDatabase, type TestDatabase } from '../testing/pg-test-database';
 import '../engine/sources/index';
 import '../engine/sinks/index';
 

@@ -23,7 +23,7 @@ import { parseJobSpec, type JobSpec } from '../engine/spec/job-spec';
 import { CommitLog } from '../engine/checkpoint/commit-log';
 import { LocalCheckpointFileManager } from '../engine/checkpoint/local-checkpoint-file-manager';
 import { CrashPointError, DataLossError, SinkError } from '../engine/errors';
-import { createTestDatabase, type TestDatabase } from './postgres/testing/pg-test-database';
+import { createTestDatabase, type TestDatabase } from '../testing/pg-test-database';
 import { TcpProxy } from './testing/tcp-proxy';
 import type { Row } from '../engine/types';
 import '../engine/sources/index';

@@ -32,7 +32,7 @@ export class WorkerHarness {
   db!: PrismaClient;
   queue!: QueueConfig;
   env!: Record<string, string>;
-  private database!: TestDatabase;
+  private database!: Pick<TestDatabase, 'name' | 'url' | 'drop'>;
   private workers: SpawnedWorker[] = [];
 
   constructor(

@@ -2,7 +2,7 @@
 // checks that a restart really loses an uncommitted range, as the label says), request formats,
 // back-pressure, bad records, and release on commit.
 import { describe, expect, it } from 'vitest';
-import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/source.contract';
+import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/testing/source.contract';
 import { HttpSource, httpSourceOptions } from './http-source';
 import { MicroBatchExecution } from '../../engine/execution/micro-batch-execution';
 import { parseJobSpec } from '../../engine/spec/job-spec';

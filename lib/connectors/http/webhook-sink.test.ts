@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SystemClock } from '../../engine/clock';
 import { SinkError } from '../../engine/errors';
 import type { Row } from '../../engine/types';
-import { contractSchema, sinkContractSuite } from '../../engine/sinks/sink.contract';
+import { contractSchema, sinkContractSuite } from '../../engine/sinks/testing/sink.contract';
 import { WebhookSink, webhookSinkOptions } from './webhook-sink';
 
 interface Received { key: string; body: { batchId: number; rows: Row[] } }

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/source.contract';
+import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/testing/source.contract';
 import { NatsJetStreamSource, type NatsJetStreamSourceOptions } from './nats-jetstream-source';
 import type { Row } from '../../engine/types';
 

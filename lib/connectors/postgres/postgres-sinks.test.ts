@@ -2,8 +2,8 @@
 // plus the specific promises (replay commits nothing, identifiers quoted, secrets redacted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../index'; // registers every connector, as the worker and the CLI do
-import { createTestDatabase, type TestDatabase } from './testing/pg-test-database';
-import { contractSchema, sinkContractSuite } from '../../engine/sinks/sink.contract';
+import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-database';
+import { contractSchema, sinkContractSuite } from '../../engine/sinks/testing/sink.contract';
 import { PostgresSink } from './postgres-sink';
 import { PostgresUpsertSink } from './postgres-upsert-sink';
 import { PostgresReplaceSink } from './postgres-replace-sink';

@@ -1,8 +1,8 @@
 // The postgres source against this machine's real PostgreSQL: the source contract suite, bad
 // records, bigint offsets beyond 2^53, and secrets kept out of errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './testing/pg-test-database';
-import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/source.contract';
+import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-database';
+import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/testing/source.contract';
 import { PostgresSource, postgresSourceOptions } from './postgres-source';
 import type { Row } from '../../engine/types';
 

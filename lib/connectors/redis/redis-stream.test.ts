@@ -2,8 +2,8 @@
 // the source and sink contract suites, trim detection, failOnDataLoss=false, and secrets.
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/source.contract';
-import { sinkContractSuite } from '../../engine/sinks/sink.contract';
+import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/testing/source.contract';
+import { sinkContractSuite } from '../../engine/sinks/testing/sink.contract';
 import { RedisStreamSource } from './redis-stream-source';
 import { RedisStreamSink } from './redis-stream-sink';
 import { DataLossError } from '../../engine/errors';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { startS3rver, type S3rverProcess } from './testing/s3rver';
 import { S3Client, CreateBucketCommand, PutObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { checkpointFileManagerContract } from '../../engine/checkpoint/checkpoint-file-manager.contract';
+import { checkpointFileManagerContract } from '../../engine/checkpoint/testing/checkpoint-file-manager.contract';
 import { S3CheckpointFileManager, parseS3Location } from './s3-checkpoint-file-manager';
 import { checkpointFileManagerFor } from '../../engine/checkpoint/checkpoint-location';
 import { FileAlreadyExistsError } from '../../engine/checkpoint/checkpoint-file-manager';

@@ -8,10 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
-import { CorruptCheckpointError } from '../errors';
-import type { StateStore, StateStoreConf, StateStoreId, StateStoreProvider } from './state-store';
-import { stateStoreDir } from './state-store';
+import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
+import { CorruptCheckpointError } from '../../errors';
+import type { StateStore, StateStoreConf, StateStoreId, StateStoreProvider } from '../state-store';
+import { stateStoreDir } from '../state-store';
 
 export interface StateStoreCheckpoint {
   fm: CheckpointFileManager;

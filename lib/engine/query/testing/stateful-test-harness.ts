@@ -8,14 +8,14 @@
  * This mirrors the state half of the execution so the operators can be tested without the rest
  * of the engine; the end-to-end action scripts run the real MicroBatchExecution.
  */
-import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
-import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator } from '../operators/physical-operator';
-import { eventTimeStats, nextWatermark } from '../operators/watermark';
-import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
-import type { StateStore, StateStoreConf } from '../state/state-store';
-import type { OutputMode, Row, Schema } from '../types';
-import type { StreamingRelation } from './logical-plan';
-import { compileStreamingQuery, type CompileOptions } from './streaming-query';
+import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
+import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator } from '../../operators/physical-operator';
+import { eventTimeStats, nextWatermark } from '../../operators/watermark';
+import { FileBackedStateStoreProvider } from '../../state/file-backed-state-store-provider';
+import type { StateStore, StateStoreConf } from '../../state/state-store';
+import type { OutputMode, Row, Schema } from '../../types';
+import type { StreamingRelation } from '../logical-plan';
+import { compileStreamingQuery, type CompileOptions } from '../streaming-query';
 
 export interface CompiledForTest {
   operators: PhysicalOperator[];

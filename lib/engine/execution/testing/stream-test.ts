@@ -17,13 +17,13 @@
  * would be, and the next StartStream builds a fresh one on the same checkpoint.
  */
 import { expect } from 'vitest';
-import type { Clock } from '../clock';
-import { CrashPointError } from '../errors';
-import type { StreamingQueryProgress } from '../progress';
-import type { JobSpec } from '../spec/job-spec';
-import type { Row } from '../types';
-import type { CrashPointName } from './crash-points';
-import { MicroBatchExecution, type MicroBatchExecutionOptions } from './micro-batch-execution';
+import type { Clock } from '../../clock';
+import { CrashPointError } from '../../errors';
+import type { StreamingQueryProgress } from '../../progress';
+import type { JobSpec } from '../../spec/job-spec';
+import type { Row } from '../../types';
+import type { CrashPointName } from '../crash-points';
+import { MicroBatchExecution, type MicroBatchExecutionOptions } from '../micro-batch-execution';
 
 export interface StreamHarness {
   spec: JobSpec;

@@ -5,11 +5,11 @@
 import { mkdtemp, rename, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ManualClock } from '../clock';
-import { parseJobSpec, type JobSpec } from '../spec/job-spec';
-import { readCommittedRows } from '../sinks/files-sink';
-import { encodeRows } from '../sinks/files-sink';
-import type { Row, Schema } from '../types';
+import { ManualClock } from '../../clock';
+import { parseJobSpec, type JobSpec } from '../../spec/job-spec';
+import { readCommittedRows } from '../../sinks/files-sink';
+import { encodeRows } from '../../sinks/files-sink';
+import type { Row, Schema } from '../../types';
 import type { StreamHarness } from './stream-test';
 
 /** mulberry32: a small seeded PRNG so a failing test replays the same data. */

@@ -12,7 +12,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from './checkpoint-file-manager';
+import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from '../checkpoint-file-manager';
 
 export interface ContractFixture {
   fm: CheckpointFileManager;

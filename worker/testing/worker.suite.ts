@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { deleteJob, startJob, stopJob, type JobServiceContext } from '@/lib/server/services/job-service';
-import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './testing/harness';
+import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './harness';
 
 export function workerSuite(backend: Backend, redisDb: number) {
   describe(`worker on the ${backend} queue backend`, () => {

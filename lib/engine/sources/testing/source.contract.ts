@@ -15,9 +15,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DataLossError } from '../errors';
-import type { Offset, Row, Schema } from '../types';
-import type { Source } from './source';
+import { DataLossError } from '../../errors';
+import type { Offset, Row, Schema } from '../../types';
+import type { Source } from '../source';
 
 export const sourceContractSchema: Schema = [
   { name: 'id', type: 'long' },

@@ -15,9 +15,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { SinkError } from '../errors';
-import type { OutputMode, Row, Schema } from '../types';
-import type { Sink, SinkBatchContext } from './sink';
+import { SinkError } from '../../errors';
+import type { OutputMode, Row, Schema } from '../../types';
+import type { Sink, SinkBatchContext } from '../sink';
 
 export const contractSchema: Schema = [
   { name: 'id', type: 'long' },
