@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, writeInputFile } from '../lib/engine/execution/test-fixtures';
+import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, writeInputFile } from '../lib/engine/execution/testing/test-fixtures';
 import type { Row } from '../lib/engine/types';
 
 const run = promisify(execFile);
