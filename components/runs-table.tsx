@@ -29,7 +29,7 @@ export interface RunPage {
  * What a recovery run recovered from, naming that run by the run id the table shows (and the
  * failed run's exit reason quotes): a drill's crash, or a run whose worker was lost.
  */
-export function recoveryNote(r: Pick<RunView, 'recoveredFromRunId'>, byId: Map<string, Pick<RunView, 'runId' | 'exitReason'>>): string {
+function recoveryNote(r: Pick<RunView, 'recoveredFromRunId'>, byId: Map<string, Pick<RunView, 'runId' | 'exitReason'>>): string {
   const prev = r.recoveredFromRunId ? byId.get(r.recoveredFromRunId) : undefined;
   if (!prev) return 'recovers an earlier run (not on this page)';
   const name = prev.runId.slice(0, 8);

@@ -66,7 +66,7 @@ export function publicRoute(fn: (ctx: Omit<ApiContext, 'principal'>) => Promise<
 /** A request body larger than this is refused (413) before it is parsed: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Objects and arrays nested deeper than this are refused (400): nothing the API takes needs more. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** In `u` mode a surrogate pair is one code point, so only an unpaired surrogate matches. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -124,7 +124,7 @@ function tooLarge(bytes: number | undefined): PayloadTooLargeError {
  * Content-Length when the client sent it, else by counting bytes as the stream arrives (a chunked
  * body has no length up front). Invalid UTF-8 is a 400.
  */
-export async function readBodyText(req: Request): Promise<string> {
+async function readBodyText(req: Request): Promise<string> {
   const declared = req.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > MAX_BODY_BYTES) throw tooLarge(Number(declared));
   if (!req.body) return '';

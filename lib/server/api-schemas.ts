@@ -10,9 +10,9 @@ const MAX_BATCH_ID = 2_147_483_647;
 /** The largest instant a JavaScript Date holds (ms since the epoch). */
 const MAX_DATE_MS = 8_640_000_000_000_000;
 
-export const roleSchema = z.enum(['viewer', 'operator', 'admin']);
+const roleSchema = z.enum(['viewer', 'operator', 'admin']);
 
-export const restartPolicySchema = z
+const restartPolicySchema = z
   .object({
     maxRestarts: z.number().int().min(0).max(100),
     backoffMs: z.number().int().min(0).max(3_600_000),

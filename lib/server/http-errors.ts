@@ -83,16 +83,16 @@ const STATUS_BY_CODE: Record<string, number> = {
   OUTBOUND_REFUSED: 422,
 };
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
 }
 
 /** zod issues as `{path: "a.b", message}` so a client can point at the field. */
-export function zodIssues(e: ZodError): { path: string; message: string }[] {
+function zodIssues(e: ZodError): { path: string; message: string }[] {
   return e.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
 }
 
-export function httpStatusOf(e: unknown): number {
+function httpStatusOf(e: unknown): number {
   if (e instanceof ZodError) return 400;
   if (e instanceof WeirError) return STATUS_BY_CODE[e.code] ?? 500;
   if (prismaCode(e) === 'P2002') return 409;
@@ -117,7 +117,7 @@ function internalErrorBody(e: unknown, errorId: string): ErrorBody {
   };
 }
 
-export function errorBody(e: unknown): ErrorBody {
+function errorBody(e: unknown): ErrorBody {
   if (e instanceof ZodError) {
     const issues = zodIssues(e);
     return {

@@ -180,7 +180,7 @@ export class HttpSource implements Source {
   }
 }
 
-export const httpSourceDefinition: SourceDefinition<HttpSourceOptions> = {
+const httpSourceDefinition: SourceDefinition<HttpSourceOptions> = {
   type: 'http',
   options: httpSourceOptions,
   replayable: () => ({ replayable: false, reason: REASON }),

@@ -108,7 +108,7 @@ export class WebhookSink implements Sink {
   async close(): Promise<void> {}
 }
 
-export const webhookSinkDefinition: SinkDefinition<WebhookSinkOptions> = {
+const webhookSinkDefinition: SinkDefinition<WebhookSinkOptions> = {
   type: 'webhook',
   options: webhookSinkOptions,
   signature: signatureOf,

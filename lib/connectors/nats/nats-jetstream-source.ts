@@ -30,7 +30,7 @@ import { checkBeforeConnect } from '../../engine/outbound/guarded-connect';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 import { parseJsonRecord } from '../../engine/sources/value-conversion';
 
-export const natsJetStreamSourceOptions = z.strictObject({
+const natsJetStreamSourceOptions = z.strictObject({
   servers: z.string().min(1).default('nats://127.0.0.1:4222'),
   stream: z.string().min(1).meta({ examples: ['EVENTS'] }),
   subject: z.string().min(1).optional().meta({ examples: ['events.>'] }),
@@ -175,7 +175,7 @@ export class NatsJetStreamSource implements Source {
   }
 }
 
-export const natsJetStreamSourceDefinition: SourceDefinition<NatsJetStreamSourceOptions> = {
+const natsJetStreamSourceDefinition: SourceDefinition<NatsJetStreamSourceOptions> = {
   type: 'nats-jetstream',
   options: natsJetStreamSourceOptions,
   replayable: () => ({ replayable: true, reason: REASON }),

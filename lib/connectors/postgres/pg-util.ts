@@ -20,7 +20,7 @@ import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbo
  * or column name would silently become another name, so two long names could land in one table.
  * Weir refuses them at validation instead.
  */
-export const PG_MAX_IDENTIFIER_BYTES = 63;
+const PG_MAX_IDENTIFIER_BYTES = 63;
 
 export function identifierProblem(name: string): string | undefined {
   if (name.includes('\u0000')) return 'must not contain a NUL byte';
@@ -101,7 +101,7 @@ export function createPool(connectionString: string, max = 2, policy: OutboundPo
 }
 
 /** The PostgreSQL column type Weir creates for an engine column type. */
-export function pgTypeFor(field: Field, sample?: unknown): string {
+function pgTypeFor(field: Field, sample?: unknown): string {
   switch (field.type) {
     case 'long': return 'bigint';
     case 'double': return 'double precision';

@@ -17,7 +17,7 @@ import { checkOutputIdentifiers, createPool, errorText, pgIdentifier, secretsOf,
 import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
-export const postgresReplaceSinkOptions = z.strictObject({
+const postgresReplaceSinkOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
   table: pgIdentifier.meta({ examples: ['results'] }),
   schema: pgIdentifier.default('public'),
@@ -65,7 +65,7 @@ export class PostgresReplaceSink implements Sink {
   }
 }
 
-export const postgresReplaceSinkDefinition: SinkDefinition<PostgresReplaceSinkOptions> = {
+const postgresReplaceSinkDefinition: SinkDefinition<PostgresReplaceSinkOptions> = {
   type: 'postgres-replace',
   options: postgresReplaceSinkOptions,
   signature: signatureOf,

@@ -26,7 +26,7 @@ import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-regis
 import { checkOutputIdentifiers, createPool, ensureTable, pgIdentifier, errorText, qualifiedName, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 
-export const postgresSinkOptions = z.strictObject({
+const postgresSinkOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
   table: pgIdentifier.meta({ examples: ['results'] }),
   schema: pgIdentifier.default('public'),
@@ -38,9 +38,9 @@ export const postgresSinkOptions = z.strictObject({
 });
 export type PostgresSinkOptions = z.infer<typeof postgresSinkOptions>;
 
-export const COMMITS_TABLE = '_weir_sink_commits';
+const COMMITS_TABLE = '_weir_sink_commits';
 
-export function postgresSinkSignature(o: Pick<PostgresSinkOptions, 'mode' | 'schema' | 'table'> & Partial<Pick<PostgresSinkOptions, 'batchIdColumn'>>): { signature: SinkSignature; reason: string } {
+function postgresSinkSignature(o: Pick<PostgresSinkOptions, 'mode' | 'schema' | 'table'> & Partial<Pick<PostgresSinkOptions, 'batchIdColumn'>>): { signature: SinkSignature; reason: string } {
   // A batch id column only labels rows (for the duplicate audit): no insert checks it.
   const labelled = o.batchIdColumn ? ` (each row carries its batch id in ${o.batchIdColumn}, for auditing, but no insert checks it)` : '';
   return o.mode === 'transactional'
@@ -131,7 +131,7 @@ export class PostgresSink implements Sink {
   }
 }
 
-export const postgresSinkDefinition: SinkDefinition<PostgresSinkOptions> = {
+const postgresSinkDefinition: SinkDefinition<PostgresSinkOptions> = {
   type: 'postgres',
   options: postgresSinkOptions,
   signature: postgresSinkSignature,

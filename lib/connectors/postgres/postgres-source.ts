@@ -165,7 +165,7 @@ export class PostgresSource implements Source {
   }
 }
 
-export const postgresSourceDefinition: SourceDefinition<PostgresSourceOptions> = {
+const postgresSourceDefinition: SourceDefinition<PostgresSourceOptions> = {
   type: 'postgres',
   options: postgresSourceOptions,
   replayable: () => ({ replayable: true, reason: REASON }),

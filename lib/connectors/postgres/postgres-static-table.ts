@@ -14,7 +14,7 @@ import { createPool, errorText, identifierProblem, qualifiedName, quoteIdent, se
  * SELECT of the schema's columns from the table, each value converted to its column type; a
  * value that does not fit fails the run naming the row and column, with secrets redacted.
  */
-export async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
+async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
   const secrets = secretsOf(t.connectionString ?? '');
   const pool = createPool(t.connectionString ?? '', 1);
   try {

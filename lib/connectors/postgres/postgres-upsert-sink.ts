@@ -19,7 +19,7 @@ import { checkOutputIdentifiers, createPool, errorText, outputColumnNames, pgIde
 import { PostgresTable } from './postgres-table';
 import { inTransaction } from './postgres-sink';
 
-export const postgresUpsertSinkOptions = z.strictObject({
+const postgresUpsertSinkOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://writer@db.internal:5432/analytics'] }),
   table: pgIdentifier.meta({ examples: ['results'] }),
   schema: pgIdentifier.default('public'),
@@ -78,7 +78,7 @@ export class PostgresUpsertSink implements Sink {
   }
 }
 
-export const postgresUpsertSinkDefinition: SinkDefinition<PostgresUpsertSinkOptions> = {
+const postgresUpsertSinkDefinition: SinkDefinition<PostgresUpsertSinkOptions> = {
   type: 'postgres-upsert',
   options: postgresUpsertSinkOptions,
   signature: signatureOf,

@@ -17,7 +17,7 @@ import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-regis
 import { redact, secretsOf } from '../postgres/pg-util';
 import { createRedis } from './redis-util';
 
-export const redisStreamSinkOptions = z.strictObject({
+const redisStreamSinkOptions = z.strictObject({
   url: z.string().min(1).default('redis://127.0.0.1:6379'),
   stream: z.string().min(1).meta({ examples: ['results'] }),
   maxLen: z.number().int().min(1).optional().describe('Approximate MAXLEN applied on each XADD; empty: unbounded.'),
@@ -65,7 +65,7 @@ export class RedisStreamSink implements Sink {
   }
 }
 
-export const redisStreamSinkDefinition: SinkDefinition<RedisStreamSinkOptions> = {
+const redisStreamSinkDefinition: SinkDefinition<RedisStreamSinkOptions> = {
   type: 'redis-stream',
   options: redisStreamSinkOptions,
   signature: signatureOf,

@@ -27,7 +27,7 @@ import { redact, secretsOf } from '../postgres/pg-util';
 import { createRedis } from './redis-util';
 import { convertObject, parseJsonRecord } from '../../engine/sources/value-conversion';
 
-export const redisStreamSourceOptions = z.strictObject({
+const redisStreamSourceOptions = z.strictObject({
   url: z.string().min(1).default('redis://127.0.0.1:6379'),
   stream: z.string().min(1).meta({ examples: ['events'] }),
   format: z.enum(['json', 'fields']).default('json').describe('json: one field holds a JSON row; fields: the entry\'s fields are the columns.'),
@@ -160,7 +160,7 @@ export class RedisStreamSource implements Source {
   }
 }
 
-export const redisStreamSourceDefinition: SourceDefinition<RedisStreamSourceOptions> = {
+const redisStreamSourceDefinition: SourceDefinition<RedisStreamSourceOptions> = {
   type: 'redis-stream',
   options: redisStreamSourceOptions,
   replayable: () => ({ replayable: true, reason: REASON }),

@@ -24,7 +24,7 @@ export function registerCheckpointScheme(scheme: string, factory: CheckpointSche
   schemes.set(scheme.replace(/:$/, '').toLowerCase(), factory);
 }
 
-export function checkpointSchemes(): string[] {
+function checkpointSchemes(): string[] {
   return ['file', 'memory', ...schemes.keys()].sort();
 }
 

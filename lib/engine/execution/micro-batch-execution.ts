@@ -76,7 +76,7 @@ export interface MicroBatchExecutionOptions {
 }
 
 /** Idle triggers call fence() at most this often (writes always call it). */
-export const PLANNING_FENCE_INTERVAL_MS = 1000;
+const PLANNING_FENCE_INTERVAL_MS = 1000;
 
 interface PlannedBatch {
   batchId: number;

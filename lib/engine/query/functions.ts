@@ -7,7 +7,6 @@
  * building it (value-limits.ts: 1 MiB a value); regular expressions run on RE2 (regex.ts).
  */
 import { RecordExpressionError } from '../errors';
-import type { ColumnType } from '../types';
 import { compileRegex } from './regex';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
@@ -47,9 +46,7 @@ const DATE_FIELDS: Record<string, (d: Date) => number> = {
   quarter: (d) => Math.floor(d.getUTCMonth() / 3) + 1,
 };
 
-const TRUNC_UNITS = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'] as const;
-
-export function truncTimestamp(unit: string, ms: number): number | null {
+function truncTimestamp(unit: string, ms: number): number | null {
   const d = new Date(ms);
   switch (unit.toLowerCase()) {
     case 'year': return Date.UTC(d.getUTCFullYear(), 0, 1);
@@ -262,7 +259,3 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   current_timestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
   now: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
 };
-
-export const EXTRACT_FIELDS = Object.keys(DATE_FIELDS);
-export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;
-export type { ColumnType };

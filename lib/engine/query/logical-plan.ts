@@ -36,7 +36,7 @@ export type LogicalPlan =
  * Operators that keep state across batches (they need a StateStore and a commit per batch).
  * Joins are stream-static only, which carry no state (stream-stream joins are not supported).
  */
-export const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate']);
+const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate']);
 
 export function children(plan: LogicalPlan): LogicalPlan[] {
   switch (plan.kind) {

@@ -29,7 +29,7 @@ const parser = new Parser();
  * rejects. Outside quoted text, `AS STRING)` becomes `AS TEXT  )`: same length, so every position
  * reported afterwards still points into the user's text.
  */
-export function sparkTypeNames(sql: string): string {
+function sparkTypeNames(sql: string): string {
   let out = '';
   let i = 0;
   while (i < sql.length) {
@@ -149,7 +149,7 @@ function flatten(n: SqlNode, items: (SqlNode | string)[]): void {
   }
 }
 
-export function fixBooleanPrecedence(node: unknown): unknown {
+function fixBooleanPrecedence(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(fixBooleanPrecedence);
   if (!node || typeof node !== 'object') return node;
   const n = node as SqlNode;

@@ -18,7 +18,7 @@ export function formatTimestamp(ms: number): string {
 }
 
 /** Double rendering as Spark prints it: integral doubles keep a `.0`. */
-export function formatDouble(v: number): string {
+function formatDouble(v: number): string {
   if (Number.isInteger(v) && Math.abs(v) < 1e21) return `${v}.0`;
   return String(v);
 }

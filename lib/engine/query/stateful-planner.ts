@@ -69,13 +69,13 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
   };
 }
 
-export interface PlannedAggregate {
+interface PlannedAggregate {
   exec: StatefulAggregateExec;
   descriptor: StatefulOperatorDescriptor;
   analysis: AggregateAnalysis;
 }
 
-export function planAggregate(
+function planAggregate(
   node: AggregateNode,
   childSchema: Schema,
   opts: { operatorId: number; outputMode: OutputMode; watermark?: WatermarkSpec; numPartitions?: number },

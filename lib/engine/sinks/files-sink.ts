@@ -214,4 +214,3 @@ registerSink<FilesSinkOptions>({
   create: (o, ctx) => new FilesSink(o, ctx.clock),
 });
 
-export { SINK_LOG_DIR, type SinkFileStatus };

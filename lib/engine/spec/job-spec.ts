@@ -28,13 +28,13 @@ const durationAtMost = (maxMs: number) =>
  * Length limits on what a person names (docs/api.md lists them): long enough for any real name,
  * short enough that a list page, an audit line or an alert stays readable.
  */
-export const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 
-export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp'] as const;
+const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp'] as const;
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an identifier (letters, digits, _; not starting with a digit)' });
 
-export const TriggerSpecSchema = z.discriminatedUnion('type', [
+const TriggerSpecSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('processing-time'), interval: durationAtMost(MAX_TRIGGER_INTERVAL_MS) }).strict(),
   z.object({ type: z.literal('available-now') }).strict(),
   z.object({ type: z.literal('once') }).strict(),
@@ -109,8 +109,6 @@ export const JobSpecSchema = z
 
 export type JobSpec = z.infer<typeof JobSpecSchema>;
 export type TriggerSpec = z.infer<typeof TriggerSpecSchema>;
-export type SourceSpec = JobSpec['source'];
-export type SinkSpec = JobSpec['sink'];
 
 export interface SpecIssue {
   /** Dotted field path, e.g. `source.options.path`, `trigger.interval`, `sql`. */
@@ -129,7 +127,7 @@ const KIND_WORDS: Record<string, string> = { string: 'text', number: 'a number',
  * zod's own wording ("Too small: expected string to have >=1 characters") is for developers.
  * A message the schema wrote itself is kept.
  */
-export function plainIssueMessage(i: z.core.$ZodIssue): string {
+function plainIssueMessage(i: z.core.$ZodIssue): string {
   const own = !/^(Too small|Too big|Invalid input|Invalid option|Unrecognized key|Invalid string|Invalid)\b/.test(i.message);
   if (own) return i.message;
   const bound = (kind: 'at least' | 'at most', issue: { origin?: string; inclusive?: boolean }, n: number | bigint) => {

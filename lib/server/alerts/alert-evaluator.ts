@@ -37,7 +37,7 @@ const IGNORED_WARNING_PATHS = new Set(['checkpointLocation', 'trigger.type']);
 /** Specs change rarely and compiling one costs milliseconds: remember the last few by content. */
 const warningsBySpec = new Map<string, string[]>();
 
-export function deployWarningsOf(spec: unknown): string[] {
+function deployWarningsOf(spec: unknown): string[] {
   const key = JSON.stringify(spec);
   const hit = warningsBySpec.get(key);
   if (hit) return hit;

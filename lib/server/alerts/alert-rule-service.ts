@@ -17,7 +17,7 @@ import { serverOutboundPolicy } from '../outbound';
 import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-presenter';
 import { paramsSchemaOf, type AlertRuleInput, type AlertRuleUpdate } from './rule-kinds';
 
-export const MASKED_SECRET = '********';
+const MASKED_SECRET = '********';
 
 async function ensureJob(db: PrismaClient, jobId: string | null | undefined): Promise<void> {
   if (jobId && !(await db.job.findUnique({ where: { id: jobId }, select: { id: true } }))) {

@@ -19,7 +19,7 @@ import { auditSink, type SinkAudit } from './sink-audit';
 
 export const DRILL_POINTS = ['after-offsets', 'after-sink', 'after-commit', 'kill-worker'] as const;
 export type DrillPoint = (typeof DRILL_POINTS)[number];
-export const ACTIVE_DRILL_STATUSES = ['REQUESTED', 'ARMED', 'CRASHED'];
+const ACTIVE_DRILL_STATUSES = ['REQUESTED', 'ARMED', 'CRASHED'];
 
 export async function requestDrill(db: PrismaClient, who: Principal, jobId: string, point: DrillPoint) {
   const job = await db.job.findUnique({ where: { id: jobId } });

@@ -10,7 +10,7 @@ import { guardedRedisConnector } from '@/lib/connectors';
 import { guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
 import { serverOutboundPolicy } from '../outbound';
 
-export interface BatchAudit {
+interface BatchAudit {
   batchId: number;
   /** Rows the committed batch wrote, from its progress; null if no progress was recorded. */
   expected: number | null;

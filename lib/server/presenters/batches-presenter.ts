@@ -10,8 +10,8 @@ import { NotFoundError } from '../http-errors';
 import { assertJobExists, findJobOrThrow } from './jobs-presenter';
 import { redactSecrets, secretValues } from './secret-masking';
 
-export const DEFAULT_BATCH_PAGE = 50;
-export const MAX_BATCH_PAGE = 500;
+const DEFAULT_BATCH_PAGE = 50;
+const MAX_BATCH_PAGE = 500;
 
 export interface BatchSummary {
   batchId: number;

@@ -24,7 +24,7 @@ export interface RunView {
   memoryLimitMb: number | null;
 }
 
-export function presentRun(r: Run, secrets: readonly string[] = []): RunView {
+function presentRun(r: Run, secrets: readonly string[] = []): RunView {
   return {
     id: r.id,
     runId: r.runId,

@@ -112,7 +112,7 @@ function destinationsOf(d: SpecDestination): Destination[] | undefined {
 }
 
 /** Why a part's destinations differ between two specs (a field and the new and old targets), if they do. */
-export function changedDestination(part: string, now: unknown, before: unknown): { path: string; now: string; before: string } | undefined {
+function changedDestination(part: string, now: unknown, before: unknown): { path: string; now: string; before: string } | undefined {
   const a = specDestinations(now).filter((d) => d.part === part);
   const b = specDestinations(before).filter((d) => d.part === part);
   const shown = (d: SpecDestination | undefined) => {

@@ -33,8 +33,6 @@ import { recordAudit } from './audit-service';
 import { deleteCheckpoint, type CheckpointDeletion } from './checkpoint-reset';
 import { assertCheckpointOwned, assertOwnPathsApart, confinePaths, lockJobPaths, type ServerPathRoots } from './job-paths';
 
-export { ACTIVE_STATUSES, STARTABLE_STATUSES } from '../job-lifecycle';
-
 /** Refuses (409, saying why and what to do) an event the lifecycle table does not allow from the job's status. */
 function assertAllowed(job: Job, event: JobEvent): void {
   if (!transitionFor(event, job.status as JobStatus)) throw refusal(event, job);

@@ -39,7 +39,6 @@ export interface StreamHarness {
 export type StreamAction =
   | { kind: 'AddData'; rows: Row[] }
   | { kind: 'StartStream'; crash?: { point: CrashPointName; batchId: number } }
-  | { kind: 'ProcessAllAvailable' }
   | { kind: 'CheckAnswer'; rows?: Row[] }
   | { kind: 'StopStream' }
   | { kind: 'CrashAt'; point: CrashPointName; batchId: number }
@@ -47,7 +46,6 @@ export type StreamAction =
 
 export const AddData = (rows: Row[]): StreamAction => ({ kind: 'AddData', rows });
 export const StartStream = (): StreamAction => ({ kind: 'StartStream' });
-export const ProcessAllAvailable = (): StreamAction => ({ kind: 'ProcessAllAvailable' });
 export const CheckAnswer = (rows?: Row[]): StreamAction => ({ kind: 'CheckAnswer', rows });
 export const StopStream = (): StreamAction => ({ kind: 'StopStream' });
 /** Start (if needed) a run told to die at `point` of `batchId`, process, and expect the crash. */
@@ -96,10 +94,6 @@ export async function testStream(h: StreamHarness, actions: StreamAction[]): Pro
         if (state.query) throw new Error(`${where}: the stream is already running; StopStream or CrashAt first`);
         newQuery(a.crash);
         await ensureStarted();
-        break;
-      case 'ProcessAllAvailable':
-        await ensureStarted();
-        await state.query!.processAllAvailable();
         break;
       case 'CheckAnswer': {
         await ensureStarted();

@@ -24,7 +24,7 @@ export interface CompiledForTest {
 }
 
 /** The real compilation path (analyzer included), as MicroBatchExecution uses it. */
-export function compileForTest(sql: string, relation: StreamingRelation, outputMode: OutputMode, opts: Omit<CompileOptions, 'outputMode'> = {}): CompiledForTest {
+function compileForTest(sql: string, relation: StreamingRelation, outputMode: OutputMode, opts: Omit<CompileOptions, 'outputMode'> = {}): CompiledForTest {
   const q = compileStreamingQuery(sql, relation, { ...opts, outputMode });
   return { operators: q.operators, stateful: q.operators.filter(isStatefulOperator), outputSchema: q.outputSchema };
 }

@@ -62,7 +62,7 @@ function rowsFor(batchId: number, n: number, keySpace?: number): Row[] {
 }
 
 /** The destination a model of the output mode expects after these attempts (in order). */
-export function expectedRows(mode: OutputMode, exactlyOnce: boolean, attempts: { batchId: number; rows: Row[] }[]): Row[] {
+function expectedRows(mode: OutputMode, exactlyOnce: boolean, attempts: { batchId: number; rows: Row[] }[]): Row[] {
   if (mode === 'complete') return attempts.length ? attempts[attempts.length - 1].rows : [];
   if (mode === 'update') {
     const byKey = new Map<unknown, Row>();

@@ -13,7 +13,7 @@ import { CorruptCheckpointError } from '../../errors';
 import type { StateStore, StateStoreConf, StateStoreId, StateStoreProvider } from '../state-store';
 import { stateStoreDir } from '../state-store';
 
-export interface StateStoreCheckpoint {
+interface StateStoreCheckpoint {
   fm: CheckpointFileManager;
   /** A provider as a freshly started process would create it. */
   provider(id: StateStoreId, conf?: StateStoreConf): StateStoreProvider;
