@@ -109,6 +109,8 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     case 'boolean': return 'boolean';
     case 'timestamp': return 'timestamptz';
     case 'window': return 'timestamptz';
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'unknown':
     default:
       if (typeof sample === 'boolean') return 'boolean';
       if (typeof sample === 'number') return Number.isInteger(sample) ? 'bigint' : 'double precision';

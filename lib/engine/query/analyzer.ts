@@ -101,6 +101,8 @@ export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode):
         if (!streamLeft && t === 'LeftOuter') fail('LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
         break;
       }
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Aggregate': case 'Filter': case 'Project': case 'StaticRelation': case 'StreamingRelation':
       default:
         break;
     }
@@ -165,6 +167,8 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
       return '[source]';
     case 'StaticRelation':
       return '[static table, read once per run]';
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Filter': case 'Project': case 'Sort':
     default:
       return '[stateless]';
   }

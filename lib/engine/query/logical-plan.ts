@@ -45,6 +45,8 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
       return [];
     case 'Join':
       return [plan.left, plan.right];
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Limit': case 'Project': case 'Sort':
     default:
       return [plan.child];
   }

@@ -186,6 +186,8 @@ export class StatefulPlanner {
         const joinType = node.joinType === 'Inner' ? 'inner' : 'left';
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns }, schema), schema };
       }
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Filter': case 'Project': case 'StaticRelation': case 'StreamingRelation':
       default:
         throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);
     }

@@ -150,6 +150,8 @@ function plainIssueMessage(i: z.core.$ZodIssue): string {
       return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: remove ${i.keys.length > 1 ? 'them' : 'it'} or check the spelling`;
     case 'invalid_format':
       return `is not a valid ${i.format}`;
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'custom': case 'invalid_element': case 'invalid_key': case 'invalid_union': case 'not_multiple_of':
     default:
       return i.message;
   }

@@ -203,6 +203,8 @@ function writeValue(w: ByteWriter, v: unknown): void {
       }
       return;
     }
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'function': case 'symbol':
     default:
       throw new StateCodecError(`cannot store a ${typeof v} in state`);
   }
