@@ -1,7 +1,7 @@
 import { prisma } from '@/lib/server/db';
 import { jobOverviews, type JobOverview } from '@/lib/server/presenters/job-overview-presenter';
 import { JobsTable } from '@/components/jobs-table';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 // Reads the database on every request; nothing here is built ahead of time.
 export const dynamic = 'force-dynamic';

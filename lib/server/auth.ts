@@ -14,10 +14,12 @@
  * Roles are ordered viewer < operator < admin: viewers read; operators also start, stop and
  * restart; admins also create, edit, delete, reset checkpoints and manage tokens.
  */
+// Never in a browser bundle: a client component importing this fails the build.
+import 'server-only';
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { hashPassword, hashToken, verifyPassword } from './credentials';
-import { BadRequestError, ForbiddenError, UnauthenticatedError } from './http-errors';
+import { BadRequestError, ForbiddenError, UnauthenticatedError } from './http/http-errors';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { env, databaseUrl } from '@/lib/env';
-import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/api-handler';
+import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/http/api-handler';
 import { addDemoOrders, demoStatus, setupDemo } from '@/lib/server/demo/demo-service';
 
 export const dynamic = 'force-dynamic';

@@ -6,7 +6,7 @@
  * BigInt counters become numbers (state sizes stay far below 2^53).
  */
 import type { BatchProgress, PrismaClient } from '@/lib/generated/prisma/client';
-import { NotFoundError } from '../http-errors';
+import { NotFoundError } from '../http/http-errors';
 import { assertJobExists, findJobOrThrow } from './jobs-presenter';
 import { redactSecrets, secretValues } from './secret-masking';
 

@@ -31,7 +31,7 @@ import {
 } from '@/lib/engine';
 import { checkpointProblems, type CheckpointProblem } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { BadRequestError, ConflictError, NotFoundError } from '../http-errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
 import { findJobOrThrow } from './jobs-presenter';
 import { redactSecrets, secretValues } from './secret-masking';
 

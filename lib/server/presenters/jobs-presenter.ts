@@ -2,7 +2,7 @@
  * Reads of jobs for the UI and API: plain objects, never Prisma rows, secrets masked.
  */
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
-import { NotFoundError } from '../http-errors';
+import { NotFoundError } from '../http/http-errors';
 import { maskSpec, redactSecrets, secretValues } from './secret-masking';
 
 export interface JobListItem {

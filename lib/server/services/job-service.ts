@@ -24,7 +24,7 @@ import { validateJob, type OutboundPolicy, type ValidateJobResult } from '@/lib/
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
-import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http-errors';
+import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http/http-errors';
 import { ACTIVE_STATUSES, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
 import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
 import { unmaskSpec } from '../presenters/secret-masking';

@@ -4,8 +4,8 @@
  * message. Saves nothing. Viewer role (same as POST /api/jobs/validate).
  */
 import { env } from '@/lib/env';
-import { apiRoute, parseBody } from '@/lib/server/api-handler';
-import { validateInputSchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseBody } from '@/lib/server/http/api-handler';
+import { validateInputSchema } from '@/lib/server/http/api-schemas';
 import { checkDraft } from '@/lib/server/presenters/job-draft-presenter';
 
 export const dynamic = 'force-dynamic';

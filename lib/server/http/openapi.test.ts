@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument, OPERATIONS } from './openapi';
 
-const API_DIR = path.resolve(import.meta.dirname, '../../app/api');
+const API_DIR = path.resolve(import.meta.dirname, '../../../app/api');
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 async function routeFiles(dir: string): Promise<string[]> {

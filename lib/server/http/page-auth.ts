@@ -5,11 +5,13 @@
  * a principal the page sends the browser to /signin and back here afterwards. A user signed in
  * with a one-time password is sent to set their own first, and back here afterwards.
  */
+// Never in a browser bundle: a client component importing this fails the build.
+import 'server-only';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { authenticate, CHANGE_PASSWORD_PAGE, type Principal } from '@/lib/server/auth';
 import { prisma } from '@/lib/server/db';
-import { UnauthenticatedError } from '@/lib/server/http-errors';
+import { UnauthenticatedError } from '@/lib/server/http/http-errors';
 import { installOutboundPolicy } from '@/lib/server/outbound';
 
 export async function requirePagePrincipal(returnTo: string): Promise<Principal> {

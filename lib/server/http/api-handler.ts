@@ -8,16 +8,18 @@
  * and of lone surrogates; a body of at most MAX_BODY_BYTES, counted while it is read, of valid
  * UTF-8 JSON at most MAX_JSON_DEPTH deep whose strings obey the same rule.
  */
+// Never in a browser bundle: a client component importing this fails the build.
+import 'server-only';
 import type { z } from 'zod';
 import { env } from '@/lib/env';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { queueConfigFrom } from '@/lib/queue/connection';
-import { authorize, type Principal, type Role } from './auth';
-import { prisma } from './db';
+import { authorize, type Principal, type Role } from '../auth';
+import { prisma } from '../db';
 import { BadRequestError, errorResponse, PayloadTooLargeError } from './http-errors';
-import { installOutboundPolicy, serverOutboundPolicy } from './outbound';
-import type { JobServiceContext } from './services/job-service';
+import { installOutboundPolicy, serverOutboundPolicy } from '../outbound';
+import type { JobServiceContext } from '../services/job-service';
 
 export interface ApiContext {
   req: Request;

@@ -3,7 +3,7 @@
  * document (openapi.ts) is generated from them, so the two cannot drift apart.
  */
 import { z } from 'zod';
-import { JOB_STATUSES, type JobStatus } from './job-lifecycle';
+import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 
 /** Batch ids are stored as PostgreSQL integers: a larger cursor could never match and must not reach the query. */
 const MAX_BATCH_ID = 2_147_483_647;

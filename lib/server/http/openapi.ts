@@ -19,8 +19,8 @@ import {
   signInSchema,
   validateInputSchema,
 } from './api-schemas';
-import type { Role } from './auth';
-import { alertRuleInputSchema, alertRuleUpdateSchema, alertsQuerySchema } from './alerts/rule-kinds';
+import type { Role } from '../auth';
+import { alertRuleInputSchema, alertRuleUpdateSchema, alertsQuerySchema } from '../alerts/rule-kinds';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 

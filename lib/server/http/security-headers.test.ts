@@ -10,7 +10,7 @@ async function headersFor(nodeEnv: string): Promise<Record<string, string>> {
   vi.resetModules();
   vi.stubEnv('NODE_ENV', nodeEnv);
   // A plain .js module: typed here by what the test reads.
-  const configPath = '../../next.config.js';
+  const configPath = '../../../next.config.js';
   const config = ((await import(/* @vite-ignore */ configPath)) as { default: unknown }).default as { headers(): Promise<{ source: string; headers: { key: string; value: string }[] }[]> };
   const rules = await config.headers();
   expect(rules).toHaveLength(1);
