@@ -1,9 +1,20 @@
 // The engine boundary is a lint rule so nobody has to remember it; this proves the rule bites.
 import { ESLint } from 'eslint';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const eslint = new ESLint({ cwd: path.resolve(import.meta.dirname, '..') });
+const ROOT = path.resolve(import.meta.dirname, '..');
+// The boundary rules read imports only; the snippets are not files, so the type-aware parsing
+// (which needs a file on disk in tsconfig's program) is switched off for them.
+const eslint = new ESLint({
+  cwd: ROOT,
+  overrideConfig: [{
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off', '@typescript-eslint/switch-exhaustiveness-check': 'off' },
+  }],
+});
 
 async function errorsFor(code: string, file = 'lib/engine/example.ts'): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: file });
@@ -67,5 +78,35 @@ describe('test support stays out of production code', () => {
     ["import { createTestDatabase } from '../../lib/testing/pg-test-database';\nexport const x = createTestDatabase;", 'bench/example.bench.ts'],
   ])('allows it in tests, test support and benchmarks (%s)', async (code, file) => {
     expect(await errorsFor(code, file)).toEqual([]);
+  });
+});
+
+describe('type-aware rules', () => {
+  it('reject a floating promise, a promise where a void callback is expected, and a switch missing a union member', async () => {
+    // A real file: type information comes from tsconfig's program, which reads the disk.
+    const file = path.join(ROOT, 'scripts', `lint-probe-${process.pid}.ts`);
+    await writeFile(file, [
+      'const later = async () => 1;',
+      'later();',
+      "[1].forEach(async () => { await later(); });",
+      "export function name(k: 'a' | 'b'): string {",
+      '  switch (k) {',
+      "    case 'a': return 'A';",
+      "    default: return '?';",
+      '  }',
+      '}',
+      "export const button = { onClick: (f: () => void) => f };",
+      'button.onClick(async () => { await later(); });',
+      '',
+    ].join('\n'));
+    try {
+      const [result] = await new ESLint({ cwd: ROOT }).lintFiles([file]);
+      const rules = result.messages.map((m) => m.ruleId);
+      expect(rules).toContain('@typescript-eslint/no-floating-promises');
+      expect(rules).toContain('@typescript-eslint/no-misused-promises');
+      expect(rules).toContain('@typescript-eslint/switch-exhaustiveness-check');
+    } finally {
+      await rm(file, { force: true });
+    }
   });
 });
