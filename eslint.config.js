@@ -1,10 +1,32 @@
-// Lint: typescript-eslint's recommended rules, plus the boundary that keeps the engine pure:
-// lib/engine imports nothing from Next, BullMQ, Prisma or lib/env, and never reads process.env.
+// Lint: typescript-eslint's recommended rules, plus the boundaries that keep the engine pure:
+// lib/engine imports nothing from Next, BullMQ, Prisma or lib/env, never reads process.env, and
+// loads no connector client library: the sources and sinks that talk to an external system live
+// in lib/connectors and register into the engine's registries, so a new connector (Kafka) touches
+// lib/connectors and nothing in the engine core.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Bare package names only (a regex, so that a relative path such as './pg-test-database' is not caught).
+const CLIENT_LIBRARY = '^(pg|pg-[a-z-]+|ioredis|nats|@nats-io/.+|@aws-sdk/.+|kafkajs)$';
+const clientLibraryPattern = { regex: CLIENT_LIBRARY, message: 'lib/engine must not load a connector client library: put the connector in lib/connectors/<name> and register it there.' };
+const connectorsPattern = { group: ['**/connectors', '**/connectors/*', '**/connectors/**', '@/lib/connectors', '@/lib/connectors/*'], message: 'lib/engine must not import lib/connectors: connectors depend on the engine, never the reverse.' };
+const clientLibraryImportSyntax = {
+  selector: `ImportExpression[source.value=/${CLIENT_LIBRARY.replaceAll('/', '\\/')}/]`,
+  message: 'lib/engine must not load a connector client library, not even lazily: put the connector in lib/connectors/<name>.',
+};
+
+// Test support lives in testing/ folders; production code never imports it, nor vitest.
+const testSupportPatterns = [
+  { group: ['**/testing', '**/testing/*', '**/testing/**', '@/lib/testing', '@/lib/testing/*'], message: 'Production code must not import test support (testing/ folders): it belongs to tests.' },
+  { group: ['vitest', 'vitest/*', '@vitest/*'], message: 'Production code must not import vitest: put test support in a testing/ folder.' },
+];
+// Test files, test support, and the programs that only run in development or CI.
+const NOT_PRODUCTION = ['**/*.test.ts', '**/*.test.tsx', '**/testing/**', 'e2e/**', 'bench/**', 'vitest.config.ts', 'playwright.config.ts'];
+
 const engineForbidden = {
   patterns: [
+    clientLibraryPattern,
+    connectorsPattern,
     { group: ['next', 'next/*'], message: 'lib/engine must not depend on Next.js.' },
     { group: ['bullmq', 'bullmq/*'], message: 'lib/engine must not depend on BullMQ.' },
     { group: ['prisma', '@prisma/*', '**/generated/**'], message: 'lib/engine must not depend on Prisma.' },
@@ -17,6 +39,18 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // Type-aware rules: a promise nobody awaits loses its error, a promise where a callback's
+    // return is ignored runs unobserved, and a switch over a union that misses a member fails
+    // silently when the union grows. Type information comes from tsconfig.json.
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+    },
+  },
+  {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly', Response: 'readonly', Request: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', AbortController: 'readonly', structuredClone: 'readonly', window: 'readonly', document: 'readonly', performance: 'readonly', queueMicrotask: 'readonly', setImmediate: 'readonly' } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
@@ -24,15 +58,33 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: NOT_PRODUCTION,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: testSupportPatterns }],
+    },
+  },
+  {
     files: ['lib/engine/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', engineForbidden],
+      // One rule entry per file (a later entry replaces an earlier one): the engine's list
+      // carries the test-support patterns too, except for tests and test support.
+      'no-restricted-imports': ['error', { patterns: [...engineForbidden.patterns, ...testSupportPatterns] }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'lib/engine never reads process.env; take options instead.' }],
       'no-restricted-syntax': ['error',
         { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Use the injected Clock, not Date.now().' },
         { selector: "CallExpression[callee.name='eval']", message: 'No eval in the engine.' },
         { selector: "NewExpression[callee.name='Function']", message: 'No new Function in the engine.' },
+        clientLibraryImportSyntax,
       ],
+    },
+  },
+  {
+    // An engine test may run the engine against a real connector (an integration test imports
+    // lib/connectors to register it); it still may not use a client library itself.
+    files: ['lib/engine/**/*.test.ts', 'lib/engine/**/testing/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: engineForbidden.patterns.filter((p) => p !== connectorsPattern) }],
     },
   },
 );

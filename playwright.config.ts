@@ -26,7 +26,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'rm -rf .data/e2e && node --import tsx scripts/start.ts',
+    command: 'rm -rf .data/e2e && node --conditions=react-server --import tsx scripts/start.ts',
     url: `http://127.0.0.1:${PORT}/api/health`,
     timeout: 300_000,
     reuseExistingServer: false,

@@ -2,7 +2,14 @@ import { defineConfig } from 'vitest/config';
 import path from 'node:path';
 
 export default defineConfig({
-  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: {
+      '@': path.resolve(import.meta.dirname),
+      // `server-only` throws unless resolved under the react-server condition (Next's server
+      // build; node gets --conditions=react-server). Tests import server modules directly.
+      'server-only': path.resolve(import.meta.dirname, 'node_modules/server-only/empty.js'),
+    },
+  },
   test: {
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', '.next/**', '.data/**', 'e2e/**'],

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { navPrincipal } from '@/lib/server/page-auth';
+import { navPrincipal } from '@/lib/server/http/page-auth';
 import { Nav } from '@/components/nav';
 import { Providers } from '@/components/providers';
 import './globals.css';

@@ -1,9 +1,9 @@
 import { prisma } from '@/lib/server/db';
-import { jobsQuerySchema } from '@/lib/server/api-schemas';
+import { jobsQuerySchema } from '@/lib/server/http/api-schemas';
 import { listJobPage, type JobPage } from '@/lib/server/presenters/job-page-presenter';
 import { JobsTable } from '@/components/jobs-table';
 import type { JobsListParams } from '@/components/jobs-list-url';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 // Reads the database on every request; nothing here is built ahead of time.
 export const dynamic = 'force-dynamic';

@@ -24,7 +24,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { MicroBatchExecution } from '../lib/engine/execution/micro-batch-execution';
 import type { StreamingQueryProgress } from '../lib/engine/progress';
-import { createTestDatabase } from '../lib/engine/sinks/pg-test-database';
+import { createTestDatabase } from '../lib/testing/pg-test-database';
 import { parseJobSpec } from '../lib/engine/spec/job-spec';
 import '../lib/engine/sources/index';
 import '../lib/engine/sinks/index';

@@ -16,8 +16,9 @@
  * Run: npx tsx bench/postgres-sink.bench.ts   (also run by `npm run bench`)
  */
 import pg from 'pg';
-import { PostgresSink } from '../lib/engine/sinks/postgres-sink';
-import { createTestDatabase } from '../lib/engine/sinks/pg-test-database';
+import '../lib/connectors/index'; // registers the postgres sink type for parseJobSpec
+import { PostgresSink } from '../lib/connectors/postgres/postgres-sink';
+import { createTestDatabase } from '../lib/testing/pg-test-database';
 import type { Row, Schema } from '../lib/engine/types';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

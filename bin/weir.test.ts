@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, writeInputFile } from '../lib/engine/execution/test-fixtures';
+import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, writeInputFile } from '../lib/engine/execution/testing/test-fixtures';
 import type { Row } from '../lib/engine/types';
 
 const run = promisify(execFile);
@@ -168,6 +168,20 @@ describe('weir CLI', () => {
     const badPoint = await weir(['run', 'job.json', '--crash-at', 'sometime', '--crash-batch', '1'], dir);
     expect(badPoint.code).toBe(2);
     expect(badPoint.stderr).toMatch(/unknown crash point "sometime"/);
+    // Parsed by node:util's parseArgs, strictly: a flag without its value, or an unknown flag, is a
+    // usage error naming it; --flag=value is read as --flag value.
+    const noValue = await weir(['run', 'job.json', '--crash-batch', '1', '--crash-at'], dir);
+    expect(noValue.code).toBe(2);
+    expect(noValue.stderr).toMatch(/weir run: .*--crash-at/);
+    const unknown = await weir(['validate', 'job.json', '--jsn'], dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown option '--jsn'/);
+    const alone = await weir(['run', 'job.json', '--crash-at=after-sink'], dir);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--crash-at and --crash-batch go together/);
+    const badBatch = await weir(['run', 'job.json', '--crash-at=after-sink', '--crash-batch=one'], dir);
+    expect(badBatch.code).toBe(2);
+    expect(badBatch.stderr).toMatch(/--crash-batch must be a batch id \(0, 1, …\), got "one"/);
     expect((await weir(['checkpoint', 'inspect', 'in'], dir)).code).toBe(2);
 
     await writeFile(path.join(dir, 'in', 'input-00009.json'), '{"id":1,"name":"a","amount":1,"keep":true,"ts":0}\nnot json\n');

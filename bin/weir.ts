@@ -15,7 +15,9 @@
  * WEIR_CHECKPOINT_ROOT set it confines them as the control plane does (lib/engine/spec/path-roots.ts).
  */
 import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import { EnvError, parseEnv } from '../lib/env';
+import '../lib/connectors/index'; // registers the connectors' source, sink and checkpoint types
 import {
   CRASH_POINTS,
   CrashPointError,
@@ -49,6 +51,18 @@ const USAGE = `Usage:
 Exit codes: 0 ok, 1 run failed, 2 usage or invalid job, 3 crashed at --crash-at, 4 another runner owns the checkpoint.`;
 
 class UsageError extends Error {}
+
+/**
+ * node:util's parseArgs, strict: an unknown flag, or a string flag without its value, is a usage
+ * error (exit 2) naming it, instead of being skipped; `--flag value` and `--flag=value` both work.
+ */
+function parseCommandArgs<O extends NonNullable<Parameters<typeof parseArgs>[0]>['options']>(command: string, args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`weir ${command}: ${(e as Error).message}`);
+  }
+}
 
 function out(line: string): void {
   process.stdout.write(line + '\n');
@@ -101,8 +115,9 @@ function printIssues(file: string, r: ValidateJobResult): void {
 }
 
 async function validate(args: string[]): Promise<number> {
-  const json = args.includes('--json');
-  const file = args.find((a) => !a.startsWith('--'));
+  const { values, positionals } = parseCommandArgs('validate', args, { json: { type: 'boolean' } });
+  const json = values.json === true;
+  const file = positionals[0];
   const { result } = await loadJob(file);
   if (json) {
     const { spec: _spec, ...rest } = result;
@@ -118,18 +133,11 @@ async function validate(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i === -1) return undefined;
-  const v = args[i + 1];
-  if (v === undefined || v.startsWith('--')) throw new UsageError(`${name} needs a value`);
-  return v;
-}
-
 async function run(args: string[]): Promise<number> {
-  const file = args.find((a, i) => !a.startsWith('--') && !['--crash-at', '--crash-batch'].includes(args[i - 1]));
-  const point = flag(args, '--crash-at');
-  const batch = flag(args, '--crash-batch');
+  const { values, positionals } = parseCommandArgs('run', args, { 'crash-at': { type: 'string' }, 'crash-batch': { type: 'string' } });
+  const file = positionals[0];
+  const point = values['crash-at'];
+  const batch = values['crash-batch'];
   let crash: CrashPlan | undefined;
   if (point !== undefined || batch !== undefined) {
     if (point === undefined || batch === undefined) throw new UsageError('--crash-at and --crash-batch go together');
@@ -181,7 +189,7 @@ async function run(args: string[]): Promise<number> {
 }
 
 async function sinkRead(args: string[]): Promise<number> {
-  const file = args[0];
+  const file = parseCommandArgs('sink read', args, {}).positionals[0];
   const { result } = await loadJob(file);
   printIssues(file!, result);
   if (!result.ok) return EXIT.usage;
@@ -204,7 +212,7 @@ async function sinkRead(args: string[]): Promise<number> {
 }
 
 async function checkpointInspect(args: string[]): Promise<number> {
-  const dir = args[0];
+  const dir = parseCommandArgs('checkpoint inspect', args, {}).positionals[0];
   if (!dir) throw new UsageError('missing <dir>');
   const info = await inspectCheckpoint(checkpointFileManagerFor(dir));
   if (info.id === null && info.offsets.length === 0 && info.problems.length === 0) {

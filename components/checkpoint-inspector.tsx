@@ -198,7 +198,7 @@ export function CheckpointInspector({ jobId, lastBatchId }: { jobId: string; las
         </div>
       </div>
       <div className="actions" style={{ marginBottom: 8 }}>
-        <button type="button" onClick={() => q.refetch()}>
+        <button type="button" onClick={() => void q.refetch()}>
           Refresh
         </button>
       </div>

@@ -14,7 +14,7 @@ export interface ContractView {
   summary: string;
 }
 
-export function isContract(v: unknown): v is ContractView {
+function isContract(v: unknown): v is ContractView {
   const c = v as ContractView | null;
   return !!c && typeof c.guarantee === 'string' && !!c.source && !!c.checkpoint && !!c.sink;
 }

@@ -57,7 +57,3 @@ export function formatFixed(n: number | null | undefined, digits = 1): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
-
-export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
-}

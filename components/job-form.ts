@@ -92,7 +92,7 @@ function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
   return {};
 }
 
-export function parseSchemaText(text: string, issues: FormIssue[]): { name: string; type: string }[] {
+function parseSchemaText(text: string, issues: FormIssue[]): { name: string; type: string }[] {
   const cols: { name: string; type: string }[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.trim();

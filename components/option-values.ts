@@ -41,6 +41,8 @@ export function optionValue(text: string, f: OptionField): unknown {
       } catch {
         return text;
       }
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'enum': case 'string':
     default:
       return text;
   }

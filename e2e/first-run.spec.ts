@@ -53,7 +53,7 @@ async function startFresh(): Promise<{ url: string; password: string }> {
   delete env.WEIR_ADMIN_PASSWORD;
   delete env.WEIR_ADMIN_TOKEN;
   // Its own process group, as a terminal gives it: SIGINT to the group is Ctrl-C.
-  child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'scripts/start.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   // Generous: a loaded machine starts PostgreSQL, the server and the worker slowly.

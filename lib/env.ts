@@ -16,7 +16,7 @@ const postgresUrl = z
   .refine((v) => /^postgres(ql)?:\/\//.test(v), 'a postgres:// or postgresql:// connection URL');
 const redisUrl = z.string().refine((v) => /^rediss?:\/\//.test(v), 'a redis:// or rediss:// URL');
 
-export const envSchema = z.object({
+const envSchema = z.object({
   /** PostgreSQL for metadata (and BullMQ's Postgres backend). Unset: `npm start` runs an embedded one. */
   DATABASE_URL: postgresUrl.optional(),
   /** Redis for BullMQ. Unset: BullMQ runs on its PostgreSQL backend in DATABASE_URL's database. */
@@ -106,7 +106,7 @@ export class EnvError extends Error {
   readonly code = 'INVALID_CONFIGURATION';
 }
 
-export function formatEnvError(error: z.ZodError): string {
+function formatEnvError(error: z.ZodError): string {
   const lines = error.issues.map((i) => {
     const name = String(i.path[0] ?? '?');
     return `  ${name}: ${i.message}`;

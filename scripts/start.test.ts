@@ -25,7 +25,7 @@ interface Started {
 
 async function start(env: Record<string, string>, port: number): Promise<Started> {
   // Detached so that, like a terminal's Ctrl-C, a signal to the group reaches every process at once.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'scripts/start.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', PORT: String(port), ...env },
     detached: true,
@@ -240,7 +240,7 @@ describe('npm start', () => {
     const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54503', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
     const running = await start(env, 3503);
     const pg = postmasterPid(dataDir)!;
-    const second = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    const second = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'scripts/start.ts'], {
       cwd: ROOT,
       env: { ...process.env, ...env, DATABASE_URL: '', REDIS_URL: '', PORT: '3504' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -275,7 +275,7 @@ describe('npm start', () => {
   }, 300_000);
 
   it('fails at once on a bad variable, naming it', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'scripts/start.ts'], {
       cwd: ROOT,
       env: { ...process.env, PORT: 'not-a-port' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -219,7 +219,7 @@ async function main() {
   let restarts = 0;
   const startWorker = () => {
     const startedAt = Date.now();
-    spawnChild('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], () => {
+    spawnChild('worker', process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], () => {
       // A dead worker is replaced, as a supervisor would; its runs fail over meanwhile. One that
       // had run for a minute starts the backoff over.
       if (Date.now() - startedAt > 60_000) restarts = 0;

@@ -32,7 +32,7 @@ const workers: ChildProcess[] = [];
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-drills-'));
 
 function spawnWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

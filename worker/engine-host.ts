@@ -87,7 +87,7 @@ export interface EngineHostOptions {
 
 const OOM = /JavaScript heap out of memory|Reached heap limit/;
 
-export function memoryExhausted(memoryLimitMb: number): WeirError {
+function memoryExhausted(memoryLimitMb: number): WeirError {
   return new WeirError(
     'RESOURCE_EXHAUSTED',
     `The run exceeded its memory limit of ${memoryLimitMb} MB (WEIR_RUN_MEMORY_MB) and was stopped; the worker and its other runs go on. ` +

@@ -9,6 +9,7 @@
  * write. Terminal signals (Ctrl-C reaches the whole process group) are ignored here: the worker
  * decides how its runs stop (gracefully, by a `stop` request).
  */
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { MicroBatchExecution, setOutboundPolicy } from '@/lib/engine';
 import { plain, serializeError, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
 

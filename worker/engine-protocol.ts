@@ -6,7 +6,7 @@
  */
 import type { CrashPlan, EngineLogEvent, JobSpec, OutboundPolicy, StreamingQueryProgress } from '@/lib/engine';
 
-export interface EngineInit {
+interface EngineInit {
   spec: JobSpec;
   crash?: CrashPlan;
   /** The worker's outbound policy (allow list, infrastructure), which the run's connectors obey. */

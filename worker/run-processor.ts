@@ -25,6 +25,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { checkpointFileManagerFor, confineSpecPaths, CrashPointError, validateJob, type CheckpointFileManager, type CrashPlan, type CrashPointName, type PathRoots } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { serverOutboundPolicy } from '@/lib/server/outbound';

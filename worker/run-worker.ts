@@ -28,7 +28,7 @@ export interface RunWorkerDeps {
   log: Logger;
 }
 
-export async function reconcile(
+async function reconcile(
   db: PrismaClient,
   queue: ReturnType<typeof queueConfigFrom>,
   failoverMs: number,

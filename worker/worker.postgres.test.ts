@@ -1,3 +1,3 @@
-import { workerSuite } from './worker.suite';
+import { workerSuite } from './testing/worker.suite';
 
 workerSuite('postgres', 0);

@@ -1,4 +1,4 @@
-import { workerSuite } from './worker.suite';
+import { workerSuite } from './testing/worker.suite';
 
 // Redis database 9 is this suite's own (flushed at setup).
 workerSuite('redis', 9);

@@ -1,7 +1,7 @@
 import { AlertsPanel } from '@/components/alerts-panel';
 import { prisma } from '@/lib/server/db';
 import { alertsPageData } from '@/lib/server/alerts/alert-presenter';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 export const dynamic = 'force-dynamic';
 

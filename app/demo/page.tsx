@@ -1,5 +1,5 @@
 import { DemoPanel } from '@/components/demo-panel';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 export const dynamic = 'force-dynamic';
 

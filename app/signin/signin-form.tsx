@@ -45,7 +45,7 @@ export function SignInForm({ next }: { next?: string }) {
 
   return (
     // method="post": even a submit that got past the disabled controls never puts the password in a URL.
-    <form className="panel signin-form" method="post" onSubmit={onSubmit} aria-label="Sign in" aria-busy={!hydrated}>
+    <form className="panel signin-form" method="post" onSubmit={(e) => void onSubmit(e)} aria-label="Sign in" aria-busy={!hydrated}>
       <fieldset className="plain" disabled={!hydrated}>
         <fieldset className="actions" style={{ border: 'none', padding: 0, margin: '0 0 12px' }}>
           <legend className="small muted-text">Sign in with</legend>

@@ -50,8 +50,6 @@ export type { Sink, SinkSignature, SinkBatchContext } from './sinks/sink';
 export { MemoryStream } from './sources/memory-source';
 export { MemorySinkTable } from './sinks/memory-sink';
 export { readCommittedRows } from './sinks/files-sink';
-// Registers the s3:// checkpoint scheme (it cannot be imported from checkpoint-location.ts: cycle).
-export { S3CheckpointFileManager, parseS3Location } from './checkpoint/s3-checkpoint-file-manager';
 // Stateful side: state store port and provider, restart compatibility, state inspection, analyzer.
 export type { StateStore, StateStoreProvider, StateStoreId, StateStoreConf, StateStoreMetrics } from './state/state-store';
 export { stateStoreDir, partitionForKey } from './state/state-store';

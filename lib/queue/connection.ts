@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { Queue, Worker, withBackend, type Processor, type WorkerOptions } from 'bullmq';
 
-export type QueueBackendName = 'postgres' | 'redis';
+type QueueBackendName = 'postgres' | 'redis';
 
 export interface QueueConfig {
   backend: QueueBackendName;
@@ -15,7 +15,7 @@ export interface QueueConfig {
   schema?: string;
 }
 
-export const BULLMQ_PG_SCHEMA = 'bullmq';
+const BULLMQ_PG_SCHEMA = 'bullmq';
 
 // BullMQ 6.7's ESM build of the Postgres backend fails to resolve (an extensionless internal
 // import); its CJS build loads (toolchain notes).

@@ -8,8 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { errorResponse } from './http-errors';
-import { MAX_BODY_BYTES } from './api-handler';
+import { errorResponse } from './http/http-errors';
+import { MAX_BODY_BYTES } from './http/api-handler';
 import { filesSpec, setupApiTestKit, type ApiTestKit, type CallResult } from './testing/api-test-kit';
 
 let kit: ApiTestKit;

@@ -1,7 +1,7 @@
 /**
  * The zod schemas of the API's success responses, for the OpenAPI document (openapi.ts), so a
  * client generated from it is typed. They are bound to what the handlers return at compile time:
- * `PresenterChecks` below fails the typecheck when a presenter's type no longer fits its schema
+ * `_PresenterChecks` below fails the typecheck when a presenter's type no longer fits its schema
  * (a field renamed, a nullable one made required), so document and handlers cannot drift apart.
  * Open-ended JSON the engine owns (a spec, a progress record, an error's details) stays `unknown`.
  */
@@ -21,9 +21,9 @@ const iso = z.string().describe('ISO 8601 time');
 const json = z.unknown();
 const jobStatus = z.enum(['PENDING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED', 'RECOVERING']);
 
-export const okResponse = z.object({ ok: z.literal(true) });
+const okResponse = z.object({ ok: z.literal(true) });
 
-export const jobListItemResponse = z.object({
+const jobListItemResponse = z.object({
   id: z.string(),
   name: z.string(),
   status: z.string().describe('PENDING | STARTING | RUNNING | STOPPING | STOPPED | FAILED | RECOVERING'),
@@ -37,7 +37,7 @@ export const jobListItemResponse = z.object({
   updatedAt: iso,
 });
 
-export const jobOverviewResponse = jobListItemResponse.extend({
+const jobOverviewResponse = jobListItemResponse.extend({
   inputRowsPerSecond: z.number().nullable().describe('Input rows per second over the last minute'),
   commitLag: z.number().nullable(),
   stateRowsTotal: z.number().nullable(),
@@ -45,14 +45,14 @@ export const jobOverviewResponse = jobListItemResponse.extend({
   firingAlerts: z.array(z.object({ kind: z.string(), message: z.string() })),
 });
 
-export const jobPageResponse = z.object({
+const jobPageResponse = z.object({
   items: z.array(jobOverviewResponse),
   nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last'),
   totals: z.object({ all: z.number().int(), byStatus: z.record(jobStatus, z.number().int()) }),
   matching: z.number().int(),
 });
 
-export const jobDetailResponse = jobListItemResponse.extend({
+const jobDetailResponse = jobListItemResponse.extend({
   description: z.string().nullable(),
   spec: json.describe('The stored spec, secrets as ********'),
   sql: z.string(),
@@ -67,26 +67,26 @@ export const jobDetailResponse = jobListItemResponse.extend({
 });
 
 const specIssue = z.object({ path: z.string(), message: z.string() }).loose();
-export const jobWriteResponse = z.object({ job: jobDetailResponse, warnings: z.array(json) });
+const jobWriteResponse = z.object({ job: jobDetailResponse, warnings: z.array(json) });
 
-export const validationResponse = z
+const validationResponse = z
   .object({ ok: z.boolean(), errors: z.array(specIssue), warnings: z.array(json), guarantee: z.string().nullable().optional(), contract: json.optional() })
   .loose();
 
-export const restartCheckResponse = z.object({
+const restartCheckResponse = z.object({
   compatible: z.boolean(),
   checkpointHasBatches: z.boolean(),
   message: z.string().optional(),
   details: z.record(z.string(), json).optional(),
 });
 
-export const draftCheckResponse = validationResponse.extend({
+const draftCheckResponse = validationResponse.extend({
   operators: z.array(z.object({ depth: z.number().int(), operator: z.string(), kind: z.enum(['stateless', 'stateful', 'source', 'other']), reason: z.string().nullable() })).optional(),
   modes: z.array(z.object({ mode: z.enum(['append', 'update', 'complete']), legal: z.boolean(), decided: z.boolean(), reasons: z.array(z.string()), warnings: z.array(z.string()) })).optional(),
   restartCheck: restartCheckResponse.nullable().optional().describe('With jobId: whether the spec restarts on the job’s checkpoint'),
 });
 
-export const runResponse = z.object({
+const runResponse = z.object({
   id: z.string(),
   runId: z.string(),
   workerId: z.string().nullable(),
@@ -101,7 +101,7 @@ export const runResponse = z.object({
   memoryLimitMb: z.number().int().nullable(),
 });
 
-export const batchSummaryResponse = z.object({
+const batchSummaryResponse = z.object({
   batchId: z.number().int(),
   runId: z.string().nullable(),
   timestamp: iso,
@@ -119,12 +119,12 @@ export const batchSummaryResponse = z.object({
   watermarkMs: z.number().nullable(),
   numBadRecords: z.number(),
 });
-export const batchDetailResponse = batchSummaryResponse.extend({ progress: json.describe('The full StreamingQueryProgress') });
+const batchDetailResponse = batchSummaryResponse.extend({ progress: json.describe('The full StreamingQueryProgress') });
 
 const page = <T extends z.ZodType>(item: T, cursor: 'nextBefore' | 'nextCursor') =>
   z.object({ items: z.array(item), [cursor]: (cursor === 'nextBefore' ? z.number().int() : z.string()).nullable() });
 
-export const alertRuleResponse = z.object({
+const alertRuleResponse = z.object({
   id: z.string(),
   name: z.string(),
   jobId: z.string().nullable(),
@@ -137,7 +137,7 @@ export const alertRuleResponse = z.object({
   updatedAt: iso,
 });
 
-export const alertResponse = z.object({
+const alertResponse = z.object({
   id: z.string(),
   ruleId: z.string().nullable(),
   ruleName: z.string().nullable(),
@@ -155,7 +155,7 @@ export const alertResponse = z.object({
   acknowledgedAt: iso.nullable(),
 });
 
-export const deliveryResponse = z.object({
+const deliveryResponse = z.object({
   id: z.string(),
   event: z.string(),
   url: z.string(),
@@ -168,7 +168,7 @@ export const deliveryResponse = z.object({
   deliveredAt: iso.nullable(),
 });
 
-export const auditEventResponse = z.object({
+const auditEventResponse = z.object({
   id: z.string(),
   actor: z.string(),
   actorRole: z.string(),
@@ -180,9 +180,9 @@ export const auditEventResponse = z.object({
   createdAt: iso,
 });
 
-export const checkpointFileResponse = z.object({ path: z.string(), size: z.number().int(), encoding: z.enum(['utf8', 'base64']), content: z.string(), truncated: z.boolean() });
+const checkpointFileResponse = z.object({ path: z.string(), size: z.number().int(), encoding: z.enum(['utf8', 'base64']), content: z.string(), truncated: z.boolean() });
 
-export const previewResponse = z.object({
+const previewResponse = z.object({
   outputSchema: z.array(z.object({ name: z.string(), type: z.string() })),
   rows: z.array(z.record(z.string(), json)).describe('The first rows of the output (at most 100)'),
   truncated: z.boolean(),
@@ -192,7 +192,7 @@ export const previewResponse = z.object({
   notes: z.array(z.string()),
 });
 
-export const savepointResponse = z.object({
+const savepointResponse = z.object({
   id: z.string(),
   jobId: z.string(),
   name: z.string(),
@@ -255,7 +255,7 @@ export const RESPONSES = {
 type Fits<S extends z.ZodType, T extends z.output<S>> = T;
 
 /** Compile-time only: each presenter's return type against the schema the document shows for it. */
-export type PresenterChecks = [
+type _PresenterChecks = [
   Fits<typeof jobListItemResponse, JobListItem>,
   Fits<typeof jobPageResponse, JobPage>,
   Fits<typeof jobDetailResponse, JobDetail>,

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from './credentials';
-import { OPERATIONS, type Operation } from './openapi';
+import { OPERATIONS, type Operation } from './http/openapi';
 import { ROLES } from './auth';
 import { setupApiTestKit, type ApiTestKit, type Handler } from './testing/api-test-kit';
 

@@ -14,10 +14,12 @@
  * Roles are ordered viewer < operator < admin: viewers read; operators also start, stop and
  * restart; admins also create, edit, delete, reset checkpoints and manage tokens.
  */
+// Never in a browser bundle: a client component importing this fails the build.
+import 'server-only';
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { hashPassword, hashToken, verifyPassword } from './credentials';
-import { BadRequestError, ForbiddenError, UnauthenticatedError } from './http-errors';
+import { BadRequestError, ForbiddenError, UnauthenticatedError } from './http/http-errors';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
@@ -34,12 +36,12 @@ export interface Principal {
   mustChangePassword?: boolean;
 }
 
-export const SESSION_COOKIE = 'weir_session';
-export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+const SESSION_COOKIE = 'weir_session';
+const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** lastUsedAt is a hint for admins, not an access log: write it at most once a minute per token. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function roleAtLeast(role: Role, needed: Role): boolean {
+function roleAtLeast(role: Role, needed: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(needed);
 }
 
@@ -74,7 +76,7 @@ function cookieValue(req: Request, name: string): string | undefined {
  * revoked one is looked up every time); revoking in this process forgets the token at once
  * (`forgetToken`), another server process honours the revocation within TOKEN_CACHE_MS.
  */
-export const TOKEN_CACHE_MS = 5_000;
+const TOKEN_CACHE_MS = 5_000;
 const TOKEN_CACHE_MAX = 1_000;
 const tokenCache = new Map<string, { principal: Principal; until: number }>();
 
@@ -125,7 +127,7 @@ function originHost(origin: string): string | undefined {
  * missing one. `Origin: null` (sandboxed frames, file: pages, some redirects) and no Origin at
  * all are refused: they are how a cross-site form would otherwise get through.
  */
-export function checkSameOrigin(req: Request): void {
+function checkSameOrigin(req: Request): void {
   const origin = req.headers.get('origin');
   const host = ownHost(req);
   if (origin !== null && origin !== 'null') {
@@ -195,7 +197,7 @@ export async function authorize(db: PrismaClient, req: Request, needed: Role, ac
 }
 
 /** Long enough that guessing it online (10 tries per quarter hour, see below) is hopeless. */
-export const MIN_PASSWORD_LENGTH = 12;
+const MIN_PASSWORD_LENGTH = 12;
 
 /**
  * A signed-in user sets their own password, proving the current one (a stolen session alone

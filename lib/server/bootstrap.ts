@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { hashToken, hashPassword } from './credentials';
 
-export const ADMIN_USERNAME = 'admin';
+const ADMIN_USERNAME = 'admin';
 
 /** 16 characters from base64url without the ones easy to misread (a mistyped copy is the usual failure). */
 export function generateOneTimePassword(): string {

@@ -21,6 +21,8 @@ function sample(f: OptionField): unknown {
       return ['a', 'b'];
     case 'json':
       return { 'X-Team': 'data' };
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'string':
     default:
       return /url/i.test(f.name) ? 'https://example.com/hook' : f.name === 'path' ? '/data' : 'some-value-1';
   }

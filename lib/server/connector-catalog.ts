@@ -6,9 +6,10 @@
  * form can never offer an option the engine would refuse.
  */
 import { z } from 'zod';
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
 
-export type OptionKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'list' | 'json';
+type OptionKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'list' | 'json';
 
 export interface OptionField {
   name: string;
@@ -77,7 +78,7 @@ function kindOf(s: JsonSchema): OptionKind {
 }
 
 /** The form fields of an options schema, in the schema's order. */
-export function optionFields(options: z.ZodType, secretOptions: readonly string[] = []): OptionField[] {
+function optionFields(options: z.ZodType, secretOptions: readonly string[] = []): OptionField[] {
   // io 'input': what a spec may contain, so options with a default are not required.
   const schema = z.toJSONSchema(options, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const required = new Set(schema.required ?? []);

@@ -2,6 +2,8 @@
  * Secrets at rest: API tokens are stored as SHA-256 (they are long random strings, so a fast
  * hash is enough and lookups stay indexed); passwords with scrypt and a per-user salt.
  */
+// Never in a browser bundle: a client component importing this fails the build.
+import 'server-only';
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 

@@ -2,6 +2,8 @@
  * The Prisma client of this process (one per process; Next's dev server reloads modules, hence
  * the global).
  */
+// Never in a browser bundle: a client component importing this fails the build.
+import 'server-only';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { databaseUrl } from '@/lib/env';

@@ -12,7 +12,7 @@
  * racing cannot both win: the loser sees count 0 and re-reads.
  */
 import type { Prisma, PrismaClient, RunStatus } from '@/lib/generated/prisma/client';
-import { ConflictError } from './http-errors';
+import { ConflictError } from './http/http-errors';
 
 /** A job's statuses: a run's, except LOST (only a run is lost; its job is then STOPPED). */
 export type JobStatus = Exclude<RunStatus, 'LOST'>;
@@ -20,10 +20,10 @@ export const JOB_STATUSES: readonly JobStatus[] = ['PENDING', 'STARTING', 'RUNNI
 /** A run is (or is about to be) working on the job. */
 export const ACTIVE_STATUSES: readonly JobStatus[] = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
 /** Nothing runs and nothing is winding down: start, edit, delete and reset are allowed. */
-export const STARTABLE_STATUSES: readonly JobStatus[] = ['STOPPED', 'FAILED'];
+const STARTABLE_STATUSES: readonly JobStatus[] = ['STOPPED', 'FAILED'];
 
 /** Who causes a transition: an API user by role, a worker running the job, or a worker's reconciler. */
-export type Cause = 'operator' | 'admin' | 'worker' | 'reconciler';
+type Cause = 'operator' | 'admin' | 'worker' | 'reconciler';
 
 export type JobEvent =
   // API (operator, admin)
@@ -135,7 +135,7 @@ export async function moveJob(
 
 export type RunEvent = 'run-running' | 'run-stopped' | 'run-failed' | 'run-lost' | 'run-taken-over';
 
-export interface RunTransition {
+interface RunTransition {
   event: RunEvent;
   by: readonly Cause[];
   from: readonly RunStatus[];
@@ -146,7 +146,7 @@ export interface RunTransition {
 const LIVE_RUN: readonly RunStatus[] = ['PENDING', 'STARTING', 'RECOVERING', 'RUNNING', 'STOPPING'];
 
 /** A run is created STARTING (RECOVERING when it takes over) and ends once: STOPPED, FAILED or LOST. */
-export const RUN_TRANSITIONS: readonly RunTransition[] = [
+const RUN_TRANSITIONS: readonly RunTransition[] = [
   { event: 'run-running', by: ['worker'], from: ['STARTING', 'RECOVERING'], to: 'RUNNING', means: 'the engine started' },
   { event: 'run-stopped', by: ['worker'], from: LIVE_RUN, to: 'STOPPED', means: 'ended gracefully, or stopped writing after losing its lease' },
   { event: 'run-failed', by: ['worker'], from: LIVE_RUN, to: 'FAILED', means: 'ended by an error (the run’s error says where)' },

@@ -10,7 +10,7 @@ import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument, OPERATIONS } from './openapi';
+import { openApiDocument, OPERATIONS } from './http/openapi';
 import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-openapi-client-'));

@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { databaseUrl } from '@/lib/env';
 
-export const PROGRESS_CHANNEL = 'weir_progress';
+const PROGRESS_CHANNEL = 'weir_progress';
 
 type Callback = (batchId: number) => void;
 

@@ -9,7 +9,7 @@ import { getBatch } from './presenters/batches-presenter';
 import { findJobOrThrow } from './presenters/jobs-presenter';
 import { progressListener } from './progress-listener';
 
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 
 export async function progressEventStream(db: PrismaClient, jobId: string, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Promise<Response> {
   await findJobOrThrow(db, jobId); // 404 before the stream opens

@@ -7,7 +7,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitLog, InMemoryCheckpointFileManager, MemoryStream, MicroBatchExecution, type StreamingQueryProgress } from '@/lib/engine';
-import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, mustParse } from '@/lib/engine/execution/test-fixtures';
+import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, mustParse } from '@/lib/engine/execution/testing/test-fixtures';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { ListenerBus } from './listener-bus';
 import { RunRecorder } from './run-recorder';

@@ -13,8 +13,6 @@ import { moveJob, moveRun } from './job-lifecycle';
 import { readRecentProgress, type CheckpointFileManager, type StreamingQueryProgress } from '@/lib/engine';
 import { evaluateAlertsAfterBatch, evaluateAlertsForRun } from './alerts/alert-evaluator';
 
-export type { RunStatus } from '@/lib/generated/prisma/client';
-
 export interface RunError {
   code: string;
   message: string;
@@ -34,7 +32,7 @@ export function toRunError(e: unknown, batchId?: number): RunError {
 }
 
 /** `runRowId` null: the run that committed the batch is not known (a backfilled row). */
-export function batchProgressRow(jobId: string, runRowId: string | null, p: StreamingQueryProgress) {
+function batchProgressRow(jobId: string, runRowId: string | null, p: StreamingQueryProgress) {
   const sum = (f: (o: StreamingQueryProgress['stateOperators'][number]) => number) => p.stateOperators.reduce((n, o) => n + (f(o) || 0), 0);
   return {
     jobId,

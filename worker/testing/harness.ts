@@ -32,7 +32,7 @@ export class WorkerHarness {
   db!: PrismaClient;
   queue!: QueueConfig;
   env!: Record<string, string>;
-  private database!: TestDatabase;
+  private database!: Pick<TestDatabase, 'name' | 'url' | 'drop'>;
   private workers: SpawnedWorker[] = [];
 
   constructor(
@@ -95,7 +95,7 @@ export class WorkerHarness {
   }
 
   spawnWorker(extraEnv: Record<string, string> = {}): SpawnedWorker {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import { redirect } from 'next/navigation';
 import { CHANGE_PASSWORD_PAGE } from '@/lib/server/auth';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 import { PasswordForm } from './password-form';
 
 export const dynamic = 'force-dynamic';

@@ -49,7 +49,7 @@ export function PasswordForm({ next, oneTime }: { next?: string; oneTime: boolea
   }
 
   return (
-    <form className="panel signin-form" method="post" onSubmit={onSubmit} aria-label="Set password" aria-busy={!hydrated}>
+    <form className="panel signin-form" method="post" onSubmit={(e) => void onSubmit(e)} aria-label="Set password" aria-busy={!hydrated}>
       <fieldset className="plain" disabled={!hydrated}>
         <div className="form-grid">
           <label>

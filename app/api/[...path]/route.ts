@@ -2,7 +2,7 @@
  * Every /api path no route handles: a JSON 404 in the API's error envelope, for every method, so
  * a client never has to parse the HTML page Next would otherwise serve.
  */
-import { errorResponse } from '@/lib/server/http-errors';
+import { errorResponse } from '@/lib/server/http/http-errors';
 import { WeirError } from '@/lib/engine/errors';
 
 export const dynamic = 'force-dynamic';

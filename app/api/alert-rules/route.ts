@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiRoute, parseBody, parseQuery } from '@/lib/server/api-handler';
+import { apiRoute, parseBody, parseQuery } from '@/lib/server/http/api-handler';
 import { listAlertRules } from '@/lib/server/alerts/alert-presenter';
 import { createAlertRule } from '@/lib/server/alerts/alert-rule-service';
 import { alertRuleInputSchema, type AlertRuleInput } from '@/lib/server/alerts/rule-kinds';

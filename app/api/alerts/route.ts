@@ -1,4 +1,4 @@
-import { apiRoute, parseQuery } from '@/lib/server/api-handler';
+import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
 import { listAlerts } from '@/lib/server/alerts/alert-presenter';
 import { alertsQuerySchema } from '@/lib/server/alerts/rule-kinds';
 

@@ -1,5 +1,5 @@
-import { apiRoute, parseQuery } from '@/lib/server/api-handler';
-import { auditQuerySchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
+import { auditQuerySchema } from '@/lib/server/http/api-schemas';
 import { listAuditEvents } from '@/lib/server/presenters/audit-presenter';
 
 export const dynamic = 'force-dynamic';

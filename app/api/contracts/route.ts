@@ -1,5 +1,5 @@
-import { apiRoute, parseQuery } from '@/lib/server/api-handler';
-import { contractsQuerySchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
+import { contractsQuerySchema } from '@/lib/server/http/api-schemas';
 import { contractsCsv, listContracts } from '@/lib/server/contracts/contract-audit-presenter';
 
 export const dynamic = 'force-dynamic';

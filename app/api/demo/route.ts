@@ -1,6 +1,6 @@
 import { env, databaseUrl } from '@/lib/env';
-import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/api-handler';
-import { demoInputSchema } from '@/lib/server/api-schemas';
+import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/http/api-handler';
+import { demoInputSchema } from '@/lib/server/http/api-schemas';
 import { addDemoOrders, demoStatus, loseDemoCheckpoint, setupDemo } from '@/lib/server/demo/demo-service';
 
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,7 @@
 import { env } from '@/lib/env';
 import { prisma } from '@/lib/server/db';
 import { healthReport } from '@/lib/server/health';
-import { errorResponse } from '@/lib/server/http-errors';
+import { errorResponse } from '@/lib/server/http/http-errors';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,5 +1,5 @@
-import { apiRoute, jobServiceContext, parseBody, parseQuery } from '@/lib/server/api-handler';
-import { jobInputSchema, jobsQuerySchema } from '@/lib/server/api-schemas';
+import { apiRoute, jobServiceContext, parseBody, parseQuery } from '@/lib/server/http/api-handler';
+import { jobInputSchema, jobsQuerySchema } from '@/lib/server/http/api-schemas';
 import { listJobPage } from '@/lib/server/presenters/job-page-presenter';
 import { createJob } from '@/lib/server/services/job-service';
 

@@ -1,4 +1,4 @@
-import { openApiDocument } from '@/lib/server/openapi';
+import { openApiDocument } from '@/lib/server/http/openapi';
 
 export const dynamic = 'force-static';
 

@@ -1,5 +1,5 @@
-import { apiRoute, parseBody } from '@/lib/server/api-handler';
-import { createTokenSchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseBody } from '@/lib/server/http/api-handler';
+import { createTokenSchema } from '@/lib/server/http/api-schemas';
 import { createToken, listTokens } from '@/lib/server/services/token-service';
 
 export const dynamic = 'force-dynamic';

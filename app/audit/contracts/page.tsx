@@ -1,8 +1,8 @@
 import { ContractsTable } from '@/components/contracts-table';
 import { prisma } from '@/lib/server/db';
-import { contractsQuerySchema } from '@/lib/server/api-schemas';
+import { contractsQuerySchema } from '@/lib/server/http/api-schemas';
 import { listContracts } from '@/lib/server/contracts/contract-audit-presenter';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 export const dynamic = 'force-dynamic';
 

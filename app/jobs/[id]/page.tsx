@@ -2,12 +2,12 @@ import { notFound } from 'next/navigation';
 import { JobDetail } from '@/components/job-detail';
 import { BATCH_PAGE_SIZE, CHART_POINTS, RUN_PAGE_SIZE } from '@/components/query-keys';
 import { prisma } from '@/lib/server/db';
-import { NotFoundError } from '@/lib/server/http-errors';
+import { NotFoundError } from '@/lib/server/http/http-errors';
 import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
 import { listBatches } from '@/lib/server/presenters/batches-presenter';
 import { getJob } from '@/lib/server/presenters/jobs-presenter';
 import { listRuns } from '@/lib/server/presenters/runs-presenter';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 export const dynamic = 'force-dynamic';
 

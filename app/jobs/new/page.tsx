@@ -1,6 +1,6 @@
 import { JobEditor } from '@/components/job-editor';
 import { connectorCatalog } from '@/lib/server/connector-catalog';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 export const dynamic = 'force-dynamic';
 

@@ -16,7 +16,7 @@ import type { ClusterOptions } from './fetch';
 import { checkedConnectOptions } from '../../engine/outbound/guarded-connect';
 import { checkDestinationValue } from '../../engine/outbound/destinations';
 import { OutboundRefusedError, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
-import { redact } from '../../engine/sinks/pg-util';
+import { redact } from '../postgres/pg-util';
 
 const SASL = { securityProtocol: ['SASL_PLAINTEXT', 'SASL_SSL'] };
 const TLS = { securityProtocol: ['SSL', 'SASL_SSL'] };
@@ -55,7 +55,7 @@ export function kafkaSecurityProblem(o: KafkaConnectionOptions): { path: string;
   return undefined;
 }
 
-export function kafkaSecrets(o: KafkaConnectionOptions): string[] {
+function kafkaSecrets(o: KafkaConnectionOptions): string[] {
   return [o.saslPassword, o.sslKey].filter((s): s is string => Boolean(s));
 }
 

@@ -25,8 +25,8 @@ import type { OutputMode, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka, type KafkaConnectionOptions } from './client';
 import { PartitionReader } from './fetch';
 
-export const BATCH_ID_HEADER = 'weir-batch-id';
-export const QUERY_ID_HEADER = 'weir-query-id';
+const BATCH_ID_HEADER = 'weir-batch-id';
+const QUERY_ID_HEADER = 'weir-query-id';
 
 export const kafkaSinkOptions = z
   .strictObject({
@@ -75,7 +75,7 @@ function headersOf(v: unknown): Record<string, string> {
   return out;
 }
 
-export class KafkaSink implements Sink {
+class KafkaSink implements Sink {
   readonly description: string;
   readonly signature: SinkSignature;
   readonly signatureReason: string;
@@ -171,7 +171,7 @@ export async function countKafkaRecordsPerBatch(o: KafkaSinkOptions, policy?: Ou
   return { perBatch, total: records.length };
 }
 
-export const kafkaSinkDefinition: SinkDefinition<KafkaSinkOptions> = {
+const kafkaSinkDefinition: SinkDefinition<KafkaSinkOptions> = {
   type: 'kafka',
   options: kafkaSinkOptions,
   signature: signatureOf,

@@ -63,7 +63,7 @@ export const kafkaSourceOptions = z
 export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
 
 /** Spark's Kafka source columns and their types here (headers as a JSON string: no array type yet). */
-export const KAFKA_SOURCE_COLUMNS: Record<string, string> = {
+const KAFKA_SOURCE_COLUMNS: Record<string, string> = {
   key: 'binary',
   value: 'binary',
   topic: 'string',
@@ -404,7 +404,7 @@ function splitTp(k: string): [string, string] {
   return [k.slice(0, i), k.slice(i + 1)];
 }
 
-export const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
+const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
   type: 'kafka',
   options: kafkaSourceOptions,
   replayable: () => ({ replayable: true, reason: REASON }),

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkpointFileManagerContract } from './checkpoint-file-manager.contract';
+import { checkpointFileManagerContract } from './testing/checkpoint-file-manager.contract';
 import { InMemoryCheckpointFileManager } from './in-memory-checkpoint-file-manager';
 import { LocalCheckpointFileManager } from './local-checkpoint-file-manager';
 import { checkpointFileManagerFor } from './checkpoint-location';

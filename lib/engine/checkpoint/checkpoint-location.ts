@@ -4,8 +4,8 @@
  * - a plain path (absolute or relative to the working directory) or `file://…`: local disk;
  * - `memory://<name>`: an in-memory manager shared by name within this process (tests);
  * - other schemes (`s3://bucket/prefix`): whatever registered itself with
- *   `registerCheckpointScheme`. S3 HOOK: the S3 engineer's `s3-checkpoint-file-manager.ts`
- *   calls `registerCheckpointScheme('s3', (url) => new S3CheckpointFileManager(...))`.
+ *   `registerCheckpointScheme`: lib/connectors/s3 registers `s3`, so the engine never loads the
+ *   AWS SDK.
  *
  * Creating a manager never touches storage, so validation can call this freely.
  */
@@ -24,7 +24,7 @@ export function registerCheckpointScheme(scheme: string, factory: CheckpointSche
   schemes.set(scheme.replace(/:$/, '').toLowerCase(), factory);
 }
 
-export function checkpointSchemes(): string[] {
+function checkpointSchemes(): string[] {
   return ['file', 'memory', ...schemes.keys()].sort();
 }
 

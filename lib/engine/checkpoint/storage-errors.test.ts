@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock';
 import { CheckpointWriteFailedError, SinkError } from '../errors';
 import { MicroBatchExecution } from '../execution/micro-batch-execution';
-import { eventGenerator, filesJob, tempDir, writeInputFile } from '../execution/test-fixtures';
+import { eventGenerator, filesJob, tempDir, writeInputFile } from '../execution/testing/test-fixtures';
 import { FilesSink, readCommittedRows } from '../sinks/files-sink';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import type { Schema } from '../types';

@@ -10,9 +10,9 @@ import { BadRecordError, CrashPointError } from '../errors';
 import { CommitLog } from '../checkpoint/commit-log';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { MicroBatchExecution } from './micro-batch-execution';
-import { eventGenerator, expectedEvents, filesJob, mustParse } from './test-fixtures';
+import { eventGenerator, expectedEvents, filesJob, mustParse } from './testing/test-fixtures';
 import { encodeRows } from '../sinks/files-sink';
-import { EVENT_SCHEMA } from './test-fixtures';
+import { EVENT_SCHEMA } from './testing/test-fixtures';
 
 const roots: string[] = [];
 afterAll(async () => {

@@ -12,10 +12,12 @@ import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-
 import { STATEFUL_OPERATORS_CONF, OffsetSeqLog } from '../checkpoint/offset-seq-log';
 import { ManualClock } from '../clock';
 import { CorruptCheckpointError, CrashPointError, IncompatibleQueryChangeError } from '../errors';
-import { createTestDatabase, type TestDatabase } from '../sinks/pg-test-database';
+import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-database';
+// An engine-with-connector integration test: the postgres connector registers its types here.
+import '../../connectors/postgres/index';
 import { MemoryStream } from '../sources/memory-source';
 import { MicroBatchExecution } from './micro-batch-execution';
-import { EVENT_SCHEMA, eventGenerator, mustParse, tempDir, writeInputFile } from './test-fixtures';
+import { EVENT_SCHEMA, eventGenerator, mustParse, tempDir, writeInputFile } from './testing/test-fixtures';
 
 const T0 = Date.UTC(2024, 5, 1);
 const roots: string[] = [];

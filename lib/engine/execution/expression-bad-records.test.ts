@@ -13,7 +13,7 @@ import { CommitLog } from '../checkpoint/commit-log';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { readCommittedRows } from '../sinks/files-sink';
 import { MicroBatchExecution } from './micro-batch-execution';
-import { eventGenerator, filesJob, mustParse } from './test-fixtures';
+import { eventGenerator, filesJob, mustParse } from './testing/test-fixtures';
 
 const roots: string[] = [];
 afterAll(async () => {

@@ -10,8 +10,8 @@ import { CommitLog } from '../checkpoint/commit-log';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { OffsetSeqLog } from '../checkpoint/offset-seq-log';
 import { CRASH_POINTS } from './crash-points';
-import { AddData, Assert, CheckAnswer, CrashAt, StopStream, testStream } from './stream-test';
-import { eventGenerator, filesJob } from './test-fixtures';
+import { AddData, Assert, CheckAnswer, CrashAt, StopStream, testStream } from './testing/stream-test';
+import { eventGenerator, filesJob } from './testing/test-fixtures';
 
 const roots: string[] = [];
 afterAll(async () => {

@@ -11,8 +11,8 @@ import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-
 import { CrashPointError } from '../errors';
 import { CRASH_POINTS, type CrashPointName } from './crash-points';
 import { MicroBatchExecution } from './micro-batch-execution';
-import { canonical } from './stream-test';
-import { eventGenerator, filesJob } from './test-fixtures';
+import { canonical } from './testing/stream-test';
+import { eventGenerator, filesJob } from './testing/test-fixtures';
 
 type Step = { kind: 'add'; n: number } | { kind: 'crash'; point: CrashPointName } | { kind: 'run' };
 

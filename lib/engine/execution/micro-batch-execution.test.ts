@@ -14,8 +14,8 @@ import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import type { Row } from '../types';
 import { MicroBatchExecution } from './micro-batch-execution';
-import { AddData, Assert, CheckAnswer, CrashAt, StopStream, testStream, type StreamHarness } from './stream-test';
-import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, filesJob, mustParse, writeInputFile } from './test-fixtures';
+import { AddData, Assert, CheckAnswer, CrashAt, StopStream, testStream, type StreamHarness } from './testing/stream-test';
+import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, expectedEvents, filesJob, mustParse, writeInputFile } from './testing/test-fixtures';
 
 const roots: string[] = [];
 afterAll(async () => {

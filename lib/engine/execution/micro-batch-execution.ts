@@ -98,7 +98,7 @@ export interface MicroBatchExecutionOptions {
 }
 
 /** Idle triggers call fence() at most this often (writes always call it). */
-export const PLANNING_FENCE_INTERVAL_MS = 1000;
+const PLANNING_FENCE_INTERVAL_MS = 1000;
 /** Longest an idle interval-0 trigger waits on a source's data signal before planning again. */
 const IDLE_WAIT_MAX_MS = PLANNING_FENCE_INTERVAL_MS;
 /**

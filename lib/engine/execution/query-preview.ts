@@ -23,8 +23,8 @@ import { MicroBatchExecution } from './micro-batch-execution';
 import { relationOf } from './query-runtime';
 
 export const MAX_PREVIEW_SAMPLE_ROWS = 1000;
-export const DEFAULT_PREVIEW_ROWS = 100;
-export const DEFAULT_PREVIEW_TIMEOUT_MS = 10_000;
+const DEFAULT_PREVIEW_ROWS = 100;
+const DEFAULT_PREVIEW_TIMEOUT_MS = 10_000;
 
 export interface QueryPreview {
   outputSchema: Schema;

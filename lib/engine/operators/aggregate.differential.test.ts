@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { StreamingRelation } from '../query/logical-plan';
-import { StatefulQueryRunner } from '../query/stateful-test-harness';
+import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import type { Row } from '../types';
 
 const MIN = 60_000;

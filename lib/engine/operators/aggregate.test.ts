@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { AnalysisException, ValidationError } from '../errors';
 import type { StreamingRelation } from '../query/logical-plan';
-import { StatefulQueryRunner } from '../query/stateful-test-harness';
+import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import type { OutputMode, Row } from '../types';
 
 const MIN = 60_000;

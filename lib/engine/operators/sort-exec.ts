@@ -5,7 +5,7 @@
 import type { Row, Schema } from '../types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
 
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   const an = a === null || a === undefined, bn = b === null || b === undefined;
   if (an || bn) return an && bn ? 0 : an ? -1 : 1;
   if (typeof a === 'object' && typeof b === 'object') {

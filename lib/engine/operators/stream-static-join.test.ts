@@ -10,13 +10,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock';
 import { BadRecordError } from '../errors';
 import { MicroBatchExecution } from '../execution/micro-batch-execution';
-import { AddData, CheckAnswer, CrashAt, StartStream, StopStream, testStream, type StreamHarness } from '../execution/stream-test';
-import { mustParse } from '../execution/test-fixtures';
+import { AddData, CheckAnswer, CrashAt, StartStream, StopStream, testStream, type StreamHarness } from '../execution/testing/stream-test';
+import { mustParse } from '../execution/testing/test-fixtures';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import { validateJob } from '../spec/validate-job';
 import type { OutputMode, Row } from '../types';
-import { createTestDatabase } from '../sinks/pg-test-database';
+import { createTestDatabase } from '../../testing/pg-test-database';
+// An engine-with-connector integration test: the postgres connector registers its types here.
+import '../../connectors/postgres/index';
 
 const roots: string[] = [];
 afterAll(async () => {

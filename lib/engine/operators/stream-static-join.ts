@@ -14,9 +14,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { BadRecordError } from '../errors';
-import type pg from 'pg';
-import { convertValue } from '../sources/value-conversion';
-import { createPool, errorText, qualifiedName, quoteIdent, secretsOf } from '../sinks/pg-util';
 import { encodeKey } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
@@ -41,38 +38,35 @@ export function describeStaticTable(t: StaticTableSpec): string {
   return t.type === 'postgres' ? `postgres:${t.dbSchema ?? 'public'}.${t.table}` : String(t.path);
 }
 
-/** Reads a static table (a file, or a PostgreSQL table) against its schema. */
-export async function loadStaticTable(t: StaticTableSpec): Promise<Row[]> {
-  return t.type === 'postgres' ? loadPostgresTable(t) : loadStaticFile(t);
+/**
+ * Reads static tables of a type other than `file`. The engine reads files itself; a connector
+ * registers the reader for its system (lib/connectors/postgres registers `postgres`), so the
+ * engine never loads a database client.
+ */
+export interface StaticTableReader {
+  type: string;
+  /** Problems with the table's fields for this type, found when the job spec is parsed. */
+  check?(t: StaticTableSpec): { path: string; message: string }[];
+  load(t: StaticTableSpec): Promise<Row[]>;
 }
 
-/**
- * SELECT of the schema's columns from the table, each value converted to its column type; a
- * value that does not fit fails the run naming the row and column, with secrets redacted.
- */
-async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
-  const secrets = secretsOf(t.connectionString ?? '');
-  const pool = createPool(t.connectionString ?? '', 1);
-  try {
-    const cols = t.schema.map((f) => quoteIdent(f.name)).join(', ');
-    let result: pg.QueryResult;
-    try {
-      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array' });
-    } catch (e) {
-      throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) could not be read: ${errorText(e, secrets)}. Check staticTables[].connectionString, table and schema.`, { table: t.name });
-    }
-    return result.rows.map((values: unknown[], i: number) => {
-      const row: Row = {};
-      t.schema.forEach((f, c) => {
-        const v = convertValue(values[c], f.type);
-        if (!v.ok) throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) row ${i + 1}, column "${f.name}": ${v.reason}. Fix the table or the column's type.`, { table: t.name, row: i + 1, column: f.name });
-        row[f.name] = v.value;
-      });
-      return row;
-    });
-  } finally {
-    await pool.end().catch(() => undefined);
-  }
+const readers = new Map<string, StaticTableReader>();
+
+export function registerStaticTableReader(reader: StaticTableReader): void {
+  readers.set(reader.type, reader);
+}
+
+export function getStaticTableReader(type: string): StaticTableReader | undefined {
+  return readers.get(type);
+}
+
+/** Reads a static table (a file, or a table a connector's reader knows) against its schema. */
+async function loadStaticTable(t: StaticTableSpec): Promise<Row[]> {
+  const type = t.type ?? 'file';
+  if (type === 'file') return loadStaticFile(t);
+  const reader = readers.get(type);
+  if (!reader) throw new BadRecordError(`Static table ${t.name}: no reader for type "${type}" is registered in this process; import lib/connectors in the program's entry point.`, { table: t.name });
+  return reader.load(t);
 }
 
 /** Reads a static table file (JSON lines, or CSV with or without a header) against its schema. */

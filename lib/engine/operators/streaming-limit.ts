@@ -13,7 +13,7 @@ import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
 import type { StateStore } from '../state/state-store';
 
-export class CompleteModeLimitExec implements PhysicalOperator {
+class CompleteModeLimitExec implements PhysicalOperator {
   readonly name = 'Limit';
   readonly stateful = false;
   constructor(private readonly limit: number, readonly outputSchema: Schema) {}
@@ -22,7 +22,7 @@ export class CompleteModeLimitExec implements PhysicalOperator {
   }
 }
 
-export class StreamingGlobalLimitExec implements StatefulOperator {
+class StreamingGlobalLimitExec implements StatefulOperator {
   readonly name = 'globalLimit';
   readonly stateful = true as const;
   private store?: StateStore;

@@ -21,7 +21,7 @@ const UNITS: Record<string, number> = {
  * Parses Spark's interval strings (`10 minutes`, `1 hour 30 minutes`, `500 ms`,
  * `interval 5 seconds`) into milliseconds. Months and years are refused: their length varies.
  */
-export function parseIntervalMs(text: string, what = 'interval'): number {
+function parseIntervalMs(text: string, what = 'interval'): number {
   const s = text.trim().toLowerCase().replace(/^interval\s+/, '');
   const re = /(\d+(?:\.\d+)?)\s*([a-z]+)/g;
   let total = 0, consumed = '';
@@ -53,7 +53,7 @@ export interface TimeWindow {
  * Each row lands in ceil(size / slide) windows: bounded, so one row cannot fan out into millions
  * of windows (a 1000-week window sliding by 1 ms would be 6e11 per row).
  */
-export const MAX_WINDOWS_PER_ROW = 1000;
+const MAX_WINDOWS_PER_ROW = 1000;
 
 export function timeWindowSpec(size: string, slide?: string): TimeWindowSpec {
   const sizeMs = parseIntervalMs(size, 'window duration');

@@ -4,4 +4,3 @@ export * from './outbound-policy';
 export * from './destinations';
 export * from './spec-destinations';
 export * from './guarded-connect';
-export * from './guarded-redis';

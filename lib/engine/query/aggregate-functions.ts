@@ -17,7 +17,7 @@ import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper
 import type { ColumnType } from '../types';
 import type { ExprType } from './sql-values';
 
-export type AggBuffer = unknown;
+type AggBuffer = unknown;
 
 export interface AggregateFunction {
   readonly name: string;
@@ -29,7 +29,7 @@ export interface AggregateFunction {
   result(buffer: AggBuffer): unknown;
 }
 
-export const AGGREGATE_FUNCTION_NAMES = ['count', 'sum', 'avg', 'mean', 'min', 'max', 'approx_count_distinct'] as const;
+const AGGREGATE_FUNCTION_NAMES = ['count', 'sum', 'avg', 'mean', 'min', 'max', 'approx_count_distinct'] as const;
 
 export function isAggregateFunctionName(name: string): boolean {
   return (AGGREGATE_FUNCTION_NAMES as readonly string[]).includes(name.toLowerCase());

@@ -22,8 +22,8 @@ import { columnName, functionName, posOf, type ExpressionBuilder, type SqlNode }
 import type { LogicalPlan, NamedExpr } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 
-export const AGG_PREFIX = '__agg';
-export const KEY_PREFIX = '__key';
+const AGG_PREFIX = '__agg';
+const KEY_PREFIX = '__key';
 
 const isAggNode = (n: SqlNode): boolean =>
   n?.type === 'aggr_func' || (n?.type === 'function' && isAggregateFunctionName(functionName(n)) && !n.over);
@@ -40,7 +40,7 @@ function groupByNodes(ast: SqlNode): SqlNode[] {
   return (ast.groupby?.columns ?? []) as SqlNode[];
 }
 
-export function distinctOf(ast: SqlNode): boolean {
+function distinctOf(ast: SqlNode): boolean {
   return Boolean(ast.distinct?.type ?? (typeof ast.distinct === 'string' ? ast.distinct : null));
 }
 

@@ -118,6 +118,8 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         if (!streamLeft && t === 'LeftOuter') fail('LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
         break;
       }
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Aggregate': case 'Filter': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default:
         break;
     }
@@ -182,6 +184,8 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
       return '[source]';
     case 'StaticRelation':
       return '[static table, read once per run]';
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Filter': case 'Project': case 'Sort': case 'Union':
     default:
       return '[stateless]';
   }

@@ -321,6 +321,6 @@ export function parseTimestampLiteral(s: string): number | null {
  * an identifier in the SQL for an error position: escaped, they have no quantifier over user
  * text and cannot backtrack.
  */
-export function escapeRegExp(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

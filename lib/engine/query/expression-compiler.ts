@@ -63,7 +63,7 @@ function fieldExprType(f: Field): { type: ExprType; fields?: Field[] } {
       return { type: 'struct', fields: f.fields ?? [] };
     case 'unknown':
       return { type: 'string' };
-    default:
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary':
       return { type: f.type };
   }
 }
@@ -326,6 +326,9 @@ class ExpressionCompiler {
           return num((a, b) => (b === 0 ? null : (int(a) % int(b)) / f || 0));
         }
         return num((a, b) => (b === 0 ? null : a % b));
+      // Compared above; listed so that a new operator is a lint error until it is handled here.
+      case '=': case '<>': case '<': case '<=': case '>': case '>=':
+        break;
     }
     return this.fail(e, `Operator ${e.op} is not supported`);
   }

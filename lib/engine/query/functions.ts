@@ -7,7 +7,6 @@
  * building it (value-limits.ts: 1 MiB a value); regular expressions run on RE2 (regex.ts).
  */
 import { RecordExpressionError } from '../errors';
-import type { ColumnType } from '../types';
 import { getJsonObject, jsonTuple } from './json-functions';
 import { parseTimestampLiteral } from './expression-builder';
 import { compileRegex } from './regex';
@@ -56,7 +55,7 @@ const TRUNC_UNITS = ['year', 'yyyy', 'yy', 'quarter', 'month', 'mon', 'mm', 'wee
 /** Spark's date_trunc spellings of each unit. */
 const TRUNC_ALIASES: Record<string, string> = { yyyy: 'year', yy: 'year', mon: 'month', mm: 'month', dd: 'day' };
 
-export function truncTimestamp(unit: string, ms: number): number | null {
+function truncTimestamp(unit: string, ms: number): number | null {
   const d = new Date(ms);
   const u = unit.toLowerCase();
   switch (TRUNC_ALIASES[u] ?? u) {
@@ -313,6 +312,4 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
 Object.assign(FUNCTIONS, SPARK_FUNCTIONS);
 FUNCTIONS.substr = FUNCTIONS.substring;
 
-export const EXTRACT_FIELDS = Object.keys(DATE_FIELDS);
 export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;
-export type { ColumnType };

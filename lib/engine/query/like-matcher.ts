@@ -27,7 +27,7 @@ type Piece = string | number;
 type Segment = Piece[];
 
 /** Candidate checks × segment length allowed in one evaluation (about 0.1 s of work at most). */
-export const LIKE_STEP_BUDGET = 1 << 22;
+const LIKE_STEP_BUDGET = 1 << 22;
 
 export interface LikeMatcher {
   (value: string): boolean;

@@ -47,7 +47,7 @@ export type LogicalPlan =
  * Operators that keep state across batches (they need a StateStore and a commit per batch).
  * Joins are stream-static only, which carry no state (stream-stream joins are not supported).
  */
-export const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate']);
+const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate']);
 
 export function children(plan: LogicalPlan): LogicalPlan[] {
   switch (plan.kind) {
@@ -58,6 +58,8 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
       return [plan.left, plan.right];
     case 'Union':
       return plan.branches;
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Limit': case 'Project': case 'Sort':
     default:
       return [plan.child];
   }

@@ -15,7 +15,7 @@ import { JsonLineParser } from '../operators/record-parser';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { OutputMode, Row } from '../types';
 import type { StreamingRelation } from './logical-plan';
-import { StatefulQueryRunner } from './stateful-test-harness';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
 import { compileStreamingQuery } from './streaming-query';
 
 const relation: StreamingRelation = {

@@ -84,7 +84,7 @@ function foldable(e: Expr): boolean {
 }
 
 /** The expression with every foldable numeric or boolean subexpression replaced by its value. */
-export function foldExpr(e: Expr): Expr {
+function foldExpr(e: Expr): Expr {
   if (e.kind === 'literal' || e.kind === 'column') return e;
   if (foldable(e)) {
     try {

@@ -30,8 +30,8 @@ function free(re: RE2 | string): void {
  * magnitude (`[a-z]{1000}[a-z]{1000}c` took 78 s over 16 KiB here; `[a-z]{200}c` 23 ms over
  * 1 MiB). Each bound is at most MAX_REPEAT and all bounds together at most MAX_REPEAT_TOTAL.
  */
-export const MAX_REPEAT = 100;
-export const MAX_REPEAT_TOTAL = 200;
+const MAX_REPEAT = 100;
+const MAX_REPEAT_TOTAL = 200;
 
 function repetitionProblem(pattern: string): string | undefined {
   let total = 0;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AnalysisException, WeirError } from '../errors';
 import type { Row, Schema } from '../types';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
-import { StatefulQueryRunner } from './stateful-test-harness';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
 import { compileStreamingQuery, type CompileOptions } from './streaming-query';
 
 /** One stateful batch in Update mode, with real (in-memory) state stores. */

@@ -53,7 +53,7 @@ const TYPE_SPELLINGS: Record<string, string> = {
  * - raw strings `r'a\d'` (see below);
  * - the identifier `window` not followed by `(` (see WINDOW_IDENT).
  */
-export function sparkTypeNames(sql: string): string {
+function sparkTypeNames(sql: string): string {
   let out = '';
   let i = 0;
   while (i < sql.length) {
@@ -191,7 +191,7 @@ function flatten(n: SqlNode, items: (SqlNode | string)[]): void {
   }
 }
 
-export function fixBooleanPrecedence(node: unknown): unknown {
+function fixBooleanPrecedence(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(fixBooleanPrecedence);
   if (!node || typeof node !== 'object') return node;
   const n = node as SqlNode;

@@ -19,7 +19,7 @@ export function formatTimestamp(ms: number): string {
 }
 
 /** Double rendering as Spark prints it: integral doubles keep a `.0`. */
-export function formatDouble(v: number): string {
+function formatDouble(v: number): string {
   if (Number.isInteger(v) && Math.abs(v) < 1e21) return `${v}.0`;
   return String(v);
 }
@@ -66,8 +66,6 @@ export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
       if (from === 'double') return Math.round((v as number) * 1000);
       if (from === 'string') return parseTimestampLiteral(String(v));
       return null;
-    case 'binary':
-      return from === 'string' ? Buffer.from(String(v), 'utf8') : null;
   }
 }
 

@@ -69,13 +69,13 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
   };
 }
 
-export interface PlannedAggregate {
+interface PlannedAggregate {
   exec: StatefulAggregateExec;
   descriptor: StatefulOperatorDescriptor;
   analysis: AggregateAnalysis;
 }
 
-export function planAggregate(
+function planAggregate(
   node: AggregateNode,
   childSchema: Schema,
   opts: { operatorId: number; outputMode: OutputMode; watermark?: WatermarkSpec; numPartitions?: number },
@@ -188,6 +188,8 @@ export class StatefulPlanner {
         const joinType = node.joinType === 'Inner' ? 'inner' : 'left';
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Filter': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default:
         throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);
     }

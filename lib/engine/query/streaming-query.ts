@@ -136,6 +136,8 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       ops.push(new UnionExec(branches, out));
       return out;
     }
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Aggregate': case 'Deduplicate': case 'Join': case 'Limit': case 'Sort': case 'StaticRelation':
     default: {
       // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.

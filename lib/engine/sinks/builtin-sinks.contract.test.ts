@@ -8,7 +8,7 @@ import type { Row } from '../types';
 import { ConsoleSink } from './console-sink';
 import { FilesSink, readCommittedRows } from './files-sink';
 import { MemorySink, MemorySinkTable } from './memory-sink';
-import { contractSchema, sinkContractSuite, type SinkContractHarness } from './sink.contract';
+import { contractSchema, sinkContractSuite, type SinkContractHarness } from './testing/sink.contract';
 
 for (const format of ['json', 'csv'] as const) {
   sinkContractSuite(`files sink (${format})`, {

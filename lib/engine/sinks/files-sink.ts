@@ -49,7 +49,7 @@ export function renderRow(row: Row, schema: Schema): Row {
 }
 
 /** Bytes as text outputs show them: base64, as Spark's to_json writes binary. */
-export function renderBinary(v: unknown): unknown {
+function renderBinary(v: unknown): unknown {
   return v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v;
 }
 
@@ -222,4 +222,3 @@ registerSink<FilesSinkOptions>({
   create: (o, ctx) => new FilesSink(o, ctx.clock),
 });
 
-export { SINK_LOG_DIR, type SinkFileStatus };

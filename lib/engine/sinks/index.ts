@@ -1,12 +1,7 @@
-// Importing this module registers every built-in sink type. One import line per sink module.
+// Importing this module registers the sink types the engine itself holds: files, console and
+// memory. Sinks that talk to an external system live in lib/connectors and register from
+// lib/connectors/index.ts.
 export * from './sink-registry';
-import './postgres-sink';
-import './postgres-upsert-sink';
-import './postgres-replace-sink';
-import './redis-stream-sink';
 import './files-sink';
 import './console-sink';
 import './memory-sink';
-import './webhook-sink';
-// Connectors outside lib/engine register themselves the same way (they may import client libraries).
-import '../../connectors/kafka/kafka-sink';

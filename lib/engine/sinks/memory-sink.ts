@@ -29,8 +29,8 @@ export class MemorySinkTable {
   }
 }
 
-export const MemorySinkOptions = z.object({ table: z.string().min(1) }).strict();
-export type MemorySinkOptions = z.infer<typeof MemorySinkOptions>;
+const MemorySinkOptions = z.object({ table: z.string().min(1) }).strict();
+type MemorySinkOptions = z.infer<typeof MemorySinkOptions>;
 
 export class MemorySink implements Sink {
   readonly signature = 'idempotent' as const;

@@ -8,7 +8,7 @@ import { encodeRows } from '../sinks/files-sink';
 import type { Row } from '../types';
 import { FilesSource } from './files-source';
 import { MemorySource, MemoryStream } from './memory-source';
-import { sourceContractSchema, sourceContractSuite, type SourceContractHarness } from './source.contract';
+import { sourceContractSchema, sourceContractSuite, type SourceContractHarness } from './testing/source.contract';
 
 for (const format of ['json', 'csv'] as const) {
   sourceContractSuite(`files source (${format})`, {

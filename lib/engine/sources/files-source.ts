@@ -40,7 +40,7 @@ export const FilesSourceOptions = z
   .strict();
 export type FilesSourceOptions = z.infer<typeof FilesSourceOptions>;
 
-export interface FileSourceOffset {
+interface FileSourceOffset {
   logOffset: number;
   /** Only in reportLatestOffset: files present but not yet logged. */
   pendingFiles?: number;

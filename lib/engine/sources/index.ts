@@ -1,11 +1,7 @@
-// Importing this module registers every built-in source type. One import line per source module.
+// Importing this module registers the source types the engine itself holds: files, rate and
+// memory (Spark keeps its file, rate and memory sources in sql/core too). Sources that talk to an
+// external system live in lib/connectors and register from lib/connectors/index.ts.
 export * from './source-registry';
-import './postgres-source';
-import './redis-stream-source';
 import './files-source';
 import './rate-source';
 import './memory-source';
-import './nats-jetstream-source';
-import './http-source';
-// Connectors outside lib/engine register themselves the same way (they may import client libraries).
-import '../../connectors/kafka/kafka-source';

@@ -76,8 +76,8 @@ export class MemoryStream {
   }
 }
 
-export const MemorySourceOptions = z.object({ stream: z.string().min(1) }).strict();
-export type MemorySourceOptions = z.infer<typeof MemorySourceOptions>;
+const MemorySourceOptions = z.object({ stream: z.string().min(1) }).strict();
+type MemorySourceOptions = z.infer<typeof MemorySourceOptions>;
 
 export class MemorySource implements Source {
   readonly description: string;

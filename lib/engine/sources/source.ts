@@ -4,7 +4,7 @@ import type { Offset, Row, Schema } from '../types';
 export type ReadLimit = 'default' | 'all';
 
 /** Where a record came from, for bad-record reports and the dead-letter file. */
-export interface RecordLocation {
+interface RecordLocation {
   /** e.g. a file name, a stream entry id, a table row key */
   source: string;
   /** 1-based line number within a file, when there is one */

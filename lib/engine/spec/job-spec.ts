@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { getSourceDefinition, sourceTypes } from '../sources/index';
 import { getSinkDefinition, sinkTypes } from '../sinks/index';
-import { pgIdentifier } from '../sinks/pg-util';
+import { getStaticTableReader } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
 import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
 
@@ -28,14 +28,14 @@ const durationAtMost = (maxMs: number) =>
  * Length limits on what a person names (docs/api.md lists them): long enough for any real name,
  * short enough that a list page, an audit line or an alert stays readable.
  */
-export const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 
 /** A source column's types (types.ts's ColumnType); `binary` is read from JSON and CSV as base64, as Spark's readers do. */
-export const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp', 'binary'] as const;
+const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp', 'binary'] as const;
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an identifier (letters, digits, _; not starting with a digit)' });
 
-export const TriggerSpecSchema = z.discriminatedUnion('type', [
+const TriggerSpecSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('processing-time'), interval: durationAtMost(MAX_TRIGGER_INTERVAL_MS) }).strict(),
   z.object({ type: z.literal('available-now') }).strict(),
   z.object({ type: z.literal('once') }).strict(),
@@ -83,8 +83,8 @@ export const JobSpecSchema = z
             format: z.enum(['json', 'csv']).default('json'),
             header: z.boolean().optional(),
             connectionString: z.string().min(1).optional(),
-            table: pgIdentifier.optional(),
-            dbSchema: pgIdentifier.optional(),
+            table: z.string().min(1).optional(),
+            dbSchema: z.string().min(1).optional(),
             schema: z.array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict()).min(1, { message: 'must list at least one column' }),
           })
           .strict()
@@ -92,6 +92,14 @@ export const JobSpecSchema = z
             if (t.type === 'file' && !t.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required for a file static table' });
             if (t.type === 'postgres' && !t.connectionString) ctx.addIssue({ code: 'custom', path: ['connectionString'], message: 'is required for a postgres static table' });
             if (t.type === 'postgres' && !t.table) ctx.addIssue({ code: 'custom', path: ['table'], message: 'is required for a postgres static table' });
+            if (t.type === 'file') return;
+            // Read at parse time, not module load: the reader registers from lib/connectors.
+            const reader = getStaticTableReader(t.type);
+            if (!reader) {
+              ctx.addIssue({ code: 'custom', path: ['type'], message: `no reader for "${t.type}" static tables is registered in this process (import lib/connectors)` });
+              return;
+            }
+            for (const p of reader.check?.(t) ?? []) ctx.addIssue({ code: 'custom', path: [p.path], message: p.message });
           }),
       )
       .optional(),
@@ -102,8 +110,6 @@ export const JobSpecSchema = z
 
 export type JobSpec = z.infer<typeof JobSpecSchema>;
 export type TriggerSpec = z.infer<typeof TriggerSpecSchema>;
-export type SourceSpec = JobSpec['source'];
-export type SinkSpec = JobSpec['sink'];
 
 export interface SpecIssue {
   /** Dotted field path, e.g. `source.options.path`, `trigger.interval`, `sql`. */
@@ -124,7 +130,7 @@ const KIND_WORDS: Record<string, string> = { string: 'text', number: 'a number',
  * zod's own wording ("Too small: expected string to have >=1 characters") is for developers.
  * A message the schema wrote itself is kept.
  */
-export function plainIssueMessage(i: z.core.$ZodIssue): string {
+function plainIssueMessage(i: z.core.$ZodIssue): string {
   const own = !/^(Too small|Too big|Invalid input|Invalid option|Unrecognized key|Invalid string|Invalid)\b/.test(i.message);
   if (own) return i.message;
   const bound = (kind: 'at least' | 'at most', issue: { origin?: string; inclusive?: boolean }, n: number | bigint) => {
@@ -147,6 +153,8 @@ export function plainIssueMessage(i: z.core.$ZodIssue): string {
       return `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}: remove ${i.keys.length > 1 ? 'them' : 'it'} or check the spelling`;
     case 'invalid_format':
       return `is not a valid ${i.format}`;
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'custom': case 'invalid_element': case 'invalid_key': case 'invalid_union': case 'not_multiple_of':
     default:
       return i.message;
   }

@@ -208,7 +208,7 @@ const IDENTITY_OPTIONS = ['path', 'format', 'stream', 'table', 'topic', 'subject
  * clear, and a hash of every other option except rate limits (connection strings can hold
  * secrets, and the schema file is not the place for them).
  */
-export function sourceFingerprint(source: { type: string; options: Record<string, unknown> }): string {
+function sourceFingerprint(source: { type: string; options: Record<string, unknown> }): string {
   const rest: Record<string, unknown> = {};
   const shown: string[] = [];
   for (const k of Object.keys(source.options).sort()) {

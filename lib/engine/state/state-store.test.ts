@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { FileBackedStateStoreProvider } from './file-backed-state-store-provider';
-import { describeStateStoreContract } from './state-store.contract';
+import { describeStateStoreContract } from './testing/state-store.contract';
 
 describeStateStoreContract('file-backed provider on the local filesystem', {
   async newCheckpoint() {

@@ -11,6 +11,7 @@
  * the background (retrying with backoff); the scheduler's sweep finishes any a dying process left.
  * A disabled rule evaluates as "not holding", so its firing alerts resolve.
  */
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { validateJob } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { applyCondition, type Transition } from './alert-transitions';
@@ -36,7 +37,7 @@ const IGNORED_WARNING_PATHS = new Set(['checkpointLocation', 'trigger.type']);
 /** Specs change rarely and compiling one costs milliseconds: remember the last few by content. */
 const warningsBySpec = new Map<string, string[]>();
 
-export function deployWarningsOf(spec: unknown): string[] {
+function deployWarningsOf(spec: unknown): string[] {
   const key = JSON.stringify(spec);
   const hit = warningsBySpec.get(key);
   if (hit) return hit;

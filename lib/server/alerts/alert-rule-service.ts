@@ -11,13 +11,13 @@
 import { checkDestinationValue, parseDestinations, sameDestination, ValidationError, describeDestination, type OutboundPolicy } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
-import { BadRequestError, ConflictError, NotFoundError } from '../http-errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
 import { recordAudit } from '../services/audit-service';
 import { serverOutboundPolicy } from '../outbound';
 import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-presenter';
 import { paramsSchemaOf, type AlertRuleInput, type AlertRuleUpdate } from './rule-kinds';
 
-export const MASKED_SECRET = '********';
+const MASKED_SECRET = '********';
 
 async function ensureJob(db: PrismaClient, jobId: string | null | undefined): Promise<void> {
   if (jobId && !(await db.job.findUnique({ where: { id: jobId }, select: { id: true } }))) {

@@ -32,7 +32,7 @@ export interface Transition {
   deliveryId: string | null;
 }
 
-export const dedupKeyOf = (ruleId: string, jobId: string) => `${ruleId}:${jobId}`;
+const dedupKeyOf = (ruleId: string, jobId: string) => `${ruleId}:${jobId}`;
 
 const json = (v: unknown) => JSON.parse(JSON.stringify(v ?? null));
 
@@ -42,7 +42,7 @@ function isUniqueViolation(e: unknown): boolean {
 }
 
 /** The webhook body of one transition; fixed at creation so each retry sends the same bytes. */
-export function deliveryBody(deliveryId: string, event: Transition['event'], alert: { id: string; state: string; kind: string; dedupKey: string; message: string; value: number | null; firedAt: Date; resolvedAt: Date | null }, rule: RuleForTransition, job: { id: string; name: string }): string {
+function deliveryBody(deliveryId: string, event: Transition['event'], alert: { id: string; state: string; kind: string; dedupKey: string; message: string; value: number | null; firedAt: Date; resolvedAt: Date | null }, rule: RuleForTransition, job: { id: string; name: string }): string {
   return JSON.stringify({
     event,
     deliveryId,

@@ -36,7 +36,7 @@ export interface RunSample {
   startedAt: Date;
 }
 
-export interface JobSnapshot {
+interface JobSnapshot {
   id: string;
   name: string;
   status: string;
@@ -110,7 +110,7 @@ function lastN(ctx: EvaluationContext, count: number): BatchSample[] | null {
   return ctx.batches.length >= count ? ctx.batches.slice(0, count) : null;
 }
 
-export function triggerIntervalMs(trigger: unknown): number | null {
+function triggerIntervalMs(trigger: unknown): number | null {
   const t = trigger as { type?: string; interval?: string | number } | null;
   if (!t || t.type !== 'processing-time' || t.interval === undefined) return null;
   const ms = typeof t.interval === 'number' ? t.interval : parseDuration(t.interval);

@@ -12,7 +12,7 @@ const positiveInt = z.number().int().positive();
 const delayMs = z.number().int().positive().max(365 * 86_400_000);
 const nonNegative = z.number().nonnegative();
 
-export const RULE_PARAMS = {
+const RULE_PARAMS = {
   /** Latest committed batch's state rows (summed over operators) above `threshold`. */
   'state-rows': z.object({ threshold: nonNegative }).strict(),
   /** Latest committed batch's state bytes (memory + disk) above `threshold`. */
@@ -54,19 +54,6 @@ export const RULE_PARAMS = {
 export type RuleKind = keyof typeof RULE_PARAMS;
 export const RULE_KINDS = Object.keys(RULE_PARAMS) as RuleKind[];
 export type RuleParams<K extends RuleKind> = z.infer<(typeof RULE_PARAMS)[K]>;
-
-export const RULE_KIND_LABELS: Record<RuleKind, string> = {
-  'state-rows': 'State rows above a threshold',
-  'state-bytes': 'State bytes above a threshold',
-  'state-growth': 'State growing (not bounded)',
-  'commit-lag': 'Commit lag above a threshold',
-  'lag-rising': 'Commit lag rising',
-  'falling-behind': 'Batches slower than the trigger interval',
-  'no-progress': 'Stuck: data waiting, no committed batch while RUNNING',
-  'source-idle': 'Source quiet: no new data for a while',
-  'run-failed': 'Run failed or recovering',
-  'deploy-warning': 'Deploy-time warnings',
-};
 
 export function paramsSchemaOf(kind: string): z.ZodType | undefined {
   return (RULE_PARAMS as Record<string, z.ZodType>)[kind];

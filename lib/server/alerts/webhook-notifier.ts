@@ -57,7 +57,7 @@ export function backoffMs(attempt: number, o: NotifierOptions = {}): number {
 export type AttemptOutcome = 'DELIVERED' | 'RETRY' | 'FAILED' | 'NOT_CLAIMED';
 
 /** One attempt of one delivery, if it is due and this caller wins the claim. */
-export async function attemptDelivery(db: PrismaClient, id: string, o: NotifierOptions = {}): Promise<AttemptOutcome> {
+async function attemptDelivery(db: PrismaClient, id: string, o: NotifierOptions = {}): Promise<AttemptOutcome> {
   const row = await db.notificationDelivery.findUnique({ where: { id }, include: { rule: { select: { webhookSecret: true } } } });
   if (!row || row.status !== 'PENDING') return 'NOT_CLAIMED';
   const start = new Date();

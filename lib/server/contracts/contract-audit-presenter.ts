@@ -9,11 +9,11 @@
  * (jobId, batchId DESC) index), never one query per job.
  */
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
-import type { CONTRACT_SORT_KEYS } from '../api-schemas';
+import type { CONTRACT_SORT_KEYS } from '../http/api-schemas';
 import { contractOf, missingSignatures, primaryFix, sinkModeOf, type MissingSignature } from './contract-fixes';
 
 /** How many of a job's newest batches the replay figures are taken over. */
-export const RECENT_BATCHES = 100;
+const RECENT_BATCHES = 100;
 
 export type ContractSortKey = (typeof CONTRACT_SORT_KEYS)[number];
 

@@ -9,7 +9,7 @@
  */
 import type { ContractAudit } from '@/lib/engine';
 
-export type SignatureName = 'source' | 'checkpoint' | 'sink';
+type SignatureName = 'source' | 'checkpoint' | 'sink';
 
 export interface MissingSignature {
   signature: SignatureName;

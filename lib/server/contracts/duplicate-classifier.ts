@@ -17,7 +17,7 @@
  * Pure: the evidence is gathered by duplicate-diagnosis.ts, so each rule is tested on its own.
  */
 
-export type DuplicateVerdict = 'none' | 'replay-window' | 'checkpoint-loss' | 'unexplained' | 'not-auditable';
+type DuplicateVerdict = 'none' | 'replay-window' | 'checkpoint-loss' | 'unexplained' | 'not-auditable';
 
 export interface DuplicatedBatch {
   batchId: number;
@@ -47,7 +47,7 @@ export interface CheckpointLossEvidence {
   toQueryId?: string | null;
 }
 
-export interface Finding {
+interface Finding {
   kind: 'replay-window' | 'checkpoint-loss' | 'unexplained';
   batches: number[];
   rows: number;
@@ -78,10 +78,10 @@ export interface ClassifierInput {
   sinkFix: string;
 }
 
-export const CHECKPOINT_LOSS_FIX =
+const CHECKPOINT_LOSS_FIX =
   'Fix the deploy process: keep checkpointLocation stable across deploys (never a per-release or temporary path), and never reset or delete the checkpoint of a job whose sink already holds its output ' +
   '(the API now asks for acknowledgeReprocessing). Then repair the sink: empty it and let the job reprocess once, or delete the copies by key.';
-export const UNEXPLAINED_FIX =
+const UNEXPLAINED_FIX =
   'No recorded recovery or checkpoint loss explains these rows: look for a second writer to the same sink (another job or process on the table or stream), or a source that delivered the same records twice.';
 
 function spanOf(batches: DuplicatedBatch[]): { from: string | null; to: string | null } {

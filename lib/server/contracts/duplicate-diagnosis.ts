@@ -11,7 +11,7 @@
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { readStreamMetadata } from '@/lib/engine';
-import { NotFoundError } from '../http-errors';
+import { NotFoundError } from '../http/http-errors';
 import { jobSinkAudit } from '../drills/drill-service';
 import type { SinkAudit } from '../drills/sink-audit';
 import { openCheckpoint } from '../presenters/checkpoint-presenter';

@@ -24,7 +24,7 @@ import { contractOf } from './contract-fixes';
 
 export type ReprocessingCause = 'reset-checkpoint' | 'delete-with-checkpoint' | 'checkpoint-location-change';
 
-export class ReprocessingNotAcknowledgedError extends WeirError {
+class ReprocessingNotAcknowledgedError extends WeirError {
   constructor(message: string, details: Record<string, unknown>) {
     super('REPROCESSING_NOT_ACKNOWLEDGED', message, details);
   }
@@ -53,7 +53,7 @@ export interface ReprocessingRisk {
 type Obj = Record<string, unknown>;
 
 /** The start position of a query with no checkpoint: every source reads from its beginning. */
-export function startPositionOf(spec: Obj): string {
+function startPositionOf(spec: Obj): string {
   const source = (spec.source ?? {}) as Obj;
   const o = (source.options ?? {}) as Obj;
   const name = String(source.name ?? source.type ?? 'the source');
@@ -86,7 +86,7 @@ const CAUSE_TEXT: Record<ReprocessingCause, string> = {
   'checkpoint-location-change': 'Moving the job to a new checkpoint location',
 };
 
-export async function reprocessingRisk(db: PrismaClient, job: Job, cause: ReprocessingCause, spec: Obj = job.spec as Obj): Promise<ReprocessingRisk> {
+async function reprocessingRisk(db: PrismaClient, job: Job, cause: ReprocessingCause, spec: Obj = job.spec as Obj): Promise<ReprocessingRisk> {
   const contract = contractOf(job.contract);
   const sinkType = job.sinkType;
   const signature = contract?.sink.signature ?? 'at-least-once';

@@ -17,18 +17,17 @@ import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import type { Principal } from '../auth';
 import { createJob, resetCheckpoint, startJob, stopJob, type JobServiceContext } from '../services/job-service';
 import { jobSinkAudit } from '../drills/drill-service';
 import { diagnoseDuplicates, type DuplicateDiagnosis } from '../contracts/duplicate-diagnosis';
-import { ConflictError } from '../http-errors';
+import { ConflictError } from '../http/http-errors';
 
-export const DEMO_SCHEMA = 'weir_demo';
-export const DEMO_JOBS = [
+const DEMO_SCHEMA = 'weir_demo';
+const DEMO_JOBS = [
   { name: 'demo-revenue-bare-append', mode: 'bare-append', table: 'orders_bare_append' },
   { name: 'demo-revenue-transactional', mode: 'transactional', table: 'orders_transactional' },
 ] as const;
-export const REGIONS = ['north', 'south', 'east', 'west'] as const;
+const REGIONS = ['north', 'south', 'east', 'west'] as const;
 const ORDERS_PER_FILE = 8;
 
 export interface DemoConfig {
@@ -42,7 +41,7 @@ export interface DemoConfig {
 const ordersDir = (c: DemoConfig) => path.join(c.filesRoot, 'demo', 'orders');
 
 /** Deterministic orders: order i has region i mod 4 and amount 10 + (i * 37) mod 90. */
-export function demoOrder(i: number) {
+function demoOrder(i: number) {
   return { order_id: i, region: REGIONS[i % REGIONS.length], amount: 10 + ((i * 37) % 90) };
 }
 
@@ -60,7 +59,7 @@ export function addDemoOrders(c: DemoConfig, files: number): number {
   return next * ORDERS_PER_FILE;
 }
 
-export function demoSpec(c: DemoConfig, job: (typeof DEMO_JOBS)[number]) {
+function demoSpec(c: DemoConfig, job: (typeof DEMO_JOBS)[number]) {
   return {
     name: job.name,
     source: {
@@ -104,7 +103,7 @@ export async function setupDemo(ctx: JobServiceContext, c: DemoConfig): Promise<
   return { jobIds: ids, created: existing.length === 0 };
 }
 
-export interface RegionRevenue {
+interface RegionRevenue {
   region: string;
   /** Revenue as the sink table sums it (duplicates included). */
   revenue: number;
@@ -234,4 +233,3 @@ export async function loseDemoCheckpoint(ctx: JobServiceContext): Promise<{ jobI
   return { jobId: job.id, deletedFiles: reset.deletedFiles };
 }
 
-export type { Principal };

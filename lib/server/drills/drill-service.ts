@@ -10,15 +10,16 @@
  * the drill becomes RECOVERED, and the sink's duplicate audit is recorded on it.
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { parseJobSpec } from '@/lib/engine';
 import type { Principal } from '../auth';
 import { recordAudit } from '../services/audit-service';
-import { ConflictError, NotFoundError } from '../http-errors';
+import { ConflictError, NotFoundError } from '../http/http-errors';
 import { auditSink, type SinkAudit } from './sink-audit';
 
 export const DRILL_POINTS = ['after-offsets', 'after-sink', 'after-commit', 'kill-worker'] as const;
 export type DrillPoint = (typeof DRILL_POINTS)[number];
-export const ACTIVE_DRILL_STATUSES = ['REQUESTED', 'ARMED', 'CRASHED'];
+const ACTIVE_DRILL_STATUSES = ['REQUESTED', 'ARMED', 'CRASHED'];
 
 export async function requestDrill(db: PrismaClient, who: Principal, jobId: string, point: DrillPoint) {
   const job = await db.job.findUnique({ where: { id: jobId } });

@@ -6,10 +6,11 @@
  * bare append shows the replayed batch twice.
  */
 import pg from 'pg';
-import { guardedRedisConnector, guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
+import { guardedRedisConnector } from '@/lib/connectors';
+import { guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
 import { serverOutboundPolicy } from '../outbound';
 
-export interface BatchAudit {
+interface BatchAudit {
   batchId: number;
   /** Rows the committed batch wrote, from its progress; null if no progress was recorded. */
   expected: number | null;

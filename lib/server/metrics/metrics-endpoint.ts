@@ -10,7 +10,7 @@ import { queueConfigFrom } from '@/lib/queue/connection';
 import { runQueue } from '@/lib/queue/run-queue';
 import { authorize } from '../auth';
 import { prisma } from '../db';
-import { errorResponse } from '../http-errors';
+import { errorResponse } from '../http/http-errors';
 import { collectMetrics, METRICS_CONTENT_TYPE } from './prometheus-metrics';
 
 /** Equal-time comparison of two secrets of any length (hashing first makes the lengths equal). */

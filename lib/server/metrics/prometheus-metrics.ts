@@ -19,16 +19,16 @@ import { JOB_STATUSES } from '../job-lifecycle';
 export const METRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
 
 /** Batch duration buckets, seconds: micro-batches take from milliseconds to minutes. */
-export const BATCH_DURATION_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const BATCH_DURATION_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /**
  * A worker that stopped heartbeating without a clean exit (killed) stays in the metrics this
  * long, its heartbeat age growing so an alert can fire, then drops out.
  */
-export const DEAD_WORKER_SHOWN_MS = 3_600_000;
+const DEAD_WORKER_SHOWN_MS = 3_600_000;
 
 /** The run queue's counts, or null when the queue could not be read. */
-export type QueueCounts = { waiting: number; active: number } | null;
+type QueueCounts = { waiting: number; active: number } | null;
 
 export interface MetricsSources {
   db: PrismaClient;

@@ -22,8 +22,8 @@ import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 export const BATCH_PHASES = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'] as const;
 export type BatchPhase = (typeof BATCH_PHASES)[number];
 
-export const DEFAULT_MAX_POINTS = 300;
-export const MAX_POINTS_LIMIT = 2000;
+const DEFAULT_MAX_POINTS = 300;
+const MAX_POINTS_LIMIT = 2000;
 
 /** One point of every chart on the job page: plain numbers, ready for recharts. */
 export interface ChartPoint {
@@ -82,7 +82,7 @@ export interface BatchRow {
   watermarkMs: number | null;
 }
 
-export function clampMaxPoints(n: number | undefined): number {
+function clampMaxPoints(n: number | undefined): number {
   if (n === undefined || !Number.isFinite(n)) return DEFAULT_MAX_POINTS;
   return Math.min(MAX_POINTS_LIMIT, Math.max(1, Math.floor(n)));
 }

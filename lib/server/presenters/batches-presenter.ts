@@ -6,12 +6,12 @@
  * BigInt counters become numbers (state sizes stay far below 2^53).
  */
 import type { BatchProgress, PrismaClient } from '@/lib/generated/prisma/client';
-import { NotFoundError } from '../http-errors';
+import { NotFoundError } from '../http/http-errors';
 import { assertJobExists, findJobOrThrow } from './jobs-presenter';
 import { redactSecrets, secretValues } from './secret-masking';
 
-export const DEFAULT_BATCH_PAGE = 50;
-export const MAX_BATCH_PAGE = 500;
+const DEFAULT_BATCH_PAGE = 50;
+const MAX_BATCH_PAGE = 500;
 
 export interface BatchSummary {
   batchId: number;

@@ -31,14 +31,14 @@ import {
 } from '@/lib/engine';
 import { checkpointProblems, type CheckpointProblem } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { BadRequestError, ConflictError, NotFoundError } from '../http-errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
 import { findJobOrThrow } from './jobs-presenter';
 import { redactSecrets, secretValues } from './secret-masking';
 
-export const MAX_TREE_ENTRIES = 5000;
-export const MAX_FILE_BYTES = 1024 * 1024;
+const MAX_TREE_ENTRIES = 5000;
+const MAX_FILE_BYTES = 1024 * 1024;
 
-export interface CheckpointEntry {
+interface CheckpointEntry {
   path: string;
   size: number;
 }
@@ -211,11 +211,11 @@ export interface CheckpointTree {
   problems: CheckpointProblem[];
 }
 
-export interface StatePartitionView extends StatePartitionInspection {
+interface StatePartitionView extends StatePartitionInspection {
   check: StateVersionCheck;
 }
 
-export interface StateOperatorView extends Omit<StateOperatorInspection, 'partitions'> {
+interface StateOperatorView extends Omit<StateOperatorInspection, 'partitions'> {
   partitions: StatePartitionView[];
 }
 
@@ -279,7 +279,7 @@ export async function checkpointTree(db: PrismaClient, jobId: string, checkpoint
 }
 
 /** A client-supplied path, normalized, or BadRequestError if it could leave the checkpoint. */
-export function safeCheckpointPath(p: string): string {
+function safeCheckpointPath(p: string): string {
   const parts = p.split('/').filter((s) => s !== '' && s !== '.');
   if (p.startsWith('/') || p.includes('\\') || p.includes('\0') || parts.includes('..') || parts.length === 0 || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(p)) {
     throw new BadRequestError(`path "${p}" is not a file inside the checkpoint; use a relative path such as offsets/0 (list them with GET /api/jobs/<id>/checkpoint).`, { path: 'path' });

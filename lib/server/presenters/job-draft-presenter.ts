@@ -10,7 +10,7 @@ import type { ValidateJobResult } from '@/lib/engine';
 import { validateSpec } from '../services/job-service';
 import type { ServerPathRoots } from '../services/job-paths';
 
-export const OUTPUT_MODES = ['append', 'update', 'complete'] as const;
+const OUTPUT_MODES = ['append', 'update', 'complete'] as const;
 export type OutputModeName = (typeof OUTPUT_MODES)[number];
 
 export interface ExplainOperator {

@@ -8,7 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
-import { jobsQuerySchema } from '../api-schemas';
+import { jobsQuerySchema } from '../http/api-schemas';
 import { INPUT_RATE_WINDOW_MS, SPARKLINE_BATCHES } from './job-overview-presenter';
 import { listJobPage } from './job-page-presenter';
 

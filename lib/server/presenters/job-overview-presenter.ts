@@ -46,7 +46,7 @@ interface WindowRow {
 }
 
 /** Rows per second over the window, or since the job's first batch when it is younger (≥ 1 s). */
-export function windowRate(w: WindowRow | undefined, now: number): number {
+function windowRate(w: WindowRow | undefined, now: number): number {
   if (!w || w.rows === null || w.firstMs === null) return 0;
   const spanMs = w.older ? INPUT_RATE_WINDOW_MS : Math.min(INPUT_RATE_WINDOW_MS, Math.max(1000, now - w.firstMs));
   return w.rows / (spanMs / 1000);

@@ -9,7 +9,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaClient } from '@/lib/generated/prisma/client';
-import { GUARANTEES, JOB_SORT_KEYS, jobsQuerySchema, type JobsQuery } from '../api-schemas';
+import { GUARANTEES, JOB_SORT_KEYS, jobsQuerySchema, type JobsQuery } from '../http/api-schemas';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
 import { listJobPage } from './job-page-presenter';

@@ -13,8 +13,8 @@
  * list always showed them: a job that never ran is not the "most recent".
  */
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
-import type { JobSortColumn, JobsQuery } from '../api-schemas';
-import { BadRequestError } from '../http-errors';
+import type { JobSortColumn, JobsQuery } from '../http/api-schemas';
+import { BadRequestError } from '../http/http-errors';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 import { jobFigures, type JobOverview } from './job-overview-presenter';
 import type { JobListItem } from './jobs-presenter';
@@ -37,7 +37,7 @@ interface Cursor {
   id: string;
 }
 
-export function encodeCursor(c: Cursor): string {
+function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.sort, c.dir, c.value, c.id])).toString('base64url');
 }
 

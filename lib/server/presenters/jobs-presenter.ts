@@ -2,7 +2,7 @@
  * Reads of jobs for the UI and API: plain objects, never Prisma rows, secrets masked.
  */
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
-import { NotFoundError } from '../http-errors';
+import { NotFoundError } from '../http/http-errors';
 import { maskSpec, redactSecrets, secretValues } from './secret-masking';
 
 export interface JobListItem {
@@ -35,12 +35,9 @@ export interface JobDetail extends JobListItem {
 }
 
 /** The columns a list item needs: the list never reads specs or contracts. */
-const LIST_COLUMNS = {
-  id: true, name: true, status: true, desiredState: true, guarantee: true, sourceType: true, sinkType: true,
-  outputMode: true, lastBatchId: true, lastCommittedAt: true, updatedAt: true,
-} as const;
+type ListColumn = 'id' | 'name' | 'status' | 'desiredState' | 'guarantee' | 'sourceType' | 'sinkType' | 'outputMode' | 'lastBatchId' | 'lastCommittedAt' | 'updatedAt';
 
-function listItem(j: Pick<Job, keyof typeof LIST_COLUMNS>): JobListItem {
+function listItem(j: Pick<Job, ListColumn>): JobListItem {
   return {
     id: j.id,
     name: j.name,
@@ -73,15 +70,6 @@ export function presentJob(j: Job): JobDetail {
     createdBy: j.createdBy,
     createdAt: j.createdAt.toISOString(),
   };
-}
-
-export async function listJobs(db: PrismaClient, opts: { status?: string } = {}): Promise<JobListItem[]> {
-  const jobs = await db.job.findMany({
-    select: LIST_COLUMNS,
-    where: opts.status ? { status: opts.status as Job['status'] } : undefined,
-    orderBy: { name: 'asc' },
-  });
-  return jobs.map(listItem);
 }
 
 export async function findJobOrThrow(db: PrismaClient, id: string): Promise<Job> {

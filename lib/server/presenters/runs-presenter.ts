@@ -30,7 +30,7 @@ export interface RunView {
 }
 
 /** `runIdOf`: row id → runId for the runs recovered from; an id it lacks is shown as stored. */
-export function presentRun(r: Run, secrets: readonly string[] = [], runIdOf: ReadonlyMap<string, string> = new Map()): RunView {
+function presentRun(r: Run, secrets: readonly string[] = [], runIdOf: ReadonlyMap<string, string> = new Map()): RunView {
   return {
     id: r.id,
     runId: r.runId,

@@ -15,8 +15,9 @@
  * connection string (scheme, host, port, database) would be sent to the new host, so that edit
  * is refused (422) and the client must send the secret again.
  */
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { describeDestination, getSinkDefinition, getSourceDefinition, parseDestinations, sameDestination, specDestinations, type Destination, type SpecDestination } from '@/lib/engine';
-import { InvalidJobSpecError } from '../http-errors';
+import { InvalidJobSpecError } from '../http/http-errors';
 
 export const MASKED = '********';
 
@@ -111,7 +112,7 @@ function destinationsOf(d: SpecDestination): Destination[] | undefined {
 }
 
 /** Why a part's destinations differ between two specs (a field and the new and old targets), if they do. */
-export function changedDestination(part: string, now: unknown, before: unknown): { path: string; now: string; before: string } | undefined {
+function changedDestination(part: string, now: unknown, before: unknown): { path: string; now: string; before: string } | undefined {
   const a = specDestinations(now).filter((d) => d.part === part);
   const b = specDestinations(before).filter((d) => d.part === part);
   const shown = (d: SpecDestination | undefined) => {

@@ -14,7 +14,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readStreamMetadata, type CheckpointFileManager } from '@/lib/engine';
-import { ConflictError } from '../http-errors';
+import { ConflictError } from '../http/http-errors';
 import { NoFollowCheckpoint, openCheckpoint, walkCheckpoint, type CheckpointWalk } from '../presenters/checkpoint-presenter';
 
 export interface CheckpointDeletion {

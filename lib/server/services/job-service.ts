@@ -19,11 +19,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { checkRestartCompatibility, IncompatibleQueryChangeError, previewQuery, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
-import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http-errors';
+import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http/http-errors';
 import { ACTIVE_STATUSES, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
 import { openCheckpoint } from '../presenters/checkpoint-presenter';
 import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
@@ -33,8 +34,6 @@ import { recordAudit } from './audit-service';
 import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';
 import { deleteCheckpoint, type CheckpointDeletion } from './checkpoint-reset';
 import { assertCheckpointOwned, assertOwnPathsApart, confinePaths, lockJobPaths, type ServerPathRoots } from './job-paths';
-
-export { ACTIVE_STATUSES, STARTABLE_STATUSES } from '../job-lifecycle';
 
 /** Refuses (409, saying why and what to do) an event the lifecycle table does not allow from the job's status. */
 function assertAllowed(job: Job, event: JobEvent): void {

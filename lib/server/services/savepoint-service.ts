@@ -17,13 +17,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { checkpointFileManagerFor, type CheckpointFileManager } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
-import { ConflictError } from '../http-errors';
+import { ConflictError } from '../http/http-errors';
 import { ACTIVE_STATUSES } from '../job-lifecycle';
 import { openCheckpoint, walkCheckpoint } from '../presenters/checkpoint-presenter';
 import { findJobOrThrow } from '../presenters/jobs-presenter';
 import { recordAudit } from './audit-service';
 
-export const SAVEPOINT_MANIFEST = '_savepoint.json';
+const SAVEPOINT_MANIFEST = '_savepoint.json';
 
 export interface SavepointView {
   id: string;
@@ -49,7 +49,7 @@ interface Manifest {
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** A directory or s3:// prefix alike: the root (trusted configuration) with a fixed leaf. */
-export function savepointLocation(checkpointRoot: string, jobId: string, id: string): string {
+function savepointLocation(checkpointRoot: string, jobId: string, id: string): string {
   return `${checkpointRoot.replace(/\/+$/, '')}/savepoints/${jobId}/${id}`;
 }
 

@@ -2,10 +2,12 @@
  * API tokens (admin only): created with a role, shown in plain text exactly once, stored as
  * SHA-256; revoking one also ends the UI sessions signed in with it (auth.ts checks).
  */
+// Never in a browser bundle: a client component importing this fails the build.
+import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { forgetToken, requireRole, type Principal, type Role } from '../auth';
 import { hashToken, newToken } from '../credentials';
-import { NotFoundError } from '../http-errors';
+import { NotFoundError } from '../http/http-errors';
 import { recordAudit } from './audit-service';
 
 export interface TokenView {

@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from './database';
 
 export type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
 
-export interface CallOptions {
+interface CallOptions {
   method?: string;
   token?: string;
   cookie?: string;

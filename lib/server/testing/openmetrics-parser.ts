@@ -15,9 +15,9 @@
  *   its `_count`; the same series twice.
  */
 
-export type MetricType = 'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 'stateset' | 'info' | 'summary' | 'unknown';
+type MetricType = 'counter' | 'gauge' | 'histogram' | 'gaugehistogram' | 'stateset' | 'info' | 'summary' | 'unknown';
 
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;
@@ -47,7 +47,7 @@ const SUFFIXES: Record<MetricType, string[]> = {
   unknown: [''],
 };
 
-export class OpenMetricsParseError extends Error {}
+class OpenMetricsParseError extends Error {}
 
 function fail(line: number, msg: string, text: string): never {
   throw new OpenMetricsParseError(`line ${line}: ${msg}: ${JSON.stringify(text.slice(0, 200))}`);

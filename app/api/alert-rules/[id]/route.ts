@@ -1,4 +1,4 @@
-import { apiRoute, parseBody } from '@/lib/server/api-handler';
+import { apiRoute, parseBody } from '@/lib/server/http/api-handler';
 import { getAlertRule } from '@/lib/server/alerts/alert-presenter';
 import { deleteAlertRule, updateAlertRule } from '@/lib/server/alerts/alert-rule-service';
 import { alertRuleUpdateSchema } from '@/lib/server/alerts/rule-kinds';

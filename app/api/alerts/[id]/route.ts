@@ -1,4 +1,4 @@
-import { apiRoute } from '@/lib/server/api-handler';
+import { apiRoute } from '@/lib/server/http/api-handler';
 import { getAlert } from '@/lib/server/alerts/alert-presenter';
 
 export const dynamic = 'force-dynamic';

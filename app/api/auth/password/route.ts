@@ -1,5 +1,5 @@
-import { apiRoute, parseBody } from '@/lib/server/api-handler';
-import { changePasswordSchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseBody } from '@/lib/server/http/api-handler';
+import { changePasswordSchema } from '@/lib/server/http/api-schemas';
 import { changePassword } from '@/lib/server/auth';
 import { recordAudit } from '@/lib/server/services/audit-service';
 

@@ -1,5 +1,5 @@
-import { parseBody, publicRoute } from '@/lib/server/api-handler';
-import { signInSchema } from '@/lib/server/api-schemas';
+import { parseBody, publicRoute } from '@/lib/server/http/api-handler';
+import { signInSchema } from '@/lib/server/http/api-schemas';
 import { sessionCookie, signIn } from '@/lib/server/auth';
 import { recordAudit } from '@/lib/server/services/audit-service';
 

@@ -1,4 +1,4 @@
-import { publicRoute } from '@/lib/server/api-handler';
+import { publicRoute } from '@/lib/server/http/api-handler';
 import { authenticate, clearedSessionCookie, signOut } from '@/lib/server/auth';
 import { recordAudit } from '@/lib/server/services/audit-service';
 

@@ -1,4 +1,4 @@
-import { apiRoute } from '@/lib/server/api-handler';
+import { apiRoute } from '@/lib/server/http/api-handler';
 import { countAtLeastOnce } from '@/lib/server/contracts/contract-audit-presenter';
 
 export const dynamic = 'force-dynamic';

@@ -1,5 +1,5 @@
-import { apiRoute, jobServiceContext, parseBody, parseQuery } from '@/lib/server/api-handler';
-import { deleteJobQuerySchema, jobInputSchema } from '@/lib/server/api-schemas';
+import { apiRoute, jobServiceContext, parseBody, parseQuery } from '@/lib/server/http/api-handler';
+import { deleteJobQuerySchema, jobInputSchema } from '@/lib/server/http/api-schemas';
 import { getJob } from '@/lib/server/presenters/jobs-presenter';
 import { deleteJob, updateJob } from '@/lib/server/services/job-service';
 

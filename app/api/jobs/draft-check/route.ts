@@ -6,8 +6,8 @@
  * nothing. Viewer role (same as POST /api/jobs/validate).
  */
 import { env } from '@/lib/env';
-import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/api-handler';
-import { draftCheckInputSchema } from '@/lib/server/api-schemas';
+import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/http/api-handler';
+import { draftCheckInputSchema } from '@/lib/server/http/api-schemas';
 import { checkDraft } from '@/lib/server/presenters/job-draft-presenter';
 import { restartCheckOfEdit } from '@/lib/server/services/job-service';
 

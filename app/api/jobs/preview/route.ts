@@ -3,8 +3,8 @@
  * checkpoint and no sink; the output schema and the first 100 rows. Saves nothing. Viewer role
  * (as validation): it reads only the sample and what the job itself may read.
  */
-import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/api-handler';
-import { previewInputSchema } from '@/lib/server/api-schemas';
+import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/http/api-handler';
+import { previewInputSchema } from '@/lib/server/http/api-schemas';
 import { previewJob } from '@/lib/server/services/job-service';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { env } from '@/lib/env';
-import { apiRoute, parseBody } from '@/lib/server/api-handler';
-import { validateInputSchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseBody } from '@/lib/server/http/api-handler';
+import { validateInputSchema } from '@/lib/server/http/api-schemas';
 import { validateSpec } from '@/lib/server/services/job-service';
 
 export const dynamic = 'force-dynamic';

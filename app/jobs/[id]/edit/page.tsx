@@ -3,9 +3,9 @@ import { JobEditor } from '@/components/job-editor';
 import { connectorCatalog } from '@/lib/server/connector-catalog';
 import { formFromSpec } from '@/components/job-form';
 import { prisma } from '@/lib/server/db';
-import { NotFoundError } from '@/lib/server/http-errors';
+import { NotFoundError } from '@/lib/server/http/http-errors';
 import { getJob, type JobDetail } from '@/lib/server/presenters/jobs-presenter';
-import { requirePagePrincipal } from '@/lib/server/page-auth';
+import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 export const dynamic = 'force-dynamic';
 

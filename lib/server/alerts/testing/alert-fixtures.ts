@@ -46,7 +46,7 @@ export async function addBatch(db: PrismaClient, jobId: string, batchId: number,
   });
 }
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   body: string;
   headers: http.IncomingHttpHeaders;
   status: number;

@@ -1,4 +1,4 @@
-import { apiRoute } from '@/lib/server/api-handler';
+import { apiRoute } from '@/lib/server/http/api-handler';
 import { acknowledgeAlert } from '@/lib/server/alerts/alert-rule-service';
 
 export const dynamic = 'force-dynamic';

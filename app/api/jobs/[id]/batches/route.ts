@@ -1,5 +1,5 @@
-import { apiRoute, parseQuery } from '@/lib/server/api-handler';
-import { batchesQuerySchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
+import { batchesQuerySchema } from '@/lib/server/http/api-schemas';
 import { listBatches } from '@/lib/server/presenters/batches-presenter';
 
 export const dynamic = 'force-dynamic';

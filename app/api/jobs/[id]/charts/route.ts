@@ -5,7 +5,7 @@
  * Response: BatchCharts (lib/server/presenters/batch-chart-presenter.ts).
  */
 import { z } from 'zod';
-import { apiRoute, parseQuery } from '@/lib/server/api-handler';
+import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
 import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
 import { findJobOrThrow } from '@/lib/server/presenters/jobs-presenter';
 

@@ -1,5 +1,5 @@
 import { env } from '@/lib/env';
-import { apiRoute } from '@/lib/server/api-handler';
+import { apiRoute } from '@/lib/server/http/api-handler';
 import { checkpointTree } from '@/lib/server/presenters/checkpoint-presenter';
 
 export const dynamic = 'force-dynamic';

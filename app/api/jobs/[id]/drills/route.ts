@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiRoute, parseBody } from '@/lib/server/api-handler';
+import { apiRoute, parseBody } from '@/lib/server/http/api-handler';
 import { DRILL_POINTS, listDrills, requestDrill } from '@/lib/server/drills/drill-service';
 
 export const dynamic = 'force-dynamic';

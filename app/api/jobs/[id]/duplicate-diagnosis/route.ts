@@ -1,5 +1,5 @@
 import { env } from '@/lib/env';
-import { apiRoute } from '@/lib/server/api-handler';
+import { apiRoute } from '@/lib/server/http/api-handler';
 import { diagnoseDuplicates } from '@/lib/server/contracts/duplicate-diagnosis';
 
 export const dynamic = 'force-dynamic';

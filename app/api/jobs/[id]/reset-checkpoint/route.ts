@@ -1,5 +1,5 @@
-import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/api-handler';
-import { resetCheckpointSchema } from '@/lib/server/api-schemas';
+import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/http/api-handler';
+import { resetCheckpointSchema } from '@/lib/server/http/api-schemas';
 import { resetCheckpoint } from '@/lib/server/services/job-service';
 
 export const dynamic = 'force-dynamic';

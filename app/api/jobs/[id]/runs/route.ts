@@ -1,5 +1,5 @@
-import { apiRoute, parseQuery } from '@/lib/server/api-handler';
-import { runsQuerySchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
+import { runsQuerySchema } from '@/lib/server/http/api-schemas';
 import { listRuns } from '@/lib/server/presenters/runs-presenter';
 
 export const dynamic = 'force-dynamic';

@@ -4,8 +4,8 @@
  * last commit, with every file's checksum (operator; audited). See savepoint-service.ts.
  */
 import { env } from '@/lib/env';
-import { apiRoute, parseBody } from '@/lib/server/api-handler';
-import { createSavepointSchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseBody } from '@/lib/server/http/api-handler';
+import { createSavepointSchema } from '@/lib/server/http/api-schemas';
 import { createSavepoint, listSavepoints } from '@/lib/server/services/savepoint-service';
 
 export const dynamic = 'force-dynamic';

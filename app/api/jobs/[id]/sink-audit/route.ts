@@ -1,4 +1,4 @@
-import { apiRoute } from '@/lib/server/api-handler';
+import { apiRoute } from '@/lib/server/http/api-handler';
 import { jobSinkAudit } from '@/lib/server/drills/drill-service';
 
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,4 @@
-import { apiRoute, jobServiceContext } from '@/lib/server/api-handler';
+import { apiRoute, jobServiceContext } from '@/lib/server/http/api-handler';
 import { startJob } from '@/lib/server/services/job-service';
 
 export const dynamic = 'force-dynamic';

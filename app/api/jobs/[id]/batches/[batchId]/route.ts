@@ -1,5 +1,5 @@
-import { apiRoute } from '@/lib/server/api-handler';
-import { batchParamsSchema } from '@/lib/server/api-schemas';
+import { apiRoute } from '@/lib/server/http/api-handler';
+import { batchParamsSchema } from '@/lib/server/http/api-schemas';
 import { getBatch } from '@/lib/server/presenters/batches-presenter';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { env } from '@/lib/env';
-import { apiRoute, parseQuery } from '@/lib/server/api-handler';
-import { checkpointFileQuerySchema } from '@/lib/server/api-schemas';
+import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
+import { checkpointFileQuerySchema } from '@/lib/server/http/api-schemas';
 import { readCheckpointFile } from '@/lib/server/presenters/checkpoint-presenter';
 
 export const dynamic = 'force-dynamic';

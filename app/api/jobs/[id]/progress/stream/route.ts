@@ -1,4 +1,4 @@
-import { apiRoute } from '@/lib/server/api-handler';
+import { apiRoute } from '@/lib/server/http/api-handler';
 import { progressEventStream } from '@/lib/server/progress-stream';
 
 export const dynamic = 'force-dynamic';

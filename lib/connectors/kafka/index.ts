@@ -1,0 +1,2 @@
+import './kafka-source';
+import './kafka-sink';

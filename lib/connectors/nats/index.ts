@@ -1,0 +1,2 @@
+// NATS JetStream (@nats-io/*): the nats-jetstream source.
+import './nats-jetstream-source';

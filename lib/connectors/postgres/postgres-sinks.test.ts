@@ -1,0 +1,136 @@
+// Postgres sinks against this machine's real PostgreSQL: the sink contract suite for each mode,
+// plus the specific promises (replay commits nothing, identifiers quoted, secrets redacted).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../index'; // registers every connector, as the worker and the CLI do
+import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-database';
+import { contractSchema, sinkContractSuite } from '../../engine/sinks/testing/sink.contract';
+import { PostgresSink } from './postgres-sink';
+import { PostgresUpsertSink } from './postgres-upsert-sink';
+import { PostgresReplaceSink } from './postgres-replace-sink';
+import { SinkError } from '../../engine/errors';
+import type { Row } from '../../engine/types';
+import type { Sink } from '../../engine/sinks/sink';
+
+let db: TestDatabase;
+let n = 0;
+beforeAll(async () => { db = await createTestDatabase('pgsinks'); });
+afterAll(async () => { await db.drop(); });
+
+// A closed port: nothing listens on 1 for an unprivileged test, so connecting fails at once.
+const DOWN_URL = 'postgres://weir_user:s3cr3t-pass@127.0.0.1:1/nowhere';
+
+async function readTable(table: string): Promise<Row[]> {
+  const res = await db.pool.query(`SELECT id, name, amount FROM "${table}"`).catch(() => ({ rows: [] as Row[] }));
+  return res.rows.map((r) => ({ id: Number(r.id), name: r.name, amount: r.amount }));
+}
+
+function harness(make: (table: string) => Sink) {
+  return async () => {
+    const table = `t${++n} "odd" name`;
+    const sink = make(table);
+    return {
+      sink,
+      readAll: () => readTable(table.replace(/"/g, '""')),
+      cleanup: async () => { await sink.close(); },
+    };
+  };
+}
+
+for (const mode of ['transactional', 'bare-append'] as const) {
+  sinkContractSuite(`postgres ${mode}`, {
+    outputMode: 'append',
+    make: harness((table) => new PostgresSink({ connectionString: db.url, table, schema: 'public', mode, createTable: true })),
+    makeDown: async () => new PostgresSink({ connectionString: DOWN_URL, table: 'x', schema: 'public', mode, createTable: true }),
+    secrets: [DOWN_URL, 's3cr3t-pass'],
+  });
+}
+sinkContractSuite('postgres-upsert', {
+  outputMode: 'update',
+  make: harness((table) => new PostgresUpsertSink({ connectionString: db.url, table, schema: 'public', keyColumns: ['id'], createTable: true })),
+  makeDown: async () => new PostgresUpsertSink({ connectionString: DOWN_URL, table: 'x', schema: 'public', keyColumns: ['id'], createTable: true }),
+  secrets: [DOWN_URL, 's3cr3t-pass'],
+});
+sinkContractSuite('postgres-replace', {
+  outputMode: 'complete',
+  make: harness((table) => new PostgresReplaceSink({ connectionString: db.url, table, schema: 'public', createTable: true })),
+  makeDown: async () => new PostgresReplaceSink({ connectionString: DOWN_URL, table: 'x', schema: 'public', createTable: true }),
+  secrets: [DOWN_URL, 's3cr3t-pass'],
+});
+
+describe('postgres transactional sink specifics', () => {
+  const ctx = { outputMode: 'append' as const, schema: contractSchema, queryId: 'q-1' };
+
+  it('records the batch id in the same transaction and skips the replay', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'orders_tx', schema: 'public', mode: 'transactional', createTable: true });
+    try {
+      await sink.addBatch(0, [{ id: 1, name: 'a', amount: 1 }], ctx);
+      await sink.addBatch(0, [{ id: 1, name: 'a', amount: 1 }], ctx);
+      expect(sink.skippedBatches).toBe(1);
+      expect(await sink.lastCommittedBatch('q-1')).toBe(0);
+      // A new checkpoint is a new query id: its batch 0 is not mistaken for the old one.
+      await sink.addBatch(0, [{ id: 2, name: 'b', amount: 2 }], { ...ctx, queryId: 'q-2' });
+      expect((await readTable('orders_tx')).map((r) => r.id).sort()).toEqual([1, 2]);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('two runners racing on the same batch commit it once', async () => {
+    const a = new PostgresSink({ connectionString: db.url, table: 'orders_race', schema: 'public', mode: 'transactional', createTable: true });
+    const b = new PostgresSink({ connectionString: db.url, table: 'orders_race', schema: 'public', mode: 'transactional', createTable: true });
+    try {
+      const rows = Array.from({ length: 50 }, (_, i) => ({ id: i, name: `r${i}`, amount: i }));
+      await a.addBatch(0, rows.slice(0, 1), ctx);
+      await Promise.all([a.addBatch(1, rows, ctx), b.addBatch(1, rows, ctx)]);
+      expect((await readTable('orders_race')).length).toBe(51);
+      expect(a.skippedBatches + b.skippedBatches).toBe(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('renders timestamps and windows, and names a missing column instead of dropping it', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'win', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'w', type: 'window' as const }, { name: 'ts', type: 'timestamp' as const }, { name: 'n', type: 'long' as const }];
+    try {
+      await sink.addBatch(0, [{ w: { start: 0, end: 60_000 }, ts: 1_000, n: 3 }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT w_start, w_end, ts, n FROM win`);
+      expect(res.rows[0].w_end.toISOString()).toBe('1970-01-01T00:01:00.000Z');
+      expect(res.rows[0].ts.toISOString()).toBe('1970-01-01T00:00:01.000Z');
+      await db.pool.query(`CREATE TABLE narrow (id bigint)`);
+      const narrow = new PostgresSink({ connectionString: db.url, table: 'narrow', schema: 'public', mode: 'transactional', createTable: false });
+      const err = await narrow.addBatch(0, [{ id: 1, name: 'x', amount: 1 }], ctx).catch((e) => e);
+      await narrow.close();
+      expect(err).toBeInstanceOf(SinkError);
+      expect(err.message).toMatch(/no column "name", "amount"/);
+    } finally {
+      await sink.close();
+    }
+  });
+});
+
+describe('postgres-upsert at validation', () => {
+  const job = (keyColumns: string[], sql = 'SELECT region, count(*) AS n FROM orders GROUP BY region') => ({
+    name: 'v',
+    source: { name: 'orders', type: 'postgres', options: { connectionString: 'postgres://u@127.0.0.1/db', table: 'o', offsetColumn: 'id' }, schema: [{ name: 'id', type: 'long' }, { name: 'region', type: 'string' }, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '1 minute' },
+    sql,
+    sink: { type: 'postgres-upsert', options: { connectionString: 'postgres://u@127.0.0.1/db', table: 'totals', keyColumns } },
+    outputMode: 'update',
+    checkpointLocation: '/tmp/weir-validate-only',
+  });
+
+  it('refuses key columns the query does not output, naming the field', async () => {
+    const { validateJob } = await import('../../engine/spec/validate-job');
+    const r = validateJob(job(['region', 'country']));
+    expect(r.ok).toBe(false);
+    expect(r.errors).toEqual([expect.objectContaining({ path: 'sink.options.keyColumns', message: expect.stringMatching(/"country" are not in the query's output \(region, n\)/) })]);
+    expect(validateJob(job(['region'])).ok).toBe(true);
+  });
+
+  it('accepts a window column by its table names', async () => {
+    const { validateJob } = await import('../../engine/spec/validate-job');
+    const r = validateJob(job(['window_start', 'region'], "SELECT window(ts, '1 minute'), region, count(*) AS n FROM orders GROUP BY window(ts, '1 minute'), region"));
+    expect(r.errors).toEqual([]);
+  });
+});

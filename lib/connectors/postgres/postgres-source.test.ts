@@ -1,0 +1,97 @@
+// The postgres source against this machine's real PostgreSQL: the source contract suite, bad
+// records, bigint offsets beyond 2^53, and secrets kept out of errors.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-database';
+import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/testing/source.contract';
+import { PostgresSource, postgresSourceOptions } from './postgres-source';
+import type { Row } from '../../engine/types';
+
+let db: TestDatabase;
+let n = 0;
+beforeAll(async () => { db = await createTestDatabase('pgsource'); });
+afterAll(async () => { await db.drop(); });
+
+async function harness(maxRowsPerTrigger?: number) {
+  const table = `events ${++n}`;
+  await db.pool.query(`CREATE TABLE "${table}" (id bigint, name text, amount double precision)`);
+  const open = () => new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table, schema: 'public', offsetColumn: 'id', maxRowsPerTrigger }), sourceContractSchema);
+  const source = open();
+  const opened = [source];
+  return {
+    source,
+    append: async (rows: Row[]) => {
+      await db.pool.query(`INSERT INTO "${table}" SELECT * FROM unnest($1::bigint[], $2::text[], $3::float8[])`, [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.amount)]);
+    },
+    reopen: async () => { const s = open(); opened.push(s); return s; },
+    cleanup: async () => { for (const s of opened) await s.stop(); },
+  };
+}
+
+sourceContractSuite('postgres', { make: () => harness(), makeLimited: (max) => harness(max) });
+
+describe('postgres source specifics', () => {
+  it('orders ties on the offset column deterministically and keeps exact bigint offsets', async () => {
+    await db.pool.query(`CREATE TABLE ties (seq bigint, name text)`);
+    await db.pool.query(`INSERT INTO ties VALUES (9007199254740993, 'b'), (9007199254740993, 'a'), (9007199254740994, 'c')`);
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'ties', schema: 'public', offsetColumn: 'seq' }), [{ name: 'name', type: 'string' }]);
+    try {
+      const end = await src.latestOffset();
+      expect(end).toEqual({ seq: '9007199254740994' });
+      const b = await src.getBatch({ seq: '9007199254740992' }, end);
+      expect(b.rows).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+      expect((await src.getBatch({ seq: '9007199254740993' }, end)).rows).toEqual([{ name: 'c' }]);
+    } finally {
+      await src.stop();
+    }
+  });
+
+  it('reports a value that does not fit the schema as a bad record with its offset', async () => {
+    await db.pool.query(`CREATE TABLE typed (id bigint, v text)`);
+    await db.pool.query(`INSERT INTO typed VALUES (1, '10'), (2, 'ten'), (3, '30')`);
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'typed', schema: 'public', offsetColumn: 'id' }), [{ name: 'id', type: 'long' }, { name: 'v', type: 'long' }]);
+    try {
+      const b = await src.getBatch(null, await src.latestOffset());
+      expect(b.rows).toEqual([{ id: 1, v: 10 }, { id: 3, v: 30 }]);
+      expect(b.badRecords).toHaveLength(1);
+      expect(b.badRecords[0].location.offset).toEqual({ id: '2' });
+      expect(b.badRecords[0].reason).toMatch(/"v"/);
+    } finally {
+      await src.stop();
+    }
+  });
+
+  it('never puts the connection string or password in descriptions or errors', async () => {
+    const url = 'postgres://reader:hunter2-secret@127.0.0.1:1/db';
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: url, table: 't', schema: 'public', offsetColumn: 'id' }), sourceContractSchema);
+    try {
+      const err = await src.latestOffset().catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      for (const text of [src.description, src.replayableReason, (err as Error).message]) {
+        expect(text).not.toContain('hunter2-secret');
+        expect(text).not.toContain(url);
+      }
+    } finally {
+      await src.stop();
+    }
+  });
+});
+
+describe('postgres source when the offset column goes back', () => {
+  it('fails with DATA_LOSS when the table was truncated and refilled, or (failOnDataLoss false) reads the new rows', async () => {
+    await db.pool.query(`CREATE TABLE refilled (id bigint, name text, amount double precision)`);
+    await db.pool.query(`INSERT INTO refilled SELECT i, 'old', i FROM generate_series(1, 10) i`);
+    const strict = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'refilled', offsetColumn: 'id' }), sourceContractSchema);
+    const lenient = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'refilled', offsetColumn: 'id', failOnDataLoss: false }), sourceContractSchema);
+    try {
+      const committed = await strict.latestOffset();
+      await db.pool.query(`TRUNCATE refilled`);
+      await db.pool.query(`INSERT INTO refilled SELECT i, 'new', i FROM generate_series(1, 3) i`);
+      const end = await strict.latestOffset();
+      await expect(strict.getBatch(committed, end!)).rejects.toThrow(/went back from 10 to 3.*failOnDataLoss/);
+      expect((await lenient.getBatch(committed, end!)).rows.map((r) => [r.id, r.name])).toEqual([[1, 'new'], [2, 'new'], [3, 'new']]);
+    } finally {
+      await strict.stop();
+      await lenient.stop();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The `postgres` static-table reader: a stream-static join against a PostgreSQL table, read once
+ * per run at the first batch (see stream-static-join.ts for why a table that does not fit its
+ * schema fails the run instead of joining against part of it).
+ */
+import type pg from 'pg';
+import { BadRecordError } from '../../engine/errors';
+import { describeStaticTable, registerStaticTableReader, type StaticTableSpec } from '../../engine/operators/stream-static-join';
+import { convertValue } from '../../engine/sources/value-conversion';
+import type { Row } from '../../engine/types';
+import { createPool, errorText, identifierProblem, qualifiedName, quoteIdent, secretsOf } from './pg-util';
+
+/**
+ * SELECT of the schema's columns from the table, each value converted to its column type; a
+ * value that does not fit fails the run naming the row and column, with secrets redacted.
+ */
+async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
+  const secrets = secretsOf(t.connectionString ?? '');
+  const pool = createPool(t.connectionString ?? '', 1);
+  try {
+    const cols = t.schema.map((f) => quoteIdent(f.name)).join(', ');
+    let result: pg.QueryResult;
+    try {
+      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array' });
+    } catch (e) {
+      throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) could not be read: ${errorText(e, secrets)}. Check staticTables[].connectionString, table and schema.`, { table: t.name });
+    }
+    return result.rows.map((values: unknown[], i: number) => {
+      const row: Row = {};
+      t.schema.forEach((f, c) => {
+        const v = convertValue(values[c], f.type);
+        if (!v.ok) throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) row ${i + 1}, column "${f.name}": ${v.reason}. Fix the table or the column's type.`, { table: t.name, row: i + 1, column: f.name });
+        row[f.name] = v.value;
+      });
+      return row;
+    });
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+registerStaticTableReader({
+  type: 'postgres',
+  check(t) {
+    const problems: { path: string; message: string }[] = [];
+    for (const field of ['table', 'dbSchema'] as const) {
+      const name = t[field];
+      const problem = name === undefined ? undefined : identifierProblem(name);
+      if (problem) problems.push({ path: field, message: problem });
+    }
+    return problems;
+  },
+  load: loadPostgresTable,
+});

@@ -1,0 +1,3 @@
+// Redis Streams (ioredis): the redis-stream source and sink.
+import './redis-stream-source';
+import './redis-stream-sink';

@@ -1,0 +1,157 @@
+/**
+ * The one place where errors become HTTP responses. Route handlers throw (or let services throw)
+ * domain errors; `errorResponse` turns each into a status and a JSON body
+ * `{ error: { code, message, details } }`, where `code` is stable (tests and clients match on it)
+ * and `message` says what to do next.
+ *
+ * Mapping:
+ * - 400 BAD_REQUEST: the request itself is malformed (zod issues on body/query/params, bad JSON).
+ * - 401 UNAUTHENTICATED: no credentials or unknown/revoked/expired ones.
+ * - 403 FORBIDDEN: authenticated, but the role may not do this.
+ * - 404 NOT_FOUND.
+ * - 409 CONFLICT (state clashes: already running, reset while active, duplicate name) and the
+ *   engine's CONCURRENT_STREAM_LOG_UPDATE / INCOMPATIBLE_QUERY_CHANGE, and
+ *   REPROCESSING_NOT_ACKNOWLEDGED (a checkpoint-losing change on a sink that already holds rows,
+ *   sent without acknowledgeReprocessing: true; contracts/reprocessing-guard.ts).
+ * - 413 PAYLOAD_TOO_LARGE: the body is over the API's limit (api-handler.ts, MAX_BODY_BYTES).
+ * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT /
+ *   OUTBOUND_REFUSED: well-formed request whose content the engine refuses.
+ * - 503 CHECKPOINT_WRITE_FAILED: the checkpoint storage refused a write or delete (full,
+ *   read-only, no permission); the message names the file and what to fix, then try again.
+ * - anything else: 500 INTERNAL (or the WeirError's code) with an error id in `details.errorId`
+ *   and a fixed message. The error itself (message, stack, a Prisma query's text) goes to the
+ *   server log under that id, never into the body: internals help an attacker, the id is enough
+ *   for the operator to find the log line.
+ */
+import { randomBytes } from 'node:crypto';
+import { ZodError } from 'zod';
+import { WeirError } from '@/lib/engine/errors';
+
+export class BadRequestError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('BAD_REQUEST', message, details);
+  }
+}
+export class UnauthenticatedError extends WeirError {
+  constructor(message = 'Sign in first: send `Authorization: Bearer <api token>` or sign in at /signin.') {
+    super('UNAUTHENTICATED', message);
+  }
+}
+export class ForbiddenError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('FORBIDDEN', message, details);
+  }
+}
+export class NotFoundError extends WeirError {
+  constructor(what: string, id: string) {
+    super('NOT_FOUND', `${what} ${id} does not exist. List them with GET /api/${what === 'job' ? 'jobs' : what + 's'}.`, { what, id });
+  }
+}
+export class PayloadTooLargeError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('PAYLOAD_TOO_LARGE', message, details);
+  }
+}
+export class ConflictError extends WeirError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('CONFLICT', message, details);
+  }
+}
+/** The job spec failed the engine's validation; details.errors lists {path, message, line, column}. */
+export class InvalidJobSpecError extends WeirError {
+  constructor(errors: { path: string; message: string; line?: number; column?: number; errorClass?: string }[], warnings: unknown[] = []) {
+    super(
+      'INVALID_JOB_SPEC',
+      `The job spec is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}. Fix these fields and send it again (POST /api/jobs/validate checks without saving).`,
+      { errors, warnings },
+    );
+  }
+}
+
+const STATUS_BY_CODE: Record<string, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  CONCURRENT_STREAM_LOG_UPDATE: 409,
+  INCOMPATIBLE_QUERY_CHANGE: 409,
+  REPROCESSING_NOT_ACKNOWLEDGED: 409,
+  INVALID_JOB_SPEC: 422,
+  VALIDATION_ERROR: 422,
+  ANALYSIS_ERROR: 422,
+  CORRUPT_CHECKPOINT: 422,
+  CHECKPOINT_WRITE_FAILED: 503,
+  OUTBOUND_REFUSED: 422,
+  /** The preview's time bound: the request was fine, the sample too much for it. */
+  PREVIEW_TIMEOUT: 422,
+};
+
+export interface ErrorBody {
+  /** `errorClass`: Spark's error class for the same rejection, when it has one. */
+  error: { code: string; message: string; errorClass?: string; details?: unknown };
+}
+
+/** zod issues as `{path: "a.b", message}` so a client can point at the field. */
+function zodIssues(e: ZodError): { path: string; message: string }[] {
+  return e.issues.map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+}
+
+function httpStatusOf(e: unknown): number {
+  if (e instanceof ZodError) return 400;
+  if (e instanceof WeirError) return STATUS_BY_CODE[e.code] ?? 500;
+  if (prismaCode(e) === 'P2002') return 409;
+  if (prismaCode(e) === 'P2025') return 404;
+  return 500;
+}
+
+function prismaCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^P\d{4}$/.test(code) ? code : undefined;
+}
+
+/** The body of a 500: a fixed message and the id under which the server logged the error. */
+function internalErrorBody(e: unknown, errorId: string): ErrorBody {
+  const code = e instanceof WeirError ? e.code : 'INTERNAL';
+  return {
+    error: {
+      code,
+      message: `Internal error ${errorId}: the server could not complete this request. Try again; if it keeps failing, give this error id to the operator (the server log has the details under it).`,
+      details: { errorId },
+    },
+  };
+}
+
+export function errorBody(e: unknown): ErrorBody {
+  if (e instanceof ZodError) {
+    const issues = zodIssues(e);
+    return {
+      error: {
+        code: 'BAD_REQUEST',
+        message: `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}.`,
+        details: { issues },
+      },
+    };
+  }
+  if (e instanceof WeirError) {
+    // An invalid spec's class is its first error's that has one (each error also carries its own).
+    const listed = (e.details as { errors?: { errorClass?: string }[] } | undefined)?.errors;
+    const errorClass = e.errorClass ?? (Array.isArray(listed) ? listed.find((x) => x.errorClass)?.errorClass : undefined);
+    return { error: { code: e.code, message: e.message, ...(errorClass ? { errorClass } : {}), details: e.details } };
+  }
+  if (prismaCode(e) === 'P2002') {
+    const target = (e as { meta?: { target?: unknown } }).meta?.target;
+    return { error: { code: 'CONFLICT', message: `A record with this ${String(target ?? 'key')} already exists; choose another value.`, details: { target } } };
+  }
+  if (prismaCode(e) === 'P2025') return { error: { code: 'NOT_FOUND', message: 'The record does not exist (it may have just been deleted).' } };
+  return internalErrorBody(e, 'unlogged');
+}
+
+export function errorResponse(e: unknown): Response {
+  const status = httpStatusOf(e);
+  if (status !== 500) return Response.json(errorBody(e), { status });
+  const errorId = randomBytes(8).toString('hex');
+  console.error(`[weir api] unexpected error ${errorId}:`, e);
+  return Response.json(internalErrorBody(e, errorId), { status });
+}
