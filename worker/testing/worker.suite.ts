@@ -10,8 +10,15 @@ import { enqueueRun } from '@/lib/queue/run-queue';
 import { deleteJob, startJob, stopJob, type JobServiceContext } from '@/lib/server/services/job-service';
 import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './harness';
 
+/**
+ * Each case starts two or three worker processes (tsx compiles each on start) and waits for
+ * conditions one after another; on a 2-core machine at load 20 the starts alone took most of
+ * the default 60 s. The waits themselves assert states, never how long they took.
+ */
+const CASE_TIMEOUT_MS = 240_000;
+
 export function workerSuite(backend: Backend, redisDb: number) {
-  describe(`worker on the ${backend} queue backend`, () => {
+  describe(`worker on the ${backend} queue backend`, { timeout: CASE_TIMEOUT_MS }, () => {
     const h = new WorkerHarness(backend, redisDb);
     beforeAll(async () => {
       await h.setup();

@@ -51,7 +51,7 @@ beforeAll(async () => {
   diagnosisRoute = await import('@/app/api/jobs/[id]/duplicate-diagnosis/route');
   contractsRoute = await import('@/app/api/contracts/route');
   summaryRoute = await import('@/app/api/contracts/summary/route');
-  worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  worker = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_LEASE_TTL_MS: '5000', WEIR_LEASE_RENEW_MS: '250', WEIR_WORKER_HEARTBEAT_MS: '500', LOG_LEVEL: 'warn' },
     stdio: 'ignore',

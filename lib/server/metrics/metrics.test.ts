@@ -51,7 +51,7 @@ beforeAll(async () => {
   jobRoute = await import('@/app/api/jobs/[id]/route');
   startRoute = await import('@/app/api/jobs/[id]/start/route');
   stopRoute = await import('@/app/api/jobs/[id]/stop/route');
-  worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  worker = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_WORKER_HEARTBEAT_MS: '500', WEIR_ALERT_INTERVAL_MS: '500', LOG_LEVEL: 'warn' },
     stdio: 'ignore',
