@@ -114,20 +114,35 @@ function FileView({ jobId, path }: { jobId: string; path: string }) {
 
 const LOG_DIRS = ['offsets', 'commits', 'sources', 'state'];
 
+/**
+ * One directory of the tree. Log directories (one file per batch) start closed: a long job has
+ * thousands. The one holding a pending batch opens, so the file that needs attention shows. After
+ * that the reader's own open or close stands: the tree refreshes while the job runs, and a batch
+ * going from pending to committed must not fold a directory someone opened.
+ */
+function Dir({ node, dirChildren, selected, onSelect, pendingPath }: { node: TreeNode; dirChildren: TreeNode[]; selected: string | null; onSelect: (p: string) => void; pendingPath: string | null }) {
+  const holdsPending = !!pendingPath?.startsWith(`${node.path}/`);
+  const [open, setOpen] = useState(() => (!LOG_DIRS.includes(node.path) && dirChildren.length <= 5) || holdsPending);
+  useEffect(() => {
+    if (holdsPending) setOpen(true);
+  }, [holdsPending]);
+  return (
+    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>
+        {node.name}/ <span className="small muted-text">({dirChildren.length})</span>
+      </summary>
+      <Tree nodes={dirChildren} selected={selected} onSelect={onSelect} pendingPath={pendingPath} />
+    </details>
+  );
+}
+
 function Tree({ nodes, selected, onSelect, pendingPath }: { nodes: TreeNode[]; selected: string | null; onSelect: (p: string) => void; pendingPath: string | null }) {
   return (
     <ul className="tree">
       {nodes.map((n) =>
         n.children ? (
           <li key={n.path}>
-            {/* Log directories (one file per batch) start closed: a long job has thousands. The
-                one holding a pending batch opens, so the file that needs attention shows. */}
-            <details open={(!LOG_DIRS.includes(n.path) && n.children.length <= 5) || !!pendingPath?.startsWith(`${n.path}/`)}>
-              <summary>
-                {n.name}/ <span className="small muted-text">({n.children.length})</span>
-              </summary>
-              <Tree nodes={n.children} selected={selected} onSelect={onSelect} pendingPath={pendingPath} />
-            </details>
+            <Dir node={n} dirChildren={n.children} selected={selected} onSelect={onSelect} pendingPath={pendingPath} />
           </li>
         ) : (
           <li key={n.path} className={n.path === pendingPath ? 'pending' : undefined}>

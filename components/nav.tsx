@@ -5,7 +5,8 @@ import { NavSession } from './nav-session';
 
 /**
  * `signedIn`: a live session (the layout checks it); signed out, nothing asks the API. `alerts`:
- * the session may read alerts (not while a one-time password waits to be replaced).
+ * the session may read the API (not while a one-time password waits to be replaced), so the
+ * badges that poll it (alerts, at-least-once jobs) show only then.
  */
 export function Nav({ current, signedIn = true, alerts = signedIn }: { current?: string; signedIn?: boolean; alerts?: boolean }) {
   return (
@@ -23,7 +24,7 @@ export function Nav({ current, signedIn = true, alerts = signedIn }: { current?:
         Alerts {alerts && <AlertBadge />}
       </Link>
       <Link href="/audit/contracts" aria-current={current === '/audit/contracts' ? 'page' : undefined}>
-        Contracts {signedIn && <AtLeastOnceBadge />}
+        Contracts {alerts && <AtLeastOnceBadge />}
       </Link>
       <Link href="/demo" aria-current={current === '/demo' ? 'page' : undefined}>
         Demo
