@@ -120,7 +120,10 @@ export class QueryRuntime {
   }
 
   async execute(input: Row[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
-    const eventTimes = this.hasEventTime ? eventTimeStats(input, this.spec.source.eventTime!) : undefined;
+    // A source column's event times are read from the source rows (before any WHERE, as Spark's
+    // withWatermark on the source); a derived column's by its EventTimeWatermark operator.
+    const fromSource = this.hasEventTime && this.spec.source.schema.some((f) => f.name === this.spec.source.eventTime);
+    const sourceTimes = fromSource ? eventTimeStats(input, this.spec.source.eventTime!) : undefined;
     const ctx: OperatorContext = { ...b };
     if (this.stateful.length) {
       ctx.stateStores = new Map();
@@ -134,7 +137,8 @@ export class QueryRuntime {
     }
     let rows = input;
     for (const op of this.query.operators) rows = await op.execute(rows, ctx);
-    return { rows, eventTimes };
+    const derived = ctx.eventTimes && { min: ctx.eventTimes.min, max: ctx.eventTimes.max, avg: ctx.eventTimes.avg };
+    return { rows, eventTimes: fromSource ? sourceTimes : derived };
   }
 
   /**

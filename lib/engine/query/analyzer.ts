@@ -63,9 +63,18 @@ const fail = (msg: string): never => {
  * aggregate is taken to read the source's columns, which holds unless it sits over a subquery.
  */
 export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode, schemaOf?: (p: LogicalPlan) => Schema): StreamingAnalysis {
+  return withSchemaOf(schemaOf, () => analyze(plan, outputMode));
+}
+
+/** explainStateful for a whole plan, reading an aggregate's input columns as analyzeStreamingPlan does. */
+export function explainStreamingPlan(plan: LogicalPlan, outputMode: OutputMode, schemaOf?: (p: LogicalPlan) => Schema): string {
+  return withSchemaOf(schemaOf, () => explainStateful(plan, outputMode));
+}
+
+function withSchemaOf<T>(schemaOf: ((p: LogicalPlan) => Schema) | undefined, f: () => T): T {
   if (schemaOf) childSchemaOf = (n) => schemaOf(n.child);
   try {
-    return analyze(plan, outputMode);
+    return f();
   } finally {
     childSchemaOf = undefined;
   }
