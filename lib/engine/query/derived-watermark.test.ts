@@ -9,6 +9,7 @@ import { ValidationError } from '../errors';
 import type { OperatorContext } from '../operators/physical-operator';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
+import { validateJob } from '../spec/validate-job';
 
 const SCHEMA: Schema = [{ name: 'value', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
 const rel = (eventTime: string) => ({ kind: 'StreamingRelation' as const, sourceName: 'orders', schema: SCHEMA, eventTime, watermarkDelayMs: 60_000 });
@@ -65,5 +66,22 @@ describe('watermark on a derived event-time column', () => {
     }
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).details).toMatchObject({ path: 'dedup.withinWatermark' });
+  });
+
+  it('validates as a job (the editor\'s draft check): no errors, no unbounded-state warning; a wrong name lands on source.eventTime', () => {
+    const job = (eventTime: string) => ({
+      name: 'orders',
+      source: { name: 'orders', type: 'memory', options: { stream: 'orders' }, schema: SCHEMA, eventTime, watermarkDelay: '1 minute' },
+      sql: COUNT,
+      sink: { type: 'memory', options: { table: 'per_region' } },
+      outputMode: 'append',
+      checkpointLocation: '/tmp/weir-derived-watermark-never-created',
+    });
+    const good = validateJob(job('ts'));
+    expect(good.errors).toEqual([]);
+    expect(good.warnings.map((w) => w.message).join('\n')).not.toMatch(/Unbounded state/);
+    const bad = validateJob(job('event_ts'));
+    expect(bad.ok).toBe(false);
+    expect(bad.errors.map((e) => e.path)).toEqual(['source.eventTime']);
   });
 });
