@@ -40,6 +40,15 @@ export function nextWatermark(currentMs: number, stats: { max: number } | undefi
 }
 
 /**
+ * A batch's event times: from its source rows when `eventTime` is a source column, else what the
+ * EventTimeWatermark operator folded into `ctx` while the batch ran (a column the SQL derives).
+ */
+export function batchEventTimes(sourceRows: readonly Row[], eventTime: string, sourceSchema: Schema, ctx: Pick<OperatorContext, 'eventTimes'>): EventTimeStats | undefined {
+  if (sourceSchema.some((f) => f.name === eventTime)) return eventTimeStats(sourceRows, eventTime);
+  return ctx.eventTimes && { min: ctx.eventTimes.min, max: ctx.eventTimes.max, avg: ctx.eventTimes.avg };
+}
+
+/**
  * Spark's EventTimeWatermarkExec for an event-time column the SQL derives (withWatermark on a
  * column of a projection, e.g. `o.ts` of `from_json(CAST(value AS STRING), ...) AS o`): placed
  * right above the Project that defines the column, it passes rows through unchanged and folds

@@ -10,6 +10,8 @@ import type { OperatorContext } from '../operators/physical-operator';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
 import { validateJob } from '../spec/validate-job';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
 
 const SCHEMA: Schema = [{ name: 'value', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
 const rel = (eventTime: string) => ({ kind: 'StreamingRelation' as const, sourceName: 'orders', schema: SCHEMA, eventTime, watermarkDelayMs: 60_000 });
@@ -83,5 +85,21 @@ describe('watermark on a derived event-time column', () => {
     const bad = validateJob(job('event_ts'));
     expect(bad.ok).toBe(false);
     expect(bad.errors.map((e) => e.path)).toEqual(['source.eventTime']);
+  });
+
+  it('append mode: a window is emitted once the derived watermark passes its end, and late orders are dropped', async () => {
+    const T = Date.UTC(2026, 0, 1, 12, 0, 0);
+    const order = (id: number, secs: number): Row => ({ value: JSON.stringify({ order_id: id, region: 'eu', ts: new Date(T + secs * 1000).toISOString() }), timestamp: 0 });
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), COUNT, rel('ts'), 'append');
+    // Minute 0 (two orders): nothing emitted, the window is still open.
+    expect((await q.runBatch([order(0, 10), order(1, 50)])).output).toEqual([]);
+    expect(q.watermarkMs).toBe(T + 50_000 - 60_000);
+    // An order at 2:30 moves the watermark to 1:30, past minute 0's end.
+    expect((await q.runBatch([order(2, 150)])).output).toEqual([]);
+    expect(q.watermarkMs).toBe(T + 90_000);
+    // The next batch closes minute 0; its late order (0:20, window ended before 1:30) is dropped.
+    const closed = await q.runBatch([order(3, 20)]);
+    expect(closed.output).toEqual([{ window: { start: T, end: T + 60_000 }, region: 'eu', n: 2 }]);
+    expect(closed.progress[0]?.numRowsDroppedByWatermark).toBe(1);
   });
 });
