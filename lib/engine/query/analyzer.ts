@@ -213,7 +213,7 @@ export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, inden
 function describe(plan: LogicalPlan): string {
   switch (plan.kind) {
     case 'StreamingRelation':
-      return `StreamingRelation ${plan.sourceName}` + (plan.requiredColumns ? ` [${plan.requiredColumns.join(', ')}]` : '') + (plan.eventTime ? ` watermark(${plan.eventTime}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
+      return `StreamingRelation ${plan.sourceName}` + (plan.requiredColumns ? ` [${plan.requiredColumns.join(', ')}]` : '') + (plan.eventTime ? ` watermark(${plan.eventTime}${plan.schema.some((f) => f.name === plan.eventTime) ? '' : ' as the SQL derives it'}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
     case 'Filter':
       return `Filter ${exprToString(plan.condition)}`;
     case 'Project':

@@ -33,6 +33,7 @@ describe('watermark on a derived event-time column', () => {
     const q = compileStreamingQuery(COUNT, rel('ts'), { outputMode: 'append' });
     expect(q.operators.map((o) => o.name)).toContain('EventTimeWatermark');
     expect(q.explain).toMatch(/evicted when the watermark passes the window end/);
+    expect(q.explain).toMatch(/StreamingRelation orders .*watermark\(ts as the SQL derives it, 60000 ms\)/);
     const T = Date.UTC(2026, 0, 1, 12, 0, 0);
     const rows: Row[] = [10, 70, 30].map((s, i) => ({ value: JSON.stringify({ order_id: i, region: 'eu', ts: new Date(T + s * 1000).toISOString() }), timestamp: 0 }));
     rows.push({ value: 'not json', timestamp: 0 });
