@@ -103,4 +103,16 @@ describe('watermark on a derived event-time column', () => {
     expect(closed.output).toEqual([{ window: { start: T, end: T + 60_000 }, region: 'eu', n: 2 }]);
     expect(closed.progress[0]?.numRowsDroppedByWatermark).toBe(1);
   });
+
+  it('UNION ALL: each branch defining the column folds its rows into one batch figure', async () => {
+    const T = Date.UTC(2026, 0, 1, 12, 0, 0);
+    const branch = (where: string) => `SELECT o.ts AS ts FROM (SELECT from_json(value, 'region STRING, ts TIMESTAMP') AS o FROM orders) WHERE ${where}`;
+    const q = compileStreamingQuery(`${branch("o.region = 'eu'")} UNION ALL ${branch("o.region = 'us'")}`, rel('ts'));
+    const rows: Row[] = [['eu', 10], ['us', 90], ['apac', 500]].map(([region, s]) => ({ value: JSON.stringify({ region, ts: new Date(T + (s as number) * 1000).toISOString() }), timestamp: 0 }));
+    const ctx: OperatorContext = { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: T };
+    let out: Row[] = rows;
+    for (const op of q.operators) out = await op.execute(out, ctx);
+    expect(out).toHaveLength(2);
+    expect(ctx.eventTimes).toEqual({ min: T + 10_000, max: T + 90_000, avg: T + 50_000, count: 2 });
+  });
 });

@@ -134,10 +134,17 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       return out;
     }
     case 'Union': {
+      // Each branch that defines a derived event-time column gets its own watermark operator.
+      const placedBefore = stateful.watermarkPlaced;
+      let placed = placedBefore;
       const branches = plan.branches.map((b) => {
         const operators: PhysicalOperator[] = [];
-        return { operators, schema: planPhysical(b, operators, stateful) };
+        stateful.watermarkPlaced = placedBefore;
+        const schema = planPhysical(b, operators, stateful);
+        placed ||= stateful.watermarkPlaced;
+        return { operators, schema };
       });
+      stateful.watermarkPlaced = placed;
       const [first, ...rest] = branches;
       const out: Schema = first.schema.map((f) => ({ ...f }));
       for (const b of rest) {
