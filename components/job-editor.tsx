@@ -186,7 +186,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
               <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp, binary">
                 <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
               </Field>
-              <Field label="Event-time column" issues={at('source.eventTime')} hint="For a watermark; empty for none">
+              <Field label="Event-time column" issues={at('source.eventTime')} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">
                 <input value={form.eventTime} onChange={(e) => set('eventTime', e.target.value)} />
               </Field>
               <Field label="Watermark delay" issues={at('source.watermarkDelay')} hint='e.g. "10 seconds"'>

@@ -1,25 +1,31 @@
 // The real `weir` CLI (node bin/weir.js, spawned) with a kafka source and a kafka sink against
 // librdkafka's mock cluster run by kcat (testing/mock-broker.ts; not Apache Kafka): validate
-// states the at-least-once contract, run copies the topic, `weir sink read` shows the batch ids.
+// states the at-least-once contract, run copies the topic, `weir sink read` shows the batch ids;
+// and the job Kafka users run first (from_json orders counted per region in 1-minute windows
+// with a watermark on the order's ts, into postgres-upsert) validates and runs from the CLI.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-database';
 import { kcatAvailable, produce, startMockKafka, type MockKafkaBroker } from './testing/mock-broker';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const HAVE_KCAT = kcatAvailable();
 let broker: MockKafkaBroker;
 let dir: string;
+let db: TestDatabase;
 
 beforeAll(async () => {
   if (!HAVE_KCAT) return;
   broker = await startMockKafka({ brokers: 1 });
   dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-cli-'));
+  db = await createTestDatabase('kafka_cli');
 }, 120_000);
 afterAll(async () => {
   await broker?.stop();
+  await db?.drop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -57,5 +63,40 @@ describe.skipIf(!HAVE_KCAT)('weir CLI with kafka (librdkafka mock cluster)', () 
     const rows = read.stdout.trim().split('\n').map((l) => JSON.parse(l) as { value: string; batchId: number });
     expect(rows.map((x) => JSON.parse(x.value).id).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(rows.map((x) => x.batchId))).toEqual(new Set([0]));
+  }, 120_000);
+
+  it('validates and runs from_json orders → windowed count per region → postgres-upsert', async () => {
+    const topic = `cli-orders-${process.pid}`;
+    const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+    // 30 orders over minutes 0–2, regions in turn; the record timestamps are left to the broker.
+    const orders = Array.from({ length: 30 }, (_, i) => ({ order_id: i, region: ['eu', 'us', 'apac'][i % 3], amount: i * 2.5, ts: T0 + Math.floor(i / 10) * 60_000 + (i % 10) * 1000 }));
+    await produce(broker.bootstrapServers, topic, orders.map((o) => ({ value: JSON.stringify({ ...o, ts: new Date(o.ts).toISOString() }), partition: o.order_id % 4 })));
+    const file = path.join(dir, 'orders.json');
+    await writeFile(file, JSON.stringify({
+      name: 'orders-per-region-cli',
+      source: {
+        name: 'orders', type: 'kafka', options: { bootstrapServers: broker.bootstrapServers, subscribe: topic, startingOffsets: 'earliest' },
+        schema: [{ name: 'value', type: 'binary' }], eventTime: 'ts', watermarkDelay: '1 minute',
+      },
+      sql:
+        "WITH o AS (SELECT p.region AS region, p.ts AS ts FROM (SELECT from_json(CAST(value AS STRING), 'order_id BIGINT, region STRING, amount DOUBLE, ts TIMESTAMP') AS p FROM orders)) " +
+        "SELECT window(ts, '1 minute'), region, count(*) AS n FROM o GROUP BY window(ts, '1 minute'), region",
+      sink: { type: 'postgres-upsert', options: { connectionString: db.url, table: 'per_region', keyColumns: ['window_start', 'region'] } },
+      outputMode: 'update',
+      trigger: { type: 'available-now' },
+      checkpointLocation: path.join(dir, 'cp-orders'),
+    }));
+    const v = await weir(['validate', file]);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toContain('exactly-once');
+    const r = await weir(['run', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const got = await db.pool.query<{ window_start: Date; region: string; n: string }>('SELECT window_start, region, n FROM per_region');
+    const want = new Map<string, number>();
+    for (const o of orders) {
+      const k = `${Math.floor(o.ts / 60_000) * 60_000}|${o.region}`;
+      want.set(k, (want.get(k) ?? 0) + 1);
+    }
+    expect(new Map(got.rows.map((x) => [`${new Date(x.window_start).getTime()}|${x.region}`, Number(x.n)]))).toEqual(want);
   }, 120_000);
 });

@@ -19,8 +19,7 @@ import { readCommittedRows } from '../../engine/sinks/files-sink';
 import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-database';
 import type { Row, Schema } from '../../engine/types';
 import { auditSink } from '../../server/drills/sink-audit';
-import '../../engine/sources';
-import '../../engine/sinks';
+import '../index'; // registers every connector, as the worker and the CLI do
 import { readKafkaTopic } from './kafka-sink';
 import { kcatAvailable, produce, startMockKafka, type MockKafkaBroker } from './testing/mock-broker';
 

@@ -9,7 +9,7 @@ import type { Clock } from '../clock';
 import { auditContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
 import { isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
-import { eventTimeStats, nextWatermark } from '../operators/watermark';
+import { batchEventTimes, nextWatermark } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
 import type { JobSpec } from '../spec/job-spec';
@@ -120,7 +120,6 @@ export class QueryRuntime {
   }
 
   async execute(input: Row[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
-    const eventTimes = this.hasEventTime ? eventTimeStats(input, this.spec.source.eventTime!) : undefined;
     const ctx: OperatorContext = { ...b };
     if (this.stateful.length) {
       ctx.stateStores = new Map();
@@ -134,6 +133,10 @@ export class QueryRuntime {
     }
     let rows = input;
     for (const op of this.query.operators) rows = await op.execute(rows, ctx);
+    // A source column's event times come from the source rows (before any WHERE, as Spark's
+    // withWatermark on the source; operators never change their input rows), a derived one's
+    // from its EventTimeWatermark operator.
+    const eventTimes = this.hasEventTime ? batchEventTimes(input, this.spec.source.eventTime!, this.spec.source.schema, ctx) : undefined;
     return { rows, eventTimes };
   }
 

@@ -24,6 +24,11 @@ export interface OperatorContext extends EvalContext {
    * propagates and fails the batch.
    */
   onRecordError?: (row: Row, error: RecordExpressionError) => void;
+  /**
+   * Event times seen this batch, set by EventTimeWatermarkExec when the watermarked column is one
+   * the SQL derives (e.g. a from_json field) rather than a source column.
+   */
+  eventTimes?: { min: number; max: number; avg: number; count: number };
 }
 
 /** Hands a row's record-level error to `ctx.onRecordError`; false (rethrow) for any other error or when unset. */

@@ -63,9 +63,18 @@ const fail = (msg: string): never => {
  * aggregate is taken to read the source's columns, which holds unless it sits over a subquery.
  */
 export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode, schemaOf?: (p: LogicalPlan) => Schema): StreamingAnalysis {
+  return withSchemaOf(schemaOf, () => analyze(plan, outputMode));
+}
+
+/** explainStateful for a whole plan, reading an aggregate's input columns as analyzeStreamingPlan does. */
+export function explainStreamingPlan(plan: LogicalPlan, outputMode: OutputMode, schemaOf?: (p: LogicalPlan) => Schema): string {
+  return withSchemaOf(schemaOf, () => explainStateful(plan, outputMode));
+}
+
+function withSchemaOf<T>(schemaOf: ((p: LogicalPlan) => Schema) | undefined, f: () => T): T {
   if (schemaOf) childSchemaOf = (n) => schemaOf(n.child);
   try {
-    return analyze(plan, outputMode);
+    return f();
   } finally {
     childSchemaOf = undefined;
   }
@@ -204,7 +213,7 @@ export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, inden
 function describe(plan: LogicalPlan): string {
   switch (plan.kind) {
     case 'StreamingRelation':
-      return `StreamingRelation ${plan.sourceName}` + (plan.requiredColumns ? ` [${plan.requiredColumns.join(', ')}]` : '') + (plan.eventTime ? ` watermark(${plan.eventTime}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
+      return `StreamingRelation ${plan.sourceName}` + (plan.requiredColumns ? ` [${plan.requiredColumns.join(', ')}]` : '') + (plan.eventTime ? ` watermark(${plan.eventTime}${plan.schema.some((f) => f.name === plan.eventTime) ? '' : ' as the SQL derives it'}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
     case 'Filter':
       return `Filter ${exprToString(plan.condition)}`;
     case 'Project':

@@ -9,6 +9,7 @@
 import { AnalysisException, ValidationError } from '../errors';
 import { StatefulAggregateExec, type AggregateSpec, type GroupingKey } from '../operators/aggregate';
 import { StreamingDeduplicateExec } from '../operators/deduplicate';
+import { EventTimeWatermarkExec } from '../operators/watermark';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { SortExec } from '../operators/sort-exec';
 import { limitExec } from '../operators/streaming-limit';
@@ -138,6 +139,32 @@ export class StatefulPlanner {
     relation: StreamingRelation,
   ) {
     this.watermark = relation.eventTime ? { eventTime: relation.eventTime, delayMs: relation.watermarkDelayMs ?? 0 } : undefined;
+    // Exact names, as job-spec.ts and the runtime match a source eventTime column.
+    const et = relation.eventTime;
+    if (et !== undefined && !relation.schema.some((f) => f.name === et)) this.derivedEventTime = et;
+  }
+
+  /**
+   * The event-time column when it is not a source column but one the SQL's projection defines
+   * (Spark's withWatermark on a projection): its watermark operator goes above that Project.
+   */
+  readonly derivedEventTime?: string;
+  /** Whether the watermark operator for `derivedEventTime` has been planned. */
+  watermarkPlaced = false;
+
+  /**
+   * After a Project: the watermark operator for a derived event-time column, if this Project is
+   * the first (innermost) to define it; it must be a timestamp.
+   */
+  watermarkAfter(projectOutput: Schema): PhysicalOperator | undefined {
+    if (this.derivedEventTime === undefined || this.watermarkPlaced) return undefined;
+    const f = resolveColumn(projectOutput, this.derivedEventTime);
+    if (!f) return undefined;
+    if (f.type !== 'timestamp') {
+      throw new ValidationError(`source.eventTime "${this.derivedEventTime}" must be a timestamp, the SQL makes it ${f.type}; CAST it AS TIMESTAMP`, { path: 'source.eventTime' });
+    }
+    this.watermarkPlaced = true;
+    return new EventTimeWatermarkExec(f.name, projectOutput);
   }
 
   plan(node: LogicalPlan, childSchema: Schema): { op: PhysicalOperator; schema: Schema } {
@@ -148,6 +175,10 @@ export class StatefulPlanner {
         return { op: planned.exec, schema: planned.exec.outputSchema };
       }
       case 'Deduplicate': {
+        // dedup runs on the source's rows, before the SQL defines a derived event-time column.
+        if (this.derivedEventTime !== undefined && node.withinWatermark) {
+          throw new ValidationError(`dedup.withinWatermark needs source.eventTime to be a source column; "${this.derivedEventTime}" is one the SQL derives`, { path: 'dedup.withinWatermark' });
+        }
         const keys = node.keys.map((k) => {
           const f = resolveColumn(childSchema, k);
           if (!f) throw new ValidationError(`dedup key "${k}" is not a column of the source; columns: ${childSchema.map((c) => c.name).join(', ')}`, { path: 'dedup.keys' });

@@ -5,7 +5,7 @@
  */
 import type { OutputMode, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
-import { analyzeStreamingPlan, explainStateful, type AnalyzerWarning } from './analyzer';
+import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, type OptimizerRuleApplication } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec } from '../operators/stream-static-join';
@@ -17,6 +17,7 @@ import { compileExpression, resolveColumn } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
+import { ValidationError } from '../errors';
 
 export interface CompiledStreamingQuery {
   /** The optimized plan, which the operators run. */
@@ -57,11 +58,13 @@ export function compileStreamingQuery(sql: string, relation: StreamingRelation, 
   // a pruned relation would list are not the query's columns).
   const checked = new StatefulPlanner(outputMode, relation);
   const outputSchema = planPhysical(plan, [], checked);
+  requireWatermarkPlaced(checked);
   const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
   const optimized = opts.optimize === false ? { plan, applied: [] } : optimizePlan(plan);
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation);
   planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
+  requireWatermarkPlaced(stateful);
   if (operators.some((op) => op.name === 'Filter+Project')) {
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
   }
@@ -72,10 +75,21 @@ export function compileStreamingQuery(sql: string, relation: StreamingRelation, 
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
-    explain: optimized.applied.length ? explainStateful(optimized.plan, outputMode) : analysis.explain,
+    // The optimized plan's subqueries read what they read after pruning: schemaOf plans them.
+    explain: optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain,
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
   };
+}
+
+/** A derived source.eventTime must be a column some Project of the SQL defines. */
+function requireWatermarkPlaced(planner: StatefulPlanner): void {
+  if (planner.derivedEventTime === undefined || planner.watermarkPlaced) return;
+  throw new ValidationError(
+    `source.eventTime "${planner.derivedEventTime}" is neither a column of source.schema nor a column the SQL's projection defines; ` +
+      `name a source timestamp column, or select the event time in a subquery, e.g. SELECT o.ts AS ${planner.derivedEventTime} FROM (SELECT from_json(...) AS o FROM src)`,
+    { path: 'source.eventTime' },
+  );
 }
 
 function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
@@ -115,13 +129,22 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       } else {
         ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
       }
+      const watermark = stateful.watermarkAfter(out);
+      if (watermark) ops.push(watermark);
       return out;
     }
     case 'Union': {
+      // Each branch that defines a derived event-time column gets its own watermark operator.
+      const placedBefore = stateful.watermarkPlaced;
+      let placed = placedBefore;
       const branches = plan.branches.map((b) => {
         const operators: PhysicalOperator[] = [];
-        return { operators, schema: planPhysical(b, operators, stateful) };
+        stateful.watermarkPlaced = placedBefore;
+        const schema = planPhysical(b, operators, stateful);
+        placed ||= stateful.watermarkPlaced;
+        return { operators, schema };
       });
+      stateful.watermarkPlaced = placed;
       const [first, ...rest] = branches;
       const out: Schema = first.schema.map((f) => ({ ...f }));
       for (const b of rest) {

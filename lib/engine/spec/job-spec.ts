@@ -196,8 +196,9 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
     const s = base.data.source;
     if (s.eventTime !== undefined) {
       const col = s.schema.find((f) => f.name === s.eventTime);
-      if (!col) errors.push({ path: 'source.eventTime', message: `column "${s.eventTime}" is not in source.schema` });
-      else if (col.type !== 'timestamp') errors.push({ path: 'source.eventTime', message: `column "${s.eventTime}" must be a timestamp, it is ${col.type}` });
+      // Not a source column: one the SQL derives (withWatermark on a projection's column, e.g. a
+      // from_json field); compiling the SQL checks that a Project defines it as a timestamp.
+      if (col && col.type !== 'timestamp') errors.push({ path: 'source.eventTime', message: `column "${s.eventTime}" must be a timestamp, it is ${col.type}` });
     }
     if (s.watermarkDelay !== undefined && s.eventTime === undefined) {
       errors.push({ path: 'source.watermarkDelay', message: 'needs source.eventTime (the column the watermark tracks)' });

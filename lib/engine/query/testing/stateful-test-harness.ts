@@ -10,7 +10,7 @@
  */
 import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
 import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator } from '../../operators/physical-operator';
-import { eventTimeStats, nextWatermark } from '../../operators/watermark';
+import { batchEventTimes, nextWatermark } from '../../operators/watermark';
 import { FileBackedStateStoreProvider } from '../../state/file-backed-state-store-provider';
 import type { StateStore, StateStoreConf } from '../../state/state-store';
 import type { OutputMode, Row, Schema } from '../../types';
@@ -90,9 +90,9 @@ export class StatefulQueryRunner {
     for (const p of this.providers.values()) await p.maintenance();
     const progress = this.compiled.stateful.map((op) => op.progress!());
     const result = { batchId: this.batchId, output: data, watermarkMs: this.watermarkMs, progress };
-    // The production rule (operators/watermark.ts), over the batch's source rows.
+    // The production rule (operators/watermark.ts), over the batch's source rows or derived column.
     const { eventTime, watermarkDelayMs } = this.relation;
-    if (eventTime) this.watermarkMs = nextWatermark(this.watermarkMs, eventTimeStats(rows, eventTime), watermarkDelayMs ?? 0);
+    if (eventTime) this.watermarkMs = nextWatermark(this.watermarkMs, batchEventTimes(rows, eventTime, this.relation.schema, ctx), watermarkDelayMs ?? 0);
     this.batchId++;
     return result;
   }
