@@ -147,6 +147,15 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       await expect(p.getByRole('table', { name: 'Firing alerts' }).getByRole('button', { name: /^Acknowledge/ }).first()).toBeVisible({ timeout: 90_000 });
     },
   },
+  {
+    name: 'audit-contracts',
+    // The fleet's contract audit with this spec's jobs in it: the table, its badges and fixes.
+    open: async (p) => {
+      await p.goto('/audit/contracts');
+      await expect(p.getByRole('heading', { name: 'Contract audit', level: 1 })).toBeVisible();
+      await expect(p.getByRole('table', { name: 'Contract audit' }).getByRole('row').nth(1)).toBeVisible();
+    },
+  },
   { name: 'demo', open: async (p) => void (await p.goto('/demo'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
   { name: 'account-password', open: async (p) => void (await p.goto('/account/password'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
   { name: 'job-not-found', open: async (p) => void (await p.goto('/jobs/00000000-0000-0000-0000-000000000000'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },

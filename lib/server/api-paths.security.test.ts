@@ -1,8 +1,9 @@
 /**
  * Path confinement through the real route handlers: every path field of a spec must lie inside
  * its root (422 naming the field, the resolved path and the roots), a checkpoint belongs to one
- * job (409 naming the other), the checkpoint file endpoint serves only the engine's files, and a
- * reset deletes only the engine's files of a real checkpoint, never through a symlink.
+ * job (409 naming the other), the checkpoint file endpoint serves only the engine's files, a
+ * reset deletes only the engine's files of a real checkpoint, never through a symlink, and no job
+ * may point into the savepoints directory, whose savepoints outlive any reset or delete.
  *
  * The files root is this test's own temp dir (not the whole system temp dir), so anything
  * outside it is "outside".
@@ -11,7 +12,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realPathOf } from '@/lib/engine';
+import { checkpointFileManagerFor, MicroBatchExecution, parseJobSpec, realPathOf } from '@/lib/engine';
+import { verifySavepoint } from './services/savepoint-service';
 import { setupApiTestKit, filesSpec, type ApiTestKit } from './testing/api-test-kit';
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'weir-sec-paths-')));
@@ -36,6 +38,7 @@ let draft: typeof import('@/app/api/jobs/draft-check/route');
 let tree: typeof import('@/app/api/jobs/[id]/checkpoint/route');
 let file: typeof import('@/app/api/jobs/[id]/checkpoint/file/route');
 let reset: typeof import('@/app/api/jobs/[id]/reset-checkpoint/route');
+let savepoints: typeof import('@/app/api/jobs/[id]/savepoints/route');
 
 beforeAll(async () => {
   kit = await setupApiTestKit({ filesRoots: [filesRoot, shared], checkpointRoot: cpRoot });
@@ -46,6 +49,7 @@ beforeAll(async () => {
   tree = await import('@/app/api/jobs/[id]/checkpoint/route');
   file = await import('@/app/api/jobs/[id]/checkpoint/file/route');
   reset = await import('@/app/api/jobs/[id]/reset-checkpoint/route');
+  savepoints = await import('@/app/api/jobs/[id]/savepoints/route');
 });
 afterAll(async () => {
   await kit?.teardown();
@@ -300,4 +304,97 @@ describe('reset and delete remove only the engine’s files', () => {
     expect(existsSync(path.join(home, 'offsets', '0'))).toBe(true);
     expect(existsSync(path.join(home, 'metadata'))).toBe(true);
   });
+});
+
+describe('savepoints are never a job’s checkpoint', () => {
+  const spDir = path.join(cpRoot, 'savepoints');
+  const doReset = (id: string, name: string) => kit.call(reset.POST, 'x', { method: 'POST', token: kit.tokens.admin, params: { id }, body: { confirm: name, acknowledgeReprocessing: true } });
+  const doDelete = (id: string, name: string) =>
+    kit.call(one.DELETE, `/api/jobs/${id}?deleteCheckpoint=true&confirm=${name}&acknowledgeReprocessing=true`, { method: 'DELETE', token: kit.tokens.admin, params: { id } });
+
+  it.each([
+    ['checkpointLocation', 'savepoints', 'relative, the directory itself'],
+    ['checkpointLocation', path.join(spDir, 'some-job', 'some-savepoint'), 'a savepoint inside it'],
+    ['checkpointLocation', cpRoot, 'the checkpoint root, which contains it'],
+    ['sink.options.path', path.join(spDir, 'out'), 'a sink writing into it'],
+    ['source.options.path', spDir, 'a source reading it'],
+  ])('%s = %s (%s): 422 naming the field and the savepoints directory; nothing saved', async (field, value) => {
+    const name = `sp-${FIELDS.indexOf(field)}-${path.basename(value)}`;
+    const res = await create(withPath(name, field, value));
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    const e = issues(res).find((x) => x.path === field);
+    expect(e, JSON.stringify(res.body)).toBeDefined();
+    expect(e!.message).toContain(`the savepoints directory "${spDir}"`);
+    expect(e!.message).toMatch(/a location outside/);
+    expect(await kit.db.job.count({ where: { name } })).toBe(0);
+  });
+
+  it('validate reports the same refusal; an update cannot move a checkpoint there either', async () => {
+    const v = await kit.call(validate.POST, '/api/jobs/validate', { method: 'POST', token: kit.tokens.viewer, body: { spec: withPath('sp-v', 'checkpointLocation', path.join(spDir, 'x')) } });
+    expect(v.body.ok).toBe(false);
+    expect(v.body.errors.map((e: Issue) => e.path)).toContain('checkpointLocation');
+    const res = await create(filesSpec('sp-mover', dirFor('sp-mover')));
+    expect(res.status).toBe(201);
+    const id = res.body.job.id;
+    const put = await kit.call(one.PUT, `/api/jobs/${id}`, {
+      method: 'PUT',
+      token: kit.tokens.admin,
+      params: { id },
+      body: { spec: withPath('sp-mover', 'checkpointLocation', path.join(spDir, id, 'x')), acknowledgeReprocessing: true },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(422);
+    expect(issues(put).map((e) => e.path)).toEqual(['checkpointLocation']);
+  });
+
+  it('a savepoint survives the reset and the delete of its job, and of an old job pointed at it', async () => {
+    const created = await create(filesSpec('sp-owner', dirFor('sp-owner')));
+    expect(created.status).toBe(201);
+    const { id, checkpointLocation: cp } = created.body.job;
+    // A real checkpoint with two committed batches, written by the engine.
+    mkdirSync(path.join(dirFor('sp-owner'), 'in'), { recursive: true });
+    writeFileSync(path.join(dirFor('sp-owner'), 'in', 'a.json'), '{"user":"a","n":1}\n{"user":"b","n":2}\n');
+    const stored = await kit.db.job.findUniqueOrThrow({ where: { id } });
+    const parsed = parseJobSpec({ ...(stored.spec as object), checkpointLocation: stored.checkpointLocation });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const exec = new MicroBatchExecution({ spec: parsed.spec });
+    await exec.processAllAvailable();
+    writeFileSync(path.join(dirFor('sp-owner'), 'in', 'b.json'), '{"user":"c","n":3}\n');
+    await exec.processAllAvailable();
+    await exec.stop();
+    const taken = await kit.call(savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: kit.tokens.operator, params: { id }, body: { name: 'keep' } });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(201);
+    const location: string = taken.body.location;
+    expect(location.startsWith(spDir + '/')).toBe(true);
+    const copy = checkpointFileManagerFor(location);
+    const files = (await verifySavepoint(copy)).files.length;
+    expect(files).toBeGreaterThanOrEqual(5);
+
+    // An old job pointed at the savepoint, as one stored before the rule could be: its reset and
+    // its delete with the checkpoint are refused with nothing deleted, and say what to do.
+    const old = await create(filesSpec('sp-old', dirFor('sp-old')));
+    const oldId = old.body.job.id;
+    await kit.db.job.update({ where: { id: oldId }, data: { checkpointLocation: location } });
+    const r = await doReset(oldId, 'sp-old');
+    expect(r.status, JSON.stringify(r.body)).toBe(409);
+    expect(r.body.error.message).toMatch(/savepoints directory .* nothing was deleted/);
+    expect(r.body.error.message).toMatch(/outside that directory/);
+    const d = await doDelete(oldId, 'sp-old');
+    expect(d.status, JSON.stringify(d.body)).toBe(409);
+    expect(await kit.db.job.count({ where: { id: oldId } })).toBe(1);
+    expect((await verifySavepoint(copy)).files.length).toBe(files);
+
+    // The job's own reset empties its checkpoint and leaves its savepoint whole.
+    const own = await doReset(id, 'sp-owner');
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(own.body.deletedFiles).toBeGreaterThan(0);
+    expect(existsSync(path.join(cp, 'commits', '1'))).toBe(false);
+    expect((await verifySavepoint(copy)).files.length).toBe(files);
+
+    // And so does deleting the job with its checkpoint.
+    const del = await doDelete(id, 'sp-owner');
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    expect(await kit.db.job.count({ where: { id } })).toBe(0);
+    expect((await verifySavepoint(copy)).files.length).toBe(files);
+    expect(readFileSync(path.join(location, 'commits', '1'), 'utf8').length).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -6,6 +6,9 @@
  * The control plane runs as root, and a checkpoint location is only a name: the directory may
  * hold anything. So:
  * - a local location must lie inside WEIR_CHECKPOINT_ROOT (its real path), or nothing is deleted;
+ * - a location that is or lies in `<root>/savepoints/` is refused, with nothing deleted: a
+ *   savepoint is a checkpoint's files, and a job made to point there before the path rules said
+ *   no (job-paths.ts) would otherwise erase the very copy kept to recover from;
  * - a directory that is not a Weir checkpoint (no `metadata` of ours and no `offsets/N`) is
  *   refused, with nothing deleted;
  * - only the engine's entries go (checkpoint-layout.ts), each file by itself, never through a
@@ -13,9 +16,10 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { readStreamMetadata, type CheckpointFileManager } from '@/lib/engine';
+import { readStreamMetadata, resolvePathField, type CheckpointFileManager } from '@/lib/engine';
 import { ConflictError } from '../http/http-errors';
 import { NoFollowCheckpoint, openCheckpoint, walkCheckpoint, type CheckpointWalk } from '../presenters/checkpoint-presenter';
+import { overlapWithSavepoints, savepointsDirectory } from './job-paths';
 
 export interface CheckpointDeletion {
   deletedFiles: number;
@@ -41,6 +45,16 @@ async function isWeirCheckpoint(fm: CheckpointFileManager, walk: CheckpointWalk)
 /** Deletes the engine's files in the checkpoint at `location`; see the header for what is refused. */
 export async function deleteCheckpoint(location: string, checkpointRoot: string): Promise<CheckpointDeletion> {
   const fm = openCheckpoint(location, checkpointRoot);
+  const resolved = resolvePathField('checkpointLocation', location, 'checkpoint', { checkpointRoot });
+  // A checkpoint containing the savepoints directory is safe: the walk below treats it as foreign.
+  const rel = resolved.ok ? overlapWithSavepoints(resolved.key, checkpointRoot) : null;
+  if (rel === 'equal' || rel === 'inside') {
+    throw new ConflictError(
+      `${fm.description} is in the savepoints directory ${savepointsDirectory(checkpointRoot)}: its files are a savepoint, so nothing was deleted. ` +
+        "Edit the job to give it a checkpoint location of its own outside that directory (or delete the job without its checkpoint).",
+      { path: 'checkpointLocation' },
+    );
+  }
   const walk = await walkCheckpoint(fm);
   if (walk.files.length === 0 && walk.scratch.length === 0) {
     return { deletedFiles: 0, keptEntries: walk.foreign.slice(0, MAX_KEPT_LISTED), ...(walk.foreign.length ? { message: keptMessage(walk.foreign) } : {}) };

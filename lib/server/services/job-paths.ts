@@ -8,6 +8,11 @@
  * who can read the sink read whatever the checkpoint directory was made to hold), and a job's
  * paths may not lie in another job's checkpoint. Two jobs may share input and output directories
  * (one job's sink is often the next one's source); what they may not share is a checkpoint.
+ *
+ * Savepoints: `<checkpoint root>/savepoints/` holds the copies savepoint-service.ts takes, and no
+ * job's path may be, lie in or (for a checkpoint) contain it (422): a reset or a delete with the
+ * checkpoint removes the engine's files of the job's checkpoint, and a savepoint is made of
+ * exactly such files, so a job pointed at one would wipe the known-good state it was kept for.
  */
 import { confineSpecPaths, overlapOf, specPathFields, resolvePathField, type ConfinedSpec, type PathRoots } from '@/lib/engine';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
@@ -37,6 +42,43 @@ function storedFields(job: { spec: Prisma.JsonValue; checkpointLocation: string 
     if (r.ok) out.push({ ...f, location: r.location, key: r.key, local: r.local });
   }
   return out;
+}
+
+/** Where savepoints are kept: `<checkpoint root>/savepoints` (a directory or an s3:// prefix alike). */
+export function savepointsDirectory(checkpointRoot: string): string {
+  return `${checkpointRoot.replace(/\/+$/, '')}/savepoints`;
+}
+
+/** How a resolved path's key relates to the savepoints directory (null: apart from it). */
+export function overlapWithSavepoints(key: string, checkpointRoot: string): 'equal' | 'inside' | 'contains' | null {
+  const dir = resolvePathField('savepoints', savepointsDirectory(checkpointRoot), 'checkpoint', { checkpointRoot });
+  return dir.ok ? overlapOf(key, dir.key) : null;
+}
+
+/**
+ * The issues (422) of paths that are or lie in the savepoints directory, and of a checkpoint that
+ * contains it. A data directory may contain it (a files root may hold the checkpoint root): the
+ * connectors never write below their own directory's top level into it.
+ */
+export function savepointPathIssues(fields: Field[], checkpointRoot: string): { path: string; message: string }[] {
+  return fields.flatMap((f) => {
+    const rel = overlapWithSavepoints(f.key, checkpointRoot);
+    if (!rel || (rel === 'contains' && f.kind !== 'checkpoint')) return [];
+    const dir = savepointsDirectory(checkpointRoot);
+    const what = f.kind === 'checkpoint' ? 'a job’s checkpoint there would let a reset or a delete erase a savepoint' : 'a job’s data there would mix with the savepoints’ files';
+    return [
+      {
+        path: f.field,
+        message: `${f.field} "${f.location}" ${RELATION[rel]} the savepoints directory "${dir}", which holds the savepoints Weir takes; ${what}. ${f.kind === 'checkpoint' ? 'Leave checkpointLocation out (to get <root>/<job id>) or give' : 'Give'} a location outside ${dir}.`,
+      },
+    ];
+  });
+}
+
+/** Refuses (422) a job whose paths are in the savepoints directory (see savepointPathIssues). */
+export function assertOutsideSavepoints(fields: Field[], checkpointRoot: string): void {
+  const errors = savepointPathIssues(fields, checkpointRoot);
+  if (errors.length) throw new InvalidJobSpecError(errors);
 }
 
 /** Refuses (422) a job whose own paths lie in, contain or equal its own checkpoint. */

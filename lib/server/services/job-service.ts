@@ -33,7 +33,7 @@ import { serverOutboundPolicy } from '../outbound';
 import { recordAudit } from './audit-service';
 import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';
 import { deleteCheckpoint, type CheckpointDeletion } from './checkpoint-reset';
-import { assertCheckpointOwned, assertOwnPathsApart, confinePaths, lockJobPaths, type ServerPathRoots } from './job-paths';
+import { assertCheckpointOwned, assertOutsideSavepoints, assertOwnPathsApart, confinePaths, lockJobPaths, savepointPathIssues, type ServerPathRoots } from './job-paths';
 
 /** Refuses (409, saying why and what to do) an event the lifecycle table does not allow from the job's status. */
 function assertAllowed(job: Job, event: JobEvent): void {
@@ -96,9 +96,10 @@ export function validateSpec(spec: unknown, roots: ServerPathRoots, outbound: Ou
   const obj = specObject(spec);
   const confined = confinePaths(withCheckpoint(obj, checkpointUnder(roots.checkpointRoot, '<job id>')), roots);
   const v = validateJob(confined.spec, { outbound });
-  if (confined.errors.length === 0) return v;
+  const errors = [...confined.errors, ...savepointPathIssues(confined.fields, roots.checkpointRoot)];
+  if (errors.length === 0) return v;
   const { spec: _spec, contract: _contract, ...rest } = v;
-  return { ...rest, ok: false, errors: [...confined.errors, ...v.errors] };
+  return { ...rest, ok: false, errors: [...errors, ...v.errors] };
 }
 
 /** The spec with its paths confined and rewritten to absolute locations, and the engine's verdict. */
@@ -107,6 +108,7 @@ function validated(raw: Obj, roots: ServerPathRoots, outbound: OutboundPolicy) {
   const result = validateJob(confined.spec, { outbound });
   if (confined.errors.length || !result.ok || !result.spec) throw new InvalidJobSpecError([...confined.errors, ...result.errors], result.warnings);
   assertOwnPathsApart(confined.fields);
+  assertOutsideSavepoints(confined.fields, roots.checkpointRoot);
   return { spec: confined.spec, result: result as ValidateJobResult & { ok: true }, fields: confined.fields };
 }
 

@@ -7,7 +7,8 @@
  * The copy goes through CheckpointFileManager on both sides, so local disk, a shared volume and
  * s3:// work alike, to `<WEIR_CHECKPOINT_ROOT>/savepoints/<job id>/<savepoint id>/`, with
  * `_savepoint.json` listing every file's size and SHA-256; every file written is read back and
- * checked against it before the savepoint is recorded (and audited).
+ * checked against it before the savepoint is recorded (and audited). No job may keep its
+ * checkpoint there (job-paths.ts), and a reset or delete never deletes there (checkpoint-reset.ts).
  *
  * Not here yet: savepoints of a running job (pausing it between batches), resetting a job to a
  * savepoint or starting a new job from one (a rollback re-uses batch ids the sink has already
@@ -22,6 +23,7 @@ import { ACTIVE_STATUSES } from '../job-lifecycle';
 import { openCheckpoint, walkCheckpoint } from '../presenters/checkpoint-presenter';
 import { findJobOrThrow } from '../presenters/jobs-presenter';
 import { recordAudit } from './audit-service';
+import { savepointsDirectory } from './job-paths';
 
 const SAVEPOINT_MANIFEST = '_savepoint.json';
 
@@ -50,7 +52,7 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** A directory or s3:// prefix alike: the root (trusted configuration) with a fixed leaf. */
 function savepointLocation(checkpointRoot: string, jobId: string, id: string): string {
-  return `${checkpointRoot.replace(/\/+$/, '')}/savepoints/${jobId}/${id}`;
+  return `${savepointsDirectory(checkpointRoot)}/${jobId}/${id}`;
 }
 
 function view(s: { id: string; jobId: string; name: string; batchId: number; location: string; sizeBytes: bigint; fileCount: number; createdBy: string; createdAt: Date }): SavepointView {
