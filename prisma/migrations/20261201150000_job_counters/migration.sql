@@ -134,6 +134,23 @@ CREATE TRIGGER "Run_counters_update" AFTER UPDATE ON "Run"
 CREATE TRIGGER "Run_counters_delete" AFTER DELETE ON "Run"
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION weir_count_runs();
 
+-- TRUNCATE fires no row or delete triggers: an emptied table zeroes its totals.
+CREATE FUNCTION weir_zero_counters() RETURNS trigger
+  LANGUAGE plpgsql
+  AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'BatchProgress' THEN
+    UPDATE "JobCounters" SET "batches" = 0, "inputRows" = 0, "batchDurationSumMs" = 0, "batchDurationBuckets" = array_fill((0)::bigint, ARRAY[14]);
+  ELSE
+    UPDATE "JobCounters" SET "restarts" = 0, "failedRuns" = 0;
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER "BatchProgress_counters_truncate" AFTER TRUNCATE ON "BatchProgress" FOR EACH STATEMENT EXECUTE FUNCTION weir_zero_counters();
+CREATE TRIGGER "Run_counters_truncate" AFTER TRUNCATE ON "Run" FOR EACH STATEMENT EXECUTE FUNCTION weir_zero_counters();
+
 -- The history recorded before this migration, once.
 SELECT weir_apply_batch_deltas(array_agg("jobId"), array_agg(1), array_agg("numInputRows"::bigint), array_agg("batchDurationMs")) FROM "BatchProgress";
 SELECT weir_apply_run_deltas(array_agg("jobId"), array_agg(("attempt" > 0 OR "recoveredFromRunId" IS NOT NULL)::integer), array_agg(("status" = 'FAILED')::integer)) FROM "Run";
