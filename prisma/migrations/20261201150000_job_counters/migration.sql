@@ -7,12 +7,14 @@
 -- totals equal to the sums over the rows still recorded, in the writer's own transaction, at the
 -- cost of one counters update per statement whatever its number of rows. A deleted history (a
 -- checkpoint reset) therefore reads as a counter reset, as it did when each scrape summed it.
+-- batchDurationBuckets is nullable only because Prisma declares every list column so (a NOT NULL
+-- would show as drift in `prisma migrate diff`); the triggers always write all 14 entries.
 CREATE TABLE "JobCounters" (
     "jobId" TEXT NOT NULL,
     "batches" BIGINT NOT NULL DEFAULT 0,
     "inputRows" BIGINT NOT NULL DEFAULT 0,
     "batchDurationSumMs" BIGINT NOT NULL DEFAULT 0,
-    "batchDurationBuckets" BIGINT[] NOT NULL DEFAULT array_fill((0)::bigint, ARRAY[14]),
+    "batchDurationBuckets" BIGINT[] DEFAULT array_fill((0)::bigint, ARRAY[14]),
     "restarts" BIGINT NOT NULL DEFAULT 0,
     "failedRuns" BIGINT NOT NULL DEFAULT 0,
 
