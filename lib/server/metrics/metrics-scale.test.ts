@@ -2,7 +2,7 @@
  * /metrics at scale: a scrape's queries, and the rows they read from batch and run history, must
  * not grow with that history (Prometheus scrapes every 15 s, forever). Counted, never timed: each
  * query a scrape sends is captured from Prisma's query log and replayed under EXPLAIN ANALYZE,
- * which reports the rows each plan node read from BatchProgress and Run. And the counters the
+ * which reports the rows each plan node read from BatchProgress, Run and Alert. And the counters the
  * database keeps as rows are recorded (JobCounters) must equal the sums over the rows recorded,
  * whatever the sequence of inserts, upserts and deletes (a property test against the aggregation
  * each scrape used to run).
@@ -62,6 +62,14 @@ async function addRuns(jobIds: string[], perJob: number, workerId: string): Prom
      SELECT gen_random_uuid()::text, j, gen_random_uuid()::text, $3, CASE WHEN r % 3 = 0 THEN 'FAILED' ELSE 'STOPPED' END::"RunStatus", r % 2, now()
      FROM unnest($1::text[]) j, generate_series(1, $2::int) r`,
     [jobIds, perJob, workerId],
+  );
+}
+
+async function addAlerts(jobIds: string[], state: 'FIRING' | 'RESOLVED', perJob: number): Promise<void> {
+  await q(
+    `INSERT INTO "Alert" (id, "jobId", kind, state, "dedupKey", message, "updatedAt")
+     SELECT gen_random_uuid()::text, j, 'commit-lag', $2::"AlertState", j || '-' || n, 'lag', now() FROM unnest($1::text[]) j, generate_series(1, $3::int) n`,
+    [jobIds, state, perJob],
   );
 }
 
@@ -130,13 +138,13 @@ function rowsRead(node: PlanNode, into = new Map<string, number>()): Map<string,
  * one, and what matters is that a plan exists whose reads do not grow with history. A query with
  * no such plan still scans (and the count shows it).
  */
-async function historyRowsRead(query: string, params: unknown[]): Promise<{ BatchProgress: number; Run: number }> {
+async function historyRowsRead(query: string, params: unknown[]): Promise<{ BatchProgress: number; Run: number; Alert: number }> {
   await q('BEGIN');
   try {
     await q('SET LOCAL enable_seqscan = off');
     const { rows } = await q(`EXPLAIN (ANALYZE, FORMAT JSON) ${query}`, params);
     const read = rowsRead((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
-    return { BatchProgress: read.get('BatchProgress') ?? 0, Run: read.get('Run') ?? 0 };
+    return { BatchProgress: read.get('BatchProgress') ?? 0, Run: read.get('Run') ?? 0, Alert: read.get('Alert') ?? 0 };
   } finally {
     await q('ROLLBACK');
   }
@@ -149,7 +157,7 @@ async function scrapeProfile() {
   const queries = [...logged];
   const reads = [];
   for (const l of queries) reads.push(await historyRowsRead(l.query, JSON.parse(l.params) as unknown[]));
-  return { queries: queries.map((l) => l.query).sort(), reads: reads.reduce((a, r) => ({ BatchProgress: a.BatchProgress + r.BatchProgress, Run: a.Run + r.Run }), { BatchProgress: 0, Run: 0 }) };
+  return { queries: queries.map((l) => l.query).sort(), reads: reads.reduce((a, r) => ({ BatchProgress: a.BatchProgress + r.BatchProgress, Run: a.Run + r.Run, Alert: a.Alert + r.Alert }), { BatchProgress: 0, Run: 0, Alert: 0 }) };
 }
 
 describe('JobCounters', () => {
@@ -246,19 +254,21 @@ describe('a /metrics scrape', () => {
     await addBatches(jobs, 0, 0);
     await addRuns(jobs, 1, 'w1');
     await q(`INSERT INTO "Run" (id, "jobId", "runId", "workerId", status) SELECT 'open-' || j, j, 'open-' || j, 'w1', 'RUNNING' FROM unnest($1::text[]) j`, [jobs]);
+    await addAlerts(jobs, 'FIRING', 1);
     await q('ANALYZE');
     const small = await scrapeProfile();
 
     await addBatches(jobs, 1, 1999);
     await addRuns(jobs, 300, 'w1');
+    await addAlerts(jobs, 'RESOLVED', 300);
     await q('ANALYZE');
     const large = await scrapeProfile();
 
     expect(large.queries).toEqual(small.queries);
     expect(large.queries).toHaveLength(3);
     expect(large.reads).toEqual(small.reads);
-    // One latest batch per job, and the worker's open runs.
-    expect(large.reads).toEqual({ BatchProgress: jobs.length, Run: jobs.length });
+    // One latest batch per job, the worker's open runs, the firing alerts.
+    expect(large.reads).toEqual({ BatchProgress: jobs.length, Run: jobs.length, Alert: jobs.length });
 
     // The figures are still the totals over all of it.
     const scraped = await scrapedTotals();
