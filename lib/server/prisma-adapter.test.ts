@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { NameAsTextPool, retypeNameColumns } from './prisma-adapter';
+import { NameAsTextPool, retypeNameColumns, WholeScriptPrismaPg } from './prisma-adapter';
+import { createTestDatabase } from './testing/database';
 import { TEST_PG } from './testing/database';
 
 const pools: NameAsTextPool[] = [];
@@ -27,5 +28,28 @@ describe('the name-as-text shim for the migration adapter', () => {
     const tx = await shimmed.startTransaction();
     expect((await tx.queryRaw(sql as never)).rows).toEqual([['postgres']]);
     await tx.rollback();
+  });
+
+  it('runs a migration script whole: a PL/pgSQL body and a comment may hold `;`, which the plain adapter splits on', async () => {
+    const script = `-- a comment; with a semicolon
+      CREATE FUNCTION shim_probe() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN PERFORM 1; RETURN 42; END $$;
+      CREATE TABLE shim_probe_t (n integer)`;
+    const database = await createTestDatabase('weir_adapter', { migrate: false });
+    try {
+      const plain = await new PrismaPg({ connectionString: database.url }).connect();
+      await expect(plain.executeScript(script)).rejects.toThrow();
+      await plain.dispose();
+
+      const whole = await new WholeScriptPrismaPg({ connectionString: database.url }).connect();
+      await whole.executeScript(script);
+      const r = await whole.queryRaw({ sql: 'SELECT shim_probe() AS n', args: [], argTypes: [] } as never);
+      expect(r.rows).toEqual([[42]]);
+      // A failing script still surfaces as the adapter's error, and rolls back whole.
+      await expect(whole.executeScript('CREATE TABLE shim_probe_2 (n integer); SELECT no_such_column FROM shim_probe_t')).rejects.toThrow();
+      expect((await whole.queryRaw({ sql: `SELECT to_regclass('shim_probe_2') IS NULL AS gone`, args: [], argTypes: [] } as never)).rows).toEqual([[true]]);
+      await whole.dispose();
+    } finally {
+      await database.drop();
+    }
   });
 });

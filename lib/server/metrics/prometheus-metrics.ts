@@ -3,9 +3,12 @@
  *
  * Every scrape builds a fresh registry from the database, not from counters kept in the API
  * process: several API processes behind a load balancer answer the same, a restart of one loses
- * nothing, and the series of a deleted job disappear with its rows. Reads are set-based (one
- * query per concern, whatever the number of jobs), so a scrape of a thousand jobs costs what a
- * scrape of ten does, plus the aggregation over batch history.
+ * nothing, and the series of a deleted job disappear with its rows. Reads are set-based and
+ * bounded (one query per concern, whatever the number of jobs, and none that reads a job's whole
+ * history): Prometheus scrapes every 15 s for as long as Weir runs, so a scrape must cost the same
+ * after a million batches as after ten. Gauges come from each job's latest batch (one index probe
+ * per job); counters from the running totals the database keeps in JobCounters as batches and
+ * runs are recorded (prisma/migrations/20261201150000_job_counters).
  *
  * Labels: `job_id` and `job_name` per job (not `job`, which Prometheus sets to the scrape job);
  * `worker_id` and `hostname` per worker. Counters are totals over the job's recorded batch and
@@ -18,8 +21,12 @@ import { JOB_STATUSES } from '../job-lifecycle';
 
 export const METRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
 
-/** Batch duration buckets, seconds: micro-batches take from milliseconds to minutes. */
-const BATCH_DURATION_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/**
+ * Batch duration buckets, seconds: micro-batches take from milliseconds to minutes. The database
+ * counts batches into the same buckets (weir_batch_duration_bucket, in milliseconds) as it records
+ * them; a test checks the two agree.
+ */
+export const BATCH_DURATION_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /**
  * A worker that stopped heartbeating without a clean exit (killed) stays in the metrics this
@@ -50,21 +57,13 @@ interface JobRow {
   watermarkGapMs: number | null;
   lastCommittedMs: number | null;
   sourceIdleMs: number | null;
-}
-
-interface HistoryRow {
-  jobId: string;
   inputRows: number;
   batches: number;
   durationSumMs: number;
-  /** Cumulative counts per bucket of BATCH_DURATION_BUCKETS_S, in order. */
-  buckets: number[];
-}
-
-interface RunRow {
-  jobId: string;
+  /** Batches per bucket of BATCH_DURATION_BUCKETS_S, then past the last bound; not cumulative. */
+  bucketCounts: number[] | null;
   restarts: number;
-  failed: number;
+  failedRuns: number;
 }
 
 interface WorkerRow {
@@ -93,9 +92,8 @@ function precountedHistogram(name: string, help: string, series: { labels: Recor
 export async function collectMetrics(src: MetricsSources): Promise<Registry<OpenMetricsContentType>> {
   const { db } = src;
   const now = src.now ?? Date.now();
-  const bucketsMs = BATCH_DURATION_BUCKETS_S.map((s) => s * 1000);
-  const [jobs, history, runs, alerts, workers, queue] = await Promise.all([
-    // The latest batch of each job, through the (jobId, batchId DESC) index.
+  const [jobs, alerts, workers, queue] = await Promise.all([
+    // The latest batch of each job, through the (jobId, batchId DESC) index, and its counters.
     db.$queryRaw<JobRow[]>`
       SELECT j.id, j."name", j."status"::text AS "status", j."desiredState"::text AS "desiredState",
              b."processedRowsPerSecond", b."stateRowsTotal"::float8 AS "stateRowsTotal",
@@ -104,16 +102,15 @@ export async function collectMetrics(src: MetricsSources): Promise<Registry<Open
              CASE WHEN b."watermarkMs" IS NULL THEN NULL
                   ELSE (extract(epoch FROM b."timestamp") * 1000 - b."watermarkMs")::float8 END AS "watermarkGapMs",
              (extract(epoch FROM j."lastCommittedAt") * 1000)::float8 AS "lastCommittedMs",
-             (extract(epoch FROM j."sourceIdleAt") * 1000)::float8 AS "sourceIdleMs"
-      FROM "Job" j LEFT JOIN LATERAL (
+             (extract(epoch FROM j."sourceIdleAt") * 1000)::float8 AS "sourceIdleMs",
+             COALESCE(c."inputRows", 0)::float8 AS "inputRows", COALESCE(c."batches", 0)::float8 AS "batches",
+             COALESCE(c."batchDurationSumMs", 0)::float8 AS "durationSumMs", c."batchDurationBuckets"::float8[] AS "bucketCounts",
+             COALESCE(c."restarts", 0)::float8 AS "restarts", COALESCE(c."failedRuns", 0)::float8 AS "failedRuns"
+      FROM "Job" j
+      LEFT JOIN "JobCounters" c ON c."jobId" = j.id
+      LEFT JOIN LATERAL (
         SELECT * FROM "BatchProgress" p WHERE p."jobId" = j.id ORDER BY p."batchId" DESC LIMIT 1
       ) b ON true`,
-    historyRows(db, bucketsMs),
-    db.$queryRaw<RunRow[]>`
-      SELECT "jobId",
-             count(*) FILTER (WHERE "attempt" > 0 OR "recoveredFromRunId" IS NOT NULL)::float8 AS "restarts",
-             count(*) FILTER (WHERE "status" = 'FAILED')::float8 AS "failed"
-      FROM "Run" GROUP BY "jobId"`,
     db.$queryRaw<{ jobId: string; n: number }[]>`
       SELECT "jobId", count(*)::float8 AS n FROM "Alert" WHERE "state" = 'FIRING' AND "jobId" IS NOT NULL GROUP BY "jobId"`,
     db.$queryRaw<WorkerRow[]>`
@@ -152,20 +149,16 @@ export async function collectMetrics(src: MetricsSources): Promise<Registry<Open
   const failedRuns = counter('weir_job_failed_runs_total', 'Runs that ended FAILED', JOB);
   const firing = gauge('weir_job_firing_alerts', 'Alerts of the job that are firing now', JOB);
 
-  const historyOf = new Map(history.map((h) => [h.jobId, h]));
-  const runsOf = new Map(runs.map((r) => [r.jobId, r]));
   const alertsOf = new Map(alerts.map((a) => [a.jobId, a.n]));
   const histogramSeries: { labels: Record<string, string>; buckets: number[]; count: number; sum: number }[] = [];
   for (const j of jobs) {
     const labels = { job_id: j.id, job_name: j.name };
     info.set({ ...labels, desired_state: j.desiredState }, 1);
     for (const s of JOB_STATUSES) status.set({ ...labels, status: s }, j.status === s ? 1 : 0);
-    const h = historyOf.get(j.id);
-    inputRows.inc(labels, h?.inputRows ?? 0);
-    histogramSeries.push({ labels, buckets: h?.buckets ?? BATCH_DURATION_BUCKETS_S.map(() => 0), count: h?.batches ?? 0, sum: (h?.durationSumMs ?? 0) / 1000 });
-    const r = runsOf.get(j.id);
-    restarts.inc(labels, r?.restarts ?? 0);
-    failedRuns.inc(labels, r?.failed ?? 0);
+    inputRows.inc(labels, j.inputRows);
+    histogramSeries.push({ labels, buckets: cumulativeBuckets(j.bucketCounts), count: j.batches, sum: j.durationSumMs / 1000 });
+    restarts.inc(labels, j.restarts);
+    failedRuns.inc(labels, j.failedRuns);
     firing.set(labels, alertsOf.get(j.id) ?? 0);
     // A job with no batch yet has no latest figures: its gauges are absent rather than 0.
     if (j.processedRowsPerSecond !== null) processed.set(labels, j.processedRowsPerSecond);
@@ -200,28 +193,8 @@ export async function collectMetrics(src: MetricsSources): Promise<Registry<Open
   return registry;
 }
 
-/**
- * Per job: rows, batches, and the cumulative batch-duration buckets, from one aggregation grouped
- * by (job, first bucket). Durations are whole milliseconds and the bounds are too, so
- * width_bucket over `duration - 0.5` counts the bounds strictly below the duration: the index of
- * the first bucket whose `le` holds it (the length of the bounds: only +Inf).
- */
-async function historyRows(db: PrismaClient, bucketsMs: number[]): Promise<HistoryRow[]> {
-  const rows = await db.$queryRaw<{ jobId: string; bucket: number; n: number; inputRows: number; durationMs: number }[]>`
-    SELECT "jobId", width_bucket("batchDurationMs" - 0.5, ${bucketsMs}::float8[]) AS bucket, count(*)::float8 AS n,
-           sum("numInputRows")::float8 AS "inputRows", sum("batchDurationMs")::float8 AS "durationMs"
-    FROM "BatchProgress" GROUP BY 1, 2`;
-  const byJob = new Map<string, HistoryRow & { firsts: number[] }>();
-  for (const r of rows) {
-    let h = byJob.get(r.jobId);
-    if (!h) byJob.set(r.jobId, (h = { jobId: r.jobId, inputRows: 0, batches: 0, durationSumMs: 0, buckets: [], firsts: bucketsMs.map(() => 0) }));
-    h.inputRows += r.inputRows;
-    h.batches += r.n;
-    h.durationSumMs += r.durationMs;
-    if (r.bucket < bucketsMs.length) h.firsts[r.bucket] += r.n;
-  }
-  return [...byJob.values()].map(({ firsts, ...h }) => {
-    let sum = 0;
-    return { ...h, buckets: firsts.map((n) => (sum += n)) };
-  });
+/** The cumulative count at each finite bound of BATCH_DURATION_BUCKETS_S (`le`), from per-bucket counts. */
+function cumulativeBuckets(counts: number[] | null): number[] {
+  let sum = 0;
+  return BATCH_DURATION_BUCKETS_S.map((_, i) => (sum += counts?.[i] ?? 0));
 }
