@@ -17,7 +17,7 @@ import type { JobSortColumn, JobsQuery } from '../http/api-schemas';
 import { BadRequestError } from '../http/http-errors';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 import { jobFigures, type JobOverview } from './job-overview-presenter';
-import type { JobListItem } from './jobs-presenter';
+import { listItem } from './jobs-presenter';
 
 export interface JobPage {
   items: JobOverview[];
@@ -155,22 +155,6 @@ interface JobRow {
   lastCommittedAt: Date | null;
   updatedAt: Date;
   createdAt: Date;
-}
-
-function listItem(j: JobRow): JobListItem {
-  return {
-    id: j.id,
-    name: j.name,
-    status: j.status,
-    desiredState: j.desiredState,
-    guarantee: j.guarantee,
-    sourceType: j.sourceType,
-    sinkType: j.sinkType,
-    outputMode: j.outputMode,
-    lastBatchId: j.lastBatchId,
-    lastCommittedAt: j.lastCommittedAt?.toISOString() ?? null,
-    updatedAt: j.updatedAt.toISOString(),
-  };
 }
 
 export async function listJobPage(db: PrismaClient, query: JobsQuery, now = Date.now()): Promise<JobPage> {

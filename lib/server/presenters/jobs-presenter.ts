@@ -34,10 +34,11 @@ export interface JobDetail extends JobListItem {
   createdAt: string;
 }
 
-/** The columns a list item needs: the list never reads specs or contracts. */
-type ListColumn = 'id' | 'name' | 'status' | 'desiredState' | 'guarantee' | 'sourceType' | 'sinkType' | 'outputMode' | 'lastBatchId' | 'lastCommittedAt' | 'updatedAt';
+/** The columns a list item needs (the list never reads specs or contracts), times as read. */
+type ListRow = Omit<JobListItem, 'lastCommittedAt' | 'updatedAt'> & { lastCommittedAt: Date | null; updatedAt: Date };
 
-function listItem(j: Pick<Job, ListColumn>): JobListItem {
+/** One list item, for the job detail and the jobs page alike. */
+export function listItem(j: ListRow): JobListItem {
   return {
     id: j.id,
     name: j.name,
