@@ -270,7 +270,8 @@ describe('npm start', () => {
     expect(s.output()).toMatch(/\[weir\] data: +\S+ \(PostgreSQL at DATABASE_URL; /);
     // Debug: what normally goes only to the log file is in the terminal too.
     expect(s.output()).toMatch(/\[weir\] using DATABASE_URL/);
-    expect(s.output()).toMatch(/"msg":"worker started"/);
+    // The worker logs this just after its first heartbeat, which health may see first.
+    await until('the worker\'s start line', () => /"msg":"worker started"/.test(s.output()));
     expect(s.output()).toMatch(/Next\.js/);
     expect(s.output()).toMatch(/\[weir\] log: +\S+weir\.log\n/);
     expect(await ctrlC(s)).toBe(0);
