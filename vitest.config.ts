@@ -13,8 +13,10 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', '.next/**', '.data/**', 'e2e/**'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Timeouts catch a hang, not slowness: many tests spawn CLIs, workers and databases, and on
+    // a loaded laptop each of those can take tens of seconds. Tests wait for conditions instead.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     // Integration tests share this machine's PostgreSQL/Redis/NATS; each creates its own
     // database or key prefix, so files may run in parallel, but 2 cores is the budget.
     maxWorkers: 2,

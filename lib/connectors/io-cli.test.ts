@@ -176,9 +176,13 @@ describe('weir CLI with io sources and sinks', () => {
     const running = weir(['run', file], (stdout, child) => {
       if (progressLines(stdout).some((p) => p.numInputRows === 3)) child.kill('SIGTERM');
     });
-    // The listener opens when the run starts: retry the POST until it is accepted.
+    // The listener opens when the run starts (a CLI start can take many seconds on a loaded
+    // machine): retry the POST until it is accepted, or the run has ended without taking it.
+    let exited = false;
+    void running.then(() => (exited = true));
     let status = 0;
-    for (let i = 0; i < 100 && status !== 202; i++) {
+    const deadline = Date.now() + 120_000;
+    while (status !== 202 && !exited && Date.now() < deadline) {
       status = await fetch(`http://127.0.0.1:${port}/ingest`, { method: 'POST', body: JSON.stringify([1, 2, 3].map((id) => ({ id, region: 'eu', amount: id }))) })
         .then((res) => res.status, () => 0);
       if (status !== 202) await new Promise((res) => setTimeout(res, 100));

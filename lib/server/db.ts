@@ -10,8 +10,18 @@ import { databaseUrl } from '@/lib/env';
 
 const globalForPrisma = globalThis as unknown as { weirPrisma?: PrismaClient };
 
+/**
+ * Interactive transactions get more than Prisma's 5 s: on a loaded machine (or behind a lock a
+ * path claim waits for) a short transaction can take longer, and an expired one fails a request
+ * that would have succeeded. The bound stays: a transaction that hangs is still ended.
+ */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+
 export function prisma(): PrismaClient {
-  globalForPrisma.weirPrisma ??= new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl() }) });
+  globalForPrisma.weirPrisma ??= new PrismaClient({
+    adapter: new PrismaPg({ connectionString: databaseUrl() }),
+    transactionOptions: TRANSACTION_OPTIONS,
+  });
   return globalForPrisma.weirPrisma;
 }
 

@@ -23,6 +23,8 @@ describe('errorResponse', () => {
     [new CheckpointWriteFailedError('/cp/offsets/1', 'EROFS', 'read-only file system'), 503, 'CHECKPOINT_WRITE_FAILED'],
     [new BadRecordError('r'), 500, 'BAD_RECORD'],
     [Object.assign(new Error('unique'), { code: 'P2002', meta: { target: ['name'] } }), 409, 'CONFLICT'],
+    [Object.assign(new Error('Transaction API error: A commit cannot be executed on an expired transaction.'), { code: 'P2028' }), 503, 'DATABASE_UNAVAILABLE'],
+    [Object.assign(new Error("Can't reach database server"), { code: 'P1001' }), 503, 'DATABASE_UNAVAILABLE'],
     [new Error('boom'), 500, 'INTERNAL'],
   ])('%s → %i %s', async (error, status, code) => {
     const res = errorResponse(error);

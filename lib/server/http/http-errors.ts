@@ -103,7 +103,18 @@ function httpStatusOf(e: unknown): number {
   if (e instanceof WeirError) return STATUS_BY_CODE[e.code] ?? 500;
   if (prismaCode(e) === 'P2002') return 409;
   if (prismaCode(e) === 'P2025') return 404;
+  if (isDatabaseUnavailable(e)) return 503;
   return 500;
+}
+
+/**
+ * The database did not answer in time or could not be reached: an interactive transaction that
+ * expired (P2028, rolled back), no connection from the pool in time (P2024), the server
+ * unreachable (P1001). Nothing was changed, so the client may simply try again.
+ */
+function isDatabaseUnavailable(e: unknown): boolean {
+  const code = prismaCode(e);
+  return code === 'P2028' || code === 'P2024' || code === 'P1001';
 }
 
 function prismaCode(e: unknown): string | undefined {
@@ -145,11 +156,18 @@ export function errorBody(e: unknown): ErrorBody {
     return { error: { code: 'CONFLICT', message: `A record with this ${String(target ?? 'key')} already exists; choose another value.`, details: { target } } };
   }
   if (prismaCode(e) === 'P2025') return { error: { code: 'NOT_FOUND', message: 'The record does not exist (it may have just been deleted).' } };
+  if (isDatabaseUnavailable(e)) {
+    return { error: { code: 'DATABASE_UNAVAILABLE', message: 'The database did not answer in time; nothing was changed. Try again in a few seconds; if it keeps failing, check GET /api/health.' } };
+  }
   return internalErrorBody(e, 'unlogged');
 }
 
 export function errorResponse(e: unknown): Response {
   const status = httpStatusOf(e);
+  if (status === 503 && isDatabaseUnavailable(e)) {
+    console.warn(`[weir api] database unavailable (${prismaCode(e)}): ${(e as Error).message.split('\n').filter(Boolean).pop() ?? ''}`);
+    return Response.json(errorBody(e), { status, headers: { 'Retry-After': '5' } });
+  }
   if (status !== 500) return Response.json(errorBody(e), { status });
   const errorId = randomBytes(8).toString('hex');
   console.error(`[weir api] unexpected error ${errorId}:`, e);
