@@ -17,6 +17,8 @@
  *   that reads 3 yields rows of 3), a join carries only the stream and static columns used above
  *   it (`Join.streamColumns`, `StaticRelation.columns`). The event-time column always stays:
  *   the watermark reads it from every input row.
+ * - PushedFilters (scanFilterOf, read by compileStreamingQuery; the plan is not rewritten): the
+ *   condition the source may apply as it reads.
  *
  * A pruned column is not parsed, so a value of the wrong type in a column the query never reads
  * no longer makes its line a bad record (Spark's JSON and CSV readers with a pruned schema do
@@ -52,7 +54,7 @@ export function optimizePlan(plan: LogicalPlan): OptimizedPlan {
 // ---------------------------------------------------------------- ConstantFolding
 
 /** Calls whose value depends on the batch (or that the compiler treats as more than a function). */
-const NOT_FOLDABLE_CALLS = new Set(['current_timestamp', 'now', 'window']);
+const NOT_FOLDABLE_CALLS = new Set(['current_timestamp', 'now', 'current_date', 'window']);
 
 function foldable(e: Expr): boolean {
   switch (e.kind) {
@@ -78,8 +80,12 @@ function foldable(e: Expr): boolean {
       return foldable(e.arg) && foldable(e.pattern);
     case 'case':
       return (e.operand === undefined || foldable(e.operand)) && e.branches.every((b) => foldable(b.when) && foldable(b.then)) && (e.otherwise === undefined || foldable(e.otherwise));
-    case 'call':
-      return !NOT_FOLDABLE_CALLS.has(e.name.toLowerCase()) && e.args.every(foldable);
+    case 'call': {
+      const name = e.name.toLowerCase();
+      // unix_timestamp() without an argument is the batch's timestamp in seconds.
+      if (name === 'unix_timestamp' && e.args.length === 0) return false;
+      return !NOT_FOLDABLE_CALLS.has(name) && e.args.every(foldable);
+    }
   }
 }
 
