@@ -477,7 +477,7 @@ export class MicroBatchExecution {
     // The plan is compiled once at start, so planning costs nothing per batch; as in Spark, where
     // execution is lazy, running the operators counts towards addBatch.
     b.durationMs.queryPlanning ??= 0;
-    const result = await time('addBatch', () => rt.execute(input.rows, ctx)).catch((e: unknown) => {
+    const result = await time('addBatch', () => rt.execute(input.rows, ctx, input.scanned)).catch((e: unknown) => {
       // Raised where a row cannot be set aside (inside an aggregation): the batch cannot go on.
       if (e instanceof RecordExpressionError) {
         throw new BadRecordError(
@@ -531,7 +531,7 @@ export class MicroBatchExecution {
       triggerEndMs,
       previousTriggerStartMs: this.previousTriggerStartMs,
       batchId,
-      numInputRows: input.rows.length,
+      numInputRows: input.scanned?.numInputRows ?? input.rows.length,
       durationMs: b.durationMs,
       eventTimes: result.eventTimes,
       hasEventTime: rt.hasEventTime,

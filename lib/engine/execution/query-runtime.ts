@@ -16,7 +16,7 @@ import type { JobSpec } from '../spec/job-spec';
 import { getSinkDefinition } from '../sinks/index';
 import type { Sink } from '../sinks/sink';
 import { getSourceDefinition } from '../sources/index';
-import type { Source } from '../sources/source';
+import type { Source, SourceBatch } from '../sources/source';
 import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
@@ -83,6 +83,7 @@ export class QueryRuntime {
         name: spec.source.name,
         schema: spec.source.schema,
         requiredColumns: query.sourceColumns,
+        pushedFilter: pushedFilter(query),
         eventTime: spec.source.eventTime,
         checkpoint: deps.checkpoint,
         metadataPath: 'sources/0',
@@ -119,7 +120,7 @@ export class QueryRuntime {
     return p;
   }
 
-  async execute(input: Row[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
+  async execute(input: Row[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>, scanned?: SourceBatch['scanned']): Promise<BatchResult> {
     const ctx: OperatorContext = { ...b };
     if (this.stateful.length) {
       ctx.stateStores = new Map();
@@ -135,8 +136,13 @@ export class QueryRuntime {
     for (const op of this.query.operators) rows = await op.execute(rows, ctx);
     // A source column's event times come from the source rows (before any WHERE, as Spark's
     // withWatermark on the source; operators never change their input rows), a derived one's
-    // from its EventTimeWatermark operator.
-    const eventTimes = this.hasEventTime ? batchEventTimes(input, this.spec.source.eventTime!, this.spec.source.schema, ctx) : undefined;
+    // from its EventTimeWatermark operator. A source that skipped rows by the pushed filter folded
+    // the event times of all it read.
+    const eventTime = this.spec.source.eventTime;
+    const eventTimes =
+      eventTime === undefined ? undefined
+      : scanned && this.spec.source.schema.some((f) => f.name === eventTime) ? scanned.eventTimes
+      : batchEventTimes(input, eventTime, this.spec.source.schema, ctx);
     return { rows, eventTimes };
   }
 
@@ -185,6 +191,24 @@ export class QueryRuntime {
     await this.source.stop();
     await this.sink.close();
   }
+}
+
+/**
+ * The scan-time form of the query's pushed filter: false only where the predicate is not TRUE.
+ * A row whose predicate throws is kept, so the Filter meets it and diverts it as a bad record.
+ * The predicate calls no function (scanFilterOf), so the batch's timestamp is never read.
+ */
+function pushedFilter(query: CompiledStreamingQuery): ((row: Row) => boolean) | undefined {
+  const p = query.scanFilter;
+  if (!p) return undefined;
+  const ctx = { batchTimestampMs: 0 };
+  return (row) => {
+    try {
+      return p(row, ctx) === true;
+    } catch {
+      return true;
+    }
+  };
 }
 
 /** Awaits every promise (undefined: nothing to wait for) and throws the first failure, if any. */

@@ -16,21 +16,32 @@ export interface EventTimeStats {
   avg: number;
 }
 
+/** Folds event times one at a time (a source that reads and filters in one pass folds as it reads). */
+export class EventTimeStatsAccumulator {
+  private min = Infinity;
+  private max = -Infinity;
+  private sum = 0;
+  private n = 0;
+
+  /** Folds a row's event-time value; anything but a number (NULL) does not count. */
+  add(v: unknown): void {
+    if (typeof v !== 'number') return;
+    if (v < this.min) this.min = v;
+    if (v > this.max) this.max = v;
+    this.sum += v;
+    this.n++;
+  }
+
+  result(): EventTimeStats | undefined {
+    return this.n === 0 ? undefined : { min: this.min, max: this.max, avg: Math.round(this.sum / this.n) };
+  }
+}
+
 /** min/max/avg of a batch's event times (progress `eventTime`), or undefined if no row has one. */
 export function eventTimeStats(rows: readonly Row[], col: string): EventTimeStats | undefined {
-  let min = Infinity;
-  let max = -Infinity;
-  let sum = 0;
-  let n = 0;
-  for (const r of rows) {
-    const v = r[col];
-    if (typeof v !== 'number') continue;
-    if (v < min) min = v;
-    if (v > max) max = v;
-    sum += v;
-    n++;
-  }
-  return n === 0 ? undefined : { min, max, avg: Math.round(sum / n) };
+  const acc = new EventTimeStatsAccumulator();
+  for (const r of rows) acc.add(r[col]);
+  return acc.result();
 }
 
 /** The watermark for the next batch: max(event time seen) − delay, never below the current one. */

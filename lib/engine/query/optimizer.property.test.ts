@@ -164,4 +164,18 @@ describe('optimized and unoptimized plans agree', () => {
     expect(pushed).toBeGreaterThan(join);
     expect(q.explain).toContain('StreamingRelation ev [k, v, ts]');
   });
+
+  it('folds no call that reads the batch, and pushes no call to the source', async () => {
+    for (const call of ['unix_timestamp()', 'CAST(current_date() AS LONG)', 'CAST(current_timestamp() AS LONG)', 'CAST(now() AS LONG)']) {
+      const sql = `SELECT k FROM ev WHERE ${call} > 5`;
+      const q = compileStreamingQuery(sql, relation, { outputMode: 'append' });
+      expect(q.optimizations.map((o) => o.detail).join('; ')).not.toContain(call);
+      expect(q.scanFilter).toBeUndefined();
+      // Batch timestamp 2024-06-01: every call is past 5, so the row passes.
+      let rows: Row[] = [{ k: 1, v: 1, cat: 'a', junk: '', ts: 0 }];
+      for (const op of q.operators) rows = await op.execute(rows, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: Date.UTC(2024, 5, 1) });
+      expect(rows).toEqual([{ k: 1 }]);
+    }
+    expect(compileStreamingQuery("SELECT k FROM ev WHERE cat = 'a'", relation, { outputMode: 'append' }).scanFilter).toBeDefined();
+  });
 });

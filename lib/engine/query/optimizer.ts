@@ -17,6 +17,8 @@
  *   that reads 3 yields rows of 3), a join carries only the stream and static columns used above
  *   it (`Join.streamColumns`, `StaticRelation.columns`). The event-time column always stays:
  *   the watermark reads it from every input row.
+ * - PushedFilters (scanFilterOf, read by compileStreamingQuery; the plan is not rewritten): the
+ *   condition the source may apply as it reads.
  *
  * A pruned column is not parsed, so a value of the wrong type in a column the query never reads
  * no longer makes its line a bad record (Spark's JSON and CSV readers with a pruned schema do
@@ -25,7 +27,7 @@
 import type { Schema } from '../types';
 import { compileExpression, resolveColumn } from './expression-compiler';
 import { exprToString, referencedColumns, type Expr } from './expression';
-import type { LogicalPlan, NamedExpr, StreamingRelation } from './logical-plan';
+import { children, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 
 export interface OptimizerRuleApplication {
   /** Spark's rule name, e.g. `PushDownPredicates`. */
@@ -52,7 +54,7 @@ export function optimizePlan(plan: LogicalPlan): OptimizedPlan {
 // ---------------------------------------------------------------- ConstantFolding
 
 /** Calls whose value depends on the batch (or that the compiler treats as more than a function). */
-const NOT_FOLDABLE_CALLS = new Set(['current_timestamp', 'now', 'window']);
+const NOT_FOLDABLE_CALLS = new Set(['current_timestamp', 'now', 'current_date', 'window']);
 
 function foldable(e: Expr): boolean {
   switch (e.kind) {
@@ -78,8 +80,12 @@ function foldable(e: Expr): boolean {
       return foldable(e.arg) && foldable(e.pattern);
     case 'case':
       return (e.operand === undefined || foldable(e.operand)) && e.branches.every((b) => foldable(b.when) && foldable(b.then)) && (e.otherwise === undefined || foldable(e.otherwise));
-    case 'call':
-      return !NOT_FOLDABLE_CALLS.has(e.name.toLowerCase()) && e.args.every(foldable);
+    case 'call': {
+      const name = e.name.toLowerCase();
+      // unix_timestamp() without an argument is the batch's timestamp in seconds.
+      if (name === 'unix_timestamp' && e.args.length === 0) return false;
+      return !NOT_FOLDABLE_CALLS.has(name) && e.args.every(foldable);
+    }
   }
 }
 
@@ -362,5 +368,54 @@ function pruneColumns(plan: LogicalPlan, needed: Needed, applied: OptimizerRuleA
       const j: Node<'Join'> = { ...rebuild(pruneColumns(side, belowJoin, applied)), streamColumns };
       return j.left.kind === 'StaticRelation' ? { ...j, left: prunedStat } : { ...j, right: prunedStat };
     }
+  }
+}
+
+// ---------------------------------------------------------------- PushedFilters
+
+/**
+ * The condition a source may apply while it reads (Spark's PushedFilters; its JSON reader's
+ * filter pushdown): that of a Filter right above the plan's only StreamingRelation, when it
+ * calls no function (so it is deterministic and reads nothing of the batch, such as
+ * current_timestamp). A line the Filter would drop is then never kept in the batch, which is
+ * what a batch's memory (and so its GC time) is made of. The Filter stays in the plan: the
+ * source only skips rows whose condition is not TRUE, and keeps a row whose condition fails to
+ * evaluate, for the Filter to divert as a bad record. With two reads of the stream (a self-union)
+ * nothing is pushed: one branch's condition would drop the other's rows.
+ */
+export function scanFilterOf(plan: LogicalPlan): Expr | undefined {
+  let relations = 0;
+  let condition: Expr | undefined;
+  const walk = (p: LogicalPlan): void => {
+    if (p.kind === 'StreamingRelation') relations++;
+    if (p.kind === 'Filter' && p.child.kind === 'StreamingRelation' && !callsAFunction(p.condition)) condition = p.condition;
+    for (const c of children(p)) walk(c);
+  };
+  walk(plan);
+  return relations === 1 ? condition : undefined;
+}
+
+function callsAFunction(e: Expr): boolean {
+  switch (e.kind) {
+    case 'call':
+      return true;
+    case 'literal':
+    case 'column':
+      return false;
+    case 'field':
+    case 'unary':
+    case 'isNull':
+    case 'cast':
+      return callsAFunction(e.arg);
+    case 'binary':
+      return callsAFunction(e.left) || callsAFunction(e.right);
+    case 'in':
+      return callsAFunction(e.arg) || e.list.some(callsAFunction);
+    case 'between':
+      return callsAFunction(e.arg) || callsAFunction(e.low) || callsAFunction(e.high);
+    case 'like':
+      return callsAFunction(e.arg) || callsAFunction(e.pattern);
+    case 'case':
+      return (e.operand !== undefined && callsAFunction(e.operand)) || e.branches.some((b) => callsAFunction(b.when) || callsAFunction(b.then)) || (e.otherwise !== undefined && callsAFunction(e.otherwise));
   }
 }

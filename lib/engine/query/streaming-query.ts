@@ -6,14 +6,14 @@
 import type { OutputMode, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
-import { optimizePlan, type OptimizerRuleApplication } from './optimizer';
+import { optimizePlan, scanFilterOf, type OptimizerRuleApplication } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
-import { compileExpression, resolveColumn } from './expression-compiler';
+import { compileExpression, resolveColumn, type Evaluator } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
@@ -26,6 +26,8 @@ export interface CompiledStreamingQuery {
   optimizations: OptimizerRuleApplication[];
   /** The source columns the query reads (ColumnPruning); unset: every column. */
   sourceColumns?: string[];
+  /** The condition the source may apply as it reads (PushedFilters, see scanFilterOf); the Filter stays in `operators`. */
+  scanFilter?: Evaluator;
   outputSchema: Schema;
   operators: PhysicalOperator[];
   stateful: boolean;
@@ -68,10 +70,13 @@ export function compileStreamingQuery(sql: string, relation: StreamingRelation, 
   if (operators.some((op) => op.name === 'Filter+Project')) {
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
   }
+  const scanned = streamingRelationOf(optimized.plan);
+  const pushed = opts.optimize === false || !scanned ? undefined : scanFilterOf(optimized.plan);
   return {
     plan: optimized.plan,
     optimizations: optimized.applied,
-    sourceColumns: streamingRelationOf(optimized.plan)?.requiredColumns,
+    sourceColumns: scanned?.requiredColumns,
+    scanFilter: pushed && compileExpression(pushed, scanned!.schema).eval,
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,

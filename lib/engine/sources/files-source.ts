@@ -19,6 +19,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DataLossError, ValidationError } from '../errors';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record-parser';
+import { EventTimeStatsAccumulator } from '../operators/watermark';
 import type { Offset, Row, Schema } from '../types';
 import { FileStreamSourceLog, type SourceFileEntry } from './file-stream-source-log';
 import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
@@ -39,6 +40,14 @@ export const FilesSourceOptions = z
   })
   .strict();
 export type FilesSourceOptions = z.infer<typeof FilesSourceOptions>;
+
+interface ScanState {
+  filter: (row: Row) => boolean;
+  /** Rows parsed, kept or not. */
+  read: number;
+  eventTime?: string;
+  eventTimes?: EventTimeStatsAccumulator;
+}
 
 interface FileSourceOffset {
   logOffset: number;
@@ -129,6 +138,7 @@ export class FilesSource implements Source {
     const to = (end as FileSourceOffset).logOffset;
     const rows: Row[] = [];
     const badRecords: BadRecord[] = [];
+    const scan = this.scanState();
     for (let id = from + 1; id <= to; id++) {
       const files = await this.log.get(id);
       if (!files) {
@@ -137,12 +147,21 @@ export class FilesSource implements Source {
           { logOffset: id },
         );
       }
-      for (const f of files) await this.readFile(f, rows, badRecords);
+      for (const f of files) await this.readFile(f, rows, badRecords, scan);
     }
-    return { rows, badRecords };
+    if (!scan) return { rows, badRecords };
+    return { rows, badRecords, scanned: { numInputRows: scan.read, eventTimes: scan.eventTimes?.result() } };
   }
 
-  private async readFile(f: SourceFileEntry, rows: Row[], bad: BadRecord[]): Promise<void> {
+  /** With a pushed filter: what the batch read, for `SourceBatch.scanned`. */
+  private scanState(): ScanState | undefined {
+    const filter = this.ctx.pushedFilter;
+    if (!filter) return undefined;
+    const eventTime = this.ctx.eventTime !== undefined && this.schema.some((f) => f.name === this.ctx.eventTime) ? this.ctx.eventTime : undefined;
+    return { filter, read: 0, eventTime, eventTimes: eventTime === undefined ? undefined : new EventTimeStatsAccumulator() };
+  }
+
+  private async readFile(f: SourceFileEntry, rows: Row[], bad: BadRecord[], scan: ScanState | undefined): Promise<void> {
     const full = path.join(this.dir, f.path);
     let buf: Buffer;
     try {
@@ -174,7 +193,8 @@ export class FilesSource implements Source {
       const line = text.slice(pos, nl);
       pos = nl + 1;
       lineNo++;
-      if (line.trim() === '') continue;
+      // A JSON line starts with '{': only other lines need the whitespace test.
+      if (line.charCodeAt(0) !== 0x7b && line.trim() === '') continue;
       if (!parser) {
         const header = splitCsvLine(line.replace(/\r$/, '')) ?? [];
         const missing = CsvLineParser.missingColumns(this.schema, header);
@@ -185,8 +205,14 @@ export class FilesSource implements Source {
         continue;
       }
       const r = parser.parse(line);
-      if (r.ok) rows.push(r.row);
-      else bad.push({ raw: line, location: { source: full, line: lineNo }, reason: r.reason });
+      if (r.ok) {
+        if (scan) {
+          scan.read++;
+          scan.eventTimes?.add(r.row[scan.eventTime!]);
+          if (!scan.filter(r.row)) continue;
+        }
+        rows.push(r.row);
+      } else bad.push({ raw: line, location: { source: full, line: lineNo }, reason: r.reason });
     }
   }
 

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
-import type { Schema } from '../types';
+import type { Row, Schema } from '../types';
 import type { Source } from './source';
 import type { DestinationKind } from '../outbound/outbound-policy';
 
@@ -20,6 +20,12 @@ export interface SourceContext {
    * materialize only these in its rows. Unset: every column.
    */
   requiredColumns?: string[];
+  /**
+   * The query's pushed filter (PushedFilters): false for a row that the plan's first Filter
+   * drops. A source may leave such rows out of a batch (then it reports `SourceBatch.scanned`)
+   * or ignore this: the Filter still runs.
+   */
+  pushedFilter?: (row: Row) => boolean;
   /** Optional event-time column (for watermarks). */
   eventTime?: string;
   /** The checkpoint storage, and the per-source metadata directory in it (`sources/<i>`). */

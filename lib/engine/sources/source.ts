@@ -1,3 +1,4 @@
+import type { EventTimeStats } from '../operators/watermark';
 import type { Offset, Row, Schema } from '../types';
 
 /** Whether per-trigger read limits apply to the next batch ('all' for Trigger.Once). */
@@ -22,6 +23,12 @@ export interface SourceBatch {
   rows: Row[];
   /** Records that did not parse against the schema; the execution applies `onBadRecord`. */
   badRecords: BadRecord[];
+  /**
+   * Set by a source that applied `SourceContext.pushedFilter` and so left rows out of `rows`:
+   * how many rows it read (the batch's numInputRows) and the event times of all of them (the
+   * watermark folds every row read, before any WHERE).
+   */
+  scanned?: { numInputRows: number; eventTimes?: EventTimeStats };
 }
 
 /**
