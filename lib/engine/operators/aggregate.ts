@@ -26,7 +26,17 @@
  * crash before that re-runs batch N from version N and yields the same output.
  */
 import { AnalysisException } from '../errors';
-import type { AggregateFunction } from '../query/aggregate-functions';
+import {
+  foldSlots,
+  foldsNumbersOnly,
+  isCountStar,
+  loadSlots,
+  readsNumbers,
+  storeSlots,
+  update,
+  type AggregateFunction,
+  type AggregateOp,
+} from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { partitionForKey, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
@@ -74,6 +84,8 @@ export interface StatefulAggregateOptions {
 class Group {
   /** count(*) hot path: rows of this batch not yet folded into `bufs[0]` (0 between batches). */
   pending = 0;
+  /** Columnar path: where this batch's slots of the group start (its index in `touched` × stride). */
+  base = 0;
   constructor(
     readonly key: string,
     readonly tuple: unknown[],
@@ -133,8 +145,13 @@ export class StatefulAggregateExec implements StatefulOperator {
    * stale; entries leave with their evicted key, and all at once past MAX_KEY_TIMES.
    */
   private readonly keyTimes = new Map<string, number | null>();
+  private readonly updater: BufferUpdater;
+  /** Set when every aggregate folds numbers only: batches are then folded column by column. */
+  private readonly columnar: ColumnarFold | null;
 
   constructor(private readonly o: StatefulAggregateOptions) {
+    this.updater = new BufferUpdater(o.aggregates);
+    this.columnar = o.aggregates.every((a) => foldsNumbersOnly(a.fn)) ? new ColumnarFold(o.aggregates) : null;
     this.name = o.name ?? 'stateStoreSave';
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
@@ -176,8 +193,8 @@ export class StatefulAggregateExec implements StatefulOperator {
       keys.length === 1 && !keys[0].window
         ? this.foldByValue(rows, ctx, stores, touched, dropLate)
         : byRawTuple(keys)
-          ? foldByTuple(rows, ctx, stores, touched, this.o, dropLate)
-          : foldGeneral(rows, ctx, stores, touched, this.o, dropLate ? (t) => this.keyTime(t) : null);
+          ? foldByTuple(rows, ctx, stores, touched, this.o, this.updater, dropLate)
+          : foldGeneral(rows, ctx, stores, touched, this.o, this.updater, dropLate ? (t) => this.keyTime(t) : null);
     writeGroups(touched);
     if (bounded) {
       if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();
@@ -256,7 +273,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     };
     const lateBefore = dropLate ? ctx.batchWatermarkMs : -Infinity;
     // count(*) alone (the commonest streaming aggregate): count rows per group, fold once.
-    if (aggregates.length === 1 && aggregates[0].fn.countStar === true) {
+    if (aggregates.length === 1 && isCountStar(aggregates[0].fn)) {
       const dropped = countByValue(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch);
       for (const g of touched) {
         g.bufs[0] = (g.bufs[0] as number) + g.pending;
@@ -264,7 +281,12 @@ export class StatefulAggregateExec implements StatefulOperator {
       }
       return dropped;
     }
-    return foldByValueRows(rows, keys[0].column, keys[0].eval, ctx, lateBefore, touch, aggregates);
+    if (this.columnar !== null) {
+      const dropped = foldByValueColumnar(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, touched, this.columnar);
+      // A value or buffer that is not a number (nothing was changed): fold this batch row by row.
+      if (dropped >= 0) return dropped;
+    }
+    return foldByValueRows(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, this.updater);
   }
 
   /**
@@ -346,11 +368,12 @@ function foldByValueRows(
   keyColumn: string | undefined,
   keyEval: Evaluator,
   ctx: OperatorContext,
+  byValue: Map<unknown, Group>,
+  batchId: number,
   lateBefore: number,
   touch: (v: unknown) => Group,
-  aggregates: AggregateSpec[],
+  updater: BufferUpdater,
 ): number {
-  const nAgg = aggregates.length;
   let dropped = 0;
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
@@ -359,14 +382,159 @@ function foldByValueRows(
       dropped++;
       continue;
     }
-    const bufs = touch(v).bufs;
-    for (let i = 0; i < nAgg; i++) {
-      const a = aggregates[i];
-      const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
-      bufs[i] = a.fn.update(bufs[i], arg);
-    }
+    let g = byValue.get(v);
+    if (g === undefined || g.batchId !== batchId) g = touch(v);
+    updater.apply(g.bufs, row, ctx);
   }
   return dropped;
+}
+
+/**
+ * Numeric aggregates by one key value, a batch at a time: one pass finds each row's group (as
+ * foldByValueRows does), then ColumnarFold folds each aggregate's column in one loop. Returns
+ * the late rows, or -1 (nothing folded) when a value or buffer is not a number.
+ */
+function foldByValueColumnar(
+  rows: Row[],
+  keyColumn: string | undefined,
+  keyEval: Evaluator,
+  ctx: OperatorContext,
+  byValue: Map<unknown, Group>,
+  batchId: number,
+  lateBefore: number,
+  touch: (v: unknown) => Group,
+  touched: Group[],
+  fold: ColumnarFold,
+): number {
+  const base = new Int32Array(rows.length);
+  const stride = fold.stride;
+  let dropped = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+    if (typeof v === 'number' && v <= lateBefore) {
+      dropped++;
+      base[r] = -1;
+      continue;
+    }
+    let g = byValue.get(v);
+    if (g === undefined || g.batchId !== batchId) {
+      g = touch(v);
+      g.base = (touched.length - 1) * stride;
+    }
+    base[r] = g.base;
+  }
+  return fold.apply(rows, base, touched, ctx) ? dropped : -1;
+}
+
+/**
+ * Batch-at-a-time fold of aggregates that fold numbers only (count, sum, avg, min, max of
+ * numbers): the touched groups' buffers go into one Float64Array (two slots per aggregate, see
+ * foldSlots), each distinct argument is read into a column once, and each aggregate is one
+ * tight loop over the batch: no call, switch or buffer array per row, and an argument shared
+ * by several aggregates (`sum(v), avg(v), max(v)`) is read once.
+ */
+class ColumnarFold {
+  readonly stride: number;
+  private readonly ops: AggregateOp[];
+  /** Per aggregate, its index in `args` (-1: count(*), no argument). */
+  private readonly argOf: number[];
+  private readonly args: { column?: string; eval?: Evaluator; numbers: boolean }[] = [];
+
+  constructor(aggregates: AggregateSpec[]) {
+    this.stride = 2 * aggregates.length;
+    this.ops = aggregates.map((a) => a.fn.op);
+    this.argOf = aggregates.map((a) => {
+      if (!a.arg) return -1;
+      let i = a.argColumn !== undefined ? this.args.findIndex((x) => x.column === a.argColumn) : -1;
+      if (i < 0) i = this.args.push({ column: a.argColumn, eval: a.arg, numbers: false }) - 1;
+      if (readsNumbers(a.fn.op)) this.args[i].numbers = true;
+      return i;
+    });
+  }
+
+  /**
+   * Folds the rows into the touched groups' buffers (row r into the group whose slots start at
+   * `base[r]`, -1: skipped). Returns false, with no buffer changed, when a buffer or a value
+   * an aggregate reads is not a number.
+   */
+  apply(rows: Row[], base: Int32Array, touched: Group[], ctx: OperatorContext): boolean {
+    const { ops, argOf, stride } = this;
+    const slots = new Float64Array(touched.length * stride);
+    for (let j = 0; j < touched.length; j++) {
+      const bufs = touched[j].bufs;
+      for (let i = 0; i < ops.length; i++) if (!loadSlots(ops[i], bufs[i], slots, j * stride + 2 * i)) return false;
+    }
+    const n = rows.length;
+    const vals: Float64Array[] = [], nulls: Uint8Array[] = [];
+    for (const a of this.args) {
+      const v = new Float64Array(n), nul = new Uint8Array(n);
+      if (!readColumn(rows, base, a.column, a.eval, a.numbers, ctx, v, nul)) return false;
+      vals.push(v);
+      nulls.push(nul);
+    }
+    const none = new Float64Array(0), noNulls = new Uint8Array(0);
+    for (let i = 0; i < ops.length; i++) {
+      const k = argOf[i];
+      foldSlots(ops[i], slots, 2 * i, base, k < 0 ? none : vals[k], k < 0 ? noNulls : nulls[k]);
+    }
+    for (let j = 0; j < touched.length; j++) {
+      const bufs = touched[j].bufs;
+      for (let i = 0; i < ops.length; i++) bufs[i] = storeSlots(ops[i], bufs[i], slots, j * stride + 2 * i);
+    }
+    return true;
+  }
+}
+
+/**
+ * One argument over the batch's kept rows: numbers into `vals`, NULLs marked in `nulls`.
+ * Returns false at a value that is neither when `numbers` (an aggregate reads it).
+ */
+function readColumn(
+  rows: Row[],
+  base: Int32Array,
+  column: string | undefined,
+  arg: Evaluator | undefined,
+  numbers: boolean,
+  ctx: OperatorContext,
+  vals: Float64Array,
+  nulls: Uint8Array,
+): boolean {
+  for (let r = 0; r < rows.length; r++) {
+    if (base[r] < 0) continue;
+    // A plain column is read here, where only source rows are seen (a monomorphic load).
+    const x = column !== undefined ? rows[r][column] : arg!(rows[r], ctx);
+    if (typeof x === 'number') vals[r] = x;
+    else if (x === null || x === undefined) nulls[r] = 1;
+    else if (numbers) return false;
+  }
+  return true;
+}
+
+/**
+ * The aggregates laid out for the per-row fold: one array per field, read by index, and every
+ * function applied through `update`'s one switch, so the fold of a row is one monomorphic call.
+ */
+class BufferUpdater {
+  private readonly ops: AggregateOp[];
+  private readonly columns: (string | undefined)[];
+  private readonly args: (Evaluator | undefined)[];
+  constructor(aggregates: AggregateSpec[]) {
+    this.ops = aggregates.map((a) => a.fn.op);
+    this.columns = aggregates.map((a) => a.argColumn);
+    this.args = aggregates.map((a) => a.arg);
+  }
+
+  apply(bufs: unknown[], row: Row, ctx: OperatorContext): void {
+    const { ops, columns, args } = this;
+    for (let i = 0; i < ops.length; i++) {
+      // A plain column is read here, where only source rows are seen (a monomorphic load).
+      const c = columns[i];
+      const arg = args[i];
+      const v = c !== undefined ? (row[c] ?? null) : arg !== undefined ? arg(row, ctx) : undefined;
+      bufs[i] = update(ops[i], bufs[i], v);
+    }
+  }
 }
 
 /**
@@ -380,11 +548,11 @@ function foldGeneral(
   stores: StateStore[],
   touched: Group[],
   o: StatefulAggregateOptions,
+  updater: BufferUpdater,
   keyTime: ((tuple: unknown[]) => number | null) | null,
 ): number {
   const { keys, aggregates } = o;
   const nKeys = keys.length;
-  const nAgg = aggregates.length;
   const windowIndex = keys.findIndex((k) => k.window);
   const wm = ctx.batchWatermarkMs;
   const groups = new Map<string, Group>();
@@ -404,11 +572,7 @@ function foldGeneral(
       groups.set(key, g);
       touched.push(g);
     }
-    const bufs = g.bufs;
-    for (let i = 0; i < nAgg; i++) {
-      const a = aggregates[i];
-      bufs[i] = a.fn.update(bufs[i], a.arg ? a.arg(row, ctx) : undefined);
-    }
+    updater.apply(g.bufs, row, ctx);
   };
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
@@ -445,10 +609,17 @@ function byRawTuple(keys: GroupingKey[]): boolean {
  * level, by raw value (a window by its start). Only a group's first row in the batch builds
  * its tuple and encoded key. Returns the late rows.
  */
-function foldByTuple(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], o: StatefulAggregateOptions, dropLate: boolean): number {
+function foldByTuple(
+  rows: Row[],
+  ctx: OperatorContext,
+  stores: StateStore[],
+  touched: Group[],
+  o: StatefulAggregateOptions,
+  updater: BufferUpdater,
+  dropLate: boolean,
+): number {
   const { keys, aggregates } = o;
   const nKeys = keys.length;
-  const nAgg = aggregates.length;
   const windowIndex = keys.findIndex((k) => k.window);
   const sizeMs = windowIndex >= 0 ? keys[windowIndex].window!.sizeMs : 0;
   // Late: the watermarked key (a window's end) at or before the watermark.
@@ -491,12 +662,7 @@ function foldByTuple(rows: Row[], ctx: OperatorContext, stores: StateStore[], to
       level.set(vals[nKeys - 1], g);
       touched.push(g);
     }
-    const bufs = g.bufs;
-    for (let i = 0; i < nAgg; i++) {
-      const a = aggregates[i];
-      const arg = a.argColumn !== undefined ? (row[a.argColumn] ?? null) : a.arg ? a.arg(row, ctx) : undefined;
-      bufs[i] = a.fn.update(bufs[i], arg);
-    }
+    updater.apply(g.bufs, row, ctx);
   }
   return dropped;
 }

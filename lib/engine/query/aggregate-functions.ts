@@ -3,8 +3,8 @@
  * approx_count_distinct. Each keeps a small buffer per group that the state store holds
  * between batches (encoded with the state value codec), so it has
  * - `init()`: the buffer of a group with no rows,
- * - `update(buffer, value)`: fold one input value in (returns the new buffer: buffers may be
- *   numbers, which are immutable),
+ * - `update(fn.op, buffer, value)`: fold one input value in (returns the new buffer: buffers may
+ *   be numbers, which are immutable),
  * - `result(buffer)`: the output value.
  * Semantics follow Spark SQL: NULL inputs are ignored; sum/avg/min/max of no non-NULL values is
  * NULL; count never is. sum of longs is a long (a JS number: exact up to 2^53).
@@ -19,14 +19,177 @@ import type { ExprType } from './sql-values';
 
 type AggBuffer = unknown;
 
+// How each function folds a value in (AggregateFunction.op): small integers, so that the
+// aggregate's hot loop applies every function through one switch (`update`) that the JIT
+// inlines, instead of a call through a different closure per function (a megamorphic call
+// site per row and aggregate).
+const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUNT_DISTINCT = 6;
+export type AggregateOp = typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT;
+
 export interface AggregateFunction {
   readonly name: string;
   readonly resultType: ColumnType;
-  /** count(*): its buffer is a plain counter the aggregate's hot loop may bump inline. */
-  readonly countStar?: boolean;
+  /** How `update` folds a value in. */
+  readonly op: AggregateOp;
   init(): AggBuffer;
-  update(buffer: AggBuffer, value: unknown): AggBuffer;
   result(buffer: AggBuffer): unknown;
+}
+
+/** count(*): its buffer is a plain counter the aggregate's hot loop may bump inline. */
+export const isCountStar = (fn: AggregateFunction): boolean => fn.op === COUNT_STAR;
+
+/**
+ * Folds one input value into a buffer of a function whose `op` this is; returns the new buffer (numbers are immutable,
+ * so a count or sum buffer is replaced; avg and HyperLogLog buffers are changed in place).
+ */
+export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
+  switch (op) {
+    case COUNT_STAR:
+      return (b as number) + 1;
+    case COUNT:
+      return v === null || v === undefined ? b : (b as number) + 1;
+    case SUM:
+      return v === null || v === undefined ? b : b === null ? v : (b as number) + (v as number);
+    case AVG: {
+      if (v === null || v === undefined) return b;
+      const buf = b as [number, number];
+      buf[0] += v as number;
+      buf[1] += 1;
+      return buf;
+    }
+    case MIN:
+      // NaN is larger than any other double in Spark; JS comparisons with NaN are always false.
+      if (v === null || v === undefined) return b;
+      if (b === null) return v;
+      if (typeof v === 'number' && Number.isNaN(v)) return b;
+      if (typeof b === 'number' && Number.isNaN(b)) return v;
+      return (v as never) < (b as never) ? v : b;
+    case MAX:
+      if (v === null || v === undefined) return b;
+      if (b === null) return v;
+      if (typeof v === 'number' && Number.isNaN(v)) return v;
+      if (typeof b === 'number' && Number.isNaN(b)) return b;
+      return (v as never) > (b as never) ? v : b;
+    case APPROX_COUNT_DISTINCT:
+      hllAdd(b as Uint8Array, v);
+      return b;
+  }
+}
+
+/**
+ * Batch-at-a-time folds over numbers, for the aggregate's columnar path: a group's buffer of
+ * one function is two float64 slots, `[at]` (count, sum, min or max) and `[at + 1]` (how many
+ * non-NULL values: 0 means the buffer is NULL; avg's count), so one tight loop per function
+ * folds a whole batch's column into every group's slots. The results equal `update`'s, value
+ * for value (a float64 holds every JS number, -0 and NaN included).
+ */
+export function foldsNumbersOnly(fn: AggregateFunction): boolean {
+  switch (fn.op) {
+    case COUNT_STAR: case COUNT: case SUM: case AVG: return true;
+    case MIN: case MAX: return fn.resultType === 'long' || fn.resultType === 'double' || fn.resultType === 'timestamp';
+    case APPROX_COUNT_DISTINCT: return false;
+  }
+}
+
+/** Whether `op` reads its argument's values (count(*) and count(x) only need to know NULLs). */
+export const readsNumbers = (op: AggregateOp): boolean => op !== COUNT_STAR && op !== COUNT;
+
+/** Puts buffer `b` into `slots[at]`, `slots[at + 1]`; false when it does not hold numbers. */
+export function loadSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at: number): boolean {
+  switch (op) {
+    case COUNT_STAR: case COUNT:
+      slots[at] = b as number;
+      return typeof b === 'number';
+    case SUM: case MIN: case MAX:
+      if (b === null) {
+        slots[at] = 0;
+        slots[at + 1] = 0;
+        return true;
+      }
+      slots[at] = b as number;
+      slots[at + 1] = 1;
+      return typeof b === 'number';
+    case AVG: {
+      const buf = b as [number, number];
+      if (!Array.isArray(buf) || typeof buf[0] !== 'number' || typeof buf[1] !== 'number') return false;
+      slots[at] = buf[0];
+      slots[at + 1] = buf[1];
+      return true;
+    }
+    case APPROX_COUNT_DISTINCT:
+      return false;
+  }
+}
+
+/** The buffer held in `slots[at]`, `slots[at + 1]` (avg's array `b` is updated in place). */
+export function storeSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at: number): AggBuffer {
+  switch (op) {
+    case COUNT_STAR: case COUNT:
+      return slots[at];
+    case SUM: case MIN: case MAX:
+      return slots[at + 1] === 0 ? null : slots[at];
+    case AVG: {
+      const buf = b as [number, number];
+      buf[0] = slots[at];
+      buf[1] = slots[at + 1];
+      return buf;
+    }
+    case APPROX_COUNT_DISTINCT:
+      return b;
+  }
+}
+
+/**
+ * Folds a batch into the slots: row r belongs to the group whose slots start at `base[r]`
+ * (-1: the row is dropped), its value is `vals[r]` unless `nulls[r]` is set.
+ */
+export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base: Int32Array, vals: Float64Array, nulls: Uint8Array): void {
+  const n = base.length;
+  switch (op) {
+    case COUNT_STAR:
+      for (let r = 0; r < n; r++) if (base[r] >= 0) slots[base[r] + at] += 1;
+      return;
+    case COUNT:
+      for (let r = 0; r < n; r++) if (base[r] >= 0 && nulls[r] === 0) slots[base[r] + at] += 1;
+      return;
+    case SUM:
+      for (let r = 0; r < n; r++) {
+        const b = base[r] + at;
+        if (b < at || nulls[r] === 1) continue;
+        slots[b] = slots[b + 1] === 0 ? vals[r] : slots[b] + vals[r];
+        slots[b + 1] = 1;
+      }
+      return;
+    case AVG:
+      for (let r = 0; r < n; r++) {
+        const b = base[r] + at;
+        if (b < at || nulls[r] === 1) continue;
+        slots[b] += vals[r];
+        slots[b + 1] += 1;
+      }
+      return;
+    case MIN:
+      // NaN is larger than any other double (Spark): it is the min only of NaNs.
+      for (let r = 0; r < n; r++) {
+        const b = base[r] + at;
+        if (b < at || nulls[r] === 1) continue;
+        const x = vals[r], cur = slots[b];
+        if (slots[b + 1] === 0 || (x === x && (cur !== cur || x < cur))) slots[b] = x;
+        slots[b + 1] = 1;
+      }
+      return;
+    case MAX:
+      for (let r = 0; r < n; r++) {
+        const b = base[r] + at;
+        if (b < at || nulls[r] === 1) continue;
+        const x = vals[r], cur = slots[b];
+        if (slots[b + 1] === 0 || x !== x || (cur === cur && x > cur)) slots[b] = x;
+        slots[b + 1] = 1;
+      }
+      return;
+    case APPROX_COUNT_DISTINCT:
+      throw new Error('Internal: approx_count_distinct has no numeric slots');
+  }
 }
 
 const AGGREGATE_FUNCTION_NAMES = ['count', 'sum', 'avg', 'mean', 'min', 'max', 'approx_count_distinct'] as const;
@@ -35,43 +198,31 @@ export function isAggregateFunctionName(name: string): boolean {
   return (AGGREGATE_FUNCTION_NAMES as readonly string[]).includes(name.toLowerCase());
 }
 
-const isNull = (v: unknown) => v === null || v === undefined;
-
 const countStar: AggregateFunction = {
-  name: 'count', resultType: 'long', countStar: true,
+  name: 'count', resultType: 'long', op: COUNT_STAR,
   init: () => 0,
-  update: (b) => (b as number) + 1,
   result: (b) => b,
 };
 
 const countCol: AggregateFunction = {
-  name: 'count', resultType: 'long',
+  name: 'count', resultType: 'long', op: COUNT,
   init: () => 0,
-  update: (b, v) => (isNull(v) ? b : (b as number) + 1),
   result: (b) => b,
 };
 
 /** sum: null until the first non-NULL value. */
 function sum(resultType: ColumnType): AggregateFunction {
   return {
-    name: 'sum', resultType,
+    name: 'sum', resultType, op: SUM,
     init: () => null,
-    update: (b, v) => (isNull(v) ? b : b === null ? (v as number) : (b as number) + (v as number)),
     result: (b) => b,
   };
 }
 
 /** avg buffer: [sum, count]. */
 const avg: AggregateFunction = {
-  name: 'avg', resultType: 'double',
+  name: 'avg', resultType: 'double', op: AVG,
   init: () => [0, 0],
-  update: (b, v) => {
-    if (isNull(v)) return b;
-    const buf = b as [number, number];
-    buf[0] += v as number;
-    buf[1] += 1;
-    return buf;
-  },
   result: (b) => {
     const [s, n] = b as [number, number];
     return n === 0 ? null : s / n;
@@ -79,31 +230,14 @@ const avg: AggregateFunction = {
 };
 
 function extremum(name: 'min' | 'max', resultType: ColumnType): AggregateFunction {
-  const better = name === 'min' ? (a: never, b: never) => a < b : (a: never, b: never) => a > b;
-  return {
-    name, resultType,
-    init: () => null,
-    // NaN is larger than any other double in Spark; JS comparisons with NaN are always false.
-    update: (b, v) => {
-      if (isNull(v)) return b;
-      if (b === null) return v;
-      if (typeof v === 'number' && Number.isNaN(v)) return name === 'max' ? v : b;
-      if (typeof b === 'number' && Number.isNaN(b)) return name === 'min' ? v : b;
-      return better(v as never, b as never) ? v : b;
-    },
-    result: (b) => b,
-  };
+  return { name, resultType, op: name === 'min' ? MIN : MAX, init: () => null, result: (b) => b };
 }
 
 function approxCountDistinct(relativeSD: number): AggregateFunction {
   const p = precisionFor(relativeSD);
   return {
-    name: 'approx_count_distinct', resultType: 'long',
+    name: 'approx_count_distinct', resultType: 'long', op: APPROX_COUNT_DISTINCT,
     init: () => hllCreate(p),
-    update: (b, v) => {
-      hllAdd(b as Uint8Array, v);
-      return b;
-    },
     result: (b) => hllEstimate(b as Uint8Array),
   };
 }
