@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { isCheckpointDirectory, isCheckpointEntry, type CheckpointFileManager } from '../lib/engine/index';
 
-export const ARCHIVE_MANIFEST = '_weir_checkpoint.json';
+const ARCHIVE_MANIFEST = '_weir_checkpoint.json';
 const BLOCK = 512;
 const TOP_LEVEL = ['commits', 'offsets', 'progress', 'sources', 'state'];
 
@@ -106,7 +106,7 @@ function field(h: Buffer, at: number, len: number): string {
 }
 
 /** Every entry of a ustar archive, each header's checksum checked; throws naming the entry at fault. */
-export function readArchive(tar: Buffer): Map<string, Buffer> {
+function readArchive(tar: Buffer): Map<string, Buffer> {
   const entries = new Map<string, Buffer>();
   let at = 0;
   let last = '(the start of the archive)';

@@ -140,9 +140,10 @@ export function filesOfLastCommit(paths: readonly string[]): { batchId: number; 
     const st = STATE_FILE.exec(p);
     if (st) {
       const v = Number(st[2]);
-      if (v > version) continue;
+      // A store listed only with later versions cannot load N+1 either: it is checked below.
       const s = stores.get(st[1]) ?? { deltas: new Set<number>(), snapshots: [] };
       stores.set(st[1], s);
+      if (v > version) continue;
       if (st[3] === 'delta') s.deltas.add(v);
       else s.snapshots.push(v);
       out.push(p);
