@@ -5,6 +5,8 @@
  *   weir run <job.json> [--crash-at <point> --crash-batch <N>]
  *   weir sink read <job.json>
  *   weir checkpoint inspect <dir>
+ *   weir checkpoint export <dir> > file.tar
+ *   weir checkpoint import <dir> < file.tar
  *
  * Exit codes: 0 ok · 1 the run failed · 2 usage error or invalid job · 3 crashed on purpose at
  * --crash-at · 4 another runner owns the checkpoint (CONCURRENT_STREAM_LOG_UPDATE).
@@ -17,6 +19,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { EnvError, parseEnv } from '../lib/env';
+import { ArchiveError, exportCheckpoint, importCheckpoint } from './checkpoint-archive';
 import '../lib/connectors/index'; // registers the connectors' source, sink and checkpoint types
 import {
   CRASH_POINTS,
@@ -47,6 +50,8 @@ const USAGE = `Usage:
                                            crash points: ${CRASH_POINTS.join(', ')}
   weir sink read <job.json>                print the sink's committed rows as JSON lines (through its batch log)
   weir checkpoint inspect <dir>            show offsets, commits and the pending batch of a checkpoint
+  weir checkpoint export <dir> > file.tar  write the checkpoint (a directory or s3://…) as a tar with every file's SHA-256
+  weir checkpoint import <dir> < file.tar  check every file of such a tar, then write it into the empty <dir> (or s3://…)
 
 Exit codes: 0 ok, 1 run failed, 2 usage or invalid job, 3 crashed at --crash-at, 4 another runner owns the checkpoint.`;
 
@@ -177,6 +182,10 @@ async function run(args: string[]): Promise<number> {
       err(`error: ${e.message}`);
       return EXIT.concurrent;
     }
+    if (e instanceof ArchiveError) {
+      err(`error: ${e.message}`);
+      return EXIT.failed;
+    }
     if (e instanceof WeirError) {
       err(`error: ${e.code}: ${e.errorClass ? `[${e.errorClass}] ` : ''}${e.message}`);
       return EXIT.failed;
@@ -232,6 +241,28 @@ async function checkpointInspect(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
+async function checkpointExport(args: string[]): Promise<number> {
+  const dir = parseCommandArgs('checkpoint export', args, {}).positionals[0];
+  if (!dir) throw new UsageError('missing <dir>');
+  if (process.stdout.isTTY) throw new UsageError('weir checkpoint export writes a tar to stdout: redirect it to a file (> checkpoint.tar)');
+  const write = (chunk: Buffer) => new Promise<void>((resolve, reject) => process.stdout.write(chunk, (e) => (e ? reject(e) : resolve())));
+  const n = await exportCheckpoint(checkpointFileManagerFor(dir), write);
+  err(`exported ${n} checkpoint files from ${checkpointFileManagerFor(dir).description}, each with its SHA-256`);
+  return EXIT.ok;
+}
+
+async function checkpointImport(args: string[]): Promise<number> {
+  const dir = parseCommandArgs('checkpoint import', args, {}).positionals[0];
+  if (!dir) throw new UsageError('missing <dir>');
+  if (process.stdin.isTTY) throw new UsageError('weir checkpoint import reads a tar from stdin: weir checkpoint import <dir> < checkpoint.tar');
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  const fm = checkpointFileManagerFor(dir);
+  const n = await importCheckpoint(fm, Buffer.concat(chunks));
+  err(`imported ${n} checkpoint files into ${fm.description}; every SHA-256 matched`);
+  return EXIT.ok;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   try {
@@ -243,11 +274,17 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'run') return await run([sub, ...rest].filter((x) => x !== undefined));
     if (cmd === 'sink' && sub === 'read') return await sinkRead(rest);
     if (cmd === 'checkpoint' && sub === 'inspect') return await checkpointInspect(rest);
+    if (cmd === 'checkpoint' && sub === 'export') return await checkpointExport(rest);
+    if (cmd === 'checkpoint' && sub === 'import') return await checkpointImport(rest);
     throw new UsageError(`unknown command "${[cmd, sub].filter(Boolean).join(' ')}"`);
   } catch (e) {
     if (e instanceof UsageError) {
       err(`error: ${e.message}\n\n${USAGE}`);
       return EXIT.usage;
+    }
+    if (e instanceof ArchiveError) {
+      err(`error: ${e.message}`);
+      return EXIT.failed;
     }
     if (e instanceof WeirError) {
       err(`error: ${e.code}: ${e.message}`);

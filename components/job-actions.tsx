@@ -182,10 +182,10 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
   );
 }
 
-const isReprocessingAsk = (e: unknown) => e instanceof ApiError && e.code === 'REPROCESSING_NOT_ACKNOWLEDGED';
+export const isReprocessingAsk = (e: unknown) => e instanceof ApiError && e.code === 'REPROCESSING_NOT_ACKNOWLEDGED';
 
 /** A destructive action's dialog: what it does, then the job's name typed back to enable it. */
-function ConfirmByName(p: {
+export function ConfirmByName(p: {
   title: string;
   name: string;
   typed: string;

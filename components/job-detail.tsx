@@ -141,7 +141,7 @@ export function JobDetail({
         {tab === 'Checkpoint' && (
           <>
             <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />
-            <SavepointsPanel jobId={id} />
+            <SavepointsPanel job={{ id, name: j.name, status: j.status }} />
           </>
         )}
         {tab === 'Drills' && (

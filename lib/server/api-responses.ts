@@ -15,7 +15,7 @@ import type { JobDetail, JobListItem } from './presenters/jobs-presenter';
 import type { RunView } from './presenters/runs-presenter';
 import type { RestartCheck } from './services/job-service';
 import type { QueryPreview } from '@/lib/engine';
-import type { SavepointView } from './services/savepoint-service';
+import type { RestoreResult, SavepointView } from './services/savepoint-service';
 
 const iso = z.string().describe('ISO 8601 time');
 const json = z.unknown();
@@ -204,6 +204,16 @@ const savepointResponse = z.object({
   createdAt: iso,
 });
 
+const restoreResponse = z.object({
+  job: jobDetailResponse.describe('The job reset (or the new job), stopped'),
+  savepoint: savepointResponse,
+  queryId: z.string().describe("The new query id in the restored checkpoint's metadata: the sink takes the batches after the savepoint as new"),
+  nextBatchId: z.number().int().describe("The batch the next start runs: the savepoint's batch + 1"),
+  reEmittedBatches: z.number().int().describe('Batches of the history after the savepoint, whose output is written again'),
+  backup: savepointResponse.optional().describe('The savepoint kept of the checkpoint as it was before the reset'),
+  message: z.string().describe('What the next start re-emits into the sink'),
+});
+
 /** The responses the document names but whose shapes are the presenters' own rich trees: typed at the top level. */
 const loose = (fields: z.ZodRawShape) => z.object(fields).loose();
 
@@ -227,6 +237,7 @@ export const RESPONSES = {
   preview: previewResponse,
   savepoint: savepointResponse,
   savepoints: z.object({ items: z.array(savepointResponse) }),
+  restore: restoreResponse,
   deleted: z.object({ deletedCheckpointFiles: z.number().int().nullable(), keptCheckpointEntries: z.array(z.string()).optional(), message: z.string().optional() }),
   reset: loose({ job: jobDetailResponse, deletedFiles: z.number().int(), deletedBatches: z.number().int() }),
   runs: page(runResponse, 'nextBefore'),
@@ -270,4 +281,5 @@ type _PresenterChecks = [
   Fits<typeof checkpointFileResponse, CheckpointFile>,
   Fits<typeof previewResponse, QueryPreview>,
   Fits<typeof savepointResponse, SavepointView>,
+  Fits<typeof restoreResponse, RestoreResult>,
 ];

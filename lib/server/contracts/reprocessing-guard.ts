@@ -15,6 +15,10 @@
  *   commit marker by the query id, and an idempotent webhook's key embeds it. A lost checkpoint
  *   is a new query id, so these write everything again too; the message says so.
  * The refusal says how many rows would be written again and from which start position.
+ *
+ * Restoring a savepoint of batch N (savepoint-service.ts) is the same risk over a shorter span:
+ * the restored checkpoint has a new query id and resumes at N+1, so what the batches after N
+ * wrote is what goes again (`sinceBatchId`), and a sink holding nothing of them is not asked.
  */
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
 import { parseJobSpec } from '@/lib/engine';
@@ -22,7 +26,7 @@ import { WeirError } from '@/lib/engine/errors';
 import { auditSink } from '../drills/sink-audit';
 import { contractOf } from './contract-fixes';
 
-export type ReprocessingCause = 'reset-checkpoint' | 'delete-with-checkpoint' | 'checkpoint-location-change';
+export type ReprocessingCause = 'reset-checkpoint' | 'delete-with-checkpoint' | 'checkpoint-location-change' | 'restore-savepoint' | 'new-job-from-savepoint';
 
 class ReprocessingNotAcknowledgedError extends WeirError {
   constructor(message: string, details: Record<string, unknown>) {
@@ -84,19 +88,22 @@ const CAUSE_TEXT: Record<ReprocessingCause, string> = {
   'reset-checkpoint': 'Resetting the checkpoint',
   'delete-with-checkpoint': 'Deleting the job with its checkpoint (and creating it again on this sink)',
   'checkpoint-location-change': 'Moving the job to a new checkpoint location',
+  'restore-savepoint': 'Resetting the job to this savepoint (with a new query id)',
+  'new-job-from-savepoint': 'Starting a new job from this savepoint on the same sink (with a new query id)',
 };
 
-async function reprocessingRisk(db: PrismaClient, job: Job, cause: ReprocessingCause, spec: Obj = job.spec as Obj): Promise<ReprocessingRisk> {
+async function reprocessingRisk(db: PrismaClient, job: Job, cause: ReprocessingCause, spec: Obj = job.spec as Obj, sinceBatchId?: number): Promise<ReprocessingRisk> {
   const contract = contractOf(job.contract);
   const sinkType = job.sinkType;
   const signature = contract?.sink.signature ?? 'at-least-once';
   const newQueryIdMatters = queryIdScoped(sinkType, signature);
   const exposed = signature === 'at-least-once' || newQueryIdMatters;
-  const history = await db.batchProgress.aggregate({ where: { jobId: job.id }, _count: true, _min: { batchId: true }, _max: { batchId: true } });
+  const after = sinceBatchId ?? -1;
+  const history = await db.batchProgress.aggregate({ where: { jobId: job.id, batchId: { gt: after } }, _count: true, _min: { batchId: true }, _max: { batchId: true } });
   const rowsResult = await db.$queryRaw<{ n: bigint | null }[]>`
-    SELECT sum(GREATEST(0, COALESCE((progress->'sink'->>'numOutputRows')::bigint, 0))) AS n FROM "BatchProgress" WHERE "jobId" = ${job.id}`;
+    SELECT sum(GREATEST(0, COALESCE((progress->'sink'->>'numOutputRows')::bigint, 0))) AS n FROM "BatchProgress" WHERE "jobId" = ${job.id} AND "batchId" > ${after}`;
   const historyRows = Number(rowsResult[0]?.n ?? 0);
-  const startPosition = startPositionOf(spec);
+  const startPosition = sinceBatchId === undefined ? startPositionOf(spec) : `the end offsets of the savepoint's batch ${sinceBatchId}`;
   const base = {
     newQueryIdMatters,
     historyRows,
@@ -120,7 +127,8 @@ async function reprocessingRisk(db: PrismaClient, job: Job, cause: ReprocessingC
       sinkRows = null;
     }
   }
-  const holds = sinkRows !== null ? sinkRows > 0 : historyRows > 0;
+  // After a savepoint, only what the later batches wrote goes again.
+  const holds = sinceBatchId !== undefined ? historyRows > 0 : sinkRows !== null ? sinkRows > 0 : historyRows > 0;
   const idNote = newQueryIdMatters
     ? ` The ${sinkType} sink is ${signature}, but it recognizes replayed batches only within one query id (${sinkType === 'postgres' ? 'its _weir_sink_commits marker is keyed by the query id' : 'the Idempotency-Key embeds the query id'}); a new checkpoint is a new query id, so nothing it holds is recognized.`
     : ` The ${sinkType} sink is at-least-once: nothing recognizes a batch it already holds.`;
@@ -133,7 +141,9 @@ async function reprocessingRisk(db: PrismaClient, job: Job, cause: ReprocessingC
   const message =
     `${CAUSE_TEXT[cause]} makes the next start read from ${startPosition}, and write into the sink what it already holds: ` +
     `${held}${span}, so about ${rowsWrittenAgain(historyRows, sinkRows)} rows would be written again (as many as the source still retains).${idNote} ` +
-    'To keep the data right, empty the sink first (or switch to an idempotent sink, e.g. postgres-upsert). To go ahead anyway, send acknowledgeReprocessing: true.';
+    (sinceBatchId !== undefined
+      ? `That is at-least-once for batches after ${sinceBatchId}, as a Flink restore from a savepoint re-emits: remove those rows from the sink first if they must not appear twice. To go ahead, send acknowledgeReprocessing: true.`
+      : 'To keep the data right, empty the sink first (or switch to an idempotent sink, e.g. postgres-upsert). To go ahead anyway, send acknowledgeReprocessing: true.');
   return { ...base, asked: true, why: idNote.trim(), sinkRows, message };
 }
 
@@ -146,8 +156,8 @@ function rowsWrittenAgain(historyRows: number, sinkRows: number | null): number 
 }
 
 /** Refuses (409) a checkpoint-losing change on an exposed sink that already holds rows, unless acknowledged. */
-export async function assertReprocessingAcknowledged(db: PrismaClient, job: Job, cause: ReprocessingCause, acknowledged: boolean | undefined, spec?: Obj): Promise<ReprocessingRisk> {
-  const risk = await reprocessingRisk(db, job, cause, spec);
+export async function assertReprocessingAcknowledged(db: PrismaClient, job: Job, cause: ReprocessingCause, acknowledged: boolean | undefined, spec?: Obj, sinceBatchId?: number): Promise<ReprocessingRisk> {
+  const risk = await reprocessingRisk(db, job, cause, spec, sinceBatchId);
   if (risk.asked && acknowledged !== true) {
     throw new ReprocessingNotAcknowledgedError(risk.message, {
       cause,

@@ -78,6 +78,19 @@ export const createSavepointSchema = z
   .object({ name: z.string().trim().regex(/^[\w.-]{1,200}$/, 'up to 200 letters, digits, ".", "_" or "-"').optional().describe('Default: savepoint-<time>') })
   .strict();
 
+const acknowledgeReEmitField = z
+  .boolean()
+  .optional()
+  .describe('Acknowledge that the output of the batches after the savepoint is written again under a new query id (asked by a 409 REPROCESSING_NOT_ACKNOWLEDGED)');
+
+export const restoreSavepointSchema = z
+  .object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation"), acknowledgeReprocessing: acknowledgeReEmitField })
+  .strict();
+
+export const newJobFromSavepointSchema = z
+  .object({ name: z.string().trim().min(1).max(200).describe('The new job’s name'), acknowledgeReprocessing: acknowledgeReEmitField })
+  .strict();
+
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation"), acknowledgeReprocessing: acknowledgeReprocessingField }).strict();
 
 /** Columns the jobs list can sort by: Job columns, so a keyset cursor pages them through an index or one scan. */

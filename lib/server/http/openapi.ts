@@ -23,6 +23,8 @@ import {
   draftCheckInputSchema,
   previewInputSchema,
   createSavepointSchema,
+  newJobFromSavepointSchema,
+  restoreSavepointSchema,
 } from './api-schemas';
 import { RESPONSES } from '../api-responses';
 import type { Role } from '../auth';
@@ -73,7 +75,9 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/api/jobs/{id}/restart', summary: 'Stop gracefully and start again', role: 'operator', tag: 'lifecycle', success: ok('JobDetail'), errors: [404, 409], response: RESPONSES.job },
   { method: 'post', path: '/api/jobs/{id}/reset-checkpoint', summary: 'Delete the checkpoint and the batch history of a stopped job; confirm with its name. 409 REPROCESSING_NOT_ACKNOWLEDGED when the sink already holds rows and would not recognize them (at-least-once, or a new query id on transactional postgres) unless acknowledgeReprocessing: true', role: 'admin', tag: 'lifecycle', body: resetCheckpointSchema, success: ok('{job, deletedFiles, deletedBatches}'), errors: [400, 404, 409], response: RESPONSES.reset },
   { method: 'get', path: '/api/jobs/{id}/savepoints', summary: 'Savepoints of a job, newest first', role: 'viewer', tag: 'checkpoint', success: ok('{items: Savepoint[]}'), errors: [404], response: RESPONSES.savepoints },
-  { method: 'post', path: '/api/jobs/{id}/savepoints', summary: 'Savepoint: a consistent copy of a stopped job’s checkpoint at its last commit, every file checksummed (audited); 409 while the job runs', role: 'operator', tag: 'checkpoint', body: createSavepointSchema, success: ok('Savepoint', 201), errors: [400, 404, 409], response: RESPONSES.savepoint },
+  { method: 'post', path: '/api/jobs/{id}/savepoints', summary: 'Savepoint: a consistent copy of the job’s checkpoint at its last commit, running or stopped (the job is not paused), every file checksummed (audited)', role: 'operator', tag: 'checkpoint', body: createSavepointSchema, success: ok('Savepoint', 201), errors: [400, 404, 409], response: RESPONSES.savepoint },
+  { method: 'post', path: '/api/jobs/{id}/savepoints/{savepointId}/restore', summary: 'Reset a stopped job’s checkpoint to the savepoint (confirm with its name), the old one kept as a savepoint; the restored checkpoint has a new query id, so the sink writes the batches after the savepoint again: 409 REPROCESSING_NOT_ACKNOWLEDGED unless acknowledgeReprocessing: true when the history after it wrote rows (audited)', role: 'admin', tag: 'checkpoint', body: restoreSavepointSchema, success: ok('{job, savepoint, queryId, nextBatchId, reEmittedBatches, backup, message}'), errors: [400, 404, 409], response: RESPONSES.restore },
+  { method: 'post', path: '/api/jobs/{id}/savepoints/{savepointId}/new-job', summary: 'A new stopped job with this job’s spec and a checkpoint restored from the savepoint under a new query id; same sink, so the batches after the savepoint are written again: 409 REPROCESSING_NOT_ACKNOWLEDGED unless acknowledgeReprocessing: true (audited)', role: 'admin', tag: 'checkpoint', body: newJobFromSavepointSchema, success: ok('{job, savepoint, queryId, nextBatchId, reEmittedBatches, message}', 201), errors: [400, 404, 409], response: RESPONSES.restore },
   { method: 'get', path: '/api/jobs/{id}/runs', summary: 'Runs of a job, newest first, keyset pages (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: runsQuerySchema, success: ok('{items: Run[], nextBefore}'), errors: [400, 404], response: RESPONSES.runs },
   { method: 'get', path: '/api/jobs/{id}/batches', summary: 'Committed batches, newest first, keyset-paginated (?before=<nextBefore>)', role: 'viewer', tag: 'history', query: batchesQuerySchema, success: ok('{items: BatchSummary[], nextBefore}'), errors: [400, 404], response: RESPONSES.batches },
   { method: 'get', path: '/api/jobs/{id}/batches/{batchId}', summary: 'One batch with its full StreamingQueryProgress', role: 'viewer', tag: 'history', success: ok('BatchDetail'), errors: [400, 404], response: RESPONSES.batch },

@@ -297,7 +297,7 @@ export async function deleteJob(
  * never through a symlink, never a directory that is no checkpoint); refuses (409) a location
  * another job also uses, which would wreck that job's state.
  */
-async function deleteOwnCheckpoint(ctx: JobServiceContext, job: { id: string; name: string; checkpointLocation: string }): Promise<CheckpointDeletion> {
+export async function deleteOwnCheckpoint(ctx: JobServiceContext, job: { id: string; name: string; checkpointLocation: string }): Promise<CheckpointDeletion> {
   const sharing = await ctx.db.job.findMany({ where: { checkpointLocation: job.checkpointLocation, id: { not: job.id } }, select: { name: true } });
   if (sharing.length > 0) {
     throw new ConflictError(

@@ -1,8 +1,24 @@
 /**
- * Savepoints, as Flink users know them: a named, consistent copy of a job's checkpoint, taken
- * before an upgrade to keep a known-good state. Consistency comes from the job being stopped: no
- * runner writes the checkpoint (the lease is released), so the copy is exactly what its last
- * commit references, plus the offsets of a pending batch if the last run died in one.
+ * Savepoints, as Flink users know them: a named, consistent copy of a job's checkpoint at a commit
+ * boundary, taken before an upgrade to keep a known-good state, and the way back to it.
+ *
+ * Taking one, running or stopped alike: the copy is exactly what the last commit N references,
+ * read while the job goes on (no pause). That is safe with the engine's file layout because every
+ * file commit N needs is immutable once commit N exists, and later batches only add files:
+ * - `metadata`, `offsets/k` and `commits/k` (k ≤ N) and `progress/k` are written create-if-absent;
+ * - state version N+1 (what batch N committed; batch N+1 loads it) is the newest snapshot S ≤ N+1
+ *   plus deltas S+1..N+1. A delta is rewritten only by a re-run of its batch, which commits/N
+ *   rules out; a snapshot is only ever rewritten with the same version's rows. Files of versions
+ *   above N+1 (batch N+1 committing) are left out;
+ * - a source's log (`sources/<i>/`) is create-if-absent; entries a later batch planned are, for a
+ *   restart from N, the next batch's range over the same input (as after a crash before offsets/N).
+ * The one thing a running job does to those files is delete them (retention: offsets/commits past
+ * minBatchesToRetain, state older than the retained snapshot, source-log deltas a compaction
+ * folded in). So the copy re-checks instead of pinning: a file gone between the listing and its
+ * read, or a listing that no longer makes version N+1 loadable, discards the attempt and starts
+ * again at the then-latest commit. Pausing the runner through the worker would also be
+ * consistent, but it stalls the job for the whole copy (minutes on a big state over s3://) and
+ * needs the worker alive to answer; a retried copy stalls nothing.
  *
  * The copy goes through CheckpointFileManager on both sides, so local disk, a shared volume and
  * s3:// work alike, to `<WEIR_CHECKPOINT_ROOT>/savepoints/<job id>/<savepoint id>/`, with
@@ -10,22 +26,37 @@
  * checked against it before the savepoint is recorded (and audited). No job may keep its
  * checkpoint there (job-paths.ts), and a reset or delete never deletes there (checkpoint-reset.ts).
  *
- * Not here yet: savepoints of a running job (pausing it between batches), resetting a job to a
- * savepoint or starting a new job from one (a rollback re-uses batch ids the sink has already
- * seen, which needs the sink's batch log rolled back too), and the CLI's export/import.
+ * Restoring (admin; the job stopped): "reset to this savepoint" replaces the job's checkpoint,
+ * "new job from this savepoint" creates a stopped copy of the job on a checkpoint of its own. A
+ * rollback re-uses batch ids the sink has already seen, and sinks that recognize replays within
+ * one query id (transactional postgres keys its marker by (query id, batch id)) would skip the
+ * re-run batches: silent loss of whatever the restored job writes differently. So the restored
+ * checkpoint gets a new query id in `metadata`, and the sink treats batches after the savepoint
+ * as new: what they wrote is written again (at-least-once for that span, as Flink's restore from a
+ * savepoint re-emits). The caller acknowledges that (REPROCESSING_NOT_ACKNOWLEDGED otherwise), and
+ * the audit records it. A sink that recognizes a batch id whatever query wrote it (the files
+ * sink's batch log) keeps its first output for those batch ids instead; the message says which.
+ * The job's checkpoint before a reset is kept as a savepoint of its own (`before-restore-…`),
+ * and the restored files are written with `metadata` last: a copy that dies half-way leaves
+ * offsets without metadata, which a run refuses (CORRUPT_CHECKPOINT) instead of running on it.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { checkpointFileManagerFor, type CheckpointFileManager } from '@/lib/engine';
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { checkpointFileManagerFor, FileNotFoundError, resolvePathField, type CheckpointFileManager } from '@/lib/engine';
+import { METADATA_PATH } from '@/lib/engine/checkpoint/stream-metadata';
+import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
-import { ConflictError } from '../http/http-errors';
-import { ACTIVE_STATUSES } from '../job-lifecycle';
+import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
+import { refusal, transitionFor, type JobStatus } from '../job-lifecycle';
+import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';
 import { openCheckpoint, walkCheckpoint } from '../presenters/checkpoint-presenter';
-import { findJobOrThrow } from '../presenters/jobs-presenter';
+import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
 import { recordAudit } from './audit-service';
+import { createJob, deleteOwnCheckpoint, type JobServiceContext } from './job-service';
 import { savepointsDirectory } from './job-paths';
 
 const SAVEPOINT_MANIFEST = '_savepoint.json';
+/** Copies discarded because retention deleted a file under them, before giving up. */
+const COPY_ATTEMPTS = 8;
 
 export interface SavepointView {
   id: string;
@@ -39,13 +70,19 @@ export interface SavepointView {
   createdAt: string;
 }
 
+interface ManifestFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
 interface Manifest {
   formatVersion: 1;
   jobId: string;
   name: string;
   batchId: number;
   source: string;
-  files: { path: string; size: number; sha256: string }[];
+  files: ManifestFile[];
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -68,13 +105,119 @@ export async function listSavepoints(db: PrismaClient, jobId: string): Promise<S
 export async function verifySavepoint(fm: CheckpointFileManager): Promise<Manifest> {
   const manifest = JSON.parse((await fm.read(SAVEPOINT_MANIFEST)).toString('utf8')) as Manifest;
   for (const f of manifest.files) {
-    const data = await fm.read(f.path);
+    const data = await fm.read(f.path).catch((e: unknown) => {
+      if (e instanceof FileNotFoundError) throw new ConflictError(`Savepoint file ${f.path} is missing from ${fm.description}: the copy is damaged; take a new savepoint.`, { path: f.path });
+      throw e;
+    });
     if (data.byteLength !== f.size || sha256(data) !== f.sha256) {
       throw new ConflictError(`Savepoint file ${f.path} in ${fm.description} does not match its manifest (size or SHA-256 differ): the copy is damaged; take a new savepoint.`, { path: f.path });
     }
   }
   return manifest;
 }
+
+const STATE_FILE = /^(state\/\d+\/\d+)\/(\d+)\.(delta|snapshot)$/;
+
+/**
+ * The files of a checkpoint listing that its last commit N references (see the header), or why
+ * the listing cannot give a consistent copy: no commit yet, or state version N+1 not loadable
+ * from the files listed (retention raced the listing: the caller lists again).
+ */
+export function filesOfLastCommit(paths: readonly string[]): { batchId: number; paths: string[] } | { batchId: null; reason: string } {
+  const have = new Set(paths);
+  const committed = paths.map((p) => /^commits\/(\d+)$/.exec(p)?.[1]).filter((n): n is string => n !== undefined).map(Number).filter((n) => have.has(`offsets/${n}`));
+  if (committed.length === 0) return { batchId: null, reason: 'no committed batch' };
+  const n = Math.max(...committed);
+  const version = n + 1;
+  const stores = new Map<string, { deltas: Set<number>; snapshots: number[] }>();
+  const out: string[] = [];
+  for (const p of paths) {
+    const log = /^(offsets|commits|progress)\/(\d+)$/.exec(p);
+    if (log) {
+      if (Number(log[2]) <= n) out.push(p);
+      continue;
+    }
+    const st = STATE_FILE.exec(p);
+    if (st) {
+      const v = Number(st[2]);
+      // A store listed only with later versions cannot load N+1 either: it is checked below.
+      const s = stores.get(st[1]) ?? { deltas: new Set<number>(), snapshots: [] };
+      stores.set(st[1], s);
+      if (v > version) continue;
+      if (st[3] === 'delta') s.deltas.add(v);
+      else s.snapshots.push(v);
+      out.push(p);
+      continue;
+    }
+    out.push(p); // metadata, sources/<i>/…, state/<op>/_metadata/schema
+  }
+  for (const [dir, s] of stores) {
+    // Loadable at `version` from the newest snapshot whose deltas up to `version` are all there.
+    const bases = [...s.snapshots, 0].sort((a, b) => b - a);
+    const ok = bases.some((base) => {
+      for (let v = base + 1; v <= version; v++) if (!s.deltas.has(v)) return false;
+      return true;
+    });
+    if (!ok) return { batchId: null, reason: `${dir} cannot load version ${version} from the files listed` };
+  }
+  return { batchId: n, paths: out };
+}
+
+const isGone = (e: unknown) => e instanceof FileNotFoundError || (e as NodeJS.ErrnoException)?.code === 'ENOENT';
+
+/**
+ * Copies what the source's last commit references into `dst` (empty), retrying from a fresh
+ * listing when retention deletes a file under the copy; returns the batch id and every file's checksum.
+ */
+async function copyLastCommit(src: CheckpointFileManager, dst: CheckpointFileManager, what: string): Promise<{ batchId: number; files: ManifestFile[] }> {
+  let last = '';
+  for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
+    const files: ManifestFile[] = [];
+    try {
+      const picked = filesOfLastCommit((await walkCheckpoint(src)).files.map((f) => f.path));
+      if (picked.batchId === null) {
+        if (picked.reason === 'no committed batch') throw new ConflictError(`${what} has no committed batch yet: there is nothing to keep in a savepoint. Run it first.`);
+        last = picked.reason;
+        continue;
+      }
+      for (const p of picked.paths) {
+        const data = await src.read(p);
+        await dst.createAtomic(p, data);
+        files.push({ path: p, size: data.byteLength, sha256: sha256(data) });
+      }
+      return { batchId: picked.batchId, files };
+    } catch (e) {
+      if (!isGone(e)) throw e;
+      last = `${(e as Error).message} (deleted by retention during the copy)`;
+      for (const f of files) await dst.delete(f.path);
+    }
+  }
+  throw new ConflictError(
+    `${what}'s retention deleted files faster than the savepoint could copy them (${COPY_ATTEMPTS} attempts; last: ${last}). ` +
+      'Raise the job\'s minBatchesToRetain, or take the savepoint while the job is stopped.',
+  );
+}
+
+/** Takes a savepoint without a role check (the callers check): the copy, its manifest read back, its row. */
+async function takeSavepoint(ctx: { db: PrismaClient; principal: Principal; checkpointRoot: string }, job: Job, name: string): Promise<SavepointView> {
+  const src = openCheckpoint(job.checkpointLocation, ctx.checkpointRoot);
+  const id = randomUUID();
+  const location = savepointLocation(ctx.checkpointRoot, job.id, id);
+  const dst = checkpointFileManagerFor(location);
+  const { batchId, files } = await copyLastCommit(src, dst, job.name);
+  const manifest: Manifest = { formatVersion: 1, jobId: job.id, name, batchId, source: src.description, files };
+  await dst.createAtomic(SAVEPOINT_MANIFEST, JSON.stringify(manifest, null, 1));
+  await verifySavepoint(dst);
+  const sizeBytes = files.reduce((a, f) => a + f.size, 0);
+  const row = await ctx.db.$transaction(async (tx) => {
+    const r = await tx.savepoint.create({ data: { id, jobId: job.id, name, batchId, location, sizeBytes: BigInt(sizeBytes), fileCount: files.length, createdBy: ctx.principal.actor } });
+    await recordAudit(tx, ctx.principal, { action: 'job.savepoint', targetType: 'job', targetId: job.id, after: { savepointId: id, name, batchId, location, fileCount: files.length, sizeBytes, jobStatus: job.status } });
+    return r;
+  });
+  return view(row);
+}
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
 export async function createSavepoint(
   ctx: { db: PrismaClient; principal: Principal; checkpointRoot: string },
@@ -83,38 +226,144 @@ export async function createSavepoint(
 ): Promise<SavepointView> {
   requireRole(ctx.principal, 'operator', 'take savepoints');
   const job = await findJobOrThrow(ctx.db, jobId);
-  if ([...ACTIVE_STATUSES, 'STOPPING'].includes(job.status as never)) {
-    throw new ConflictError(
-      `${job.name} is ${job.status}: stop it first (POST /api/jobs/${job.id}/stop), then take the savepoint. A stopped job's checkpoint is exactly what its last commit references; savepoints of a running job are not supported yet.`,
-      { status: job.status },
-    );
-  }
-  const name = input.name?.trim() || `savepoint-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const name = input.name?.trim() || `savepoint-${stamp()}`;
   if (await ctx.db.savepoint.findUnique({ where: { jobId_name: { jobId, name } } })) {
     throw new ConflictError(`${job.name} already has a savepoint named ${name}; choose another name.`, { path: 'name' });
   }
-  const src = openCheckpoint(job.checkpointLocation, ctx.checkpointRoot);
-  const walk = await walkCheckpoint(src);
-  const commits = walk.files.map((f) => /^commits\/(\d+)$/.exec(f.path)?.[1]).filter((n): n is string => n !== undefined).map(Number);
-  if (commits.length === 0) throw new ConflictError(`${job.name} has no committed batch yet: there is nothing to keep in a savepoint. Run it first.`);
-  const batchId = Math.max(...commits);
-  const id = randomUUID();
-  const location = savepointLocation(ctx.checkpointRoot, jobId, id);
-  const dst = checkpointFileManagerFor(location);
-  const files: Manifest['files'] = [];
-  for (const f of walk.files) {
+  return takeSavepoint(ctx, job, name);
+}
+
+async function findSavepoint(db: PrismaClient, jobId: string, savepointId: string) {
+  const sp = await db.savepoint.findFirst({ where: { id: savepointId, jobId } });
+  if (!sp) throw new NotFoundError('savepoint', savepointId);
+  return sp;
+}
+
+/** The job's checkpoint, writable (the control plane writes one only to restore a savepoint). */
+function writableCheckpoint(location: string, checkpointRoot: string): CheckpointFileManager {
+  openCheckpoint(location, checkpointRoot); // refuses a location outside the root
+  const r = resolvePathField('checkpointLocation', location, 'checkpoint', { checkpointRoot });
+  return checkpointFileManagerFor(r.ok ? r.location : location);
+}
+
+/**
+ * Writes the savepoint's files into `dst` (emptied first by the caller) with a new query id in
+ * `metadata`, written last, every file read back against the manifest. Returns the new query id.
+ */
+async function writeRestored(src: CheckpointFileManager, manifest: Manifest, dst: CheckpointFileManager): Promise<string> {
+  for (const f of manifest.files) {
+    if (f.path === METADATA_PATH) continue;
     const data = await src.read(f.path);
+    if (data.byteLength !== f.size || sha256(data) !== f.sha256) {
+      throw new ConflictError(`Savepoint file ${f.path} in ${src.description} changed since it was verified: the copy is damaged; nothing was started. Take a new savepoint.`, { path: f.path });
+    }
     await dst.createAtomic(f.path, data);
-    files.push({ path: f.path, size: data.byteLength, sha256: sha256(data) });
+    if (sha256(await dst.read(f.path)) !== f.sha256) throw new ConflictError(`Restored file ${f.path} in ${dst.description} reads back differently from the savepoint: the checkpoint storage is damaging writes.`, { path: f.path });
   }
-  const manifest: Manifest = { formatVersion: 1, jobId, name, batchId, source: src.description, files };
-  await dst.createAtomic(SAVEPOINT_MANIFEST, JSON.stringify(manifest, null, 1));
-  await verifySavepoint(dst);
-  const sizeBytes = files.reduce((a, f) => a + f.size, 0);
+  const queryId = randomUUID();
+  await dst.createAtomic(METADATA_PATH, JSON.stringify({ id: queryId }));
+  return queryId;
+}
+
+/** A restore replaces the checkpoint: allowed exactly where a reset is (stopped or failed). */
+function assertStopped(job: Job): void {
+  if (!transitionFor('reset-checkpoint', job.status as JobStatus)) throw refusal('reset-checkpoint', job);
+}
+
+export interface RestoreResult {
+  job: JobDetail;
+  savepoint: SavepointView;
+  /** The new query id in the restored checkpoint's metadata. */
+  queryId: string;
+  /** The batch the next start runs: the savepoint's batch + 1. */
+  nextBatchId: number;
+  /** Batches of the history after the savepoint, whose output the restored job writes again. */
+  reEmittedBatches: number;
+  /** The savepoint kept of the job's checkpoint as it was before the reset (none for a new job). */
+  backup?: SavepointView;
+  message: string;
+}
+
+function reEmitMessage(batchId: number, rows: number, batches: number, recognizedById: boolean, sinkType: string): string {
+  if (batches === 0) return `The next start runs batch ${batchId + 1}, right after the savepoint's batch ${batchId}; no batch after it is recorded, so nothing is written again.`;
+  return recognizedById
+    ? `The next start runs batch ${batchId + 1}. The ${sinkType} sink recognizes batch ids whatever query wrote them, so it keeps its earlier output of batches ${batchId + 1}–${batchId + batches} (${rows} rows) and does not write those batch ids again.`
+    : `The next start runs batch ${batchId + 1} under a new query id, so the ${sinkType} sink writes the output of the ${batches} batches after the savepoint (${rows} rows recorded) again: at-least-once for that span, as a Flink restore from a savepoint re-emits.`;
+}
+
+/** Reset a stopped job's checkpoint to a savepoint of it (admin; audited; see the header). */
+export async function restoreSavepoint(
+  ctx: JobServiceContext,
+  jobId: string,
+  savepointId: string,
+  input: { confirm: string; acknowledgeReprocessing?: boolean },
+): Promise<RestoreResult> {
+  requireRole(ctx.principal, 'admin', 'reset jobs to savepoints');
+  const job = await findJobOrThrow(ctx.db, jobId);
+  const sp = await findSavepoint(ctx.db, jobId, savepointId);
+  if (input.confirm !== job.name) {
+    throw new BadRequestError(`To reset ${job.name} to savepoint ${sp.name}, type the job's name exactly as confirmation: {"confirm": "${job.name}"}.`, { path: 'confirm', expected: job.name });
+  }
+  assertStopped(job);
+  const risk = await assertReprocessingAcknowledged(ctx.db, job, 'restore-savepoint', input.acknowledgeReprocessing, undefined, sp.batchId);
+  const src = checkpointFileManagerFor(sp.location);
+  const manifest = await verifySavepoint(src);
+  const current = await walkCheckpoint(openCheckpoint(job.checkpointLocation, ctx.checkpointRoot));
+  const backup = filesOfLastCommit(current.files.map((f) => f.path)).batchId !== null ? await takeSavepoint(ctx, job, `before-restore-${stamp()}`) : undefined;
+  await deleteOwnCheckpoint(ctx, job);
+  const queryId = await writeRestored(src, manifest, writableCheckpoint(job.checkpointLocation, ctx.checkpointRoot));
+  const message = reEmitMessage(sp.batchId, risk.historyRows, risk.batches, !risk.asked && risk.batches > 0, job.sinkType);
   const row = await ctx.db.$transaction(async (tx) => {
-    const r = await tx.savepoint.create({ data: { id, jobId, name, batchId, location, sizeBytes: BigInt(sizeBytes), fileCount: files.length, createdBy: ctx.principal.actor } });
-    await recordAudit(tx, ctx.principal, { action: 'job.savepoint', targetType: 'job', targetId: jobId, after: { savepointId: id, name, batchId, location, fileCount: files.length, sizeBytes } });
+    await tx.batchProgress.deleteMany({ where: { jobId, batchId: { gt: sp.batchId } } });
+    const r = await tx.job.update({ where: { id: jobId }, data: { queryId, lastBatchId: sp.batchId } });
+    await recordAudit(tx, ctx.principal, {
+      action: 'job.restore-savepoint',
+      targetType: 'job',
+      targetId: jobId,
+      before: { queryId: job.queryId, lastBatchId: job.lastBatchId, checkpointLocation: job.checkpointLocation },
+      after: { savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, backupSavepointId: backup?.id ?? null, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
+    });
     return r;
   });
-  return view(row);
+  return { job: presentJob(row), savepoint: view(sp), queryId, nextBatchId: sp.batchId + 1, reEmittedBatches: risk.batches, ...(backup ? { backup } : {}), message };
+}
+
+/** A new stopped job with the savepoint's job's spec, a new name and a checkpoint of its own restored from the savepoint (admin; audited). */
+export async function newJobFromSavepoint(
+  ctx: JobServiceContext,
+  jobId: string,
+  savepointId: string,
+  input: { name: string; acknowledgeReprocessing?: boolean },
+): Promise<RestoreResult> {
+  requireRole(ctx.principal, 'admin', 'create jobs from savepoints');
+  const job = await findJobOrThrow(ctx.db, jobId);
+  const sp = await findSavepoint(ctx.db, jobId, savepointId);
+  // The new job writes to the same sink as the old one: the batches after the savepoint go there again.
+  const risk = await assertReprocessingAcknowledged(ctx.db, job, 'new-job-from-savepoint', input.acknowledgeReprocessing, undefined, sp.batchId);
+  const src = checkpointFileManagerFor(sp.location);
+  const manifest = await verifySavepoint(src);
+  const spec: Record<string, unknown> = { ...(job.spec as Record<string, unknown>), name: input.name };
+  delete spec.checkpointLocation;
+  const created = await createJob(ctx, { spec, description: `From savepoint ${sp.name} (batch ${sp.batchId}) of ${job.name}` });
+  const fresh = await ctx.db.job.findUniqueOrThrow({ where: { id: created.job.id } });
+  let queryId: string;
+  try {
+    queryId = await writeRestored(src, manifest, writableCheckpoint(fresh.checkpointLocation, ctx.checkpointRoot));
+  } catch (e) {
+    // No job is left behind on half a checkpoint.
+    await ctx.db.job.delete({ where: { id: fresh.id } });
+    throw e;
+  }
+  const message = reEmitMessage(sp.batchId, risk.historyRows, risk.batches, !risk.asked && risk.batches > 0, job.sinkType);
+  const row = await ctx.db.$transaction(async (tx) => {
+    const r = await tx.job.update({ where: { id: fresh.id }, data: { queryId, lastBatchId: sp.batchId } });
+    await recordAudit(tx, ctx.principal, {
+      action: 'job.new-from-savepoint',
+      targetType: 'job',
+      targetId: fresh.id,
+      after: { fromJobId: job.id, savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
+    });
+    return r;
+  });
+  return { job: presentJob(row), savepoint: view(sp), queryId, nextBatchId: sp.batchId + 1, reEmittedBatches: risk.batches, message };
 }

@@ -1,0 +1,161 @@
+/**
+ * `weir checkpoint export|import`, spawned as a user runs them: a checkpoint the CLI wrote moves
+ * local → s3:// → local with every byte intact, and the imported s3:// checkpoint runs on from
+ * where it was; an archive that is corrupt, truncated or lacks its manifest is refused naming the
+ * file, with nothing written; a non-empty target is refused. Plus a property: any set of
+ * checkpoint files survives the archive format byte for byte, and any single flipped byte in a
+ * file's data is caught.
+ */
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startS3rver, type S3rverProcess } from '../lib/connectors/s3/testing/s3rver';
+import { InMemoryCheckpointFileManager } from '../lib/engine/index';
+import { ArchiveError, exportCheckpoint, importCheckpoint, verifyArchive } from './checkpoint-archive';
+
+const WEIR = path.resolve(import.meta.dirname, 'weir.js');
+const BUCKET = 'weir-archive';
+
+/** The CLI with stdin from `input` and stdout kept as bytes. */
+function weir(args: string[], cwd: string, input?: Buffer): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WEIR, ...args], { cwd, env: { ...process.env, WEIR_FILES_ROOTS: '', WEIR_CHECKPOINT_ROOT: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr }));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input ?? Buffer.alloc(0));
+  });
+}
+
+let dir: string;
+let s3: S3rverProcess;
+let s3loc: (prefix: string) => string;
+
+async function tree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) out[path.relative(root, path.join(e.parentPath, e.name))] = (await readFile(path.join(e.parentPath, e.name))).toString('base64');
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'weir-archive-'));
+  s3 = await startS3rver();
+  const c = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  await c.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  c.destroy();
+  s3loc = (prefix) => `s3://${BUCKET}/${prefix}?endpoint=${encodeURIComponent(s3.endpoint)}&accessKeyId=S3RVER&secretAccessKey=S3RVER`;
+  await mkdir(path.join(dir, 'in'));
+  for (let i = 0; i < 3; i++) await writeFile(path.join(dir, 'in', `f${i}.json`), `{"user":"u${i}","n":${i}}\n{"user":"u0","n":10}\n`);
+  const job = (checkpointLocation: string, out: string) => ({
+    name: 'archive-job',
+    source: { name: 'clicks', type: 'files', options: { path: 'in', format: 'json', maxFilesPerTrigger: 1 }, schema: [{ name: 'user', type: 'string' }, { name: 'n', type: 'long' }] },
+    sql: 'SELECT user, n FROM clicks',
+    sink: { type: 'files', options: { path: out, format: 'json' } },
+    outputMode: 'append',
+    trigger: { type: 'available-now' },
+    checkpointLocation,
+  });
+  await writeFile(path.join(dir, 'job.json'), JSON.stringify(job('cp', 'out')));
+  await writeFile(path.join(dir, 'job-s3.json'), JSON.stringify(job(s3loc('moved'), 'out-s3')));
+  const ran = await weir(['run', 'job.json'], dir);
+  expect(ran.code, ran.stderr).toBe(0);
+}, 120_000);
+afterEach(() => s3.assertAlive());
+afterAll(async () => {
+  await s3?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('weir checkpoint export / import', () => {
+  it('moves a checkpoint local → s3:// → local intact, and the s3:// copy runs on from its last batch', async () => {
+    const exported = await weir(['checkpoint', 'export', 'cp'], dir);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout.length % 512).toBe(0);
+    expect(exported.stderr).toMatch(/exported \d+ checkpoint files/);
+    const imported = await weir(['checkpoint', 'import', s3loc('moved')], dir, exported.stdout);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toMatch(/every SHA-256 matched/);
+    // A second import into the same place is refused: it is not empty.
+    const again = await weir(['checkpoint', 'import', s3loc('moved')], dir, exported.stdout);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/is not empty/);
+    // Back to local: the same bytes as the original.
+    const back = await weir(['checkpoint', 'export', s3loc('moved')], dir);
+    expect(back.code, back.stderr).toBe(0);
+    const local = await weir(['checkpoint', 'import', 'cp-back'], dir, back.stdout);
+    expect(local.code, local.stderr).toBe(0);
+    expect(await tree(path.join(dir, 'cp-back'))).toEqual(await tree(path.join(dir, 'cp')));
+    // The moved checkpoint resumes: a new file is batch 3, and only it is read (offsets and the source log moved too).
+    const inspect = await weir(['checkpoint', 'inspect', s3loc('moved')], dir);
+    expect(JSON.parse(inspect.stdout.toString()).commits.at(-1).batchId).toBe(2);
+    await writeFile(path.join(dir, 'in', 'f3.json'), '{"user":"u0","n":3}\n');
+    const resumed = await weir(['run', 'job-s3.json'], dir);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const batches = resumed.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
+    expect(batches.map((b) => b.batchId)).toEqual([3]);
+    const rows = (await readdir(path.join(dir, 'out-s3'))).filter((f) => !f.startsWith('_'));
+    const written = (await Promise.all(rows.map((f) => readFile(path.join(dir, 'out-s3', f), 'utf8')))).join('').trim().split('\n').map((l) => JSON.parse(l));
+    expect(written).toEqual([{ user: 'u0', n: 3 }]);
+  }, 180_000);
+
+  it('refuses a corrupt, truncated or manifest-less archive naming the file, and writes nothing', async () => {
+    const { stdout: tar } = await weir(['checkpoint', 'export', 'cp'], dir);
+    const offsetsAt = tar.indexOf(Buffer.from('offsets/1\0'));
+    expect(offsetsAt).toBeGreaterThanOrEqual(0);
+    const flipped = Buffer.from(tar);
+    flipped[offsetsAt + 512 + 3] ^= 0x01; // a byte of offsets/1's data
+    const cases: [string, Buffer, RegExp][] = [
+      ['flipped', flipped, /offsets\/1 in the archive does not match its manifest/],
+      ['truncated', tar.subarray(0, offsetsAt + 512 + 10), /truncated in offsets\/1/],
+      ['header', Buffer.concat([tar.subarray(0, offsetsAt), Buffer.from('X'), tar.subarray(offsetsAt + 1)]), /header .* fails its checksum/],
+      ['no-manifest', Buffer.concat([tar.subarray(0, tar.lastIndexOf(Buffer.from('_weir_checkpoint.json\0'))), Buffer.alloc(1024)]), /no _weir_checkpoint\.json/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const r = await weir(['checkpoint', 'import', `bad-${name}`], dir, bytes);
+      expect(r.code, `${name}: ${r.stderr}`).toBe(1);
+      expect(r.stderr, name).toMatch(message);
+      await expect(readdir(path.join(dir, `bad-${name}`)), name).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+  }, 120_000);
+
+  it('round-trips any checkpoint files byte for byte, and catches any flipped data byte', async () => {
+    const entry = fc.oneof(
+      fc.nat(40).map((n) => `offsets/${n}`),
+      fc.nat(40).map((n) => `commits/${n}`),
+      fc.tuple(fc.nat(3), fc.nat(3), fc.nat(200), fc.constantFrom('delta', 'snapshot')).map(([o, p, v, k]) => `state/${o}/${p}/${v}.${k}`),
+      fc.nat(30).map((n) => `sources/0/${n}.compact`),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.tuple(entry, fc.uint8Array({ maxLength: 1500 })), { selector: ([p]) => p, minLength: 1, maxLength: 12 }), fc.nat(), async (files, pick) => {
+        const src = new InMemoryCheckpointFileManager();
+        await src.createAtomic('metadata', '{"id":"q"}');
+        for (const [p, data] of files) await src.createAtomic(p, data);
+        const chunks: Buffer[] = [];
+        await exportCheckpoint(src, async (c) => void chunks.push(c), 0);
+        const tar = Buffer.concat(chunks);
+        const dst = new InMemoryCheckpointFileManager();
+        await importCheckpoint(dst, tar);
+        for (const [p, data] of files) expect(Buffer.compare(await dst.read(p), Buffer.from(data))).toBe(0);
+        const withData = files.filter(([, d]) => d.length > 0);
+        if (withData.length === 0) return;
+        const [p, data] = withData[pick % withData.length];
+        const bad = Buffer.from(tar);
+        let at = 0;
+        while (tar.subarray(at, at + 100).toString('utf8').replace(/\0.*$/s, '') !== p) at += 512;
+        bad[at + 512 + (pick % data.length)] ^= 0x80;
+        expect(() => verifyArchive(bad)).toThrow(ArchiveError);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

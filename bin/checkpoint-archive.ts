@@ -1,0 +1,175 @@
+/**
+ * `weir checkpoint export|import`: a checkpoint as one ustar archive, to move it between
+ * storages (local directory, shared volume, s3://) with every file's integrity checked.
+ *
+ * The archive holds the engine's files (checkpoint-layout.ts; nothing else in the directory) in
+ * name order, then `_weir_checkpoint.json`: every file's path, size and SHA-256. Plain POSIX
+ * ustar (512-byte headers, data padded to 512, two zero blocks at the end), so `tar tf` lists it;
+ * no tar package is a dependency, and this is all of the format a checkpoint needs (regular
+ * files, '/'-separated relative paths).
+ *
+ * Import reads the whole archive and checks it before writing anything: every header's checksum,
+ * every entry complete (a truncated archive is refused naming the file it ends in), every path an
+ * engine file, every file's size and SHA-256 against the manifest and no file missing or extra.
+ * The target must hold no files yet (an object store has no rename to swap a directory in), and
+ * `metadata` is written last: an import that dies half-way leaves offsets without metadata, which
+ * a run refuses (CORRUPT_CHECKPOINT) instead of running on it. The archive is held in memory,
+ * which bounds it to what the machine can hold; a streaming import would need a local staging
+ * directory first.
+ */
+import { createHash } from 'node:crypto';
+import { isCheckpointDirectory, isCheckpointEntry, type CheckpointFileManager } from '../lib/engine/index';
+
+const ARCHIVE_MANIFEST = '_weir_checkpoint.json';
+const BLOCK = 512;
+const TOP_LEVEL = ['commits', 'offsets', 'progress', 'sources', 'state'];
+
+interface ArchiveManifest {
+  formatVersion: 1;
+  source: string;
+  files: { path: string; size: number; sha256: string }[];
+}
+
+export class ArchiveError extends Error {}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+function octal(n: number, width: number): string {
+  return n.toString(8).padStart(width - 1, '0') + '\0';
+}
+
+function header(name: string, size: number, mtimeSec: number): Buffer {
+  const h = Buffer.alloc(BLOCK);
+  let prefix = '';
+  let base = name;
+  if (Buffer.byteLength(name) > 100) {
+    const cut = name.lastIndexOf('/', 155);
+    if (cut < 0 || Buffer.byteLength(name.slice(cut + 1)) > 100) throw new ArchiveError(`${name} is too long for a ustar archive`);
+    prefix = name.slice(0, cut);
+    base = name.slice(cut + 1);
+  }
+  h.write(base, 0, 100, 'utf8');
+  h.write(octal(0o644, 8), 100, 'ascii');
+  h.write(octal(0, 8), 108, 'ascii');
+  h.write(octal(0, 8), 116, 'ascii');
+  h.write(octal(size, 12), 124, 'ascii');
+  h.write(octal(mtimeSec, 12), 136, 'ascii');
+  h.write('        ', 148, 'ascii');
+  h.write('0', 156, 'ascii');
+  h.write('ustar\0', 257, 'ascii');
+  h.write('00', 263, 'ascii');
+  h.write(prefix, 345, 155, 'utf8');
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(octal(sum, 7) + ' ', 148, 'ascii');
+  return h;
+}
+
+function pad(size: number): Buffer {
+  return Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
+}
+
+/** The engine's files under the checkpoint, in name order (anything else there is left out). */
+async function engineFiles(fm: CheckpointFileManager, dir = ''): Promise<string[]> {
+  const out: string[] = [];
+  // The engine's top-level directories are looked into whatever the root lists: against s3rver
+  // the root's listing leaves out directories (a list of `sources/` still shows them).
+  const names = await fm.list(dir);
+  if (dir === '') names.push(...TOP_LEVEL.filter((d) => !names.includes(d)));
+  for (const name of names.sort()) {
+    const p = dir ? `${dir}/${name}` : name;
+    if (isCheckpointDirectory(p)) out.push(...(await engineFiles(fm, p)));
+    else if (isCheckpointEntry(p) && (await fm.exists(p))) out.push(p);
+  }
+  return out;
+}
+
+/** Writes the archive of the checkpoint to `write` (stdout); returns the number of files. */
+export async function exportCheckpoint(fm: CheckpointFileManager, write: (chunk: Buffer) => Promise<void>, nowSec = Math.floor(Date.now() / 1000)): Promise<number> {
+  const paths = await engineFiles(fm);
+  if (!paths.includes('metadata') && !paths.some((p) => p.startsWith('offsets/'))) throw new ArchiveError(`${fm.description} is not a Weir checkpoint (no metadata, no offsets/)`);
+  const manifest: ArchiveManifest = { formatVersion: 1, source: fm.description, files: [] };
+  for (const p of paths) {
+    const data = await fm.read(p);
+    manifest.files.push({ path: p, size: data.byteLength, sha256: sha256(data) });
+    await write(Buffer.concat([header(p, data.byteLength, nowSec), data, pad(data.byteLength)]));
+  }
+  const m = Buffer.from(JSON.stringify(manifest, null, 1));
+  await write(Buffer.concat([header(ARCHIVE_MANIFEST, m.byteLength, nowSec), m, pad(m.byteLength), Buffer.alloc(2 * BLOCK)]));
+  return paths.length;
+}
+
+function field(h: Buffer, at: number, len: number): string {
+  const s = h.subarray(at, at + len);
+  const nul = s.indexOf(0);
+  return s.subarray(0, nul < 0 ? len : nul).toString('utf8');
+}
+
+/** Every entry of a ustar archive, each header's checksum checked; throws naming the entry at fault. */
+function readArchive(tar: Buffer): Map<string, Buffer> {
+  const entries = new Map<string, Buffer>();
+  let at = 0;
+  let last = '(the start of the archive)';
+  for (;;) {
+    if (at + BLOCK > tar.length) throw new ArchiveError(`the archive is truncated after ${last}: no end-of-archive blocks (export it again)`);
+    const h = tar.subarray(at, at + BLOCK);
+    if (h.every((b) => b === 0)) break;
+    let sum = 0;
+    for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : h[i];
+    const stored = parseInt(field(h, 148, 8).trim(), 8);
+    const name = [field(h, 345, 155), field(h, 0, 100)].filter(Boolean).join('/');
+    if (stored !== sum) throw new ArchiveError(`the archive is corrupt: the header after ${last}${name ? ` (naming ${JSON.stringify(name.slice(0, 200))})` : ''} fails its checksum`);
+    const type = String.fromCharCode(h[156]);
+    const size = parseInt(field(h, 124, 12).trim() || '0', 8);
+    if (!Number.isSafeInteger(size) || size < 0) throw new ArchiveError(`the archive is corrupt: ${name} has no valid size`);
+    at += BLOCK;
+    if (type === '0' || type === '\0') {
+      if (at + size > tar.length) throw new ArchiveError(`the archive is truncated in ${name}: ${size} bytes expected, ${Math.max(0, tar.length - at)} there`);
+      if (entries.has(name)) throw new ArchiveError(`the archive holds ${name} twice`);
+      entries.set(name, tar.subarray(at, at + size));
+    } else if (type !== '5') {
+      throw new ArchiveError(`the archive holds ${name} of ustar type ${JSON.stringify(type)}: a checkpoint archive holds regular files only`);
+    }
+    at += size + ((BLOCK - (size % BLOCK)) % BLOCK);
+    last = name;
+  }
+  return entries;
+}
+
+/** The archive's files checked against its manifest: every checksum, nothing missing, nothing extra. */
+export function verifyArchive(tar: Buffer): { path: string; data: Buffer }[] {
+  const entries = readArchive(tar);
+  const m = entries.get(ARCHIVE_MANIFEST);
+  if (!m) throw new ArchiveError(`the archive has no ${ARCHIVE_MANIFEST}: it is not a weir checkpoint export (or it was cut short)`);
+  let manifest: ArchiveManifest;
+  try {
+    manifest = JSON.parse(m.toString('utf8')) as ArchiveManifest;
+    if (manifest.formatVersion !== 1 || !Array.isArray(manifest.files)) throw new Error('unknown format');
+  } catch (e) {
+    throw new ArchiveError(`the archive's ${ARCHIVE_MANIFEST} is unreadable (${(e as Error).message})`);
+  }
+  const out: { path: string; data: Buffer }[] = [];
+  for (const f of manifest.files) {
+    if (!isCheckpointEntry(f.path)) throw new ArchiveError(`the archive's manifest names ${JSON.stringify(f.path)}, which is not a checkpoint file`);
+    const data = entries.get(f.path);
+    if (!data) throw new ArchiveError(`the archive lacks ${f.path}, which its manifest lists`);
+    if (data.byteLength !== f.size || sha256(data) !== f.sha256) throw new ArchiveError(`${f.path} in the archive does not match its manifest (size or SHA-256 differ): the archive is damaged`);
+    out.push({ path: f.path, data });
+  }
+  const listed = new Set(manifest.files.map((f) => f.path));
+  for (const name of entries.keys()) if (name !== ARCHIVE_MANIFEST && !listed.has(name)) throw new ArchiveError(`the archive holds ${name}, which its manifest does not list`);
+  return out;
+}
+
+/** Writes a verified archive into an empty checkpoint location, `metadata` last; returns the number of files. */
+export async function importCheckpoint(fm: CheckpointFileManager, tar: Buffer): Promise<number> {
+  const files = verifyArchive(tar);
+  const present = await fm.list('');
+  if (present.length > 0) throw new ArchiveError(`${fm.description} is not empty (${present.slice(0, 5).join(', ')}${present.length > 5 ? ', …' : ''}): import into a new location, or empty it first`);
+  const ordered = [...files.filter((f) => f.path !== 'metadata'), ...files.filter((f) => f.path === 'metadata')];
+  for (const f of ordered) {
+    await fm.createAtomic(f.path, f.data, { overwrite: false });
+    if (sha256(await fm.read(f.path)) !== sha256(f.data)) throw new ArchiveError(`${f.path} reads back differently from ${fm.description}: the storage is damaging writes`);
+  }
+  return files.length;
+}
