@@ -26,7 +26,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { DataLossError, WeirError } from '../../engine/errors';
 import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, ReadLimit, Source, SourceBatch } from '../../engine/sources/source';
+import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
 import { redact } from '../postgres/pg-util';
 import { checkBeforeConnect } from '../../engine/outbound/guarded-connect';
@@ -45,6 +45,9 @@ export const natsJetStreamSourceOptions = z.strictObject({
   startTime: z.iso.datetime({ offset: true }).optional().meta({ examples: ['2026-01-01T00:00:00Z'] }).describe('ISO-8601 time: a new query starts at the first message stored at or after it. Only on a new checkpoint; wins over startSequence.'),
 });
 export type NatsJetStreamSourceOptions = z.infer<typeof natsJetStreamSourceOptions>;
+
+/** The NATS server's default max_payload: the largest message a fetch may bring past a byte bound. */
+const NATS_DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 const REASON = 'Stream sequence numbers only grow and an ordered consumer from start+1 re-reads (start, end] while retained; a replay whose messages were removed fails with DATA_LOSS.';
 
@@ -191,6 +194,52 @@ export class NatsJetStreamSource implements Source {
       this.fail('read a batch', err);
     }
     return { rows, badRecords };
+  }
+
+  /**
+   * The preview's look at the newest messages: an ordered (ephemeral, never durable) consumer
+   * from sequence last_seq - n + 1 (with `subject`, the matching messages among those sequences),
+   * fetched with max_bytes just past the byte bound and deleted afterwards. Returned oldest first.
+   */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    const rows: Row[] = [];
+    const badRecords: BadRecord[] = [];
+    let bytesRead = 0;
+    let stoppedAtBytes = false;
+    try {
+      const info = await (await this.manager()).streams.info(this.opts.stream);
+      const last = info.state.last_seq;
+      if (last === 0 || info.state.messages === 0) return { rows, badRecords, bytesRead, stoppedAtBytes };
+      const first = Math.max(info.state.first_seq, last - limit.records + 1);
+      const consumer = await this.js!.consumers.get(this.opts.stream, { opt_start_seq: first, filter_subjects: this.opts.subject });
+      try {
+        // One message's worth past the bound, so the message that crosses it arrives and says so.
+        const msgs = await consumer.fetch({ max_messages: limit.records, max_bytes: limit.bytes + NATS_DEFAULT_MAX_PAYLOAD, expires: Math.max(1000, Math.min(limit.timeoutMs, 5_000)) });
+        const onAbort = () => msgs.stop();
+        limit.signal.addEventListener('abort', onAbort, { once: true });
+        try {
+          for await (const m of msgs) {
+            const text = m.string();
+            if (bytesRead + m.data.length > limit.bytes) {
+              stoppedAtBytes = true;
+              break;
+            }
+            bytesRead += m.data.length;
+            const parsed = parseJsonRecord(text, this.schema);
+            if ('row' in parsed) rows.push(parsed.row);
+            else badRecords.push({ raw: text, reason: parsed.reason, location: { source: `${this.opts.stream}#${m.seq}`, offset: { seq: m.seq } } });
+            if (m.seq >= last || rows.length + badRecords.length >= limit.records) break;
+          }
+        } finally {
+          limit.signal.removeEventListener('abort', onAbort);
+        }
+      } finally {
+        await consumer.delete().catch(() => undefined);
+      }
+    } catch (e) {
+      this.fail('read its recent messages', e);
+    }
+    return { rows, badRecords, bytesRead, stoppedAtBytes };
   }
 
   offsetLag(from: Offset | null, to: Offset | null): number | null {
