@@ -46,9 +46,6 @@ export const natsJetStreamSourceOptions = z.strictObject({
 });
 export type NatsJetStreamSourceOptions = z.infer<typeof natsJetStreamSourceOptions>;
 
-/** The NATS server's default max_payload: the largest message a fetch may bring past a byte bound. */
-const NATS_DEFAULT_MAX_PAYLOAD = 1024 * 1024;
-
 const REASON = 'Stream sequence numbers only grow and an ordered consumer from start+1 re-reads (start, end] while retained; a replay whose messages were removed fails with DATA_LOSS.';
 
 /**
@@ -199,7 +196,7 @@ export class NatsJetStreamSource implements Source {
   /**
    * The preview's look at the newest messages: an ordered (ephemeral, never durable) consumer
    * from sequence last_seq - n + 1 (with `subject`, the matching messages among those sequences),
-   * fetched with max_bytes just past the byte bound and deleted afterwards. Returned oldest first.
+   * fetched in chunks within the byte bound and deleted afterwards. Returned oldest first.
    */
   async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
     const rows: Row[] = [];
@@ -212,26 +209,39 @@ export class NatsJetStreamSource implements Source {
       if (last === 0 || info.state.messages === 0) return { rows, badRecords, bytesRead, stoppedAtBytes };
       const first = Math.max(info.state.first_seq, last - limit.records + 1);
       const consumer = await this.js!.consumers.get(this.opts.stream, { opt_start_seq: first, filter_subjects: this.opts.subject });
+      // Fetched by message count (a fetch by max_bytes is far slower on this server), in chunks
+      // sized by the stream's average message so that one chunk stays near the byte bound.
+      const average = Math.max(1, info.state.bytes / info.state.messages);
+      let done = false;
       try {
-        // One message's worth past the bound, so the message that crosses it arrives and says so.
-        const msgs = await consumer.fetch({ max_messages: limit.records, max_bytes: limit.bytes + NATS_DEFAULT_MAX_PAYLOAD, expires: Math.max(1000, Math.min(limit.timeoutMs, 5_000)) });
-        const onAbort = () => msgs.stop();
-        limit.signal.addEventListener('abort', onAbort, { once: true });
-        try {
-          for await (const m of msgs) {
-            const text = m.string();
-            if (bytesRead + m.data.length > limit.bytes) {
-              stoppedAtBytes = true;
-              break;
+        while (!done && !limit.signal.aborted) {
+          const left = limit.records - rows.length - badRecords.length;
+          const chunk = Math.max(1, Math.min(left, Math.floor((limit.bytes - bytesRead) / average)));
+          const msgs = await consumer.fetch({ max_messages: chunk, expires: Math.max(1000, Math.min(limit.timeoutMs, 5_000)) });
+          const onAbort = () => msgs.stop();
+          limit.signal.addEventListener('abort', onAbort, { once: true });
+          let got = 0;
+          try {
+            for await (const m of msgs) {
+              got++;
+              if (bytesRead + m.data.length > limit.bytes) {
+                stoppedAtBytes = done = true;
+                break;
+              }
+              bytesRead += m.data.length;
+              const text = m.string();
+              const parsed = parseJsonRecord(text, this.schema);
+              if ('row' in parsed) rows.push(parsed.row);
+              else badRecords.push({ raw: text, reason: parsed.reason, location: { source: `${this.opts.stream}#${m.seq}`, offset: { seq: m.seq } } });
+              if (m.seq >= last || rows.length + badRecords.length >= limit.records) {
+                done = true;
+                break;
+              }
             }
-            bytesRead += m.data.length;
-            const parsed = parseJsonRecord(text, this.schema);
-            if ('row' in parsed) rows.push(parsed.row);
-            else badRecords.push({ raw: text, reason: parsed.reason, location: { source: `${this.opts.stream}#${m.seq}`, offset: { seq: m.seq } } });
-            if (m.seq >= last || rows.length + badRecords.length >= limit.records) break;
+          } finally {
+            limit.signal.removeEventListener('abort', onAbort);
           }
-        } finally {
-          limit.signal.removeEventListener('abort', onAbort);
+          if (got === 0) break; // nothing more retained up to last
         }
       } finally {
         await consumer.delete().catch(() => undefined);

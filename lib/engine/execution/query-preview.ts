@@ -126,7 +126,8 @@ export async function previewRecentRecords(spec: JobSpec, opts: PreviewOptions =
       got = await Promise.race([source.sampleRecent({ records, bytes, timeoutMs, signal: abort.signal }), timedOut]);
     } catch (e) {
       if (e instanceof OutboundRefusedError || (e instanceof WeirError && e.code === 'PREVIEW_TIMEOUT')) throw e;
-      const why = e instanceof Error ? e.message : String(e);
+      // A connector's run-time advice (a retry from the checkpoint) does not apply to a preview.
+      const why = (e instanceof Error ? e.message : String(e)).replace(/;? *the batch will be retried from the checkpoint\./, '.');
       throw new WeirError('PREVIEW_SOURCE_UNAVAILABLE', `Could not read recent records from ${source.description}: ${why} Fix the source (or its options), or paste a sample to preview instead.`, { source: source.description });
     }
   } finally {
