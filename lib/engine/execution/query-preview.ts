@@ -137,9 +137,7 @@ export async function previewRecentRecords(spec: JobSpec, opts: PreviewOptions =
   const count = got.rows.length + got.badRecords.length;
   const read = { source: source.description, records: count, bytes: got.bytesRead, badRecords: got.badRecords.length, bounded: got.stoppedAtBytes || count >= records };
   const preview = await runPreview(spec, got.rows, { input: 'recent', read }, opts.maxRows ?? DEFAULT_PREVIEW_ROWS, deadline, timeoutMs);
-  const notes = [`Read the ${count} most recent records of ${source.description}${read.bounded ? ` (the preview's bound: at most ${records} records and ${bytes} bytes; the source holds more)` : ''}.`];
-  if (got.badRecords.length) notes.push(badRecordsNote(got.badRecords));
-  return { ...preview, notes: [...notes, ...preview.notes] };
+  return got.badRecords.length ? { ...preview, notes: [badRecordsNote(got.badRecords), ...preview.notes] } : preview;
 }
 
 function badRecordsNote(bad: BadRecord[]): string {
