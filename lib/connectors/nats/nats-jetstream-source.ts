@@ -195,7 +195,8 @@ export class NatsJetStreamSource implements Source {
 
   /**
    * The preview's look at the newest messages: an ordered (ephemeral, never durable) consumer
-   * from sequence last_seq - n + 1 (with `subject`, the matching messages among those sequences),
+   * from sequence last_seq - n + 1 (n by the record bound, and by the byte bound over the
+   * stream's average message size) (with `subject`, the matching messages among those sequences),
    * fetched in chunks within the byte bound and deleted afterwards. Returned oldest first.
    */
   async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
@@ -207,11 +208,15 @@ export class NatsJetStreamSource implements Source {
       const info = await (await this.manager()).streams.info(this.opts.stream);
       const last = info.state.last_seq;
       if (last === 0 || info.state.messages === 0) return { rows, badRecords, bytesRead, stoppedAtBytes };
-      const first = Math.max(info.state.first_seq, last - limit.records + 1);
+      // The stream's average message (with its subject and headers: a little over its data)
+      // says how many of the last sequences fit in the byte bound, so the newest are read.
+      const average = Math.max(1, info.state.bytes / info.state.messages);
+      const window = Math.max(1, Math.min(limit.records, Math.floor(limit.bytes / average)));
+      const first = Math.max(info.state.first_seq, last - window + 1);
+      if (window < limit.records && first > info.state.first_seq) stoppedAtBytes = true;
       const consumer = await this.js!.consumers.get(this.opts.stream, { opt_start_seq: first, filter_subjects: this.opts.subject });
       // Fetched by message count (a fetch by max_bytes is far slower on this server), in chunks
-      // sized by the stream's average message so that one chunk stays near the byte bound.
-      const average = Math.max(1, info.state.bytes / info.state.messages);
+      // that stay near the byte bound.
       let done = false;
       try {
         while (!done && !limit.signal.aborted) {
