@@ -32,7 +32,7 @@ import { relationOf } from './query-runtime';
 
 export const MAX_PREVIEW_SAMPLE_ROWS = 1000;
 /** How many bytes of records a preview reads from a source at most. */
-export const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
+const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
 const DEFAULT_PREVIEW_ROWS = 100;
 const DEFAULT_PREVIEW_TIMEOUT_MS = 5_000;
 /** Bad records shown with their reason (the count says how many there were). */
