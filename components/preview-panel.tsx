@@ -1,9 +1,10 @@
 'use client';
 /**
- * The editor's Preview: the query over a sample the user pastes (one JSON object per line, or a
- * JSON array), with no checkpoint and no sink (POST /api/jobs/preview). Shows the output schema
- * and the first rows; for a stateful query the result after the sample, with the engine's note
- * about windows and the watermark.
+ * The editor's Preview: the query, with no checkpoint and no sink (POST /api/jobs/preview), over
+ * the source's most recent records by default, or over a sample the user pastes (one JSON object
+ * per line, or a JSON array). Shows how many records were read, the output schema and the first
+ * rows; for a stateful query the result after the records, with the engine's note about windows
+ * and the watermark.
  */
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -26,21 +27,29 @@ export function parseSample(text: string): unknown[] {
 }
 
 export function PreviewPanel({ spec, disabled }: { spec: unknown; disabled: boolean }) {
+  const [pasted, setPasted] = useState(false);
   const [text, setText] = useState('');
   const run = useMutation({
-    mutationFn: async () => apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body: { spec, sample: parseSample(text) } }),
+    mutationFn: async () => apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body: pasted ? { spec, sample: parseSample(text) } : { spec } }),
   });
   const p = run.data;
   return (
     <section className="panel" aria-label="Preview">
       <h2>Preview</h2>
-      <p className="small muted-text">Runs the query over sample records (no checkpoint, no sink); shows the first 100 output rows.</p>
-      <label>
-        Sample records (one JSON object per line)
-        <textarea rows={5} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} placeholder='{"user": "a", "n": 1}' />
+      <p className="small muted-text">
+        Runs the query over the source&apos;s most recent records (at most 1,000), or over records you paste; no checkpoint, no sink, nothing committed. Shows the first 100 output rows.
+      </p>
+      <label className="checkbox">
+        <input type="checkbox" checked={pasted} onChange={(e) => setPasted(e.target.checked)} /> Paste a sample instead of reading the source
       </label>
+      {pasted && (
+        <label>
+          Sample records (one JSON object per line)
+          <textarea rows={5} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} placeholder='{"user": "a", "n": 1}' />
+        </label>
+      )}
       <div className="actions">
-        <button type="button" disabled={disabled || run.isPending || !text.trim()} onClick={() => run.mutate()}>
+        <button type="button" disabled={disabled || run.isPending || (pasted && !text.trim())} onClick={() => run.mutate()}>
           {run.isPending ? 'Previewing…' : 'Preview'}
         </button>
       </div>
@@ -52,6 +61,7 @@ export function PreviewPanel({ spec, disabled }: { spec: unknown; disabled: bool
       {p && (
         <div role="region" aria-label="Preview result">
           <p className="small" role="status">
+            {p.read ? `Read ${p.read.records} recent records from ${p.read.source}${p.read.bounded ? ' (the preview’s limit; the source holds more)' : ''}. ` : ''}
             {p.totalRows} output rows from {p.inputRows} records{p.truncated ? `, first ${p.rows.length} shown` : ''}.
           </p>
           {p.notes.map((n) => (

@@ -187,7 +187,18 @@ const previewResponse = z.object({
   rows: z.array(z.record(z.string(), json)).describe('The first rows of the output (at most 100)'),
   truncated: z.boolean(),
   totalRows: z.number().int(),
-  inputRows: z.number().int(),
+  inputRows: z.number().int().describe('Records the query ran over'),
+  input: z.enum(['sample', 'recent']).describe('sample: the records sent; recent: read from the source'),
+  read: z
+    .object({
+      source: z.string().describe('The source as its progress describes it'),
+      records: z.number().int().describe('Records read (at most 1000)'),
+      bytes: z.number().int(),
+      badRecords: z.number().int().describe('Records that did not fit the source schema, left out'),
+      bounded: z.boolean().describe('A bound stopped the read: the source holds more'),
+    })
+    .optional()
+    .describe('With input recent: what was read from the source'),
   stateful: z.boolean(),
   notes: z.array(z.string()),
 });

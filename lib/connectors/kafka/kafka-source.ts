@@ -22,7 +22,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { DataLossError, WeirError } from '../../engine/errors';
 import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 import { compileRegex } from '../../engine/query/regex';
-import type { ReadLimit, Source, SourceBatch } from '../../engine/sources/source';
+import type { ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceContext, type SourceDefinition } from '../../engine/sources/source-registry';
 import type { Offset, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
@@ -335,6 +335,59 @@ export class KafkaSource implements Source {
       for (const rec of got.records) rows.push(this.toRow(r.topic, r.partition, rec));
     }
     return { rows, badRecords: [] };
+  }
+
+  /**
+   * The preview's look at the newest records: per partition the last ceil(n / partitions)
+   * offsets below its high watermark (ListOffsets, then Fetch by offset, as a batch reads: no
+   * consumer group, nothing committed), then the newest n of them by timestamp within the byte
+   * bound, oldest first. Nothing is written to the checkpoint (no initial offsets).
+   */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    let wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>;
+    try {
+      wm = await this.watermarks();
+    } catch (e) {
+      this.fail('read its latest offsets', e);
+    }
+    const parts = [...wm.values()].filter((w) => w.high > w.low).sort((a, b) => (tpKey(a.topic, a.partition) < tpKey(b.topic, b.partition) ? -1 : 1));
+    const per = parts.length ? Math.ceil(limit.records / parts.length) : 0;
+    // A fetch of at most the byte bound (the broker still returns one whole record batch past it).
+    this.reader ??= new PartitionReader(kafkaClusterOptions(this.opts, this.outbound), Math.max(1024, Math.min(this.opts.maxBytesPerFetch, limit.bytes)));
+    const found: { row: Row; size: number }[] = [];
+    let fetched = 0;
+    let stoppedAtBytes = false;
+    for (const w of parts) {
+      if (limit.signal.aborted) break;
+      if (fetched >= limit.bytes) {
+        stoppedAtBytes = true;
+        break;
+      }
+      const from = Math.max(w.low, w.high - per);
+      let got: { records: FetchedRecord[] };
+      try {
+        got = await this.reader.read(w.topic, w.partition, from, w.high);
+      } catch (e) {
+        this.fail(`read ${w.topic}-${w.partition} offsets [${from}, ${w.high})`, e);
+      }
+      for (const rec of got.records) {
+        const size = (rec.key?.length ?? 0) + (rec.value?.length ?? 0) + rec.headers.reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
+        fetched += size;
+        found.push({ row: this.toRow(w.topic, w.partition, rec), size });
+      }
+    }
+    found.sort((a, b) => (a.row.timestamp as number) - (b.row.timestamp as number));
+    const kept: Row[] = [];
+    let bytesRead = 0;
+    for (let i = found.length - 1; i >= 0 && kept.length < limit.records; i--) {
+      if (bytesRead + found[i].size > limit.bytes) {
+        stoppedAtBytes = true;
+        break;
+      }
+      bytesRead += found[i].size;
+      kept.push(found[i].row);
+    }
+    return { rows: kept.reverse(), badRecords: [], bytesRead, stoppedAtBytes };
   }
 
   private dataLoss(topic: string, partition: number, from: number, to: number, why: string): void {

@@ -26,7 +26,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { DataLossError, WeirError } from '../../engine/errors';
 import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, ReadLimit, Source, SourceBatch } from '../../engine/sources/source';
+import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
 import { redact } from '../postgres/pg-util';
 import { checkBeforeConnect } from '../../engine/outbound/guarded-connect';
@@ -191,6 +191,70 @@ export class NatsJetStreamSource implements Source {
       this.fail('read a batch', err);
     }
     return { rows, badRecords };
+  }
+
+  /**
+   * The preview's look at the newest messages: an ordered (ephemeral, never durable) consumer
+   * from sequence last_seq - n + 1 (n by the record bound, and by the byte bound over the
+   * stream's average message size) (with `subject`, the matching messages among those sequences),
+   * fetched in chunks within the byte bound and deleted afterwards. Returned oldest first.
+   */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    const rows: Row[] = [];
+    const badRecords: BadRecord[] = [];
+    let bytesRead = 0;
+    let stoppedAtBytes = false;
+    try {
+      const info = await (await this.manager()).streams.info(this.opts.stream);
+      const last = info.state.last_seq;
+      if (last === 0 || info.state.messages === 0) return { rows, badRecords, bytesRead, stoppedAtBytes };
+      // The stream's average message (with its subject and headers: a little over its data)
+      // says how many of the last sequences fit in the byte bound, so the newest are read.
+      const average = Math.max(1, info.state.bytes / info.state.messages);
+      const window = Math.max(1, Math.min(limit.records, Math.floor(limit.bytes / average)));
+      const first = Math.max(info.state.first_seq, last - window + 1);
+      if (window < limit.records && first > info.state.first_seq) stoppedAtBytes = true;
+      const consumer = await this.js!.consumers.get(this.opts.stream, { opt_start_seq: first, filter_subjects: this.opts.subject });
+      // Fetched by message count (a fetch by max_bytes is far slower on this server), in chunks
+      // that stay near the byte bound.
+      let done = false;
+      try {
+        while (!done && !limit.signal.aborted) {
+          const left = limit.records - rows.length - badRecords.length;
+          const chunk = Math.max(1, Math.min(left, Math.floor((limit.bytes - bytesRead) / average)));
+          const msgs = await consumer.fetch({ max_messages: chunk, expires: Math.max(1000, Math.min(limit.timeoutMs, 5_000)) });
+          const onAbort = () => msgs.stop();
+          limit.signal.addEventListener('abort', onAbort, { once: true });
+          let got = 0;
+          try {
+            for await (const m of msgs) {
+              got++;
+              if (bytesRead + m.data.length > limit.bytes) {
+                stoppedAtBytes = done = true;
+                break;
+              }
+              bytesRead += m.data.length;
+              const text = m.string();
+              const parsed = parseJsonRecord(text, this.schema);
+              if ('row' in parsed) rows.push(parsed.row);
+              else badRecords.push({ raw: text, reason: parsed.reason, location: { source: `${this.opts.stream}#${m.seq}`, offset: { seq: m.seq } } });
+              if (m.seq >= last || rows.length + badRecords.length >= limit.records) {
+                done = true;
+                break;
+              }
+            }
+          } finally {
+            limit.signal.removeEventListener('abort', onAbort);
+          }
+          if (got === 0) break; // nothing more retained up to last
+        }
+      } finally {
+        await consumer.delete().catch(() => undefined);
+      }
+    } catch (e) {
+      this.fail('read its recent messages', e);
+    }
+    return { rows, badRecords, bytesRead, stoppedAtBytes };
   }
 
   offsetLag(from: Offset | null, to: Offset | null): number | null {

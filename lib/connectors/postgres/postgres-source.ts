@@ -24,7 +24,7 @@ import { z } from 'zod';
 import type pg from 'pg';
 import { DataLossError, WeirError } from '../../engine/errors';
 import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, ReadLimit, Source, SourceBatch } from '../../engine/sources/source';
+import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
 import { createPool, identifierProblem, errorText, pgIdentifier, qualifiedName, quoteIdent, secretsOf, tableColumnTypes } from './pg-util';
 import { convertValue } from '../../engine/sources/value-conversion';
@@ -228,9 +228,15 @@ export class PostgresSource implements Source {
     const res = await this.pool
       .query({ text: `SELECT ${selected.map(quoteIdent).join(', ')}, ${quoteIdent(offsetCol)}::text AS "__weir_offset" FROM ${this.target} WHERE ${where} ORDER BY ${order}`, values: s === null ? [e] : [e, s] })
       .catch((err) => this.fail('read a batch', err));
+    return this.convertRows(res.rows as Record<string, unknown>[]);
+  }
+
+  /** Rows by the schema; a value that does not fit makes its row a bad record. */
+  private convertRows(raws: Record<string, unknown>[]): SourceBatch {
+    const offsetCol = this.opts.offsetColumn;
     const rows: Row[] = [];
     const badRecords: BadRecord[] = [];
-    for (const raw of res.rows as Record<string, unknown>[]) {
+    for (const raw of raws) {
       const row: Row = {};
       let bad: string | null = null;
       for (const f of this.schema) {
@@ -239,11 +245,54 @@ export class PostgresSource implements Source {
         else bad ??= `column "${f.name}": ${c.reason}`;
       }
       if (bad) {
-        const { __weir_offset, ...rest } = raw;
+        const { __weir_offset, __weir_bytes: _b, __weir_order: _o, ...rest } = raw;
         badRecords.push({ raw: JSON.stringify(rest), reason: bad, location: { source: `${this.opts.schema}.${this.opts.table}`, offset: { [offsetCol]: __weir_offset } } });
       } else rows.push(row);
     }
     return { rows, badRecords };
+  }
+
+  /**
+   * The preview's look at the newest rows: ORDER BY the offset column DESC LIMIT n, in a
+   * read-only transaction with the time bound as its statement_timeout; the byte bound is a
+   * running sum of pg_column_size in the same query, so rows past it never leave the database.
+   * Returned oldest first.
+   */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    const offsetCol = this.opts.offsetColumn;
+    const names = this.schema.map((f) => f.name);
+    const selected = (names.includes(offsetCol) ? names : [...names, offsetCol]).map(quoteIdent).join(', ');
+    const col = quoteIdent(offsetCol);
+    const text =
+      `SELECT * FROM (SELECT l.*, sum(pg_column_size(l.*)) OVER (ORDER BY l."__weir_order" DESC ROWS UNBOUNDED PRECEDING) AS "__weir_bytes" ` +
+      `FROM (SELECT ${selected}, ${col}::text AS "__weir_offset", ${col} AS "__weir_order" FROM ${this.target} ORDER BY ${col} DESC LIMIT $1) l) w ` +
+      `WHERE "__weir_bytes" <= $2 ORDER BY "__weir_order"`;
+    const c = await this.pool.connect().catch((e) => this.fail('connect to read its recent rows', e));
+    let raws: Record<string, unknown>[];
+    try {
+      await c.query('BEGIN READ ONLY');
+      await c.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(limit.timeoutMs))}`);
+      raws = (await c.query({ text, values: [limit.records, limit.bytes] })).rows as Record<string, unknown>[];
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      this.fail('read its recent rows', e);
+    } finally {
+      c.release();
+    }
+    const bytesRead = raws.length ? Number(raws[0].__weir_bytes) : 0;
+    // The byte bound stopped it if fewer rows came than asked while the table may hold more.
+    const stoppedAtBytes = raws.length < limit.records && (await this.hasRowsBefore(raws[0]?.__weir_offset as string | undefined));
+    return { ...this.convertRows(raws), bytesRead, stoppedAtBytes };
+  }
+
+  /** Whether the table has rows before `offset` (any rows, without one). */
+  private async hasRowsBefore(offset: string | undefined): Promise<boolean> {
+    const col = quoteIdent(this.opts.offsetColumn);
+    const res = await this.pool
+      .query(`SELECT 1 FROM ${this.target} ${offset === undefined ? '' : `WHERE ${col} < $1`} LIMIT 1`, offset === undefined ? [] : [offset])
+      .catch((e) => this.fail('read its recent rows', e));
+    return res.rows.length > 0;
   }
 
   /**

@@ -23,7 +23,7 @@ import { z } from 'zod';
 import type { Redis } from 'ioredis';
 import { DataLossError, WeirError } from '../../engine/errors';
 import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, ReadLimit, Source, SourceBatch } from '../../engine/sources/source';
+import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
 import { redact, secretsOf } from '../postgres/pg-util';
 import { createRedis } from './redis-util';
@@ -44,6 +44,8 @@ export type RedisStreamSourceOptions = z.infer<typeof redisStreamSourceOptions>;
 const REASON = 'Entry ids only grow and XRANGE over (start, end] returns the same entries while they are retained; a replay whose entries were trimmed fails with DATA_LOSS.';
 
 type Entry = [id: string, fields: string[]];
+/** Entries per XREVRANGE page of a preview (a page is in memory whole before the byte bound applies). */
+const RECENT_PAGE = 100;
 
 export class RedisStreamSource implements Source {
   readonly description: string;
@@ -170,6 +172,39 @@ export class RedisStreamSource implements Source {
       else badRecords.push({ raw: JSON.stringify(obj), reason: parsed.reason, location: { source: `${this.opts.stream}#${id}`, offset: { id } } });
     }
     return { rows, badRecords };
+  }
+
+  /**
+   * The preview's look at the newest entries: XREVRANGE from the newest back, in pages, until
+   * the record or byte bound; no consumer group is involved. Returned oldest first.
+   */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    const newestFirst: Entry[] = [];
+    let bytesRead = 0;
+    let stoppedAtBytes = false;
+    let from = '+';
+    const onAbort = () => this.redis.disconnect();
+    limit.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (newestFirst.length < limit.records && !stoppedAtBytes) {
+        const count = Math.min(RECENT_PAGE, limit.records - newestFirst.length);
+        const page = (await this.redis.xrevrange(this.opts.stream, from, '-', 'COUNT', count).catch((e) => this.fail('read its recent entries', e))) as Entry[];
+        for (const en of page) {
+          const size = en[0].length + en[1].reduce((n, f) => n + f.length, 0);
+          if (bytesRead + size > limit.bytes) {
+            stoppedAtBytes = true;
+            break;
+          }
+          bytesRead += size;
+          newestFirst.push(en);
+        }
+        if (page.length < count) break;
+        from = `(${page[page.length - 1][0]}`;
+      }
+    } finally {
+      limit.signal.removeEventListener('abort', onAbort);
+    }
+    return { ...this.toBatch(newestFirst.reverse()), bytesRead, stoppedAtBytes };
   }
 
   /**

@@ -1,21 +1,29 @@
 /**
  * Preview: a job's query over a sample of records, with no checkpoint and no sink, as Arroyo's
- * and ksqlDB's previews show output before a deploy. The job's own source is replaced by a
- * memory stream holding the sample (converted by the source schema, as the source would) and its
- * sink by a memory table; the checkpoint lives in memory and is dropped. The query runs to the
- * end of the sample (available-now), so a stateful query shows its result table after the
- * sample; an append-mode window is emitted only once the watermark passes its end, and the
+ * and ksqlDB's previews show output before a deploy. The sample is either records the user
+ * pastes (`previewQuery`) or the job's own source's most recent records (`previewRecentRecords`,
+ * through `Source.sampleRecent`: the source built from the job's options, never opened, so it
+ * reads what the job would read and writes, commits and moves nothing). The job's source is then
+ * replaced by a memory stream holding the records (converted by the source schema, as the source
+ * would) and its sink by a memory table; the checkpoint lives in memory and is dropped. The query
+ * runs to the end of the sample (available-now), so a stateful query shows its result table after
+ * the sample; an append-mode window is emitted only once the watermark passes its end, and the
  * preview says so.
  *
- * Bounded: at most MAX_PREVIEW_SAMPLE_ROWS records in, the first `maxRows` rows out, and a time
- * limit after which the run is stopped and the preview refused with PREVIEW_TIMEOUT.
+ * Bounded: at most MAX_PREVIEW_SAMPLE_ROWS records in (and PREVIEW_MAX_BYTES read from a
+ * source), the first `maxRows` rows out, and one time limit for reading and running after which
+ * the preview is refused with PREVIEW_TIMEOUT.
  */
 import { randomUUID } from 'node:crypto';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { SystemClock } from '../clock';
 import { ValidationError, WeirError } from '../errors';
+import { OutboundRefusedError } from '../outbound/outbound-policy';
 import { parseJobSpec, type JobSpec } from '../spec/job-spec';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
+import { getSourceDefinition } from '../sources/index';
+import type { BadRecord, RecentRecords } from '../sources/source';
 import { convertObject } from '../sources/value-conversion';
 import { compileStreamingQuery } from '../query/streaming-query';
 import type { Row, Schema } from '../types';
@@ -23,8 +31,20 @@ import { MicroBatchExecution } from './micro-batch-execution';
 import { relationOf } from './query-runtime';
 
 export const MAX_PREVIEW_SAMPLE_ROWS = 1000;
+/** How many bytes of records a preview reads from a source at most. */
+const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
 const DEFAULT_PREVIEW_ROWS = 100;
-const DEFAULT_PREVIEW_TIMEOUT_MS = 10_000;
+const DEFAULT_PREVIEW_TIMEOUT_MS = 5_000;
+/** Bad records shown with their reason (the count says how many there were). */
+const SHOWN_BAD_RECORDS = 5;
+
+interface PreviewOptions {
+  maxRows?: number;
+  timeoutMs?: number;
+  /** Records read from a source at most (default MAX_PREVIEW_SAMPLE_ROWS). */
+  maxRecords?: number;
+  maxBytes?: number;
+}
 
 export interface QueryPreview {
   outputSchema: Schema;
@@ -33,14 +53,26 @@ export interface QueryPreview {
   /** More rows than shown came out. */
   truncated: boolean;
   totalRows: number;
+  /** Records the query ran over (the sample's, or those read from the source that fit its schema). */
   inputRows: number;
+  /** Where the records came from: pasted, or the source's most recent. */
+  input: 'sample' | 'recent';
+  /** With input 'recent': what was read from the source. */
+  read?: {
+    source: string;
+    records: number;
+    bytes: number;
+    /** Records that did not fit the source schema (left out, not failing the preview). */
+    badRecords: number;
+    /** The record, byte or time bound stopped the read: the source holds more. */
+    bounded: boolean;
+  };
   stateful: boolean;
   /** What to keep in mind reading the rows (windows and the watermark). */
   notes: string[];
 }
 
-export async function previewQuery(spec: JobSpec, sample: unknown[], opts: { maxRows?: number; timeoutMs?: number } = {}): Promise<QueryPreview> {
-  const maxRows = opts.maxRows ?? DEFAULT_PREVIEW_ROWS;
+export async function previewQuery(spec: JobSpec, sample: unknown[], opts: PreviewOptions = {}): Promise<QueryPreview> {
   if (sample.length > MAX_PREVIEW_SAMPLE_ROWS) {
     throw new ValidationError(`The sample has ${sample.length} records; a preview takes at most ${MAX_PREVIEW_SAMPLE_ROWS}. Send fewer.`, { path: 'sample', max: MAX_PREVIEW_SAMPLE_ROWS });
   }
@@ -50,6 +82,70 @@ export async function previewQuery(spec: JobSpec, sample: unknown[], opts: { max
     if ('reason' in c) throw new ValidationError(`Sample record ${i + 1} does not fit the source schema: ${c.reason}.`, { path: `sample.${i}` });
     return c.row;
   });
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS;
+  return runPreview(spec, rows, { input: 'sample' }, opts.maxRows ?? DEFAULT_PREVIEW_ROWS, performance.now() + timeoutMs, timeoutMs);
+}
+
+/**
+ * The query over the most recent records of the job's own source (at most `maxRecords`, and
+ * `maxBytes` of them), within one time limit for reading and running. A source that cannot look
+ * back (a push source) is refused saying to paste a sample; one that cannot be reached is refused
+ * naming it.
+ */
+export async function previewRecentRecords(spec: JobSpec, opts: PreviewOptions = {}): Promise<QueryPreview> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS;
+  const deadline = performance.now() + timeoutMs;
+  const records = Math.min(opts.maxRecords ?? MAX_PREVIEW_SAMPLE_ROWS, MAX_PREVIEW_SAMPLE_ROWS);
+  const bytes = opts.maxBytes ?? PREVIEW_MAX_BYTES;
+  const def = getSourceDefinition(spec.source.type);
+  if (!def) throw new ValidationError(`unknown source type "${spec.source.type}"`, { path: 'source.type' });
+  const id = `preview-${randomUUID()}`;
+  const source = def.create(spec.source.options as never, {
+    name: spec.source.name,
+    schema: spec.source.schema,
+    eventTime: spec.source.eventTime,
+    checkpoint: new InMemoryCheckpointFileManager(),
+    metadataPath: 'sources/0',
+    clock: new SystemClock(),
+    queryId: id,
+  });
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let got: RecentRecords;
+  try {
+    if (!source.sampleRecent) {
+      throw new WeirError('PREVIEW_NOT_SUPPORTED', `The ${spec.source.type} source (${source.description}) cannot look back at records it already received. Paste a sample of its records to preview instead.`, { sourceType: spec.source.type });
+    }
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(new WeirError('PREVIEW_TIMEOUT', `Reading recent records from ${source.description} did not finish within ${timeoutMs} ms. Check the source answers quickly, or paste a sample instead.`, { timeoutMs, source: source.description }));
+      }, timeoutMs);
+    });
+    try {
+      got = await Promise.race([source.sampleRecent({ records, bytes, timeoutMs, signal: abort.signal }), timedOut]);
+    } catch (e) {
+      if (e instanceof OutboundRefusedError || (e instanceof WeirError && e.code === 'PREVIEW_TIMEOUT')) throw e;
+      // A connector's run-time advice (a retry from the checkpoint) does not apply to a preview.
+      const why = (e instanceof Error ? e.message : String(e)).replace(/;? *the batch will be retried from the checkpoint\./, '.');
+      throw new WeirError('PREVIEW_SOURCE_UNAVAILABLE', `Could not read recent records from ${source.description}: ${why} Fix the source (or its options), or paste a sample to preview instead.`, { source: source.description });
+    }
+  } finally {
+    clearTimeout(timer);
+    await source.stop().catch(() => undefined);
+  }
+  const count = got.rows.length + got.badRecords.length;
+  const read = { source: source.description, records: count, bytes: got.bytesRead, badRecords: got.badRecords.length, bounded: got.stoppedAtBytes || count >= records };
+  const preview = await runPreview(spec, got.rows, { input: 'recent', read }, opts.maxRows ?? DEFAULT_PREVIEW_ROWS, deadline, timeoutMs);
+  return got.badRecords.length ? { ...preview, notes: [badRecordsNote(got.badRecords), ...preview.notes] } : preview;
+}
+
+function badRecordsNote(bad: BadRecord[]): string {
+  const shown = bad.slice(0, SHOWN_BAD_RECORDS).map((b) => `${b.location.source}${b.location.line ? `:${b.location.line}` : ''}: ${b.reason}`);
+  return `${bad.length} record(s) did not fit the source schema and were left out (a run would apply source.onBadRecord): ${shown.join('; ')}${bad.length > shown.length ? '; …' : ''}.`;
+}
+
+async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 'input' | 'read'>, maxRows: number, deadline: number, timeoutMs: number): Promise<QueryPreview> {
   const id = `preview-${randomUUID()}`;
   const parsed = parseJobSpec({
     ...spec,
@@ -65,19 +161,22 @@ export async function previewQuery(spec: JobSpec, sample: unknown[], opts: { max
   const exec = new MicroBatchExecution({ spec: parsed.spec, checkpoint: new InMemoryCheckpointFileManager() });
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (rows.length) stream.addData(...rows);
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS;
+    if (rows.length) stream.addRows(rows);
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WeirError('PREVIEW_TIMEOUT', `The preview did not finish within ${timeoutMs} ms; preview a smaller sample.`, { timeoutMs })), timeoutMs);
+      timer = setTimeout(
+        () => reject(new WeirError('PREVIEW_TIMEOUT', `The preview did not finish within ${timeoutMs} ms; preview fewer records.`, { timeoutMs })),
+        Math.max(0, deadline - performance.now()),
+      );
     });
     await Promise.race([exec.run(), timedOut]);
     const out = table.rows;
     const notes: string[] = [];
-    if (query.stateful) notes.push(`The result after all ${rows.length} sample records, as the state holds it (${spec.outputMode} mode).`);
+    const what = input.input === 'sample' ? 'sample records' : 'records read';
+    if (query.stateful) notes.push(`The result after all ${rows.length} ${what}, as the state holds it (${spec.outputMode} mode).`);
     if (query.stateful && spec.outputMode === 'append') {
-      notes.push('Append mode emits a window only once the watermark passes its end: windows still open at the end of the sample are not shown.');
+      notes.push(`Append mode emits a window only once the watermark passes its end: windows still open at the end of the ${input.input === 'sample' ? 'sample' : 'records read'} are not shown.`);
     }
-    return { outputSchema: query.outputSchema, rows: out.slice(0, maxRows), truncated: out.length > maxRows, totalRows: out.length, inputRows: rows.length, stateful: query.stateful, notes };
+    return { outputSchema: query.outputSchema, rows: out.slice(0, maxRows), truncated: out.length > maxRows, totalRows: out.length, inputRows: rows.length, ...input, stateful: query.stateful, notes };
   } finally {
     clearTimeout(timer);
     await exec.stop().catch(() => undefined);

@@ -22,7 +22,7 @@ import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record
 import { EventTimeStatsAccumulator } from '../operators/watermark';
 import type { Offset, Row, Schema } from '../types';
 import { FileStreamSourceLog, type SourceFileEntry } from './file-stream-source-log';
-import type { BadRecord, ReadLimit, Source, SourceBatch } from './source';
+import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceContext } from './source-registry';
 
 export const FilesSourceOptions = z
@@ -47,6 +47,21 @@ interface ScanState {
   read: number;
   eventTime?: string;
   eventTimes?: EventTimeStatsAccumulator;
+}
+
+/** How much of a CSV file's start the preview reads for its header line. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** The last `n` non-empty lines of `text`. */
+function lastLines(text: string, n: number): string {
+  let end = text.length;
+  let found = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text.charCodeAt(i) !== 10) continue;
+    if (text.slice(i + 1, end).trim() !== '' && ++found === n) return text.slice(i + 1);
+    end = i;
+  }
+  return text;
 }
 
 interface FileSourceOffset {
@@ -181,12 +196,22 @@ export class FilesSource implements Source {
     let text = buf.toString('utf8');
     // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    this.parseLines(text, full, rows, bad, { scan });
+  }
+
+  /**
+   * The records of `text` (a whole file, or with `header` the CSV header line given apart and
+   * the lines after it), as rows and bad records; with `scan`, only the rows the pushed filter
+   * keeps, counting every row read.
+   */
+  private parseLines(text: string, full: string, rows: Row[], bad: BadRecord[], { header, scan }: { header?: string; scan?: ScanState } = {}): void {
     let lineNo = 0;
     let pos = 0;
     let parser: { parse(line: string): { ok: true; row: Row } | { ok: false; reason: string } } | undefined;
     const columns = this.ctx.requiredColumns;
     if (this.opts.format === 'json') parser = new JsonLineParser(this.schema, columns);
     else if (!this.opts.header) parser = new CsvLineParser(this.schema, undefined, columns);
+    else if (header !== undefined) parser = this.csvHeaderParser(header, full, 1, bad);
     while (pos < text.length) {
       let nl = text.indexOf('\n', pos);
       if (nl === -1) nl = text.length;
@@ -196,12 +221,7 @@ export class FilesSource implements Source {
       // A JSON line starts with '{': only other lines need the whitespace test.
       if (line.charCodeAt(0) !== 0x7b && line.trim() === '') continue;
       if (!parser) {
-        const header = splitCsvLine(line.replace(/\r$/, '')) ?? [];
-        const missing = CsvLineParser.missingColumns(this.schema, header);
-        if (missing.length) {
-          bad.push({ raw: line, location: { source: full, line: lineNo }, reason: `CSV header lacks column(s) ${missing.join(', ')}; the file's columns are read as NULL` });
-        }
-        parser = new CsvLineParser(this.schema, header, columns);
+        parser = this.csvHeaderParser(line, full, lineNo, bad);
         continue;
       }
       const r = parser.parse(line);
@@ -213,6 +233,84 @@ export class FilesSource implements Source {
         }
         rows.push(r.row);
       } else bad.push({ raw: line, location: { source: full, line: lineNo }, reason: r.reason });
+    }
+  }
+
+  private csvHeaderParser(line: string, full: string, lineNo: number, bad: BadRecord[]): CsvLineParser {
+    const header = splitCsvLine(line.replace(/\r$/, '')) ?? [];
+    const missing = CsvLineParser.missingColumns(this.schema, header);
+    if (missing.length) {
+      bad.push({ raw: line, location: { source: full, line: lineNo }, reason: `CSV header lacks column(s) ${missing.join(', ')}; the file's columns are read as NULL` });
+    }
+    return new CsvLineParser(this.schema, header, this.ctx.requiredColumns);
+  }
+
+  /**
+   * The preview's look at the newest records: the newest files (by modification time, then name;
+   * hidden names and modifiedAfter as a batch would), each read from its end, until `limit` is
+   * reached. Reads only the directory; the checkpoint's source log is not touched.
+   */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    let names: string[];
+    try {
+      names = (await fs.readdir(this.dir)).filter((n) => !n.startsWith('.') && !n.startsWith('_'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { rows: [], badRecords: [], bytesRead: 0, stoppedAtBytes: false };
+      throw e;
+    }
+    const after = this.opts.modifiedAfter === undefined ? null : Date.parse(this.opts.modifiedAfter);
+    const files: { name: string; size: number; mtimeMs: number }[] = [];
+    for (const name of names) {
+      if (limit.signal.aborted) break;
+      const st = await fs.stat(path.join(this.dir, name)).catch(() => null);
+      if (st?.isFile() && (after === null || st.mtimeMs > after)) files.push({ name, size: st.size, mtimeMs: st.mtimeMs });
+    }
+    files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    const parts: SourceBatch[] = [];
+    let count = 0;
+    let bytesRead = 0;
+    let stoppedAtBytes = false;
+    for (const f of files) {
+      if (count >= limit.records || limit.signal.aborted) break;
+      if (bytesRead >= limit.bytes) {
+        stoppedAtBytes = true;
+        break;
+      }
+      const take = Math.min(f.size, limit.bytes - bytesRead);
+      const full = path.join(this.dir, f.name);
+      const { text, header } = await this.readTail(full, f.size, take);
+      bytesRead += take;
+      if (take < f.size) stoppedAtBytes = true;
+      const part: SourceBatch = { rows: [], badRecords: [] };
+      this.parseLines(lastLines(text, limit.records - count), full, part.rows, part.badRecords, { header });
+      count += part.rows.length + part.badRecords.length;
+      parts.push(part);
+    }
+    parts.reverse();
+    return { rows: parts.flatMap((p) => p.rows), badRecords: parts.flatMap((p) => p.badRecords), bytesRead, stoppedAtBytes };
+  }
+
+  /** The last `take` bytes of a file from a line start, and with a CSV header its first line apart. */
+  private async readTail(full: string, size: number, take: number): Promise<{ text: string; header?: string }> {
+    const h = await fs.open(full, 'r');
+    try {
+      const buf = Buffer.alloc(take);
+      const { bytesRead } = await h.read(buf, 0, take, size - take);
+      let text = buf.subarray(0, bytesRead).toString('utf8');
+      if (take < size) text = text.slice(text.indexOf('\n') + 1 || text.length); // a partial first line
+      else if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (this.opts.format !== 'csv' || !this.opts.header) return { text };
+      const head = Buffer.alloc(Math.min(size, MAX_HEADER_BYTES));
+      const got = await h.read(head, 0, head.length, 0);
+      let first = head.subarray(0, got.bytesRead).toString('utf8');
+      if (first.charCodeAt(0) === 0xfeff) first = first.slice(1);
+      const nl = first.indexOf('\n');
+      const header = nl === -1 ? first : first.slice(0, nl);
+      // The tail that starts at the file's start holds the header itself.
+      if (take >= size) text = text.slice(text.indexOf('\n') + 1 || text.length);
+      return { text, header };
+    } finally {
+      await h.close();
     }
   }
 

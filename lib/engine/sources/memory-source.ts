@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Offset, Row, Schema } from '../types';
-import type { Source, SourceBatch } from './source';
+import type { RecentRecords, RecentRecordsLimit, Source, SourceBatch } from './source';
 import { registerSource } from './source-registry';
 
 /**
@@ -141,6 +141,21 @@ export class MemorySource implements Source {
       out[j - from] = o;
     }
     return out;
+  }
+
+  /** The stream's last rows, newest last, up to the record and byte bounds (bytes as JSON). */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    const end = this.stream.rows.length;
+    const { rows } = await this.getBatch(Math.max(0, end - limit.records), end);
+    let bytesRead = 0;
+    let keep = 0;
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const size = JSON.stringify(rows[i]).length;
+      if (bytesRead + size > limit.bytes) break;
+      bytesRead += size;
+      keep++;
+    }
+    return { rows: rows.slice(rows.length - keep), badRecords: [], bytesRead, stoppedAtBytes: keep < rows.length };
   }
 
   offsetLag(from: Offset | null, to: Offset | null): number | null {

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { FileAlreadyExistsError } from '../checkpoint/checkpoint-file-manager';
 import type { Offset, Row, Schema } from '../types';
-import type { Source, SourceBatch } from './source';
+import type { RecentRecords, RecentRecordsLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceContext } from './source-registry';
 
 export const RateSourceOptions = z
@@ -20,6 +20,8 @@ export const RateSourceOptions = z
 export type RateSourceOptions = z.infer<typeof RateSourceOptions>;
 
 const RATE_COLUMNS: Record<string, string> = { timestamp: 'timestamp', value: 'long' };
+/** A rate row's size as the preview counts it: two 8-byte values. */
+const RATE_ROW_BYTES = 16;
 
 export class RateSource implements Source {
   readonly description: string;
@@ -85,6 +87,25 @@ export class RateSource implements Source {
       rows.push(r);
     }
     return { rows, badRecords: [] };
+  }
+
+  /**
+   * The rows a run started `limit.records / rowsPerSecond` seconds ago would have by now
+   * (values from 0, timestamps up to the clock's now), generated: nothing is recorded.
+   */
+  async sampleRecent(limit: RecentRecordsLimit): Promise<RecentRecords> {
+    const rps = this.opts.rowsPerSecond;
+    const n = Math.min(limit.records, Math.floor(limit.bytes / RATE_ROW_BYTES));
+    const startMs = this.ctx.clock.now() - Math.ceil((n * 1000) / rps);
+    const cols = this.ctx.schema.map((f) => f.name);
+    const rows: Row[] = [];
+    for (let i = 0; i < n; i++) {
+      const full: Row = { timestamp: startMs + Math.floor((i * 1000) / rps), value: i };
+      const r: Row = {};
+      for (const c of cols) r[c] = full[c];
+      rows.push(r);
+    }
+    return { rows, badRecords: [], bytesRead: n * RATE_ROW_BYTES, stoppedAtBytes: n < limit.records };
   }
 
   offsetLag(from: Offset | null, to: Offset | null): number | null {

@@ -31,6 +31,25 @@ export interface SourceBatch {
   scanned?: { numInputRows: number; eventTimes?: EventTimeStats };
 }
 
+/** The bounds of a look at a source's most recent records (the editor's Preview). */
+export interface RecentRecordsLimit {
+  /** At most this many records (rows and bad records together). */
+  records: number;
+  /** Stop reading once about this many bytes of records were read. */
+  bytes: number;
+  /** How long the read may take; a source sets it as its own server-side timeout where it can. */
+  timeoutMs: number;
+  /** Aborted when the time is up: stop reading (the caller then calls `stop()`). */
+  signal: AbortSignal;
+}
+
+export interface RecentRecords extends SourceBatch {
+  /** About how many bytes of records were read (the records' encoded size). */
+  bytesRead: number;
+  /** The byte bound stopped the read before `records` were read. */
+  stoppedAtBytes: boolean;
+}
+
 /**
  * A streaming source (Spark's Source / MicroBatchStream).
  *
@@ -79,5 +98,14 @@ export interface Source {
    * when the signal channel is lost it falls back to a short poll. A source without it is polled.
    */
   waitForData?(signal: AbortSignal, maxWaitMs: number): Promise<void>;
+  /**
+   * Up to `limit.records` of the most recent records, oldest first (so event time and the
+   * watermark move as they would in a batch), for a preview. Spark has no such call; it is
+   * Weir's. Read-only: called on a source that was never opened, it writes nothing to the
+   * checkpoint, commits nothing and moves no consumer group, durable consumer or offset; what it
+   * reads is what the job's own source would read (same options, same outbound policy). A source
+   * that cannot look back (a push source) leaves it out.
+   */
+  sampleRecent?(limit: RecentRecordsLimit): Promise<RecentRecords>;
   stop(): Promise<void>;
 }

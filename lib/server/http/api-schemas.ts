@@ -70,7 +70,11 @@ export const draftCheckInputSchema = z.union([
 export const previewInputSchema = z
   .object({
     spec: z.union([z.record(z.string(), z.unknown()), z.string()]),
-    sample: z.array(z.unknown()).max(1000).describe('Source records (JSON objects by the source schema), at most 1000'),
+    sample: z
+      .array(z.unknown())
+      .max(1000)
+      .optional()
+      .describe("Source records (JSON objects by the source schema), at most 1000. Without it: the most recent records of the spec's own source (at most 1000 records and 4 MiB, within 5 s)"),
   })
   .strict();
 

@@ -15,7 +15,10 @@
  *   sent without acknowledgeReprocessing: true; contracts/reprocessing-guard.ts).
  * - 413 PAYLOAD_TOO_LARGE: the body is over the API's limit (api-handler.ts, MAX_BODY_BYTES).
  * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT /
- *   OUTBOUND_REFUSED: well-formed request whose content the engine refuses.
+ *   OUTBOUND_REFUSED / PREVIEW_TIMEOUT / PREVIEW_NOT_SUPPORTED: well-formed request whose
+ *   content the engine refuses.
+ * - 424 PREVIEW_SOURCE_UNAVAILABLE: a preview's source (another system) could not be read; the
+ *   message names it. Not a 5xx: nothing is wrong with Weir, and the client can fix or paste.
  * - 503 CHECKPOINT_WRITE_FAILED: the checkpoint storage refused a write or delete (full,
  *   read-only, no permission); the message names the file and what to fix, then try again.
  * - anything else: 500 INTERNAL (or the WeirError's code) with an error id in `details.errorId`
@@ -84,8 +87,12 @@ const STATUS_BY_CODE: Record<string, number> = {
   CORRUPT_CHECKPOINT: 422,
   CHECKPOINT_WRITE_FAILED: 503,
   OUTBOUND_REFUSED: 422,
-  /** The preview's time bound: the request was fine, the sample too much for it. */
+  /** The preview's time bound: the request was fine, the sample (or the source) too slow for it. */
   PREVIEW_TIMEOUT: 422,
+  /** A preview of a source that cannot look back (a push source): paste a sample. */
+  PREVIEW_NOT_SUPPORTED: 422,
+  /** The spec's source could not be read for a preview (down, no such table or stream); the message names it. */
+  PREVIEW_SOURCE_UNAVAILABLE: 424,
 };
 
 export interface ErrorBody {

@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
-import { checkRestartCompatibility, IncompatibleQueryChangeError, previewQuery, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
+import { checkRestartCompatibility, IncompatibleQueryChangeError, previewQuery, previewRecentRecords, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
@@ -244,13 +244,16 @@ export async function restartCheckOfEdit(ctx: Pick<JobServiceContext, 'db' | 'ch
 }
 
 /**
- * Preview (any role that may validate): the spec's query over the records of `sample`, with no
- * checkpoint and no sink (lib/engine previewQuery). The spec is confined and validated as a
- * save would be, so a preview reads no file a job could not (its static tables).
+ * Preview (any role that may validate): the spec's query over the records of `sample`, or without
+ * one over the most recent records of the spec's own source, with no checkpoint and no sink
+ * (lib/engine previewQuery, previewRecentRecords). The spec is confined and validated as a save
+ * would be, so a preview reads no file and reaches no address a job could not (its source's
+ * directory under the files roots, its destinations under the outbound policy), and is refused
+ * with the same 4xx as validation when it would.
  */
-export async function previewJob(ctx: Pick<JobServiceContext, 'checkpointRoot' | 'filesRoots' | 'outbound'>, rawSpec: unknown, sample: unknown[]): Promise<QueryPreview> {
+export async function previewJob(ctx: Pick<JobServiceContext, 'checkpointRoot' | 'filesRoots' | 'outbound'>, rawSpec: unknown, sample?: unknown[]): Promise<QueryPreview> {
   const { result } = validated(withCheckpoint(specObject(rawSpec), checkpointUnder(ctx.checkpointRoot, 'preview')), ctx, ctx.outbound ?? serverOutboundPolicy());
-  return previewQuery(result.spec!, sample);
+  return sample ? previewQuery(result.spec!, sample) : previewRecentRecords(result.spec!);
 }
 
 /**

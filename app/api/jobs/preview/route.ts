@@ -1,7 +1,8 @@
 /**
- * POST /api/jobs/preview {spec, sample} — the editor's Preview: the query over the sample with no
- * checkpoint and no sink; the output schema and the first 100 rows. Saves nothing. Viewer role
- * (as validation): it reads only the sample and what the job itself may read.
+ * POST /api/jobs/preview {spec, sample?} — the editor's Preview: the query over the sample, or
+ * without one over the source's most recent records, with no checkpoint and no sink; the output
+ * schema and the first 100 rows. Saves nothing. Viewer role (as validation): it reads only the
+ * sample and what the job itself may read.
  */
 import { apiRoute, jobServiceContext, parseBody } from '@/lib/server/http/api-handler';
 import { previewInputSchema } from '@/lib/server/http/api-schemas';
