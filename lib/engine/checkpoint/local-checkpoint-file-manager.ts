@@ -144,6 +144,10 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
     }
   }
 
+  localPath(p: string): string {
+    return this.abs(p);
+  }
+
   async read(p: string): Promise<Buffer> {
     try {
       return await this.fs.readFile(this.abs(p));

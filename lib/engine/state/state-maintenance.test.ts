@@ -1,6 +1,6 @@
 // The file-backed state store's maintenance off the batch path, its crash safety, and its memory:
-// - a snapshot encoded in slices while later batches put, remove, abort and commit holds exactly
-//   the version it was started for (seeded random batches, checked against a plain Map model);
+// - a snapshot built in the worker thread while later batches put, remove, abort and commit holds
+//   exactly the version it was started for (seeded random batches, checked against a plain Map model);
 // - a damaged snapshot is never loaded: the older snapshot or the deltas are, and with neither
 //   the load fails with CORRUPT_CHECKPOINT;
 // - memoryUsedBytes is within 25% of the heap growth measured with gc(), and the store's heap is
@@ -47,8 +47,7 @@ describe('maintenance in the background', () => {
   it.each([1, 2, 3, 4, 5])('a snapshot taken while later batches change the map holds its own version (seed %i)', async (seed) => {
     const rand = mulberry32(seed);
     const fm = new InMemoryCheckpointFileManager();
-    // Yield every 1024 keys, so batches really run between the slices of a 20,000-key snapshot.
-    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1, snapshotSliceMs: 0 });
+    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1 });
     const model = new Map<string, string>();
     const keyOf = (i: number) => encodeKey([`k${i}`]);
     const s0 = await p.getStore(0);
@@ -104,7 +103,7 @@ describe('maintenance in the background', () => {
 
   it('one round at a time: a second call waits for the running one', async () => {
     const fm = new InMemoryCheckpointFileManager();
-    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1, snapshotSliceMs: 0 });
+    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1 });
     const s = await p.getStore(0);
     for (let i = 0; i < 3000; i++) s.put(`k${i}`, encodeValue(i));
     await s.commit();
