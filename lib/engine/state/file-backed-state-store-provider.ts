@@ -155,20 +155,38 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       return data;
     };
     let map = new Map<string, string>();
-    const onPut = (k: string, v: string) => void map.set(k, v);
-    const onRemove = (k: string) => void map.delete(k);
+    // memoryBytes is summed as the rows arrive (a second pass over a million entries cost more):
+    // a snapshot's keys are distinct, a delta's may replace or remove a row already there.
+    let mem = 0;
+    const onSnapshotPut = (k: string, v: string) => {
+      mem += entryBytes(k, v);
+      map.set(k, v);
+    };
+    const onPut = (k: string, v: string) => {
+      const old = map.get(k);
+      if (old !== undefined) mem -= entryBytes(k, old);
+      mem += entryBytes(k, v);
+      map.set(k, v);
+    };
+    const onRemove = (k: string) => {
+      const old = map.get(k);
+      if (old === undefined) return;
+      mem -= entryBytes(k, old);
+      map.delete(k);
+    };
     // The newest snapshot that verifies; a damaged one falls back to the one before (or to the deltas).
     let start = 0;
     let damaged: CorruptCheckpointError | undefined;
     for (const v of snapshots) {
       try {
-        readStateFile(this.path(v, 'snapshot'), await read(v, 'snapshot'), { version: v, kind: 'snapshot' }, onPut, onRemove);
+        readStateFile(this.path(v, 'snapshot'), await read(v, 'snapshot'), { version: v, kind: 'snapshot' }, onSnapshotPut, onRemove);
         start = v;
         break;
       } catch (e) {
         if (!(e instanceof CorruptCheckpointError)) throw e;
         damaged ??= e;
         map = new Map();
+        mem = 0;
       }
     }
     // Deltas are read ahead (I/O overlaps decoding) and applied in order. When a damaged snapshot
@@ -182,11 +200,12 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       });
       readStateFile(this.path(v, 'delta'), data, { version: v, kind: 'delta' }, onPut, onRemove);
     }
-    for (const f of files) {
-      if (!this.fileSizes.has(f.name) && this.fm.size) this.fileSizes.set(f.name, await this.fm.size(`${this.dir}/${f.name}`));
+    const size = this.fm.size?.bind(this.fm);
+    if (size) {
+      const unread = files.filter((f) => !this.fileSizes.has(f.name));
+      const sizes = await Promise.all(unread.map((f) => size(`${this.dir}/${f.name}`)));
+      unread.forEach((f, i) => this.fileSizes.set(f.name, sizes[i]));
     }
-    let mem = 0;
-    for (const [k, v] of map) mem += entryBytes(k, v);
     this.map = map;
     this.memoryBytes = mem;
     this.loadedVersion = version;
