@@ -53,7 +53,17 @@ async function contentsAt(fm: CheckpointFileManager, version: number): Promise<M
 describe('maintenance in the background', () => {
   it.each([1, 2, 3, 4, 5])('a snapshot taken while later batches change the map holds its own version (seed %i)', async (seed) => {
     const rand = mulberry32(seed);
-    const fm = new InMemoryCheckpointFileManager();
+    // The snapshot's input files are held back until three batches have run beside it, so the
+    // overlap does not depend on how fast the worker is. (The batches themselves read no files.)
+    let openGate = () => {};
+    const gate = new Promise<void>((r) => (openGate = r));
+    let gated = false;
+    const fm = new (class extends InMemoryCheckpointFileManager {
+      override async read(path: string): Promise<Buffer> {
+        if (gated) await gate;
+        return super.read(path);
+      }
+    })();
     const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1 });
     const model = new Map<string, string>();
     const keyOf = (i: number) => encodeKey([`k${i}`]);
@@ -70,7 +80,9 @@ describe('maintenance in the background', () => {
     store.put(keyOf(0), encodeValue('changed before the snapshot began'));
     model.set(keyOf(0), Buffer.from(encodeValue('changed before the snapshot began')).toString('hex'));
     let done = false;
+    gated = true;
     const m = p.maintenance().then(() => (done = true));
+    gated = false;
     let version = 1;
     let batches = 0;
     let duringSnapshot = 0;
@@ -97,7 +109,7 @@ describe('maintenance in the background', () => {
         version = await store.commit();
       }
       store = await p.getStore(version);
-      batches++;
+      if (++batches === 3) openGate();
       await tick();
     }
     await m;
