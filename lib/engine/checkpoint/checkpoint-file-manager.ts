@@ -25,6 +25,11 @@ export interface CheckpointFileManager {
   exists(path: string): Promise<boolean>;
   list(dir: string): Promise<string[]>;
   delete(path: string): Promise<void>;
+  /**
+   * The file's path on this machine's disk, where there is one: a worker thread (state
+   * snapshots) reads it there instead of through this thread's event loop and heap.
+   */
+  localPath?(path: string): string;
   /** Size in bytes of a file, or of everything under a directory prefix. */
   size?(path: string): Promise<number>;
 }

@@ -53,6 +53,13 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
   private mode: 'link' | 'claim';
   private readonly claimTtlMs: number;
   private readonly fs: LocalFs;
+  /**
+   * Directories this manager made or wrote into: a write there skips mkdir (one filesystem
+   * round trip fewer on the batch's path); a write that finds one gone makes it again.
+   */
+  private readonly madeDirs = new Set<string>();
+  /** A link succeeded here: this filesystem has hard links, so no Weir on it makes claims. */
+  private linksWork = false;
 
   constructor(readonly root: string, opts: LocalCheckpointFileManagerOptions = {}) {
     this.root = path.resolve(root);
@@ -67,8 +74,27 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
     return path.join(path.dirname(target), `.${path.basename(target)}.claim`);
   }
 
-  /** Publishes temp as target only if target does not exist yet (see the header). */
-  private async publishIfAbsent(p: string, temp: string, target: string): Promise<void> {
+  /** The temp file, opened for writing; its directory is made on the first write there. */
+  private async openTemp(dir: string, temp: string) {
+    if (this.madeDirs.has(dir)) {
+      try {
+        return await this.fs.open(temp, 'wx');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        this.madeDirs.delete(dir);
+      }
+    }
+    await this.fs.mkdir(dir, { recursive: true });
+    const fh = await this.fs.open(temp, 'wx');
+    this.madeDirs.add(dir);
+    return fh;
+  }
+
+  /**
+   * Publishes temp as target only if target does not exist yet (see the header). After a link
+   * the temp name is still there (`linkedTemp`) for the caller to remove.
+   */
+  private async publishIfAbsent(p: string, temp: string, target: string): Promise<{ linkedTemp?: string }> {
     if (this.mode === 'link') {
       let linked = false;
       try {
@@ -82,8 +108,8 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
       }
       // Only link's own refusal means "no hard links here"; a failing unlink is a storage error.
       if (linked) {
-        await this.fs.unlink(temp);
-        return;
+        this.linksWork = true;
+        return { linkedTemp: temp };
       }
     }
     const claim = LocalCheckpointFileManager.claimOf(target);
@@ -103,6 +129,7 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
     try {
       if (await this.exists(p)) throw new FileAlreadyExistsError(p);
       await this.fs.rename(temp, target);
+      return {};
     } catch (e) {
       // Our claim, not published: release the name rather than block it for claimTtlMs.
       if (!(e instanceof FileAlreadyExistsError)) await this.fs.rm(claim, { recursive: true, force: true }).catch(() => undefined);
@@ -125,23 +152,38 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
     const dir = path.dirname(target);
     let temp: string | undefined;
     try {
-      await this.fs.mkdir(dir, { recursive: true });
       temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${++tempCounter}.tmp`);
-      const fh = await this.fs.open(temp, 'wx');
+      const fh = await this.openTemp(dir, temp);
       try {
         await fh.writeFile(data);
         if (this.fsync) await fh.sync();
       } finally {
         await fh.close();
       }
-      if (opts.overwrite) await this.fs.rename(temp, target);
-      else await this.publishIfAbsent(p, temp, target);
-      temp = undefined; // published: the temp name is gone (renamed, or unlinked after the link)
-      if (this.fsync) await syncDir(this.fs, dir);
+      if (opts.overwrite) {
+        await this.fs.rename(temp, target);
+        temp = undefined;
+        if (this.fsync) await syncDir(this.fs, dir);
+      } else {
+        const published = await this.publishIfAbsent(p, temp, target);
+        temp = undefined;
+        // After a link the temp name still has to go; that removal need not be durable (a temp
+        // left by a crash is hidden and ignored), so it runs beside the directory's fsync.
+        const [synced, unlinked] = await Promise.allSettled([
+          this.fsync ? syncDir(this.fs, dir) : undefined,
+          published.linkedTemp ? this.fs.unlink(published.linkedTemp) : undefined,
+        ]);
+        if (synced.status === 'rejected') throw synced.reason;
+        if (unlinked.status === 'rejected') throw unlinked.reason;
+      }
     } catch (e) {
       if (temp) await this.fs.rm(temp, { force: true }).catch(() => undefined);
       throw storageWriteError(e, target);
     }
+  }
+
+  localPath(p: string): string {
+    return this.abs(p);
   }
 
   async read(p: string): Promise<Buffer> {
@@ -177,9 +219,12 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
   async delete(p: string): Promise<void> {
     const target = this.abs(p);
     try {
-      await this.fs.rm(target, { force: true, recursive: true });
-      // A claim (no-hard-link filesystems) would otherwise keep the name taken forever.
-      await this.fs.rm(LocalCheckpointFileManager.claimOf(target), { force: true, recursive: true });
+      // A claim (no-hard-link filesystems) would otherwise keep the name taken forever. Where
+      // hard links work (a link succeeded) no Weir makes claims, so there is none to remove.
+      await Promise.all([
+        this.fs.rm(target, { force: true, recursive: true }),
+        this.linksWork ? undefined : this.fs.rm(LocalCheckpointFileManager.claimOf(target), { force: true, recursive: true }),
+      ]);
     } catch (e) {
       throw storageWriteError(e, target);
     }

@@ -16,10 +16,10 @@
  *   starts it after commits/N and never awaits it in a batch): when `minDeltasForSnapshot`
  *   deltas have accumulated it writes `<V>.snapshot` of the last committed version V, then
  *   deletes files no retained version needs (keep the last `minVersionsToRetain` loadable). The
- *   snapshot is encoded in slices of about a millisecond with as long a pause between them (a
- *   batch's I/O callback waits behind one short slice at most, and the snapshot takes at most
- *   half the thread), while later batches go on changing the map: from its start, every change records the
- *   key's value before it (copy-on-write), and the snapshot reads those, so it holds exactly V.
+ *   snapshot is built from the files, not from the live map: a worker thread merges the last
+ *   snapshot and the deltas up to V (state-snapshot-builder.ts), so the batches' thread does no
+ *   O(keys) work for it and later batches change the map freely meanwhile (V's files never
+ *   change; a reload, which may rewrite them, discards the snapshot in flight).
  * - Crash safety: a snapshot is written to a temp name and renamed (createAtomic), and carries
  *   an end marker and a checksum; a snapshot that fails them on load (a torn write on a store
  *   without atomic rename) is skipped for the next older snapshot plus its deltas.
@@ -32,6 +32,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import type { Clock } from '../clock';
 import { CorruptCheckpointError } from '../errors';
 import { parseStateFileName, readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
+import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
 import {
   stateStoreDir,
   type StateStore,
@@ -61,20 +62,12 @@ function bytesOf(s: string): Uint8Array {
   return Buffer.from(s, 'latin1');
 }
 
-/** A snapshot being encoded: the value at `version` of every key changed since it began. */
-interface SnapshotInProgress {
-  version: number;
-  before: Map<string, string | undefined>;
-  cancelled: boolean;
-}
-
 type Op = 'put' | 'remove' | 'evict';
 
 export class FileBackedStateStoreProvider implements StateStoreProvider {
   readonly dir: string;
   private readonly minDeltasForSnapshot: number;
   private readonly minVersionsToRetain: number;
-  private readonly snapshotSliceMs: number;
   /** The rows at `loadedVersion` (values as byte strings), plus the open store's uncommitted changes. */
   map = new Map<string, string>();
   memoryBytes = 0;
@@ -88,7 +81,8 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   /** Known file sizes by name, for bytesOnDisk. */
   readonly fileSizes = new Map<string, number>();
   open: FileBackedStateStore | null = null;
-  private snapshotting: SnapshotInProgress | null = null;
+  /** Bumped by every load: a snapshot started before it may describe files since rewritten. */
+  private generation = 0;
   private maintaining: Promise<void> | null = null;
 
   constructor(
@@ -100,17 +94,15 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     this.dir = stateStoreDir(id);
     this.minDeltasForSnapshot = Math.max(1, conf.minDeltasForSnapshot ?? 10);
     this.minVersionsToRetain = Math.max(1, conf.minVersionsToRetain ?? 100);
-    this.snapshotSliceMs = Math.max(0, conf.snapshotSliceMs ?? 1);
   }
 
   now(): number {
     return this.clock ? this.clock.now() : performance.now();
   }
 
-  /** Sets a key (value as a byte string), keeping memoryBytes and any snapshot in progress right. */
+  /** Sets a key (value as a byte string), keeping memoryBytes right. */
   set(key: string, value: string): void {
     const old = this.map.get(key);
-    this.recordBefore(key, old);
     if (old !== undefined) this.memoryBytes -= entryBytes(key, old);
     this.memoryBytes += entryBytes(key, value);
     this.map.set(key, value);
@@ -119,14 +111,8 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   delete(key: string): void {
     const old = this.map.get(key);
     if (old === undefined) return;
-    this.recordBefore(key, old);
     this.memoryBytes -= entryBytes(key, old);
     this.map.delete(key);
-  }
-
-  private recordBefore(key: string, old: string | undefined): void {
-    const snap = this.snapshotting;
-    if (snap && !snap.before.has(key)) snap.before.set(key, old);
   }
 
   path(version: number, kind: StateFileKind): string {
@@ -151,9 +137,8 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   }
 
   private async load(version: number): Promise<void> {
-    // A snapshot still encoding the old map would record the new map's changes: drop it.
-    if (this.snapshotting) this.snapshotting.cancelled = true;
-    this.snapshotting = null;
+    // A snapshot in flight was built from files this load's version may rewrite: drop it.
+    this.generation++;
     const files = await this.listFiles();
     this.fileSizes.clear();
     const snapshots = files.filter((f) => f.kind === 'snapshot' && f.version <= version).map((f) => f.version).sort((a, b) => b - a);
@@ -170,20 +155,38 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       return data;
     };
     let map = new Map<string, string>();
-    const onPut = (k: string, v: string) => void map.set(k, v);
-    const onRemove = (k: string) => void map.delete(k);
+    // memoryBytes is summed as the rows arrive (a second pass over a million entries cost more):
+    // a snapshot's keys are distinct, a delta's may replace or remove a row already there.
+    let mem = 0;
+    const onSnapshotPut = (k: string, v: string) => {
+      mem += entryBytes(k, v);
+      map.set(k, v);
+    };
+    const onPut = (k: string, v: string) => {
+      const old = map.get(k);
+      if (old !== undefined) mem -= entryBytes(k, old);
+      mem += entryBytes(k, v);
+      map.set(k, v);
+    };
+    const onRemove = (k: string) => {
+      const old = map.get(k);
+      if (old === undefined) return;
+      mem -= entryBytes(k, old);
+      map.delete(k);
+    };
     // The newest snapshot that verifies; a damaged one falls back to the one before (or to the deltas).
     let start = 0;
     let damaged: CorruptCheckpointError | undefined;
     for (const v of snapshots) {
       try {
-        readStateFile(this.path(v, 'snapshot'), await read(v, 'snapshot'), { version: v, kind: 'snapshot' }, onPut, onRemove);
+        readStateFile(this.path(v, 'snapshot'), await read(v, 'snapshot'), { version: v, kind: 'snapshot' }, onSnapshotPut, onRemove);
         start = v;
         break;
       } catch (e) {
         if (!(e instanceof CorruptCheckpointError)) throw e;
         damaged ??= e;
         map = new Map();
+        mem = 0;
       }
     }
     // Deltas are read ahead (I/O overlaps decoding) and applied in order. When a damaged snapshot
@@ -197,11 +200,12 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       });
       readStateFile(this.path(v, 'delta'), data, { version: v, kind: 'delta' }, onPut, onRemove);
     }
-    for (const f of files) {
-      if (!this.fileSizes.has(f.name) && this.fm.size) this.fileSizes.set(f.name, await this.fm.size(`${this.dir}/${f.name}`));
+    const size = this.fm.size?.bind(this.fm);
+    if (size) {
+      const unread = files.filter((f) => !this.fileSizes.has(f.name));
+      const sizes = await Promise.all(unread.map((f) => size(`${this.dir}/${f.name}`)));
+      unread.forEach((f, i) => this.fileSizes.set(f.name, sizes[i]));
     }
-    let mem = 0;
-    for (const [k, v] of map) mem += entryBytes(k, v);
     this.map = map;
     this.memoryBytes = mem;
     this.loadedVersion = version;
@@ -224,52 +228,28 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   private async maintain(): Promise<void> {
     const committed = this.open && !this.open.finished ? this.open.version : this.loadedVersion;
     if (committed <= 0) return;
-    if (committed - this.lastSnapshotVersion >= this.minDeltasForSnapshot) {
-      const data = await this.encodeSnapshot(committed);
-      if (data) {
-        await this.fm.createAtomic(this.path(committed, 'snapshot'), data, { overwrite: true });
-        this.fileSizes.set(stateFileName(committed, 'snapshot'), data.length);
-        this.lastSnapshotVersion = Math.max(this.lastSnapshotVersion, committed);
+    const base = this.lastSnapshotVersion;
+    if (committed - base >= this.minDeltasForSnapshot) {
+      const generation = this.generation;
+      const source = (version: number, kind: StateFileKind): SnapshotSource => {
+        const p = this.path(version, kind);
+        return { path: p, version, localFile: this.fm.localPath?.(p) };
+      };
+      const deltas: SnapshotSource[] = [];
+      for (let v = base + 1; v <= committed; v++) deltas.push(source(v, 'delta'));
+      const data = await buildSnapshot(committed, base > 0 ? source(base, 'snapshot') : null, deltas, (p) => this.fm.read(p));
+      if (generation !== this.generation) return;
+      await this.fm.createAtomic(this.path(committed, 'snapshot'), data, { overwrite: true });
+      this.fileSizes.set(stateFileName(committed, 'snapshot'), data.length);
+      if (generation !== this.generation) {
+        // A load ran while the file was being written and may not have listed it: a re-run that
+        // rewrites this version deletes it at its commit, as it does any snapshot ahead of it.
+        if (committed > this.loadedVersion && !this.futureSnapshots.includes(committed)) this.futureSnapshots.push(committed);
+        return;
       }
+      this.lastSnapshotVersion = Math.max(this.lastSnapshotVersion, committed);
     }
     await this.purge(committed);
-  }
-
-  /**
-   * The rows of committed version `version`, encoded a slice at a time while batches go on
-   * changing the map (see the header); null when a load replaced the map meanwhile.
-   */
-  private async encodeSnapshot(version: number): Promise<Uint8Array | null> {
-    // The open batch (if any) already changed some keys: their values at `version` are its undo log.
-    const before = new Map<string, string | undefined>(this.open && !this.open.finished ? this.open.undo : []);
-    const snap: SnapshotInProgress = { version, before, cancelled: false };
-    this.snapshotting = snap;
-    const map = this.map;
-    try {
-      const w = new StateFileWriter(version, 'snapshot', Math.ceil(this.memoryBytes * 0.5) + 64);
-      let sliceStart = performance.now();
-      let n = 0;
-      // A key deleted and set again during the walk may be visited twice; both visits write its
-      // value at `version`, so the reader's last-wins keeps the right one.
-      for (const [k, v] of map) {
-        if (before.has(k)) {
-          const orig = before.get(k);
-          if (orig !== undefined) w.put(k, orig);
-        } else {
-          w.put(k, v);
-        }
-        if ((++n & 1023) === 0 && performance.now() - sliceStart >= this.snapshotSliceMs) {
-          w.advanceChecksum();
-          await new Promise((r) => (this.snapshotSliceMs > 0 ? setTimeout(r, this.snapshotSliceMs) : setImmediate(r)));
-          if (snap.cancelled) return null;
-          sliceStart = performance.now();
-        }
-      }
-      for (const [k, orig] of before) if (orig !== undefined && !map.has(k)) w.put(k, orig);
-      return w.finish();
-    } finally {
-      if (this.snapshotting === snap) this.snapshotting = null;
-    }
   }
 
   /** Deletes files older than the newest snapshot that the oldest retained version needs. */

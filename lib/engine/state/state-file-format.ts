@@ -73,21 +73,9 @@ export class StateFileWriter {
     this.count++;
   }
 
-  private crc = 0;
-  private crcPos = 0;
-
-  /**
-   * Folds the bytes written so far into the checksum, so that finish() has only the rest to
-   * do: a snapshot encoded in slices calls it per slice instead of checksumming 40 MB at once.
-   */
-  advanceChecksum(): void {
-    this.crc = crc32(this.w.buf.subarray(this.crcPos, this.w.pos), this.crc);
-    this.crcPos = this.w.pos;
-  }
-
   finish(): Uint8Array {
     this.w.i32(-1);
-    const sum = crc32(this.w.buf.subarray(this.crcPos, this.w.pos), this.crc);
+    const sum = crc32(this.w.buf.subarray(0, this.w.pos));
     this.w.ensure(4);
     this.w.buf.writeUInt32LE(sum >>> 0, this.w.pos);
     this.w.pos += 4;
@@ -154,4 +142,35 @@ export function readStateFile(
   }
   if (pos !== last) fail('records overrun the end marker');
   return count;
+}
+
+/** A state file's bytes and the name they were read under (for the error of a damaged one). */
+export interface StateFileBytes {
+  path: string;
+  version: number;
+  data: Buffer;
+}
+
+/**
+ * The snapshot of `version` from the files alone: `base` (the snapshot it starts from, or null
+ * for version 0's empty map) plus the deltas after it, in order, exactly as a restart loads
+ * them. Works from files, not from the live map, so it can run in another thread while batches
+ * go on changing the map: the committed files of `version` never change under it.
+ */
+export function mergeToSnapshot(version: number, base: StateFileBytes | null, deltas: StateFileBytes[]): Uint8Array {
+  const map = new Map<string, string>();
+  const onPut = (k: string, v: string) => void map.set(k, v);
+  const onRemove = (k: string) => void map.delete(k);
+  let bytes = 64;
+  if (base) {
+    readStateFile(base.path, base.data, { version: base.version, kind: 'snapshot' }, onPut, onRemove);
+    bytes += base.data.length;
+  }
+  for (const d of deltas) {
+    readStateFile(d.path, d.data, { version: d.version, kind: 'delta' }, onPut, onRemove);
+    bytes += d.data.length;
+  }
+  const w = new StateFileWriter(version, 'snapshot', bytes);
+  for (const [k, v] of map) w.put(k, v);
+  return w.finish();
 }

@@ -1,14 +1,21 @@
 // The file-backed state store's maintenance off the batch path, its crash safety, and its memory:
-// - a snapshot encoded in slices while later batches put, remove, abort and commit holds exactly
-//   the version it was started for (seeded random batches, checked against a plain Map model);
+// - a snapshot built in the worker thread while later batches put, remove, abort and commit holds
+//   exactly the version it was started for (seeded random batches, checked against a plain Map model);
 // - a damaged snapshot is never loaded: the older snapshot or the deltas are, and with neither
-//   the load fails with CORRUPT_CHECKPOINT;
+//   the load fails with CORRUPT_CHECKPOINT; a process killed (SIGKILL) half-way through writing
+//   a snapshot on local disk leaves a temp file that no load ever reads;
 // - memoryUsedBytes is within 25% of the heap growth measured with gc(), and the store's heap is
 //   at most 2x a plain Map holding the same keys and the decoded values.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { CorruptCheckpointError } from '../errors';
 import { FileBackedStateStoreProvider } from './file-backed-state-store-provider';
 import { readStateFile } from './state-file-format';
@@ -38,7 +45,7 @@ function snapshotContents(fm: InMemoryCheckpointFileManager, version: number): M
 
 const asBytes = (m: Map<string, string>) => new Map([...m].map(([k, v]) => [k, Buffer.from(v, 'latin1').toString('hex')]));
 
-async function contentsAt(fm: InMemoryCheckpointFileManager, version: number): Promise<Map<string, string>> {
+async function contentsAt(fm: CheckpointFileManager, version: number): Promise<Map<string, string>> {
   const s = await new FileBackedStateStoreProvider(fm, ID).getStore(version);
   return new Map([...s.entries()].map(([k, v]) => [k, Buffer.from(v).toString('hex')]));
 }
@@ -46,9 +53,18 @@ async function contentsAt(fm: InMemoryCheckpointFileManager, version: number): P
 describe('maintenance in the background', () => {
   it.each([1, 2, 3, 4, 5])('a snapshot taken while later batches change the map holds its own version (seed %i)', async (seed) => {
     const rand = mulberry32(seed);
-    const fm = new InMemoryCheckpointFileManager();
-    // Yield every 1024 keys, so batches really run between the slices of a 20,000-key snapshot.
-    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1, snapshotSliceMs: 0 });
+    // The snapshot's input files are held back until three batches have run beside it, so the
+    // overlap does not depend on how fast the worker is. (The batches themselves read no files.)
+    let openGate = () => {};
+    const gate = new Promise<void>((r) => (openGate = r));
+    let gated = false;
+    const fm = new (class extends InMemoryCheckpointFileManager {
+      override async read(path: string): Promise<Buffer> {
+        if (gated) await gate;
+        return super.read(path);
+      }
+    })();
+    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1 });
     const model = new Map<string, string>();
     const keyOf = (i: number) => encodeKey([`k${i}`]);
     const s0 = await p.getStore(0);
@@ -64,7 +80,9 @@ describe('maintenance in the background', () => {
     store.put(keyOf(0), encodeValue('changed before the snapshot began'));
     model.set(keyOf(0), Buffer.from(encodeValue('changed before the snapshot began')).toString('hex'));
     let done = false;
+    gated = true;
     const m = p.maintenance().then(() => (done = true));
+    gated = false;
     let version = 1;
     let batches = 0;
     let duringSnapshot = 0;
@@ -91,7 +109,7 @@ describe('maintenance in the background', () => {
         version = await store.commit();
       }
       store = await p.getStore(version);
-      batches++;
+      if (++batches === 3) openGate();
       await tick();
     }
     await m;
@@ -104,7 +122,7 @@ describe('maintenance in the background', () => {
 
   it('one round at a time: a second call waits for the running one', async () => {
     const fm = new InMemoryCheckpointFileManager();
-    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1, snapshotSliceMs: 0 });
+    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1 });
     const s = await p.getStore(0);
     for (let i = 0; i < 3000; i++) s.put(`k${i}`, encodeValue(i));
     await s.commit();
@@ -149,6 +167,89 @@ describe('a damaged snapshot is never loaded', () => {
     expect(err).toBeInstanceOf(CorruptCheckpointError);
     expect((err as Error).message).toMatch(/3\.snapshot.*checksum/);
   });
+});
+
+/**
+ * A child process that snapshots version `version` of the store under `root` and stops dead
+ * half-way through writing the snapshot's temp file: it writes the first half, says `half` on
+ * stdout and waits there to be killed.
+ */
+const HALF_WRITE_CHILD = `
+import { promises as fs } from 'node:fs';
+import { LocalCheckpointFileManager } from ${JSON.stringify(path.resolve(import.meta.dirname, '../checkpoint/local-checkpoint-file-manager.ts'))};
+import { FileBackedStateStoreProvider } from ${JSON.stringify(path.resolve(import.meta.dirname, 'file-backed-state-store-provider.ts'))};
+const [root, version] = [process.argv[1], Number(process.argv[2])];
+const open = async (p, flags) => {
+  const fh = await fs.open(p, flags);
+  if (!/\\.snapshot\\..*\\.tmp$/.test(p)) return fh;
+  return new Proxy(fh, { get: (t, k) => k !== 'writeFile' ? (typeof t[k] === 'function' ? t[k].bind(t) : t[k]) : async (data) => {
+    await t.write(data.subarray(0, data.length >> 1));
+    await t.sync();
+    process.stdout.write('half\\n');
+    await new Promise(() => {});
+  } });
+};
+const fm = new LocalCheckpointFileManager(root, { fs: { ...fs, open } });
+const p = new FileBackedStateStoreProvider(fm, { operatorId: 0, partitionId: 0 }, { minDeltasForSnapshot: 1 });
+await p.getStore(version);
+await p.maintenance();
+process.stdout.write('finished\\n');
+`;
+
+describe('a process killed while writing a snapshot', () => {
+  it('leaves a half-written temp file that is never loaded; the next round writes a whole snapshot', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'weir-snapshot-kill-'));
+    try {
+      const fm = new LocalCheckpointFileManager(root, { fsync: false });
+      const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1000 });
+      const rand = mulberry32(7);
+      for (let v = 0; v < 4; v++) {
+        const s = await p.getStore(v);
+        for (let i = 0; i < (v === 0 ? 50_000 : 500); i++) {
+          const k = `k${Math.floor(rand() * 60_000)}`;
+          if (v > 0 && rand() < 0.2) s.remove(k);
+          else s.put(k, encodeValue({ v, i }));
+        }
+        await s.commit();
+      }
+      await p.close();
+      const expected = await contentsAt(fm, 4);
+
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', HALF_WRITE_CHILD, root, '4'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('half')) resolve();
+          if (out.includes('finished')) reject(new Error('the child finished its snapshot: the kill point was never reached'));
+        });
+        child.on('exit', () => reject(new Error(`the child exited before writing half a snapshot: ${out}`)));
+      });
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+
+      const names = await readdir(path.join(root, DIR));
+      const temps = names.filter((n) => /^\.4\.snapshot\..*\.tmp$/.test(n));
+      expect(temps).toHaveLength(1); // the kill really came mid-write
+      const half = await readFile(path.join(root, DIR, temps[0]));
+      expect(() => readStateFile(temps[0], half, { version: 4, kind: 'snapshot' }, () => {}, () => {})).toThrow(CorruptCheckpointError);
+      expect(names).not.toContain('4.snapshot');
+      expect(await fm.list(DIR)).toEqual(['1.delta', '2.delta', '3.delta', '4.delta']);
+      expect(await contentsAt(fm, 4)).toEqual(expected);
+
+      // The next maintenance round writes the snapshot whole, and it is what loads.
+      const again = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1 });
+      (await again.getStore(4)).abort();
+      await again.maintenance();
+      await again.close();
+      expect(await fm.list(DIR)).toContain('4.snapshot');
+      for (const v of [1, 2, 3, 4]) await fm.delete(`${DIR}/${v}.delta`);
+      expect(await contentsAt(fm, 4)).toEqual(expected);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 /** gc() where this process may have it: vitest workers do not get --expose-gc, so turn it on here. */

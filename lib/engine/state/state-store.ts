@@ -32,11 +32,6 @@ export interface StateStoreConf {
   minDeltasForSnapshot?: number;
   /** Versions that stay loadable; older files are deleted by maintenance (default 100). */
   minVersionsToRetain?: number;
-  /**
-   * A snapshot is encoded in slices of about this many milliseconds of work, each followed by a
-   * pause as long, so batches go on meanwhile (default 1; 0 yields every 1024 keys, no pause).
-   */
-  snapshotSliceMs?: number;
 }
 
 /** Spark's StateStoreMetrics plus Weir's on-disk figures, for one committed version. */
