@@ -28,6 +28,8 @@ import { createTestDatabase } from '../lib/testing/pg-test-database';
 import { parseJobSpec } from '../lib/engine/spec/job-spec';
 import '../lib/engine/sources/index';
 import '../lib/engine/sinks/index';
+// The postgres source and the transactional sink are connectors.
+import '../lib/connectors/index';
 
 const SECONDS = Number(process.env.LATENCY_SECONDS ?? 60);
 const RATE = Number(process.env.LATENCY_RATE ?? 50);

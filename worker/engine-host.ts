@@ -25,7 +25,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { access, mkdir, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, stop as stopEsbuild } from 'esbuild';
 import { CrashPointError, WeirError, type CrashPlan, type EngineLogEvent, type JobSpec, type OutboundPolicy, type StreamingQueryProgress } from '@/lib/engine';
@@ -37,11 +37,20 @@ const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'weir');
 
 let bundle: Promise<string> | undefined;
 
-/** The engine process's entry as one JavaScript file (built once per process, named by its hash). */
+/** Bundled beside the engine process: the state store builds snapshots in a worker thread from it. */
+const SNAPSHOT_WORKER = path.join(ROOT, 'lib', 'engine', 'state', 'state-snapshot-worker.ts');
+
+/**
+ * The engine process's entry as one JavaScript file (built once per process), in a directory
+ * named by the hash of what was built, with the state snapshot worker beside it as
+ * `state-snapshot-worker.mjs` (the state store looks for it next to its own module).
+ */
 export function engineBundle(): Promise<string> {
   bundle ??= (async () => {
     const out = await build({
-      entryPoints: [path.join(import.meta.dirname, 'engine-process.ts')],
+      entryPoints: { 'engine-process': path.join(import.meta.dirname, 'engine-process.ts'), 'state-snapshot-worker': SNAPSHOT_WORKER },
+      outdir: CACHE_DIR,
+      outExtension: { '.js': '.mjs' },
       tsconfig: path.join(ROOT, 'tsconfig.json'),
       bundle: true,
       platform: 'node',
@@ -55,15 +64,25 @@ export function engineBundle(): Promise<string> {
     });
     // esbuild's service process would otherwise stay for the worker's lifetime (27 MB).
     await stopEsbuild();
-    const code = out.outputFiles[0].contents;
-    const file = path.join(CACHE_DIR, `engine-process-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
+    const hash = createHash('sha256');
+    for (const f of out.outputFiles) hash.update(path.basename(f.path)).update(f.contents);
+    const dir = path.join(CACHE_DIR, `engine-${hash.digest('hex').slice(0, 16)}`);
+    const file = path.join(dir, 'engine-process.mjs');
     try {
       await access(file);
     } catch {
+      // Built in a temporary directory and renamed whole, so a reader never sees half of it.
       await mkdir(CACHE_DIR, { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      await writeFile(tmp, code);
-      await rename(tmp, file);
+      const tmp = `${dir}.${process.pid}.tmp`;
+      await mkdir(tmp, { recursive: true });
+      for (const f of out.outputFiles) await writeFile(path.join(tmp, path.basename(f.path)), f.contents);
+      try {
+        await rename(tmp, dir);
+      } catch (e) {
+        // Another worker process renamed the same build into place first.
+        await rm(tmp, { recursive: true, force: true });
+        if ((e as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
     }
     return file;
   })();
