@@ -2,13 +2,14 @@
  * One page of the jobs list, for the API and the jobs page alike: filtered in the database (name
  * or description substring, status, guarantee, has firing alerts), sorted by a Job column, paged
  * with a keyset cursor, with the totals per status of the filter (the status filter aside, so
- * the status tabs can show every count) and each row's figures (jobFigures).
+ * the status tabs can show every count) and each row's figures (jobFiguresSql).
  *
  * Whatever the number of jobs, a page is one query (one round trip, one row of JSON to parse):
- * the page's rows with each row's figures (jobFiguresSql), and the totals. At 20 concurrent
- * requests on 2 cores the latency is mostly queueing behind other requests' CPU, so the page
- * costs what the fewest round trips and the least row mapping cost. A keyset cursor (the last row's sort value and id)
- * makes page 20 cost what page 1 does, and a job created or deleted meanwhile shifts no row
+ * the page's rows with each row's figures, and the totals. At 20 concurrent requests on 2 cores
+ * the latency is mostly queueing behind other requests' CPU, so the server's CPU per request is
+ * what to cut: five round trips and up to 30 batch rows per job mapped through Prisma cost about
+ * 2.5-3x what this does (docs/api.md, Figures). A keyset cursor (the last row's sort value and
+ * id) makes page 20 cost what page 1 does, and a job created or deleted meanwhile shifts no row
  * between pages, as an OFFSET would.
  *
  * Nulls (a job with no batch yet has no lastCommittedAt) sort last in both directions, as the
