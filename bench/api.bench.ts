@@ -10,6 +10,15 @@
  *
  * Sizes: JOBS × BATCHES_PER_JOB rows are generated in SQL (generate_series), with a compact
  * progress JSON; the history query never reads `progress` (the presenter omits it).
+ *
+ * Without a production build (or with BENCH_API_HTTP=0) only the in-process part runs: the
+ * exported route handler of `GET /api/jobs` called with real Requests in this process, as Next
+ * calls it, at 1 and at CONNECTIONS concurrent requests. It reports the CPU this process spends
+ * per request (process.cpuUsage over the requests answered) beside the latencies: the figure to
+ * cut when 20 connections queue on 2 cores. PostgreSQL's own CPU is not in it. Seeding takes
+ * minutes on a loaded machine: BENCH_API_KEEP=1 keeps the seeded database (its URL is printed)
+ * and BENCH_API_DATABASE_URL=<that URL> measures on it again, so a before/after pair of the
+ * in-process part measures the same rows.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -89,8 +98,79 @@ async function load(url: string, connections = CONNECTIONS): Promise<{ p50: numb
   return { p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), rps: r.requests.average, errors: r.errors + r.non2xx, n: times.length };
 }
 
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** `connections` callers each sending the next request when the previous answer is read. */
+async function loadHandler(handler: Handler, url: string, connections: number): Promise<{ p50: number; p95: number; rps: number; cpuMsPerRequest: number; errors: number }> {
+  const times: number[] = [];
+  let errors = 0;
+  const until = performance.now() + DURATION_S * 1000;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < until) {
+        const start = performance.now();
+        const res = await handler(new Request(url, { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) });
+        await res.text();
+        times.push(performance.now() - start);
+        if (res.status !== 200) errors++;
+      }
+    }),
+  );
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95), rps: times.length / wallS, cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / times.length, errors };
+}
+
+/** The route handler in this process: its CPU per request, without Next's HTTP server around it. */
+async function inProcess(dbUrl: string) {
+  process.env.DATABASE_URL = dbUrl;
+  delete process.env.REDIS_URL;
+  const { GET } = await import('../app/api/jobs/route');
+  const url = 'http://127.0.0.1/api/jobs?limit=50';
+  const check = (await (await GET(new Request(url, { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) })).json()) as { items: unknown[] };
+  if (check.items.length !== 50) throw new Error('the in-process GET /api/jobs?limit=50 did not return a full page');
+  for (let i = 0; i < 200; i++) await (await GET(new Request(url, { headers: { authorization: `Bearer ${TOKEN}` } }), { params: Promise.resolve({}) })).text();
+  const loadBefore = os.loadavg()[0];
+  const one = await loadHandler(GET, url, 1);
+  const many = await loadHandler(GET, url, CONNECTIONS);
+  const note = `route handler in process, ${JOBS} jobs × ${BATCHES_PER_JOB} batches, ${DURATION_S} s each`;
+  return [
+    { name: 'in-process: machine load average (1 min) before', value: loadBefore, unit: 'procs', note: `${os.cpus().length} cores, shared with other processes` },
+    { name: 'in-process GET /api/jobs?limit=50, 1 caller: CPU per request', value: one.cpuMsPerRequest, unit: 'ms', note },
+    { name: 'in-process GET /api/jobs?limit=50, 1 caller: p50', value: one.p50, unit: 'ms' },
+    { name: 'in-process GET /api/jobs?limit=50, 1 caller: p95', value: one.p95, unit: 'ms' },
+    { name: `in-process GET /api/jobs?limit=50, ${CONNECTIONS} callers: CPU per request`, value: many.cpuMsPerRequest, unit: 'ms' },
+    { name: `in-process GET /api/jobs?limit=50, ${CONNECTIONS} callers: p95`, value: many.p95, unit: 'ms' },
+    { name: `in-process GET /api/jobs?limit=50, ${CONNECTIONS} callers: req/s`, value: many.rps, unit: 'req/s' },
+    { name: 'in-process: machine load average (1 min) after', value: os.loadavg()[0], unit: 'procs' },
+    { name: 'in-process: errors or non-2xx', value: one.errors + many.errors, unit: 'responses', goal: '0', ok: one.errors + many.errors === 0 },
+  ];
+}
+
+async function disconnectInProcess(): Promise<void> {
+  const { prisma } = await import('../lib/server/db');
+  await prisma().$disconnect();
+}
+
 export async function run() {
-  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) throw new Error('api.bench needs a production build: run `npx next build` first.');
+  const http = process.env.BENCH_API_HTTP !== '0' && existsSync(path.join(ROOT, '.next', 'BUILD_ID'));
+  if (!http) {
+    const reuse = process.env.BENCH_API_DATABASE_URL;
+    const db = reuse ? undefined : await createTestDatabase('weir_bench_api');
+    try {
+      const t0 = performance.now();
+      if (db) await seed(db.url);
+      const seedS = (performance.now() - t0) / 1000;
+      return [{ name: `seed ${(JOBS * BATCHES_PER_JOB).toLocaleString('en')} BatchProgress rows`, value: seedS, unit: 's' }, ...(await inProcess(reuse ?? db!.url))];
+    } finally {
+      await disconnectInProcess();
+      if (db && process.env.BENCH_API_KEEP === '1') process.stderr.write(`kept the seeded database: BENCH_API_DATABASE_URL=${db.url}\n`);
+      else if (db) await db.drop();
+    }
+  }
   const db = await createTestDatabase('weir_bench_api');
   const server = spawn(path.join(ROOT, 'node_modules/.bin/next'), ['start', '-p', String(PORT), '-H', '127.0.0.1'], {
     cwd: ROOT,

@@ -4,7 +4,6 @@
  * audit's counts. Exactly-once sinks hold every row once whatever the point; at-least-once sinks
  * hold the replayed batch twice after a crash between the sink write and the commit, and only then.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,9 +11,8 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupApiTestKit, type ApiTestKit } from '@/lib/server/testing/api-test-kit';
-import { waitFor } from './testing/harness';
+import { killWorkers, spawnWorkerProcess, waitFor, workersHeartbeating, type SpawnedWorker } from './testing/harness';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const REDIS = 'redis://127.0.0.1:6379/11';
 // Streams of this run only: another checkout's run of this file on the same machine shares the
 // Redis database, and wrote into (or flushed) same-named streams.
@@ -28,29 +26,24 @@ let startRoute: typeof import('@/app/api/jobs/[id]/start/route');
 let stopRoute: typeof import('@/app/api/jobs/[id]/stop/route');
 let drillsRoute: typeof import('@/app/api/jobs/[id]/drills/route');
 let auditRoute: typeof import('@/app/api/jobs/[id]/sink-audit/route');
-const workers: ChildProcess[] = [];
+const workers: SpawnedWorker[] = [];
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-drills-'));
 
-function spawnWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: kit.database.url,
-      REDIS_URL: '',
-      // Longer than the worker suite's: a drilled worker's jobs all fail over to the survivor at
-      // once, and on a loaded CI machine a 2 s lease could lapse between renewals.
-      WEIR_FAILOVER_MS: '6000',
-      WEIR_LEASE_TTL_MS: '5000',
-      WEIR_LEASE_RENEW_MS: '250',
-      WEIR_WORKER_HEARTBEAT_MS: '500',
-      WEIR_WORKER_TIMEOUT_MS: '2000',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
+function spawnWorker(): SpawnedWorker {
+  const w = spawnWorkerProcess({
+    DATABASE_URL: kit.database.url,
+    REDIS_URL: '',
+    // Longer than the worker suite's: a drilled worker's jobs all fail over to the survivor at
+    // once, and on a loaded CI machine a 2 s lease could lapse between renewals.
+    WEIR_FAILOVER_MS: '6000',
+    WEIR_LEASE_TTL_MS: '5000',
+    WEIR_LEASE_RENEW_MS: '250',
+    WEIR_WORKER_HEARTBEAT_MS: '500',
+    WEIR_WORKER_TIMEOUT_MS: '2000',
+    LOG_LEVEL: 'warn',
   });
-  workers.push(child);
-  return child;
+  workers.push(w);
+  return w;
 }
 
 beforeAll(async () => {
@@ -65,16 +58,11 @@ beforeAll(async () => {
   spawnWorker();
   // Both workers up before any drill starts its clock: on a loaded machine, starting a worker
   // process (tsx compiling it) alone can take most of a minute.
-  await waitFor('two workers heartbeating', async () => (await kit.db.worker.count({ where: { stoppedAt: null } })) >= 2, 150_000);
+  await workersHeartbeating(kit.db, 2);
 }, 180_000);
 
-const exited = (w: ChildProcess) => (w.exitCode !== null || w.signalCode !== null ? Promise.resolve() : new Promise((r) => w.once('exit', r)));
-
 afterAll(async () => {
-  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-  // Only then drop the database: dropping it (WITH FORCE) under a live worker terminates its
-  // connections (57P01) mid-write.
-  await Promise.all(workers.map(exited));
+  await killWorkers(workers);
   const r = new Redis(REDIS);
   const mine = await r.keys(`*-${STREAM_TAG}`);
   if (mine.length) await r.del(...mine);

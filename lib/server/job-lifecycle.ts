@@ -131,6 +131,18 @@ export async function moveJob(
   return undefined;
 }
 
+/**
+ * Locks the job's row against deletion (FOR KEY SHARE: status and lease updates still pass) for
+ * the rest of the transaction. A transaction that writes a job's history (BatchProgress, Run,
+ * and through their triggers JobCounters) and then the Job row calls this first: a delete locks
+ * the Job row and then cascades to the history, so a writer that locked a history row before the
+ * Job row deadlocked with it (the lock order is argued in
+ * prisma/migrations/20261201187000_job_counters_lock_order).
+ */
+export function lockJobForHistory(db: Db | PrismaClient, jobId: string) {
+  return db.$executeRaw`SELECT 1 FROM "Job" WHERE id = ${jobId} FOR KEY SHARE`;
+}
+
 // ---- runs ----
 
 export type RunEvent = 'run-running' | 'run-stopped' | 'run-failed' | 'run-lost' | 'run-taken-over';
@@ -206,6 +218,7 @@ export async function endLostRuns(db: PrismaClient, workerTimeoutMs: number): Pr
           : `has not heartbeaten since ${r.lastHeartbeatAt.toISOString()} (WEIR_WORKER_TIMEOUT_MS ${workerTimeoutMs})`;
     const reason = `worker ${r.workerId ?? '(none)'} ${why}; the job was asked to stop, so no run takes over: run lost`;
     const moved = await db.$transaction(async (tx) => {
+      await lockJobForHistory(tx, r.jobId);
       if (!(await moveRun(tx, r.runRowId, 'run-lost', { exitReason: reason }))) return false;
       await tx.job.updateMany({ where: { id: r.jobId, leaseOwner: r.runId }, data: { leaseOwner: null, leaseExpiresAt: null } });
       await moveJob(tx, r.jobId, 'worker-lost', {}, { desiredState: 'STOPPED', runs: { none: { endedAt: null } } });

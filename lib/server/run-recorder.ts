@@ -9,7 +9,7 @@
  * missing (the database was down when they committed, or their run died before delivering).
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { moveJob, moveRun } from './job-lifecycle';
+import { lockJobForHistory, moveJob, moveRun } from './job-lifecycle';
 import { readRecentProgress, type CheckpointFileManager, type StreamingQueryProgress } from '@/lib/engine';
 import { evaluateAlertsAfterBatch, evaluateAlertsForRun } from './alerts/alert-evaluator';
 
@@ -96,6 +96,9 @@ export class RunRecorder {
   async batch(p: StreamingQueryProgress): Promise<void> {
     const row = batchProgressRow(this.jobId, this.runRowId, p);
     await this.db.$transaction([
+      // Before the batch row: a replay's upsert locks that row without a foreign-key check on the
+      // Job row, and the job's delete takes the Job row before it cascades to the history.
+      lockJobForHistory(this.db, this.jobId),
       this.db.batchProgress.upsert({ where: { jobId_batchId: { jobId: this.jobId, batchId: p.batchId } }, create: row, update: row }),
       this.latestBatch(p),
     ]);

@@ -80,8 +80,7 @@ export class WorkerHarness {
   }
 
   async teardown(): Promise<void> {
-    for (const w of this.workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-    await Promise.all(this.workers.map((w) => w.exited));
+    await killWorkers(this.workers);
     await closeRunQueues();
     await this.db?.$disconnect();
     await this.database?.drop();
@@ -90,28 +89,11 @@ export class WorkerHarness {
 
   /** Kills every worker this harness spawned (between tests, so none leaks into the next). */
   async killAll(): Promise<void> {
-    for (const w of this.workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-    await Promise.all(this.workers.map((w) => w.exited));
+    await killWorkers(this.workers);
   }
 
   spawnWorker(extraEnv: Record<string, string> = {}): SpawnedWorker {
-    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, ...this.env, ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let resolveId!: (id: string) => void;
-    const id = new Promise<string>((r) => (resolveId = r));
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /"workerId":"([^"]+)"[^\n]*"msg":"worker started"/.exec(out);
-      if (m) resolveId(m[1]);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const w = { child, id, output: () => out, exited };
+    const w = spawnWorkerProcess({ ...this.env, ...extraEnv });
     this.workers.push(w);
     return w;
   }
@@ -181,6 +163,46 @@ export class WorkerHarness {
   async restart(jobId: string): Promise<void> {
     await this.db.job.update({ where: { id: jobId }, data: { desiredState: 'RUNNING', status: 'STOPPING' } });
   }
+}
+
+/**
+ * A worker process spawned exactly as `npm run worker` runs it, with `env` over this process's
+ * environment (a test that owns its database elsewhere, such as the API test kit's, passes its
+ * DATABASE_URL). `id` resolves with the worker's id once it logs its start.
+ */
+export function spawnWorkerProcess(env: Record<string, string>): SpawnedWorker {
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let resolveId!: (id: string) => void;
+  const id = new Promise<string>((r) => (resolveId = r));
+  const onData = (d: Buffer) => {
+    out += d;
+    const m = /"workerId":"([^"]+)"[^\n]*"msg":"worker started"/.exec(out);
+    if (m) resolveId(m[1]);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, id, output: () => out, exited };
+}
+
+/**
+ * SIGKILLs the workers still alive and waits for every one to exit: only then may their
+ * database be dropped (dropping it WITH FORCE under a live worker terminates its connections
+ * mid-write, 57P01).
+ */
+export async function killWorkers(workers: SpawnedWorker[]): Promise<void> {
+  for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+  await Promise.all(workers.map((w) => w.exited));
+}
+
+/** Waits until `n` workers heartbeat in `db` (a worker process's start, tsx compiling it, can take most of a minute on a loaded machine). */
+export function workersHeartbeating(db: PrismaClient, n: number, timeoutMs = 150_000): Promise<boolean> {
+  return waitFor(`${n} worker(s) heartbeating`, async () => (await db.worker.count({ where: { stoppedAt: null } })) >= n, timeoutMs);
 }
 
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {

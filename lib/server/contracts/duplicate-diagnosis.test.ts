@@ -13,16 +13,14 @@
  * - the fleet audit (GET /api/contracts) over these jobs, with its replay figures checked
  *   against the batch history, its filters, sorting and CSV.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupApiTestKit, type ApiTestKit } from '@/lib/server/testing/api-test-kit';
-import { waitFor } from '@/worker/testing/harness';
+import { killWorkers, spawnWorkerProcess, waitFor, workersHeartbeating, type SpawnedWorker } from '@/worker/testing/harness';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const ROWS_PER_FILE = 4;
 /** Generous: a worker process and its engine start slowly on a loaded 2-core machine. */
 const SLOW = 120_000;
@@ -37,7 +35,7 @@ let drillsRoute: typeof import('@/app/api/jobs/[id]/drills/route');
 let diagnosisRoute: typeof import('@/app/api/jobs/[id]/duplicate-diagnosis/route');
 let contractsRoute: typeof import('@/app/api/contracts/route');
 let summaryRoute: typeof import('@/app/api/contracts/summary/route');
-let worker: ChildProcess | undefined;
+let worker: SpawnedWorker | undefined;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-dupdiag-'));
 
 beforeAll(async () => {
@@ -51,20 +49,12 @@ beforeAll(async () => {
   diagnosisRoute = await import('@/app/api/jobs/[id]/duplicate-diagnosis/route');
   contractsRoute = await import('@/app/api/contracts/route');
   summaryRoute = await import('@/app/api/contracts/summary/route');
-  worker = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_LEASE_TTL_MS: '5000', WEIR_LEASE_RENEW_MS: '250', WEIR_WORKER_HEARTBEAT_MS: '500', LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
-  });
-  await waitFor('the worker heartbeating', async () => (await kit.db.worker.count({ where: { stoppedAt: null } })) >= 1, 150_000);
+  worker = spawnWorkerProcess({ DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_LEASE_TTL_MS: '5000', WEIR_LEASE_RENEW_MS: '250', WEIR_WORKER_HEARTBEAT_MS: '500', LOG_LEVEL: 'warn' });
+  await workersHeartbeating(kit.db, 1);
 }, 180_000);
 
 afterAll(async () => {
-  if (worker && worker.exitCode === null && worker.signalCode === null) {
-    const exited = new Promise((r) => worker!.once('exit', r));
-    worker.kill('SIGKILL');
-    await exited;
-  }
+  if (worker) await killWorkers([worker]);
   await kit?.teardown();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);

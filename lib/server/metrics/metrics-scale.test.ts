@@ -7,6 +7,10 @@
  * whatever the sequence of inserts, upserts and deletes (a property test against the aggregation
  * each scrape used to run).
  */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import fc from 'fast-check';
 import pg from 'pg';
@@ -14,6 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
 import { parseOpenMetrics } from '../testing/openmetrics-parser';
+import { WeirError, type StreamingQueryProgress } from '@/lib/engine';
+import { RunRecorder } from '../run-recorder';
+import { deleteJob, resetCheckpoint, startJob, stopJob, type JobServiceContext } from '../services/job-service';
 import { BATCH_DURATION_BUCKETS_S, collectMetrics } from './prometheus-metrics';
 
 let database: TestDatabase;
@@ -276,4 +283,169 @@ describe('a /metrics scrape', () => {
     for (const j of jobs) expect(scraped.get(j)).toEqual(reference.get(j));
     expect(scraped.get('s1')!.batches).toBe(2000);
   }, 120_000);
+});
+
+describe('JobCounters under concurrent writers', () => {
+  let writer: PrismaClient;
+  let checkpointRoot: string;
+  let ctx: JobServiceContext;
+  beforeAll(async () => {
+    // Interactive transactions' limits generous: on a loaded machine (load 30 on 2 cores) the
+    // default 5 s expire, which is the machine, not a lock order.
+    writer = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 24 }), transactionOptions: { maxWait: 60_000, timeout: 120_000 } });
+    checkpointRoot = await mkdtemp(path.join(tmpdir(), 'weir-counters-race-'));
+    ctx = { db: writer, principal: { actor: 'token:test', role: 'admin', via: 'bearer' }, checkpointRoot, filesRoots: [checkpointRoot], enqueue: async () => 'queued' };
+  });
+  afterAll(async () => {
+    await writer?.$disconnect();
+    if (checkpointRoot) await rm(checkpointRoot, { recursive: true, force: true });
+  });
+
+  const progress = (batchId: number, rows: number) =>
+    ({
+      batchId,
+      timestamp: new Date().toISOString(),
+      numInputRows: rows,
+      inputRowsPerSecond: rows,
+      processedRowsPerSecond: rows,
+      batchDuration: (batchId * 7919) % 400_000,
+      durationMs: { triggerExecution: 1 },
+      stateOperators: [],
+      commitLag: 0,
+      numBadRecords: 0,
+      contract: { guarantee: 'exactly-once' },
+    }) as unknown as StreamingQueryProgress;
+  const isDeadlock = (e: unknown) => /deadlock|40P01|P2034/i.test(`${(e as { code?: string }).code ?? ''} ${(e as Error).message}`);
+  const startRun = async (jobId: string, r: number) => {
+    const rec = await RunRecorder.create(writer, { jobId, runId: randomUUID(), workerId: 'w-race', status: r % 2 ? 'RECOVERING' : 'STARTING', attempt: r % 3, recoveredFromRunId: null, leaseEpoch: r });
+    await rec.running();
+    return rec;
+  };
+  const stopped = (jobs: string[]) => writer.job.updateMany({ where: { id: { in: jobs } }, data: { status: 'STOPPED', desiredState: 'STOPPED', checkpointLocation: checkpointRoot } });
+
+  /**
+   * The writers of one job race as they do in production: runs' recorders (start, batches,
+   * replays of batches already recorded, end), two runs overlapping, while the API stops and
+   * starts the job and resets its checkpoint. A deadlock (40P01) aborts a writer's transaction;
+   * afterwards the counters must still equal a recount of the history.
+   */
+  it('no deadlock between batch records and job starts, stops and resets; counters equal a recount', async () => {
+    const jobs = ['race1', 'race2', 'race3', 'race4'];
+    await addJobs(jobs);
+    await stopped(jobs);
+    const failures: unknown[] = [];
+    /** Refusals (409: not allowed in the job's current status) are the API working; anything else is not. */
+    const attempt = async (f: () => Promise<unknown>) => {
+      try {
+        await f();
+      } catch (e) {
+        if (!(e instanceof WeirError)) failures.push(e);
+      }
+    };
+    const recorderLoop = async (jobId: string, runs: number) => {
+      for (let r = 0; r < runs; r++) {
+        let rec: RunRecorder | undefined;
+        await attempt(async () => (rec = await startRun(jobId, r)));
+        if (!rec) continue;
+        for (let b = 0; b < 8; b++) {
+          // A replay records a batch id again (the upsert's update path), as a restart does.
+          const batchId = b % 4 === 3 ? b - 2 : r * 8 + b;
+          await attempt(() => rec!.batch(progress(batchId, b + 1)));
+        }
+        await attempt(() => rec!.end(r % 4 === 1 ? 'FAILED' : 'STOPPED', 'race'));
+      }
+    };
+    const apiLoop = async (jobId: string, rounds: number) => {
+      for (let i = 0; i < rounds; i++) {
+        await attempt(() => startJob(ctx, jobId));
+        await attempt(() => stopJob(ctx, jobId));
+        await attempt(() => stopped([jobId]));
+        if (i % 3 === 2) await attempt(() => resetCheckpoint(ctx, jobId, `job ${jobId}`, { acknowledgeReprocessing: true }));
+      }
+    };
+    try {
+      await Promise.all(jobs.flatMap((j) => [recorderLoop(j, 4), recorderLoop(j, 4), apiLoop(j, 15)]));
+      expect(failures.filter(isDeadlock).map(String)).toEqual([]);
+      expect(failures.map(String)).toEqual([]);
+      const reference = await referenceTotals();
+      const scraped = await scrapedTotals();
+      for (const j of jobs) expect(scraped.get(j) ?? 'no counters').toEqual(reference.get(j));
+      // The race ran: every job recorded runs that were restarts.
+      for (const j of jobs) expect(reference.get(j)!.restarts).toBeGreaterThan(0);
+    } finally {
+      await q(`DELETE FROM "Job" WHERE id = ANY($1)`, [jobs]);
+    }
+  }, 240_000);
+
+  /**
+   * A stopped job deleted while its last run's late batches are still being recorded (the
+   * recorder posts them off the batch loop, with retries): the delete takes the Job row and
+   * cascades to the history; a replayed batch's upsert locks its history row and then updates
+   * the Job row. A long history makes the cascade long; here a test trigger sleeps on the
+   * cascade's first row, so the recorder's replays surely land inside it. Each deleted job's
+   * writers may only fail because the job is gone; the survivors' counters equal a recount.
+   */
+  it('no deadlock between a job delete and its late batch records', async () => {
+    const HISTORY = 16;
+    const jobs = ['late1', 'late2', 'late3'];
+    const survivors = ['keep1', 'keep2'];
+    await addJobs([...jobs, ...survivors]);
+    await stopped([...jobs, ...survivors]);
+    await addBatches([...jobs, ...survivors], 0, HISTORY - 1);
+    await q(`CREATE FUNCTION test_slow_cascade() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN IF OLD."batchId" = 0 AND OLD."jobId" LIKE 'late%' THEN PERFORM pg_sleep(0.5); END IF; RETURN OLD; END $$`);
+    await q(`CREATE TRIGGER test_slow_cascade BEFORE DELETE ON "BatchProgress" FOR EACH ROW EXECUTE FUNCTION test_slow_cascade()`);
+    const failures: unknown[] = [];
+    const late = async (jobId: string, gone: () => boolean, ready: () => void) => {
+      const rec = await startRun(jobId, 1);
+      // The run stopped; only its late batch records are still on their way.
+      await stopped([jobId]);
+      ready();
+      for (let k = 0; !gone() && k < 300; k++) {
+        try {
+          // Replays of the newest batches: rows the cascade reaches last.
+          await rec.batch(progress(HISTORY - 1 - (k % 4), k));
+        } catch (e) {
+          // The job deleted under the recorder: its batch has nowhere to go.
+          if (!gone() || isDeadlock(e)) failures.push(e);
+        }
+      }
+    };
+    try {
+      await Promise.all([
+        ...jobs.map(async (jobId, i) => {
+          let deleted = false;
+          let ready!: () => void;
+          const recording = new Promise<void>((r) => (ready = r));
+          const writes = late(jobId, () => deleted, ready);
+          await recording;
+          await new Promise((r) => setTimeout(r, 100 + i * 100));
+          try {
+            await deleteJob(ctx, jobId);
+          } catch (e) {
+            failures.push(e);
+          } finally {
+            deleted = true;
+          }
+          await writes;
+        }),
+        ...survivors.map(async (jobId) => {
+          const rec = await startRun(jobId, 1);
+          for (let k = 0; k < 40; k++) await rec.batch(progress(HISTORY - 1 - (k % 4), k)).catch((e: unknown) => failures.push(e));
+        }),
+      ]);
+      expect(failures.filter(isDeadlock).map(String)).toEqual([]);
+      expect(failures.map(String)).toEqual([]);
+      expect((await q(`SELECT count(*)::int AS n FROM "Job" WHERE id = ANY($1)`, [jobs])).rows[0].n).toBe(0);
+      expect((await q(`SELECT count(*)::int AS n FROM "JobCounters" WHERE "jobId" = ANY($1)`, [jobs])).rows[0].n).toBe(0);
+      const reference = await referenceTotals();
+      const scraped = await scrapedTotals();
+      for (const j of survivors) expect(scraped.get(j)).toEqual(reference.get(j));
+      expect(reference.get('keep1')!.batches).toBe(HISTORY);
+    } finally {
+      await q(`DROP TRIGGER IF EXISTS test_slow_cascade ON "BatchProgress"`);
+      await q(`DROP FUNCTION IF EXISTS test_slow_cascade()`);
+      await q(`DELETE FROM "Job" WHERE id = ANY($1)`, [[...jobs, ...survivors]]);
+    }
+  }, 240_000);
 });

@@ -6,13 +6,13 @@
  * queue's its counts. Once the job is deleted, its series are gone. Only WEIR_METRICS_TOKEN or a
  * viewer credential may scrape.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupApiTestKit, type ApiTestKit } from '../testing/api-test-kit';
 import { parseOpenMetrics, type MetricFamily } from '../testing/openmetrics-parser';
+import { killWorkers, spawnWorkerProcess, waitFor, workersHeartbeating, type SpawnedWorker } from '@/worker/testing/harness';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const METRICS_TOKEN = 'metrics-scrape-token-0123456789';
@@ -25,23 +25,10 @@ let jobsRoute: typeof import('@/app/api/jobs/route');
 let jobRoute: typeof import('@/app/api/jobs/[id]/route');
 let startRoute: typeof import('@/app/api/jobs/[id]/start/route');
 let stopRoute: typeof import('@/app/api/jobs/[id]/stop/route');
-let worker: ChildProcess | undefined;
+let worker: SpawnedWorker | undefined;
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 120_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const v = await fn();
-      if (v) return v;
-      last = v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
-}
+/** Generous: a worker process and its engine start slowly on a loaded 2-core machine. */
+const SLOW = 120_000;
 
 beforeAll(async () => {
   process.env.WEIR_METRICS_TOKEN = METRICS_TOKEN;
@@ -51,21 +38,12 @@ beforeAll(async () => {
   jobRoute = await import('@/app/api/jobs/[id]/route');
   startRoute = await import('@/app/api/jobs/[id]/start/route');
   stopRoute = await import('@/app/api/jobs/[id]/stop/route');
-  worker = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_WORKER_HEARTBEAT_MS: '500', WEIR_ALERT_INTERVAL_MS: '500', LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
-  });
-  // Starting a worker (tsx compiling it) can take most of a minute on a loaded machine.
-  await waitFor('the worker heartbeating', async () => (await kit.db.worker.count({ where: { stoppedAt: null } })) >= 1, 150_000);
+  worker = spawnWorkerProcess({ DATABASE_URL: kit.database.url, REDIS_URL: '', WEIR_WORKER_HEARTBEAT_MS: '500', WEIR_ALERT_INTERVAL_MS: '500', LOG_LEVEL: 'warn' });
+  await workersHeartbeating(kit.db, 1);
 }, 180_000);
 
 afterAll(async () => {
-  if (worker && worker.exitCode === null && worker.signalCode === null) {
-    const exited = new Promise((r) => worker!.once('exit', r));
-    worker.kill('SIGKILL');
-    await exited;
-  }
+  if (worker) await killWorkers([worker]);
   await kit?.teardown();
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -148,7 +126,7 @@ describe('GET /metrics', () => {
       const f = parseOpenMetrics(s.text);
       const count = valueOf(family(f, 'weir_job_batch_duration_seconds'), 'weir_job_batch_duration_seconds_count', labels);
       return count !== undefined && count >= 2 ? f : undefined;
-    });
+    }, SLOW);
     expect(family(during, 'weir_job_input_rows').type).toBe('counter');
     expect(valueOf(family(during, 'weir_job_input_rows'), 'weir_job_input_rows_total', labels)).toBe(2 * ROWS_PER_FILE);
     expect(family(during, 'weir_job_batch_duration_seconds').type).toBe('histogram');
@@ -184,7 +162,7 @@ describe('GET /metrics', () => {
         { name: 'quiet?', jobId: id, kind: 'source-idle', params: { afterMs: 1000 } },
       ],
     });
-    const quiet = await waitFor('a source-idle alert', async () => kit.db.alert.findFirst({ where: { jobId: id, kind: 'source-idle', state: 'FIRING' } }));
+    const quiet = await waitFor('a source-idle alert', async () => kit.db.alert.findFirst({ where: { jobId: id, kind: 'source-idle', state: 'FIRING' } }), SLOW);
     expect(quiet.message).toMatch(/^Source quiet: no new data for \d+ ms/);
     expect(await kit.db.alert.count({ where: { jobId: id, kind: 'no-progress' } })).toBe(0);
     const idleScrape = parseOpenMetrics((await scrape()).text);
@@ -193,7 +171,7 @@ describe('GET /metrics', () => {
 
     // Stopped, then deleted: no series names the job any more.
     expect((await kit.call(stopRoute.POST, `/api/jobs/${id}/stop`, { method: 'POST', token: kit.tokens.operator, params: { id } })).status).toBe(200);
-    await waitFor('the job STOPPED', async () => (await kit.db.job.findUnique({ where: { id } }))?.status === 'STOPPED');
+    await waitFor('the job STOPPED', async () => (await kit.db.job.findUnique({ where: { id } }))?.status === 'STOPPED', SLOW);
     const stopped = parseOpenMetrics((await scrape()).text);
     expect(valueOf(family(stopped, 'weir_job_status'), 'weir_job_status', { ...labels, status: 'STOPPED' })).toBe(1);
     const del = await kit.call(jobRoute.DELETE, `/api/jobs/${id}`, { method: 'DELETE', token: kit.tokens.admin, params: { id } });

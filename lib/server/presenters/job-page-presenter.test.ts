@@ -2,8 +2,8 @@
  * The jobs list at platform scale, on a real PostgreSQL database of this test's own: 1,000 jobs,
  * some with batches, some with firing alerts. Paging through every page of any filter and sort
  * yields exactly what a plain in-memory filter and sort of the same rows yields (a differential
- * property test), and a page costs the same handful of queries whatever its size: the figures are
- * read per page with set-based queries, never per job.
+ * property test), and a page is one statement whatever its size: the figures are read inside
+ * the page's own query, never with a statement per job.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import fc from 'fast-check';
@@ -180,16 +180,14 @@ describe('listJobPage over 1,000 jobs', () => {
     expect(page.items.every((j) => j.status === 'FAILED' && j.guarantee === 'exactly-once')).toBe(true);
   }, 60_000);
 
-  it('a page costs five set-based queries whatever its size, none per job', async () => {
+  it('a page is one statement whatever its size, none per job', async () => {
     for (const limit of ['10', '50', '500']) {
       statements = [];
       const page = await listJobPage(db, jobsQuerySchema.parse({ limit }));
       expect(page.items).toHaveLength(Number(limit));
       const sent = statements.filter((s) => !/^(BEGIN|COMMIT|ROLLBACK|DEALLOCATE)/i.test(s.trim()));
-      // The page's rows, the totals per status, the latest batches, the input-rate windows, the firing alerts.
-      expect(sent, sent.join('\n---\n')).toHaveLength(5);
-      // The figures read the page's jobs as one array parameter, not one statement per job.
-      expect(sent.filter((s) => s.includes('BatchProgress'))).toHaveLength(2);
+      // The page's rows with their figures (latest batches, input-rate window, firing alerts) and the totals per status.
+      expect(sent, sent.join('\n---\n')).toHaveLength(1);
     }
     // Figures on the rows: jobs with batches show the latest; the firing alerts are there.
     const page = await listJobPage(db, jobsQuerySchema.parse({ limit: '500', firing: 'true' }));

@@ -2,11 +2,14 @@
  * One page of the jobs list, for the API and the jobs page alike: filtered in the database (name
  * or description substring, status, guarantee, has firing alerts), sorted by a Job column, paged
  * with a keyset cursor, with the totals per status of the filter (the status filter aside, so
- * the status tabs can show every count) and each row's figures (jobFigures).
+ * the status tabs can show every count) and each row's figures (jobFiguresSql).
  *
- * Whatever the number of jobs, a page costs five queries: the page's rows, the totals, and the
- * three of jobFigures over the page's ids. A keyset cursor (the last row's sort value and id)
- * makes page 20 cost what page 1 does, and a job created or deleted meanwhile shifts no row
+ * Whatever the number of jobs, a page is one query (one round trip, one row of JSON to parse):
+ * the page's rows with each row's figures, and the totals. At 20 concurrent requests on 2 cores
+ * the latency is mostly queueing behind other requests' CPU, so the server's CPU per request is
+ * what to cut: five round trips and up to 30 batch rows per job mapped through Prisma cost about
+ * 2.5-3x what this does (docs/api.md, Figures). A keyset cursor (the last row's sort value and
+ * id) makes page 20 cost what page 1 does, and a job created or deleted meanwhile shifts no row
  * between pages, as an OFFSET would.
  *
  * Nulls (a job with no batch yet has no lastCommittedAt) sort last in both directions, as the
@@ -16,7 +19,7 @@ import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { JobSortColumn, JobsQuery } from '../http/api-schemas';
 import { BadRequestError } from '../http/http-errors';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
-import { jobFigures, type JobOverview } from './job-overview-presenter';
+import { jobFiguresSql, withFigures, type JobFiguresRow, type JobOverview } from './job-overview-presenter';
 import { listItem } from './jobs-presenter';
 
 export interface JobPage {
@@ -157,30 +160,55 @@ interface JobRow {
   createdAt: Date;
 }
 
+/** A row as the page query gives it: times as epoch ms (JSON has no timestamps), figures alongside. */
+interface JsonJobRow extends Omit<JobRow, 'lastCommittedAt' | 'updatedAt' | 'createdAt'> {
+  lastCommittedAt: number | null;
+  updatedAt: number;
+  createdAt: number;
+  figures: JobFiguresRow;
+}
+
+const epochMs = (column: string) => Prisma.raw(`(extract(epoch FROM p."${column}") * 1000)::float8`);
+
 export async function listJobPage(db: PrismaClient, query: JobsQuery, now = Date.now()): Promise<JobPage> {
   const cursor = query.cursor ? decodeCursor(query.cursor, query.sort, query.dir) : undefined;
   const pageWhere = filterConditions(query, true);
   if (cursor) pageWhere.push(afterCursor(cursor));
   const col = sortExpression(query.sort);
   const dir = Prisma.raw(query.dir === 'asc' ? 'ASC' : 'DESC');
-  const [rows, counts] = await Promise.all([
-    db.$queryRaw<JobRow[]>`
+  const [result] = await db.$queryRaw<{ items: string; totals: string }[]>`
+    WITH page AS MATERIALIZED (
       SELECT j.id, j."name", j."status"::text AS "status", j."desiredState"::text AS "desiredState", j."guarantee",
-             j."sourceType", j."sinkType", j."outputMode", j."lastBatchId", j."lastCommittedAt", j."updatedAt", j."createdAt"
+             j."sourceType", j."sinkType", j."outputMode", j."lastBatchId", j."lastCommittedAt", j."updatedAt", j."createdAt",
+             row_number() OVER (ORDER BY ${col} ${dir} NULLS LAST, j.id ${dir}) AS ord
       FROM "Job" j ${whereClause(pageWhere)}
       ORDER BY ${col} ${dir} NULLS LAST, j.id ${dir}
-      LIMIT ${query.limit + 1}`,
-    db.$queryRaw<{ status: JobStatus; n: number }[]>`
-      SELECT j."status"::text AS "status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1`,
-  ]);
+      LIMIT ${query.limit + 1}
+    )
+    SELECT
+      (SELECT COALESCE(json_agg(json_build_object(
+                'id', p.id, 'name', p."name", 'status', p."status", 'desiredState', p."desiredState", 'guarantee', p."guarantee",
+                'sourceType', p."sourceType", 'sinkType', p."sinkType", 'outputMode', p."outputMode", 'lastBatchId', p."lastBatchId",
+                'lastCommittedAt', ${epochMs('lastCommittedAt')}, 'updatedAt', ${epochMs('updatedAt')}, 'createdAt', ${epochMs('createdAt')},
+                'figures', CASE WHEN p.ord <= ${query.limit} THEN ${jobFiguresSql(Prisma.sql`p.id`, now)} END
+              ) ORDER BY p.ord), '[]')::text
+       FROM page p) AS items,
+      (SELECT COALESCE(json_object_agg(t."status", t.n), '{}')::text
+       FROM (SELECT j."status"::text AS "status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1) t) AS totals`;
+  const rows = (JSON.parse(result.items) as JsonJobRow[]).map((r) => ({
+    ...r,
+    lastCommittedAt: r.lastCommittedAt === null ? null : new Date(r.lastCommittedAt),
+    updatedAt: new Date(r.updatedAt),
+    createdAt: new Date(r.createdAt),
+  }));
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   const nextCursor = rows.length > query.limit && last ? encodeCursor({ sort: query.sort, dir: query.dir, value: sortValue(query.sort, last), id: last.id }) : null;
   const byStatus = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
-  for (const c of counts) byStatus[c.status] = c.n;
+  for (const [status, n] of Object.entries(JSON.parse(result.totals) as Record<string, number>)) byStatus[status as JobStatus] = n;
   const all = Object.values(byStatus).reduce((a, b) => a + b, 0);
   return {
-    items: await jobFigures(db, page.map(listItem), now),
+    items: page.map((r) => withFigures(listItem(r), r.figures, now)),
     nextCursor,
     totals: { all, byStatus },
     matching: query.status ? byStatus[query.status] : all,

@@ -25,7 +25,7 @@ import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/clie
 import type { Principal } from '../auth';
 import { requireRole } from '../auth';
 import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http/http-errors';
-import { ACTIVE_STATUSES, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
+import { ACTIVE_STATUSES, lockJobForHistory, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
 import { openCheckpoint } from '../presenters/checkpoint-presenter';
 import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
 import { unmaskSpec } from '../presenters/secret-masking';
@@ -387,6 +387,7 @@ export async function resetCheckpoint(
   const deletion = await deleteOwnCheckpoint(ctx, before);
   const deletedFiles = deletion.deletedFiles;
   const { row, deletedBatches } = await ctx.db.$transaction(async (tx) => {
+    await lockJobForHistory(tx, id);
     const { count } = await tx.batchProgress.deleteMany({ where: { jobId: id } });
     const r = await tx.job.update({ where: { id }, data: { queryId: null, lastBatchId: null, lastCommittedAt: null } });
     await recordAudit(tx, ctx.principal, {
