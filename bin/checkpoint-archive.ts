@@ -22,7 +22,6 @@ import { isCheckpointDirectory, isCheckpointEntry, type CheckpointFileManager } 
 
 const ARCHIVE_MANIFEST = '_weir_checkpoint.json';
 const BLOCK = 512;
-const TOP_LEVEL = ['commits', 'offsets', 'progress', 'sources', 'state'];
 
 interface ArchiveManifest {
   formatVersion: 1;
@@ -72,10 +71,7 @@ function pad(size: number): Buffer {
 /** The engine's files under the checkpoint, in name order (anything else there is left out). */
 async function engineFiles(fm: CheckpointFileManager, dir = ''): Promise<string[]> {
   const out: string[] = [];
-  // The engine's top-level directories are looked into whatever the root lists: against s3rver
-  // the root's listing leaves out directories (a list of `sources/` still shows them).
   const names = await fm.list(dir);
-  if (dir === '') names.push(...TOP_LEVEL.filter((d) => !names.includes(d)));
   for (const name of names.sort()) {
     const p = dir ? `${dir}/${name}` : name;
     if (isCheckpointDirectory(p)) out.push(...(await engineFiles(fm, p)));

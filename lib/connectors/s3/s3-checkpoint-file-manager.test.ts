@@ -63,6 +63,18 @@ describe('S3CheckpointFileManager specifics', () => {
     remote.close();
   });
 
+  it('lists a directory whose files lie several levels down, as S3 groups keys', async () => {
+    const fm = make();
+    try {
+      for (const p of ['metadata', 'offsets/0', 'sources/0/0', 'state/0/0/1.delta', 'state/0/0/_metadata/schema']) await fm.createAtomic(p, 'x');
+      expect(await fm.list('')).toEqual(['metadata', 'offsets', 'sources', 'state']);
+      expect(await fm.list('state')).toEqual(['0']);
+      expect(await fm.list('state/0/0')).toEqual(['1.delta', '_metadata']);
+    } finally {
+      fm.close();
+    }
+  });
+
   it('ignores a claim left behind by a writer that died, once it is older than the TTL', async () => {
     const fm = make({ claimTtlMs: 1 });
     const raw = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: creds });

@@ -34,6 +34,26 @@ FilesystemStore.prototype.deleteObject = async function deleteObject(bucket, key
   );
 };
 
+// A second change, for a bug in its listing: with a delimiter, `listObjects` prunes every
+// directory deeper than one level below the prefix before looking at its objects, so a key two
+// levels down (`state/0/0/1.delta` under `cp/`) yields no common prefix at all, and a checkpoint's
+// root lists `offsets` but not `state` or `sources`. S3 groups every key under the prefix. Here the
+// store lists without the delimiter and groups the keys itself, as S3 does.
+const listObjects = FilesystemStore.prototype.listObjects;
+FilesystemStore.prototype.listObjects = async function listObjectsGrouped(bucket, options) {
+  const { delimiter = '', prefix = '', maxKeys = Infinity } = options;
+  if (!delimiter) return listObjects.call(this, bucket, options);
+  const all = await listObjects.call(this, bucket, { ...options, delimiter: '', maxKeys: Infinity });
+  const commonPrefixes = new Set();
+  const objects = [];
+  for (const o of all.objects) {
+    const i = o.key.indexOf(delimiter, prefix.length);
+    if (i === -1) objects.push(o);
+    else commonPrefixes.add(o.key.slice(0, i + delimiter.length));
+  }
+  return { objects: objects.slice(0, maxKeys), commonPrefixes: [...commonPrefixes].sort(), isTruncated: objects.length > maxKeys };
+};
+
 const { values } = parseArgs({ options: { directory: { type: 'string' }, port: { type: 'string', default: '0' } } });
 if (!values.directory) {
   process.stderr.write('usage: s3rver-main.mjs --directory DIR [--port N]\n');
