@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CrashPointError, readCommittedRows, validateJob, WeirError, type CrashPlan, type StreamingQueryProgress } from '@/lib/engine';
-import { EngineHost } from './engine-host';
+import { Worker } from 'node:worker_threads';
+import { EngineHost, engineBundle } from './engine-host';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-engine-host-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,6 +50,24 @@ function host(spec: ReturnType<typeof filesJob>['spec'], o: { fence?: () => Prom
 const rows = (ids: number[]) => ids.map((id) => JSON.stringify({ id })).join('\n') + '\n';
 
 describe('EngineHost', () => {
+  it('bundles the state snapshot worker beside the engine process, where the state store looks for it', async () => {
+    const file = await engineBundle();
+    // Without it every snapshot would quietly be built on the batch's thread.
+    const w = new Worker(path.join(path.dirname(file), 'state-snapshot-worker.mjs'));
+    try {
+      const reply = await new Promise<{ id: number; data?: Uint8Array; error?: unknown }>((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+        w.postMessage({ id: 7, version: 1, base: null, deltas: [] });
+      });
+      expect(reply.error).toBeUndefined();
+      expect(reply.id).toBe(7);
+      expect(reply.data).toBeInstanceOf(Uint8Array);
+    } finally {
+      await w.terminate();
+    }
+  });
+
   it('starts, runs and ends as MicroBatchExecution does, fencing and reporting each batch', async () => {
     const job = filesJob('basic', [rows([1, 2]), rows([3])]);
     const t = host(job.spec);
