@@ -7,21 +7,27 @@
  *   numbers, which are immutable),
  * - `result(buffer)`: the output value.
  * Semantics follow Spark SQL: NULL inputs are ignored; sum/avg/min/max of no non-NULL values is
- * NULL; count never is. sum of longs is a long (a JS number: exact up to 2^53).
+ * NULL; count never is. sum of longs is a long (a JS number: exact up to 2^53). sum and avg of a
+ * DECIMAL(p,s) are exact, typed as Spark types them: DECIMAL(p+10,s) and DECIMAL(p+4,s+4)
+ * (at most 38 digits; a sum that outgrows its type is NULL, ANSI off). Their buffers hold
+ * bigints, which the state value codec round-trips (tag 9).
  *
  * Distinct aggregates (`count(DISTINCT x)`) are refused with Spark's message; streaming state
  * would have to keep every distinct value.
  */
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
-import type { ColumnType } from '../types';
+import type { Field } from '../types';
+import { arithmetic, bounded, toPrecision, type DecimalType } from './decimal';
 import type { ExprType } from './sql-values';
 
 type AggBuffer = unknown;
 
 export interface AggregateFunction {
   readonly name: string;
-  readonly resultType: ColumnType;
+  readonly resultType: Exclude<Field['type'], 'window' | 'struct' | 'unknown'>;
+  /** The precision and scale of a `decimal` result (spread into the output Field). */
+  readonly resultDecimal?: DecimalType;
   /** count(*): its buffer is a plain counter the aggregate's hot loop may bump inline. */
   readonly countStar?: boolean;
   init(): AggBuffer;
@@ -52,7 +58,7 @@ const countCol: AggregateFunction = {
 };
 
 /** sum: null until the first non-NULL value. */
-function sum(resultType: ColumnType): AggregateFunction {
+function sum(resultType: 'long' | 'double'): AggregateFunction {
   return {
     name: 'sum', resultType,
     init: () => null,
@@ -78,10 +84,44 @@ const avg: AggregateFunction = {
   },
 };
 
-function extremum(name: 'min' | 'max', resultType: ColumnType): AggregateFunction {
+/**
+ * sum of DECIMAL(p,s): the exact sum (a bigint at scale s) in a buffer of 38 digits and more, so
+ * that partial sums never overflow; the result is NULL when it does not fit DECIMAL(p+10,s).
+ */
+function sumDecimal(arg: DecimalType): AggregateFunction {
+  const t = bounded(arg.precision + 10, arg.scale);
+  return {
+    name: 'sum', resultType: 'decimal', resultDecimal: t,
+    init: () => null,
+    update: (b, v) => (isNull(v) ? b : b === null ? (v as bigint) : (b as bigint) + (v as bigint)),
+    result: (b) => (b === null ? null : toPrecision(b as bigint, arg.scale, t)),
+  };
+}
+
+/** avg of DECIMAL(p,s): [exact sum, count], divided as Spark's Average does, to DECIMAL(p+4,s+4) HALF_UP. */
+function avgDecimal(arg: DecimalType): AggregateFunction {
+  const t = bounded(arg.precision + 4, arg.scale + 4);
+  return {
+    name: 'avg', resultType: 'decimal', resultDecimal: t,
+    init: () => [0n, 0],
+    update: (b, v) => {
+      if (isNull(v)) return b;
+      const buf = b as [bigint, number];
+      buf[0] += v as bigint;
+      buf[1] += 1;
+      return buf;
+    },
+    result: (b) => {
+      const [s, n] = b as [bigint, number];
+      return n === 0 ? null : arithmetic('/', s, arg.scale, BigInt(n), 0, t);
+    },
+  };
+}
+
+function extremum(name: 'min' | 'max', resultType: AggregateFunction['resultType'], resultDecimal?: DecimalType): AggregateFunction {
   const better = name === 'min' ? (a: never, b: never) => a < b : (a: never, b: never) => a > b;
   return {
-    name, resultType,
+    name, resultType, ...(resultDecimal ? { resultDecimal } : {}),
     init: () => null,
     // NaN is larger than any other double in Spark; JS comparisons with NaN are always false.
     update: (b, v) => {
@@ -116,6 +156,8 @@ export interface AggregateCall {
   distinct: boolean;
   /** Literal extra arguments (approx_count_distinct's relativeSD). */
   literalArgs?: unknown[];
+  /** The argument's precision and scale when it is a decimal. */
+  argDecimal?: DecimalType;
 }
 
 /** Resolves an aggregate call to its function, or throws the error a user can act on. */
@@ -139,18 +181,20 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
       return countCol;
     case 'sum':
       needOne();
+      if (arg === 'decimal') return sumDecimal(call.argDecimal!);
       if (!numeric) throw new AnalysisException(`${text}: sum() needs a numeric argument, got ${arg}`, { aggregate: text });
       return sum(arg === 'double' ? 'double' : 'long');
     case 'avg':
     case 'mean':
       needOne();
+      if (arg === 'decimal') return avgDecimal(call.argDecimal!);
       if (!numeric) throw new AnalysisException(`${text}: avg() needs a numeric argument, got ${arg}`, { aggregate: text });
       return avg;
     case 'min':
     case 'max':
       needOne();
       if (arg === 'struct') throw new AnalysisException(`${text}: ${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`, { aggregate: text });
-      return extremum(name, arg === 'null' ? 'string' : arg);
+      return extremum(name, arg === 'null' ? 'string' : arg, call.argDecimal);
     case 'approx_count_distinct': {
       if (call.star || call.argTypes.length < 1) throw new AnalysisException(`${text}: approx_count_distinct() takes one expression`, { aggregate: text });
       const rsd = call.literalArgs?.[0];

@@ -9,6 +9,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
+import { formatDecimal } from './decimal';
 import { compileStreamingQuery } from './streaming-query';
 
 const SCHEMA: Schema = [
@@ -128,7 +129,9 @@ async function check(weirSql: string, duckSql: string, rows: Row[]): Promise<voi
     'CAST(p AS BOOLEAN) p, CAST(ts AS TIMESTAMP) ts, CAST(ts2 AS TIMESTAMP) ts2 FROM src) ORDER BY rid';
   const duck = (await conn.runAndReadAll(sql)).getRowObjects().map((r) => normalize(r.v));
   rows.forEach((row, i) => {
-    const w = out[i].v;
+    // A decimal (an unscaled bigint) as its value: DuckDB's side is CAST to DOUBLE.
+    const f = q.outputSchema[0];
+    const w = typeof out[i].v === 'bigint' ? Number(formatDecimal(out[i].v as bigint, f.scale ?? 0)) : out[i].v;
     if (!same(w, duck[i])) throw new Error(`${weirSql}\nrow ${JSON.stringify(row)}\nweir=${JSON.stringify(w)} duckdb=${JSON.stringify(duck[i])}`);
   });
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { WeirError } from '../errors';
 import type { Row, Schema } from '../types';
+import { formatDecimal } from './decimal';
 import { compileStreamingQuery } from './streaming-query';
 
 const SCHEMA: Schema = [{ name: 'id', type: 'long' }, { name: 'n', type: 'long' }];
@@ -16,7 +17,9 @@ async function one(expr: string): Promise<unknown> {
   const q = compileStreamingQuery(`SELECT ${expr} AS v FROM src`, rel);
   let out: Row[] = [{ id: 1, n: null }];
   for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: BATCH_TS });
-  return out[0].v;
+  // A decimal as Spark prints it: its digits with its scale.
+  const f = q.outputSchema[0];
+  return f.type === 'decimal' && typeof out[0].v === 'bigint' ? `${formatDecimal(out[0].v, f.scale ?? 0)}::DECIMAL(${f.precision},${f.scale})` : out[0].v;
 }
 
 const day = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d);
@@ -86,20 +89,20 @@ const EXAMPLES: [string, unknown][] = [
   ['sqrt(4)', 2],
   ['pmod(10, 3)', 1],
   ['pmod(-10, 3)', 2],
-  ['mod(2, 1.8)', 0.2],
-  ['2 % 1.8', 0.2],
+  ['mod(2, 1.8)', '0.2::DECIMAL(2,1)'],
+  ['2 % 1.8', '0.2::DECIMAL(2,1)'],
   ['greatest(10, 9, 2, 4, 3)', 10],
   ['least(10, 9, 2, 4, 3)', 2],
-  ['round(2.5, 0)', 3],
-  ['round(-2.5, 0)', -3],
+  ['round(2.5, 0)', '3::DECIMAL(2,0)'],
+  ['round(-2.5, 0)', '-3::DECIMAL(2,0)'],
   ['bround(2.5, 0)', 2],
   ['bround(-2.5, 0)', -2],
   ['bround(25, -1)', 20],
-  ['ceil(-0.1)', 0],
+  ['ceil(-0.1)', '0::DECIMAL(1,0)'],
   ['ceil(5)', 5],
   ['ceil(3.1411, 3)', 3.142],
   ['ceil(3.1411, -3)', 1000],
-  ['floor(-0.1)', -1],
+  ['floor(-0.1)', '-1::DECIMAL(1,0)'],
   ['floor(3.1411, 3)', 3.141],
   ['floor(3.1411, -3)', 0],
   ['log10(10)', 1],
@@ -108,10 +111,41 @@ const EXAMPLES: [string, unknown][] = [
   ['log(10, 100)', 2],
   ['exp(0)', 1],
   ['sign(-40)', -1],
-  ['0.1 + 0.2', 0.3],
-  ['1.1 * 3', 3.3],
-  ['CAST(1.005 AS DECIMAL(10,2))', 1.01],
-  ['CAST(2.675 AS DECIMAL(10, 2)) * 2', 5.36],
+  ['0.1 + 0.2', '0.3::DECIMAL(2,1)'],
+  ['1.1 * 3', '3.3::DECIMAL(4,1)'],
+  ['CAST(1.005 AS DECIMAL(10,2))', '1.01::DECIMAL(10,2)'],
+  ['CAST(2.675 AS DECIMAL(10, 2)) * 2', '5.36::DECIMAL(12,2)'],
+  // Exact decimals: Spark's result types, HALF_UP, NULL when a value does not fit (ANSI off).
+  ['1 / 3.0', '0.333333::DECIMAL(8,6)'],
+  ['CAST(1 AS DECIMAL(38,0)) / 3', '0.333333::DECIMAL(38,6)'],
+  ['12345678901234567890123456789012345678 + 0', '12345678901234567890123456789012345678::DECIMAL(38,0)'],
+  ['CAST(99999999999999999999999999999999999999 AS DECIMAL(38,0)) + 1', null],
+  ['0.1234567890123456789 * 0.1234567890123456789', '0.0152415787532388367501905199875019052::DECIMAL(38,37)'],
+  ["CAST('12.345' AS DECIMAL(4,2))", '12.35::DECIMAL(4,2)'],
+  ["CAST('-12.345' AS DECIMAL(4,2))", '-12.35::DECIMAL(4,2)'],
+  ["CAST('123.4' AS DECIMAL(4,2))", null],
+  ["CAST('abc' AS DECIMAL(4,2))", null],
+  ['CAST(2.50 AS STRING)', '2.50'],
+  ['CAST(-2.7 AS BIGINT)', -2],
+  ['CAST(2.5 AS DOUBLE)', 2.5],
+  ['CAST(1.5D AS DECIMAL(3,1))', '1.5::DECIMAL(3,1)'],
+  ['1.5D', 1.5],
+  ['0.1 * 3 = 0.3', true],
+  ['2.50 = 2.5', true],
+  ['2.5 < 10', true],
+  ['0.1 + 0.2D', 0.30000000000000004],
+  ['floor(-2.5)', '-3::DECIMAL(2,0)'],
+  ['ceil(2.1)', '3::DECIMAL(2,0)'],
+  ['abs(-1.25)', '1.25::DECIMAL(3,2)'],
+  ['round(-2.345, 2)', '-2.35::DECIMAL(4,2)'],
+  ['round(123.45, -1)', '120::DECIMAL(4,0)'],
+  ['coalesce(NULL, 1.5, 2.25)', '1.50::DECIMAL(3,2)'],
+  ['CASE WHEN id = 1 THEN 1.5 ELSE 2 END', '1.5::DECIMAL(11,1)'],
+  ['id IN (1.0, 2.5)', true],
+  ['-(1.25)', '-1.25::DECIMAL(3,2)'],
+  ["concat('$', 2.50)", '$2.50'],
+  ['2.50 || 1', '2.501'],
+  ['sqrt(2.25)', 1.5],
   // date and time
   ["date_format(TIMESTAMP '2016-04-08 10:00:00', 'y')", '2016'],
   ["date_format(TIMESTAMP '2016-04-08 13:05:09.123', 'yyyy-MM-dd HH:mm:ss.SSS')", '2016-04-08 13:05:09.123'],
