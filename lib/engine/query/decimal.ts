@@ -138,14 +138,6 @@ export function arithmetic(op: DecimalOp, a: bigint, sa: number, b: bigint, sb: 
   }
 }
 
-/** Compares two decimals of any scales: negative, zero or positive. */
-export function compareDecimals(a: bigint, sa: number, b: bigint, sb: number): number {
-  const s = Math.max(sa, sb);
-  const x = rescale(a, sa, s);
-  const y = rescale(b, sb, s);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /** Spark's Decimal.toString: plain digits, exactly `scale` of them after the point. */
 export function formatDecimal(v: bigint, scale: number): string {
   const neg = v < 0n;
