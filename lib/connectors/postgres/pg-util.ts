@@ -12,7 +12,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { ValidationError, WeirError } from '../../engine/errors';
 import type { Field, Row, Schema } from '../../engine/types';
-import { renderDecimal } from '../../engine/sinks/files-sink';
+import { renderDate, renderDecimal } from '../../engine/sinks/files-sink';
 import { guardedSocket } from '../../engine/outbound/guarded-connect';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 
@@ -109,6 +109,7 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     case 'string': return 'text';
     case 'boolean': return 'boolean';
     case 'timestamp': return 'timestamptz';
+    case 'date': return 'date';
     case 'binary': return 'bytea';
     case 'window': return 'timestamptz';
     case 'struct': return 'jsonb';
@@ -157,6 +158,8 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: `${f.name}_end`, createType: 'timestamptz', get: part('end') });
     } else if (f.type === 'timestamp') {
       cols.push({ name: f.name, createType: 'timestamptz', get: (row) => iso(row[f.name]) });
+    } else if (f.type === 'date') {
+      cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
     } else if (f.type === 'decimal') {
       // The exact digits as text: numeric reads them without a detour through a double.
       cols.push({ name: f.name, createType: pgTypeFor(f), get: (row) => renderDecimal(row[f.name] ?? null, f, 'csv') });

@@ -3,6 +3,7 @@
  * supported subset is rejected here with a SqlValidationError naming the construct and its
  * position (the nearest `loc` node-sql-parser recorded).
  */
+import { parseDate } from './date';
 import { MAX_PRECISION, SYSTEM_DEFAULT } from './decimal';
 import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
 import { findPosition, notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
@@ -21,7 +22,7 @@ const CAST_TYPES: Record<string, SqlType> = {
   DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'decimal', DECIMAL: 'decimal', DEC: 'decimal',
   STRING: 'string', VARCHAR: 'string', TEXT: 'string', CHAR: 'string',
   BOOLEAN: 'boolean', BOOL: 'boolean',
-  TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp',
+  TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp', DATE: 'date',
   BINARY: 'binary', BYTEA: 'binary',
 };
 
@@ -134,6 +135,11 @@ export class ExpressionBuilder {
         if (ms === null) throw new SqlValidationError(`Invalid TIMESTAMP literal '${node.value}'; use 'YYYY-MM-DD HH:MM:SS' (UTC)`, pos, 'TIMESTAMP literal');
         return { kind: 'literal', value: ms, type: 'timestamp' };
       }
+      case 'date': {
+        const days = parseDate(String(node.value));
+        if (days === null) throw new SqlValidationError(`Invalid DATE literal '${node.value}'; use 'YYYY-MM-DD'`, pos, 'DATE literal');
+        return { kind: 'literal', value: days, type: 'date' };
+      }
       case 'unary_expr': {
         const op = String(node.operator).toUpperCase();
         if (op === '-') return { kind: 'unary', op: '-', arg: this.build(node.expr, pos) };
@@ -156,8 +162,6 @@ export class ExpressionBuilder {
       }
       case 'cast': {
         const target = (node.target?.[0]?.dataType ?? node.target?.dataType ?? '') as string;
-        // No DATE type in Weir: CAST(x AS DATE) is to_date(x), that day's midnight as a timestamp.
-        if (String(target).toUpperCase() === 'DATE') return { kind: 'call', name: 'to_date', args: [this.build(node.expr, pos)] };
         const to = CAST_TYPES[String(target).toUpperCase()];
         if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
         if (to !== 'decimal') return { kind: 'cast', arg: this.build(node.expr, pos), to };

@@ -83,7 +83,9 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { typ
   }
   if (type !== 'decimal') {
     // A decimal beside a double: converted to the double (values would not compare otherwise).
-    return { type, values: type === 'double' ? cs.map((c) => (c.type === 'decimal' || c.type === 'long' ? convert(c, 'double') : c)) : cs };
+    // A date beside a timestamp: converted to its midnight.
+    const widen = type === 'double' ? ['decimal', 'long'] : type === 'timestamp' ? ['date'] : [];
+    return { type, values: cs.map((c) => (widen.includes(c.type) ? convert(c, type) : c)) };
   }
   let dec: DecimalType | undefined;
   cs.forEach((c, i) => {
@@ -92,6 +94,9 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { typ
   });
   return { type, decimal: dec, values: cs.map((c) => convert(c, 'decimal', dec)) };
 }
+
+/** The types a function returns (its type() gives a message otherwise). */
+const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'null'];
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
 const WINDOW_FIELDS: Field[] = [
@@ -110,7 +115,7 @@ function fieldExprType(f: Field): { type: ExprType; fields?: Field[]; decimal?: 
       return { type: 'string' };
     case 'decimal':
       return { type: 'decimal', decimal: { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 } };
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary':
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date':
       return { type: f.type };
   }
 }
@@ -256,13 +261,13 @@ class ExpressionCompiler {
     if (t !== 'boolean' && t !== 'null') this.fail(e, `Expected a boolean, got ${t}`);
   }
 
-  /** Compiles `x`; a string literal compared with a timestamp is read as a timestamp. */
+  /** Compiles `x`; a string literal compared with a timestamp or a date is read as one. */
   private coerceTo(x: Expr, target: ExprType): CompiledExpr {
     const c = this.compile(x);
-    if (target === 'timestamp' && c.type === 'string' && x.kind === 'literal') {
-      const ms = castValue(x.value, 'string', 'timestamp');
-      if (ms === null) this.fail(x, `'${x.value}' is not a timestamp (use 'YYYY-MM-DD HH:MM:SS')`);
-      return { type: 'timestamp', eval: () => ms };
+    if ((target === 'timestamp' || target === 'date') && c.type === 'string' && x.kind === 'literal') {
+      const v = castValue(x.value, 'string', target);
+      if (v === null) this.fail(x, `'${x.value}' is not a ${target} (use '${target === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD HH:MM:SS'}')`);
+      return { type: target, eval: () => v };
     }
     return c;
   }
@@ -321,8 +326,10 @@ class ExpressionCompiler {
     if (COMPARE[e.op]) {
       if (l.type === 'timestamp') r = this.coerceTo(e.right, 'timestamp');
       if (r.type === 'timestamp') l = this.coerceTo(e.left, 'timestamp');
+      if (l.type === 'date') r = this.coerceTo(e.right, 'date');
+      if (r.type === 'date') l = this.coerceTo(e.left, 'date');
       if (!unifyTypes(l.type, r.type)) this.fail(e, `Cannot compare ${l.type} with ${r.type}; CAST one side`);
-      if (l.type === 'decimal' || r.type === 'decimal') {
+      if (l.type === 'decimal' || r.type === 'decimal' || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
         // Both sides at one scale (or both doubles): then bigints compare as the values do.
         [l, r] = unifyAll([l, r], [e.left, e.right], true)!.values;
       }
@@ -338,7 +345,10 @@ class ExpressionCompiler {
       };
     }
     const isNum = (t: ExprType) => isNumeric(t) || t === 'decimal';
-    if (!isNum(l.type) || !isNum(r.type)) this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}`);
+    if (!isNum(l.type) || !isNum(r.type)) {
+      const hint = l.type === 'date' || r.type === 'date' ? '; for dates use date_add(d, n), date_sub(d, n) or datediff(end, start)' : '';
+      this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}`);
+    }
     if (l.type === 'decimal' || r.type === 'decimal') {
       const ld = decimalOperand(l, e.left);
       const rd = decimalOperand(r, e.right);
@@ -594,11 +604,17 @@ class ExpressionCompiler {
       const as = e.name === 'concat' || e.name === 'concat_ws' ? 'string' : 'double';
       args = args.map((a) => (a.type === 'decimal' && !resultDecimal ? convert(a, as) : a));
     }
+    if (args.some((a) => a.type === 'date')) {
+      // concat takes a date as its yyyy-MM-dd text; a function that does not take a date takes
+      // its midnight, as Spark casts a date to the timestamp a function expects.
+      const text = e.name === 'concat' || e.name === 'concat_ws';
+      if (text || !RESULT_TYPES.includes(def.type(args.map((a) => a.type)))) args = args.map((a) => (a.type === 'date' ? convert(a, text ? 'string' : 'timestamp') : a));
+    }
     const types = args.map((a) => a.type);
     let type = def.type(types);
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
-    if (!['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'binary', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
+    if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
     const dec = type === 'decimal' ? { decimal: resultDecimal } : {};
     const badLiterals = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
     if (badLiterals) this.fail(e, badLiterals);

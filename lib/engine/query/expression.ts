@@ -4,10 +4,11 @@
  * (expression-compiler.ts). Nothing the user typed is ever evaluated as code.
  */
 import type { ColumnType } from '../types';
+import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
-export type SqlType = ColumnType | 'decimal';
+export type SqlType = ColumnType | 'decimal' | 'date';
 
 /** 1-based position in the SQL text. */
 export interface SqlPosition {
@@ -47,6 +48,7 @@ export function exprToString(e: Expr): string {
       if (e.value === null) return 'NULL';
       if (e.type === 'string') return `'${String(e.value).replace(/'/g, "''")}'`;
       if (e.type === 'timestamp') return `TIMESTAMP '${new Date(e.value as number).toISOString()}'`;
+      if (e.type === 'date') return `DATE '${formatDate(e.value as number)}'`;
       if (e.type === 'decimal' && e.decimal) return formatDecimal(e.value as bigint, e.decimal.scale);
       return String(e.value);
     case 'column':

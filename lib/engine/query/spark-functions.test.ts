@@ -1,11 +1,12 @@
 /**
  * Spark's built-in functions on the examples of Spark's own function reference: each expected
- * value is the result Spark's documentation prints (timestamps in UTC; Weir has no DATE type, so
- * a DATE result is that day's midnight as a timestamp).
+ * value is the result Spark's documentation prints (timestamps in UTC, as epoch ms; a DATE as Spark
+ * prints it, yyyy-MM-dd).
  */
 import { describe, expect, it } from 'vitest';
 import { WeirError } from '../errors';
 import type { Row, Schema } from '../types';
+import { formatDate } from './date';
 import { formatDecimal } from './decimal';
 import { compileStreamingQuery } from './streaming-query';
 
@@ -19,6 +20,7 @@ async function one(expr: string): Promise<unknown> {
   for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: BATCH_TS });
   // A decimal as Spark prints it: its digits with its scale.
   const f = q.outputSchema[0];
+  if (f.type === 'date' && typeof out[0].v === 'number') return `${formatDate(out[0].v)}::DATE`;
   return f.type === 'decimal' && typeof out[0].v === 'bigint' ? `${formatDecimal(out[0].v, f.scale ?? 0)}::DECIMAL(${f.precision},${f.scale})` : out[0].v;
 }
 
@@ -155,14 +157,14 @@ const EXAMPLES: [string, unknown][] = [
   ["to_timestamp('31/12/2016 23:59', 'dd/MM/yyyy HH:mm')", Date.UTC(2016, 11, 31, 23, 59)],
   ["to_timestamp('20161231', 'yyyyMMdd')", day(2016, 12, 31)],
   ["to_timestamp('not a date', 'yyyy-MM-dd')", null],
-  ["to_date('2009-07-30 04:17:52')", day(2009, 7, 30)],
-  ["to_date('2016-12-31', 'yyyy-MM-dd')", day(2016, 12, 31)],
-  ["date_add('2016-07-30', 1)", day(2016, 7, 31)],
-  ["date_sub('2016-07-30', 1)", day(2016, 7, 29)],
+  ["to_date('2009-07-30 04:17:52')", '2009-07-30::DATE'],
+  ["to_date('2016-12-31', 'yyyy-MM-dd')", '2016-12-31::DATE'],
+  ["date_add('2016-07-30', 1)", '2016-07-31::DATE'],
+  ["date_sub('2016-07-30', 1)", '2016-07-29::DATE'],
   ["datediff('2009-07-31', '2009-07-30')", 1],
   ["datediff('2009-07-30', '2009-07-31')", -1],
-  ["add_months('2016-08-31', 1)", day(2016, 9, 30)],
-  ["last_day('2009-01-12')", day(2009, 1, 31)],
+  ["add_months('2016-08-31', 1)", '2016-09-30::DATE'],
+  ["last_day('2009-01-12')", '2009-01-31::DATE'],
   ["dayofyear('2016-04-09')", 100],
   ["weekofyear('2008-02-20')", 8],
   ["date_trunc('YEAR', TIMESTAMP '2015-03-05 09:32:05.359')", day(2015, 1, 1)],
@@ -174,13 +176,32 @@ const EXAMPLES: [string, unknown][] = [
   ["unix_timestamp('2016-04-08', 'yyyy-MM-dd')", 1460073600],
   ['current_timestamp()', BATCH_TS],
   ['now()', BATCH_TS],
-  ['current_date()', day(2024, 5, 6)],
+  ['current_date()', '2024-05-06::DATE'],
   ['make_timestamp(2014, 12, 28, 6, 30, 45.887)', Date.UTC(2014, 11, 28, 6, 30, 45, 887)],
   // JSON
   ["get_json_object('{\"a\":\"b\"}', '$.a')", 'b'],
   ["to_json(from_json('{\"a\":1, \"b\":0.8}', 'a INT, b DOUBLE'))", '{"a":1,"b":0.8}'],
   // casts
-  ["CAST('2024-03-04 05:06:07' AS DATE)", day(2024, 3, 4)],
+  ["CAST('2024-03-04 05:06:07' AS DATE)", '2024-03-04::DATE'],
+  ["CAST('2024-3-4' AS DATE)", '2024-03-04::DATE'],
+  ["CAST('2024' AS DATE)", '2024-01-01::DATE'],
+  ["CAST('2024-02-30' AS DATE)", null],
+  ["CAST('not a date' AS DATE)", null],
+  ["CAST(DATE '2024-02-29' AS STRING)", '2024-02-29'],
+  ["CAST(DATE '2024-02-29' AS TIMESTAMP)", day(2024, 2, 29)],
+  ["CAST(TIMESTAMP '2024-02-29 23:59:59' AS DATE)", '2024-02-29::DATE'],
+  ["DATE '1969-12-31'", '1969-12-31::DATE'],
+  ["date_add(DATE '2024-12-31', 1)", '2025-01-01::DATE'],
+  ["datediff(DATE '2024-03-01', DATE '2024-02-01')", 29],
+  ["DATE '2024-01-01' = '2024-01-01'", true],
+  ["DATE '2024-01-01' < TIMESTAMP '2024-01-01 00:00:01'", true],
+  ["DATE '2024-01-01' = TIMESTAMP '2024-01-01 00:00:00'", true],
+  ["year(DATE '2016-07-30')", 2016],
+  ["hour(DATE '2016-07-30')", 0],
+  ["date_format(DATE '2016-07-30', 'dd/MM/yyyy')", '30/07/2016'],
+  ["concat('d=', DATE '2016-07-30')", 'd=2016-07-30'],
+  ["coalesce(NULL, DATE '2016-07-30')", '2016-07-30::DATE'],
+  ["to_json(from_json('{\"d\":\"2016-07-30\"}', 'd DATE'))", '{"d":"2016-07-30"}'],
   ["year('2016-07-30')", 2016],
   ["month('2016-07-30')", 7],
   ["CAST('10' AS INT) + 1", 11],
@@ -194,6 +215,13 @@ describe("Spark's function examples", () => {
       expect(await one(expr)).toEqual(expected);
     });
   }
+
+  it('refuses date arithmetic and casts Spark refuses, naming the function to use', async () => {
+    await expect(one("DATE '2024-01-01' + 1")).rejects.toThrow(/date_add\(d, n\)/);
+    await expect(one("CAST(DATE '2024-01-01' AS BIGINT)")).rejects.toThrow(/Cannot cast date to long/);
+    await expect(one("DATE '2024-02-30'")).rejects.toThrow(/Invalid DATE literal/);
+    await expect(one("DATE '2024-01-01' = 'soon'")).rejects.toThrow(/'soon' is not a date/);
+  });
 
   it('NULL in gives NULL out, as Spark', async () => {
     for (const f of ['instr(NULL, \'a\')', 'left(NULL, 2)', 'pow(n, 2)', 'date_add(NULL, 1)', 'initcap(NULL)']) expect(await one(f), f).toBeNull();

@@ -1,11 +1,12 @@
 /**
  * Value semantics shared by the expression compiler and its functions: casts, rendering, and
  * Spark-like (non-ANSI) conversions where a bad conversion yields NULL instead of failing.
- * Timestamps are epoch milliseconds, always UTC.
+ * Timestamps are epoch milliseconds, always UTC; dates are days since 1970-01-01 (date.ts).
  */
 import {
   decimalFromDouble, decimalFromLong, decimalToDouble, decimalToLong, formatDecimal, parseDecimal, toPrecision, type DecimalType,
 } from './decimal';
+import { dateFromTimestamp, formatDate, parseDate, timestampFromDate } from './date';
 import type { SqlType } from './expression';
 import { parseTimestampLiteral } from './expression-builder';
 
@@ -39,7 +40,12 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
   if (v === null || v === undefined) return null;
   if (from === 'decimal') return castDecimal(v as bigint, fromDecimal!.scale, to, toDecimal);
   if (from === to) return v;
+  // Spark casts a date only to and from strings and timestamps (canCast refuses the rest).
+  if (from === 'date') return to === 'string' ? formatDate(v as number) : to === 'timestamp' ? timestampFromDate(v as number) : null;
   switch (to) {
+    case 'date':
+      if (from === 'timestamp') return dateFromTimestamp(v as number);
+      return from === 'string' ? parseDate(String(v)) : null;
     case 'decimal': {
       const t = toDecimal!;
       if (from === 'long') return decimalFromLong(v as number, t);
@@ -97,7 +103,7 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
     case 'double': return decimalToDouble(v, scale);
     case 'boolean': return v !== 0n;
     case 'timestamp': return Math.round(decimalToDouble(v, scale) * 1000);
-    case 'binary': return null;
+    case 'binary': case 'date': return null;
   }
 }
 
@@ -105,6 +111,7 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
 export function canCast(from: ExprType, to: SqlType): boolean {
   if (from === 'null' || from === to) return true;
   if (from === 'struct') return false;
+  if (from === 'date' || to === 'date') return from === 'string' || to === 'string' || from === 'timestamp' || to === 'timestamp';
   if (from === 'binary' || to === 'binary') return from === 'string' || to === 'string';
   if (from === 'string' || to === 'string') return true;
   if (to === 'timestamp') return from === 'long' || from === 'double' || from === 'decimal';
@@ -117,6 +124,8 @@ export function unifyTypes(a: ExprType, b: ExprType): ExprType | undefined {
   if (a === b) return a;
   if (a === 'null') return b;
   if (b === 'null') return a;
+  // Spark: a date beside a timestamp widens to the timestamp (the date's midnight).
+  if ((a === 'date' && b === 'timestamp') || (a === 'timestamp' && b === 'date')) return 'timestamp';
   // Spark: a decimal and an integer widen to a decimal, a decimal and a double to a double.
   if ((a === 'decimal' && b === 'long') || (a === 'long' && b === 'decimal')) return 'decimal';
   if ((a === 'decimal' || isNumeric(a)) && (b === 'decimal' || isNumeric(b))) return 'double';

@@ -25,6 +25,7 @@ import { coerceField, splitCsvLine } from '../operators/record-parser';
 import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
 import { JsonNumber, stringifyJson } from '../json-text';
+import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
 import type { Field, OutputMode, Row, Schema } from '../types';
 import { FileStreamSinkLog, SINK_LOG_DIR, type SinkFileStatus } from './file-stream-sink-log';
@@ -41,16 +42,21 @@ export const FilesSinkOptions = z
 export type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
 
 /**
- * Row values as written: timestamps (epoch ms inside the engine) become ISO-8601 strings, and
- * decimals their exact digits (write the row with stringifyJson).
+ * Row values as written: timestamps (epoch ms inside the engine) become ISO-8601 strings, dates
+ * (days) `yyyy-MM-dd`, and decimals their exact digits (write the row with stringifyJson).
  */
 export function renderRow(row: Row, schema: Schema): Row {
   const out: Row = {};
   for (const f of schema) {
     const v = row[f.name] ?? null;
-    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : f.type === 'binary' ? renderBinary(v) : f.type === 'decimal' ? renderDecimal(v, f, 'json') : v;
+    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : f.type === 'binary' ? renderBinary(v) : f.type === 'decimal' ? renderDecimal(v, f, 'json') : f.type === 'date' ? renderDate(v) : v;
   }
   return out;
+}
+
+/** A date (days since 1970-01-01 inside the engine) as outputs show it, as Spark's writers do: `yyyy-MM-dd`. */
+export function renderDate(v: unknown): unknown {
+  return typeof v === 'number' ? formatDate(v) : v;
 }
 
 /**
@@ -65,15 +71,18 @@ export function renderDecimal(v: unknown, f: Field, format: 'json' | 'csv'): unk
 
 /**
  * How a sink that writes rows as JSON as they are (webhook, Redis) writes them: JSON.stringify,
- * except that decimal columns are written as their exact digits (a bigint has no JSON form).
+ * except that decimal columns are written as their exact digits (a bigint has no JSON form) and
+ * dates as `yyyy-MM-dd`.
  */
 export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unknown): string } {
   const decimals = schema.filter((f) => f.type === 'decimal');
-  if (decimals.length === 0) return { row: (r) => r, stringify: (v) => JSON.stringify(v) };
+  const dates = schema.filter((f) => f.type === 'date');
+  if (decimals.length === 0 && dates.length === 0) return { row: (r) => r, stringify: (v) => JSON.stringify(v) };
   return {
     row: (r) => {
       const out = { ...r };
       for (const f of decimals) out[f.name] = renderDecimal(out[f.name], f, 'json');
+      for (const f of dates) out[f.name] = renderDate(out[f.name]);
       return out;
     },
     stringify: stringifyJson,
@@ -104,6 +113,7 @@ function exact(r: Row, names: string[]): boolean {
 export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', header: boolean): string {
   const names = schema.map((f) => f.name);
   const tsCols = schema.filter((f) => f.type === 'timestamp').map((f) => f.name);
+  const dateCols = schema.filter((f) => f.type === 'date').map((f) => f.name);
   const windowCols = schema.filter((f) => f.type === 'window').map((f) => f.name);
   // Binary as base64 text, as Spark's JSON and CSV writers write it.
   const binCols = schema.filter((f) => f.type === 'binary').map((f) => f.name);
@@ -113,11 +123,12 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
   if (format === 'csv' && header) parts.push(names.map(csvField).join(','));
   for (const r of rows) {
     let o: Row = r;
-    if (tsCols.length || windowCols.length || binCols.length || decCols.length) {
+    if (tsCols.length || dateCols.length || windowCols.length || binCols.length || decCols.length) {
       o = { ...r };
       for (const f of decCols) o[f.name] = renderDecimal(o[f.name], f, format);
       for (const c of binCols) o[c] = renderBinary(o[c]);
       for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();
+      for (const c of dateCols) o[c] = renderDate(o[c]);
       // Event-time windows: {start, end} as timestamps, a JSON object (a JSON string in CSV).
       for (const c of windowCols) o[c] = format === 'json' ? renderWindow(o[c]) : JSON.stringify(renderWindow(o[c]));
     }
