@@ -344,6 +344,10 @@ class ExpressionCompiler {
         },
       };
     }
+    // Spark's DateAdd/DateSub operators: `date + n`, `n + date` and `date - n` are date_add/date_sub.
+    const isInt = (t: ExprType) => t === 'long' || t === 'null';
+    if (l.type === 'date' && isInt(r.type) && (e.op === '+' || e.op === '-')) return this.call({ kind: 'call', name: e.op === '+' ? 'date_add' : 'date_sub', args: [e.left, e.right] });
+    if (isInt(l.type) && r.type === 'date' && e.op === '+') return this.call({ kind: 'call', name: 'date_add', args: [e.right, e.left] });
     const isNum = (t: ExprType) => isNumeric(t) || t === 'decimal';
     if (!isNum(l.type) || !isNum(r.type)) {
       const hint = l.type === 'date' || r.type === 'date' ? '; for dates use date_add(d, n), date_sub(d, n) or datediff(end, start)' : '';

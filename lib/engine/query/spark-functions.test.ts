@@ -193,6 +193,11 @@ const EXAMPLES: [string, unknown][] = [
   ["DATE '1969-12-31'", '1969-12-31::DATE'],
   ["date_add(DATE '2024-12-31', 1)", '2025-01-01::DATE'],
   ["to_date('2016-7-3')", '2016-07-03::DATE'],
+  ["DATE '2024-02-28' + 1", '2024-02-29::DATE'],
+  ["2 + DATE '2024-02-28'", '2024-03-01::DATE'],
+  ["DATE '2024-03-01' - 1", '2024-02-29::DATE'],
+  ["DATE '2024-03-01' IN ('2024-03-01', '2024-03-02')", true],
+  ["CASE WHEN n IS NULL THEN DATE '2024-03-01' ELSE TIMESTAMP '2024-01-01 10:00:00' END", day(2024, 3, 1)],
   ["date_add('2016-7-30', 1)", '2016-07-31::DATE'],
   ["datediff('2009-07-31 23:59:59', '2009-07-30T00:00:01')", 1],
   ["add_months(DATE '2024-01-31', 1)", '2024-02-29::DATE'],
@@ -222,7 +227,8 @@ describe("Spark's function examples", () => {
   }
 
   it('refuses date arithmetic and casts Spark refuses, naming the function to use', async () => {
-    await expect(one("DATE '2024-01-01' + 1")).rejects.toThrow(/date_add\(d, n\)/);
+    await expect(one("DATE '2024-01-01' * 2")).rejects.toThrow(/date_add\(d, n\)/);
+    await expect(one("DATE '2024-01-01' + 1.5")).rejects.toThrow(/date_add\(d, n\)/);
     await expect(one("CAST(DATE '2024-01-01' AS BIGINT)")).rejects.toThrow(/Cannot cast date to long/);
     await expect(one("DATE '2024-02-30'")).rejects.toThrow(/Invalid DATE literal/);
     await expect(one("DATE '2024-01-01' = 'soon'")).rejects.toThrow(/'soon' is not a date/);
