@@ -2,6 +2,7 @@
  * DATE values: text round trips, a date as a grouping key and an aggregate across a restart (the
  * state value codec keeps the day numbers), and dates written as Spark's writers print them.
  */
+import { DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
@@ -23,6 +24,26 @@ describe('DATE', () => {
     expect(parseDate('1970-01-01')).toBe(0);
     expect(parseDate('1969-12-31')).toBe(-1);
     expect(parseDate('2023-02-29')).toBeNull();
+  });
+
+  it("reads 'y-m-d' text as DuckDB's TRY_CAST to DATE does, impossible days NULL", async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      const part = (max: number, pad: number) => fc.integer({ min: 0, max }).chain((n) => fc.constantFrom(String(n), String(n).padStart(pad, '0')));
+      const textArb = fc.tuple(fc.integer({ min: 1000, max: 9999 }), part(13, 2), part(32, 2)).map(([y, m, d]) => `${y}-${m}-${d}`);
+      await fc.assert(fc.asyncProperty(fc.array(textArb, { minLength: 1, maxLength: 40 }), async (texts) => {
+        const values = texts.map((t, i) => `(${i}, '${t}')`).join(', ');
+        const rows = (await conn.runAndReadAll(`SELECT CAST(TRY_CAST(t AS DATE) AS VARCHAR) AS d FROM (VALUES ${values}) v(i, t) ORDER BY i`)).getRowObjects();
+        texts.forEach((t, i) => {
+          const weir = parseDate(t);
+          expect(weir === null ? null : formatDate(weir), t).toBe(rows[i].d);
+        });
+      }), { numRuns: 50 });
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
   });
 
   it('groups by a date and keeps min/max of dates across a restart, written as yyyy-MM-dd', async () => {
