@@ -4,6 +4,8 @@
  * Inside the engine a timestamp is epoch milliseconds (a number); sinks render timestamps as
  * ISO-8601 strings using the output schema. A window is `{ start, end }` in epoch ms. A binary
  * value (Kafka's key and value) is a Buffer; outputs that have no bytes type show it as base64.
+ * A decimal is its unscaled bigint, with its precision and scale in the Field. A date is its
+ * number of days since 1970-01-01 (query/date.ts); sinks render it as `yyyy-MM-dd`.
  */
 export type ColumnType = 'long' | 'double' | 'string' | 'boolean' | 'timestamp' | 'binary';
 
@@ -19,8 +21,11 @@ export interface Field {
    * `struct`: Spark's StructType, a plain object whose fields are `fields` (from_json's result);
    * `window` is the struct { start, end } of timestamps a window aggregation outputs.
    */
-  type: ColumnType | 'window' | 'struct' | 'unknown';
+  type: ColumnType | 'decimal' | 'date' | 'window' | 'struct' | 'unknown';
   nullable?: boolean;
+  /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */
+  precision?: number;
+  scale?: number;
   /** The fields of a `struct`. */
   fields?: Field[];
 }

@@ -15,11 +15,14 @@ interface Received { key: string; body: { batchId: number; rows: Row[] } }
 /** A receiver that records every POST; `honourKey` drops repeats of a key; `script` sets statuses. */
 class Receiver {
   received: Received[] = [];
+  /** Every body as it arrived on the wire. */
+  raw: string[] = [];
   script: number[] = [];
   server = http.createServer((req, res) => {
     let data = '';
     req.on('data', (c) => (data += c));
     req.on('end', () => {
+      this.raw.push(data);
       const status = this.script.shift() ?? 200;
       if (status === 200) {
         const key = String(req.headers['idempotency-key']);
@@ -70,6 +73,16 @@ describe('webhook sink specifics', () => {
     await sink.addBatch(4, [{ id: 1, name: 'a', amount: 1 }], ctx);
     expect(sink.attempts).toBe(3);
     expect(rec.received).toEqual([{ key: 'orders-job/q-7/4', body: expect.objectContaining({ batchId: 4, queryId: 'q-7', rows: [{ id: 1, name: 'a', amount: 1 }] }) }]);
+  });
+
+  it('writes a decimal column as a JSON number with its exact digits', async () => {
+    rec.received = [];
+    rec.script = [];
+    const sink = new WebhookSink(opts(url), clock, 'orders-job');
+    const schema = [{ name: 'amount', type: 'decimal' as const, precision: 38, scale: 2 }];
+    await sink.addBatch(5, [{ amount: 1234567890123456789012345678901234567n }, { amount: 250n }], { ...ctx, schema });
+    // Parsed back by JSON.parse the 38 digits become a double; the text on the wire has them all.
+    expect(rec.raw.at(-1)).toContain('"rows":[{"amount":12345678901234567890123456789012345.67},{"amount":2.50}]');
   });
 
   it('fails a 400 at once without retrying, and gives up after maxRetries on 503', async () => {

@@ -25,6 +25,7 @@
 import { z } from 'zod';
 import { SinkError } from '../../engine/errors';
 import type { Clock } from '../../engine/clock';
+import { jsonWriter } from '../../engine/sinks/files-sink';
 import type { OutputMode, Row } from '../../engine/types';
 import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
 import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
@@ -71,7 +72,8 @@ export class WebhookSink implements Sink {
   }
 
   async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
-    const body = JSON.stringify({ jobName: this.jobName, queryId: ctx.queryId, batchId, rows });
+    const json = jsonWriter(ctx.schema);
+    const body = json.stringify({ jobName: this.jobName, queryId: ctx.queryId, batchId, rows: rows.map(json.row) });
     const headers = { ...this.opts.headers, 'content-type': 'application/json', 'idempotency-key': this.idempotencyKey(ctx.queryId, batchId) };
     let backoff = this.opts.initialBackoffMs;
     let last = '';

@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { Message, Producer } from 'kafkajs';
 import { SinkError } from '../../engine/errors';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { jsonWriter } from '../../engine/sinks/files-sink';
 import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
 import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
 import type { OutputMode, Row, Schema } from '../../engine/types';
@@ -48,12 +49,13 @@ const signatureOf = (o: KafkaSinkOptions) => ({
   reason: `Producing to ${o.topic ?? 'the rows\' topics'} appends: a batch re-run after a crash before its commit is produced again (records carry the ${BATCH_ID_HEADER} header so consumers can drop the repeat).`,
 });
 
-function toBuffer(v: unknown): Buffer | null {
+/** A key or value as bytes: strings and bytes as they are, anything else as its JSON text (a decimal with its exact digits). */
+function toBuffer(v: unknown, stringify: (v: unknown) => string): Buffer | null {
   if (v === null || v === undefined) return null;
   if (Buffer.isBuffer(v)) return v;
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   if (typeof v === 'string') return Buffer.from(v, 'utf8');
-  return Buffer.from(JSON.stringify(v), 'utf8');
+  return Buffer.from(stringify(v), 'utf8');
 }
 
 function headersOf(v: unknown): Record<string, string> {
@@ -100,11 +102,13 @@ class KafkaSink implements Sink {
     if (rows.length === 0) return;
     try {
       const byTopic = new Map<string, Message[]>();
-      for (const r of rows) {
+      const json = jsonWriter(ctx.schema);
+      for (const row of rows) {
+        const r = json.row(row);
         const topic = this.opts.topic ?? (typeof r.topic === 'string' && r.topic !== '' ? r.topic : null);
         if (topic === null) throw new Error('a row has no topic: give sink.options.topic, or a topic column in the SELECT');
         const headers = { ...headersOf(r.headers), [BATCH_ID_HEADER]: String(batchId), [QUERY_ID_HEADER]: ctx.queryId };
-        const m: Message = { key: toBuffer(r.key), value: toBuffer(r.value), headers };
+        const m: Message = { key: toBuffer(r.key, json.stringify), value: toBuffer(r.value, json.stringify), headers };
         if (r.partition !== null && r.partition !== undefined) m.partition = Number(r.partition);
         let list = byTopic.get(topic);
         if (!list) byTopic.set(topic, (list = []));

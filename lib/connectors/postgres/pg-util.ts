@@ -12,6 +12,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { ValidationError, WeirError } from '../../engine/errors';
 import type { Field, Row, Schema } from '../../engine/types';
+import { renderDate, renderDecimal } from '../../engine/sinks/files-sink';
 import { guardedSocket } from '../../engine/outbound/guarded-connect';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 
@@ -108,9 +109,11 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     case 'string': return 'text';
     case 'boolean': return 'boolean';
     case 'timestamp': return 'timestamptz';
+    case 'date': return 'date';
     case 'binary': return 'bytea';
     case 'window': return 'timestamptz';
     case 'struct': return 'jsonb';
+    case 'decimal': return `numeric(${field.precision ?? 38},${field.scale ?? 0})`;
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'unknown':
     default:
@@ -155,6 +158,11 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: `${f.name}_end`, createType: 'timestamptz', get: part('end') });
     } else if (f.type === 'timestamp') {
       cols.push({ name: f.name, createType: 'timestamptz', get: (row) => iso(row[f.name]) });
+    } else if (f.type === 'date') {
+      cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
+    } else if (f.type === 'decimal') {
+      // The exact digits as text: numeric reads them without a detour through a double.
+      cols.push({ name: f.name, createType: pgTypeFor(f), get: (row) => renderDecimal(row[f.name] ?? null, f, 'csv') });
     } else {
       const sample = rows.find((r) => r[f.name] !== null && r[f.name] !== undefined)?.[f.name];
       cols.push({ name: f.name, createType: pgTypeFor(f, sample), get: (row) => plain(row[f.name]) });

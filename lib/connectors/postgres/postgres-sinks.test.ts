@@ -90,6 +90,34 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes a decimal exactly into numeric(p,s)', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'money', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'amount', type: 'decimal' as const, precision: 38, scale: 2 }];
+    try {
+      // 12345678901234567890123456789012345.67: more digits than a double holds.
+      await sink.addBatch(0, [{ amount: 1234567890123456789012345678901234567n }, { amount: -250n }, { amount: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT amount::text AS a, format_type(atttypid, atttypmod) AS t FROM money, pg_attribute WHERE attrelid = 'money'::regclass AND attname = 'amount' ORDER BY amount NULLS LAST`);
+      expect(res.rows.map((r) => r.a)).toEqual(['-2.50', '12345678901234567890123456789012345.67', null]);
+      expect(res.rows[0].t).toBe('numeric(38,2)');
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('writes a date into a date column', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'days', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'd', type: 'date' as const }];
+    try {
+      // Days since 1970-01-01: 19782 is 2024-02-29, -1 is 1969-12-31.
+      await sink.addBatch(0, [{ d: 19782 }, { d: -1 }, { d: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT d::text AS d, format_type(atttypid, atttypmod) AS t FROM days, pg_attribute WHERE attrelid = 'days'::regclass AND attname = 'd' ORDER BY days.d NULLS LAST`);
+      expect(res.rows.map((r) => r.d)).toEqual(['1969-12-31', '2024-02-29', null]);
+      expect(res.rows[0].t).toBe('date');
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('renders timestamps and windows, and names a missing column instead of dropping it', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'win', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'w', type: 'window' as const }, { name: 'ts', type: 'timestamp' as const }, { name: 'n', type: 'long' as const }];

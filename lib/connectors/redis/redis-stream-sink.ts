@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
 import { SinkError } from '../../engine/errors';
+import { jsonWriter } from '../../engine/sinks/files-sink';
 import type { OutputMode, Row } from '../../engine/types';
 import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
 import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
@@ -44,12 +45,13 @@ export class RedisStreamSink implements Sink {
     this.secrets = secretsOf(opts.url);
   }
 
-  async addBatch(batchId: number, rows: Row[], _ctx: SinkBatchContext): Promise<void> {
+  async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
     if (rows.length === 0) return;
     const tx = this.redis.multi();
+    const json = jsonWriter(ctx.schema);
     for (const row of rows) {
-      if (this.opts.maxLen) tx.xadd(this.opts.stream, 'MAXLEN', '~', this.opts.maxLen, '*', 'batchId', String(batchId), 'data', JSON.stringify(row));
-      else tx.xadd(this.opts.stream, '*', 'batchId', String(batchId), 'data', JSON.stringify(row));
+      if (this.opts.maxLen) tx.xadd(this.opts.stream, 'MAXLEN', '~', this.opts.maxLen, '*', 'batchId', String(batchId), 'data', json.stringify(json.row(row)));
+      else tx.xadd(this.opts.stream, '*', 'batchId', String(batchId), 'data', json.stringify(json.row(row)));
     }
     try {
       const res = await tx.exec();

@@ -51,6 +51,8 @@ export interface GroupingKey {
   /** The key value; for a window key, the event time the windows are computed from. */
   eval: Evaluator;
   window?: TimeWindowSpec;
+  /** A decimal key's precision and scale (spread into its output Field). */
+  decimal?: { precision: number; scale: number };
   /**
    * Set when the key is a plain source column: the hot loop reads `row[column]` at its own call
    * site, which sees only source rows (a monomorphic property load), instead of the shared
@@ -156,8 +158,8 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
     this.outputSchema = [
-      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type })),
-      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType })),
+      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal })),
+      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal })),
     ];
   }
 

@@ -7,14 +7,18 @@
  *   be numbers, which are immutable),
  * - `result(buffer)`: the output value.
  * Semantics follow Spark SQL: NULL inputs are ignored; sum/avg/min/max of no non-NULL values is
- * NULL; count never is. sum of longs is a long (a JS number: exact up to 2^53).
+ * NULL; count never is. sum of longs is a long (a JS number: exact up to 2^53). sum and avg of a
+ * DECIMAL(p,s) are exact, typed as Spark types them: DECIMAL(p+10,s) and DECIMAL(p+4,s+4)
+ * (at most 38 digits; a sum that outgrows its type is NULL, ANSI off). Their buffers hold
+ * bigints, which the state value codec round-trips (tag 9).
  *
  * Distinct aggregates (`count(DISTINCT x)`) are refused with Spark's message; streaming state
  * would have to keep every distinct value.
  */
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
-import type { ColumnType } from '../types';
+import type { Field } from '../types';
+import { arithmetic, bounded, toPrecision, type DecimalType } from './decimal';
 import type { ExprType } from './sql-values';
 
 type AggBuffer = unknown;
@@ -23,12 +27,16 @@ type AggBuffer = unknown;
 // aggregate's hot loop applies every function through one switch (`update`) that the JIT
 // inlines, instead of a call through a different closure per function (a megamorphic call
 // site per row and aggregate).
-const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUNT_DISTINCT = 6;
-export type AggregateOp = typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT;
+const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUNT_DISTINCT = 6, SUM_DECIMAL = 7, AVG_DECIMAL = 8;
+export type AggregateOp =
+  | typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT
+  | typeof SUM_DECIMAL | typeof AVG_DECIMAL;
 
 export interface AggregateFunction {
   readonly name: string;
-  readonly resultType: ColumnType;
+  readonly resultType: Exclude<Field['type'], 'window' | 'struct' | 'unknown'>;
+  /** The precision and scale of a `decimal` result (spread into the output Field). */
+  readonly resultDecimal?: DecimalType;
   /** How `update` folds a value in. */
   readonly op: AggregateOp;
   init(): AggBuffer;
@@ -73,6 +81,15 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
     case APPROX_COUNT_DISTINCT:
       hllAdd(b as Uint8Array, v);
       return b;
+    case SUM_DECIMAL:
+      return v === null || v === undefined ? b : b === null ? v : (b as bigint) + (v as bigint);
+    case AVG_DECIMAL: {
+      if (v === null || v === undefined) return b;
+      const buf = b as [bigint, number];
+      buf[0] += v as bigint;
+      buf[1] += 1;
+      return buf;
+    }
   }
 }
 
@@ -87,7 +104,7 @@ export function foldsNumbersOnly(fn: AggregateFunction): boolean {
   switch (fn.op) {
     case COUNT_STAR: case COUNT: case SUM: case AVG: return true;
     case MIN: case MAX: return fn.resultType === 'long' || fn.resultType === 'double' || fn.resultType === 'timestamp';
-    case APPROX_COUNT_DISTINCT: return false;
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL: return false;
   }
 }
 
@@ -116,7 +133,7 @@ export function loadSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at
       slots[at + 1] = buf[1];
       return true;
     }
-    case APPROX_COUNT_DISTINCT:
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL:
       return false;
   }
 }
@@ -134,7 +151,7 @@ export function storeSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, a
       buf[1] = slots[at + 1];
       return buf;
     }
-    case APPROX_COUNT_DISTINCT:
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL:
       return b;
   }
 }
@@ -187,8 +204,8 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
         slots[b + 1] = 1;
       }
       return;
-    case APPROX_COUNT_DISTINCT:
-      throw new Error('Internal: approx_count_distinct has no numeric slots');
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL:
+      throw new Error('Internal: this aggregate has no numeric slots');
   }
 }
 
@@ -211,7 +228,7 @@ const countCol: AggregateFunction = {
 };
 
 /** sum: null until the first non-NULL value. */
-function sum(resultType: ColumnType): AggregateFunction {
+function sum(resultType: 'long' | 'double'): AggregateFunction {
   return {
     name: 'sum', resultType, op: SUM,
     init: () => null,
@@ -229,8 +246,34 @@ const avg: AggregateFunction = {
   },
 };
 
-function extremum(name: 'min' | 'max', resultType: ColumnType): AggregateFunction {
-  return { name, resultType, op: name === 'min' ? MIN : MAX, init: () => null, result: (b) => b };
+/**
+ * sum of DECIMAL(p,s): the exact sum (a bigint at scale s) in a buffer of 38 digits and more, so
+ * that partial sums never overflow; the result is NULL when it does not fit DECIMAL(p+10,s).
+ */
+function sumDecimal(arg: DecimalType): AggregateFunction {
+  const t = bounded(arg.precision + 10, arg.scale);
+  return {
+    name: 'sum', resultType: 'decimal', resultDecimal: t, op: SUM_DECIMAL,
+    init: () => null,
+    result: (b) => (b === null ? null : toPrecision(b as bigint, arg.scale, t)),
+  };
+}
+
+/** avg of DECIMAL(p,s): [exact sum, count], divided as Spark's Average does, to DECIMAL(p+4,s+4) HALF_UP. */
+function avgDecimal(arg: DecimalType): AggregateFunction {
+  const t = bounded(arg.precision + 4, arg.scale + 4);
+  return {
+    name: 'avg', resultType: 'decimal', resultDecimal: t, op: AVG_DECIMAL,
+    init: () => [0n, 0],
+    result: (b) => {
+      const [s, n] = b as [bigint, number];
+      return n === 0 ? null : arithmetic('/', s, arg.scale, BigInt(n), 0, t);
+    },
+  };
+}
+
+function extremum(name: 'min' | 'max', resultType: AggregateFunction['resultType'], resultDecimal?: DecimalType): AggregateFunction {
+  return { name, resultType, ...(resultDecimal ? { resultDecimal } : {}), op: name === 'min' ? MIN : MAX, init: () => null, result: (b) => b };
 }
 
 function approxCountDistinct(relativeSD: number): AggregateFunction {
@@ -250,6 +293,8 @@ export interface AggregateCall {
   distinct: boolean;
   /** Literal extra arguments (approx_count_distinct's relativeSD). */
   literalArgs?: unknown[];
+  /** The argument's precision and scale when it is a decimal. */
+  argDecimal?: DecimalType;
 }
 
 /** Resolves an aggregate call to its function, or throws the error a user can act on. */
@@ -273,18 +318,20 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
       return countCol;
     case 'sum':
       needOne();
+      if (arg === 'decimal') return sumDecimal(call.argDecimal!);
       if (!numeric) throw new AnalysisException(`${text}: sum() needs a numeric argument, got ${arg}`, { aggregate: text });
       return sum(arg === 'double' ? 'double' : 'long');
     case 'avg':
     case 'mean':
       needOne();
+      if (arg === 'decimal') return avgDecimal(call.argDecimal!);
       if (!numeric) throw new AnalysisException(`${text}: avg() needs a numeric argument, got ${arg}`, { aggregate: text });
       return avg;
     case 'min':
     case 'max':
       needOne();
       if (arg === 'struct') throw new AnalysisException(`${text}: ${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`, { aggregate: text });
-      return extremum(name, arg === 'null' ? 'string' : arg);
+      return extremum(name, arg === 'null' ? 'string' : arg, call.argDecimal);
     case 'approx_count_distinct': {
       if (call.star || call.argTypes.length < 1) throw new AnalysisException(`${text}: approx_count_distinct() takes one expression`, { aggregate: text });
       const rsd = call.literalArgs?.[0];

@@ -3,8 +3,9 @@
  * supported subset is rejected here with a SqlValidationError naming the construct and its
  * position (the nearest `loc` node-sql-parser recorded).
  */
-import type { ColumnType } from '../types';
-import type { BinaryOp, Expr, SqlPosition } from './expression';
+import { parseDate } from './date';
+import { MAX_PRECISION, SYSTEM_DEFAULT } from './decimal';
+import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
 import { findPosition, notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { WINDOW_IDENT } from './sql-parser';
 
@@ -16,12 +17,12 @@ const BINARY: Record<string, BinaryOp> = {
   '<': '<', '<=': '<=', '>': '>', '>=': '>=', AND: 'AND', '&&': 'AND', OR: 'OR', '||': '||',
 };
 
-const CAST_TYPES: Record<string, ColumnType> = {
+const CAST_TYPES: Record<string, SqlType> = {
   BIGINT: 'long', LONG: 'long', INT: 'long', INTEGER: 'long', SMALLINT: 'long', TINYINT: 'long', INT8: 'long', INT4: 'long',
-  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'double', DECIMAL: 'double', DEC: 'double',
+  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'decimal', DECIMAL: 'decimal', DEC: 'decimal',
   STRING: 'string', VARCHAR: 'string', TEXT: 'string', CHAR: 'string',
   BOOLEAN: 'boolean', BOOL: 'boolean',
-  TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp',
+  TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp', DATE: 'date',
   BINARY: 'binary', BYTEA: 'binary',
 };
 
@@ -102,9 +103,23 @@ export class ExpressionBuilder {
         if (!Number.isFinite(v)) throw new SqlValidationError(`Number literal ${node.value} is out of range`, pos, 'literal');
         const text = String(node.value);
         const isInt = Number.isInteger(v) && !/[.eE]/.test(text);
-        // Spark: a literal with a point and no exponent is a DECIMAL; its scale keeps arithmetic exact.
-        const dec = /^\d*\.(\d+)$/.exec(text);
-        return { kind: 'literal', value: v, type: isInt ? 'long' : 'double', ...(dec ? { scale: dec[1].length } : {}) };
+        // Spark: a literal with a point and no exponent is a DECIMAL of its digits (`1.80` is DECIMAL(3,2)).
+        const dec = /^-?(\d*)\.(\d*)$/.exec(this.decimalText(text));
+        if (dec && !isInt) {
+          const intDigits = dec[1].replace(/^0+/, '');
+          const scale = dec[2].length;
+          const precision = Math.max(intDigits.length + scale, scale, 1);
+          if (precision > MAX_PRECISION) throw new SqlValidationError(`Decimal literal ${text} has more than ${MAX_PRECISION} digits; write it as a double (${text}D) or with fewer digits`, pos, 'literal');
+          const unscaled = BigInt(`${intDigits}${dec[2]}` || '0');
+          return { kind: 'literal', value: text.startsWith('-') ? -unscaled : unscaled, type: 'decimal', decimal: { precision, scale } };
+        }
+        // An integer too large for an exact long is a DECIMAL(p,0), as Spark reads one beyond BIGINT.
+        if (isInt && !Number.isSafeInteger(v) && /^\d+$/.test(text)) {
+          const digits = text.replace(/^0+/, '');
+          if (digits.length > MAX_PRECISION) throw new SqlValidationError(`Number literal ${text} has more than ${MAX_PRECISION} digits`, pos, 'literal');
+          return { kind: 'literal', value: BigInt(digits), type: 'decimal', decimal: { precision: digits.length, scale: 0 } };
+        }
+        return { kind: 'literal', value: v, type: isInt ? 'long' : 'double' };
       }
       case 'single_quote_string':
       case 'string':
@@ -119,6 +134,11 @@ export class ExpressionBuilder {
         const ms = parseTimestampLiteral(String(node.value));
         if (ms === null) throw new SqlValidationError(`Invalid TIMESTAMP literal '${node.value}'; use 'YYYY-MM-DD HH:MM:SS' (UTC)`, pos, 'TIMESTAMP literal');
         return { kind: 'literal', value: ms, type: 'timestamp' };
+      }
+      case 'date': {
+        const days = parseDate(String(node.value));
+        if (days === null) throw new SqlValidationError(`Invalid DATE literal '${node.value}'; use 'YYYY-MM-DD'`, pos, 'DATE literal');
+        return { kind: 'literal', value: days, type: 'date' };
       }
       case 'unary_expr': {
         const op = String(node.operator).toUpperCase();
@@ -142,14 +162,17 @@ export class ExpressionBuilder {
       }
       case 'cast': {
         const target = (node.target?.[0]?.dataType ?? node.target?.dataType ?? '') as string;
-        // No DATE type in Weir: CAST(x AS DATE) is to_date(x), that day's midnight as a timestamp.
-        if (String(target).toUpperCase() === 'DATE') return { kind: 'call', name: 'to_date', args: [this.build(node.expr, pos)] };
         const to = CAST_TYPES[String(target).toUpperCase()];
         if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
+        if (to !== 'decimal') return { kind: 'cast', arg: this.build(node.expr, pos), to };
         const t = node.target?.[0] ?? node.target;
-        // DECIMAL without (p,s) is Spark's DECIMAL(10,0).
-        const scale = /^(DECIMAL|NUMERIC|DEC)$/i.test(String(target)) ? Number(t?.scale ?? 0) : undefined;
-        return { kind: 'cast', arg: this.build(node.expr, pos), to, ...(scale !== undefined ? { scale } : {}) };
+        // DECIMAL without (p,s) is Spark's DECIMAL(10,0); DECIMAL(p) is DECIMAL(p,0).
+        const precision = t?.length === undefined ? SYSTEM_DEFAULT.precision : Number(t.length);
+        const scale = t?.length === undefined ? SYSTEM_DEFAULT.scale : Number(t?.scale ?? 0);
+        if (!(precision >= 1 && precision <= MAX_PRECISION) || !(scale >= 0 && scale <= precision)) {
+          throw new SqlValidationError(`DECIMAL(${precision},${scale}) is not a decimal type: the precision is 1 to ${MAX_PRECISION} and the scale 0 to the precision`, pos, 'CAST');
+        }
+        return { kind: 'cast', arg: this.build(node.expr, pos), to, decimal: { precision, scale } };
       }
       case 'extract': {
         const field = String(node.args?.field ?? '').toLowerCase();
@@ -243,6 +266,23 @@ export class ExpressionBuilder {
       'window function',
       'NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING',
     );
+  }
+
+  /**
+   * A decimal literal's digits as the user wrote them. The parser reads a number through a
+   * double, so past 17 significant digits its text is not the user's (0.1234567890123456789
+   * comes back as 0.1234567890123456774): the literal in the SQL text with the same value and
+   * the same number of decimals is.
+   */
+  private decimalText(text: string): string {
+    const m = /^-?(\d*)\.(\d+)$/.exec(text);
+    if (!m || (m[1] + m[2]).replace(/^0+/, '').length <= 15) return text;
+    const v = Number(text);
+    const neg = text.startsWith('-');
+    for (const lit of this.sql.matchAll(/(?<![A-Za-z0-9_$.])\d*\.(\d+)(?![0-9eE.])/g)) {
+      if (lit[1].length === m[2].length && Number(lit[0]) === Math.abs(v)) return neg ? `-${lit[0]}` : lit[0];
+    }
+    return text;
   }
 
   private func(node: SqlNode, pos: SqlPosition | undefined): Expr {

@@ -15,6 +15,10 @@ import { fromJson, parseDdlSchema, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
 import { canCast, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
+import {
+  arithmetic, bounded, LONG_DECIMAL, literalDecimalType, MAX_PRECISION, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
+  type DecimalOp, type DecimalType,
+} from './decimal';
 import { checkStringLength } from './value-limits';
 
 export interface EvalContext {
@@ -30,23 +34,69 @@ export interface CompiledExpr {
   /** The fields of a `struct` result (a window column is the struct { start, end }). */
   fields?: Field[];
   /**
-   * A decimal's scale (digits after the point). Weir computes decimals as doubles and rounds
-   * each result half up to the scale Spark's decimal arithmetic gives it, so `2 % 1.8` is 0.2
-   * as in Spark, not 0.19999999999999996: exact while a value has at most 15 significant digits.
+   * A `decimal`'s precision and scale; its values are unscaled bigints at exactly this scale
+   * (decimal.ts), so `2 % 1.8` is 0.2 as in Spark, exact to 38 digits.
    */
-  scale?: number;
+  decimal?: DecimalType;
 }
 
-/** Half up (away from zero) to `scale` digits, as Spark's decimal rounding. */
-function roundDecimal(v: number, scale: number): number {
-  const f = 10 ** scale;
-  // 15 significant digits first: 1.005 * 100 is 100.49999999999999 in binary, 100.5 as Spark's decimal.
-  const r = Math.round(Number((Math.abs(v) * f).toPrecision(15))) / f;
-  return v < 0 ? -r : r;
+/**
+ * The decimal type an operand has in decimal arithmetic: a decimal's own; an integer literal's
+ * digits (Spark picks the minimum precision for a literal), a BIGINT's DECIMAL(20,0); none for others.
+ */
+function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): DecimalType | undefined {
+  if (c.type === 'decimal') return c.decimal;
+  if (c.type !== 'long') return undefined;
+  if (e.kind !== 'literal' || typeof e.value !== 'number') return LONG_DECIMAL;
+  // Outside arithmetic and comparisons a literal keeps its integer type: INT is DECIMAL(10,0).
+  if (literalMinimum) return literalDecimalType(e.value);
+  return Math.abs(e.value) < 2 ** 31 ? SYSTEM_DEFAULT : LONG_DECIMAL;
 }
 
-/** The scale of an operand in decimal arithmetic: a decimal's own, 0 for an integer, none for a double. */
-const scaleOf = (c: CompiledExpr): number | undefined => c.scale ?? (c.type === 'long' ? 0 : undefined);
+/** `c` converted to `to` (a decimal of type `dec`) at run time; `c` itself when it already is. */
+function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr {
+  if (c.type === to && (to !== 'decimal' || (c.decimal!.precision === dec!.precision && c.decimal!.scale === dec!.scale))) return c;
+  if (c.type === 'null') return { ...c, type: to, ...(dec ? { decimal: dec } : {}) };
+  const from = c.type;
+  const fromDec = c.decimal;
+  const get = c.eval;
+  if (from === 'decimal' && to === 'decimal') {
+    // Widening to a common type never loses digits: rescale without the precision check.
+    const fs = fromDec!.scale;
+    const ts = dec!.scale;
+    return { type: to, decimal: dec, eval: (r, x) => { const v = get(r, x); return v === null ? null : rescale(v as bigint, fs, ts); } };
+  }
+  return { type: to, ...(dec ? { decimal: dec } : {}), eval: (r, x) => castValue(get(r, x), from, to as never, fromDec, dec) };
+}
+
+/**
+ * The type several values unify to (CASE branches, coalesce, IN lists, comparison sides), with
+ * each compiled value converted to it; undefined when they do not unify. Decimals widen as
+ * Spark's widerDecimalType; a decimal with a double is a double.
+ */
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; values: CompiledExpr[] } | undefined {
+  let type: ExprType = 'null';
+  for (const c of cs) {
+    const t = unifyTypes(type, c.type);
+    if (!t) return undefined;
+    type = t;
+  }
+  if (type !== 'decimal') {
+    // A decimal beside a double: converted to the double (values would not compare otherwise).
+    // A date beside a timestamp: converted to its midnight.
+    const widen = type === 'double' ? ['decimal', 'long'] : type === 'timestamp' ? ['date'] : [];
+    return { type, values: cs.map((c) => (widen.includes(c.type) ? convert(c, type) : c)) };
+  }
+  let dec: DecimalType | undefined;
+  cs.forEach((c, i) => {
+    const d = decimalOperand(c, es[i], literalMinimum);
+    if (d) dec = dec ? widerDecimalType(dec, d) : d;
+  });
+  return { type, decimal: dec, values: cs.map((c) => convert(c, 'decimal', dec)) };
+}
+
+/** The types a function returns (its type() gives a message otherwise). */
+const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'null'];
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
 const WINDOW_FIELDS: Field[] = [
@@ -55,7 +105,7 @@ const WINDOW_FIELDS: Field[] = [
 ];
 
 /** A schema field's expression type, and its fields when it is a struct. */
-function fieldExprType(f: Field): { type: ExprType; fields?: Field[] } {
+function fieldExprType(f: Field): { type: ExprType; fields?: Field[]; decimal?: DecimalType } {
   switch (f.type) {
     case 'window':
       return { type: 'struct', fields: WINDOW_FIELDS };
@@ -63,7 +113,9 @@ function fieldExprType(f: Field): { type: ExprType; fields?: Field[] } {
       return { type: 'struct', fields: f.fields ?? [] };
     case 'unknown':
       return { type: 'string' };
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary':
+    case 'decimal':
+      return { type: 'decimal', decimal: { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 } };
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date':
       return { type: f.type };
   }
 }
@@ -75,6 +127,11 @@ export function resolveColumn(schema: Schema, name: string): Schema[number] | un
   const ci = schema.filter((f) => f.name.toLowerCase() === name.toLowerCase());
   return ci.length === 1 ? ci[0] : undefined;
 }
+
+/** Functions whose result is one of their arguments: those arguments share one decimal type. */
+const DECIMAL_VALUE_ARGS: Record<string, 'all' | number[]> = {
+  coalesce: 'all', nvl: 'all', ifnull: 'all', nullif: 'all', greatest: 'all', least: 'all', if: [1, 2], nvl2: [1, 2],
+};
 
 const COMPARE: Record<string, (a: never, b: never) => boolean> = {
   '=': (a, b) => a === b,
@@ -100,7 +157,7 @@ class ExpressionCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v, ...(e.scale !== undefined ? { scale: e.scale } : {}) };
+        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -135,8 +192,9 @@ class ExpressionCompiler {
           this.expectBoolean(e, a.type);
           return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
         }
-        if (!isNumeric(a.type)) this.fail(e, `Unary minus needs a number, got ${a.type}`);
-        return { type: a.type === 'null' ? 'long' : a.type, scale: a.scale, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+        if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number, got ${a.type}`);
+        // Unary minus is the same for a number and a decimal's bigint.
+        return { type: a.type === 'null' ? 'long' : a.type, ...(a.decimal ? { decimal: a.decimal } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
       }
       case 'binary':
         return this.binary(e);
@@ -146,9 +204,12 @@ class ExpressionCompiler {
         return { type: 'boolean', eval: (r, c) => (a.eval(r, c) === null) !== neg };
       }
       case 'in': {
-        const a = this.compile(e.arg);
-        const list = e.list.map((x) => this.coerceTo(x, a.type));
-        for (const l of list) if (!unifyTypes(a.type, l.type)) this.fail(e, `IN list value of type ${l.type} does not match ${a.type}`);
+        const a0 = this.compile(e.arg);
+        const list0 = e.list.map((x) => this.coerceTo(x, a0.type));
+        for (const l of list0) if (!unifyTypes(a0.type, l.type)) this.fail(e, `IN list value of type ${l.type} does not match ${a0.type}`);
+        const u = unifyAll([a0, ...list0], [e.arg, ...e.list]);
+        if (!u) this.fail(e, 'IN list values do not match the value');
+        const [a, ...list] = u.values;
         const neg = e.negated;
         return {
           type: 'boolean',
@@ -186,18 +247,10 @@ class ExpressionCompiler {
         if (!canCast(a.type, e.to)) this.fail(e, `Cannot cast ${a.type} to ${e.to}`);
         const from = a.type;
         const to = e.to;
-        const scale = e.scale;
-        if (scale !== undefined) {
-          return {
-            type: to,
-            scale,
-            eval: (r, c) => {
-              const v = castValue(a.eval(r, c), from, to);
-              return v === null ? null : roundDecimal(v as number, scale);
-            },
-          };
-        }
-        return { type: to, eval: (r, c) => castValue(a.eval(r, c), from, to) };
+        const fromDec = a.decimal;
+        const toDec = e.decimal;
+        if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
+        return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
       }
       case 'call':
         return this.call(e);
@@ -208,13 +261,13 @@ class ExpressionCompiler {
     if (t !== 'boolean' && t !== 'null') this.fail(e, `Expected a boolean, got ${t}`);
   }
 
-  /** Compiles `x`; a string literal compared with a timestamp is read as a timestamp. */
+  /** Compiles `x`; a string literal compared with a timestamp or a date is read as one. */
   private coerceTo(x: Expr, target: ExprType): CompiledExpr {
     const c = this.compile(x);
-    if (target === 'timestamp' && c.type === 'string' && x.kind === 'literal') {
-      const ms = castValue(x.value, 'string', 'timestamp');
-      if (ms === null) this.fail(x, `'${x.value}' is not a timestamp (use 'YYYY-MM-DD HH:MM:SS')`);
-      return { type: 'timestamp', eval: () => ms };
+    if ((target === 'timestamp' || target === 'date') && c.type === 'string' && x.kind === 'literal') {
+      const v = castValue(x.value, 'string', target);
+      if (v === null) this.fail(x, `'${x.value}' is not a ${target} (use '${target === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DD HH:MM:SS'}')`);
+      return { type: target, eval: () => v };
     }
     return c;
   }
@@ -261,8 +314,8 @@ class ExpressionCompiler {
           const a = l.eval(row, c);
           const b = r.eval(row, c);
           if (a === null || b === null) return null;
-          const x = castValue(a, lt, 'string') as string;
-          const y = castValue(b, rt, 'string') as string;
+          const x = castValue(a, lt, 'string', l.decimal) as string;
+          const y = castValue(b, rt, 'string', r.decimal) as string;
           checkStringLength('||', x.length + y.length);
           return x + y;
         },
@@ -273,7 +326,13 @@ class ExpressionCompiler {
     if (COMPARE[e.op]) {
       if (l.type === 'timestamp') r = this.coerceTo(e.right, 'timestamp');
       if (r.type === 'timestamp') l = this.coerceTo(e.left, 'timestamp');
+      if (l.type === 'date') r = this.coerceTo(e.right, 'date');
+      if (r.type === 'date') l = this.coerceTo(e.left, 'date');
       if (!unifyTypes(l.type, r.type)) this.fail(e, `Cannot compare ${l.type} with ${r.type}; CAST one side`);
+      if (l.type === 'decimal' || r.type === 'decimal' || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
+        // Both sides at one scale (or both doubles): then bigints compare as the values do.
+        [l, r] = unifyAll([l, r], [e.left, e.right], true)!.values;
+      }
       const cmp = COMPARE[e.op] as (a: unknown, b: unknown) => boolean;
       return {
         type: 'boolean',
@@ -285,33 +344,34 @@ class ExpressionCompiler {
         },
       };
     }
-    if (!isNumeric(l.type) || !isNumeric(r.type)) this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}`);
+    // Spark's DateAdd/DateSub operators: `date + n`, `n + date` and `date - n` are date_add/date_sub.
+    const isInt = (t: ExprType) => t === 'long' || t === 'null';
+    if (l.type === 'date' && isInt(r.type) && (e.op === '+' || e.op === '-')) return this.call({ kind: 'call', name: e.op === '+' ? 'date_add' : 'date_sub', args: [e.left, e.right] });
+    if (isInt(l.type) && r.type === 'date' && e.op === '+') return this.call({ kind: 'call', name: 'date_add', args: [e.right, e.left] });
+    const isNum = (t: ExprType) => isNumeric(t) || t === 'decimal';
+    if (!isNum(l.type) || !isNum(r.type)) {
+      const hint = l.type === 'date' || r.type === 'date' ? '; for dates use date_add(d, n), date_sub(d, n) or datediff(end, start)' : '';
+      this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}`);
+    }
+    if (l.type === 'decimal' || r.type === 'decimal') {
+      const ld = decimalOperand(l, e.left);
+      const rd = decimalOperand(r, e.right);
+      // A decimal with a decimal, an integer or NULL: Spark's decimal arithmetic.
+      if ((ld || l.type === 'null') && (rd || r.type === 'null')) return this.decimalArithmetic(e.op as DecimalOp, l, ld ?? rd!, r, rd ?? ld!);
+      // A decimal with a double: a double.
+      l = convert(l, 'double');
+      r = convert(r, 'double');
+    }
     const bothLong = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null');
     const type: ExprType = e.op === '/' ? 'double' : bothLong ? 'long' : 'double';
-    // Decimal arithmetic (one side a decimal, the other a decimal or an integer): Spark's result
-    // scale is max(s1, s2) for + - %, s1 + s2 for *; `/` stays a double in Weir.
-    const ls = scaleOf(l);
-    const rs = scaleOf(r);
-    const decimal = ls !== undefined && rs !== undefined && (l.scale !== undefined || r.scale !== undefined) && e.op !== '/';
-    const scale = decimal ? (e.op === '*' ? ls + rs : Math.max(ls, rs)) : undefined;
     const num = (f: (a: number, b: number) => number | null): CompiledExpr => ({
       type,
-      ...(scale !== undefined ? { scale } : {}),
-      eval: scale !== undefined
-        ? (row, c) => {
-            const a = l.eval(row, c);
-            if (a === null) return null;
-            const b = r.eval(row, c);
-            if (b === null) return null;
-            const v = f(a as number, b as number);
-            return v === null ? null : roundDecimal(v, scale);
-          }
-        : (row, c) => {
-            const a = l.eval(row, c);
-            if (a === null) return null;
-            const b = r.eval(row, c);
-            return b === null ? null : f(a as number, b as number);
-          },
+      eval: (row, c) => {
+        const a = l.eval(row, c);
+        if (a === null) return null;
+        const b = r.eval(row, c);
+        return b === null ? null : f(a as number, b as number);
+      },
     });
     switch (e.op) {
       case '+': return num((a, b) => a + b);
@@ -319,18 +379,31 @@ class ExpressionCompiler {
       case '*': return num((a, b) => a * b);
       case '/': return num((a, b) => (b === 0 ? null : a / b));
       case '%':
-        // A decimal remainder on the scaled integers: in doubles, -23.4 % 1.8 is -1.7999… (Spark: 0).
-        if (scale !== undefined) {
-          const f = 10 ** scale;
-          const int = (v: number) => Math.round(Number((v * f).toPrecision(15)));
-          return num((a, b) => (b === 0 ? null : (int(a) % int(b)) / f || 0));
-        }
         return num((a, b) => (b === 0 ? null : a % b));
       // Compared above; listed so that a new operator is a lint error until it is handled here.
       case '=': case '<>': case '<': case '<=': case '>': case '>=':
         break;
     }
     return this.fail(e, `Operator ${e.op} is not supported`);
+  }
+
+  /** `l op r` in decimals: Spark's result type, exact arithmetic, NULL on overflow or a zero divisor. */
+  private decimalArithmetic(op: DecimalOp, l: CompiledExpr, ld: DecimalType, r: CompiledExpr, rd: DecimalType): CompiledExpr {
+    const t = resultType(op, ld, rd);
+    const le = l.type === 'long' ? convert(l, 'decimal', ld).eval : l.eval;
+    const re = r.type === 'long' ? convert(r, 'decimal', rd).eval : r.eval;
+    const sa = ld.scale;
+    const sb = rd.scale;
+    return {
+      type: 'decimal',
+      decimal: t,
+      eval: (row, c) => {
+        const a = le(row, c);
+        if (a === null) return null;
+        const b = re(row, c);
+        return b === null ? null : arithmetic(op, a as bigint, sa, b as bigint, sb, t);
+      },
+    };
   }
 
   private like(e: Extract<Expr, { kind: 'like' }>): CompiledExpr {
@@ -375,8 +448,8 @@ class ExpressionCompiler {
   }
 
   private caseWhen(e: Extract<Expr, { kind: 'case' }>): CompiledExpr {
-    const operand = e.operand ? this.compile(e.operand) : undefined;
-    const whens = e.branches.map((b) => {
+    let operand = e.operand ? this.compile(e.operand) : undefined;
+    let whens = e.branches.map((b) => {
       if (operand) {
         const w = this.coerceTo(b.when, operand.type);
         if (!unifyTypes(operand.type, w.type)) this.fail(b.when, `CASE value of type ${w.type} does not match ${operand.type}`);
@@ -386,15 +459,18 @@ class ExpressionCompiler {
       this.expectBoolean(b.when, w.type);
       return w;
     });
-    const thens = e.branches.map((b) => this.compile(b.then));
-    const otherwise = e.otherwise ? this.compile(e.otherwise) : undefined;
-    let type: ExprType | undefined = 'null';
-    for (const t of [...thens, ...(otherwise ? [otherwise] : [])]) {
-      type = unifyTypes(type!, t.type);
-      if (!type) this.fail(e, 'CASE branches have incompatible types');
+    if (operand && e.operand && [operand, ...whens].some((w) => w.type === 'decimal')) {
+      // CASE x WHEN v compares x = v: both at one scale.
+      [operand, ...whens] = unifyAll([operand, ...whens], [e.operand, ...e.branches.map((b) => b.when)])!.values;
     }
+    const results = [...e.branches.map((b) => b.then), ...(e.otherwise ? [e.otherwise] : [])];
+    const u = unifyAll(results.map((x) => this.compile(x)), results);
+    if (!u) this.fail(e, 'CASE branches have incompatible types');
+    const thens = u.values.slice(0, e.branches.length);
+    const otherwise = e.otherwise ? u.values[e.branches.length] : undefined;
     return {
-      type: type!,
+      type: u.type,
+      ...(u.decimal ? { decimal: u.decimal } : {}),
       eval: (row, c) => {
         const ov = operand?.eval(row, c);
         for (let i = 0; i < whens.length; i++) {
@@ -404,6 +480,48 @@ class ExpressionCompiler {
         return otherwise ? otherwise.eval(row, c) : null;
       },
     };
+  }
+
+  /**
+   * The functions Spark types DECIMAL for a decimal argument: abs (the same type), round(x[, d])
+   * with a literal d (DECIMAL(p - s + 1 + min(s, d), min(s, d)), HALF_UP), floor and ceil
+   * (DECIMAL(p - s + 1, 0)). Undefined for any other call.
+   */
+  private decimalCall(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
+    const [x] = args;
+    if (x.type !== 'decimal') return undefined;
+    const { precision: p, scale: s } = x.decimal!;
+    const get = x.eval;
+    const unary = (t: DecimalType, f: (v: bigint) => bigint): CompiledExpr => ({
+      type: 'decimal', decimal: t, eval: (r, c) => { const v = get(r, c); return v === null ? null : f(v as bigint); },
+    });
+    switch (e.name) {
+      case 'abs':
+        return unary(x.decimal!, (v) => (v < 0n ? -v : v));
+      case 'round': {
+        const d = e.args[1];
+        if (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number')) return undefined;
+        const digits = d === undefined ? 0 : Math.trunc(d.value as number);
+        const scale = Math.max(0, Math.min(s, digits));
+        const t = bounded(p - s + 1 + scale, scale);
+        // A negative d rounds to tens, hundreds…: round at scale d, then back to scale 0.
+        return digits >= 0 ? unary(t, (v) => rescale(v, s, scale)) : unary(t, (v) => rescale(v, s, digits) * pow10(-digits));
+      }
+      case 'floor':
+      case 'ceil':
+      case 'ceiling': {
+        if (args.length !== 1) return undefined;
+        const f = pow10(s);
+        const up = e.name !== 'floor';
+        return unary(bounded(p - s + 1, 0), (v) => {
+          const q = v / f;
+          const exact = q * f === v;
+          return exact ? q : up ? (v > 0n ? q + 1n : q) : v < 0n ? q - 1n : q;
+        });
+      }
+      default:
+        return undefined;
+    }
   }
 
   /** from_json(text, 'DDL schema'): the schema must be a literal (Spark requires a foldable one). */
@@ -471,12 +589,37 @@ class ExpressionCompiler {
       }
       unit.value = unit.value.toLowerCase();
     }
-    const args = e.args.map((a) => this.compile(a));
+    let args = e.args.map((a) => this.compile(a));
+    let resultDecimal: DecimalType | undefined;
+    if (args.some((a) => a.type === 'decimal')) {
+      const own = this.decimalCall(e, args);
+      if (own) return own;
+      const values = DECIMAL_VALUE_ARGS[e.name];
+      if (values) {
+        // Functions that pass a value through: every value argument at one decimal type.
+        const idx = values === 'all' ? args.map((_, i) => i) : values.filter((i) => i < args.length);
+        const u = unifyAll(idx.map((i) => args[i]), idx.map((i) => e.args[i]));
+        if (u?.type === 'decimal') {
+          resultDecimal = u.decimal;
+          args = args.map((a, i) => (idx.includes(i) ? u.values[idx.indexOf(i)] : a));
+        }
+      }
+      // Any other function takes a decimal as a double (concat and concat_ws as its text).
+      const as = e.name === 'concat' || e.name === 'concat_ws' ? 'string' : 'double';
+      args = args.map((a) => (a.type === 'decimal' && !resultDecimal ? convert(a, as) : a));
+    }
+    if (args.some((a) => a.type === 'date')) {
+      // concat takes a date as its yyyy-MM-dd text; a function that does not take a date takes
+      // its midnight, as Spark casts a date to the timestamp a function expects.
+      const text = e.name === 'concat' || e.name === 'concat_ws';
+      if (text || !RESULT_TYPES.includes(def.type(args.map((a) => a.type)))) args = args.map((a) => (a.type === 'date' ? convert(a, text ? 'string' : 'timestamp') : a));
+    }
     const types = args.map((a) => a.type);
     let type = def.type(types);
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
-    if (!['long', 'double', 'string', 'boolean', 'timestamp', 'binary', 'null'].includes(type)) this.fail(e, `${e.name}() ${type}`);
+    if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
+    const dec = type === 'decimal' ? { decimal: resultDecimal } : {};
     const badLiterals = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
@@ -485,6 +628,7 @@ class ExpressionCompiler {
       const a0 = args[0].eval;
       return {
         type: type as ExprType,
+        ...dec,
         eval: (row, c) => {
           const v = a0(row, c);
           return v === null ? null : impl([v], c, types);
@@ -493,6 +637,7 @@ class ExpressionCompiler {
     }
     return {
       type: type as ExprType,
+      ...dec,
       eval: (row, c) => {
         const vs = args.map((a) => a.eval(row, c));
         if (nullIntolerant && vs.some((v) => v === null)) return null;

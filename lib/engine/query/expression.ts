@@ -4,6 +4,11 @@
  * (expression-compiler.ts). Nothing the user typed is ever evaluated as code.
  */
 import type { ColumnType } from '../types';
+import { formatDate } from './date';
+import { formatDecimal, type DecimalType } from './decimal';
+
+/** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
+export type SqlType = ColumnType | 'decimal' | 'date';
 
 /** 1-based position in the SQL text. */
 export interface SqlPosition {
@@ -19,8 +24,8 @@ interface Base {
 
 export type Expr = Base &
   (
-    /** `scale`: a decimal literal's digits after the point (Spark reads `1.8` as DECIMAL(2,1)). */
-    | { kind: 'literal'; value: unknown; type: ColumnType | 'null'; scale?: number }
+    /** A `decimal` literal's value is its unscaled bigint (Spark reads `1.8` as DECIMAL(2,1)). */
+    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType }
     | { kind: 'column'; name: string }
     /** Field `field` of a struct (`window.start`, `parsed.id`). */
     | { kind: 'field'; arg: Expr; field: string }
@@ -31,8 +36,8 @@ export type Expr = Base &
     | { kind: 'between'; arg: Expr; low: Expr; high: Expr; negated: boolean }
     | { kind: 'like'; arg: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; escape?: string }
     | { kind: 'case'; operand?: Expr; branches: { when: Expr; then: Expr }[]; otherwise?: Expr }
-    /** `scale`: DECIMAL(p,s)'s s; the value is rounded half up to it. */
-    | { kind: 'cast'; arg: Expr; to: ColumnType; scale?: number }
+    /** `decimal`: DECIMAL(p,s) when `to` is `decimal`. */
+    | { kind: 'cast'; arg: Expr; to: SqlType; decimal?: DecimalType }
     | { kind: 'call'; name: string; args: Expr[] }
   );
 
@@ -43,6 +48,8 @@ export function exprToString(e: Expr): string {
       if (e.value === null) return 'NULL';
       if (e.type === 'string') return `'${String(e.value).replace(/'/g, "''")}'`;
       if (e.type === 'timestamp') return `TIMESTAMP '${new Date(e.value as number).toISOString()}'`;
+      if (e.type === 'date') return `DATE '${formatDate(e.value as number)}'`;
+      if (e.type === 'decimal' && e.decimal) return formatDecimal(e.value as bigint, e.decimal.scale);
       return String(e.value);
     case 'column':
       return e.name;
@@ -69,7 +76,7 @@ export function exprToString(e: Expr): string {
       return parts.join(' ');
     }
     case 'cast':
-      return e.scale !== undefined ? `CAST(${exprToString(e.arg)} AS DECIMAL(${e.scale}))` : `CAST(${exprToString(e.arg)} AS ${e.to.toUpperCase()})`;
+      return e.decimal ? `CAST(${exprToString(e.arg)} AS DECIMAL(${e.decimal.precision},${e.decimal.scale}))` : `CAST(${exprToString(e.arg)} AS ${e.to.toUpperCase()})`;
     case 'call':
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;
   }

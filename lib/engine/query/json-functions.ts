@@ -11,16 +11,19 @@
  * - to_json writes timestamps as `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in UTC (Spark's default) and
  *   leaves out NULL fields (Spark's `ignoreNullFields` default).
  */
+import { JsonNumber, stringifyJson } from '../json-text';
 import type { ColumnType, Field } from '../types';
+import { formatDate, parseDate } from './date';
+import { formatDecimal } from './decimal';
 import { castValue } from './sql-values';
 
 /** The DDL type names a from_json schema may use, with the Weir type each reads as. */
-const DDL_TYPES: Record<string, ColumnType> = {
+const DDL_TYPES: Record<string, ColumnType | 'date'> = {
   BIGINT: 'long', LONG: 'long', INT: 'long', INTEGER: 'long', SMALLINT: 'long', SHORT: 'long', TINYINT: 'long', BYTE: 'long',
   DOUBLE: 'double', FLOAT: 'double', REAL: 'double', DECIMAL: 'double', NUMERIC: 'double', DEC: 'double',
   STRING: 'string', VARCHAR: 'string', CHAR: 'string',
   BOOLEAN: 'boolean', BOOL: 'boolean',
-  TIMESTAMP: 'timestamp', TIMESTAMP_LTZ: 'timestamp', TIMESTAMP_NTZ: 'timestamp', DATE: 'timestamp',
+  TIMESTAMP: 'timestamp', TIMESTAMP_LTZ: 'timestamp', TIMESTAMP_NTZ: 'timestamp', DATE: 'date',
   BINARY: 'binary',
 };
 
@@ -108,6 +111,9 @@ function convert(v: unknown, f: Field): unknown {
       return typeof v === 'string' ? castValue(v, 'string', 'timestamp') : null;
     case 'binary':
       return typeof v === 'string' ? Buffer.from(v, 'base64') : null;
+    case 'date':
+      return typeof v === 'string' ? parseDate(v) : null;
+    case 'decimal':
     case 'window':
     case 'unknown':
       return null;
@@ -146,6 +152,10 @@ function toJsonValue(v: unknown, f: Field): unknown {
       return structToJsonValue(v as Record<string, unknown>, f.fields ?? []);
     case 'binary':
       return Buffer.from(v as Uint8Array).toString('base64');
+    case 'decimal':
+      return new JsonNumber(formatDecimal(v as bigint, f.scale ?? 0));
+    case 'date':
+      return formatDate(v as number);
     case 'long':
     case 'double':
     case 'string':
@@ -166,7 +176,7 @@ function structToJsonValue(obj: Record<string, unknown>, fields: Field[]): Recor
 
 /** to_json(struct) */
 export function toJson(obj: Record<string, unknown>, fields: Field[]): string {
-  return JSON.stringify(structToJsonValue(obj, fields));
+  return fields.some((f) => f.type === 'decimal') ? stringifyJson(structToJsonValue(obj, fields)) : JSON.stringify(structToJsonValue(obj, fields));
 }
 
 type PathStep = { key: string } | { index: number } | { wildcard: true };

@@ -58,15 +58,15 @@ const NOT_FOLDABLE_CALLS = new Set(['current_timestamp', 'now', 'current_date', 
 
 function foldable(e: Expr): boolean {
   switch (e.kind) {
-    // A decimal (a literal or cast with a scale) is left as written: folding it to a double
-    // would lose the scale that the arithmetic above it rounds to.
+    // A decimal (a literal or a cast) is left as written: its type (precision and scale) decides
+    // the type of the arithmetic above it, and a folded literal has only a value.
     case 'literal':
-      return e.scale === undefined;
+      return e.type !== 'decimal';
     case 'column':
     case 'field':
       return false;
     case 'cast':
-      return e.scale === undefined && foldable(e.arg);
+      return e.to !== 'decimal' && foldable(e.arg);
     case 'unary':
     case 'isNull':
       return foldable(e.arg);

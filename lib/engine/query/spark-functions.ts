@@ -3,11 +3,13 @@
  * string, regexp, conditional/null, math and date-time groups of Spark's function reference,
  * with Spark's names, optional arguments, NULL handling and results (ANSI mode off; UTC).
  *
- * Date-time: Weir has no DATE type, so functions Spark types DATE (to_date, date_add, date_sub,
- * current_date, last_day, add_months) return the TIMESTAMP at that day's midnight UTC; a string
- * argument where Spark takes a date or timestamp is cast implicitly, as Spark does.
+ * Date-time: functions Spark types DATE (to_date, date_add, date_sub, current_date, last_day,
+ * add_months) return a DATE (days since 1970-01-01, date.ts) and take a DATE, a timestamp (its day)
+ * or a string cast to a DATE, as Spark casts it; the other date-time functions take a DATE as its
+ * midnight timestamp (the compiler converts it) and a string cast to a timestamp.
  */
 import { RecordExpressionError } from '../errors';
+import { DAY_MS, dateFromTimestamp, parseDate, timestampFromDate } from './date';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import type { FunctionDef } from './functions';
 import { parseTimestampLiteral } from './expression-builder';
@@ -15,7 +17,6 @@ import { compileRegex } from './regex';
 import { isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
-const DAY_MS = 86_400_000;
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
 const str = (args: ExprType[], n = args.length): string | undefined => (args.slice(0, n).every(isStr) ? undefined : 'expects string arguments');
 const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
@@ -23,6 +24,16 @@ const chars = (s: string) => [...s];
 /** A timestamp or a string Spark would cast to one. */
 const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
 const tsArg = (args: ExprType[], i = 0): string | undefined => (tsLike(args[i]) ? undefined : 'expects a timestamp (or a string such as \'2024-01-02 03:04:05\')');
+
+/** A day-like argument (Spark's DateType inputs): a date, a timestamp or a string Spark would cast to a date. */
+const dayArg = (args: ExprType[], i = 0): string | undefined => (args[i] === 'date' || tsLike(args[i]) ? undefined : 'expects a date (or a timestamp, or a string such as \'2024-01-02\')');
+
+/** A day-like argument as a date (days); a string is CAST to DATE (NULL when it is not one). */
+function toDay(v: unknown, t: ExprType): number | null {
+  if (t === 'date') return v as number;
+  if (t === 'string') return parseDate(String(v));
+  return dateFromTimestamp(v as number);
+}
 
 /** A timestamp argument as epoch ms; a string is cast (NULL when it is not a timestamp). */
 function toMs(v: unknown, t: ExprType): number | null {
@@ -108,10 +119,10 @@ function unified(args: ExprType[], fn: string): ExprType | string {
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 
 const DATE_ADD: FunctionDef = {
-  min: 2, max: 2, type: (a) => tsArg(a) ?? (isNumeric(a[1]) ? 'timestamp' : 'expects (date, number of days)'),
+  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of days)'),
   impl: ([d, n], _c, t) => {
-    const ms = toMs(d, t[0]);
-    return ms === null ? null : midnight(ms) + Math.trunc(n as number) * DAY_MS;
+    const day = toDay(d, t[0]);
+    return day === null ? null : day + Math.trunc(n as number);
   },
 };
 
@@ -244,37 +255,38 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
     checkLiterals: patternLiterals('date_format()', 1),
   },
   to_date: {
-    min: 1, max: 2, type: (a) => (a.length === 1 ? tsArg(a) : str(a)) ?? 'timestamp',
+    min: 1, max: 2, type: (a) => (a.length === 1 ? dayArg(a) : str(a)) ?? 'date',
     impl: ([d, p], _c, t) => {
-      const ms = p === undefined ? toMs(d, t[0]) : parseWithPattern(d as string, tokens('to_date()', p as string));
-      return ms === null ? null : midnight(ms);
+      if (p === undefined) return toDay(d, t[0]);
+      const ms = parseWithPattern(d as string, tokens('to_date()', p as string));
+      return ms === null ? null : dateFromTimestamp(ms);
     },
     checkLiterals: patternLiterals('to_date()', 1),
   },
   date_add: DATE_ADD,
   dateadd: DATE_ADD,
   date_sub: {
-    min: 2, max: 2, type: (a) => tsArg(a) ?? (isNumeric(a[1]) ? 'timestamp' : 'expects (date, number of days)'),
-    impl: ([d, n], _c, t) => { const ms = toMs(d, t[0]); return ms === null ? null : midnight(ms) - Math.trunc(n as number) * DAY_MS; },
+    min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of days)'),
+    impl: ([d, n], _c, t) => { const day = toDay(d, t[0]); return day === null ? null : day - Math.trunc(n as number); },
   },
   datediff: {
-    min: 2, max: 2, type: (a) => tsArg(a, 0) ?? tsArg(a, 1) ?? 'long',
-    impl: ([e, s], _c, t) => { const a = toMs(e, t[0]); const b = toMs(s, t[1]); return a === null || b === null ? null : Math.round((midnight(a) - midnight(b)) / DAY_MS); },
+    min: 2, max: 2, type: (a) => dayArg(a, 0) ?? dayArg(a, 1) ?? 'long',
+    impl: ([e, s], _c, t) => { const a = toDay(e, t[0]); const b = toDay(s, t[1]); return a === null || b === null ? null : a - b; },
   },
   add_months: {
-    min: 2, max: 2, type: (a) => tsArg(a) ?? (isNumeric(a[1]) ? 'timestamp' : 'expects (date, number of months)'),
+    min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of months)'),
     impl: ([d, n], _c, t) => {
-      const ms = toMs(d, t[0]);
-      if (ms === null) return null;
-      const x = new Date(ms);
+      const day = toDay(d, t[0]);
+      if (day === null) return null;
+      const x = new Date(timestampFromDate(day));
       const months = x.getUTCMonth() + Math.trunc(n as number);
       const y = x.getUTCFullYear() + Math.floor(months / 12);
       const m = ((months % 12) + 12) % 12;
       const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-      return Date.UTC(y, m, Math.min(x.getUTCDate(), last));
+      return dateFromTimestamp(Date.UTC(y, m, Math.min(x.getUTCDate(), last)));
     },
   },
-  last_day: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'timestamp', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Date.UTC(x.getUTCFullYear(), x.getUTCMonth() + 1, 0); } },
+  last_day: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'date', impl: ([d], _c, t) => { const day = toDay(d, t[0]); if (day === null) return null; const x = new Date(timestampFromDate(day)); return dateFromTimestamp(Date.UTC(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)); } },
   dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Math.floor((midnight(ms) - Date.UTC(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
   weekofyear: {
     min: 1, max: 1, type: (a) => tsArg(a) ?? 'long',
@@ -295,7 +307,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
     checkLiterals: patternLiterals('from_unixtime()', 1),
   },
   // The batch's timestamp's day (offsets/N's batchTimestampMs): stable when a batch re-runs.
-  current_date: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => midnight(ctx.batchTimestampMs) },
+  current_date: { min: 0, max: 0, type: () => 'date', impl: (_a, ctx) => dateFromTimestamp(ctx.batchTimestampMs) },
   timestamp_seconds: { min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp', impl: ([v]) => Math.round((v as number) * 1000) },
   make_timestamp: {
     min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',

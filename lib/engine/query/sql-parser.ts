@@ -48,11 +48,19 @@ const TYPE_SPELLINGS: Record<string, string> = {
  * to PostgreSQL forms of the same length:
  * - type names after `AS` in CAST and after `::` (STRING, LONG, SHORT, BYTE, BINARY);
  * - typed number literals `2L`, `2S`, `2Y` (bigint, smallint, tinyint: all BIGINT in Weir) and
- *   `1.5D`, `1.5F`, `1.5BD` (the suffix dropped: a literal with a point is already fractional);
+ *   `1.5BD` (the suffix dropped: a literal with a point is a DECIMAL), `1.5D`, `1.5F` (a DOUBLE:
+ *   `1.5e0`, the one rewrite that is a character longer, so a position after it on its line is
+ *   off by one);
  * - RLIKE / REGEXP as operators (PostgreSQL's `~`, `!~` for NOT), the function forms untouched;
  * - raw strings `r'a\d'` (see below);
  * - the identifier `window` not followed by `(` (see WINDOW_IDENT).
  */
+/** `1.5BD` is a decimal (`1.5` and spaces); `1.5D` and `1.5F` a double (`1.5e0`: an exponent makes a double). */
+function doubleOrDecimal(digits: string, suffix: string): string {
+  if (suffix.toUpperCase() === 'BD' || /[eE]/.test(digits)) return `${digits}${' '.repeat(suffix.length)}`;
+  return `${digits}e0`;
+}
+
 function sparkTypeNames(sql: string): string {
   let out = '';
   let i = 0;
@@ -70,7 +78,7 @@ function sparkTypeNames(sql: string): string {
     const part = sql.slice(i, j)
       .replace(/\b(AS\s+|::\s*)(STRING|LONG|SHORT|BYTE|BINARY)(?![A-Za-z0-9_$])/gi, (_m, as: string, t: string) => `${as}${TYPE_SPELLINGS[t.toUpperCase()]}`)
       .replace(/(?<![A-Za-z0-9_$.])(\d+)([LSY])(?![A-Za-z0-9_$])/gi, (_m, d: string) => `${d} `)
-      .replace(/(?<![A-Za-z0-9_$.])(\d*\.\d+(?:[eE][+-]?\d+)?)(BD|[DF])(?![A-Za-z0-9_$])/gi, (_m, d: string, suf: string) => `${d}${' '.repeat(suf.length)}`)
+      .replace(/(?<![A-Za-z0-9_$.])(\d*\.\d+(?:[eE][+-]?\d+)?)(BD|[DF])(?![A-Za-z0-9_$])/gi, (_m, d: string, suf: string) => doubleOrDecimal(d, suf))
       .replace(/(?<![A-Za-z0-9_$.])window(?![A-Za-z0-9_$])(?!\s*\()/gi, WINDOW_IDENT)
       .replace(/\b(NOT\s+)?(RLIKE|REGEXP)\b(?!\s*\()/gi, (m: string, not: string | undefined) => (not ? '!~' : '~').padEnd(m.length, ' '));
     // r'…' / R'…': the `r` right before a quote becomes a space, and the string's backslashes are

@@ -1,14 +1,22 @@
 /**
  * Value semantics shared by the expression compiler and its functions: casts, rendering, and
  * Spark-like (non-ANSI) conversions where a bad conversion yields NULL instead of failing.
- * Timestamps are epoch milliseconds, always UTC.
+ * Timestamps are epoch milliseconds, always UTC; dates are days since 1970-01-01 (date.ts).
  */
-import type { ColumnType } from '../types';
+import {
+  decimalFromDouble, decimalFromLong, decimalToDouble, decimalToLong, formatDecimal, parseDecimal, toPrecision, type DecimalType,
+} from './decimal';
+import { dateFromTimestamp, formatDate, parseDate, timestampFromDate } from './date';
+import type { SqlType } from './expression';
 import { parseTimestampLiteral } from './expression-builder';
 
-/** `struct`: a struct value (its fields travel beside the type: CompiledExpr.fields). */
-export type ExprType = ColumnType | 'struct' | 'null';
+/**
+ * `struct`: a struct value (its fields travel beside the type: CompiledExpr.fields);
+ * `decimal`: an unscaled bigint (its precision and scale travel beside it: CompiledExpr.decimal).
+ */
+export type ExprType = SqlType | 'struct' | 'null';
 
+/** The number types that functions take as JavaScript numbers (a decimal is converted first). */
 export const isNumeric = (t: ExprType) => t === 'long' || t === 'double' || t === 'null';
 
 /** Spark's timestamp-to-string form: `2024-01-02 03:04:05` (plus `.123` when there are millis). */
@@ -24,10 +32,28 @@ function formatDouble(v: number): string {
   return String(v);
 }
 
-export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
+/**
+ * CAST with ANSI off: NULL when the value does not convert. `fromDecimal`/`toDecimal` are the
+ * decimal types when `from`/`to` is `decimal` (a decimal that does not fit its type is NULL).
+ */
+export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?: DecimalType, toDecimal?: DecimalType): unknown {
   if (v === null || v === undefined) return null;
+  if (from === 'decimal') return castDecimal(v as bigint, fromDecimal!.scale, to, toDecimal);
   if (from === to) return v;
+  // Spark casts a date only to and from strings and timestamps (canCast refuses the rest).
+  if (from === 'date') return to === 'string' ? formatDate(v as number) : to === 'timestamp' ? timestampFromDate(v as number) : null;
   switch (to) {
+    case 'date':
+      if (from === 'timestamp') return dateFromTimestamp(v as number);
+      return from === 'string' ? parseDate(String(v)) : null;
+    case 'decimal': {
+      const t = toDecimal!;
+      if (from === 'long') return decimalFromLong(v as number, t);
+      if (from === 'double') return decimalFromDouble(v as number, t);
+      if (from === 'boolean') return decimalFromLong(v ? 1 : 0, t);
+      if (from === 'timestamp') return decimalFromDouble((v as number) / 1000, t);
+      return parseDecimal(String(v), t);
+    }
     case 'binary':
       // Spark: a string's UTF-8 bytes; nothing else casts to binary (canCast refuses it).
       return from === 'string' ? Buffer.from(String(v), 'utf8') : null;
@@ -69,14 +95,27 @@ export function castValue(v: unknown, from: ExprType, to: ColumnType): unknown {
   }
 }
 
+function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalType): unknown {
+  switch (to) {
+    case 'decimal': return toPrecision(v, scale, toDecimal!);
+    case 'string': return formatDecimal(v, scale);
+    case 'long': return decimalToLong(v, scale);
+    case 'double': return decimalToDouble(v, scale);
+    case 'boolean': return v !== 0n;
+    case 'timestamp': return Math.round(decimalToDouble(v, scale) * 1000);
+    case 'binary': case 'date': return null;
+  }
+}
+
 /** Which cast pairs are allowed at analysis (everything else is a type error). */
-export function canCast(from: ExprType, to: ColumnType): boolean {
+export function canCast(from: ExprType, to: SqlType): boolean {
   if (from === 'null' || from === to) return true;
   if (from === 'struct') return false;
+  if (from === 'date' || to === 'date') return from === 'string' || to === 'string' || from === 'timestamp' || to === 'timestamp';
   if (from === 'binary' || to === 'binary') return from === 'string' || to === 'string';
   if (from === 'string' || to === 'string') return true;
-  if (to === 'timestamp') return from === 'long' || from === 'double';
-  if (from === 'timestamp') return to === 'long' || to === 'double';
+  if (to === 'timestamp') return from === 'long' || from === 'double' || from === 'decimal';
+  if (from === 'timestamp') return to === 'long' || to === 'double' || to === 'decimal';
   return true;
 }
 
@@ -85,6 +124,10 @@ export function unifyTypes(a: ExprType, b: ExprType): ExprType | undefined {
   if (a === b) return a;
   if (a === 'null') return b;
   if (b === 'null') return a;
-  if (isNumeric(a) && isNumeric(b)) return 'double';
+  // Spark: a date beside a timestamp widens to the timestamp (the date's midnight).
+  if ((a === 'date' && b === 'timestamp') || (a === 'timestamp' && b === 'date')) return 'timestamp';
+  // Spark: a decimal and an integer widen to a decimal, a decimal and a double to a double.
+  if ((a === 'decimal' && b === 'long') || (a === 'long' && b === 'decimal')) return 'decimal';
+  if ((a === 'decimal' || isNumeric(a)) && (b === 'decimal' || isNumeric(b))) return 'double';
   return undefined;
 }

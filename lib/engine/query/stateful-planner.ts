@@ -86,7 +86,7 @@ function planAggregate(
     const source = k.window && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
     const c = compileExpression(source, childSchema);
     const column = !k.window && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
-    return { name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column };
+    return { name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column, ...(c.decimal && !k.window ? { decimal: c.decimal } : {}) };
   });
   const aggregates: AggregateSpec[] = node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
@@ -97,7 +97,7 @@ function planAggregate(
       if (x.kind !== 'literal') throw new SqlValidationError(`${exprToString(a.expr)}: extra arguments must be literals`, a.expr.pos, a.expr.kind);
       return x.value;
     });
-    const fn = resolveAggregate({ name: a.expr.name, argTypes: compiled ? [compiled.type] : [], star, distinct: false, literalArgs }, exprToString(a.expr));
+    const fn = resolveAggregate({ name: a.expr.name, argTypes: compiled ? [compiled.type] : [], star, distinct: false, literalArgs, argDecimal: compiled?.decimal }, exprToString(a.expr));
     const argColumn = arg?.kind === 'column' ? resolveColumn(childSchema, arg.name)?.name : undefined;
     return { name: a.name, fn, arg: compiled?.eval, argColumn };
   });

@@ -125,7 +125,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
-      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true, ...(compiled[i].fields ? { fields: compiled[i].fields } : {}) }));
+      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true, ...(compiled[i].fields ? { fields: compiled[i].fields } : {}), ...compiled[i].decimal }));
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
         // One pass for both: no array of filtered rows between them.

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { OutputMode, Row } from '../types';
+import { stringifyJson } from '../json-text';
 import { renderRow } from './files-sink';
 import type { Sink, SinkBatchContext } from './sink';
 import { registerSink } from './sink-registry';
@@ -34,7 +35,7 @@ export class ConsoleSink implements Sink {
     if (rows.length === 0) return;
     const bar = '-------------------------------------------';
     const lines = [bar, `Batch: ${batchId}`, bar];
-    for (const r of rows.slice(0, this.opts.numRows)) lines.push(JSON.stringify(renderRow(r, ctx.schema)));
+    for (const r of rows.slice(0, this.opts.numRows)) lines.push(stringifyJson(renderRow(r, ctx.schema)));
     if (rows.length > this.opts.numRows) lines.push(`only showing top ${this.opts.numRows} of ${rows.length} rows`);
     this.write(lines.join('\n') + '\n');
   }

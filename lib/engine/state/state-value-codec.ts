@@ -13,7 +13,8 @@
  *   6 array   varint count + values
  *   7 object  varint count + (string, value) pairs, in insertion order
  *   8 bytes   varint length + raw bytes (Uint8Array)
- *   9 bigint  varint length + UTF-8 decimal digits
+ *   9 bigint  varint length + UTF-8 decimal digits (a DECIMAL's unscaled value: its scale is
+ *             the type's, kept in the operator's schema, so a decimal needs no tag of its own)
  *   10 window two float64 LE (`{start, end}`, the shape of a window column)
  *
  * Keys: the store is a map from string to bytes; `encodeKey(values)` turns the grouping values

@@ -54,6 +54,11 @@ export class StatefulQueryRunner {
     this.compiled = compileForTest(sql, relation, outputMode, compileOptions);
   }
 
+  /** The query's output schema (types as sinks see them). */
+  outputSchema(): Schema {
+    return this.compiled.outputSchema;
+  }
+
   /** A new process on the same checkpoint, resuming at `batchId` with watermark `watermarkMs` (as recorded in commits/). */
   restart(): void {
     this.providers = new Map();
