@@ -84,6 +84,9 @@ test.beforeAll(async ({ request }) => {
   expect((await request.post(`/api/jobs/${failingJobId}/start`, { headers: auth })).ok()).toBe(true);
   // Generous: the first batch waits for the worker to pick the run up on a loaded machine.
   await expect.poll(async () => (await status(request, jobId)).lastBatchId, { timeout: 90_000 }).not.toBeNull();
+  // A savepoint, so the Checkpoint tab's savepoints table and its dialog are checked too.
+  const savepoint = await request.post(`/api/jobs/${jobId}/savepoints`, { headers: auth, data: { name: 'a11y' } });
+  expect(savepoint.ok(), await savepoint.text()).toBe(true);
 });
 
 test.afterAll(async ({ request }) => {
@@ -116,6 +119,20 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       await p.waitForTimeout(1500); // the debounced validation
     },
   },
+  {
+    name: 'editor-preview',
+    // The Preview panel with a result: the read's summary, the schema and the rows.
+    open: async (p) => {
+      await p.goto('/jobs/new');
+      await expect(p.getByRole('textbox', { name: 'SQL query' })).toBeVisible();
+      await p.getByLabel('Name', { exact: true }).fill('e2e-a11y-preview');
+      await p.getByLabel('Input directory').fill(inDir);
+      await p.getByLabel('Output directory').fill(path.join(root, 'preview-out'));
+      await expect(p.getByText('Ready to deploy.')).toBeVisible();
+      await p.getByRole('region', { name: 'Preview' }).getByRole('button', { name: 'Preview', exact: true }).click();
+      await expect(p.getByRole('table', { name: 'Preview rows' }).locator('tbody tr').first()).toBeVisible();
+    },
+  },
   { name: 'job-edit', open: async (p) => void (await p.goto(`/jobs/${jobId}/edit`), await expect(p.getByRole('textbox', { name: 'SQL query' })).toBeVisible()) },
   ...['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'].map((t) => ({
     name: `job-${t.toLowerCase()}`,
@@ -129,6 +146,17 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       if (t === 'Charts') await expect(p.locator('.recharts-wrapper').first()).toBeVisible();
     },
   })),
+  {
+    name: 'job-checkpoint-savepoint-dialog',
+    // The savepoints table with a savepoint, and the new-job dialog open on it.
+    open: async (p) => {
+      await p.goto(`/jobs/${jobId}`);
+      await p.getByRole('tab', { name: 'Checkpoint', exact: true }).click();
+      const panel = p.getByRole('region', { name: 'Savepoints' });
+      await panel.getByRole('table', { name: 'Savepoints' }).getByRole('button', { name: 'New job from this savepoint' }).first().click();
+      await expect(panel.getByRole('dialog', { name: 'New job from savepoint' })).toBeVisible();
+    },
+  },
   {
     name: 'job-batch-drilldown',
     open: async (p) => {

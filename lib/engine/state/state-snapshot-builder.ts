@@ -61,26 +61,32 @@ async function mergeHere(req: SnapshotRequest): Promise<Uint8Array> {
 /**
  * The worker for this checkout: compiled JavaScript runs the worker's file as it is; TypeScript
  * (run through tsx) registers tsx's loader in the worker first, since a worker does not inherit
- * the loader a parent registered through tsx's API or `--import`.
+ * the loader a parent registered through tsx's API or `--import`. Null where none starts.
+ *
+ * The constructor calls stay inside the try: Next's bundler resolves `new Worker(path)` at build
+ * time and fails the build on a path only known at run time, unless the call is in a try (then
+ * it warns). Its bundle has no worker file, so there the merge runs in this thread.
  */
-function newWorker(): Worker {
-  const self = fileURLToPath(import.meta.url);
-  const ext = path.extname(self);
-  const file = path.join(path.dirname(self), `state-snapshot-worker${ext}`);
-  if (ext !== '.ts') return new Worker(file);
-  const require = createRequire(import.meta.url);
-  const tsx = require('tsx/package.json') as { exports: Record<string, { import: { default: string } }> };
-  const api = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json')), tsx.exports['./esm/api'].import.default)).href;
-  const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(file).href)}); })`;
-  return new Worker(boot, { eval: true });
+function newWorker(): Worker | null {
+  try {
+    const self = fileURLToPath(import.meta.url);
+    const ext = path.extname(self);
+    const file = path.join(path.dirname(self), `state-snapshot-worker${ext}`);
+    if (ext !== '.ts') return new Worker(file);
+    const require = createRequire(import.meta.url);
+    const tsx = require('tsx/package.json') as { exports: Record<string, { import: { default: string } }> };
+    const api = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json')), tsx.exports['./esm/api'].import.default)).href;
+    const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(file).href)}); })`;
+    return new Worker(boot, { eval: true });
+  } catch {
+    return null;
+  }
 }
 
 function startWorker(): Worker | null {
   if (worker || workerUnavailable) return worker;
-  let w: Worker;
-  try {
-    w = newWorker();
-  } catch {
+  const w = newWorker();
+  if (!w) {
     workerUnavailable = true;
     return null;
   }
