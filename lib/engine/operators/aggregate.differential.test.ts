@@ -4,9 +4,9 @@
  * restarts or crashes before a state commit (then re-runs the batch). The streaming answer must
  * not depend on any of that.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { useDuckDB } from '../query/testing/duckdb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { StreamingRelation } from '../query/logical-plan';
 import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
@@ -57,24 +57,14 @@ function split<T>(rows: T[], cuts: number[]): T[][] {
   return out;
 }
 
-let db: DuckDBInstance;
-let conn: DuckDBConnection;
-
-beforeAll(async () => {
-  db = await DuckDBInstance.create(':memory:');
-  conn = await db.connect();
-});
-afterAll(() => {
-  conn?.closeSync();
-  db?.closeSync();
-});
+const duckConn = useDuckDB();
 
 const lit = (v: string | number | null) => (v === null ? 'NULL' : typeof v === 'string' ? `'${v}'` : String(v));
 
 async function duck(rows: Ev[], sql: string): Promise<Row[]> {
-  await conn.run('DROP TABLE IF EXISTS events; CREATE TABLE events (region VARCHAR, amount DOUBLE, ts BIGINT)');
-  if (rows.length) await conn.run(`INSERT INTO events VALUES ${rows.map((r) => `(${lit(r.region)}, ${lit(r.amount)}, ${r.ts})`).join(', ')}`);
-  const reader = await conn.runAndReadAll(sql);
+  await duckConn().run('DROP TABLE IF EXISTS events; CREATE TABLE events (region VARCHAR, amount DOUBLE, ts BIGINT)');
+  if (rows.length) await duckConn().run(`INSERT INTO events VALUES ${rows.map((r) => `(${lit(r.region)}, ${lit(r.amount)}, ${r.ts})`).join(', ')}`);
+  const reader = await duckConn().runAndReadAll(sql);
   return reader.getRowObjectsJS().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
 }
 

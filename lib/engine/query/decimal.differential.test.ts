@@ -6,9 +6,9 @@
  * (rounded HALF_UP to Spark's scale) must be within half a unit of its last digit. sum goes
  * through the aggregate function (the state's buffer) and DuckDB's sum of DECIMAL.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { useDuckDB } from './testing/duckdb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
 import { resolveAggregate, update } from './aggregate-functions';
@@ -37,16 +37,7 @@ const valueOf = (t: Dec) =>
 /** The exact value as one canonical integer text (at scale 40), so that 1.50, 1.5 and 15E-1 compare equal. */
 const canonical = (s: string | null): string | null => (s === null ? null : String(parseDecimal(s, { precision: 80, scale: 40 })));
 
-let conn: DuckDBConnection;
-let instance: DuckDBInstance;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-});
-afterAll(() => {
-  conn?.closeSync();
-  instance?.closeSync();
-});
+const duckConn = useDuckDB();
 
 const sqlDec = (v: string | null, t: Dec) => (v === null ? `CAST(NULL AS DECIMAL(${t.precision},${t.scale}))` : `CAST('${v}' AS DECIMAL(${t.precision},${t.scale}))`);
 
@@ -65,7 +56,7 @@ async function weir(expr: string, ta: Dec, tb: Dec, rows: [string | null, string
 
 async function duck(expr: string, ta: Dec, tb: Dec, rows: [string | null, string | null][]): Promise<(string | null)[]> {
   const values = rows.map(([a, b], i) => `(${i}, ${sqlDec(a, ta)}, ${sqlDec(b, tb)})`).join(', ');
-  const r = await conn.runAndReadAll(`SELECT CAST(${expr} AS VARCHAR) AS v FROM (VALUES ${values}) t(rid, a, b) ORDER BY rid`);
+  const r = await duckConn().runAndReadAll(`SELECT CAST(${expr} AS VARCHAR) AS v FROM (VALUES ${values}) t(rid, a, b) ORDER BY rid`);
   return r.getRowObjects().map((x) => (x.v === null ? null : String(x.v)));
 }
 
@@ -144,7 +135,7 @@ describe('exact decimals vs DuckDB DECIMAL', () => {
           const r = fn.result(buf);
           const w = r === null ? null : formatDecimal(r as bigint, t.scale);
           const rows = values.map((v, i) => `(${i}, ${sqlDec(v, t)})`).join(', ');
-          const dk = await conn.runAndReadAll(`SELECT CAST(sum(a) AS VARCHAR) AS v FROM (VALUES ${rows}) t(rid, a)`);
+          const dk = await duckConn().runAndReadAll(`SELECT CAST(sum(a) AS VARCHAR) AS v FROM (VALUES ${rows}) t(rid, a)`);
           const dv = dk.getRowObjects()[0].v;
           expect(canonical(w)).toEqual(canonical(dv === null ? null : String(dv)));
         },

@@ -5,9 +5,9 @@
  * spells Spark's meaning out: x / 0 is NULL (DuckDB gives Infinity), double literals are
  * DOUBLE (DuckDB would make them DECIMAL).
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { useDuckDB } from './testing/duckdb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
 
@@ -139,16 +139,7 @@ function same(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-let conn: DuckDBConnection;
-let instance: DuckDBInstance;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-});
-afterAll(() => {
-  conn?.closeSync();
-  instance?.closeSync();
-});
+const duckConn = useDuckDB();
 
 async function check(kind: 'num' | 'bool' | 'text', expr: Gen, rows: Row[]): Promise<void> {
   const q = compileStreamingQuery(`SELECT ${expr.weir} AS v FROM src`, { kind: 'StreamingRelation', sourceName: 'src', schema: SCHEMA });
@@ -158,7 +149,7 @@ async function check(kind: 'num' | 'bool' | 'text', expr: Gen, rows: Row[]): Pro
   const duckSql =
     `WITH src(rid, a, b, x, s, t, p) AS (SELECT * FROM (VALUES ${values}) v(rid, a, b, x, s, t, p)) ` +
     `SELECT rid, (${expr.duck}) AS v FROM (SELECT rid, CAST(a AS BIGINT) a, CAST(b AS BIGINT) b, CAST(x AS DOUBLE) x, CAST(s AS VARCHAR) s, CAST(t AS VARCHAR) t, CAST(p AS BOOLEAN) p FROM src) ORDER BY rid`;
-  const reader = await conn.runAndReadAll(duckSql);
+  const reader = await duckConn().runAndReadAll(duckSql);
   const duck = reader.getRowObjects().map((r) => normalize(r.v));
   const weir = out.map((r) => r.v);
   for (let i = 0; i < rows.length; i++) {

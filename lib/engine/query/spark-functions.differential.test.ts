@@ -5,9 +5,9 @@
  * Spark's meaning out (Spark's datetime pattern as strftime's, a DATE result as the epoch
  * milliseconds of its midnight, decimals computed as DuckDB DECIMALs and compared as doubles).
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { useDuckDB } from './testing/duckdb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { formatDecimal } from './decimal';
 import { compileStreamingQuery } from './streaming-query';
@@ -113,17 +113,7 @@ function same(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-let conn: DuckDBConnection;
-let instance: DuckDBInstance;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-  await conn.run("SET TimeZone = 'UTC'");
-});
-afterAll(() => {
-  conn?.closeSync();
-  instance?.closeSync();
-});
+const duckConn = useDuckDB();
 
 async function check(weirSql: string, duckSql: string, rows: Row[]): Promise<void> {
   const q = compileStreamingQuery(`SELECT ${weirSql} AS v FROM src`, { kind: 'StreamingRelation', sourceName: 'src', schema: SCHEMA });
@@ -135,7 +125,7 @@ async function check(weirSql: string, duckSql: string, rows: Row[]): Promise<voi
     `WITH src(rid, ${cols}) AS (SELECT * FROM (VALUES ${values}) v(rid, ${cols})) ` +
     `SELECT rid, (${duckSql}) AS v FROM (SELECT rid, CAST(a AS BIGINT) a, CAST(b AS BIGINT) b, CAST(x AS DOUBLE) x, CAST(s AS VARCHAR) s, CAST(t AS VARCHAR) t, ` +
     'CAST(p AS BOOLEAN) p, CAST(ts AS TIMESTAMP) ts, CAST(ts2 AS TIMESTAMP) ts2 FROM src) ORDER BY rid';
-  const duck = (await conn.runAndReadAll(sql)).getRowObjects().map((r) => normalize(r.v));
+  const duck = (await duckConn().runAndReadAll(sql)).getRowObjects().map((r) => normalize(r.v));
   rows.forEach((row, i) => {
     // A decimal (an unscaled bigint) as its value: DuckDB's side is CAST to DOUBLE.
     const f = q.outputSchema[0];
