@@ -220,7 +220,7 @@ export class StatefulPlanner {
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Filter': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default:
         throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);
     }
