@@ -25,14 +25,14 @@ afterAll(async () => {
 const WORD_COUNT = "SELECT word, count(*) AS count FROM (SELECT explode(split(line, ' ')) AS word FROM lines) GROUP BY word";
 
 let uniq = 0;
-async function job(outputMode: OutputMode) {
+async function job(outputMode: OutputMode, sql = WORD_COUNT) {
   const name = `word-count-${process.pid}-${uniq++}`;
   const checkpoint = await tempDir('word-count');
   roots.push(checkpoint);
   const spec = mustParse({
     name,
     source: { name: 'lines', type: 'memory', options: { stream: name }, schema: [{ name: 'line', type: 'string' }] },
-    sql: WORD_COUNT,
+    sql,
     sink: { type: 'memory', options: { table: name } },
     outputMode,
     trigger: { type: 'available-now' },
@@ -95,4 +95,34 @@ describe("Spark's streaming word count (explode(split(line, ' ')) then GROUP BY 
       expect(state.progress.at(-1)!.numInputRows).toBe(10);
     });
   }
+});
+
+describe('grouping by an array (Spark orders arrays by their elements) and refusing a map', () => {
+  it('counts lines by their split words across batches and a restart', async () => {
+    const j = await job('complete', "SELECT split(line, ' ') AS words, count(*) AS n FROM lines GROUP BY split(line, ' ')");
+    const expected = (added: Row[]) => {
+      const m = new Map<string, number>();
+      for (const r of added) m.set(r.line as string, (m.get(r.line as string) ?? 0) + 1);
+      return [...m].map(([line, n]) => ({ words: line.split(' '), n }));
+    };
+    await testStream(
+      { spec: j.spec, clock: new ManualClock(0), addData: async (rows) => void j.stream.addRows(rows), readAnswer: async () => j.table.rows, expected },
+      [
+        AddData([{ line: 'a b' }, { line: 'a' }, { line: 'a b' }]),
+        CheckAnswer([{ words: ['a', 'b'], n: 2 }, { words: ['a'], n: 1 }]),
+        StopStream(),
+        StartStream(),
+        AddData([{ line: 'a' }, { line: 'b ' }]),
+        CheckAnswer(),
+        StopStream(),
+      ],
+    );
+  });
+
+  it('refuses a map grouping key with Spark\'s error class', async () => {
+    const { validateJob } = await import('../spec/validate-job');
+    const j = await job('complete', "SELECT str_to_map(line) AS m, count(*) AS n FROM lines GROUP BY str_to_map(line)");
+    const r = validateJob({ ...j.spec, sql: j.spec.sql });
+    expect(JSON.stringify(r)).toMatch(/GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE/);
+  });
 });
