@@ -13,7 +13,7 @@
  */
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
-import { elementOf, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { compileRegex } from './regex';
 import { castValue, isNumeric } from './sql-values';
 import { checkStringLength } from './value-limits';
@@ -54,7 +54,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * orders doubles), strings by code unit, false before true, decimals' bigints, arrays element by
  * element (NULL first, then the shorter first).
  */
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
     return a < b ? -1 : a > b ? 1 : 0;
@@ -337,6 +337,3 @@ export const CONCAT_WS_ARRAYS: CollectionFunctionDef = {
     return joinStrings('concat_ws()', parts, sep as string);
   },
 };
-
-/** An array's TypeInfo with elements of type `t`. */
-export const arrayOf = (t: TypeInfo): TypeInfo => ({ type: 'array', elementType: elementOf(t) });
