@@ -106,7 +106,10 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
     }
     if (e.type === 'function' && GENERATORS.has(functionName(e).toLowerCase()) && !e.array_index) {
       if (generate) {
-        throw new SqlValidationError(`Only one generator allowed per select clause but found 2: ${exprToString(generate.generator)} and ${functionName(e).toLowerCase()}(…) (UNSUPPORTED_GENERATOR.MULTI_GENERATOR); generate in a subquery`, posOf(e) ?? at(new RegExp(`\\b${functionName(e)}\\b`, 'i')), 'generator');
+        throw new SqlValidationError(
+          `The generator is not supported: only one generator allowed per SELECT clause but found 2: ${exprToString(generate.generator)}, ${functionName(e).toLowerCase()}(…). Generate in a subquery and the other in the outer SELECT`,
+          posOf(e) ?? at(new RegExp(`\\b${functionName(e)}\\b`, 'i')), 'generator', 'UNSUPPORTED_GENERATOR.MULTI_GENERATOR',
+        );
       }
       generate = planGenerate(builder.build(e, posOf(e)) as Extract<Expr, { kind: 'call' }>, item.as ? columnName(item.as) : undefined, inputSchema, plan);
       for (const name of generate.output) list.push({ expr: { kind: 'column', name }, name });
@@ -135,14 +138,21 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
  */
 function planGenerate(call: Extract<Expr, { kind: 'call' }>, alias: string | undefined, inputSchema: Schema, child: LogicalPlan): Extract<LogicalPlan, { kind: 'Generate' }> {
   if (call.args.length !== 1) throw new SqlValidationError(`${call.name}() takes one argument (an array or a map), got ${call.args.length}`, call.pos, call.name);
-  const fields = generatorOutput(call.name, compileExpression(call.args[0], inputSchema), alias);
+  const fields = generatorOutput(call.name, compileExpression(call.args[0], inputSchema));
   if (typeof fields === 'string') throw new SqlValidationError(`${fields} in ${exprToString(call)}`, call.pos, call.name);
-  for (const f of fields) {
+  if (alias !== undefined && fields.length !== 1) {
+    throw new SqlValidationError(
+      `The number of aliases supplied in the AS clause does not match the number of columns output by the UDTF. Expected ${fields.length} aliases, but got ${alias}. ` +
+        `Leave ${call.name}() unaliased (its columns are ${fields.map((f) => f.name).join(', ')}) and rename them in an outer SELECT`,
+      call.pos, call.name, 'UDTF_ALIAS_NUMBER_MISMATCH',
+    );
+  }
+  for (const f of alias !== undefined ? [{ name: alias }] : fields) {
     if (inputSchema.some((c) => c.name.toLowerCase() === f.name.toLowerCase())) {
       throw new SqlValidationError(`${exprToString(call)} outputs a column ${f.name}, and its input has a column ${f.name} too: alias the generator (AS another name) or rename that column in a subquery`, call.pos, call.name);
     }
   }
-  return { kind: 'Generate', generator: call, output: fields.map((f) => f.name), child };
+  return { kind: 'Generate', generator: call, output: alias !== undefined ? [alias] : fields.map((f) => f.name), child };
 }
 
 /**

@@ -89,7 +89,7 @@ function planAggregate(
     if (c.type === 'map') {
       // Spark refuses it: a map has no order and no equality (an array groups by its elements).
       throw new SqlValidationError(
-        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type (GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE); group by map_keys(…), map_values(…) or an element_at(…) instead`,
+        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. Group by map_keys(…), map_values(…) or an element_at(…) instead`,
         k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',
       );
     }

@@ -147,7 +147,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const schema = planPhysical(plan.child, ops, stateful, fuse);
       const g = plan.generator;
       const arg = compileExpression(g.args[0], schema);
-      const fields = generatorOutput(g.name, arg, undefined);
+      const fields = generatorOutput(g.name, arg);
       if (typeof fields === 'string') throw new SqlValidationError(fields, g.pos, g.name);
       const generated = fields.map((f, i) => ({ ...f, name: plan.output[i] }));
       // ColumnPruning may have left the child with columns nothing above reads: all are carried.
