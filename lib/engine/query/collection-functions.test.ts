@@ -67,6 +67,10 @@ const EXAMPLES: [string, unknown][] = [
   ['array_contains(array(1, NULL, 3), 4)', null],
   ['array_contains(array(1, NULL, 3), 1)', true],
   ['array_contains(arr, NULL)', null],
+  ['array_contains(array(1.50, 2.25), 1.5)', true],
+  ['array_contains(array(1.50, 2.25), 2)', false],
+  ['array_contains(array(1.5D, 2.0D), 2)', true],
+  ['CAST(array_max(array(1.50, 12.25, NULL)) AS STRING)', '12.25'],
   // array: > SELECT array(1, 2, 3); [1,2,3]
   ['array(1, 2, 3)', [1, 2, 3]],
   ['array(1, 2.5D)', [1, 2.5]],

@@ -297,7 +297,8 @@ COLLECTION_FUNCTIONS.cardinality = COLLECTION_FUNCTIONS.size;
 
 /** Whether a value of type `b` can be looked for among elements of type `a`. */
 function comparable(a: TypeInfo, b: TypeInfo): boolean {
-  if (isNumeric(a.type) && isNumeric(b.type)) return true;
+  const num = (t: TypeInfo) => isNumeric(t.type) || t.type === 'decimal';
+  if (num(a) && num(b)) return true;
   return sameType(a, b) || (a.type === b.type && a.type !== 'array' && a.type !== 'map' && a.type !== 'struct');
 }
 

@@ -565,8 +565,17 @@ class ExpressionCompiler {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
-    // A decimal or a date where a function takes a number or a string: as a double, as its text.
-    const args = (compiled ?? e.args.map((a) => this.compile(a))).map((a) => (a.type === 'decimal' && e.name !== 'array_contains' ? convert(a, 'double') : a.type === 'date' && e.name !== 'array_contains' ? convert(a, 'string') : a));
+    let args = compiled ?? e.args.map((a) => this.compile(a));
+    if (e.name === 'array_contains' && args[0].type === 'array') {
+      // The value at the elements' type, so that equal values compare equal (decimals at one scale).
+      const el = typeOfField(args[0].elementType!);
+      const v = args[1];
+      if (el.type === 'decimal' && (v.type === 'decimal' || v.type === 'long')) args = [args[0], convert(v, 'decimal', el.decimal)];
+      else if (v.type === 'decimal' && isNumeric(el.type)) args = [args[0], convert(v, 'double')];
+    } else {
+      // A decimal or a date where a function takes a number or a string: as a double, as its text.
+      args = args.map((a) => (a.type === 'decimal' ? convert(a, 'double') : a.type === 'date' ? convert(a, 'string') : a));
+    }
     const t = def.type(args);
     if (typeof t === 'string') this.fail(e, t);
     const bad = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
