@@ -219,7 +219,7 @@ function describe(plan: LogicalPlan): string {
     case 'Project':
       return `Project [${plan.list.map((n) => n.name).join(', ')}]`;
     case 'Generate':
-      return `Generate ${exprToString(plan.generator)}, [${plan.output.join(', ')}]`;
+      return `Generate ${exprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;
     case 'Aggregate':
       return `Aggregate [${plan.groupBy.map(exprToString).join(', ')}], [${plan.aggregates.map((a) => exprToString(a.expr).replace("('*')", '(*)')).join(', ')}]`;
     case 'Deduplicate':

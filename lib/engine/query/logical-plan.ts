@@ -45,7 +45,11 @@ export type LogicalPlan =
    * child row into one row per element of the array x (or entry of the map x): the child's
    * columns, then `output` (Spark's `pos`, `col`, or `key` and `value`, unless aliased).
    */
-  | { kind: 'Generate'; generator: Extract<Expr, { kind: 'call' }>; output: string[]; child: LogicalPlan }
+  | {
+      kind: 'Generate'; generator: Extract<Expr, { kind: 'call' }>; output: string[]; child: LogicalPlan;
+      /** Set by ColumnPruning: the child columns read above, the only ones copied into each generated row (Spark's unrequiredChildIndex). */
+      carried?: string[];
+    }
   /** A static table from the job's staticTables, joined with the stream (join-planner.ts). */
   | { kind: 'StaticRelation'; table: StaticTableSpec; keys: { stream: string; static: string }[]; columns: string[] };
 

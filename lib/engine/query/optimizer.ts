@@ -354,7 +354,10 @@ function pruneColumns(plan: LogicalPlan, needed: Needed, applied: OptimizerRuleA
       // The child's columns pass through beside the generated ones: those read above, and the generator's.
       const generated = new Set(plan.output.map((o) => o.toLowerCase()));
       const above = needed === null ? null : new Set([...needed].filter((c) => !generated.has(c)));
-      return { ...plan, child: pruneColumns(plan.child, plus(above, [plan.generator]), applied) };
+      const child = pruneColumns(plan.child, plus(above, [plan.generator]), applied);
+      if (above === null) return { ...plan, child };
+      applied.push({ rule: 'ColumnPruning', detail: `Generate ${exprToString(plan.generator)} copies ${above.size ? [...above].join(', ') : 'no input column'} into each row` });
+      return { ...plan, child, carried: [...above] };
     }
     case 'Join': {
       const stat = plan.left.kind === 'StaticRelation' ? plan.left : plan.right.kind === 'StaticRelation' ? plan.right : undefined;

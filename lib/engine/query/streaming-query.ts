@@ -150,12 +150,13 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const fields = generatorOutput(g.name, arg);
       if (typeof fields === 'string') throw new SqlValidationError(fields, g.pos, g.name);
       const generated = fields.map((f, i) => ({ ...f, name: plan.output[i] }));
-      // ColumnPruning may have left the child with columns nothing above reads: all are carried.
-      const out: Schema = [...schema, ...generated];
+      // ColumnPruning narrows what is copied into each row to the columns read above.
+      const carried = plan.carried ? schema.filter((f) => plan.carried!.includes(f.name.toLowerCase())) : schema;
+      const out: Schema = [...carried, ...generated];
       const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
       const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
       ops.push(new GenerateExec(
-        { collection: arg.eval, mapKey, position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer'), output: plan.output, carried: schema.map((f) => f.name) },
+        { collection: arg.eval, mapKey, position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer'), output: plan.output, carried: carried.map((f) => f.name) },
         out,
         `Generate ${exprToString(g)}`,
       ));
