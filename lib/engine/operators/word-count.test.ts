@@ -97,6 +97,18 @@ describe("Spark's streaming word count (explode(split(line, ' ')) then GROUP BY 
   }
 });
 
+describe('explode alone (a stateless query in append mode)', () => {
+  it.each(CRASH_POINTS)('crash at %s of batch 1, restart: every word row exactly once, with its line number', async (point) => {
+    const j = await job('append', "SELECT n, posexplode(split(line, ' ')) FROM (SELECT line, length(line) AS n FROM lines)");
+    const g = lines(point.length * 17);
+    const expected = (added: Row[]) => added.flatMap((r) => (r.line as string).split(' ').map((col, pos) => ({ n: (r.line as string).length, pos, col })));
+    await testStream(
+      { spec: j.spec, clock: new ManualClock(0), addData: async (rows) => void j.stream.addRows(rows), readAnswer: async () => j.table.rows, expected },
+      [AddData(g(5)), CheckAnswer(), AddData(g(8)), CrashAt(point, 1), AddData(g(3)), CheckAnswer(), StopStream(), StartStream(), AddData(g(4)), CheckAnswer(), StopStream()],
+    );
+  });
+});
+
 describe('grouping by an array (Spark orders arrays by their elements) and refusing a map', () => {
   it('counts lines by their split words across batches and a restart', async () => {
     const j = await job('complete', "SELECT split(line, ' ') AS words, count(*) AS n FROM lines GROUP BY split(line, ' ')");
