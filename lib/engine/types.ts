@@ -5,7 +5,9 @@
  * ISO-8601 strings using the output schema. A window is `{ start, end }` in epoch ms. A binary
  * value (Kafka's key and value) is a Buffer; outputs that have no bytes type show it as base64.
  * A decimal is its unscaled bigint, with its precision and scale in the Field. A date is its
- * number of days since 1970-01-01 (query/date.ts); sinks render it as `yyyy-MM-dd`.
+ * number of days since 1970-01-01 (query/date.ts); sinks render it as `yyyy-MM-dd`. An array
+ * (Spark's ArrayType) is a JS array; a map (MapType) a plain object from the key's text to the
+ * value (query/collection-functions.ts says why); outputs write both as JSON.
  */
 export type ColumnType = 'long' | 'double' | 'string' | 'boolean' | 'timestamp' | 'binary';
 
@@ -21,13 +23,18 @@ export interface Field {
    * `struct`: Spark's StructType, a plain object whose fields are `fields` (from_json's result);
    * `window` is the struct { start, end } of timestamps a window aggregation outputs.
    */
-  type: ColumnType | 'decimal' | 'date' | 'window' | 'struct' | 'unknown';
+  type: ColumnType | 'decimal' | 'date' | 'window' | 'struct' | 'array' | 'map' | 'unknown';
   nullable?: boolean;
   /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */
   precision?: number;
   scale?: number;
   /** The fields of a `struct`. */
   fields?: Field[];
+  /** An `array`'s element type (its name is `element`, as Spark's DDL prints it). */
+  elementType?: Field;
+  /** A `map`'s key and value types (named `key` and `value`). */
+  keyType?: Field;
+  valueType?: Field;
 }
 
 export type Schema = Field[];

@@ -12,7 +12,8 @@ import pg from 'pg';
 import { z } from 'zod';
 import { ValidationError, WeirError } from '../../engine/errors';
 import type { Field, Row, Schema } from '../../engine/types';
-import { renderDate, renderDecimal } from '../../engine/sinks/files-sink';
+import { renderCollection, renderDate, renderDecimal } from '../../engine/sinks/files-sink';
+import { stringifyJson } from '../../engine/json-text';
 import { guardedSocket } from '../../engine/outbound/guarded-connect';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 
@@ -113,6 +114,9 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     case 'binary': return 'bytea';
     case 'window': return 'timestamptz';
     case 'struct': return 'jsonb';
+    // jsonb for every array and map, not text[] for ARRAY<STRING>: one mapping for every element
+    // type (nested arrays, maps, structs, NULL elements), the JSON sinks' text, and jsonb operators.
+    case 'array': case 'map': return 'jsonb';
     case 'decimal': return `numeric(${field.precision ?? 38},${field.scale ?? 0})`;
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'unknown':
@@ -160,6 +164,8 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: f.name, createType: 'timestamptz', get: (row) => iso(row[f.name]) });
     } else if (f.type === 'date') {
       cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
+    } else if (f.type === 'array' || f.type === 'map') {
+      cols.push({ name: f.name, createType: 'jsonb', get: (row) => { const v = renderCollection(row[f.name], f); return v === null ? null : stringifyJson(v); } });
     } else if (f.type === 'decimal') {
       // The exact digits as text: numeric reads them without a detour through a double.
       cols.push({ name: f.name, createType: pgTypeFor(f), get: (row) => renderDecimal(row[f.name] ?? null, f, 'csv') });

@@ -118,6 +118,28 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes arrays and maps as jsonb, their timestamps and decimals as the JSON sinks write them', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'colls', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [
+      { name: 'words', type: 'array' as const, elementType: { name: 'element', type: 'string' as const, nullable: true } },
+      { name: 'times', type: 'array' as const, elementType: { name: 'element', type: 'timestamp' as const } },
+      { name: 'prices', type: 'map' as const, keyType: { name: 'key', type: 'string' as const }, valueType: { name: 'value', type: 'decimal' as const, precision: 10, scale: 2 } },
+    ];
+    try {
+      await sink.addBatch(0, [
+        { words: ['a', null, ''], times: [60_000], prices: { apple: 250n } },
+        { words: null, times: [], prices: null },
+      ], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT words::text AS w, times::text AS t, prices::text AS p, pg_typeof(words)::text AS ty, words->>0 AS first FROM colls ORDER BY words NULLS LAST`);
+      expect(res.rows).toEqual([
+        { w: '["a", null, ""]', t: '["1970-01-01T00:01:00.000Z"]', p: '{"apple": 2.50}', ty: 'jsonb', first: 'a' },
+        { w: null, t: '[]', p: null, ty: 'jsonb', first: null },
+      ]);
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('renders timestamps and windows, and names a missing column instead of dropping it', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'win', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'w', type: 'window' as const }, { name: 'ts', type: 'timestamp' as const }, { name: 'n', type: 'long' as const }];

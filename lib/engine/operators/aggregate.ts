@@ -53,6 +53,8 @@ export interface GroupingKey {
   window?: TimeWindowSpec;
   /** A decimal key's precision and scale (spread into its output Field). */
   decimal?: { precision: number; scale: number };
+  /** An array key's element type (kept in its output Field). */
+  elementType?: Field;
   /**
    * Set when the key is a plain source column: the hot loop reads `row[column]` at its own call
    * site, which sees only source rows (a monomorphic property load), instead of the shared
@@ -158,7 +160,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
     this.outputSchema = [
-      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal })),
+      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}) })),
       ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal })),
     ];
   }
@@ -192,7 +194,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     // The folds are top-level functions: each hot loop is optimized on its own feedback, so
     // a path the batch has not reached yet cannot deoptimize the loop that is running.
     this.droppedByWatermark =
-      keys.length === 1 && !keys[0].window
+      keys.length === 1 && !keys[0].window && byRawValue(keys[0])
         ? this.foldByValue(rows, ctx, stores, touched, dropLate)
         : byRawTuple(keys)
           ? foldByTuple(rows, ctx, stores, touched, this.o, this.updater, dropLate)
@@ -602,7 +604,15 @@ function foldGeneral(
  * tumbling (one window per row, named by its start).
  */
 function byRawTuple(keys: GroupingKey[]): boolean {
-  return keys.every((k) => (k.window ? k.window.slideMs === k.window.sizeMs : k.type !== 'window' && k.type !== 'unknown'));
+  return keys.every((k) => (k.window ? k.window.slideMs === k.window.sizeMs : k.type !== 'window' && k.type !== 'unknown' && byRawValue(k)));
+}
+
+/**
+ * Whether a key's values are primitives, which a Map finds by value. An array (or a struct) is
+ * an object: two equal ones are two Map keys, so such a key groups by its encodeKey.
+ */
+function byRawValue(k: GroupingKey): boolean {
+  return k.type !== 'array' && k.type !== 'struct' && k.type !== 'map';
 }
 
 /**

@@ -331,6 +331,7 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
     case 'max':
       needOne();
       if (arg === 'struct') throw new AnalysisException(`${text}: ${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`, { aggregate: text });
+      if (arg === 'array' || arg === 'map') throw new AnalysisException(`${text}: ${name}() of an ${arg === 'array' ? 'array' : 'map'} is not supported; take ${name}() of an element (element_at(…)) or of size(…)`, { aggregate: text });
       return extremum(name, arg === 'null' ? 'string' : arg, call.argDecimal);
     case 'approx_count_distinct': {
       if (call.star || call.argTypes.length < 1) throw new AnalysisException(`${text}: approx_count_distinct() takes one expression`, { aggregate: text });

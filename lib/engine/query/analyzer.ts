@@ -128,7 +128,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         break;
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Filter': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Aggregate': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default:
         break;
     }
@@ -194,7 +194,7 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
     case 'StaticRelation':
       return '[static table, read once per run]';
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Filter': case 'Project': case 'Sort': case 'Union':
+    case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union':
     default:
       return '[stateless]';
   }
@@ -218,6 +218,8 @@ function describe(plan: LogicalPlan): string {
       return `Filter ${exprToString(plan.condition)}`;
     case 'Project':
       return `Project [${plan.list.map((n) => n.name).join(', ')}]`;
+    case 'Generate':
+      return `Generate ${exprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;
     case 'Aggregate':
       return `Aggregate [${plan.groupBy.map(exprToString).join(', ')}], [${plan.aggregates.map((a) => exprToString(a.expr).replace("('*')", '(*)')).join(', ')}]`;
     case 'Deduplicate':

@@ -71,8 +71,14 @@ export class ExpressionBuilder {
 
   build(node: SqlNode, fallbackPos?: SqlPosition): Expr {
     const pos = posOf(node) ?? fallbackPos;
-    const e = this.convert(node, pos);
+    const subscripts = Array.isArray(node.array_index) ? (node.array_index as SqlNode[]) : [];
+    let e = this.convert(subscripts.length ? { ...node, array_index: undefined } : node, pos);
     e.pos ??= pos;
+    // `arr[0]` (0-based) and `m['k']`: Spark's GetArrayItem and GetMapValue, as get(x, i).
+    for (const s of subscripts) {
+      if (!s.brackets || !s.index) throw new SqlValidationError('Use x[index] for an array element or m[key] for a map value', pos, '[]');
+      e = { kind: 'call', name: 'get', args: [e, this.build(s.index as SqlNode, pos)], subscript: true, pos };
+    }
     return e;
   }
 

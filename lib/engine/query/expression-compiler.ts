@@ -7,16 +7,19 @@
  *
  * No user text reaches eval or new Function: the only code that runs is this file's closures.
  */
-import type { Field, Row, Schema } from '../types';
+import type { Row, Schema } from '../types';
+import { elementOf, fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { GENERATORS } from './generators';
+import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
 import { exprToString, type Expr } from './expression';
 import { DATE_TRUNC_UNITS, FUNCTIONS } from './functions';
 import { STREAMING_REFUSED } from './spark-functions';
-import { fromJson, parseDdlSchema, toJson } from './json-functions';
+import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
 import { canCast, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import {
-  arithmetic, bounded, LONG_DECIMAL, literalDecimalType, MAX_PRECISION, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
+  arithmetic, bounded, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
@@ -28,16 +31,8 @@ export interface EvalContext {
 
 export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
 
-export interface CompiledExpr {
-  type: ExprType;
+export interface CompiledExpr extends TypeInfo {
   eval: Evaluator;
-  /** The fields of a `struct` result (a window column is the struct { start, end }). */
-  fields?: Field[];
-  /**
-   * A `decimal`'s precision and scale; its values are unscaled bigints at exactly this scale
-   * (decimal.ts), so `2 % 1.8` is 0.2 as in Spark, exact to 38 digits.
-   */
-  decimal?: DecimalType;
 }
 
 /**
@@ -98,28 +93,6 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { typ
 /** The types a function returns (its type() gives a message otherwise). */
 const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'null'];
 
-/** Spark's window struct: what `window.start` and `window.end` read. */
-const WINDOW_FIELDS: Field[] = [
-  { name: 'start', type: 'timestamp', nullable: true },
-  { name: 'end', type: 'timestamp', nullable: true },
-];
-
-/** A schema field's expression type, and its fields when it is a struct. */
-function fieldExprType(f: Field): { type: ExprType; fields?: Field[]; decimal?: DecimalType } {
-  switch (f.type) {
-    case 'window':
-      return { type: 'struct', fields: WINDOW_FIELDS };
-    case 'struct':
-      return { type: 'struct', fields: f.fields ?? [] };
-    case 'unknown':
-      return { type: 'string' };
-    case 'decimal':
-      return { type: 'decimal', decimal: { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 } };
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date':
-      return { type: f.type };
-  }
-}
-
 /** Finds a column by exact name, else by a unique case-insensitive match. */
 export function resolveColumn(schema: Schema, name: string): Schema[number] | undefined {
   const exact = schema.find((f) => f.name === name);
@@ -169,7 +142,7 @@ class ExpressionCompiler {
           );
         }
         const key = f.name;
-        return { ...fieldExprType(f), eval: (row) => row[key] ?? null };
+        return { ...typeOfField(f), eval: (row) => row[key] ?? null };
       }
       case 'field': {
         const a = this.compile(e.arg);
@@ -179,7 +152,7 @@ class ExpressionCompiler {
         const key = f.name;
         const get = a.eval;
         return {
-          ...fieldExprType(f),
+          ...typeOfField(f),
           eval: (r, c) => {
             const v = get(r, c) as Record<string, unknown> | null;
             return v === null || v === undefined ? null : (v[key] ?? null);
@@ -528,11 +501,23 @@ class ExpressionCompiler {
   fromJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const [text, schema] = e.args;
     if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
-    const fields = parseDdlSchema(schema.value);
-    if (typeof fields === 'string') this.fail(e, `from_json(): ${fields}`);
     const t = this.compile(text);
     if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
     const from = t.type;
+    if (/^\s*(array|map)\s*</i.test(schema.value)) {
+      // A top-level ARRAY<…> or MAP<…> schema: from_json's result is that collection.
+      const f = parseDdlType(schema.value.trim(), 'from_json');
+      if (typeof f === 'string') this.fail(e, `from_json(): ${f}`);
+      return {
+        ...typeOfField(f),
+        eval: (r, c) => {
+          const v = t.eval(r, c);
+          return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f);
+        },
+      };
+    }
+    const fields = parseDdlSchema(schema.value);
+    if (typeof fields === 'string') this.fail(e, `from_json(): ${fields}`);
     return {
       type: 'struct',
       fields,
@@ -547,7 +532,20 @@ class ExpressionCompiler {
   /** to_json(struct) */
   private toJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const a = this.compile(e.args[0]);
-    if (a.type !== 'struct') this.fail(e, `to_json() takes a struct (such as from_json(...) or window), got ${a.type}`);
+    if (a.type === 'array' || a.type === 'map') {
+      const f = fieldOfType('to_json', a);
+      return {
+        type: 'string',
+        eval: (r, c) => {
+          const v = a.eval(r, c);
+          if (v === null || v === undefined) return null;
+          const s = collectionToJson(v, f);
+          checkStringLength('to_json()', s.length);
+          return s;
+        },
+      };
+    }
+    if (a.type !== 'struct') this.fail(e, `to_json() takes a struct (such as from_json(...) or window), an array or a map, got ${a.type}`);
     const fields = a.fields ?? [];
     return {
       type: 'string',
@@ -561,16 +559,92 @@ class ExpressionCompiler {
     };
   }
 
+  /** A collection function (collection-functions.ts): typed from its arguments' full types. */
+  private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, compiled?: CompiledExpr[]): CompiledExpr {
+    if (e.args.length < def.min || e.args.length > def.max) {
+      const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
+      this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
+    }
+    let args = compiled ?? e.args.map((a) => this.compile(a));
+    if (e.name === 'array_contains' && args[0].type === 'array') {
+      // The value at the elements' type, so that equal values compare equal (decimals at one scale).
+      const el = typeOfField(args[0].elementType!);
+      const v = args[1];
+      if (el.type === 'decimal' && (v.type === 'decimal' || v.type === 'long')) args = [args[0], convert(v, 'decimal', el.decimal)];
+      else if (v.type === 'decimal' && isNumeric(el.type)) args = [args[0], convert(v, 'double')];
+    } else {
+      // A decimal or a date where a function takes a number or a string: as a double, as its text.
+      args = args.map((a) => (a.type === 'decimal' ? convert(a, 'double') : a.type === 'date' ? convert(a, 'string') : a));
+    }
+    const t = def.type(args);
+    if (typeof t === 'string') this.fail(e, t);
+    const bad = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
+    if (bad) this.fail(e, bad);
+    const impl = def.impl;
+    const nullIntolerant = def.nullIntolerant !== false;
+    return {
+      ...t,
+      eval: (row, c) => {
+        const vs = args.map((a) => a.eval(row, c));
+        if (nullIntolerant && vs.some((v) => v === null || v === undefined)) return null;
+        return impl(vs, args);
+      },
+    };
+  }
+
+  /**
+   * array(e1, …) and map(k1, v1, …): the elements (keys, values) unify to one type, as Spark's
+   * CreateArray and CreateMap coerce them. array() with no elements is an ARRAY<STRING>.
+   */
+  private constructor_(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const unify = (es: Expr[], what: string): { type: TypeInfo; values: CompiledExpr[] } => {
+      const cs = es.map((x) => this.compile(x));
+      const nested = cs.find((c) => c.type === 'array' || c.type === 'map' || c.type === 'struct');
+      if (nested) {
+        if (cs.some((c) => c.type !== 'null' && !sameType(c, nested))) this.fail(e, `${e.name}() ${what} must all be ${typeText(nested)}`);
+        return { type: nested, values: cs };
+      }
+      const u = unifyAll(cs, es);
+      if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
+      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}) }, values: u.values };
+    };
+    if (e.name === 'array') {
+      const { type, values } = unify(e.args, 'elements');
+      return { type: 'array', elementType: elementOf(type), eval: (r, c) => values.map((v) => v.eval(r, c)) };
+    }
+    if (e.args.length % 2 !== 0) this.fail(e, 'map() takes key/value pairs: map(key1, value1, key2, value2, …)');
+    const keys = unify(e.args.filter((_, i) => i % 2 === 0), 'keys');
+    const vals = unify(e.args.filter((_, i) => i % 2 === 1), 'values');
+    if (['array', 'map', 'struct'].includes(keys.type.type)) this.fail(e, `map() keys must be of a simple type, got ${typeText(keys.type)}`);
+    const kt = keys.type;
+    return {
+      type: 'map',
+      keyType: { ...fieldOfType('key', kt), nullable: false },
+      valueType: fieldOfType('value', vals.type),
+      eval: (r, c) => buildMap('map()', keys.values.map((k) => k.eval(r, c)), vals.values.map((v) => v.eval(r, c)), kt),
+    };
+  }
+
   private call(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const refused = STREAMING_REFUSED[e.name];
     if (refused) throw new SqlValidationError(refused.message, e.pos, `${e.name}()`, refused.errorClass);
+    if (GENERATORS.has(e.name)) {
+      this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
+    }
+    if (e.name === 'array' || e.name === 'map') return this.constructor_(e);
+    const coll = COLLECTION_FUNCTIONS[e.name];
     const def = FUNCTIONS[e.name];
-    if (!def) {
+    if (!def && !coll) {
       throw new SqlValidationError(
-        `Function ${e.name}() is not supported; supported functions: ${Object.keys(FUNCTIONS).sort().join(', ')}`,
+        `Function ${e.name}() is not supported; supported functions: ${[...new Set([...Object.keys(FUNCTIONS), ...Object.keys(COLLECTION_FUNCTIONS), 'array', 'map', ...GENERATORS])].sort().join(', ')}`,
         e.pos,
         `${e.name}()`,
       );
+    }
+    if (coll) return this.collectionCall(e, coll);
+    if (e.name === 'concat_ws') {
+      const compiled = e.args.map((a) => this.compile(a));
+      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, CONCAT_WS_ARRAYS, compiled);
     }
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;

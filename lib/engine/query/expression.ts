@@ -38,7 +38,8 @@ export type Expr = Base &
     | { kind: 'case'; operand?: Expr; branches: { when: Expr; then: Expr }[]; otherwise?: Expr }
     /** `decimal`: DECIMAL(p,s) when `to` is `decimal`. */
     | { kind: 'cast'; arg: Expr; to: SqlType; decimal?: DecimalType }
-    | { kind: 'call'; name: string; args: Expr[] }
+    /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
+    | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
   );
 
 /** SQL-ish text of an expression: used for default output column names and `explain`. */
@@ -78,6 +79,7 @@ export function exprToString(e: Expr): string {
     case 'cast':
       return e.decimal ? `CAST(${exprToString(e.arg)} AS DECIMAL(${e.decimal.precision},${e.decimal.scale}))` : `CAST(${exprToString(e.arg)} AS ${e.to.toUpperCase()})`;
     case 'call':
+      if (e.subscript) return `${exprToString(e.args[0])}[${exprToString(e.args[1])}]`;
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;
   }
 }

@@ -15,6 +15,7 @@ import { JsonNumber, stringifyJson } from '../json-text';
 import type { ColumnType, Field } from '../types';
 import { formatDate, parseDate } from './date';
 import { formatDecimal } from './decimal';
+import type { SqlType } from './expression';
 import { castValue } from './sql-values';
 
 /** The DDL type names a from_json schema may use, with the Weir type each reads as. */
@@ -43,18 +44,9 @@ export function parseDdlSchema(ddl: string): Field[] | string {
     const m = /^\s*(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)\s*:?\s*([\s\S]+?)\s*(?:NOT\s+NULL\s*)?(?:COMMENT\s+'(?:[^']|'')*'\s*)?$/i.exec(raw);
     if (!m) return `cannot read the field '${raw.trim()}' of the schema '${ddl}'; write 'name TYPE'`;
     const name = m[1].startsWith('`') ? m[1].slice(1, -1).replace(/``/g, '`') : m[1];
-    const typeText = m[2].trim();
-    const nested = /^struct\s*<([\s\S]*)>$/i.exec(typeText);
-    if (nested) {
-      const inner = parseDdlSchema(typeText);
-      if (typeof inner === 'string') return inner;
-      fields.push({ name, type: 'struct', fields: inner, nullable: true });
-      continue;
-    }
-    const base = typeText.replace(/\s*\(\s*\d+\s*(,\s*\d+\s*)?\)$/, '').toUpperCase();
-    const type = DDL_TYPES[base];
-    if (!type) return `the type ${typeText} of field ${name} is not supported in a from_json schema; use ${Object.keys(DDL_TYPES).join(', ')} or STRUCT<…>`;
-    fields.push({ name, type, nullable: true });
+    const f = parseDdlType(m[2].trim(), name);
+    if (typeof f === 'string') return f;
+    fields.push(f);
   }
   const seen = new Set<string>();
   for (const f of fields) {
@@ -62,6 +54,37 @@ export function parseDdlSchema(ddl: string): Field[] | string {
     seen.add(f.name.toLowerCase());
   }
   return fields;
+}
+
+/**
+ * One DDL type as a Field named `name`: a simple type, STRUCT<…>, ARRAY<T> or MAP<K,V> (MAP's
+ * key a simple type, as a JSON object's key is text).
+ */
+export function parseDdlType(typeText: string, name: string): Field | string {
+  if (/^struct\s*</i.test(typeText)) {
+    const inner = parseDdlSchema(typeText);
+    return typeof inner === 'string' ? inner : { name, type: 'struct', fields: inner, nullable: true };
+  }
+  const arr = /^array\s*<([\s\S]*)>$/i.exec(typeText);
+  if (arr) {
+    const e = parseDdlType(arr[1].trim(), 'element');
+    return typeof e === 'string' ? e : { name, type: 'array', elementType: e, nullable: true };
+  }
+  const map = /^map\s*<([\s\S]*)>$/i.exec(typeText);
+  if (map) {
+    const kv = splitTopLevel(map[1]);
+    if (kv.length !== 2) return `the type ${typeText} of field ${name} needs a key and a value type: MAP<STRING, BIGINT>`;
+    const k = parseDdlType(kv[0].trim(), 'key');
+    const v = parseDdlType(kv[1].trim(), 'value');
+    if (typeof k === 'string') return k;
+    if (typeof v === 'string') return v;
+    if (k.type === 'array' || k.type === 'map' || k.type === 'struct') return `the key type of ${typeText} must be a simple type such as STRING`;
+    return { name, type: 'map', keyType: { ...k, nullable: false }, valueType: v, nullable: true };
+  }
+  const base = typeText.replace(/\s*\(\s*\d+\s*(,\s*\d+\s*)?\)$/, '').toUpperCase();
+  const type = DDL_TYPES[base];
+  if (!type) return `the type ${typeText} of field ${name} is not supported in a from_json schema; use ${Object.keys(DDL_TYPES).join(', ')}, STRUCT<…>, ARRAY<…> or MAP<…>`;
+  return { name, type, nullable: true };
 }
 
 /** Splits on commas that are not inside <…> or (…). */
@@ -99,6 +122,10 @@ function convert(v: unknown, f: Field): unknown {
   switch (f.type) {
     case 'struct':
       return isObject(v) ? readStruct(v, f.fields ?? []) : null;
+    case 'array':
+      return Array.isArray(v) ? v.map((x) => convert(x, f.elementType!)) : null;
+    case 'map':
+      return isObject(v) ? readMap(v, f) : null;
     case 'long':
       return typeof v === 'number' && Number.isInteger(v) ? v : null;
     case 'double':
@@ -120,6 +147,19 @@ function convert(v: unknown, f: Field): unknown {
   }
 }
 
+/** A JSON object as a map (its keys converted to the key type and back to their text). */
+function readMap(obj: Record<string, unknown>, f: Field): Record<string, unknown> | null {
+  const kt = f.keyType!;
+  const entries: [string, unknown][] = [];
+  for (const [k, x] of Object.entries(obj)) {
+    const key = kt.type === 'string' ? k : castValue(k, 'string', kt.type as SqlType);
+    // A key that does not read as the key type makes the whole map NULL (PERMISSIVE).
+    if (key === null) return null;
+    entries.push([kt.type === 'string' ? k : (castValue(key, kt.type as SqlType, 'string') as string), convert(x, f.valueType!)]);
+  }
+  return Object.fromEntries(entries);
+}
+
 function readStruct(obj: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const keys = Object.keys(obj);
@@ -131,6 +171,16 @@ function readStruct(obj: Record<string, unknown>, fields: Field[]): Record<strin
   return out;
 }
 
+/**
+ * from_json(text, schema) with an ARRAY<…> or MAP<…> schema: NULL when the text is not that JSON
+ * (an object read as an ARRAY<STRUCT<…>> is an array of that one struct, as Spark reads it).
+ */
+export function fromJsonCollection(text: string, f: Field): unknown {
+  const v = parseJson(text);
+  if (f.type === 'array' && isObject(v) && f.elementType?.type === 'struct') return [convert(v, f.elementType)];
+  return v === undefined ? null : convert(v, f);
+}
+
 /** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
 export function fromJson(text: string, fields: Field[]): Record<string, unknown> {
   const v = parseJson(text);
@@ -138,10 +188,22 @@ export function fromJson(text: string, fields: Field[]): Record<string, unknown>
   return readStruct(v, fields);
 }
 
-/** A struct's value as JSON-ready data (timestamps as Spark's JSON timestamp text). */
-function toJsonValue(v: unknown, f: Field): unknown {
+/**
+ * A value as JSON-ready data (timestamps as Spark's JSON timestamp text, decimals as their
+ * digits, binary as base64; undefined for NULL, which a struct then leaves out). Outputs that
+ * write JSON render nested values (structs, arrays, maps) with it.
+ */
+export function toJsonValue(v: unknown, f: Field): unknown {
   if (v === null || v === undefined) return undefined;
   switch (f.type) {
+    case 'array':
+      // NULL elements stay in the array as null.
+      return (v as unknown[]).map((x) => toJsonValue(x, f.elementType!) ?? null);
+    case 'map': {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v as object)) Object.defineProperty(out, k, { value: toJsonValue(x, f.valueType!) ?? null, enumerable: true, writable: true, configurable: true });
+      return out;
+    }
     case 'timestamp':
       return new Date(v as number).toISOString();
     case 'window': {
@@ -176,7 +238,12 @@ function structToJsonValue(obj: Record<string, unknown>, fields: Field[]): Recor
 
 /** to_json(struct) */
 export function toJson(obj: Record<string, unknown>, fields: Field[]): string {
-  return fields.some((f) => f.type === 'decimal') ? stringifyJson(structToJsonValue(obj, fields)) : JSON.stringify(structToJsonValue(obj, fields));
+  return stringifyJson(structToJsonValue(obj, fields));
+}
+
+/** to_json(array or map) */
+export function collectionToJson(v: unknown, f: Field): string {
+  return stringifyJson(toJsonValue(v, f) ?? null);
 }
 
 type PathStep = { key: string } | { index: number } | { wildcard: true };

@@ -40,6 +40,16 @@ export type LogicalPlan =
     }
   /** UNION ALL: the branches' rows one after the other (by position, named as the first branch's). */
   | { kind: 'Union'; branches: LogicalPlan[]; pos?: SqlPosition }
+  /**
+   * Spark's Generate: `generator` (explode(x), posexplode(x) and their _outer forms) turns each
+   * child row into one row per element of the array x (or entry of the map x): the child's
+   * columns, then `output` (Spark's `pos`, `col`, or `key` and `value`, unless aliased).
+   */
+  | {
+      kind: 'Generate'; generator: Extract<Expr, { kind: 'call' }>; output: string[]; child: LogicalPlan;
+      /** Set by ColumnPruning: the child columns read above, the only ones copied into each generated row (Spark's unrequiredChildIndex). */
+      carried?: string[];
+    }
   /** A static table from the job's staticTables, joined with the stream (join-planner.ts). */
   | { kind: 'StaticRelation'; table: StaticTableSpec; keys: { stream: string; static: string }[]; columns: string[] };
 
@@ -59,7 +69,7 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
     case 'Union':
       return plan.branches;
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Limit': case 'Project': case 'Sort':
+    case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
     default:
       return [plan.child];
   }

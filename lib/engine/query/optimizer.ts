@@ -182,6 +182,7 @@ function foldConstants(plan: LogicalPlan, applied: OptimizerRuleApplication[]): 
       return { ...plan, branches: plan.branches.map((b) => foldConstants(b, applied)) };
     case 'Aggregate':
     case 'Deduplicate':
+    case 'Generate':
     case 'Sort':
     case 'Limit':
       return { ...plan, child: foldConstants(plan.child, applied) };
@@ -265,6 +266,7 @@ function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleApplication
     case 'Project':
     case 'Aggregate':
     case 'Deduplicate':
+    case 'Generate':
     case 'Sort':
     case 'Limit':
       return { ...plan, child: pushDownPredicates(plan.child, applied) } as LogicalPlan;
@@ -348,6 +350,15 @@ function pruneColumns(plan: LogicalPlan, needed: Needed, applied: OptimizerRuleA
       return { ...plan, child: pruneColumns(plan.child, plus(needed, plan.order.map((o) => o.expr)), applied) };
     case 'Limit':
       return { ...plan, child: pruneColumns(plan.child, needed, applied) };
+    case 'Generate': {
+      // The child's columns pass through beside the generated ones: those read above, and the generator's.
+      const generated = new Set(plan.output.map((o) => o.toLowerCase()));
+      const above = needed === null ? null : new Set([...needed].filter((c) => !generated.has(c)));
+      const child = pruneColumns(plan.child, plus(above, [plan.generator]), applied);
+      if (above === null) return { ...plan, child };
+      applied.push({ rule: 'ColumnPruning', detail: `Generate ${exprToString(plan.generator)} copies ${above.size ? [...above].join(', ') : 'no input column'} into each row` });
+      return { ...plan, child, carried: [...above] };
+    }
     case 'Join': {
       const stat = plan.left.kind === 'StaticRelation' ? plan.left : plan.right.kind === 'StaticRelation' ? plan.right : undefined;
       const { side, with: rebuild } = streamSide(plan);

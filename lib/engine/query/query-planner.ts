@@ -11,7 +11,9 @@
  * knows the types). Clauses this version cannot run (UNION, window functions, subqueries in
  * expressions) are rejected here, each naming the construct and where it is.
  */
-import type { SqlPosition } from './expression';
+import type { Expr, SqlPosition } from './expression';
+import { compileExpression } from './expression-compiler';
+import { generatorOutput, GENERATORS } from './generators';
 import { ExpressionBuilder, columnName, functionName, posOf, tableName, type SqlNode } from './expression-builder';
 import { exprToString } from './expression';
 import { isStateful, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
@@ -77,6 +79,7 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
   if (isAggregationQuery(ast)) return buildSortAndLimit(ast, buildAggregation(ast, plan, inputSchema, builder, at), at);
 
   const list: NamedExpr[] = [];
+  let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
   for (const item of ast.columns as SqlNode[]) {
     const e = item.expr ?? item;
     if (e.type === 'column_ref' && e.column === '*') {
@@ -101,11 +104,23 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
       args.slice(1).forEach((k, i) => list.push({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k, posOf(e))] }, name: `c${i}` }));
       continue;
     }
+    if (e.type === 'function' && GENERATORS.has(functionName(e).toLowerCase()) && !e.array_index) {
+      if (generate) {
+        throw new SqlValidationError(
+          `The generator is not supported: only one generator allowed per SELECT clause but found 2: ${exprToString(generate.generator)}, ${functionName(e).toLowerCase()}(…). Generate in a subquery and the other in the outer SELECT`,
+          posOf(e) ?? at(new RegExp(`\\b${functionName(e)}\\b`, 'i')), 'generator', 'UNSUPPORTED_GENERATOR.MULTI_GENERATOR',
+        );
+      }
+      generate = planGenerate(builder.build(e, posOf(e)) as Extract<Expr, { kind: 'call' }>, item.as ? columnName(item.as) : undefined, inputSchema, plan);
+      for (const name of generate.output) list.push({ expr: { kind: 'column', name }, name });
+      continue;
+    }
     const expr = builder.build(e, posOf(e));
     // Spark names `parsed.id` (a struct field) `id`.
     const name = item.as ? columnName(item.as) : expr.kind === 'column' ? expr.name : expr.kind === 'field' ? expr.field : exprToString(expr);
     list.push({ expr, name });
   }
+  if (generate) plan = generate;
   const seen = new Map<string, NamedExpr>();
   for (const n of list) {
     const key = n.name.toLowerCase();
@@ -115,6 +130,29 @@ function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
     seen.set(key, n);
   }
   return buildSortAndLimit(ast, { kind: 'Project', list, child: plan }, at);
+}
+
+/**
+ * A generator select item as a Generate over `child`: its output columns are Spark's (or the
+ * alias), and must not be named like a column of its input, which the other items may read.
+ */
+function planGenerate(call: Extract<Expr, { kind: 'call' }>, alias: string | undefined, inputSchema: Schema, child: LogicalPlan): Extract<LogicalPlan, { kind: 'Generate' }> {
+  if (call.args.length !== 1) throw new SqlValidationError(`${call.name}() takes one argument (an array or a map), got ${call.args.length}`, call.pos, call.name);
+  const fields = generatorOutput(call.name, compileExpression(call.args[0], inputSchema));
+  if (typeof fields === 'string') throw new SqlValidationError(`${fields} in ${exprToString(call)}`, call.pos, call.name);
+  if (alias !== undefined && fields.length !== 1) {
+    throw new SqlValidationError(
+      `The number of aliases supplied in the AS clause does not match the number of columns output by the UDTF. Expected ${fields.length} aliases, but got ${alias}. ` +
+        `Leave ${call.name}() unaliased (its columns are ${fields.map((f) => f.name).join(', ')}) and rename them in an outer SELECT`,
+      call.pos, call.name, 'UDTF_ALIAS_NUMBER_MISMATCH',
+    );
+  }
+  for (const f of alias !== undefined ? [{ name: alias }] : fields) {
+    if (inputSchema.some((c) => c.name.toLowerCase() === f.name.toLowerCase())) {
+      throw new SqlValidationError(`${exprToString(call)} outputs a column ${f.name}, and its input has a column ${f.name} too: alias the generator (AS another name) or rename that column in a subquery`, call.pos, call.name);
+    }
+  }
+  return { kind: 'Generate', generator: call, output: alias !== undefined ? [alias] : fields.map((f) => f.name), child };
 }
 
 /**

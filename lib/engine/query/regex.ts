@@ -45,14 +45,18 @@ function repetitionProblem(pattern: string): string | undefined {
   return total > MAX_REPEAT_TOTAL ? `its repetition counts add up to ${total}, over ${MAX_REPEAT_TOTAL}` : undefined;
 }
 
-/** The compiled pattern, or RE2's reason for refusing it (with what to do about it). */
-export function compileRegex(pattern: string): RE2 | string {
-  let re = cache.get(pattern);
+/**
+ * The compiled pattern, or RE2's reason for refusing it (with what to do about it). `gu`: the
+ * global program, which matches from `lastIndex` (split walks a value with it).
+ */
+export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | string {
+  const key = flags === 'u' ? pattern : `${flags}/${pattern}`;
+  let re = cache.get(key);
   if (re === undefined) {
     try {
       const problem = repetitionProblem(pattern);
       if (problem) throw new Error(problem);
-      re = new RE2(pattern, 'u');
+      re = new RE2(pattern, flags);
     } catch (e) {
       const reason = (e as Error).message.replace(/^Invalid regular expression: \/.*\/u: /s, '');
       re =
@@ -63,7 +67,7 @@ export function compileRegex(pattern: string): RE2 | string {
       for (const old of cache.values()) free(old);
       cache.clear();
     }
-    cache.set(pattern, re);
+    cache.set(key, re);
   }
   return re;
 }

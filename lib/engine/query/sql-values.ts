@@ -14,7 +14,7 @@ import { parseTimestampLiteral } from './expression-builder';
  * `struct`: a struct value (its fields travel beside the type: CompiledExpr.fields);
  * `decimal`: an unscaled bigint (its precision and scale travel beside it: CompiledExpr.decimal).
  */
-export type ExprType = SqlType | 'struct' | 'null';
+export type ExprType = SqlType | 'struct' | 'array' | 'map' | 'null';
 
 /** The number types that functions take as JavaScript numbers (a decimal is converted first). */
 export const isNumeric = (t: ExprType) => t === 'long' || t === 'double' || t === 'null';
@@ -110,7 +110,7 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
 /** Which cast pairs are allowed at analysis (everything else is a type error). */
 export function canCast(from: ExprType, to: SqlType): boolean {
   if (from === 'null' || from === to) return true;
-  if (from === 'struct') return false;
+  if (from === 'struct' || from === 'array' || from === 'map') return false;
   if (from === 'date' || to === 'date') return from === 'string' || to === 'string' || from === 'timestamp' || to === 'timestamp';
   if (from === 'binary' || to === 'binary') return from === 'string' || to === 'string';
   if (from === 'string' || to === 'string') return true;

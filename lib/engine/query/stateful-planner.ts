@@ -21,6 +21,7 @@ import { resolveAggregate } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import { compileExpression, resolveColumn } from './expression-compiler';
+import { typeText } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 
@@ -85,8 +86,18 @@ function planAggregate(
   const keys: GroupingKey[] = analysis.keys.map((k) => {
     const source = k.window && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
     const c = compileExpression(source, childSchema);
+    if (c.type === 'map') {
+      // Spark refuses it: a map has no order and no equality (an array groups by its elements).
+      throw new SqlValidationError(
+        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. Group by map_keys(…), map_values(…) or an element_at(…) instead`,
+        k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',
+      );
+    }
     const column = !k.window && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
-    return { name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column, ...(c.decimal && !k.window ? { decimal: c.decimal } : {}) };
+    return {
+      name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column,
+      ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}),
+    };
   });
   const aggregates: AggregateSpec[] = node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
@@ -220,7 +231,7 @@ export class StatefulPlanner {
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Filter': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default:
         throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);
     }

@@ -17,6 +17,11 @@ import { compileExpression, resolveColumn, type Evaluator } from './expression-c
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
+import { fieldOfType, typeOfField } from './data-types';
+import { exprToString, type SqlType } from './expression';
+import { generatorOutput } from './generators';
+import { castValue } from './sql-values';
+import { GenerateExec } from '../operators/generate-exec';
 import { ValidationError } from '../errors';
 
 export interface CompiledStreamingQuery {
@@ -125,7 +130,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
       const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
-      const out: Schema = plan.list.map((n, i) => ({ name: n.name, type: passesWindow(n.expr) ? 'window' : compiled[i].type === 'null' ? 'string' : compiled[i].type, nullable: true, ...(compiled[i].fields ? { fields: compiled[i].fields } : {}), ...compiled[i].decimal }));
+      const out: Schema = plan.list.map((n, i) => (passesWindow(n.expr) ? { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields } : fieldOfType(n.name, compiled[i])));
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
         // One pass for both: no array of filtered rows between them.
@@ -134,6 +139,27 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       } else {
         ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
       }
+      const watermark = stateful.watermarkAfter(out);
+      if (watermark) ops.push(watermark);
+      return out;
+    }
+    case 'Generate': {
+      const schema = planPhysical(plan.child, ops, stateful, fuse);
+      const g = plan.generator;
+      const arg = compileExpression(g.args[0], schema);
+      const fields = generatorOutput(g.name, arg);
+      if (typeof fields === 'string') throw new SqlValidationError(fields, g.pos, g.name);
+      const generated = fields.map((f, i) => ({ ...f, name: plan.output[i] }));
+      // ColumnPruning narrows what is copied into each row to the columns read above.
+      const carried = plan.carried ? schema.filter((f) => plan.carried!.includes(f.name.toLowerCase())) : schema;
+      const out: Schema = [...carried, ...generated];
+      const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
+      const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
+      ops.push(new GenerateExec(
+        { collection: arg.eval, mapKey, position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer'), output: plan.output, carried: carried.map((f) => f.name) },
+        out,
+        `Generate ${exprToString(g)}`,
+      ));
       const watermark = stateful.watermarkAfter(out);
       if (watermark) ops.push(watermark);
       return out;

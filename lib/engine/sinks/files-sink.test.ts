@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock';
 import { SinkError } from '../errors';
 import type { Schema } from '../types';
-import { FilesSink, readCommittedRows } from './files-sink';
+import { stringifyJson } from '../json-text';
+import { encodeRows, FilesSink, jsonWriter, readCommittedRows, renderRow } from './files-sink';
 
 const schema: Schema = [{ name: 'n', type: 'long' }, { name: 'at', type: 'timestamp' }];
 const dirs: string[] = [];
@@ -45,5 +46,24 @@ describe('FilesSink', () => {
     expect(err).toBeInstanceOf(SinkError);
     expect(err.message).toMatch(/written by query old, but this is query new/);
     expect(await readCommittedRows(dir, 'csv', { schema })).toEqual([{ batchId: 0, rows: [{ n: 1, at: '1970-01-01T00:00:00.000Z' }] }]);
+  });
+});
+
+describe('arrays and maps in the JSON outputs', () => {
+  const colls: Schema = [
+    { name: 'words', type: 'array', elementType: { name: 'element', type: 'string', nullable: true } },
+    { name: 'at', type: 'array', elementType: { name: 'element', type: 'timestamp' } },
+    { name: 'm', type: 'map', keyType: { name: 'key', type: 'string' }, valueType: { name: 'value', type: 'decimal', precision: 5, scale: 2 } },
+  ];
+  const rows = [{ words: ['a', null], at: [0], m: { k: 150n } }, { words: null, at: [], m: {} }];
+
+  it('writes them as JSON arrays and objects in JSON lines, as JSON text in CSV, and renders them for the console and webhooks', () => {
+    expect(encodeRows(rows, colls, 'json', false)).toBe(
+      '{"words":["a",null],"at":["1970-01-01T00:00:00.000Z"],"m":{"k":1.50}}\n{"words":null,"at":[],"m":{}}\n',
+    );
+    expect(encodeRows(rows, colls, 'csv', true)).toBe('words,at,m\n"[""a"",null]","[""1970-01-01T00:00:00.000Z""]","{""k"":1.50}"\n,[],{}\n');
+    expect(stringifyJson(renderRow(rows[0], colls))).toBe('{"words":["a",null],"at":["1970-01-01T00:00:00.000Z"],"m":{"k":1.50}}');
+    const w = jsonWriter(colls);
+    expect(w.stringify(w.row(rows[0]))).toBe('{"words":["a",null],"at":["1970-01-01T00:00:00.000Z"],"m":{"k":1.50}}');
   });
 });

@@ -25,6 +25,7 @@ import { coerceField, splitCsvLine } from '../operators/record-parser';
 import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
 import { JsonNumber, stringifyJson } from '../json-text';
+import { toJsonValue } from '../query/json-functions';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
 import type { Field, OutputMode, Row, Schema } from '../types';
@@ -49,9 +50,20 @@ export function renderRow(row: Row, schema: Schema): Row {
   const out: Row = {};
   for (const f of schema) {
     const v = row[f.name] ?? null;
-    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : f.type === 'binary' ? renderBinary(v) : f.type === 'decimal' ? renderDecimal(v, f, 'json') : f.type === 'date' ? renderDate(v) : v;
+    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : f.type === 'binary' ? renderBinary(v) : f.type === 'decimal' ? renderDecimal(v, f, 'json') : f.type === 'date' ? renderDate(v) : isCollection(f) ? renderCollection(v, f) : v;
   }
   return out;
+}
+
+const isCollection = (f: Field) => f.type === 'array' || f.type === 'map';
+
+/**
+ * An array or a map as JSON-ready data (write it with stringifyJson): its elements rendered as
+ * to_json renders them (timestamps ISO-8601, decimals their digits, binary base64), as Spark's
+ * JSON writer writes an ArrayType or MapType column.
+ */
+export function renderCollection(v: unknown, f: Field): unknown {
+  return v === null || v === undefined ? null : (toJsonValue(v, f) ?? null);
 }
 
 /** A date (days since 1970-01-01 inside the engine) as outputs show it, as Spark's writers do: `yyyy-MM-dd`. */
@@ -77,12 +89,14 @@ export function renderDecimal(v: unknown, f: Field, format: 'json' | 'csv'): unk
 export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unknown): string } {
   const decimals = schema.filter((f) => f.type === 'decimal');
   const dates = schema.filter((f) => f.type === 'date');
-  if (decimals.length === 0 && dates.length === 0) return { row: (r) => r, stringify: (v) => JSON.stringify(v) };
+  const collections = schema.filter(isCollection);
+  if (decimals.length === 0 && dates.length === 0 && collections.length === 0) return { row: (r) => r, stringify: (v) => JSON.stringify(v) };
   return {
     row: (r) => {
       const out = { ...r };
       for (const f of decimals) out[f.name] = renderDecimal(out[f.name], f, 'json');
       for (const f of dates) out[f.name] = renderDate(out[f.name]);
+      for (const f of collections) out[f.name] = renderCollection(out[f.name], f);
       return out;
     },
     stringify: stringifyJson,
@@ -118,13 +132,19 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
   // Binary as base64 text, as Spark's JSON and CSV writers write it.
   const binCols = schema.filter((f) => f.type === 'binary').map((f) => f.name);
   const decCols = schema.filter((f) => f.type === 'decimal');
-  const stringify = decCols.length ? stringifyJson : JSON.stringify;
+  // Arrays and maps as JSON (a JSON string in CSV, as a window is).
+  const collCols = schema.filter(isCollection);
+  const stringify = decCols.length || collCols.length ? stringifyJson : JSON.stringify;
   const parts: string[] = [];
   if (format === 'csv' && header) parts.push(names.map(csvField).join(','));
   for (const r of rows) {
     let o: Row = r;
-    if (tsCols.length || dateCols.length || windowCols.length || binCols.length || decCols.length) {
+    if (tsCols.length || dateCols.length || windowCols.length || binCols.length || decCols.length || collCols.length) {
       o = { ...r };
+      for (const f of collCols) {
+        const c = renderCollection(o[f.name], f);
+        o[f.name] = format === 'json' || c === null ? c : stringifyJson(c);
+      }
       for (const f of decCols) o[f.name] = renderDecimal(o[f.name], f, format);
       for (const c of binCols) o[c] = renderBinary(o[c]);
       for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();

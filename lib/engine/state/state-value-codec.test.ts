@@ -65,4 +65,14 @@ describe('state value codec', () => {
     expect(encodeKey([null])).not.toBe(encodeKey(['null']));
     expect(encodeKey(['a', 'b'])).not.toBe(encodeKey(['ab']));
   });
+
+  it('round-trips arrays and maps (a map is an object from key text to value, `__proto__` an ordinary key)', () => {
+    const m = Object.fromEntries([['__proto__', 1], ['b', [1, null]]]);
+    const back = decodeValue(encodeValue([['a', null, ''], m])) as unknown[];
+    expect(back).toEqual([['a', null, ''], m]);
+    expect(Object.getPrototypeOf(back[1])).toBe(Object.prototype);
+    expect(Object.keys(back[1] as object)).toEqual(['__proto__', 'b']);
+    expect(encodeKey([['a', 'b']])).toBe(encodeKey([['a', 'b']]));
+    expect(encodeKey([['a', 'b']])).not.toBe(encodeKey([['ab']]));
+  });
 });

@@ -243,7 +243,9 @@ function readValue(r: ByteReader): unknown {
       for (let i = 0; i < n; i++) {
         const kt = r.u8();
         const k = r.str(kt === TAG_STRING16 ? 'utf16le' : 'utf8');
-        out[k] = readValue(r);
+        // A map's key may be `__proto__`: an own property, never the object's prototype.
+        if (k === '__proto__') Object.defineProperty(out, k, { value: readValue(r), enumerable: true, writable: true, configurable: true });
+        else out[k] = readValue(r);
       }
       return out;
     }

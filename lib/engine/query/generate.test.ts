@@ -1,0 +1,92 @@
+/**
+ * Generators in a SELECT list (Spark's Generate): explode, posexplode and the _outer forms over
+ * arrays and maps, with Spark's output column names, on the examples of Spark's function
+ * reference, and what Spark refuses.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Row, Schema } from '../types';
+import { SqlValidationError } from './sql-error';
+import { compileStreamingQuery } from './streaming-query';
+
+const SCHEMA: Schema = [
+  { name: 'id', type: 'long' },
+  { name: 'line', type: 'string' },
+  { name: 'tags', type: 'array', elementType: { name: 'element', type: 'string', nullable: true } },
+];
+const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: SCHEMA };
+
+async function evalRows(sql: string, rows: Row[]): Promise<{ rows: Row[]; schema: Schema; explain: string }> {
+  const q = compileStreamingQuery(sql, rel);
+  let out = rows;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return { rows: out, schema: q.outputSchema, explain: q.explain };
+}
+
+const ROWS: Row[] = [
+  { id: 1, line: 'a b', tags: ['x', 'y'] },
+  { id: 2, line: '', tags: [] },
+  { id: 3, line: 'c', tags: null },
+];
+
+function sqlError(sql: string): SqlValidationError {
+  try {
+    compileStreamingQuery(sql, rel);
+  } catch (e) {
+    if (e instanceof SqlValidationError) return e;
+    throw e;
+  }
+  throw new Error(`expected ${sql} to fail`);
+}
+
+describe('Generate: explode and posexplode in the SELECT list', () => {
+  it('> SELECT explode(array(10, 20)); 10 · 20 (column col)', async () => {
+    const { rows, schema } = await evalRows('SELECT explode(array(10, 20)) FROM src', [{ id: 1 }]);
+    expect(rows).toEqual([{ col: 10 }, { col: 20 }]);
+    expect(schema).toMatchObject([{ name: 'col', type: 'long' }]);
+  });
+
+  it('> SELECT posexplode(array(10,20)); 0 10 · 1 20 (columns pos, col)', async () => {
+    const { rows } = await evalRows('SELECT posexplode(array(10, 20)) FROM src', [{ id: 1 }]);
+    expect(rows).toEqual([{ pos: 0, col: 10 }, { pos: 1, col: 20 }]);
+  });
+
+  it("> SELECT explode(map('a', 1, 'b', 2)); a 1 · b 2 (columns key, value); posexplode adds pos", async () => {
+    expect((await evalRows("SELECT explode(map('a', 1, 'b', 2)) FROM src", [{ id: 1 }])).rows).toEqual([{ key: 'a', value: 1 }, { key: 'b', value: 2 }]);
+    expect((await evalRows("SELECT posexplode(map(1, 'a')) FROM src", [{ id: 1 }])).rows).toEqual([{ pos: 0, key: 1, value: 'a' }]);
+  });
+
+  it('carries the other items beside each element; NULL and empty arrays give no row, _outer one row of NULLs', async () => {
+    const carried = await evalRows('SELECT id, explode(tags) AS tag FROM src', ROWS);
+    expect(carried.rows).toEqual([{ id: 1, tag: 'x' }, { id: 1, tag: 'y' }]);
+    expect(carried.explain).toMatch(/Generate explode\(tags\), \[tag\] carries \[id\]/);
+    expect((await evalRows('SELECT id, explode_outer(tags) AS tag FROM src', ROWS)).rows).toEqual([
+      { id: 1, tag: 'x' }, { id: 1, tag: 'y' }, { id: 2, tag: null }, { id: 3, tag: null },
+    ]);
+    expect((await evalRows('SELECT upper(line) AS u, posexplode_outer(tags) FROM src WHERE id > 1', ROWS)).rows).toEqual([
+      { u: '', pos: null, col: null }, { u: 'C', pos: null, col: null },
+    ]);
+  });
+
+  it('splits words as Spark: an empty line is one empty word', async () => {
+    const { rows, explain } = await evalRows("SELECT explode(split(line, ' ')) AS word FROM src", ROWS);
+    expect(rows.map((r) => r.word)).toEqual(['a', 'b', '', 'c']);
+    // ColumnPruning: nothing above reads an input column, so none is copied into the word rows.
+    expect(explain).toMatch(/Generate explode\(split\(line, ' '\)\), \[word\] carries \[\] \[stateless\]/);
+  });
+
+  it('a projection above reads the generated column, and a WHERE below filters the input rows', async () => {
+    const { rows } = await evalRows("SELECT upper(word) AS w, length(word) AS n FROM (SELECT id, explode(split(line, ' ')) AS word FROM src WHERE id = 1) WHERE word <> 'b'", ROWS);
+    expect(rows).toEqual([{ w: 'A', n: 1 }]);
+  });
+
+  it('refuses what Spark refuses, naming it', () => {
+    const multi = sqlError('SELECT explode(tags), explode(tags) AS t2 FROM src');
+    expect(multi.message).toMatch(/only one generator allowed per SELECT clause/);
+    expect(multi.errorClass).toBe('UNSUPPORTED_GENERATOR.MULTI_GENERATOR');
+    expect(sqlError('SELECT posexplode(tags) AS p FROM src').errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
+    expect(sqlError('SELECT explode(line) FROM src').message).toMatch(/takes an array or a map, got STRING/);
+    expect(sqlError('SELECT size(explode(tags)) FROM src').message).toMatch(/explode\(\) is a generator/);
+    expect(sqlError('SELECT explode(tags) AS id FROM src').message).toMatch(/its input has a column id too/);
+    expect(sqlError('SELECT explode(tags) AS t, count(*) FROM src GROUP BY t').message).toMatch(/generate in a subquery/);
+  });
+});
