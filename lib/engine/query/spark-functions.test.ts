@@ -61,6 +61,11 @@ const EXAMPLES: [string, unknown][] = [
   ["chr(65)", 'A'],
   ["regexp_replace('100-200', '(\\\\d+)', 'num')", 'num-num'],
   ["regexp_replace('100-200', '(\\\\d+)-(\\\\d+)', '$2-$1')", '200-100'],
+  // Characters outside the Basic Multilingual Plane: re2 counts positions in characters.
+  ["regexp_replace('😀a b', 'a', 'X')", '😀X b'],
+  ["regexp_replace('😀a😀a', 'a', 'X', 3)", '😀a😀X'],
+  ["regexp_replace('😀b', '', '-')", '-😀-b-'],
+  ["regexp_replace('x😀y', '[😀]', '_')", 'x_y'],
   ["regexp_extract('100-200', '(\\\\d+)-(\\\\d+)', 1)", '100'],
   ["'Spark' LIKE 'Spa%'", true],
   ["'a_b' LIKE 'a!_b' ESCAPE '!'", true],

@@ -96,6 +96,17 @@ function expandReplacement(rep: string, m: ArrayLike<string | undefined>): strin
   return out;
 }
 
+/**
+ * The code-unit offset of code point `cp` of `s` (its length when past the end): re2-wasm gives
+ * match positions in code points, JavaScript slices in UTF-16 code units.
+ */
+function codeUnitIndex(s: string, cp: number): number {
+  if (!/[\uD800-\uDFFF]/.test(s)) return Math.min(cp, s.length);
+  let i = 0;
+  for (let n = 0; n < cp && i < s.length; n++) i += s.codePointAt(i)! > 0xffff ? 2 : 1;
+  return i;
+}
+
 function trimChars(s: string, set: string, left: boolean, right: boolean): string {
   const cs = chars(s);
   const drop = new Set(chars(set));
@@ -188,20 +199,24 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, p, r, posArg]) => {
       const src = s as string;
       const re = regex('regexp_replace()', p as string);
-      const start = posArg === undefined ? 0 : Math.max(0, Math.trunc(posArg as number) - 1);
+      // Spark's position counts characters (code points), as re2-wasm's match index does.
+      const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.max(0, Math.trunc(posArg as number) - 1));
       let out = src.slice(0, start);
       let rest = src.slice(start);
       for (let guard = 0; guard <= src.length + 1; guard++) {
         const m = re.exec(rest);
         if (!m) break;
         const whole = m[0] ?? '';
-        out += rest.slice(0, m.index) + expandReplacement(r as string, m);
+        const at = codeUnitIndex(rest, m.index);
+        out += rest.slice(0, at) + expandReplacement(r as string, m);
         checkStringLength('regexp_replace()', out.length);
-        const adv = m.index + whole.length;
+        const adv = at + whole.length;
         if (whole.length === 0) {
           if (adv >= rest.length) { rest = ''; break; }
-          out += rest[adv];
-          rest = rest.slice(adv + 1);
+          // Step over one character, not half of a surrogate pair.
+          const step = rest.codePointAt(adv)! > 0xffff ? 2 : 1;
+          out += rest.slice(adv, adv + step);
+          rest = rest.slice(adv + step);
         } else rest = rest.slice(adv);
       }
       return out + rest;
