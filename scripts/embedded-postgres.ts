@@ -41,6 +41,12 @@ export interface SupervisionOptions {
   maxBackoffMs?: number;
   /** A postmaster that stayed up this long resets the backoff. */
   stableMs?: number;
+  /**
+   * false: a postmaster that dies stays down, for a test that kills and restarts it itself (a
+   * supervisor left behind would start its own postmaster on the same data directory, even while
+   * the test removes it).
+   */
+  restartOnExit?: boolean;
 }
 
 /**
@@ -254,7 +260,7 @@ const describeExit = (e: { code: number | null; signal: NodeJS.Signals | null })
  * back or did not come back); the rest is detail for the log file.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string, level?: 'warn') => void, opts: SupervisionOptions = {}): Promise<EmbeddedDatabase> {
-  const { initialBackoffMs = 1000, maxBackoffMs = 30_000, stableMs = 60_000 } = opts;
+  const { initialBackoffMs = 1000, maxBackoffMs = 30_000, stableMs = 60_000, restartOnExit = true } = opts;
   const databaseDir = path.join(dataDir, 'pg');
   hydrateBinarySymlinks();
   const ids = serverIds();
@@ -295,7 +301,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const watch = (s: Postmaster) => {
     const upAt = Date.now();
     void s.exited.then((exit) => {
-      if (stopped) return;
+      if (stopped || !restartOnExit) return;
       if (Date.now() - upAt >= stableMs) failures = 0;
       const last = s.lastLines();
       log(`embedded PostgreSQL (pid ${s.pid}) died: ${describeExit(exit)}${last ? `; its last log lines: ${last}` : ''}`, 'warn');

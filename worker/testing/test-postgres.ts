@@ -28,7 +28,8 @@ export class TestPostgres {
 
   async start(): Promise<string> {
     this.port ||= await freePort();
-    this.server = await startEmbeddedPostgres(this.dataDir, this.port, (m) => console.log(`[test postgres] ${m}`));
+    // The test kills and restarts it itself (blink): no supervisor of its own may restart it.
+    this.server = await startEmbeddedPostgres(this.dataDir, this.port, (m) => console.log(`[test postgres] ${m}`), { restartOnExit: false });
     this.url = this.server.url;
     return this.url;
   }
