@@ -202,9 +202,10 @@ export class StatefulAggregateExec implements StatefulOperator {
     writeGroups(touched);
     if (bounded) {
       if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();
+      // A key's time never changes: setting it again is as cheap as asking whether it is there.
       for (let i = 0; i < touched.length; i++) {
         const g = touched[i];
-        if (!this.keyTimes.has(g.key)) this.keyTimes.set(g.key, this.keyTime(g.tuple));
+        this.keyTimes.set(g.key, this.keyTime(g.tuple));
       }
     }
 
@@ -218,20 +219,23 @@ export class StatefulAggregateExec implements StatefulOperator {
     if (bounded && wm > this.evictedUpTo) {
       const keyTimes = this.keyTimes;
       for (const s of stores) {
-        const expired: [string, Uint8Array][] = [];
-        for (const [k, v] of s.entries()) {
+        // Keys only: the scan passes every group in state, and only Append reads the values
+        // (of the expired groups).
+        const expired: string[] = [];
+        for (const k of s.keys()) {
           let t = keyTimes.get(k);
           if (t === undefined) keyTimes.set(k, (t = this.keyTime(decodeKey(k))));
-          if (t !== null && t <= wm) expired.push([k, v]);
+          if (t !== null && t <= wm) expired.push(k);
         }
         // The tuple is needed only to emit the group (Append) or to drop it from the one-key cache.
         const needTuple = outputMode === 'append' || this.cache.size > 0;
-        for (const [k, v] of expired) {
+        for (const k of expired) {
+          const v = outputMode === 'append' ? s.get(k) : undefined;
           s.remove(k, 'watermark');
           keyTimes.delete(k);
           if (!needTuple) continue;
           const tuple = decodeKey(k);
-          if (outputMode === 'append') out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
+          if (v !== undefined) out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
           const cached = this.cache.get(tuple[0]);
           if (cached !== undefined && cached.key === k) {
             this.cacheBytes -= cachedGroupBytes(cached);

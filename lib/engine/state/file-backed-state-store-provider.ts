@@ -102,7 +102,11 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
   /** Sets a key (value as a byte string), keeping memoryBytes right. */
   set(key: string, value: string): void {
-    const old = this.map.get(key);
+    this.replace(key, this.map.get(key), value);
+  }
+
+  /** `set` when the caller has just read the key's current value `old` (one lookup fewer). */
+  replace(key: string, old: string | undefined, value: string): void {
     if (old !== undefined) this.memoryBytes -= entryBytes(key, old);
     this.memoryBytes += entryBytes(key, value);
     this.map.set(key, value);
@@ -110,7 +114,11 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
   delete(key: string): void {
     const old = this.map.get(key);
-    if (old === undefined) return;
+    if (old !== undefined) this.deleteKnown(key, old);
+  }
+
+  /** `delete` of a key the caller has just read with its value `old` (one lookup fewer). */
+  deleteKnown(key: string, old: string): void {
     this.memoryBytes -= entryBytes(key, old);
     this.map.delete(key);
   }
@@ -325,8 +333,11 @@ export class FileBackedStateStore implements StateStore {
 
   put(key: string, value: Uint8Array): void {
     this.writable();
-    if (!this.undo.has(key)) this.undo.set(key, this.p.map.get(key));
-    this.p.set(key, byteString(value));
+    // Every changed group of every batch comes through here: one lookup in the map serves the
+    // undo log and the memory estimate.
+    const old = this.p.map.get(key);
+    if (!this.undo.has(key)) this.undo.set(key, old);
+    this.p.replace(key, old, byteString(value));
   }
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
@@ -334,12 +345,16 @@ export class FileBackedStateStore implements StateStore {
     const old = this.p.map.get(key);
     if (old === undefined) return;
     if (!this.undo.has(key)) this.undo.set(key, old);
-    this.p.delete(key);
+    this.p.deleteKnown(key, old);
     this.removals.set(key, reason === 'watermark' ? 'evict' : 'remove');
   }
 
   *entries(): IterableIterator<[string, Uint8Array]> {
     for (const [k, v] of this.p.map) yield [k, bytesOf(v)];
+  }
+
+  keys(): IterableIterator<string> {
+    return this.p.map.keys();
   }
 
   updatedKeys(): IterableIterator<string> {
