@@ -62,8 +62,6 @@ function bytesOf(s: string): Uint8Array {
   return Buffer.from(s, 'latin1');
 }
 
-type Op = 'put' | 'remove' | 'evict';
-
 export class FileBackedStateStoreProvider implements StateStoreProvider {
   readonly dir: string;
   private readonly minDeltasForSnapshot: number;
@@ -300,8 +298,12 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 export class FileBackedStateStore implements StateStore {
   /** Each changed key's value before this version's first change to it (undefined: absent). */
   readonly undo = new Map<string, string | undefined>();
-  /** Why each removed key went (puts need no entry: a changed key with a value was put). */
-  private readonly removals = new Map<string, Exclude<Op, 'put'>>();
+  /**
+   * Keys whose last removal was explicit; any other removed key went by the watermark. Only the
+   * rare explicit removals are recorded: the eviction of every expired group, every batch, then
+   * writes nothing here, and commit looks nothing up while none were made.
+   */
+  private readonly explicitRemovals = new Set<string>();
   committed = false;
   finished = false;
   private committedMetrics: StateStoreMetrics | null = null;
@@ -346,7 +348,8 @@ export class FileBackedStateStore implements StateStore {
     if (old === undefined) return;
     if (!this.undo.has(key)) this.undo.set(key, old);
     this.p.deleteKnown(key, old);
-    this.removals.set(key, reason === 'watermark' ? 'evict' : 'remove');
+    if (reason !== 'watermark') this.explicitRemovals.add(key);
+    else if (this.explicitRemovals.size > 0) this.explicitRemovals.delete(key);
   }
 
   *entries(): IterableIterator<[string, Uint8Array]> {
@@ -376,8 +379,8 @@ export class FileBackedStateStore implements StateStore {
         updated++;
       } else if (orig !== undefined) {
         w.remove(key);
-        if (this.removals.get(key) === 'evict') evicted++;
-        else removed++;
+        if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
+        else evicted++;
       }
     }
     const data = w.finish();
@@ -411,7 +414,7 @@ export class FileBackedStateStore implements StateStore {
       else this.p.set(key, orig);
     }
     this.undo.clear();
-    this.removals.clear();
+    this.explicitRemovals.clear();
     this.finished = true;
   }
 
@@ -421,8 +424,8 @@ export class FileBackedStateStore implements StateStore {
     for (const [key, orig] of this.undo) {
       if (map.has(key)) updated++;
       else if (orig === undefined) continue; // put then removed: never existed
-      else if (this.removals.get(key) === 'evict') evicted++;
-      else removed++;
+      else if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
+      else evicted++;
     }
     return {
       numRowsTotal: this.p.map.size,
