@@ -54,7 +54,8 @@ const entryBytes = (key: string, value: string) => stringBytes(key.length) + str
 
 /** A value's bytes as a byte string, the form the map keeps (one char per byte). */
 function byteString(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+  // encodeValue's Buffers (every put of every batch) need no second view over their bytes.
+  return (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString('latin1');
 }
 
 /** The bytes of a byte string, as `get` returns them (a fresh array the caller may keep). */
