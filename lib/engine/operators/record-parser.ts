@@ -97,13 +97,16 @@ const inherited = (name: string) => name in Object.prototype;
 export class JsonLineParser {
   private readonly names: string[];
   private readonly types: string[];
+  /** Columns named like an Object.prototype member: read only as the line's own property. */
+  private readonly ownOnly: boolean[];
   /** Whether a parsed line can stand in for its row when read by column (see `typedObject`). */
   private readonly readableAsRow: boolean;
   constructor(schema: Schema, columns?: readonly string[]) {
     const fields = materialized(schema, columns);
     this.names = fields.map((f) => f.name);
     this.types = fields.map((f) => f.type);
-    this.readableAsRow = !this.names.some(inherited);
+    this.ownOnly = this.names.map(inherited);
+    this.readableAsRow = !this.ownOnly.includes(true);
   }
 
   parse(line: string): ParseResult {
@@ -156,8 +159,9 @@ export class JsonLineParser {
     }
     if (exact && i === names.length) return { ok: true, row: src };
     const row: Row = {};
+    const ownOnly = this.readableAsRow ? null : this.ownOnly;
     for (let i = 0; i < names.length; i++) {
-      const v = src[names[i]];
+      const v = ownOnly !== null && ownOnly[i] && !Object.hasOwn(src, names[i]) ? undefined : src[names[i]];
       // Fast path without allocation for values already of the column's JSON type.
       if (v === undefined || v === null) row[names[i]] = null;
       else if (alreadyTyped(v, types[i])) row[names[i]] = v;
