@@ -13,9 +13,11 @@
  *    batch, and written back once: store work follows the groups touched, not the rows. With
  *    one plain grouping column the operator also keeps the decoded groups between batches
  *    (at most 100k, valid only for the store version it built them on), so a group touched
- *    every batch is not decoded every batch; count(*) alone bumps a counter on the group (one
- *    Map lookup per row). That cache is state memory too: its estimate is added to
- *    memoryUsedBytes and shown alone as customMetrics.groupCacheBytes.
+ *    every batch is not decoded every batch. That cache is state memory too: its estimate is
+ *    added to memoryUsedBytes and shown alone as customMetrics.groupCacheBytes. With one key or
+ *    several plain keys (a tumbling window among them), count(*) alone bumps a counter on the
+ *    group (one lookup per row), and aggregates that fold numbers only are folded a batch at a
+ *    time, column by column (ColumnarFold), falling back to the row fold on a non-number.
  * 4. Output, by mode (Spark's semantics):
  *    - Complete: every group in state, every batch; nothing is evicted.
  *    - Update: the groups touched in this batch; then groups with event time ≤ W are evicted.
@@ -197,14 +199,15 @@ export class StatefulAggregateExec implements StatefulOperator {
       keys.length === 1 && !keys[0].window && byRawValue(keys[0])
         ? this.foldByValue(rows, ctx, stores, touched, dropLate)
         : byRawTuple(keys)
-          ? foldByTuple(rows, ctx, stores, touched, this.o, this.updater, dropLate)
+          ? foldByTuple(rows, ctx, stores, touched, this.o, this.updater, this.columnar, dropLate)
           : foldGeneral(rows, ctx, stores, touched, this.o, this.updater, dropLate ? (t) => this.keyTime(t) : null);
     writeGroups(touched);
     if (bounded) {
       if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();
+      // A key's time never changes: setting it again is as cheap as asking whether it is there.
       for (let i = 0; i < touched.length; i++) {
         const g = touched[i];
-        if (!this.keyTimes.has(g.key)) this.keyTimes.set(g.key, this.keyTime(g.tuple));
+        this.keyTimes.set(g.key, this.keyTime(g.tuple));
       }
     }
 
@@ -218,20 +221,23 @@ export class StatefulAggregateExec implements StatefulOperator {
     if (bounded && wm > this.evictedUpTo) {
       const keyTimes = this.keyTimes;
       for (const s of stores) {
-        const expired: [string, Uint8Array][] = [];
-        for (const [k, v] of s.entries()) {
+        // Keys only: the scan passes every group in state, and only Append reads the values
+        // (of the expired groups).
+        const expired: string[] = [];
+        for (const k of s.keys()) {
           let t = keyTimes.get(k);
           if (t === undefined) keyTimes.set(k, (t = this.keyTime(decodeKey(k))));
-          if (t !== null && t <= wm) expired.push([k, v]);
+          if (t !== null && t <= wm) expired.push(k);
         }
         // The tuple is needed only to emit the group (Append) or to drop it from the one-key cache.
         const needTuple = outputMode === 'append' || this.cache.size > 0;
-        for (const [k, v] of expired) {
+        for (const k of expired) {
+          const v = outputMode === 'append' ? s.get(k) : undefined;
           s.remove(k, 'watermark');
           keyTimes.delete(k);
           if (!needTuple) continue;
           const tuple = decodeKey(k);
-          if (outputMode === 'append') out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
+          if (v !== undefined) out.push(render(keys, aggregates, tuple, decodeValue(v) as unknown[]));
           const cached = this.cache.get(tuple[0]);
           if (cached !== undefined && cached.key === k) {
             this.cacheBytes -= cachedGroupBytes(cached);
@@ -619,7 +625,11 @@ function byRawValue(k: GroupingKey): boolean {
  * Several keys (or a tumbling window beside other keys) without a temporary object per row:
  * the key values go into one reused array and the group is found through one Map per key
  * level, by raw value (a window by its start). Only a group's first row in the batch builds
- * its tuple and encoded key. Returns the late rows.
+ * its tuple and encoded key. The pass that finds the groups folds only count(*) alone (a
+ * pending count per group); otherwise it records each row's group slot base (its index in
+ * `touched` × stride, -1: the row is skipped), and the batch is then folded column by column
+ * by ColumnarFold, or row by row when an aggregate does not fold numbers or the columnar fold
+ * meets a non-number (which it gives back with nothing folded). Returns the late rows.
  */
 function foldByTuple(
   rows: Row[],
@@ -628,6 +638,7 @@ function foldByTuple(
   touched: Group[],
   o: StatefulAggregateOptions,
   updater: BufferUpdater,
+  columnar: ColumnarFold | null,
   dropLate: boolean,
 ): number {
   const { keys, aggregates } = o;
@@ -637,6 +648,9 @@ function foldByTuple(
   // Late: the watermarked key (a window's end) at or before the watermark.
   const lateIndex = dropLate ? (o.watermarkKeyIndex ?? -1) : -1;
   const wm = ctx.batchWatermarkMs;
+  const countOnly = aggregates.length === 1 && isCountStar(aggregates[0].fn);
+  const base = countOnly ? null : new Int32Array(rows.length);
+  const stride = columnar !== null ? columnar.stride : 1;
   const root = new Map<unknown, unknown>();
   const vals = new Array<unknown>(nKeys);
   let dropped = 0;
@@ -647,7 +661,10 @@ function foldByTuple(
       let v = k.column !== undefined ? (row[k.column] ?? null) : (k.eval(row, ctx) ?? null);
       if (i === windowIndex) {
         // A row without an event time belongs to no window (Spark: dropped by the grouping).
-        if (v === null) continue rows;
+        if (v === null) {
+          if (base !== null) base[r] = -1;
+          continue rows;
+        }
         const ts = v as number;
         v = ts - (((ts % sizeMs) + sizeMs) % sizeMs);
       }
@@ -657,6 +674,7 @@ function foldByTuple(
       const t = vals[lateIndex];
       if (t !== null && (lateIndex === windowIndex ? (t as number) + sizeMs : (t as number)) <= wm) {
         dropped++;
+        if (base !== null) base[r] = -1;
         continue;
       }
     }
@@ -671,10 +689,21 @@ function foldByTuple(
       const tuple = vals.slice();
       if (windowIndex >= 0) tuple[windowIndex] = { start: tuple[windowIndex] as number, end: (tuple[windowIndex] as number) + sizeMs };
       g = loadGroup(encodeKey(tuple), tuple, stores, aggregates, ctx.batchId);
+      g.base = touched.length * stride;
       level.set(vals[nKeys - 1], g);
       touched.push(g);
     }
-    updater.apply(g.bufs, row, ctx);
+    if (base !== null) base[r] = g.base;
+    else g.pending++;
+  }
+  if (base === null) {
+    for (let j = 0; j < touched.length; j++) {
+      const g = touched[j];
+      g.bufs[0] = (g.bufs[0] as number) + g.pending;
+      g.pending = 0;
+    }
+  } else if (columnar === null || !columnar.apply(rows, base, touched, ctx)) {
+    for (let r = 0; r < rows.length; r++) if (base[r] >= 0) updater.apply(touched[base[r] / stride].bufs, rows[r], ctx);
   }
   return dropped;
 }

@@ -59,6 +59,21 @@ describe('record parser', () => {
     );
   });
 
+  it('says when a parsed line reads as its row, column by column (the scan tests its filter on it)', () => {
+    const p = new JsonLineParser(SCHEMA, ['id', 'ts']);
+    const obj = (line: string) => p.parseObject(line) as Record<string, unknown>;
+    expect(p.typedObject(obj('{"id":1,"s":7,"ts":5}'))).toBe(true); // s is pruned: not read
+    expect(p.typedObject(obj('{"s":"a"}'))).toBe(true); // absent columns read as NULL
+    expect(p.typedObject(obj('{"id":1,"ts":"2026-01-01T00:00:00Z"}'))).toBe(false); // a timestamp to coerce
+    expect(p.typedObject(obj('{"id":1.5,"ts":5}'))).toBe(false); // a bad line: the row parser says why
+    expect(p.parseObject('[1]')).toBe('expected a JSON object per line');
+    expect(p.parseObject('{')).toMatch(/^malformed JSON/);
+    // An absent column named like an Object.prototype member would read as the inherited member.
+    const inherited = new JsonLineParser([{ name: 'constructor', type: 'string' }]);
+    expect(inherited.typedObject(inherited.parseObject('{}') as Record<string, unknown>)).toBe(false);
+    expect(inherited.parse('{}')).toEqual({ ok: true, row: { constructor: null } });
+  });
+
   it('materializes only the columns it is given (column pruning)', () => {
     const p = new JsonLineParser(SCHEMA, ['ts', 'id']);
     expect(p.parse('{"id":1,"s":"a","x":2.5,"b":true,"ts":5}')).toEqual({ ok: true, row: { id: 1, ts: 5 } });

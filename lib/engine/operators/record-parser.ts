@@ -91,24 +91,59 @@ function materialized(schema: Schema, columns: readonly string[] | undefined): S
   return columns ? schema.filter((f) => columns.includes(f.name)) : schema;
 }
 
+/** Names an object literal inherits: reading one from a parsed line that lacks it is not NULL. */
+const inherited = (name: string) => name in Object.prototype;
+
 export class JsonLineParser {
   private readonly names: string[];
   private readonly types: string[];
+  /** Columns named like an Object.prototype member: read only as the line's own property. */
+  private readonly ownOnly: boolean[];
+  /** Whether a parsed line can stand in for its row when read by column (see `typedObject`). */
+  private readonly readableAsRow: boolean;
   constructor(schema: Schema, columns?: readonly string[]) {
     const fields = materialized(schema, columns);
     this.names = fields.map((f) => f.name);
     this.types = fields.map((f) => f.type);
+    this.ownOnly = this.names.map(inherited);
+    this.readableAsRow = !this.ownOnly.includes(true);
   }
 
   parse(line: string): ParseResult {
+    const obj = this.parseObject(line);
+    return typeof obj === 'string' ? { ok: false, reason: obj } : this.toRow(obj);
+  }
+
+  /** The line's JSON object, or the reason it is not one. */
+  parseObject(line: string): Record<string, unknown> | string {
     let obj: unknown;
     try {
       obj = JSON.parse(line);
     } catch (e) {
-      return { ok: false, reason: `malformed JSON: ${(e as Error).message}` };
+      return `malformed JSON: ${(e as Error).message}`;
     }
-    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { ok: false, reason: 'expected a JSON object per line' };
-    const src = obj as Record<string, unknown>;
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return 'expected a JSON object per line';
+    return obj as Record<string, unknown>;
+  }
+
+  /**
+   * Whether `src` (from parseObject) reads, column by column, as the row `toRow` makes of it:
+   * every materialized column in it is absent, NULL or already of its type, so no value is
+   * coerced and the line is not bad. A scan can then test its pushed filter on `src` and build
+   * rows only for the lines it keeps; a column read (`row[name] ?? null`) sees the same value.
+   */
+  typedObject(src: Record<string, unknown>): boolean {
+    if (!this.readableAsRow) return false;
+    const { names, types } = this;
+    for (let i = 0; i < names.length; i++) {
+      const v = src[names[i]];
+      if (v !== undefined && v !== null && !alreadyTyped(v, types[i])) return false;
+    }
+    return true;
+  }
+
+  /** The row of a parsed line, or why it does not fit the schema. */
+  toRow(src: Record<string, unknown>): ParseResult {
     const { names, types } = this;
     // Common case: the producer wrote exactly the schema's fields, in order, already typed. The
     // parsed object is then the row (one allocation per record instead of two).
@@ -124,8 +159,9 @@ export class JsonLineParser {
     }
     if (exact && i === names.length) return { ok: true, row: src };
     const row: Row = {};
+    const ownOnly = this.readableAsRow ? null : this.ownOnly;
     for (let i = 0; i < names.length; i++) {
-      const v = src[names[i]];
+      const v = ownOnly !== null && ownOnly[i] && !Object.hasOwn(src, names[i]) ? undefined : src[names[i]];
       // Fast path without allocation for values already of the column's JSON type.
       if (v === undefined || v === null) row[names[i]] = null;
       else if (alreadyTyped(v, types[i])) row[names[i]] = v;

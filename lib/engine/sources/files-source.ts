@@ -209,7 +209,12 @@ export class FilesSource implements Source {
     let pos = 0;
     let parser: { parse(line: string): { ok: true; row: Row } | { ok: false; reason: string } } | undefined;
     const columns = this.ctx.requiredColumns;
-    if (this.opts.format === 'json') parser = new JsonLineParser(this.schema, columns);
+    // With a pushed filter, a JSON line that needs no coercion is tested as parsed: only the
+    // lines kept become rows (most of a selective filter's lines are never copied).
+    const json = this.opts.format === 'json' ? new JsonLineParser(this.schema, columns) : undefined;
+    // The event time as the row would hold it: a pruned-away column is not in the row.
+    const eventTime = scan?.eventTime !== undefined && (columns === undefined || columns.includes(scan.eventTime)) ? scan.eventTime : undefined;
+    if (json) parser = json;
     else if (!this.opts.header) parser = new CsvLineParser(this.schema, undefined, columns);
     else if (header !== undefined) parser = this.csvHeaderParser(header, full, 1, bad);
     while (pos < text.length) {
@@ -224,7 +229,19 @@ export class FilesSource implements Source {
         parser = this.csvHeaderParser(line, full, lineNo, bad);
         continue;
       }
-      const r = parser.parse(line);
+      let r: { ok: true; row: Row } | { ok: false; reason: string };
+      if (json !== undefined && scan !== undefined) {
+        const src = json.parseObject(line);
+        if (typeof src === 'string') r = { ok: false, reason: src };
+        else if (json.typedObject(src)) {
+          scan.read++;
+          if (eventTime !== undefined) scan.eventTimes?.add(src[eventTime]);
+          if (!scan.filter(src)) continue;
+          const kept = json.toRow(src);
+          if (kept.ok) rows.push(kept.row);
+          continue;
+        } else r = json.toRow(src);
+      } else r = parser.parse(line);
       if (r.ok) {
         if (scan) {
           scan.read++;

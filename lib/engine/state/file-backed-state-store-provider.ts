@@ -54,15 +54,14 @@ const entryBytes = (key: string, value: string) => stringBytes(key.length) + str
 
 /** A value's bytes as a byte string, the form the map keeps (one char per byte). */
 function byteString(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+  // encodeValue's Buffers (every put of every batch) need no second view over their bytes.
+  return (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString('latin1');
 }
 
 /** The bytes of a byte string, as `get` returns them (a fresh array the caller may keep). */
 function bytesOf(s: string): Uint8Array {
   return Buffer.from(s, 'latin1');
 }
-
-type Op = 'put' | 'remove' | 'evict';
 
 export class FileBackedStateStoreProvider implements StateStoreProvider {
   readonly dir: string;
@@ -102,7 +101,11 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
   /** Sets a key (value as a byte string), keeping memoryBytes right. */
   set(key: string, value: string): void {
-    const old = this.map.get(key);
+    this.replace(key, this.map.get(key), value);
+  }
+
+  /** `set` when the caller has just read the key's current value `old` (one lookup fewer). */
+  replace(key: string, old: string | undefined, value: string): void {
     if (old !== undefined) this.memoryBytes -= entryBytes(key, old);
     this.memoryBytes += entryBytes(key, value);
     this.map.set(key, value);
@@ -110,7 +113,11 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
   delete(key: string): void {
     const old = this.map.get(key);
-    if (old === undefined) return;
+    if (old !== undefined) this.deleteKnown(key, old);
+  }
+
+  /** `delete` of a key the caller has just read with its value `old` (one lookup fewer). */
+  deleteKnown(key: string, old: string): void {
     this.memoryBytes -= entryBytes(key, old);
     this.map.delete(key);
   }
@@ -292,8 +299,12 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 export class FileBackedStateStore implements StateStore {
   /** Each changed key's value before this version's first change to it (undefined: absent). */
   readonly undo = new Map<string, string | undefined>();
-  /** Why each removed key went (puts need no entry: a changed key with a value was put). */
-  private readonly removals = new Map<string, Exclude<Op, 'put'>>();
+  /**
+   * Keys whose last removal was explicit; any other removed key went by the watermark. Only the
+   * rare explicit removals are recorded: the eviction of every expired group, every batch, then
+   * writes nothing here, and commit looks nothing up while none were made.
+   */
+  private readonly explicitRemovals = new Set<string>();
   committed = false;
   finished = false;
   private committedMetrics: StateStoreMetrics | null = null;
@@ -325,8 +336,11 @@ export class FileBackedStateStore implements StateStore {
 
   put(key: string, value: Uint8Array): void {
     this.writable();
-    if (!this.undo.has(key)) this.undo.set(key, this.p.map.get(key));
-    this.p.set(key, byteString(value));
+    // Every changed group of every batch comes through here: one lookup in the map serves the
+    // undo log and the memory estimate.
+    const old = this.p.map.get(key);
+    if (!this.undo.has(key)) this.undo.set(key, old);
+    this.p.replace(key, old, byteString(value));
   }
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
@@ -334,12 +348,17 @@ export class FileBackedStateStore implements StateStore {
     const old = this.p.map.get(key);
     if (old === undefined) return;
     if (!this.undo.has(key)) this.undo.set(key, old);
-    this.p.delete(key);
-    this.removals.set(key, reason === 'watermark' ? 'evict' : 'remove');
+    this.p.deleteKnown(key, old);
+    if (reason !== 'watermark') this.explicitRemovals.add(key);
+    else if (this.explicitRemovals.size > 0) this.explicitRemovals.delete(key);
   }
 
   *entries(): IterableIterator<[string, Uint8Array]> {
     for (const [k, v] of this.p.map) yield [k, bytesOf(v)];
+  }
+
+  keys(): IterableIterator<string> {
+    return this.p.map.keys();
   }
 
   updatedKeys(): IterableIterator<string> {
@@ -361,8 +380,8 @@ export class FileBackedStateStore implements StateStore {
         updated++;
       } else if (orig !== undefined) {
         w.remove(key);
-        if (this.removals.get(key) === 'evict') evicted++;
-        else removed++;
+        if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
+        else evicted++;
       }
     }
     const data = w.finish();
@@ -396,7 +415,7 @@ export class FileBackedStateStore implements StateStore {
       else this.p.set(key, orig);
     }
     this.undo.clear();
-    this.removals.clear();
+    this.explicitRemovals.clear();
     this.finished = true;
   }
 
@@ -406,8 +425,8 @@ export class FileBackedStateStore implements StateStore {
     for (const [key, orig] of this.undo) {
       if (map.has(key)) updated++;
       else if (orig === undefined) continue; // put then removed: never existed
-      else if (this.removals.get(key) === 'evict') evicted++;
-      else removed++;
+      else if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
+      else evicted++;
     }
     return {
       numRowsTotal: this.p.map.size,

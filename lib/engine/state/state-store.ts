@@ -70,6 +70,11 @@ export interface StateStore {
   readonly size: number;
   /** Every (key, value) visible now. Do not put/remove while iterating; collect keys first. */
   entries(): IterableIterator<[string, Uint8Array]>;
+  /**
+   * Every key visible now, without its value (a scan that reads few values, such as the
+   * watermark eviction's, then copies no bytes per row). Same rule as `entries` on changes.
+   */
+  keys(): IterableIterator<string>;
   /** Keys changed in this version so far (put or removed). */
   updatedKeys(): IterableIterator<string>;
   /** Makes the changes durable as `version + 1` and returns that version. */

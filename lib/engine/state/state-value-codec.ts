@@ -185,7 +185,8 @@ function writeValue(w: ByteWriter, v: unknown): void {
       if (Array.isArray(v)) {
         w.u8(TAG_ARRAY);
         w.varint(v.length);
-        for (const item of v) writeValue(w, item);
+        // Indexed: this runs for every changed group's buffers every batch.
+        for (let i = 0; i < v.length; i++) writeValue(w, v[i]);
         return;
       }
       if (isWindow(v)) {

@@ -30,6 +30,8 @@ const dec = (b: Uint8Array | undefined) => (b === undefined ? undefined : new Te
 function contents(store: StateStore): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of store.entries()) out.set(k, dec(v)!);
+  // keys() sees exactly the keys entries() does.
+  expect([...store.keys()]).toEqual([...out.keys()]);
   return out;
 }
 
