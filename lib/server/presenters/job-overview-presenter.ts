@@ -1,17 +1,18 @@
 /**
  * The jobs list's figures beyond the Job row: per job, its input rate over the last minute, its
  * latest batches (commit lag, state rows and a state-rows sparkline over the last
- * SPARKLINE_BATCHES batches) and its firing alerts. `jobFiguresSql` is one correlated subquery
- * per job that the page's own query selects (job-page-presenter.ts), so a page is one round
- * trip: LATERAL reads of each job's newest batches through the (jobId, batchId DESC) and
- * (jobId, timestamp DESC) indexes, so a job with a long history costs the same as a new one, and
- * jobs off the page cost nothing. The sparkline is aggregated in PostgreSQL: the server receives
- * one small JSON object per job, not SPARKLINE_BATCHES rows to map.
+ * SPARKLINE_BATCHES batches) and its firing alerts. `jobFiguresSql` reads them from the job's
+ * JobCounters row, where BatchProgress's triggers recount them after every write
+ * (prisma/migrations/20261201192000_job_counters_recent_batches), so a page reads one row per
+ * job, whatever its history, instead of probing the history four times; the page's own query
+ * joins it (job-page-presenter.ts), so a page is one round trip and the server receives one small
+ * JSON object per job.
  *
  * The rate is the rows of the batches that triggered in the last INPUT_RATE_WINDOW_MS over that
- * window (over the time since the job's first batch, when that is shorter), not the latest
+ * window (over the time since the job's history began, when that is shorter), not the latest
  * batch's own figure: a job whose source went quiet runs no batches, and its last batch's rate
- * would stay on the list for ever.
+ * would stay on the list for ever. Trigger times count by whole second: a second is in the
+ * window when it starts within it.
  */
 import { Prisma } from '@/lib/generated/prisma/client';
 import type { JobListItem } from './jobs-presenter';
@@ -38,38 +39,32 @@ export interface JobFiguresRow {
   lag: number | null;
   /** Input rows of the batches in the window; null without any. */
   rows: number | null;
-  /** Trigger time of the window's first batch, epoch ms. */
+  /** When the job's history began (its earliest batch's trigger time), epoch ms. */
   firstMs: number | null;
-  /** Whether the job has batches before the window. */
-  older: boolean;
   alerts: { kind: string; message: string }[] | null;
 }
 
-/** Rows per second over the window, or since the job's first batch when it is younger (≥ 1 s). */
+/** Rows per second over the window, or since the job's history began when it is younger (≥ 1 s). */
 function windowRate(f: JobFiguresRow, now: number): number {
   if (f.rows === null || f.firstMs === null) return 0;
-  const spanMs = f.older ? INPUT_RATE_WINDOW_MS : Math.min(INPUT_RATE_WINDOW_MS, Math.max(1000, now - f.firstMs));
+  const spanMs = Math.min(INPUT_RATE_WINDOW_MS, Math.max(1000, now - f.firstMs));
   return f.rows / (spanMs / 1000);
 }
 
-/** The figures of the job whose id is `jobId` (a column of the enclosing query), as one JSON object. */
-export function jobFiguresSql(jobId: Prisma.Sql, now: number): Prisma.Sql {
-  const from = new Date(now - INPUT_RATE_WINDOW_MS);
-  const to = new Date(now);
-  return Prisma.sql`(
-    SELECT json_build_object(
-      'spark', COALESCE(rec.spark, '{}'), 'lag', rec.lag, 'rows', w.rows, 'firstMs', w."firstMs",
-      'older', EXISTS (SELECT 1 FROM "BatchProgress" o WHERE o."jobId" = ${jobId} AND o."timestamp" < ${from}),
+/**
+ * The figures of the job whose id is `jobId`, from its counters row `counters` (both columns of
+ * the enclosing query; the row may be missing), as one JSON object.
+ */
+export function jobFiguresSql(jobId: Prisma.Sql, counters: Prisma.Sql, now: number): Prisma.Sql {
+  const fromMs = now - INPUT_RATE_WINDOW_MS;
+  return Prisma.sql`json_build_object(
+      'spark', COALESCE(${counters}."recentStateRowsTotal", '{}'),
+      'lag', ${counters}."recentCommitLag"[cardinality(${counters}."recentCommitLag")],
+      'rows', (SELECT sum(n)::float8 FROM unnest(${counters}."inputSeconds", ${counters}."inputRowsBySecond") AS s(second, n)
+               WHERE s.second * 1000 BETWEEN ${fromMs}::float8 AND ${now}::float8),
+      'firstMs', (extract(epoch FROM ${counters}."firstBatchAt") * 1000)::float8,
       'alerts', (SELECT json_agg(json_build_object('kind', a.kind, 'message', a.message) ORDER BY a."firedAt" DESC)
-                 FROM "Alert" a WHERE a."jobId" = ${jobId} AND a."state" = 'FIRING'))
-    FROM (
-      SELECT array_agg(r."stateRowsTotal"::float8 ORDER BY r."batchId") AS spark,
-             (array_agg(r."commitLag"::float8 ORDER BY r."batchId" DESC))[1] AS lag
-      FROM (SELECT "batchId", "commitLag", "stateRowsTotal" FROM "BatchProgress" WHERE "jobId" = ${jobId} ORDER BY "batchId" DESC LIMIT ${SPARKLINE_BATCHES}) r
-    ) rec, (
-      SELECT sum("numInputRows")::float8 AS rows, (extract(epoch FROM min("timestamp")) * 1000)::float8 AS "firstMs"
-      FROM "BatchProgress" WHERE "jobId" = ${jobId} AND "timestamp" >= ${from} AND "timestamp" <= ${to}
-    ) w)`;
+                 FROM "Alert" a WHERE a."jobId" = ${jobId} AND a."state" = 'FIRING'))`;
 }
 
 /** A list item with its figures. */

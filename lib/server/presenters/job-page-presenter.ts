@@ -190,9 +190,9 @@ export async function listJobPage(db: PrismaClient, query: JobsQuery, now = Date
                 'id', p.id, 'name', p."name", 'status', p."status", 'desiredState', p."desiredState", 'guarantee', p."guarantee",
                 'sourceType', p."sourceType", 'sinkType', p."sinkType", 'outputMode', p."outputMode", 'lastBatchId', p."lastBatchId",
                 'lastCommittedAt', ${epochMs('lastCommittedAt')}, 'updatedAt', ${epochMs('updatedAt')}, 'createdAt', ${epochMs('createdAt')},
-                'figures', CASE WHEN p.ord <= ${query.limit} THEN ${jobFiguresSql(Prisma.sql`p.id`, now)} END
+                'figures', CASE WHEN p.ord <= ${query.limit} THEN ${jobFiguresSql(Prisma.sql`p.id`, Prisma.sql`c`, now)} END
               ) ORDER BY p.ord), '[]')::text
-       FROM page p) AS items,
+       FROM page p LEFT JOIN "JobCounters" c ON c."jobId" = p.id) AS items,
       (SELECT COALESCE(json_object_agg(t."status", t.n), '{}')::text
        FROM (SELECT j."status"::text AS "status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1) t) AS totals`;
   const rows = (JSON.parse(result.items) as JsonJobRow[]).map((r) => ({
