@@ -50,6 +50,8 @@ interface Figures {
   batchIds: number[];
   stateRows: number[];
   lags: (number | null)[];
+  triggerMs: number[];
+  inputRows: number[];
   seconds: number[];
   rowsBySecond: number[];
   firstMs: number | null;
@@ -58,13 +60,17 @@ interface Figures {
 /** What the counters hold, per job that has a counters row. */
 async function counted(jobs: string[]): Promise<Map<string, Figures>> {
   const { rows } = await q(
-    `SELECT "jobId", "recentBatchIds", "recentStateRowsTotal", "recentCommitLag", "inputSeconds"::float8[] AS s, "inputRowsBySecond"::float8[] AS n,
+    `SELECT "jobId", "recentBatchIds", "recentStateRowsTotal", "recentCommitLag", "recentTriggerMs", "recentInputRows"::float8[] AS rows,
+            "inputSeconds"::float8[] AS s, "inputRowsBySecond"::float8[] AS n,
             (extract(epoch FROM "firstBatchAt") * 1000)::float8 AS first
      FROM "JobCounters" WHERE "jobId" = ANY($1)`,
     [jobs],
   );
   return new Map(
-    rows.map((r) => [r.jobId, { batchIds: r.recentBatchIds, stateRows: r.recentStateRowsTotal, lags: r.recentCommitLag, seconds: r.s, rowsBySecond: r.n, firstMs: r.first }]),
+    rows.map((r) => [
+      r.jobId,
+      { batchIds: r.recentBatchIds, stateRows: r.recentStateRowsTotal, lags: r.recentCommitLag, triggerMs: r.recentTriggerMs, inputRows: r.rows, seconds: r.s, rowsBySecond: r.n, firstMs: r.first },
+    ]),
   );
 }
 
@@ -79,9 +85,12 @@ async function recounted(jobs: string[], began: Map<string, number | null>): Pro
   for (const job of jobs) {
     const mine = rows.filter((r) => r.jobId === job);
     const recent = mine.slice(-SPARKLINE_BATCHES);
+    // By trigger time, newest first: the newest 64 exactly, the rest of the minute per second.
+    const byTime = [...mine].sort((a, b) => b.ms - a.ms || b.batchId - a.batchId);
+    const exact = byTime.slice(0, 64).reverse();
     const newest = Math.max(...mine.map((r) => Math.floor(r.ms / 1000)));
     const bySecond = new Map<number, number>();
-    for (const r of mine) {
+    for (const r of byTime.slice(64)) {
       const s = Math.floor(r.ms / 1000);
       if (s >= newest - 60) bySecond.set(s, (bySecond.get(s) ?? 0) + r.numInputRows);
     }
@@ -90,6 +99,8 @@ async function recounted(jobs: string[], began: Map<string, number | null>): Pro
       batchIds: recent.map((r) => r.batchId),
       stateRows: recent.map((r) => r.state),
       lags: recent.map((r) => r.lag),
+      triggerMs: exact.map((r) => r.ms),
+      inputRows: exact.map((r) => r.numInputRows),
       seconds,
       rowsBySecond: seconds.map((s) => bySecond.get(s)!),
       firstMs: began.get(job) ?? null,
@@ -98,10 +109,17 @@ async function recounted(jobs: string[], began: Map<string, number | null>): Pro
   return out;
 }
 
-/** The list's input rate at `now` from recounted figures: the seconds starting within the window. */
+/**
+ * The list's input rate at `now` from the batches themselves: those that triggered within the
+ * window, except that the batches older than the newest 64 count by whole second (their second
+ * starts within the window).
+ */
 function expectedRate(f: Figures, now: number): number | null {
   if (f.batchIds.length === 0) return null;
   let rows = 0;
+  f.triggerMs.forEach((ms, i) => {
+    if (ms >= now - INPUT_RATE_WINDOW_MS && ms <= now) rows += f.inputRows[i];
+  });
   f.seconds.forEach((s, i) => {
     if (s * 1000 >= now - INPUT_RATE_WINDOW_MS && s * 1000 <= now) rows += f.rowsBySecond[i];
   });
@@ -128,7 +146,7 @@ async function expectCountersEqualRecount(jobs: string[], began: Map<string, num
     else expect({ job: j, ...have.get(j)! }).toEqual({ job: j, ...want.get(j)! });
   }
   // And the list shows them so, read at times after the newest batch.
-  const newest = Math.max(T0, ...[...want.values()].flatMap((f) => f.seconds.map((s) => s * 1000 + 999)));
+  const newest = Math.max(T0, ...[...want.values()].flatMap((f) => f.triggerMs));
   for (const now of [newest, newest + 1, newest + 30_500, newest + 59_000, newest + 61_000]) {
     const items = (await listJobPage(db, jobsQuerySchema.parse({ limit: '500' }), now)).items.filter((i) => jobs.includes(i.id));
     for (const item of items) {
@@ -296,12 +314,12 @@ describe('the jobs list figures in JobCounters', () => {
              SELECT gen_random_uuid()::text, j, b, now(), 1, 1, 1, 10, '{}', '{}' FROM unnest(ARRAY['t1', 't2']) j, generate_series(0, 40) b`);
     // What the migration runs once over the history recorded before it: the same recount.
     const kept = await counted(['t1', 't2', ...JOBS]);
-    await q(`UPDATE "JobCounters" SET "recentBatchIds" = '{}', "recentStateRowsTotal" = '{}', "recentCommitLag" = '{}', "inputSeconds" = '{}', "inputRowsBySecond" = '{}', "firstBatchAt" = NULL`);
+    await q(`UPDATE "JobCounters" SET "recentBatchIds" = '{}', "recentStateRowsTotal" = '{}', "recentCommitLag" = '{}', "recentTriggerMs" = '{}', "recentInputRows" = '{}', "inputSeconds" = '{}', "inputRowsBySecond" = '{}', "firstBatchAt" = NULL`);
     await q(`SELECT weir_recount_recent_batches(array_agg("jobId")) FROM "JobCounters"`);
     expect(await counted(['t1', 't2', ...JOBS])).toEqual(kept);
     await q(`TRUNCATE "BatchProgress"`);
     const emptied = await counted(['t1', 't2', ...JOBS]);
-    for (const f of emptied.values()) expect(f).toEqual({ batchIds: [], stateRows: [], lags: [], seconds: [], rowsBySecond: [], firstMs: null });
+    for (const f of emptied.values()) expect(f).toEqual({ batchIds: [], stateRows: [], lags: [], triggerMs: [], inputRows: [], seconds: [], rowsBySecond: [], firstMs: null });
     await apply({ kind: 'insert', job: 1, from: 0, n: 5, stepMs: 1000 });
     await q(`DELETE FROM "Job" WHERE id = ANY($1)`, [['t1', 't2', ...JOBS]]);
     expect((await q(`SELECT count(*)::int AS n FROM "JobCounters" WHERE "jobId" = ANY($1)`, [['t1', 't2', ...JOBS]])).rows[0].n).toBe(0);

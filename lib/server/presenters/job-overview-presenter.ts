@@ -11,8 +11,9 @@
  * The rate is the rows of the batches that triggered in the last INPUT_RATE_WINDOW_MS over that
  * window (over the time since the job's history began, when that is shorter), not the latest
  * batch's own figure: a job whose source went quiet runs no batches, and its last batch's rate
- * would stay on the list for ever. Trigger times count by whole second: a second is in the
- * window when it starts within it.
+ * would stay on the list for ever. The counters keep the newest 64 batches' trigger times
+ * exactly and older ones of the newest minute by whole second (a second is in the window when it
+ * starts within it), so the figure is exact for a job that triggers up to once a second.
  */
 import { Prisma } from '@/lib/generated/prisma/client';
 import type { JobListItem } from './jobs-presenter';
@@ -60,8 +61,10 @@ export function jobFiguresSql(jobId: Prisma.Sql, counters: Prisma.Sql, now: numb
   return Prisma.sql`json_build_object(
       'spark', COALESCE(${counters}."recentStateRowsTotal", '{}'),
       'lag', ${counters}."recentCommitLag"[cardinality(${counters}."recentCommitLag")],
-      'rows', (SELECT sum(n)::float8 FROM unnest(${counters}."inputSeconds", ${counters}."inputRowsBySecond") AS s(second, n)
-               WHERE s.second * 1000 BETWEEN ${fromMs}::float8 AND ${now}::float8),
+      'rows', (SELECT sum(n)::float8 FROM (
+                 SELECT b.n FROM unnest(${counters}."recentTriggerMs", ${counters}."recentInputRows") AS b(ms, n) WHERE b.ms BETWEEN ${fromMs}::float8 AND ${now}::float8
+                 UNION ALL
+                 SELECT s.n FROM unnest(${counters}."inputSeconds", ${counters}."inputRowsBySecond") AS s(second, n) WHERE s.second * 1000 BETWEEN ${fromMs}::float8 AND ${now}::float8) w),
       'firstMs', (extract(epoch FROM ${counters}."firstBatchAt") * 1000)::float8,
       'alerts', (SELECT json_agg(json_build_object('kind', a.kind, 'message', a.message) ORDER BY a."firedAt" DESC)
                  FROM "Alert" a WHERE a."jobId" = ${jobId} AND a."state" = 'FIRING'))`;

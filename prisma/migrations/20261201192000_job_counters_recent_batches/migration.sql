@@ -1,26 +1,27 @@
 -- The jobs list's per-job figures kept in the job's JobCounters row, by the same statement-level
 -- triggers on BatchProgress, so a page reads one row per job instead of probing each job's
 -- history four times (docs/api.md, Figures): the newest SPARKLINE_BATCHES (30) batches' ids,
--- state rows and commit lags (the sparkline, the latest state rows and lag), the input rows per
--- whole second of the newest minute of trigger times (the input rate), and when the job's
--- history began.
+-- state rows and commit lags (the sparkline, the latest state rows and lag), what the input rate
+-- over the last minute needs, and when the job's history began.
 --
--- Recounted, not accumulated: after each statement that writes a job's batches, its recent
--- figures are read again from BatchProgress through the (jobId, batchId DESC) and
--- (jobId, timestamp DESC) indexes (a few dozen rows whatever the length of the history). So
--- they equal what the rows say after any insert, replay (upsert), delete or purge, with no
--- invariant to keep across statements. Concurrent writers: each statement first holds its jobs'
--- counters rows (the lock order of 20261201187000_job_counters_lock_order: history rows, then
--- counters rows in jobId order), and the recount is a later statement of the trigger, so its
--- snapshot sees every writer that held those rows before it; a writer whose trigger has not run
--- yet recounts after this one. Under REPEATABLE READ a concurrent counters update fails the
--- writer (40001) instead of recounting from a stale snapshot.
+-- Recounted, not accumulated: after each statement that writes a job's batches, its figures are
+-- read again from BatchProgress through the (jobId, batchId DESC) and (jobId, timestamp DESC)
+-- indexes, so they equal what the rows say after any insert, replay (upsert), delete or purge,
+-- with no invariant to keep across statements. A recount reads the newest 30 + 64 batches and
+-- the rest of the newest minute: bounded for a job that triggers at most once a second, and
+-- proportional to its batches per minute beyond that. Concurrent writers: each statement first
+-- holds its jobs' counters rows (the lock order of 20261201187000_job_counters_lock_order:
+-- history rows, then counters rows in jobId order), and the recount is a later statement of the
+-- trigger, so its snapshot sees every writer that held those rows before it; a writer whose
+-- trigger has not run yet recounts after this one. Under REPEATABLE READ a concurrent counters
+-- update fails the writer (40001) instead of recounting from a stale snapshot.
 --
--- The input seconds: seconds (epoch, of trigger times) with batches, from 60 s before the newest
--- batch's second to it, at most 61; a reader at time `now` sums the seconds that start within
--- [now - 60 s, now]. A batch in the window's partial first second is counted from its second's
--- start: the figure is exact for whole-second trigger times and otherwise off by at most one
--- second of input at the edge.
+-- The input rate: the trigger time (epoch ms) and input rows of the newest 64 batches by trigger
+-- time, exactly, and the input rows of the newest minute's older batches per whole second
+-- (epoch seconds from 60 s before the newest batch's second). A reader at `now` sums the batches
+-- that triggered within [now - 60 s, now], and the seconds that start within it: exact for a job
+-- that triggers up to once a second; a faster one's figure may miss the batches of the window's
+-- partial first second (at most a 60th of it).
 --
 -- firstBatchAt is when the job's history began: the earliest trigger time recorded since the
 -- history was last empty. Deleting old batches (a retention purge) keeps it, so a purge changes
@@ -32,6 +33,8 @@ ALTER TABLE "JobCounters"
   ADD COLUMN "recentBatchIds" INTEGER[] DEFAULT ARRAY[]::INTEGER[],
   ADD COLUMN "recentStateRowsTotal" DOUBLE PRECISION[] DEFAULT ARRAY[]::DOUBLE PRECISION[],
   ADD COLUMN "recentCommitLag" DOUBLE PRECISION[] DEFAULT ARRAY[]::DOUBLE PRECISION[],
+  ADD COLUMN "recentTriggerMs" DOUBLE PRECISION[] DEFAULT ARRAY[]::DOUBLE PRECISION[],
+  ADD COLUMN "recentInputRows" BIGINT[] DEFAULT ARRAY[]::BIGINT[],
   ADD COLUMN "inputSeconds" BIGINT[] DEFAULT ARRAY[]::BIGINT[],
   ADD COLUMN "inputRowsBySecond" BIGINT[] DEFAULT ARRAY[]::BIGINT[],
   ADD COLUMN "firstBatchAt" TIMESTAMP(3);
@@ -55,6 +58,8 @@ CREATE FUNCTION weir_recount_recent_batches(job_ids text[]) RETURNS void
     "recentBatchIds" = r.batch_ids,
     "recentStateRowsTotal" = r.state_rows,
     "recentCommitLag" = r.commit_lags,
+    "recentTriggerMs" = e.trigger_ms,
+    "recentInputRows" = e.input_rows,
     "inputSeconds" = w.seconds,
     "inputRowsBySecond" = w.input_rows,
     "firstBatchAt" = CASE WHEN c."batches" > 0 THEN LEAST(c."firstBatchAt", f.first_at) END
@@ -66,12 +71,18 @@ CREATE FUNCTION weir_recount_recent_batches(job_ids text[]) RETURNS void
     FROM (SELECT "batchId", "stateRowsTotal", "commitLag" FROM "BatchProgress" WHERE "jobId" = j.job_id ORDER BY "batchId" DESC LIMIT 30) b
   ) r
   CROSS JOIN LATERAL (
+    SELECT COALESCE(array_agg(b.ms ORDER BY b.k DESC), '{}') AS trigger_ms, COALESCE(array_agg(b."numInputRows"::bigint ORDER BY b.k DESC), '{}') AS input_rows
+    FROM (SELECT (extract(epoch FROM "timestamp") * 1000)::float8 AS ms, "numInputRows", row_number() OVER (ORDER BY "timestamp" DESC, "batchId" DESC) AS k
+          FROM "BatchProgress" WHERE "jobId" = j.job_id ORDER BY "timestamp" DESC, "batchId" DESC LIMIT 64) b
+  ) e
+  CROSS JOIN LATERAL (
     SELECT COALESCE(array_agg(s.second ORDER BY s.second), '{}') AS seconds, COALESCE(array_agg(s.input_rows ORDER BY s.second), '{}') AS input_rows
     FROM (
-      SELECT floor(extract(epoch FROM b."timestamp"))::bigint AS second, sum(b."numInputRows")::bigint AS input_rows
-      FROM "BatchProgress" b
-      WHERE b."jobId" = j.job_id
-        AND b."timestamp" >= (SELECT date_trunc('second', max(n."timestamp")) - interval '60 seconds' FROM "BatchProgress" n WHERE n."jobId" = j.job_id)
+      SELECT floor(extract(epoch FROM o."timestamp"))::bigint AS second, sum(o."numInputRows")::bigint AS input_rows
+      FROM (SELECT b."timestamp", b."numInputRows" FROM "BatchProgress" b
+            WHERE b."jobId" = j.job_id
+              AND b."timestamp" >= (SELECT date_trunc('second', max(n."timestamp")) - interval '60 seconds' FROM "BatchProgress" n WHERE n."jobId" = j.job_id)
+            ORDER BY b."timestamp" DESC, b."batchId" DESC OFFSET 64) o
       GROUP BY 1
     ) s
   ) w
@@ -115,7 +126,7 @@ BEGIN
   PERFORM 1 FROM "JobCounters" ORDER BY "jobId" FOR NO KEY UPDATE;
   IF TG_TABLE_NAME = 'BatchProgress' THEN
     UPDATE "JobCounters" SET "batches" = 0, "inputRows" = 0, "batchDurationSumMs" = 0, "batchDurationBuckets" = array_fill((0)::bigint, ARRAY[14]),
-      "recentBatchIds" = '{}', "recentStateRowsTotal" = '{}', "recentCommitLag" = '{}', "inputSeconds" = '{}', "inputRowsBySecond" = '{}', "firstBatchAt" = NULL;
+      "recentBatchIds" = '{}', "recentStateRowsTotal" = '{}', "recentCommitLag" = '{}', "recentTriggerMs" = '{}', "recentInputRows" = '{}', "inputSeconds" = '{}', "inputRowsBySecond" = '{}', "firstBatchAt" = NULL;
   ELSE
     UPDATE "JobCounters" SET "restarts" = 0, "failedRuns" = 0;
   END IF;
