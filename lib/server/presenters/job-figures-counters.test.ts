@@ -48,10 +48,10 @@ async function addJobs(ids: string[]): Promise<void> {
 
 interface Figures {
   batchIds: number[];
-  stateRows: number[];
-  lags: (number | null)[];
   triggerMs: number[];
   inputRows: number[];
+  stateRows: number[];
+  lags: (number | null)[];
   seconds: number[];
   rowsBySecond: number[];
   firstMs: number | null;
@@ -69,7 +69,7 @@ async function counted(jobs: string[]): Promise<Map<string, Figures>> {
   return new Map(
     rows.map((r) => [
       r.jobId,
-      { batchIds: r.recentBatchIds, stateRows: r.recentStateRowsTotal, lags: r.recentCommitLag, triggerMs: r.recentTriggerMs, inputRows: r.rows, seconds: r.s, rowsBySecond: r.n, firstMs: r.first },
+      { batchIds: r.recentBatchIds, triggerMs: r.recentTriggerMs, inputRows: r.rows, stateRows: r.recentStateRowsTotal, lags: r.recentCommitLag, seconds: r.s, rowsBySecond: r.n, firstMs: r.first },
     ]),
   );
 }
@@ -84,23 +84,21 @@ async function recounted(jobs: string[], began: Map<string, number | null>): Pro
   const out = new Map<string, Figures>();
   for (const job of jobs) {
     const mine = rows.filter((r) => r.jobId === job);
-    const recent = mine.slice(-SPARKLINE_BATCHES);
-    // By trigger time, newest first: the newest 64 exactly, the rest of the minute per second.
-    const byTime = [...mine].sort((a, b) => b.ms - a.ms || b.batchId - a.batchId);
-    const exact = byTime.slice(0, 64).reverse();
+    // The newest 64 by batch id exactly, the older ones of the newest minute per second.
+    const recent = mine.slice(-64);
     const newest = Math.max(...mine.map((r) => Math.floor(r.ms / 1000)));
     const bySecond = new Map<number, number>();
-    for (const r of byTime.slice(64)) {
+    for (const r of mine.slice(0, -64)) {
       const s = Math.floor(r.ms / 1000);
       if (s >= newest - 60) bySecond.set(s, (bySecond.get(s) ?? 0) + r.numInputRows);
     }
     const seconds = [...bySecond.keys()].sort((a, b) => a - b);
     out.set(job, {
       batchIds: recent.map((r) => r.batchId),
+      triggerMs: recent.map((r) => r.ms),
+      inputRows: recent.map((r) => r.numInputRows),
       stateRows: recent.map((r) => r.state),
       lags: recent.map((r) => r.lag),
-      triggerMs: exact.map((r) => r.ms),
-      inputRows: exact.map((r) => r.numInputRows),
       seconds,
       rowsBySecond: seconds.map((s) => bySecond.get(s)!),
       firstMs: began.get(job) ?? null,
@@ -111,8 +109,8 @@ async function recounted(jobs: string[], began: Map<string, number | null>): Pro
 
 /**
  * The list's input rate at `now` from the batches themselves: those that triggered within the
- * window, except that the batches older than the newest 64 count by whole second (their second
- * starts within the window).
+ * window, except that the batches older than the newest 64 (by batch id) count by whole second
+ * (their second starts within the window).
  */
 function expectedRate(f: Figures, now: number): number | null {
   if (f.batchIds.length === 0) return null;
@@ -155,7 +153,7 @@ async function expectCountersEqualRecount(jobs: string[], began: Map<string, num
       expect({ job: item.id, now, sparkline: item.stateRowsSparkline, lag: item.commitLag }).toEqual({
         job: item.id,
         now,
-        sparkline: f.stateRows,
+        sparkline: f.stateRows.slice(-SPARKLINE_BATCHES),
         lag: f.lags.length ? f.lags[f.lags.length - 1] : null,
       });
       if (rate === null) expect(item.inputRowsPerSecond).toBeNull();
@@ -319,10 +317,52 @@ describe('the jobs list figures in JobCounters', () => {
     expect(await counted(['t1', 't2', ...JOBS])).toEqual(kept);
     await q(`TRUNCATE "BatchProgress"`);
     const emptied = await counted(['t1', 't2', ...JOBS]);
-    for (const f of emptied.values()) expect(f).toEqual({ batchIds: [], stateRows: [], lags: [], triggerMs: [], inputRows: [], seconds: [], rowsBySecond: [], firstMs: null });
+    for (const f of emptied.values()) expect(f).toEqual({ batchIds: [], triggerMs: [], inputRows: [], stateRows: [], lags: [], seconds: [], rowsBySecond: [], firstMs: null });
     await apply({ kind: 'insert', job: 1, from: 0, n: 5, stepMs: 1000 });
     await q(`DELETE FROM "Job" WHERE id = ANY($1)`, [['t1', 't2', ...JOBS]]);
     expect((await q(`SELECT count(*)::int AS n FROM "JobCounters" WHERE "jobId" = ANY($1)`, [['t1', 't2', ...JOBS]])).rows[0].n).toBe(0);
+  }, 60_000);
+});
+
+describe('the cost of keeping them', () => {
+  /** BatchProgress rows the statements of one batch's insert (its triggers included) read. */
+  async function rowsReadByOneInsert(jobId: string, batchId: number): Promise<number> {
+    const read = async () => {
+      await q('SELECT pg_stat_clear_snapshot()');
+      const { rows } = await q(
+        `SELECT (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'BatchProgress')
+              + (SELECT COALESCE(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'BatchProgress') AS n`,
+      );
+      return Number(rows[0].n);
+    };
+    // Statistics reach the shared counters when the session goes idle after this request.
+    await q('SELECT pg_stat_force_next_flush()');
+    const before = await read();
+    await q(
+      `INSERT INTO "BatchProgress" (id, "jobId", "batchId", timestamp, "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond", "batchDurationMs", "durationMs", progress)
+       VALUES (gen_random_uuid()::text, $1, $2, now() AT TIME ZONE 'UTC', 1, 1, 1, 10, '{}', '{}')`,
+      [jobId, batchId],
+    );
+    await q('SELECT pg_stat_force_next_flush()');
+    return (await read()) - before;
+  }
+
+  it('a batch recorded reads the same history rows after 70 batches and after 2,000', async () => {
+    await addJobs(['short', 'long']);
+    for (const [job, n] of [['short', 70], ['long', 2000]] as const) {
+      await q(
+        `INSERT INTO "BatchProgress" (id, "jobId", "batchId", timestamp, "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond", "batchDurationMs", "durationMs", progress)
+         SELECT gen_random_uuid()::text, $1, b, now() AT TIME ZONE 'UTC' - interval '1 hour' + b * interval '1 second', 1, 1, 1, 10, '{}', '{}' FROM generate_series(0, $2::int - 1) b`,
+        [job, n],
+      );
+    }
+    await q('ANALYZE "BatchProgress"');
+    const short = await rowsReadByOneInsert('short', 70);
+    const long = await rowsReadByOneInsert('long', 2000);
+    expect(long).toBe(short);
+    // The newest 64 by batch id, the newest and oldest trigger times, the newest minute (one batch).
+    expect(long).toBeLessThanOrEqual(64 + 4);
+    await q(`DELETE FROM "Job" WHERE id = ANY($1)`, [['short', 'long']]);
   }, 60_000);
 });
 

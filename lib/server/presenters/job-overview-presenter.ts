@@ -12,13 +12,14 @@
  * window (over the time since the job's history began, when that is shorter, and at least 1 s),
  * not the latest batch's own figure: a job whose source went quiet runs no batches, and its last
  * batch's rate would stay on the list for ever. The counters keep the newest 64 batches' trigger
- * times exactly and older ones of the newest minute by whole second (a second is in the window
- * when it starts within it), so the figure is exact for a job that triggers up to once a second.
+ * times exactly and the older ones of the newest minute by whole second (a second is in the
+ * window when it starts within it), so the figure is exact for a job that triggers up to once a
+ * second.
  */
 import { Prisma } from '@/lib/generated/prisma/client';
 import type { JobListItem } from './jobs-presenter';
 
-/** Kept by the triggers (the migration's 30); the list shows this many batches' state rows. */
+/** The list shows this many batches' state rows (of the 64 the counters keep). */
 export const SPARKLINE_BATCHES = 30;
 /** The jobs list's input rate covers this much recent time. */
 export const INPUT_RATE_WINDOW_MS = 60_000;
@@ -46,7 +47,7 @@ export function jobOverviewFieldsSql(jobId: Prisma.Sql, counters: Prisma.Sql, wi
     'inputRowsPerSecond', CASE WHEN ${any} THEN COALESCE(${windowRows} / ${spanS}, 0::float8) END,
     'commitLag', CASE WHEN ${any} THEN ${counters}."recentCommitLag"[cardinality(${counters}."recentCommitLag")] END,
     'stateRowsTotal', ${counters}."recentStateRowsTotal"[cardinality(${counters}."recentStateRowsTotal")],
-    'stateRowsSparkline', COALESCE(${counters}."recentStateRowsTotal", '{}'),
+    'stateRowsSparkline', COALESCE(${counters}."recentStateRowsTotal"[GREATEST(1, cardinality(${counters}."recentStateRowsTotal") - ${SPARKLINE_BATCHES - 1}):], '{}'),
     'firingAlerts', COALESCE((SELECT json_agg(json_build_object('kind', a.kind, 'message', a.message) ORDER BY a."firedAt" DESC)
                               FROM "Alert" a WHERE a."jobId" = ${jobId} AND a."state" = 'FIRING'), '[]')`;
 }
