@@ -367,6 +367,31 @@ describe('the cost of keeping them', () => {
 });
 
 describe('the jobs list figures under concurrent writers', () => {
+  it('a writer whose REPEATABLE READ snapshot predates another batch fails instead of recounting it away', async () => {
+    await addJobs(['rr']);
+    const insert = (batchId: number) =>
+      `INSERT INTO "BatchProgress" (id, "jobId", "batchId", timestamp, "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond", "batchDurationMs", "durationMs", progress)
+       VALUES (gen_random_uuid()::text, 'rr', ${batchId}, now() AT TIME ZONE 'UTC', 5, 1, 1, 10, '{}', '{}')`;
+    await q(insert(0));
+    const stale = new pg.Client({ connectionString: database.url });
+    await stale.connect();
+    try {
+      await stale.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await stale.query('SELECT count(*) FROM "BatchProgress"');
+      // Committed after the stale snapshot: a recount from it would lose batch 1.
+      await q(insert(1));
+      await expect(stale.query(insert(2))).rejects.toMatchObject({ code: '40001' });
+      await stale.query('ROLLBACK');
+    } finally {
+      await stale.end();
+    }
+    const began = new Map<string, number | null>();
+    await updateBegan(['rr'], began);
+    await expectCountersEqualRecount(['rr'], began);
+    expect((await counted(['rr'])).get('rr')!.batchIds).toEqual([0, 1]);
+    await q(`DELETE FROM "Job" WHERE id = 'rr'`);
+  }, 60_000);
+
   /**
    * Writers race on the same jobs as production's do: two runs' recorders appending and
    * replaying batches (each in a transaction that takes the Job row first, as the recorder
