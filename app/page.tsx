@@ -1,4 +1,4 @@
-import { prisma } from '@/lib/server/db';
+import { pgPool } from '@/lib/server/db';
 import { jobsQuerySchema } from '@/lib/server/http/api-schemas';
 import { listJobPage, type JobPage } from '@/lib/server/presenters/job-page-presenter';
 import { JobsTable } from '@/components/jobs-table';
@@ -23,7 +23,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
   let page: JobPage | null = null;
   let error: string | null = null;
   try {
-    page = await listJobPage(prisma(), query);
+    page = await listJobPage(pgPool(), query);
   } catch (e) {
     error = (e as Error).message;
   }

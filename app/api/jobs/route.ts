@@ -1,11 +1,13 @@
-import { apiRoute, jobServiceContext, parseBody, parseQuery } from '@/lib/server/http/api-handler';
+import { pgPool } from '@/lib/server/db';
+import { apiRoute, jobServiceContext, jsonTextResponse, parseBody, parseQuery } from '@/lib/server/http/api-handler';
 import { jobInputSchema, jobsQuerySchema } from '@/lib/server/http/api-schemas';
-import { listJobPage } from '@/lib/server/presenters/job-page-presenter';
+import { jobPageJson } from '@/lib/server/presenters/job-page-presenter';
 import { createJob } from '@/lib/server/services/job-service';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute('viewer', 'list jobs', async ({ req, db }) => listJobPage(db, parseQuery(req, jobsQuerySchema)));
+// The page's JSON as PostgreSQL wrote it (job-page-presenter.ts): not parsed and written again.
+export const GET = apiRoute('viewer', 'list jobs', async ({ req }) => jsonTextResponse(await jobPageJson(pgPool(), parseQuery(req, jobsQuerySchema))));
 
 export const POST = apiRoute('admin', 'create jobs', async (ctx) => {
   const result = await createJob(jobServiceContext(ctx), await parseBody(ctx.req, jobInputSchema));

@@ -51,6 +51,11 @@ export function apiRoute(role: Role, action: string, fn: (ctx: ApiContext) => Pr
   };
 }
 
+/** A 200 whose body is JSON text already written (what Response.json would send for its value). */
+export function jsonTextResponse(text: string): Response {
+  return new Response(text, { headers: { 'content-type': 'application/json' } });
+}
+
 /** A handler open to anyone (sign-in, sign-out, the OpenAPI document). */
 export function publicRoute(fn: (ctx: Omit<ApiContext, 'principal'>) => Promise<unknown>) {
   return async (req: Request, second?: RouteSecondArg): Promise<Response> => {

@@ -1,21 +1,25 @@
 /**
  * The jobs list's figures beyond the Job row: per job, its input rate over the last minute, its
  * latest batches (commit lag, state rows and a state-rows sparkline over the last
- * SPARKLINE_BATCHES batches) and its firing alerts. `jobFiguresSql` is one correlated subquery
- * per job that the page's own query selects (job-page-presenter.ts), so a page is one round
- * trip: LATERAL reads of each job's newest batches through the (jobId, batchId DESC) and
- * (jobId, timestamp DESC) indexes, so a job with a long history costs the same as a new one, and
- * jobs off the page cost nothing. The sparkline is aggregated in PostgreSQL: the server receives
- * one small JSON object per job, not SPARKLINE_BATCHES rows to map.
+ * SPARKLINE_BATCHES batches) and its firing alerts. `jobOverviewFieldsSql` reads them from the
+ * job's JobCounters row, where BatchProgress's triggers recount them after every write
+ * (prisma/migrations/20261201192000_job_counters_recent_batches), so a page reads one row per
+ * job, whatever its history, instead of probing the history four times. They are computed in
+ * PostgreSQL as the API shows them: the page's own query joins the row and builds each item's
+ * JSON (job-page-presenter.ts), so a page is one round trip and its text goes out as it came.
  *
  * The rate is the rows of the batches that triggered in the last INPUT_RATE_WINDOW_MS over that
- * window (over the time since the job's first batch, when that is shorter), not the latest
- * batch's own figure: a job whose source went quiet runs no batches, and its last batch's rate
- * would stay on the list for ever.
+ * window (over the time since the job's history began, when that is shorter, and at least 1 s),
+ * not the latest batch's own figure: a job whose source went quiet runs no batches, and its last
+ * batch's rate would stay on the list for ever. The counters keep the newest 64 batches' trigger
+ * times exactly and the older ones of the newest minute by whole second (a second is in the
+ * window when it starts within it), so the figure is exact for a job that triggers up to once a
+ * second.
  */
 import { Prisma } from '@/lib/generated/prisma/client';
 import type { JobListItem } from './jobs-presenter';
 
+/** The list shows this many batches' state rows (of the 64 the counters keep). */
 export const SPARKLINE_BATCHES = 30;
 /** The jobs list's input rate covers this much recent time. */
 export const INPUT_RATE_WINDOW_MS = 60_000;
@@ -30,57 +34,29 @@ export interface JobOverview extends JobListItem {
   firingAlerts: { kind: string; message: string }[];
 }
 
-/** What jobFiguresSql gives per job, as JSON. */
-export interface JobFiguresRow {
-  /** State rows total of the last batches, oldest first; empty before the first batch. */
-  spark: number[];
-  /** The latest batch's commit lag. */
-  lag: number | null;
-  /** Input rows of the batches in the window; null without any. */
-  rows: number | null;
-  /** Trigger time of the window's first batch, epoch ms. */
-  firstMs: number | null;
-  /** Whether the job has batches before the window. */
-  older: boolean;
-  alerts: { kind: string; message: string }[] | null;
+/**
+ * The JobOverview fields beyond JobListItem's, as `key, value` pairs of a json_build_object, for
+ * the job whose id is `jobId` with its counters row `counters` (columns of the enclosing query;
+ * the row may be missing) and the input rows of its window `windowRows` (windowRowsSql).
+ */
+export function jobOverviewFieldsSql(jobId: Prisma.Sql, counters: Prisma.Sql, windowRows: Prisma.Sql, now: number): Prisma.Sql {
+  const any = Prisma.sql`cardinality(${counters}."recentStateRowsTotal") > 0`;
+  const firstMs = Prisma.sql`(extract(epoch FROM ${counters}."firstBatchAt") * 1000)::float8`;
+  const spanS = Prisma.sql`(CASE WHEN ${counters}."firstBatchAt" IS NOT NULL THEN LEAST(${INPUT_RATE_WINDOW_MS}::float8, GREATEST(1000::float8, ${now}::float8 - ${firstMs})) / 1000 END)`;
+  return Prisma.sql`
+    'inputRowsPerSecond', CASE WHEN ${any} THEN COALESCE(${windowRows} / ${spanS}, 0::float8) END,
+    'commitLag', CASE WHEN ${any} THEN ${counters}."recentCommitLag"[cardinality(${counters}."recentCommitLag")] END,
+    'stateRowsTotal', ${counters}."recentStateRowsTotal"[cardinality(${counters}."recentStateRowsTotal")],
+    'stateRowsSparkline', COALESCE(${counters}."recentStateRowsTotal"[GREATEST(1, cardinality(${counters}."recentStateRowsTotal") - ${SPARKLINE_BATCHES - 1}):], '{}'),
+    'firingAlerts', COALESCE((SELECT json_agg(json_build_object('kind', a.kind, 'message', a.message) ORDER BY a."firedAt" DESC)
+                              FROM "Alert" a WHERE a."jobId" = ${jobId} AND a."state" = 'FIRING'), '[]')`;
 }
 
-/** Rows per second over the window, or since the job's first batch when it is younger (≥ 1 s). */
-function windowRate(f: JobFiguresRow, now: number): number {
-  if (f.rows === null || f.firstMs === null) return 0;
-  const spanMs = f.older ? INPUT_RATE_WINDOW_MS : Math.min(INPUT_RATE_WINDOW_MS, Math.max(1000, now - f.firstMs));
-  return f.rows / (spanMs / 1000);
-}
-
-/** The figures of the job whose id is `jobId` (a column of the enclosing query), as one JSON object. */
-export function jobFiguresSql(jobId: Prisma.Sql, now: number): Prisma.Sql {
-  const from = new Date(now - INPUT_RATE_WINDOW_MS);
-  const to = new Date(now);
-  return Prisma.sql`(
-    SELECT json_build_object(
-      'spark', COALESCE(rec.spark, '{}'), 'lag', rec.lag, 'rows', w.rows, 'firstMs', w."firstMs",
-      'older', EXISTS (SELECT 1 FROM "BatchProgress" o WHERE o."jobId" = ${jobId} AND o."timestamp" < ${from}),
-      'alerts', (SELECT json_agg(json_build_object('kind', a.kind, 'message', a.message) ORDER BY a."firedAt" DESC)
-                 FROM "Alert" a WHERE a."jobId" = ${jobId} AND a."state" = 'FIRING'))
-    FROM (
-      SELECT array_agg(r."stateRowsTotal"::float8 ORDER BY r."batchId") AS spark,
-             (array_agg(r."commitLag"::float8 ORDER BY r."batchId" DESC))[1] AS lag
-      FROM (SELECT "batchId", "commitLag", "stateRowsTotal" FROM "BatchProgress" WHERE "jobId" = ${jobId} ORDER BY "batchId" DESC LIMIT ${SPARKLINE_BATCHES}) r
-    ) rec, (
-      SELECT sum("numInputRows")::float8 AS rows, (extract(epoch FROM min("timestamp")) * 1000)::float8 AS "firstMs"
-      FROM "BatchProgress" WHERE "jobId" = ${jobId} AND "timestamp" >= ${from} AND "timestamp" <= ${to}
-    ) w)`;
-}
-
-/** A list item with its figures. */
-export function withFigures(item: JobListItem, f: JobFiguresRow, now: number): JobOverview {
-  const any = f.spark.length > 0;
-  return {
-    ...item,
-    inputRowsPerSecond: any ? windowRate(f, now) : null,
-    commitLag: any ? f.lag : null,
-    stateRowsTotal: any ? f.spark[f.spark.length - 1] : null,
-    stateRowsSparkline: f.spark,
-    firingAlerts: f.alerts ?? [],
-  };
+/** The input rows of the batches in the window ending at `now`, from counters row `counters` (null without any). */
+export function windowRowsSql(counters: Prisma.Sql, now: number): Prisma.Sql {
+  const fromMs = now - INPUT_RATE_WINDOW_MS;
+  return Prisma.sql`(SELECT sum(n)::float8 FROM (
+      SELECT b.n FROM unnest(${counters}."recentTriggerMs", ${counters}."recentInputRows") AS b(ms, n) WHERE b.ms BETWEEN ${fromMs}::float8 AND ${now}::float8
+      UNION ALL
+      SELECT s.n FROM unnest(${counters}."inputSeconds", ${counters}."inputRowsBySecond") AS s(second, n) WHERE s.second * 1000 BETWEEN ${fromMs}::float8 AND ${now}::float8) w)`;
 }

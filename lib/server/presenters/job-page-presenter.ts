@@ -2,10 +2,10 @@
  * One page of the jobs list, for the API and the jobs page alike: filtered in the database (name
  * or description substring, status, guarantee, has firing alerts), sorted by a Job column, paged
  * with a keyset cursor, with the totals per status of the filter (the status filter aside, so
- * the status tabs can show every count) and each row's figures (jobFiguresSql).
+ * the status tabs can show every count) and each row's figures (jobOverviewFieldsSql).
  *
- * Whatever the number of jobs, a page is one query (one round trip, one row of JSON to parse):
- * the page's rows with each row's figures, and the totals. At 20 concurrent requests on 2 cores
+ * Whatever the number of jobs, a page is one query (one round trip): the page's items as the
+ * API's JSON text, built by PostgreSQL with each row's figures, and the totals. At 20 concurrent requests on 2 cores
  * the latency is mostly queueing behind other requests' CPU, so the server's CPU per request is
  * what to cut: five round trips and up to 30 batch rows per job mapped through Prisma cost about
  * 2.5-3x what this does (docs/api.md, Figures). A keyset cursor (the last row's sort value and
@@ -15,12 +15,12 @@
  * Nulls (a job with no batch yet has no lastCommittedAt) sort last in both directions, as the
  * list always showed them: a job that never ran is not the "most recent".
  */
-import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { Prisma } from '@/lib/generated/prisma/client';
 import type { JobSortColumn, JobsQuery } from '../http/api-schemas';
 import { BadRequestError } from '../http/http-errors';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
-import { jobFiguresSql, withFigures, type JobFiguresRow, type JobOverview } from './job-overview-presenter';
-import { listItem } from './jobs-presenter';
+import { queryPrepared, type ReadDb } from '../prepared-query';
+import { jobOverviewFieldsSql, windowRowsSql, type JobOverview } from './job-overview-presenter';
 
 export interface JobPage {
   items: JobOverview[];
@@ -91,18 +91,18 @@ function sortExpression(sort: JobSortColumn): Prisma.Sql {
   }
 }
 
-function sortValue(sort: JobSortColumn, row: JobRow): string | null {
+function sortValue(sort: JobSortColumn, row: LastRow): string | null {
   switch (sort) {
     case 'name':
       return row.name;
     case 'status':
       return row.status;
     case 'lastCommittedAt':
-      return row.lastCommittedAt?.toISOString() ?? null;
+      return row.lastCommittedAt === null ? null : new Date(row.lastCommittedAt).toISOString();
     case 'updatedAt':
-      return row.updatedAt.toISOString();
+      return new Date(row.updatedAt).toISOString();
     case 'createdAt':
-      return row.createdAt.toISOString();
+      return new Date(row.createdAt).toISOString();
   }
 }
 
@@ -145,38 +145,33 @@ function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
   return conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty;
 }
 
-interface JobRow {
+/** The page's last row as the query gives it, for the next cursor: times as epoch ms. */
+interface LastRow {
   id: string;
   name: string;
-  status: JobStatus;
-  desiredState: string;
-  guarantee: string | null;
-  sourceType: string;
-  sinkType: string;
-  outputMode: string;
-  lastBatchId: number | null;
-  lastCommittedAt: Date | null;
-  updatedAt: Date;
-  createdAt: Date;
-}
-
-/** A row as the page query gives it: times as epoch ms (JSON has no timestamps), figures alongside. */
-interface JsonJobRow extends Omit<JobRow, 'lastCommittedAt' | 'updatedAt' | 'createdAt'> {
+  status: string;
   lastCommittedAt: number | null;
   updatedAt: number;
   createdAt: number;
-  figures: JobFiguresRow;
 }
 
 const epochMs = (column: string) => Prisma.raw(`(extract(epoch FROM p."${column}") * 1000)::float8`);
+/** A timestamp (stored as UTC) as Date.prototype.toISOString writes it. */
+const isoTime = (column: string) => Prisma.raw(`to_char(p."${column}", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
-export async function listJobPage(db: PrismaClient, query: JobsQuery, now = Date.now()): Promise<JobPage> {
+/**
+ * The page as the API's JSON text: PostgreSQL builds the items as the API shows them, so the
+ * server neither parses them nor writes them again, and the statement goes to PostgreSQL without
+ * Prisma, prepared (prepared-query.ts): at 20 concurrent requests on 2 cores the server's CPU
+ * per request is what queues them.
+ */
+export async function jobPageJson(db: ReadDb, query: JobsQuery, now = Date.now()): Promise<string> {
   const cursor = query.cursor ? decodeCursor(query.cursor, query.sort, query.dir) : undefined;
   const pageWhere = filterConditions(query, true);
   if (cursor) pageWhere.push(afterCursor(cursor));
   const col = sortExpression(query.sort);
   const dir = Prisma.raw(query.dir === 'asc' ? 'ASC' : 'DESC');
-  const [result] = await db.$queryRaw<{ items: string; totals: string }[]>`
+  const [result] = await queryPrepared<{ items: string; last: string | null; more: boolean; totals: string }>(db, Prisma.sql`
     WITH page AS MATERIALIZED (
       SELECT j.id, j."name", j."status"::text AS "status", j."desiredState"::text AS "desiredState", j."guarantee",
              j."sourceType", j."sinkType", j."outputMode", j."lastBatchId", j."lastCommittedAt", j."updatedAt", j."createdAt",
@@ -189,28 +184,28 @@ export async function listJobPage(db: PrismaClient, query: JobsQuery, now = Date
       (SELECT COALESCE(json_agg(json_build_object(
                 'id', p.id, 'name', p."name", 'status', p."status", 'desiredState', p."desiredState", 'guarantee', p."guarantee",
                 'sourceType', p."sourceType", 'sinkType', p."sinkType", 'outputMode', p."outputMode", 'lastBatchId', p."lastBatchId",
-                'lastCommittedAt', ${epochMs('lastCommittedAt')}, 'updatedAt', ${epochMs('updatedAt')}, 'createdAt', ${epochMs('createdAt')},
-                'figures', CASE WHEN p.ord <= ${query.limit} THEN ${jobFiguresSql(Prisma.sql`p.id`, now)} END
+                'lastCommittedAt', ${isoTime('lastCommittedAt')}, 'updatedAt', ${isoTime('updatedAt')},
+                ${jobOverviewFieldsSql(Prisma.sql`p.id`, Prisma.sql`c`, Prisma.sql`w.n`, now)}
               ) ORDER BY p.ord), '[]')::text
-       FROM page p) AS items,
+       FROM page p LEFT JOIN "JobCounters" c ON c."jobId" = p.id LEFT JOIN LATERAL (SELECT ${windowRowsSql(Prisma.sql`c`, now)} AS n) w ON true
+       WHERE p.ord <= ${query.limit}) AS items,
+      (SELECT json_build_object('id', p.id, 'name', p."name", 'status', p."status", 'lastCommittedAt', ${epochMs('lastCommittedAt')},
+                                'updatedAt', ${epochMs('updatedAt')}, 'createdAt', ${epochMs('createdAt')})
+       FROM page p WHERE p.ord = ${query.limit})::text AS last,
+      EXISTS (SELECT 1 FROM page p WHERE p.ord > ${query.limit}) AS more,
       (SELECT COALESCE(json_object_agg(t."status", t.n), '{}')::text
-       FROM (SELECT j."status"::text AS "status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1) t) AS totals`;
-  const rows = (JSON.parse(result.items) as JsonJobRow[]).map((r) => ({
-    ...r,
-    lastCommittedAt: r.lastCommittedAt === null ? null : new Date(r.lastCommittedAt),
-    updatedAt: new Date(r.updatedAt),
-    createdAt: new Date(r.createdAt),
-  }));
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const nextCursor = rows.length > query.limit && last ? encodeCursor({ sort: query.sort, dir: query.dir, value: sortValue(query.sort, last), id: last.id }) : null;
+       FROM (SELECT j."status"::text AS "status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1) t) AS totals`);
+  const last = result.more && result.last ? (JSON.parse(result.last) as LastRow) : undefined;
+  const nextCursor = last ? encodeCursor({ sort: query.sort, dir: query.dir, value: sortValue(query.sort, last), id: last.id }) : null;
   const byStatus = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
   for (const [status, n] of Object.entries(JSON.parse(result.totals) as Record<string, number>)) byStatus[status as JobStatus] = n;
   const all = Object.values(byStatus).reduce((a, b) => a + b, 0);
-  return {
-    items: page.map((r) => withFigures(listItem(r), r.figures, now)),
-    nextCursor,
-    totals: { all, byStatus },
-    matching: query.status ? byStatus[query.status] : all,
-  };
+  const totals: JobPage['totals'] = { all, byStatus };
+  // The key order of JobPage, as JSON.stringify of one would write it.
+  return `{"items":${result.items},"nextCursor":${JSON.stringify(nextCursor)},"totals":${JSON.stringify(totals)},"matching":${query.status ? byStatus[query.status] : all}}`;
+}
+
+/** The page as an object, for the jobs page's server component. */
+export async function listJobPage(db: ReadDb, query: JobsQuery, now = Date.now()): Promise<JobPage> {
+  return JSON.parse(await jobPageJson(db, query, now)) as JobPage;
 }

@@ -37,8 +37,8 @@ export interface JobDetail extends JobListItem {
 /** The columns a list item needs (the list never reads specs or contracts), times as read. */
 type ListRow = Omit<JobListItem, 'lastCommittedAt' | 'updatedAt'> & { lastCommittedAt: Date | null; updatedAt: Date };
 
-/** One list item, for the job detail and the jobs page alike. */
-export function listItem(j: ListRow): JobListItem {
+/** A job's list-item fields, for the job detail (the jobs list writes the same fields in SQL: job-page-presenter.ts). */
+function listItem(j: ListRow): JobListItem {
   return {
     id: j.id,
     name: j.name,
