@@ -3,6 +3,7 @@
  * status with the `{error: {code, message, details}}` body.
  */
 import { describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { z } from 'zod';
 import { AnalysisException, BadRecordError, CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, CorruptCheckpointError, IncompatibleQueryChangeError, ValidationError } from '@/lib/engine/errors';
 import { BadRequestError, ConflictError, errorBody, errorResponse, ForbiddenError, InvalidJobSpecError, NotFoundError, UnauthenticatedError } from './http-errors';
@@ -25,6 +26,11 @@ describe('errorResponse', () => {
     [Object.assign(new Error('unique'), { code: 'P2002', meta: { target: ['name'] } }), 409, 'CONFLICT'],
     [Object.assign(new Error('Transaction API error: A commit cannot be executed on an expired transaction.'), { code: 'P2028' }), 503, 'DATABASE_UNAVAILABLE'],
     [Object.assign(new Error("Can't reach database server"), { code: 'P1001' }), 503, 'DATABASE_UNAVAILABLE'],
+    // From the pg pool the hot reads use without Prisma.
+    [Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }), 503, 'DATABASE_UNAVAILABLE'],
+    [Object.assign(new Error('connection failure'), { code: '08006' }), 503, 'DATABASE_UNAVAILABLE'],
+    [new Error('Connection terminated unexpectedly'), 503, 'DATABASE_UNAVAILABLE'],
+    [Object.assign(new Error('syntax error'), { code: '42601' }), 500, 'INTERNAL'],
     [new Error('boom'), 500, 'INTERNAL'],
   ])('%s → %i %s', async (error, status, code) => {
     const res = errorResponse(error);
@@ -32,6 +38,18 @@ describe('errorResponse', () => {
     const body = await res.json();
     expect(body.error.code).toBe(code);
     expect(body.error.message).toEqual(expect.any(String));
+  });
+
+  it('a pg pool that cannot reach the server is a 503, not a 500', async () => {
+    // A port nothing listens on: what the pool meets while PostgreSQL restarts.
+    const pool = new pg.Pool({ connectionString: 'postgres://weir:weir@127.0.0.1:1/weir', connectionTimeoutMillis: 5000 });
+    const error = await pool.query('SELECT 1').then(() => undefined, (e: unknown) => e);
+    await pool.end();
+    expect(error).toBeInstanceOf(Error);
+    const res = errorResponse(error);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBeTruthy();
+    expect((await res.json()).error.code).toBe('DATABASE_UNAVAILABLE');
   });
 
   it('a zod error is a 400 naming each field path', async () => {

@@ -121,7 +121,22 @@ function httpStatusOf(e: unknown): number {
  */
 function isDatabaseUnavailable(e: unknown): boolean {
   const code = prismaCode(e);
-  return code === 'P2028' || code === 'P2024' || code === 'P1001';
+  return code === 'P2028' || code === 'P2024' || code === 'P1001' || isPgUnavailable(e);
+}
+
+/**
+ * The same from the pg pool that the hot reads use without Prisma (prepared-query.ts): a refused
+ * or dropped connection, SQLSTATE class 08 (connection exception), the server shutting down or
+ * starting up (57P01–57P03), too many connections (53300).
+ */
+function isPgUnavailable(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '53300', '57P01', '57P02', '57P03'].includes(code)) return true;
+    if (/^08[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return /^Connection terminated|^timeout exceeded when trying to connect/.test(e.message);
 }
 
 function prismaCode(e: unknown): string | undefined {
@@ -172,7 +187,7 @@ export function errorBody(e: unknown): ErrorBody {
 export function errorResponse(e: unknown): Response {
   const status = httpStatusOf(e);
   if (status === 503 && isDatabaseUnavailable(e)) {
-    console.warn(`[weir api] database unavailable (${prismaCode(e)}): ${(e as Error).message.split('\n').filter(Boolean).pop() ?? ''}`);
+    console.warn(`[weir api] database unavailable (${prismaCode(e) ?? (e as { code?: unknown }).code ?? 'connection'}): ${(e as Error).message.split('\n').filter(Boolean).pop() ?? ''}`);
     return Response.json(errorBody(e), { status, headers: { 'Retry-After': '5' } });
   }
   if (status !== 500) return Response.json(errorBody(e), { status });
