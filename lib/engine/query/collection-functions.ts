@@ -14,7 +14,10 @@
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { JSON_ARRAY_FUNCTIONS } from './json-shape-functions';
 import { compileRegex } from './regex';
+import { REGEXP_ARRAY_FUNCTIONS } from './regexp-functions';
+import { STRING_ARRAY_FUNCTIONS } from './string-functions';
 import { castValue, isNumeric } from './sql-values';
 import { checkStringLength } from './value-limits';
 
@@ -294,6 +297,8 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
 };
 COLLECTION_FUNCTIONS.cardinality = COLLECTION_FUNCTIONS.size;
+// Array results of the string, regexp and JSON groups (regexp_extract_all, sentences, json_object_keys).
+Object.assign(COLLECTION_FUNCTIONS, REGEXP_ARRAY_FUNCTIONS, STRING_ARRAY_FUNCTIONS, JSON_ARRAY_FUNCTIONS);
 
 /** Whether a value of type `b` can be looked for among elements of type `a`. */
 function comparable(a: TypeInfo, b: TypeInfo): boolean {

@@ -53,13 +53,21 @@ const TYPE_SPELLINGS: Record<string, string> = {
  *   off by one);
  * - RLIKE / REGEXP as operators (PostgreSQL's `~`, `!~` for NOT), the function forms untouched;
  * - raw strings `r'a\d'` (see below);
- * - the identifier `window` not followed by `(` (see WINDOW_IDENT).
+ * - the identifier `window` not followed by `(` (see WINDOW_IDENT);
+ * - EXTRACT(field FROM x) with a field the grammar does not know (see PG_EXTRACT_FIELDS).
  */
 /** `1.5BD` is a decimal (`1.5` and spaces); `1.5D` and `1.5F` a double (`1.5e0`: an exponent makes a double). */
 function doubleOrDecimal(digits: string, suffix: string): string {
   if (suffix.toUpperCase() === 'BD' || /[eE]/.test(digits)) return `${digits}${' '.repeat(suffix.length)}`;
   return `${digits}e0`;
 }
+
+/**
+ * EXTRACT fields PostgreSQL's grammar takes; Spark's other spellings (SECONDS, DAYOFWEEK_ISO,
+ * YEAROFWEEK, …) make `EXTRACT(f FROM x)` the same-length `date_part('f', x)`, which is Spark's
+ * own equivalent.
+ */
+const PG_EXTRACT_FIELDS = new Set(['CENTURY', 'DAY', 'DATE', 'DECADE', 'DOW', 'DOY', 'EPOCH', 'HOUR', 'ISODOW', 'ISOYEAR', 'MICROSECONDS', 'MILLENNIUM', 'MILLISECONDS', 'MINUTE', 'MONTH', 'QUARTER', 'SECOND', 'TIMEZONE', 'TIMEZONE_HOUR', 'TIMEZONE_MINUTE', 'WEEK', 'YEAR']);
 
 function sparkTypeNames(sql: string): string {
   let out = '';
@@ -80,7 +88,8 @@ function sparkTypeNames(sql: string): string {
       .replace(/(?<![A-Za-z0-9_$.])(\d+)([LSY])(?![A-Za-z0-9_$])/gi, (_m, d: string) => `${d} `)
       .replace(/(?<![A-Za-z0-9_$.])(\d*\.\d+(?:[eE][+-]?\d+)?)(BD|[DF])(?![A-Za-z0-9_$])/gi, (_m, d: string, suf: string) => doubleOrDecimal(d, suf))
       .replace(/(?<![A-Za-z0-9_$.])window(?![A-Za-z0-9_$])(?!\s*\()/gi, WINDOW_IDENT)
-      .replace(/\b(NOT\s+)?(RLIKE|REGEXP)\b(?!\s*\()/gi, (m: string, not: string | undefined) => (not ? '!~' : '~').padEnd(m.length, ' '));
+      .replace(/\b(NOT\s+)?(RLIKE|REGEXP)\b(?!\s*\()/gi, (m: string, not: string | undefined) => (not ? '!~' : '~').padEnd(m.length, ' '))
+      .replace(/(?<![A-Za-z0-9_$.])EXTRACT(\s*\(\s*)([A-Za-z_]+)(\s+FROM\s+)/gi, (m: string, _o: string, field: string) => (PG_EXTRACT_FIELDS.has(field.toUpperCase()) ? m : `date_part('${field}',`.padEnd(m.length, ' ')));
     // r'…' / R'…': the `r` right before a quote becomes a space, and the string's backslashes are
     // doubled so that the expression builder's unescaping (Spark's, for every other string)
     // gives them back. Only here does the text grow: a position later on the same line as a raw

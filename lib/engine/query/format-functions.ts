@@ -1,0 +1,277 @@
+/**
+ * Spark's functions that print numbers by a format: format_number (Java's DecimalFormat, HALF_EVEN
+ * on the double's exact value), format_string/printf (Java's Formatter: %s %S %d %x %X %o %f %e
+ * %E %b %c %% %n with flags - 0 + space , # and width/precision; other conversions are refused)
+ * and to_char/to_number with Spark's number format letters 0 9 . D , G $ S (MI and PR are refused).
+ */
+import { RecordExpressionError } from '../errors';
+import type { DecimalType } from './decimal';
+import type { FunctionDef } from './functions';
+import { exactDigits, group, roundDigits, shortestDigits, splitDigits } from './number-text';
+import { castValue, isNumeric, type ExprType } from './sql-values';
+import { checkStringLength } from './value-limits';
+
+function fail(fn: string, msg: string): never {
+  throw new RecordExpressionError(`${fn}: ${msg}`, { function: fn });
+}
+
+const isStr = (t: ExprType) => t === 'string' || t === 'null';
+
+// --- format_number ---
+
+interface DecimalPattern { minInt: number; grouping: number; minFrac: number; maxFrac: number }
+
+/** A DecimalFormat pattern of # 0 , . only, or a message. */
+function decimalPattern(p: string): DecimalPattern | string {
+  if (!/^[#0,]*(\.[#0]*)?$/.test(p)) return `the format '${p}' is not supported: Weir takes DecimalFormat patterns of # 0 , and . only (such as '#,##0.00')`;
+  const [int, frac = ''] = p.split('.');
+  const lastComma = int.lastIndexOf(',');
+  return { minInt: (int.match(/0/g) ?? []).length, grouping: lastComma < 0 ? 0 : int.length - lastComma - 1, minFrac: (frac.match(/0/g) ?? []).length, maxFrac: frac.length };
+}
+
+function formatDecimalPattern(v: number, p: DecimalPattern): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '-∞';
+  const r = roundDigits(exactDigits(v), p.maxFrac, 'HALF_EVEN');
+  let { int, frac } = splitDigits(r);
+  int = int.replace(/^0+/, '').padStart(p.minInt, '0');
+  frac = frac.slice(0, p.minFrac) + frac.slice(p.minFrac).replace(/0+$/, '');
+  const text = group(int, p.grouping) + (frac ? `.${frac}` : '');
+  return (r.neg ? '-' : '') + (text === '' ? '0' : text);
+}
+
+// --- format_string ---
+
+const SPEC = /%(?:(\d+)\$)?([-#+ 0,(]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g;
+const CONVERSIONS = '%s %S %d %x %X %o %f %e %E %b %B %c %% %n';
+
+function pad(s: string, width: number | undefined, left: boolean, zero: boolean): string {
+  if (width === undefined || s.length >= width) return s;
+  if (zero) {
+    const sign = /^[-+ ]/.test(s) ? s[0] : '';
+    return sign + s.slice(sign.length).padStart(width - sign.length, '0');
+  }
+  return left ? s.padEnd(width) : s.padStart(width);
+}
+
+function signed(neg: boolean, body: string, flags: string): string {
+  if (neg) return flags.includes('(') ? `(${body})` : `-${body}`;
+  return (flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '') + body;
+}
+
+function formatOne(fn: string, conv: string, flags: string, width: number | undefined, prec: number | undefined, v: unknown, t: ExprType): string {
+  const left = flags.includes('-');
+  const zero = flags.includes('0');
+  if (conv === 's' || conv === 'S') {
+    let s = v === null ? 'null' : t === 'string' ? (v as string) : (castValue(v, t, 'string') as string);
+    if (prec !== undefined) s = [...s].slice(0, prec).join('');
+    return pad(conv === 'S' ? s.toUpperCase() : s, width, left, false);
+  }
+  if (conv === 'b' || conv === 'B') {
+    const s = String(v === null ? false : t === 'boolean' ? v : true);
+    return pad(conv === 'B' ? s.toUpperCase() : s, width, left, false);
+  }
+  if (v === null) return pad('null', width, left, false);
+  const integral = t === 'long';
+  if ('dxXoc'.includes(conv) && !integral) fail(fn, `%${conv} takes an integer, got ${t} (Java's IllegalFormatConversionException); CAST it to BIGINT`);
+  if ('feE'.includes(conv) && t !== 'double') fail(fn, `%${conv} takes a floating-point number, got ${t} (Java's IllegalFormatConversionException); CAST it to DOUBLE`);
+  const n = v as number;
+  switch (conv) {
+    case 'd': {
+      const digits = String(Math.abs(n));
+      return pad(signed(n < 0, flags.includes(',') ? group(digits, 3) : digits, flags), width, left, zero);
+    }
+    case 'x': case 'X': case 'o': {
+      const u = BigInt.asUintN(64, BigInt(n)).toString(conv === 'o' ? 8 : 16);
+      const s = (flags.includes('#') ? (conv === 'o' ? '0' : '0x') : '') + u;
+      return pad(conv === 'X' ? s.toUpperCase() : s, width, left, zero);
+    }
+    case 'c': return pad(String.fromCodePoint(n), width, left, false);
+    case 'f': {
+      if (!Number.isFinite(n)) return pad(Number.isNaN(n) ? 'NaN' : signed(n < 0, 'Infinity', flags), width, left, false);
+      const { int, frac } = splitDigits(roundDigits(shortestDigits(Math.abs(n)), prec ?? 6, 'HALF_UP'));
+      const body = (flags.includes(',') ? group(int, 3) : int) + (frac ? `.${frac}` : '');
+      return pad(signed(n < 0 || Object.is(n, -0), body, flags), width, left, zero);
+    }
+    default: { // e, E
+      if (!Number.isFinite(n)) return pad(Number.isNaN(n) ? 'NaN' : signed(n < 0, 'Infinity', flags), width, left, false);
+      const p = prec ?? 6;
+      const d = shortestDigits(Math.abs(n));
+      const text = d.digits.toString();
+      let exp = n === 0 ? 0 : text.length - 1 - d.scale;
+      let r = roundDigits({ neg: false, digits: d.digits, scale: d.scale + exp }, p, 'HALF_UP');
+      if (r.digits >= 10n ** BigInt(p + 1)) { exp += 1; r = roundDigits({ neg: false, digits: d.digits, scale: d.scale + exp }, p, 'HALF_UP'); }
+      const { int, frac } = splitDigits(r);
+      const s = `${int}${frac ? `.${frac}` : ''}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+      return pad(signed(n < 0, conv === 'E' ? s.toUpperCase() : s, flags), width, left, zero);
+    }
+  }
+}
+
+function formatString(fn: string, fmt: string, args: unknown[], types: ExprType[]): string {
+  let next = 0;
+  let out = '';
+  let last = 0;
+  for (const m of fmt.matchAll(SPEC)) {
+    out += fmt.slice(last, m.index);
+    last = m.index + m[0].length;
+    const [, index, flags, w, p, conv] = m;
+    if (conv === '%') { out += '%'; continue; }
+    if (conv === 'n') { out += '\n'; continue; }
+    if (!'sSdxXofeEbBc'.includes(conv)) fail(fn, `the conversion %${conv} is not supported; Weir takes ${CONVERSIONS}`);
+    const i = index !== undefined ? Number(index) - 1 : next++;
+    if (i < 0 || i >= args.length) fail(fn, `the format '${m[0]}' has no argument (Java's MissingFormatArgumentException)`);
+    out += formatOne(fn, conv, flags, w === undefined ? undefined : Number(w), p === undefined ? undefined : Number(p), args[i], types[i]);
+    checkStringLength(fn, out.length);
+  }
+  if (fmt.slice(last).includes('%')) fail(fn, `the format '${fmt.slice(last)}' is not a conversion Weir takes (${CONVERSIONS})`);
+  return out + fmt.slice(last);
+}
+
+const formatLiterals = (fn: string) => ([fmt]: unknown[]): string | undefined => {
+  if (typeof fmt !== 'string') return undefined;
+  for (const m of fmt.matchAll(SPEC)) if (!'sSdxXofeEbBc%n'.includes(m[5])) return `${fn}: the conversion %${m[5]} is not supported; Weir takes ${CONVERSIONS}`;
+  return undefined;
+};
+
+const FORMAT_STRING: FunctionDef = {
+  min: 1, max: 64, nullIntolerant: false,
+  type: (a) => (isStr(a[0]) ? 'string' : 'format_string() takes (format, argument, …)'),
+  impl: ([fmt, ...args], _c, t) => (fmt === null ? null : formatString('format_string()', fmt as string, args, t.slice(1))),
+  checkLiterals: formatLiterals('format_string()'),
+};
+
+// --- to_char / to_number ---
+
+interface NumberFormat { text: string; intDigits: string; fracDigits: number; groups: number[]; dollar: 'start' | 'end' | undefined; sign: 'start' | 'end' | undefined }
+
+/** Spark's number format (ToNumberParser), or a message saying what is wrong with it. */
+function numberFormat(fn: string, f: string): NumberFormat | string {
+  const bad = (why: string) => `${fn}: the format '${f}' is invalid: ${why} (INVALID_FORMAT)`;
+  let s = f.toUpperCase();
+  if (/MI|PR/.test(s)) return bad("the signs MI and PR are not supported in Weir; use S for a '-' or '+'");
+  let sign: NumberFormat['sign'];
+  if (s.startsWith('S')) { sign = 'start'; s = s.slice(1); } else if (s.endsWith('S')) { sign = 'end'; s = s.slice(0, -1); }
+  let dollar: NumberFormat['dollar'];
+  if (s.startsWith('$')) { dollar = 'start'; s = s.slice(1); } else if (s.endsWith('$')) { dollar = 'end'; s = s.slice(0, -1); }
+  const m = /^([09][09,G]*)?(?:[.D]([09]*))?$/.exec(s);
+  if (!m || s === '') return bad('it takes 0 or 9 digits, one decimal point (. or D), grouping separators (, or G) between digits, one $ and one S at the start or the end');
+  const int = m[1] ?? '';
+  if (/[,G]$/.test(int) || /[,G]{2}/.test(int)) return bad('a grouping separator needs a digit on each side');
+  if (int === '' && !m[2]) return bad('it has no digits');
+  return { text: f, intDigits: int.replace(/[,G]/g, ''), fracDigits: (m[2] ?? '').length, groups: int.split(/[,G]/).map((g) => g.length), dollar, sign };
+}
+
+function formatOf(fn: string, f: string): NumberFormat {
+  const nf = numberFormat(fn, f);
+  if (typeof nf === 'string') fail(fn, nf.slice(fn.length + 2));
+  return nf;
+}
+
+/** to_char: the value printed by the format; '#' in every digit place when it has too many integer digits. */
+function toChar(v: number, nf: NumberFormat): string {
+  const r = roundDigits(shortestDigits(Math.abs(v)), nf.fracDigits, 'HALF_UP');
+  const { int: rawInt, frac } = splitDigits(r);
+  const int = rawInt.replace(/^0+(?=\d)/, '');
+  const places = nf.intDigits.length;
+  let body: string;
+  if (int.length > places || (places === 0 && int !== '0')) {
+    body = nf.groups.map((g) => '#'.repeat(g)).join(',') + (nf.fracDigits ? `.${'#'.repeat(nf.fracDigits)}` : '');
+  } else {
+    const zeroPad = nf.intDigits.startsWith('0');
+    const digits = int.padStart(places, zeroPad ? '0' : ' ');
+    let at = 0;
+    const parts = nf.groups.map((g) => { const p = digits.slice(at, at + g); at += g; return p; });
+    // A separator inside the padding is padding too.
+    body = parts.reduce((acc, p) => (acc === '' ? p : acc + (/\d$/.test(acc) ? ',' : ' ') + p), '');
+    if (nf.fracDigits) body += `.${frac}`;
+  }
+  const neg = v < 0 && r.digits !== 0n;
+  const signText = nf.sign ? (neg ? '-' : '+') : '';
+  const money = (t: string) => (nf.dollar === 'start' ? `$${t}` : nf.dollar === 'end' ? `${t}$` : t);
+  if (nf.sign === 'start') return signText + money(body);
+  if (nf.sign === 'end') return money(body) + signText;
+  return (neg ? '-' : '') + money(body);
+}
+
+/** to_number: the text read by the format as an unscaled decimal, or undefined when it does not match. */
+function toNumber(s: string, nf: NumberFormat): bigint | undefined {
+  let t = s;
+  let neg = false;
+  const takeSign = (at: 'start' | 'end') => {
+    const c = at === 'start' ? t[0] : t[t.length - 1];
+    if (c === '-' || c === '+') { neg = c === '-'; t = at === 'start' ? t.slice(1) : t.slice(0, -1); }
+  };
+  if (nf.sign) takeSign(nf.sign);
+  if (nf.dollar === 'start') { if (!t.startsWith('$')) return undefined; t = t.slice(1); }
+  if (nf.dollar === 'end') { if (!t.endsWith('$')) return undefined; t = t.slice(0, -1); }
+  const m = /^(\d[\d,]*)?(?:\.(\d*))?$/.exec(t);
+  if (!m || t === '' || t === '.') return undefined;
+  const intText = m[1] ?? '';
+  const frac = m[2] ?? '';
+  const int = intText.replace(/,/g, '');
+  if (int.length > nf.intDigits.length || frac.length > nf.fracDigits) return undefined;
+  // A leading 0 in the format asks for exactly that many digits.
+  if (nf.intDigits.startsWith('0') && int.length !== nf.intDigits.length) return undefined;
+  if (intText.includes(',')) {
+    // Separators where the format has them, counted from the decimal point.
+    const got = intText.split(',').map((g) => g.length);
+    const want = nf.groups.slice(-got.length);
+    if (got.length > nf.groups.length || got.some((g, i) => (i === 0 ? g > want[0] || g === 0 : g !== want[i]))) return undefined;
+  }
+  const v = BigInt((int || '0') + frac.padEnd(nf.fracDigits, '0'));
+  return neg ? -v : v;
+}
+
+const numberFormatLiterals = (fn: string) => ([, f]: unknown[]): string | undefined => {
+  if (f === undefined) return `${fn}: the format must be a literal string, as in Spark`;
+  if (typeof f !== 'string') return undefined;
+  const nf = numberFormat(fn, f);
+  return typeof nf === 'string' ? nf : undefined;
+};
+
+const toNumberDef = (fn: string, onMismatch: 'fail' | 'null'): FunctionDef => ({
+  min: 2, max: 2, type: (a) => (isStr(a[0]) && isStr(a[1]) ? 'decimal' : `${fn} takes (string, format)`),
+  resultDecimal: ([, f]) => {
+    const nf = typeof f === 'string' ? numberFormat(fn, f) : undefined;
+    return typeof nf === 'object' ? { precision: Math.max(1, nf.intDigits.length + nf.fracDigits), scale: nf.fracDigits } : ({ precision: 38, scale: 0 } satisfies DecimalType);
+  },
+  impl: ([s, f]) => {
+    const nf = formatOf(fn, f as string);
+    const v = toNumber((s as string).trim(), nf);
+    if (v === undefined && onMismatch === 'fail') fail(fn, `the input '${s as string}' does not match the format '${nf.text}' (INVALID_FORMAT.MISMATCH_INPUT); try_to_number gives NULL instead`);
+    return v ?? null;
+  },
+  checkLiterals: numberFormatLiterals(fn),
+});
+
+const TO_CHAR: FunctionDef = {
+  min: 2, max: 2, type: (a) => (isNumeric(a[0]) && isStr(a[1]) ? 'string' : 'to_char() takes (number, format)'),
+  impl: ([v, f]) => toChar(v as number, formatOf('to_char()', f as string)),
+  checkLiterals: numberFormatLiterals('to_char()'),
+};
+
+export const FORMAT_FUNCTIONS: Record<string, FunctionDef> = {
+  // Spark: x rounded HALF_EVEN to d places with grouping, or printed by a DecimalFormat pattern; NULL for d < 0.
+  format_number: {
+    min: 2, max: 2,
+    type: (a) => (isNumeric(a[0]) && (a[1] === 'long' || isStr(a[1])) ? 'string' : 'format_number() takes (number, decimal places or pattern)'),
+    impl: ([v, d], _c, t) => {
+      if (t[1] === 'long') {
+        const k = Math.trunc(d as number);
+        return k < 0 ? null : formatDecimalPattern(v as number, { minInt: 1, grouping: 3, minFrac: k, maxFrac: k });
+      }
+      const p = (d as string) === '' ? { minInt: 1, grouping: 3, minFrac: 0, maxFrac: 0 } : decimalPattern(d as string);
+      if (typeof p === 'string') fail('format_number()', p);
+      return formatDecimalPattern(v as number, p);
+    },
+    checkLiterals: ([, d]) => { const p = typeof d === 'string' && d !== '' ? decimalPattern(d) : undefined; return typeof p === 'string' ? `format_number(): ${p}` : undefined; },
+  },
+  format_string: FORMAT_STRING,
+  printf: FORMAT_STRING,
+  to_char: TO_CHAR,
+  to_varchar: TO_CHAR,
+  to_number: toNumberDef('to_number()', 'fail'),
+  try_to_number: toNumberDef('try_to_number()', 'null'),
+};
+
