@@ -437,6 +437,39 @@ describe("Spark's function examples", () => {
     await expect(one("DATE '2024-01-01' = 'soon'")).rejects.toThrow(/'soon' is not a date/);
   });
 
+  it('refuses the forms Weir does not take, saying what it takes instead', async () => {
+    await expect(one("format_string('%t', 1)")).rejects.toThrow(/conversion %t is not supported; Weir takes %s/);
+    await expect(one("format_string('%d', 1.5D)")).rejects.toThrow(/%d takes an integer, got double/);
+    await expect(one("format_string('%s and %s', 'a')")).rejects.toThrow(/has no argument/);
+    await expect(one("to_char(1, '99MI')")).rejects.toThrow(/MI and PR are not supported in Weir; use S/);
+    await expect(one("to_number('1', '9x9')")).rejects.toThrow(/the format '9x9' is invalid/);
+    await expect(one("to_number('1', CAST(n AS STRING))")).rejects.toThrow(/must be a literal/);
+    await expect(one("to_number('12a', '999')")).rejects.toThrow(/INVALID_FORMAT.MISMATCH_INPUT/);
+    await expect(one("format_number(1.5, 'x')")).rejects.toThrow(/DecimalFormat patterns of # 0 , and \. only/);
+    await expect(one("encode('a', 'EBCDIC')")).rejects.toThrow(/charset 'EBCDIC' is not supported/);
+    await expect(one("from_utc_timestamp(TIMESTAMP '2024-01-01 00:00:00', 'Mars/Olympus')")).rejects.toThrow(/time zone 'Mars\/Olympus' is not known/);
+    await expect(one("split_part('a', '.', 0)")).rejects.toThrow(/INVALID_INDEX_OF_ZERO/);
+    await expect(one("mask('ab', 'XY')")).rejects.toThrow(/one character/);
+    await expect(one("regexp_count('a', '(a)\\\\1')")).rejects.toThrow(/not supported/);
+    await expect(one("regexp_extract_all('ab', '(a)', 3)")).rejects.toThrow(/group index 3 is out of range/);
+    await expect(one("date_part('nope', TIMESTAMP '2024-01-01 00:00:00')")).rejects.toThrow(/field must be one of/);
+    await expect(one("schema_of_json(CAST(n AS STRING))")).rejects.toThrow(/literal/);
+    await expect(one("levenshtein(repeat('a', 20000), repeat('b', 20000))")).rejects.toThrow(/over the limit/);
+  });
+
+  it('NULL in gives NULL out for the rest of the functions, as Spark', async () => {
+    const nulls = [
+      'lcase(NULL)', 'bit_length(NULL)', 'base64(NULL)', 'space(n)', "split_part(NULL, '.', 1)", "substring_index(NULL, '.', 1)", "levenshtein(NULL, 'a')",
+      'soundex(NULL)', "find_in_set(NULL, 'a')", "overlay(NULL, 'a', 1)", 'luhn_check(NULL)', "format_number(n, 2)", "to_char(n, '999')",
+      "regexp_count(NULL, 'a')", "regexp_instr(NULL, 'a')", "regexp_substr(NULL, 'a')", "regexp_extract_all(NULL, 'a')", 'sentences(NULL)',
+      'nanvl(n, 1)', 'sin(n)', 'atan2(n, 1)', 'factorial(n)', 'hex(n)', 'bin(n)', "conv(NULL, 2, 10)", 'width_bucket(n, 0, 1, 2)', 'try_add(n, 1)', 'try_divide(1, n)',
+      'make_date(n, 1, 1)', "months_between(NULL, '2024-01-01')", "next_day(NULL, 'MO')", 'weekday(NULL)', 'unix_seconds(NULL)', "trunc(NULL, 'MM')",
+      "from_utc_timestamp(NULL, 'UTC')", 'timestamp_micros(n)', 'date_from_unix_date(n)', "date_part('year', NULL)",
+      'json_array_length(NULL)', 'json_object_keys(NULL)', "encode(NULL, 'UTF-8')", "decode(NULL, 'UTF-8')",
+    ];
+    for (const f of nulls) expect(await one(f), f).toBeNull();
+  });
+
   it('NULL in gives NULL out, as Spark', async () => {
     for (const f of ['instr(NULL, \'a\')', 'left(NULL, 2)', 'pow(n, 2)', 'date_add(NULL, 1)', 'initcap(NULL)']) expect(await one(f), f).toBeNull();
   });
