@@ -119,6 +119,8 @@ export function splitString(s: string, pattern: string, limit: number): string[]
     out.push(sub(from, m.index));
     from = m.index + len;
     if (len === 0 && m.index >= n) break;
+    // re2-wasm sets lastIndex to index + the match's UTF-16 length but reads it in code points.
+    if (len > 0) re.lastIndex = from;
   }
   out.push(sub(from));
   return out;

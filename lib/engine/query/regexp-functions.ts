@@ -34,10 +34,11 @@ function allMatches(fn: string, s: string, pattern: string): Match[] {
     const m = re.exec(s);
     if (m === null) break;
     out.push(m);
-    if ((m[0] ?? '') === '') {
-      if (m.index >= n) break;
-      re.lastIndex = m.index + 1;
-    }
+    const len = [...(m[0] ?? '')].length;
+    if (len === 0 && m.index >= n) break;
+    // re2-wasm reads lastIndex in code points but sets it to index + the match's UTF-16 length,
+    // which skips a character after each match with an emoji in it: set it in code points.
+    re.lastIndex = m.index + Math.max(len, 1);
   }
   return out;
 }

@@ -226,6 +226,9 @@ const EXAMPLES: [string, unknown][] = [
   ["regexp_count('abcdefghijklmnopqrstuvwxyz', '[a-z]{3}')", 8],
   ["regexp_count('😀a😀a', 'a')", 2],
   ["regexp_count('😀', '')", 2],
+  // A match with an emoji in it: the next search starts right after it, not one character later.
+  ["regexp_count('😀a😀b', 'a|😀')", 3],
+  ["split('😀😀', '😀|x')", ['', '', '']],
   ["regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 1)", ['100', '300']],
   ["regexp_extract_all('100-200, 300-400', '(\\\\d+)-(\\\\d+)', 2)", ['200', '400']],
   ["regexp_extract_all('😀1😀22', '(\\\\d+)')", ['1', '22']],
