@@ -55,7 +55,7 @@ const FIELDS: Record<string, (ms: number) => number | bigint> = {
 };
 
 /** A field name as Spark spells it (any case), or undefined. */
-export function extractField(name: string): string | undefined {
+function extractField(name: string): string | undefined {
   const f = name.toLowerCase();
   const canonical = FIELD_ALIASES[f] ?? f;
   return FIELDS[canonical] ? canonical : undefined;
