@@ -201,13 +201,14 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     min: 2, max: 3,
     type: (a) => str(a, 1) ?? (a.slice(1).every(num) ? 'string' : 'expects (string, position[, length])'),
     impl: ([s, p, l]) => {
-      // Spark: 1-based; 0 acts as 1; negative counts from the end.
+      // Spark's UTF8String.substringSQL: 1-based; 0 acts as 1; negative counts from the end, and
+      // the end is reckoned from the start before it is clamped (substr('abc', -5, 3) is 'a').
       const cs = chars(s as string);
-      const pos = p as number;
-      let start = pos > 0 ? pos - 1 : pos < 0 ? Math.max(0, cs.length + pos) : 0;
-      start = Math.min(start, cs.length);
-      const end = l === undefined ? cs.length : Math.min(cs.length, start + Math.max(0, l as number));
-      return cs.slice(start, end).join('');
+      const pos = Math.trunc(p as number);
+      const from = pos > 0 ? pos - 1 : pos < 0 ? cs.length + pos : 0;
+      const end = l === undefined ? cs.length : Math.min(cs.length, from + Math.trunc(l as number));
+      const start = Math.max(0, from);
+      return start >= end ? '' : cs.slice(start, end).join('');
     },
   },
   replace: {
