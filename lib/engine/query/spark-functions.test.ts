@@ -215,6 +215,7 @@ const EXAMPLES: [string, unknown][] = [
   ["find_in_set('ab','abc,b,ab,c,def')", 3],
   ["elt(1, 'scala', 'java')", 'scala'],
   ["elt(3, 'scala', 'java')", null],
+  ["elt(2, 'a', 1)", '1'],
   ["overlay('Spark SQL', '_', 6)", 'Spark_SQL'],
   ["overlay('Spark SQL', 'CORE', 7)", 'Spark CORE'],
   ["overlay('Spark SQL', 'ANSI ', 7, 0)", 'Spark ANSI SQL'],

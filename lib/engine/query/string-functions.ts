@@ -9,7 +9,7 @@ import { RecordExpressionError } from '../errors';
 import type { CollectionFunctionDef } from './collection-functions';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './functions';
-import { unifyTypes, type ExprType } from './sql-values';
+import { castValue, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -238,11 +238,16 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     min: 2, max: 2, type: (a) => str(a) ?? 'long',
     impl: ([s, list]) => ((s as string).includes(',') ? 0 : (list as string).split(',').indexOf(s as string) + 1),
   },
-  // The n-th value (1-based); NULL out of range (ANSI off).
+  // The n-th value (1-based) as a string, as Spark casts elt's values; NULL out of range (ANSI off).
   elt: {
     min: 2, max: 64, nullIntolerant: false,
-    type: (a) => (isInt(a[0]) ? unified(a.slice(1)) : 'elt() takes (index, value, value, …)'),
-    impl: ([n, ...vs]) => (n === null ? null : (vs[Math.trunc(n as number) - 1] ?? null)),
+    type: (a) => (!isInt(a[0]) ? 'elt() takes (index, value, value, …)' : a.slice(1).every((t) => t === 'binary' || t === 'null') && a.slice(1).includes('binary') ? 'binary' : a.slice(1).some((t) => t === 'array' || t === 'map' || t === 'struct') ? 'elt() takes string values' : 'string'),
+    impl: ([n, ...vs], _c, t) => {
+      if (n === null) return null;
+      const i = Math.trunc(n as number);
+      const v = vs[i - 1] ?? null;
+      return v === null || t[i] === 'string' || t[i] === 'binary' ? v : castValue(v, t[i], 'string');
+    },
   },
   // Spark's Overlay: `replace` put over `len` characters (default its own length) from `pos`.
   overlay: {
