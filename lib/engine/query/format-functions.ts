@@ -2,11 +2,12 @@
  * Spark's functions that print numbers by a format: format_number (Java's DecimalFormat, HALF_EVEN
  * on the double's exact value), format_string/printf (Java's Formatter: %s %S %d %x %X %o %f %e
  * %E %b %c %% %n with flags - 0 + space , # and width/precision; other conversions are refused)
- * and to_char/to_number with Spark's number format letters 0 9 . D , G $ S (MI and PR are refused).
+ * and to_char/to_number with Spark's number formats (number-format.ts).
  */
 import { RecordExpressionError } from '../errors';
 import type { DecimalType } from './decimal';
 import type { FunctionDef } from './functions';
+import { formatNumber, numberFormat, parseNumber, type NumberFormat } from './number-format';
 import { exactDigits, group, roundDigits, shortestDigits, splitDigits } from './number-text';
 import { castValue, isNumeric, type ExprType } from './sql-values';
 import { checkStringLength } from './value-limits';
@@ -141,104 +142,29 @@ const FORMAT_STRING: FunctionDef = {
   checkLiterals: formatLiterals('format_string()'),
 };
 
-// --- to_char / to_number ---
-
-interface NumberFormat { text: string; intDigits: string; fracDigits: number; groups: number[]; dollar: 'start' | 'end' | undefined; sign: 'start' | 'end' | undefined }
-
-/** Spark's number format (ToNumberParser), or a message saying what is wrong with it. */
-function numberFormat(fn: string, f: string): NumberFormat | string {
-  const bad = (why: string) => `${fn}: the format '${f}' is invalid: ${why} (INVALID_FORMAT)`;
-  let s = f.toUpperCase();
-  if (/MI|PR/.test(s)) return bad("the signs MI and PR are not supported in Weir; use S for a '-' or '+'");
-  let sign: NumberFormat['sign'];
-  if (s.startsWith('S')) { sign = 'start'; s = s.slice(1); } else if (s.endsWith('S')) { sign = 'end'; s = s.slice(0, -1); }
-  let dollar: NumberFormat['dollar'];
-  if (s.startsWith('$')) { dollar = 'start'; s = s.slice(1); } else if (s.endsWith('$')) { dollar = 'end'; s = s.slice(0, -1); }
-  const m = /^([09][09,G]*)?(?:[.D]([09]*))?$/.exec(s);
-  if (!m || s === '') return bad('it takes 0 or 9 digits, one decimal point (. or D), grouping separators (, or G) between digits, one $ and one S at the start or the end');
-  const int = m[1] ?? '';
-  if (/[,G]$/.test(int) || /[,G]{2}/.test(int)) return bad('a grouping separator needs a digit on each side');
-  if (int === '' && !m[2]) return bad('it has no digits');
-  return { text: f, intDigits: int.replace(/[,G]/g, ''), fracDigits: (m[2] ?? '').length, groups: int.split(/[,G]/).map((g) => g.length), dollar, sign };
-}
+// --- to_char / to_number (number-format.ts) ---
 
 function formatOf(fn: string, f: string): NumberFormat {
-  const nf = numberFormat(fn, f);
-  if (typeof nf === 'string') fail(fn, nf.slice(fn.length + 2));
+  const nf = numberFormat(f);
+  if (typeof nf === 'string') fail(fn, `${nf} (INVALID_FORMAT)`);
   return nf;
-}
-
-/** to_char: the value printed by the format; '#' in every digit place when it has too many integer digits. */
-function toChar(v: number, nf: NumberFormat): string {
-  const r = roundDigits(shortestDigits(Math.abs(v)), nf.fracDigits, 'HALF_UP');
-  const { int: rawInt, frac } = splitDigits(r);
-  const int = rawInt.replace(/^0+(?=\d)/, '');
-  const places = nf.intDigits.length;
-  let body: string;
-  if (int.length > places || (places === 0 && int !== '0')) {
-    body = nf.groups.map((g) => '#'.repeat(g)).join(',') + (nf.fracDigits ? `.${'#'.repeat(nf.fracDigits)}` : '');
-  } else {
-    const zeroPad = nf.intDigits.startsWith('0');
-    const digits = int.padStart(places, zeroPad ? '0' : ' ');
-    let at = 0;
-    const parts = nf.groups.map((g) => { const p = digits.slice(at, at + g); at += g; return p; });
-    // A separator inside the padding is padding too.
-    body = parts.reduce((acc, p) => (acc === '' ? p : acc + (/\d$/.test(acc) ? ',' : ' ') + p), '');
-    if (nf.fracDigits) body += `.${frac}`;
-  }
-  const neg = v < 0 && r.digits !== 0n;
-  const signText = nf.sign ? (neg ? '-' : '+') : '';
-  const money = (t: string) => (nf.dollar === 'start' ? `$${t}` : nf.dollar === 'end' ? `${t}$` : t);
-  if (nf.sign === 'start') return signText + money(body);
-  if (nf.sign === 'end') return money(body) + signText;
-  return (neg ? '-' : '') + money(body);
-}
-
-/** to_number: the text read by the format as an unscaled decimal, or undefined when it does not match. */
-function toNumber(s: string, nf: NumberFormat): bigint | undefined {
-  let t = s;
-  let neg = false;
-  const takeSign = (at: 'start' | 'end') => {
-    const c = at === 'start' ? t[0] : t[t.length - 1];
-    if (c === '-' || c === '+') { neg = c === '-'; t = at === 'start' ? t.slice(1) : t.slice(0, -1); }
-  };
-  if (nf.sign) takeSign(nf.sign);
-  if (nf.dollar === 'start') { if (!t.startsWith('$')) return undefined; t = t.slice(1); }
-  if (nf.dollar === 'end') { if (!t.endsWith('$')) return undefined; t = t.slice(0, -1); }
-  const m = /^(\d[\d,]*)?(?:\.(\d*))?$/.exec(t);
-  if (!m || t === '' || t === '.') return undefined;
-  const intText = m[1] ?? '';
-  const frac = m[2] ?? '';
-  const int = intText.replace(/,/g, '');
-  if (int.length > nf.intDigits.length || frac.length > nf.fracDigits) return undefined;
-  // A leading 0 in the format asks for exactly that many digits.
-  if (nf.intDigits.startsWith('0') && int.length !== nf.intDigits.length) return undefined;
-  if (intText.includes(',')) {
-    // Separators where the format has them, counted from the decimal point.
-    const got = intText.split(',').map((g) => g.length);
-    const want = nf.groups.slice(-got.length);
-    if (got.length > nf.groups.length || got.some((g, i) => (i === 0 ? g > want[0] || g === 0 : g !== want[i]))) return undefined;
-  }
-  const v = BigInt((int || '0') + frac.padEnd(nf.fracDigits, '0'));
-  return neg ? -v : v;
 }
 
 const numberFormatLiterals = (fn: string) => ([, f]: unknown[]): string | undefined => {
   if (f === undefined) return `${fn}: the format must be a literal string, as in Spark`;
-  if (typeof f !== 'string') return undefined;
-  const nf = numberFormat(fn, f);
-  return typeof nf === 'string' ? nf : undefined;
+  const nf = typeof f === 'string' ? numberFormat(f) : undefined;
+  return typeof nf === 'string' ? `${fn}: ${nf} (INVALID_FORMAT)` : undefined;
 };
 
 const toNumberDef = (fn: string, onMismatch: 'fail' | 'null'): FunctionDef => ({
   min: 2, max: 2, type: (a) => (isStr(a[0]) && isStr(a[1]) ? 'decimal' : `${fn} takes (string, format)`),
   resultDecimal: ([, f]) => {
-    const nf = typeof f === 'string' ? numberFormat(fn, f) : undefined;
-    return typeof nf === 'object' ? { precision: Math.max(1, nf.intDigits.length + nf.fracDigits), scale: nf.fracDigits } : ({ precision: 38, scale: 0 } satisfies DecimalType);
+    const nf = typeof f === 'string' ? numberFormat(f) : undefined;
+    return typeof nf === 'object' ? { precision: nf.precision, scale: nf.scale } : ({ precision: 38, scale: 0 } satisfies DecimalType);
   },
   impl: ([s, f]) => {
     const nf = formatOf(fn, f as string);
-    const v = toNumber((s as string).trim(), nf);
+    const v = parseNumber(s as string, nf);
     if (v === undefined && onMismatch === 'fail') fail(fn, `the input '${s as string}' does not match the format '${nf.text}' (INVALID_FORMAT.MISMATCH_INPUT); try_to_number gives NULL instead`);
     return v ?? null;
   },
@@ -247,7 +173,10 @@ const toNumberDef = (fn: string, onMismatch: 'fail' | 'null'): FunctionDef => ({
 
 const TO_CHAR: FunctionDef = {
   min: 2, max: 2, type: (a) => (isNumeric(a[0]) && isStr(a[1]) ? 'string' : 'to_char() takes (number, format)'),
-  impl: ([v, f]) => toChar(v as number, formatOf('to_char()', f as string)),
+  impl: ([v, f]) => {
+    const { int, frac } = splitDigits(shortestDigits(Math.abs(v as number)));
+    return formatNumber(int, frac, (v as number) < 0, formatOf('to_char()', f as string));
+  },
   checkLiterals: numberFormatLiterals('to_char()'),
 };
 

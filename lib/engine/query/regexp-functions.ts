@@ -74,16 +74,15 @@ export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, p]) => allMatches('regexp_count()', s as string, p as string).length,
     checkLiterals: regexLiterals('regexp_count()'),
   },
-  // The 1-based character position of the first match (the whole match's, as Spark's), 0 when none.
+  // The 1-based character position of the first match, 0 when none. As Spark's, the whole
+  // match's position: the group index is taken and not used.
   regexp_instr: {
     min: 2, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || a[2] === 'long' || a[2] === 'null') ? 'long' : 'regexp_instr() takes (string, pattern[, group index])'),
-    impl: ([s, p, idx]) => {
+    impl: ([s, p]) => {
       const m = regexOf('regexp_instr()', p as string, 'u').exec(s as string);
-      if (m === null) return 0;
-      checkGroup('regexp_instr()', m, idx === undefined ? 0 : Math.trunc(idx as number));
-      return m.index + 1;
+      return m === null ? 0 : m.index + 1;
     },
-    checkLiterals: regexLiterals('regexp_instr()'),
+    checkLiterals: ([s, p]) => regexLiterals('regexp_instr()')([s, p]),
   },
   // The first match's text; NULL when nothing matches.
   regexp_substr: {

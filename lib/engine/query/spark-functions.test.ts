@@ -280,6 +280,18 @@ const EXAMPLES: [string, unknown][] = [
   ["to_char(78.12, '$99.99')", '$78.12'],
   ["to_char(-12454.8, '99G999D9S')", '12,454.8-'],
   ["to_varchar(454, '999')", '454'],
+  ["to_char(-12, '99PR')", '<12>'],
+  ["to_char(12, '99PR')", '12  '],
+  ["to_char(-12, 'S999')", ' -12'],
+  ["to_char(-12, '999MI')", ' 12-'],
+  ["to_char(12, '0000')", '0012'],
+  ["to_char(123456, '99,999')", '## ###'],
+  ["to_char(0.5, '9.99')", '0.50'],
+  ["to_number('<12>', '99PR')", '-12::DECIMAL(2,0)'],
+  ["to_number('12-', '99MI')", '-12::DECIMAL(2,0)'],
+  ["to_number('.5', '9.9')", '0.5::DECIMAL(2,1)'],
+  ["try_to_number('123', '99')", null],
+  ["try_to_number('12', '000')", null],
   ["decode(encode('abc', 'utf-8'), 'utf-8')", 'abc'],
   ["hex(encode('é', 'ISO-8859-1'))", 'E9'],
   ["hex(encode('é', 'UTF-16'))", 'FEFF00E9'],
@@ -454,8 +466,9 @@ describe("Spark's function examples", () => {
     await expect(one("format_string('%t', 1)")).rejects.toThrow(/conversion %t is not supported; Weir takes %s/);
     await expect(one("format_string('%d', 1.5D)")).rejects.toThrow(/%d takes an integer, got double/);
     await expect(one("format_string('%s and %s', 'a')")).rejects.toThrow(/has no argument/);
-    await expect(one("to_char(1, '99MI')")).rejects.toThrow(/MI and PR are not supported in Weir; use S/);
-    await expect(one("to_number('1', '9x9')")).rejects.toThrow(/the format '9x9' is invalid/);
+    await expect(one("to_number('1', '9x9')")).rejects.toThrow(/Unexpected character 'X' found in the format string '9x9'/);
+    await expect(one("to_char(1, '9,,9')")).rejects.toThrow(/Thousands separators/);
+    await expect(one("to_char(1, '9$')")).rejects.toThrow(/Currency characters must appear before digits/);
     await expect(one("to_number('1', CAST(n AS STRING))")).rejects.toThrow(/must be a literal/);
     await expect(one("to_number('12a', '999')")).rejects.toThrow(/INVALID_FORMAT.MISMATCH_INPUT/);
     await expect(one("format_number(1.5, 'x')")).rejects.toThrow(/DecimalFormat patterns of # 0 , and \. only/);
