@@ -691,9 +691,10 @@ class ExpressionCompiler {
           args = args.map((a, i) => (idx.includes(i) ? u.values[idx.indexOf(i)] : a));
         }
       }
-      // Any other function takes a decimal as a double (concat and concat_ws as its text).
+      // Any other function takes a decimal as a double (concat and concat_ws as its text; a
+      // function that prints numbers by a format as its exact text, still typed decimal).
       const as = e.name === 'concat' || e.name === 'concat_ws' ? 'string' : 'double';
-      args = args.map((a) => (a.type === 'decimal' && !resultDecimal ? convert(a, as) : a));
+      args = args.map((a) => (a.type !== 'decimal' || resultDecimal ? a : def.decimalAsText ? { ...convert(a, 'string'), type: 'decimal' } : convert(a, as)));
     }
     if (args.some((a) => a.type === 'date')) {
       // concat takes a date as its yyyy-MM-dd text; a function that does not take a date takes

@@ -8,7 +8,7 @@ import { RecordExpressionError } from '../errors';
 import type { DecimalType } from './decimal';
 import type { FunctionDef } from './functions';
 import { formatNumber, numberFormat, parseNumber, type NumberFormat } from './number-format';
-import { exactDigits, group, roundDigits, shortestDigits, splitDigits } from './number-text';
+import { exactDigits, group, roundDigits, shortestDigits, splitDigits, type DecimalDigits } from './number-text';
 import { castValue, isNumeric, type ExprType } from './sql-values';
 import { checkStringLength } from './value-limits';
 
@@ -30,10 +30,16 @@ function decimalPattern(p: string): DecimalPattern | string {
   return { minInt: (int.match(/0/g) ?? []).length, grouping: lastComma < 0 ? 0 : int.length - lastComma - 1, minFrac: (frac.match(/0/g) ?? []).length, maxFrac: frac.length };
 }
 
-function formatDecimalPattern(v: number, p: DecimalPattern): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? '∞' : '-∞';
-  const r = roundDigits(exactDigits(v), p.maxFrac, 'HALF_EVEN');
+/** A DECIMAL argument's exact text (decimalAsText) as digits. */
+function textDigits(text: string): DecimalDigits {
+  const [int, frac = ''] = text.replace('-', '').split('.');
+  return { neg: text.startsWith('-'), digits: BigInt(int + frac), scale: frac.length };
+}
+
+function formatDecimalPattern(v: number | string, p: DecimalPattern): string {
+  if (typeof v === 'number' && Number.isNaN(v)) return 'NaN';
+  if (typeof v === 'number' && !Number.isFinite(v)) return v > 0 ? '∞' : '-∞';
+  const r = roundDigits(typeof v === 'string' ? textDigits(v) : exactDigits(v), p.maxFrac, 'HALF_EVEN');
   let { int, frac } = splitDigits(r);
   int = int.replace(/^0+/, '').padStart(p.minInt, '0');
   frac = frac.slice(0, p.minFrac) + frac.slice(p.minFrac).replace(/0+$/, '');
@@ -172,10 +178,12 @@ const toNumberDef = (fn: string, onMismatch: 'fail' | 'null'): FunctionDef => ({
 });
 
 const TO_CHAR: FunctionDef = {
-  min: 2, max: 2, type: (a) => (isNumeric(a[0]) && isStr(a[1]) ? 'string' : 'to_char() takes (number, format)'),
+  min: 2, max: 2, type: (a) => ((isNumeric(a[0]) || a[0] === 'decimal') && isStr(a[1]) ? 'string' : 'to_char() takes (number, format)'),
+  decimalAsText: true,
   impl: ([v, f]) => {
-    const { int, frac } = splitDigits(shortestDigits(Math.abs(v as number)));
-    return formatNumber(int, frac, (v as number) < 0, formatOf('to_char()', f as string));
+    const d = typeof v === 'string' ? textDigits(v) : shortestDigits(v as number);
+    const { int, frac } = splitDigits(d);
+    return formatNumber(int, frac, d.neg && d.digits !== 0n, formatOf('to_char()', f as string));
   },
   checkLiterals: numberFormatLiterals('to_char()'),
 };
@@ -184,15 +192,16 @@ export const FORMAT_FUNCTIONS: Record<string, FunctionDef> = {
   // Spark: x rounded HALF_EVEN to d places with grouping, or printed by a DecimalFormat pattern; NULL for d < 0.
   format_number: {
     min: 2, max: 2,
-    type: (a) => (isNumeric(a[0]) && (a[1] === 'long' || isStr(a[1])) ? 'string' : 'format_number() takes (number, decimal places or pattern)'),
+    type: (a) => ((isNumeric(a[0]) || a[0] === 'decimal') && (a[1] === 'long' || isStr(a[1])) ? 'string' : 'format_number() takes (number, decimal places or pattern)'),
+    decimalAsText: true,
     impl: ([v, d], _c, t) => {
       if (t[1] === 'long') {
         const k = Math.trunc(d as number);
-        return k < 0 ? null : formatDecimalPattern(v as number, { minInt: 1, grouping: 3, minFrac: k, maxFrac: k });
+        return k < 0 ? null : formatDecimalPattern(v as number | string, { minInt: 1, grouping: 3, minFrac: k, maxFrac: k });
       }
       const p = (d as string) === '' ? { minInt: 1, grouping: 3, minFrac: 0, maxFrac: 0 } : decimalPattern(d as string);
       if (typeof p === 'string') fail('format_number()', p);
-      return formatDecimalPattern(v as number, p);
+      return formatDecimalPattern(v as number | string, p);
     },
     checkLiterals: ([, d]) => { const p = typeof d === 'string' && d !== '' ? decimalPattern(d) : undefined; return typeof p === 'string' ? `format_number(): ${p}` : undefined; },
   },

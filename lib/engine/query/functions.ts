@@ -30,6 +30,8 @@ export interface FunctionDef {
    * value when it is a literal (date_part('second', …) is a DECIMAL, other fields a BIGINT).
    */
   type(args: ExprType[], literals?: unknown[]): ExprType | string;
+  /** A DECIMAL argument comes as its exact text (typed 'decimal'), not as a double: format_number, to_char. */
+  decimalAsText?: boolean;
   /** A `decimal` result's precision and scale, from the literal arguments (to_number's format). */
   resultDecimal?(literals: unknown[]): DecimalType;
   /** NULL argument → NULL result, checked before `impl` runs (default true). */

@@ -228,6 +228,11 @@ const EXAMPLES: [string, unknown][] = [
   ["format_number(12332.123456, 4)", '12,332.1235'],
   ["format_number(12332.123456, '##################.###')", '12332.123'],
   ["format_number(0.125D, 2)", '0.12'],
+  // A DECIMAL rounds by its exact digits (the double 2.675 is a little below 2.675).
+  ["format_number(2.675, 2)", '2.68'],
+  ["format_number(2.675D, 2)", '2.67'],
+  ["format_number(CAST(12345678901234567890.125 AS DECIMAL(38,3)), 2)", '12,345,678,901,234,567,890.12'],
+  ["to_char(CAST(12345678901234567890.5 AS DECIMAL(38,1)), '99999999999999999999D9')", '12345678901234567890.5'],
   ["format_string('Hello World %d %s', 100, 'days')", 'Hello World 100 days'],
   ["printf('Hello World %d %s', 100, 'days')", 'Hello World 100 days'],
   ["format_string('%05d|%.2f|%x|%-4s|%,d', 42, 3.14159D, 255, 'ab', 1234567)", '00042|3.14|ff|ab  |1,234,567'],
