@@ -200,6 +200,9 @@ const EXAMPLES: [string, unknown][] = [
   ["octet_length('😀')", 4],
   ["base64('Spark SQL')", 'U3BhcmsgU1FM'],
   ["decode(unbase64('U3BhcmsgU1FM'), 'UTF-8')", 'Spark SQL'],
+  // Spark's default chunks the text into lines of 76 characters, as Java's MIME encoder.
+  ["base64(repeat('a', 60))", `${'YWFh'.repeat(19)}\r\n${'YWFh'.repeat(1)}`],
+  ["decode(unbase64(base64(repeat('a', 60))), 'UTF-8')", 'a'.repeat(60)],
   ["concat(space(2), '1')", '  1'],
   ["split_part('11.12.13', '.', 3)", '13'],
   ["split_part('11.12.13', '.', -1)", '13'],

@@ -182,10 +182,17 @@ const lengthOf = (fn: string, unit: 8 | 1): FunctionDef => ({
 export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   bit_length: lengthOf('bit_length()', 8),
   octet_length: lengthOf('octet_length()', 1),
-  // Spark 3.x's base64 (no line breaks, as spark.sql.chunkBase64String.enabled=false).
+  // Spark's default (spark.sql.chunkBase64String.enabled=true): Java's MIME encoder, lines of
+  // 76 characters joined by CRLF, none after the last.
   base64: {
     min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'string' : 'base64() takes a binary or a string'),
-    impl: ([v]) => { const b = bytesOf(v); checkStringLength('base64()', Math.ceil(b.length / 3) * 4); return b.toString('base64'); },
+    impl: ([v]) => {
+      const b = bytesOf(v);
+      const n = Math.ceil(b.length / 3) * 4;
+      checkStringLength('base64()', n + 2 * Math.max(0, Math.ceil(n / 76) - 1));
+      const text = b.toString('base64');
+      return text.length <= 76 ? text : (text.match(/.{1,76}/g) ?? []).join('\r\n');
+    },
   },
   // Lenient as Spark's (Commons Codec): characters outside the alphabet are skipped.
   unbase64: { min: 1, max: 1, type: (a) => str(a) ?? 'binary', impl: ([s]) => new Uint8Array(Buffer.from(s as string, 'base64')) },
