@@ -24,24 +24,59 @@ function parse(text: string): { value: unknown } | undefined {
 /** Spark's DDL text of a name: backquoted unless it is letters, digits and underscores. */
 const quoteName = (n: string) => (/^[A-Za-z0-9_]+$/.test(n) && !/^\d+$/.test(n) ? n : `\`${n.replace(/`/g, '``')}\``);
 
-/** A JSON scalar's type as Spark infers it (a null: STRING, as Spark writes a type it cannot tell). */
-const scalarType = (v: unknown): string => (typeof v === 'boolean' ? 'BOOLEAN' : 'STRING');
+/** An inferred type (Spark's JsonInferSchema): NULL until a value says more. */
+type Inferred =
+  | { k: 'NULL' | 'BOOLEAN' | 'BIGINT' | 'DOUBLE' | 'STRING' }
+  | { k: 'DECIMAL'; p: number; s: number }
+  | { k: 'ARRAY'; e: Inferred }
+  | { k: 'STRUCT'; fields: Map<string, Inferred> };
 
 /** An integer that fits 64 bits is BIGINT, a longer one DECIMAL(p,0) (Spark's prefersDecimal off), a fraction DOUBLE. */
-function inferNumber(raw: string): string {
-  if (!/^-?\d+$/.test(raw)) return 'DOUBLE';
+function inferNumber(raw: string): Inferred {
+  if (!/^-?\d+$/.test(raw)) return { k: 'DOUBLE' };
   const n = BigInt(raw);
-  if (n >= -(2n ** 63n) && n < 2n ** 63n) return 'BIGINT';
+  if (n >= -(2n ** 63n) && n < 2n ** 63n) return { k: 'BIGINT' };
   const digits = raw.replace('-', '').length;
-  return digits <= 38 ? `DECIMAL(${digits},0)` : 'DOUBLE';
+  return digits <= 38 ? { k: 'DECIMAL', p: digits, s: 0 } : { k: 'DOUBLE' };
 }
 
-/** Spark's compatibleType for two inferred types of one array: numbers widen, anything else mixed is STRING. */
-function widen(a: string, b: string): string {
-  if (a === b) return a;
-  const numeric = (t: string) => t === 'BIGINT' || t === 'DOUBLE' || t.startsWith('DECIMAL');
-  if (numeric(a) && numeric(b)) return a === 'DOUBLE' || b === 'DOUBLE' ? 'DOUBLE' : a.startsWith('DECIMAL') ? a : b;
-  return 'STRING';
+/**
+ * Spark's compatibleType for two values at one place (array elements, a field across objects):
+ * NULL gives way, numbers widen (BIGINT is DECIMAL(20,0) beside a decimal), arrays merge their
+ * elements, structs their fields; anything else mixed is STRING.
+ */
+function merge(a: Inferred, b: Inferred): Inferred {
+  if (a.k === 'NULL') return b;
+  if (b.k === 'NULL') return a;
+  if (a.k === 'ARRAY' && b.k === 'ARRAY') return { k: 'ARRAY', e: merge(a.e, b.e) };
+  if (a.k === 'STRUCT' && b.k === 'STRUCT') {
+    const fields = new Map(a.fields);
+    for (const [name, t] of b.fields) fields.set(name, fields.has(name) ? merge(fields.get(name)!, t) : t);
+    return { k: 'STRUCT', fields };
+  }
+  if (a.k === 'DOUBLE' && (b.k === 'BIGINT' || b.k === 'DECIMAL')) return a;
+  if (b.k === 'DOUBLE' && (a.k === 'BIGINT' || a.k === 'DECIMAL')) return b;
+  if ((a.k === 'DECIMAL' || a.k === 'BIGINT') && (b.k === 'DECIMAL' || b.k === 'BIGINT') && a.k !== b.k) {
+    const [x, y] = [a, b].map((t) => (t.k === 'DECIMAL' ? t : { k: 'DECIMAL' as const, p: 20, s: 0 }));
+    const sc = Math.max(x.s, y.s);
+    return { k: 'DECIMAL', p: Math.min(38, sc + Math.max(x.p - x.s, y.p - y.s)), s: sc };
+  }
+  if (a.k === 'DECIMAL' && b.k === 'DECIMAL') return { k: 'DECIMAL', p: Math.max(a.p, b.p), s: Math.max(a.s, b.s) };
+  return a.k === b.k ? a : { k: 'STRING' };
+}
+
+/** Spark's DDL text of an inferred type (a type it could not tell is STRING, as Spark writes it). */
+function ddl(t: Inferred): string {
+  switch (t.k) {
+    case 'NULL': return 'STRING';
+    case 'DECIMAL': return `DECIMAL(${t.p},${t.s})`;
+    case 'ARRAY': return `ARRAY<${ddl(t.e)}>`;
+    case 'STRUCT': {
+      const names = [...t.fields.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      return `STRUCT<${names.map((n) => `${quoteName(n)}: ${ddl(t.fields.get(n)!)}`).join(', ')}>`;
+    }
+    case 'BIGINT': case 'BOOLEAN': case 'DOUBLE': case 'STRING': return t.k;
+  }
 }
 
 /**
@@ -56,19 +91,14 @@ function withRawNumbers(text: string): { value: unknown; raw: string[] } | undef
   return p && { value: p.value, raw };
 }
 
-function restoreType(v: unknown, raw: string[]): string {
-  if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && '\u0000n' in v) {
-    return inferNumber(raw[(v as Record<string, number>)['\u0000n']]);
-  }
-  if (Array.isArray(v)) {
-    const types = v.filter((x) => x !== null).map((x) => restoreType(x, raw));
-    return `ARRAY<${types.reduce<string | undefined>((t, x) => (t === undefined ? x : widen(t, x)), undefined) ?? 'STRING'}>`;
-  }
-  if (v !== null && typeof v === 'object') {
-    const fields = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `STRUCT<${fields.map(([k, x]) => `${quoteName(k)}: ${restoreType(x, raw)}`).join(', ')}>`;
-  }
-  return scalarType(v);
+function infer(v: unknown, raw: string[]): Inferred {
+  if (v === null) return { k: 'NULL' };
+  if (typeof v === 'boolean') return { k: 'BOOLEAN' };
+  if (typeof v === 'string') return { k: 'STRING' };
+  if (Array.isArray(v)) return { k: 'ARRAY', e: v.reduce<Inferred>((t, x) => merge(t, infer(x, raw)), { k: 'NULL' }) };
+  const o = v as Record<string, unknown>;
+  if (Object.keys(o).length === 1 && '\u0000n' in o) return inferNumber(raw[o['\u0000n'] as number]);
+  return { k: 'STRUCT', fields: new Map(Object.entries(o).map(([k, x]) => [k, infer(x, raw)])) };
 }
 
 export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
@@ -80,7 +110,7 @@ export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
   // Spark: the schema of the document as DDL text, for from_json; its argument must be a literal.
   schema_of_json: {
     min: 1, max: 1, type: (a) => (isStr(a[0]) ? 'string' : 'schema_of_json() takes a JSON string'),
-    impl: ([s]) => { const p = withRawNumbers(s as string); return p ? restoreType(p.value, p.raw) : 'STRING'; },
+    impl: ([s]) => { const p = withRawNumbers(s as string); return p ? ddl(infer(p.value, p.raw)) : 'STRING'; },
     checkLiterals: ([s]) => (s === undefined ? 'schema_of_json() takes a literal JSON string, as in Spark' : undefined),
   },
 };

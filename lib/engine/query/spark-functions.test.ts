@@ -417,6 +417,8 @@ const EXAMPLES: [string, unknown][] = [
   ["json_object_keys('{\"f1\":\"abc\",\"f2\":{\"f3\":\"a\", \"f4\":\"b\"}}')", ['f1', 'f2']],
   ["schema_of_json('[{\"col\":0}]')", 'ARRAY<STRUCT<col: BIGINT>>'],
   ["schema_of_json('{\"b\":1.5,\"a\":[1,2.5],\"c\":\"x\",\"d\":12345678901234567890}')", 'STRUCT<a: ARRAY<DOUBLE>, b: DOUBLE, c: STRING, d: DECIMAL(20,0)>'],
+  ["schema_of_json('[{\"a\":1},{\"b\":\"x\",\"a\":null},{\"a\":2.5,\"c\":[]}]')", 'ARRAY<STRUCT<a: DOUBLE, b: STRING, c: ARRAY<STRING>>>'],
+  ["schema_of_json('[1, \"a\", true]')", 'ARRAY<STRING>'],
   // casts
   ["CAST('2024-03-04 05:06:07' AS DATE)", '2024-03-04::DATE'],
   ["CAST('2024-3-4' AS DATE)", '2024-03-04::DATE'],
