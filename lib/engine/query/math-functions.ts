@@ -119,8 +119,9 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   e: { min: 0, max: 0, type: () => 'double', impl: () => Math.E },
   // Spark: NULL outside 0..20 (21! does not fit a BIGINT).
   factorial: {
-    min: 1, max: 1, type: (a) => (a[0] === 'long' || a[0] === 'null' ? 'long' : 'factorial() takes an integer'),
-    impl: ([n]) => { const k = n as number; if (k < 0 || k > 20) return null; let r = 1; for (let i = 2; i <= k; i++) r *= i; return r; },
+    min: 1, max: 1, type: (a) => (isNumeric(a[0]) ? 'long' : 'factorial() takes an integer'),
+    // A double is cast to an integer first, as Spark casts it.
+    impl: ([n]) => { const k = Math.trunc(n as number); if (k < 0 || k > 20) return null; let r = 1; for (let i = 2; i <= k; i++) r *= i; return r; },
   },
   hex: {
     min: 1, max: 1, type: (a) => (isNumeric(a[0]) || isStr(a[0]) || a[0] === 'binary' ? 'string' : 'hex() takes a number, a string or a binary'),
@@ -130,8 +131,9 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   bin: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([v]) => unsigned64(v as number).toString(2) },
   conv: {
     min: 3, max: 3,
-    type: (a) => ((isStr(a[0]) || a[0] === 'long') && a[1] === 'long' && a[2] === 'long' ? 'string' : a[1] === 'null' || a[2] === 'null' ? 'string' : 'conv() takes (number as text, from base, to base)'),
-    impl: ([s, f, t], _c, types) => conv(types[0] === 'long' ? String(s) : (s as string), f as number, t as number),
+    type: (a) => ((isStr(a[0]) || isNumeric(a[0])) && (a[1] === 'long' || a[1] === 'null') && (a[2] === 'long' || a[2] === 'null') ? 'string' : 'conv() takes (number as text, from base, to base)'),
+    // A number is read as its text, as Spark casts it to a string ('10.5' reads up to the point).
+    impl: ([s, f, t], _c, types) => conv(types[0] === 'string' ? (s as string) : String(s), f as number, t as number),
   },
   width_bucket: {
     min: 4, max: 4, type: (a) => nums(a) ?? 'long',

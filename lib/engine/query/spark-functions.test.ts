@@ -340,6 +340,8 @@ const EXAMPLES: [string, unknown][] = [
   ['rint(2.5)', 2],
   ['factorial(5)', 120],
   ['factorial(21)', null],
+  ['factorial(5.0D)', 120],
+  ['conv(10.5D, 10, 2)', '1010'],
   ['negative(1)', -1],
   ['negative(1.25)', '-1.25::DECIMAL(3,2)'],
   ['positive(1)', 1],
