@@ -491,6 +491,8 @@ describe("Spark's function examples", () => {
     await expect(one("regexp_count('a', '(a)\\\\1')")).rejects.toThrow(/not supported/);
     await expect(one("regexp_extract_all('ab', '(a)', 3)")).rejects.toThrow(/group index 3 is out of range/);
     await expect(one("date_part('nope', TIMESTAMP '2024-01-01 00:00:00')")).rejects.toThrow(/field must be one of/);
+    // The same-length rewrite of EXTRACT keeps the error's position on the user's text.
+    await expect(one("n + extract(nope FROM TIMESTAMP '2024-01-01 00:00:00')")).rejects.toThrow(/field must be one of .*\(line 1, column 12\)/);
     await expect(one("schema_of_json(CAST(n AS STRING))")).rejects.toThrow(/literal/);
     await expect(one("levenshtein(repeat('a', 20000), repeat('b', 20000))")).rejects.toThrow(/over the limit/);
   });
