@@ -10,6 +10,7 @@ import type { FunctionDef } from './functions';
 import { formatNumber, numberFormat, parseNumber, type NumberFormat } from './number-format';
 import { exactDigits, group, roundDigits, shortestDigits, splitDigits, type DecimalDigits } from './number-text';
 import { castValue, isNumeric, type ExprType } from './sql-values';
+import { base64Text } from './string-functions';
 import { checkStringLength } from './value-limits';
 
 function fail(fn: string, msg: string): never {
@@ -177,15 +178,29 @@ const toNumberDef = (fn: string, onMismatch: 'fail' | 'null'): FunctionDef => ({
   checkLiterals: numberFormatLiterals(fn),
 });
 
+/** to_char of a binary: Spark's 'base64', 'hex' and 'utf-8' forms. */
+const BINARY_FORMATS = ['base64', 'hex', 'utf-8'];
+function binaryToChar(b: Uint8Array, f: string): string {
+  const buf = Buffer.from(b);
+  switch (f.trim().toLowerCase()) {
+    case 'base64': return base64Text('to_char()', buf);
+    case 'hex': return buf.toString('hex').toUpperCase();
+    case 'utf-8': return buf.toString('utf8');
+    default: return fail('to_char()', `a binary takes the format 'base64', 'hex' or 'utf-8', got '${f}' (INVALID_PARAMETER_VALUE.BINARY_FORMAT)`);
+  }
+}
+
 const TO_CHAR: FunctionDef = {
-  min: 2, max: 2, type: (a) => ((isNumeric(a[0]) || a[0] === 'decimal') && isStr(a[1]) ? 'string' : 'to_char() takes (number, format)'),
+  min: 2, max: 2,
+  type: (a) => ((isNumeric(a[0]) || a[0] === 'decimal' || a[0] === 'binary') && isStr(a[1]) ? 'string' : 'to_char() takes (number, format) or (binary, \'base64\' | \'hex\' | \'utf-8\')'),
   decimalAsText: true,
-  impl: ([v, f]) => {
+  impl: ([v, f], _c, t) => {
+    if (t[0] === 'binary') return binaryToChar(v as Uint8Array, f as string);
     const d = typeof v === 'string' ? textDigits(v) : shortestDigits(v as number);
     const { int, frac } = splitDigits(d);
     return formatNumber(int, frac, d.neg && d.digits !== 0n, formatOf('to_char()', f as string));
   },
-  checkLiterals: numberFormatLiterals('to_char()'),
+  checkLiterals: (lits) => (typeof lits[1] === 'string' && BINARY_FORMATS.includes(lits[1].trim().toLowerCase()) ? undefined : numberFormatLiterals('to_char()')(lits)),
 };
 
 export const FORMAT_FUNCTIONS: Record<string, FunctionDef> = {

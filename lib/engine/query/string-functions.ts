@@ -174,6 +174,14 @@ function unified(args: ExprType[]): ExprType | string {
   return t === 'null' ? 'string' : t;
 }
 
+/** Spark's base64 text of bytes: Java's MIME encoder, lines of 76 characters joined by CRLF. */
+export function base64Text(fn: string, b: Uint8Array): string {
+  const n = Math.ceil(b.length / 3) * 4;
+  checkStringLength(fn, n + 2 * Math.max(0, Math.ceil(n / 76) - 1));
+  const text = Buffer.from(b).toString('base64');
+  return text.length <= 76 ? text : (text.match(/.{1,76}/g) ?? []).join('\r\n');
+}
+
 const lengthOf = (fn: string, unit: 8 | 1): FunctionDef => ({
   min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : `${fn} takes a string or a binary`),
   impl: ([v]) => (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : (v as Uint8Array).length) * unit,
@@ -186,13 +194,7 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   // 76 characters joined by CRLF, none after the last.
   base64: {
     min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'string' : 'base64() takes a binary or a string'),
-    impl: ([v]) => {
-      const b = bytesOf(v);
-      const n = Math.ceil(b.length / 3) * 4;
-      checkStringLength('base64()', n + 2 * Math.max(0, Math.ceil(n / 76) - 1));
-      const text = b.toString('base64');
-      return text.length <= 76 ? text : (text.match(/.{1,76}/g) ?? []).join('\r\n');
-    },
+    impl: ([v]) => base64Text('base64()', bytesOf(v)),
   },
   // Lenient as Spark's (Commons Codec): characters outside the alphabet are skipped.
   unbase64: { min: 1, max: 1, type: (a) => str(a) ?? 'binary', impl: ([s]) => new Uint8Array(Buffer.from(s as string, 'base64')) },
