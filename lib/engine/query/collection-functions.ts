@@ -14,7 +14,10 @@
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { JSON_ARRAY_FUNCTIONS } from './json-shape-functions';
 import { compileRegex } from './regex';
+import { REGEXP_ARRAY_FUNCTIONS } from './regexp-functions';
+import { STRING_ARRAY_FUNCTIONS } from './string-functions';
 import { castValue, isNumeric } from './sql-values';
 import { checkStringLength } from './value-limits';
 
@@ -116,6 +119,8 @@ export function splitString(s: string, pattern: string, limit: number): string[]
     out.push(sub(from, m.index));
     from = m.index + len;
     if (len === 0 && m.index >= n) break;
+    // re2-wasm sets lastIndex to index + the match's UTF-16 length but reads it in code points.
+    if (len > 0) re.lastIndex = from;
   }
   out.push(sub(from));
   return out;
@@ -294,6 +299,8 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
 };
 COLLECTION_FUNCTIONS.cardinality = COLLECTION_FUNCTIONS.size;
+// Array results of the string, regexp and JSON groups (regexp_extract_all, sentences, json_object_keys).
+Object.assign(COLLECTION_FUNCTIONS, REGEXP_ARRAY_FUNCTIONS, STRING_ARRAY_FUNCTIONS, JSON_ARRAY_FUNCTIONS);
 
 /** Whether a value of type `b` can be looked for among elements of type `a`. */
 function comparable(a: TypeInfo, b: TypeInfo): boolean {

@@ -12,6 +12,7 @@ import { elementOf, fieldOfType, sameType, typeOfField, typeText, type TypeInfo 
 import { GENERATORS } from './generators';
 import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
 import { exprToString, type Expr } from './expression';
+import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS, FUNCTIONS } from './functions';
 import { STREAMING_REFUSED } from './spark-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson } from './json-functions';
@@ -655,13 +656,25 @@ class ExpressionCompiler {
     if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);
-    if (e.name === 'extract' || e.name === 'date_trunc') {
+    if (e.name === 'extract' || e.name === 'date_part' || e.name === 'datepart' || e.name === 'date_trunc') {
       const unit = e.args[0];
-      const allowed = e.name === 'extract' ? ['year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter'] : [...DATE_TRUNC_UNITS];
+      const trunc = e.name === 'date_trunc';
+      const allowed = trunc ? [...DATE_TRUNC_UNITS] : EXTRACT_FIELDS;
       if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
-        this.fail(e, `${e.name} unit must be one of ${allowed.join(', ')}`);
+        this.fail(e, `${e.name} ${trunc ? 'unit' : 'field'} must be one of ${allowed.join(', ')}`);
       }
       unit.value = unit.value.toLowerCase();
+    }
+    // Spark's try_ arithmetic: the operators' NULL on a zero divisor or a DECIMAL that does not fit.
+    if (e.name === 'try_divide' && e.args.length === 2) return this.binary({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos });
+    const tryOp = ({ try_add: '+', try_subtract: '-', try_multiply: '*' } as const)[e.name as 'try_add'];
+    if (tryOp && e.args.length === 2 && e.args.some((a) => this.compile(a).type === 'decimal')) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
+    // negative(x) is -x and positive(x) is x, DECIMAL scale included.
+    if (e.name === 'negative') return this.compile({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos });
+    if (e.name === 'positive') {
+      const x = this.compile(e.args[0]);
+      if (!isNumeric(x.type) && x.type !== 'decimal') this.fail(e, `positive() takes a number, got ${x.type}`);
+      return x;
     }
     let args = e.args.map((a) => this.compile(a));
     let resultDecimal: DecimalType | undefined;
@@ -678,9 +691,10 @@ class ExpressionCompiler {
           args = args.map((a, i) => (idx.includes(i) ? u.values[idx.indexOf(i)] : a));
         }
       }
-      // Any other function takes a decimal as a double (concat and concat_ws as its text).
+      // Any other function takes a decimal as a double (concat and concat_ws as its text; a
+      // function that prints numbers by a format as its exact text, still typed decimal).
       const as = e.name === 'concat' || e.name === 'concat_ws' ? 'string' : 'double';
-      args = args.map((a) => (a.type === 'decimal' && !resultDecimal ? convert(a, as) : a));
+      args = args.map((a) => (a.type !== 'decimal' || resultDecimal ? a : def.decimalAsText ? { ...convert(a, 'string'), type: 'decimal' } : convert(a, as)));
     }
     if (args.some((a) => a.type === 'date')) {
       // concat takes a date as its yyyy-MM-dd text; a function that does not take a date takes
@@ -689,12 +703,13 @@ class ExpressionCompiler {
       if (text || !RESULT_TYPES.includes(def.type(args.map((a) => a.type)))) args = args.map((a) => (a.type === 'date' ? convert(a, text ? 'string' : 'timestamp') : a));
     }
     const types = args.map((a) => a.type);
-    let type = def.type(types);
+    const literals = e.args.map((a) => (a.kind === 'literal' ? a.value : undefined));
+    let type = def.type(types, literals);
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
-    const dec = type === 'decimal' ? { decimal: resultDecimal } : {};
-    const badLiterals = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
+    const dec = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
+    const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = def.impl;

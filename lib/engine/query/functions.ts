@@ -13,13 +13,27 @@ import { compileRegex } from './regex';
 import { SPARK_FUNCTIONS } from './spark-functions';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
+import type { DecimalType } from './decimal';
+import { DATETIME_FUNCTIONS } from './datetime-functions';
+import { FORMAT_FUNCTIONS } from './format-functions';
+import { JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
+import { MATH_FUNCTIONS } from './math-functions';
+import { REGEXP_FUNCTIONS } from './regexp-functions';
+import { STRING_FUNCTIONS } from './string-functions';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
 export interface FunctionDef {
   min: number;
   max: number;
-  /** Result type, or an error message about the argument types. */
-  type(args: ExprType[]): ExprType | string;
+  /**
+   * Result type, or an error message about the argument types; `literals` holds each argument's
+   * value when it is a literal (date_part('second', …) is a DECIMAL, other fields a BIGINT).
+   */
+  type(args: ExprType[], literals?: unknown[]): ExprType | string;
+  /** A DECIMAL argument comes as its exact text (typed 'decimal'), not as a double: format_number, to_char. */
+  decimalAsText?: boolean;
+  /** A `decimal` result's precision and scale, from the literal arguments (to_number's format). */
+  resultDecimal?(literals: unknown[]): DecimalType;
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
@@ -189,13 +203,14 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     min: 2, max: 3,
     type: (a) => str(a, 1) ?? (a.slice(1).every(num) ? 'string' : 'expects (string, position[, length])'),
     impl: ([s, p, l]) => {
-      // Spark: 1-based; 0 acts as 1; negative counts from the end.
+      // Spark's UTF8String.substringSQL: 1-based; 0 acts as 1; negative counts from the end, and
+      // the end is reckoned from the start before it is clamped (substr('abc', -5, 3) is 'a').
       const cs = chars(s as string);
-      const pos = p as number;
-      let start = pos > 0 ? pos - 1 : pos < 0 ? Math.max(0, cs.length + pos) : 0;
-      start = Math.min(start, cs.length);
-      const end = l === undefined ? cs.length : Math.min(cs.length, start + Math.max(0, l as number));
-      return cs.slice(start, end).join('');
+      const pos = Math.trunc(p as number);
+      const from = pos > 0 ? pos - 1 : pos < 0 ? cs.length + pos : 0;
+      const end = l === undefined ? cs.length : Math.min(cs.length, from + Math.trunc(l as number));
+      const start = Math.max(0, from);
+      return start >= end ? '' : cs.slice(start, end).join('');
     },
   },
   replace: {
@@ -262,11 +277,6 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   second: dateField('second'),
   dayofweek: dateField('dayofweek'),
   quarter: dateField('quarter'),
-  extract: {
-    min: 2, max: 2,
-    type: (a) => ts(a, 1) ?? 'long',
-    impl: ([field, v]) => (DATE_FIELDS[field as string] ?? DATE_FIELDS.day)(new Date(v as number)),
-  },
   date_trunc: {
     min: 2, max: 2, type: (a) => str(a, 1) ?? ts(a, 1) ?? 'timestamp',
     impl: ([unit, v]) => truncTimestamp(unit as string, v as number),
@@ -309,7 +319,8 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
 
 // Spark's further functions (spark-functions.ts) after these: where both define a name, Spark's
 // fuller form (ltrim with characters, ceil with a scale) is the one that stays.
-Object.assign(FUNCTIONS, SPARK_FUNCTIONS);
+Object.assign(FUNCTIONS, SPARK_FUNCTIONS, STRING_FUNCTIONS, REGEXP_FUNCTIONS, FORMAT_FUNCTIONS, MATH_FUNCTIONS, DATETIME_FUNCTIONS, JSON_SHAPE_FUNCTIONS);
 FUNCTIONS.substr = FUNCTIONS.substring;
+FUNCTIONS.date_diff = FUNCTIONS.datediff;
 
 export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;

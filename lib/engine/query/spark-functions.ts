@@ -23,20 +23,20 @@ const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? 
 const chars = (s: string) => [...s];
 /** A timestamp or a string Spark would cast to one. */
 const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
-const tsArg = (args: ExprType[], i = 0): string | undefined => (tsLike(args[i]) ? undefined : 'expects a timestamp (or a string such as \'2024-01-02 03:04:05\')');
+export const tsArg = (args: ExprType[], i = 0): string | undefined => (tsLike(args[i]) ? undefined : 'expects a timestamp (or a string such as \'2024-01-02 03:04:05\')');
 
 /** A day-like argument (Spark's DateType inputs): a date, a timestamp or a string Spark would cast to a date. */
-const dayArg = (args: ExprType[], i = 0): string | undefined => (args[i] === 'date' || tsLike(args[i]) ? undefined : 'expects a date (or a timestamp, or a string such as \'2024-01-02\')');
+export const dayArg = (args: ExprType[], i = 0): string | undefined => (args[i] === 'date' || tsLike(args[i]) ? undefined : 'expects a date (or a timestamp, or a string such as \'2024-01-02\')');
 
 /** A day-like argument as a date (days); a string is CAST to DATE (NULL when it is not one). */
-function toDay(v: unknown, t: ExprType): number | null {
+export function toDay(v: unknown, t: ExprType): number | null {
   if (t === 'date') return v as number;
   if (t === 'string') return parseDate(String(v));
   return dateFromTimestamp(v as number);
 }
 
 /** A timestamp argument as epoch ms; a string is cast (NULL when it is not a timestamp). */
-function toMs(v: unknown, t: ExprType): number | null {
+export function toMs(v: unknown, t: ExprType): number | null {
   if (t === 'string') return parseTimestampLiteral(String(v));
   return v as number;
 }

@@ -53,13 +53,21 @@ const TYPE_SPELLINGS: Record<string, string> = {
  *   off by one);
  * - RLIKE / REGEXP as operators (PostgreSQL's `~`, `!~` for NOT), the function forms untouched;
  * - raw strings `r'a\d'` (see below);
- * - the identifier `window` not followed by `(` (see WINDOW_IDENT).
+ * - the identifier `window` not followed by `(` (see WINDOW_IDENT);
+ * - EXTRACT(field FROM x) with a field the grammar does not know (see PG_EXTRACT_FIELDS).
  */
 /** `1.5BD` is a decimal (`1.5` and spaces); `1.5D` and `1.5F` a double (`1.5e0`: an exponent makes a double). */
 function doubleOrDecimal(digits: string, suffix: string): string {
   if (suffix.toUpperCase() === 'BD' || /[eE]/.test(digits)) return `${digits}${' '.repeat(suffix.length)}`;
   return `${digits}e0`;
 }
+
+/**
+ * EXTRACT fields PostgreSQL's grammar takes; Spark's other spellings (SECONDS, DAYOFWEEK_ISO,
+ * YEAROFWEEK, …) make `EXTRACT(f FROM x)` the same-length `date_part('f', x)`, which is Spark's
+ * own equivalent.
+ */
+const PG_EXTRACT_FIELDS = new Set(['CENTURY', 'DAY', 'DATE', 'DECADE', 'DOW', 'DOY', 'EPOCH', 'HOUR', 'ISODOW', 'ISOYEAR', 'MICROSECONDS', 'MILLENNIUM', 'MILLISECONDS', 'MINUTE', 'MONTH', 'QUARTER', 'SECOND', 'TIMEZONE', 'TIMEZONE_HOUR', 'TIMEZONE_MINUTE', 'WEEK', 'YEAR']);
 
 function sparkTypeNames(sql: string): string {
   let out = '';
@@ -80,7 +88,8 @@ function sparkTypeNames(sql: string): string {
       .replace(/(?<![A-Za-z0-9_$.])(\d+)([LSY])(?![A-Za-z0-9_$])/gi, (_m, d: string) => `${d} `)
       .replace(/(?<![A-Za-z0-9_$.])(\d*\.\d+(?:[eE][+-]?\d+)?)(BD|[DF])(?![A-Za-z0-9_$])/gi, (_m, d: string, suf: string) => doubleOrDecimal(d, suf))
       .replace(/(?<![A-Za-z0-9_$.])window(?![A-Za-z0-9_$])(?!\s*\()/gi, WINDOW_IDENT)
-      .replace(/\b(NOT\s+)?(RLIKE|REGEXP)\b(?!\s*\()/gi, (m: string, not: string | undefined) => (not ? '!~' : '~').padEnd(m.length, ' '));
+      .replace(/\b(NOT\s+)?(RLIKE|REGEXP)\b(?!\s*\()/gi, (m: string, not: string | undefined) => (not ? '!~' : '~').padEnd(m.length, ' '))
+      .replace(/(?<![A-Za-z0-9_$.])EXTRACT(\s*\(\s*)([A-Za-z_]+)(\s+FROM\s+)/gi, (m: string, _o: string, field: string) => (PG_EXTRACT_FIELDS.has(field.toUpperCase()) ? m : `date_part('${field}',`.padEnd(m.length, ' ')));
     // r'…' / R'…': the `r` right before a quote becomes a space, and the string's backslashes are
     // doubled so that the expression builder's unescaping (Spark's, for every other string)
     // gives them back. Only here does the text grow: a position later on the same line as a raw
@@ -97,6 +106,57 @@ function sparkTypeNames(sql: string): string {
     i = j;
   }
   return out;
+}
+
+/** The end (exclusive) of the quoted text that starts at `i` (Spark's strings also take backslash escapes). */
+function quotedEnd(sql: string, i: number): number {
+  const q = sql[i];
+  let j = i + 1;
+  while (j < sql.length) {
+    if (sql[j] === '\\' && q !== '`') j += 2;
+    else if (sql[j] === q) {
+      if (sql[j + 1] !== q) return j + 1;
+      j += 2;
+    } else j++;
+  }
+  return sql.length;
+}
+
+/**
+ * Spark's keyword form overlay(s PLACING r FROM p [FOR n]), which PostgreSQL's grammar has no
+ * rule for here, as the function form overlay(s, r, p[, n]): each of PLACING, FROM and FOR at
+ * the call's own level becomes a comma and spaces, the same length.
+ */
+function overlayKeywords(sql: string): string {
+  if (!/placing/i.test(sql)) return sql;
+  const out = sql.split('');
+  const word = (at: number) => /^[A-Za-z_]\w*/.exec(sql.slice(at, at + 64))?.[0] ?? '';
+  for (let i = 0; i < sql.length; ) {
+    if ("'\"`".includes(sql[i])) { i = quotedEnd(sql, i); continue; }
+    const w = /[A-Za-z_]/.test(sql[i]) && !/[\w$.]/.test(sql[i - 1] ?? '') ? word(i) : '';
+    if (!w) { i++; continue; }
+    const open = /^\s*\(/.exec(sql.slice(i + w.length, i + w.length + 64));
+    if (w.toLowerCase() !== 'overlay' || !open) { i += w.length; continue; }
+    let depth = 0;
+    const keywords: [number, number][] = [];
+    let j = i + w.length + open[0].length - 1;
+    for (; j < sql.length; j++) {
+      const c = sql[j];
+      if ("'\"`".includes(c)) { j = quotedEnd(sql, j) - 1; continue; }
+      if (c === '(') depth++;
+      else if (c === ')') { if (--depth === 0) break; }
+      else if (depth === 1 && /[A-Za-z_]/.test(c) && !/[\w$.]/.test(sql[j - 1])) {
+        const k = word(j);
+        if (['PLACING', 'FROM', 'FOR'].includes(k.toUpperCase())) keywords.push([j, k.length]);
+        j += k.length - 1;
+      }
+    }
+    if (keywords.some(([at, n]) => sql.slice(at, at + n).toUpperCase() === 'PLACING')) {
+      for (const [at, n] of keywords) for (let k = 0; k < n; k++) out[at + k] = k === 0 ? ',' : ' ';
+    }
+    i += w.length;
+  }
+  return out.join('');
 }
 
 /** SQL text longer than this (UTF-8 bytes) is refused: 64 KiB. */
@@ -158,7 +218,7 @@ export function parseSelect(sql: string): SqlNode {
   checkSqlLimits(sql);
   let ast: unknown;
   try {
-    ast = parser.astify(sparkTypeNames(sql), { database: 'PostgreSQL', parseOptions: { includeLocations: true } });
+    ast = parser.astify(sparkTypeNames(overlayKeywords(sql)), { database: 'PostgreSQL', parseOptions: { includeLocations: true } });
   } catch (e) {
     if (e instanceof RangeError) throw tooDeep();
     const err = e as { location?: { start?: { line: number; column: number } }; found?: string | null; message?: string };

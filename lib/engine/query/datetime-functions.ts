@@ -1,0 +1,233 @@
+/**
+ * Spark's remaining date-time functions: make_date, months_between, next_day, weekday, trunc,
+ * date_part/extract with Spark's field names, the unix_* conversions, from_utc_timestamp and
+ * to_utc_timestamp, current_timezone and localtimestamp.
+ *
+ * Weir's session time zone is UTC and a TIMESTAMP is epoch milliseconds: unix_micros is the
+ * milliseconds times 1000, and timestamp_micros drops the microseconds below a millisecond.
+ * Time zones come from the runtime's IANA database through Intl (no download).
+ */
+import { RecordExpressionError } from '../errors';
+import { DAY_MS, dateFromTimestamp, timestampFromDate } from './date';
+import type { DecimalType } from './decimal';
+import type { FunctionDef } from './functions';
+import { parseWithPattern, tokenizePattern } from './datetime-patterns';
+import { dayArg, toDay, toMs, tsArg } from './spark-functions';
+import { isNumeric, type ExprType } from './sql-values';
+
+const isStr = (t: ExprType) => t === 'string' || t === 'null';
+const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
+
+/** Spark's EXTRACT/date_part field names and their spellings (DatePart.parseExtractField). */
+const FIELD_ALIASES: Record<string, string> = {
+  y: 'year', years: 'year', yr: 'year', yrs: 'year',
+  qtr: 'quarter',
+  mon: 'month', mons: 'month', months: 'month',
+  w: 'week', weeks: 'week',
+  d: 'day', days: 'day', dayofmonth: 'day',
+  dow: 'dayofweek', dow_iso: 'dayofweek_iso',
+  h: 'hour', hours: 'hour', hr: 'hour', hrs: 'hour',
+  m: 'minute', min: 'minute', mins: 'minute', minutes: 'minute',
+  s: 'second', sec: 'second', seconds: 'second', secs: 'second',
+};
+
+const isoWeek = (day: number): { week: number; year: number } => {
+  const dow = (new Date(day * DAY_MS).getUTCDay() + 6) % 7;
+  const thursday = new Date((day + 3 - dow) * DAY_MS);
+  const jan1 = Date.UTC(thursday.getUTCFullYear(), 0, 1);
+  return { week: Math.floor((thursday.getTime() - jan1) / DAY_MS / 7) + 1, year: thursday.getUTCFullYear() };
+};
+
+const FIELDS: Record<string, (ms: number) => number | bigint> = {
+  year: (ms) => new Date(ms).getUTCFullYear(),
+  yearofweek: (ms) => isoWeek(dateFromTimestamp(ms)).year,
+  quarter: (ms) => Math.floor(new Date(ms).getUTCMonth() / 3) + 1,
+  month: (ms) => new Date(ms).getUTCMonth() + 1,
+  week: (ms) => isoWeek(dateFromTimestamp(ms)).week,
+  day: (ms) => new Date(ms).getUTCDate(),
+  dayofweek: (ms) => new Date(ms).getUTCDay() + 1,
+  dayofweek_iso: (ms) => ((new Date(ms).getUTCDay() + 6) % 7) + 1,
+  doy: (ms) => Math.floor((Math.floor(ms / DAY_MS) * DAY_MS - Date.UTC(new Date(ms).getUTCFullYear(), 0, 1)) / DAY_MS) + 1,
+  hour: (ms) => new Date(ms).getUTCHours(),
+  minute: (ms) => new Date(ms).getUTCMinutes(),
+  // Spark: seconds with their fraction, DECIMAL(8,6) (microseconds; Weir has milliseconds).
+  second: (ms) => BigInt((((ms % 60_000) + 60_000) % 60_000) * 1000),
+};
+
+/** A field name as Spark spells it (any case), or undefined. */
+function extractField(name: string): string | undefined {
+  const f = name.toLowerCase();
+  const canonical = FIELD_ALIASES[f] ?? f;
+  return FIELDS[canonical] ? canonical : undefined;
+}
+
+export const EXTRACT_FIELDS: readonly string[] = [...Object.keys(FIELDS), ...Object.keys(FIELD_ALIASES)];
+
+const SECOND_DECIMAL: DecimalType = { precision: 8, scale: 6 };
+
+/** date_part(field, source) and EXTRACT(field FROM source); the compiler checks the field is a literal Spark knows. */
+const DATE_PART: FunctionDef = {
+  min: 2, max: 2,
+  type: (a, lits) => (isStr(a[0]) ? dayArg(a, 1) ?? (lits && typeof lits[0] === 'string' && extractField(lits[0]) === 'second' ? 'decimal' : 'long') : 'the field must be a string'),
+  resultDecimal: () => SECOND_DECIMAL,
+  impl: ([field, v], _c, t) => {
+    const ms = t[1] === 'date' ? timestampFromDate(v as number) : toMs(v, t[1]);
+    return ms === null ? null : FIELDS[extractField(field as string)!](ms);
+  },
+};
+
+/** Spark's monthsBetween (DateTimeUtils): whole months when the days match or both are month ends, else by 31-day months in seconds. */
+function monthsBetween(t1: number, t2: number, roundOff: boolean): number {
+  const d1 = new Date(t1);
+  const d2 = new Date(t2);
+  const monthDiff = (d1.getUTCFullYear() * 12 + d1.getUTCMonth()) - (d2.getUTCFullYear() * 12 + d2.getUTCMonth());
+  const last = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  const day1 = d1.getUTCDate();
+  const day2 = d2.getUTCDate();
+  if (day1 === day2 || (day1 === last(d1) && day2 === last(d2))) return monthDiff;
+  const secondsInDay = (ms: number) => Math.floor((ms - Math.floor(ms / DAY_MS) * DAY_MS) / 1000);
+  const secondsDiff = (day1 - day2) * 86_400 + secondsInDay(t1) - secondsInDay(t2);
+  const diff = monthDiff + secondsDiff / (31 * 86_400);
+  return roundOff ? Math.round(diff * 1e8) / 1e8 : diff;
+}
+
+const DAY_NAMES: Record<string, number> = { SU: 0, SUN: 0, SUNDAY: 0, MO: 1, MON: 1, MONDAY: 1, TU: 2, TUE: 2, TUESDAY: 2, WE: 3, WED: 3, WEDNESDAY: 3, TH: 4, THU: 4, THURSDAY: 4, FR: 5, FRI: 5, FRIDAY: 5, SA: 6, SAT: 6, SATURDAY: 6 };
+
+/** Spark's trunc(date, fmt): the first day of its year, quarter, month or (Monday) week; NULL for another format. */
+function truncDate(day: number, fmt: string): number | null {
+  const d = new Date(day * DAY_MS);
+  switch (fmt.toUpperCase()) {
+    case 'YEAR': case 'YYYY': case 'YY': return dateFromTimestamp(Date.UTC(d.getUTCFullYear(), 0, 1));
+    case 'QUARTER': return dateFromTimestamp(Date.UTC(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1));
+    case 'MONTH': case 'MM': case 'MON': return dateFromTimestamp(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+    case 'WEEK': return day - ((d.getUTCDay() + 6) % 7);
+    default: return null;
+  }
+}
+
+/** Intl formatters by zone: a bounded cache, as a zone read from a column can be anything. */
+const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
+
+/** A zone's formatter, a fixed offset in ms ('+09:00', 'GMT+9', 'UTC'), or null when the runtime does not know it. */
+function zoneOf(zone: string): Intl.DateTimeFormat | number | null {
+  const fixed = /^(?:UTC|GMT|UT|Z)?(?:([+-])(\d{1,2})(?::?(\d{2}))?)?$/i.exec(zone.trim());
+  if (fixed) return fixed[1] ? (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3] ?? 0)) * 60_000 : 0;
+  let f = zoneFormats.get(zone);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    } catch {
+      f = null;
+    }
+    if (zoneFormats.size >= 200) zoneFormats.clear();
+    zoneFormats.set(zone, f);
+  }
+  return f;
+}
+
+/** The zone's offset from UTC (ms) at the instant `ms`. */
+function offsetAt(zone: Intl.DateTimeFormat | number, ms: number): number {
+  if (typeof zone === 'number') return zone;
+  const p = Object.fromEntries(zone.formatToParts(ms).map((x) => [x.type, x.value]));
+  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+const badZone = (fn: string, zone: string) => `${fn}: the time zone '${zone}' is not known; use a region ID such as 'Asia/Seoul' or an offset such as '+09:00'`;
+
+function zoneArg(fn: string, zone: string): Intl.DateTimeFormat | number {
+  const z = zoneOf(zone);
+  if (z === null) throw new RecordExpressionError(badZone(fn, zone), { function: fn });
+  return z;
+}
+
+const zoneLiterals = (fn: string) => (lits: unknown[]): string | undefined => (typeof lits[1] === 'string' && zoneOf(lits[1]) === null ? badZone(fn, lits[1]) : undefined);
+
+/**
+ * to_utc_timestamp: the instant whose wall-clock time in the zone is `local`. At a daylight
+ * saving change, a wall-clock time that does not exist or exists twice can differ from Java's
+ * choice by the size of the change.
+ */
+function fromWallClock(zone: Intl.DateTimeFormat | number, local: number): number {
+  const guess = local - offsetAt(zone, local);
+  return local - offsetAt(zone, guess);
+}
+
+const toUnixTimestamp: FunctionDef = {
+  min: 1, max: 2, type: (a) => (a[0] === 'timestamp' || a[0] === 'date' || ((isStr(a[0])) && (a.length < 2 || isStr(a[1]))) ? 'long' : 'expects a timestamp, or (string[, pattern])'),
+  impl: ([v, p], _c, t) => {
+    if (t[0] === 'date') return (v as number) * 86_400;
+    if (t[0] !== 'string') return Math.floor((v as number) / 1000);
+    const tokens = tokenizePattern((p as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss');
+    if (typeof tokens === 'string') throw new RecordExpressionError(`to_unix_timestamp(): ${tokens}`, { function: 'to_unix_timestamp()' });
+    const ms = parseWithPattern(v as string, tokens);
+    return ms === null ? null : Math.floor(ms / 1000);
+  },
+  checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_unix_timestamp(): ${t}` : undefined; },
+};
+
+const tsToLong = (f: (ms: number) => number): FunctionDef => ({
+  min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([v], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : f(ms); },
+});
+
+export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
+  // NULL for a day that does not exist (ANSI off).
+  make_date: {
+    min: 3, max: 3, type: (a) => nums(a) ?? 'date',
+    impl: ([y, m, d]) => {
+      const [yy, mm, dd] = [y, m, d].map((x) => Math.trunc(x as number));
+      const t = new Date(Date.UTC(2000, mm - 1, dd));
+      t.setUTCFullYear(yy);
+      return t.getUTCMonth() !== mm - 1 || t.getUTCDate() !== dd || mm < 1 || mm > 12 ? null : dateFromTimestamp(t.getTime());
+    },
+  },
+  months_between: {
+    min: 2, max: 3, type: (a) => tsArg(a, 0) ?? tsArg(a, 1) ?? (a.length < 3 || a[2] === 'boolean' || a[2] === 'null' ? 'double' : 'expects (timestamp, timestamp[, roundOff boolean])'),
+    impl: ([x, y, r], _c, t) => {
+      const a = toMs(x, t[0]);
+      const b = toMs(y, t[1]);
+      return a === null || b === null ? null : monthsBetween(a, b, r !== false);
+    },
+  },
+  // The first day after `date` that is the named day of the week; NULL for a name Spark does not know (ANSI off).
+  next_day: {
+    min: 2, max: 2, type: (a) => dayArg(a) ?? (isStr(a[1]) ? 'date' : 'expects (date, day of week)'),
+    impl: ([d, name], _c, t) => {
+      const day = toDay(d, t[0]);
+      const want = DAY_NAMES[(name as string).trim().toUpperCase()];
+      if (day === null || want === undefined) return null;
+      const dow = new Date(day * DAY_MS).getUTCDay();
+      return day + (((want - dow + 6) % 7) + 1);
+    },
+  },
+  // 0 = Monday … 6 = Sunday.
+  weekday: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'long', impl: ([d], _c, t) => { const day = toDay(d, t[0]); return day === null ? null : (new Date(day * DAY_MS).getUTCDay() + 6) % 7; } },
+  unix_date: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'long', impl: ([d], _c, t) => toDay(d, t[0]) },
+  date_from_unix_date: { min: 1, max: 1, type: (a) => (a[0] === 'long' || a[0] === 'null' ? 'date' : 'expects a number of days'), impl: ([n]) => n },
+  unix_seconds: tsToLong((ms) => Math.floor(ms / 1000)),
+  unix_micros: tsToLong((ms) => ms * 1000),
+  timestamp_micros: { min: 1, max: 1, type: (a) => (a[0] === 'long' || a[0] === 'null' ? 'timestamp' : 'expects a number of microseconds'), impl: ([n]) => Math.floor((n as number) / 1000) },
+  to_unix_timestamp: toUnixTimestamp,
+  date_part: DATE_PART,
+  datepart: DATE_PART,
+  extract: DATE_PART,
+  trunc: {
+    min: 2, max: 2, type: (a) => dayArg(a) ?? (isStr(a[1]) ? 'date' : 'expects (date, format)'),
+    impl: ([d, f], _c, t) => { const day = toDay(d, t[0]); return day === null ? null : truncDate(day, f as string); },
+  },
+  // The UTC instant's wall-clock time in the zone (Spark's result is that wall-clock time read as UTC).
+  from_utc_timestamp: {
+    min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'timestamp' : 'expects (timestamp, time zone)'),
+    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : ms + offsetAt(zoneArg('from_utc_timestamp()', z as string), ms); },
+    checkLiterals: zoneLiterals('from_utc_timestamp()'),
+  },
+  to_utc_timestamp: {
+    min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'timestamp' : 'expects (timestamp, time zone)'),
+    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : fromWallClock(zoneArg('to_utc_timestamp()', z as string), ms); },
+    checkLiterals: zoneLiterals('to_utc_timestamp()'),
+  },
+  // Weir's session time zone is always UTC.
+  current_timezone: { min: 0, max: 0, type: () => 'string', impl: () => 'UTC' },
+  // The batch's timestamp, as current_timestamp: in UTC the local date-time is the same.
+  localtimestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
+};

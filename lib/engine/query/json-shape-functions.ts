@@ -1,0 +1,129 @@
+/**
+ * Spark's JSON functions that read a document's shape rather than its values: json_array_length,
+ * json_object_keys and schema_of_json. Text that is not valid JSON gives NULL, as in Spark.
+ *
+ * Differences from Spark: a document is parsed whole (JSON.parse), so an object with a key twice
+ * lists that key once in json_object_keys, where Spark's streaming parser lists it twice;
+ * schema_of_json takes no options (Spark's second argument, a map of JSON options, is refused).
+ */
+import type { CollectionFunctionDef } from './collection-functions';
+import type { TypeInfo } from './data-types';
+import type { FunctionDef } from './functions';
+import type { ExprType } from './sql-values';
+
+const isStr = (t: ExprType) => t === 'string' || t === 'null';
+
+function parse(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Spark's DDL text of a name: backquoted unless it is letters, digits and underscores. */
+const quoteName = (n: string) => (/^[A-Za-z0-9_]+$/.test(n) && !/^\d+$/.test(n) ? n : `\`${n.replace(/`/g, '``')}\``);
+
+/** An inferred type (Spark's JsonInferSchema): NULL until a value says more. */
+type Inferred =
+  | { k: 'NULL' | 'BOOLEAN' | 'BIGINT' | 'DOUBLE' | 'STRING' }
+  | { k: 'DECIMAL'; p: number; s: number }
+  | { k: 'ARRAY'; e: Inferred }
+  | { k: 'STRUCT'; fields: Map<string, Inferred> };
+
+/** An integer that fits 64 bits is BIGINT, a longer one DECIMAL(p,0) (Spark's prefersDecimal off), a fraction DOUBLE. */
+function inferNumber(raw: string): Inferred {
+  if (!/^-?\d+$/.test(raw)) return { k: 'DOUBLE' };
+  const n = BigInt(raw);
+  if (n >= -(2n ** 63n) && n < 2n ** 63n) return { k: 'BIGINT' };
+  const digits = raw.replace('-', '').length;
+  return digits <= 38 ? { k: 'DECIMAL', p: digits, s: 0 } : { k: 'DOUBLE' };
+}
+
+/**
+ * Spark's compatibleType for two values at one place (array elements, a field across objects):
+ * NULL gives way, numbers widen (BIGINT is DECIMAL(20,0) beside a decimal), arrays merge their
+ * elements, structs their fields; anything else mixed is STRING.
+ */
+function merge(a: Inferred, b: Inferred): Inferred {
+  if (a.k === 'NULL') return b;
+  if (b.k === 'NULL') return a;
+  if (a.k === 'ARRAY' && b.k === 'ARRAY') return { k: 'ARRAY', e: merge(a.e, b.e) };
+  if (a.k === 'STRUCT' && b.k === 'STRUCT') {
+    const fields = new Map(a.fields);
+    for (const [name, t] of b.fields) fields.set(name, fields.has(name) ? merge(fields.get(name)!, t) : t);
+    return { k: 'STRUCT', fields };
+  }
+  if (a.k === 'DOUBLE' && (b.k === 'BIGINT' || b.k === 'DECIMAL')) return a;
+  if (b.k === 'DOUBLE' && (a.k === 'BIGINT' || a.k === 'DECIMAL')) return b;
+  if ((a.k === 'DECIMAL' || a.k === 'BIGINT') && (b.k === 'DECIMAL' || b.k === 'BIGINT') && a.k !== b.k) {
+    const [x, y] = [a, b].map((t) => (t.k === 'DECIMAL' ? t : { k: 'DECIMAL' as const, p: 20, s: 0 }));
+    const sc = Math.max(x.s, y.s);
+    return { k: 'DECIMAL', p: Math.min(38, sc + Math.max(x.p - x.s, y.p - y.s)), s: sc };
+  }
+  if (a.k === 'DECIMAL' && b.k === 'DECIMAL') return { k: 'DECIMAL', p: Math.max(a.p, b.p), s: Math.max(a.s, b.s) };
+  return a.k === b.k ? a : { k: 'STRING' };
+}
+
+/** Spark's DDL text of an inferred type (a type it could not tell is STRING, as Spark writes it). */
+function ddl(t: Inferred): string {
+  switch (t.k) {
+    case 'NULL': return 'STRING';
+    case 'DECIMAL': return `DECIMAL(${t.p},${t.s})`;
+    case 'ARRAY': return `ARRAY<${ddl(t.e)}>`;
+    case 'STRUCT': {
+      const names = [...t.fields.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      return `STRUCT<${names.map((n) => `${quoteName(n)}: ${ddl(t.fields.get(n)!)}`).join(', ')}>`;
+    }
+    case 'BIGINT': case 'BOOLEAN': case 'DOUBLE': case 'STRING': return t.k;
+  }
+}
+
+/**
+ * Number tokens as written (the text JSON.parse turned into doubles), so that 12345678901234567890
+ * is typed from its digits. Replaces each number in the text by its index, parses that.
+ */
+function withRawNumbers(text: string): { value: unknown; raw: string[] } | undefined {
+  const raw: string[] = [];
+  // Strings are kept whole (their digits are not numbers); numbers become their index.
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (m) => (m.startsWith('"') ? m : `{"\\u0000n":${raw.push(m) - 1}}`));
+  const p = parse(marked);
+  return p && { value: p.value, raw };
+}
+
+function infer(v: unknown, raw: string[]): Inferred {
+  if (v === null) return { k: 'NULL' };
+  if (typeof v === 'boolean') return { k: 'BOOLEAN' };
+  if (typeof v === 'string') return { k: 'STRING' };
+  if (Array.isArray(v)) return { k: 'ARRAY', e: v.reduce<Inferred>((t, x) => merge(t, infer(x, raw)), { k: 'NULL' }) };
+  const o = v as Record<string, unknown>;
+  if (Object.keys(o).length === 1 && '\u0000n' in o) return inferNumber(raw[o['\u0000n'] as number]);
+  return { k: 'STRUCT', fields: new Map(Object.entries(o).map(([k, x]) => [k, infer(x, raw)])) };
+}
+
+export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
+  // The number of elements of a JSON array; NULL for any other value or invalid JSON.
+  json_array_length: {
+    min: 1, max: 1, type: (a) => (isStr(a[0]) ? 'long' : 'json_array_length() takes a string'),
+    impl: ([s]) => { const p = parse(s as string); return p && Array.isArray(p.value) ? p.value.length : null; },
+  },
+  // Spark: the schema of the document as DDL text, for from_json; its argument must be a literal.
+  schema_of_json: {
+    min: 1, max: 1, type: (a) => (isStr(a[0]) ? 'string' : 'schema_of_json() takes a JSON string'),
+    impl: ([s]) => { const p = withRawNumbers(s as string); return p ? ddl(infer(p.value, p.raw)) : 'STRING'; },
+    checkLiterals: ([s]) => (s === undefined ? 'schema_of_json() takes a literal JSON string, as in Spark' : undefined),
+  },
+};
+
+const STRING_ARRAY: TypeInfo = { type: 'array', elementType: { name: 'element', type: 'string', nullable: true } };
+
+export const JSON_ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
+  // The keys of the outermost JSON object; NULL for any other value or invalid JSON.
+  json_object_keys: {
+    min: 1, max: 1, type: (a) => (isStr(a[0].type) ? STRING_ARRAY : 'json_object_keys() takes a string'),
+    impl: ([s]) => {
+      const p = parse(s as string);
+      return p && p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) ? Object.keys(p.value) : null;
+    },
+  },
+};

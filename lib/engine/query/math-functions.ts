@@ -1,0 +1,160 @@
+/**
+ * Spark's remaining math functions (trigonometry, hex/bin/conv, factorial, width_bucket, the
+ * try_ arithmetic) and nanvl/equal_null. Doubles follow Java's StrictMath, which JavaScript's
+ * Math matches for these functions to the last bit or within one unit in the last place.
+ *
+ * A BIGINT is a JavaScript number here, exact up to 2^53: the try_ functions give NULL where
+ * Spark's 64-bit result would overflow; below that bound, results past 2^53 lose their last
+ * digits as every BIGINT in Weir does. With a DECIMAL argument the try_ functions are the
+ * decimal operators (expression-compiler.ts), which give NULL when the result does not fit.
+ */
+import type { FunctionDef } from './functions';
+import { isNumeric, type ExprType } from './sql-values';
+
+const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
+const isStr = (t: ExprType) => t === 'string' || t === 'null';
+
+const unary = (f: (x: number) => number): FunctionDef => ({ min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => f(x as number) });
+
+/** Java's Math.rint: the nearest integer, halves to the even one. */
+function rint(x: number): number {
+  if (!Number.isFinite(x)) return x;
+  const f = Math.floor(x);
+  const d = x - f;
+  const r = d > 0.5 || (d === 0.5 && f % 2 !== 0) ? f + 1 : f;
+  return r === 0 ? Math.sign(x) * 0 : r;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const U64 = 2n ** 64n;
+
+/** A 64-bit two's complement view of a BIGINT, as Java's Long.toHexString and toBinaryString print. */
+const unsigned64 = (v: number): bigint => BigInt.asUintN(64, BigInt(Math.trunc(v)));
+
+/** Spark's hex of a string or binary: its bytes, two upper-case digits each. */
+const hexBytes = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase();
+
+/** Spark's unhex: an odd length gets a leading 0; NULL on a character that is not a hex digit. */
+function unhex(s: string): Uint8Array | null {
+  const t = s.length % 2 ? `0${s}` : s;
+  if (!/^[0-9a-fA-F]*$/.test(t)) return null;
+  return new Uint8Array(Buffer.from(t, 'hex'));
+}
+
+/**
+ * Spark's conv (NumberConverter): digits read as an unsigned 64-bit number up to the first one
+ * that is not a digit of `from` (an overflow saturates at 2^64-1), negated for a leading '-';
+ * printed unsigned, or signed when `to` is negative. NULL for a base outside 2..36.
+ */
+function conv(text: string, from: number, to: number): string | null {
+  if (from < 2 || from > 36 || Math.abs(to) < 2 || Math.abs(to) > 36) return null;
+  const s = text.trim();
+  const neg = s.startsWith('-');
+  let v = 0n;
+  let any = false;
+  for (const c of neg ? s.slice(1) : s) {
+    const d = parseInt(c, 36);
+    if (Number.isNaN(d) || d >= from) break;
+    any = true;
+    v = v * BigInt(from) + BigInt(d);
+    if (v >= U64) { v = U64 - 1n; break; }
+  }
+  if (!any) return '0';
+  if (neg) v = (U64 - v) % U64;
+  const signed = to < 0 && v > INT64_MAX;
+  const out = (signed ? U64 - v : v).toString(Math.abs(to)).toUpperCase();
+  return signed ? `-${out}` : out;
+}
+
+/** Spark's width_bucket (WidthBucket.computeBucketNumber). */
+function widthBucket(v: number, min: number, max: number, n: number): number | null {
+  if (n <= 0 || Number.isNaN(v) || min === max || !Number.isFinite(min) || !Number.isFinite(max)) return null;
+  const lower = Math.min(min, max);
+  const upper = Math.max(min, max);
+  if (min < max) {
+    if (v < lower) return 0;
+    if (v >= upper) return n + 1;
+    return Math.trunc((n * (v - lower)) / (upper - lower)) + 1;
+  }
+  if (v > upper) return 0;
+  if (v <= lower) return n + 1;
+  return Math.trunc((n * (upper - v)) / (upper - lower)) + 1;
+}
+
+/** try_add/try_subtract/try_multiply on BIGINTs and doubles: NULL where the 64-bit result overflows. */
+const tryArith = (f: (a: number, b: number) => number, exact: (a: bigint, b: bigint) => bigint): FunctionDef => ({
+  min: 2, max: 2,
+  type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
+  impl: ([x, y], _c, t) => {
+    if (t[0] === 'double' || t[1] === 'double') return f(x as number, y as number);
+    const r = exact(BigInt(x as number), BigInt(y as number));
+    return r < INT64_MIN || r > INT64_MAX ? null : Number(r);
+  },
+});
+
+/** Java's equality of two values of comparable types: numbers by value, byte arrays by content. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(b);
+  return a === b;
+}
+
+export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
+  sin: unary(Math.sin),
+  cos: unary(Math.cos),
+  tan: unary(Math.tan),
+  asin: unary(Math.asin),
+  acos: unary(Math.acos),
+  atan: unary(Math.atan),
+  sinh: unary(Math.sinh),
+  cosh: unary(Math.cosh),
+  tanh: unary(Math.tanh),
+  cot: unary((x) => 1 / Math.tan(x)),
+  expm1: unary(Math.expm1),
+  // Spark: NULL at or below the asymptote -1.
+  log1p: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= -1 ? null : Math.log1p(x as number)) },
+  rint: unary(rint),
+  atan2: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([y, x]) => Math.atan2(y as number, x as number) },
+  hypot: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => Math.hypot(x as number, y as number) },
+  e: { min: 0, max: 0, type: () => 'double', impl: () => Math.E },
+  // Spark: NULL outside 0..20 (21! does not fit a BIGINT).
+  factorial: {
+    min: 1, max: 1, type: (a) => (isNumeric(a[0]) ? 'long' : 'factorial() takes an integer'),
+    // A double is cast to an integer first, as Spark casts it.
+    impl: ([n]) => { const k = Math.trunc(n as number); if (k < 0 || k > 20) return null; let r = 1; for (let i = 2; i <= k; i++) r *= i; return r; },
+  },
+  hex: {
+    min: 1, max: 1, type: (a) => (isNumeric(a[0]) || isStr(a[0]) || a[0] === 'binary' ? 'string' : 'hex() takes a number, a string or a binary'),
+    impl: ([v], _c, t) => (t[0] === 'string' ? hexBytes(Buffer.from(v as string, 'utf8')) : t[0] === 'binary' ? hexBytes(v as Uint8Array) : unsigned64(v as number).toString(16).toUpperCase()),
+  },
+  unhex: { min: 1, max: 1, type: (a) => (isStr(a[0]) ? 'binary' : 'unhex() takes a string'), impl: ([s]) => unhex(s as string) },
+  bin: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([v]) => unsigned64(v as number).toString(2) },
+  conv: {
+    min: 3, max: 3,
+    type: (a) => ((isStr(a[0]) || isNumeric(a[0])) && (a[1] === 'long' || a[1] === 'null') && (a[2] === 'long' || a[2] === 'null') ? 'string' : 'conv() takes (number as text, from base, to base)'),
+    // A number is read as its text, as Spark casts it to a string ('10.5' reads up to the point).
+    impl: ([s, f, t], _c, types) => conv(types[0] === 'string' ? (s as string) : String(s), f as number, t as number),
+  },
+  width_bucket: {
+    min: 4, max: 4, type: (a) => nums(a) ?? 'long',
+    impl: ([v, lo, hi, n]) => widthBucket(v as number, lo as number, hi as number, Math.trunc(n as number)),
+  },
+  try_add: tryArith((a, b) => a + b, (a, b) => a + b),
+  try_subtract: tryArith((a, b) => a - b, (a, b) => a - b),
+  try_multiply: tryArith((a, b) => a * b, (a, b) => a * b),
+  // try_divide is `/` (NULL on a zero divisor), negative(x) is -x and positive(x) is x: the
+  // compiler builds those operators; these are their forms on numbers.
+  try_divide: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)) },
+  negative: { min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number) },
+  positive: { min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x },
+  // --- null ---
+  // Spark: `b` when `a` is NaN (NULL stays NULL); both doubles.
+  nanvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => nums(a) ?? 'double', impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a) },
+  // Spark's `<=>`: NULL equals NULL, never NULL itself.
+  equal_null: {
+    min: 2, max: 2, nullIntolerant: false,
+    type: (a) => (a[0] === a[1] || a.includes('null') || a.every((t) => isNumeric(t) || t === 'string') ? 'boolean' : `equal_null() compares values of one type, got ${a[0]} and ${a[1]}`),
+    // A string beside a number is cast to a number, as Spark coerces it (not a number: NULL, so false).
+    impl: ([a, b], _c, t) => (a === null || b === null ? a === b : t[0] !== t[1] ? Number(a) === Number(b) : sameValue(a, b)),
+  },
+};

@@ -1,0 +1,111 @@
+/**
+ * Spark's regexp_count, regexp_instr, regexp_substr and regexp_extract_all, on RE2 (regex.ts).
+ *
+ * re2-wasm reports a match's `index` (and takes `lastIndex`) in code points, as Spark counts
+ * characters, so positions here are characters. One difference: Spark's regexp_instr returns
+ * Java's UTF-16 index, one more per preceding character outside the Basic Multilingual Plane
+ * (an emoji); Weir's counts characters, so it agrees with instr, locate and substr.
+ */
+import { RecordExpressionError } from '../errors';
+import type { CollectionFunctionDef } from './collection-functions';
+import type { TypeInfo } from './data-types';
+import type { FunctionDef } from './functions';
+import { compileRegex } from './regex';
+import type { ExprType } from './sql-values';
+
+const isStr = (t: ExprType) => t === 'string' || t === 'null';
+
+type Match = NonNullable<ReturnType<Exclude<ReturnType<typeof compileRegex>, string>['exec']>>;
+
+function regexOf(fn: string, pattern: string, flags: 'u' | 'gu') {
+  const re = compileRegex(pattern, flags);
+  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
+  return re;
+}
+
+/** Every non-overlapping match left to right; an empty match steps one character on, as Java's find() does. */
+function allMatches(fn: string, s: string, pattern: string): Match[] {
+  regexOf(fn, pattern, 'u'); // the reason for a refused pattern, before the global program is built
+  const re = regexOf(fn, pattern, 'gu');
+  const n = /[\uD800-\uDFFF]/.test(s) ? [...s].length : s.length;
+  const out: Match[] = [];
+  re.lastIndex = 0;
+  for (;;) {
+    const m = re.exec(s);
+    if (m === null) break;
+    out.push(m);
+    const len = [...(m[0] ?? '')].length;
+    if (len === 0 && m.index >= n) break;
+    // re2-wasm reads lastIndex in code points but sets it to index + the match's UTF-16 length,
+    // which skips a character after each match with an emoji in it: set it in code points.
+    re.lastIndex = m.index + Math.max(len, 1);
+  }
+  return out;
+}
+
+/** Capturing groups of a valid pattern: `(?:p)|` always matches '' and reports every group. */
+function groupCount(pattern: string): number {
+  const re = compileRegex(`(?:${pattern})|`);
+  return typeof re === 'string' ? 0 : (re.exec('')?.length ?? 1) - 1;
+}
+
+/** At validation: a literal pattern RE2 refuses, or a literal group index the pattern does not have. */
+const regexLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
+  const [, pattern, idx] = lits;
+  if (typeof pattern !== 'string') return undefined;
+  const re = compileRegex(pattern);
+  if (typeof re === 'string') return `${fn}: ${re}`;
+  if (typeof idx === 'number') {
+    const groups = groupCount(pattern);
+    if (idx < 0 || idx > groups) return `${fn}: group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match)`;
+  }
+  return undefined;
+};
+
+function checkGroup(fn: string, m: Match, i: number): void {
+  if (i < 0 || i >= m.length) throw new RecordExpressionError(`${fn}: group index ${i} is out of range; the pattern has ${m.length - 1} group(s)`, { function: fn });
+}
+
+const two = (fn: string, result: ExprType) => (a: ExprType[]) => (isStr(a[0]) && isStr(a[1]) ? result : `${fn} takes (string, pattern)`);
+
+export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
+  regexp_count: {
+    min: 2, max: 2, type: two('regexp_count()', 'long'),
+    impl: ([s, p]) => allMatches('regexp_count()', s as string, p as string).length,
+    checkLiterals: regexLiterals('regexp_count()'),
+  },
+  // The 1-based character position of the first match, 0 when none. As Spark's, the whole
+  // match's position: the group index is taken and not used.
+  regexp_instr: {
+    min: 2, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || a[2] === 'long' || a[2] === 'null') ? 'long' : 'regexp_instr() takes (string, pattern[, group index])'),
+    impl: ([s, p]) => {
+      const m = regexOf('regexp_instr()', p as string, 'u').exec(s as string);
+      return m === null ? 0 : m.index + 1;
+    },
+    checkLiterals: ([s, p]) => regexLiterals('regexp_instr()')([s, p]),
+  },
+  // The first match's text; NULL when nothing matches.
+  regexp_substr: {
+    min: 2, max: 2, type: two('regexp_substr()', 'string'),
+    impl: ([s, p]) => regexOf('regexp_substr()', p as string, 'u').exec(s as string)?.[0] ?? null,
+    checkLiterals: regexLiterals('regexp_substr()'),
+  },
+};
+
+const STRING_ARRAY: TypeInfo = { type: 'array', elementType: { name: 'element', type: 'string', nullable: true } };
+
+export const REGEXP_ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
+  // Group `idx` (default 1) of every match; '' where the group did not take part.
+  regexp_extract_all: {
+    min: 2, max: 3,
+    type: (a) => (isStr(a[0].type) && isStr(a[1].type) && (a.length < 3 || a[2].type === 'long' || a[2].type === 'null') ? STRING_ARRAY : 'regexp_extract_all() takes (string, pattern[, group index])'),
+    impl: ([s, p, idx]) => {
+      const i = idx === undefined ? 1 : Math.trunc(idx as number);
+      return allMatches('regexp_extract_all()', s as string, p as string).map((m) => {
+        checkGroup('regexp_extract_all()', m, i);
+        return m[i] ?? '';
+      });
+    },
+    checkLiterals: regexLiterals('regexp_extract_all()'),
+  },
+};

@@ -1,0 +1,314 @@
+/**
+ * Spark's remaining string functions: aliases (lcase, ucase, character_length), byte lengths,
+ * base64, encode/decode between strings and binary, split_part, substring_index, levenshtein,
+ * soundex, find_in_set, elt, overlay, mask, luhn_check and Oracle-style decode. Lengths and
+ * positions count characters (code points), as Spark's UTF8String does; BINARY values are
+ * Uint8Arrays.
+ */
+import { RecordExpressionError } from '../errors';
+import type { CollectionFunctionDef } from './collection-functions';
+import type { TypeInfo } from './data-types';
+import type { FunctionDef } from './functions';
+import { castValue, unifyTypes, type ExprType } from './sql-values';
+import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
+
+const isStr = (t: ExprType) => t === 'string' || t === 'null';
+const isInt = (t: ExprType) => t === 'long' || t === 'null';
+/** A string or a binary argument (Spark casts a string to its UTF-8 bytes where it expects binary). */
+const isBytes = (t: ExprType) => isStr(t) || t === 'binary';
+const str = (args: ExprType[], n = args.length): string | undefined => (args.slice(0, n).every(isStr) ? undefined : 'expects string arguments');
+const chars = (s: string) => [...s];
+
+const bytesOf = (v: unknown): Buffer => (typeof v === 'string' ? Buffer.from(v, 'utf8') : Buffer.from(v as Uint8Array));
+
+function fail(fn: string, msg: string): never {
+  throw new RecordExpressionError(`${fn}: ${msg}`, { function: fn });
+}
+
+/**
+ * Spark's UTF8String.substringSQL: 1-based `pos` (0 acts as 1, negative counts from the end),
+ * the end computed before the start is clamped (substr('abc', -5, 3) is 'a').
+ */
+function substringSQL(cs: string[], pos: number, length: number): string {
+  let start = pos > 0 ? pos - 1 : pos < 0 ? cs.length + pos : 0;
+  const end = start + length;
+  start = Math.max(start, 0);
+  return start >= end ? '' : cs.slice(start, end).join('');
+}
+
+/** The charsets Spark 4 accepts for encode/decode (Java's names, any case). */
+const CHARSETS = ['US-ASCII', 'ISO-8859-1', 'UTF-8', 'UTF-16BE', 'UTF-16LE', 'UTF-16'];
+const charsetProblem = (fn: string, cs: string) => `${fn}: the charset '${cs}' is not supported (INVALID_PARAMETER_VALUE.CHARSET); use one of ${CHARSETS.join(', ')}`;
+
+function encodeText(s: string, charset: string): Uint8Array {
+  switch (charset.toUpperCase()) {
+    case 'UTF-8': return Buffer.from(s, 'utf8');
+    // Java replaces a character the charset cannot hold with '?'.
+    case 'US-ASCII': return Buffer.from(chars(s).map((c) => (c.codePointAt(0)! < 0x80 ? c.codePointAt(0)! : 0x3f)));
+    case 'ISO-8859-1': return Buffer.from(chars(s).map((c) => (c.codePointAt(0)! < 0x100 ? c.codePointAt(0)! : 0x3f)));
+    case 'UTF-16LE': return Buffer.from(s, 'utf16le');
+    case 'UTF-16BE': return Buffer.from(s, 'utf16le').swap16();
+    // Java's UTF-16 encoder writes a big-endian byte-order mark first.
+    case 'UTF-16': return Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(s, 'utf16le').swap16()]);
+    default: return fail('encode()', charsetProblem('encode()', charset));
+  }
+}
+
+function decodeBytes(b: Buffer, charset: string): string {
+  switch (charset.toUpperCase()) {
+    case 'UTF-8': return b.toString('utf8');
+    case 'US-ASCII': return [...b].map((x) => (x < 0x80 ? String.fromCharCode(x) : '\uFFFD')).join('');
+    case 'ISO-8859-1': return b.toString('latin1');
+    case 'UTF-16LE': return new TextDecoder('utf-16le', { ignoreBOM: true }).decode(b);
+    case 'UTF-16BE': return new TextDecoder('utf-16be', { ignoreBOM: true }).decode(b);
+    // Java's UTF-16 decoder: big-endian unless a byte-order mark says otherwise.
+    case 'UTF-16':
+      if (b[0] === 0xff && b[1] === 0xfe) return new TextDecoder('utf-16le').decode(b);
+      return new TextDecoder('utf-16be').decode(b);
+    default: return fail('decode()', charsetProblem('decode()', charset));
+  }
+}
+
+const charsetLiterals = (fn: string) => (lits: unknown[]): string | undefined =>
+  typeof lits[1] === 'string' && !CHARSETS.includes(lits[1].toUpperCase()) ? charsetProblem(fn, lits[1]) : undefined;
+
+/**
+ * Edit distance over code points, two rows of the table. Spark's levenshtein has no bound; here
+ * the table is at most 10^8 cells, so that one record cannot hold the batch for minutes.
+ */
+const MAX_LEVENSHTEIN_CELLS = 1e8;
+function levenshtein(a: string[], b: string[], threshold?: number): number {
+  if (a.length * b.length > MAX_LEVENSHTEIN_CELLS) {
+    fail('levenshtein()', `strings of ${a.length} and ${b.length} characters make ${a.length * b.length} comparisons, over the limit of ${MAX_LEVENSHTEIN_CELLS}; compare shorter strings`);
+  }
+  let prev = Int32Array.from({ length: b.length + 1 }, (_, j) => j);
+  let cur = new Int32Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      rowMin = Math.min(rowMin, cur[j]);
+    }
+    // Every later row is at least this row's minimum: past the threshold already.
+    if (threshold !== undefined && rowMin > threshold) return -1;
+    [prev, cur] = [cur, prev];
+  }
+  const d = prev[b.length];
+  return threshold !== undefined && d > threshold ? -1 : d;
+}
+
+/** Spark's UTF8String.soundex: American Soundex over the bytes; a value not starting with a letter is returned as is. */
+const SOUNDEX = '01230127022455012623017202';
+function soundex(s: string): string {
+  const bytes = Buffer.from(s, 'utf8');
+  if (bytes.length === 0) return '';
+  const letter = (b: number) => (b >= 97 && b <= 122 ? b - 32 : b >= 65 && b <= 90 ? b : -1);
+  const first = letter(bytes[0]);
+  if (first < 0) return s;
+  const out = [String.fromCharCode(first)];
+  let last = SOUNDEX[first - 65];
+  for (let i = 1; i < bytes.length && out.length < 4; i++) {
+    const b = letter(bytes[i]);
+    if (b < 0) { last = '0'; continue; }
+    const code = SOUNDEX[b - 65];
+    if (code === '7') continue; // H and W do not separate equal codes
+    if (code !== '0' && code !== last) out.push(code);
+    last = code;
+  }
+  return out.join('').padEnd(4, '0');
+}
+
+/** Spark's Mask: each upper-case letter, lower-case letter and digit replaced; NULL keeps that class. */
+function mask(s: string, upper: unknown, lower: unknown, digit: unknown, other: unknown): string {
+  const pick = (c: string): unknown => (/\p{Lu}/u.test(c) ? upper : /\p{Ll}/u.test(c) ? lower : /\p{Nd}/u.test(c) ? digit : other);
+  return chars(s).map((c) => { const r = pick(c); return r === null || r === undefined ? c : (r as string); }).join('');
+}
+
+const maskLiterals = (lits: unknown[]): string | undefined => {
+  const bad = lits.slice(1).find((l) => typeof l === 'string' && chars(l).length !== 1);
+  return bad === undefined ? undefined : `mask(): a replacement must be one character, got '${String(bad)}'`;
+};
+
+/** Spark's luhn_check: digits only, not empty, the Luhn sum a multiple of 10. */
+function luhn(s: string): boolean {
+  if (s === '' || !/^[0-9]+$/.test(s)) return false;
+  let sum = 0;
+  for (let i = s.length - 1, second = false; i >= 0; i--, second = !second) {
+    let d = s.charCodeAt(i) - 48;
+    if (second) { d *= 2; if (d > 9) d -= 9; }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Spark's split_part: the delimiter is text, not a pattern; part 0 is an error, past the end ''. */
+function splitPart(s: string, delim: string, part: number): string {
+  if (part === 0) fail('split_part()', 'the index 0 is invalid: SQL array indices start at 1 (INVALID_INDEX_OF_ZERO)');
+  // An empty delimiter does not split (Spark's UTF8String.splitSQL).
+  const parts = delim === '' ? [s] : s.split(delim);
+  const i = part > 0 ? part - 1 : parts.length + part;
+  return i >= 0 && i < parts.length ? parts[i] : '';
+}
+
+/** Spark's substring_index: before the count-th delimiter (after it from the right when negative); overlapping finds count. */
+function substringIndex(s: string, delim: string, count: number): string {
+  if (delim === '' || count === 0) return '';
+  if (count > 0) {
+    let at = -1;
+    for (let k = 0; k < count; k++) { at = s.indexOf(delim, at + 1); if (at < 0) return s; }
+    return s.slice(0, at);
+  }
+  let at = s.length - delim.length + 1;
+  for (let k = 0; k < -count; k++) { at = at - 1 < 0 ? -1 : s.lastIndexOf(delim, at - 1); if (at < 0) return s; }
+  return s.slice(at + delim.length);
+}
+
+/** The unified type of elt's and decode's value arguments (NULL-only: a string). */
+function unified(args: ExprType[]): ExprType | string {
+  let t: ExprType | undefined = 'null';
+  for (const a of args) {
+    t = unifyTypes(t, a);
+    if (!t) return `arguments have incompatible types (${args.join(', ')})`;
+  }
+  return t === 'null' ? 'string' : t;
+}
+
+/** Spark's base64 text of bytes: Java's MIME encoder, lines of 76 characters joined by CRLF. */
+export function base64Text(fn: string, b: Uint8Array): string {
+  const n = Math.ceil(b.length / 3) * 4;
+  checkStringLength(fn, n + 2 * Math.max(0, Math.ceil(n / 76) - 1));
+  const text = Buffer.from(b).toString('base64');
+  return text.length <= 76 ? text : (text.match(/.{1,76}/g) ?? []).join('\r\n');
+}
+
+const lengthOf = (fn: string, unit: 8 | 1): FunctionDef => ({
+  min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : `${fn} takes a string or a binary`),
+  impl: ([v]) => (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : (v as Uint8Array).length) * unit,
+});
+
+export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
+  bit_length: lengthOf('bit_length()', 8),
+  octet_length: lengthOf('octet_length()', 1),
+  // Spark's default (spark.sql.chunkBase64String.enabled=true): Java's MIME encoder, lines of
+  // 76 characters joined by CRLF, none after the last.
+  base64: {
+    min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'string' : 'base64() takes a binary or a string'),
+    impl: ([v]) => base64Text('base64()', bytesOf(v)),
+  },
+  // Lenient as Spark's (Commons Codec): characters outside the alphabet are skipped.
+  unbase64: { min: 1, max: 1, type: (a) => str(a) ?? 'binary', impl: ([s]) => new Uint8Array(Buffer.from(s as string, 'base64')) },
+  encode: {
+    min: 2, max: 2, type: (a) => (isStr(a[0]) && isStr(a[1]) ? 'binary' : 'encode() takes (string, charset)'),
+    impl: ([s, cs]) => encodeText(s as string, cs as string),
+    checkLiterals: charsetLiterals('encode()'),
+  },
+  // decode(bin, charset); with more arguments, Spark's decode(expr, search, result, …[, default]).
+  decode: {
+    min: 2, max: 64, nullIntolerant: false,
+    type: (a) => {
+      if (a.length === 2) return isBytes(a[0]) && isStr(a[1]) ? 'string' : 'decode() takes (binary, charset) or (expr, search, result, …[, default])';
+      const rest = a.slice(1);
+      return unified(rest.filter((_, i) => i % 2 === 1 || (i === rest.length - 1 && rest.length % 2 === 1)));
+    },
+    impl: (args) => {
+      if (args.length === 2) {
+        const [b, cs] = args;
+        return b === null || cs === null ? null : decodeBytes(bytesOf(b), cs as string);
+      }
+      // Null-safe comparison: decode(NULL, …, NULL, 'x') finds 'x', as Spark's.
+      const [x, ...pairs] = args;
+      for (let i = 0; i + 1 < pairs.length; i += 2) if (pairs[i] === x) return pairs[i + 1];
+      return pairs.length % 2 === 1 ? pairs[pairs.length - 1] : null;
+    },
+    checkLiterals: (lits) => (lits.length === 2 ? charsetLiterals('decode()')(lits) : undefined),
+  },
+  space: {
+    min: 1, max: 1, type: (a) => (isInt(a[0]) ? 'string' : 'space() takes a number of spaces'),
+    impl: ([n]) => { const k = Math.max(0, Math.trunc(n as number)); checkStringLength('space()', k); return ' '.repeat(k); },
+    checkLiterals: ([n]) => (typeof n === 'number' && n > MAX_STRING_VALUE_LENGTH ? stringTooLargeMessage('space()', n) : undefined),
+  },
+  split_part: {
+    min: 3, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && isInt(a[2]) ? 'string' : 'split_part() takes (string, delimiter, part number)'),
+    impl: ([s, d, n]) => splitPart(s as string, d as string, Math.trunc(n as number)),
+    checkLiterals: ([, , n]) => (n === 0 ? 'split_part(): the index 0 is invalid: SQL array indices start at 1 (INVALID_INDEX_OF_ZERO)' : undefined),
+  },
+  substring_index: {
+    min: 3, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && isInt(a[2]) ? 'string' : 'substring_index() takes (string, delimiter, count)'),
+    impl: ([s, d, n]) => substringIndex(s as string, d as string, Math.trunc(n as number)),
+  },
+  levenshtein: {
+    min: 2, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || isInt(a[2])) ? 'long' : 'levenshtein() takes (string, string[, threshold])'),
+    impl: ([a, b, t]) => levenshtein(chars(a as string), chars(b as string), t === undefined ? undefined : Math.trunc(t as number)),
+  },
+  soundex: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => soundex(s as string) },
+  // 1-based index of `s` among the comma-separated values; 0 when absent or when `s` has a comma.
+  find_in_set: {
+    min: 2, max: 2, type: (a) => str(a) ?? 'long',
+    impl: ([s, list]) => ((s as string).includes(',') ? 0 : (list as string).split(',').indexOf(s as string) + 1),
+  },
+  // The n-th value (1-based) as a string, as Spark casts elt's values; NULL out of range (ANSI off).
+  elt: {
+    min: 2, max: 64, nullIntolerant: false,
+    type: (a) => (!isInt(a[0]) ? 'elt() takes (index, value, value, …)' : a.slice(1).every((t) => t === 'binary' || t === 'null') && a.slice(1).includes('binary') ? 'binary' : a.slice(1).some((t) => t === 'array' || t === 'map' || t === 'struct') ? 'elt() takes string values' : 'string'),
+    impl: ([n, ...vs], _c, t) => {
+      if (n === null) return null;
+      const i = Math.trunc(n as number);
+      const v = vs[i - 1] ?? null;
+      return v === null || t[i] === 'string' || t[i] === 'binary' ? v : castValue(v, t[i], 'string');
+    },
+  },
+  // Spark's Overlay: `replace` put over `len` characters (default its own length) from `pos`.
+  overlay: {
+    min: 3, max: 4, type: (a) => (isStr(a[0]) && isStr(a[1]) && isInt(a[2]) && (a.length < 4 || isInt(a[3])) ? 'string' : 'overlay() takes (input, replace, position[, length])'),
+    impl: ([s, r, p, l]) => {
+      const cs = chars(s as string);
+      const pos = Math.trunc(p as number);
+      const len = l === undefined || (l as number) < 0 ? chars(r as string).length : Math.trunc(l as number);
+      const out = substringSQL(cs, 1, pos - 1) + (r as string) + substringSQL(cs, pos + len, Number.MAX_SAFE_INTEGER);
+      checkStringLength('overlay()', out.length);
+      return out;
+    },
+  },
+  mask: {
+    min: 1, max: 5, nullIntolerant: false, type: (a) => str(a) ?? 'string',
+    impl: ([s, u, l, d, o], _c, t) => (s === null ? null : mask(s as string, t.length > 1 ? u : 'X', t.length > 2 ? l : 'x', t.length > 3 ? d : 'n', o ?? null)),
+    checkLiterals: maskLiterals,
+  },
+  luhn_check: { min: 1, max: 1, type: (a) => str(a) ?? 'boolean', impl: ([s]) => luhn(s as string) },
+};
+STRING_FUNCTIONS.lcase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toLowerCase(); checkStringLength('lcase()', r.length); return r; } };
+STRING_FUNCTIONS.ucase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toUpperCase(); checkStringLength('ucase()', r.length); return r; } };
+STRING_FUNCTIONS.character_length = { min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : 'expects a string'), impl: ([s]) => (typeof s === 'string' ? chars(s).length : (s as Uint8Array).length) };
+
+/**
+ * Spark's sentences: Java's BreakIterator sentences, each split into its words (segments that
+ * start with a letter or a digit). Here Intl.Segmenter (ICU's rules, which Java's BreakIterator
+ * also follows in spirit) does the splitting, in the given language (default English); rare
+ * cases (abbreviations such as "Mr.") can break differently from Java's.
+ */
+function sentences(s: string, lang: string, country: string): string[][] {
+  let locale = 'en';
+  try {
+    locale = Intl.getCanonicalLocales(country ? `${lang}-${country}` : lang || 'en')[0] ?? 'en';
+  } catch {
+    // An unknown language tag: Java falls back to its default locale.
+  }
+  const words = new Intl.Segmenter(locale, { granularity: 'word' });
+  return [...new Intl.Segmenter(locale, { granularity: 'sentence' }).segment(s)].map((sentence) =>
+    [...words.segment(sentence.segment)].map((w) => w.segment).filter((w) => /^[\p{L}\p{N}]/u.test(w)),
+  );
+}
+
+const STRING_ARRAY_ARRAY: TypeInfo = {
+  type: 'array',
+  elementType: { name: 'element', type: 'array', nullable: true, elementType: { name: 'element', type: 'string', nullable: true } },
+};
+
+export const STRING_ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
+  sentences: {
+    min: 1, max: 3,
+    type: (a) => (a.every((t) => isStr(t.type)) ? STRING_ARRAY_ARRAY : 'sentences() takes (string[, language[, country]])'),
+    impl: ([s, lang, country]) => sentences(s as string, (lang as string | undefined) ?? '', (country as string | undefined) ?? ''),
+  },
+};
