@@ -172,13 +172,17 @@ export async function jobPageJson(db: ReadDb, query: JobsQuery, now = Date.now()
   const col = sortExpression(query.sort);
   const dir = Prisma.raw(query.dir === 'asc' ? 'ASC' : 'DESC');
   const [result] = await queryPrepared<{ items: string; last: string | null; more: boolean; totals: string }>(db, Prisma.sql`
-    WITH page AS MATERIALIZED (
+    WITH top AS MATERIALIZED (
       SELECT j.id, j."name", j."status"::text AS "status", j."desiredState"::text AS "desiredState", j."guarantee",
-             j."sourceType", j."sinkType", j."outputMode", j."lastBatchId", j."lastCommittedAt", j."updatedAt", j."createdAt",
-             row_number() OVER (ORDER BY ${col} ${dir} NULLS LAST, j.id ${dir}) AS ord
+             j."sourceType", j."sinkType", j."outputMode", j."lastBatchId", j."lastCommittedAt", j."updatedAt", j."createdAt"
       FROM "Job" j ${whereClause(pageWhere)}
       ORDER BY ${col} ${dir} NULLS LAST, j.id ${dir}
       LIMIT ${query.limit + 1}
+    ), page AS MATERIALIZED (
+      -- Numbered after the LIMIT: a window function over every matching job would sort them all,
+      -- where ORDER BY … LIMIT keeps only the page's rows in a heap (half the statement's time
+      -- at 1,000 jobs).
+      SELECT j.*, row_number() OVER (ORDER BY ${col} ${dir} NULLS LAST, j.id ${dir}) AS ord FROM top j
     )
     SELECT
       (SELECT COALESCE(json_agg(json_build_object(
