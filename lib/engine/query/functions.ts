@@ -9,7 +9,7 @@
 import { RecordExpressionError } from '../errors';
 import { getJsonObject, jsonTuple } from './json-functions';
 import { parseTimestampLiteral } from './expression-builder';
-import { compileRegex } from './regex';
+import { compileRegex, regexLiterals } from './regex';
 import { SPARK_FUNCTIONS } from './spark-functions';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
@@ -146,25 +146,6 @@ function regex(fn: string, pattern: string) {
   const re = compileRegex(pattern);
   if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
   return re;
-}
-
-/** At validation: a literal pattern RE2 refuses, or a group index the pattern does not have. */
-const regexLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
-  const [, pattern, idx] = lits;
-  if (typeof pattern !== 'string') return undefined;
-  const re = compileRegex(pattern);
-  if (typeof re === 'string') return `${fn}: ${re}`;
-  if (typeof idx === 'number') {
-    const groups = regexGroupCount(pattern);
-    if (idx < 0 || idx > groups) return `${fn}: group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match)`;
-  }
-  return undefined;
-};
-
-/** Capturing groups in a valid pattern: `(?:p)|` always matches '' and reports every group. */
-function regexGroupCount(pattern: string): number {
-  const re = compileRegex(`(?:${pattern})|`);
-  return typeof re === 'string' ? 0 : (re.exec('')?.length ?? 1) - 1;
 }
 
 const rlike: FunctionDef = {

@@ -71,3 +71,27 @@ export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | st
   }
   return re;
 }
+
+/** Capturing groups of a valid pattern: `(?:p)|` always matches '' and reports every group. */
+export function regexGroupCount(pattern: string): number {
+  const re = compileRegex(`(?:${pattern})|`);
+  return typeof re === 'string' ? 0 : (re.exec('')?.length ?? 1) - 1;
+}
+
+/**
+ * A regexp function's check at validation: a literal pattern (its second argument) RE2 refuses,
+ * or a literal group index (its third) the pattern does not have.
+ */
+export const regexLiterals =
+  (fn: string) =>
+  (lits: unknown[]): string | undefined => {
+    const [, pattern, idx] = lits;
+    if (typeof pattern !== 'string') return undefined;
+    const re = compileRegex(pattern);
+    if (typeof re === 'string') return `${fn}: ${re}`;
+    if (typeof idx === 'number') {
+      const groups = regexGroupCount(pattern);
+      if (idx < 0 || idx > groups) return `${fn}: group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match)`;
+    }
+    return undefined;
+  };

@@ -10,7 +10,7 @@ import { RecordExpressionError } from '../errors';
 import type { CollectionFunctionDef } from './collection-functions';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './functions';
-import { compileRegex } from './regex';
+import { compileRegex, regexLiterals } from './regex';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -42,25 +42,6 @@ function allMatches(fn: string, s: string, pattern: string): Match[] {
   }
   return out;
 }
-
-/** Capturing groups of a valid pattern: `(?:p)|` always matches '' and reports every group. */
-function groupCount(pattern: string): number {
-  const re = compileRegex(`(?:${pattern})|`);
-  return typeof re === 'string' ? 0 : (re.exec('')?.length ?? 1) - 1;
-}
-
-/** At validation: a literal pattern RE2 refuses, or a literal group index the pattern does not have. */
-const regexLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
-  const [, pattern, idx] = lits;
-  if (typeof pattern !== 'string') return undefined;
-  const re = compileRegex(pattern);
-  if (typeof re === 'string') return `${fn}: ${re}`;
-  if (typeof idx === 'number') {
-    const groups = groupCount(pattern);
-    if (idx < 0 || idx > groups) return `${fn}: group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match)`;
-  }
-  return undefined;
-};
 
 function checkGroup(fn: string, m: Match, i: number): void {
   if (i < 0 || i >= m.length) throw new RecordExpressionError(`${fn}: group index ${i} is out of range; the pattern has ${m.length - 1} group(s)`, { function: fn });
