@@ -73,7 +73,7 @@ export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | st
 }
 
 /** Capturing groups of a valid pattern: `(?:p)|` always matches '' and reports every group. */
-export function regexGroupCount(pattern: string): number {
+function regexGroupCount(pattern: string): number {
   const re = compileRegex(`(?:${pattern})|`);
   return typeof re === 'string' ? 0 : (re.exec('')?.length ?? 1) - 1;
 }
