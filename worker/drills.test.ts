@@ -150,7 +150,20 @@ async function drillRunningJob(id: string, name: string, point: (typeof POINTS)[
   addFile();
   // (Batch ids, not progress rows: a crash after the commit loses that batch's progress event, as
   // in Spark, while its rows are in the sink.)
-  await waitFor(`${name}: third file committed`, async () => ((await kit.db.job.findUnique({ where: { id } }))?.lastBatchId ?? -1) >= 2, 60_000);
+  await waitFor(
+    `${name}: third file committed`,
+    async () => {
+      const job = await kit.db.job.findUnique({ where: { id } });
+      if ((job?.lastBatchId ?? -1) >= 2) return true;
+      // Kept as the last answer for the timeout message: where the job and its runs stopped.
+      const runs = await kit.db.run.findMany({ where: { jobId: id }, orderBy: { startedAt: 'asc' }, select: { status: true, exitReason: true } });
+      const batches = await kit.db.batchProgress.findMany({ where: { jobId: id }, select: { batchId: true }, orderBy: { batchId: 'asc' } });
+      throw new Error(
+        `job ${job?.status} at batch ${job?.lastBatchId}; history batches [${batches.map((b) => b.batchId).join(', ')}]; runs ${runs.map((r) => `${r.status}${r.exitReason ? ` (${r.exitReason})` : ''}`).join(', ')}`,
+      );
+    },
+    60_000,
+  );
   const audit = await kit.call(auditRoute.GET, `/api/jobs/${id}/sink-audit`, { token: kit.tokens.viewer, params: { id } });
   expect(audit.status).toBe(200);
   const runs = await kit.db.run.findMany({ where: { jobId: id }, orderBy: { startedAt: 'asc' } });
