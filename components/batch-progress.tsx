@@ -50,6 +50,11 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
   const operators = p.stateOperators ?? [];
   return (
     <div className="batch-progress">
+      {p.reconstructed && (
+        <p className="warn-box" role="note">
+          This batch committed, but its run died before recording its figures. The row was rebuilt from the checkpoint (offsets/{p.batchId}): the batch id, trigger time, offsets and watermark are exact; the counts and durations are unknown and show 0.
+        </p>
+      )}
       <div className="grid3">
         <Stat label="Input rows" value={formatNumber(p.numInputRows, 0)} note={p.numBadRecords ? `${p.numBadRecords} bad, ${p.numDeadLetterRecords ?? 0} dead-lettered` : undefined} />
         <Stat label="Output rows" value={formatNumber(p.sink?.numOutputRows, 0)} note={p.sink?.description} />

@@ -129,7 +129,12 @@ describe('chaos: SIGKILL a worker at random moments', () => {
         for (let i = 0; i < JOBS; i++) {
           const ids = new Set((await h.db.batchProgress.findMany({ where: { jobId: jobs[i].job.id }, select: { batchId: true } })).map((b) => b.batchId));
           const last = Math.max(-1, ...(await committed(i)));
-          for (let b = 0; b <= last; b++) if (!ids.has(b)) return false;
+          const missing = Array.from({ length: last + 1 }, (_, b) => b).filter((b) => !ids.has(b));
+          if (missing.length) {
+            // Thrown, not returned: a timeout then says which job lacks which batches, and its runs.
+            const runs = await h.db.run.findMany({ where: { jobId: jobs[i].job.id }, orderBy: { startedAt: 'asc' }, select: { status: true, exitReason: true } });
+            throw new Error(`job ${i}${stopped.has(i) ? ' (stopped)' : ''} has no history for batches [${missing.join(', ')}] of 0..${last}; runs ${runs.map((r) => `${r.status} (${r.exitReason ?? ''})`).join(', ')}`);
+          }
         }
         return true;
       },

@@ -26,7 +26,7 @@ import type { Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
-import { checkpointFileManagerFor, confineSpecPaths, CrashPointError, validateJob, type CheckpointFileManager, type CrashPlan, type CrashPointName, type PathRoots } from '@/lib/engine';
+import { checkpointFileManagerFor, confineSpecPaths, CrashPointError, validateJob, type CheckpointFileManager, type CrashPlan, type CrashPointName, type JobSpec, type PathRoots } from '@/lib/engine';
 import { acquireLease, LeaseLostError, releaseLease, renewLease, type Lease } from '@/lib/server/lease';
 import { serverOutboundPolicy } from '@/lib/server/outbound';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
@@ -205,21 +205,8 @@ export class RunProcessor {
     this.active.set(runId, { jobId: job.id, stop: requestStop, done: new Promise((r) => (finished = r)) });
 
     try {
-      const v = validateJob(job.spec);
-      if (!v.ok || !v.spec) {
-        const msg = v.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-        throw Object.assign(new Error(`The job spec is invalid: ${msg}`), { code: 'VALIDATION_ERROR', details: { errors: v.errors } });
-      }
-      // Checked again here: this worker's roots may differ from the API's, and the files may have moved.
-      const confined = confineSpecPaths(v.spec, this.o.roots);
-      if (confined.errors.length) {
-        const msg = confined.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-        throw Object.assign(new Error(`A path of this job is outside this worker's roots, so the run did not start: ${msg} Set the worker's WEIR_FILES_ROOTS and WEIR_CHECKPOINT_ROOT as the API's, or edit the job.`), {
-          code: 'PATH_OUTSIDE_ROOTS',
-          details: { errors: confined.errors },
-        });
-      }
-      checkpointFm = checkpointFileManagerFor(confined.spec.checkpointLocation);
+      const spec = workerSpec(job.spec, this.o.roots);
+      checkpointFm = checkpointFileManagerFor(spec.checkpointLocation);
       // An ARMED drill: this run dies at the drill's crash point of the next batch.
       const armed = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
       const crash: CrashPlan | undefined = armed ? { point: armed.point as CrashPointName, batchId: (job.lastBatchId ?? -1) + 1 } : undefined;
@@ -232,7 +219,7 @@ export class RunProcessor {
       }
       const recoveredOnBatch = recoveringDrill && (recoveringDrill.point === 'after-offsets' || recoveringDrill.point === 'after-sink');
       exec = new EngineHost({
-        spec: confined.spec,
+        spec,
         memoryLimitMb: this.o.runMemoryMb,
         outbound: serverOutboundPolicy(),
         fence,
@@ -359,3 +346,25 @@ export class RunProcessor {
   }
 }
 
+
+/**
+ * The job's spec as this worker may run it: valid, and with every path inside this worker's
+ * roots (checked again here: the worker's roots may differ from the API's, and files may have
+ * moved). Throws VALIDATION_ERROR or PATH_OUTSIDE_ROOTS.
+ */
+export function workerSpec(spec: unknown, roots: PathRoots): JobSpec {
+  const v = validateJob(spec);
+  if (!v.ok || !v.spec) {
+    const msg = v.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+    throw Object.assign(new Error(`The job spec is invalid: ${msg}`), { code: 'VALIDATION_ERROR', details: { errors: v.errors } });
+  }
+  const confined = confineSpecPaths(v.spec, roots);
+  if (confined.errors.length) {
+    const msg = confined.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+    throw Object.assign(new Error(`A path of this job is outside this worker's roots, so the run did not start: ${msg} Set the worker's WEIR_FILES_ROOTS and WEIR_CHECKPOINT_ROOT as the API's, or edit the job.`), {
+      code: 'PATH_OUTSIDE_ROOTS',
+      details: { errors: confined.errors },
+    });
+  }
+  return confined.spec;
+}

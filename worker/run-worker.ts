@@ -18,8 +18,10 @@ import { makeWorker, queueConfigFrom } from '@/lib/queue/connection';
 import { RUNS_QUEUE, type RunPayload } from '@/lib/queue/queues';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { endLostRuns, type LostRun } from '@/lib/server/job-lifecycle';
+import { checkpointFileManagerFor, readRecentProgress } from '@/lib/engine';
+import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
 import { engineBundle } from './engine-host';
-import { RunProcessor } from './run-processor';
+import { RunProcessor, workerSpec } from './run-processor';
 
 export interface RunWorkerDeps {
   db: PrismaClient;
@@ -31,10 +33,25 @@ export interface RunWorkerDeps {
 async function reconcile(
   db: PrismaClient,
   queue: ReturnType<typeof queueConfigFrom>,
-  failoverMs: number,
-  workerTimeoutMs: number,
+  config: Env,
+  log: Logger,
 ): Promise<{ recovering: string[]; lost: LostRun[]; settled: string[] }> {
-  const { lost, settled } = await endLostRuns(db, workerTimeoutMs);
+  const failoverMs = config.WEIR_FAILOVER_MS;
+  const { lost, settled } = await endLostRuns(db, config.WEIR_WORKER_TIMEOUT_MS, async ({ jobId, runRowId }) => {
+    // The dead run's committed batches that it never recorded: no run of a stopped job comes to
+    // fill them in. A checkpoint this worker cannot read leaves a gap, logged, not a wedged job.
+    const job = await db.job.findUnique({ where: { id: jobId }, select: { spec: true } });
+    if (!job) return;
+    let kept: Awaited<ReturnType<typeof readRecentProgress>>;
+    try {
+      kept = await readRecentProgress(checkpointFileManagerFor(workerSpec(job.spec, { checkpointRoot: config.checkpointRoot, filesRoots: config.filesRoots }).checkpointLocation));
+    } catch (e) {
+      log.warn({ jobId, err: toRunError(e) }, 'reconciler: cannot read the checkpoint to fill in the lost run’s history');
+      return;
+    }
+    const filled = await new RunRecorder(db, jobId, runRowId).fillHistory(kept);
+    if (filled.length) log.info({ jobId, batches: filled }, 'history: filled in committed batches from the checkpoint');
+  });
   const stale = await db.$queryRawUnsafe<{ id: string }[]>(
     `SELECT id FROM "Job"
      WHERE "desiredState" = 'RUNNING'
@@ -77,7 +94,7 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
   await worker.waitUntilReady();
 
   const reconciler = setInterval(() => {
-    reconcile(db, queue, config.WEIR_FAILOVER_MS, config.WEIR_WORKER_TIMEOUT_MS)
+    reconcile(db, queue, config, log)
       .then(({ recovering, lost, settled }) => {
         if (recovering.length) log.info({ jobs: recovering }, 'reconciler: enqueued recovery runs');
         for (const l of lost) log.warn({ ...l }, 'reconciler: run lost, job stopped');

@@ -49,6 +49,12 @@ export interface StreamingQueryProgress {
   numBadRecords: number;
   numDeadLetterRecords: number;
   contract: ContractAudit;
+  /**
+   * Set on a batch whose progress was lost (its runner died between commits/N and progress/N):
+   * the history row is rebuilt from the checkpoint, so only the batch id, trigger time, offsets
+   * and watermark are known; the counts and durations read 0.
+   */
+  reconstructed?: true;
 }
 
 export interface StreamingQueryStatus {

@@ -196,7 +196,16 @@ export interface LostRun {
  * STOPPED after the same time. Jobs still desired RUNNING are failover's, not this: a recovery run
  * takes them over (worker/run-worker.ts).
  */
-export async function endLostRuns(db: PrismaClient, workerTimeoutMs: number): Promise<{ lost: LostRun[]; settled: string[] }> {
+/**
+ * `fillHistory` runs before a lost run is ended, so that STOPPED means recorded: the dead run may
+ * have committed batches it never delivered, and no later run of a stopped job will fill them in.
+ * It should throw only when the database fails (the run is then ended on the next round).
+ */
+export async function endLostRuns(
+  db: PrismaClient,
+  workerTimeoutMs: number,
+  fillHistory: (run: { jobId: string; runRowId: string }) => Promise<void> = async () => undefined,
+): Promise<{ lost: LostRun[]; settled: string[] }> {
   const rows = await db.$queryRawUnsafe<{ jobId: string; runRowId: string; runId: string; workerId: string | null; lastHeartbeatAt: Date | null; stoppedAt: Date | null; leaseExpired: boolean }[]>(
     `SELECT r."jobId", r.id AS "runRowId", r."runId", r."workerId", w."lastHeartbeatAt", w."stoppedAt",
             (j."leaseOwner" = r."runId" AND j."leaseExpiresAt" < now()) AS "leaseExpired"
@@ -217,6 +226,7 @@ export async function endLostRuns(db: PrismaClient, workerTimeoutMs: number): Pr
           ? `stopped renewing the run's checkpoint lease`
           : `has not heartbeaten since ${r.lastHeartbeatAt.toISOString()} (WEIR_WORKER_TIMEOUT_MS ${workerTimeoutMs})`;
     const reason = `worker ${r.workerId ?? '(none)'} ${why}; the job was asked to stop, so no run takes over: run lost`;
+    await fillHistory(r);
     const moved = await db.$transaction(async (tx) => {
       await lockJobForHistory(tx, r.jobId);
       if (!(await moveRun(tx, r.runRowId, 'run-lost', { exitReason: reason }))) return false;

@@ -115,11 +115,16 @@ export class RunRecorder {
   }
 
   /**
-   * Fills in the history of every committed batch the checkpoint still keeps progress for
-   * (progress/N) and the database has no row for. Returns the batch ids filled in.
+   * Fills in the history of every committed batch the checkpoint still keeps (progress/N, or
+   * rebuilt from offsets/N when the run died before writing it) and the database has no row for.
+   * Returns the batch ids filled in.
    */
   async backfillHistory(checkpoint: CheckpointFileManager): Promise<number[]> {
-    const kept = await readRecentProgress(checkpoint);
+    return this.fillHistory(await readRecentProgress(checkpoint));
+  }
+
+  /** backfillHistory's database half, for a caller that read the checkpoint itself. */
+  async fillHistory(kept: StreamingQueryProgress[]): Promise<number[]> {
     if (kept.length === 0) return [];
     const have = await this.db.batchProgress.findMany({
       where: { jobId: this.jobId, batchId: { in: kept.map((p) => p.batchId) } },

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CommitLog, LocalCheckpointFileManager } from '@/lib/engine';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { deleteJob, startJob, stopJob, type JobServiceContext } from '@/lib/server/services/job-service';
 import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './harness';
@@ -126,15 +127,20 @@ export function workerSuite(backend: Backend, redisDb: number) {
         enqueue: async (p) => enqueueRun(h.queue, { ...p, attempt: 0 }),
       };
       const j = await h.createFilesJob('stop-in-failover');
-      j.addRows(0, 4);
+      j.addRows(0, 2);
+      j.addRows(2, 2);
       await startJob(api, j.job.id);
       const first = await waitFor('RUNNING run', async () => h.db.run.findFirst({ where: { jobId: j.job.id, status: 'RUNNING' } }));
-      await waitFor('first batch', async () => (await h.db.batchProgress.count({ where: { jobId: j.job.id } })) >= 1);
+      await waitFor('two batches', async () => (await h.db.batchProgress.count({ where: { jobId: j.job.id } })) >= 2);
       const victim = first.workerId === idA ? a : b;
       const survivorId = first.workerId === idA ? idB : idA;
       victim.child.kill('SIGKILL');
       await victim.exited;
       const killedAt = Date.now();
+      // As if the run had died before recording its batches: batch 0's row never written, and
+      // batch 1 committed just before progress/1 (so only its offsets tell of it).
+      await h.db.batchProgress.deleteMany({ where: { jobId: j.job.id } });
+      rmSync(path.join(j.base, 'cp', 'progress', '1'));
       expect((await stopJob(api, j.job.id)).status).toBe('STOPPING');
       // Bounded by the worker timeout plus a reconciler interval (2 s + 1 s here); generous for a loaded machine.
       const stopped = await waitFor('STOPPED', async () => {
@@ -149,6 +155,14 @@ export function workerSuite(backend: Backend, redisDb: number) {
       expect(lost.exitReason).toMatch(new RegExp(`worker ${first.workerId} .*asked to stop.*run lost`));
       // Nobody took over the stopped job.
       expect(await h.db.run.count({ where: { jobId: j.job.id } })).toBe(1);
+      // STOPPED means recorded: the reconciler filled in the lost run's committed batches.
+      const committed = await new CommitLog(new LocalCheckpointFileManager(path.join(j.base, 'cp'))).batchIds();
+      const history = await h.db.batchProgress.findMany({ where: { jobId: j.job.id }, orderBy: { batchId: 'asc' } });
+      expect(history.map((b) => b.batchId)).toEqual(committed);
+      expect(history.slice(0, 2).map((b) => [b.batchId, b.runId, b.numInputRows, (b.progress as { reconstructed?: boolean }).reconstructed ?? false])).toEqual([
+        [0, null, 2, false],
+        [1, null, 0, true],
+      ]);
 
       // The way out: start runs it again on the survivor from the checkpoint; then stop and delete act.
       j.addRows(4, 4);

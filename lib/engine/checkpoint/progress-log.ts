@@ -13,6 +13,7 @@ import type { StreamingQueryProgress } from '../progress';
 import { BatchMetadataLog, parseVersionLine } from './batch-metadata-log';
 import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { CommitLog } from './commit-log';
+import { OffsetSeqLog } from './offset-seq-log';
 import { ConcurrentStreamLogUpdateError } from '../errors';
 
 export class ProgressLog extends BatchMetadataLog<StreamingQueryProgress> {
@@ -47,18 +48,71 @@ export class ProgressLog extends BatchMetadataLog<StreamingQueryProgress> {
 }
 
 /**
- * The progress of the committed batches the checkpoint still keeps, ascending by batch id:
- * those of `commits/` that have a `progress/` file (a batch committed just before its runner died
- * may have none). An unreadable progress file is skipped: this is history, not recovery.
+ * The progress of the committed batches the checkpoint still keeps, ascending by batch id.
+ *
+ * A committed batch without a readable progress/N (its runner died between commits/N and
+ * progress/N, or the write failed) is rebuilt from its offsets/N and commits/N, marked
+ * `reconstructed`, so that every committed batch can have a history row: the batch id, the
+ * trigger time, the source offsets and the watermark are exact, the counts and durations are
+ * unknown and read 0. The query's identity, sources, sink and contract come from the nearest
+ * kept progress; with none kept (a checkpoint from before progress/N) nothing is rebuilt.
  */
 export async function readRecentProgress(fm: CheckpointFileManager, opts: { after?: number } = {}): Promise<StreamingQueryProgress[]> {
   const log = new ProgressLog(fm);
-  const committed = new Set(await new CommitLog(fm).batchIds());
+  const commits = new CommitLog(fm);
+  const committed = (await commits.batchIds()).filter((id) => opts.after === undefined || id > opts.after);
+  const haveFile = new Set(await log.batchIds());
+  const kept = new Map<number, StreamingQueryProgress>();
+  for (const id of committed) {
+    const p = haveFile.has(id) ? await log.get(id).catch(() => undefined) : undefined;
+    if (p) kept.set(id, p);
+  }
+  if (kept.size === 0) return [];
+  const offsets = new OffsetSeqLog(fm);
   const out: StreamingQueryProgress[] = [];
-  for (const id of await log.batchIds()) {
-    if (!committed.has(id) || (opts.after !== undefined && id <= opts.after)) continue;
-    const p = await log.get(id).catch(() => undefined);
+  for (const id of committed) {
+    const p = kept.get(id) ?? (await reconstruct(id, nearest(kept, id), offsets).catch(() => undefined));
     if (p) out.push(p);
   }
   return out;
+}
+
+function nearest(kept: Map<number, StreamingQueryProgress>, id: number): StreamingQueryProgress {
+  let best: StreamingQueryProgress | undefined;
+  for (const [k, p] of kept) if (!best || Math.abs(k - id) < Math.abs(best.batchId - id)) best = p;
+  return best!;
+}
+
+async function reconstruct(batchId: number, like: StreamingQueryProgress, offsets: OffsetSeqLog): Promise<StreamingQueryProgress | undefined> {
+  const seq = await offsets.get(batchId);
+  if (!seq) return undefined;
+  const previous = batchId > 0 ? await offsets.get(batchId - 1).catch(() => undefined) : undefined;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    id: like.id,
+    runId: '',
+    name: like.name,
+    timestamp: iso(seq.metadata.batchTimestampMs),
+    batchId,
+    batchDuration: 0,
+    numInputRows: 0,
+    inputRowsPerSecond: 0,
+    processedRowsPerSecond: 0,
+    durationMs: {},
+    ...(like.eventTime ? { eventTime: { watermark: iso(seq.metadata.batchWatermarkMs) } } : {}),
+    stateOperators: [],
+    sources: like.sources.map((s, i) => ({
+      description: s.description,
+      startOffset: previous?.offsets[i] ?? null,
+      endOffset: seq.offsets[i] ?? null,
+      latestOffset: null,
+      numInputRows: 0,
+    })),
+    sink: { description: like.sink.description, numOutputRows: 0 },
+    commitLag: null,
+    numBadRecords: 0,
+    numDeadLetterRecords: 0,
+    contract: like.contract,
+    reconstructed: true,
+  };
 }

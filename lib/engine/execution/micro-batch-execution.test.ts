@@ -12,6 +12,7 @@ import { ManualClock } from '../clock';
 import { ConcurrentStreamLogUpdateError, CrashPointError, IncompatibleQueryChangeError, SinkError } from '../errors';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
+import type { StreamingQueryProgress } from '../progress';
 import type { Row } from '../types';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { AddData, Assert, CheckAnswer, CrashAt, StopStream, testStream, type StreamHarness } from './testing/stream-test';
@@ -223,6 +224,43 @@ describe('progress/N', () => {
     expect(warnings).toEqual(['Could not write progress/0: EIO: i/o error', 'Could not write progress/1: EIO: i/o error']);
     expect(await readRecentProgress(fm)).toEqual([]);
     await q.stop();
+  });
+  it('a committed batch whose progress/N was never written is rebuilt from offsets/N, marked reconstructed', async () => {
+    const job = memoryJob();
+    const gen = eventGenerator(17);
+    const fm = new InMemoryCheckpointFileManager();
+    const create = fm.createAtomic.bind(fm);
+    fm.createAtomic = async (path, data, opts) => {
+      if (path === 'progress/1') throw new Error('the runner died here');
+      return create(path, data, opts);
+    };
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm, log: () => undefined });
+    const seen: StreamingQueryProgress[] = [];
+    for (let i = 0; i < 3; i++) {
+      job.stream.addData(...gen(3));
+      await q.processAllAvailable();
+      seen.push(JSON.parse(JSON.stringify(q.lastProgress)));
+    }
+    await q.stop();
+    const kept = await readRecentProgress(fm);
+    expect(kept.map((p) => [p.batchId, p.reconstructed ?? false])).toEqual([[0, false], [1, true], [2, false]]);
+    expect(kept[0]).toEqual(seen[0]);
+    expect(kept[2]).toEqual(seen[2]);
+    const offsets = new OffsetSeqLog(fm);
+    const rebuilt = kept[1];
+    expect(rebuilt).toMatchObject({
+      id: seen[1].id,
+      name: seen[1].name,
+      batchId: 1,
+      timestamp: new Date((await offsets.get(1))!.metadata.batchTimestampMs).toISOString(),
+      numInputRows: 0,
+      contract: seen[1].contract,
+      sources: [{ description: seen[1].sources[0].description, startOffset: seen[1].sources[0].startOffset, endOffset: seen[1].sources[0].endOffset, numInputRows: 0 }],
+    });
+    expect(rebuilt.eventTime?.watermark).toBe(seen[1].eventTime?.watermark);
+    // With none kept there is nothing to take the query's identity from: nothing is rebuilt.
+    for (const id of [0, 2]) await fm.delete(`progress/${id}`);
+    expect(await readRecentProgress(fm)).toEqual([]);
   });
 });
 

@@ -72,7 +72,7 @@ async function fleetStats(db: PrismaClient): Promise<Map<string, StatsRow>> {
                percentile_cont(0.5) WITHIN GROUP (ORDER BY n) AS median,
                max(n) AS max
           FROM (SELECT GREATEST(0, COALESCE((bp.progress->'sink'->>'numOutputRows')::bigint, 0)) AS n
-                  FROM "BatchProgress" bp WHERE bp."jobId" = j.id
+                  FROM "BatchProgress" bp WHERE bp."jobId" = j.id AND NOT bp.progress ? 'reconstructed'
                  ORDER BY bp."batchId" DESC LIMIT ${RECENT_BATCHES}) recent
       ) b
       CROSS JOIN LATERAL (

@@ -43,10 +43,11 @@ export async function jobSinkAudit(db: PrismaClient, jobId: string): Promise<Sin
   const job = await db.job.findUnique({ where: { id: jobId } });
   if (!job) throw new NotFoundError('job', jobId);
   const batches = await db.batchProgress.findMany({ where: { jobId }, select: { batchId: true, progress: true }, orderBy: { batchId: 'asc' } });
-  const committed = batches.map((b) => ({
-    batchId: b.batchId,
-    numOutputRows: Math.max(0, Number((b.progress as { sink?: { numOutputRows?: number } }).sink?.numOutputRows ?? 0)),
-  }));
+  // A reconstructed batch's output count is unknown: it is audited as a batch without progress.
+  type Kept = { sink?: { numOutputRows?: number }; reconstructed?: boolean };
+  const committed = batches
+    .filter((b) => !(b.progress as Kept).reconstructed)
+    .map((b) => ({ batchId: b.batchId, numOutputRows: Math.max(0, Number((b.progress as Kept).sink?.numOutputRows ?? 0)) }));
   const parsed = parseJobSpec(job.spec);
   if (!parsed.ok) throw new ConflictError(`The job spec of ${job.name} does not parse; fix it before auditing its sink.`, { errors: parsed.errors });
   const audit = await auditSink(parsed.spec, committed);
