@@ -15,7 +15,7 @@ import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { JSON_ARRAY_FUNCTIONS } from './json-shape-functions';
-import { compileRegex } from './regex';
+import { compileRegex, regexMatches } from './regex';
 import { REGEXP_ARRAY_FUNCTIONS } from './regexp-functions';
 import { STRING_ARRAY_FUNCTIONS } from './string-functions';
 import { castValue, isNumeric } from './sql-values';
@@ -99,30 +99,15 @@ export function splitString(s: string, pattern: string, limit: number): string[]
     out.push(s.slice(from));
     return out;
   }
-  // re2-wasm counts `index` and `lastIndex` in code points: so does this loop, on a string with
-  // characters outside the Basic Multilingual Plane.
-  const cps = /[\uD800-\uDFFF]/.test(s) ? [...s] : undefined;
-  const n = cps ? cps.length : s.length;
-  const sub = (a: number, b?: number) => (cps ? cps.slice(a, b).join('') : s.slice(a, b));
-  const re = globalRegex(pattern);
   let from = 0;
-  re.lastIndex = 0;
-  while (out.length < max - 1) {
-    const m = re.exec(s);
-    if (m === null) break;
-    const len = cps ? [...(m[0] ?? '')].length : (m[0] ?? '').length;
-    if (len === 0) {
-      if (m.index < n) re.lastIndex = m.index + 1;
-      // Java: a zero-width match at the very start makes no leading empty string.
-      if (m.index === 0) continue;
-    }
-    out.push(sub(from, m.index));
-    from = m.index + len;
-    if (len === 0 && m.index >= n) break;
-    // re2-wasm sets lastIndex to index + the match's UTF-16 length but reads it in code points.
-    if (len > 0) re.lastIndex = from;
+  for (const m of regexMatches(globalRegex(pattern), s)) {
+    if (out.length >= max - 1) break;
+    // Java: a zero-width match at the very start makes no leading empty string.
+    if (m.end === 0) continue;
+    out.push(s.slice(from, m.start));
+    from = m.end;
   }
-  out.push(sub(from));
+  out.push(s.slice(from));
   return out;
 }
 

@@ -72,6 +72,45 @@ export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | st
   return re;
 }
 
+/** One match of regexMatches: its groups, and where it is in the string in UTF-16 code units. */
+export interface RegexMatch {
+  groups: NonNullable<ReturnType<RE2['exec']>>;
+  /** Code-unit offsets, for String.slice. */
+  start: number;
+  end: number;
+}
+
+/**
+ * Every non-overlapping match of a global (`gu`) program in `s`, left to right, as Java's
+ * Matcher.find() walks: after an empty match the search steps one character on (never half a
+ * surrogate pair). re2-wasm reports `index` and reads `lastIndex` in code points, but after a
+ * match sets `lastIndex` to the index plus the match's UTF-16 length, which skips a character
+ * after a match with an emoji in it; so this walks in code points and gives code-unit offsets.
+ */
+export function* regexMatches(re: RE2, s: string): Generator<RegexMatch> {
+  const wide = /[\uD800-\uDFFF]/.test(s);
+  const n = wide ? [...s].length : s.length;
+  // Code-unit offsets of code points, counted on from the last match.
+  let cp = 0;
+  let cu = 0;
+  const unitOf = (target: number) => {
+    if (!wide) return target;
+    for (; cp < target && cu < s.length; cp++) cu += s.codePointAt(cu)! > 0xffff ? 2 : 1;
+    return cu;
+  };
+  re.lastIndex = 0;
+  for (;;) {
+    const m = re.exec(s);
+    if (m === null) return;
+    const whole = m[0] ?? '';
+    const len = wide ? [...whole].length : whole.length;
+    const start = unitOf(m.index);
+    yield { groups: m, start, end: start + whole.length };
+    if (len === 0 && m.index >= n) return;
+    re.lastIndex = m.index + Math.max(len, 1);
+  }
+}
+
 /** Capturing groups of a valid pattern: `(?:p)|` always matches '' and reports every group. */
 function regexGroupCount(pattern: string): number {
   const re = compileRegex(`(?:${pattern})|`);

@@ -10,7 +10,7 @@ import { RecordExpressionError } from '../errors';
 import type { CollectionFunctionDef } from './collection-functions';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './functions';
-import { compileRegex, regexLiterals } from './regex';
+import { compileRegex, regexLiterals, regexMatches } from './regex';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -23,24 +23,10 @@ function regexOf(fn: string, pattern: string, flags: 'u' | 'gu') {
   return re;
 }
 
-/** Every non-overlapping match left to right; an empty match steps one character on, as Java's find() does. */
+/** Every non-overlapping match left to right (regex.ts regexMatches). */
 function allMatches(fn: string, s: string, pattern: string): Match[] {
   regexOf(fn, pattern, 'u'); // the reason for a refused pattern, before the global program is built
-  const re = regexOf(fn, pattern, 'gu');
-  const n = /[\uD800-\uDFFF]/.test(s) ? [...s].length : s.length;
-  const out: Match[] = [];
-  re.lastIndex = 0;
-  for (;;) {
-    const m = re.exec(s);
-    if (m === null) break;
-    out.push(m);
-    const len = [...(m[0] ?? '')].length;
-    if (len === 0 && m.index >= n) break;
-    // re2-wasm reads lastIndex in code points but sets it to index + the match's UTF-16 length,
-    // which skips a character after each match with an emoji in it: set it in code points.
-    re.lastIndex = m.index + Math.max(len, 1);
-  }
-  return out;
+  return Array.from(regexMatches(regexOf(fn, pattern, 'gu'), s), (m) => m.groups);
 }
 
 function checkGroup(fn: string, m: Match, i: number): void {

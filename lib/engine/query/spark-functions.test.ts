@@ -70,6 +70,10 @@ const EXAMPLES: [string, unknown][] = [
   ["regexp_replace('😀a😀a', 'a', 'X', 3)", '😀a😀X'],
   ["regexp_replace('😀b', '', '-')", '-😀-b-'],
   ["regexp_replace('x😀y', '[😀]', '_')", 'x_y'],
+  // Java's replaceAll: `^` matches once, at the start (or at the position, as a region's start).
+  ["regexp_replace('aaa', '^a', 'X')", 'Xaa'],
+  ["regexp_replace('aaa', '^a', 'X', 2)", 'aXa'],
+  ["regexp_replace('a😀a😀a', '😀|a', '-')", '-----'],
   ["regexp_extract('100-200', '(\\\\d+)-(\\\\d+)', 1)", '100'],
   ["'Spark' LIKE 'Spa%'", true],
   ["'a_b' LIKE 'a!_b' ESCAPE '!'", true],

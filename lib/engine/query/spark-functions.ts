@@ -13,7 +13,7 @@ import { DAY_MS, dateFromTimestamp, parseDate, timestampFromDate } from './date'
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import type { FunctionDef } from './functions';
 import { parseTimestampLiteral } from './expression-builder';
-import { compileRegex } from './regex';
+import { compileRegex, regexMatches } from './regex';
 import { isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
@@ -198,28 +198,20 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
     min: 3, max: 4, type: (a) => str(a, 3) ?? (a.length < 4 || isNumeric(a[3]) ? 'string' : 'expects (string, pattern, replacement[, position])'),
     impl: ([s, p, r, posArg]) => {
       const src = s as string;
-      const re = regex('regexp_replace()', p as string);
-      // Spark's position counts characters (code points), as re2-wasm's match index does.
+      regex('regexp_replace()', p as string); // the reason for a refused pattern, before the global program is built
+      const re = compileRegex(p as string, 'gu') as Exclude<ReturnType<typeof compileRegex>, string>;
+      // Spark's position counts characters (code points). The search runs on the rest of the
+      // value, as Java's region with opaque bounds: `^` and `\b` see the position as the start.
       const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.max(0, Math.trunc(posArg as number) - 1));
+      const rest = src.slice(start);
       let out = src.slice(0, start);
-      let rest = src.slice(start);
-      for (let guard = 0; guard <= src.length + 1; guard++) {
-        const m = re.exec(rest);
-        if (!m) break;
-        const whole = m[0] ?? '';
-        const at = codeUnitIndex(rest, m.index);
-        out += rest.slice(0, at) + expandReplacement(r as string, m);
+      let from = 0;
+      for (const m of regexMatches(re, rest)) {
+        out += rest.slice(from, m.start) + expandReplacement(r as string, m.groups);
         checkStringLength('regexp_replace()', out.length);
-        const adv = at + whole.length;
-        if (whole.length === 0) {
-          if (adv >= rest.length) { rest = ''; break; }
-          // Step over one character, not half of a surrogate pair.
-          const step = rest.codePointAt(adv)! > 0xffff ? 2 : 1;
-          out += rest.slice(adv, adv + step);
-          rest = rest.slice(adv + step);
-        } else rest = rest.slice(adv);
+        from = m.end;
       }
-      return out + rest;
+      return out + rest.slice(from);
     },
   },
   // --- conditional and null ---
