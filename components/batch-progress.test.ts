@@ -1,5 +1,7 @@
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { partitionRows } from './batch-progress';
+import { BatchProgressView, partitionRows } from './batch-progress';
 
 describe('partitionRows', () => {
   it('joins a source\'s per-partition offsets with its lag; absent or unreadable metrics give no rows', () => {
@@ -10,5 +12,13 @@ describe('partitionRows', () => {
     ]);
     expect(partitionRows(undefined)).toEqual([]);
     expect(partitionRows({ offsetsByPartition: 'not json', lagByPartition: '{}' })).toEqual([]);
+  });
+});
+
+describe('BatchProgressView', () => {
+  it('says when a batch was rebuilt from the checkpoint, and only then', () => {
+    const html = (progress: object) => renderToStaticMarkup(createElement(BatchProgressView, { progress }));
+    expect(html({ batchId: 7, numInputRows: 0, reconstructed: true })).toContain('The row was rebuilt from the checkpoint (offsets/7)');
+    expect(html({ batchId: 7, numInputRows: 12 })).not.toContain('rebuilt from the checkpoint');
   });
 });
