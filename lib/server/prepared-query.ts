@@ -16,21 +16,28 @@ import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 /** Where a read goes: the process's pg pool (db.ts pgPool), or a Prisma client. */
 export type ReadDb = pg.Pool | PrismaClient;
 
-/** pg caches a statement per connection by name; the name is the text's, so one text, one name. */
+/**
+ * pg prepares a statement once per connection by name and keeps it for the connection's life;
+ * the name is the text's, so one text, one name. The first MAX_PREPARED texts are named; any
+ * text beyond them goes unnamed (parsed and planned on each execution, nothing kept), so a
+ * client varying its filters and page sizes cannot grow every connection's statements without
+ * bound.
+ */
+export const MAX_PREPARED = 1000;
 const names = new Map<string, string>();
 
-function statementName(text: string): string {
+function statementName(text: string): string | undefined {
   let name = names.get(text);
-  if (!name) {
+  if (!name && names.size < MAX_PREPARED) {
     name = `weir_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    // The texts are the presenters' own (filters and sorts combine into a few hundred at most).
-    if (names.size < 1000) names.set(text, name);
+    names.set(text, name);
   }
   return name;
 }
 
 export async function queryPrepared<T>(db: ReadDb, sql: Prisma.Sql): Promise<T[]> {
   if ('$queryRaw' in db) return db.$queryRaw<T[]>(sql);
-  const result = await db.query({ name: statementName(sql.text), text: sql.text, values: sql.values as unknown[] });
+  const name = statementName(sql.text);
+  const result = await db.query(name ? { name, text: sql.text, values: sql.values as unknown[] } : { text: sql.text, values: sql.values as unknown[] });
   return result.rows as T[];
 }

@@ -102,7 +102,7 @@ export const JOB_SORT_KEYS = ['name', 'status', 'lastCommittedAt', 'updatedAt', 
 export type JobSortColumn = (typeof JOB_SORT_KEYS)[number];
 export const GUARANTEES = ['exactly-once', 'at-least-once', 'at-most-once'] as const;
 /** The largest page of the jobs list: its figures are read per page, so a page bounds the work. */
-const MAX_JOBS_PAGE = 500;
+export const MAX_JOBS_PAGE = 500;
 
 export const jobsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_JOBS_PAGE).default(50).describe('Jobs per page (at most 500)'),

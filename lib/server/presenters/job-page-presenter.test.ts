@@ -7,6 +7,7 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { GUARANTEES, JOB_SORT_KEYS, jobsQuerySchema, type JobsQuery } from '../http/api-schemas';
@@ -201,6 +202,27 @@ describe('listJobPage over 1,000 jobs', () => {
     const all = (await listJobPage(db, jobsQuerySchema.parse({ limit: '500' }))).items;
     expect(all.filter((j) => j.stateRowsSparkline.length === BATCHES_PER_JOB).length + all.filter((j) => j.stateRowsSparkline.length === 0).length).toBe(500);
     expect(all.filter((j) => j.stateRowsSparkline.length === BATCHES_PER_JOB).length).toBeGreaterThan(100);
+  }, 60_000);
+
+  it('a connection plans the page once and reuses the plan, whatever the time of the request', async () => {
+    // One connection, so every execution meets the same prepared statement.
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    try {
+      // Statistics as autovacuum keeps them: the planner's estimates are what it weighs.
+      await pool.query('ANALYZE');
+      for (const limit of ['50', '7']) {
+        const query = jobsQuerySchema.parse({ limit });
+        for (let i = 0; i < 8; i++) expect((await listJobPage(pool, query, Date.now() + i)).items).toHaveLength(Number(limit));
+      }
+      const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
+        `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%WITH top AS MATERIALIZED%' ORDER BY prepare_time`,
+      );
+      // A statement per page size; PostgreSQL tries five custom plans, then keeps the generic one.
+      expect(rows).toHaveLength(2);
+      for (const r of rows) expect({ generic: Number(r.generic_plans), custom: Number(r.custom_plans) }).toEqual({ generic: 3, custom: 5 });
+    } finally {
+      await pool.end();
+    }
   }, 60_000);
 
   it('refuses a cursor of another sort, or one it never gave out, with a 400 that says what to do', async () => {

@@ -16,7 +16,7 @@
  * list always showed them: a job that never ran is not the "most recent".
  */
 import { Prisma } from '@/lib/generated/prisma/client';
-import type { JobSortColumn, JobsQuery } from '../http/api-schemas';
+import { MAX_JOBS_PAGE, type JobSortColumn, type JobsQuery } from '../http/api-schemas';
 import { BadRequestError } from '../http/http-errors';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 import { queryPrepared, type ReadDb } from '../prepared-query';
@@ -160,6 +160,20 @@ const epochMs = (column: string) => Prisma.raw(`(extract(epoch FROM p."${column}
 const isoTime = (column: string) => Prisma.raw(`to_char(p."${column}", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /**
+ * The page size, written into the statement's text rather than sent as a parameter: with
+ * `LIMIT $1` PostgreSQL's generic plan assumes a tenth of the jobs are fetched, costs itself
+ * above every custom plan and is never chosen, so each execution of the prepared statement was
+ * planned again (about a fifth of the statement's time; docs/api.md, Figures). A literal lets
+ * the plan be cached after the first executions. Only a whole number in the schema's range is
+ * ever written into SQL text; the few page sizes clients use give a few texts per filter
+ * (prepared-query.ts bounds how many are kept prepared).
+ */
+function pageLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_JOBS_PAGE) throw new BadRequestError(`limit must be a whole number from 1 to ${MAX_JOBS_PAGE}.`, { field: 'limit' });
+  return limit;
+}
+
+/**
  * The page as the API's JSON text: PostgreSQL builds the items as the API shows them, so the
  * server neither parses them nor writes them again, and the statement goes to PostgreSQL without
  * Prisma, prepared (prepared-query.ts): at 20 concurrent requests on 2 cores the server's CPU
@@ -171,13 +185,15 @@ export async function jobPageJson(db: ReadDb, query: JobsQuery, now = Date.now()
   if (cursor) pageWhere.push(afterCursor(cursor));
   const col = sortExpression(query.sort);
   const dir = Prisma.raw(query.dir === 'asc' ? 'ASC' : 'DESC');
+  const limit = Prisma.raw(String(pageLimit(query.limit)));
+  const limitPlusOne = Prisma.raw(String(pageLimit(query.limit) + 1));
   const [result] = await queryPrepared<{ items: string; last: string | null; more: boolean; totals: string }>(db, Prisma.sql`
     WITH top AS MATERIALIZED (
       SELECT j.id, j."name", j."status"::text AS "status", j."desiredState"::text AS "desiredState", j."guarantee",
              j."sourceType", j."sinkType", j."outputMode", j."lastBatchId", j."lastCommittedAt", j."updatedAt", j."createdAt"
       FROM "Job" j ${whereClause(pageWhere)}
       ORDER BY ${col} ${dir} NULLS LAST, j.id ${dir}
-      LIMIT ${query.limit + 1}
+      LIMIT ${limitPlusOne}
     ), page AS MATERIALIZED (
       -- Numbered after the LIMIT: a window function over every matching job would sort them all,
       -- where ORDER BY … LIMIT keeps only the page's rows in a heap (half the statement's time
@@ -192,13 +208,14 @@ export async function jobPageJson(db: ReadDb, query: JobsQuery, now = Date.now()
                 ${jobOverviewFieldsSql(Prisma.sql`p.id`, Prisma.sql`c`, Prisma.sql`w.n`, now)}
               ) ORDER BY p.ord), '[]')::text
        FROM page p LEFT JOIN "JobCounters" c ON c."jobId" = p.id LEFT JOIN LATERAL (SELECT ${windowRowsSql(Prisma.sql`c`, now)} AS n) w ON true
-       WHERE p.ord <= ${query.limit}) AS items,
+       WHERE p.ord <= ${limit}) AS items,
       (SELECT json_build_object('id', p.id, 'name', p."name", 'status', p."status", 'lastCommittedAt', ${epochMs('lastCommittedAt')},
                                 'updatedAt', ${epochMs('updatedAt')}, 'createdAt', ${epochMs('createdAt')})
-       FROM page p WHERE p.ord = ${query.limit})::text AS last,
-      EXISTS (SELECT 1 FROM page p WHERE p.ord > ${query.limit}) AS more,
-      (SELECT COALESCE(json_object_agg(t."status", t.n), '{}')::text
-       FROM (SELECT j."status"::text AS "status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1) t) AS totals`);
+       FROM page p WHERE p.ord = ${limit})::text AS last,
+      EXISTS (SELECT 1 FROM page p WHERE p.ord > ${limit}) AS more,
+      -- Grouped by the enum itself, cast once per status rather than once per job (0.4 -> 0.2 ms at 1,000 jobs).
+      (SELECT COALESCE(json_object_agg(t."status"::text, t.n), '{}')::text
+       FROM (SELECT j."status", count(*)::int AS n FROM "Job" j ${whereClause(filterConditions(query, false))} GROUP BY 1) t) AS totals`);
   const last = result.more && result.last ? (JSON.parse(result.last) as LastRow) : undefined;
   const nextCursor = last ? encodeCursor({ sort: query.sort, dir: query.dir, value: sortValue(query.sort, last), id: last.id }) : null;
   const byStatus = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
