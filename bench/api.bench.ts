@@ -8,6 +8,11 @@
  *
  *   npm run bench -- api
  *
+ * With the build, the jobs page itself is then measured in Debian's Chromium (the issue's "usable
+ * within 1 s"): navigation to the first page's 50 rows shown with the totals per status, and
+ * "Next page" to the second page's rows, median of BROWSER_RUNS loads, with the page's DOM size
+ * and its main-thread task time (which, unlike wall time, does not count waiting for a core).
+ *
  * Sizes: JOBS × BATCHES_PER_JOB rows are generated in SQL (generate_series), with a compact
  * progress JSON; the history query never reads `progress` (the presenter omits it).
  *
@@ -28,11 +33,13 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { hashToken } from '../lib/server/credentials';
 import { createTestDatabase } from '../lib/server/testing/database';
+import { launchChromium, median } from './browser';
 
 const JOBS = 1000;
 const BATCHES_PER_JOB = 1000;
 const CONNECTIONS = 20;
 const DURATION_S = 10;
+const BROWSER_RUNS = 5;
 /** BENCH_PORT: another port when several checkouts bench on one machine. */
 const PORT = Number(process.env.BENCH_PORT ?? 3197);
 const TOKEN = 'bench-viewer-token-0123456789abcdef';
@@ -155,6 +162,51 @@ async function disconnectInProcess(): Promise<void> {
   await prisma().$disconnect();
 }
 
+interface PageTimings {
+  rows: number;
+  nextPage: number;
+  mainThread: number;
+  domNodes: number;
+}
+
+/** The jobs page in Chromium: until its rows are shown, and after "Next page" the next rows. */
+async function jobsPageTimings(base: string): Promise<PageTimings> {
+  const browser = await launchChromium();
+  try {
+    const ctx = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, viewport: { width: 1440, height: 900 } });
+    const page = await ctx.newPage();
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const taskSeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
+    const rowsOf = (n: number) => page.getByRole('table', { name: 'Jobs' }).getByRole('link', { name: `bench-job-${String(n).padStart(4, '0')}`, exact: true });
+    await page.goto(`${base}/`); // warm-up: fills the server's caches and the pool
+    const rows: number[] = [];
+    const next: number[] = [];
+    const mainThread: number[] = [];
+    let domNodes = 0;
+    for (let i = 0; i < BROWSER_RUNS; i++) {
+      await page.goto('about:blank');
+      const task0 = await taskSeconds();
+      const t0 = Date.now();
+      await page.goto(`${base}/`, { waitUntil: 'commit' });
+      await rowsOf(50).waitFor();
+      await page.getByLabel('Jobs per status').getByText(`${JOBS} RUNNING`).waitFor();
+      rows.push(Date.now() - t0);
+      mainThread.push(((await taskSeconds()) - task0) * 1000);
+      const shown = await page.getByRole('table', { name: 'Jobs' }).locator('tbody tr').count();
+      if (shown !== 50) throw new Error(`the jobs page showed ${shown} rows, not 50`);
+      domNodes = await page.evaluate(() => document.querySelectorAll('*').length);
+      const t1 = Date.now();
+      await page.getByRole('link', { name: 'Next page' }).click();
+      await rowsOf(100).waitFor();
+      next.push(Date.now() - t1);
+    }
+    return { rows: median(rows), nextPage: median(next), mainThread: median(mainThread), domNodes };
+  } finally {
+    await browser.close();
+  }
+}
+
 export async function run() {
   const http = process.env.BENCH_API_HTTP !== '0' && existsSync(path.join(ROOT, '.next', 'BUILD_ID'));
   if (!http) {
@@ -198,6 +250,7 @@ export async function run() {
     const deep = await load(`${base}/api/jobs/${jobId}/batches?limit=50&before=${BATCHES_PER_JOB / 2}`);
     const note = `${JOBS} jobs × ${BATCHES_PER_JOB} batches, ${CONNECTIONS} connections, ${DURATION_S} s, next start, bearer token`;
     const loadAfter = os.loadavg()[0];
+    const browser = await jobsPageTimings(base);
     const errors = list.errors + later.errors + search.errors + history.errors + deep.errors;
     return [
       { name: `seed ${(JOBS * BATCHES_PER_JOB).toLocaleString('en')} BatchProgress rows`, value: seedS, unit: 's', note },
@@ -216,6 +269,16 @@ export async function run() {
       { name: 'GET batches (newest page) req/s', value: history.rps, unit: 'req/s' },
       { name: 'GET batches (keyset page at 5000) p95', value: deep.p95, unit: 'ms', goal: '<= 200', ok: deep.p95 <= 200 && deep.errors === 0, note },
       { name: 'machine load average (1 min) after', value: loadAfter, unit: 'procs' },
+      {
+        name: 'browser: jobs page, navigation to 50 rows and the totals shown',
+        value: browser.rows,
+        unit: 'ms',
+        goal: '<= 1000',
+        ok: browser.rows <= 1000,
+        note: `Chromium headless, median of ${BROWSER_RUNS}; ${browser.domNodes} DOM nodes; load average ${os.loadavg()[0].toFixed(2)}`,
+      },
+      { name: 'browser: jobs page, main-thread task time to the rows', value: browser.mainThread, unit: 'ms', note: 'CDP TaskDuration: parse, hydration, layout; not counting waits for a core' },
+      { name: 'browser: jobs page, Next page to its rows', value: browser.nextPage, unit: 'ms', goal: '<= 1000', ok: browser.nextPage <= 1000 },
       { name: 'errors or non-2xx', value: errors, unit: 'responses', goal: '0', ok: errors === 0 },
     ];
   } finally {

@@ -20,13 +20,13 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { chromium } from '@playwright/test';
 import pg from 'pg';
 import { PrismaClient } from '../lib/generated/prisma/client';
 import { CHART_POINTS } from '../components/query-keys';
 import { hashToken } from '../lib/server/credentials';
 import { batchCharts, rawBatchSeries } from '../lib/server/presenters/batch-chart-presenter';
 import { createTestDatabase } from '../lib/server/testing/database';
+import { launchChromium, median } from './browser';
 
 const BATCHES = 10_000;
 const RUNS = 7;
@@ -67,8 +67,6 @@ export async function seed(url: string): Promise<void> {
     await c.end();
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function timed<T>(fn: () => Promise<T>, runs: number): Promise<{ ms: number; last: T }> {
   const times: number[] = [];
@@ -112,10 +110,7 @@ interface BrowserTimings {
 }
 
 async function browserTimings(base: string): Promise<BrowserTimings> {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const ctx = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, viewport: { width: 1440, height: 900 } });
     const page = await ctx.newPage();
