@@ -129,6 +129,28 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
+/** Sends a request on one keep-alive connection, leaves it idle for `idleMs`, then another on it. */
+async function answersAfterIdle(port: number, idleMs: number): Promise<boolean> {
+  const socket = net.connect(port, '127.0.0.1');
+  let closed = false;
+  let received = '';
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => (closed = true));
+  socket.on('data', (d) => (received += d.toString()));
+  const ask = async () => {
+    const before = (received.match(/HTTP\/1\.1 /g) ?? []).length;
+    socket.write('GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
+    return until('an answer on the kept connection', () => closed || (received.match(/HTTP\/1\.1 /g) ?? []).length > before);
+  };
+  await new Promise((r) => socket.once('connect', r));
+  await ask();
+  await new Promise((r) => setTimeout(r, idleMs));
+  const open = !closed;
+  if (open) await ask();
+  socket.destroy();
+  return open && !closed;
+}
+
 describe('npm start', () => {
   it('starts the embedded default, stops cleanly on Ctrl-C, and finds the same jobs on the next start', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-'));
@@ -182,6 +204,9 @@ describe('npm start', () => {
     expect(JSON.stringify(jobs)).toContain('kept-across-restarts');
     expect(readFileSync(path.join(dataDir, 'logs', 'weir.log'), 'utf8')).toMatch(/database schema is up to date/);
     expect(second.output()).not.toMatch(/database schema/);
+    // An idle keep-alive connection outlives Node's 5 s default, so a client reusing it then gets
+    // an answer rather than a reset (ECONNRESET: a 502 behind a load balancer).
+    expect(await answersAfterIdle(3211, 6_000)).toBe(true);
     expect(await ctrlC(second)).toBe(0);
   }, 300_000);
 

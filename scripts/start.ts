@@ -35,6 +35,8 @@ import { buildFreshness } from './build-freshness';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+/** Above the 60 s idle timeout of the usual load balancers (AWS ALB's default): the proxy, not the server, closes an idle connection. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /**
  * Where output goes: `say` to the terminal and the log file, `detail` to the log file (and the
@@ -213,7 +215,10 @@ async function main() {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
-  spawnChild('dashboard', path.join(ROOT, 'node_modules', '.bin', 'next'), ['start', '-p', String(config.PORT), '-H', config.HOST], () =>
+  // Node closes an idle keep-alive connection after 5 s by default, and a client that sends its
+  // next request on it just then gets ECONNRESET (behind a load balancer, a 502): idle
+  // connections stay open longer than the proxy keeps them.
+  spawnChild('dashboard', path.join(ROOT, 'node_modules', '.bin', 'next'), ['start', '-p', String(config.PORT), '-H', config.HOST, '--keepAliveTimeout', String(KEEP_ALIVE_TIMEOUT_MS)], () =>
     void shutdown(1),
   );
   let restarts = 0;
