@@ -5,7 +5,7 @@
  * hold the replayed batch twice after a crash between the sink write and the commit, and only then.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -158,8 +158,24 @@ async function drillRunningJob(id: string, name: string, point: (typeof POINTS)[
       // Kept as the last answer for the timeout message: where the job and its runs stopped.
       const runs = await kit.db.run.findMany({ where: { jobId: id }, orderBy: { startedAt: 'asc' }, select: { status: true, exitReason: true } });
       const batches = await kit.db.batchProgress.findMany({ where: { jobId: id }, select: { batchId: true }, orderBy: { batchId: 'asc' } });
+      // Who waits on what in the database (a sink transaction left open would show here).
+      const busy = await kit.db.$queryRawUnsafe<{ pid: number; state: string; wait: string | null; query: string }[]>(
+        `SELECT pid, state, wait_event_type || ':' || wait_event AS wait, left(query, 100) AS query FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+      );
+      const sessions = await kit.db.$queryRawUnsafe<{ state: string | null; n: number }[]>(
+        `SELECT state, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() GROUP BY state`,
+      );
+      const beats = await kit.db.worker.findMany({ where: { stoppedAt: null }, select: { id: true, lastHeartbeatAt: true } });
+      const lease = await kit.db.job.findUnique({ where: { id }, select: { leaseExpiresAt: true } });
+      const now = Date.now();
+      const ages = `lease expires in ${lease?.leaseExpiresAt ? lease.leaseExpiresAt.getTime() - now : '-'} ms; heartbeats ${beats.map((b) => `${b.id} ${now - (b.lastHeartbeatAt?.getTime() ?? 0)} ms ago`).join(', ')}; sessions ${JSON.stringify(sessions)}`;
+      const ls = (d: string) => (existsSync(path.join(dir, name, d)) ? readdirSync(path.join(dir, name, d)).sort().join(',') : '-');
+      const files = `in [${ls('in')}], offsets [${ls('cp/offsets')}], commits [${ls('cp/commits')}], sources [${ls('cp/sources/0')}]`;
+      const logs = workers.map((w) => w.output().split('\n').filter((l) => l.trim()).slice(-40).join(' | ')).join(' || ');
       throw new Error(
-        `job ${job?.status} at batch ${job?.lastBatchId}; history batches [${batches.map((b) => b.batchId).join(', ')}]; runs ${runs.map((r) => `${r.status}${r.exitReason ? ` (${r.exitReason})` : ''}`).join(', ')}`,
+        `job ${job?.status} at batch ${job?.lastBatchId}; history batches [${batches.map((b) => b.batchId).join(', ')}]; runs ${runs.map((r) => `${r.status}${r.exitReason ? ` (${r.exitReason})` : ''}`).join(', ')}; ` +
+          `${files}; ${ages}; database sessions not idle: ${JSON.stringify(busy)}; workers' last log lines: ${logs}`,
       );
     },
     60_000,
