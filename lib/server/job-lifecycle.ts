@@ -195,8 +195,7 @@ export interface LostRun {
  * run is left. A job asked to stop whose run never started (the queued run was lost) is settled
  * STOPPED after the same time. Jobs still desired RUNNING are failover's, not this: a recovery run
  * takes them over (worker/run-worker.ts).
- */
-/**
+ *
  * `fillHistory` runs before a lost run is ended, so that STOPPED means recorded: the dead run may
  * have committed batches it never delivered, and no later run of a stopped job will fill them in.
  * It should throw only when the database fails (the run is then ended on the next round).

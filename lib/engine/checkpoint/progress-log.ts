@@ -51,7 +51,7 @@ export class ProgressLog extends BatchMetadataLog<StreamingQueryProgress> {
  * The progress of the committed batches the checkpoint still keeps, ascending by batch id.
  *
  * A committed batch without a readable progress/N (its runner died between commits/N and
- * progress/N, or the write failed) is rebuilt from its offsets/N and commits/N, marked
+ * progress/N, or the write failed) is rebuilt from its offsets/N (and offsets/N-1 for the start offsets), marked
  * `reconstructed`, so that every committed batch can have a history row: the batch id, the
  * trigger time, the source offsets and the watermark are exact, the counts and durations are
  * unknown and read 0. The query's identity, sources, sink and contract come from the nearest

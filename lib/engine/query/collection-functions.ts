@@ -15,7 +15,7 @@ import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { JSON_ARRAY_FUNCTIONS } from './json-shape-functions';
-import { compileRegex, regexMatches } from './regex';
+import { compileRegex, globalRegex, regexMatches } from './regex';
 import { REGEXP_ARRAY_FUNCTIONS } from './regexp-functions';
 import { STRING_ARRAY_FUNCTIONS } from './string-functions';
 import { castValue, isNumeric } from './sql-values';
@@ -100,7 +100,7 @@ export function splitString(s: string, pattern: string, limit: number): string[]
     return out;
   }
   let from = 0;
-  for (const m of regexMatches(globalRegex(pattern), s)) {
+  for (const m of regexMatches(globalRegex('split()', pattern), s)) {
     if (out.length >= max - 1) break;
     // Java: a zero-width match at the very start makes no leading empty string.
     if (m.end === 0) continue;
@@ -109,13 +109,6 @@ export function splitString(s: string, pattern: string, limit: number): string[]
   }
   out.push(s.slice(from));
   return out;
-}
-
-/** The global-flag program of a pattern RE2 accepts (compileRegex checked and cached it first). */
-function globalRegex(pattern: string) {
-  const re = compileRegex(pattern);
-  if (typeof re === 'string') fail('split()', re);
-  return compileRegex(pattern, 'gu') as Exclude<ReturnType<typeof compileRegex>, string>;
 }
 
 /** A map key's text, its identity inside the map value. */

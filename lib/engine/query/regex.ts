@@ -12,6 +12,7 @@
  * not match a line break unless the pattern says `(?s)`, as in Java.
  */
 import { RE2 } from 're2-wasm';
+import { RecordExpressionError } from '../errors';
 
 /**
  * Compiled patterns by text. re2-wasm's compiled programs live in WebAssembly memory, which
@@ -70,6 +71,16 @@ export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | st
     cache.set(key, re);
   }
   return re;
+}
+
+/**
+ * The global (`gu`) program regexMatches walks, for function `fn`; a pattern RE2 refuses makes the
+ * record bad, with the reason the plain program gives (as every regexp function words it).
+ */
+export function globalRegex(fn: string, pattern: string): RE2 {
+  const plain = compileRegex(pattern);
+  if (typeof plain === 'string') throw new RecordExpressionError(`${fn}: ${plain}`, { function: fn });
+  return compileRegex(pattern, 'gu') as RE2;
 }
 
 /** One match of regexMatches: its groups, and where it is in the string in UTF-16 code units. */

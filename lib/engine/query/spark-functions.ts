@@ -13,7 +13,7 @@ import { DAY_MS, dateFromTimestamp, parseDate, timestampFromDate } from './date'
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import type { FunctionDef } from './functions';
 import { parseTimestampLiteral } from './expression-builder';
-import { compileRegex, regexMatches } from './regex';
+import { globalRegex, regexMatches } from './regex';
 import { isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
@@ -70,12 +70,6 @@ function tokens(fn: string, pattern: string) {
   const t = tokenizePattern(pattern);
   if (typeof t === 'string') throw new RecordExpressionError(`${fn}: ${t}`, { function: fn });
   return t;
-}
-
-function regex(fn: string, pattern: string) {
-  const re = compileRegex(pattern);
-  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
-  return re;
 }
 
 /** Java's Matcher.replaceAll replacement: `$n` is group n, `\x` is x. */
@@ -198,8 +192,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
     min: 3, max: 4, type: (a) => str(a, 3) ?? (a.length < 4 || isNumeric(a[3]) ? 'string' : 'expects (string, pattern, replacement[, position])'),
     impl: ([s, p, r, posArg]) => {
       const src = s as string;
-      regex('regexp_replace()', p as string); // the reason for a refused pattern, before the global program is built
-      const re = compileRegex(p as string, 'gu') as Exclude<ReturnType<typeof compileRegex>, string>;
+      const re = globalRegex('regexp_replace()', p as string);
       // Spark's position counts characters (code points). The search runs on the rest of the
       // value, as Java's region with opaque bounds: `^` and `\b` see the position as the start.
       const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.max(0, Math.trunc(posArg as number) - 1));
