@@ -33,7 +33,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { hashToken } from '../lib/server/credentials';
 import { createTestDatabase } from '../lib/server/testing/database';
-import { launchChromium, median } from './browser';
+import { launchChromium, median, taskSecondsOf } from './browser';
 
 const JOBS = 1000;
 const BATCHES_PER_JOB = 1000;
@@ -175,9 +175,7 @@ async function jobsPageTimings(base: string): Promise<PageTimings> {
   try {
     const ctx = await browser.newContext({ extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, viewport: { width: 1440, height: 900 } });
     const page = await ctx.newPage();
-    const cdp = await ctx.newCDPSession(page);
-    await cdp.send('Performance.enable');
-    const taskSeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
+    const taskSeconds = await taskSecondsOf(ctx, page);
     const rowsOf = (n: number) => page.getByRole('table', { name: 'Jobs' }).getByRole('link', { name: `bench-job-${String(n).padStart(4, '0')}`, exact: true });
     await page.goto(`${base}/`); // warm-up: fills the server's caches and the pool
     const rows: number[] = [];

@@ -26,7 +26,7 @@ import { CHART_POINTS } from '../components/query-keys';
 import { hashToken } from '../lib/server/credentials';
 import { batchCharts, rawBatchSeries } from '../lib/server/presenters/batch-chart-presenter';
 import { createTestDatabase } from '../lib/server/testing/database';
-import { launchChromium, median } from './browser';
+import { launchChromium, median, taskSecondsOf } from './browser';
 
 const BATCHES = 10_000;
 const RUNS = 7;
@@ -130,11 +130,7 @@ async function browserTimings(base: string): Promise<BrowserTimings> {
     const table: number[] = [];
     const dataToChart: number[] = [];
     const dataToAllCharts: number[] = [];
-    // Main-thread task time (CDP Performance.TaskDuration) does not count waiting for a CPU, so
-    // it stays meaningful when other processes load the machine; wall time does not.
-    const cdp = await ctx.newCDPSession(page);
-    await cdp.send('Performance.enable');
-    const taskSeconds = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0);
+    const taskSeconds = await taskSecondsOf(ctx, page);
     for (let i = 0; i < BROWSER_RUNS; i++) {
       await page.goto('about:blank');
       const task0 = await taskSeconds();
