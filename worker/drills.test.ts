@@ -4,8 +4,9 @@
  * audit's counts. Exactly-once sinks hold every row once whatever the point; at-least-once sinks
  * hold the replayed batch twice after a crash between the sink write and the commit, and only then.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -167,11 +168,22 @@ async function drillRunningJob(id: string, name: string, point: (typeof POINTS)[
         `SELECT state, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() GROUP BY state`,
       );
       const beats = await kit.db.worker.findMany({ where: { stoppedAt: null }, select: { id: true, lastHeartbeatAt: true } });
-      const lease = await kit.db.job.findUnique({ where: { id }, select: { leaseExpiresAt: true } });
+      const lease = await kit.db.job.findUnique({ where: { id }, select: { leaseExpiresAt: true, sourceIdleAt: true } });
       const now = Date.now();
-      const ages = `lease expires in ${lease?.leaseExpiresAt ? lease.leaseExpiresAt.getTime() - now : '-'} ms; heartbeats ${beats.map((b) => `${b.id} ${now - (b.lastHeartbeatAt?.getTime() ?? 0)} ms ago`).join(', ')}; sessions ${JSON.stringify(sessions)}`;
+      // An engine still triggering reports an idle poll at least every 10 s; a stuck one does not.
+      const idle = lease?.sourceIdleAt ? `${now - lease.sourceIdleAt.getTime()} ms ago` : 'never';
+      // The engine processes alive, and whose (worker pid as parent).
+      const engines = spawnSync('ps', ['-eo', 'pid,ppid,stat,etime,time,args'], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((l) => l.includes('engine-process'))
+        .map((l) => l.trim().replace(/\s+/g, ' ').slice(0, 60));
+      const ages = `workers ${workers.map((w) => `${w.child.pid}${w.child.exitCode === null && w.child.signalCode === null ? '' : ' (exited)'}`).join(', ')}; engine processes ${JSON.stringify(engines)}; last idle trigger ${idle}; lease expires in ${lease?.leaseExpiresAt ? lease.leaseExpiresAt.getTime() - now : '-'} ms; heartbeats ${beats.map((b) => `${b.id} ${now - (b.lastHeartbeatAt?.getTime() ?? 0)} ms ago`).join(', ')}; sessions ${JSON.stringify(sessions)}`;
       const ls = (d: string) => (existsSync(path.join(dir, name, d)) ? readdirSync(path.join(dir, name, d)).sort().join(',') : '-');
-      const files = `in [${ls('in')}], offsets [${ls('cp/offsets')}], commits [${ls('cp/commits')}], sources [${ls('cp/sources/0')}]`;
+      const cat = (d: string) =>
+        existsSync(path.join(dir, name, d))
+          ? readdirSync(path.join(dir, name, d)).sort().map((f) => `${f}: ${readFileSync(path.join(dir, name, d, f), 'utf8').replace(/\s+/g, ' ')}`).join(' / ')
+          : '-';
+      const files = `in [${ls('in')}], offsets [${cat('cp/offsets')}], commits [${cat('cp/commits')}], sources [${cat('cp/sources/0')}]`;
       const logs = workers.map((w) => w.output().split('\n').filter((l) => l.trim()).slice(-40).join(' | ')).join(' || ');
       throw new Error(
         `job ${job?.status} at batch ${job?.lastBatchId}; history batches [${batches.map((b) => b.batchId).join(', ')}]; runs ${runs.map((r) => `${r.status}${r.exitReason ? ` (${r.exitReason})` : ''}`).join(', ')}; ` +

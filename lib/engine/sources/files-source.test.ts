@@ -58,6 +58,38 @@ describe('FilesSource', () => {
     expect((await again.getBatch(end, next!)).rows).toEqual([{ n: 3 }]);
   });
 
+  it('plans an entry a dead run logged as the next batch by itself, within maxFilesPerTrigger', async () => {
+    const { make, put } = await setup(1);
+    await put('a.json', [1]);
+    await put('b.json', [2]);
+    const first = make();
+    await first.open();
+    const o0 = await first.latestOffset(null);
+    // The run plans b.json as entry 1 and dies before its offsets/N: entry 1 is logged, no batch holds it.
+    expect(await first.latestOffset(o0)).toEqual({ logOffset: 1 });
+    await put('c.json', [3]);
+    const again = make();
+    await again.open();
+    const o1 = await again.latestOffset(o0);
+    expect(o1).toEqual({ logOffset: 1 });
+    expect((await again.getBatch(o0, o1!)).rows).toEqual([{ n: 2 }]);
+    const o2 = await again.latestOffset(o1);
+    expect(o2).toEqual({ logOffset: 2 });
+    expect((await again.getBatch(o1, o2!)).rows).toEqual([{ n: 3 }]);
+    expect(await again.latestOffset(o2)).toEqual(o2);
+    // Without a limit the entry and the new files make one batch, as in Spark.
+    const { make: makeAll, put: putAll } = await setup();
+    await putAll('a.json', [1]);
+    const dead = makeAll();
+    await dead.open();
+    await dead.latestOffset(null);
+    await putAll('b.json', [2]);
+    const next = makeAll();
+    await next.open();
+    const end = await next.latestOffset(null);
+    expect((await next.getBatch(null, end!)).rows).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
   it('fails with DATA_LOSS when a logged file changed or vanished, instead of reading something else', async () => {
     const { make, put, dir } = await setup();
     await put('a.json', [1]);

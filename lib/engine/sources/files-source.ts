@@ -11,7 +11,8 @@
  *   returns `{"logOffset":K}`. The log, not the directory, decides what a batch covers, so a replay of
  *   (start, end] reads exactly the same files whatever arrived since.
  * - On open, every logged file counts as seen; an entry logged by a run that died before
- *   writing offsets/N is simply the next batch's range.
+ *   writing offsets/N is the next batch's range, by itself when maxFilesPerTrigger applies (so
+ *   that batch holds no more files than its limit, whatever arrived meanwhile).
  * Commit lag is counted in files (logged-but-uncommitted files plus unseen files).
  */
 import { promises as fs } from 'node:fs';
@@ -117,13 +118,18 @@ export class FilesSource implements Source {
     return this.logOffset < 0 ? null : ({ logOffset: this.logOffset } satisfies FileSourceOffset);
   }
 
-  async latestOffset(_start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+  async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
+    const cap = limit === 'all' || !this.opts.maxFilesPerTrigger ? Infinity : this.opts.maxFilesPerTrigger;
+    // Entries logged past `start` were planned by a run that died before writing offsets/N. Each
+    // is one batch's worth as that run planned it, so it is the next batch by itself: taking new
+    // files into the same batch would exceed maxFilesPerTrigger.
+    const from = start === undefined ? this.logOffset : ((start as FileSourceOffset | null)?.logOffset ?? -1);
+    if (cap !== Infinity && this.logOffset > from) return { logOffset: from + 1 } satisfies FileSourceOffset;
     let unseen = await this.listUnseen();
     if (this.availableNow) unseen = unseen.filter((n) => this.availableNow!.has(n));
     if (unseen.length === 0) return this.current();
     // With modifiedAfter every unseen file is looked at before the limit, so old files cannot fill it.
     const after = this.opts.modifiedAfter === undefined ? null : Date.parse(this.opts.modifiedAfter);
-    const cap = limit === 'all' || !this.opts.maxFilesPerTrigger ? Infinity : this.opts.maxFilesPerTrigger;
     const entries: SourceFileEntry[] = [];
     for (const name of after === null && cap !== Infinity ? unseen.slice(0, cap) : unseen) {
       if (entries.length >= cap) break;
