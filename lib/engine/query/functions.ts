@@ -9,7 +9,7 @@
 import { RecordExpressionError } from '../errors';
 import { getJsonObject, jsonTuple } from './json-functions';
 import { parseTimestampLiteral } from './expression-builder';
-import { compileRegex, regexLiterals } from './regex';
+import { recordRegex, regexLiterals } from './regex';
 import { SPARK_FUNCTIONS } from './spark-functions';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
@@ -141,16 +141,9 @@ function cased(fn: string, r: string): string {
   return r;
 }
 
-/** A pattern compiled at run time (read from a column) that RE2 refuses makes the record bad. */
-function regex(fn: string, pattern: string) {
-  const re = compileRegex(pattern);
-  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
-  return re;
-}
-
 const rlike: FunctionDef = {
   min: 2, max: 2, type: (a) => str(a) ?? 'boolean',
-  impl: ([s, p]) => regex('rlike()', p as string).test(s as string),
+  impl: ([s, p]) => recordRegex('rlike()', p as string).test(s as string),
   checkLiterals: regexLiterals('rlike()'),
 };
 
@@ -232,7 +225,7 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     // Spark: group `idx` (default 1) of the first match; '' when nothing matches or the group did not take part.
     impl: ([s, p, idx]) => {
       const i = idx === undefined ? 1 : Math.trunc(idx as number);
-      const m = regex('regexp_extract()', p as string).exec(s as string);
+      const m = recordRegex('regexp_extract()', p as string).exec(s as string);
       if (m !== null && (i < 0 || i >= m.length)) {
         throw new RecordExpressionError(`regexp_extract(): group index ${i} is out of range; the pattern has ${m.length - 1} group(s)`, { function: 'regexp_extract()' });
       }

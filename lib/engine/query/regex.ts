@@ -74,12 +74,18 @@ export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | st
 }
 
 /**
- * The global (`gu`) program regexMatches walks, for function `fn`; a pattern RE2 refuses makes the
- * record bad, with the reason the plain program gives (as every regexp function words it).
+ * The program of a pattern compiled at run time (read from a column), for function `fn`: a pattern
+ * RE2 refuses makes the record bad, with RE2's reason.
  */
+export function recordRegex(fn: string, pattern: string): RE2 {
+  const re = compileRegex(pattern);
+  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
+  return re;
+}
+
+/** The global (`gu`) program regexMatches walks; a refused pattern is refused as by recordRegex. */
 export function globalRegex(fn: string, pattern: string): RE2 {
-  const plain = compileRegex(pattern);
-  if (typeof plain === 'string') throw new RecordExpressionError(`${fn}: ${plain}`, { function: fn });
+  recordRegex(fn, pattern);
   return compileRegex(pattern, 'gu') as RE2;
 }
 

@@ -10,18 +10,12 @@ import { RecordExpressionError } from '../errors';
 import type { CollectionFunctionDef } from './collection-functions';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './functions';
-import { compileRegex, globalRegex, regexLiterals, regexMatches, type RegexMatch } from './regex';
+import { globalRegex, recordRegex, regexLiterals, regexMatches, type RegexMatch } from './regex';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
 
 type Match = RegexMatch['groups'];
-
-function regexOf(fn: string, pattern: string) {
-  const re = compileRegex(pattern);
-  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
-  return re;
-}
 
 /** Every non-overlapping match left to right (regex.ts regexMatches). */
 function allMatches(fn: string, s: string, pattern: string): Match[] {
@@ -45,7 +39,7 @@ export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
   regexp_instr: {
     min: 2, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || a[2] === 'long' || a[2] === 'null') ? 'long' : 'regexp_instr() takes (string, pattern[, group index])'),
     impl: ([s, p]) => {
-      const m = regexOf('regexp_instr()', p as string).exec(s as string);
+      const m = recordRegex('regexp_instr()', p as string).exec(s as string);
       return m === null ? 0 : m.index + 1;
     },
     checkLiterals: ([s, p]) => regexLiterals('regexp_instr()')([s, p]),
@@ -53,7 +47,7 @@ export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
   // The first match's text; NULL when nothing matches.
   regexp_substr: {
     min: 2, max: 2, type: two('regexp_substr()', 'string'),
-    impl: ([s, p]) => regexOf('regexp_substr()', p as string).exec(s as string)?.[0] ?? null,
+    impl: ([s, p]) => recordRegex('regexp_substr()', p as string).exec(s as string)?.[0] ?? null,
     checkLiterals: regexLiterals('regexp_substr()'),
   },
 };
