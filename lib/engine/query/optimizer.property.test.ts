@@ -178,4 +178,19 @@ describe('optimized and unoptimized plans agree', () => {
     }
     expect(compileStreamingQuery("SELECT k FROM ev WHERE cat = 'a'", relation, { outputMode: 'append' }).scanFilter).toBeDefined();
   });
+
+  it('folds only what is provably cheap: no call that builds or scans a string', async () => {
+    // Folding runs in the API's validation and the worker's run start, beside other users:
+    // these must stay as written and be evaluated per batch, in the run's engine process.
+    for (const call of ["length(repeat('a', 10))", "length(regexp_replace('aaaa', 'a', 'bb'))", "size(split('a,b', ','))", "length('abc')", "CAST('12' AS LONG)"]) {
+      const q = compileStreamingQuery(`SELECT k, ${call} AS c FROM ev`, relation, { outputMode: 'append' });
+      expect(q.optimizations.map((o) => o.rule)).not.toContain('ConstantFolding');
+      let rows: Row[] = [{ k: 1, v: 1, cat: 'a', junk: '', ts: 0 }];
+      for (const op of q.operators) rows = await op.execute(rows, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+      expect(rows[0].c).toBeTypeOf('number');
+    }
+    // Numbers and constant-time numeric calls still fold.
+    const q = compileStreamingQuery('SELECT k FROM ev WHERE v > abs(-2) * (1 + 2)', relation, { outputMode: 'append' });
+    expect(q.optimizations.find((o) => o.rule === 'ConstantFolding')?.detail).toContain('(v > 6)');
+  });
 });

@@ -5,9 +5,10 @@
  * tests hold each rule to that.
  *
  * Rules, in the order they run (Spark's names):
- * - ConstantFolding: a subexpression without columns or batch-dependent calls becomes its value
- *   (numbers and booleans only: a folded string literal would be coerced against a timestamp
- *   column where the expression it replaced was not), and `WHERE true` disappears (PruneFilters).
+ * - ConstantFolding: a subexpression of number and boolean literals, operators and constant-time
+ *   numeric calls becomes its value (numbers and booleans only: a folded string literal would be
+ *   coerced against a timestamp column where the expression it replaced was not; and only what is
+ *   provably cheap, see CHEAP_NUMERIC_CALLS), and `WHERE true` disappears (PruneFilters).
  * - PushDownPredicates: the conjuncts of a Filter above a stream-static join that read only the
  *   stream's columns move below the join (the stream is always the preserved side, so an outer
  *   join keeps its meaning), so the join looks up and copies only the rows that survive; a Filter
@@ -53,15 +54,28 @@ export function optimizePlan(plan: LogicalPlan): OptimizedPlan {
 
 // ---------------------------------------------------------------- ConstantFolding
 
-/** Calls whose value depends on the batch (or that the compiler treats as more than a function). */
-const NOT_FOLDABLE_CALLS = new Set(['current_timestamp', 'now', 'current_date', 'window']);
+/**
+ * The calls folding may evaluate: constant time over numbers and booleans. Folding runs wherever
+ * a query is validated or planned (the API's validation, the worker's run start), in processes
+ * that other users share, so it evaluates only what is provably cheap. A call that builds or
+ * scans a string, array or map (repeat, regexp_replace, split, lpad…) can cost minutes of CPU
+ * from a few bytes of SQL; it stays unfolded and is evaluated per batch, in the run's own
+ * bounded engine process. A call that reads the batch (current_timestamp…) is not here either.
+ */
+const CHEAP_NUMERIC_CALLS = new Set([
+  'abs', 'negative', 'positive', 'sign', 'signum', 'ceil', 'ceiling', 'floor', 'round', 'bround', 'rint',
+  'sqrt', 'cbrt', 'exp', 'expm1', 'ln', 'log', 'log10', 'log2', 'log1p', 'pow', 'power', 'hypot',
+  'mod', 'pmod', 'greatest', 'least', 'coalesce', 'nvl', 'ifnull', 'nullif', 'if', 'isnull', 'isnotnull',
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'degrees', 'radians', 'pi', 'e',
+]);
 
 function foldable(e: Expr): boolean {
   switch (e.kind) {
     // A decimal (a literal or a cast) is left as written: its type (precision and scale) decides
-    // the type of the arithmetic above it, and a folded literal has only a value.
+    // the type of the arithmetic above it, and a folded literal has only a value. A string or
+    // binary literal is left too: what is done with it costs in proportion to its size.
     case 'literal':
-      return e.type !== 'decimal';
+      return e.type !== 'decimal' && e.type !== 'string' && e.type !== 'binary';
     case 'column':
     case 'field':
       return false;
@@ -81,10 +95,7 @@ function foldable(e: Expr): boolean {
     case 'case':
       return (e.operand === undefined || foldable(e.operand)) && e.branches.every((b) => foldable(b.when) && foldable(b.then)) && (e.otherwise === undefined || foldable(e.otherwise));
     case 'call': {
-      const name = e.name.toLowerCase();
-      // unix_timestamp() without an argument is the batch's timestamp in seconds.
-      if (name === 'unix_timestamp' && e.args.length === 0) return false;
-      return !NOT_FOLDABLE_CALLS.has(name) && e.args.every(foldable);
+      return CHEAP_NUMERIC_CALLS.has(e.name.toLowerCase()) && e.args.every(foldable);
     }
   }
 }
