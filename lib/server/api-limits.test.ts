@@ -69,15 +69,23 @@ describe('request bodies', () => {
     // Constant folding used to evaluate this in the API's event loop (over a minute of CPU).
     const sql = "SELECT length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 100))) AS c FROM clicks";
     const health = (await import('@/app/api/health/route')).GET;
-    const started = performance.now();
-    const validating = kit.call((await validate()).POST, '/api/jobs/validate', { method: 'POST', token: kit.tokens.viewer, body: { spec: { ...filesSpec('costly', dir), sql } } });
-    const h = await kit.call(health, '/api/health', {});
-    const healthMs = performance.now() - started;
+    const post = (await validate()).POST;
+    let settled = false;
+    const validating = kit.call(post, '/api/jobs/validate', { method: 'POST', token: kit.tokens.viewer, body: { spec: { ...filesSpec('costly', dir), sql } } }).finally(() => (settled = true));
+    // Health asked every 100 ms for as long as the validation is in flight. Each round is timed
+    // whole, less the 100 ms pause: a request arriving while the event loop is busy waits that
+    // long, whether the busy spell falls in the answer or in the pause.
+    const healthMs: number[] = [];
+    do {
+      const t = performance.now();
+      expect((await kit.call(health, '/api/health', {})).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 100));
+      healthMs.push(performance.now() - t - 100);
+    } while (!settled);
     const r = await validating;
     expect(r.status).toBe(200);
     expect(r.body.ok).toBe(true);
-    expect(h.status).toBe(200);
-    expect(healthMs).toBeLessThan(1000);
+    expect(Math.max(...healthMs)).toBeLessThan(1000);
   });
 
   it('a 10 MB SQL literal from a viewer is 413, not 30 s of parsing', async () => {
