@@ -284,8 +284,13 @@ export class RunProcessor {
       }
       const err = toRunError(e, lastBatchId === undefined ? undefined : lastBatchId + 1);
       rlog.error({ err }, 'run failed');
-      await rec.end('FAILED', err.message, err);
-      await this.retryOrGiveUp(job.id, payload, job.restartPolicy as { maxRestarts?: number; backoffMs?: number } | null);
+      const retryDelay = await this.retryDelay(job.id, payload, job.restartPolicy as { maxRestarts?: number; backoffMs?: number } | null);
+      await rec.end('FAILED', err.message, err, { giveUp: retryDelay === undefined });
+      if (retryDelay !== undefined) {
+        await moveJob(db, job.id, 'hand-over', {}, { desiredState: 'RUNNING' });
+        await enqueueRun(this.o.queue, { jobId: job.id, reason: 'retry', attempt: payload.attempt + 1 }, retryDelay);
+        rlog.info({ attempt: payload.attempt + 1, delay: retryDelay }, 'restart policy: retrying');
+      }
       return `failed: ${err.code}`;
     } finally {
       clearInterval(timer);
@@ -331,18 +336,15 @@ export class RunProcessor {
     }
   }
 
-  private async retryOrGiveUp(jobId: string, payload: RunPayload, policy: { maxRestarts?: number; backoffMs?: number } | null): Promise<void> {
+  /**
+   * The restart policy's answer for a failed run: the delay before its retry, or undefined when
+   * the job stays FAILED (with lastError) until someone starts it again.
+   */
+  private async retryDelay(jobId: string, payload: RunPayload, policy: { maxRestarts?: number; backoffMs?: number } | null): Promise<number | undefined> {
     const max = policy?.maxRestarts ?? 0;
     const job = await this.o.db.job.findUnique({ where: { id: jobId } });
-    if (job && job.desiredState === 'RUNNING' && payload.attempt < max) {
-      const delay = (policy?.backoffMs ?? 5000) * 2 ** payload.attempt;
-      await moveJob(this.o.db, jobId, 'hand-over', {}, { desiredState: 'RUNNING' });
-      await enqueueRun(this.o.queue, { jobId, reason: 'retry', attempt: payload.attempt + 1 }, delay);
-      this.o.log.info({ jobId, attempt: payload.attempt + 1, delay }, 'restart policy: retrying');
-      return;
-    }
-    // Terminal: the job stays FAILED (with lastError) until someone starts it again.
-    await this.o.db.job.update({ where: { id: jobId }, data: { desiredState: 'STOPPED' } });
+    if (job && job.desiredState === 'RUNNING' && payload.attempt < max) return (policy?.backoffMs ?? 5000) * 2 ** payload.attempt;
+    return undefined;
   }
 }
 

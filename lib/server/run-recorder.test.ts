@@ -119,4 +119,19 @@ describe('a committed batch always gets its history', () => {
     expect((await db.job.findUniqueOrThrow({ where: { id: s.job.id } })).lastBatchId).toBe(2);
     expect(await next.backfillHistory(s.checkpoint)).toEqual([]);
   });
+
+  it('a run that fails for good makes the job FAILED and STOPPED in one write', async () => {
+    const s = await setup('give-up');
+    // Every change of the job's status or desiredState, in order.
+    await db.$executeRawUnsafe(`CREATE TABLE job_moves (n serial, status text, desired text)`);
+    await db.$executeRawUnsafe(
+      `CREATE FUNCTION log_job_move() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO job_moves (status, desired) VALUES (NEW.status::text, NEW."desiredState"::text); RETURN NEW; END $$`,
+    );
+    await db.$executeRawUnsafe(`CREATE TRIGGER job_moves AFTER UPDATE OF status, "desiredState" ON "Job" FOR EACH ROW WHEN (NEW.id = '${s.job.id}') EXECUTE FUNCTION log_job_move()`);
+    const rec = await s.newRecorder('run-1');
+    await rec.end('FAILED', 'boom', undefined, { giveUp: true });
+    const moves = await db.$queryRawUnsafe<{ status: string; desired: string }[]>(`SELECT status, desired FROM job_moves ORDER BY n`);
+    // STARTING (the run began), then FAILED together with STOPPED: never FAILED while still wanted RUNNING.
+    expect(moves.map((m) => `${m.status}/${m.desired}`)).toEqual(['STARTING/RUNNING', 'FAILED/STOPPED']);
+  });
 });

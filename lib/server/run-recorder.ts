@@ -141,11 +141,16 @@ export class RunRecorder {
   }
 
   /** Ends the run; the job's status follows unless another run owns the job now. */
-  async end(status: 'STOPPED' | 'FAILED', exitReason: string, error?: RunError, opts: { updateJob?: boolean } = {}): Promise<void> {
+  /**
+   * `giveUp`: the run failed for good (no retry follows), so the job's desiredState becomes
+   * STOPPED in the same write that makes it FAILED. Written later, it would cancel a start that
+   * an operator sent as soon as the job showed FAILED.
+   */
+  async end(status: 'STOPPED' | 'FAILED', exitReason: string, error?: RunError, opts: { updateJob?: boolean; giveUp?: boolean } = {}): Promise<void> {
     const event = status === 'STOPPED' ? 'run-stopped' : 'run-failed';
     await moveRun(this.db, this.runRowId, event, { exitReason, ...(error ? { error: JSON.parse(JSON.stringify(error)) } : {}) });
     if (opts.updateJob !== false) {
-      await moveJob(this.db, this.jobId, event, error ? { lastError: JSON.parse(JSON.stringify(error)) } : {});
+      await moveJob(this.db, this.jobId, event, { ...(error ? { lastError: JSON.parse(JSON.stringify(error)) } : {}), ...(opts.giveUp ? { desiredState: 'STOPPED' } : {}) });
     }
     await evaluateAlertsForRun(this.db, this.jobId);
   }

@@ -171,6 +171,9 @@ describe('alerts with real workers', () => {
     const fired = await waitFor('the failure alert', () => h.db.alert.findFirst({ where: { ruleId: rule.id, state: 'FIRING' } }));
     const failedRun = await h.db.run.findFirstOrThrow({ where: { jobId: j.job.id, status: 'FAILED' } });
     expect(fired.message).toMatch(/FAILED/);
+    // The alert can fire between the run's end and the job's; the API starts a job only once it
+    // shows FAILED, so the operator's start below waits for that too.
+    await waitFor('the job FAILED', () => h.db.job.findFirst({ where: { id: j.job.id, status: 'FAILED' } }));
     // The operator's fix: divert bad records to a dead-letter path, start again; the re-run of the
     // uncommitted batch reaches RUNNING.
     const spec = j.job.spec as { source: Record<string, unknown> };
