@@ -4,6 +4,10 @@
  * heap). That run ends FAILED with RESOURCE_EXHAUSTED naming the limit, its restart policy
  * applies as for any failure, and meanwhile the worker keeps heartbeating and the other job keeps
  * committing batches in the same run it had before.
+ *
+ * And a run's planning never stalls the worker: a query whose constant expressions take minutes
+ * to evaluate (regexp_replace over a million characters) is planned without evaluating them, so
+ * the worker's heartbeats keep their interval while the run starts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns } from '@/lib/server/presenters/runs-presenter';
@@ -101,5 +105,37 @@ describe('run isolation: a run that exhausts its memory fails alone', () => {
     await waitFor('the steady job STOPPED', async () => (await h.db.job.findUnique({ where: { id: steady.job.id } }))?.status === 'STOPPED');
     w.child.kill('SIGTERM');
     expect(await w.exited).toBe(0);
+  }, 180_000);
+
+  it('starts a run whose constant expressions are expensive without stalling the worker', async () => {
+    const BEAT_MS = 100;
+    const w = h.spawnWorker({ WEIR_WORKER_HEARTBEAT_MS: String(BEAT_MS) });
+    const workerId = await w.id;
+    // No input: the run only plans and waits for data, so all the work is the planning.
+    const j = await h.createFilesJob('expensive-constant', { sql: "SELECT id, length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 100))) AS c FROM events" });
+    const beats: number[] = [];
+    let last = 0;
+    const watch = setInterval(() => {
+      void h.db.worker.findUnique({ where: { id: workerId }, select: { lastHeartbeatAt: true } }).then((x) => {
+        const t = x?.lastHeartbeatAt.getTime() ?? 0;
+        if (t > last) beats.push((last = t));
+      });
+    }, BEAT_MS / 2);
+    try {
+      const startedAt = Date.now();
+      await h.start(j.job.id);
+      await waitFor('the run RUNNING', async () => (await h.db.job.findUnique({ where: { id: j.job.id } }))?.status === 'RUNNING', 120_000);
+      const runningAt = Date.now();
+      await waitFor('ten heartbeats after RUNNING', async () => beats.filter((t) => t > runningAt).length >= 10);
+      const during = beats.filter((t) => t >= startedAt - 1000);
+      const gaps = during.slice(1).map((t, i) => t - during[i]);
+      console.log(`[isolation figures] heartbeat every ${BEAT_MS} ms while the run started: largest gap ${Math.max(...gaps)} ms over ${gaps.length} beats`);
+      // A stalled event loop shows as a gap of the stall's length (on the old planner, 55–91 s).
+      expect(Math.max(...gaps)).toBeLessThan(1000);
+    } finally {
+      clearInterval(watch);
+      w.child.kill('SIGKILL');
+      await w.exited;
+    }
   }, 180_000);
 });
