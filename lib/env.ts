@@ -86,6 +86,14 @@ const envSchema = z.object({
    * needs more ends FAILED with RESOURCE_EXHAUSTED while the worker and its other runs go on.
    */
   WEIR_RUN_MEMORY_MB: intish(512, 128),
+  /**
+   * Test-only seam, refused unless NODE_ENV=test: the metadata database (DATABASE_URL) and the
+   * Redis queue (REDIS_URL) are not counted as Weir's own services by the outbound policy, because
+   * the test suite's sources and sinks live on the same PostgreSQL and Redis servers. Tests of the
+   * boundary itself leave it unset. Never set it in a deployment: jobs could read Weir's secrets.
+   */
+  WEIR_TEST_SHARED_SERVERS: boolish.default(false),
+  NODE_ENV: z.string().optional(),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `npm run demo`: after the start, set up and start the demo jobs (see README, Demo). */
@@ -121,6 +129,9 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const result = envSchema.safeParse(cleaned);
   if (!result.success) throw new EnvError(formatEnvError(result.error));
   const e = result.data;
+  if (e.WEIR_TEST_SHARED_SERVERS && e.NODE_ENV !== 'test') {
+    throw new EnvError(formatEnvError(new z.ZodError([{ code: 'custom', path: ['WEIR_TEST_SHARED_SERVERS'], message: "is for Weir's own test suite only (NODE_ENV=test): unset it", input: e.WEIR_TEST_SHARED_SERVERS }])));
+  }
   const dataDir = path.resolve(e.WEIR_DATA_DIR);
   return {
     ...e,

@@ -156,6 +156,37 @@ describe('database and broker clients', () => {
     }
   });
 
+  it("pg: Weir's own database is refused at connect under a rebinding name, and a Unix socket never opens", async () => {
+    const infra: OutboundPolicy = { infrastructure: [{ host: '127.0.0.1', port: 5432, what: 'the metadata database (DATABASE_URL)' }], allow: parseAllowList('127.0.0.0/8'), resolve: resolver({ 'pg.test': ['127.0.0.1'] }) };
+    const rebound = createPool(`postgres://postgres@pg.test:5432/${dbName()}`, 1, infra);
+    try {
+      await expect(rebound.query('SELECT 1')).rejects.toThrow(/pg\.test resolved to 127\.0\.0\.1: .*the metadata database \(DATABASE_URL\), one of Weir's own services/);
+    } finally {
+      await rebound.end();
+    }
+    // This machine's PostgreSQL listens on /var/run/postgresql: without the guard this connects.
+    for (const cs of [`postgres:///${dbName()}?host=/var/run/postgresql`, `postgres://postgres@%2Fvar%2Frun%2Fpostgresql/${dbName()}`]) {
+      const socket = createPool(cs, 1, {});
+      try {
+        await expect(socket.query('SELECT 1'), cs).rejects.toThrow(/Unix socket path; Weir connects .* over TCP only/);
+      } finally {
+        await socket.end();
+      }
+    }
+  });
+
+  it('ioredis: a Unix socket path is refused before any connection', async () => {
+    for (const url of ['/var/run/redis/redis-server.sock', 'redis://127.0.0.1:6379/?path=/var/run/redis/redis-server.sock']) {
+      const r = createRedis(url, {});
+      try {
+        const e = await r.connect().catch((x) => x);
+        expect(String(e?.message ?? e), url).toMatch(/Unix socket path; Weir connects .* over TCP only/);
+      } finally {
+        r.disconnect();
+      }
+    }
+  });
+
   it('ioredis: connects through the checked Connector, refuses a rebinding name', async () => {
     const ok = createRedis('redis://redis.test:6379', { resolve: resolver({ 'redis.test': ['127.0.0.1'] }) });
     try {

@@ -5,7 +5,8 @@
  * anywhere but this machine's PostgreSQL.
  * - webhook sinks, postgres/redis/nats connections, static tables and S3 endpoints to the
  *   always-refused spellings answer 422 naming the field, the destination and the rule;
- * - webhooks to the metadata database's ports and non-http schemes are refused;
+ * - webhooks and database connections to the metadata database's server, and non-http webhook
+ *   schemes, are refused (this file runs without the suite's WEIR_TEST_SHARED_SERVERS seam);
  * - a masked secret is kept on an edit only while its destination is unchanged (job webhook
  *   headers, alert-rule webhook secret), otherwise 422 asking for the secret again.
  */
@@ -23,7 +24,7 @@ let rule: typeof import('@/app/api/alert-rules/[id]/route');
 const dir = '/tmp/weir-outbound-api-test';
 
 beforeAll(async () => {
-  kit = await setupApiTestKit();
+  kit = await setupApiTestKit({ infrastructure: 'refused' });
   jobs = await import('@/app/api/jobs/route');
   job = await import('@/app/api/jobs/[id]/route');
   validate = await import('@/app/api/jobs/validate/route');
@@ -105,9 +106,11 @@ describe('connection strings and endpoints given through the API', () => {
     }
   });
 
-  it('leaves database connections to the metadata database\'s port alone (only HTTP is a probe there)', async () => {
+  it('refuses database connections to the metadata database\'s server, whichever database they name', async () => {
     const res = await create(filesSpec('pg-local', dir, { sink: { type: 'postgres', options: { connectionString: 'postgres://w@127.0.0.1:5432/analytics', table: 't' } } }));
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(422);
+    expect(errorAt(res, 'sink.options.connectionString')).toMatch(/the metadata database \(DATABASE_URL\), one of Weir's own services/);
+    expect((await create(filesSpec('pg-other-port', dir, { sink: { type: 'postgres', options: { connectionString: 'postgres://w@127.0.0.1:6543/analytics', table: 't' } } }))).status).toBe(201);
   });
 });
 

@@ -1,29 +1,38 @@
 /**
  * The control plane's outbound policy, from its configuration: WEIR_OUTBOUND_ALLOW, and its own
- * infrastructure (the metadata database and the Redis queue), which webhooks may not probe.
+ * infrastructure (the metadata database, the embedded PostgreSQL's port and the Redis queue),
+ * which no job, preview or webhook may reach.
  * The API process and the workers install it into the engine (`installOutboundPolicy`) so that
  * every connector uses it; validation and alert webhooks take it from here.
  */
 import { env, type Env } from '@/lib/env';
-import { parseAllowList, setOutboundPolicy, type InfrastructureEndpoint, type OutboundPolicy } from '@/lib/engine/outbound/outbound-policy';
+import { parseDestinations } from '@/lib/engine/outbound/destinations';
+import { isUnixSocketHost, parseAllowList, setOutboundPolicy, type InfrastructureEndpoint, type OutboundPolicy } from '@/lib/engine/outbound/outbound-policy';
 
-function endpointOf(url: string | undefined, defaultPort: number, what: string): InfrastructureEndpoint[] {
+/**
+ * Every host:port a URL of Weir's own reaches, read as a job's connection string would be (all
+ * of a multi-host list). A Unix socket counts as loopback on its port: the server behind it
+ * listens there too, and jobs never reach a Unix socket anyway.
+ */
+function endpointsOf(kind: 'postgres' | 'redis', url: string | undefined, what: string): InfrastructureEndpoint[] {
   if (!url) return [];
   try {
-    const u = new URL(url);
-    return [{ host: u.hostname || 'localhost', port: u.port ? Number(u.port) : defaultPort, what }];
+    return parseDestinations(kind, url).map((d) => ({ host: isUnixSocketHost(d.host) ? '127.0.0.1' : d.host, port: d.port, what }));
   } catch {
     return [];
   }
 }
 
-export function outboundPolicyFromEnv(e: Pick<Env, 'DATABASE_URL' | 'REDIS_URL' | 'WEIR_EMBEDDED_PG_PORT' | 'WEIR_OUTBOUND_ALLOW'>): OutboundPolicy {
+export function outboundPolicyFromEnv(e: Pick<Env, 'DATABASE_URL' | 'REDIS_URL' | 'WEIR_EMBEDDED_PG_PORT' | 'WEIR_OUTBOUND_ALLOW' | 'WEIR_TEST_SHARED_SERVERS'>): OutboundPolicy {
+  // Test-only seam (env.ts refuses it outside NODE_ENV=test): the suite's own sources and sinks
+  // live on the same PostgreSQL and Redis as its metadata database and queue.
+  const shared = e.WEIR_TEST_SHARED_SERVERS;
   return {
     allow: e.WEIR_OUTBOUND_ALLOW ? parseAllowList(e.WEIR_OUTBOUND_ALLOW) : undefined,
     infrastructure: [
-      ...endpointOf(e.DATABASE_URL, 5432, 'the metadata database (DATABASE_URL)'),
+      ...(shared ? [] : endpointsOf('postgres', e.DATABASE_URL, 'the metadata database (DATABASE_URL)')),
       { host: '127.0.0.1', port: e.WEIR_EMBEDDED_PG_PORT, what: "the embedded PostgreSQL's port (WEIR_EMBEDDED_PG_PORT)" },
-      ...endpointOf(e.REDIS_URL, 6379, 'the Redis queue (REDIS_URL)'),
+      ...(shared ? [] : endpointsOf('redis', e.REDIS_URL, 'the Redis queue (REDIS_URL)')),
     ],
   };
 }

@@ -75,6 +75,10 @@ export class WorkerHarness {
       WEIR_FILES_ROOTS: this.dir,
       WEIR_CHECKPOINT_ROOT: this.dir,
       LOG_LEVEL: 'info',
+      // Test-only seam (lib/env.ts): the jobs' postgres and redis sources and sinks live on the
+      // same servers as this harness's metadata database and queue.
+      NODE_ENV: 'test',
+      WEIR_TEST_SHARED_SERVERS: '1',
     };
     this.queue = queueConfigFrom({ DATABASE_URL: this.database.url, REDIS_URL: this.env.REDIS_URL || undefined });
   }

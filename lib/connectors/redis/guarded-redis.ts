@@ -2,13 +2,13 @@
  * An ioredis Connector under the outbound policy. ioredis passes only host, port and family to
  * net.connect (no `lookup`), but takes a `Connector` class: this one is ioredis's standalone
  * connector with the host checked and the policy's `lookup` given to net/tls, so every connect
- * and every reconnect checks the address actually connected to.
+ * and every reconnect checks the address actually connected to. A Unix socket path is refused.
  */
 import net from 'node:net';
 import tls from 'node:tls';
 import { AbstractConnector } from 'ioredis';
 import { checkedConnectOptions } from '../../engine/outbound/guarded-connect';
-import type { OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { OutboundRefusedError, unixSocketRefusal, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 
 interface ConnectorOptions {
   host?: string;
@@ -39,12 +39,10 @@ export function guardedRedisConnector(policy: OutboundPolicy) {
         process.nextTick(() => {
           if (!this.connecting) return reject(new Error('Connection is closed.'));
           try {
-            if (o.path) {
-              this.stream = net.createConnection({ path: o.path });
-            } else {
-              const target = { ...checkedConnectOptions(policy, 'redis', o.host ?? 'localhost', o.port ?? 6379), ...(o.family ? { family: o.family } : {}) };
-              this.stream = o.tls ? tls.connect({ ...o.tls, ...target }) : net.createConnection(target);
-            }
+            // A Unix socket (`/path/redis.sock`, `?path=`) is refused: jobs reach Redis over TCP only.
+            if (o.path) throw new OutboundRefusedError(unixSocketRefusal(o.path));
+            const target = { ...checkedConnectOptions(policy, 'redis', o.host ?? 'localhost', o.port ?? 6379), ...(o.family ? { family: o.family } : {}) };
+            this.stream = o.tls ? tls.connect({ ...o.tls, ...target }) : net.createConnection(target);
           } catch (e) {
             return reject(e);
           }

@@ -27,23 +27,60 @@ function fromUrl(kind: DestinationKind, url: URL, hostOverride?: string): Destin
   return { kind, scheme, host: (hostOverride ?? url.hostname) || 'localhost', port: url.port ? Number(url.port) : DEFAULT_PORT[scheme] ?? 0 };
 }
 
+/** `host=a,b` (libpq's multi-host form) names each of a and b. */
+const hostList = (values: string[]) => values.flatMap((v) => v.split(',')).map((h) => h.trim());
+
+/**
+ * Every host a postgres connection string could connect to: the URL's host, every `host=` and
+ * `hostaddr=` (each may list several), empty meaning localhost. A Unix socket (a host that is a
+ * path, a value starting with `/`, a `socket:` URL) is returned as a destination whose host is
+ * the path, so that the policy refuses it rather than overlooking it.
+ */
 function postgresDestinations(value: string): Destination[] {
-  if (/^postgres(ql)?:\/\//i.test(value)) {
-    const url = new URL(value);
-    const hostParam = url.searchParams.get('host');
-    // A Unix socket directory is not a network destination.
-    if (hostParam?.startsWith('/')) return [];
-    const d = fromUrl('postgres', url, hostParam ?? undefined);
+  const socket = (path: string, database = ''): Destination[] => [{ kind: 'postgres', scheme: 'postgres', host: path || '/', port: 5432, database }];
+  const trimmed = value.trim();
+  if (trimmed.startsWith('/')) return socket(trimmed.split(/[\s?]/)[0]);
+  if (/^socket:/i.test(trimmed)) return socket(trimmed.replace(/^socket:(\/\/)?/i, '').split('?')[0] || '/');
+  if (/^postgres(ql)?:\/\//i.test(trimmed)) {
+    // pg-connection-string reads `postgres://user@/db` (no host) as well; so does this.
+    const url = new URL(trimmed.replace(/@\//, '@localhost/'));
+    const params = [...url.searchParams.getAll('host'), ...url.searchParams.getAll('hostaddr')];
+    let urlHost = url.hostname;
+    try {
+      urlHost = decodeURIComponent(urlHost);
+    } catch {
+      // not percent-encoded; parseHost refuses what it cannot read
+    }
+    const hosts = params.length > 0 ? hostList(params) : [urlHost];
     const port = url.searchParams.get('port');
-    return [{ ...d, scheme: 'postgres', port: port ? Number(port) : d.port, database: decodeURIComponent(url.pathname.replace(/^\//, '')) }];
+    const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+    const portNumber = port !== null ? Number(port) : url.port ? Number(url.port) : 5432;
+    return hosts.map((host) => ({ kind: 'postgres' as const, scheme: 'postgres', host: host || 'localhost', port: portNumber, database }));
   }
-  // libpq key/value form: host=… port=… dbname=…
-  const kv = new Map<string, string>();
-  for (const m of value.matchAll(/(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)/g)) kv.set(m[1].toLowerCase(), m[2].replace(/^'|'$/g, ''));
-  if (kv.size === 0) throw new Error('it is neither a postgres:// URL nor a "host=… dbname=…" string');
-  const host = kv.get('host') ?? kv.get('hostaddr') ?? 'localhost';
-  if (host.startsWith('/')) return [];
-  return [{ kind: 'postgres', scheme: 'postgres', host, port: Number(kv.get('port') ?? 5432), database: kv.get('dbname') ?? '' }];
+  // libpq key/value form: host=… port=… dbname=…, nothing else in between.
+  const kv = parseKeyValue(trimmed);
+  if (!kv) throw new Error('it is neither a postgres:// URL nor a "host=… dbname=…" string');
+  const params = [...(kv.get('host') ?? []), ...(kv.get('hostaddr') ?? [])];
+  const hosts = params.length > 0 ? hostList(params) : ['localhost'];
+  const port = kv.get('port')?.[0];
+  return hosts.map((host) => ({ kind: 'postgres' as const, scheme: 'postgres', host: host || 'localhost', port: port !== undefined ? Number(port) : 5432, database: kv.get('dbname')?.[0] ?? '' }));
+}
+
+/** libpq's `key=value key='quoted value'` form, every value of every key; undefined if it is not that form. */
+export function parseKeyValue(value: string): Map<string, string[]> | undefined {
+  const kv = new Map<string, string[]>();
+  const pair = /\s*(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)\s*/y;
+  let at = 0;
+  while (at < value.length) {
+    pair.lastIndex = at;
+    const m = pair.exec(value);
+    if (!m || m[0].length === 0) return undefined;
+    const key = m[1].toLowerCase();
+    const v = m[2].startsWith("'") ? m[2].slice(1, -1).replace(/\\(.)/g, '$1') : m[2];
+    kv.set(key, [...(kv.get(key) ?? []), v]);
+    at = pair.lastIndex;
+  }
+  return kv.size > 0 ? kv : undefined;
 }
 
 /** The destinations a value of `kind` names; throws an Error saying why it cannot be read. */
@@ -58,6 +95,8 @@ export function parseDestinations(kind: DestinationKind, value: string): Destina
     case 'postgres':
       return postgresDestinations(value);
     case 'redis': {
+      // ioredis reads a value starting with `/` as a Unix socket path.
+      if (value.trim().startsWith('/')) return [{ kind: 'redis', scheme: 'redis', host: value.trim().split('?')[0], port: 6379 }];
       const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `redis://${value}`);
       if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new SchemeRefused(url.protocol, `a Redis URL starts with redis:// or rediss://, not ${url.protocol}//`);
       return [{ ...fromUrl('redis', url), database: url.pathname.replace(/^\//, '') || '0' }];

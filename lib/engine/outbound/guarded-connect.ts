@@ -9,7 +9,8 @@
  * - `outboundFetch`: a fetch-shaped POST over node:http(s) for webhooks (Node 20's fetch takes
  *   no lookup, and the undici package that would is not importable). Redirects are not followed:
  *   a 3xx is returned as it is, so a receiver cannot bounce a request somewhere else.
- * - `guardedSocket`: a net.Socket for pg's `stream` option (pg calls `connect(port, host)`).
+ * - `guardedSocket`: a net.Socket for pg's `stream` option (pg calls `connect(port, host)`);
+ *   a Unix socket `connect(path)` is refused.
  * - `guardedAgents`: http(s) agents for the S3 client.
  */
 import dns from 'node:dns';
@@ -17,7 +18,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { checkDestinationValue, parseDestinations } from './destinations';
-import { checkHost, checkResolved, OutboundRefusedError, type DestinationKind, type OutboundPolicy } from './outbound-policy';
+import { checkHost, checkResolved, OutboundRefusedError, unixSocketRefusal, type DestinationKind, type OutboundPolicy } from './outbound-policy';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 export type LookupFunction = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => void;
@@ -55,9 +56,11 @@ export function guardedSocket(policy: OutboundPolicy, kind: DestinationKind): ne
   const connect = socket.connect.bind(socket) as (...args: unknown[]) => net.Socket;
   socket.connect = ((...args: unknown[]) => {
     const [port, host] = args;
-    // A Unix socket path (pg's `connect(path)`) is not a network destination.
-    if (typeof port === 'string' && host === undefined) return connect(...args);
     try {
+      // pg calls `connect(port, host)` for TCP and `connect(path)` for a Unix socket: anything
+      // but a TCP port (a path, an options object) is refused, never passed through.
+      const tcp = typeof port === 'number' || (typeof port === 'string' && /^\d+$/.test(port));
+      if (!tcp) throw new OutboundRefusedError(unixSocketRefusal(typeof port === 'string' ? port : '(socket options)'));
       return connect(checkedConnectOptions(policy, kind, String(host ?? 'localhost'), Number(port)));
     } catch (e) {
       process.nextTick(() => socket.destroy(e as Error));

@@ -11,9 +11,13 @@
  *    (`*.example.com` matches any name under it). A listed name is trusted to resolve where its
  *    DNS says (but never into rule 1); any other name must resolve into a listed CIDR. Unset:
  *    everything else is allowed, loopback included, so local services keep working.
- * 3. For http(s) destinations (webhooks, S3 endpoints), the control plane's own infrastructure
- *    (`infrastructure`: the metadata database, the Redis queue) is refused: an HTTP request to a
- *    database port is only ever a probe.
+ * 3. The control plane's own infrastructure (`infrastructure`: the metadata database, the
+ *    embedded PostgreSQL's port, the Redis queue) is refused for every kind of destination,
+ *    whatever the allow list says: a job or a preview that could read the metadata database
+ *    would read every job's secrets and the API tokens' hashes. An endpoint is its host and port:
+ *    every loopback spelling is the same host when the endpoint is on loopback.
+ * 4. Unix sockets (a host that is a path, `/var/run/postgresql`) are refused for every kind:
+ *    jobs reach their destinations over TCP only, where rules 1-3 can see where they go.
  *
  * Validation checks what the spec says (no DNS). `checkResolved` checks the address a client is
  * about to connect to, which is what stops DNS rebinding (a name that resolved to a public
@@ -98,8 +102,27 @@ function alwaysRefused(destination: string, ip: IpAddress, shown: string): Outbo
   return refusal(destination, rule, `${spelled} is one of the ${rule}, which Weir never connects to, whatever WEIR_OUTBOUND_ALLOW says. Use the service's routable address or name.`);
 }
 
-function infrastructureRefusal(destination: string, kind: DestinationKind, host: ReturnType<typeof parseHost>, port: number, policy: OutboundPolicy): OutboundRefusal | undefined {
-  if (kind !== 'http' && kind !== 's3') return undefined;
+/** A host that is a file system path: a Unix socket (directory), which Weir never connects to. */
+export function isUnixSocketHost(host: string): boolean {
+  let h = host.trim();
+  try {
+    h = decodeURIComponent(h);
+  } catch {
+    // not percent-encoded
+  }
+  return h.startsWith('/') || h.startsWith('@');
+}
+
+export function unixSocketRefusal(destination: string): OutboundRefusal {
+  return refusal(destination, 'unix socket', "a Unix socket path; Weir connects to jobs' and previews' destinations over TCP only, whatever WEIR_OUTBOUND_ALLOW says. Give the server's host name or IP address and port.");
+}
+
+/**
+ * The refusal when `host`:`port` is one of the control plane's own endpoints, for every kind of
+ * destination; the one rule that validation (`checkHost`) and the connect-time check
+ * (`checkResolved`) share.
+ */
+function infrastructureRefusal(destination: string, host: ReturnType<typeof parseHost>, port: number, policy: OutboundPolicy): OutboundRefusal | undefined {
   for (const infra of policy.infrastructure ?? []) {
     if (infra.port !== port) continue;
     const other = parseHost(infra.host);
@@ -109,7 +132,7 @@ function infrastructureRefusal(destination: string, kind: DestinationKind, host:
       (host.kind === 'ip' && other.kind === 'ip' && sameIp(host.ip, other.ip)) ||
       (host.kind === 'name' && other.kind === 'name' && host.name === other.name);
     if (same) {
-      return refusal(destination, 'control-plane infrastructure', `port ${port} there is ${infra.what}, which an HTTP request could only probe. Point the webhook at its receiver's own address and port.`);
+      return refusal(destination, 'control-plane infrastructure', `port ${port} there is ${infra.what}, one of Weir's own services, which jobs, previews and webhooks never reach, whatever WEIR_OUTBOUND_ALLOW says. Point it at the service your data lives in (its own host and port).`);
     }
   }
   return undefined;
@@ -120,13 +143,14 @@ function infrastructureRefusal(destination: string, kind: DestinationKind, host:
  * `localhost` passes when the allow list has CIDRs; its resolved address is checked at connect.
  */
 export function checkHost(kind: DestinationKind, host: string, port: number, policy: OutboundPolicy, destination = `${host}:${port}`): OutboundRefusal | undefined {
+  if (isUnixSocketHost(host)) return unixSocketRefusal(destination);
   const parsed = parseHost(host);
   if (parsed.kind === 'invalid') return refusal(destination, 'invalid host', `the host "${host}" cannot be used: ${parsed.reason}. Write a host name or an IP address in its usual form.`);
   if (parsed.kind === 'ip') {
     const r = alwaysRefused(destination, parsed.ip, host.replace(/^\[|\]$/g, ''));
     if (r) return r;
   }
-  const infra = infrastructureRefusal(destination, kind, parsed, port, policy);
+  const infra = infrastructureRefusal(destination, parsed, port, policy);
   if (infra) return infra;
   const allow = policy.allow;
   if (!allow) return undefined;
@@ -152,7 +176,7 @@ export function checkResolved(kind: DestinationKind, name: string, address: stri
   const shown = `${name} resolved to ${formatIp(parsed.ip)}, which`;
   const rule = alwaysRefusedRule(parsed.ip);
   if (rule) return refusal(destination, rule, `${shown} is one of the ${rule}: Weir never connects there (a name that resolves there is refused even if it resolved elsewhere at validation). Fix the name's DNS or use another destination.`);
-  const infra = infrastructureRefusal(destination, kind, parsed, port, policy);
+  const infra = infrastructureRefusal(destination, parsed, port, policy);
   if (infra) return { ...infra, message: `${name} resolved to ${formatIp(parsed.ip)}: ${infra.message}` };
   const allow = policy.allow;
   if (!allow) return undefined;

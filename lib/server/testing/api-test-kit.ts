@@ -46,7 +46,14 @@ export interface ApiTestKit {
   teardown(): Promise<void>;
 }
 
-export async function setupApiTestKit(opts: { filesRoots?: string[]; checkpointRoot?: string } = {}): Promise<ApiTestKit> {
+/**
+ * `infrastructure`: 'shared' (the default) sets the test-only seam WEIR_TEST_SHARED_SERVERS,
+ * because the suite's postgres and redis sources and sinks live on the same servers as this
+ * kit's metadata database; 'refused' leaves it unset, as in a deployment, for tests of the
+ * boundary that keeps jobs and previews away from Weir's own services. `env`: more configuration
+ * for this process (WEIR_OUTBOUND_ALLOW, REDIS_URL, …), set before anything reads it.
+ */
+export async function setupApiTestKit(opts: { filesRoots?: string[]; checkpointRoot?: string; infrastructure?: 'shared' | 'refused'; env?: Record<string, string> } = {}): Promise<ApiTestKit> {
   const database = await createTestDatabase('weir_api');
   const checkpointRoot = opts.checkpointRoot ?? (await mkdtemp(path.join(tmpdir(), 'weir-api-cp-')));
   const filesRoots = opts.filesRoots ?? [tmpdir()];
@@ -54,6 +61,9 @@ export async function setupApiTestKit(opts: { filesRoots?: string[]; checkpointR
   process.env.WEIR_CHECKPOINT_ROOT = checkpointRoot;
   process.env.WEIR_FILES_ROOTS = filesRoots.join(',');
   delete process.env.REDIS_URL;
+  (process.env as Record<string, string | undefined>).NODE_ENV ??= 'test';
+  process.env.WEIR_TEST_SHARED_SERVERS = opts.infrastructure === 'refused' ? '' : '1';
+  Object.assign(process.env, opts.env);
   const { prisma } = await import('../db');
   const db = prisma();
   const tokens = { viewer: 'test-viewer-token-0123456789', operator: 'test-operator-token-0123456789', admin: 'test-admin-token-0123456789' };
