@@ -175,16 +175,28 @@ describe('database and broker clients', () => {
     }
   });
 
-  it('ioredis: a Unix socket path is refused before any connection', async () => {
-    for (const url of ['/var/run/redis/redis-server.sock', 'redis://127.0.0.1:6379/?path=/var/run/redis/redis-server.sock']) {
-      const r = createRedis(url, {});
-      try {
-        const e = await r.connect().catch((x) => x);
-        expect(String(e?.message ?? e), url).toMatch(/Unix socket path; Weir connects .* over TCP only/);
-      } finally {
-        r.disconnect();
-      }
+  it('ioredis: a Unix socket path is refused before any connection; query parameters before ioredis reads them', async () => {
+    const r = createRedis('/var/run/redis/redis-server.sock', {});
+    try {
+      const e = await r.connect().catch((x) => x);
+      expect(String(e?.message ?? e)).toMatch(/Unix socket path; Weir connects .* over TCP only/);
+    } finally {
+      r.disconnect();
     }
+    expect(() => createRedis('redis://127.0.0.1:6379/?path=/var/run/redis/redis-server.sock', {})).toThrow(/redis connection parameter "path" is refused: a Redis URL takes no query parameters here/);
+  });
+
+  it('pg: a file-reading parameter is refused before pg parses the string, whether or not the file exists', () => {
+    const messages = ['/dev/zero', '/nonexistent', '/etc/passwd'].map((f) => {
+      try {
+        createPool(`postgres://postgres@127.0.0.1:5432/${dbName()}?sslrootcert=${f}`, 1, {});
+        return 'created';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    });
+    expect(messages[0]).toMatch(/postgres connection parameter "sslrootcert" is refused: it makes the client read a file on Weir's machine/);
+    expect(new Set(messages).size).toBe(1);
   });
 
   it('ioredis: connects through the checked Connector, refuses a rebinding name', async () => {

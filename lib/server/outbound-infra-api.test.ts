@@ -4,7 +4,9 @@
  * and REDIS_URL set: a preview whose source is the metadata database (DATABASE_URL, this kit's
  * database on 127.0.0.1:5432) or the Redis queue, under every spelling (addresses, names, `host=`
  * and `hostaddr=` parameters, several hosts, no host, Unix sockets), answers 4xx and never
- * returns a row. The seam that lets the rest of the suite use this PostgreSQL for its sources
+ * returns a row. Connection parameters are taken by allow list: a file-reading one
+ * (sslrootcert=/dev/zero froze the API; =/nonexistent answered ENOENT, a file-existence oracle)
+ * gets one 422 whatever the path, and an unknown one a 422 listing the accepted ones. The seam that lets the rest of the suite use this PostgreSQL for its sources
  * (WEIR_TEST_SHARED_SERVERS) is off here, as in a deployment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,5 +97,27 @@ describe('a viewer\'s preview never reaches the metadata database', () => {
     expect(res.status).toBe(422);
     expect(JSON.stringify(res.body)).toMatch(/sink\.options\.connectionString.*the metadata database \(DATABASE_URL\)/);
     expect(await kit.db.job.count({ where: { name: 'write-into-weir' } })).toBe(0);
+  });
+});
+
+describe('connection parameters that read files', () => {
+  it('sslrootcert=/dev/zero and sslrootcert=/nonexistent get the same 4xx, at once, without reading the file', async () => {
+    const answers = [];
+    for (const file of ['/nonexistent', '/dev/zero', '/etc/passwd']) {
+      // A host other than Weir's own, so that only the parameter is in question.
+      const res = await viewerPreview({ type: 'postgres', options: { connectionString: `postgres://reader@10.0.0.1:5432/shop?sslmode=verify-full&sslrootcert=${file}`, table: 'orders', offsetColumn: 'id' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.rows).toBeUndefined();
+      answers.push(JSON.stringify(res.body));
+    }
+    expect(answers[0]).toMatch(/postgres connection parameter \\"sslrootcert\\" is refused: it makes the client read a file on Weir's machine/);
+    expect(answers[0]).not.toMatch(/ENOENT|nonexistent/);
+    expect(new Set(answers).size).toBe(1);
+  });
+
+  it('an unknown parameter is a 422 naming it and listing the accepted ones', async () => {
+    const res = await viewerPreview({ type: 'postgres', options: { connectionString: 'postgres://reader@10.0.0.1:5432/shop?krbsrvname=x', table: 'orders', offsetColumn: 'id' } });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body)).toMatch(/"krbsrvname\\" is refused: Weir does not accept it\. Accepted parameters: host, hostaddr, port/);
   });
 });

@@ -15,6 +15,7 @@ import type { Field, Row, Schema } from '../../engine/types';
 import { renderCollection, renderDate, renderDecimal } from '../../engine/sinks/files-sink';
 import { stringifyJson } from '../../engine/json-text';
 import { guardedSocket } from '../../engine/outbound/guarded-connect';
+import { assertConnectionOptions } from '../../engine/outbound/destinations';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 
 /**
@@ -94,9 +95,12 @@ export function errorText(e: unknown, secrets: readonly string[]): string {
  * A small pool. `pg` emits 'error' on idle clients whose server went away; without a listener
  * that would crash the process, and the next query reports the failure anyway.
  * Every connection goes through the outbound policy: pg's `stream` option hands it a socket
- * whose `connect(port, host)` checks the host and the address it resolves to.
+ * whose `connect(port, host)` checks the host and the address it resolves to. Connection
+ * parameters are checked against the accepted list before pg parses the string.
  */
 export function createPool(connectionString: string, max = 2, policy: OutboundPolicy = outboundPolicy()): pg.Pool {
+  // pg-connection-string reads sslrootcert/sslcert/sslkey files as it parses: refuse them first.
+  assertConnectionOptions('postgres', connectionString);
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, stream: () => guardedSocket(policy, 'postgres') });
   pool.on('error', () => {});
   return pool;
@@ -222,6 +226,7 @@ export function unnestInsert(target: string, cols: readonly OutputColumn[], type
  * fit, ordered by all columns so the output is stable. Errors are redacted.
  */
 export async function readTableRows(connectionString: string, schema: string, table: string): Promise<Row[]> {
+  assertConnectionOptions('postgres', connectionString);
   const client = new pg.Client({ connectionString, stream: () => guardedSocket(outboundPolicy(), 'postgres') });
   const secrets = secretsOf(connectionString);
   try {

@@ -7,9 +7,12 @@
 import { Redis } from 'ioredis';
 import { guardedRedisConnector } from './guarded-redis';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { assertConnectionOptions } from '../../engine/outbound/destinations';
 
 /** Every connection (and reconnection) goes through the outbound policy (see guarded-redis.ts). */
 export function createRedis(url: string, policy: OutboundPolicy = outboundPolicy()): Redis {
+  // ioredis turns query parameters into client options (`?path=` a Unix socket): none accepted.
+  assertConnectionOptions('redis', url);
   const client = new Redis(url, {
     Connector: guardedRedisConnector(policy),
     lazyConnect: true,

@@ -3,7 +3,7 @@
  * database. Used twice: to check the destination against the outbound policy, and to decide
  * whether a masked secret may be kept on an edit (only if its destination is unchanged).
  */
-import { checkHost, type DestinationKind, type OutboundPolicy, type OutboundRefusal } from './outbound-policy';
+import { checkHost, OutboundRefusedError, type DestinationKind, type OutboundPolicy, type OutboundRefusal } from './outbound-policy';
 
 export interface Destination {
   kind: DestinationKind;
@@ -136,6 +136,76 @@ export function sameDestination(a: Destination, b: Destination): boolean {
   return a.scheme === b.scheme && a.host.toLowerCase() === b.host.toLowerCase() && a.port === b.port && (a.database ?? '') === (b.database ?? '');
 }
 
+/**
+ * The parameters a postgres connection string may carry (URL `?name=` or key/value `name=`): what
+ * node-postgres reads that only shapes the connection to the server the string names. Anything
+ * else is refused before pg-connection-string sees it.
+ */
+export const POSTGRES_PARAMETERS = [
+  'host', 'hostaddr', 'port', 'user', 'password', 'dbname', 'sslmode', 'ssl', 'application_name', 'fallback_application_name',
+  'connect_timeout', 'options', 'client_encoding', 'statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout',
+  'query_timeout', 'keepalives', 'keepalives_idle',
+] as const;
+
+/**
+ * Parameters that make the client read a file on Weir's machine (pg-connection-string reads
+ * sslrootcert, sslcert and sslkey with readFileSync as it parses; libpq reads the others): a
+ * connection string from the API may not name a path, and the refusal never depends on whether
+ * the path exists (no file-existence oracle, no read of /dev/zero).
+ */
+export const FILE_PARAMETERS = ['sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'sslcrldir', 'sslpassword', 'passfile', 'service', 'servicefile'] as const;
+
+const shownName = (name: string) => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
+
+/** The parameter names a postgres or redis value carries; [] for other kinds and Unix-socket forms. */
+function parameterNames(kind: DestinationKind, value: string): string[] {
+  const v = value.trim();
+  if (v.startsWith('/') || /^socket:/i.test(v)) return [];
+  if (kind === 'postgres') {
+    if (/^postgres(ql)?:\/\//i.test(v)) return [...new URL(v.replace(/@\//, '@localhost/')).searchParams.keys()];
+    return [...(parseKeyValue(v)?.keys() ?? [])];
+  }
+  if (kind === 'redis') return [...new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `redis://${v}`).searchParams.keys()];
+  return [];
+}
+
+/**
+ * The first connection parameter `value` may not carry, as a refusal naming it and saying what
+ * to do; checked at validation and again by the connectors before a client library parses the
+ * string. Never reads the parameter's value into the message.
+ */
+export function connectionOptionRefusal(kind: DestinationKind, value: string): OutboundRefusal | undefined {
+  let names: string[];
+  try {
+    names = parameterNames(kind, value);
+  } catch {
+    return undefined; // unreadable: parseDestinations says why
+  }
+  for (const raw of names) {
+    const name = raw.toLowerCase();
+    const destination = `${kind} connection parameter ${shownName(name)}`;
+    if ((FILE_PARAMETERS as readonly string[]).includes(name)) {
+      const next = name.startsWith('ssl')
+        ? 'Remove it: with sslmode=verify-full the server\'s certificate is checked against the system\'s trusted certificate authorities.'
+        : 'Remove it and give host, port, user, password and dbname in the connection string itself.';
+      return { destination, rule: 'connection option', message: `${destination} is refused: it makes the client read a file on Weir's machine, which a job's connection string may not do. ${next}` };
+    }
+    if (kind === 'redis') {
+      return { destination, rule: 'connection option', message: `${destination} is refused: a Redis URL takes no query parameters here. Put the database number in the path (redis://host:6379/2) and the password before the host (redis://:password@host:6379).` };
+    }
+    if (!(POSTGRES_PARAMETERS as readonly string[]).includes(name)) {
+      return { destination, rule: 'connection option', message: `${destination} is refused: Weir does not accept it. Accepted parameters: ${POSTGRES_PARAMETERS.join(', ')}. Remove it or use one of these.` };
+    }
+  }
+  return undefined;
+}
+
+/** For connectors, just before a client library parses `value`: throws OutboundRefusedError. */
+export function assertConnectionOptions(kind: DestinationKind, value: string): void {
+  const r = connectionOptionRefusal(kind, value);
+  if (r) throw new OutboundRefusedError(r);
+}
+
 /** Checks a value against the policy: undefined when every destination it names is allowed. */
 export function checkDestinationValue(kind: DestinationKind, value: string, policy: OutboundPolicy): OutboundRefusal | undefined {
   let dests: Destination[];
@@ -149,6 +219,8 @@ export function checkDestinationValue(kind: DestinationKind, value: string, poli
     const why = e instanceof TypeError ? 'it is not a valid URL' : (e as Error).message;
     return { destination: '(unreadable)', rule: 'unreadable destination', message: `Weir cannot tell where this connects: ${why}.` };
   }
+  const option = connectionOptionRefusal(kind, value);
+  if (option) return option;
   for (const d of dests) {
     if (!Number.isInteger(d.port) || d.port < 1 || d.port > 65535) return { destination: describeDestination(d), rule: 'invalid port', message: `${describeDestination(d)} has no valid port (1-65535).` };
     const r = checkHost(kind, d.host, d.port, policy, describeDestination(d));

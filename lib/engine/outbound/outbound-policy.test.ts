@@ -329,3 +329,36 @@ describe('destinations', () => {
     expect(checkHost('http', '0xa9fea9fe', 80, open)?.message).toMatch(/0xa9fea9fe \(= 169\.254\.169\.254\)/);
   });
 });
+
+describe('connection parameters, by allow list', () => {
+  it('accepts the parameters node-postgres uses to shape the connection', () => {
+    for (const v of ['postgres://u:p@db.example.com:5432/shop?sslmode=verify-full&application_name=weir&connect_timeout=5', 'host=db.example.com port=5433 dbname=shop user=u sslmode=require', 'postgres://u@db.example.com/shop?options=-c%20search_path%3Dx']) {
+      expect(checkDestinationValue('postgres', v, open), v).toBeUndefined();
+    }
+    expect(checkDestinationValue('redis', 'redis://:pw@cache.example.com:6380/2', open)).toBeUndefined();
+  });
+
+  it('refuses file-reading parameters by name, the same answer whether the path exists or not', () => {
+    for (const name of ['sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 'passfile', 'service', 'servicefile', 'SSLROOTCERT']) {
+      const answers = ['/dev/zero', '/nonexistent', '/etc/passwd'].flatMap((f) => [
+        checkDestinationValue('postgres', `postgres://u@db.example.com/shop?${name}=${f}`, open),
+        checkDestinationValue('postgres', `postgres://u@db.example.com/shop?sslmode=require&${name}=${encodeURIComponent(f)}`, open),
+        checkDestinationValue('postgres', `host=db.example.com dbname=shop ${name}=${f}`, open),
+      ]);
+      expect(answers[0]?.rule, name).toBe('connection option');
+      expect(answers[0]?.message, name).toMatch(new RegExp(`postgres connection parameter "${name.toLowerCase()}" is refused: it makes the client read a file on Weir's machine`));
+      for (const a of answers) {
+        expect(a?.message).toBe(answers[0]?.message);
+        expect(a?.message).not.toMatch(/dev|nonexistent|passwd/);
+      }
+    }
+  });
+
+  it('an unknown parameter is refused naming it and listing the accepted ones', () => {
+    const r = checkDestinationValue('postgres', 'postgres://u@db.example.com/shop?replication=database', open);
+    expect(r?.message).toMatch(/postgres connection parameter "replication" is refused: Weir does not accept it\. Accepted parameters: host, hostaddr, port, user, password, dbname, sslmode/);
+    expect(checkDestinationValue('postgres', 'host=db.example.com dbname=shop krbsrvname=x', open)?.message).toMatch(/"krbsrvname" is refused/);
+    expect(checkDestinationValue('redis', 'redis://cache.example.com:6379/?path=/tmp/redis.sock', open)?.message).toMatch(/redis connection parameter "path" is refused: a Redis URL takes no query parameters here/);
+    expect(checkDestinationValue('redis', 'cache.example.com:6379?family=6', open)?.rule).toBe('connection option');
+  });
+});

@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { guardedRedisConnector } from '@/lib/connectors';
-import { guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
+import { assertConnectionOptions, guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
 import { serverOutboundPolicy } from '../outbound';
 
 interface BatchAudit {
@@ -53,6 +53,7 @@ function summarize(sinkType: string, note: string, actualByBatch: Map<number, nu
 
 async function withPg<T>(connectionString: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   // The sink's destination came through the API: the outbound policy applies to reading it back.
+  assertConnectionOptions('postgres', connectionString);
   const c = new pg.Client({ connectionString, stream: () => guardedSocket(serverOutboundPolicy(), 'postgres') });
   await c.connect();
   try {
@@ -102,6 +103,7 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
   }
   if (type === 'redis-stream') {
     const { Redis } = await import('ioredis');
+    assertConnectionOptions('redis', String(o.url));
     const r = new Redis(String(o.url), { lazyConnect: true, maxRetriesPerRequest: 1, Connector: guardedRedisConnector(serverOutboundPolicy()) });
     try {
       await r.connect();
