@@ -67,7 +67,10 @@ describe('a viewer\'s preview never reaches the metadata database', () => {
       [`postgres://postgres@/${db}?hostaddr=127.0.0.1&port=5432`, infra],
       [`postgres://postgres@10.0.0.1:5432/${db}?host=127.0.0.1`, infra],
       [`postgres://postgres@/${db}?host=10.0.0.1,localhost`, infra],
-      [`host=10.0.0.1,127.0.0.1 port=5432 dbname=${db} user=postgres`, infra],
+      [`postgres://postgres@10.0.0.1:1/${db}?port=5432&host=&host=localhost`, infra],
+      // The libpq form, which pg misreads: it would connect to this ?host=, not to host=10.0.0.1.
+      [`host=10.0.0.1 dbname=${db}?host=127.0.0.1&port=5432&user=postgres`, /is a postgres:\/\/ or postgresql:\/\/ URL/],
+      [`host=10.0.0.1,127.0.0.1 port=5432 dbname=${db} user=postgres`, /is a postgres:\/\/ or postgresql:\/\/ URL/],
       [`postgres://postgres@10.0.0.1:5432/${db}?host=/var/run/postgresql`, unix],
       [`postgres://postgres@10.0.0.1:5432/${db}?host=/tmp`, unix],
       [`postgres://postgres@%2Fvar%2Frun%2Fpostgresql/${db}`, unix],
@@ -113,6 +116,12 @@ describe('connection parameters that read files', () => {
     expect(answers[0]).toMatch(/postgres connection parameter \\"sslrootcert\\" is refused: it makes the client read a file on Weir's machine/);
     expect(answers[0]).not.toMatch(/ENOENT|nonexistent/);
     expect(new Set(answers).size).toBe(1);
+  });
+
+  it('a file-reading parameter hidden in a libpq-form string (which pg would still read) is refused too', async () => {
+    const res = await viewerPreview({ type: 'postgres', options: { connectionString: 'host=10.0.0.1 dbname=shop?sslrootcert=/nonexistent', table: 'orders', offsetColumn: 'id' } });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body)).not.toMatch(/ENOENT/);
   });
 
   it('an unknown parameter is a 422 naming it and listing the accepted ones', async () => {

@@ -27,60 +27,57 @@ function fromUrl(kind: DestinationKind, url: URL, hostOverride?: string): Destin
   return { kind, scheme, host: (hostOverride ?? url.hostname) || 'localhost', port: url.port ? Number(url.port) : DEFAULT_PORT[scheme] ?? 0 };
 }
 
-/** `host=a,b` (libpq's multi-host form) names each of a and b. */
-const hostList = (values: string[]) => values.flatMap((v) => v.split(',')).map((h) => h.trim());
-
 /**
- * Every host a postgres connection string could connect to: the URL's host, every `host=` and
- * `hostaddr=` (each may list several), empty meaning localhost. A Unix socket (a host that is a
- * path, a value starting with `/`, a `socket:` URL) is returned as a destination whose host is
- * the path, so that the policy refuses it rather than overlooking it.
+ * A postgres connection string as node-postgres reads it (pg-connection-string: spaces and stray
+ * `%` re-encoded, `user@/db` given a dummy host), so that what is checked here is what pg will
+ * connect to and which parameters it will act on. Only postgres:// and postgresql:// URLs: pg
+ * reads no libpq `host=… dbname=…` form (it would take the whole string as a path on a host
+ * named "base" and still act on any `?sslrootcert=` in it), and a Unix socket is refused anyway.
  */
-function postgresDestinations(value: string): Destination[] {
-  const socket = (path: string, database = ''): Destination[] => [{ kind: 'postgres', scheme: 'postgres', host: path || '/', port: 5432, database }];
-  const trimmed = value.trim();
-  if (trimmed.startsWith('/')) return socket(trimmed.split(/[\s?]/)[0]);
-  if (/^socket:/i.test(trimmed)) return socket(trimmed.replace(/^socket:(\/\/)?/i, '').split('?')[0] || '/');
-  if (/^postgres(ql)?:\/\//i.test(trimmed)) {
-    // pg-connection-string reads `postgres://user@/db` (no host) as well; so does this.
-    const url = new URL(trimmed.replace(/@\//, '@localhost/'));
-    const params = [...url.searchParams.getAll('host'), ...url.searchParams.getAll('hostaddr')];
-    let urlHost = url.hostname;
-    try {
-      urlHost = decodeURIComponent(urlHost);
-    } catch {
-      // not percent-encoded; parseHost refuses what it cannot read
-    }
-    const hosts = params.length > 0 ? hostList(params) : [urlHost];
-    const port = url.searchParams.get('port');
-    const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-    const portNumber = port !== null ? Number(port) : url.port ? Number(url.port) : 5432;
-    return hosts.map((host) => ({ kind: 'postgres' as const, scheme: 'postgres', host: host || 'localhost', port: portNumber, database }));
+function pgConnectionUrl(value: string): { url: URL; dummyHost: boolean } {
+  if (!/^postgres(ql)?:\/\//i.test(value)) {
+    throw new Error('a postgres connection string here is a postgres:// or postgresql:// URL (postgres://user:password@host:5432/dbname); the libpq "host=… dbname=…" form is not read by Weir\'s client');
   }
-  // libpq key/value form: host=… port=… dbname=…, nothing else in between.
-  const kv = parseKeyValue(trimmed);
-  if (!kv) throw new Error('it is neither a postgres:// URL nor a "host=… dbname=…" string');
-  const params = [...(kv.get('host') ?? []), ...(kv.get('hostaddr') ?? [])];
-  const hosts = params.length > 0 ? hostList(params) : ['localhost'];
-  const port = kv.get('port')?.[0];
-  return hosts.map((host) => ({ kind: 'postgres' as const, scheme: 'postgres', host: host || 'localhost', port: port !== undefined ? Number(port) : 5432, database: kv.get('dbname')?.[0] ?? '' }));
+  let str = value;
+  if (/ |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(str)) str = encodeURI(str).replace(/%25(\d\d)/g, '%$1');
+  try {
+    return { url: new URL(str, 'postgres://base'), dummyHost: false };
+  } catch {
+    return { url: new URL(str.replace('@/', '@___DUMMY___/'), 'postgres://base'), dummyHost: true };
+  }
 }
 
-/** libpq's `key=value key='quoted value'` form, every value of every key; undefined if it is not that form. */
-export function parseKeyValue(value: string): Map<string, string[]> | undefined {
-  const kv = new Map<string, string[]>();
-  const pair = /\s*(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)\s*/y;
-  let at = 0;
-  while (at < value.length) {
-    pair.lastIndex = at;
-    const m = pair.exec(value);
-    if (!m || m[0].length === 0) return undefined;
-    const key = m[1].toLowerCase();
-    const v = m[2].startsWith("'") ? m[2].slice(1, -1).replace(/\\(.)/g, '$1') : m[2];
-    kv.set(key, [...(kv.get(key) ?? []), v]);
-    at = pair.lastIndex;
+/**
+ * Every host and port a postgres connection string could connect to: every `host=` (pg takes
+ * the last; each is checked, and each host of a multi-host list) and `hostaddr=` parameter, else
+ * the URL's host, no host meaning localhost; every `port=`, else the URL's port. A Unix socket (a host that is a path, `%2Ftmp`) is returned as
+ * a destination whose host is the path, so that the policy refuses it rather than overlooking it.
+ */
+function postgresDestinations(value: string): Destination[] {
+  const trimmed = value.trim();
+  const socket = (path: string): Destination[] => [{ kind: 'postgres', scheme: 'postgres', host: path || '/', port: 5432 }];
+  // pg's own Unix-socket spellings: a leading `/` ("/var/run/postgresql dbname"), socket:/path.
+  if (trimmed.startsWith('/')) return socket(trimmed.split(/[\s?]/)[0]);
+  if (/^socket:/i.test(trimmed)) return socket(trimmed.replace(/^socket:(\/\/)?/i, '').split('?')[0]);
+  const { url, dummyHost } = pgConnectionUrl(value);
+  const params = [...url.searchParams.getAll('host'), ...url.searchParams.getAll('hostaddr')];
+  let urlHost = dummyHost ? '' : url.hostname.replace(/^\[(.+)\]$/, '$1');
+  try {
+    urlHost = decodeURIComponent(urlHost);
+  } catch {
+    // not percent-encoded; parseHost refuses what it cannot read
   }
-  return kv.size > 0 ? kv : undefined;
+  // pg falls back to the URL's host and port when the parameter is empty: check those too.
+  const hosts = [...params.filter(Boolean).flatMap((v) => v.split(',')).map((h) => h.trim()), ...(params.length === 0 || params.some((v) => v === '') ? [urlHost] : [])];
+  const portParams = url.searchParams.getAll('port');
+  const ports = [...portParams.filter(Boolean).map(Number), ...(portParams.length === 0 || portParams.some((v) => v === '') ? [url.port ? Number(url.port) : 5432] : [])];
+  let database = url.pathname.replace(/^\//, '');
+  try {
+    database = decodeURIComponent(database);
+  } catch {
+    // shown as written
+  }
+  return hosts.flatMap((host) => ports.map((port) => ({ kind: 'postgres' as const, scheme: 'postgres', host: host || 'localhost', port, database })));
 }
 
 /** The destinations a value of `kind` names; throws an Error saying why it cannot be read. */
@@ -157,15 +154,11 @@ export const FILE_PARAMETERS = ['sslrootcert', 'sslcert', 'sslkey', 'sslcrl', 's
 
 const shownName = (name: string) => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
 
-/** The parameter names a postgres or redis value carries; [] for other kinds and Unix-socket forms. */
+/** The parameter names a postgres or redis value carries, as its client library reads them. */
 function parameterNames(kind: DestinationKind, value: string): string[] {
   const v = value.trim();
-  if (v.startsWith('/') || /^socket:/i.test(v)) return [];
-  if (kind === 'postgres') {
-    if (/^postgres(ql)?:\/\//i.test(v)) return [...new URL(v.replace(/@\//, '@localhost/')).searchParams.keys()];
-    return [...(parseKeyValue(v)?.keys() ?? [])];
-  }
-  if (kind === 'redis') return [...new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `redis://${v}`).searchParams.keys()];
+  if (kind === 'postgres') return v.startsWith('/') || /^socket:/i.test(v) ? [] : [...pgConnectionUrl(value).url.searchParams.keys()];
+  if (kind === 'redis' && !v.startsWith('/')) return [...new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `redis://${v}`).searchParams.keys()];
   return [];
 }
 

@@ -220,9 +220,10 @@ describe("Weir's own services, for every kind, whatever WEIR_OUTBOUND_ALLOW says
       ['postgres', 'postgres:///weir?port=54329'],
       ['postgres', 'postgres://postgres@/weir?port=54329'],
       ['postgres', 'postgres://postgres:pw@localhost/weir'],
-      ['postgres', 'host=10.0.0.1,127.0.0.1 port=54329 dbname=weir'],
-      ['postgres', 'hostaddr=127.0.0.1 port=54329 dbname=weir'],
-      ['postgres', 'port=5432 dbname=weir'],
+      ['postgres', 'postgres://postgres:pw@10.0.0.1/weir?host=&port=54329&host=127.0.0.1'],
+      ['postgres', 'postgres://postgres:pw@localhost:1/weir?port=&port=54329'],
+      ['postgres', 'postgres://postgres:pw@10.0.0.1:1/weir?port=5432&port=54329&host=::1'],
+      ['postgres', 'postgres://postgres:pw@localhost/weir?application_name=%zz x'],
       ['redis', 'redis://redis.internal:6379'],
       ['redis', 'redis.internal'],
       ['redis', 'redis://127.0.0.1:54329'],
@@ -249,7 +250,6 @@ describe("Weir's own services, for every kind, whatever WEIR_OUTBOUND_ALLOW says
       ['postgres', 'postgres:///weir?host=10.0.0.1,/tmp'],
       ['postgres', '/var/run/postgresql weir'],
       ['postgres', 'socket:/var/run/postgresql?db=weir'],
-      ['postgres', 'host=/tmp dbname=weir'],
       ['redis', '/var/run/redis/redis.sock'],
     ];
     for (const p of [open, allowAll]) {
@@ -315,7 +315,8 @@ describe('destinations', () => {
   it('parses scheme, host, default port and database', () => {
     expect(parseDestinations('http', 'https://Hooks.Example.com/x?t=1')).toEqual([{ kind: 'http', scheme: 'https', host: 'hooks.example.com', port: 443 }]);
     expect(parseDestinations('postgres', 'postgresql://u:p@db:6543/shop?sslmode=require')).toEqual([{ kind: 'postgres', scheme: 'postgres', host: 'db', port: 6543, database: 'shop' }]);
-    expect(parseDestinations('postgres', "host=db.internal port=5433 dbname=shop password='x y'")).toEqual([{ kind: 'postgres', scheme: 'postgres', host: 'db.internal', port: 5433, database: 'shop' }]);
+    // node-postgres reads no libpq key/value form (it would connect to a host named "base").
+    expect(() => parseDestinations('postgres', "host=db.internal port=5433 dbname=shop password='x y'")).toThrow(/postgres:\/\/ or postgresql:\/\/ URL/);
     expect(parseDestinations('postgres', 'postgres:///shop?host=/var/run/postgresql')).toEqual([{ kind: 'postgres', scheme: 'postgres', host: '/var/run/postgresql', port: 5432, database: 'shop' }]);
     expect(parseDestinations('postgres', 'postgres://u@/shop?host=a,b&port=6543').map((d) => `${d.host}:${d.port}`)).toEqual(['a:6543', 'b:6543']);
     expect(parseDestinations('redis', 'rediss://:pw@cache:6380/2')).toEqual([{ kind: 'redis', scheme: 'rediss', host: 'cache', port: 6380, database: '2' }]);
@@ -332,7 +333,7 @@ describe('destinations', () => {
 
 describe('connection parameters, by allow list', () => {
   it('accepts the parameters node-postgres uses to shape the connection', () => {
-    for (const v of ['postgres://u:p@db.example.com:5432/shop?sslmode=verify-full&application_name=weir&connect_timeout=5', 'host=db.example.com port=5433 dbname=shop user=u sslmode=require', 'postgres://u@db.example.com/shop?options=-c%20search_path%3Dx']) {
+    for (const v of ['postgres://u:p@db.example.com:5432/shop?sslmode=verify-full&application_name=weir&connect_timeout=5', 'postgresql://u@db.example.com:5433/shop?user=u&sslmode=require', 'postgres://u@db.example.com/shop?options=-c%20search_path%3Dx']) {
       expect(checkDestinationValue('postgres', v, open), v).toBeUndefined();
     }
     expect(checkDestinationValue('redis', 'redis://:pw@cache.example.com:6380/2', open)).toBeUndefined();
@@ -343,7 +344,8 @@ describe('connection parameters, by allow list', () => {
       const answers = ['/dev/zero', '/nonexistent', '/etc/passwd'].flatMap((f) => [
         checkDestinationValue('postgres', `postgres://u@db.example.com/shop?${name}=${f}`, open),
         checkDestinationValue('postgres', `postgres://u@db.example.com/shop?sslmode=require&${name}=${encodeURIComponent(f)}`, open),
-        checkDestinationValue('postgres', `host=db.example.com dbname=shop ${name}=${f}`, open),
+        // A stray % makes pg re-encode the string before parsing: the same parameters still count.
+        checkDestinationValue('postgres', `postgres://u@db.example.com/shop?application_name=a%zz b&${name}=${f}`, open),
       ]);
       expect(answers[0]?.rule, name).toBe('connection option');
       expect(answers[0]?.message, name).toMatch(new RegExp(`postgres connection parameter "${name.toLowerCase()}" is refused: it makes the client read a file on Weir's machine`));
@@ -357,7 +359,11 @@ describe('connection parameters, by allow list', () => {
   it('an unknown parameter is refused naming it and listing the accepted ones', () => {
     const r = checkDestinationValue('postgres', 'postgres://u@db.example.com/shop?replication=database', open);
     expect(r?.message).toMatch(/postgres connection parameter "replication" is refused: Weir does not accept it\. Accepted parameters: host, hostaddr, port, user, password, dbname, sslmode/);
-    expect(checkDestinationValue('postgres', 'host=db.example.com dbname=shop krbsrvname=x', open)?.message).toMatch(/"krbsrvname" is refused/);
+    expect(checkDestinationValue('postgres', 'postgres://u@db.example.com/shop?sslmode=require&krbsrvname=x', open)?.message).toMatch(/"krbsrvname" is refused/);
+    // The libpq form pg would misread (a path on host "base", and still the ?sslrootcert in it).
+    const kv = checkDestinationValue('postgres', 'host=db.example.com dbname=x?sslrootcert=/dev/zero', open);
+    expect(kv?.rule).toBe('unreadable destination');
+    expect(kv?.message).toMatch(/postgres:\/\/ or postgresql:\/\/ URL/);
     expect(checkDestinationValue('redis', 'redis://cache.example.com:6379/?path=/tmp/redis.sock', open)?.message).toMatch(/redis connection parameter "path" is refused: a Redis URL takes no query parameters here/);
     expect(checkDestinationValue('redis', 'cache.example.com:6379?family=6', open)?.rule).toBe('connection option');
   });
