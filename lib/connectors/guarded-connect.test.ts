@@ -164,6 +164,20 @@ describe('database and broker clients', () => {
     } finally {
       await rebound.end();
     }
+    // A database the server's endpoint lists as a job database (the demo's warehouse) is let through, at connect too.
+    const listed: OutboundPolicy = { ...infra, infrastructure: [{ ...infra.infrastructure![0], jobDatabases: [dbName()] }] };
+    const warehouse = createPool(`postgres://postgres@pg.test:5432/${dbName()}`, 1, listed);
+    try {
+      expect((await warehouse.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await warehouse.end();
+    }
+    const other = createPool('postgres://postgres@pg.test:5432/postgres', 1, listed);
+    try {
+      await expect(other.query('SELECT 1')).rejects.toThrow(/the metadata database \(DATABASE_URL\), one of Weir's own services/);
+    } finally {
+      await other.end();
+    }
     // This machine's PostgreSQL listens on /var/run/postgresql: without the guard this connects.
     for (const cs of [`postgres:///${dbName()}?host=/var/run/postgresql`, `postgres://postgres@%2Fvar%2Frun%2Fpostgresql/${dbName()}`]) {
       const socket = createPool(cs, 1, {});

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDestinationValue } from '@/lib/engine';
 import { parseEnv } from '@/lib/env';
 import { outboundPolicyFromEnv } from './outbound';
+import { demoWarehouseUrl } from './demo/demo-service';
 
 describe('outboundPolicyFromEnv', () => {
   it('the embedded default: no allow list, the embedded PostgreSQL port refused to every kind', () => {
@@ -23,6 +24,18 @@ describe('outboundPolicyFromEnv', () => {
     expect(checkDestinationValue('postgres', 'postgres://u@localhost:6432/other', p)?.message).toMatch(/metadata database \(DATABASE_URL\)/);
     const m = outboundPolicyFromEnv(parseEnv({ DATABASE_URL: 'postgres://weir@/weir?host=db1.internal,db2.internal' }));
     expect(checkDestinationValue('redis', 'redis://db2.internal:5432', m)?.message).toMatch(/metadata database \(DATABASE_URL\)/);
+  });
+
+  it("the demo's warehouse database is the one database on the metadata server jobs may use", () => {
+    const p = outboundPolicyFromEnv(parseEnv({ DATABASE_URL: 'postgres://weir:pw@127.0.0.1:54329/weir' }));
+    expect(checkDestinationValue('postgres', 'postgres://weir:pw@localhost:54329/weir_demo', p)).toBeUndefined();
+    expect(checkDestinationValue('postgres', 'postgres://weir:pw@localhost:54329/weir', p)?.rule).toBe('control-plane infrastructure');
+    expect(checkDestinationValue('postgres', 'postgres://weir:pw@localhost:54329/postgres', p)?.rule).toBe('control-plane infrastructure');
+    expect(checkDestinationValue('http', 'http://localhost:54329/weir_demo', p)?.rule).toBe('control-plane infrastructure');
+    expect(demoWarehouseUrl({ filesRoot: '/x', databaseUrl: 'postgres://weir:pw@127.0.0.1:54329/weir' })).toBe('postgres://weir:pw@127.0.0.1:54329/weir_demo');
+    // A metadata database named like the warehouse gets no exception.
+    const same = outboundPolicyFromEnv(parseEnv({ DATABASE_URL: 'postgres://weir:pw@127.0.0.1:54329/weir_demo' }));
+    expect(checkDestinationValue('postgres', 'postgres://weir:pw@localhost:54329/weir_demo', same)?.rule).toBe('control-plane infrastructure');
   });
 
   it('the test-only seam drops DATABASE_URL and REDIS_URL, and is refused outside NODE_ENV=test', () => {

@@ -14,13 +14,29 @@ import { isUnixSocketHost, parseAllowList, setOutboundPolicy, type Infrastructur
  * of a multi-host list). A Unix socket counts as loopback on its port: the server behind it
  * listens there too, and jobs never reach a Unix socket anyway.
  */
-function endpointsOf(kind: 'postgres' | 'redis', url: string | undefined, what: string): InfrastructureEndpoint[] {
+function endpointsOf(kind: 'postgres' | 'redis', url: string | undefined, what: string, jobDatabases?: readonly string[]): InfrastructureEndpoint[] {
   if (!url) return [];
   try {
-    return parseDestinations(kind, url).map((d) => ({ host: isUnixSocketHost(d.host) ? '127.0.0.1' : d.host, port: d.port, what }));
+    return parseDestinations(kind, url).map((d) => ({ host: isUnixSocketHost(d.host) ? '127.0.0.1' : d.host, port: d.port, what, ...(jobDatabases ? { jobDatabases } : {}) }));
   } catch {
     return [];
   }
+}
+
+/**
+ * The demo's warehouse: a database of its own on the metadata database's server, the one
+ * database there that jobs may use (its sinks write the demo's orders into it). Never the
+ * metadata database itself: if DATABASE_URL names this database, no exception is made.
+ */
+export const DEMO_DATABASE = 'weir_demo';
+
+function demoDatabases(databaseUrl: string | undefined): readonly string[] {
+  try {
+    if (databaseUrl && parseDestinations('postgres', databaseUrl).some((d) => d.database === DEMO_DATABASE)) return [];
+  } catch {
+    // an unreadable DATABASE_URL fails elsewhere
+  }
+  return [DEMO_DATABASE];
 }
 
 export function outboundPolicyFromEnv(e: Pick<Env, 'DATABASE_URL' | 'REDIS_URL' | 'WEIR_EMBEDDED_PG_PORT' | 'WEIR_OUTBOUND_ALLOW' | 'WEIR_TEST_SHARED_SERVERS'>): OutboundPolicy {
@@ -30,8 +46,8 @@ export function outboundPolicyFromEnv(e: Pick<Env, 'DATABASE_URL' | 'REDIS_URL' 
   return {
     allow: e.WEIR_OUTBOUND_ALLOW ? parseAllowList(e.WEIR_OUTBOUND_ALLOW) : undefined,
     infrastructure: [
-      ...(shared ? [] : endpointsOf('postgres', e.DATABASE_URL, 'the metadata database (DATABASE_URL)')),
-      { host: '127.0.0.1', port: e.WEIR_EMBEDDED_PG_PORT, what: "the embedded PostgreSQL's port (WEIR_EMBEDDED_PG_PORT)" },
+      ...(shared ? [] : endpointsOf('postgres', e.DATABASE_URL, 'the metadata database (DATABASE_URL)', demoDatabases(e.DATABASE_URL))),
+      { host: '127.0.0.1', port: e.WEIR_EMBEDDED_PG_PORT, what: "the embedded PostgreSQL's port (WEIR_EMBEDDED_PG_PORT)", jobDatabases: demoDatabases(e.DATABASE_URL) },
       ...(shared ? [] : endpointsOf('redis', e.REDIS_URL, 'the Redis queue (REDIS_URL)')),
     ],
   };

@@ -15,7 +15,7 @@ import type { Field, Row, Schema } from '../../engine/types';
 import { renderCollection, renderDate, renderDecimal } from '../../engine/sinks/files-sink';
 import { stringifyJson } from '../../engine/json-text';
 import { guardedSocket } from '../../engine/outbound/guarded-connect';
-import { assertConnectionOptions } from '../../engine/outbound/destinations';
+import { assertConnectionOptions, postgresDatabase } from '../../engine/outbound/destinations';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 
 /**
@@ -101,7 +101,8 @@ export function errorText(e: unknown, secrets: readonly string[]): string {
 export function createPool(connectionString: string, max = 2, policy: OutboundPolicy = outboundPolicy()): pg.Pool {
   // pg-connection-string reads sslrootcert/sslcert/sslkey files as it parses: refuse them first.
   assertConnectionOptions('postgres', connectionString);
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, stream: () => guardedSocket(policy, 'postgres') });
+  const database = postgresDatabase(connectionString);
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, stream: () => guardedSocket(policy, 'postgres', database) });
   pool.on('error', () => {});
   return pool;
 }
@@ -227,7 +228,7 @@ export function unnestInsert(target: string, cols: readonly OutputColumn[], type
  */
 export async function readTableRows(connectionString: string, schema: string, table: string): Promise<Row[]> {
   assertConnectionOptions('postgres', connectionString);
-  const client = new pg.Client({ connectionString, stream: () => guardedSocket(outboundPolicy(), 'postgres') });
+  const client = new pg.Client({ connectionString, stream: () => guardedSocket(outboundPolicy(), 'postgres', postgresDatabase(connectionString)) });
   const secrets = secretsOf(connectionString);
   try {
     await client.connect();

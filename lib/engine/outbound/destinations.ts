@@ -47,6 +47,25 @@ function pgConnectionUrl(value: string): { url: URL; dummyHost: boolean } {
   }
 }
 
+function databaseOfUrl(url: URL): string {
+  // pg-connection-string: decodeURI of the path; empty means pg's default (the user name).
+  const path = url.pathname.slice(1);
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The database a postgres connection string opens as pg reads it; undefined when pg would choose it. */
+export function postgresDatabase(value: string): string | undefined {
+  try {
+    return databaseOfUrl(pgConnectionUrl(value).url) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Every host and port a postgres connection string could connect to: every `host=` (pg takes
  * the last; each is checked, and each host of a multi-host list) and `hostaddr=` parameter, else
@@ -71,12 +90,7 @@ function postgresDestinations(value: string): Destination[] {
   const hosts = [...params.filter(Boolean).flatMap((v) => v.split(',')).map((h) => h.trim()), ...(params.length === 0 || params.some((v) => v === '') ? [urlHost] : [])];
   const portParams = url.searchParams.getAll('port');
   const ports = [...portParams.filter(Boolean).map(Number), ...(portParams.length === 0 || portParams.some((v) => v === '') ? [url.port ? Number(url.port) : 5432] : [])];
-  let database = url.pathname.replace(/^\//, '');
-  try {
-    database = decodeURIComponent(database);
-  } catch {
-    // shown as written
-  }
+  const database = databaseOfUrl(url);
   return hosts.flatMap((host) => ports.map((port) => ({ kind: 'postgres' as const, scheme: 'postgres', host: host || 'localhost', port, database })));
 }
 
@@ -134,13 +148,14 @@ export function sameDestination(a: Destination, b: Destination): boolean {
 }
 
 /**
- * The parameters a postgres connection string may carry (URL `?name=` or key/value `name=`): what
- * node-postgres reads that only shapes the connection to the server the string names. Anything
- * else is refused before pg-connection-string sees it.
+ * The parameters a postgres connection string may carry (`?name=`): what node-postgres reads
+ * that only shapes the connection to the server the string names. Anything else is refused
+ * before pg-connection-string sees it; `options` among them, since it sets any server setting
+ * for the session (preload libraries included, for a superuser).
  */
 export const POSTGRES_PARAMETERS = [
-  'host', 'hostaddr', 'port', 'user', 'password', 'dbname', 'sslmode', 'ssl', 'application_name', 'fallback_application_name',
-  'connect_timeout', 'options', 'client_encoding', 'statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout',
+  'host', 'hostaddr', 'port', 'user', 'password', 'sslmode', 'ssl', 'application_name', 'fallback_application_name',
+  'connect_timeout', 'client_encoding', 'statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout',
   'query_timeout', 'keepalives', 'keepalives_idle',
 ] as const;
 
@@ -180,7 +195,7 @@ export function connectionOptionRefusal(kind: DestinationKind, value: string): O
     if ((FILE_PARAMETERS as readonly string[]).includes(name)) {
       const next = name.startsWith('ssl')
         ? 'Remove it: with sslmode=verify-full the server\'s certificate is checked against the system\'s trusted certificate authorities.'
-        : 'Remove it and give host, port, user, password and dbname in the connection string itself.';
+        : 'Remove it and give the host, port, user, password and database in the URL itself.';
       return { destination, rule: 'connection option', message: `${destination} is refused: it makes the client read a file on Weir's machine, which a job's connection string may not do. ${next}` };
     }
     if (kind === 'redis') {
@@ -216,7 +231,7 @@ export function checkDestinationValue(kind: DestinationKind, value: string, poli
   if (option) return option;
   for (const d of dests) {
     if (!Number.isInteger(d.port) || d.port < 1 || d.port > 65535) return { destination: describeDestination(d), rule: 'invalid port', message: `${describeDestination(d)} has no valid port (1-65535).` };
-    const r = checkHost(kind, d.host, d.port, policy, describeDestination(d));
+    const r = checkHost(kind, d.host, d.port, policy, describeDestination(d), d.database || undefined);
     if (r) return r;
   }
   return undefined;

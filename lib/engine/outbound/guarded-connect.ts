@@ -26,14 +26,14 @@ export type LookupFunction = (hostname: string, options: dns.LookupOptions, call
 const systemResolve = (host: string) => dns.promises.lookup(host, { all: true, verbatim: true });
 
 /** A `lookup` for net/tls/http that refuses a name resolving to any address the policy refuses. */
-export function guardedLookup(policy: OutboundPolicy, kind: DestinationKind, port: number): LookupFunction {
+export function guardedLookup(policy: OutboundPolicy, kind: DestinationKind, port: number, database?: string): LookupFunction {
   return (hostname, options, callback) => {
     (policy.resolve ?? systemResolve)(hostname)
       .then((all) => {
         const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
         if (wanted.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
         for (const a of wanted) {
-          const r = checkResolved(kind, hostname, a.address, port, policy);
+          const r = checkResolved(kind, hostname, a.address, port, policy, database);
           if (r) throw new OutboundRefusedError(r);
         }
         if (options.all) callback(null, wanted.map((a) => ({ address: a.address, family: a.family })));
@@ -44,14 +44,17 @@ export function guardedLookup(policy: OutboundPolicy, kind: DestinationKind, por
 }
 
 /** Options for net.connect / tls.connect: a literal host checked now, a name checked at lookup. */
-export function checkedConnectOptions(policy: OutboundPolicy, kind: DestinationKind, host: string, port: number): { host: string; port: number; lookup: LookupFunction } {
-  const r = checkHost(kind, host, port, policy);
+export function checkedConnectOptions(policy: OutboundPolicy, kind: DestinationKind, host: string, port: number, database?: string): { host: string; port: number; lookup: LookupFunction } {
+  const r = checkHost(kind, host, port, policy, undefined, database);
   if (r) throw new OutboundRefusedError(r);
-  return { host, port, lookup: guardedLookup(policy, kind, port) };
+  return { host, port, lookup: guardedLookup(policy, kind, port, database) };
 }
 
-/** A net.Socket whose `connect(port, host)` goes through the policy (for pg's `stream` option). */
-export function guardedSocket(policy: OutboundPolicy, kind: DestinationKind): net.Socket {
+/**
+ * A net.Socket whose `connect(port, host)` goes through the policy (for pg's `stream` option);
+ * `database`: the database the connection opens, as `postgresDatabase` reads it.
+ */
+export function guardedSocket(policy: OutboundPolicy, kind: DestinationKind, database?: string): net.Socket {
   const socket = new net.Socket();
   const connect = socket.connect.bind(socket) as (...args: unknown[]) => net.Socket;
   socket.connect = ((...args: unknown[]) => {
@@ -61,7 +64,7 @@ export function guardedSocket(policy: OutboundPolicy, kind: DestinationKind): ne
       // but a TCP port (a path, an options object) is refused, never passed through.
       const tcp = typeof port === 'number' || (typeof port === 'string' && /^\d+$/.test(port));
       if (!tcp) throw new OutboundRefusedError(unixSocketRefusal(typeof port === 'string' ? port : '(socket options)'));
-      return connect(checkedConnectOptions(policy, kind, String(host ?? 'localhost'), Number(port)));
+      return connect(checkedConnectOptions(policy, kind, String(host ?? 'localhost'), Number(port), database));
     } catch (e) {
       process.nextTick(() => socket.destroy(e as Error));
       return socket;

@@ -302,6 +302,18 @@ describe("Weir's own services, for every kind, whatever WEIR_OUTBOUND_ALLOW says
     );
   });
 
+  it("lets postgres connections use a server's listed job databases only (the demo's warehouse)", () => {
+    const demo: OutboundPolicy = { infrastructure: [{ host: '127.0.0.1', port: 5432, what: 'the metadata database (DATABASE_URL)', jobDatabases: ['weir_demo'] }] };
+    expect(checkDestinationValue('postgres', 'postgres://u@localhost:5432/weir_demo', demo)).toBeUndefined();
+    expect(checkResolved('postgres', 'pg.test', '127.0.0.1', 5432, demo, 'weir_demo')).toBeUndefined();
+    for (const v of ['postgres://u@localhost:5432/weir', 'postgres://u@localhost:5432/', 'postgres://u@localhost:5432/weir_demo2', 'postgres://u@localhost:5432/Weir_Demo']) {
+      expect(checkDestinationValue('postgres', v, demo)?.rule, v).toBe('control-plane infrastructure');
+    }
+    expect(checkDestinationValue('redis', 'redis://localhost:5432/0', demo)?.rule).toBe('control-plane infrastructure');
+    expect(checkResolved('postgres', 'pg.test', '127.0.0.1', 5432, demo)?.rule).toBe('control-plane infrastructure');
+    expect(checkResolved('http', 'pg.test', '127.0.0.1', 5432, demo, 'weir_demo')?.rule).toBe('control-plane infrastructure');
+  });
+
   it('leaves other ports and other hosts alone', () => {
     expect(checkDestinationValue('http', 'http://127.0.0.1:8080/', policy)).toBeUndefined();
     expect(checkDestinationValue('http', 'http://10.0.0.1:5432/', policy)).toBeUndefined();
@@ -333,7 +345,7 @@ describe('destinations', () => {
 
 describe('connection parameters, by allow list', () => {
   it('accepts the parameters node-postgres uses to shape the connection', () => {
-    for (const v of ['postgres://u:p@db.example.com:5432/shop?sslmode=verify-full&application_name=weir&connect_timeout=5', 'postgresql://u@db.example.com:5433/shop?user=u&sslmode=require', 'postgres://u@db.example.com/shop?options=-c%20search_path%3Dx']) {
+    for (const v of ['postgres://u:p@db.example.com:5432/shop?sslmode=verify-full&application_name=weir&connect_timeout=5', 'postgresql://u@db.example.com:5433/shop?user=u&sslmode=require']) {
       expect(checkDestinationValue('postgres', v, open), v).toBeUndefined();
     }
     expect(checkDestinationValue('redis', 'redis://:pw@cache.example.com:6380/2', open)).toBeUndefined();
@@ -357,8 +369,9 @@ describe('connection parameters, by allow list', () => {
   });
 
   it('an unknown parameter is refused naming it and listing the accepted ones', () => {
+    expect(checkDestinationValue('postgres', 'postgres://u@db.example.com/shop?options=-c%20session_preload_libraries%3Dx', open)?.message).toMatch(/"options" is refused/);
     const r = checkDestinationValue('postgres', 'postgres://u@db.example.com/shop?replication=database', open);
-    expect(r?.message).toMatch(/postgres connection parameter "replication" is refused: Weir does not accept it\. Accepted parameters: host, hostaddr, port, user, password, dbname, sslmode/);
+    expect(r?.message).toMatch(/postgres connection parameter "replication" is refused: Weir does not accept it\. Accepted parameters: host, hostaddr, port, user, password, sslmode/);
     expect(checkDestinationValue('postgres', 'postgres://u@db.example.com/shop?sslmode=require&krbsrvname=x', open)?.message).toMatch(/"krbsrvname" is refused/);
     // The libpq form pg would misread (a path on host "base", and still the ?sslrootcert in it).
     const kv = checkDestinationValue('postgres', 'host=db.example.com dbname=x?sslrootcert=/dev/zero', open);

@@ -41,6 +41,12 @@ export interface InfrastructureEndpoint {
   port: number;
   /** What it is, for the message: "the metadata database (DATABASE_URL)". */
   what: string;
+  /**
+   * PostgreSQL databases on this server that postgres connections may still use (the demo's
+   * warehouse): a connection naming exactly one of them is let through; any other database, no
+   * database, and every other kind stay refused.
+   */
+  jobDatabases?: readonly string[];
 }
 
 /** Every address a name resolves to (dns.lookup with all: true, by default). */
@@ -122,9 +128,10 @@ export function unixSocketRefusal(destination: string): OutboundRefusal {
  * destination; the one rule that validation (`checkHost`) and the connect-time check
  * (`checkResolved`) share.
  */
-function infrastructureRefusal(destination: string, host: ReturnType<typeof parseHost>, port: number, policy: OutboundPolicy): OutboundRefusal | undefined {
+function infrastructureRefusal(destination: string, kind: DestinationKind, host: ReturnType<typeof parseHost>, port: number, policy: OutboundPolicy, database?: string): OutboundRefusal | undefined {
   for (const infra of policy.infrastructure ?? []) {
     if (infra.port !== port) continue;
+    if (kind === 'postgres' && database && infra.jobDatabases?.includes(database)) continue;
     const other = parseHost(infra.host);
     const loop = (h: typeof host) => (h.kind === 'ip' && isLoopback(h.ip)) || (h.kind === 'name' && isLocalhostName(h.name));
     const same =
@@ -142,7 +149,7 @@ function infrastructureRefusal(destination: string, host: ReturnType<typeof pars
  * The check at validation: the host as written (no DNS). A name that is neither listed nor
  * `localhost` passes when the allow list has CIDRs; its resolved address is checked at connect.
  */
-export function checkHost(kind: DestinationKind, host: string, port: number, policy: OutboundPolicy, destination = `${host}:${port}`): OutboundRefusal | undefined {
+export function checkHost(kind: DestinationKind, host: string, port: number, policy: OutboundPolicy, destination = `${host}:${port}`, database?: string): OutboundRefusal | undefined {
   if (isUnixSocketHost(host)) return unixSocketRefusal(destination);
   const parsed = parseHost(host);
   if (parsed.kind === 'invalid') return refusal(destination, 'invalid host', `the host "${host}" cannot be used: ${parsed.reason}. Write a host name or an IP address in its usual form.`);
@@ -150,7 +157,7 @@ export function checkHost(kind: DestinationKind, host: string, port: number, pol
     const r = alwaysRefused(destination, parsed.ip, host.replace(/^\[|\]$/g, ''));
     if (r) return r;
   }
-  const infra = infrastructureRefusal(destination, parsed, port, policy);
+  const infra = infrastructureRefusal(destination, kind, parsed, port, policy, database);
   if (infra) return infra;
   const allow = policy.allow;
   if (!allow) return undefined;
@@ -168,15 +175,15 @@ export function checkHost(kind: DestinationKind, host: string, port: number, pol
   return refusal(destination, 'WEIR_OUTBOUND_ALLOW', `${formatIp(parsed.ip)} is not in WEIR_OUTBOUND_ALLOW (${allow.text}). ${ALLOW_HINT}`);
 }
 
-/** The check at connect time, on the address `name` resolved to. */
-export function checkResolved(kind: DestinationKind, name: string, address: string, port: number, policy: OutboundPolicy): OutboundRefusal | undefined {
+/** The check at connect time, on the address `name` resolved to (`database`: a postgres connection's). */
+export function checkResolved(kind: DestinationKind, name: string, address: string, port: number, policy: OutboundPolicy, database?: string): OutboundRefusal | undefined {
   const destination = `${name}:${port}`;
   const parsed = parseHost(address);
   if (parsed.kind !== 'ip') return refusal(destination, 'invalid address', `${name} resolved to "${address}", which is not an IP address.`);
   const shown = `${name} resolved to ${formatIp(parsed.ip)}, which`;
   const rule = alwaysRefusedRule(parsed.ip);
   if (rule) return refusal(destination, rule, `${shown} is one of the ${rule}: Weir never connects there (a name that resolves there is refused even if it resolved elsewhere at validation). Fix the name's DNS or use another destination.`);
-  const infra = infrastructureRefusal(destination, parsed, port, policy);
+  const infra = infrastructureRefusal(destination, kind, parsed, port, policy, database);
   if (infra) return { ...infra, message: `${name} resolved to ${formatIp(parsed.ip)}: ${infra.message}` };
   const allow = policy.allow;
   if (!allow) return undefined;

@@ -21,6 +21,7 @@ import { createJob, resetCheckpoint, startJob, stopJob, type JobServiceContext }
 import { jobSinkAudit } from '../drills/drill-service';
 import { diagnoseDuplicates, type DuplicateDiagnosis } from '../contracts/duplicate-diagnosis';
 import { ConflictError } from '../http/http-errors';
+import { DEMO_DATABASE } from '../outbound';
 
 const DEMO_SCHEMA = 'weir_demo';
 const DEMO_JOBS = [
@@ -39,6 +40,39 @@ export interface DemoConfig {
 }
 
 const ordersDir = (c: DemoConfig) => path.join(c.filesRoot, 'demo', 'orders');
+
+/**
+ * The demo's warehouse: the database DEMO_DATABASE on the metadata database's server, the one
+ * database there the outbound policy lets jobs use (never the metadata database itself).
+ */
+export function demoWarehouseUrl(c: DemoConfig): string {
+  const u = new URL(c.databaseUrl);
+  u.pathname = `/${DEMO_DATABASE}`;
+  return u.toString();
+}
+
+async function ensureWarehouse(c: DemoConfig): Promise<void> {
+  const admin = new pg.Client({ connectionString: c.databaseUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DEMO_DATABASE]);
+    if (exists.rowCount === 0) {
+      // 42P04: created meanwhile by another process.
+      await admin.query(`CREATE DATABASE ${DEMO_DATABASE}`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e;
+      });
+    }
+  } finally {
+    await admin.end();
+  }
+  const client = new pg.Client({ connectionString: demoWarehouseUrl(c) });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${DEMO_SCHEMA}`);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Deterministic orders: order i has region i mod 4 and amount 10 + (i * 37) mod 90. */
 function demoOrder(i: number) {
@@ -75,7 +109,7 @@ function demoSpec(c: DemoConfig, job: (typeof DEMO_JOBS)[number]) {
     sql: 'SELECT order_id, region, amount FROM orders',
     sink: {
       type: 'postgres',
-      options: { connectionString: c.databaseUrl, schema: DEMO_SCHEMA, table: job.table, mode: job.mode, batchIdColumn: 'weir_batch_id' },
+      options: { connectionString: demoWarehouseUrl(c), schema: DEMO_SCHEMA, table: job.table, mode: job.mode, batchIdColumn: 'weir_batch_id' },
     },
     outputMode: 'append',
     trigger: { type: 'processing-time', interval: '2 seconds' },
@@ -85,10 +119,7 @@ function demoSpec(c: DemoConfig, job: (typeof DEMO_JOBS)[number]) {
 /** Creates (once) and starts the two demo jobs over 60 files of orders (two minutes of batches). */
 export async function setupDemo(ctx: JobServiceContext, c: DemoConfig): Promise<{ jobIds: string[]; created: boolean }> {
   const existing = await ctx.db.job.findMany({ where: { name: { in: DEMO_JOBS.map((j) => j.name) } } });
-  const client = new pg.Client({ connectionString: c.databaseUrl });
-  await client.connect();
-  await client.query(`CREATE SCHEMA IF NOT EXISTS ${DEMO_SCHEMA}`);
-  await client.end();
+  await ensureWarehouse(c);
   if (existing.length === 0) addDemoOrders(c, 60);
   const ids: string[] = [];
   for (const j of DEMO_JOBS) {
@@ -161,7 +192,7 @@ async function revenueOf(client: pg.Client, table: string): Promise<{ revenue: R
 export async function demoStatus(db: PrismaClient, c: DemoConfig): Promise<{ ready: boolean; jobs: DemoJobStatus[] }> {
   const jobs = await db.job.findMany({ where: { name: { in: DEMO_JOBS.map((j) => j.name) } } });
   if (jobs.length === 0) return { ready: false, jobs: [] };
-  const client = new pg.Client({ connectionString: c.databaseUrl });
+  const client = new pg.Client({ connectionString: demoWarehouseUrl(c) });
   await client.connect();
   try {
     const out: DemoJobStatus[] = [];

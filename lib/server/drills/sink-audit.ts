@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { guardedRedisConnector } from '@/lib/connectors';
-import { assertConnectionOptions, guardedSocket, readCommittedRows, type JobSpec } from '@/lib/engine';
+import { assertConnectionOptions, guardedSocket, postgresDatabase, readCommittedRows, type JobSpec } from '@/lib/engine';
 import { serverOutboundPolicy } from '../outbound';
 
 interface BatchAudit {
@@ -54,7 +54,7 @@ function summarize(sinkType: string, note: string, actualByBatch: Map<number, nu
 async function withPg<T>(connectionString: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   // The sink's destination came through the API: the outbound policy applies to reading it back.
   assertConnectionOptions('postgres', connectionString);
-  const c = new pg.Client({ connectionString, stream: () => guardedSocket(serverOutboundPolicy(), 'postgres') });
+  const c = new pg.Client({ connectionString, stream: () => guardedSocket(serverOutboundPolicy(), 'postgres', postgresDatabase(connectionString)) });
   await c.connect();
   try {
     return await fn(c);
