@@ -8,7 +8,7 @@
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -20,10 +20,10 @@ import { ArchiveError, exportCheckpoint, importCheckpoint, verifyArchive } from 
 const WEIR = path.resolve(import.meta.dirname, 'weir.js');
 const BUCKET = 'weir-archive';
 
-/** The CLI with stdin from `input` and stdout kept as bytes. */
-function weir(args: string[], cwd: string, input?: Buffer): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+/** The CLI with stdin from `input` and stdout kept as bytes; unconfined unless `env` sets the roots. */
+function weir(args: string[], cwd: string, input?: Buffer, env: Record<string, string> = {}): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WEIR, ...args], { cwd, env: { ...process.env, WEIR_FILES_ROOTS: '', WEIR_CHECKPOINT_ROOT: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WEIR, ...args], { cwd, env: { ...process.env, WEIR_FILES_ROOTS: '', WEIR_CHECKPOINT_ROOT: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -125,6 +125,48 @@ describe('weir checkpoint export / import', () => {
       expect(r.code, `${name}: ${r.stderr}`).toBe(1);
       expect(r.stderr, name).toMatch(message);
       await expect(readdir(path.join(dir, `bad-${name}`)), name).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+  }, 120_000);
+
+  it('with WEIR_CHECKPOINT_ROOT set, import, export and inspect refuse a location outside it (absolute, .., a symlink out) as run does: exit 2, nothing written', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'weir-archive-root-'));
+    const outside = await mkdtemp(path.join(tmpdir(), 'weir-archive-out-'));
+    try {
+      await symlink(outside, path.join(root, 'link'));
+      const env = { WEIR_CHECKPOINT_ROOT: root };
+      const { stdout: tar } = await weir(['checkpoint', 'export', 'cp'], dir);
+      const escapes = [path.join(outside, 'abs'), `../${path.basename(outside)}/dotdot`, `${root}/../${path.basename(outside)}/dotdot-abs`, 'link/through-link'];
+      for (const loc of escapes) {
+        const r = await weir(['checkpoint', 'import', loc], dir, tar, env);
+        expect(r.code, `${loc}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, loc).toMatch(new RegExp(`^error: weir checkpoint import <dir> resolves to .*, outside WEIR_CHECKPOINT_ROOT \\(${root}\\): give a path inside`));
+        expect(r.stderr, loc).not.toMatch(/\n\s+at /);
+      }
+      expect(await readdir(outside)).toEqual([]);
+      // The same place refused by run for a spec's checkpointLocation, with the same message.
+      const job = JSON.parse(await readFile(path.join(dir, 'job.json'), 'utf8'));
+      await writeFile(path.join(dir, 'job-out.json'), JSON.stringify({ ...job, checkpointLocation: path.join(outside, 'abs') }));
+      const ran = await weir(['run', 'job-out.json'], dir, undefined, env);
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toContain(`checkpointLocation resolves to "${path.join(outside, 'abs')}", outside WEIR_CHECKPOINT_ROOT (${root})`);
+      // A checkpoint outside the root (written unconfined) is neither exported nor inspected.
+      expect((await weir(['checkpoint', 'import', path.join(outside, 'real')], dir, tar)).code).toBe(0);
+      for (const cmd of ['export', 'inspect']) {
+        for (const loc of [path.join(outside, 'real'), `../${path.basename(outside)}/real`, 'link/real']) {
+          const r = await weir(['checkpoint', cmd, loc], dir, undefined, env);
+          expect(r.code, `${cmd} ${loc}: ${r.stderr}`).toBe(2);
+          expect(r.stderr).toContain(`error: weir checkpoint ${cmd} <dir> resolves to`);
+          expect(r.stdout.length).toBe(0);
+        }
+      }
+      // Inside the root, relative to it as a spec's checkpointLocation is: accepted.
+      const inside = await weir(['checkpoint', 'import', 'inside'], dir, tar, env);
+      expect(inside.code, inside.stderr).toBe(0);
+      expect(await tree(path.join(root, 'inside'))).toEqual(await tree(path.join(dir, 'cp')));
+      expect((await weir(['checkpoint', 'inspect', 'inside'], dir, undefined, env)).code).toBe(0);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+      await rm(outside, { recursive: true, force: true });
     }
   }, 120_000);
 

@@ -35,6 +35,7 @@ import {
   inspectCheckpoint,
   isCrashPoint,
   readCommittedRows,
+  resolvePathField,
   validateJob,
   type CrashPlan,
   type PathRoots,
@@ -56,6 +57,9 @@ const USAGE = `Usage:
 Exit codes: 0 ok, 1 run failed, 2 usage or invalid job, 3 crashed at --crash-at, 4 another runner owns the checkpoint.`;
 
 class UsageError extends Error {}
+
+/** A location the path roots refuse: exit 2 with the message, as validate and run refuse a spec's path. */
+class PathRefusedError extends Error {}
 
 /**
  * node:util's parseArgs, strict: an unknown flag, or a string flag without its value, is a usage
@@ -106,6 +110,21 @@ function cliRoots(): PathRoots | undefined {
     ...(e.WEIR_FILES_ROOTS ? { filesRoots: e.filesRoots } : {}),
   };
   return roots.checkpointRoot || roots.filesRoots ? roots : undefined;
+}
+
+/**
+ * The checkpoint location `dir` of `weir checkpoint <command>`, checked against
+ * WEIR_CHECKPOINT_ROOT by the same resolvePathField that checks a spec's checkpointLocation for
+ * validate and run: relative to the root, `..` collapsed, symlinks followed, refused outside it.
+ * Unconfined (no roots set): `dir` as given.
+ */
+function checkpointDir(command: string, dir: string | undefined): string {
+  if (!dir) throw new UsageError('missing <dir>');
+  const roots = cliRoots();
+  if (!roots) return dir;
+  const r = resolvePathField(`weir checkpoint ${command} <dir>`, dir, 'checkpoint', roots);
+  if (!r.ok) throw new PathRefusedError(r.message);
+  return r.location;
 }
 
 function printIssues(file: string, r: ValidateJobResult): void {
@@ -221,8 +240,7 @@ async function sinkRead(args: string[]): Promise<number> {
 }
 
 async function checkpointInspect(args: string[]): Promise<number> {
-  const dir = parseCommandArgs('checkpoint inspect', args, {}).positionals[0];
-  if (!dir) throw new UsageError('missing <dir>');
+  const dir = checkpointDir('inspect', parseCommandArgs('checkpoint inspect', args, {}).positionals[0]);
   const info = await inspectCheckpoint(checkpointFileManagerFor(dir));
   if (info.id === null && info.offsets.length === 0 && info.problems.length === 0) {
     err(`error: ${dir} is not a Weir checkpoint (no metadata, no offsets/)`);
@@ -242,8 +260,7 @@ async function checkpointInspect(args: string[]): Promise<number> {
 }
 
 async function checkpointExport(args: string[]): Promise<number> {
-  const dir = parseCommandArgs('checkpoint export', args, {}).positionals[0];
-  if (!dir) throw new UsageError('missing <dir>');
+  const dir = checkpointDir('export', parseCommandArgs('checkpoint export', args, {}).positionals[0]);
   if (process.stdout.isTTY) throw new UsageError('weir checkpoint export writes a tar to stdout: redirect it to a file (> checkpoint.tar)');
   const write = (chunk: Buffer) => new Promise<void>((resolve, reject) => process.stdout.write(chunk, (e) => (e ? reject(e) : resolve())));
   const n = await exportCheckpoint(checkpointFileManagerFor(dir), write);
@@ -252,8 +269,7 @@ async function checkpointExport(args: string[]): Promise<number> {
 }
 
 async function checkpointImport(args: string[]): Promise<number> {
-  const dir = parseCommandArgs('checkpoint import', args, {}).positionals[0];
-  if (!dir) throw new UsageError('missing <dir>');
+  const dir = checkpointDir('import', parseCommandArgs('checkpoint import', args, {}).positionals[0]);
   if (process.stdin.isTTY) throw new UsageError('weir checkpoint import reads a tar from stdin: weir checkpoint import <dir> < checkpoint.tar');
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
@@ -280,6 +296,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       err(`error: ${e.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    }
+    if (e instanceof PathRefusedError) {
+      err(`error: ${e.message}`);
       return EXIT.usage;
     }
     if (e instanceof ArchiveError) {
