@@ -15,7 +15,8 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverProcess } from '../lib/connectors/s3/testing/s3rver';
 import { InMemoryCheckpointFileManager } from '../lib/engine/index';
-import { ArchiveError, exportCheckpoint, importCheckpoint, verifyArchive } from './checkpoint-archive';
+import { createHash } from 'node:crypto';
+import { ARCHIVE_MANIFEST, ArchiveError, END_OF_ARCHIVE, exportCheckpoint, importCheckpoint, tarEntry, verifyArchive } from './checkpoint-archive';
 
 const WEIR = path.resolve(import.meta.dirname, 'weir.js');
 const BUCKET = 'weir-archive';
@@ -168,6 +169,39 @@ describe('weir checkpoint export / import', () => {
       await rm(root, { recursive: true, force: true });
       await rm(outside, { recursive: true, force: true });
     }
+  }, 120_000);
+
+  it('refuses a manifest that lists a file twice, lists null or names a bad path: a clear message, no stack trace, nothing written', async () => {
+    const files: [string, Buffer][] = [
+      ['metadata', Buffer.from('{"id":"q"}')],
+      ['offsets/0', Buffer.from('v1\n{}\n')],
+    ];
+    const listed = (p: string, data: Buffer) => ({ path: p, size: data.byteLength, sha256: createHash('sha256').update(data).digest('hex') });
+    const archive = (manifest: unknown, entries = files) =>
+      Buffer.concat([...entries.map(([p, d]) => tarEntry(p, d)), tarEntry(ARCHIVE_MANIFEST, Buffer.from(JSON.stringify(manifest))), END_OF_ARCHIVE]);
+    const good = files.map(([p, d]) => listed(p, d));
+    const m = (list: unknown[]) => ({ formatVersion: 1, source: 'test', files: list });
+    const cases: [string, Buffer, RegExp][] = [
+      ['twice', archive(m([...good, good[1]])), /files\.2\.path: offsets\/0 is listed twice/],
+      ['null', archive(m([null, ...good])), /files\.0: Invalid input: expected object, received null/],
+      ['number', archive(m([...good, 7])), /files\.2: Invalid input: expected object/],
+      ['no-files', archive({ formatVersion: 1, source: 'x' }), /files: Invalid input: expected array/],
+      ['absolute', archive(m([...good, { ...good[1], path: '/etc/cron.d/x' }])), /"\/etc\/cron.d\/x" is an absolute path/],
+      ['dotdot', archive(m([...good, { ...good[1], path: 'offsets/../../x' }])), /"offsets\/..\/..\/x" is a path with "\.\."/],
+      ['nul', archive(m([...good, { ...good[1], path: 'offsets/1\0' }])), /is a path with a NUL byte/],
+      ['empty', archive(m([...good, { ...good[1], path: '' }])), /"" is an empty path/],
+      ['not-json', Buffer.concat([...files.map(([p, d]) => tarEntry(p, d)), tarEntry(ARCHIVE_MANIFEST, Buffer.from('{')), END_OF_ARCHIVE]), /is not JSON/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const r = await weir(['checkpoint', 'import', `manifest-${name}`], dir, bytes);
+      expect(r.code, `${name}: ${r.stderr}`).toBe(1);
+      expect(r.stderr, name).toMatch(message);
+      expect(r.stderr, name).not.toMatch(/\n\s+at /);
+      await expect(readdir(path.join(dir, `manifest-${name}`)), name).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+    // The same archive with a proper manifest imports.
+    const ok = await weir(['checkpoint', 'import', 'manifest-ok'], dir, archive(m(good)));
+    expect(ok.code, ok.stderr).toBe(0);
   }, 120_000);
 
   it('round-trips any checkpoint files byte for byte, and catches any flipped data byte', async () => {

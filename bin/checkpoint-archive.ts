@@ -18,15 +18,64 @@
  * directory first.
  */
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { isCheckpointDirectory, isCheckpointEntry, type CheckpointFileManager } from '../lib/engine/index';
 
-const ARCHIVE_MANIFEST = '_weir_checkpoint.json';
+export const ARCHIVE_MANIFEST = '_weir_checkpoint.json';
 const BLOCK = 512;
 
-interface ArchiveManifest {
-  formatVersion: 1;
-  source: string;
-  files: { path: string; size: number; sha256: string }[];
+/** Why `p` cannot be a file of a checkpoint archive, or null when it is one. */
+function badEntryName(p: string): string | null {
+  if (p.length === 0) return 'an empty path';
+  if (p.includes('\0')) return 'a path with a NUL byte';
+  if (p.startsWith('/')) return 'an absolute path';
+  if (p.split('/').includes('..')) return 'a path with ".."';
+  if (!isCheckpointEntry(p)) return 'a path that is not a checkpoint file';
+  return null;
+}
+
+/**
+ * The manifest, checked whole before anything is written: every entry an object with a
+ * checkpoint file's path, a size and a SHA-256, and no path twice.
+ */
+const manifestSchema = z
+  .object({
+    formatVersion: z.literal(1),
+    source: z.string(),
+    files: z.array(
+      z.object({
+        path: z.string().superRefine((p, ctx) => {
+          const bad = badEntryName(p);
+          if (bad) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(p.slice(0, 200))} is ${bad}` });
+        }),
+        size: z.number().int().nonnegative(),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits'),
+      }),
+    ),
+  })
+  .superRefine((m, ctx) => {
+    const seen = new Set<string>();
+    m.files.forEach((f, i) => {
+      if (seen.has(f.path)) ctx.addIssue({ code: 'custom', path: ['files', i, 'path'], message: `${f.path} is listed twice` });
+      seen.add(f.path);
+    });
+  });
+
+type ArchiveManifest = z.infer<typeof manifestSchema>;
+
+/** The archive's manifest parsed and checked; an ArchiveError naming every fault (up to 5) otherwise. */
+function parseManifest(bytes: Buffer): ArchiveManifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new ArchiveError(`the archive's ${ARCHIVE_MANIFEST} is not JSON (${(e as Error).message}): export the checkpoint again with weir checkpoint export`);
+  }
+  const r = manifestSchema.safeParse(json);
+  if (r.success) return r.data;
+  const issues = r.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(the manifest)'}: ${i.message}`);
+  const more = r.error.issues.length > 5 ? `; and ${r.error.issues.length - 5} more` : '';
+  throw new ArchiveError(`the archive's ${ARCHIVE_MANIFEST} is invalid (${issues.join('; ')}${more}): export the checkpoint again with weir checkpoint export; nothing was written`);
 }
 
 export class ArchiveError extends Error {}
@@ -68,6 +117,14 @@ function pad(size: number): Buffer {
   return Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
 }
 
+/** One archive entry: its header, its data, the padding to the next block. */
+export function tarEntry(name: string, data: Uint8Array, mtimeSec = 0): Buffer {
+  return Buffer.concat([header(name, data.byteLength, mtimeSec), data, pad(data.byteLength)]);
+}
+
+/** The two zero blocks that end an archive. */
+export const END_OF_ARCHIVE = Buffer.alloc(2 * BLOCK);
+
 /** The engine's files under the checkpoint, in name order (anything else there is left out). */
 async function engineFiles(fm: CheckpointFileManager, dir = ''): Promise<string[]> {
   const out: string[] = [];
@@ -88,10 +145,10 @@ export async function exportCheckpoint(fm: CheckpointFileManager, write: (chunk:
   for (const p of paths) {
     const data = await fm.read(p);
     manifest.files.push({ path: p, size: data.byteLength, sha256: sha256(data) });
-    await write(Buffer.concat([header(p, data.byteLength, nowSec), data, pad(data.byteLength)]));
+    await write(tarEntry(p, data, nowSec));
   }
   const m = Buffer.from(JSON.stringify(manifest, null, 1));
-  await write(Buffer.concat([header(ARCHIVE_MANIFEST, m.byteLength, nowSec), m, pad(m.byteLength), Buffer.alloc(2 * BLOCK)]));
+  await write(Buffer.concat([tarEntry(ARCHIVE_MANIFEST, m, nowSec), END_OF_ARCHIVE]));
   return paths.length;
 }
 
@@ -137,16 +194,9 @@ export function verifyArchive(tar: Buffer): { path: string; data: Buffer }[] {
   const entries = readArchive(tar);
   const m = entries.get(ARCHIVE_MANIFEST);
   if (!m) throw new ArchiveError(`the archive has no ${ARCHIVE_MANIFEST}: it is not a weir checkpoint export (or it was cut short)`);
-  let manifest: ArchiveManifest;
-  try {
-    manifest = JSON.parse(m.toString('utf8')) as ArchiveManifest;
-    if (manifest.formatVersion !== 1 || !Array.isArray(manifest.files)) throw new Error('unknown format');
-  } catch (e) {
-    throw new ArchiveError(`the archive's ${ARCHIVE_MANIFEST} is unreadable (${(e as Error).message})`);
-  }
+  const manifest = parseManifest(m);
   const out: { path: string; data: Buffer }[] = [];
   for (const f of manifest.files) {
-    if (!isCheckpointEntry(f.path)) throw new ArchiveError(`the archive's manifest names ${JSON.stringify(f.path)}, which is not a checkpoint file`);
     const data = entries.get(f.path);
     if (!data) throw new ArchiveError(`the archive lacks ${f.path}, which its manifest lists`);
     if (data.byteLength !== f.size || sha256(data) !== f.sha256) throw new ArchiveError(`${f.path} in the archive does not match its manifest (size or SHA-256 differ): the archive is damaged`);
