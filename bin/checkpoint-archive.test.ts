@@ -8,6 +8,7 @@
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverProcess } from '../lib/connectors/s3/testing/s3rver';
 import { InMemoryCheckpointFileManager } from '../lib/engine/index';
 import { createHash } from 'node:crypto';
-import { ARCHIVE_MANIFEST, ArchiveError, END_OF_ARCHIVE, exportCheckpoint, importCheckpoint, tarEntry, verifyArchive } from './checkpoint-archive';
+import { ARCHIVE_LIMITS, ARCHIVE_MANIFEST, ArchiveError, END_OF_ARCHIVE, exportCheckpoint, importCheckpoint, tarEntry, verifyArchive } from './checkpoint-archive';
 
 const WEIR = path.resolve(import.meta.dirname, 'weir.js');
 const BUCKET = 'weir-archive';
@@ -33,6 +34,38 @@ function weir(args: string[], cwd: string, input?: Buffer, env: Record<string, s
     child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr }));
     child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? Buffer.alloc(0));
+  });
+}
+
+const TIME = '/usr/bin/time';
+
+/**
+ * The CLI under /usr/bin/time with `mib` MiB of `byte` fed to stdin as fast as it reads (never
+ * held whole here); its exit code, stderr and peak resident set size (KiB, as time's %M).
+ */
+function weirFed(args: string[], cwd: string, mib: number, byte: number): Promise<{ code: number; stderr: string; maxRssKiB: number }> {
+  const rssFile = path.join(cwd, `rss-${process.hrtime.bigint()}.txt`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(TIME, ['-f', '%M', '-o', rssFile, process.execPath, WEIR, ...args], { cwd, env: { ...process.env, WEIR_FILES_ROOTS: '', WEIR_CHECKPOINT_ROOT: '' }, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      readFile(rssFile, 'utf8').then((t) => resolve({ code: code ?? -1, stderr, maxRssKiB: Number(t.trim().split('\n').at(-1)) }), reject);
+    });
+    const chunk = Buffer.alloc(1024 * 1024, byte);
+    let sent = 0;
+    let open = true;
+    child.stdin.on('error', () => (open = false));
+    child.stdin.on('close', () => (open = false));
+    const feed = () => {
+      while (open && sent < mib) {
+        sent++;
+        if (!child.stdin.write(chunk)) return void child.stdin.once('drain', feed);
+      }
+      if (open) child.stdin.end();
+    };
+    feed();
   });
 }
 
@@ -204,6 +237,42 @@ describe('weir checkpoint export / import', () => {
     expect(ok.code, ok.stderr).toBe(0);
   }, 120_000);
 
+  it.skipIf(!existsSync(TIME))('refuses 512 MiB of zeros or of junk on stdin early, its memory bounded (peak RSS < 200 MB)', async () => {
+    for (const [byte, message] of [
+      [0, /no _weir_checkpoint\.json: it is not a weir checkpoint export/],
+      [0xff, /the input is not a ustar archive/],
+    ] as const) {
+      const r = await weirFed(['checkpoint', 'import', `fed-${byte}`], dir, 512, byte);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.maxRssKiB).toBeGreaterThan(0);
+      expect(r.maxRssKiB * 1024, `peak RSS ${r.maxRssKiB} KiB`).toBeLessThan(200e6);
+      await expect(readdir(path.join(dir, `fed-${byte}`))).rejects.toMatchObject({ code: 'ENOENT' });
+    }
+  }, 180_000);
+
+  it('refuses an entry, an archive or an entry count over its cap before reading it, naming the cap, and writes nothing', async () => {
+    // A header claiming a 1 GiB file: refused at the header, no data needed.
+    const huge = tarEntry('state/0/0/1.snapshot', Buffer.alloc(0));
+    huge.write((1024 ** 3).toString(8).padStart(11, '0') + '\0', 124, 'ascii');
+    huge.write('        ', 148, 'ascii');
+    let sum = 0;
+    for (const b of huge.subarray(0, 512)) sum += b;
+    huge.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'ascii');
+    const r = await weir(['checkpoint', 'import', 'huge'], dir, huge.subarray(0, 512));
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`state/0/0/1.snapshot in the archive is 1024 MiB, over the ${ARCHIVE_LIMITS.maxEntryBytes / 1024 / 1024} MiB an import takes for one file`);
+    await expect(readdir(path.join(dir, 'huge'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const files = Array.from({ length: 5 }, (_, i) => tarEntry(`offsets/${i}`, Buffer.alloc(1000, 1)));
+    const tar = Buffer.concat([...files, END_OF_ARCHIVE]);
+    const fm = new InMemoryCheckpointFileManager();
+    await expect(importCheckpoint(fm, tar, { ...ARCHIVE_LIMITS, maxTotalBytes: 3500 })).rejects.toThrow(/the archive exceeds 3500 bytes of files \(at offsets\/3\), the most an import takes/);
+    await expect(importCheckpoint(fm, tar, { ...ARCHIVE_LIMITS, maxEntries: 4 })).rejects.toThrow(/the archive holds more than 4 entries, the most an import takes/);
+    await expect(importCheckpoint(fm, tar, { ...ARCHIVE_LIMITS, maxEntryBytes: 999 })).rejects.toThrow(/offsets\/0 in the archive is 1000 bytes, over the 999 bytes an import takes for one file/);
+    expect(await fm.list('')).toEqual([]);
+  }, 60_000);
+
   it('round-trips any checkpoint files byte for byte, and catches any flipped data byte', async () => {
     const entry = fc.oneof(
       fc.nat(40).map((n) => `offsets/${n}`),
@@ -229,7 +298,7 @@ describe('weir checkpoint export / import', () => {
         let at = 0;
         while (tar.subarray(at, at + 100).toString('utf8').replace(/\0.*$/s, '') !== p) at += 512;
         bad[at + 512 + (pick % data.length)] ^= 0x80;
-        expect(() => verifyArchive(bad)).toThrow(ArchiveError);
+        await expect(verifyArchive(bad)).rejects.toThrow(ArchiveError);
       }),
       { numRuns: 60 },
     );

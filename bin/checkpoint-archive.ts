@@ -8,16 +8,19 @@
  * no tar package is a dependency, and this is all of the format a checkpoint needs (regular
  * files, '/'-separated relative paths).
  *
- * Import reads the whole archive and checks it before writing anything: every header's checksum,
- * every entry complete (a truncated archive is refused naming the file it ends in), every path an
- * engine file, every file's size and SHA-256 against the manifest and no file missing or extra.
+ * Import reads the archive as a stream and checks it before writing anything: every header's
+ * checksum, every entry complete (a truncated archive is refused naming the file it ends in), every
+ * path an engine file, the manifest against a schema (no file twice, no null, no absolute or `..`
+ * path), every file's size and SHA-256 against it and no file missing or extra. It stops at the
+ * end-of-archive block and refuses a stream whose first header is not ustar at once. The files are
+ * held in memory until all are checked, so ARCHIVE_LIMITS caps the entries (100 000), one file
+ * (64 MiB) and all files (256 MiB), each checked at the header, before the data is read.
  * The target must hold no files yet (an object store has no rename to swap a directory in), and
  * `metadata` is written last: an import that dies half-way leaves offsets without metadata, which
- * a run refuses (CORRUPT_CHECKPOINT) instead of running on it. The archive is held in memory,
- * which bounds it to what the machine can hold; a streaming import would need a local staging
- * directory first.
+ * a run refuses (CORRUPT_CHECKPOINT) instead of running on it.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { isCheckpointDirectory, isCheckpointEntry, type CheckpointFileManager } from '../lib/engine/index';
 
@@ -158,40 +161,123 @@ function field(h: Buffer, at: number, len: number): string {
   return s.subarray(0, nul < 0 ? len : nul).toString('utf8');
 }
 
-/** Every entry of a ustar archive, each header's checksum checked; throws naming the entry at fault. */
-function readArchive(tar: Buffer): Map<string, Buffer> {
-  const entries = new Map<string, Buffer>();
-  let at = 0;
-  let last = '(the start of the archive)';
-  for (;;) {
-    if (at + BLOCK > tar.length) throw new ArchiveError(`the archive is truncated after ${last}: no end-of-archive blocks (export it again)`);
-    const h = tar.subarray(at, at + BLOCK);
-    if (h.every((b) => b === 0)) break;
-    let sum = 0;
-    for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : h[i];
-    const stored = parseInt(field(h, 148, 8).trim(), 8);
-    const name = [field(h, 345, 155), field(h, 0, 100)].filter(Boolean).join('/');
-    if (stored !== sum) throw new ArchiveError(`the archive is corrupt: the header after ${last}${name ? ` (naming ${JSON.stringify(name.slice(0, 200))})` : ''} fails its checksum`);
-    const type = String.fromCharCode(h[156]);
-    const size = parseInt(field(h, 124, 12).trim() || '0', 8);
-    if (!Number.isSafeInteger(size) || size < 0) throw new ArchiveError(`the archive is corrupt: ${name} has no valid size`);
-    at += BLOCK;
-    if (type === '0' || type === '\0') {
-      if (at + size > tar.length) throw new ArchiveError(`the archive is truncated in ${name}: ${size} bytes expected, ${Math.max(0, tar.length - at)} there`);
-      if (entries.has(name)) throw new ArchiveError(`the archive holds ${name} twice`);
-      entries.set(name, tar.subarray(at, at + size));
-    } else if (type !== '5') {
-      throw new ArchiveError(`the archive holds ${name} of ustar type ${JSON.stringify(type)}: a checkpoint archive holds regular files only`);
+const MiB = 1024 * 1024;
+
+/**
+ * What an import holds, at most: the archive is read as a stream and its files are kept in memory
+ * until all are checked, so these bound the memory an import takes (and the time a stream that is
+ * not a checkpoint archive keeps it reading). A checkpoint is logs and state files: far below them.
+ */
+export const ARCHIVE_LIMITS = {
+  /** Entries (files and directories), the manifest included. */
+  maxEntries: 100_000,
+  /** One file's size. */
+  maxEntryBytes: 64 * MiB,
+  /** All files' sizes together. */
+  maxTotalBytes: 256 * MiB,
+};
+export type ArchiveLimits = typeof ARCHIVE_LIMITS;
+
+const mib = (n: number) => (n >= MiB ? `${Math.round((n / MiB) * 100) / 100} MiB` : `${n} bytes`);
+
+/** Exact-size reads from a byte stream, holding no more than the chunk being taken apart. */
+class StreamReader {
+  private buf: Buffer = Buffer.alloc(0);
+  private done = false;
+  private readonly it: AsyncIterator<Uint8Array>;
+
+  constructor(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+    this.it = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : Readable.from(source)[Symbol.asyncIterator]();
+  }
+
+  /** The next `n` bytes; fewer only at the end of the stream. */
+  async take(n: number): Promise<Buffer> {
+    const out = Buffer.allocUnsafe(n);
+    let filled = 0;
+    while (filled < n) {
+      if (this.buf.length === 0) {
+        if (this.done) break;
+        const r = await this.it.next();
+        if (r.done) {
+          this.done = true;
+          break;
+        }
+        this.buf = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value);
+        continue;
+      }
+      const k = Math.min(n - filled, this.buf.length);
+      this.buf.copy(out, filled, 0, k);
+      this.buf = this.buf.subarray(k);
+      filled += k;
     }
-    at += size + ((BLOCK - (size % BLOCK)) % BLOCK);
-    last = name;
+    return filled === n ? out : out.subarray(0, filled);
+  }
+
+  /** Stops reading: the rest of the stream is never pulled. */
+  async close(): Promise<void> {
+    await this.it.return?.();
+  }
+}
+
+/**
+ * Every entry of a ustar archive read from `source`, each header's checksum checked and each
+ * entry's size checked against `limits` before its data is read; throws naming the entry at fault.
+ * Stops at the end-of-archive block, so nothing after it is read.
+ */
+async function readArchive(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, limits: ArchiveLimits): Promise<Map<string, Buffer>> {
+  const entries = new Map<string, Buffer>();
+  const reader = new StreamReader(source);
+  let last = '(the start of the archive)';
+  let count = 0;
+  let total = 0;
+  try {
+    for (;;) {
+      const h = await reader.take(BLOCK);
+      if (h.length < BLOCK) throw new ArchiveError(`the archive is truncated after ${last}: no end-of-archive blocks (export it again)`);
+      if (h.every((b) => b === 0)) break;
+      let sum = 0;
+      for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : h[i];
+      const stored = parseInt(field(h, 148, 8).trim(), 8);
+      const name = [field(h, 345, 155), field(h, 0, 100)].filter(Boolean).join('/');
+      if (stored !== sum) {
+        throw new ArchiveError(
+          count === 0
+            ? 'the input is not a ustar archive (its first header fails its checksum): give the output of weir checkpoint export'
+            : `the archive is corrupt: the header after ${last}${name ? ` (naming ${JSON.stringify(name.slice(0, 200))})` : ''} fails its checksum`,
+        );
+      }
+      if (++count > limits.maxEntries) throw new ArchiveError(`the archive holds more than ${limits.maxEntries} entries, the most an import takes; nothing was written`);
+      const type = String.fromCharCode(h[156]);
+      const size = parseInt(field(h, 124, 12).trim() || '0', 8);
+      if (!Number.isSafeInteger(size) || size < 0) throw new ArchiveError(`the archive is corrupt: ${name} has no valid size`);
+      if (type === '5') {
+        if (size !== 0) throw new ArchiveError(`the archive is corrupt: the directory ${name} has a size`);
+      } else if (type !== '0' && type !== '\0') {
+        throw new ArchiveError(`the archive holds ${name} of ustar type ${JSON.stringify(type)}: a checkpoint archive holds regular files only`);
+      } else {
+        const bad = name === ARCHIVE_MANIFEST ? null : badEntryName(name);
+        if (bad) throw new ArchiveError(`the archive holds ${JSON.stringify(name.slice(0, 200))}, ${bad}: a checkpoint archive holds the engine's files only; nothing was written`);
+        if (entries.has(name)) throw new ArchiveError(`the archive holds ${name} twice`);
+        if (size > limits.maxEntryBytes) throw new ArchiveError(`${name} in the archive is ${mib(size)}, over the ${mib(limits.maxEntryBytes)} an import takes for one file; nothing was written`);
+        if (total + size > limits.maxTotalBytes) throw new ArchiveError(`the archive exceeds ${mib(limits.maxTotalBytes)} of files (at ${name}), the most an import takes; nothing was written`);
+        total += size;
+        const data = await reader.take(size);
+        if (data.length < size) throw new ArchiveError(`the archive is truncated in ${name}: ${size} bytes expected, ${data.length} there`);
+        entries.set(name, data);
+        const padding = (BLOCK - (size % BLOCK)) % BLOCK;
+        if ((await reader.take(padding)).length < padding) throw new ArchiveError(`the archive is truncated after ${name}: no end-of-archive blocks (export it again)`);
+      }
+      last = name;
+    }
+  } finally {
+    await reader.close();
   }
   return entries;
 }
 
 /** The archive's files checked against its manifest: every checksum, nothing missing, nothing extra. */
-export function verifyArchive(tar: Buffer): { path: string; data: Buffer }[] {
-  const entries = readArchive(tar);
+export async function verifyArchive(source: AsyncIterable<Uint8Array> | Uint8Array, limits: ArchiveLimits = ARCHIVE_LIMITS): Promise<{ path: string; data: Buffer }[]> {
+  const entries = await readArchive(source instanceof Uint8Array ? [source] : source, limits);
   const m = entries.get(ARCHIVE_MANIFEST);
   if (!m) throw new ArchiveError(`the archive has no ${ARCHIVE_MANIFEST}: it is not a weir checkpoint export (or it was cut short)`);
   const manifest = parseManifest(m);
@@ -208,8 +294,8 @@ export function verifyArchive(tar: Buffer): { path: string; data: Buffer }[] {
 }
 
 /** Writes a verified archive into an empty checkpoint location, `metadata` last; returns the number of files. */
-export async function importCheckpoint(fm: CheckpointFileManager, tar: Buffer): Promise<number> {
-  const files = verifyArchive(tar);
+export async function importCheckpoint(fm: CheckpointFileManager, source: AsyncIterable<Uint8Array> | Uint8Array, limits: ArchiveLimits = ARCHIVE_LIMITS): Promise<number> {
+  const files = await verifyArchive(source, limits);
   const present = await fm.list('');
   if (present.length > 0) throw new ArchiveError(`${fm.description} is not empty (${present.slice(0, 5).join(', ')}${present.length > 5 ? ', …' : ''}): import into a new location, or empty it first`);
   const ordered = [...files.filter((f) => f.path !== 'metadata'), ...files.filter((f) => f.path === 'metadata')];

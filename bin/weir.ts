@@ -271,10 +271,9 @@ async function checkpointExport(args: string[]): Promise<number> {
 async function checkpointImport(args: string[]): Promise<number> {
   const dir = checkpointDir('import', parseCommandArgs('checkpoint import', args, {}).positionals[0]);
   if (process.stdin.isTTY) throw new UsageError('weir checkpoint import reads a tar from stdin: weir checkpoint import <dir> < checkpoint.tar');
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
   const fm = checkpointFileManagerFor(dir);
-  const n = await importCheckpoint(fm, Buffer.concat(chunks));
+  // Streamed: read up to the end-of-archive block, never the whole of stdin at once.
+  const n = await importCheckpoint(fm, process.stdin);
   err(`imported ${n} checkpoint files into ${fm.description}; every SHA-256 matched`);
   return EXIT.ok;
 }
