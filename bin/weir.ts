@@ -14,7 +14,8 @@
  *
  * Paths: the CLI runs as its user, like spark-submit, so a job's paths are not confined, and
  * relative ones resolve against the working directory. With WEIR_FILES_ROOTS or
- * WEIR_CHECKPOINT_ROOT set it confines them as the control plane does (lib/engine/spec/path-roots.ts).
+ * WEIR_CHECKPOINT_ROOT set it confines them as the control plane does (lib/engine/spec/path-roots.ts),
+ * and the <dir> of every checkpoint command as a spec's checkpointLocation.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
