@@ -188,9 +188,11 @@ export function resolvePathField(field: string, value: string, kind: PathKind, r
   const localRoots = allowed.filter((r) => !SCHEME.test(r));
   if (localRoots.some((r) => isInside(resolved, realPathOf(r)))) return { ok: true, location, key: resolved, local: true };
   const shown = resolved === location ? `"${resolved}"` : `"${location}" (really "${resolved}")`;
+  // Leaving the field out is a way out only for a spec's checkpointLocation (a CLI's <dir> has none).
+  const omittable = kind === 'checkpoint' && field.endsWith('checkpointLocation');
   const fix = localRoots.length
-    ? `give a path inside ${describeRoots(kind, allowed)}${kind === 'checkpoint' ? ', or leave checkpointLocation out to get <root>/<job id>' : ''}, or ask the operator to add a root`
-    : `this deployment keeps checkpoints in ${allowed.join(', ')}; leave checkpointLocation out, or give a location under it`;
+    ? `give a path inside ${describeRoots(kind, allowed)}${omittable ? ', or leave checkpointLocation out to get <root>/<job id>' : ''}, or ask the operator to add a root`
+    : `this deployment keeps checkpoints in ${allowed.join(', ')}; ${omittable ? 'leave checkpointLocation out, or ' : ''}give a location under it`;
   return { ok: false, message: `${field} resolves to ${shown}, outside ${describeRoots(kind, allowed)}: ${fix}.`, resolved, roots: allowed };
 }
 
