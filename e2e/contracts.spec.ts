@@ -1,13 +1,33 @@
-import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import pg from 'pg';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
-// The server's embedded PostgreSQL (scripts/embedded-postgres.ts): the sinks' tables live in the
-// database this run created, never the machine's.
-const PG = `postgres://postgres:weir-embedded@127.0.0.1:${process.env.E2E_PG_PORT ?? '54339'}/weir`;
+// The server's embedded PostgreSQL (scripts/embedded-postgres.ts), never the machine's: the sinks'
+// tables live in weir_demo, the one database there jobs may use (the metadata database is refused
+// to every job). Its password is the one this run's data directory made, read once the server is up.
+const PG_PORT = process.env.E2E_PG_PORT ?? '54339';
+const pgUrl = (database: string) => `postgres://postgres:${readFileSync('.data/e2e/pg-password', 'utf8').trim()}@127.0.0.1:${PG_PORT}/${database}`;
+let PG = '';
+
+test.beforeAll(async () => {
+  const admin = new pg.Client({ connectionString: pgUrl('postgres') });
+  await admin.connect();
+  try {
+    // 42P04: the demo (or another worker of this suite) created it meanwhile.
+    if (!(await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'weir_demo'`)).rowCount) {
+      await admin.query('CREATE DATABASE weir_demo').catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e;
+      });
+    }
+  } finally {
+    await admin.end();
+  }
+  PG = pgUrl('weir_demo');
+});
 const ROWS_PER_FILE = 3;
 
 /** A files → postgres job over its own directory; `addFile` makes one more file appear atomically. */

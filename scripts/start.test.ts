@@ -3,7 +3,7 @@
 // behind by a killed npm start: stopped by the next); then DATABASE_URL + REDIS_URL pointing at
 // this machine's services.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -184,7 +184,9 @@ describe('npm start', () => {
     expect(logged).toMatch(/\[weir\] applied migrations: /);
     expect(logged).toMatch(/\[weir\] embedded PostgreSQL on 127\.0\.0\.1:54349/);
 
-    const url = 'postgres://postgres:weir-embedded@127.0.0.1:54349/weir';
+    // The data directory's own password, kept owner-only beside its data.
+    expect(statSync(path.join(dataDir, 'pg-password')).mode & 0o777).toBe(0o600);
+    const url = `postgres://postgres:${readFileSync(path.join(dataDir, 'pg-password'), 'utf8').trim()}@127.0.0.1:54349/weir`;
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     await c.query(
