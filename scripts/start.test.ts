@@ -1,7 +1,8 @@
 // `npm start` as a user runs it: the embedded default (fresh data dir), Ctrl-C, and a second start
 // that finds the same jobs; its supervision of the embedded PostgreSQL (killed: restarted; left
-// behind by a killed npm start: stopped by the next); then DATABASE_URL + REDIS_URL pointing at
-// this machine's services.
+// behind by a killed npm start: stopped by the next) and of the dashboard (killed: restarted while
+// PostgreSQL and the worker go on; failing after every restart: given up); then DATABASE_URL +
+// REDIS_URL pointing at this machine's services.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
@@ -100,6 +101,38 @@ function processesOf(dataDir: string): number[] {
       }
     })
     .map(Number);
+}
+
+/** npm start's children whose command line contains `needle` (the dashboard: `next-server`, the title Next gives its process; the worker: `worker/main.ts`). */
+function childrenOf(ppid: number, needle: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return parent === ppid && alive(Number(d)) && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** The one live child of npm start matching `needle`. */
+function onlyChild(s: Started, needle: string): number {
+  const pids = childrenOf(s.child.pid!, needle);
+  expect(pids, `npm start's children running ${needle}`).toHaveLength(1);
+  return pids[0];
+}
+
+/** Waits for `re` in the terminal; npm start exiting meanwhile fails at once, with its output. */
+function untilSaid(s: Started, re: RegExp): Promise<true> {
+  return until(`${re} in the terminal`, () => {
+    if (re.test(s.output())) return true;
+    if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`npm start exited (${s.child.exitCode ?? s.child.signalCode}) before saying ${re}:\n${s.output()}`);
+    return false;
+  });
 }
 
 async function health(port: number): Promise<{ status: string; database: { ok: boolean } } | null> {
@@ -234,6 +267,80 @@ describe('npm start', () => {
     expect(alive(second)).toBe(false);
     expect(processesOf(dataDir)).toEqual([]);
     expect(await portOpen(54501)).toBe(false);
+  }, 300_000);
+
+  it('restarts a dashboard that died, leaving PostgreSQL and the worker running; Ctrl-C in the back-off wait stops everything', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-dash-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54504', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const s = await start(env, 3505);
+    const logFile = path.join(dataDir, 'logs', 'weir.log');
+    const dashboard = onlyChild(s, 'next-server');
+    const worker = onlyChild(s, 'worker/main.ts');
+    const postgres = postmasterPid(dataDir)!;
+
+    // As the server dies when an expensive request exhausts its heap: the rest must stay up.
+    process.kill(dashboard, 'SIGKILL');
+    await untilSaid(s, /the dashboard is back/);
+    const out = s.output();
+    expect(out).toContain(`[weir] the dashboard (pid ${dashboard}) died: killed by SIGKILL; its last lines are in ${logFile}`);
+    expect(out).toContain('[weir] restarting the dashboard in 1s (attempt 1); until it is back, http://127.0.0.1:3505 does not answer');
+    expect(out).not.toMatch(/stopping/);
+    const h = await until('health ok again, with the worker', async () => {
+      const r = (await health(3505)) as { status: string; workers?: unknown[] } | null;
+      return r?.status === 'ok' && (r.workers?.length ?? 0) > 0 && r;
+    });
+    expect(h.workers).toHaveLength(1);
+    const restarted = onlyChild(s, 'next-server');
+    expect(restarted).not.toBe(dashboard);
+    expect(out).toContain(`[weir] the dashboard is back (pid ${restarted})`);
+    // PostgreSQL and the worker were never stopped: the same processes.
+    expect(onlyChild(s, 'worker/main.ts')).toBe(worker);
+    expect(postmasterPid(dataDir)).toBe(postgres);
+    expect(alive(postgres)).toBe(true);
+
+    // Dead again, and Ctrl-C while npm start waits to restart it: everything stops, cleanly.
+    process.kill(restarted, 'SIGKILL');
+    await untilSaid(s, new RegExp(`the dashboard \\(pid ${restarted}\\) died[^]*restarting the dashboard in`));
+    expect(await ctrlC(s)).toBe(0);
+    expect(s.output()).toMatch(/\[weir\] stopped/);
+    expect(s.output().match(/the dashboard is back/g)).toHaveLength(1);
+    expect(alive(worker)).toBe(false);
+    expect(processesOf(dataDir)).toEqual([]);
+    expect(await portOpen(3505)).toBe(false);
+    expect(await portOpen(54504)).toBe(false);
+  }, 300_000);
+
+  it('gives up on a dashboard that fails right after each restart (its port taken), and stops everything with exit code 1', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-dash-port-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54505', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const s = await start(env, 3506);
+    const dashboard = onlyChild(s, 'next-server');
+    const worker = onlyChild(s, 'worker/main.ts');
+    // npm start is paused while its dashboard dies and another process takes the port, so that
+    // every restart finds the port taken (as when something else grabs it after a crash).
+    const squatter = net.createServer((sock) => sock.destroy());
+    cleanups.push(() => new Promise<void>((r) => squatter.close(() => r())));
+    process.kill(s.child.pid!, 'SIGSTOP');
+    try {
+      process.kill(dashboard, 'SIGKILL');
+      await until('the port free', async () => !(await portOpen(3506)));
+      await new Promise<void>((resolve, reject) => squatter.once('error', reject).listen(3506, '127.0.0.1', () => resolve()));
+    } finally {
+      process.kill(s.child.pid!, 'SIGCONT');
+    }
+    const code = await new Promise<number | null>((r) => (s.child.exitCode !== null ? r(s.child.exitCode) : s.child.once('exit', (c) => r(c))));
+    const out = s.output();
+    expect(code, out).toBe(1);
+    expect(out).toContain(`[weir] the dashboard (pid ${dashboard}) died: killed by SIGKILL`);
+    expect(out.match(/\[weir\] the dashboard did not restart: the dashboard \(pid \d+\) exited before it answered at http:\/\/127\.0\.0\.1:3506: exit code \d+/g)).toHaveLength(5);
+    for (const [attempt, delay] of [[1, 1], [2, 2], [3, 4], [4, 8], [5, 16]]) expect(out).toContain(`restarting the dashboard in ${delay}s (attempt ${attempt})`);
+    expect(out).toContain('[weir] the dashboard failed 6 times in a row, each within 60s of starting: giving up. Is port 3506 on 127.0.0.1 taken (set PORT to a free one)?');
+    expect(out).toMatch(/\[weir\] stopped/);
+    expect(alive(worker)).toBe(false);
+    expect(processesOf(dataDir)).toEqual([]);
+    expect(await portOpen(54505)).toBe(false);
   }, 300_000);
 
   it('after npm start is killed with SIGKILL, its server and worker stop themselves and the next start stops the PostgreSQL it left', async () => {

@@ -10,19 +10,22 @@
  *    beside the dashboard URL (see lib/server/bootstrap.ts).
  * 4. A production build of the dashboard if there is none, or if its sources changed since
  *    (`next build`; see build-freshness.ts).
- * 5. The Next.js server and one worker, restarted if it dies (so a drill that kills a worker
- *    sees a replacement come back); BullMQ on Redis when REDIS_URL is set, else on PostgreSQL.
+ * 5. The Next.js server (the dashboard) and one worker, each restarted with backoff if it dies, as
+ *    PostgreSQL is (scripts/supervisor.ts: a dashboard out of heap does not take the rest down; a
+ *    drill that kills a worker sees a replacement come back); a dashboard that fails five
+ *    restarts in a row stops everything. BullMQ on Redis when REDIS_URL is set, else on PostgreSQL.
  * 6. Waits for /api/health to show the database and a worker, then prints the dashboard URL.
  * The terminal gets only what a person needs: the URL (once), the first start's admin
  * credentials, where the data and the log file are, how to stop, and trouble (a child or the
- * database died). Everything else (Next's build and route table, the worker's JSON log lines, the
- * console sink's frames, migration details) goes to <WEIR_DATA_DIR>/logs/weir.log, whose path it
- * prints; LOG_LEVEL=debug (or trace) shows all of it in the terminal too.
+ * database died, is restarting, is back, or was given up). Everything else (Next's build and
+ * route table, the worker's JSON log lines, the console sink's frames, migration details) goes to
+ * <WEIR_DATA_DIR>/logs/weir.log, whose path it prints; LOG_LEVEL=debug (or trace) shows all of it
+ * in the terminal too.
  * Ctrl-C (SIGINT) or SIGTERM stops the server and the worker gracefully, then PostgreSQL (whichever
  * postmaster is current). If this process is killed outright, the server and the worker stop
  * themselves (scripts/lifeline.mjs) and the next start stops the PostgreSQL it left.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +36,7 @@ import { PrismaClient } from '../lib/generated/prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { buildFreshness } from './build-freshness';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
+import { describeExit, supervise, supervisedChild, type Supervised, type Supervisor } from './supervisor';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Above the 60 s idle timeout of the usual load balancers (AWS ALB's default): the proxy, not the server, closes an idle connection. */
@@ -98,6 +102,32 @@ async function waitForHealth(url: string, deadlineMs: number): Promise<unknown> 
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`Weir did not become healthy within ${deadlineMs / 1000}s; last health: ${JSON.stringify(last)}`);
+}
+
+/**
+ * The dashboard is up once its server answers /api/health (whatever the database's state). One
+ * that exits first, or does not answer within `deadlineMs` (it is then stopped), did not start;
+ * aborted (npm start is stopping), it is handed back at once for the supervisor to stop.
+ */
+async function untilAnswering(server: Supervised, url: string, signal: AbortSignal, deadlineMs = 120_000): Promise<Supervised> {
+  let exit: string | undefined;
+  void server.exited.then((e) => (exit = describeExit(e)));
+  const until = Date.now() + deadlineMs;
+  while (!signal.aborted) {
+    if (exit) throw new Error(`the dashboard (pid ${server.pid}) exited before it answered at ${url}: ${exit}; ${server.lastLines()}`);
+    if (Date.now() > until) {
+      await server.stop();
+      throw new Error(`the dashboard (pid ${server.pid}) did not answer at ${url} within ${deadlineMs / 1000}s, and was stopped; ${server.lastLines()}`);
+    }
+    try {
+      await fetch(`${url}/api/health`, { signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]) });
+      if (!exit) return server;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return server;
 }
 
 async function main() {
@@ -170,7 +200,6 @@ async function main() {
     }
   }
 
-  const children = new Set<ChildProcess>();
   // The children watch this process: killed outright (SIGKILL), it cannot stop them, so they stop
   // themselves rather than hold the port and the database for the next start.
   const lifelineEnv: NodeJS.ProcessEnv = {
@@ -178,34 +207,24 @@ async function main() {
     WEIR_PARENT_PID: String(process.pid),
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${pathToFileURL(path.join(ROOT, 'scripts', 'lifeline.mjs')).href}"`.trim(),
   };
-  let stopping = false;
-  const spawnChild = (name: string, cmd: string, args: string[], onExit?: (code: number | null) => void) => {
+  const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
+  const spawnChild = (name: string, cmd: string, args: string[]) => {
     // Same process group: a Ctrl-C reaches the children with us (the worker then finishes its
     // running batches; SIGTERM from shutdown() is the same request). Only PostgreSQL is detached,
     // so that it outlives them and is stopped last.
     const child = spawn(cmd, args, { cwd: ROOT, env: lifelineEnv, stdio: childStdio() });
-    children.add(child);
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      if (!stopping) {
-        say(`${name} exited (${signal ?? code}); its last lines are in ${logFile}`);
-        onExit?.(code);
-      }
-    });
-    return child;
+    detail(`${name} started (pid ${child.pid})`);
+    return supervisedChild(child, () => `its last lines are in ${logFile}`);
   };
 
+  let stopping = false;
+  const supervised: Supervisor[] = [];
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping: the worker finishes its running batches, then the server and PostgreSQL stop');
-    const exits = [...children].map((c) => new Promise((r) => c.once('exit', r)));
-    for (const c of children) c.kill('SIGTERM');
-    const forced = setTimeout(() => {
-      for (const c of children) c.kill('SIGKILL');
-    }, 30_000);
-    await Promise.all(exits);
-    clearTimeout(forced);
+    // Each stops its current process (SIGTERM, SIGKILL 30 s later) or cancels a pending restart.
+    await Promise.all(supervised.map((s) => s.stop()));
     await embedded?.stop();
     say('stopped');
     closeSync(out.fd!);
@@ -215,28 +234,38 @@ async function main() {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
-  // Node closes an idle keep-alive connection after 5 s by default, and a client that sends its
-  // next request on it just then gets ECONNRESET (behind a load balancer, a 502): idle
-  // connections stay open longer than the proxy keeps them.
-  spawnChild('dashboard', path.join(ROOT, 'node_modules', '.bin', 'next'), ['start', '-p', String(config.PORT), '-H', config.HOST, '--keepAliveTimeout', String(KEEP_ALIVE_TIMEOUT_MS)], () =>
-    void shutdown(1),
-  );
-  let restarts = 0;
-  const startWorker = () => {
-    const startedAt = Date.now();
-    spawnChild('worker', process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], () => {
-      // A dead worker is replaced, as a supervisor would; its runs fail over meanwhile. One that
-      // had run for a minute starts the backoff over.
-      if (Date.now() - startedAt > 60_000) restarts = 0;
-      restarts += 1;
-      const delay = Math.min(30_000, 1000 * 2 ** Math.min(restarts, 5));
-      say(`restarting the worker in ${delay / 1000}s`);
-      setTimeout(() => !stopping && startWorker(), delay);
-    });
-  };
-  startWorker();
+  // The dashboard and the worker are supervised as PostgreSQL is (scripts/supervisor.ts): one
+  // that dies (the server out of heap after an expensive request, a killed worker) is restarted
+  // with back-off, and the rest (PostgreSQL, the worker's runs, the dashboard) goes on. A
+  // dashboard that cannot stay up a minute, five restarts in a row (the port taken, a broken
+  // build), is given up and everything stops with exit code 1: with the dashboard down nothing at
+  // its URL says what is wrong, and a service manager around npm start sees the failure.
+  const dashboard = supervise({
+    name: 'the dashboard',
+    log: say,
+    maxRestarts: 5,
+    whileDown: `until it is back, ${url} does not answer`,
+    giveUpHint: `Is port ${config.PORT} on ${config.HOST} taken (set PORT to a free one)? Its last lines are in ${logFile}`,
+    onGiveUp: () => void shutdown(1),
+    // Node closes an idle keep-alive connection after 5 s by default, and a client that sends its
+    // next request on it just then gets ECONNRESET (behind a load balancer, a 502): idle
+    // connections stay open longer than the proxy keeps them.
+    start: (signal) =>
+      untilAnswering(
+        spawnChild('the dashboard', path.join(ROOT, 'node_modules', '.bin', 'next'), ['start', '-p', String(config.PORT), '-H', config.HOST, '--keepAliveTimeout', String(KEEP_ALIVE_TIMEOUT_MS)]),
+        url,
+        signal,
+      ),
+  });
+  // A dead worker is replaced, without limit; its runs fail over meanwhile.
+  const worker = supervise({
+    name: 'the worker',
+    log: say,
+    start: async () => spawnChild('the worker', process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts']),
+  });
+  supervised.push(dashboard, worker);
+  await Promise.all([dashboard.started, worker.started]);
 
-  const url = `http://${config.HOST === '0.0.0.0' ? 'localhost' : config.HOST}:${config.PORT}`;
   await waitForHealth(url, 120_000);
   detail(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
   say(`dashboard: ${url}`);
