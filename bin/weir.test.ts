@@ -220,4 +220,29 @@ describe('weir CLI', () => {
     expect(info.pendingBatch).toBeNull();
     expect(info.latestCommittedBatch).toBe(0);
   });
+  it("started by the machine's older Node, re-runs itself under the project's Node 24 with its arguments, streams, exit code and signals", async () => {
+    // /usr/bin/node is the machine's own (Node 20 here); `npm ci` put Node 24 into node_modules.
+    const system = '/usr/bin/node';
+    const version = await run(system, [WEIR, 'version'], { cwd: dir });
+    expect(version.stdout.trim()).toMatch(/^weir \d+\.\d+\.\d+ on Node v24\./);
+    const bad = await run(system, [WEIR, 'bogus'], { cwd: dir }).catch((e: { code: number; stderr: string }) => e);
+    expect((bad as { code: number }).code).toBe(2);
+    expect((bad as { stderr: string }).stderr).toMatch(/unknown command "bogus"/);
+
+    // SIGINT sent to the launcher alone reaches the run, which finishes its batch and exits 0.
+    const job = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'job.json'), 'utf8')));
+    await mkdir(path.join(dir, 'in3'));
+    await writeInputFile(path.join(dir, 'in3'), 0, eventGenerator(6)(4), 'json');
+    const spec = { ...job, source: { ...job.source, options: { path: 'in3', format: 'json' } }, sink: { type: 'files', options: { path: 'out3' } }, trigger: { type: 'processing-time', interval: '1 second' }, checkpointLocation: 'cp3' };
+    await writeFile(path.join(dir, 'loop3.json'), JSON.stringify(spec));
+    const child = spawn(system, [WEIR, 'run', 'loop3.json'], { cwd: dir });
+    let stdout = '';
+    const firstLine = new Promise<void>((resolve) => child.stdout.on('data', (d) => ((stdout += d), stdout.includes('\n') && resolve())));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await firstLine;
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const info = JSON.parse((await weir(['checkpoint', 'inspect', 'cp3'], dir)).stdout);
+    expect(info.pendingBatch).toBeNull();
+  });
 });

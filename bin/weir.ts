@@ -1,6 +1,7 @@
 /**
  * `weir`: run Weir jobs without the control plane, as spark-submit runs Spark in local mode.
  *
+ *   weir version
  *   weir validate <job.json> [--json]
  *   weir run <job.json> [--crash-at <point> --crash-batch <N>]
  *   weir sink read <job.json>
@@ -46,6 +47,7 @@ import {
 export const EXIT = { ok: 0, failed: 1, usage: 2, crashed: 3, concurrent: 4 } as const;
 
 const USAGE = `Usage:
+  weir version                             print Weir's version and the Node it runs on
   weir validate <job.json> [--json]        check a job spec: errors, warnings, plan, output schema, contract
   weir run <job.json> [--crash-at <point> --crash-batch <N>]
                                            run the job; one progress JSON line per batch on stdout
@@ -184,12 +186,17 @@ async function run(args: string[]): Promise<number> {
       if (e.level !== 'debug' && e.level !== 'error') err(`${e.level}: ${e.msg}`);
     },
   });
+  // Once: a second signal while the batch finishes (Ctrl-C reaches a launcher and this process
+  // both, and the launcher passes its own on) must not kill it half-way.
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     err('stopping: finishing the running batch…');
     void q.stop();
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     await q.run();
     return EXIT.ok;
@@ -279,12 +286,21 @@ async function checkpointImport(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
+async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   try {
     if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
       out(USAGE);
       return cmd ? EXIT.ok : EXIT.usage;
+    }
+    if (cmd === 'version' || cmd === '--version') {
+      out(`weir ${await packageVersion()} on Node ${process.version}`);
+      return EXIT.ok;
     }
     if (cmd === 'validate') return await validate([sub, ...rest].filter((x) => x !== undefined));
     if (cmd === 'run') return await run([sub, ...rest].filter((x) => x !== undefined));

@@ -55,7 +55,7 @@ export function engineBundle(): Promise<string> {
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node24',
       packages: 'external',
       // Error classes keep their names (errors cross the process boundary by name).
       keepNames: true,

@@ -43,6 +43,29 @@ async function onServer(sql: string): Promise<void> {
   }
 }
 
+/**
+ * Drops the database once the sessions on it are gone. A pool's `end()` resolves once it has
+ * asked its connections to close, not once they have: a FORCE drop at that moment terminates a
+ * connection still closing, whose client then raises "terminating connection due to administrator
+ * command" with nobody listening (an uncaught error that fails the whole test run; seen on a
+ * loaded machine). So wait, up to a bound, for the sessions to leave; then drop, with FORCE for a
+ * session a test left open.
+ */
+async function dropWhenIdle(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: TEST_PG });
+  await admin.connect();
+  try {
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+      if (rows[0].n === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await admin.query(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 export async function createTestDatabase(prefix = 'weir_test', opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const name = databaseName(prefix);
   await onServer(`CREATE DATABASE ${quote(name)}`);
@@ -57,7 +80,7 @@ export async function createTestDatabase(prefix = 'weir_test', opts: TestDatabas
     pool,
     async drop() {
       await pool.end().catch(() => undefined);
-      await onServer(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`);
+      await dropWhenIdle(name);
     },
   };
 }
