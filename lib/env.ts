@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseAllowList } from './engine/outbound/outbound-policy';
+import { readRunningInstance, type RunningInstance } from './running-instance';
 
 const boolish = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const intish = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -64,6 +65,8 @@ const envSchema = z.object({
   WEIR_LEASE_RENEW_MS: intish(1000, 100),
   /** How often each worker's scheduled alert pass runs (no-progress alerts fire at most this late). */
   WEIR_ALERT_INTERVAL_MS: intish(5000, 100),
+  /** How many worker processes `npm start` runs (each supervised; more can join with `npm run worker`). */
+  WEIR_WORKERS: intish(1, 1).refine((n) => n <= 32, 'at most 32'),
   /** How many runs one worker process drives at once. */
   WEIR_WORKER_CONCURRENCY: intish(50, 1),
   /**
@@ -161,4 +164,30 @@ export function databaseUrl(): string {
     );
   }
   return url;
+}
+
+/**
+ * A worker's configuration. With DATABASE_URL set, this process's own. Without it, the settings
+ * of the `npm start` running from the same data directory (its instance file,
+ * lib/running-instance.ts), so that `npm run worker` beside it joins it; a variable set here
+ * still wins. With neither, an EnvError that says what to do.
+ */
+export function workerEnv(): { config: Env; joined?: RunningInstance } {
+  const own = parseEnv();
+  if (own.DATABASE_URL) return { config: (cached = own) };
+  let instance: RunningInstance | undefined;
+  try {
+    instance = readRunningInstance(own.dataDir);
+  } catch (e) {
+    throw new EnvError((e as Error).message);
+  }
+  if (!instance) {
+    throw new EnvError(
+      `DATABASE_URL is not set, and no npm start is running from ${own.dataDir}. Start Weir with \`npm start\` in this folder first (a worker started beside it joins it), ` +
+        'or set DATABASE_URL (and REDIS_URL, if the other workers use one) as the other workers have them.',
+    );
+  }
+  const config = parseEnv({ ...instance.settings, ...Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== '')) });
+  cached = config;
+  return { config, joined: instance };
 }

@@ -4,7 +4,7 @@
 // PostgreSQL and the worker go on; failing after every restart: given up); then DATABASE_URL +
 // REDIS_URL pointing at this machine's services.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -423,4 +423,110 @@ describe('npm start', () => {
     expect(code).toBe(2);
     expect(out).toMatch(/PORT: /);
   });
+  it('a worker started beside npm start joins it (WEIR_WORKERS=2 starts two); a killed worker\'s transactional job fails over with every row once', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-join-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const sinkDb = await createTestDatabase('weir_start_join', { migrate: false });
+    cleanups.push(() => sinkDb.drop());
+    const token = 'start-test-admin-token-join-0123456789';
+    // Short failover so the test waits seconds, not the default 15 s, for the dead worker's run.
+    const timing = { WEIR_FAILOVER_MS: '3000', WEIR_LEASE_TTL_MS: '2000', WEIR_LEASE_RENEW_MS: '300', WEIR_WORKER_HEARTBEAT_MS: '500', WEIR_WORKER_TIMEOUT_MS: '3000' };
+    const s = await start({ WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54507', WEIR_ADMIN_TOKEN: token, WEIR_WORKERS: '2', ...timing }, 3508);
+    const supervisedWorkers = childrenOf(s.child.pid!, 'worker/main.ts');
+    expect(supervisedWorkers).toHaveLength(2);
+    // The instance file holds the database password: owner-only.
+    const instance = path.join(dataDir, 'instance.json');
+    await until('the instance file', () => existsSync(instance));
+    expect(statSync(instance).mode & 0o777).toBe(0o600);
+
+    // Nothing to join in another folder: a clear refusal, no stack trace.
+    const lonely = mkdtempSync(path.join(os.tmpdir(), 'weir-start-nojoin-'));
+    cleanups.push(() => rmSync(lonely, { recursive: true, force: true }));
+    const refused = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', WEIR_DATA_DIR: lonely }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let refusal = '';
+    refused.stderr!.on('data', (d) => (refusal += d));
+    expect(await new Promise((r) => refused.once('exit', r))).toBe(2);
+    expect(refusal).toMatch(/DATABASE_URL is not set, and no npm start is running from .*weir-start-nojoin-.*Start Weir with `npm start` in this folder first/);
+    expect(refusal).not.toMatch(/\n\s+at /);
+
+    // `npm run worker` from the same folder, without DATABASE_URL: it joins (as the user types it, only the data directory in common).
+    const joined = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', WEIR_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let joinedOut = '';
+    joined.stdout!.on('data', (d) => (joinedOut += d));
+    joined.stderr!.on('data', (d) => (joinedOut += d));
+    cleanups.push(() => {
+      try {
+        process.kill(-joined.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    });
+    await until('three workers in health', async () => ((await health(3508)) as { workers?: unknown[] } | null)?.workers?.length === 3);
+    // It heartbeats (health) just before it says so.
+    await until('the joined worker\'s line', () => /joined the npm start/.test(joinedOut));
+    expect(joinedOut).toMatch(new RegExp(`joined the npm start \\(pid ${s.child.pid}\\) running from ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+
+    // A transactional files -> postgres job, fed a file at a time.
+    const api = async (method: string, url: string, body?: unknown) => {
+      const res = await fetch(`http://127.0.0.1:3508${url}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const json = await res.json();
+      expect(res.status, JSON.stringify(json)).toBeLessThan(300);
+      return json;
+    };
+    const inDir = path.join(dataDir, 'files', 'orders');
+    mkdirSync(inDir, { recursive: true });
+    let files = 0;
+    const ROWS = 5;
+    const addFile = () => {
+      const name = `part-${String(files).padStart(3, '0')}.json`;
+      const lines = Array.from({ length: ROWS }, (_, i) => JSON.stringify({ order_id: files * ROWS + i, amount: 1 }));
+      writeFileSync(path.join(inDir, `.${name}`), lines.join('\n') + '\n');
+      renameSync(path.join(inDir, `.${name}`), path.join(inDir, name));
+      files++;
+    };
+    const spec = {
+      name: 'failover-orders',
+      source: { name: 'orders', type: 'files', options: { path: inDir, format: 'json', maxFilesPerTrigger: 1 }, schema: [{ name: 'order_id', type: 'long' }, { name: 'amount', type: 'double' }] },
+      sql: 'SELECT order_id, amount FROM orders',
+      sink: { type: 'postgres', options: { connectionString: sinkDb.url, table: 'orders_out', mode: 'transactional' } },
+      outputMode: 'append',
+      trigger: { type: 'processing-time', interval: '200 milliseconds' },
+      checkpointLocation: path.join(dataDir, 'checkpoints', 'failover-orders'),
+    };
+    const { job } = await api('POST', '/api/jobs', { spec });
+    for (let i = 0; i < 3; i++) addFile();
+    await api('POST', `/api/jobs/${job.id}/start`);
+    const sinkRows = async () => {
+      try {
+        return (await sinkDb.pool.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT order_id)::int AS d FROM orders_out')).rows[0];
+      } catch {
+        return { n: 0, d: 0 }; // the table is made with the first batch
+      }
+    };
+    await until('the first batches in the sink', async () => (await sinkRows()).n >= ROWS);
+
+    // Kill the worker running it, whichever of the three it is.
+    type Run = { runId: string; workerId: string | null; status: string };
+    const runs = async () => ((await api('GET', `/api/jobs/${job.id}/runs`)) as { items: Run[] }).items;
+    const running = await until('the running run', async () => (await runs()).find((r) => r.status === 'RUNNING' && r.workerId));
+    const victim = Number(running.workerId!.split('-').at(-2));
+    expect([...supervisedWorkers, joined.pid]).toContain(victim);
+    process.kill(victim, 'SIGKILL');
+    for (let i = 0; i < 3; i++) addFile();
+
+    // Another run takes over from the checkpoint, on another worker, and every row arrives once.
+    await until('a run on another worker', async () => (await runs()).find((r) => r.status === 'RUNNING' && r.runId !== running.runId && r.workerId && !r.workerId.includes(`-${victim}-`)));
+    const all = await until('every row in the sink', async () => {
+      const r = await sinkRows();
+      return r.d === files * ROWS && r;
+    });
+    expect(all).toEqual({ n: files * ROWS, d: files * ROWS });
+
+    // Ctrl-C: npm start stops, and the worker that joined it leaves with it.
+    const joinedExit = new Promise((r) => joined.once('exit', r));
+    expect(await ctrlC(s)).toBe(0);
+    expect(await joinedExit).toBe(0);
+    expect(joinedOut).toMatch(/the npm start this worker joined \(pid \d+\) has stopped: stopping/);
+    expect(existsSync(instance)).toBe(false);
+  }, 300_000);
 });

@@ -10,11 +10,12 @@
  *    beside the dashboard URL (see lib/server/bootstrap.ts).
  * 4. A production build of the dashboard if there is none, or if its sources changed since
  *    (`next build`; see build-freshness.ts).
- * 5. The Next.js server (the dashboard) and one worker, each restarted with backoff if it dies, as
+ * 5. The Next.js server (the dashboard) and one worker (WEIR_WORKERS=N: N), each restarted with backoff if it dies, as
  *    PostgreSQL is (scripts/supervisor.ts: a dashboard out of heap does not take the rest down; a
  *    drill that kills a worker sees a replacement come back); a dashboard that fails five
  *    restarts in a row stops everything. BullMQ on Redis when REDIS_URL is set, else on PostgreSQL.
- * 6. Waits for /api/health to show the database and a worker, then prints the dashboard URL.
+ * 6. Waits for /api/health to show the database and a worker, writes the instance file a worker
+ *    started beside it joins by (lib/running-instance.ts), then prints the dashboard URL.
  * The terminal gets only what a person needs: the URL (once), the first start's admin
  * credentials, where the data and the log file are, how to stop, and trouble (a child or the
  * database died, is restarting, is back, or was given up). Everything else (Next's build and
@@ -37,6 +38,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { buildFreshness } from './build-freshness';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 import { describeExit, supervise, supervisedChild, type Supervised, type Supervisor } from './supervisor';
+import { removeInstanceFile, SHARED_SETTINGS, writeInstanceFile } from '../lib/running-instance';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Above the 60 s idle timeout of the usual load balancers (AWS ALB's default): the proxy, not the server, closes an idle connection. */
@@ -223,6 +225,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     say('stopping: the worker finishes its running batches, then the server and PostgreSQL stop');
+    removeInstanceFile(config.dataDir, process.pid);
     // Each stops its current process (SIGTERM, SIGKILL 30 s later) or cancels a pending restart.
     await Promise.all(supervised.map((s) => s.stop()));
     await embedded?.stop();
@@ -257,16 +260,27 @@ async function main() {
         signal,
       ),
   });
-  // A dead worker is replaced, without limit; its runs fail over meanwhile.
-  const worker = supervise({
-    name: 'the worker',
-    log: say,
-    start: async () => spawnChild('the worker', process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts']),
+  // A dead worker is replaced, without limit; its runs fail over meanwhile. WEIR_WORKERS=N runs N.
+  const workers = Array.from({ length: config.WEIR_WORKERS }, (_, i) => {
+    const name = config.WEIR_WORKERS === 1 ? 'the worker' : `worker ${i + 1}`;
+    return supervise({
+      name,
+      log: say,
+      start: async () => spawnChild(name, process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts']),
+    });
   });
-  supervised.push(dashboard, worker);
-  await Promise.all([dashboard.started, worker.started]);
+  supervised.push(dashboard, ...workers);
+  await Promise.all([dashboard.started, ...workers.map((w) => w.started)]);
 
   await waitForHealth(url, 120_000);
+  // For `npm run worker` from this folder: it joins this instance (lib/running-instance.ts).
+  writeInstanceFile(config.dataDir, {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    settings: Object.fromEntries(
+      SHARED_SETTINGS.map((k) => [k, childEnv[k] || (config[k] === undefined ? undefined : String(config[k]))]).filter(([, v]) => v !== undefined && v !== ''),
+    ),
+  });
   detail(`healthy in ${((Date.now() - t0) / 1000).toFixed(1)}s (queue backend: ${config.queueBackend})`);
   say(`dashboard: ${url}`);
   if (oneTimePassword) printOneTimePassword(url, oneTimePassword);

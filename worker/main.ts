@@ -1,12 +1,15 @@
 /**
  * The worker process: heartbeats, takes run jobs from BullMQ and drives lib/engine.
- * `npm run worker` starts one more against the same configuration (scale out by hand).
+ * `npm run worker` starts one more against the same configuration (scale out by hand): with
+ * DATABASE_URL set, that one; without it, the `npm start` running from the same folder's (its
+ * instance file), which the worker then joins, and leaves when that `npm start` stops.
  * SIGTERM/SIGINT stop it gracefully: running batches finish and commit, then it exits.
  */
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { env, EnvError } from '@/lib/env';
+import { EnvError, workerEnv } from '@/lib/env';
+import { instanceAlive } from '@/lib/running-instance';
 import { prisma } from '@/lib/server/db';
 import { startAlertScheduler } from '@/lib/server/alerts/alert-scheduler';
 import { installOutboundPolicy } from '@/lib/server/outbound';
@@ -15,8 +18,9 @@ import { startRunWorker } from './run-worker';
 
 async function main() {
   let config;
+  let joined;
   try {
-    config = env();
+    ({ config, joined } = workerEnv());
   } catch (e) {
     if (e instanceof EnvError) {
       console.error(e.message);
@@ -35,7 +39,10 @@ async function main() {
   await heartbeat.start();
   const runs = await startRunWorker({ db, config, workerId, log });
   const alerts = startAlertScheduler({ db, intervalMs: config.WEIR_ALERT_INTERVAL_MS, log });
-  log.info({ workerId, queueBackend: config.queueBackend }, 'worker started');
+  log.info({ workerId, queueBackend: config.queueBackend, joined: joined && { pid: joined.pid, dataDir: config.dataDir } }, 'worker started');
+  if (joined) {
+    console.error(`[weir] worker ${workerId} joined the npm start (pid ${joined.pid}) running from ${config.dataDir}`);
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -51,6 +58,15 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (joined) {
+    // The embedded database goes with the npm start that runs it: leave with it.
+    const instance = joined;
+    setInterval(() => {
+      if (instanceAlive(instance.pid)) return;
+      console.error(`[weir] the npm start this worker joined (pid ${instance.pid}) has stopped: stopping`);
+      void shutdown('instance stopped');
+    }, 1000).unref();
+  }
 }
 
 main().catch((e) => {
