@@ -15,7 +15,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '@/lib/connectors/index';
 import { checkpointFileManagerFor, FileBackedStateStoreProvider, inspectCheckpoint, MemorySinkTable, MicroBatchExecution, parseJobSpec, type StreamingQueryProgress } from '@/lib/engine';
-import { verifySavepoint } from './services/savepoint-service';
+import { verifySavepoint } from './services/savepoint-manifest';
 import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-sp-restore-'));
