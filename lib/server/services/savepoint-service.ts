@@ -351,7 +351,7 @@ export async function newJobFromSavepoint(
       action: 'job.new-from-savepoint',
       targetType: 'job',
       targetId: fresh.id,
-      after: { fromJobId: job.id, savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
+      after: { fromJobId: job.id, sourceLastBatchId: job.lastBatchId, savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
     });
     return r;
   });
