@@ -108,7 +108,7 @@ export function filesOfLastCommit(paths: readonly string[]): { batchId: number; 
 
 export const isGone = (e: unknown) => e instanceof FileNotFoundError || (e as NodeJS.ErrnoException)?.code === 'ENOENT';
 /** Gone, or a file where a directory of the path should be. */
-export const isMissing = (e: unknown) => isGone(e) || (e as NodeJS.ErrnoException)?.code === 'ENOTDIR';
+const isMissing = (e: unknown) => isGone(e) || (e as NodeJS.ErrnoException)?.code === 'ENOTDIR';
 /** mkdir met a file where a directory should be: ENOTDIR below it, EEXIST on it. */
 export const isNotADirectory = (e: unknown) => {
   const err = e as NodeJS.ErrnoException | null;
