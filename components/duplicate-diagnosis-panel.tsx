@@ -1,7 +1,8 @@
 'use client';
 /**
  * The job page's duplicate diagnosis: what the sink holds twice, and which incident put it there
- * (a replay window, a checkpoint loss, or neither), with the span, the batches, the rows, the
+ * (a replay window, a savepoint restore's announced re-emission, a checkpoint loss, or none of
+ * them), with the span, the batches, the rows, the
  * recorded event that matches, and the fix each kind needs.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -12,12 +13,13 @@ import { queryKeys } from './query-keys';
 const VERDICT: Record<DuplicateDiagnosis['verdict'], { label: string; tone: string }> = {
   none: { label: 'no duplicates', tone: 'ok' },
   'replay-window': { label: 'replay window', tone: 'warn' },
+  'savepoint-restore': { label: 'savepoint restore', tone: 'warn' },
   'checkpoint-loss': { label: 'checkpoint loss', tone: 'bad' },
   unexplained: { label: 'unexplained', tone: 'bad' },
   'not-auditable': { label: 'cannot audit per batch', tone: 'muted' },
 };
 
-const KIND_LABEL = { 'replay-window': 'Replay window', 'checkpoint-loss': 'Checkpoint loss', unexplained: 'Unexplained' } as const;
+const KIND_LABEL = { 'replay-window': 'Replay window', 'savepoint-restore': 'Savepoint restore', 'checkpoint-loss': 'Checkpoint loss', unexplained: 'Unexplained' } as const;
 
 const when = (iso: string | null) => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '–');
 

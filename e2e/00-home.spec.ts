@@ -36,7 +36,7 @@ test('health reports the database, the postgres queue backend and one live worke
   expect(health.status).toBe('ok');
 });
 
-test('through the real server, unknown /api paths, a NUL id and an oversized body answer the JSON envelope', async ({ request }) => {
+test('through the real server, unknown /api paths, a NUL id, an oversized body and a path or query that is not UTF-8 answer the JSON envelope', async ({ request }) => {
   const auth = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
   for (const [method, url] of [['GET', '/api/no/such/thing'], ['POST', '/api/jobs/x/no-such-action'], ['DELETE', '/api/nothing']] as const) {
     const res = await request.fetch(url, { method, headers: auth });
@@ -50,4 +50,16 @@ test('through the real server, unknown /api paths, a NUL id and an oversized bod
   const big = await request.post('/api/jobs/validate', { headers: { ...auth, 'content-type': 'application/json' }, data: JSON.stringify({ spec: { sql: 'x'.repeat(2 * 1024 * 1024) } }) });
   expect(big.status()).toBe(413);
   expect(big.headers()['x-content-type-options']).toBe('nosniff');
+  // Next's router decodes dynamic segments itself and once answered these with a plain-text 500
+  // before any handler ran: proxy.ts answers the JSON 400 first, token or not.
+  for (const url of ['/api/jobs/%FF', '/api/jobs/%ED%A0%80/runs', '/api/jobs/x/batches/%E2%82', '/api/no/such/%FF', '/api/jobs?q=%FF']) {
+    for (const headers of [auth, {}]) {
+      const res = await request.get(url, { headers });
+      expect(res.status(), `${url} ${Object.keys(headers).length ? 'with' : 'without'} a token`).toBe(400);
+      expect(res.headers()['content-type']).toContain('application/json');
+      expect((await res.json()).error.code).toBe('BAD_REQUEST');
+    }
+  }
+  const page = await request.get('/jobs/%FF');
+  expect(page.status()).toBe(400);
 });

@@ -36,5 +36,9 @@ describe('buildFreshness (npm start rebuilds a stale dashboard)', () => {
     file('.next/BUILD_ID', 7_000);
     file('package-lock.json', 8_000);
     expect(buildFreshness(root).state).toBe('stale');
+    // So does proxy.ts, which Next builds into the server (it answers undecodable paths).
+    file('.next/BUILD_ID', 9_000);
+    file('proxy.ts', 10_000);
+    expect(buildFreshness(root).state).toBe('stale');
   });
 });

@@ -2,14 +2,14 @@
  * Whether the dashboard's production build is older than its sources, so `npm start` after a
  * `git pull` (or an edit) rebuilds instead of serving the old pages and API routes. The build's
  * `.next/BUILD_ID` is compared with the newest source file: app/, components/, lib/ (not the
- * generated Prisma client, which `npm ci` rewrites), the Prisma schema, the Next config and the
- * lockfile.
+ * generated Prisma client, which `npm ci` rewrites), the Prisma schema, proxy.ts, the Next config
+ * and the lockfile.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const SOURCE_DIRS = ['app', 'components', 'lib'];
-const SOURCE_FILES = ['prisma/schema.prisma', 'next.config.js', 'next.config.ts', 'next.config.mjs', 'package-lock.json'];
+const SOURCE_FILES = ['prisma/schema.prisma', 'proxy.ts', 'next.config.js', 'next.config.ts', 'next.config.mjs', 'package-lock.json'];
 const SKIP = new Set(['node_modules', 'generated', '.next']);
 
 function newestMtime(dir: string): number {

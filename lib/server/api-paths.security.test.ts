@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointFileManagerFor, MicroBatchExecution, parseJobSpec, realPathOf } from '@/lib/engine';
-import { verifySavepoint } from './services/savepoint-service';
+import { verifySavepoint } from './services/savepoint-manifest';
 import { setupApiTestKit, filesSpec, type ApiTestKit } from './testing/api-test-kit';
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'weir-sec-paths-')));

@@ -260,7 +260,7 @@ export const RESPONSES = {
   drills: z.object({ items: z.array(loose({ id: z.string(), point: z.string(), status: z.string() })) }),
   drill: loose({ id: z.string(), point: z.string(), status: z.string() }),
   sinkAudit: loose({}),
-  duplicateDiagnosis: loose({ verdict: z.enum(['none', 'replay-window', 'checkpoint-loss', 'unexplained', 'not-auditable']), summary: z.string(), findings: z.array(loose({ kind: z.string() })) }),
+  duplicateDiagnosis: loose({ verdict: z.enum(['none', 'replay-window', 'savepoint-restore', 'checkpoint-loss', 'unexplained', 'not-auditable']), summary: z.string(), findings: z.array(loose({ kind: z.string() })) }),
   contracts: loose({ items: z.array(loose({ name: z.string(), guarantee: z.string().nullable() })) }),
   contractsSummary: loose({ atLeastOnce: z.number().int() }),
   demo: loose({}),

@@ -5,7 +5,8 @@
  *   of the uninterrupted run, so its offsets, commits, state and source log agree;
  * - reset to a savepoint is admin only, asks for the re-emission to be acknowledged, keeps the
  *   old checkpoint as a savepoint, writes a new query id; the next run re-emits the batches after
- *   the savepoint into a transactional postgres sink instead of skipping them;
+ *   the savepoint into a transactional postgres sink instead of skipping them, and the duplicate
+ *   diagnosis names that restore (when, from which savepoint) as the known re-emission window;
  * - a new job from a savepoint gets a checkpoint of its own with another query id.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '@/lib/connectors/index';
 import { checkpointFileManagerFor, FileBackedStateStoreProvider, inspectCheckpoint, MemorySinkTable, MicroBatchExecution, parseJobSpec, type StreamingQueryProgress } from '@/lib/engine';
-import { verifySavepoint } from './services/savepoint-service';
+import { verifySavepoint } from './services/savepoint-manifest';
 import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-sp-restore-'));
@@ -24,6 +25,7 @@ let jobs: typeof import('@/app/api/jobs/route');
 let savepoints: typeof import('@/app/api/jobs/[id]/savepoints/route');
 let restore: typeof import('@/app/api/jobs/[id]/savepoints/[savepointId]/restore/route');
 let newJob: typeof import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
+let diagnosis: typeof import('@/app/api/jobs/[id]/duplicate-diagnosis/route');
 
 beforeAll(async () => {
   kit = await setupApiTestKit({ checkpointRoot: path.join(dir, 'cp'), filesRoots: [dir] });
@@ -32,6 +34,7 @@ beforeAll(async () => {
   savepoints = await import('@/app/api/jobs/[id]/savepoints/route');
   restore = await import('@/app/api/jobs/[id]/savepoints/[savepointId]/restore/route');
   newJob = await import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
+  diagnosis = await import('@/app/api/jobs/[id]/duplicate-diagnosis/route');
 }, 60_000);
 
 afterAll(async () => {
@@ -210,6 +213,23 @@ describe('reset to a savepoint, and a new job from one', () => {
       // The next run re-emits batches 3 and 4: the sink takes them as new, none is skipped.
       await run();
       expect(await countBy()).toEqual([[0, 3], [1, 3], [2, 3], [3, 6], [4, 6]]);
+
+      // The duplicate diagnosis names the restore as the known re-emission window (when, by whom,
+      // from which savepoint), not a lost checkpoint: its new query id is the restore's own.
+      const diag = await kit.call(diagnosis.GET, `/api/jobs/${id}/duplicate-diagnosis`, { token: kit.tokens.viewer, params: { id } });
+      expect(diag.status, JSON.stringify(diag.body)).toBe(200);
+      expect(diag.body.verdict, diag.body.summary).toBe('savepoint-restore');
+      expect(diag.body.findings).toHaveLength(1);
+      expect(diag.body.findings[0]).toMatchObject({
+        kind: 'savepoint-restore',
+        batches: [3, 4],
+        rows: 6,
+        event: { kind: 'savepoint-restore', savepointId: spId, savepoint: 'at-2', batchId: 2, actor: 'token:admin-token', acknowledged: true, queryId: done.body.queryId, at: audit.createdAt.toISOString() },
+      });
+      expect(diag.body.summary).toContain('at-2');
+      expect(diag.body.summary).toContain(audit.createdAt.toISOString());
+      expect(diag.body.summary).not.toMatch(/lost or replaced|Checkpoint loss/);
+      expect(diag.body.evidence.losses).toEqual([]);
 
       // A new job from the savepoint: its own checkpoint at batch 2, another query id.
       const nj = (token: string, body: object) => kit.call(newJob.POST, `/api/jobs/${id}/savepoints/${spId}/new-job`, { method: 'POST', token, params: { id, savepointId: spId }, body });

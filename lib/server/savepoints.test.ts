@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointFileManagerFor, MicroBatchExecution, parseJobSpec } from '@/lib/engine';
-import { verifySavepoint } from './services/savepoint-service';
+import { verifySavepoint } from './services/savepoint-manifest';
 import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-savepoints-'));

@@ -1,12 +1,14 @@
 /**
  * The classifier's rules on their own, as properties over generated evidence: duplicates only in
  * batches a recovery re-ran are a replay window; duplicates elsewhere after a recorded checkpoint
- * loss are a checkpoint loss (covering every duplicated batch); without either, unexplained.
+ * loss are a checkpoint loss (covering every duplicated batch); duplicates in the window of batch
+ * ids a savepoint restore re-ran are that restore's announced re-emission, and its new query id
+ * is not a loss; without any of these, unexplained.
  * duplicate-diagnosis.test.ts creates each kind for real.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyDuplicates, type CheckpointLossEvidence, type DuplicatedBatch, type RecoveryEvidence } from './duplicate-classifier';
+import { classifyDuplicates, type CheckpointLossEvidence, type DuplicatedBatch, type RecoveryEvidence, type RestoreEvidence } from './duplicate-classifier';
 
 const at = (min: number) => new Date(Date.UTC(2026, 11, 1, 12, min)).toISOString();
 const batch = (batchId: number, duplicates: number): DuplicatedBatch => ({ batchId, duplicates, committedAt: at(10 + batchId) });
@@ -14,7 +16,32 @@ const recovery = (batchId: number): RecoveryEvidence => ({ batchId, at: at(10 + 
 const reset: CheckpointLossEvidence = { kind: 'reset-checkpoint', at: at(5), description: 'the checkpoint reset by admin' };
 const SINK_FIX = 'Switch `postgres` to `mode: transactional`';
 
+/** A reset at minute 20 to savepoint `at-2` (batch 2) of a job whose last batch was 4. */
+const restore: RestoreEvidence = {
+  kind: 'savepoint-restore', at: at(20), actor: 'token:admin', savepointId: 'sp-1', savepoint: 'at-2', batchId: 2, lastBatchBefore: 4,
+  queryId: 'q-restored', fromQueryId: 'q-old', acknowledged: true, description: `the reset to savepoint at-2 (batch 2) by token:admin at ${at(20)}`,
+};
+const restoredQueryId: CheckpointLossEvidence = { kind: 'query-id-change', at: at(21), description: 'a new query id q-restored in the batch history', fromQueryId: 'q-old', toQueryId: 'q-restored' };
+
 describe('classifyDuplicates', () => {
+  it('duplicates in a restore’s window are its announced re-emission, named with when and which savepoint; its query id is no loss', () => {
+    const c = classifyDuplicates({ duplicated: [batch(1, 0), batch(2, 0), batch(3, 4), batch(4, 4)], recoveries: [], losses: [restoredQueryId], restores: [restore], sinkFix: SINK_FIX });
+    expect(c.verdict).toBe('savepoint-restore');
+    expect(c.findings).toEqual([{ kind: 'savepoint-restore', batches: [3, 4], rows: 8, span: { from: at(13), to: at(14) }, event: restore, fix: expect.stringMatching(/Nothing to fix/) }]);
+    expect(c.summary).toContain(`savepoint at-2 (batch 2) by token:admin at ${at(20)}`);
+    expect(c.summary).not.toMatch(/lost or replaced|Checkpoint loss/);
+  });
+
+  it('a restore explains only its window: a duplicate outside it is still unexplained, or a checkpoint loss after a reset', () => {
+    const outside = classifyDuplicates({ duplicated: [batch(1, 2), batch(3, 4)], recoveries: [], losses: [restoredQueryId], restores: [restore], sinkFix: SINK_FIX });
+    expect(outside.verdict).toBe('unexplained');
+    expect(outside.findings.map((f) => [f.kind, f.batches])).toEqual([['savepoint-restore', [3]], ['unexplained', [1]]]);
+    const later = { ...reset, at: at(30) };
+    const lost = classifyDuplicates({ duplicated: [batch(0, 2), batch(3, 4), batch(6, 2)], recoveries: [], losses: [later], restores: [restore], sinkFix: SINK_FIX });
+    expect(lost.verdict).toBe('checkpoint-loss');
+    expect(lost.findings.map((f) => [f.kind, f.batches])).toEqual([['savepoint-restore', [3]], ['checkpoint-loss', [0, 6]]]);
+  });
+
   it('finds nothing to explain when no batch holds a duplicate', () => {
     const c = classifyDuplicates({ duplicated: [batch(0, 0), batch(1, 0)], recoveries: [recovery(1)], losses: [reset], sinkFix: SINK_FIX });
     expect(c).toMatchObject({ verdict: 'none', duplicateRows: 0, findings: [] });

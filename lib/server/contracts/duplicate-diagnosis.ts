@@ -7,7 +7,9 @@
  * - checkpoint losses: `job.reset-checkpoint` and checkpoint-location edits in the audit log,
  *   `job.query-id-change` (a run found another query id in the checkpoint than the job last ran),
  *   and query id changes: the ids in the batch history (each progress record carries its query
- *   id), the job's recorded query id, and the id in the checkpoint's `metadata` now.
+ *   id), the job's recorded query id, and the id in the checkpoint's `metadata` now;
+ * - restores: `job.restore-savepoint` and `job.new-from-savepoint` in the audit log, each a known
+ *   re-emission window whose new query id is its own (so not a checkpoint loss).
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { readStreamMetadata } from '@/lib/engine';
@@ -16,7 +18,7 @@ import { jobSinkAudit } from '../drills/drill-service';
 import type { SinkAudit } from '../drills/sink-audit';
 import { openCheckpoint } from '../presenters/checkpoint-presenter';
 import { contractOf, sinkFix } from './contract-fixes';
-import { classifyDuplicates, type Classification, type CheckpointLossEvidence, type RecoveryEvidence } from './duplicate-classifier';
+import { classifyDuplicates, type Classification, type CheckpointLossEvidence, type RecoveryEvidence, type RestoreEvidence } from './duplicate-classifier';
 
 export interface DuplicateDiagnosis extends Classification {
   jobId: string;
@@ -30,6 +32,7 @@ export interface DuplicateDiagnosis extends Classification {
   evidence: {
     recoveries: RecoveryEvidence[];
     losses: CheckpointLossEvidence[];
+    restores: RestoreEvidence[];
     /** Query ids seen: in the batch history, on the job, in the checkpoint's metadata now. */
     queryIds: { history: string[]; job: string | null; checkpoint: string | null };
   };
@@ -139,6 +142,38 @@ function lossesOf(
   return out;
 }
 
+/** Resets to a savepoint and jobs made from one: each a window of batch ids re-run on purpose. */
+function restoresOf(events: { action: string; actor: string; createdAt: Date; before: unknown; after: unknown }[]): RestoreEvidence[] {
+  const out: RestoreEvidence[] = [];
+  for (const e of events) {
+    if (e.action !== 'job.restore-savepoint' && e.action !== 'job.new-from-savepoint') continue;
+    const before = (e.before ?? {}) as Obj;
+    const after = (e.after ?? {}) as Obj;
+    if (typeof after.batchId !== 'number') continue;
+    const at = e.createdAt.toISOString();
+    const lastBefore = e.action === 'job.restore-savepoint' ? before.lastBatchId : after.sourceLastBatchId;
+    const acknowledged = after.acknowledgedReprocessing === true;
+    const savepoint = String(after.savepoint ?? after.savepointId);
+    out.push({
+      kind: 'savepoint-restore',
+      at,
+      actor: e.actor,
+      savepointId: String(after.savepointId),
+      savepoint,
+      batchId: after.batchId,
+      lastBatchBefore: typeof lastBefore === 'number' ? lastBefore : null,
+      queryId: (after.queryId as string | null) ?? null,
+      fromQueryId: (before.queryId as string | null) ?? null,
+      acknowledged,
+      description:
+        e.action === 'job.restore-savepoint'
+          ? `the reset to savepoint ${savepoint} (batch ${after.batchId}) by ${e.actor} at ${at}${acknowledged ? ', which acknowledged the re-emission' : ''}`
+          : `this job's creation from savepoint ${savepoint} (batch ${after.batchId}) of job ${String(after.fromJobId)} by ${e.actor} at ${at}${acknowledged ? ', which acknowledged the re-emission' : ''}`,
+    });
+  }
+  return out;
+}
+
 export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkpointRoot: string): Promise<DuplicateDiagnosis> {
   const job = await db.job.findUnique({ where: { id: jobId } });
   if (!job) throw new NotFoundError('job', jobId);
@@ -147,13 +182,16 @@ export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkp
     db.$queryRaw<HistoryRow[]>`SELECT "batchId", "timestamp", "runId", progress->>'id' AS "queryId" FROM "BatchProgress" WHERE "jobId" = ${jobId} ORDER BY "batchId"`,
     db.run.findMany({ where: { jobId }, select: { id: true, startedAt: true, recoveredFromRunId: true, status: true, exitReason: true }, orderBy: { startedAt: 'asc' } }),
     db.drill.findMany({ where: { jobId }, select: { id: true, point: true, batchId: true, crashedAt: true }, orderBy: { requestedAt: 'asc' } }),
-    db.auditEvent.findMany({ where: { targetType: 'job', targetId: jobId, action: { in: ['job.reset-checkpoint', 'job.update', 'job.query-id-change'] } }, orderBy: { createdAt: 'asc' }, take: 500 }),
+    db.auditEvent.findMany({ where: { targetType: 'job', targetId: jobId, action: { in: ['job.reset-checkpoint', 'job.update', 'job.query-id-change', 'job.restore-savepoint', 'job.new-from-savepoint'] } }, orderBy: { createdAt: 'asc' }, take: 500 }),
     checkpointQueryId(job.checkpointLocation, checkpointRoot),
   ]);
   const recoveries = recoveriesOf(drills, runs, history);
-  const losses = lossesOf(events, history, job.queryId, cpQueryId);
+  const restores = restoresOf(events);
+  // A restore's new query id is its own trace, not a lost checkpoint.
+  const restoreQueryIds = new Set(restores.map((r) => r.queryId));
+  const losses = lossesOf(events, history, job.queryId, cpQueryId).filter((l) => !(l.kind === 'query-id-change' && l.toQueryId && restoreQueryIds.has(l.toQueryId)));
   const contract = contractOf(job.contract);
-  const evidence = { recoveries, losses, queryIds: { history: [...new Set(history.map((h) => h.queryId).filter((q): q is string => !!q))], job: job.queryId, checkpoint: cpQueryId } };
+  const evidence = { recoveries, losses, restores, queryIds: { history: [...new Set(history.map((h) => h.queryId).filter((q): q is string => !!q))], job: job.queryId, checkpoint: cpQueryId } };
   const base = { jobId, jobName: job.name, sinkType: audit.sinkType, guarantee: job.guarantee, readable: audit.readable, perBatch: audit.perBatch, note: audit.note, evidence };
   if (!audit.readable || !audit.perBatch) {
     return {
@@ -172,6 +210,7 @@ export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkp
     duplicated: audit.batches.map((b) => ({ batchId: b.batchId, duplicates: b.duplicates, committedAt: committedAt.get(b.batchId) ?? null })),
     recoveries,
     losses,
+    restores,
     sinkFix: sinkFix(job.sinkType, job.spec as Obj, contract?.sink.reason ?? ''),
   });
   // A checkpoint loss rewrote what the lost query had written since its first run: the copies reach

@@ -4,8 +4,9 @@
  * (http-errors.ts). Handlers stay a few lines each.
  *
  * Everything a request carries is untrusted, and the checks every route needs live here, not in
- * each route: route params and query values free of NUL bytes (PostgreSQL refuses them in text)
- * and of lone surrogates; a body of at most MAX_BODY_BYTES, counted while it is read, of valid
+ * each route: a path and a query string whose percent-encoding is UTF-8 (url-encoding.ts), route
+ * params and query values free of NUL bytes (PostgreSQL refuses them in text) and of lone
+ * surrogates; a body of at most MAX_BODY_BYTES, counted while it is read, of valid
  * UTF-8 JSON at most MAX_JSON_DEPTH deep whose strings obey the same rule.
  */
 // Never in a browser bundle: a client component importing this fails the build.
@@ -19,6 +20,7 @@ import { authorize, type Principal, type Role } from '../auth';
 import { prisma } from '../db';
 import { BadRequestError, errorResponse, PayloadTooLargeError } from './http-errors';
 import { installOutboundPolicy, serverOutboundPolicy } from '../outbound';
+import { badPathEncoding, badQueryEncoding } from './url-encoding';
 import type { JobServiceContext } from '../services/job-service';
 
 export interface ApiContext {
@@ -93,8 +95,12 @@ function checkText(s: string, field: string): void {
 
 /** Route params and query values: checked before authentication, so no bad text reaches a query. */
 function checkUrlInput(req: Request, params: Record<string, string>): void {
+  const url = new URL(req.url);
+  // Under `next start` proxy.ts answers a bad path first; this covers any other way in.
+  const bad = badPathEncoding(url) ?? badQueryEncoding(url);
+  if (bad) throw bad;
   for (const [k, v] of Object.entries(params)) if (typeof v === 'string') checkText(v, `The path parameter ${k}`);
-  for (const [k, v] of new URL(req.url).searchParams) {
+  for (const [k, v] of url.searchParams) {
     checkText(k, 'A query parameter name');
     checkText(v, `The query parameter ${k}`);
   }

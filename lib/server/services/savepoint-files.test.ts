@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filesOfLastCommit } from './savepoint-service';
+import { filesOfLastCommit } from './savepoint-manifest';
 
 describe('filesOfLastCommit', () => {
   it('takes logs up to N and state up to N+1, leaving batch N+1 out', () => {

@@ -36,12 +36,21 @@
  * savepoint re-emits). The caller acknowledges that (REPROCESSING_NOT_ACKNOWLEDGED otherwise), and
  * the audit records it. A sink that recognizes a batch id whatever query wrote it (the files
  * sink's batch log) keeps its first output for those batch ids instead; the message says which.
- * The job's checkpoint before a reset is kept as a savepoint of its own (`before-restore-…`),
- * and the restored files are written with `metadata` last: a copy that dies half-way leaves
+ * The job's checkpoint before a reset is kept as a savepoint of its own (`before-restore-…`).
+ *
+ * A restore holds the job's checkpoint lease (restore-lock.ts) from before it touches the
+ * checkpoint until it has recorded the result: a second restore at the same time gets 409 (it
+ * once interleaved its writes with the first), and so does one whose job was restored while it
+ * was on its way; a run that starts meanwhile waits for the lease. The restored files are written
+ * offsets first and `metadata` last, so at every moment the checkpoint is either whole or holds
  * offsets without metadata, which a run refuses (CORRUPT_CHECKPOINT) instead of running on it.
+ * A write that fails half-way (a full disk) is undone: the checkpoint is put back from the
+ * backup savepoint and what the restore wrote beyond it removed. Where even that fails, the error
+ * says what the checkpoint holds now, where its old content is kept, and what to do.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { checkpointFileManagerFor, FileNotFoundError, resolvePathField, type CheckpointFileManager } from '@/lib/engine';
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { checkpointFileManagerFor, CheckpointWriteFailedError, storageAdvice, WeirError, type CheckpointFileManager } from '@/lib/engine';
 import { METADATA_PATH } from '@/lib/engine/checkpoint/stream-metadata';
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
@@ -53,8 +62,10 @@ import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-p
 import { recordAudit } from './audit-service';
 import { createJob, deleteOwnCheckpoint, type JobServiceContext } from './job-service';
 import { savepointsDirectory } from './job-paths';
+import { lockForRestore } from './restore-lock';
+import { filesOfLastCommit, isGone, isNotADirectory, SAVEPOINT_MANIFEST, sha256, verifySavepoint, type Manifest, type ManifestFile } from './savepoint-manifest';
+import { failedRestore, writableCheckpoint, writeRestored } from './savepoint-restore-writes';
 
-const SAVEPOINT_MANIFEST = '_savepoint.json';
 /** Copies discarded because retention deleted a file under them, before giving up. */
 const COPY_ATTEMPTS = 8;
 
@@ -70,23 +81,6 @@ export interface SavepointView {
   createdAt: string;
 }
 
-interface ManifestFile {
-  path: string;
-  size: number;
-  sha256: string;
-}
-
-interface Manifest {
-  formatVersion: 1;
-  jobId: string;
-  name: string;
-  batchId: number;
-  source: string;
-  files: ManifestFile[];
-}
-
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
 /** A directory or s3:// prefix alike: the root (trusted configuration) with a fixed leaf. */
 function savepointLocation(checkpointRoot: string, jobId: string, id: string): string {
   return `${savepointsDirectory(checkpointRoot)}/${jobId}/${id}`;
@@ -101,75 +95,11 @@ export async function listSavepoints(db: PrismaClient, jobId: string): Promise<S
   return (await db.savepoint.findMany({ where: { jobId }, orderBy: { createdAt: 'desc' } })).map(view);
 }
 
-/** Every file of the savepoint read back and checked against its manifest; throws naming the first that differs. */
-export async function verifySavepoint(fm: CheckpointFileManager): Promise<Manifest> {
-  const manifest = JSON.parse((await fm.read(SAVEPOINT_MANIFEST)).toString('utf8')) as Manifest;
-  for (const f of manifest.files) {
-    const data = await fm.read(f.path).catch((e: unknown) => {
-      if (e instanceof FileNotFoundError) throw new ConflictError(`Savepoint file ${f.path} is missing from ${fm.description}: the copy is damaged; take a new savepoint.`, { path: f.path });
-      throw e;
-    });
-    if (data.byteLength !== f.size || sha256(data) !== f.sha256) {
-      throw new ConflictError(`Savepoint file ${f.path} in ${fm.description} does not match its manifest (size or SHA-256 differ): the copy is damaged; take a new savepoint.`, { path: f.path });
-    }
-  }
-  return manifest;
-}
-
-const STATE_FILE = /^(state\/\d+\/\d+)\/(\d+)\.(delta|snapshot)$/;
-
-/**
- * The files of a checkpoint listing that its last commit N references (see the header), or why
- * the listing cannot give a consistent copy: no commit yet, or state version N+1 not loadable
- * from the files listed (retention raced the listing: the caller lists again).
- */
-export function filesOfLastCommit(paths: readonly string[]): { batchId: number; paths: string[] } | { batchId: null; reason: string } {
-  const have = new Set(paths);
-  const committed = paths.map((p) => /^commits\/(\d+)$/.exec(p)?.[1]).filter((n): n is string => n !== undefined).map(Number).filter((n) => have.has(`offsets/${n}`));
-  if (committed.length === 0) return { batchId: null, reason: 'no committed batch' };
-  const n = Math.max(...committed);
-  const version = n + 1;
-  const stores = new Map<string, { deltas: Set<number>; snapshots: number[] }>();
-  const out: string[] = [];
-  for (const p of paths) {
-    const log = /^(offsets|commits|progress)\/(\d+)$/.exec(p);
-    if (log) {
-      if (Number(log[2]) <= n) out.push(p);
-      continue;
-    }
-    const st = STATE_FILE.exec(p);
-    if (st) {
-      const v = Number(st[2]);
-      // A store listed only with later versions cannot load N+1 either: it is checked below.
-      const s = stores.get(st[1]) ?? { deltas: new Set<number>(), snapshots: [] };
-      stores.set(st[1], s);
-      if (v > version) continue;
-      if (st[3] === 'delta') s.deltas.add(v);
-      else s.snapshots.push(v);
-      out.push(p);
-      continue;
-    }
-    out.push(p); // metadata, sources/<i>/…, state/<op>/_metadata/schema
-  }
-  for (const [dir, s] of stores) {
-    // Loadable at `version` from the newest snapshot whose deltas up to `version` are all there.
-    const bases = [...s.snapshots, 0].sort((a, b) => b - a);
-    const ok = bases.some((base) => {
-      for (let v = base + 1; v <= version; v++) if (!s.deltas.has(v)) return false;
-      return true;
-    });
-    if (!ok) return { batchId: null, reason: `${dir} cannot load version ${version} from the files listed` };
-  }
-  return { batchId: n, paths: out };
-}
-
-const isGone = (e: unknown) => e instanceof FileNotFoundError || (e as NodeJS.ErrnoException)?.code === 'ENOENT';
-
 /**
  * Copies what the source's last commit references into `dst` (empty), retrying from a fresh
  * listing when retention deletes a file under the copy; returns the batch id and every file's checksum.
  */
-async function copyLastCommit(src: CheckpointFileManager, dst: CheckpointFileManager, what: string): Promise<{ batchId: number; files: ManifestFile[] }> {
+async function copyLastCommit(src: CheckpointFileManager, dst: CheckpointFileManager, what: string, written: Set<string>): Promise<{ batchId: number; files: ManifestFile[] }> {
   let last = '';
   for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
     const files: ManifestFile[] = [];
@@ -182,6 +112,7 @@ async function copyLastCommit(src: CheckpointFileManager, dst: CheckpointFileMan
       }
       for (const p of picked.paths) {
         const data = await src.read(p);
+        written.add(p);
         await dst.createAtomic(p, data);
         files.push({ path: p, size: data.byteLength, sha256: sha256(data) });
       }
@@ -189,7 +120,10 @@ async function copyLastCommit(src: CheckpointFileManager, dst: CheckpointFileMan
     } catch (e) {
       if (!isGone(e)) throw e;
       last = `${(e as Error).message} (deleted by retention during the copy)`;
-      for (const f of files) await dst.delete(f.path);
+      for (const f of files) {
+        await dst.delete(f.path);
+        written.delete(f.path);
+      }
     }
   }
   throw new ConflictError(
@@ -204,10 +138,20 @@ async function takeSavepoint(ctx: { db: PrismaClient; principal: Principal; chec
   const id = randomUUID();
   const location = savepointLocation(ctx.checkpointRoot, job.id, id);
   const dst = checkpointFileManagerFor(location);
-  const { batchId, files } = await copyLastCommit(src, dst, job.name);
-  const manifest: Manifest = { formatVersion: 1, jobId: job.id, name, batchId, source: src.description, files };
-  await dst.createAtomic(SAVEPOINT_MANIFEST, JSON.stringify(manifest, null, 1));
-  await verifySavepoint(dst);
+  const written = new Set<string>();
+  let batchId: number;
+  let files: ManifestFile[];
+  try {
+    ({ batchId, files } = await copyLastCommit(src, dst, job.name, written));
+    const manifest: Manifest = { formatVersion: 1, jobId: job.id, name, batchId, source: src.description, files };
+    written.add(SAVEPOINT_MANIFEST);
+    await dst.createAtomic(SAVEPOINT_MANIFEST, JSON.stringify(manifest, null, 1));
+    await verifySavepoint(dst);
+  } catch (e) {
+    // No half a savepoint is left behind: nothing refers to it (its row is written last).
+    for (const p of written) await dst.delete(p).catch(() => undefined);
+    throw savepointCopyError(e, ctx.checkpointRoot, job);
+  }
   const sizeBytes = files.reduce((a, f) => a + f.size, 0);
   const row = await ctx.db.$transaction(async (tx) => {
     const r = await tx.savepoint.create({ data: { id, jobId: job.id, name, batchId, location, sizeBytes: BigInt(sizeBytes), fileCount: files.length, createdBy: ctx.principal.actor } });
@@ -215,6 +159,33 @@ async function takeSavepoint(ctx: { db: PrismaClient; principal: Principal; chec
     return r;
   });
   return view(row);
+}
+
+/** Why a savepoint copy failed, in words that are true of it (the engine's storage message speaks of a run). */
+function savepointCopyError(e: unknown, checkpointRoot: string, job: Job): unknown {
+  const jobDir = `${savepointsDirectory(checkpointRoot)}/${job.id}`;
+  if (isNotADirectory(e)) {
+    const culprit = [savepointsDirectory(checkpointRoot), jobDir].find((p) => {
+      try {
+        return !statSync(p).isDirectory();
+      } catch {
+        return false;
+      }
+    });
+    return new ConflictError(
+      `${culprit ?? jobDir} is not a directory, so no savepoint of ${job.name} can be written under ${jobDir}. Move that file away (Weir keeps its savepoints there), then take the savepoint again; the job's checkpoint was not touched.`,
+      { path: culprit ?? jobDir },
+    );
+  }
+  if (e instanceof CheckpointWriteFailedError) {
+    const { file, errno, cause } = e.details as { file: string; errno: string; cause: string };
+    return new WeirError(
+      e.code,
+      `Could not write the savepoint copy ${file}: ${errno} (${cause}). ${storageAdvice(errno, file)} The partial copy was removed and ${job.name}'s checkpoint was not touched; take the savepoint again once that is fixed.`,
+      e.details,
+    );
+  }
+  return e;
 }
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
@@ -237,32 +208,6 @@ async function findSavepoint(db: PrismaClient, jobId: string, savepointId: strin
   const sp = await db.savepoint.findFirst({ where: { id: savepointId, jobId } });
   if (!sp) throw new NotFoundError('savepoint', savepointId);
   return sp;
-}
-
-/** The job's checkpoint, writable (the control plane writes one only to restore a savepoint). */
-function writableCheckpoint(location: string, checkpointRoot: string): CheckpointFileManager {
-  openCheckpoint(location, checkpointRoot); // refuses a location outside the root
-  const r = resolvePathField('checkpointLocation', location, 'checkpoint', { checkpointRoot });
-  return checkpointFileManagerFor(r.ok ? r.location : location);
-}
-
-/**
- * Writes the savepoint's files into `dst` (emptied first by the caller) with a new query id in
- * `metadata`, written last, every file read back against the manifest. Returns the new query id.
- */
-async function writeRestored(src: CheckpointFileManager, manifest: Manifest, dst: CheckpointFileManager): Promise<string> {
-  for (const f of manifest.files) {
-    if (f.path === METADATA_PATH) continue;
-    const data = await src.read(f.path);
-    if (data.byteLength !== f.size || sha256(data) !== f.sha256) {
-      throw new ConflictError(`Savepoint file ${f.path} in ${src.description} changed since it was verified: the copy is damaged; nothing was started. Take a new savepoint.`, { path: f.path });
-    }
-    await dst.createAtomic(f.path, data);
-    if (sha256(await dst.read(f.path)) !== f.sha256) throw new ConflictError(`Restored file ${f.path} in ${dst.description} reads back differently from the savepoint: the checkpoint storage is damaging writes.`, { path: f.path });
-  }
-  const queryId = randomUUID();
-  await dst.createAtomic(METADATA_PATH, JSON.stringify({ id: queryId }));
-  return queryId;
 }
 
 /** A restore replaces the checkpoint: allowed exactly where a reset is (stopped or failed). */
@@ -293,7 +238,10 @@ function reEmitMessage(batchId: number, rows: number, batches: number, recognize
 
 /** Reset a stopped job's checkpoint to a savepoint of it (admin; audited; see the header). */
 export async function restoreSavepoint(
-  ctx: JobServiceContext,
+  ctx: JobServiceContext & {
+    /** The storage the restored files are written through (default: the location's own); tests inject a failing one. */
+    checkpointFiles?: (location: string) => CheckpointFileManager;
+  },
   jobId: string,
   savepointId: string,
   input: { confirm: string; acknowledgeReprocessing?: boolean },
@@ -308,29 +256,62 @@ export async function restoreSavepoint(
   const risk = await assertReprocessingAcknowledged(ctx.db, job, 'restore-savepoint', input.acknowledgeReprocessing, undefined, sp.batchId);
   const src = checkpointFileManagerFor(sp.location);
   const manifest = await verifySavepoint(src);
-  const current = await walkCheckpoint(openCheckpoint(job.checkpointLocation, ctx.checkpointRoot));
-  const backup = filesOfLastCommit(current.files.map((f) => f.path)).batchId !== null ? await takeSavepoint(ctx, job, `before-restore-${stamp()}`) : undefined;
-  await deleteOwnCheckpoint(ctx, job);
-  const queryId = await writeRestored(src, manifest, writableCheckpoint(job.checkpointLocation, ctx.checkpointRoot));
-  const message = reEmitMessage(sp.batchId, risk.historyRows, risk.batches, !risk.asked && risk.batches > 0, job.sinkType);
-  const row = await ctx.db.$transaction(async (tx) => {
-    await tx.batchProgress.deleteMany({ where: { jobId, batchId: { gt: sp.batchId } } });
-    const r = await tx.job.update({ where: { id: jobId }, data: { queryId, lastBatchId: sp.batchId } });
-    await recordAudit(tx, ctx.principal, {
-      action: 'job.restore-savepoint',
-      targetType: 'job',
-      targetId: jobId,
-      before: { queryId: job.queryId, lastBatchId: job.lastBatchId, checkpointLocation: job.checkpointLocation },
-      after: { savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, backupSavepointId: backup?.id ?? null, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
+  const lock = await lockForRestore(ctx.db, job);
+  try {
+    await assertUnchangedSince(ctx.db, job);
+    const current = await walkCheckpoint(openCheckpoint(job.checkpointLocation, ctx.checkpointRoot));
+    const paths = current.files.map((f) => f.path);
+    // A checkpoint without metadata is what a failed restore leaves: not a checkpoint to keep (its backup already is).
+    const backup = paths.includes(METADATA_PATH) && filesOfLastCommit(paths).batchId !== null ? await takeSavepoint(ctx, job, `before-restore-${stamp()}`) : undefined;
+    await deleteOwnCheckpoint(ctx, job);
+    const dst = writableCheckpoint(job.checkpointLocation, ctx.checkpointRoot, ctx.checkpointFiles);
+    const written = new Set<string>();
+    let queryId: string;
+    try {
+      queryId = await writeRestored(src, manifest, dst, written, lock);
+    } catch (e) {
+      throw await failedRestore(e, { dst, written, backup, job, sp });
+    }
+    const message = reEmitMessage(sp.batchId, risk.historyRows, risk.batches, !risk.asked && risk.batches > 0, job.sinkType);
+    const row = await ctx.db.$transaction(async (tx) => {
+      await tx.batchProgress.deleteMany({ where: { jobId, batchId: { gt: sp.batchId } } });
+      const r = await tx.job.update({ where: { id: jobId }, data: { queryId, lastBatchId: sp.batchId } });
+      await recordAudit(tx, ctx.principal, {
+        action: 'job.restore-savepoint',
+        targetType: 'job',
+        targetId: jobId,
+        before: { queryId: job.queryId, lastBatchId: job.lastBatchId, checkpointLocation: job.checkpointLocation },
+        after: { savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, backupSavepointId: backup?.id ?? null, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
+      });
+      return r;
     });
-    return r;
-  });
-  return { job: presentJob(row), savepoint: view(sp), queryId, nextBatchId: sp.batchId + 1, reEmittedBatches: risk.batches, ...(backup ? { backup } : {}), message };
+    return { job: presentJob(row), savepoint: view(sp), queryId, nextBatchId: sp.batchId + 1, reEmittedBatches: risk.batches, ...(backup ? { backup } : {}), message };
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Refuses a restore whose job changed between this request's first read and its lock: another
+ * restore finished in between (or something else rewrote the checkpoint's identity), and this
+ * one was decided on what the job was before.
+ */
+async function assertUnchangedSince(db: PrismaClient, seen: Job): Promise<void> {
+  const now = await findJobOrThrow(db, seen.id);
+  if (now.queryId === seen.queryId && now.lastBatchId === seen.lastBatchId && now.checkpointLocation === seen.checkpointLocation) return;
+  const last = await db.auditEvent.findFirst({ where: { targetId: seen.id, action: 'job.restore-savepoint' }, orderBy: { createdAt: 'desc' } });
+  const what = last
+    ? `Another restore of ${seen.name} has just finished (to savepoint ${(last.after as { savepoint?: string } | null)?.savepoint ?? '?'}, by ${last.actor} at ${last.createdAt.toISOString()})`
+    : `${seen.name}'s checkpoint changed (query id or last batch)`;
+  throw new ConflictError(
+    `${what} while this request was on its way, so it was not applied. Look at the job (GET /api/jobs/${seen.id}) and its savepoints; if the checkpoint is where you want it, there is nothing left to do, otherwise send the restore again.`,
+    { jobId: seen.id, reason: last ? 'restored' : 'changed' },
+  );
 }
 
 /** A new stopped job with the savepoint's job's spec, a new name and a checkpoint of its own restored from the savepoint (admin; audited). */
 export async function newJobFromSavepoint(
-  ctx: JobServiceContext,
+  ctx: JobServiceContext & { checkpointFiles?: (location: string) => CheckpointFileManager },
   jobId: string,
   savepointId: string,
   input: { name: string; acknowledgeReprocessing?: boolean },
@@ -347,12 +328,21 @@ export async function newJobFromSavepoint(
   const created = await createJob(ctx, { spec, description: `From savepoint ${sp.name} (batch ${sp.batchId}) of ${job.name}` });
   const fresh = await ctx.db.job.findUniqueOrThrow({ where: { id: created.job.id } });
   let queryId: string;
+  const dst = writableCheckpoint(fresh.checkpointLocation, ctx.checkpointRoot, ctx.checkpointFiles);
+  const written = new Set<string>();
   try {
-    queryId = await writeRestored(src, manifest, writableCheckpoint(fresh.checkpointLocation, ctx.checkpointRoot));
+    queryId = await writeRestored(src, manifest, dst, written);
   } catch (e) {
-    // No job is left behind on half a checkpoint.
+    // No job is left behind on half a checkpoint, and no half a checkpoint behind for nobody.
     await ctx.db.job.delete({ where: { id: fresh.id } });
-    throw e;
+    for (const p of written) await dst.delete(p).catch(() => undefined);
+    if (!(e instanceof CheckpointWriteFailedError)) throw e;
+    const { file, errno, cause } = e.details as { file: string; errno: string; cause: string };
+    throw new WeirError(
+      e.code,
+      `Could not write ${file}: ${errno} (${cause}). ${storageAdvice(errno, file)} The new job ${input.name} was not created and what had been written of its checkpoint was removed; ${job.name} and the savepoint are untouched. Send the request again once that is fixed.`,
+      e.details,
+    );
   }
   const message = reEmitMessage(sp.batchId, risk.historyRows, risk.batches, !risk.asked && risk.batches > 0, job.sinkType);
   const row = await ctx.db.$transaction(async (tx) => {
@@ -361,7 +351,7 @@ export async function newJobFromSavepoint(
       action: 'job.new-from-savepoint',
       targetType: 'job',
       targetId: fresh.id,
-      after: { fromJobId: job.id, savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
+      after: { fromJobId: job.id, sourceLastBatchId: job.lastBatchId, savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
     });
     return r;
   });
