@@ -244,6 +244,9 @@ export async function restartCheckOfEdit(ctx: Pick<JobServiceContext, 'db' | 'ch
   return (await restartVerdict(result.spec, ctx.checkpointRoot)).check;
 }
 
+/** Who may preview over a source's live records (a pasted sample: any role that may validate). */
+const PREVIEW_RECENT_ROLE = 'admin' satisfies Role;
+
 /**
  * Preview: the spec's query over the records of `sample` (any role that may validate), or without
  * one over the most recent records of the spec's own source (admin: reading a source is reading
@@ -268,9 +271,6 @@ export async function previewJob(
     ctx.previewLimits,
   );
 }
-
-/** Who may preview over a source's live records (a pasted sample: any role that may validate). */
-export const PREVIEW_RECENT_ROLE = 'admin' satisfies Role;
 
 /**
  * Deletes a stopped job and its history. With `deleteCheckpoint` (the job's name typed back as
