@@ -299,7 +299,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
           </section>
           <ExplainPanel operators={check.data?.operators} optimizations={check.data?.optimizations} />
-          <PreviewPanel spec={spec} disabled={!valid} />
+          <PreviewPanel spec={spec} disabled={!valid} canReadSource={canSave || me.isLoading} />
           <ContractAudit contract={check.data?.contract} />
           <section className="panel" aria-label="Deploy">
             {!canSave && !me.isLoading && (

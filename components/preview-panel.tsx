@@ -4,7 +4,8 @@
  * the source's most recent records by default, or over a sample the user pastes (one JSON object
  * per line, or a JSON array). Shows how many records were read, the output schema and the first
  * rows; for a stateful query the result after the records, with the engine's note about windows
- * and the watermark.
+ * and the watermark. Reading the source's records needs the admin role (the API's 403 otherwise):
+ * below it the panel previews pasted records only and says why.
  */
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -26,8 +27,9 @@ export function parseSample(text: string): unknown[] {
   });
 }
 
-export function PreviewPanel({ spec, disabled }: { spec: unknown; disabled: boolean }) {
-  const [pasted, setPasted] = useState(false);
+export function PreviewPanel({ spec, disabled, canReadSource }: { spec: unknown; disabled: boolean; canReadSource: boolean }) {
+  const [pastedChoice, setPasted] = useState(false);
+  const pasted = pastedChoice || !canReadSource;
   const [text, setText] = useState('');
   const run = useMutation({
     mutationFn: async () => apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body: pasted ? { spec, sample: parseSample(text) } : { spec } }),
@@ -40,8 +42,9 @@ export function PreviewPanel({ spec, disabled }: { spec: unknown; disabled: bool
         Runs the query over the source&apos;s most recent records (at most 1,000), or over records you paste; no checkpoint, no sink, nothing committed. Shows the first 100 output rows.
       </p>
       <label className="checkbox">
-        <input type="checkbox" checked={pasted} onChange={(e) => setPasted(e.target.checked)} /> Paste a sample instead of reading the source
+        <input type="checkbox" checked={pasted} disabled={!canReadSource} onChange={(e) => setPasted(e.target.checked)} /> Paste a sample instead of reading the source
       </label>
+      {!canReadSource && <p className="small muted-text">Reading the source&apos;s records needs the admin role; paste sample records to preview.</p>}
       {pasted && (
         <label>
           Sample records (one JSON object per line)

@@ -90,6 +90,13 @@ const envSchema = z.object({
    */
   WEIR_RUN_MEMORY_MB: intish(512, 128),
   /**
+   * Each editor Preview runs in a process of its own with this JavaScript heap, killed at the
+   * preview's 5 s limit; one that needs more answers 422 PREVIEW_RESOURCE_EXHAUSTED.
+   */
+  WEIR_PREVIEW_MEMORY_MB: intish(256, 64),
+  /** Previews running at once per API process (each may hold WEIR_PREVIEW_MEMORY_MB); more are 429 PREVIEW_BUSY. */
+  WEIR_PREVIEW_CONCURRENCY: intish(4, 1),
+  /**
    * Test-only seam, refused unless NODE_ENV=test: the metadata database (DATABASE_URL) and the
    * Redis queue (REDIS_URL) are not counted as Weir's own services by the outbound policy, because
    * the test suite's sources and sinks live on the same PostgreSQL and Redis servers. Tests of the

@@ -20,74 +20,21 @@
  * bound that), this process's event loop stays free: heartbeats, lease renewals and the other
  * runs' calls keep their time, and the operating system shares the cores between the runs.
  *
- * The engine process is plain JavaScript bundled once per worker process (engineBundle): loading
- * TypeScript through tsx in each run's process tripled its memory (147 MB against 50 MB idle).
+ * The engine process is plain JavaScript bundled once per worker process (engineBundle, through
+ * the child-bundle helper the API's preview processes use too): loading TypeScript through tsx in
+ * each run's process tripled its memory (147 MB against 50 MB idle).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { build, stop as stopEsbuild } from 'esbuild';
 import { CrashPointError, WeirError, type CrashPlan, type EngineLogEvent, type JobSpec, type OutboundPolicy, type StreamingQueryProgress } from '@/lib/engine';
+import { childBundle } from '@/lib/server/isolation/child-bundle';
 import { serializeError, type EngineCommand, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-// Inside node_modules, so that the bundle's package imports resolve from the project's packages.
-const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'weir');
 
-let bundle: Promise<string> | undefined;
-
-/** Bundled beside the engine process: the state store builds snapshots in a worker thread from it. */
-const SNAPSHOT_WORKER = path.join(ROOT, 'lib', 'engine', 'state', 'state-snapshot-worker.ts');
-
-/**
- * The engine process's entry as one JavaScript file (built once per process), in a directory
- * named by the hash of what was built, with the state snapshot worker beside it as
- * `state-snapshot-worker.mjs` (the state store looks for it next to its own module).
- */
+/** The engine process's entry as one JavaScript file, built once per process (lib/server/isolation/child-bundle.ts). */
 export function engineBundle(): Promise<string> {
-  bundle ??= (async () => {
-    const out = await build({
-      entryPoints: { 'engine-process': path.join(import.meta.dirname, 'engine-process.ts'), 'state-snapshot-worker': SNAPSHOT_WORKER },
-      outdir: CACHE_DIR,
-      outExtension: { '.js': '.mjs' },
-      tsconfig: path.join(ROOT, 'tsconfig.json'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node24',
-      packages: 'external',
-      // Error classes keep their names (errors cross the process boundary by name).
-      keepNames: true,
-      write: false,
-      logLevel: 'silent',
-    });
-    // esbuild's service process would otherwise stay for the worker's lifetime (27 MB).
-    await stopEsbuild();
-    const hash = createHash('sha256');
-    for (const f of out.outputFiles) hash.update(path.basename(f.path)).update(f.contents);
-    const dir = path.join(CACHE_DIR, `engine-${hash.digest('hex').slice(0, 16)}`);
-    const file = path.join(dir, 'engine-process.mjs');
-    try {
-      await access(file);
-    } catch {
-      // Built in a temporary directory and renamed whole, so a reader never sees half of it.
-      await mkdir(CACHE_DIR, { recursive: true });
-      const tmp = `${dir}.${process.pid}.tmp`;
-      await mkdir(tmp, { recursive: true });
-      for (const f of out.outputFiles) await writeFile(path.join(tmp, path.basename(f.path)), f.contents);
-      try {
-        await rename(tmp, dir);
-      } catch (e) {
-        // Another worker process renamed the same build into place first.
-        await rm(tmp, { recursive: true, force: true });
-        if ((e as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      }
-    }
-    return file;
-  })();
-  bundle.catch(() => (bundle = undefined));
-  return bundle;
+  return childBundle(ROOT, 'engine-process', path.join('worker', 'engine-process.ts'));
 }
 
 export interface EngineHostOptions {

@@ -5,23 +5,15 @@
  * its log lines. Messages travel by Node's IPC with `serialization: 'advanced'` (structured clone).
  */
 import type { CrashPlan, EngineLogEvent, JobSpec, OutboundPolicy, StreamingQueryProgress } from '@/lib/engine';
+import type { SerializedError } from '@/lib/server/isolation/serialized-error';
+
+export { plain, serializeError, type SerializedError } from '@/lib/server/isolation/serialized-error';
 
 interface EngineInit {
   spec: JobSpec;
   crash?: CrashPlan;
   /** The worker's outbound policy (allow list, infrastructure), which the run's connectors obey. */
   outbound?: Omit<OutboundPolicy, 'resolve'>;
-}
-
-/** An error crossing the process boundary: what run-processor.ts and toRunError read. */
-export interface SerializedError {
-  name: string;
-  message: string;
-  code?: string;
-  details?: Record<string, unknown>;
-  stack?: string;
-  /** Set when the error was thrown by a host callback (fence, progress): the host rethrows its original. */
-  hostErrorId?: number;
 }
 
 export type EngineCommand = 'start' | 'run' | 'stop';
@@ -40,30 +32,3 @@ export type EngineToHost =
   | { t: 'idle'; timestampMs: number }
   /** An exception nothing caught (a source's stray rejection): the engine process ends. */
   | { t: 'fatal'; error: SerializedError };
-
-export function serializeError(e: unknown): SerializedError {
-  const err = e as { name?: unknown; message?: unknown; code?: unknown; details?: unknown; stack?: unknown; hostErrorId?: unknown };
-  const out: SerializedError = {
-    name: typeof err?.name === 'string' ? err.name : 'Error',
-    message: typeof err?.message === 'string' ? err.message : String(e),
-  };
-  if (typeof err?.code === 'string') out.code = err.code;
-  if (err?.details && typeof err.details === 'object') out.details = plain(err.details) as Record<string, unknown>;
-  if (typeof err?.stack === 'string') out.stack = err.stack;
-  if (typeof err?.hostErrorId === 'number') out.hostErrorId = err.hostErrorId;
-  return out;
-}
-
-/** A value that structured clone accepts (details and log fields may hold anything). */
-export function plain(v: unknown): unknown {
-  try {
-    structuredClone(v);
-    return v;
-  } catch {
-    try {
-      return JSON.parse(JSON.stringify(v));
-    } catch {
-      return String(v);
-    }
-  }
-}

@@ -1,5 +1,6 @@
 /**
- * Weir's own services are out of reach of jobs and previews, through the real API as the viewer,
+ * Weir's own services are out of reach of jobs and previews, through the real API as an admin
+ * (the one role that may preview a source's records; a viewer is refused before any of this),
  * with WEIR_OUTBOUND_ALLOW listing loopback (so only the infrastructure rule stands in the way)
  * and REDIS_URL set: a preview whose source is the metadata database (DATABASE_URL, this kit's
  * database on 127.0.0.1:5432) or the Redis queue, under every spelling (addresses, names, `host=`
@@ -33,14 +34,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => kit?.teardown());
 
-const viewerPreview = (source: Record<string, unknown>) =>
+const sourcePreview = (source: Record<string, unknown>) =>
   kit.call(preview.POST, '/api/jobs/preview', {
     method: 'POST',
-    token: kit.tokens.viewer,
+    token: kit.tokens.admin,
     body: { spec: filesSpec('steal', dir, { source: { name: 'j', schema: [{ name: 'id', type: 'string' }, { name: 'spec', type: 'string' }], ...source }, sql: 'SELECT id, spec FROM j' }) },
   });
 
-function expectRefused(res: Awaited<ReturnType<typeof viewerPreview>>, what: string, rule: RegExp) {
+function expectRefused(res: Awaited<ReturnType<typeof sourcePreview>>, what: string, rule: RegExp) {
   const text = JSON.stringify(res.body);
   expect(res.status, `${what}: ${text}`).toBeGreaterThanOrEqual(400);
   expect(res.status, what).toBeLessThan(500);
@@ -49,7 +50,7 @@ function expectRefused(res: Awaited<ReturnType<typeof viewerPreview>>, what: str
   expect(text, what).toMatch(rule);
 }
 
-describe('a viewer\'s preview never reaches the metadata database', () => {
+describe('a preview never reaches the metadata database', () => {
   it('refuses a postgres source on DATABASE_URL\'s server under every spelling, naming the rule', async () => {
     const db = kit.database.name;
     const infra = /one of Weir's own services, which jobs, previews and webhooks never reach, whatever WEIR_OUTBOUND_ALLOW says/;
@@ -77,17 +78,17 @@ describe('a viewer\'s preview never reaches the metadata database', () => {
       [`socket:/var/run/postgresql?db=${db}`, unix],
     ];
     for (const [connectionString, rule] of spellings) {
-      const res = await viewerPreview({ type: 'postgres', options: { connectionString, table: 'Job', offsetColumn: 'id' } });
+      const res = await sourcePreview({ type: 'postgres', options: { connectionString, table: 'Job', offsetColumn: 'id' } });
       expectRefused(res, connectionString, rule);
     }
   });
 
   it('refuses a redis source on REDIS_URL\'s server under every spelling', async () => {
     for (const url of ['redis://127.0.0.1:6379/12', 'redis://localhost:6379', 'redis://[::1]:6379/0', 'redis://0x7f000001:6379', '127.0.0.1:6379', 'redis://:pw@LOCALHOST.:6379/3']) {
-      const res = await viewerPreview({ type: 'redis-stream', options: { url, stream: 'bull:weir-runs:events' } });
+      const res = await sourcePreview({ type: 'redis-stream', options: { url, stream: 'bull:weir-runs:events' } });
       expectRefused(res, url, /the Redis queue \(REDIS_URL\), one of Weir's own services/);
     }
-    const socket = await viewerPreview({ type: 'redis-stream', options: { url: '/var/run/redis/redis-server.sock', stream: 'x' } });
+    const socket = await sourcePreview({ type: 'redis-stream', options: { url: '/var/run/redis/redis-server.sock', stream: 'x' } });
     expectRefused(socket, 'redis unix socket', /Unix socket path/);
   });
 
@@ -108,7 +109,7 @@ describe('connection parameters that read files', () => {
     const answers = [];
     for (const file of ['/nonexistent', '/dev/zero', '/etc/passwd']) {
       // A host other than Weir's own, so that only the parameter is in question.
-      const res = await viewerPreview({ type: 'postgres', options: { connectionString: `postgres://reader@10.0.0.1:5432/shop?sslmode=verify-full&sslrootcert=${file}`, table: 'orders', offsetColumn: 'id' } });
+      const res = await sourcePreview({ type: 'postgres', options: { connectionString: `postgres://reader@10.0.0.1:5432/shop?sslmode=verify-full&sslrootcert=${file}`, table: 'orders', offsetColumn: 'id' } });
       expect(res.status, JSON.stringify(res.body)).toBe(422);
       expect(res.body.rows).toBeUndefined();
       answers.push(JSON.stringify(res.body));
@@ -119,13 +120,13 @@ describe('connection parameters that read files', () => {
   });
 
   it('a file-reading parameter hidden in a libpq-form string (which pg would still read) is refused too', async () => {
-    const res = await viewerPreview({ type: 'postgres', options: { connectionString: 'host=10.0.0.1 dbname=shop?sslrootcert=/nonexistent', table: 'orders', offsetColumn: 'id' } });
+    const res = await sourcePreview({ type: 'postgres', options: { connectionString: 'host=10.0.0.1 dbname=shop?sslrootcert=/nonexistent', table: 'orders', offsetColumn: 'id' } });
     expect(res.status).toBe(422);
     expect(JSON.stringify(res.body)).not.toMatch(/ENOENT/);
   });
 
   it('an unknown parameter is a 422 naming it and listing the accepted ones', async () => {
-    const res = await viewerPreview({ type: 'postgres', options: { connectionString: 'postgres://reader@10.0.0.1:5432/shop?krbsrvname=x', table: 'orders', offsetColumn: 'id' } });
+    const res = await sourcePreview({ type: 'postgres', options: { connectionString: 'postgres://reader@10.0.0.1:5432/shop?krbsrvname=x', table: 'orders', offsetColumn: 'id' } });
     expect(res.status).toBe(422);
     expect(JSON.stringify(res.body)).toMatch(/"krbsrvname\\" is refused: Weir does not accept it\. Accepted parameters: host, hostaddr, port/);
   });

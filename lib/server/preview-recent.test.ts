@@ -3,7 +3,7 @@
  * through the API, against this machine's real PostgreSQL, Redis, NATS JetStream and kcat's mock
  * Kafka. Per source: the newest records come back oldest first and nothing is moved (no
  * checkpoint written, no consumer group, no durable consumer). Then the bounds (more records
- * than the limit), the roles, a refused destination, an unreachable source, a push source and a
+ * than the limit), the roles (admin only: reading a source is reading its data), a refused destination, an unreachable source, a push source and a
  * files path outside the roots, each a 4xx saying what to do.
  */
 import { existsSync } from 'node:fs';
@@ -48,7 +48,8 @@ afterAll(async () => {
   await kit?.teardown();
 });
 
-const call = (body: unknown, token: string | undefined = kit.tokens.viewer) => kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', token, body });
+// Reading a source's records needs admin (a pasted sample: any role); the roles test below.
+const call = (body: unknown, token: string | undefined = kit.tokens.admin) => kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', token, body });
 
 const userN = [{ name: 'user', type: 'string' }, { name: 'n', type: 'long' }];
 /** A spec over `source` (name clicks, columns user and n unless given) selecting every row. */
@@ -161,16 +162,21 @@ describe('POST /api/jobs/preview without a sample: the source’s most recent re
     expect(res.body.rows.slice(0, 3)).toEqual([{ value: 0 }, { value: 1 }, { value: 2 }]);
   });
 
-  it('any role that may validate may preview; without credentials it is 401', async () => {
+  it('only an admin may preview a source\'s records (403 for the others, naming the role); without credentials it is 401', async () => {
     const body = { spec: spec('pr-roles', { type: 'rate', options: { rowsPerSecond: 1 }, schema: [{ name: 'value', type: 'long' }] }, { sql: 'SELECT value FROM clicks' }) };
-    for (const token of [kit.tokens.viewer, kit.tokens.operator, kit.tokens.admin]) expect((await call(body, token)).status).toBe(200);
+    for (const token of [kit.tokens.viewer, kit.tokens.operator]) {
+      const refused = await call(body, token);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toMatch(/that needs admin/);
+    }
+    expect((await call(body, kit.tokens.admin)).status).toBe(200);
     expect((await kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', body })).status).toBe(401);
   });
 
   it('refuses what validation refuses, with the same status and code: a link-local address, a path outside the roots', async () => {
     const pgSpec = spec('pr-refused', { type: 'postgres', options: { connectionString: 'postgres://reader@169.254.169.254:5432/shop', table: 'orders', offsetColumn: 'id' } });
     const validate = await import('@/app/api/jobs/validate/route');
-    const v = await kit.call(validate.POST, '/api/jobs/validate', { method: 'POST', token: kit.tokens.viewer, body: pgSpec });
+    const v = await kit.call(validate.POST, '/api/jobs/validate', { method: 'POST', token: kit.tokens.admin, body: pgSpec });
     const refused = await call({ spec: pgSpec });
     expect(refused.status).toBe(422);
     expect(refused.body.error.message).toMatch(/169\.254\.169\.254/);

@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { SystemClock } from '../clock';
-import { ValidationError, WeirError } from '../errors';
+import { BadRecordError, ValidationError, WeirError } from '../errors';
 import { OutboundRefusedError } from '../outbound/outbound-policy';
 import { parseJobSpec, type JobSpec } from '../spec/job-spec';
 import { MemorySinkTable } from '../sinks/memory-sink';
@@ -34,7 +34,8 @@ export const MAX_PREVIEW_SAMPLE_ROWS = 1000;
 /** How many bytes of records a preview reads from a source at most. */
 const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
 const DEFAULT_PREVIEW_ROWS = 100;
-const DEFAULT_PREVIEW_TIMEOUT_MS = 5_000;
+/** Reading and running together (the API enforces it again by killing the preview process). */
+export const PREVIEW_TIMEOUT_MS = 5_000;
 /** Bad records shown with their reason (the count says how many there were). */
 const SHOWN_BAD_RECORDS = 5;
 
@@ -82,7 +83,7 @@ export async function previewQuery(spec: JobSpec, sample: unknown[], opts: Previ
     if ('reason' in c) throw new ValidationError(`Sample record ${i + 1} does not fit the source schema: ${c.reason}.`, { path: `sample.${i}` });
     return c.row;
   });
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS;
+  const timeoutMs = opts.timeoutMs ?? PREVIEW_TIMEOUT_MS;
   return runPreview(spec, rows, { input: 'sample' }, opts.maxRows ?? DEFAULT_PREVIEW_ROWS, performance.now() + timeoutMs, timeoutMs);
 }
 
@@ -93,7 +94,7 @@ export async function previewQuery(spec: JobSpec, sample: unknown[], opts: Previ
  * naming it.
  */
 export async function previewRecentRecords(spec: JobSpec, opts: PreviewOptions = {}): Promise<QueryPreview> {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS;
+  const timeoutMs = opts.timeoutMs ?? PREVIEW_TIMEOUT_MS;
   const deadline = performance.now() + timeoutMs;
   const records = Math.min(opts.maxRecords ?? MAX_PREVIEW_SAMPLE_ROWS, MAX_PREVIEW_SAMPLE_ROWS);
   const bytes = opts.maxBytes ?? PREVIEW_MAX_BYTES;
@@ -145,6 +146,22 @@ function badRecordsNote(bad: BadRecord[]): string {
   return `${bad.length} record(s) did not fit the source schema and were left out (a run would apply source.onBadRecord): ${shown.join('; ')}${bad.length > shown.length ? '; …' : ''}.`;
 }
 
+/**
+ * A record the query could not compute (a value over its size limit) or that did not fit: a run
+ * would apply source.onBadRecord, a preview names the record and says what to change.
+ */
+function previewBadRecord(e: BadRecordError, input: QueryPreview['input']): WeirError {
+  const d = (e.details ?? {}) as { reason?: unknown; record?: unknown; count?: unknown };
+  const reason = typeof d.reason === 'string' ? d.reason : e.message;
+  const record = typeof d.record === 'string' ? ` The record: ${d.record.length > 200 ? `${d.record.slice(0, 200)}…` : d.record}.` : '';
+  return new WeirError(
+    'PREVIEW_BAD_RECORD',
+    `A ${input === 'sample' ? 'sample record' : 'record read'} could not be computed: ${reason.replace(/\.?$/, '.')}${record} ` +
+      `A run would apply source.onBadRecord (fail, or divert it to the dead letters). ${input === 'sample' ? 'Fix or remove the record' : 'Paste a sample without it'}, or bound the value in the query.`,
+    { reason, ...(typeof d.record === 'string' ? { record: d.record } : {}), ...(typeof d.count === 'number' ? { count: d.count } : {}) },
+  );
+}
+
 async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 'input' | 'read'>, maxRows: number, deadline: number, timeoutMs: number): Promise<QueryPreview> {
   const id = `preview-${randomUUID()}`;
   const parsed = parseJobSpec({
@@ -168,7 +185,9 @@ async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 
         Math.max(0, deadline - performance.now()),
       );
     });
-    await Promise.race([exec.run(), timedOut]);
+    await Promise.race([exec.run(), timedOut]).catch((e: unknown) => {
+      throw e instanceof BadRecordError ? previewBadRecord(e, input.input) : e;
+    });
     const out = table.rows;
     const notes: string[] = [];
     const what = input.input === 'sample' ? 'sample records' : 'records read';

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile, appendFile, unlink } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, appendFile, unlink, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,6 +25,26 @@ async function setup(maxFilesPerTrigger?: number) {
 }
 
 describe('FilesSource', () => {
+  it('never follows a symbolic link in its directory: a run skips it, and one swapped in after listing is refused', async () => {
+    const { dir, make, put, checkpoint } = await setup();
+    const outside = await mkdtemp(path.join(tmpdir(), 'weir-fsrc-outside-'));
+    dirs.push(outside);
+    await writeFile(path.join(outside, 'secret.json'), JSON.stringify({ n: 666 }) + '\n');
+    await put('a.json', [1]);
+    await symlink(path.join(outside, 'secret.json'), path.join(dir, 'p.json'));
+    const s = make();
+    await s.open();
+    const o1 = await s.latestOffset(null);
+    expect((await s.getBatch(null, o1!)).rows).toEqual([{ n: 1 }]);
+    expect((await checkpoint.read('sources/0/0')).toString()).not.toContain('p.json');
+    // a.json, listed and logged, is replaced by a link to the same content: the replay refuses it.
+    await unlink(path.join(dir, 'a.json'));
+    await symlink(path.join(outside, 'secret.json'), path.join(dir, 'a.json'));
+    const err = await make().getBatch(null, o1!).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DataLossError);
+    expect((err as Error).message).toMatch(/a\.json was replaced by a symbolic link .*never follows a symbolic link/);
+  });
+
   it('takes new files in name order, honours maxFilesPerTrigger, ignores hidden names, logs each batch', async () => {
     const { make, put, checkpoint } = await setup(2);
     await put('b.json', [2]);

@@ -15,7 +15,7 @@
  *   that batch holds no more files than its limit, whatever arrived meanwhile).
  * Commit lag is counted in files (logged-but-uncommitted files plus unseen files).
  */
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { DataLossError, ValidationError } from '../errors';
@@ -63,6 +63,24 @@ function lastLines(text: string, n: number): string {
     end = i;
   }
   return text;
+}
+
+/**
+ * The files source reads the regular files of its directory and never follows a symbolic link:
+ * the directory is confined to the files roots, but a link in it could lead anywhere
+ * (`p.csv -> /etc/passwd`). Listing skips links (lstat); reading opens with O_NOFOLLOW, so a
+ * file swapped for a link after it was listed is refused too.
+ */
+const NOT_FOLLOWED = 'the files source reads only the regular files in its directory and never follows a symbolic link (it could lead outside the files roots); put the file itself in the directory.';
+const NO_FOLLOW = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW;
+
+async function readNoFollow(full: string): Promise<Buffer> {
+  const h = await fs.open(full, NO_FOLLOW);
+  try {
+    return await h.readFile();
+  } finally {
+    await h.close();
+  }
 }
 
 interface FileSourceOffset {
@@ -133,7 +151,8 @@ export class FilesSource implements Source {
     const entries: SourceFileEntry[] = [];
     for (const name of after === null && cap !== Infinity ? unseen.slice(0, cap) : unseen) {
       if (entries.length >= cap) break;
-      const st = await fs.stat(path.join(this.dir, name));
+      // lstat: a symbolic link is never followed (it is not a file of this directory; see NOT_FOLLOWED).
+      const st = await fs.lstat(path.join(this.dir, name));
       if (st.isFile() && (after === null || st.mtimeMs > after)) entries.push({ path: name, size: st.size });
     }
     if (entries.length === 0) return this.current();
@@ -186,10 +205,13 @@ export class FilesSource implements Source {
     const full = path.join(this.dir, f.path);
     let buf: Buffer;
     try {
-      buf = await fs.readFile(full);
+      buf = await readNoFollow(full);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new DataLossError(`Input file ${full} was deleted but a batch recorded in the checkpoint needs it. Restore the file, or start on a new checkpoint.`, { file: full });
+      }
+      if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
+        throw new DataLossError(`Input file ${full} was replaced by a symbolic link after a batch recorded it; ${NOT_FOLLOWED} Put the file itself back, or start on a new checkpoint.`, { file: full });
       }
       throw e;
     }
@@ -283,10 +305,12 @@ export class FilesSource implements Source {
     }
     const after = this.opts.modifiedAfter === undefined ? null : Date.parse(this.opts.modifiedAfter);
     const files: { name: string; size: number; mtimeMs: number }[] = [];
+    const links: BadRecord[] = [];
     for (const name of names) {
       if (limit.signal.aborted) break;
-      const st = await fs.stat(path.join(this.dir, name)).catch(() => null);
-      if (st?.isFile() && (after === null || st.mtimeMs > after)) files.push({ name, size: st.size, mtimeMs: st.mtimeMs });
+      const st = await fs.lstat(path.join(this.dir, name)).catch(() => null);
+      if (st?.isSymbolicLink()) links.push({ raw: '', location: { source: path.join(this.dir, name) }, reason: `a symbolic link, not read: ${NOT_FOLLOWED}` });
+      else if (st?.isFile() && (after === null || st.mtimeMs > after)) files.push({ name, size: st.size, mtimeMs: st.mtimeMs });
     }
     files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
     const parts: SourceBatch[] = [];
@@ -310,12 +334,12 @@ export class FilesSource implements Source {
       parts.push(part);
     }
     parts.reverse();
-    return { rows: parts.flatMap((p) => p.rows), badRecords: parts.flatMap((p) => p.badRecords), bytesRead, stoppedAtBytes };
+    return { rows: parts.flatMap((p) => p.rows), badRecords: [...links, ...parts.flatMap((p) => p.badRecords)], bytesRead, stoppedAtBytes };
   }
 
   /** The last `take` bytes of a file from a line start, and with a CSV header its first line apart. */
   private async readTail(full: string, size: number, take: number): Promise<{ text: string; header?: string }> {
-    const h = await fs.open(full, 'r');
+    const h = await fs.open(full, NO_FOLLOW);
     try {
       const buf = Buffer.alloc(take);
       const { bytesRead } = await h.read(buf, 0, take, size - take);

@@ -22,6 +22,8 @@ import { BadRequestError, errorResponse, PayloadTooLargeError } from './http-err
 import { installOutboundPolicy, serverOutboundPolicy } from '../outbound';
 import { badPathEncoding, badQueryEncoding } from './url-encoding';
 import type { JobServiceContext } from '../services/job-service';
+import type { PreviewProcessLimits } from '../isolation/preview-host';
+import { PREVIEW_TIMEOUT_MS } from '@/lib/engine';
 
 export interface ApiContext {
   req: Request;
@@ -183,6 +185,12 @@ export async function parseBody<S extends z.ZodType>(req: Request, schema: S): P
 /** The query string, parsed by `schema` (values arrive as strings: use z.coerce). */
 export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.infer<S> {
   return schema.parse(Object.fromEntries(new URL(req.url).searchParams));
+}
+
+/** What a preview process may take: WEIR_PREVIEW_MEMORY_MB of heap, the documented 5 s, WEIR_PREVIEW_CONCURRENCY at once. */
+export function previewLimits(): PreviewProcessLimits {
+  const config = env();
+  return { memoryLimitMb: config.WEIR_PREVIEW_MEMORY_MB, maxConcurrent: config.WEIR_PREVIEW_CONCURRENCY, timeoutMs: PREVIEW_TIMEOUT_MS };
 }
 
 export function jobServiceContext(ctx: ApiContext): JobServiceContext {

@@ -15,12 +15,14 @@
  *   sent without acknowledgeReprocessing: true; contracts/reprocessing-guard.ts).
  * - 413 PAYLOAD_TOO_LARGE: the body is over the API's limit (api-handler.ts, MAX_BODY_BYTES).
  * - 422 INVALID_JOB_SPEC / VALIDATION_ERROR / ANALYSIS_ERROR / CORRUPT_CHECKPOINT /
- *   OUTBOUND_REFUSED / PREVIEW_TIMEOUT / PREVIEW_NOT_SUPPORTED: well-formed request whose
- *   content the engine refuses.
+ *   OUTBOUND_REFUSED / PREVIEW_TIMEOUT / PREVIEW_NOT_SUPPORTED / PREVIEW_RESOURCE_EXHAUSTED /
+ *   PREVIEW_BAD_RECORD: well-formed request whose content the engine refuses.
+ * - 429 PREVIEW_BUSY: this server runs as many preview processes as it may; try again shortly.
  * - 424 PREVIEW_SOURCE_UNAVAILABLE: a preview's source (another system) could not be read; the
  *   message names it. Not a 5xx: nothing is wrong with Weir, and the client can fix or paste.
  * - 503 CHECKPOINT_WRITE_FAILED: the checkpoint storage refused a write or delete (full,
  *   read-only, no permission); the message names the file and what to fix, then try again.
+ * - 503 PREVIEW_UNAVAILABLE: the preview process could not start or died without answering.
  * - anything else: 500 INTERNAL (or the WeirError's code) with an error id in `details.errorId`
  *   and a fixed message. The error itself (message, stack, a Prisma query's text) goes to the
  *   server log under that id, never into the body: internals help an attacker, the id is enough
@@ -93,7 +95,18 @@ const STATUS_BY_CODE: Record<string, number> = {
   PREVIEW_NOT_SUPPORTED: 422,
   /** The spec's source could not be read for a preview (down, no such table or stream); the message names it. */
   PREVIEW_SOURCE_UNAVAILABLE: 424,
+  /** The preview process ran out of its heap (WEIR_PREVIEW_MEMORY_MB), or built a value too large to hold. */
+  PREVIEW_RESOURCE_EXHAUSTED: 422,
+  /** A record of the preview could not be computed (a value over its size limit); the message names it. */
+  PREVIEW_BAD_RECORD: 422,
+  /** As many previews as WEIR_PREVIEW_CONCURRENCY allow are running. */
+  PREVIEW_BUSY: 429,
+  /** The preview process could not start in time or died without answering. */
+  PREVIEW_UNAVAILABLE: 503,
 };
+
+/** Retry-After (seconds) on answers whose request may simply be sent again. */
+const RETRY_AFTER_BY_CODE: Record<string, string> = { PREVIEW_BUSY: '5', PREVIEW_UNAVAILABLE: '5' };
 
 export interface ErrorBody {
   /** `errorClass`: Spark's error class for the same rejection, when it has one. */
@@ -190,7 +203,8 @@ export function errorResponse(e: unknown): Response {
     console.warn(`[weir api] database unavailable (${prismaCode(e) ?? (e as { code?: unknown }).code ?? 'connection'}): ${(e as Error).message.split('\n').filter(Boolean).pop() ?? ''}`);
     return Response.json(errorBody(e), { status, headers: { 'Retry-After': '5' } });
   }
-  if (status !== 500) return Response.json(errorBody(e), { status });
+  const retryAfter = e instanceof WeirError ? RETRY_AFTER_BY_CODE[e.code] : undefined;
+  if (status !== 500) return Response.json(errorBody(e), { status, ...(retryAfter ? { headers: { 'Retry-After': retryAfter } } : {}) });
   const errorId = randomBytes(8).toString('hex');
   console.error(`[weir api] unexpected error ${errorId}:`, e);
   return Response.json(internalErrorBody(e, errorId), { status });

@@ -20,10 +20,11 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
-import { checkRestartCompatibility, IncompatibleQueryChangeError, previewQuery, previewRecentRecords, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
+import { checkRestartCompatibility, IncompatibleQueryChangeError, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
-import type { Principal } from '../auth';
+import type { Principal, Role } from '../auth';
 import { requireRole } from '../auth';
+import { previewInProcess, type PreviewProcessLimits } from '../isolation/preview-host';
 import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http/http-errors';
 import { ACTIVE_STATUSES, lockJobForHistory, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
 import { openCheckpoint } from '../presenters/checkpoint-presenter';
@@ -243,17 +244,32 @@ export async function restartCheckOfEdit(ctx: Pick<JobServiceContext, 'db' | 'ch
   return (await restartVerdict(result.spec, ctx.checkpointRoot)).check;
 }
 
+/** Who may preview over a source's live records (a pasted sample: any role that may validate). */
+const PREVIEW_RECENT_ROLE = 'admin' satisfies Role;
+
 /**
- * Preview (any role that may validate): the spec's query over the records of `sample`, or without
- * one over the most recent records of the spec's own source, with no checkpoint and no sink
- * (lib/engine previewQuery, previewRecentRecords). The spec is confined and validated as a save
- * would be, so a preview reads no file and reaches no address a job could not (its source's
- * directory under the files roots, its destinations under the outbound policy), and is refused
- * with the same 4xx as validation when it would.
+ * Preview: the spec's query over the records of `sample` (any role that may validate), or without
+ * one over the most recent records of the spec's own source (admin: reading a source is reading
+ * its data, which only the role that defines jobs, and so their sources, may do), with no
+ * checkpoint and no sink (lib/engine previewQuery, previewRecentRecords). The spec is confined
+ * and validated here as a save would be, so a preview reads no file and reaches no address a job
+ * could not (its source's directory under the files roots, its destinations under the outbound
+ * policy), and is refused with the same 4xx as validation when it would. The preview itself runs
+ * in a preview process (isolation/preview-host.ts), bounded in heap and time: no expression of
+ * it is evaluated in this process.
  */
-export async function previewJob(ctx: Pick<JobServiceContext, 'checkpointRoot' | 'filesRoots' | 'outbound'>, rawSpec: unknown, sample?: unknown[]): Promise<QueryPreview> {
-  const { result } = validated(withCheckpoint(specObject(rawSpec), checkpointUnder(ctx.checkpointRoot, 'preview')), ctx, ctx.outbound ?? serverOutboundPolicy());
-  return sample ? previewQuery(result.spec!, sample) : previewRecentRecords(result.spec!);
+export async function previewJob(
+  ctx: Pick<JobServiceContext, 'principal' | 'checkpointRoot' | 'filesRoots' | 'outbound'> & { previewLimits: PreviewProcessLimits },
+  rawSpec: unknown,
+  sample?: unknown[],
+): Promise<QueryPreview> {
+  if (!sample) requireRole(ctx.principal, PREVIEW_RECENT_ROLE, "preview a source's most recent records (paste a sample to preview without reading the source)");
+  const outbound = ctx.outbound ?? serverOutboundPolicy();
+  const { result } = validated(withCheckpoint(specObject(rawSpec), checkpointUnder(ctx.checkpointRoot, 'preview')), ctx, outbound);
+  return previewInProcess(
+    { spec: result.spec! as unknown as Record<string, unknown>, sample, roots: { checkpointRoot: ctx.checkpointRoot, filesRoots: ctx.filesRoots }, outbound: { allow: outbound.allow, infrastructure: outbound.infrastructure } },
+    ctx.previewLimits,
+  );
 }
 
 /**
