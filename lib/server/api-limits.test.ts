@@ -198,7 +198,8 @@ describe('ids and query parameters', () => {
   ];
   it.each(queryReaders)('invalid UTF-8 in the query string of GET %s is 400 naming the parameter, token or not', async (pathname, load, params) => {
     const mod = (await load()) as Record<string, (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>>;
-    for (const [qs, field] of [['?q=%FF', 'q'], ['?limit=10&path=%ED%A0%80', 'path'], ['?status=a%E2%82', 'status'], ['?%C0%AF=1', 'query']]) {
+    // The last: `?q=%FF` as `next start` hands it to a route handler, already re-encoded.
+    for (const [qs, field] of [['?q=%FF', 'q'], ['?limit=10&path=%ED%A0%80', 'path'], ['?status=a%E2%82', 'status'], ['?%C0%AF=1', 'query'], ['?q=%EF%BF%BD', 'q']]) {
       for (const token of [kit.tokens.viewer, undefined]) {
         const r = await kit.call(mod.GET, pathname + qs, { token, params });
         expectEnvelope(r, 400, 'BAD_REQUEST');

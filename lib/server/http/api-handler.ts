@@ -105,6 +105,15 @@ function checkUrlInput(req: Request, params: Record<string, string>): void {
   for (const [k, v] of url.searchParams) {
     checkText(k, 'A query parameter name');
     checkText(v, `The query parameter ${k}`);
+    // `next start` decodes and re-encodes the query before any code of ours sees it, turning a
+    // sequence that is not UTF-8 (`?q=%FF`) into U+FFFD, so badQueryEncoding cannot see it there.
+    // The replacement character is what is left of it, and no filter or cursor means it.
+    if (k.includes('\uFFFD') || v.includes('\uFFFD')) {
+      throw new BadRequestError(
+        `The query parameter ${k.replace(/\uFFFD/g, '?')} holds bytes that are not valid UTF-8 once percent-decoded (or U+FFFD, what is left of them); percent-encode its UTF-8 bytes (URLSearchParams does).`,
+        { field: k },
+      );
+    }
   }
 }
 
