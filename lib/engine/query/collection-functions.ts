@@ -317,7 +317,8 @@ export const CONCAT_WS_ARRAYS: CollectionFunctionDef = {
     if (sep === null) return null;
     const parts: string[] = [];
     for (const v of rest) {
-      if (Array.isArray(v)) parts.push(...arrayText(v, { type: 'string' }));
+      // A loop, not push(...elements): spreading a million elements into a call overflows the stack.
+      if (Array.isArray(v)) for (const x of arrayText(v, { type: 'string' })) parts.push(x);
       else if (v !== null && v !== undefined) parts.push(v as string);
     }
     return joinStrings('concat_ws()', parts, sep as string);
