@@ -15,7 +15,7 @@ import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { JSON_ARRAY_FUNCTIONS } from './json-shape-functions';
-import { compileRegex, globalRegex, regexMatches } from './regex';
+import { compileWalkRegex, regexMatches, walkRegex } from './regex';
 import { REGEXP_ARRAY_FUNCTIONS } from './regexp-functions';
 import { STRING_ARRAY_FUNCTIONS } from './string-functions';
 import { castValue, isNumeric } from './sql-values';
@@ -100,7 +100,7 @@ export function splitString(s: string, pattern: string, limit: number): string[]
     return out;
   }
   let from = 0;
-  for (const m of regexMatches(globalRegex('split()', pattern), s)) {
+  for (const m of regexMatches(walkRegex('split()', pattern), s)) {
     if (out.length >= max - 1) break;
     // Java: a zero-width match at the very start makes no leading empty string.
     if (m.end === 0) continue;
@@ -149,7 +149,7 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     impl: ([s, p, limit]) => splitString(s as string, p as string, limit === undefined ? -1 : Math.trunc(limit as number)),
     checkLiterals: ([, p]) => {
       if (typeof p !== 'string') return undefined;
-      const re = compileRegex(p);
+      const re = compileWalkRegex(p);
       return typeof re === 'string' ? `split(): ${re}` : undefined;
     },
   },
@@ -317,7 +317,8 @@ export const CONCAT_WS_ARRAYS: CollectionFunctionDef = {
     if (sep === null) return null;
     const parts: string[] = [];
     for (const v of rest) {
-      if (Array.isArray(v)) parts.push(...arrayText(v, { type: 'string' }));
+      // A loop, not push(...elements): spreading a million elements into a call overflows the stack.
+      if (Array.isArray(v)) for (const x of arrayText(v, { type: 'string' })) parts.push(x);
       else if (v !== null && v !== undefined) parts.push(v as string);
     }
     return joinStrings('concat_ws()', parts, sep as string);

@@ -293,10 +293,11 @@ function walk(values: unknown[], steps: PathStep[], wildcarded: boolean): { valu
       } else if ('index' in s) {
         if (Array.isArray(v) && s.index < v.length) next.push(v[s.index]);
       } else if (Array.isArray(v)) {
-        next.push(...(v as unknown[]));
+        // Loops, not push(...elements): spreading a large JSON array into a call overflows the stack.
+        for (const x of v as unknown[]) next.push(x);
         wild = true;
       } else if (isObject(v)) {
-        next.push(...Object.values(v));
+        for (const x of Object.values(v)) next.push(x);
         wild = true;
       }
     }

@@ -1,7 +1,18 @@
 /**
- * Regular expressions from user SQL (rlike, regexp_extract) run on RE2 (`re2-wasm`), never on
- * JavaScript's backtracking RegExp: RE2 matches in time linear in the value (times the
- * pattern's size), so no pattern can hold the event loop on one record.
+ * Regular expressions from user SQL run on RE2, never on JavaScript's backtracking RegExp: RE2
+ * matches in time linear in the value (times the pattern's size), so no pattern can hold the
+ * event loop on one record.
+ *
+ * Two ports of RE2 are used, each where it is linear:
+ * - one match per record (rlike, regexp_extract, regexp_instr, regexp_substr) runs on
+ *   `re2-wasm` (Google's RE2 in WebAssembly: a DFA finds the match, so a large pattern stays
+ *   fast). Each of its calls copies the whole value into WebAssembly memory and counts code
+ *   points from the start, so it is never called once per match.
+ * - every match of a value (regexp_replace, regexp_count, regexp_extract_all, split,
+ *   str_to_map) walks the value once with one `re2js` Matcher (RE2 ported to JavaScript, reading
+ *   the JavaScript string in place): a walk costs the value's length (times the pattern's size),
+ *   not the value's length per match. re2-wasm there took 0.33, 1.2, 5.1 and 20 s for one
+ *   record of 2.5k, 5k, 10k and 20k characters (`regexp_replace(repeat('a', N), 'a', 'b')`).
  *
  * Differences from Spark's Java regular expressions: RE2 has no backreferences (`\1`, `\k<n>`),
  * no lookahead or lookbehind (`(?=`, `(?!`, `(?<=`, `(?<!`), no possessive quantifiers and no
@@ -12,18 +23,19 @@
  * not match a line break unless the pattern says `(?s)`, as in Java.
  */
 import { RE2 } from 're2-wasm';
+import { RE2JS } from 're2js';
 import { RecordExpressionError } from '../errors';
 
 /**
- * Compiled patterns by text. re2-wasm's compiled programs live in WebAssembly memory, which
- * JavaScript's garbage collector does not reclaim (the package predates FinalizationRegistry),
- * so the cache is bounded and frees what it drops.
+ * Compiled patterns by engine and text. re2-wasm's compiled programs live in WebAssembly memory,
+ * which JavaScript's garbage collector does not reclaim (the package predates
+ * FinalizationRegistry), so the cache is bounded and frees what it drops.
  */
-const cache = new Map<string, RE2 | string>();
+const cache = new Map<string, RE2 | RE2JS | string>();
 const CACHE_SIZE = 100;
 
-function free(re: RE2 | string): void {
-  if (typeof re !== 'string') (re as unknown as { wrapper?: { delete?(): void } }).wrapper?.delete?.();
+function free(re: RE2 | RE2JS | string): void {
+  if (re instanceof RE2) (re as unknown as { wrapper?: { delete?(): void } }).wrapper?.delete?.();
 }
 
 /**
@@ -46,23 +58,57 @@ function repetitionProblem(pattern: string): string | undefined {
   return total > MAX_REPEAT_TOTAL ? `its repetition counts add up to ${total}, over ${MAX_REPEAT_TOTAL}` : undefined;
 }
 
+const HEX = /^[0-9a-fA-F]$/;
+
 /**
- * The compiled pattern, or RE2's reason for refusing it (with what to do about it). `gu`: the
- * global program, which matches from `lastIndex` (split walks a value with it).
+ * The pattern in re2js's syntax: `\uXXXX` (one to four hex digits) becomes `\x{XXXX}` and `\cX`
+ * the control character, as re2-wasm translates them, so both engines take the same patterns.
  */
-export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | string {
-  const key = flags === 'u' ? pattern : `${flags}/${pattern}`;
-  let re = cache.get(key);
+function re2jsSyntax(pattern: string): string {
+  if (!pattern.includes('\\u') && !pattern.includes('\\c')) return pattern;
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c !== '\\' || i + 1 >= pattern.length) {
+      out += c;
+      continue;
+    }
+    const next = pattern[i + 1];
+    if (next === 'u' && HEX.test(pattern[i + 2] ?? '')) {
+      let j = i + 2;
+      while (j < i + 6 && HEX.test(pattern[j] ?? '')) j++;
+      out += `\\x{${pattern.slice(i + 2, j)}}`;
+      i = j - 1;
+    } else if (next === 'u' && pattern[i + 2] === '{') {
+      out += '\\x';
+      i++;
+    } else if (next === 'c' && /^[A-Z]$/.test(pattern[i + 2] ?? '')) {
+      out += `\\x{${(pattern.charCodeAt(i + 2) - 64).toString(16)}}`;
+      i += 2;
+    } else {
+      out += c + next;
+      i++;
+    }
+  }
+  return out;
+}
+
+function refusal(pattern: string, reason: string): string {
+  return (
+    `the regular expression '${pattern.length > 200 ? pattern.slice(0, 200) + '…' : pattern}' is not supported: ${reason}. ` +
+    'Patterns run on RE2, which has no backreferences (\\1), lookahead or lookbehind ((?=, (?!, (?<=, (?<!) and Weir allows repetition counts up to 100 each, 200 in all; rewrite the pattern without them'
+  );
+}
+
+function cached<T extends RE2 | RE2JS>(key: string, pattern: string, build: () => T, reason: (e: Error) => string): T | string {
+  let re = cache.get(key) as T | string | undefined;
   if (re === undefined) {
     try {
       const problem = repetitionProblem(pattern);
       if (problem) throw new Error(problem);
-      re = new RE2(pattern, flags);
+      re = build();
     } catch (e) {
-      const reason = (e as Error).message.replace(/^Invalid regular expression: \/.*\/u: /s, '');
-      re =
-        `the regular expression '${pattern.length > 200 ? pattern.slice(0, 200) + '…' : pattern}' is not supported: ${reason}. ` +
-        'Patterns run on RE2, which has no backreferences (\\1), lookahead or lookbehind ((?=, (?!, (?<=, (?<!) and Weir allows repetition counts up to 100 each, 200 in all; rewrite the pattern without them';
+      re = refusal(pattern, reason(e as Error));
     }
     if (cache.size >= CACHE_SIZE) {
       for (const old of cache.values()) free(old);
@@ -71,6 +117,19 @@ export function compileRegex(pattern: string, flags: 'u' | 'gu' = 'u'): RE2 | st
     cache.set(key, re);
   }
   return re;
+}
+
+/**
+ * The compiled pattern for one match (re2-wasm), or RE2's reason for refusing it (with what to do
+ * about it).
+ */
+export function compileRegex(pattern: string): RE2 | string {
+  return cached(pattern, pattern, () => new RE2(pattern, 'u'), (e) => e.message.replace(/^Invalid regular expression: \/.*\/u: /s, ''));
+}
+
+/** The compiled pattern for walking every match (re2js, see regexMatches), or why it is refused. */
+export function compileWalkRegex(pattern: string): RE2JS | string {
+  return cached(`walk/${pattern}`, pattern, () => RE2JS.compile(re2jsSyntax(pattern)), (e) => e.message.replace(/^error parsing regexp: /, ''));
 }
 
 /**
@@ -83,48 +142,46 @@ export function recordRegex(fn: string, pattern: string): RE2 {
   return re;
 }
 
-/** The global (`gu`) program regexMatches walks; a refused pattern is refused as by recordRegex. */
-export function globalRegex(fn: string, pattern: string): RE2 {
-  recordRegex(fn, pattern);
-  return compileRegex(pattern, 'gu') as RE2;
-}
-
-/** One match of regexMatches: its groups, and where it is in the string in UTF-16 code units. */
-export interface RegexMatch {
-  groups: NonNullable<ReturnType<RE2['exec']>>;
-  /** Code-unit offsets, for String.slice. */
-  start: number;
-  end: number;
+/** The program regexMatches walks; a refused pattern is refused as by recordRegex. */
+export function walkRegex(fn: string, pattern: string): RE2JS {
+  const re = compileWalkRegex(pattern);
+  if (typeof re === 'string') throw new RecordExpressionError(`${fn}: ${re}`, { function: fn });
+  return re;
 }
 
 /**
- * Every non-overlapping match of a global (`gu`) program in `s`, left to right, as Java's
- * Matcher.find() walks: after an empty match the search steps one character on (never half a
- * surrogate pair). re2-wasm reports `index` and reads `lastIndex` in code points, but after a
- * match sets `lastIndex` to the index plus the match's UTF-16 length, which skips a character
- * after a match with an emoji in it; so this walks in code points and gives code-unit offsets.
+ * One match of regexMatches, valid until the walk moves on: where it is in the string in UTF-16
+ * code units (for String.slice), and its groups.
  */
-export function* regexMatches(re: RE2, s: string): Generator<RegexMatch> {
-  const wide = /[\uD800-\uDFFF]/.test(s);
-  const n = wide ? [...s].length : s.length;
-  // Code-unit offsets of code points, counted on from the last match.
-  let cp = 0;
-  let cu = 0;
-  const unitOf = (target: number) => {
-    if (!wide) return target;
-    for (; cp < target && cu < s.length; cp++) cu += s.codePointAt(cu)! > 0xffff ? 2 : 1;
-    return cu;
+export interface RegexMatch {
+  start: number;
+  end: number;
+  /** The number of capturing groups (group 0, the whole match, not counted). */
+  groupCount: number;
+  /** Group `i`'s text; undefined where the group did not take part. */
+  group(i: number): string | undefined;
+}
+
+/**
+ * Every non-overlapping match of `re` in `s`, left to right, as Java's Matcher.find() walks:
+ * after an empty match the search steps one character on (never half a surrogate pair). One
+ * Matcher reads `s` in place from where the last match ended, so the walk costs the length of
+ * `s` (times the pattern's size) however many matches there are; a group's text is found only
+ * when asked for, over the match alone.
+ */
+export function* regexMatches(re: RE2JS, s: string): Generator<RegexMatch> {
+  const m = re.matcher(s);
+  const groupCount = m.groupCount();
+  const match: RegexMatch = {
+    start: 0,
+    end: 0,
+    groupCount,
+    group: (i) => (i === 0 ? s.slice(match.start, match.end) : i > 0 && i <= groupCount ? (m.group(i) ?? undefined) : undefined),
   };
-  re.lastIndex = 0;
-  for (;;) {
-    const m = re.exec(s);
-    if (m === null) return;
-    const whole = m[0] ?? '';
-    const len = wide ? [...whole].length : whole.length;
-    const start = unitOf(m.index);
-    yield { groups: m, start, end: start + whole.length };
-    if (len === 0 && m.index >= n) return;
-    re.lastIndex = m.index + Math.max(len, 1);
+  while (m.find()) {
+    match.start = m.start();
+    match.end = m.end();
+    yield match;
   }
 }
 
@@ -136,17 +193,18 @@ function regexGroupCount(pattern: string): number {
 
 /**
  * A regexp function's check at validation: a literal pattern (its second argument) RE2 refuses,
- * or a literal group index (its third) the pattern does not have.
+ * or a literal group index (its third) the pattern does not have. `walk`: the function walks
+ * every match (compileWalkRegex), else it takes one (compileRegex).
  */
 export const regexLiterals =
-  (fn: string) =>
+  (fn: string, walk = false) =>
   (lits: unknown[]): string | undefined => {
     const [, pattern, idx] = lits;
     if (typeof pattern !== 'string') return undefined;
-    const re = compileRegex(pattern);
+    const re = walk ? compileWalkRegex(pattern) : compileRegex(pattern);
     if (typeof re === 'string') return `${fn}: ${re}`;
     if (typeof idx === 'number') {
-      const groups = regexGroupCount(pattern);
+      const groups = re instanceof RE2JS ? re.groupCount() : regexGroupCount(pattern);
       if (idx < 0 || idx > groups) return `${fn}: group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match)`;
     }
     return undefined;

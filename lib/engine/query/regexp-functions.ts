@@ -1,5 +1,7 @@
 /**
- * Spark's regexp_count, regexp_instr, regexp_substr and regexp_extract_all, on RE2 (regex.ts).
+ * Spark's regexp_count, regexp_instr, regexp_substr and regexp_extract_all, on RE2 (regex.ts):
+ * regexp_count and regexp_extract_all walk every match once (regexMatches), the others take the
+ * first match.
  *
  * re2-wasm reports a match's `index` (and takes `lastIndex`) in code points, as Spark counts
  * characters, so positions here are characters. One difference: Spark's regexp_instr returns
@@ -10,20 +12,13 @@ import { RecordExpressionError } from '../errors';
 import type { CollectionFunctionDef } from './collection-functions';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './functions';
-import { globalRegex, recordRegex, regexLiterals, regexMatches, type RegexMatch } from './regex';
+import { recordRegex, regexLiterals, regexMatches, walkRegex } from './regex';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
 
-type Match = RegexMatch['groups'];
-
-/** Every non-overlapping match left to right (regex.ts regexMatches). */
-function allMatches(fn: string, s: string, pattern: string): Match[] {
-  return Array.from(regexMatches(globalRegex(fn, pattern), s), (m) => m.groups);
-}
-
-function checkGroup(fn: string, m: Match, i: number): void {
-  if (i < 0 || i >= m.length) throw new RecordExpressionError(`${fn}: group index ${i} is out of range; the pattern has ${m.length - 1} group(s)`, { function: fn });
+function checkGroup(fn: string, groupCount: number, i: number): void {
+  if (i < 0 || i > groupCount) throw new RecordExpressionError(`${fn}: group index ${i} is out of range; the pattern has ${groupCount} group(s)`, { function: fn });
 }
 
 const two = (fn: string, result: ExprType) => (a: ExprType[]) => (isStr(a[0]) && isStr(a[1]) ? result : `${fn} takes (string, pattern)`);
@@ -31,8 +26,12 @@ const two = (fn: string, result: ExprType) => (a: ExprType[]) => (isStr(a[0]) &&
 export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
   regexp_count: {
     min: 2, max: 2, type: two('regexp_count()', 'long'),
-    impl: ([s, p]) => allMatches('regexp_count()', s as string, p as string).length,
-    checkLiterals: regexLiterals('regexp_count()'),
+    impl: ([s, p]) => {
+      let n = 0;
+      for (const _ of regexMatches(walkRegex('regexp_count()', p as string), s as string)) n++;
+      return n;
+    },
+    checkLiterals: regexLiterals('regexp_count()', true),
   },
   // The 1-based character position of the first match, 0 when none. As Spark's, the whole
   // match's position: the group index is taken and not used.
@@ -61,11 +60,13 @@ export const REGEXP_ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     type: (a) => (isStr(a[0].type) && isStr(a[1].type) && (a.length < 3 || a[2].type === 'long' || a[2].type === 'null') ? STRING_ARRAY : 'regexp_extract_all() takes (string, pattern[, group index])'),
     impl: ([s, p, idx]) => {
       const i = idx === undefined ? 1 : Math.trunc(idx as number);
-      return allMatches('regexp_extract_all()', s as string, p as string).map((m) => {
-        checkGroup('regexp_extract_all()', m, i);
-        return m[i] ?? '';
-      });
+      const out: string[] = [];
+      for (const m of regexMatches(walkRegex('regexp_extract_all()', p as string), s as string)) {
+        checkGroup('regexp_extract_all()', m.groupCount, i);
+        out.push(m.group(i) ?? '');
+      }
+      return out;
     },
-    checkLiterals: regexLiterals('regexp_extract_all()'),
+    checkLiterals: regexLiterals('regexp_extract_all()', true),
   },
 };

@@ -13,7 +13,7 @@ import { DAY_MS, dateFromTimestamp, parseDate, timestampFromDate } from './date'
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import type { FunctionDef } from './functions';
 import { parseTimestampLiteral } from './expression-builder';
-import { globalRegex, regexMatches } from './regex';
+import { regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
 import { isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
@@ -73,7 +73,7 @@ function tokens(fn: string, pattern: string) {
 }
 
 /** Java's Matcher.replaceAll replacement: `$n` is group n, `\x` is x. */
-function expandReplacement(rep: string, m: ArrayLike<string | undefined>): string {
+function expandReplacement(rep: string, m: RegexMatch, room: number): string {
   let out = '';
   for (let i = 0; i < rep.length; i++) {
     const c = rep[i];
@@ -81,18 +81,20 @@ function expandReplacement(rep: string, m: ArrayLike<string | undefined>): strin
     else if (c === '$' && /\d/.test(rep[i + 1] ?? '')) {
       let j = i + 1;
       let g = '';
-      while (j < rep.length && /\d/.test(rep[j]) && Number(g + rep[j]) < m.length) g += rep[j++];
+      while (j < rep.length && /\d/.test(rep[j]) && Number(g + rep[j]) <= m.groupCount) g += rep[j++];
       if (g === '') throw new RecordExpressionError(`regexp_replace(): no group ${rep[i + 1]} in the pattern`, { function: 'regexp_replace()' });
-      out += m[Number(g)] ?? '';
+      out += m.group(Number(g)) ?? '';
       i = j - 1;
+      // Each group can be as long as the value: `$0$0…` must not grow without end before the check.
+      if (out.length > room) checkStringLength('regexp_replace()', MAX_STRING_VALUE_LENGTH - room + out.length);
     } else out += c;
   }
   return out;
 }
 
 /**
- * The code-unit offset of code point `cp` of `s` (its length when past the end): re2-wasm gives
- * match positions in code points, JavaScript slices in UTF-16 code units.
+ * The code-unit offset of code point `cp` of `s` (its length when past the end): SQL positions
+ * count code points, JavaScript slices in UTF-16 code units.
  */
 function codeUnitIndex(s: string, cp: number): number {
   if (!/[\uD800-\uDFFF]/.test(s)) return Math.min(cp, s.length);
@@ -192,20 +194,23 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
     min: 3, max: 4, type: (a) => str(a, 3) ?? (a.length < 4 || isNumeric(a[3]) ? 'string' : 'expects (string, pattern, replacement[, position])'),
     impl: ([s, p, r, posArg]) => {
       const src = s as string;
-      const re = globalRegex('regexp_replace()', p as string);
+      const re = walkRegex('regexp_replace()', p as string);
       // Spark's position counts characters (code points). The search runs on the rest of the
       // value, as Java's region with opaque bounds: `^` and `\b` see the position as the start.
       const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.max(0, Math.trunc(posArg as number) - 1));
       const rest = src.slice(start);
+      const literal = /[$\\]/.test(r as string) ? undefined : (r as string);
       let out = src.slice(0, start);
       let from = 0;
       for (const m of regexMatches(re, rest)) {
-        out += rest.slice(from, m.start) + expandReplacement(r as string, m.groups);
+        out += rest.slice(from, m.start);
+        out += literal ?? expandReplacement(r as string, m, MAX_STRING_VALUE_LENGTH - out.length);
         checkStringLength('regexp_replace()', out.length);
         from = m.end;
       }
       return out + rest.slice(from);
     },
+    checkLiterals: regexLiterals('regexp_replace()', true),
   },
   // --- conditional and null ---
   if: {

@@ -10,10 +10,11 @@
  * job's `onBadRecord` applies. Values read from a source are not cut: the limit is on what an
  * expression builds from them.
  *
- * Time: LIKE/ILIKE run on a matcher without backtracking (like-matcher.ts) and RLIKE on RE2
+ * Time: LIKE/ILIKE run on a matcher without backtracking (like-matcher.ts) and regexps on RE2
  * (regex.ts), so matching costs at most O(value length × pattern length). Measured on this
  * project's 2-core machine under load (`npx tsx bench/expression-limits.bench.ts`): the worst
- * single-record expressions found take about 0.2 s (see docs/engine.md, "Expression limits").
+ * single-record expressions found take about 0.2 s, and a regexp walk (regexp_replace and the
+ * like) with the largest pattern allowed about 6 s (see docs/engine.md, "Expression limits").
  */
 import { RecordExpressionError } from '../errors';
 

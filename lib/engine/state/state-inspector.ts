@@ -54,7 +54,7 @@ export async function inspectState(fm: CheckpointFileManager): Promise<StateOper
         partitionId,
         latestVersion: versions.length ? versions[versions.length - 1] : null,
         oldestLoadableVersion: versions.length ? versions[0] : null,
-        latestSnapshot: snaps.length ? Math.max(...snaps) : null,
+        latestSnapshot: snaps.length ? snaps.reduce((a, b) => Math.max(a, b)) : null,
         files: files.length,
         bytesOnDisk: bytes,
       });
