@@ -13,12 +13,14 @@
 import type * as Arrow from 'apache-arrow';
 import type { Field, Row, Schema } from '../types';
 import type { BadRecord } from '../sources/source';
-import { mapKeyField, unreadableReason, weirTypeName, type ArrowModule } from './parquet-types';
+import { mapKeyField, unreadableReason, weirFieldOf, weirTypeName, type ArrowModule } from './parquet-types';
 import { loadParquetLibs } from './parquet-writer';
 
 export interface ParquetReadResult {
   rows: Row[];
   badRecords: BadRecord[];
+  /** The columns read, as declared (or as the file's types read, with no declared schema). */
+  schema: Schema;
 }
 
 /** Rows per Arrow batch read from the file: large batches keep the per-batch cost small. */
@@ -159,18 +161,20 @@ function readColumn(a: ArrowModule, vec: Arrow.Vector, f: Field, rows: Row[], ba
 
 
 /**
- * The rows of a whole Parquet file as `schema` declares them. `columns`: only these are read
- * (the query's required columns); the others are left out of the rows.
+ * The rows of a whole Parquet file as `schema` declares them (without one, as the file's own
+ * types read). `columns`: only these are read (the query's required columns); the others are
+ * left out of the rows.
  */
-export async function readParquetRows(buf: Uint8Array, schema: Schema, file: string, columns?: readonly string[]): Promise<ParquetReadResult> {
+export async function readParquetRows(buf: Uint8Array, declared: Schema | undefined, file: string, columns?: readonly string[]): Promise<ParquetReadResult> {
   const { arrow: a, pw } = await loadParquetLibs();
   let fileSchema: Arrow.Schema;
   try {
     // The footer alone: a truncated or foreign file fails here, before any row is read.
     fileSchema = a.tableFromIPC(pw.readSchema(buf).intoIPCStream()).schema;
   } catch (e) {
-    return { rows: [], badRecords: [notParquet(file, e)] };
+    return { rows: [], badRecords: [notParquet(file, e)], schema: [] };
   }
+  const schema = declared ?? fileSchema.fields.map((x) => weirFieldOf(a, x.name, x.type));
   const wanted = columns === undefined ? schema : schema.filter((f) => columns.includes(f.name));
   const badRecords: BadRecord[] = [];
   const present: Field[] = [];
@@ -184,7 +188,7 @@ export async function readParquetRows(buf: Uint8Array, schema: Schema, file: str
     const why = unreadableReason(a, got.type, f);
     if (why !== null) {
       const reason = `column ${f.name} ${why} (declared ${weirTypeName(f)} in source.schema); change the declared type, or convert the file`;
-      return { rows: [], badRecords: [{ raw: file, location: { source: file }, reason: `Parquet file ${file}: ${reason}` }] };
+      return { rows: [], badRecords: [{ raw: file, location: { source: file }, reason: `Parquet file ${file}: ${reason}` }], schema: wanted };
     }
     present.push(f);
   }
@@ -198,7 +202,7 @@ export async function readParquetRows(buf: Uint8Array, schema: Schema, file: str
     const t = pw.readParquet(buf, { batchSize: READ_BATCH_ROWS, columns: names });
     table = a.tableFromIPC(t.intoIPCStream());
   } catch (e) {
-    return { rows: [], badRecords: [notParquet(file, e)] };
+    return { rows: [], badRecords: [notParquet(file, e)], schema: [] };
   }
   const rows: Row[] = new Array(table.numRows);
   for (let i = 0; i < rows.length; i++) {
@@ -212,11 +216,11 @@ export async function readParquetRows(buf: Uint8Array, schema: Schema, file: str
     for (const f of present) readColumn(a, batch.getChild(f.name)!, f, rows, base, badRows);
     base += batch.numRows;
   }
-  if (badRows.size === 0) return { rows, badRecords };
+  if (badRows.size === 0) return { rows, badRecords, schema: wanted };
   const kept: Row[] = [];
   rows.forEach((r, i) => {
     if (!badRows.has(i)) kept.push(r);
     else badRecords.push({ raw: JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)), location: { source: file, line: i + 1 }, reason: 'a long value is beyond ±2^53 and would lose precision' });
   });
-  return { rows: kept, badRecords };
+  return { rows: kept, badRecords, schema: wanted };
 }

@@ -150,3 +150,21 @@ export function unreadableReason(a: ArrowModule, t: Arrow.DataType, f: Field): s
     }
   }
 }
+
+/** The Weir field a Parquet column (as Arrow reads it) is read as, for a reader with no declared schema. */
+export function weirFieldOf(a: ArrowModule, name: string, t: Arrow.DataType): Field {
+  if (a.DataType.isInt(t)) return { name, type: 'long' };
+  if (a.DataType.isFloat(t)) return { name, type: 'double' };
+  if (a.DataType.isBool(t)) return { name, type: 'boolean' };
+  if (a.DataType.isBinary(t) || a.DataType.isLargeBinary(t) || a.DataType.isFixedSizeBinary(t)) return { name, type: 'binary' };
+  if (a.DataType.isTimestamp(t)) return { name, type: 'timestamp' };
+  if (a.DataType.isDate(t)) return { name, type: 'date' };
+  if (a.DataType.isDecimal(t)) return { name, type: 'decimal', precision: t.precision, scale: t.scale };
+  if (a.DataType.isList(t)) return { name, type: 'array', elementType: weirFieldOf(a, 'element', t.children[0].type) };
+  if (a.DataType.isMap(t)) {
+    const [k, v] = t.children[0].type.children;
+    return { name, type: 'map', keyType: weirFieldOf(a, 'key', k.type), valueType: weirFieldOf(a, 'value', v.type) };
+  }
+  if (a.DataType.isStruct(t)) return { name, type: 'struct', fields: t.children.map((c) => weirFieldOf(a, c.name, c.type)) };
+  return { name, type: 'string' };
+}
