@@ -255,9 +255,8 @@ function storageSinkError(e: unknown, batchId: number): SinkError | undefined {
 /**
  * The rows of every committed batch, in batch order, read through `_weir_metadata` (never by
  * listing the directory, which may hold stray files from failed attempts). CSV values are typed
- * with `schema` when given; timestamps stay ISO strings. Parquet values are read as the engine
- * holds them (with `schema`, as it declares; else as the file's types), except timestamps, ISO
- * strings as the other formats give them.
+ * with `schema` when given; timestamps stay ISO strings. Parquet rows (typed by `schema`, else
+ * by the file's own types) come out as the JSON format's would, so callers see one shape.
  */
 export async function readCommittedRows(
   dir: string,
@@ -274,11 +273,8 @@ export async function readCommittedRows(
       if (format === 'parquet') {
         const got = await readParquetRows(await fm.read(f.path), opts.schema, path.join(dir, f.path));
         if (got.badRecords.length) throw new Error(got.badRecords[0].reason);
-        const ts = got.schema.filter((x) => x.type === 'timestamp').map((x) => x.name);
-        for (const r of got.rows) {
-          for (const c of ts) if (typeof r[c] === 'number') r[c] = new Date(r[c]).toISOString();
-          rows.push(r);
-        }
+        // As the JSON sink would have written them, so callers see one shape whatever the format.
+        for (const l of encodeRows(got.rows, got.schema, 'json', false).split('\n')) if (l !== '') rows.push(JSON.parse(l) as Row);
         continue;
       }
       const text = (await fm.read(f.path)).toString('utf8');
