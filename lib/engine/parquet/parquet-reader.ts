@@ -91,6 +91,9 @@ function isFlatExact(a: ArrowModule, t: Arrow.DataType, f: Field): boolean {
   if (f.type === 'string') return a.DataType.isUtf8(t);
   // Any unit: the raw integers divide exactly (Arrow's own conversion goes through a double).
   if (f.type === 'timestamp') return a.DataType.isTimestamp(t);
+  if (f.type === 'boolean') return a.DataType.isBool(t);
+  if (f.type === 'date') return a.DataType.isDate(t) && t.unit === a.DateUnit.DAY;
+  if (f.type === 'decimal') return a.DataType.isDecimal(t) && t.bitWidth === 128;
   return false;
 }
 
@@ -127,6 +130,31 @@ function readFlat(a: ArrowModule, d: Arrow.Data, f: Field, rows: Row[], base: nu
     for (let i = 0; i < n; i++) rows[base + i][name] = isNull(i) ? null : epochMs(values[off + i], perMs);
     return;
   }
+  if (f.type === 'boolean') {
+    const bits = d.values as Uint8Array;
+    for (let i = 0; i < n; i++) rows[base + i][name] = isNull(i) ? null : (bits[(off + i) >> 3] & (1 << ((off + i) & 7))) !== 0;
+    return;
+  }
+  if (f.type === 'date') {
+    const days = d.values as Int32Array;
+    for (let i = 0; i < n; i++) rows[base + i][name] = isNull(i) ? null : days[off + i];
+    return;
+  }
+  if (f.type === 'decimal') {
+    // Two's-complement 128-bit little-endian: as two 64-bit halves, most values need only the low one.
+    const words = d.values as Uint32Array;
+    const halves = new BigInt64Array(words.buffer, words.byteOffset, words.length / 2);
+    for (let i = 0; i < n; i++) {
+      if (isNull(i)) {
+        rows[base + i][name] = null;
+        continue;
+      }
+      const lo = halves[2 * (off + i)];
+      const hi = halves[2 * (off + i) + 1];
+      rows[base + i][name] = (hi === 0n && lo >= 0n) || (hi === -1n && lo < 0n) ? lo : (hi << 64n) | BigInt.asUintN(64, lo);
+    }
+    return;
+  }
   const values = d.values as BigInt64Array | Float64Array;
   for (let i = 0; i < n; i++) {
     if (isNull(i)) rows[base + i][name] = null;
@@ -139,8 +167,8 @@ function readFlat(a: ArrowModule, d: Arrow.Data, f: Field, rows: Row[], base: nu
 }
 
 /**
- * One column of one batch into `rows[base…]`. Long, double, string and timestamp columns as
- * the writer writes them read their buffers directly (most columns, and Arrow's per-value
+ * One column of one batch into `rows[base…]`. Flat columns (long, double, string, timestamp,
+ * boolean, date, decimal) as the writer writes them read their buffers directly (most columns, and Arrow's per-value
  * access is the costly part); the rest go through Vector.get and toWeir.
  */
 function readColumn(a: ArrowModule, vec: Arrow.Vector, f: Field, rows: Row[], base: number, bad: Set<number>): void {
