@@ -3,7 +3,7 @@
  *
  * The rows become an Arrow table in JavaScript (flat columns straight into typed arrays, nested
  * ones through Arrow's builders), which parquet-wasm (arrow-rs's Parquet writer in WebAssembly)
- * encodes. Measured against hyparquet-writer and parquetjs (docs/connectors.md, "Parquet"), it
+ * encodes. Measured against hyparquet-writer and parquetjs (docs/sources-and-sinks.md, "Parquet"), it
  * wrote 1M rows fastest, with the least memory, and covers every logical type Spark writes.
  * Both libraries load on first use, so a process that never touches Parquet never loads them.
  */
