@@ -192,7 +192,7 @@ function builderValue(v: unknown, f: Field): unknown {
 }
 
 /** The rows as an Arrow table with the schema's columns in order. */
-export function rowsToArrow(a: ArrowModule, rows: Row[], schema: Schema): Arrow.Table {
+function rowsToArrow(a: ArrowModule, rows: Row[], schema: Schema): Arrow.Table {
   const columns: Record<string, Arrow.Vector> = {};
   for (const f of schema) {
     const flat = flatColumn(a, f, rows);

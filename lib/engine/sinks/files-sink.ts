@@ -36,7 +36,7 @@ import { FileStreamSinkLog, SINK_LOG_DIR, type SinkFileStatus } from './file-str
 import type { Sink, SinkBatchContext } from './sink';
 import { registerSink } from './sink-registry';
 
-export const FilesSinkOptions = z
+const FilesSinkOptions = z
   .object({
     path: z.string().min(1).meta({ title: 'Output directory', examples: ['/data/out'], description: 'Each batch writes its files here and records them in _weir_metadata; readers go through that log.' }),
     format: z
@@ -50,7 +50,7 @@ export const FilesSinkOptions = z
       .meta({ title: 'Compression', description: 'Parquet page compression: snappy (Spark\'s default), zstd (smaller files), or none.', appliesWhen: { format: ['parquet'] } }),
   })
   .strict();
-export type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
+type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
 /** The options as code constructs the sink with them: compression defaults to snappy. */
 type FilesSinkConfig = Omit<FilesSinkOptions, 'compression'> & Partial<Pick<FilesSinkOptions, 'compression'>>;
 
