@@ -10,7 +10,9 @@
  * row of a file is read half. A value the engine cannot hold (an INT64 past ±2^53 in a long
  * column) makes its row a bad record.
  */
+import { openAsBlob } from 'node:fs';
 import type * as Arrow from 'apache-arrow';
+import type * as ParquetWasm from 'parquet-wasm';
 import type { Field, Row, Schema } from '../types';
 import type { BadRecord } from '../sources/source';
 import { mapKeyField, unreadableReason, weirFieldOf, weirTypeName, type ArrowModule } from './parquet-types';
@@ -189,19 +191,10 @@ function readColumn(a: ArrowModule, vec: Arrow.Vector, f: Field, rows: Row[], ba
 
 
 /**
- * The rows of a whole Parquet file as `schema` declares them (without one, as the file's own
- * types read). `columns`: only these are read (the query's required columns); the others are
- * left out of the rows.
+ * The declared columns checked against a file's schema, then read by `readTable` (given the
+ * column names to read) into rows: the part the whole-file and the tail readers share.
  */
-export async function readParquetRows(buf: Uint8Array, declared: Schema | undefined, file: string, columns?: readonly string[]): Promise<ParquetReadResult> {
-  const { arrow: a, pw } = await loadParquetLibs();
-  let fileSchema: Arrow.Schema;
-  try {
-    // The footer alone: a truncated or foreign file fails here, before any row is read.
-    fileSchema = a.tableFromIPC(pw.readSchema(buf).intoIPCStream()).schema;
-  } catch (e) {
-    return { rows: [], badRecords: [notParquet(file, e)], schema: [] };
-  }
+function readChecked(a: ArrowModule, fileSchema: Arrow.Schema, declared: Schema | undefined, file: string, columns: readonly string[] | undefined, readTable: (names: string[]) => Arrow.Table): ParquetReadResult {
   const schema = declared ?? fileSchema.fields.map((x) => weirFieldOf(a, x.name, x.type));
   const wanted = columns === undefined ? schema : schema.filter((f) => columns.includes(f.name));
   const badRecords: BadRecord[] = [];
@@ -226,9 +219,7 @@ export async function readParquetRows(buf: Uint8Array, declared: Schema | undefi
   let table: Arrow.Table;
   try {
     // With no column wanted, one column still gives the row count.
-    const names = present.length ? present.map((f) => f.name) : fileSchema.fields.slice(0, 1).map((x) => x.name);
-    const t = pw.readParquet(buf, { batchSize: READ_BATCH_ROWS, columns: names });
-    table = a.tableFromIPC(t.intoIPCStream());
+    table = readTable(present.length ? present.map((f) => f.name) : fileSchema.fields.slice(0, 1).map((x) => x.name));
   } catch (e) {
     return { rows: [], badRecords: [notParquet(file, e)], schema: [] };
   }
@@ -251,4 +242,63 @@ export async function readParquetRows(buf: Uint8Array, declared: Schema | undefi
     else badRecords.push({ raw: JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)), location: { source: file, line: i + 1 }, reason: 'a long value is beyond ±2^53 and would lose precision' });
   });
   return { rows: kept, badRecords, schema: wanted };
+}
+
+/**
+ * The rows of a whole Parquet file as `schema` declares them (without one, as the file's own
+ * types read). `columns`: only these are read (the query's required columns); the others are
+ * left out of the rows.
+ */
+export async function readParquetRows(buf: Uint8Array, declared: Schema | undefined, file: string, columns?: readonly string[]): Promise<ParquetReadResult> {
+  const { arrow: a, pw } = await loadParquetLibs();
+  let fileSchema: Arrow.Schema;
+  try {
+    // The footer alone: a truncated or foreign file fails here, before any row is read.
+    fileSchema = a.tableFromIPC(pw.readSchema(buf).intoIPCStream()).schema;
+  } catch (e) {
+    return { rows: [], badRecords: [notParquet(file, e)], schema: [] };
+  }
+  return readChecked(a, fileSchema, declared, file, columns, (names) => a.tableFromIPC(pw.readParquet(buf, { batchSize: READ_BATCH_ROWS, columns: names }).intoIPCStream()));
+}
+
+/**
+ * The last rows of a Parquet file on disk, for a preview: whole row groups from the end, as
+ * many as give `records` rows while their uncompressed size (as the footer declares it) stays
+ * within `maxBytes`. Only the footer and those row groups are read from disk. `overBudget`: a
+ * row group that would have been read did not fit in `maxBytes`.
+ */
+export async function readParquetTail(full: string, declared: Schema, records: number, maxBytes: number): Promise<ParquetReadResult & { bytes: number; overBudget: boolean }> {
+  const { arrow: a, pw } = await loadParquetLibs();
+  let pf: ParquetWasm.ParquetFile;
+  let fileSchema: Arrow.Schema;
+  try {
+    pf = await pw.ParquetFile.fromFile(await openAsBlob(full));
+    fileSchema = a.tableFromIPC(pf.schema().intoIPCStream()).schema;
+  } catch (e) {
+    return { rows: [], badRecords: [notParquet(full, e)], schema: [], bytes: 0, overBudget: false };
+  }
+  const groups = pf.metadata().rowGroups();
+  const picked: number[] = [];
+  let rowsPicked = 0;
+  let bytes = 0;
+  let overBudget = false;
+  for (let g = groups.length - 1; g >= 0 && rowsPicked < records; g--) {
+    const size = groups[g].totalByteSize();
+    if (bytes + size > maxBytes) {
+      overBudget = true;
+      break;
+    }
+    picked.unshift(g);
+    rowsPicked += groups[g].numRows();
+    bytes += size;
+  }
+  if (picked.length === 0) return { rows: [], badRecords: [], schema: declared, bytes, overBudget };
+  let table: Arrow.Table;
+  try {
+    table = a.tableFromIPC((await pf.read({ rowGroups: picked, batchSize: READ_BATCH_ROWS })).intoIPCStream());
+  } catch (e) {
+    return { rows: [], badRecords: [notParquet(full, e)], schema: [], bytes, overBudget };
+  }
+  const got = readChecked(a, fileSchema, declared, full, undefined, (names) => table.select(names));
+  return { ...got, rows: got.rows.slice(Math.max(0, got.rows.length - records)), bytes, overBudget };
 }

@@ -3,9 +3,9 @@
  * whose column cannot be read as declared, a file that lacks a column, and a file that is not
  * whole Parquet (truncated, no footer) each come out as a bad record naming the file (and the
  * column and both types), never as a crash or silently; a run with onBadRecord "fail" stops
- * with that message; the preview reads Parquet too.
+ * with that message; the preview reads the last row groups of the newest files.
  */
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,9 +40,9 @@ async function fresh(): Promise<{ dir: string; source: FilesSource }> {
 }
 
 /** DuckDB writes `select` as `name` in `dir`, atomically (hidden name, then rename), as a producer must. */
-async function duckWrites(dir: string, name: string, select: string): Promise<void> {
+async function duckWrites(dir: string, name: string, select: string, options = ''): Promise<void> {
   const tmp = path.join(dir, `.${name}.tmp`);
-  await duck().run(`COPY (${select}) TO '${tmp}' (FORMAT parquet, COMPRESSION snappy)`);
+  await duck().run(`COPY (${select}) TO '${tmp}' (FORMAT parquet, COMPRESSION snappy${options})`);
   await rename(tmp, path.join(dir, name));
 }
 
@@ -123,19 +123,30 @@ describe('files source, format parquet', () => {
     expect(await readdir(path.join(root, 'checkpoint', 'commits')).catch(() => [])).toEqual([]);
   });
 
-  it('the preview reads the newest Parquet files whole, within its byte bound', async () => {
+  it('the preview reads the newest Parquet files, oldest first, within its record bound', async () => {
     const { dir, source } = await fresh();
     const rows = (from: number) => [0, 1, 2].map((i) => ({ id: from + i, name: `r${from + i}`, ts: 0 }));
     for (const [i, name] of ['old.parquet', 'new.parquet'].entries()) {
       await writeFile(path.join(dir, name), await encodeParquet(rows(i * 10), schema, 'zstd'));
       await utimes(path.join(dir, name), 1_790_000_000 + i, 1_790_000_000 + i);
     }
-    const signal = new AbortController().signal;
-    const four = await source.sampleRecent({ records: 4, bytes: 1 << 20, timeoutMs: 5_000, signal });
+    const four = await source.sampleRecent({ records: 4, bytes: 1 << 20, timeoutMs: 5_000, signal: new AbortController().signal });
     expect(four.rows.map((r) => r.id)).toEqual([2, 10, 11, 12]);
-    const size = (await readFile(path.join(dir, 'new.parquet'))).length;
-    const one = await source.sampleRecent({ records: 10, bytes: size, timeoutMs: 5_000, signal });
-    expect(one.rows.map((r) => r.id)).toEqual([10, 11, 12]);
-    expect(one.stoppedAtBytes).toBe(true);
+    expect(four.stoppedAtBytes).toBe(false);
+  });
+
+  it('the preview reads only the last row groups it needs, counting their uncompressed bytes against its bound', async () => {
+    const { dir, source } = await fresh();
+    await duckWrites(dir, 'big.parquet', `SELECT i::BIGINT AS id, 'n' || i AS name, TIMESTAMP '2024-01-01' AS ts FROM range(6144) t(i) ORDER BY i`, ', ROW_GROUP_SIZE 2048');
+    const full = path.join(dir, 'big.parquet');
+    const groups = (await duck().runAndReadAll(`SELECT DISTINCT row_group_id, row_group_bytes FROM parquet_metadata('${full}') ORDER BY row_group_id`)).getRowObjectsJson();
+    expect(groups.length).toBeGreaterThan(1);
+    const last = Number(groups.at(-1)!.row_group_bytes);
+    const signal = new AbortController().signal;
+    const five = await source.sampleRecent({ records: 5, bytes: 1 << 20, timeoutMs: 5_000, signal });
+    expect(five.rows.map((r) => r.id)).toEqual([6139, 6140, 6141, 6142, 6143]);
+    expect(five.bytesRead).toBe(last);
+    const none = await source.sampleRecent({ records: 5, bytes: last - 1, timeoutMs: 5_000, signal });
+    expect(none).toMatchObject({ rows: [], badRecords: [], bytesRead: 0, stoppedAtBytes: true });
   });
 });

@@ -28,7 +28,7 @@ import { DataLossError, ValidationError } from '../errors';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record-parser';
 import { EventTimeStatsAccumulator } from '../operators/watermark';
 import type { Offset, Row, Schema } from '../types';
-import { readParquetRows } from '../parquet/parquet-reader';
+import { readParquetRows, readParquetTail } from '../parquet/parquet-reader';
 import { FileStreamSourceLog, type SourceFileEntry } from './file-stream-source-log';
 import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from './source';
 import { registerSource, type SourceContext } from './source-registry';
@@ -329,17 +329,16 @@ export class FilesSource implements Source {
       }
       const full = path.join(this.dir, f.name);
       if (this.opts.format === 'parquet') {
-        // A Parquet file has no line to start from: it is read whole, or not at all.
-        if (f.size > limit.bytes - bytesRead) {
+        // A Parquet file has no line to start from: its last whole row groups, within the byte
+        // bound counted uncompressed, and only they and the footer are read from disk.
+        const part = await readParquetTail(full, this.schema, limit.records - count, limit.bytes - bytesRead);
+        bytesRead += part.bytes;
+        count += part.rows.length + part.badRecords.length;
+        parts.push(part);
+        if (part.overBudget) {
           stoppedAtBytes = true;
           break;
         }
-        const part: SourceBatch = { rows: [], badRecords: [] };
-        await this.readParquet(await fs.readFile(full), full, part.rows, part.badRecords, undefined);
-        bytesRead += f.size;
-        part.rows = part.rows.slice(Math.max(0, part.rows.length - (limit.records - count)));
-        count += part.rows.length + part.badRecords.length;
-        parts.push(part);
         continue;
       }
       const take = Math.min(f.size, limit.bytes - bytesRead);
