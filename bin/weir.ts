@@ -240,7 +240,7 @@ async function sinkRead(args: string[]): Promise<number> {
   if (sink.type !== 'files') {
     throw new UsageError(`weir sink read supports the files sink (it reads through _weir_metadata); this job's sink is "${sink.type}"`);
   }
-  const o = sink.options as { path: string; format: 'json' | 'csv'; header: boolean };
+  const o = sink.options as { path: string; format: 'json' | 'csv' | 'parquet'; header: boolean };
   const batches = await readCommittedRows(o.path, o.format, { header: o.header, schema: result.outputSchema });
   for (const b of batches) for (const r of b.rows) out(JSON.stringify(r));
   err(`${batches.reduce((n, b) => n + b.rows.length, 0)} rows from ${batches.length} committed batches`);

@@ -88,6 +88,18 @@ describe('connector catalog', () => {
     }
   });
 
+  it('the files source and sink offer parquet, and the sink its compression only for parquet', () => {
+    const c = connectorCatalog();
+    for (const info of [c.sources.find((x) => x.type === 'files')!, c.sinks.find((x) => x.type === 'files')!]) {
+      expect(info.fields.find((f) => f.name === 'format')!.values).toEqual(['json', 'csv', 'parquet']);
+    }
+    const sink = c.sinks.find((x) => x.type === 'files')!;
+    const compression = sink.fields.find((f) => f.name === 'compression')!;
+    expect(compression).toMatchObject({ kind: 'enum', values: ['snappy', 'zstd', 'none'], default: 'snappy', appliesWhen: { format: ['parquet'] } });
+    expect(optionApplies(compression, { format: 'json' }, sink.fields)).toBe(false);
+    expect(optionApplies(compression, { format: 'parquet' }, sink.fields)).toBe(true);
+  });
+
   it('labels read as words, with the engine titles where it gives one', () => {
     expect(humanize('maxFilesPerTrigger')).toBe('Max files per trigger');
     expect(humanize('initialBackoffMs')).toBe('Initial backoff (ms)');

@@ -10,7 +10,7 @@ import { FilesSink, readCommittedRows } from './files-sink';
 import { MemorySink, MemorySinkTable } from './memory-sink';
 import { contractSchema, sinkContractSuite, type SinkContractHarness } from './testing/sink.contract';
 
-for (const format of ['json', 'csv'] as const) {
+for (const format of ['json', 'csv', 'parquet'] as const) {
   sinkContractSuite(`files sink (${format})`, {
     outputMode: 'append',
     make: async (): Promise<SinkContractHarness> => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,10 @@ import { ManualClock } from '../clock';
 import { SinkError } from '../errors';
 import type { Schema } from '../types';
 import { stringifyJson } from '../json-text';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { encodeRows, FilesSink, jsonWriter, readCommittedRows, renderRow } from './files-sink';
+import { FileStreamSinkLog } from './file-stream-sink-log';
+import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 
 const schema: Schema = [{ name: 'n', type: 'long' }, { name: 'at', type: 'timestamp' }];
 const dirs: string[] = [];
@@ -35,6 +38,38 @@ describe('FilesSink', () => {
       { batchId: 2, rows: [{ n: 3, at: '1970-01-02T00:00:00.000Z' }] },
     ]);
     expect((await readdir(dir)).filter((f) => f.startsWith('part-'))).toHaveLength(3);
+  });
+
+  it('parquet: one zstd file per batch named and logged as the other formats, which DuckDB reads', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsink-'));
+    dirs.push(dir);
+    const ctx = { outputMode: 'append' as const, schema, queryId: 'q1', runId: 'run-a' };
+    const sink = new FilesSink({ path: dir, format: 'parquet', header: true, compression: 'zstd' }, new ManualClock(1000));
+    await sink.addBatch(0, [{ n: 1, at: 0 }, { n: 2, at: null }], ctx);
+    await sink.addBatch(0, [{ n: 1, at: 0 }, { n: 2, at: null }], ctx);
+    await sink.addBatch(1, [], ctx);
+    const logged = await new FileStreamSinkLog(new LocalCheckpointFileManager(dir)).all();
+    expect(logged.map((b) => b.entry.files.length)).toEqual([1, 0]);
+    const [file] = logged[0].entry.files;
+    expect(file.path).toMatch(/^part-00000-run-a-[0-9a-z]+\.parquet$/);
+    expect((await readdir(dir)).filter((f) => f.startsWith('part-'))).toEqual([file.path]);
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    try {
+      const full = path.join(dir, file.path);
+      const meta = (await c.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata('${full}')`)).getRowObjectsJson();
+      expect(meta).toEqual([{ compression: 'ZSTD' }]);
+      expect((await stat(full)).size).toBe(file.size);
+      const rows = (await c.runAndReadAll(`SELECT n, epoch_ms("at") AS "at" FROM '${full}' ORDER BY n`)).getRowObjectsJson();
+      expect(rows).toEqual([{ n: '1', at: '0' }, { n: '2', at: null }]);
+    } finally {
+      c.closeSync();
+      db.closeSync();
+    }
+    expect(await readCommittedRows(dir, 'parquet')).toEqual([
+      { batchId: 0, rows: [{ n: 1, at: '1970-01-01T00:00:00.000Z' }, { n: 2, at: null }] },
+      { batchId: 1, rows: [] },
+    ]);
   });
 
   it('refuses a batch id already written by another query', async () => {

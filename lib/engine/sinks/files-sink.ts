@@ -1,5 +1,5 @@
 /**
- * The files sink (Spark's FileStreamSink): JSON-lines or CSV files in `path`, plus the batch log
+ * The files sink (Spark's FileStreamSink): JSON-lines, CSV or Parquet files in `path`, plus the batch log
  * `path/_weir_metadata/` modelled on `_spark_metadata` (file-stream-sink-log.ts: a delta per
  * batch with the query id and one SinkFileStatus per data file, compacted every 10 batches).
  *
@@ -9,7 +9,8 @@
  *      entry was written by another query id (the checkpoint was deleted or swapped, so batch
  *      ids restarted), fail: skipping would silently lose the new query's rows, which is what
  *      Spark's file sink and Delta's txnAppId do in that case;
- *   2. write the rows as `part-<N>-<runId>.<ext>` (atomic: temp + rename), none for no rows;
+ *   2. write the rows as `part-<N>-<runId>.<ext>` (atomic: temp + rename), none for no rows; a
+ *      Parquet file is whole or absent, so a reader never meets one without its footer;
  *   3. publish `_weir_metadata/N` create-if-absent; if it exists another runner won the race.
  * A crash between 2 and 3 leaves a stray data file that no log entry names. Readers go through
  * the log (`readCommittedRows`, `weir sink read`) and never see it; the re-run writes a file
@@ -29,18 +30,29 @@ import { toJsonValue } from '../query/json-functions';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
 import type { Field, OutputMode, Row, Schema } from '../types';
+import { readParquetRows } from '../parquet/parquet-reader';
+import { encodeParquet } from '../parquet/parquet-writer';
 import { FileStreamSinkLog, SINK_LOG_DIR, type SinkFileStatus } from './file-stream-sink-log';
 import type { Sink, SinkBatchContext } from './sink';
 import { registerSink } from './sink-registry';
 
-export const FilesSinkOptions = z
+const FilesSinkOptions = z
   .object({
     path: z.string().min(1).meta({ title: 'Output directory', examples: ['/data/out'], description: 'Each batch writes its files here and records them in _weir_metadata; readers go through that log.' }),
-    format: z.enum(['json', 'csv']).default('json').meta({ title: 'Output format' }),
+    format: z
+      .enum(['json', 'csv', 'parquet'])
+      .default('json')
+      .meta({ title: 'Output format', description: 'json: one JSON object per line; csv: comma-separated lines; parquet: one Parquet file per batch, as Spark writes them.' }),
     header: z.boolean().default(true).meta({ description: 'Write a header line in each file.', appliesWhen: { format: ['csv'] } }),
+    compression: z
+      .enum(['snappy', 'zstd', 'none'])
+      .default('snappy')
+      .meta({ title: 'Compression', description: 'Parquet page compression: snappy (Spark\'s default), zstd (smaller files), or none.', appliesWhen: { format: ['parquet'] } }),
   })
   .strict();
-export type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
+type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
+/** The options as code constructs the sink with them: compression defaults to snappy. */
+type FilesSinkConfig = Omit<FilesSinkOptions, 'compression'> & Partial<Pick<FilesSinkOptions, 'compression'>>;
 
 /**
  * Row values as written: timestamps (epoch ms inside the engine) become ISO-8601 strings, dates
@@ -175,7 +187,7 @@ export class FilesSink implements Sink {
   private latest?: number;
 
   constructor(
-    private readonly opts: FilesSinkOptions,
+    private readonly opts: FilesSinkConfig,
     private readonly clock: Clock,
     private readonly onLog?: (msg: string) => void,
     /** Tests: the file manager's options (e.g. an fs that injects storage faults). */
@@ -203,16 +215,16 @@ export class FilesSink implements Sink {
     }
     const files: SinkFileStatus[] = [];
     if (rows.length > 0) {
-      const ext = this.opts.format === 'json' ? 'json' : 'csv';
+      const { format } = this.opts;
       const attempt = (ctx.runId ?? ctx.queryId).slice(0, 8);
-      const name = `part-${String(batchId).padStart(5, '0')}-${attempt}-${this.clock.now().toString(36)}.${ext}`;
-      const data = encodeRows(rows, ctx.schema, this.opts.format, this.opts.header);
+      const name = `part-${String(batchId).padStart(5, '0')}-${attempt}-${this.clock.now().toString(36)}.${format}`;
+      const data = format === 'parquet' ? await encodeParquet(rows, ctx.schema, this.opts.compression ?? 'snappy') : encodeRows(rows, ctx.schema, format, this.opts.header);
       try {
         await this.fm.createAtomic(name, data, { overwrite: false });
       } catch (e) {
         throw storageSinkError(e, batchId) ?? new SinkError(`Could not write ${name} in ${this.opts.path}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
       }
-      const size = Buffer.byteLength(data);
+      const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
       files.push({ path: name, size, isDir: false, modificationTime: this.clock.now(), blockReplication: 1, blockSize: size, action: 'add' });
     }
     try {
@@ -243,11 +255,12 @@ function storageSinkError(e: unknown, batchId: number): SinkError | undefined {
 /**
  * The rows of every committed batch, in batch order, read through `_weir_metadata` (never by
  * listing the directory, which may hold stray files from failed attempts). CSV values are typed
- * with `schema` when given; timestamps stay ISO strings.
+ * with `schema` when given; timestamps stay ISO strings. Parquet rows (typed by `schema`, else
+ * by the file's own types) come out as the JSON format's would, so callers see one shape.
  */
 export async function readCommittedRows(
   dir: string,
-  format: 'json' | 'csv',
+  format: 'json' | 'csv' | 'parquet',
   opts: { header?: boolean; schema?: Schema } = {},
 ): Promise<{ batchId: number; rows: Row[] }[]> {
   const fm = new LocalCheckpointFileManager(dir, { fsync: false });
@@ -257,6 +270,13 @@ export async function readCommittedRows(
     const rows: Row[] = [];
     for (const f of entry.files) {
       if (f.action !== 'add') continue;
+      if (format === 'parquet') {
+        const got = await readParquetRows(await fm.read(f.path), opts.schema, path.join(dir, f.path));
+        if (got.badRecords.length) throw new Error(got.badRecords[0].reason);
+        // As the JSON sink would have written them, so callers see one shape whatever the format.
+        for (const l of encodeRows(got.rows, got.schema, 'json', false).split('\n')) if (l !== '') rows.push(JSON.parse(l) as Row);
+        continue;
+      }
       const text = (await fm.read(f.path)).toString('utf8');
       const lines = text.split('\n').filter((l) => l !== '');
       if (format === 'json') for (const l of lines) rows.push(JSON.parse(l) as Row);

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { ManualClock } from '../clock';
+import { encodeParquet } from '../parquet/parquet-writer';
 import { encodeRows } from '../sinks/files-sink';
 import type { Row } from '../types';
 import { FilesSource } from './files-source';
 import { MemorySource, MemoryStream } from './memory-source';
 import { sourceContractSchema, sourceContractSuite, type SourceContractHarness } from './testing/source.contract';
 
-for (const format of ['json', 'csv'] as const) {
+for (const format of ['json', 'csv', 'parquet'] as const) {
   sourceContractSuite(`files source (${format})`, {
     make: async (): Promise<SourceContractHarness> => {
       const dir = await mkdtemp(path.join(tmpdir(), 'weir-src-contract-'));
@@ -22,7 +23,7 @@ for (const format of ['json', 'csv'] as const) {
         source: open(),
         append: async (rows: Row[]) => {
           const name = `part-${String(seq++).padStart(5, '0')}.${format}`;
-          await writeFile(path.join(dir, `.${name}`), encodeRows(rows, sourceContractSchema, format, true));
+          await writeFile(path.join(dir, `.${name}`), format === 'parquet' ? await encodeParquet(rows, sourceContractSchema, 'snappy') : encodeRows(rows, sourceContractSchema, format, true));
           await rename(path.join(dir, `.${name}`), path.join(dir, name));
         },
         reopen: async () => open(),

@@ -42,7 +42,7 @@ describe('validateJob', () => {
       ...good,
       name: '',
       source: { ...good.source, options: { stream: 3 }, eventTime: 'a', onBadRecord: 'dead-letter' },
-      sink: { type: 'files', options: { format: 'parquet' } },
+      sink: { type: 'files', options: { format: 'avro' } },
       trigger: { type: 'processing-time', interval: 'often' },
       extra: true,
     });

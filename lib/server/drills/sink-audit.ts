@@ -69,7 +69,7 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
   const type = spec.sink.type;
   const o = spec.sink.options as Record<string, unknown>;
   if (type === 'files') {
-    const batches = await readCommittedRows(String(o.path), (o.format as 'json' | 'csv') ?? 'json', { header: o.header as boolean | undefined });
+    const batches = await readCommittedRows(String(o.path), (o.format as 'json' | 'csv' | 'parquet' | undefined) ?? 'json', { header: o.header as boolean | undefined });
     const m = new Map<number, number>();
     for (const b of batches) m.set(b.batchId, (m.get(b.batchId) ?? 0) + b.rows.length);
     return summarize(type, 'Read through the _weir_metadata batch log.', m, [...m.values()].reduce((a, b) => a + b, 0), committed);

@@ -9,6 +9,7 @@ import { ManualClock } from '../../clock';
 import { parseJobSpec, type JobSpec } from '../../spec/job-spec';
 import { readCommittedRows } from '../../sinks/files-sink';
 import { encodeRows } from '../../sinks/files-sink';
+import { encodeParquet } from '../../parquet/parquet-writer';
 import type { Row, Schema } from '../../types';
 import type { StreamHarness } from './stream-test';
 
@@ -61,11 +62,11 @@ export async function tempDir(prefix: string): Promise<string> {
 }
 
 /** Writes rows as a new input file, atomically (temp name then rename), named in arrival order. */
-export async function writeInputFile(dir: string, seq: number, rows: Row[], format: 'json' | 'csv'): Promise<string> {
+export async function writeInputFile(dir: string, seq: number, rows: Row[], format: 'json' | 'csv' | 'parquet'): Promise<string> {
   await mkdir(dir, { recursive: true });
   const name = `input-${String(seq).padStart(5, '0')}.${format}`;
   const tmp = path.join(dir, `.${name}.tmp`);
-  await writeFile(tmp, encodeRows(rows, EVENT_SCHEMA, format, true));
+  await writeFile(tmp, format === 'parquet' ? await encodeParquet(rows, EVENT_SCHEMA, 'snappy') : encodeRows(rows, EVENT_SCHEMA, format, true));
   await rename(tmp, path.join(dir, name));
   return name;
 }
@@ -86,7 +87,7 @@ export interface FilesJob {
 }
 
 /** files source → EVENT_SQL → files sink, in `format`, under a fresh temp dir. */
-export async function filesJob(format: 'json' | 'csv', extra: { source?: Record<string, unknown>; sourceOptions?: Record<string, unknown>; spec?: Record<string, unknown> } = {}): Promise<FilesJob> {
+export async function filesJob(format: 'json' | 'csv' | 'parquet', extra: { source?: Record<string, unknown>; sourceOptions?: Record<string, unknown>; spec?: Record<string, unknown> } = {}): Promise<FilesJob> {
   const root = await tempDir(`files-${format}`);
   const input = path.join(root, 'in');
   const output = path.join(root, 'out');

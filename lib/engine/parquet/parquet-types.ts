@@ -1,0 +1,170 @@
+/**
+ * Weir's types as Parquet types, the way Spark 3.x writes them (through Arrow, which
+ * parquet-wasm's writer, arrow-rs, maps to Parquet):
+ *
+ * | Weir        | Arrow                          | Parquet                                            |
+ * | ----------- | ------------------------------ | -------------------------------------------------- |
+ * | long        | Int64                          | INT64                                              |
+ * | double      | Float64                        | DOUBLE                                             |
+ * | string      | Utf8                           | BYTE_ARRAY STRING (UTF8)                           |
+ * | boolean     | Bool                           | BOOLEAN                                            |
+ * | binary      | Binary                         | BYTE_ARRAY                                         |
+ * | timestamp   | Timestamp(µs, UTC)             | INT64 TIMESTAMP(MICROS, isAdjustedToUTC=true)      |
+ * | date        | Date32 (days)                  | INT32 DATE                                         |
+ * | decimal(p,s)| Decimal128(p,s)                | INT32 (p ≤ 9), INT64 (p ≤ 18), else FIXED_LEN_BYTE_ARRAY of the fewest bytes, DECIMAL(p,s) |
+ * | array       | List<element>                  | LIST: repeated group `list` { `element` }          |
+ * | map         | Map<key_value{key, value}>     | MAP: repeated group `key_value` { key, value }     |
+ * | struct      | Struct                         | group                                              |
+ * | window      | Struct{start, end: timestamp}  | group { start, end: TIMESTAMP(MICROS) }            |
+ *
+ * Timestamps are TIMESTAMP_MICROS, not INT96: Spark's own default (`outputTimestampType`) is the
+ * deprecated INT96, which carries no logical type and which newer readers treat as legacy; Spark
+ * 3.x sets MICROS as the recommended value, reads it natively, and so do DuckDB, Trino, Arrow and
+ * pandas. The engine holds milliseconds, so every value written is exact; a file written by
+ * another tool with µs or ns precision is read truncated to the millisecond.
+ * Every column is OPTIONAL (nullable): the engine does not track non-nullability reliably, and
+ * an OPTIONAL column reads wherever a REQUIRED one does. A map's keys are REQUIRED, as Parquet
+ * demands.
+ */
+import type * as Arrow from 'apache-arrow';
+import type { Field } from '../types';
+
+export type ArrowModule = typeof Arrow;
+
+/** The key types a map keeps as themselves; any other key is written as its text (the engine holds map keys as text). */
+const NATIVE_MAP_KEYS = new Set(['string', 'long', 'double', 'boolean']);
+
+export function mapKeyField(f: Field): Field {
+  const k = f.keyType ?? { name: 'key', type: 'string' };
+  return NATIVE_MAP_KEYS.has(k.type) ? k : { name: 'key', type: 'string' };
+}
+
+/** The Arrow type a Weir field is written as. */
+export function arrowTypeOf(a: ArrowModule, f: Field): Arrow.DataType {
+  switch (f.type) {
+    case 'long':
+      return new a.Int64();
+    case 'double':
+      return new a.Float64();
+    case 'boolean':
+      return new a.Bool();
+    case 'binary':
+      return new a.Binary();
+    case 'timestamp':
+      return new a.TimestampMicrosecond('UTC');
+    case 'date':
+      return new a.DateDay();
+    case 'decimal':
+      return new a.Decimal(f.scale ?? 0, f.precision ?? 38, 128);
+    case 'window':
+      return new a.Struct([new a.Field('start', new a.TimestampMicrosecond('UTC'), true), new a.Field('end', new a.TimestampMicrosecond('UTC'), true)]);
+    case 'struct':
+      return new a.Struct((f.fields ?? []).map((c) => new a.Field(c.name, arrowTypeOf(a, c), true)));
+    case 'array':
+      return new a.List(new a.Field('element', arrowTypeOf(a, f.elementType ?? { name: 'element', type: 'string' }), true));
+    case 'map': {
+      const entries = new a.Struct([
+        new a.Field('key', arrowTypeOf(a, mapKeyField(f)), false),
+        new a.Field('value', arrowTypeOf(a, f.valueType ?? { name: 'value', type: 'string' }), true),
+      ]);
+      // Spark names the repeated group `key_value`; arrow-rs would say `entries`.
+      return new a.Map_(new a.Field('key_value', entries, false));
+    }
+    case 'string':
+    case 'unknown':
+      // 'unknown': a column whose type the analyzer could not name, written as its text.
+      return new a.Utf8();
+  }
+}
+
+/** A Weir field's type as a person reads it in a message: `decimal(10,2)`, `array<long>`. */
+export function weirTypeName(f: Field): string {
+  switch (f.type) {
+    case 'decimal':
+      return `decimal(${f.precision ?? 38},${f.scale ?? 0})`;
+    case 'array':
+      return `array<${weirTypeName(f.elementType ?? { name: 'element', type: 'unknown' })}>`;
+    case 'map':
+      return `map<${weirTypeName(f.keyType ?? { name: 'key', type: 'unknown' })},${weirTypeName(f.valueType ?? { name: 'value', type: 'unknown' })}>`;
+    case 'struct':
+      return `struct<${(f.fields ?? []).map((c) => `${c.name}:${weirTypeName(c)}`).join(',')}>`;
+    case 'window':
+      return 'struct<start:timestamp,end:timestamp>';
+    case 'long':
+    case 'double':
+    case 'string':
+    case 'boolean':
+    case 'timestamp':
+    case 'binary':
+    case 'date':
+    case 'unknown':
+      return f.type;
+  }
+}
+
+/**
+ * Why a column of Arrow type `t` (as read from a Parquet file) cannot be read as `f`, or null
+ * when it can. Readable means without loss in the engine's value model: any signed integer (and
+ * unsigned up to 32 bits) as a long, any float as a double, a timestamp of any unit as a
+ * timestamp, a decimal of the same scale and no greater precision as the declared decimal,
+ * nested types field by field.
+ */
+export function unreadableReason(a: ArrowModule, t: Arrow.DataType, f: Field): string | null {
+  const no = `is ${String(t)} in the file, which cannot be read as ${weirTypeName(f)}`;
+  switch (f.type) {
+    case 'long':
+      return a.DataType.isInt(t) && (t.isSigned || t.bitWidth <= 32) ? null : no;
+    case 'double':
+      return a.DataType.isFloat(t) ? null : no;
+    case 'string':
+    case 'unknown':
+      return a.DataType.isUtf8(t) || a.DataType.isLargeUtf8(t) || (a.DataType.isDictionary(t) && (a.DataType.isUtf8(t.dictionary) || a.DataType.isLargeUtf8(t.dictionary))) ? null : no;
+    case 'boolean':
+      return a.DataType.isBool(t) ? null : no;
+    case 'binary':
+      return a.DataType.isBinary(t) || a.DataType.isLargeBinary(t) || a.DataType.isFixedSizeBinary(t) ? null : no;
+    case 'timestamp':
+      return a.DataType.isTimestamp(t) ? null : no;
+    case 'date':
+      return a.DataType.isDate(t) ? null : no;
+    case 'decimal':
+      return a.DataType.isDecimal(t) && t.scale === (f.scale ?? 0) && t.precision <= (f.precision ?? 38) ? null : no;
+    case 'array':
+      if (!a.DataType.isList(t)) return no;
+      return unreadableReason(a, t.children[0].type, f.elementType ?? { name: 'element', type: 'unknown' }) === null ? null : no;
+    case 'map': {
+      if (!a.DataType.isMap(t)) return no;
+      const [k, v] = t.children[0].type.children;
+      const keyOk = unreadableReason(a, k.type, mapKeyField(f)) === null || unreadableReason(a, k.type, { name: 'key', type: 'string' }) === null;
+      return keyOk && unreadableReason(a, v.type, f.valueType ?? { name: 'value', type: 'unknown' }) === null ? null : no;
+    }
+    case 'struct':
+    case 'window': {
+      if (!a.DataType.isStruct(t)) return no;
+      const want = f.type === 'window' ? [{ name: 'start', type: 'timestamp' as const }, { name: 'end', type: 'timestamp' as const }] : (f.fields ?? []);
+      for (const c of want) {
+        const got = t.children.find((x) => x.name === c.name);
+        if (!got || unreadableReason(a, got.type, c) !== null) return no;
+      }
+      return null;
+    }
+  }
+}
+
+/** The Weir field a Parquet column (as Arrow reads it) is read as, for a reader with no declared schema. */
+export function weirFieldOf(a: ArrowModule, name: string, t: Arrow.DataType): Field {
+  if (a.DataType.isInt(t)) return { name, type: 'long' };
+  if (a.DataType.isFloat(t)) return { name, type: 'double' };
+  if (a.DataType.isBool(t)) return { name, type: 'boolean' };
+  if (a.DataType.isBinary(t) || a.DataType.isLargeBinary(t) || a.DataType.isFixedSizeBinary(t)) return { name, type: 'binary' };
+  if (a.DataType.isTimestamp(t)) return { name, type: 'timestamp' };
+  if (a.DataType.isDate(t)) return { name, type: 'date' };
+  if (a.DataType.isDecimal(t)) return { name, type: 'decimal', precision: t.precision, scale: t.scale };
+  if (a.DataType.isList(t)) return { name, type: 'array', elementType: weirFieldOf(a, 'element', t.children[0].type) };
+  if (a.DataType.isMap(t)) {
+    const [k, v] = t.children[0].type.children;
+    return { name, type: 'map', keyType: weirFieldOf(a, 'key', k.type), valueType: weirFieldOf(a, 'value', v.type) };
+  }
+  if (a.DataType.isStruct(t)) return { name, type: 'struct', fields: t.children.map((c) => weirFieldOf(a, c.name, c.type)) };
+  return { name, type: 'string' };
+}

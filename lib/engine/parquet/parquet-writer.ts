@@ -1,0 +1,211 @@
+/**
+ * Rows to one Parquet file (parquet-types.ts says which Parquet type each Weir type becomes).
+ *
+ * The rows become an Arrow table in JavaScript (flat columns straight into typed arrays, nested
+ * ones through Arrow's builders), which parquet-wasm (arrow-rs's Parquet writer in WebAssembly)
+ * encodes. Measured against hyparquet-writer and parquetjs (docs/sources-and-sinks.md, "Parquet"), it
+ * wrote 1M rows fastest, with the least memory, and covers every logical type Spark writes.
+ * Both libraries load on first use, so a process that never touches Parquet never loads them.
+ */
+import type * as Arrow from 'apache-arrow';
+import type * as ParquetWasm from 'parquet-wasm';
+import type { Field, Row, Schema } from '../types';
+import { arrowTypeOf, mapKeyField, type ArrowModule } from './parquet-types';
+
+export type ParquetCompression = 'snappy' | 'zstd' | 'none';
+
+export interface ParquetLibs {
+  arrow: ArrowModule;
+  pw: typeof ParquetWasm;
+}
+
+let libs: Promise<ParquetLibs> | undefined;
+
+/** apache-arrow and parquet-wasm, imported once, on first use. */
+export function loadParquetLibs(): Promise<ParquetLibs> {
+  libs ??= Promise.all([import('apache-arrow'), import('parquet-wasm')]).then(([arrow, pw]) => ({ arrow, pw }));
+  return libs;
+}
+
+/** Rows per row group: Spark's 128 MB blocks hold about this many narrow rows. */
+const ROW_GROUP_ROWS = 1 << 20;
+
+const TWO_32 = 4294967296;
+
+function validity(n: number): Uint8Array {
+  return new Uint8Array((n + 7) >> 3);
+}
+
+/** A safe integer into an Int64 slot given as two 32-bit words (no BigInt on the fast path). */
+function putInt64(words: Int32Array, i: number, v: number): void {
+  const hi = Math.floor(v / TWO_32);
+  words[2 * i] = v - hi * TWO_32;
+  words[2 * i + 1] = hi;
+}
+
+/** A two's-complement 128-bit decimal (the unscaled bigint) as four little-endian words. */
+function decimalWords(v: bigint, out: Uint32Array, at: number): void {
+  let x = BigInt.asUintN(128, v);
+  for (let w = 0; w < 4; w++) {
+    out[at + w] = Number(x & 0xffffffffn);
+    x >>= 32n;
+  }
+}
+
+/** A flat column straight into Arrow buffers; undefined for a nested type (built with builders). */
+function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefined {
+  const n = rows.length;
+  const type = arrowTypeOf(a, f);
+  const nullBitmap = validity(n);
+  let nullCount = 0;
+  const valid = (i: number, ok: boolean) => {
+    if (ok) nullBitmap[i >> 3] |= 1 << (i & 7);
+    else nullCount++;
+    return ok;
+  };
+  const name = f.name;
+  switch (f.type) {
+    case 'long':
+    case 'timestamp': {
+      const data = new BigInt64Array(n);
+      const words = new Int32Array(data.buffer);
+      const scale = f.type === 'timestamp' ? 1000 : 1;
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name];
+        if (typeof v === 'bigint' && valid(i, true)) data[i] = v * BigInt(scale);
+        else if (valid(i, typeof v === 'number' && Number.isFinite(v))) {
+          const x = Math.trunc(v as number) * scale;
+          if (Number.isSafeInteger(x)) putInt64(words, i, x);
+          else data[i] = BigInt(Math.trunc(v as number)) * BigInt(scale);
+        }
+      }
+      return a.makeData({ type: type as Arrow.Int64, length: n, nullCount, nullBitmap, data: data as never });
+    }
+    case 'double': {
+      const data = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name];
+        if (valid(i, typeof v === 'number')) data[i] = v as number;
+      }
+      return a.makeData({ type: type as Arrow.Float64, length: n, nullCount, nullBitmap, data });
+    }
+    case 'date': {
+      const data = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name];
+        if (valid(i, typeof v === 'number')) data[i] = v as number;
+      }
+      return a.makeData({ type: type as Arrow.DateDay, length: n, nullCount, nullBitmap, data });
+    }
+    case 'boolean': {
+      const data = validity(n);
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name];
+        if (valid(i, typeof v === 'boolean') && v) data[i >> 3] |= 1 << (i & 7);
+      }
+      return a.makeData({ type: type as Arrow.Bool, length: n, nullCount, nullBitmap, data });
+    }
+    case 'decimal': {
+      const data = new Uint32Array(n * 4);
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name];
+        if (valid(i, typeof v === 'bigint')) decimalWords(v as bigint, data, i * 4);
+      }
+      return a.makeData({ type: type as Arrow.Decimal, length: n, nullCount, nullBitmap, data });
+    }
+    case 'string':
+    case 'unknown':
+    case 'binary': {
+      const offsets = new Int32Array(n + 1);
+      const bin = f.type === 'binary';
+      let bytes = 0;
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name];
+        if (bin ? v instanceof Uint8Array : v !== null && v !== undefined) bytes += bin ? (v as Uint8Array).byteLength : Buffer.byteLength(typeof v === 'string' ? v : String(v));
+      }
+      const values = Buffer.allocUnsafe(bytes);
+      let at = 0;
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name];
+        if (valid(i, bin ? v instanceof Uint8Array : v !== null && v !== undefined)) {
+          if (bin) {
+            values.set(v as Uint8Array, at);
+            at += (v as Uint8Array).byteLength;
+          } else at += values.write(typeof v === 'string' ? v : String(v), at);
+        }
+        offsets[i + 1] = at;
+      }
+      return a.makeData({ type: type as Arrow.Utf8, length: n, nullCount, nullBitmap, valueOffsets: offsets, data: new Uint8Array(values.buffer, values.byteOffset, at) });
+    }
+    case 'array':
+    case 'map':
+    case 'struct':
+    case 'window':
+      return undefined;
+  }
+}
+
+/** A Weir value as Arrow's builders take it (used for nested columns). */
+function builderValue(v: unknown, f: Field): unknown {
+  if (v === null || v === undefined) return null;
+  switch (f.type) {
+    case 'long':
+      return typeof v === 'bigint' ? v : BigInt(Math.trunc(v as number));
+    case 'date':
+      return (v as number) * 86_400_000;
+    case 'decimal': {
+      const w = new Uint32Array(4);
+      decimalWords(v as bigint, w, 0);
+      return w;
+    }
+    case 'window': {
+      const w = v as { start: number; end: number };
+      return { start: w.start, end: w.end };
+    }
+    case 'struct': {
+      const o = v as Row;
+      const out: Row = {};
+      for (const c of f.fields ?? []) out[c.name] = builderValue(o[c.name], c);
+      return out;
+    }
+    case 'array':
+      return (v as unknown[]).map((x) => builderValue(x, f.elementType ?? { name: 'element', type: 'string' }));
+    case 'map': {
+      const k = mapKeyField(f);
+      const vt = f.valueType ?? { name: 'value', type: 'string' };
+      const m = new Map<unknown, unknown>();
+      for (const [key, x] of Object.entries(v as Row)) {
+        const typed = k.type === 'long' ? BigInt(key) : k.type === 'double' ? Number(key) : k.type === 'boolean' ? key === 'true' : key;
+        m.set(typed, builderValue(x, vt));
+      }
+      return m;
+    }
+    case 'string':
+    case 'unknown':
+      return typeof v === 'string' ? v : String(v);
+    case 'binary':
+    case 'boolean':
+    case 'double':
+    case 'timestamp':
+      return v;
+  }
+}
+
+/** The rows as an Arrow table with the schema's columns in order. */
+function rowsToArrow(a: ArrowModule, rows: Row[], schema: Schema): Arrow.Table {
+  const columns: Record<string, Arrow.Vector> = {};
+  for (const f of schema) {
+    const flat = flatColumn(a, f, rows);
+    columns[f.name] = flat ? a.makeVector(flat) : a.vectorFromArray(rows.map((r) => builderValue(r[f.name], f)), arrowTypeOf(a, f));
+  }
+  return new a.Table(columns);
+}
+
+/** One Parquet file holding `rows`. */
+export async function encodeParquet(rows: Row[], schema: Schema, compression: ParquetCompression): Promise<Uint8Array> {
+  const { arrow, pw } = await loadParquetLibs();
+  const table = pw.Table.fromIPCStream(arrow.tableToIPC(rowsToArrow(arrow, rows, schema), 'stream'));
+  const codec = compression === 'zstd' ? pw.Compression.ZSTD : compression === 'none' ? pw.Compression.UNCOMPRESSED : pw.Compression.SNAPPY;
+  const props = new pw.WriterPropertiesBuilder().setCompression(codec).setMaxRowGroupSize(ROW_GROUP_ROWS).setCreatedBy('weir').build();
+  return pw.writeParquet(table, props);
+}
