@@ -67,6 +67,7 @@ class PlanAstBuilder {
     if (ctx.KW_CLUSTER() || ctx.KW_DISTRIBUTE()) throw notSupported(ctx.KW_CLUSTER() ? 'CLUSTER BY' : 'DISTRIBUTE BY', pos);
     if (ctx.windowClause()) throw notSupported('The WINDOW clause', this.pos(ctx.windowClause()!));
     const orders = ctx.orderOrSortByClause();
+    if (orders.length > 1) throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0011] Combination of ORDER BY/SORT BY/DISTRIBUTE BY/CLUSTER BY is not supported.', pos, 'ORDER BY', '_LEGACY_ERROR_TEMP_0011');
     if (orders.length > 0) {
       plan = { kind: 'Sort', order: orders[0].sortItem().map((s) => this.expr.sortItem(s)), global: !!ctx.KW_ORDER(), child: plan, pos: this.pos(orders[0]) };
     }

@@ -10,7 +10,7 @@
  * BIGINT, TIMESTAMP vs TIMESTAMP_NTZ, ANSI intervals) for the analyzer that will move onto them.
  */
 
-export type AtomicType =
+type AtomicType =
   | { readonly kind: 'null' }
   | { readonly kind: 'boolean' }
   | { readonly kind: 'byte' }
@@ -28,8 +28,8 @@ export type AtomicType =
 
 export interface DecimalType { readonly kind: 'decimal'; readonly precision: number; readonly scale: number }
 /** CHAR(n) and VARCHAR(n) as Spark's parser keeps them (the analyzer reads them as STRING). */
-export interface CharType { readonly kind: 'char'; readonly length: number }
-export interface VarcharType { readonly kind: 'varchar'; readonly length: number }
+interface CharType { readonly kind: 'char'; readonly length: number }
+interface VarcharType { readonly kind: 'varchar'; readonly length: number }
 /** Fields: 0 DAY, 1 HOUR, 2 MINUTE, 3 SECOND (Spark's DayTimeIntervalType.DAY … SECOND). */
 export interface DayTimeIntervalType { readonly kind: 'day_time_interval'; readonly startField: number; readonly endField: number }
 /** Fields: 0 YEAR, 1 MONTH. */
@@ -117,9 +117,15 @@ export function simpleString(t: DataType): string {
   return SIMPLE_NAMES[t.kind];
 }
 
+/**
+ * Keywords that dt-sql-parser's grammar does not take as a name although Spark's does (its
+ * non-reserved list lacks them): printed backquoted so that the text parses back.
+ */
+const GRAMMAR_RESERVED = new Set(['select', 'from', 'table', 'noscan']);
+
 /** Spark's `QuotingUtils.quoteIfNeeded`: backquotes unless the name is a plain identifier. */
 export function quoteIfNeeded(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `\`${name.replace(/`/g, '``')}\``;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !GRAMMAR_RESERVED.has(name.toLowerCase()) ? name : `\`${name.replace(/`/g, '``')}\``;
 }
 
 /** A string as Spark's DDL writes a COMMENT: single-quoted, with `\` and `'` escaped. */
@@ -140,9 +146,4 @@ export function sql(t: DataType): string {
 /** Spark's `StructType.toDDL`: `id BIGINT,tags ARRAY<STRING>` (what `from_json` and DDL take). */
 export function toDDL(t: StructType): string {
   return t.fields.map((f) => `${quoteIfNeeded(f.name)} ${sql(f.dataType)}${f.nullable ? '' : ' NOT NULL'}${f.comment === undefined ? '' : ` COMMENT ${quoteComment(f.comment)}`}`).join(',');
-}
-
-/** Structural equality (field names compare exactly, as Spark's `DataType.equals`). */
-export function sameType(a: DataType, b: DataType): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -4,8 +4,9 @@
  * …). Two repairs of that grammar's completion-oriented changes live here:
  * - `"x"` is a string literal (Spark's default): the grammar also lets it be a quoted identifier,
  *   and prefers that where a bare column name may stand (a select item, GROUP BY, ORDER BY).
- * - `a-b` is a subtraction: the grammar reads every name with its `errorCapturingIdentifier`,
- *   which swallows `-b`; Spark uses that rule for table names only.
+ * - A select item `f(a, b)` is a call and `NOT j` a negation: the grammar's bare-column
+ *   alternative reads them as a column with aliases; the item is parsed again as an expression.
+ * (`a - b * c` is spark-parser.ts's repair.)
  * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
  */
 import type { ParserRuleContext, Token } from 'antlr4ng';
@@ -123,28 +124,14 @@ export class ExpressionAstBuilder {
     return { kind: 'BinaryOperator', op: ARITHMETIC[sym], left: this.value(ctx._left!), right: this.value(ctx._right!), pos };
   }
 
-  /**
-   * A name in an expression: `a.b.c` is UnresolvedAttribute([a, b, c]); `"x"` a string; `a-b`
-   * (the grammar's identifier with its error-capturing `-b`) the subtraction Spark reads.
-   */
+  /** A name in an expression: `a.b.c` is UnresolvedAttribute([a, b, c]); `"x".f` a string's field. */
   name(ctx: C<'MultipartIdentifierContext'>): Expression {
-    type Part = { text: string; ctx: ParserRuleContext; dq: boolean };
-    const operands: Part[][] = [[]];
-    for (const part of ctx.errorCapturingIdentifier()) {
-      const id = part.identifier();
-      operands[operands.length - 1].push({ text: identifierText(id), ctx: id, dq: id.getText().startsWith('"') });
-      for (const extra of part.errorCapturingIdentifierExtra().identifier()) operands.push([{ text: identifierText(extra), ctx: extra, dq: extra.getText().startsWith('"') }]);
-    }
-    const build = (parts: Part[]): Expression => {
-      const pos = this.parsed.text.span(parts[0].ctx.start!, parts[parts.length - 1].ctx.stop);
-      if (!parts[0].dq) return { kind: 'UnresolvedAttribute', nameParts: parts.map((p) => p.text), pos };
-      let e: Expression = stringLiteral(unescapeSqlString(parts[0].ctx.getText()), this.pos(parts[0].ctx));
-      for (const p of parts.slice(1)) e = { kind: 'UnresolvedExtractValue', child: e, extraction: stringLiteral(p.text, this.pos(p.ctx)), pos: this.parsed.text.span(parts[0].ctx.start!, p.ctx.stop) };
-      return e;
-    };
-    return operands.slice(1).reduce<Expression>((left, parts) => ({
-      kind: 'BinaryOperator', op: 'Subtract', left, right: build(parts), pos: this.parsed.text.span(ctx.start!, parts[parts.length - 1].ctx.stop),
-    }), build(operands[0]));
+    const parts = ctx.errorCapturingIdentifier().map((p) => p.identifier());
+    const pos = this.pos(ctx);
+    if (!parts[0].getText().startsWith('"')) return { kind: 'UnresolvedAttribute', nameParts: parts.map(identifierText), pos };
+    let e: Expression = stringLiteral(unescapeSqlString(parts[0].getText()), this.pos(parts[0]));
+    for (const p of parts.slice(1)) e = { kind: 'UnresolvedExtractValue', child: e, extraction: stringLiteral(identifierText(p), this.pos(p)), pos: this.parsed.text.span(ctx.start!, p.stop) };
+    return e;
   }
 
   columnName(ctx: C<'ColumnNameContext'>): Expression {
@@ -327,6 +314,15 @@ export class ExpressionAstBuilder {
       // (a, b); Spark reads a call. Parse the item again as an expression.
       const e = this.parsed.reparse(ctx.start!, ctx.stop!, (p) => p.expression());
       return this.expression(e);
+    }
+    if (literal && ctx._alias && !ctx.KW_AS()) {
+      // `NOT j`, `DATE "2024-01-01"`: the bare-column alternative also reads these as a name
+      // and an alias; Spark's select item is an expression first.
+      try {
+        return this.expression(this.parsed.reparse(ctx.start!, ctx.stop!, (p) => p.expression()));
+      } catch (e) {
+        if (!(e instanceof SqlValidationError)) throw e;
+      }
     }
     const child = literal ? this.columnName(literal.columnName()) : this.expression(ctx.selectExpressionColumnName()!.expression());
     if (ctx._alias) return { kind: 'Alias', child, name: identifierText(ctx._alias), pos };

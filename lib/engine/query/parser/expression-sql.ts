@@ -39,7 +39,7 @@ function decimalText({ unscaled, scale }: DecimalValue): string {
 const quoteString = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
 
 /** A literal as Spark's Literal.sql writes it (`1`, `1L`, `1Y`, `1.50BD`, `'a'`, `DATE '…'`). */
-export function literalSql(l: Literal): string {
+function literalSql(l: Literal): string {
   const v = l.value;
   if (v === null) return 'NULL';
   const k = l.dataType.kind;
@@ -78,7 +78,9 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
     }
     case 'Not': return `NOT ${s(e.child, 3)}`;
     case 'UnaryMinus': case 'UnaryPositive': case 'BitwiseNot': {
-      const child = e.child.kind === 'Literal' ? `(${expressionSql(e.child, style)})` : s(e.child, 11);
+      // `-1…` would lex as a negative number literal, which then binds first (`-1[0]` is (-1)[0]).
+      let child = s(e.child, 11);
+      if (/^[0-9.]/.test(child)) child = `(${child})`;
       const sym = e.kind === 'UnaryMinus' ? '-' : e.kind === 'UnaryPositive' ? '+' : '~';
       return `${sym}${/^[-+~]/.test(child) ? ' ' : ''}${child}`;
     }
@@ -92,7 +94,7 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
     case 'Cast': return `${e.evalMode === 'TRY' ? 'TRY_CAST' : 'CAST'}(${s(e.child)} AS ${typeSql(e.dataType)})`;
     case 'Alias': return `${s(e.child)} AS ${quoteIfNeeded(e.name)}`;
     case 'MultiAlias': return `${s(e.child)} AS (${e.names.map(quoteIfNeeded).join(', ')})`;
-    case 'UnresolvedExtractValue': return `${s(e.child, PRIMARY)}[${s(e.extraction)}]`;
+    case 'UnresolvedExtractValue': return `${s(e.child, PRIMARY)}[${s(e.extraction, 5)}]`; // the index is a valueExpression
     case 'CaseWhen':
       return `CASE ${e.branches.map(([c, v]) => `WHEN ${s(c)} THEN ${s(v)}`).join(' ')}${e.elseValue ? ` ELSE ${s(e.elseValue)}` : ''} END`;
     case 'UnresolvedFunction': {

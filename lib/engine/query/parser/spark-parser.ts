@@ -20,7 +20,7 @@
  * - Two-stage parsing: SLL prediction first (fast, exact for almost all input), the full LL
  *   prediction only when SLL fails, as Spark's AbstractSqlParser does.
  */
-import { BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DefaultErrorStrategy, Lexer, PredictionMode, Token } from 'antlr4ng';
+import { AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DefaultErrorStrategy, IntervalSet, Lexer, PredictionMode, Token } from 'antlr4ng';
 import type { ATNSimulator, CharStream, Recognizer, TokenFactory, TokenSource } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
 import { SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
@@ -28,6 +28,31 @@ import { SqlValidationError } from '../sql-error';
 import type { Position } from './unresolved-plan';
 
 export { SparkSqlParser };
+
+/**
+ * dt-sql-parser reads every name through `errorCapturingIdentifier`, whose `(MINUS identifier)+`
+ * swallows `- b` after a column: `a - b * c` parsed as `(a - b) * c`. Spark uses that rule only
+ * where a name cannot be an expression (table names), to report `a-b` as INVALID_IDENTIFIER.
+ * The rule's MINUS transition is made to match no token, in the shared ATN, once, before any
+ * parse: the rule then always matches empty and `-` is left to the arithmetic. (A hyphenated
+ * table name becomes a plain syntax error at the `-`.)
+ */
+function disableErrorCapturingMinus(): void {
+  const atn = SparkSqlParser._ATN;
+  let patched = 0;
+  for (const state of atn.states) {
+    if (state?.ruleIndex !== SparkSqlParser.RULE_errorCapturingIdentifierExtra) continue;
+    for (const t of state.transitions) {
+      if (t instanceof AtomTransition && t.labelValue === SparkSqlParser.MINUS) {
+        t.labelValue = -2;
+        Object.defineProperty(t, 'label', { value: IntervalSet.of(-2, -2) });
+        patched++;
+      }
+    }
+  }
+  if (patched === 0) throw new Error('dt-sql-parser: errorCapturingIdentifierExtra has no MINUS transition; check the grammar of this version');
+}
+disableErrorCapturingMinus();
 export * as Ctx from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 
 /** A token list as a TokenSource (antlr4ng has no ListTokenSource). */

@@ -33,12 +33,12 @@ export interface DecimalValue { readonly unscaled: bigint; readonly scale: numbe
  * literal's text (`string`: its zone rules are the analyzer's); a year-month interval its months
  * (`number`); a day-time interval its microseconds (`bigint`).
  */
-export type LiteralValue = null | boolean | bigint | number | string | DecimalValue | Uint8Array;
+type LiteralValue = null | boolean | bigint | number | string | DecimalValue | Uint8Array;
 
 interface Node { readonly pos: Position }
 
-export interface UnresolvedAttribute extends Node { readonly kind: 'UnresolvedAttribute'; readonly nameParts: readonly string[] }
-export interface UnresolvedStar extends Node { readonly kind: 'UnresolvedStar'; readonly target?: readonly string[] }
+interface UnresolvedAttribute extends Node { readonly kind: 'UnresolvedAttribute'; readonly nameParts: readonly string[] }
+interface UnresolvedStar extends Node { readonly kind: 'UnresolvedStar'; readonly target?: readonly string[] }
 export interface Literal extends Node { readonly kind: 'Literal'; readonly value: LiteralValue; readonly dataType: DataType }
 export interface UnresolvedFunction extends Node {
   readonly kind: 'UnresolvedFunction';
@@ -48,10 +48,10 @@ export interface UnresolvedFunction extends Node {
   readonly filter?: Expression;
   readonly ignoreNulls?: boolean;
 }
-export interface Cast extends Node { readonly kind: 'Cast'; readonly child: Expression; readonly dataType: DataType; readonly evalMode: 'LEGACY' | 'TRY' }
-export interface Alias extends Node { readonly kind: 'Alias'; readonly child: Expression; readonly name: string }
+interface Cast extends Node { readonly kind: 'Cast'; readonly child: Expression; readonly dataType: DataType; readonly evalMode: 'LEGACY' | 'TRY' }
+interface Alias extends Node { readonly kind: 'Alias'; readonly child: Expression; readonly name: string }
 /** `expr AS (a, b)`: a generator's several output names. */
-export interface MultiAlias extends Node { readonly kind: 'MultiAlias'; readonly child: Expression; readonly names: readonly string[] }
+interface MultiAlias extends Node { readonly kind: 'MultiAlias'; readonly child: Expression; readonly names: readonly string[] }
 
 /** Catalyst's binary expressions, by class name. `a <> b` is `Not(EqualTo(a, b))`, as Catalyst builds it. */
 export type BinaryOp =
@@ -59,31 +59,31 @@ export type BinaryOp =
   | 'BitwiseAnd' | 'BitwiseOr' | 'BitwiseXor'
   | 'EqualTo' | 'EqualNullSafe' | 'LessThan' | 'LessThanOrEqual' | 'GreaterThan' | 'GreaterThanOrEqual'
   | 'And' | 'Or';
-export interface BinaryOperator extends Node { readonly kind: 'BinaryOperator'; readonly op: BinaryOp; readonly left: Expression; readonly right: Expression }
-export interface UnaryMinus extends Node { readonly kind: 'UnaryMinus'; readonly child: Expression }
-export interface UnaryPositive extends Node { readonly kind: 'UnaryPositive'; readonly child: Expression }
-export interface BitwiseNot extends Node { readonly kind: 'BitwiseNot'; readonly child: Expression }
-export interface Not extends Node { readonly kind: 'Not'; readonly child: Expression }
-export interface IsNull extends Node { readonly kind: 'IsNull'; readonly child: Expression }
-export interface IsNotNull extends Node { readonly kind: 'IsNotNull'; readonly child: Expression }
-export interface In extends Node { readonly kind: 'In'; readonly value: Expression; readonly list: readonly Expression[] }
+interface BinaryOperator extends Node { readonly kind: 'BinaryOperator'; readonly op: BinaryOp; readonly left: Expression; readonly right: Expression }
+interface UnaryMinus extends Node { readonly kind: 'UnaryMinus'; readonly child: Expression }
+interface UnaryPositive extends Node { readonly kind: 'UnaryPositive'; readonly child: Expression }
+interface BitwiseNot extends Node { readonly kind: 'BitwiseNot'; readonly child: Expression }
+interface Not extends Node { readonly kind: 'Not'; readonly child: Expression }
+interface IsNull extends Node { readonly kind: 'IsNull'; readonly child: Expression }
+interface IsNotNull extends Node { readonly kind: 'IsNotNull'; readonly child: Expression }
+interface In extends Node { readonly kind: 'In'; readonly value: Expression; readonly list: readonly Expression[] }
 /** `x IN (SELECT …)`: Catalyst's InSubquery over a ListQuery. */
-export interface InSubquery extends Node { readonly kind: 'InSubquery'; readonly values: readonly Expression[]; readonly query: LogicalPlan }
-export interface Exists extends Node { readonly kind: 'Exists'; readonly plan: LogicalPlan }
-export interface ScalarSubquery extends Node { readonly kind: 'ScalarSubquery'; readonly plan: LogicalPlan }
-export interface Between extends Node { readonly kind: 'Between'; readonly value: Expression; readonly lower: Expression; readonly upper: Expression }
+interface InSubquery extends Node { readonly kind: 'InSubquery'; readonly values: readonly Expression[]; readonly query: LogicalPlan }
+interface Exists extends Node { readonly kind: 'Exists'; readonly plan: LogicalPlan }
+interface ScalarSubquery extends Node { readonly kind: 'ScalarSubquery'; readonly plan: LogicalPlan }
+interface Between extends Node { readonly kind: 'Between'; readonly value: Expression; readonly lower: Expression; readonly upper: Expression }
 /** LIKE (`caseInsensitive` false) and ILIKE; `escapeChar` is `\` unless ESCAPE names another. */
-export interface Like extends Node { readonly kind: 'Like'; readonly left: Expression; readonly right: Expression; readonly escapeChar: string; readonly caseInsensitive: boolean }
-export interface RLike extends Node { readonly kind: 'RLike'; readonly left: Expression; readonly right: Expression }
-export interface CaseWhen extends Node {
+interface Like extends Node { readonly kind: 'Like'; readonly left: Expression; readonly right: Expression; readonly escapeChar: string; readonly caseInsensitive: boolean }
+interface RLike extends Node { readonly kind: 'RLike'; readonly left: Expression; readonly right: Expression }
+interface CaseWhen extends Node {
   readonly kind: 'CaseWhen';
   readonly branches: readonly (readonly [Expression, Expression])[];
   readonly elseValue?: Expression;
 }
 /** `arr[0]`, `m['k']`, and `expr.field` where `expr` is not a name (Catalyst's UnresolvedExtractValue). */
-export interface UnresolvedExtractValue extends Node { readonly kind: 'UnresolvedExtractValue'; readonly child: Expression; readonly extraction: Expression }
-export interface UnresolvedNamedLambdaVariable extends Node { readonly kind: 'UnresolvedNamedLambdaVariable'; readonly nameParts: readonly string[] }
-export interface LambdaFunction extends Node { readonly kind: 'LambdaFunction'; readonly function: Expression; readonly arguments: readonly UnresolvedNamedLambdaVariable[] }
+interface UnresolvedExtractValue extends Node { readonly kind: 'UnresolvedExtractValue'; readonly child: Expression; readonly extraction: Expression }
+interface UnresolvedNamedLambdaVariable extends Node { readonly kind: 'UnresolvedNamedLambdaVariable'; readonly nameParts: readonly string[] }
+interface LambdaFunction extends Node { readonly kind: 'LambdaFunction'; readonly function: Expression; readonly arguments: readonly UnresolvedNamedLambdaVariable[] }
 export interface SortOrder extends Node {
   readonly kind: 'SortOrder';
   readonly child: Expression;
@@ -91,7 +91,7 @@ export interface SortOrder extends Node {
   readonly nullOrdering: 'NullsFirst' | 'NullsLast';
 }
 /** `f(…) OVER (…)`: kept so that the analyzer can refuse it with Spark's streaming error. */
-export interface UnresolvedWindowExpression extends Node {
+interface UnresolvedWindowExpression extends Node {
   readonly kind: 'UnresolvedWindowExpression';
   readonly child: Expression;
   readonly partitionSpec: readonly Expression[];
@@ -101,7 +101,7 @@ export interface UnresolvedWindowExpression extends Node {
   readonly windowName?: string;
 }
 /** GROUP BY CUBE(…), ROLLUP(…), GROUPING SETS(…): each grouping set as a list of expressions. */
-export interface GroupingAnalytics extends Node {
+interface GroupingAnalytics extends Node {
   readonly kind: 'GroupingAnalytics';
   readonly type: 'Cube' | 'Rollup' | 'GroupingSets';
   readonly groupingSets: readonly (readonly Expression[])[];
@@ -115,22 +115,22 @@ export type Expression =
 
 export type JoinType = 'Inner' | 'Cross' | 'LeftOuter' | 'RightOuter' | 'FullOuter' | 'LeftSemi' | 'LeftAnti';
 
-export interface UnresolvedRelation extends Node { readonly kind: 'UnresolvedRelation'; readonly multipartIdentifier: readonly string[] }
-export interface OneRowRelation extends Node { readonly kind: 'OneRowRelation' }
+interface UnresolvedRelation extends Node { readonly kind: 'UnresolvedRelation'; readonly multipartIdentifier: readonly string[] }
+interface OneRowRelation extends Node { readonly kind: 'OneRowRelation' }
 export interface SubqueryAlias extends Node { readonly kind: 'SubqueryAlias'; readonly alias: string; readonly child: LogicalPlan }
 /** `(SELECT …) AS t(a, b)`: the child's columns renamed. */
-export interface UnresolvedSubqueryColumnAliases extends Node { readonly kind: 'UnresolvedSubqueryColumnAliases'; readonly outputColumnNames: readonly string[]; readonly child: LogicalPlan }
-export interface Project extends Node { readonly kind: 'Project'; readonly projectList: readonly Expression[]; readonly child: LogicalPlan }
-export interface Filter extends Node { readonly kind: 'Filter'; readonly condition: Expression; readonly child: LogicalPlan }
+interface UnresolvedSubqueryColumnAliases extends Node { readonly kind: 'UnresolvedSubqueryColumnAliases'; readonly outputColumnNames: readonly string[]; readonly child: LogicalPlan }
+interface Project extends Node { readonly kind: 'Project'; readonly projectList: readonly Expression[]; readonly child: LogicalPlan }
+interface Filter extends Node { readonly kind: 'Filter'; readonly condition: Expression; readonly child: LogicalPlan }
 /** HAVING, before the analyzer decides which aggregate it filters. */
-export interface UnresolvedHaving extends Node { readonly kind: 'UnresolvedHaving'; readonly havingCondition: Expression; readonly child: LogicalPlan }
-export interface Aggregate extends Node {
+interface UnresolvedHaving extends Node { readonly kind: 'UnresolvedHaving'; readonly havingCondition: Expression; readonly child: LogicalPlan }
+interface Aggregate extends Node {
   readonly kind: 'Aggregate';
   readonly groupingExpressions: readonly Expression[];
   readonly aggregateExpressions: readonly Expression[];
   readonly child: LogicalPlan;
 }
-export interface Join extends Node {
+interface Join extends Node {
   readonly kind: 'Join';
   readonly left: LogicalPlan;
   readonly right: LogicalPlan;
@@ -140,14 +140,14 @@ export interface Join extends Node {
   readonly usingColumns?: readonly string[];
   readonly natural?: boolean;
 }
-export interface Union extends Node { readonly kind: 'Union'; readonly children: readonly LogicalPlan[] }
-export interface Intersect extends Node { readonly kind: 'Intersect'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
-export interface Except extends Node { readonly kind: 'Except'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
-export interface Distinct extends Node { readonly kind: 'Distinct'; readonly child: LogicalPlan }
+interface Union extends Node { readonly kind: 'Union'; readonly children: readonly LogicalPlan[] }
+interface Intersect extends Node { readonly kind: 'Intersect'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
+interface Except extends Node { readonly kind: 'Except'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
+interface Distinct extends Node { readonly kind: 'Distinct'; readonly child: LogicalPlan }
 /** WITH: each CTE as a SubqueryAlias, in order (each may read the earlier ones). */
-export interface UnresolvedWith extends Node { readonly kind: 'UnresolvedWith'; readonly child: LogicalPlan; readonly cteRelations: readonly SubqueryAlias[] }
+interface UnresolvedWith extends Node { readonly kind: 'UnresolvedWith'; readonly child: LogicalPlan; readonly cteRelations: readonly SubqueryAlias[] }
 /** LATERAL VIEW [OUTER] gen(…) qualifier AS c1, c2. */
-export interface Generate extends Node {
+interface Generate extends Node {
   readonly kind: 'Generate';
   readonly generator: UnresolvedFunction;
   readonly outer: boolean;
@@ -156,9 +156,9 @@ export interface Generate extends Node {
   readonly child: LogicalPlan;
 }
 /** ORDER BY (`global`) or SORT BY. */
-export interface Sort extends Node { readonly kind: 'Sort'; readonly order: readonly SortOrder[]; readonly global: boolean; readonly child: LogicalPlan }
-export interface Limit extends Node { readonly kind: 'Limit'; readonly limitExpr: Expression; readonly child: LogicalPlan }
-export interface Offset extends Node { readonly kind: 'Offset'; readonly offsetExpr: Expression; readonly child: LogicalPlan }
+interface Sort extends Node { readonly kind: 'Sort'; readonly order: readonly SortOrder[]; readonly global: boolean; readonly child: LogicalPlan }
+interface Limit extends Node { readonly kind: 'Limit'; readonly limitExpr: Expression; readonly child: LogicalPlan }
+interface Offset extends Node { readonly kind: 'Offset'; readonly offsetExpr: Expression; readonly child: LogicalPlan }
 
 export type LogicalPlan =
   | UnresolvedRelation | OneRowRelation | SubqueryAlias | UnresolvedSubqueryColumnAliases | Project | Filter
