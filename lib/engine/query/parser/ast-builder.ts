@@ -1,0 +1,257 @@
+/**
+ * The Spark SQL front end's entry: `parsePlan(sql)` parses one query with Spark's grammar
+ * (spark-parser.ts) and builds Weir's unresolved logical plan (unresolved-plan.ts) the way
+ * Spark's AstBuilder builds Catalyst's: FROM (relations, joins, LATERAL VIEW) → WHERE (Filter) →
+ * GROUP BY (Aggregate; HAVING an UnresolvedHaving over it) or the select list (Project) →
+ * DISTINCT → ORDER BY/SORT BY (Sort) → OFFSET → LIMIT; WITH is an UnresolvedWith of SubqueryAliases,
+ * set operations Union/Intersect/Except. The ANTLR parse tree stays inside this folder.
+ *
+ * The planner does not use it yet: query-planner.ts still plans from sql-parser.ts (node-sql-
+ * parser's PostgreSQL grammar with lexical patches). It exists for Spark's grammar, exact
+ * positions and Spark's literal and cast types; the analyzer, optimizer and planner move onto
+ * it next.
+ */
+import type { ParserRuleContext } from 'antlr4ng';
+import { SqlValidationError } from '../sql-error';
+import { ExpressionAstBuilder, notSupported } from './expression-ast-builder';
+import { identifierText } from './identifiers';
+import { Ctx, parseSpark } from './spark-parser';
+import type { ParsedText } from './spark-parser';
+import type { Expression, JoinType, LogicalPlan, Position, SubqueryAlias, UnresolvedFunction } from './unresolved-plan';
+
+type C<K extends keyof typeof Ctx> = InstanceType<(typeof Ctx)[K]>;
+
+const JOIN_TYPES: Record<string, JoinType> = {
+  '': 'Inner', INNER: 'Inner', CROSS: 'Cross', LEFT: 'LeftOuter', LEFTOUTER: 'LeftOuter', RIGHT: 'RightOuter', RIGHTOUTER: 'RightOuter',
+  FULL: 'FullOuter', FULLOUTER: 'FullOuter', SEMI: 'LeftSemi', LEFTSEMI: 'LeftSemi', ANTI: 'LeftAnti', LEFTANTI: 'LeftAnti',
+};
+
+class PlanAstBuilder {
+  readonly expr: ExpressionAstBuilder;
+  constructor(private readonly parsed: ParsedText) {
+    this.expr = new ExpressionAstBuilder(parsed, (q) => this.query(q));
+  }
+
+  private pos(ctx: ParserRuleContext): Position {
+    return this.expr.pos(ctx);
+  }
+
+  query(ctx: C<'QueryContext'>): LogicalPlan {
+    const q = ctx as C<'QueryStatementContext'>;
+    const body = this.organize(this.queryTerm(q.queryTerm()), q.queryOrganization());
+    const ctes = q.ctes();
+    if (!ctes) return body;
+    const cteRelations: SubqueryAlias[] = ctes.namedQuery().map((n) => {
+      let child = this.query(n.query());
+      if (n._columnAliases) child = { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: this.identifierList(n._columnAliases), child, pos: this.pos(n) };
+      return { kind: 'SubqueryAlias', alias: this.tableIdentifierPart(n.errorCapturingIdentifier()), child, pos: this.pos(n) };
+    });
+    return { kind: 'UnresolvedWith', child: body, cteRelations, pos: this.pos(ctx) };
+  }
+
+  private identifierList(ctx: C<'IdentifierListContext'>): string[] {
+    return ctx.identifierSeq().errorCapturingIdentifier().map((i) => this.tableIdentifierPart(i));
+  }
+
+  /** A name where Spark uses errorCapturingIdentifier: `a-b` is its INVALID_IDENTIFIER error. */
+  private tableIdentifierPart(ctx: C<'ErrorCapturingIdentifierContext'>): string {
+    if (ctx.errorCapturingIdentifierExtra().identifier().length > 0) {
+      const text = ctx.getText();
+      throw new SqlValidationError(`[INVALID_IDENTIFIER] The identifier ${text} is invalid. Please, consider quoting it with back-quotes as \`${text}\`.`, this.pos(ctx), 'identifier', 'INVALID_IDENTIFIER');
+    }
+    return identifierText(ctx.identifier());
+  }
+
+  private organize(plan: LogicalPlan, ctx: C<'QueryOrganizationContext'>): LogicalPlan {
+    const pos = this.pos(ctx);
+    if (ctx.KW_CLUSTER() || ctx.KW_DISTRIBUTE()) throw notSupported(ctx.KW_CLUSTER() ? 'CLUSTER BY' : 'DISTRIBUTE BY', pos);
+    if (ctx.windowClause()) throw notSupported('The WINDOW clause', this.pos(ctx.windowClause()!));
+    const orders = ctx.orderOrSortByClause();
+    if (orders.length > 1) throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0011] Combination of ORDER BY/SORT BY/DISTRIBUTE BY/CLUSTER BY is not supported.', pos, 'ORDER BY', '_LEGACY_ERROR_TEMP_0011');
+    if (orders.length > 0) {
+      plan = { kind: 'Sort', order: orders[0].sortItem().map((s) => this.expr.sortItem(s)), global: !!ctx.KW_ORDER(), child: plan, pos: this.pos(orders[0]) };
+    }
+    if (ctx._offset) plan = { kind: 'Offset', offsetExpr: this.expr.expression(ctx._offset), child: plan, pos: this.pos(ctx._offset) };
+    const limit = ctx.limitClause();
+    if (limit?._limit) plan = { kind: 'Limit', limitExpr: this.expr.expression(limit._limit), child: plan, pos: this.pos(limit) };
+    return plan;
+  }
+
+  private queryTerm(ctx: C<'QueryTermContext'>): LogicalPlan {
+    const primary = ctx.queryPrimary();
+    if (primary) return this.queryPrimary(primary);
+    const pos = this.pos(ctx);
+    const op = ctx._operator!.text!.toUpperCase();
+    const all = ctx.setQuantifier()?.getText().toUpperCase() === 'ALL';
+    const left = this.queryTerm(ctx._left!);
+    const right = this.queryTerm(ctx._right!);
+    if (op === 'UNION') {
+      // UNION ALL chains as one Union (Catalyst's CombineUnions does the same later).
+      const children = [...(all && left.kind === 'Union' ? left.children : [left]), right];
+      const union: LogicalPlan = { kind: 'Union', children, pos };
+      return all ? union : { kind: 'Distinct', child: union, pos };
+    }
+    return { kind: op === 'INTERSECT' ? 'Intersect' : 'Except', left, right, isAll: all, pos };
+  }
+
+  private queryPrimary(ctx: C<'QueryPrimaryContext'>): LogicalPlan {
+    const pos = this.pos(ctx);
+    if (ctx.querySpecification()) return this.querySpecification(ctx.querySpecification()!);
+    if (ctx.query()) return this.query(ctx.query()!);
+    if (ctx.KW_TABLE()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos };
+    throw notSupported(ctx.KW_VALUES() ? 'VALUES' : 'FROM … SELECT', pos);
+  }
+
+  private tableName(ctx: C<'TableNameContext'> | C<'ViewNameContext'>): string[] {
+    const id = ctx instanceof Ctx.TableNameContext ? ctx.tableIdentifier() : ctx.viewIdentifier();
+    return id.errorCapturingIdentifier().map((p) => this.tableIdentifierPart(p));
+  }
+
+  private querySpecification(ctx: C<'QuerySpecificationContext'>): LogicalPlan {
+    const select = ctx.selectClause();
+    if (!select) throw notSupported('SELECT TRANSFORM', this.pos(ctx));
+    const from = ctx.fromClause();
+    let plan: LogicalPlan = from ? this.fromClause(from) : { kind: 'OneRowRelation', pos: this.pos(select) };
+    for (const lv of ctx.lateralView()) plan = this.lateralView(lv, plan);
+    const where = ctx.whereClause();
+    if (where) plan = { kind: 'Filter', condition: this.expr.boolean(where.booleanExpression()), child: plan, pos: this.pos(where) };
+    const items = select.selectList().namedExpressionSeq().namedExpression().map((n) => this.expr.namedExpression(n));
+    const group = ctx.aggregationClause();
+    const having = ctx.havingClause();
+    if (ctx.windowClause()) throw notSupported('The WINDOW clause', this.pos(ctx.windowClause()!));
+    if (group || having) {
+      const groupingExpressions = group ? this.grouping(group) : [];
+      plan = { kind: 'Aggregate', groupingExpressions, aggregateExpressions: items, child: plan, pos: group ? this.pos(group) : this.pos(select) };
+      if (having) plan = { kind: 'UnresolvedHaving', havingCondition: this.expr.boolean(having.booleanExpression()), child: plan, pos: this.pos(having) };
+    } else {
+      plan = { kind: 'Project', projectList: items, child: plan, pos: this.pos(select) };
+    }
+    if (select.setQuantifier()?.getText().toUpperCase() === 'DISTINCT') plan = { kind: 'Distinct', child: plan, pos: this.pos(select) };
+    return plan;
+  }
+
+  private groupingItem(ctx: C<'GroupingSetContext'> | C<'GroupByClauseContext'>): Expression[] {
+    const out: Expression[] = [];
+    for (const child of ctx.children ?? []) {
+      if (child instanceof Ctx.ColumnNameContext) out.push(this.expr.columnName(child));
+      else if (child instanceof Ctx.ExpressionContext) out.push(this.expr.expression(child));
+    }
+    return out;
+  }
+
+  private analytics(ctx: C<'GroupingAnalyticsContext'>): Expression {
+    const type = ctx.KW_CUBE() ? 'Cube' : ctx.KW_ROLLUP() ? 'Rollup' : 'GroupingSets';
+    if (ctx.groupingAnalytics().length > 0) throw notSupported('Nested grouping analytics', this.pos(ctx));
+    return { kind: 'GroupingAnalytics', type, groupingSets: ctx.groupingSet().map((s) => this.groupingItem(s)), pos: this.pos(ctx) };
+  }
+
+  private grouping(ctx: C<'AggregationClauseContext'>): Expression[] {
+    const kind = ctx._kind?.text?.toUpperCase();
+    if (kind) {
+      const exprs = ctx._groupingExpressions.map((e) => this.expr.expression(e));
+      const type = kind === 'CUBE' ? 'Cube' : kind === 'ROLLUP' ? 'Rollup' : 'GroupingSets';
+      const sets = type === 'GroupingSets' ? ctx.groupingSet().map((s) => this.groupingItem(s)) : exprs.map((e) => [e]);
+      return [{ kind: 'GroupingAnalytics', type, groupingSets: sets, pos: this.pos(ctx) }];
+    }
+    return ctx.groupByClause().flatMap((g) => (g.groupingAnalytics() ? [this.analytics(g.groupingAnalytics()!)] : this.groupingItem(g)));
+  }
+
+  private fromClause(ctx: C<'FromClauseContext'>): LogicalPlan {
+    if (ctx.pivotClause() || ctx.unPivotClause()) throw notSupported(ctx.pivotClause() ? 'PIVOT' : 'UNPIVOT', this.pos(ctx));
+    // FROM a, b is an inner join without a condition, as Spark builds it.
+    let plan = ctx.relation().map((r) => this.relation(r)).reduce((left, right) => ({ kind: 'Join', left, right, joinType: 'Inner', pos: this.pos(ctx) }));
+    for (const lv of ctx.lateralView()) plan = this.lateralView(lv, plan);
+    return plan;
+  }
+
+  private aliased(plan: LogicalPlan, alias: C<'TableAliasContext'> | null, pos: Position): LogicalPlan {
+    if (!alias?._alias) return plan;
+    const name = identifierText(alias._alias);
+    const list = alias.identifierList();
+    const child: LogicalPlan = list ? { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: this.identifierList(list), child: plan, pos } : plan;
+    return { kind: 'SubqueryAlias', alias: name, child, pos };
+  }
+
+  private relation(ctx: C<'RelationContext'>): LogicalPlan {
+    if (ctx.tableName()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos: this.pos(ctx) };
+    if (ctx.KW_LATERAL()) throw notSupported('LATERAL subqueries', this.pos(ctx));
+    if (ctx.pivotClause().length || ctx.unPivotClause().length) throw notSupported('PIVOT', this.pos(ctx));
+    let plan = this.relationPrimary(ctx.relationPrimary()!);
+    for (const j of ctx.joinRelation()) {
+      if (j.KW_LATERAL()) throw notSupported('LATERAL joins', this.pos(j));
+      const typeText = (j.joinType()?.getText() ?? '').toUpperCase().replace(/\s+/g, '');
+      const joinType = JOIN_TYPES[typeText];
+      if (!joinType) throw notSupported(`${typeText} JOIN`, this.pos(j));
+      const right = this.relationPrimary(j.relationPrimary());
+      const crit = j.joinCriteria();
+      const pos = this.expr.parsed.text.span(ctx.start!, j.stop);
+      if (j.KW_NATURAL()) {
+        plan = { kind: 'Join', left: plan, right, joinType, natural: true, pos };
+      } else if (crit?.KW_USING()) {
+        plan = { kind: 'Join', left: plan, right, joinType, usingColumns: this.identifierList(crit.identifierList()!), pos };
+      } else if (crit) {
+        plan = { kind: 'Join', left: plan, right, joinType, condition: this.joinCondition(crit), pos };
+      } else {
+        plan = { kind: 'Join', left: plan, right, joinType, pos };
+      }
+    }
+    return plan;
+  }
+
+  private joinCondition(crit: C<'JoinCriteriaContext'>): Expression {
+    if (crit.booleanExpression()) return this.expr.boolean(crit.booleanExpression()!);
+    // The grammar's completion alternative `ON a = b` between two names.
+    const [l, r] = crit.columnNamePathAllowEmpty().map((c) => this.expr.name(c.multipartIdentifierAllowEmpty()!.multipartIdentifier()!));
+    return r ? { kind: 'BinaryOperator', op: 'EqualTo', left: l, right: r, pos: this.pos(crit).start === l.pos.start ? this.pos(crit) : { ...l.pos, end: r.pos.end } } : l;
+  }
+
+  private relationPrimary(ctx: C<'RelationPrimaryContext'>): LogicalPlan {
+    const pos = this.pos(ctx);
+    if (ctx instanceof Ctx.TableSourceContext) {
+      if (ctx.temporalClause() || ctx.sample()) throw notSupported(ctx.sample() ? 'TABLESAMPLE' : 'Time travel (AS OF)', pos);
+      if (ctx.identifierReference()) throw notSupported('IDENTIFIER(…)', pos);
+      const name = this.tableName((ctx.tableName() ?? ctx.viewName())!);
+      return this.aliased({ kind: 'UnresolvedRelation', multipartIdentifier: name, pos }, ctx.tableAlias(), pos);
+    }
+    if (ctx instanceof Ctx.SubQueryTableSourceContext) {
+      if (ctx.sample()) throw notSupported('TABLESAMPLE', pos);
+      return this.aliased(this.query(ctx.atomSubQueryTableSource().query()), ctx.tableAlias(), pos);
+    }
+    if (ctx instanceof Ctx.JoinTableSourceContext) return this.aliased(this.relation(ctx.relation()), ctx.tableAlias(), pos);
+    throw notSupported(ctx instanceof Ctx.InlineTableSourceContext ? 'VALUES' : 'Table-valued functions', pos);
+  }
+
+  private lateralView(ctx: C<'LateralViewContext'>, child: LogicalPlan): LogicalPlan {
+    const pos = this.pos(ctx);
+    const generator: UnresolvedFunction = {
+      kind: 'UnresolvedFunction', nameParts: this.tableName(ctx.viewName()), arguments: ctx.expression().map((e) => this.expr.expression(e)), isDistinct: false,
+      pos: this.expr.parsed.text.span(ctx.viewName().start!, ctx.RIGHT_PAREN().symbol),
+    };
+    const alias = ctx.tableAlias()._alias;
+    return {
+      kind: 'Generate', generator, outer: !!ctx.KW_OUTER(), ...(alias ? { qualifier: identifierText(alias) } : {}),
+      generatorOutput: ctx._colName.map(identifierText), child, pos,
+    };
+  }
+}
+
+/** Parses one Spark SQL query into Weir's unresolved plan; a syntax error is Spark's PARSE_SYNTAX_ERROR. */
+export function parsePlan(sql: string): LogicalPlan {
+  const { tree, parsed } = parseSpark(sql, (p) => p.program());
+  const statements = tree.singleStatement();
+  if (statements.length !== 1) {
+    const at = statements[1] ?? tree;
+    throw new SqlValidationError(`Expected exactly one SELECT statement, found ${statements.length}`, parsed.text.span(at.start!, at.stop), 'statements');
+  }
+  const statement = statements[0].statement();
+  if (!(statement instanceof Ctx.StatementDefaultContext)) {
+    throw new SqlValidationError(`Only SELECT queries can run as streams, found ${statement.start?.text?.toUpperCase() ?? 'nothing'}`, parsed.text.span(statement.start!, statement.stop), 'statement');
+  }
+  return new PlanAstBuilder(parsed).query(statement.query());
+}
+
+/** Parses one Spark SQL expression (Spark's parseExpression). */
+export function parseExpression(sql: string): Expression {
+  const { tree, parsed } = parseSpark(sql, (p) => p.expression());
+  return new PlanAstBuilder(parsed).expr.expression(tree);
+}

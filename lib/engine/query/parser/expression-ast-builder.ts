@@ -1,0 +1,353 @@
+/**
+ * Expressions of dt-sql-parser's Spark parse tree as Weir's unresolved expressions, following
+ * Spark's AstBuilder (visitPredicated, visitArithmeticBinary, visitFunctionCall, visitDereference,
+ * …). Two repairs of that grammar's completion-oriented changes live here:
+ * - `"x"` is a string literal (Spark's default): the grammar also lets it be a quoted identifier,
+ *   and prefers that where a bare column name may stand (a select item, GROUP BY, ORDER BY).
+ * - A select item `f(a, b)` is a call and `NOT j` a negation: the grammar's bare-column
+ *   alternative reads them as a column with aliases; the item is parsed again as an expression.
+ * (`a - b * c` is spark-parser.ts's repair.)
+ * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
+ */
+import type { ParserRuleContext, Token } from 'antlr4ng';
+import { SqlValidationError } from '../sql-error';
+import { IntegerType, BooleanType, NullType } from './data-type';
+import { dataTypeOf } from './data-type-parser';
+import { identifierText } from './identifiers';
+import { intervalString, multiUnitInterval, unitToUnitInterval } from './intervals';
+import { numberLiteral, stringLiteral, typedLiteral, unescapeSqlString } from './literals';
+import { Ctx } from './spark-parser';
+import type { ParsedText } from './spark-parser';
+import type { BinaryOp, Expression, LogicalPlan, Position, SortOrder, UnresolvedFunction } from './unresolved-plan';
+
+type C<K extends keyof typeof Ctx> = InstanceType<(typeof Ctx)[K]>;
+
+const ARITHMETIC: Record<string, BinaryOp> = {
+  '*': 'Multiply', '/': 'Divide', '%': 'Remainder', DIV: 'IntegralDivide', '+': 'Add', '-': 'Subtract',
+  '||': 'Concat', '&': 'BitwiseAnd', '^': 'BitwiseXor', '|': 'BitwiseOr',
+};
+const COMPARISON: Record<string, BinaryOp> = {
+  '=': 'EqualTo', '==': 'EqualTo', '<': 'LessThan', '<=': 'LessThanOrEqual', '>': 'GreaterThan', '>=': 'GreaterThanOrEqual', '<=>': 'EqualNullSafe',
+};
+
+export function notSupported(what: string, pos: Position): SqlValidationError {
+  return new SqlValidationError(`${what} is not supported yet`, pos, what);
+}
+
+export class ExpressionAstBuilder {
+  constructor(
+    readonly parsed: ParsedText,
+    /** A subquery's plan (ast-builder.ts). */
+    private readonly plan: (q: C<'QueryContext'>) => LogicalPlan,
+  ) {}
+
+  pos(ctx: ParserRuleContext): Position {
+    return this.parsed.text.span(ctx.start!, ctx.stop);
+  }
+
+  tokenPos(t: Token): Position {
+    return this.parsed.text.tokenPosition(t);
+  }
+
+  expression(ctx: C<'ExpressionContext'> | C<'BooleanExpressionContext'>): Expression {
+    return this.boolean(ctx instanceof Ctx.ExpressionContext ? ctx.booleanExpression() : ctx);
+  }
+
+  boolean(ctx: C<'BooleanExpressionContext'>): Expression {
+    const pos = this.pos(ctx);
+    const op = ctx._operator?.text?.toUpperCase();
+    if (op === 'AND' || op === 'OR') {
+      return { kind: 'BinaryOperator', op: op === 'AND' ? 'And' : 'Or', left: this.boolean(ctx._left!), right: this.boolean(ctx._right!), pos };
+    }
+    if (ctx.KW_EXISTS()) return { kind: 'Exists', plan: this.plan(ctx.query()!), pos };
+    if (ctx.KW_NOT() || ctx.NOT()) return { kind: 'Not', child: this.boolean(ctx.booleanExpression(0)!), pos };
+    const value = this.value(ctx.valueExpression()!);
+    const pred = ctx.predicate();
+    return pred ? this.predicate(value, pred, pos) : value;
+  }
+
+  private predicate(e: Expression, ctx: C<'PredicateContext'>, pos: Position): Expression {
+    const kind = ctx._kind!.text!.toUpperCase();
+    const not = !!ctx.KW_NOT();
+    const negate = (x: Expression): Expression => (not ? { kind: 'Not', child: x, pos } : x);
+    switch (kind) {
+      case 'BETWEEN':
+        return negate({ kind: 'Between', value: e, lower: this.value(ctx._lower!), upper: this.value(ctx._upper!), pos });
+      case 'IN':
+        if (ctx.query()) return negate({ kind: 'InSubquery', values: [e], query: this.plan(ctx.query()!), pos });
+        return negate({ kind: 'In', value: e, list: ctx.expression().map((x) => this.expression(x)), pos });
+      case 'RLIKE':
+      case 'REGEXP':
+        return negate({ kind: 'RLike', left: e, right: this.value(ctx._pattern!), pos });
+      case 'LIKE':
+      case 'ILIKE': {
+        if (ctx._quantifier) throw notSupported(`${kind} ${ctx._quantifier.text!.toUpperCase()}`, pos);
+        let escapeChar = '\\';
+        if (ctx._escapeChar) {
+          escapeChar = unescapeSqlString(ctx._escapeChar.getText());
+          if (escapeChar.length !== 1) throw new SqlValidationError('[INVALID_ESCAPE_CHAR] The escape character must be a single character.', this.pos(ctx._escapeChar), 'literal');
+        }
+        return negate({ kind: 'Like', left: e, right: this.value(ctx._pattern!), escapeChar, caseInsensitive: kind === 'ILIKE', pos });
+      }
+      case 'NULL':
+        return { kind: not ? 'IsNotNull' : 'IsNull', child: e, pos };
+      case 'UNKNOWN':
+        return { kind: not ? 'IsNotNull' : 'IsNull', child: e, pos };
+      case 'TRUE':
+      case 'FALSE':
+        return negate({ kind: 'BinaryOperator', op: 'EqualNullSafe', left: e, right: { kind: 'Literal', value: kind === 'TRUE', dataType: BooleanType, pos: this.tokenPos(ctx._kind!) }, pos });
+      case 'DISTINCT': {
+        const eq: Expression = { kind: 'BinaryOperator', op: 'EqualNullSafe', left: e, right: this.value(ctx._right!), pos };
+        return not ? eq : { kind: 'Not', child: eq, pos };
+      }
+      default:
+        throw notSupported(kind, pos);
+    }
+  }
+
+  value(ctx: C<'ValueExpressionContext'>): Expression {
+    const primary = ctx.primaryExpression();
+    if (primary) return this.primary(primary);
+    const pos = this.pos(ctx);
+    const cmp = ctx.comparisonOperator();
+    if (cmp) {
+      const sym = cmp.getText();
+      const [left, right] = [this.value(ctx._left!), this.value(ctx._right!)];
+      if (sym === '<>' || sym === '!=') return { kind: 'Not', child: { kind: 'BinaryOperator', op: 'EqualTo', left, right, pos }, pos };
+      return { kind: 'BinaryOperator', op: COMPARISON[sym], left, right, pos };
+    }
+    const sym = ctx._operator!.text!.toUpperCase();
+    if (ctx.valueExpression().length === 1) {
+      const child = this.value(ctx.valueExpression(0)!);
+      return sym === '-' ? { kind: 'UnaryMinus', child, pos } : sym === '+' ? { kind: 'UnaryPositive', child, pos } : { kind: 'BitwiseNot', child, pos };
+    }
+    return { kind: 'BinaryOperator', op: ARITHMETIC[sym], left: this.value(ctx._left!), right: this.value(ctx._right!), pos };
+  }
+
+  /** A name in an expression: `a.b.c` is UnresolvedAttribute([a, b, c]); `"x".f` a string's field. */
+  name(ctx: C<'MultipartIdentifierContext'>): Expression {
+    const parts = ctx.errorCapturingIdentifier().map((p) => p.identifier());
+    const pos = this.pos(ctx);
+    if (!parts[0].getText().startsWith('"')) return { kind: 'UnresolvedAttribute', nameParts: parts.map(identifierText), pos };
+    let e: Expression = stringLiteral(unescapeSqlString(parts[0].getText()), this.pos(parts[0]));
+    for (const p of parts.slice(1)) e = { kind: 'UnresolvedExtractValue', child: e, extraction: stringLiteral(identifierText(p), this.pos(p)), pos: this.parsed.text.span(ctx.start!, p.stop) };
+    return e;
+  }
+
+  columnName(ctx: C<'ColumnNameContext'>): Expression {
+    return this.name(ctx.multipartIdentifierAllowEmpty()!.multipartIdentifier()!);
+  }
+
+  private call(name: string, args: Expression[], pos: Position, extra: Partial<UnresolvedFunction> = {}): UnresolvedFunction {
+    return { kind: 'UnresolvedFunction', nameParts: [name], arguments: args, isDistinct: false, ...extra, pos };
+  }
+
+  primary(ctx: C<'PrimaryExpressionContext'>): Expression {
+    const pos = this.pos(ctx);
+    const name = ctx._name?.text?.toLowerCase();
+    if (ctx.LEFT_BRACKET()) {
+      const base = this.primary(ctx._value!);
+      if (this.parsed.castTokens.has(ctx.LEFT_BRACKET()!.symbol)) {
+        const cast = ctx._index!.primaryExpression()!;
+        const dataType = cast.dataType()!;
+        return { kind: 'Cast', child: base, dataType: dataTypeOf(dataType, this.parsed.text), evalMode: 'LEGACY', pos: this.parsed.text.span(ctx.start!, dataType.stop) };
+      }
+      return { kind: 'UnresolvedExtractValue', child: base, extraction: this.value(ctx._index!), pos };
+    }
+    if (ctx._base) {
+      const base = this.primary(ctx._base);
+      const field = identifierText(ctx._fieldName!);
+      if (base.kind === 'UnresolvedAttribute') return { kind: 'UnresolvedAttribute', nameParts: [...base.nameParts, field], pos };
+      return { kind: 'UnresolvedExtractValue', child: base, extraction: stringLiteral(field, this.pos(ctx._fieldName!)), pos };
+    }
+    if (ctx.ARROW()) {
+      const vars = ctx.identifier().map((id) => ({ kind: 'UnresolvedNamedLambdaVariable' as const, nameParts: [identifierText(id)], pos: this.pos(id) }));
+      const names = new Set(vars.map((v) => v.nameParts[0]));
+      return { kind: 'LambdaFunction', function: lambdaBody(this.expression(ctx.expression(0)!), names), arguments: vars, pos };
+    }
+    if (ctx.functionName()) return this.functionCall(ctx, pos);
+    if (ctx.constant()) return this.constant(ctx.constant()!, pos);
+    if (ctx.columnNamePath()) return this.name(ctx.columnNamePath()!.multipartIdentifier());
+    if (ctx.KW_CASE()) {
+      const whens = ctx.whenClause();
+      const operand = ctx.expression().length > (ctx._elseExpression ? 1 : 0) ? this.expression(ctx.expression(0)!) : undefined;
+      const branches = whens.map((w) => {
+        const cond = this.expression(w._condition!);
+        const c: Expression = operand ? { kind: 'BinaryOperator', op: 'EqualTo', left: operand, right: cond, pos: this.pos(w._condition!) } : cond;
+        return [c, this.expression(w._result!)] as const;
+      });
+      return { kind: 'CaseWhen', branches, ...(ctx._elseExpression ? { elseValue: this.expression(ctx._elseExpression) } : {}), pos };
+    }
+    if (name === 'cast' || name === 'try_cast') {
+      return { kind: 'Cast', child: this.expression(ctx.expression(0)!), dataType: dataTypeOf(ctx.dataType()!, this.parsed.text), evalMode: name === 'cast' ? 'LEGACY' : 'TRY', pos };
+    }
+    if (ctx.query()) return { kind: 'ScalarSubquery', plan: this.plan(ctx.query()!), pos };
+    if (ctx.namedExpression().length > 0) return this.call('struct', ctx.namedExpression().map((n) => this.namedExpression(n)), pos);
+    if (ctx.KW_STRUCT()) return this.call('struct', [], pos);
+    if (ctx.ASTERISK()) {
+      const q = ctx.qualifiedName();
+      return { kind: 'UnresolvedStar', ...(q ? { target: q.identifier().map(identifierText) } : {}), pos };
+    }
+    if (ctx.KW_FIRST() || ctx.KW_LAST() || ctx.KW_ANY_VALUE()) {
+      const fn = (ctx.KW_FIRST() ?? ctx.KW_LAST() ?? ctx.KW_ANY_VALUE())!.getText().toLowerCase();
+      return this.call(fn, [this.expression(ctx.expression(0)!)], pos, ctx.KW_IGNORE() ? { ignoreNulls: true } : {});
+    }
+    if (ctx.KW_POSITION()) return this.call('position', [this.value(ctx._substr!), this.value(ctx._str!)], pos);
+    if (ctx.KW_EXTRACT()) return this.call('extract', [stringLiteral(identifierText(ctx._field!), this.pos(ctx._field!)), this.value(ctx._source!)], pos);
+    if (ctx.KW_SUBSTR() || ctx.KW_SUBSTRING()) {
+      const args = [this.value(ctx._str!), this.value(ctx._pos!), ...(ctx._len ? [this.value(ctx._len)] : [])];
+      return this.call((ctx.KW_SUBSTR() ?? ctx.KW_SUBSTRING())!.getText().toLowerCase(), args, pos);
+    }
+    if (ctx.KW_TRIM()) {
+      const opt = ctx._trimOption?.text?.toUpperCase();
+      const fn = opt === 'LEADING' ? 'ltrim' : opt === 'TRAILING' ? 'rtrim' : 'btrim';
+      return this.call(fn, [this.value(ctx._srcStr!), ...(ctx._trimStr ? [this.value(ctx._trimStr)] : [])], pos);
+    }
+    if (ctx.KW_OVERLAY()) {
+      return this.call('overlay', [this.value(ctx._input!), this.value(ctx._replace!), this.value(ctx._position!), ...(ctx._length ? [this.value(ctx._length)] : [])], pos);
+    }
+    if (name === 'timestampadd' || name === 'dateadd' || name === 'date_add' || name === 'timestampdiff' || name === 'datediff' || name === 'date_diff' || name === 'timediff') {
+      const unit = ctx._unit ? stringLiteral(ctx._unit.getText().toUpperCase(), this.pos(ctx._unit)) : this.constantString(ctx._invalidUnit!);
+      const args = ctx.valueExpression().map((v) => this.value(v));
+      return this.call(name.includes('add') ? 'timestampadd' : 'timestampdiff', [unit, ...args], pos);
+    }
+    if (name === 'current_date' || name === 'current_timestamp' || name === 'current_user' || name === 'user' || name === 'session_user') {
+      // Catalyst with ANSI off: a name the analyzer resolves to a column first, else the function.
+      return { kind: 'UnresolvedAttribute', nameParts: [ctx._name!.text!], pos };
+    }
+    if (ctx.expression().length === 1 && ctx.LEFT_PAREN().length === 1) return this.expression(ctx.expression(0)!);
+    throw notSupported(`The expression ${ctx.getText()}`, pos);
+  }
+
+  private constantString(ctx: C<'StringLitContext'>): Expression {
+    return stringLiteral(unescapeSqlString(ctx.getText()), this.pos(ctx));
+  }
+
+  private constant(ctx: C<'ConstantContext'>, pos: Position): Expression {
+    if (ctx.KW_NULL()) return { kind: 'Literal', value: null, dataType: NullType, pos };
+    if (ctx.number()) return numberLiteral(ctx.number()!.getText(), pos);
+    if (ctx.booleanValue()) return { kind: 'Literal', value: ctx.booleanValue()!.getText().toUpperCase() === 'TRUE', dataType: BooleanType, pos };
+    if (ctx.interval()) return this.interval(ctx.interval()!, pos);
+    const strings = ctx.stringLit().map((s) => unescapeSqlString(s.getText()));
+    if (ctx.literalType()) {
+      const type = ctx.literalType()!.getText();
+      if (type.toUpperCase() === 'INTERVAL') return intervalString(strings[0], ctx.getText(), pos);
+      return typedLiteral(type, strings[0], pos);
+    }
+    if (strings.length > 0) return stringLiteral(strings.join(''), pos);
+    throw notSupported(`The parameter marker ${ctx.getText()}`, pos);
+  }
+
+  private intervalValueText(v: C<'IntervalValueContext'>): string {
+    const s = v.stringLit();
+    const body = s ? unescapeSqlString(s.getText()) : (v.INTEGER_VALUE() ?? v.DECIMAL_VALUE())!.getText();
+    return v.MINUS() ? (body.startsWith('-') ? body.slice(1) : `-${body}`) : body;
+  }
+
+  private interval(ctx: C<'IntervalContext'>, pos: Position): Expression {
+    const text = ctx.getText().length > 0 ? this.parsed.text.sql.slice(pos.start, pos.end) : '';
+    const multi = ctx.errorCapturingMultiUnitsInterval();
+    if (multi) {
+      if (multi.unitToUnitInterval()) throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0024] Can only have a single from-to unit in the interval literal syntax.`, pos, 'literal');
+      const body = multi.multiUnitsInterval();
+      return multiUnitInterval(body.intervalValue().map((v, i) => [this.intervalValueText(v), body.unitInMultiUnits(i)!.getText()] as const), text, pos);
+    }
+    const utu = ctx.errorCapturingUnitToUnitInterval()!;
+    if (utu._error1 || utu._error2) throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0024] Can only have a single from-to unit in the interval literal syntax.`, pos, 'literal');
+    const body = utu.unitToUnitInterval(0)!;
+    return unitToUnitInterval(this.intervalValueText(body.intervalValue()), body.unitInUnitToUnit(0)!.getText(), body.unitInUnitToUnit(1)!.getText(), text, pos);
+  }
+
+  private functionCall(ctx: C<'PrimaryExpressionContext'>, pos: Position): Expression {
+    const fn = ctx.functionName()!;
+    if (fn.KW_IDENTIFIER()) throw notSupported('IDENTIFIER(…)', this.pos(fn));
+    const nameParts = fn.qualifiedName() ? fn.qualifiedName()!.identifier().map(identifierText) : [fn.getText()];
+    const isDistinct = ctx.setQuantifier()?.getText().toUpperCase() === 'DISTINCT';
+    let args = ctx.functionArgument().map((a) => {
+      if (a.namedArgumentExpression()) throw notSupported('A named argument (name => value)', this.pos(a));
+      return this.expression(a.expression()!);
+    });
+    // Spark: count(*) is count(1).
+    if (nameParts.length === 1 && nameParts[0].toLowerCase() === 'count' && !isDistinct && args.length === 1 && args[0].kind === 'UnresolvedStar' && !args[0].target) {
+      args = [{ kind: 'Literal', value: 1n, dataType: IntegerType, pos: args[0].pos }];
+    }
+    const f: UnresolvedFunction = {
+      kind: 'UnresolvedFunction', nameParts, arguments: args, isDistinct,
+      ...(ctx._where ? { filter: this.boolean(ctx._where) } : {}),
+      ...(ctx._nullsOption?.text?.toUpperCase() === 'IGNORE' ? { ignoreNulls: true } : {}),
+      pos,
+    };
+    const spec = ctx.windowSpec();
+    if (!spec) return f;
+    if (spec._name) return { kind: 'UnresolvedWindowExpression', child: f, partitionSpec: [], orderSpec: [], windowName: identifierText(spec._name), pos };
+    if (spec.KW_CLUSTER()) throw notSupported('CLUSTER BY in a window', this.pos(spec));
+    const frame = spec.windowFrame();
+    return {
+      kind: 'UnresolvedWindowExpression', child: f,
+      partitionSpec: spec._partition.map((p) => this.expression(p)),
+      orderSpec: spec.orderOrSortByClause()?.sortItem().map((s) => this.sortItem(s)) ?? [],
+      ...(frame ? { frame: this.parsed.text.sql.slice(this.pos(frame).start, this.pos(frame).end) } : {}),
+      pos,
+    };
+  }
+
+  sortItem(ctx: C<'SortItemContext'>): SortOrder {
+    const child = ctx.columnName() ? this.columnName(ctx.columnName()!) : this.expression(ctx.expression()!);
+    const direction = ctx._ordering?.text?.toUpperCase() === 'DESC' ? 'Descending' : 'Ascending';
+    const nulls = ctx._nullOrder?.text?.toUpperCase();
+    const nullOrdering = nulls ? (nulls === 'FIRST' ? 'NullsFirst' : 'NullsLast') : direction === 'Ascending' ? 'NullsFirst' : 'NullsLast';
+    return { kind: 'SortOrder', child, direction, nullOrdering, pos: this.pos(ctx) };
+  }
+
+  /** A select item: `*`, `t.*`, `expr`, `expr [AS] name`, `expr AS (a, b)`. */
+  namedExpression(ctx: C<'NamedExpressionContext'>): Expression {
+    const pos = this.pos(ctx);
+    const all = ctx.tableAllColumns();
+    if (all) {
+      const target = all.qualifiedName().flatMap((q) => q.identifier().map(identifierText));
+      return { kind: 'UnresolvedStar', ...(target.length ? { target } : {}), pos };
+    }
+    const literal = ctx.selectLiteralColumnName();
+    const list = ctx.identifierList();
+    if (literal && list && !ctx.KW_AS()) {
+      // The grammar's bare-column alternative read `f(a, b)` as the column f with the aliases
+      // (a, b); Spark reads a call. Parse the item again as an expression.
+      const e = this.parsed.reparse(ctx.start!, ctx.stop!, (p) => p.expression());
+      return this.expression(e);
+    }
+    if (literal && ctx._alias && !ctx.KW_AS()) {
+      // `NOT j`, `DATE "2024-01-01"`: the bare-column alternative also reads these as a name
+      // and an alias; Spark's select item is an expression first.
+      try {
+        return this.expression(this.parsed.reparse(ctx.start!, ctx.stop!, (p) => p.expression()));
+      } catch (e) {
+        if (!(e instanceof SqlValidationError)) throw e;
+      }
+    }
+    const child = literal ? this.columnName(literal.columnName()) : this.expression(ctx.selectExpressionColumnName()!.expression());
+    if (ctx._alias) return { kind: 'Alias', child, name: identifierText(ctx._alias), pos };
+    if (list) return { kind: 'MultiAlias', child, names: list.identifierSeq().errorCapturingIdentifier().map(identifierText), pos };
+    return child;
+  }
+}
+
+/** Spark's visitLambda: in the body, a one-part name that is a lambda variable becomes that variable. */
+function lambdaBody(e: Expression, names: ReadonlySet<string>): Expression {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object' || v instanceof Uint8Array) return v;
+    const node = v as { kind?: string; nameParts?: string[]; pos?: Position };
+    if (node.kind === 'UnresolvedAttribute' && node.nameParts!.length === 1 && names.has(node.nameParts![0])) {
+      return { kind: 'UnresolvedNamedLambdaVariable', nameParts: node.nameParts, pos: node.pos };
+    }
+    if (!node.kind) return v;
+    if (node.kind === 'LambdaFunction') {
+      // An inner lambda's own variables shadow the outer ones.
+      const inner = v as { function: Expression; arguments: { nameParts: string[] }[] };
+      const outer = new Set([...names].filter((n) => !inner.arguments.some((a) => a.nameParts[0] === n)));
+      return { ...inner, function: lambdaBody(inner.function, outer) };
+    }
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'pos' || k === 'dataType' || k === 'value' ? x : walk(x)]));
+  };
+  return walk(e) as Expression;
+}

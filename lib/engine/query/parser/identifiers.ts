@@ -1,0 +1,16 @@
+/**
+ * Identifier text from dt-sql-parser's Spark parse tree: backquoted names unquoted (Spark's
+ * `` `a``b` `` is a`b), everything else as written. Part of the Spark SQL front end that the
+ * planner does not use yet (see unresolved-plan.ts).
+ */
+import type { ParserRuleContext } from 'antlr4ng';
+
+/** Spark's identifier value of an identifier-like rule's text. */
+export function identifierText(ctx: ParserRuleContext): string {
+  const t = ctx.getText();
+  if (t.length >= 2 && t.startsWith('`') && t.endsWith('`')) return t.slice(1, -1).replace(/``/g, '`');
+  // "x" reaches here only where the grammar takes it as a name (an alias, a field name); Spark
+  // with its default (spark.sql.ansi.doubleQuotedIdentifiers=false) would read a string there.
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return t.slice(1, -1).replace(/""/g, '"');
+  return t;
+}

@@ -1,0 +1,166 @@
+/**
+ * Weir's unresolved logical plan: what the Spark SQL front end (ast-builder.ts) makes of a
+ * query before any name is resolved, modelled on Catalyst's unresolved plan and named as
+ * Catalyst names its nodes (UnresolvedRelation, Project, Aggregate, UnresolvedAttribute,
+ * UnresolvedFunction, …), so that Spark's analyzer rules can be followed one for one.
+ *
+ * Every node carries `pos`: offsets into the user's text (`start` inclusive, `end` exclusive,
+ * UTF-16 units as JavaScript indexes strings) and the 1-based line and column of its start,
+ * so that every later error can point at the text it is about. Nodes are plain immutable data,
+ * discriminated on `kind`.
+ *
+ * The planner does not use this yet: today's front end is sql-parser.ts (node-sql-parser's
+ * PostgreSQL grammar with lexical patches) and expression-builder.ts. This plan exists so
+ * that the analyzer, optimizer and planner can move onto Spark's grammar, with exact
+ * positions and Spark's literal and cast types.
+ */
+import type { DataType } from './data-type';
+
+export interface Position {
+  readonly start: number;
+  readonly end: number;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** A decimal's exact value: `unscaled × 10^-scale`. */
+export interface DecimalValue { readonly unscaled: bigint; readonly scale: number }
+
+/**
+ * A literal's value, by its data type: NULL `null`; BOOLEAN `boolean`; TINYINT…BIGINT `bigint`
+ * (exact to 64 bits); FLOAT and DOUBLE `number`; DECIMAL `DecimalValue`; STRING `string`;
+ * BINARY `Uint8Array`; DATE days since 1970-01-01 (`number`); TIMESTAMP and TIMESTAMP_NTZ the
+ * literal's text (`string`: its zone rules are the analyzer's); a year-month interval its months
+ * (`number`); a day-time interval its microseconds (`bigint`).
+ */
+type LiteralValue = null | boolean | bigint | number | string | DecimalValue | Uint8Array;
+
+interface Node { readonly pos: Position }
+
+interface UnresolvedAttribute extends Node { readonly kind: 'UnresolvedAttribute'; readonly nameParts: readonly string[] }
+interface UnresolvedStar extends Node { readonly kind: 'UnresolvedStar'; readonly target?: readonly string[] }
+export interface Literal extends Node { readonly kind: 'Literal'; readonly value: LiteralValue; readonly dataType: DataType }
+export interface UnresolvedFunction extends Node {
+  readonly kind: 'UnresolvedFunction';
+  readonly nameParts: readonly string[];
+  readonly arguments: readonly Expression[];
+  readonly isDistinct: boolean;
+  readonly filter?: Expression;
+  readonly ignoreNulls?: boolean;
+}
+interface Cast extends Node { readonly kind: 'Cast'; readonly child: Expression; readonly dataType: DataType; readonly evalMode: 'LEGACY' | 'TRY' }
+interface Alias extends Node { readonly kind: 'Alias'; readonly child: Expression; readonly name: string }
+/** `expr AS (a, b)`: a generator's several output names. */
+interface MultiAlias extends Node { readonly kind: 'MultiAlias'; readonly child: Expression; readonly names: readonly string[] }
+
+/** Catalyst's binary expressions, by class name. `a <> b` is `Not(EqualTo(a, b))`, as Catalyst builds it. */
+export type BinaryOp =
+  | 'Add' | 'Subtract' | 'Multiply' | 'Divide' | 'Remainder' | 'IntegralDivide' | 'Concat'
+  | 'BitwiseAnd' | 'BitwiseOr' | 'BitwiseXor'
+  | 'EqualTo' | 'EqualNullSafe' | 'LessThan' | 'LessThanOrEqual' | 'GreaterThan' | 'GreaterThanOrEqual'
+  | 'And' | 'Or';
+interface BinaryOperator extends Node { readonly kind: 'BinaryOperator'; readonly op: BinaryOp; readonly left: Expression; readonly right: Expression }
+interface UnaryMinus extends Node { readonly kind: 'UnaryMinus'; readonly child: Expression }
+interface UnaryPositive extends Node { readonly kind: 'UnaryPositive'; readonly child: Expression }
+interface BitwiseNot extends Node { readonly kind: 'BitwiseNot'; readonly child: Expression }
+interface Not extends Node { readonly kind: 'Not'; readonly child: Expression }
+interface IsNull extends Node { readonly kind: 'IsNull'; readonly child: Expression }
+interface IsNotNull extends Node { readonly kind: 'IsNotNull'; readonly child: Expression }
+interface In extends Node { readonly kind: 'In'; readonly value: Expression; readonly list: readonly Expression[] }
+/** `x IN (SELECT …)`: Catalyst's InSubquery over a ListQuery. */
+interface InSubquery extends Node { readonly kind: 'InSubquery'; readonly values: readonly Expression[]; readonly query: LogicalPlan }
+interface Exists extends Node { readonly kind: 'Exists'; readonly plan: LogicalPlan }
+interface ScalarSubquery extends Node { readonly kind: 'ScalarSubquery'; readonly plan: LogicalPlan }
+interface Between extends Node { readonly kind: 'Between'; readonly value: Expression; readonly lower: Expression; readonly upper: Expression }
+/** LIKE (`caseInsensitive` false) and ILIKE; `escapeChar` is `\` unless ESCAPE names another. */
+interface Like extends Node { readonly kind: 'Like'; readonly left: Expression; readonly right: Expression; readonly escapeChar: string; readonly caseInsensitive: boolean }
+interface RLike extends Node { readonly kind: 'RLike'; readonly left: Expression; readonly right: Expression }
+interface CaseWhen extends Node {
+  readonly kind: 'CaseWhen';
+  readonly branches: readonly (readonly [Expression, Expression])[];
+  readonly elseValue?: Expression;
+}
+/** `arr[0]`, `m['k']`, and `expr.field` where `expr` is not a name (Catalyst's UnresolvedExtractValue). */
+interface UnresolvedExtractValue extends Node { readonly kind: 'UnresolvedExtractValue'; readonly child: Expression; readonly extraction: Expression }
+interface UnresolvedNamedLambdaVariable extends Node { readonly kind: 'UnresolvedNamedLambdaVariable'; readonly nameParts: readonly string[] }
+interface LambdaFunction extends Node { readonly kind: 'LambdaFunction'; readonly function: Expression; readonly arguments: readonly UnresolvedNamedLambdaVariable[] }
+export interface SortOrder extends Node {
+  readonly kind: 'SortOrder';
+  readonly child: Expression;
+  readonly direction: 'Ascending' | 'Descending';
+  readonly nullOrdering: 'NullsFirst' | 'NullsLast';
+}
+/** `f(…) OVER (…)`: kept so that the analyzer can refuse it with Spark's streaming error. */
+interface UnresolvedWindowExpression extends Node {
+  readonly kind: 'UnresolvedWindowExpression';
+  readonly child: Expression;
+  readonly partitionSpec: readonly Expression[];
+  readonly orderSpec: readonly SortOrder[];
+  /** The frame as written (`ROWS BETWEEN …`), or the name of a WINDOW clause's window. */
+  readonly frame?: string;
+  readonly windowName?: string;
+}
+/** GROUP BY CUBE(…), ROLLUP(…), GROUPING SETS(…): each grouping set as a list of expressions. */
+interface GroupingAnalytics extends Node {
+  readonly kind: 'GroupingAnalytics';
+  readonly type: 'Cube' | 'Rollup' | 'GroupingSets';
+  readonly groupingSets: readonly (readonly Expression[])[];
+}
+
+export type Expression =
+  | UnresolvedAttribute | UnresolvedStar | Literal | UnresolvedFunction | Cast | Alias | MultiAlias
+  | BinaryOperator | UnaryMinus | UnaryPositive | BitwiseNot | Not | IsNull | IsNotNull | In | InSubquery
+  | Exists | ScalarSubquery | Between | Like | RLike | CaseWhen | UnresolvedExtractValue
+  | UnresolvedNamedLambdaVariable | LambdaFunction | SortOrder | UnresolvedWindowExpression | GroupingAnalytics;
+
+export type JoinType = 'Inner' | 'Cross' | 'LeftOuter' | 'RightOuter' | 'FullOuter' | 'LeftSemi' | 'LeftAnti';
+
+interface UnresolvedRelation extends Node { readonly kind: 'UnresolvedRelation'; readonly multipartIdentifier: readonly string[] }
+interface OneRowRelation extends Node { readonly kind: 'OneRowRelation' }
+export interface SubqueryAlias extends Node { readonly kind: 'SubqueryAlias'; readonly alias: string; readonly child: LogicalPlan }
+/** `(SELECT …) AS t(a, b)`: the child's columns renamed. */
+interface UnresolvedSubqueryColumnAliases extends Node { readonly kind: 'UnresolvedSubqueryColumnAliases'; readonly outputColumnNames: readonly string[]; readonly child: LogicalPlan }
+interface Project extends Node { readonly kind: 'Project'; readonly projectList: readonly Expression[]; readonly child: LogicalPlan }
+interface Filter extends Node { readonly kind: 'Filter'; readonly condition: Expression; readonly child: LogicalPlan }
+/** HAVING, before the analyzer decides which aggregate it filters. */
+interface UnresolvedHaving extends Node { readonly kind: 'UnresolvedHaving'; readonly havingCondition: Expression; readonly child: LogicalPlan }
+interface Aggregate extends Node {
+  readonly kind: 'Aggregate';
+  readonly groupingExpressions: readonly Expression[];
+  readonly aggregateExpressions: readonly Expression[];
+  readonly child: LogicalPlan;
+}
+interface Join extends Node {
+  readonly kind: 'Join';
+  readonly left: LogicalPlan;
+  readonly right: LogicalPlan;
+  readonly joinType: JoinType;
+  readonly condition?: Expression;
+  /** JOIN … USING (a, b) (Catalyst's UsingJoin). */
+  readonly usingColumns?: readonly string[];
+  readonly natural?: boolean;
+}
+interface Union extends Node { readonly kind: 'Union'; readonly children: readonly LogicalPlan[] }
+interface Intersect extends Node { readonly kind: 'Intersect'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
+interface Except extends Node { readonly kind: 'Except'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
+interface Distinct extends Node { readonly kind: 'Distinct'; readonly child: LogicalPlan }
+/** WITH: each CTE as a SubqueryAlias, in order (each may read the earlier ones). */
+interface UnresolvedWith extends Node { readonly kind: 'UnresolvedWith'; readonly child: LogicalPlan; readonly cteRelations: readonly SubqueryAlias[] }
+/** LATERAL VIEW [OUTER] gen(…) qualifier AS c1, c2. */
+interface Generate extends Node {
+  readonly kind: 'Generate';
+  readonly generator: UnresolvedFunction;
+  readonly outer: boolean;
+  readonly qualifier?: string;
+  readonly generatorOutput: readonly string[];
+  readonly child: LogicalPlan;
+}
+/** ORDER BY (`global`) or SORT BY. */
+interface Sort extends Node { readonly kind: 'Sort'; readonly order: readonly SortOrder[]; readonly global: boolean; readonly child: LogicalPlan }
+interface Limit extends Node { readonly kind: 'Limit'; readonly limitExpr: Expression; readonly child: LogicalPlan }
+interface Offset extends Node { readonly kind: 'Offset'; readonly offsetExpr: Expression; readonly child: LogicalPlan }
+
+export type LogicalPlan =
+  | UnresolvedRelation | OneRowRelation | SubqueryAlias | UnresolvedSubqueryColumnAliases | Project | Filter
+  | UnresolvedHaving | Aggregate | Join | Union | Intersect | Except | Distinct | UnresolvedWith | Generate
+  | Sort | Limit | Offset;
