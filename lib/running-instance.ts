@@ -7,8 +7,13 @@
  *
  * The file is owner-only (0600): it holds the database password. A file whose `npm start` is no
  * longer alive (killed outright) is stale and ignored.
+ *
+ * Stopping: a joined worker needs the database until its running batches have committed, so the
+ * order is npm start's. It removes the instance file first (a joined worker sees that within a
+ * second and stops gracefully), waits for its own workers and for every worker registered under
+ * `joined-workers/` to exit, and only then stops PostgreSQL.
  */
-import { chmodSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The variables a joining worker takes from the instance, when it does not set them itself. */
@@ -95,5 +100,38 @@ export function readRunningInstance(dataDir: string): RunningInstance | undefine
   return { pid: parsed.pid, startedAt: String(parsed.startedAt), settings };
 }
 
-/** Whether the process is still there (for a joined worker watching its instance). */
-export const instanceAlive = alive;
+/** Whether the instance a worker joined is still running: its process alive, its file still its own. */
+export function instanceRunning(dataDir: string, pid: number): boolean {
+  try {
+    return alive(pid) && (JSON.parse(readFileSync(instanceFile(dataDir), 'utf8')) as RunningInstance).pid === pid;
+  } catch {
+    return false;
+  }
+}
+
+const joinedDir = (dataDir: string) => path.join(dataDir, 'joined-workers');
+
+/** A joined worker says it is there, for npm start to wait for it before stopping PostgreSQL. */
+export function registerJoinedWorker(dataDir: string, pid: number): () => void {
+  mkdirSync(joinedDir(dataDir), { recursive: true, mode: 0o700 });
+  const file = path.join(joinedDir(dataDir), String(pid));
+  writeFileSync(file, '');
+  return () => rmSync(file, { force: true });
+}
+
+/** The joined workers still alive (the files of dead ones are removed). */
+export function joinedWorkerPids(dataDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(joinedDir(dataDir));
+  } catch {
+    return [];
+  }
+  return names
+    .map(Number)
+    .filter((pid) => {
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) return true;
+      rmSync(path.join(joinedDir(dataDir), String(pid)), { force: true });
+      return false;
+    });
+}

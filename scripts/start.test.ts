@@ -424,6 +424,8 @@ describe('npm start', () => {
     expect(out).toMatch(/PORT: /);
   });
   it('a worker started beside npm start joins it (WEIR_WORKERS=2 starts two); a killed worker\'s transactional job fails over with every row once', async () => {
+    // Each step says when it began: a step that hangs is then named by the test's output.
+    const step = (what: string) => console.log(`${new Date().toISOString()} join test: ${what}`);
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-join-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const sinkDb = await createTestDatabase('weir_start_join', { migrate: false });
@@ -431,6 +433,7 @@ describe('npm start', () => {
     const token = 'start-test-admin-token-join-0123456789';
     // Short failover so the test waits seconds, not the default 15 s, for the dead worker's run.
     const timing = { WEIR_FAILOVER_MS: '3000', WEIR_LEASE_TTL_MS: '2000', WEIR_LEASE_RENEW_MS: '300', WEIR_WORKER_HEARTBEAT_MS: '500', WEIR_WORKER_TIMEOUT_MS: '3000' };
+    step('npm start');
     const s = await start({ WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54507', WEIR_ADMIN_TOKEN: token, WEIR_WORKERS: '2', ...timing }, 3508);
     const supervisedWorkers = childrenOf(s.child.pid!, 'worker/main.ts');
     expect(supervisedWorkers).toHaveLength(2);
@@ -439,6 +442,7 @@ describe('npm start', () => {
     await until('the instance file', () => existsSync(instance));
     expect(statSync(instance).mode & 0o777).toBe(0o600);
 
+    step('a worker with nothing to join');
     // Nothing to join in another folder: a clear refusal, no stack trace.
     const lonely = mkdtempSync(path.join(os.tmpdir(), 'weir-start-nojoin-'));
     cleanups.push(() => rmSync(lonely, { recursive: true, force: true }));
@@ -449,6 +453,7 @@ describe('npm start', () => {
     expect(refusal).toMatch(/DATABASE_URL is not set, and no npm start is running from .*weir-start-nojoin-.*Start Weir with `npm start` in this folder first/);
     expect(refusal).not.toMatch(/\n\s+at /);
 
+    step('a worker that joins');
     // `npm run worker` from the same folder, without DATABASE_URL: it joins (as the user types it, only the data directory in common).
     const joined = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'worker/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', WEIR_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let joinedOut = '';
@@ -466,6 +471,7 @@ describe('npm start', () => {
     await until('the joined worker\'s line', () => /joined the npm start/.test(joinedOut));
     expect(joinedOut).toMatch(new RegExp(`joined the npm start \\(pid ${s.child.pid}\\) running from ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
 
+    step('the job');
     // A transactional files -> postgres job, fed a file at a time.
     const api = async (method: string, url: string, body?: unknown) => {
       const res = await fetch(`http://127.0.0.1:3508${url}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -505,6 +511,7 @@ describe('npm start', () => {
     };
     await until('the first batches in the sink', async () => (await sinkRows()).n >= ROWS);
 
+    step('the kill');
     // Kill the worker running it, whichever of the three it is.
     type Run = { runId: string; workerId: string | null; status: string };
     const runs = async () => ((await api('GET', `/api/jobs/${job.id}/runs`)) as { items: Run[] }).items;
@@ -514,6 +521,7 @@ describe('npm start', () => {
     process.kill(victim, 'SIGKILL');
     for (let i = 0; i < 3; i++) addFile();
 
+    step('the failover');
     // Another run takes over from the checkpoint, on another worker, and every row arrives once.
     await until('a run on another worker', async () => (await runs()).find((r) => r.status === 'RUNNING' && r.runId !== running.runId && r.workerId && !r.workerId.includes(`-${victim}-`)));
     const all = await until('every row in the sink', async () => {
@@ -522,11 +530,14 @@ describe('npm start', () => {
     });
     expect(all).toEqual({ n: files * ROWS, d: files * ROWS });
 
+    step('Ctrl-C');
     // Ctrl-C: npm start stops, and the worker that joined it leaves with it.
     const joinedExit = new Promise((r) => joined.once('exit', r));
     expect(await ctrlC(s)).toBe(0);
-    expect(await joinedExit).toBe(0);
-    expect(joinedOut).toMatch(/the npm start this worker joined \(pid \d+\) has stopped: stopping/);
+    expect(await joinedExit, joinedOut).toBe(0);
+    expect(joinedOut).toMatch(/the npm start this worker joined \(pid \d+\) is stopping: stopping/);
+    // It stopped gracefully before PostgreSQL did (npm start waited for it): its own exit line.
+    expect(joinedOut).toMatch(/"msg":"worker stopped"/);
     expect(existsSync(instance)).toBe(false);
-  }, 300_000);
+  }, 600_000);
 });

@@ -38,7 +38,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { buildFreshness } from './build-freshness';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 import { describeExit, supervise, supervisedChild, type Supervised, type Supervisor } from './supervisor';
-import { removeInstanceFile, SHARED_SETTINGS, writeInstanceFile } from '../lib/running-instance';
+import { joinedWorkerPids, removeInstanceFile, SHARED_SETTINGS, writeInstanceFile } from '../lib/running-instance';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Above the 60 s idle timeout of the usual load balancers (AWS ALB's default): the proxy, not the server, closes an idle connection. */
@@ -225,9 +225,10 @@ async function main() {
     if (stopping) return;
     stopping = true;
     say('stopping: the worker finishes its running batches, then the server and PostgreSQL stop');
+    // Workers that joined (npm run worker) see the file go and stop; PostgreSQL waits for them.
     removeInstanceFile(config.dataDir, process.pid);
     // Each stops its current process (SIGTERM, SIGKILL 30 s later) or cancels a pending restart.
-    await Promise.all(supervised.map((s) => s.stop()));
+    await Promise.all([...supervised.map((s) => s.stop()), untilJoinedWorkersExit(config.dataDir)]);
     await embedded?.stop();
     say('stopped');
     closeSync(out.fd!);
@@ -307,6 +308,28 @@ async function main() {
   say(`data:      ${dataWhere(config, !!embedded)}`);
   say(`log:       ${logFile}${out.verbose ? '' : ' (LOG_LEVEL=debug shows it here too)'}`);
   say('Ctrl-C stops everything.');
+}
+
+/**
+ * Waits for the workers that joined this instance to exit (they stop on their own once the
+ * instance file is gone); one still there after 35 s (its own 30 s bound and a margin) is killed.
+ */
+async function untilJoinedWorkersExit(dataDir: string): Promise<void> {
+  const until = Date.now() + 35_000;
+  for (let pids = joinedWorkerPids(dataDir); pids.length > 0; pids = joinedWorkerPids(dataDir)) {
+    if (Date.now() > until) {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // exited meanwhile
+        }
+      }
+      say(`joined worker(s) ${pids.join(', ')} did not stop within 35s: killed`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Where a person's jobs and their state live, in one line. */

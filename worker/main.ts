@@ -9,7 +9,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { EnvError, workerEnv } from '@/lib/env';
-import { instanceAlive } from '@/lib/running-instance';
+import { instanceRunning, registerJoinedWorker } from '@/lib/running-instance';
 import { prisma } from '@/lib/server/db';
 import { startAlertScheduler } from '@/lib/server/alerts/alert-scheduler';
 import { installOutboundPolicy } from '@/lib/server/outbound';
@@ -40,6 +40,9 @@ async function main() {
   const runs = await startRunWorker({ db, config, workerId, log });
   const alerts = startAlertScheduler({ db, intervalMs: config.WEIR_ALERT_INTERVAL_MS, log });
   log.info({ workerId, queueBackend: config.queueBackend, joined: joined && { pid: joined.pid, dataDir: config.dataDir } }, 'worker started');
+  // npm start waits for a registered joined worker before it stops PostgreSQL.
+  const unregister = joined ? registerJoinedWorker(config.dataDir, process.pid) : () => undefined;
+  process.on('exit', unregister);
   if (joined) {
     console.error(`[weir] worker ${workerId} joined the npm start (pid ${joined.pid}) running from ${config.dataDir}`);
   }
@@ -59,13 +62,18 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   if (joined) {
-    // The embedded database goes with the npm start that runs it: leave with it.
+    // The embedded database goes with the npm start that runs it: leave with it. It removes its
+    // instance file as it begins to stop, and waits for this worker before stopping PostgreSQL.
     const instance = joined;
-    setInterval(() => {
-      if (instanceAlive(instance.pid)) return;
-      console.error(`[weir] the npm start this worker joined (pid ${instance.pid}) has stopped: stopping`);
+    const watch = setInterval(() => {
+      if (instanceRunning(config.dataDir, instance.pid)) return;
+      clearInterval(watch);
+      console.error(`[weir] the npm start this worker joined (pid ${instance.pid}) is stopping: stopping`);
+      // As npm start's own shutdown does: a worker that has not finished 30 s later is ended.
+      setTimeout(() => process.exit(1), 30_000).unref();
       void shutdown('instance stopped');
-    }, 1000).unref();
+    }, 500);
+    watch.unref();
   }
 }
 

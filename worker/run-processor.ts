@@ -203,6 +203,9 @@ export class RunProcessor {
     );
     let finished!: (v: unknown) => void;
     this.active.set(runId, { jobId: job.id, stop: requestStop, done: new Promise((r) => (finished = r)) });
+    // A shutdown that began while this run was being set up did not see it in `active`: it stops
+    // now, gracefully, and hands the job on like every other run of this worker.
+    if (this.shuttingDown) requestStop('worker shutdown');
 
     try {
       const spec = workerSpec(job.spec, this.o.roots);

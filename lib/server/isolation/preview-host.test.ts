@@ -22,7 +22,9 @@ function spec(sql: string): Record<string, unknown> {
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
   return r.spec as unknown as Record<string, unknown>;
 }
-const BUSY_SQL = "SELECT length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 100))) AS c FROM s";
+// A regexp walk with the largest pattern the limits allow over a 1 MiB value: linear, but several
+// seconds of one synchronous call (about 6 s measured), far over the 1 s limit below.
+const BUSY_SQL = "SELECT regexp_count(repeat('a', 1000000), '(?i)[a-z]{100}[a-z]{100}c') AS c FROM s";
 const request = (sql: string) => ({ spec: spec(sql), sample: [{ n: 1 }], roots: { checkpointRoot: '/nonexistent', filesRoots: [] }, outbound: {} });
 const limits: PreviewProcessLimits = { memoryLimitMb: 128, timeoutMs: 1000, maxConcurrent: 1 };
 
