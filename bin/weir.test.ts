@@ -202,24 +202,31 @@ describe('weir CLI', () => {
     expect(line!.match(/\(line \d+, column \d+\)/g)).toHaveLength(1);
   });
 
-  it('run with a processing-time trigger stops gracefully on SIGINT: the batch commits, exit 0', async () => {
+  /**
+   * `weir run` of a processing-time job over its own input (`name`), started by `node`, sent
+   * SIGINT once its first progress line is out: its exit code, and the checkpoint afterwards.
+   */
+  async function runThenSigint(node: string, name: string): Promise<{ code: number | null; firstBatchId: number; pendingBatch: unknown; latestCommittedBatch: unknown }> {
     const job = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'job.json'), 'utf8')));
-    await mkdir(path.join(dir, 'in2'));
-    await writeInputFile(path.join(dir, 'in2'), 0, eventGenerator(5)(4), 'json');
-    const spec = { ...job, source: { ...job.source, options: { path: 'in2', format: 'json' } }, sink: { type: 'files', options: { path: 'out2' } }, trigger: { type: 'processing-time', interval: '1 second' }, checkpointLocation: 'cp2' };
-    await writeFile(path.join(dir, 'loop.json'), JSON.stringify(spec));
-    const child = spawn(process.execPath, [WEIR, 'run', 'loop.json'], { cwd: dir });
+    await mkdir(path.join(dir, `in-${name}`));
+    await writeInputFile(path.join(dir, `in-${name}`), 0, eventGenerator(5)(4), 'json');
+    const spec = { ...job, source: { ...job.source, options: { path: `in-${name}`, format: 'json' } }, sink: { type: 'files', options: { path: `out-${name}` } }, trigger: { type: 'processing-time', interval: '1 second' }, checkpointLocation: `cp-${name}` };
+    await writeFile(path.join(dir, `${name}.json`), JSON.stringify(spec));
+    const child = spawn(node, [WEIR, 'run', `${name}.json`], { cwd: dir });
     let stdout = '';
     const firstLine = new Promise<void>((resolve) => child.stdout.on('data', (d) => ((stdout += d), stdout.includes('\n') && resolve())));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     await firstLine;
     child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(JSON.parse(stdout.split('\n')[0]).batchId).toBe(0);
-    const info = JSON.parse((await weir(['checkpoint', 'inspect', 'cp2'], dir)).stdout);
-    expect(info.pendingBatch).toBeNull();
-    expect(info.latestCommittedBatch).toBe(0);
+    const code = await exited;
+    const info = JSON.parse((await weir(['checkpoint', 'inspect', `cp-${name}`], dir)).stdout);
+    return { code, firstBatchId: JSON.parse(stdout.split('\n')[0]).batchId, pendingBatch: info.pendingBatch, latestCommittedBatch: info.latestCommittedBatch };
+  }
+
+  it('run with a processing-time trigger stops gracefully on SIGINT: the batch commits, exit 0', async () => {
+    expect(await runThenSigint(process.execPath, 'loop')).toEqual({ code: 0, firstBatchId: 0, pendingBatch: null, latestCommittedBatch: 0 });
   });
+
   it("started by the machine's older Node, re-runs itself under the project's Node 24 with its arguments, streams, exit code and signals", async () => {
     // /usr/bin/node is the machine's own (Node 20 here); `npm ci` put Node 24 into node_modules.
     const system = '/usr/bin/node';
@@ -228,21 +235,7 @@ describe('weir CLI', () => {
     const bad = await run(system, [WEIR, 'bogus'], { cwd: dir }).catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(2);
     expect((bad as { stderr: string }).stderr).toMatch(/unknown command "bogus"/);
-
     // SIGINT sent to the launcher alone reaches the run, which finishes its batch and exits 0.
-    const job = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'job.json'), 'utf8')));
-    await mkdir(path.join(dir, 'in3'));
-    await writeInputFile(path.join(dir, 'in3'), 0, eventGenerator(6)(4), 'json');
-    const spec = { ...job, source: { ...job.source, options: { path: 'in3', format: 'json' } }, sink: { type: 'files', options: { path: 'out3' } }, trigger: { type: 'processing-time', interval: '1 second' }, checkpointLocation: 'cp3' };
-    await writeFile(path.join(dir, 'loop3.json'), JSON.stringify(spec));
-    const child = spawn(system, [WEIR, 'run', 'loop3.json'], { cwd: dir });
-    let stdout = '';
-    const firstLine = new Promise<void>((resolve) => child.stdout.on('data', (d) => ((stdout += d), stdout.includes('\n') && resolve())));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await firstLine;
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    const info = JSON.parse((await weir(['checkpoint', 'inspect', 'cp3'], dir)).stdout);
-    expect(info.pendingBatch).toBeNull();
+    expect(await runThenSigint(system, 'launched')).toMatchObject({ code: 0, pendingBatch: null });
   });
 });

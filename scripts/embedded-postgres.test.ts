@@ -5,23 +5,13 @@
  * random one at its next start, keeping its data.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, chmodSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedPasswordFile, startEmbeddedPostgres } from './embedded-postgres';
+import { freePort } from '../worker/testing/test-postgres';
 
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 56_000 + Math.floor(Math.random() * 5000);
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = net.createServer().once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
 
 /** Whether the server lets `password` in as postgres. */
 async function opens(port: number, password: string): Promise<boolean> {

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@/scripts/embedded-postgres';
 
-async function freePort(): Promise<number> {
+/** A free port in 56000–60999 on 127.0.0.1 (checked by binding it). */
+export async function freePort(): Promise<number> {
   for (;;) {
     const port = 56_000 + Math.floor(Math.random() * 5000);
     const free = await new Promise<boolean>((resolve) => {
