@@ -64,14 +64,18 @@ export function writeInstanceFile(dataDir: string, instance: RunningInstance): v
   renameSync(tmp, file);
 }
 
+/** Whether the instance file names `pid` (false when it is missing or unreadable). */
+function fileNames(dataDir: string, pid: number): boolean {
+  try {
+    return (JSON.parse(readFileSync(instanceFile(dataDir), 'utf8')) as RunningInstance).pid === pid;
+  } catch {
+    return false;
+  }
+}
+
 /** Removes the file if it is this instance's (a later `npm start` may have written its own). */
 export function removeInstanceFile(dataDir: string, pid: number): void {
-  const file = instanceFile(dataDir);
-  try {
-    if ((JSON.parse(readFileSync(file, 'utf8')) as RunningInstance).pid === pid) rmSync(file, { force: true });
-  } catch {
-    // gone already, or not ours to judge
-  }
+  if (fileNames(dataDir, pid)) rmSync(instanceFile(dataDir), { force: true });
 }
 
 /**
@@ -102,11 +106,7 @@ export function readRunningInstance(dataDir: string): RunningInstance | undefine
 
 /** Whether the instance a worker joined is still running: its process alive, its file still its own. */
 export function instanceRunning(dataDir: string, pid: number): boolean {
-  try {
-    return alive(pid) && (JSON.parse(readFileSync(instanceFile(dataDir), 'utf8')) as RunningInstance).pid === pid;
-  } catch {
-    return false;
-  }
+  return alive(pid) && fileNames(dataDir, pid);
 }
 
 const joinedDir = (dataDir: string) => path.join(dataDir, 'joined-workers');
