@@ -15,7 +15,7 @@ import type { ParserRuleContext } from 'antlr4ng';
 import { SqlValidationError } from '../sql-error';
 import { ExpressionAstBuilder, notSupported } from './expression-ast-builder';
 import { identifierText } from './identifiers';
-import { Ctx, parseSpark } from './spark-parser';
+import { Ctx, parseQuery, parseSpark } from './spark-parser';
 import type { ParsedText } from './spark-parser';
 import type { Expression, JoinType, LogicalPlan, Position, SubqueryAlias, UnresolvedFunction } from './unresolved-plan';
 
@@ -237,17 +237,8 @@ class PlanAstBuilder {
 
 /** Parses one Spark SQL query into Weir's unresolved plan; a syntax error is Spark's PARSE_SYNTAX_ERROR. */
 export function parsePlan(sql: string): LogicalPlan {
-  const { tree, parsed } = parseSpark(sql, (p) => p.program());
-  const statements = tree.singleStatement();
-  if (statements.length !== 1) {
-    const at = statements[1] ?? tree;
-    throw new SqlValidationError(`Expected exactly one SELECT statement, found ${statements.length}`, parsed.text.span(at.start!, at.stop), 'statements');
-  }
-  const statement = statements[0].statement();
-  if (!(statement instanceof Ctx.StatementDefaultContext)) {
-    throw new SqlValidationError(`Only SELECT queries can run as streams, found ${statement.start?.text?.toUpperCase() ?? 'nothing'}`, parsed.text.span(statement.start!, statement.stop), 'statement');
-  }
-  return new PlanAstBuilder(parsed).query(statement.query());
+  const { tree, parsed } = parseQuery(sql);
+  return new PlanAstBuilder(parsed).query(tree);
 }
 
 /** Parses one Spark SQL expression (Spark's parseExpression). */

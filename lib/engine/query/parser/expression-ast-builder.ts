@@ -1,12 +1,10 @@
 /**
  * Expressions of dt-sql-parser's Spark parse tree as Weir's unresolved expressions, following
  * Spark's AstBuilder (visitPredicated, visitArithmeticBinary, visitFunctionCall, visitDereference,
- * …). Two repairs of that grammar's completion-oriented changes live here:
- * - `"x"` is a string literal (Spark's default): the grammar also lets it be a quoted identifier,
- *   and prefers that where a bare column name may stand (a select item, GROUP BY, ORDER BY).
- * - A select item `f(a, b)` is a call and `NOT j` a negation: the grammar's bare-column
- *   alternative reads them as a column with aliases; the item is parsed again as an expression.
- * (`a - b * c` is spark-parser.ts's repair.)
+ * …). One repair of that grammar's completion-oriented changes lives here: `"x"` is a string
+ * literal (Spark's default); the grammar also lets it be a quoted identifier, and prefers that
+ * where a bare column name may stand (GROUP BY, ORDER BY). (The select items and `a - b * c`
+ * are spark-parser.ts's repairs.)
  * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
  */
 import type { ParserRuleContext, Token } from 'antlr4ng';
@@ -307,24 +305,10 @@ export class ExpressionAstBuilder {
       const target = all.qualifiedName().flatMap((q) => q.identifier().map(identifierText));
       return { kind: 'UnresolvedStar', ...(target.length ? { target } : {}), pos };
     }
-    const literal = ctx.selectLiteralColumnName();
+    // spark-parser.ts leaves the grammar no other alternative (a bare column name, as dt-sql-parser
+    // has it, read `f(a, b)` as the column f with the aliases (a, b)).
+    const child = this.expression(ctx.selectExpressionColumnName()!.expression());
     const list = ctx.identifierList();
-    if (literal && list && !ctx.KW_AS()) {
-      // The grammar's bare-column alternative read `f(a, b)` as the column f with the aliases
-      // (a, b); Spark reads a call. Parse the item again as an expression.
-      const e = this.parsed.reparse(ctx.start!, ctx.stop!, (p) => p.expression());
-      return this.expression(e);
-    }
-    if (literal && ctx._alias && !ctx.KW_AS()) {
-      // `NOT j`, `DATE "2024-01-01"`: the bare-column alternative also reads these as a name
-      // and an alias; Spark's select item is an expression first.
-      try {
-        return this.expression(this.parsed.reparse(ctx.start!, ctx.stop!, (p) => p.expression()));
-      } catch (e) {
-        if (!(e instanceof SqlValidationError)) throw e;
-      }
-    }
-    const child = literal ? this.columnName(literal.columnName()) : this.expression(ctx.selectExpressionColumnName()!.expression());
     if (ctx._alias) return { kind: 'Alias', child, name: identifierText(ctx._alias), pos };
     if (list) return { kind: 'MultiAlias', child, names: list.identifierSeq().errorCapturingIdentifier().map(identifierText), pos };
     return child;

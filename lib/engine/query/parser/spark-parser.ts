@@ -20,39 +20,129 @@
  * - Two-stage parsing: SLL prediction first (fast, exact for almost all input), the full LL
  *   prediction only when SLL fails, as Spark's AbstractSqlParser does.
  */
-import { AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DefaultErrorStrategy, IntervalSet, Lexer, PredictionMode, Token } from 'antlr4ng';
-import type { ATNSimulator, CharStream, Recognizer, TokenFactory, TokenSource } from 'antlr4ng';
+import {
+  AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy,
+  EpsilonTransition, Lexer, ParserRuleContext, PredicateTransition, PredictionMode, RuleStopState, RuleTransition, SetTransition, Token,
+} from 'antlr4ng';
+import type { ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource, Transition } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
 import { SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
+import type { QueryContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import { SqlValidationError } from '../sql-error';
 import type { Position } from './unresolved-plan';
 
 export { SparkSqlParser };
 
+/** The rules Weir parses with: a query, an expression, a data type, a DDL column list. */
+const ENTRY_RULES = ['query', 'expression', 'dataType', 'colTypeList'];
+
 /**
- * dt-sql-parser reads every name through `errorCapturingIdentifier`, whose `(MINUS identifier)+`
- * swallows `- b` after a column: `a - b * c` parsed as `(a - b) * c`. Spark uses that rule only
- * where a name cannot be an expression (table names), to report `a-b` as INVALID_IDENTIFIER.
- * The rule's MINUS transition is made to match no token, in the shared ATN, once, before any
- * parse: the rule then always matches empty and `-` is left to the arithmetic. (A hyphenated
- * table name becomes a plain syntax error at the `-`.)
+ * Changes to the grammar's shared ATN, made once before any parse. None changes what a query
+ * means; they remove dt-sql-parser's editor-only alternatives, repair one rule, and cut the
+ * work of SLL prediction, whose cost is the size of the ATN closures it explores: a new
+ * lookahead path used to cost milliseconds (a 100-line query 2–3 s in a fresh process, and
+ * half a second again for each query of another shape).
  */
-function disableErrorCapturingMinus(): void {
+function adaptGrammar(): void {
   const atn = SparkSqlParser._ATN;
-  let patched = 0;
+  const rule = (name: string) => {
+    const index = SparkSqlParser.ruleNames.indexOf(name);
+    if (index < 0) throw new Error(`dt-sql-parser: the grammar has no rule ${name}; check the grammar of this version`);
+    return index;
+  };
+  const statesOf = (name: string) => {
+    const index = rule(name);
+    return atn.states.filter((s): s is ATNState => s?.ruleIndex === index);
+  };
+  /** The first non-epsilon step of alternative `i` of `state` (its state and transition index). */
+  const firstStep = (state: ATNState, i: number): [ATNState, number] => {
+    let [s, k] = [state, i];
+    while (s.transitions[k] instanceof EpsilonTransition && s.transitions[k].target.transitions.length === 1) [s, k] = [s.transitions[k].target, 0];
+    return [s, k];
+  };
+  /**
+   * Makes a step match nothing, which ends every path through it: prediction starts each
+   * alternative at the target of the decision's transition, so the step after it is replaced.
+   */
+  const kill = ([state, i]: [ATNState, number]) => {
+    state.transitions[i] = new AtomTransition(state.transitions[i].target, Token.INVALID_TYPE);
+  };
+  const counts = { minus: 0, completion: 0, literalColumn: 0 };
   for (const state of atn.states) {
-    if (state?.ruleIndex !== SparkSqlParser.RULE_errorCapturingIdentifierExtra) continue;
-    for (const t of state.transitions) {
-      if (t instanceof AtomTransition && t.labelValue === SparkSqlParser.MINUS) {
-        t.labelValue = -2;
-        Object.defineProperty(t, 'label', { value: IntervalSet.of(-2, -2) });
-        patched++;
+    if (!state) continue;
+    state.transitions.forEach((t, i) => {
+      // dt-sql-parser reads every name through `errorCapturingIdentifier`, whose `(MINUS
+      // identifier)+` swallows `- b` after a column: `a - b * c` parsed as `(a - b) * c`. Spark
+      // uses that rule only where a name cannot be an expression (table names), to report `a-b`
+      // as INVALID_IDENTIFIER. Without the MINUS the rule matches empty and `-` is arithmetic
+      // (a hyphenated table name is then a plain syntax error at the `-`).
+      if (state.ruleIndex === rule('errorCapturingIdentifierExtra') && t instanceof AtomTransition && t.labelValue === SparkSqlParser.MINUS) {
+        kill([state, i]);
+        counts.minus++;
+        return;
       }
+      if (!(state instanceof DecisionState)) return;
+      const step = firstStep(state, i);
+      const first = step[0].transitions[step[1]];
+      if (first instanceof PredicateTransition) {
+        // The `{shouldMatchEmpty()}?` alternatives (an empty column where the editor's caret
+        // is) are false outside dt-sql-parser's completion; alive they make every name ambiguous.
+        kill(step);
+        counts.completion++;
+      } else if (state.ruleIndex === rule('namedExpression') && first instanceof RuleTransition && first.target.ruleIndex === rule('selectLiteralColumnName')) {
+        // A select item is an expression, as in Spark's grammar: the grammar's bare-column
+        // alternative read `f(a, b)` as the column f with the aliases (a, b), and `NOT j` as
+        // the column NOT with the alias j.
+        kill(step);
+        counts.literalColumn++;
+      }
+    });
+  }
+  if (counts.minus === 0 || counts.completion === 0 || counts.literalColumn !== 1) {
+    throw new Error(`dt-sql-parser: the grammar is not the one these changes were written for (${JSON.stringify(counts)}); check the grammar of this version`);
+  }
+
+  // A keyword in both ansiNonReserved and nonReserved makes strictIdentifier's prediction prove
+  // the two alternatives equal, over the closure of everything that may follow a name; each
+  // keyword is now in one of them.
+  const setStep = (name: string): [ATNState, number, SetTransition] => {
+    for (const s of statesOf(name)) {
+      const i = s.transitions.findIndex((t) => t instanceof SetTransition);
+      if (i >= 0) return [s, i, s.transitions[i] as SetTransition];
+    }
+    throw new Error(`dt-sql-parser: ${name} is not a token set; check the grammar of this version`);
+  };
+  const [nonReservedState, k, nonReserved] = setStep('nonReserved');
+  nonReservedState.transitions[k] = new SetTransition(nonReserved.target, nonReserved.label.subtract(setStep('ansiNonReserved')[2].label));
+
+  // SLL prediction falls off the end of a rule into every place that calls it (ANTLR's global
+  // FOLLOW). Weir parses queries, expressions and types, never the grammar's other statements:
+  // the follow links into rules only those statements use are removed, and each entry rule is
+  // followed by EOF as `program` follows its statements.
+  const entries = ENTRY_RULES.map(rule);
+  const reachable = new Set(entries);
+  const callees = new Map<number, number[]>();
+  for (const s of atn.states) {
+    if (!s) continue;
+    for (const t of s.transitions) if (t instanceof RuleTransition) callees.set(s.ruleIndex, [...(callees.get(s.ruleIndex) ?? []), t.target.ruleIndex]);
+  }
+  for (const todo = [...entries]; todo.length > 0;) {
+    for (const r of callees.get(todo.pop()!) ?? []) {
+      if (reachable.has(r)) continue;
+      reachable.add(r);
+      todo.push(r);
     }
   }
-  if (patched === 0) throw new Error('dt-sql-parser: errorCapturingIdentifierExtra has no MINUS transition; check the grammar of this version');
+  const eof = statesOf('program').find((s) => s.transitions.some((t) => t instanceof AtomTransition && t.labelValue === Token.EOF));
+  if (!eof) throw new Error('dt-sql-parser: program does not end in EOF; check the grammar of this version');
+  for (const s of atn.states) {
+    if (!(s instanceof RuleStopState)) continue;
+    const kept = s.transitions.filter((t) => reachable.has(t.target.ruleIndex));
+    if (entries.includes(s.ruleIndex)) kept.push(new EpsilonTransition(eof));
+    s.transitions.splice(0, s.transitions.length, ...kept);
+  }
 }
-disableErrorCapturingMinus();
+adaptGrammar();
 export * as Ctx from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 
 /** A token list as a TokenSource (antlr4ng has no ListTokenSource). */
@@ -60,22 +150,23 @@ class TokenListSource implements TokenSource {
   private i = 0;
   line = 1;
   _tokenStartColumn = 0;
-  inputStream: CharStream | null;
+  inputStream: CharStream | null = null;
   sourceName = 'sql';
   tokenFactory!: TokenFactory<Token>;
-  constructor(private readonly tokens: readonly Token[], input: CharStream) {
-    this.inputStream = input;
-  }
+  constructor(private readonly tokens: readonly Token[]) {}
   nextToken(): Token {
     return this.tokens[Math.min(this.i++, this.tokens.length - 1)];
   }
 }
 
 class ThrowingListener extends BaseErrorListener {
+  /** The token of the last error reported. */
+  offending: Token | null = null;
   constructor(private readonly text: SourceText) {
     super();
   }
   override syntaxError<S extends Token, T extends ATNSimulator>(recognizer: Recognizer<T>, offending: S | null, line: number, column: number): void {
+    this.offending = offending;
     let near: string;
     let pos: Position;
     if (offending) {
@@ -142,8 +233,6 @@ export interface ParsedText {
   readonly text: SourceText;
   readonly castTokens: ReadonlySet<Token>;
   readonly tokens: readonly Token[];
-  /** Parses the tokens first..last again with another entry rule (ast-builder.ts's select items). */
-  reparse<T>(first: Token, last: Token, entry: (p: SparkSqlParser) => T): T;
 }
 
 const INTERVAL_UNITS = new Set(['YEAR', 'MONTH', 'DAY', 'HOUR', 'MINUTE', 'SECOND']);
@@ -210,9 +299,9 @@ function rewriteCasts(all: Token[], castTokens: Set<Token>): Token[] {
   return out;
 }
 
-function runParser<T>(tokens: readonly Token[], input: CharStream, listener: ThrowingListener, entry: (p: SparkSqlParser) => T): T {
+function runParser<T>(tokens: readonly Token[], listener: ThrowingListener, entry: (p: SparkSqlParser) => T): T {
   const make = () => {
-    const p = new SparkSqlParser(new CommonTokenStream(new TokenListSource(tokens, input)));
+    const p = new SparkSqlParser(new CommonTokenStream(new TokenListSource(tokens)));
     p.removeErrorListeners();
     return p;
   };
@@ -238,29 +327,100 @@ function runParser<T>(tokens: readonly Token[], input: CharStream, listener: Thr
   return tree;
 }
 
-/** Lexes `sql` (with the `::` rewrite) and parses it with `entry`, a rule of SparkSqlParser. */
-export function parseSpark<T>(sql: string, entry: (p: SparkSqlParser) => T): { tree: T; parsed: ParsedText } {
+/**
+ * Spark with ANSI mode off (its default) takes every keyword as a name wherever a name may
+ * stand; the grammar reserves these three. A syntax error at one of them is parsed again with
+ * that token as a name (`SELECT t.from`, `GROUP BY table`); if that fails too, the first error
+ * stands.
+ */
+const RESERVED_BY_THE_GRAMMAR_ONLY = new Set([SparkSqlLexer.KW_SELECT, SparkSqlLexer.KW_FROM, SparkSqlLexer.KW_TABLE]);
+
+function parseTokens<T>(tokens: readonly Token[], listener: ThrowingListener, entry: (p: SparkSqlParser) => T): T {
+  let first: SqlValidationError | undefined;
+  for (let renamed = 0; ; renamed++) {
+    try {
+      return runParser(tokens, listener, entry);
+    } catch (e) {
+      if (!(e instanceof SqlValidationError)) throw e;
+      first ??= e;
+      const at = listener.offending;
+      if (!(at instanceof CommonToken) || !RESERVED_BY_THE_GRAMMAR_ONLY.has(at.type) || renamed === 8) throw first;
+      at.type = SparkSqlLexer.IDENTIFIER;
+    }
+  }
+}
+
+/** Lexes `sql`, with the `::` rewrite; a lexer error is Spark's syntax error at its character. */
+function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   const text = new SourceText(sql);
   const listener = new ThrowingListener(text);
-  const input = CharStreams.fromString(sql);
-  const lexer = new SparkSqlLexer(input);
+  const lexer = new SparkSqlLexer(CharStreams.fromString(sql));
   lexer.removeErrorListeners();
   lexer.addErrorListener(listener);
   const castTokens = new Set<Token>();
   const tokens = rewriteCasts(lexer.getAllTokens().concat(lexer.nextToken()), castTokens);
-  const parsed: ParsedText = {
-    text,
-    castTokens,
-    tokens,
-    reparse: (first, last, rule) => {
-      // Copies: the token stream renumbers the tokens it reads, and the first tree keeps these.
-      const slice = tokens.slice(tokens.indexOf(first), tokens.indexOf(last) + 1).map((t) => {
-        const copy = (t as CommonToken).clone();
-        if (castTokens.has(t)) castTokens.add(copy);
-        return copy;
-      });
-      return runParser([...slice, (tokens[tokens.length - 1] as CommonToken).clone()], input, listener, rule);
-    },
+  return { parsed: { text, castTokens, tokens }, listener };
+}
+
+/** Lexes `sql` (with the `::` rewrite) and parses it with `entry`, one of ENTRY_RULES. */
+export function parseSpark<T>(sql: string, entry: (p: SparkSqlParser) => T): { tree: T; parsed: ParsedText } {
+  const { parsed, listener } = lex(sql);
+  return { tree: parseTokens(parsed.tokens, listener, entry), parsed };
+}
+
+/** Tokens that may start a query (the grammar's `query` rule). */
+const QUERY_START = new Set([
+  SparkSqlLexer.KW_SELECT, SparkSqlLexer.KW_WITH, SparkSqlLexer.LEFT_PAREN, SparkSqlLexer.KW_FROM, SparkSqlLexer.KW_TABLE,
+  SparkSqlLexer.KW_VALUES, SparkSqlLexer.KW_MAP, SparkSqlLexer.KW_REDUCE,
+]);
+
+/**
+ * Lexes and parses one query, with or without a `;` after it: the text Weir runs as a stream.
+ * The statement is recognized from its tokens and only the query is parsed, with the `query`
+ * rule: the grammar's `statement` decides between its 150 kinds of statements by reading ahead
+ * to the end of a WITH clause, which made the first parse of a CTE query seconds long.
+ */
+export function parseQuery(sql: string): { tree: QueryContext; parsed: ParsedText } {
+  const { parsed, listener } = lex(sql);
+  const { text, tokens } = parsed;
+  const statements: Token[][] = [[]];
+  for (const t of tokens) {
+    if (t.channel !== Token.DEFAULT_CHANNEL || t.type === Token.EOF) continue;
+    if (t.type === SparkSqlLexer.SEMICOLON) statements.push([]);
+    else statements[statements.length - 1].push(t);
+  }
+  const nonEmpty = statements.filter((s) => s.length > 0);
+  if (nonEmpty.length !== 1) {
+    const at = nonEmpty[1];
+    throw new SqlValidationError(`Expected exactly one SELECT statement, found ${nonEmpty.length}`, at ? text.span(at[0], at[at.length - 1]) : text.position(0, sql.length), 'statements');
+  }
+  const statement = nonEmpty[0];
+  if (!QUERY_START.has(statement[0].type)) {
+    throw new SqlValidationError(`Only SELECT queries can run as streams, found ${statement[0].text!.toUpperCase()}`, text.span(statement[0], statement[statement.length - 1]), 'statement');
+  }
+  // The query's tokens and EOF: a `;` is no follow of the `query` rule.
+  const end = tokens.indexOf(statement[statement.length - 1]) + 1;
+  const queryTokens = end < tokens.length - 1 ? [...tokens.slice(0, end), tokens[tokens.length - 1]] : tokens;
+  const entry = (p: SparkSqlParser) => {
+    // LL prediction follows the rule contexts of the parse: called from these, it knows that
+    // the query ends the text, and a syntax error is found where `program` finds it.
+    [p.context, p.state] = queryCallers();
+    return p.query();
   };
-  return { tree: runParser(tokens, input, listener, entry), parsed };
+  return { tree: parseTokens(queryTokens, listener, entry), parsed };
+}
+
+/** The states in program, singleStatement and statement that call the next rule down to `query`. */
+const queryCallStates = ['program', 'singleStatement', 'statement', 'query'].map((r) => SparkSqlParser.ruleNames.indexOf(r)).flatMap((rule, i, chain) => {
+  if (i === chain.length - 1) return [];
+  const call = SparkSqlParser._ATN.states.find((s) => s?.ruleIndex === rule && s.transitions[0] instanceof RuleTransition && s.transitions[0].target.ruleIndex === chain[i + 1]);
+  if (!call) throw new Error('dt-sql-parser: program does not reach query through statement; check the grammar of this version');
+  return [call.stateNumber];
+});
+
+/** Fresh contexts program → singleStatement → statement (a parse adds its tree to the last one's children). */
+function queryCallers(): [ParserRuleContext, number] {
+  let context = new ParserRuleContext(null, -1);
+  for (const state of queryCallStates.slice(0, -1)) context = new ParserRuleContext(context, state);
+  return [context, queryCallStates[queryCallStates.length - 1]];
 }
