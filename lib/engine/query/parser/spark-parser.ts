@@ -24,7 +24,7 @@ import {
   AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy,
   EpsilonTransition, Lexer, ParserRuleContext, PredicateTransition, PredictionMode, RuleStopState, RuleTransition, SetTransition, Token,
 } from 'antlr4ng';
-import type { ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource, Transition } from 'antlr4ng';
+import type { ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
 import { SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import type { QueryContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
