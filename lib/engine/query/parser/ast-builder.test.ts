@@ -243,7 +243,9 @@ describe("Spark's syntax errors", () => {
   });
 
   it('refuses anything but one query', () => {
-    expect(parseError('SELECT 1; SELECT 2').message).toMatch(/exactly one SELECT/);
+    expect(parseError('SELECT 1; SELECT 2').message).toBe('Expected exactly one SELECT statement, found 2 (line 1, column 11)');
+    expect(parseError(' ; ').message).toMatch(/found 0/);
+    expect(tree('WITH x AS (SELECT 1) SELECT * FROM x;;')).toMatch(/^'UnresolvedWith \[x\]/);
     expect(parseError('DROP TABLE t').message).toMatch(/Only SELECT queries/);
     expect(parseError('SELECT a FROM t ORDER BY a SORT BY b').errorClass).toBe('_LEGACY_ERROR_TEMP_0011');
     expect(parseError('SELECT a FROM my-tbl').message).toBe("[PARSE_SYNTAX_ERROR] Syntax error at or near '-'. (line 1, column 17)");
