@@ -242,11 +242,37 @@ describe("Spark's syntax errors", () => {
     expect(parseError('SELECT a FROM').message).toBe('[PARSE_SYNTAX_ERROR] Syntax error at or near end of input. (line 1, column 14)');
   });
 
+  it("carries Spark's error class, at the text it is about", () => {
+    const cases: [string, string, string][] = [
+      ["SELECT a FROM t WHERE a LIKE 'x' ESCAPE 'ab'", 'INVALID_ESC', "'ab'"],
+      ['WITH a AS (SELECT 1), a AS (SELECT 2) SELECT * FROM a', '_LEGACY_ERROR_TEMP_0038', 'WITH a AS (SELECT 1), a AS (SELECT 2)'],
+      ["SELECT INTERVAL '1' DAY TO HOUR '1' MINUTE FROM t", '_LEGACY_ERROR_TEMP_0024', "INTERVAL '1' DAY TO HOUR '1' MINUTE"],
+      ["SELECT INTERVAL '1' YEAR '1' DAY FROM t", '_LEGACY_ERROR_TEMP_0029', "INTERVAL '1' YEAR '1' DAY"],
+      ['SELECT CAST(x AS DECIMAL(2, 3)) FROM t', '_LEGACY_ERROR_TEMP_1228', 'DECIMAL(2, 3)'],
+      ['SELECT CAST(x AS DECIMAL(39, 0)) FROM t', 'DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION', 'DECIMAL(39, 0)'],
+      ['SELECT CAST(x AS FOO) FROM t', 'UNSUPPORTED_DATATYPE', 'FOO'],
+      ['SELECT 1000Y FROM t', 'INVALID_NUMERIC_LITERAL_RANGE', '1000Y'],
+      ["SELECT DATE 'x' FROM t", 'INVALID_TYPED_LITERAL', "DATE 'x'"],
+      ['SELECT a FROM t ORDER BY a SORT BY b', '_LEGACY_ERROR_TEMP_0011', 'ORDER BY a SORT BY b'],
+      ['SELECT a FROM t WHERE a = = 1', 'PARSE_SYNTAX_ERROR', '='],
+      ["SELECT 'abc FROM t", 'PARSE_SYNTAX_ERROR', "'"],
+    ];
+    for (const [sql, errorClass, text] of cases) {
+      const e = parseError(sql);
+      expect([sql, e.errorClass]).toEqual([sql, errorClass]);
+      const { start, end } = e.details as { start: number; end: number };
+      expect([sql, sql.slice(start, end)]).toEqual([sql, text]);
+    }
+  });
+
   it('refuses anything but one query', () => {
-    expect(parseError('SELECT 1; SELECT 2').message).toBe('Expected exactly one SELECT statement, found 2 (line 1, column 11)');
-    expect(parseError(' ; ').message).toMatch(/found 0/);
+    const two = parseError('SELECT 1;\n SELECT 2');
+    expect(two.message).toBe("[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELECT'. A stream runs one query: found 2 statements; remove all but one. (line 2, column 2)");
+    expect(two.errorClass).toBe('PARSE_SYNTAX_ERROR');
+    expect(parseError(' -- nothing\n ').errorClass).toBe('PARSE_EMPTY_STATEMENT');
+    expect(parseError(' ; ').message).toBe("[PARSE_SYNTAX_ERROR] Syntax error at or near ';'. (line 1, column 2)");
     expect(tree('WITH x AS (SELECT 1) SELECT * FROM x;;')).toMatch(/^'UnresolvedWith \[x\]/);
-    expect(parseError('DROP TABLE t').message).toMatch(/Only SELECT queries/);
+    expect(parseError('DROP TABLE t').message).toBe('Only SELECT queries can run as streams, found DROP (line 1, column 1)');
     expect(parseError('SELECT a FROM t ORDER BY a SORT BY b').errorClass).toBe('_LEGACY_ERROR_TEMP_0011');
     expect(parseError('SELECT a FROM my-tbl').message).toBe("[PARSE_SYNTAX_ERROR] Syntax error at or near '-'. (line 1, column 17)");
   });

@@ -47,6 +47,12 @@ class PlanAstBuilder {
       if (n._columnAliases) child = { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: this.identifierList(n._columnAliases), child, pos: this.pos(n) };
       return { kind: 'SubqueryAlias', alias: this.tableIdentifierPart(n.errorCapturingIdentifier()), child, pos: this.pos(n) };
     });
+    // Spark's withCTE: names compared as written (the analyzer's resolution is case-insensitive later).
+    const duplicates = [...new Set(cteRelations.map((c) => c.alias).filter((a, i, all) => all.indexOf(a) !== i))];
+    if (duplicates.length > 0) {
+      const names = duplicates.map((d) => `\`${d.replace(/`/g, '``')}\``).join(', ');
+      throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0038] CTE definition can't have duplicate names: ${names}.`, this.pos(ctes), 'WITH', '_LEGACY_ERROR_TEMP_0038');
+    }
     return { kind: 'UnresolvedWith', child: body, cteRelations, pos: this.pos(ctx) };
   }
 

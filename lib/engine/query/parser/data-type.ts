@@ -72,7 +72,7 @@ export function DecimalType(precision = 10, scale = 0): DecimalType {
   if (precision > MAX_DECIMAL_PRECISION) {
     throw new DataTypeError(`[DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION] Decimal precision ${precision} exceeds max precision ${MAX_DECIMAL_PRECISION}.`, 'DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION');
   }
-  if (scale > precision) throw new DataTypeError(`Decimal scale (${scale}) cannot be greater than precision (${precision}).`);
+  if (scale > precision) throw new DataTypeError(`[_LEGACY_ERROR_TEMP_1228] Decimal scale (${scale}) cannot be greater than precision (${precision}).`, '_LEGACY_ERROR_TEMP_1228');
   return { kind: 'decimal', precision, scale };
 }
 

@@ -83,7 +83,7 @@ export class ExpressionAstBuilder {
         let escapeChar = '\\';
         if (ctx._escapeChar) {
           escapeChar = unescapeSqlString(ctx._escapeChar.getText());
-          if (escapeChar.length !== 1) throw new SqlValidationError('[INVALID_ESCAPE_CHAR] The escape character must be a single character.', this.pos(ctx._escapeChar), 'literal');
+          if (escapeChar.length !== 1) throw new SqlValidationError(`[INVALID_ESC] Found an invalid escape string: '${escapeChar}'. The escape string must contain only one character.`, this.pos(ctx._escapeChar), 'literal', 'INVALID_ESC');
         }
         return negate({ kind: 'Like', left: e, right: this.value(ctx._pattern!), escapeChar, caseInsensitive: kind === 'ILIKE', pos });
       }
@@ -246,12 +246,12 @@ export class ExpressionAstBuilder {
     const text = ctx.getText().length > 0 ? this.parsed.text.sql.slice(pos.start, pos.end) : '';
     const multi = ctx.errorCapturingMultiUnitsInterval();
     if (multi) {
-      if (multi.unitToUnitInterval()) throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0024] Can only have a single from-to unit in the interval literal syntax.`, pos, 'literal');
+      if (multi.unitToUnitInterval()) throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0024] Can only have a single from-to unit in the interval literal syntax.`, pos, 'literal', '_LEGACY_ERROR_TEMP_0024');
       const body = multi.multiUnitsInterval();
       return multiUnitInterval(body.intervalValue().map((v, i) => [this.intervalValueText(v), body.unitInMultiUnits(i)!.getText()] as const), text, pos);
     }
     const utu = ctx.errorCapturingUnitToUnitInterval()!;
-    if (utu._error1 || utu._error2) throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0024] Can only have a single from-to unit in the interval literal syntax.`, pos, 'literal');
+    if (utu._error1 || utu._error2) throw new SqlValidationError(`[_LEGACY_ERROR_TEMP_0024] Can only have a single from-to unit in the interval literal syntax.`, pos, 'literal', '_LEGACY_ERROR_TEMP_0024');
     const body = utu.unitToUnitInterval(0)!;
     return unitToUnitInterval(this.intervalValueText(body.intervalValue()), body.unitInUnitToUnit(0)!.getText(), body.unitInUnitToUnit(1)!.getText(), text, pos);
   }

@@ -167,19 +167,18 @@ class ThrowingListener extends BaseErrorListener {
   }
   override syntaxError<S extends Token, T extends ATNSimulator>(recognizer: Recognizer<T>, offending: S | null, line: number, column: number): void {
     this.offending = offending;
-    let near: string;
-    let pos: Position;
-    if (offending) {
-      near = offending.type === Token.EOF ? 'end of input' : `'${offending.text ?? ''}'`;
-      pos = this.text.tokenPosition(offending);
-    } else {
-      // A lexer error: the character it stopped at (ANTLR counts code points).
-      const offset = recognizer instanceof Lexer ? this.text.offset(recognizer._tokenStartCharIndex) : this.text.lineStart(line) + column;
-      near = offset >= this.text.sql.length ? 'end of input' : `'${String.fromCodePoint(this.text.sql.codePointAt(offset)!)}'`;
-      pos = this.text.position(offset, offset + 1);
-    }
-    throw new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near ${near}.`, pos, 'syntax', 'PARSE_SYNTAX_ERROR');
+    if (offending) throw syntaxErrorAt(this.text, offending);
+    // A lexer error: the character it stopped at (ANTLR counts code points).
+    const offset = recognizer instanceof Lexer ? this.text.offset(recognizer._tokenStartCharIndex) : this.text.lineStart(line) + column;
+    const near = offset >= this.text.sql.length ? 'end of input' : `'${String.fromCodePoint(this.text.sql.codePointAt(offset)!)}'`;
+    throw new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near ${near}.`, this.text.position(offset, offset + 1), 'syntax', 'PARSE_SYNTAX_ERROR');
   }
+}
+
+/** Spark's ParseErrorListener: the token an error is at, with its line and column. */
+function syntaxErrorAt(text: SourceText, t: Token, hint = ''): SqlValidationError {
+  const near = t.type === Token.EOF ? 'end of input' : `'${t.text ?? ''}'`;
+  return new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near ${near}.${hint}`, text.tokenPosition(t), 'syntax', 'PARSE_SYNTAX_ERROR');
 }
 
 /** The user's text and the offset arithmetic: ANTLR counts code points, JavaScript UTF-16 units. */
@@ -390,13 +389,19 @@ export function parseQuery(sql: string): { tree: QueryContext; parsed: ParsedTex
     else statements[statements.length - 1].push(t);
   }
   const nonEmpty = statements.filter((s) => s.length > 0);
-  if (nonEmpty.length !== 1) {
-    const at = nonEmpty[1];
-    throw new SqlValidationError(`Expected exactly one SELECT statement, found ${nonEmpty.length}`, at ? text.span(at[0], at[at.length - 1]) : text.position(0, sql.length), 'statements');
+  if (nonEmpty.length === 0) {
+    // Spark's AbstractParser: a text of only blanks and comments; a lone `;` is a syntax error at it.
+    const semicolon = tokens.find((t) => t.type === SparkSqlLexer.SEMICOLON);
+    if (!semicolon) throw new SqlValidationError('[PARSE_EMPTY_STATEMENT] Syntax error, unexpected empty statement.', text.position(0, 0), 'statements', 'PARSE_EMPTY_STATEMENT');
+    throw syntaxErrorAt(text, semicolon);
+  }
+  if (nonEmpty.length > 1) {
+    // Spark's singleStatement ends at the first statement: the next one is a syntax error at its first token.
+    throw syntaxErrorAt(text, nonEmpty[1][0], ` A stream runs one query: found ${nonEmpty.length} statements; remove all but one.`);
   }
   const statement = nonEmpty[0];
   if (!QUERY_START.has(statement[0].type)) {
-    throw new SqlValidationError(`Only SELECT queries can run as streams, found ${statement[0].text!.toUpperCase()}`, text.span(statement[0], statement[statement.length - 1]), 'statement');
+    throw new SqlValidationError(`Only SELECT queries can run as streams, found ${statement[0].text!.toUpperCase()}`, text.tokenPosition(statement[0]), 'statement');
   }
   // The query's tokens and EOF: a `;` is no follow of the `query` rule.
   const end = tokens.indexOf(statement[statement.length - 1]) + 1;
