@@ -132,6 +132,14 @@ export class ExpressionAstBuilder {
     return e;
   }
 
+  /** A column in an expression: one name (spark-parser.ts reads `a.b` as the field b of a, as Spark does); `"x"` a string. */
+  private columnReference(ctx: C<'ColumnNamePathContext'>): Expression {
+    const id = ctx.getRuleContext(0, Ctx.ErrorCapturingIdentifierContext)!.identifier();
+    const pos = this.pos(ctx);
+    if (id.getText().startsWith('"')) return stringLiteral(unescapeSqlString(id.getText()), pos);
+    return { kind: 'UnresolvedAttribute', nameParts: [identifierText(id)], pos };
+  }
+
   columnName(ctx: C<'ColumnNameContext'>): Expression {
     return this.name(ctx.multipartIdentifierAllowEmpty()!.multipartIdentifier()!);
   }
@@ -165,7 +173,7 @@ export class ExpressionAstBuilder {
     }
     if (ctx.functionName()) return this.functionCall(ctx, pos);
     if (ctx.constant()) return this.constant(ctx.constant()!, pos);
-    if (ctx.columnNamePath()) return this.name(ctx.columnNamePath()!.multipartIdentifier());
+    if (ctx.columnNamePath()) return this.columnReference(ctx.columnNamePath()!);
     if (ctx.KW_CASE()) {
       const whens = ctx.whenClause();
       const operand = ctx.expression().length > (ctx._elseExpression ? 1 : 0) ? this.expression(ctx.expression(0)!) : undefined;

@@ -22,11 +22,12 @@
  */
 import {
   AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy,
-  EpsilonTransition, Lexer, ParserRuleContext, PredicateTransition, PredictionMode, RuleStopState, RuleTransition, SetTransition, Token,
+  EpsilonTransition, Lexer, ParserRuleContext, PredicateTransition, RecognitionException, PredictionMode, RuleStopState, RuleTransition, SetTransition, Token,
 } from 'antlr4ng';
 import type { ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
 import { SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
+import { ColumnNamePathContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import type { QueryContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import { SqlValidationError } from '../sql-error';
 import type { Position } from './unresolved-plan';
@@ -115,6 +116,20 @@ function adaptGrammar(): void {
   const [nonReservedState, k, nonReserved] = setStep('nonReserved');
   nonReservedState.transitions[k] = new SetTransition(nonReserved.target, nonReserved.label.subtract(setStep('ansiNonReserved')[2].label));
 
+  // Spark's `columnReference: identifier` (see SparkParser.columnNamePath): the call of
+  // multipartIdentifier in columnNamePath becomes a call of errorCapturingIdentifier, with its
+  // follow link.
+  const columnCall = statesOf('columnNamePath').find((s) => s.transitions[0] instanceof RuleTransition);
+  const multipart = columnCall?.transitions[0];
+  if (!(multipart instanceof RuleTransition) || multipart.target.ruleIndex !== rule('multipartIdentifier')) {
+    throw new Error('dt-sql-parser: columnNamePath is not a multipartIdentifier; check the grammar of this version');
+  }
+  const identifierRule = rule('errorCapturingIdentifier');
+  columnCall!.transitions[0] = new RuleTransition(atn.ruleToStartState[identifierRule]!, identifierRule, 0, multipart.followState);
+  const multipartStop = atn.ruleToStopState[rule('multipartIdentifier')]!;
+  multipartStop.transitions.splice(multipartStop.transitions.findIndex((t) => t.target === multipart.followState), 1);
+  atn.ruleToStopState[identifierRule]!.transitions.push(new EpsilonTransition(multipart.followState));
+
   // SLL prediction falls off the end of a rule into every place that calls it (ANTLR's global
   // FOLLOW). Weir parses queries, expressions and types, never the grammar's other statements:
   // the follow links into rules only those statements use are removed, and each entry rule is
@@ -143,6 +158,37 @@ function adaptGrammar(): void {
   }
 }
 adaptGrammar();
+
+/**
+ * The grammar's parser with Spark's column reference. dt-sql-parser reads a column as
+ * `columnNamePath: multipartIdentifier`, which makes `a.b` both the name a.b and the field b of
+ * the column a (`base=primaryExpression DOT fieldName`): SLL prediction then reads ahead past
+ * the name to tell the two apart, and each name shape and the token after it cost a new
+ * prediction path (a third of a new query's parse). As in Spark's grammar, a column is one
+ * identifier and each `.field` a dereference; ExpressionAstBuilder joins names and fields into
+ * the multi-part UnresolvedAttribute, as Spark's visitDereference does.
+ */
+const COLUMN_NAME_CALL_STATE = SparkSqlParser._ATN.states.find((s) => s?.ruleIndex === SparkSqlParser.RULE_columnNamePath && s.transitions[0] instanceof RuleTransition)!.stateNumber;
+
+class SparkParser extends SparkSqlParser {
+  override columnNamePath(): ColumnNamePathContext {
+    const ctx = new ColumnNamePathContext(this.context, this.state);
+    this.enterRule(ctx, SparkSqlParser._ATN.ruleToStartState[SparkSqlParser.RULE_columnNamePath]!.stateNumber, SparkSqlParser.RULE_columnNamePath);
+    try {
+      this.enterOuterAlt(ctx, 1);
+      this.state = COLUMN_NAME_CALL_STATE;
+      this.errorCapturingIdentifier();
+    } catch (re) {
+      if (!(re instanceof RecognitionException)) throw re;
+      ctx.exception = re;
+      this.errorHandler.reportError(this, re);
+      this.errorHandler.recover(this, re);
+    } finally {
+      this.exitRule();
+    }
+    return ctx;
+  }
+}
 export * as Ctx from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 
 /** A token list as a TokenSource (antlr4ng has no ListTokenSource). */
@@ -300,7 +346,7 @@ function rewriteCasts(all: Token[], castTokens: Set<Token>): Token[] {
 
 function runParser<T>(tokens: readonly Token[], listener: ThrowingListener, entry: (p: SparkSqlParser) => T): T {
   const make = () => {
-    const p = new SparkSqlParser(new CommonTokenStream(new TokenListSource(tokens)));
+    const p = new SparkParser(new CommonTokenStream(new TokenListSource(tokens)));
     p.removeErrorListeners();
     return p;
   };
