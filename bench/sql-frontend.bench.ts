@@ -333,15 +333,27 @@ const ms = (t0: number) => performance.now() - t0;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.95) - 1];
 
+/** Process CPU time in ms: on a machine shared with other work, steadier than the wall clock. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
 function timed(f: () => unknown): number {
   const t0 = performance.now();
   f();
   return ms(t0);
 }
 
-function warm(f: () => unknown): { median: number; p95: number } {
-  const xs = Array.from({ length: WARM_RUNS }, () => timed(f));
-  return { median: median(xs), p95: p95(xs) };
+function warm(f: () => unknown): { median: number; p95: number; cpuMedian: number } {
+  const xs: number[] = [];
+  const cs: number[] = [];
+  for (let i = 0; i < WARM_RUNS; i++) {
+    const c0 = cpu();
+    xs.push(timed(f));
+    cs.push(cpu() - c0);
+  }
+  return { median: median(xs), p95: p95(xs), cpuMedian: median(cs) };
 }
 
 /** The number of plan and expression nodes (objects with a `kind`). */
@@ -363,20 +375,24 @@ async function child(mode: string): Promise<Figures> {
     const first = ms(t0);
     const select = (Array.isArray(ast) ? ast[0] : ast) as { type?: string; columns?: unknown[] };
     const w = warm(parse);
-    return { load, first, warmMedian: w.median, warmP95: w.p95, selectItems: select.type === 'select' ? (select.columns?.length ?? 0) : 0 };
+    return { load, first, warmMedian: w.median, warmP95: w.p95, warmCpuMedian: w.cpuMedian, selectItems: select.type === 'select' ? (select.columns?.length ?? 0) : 0 };
   }
   const { parsePlan, warmUpSparkParser } = await import('../lib/engine/query/parser/ast-builder');
   const load = ms(t0);
   const warmUp = mode === 'warm-up' ? timed(warmUpSparkParser) : 0;
   t0 = performance.now();
+  let c0 = cpu();
   const nodes = nodeCount(parsePlan(QUERY));
   const first = ms(t0);
+  const firstCpu = cpu() - c0;
   t0 = performance.now();
+  c0 = cpu();
   const otherNodes = nodeCount(parsePlan(OTHER_QUERY));
   const other = ms(t0);
+  const otherCpu = cpu() - c0;
   const w = warm(() => parsePlan(QUERY));
   const wo = warm(() => parsePlan(OTHER_QUERY));
-  return { load, warmUp, first, other, warmMedian: w.median, warmP95: w.p95, otherWarmMedian: wo.median, nodes, otherNodes };
+  return { load, warmUp, first, firstCpu, other, otherCpu, warmMedian: w.median, warmP95: w.p95, warmCpuMedian: w.cpuMedian, otherWarmMedian: wo.median, nodes, otherNodes };
 }
 
 /** Runs `mode` in 3 fresh processes; the median of each figure. */
@@ -403,16 +419,22 @@ export function run() {
   return [
     row('weir: load the parser modules', cold.load),
     row('weir: first parse in a fresh process (100 lines)', cold.first, { note: `${cold.nodes} plan nodes` }),
+    row('weir: first parse in a fresh process, CPU time', cold.firstCpu),
     row('weir: then another 100-line query of other shapes', cold.other, { note: `${cold.otherNodes} plan nodes` }),
+    row('weir: then another 100-line query, CPU time', cold.otherCpu),
     row('weir: warm parse, median', cold.warmMedian, { goal: '< 20', ok: cold.warmMedian < 20 }),
+    row('weir: warm parse, median CPU time', cold.warmCpuMedian),
     row('weir: warm parse, p95', cold.warmP95),
     row('weir: warm parse of the other query, median', cold.otherWarmMedian),
     row('weir: warmUpSparkParser() in a fresh process', warmedUp.warmUp),
     row('weir: first parse after the warm-up', warmedUp.first),
+    row('weir: first parse after the warm-up, CPU time', warmedUp.firstCpu),
     row('weir: the other query after the warm-up', warmedUp.other),
+    row('weir: the other query after the warm-up, CPU time', warmedUp.otherCpu),
     row('node-sql-parser (PostgreSQL): load', pg.load),
     row('node-sql-parser (PostgreSQL): first parse in a fresh process', pg.first, { note: `${pg.selectItems} select items` }),
     row('node-sql-parser (PostgreSQL): warm parse, median', pg.warmMedian),
+    row('node-sql-parser (PostgreSQL): warm parse, median CPU time', pg.warmCpuMedian),
     row('node-sql-parser (PostgreSQL): warm parse, p95', pg.warmP95),
     { name: 'sql-frontend: load average at the start (1 min)', value: round(load), unit: '', note: `${os.cpus().length} CPUs` },
     { name: 'sql-frontend: every parse gave its plan', value: checked ? 1 : 0, unit: 'bool', ok: checked },
