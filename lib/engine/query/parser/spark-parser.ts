@@ -19,15 +19,19 @@
  *   of the grammar's completion-oriented messages and its console logging.
  * - Two-stage parsing: SLL prediction first (fast, exact for almost all input), the full LL
  *   prediction only when SLL fails, as Spark's AbstractSqlParser does.
+ * - Changes to the grammar's ATN (adaptGrammar) and a parser subclass (SparkParser) that bring
+ *   it closer to Spark's grammar and cut the cost of prediction; a query is parsed with the
+ *   `query` rule (parseQuery), the statement recognized from its tokens.
+ * - SELECT, FROM and TABLE as names where Spark takes them (parseTokens).
  */
 import {
   AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy,
-  EpsilonTransition, Lexer, ParserRuleContext, PredicateTransition, RecognitionException, PredictionMode, RuleStopState, RuleTransition, SetTransition, Token,
+  EpsilonTransition, Lexer, ParserRuleContext, PredicateTransition, PredictionMode, RecognitionException, RuleStopState, RuleTransition, SetTransition,
+  Token,
 } from 'antlr4ng';
 import type { ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
-import { SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
-import { ColumnNamePathContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
+import { ColumnNamePathContext, SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import type { QueryContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import { SqlValidationError } from '../sql-error';
 import type { Position } from './unresolved-plan';
@@ -127,7 +131,9 @@ function adaptGrammar(): void {
   const identifierRule = rule('errorCapturingIdentifier');
   columnCall!.transitions[0] = new RuleTransition(atn.ruleToStartState[identifierRule]!, identifierRule, 0, multipart.followState);
   const multipartStop = atn.ruleToStopState[rule('multipartIdentifier')]!;
-  multipartStop.transitions.splice(multipartStop.transitions.findIndex((t) => t.target === multipart.followState), 1);
+  const followLink = multipartStop.transitions.findIndex((t) => t.target === multipart.followState);
+  if (followLink < 0) throw new Error('dt-sql-parser: multipartIdentifier has no follow link into columnNamePath; check the grammar of this version');
+  multipartStop.transitions.splice(followLink, 1);
   atn.ruleToStopState[identifierRule]!.transitions.push(new EpsilonTransition(multipart.followState));
 
   // SLL prediction falls off the end of a rule into every place that calls it (ANTLR's global
