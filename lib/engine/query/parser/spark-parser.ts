@@ -25,11 +25,11 @@
  * - SELECT, FROM and TABLE as names where Spark takes them (parseTokens).
  */
 import {
-  AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy,
-  EpsilonTransition, Lexer, ParserRuleContext, PredicateTransition, PredictionMode, RecognitionException, RuleStopState, RuleTransition, SetTransition,
+  ATNDeserializer, AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy, DFA,
+  EpsilonTransition, Lexer, ParserATNSimulator, ParserRuleContext, PredicateTransition, PredictionContextCache, PredictionMode, RecognitionException, RuleStopState, RuleTransition, SetTransition,
   Token,
 } from 'antlr4ng';
-import type { ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource } from 'antlr4ng';
+import type { ATN, ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource, TokenStream } from 'antlr4ng';
 import { SparkSqlLexer } from 'dt-sql-parser/dist/lib/spark/SparkSqlLexer';
 import { ColumnNamePathContext, SparkSqlParser } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
 import type { QueryContext } from 'dt-sql-parser/dist/lib/spark/SparkSqlParser';
@@ -42,14 +42,13 @@ export { SparkSqlParser };
 const ENTRY_RULES = ['query', 'expression', 'dataType', 'colTypeList'];
 
 /**
- * Changes to the grammar's shared ATN, made once before any parse. None changes what a query
- * means; they remove dt-sql-parser's editor-only alternatives, repair one rule, and cut the
- * work of SLL prediction, whose cost is the size of the ATN closures it explores: a new
+ * Changes to Weir's copy of the grammar's ATN, made once before any parse. None changes what a
+ * query means; they remove dt-sql-parser's editor-only alternatives, repair one rule, and cut
+ * the work of SLL prediction, whose cost is the size of the ATN closures it explores: a new
  * lookahead path used to cost milliseconds (a 100-line query 2–3 s in a fresh process, and
  * half a second again for each query of another shape).
  */
-function adaptGrammar(): void {
-  const atn = SparkSqlParser._ATN;
+function adaptGrammar(atn: ATN): void {
   const rule = (name: string) => {
     const index = SparkSqlParser.ruleNames.indexOf(name);
     if (index < 0) throw new Error(`dt-sql-parser: the grammar has no rule ${name}; check the grammar of this version`);
@@ -163,7 +162,13 @@ function adaptGrammar(): void {
     s.transitions.splice(0, s.transitions.length, ...kept);
   }
 }
-adaptGrammar();
+/**
+ * Weir's copy of the grammar's ATN, adapted, with its own prediction cache: dt-sql-parser's own
+ * parser (its completion, should anything in the process use it) keeps the grammar as published.
+ */
+const ADAPTED_ATN = new ATNDeserializer().deserialize(SparkSqlParser._serializedATN);
+adaptGrammar(ADAPTED_ATN);
+const ADAPTED_DFA = ADAPTED_ATN.decisionToState.map((s, i) => new DFA(s, i));
 
 /**
  * The grammar's parser with Spark's column reference. dt-sql-parser reads a column as
@@ -174,12 +179,17 @@ adaptGrammar();
  * identifier and each `.field` a dereference; ExpressionAstBuilder joins names and fields into
  * the multi-part UnresolvedAttribute, as Spark's visitDereference does.
  */
-const COLUMN_NAME_CALL_STATE = SparkSqlParser._ATN.states.find((s) => s?.ruleIndex === SparkSqlParser.RULE_columnNamePath && s.transitions[0] instanceof RuleTransition)!.stateNumber;
+const COLUMN_NAME_CALL_STATE = ADAPTED_ATN.states.find((s) => s?.ruleIndex === SparkSqlParser.RULE_columnNamePath && s.transitions[0] instanceof RuleTransition)!.stateNumber;
 
 class SparkParser extends SparkSqlParser {
+  constructor(input: TokenStream) {
+    super(input);
+    this.interpreter = new ParserATNSimulator(this, ADAPTED_ATN, ADAPTED_DFA, new PredictionContextCache());
+  }
+
   override columnNamePath(): ColumnNamePathContext {
     const ctx = new ColumnNamePathContext(this.context, this.state);
-    this.enterRule(ctx, SparkSqlParser._ATN.ruleToStartState[SparkSqlParser.RULE_columnNamePath]!.stateNumber, SparkSqlParser.RULE_columnNamePath);
+    this.enterRule(ctx, ADAPTED_ATN.ruleToStartState[SparkSqlParser.RULE_columnNamePath]!.stateNumber, SparkSqlParser.RULE_columnNamePath);
     try {
       this.enterOuterAlt(ctx, 1);
       this.state = COLUMN_NAME_CALL_STATE;
@@ -470,7 +480,7 @@ export function parseQuery(sql: string): { tree: QueryContext; parsed: ParsedTex
 /** The states in program, singleStatement and statement that call the next rule down to `query`. */
 const queryCallStates = ['program', 'singleStatement', 'statement', 'query'].map((r) => SparkSqlParser.ruleNames.indexOf(r)).flatMap((rule, i, chain) => {
   if (i === chain.length - 1) return [];
-  const call = SparkSqlParser._ATN.states.find((s) => s?.ruleIndex === rule && s.transitions[0] instanceof RuleTransition && s.transitions[0].target.ruleIndex === chain[i + 1]);
+  const call = ADAPTED_ATN.states.find((s) => s?.ruleIndex === rule && s.transitions[0] instanceof RuleTransition && s.transitions[0].target.ruleIndex === chain[i + 1]);
   if (!call) throw new Error('dt-sql-parser: program does not reach query through statement; check the grammar of this version');
   return [call.stateNumber];
 });
