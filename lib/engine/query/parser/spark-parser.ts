@@ -26,7 +26,7 @@
  */
 import {
   ATNDeserializer, AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy, DFA,
-  EpsilonTransition, Lexer, ParserATNSimulator, ParserRuleContext, PredicateTransition, PredictionContextCache, PredictionMode, RecognitionException, RuleStopState, RuleTransition, SetTransition,
+  EpsilonTransition, Lexer, NotSetTransition, ParserATNSimulator, ParserRuleContext, PredicateTransition, PredictionContextCache, PredictionMode, RecognitionException, RuleStopState, RuleTransition, SetTransition,
   Token,
 } from 'antlr4ng';
 import type { ATN, ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource, TokenStream } from 'antlr4ng';
@@ -48,7 +48,7 @@ const ENTRY_RULES = ['query', 'expression', 'dataType', 'colTypeList'];
  * lookahead path used to cost milliseconds (a 100-line query 2–3 s in a fresh process, and
  * half a second again for each query of another shape).
  */
-function adaptGrammar(atn: ATN): void {
+function adaptGrammar(atn: ATN): Set<number> {
   const rule = (name: string) => {
     const index = SparkSqlParser.ruleNames.indexOf(name);
     if (index < 0) throw new Error(`dt-sql-parser: the grammar has no rule ${name}; check the grammar of this version`);
@@ -161,13 +161,29 @@ function adaptGrammar(atn: ATN): void {
     if (entries.includes(s.ruleIndex)) kept.push(new EpsilonTransition(eof));
     s.transitions.splice(0, s.transitions.length, ...kept);
   }
+
+  // The keywords that a query can only use as names (DATA, TYPE, NAME, SOURCE, START, …: their
+  // other uses are in statements Weir never parses). The lexer's token becomes IDENTIFIER, so a
+  // column named `type` shares the prediction paths of every other column name, instead of
+  // paying for its own the first time it appears in each place.
+  const nameRules = new Set(['nonReserved', 'ansiNonReserved', 'strictNonReserved'].map(rule));
+  const names = new Set<number>();
+  const roles = new Set<number>();
+  for (const s of atn.states) {
+    if (!s || !reachable.has(s.ruleIndex)) continue;
+    for (const t of s.transitions) {
+      const labels = t instanceof AtomTransition ? [t.labelValue] : t instanceof SetTransition || t instanceof NotSetTransition ? t.label.toArray() : [];
+      for (const label of labels) (nameRules.has(s.ruleIndex) ? names : roles).add(label);
+    }
+  }
+  return new Set([...names].filter((t) => !roles.has(t)));
 }
 /**
  * Weir's copy of the grammar's ATN, adapted, with its own prediction cache: dt-sql-parser's own
  * parser (its completion, should anything in the process use it) keeps the grammar as published.
  */
 const ADAPTED_ATN = new ATNDeserializer().deserialize(SparkSqlParser._serializedATN);
-adaptGrammar(ADAPTED_ATN);
+const NAME_ONLY_KEYWORDS = adaptGrammar(ADAPTED_ATN);
 const ADAPTED_DFA = ADAPTED_ATN.decisionToState.map((s, i) => new DFA(s, i));
 
 /**
@@ -420,6 +436,7 @@ function lex(sql: string): { parsed: ParsedText; listener: ThrowingListener } {
   lexer.addErrorListener(listener);
   const castTokens = new Set<Token>();
   const tokens = rewriteCasts(lexer.getAllTokens().concat(lexer.nextToken()), castTokens);
+  for (const t of tokens) if (NAME_ONLY_KEYWORDS.has(t.type)) (t as CommonToken).type = SparkSqlLexer.IDENTIFIER;
   return { parsed: { text, castTokens, tokens }, listener };
 }
 

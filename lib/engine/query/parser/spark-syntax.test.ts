@@ -59,6 +59,19 @@ describe('strings and names', () => {
     expect(plan.child).toMatchObject({ kind: 'UnresolvedRelation', multipartIdentifier: ['events'] });
   });
 
+  it('keywords of statements only (TYPE, NAME, DATA, SOURCE, START, TIME, SET, …) are names', () => {
+    const sql = 'SELECT type AS name, data, s.start, set FROM source s JOIN target USING (time) WHERE location IS NOT NULL GROUP BY type, data, s.start, set';
+    const plan = parsePlan(sql) as Node<'Aggregate', LogicalPlan>;
+    expect(plan.aggregateExpressions).toMatchObject([{ kind: 'Alias', name: 'name', child: attr('type') }, attr('data'), attr('s', 'start'), attr('set')]);
+    expect(plan.groupingExpressions).toMatchObject([attr('type'), attr('data'), attr('s', 'start'), attr('set')]);
+    expect(plan.child).toMatchObject({
+      kind: 'Filter', condition: { kind: 'IsNotNull', child: attr('location') },
+      child: { kind: 'Join', usingColumns: ['time'], left: { kind: 'SubqueryAlias', alias: 's', child: { multipartIdentifier: ['source'] } }, right: { multipartIdentifier: ['target'] } },
+    });
+    const data = plan.aggregateExpressions[1];
+    expect(sql.slice(data.pos.start, data.pos.end)).toBe('data');
+  });
+
   it('SELECT, FROM and TABLE are names where a name may stand, as in Spark', () => {
     const plan = parsePlan('SELECT t.from, select, table FROM t GROUP BY table') as Node<'Aggregate', LogicalPlan>;
     expect(plan.aggregateExpressions).toMatchObject([attr('t', 'from'), attr('select'), attr('table')]);
