@@ -92,6 +92,9 @@ describe('issue wording', () => {
     const sql = { path: 'sql', message: 'Column "usr" does not exist; available columns: user, ts (line 1, column 8)', line: 1, column: 8 };
     expect(issueWhere(sql)).toBe('Query, line 1, column 8');
     expect(issueText(sql)).toBe('Column "usr" does not exist; available columns: user, ts');
+    const syntax = { path: 'sql', message: "[PARSE_SYNTAX_ERROR] Syntax error at or near 'FROM'. (line 1, column 13)", line: 1, column: 13, errorClass: 'PARSE_SYNTAX_ERROR' };
+    expect(issueText(syntax)).toBe("[PARSE_SYNTAX_ERROR] Syntax error at or near 'FROM'.");
+    expect(issueText({ ...sql, errorClass: 'UNRESOLVED_COLUMN.WITH_SUGGESTION' })).toBe('[UNRESOLVED_COLUMN.WITH_SUGGESTION] Column "usr" does not exist; available columns: user, ts');
     expect(issueWhere({ path: 'sink.options.path', message: 'must not be empty' }, (side, o) => (side === 'sink' && o === 'path' ? 'Output directory' : undefined))).toBe('Sink: Output directory');
     expect(issueWhere({ path: 'source.options.format', message: 'x' })).toBe('Source: format');
     expect(issueWhere({ path: '(root)', message: 'x' })).toBe('Spec');

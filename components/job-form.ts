@@ -253,5 +253,6 @@ export function issueWhere(issue: PositionedIssue, optionLabel?: (side: 'source'
 /** An issue's message without the "(line L, column C)" its position already says. */
 export function issueText(issue: PositionedIssue): string {
   const text = issue.line ? issue.message.replace(/\s*\(line \d+, column \d+\)$/, '') : issue.message;
-  return issue.errorClass ? `[${issue.errorClass}] ${text}` : text;
+  // Shown before the message as Spark prints it, once: some messages are Spark's whole text, class included.
+  return issue.errorClass && !text.startsWith(`[${issue.errorClass}]`) ? `[${issue.errorClass}] ${text}` : text;
 }

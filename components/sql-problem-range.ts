@@ -1,6 +1,6 @@
 /**
  * Where an analysis error goes in the SQL text: the engine reports 1-based line and column
- * (node-sql-parser's positions); the editor needs character offsets. The mark covers the word at
+ * (the front end's positions); the editor needs character offsets. The mark covers the word at
  * the column (what the message names: a column, a function), at least one character, never past
  * the end of its line; an error without a position marks the whole query.
  */

@@ -83,9 +83,9 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
 
   await sqlBox.fill('SELECT usr, ts FROM events');
   // The analysis error, placed at its line and column, in the editor and as text.
-  await expect(page.getByRole('region', { name: 'Query' }).getByText('Line 1, column 8: Column "usr" does not exist')).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Query' }).getByText(/Line 1, column 8: \[UNRESOLVED_COLUMN\.WITH_SUGGESTION\] A column, variable, or function parameter with name `usr` cannot be resolved\..* Column "usr" does not exist/)).toBeVisible();
   // The Validation panel lists it first, in words, with its position.
-  await expect(page.getByRole('region', { name: 'Validation' }).locator('li').first()).toContainText('Query, line 1, column 8: Column "usr" does not exist');
+  await expect(page.getByRole('region', { name: 'Validation' }).locator('li').first()).toContainText(/Query, line 1, column 8: \[UNRESOLVED_COLUMN\.WITH_SUGGESTION\] .*Column "usr" does not exist/);
   await expect(page.locator('.cm-lintRange-error')).toHaveCount(1);
   await expect(page.getByRole('button', { name: 'Deploy' })).toBeDisabled();
   await page.screenshot({ path: `${ART}/editor-error.png`, fullPage: true });

@@ -8,6 +8,7 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import { warmUpSparkParser } from '@/lib/engine';
 import { EnvError, workerEnv } from '@/lib/env';
 import { instanceRunning, registerJoinedWorker } from '@/lib/running-instance';
 import { prisma } from '@/lib/server/db';
@@ -31,6 +32,9 @@ async function main() {
   const log = pino({ level: config.LOG_LEVEL, base: { component: 'worker' } });
   // Every connection a run opens (sinks, sources, S3 checkpoints) obeys WEIR_OUTBOUND_ALLOW.
   installOutboundPolicy();
+  // Every run's spec is validated here, on the worker's event loop: the SQL parser's first parse
+  // builds its prediction cache (about a second), paid now rather than by the first run.
+  warmUpSparkParser();
   const db = prisma();
   const workerId = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const heartbeat = new Heartbeat(db, workerId, config.queueBackend, config.WEIR_WORKER_HEARTBEAT_MS, (e) =>

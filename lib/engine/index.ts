@@ -29,6 +29,7 @@ export { checkRestartCompatibility, type RestartCompatibility } from './executio
 export { previewQuery, previewRecentRecords, MAX_PREVIEW_SAMPLE_ROWS, PREVIEW_TIMEOUT_MS, type QueryPreview } from './execution/query-preview';
 export { CRASH_POINTS, isCrashPoint, type CrashPointName, type CrashPlan } from './execution/crash-points';
 export { compileStreamingQuery, type CompiledStreamingQuery } from './query/streaming-query';
+export { warmUpSparkParser } from './query/parser/ast-builder';
 export { SqlValidationError } from './query/sql-error';
 export type { LogicalPlan } from './query/logical-plan';
 export type { PhysicalOperator, StatefulOperator, OperatorContext, StateOperatorProgress } from './operators/physical-operator';

@@ -27,6 +27,8 @@ beforeAll(async () => {
   kit = await setupApiTestKit({ filesRoots: [dir], env: { WEIR_PREVIEW_MEMORY_MB: '64' } });
   preview = await import('@/app/api/jobs/preview/route');
   health = await import('@/app/api/health/route');
+  // As the server does at its start (instrumentation.ts): the parser's first parse is not a preview's.
+  (await import('@/lib/engine')).warmUpSparkParser();
 }, 60_000);
 
 afterAll(async () => {

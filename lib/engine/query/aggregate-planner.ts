@@ -18,80 +18,74 @@ import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
-import { columnName, functionName, posOf, type ExpressionBuilder, type SqlNode } from './expression-builder';
+import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import type { LogicalPlan, NamedExpr } from './logical-plan';
+import { mapExpression, someExpression } from './parser/expression-tree';
+import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
 
 const AGG_PREFIX = '__agg';
 const KEY_PREFIX = '__key';
 
-const isAggNode = (n: SqlNode): boolean =>
-  n?.type === 'aggr_func' || (n?.type === 'function' && isAggregateFunctionName(functionName(n)) && !n.over);
+type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
 
-function containsAggregate(n: unknown): boolean {
-  if (!n || typeof n !== 'object') return false;
-  if (Array.isArray(n)) return n.some(containsAggregate);
-  if (isAggNode(n as SqlNode)) return true;
-  return Object.entries(n).some(([k, v]) => k !== 'loc' && containsAggregate(v));
+const isAggregateCall = (e: Expression): e is Call =>
+  e.kind === 'UnresolvedFunction' && e.nameParts.length === 1 && isAggregateFunctionName(e.nameParts[0]);
+
+const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall);
+
+/** A select list, GROUP BY, HAVING and DISTINCT of one SELECT, as the front end parsed them. */
+export interface AggregationClauses {
+  items: readonly Expression[];
+  grouping: readonly Expression[];
+  having?: Expression;
+  distinct: boolean;
+  /** GROUP BY's position, or the SELECT's. */
+  pos: Position;
 }
 
-function groupByNodes(ast: SqlNode): SqlNode[] {
-  if (Array.isArray(ast.groupby)) return ast.groupby;
-  return (ast.groupby?.columns ?? []) as SqlNode[];
-}
-
-function distinctOf(ast: SqlNode): boolean {
-  return Boolean(ast.distinct?.type ?? (typeof ast.distinct === 'string' ? ast.distinct : null));
-}
-
-/** Whether the SELECT aggregates: GROUP BY, an aggregate function, or DISTINCT. */
-export function isAggregationQuery(ast: SqlNode): boolean {
-  return groupByNodes(ast).length > 0 || distinctOf(ast) || containsAggregate(ast.columns) || containsAggregate(ast.having);
+/** Whether the SELECT aggregates: GROUP BY, an aggregate function, HAVING or DISTINCT. */
+export function isAggregation(c: AggregationClauses): boolean {
+  return c.grouping.length > 0 || c.distinct || c.having !== undefined || c.items.some(containsAggregate);
 }
 
 /** Spark's default column name of an aggregate call, e.g. `count(1)` for count(*), `sum(amount)`. */
-function aggregateText(name: string, star: boolean, args: Expr[], distinct: boolean): string {
-  if (star) return `${name}(1)`;
-  return `${name}(${distinct ? 'DISTINCT ' : ''}${args.map(exprToString).join(', ')})`;
+function aggregateText(name: string, args: Expr[], filter: Expr | undefined): string {
+  return `${name}(${args.map(exprToString).join(', ')})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`;
 }
 
-export function buildAggregation(
-  ast: SqlNode,
-  child: LogicalPlan,
-  childSchema: Schema,
-  builder: ExpressionBuilder,
-  at: (re: RegExp) => SqlPosition | undefined,
-): LogicalPlan {
-  const groupPos = at(/\bGROUP\s+BY\b/i);
-  const columns = ast.columns as SqlNode[];
-  for (const item of columns) {
-    const e = item.expr ?? item;
-    if (e.type === 'column_ref' && e.column === '*') {
-      throw new SqlValidationError('SELECT * cannot be combined with GROUP BY, aggregates or DISTINCT; list the grouping columns and aggregates', posOf(e) ?? at(/\*/), '*');
+/** A select item without its alias, and the alias. */
+function unaliased(item: Expression): { expr: Expression; alias?: string } {
+  return item.kind === 'Alias' ? { expr: item.child, alias: item.name } : { expr: item };
+}
+
+export function buildAggregation(c: AggregationClauses, child: LogicalPlan, childSchema: Schema, builder: ExpressionBuilder): LogicalPlan {
+  const groupPos = lineColumn(c.pos);
+  for (const item of c.items) {
+    if (item.kind === 'UnresolvedStar') {
+      throw new SqlValidationError('SELECT * cannot be combined with GROUP BY, aggregates or DISTINCT; list the grouping columns and aggregates', lineColumn(item.pos), '*');
     }
   }
-  const hasGroupBy = groupByNodes(ast).length > 0 || containsAggregate(columns) || containsAggregate(ast.having);
-  if (distinctOf(ast) && hasGroupBy) {
+  const hasGroupBy = c.grouping.length > 0 || c.items.some(containsAggregate) || c.having !== undefined;
+  if (c.distinct && hasGroupBy) {
     throw unsupportedOperation('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets (SELECT DISTINCT over an aggregation); remove DISTINCT or the GROUP BY.');
   }
 
-  // Grouping expressions; a bare name that is not a source column may be a select alias (Spark's groupByAliases).
-  const aliases = new Map<string, SqlNode>();
-  for (const item of columns) if (item.as) aliases.set(columnName(item.as).toLowerCase(), item.expr);
-  const keyNodes = distinctOf(ast) ? columns.map((c) => c.expr) : groupByNodes(ast);
+  // Grouping expressions: a position is the select item there (Spark's groupByOrdinal); a bare
+  // name that is not an input column may be a select alias (Spark's groupByAliases).
+  const aliases = new Map<string, Expression>();
+  for (const item of c.items) if (item.kind === 'Alias') aliases.set(item.name.toLowerCase(), item.child);
+  const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : c.grouping.map((n) => groupingItem(n, c.items));
   const groupBy: Expr[] = keyNodes.map((n) => {
-    if (n.type === 'number') throw new SqlValidationError('GROUP BY position (a number) is not supported; name the column or repeat the expression', posOf(n) ?? groupPos, 'GROUP BY');
-    if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', posOf(n) ?? groupPos, 'GROUP BY');
-    if (n.type === 'function' && ['rollup', 'cube', 'grouping sets'].includes(functionName(n).toLowerCase())) {
-      throw unsupportedOperation('Grouping Sets is not supported on streaming DataFrames/Datasets');
-    }
-    if (n.type === 'column_ref') {
-      const name = columnName(n.column);
+    if (n.kind === 'GroupingAnalytics') throw unsupportedOperation('Grouping Sets is not supported on streaming DataFrames/Datasets');
+    if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', lineColumn(n.pos) ?? groupPos, 'GROUP BY');
+    if (n.kind === 'UnresolvedAttribute' && n.nameParts.length === 1) {
+      const name = n.nameParts[0];
       const inSource = childSchema.some((f) => f.name.toLowerCase() === name.toLowerCase());
       const alias = aliases.get(name.toLowerCase());
-      if (!inSource && alias && !containsAggregate(alias)) return builder.build(alias, posOf(alias) ?? groupPos);
+      if (!inSource && alias && !containsAggregate(alias)) return builder.build(alias);
     }
-    return builder.build(n, posOf(n) ?? groupPos);
+    return builder.build(n);
   });
   const keyText = groupBy.map(exprToString);
   const keyNames = aggregateKeyNames(groupBy, childSchema);
@@ -103,67 +97,59 @@ export function buildAggregation(
 
   const aggregates: NamedExpr[] = [];
   const aggText: string[] = [];
-  const colRef = (name: string): SqlNode => ({ type: 'column_ref', table: null, column: name });
+  const ref = (name: string, pos: Position): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], pos });
 
-  const aggregateRef = (n: SqlNode): SqlNode => {
-    const pos = posOf(n);
-    const name = (n.type === 'aggr_func' ? String(n.name) : functionName(n)).toLowerCase();
-    let star: boolean;
-    let distinct = false;
-    let args: Expr[];
-    if (n.type === 'aggr_func') {
-      star = n.args?.expr?.type === 'star';
-      distinct = String(n.args?.distinct ?? '').toUpperCase() === 'DISTINCT';
-      const argNode = n.args?.expr;
-      if (argNode && containsAggregate(argNode)) throw new SqlValidationError('Aggregate functions cannot be nested', pos, name);
-      args = star || !argNode ? [] : [builder.build(argNode, pos)];
-    } else {
-      const list = n.args?.type === 'expr_list' ? (n.args.value as SqlNode[]) : n.args ? [n.args] : [];
-      if (list.some(containsAggregate)) throw new SqlValidationError('Aggregate functions cannot be nested', pos, name);
-      star = list.length === 1 && list[0].type === 'star';
-      args = star ? [] : list.map((a) => builder.build(a, pos));
+  const aggregateRef = (n: Call): Expression => {
+    const pos = lineColumn(n.pos);
+    const name = n.nameParts[0].toLowerCase();
+    if (n.arguments.some(containsAggregate) || (n.filter && containsAggregate(n.filter))) throw new SqlValidationError('Aggregate functions cannot be nested', pos, name);
+    let args = n.arguments.map((a) => builder.build(a));
+    if (n.isDistinct) {
+      throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }
-    if (distinct) {
-      throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: aggregateText(name, star, args, true) });
+    const filter = n.filter ? builder.build(n.filter) : undefined;
+    const text = aggregateText(name, args, filter);
+    // count(*) (the front end reads it as count(1), as Spark does) counts rows: the aggregate's fast path.
+    const star = name === 'count' && args.length === 1 && args[0].kind === 'literal' && args[0].value !== null;
+    if (filter) {
+      // FILTER (WHERE c): the rows where c is not true add nothing, which for these functions
+      // (they all skip NULL) is the argument as NULL there.
+      const only = (arg: Expr): Expr => ({ kind: 'case', branches: [{ when: filter, then: arg }], pos });
+      args = star ? [only(args[0])] : args.map(only);
     }
-    const text = aggregateText(name, star, args, false);
     let i = aggText.indexOf(text);
     if (i < 0) {
       i = aggregates.length;
       aggText.push(text);
-      const expr: Expr = { kind: 'call', name, args: star ? [{ kind: 'literal', value: '*', type: 'string' }] : args, pos };
+      const expr: Expr = { kind: 'call', name, args: star && !filter ? [{ kind: 'literal', value: '*', type: 'string' }] : args, pos };
       aggregates.push({ expr, name: `${AGG_PREFIX}${i}` });
     }
-    return colRef(`${AGG_PREFIX}${i}`);
+    return ref(`${AGG_PREFIX}${i}`, n.pos);
   };
 
-  const rewrite = (n: unknown): unknown => {
-    if (!n || typeof n !== 'object') return n;
-    if (Array.isArray(n)) return n.map(rewrite);
-    const node = n as SqlNode;
-    if (isAggNode(node)) return aggregateRef(node);
-    if (typeof node.type === 'string' && !containsAggregate(node) && !['default', 'expr_list', 'star'].includes(node.type)) {
-      try {
-        const i = keyText.indexOf(exprToString(builder.build(node)));
-        if (i >= 0) return colRef(keyNames[i]);
-      } catch {
-        // not an expression on its own (or not yet valid): look inside it
+  const rewrite = (e: Expression): Expression =>
+    mapExpression(e, (n) => {
+      if (isAggregateCall(n)) return aggregateRef(n);
+      if (!containsAggregate(n) && n.kind !== 'UnresolvedStar' && n.kind !== 'Alias') {
+        try {
+          const i = keyText.indexOf(exprToString(builder.build(n)));
+          if (i >= 0) return ref(keyNames[i], n.pos);
+        } catch {
+          // not an expression on its own (or not yet valid): look inside it
+        }
       }
-    }
-    const out: SqlNode = {};
-    for (const [k, v] of Object.entries(node)) out[k] = k === 'loc' ? v : rewrite(v);
-    return out;
-  };
+      return undefined;
+    });
 
   const textOf = (e: Expr) =>
     exprToString(e).replace(/__(agg|key)(\d+)/g, (_m, kind: string, i: string) => (kind === 'agg' ? aggText[Number(i)] : keyText[Number(i)]));
   const checkOnlyKeys = (e: Expr, where: string) => {
     const allowed = new Set([...keyNames, ...aggregates.map((a) => a.name)].map((s) => s.toLowerCase()));
-    for (const c of referencedColumns(e)) {
-      if (!allowed.has(c.toLowerCase())) {
+    for (const col of referencedColumns(e)) {
+      if (!allowed.has(col.toLowerCase())) {
         throw new SqlValidationError(
-          `expression '${c}' in ${where} is neither present in the group by, nor is it an aggregate function. ` +
-            `Add it to GROUP BY or wrap it in an aggregate such as min(${c}) or max(${c})`,
+          `expression '${col}' in ${where} is neither present in the group by, nor is it an aggregate function. ` +
+            `Add it to GROUP BY or wrap it in an aggregate such as min(${col}) or max(${col})`,
           e.pos ?? groupPos,
           where,
         );
@@ -171,23 +157,39 @@ export function buildAggregation(
     }
   };
 
-  const list: NamedExpr[] = columns.map((item) => {
-    const rewritten = rewrite(item.expr) as SqlNode;
-    const expr = builder.build(rewritten, posOf(item.expr));
+  const list: NamedExpr[] = c.items.map((item) => {
+    const { expr: node, alias } = unaliased(item);
+    if (node.kind === 'UnresolvedWindowExpression') throw builder.nonTimeWindow(node, alias);
+    const expr = builder.build(rewrite(node));
+    expr.pos = lineColumn(node.pos);
     checkOnlyKeys(expr, 'the select list');
     const internal = expr.kind === 'column' && (expr.name.startsWith(KEY_PREFIX) || expr.name.startsWith(AGG_PREFIX));
-    const name = item.as ? columnName(item.as) : expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : fieldName(textOf(expr));
+    const name = alias ?? (expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : fieldName(textOf(expr)));
     return { expr, name };
   });
   let having: Expr | undefined;
-  if (ast.having) {
-    having = builder.build(rewrite(ast.having) as SqlNode, at(/\bHAVING\b/i));
+  if (c.having) {
+    having = builder.build(rewrite(c.having));
     checkOnlyKeys(having, 'HAVING');
   }
 
-  let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child, pos: groupPos ?? at(/\bDISTINCT\b/i) ?? at(/\bSELECT\b/i) };
+  let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   return { kind: 'Project', list, child: plan };
+}
+
+/** `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it. */
+function groupingItem(n: Expression, items: readonly Expression[]): Expression {
+  if (n.kind !== 'Literal' || typeof n.value !== 'bigint') return n;
+  const i = Number(n.value);
+  if (i < 1 || i > items.length) {
+    throw new SqlValidationError(`[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position ${i} is not in select list (valid range is [1, ${items.length}]).`, lineColumn(n.pos), 'GROUP BY', 'GROUP_BY_POS_OUT_OF_RANGE');
+  }
+  const { expr } = unaliased(items[i - 1]);
+  if (containsAggregate(expr)) {
+    throw new SqlValidationError(`[GROUP_BY_POS_AGGREGATE] GROUP BY ${i} refers to an expression that contains an aggregate function. Aggregate functions are not allowed in GROUP BY.`, lineColumn(n.pos), 'GROUP BY', 'GROUP_BY_POS_AGGREGATE');
+  }
+  return expr;
 }
 
 /** A grouping key that is a struct field (`o.region`) is named after the field, as Spark names it. */
@@ -207,32 +209,34 @@ export function aggregateKeyNames(groupBy: Expr[], childSchema: Schema): string[
  * their 1-based positions. Whether the shape is legal for the output mode is the analyzer's
  * call (Spark: sorting only after an aggregation in Complete mode; no limit in Update mode).
  */
-export function buildSortAndLimit(ast: SqlNode, plan: LogicalPlan, at: (re: RegExp) => SqlPosition | undefined): LogicalPlan {
+export function buildSortAndLimit(
+  plan: LogicalPlan,
+  sort: { order: readonly SortOrder[]; pos: Position } | undefined,
+  limit: { expr: Expression; pos: Position } | undefined,
+): LogicalPlan {
   const out = plan.kind === 'Project' ? plan.list.map((n) => n.name) : [];
-  if (Array.isArray(ast.orderby) && ast.orderby.length) {
-    const pos = at(/\bORDER\s+BY\b/i);
-    const order = (ast.orderby as SqlNode[]).map((o) => {
-      const e = o.expr as SqlNode;
+  if (sort) {
+    const pos = lineColumn(sort.pos);
+    const order = sort.order.map((o) => {
+      const e = o.child;
       let name: string | undefined;
-      if (e.type === 'number' && Number.isInteger(Number(e.value))) name = out[Number(e.value) - 1];
-      else if (e.type === 'column_ref') name = out.find((n) => n.toLowerCase() === columnName(e.column).toLowerCase());
+      if (e.kind === 'Literal' && typeof e.value === 'bigint') name = out[Number(e.value) - 1];
+      else if (e.kind === 'UnresolvedAttribute') name = out.find((n) => n.toLowerCase() === e.nameParts[e.nameParts.length - 1].toLowerCase());
       if (!name) {
-        throw new SqlValidationError(`ORDER BY on a streaming query may only name output columns (${out.join(', ')}) or their positions`, posOf(e) ?? pos, 'ORDER BY');
+        throw new SqlValidationError(`ORDER BY on a streaming query may only name output columns (${out.join(', ')}) or their positions`, lineColumn(e.pos) ?? pos, 'ORDER BY');
       }
-      const expr: Expr = { kind: 'column', name, pos: posOf(e) ?? pos };
-      return { expr, ascending: String(o.type ?? 'ASC').toUpperCase() !== 'DESC' };
+      const expr: Expr = { kind: 'column', name, pos: lineColumn(e.pos) };
+      return { expr, ascending: o.direction === 'Ascending' };
     });
     plan = { kind: 'Sort', order, child: plan, pos };
   }
-  const limit = ast.limit?.value as SqlNode[] | undefined;
-  if (limit?.length) {
-    const pos = at(/\bLIMIT\b|\bOFFSET\b/i);
-    if (limit.length > 1 || String(ast.limit.seperator ?? '').toLowerCase() === 'offset') {
-      throw unsupportedOperation('OFFSET is not supported on streaming DataFrames/Datasets');
+  if (limit) {
+    const pos: SqlPosition | undefined = lineColumn(limit.pos);
+    const e = limit.expr;
+    if (e.kind !== 'Literal' || typeof e.value !== 'bigint' || e.value < 0n || e.value > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new SqlValidationError('LIMIT needs a non-negative integer', pos, 'LIMIT');
     }
-    const n = Number(limit[0].value);
-    if (limit[0].type !== 'number' || !Number.isInteger(n) || n < 0) throw new SqlValidationError('LIMIT needs a non-negative integer', pos, 'LIMIT');
-    plan = { kind: 'Limit', limit: n, child: plan, pos };
+    plan = { kind: 'Limit', limit: Number(e.value), child: plan, pos };
   }
   return plan;
 }

@@ -1,346 +1,259 @@
 /**
- * Converts node-sql-parser's expression AST into Weir's safe Expr AST. Anything outside the
- * supported subset is rejected here with a SqlValidationError naming the construct and its
- * position (the nearest `loc` node-sql-parser recorded).
+ * Converts an expression of the Spark SQL front end's unresolved plan (parser/unresolved-plan.ts)
+ * into Weir's safe Expr AST, which the compiler turns into closures. Names are resolved as far as
+ * the planner knows them here: a qualifier (`src.a`) is dropped, any other first part is a struct
+ * column whose fields follow (`window.start`, `parsed.id`), as Spark's resolution order has it.
+ * Anything outside the subset Weir runs is refused here with a SqlValidationError naming the
+ * construct at its exact position in the text.
  */
-import { parseDate } from './date';
-import { MAX_PRECISION, SYSTEM_DEFAULT } from './decimal';
+import { unsupportedOperation } from '../errors';
 import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
-import { findPosition, notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
-import { WINDOW_IDENT } from './sql-parser';
+import type { DataType } from './parser/data-type';
+import { sql as dataTypeSql } from './parser/data-type';
+import type { DecimalValue, Expression, Position } from './parser/unresolved-plan';
+import { notSupportedYet, SqlValidationError } from './sql-error';
 
-/** node-sql-parser's AST is loosely typed; we read it defensively. */
-export type SqlNode = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** 1-based line and column of a front-end position (what errors and `explain` carry). */
+export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
+  return pos ? { line: pos.line, column: pos.column } : undefined;
+}
 
-const BINARY: Record<string, BinaryOp> = {
-  '+': '+', '-': '-', '*': '*', '/': '/', '%': '%', '=': '=', '==': '=', '!=': '<>', '<>': '<>',
-  '<': '<', '<=': '<=', '>': '>', '>=': '>=', AND: 'AND', '&&': 'AND', OR: 'OR', '||': '||',
+const BINARY: Partial<Record<Extract<Expression, { kind: 'BinaryOperator' }>['op'], BinaryOp>> = {
+  Add: '+', Subtract: '-', Multiply: '*', Divide: '/', Remainder: '%', EqualTo: '=', LessThan: '<', LessThanOrEqual: '<=',
+  GreaterThan: '>', GreaterThanOrEqual: '>=', And: 'AND', Or: 'OR', Concat: '||',
 };
 
-const CAST_TYPES: Record<string, SqlType> = {
-  BIGINT: 'long', LONG: 'long', INT: 'long', INTEGER: 'long', SMALLINT: 'long', TINYINT: 'long', INT8: 'long', INT4: 'long',
-  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', FLOAT8: 'double', NUMERIC: 'decimal', DECIMAL: 'decimal', DEC: 'decimal',
-  STRING: 'string', VARCHAR: 'string', TEXT: 'string', CHAR: 'string',
-  BOOLEAN: 'boolean', BOOL: 'boolean',
-  TIMESTAMP: 'timestamp', TIMESTAMPTZ: 'timestamp', DATETIME: 'timestamp', DATE: 'date',
-  BINARY: 'binary', BYTEA: 'binary',
+/** Catalyst's operators that Weir runs as the function of the same meaning. */
+const BINARY_FUNCTIONS: Partial<Record<Extract<Expression, { kind: 'BinaryOperator' }>['op'], string>> = {
+  EqualNullSafe: 'equal_null', IntegralDivide: 'div', BitwiseAnd: 'bit_and', BitwiseOr: 'bit_or', BitwiseXor: 'bit_xor',
 };
 
-/** An identifier as the user wrote it: the parser saw `window` as WINDOW_IDENT (sql-parser.ts). */
-function identifier(name: string): string {
-  return name === WINDOW_IDENT ? 'window' : name;
+/** Spark's data types as the types Weir's values have today (every integral type is a BIGINT). */
+function sqlTypeOf(t: DataType): SqlType | undefined {
+  switch (t.kind) {
+    case 'byte': case 'short': case 'integer': case 'long': return 'long';
+    case 'float': case 'double': return 'double';
+    case 'decimal': return 'decimal';
+    case 'string': case 'char': case 'varchar': return 'string';
+    case 'boolean': return 'boolean';
+    case 'timestamp': case 'timestamp_ntz': return 'timestamp';
+    case 'date': return 'date';
+    case 'binary': return 'binary';
+    case 'null': case 'array': case 'map': case 'struct': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
+    default: return undefined;
+  }
 }
 
-export function posOf(node: SqlNode | undefined): SqlPosition | undefined {
-  const s = node?.loc?.start;
-  return s ? { line: s.line, column: s.column } : undefined;
-}
+/** Names that are a function when no column has them (Catalyst with ANSI off: current_date, user…). */
+const NILADIC = new Set(['current_date', 'current_timestamp', 'current_user', 'user', 'session_user']);
 
-/** Identifier text of a column_ref's `column` (a string in some dialects, `{expr:{value}}` in PostgreSQL). */
-export function columnName(col: unknown): string {
-  if (typeof col === 'string') return identifier(col);
-  const v = (col as SqlNode)?.expr?.value;
-  return identifier(typeof v === 'string' ? v : String(v));
-}
-
-/** The qualifier of a column_ref (`t` in `t.a`): a string, or `{ value }` before `.*`. */
-export function tableName(t: unknown): string | undefined {
-  if (t === null || t === undefined) return undefined;
-  if (typeof t === 'string') return identifier(t);
-  const v = (t as SqlNode).value;
-  return v === undefined ? undefined : identifier(String(v));
-}
-
-export function functionName(node: SqlNode): string {
-  const n = node.name;
-  if (typeof n === 'string') return n;
-  const parts = (n?.name ?? []) as SqlNode[];
-  if (parts.length === 0 && n?.schema?.value) return String(n.schema.value);
-  return parts.map((p) => String(p.value)).join('.');
+export interface Scope {
+  /** Table names and aliases that may qualify a column (`src.a`), lower-cased. */
+  qualifiers: ReadonlySet<string>;
+  /** Column names of the input, lower-cased (a niladic name that is a column stays a column). */
+  columns?: ReadonlySet<string>;
 }
 
 export class ExpressionBuilder {
-  /**
-   * @param qualifiers table names/aliases that may qualify a column (`src.a`)
-   * @param fallbackPos position used when a node carries none (its enclosing node's)
-   */
   constructor(
-    private readonly qualifiers: Set<string>,
-    private readonly sql = '',
+    private readonly scope: Scope,
+    /** The query's text: an extraction is `.field` or `[key]` by the character before it. */
+    private readonly sql: string,
   ) {}
 
-  build(node: SqlNode, fallbackPos?: SqlPosition): Expr {
-    const pos = posOf(node) ?? fallbackPos;
-    const subscripts = Array.isArray(node.array_index) ? (node.array_index as SqlNode[]) : [];
-    let e = this.convert(subscripts.length ? { ...node, array_index: undefined } : node, pos);
-    e.pos ??= pos;
-    // `arr[0]` (0-based) and `m['k']`: Spark's GetArrayItem and GetMapValue, as get(x, i).
-    for (const s of subscripts) {
-      if (!s.brackets || !s.index) throw new SqlValidationError('Use x[index] for an array element or m[key] for a map value', pos, '[]');
-      e = { kind: 'call', name: 'get', args: [e, this.build(s.index as SqlNode, pos)], subscript: true, pos };
+  build(e: Expression): Expr {
+    const out = this.convert(e);
+    out.pos ??= lineColumn(e.pos);
+    return out;
+  }
+
+  private convert(e: Expression): Expr {
+    const pos = lineColumn(e.pos);
+    switch (e.kind) {
+      case 'UnresolvedAttribute':
+        return this.attribute(e.nameParts, pos);
+      case 'Literal':
+        return this.literal(e);
+      case 'UnresolvedFunction': {
+        const name = e.nameParts.join('.').toLowerCase();
+        if (e.isDistinct || e.filter) throw new SqlValidationError(`${name}(${e.isDistinct ? 'DISTINCT …' : '…) FILTER (…'}) is only allowed in the select list or HAVING of an aggregation`, pos, name);
+        const args = e.arguments.map((a) => this.build(a));
+        if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0], pos };
+        return { kind: 'call', name, args, pos };
+      }
+      case 'Cast': {
+        const to = sqlTypeOf(e.dataType);
+        if (!to) throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)} is not supported yet; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
+        const arg = this.build(e.child);
+        const cast: Expr = e.dataType.kind === 'decimal'
+          ? { kind: 'cast', arg, to, decimal: { precision: e.dataType.precision, scale: e.dataType.scale }, pos }
+          : { kind: 'cast', arg, to, pos };
+        return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
+      }
+      case 'BinaryOperator': {
+        const op = BINARY[e.op];
+        if (op) return { kind: 'binary', op, left: this.build(e.left), right: this.build(e.right), pos };
+        return { kind: 'call', name: BINARY_FUNCTIONS[e.op]!, args: [this.build(e.left), this.build(e.right)], pos };
+      }
+      case 'UnaryMinus': {
+        const child = this.build(e.child);
+        // `-5` is one literal, as Spark folds it (and a name `-5` reads better than `(- 5)`).
+        if (child.kind === 'literal' && (child.type === 'long' || child.type === 'double' || child.type === 'decimal') && child.value !== null) {
+          return { ...child, value: typeof child.value === 'bigint' ? -child.value : -(child.value as number), pos };
+        }
+        return { kind: 'unary', op: '-', arg: child, pos };
+      }
+      case 'UnaryPositive':
+        return this.build(e.child);
+      case 'BitwiseNot':
+        return { kind: 'call', name: 'bit_not', args: [this.build(e.child)], pos };
+      case 'Not':
+        return this.not(e.child, pos);
+      case 'IsNull':
+      case 'IsNotNull':
+        return { kind: 'isNull', arg: this.build(e.child), negated: e.kind === 'IsNotNull', pos };
+      case 'In':
+        return { kind: 'in', arg: this.build(e.value), list: e.list.map((x) => this.build(x)), negated: false, pos };
+      case 'Between':
+        return { kind: 'between', arg: this.build(e.value), low: this.build(e.lower), high: this.build(e.upper), negated: false, pos };
+      case 'Like':
+        return {
+          kind: 'like', arg: this.build(e.left), pattern: this.build(e.right), negated: false, caseInsensitive: e.caseInsensitive,
+          ...(e.escapeChar !== '\\' ? { escape: e.escapeChar } : {}), pos,
+        };
+      case 'RLike':
+        return { kind: 'call', name: 'rlike', args: [this.build(e.left), this.build(e.right)], pos };
+      case 'CaseWhen':
+        return {
+          kind: 'case', branches: e.branches.map(([when, then]) => ({ when: this.build(when), then: this.build(then) })),
+          ...(e.elseValue ? { otherwise: this.build(e.elseValue) } : {}), pos,
+        };
+      case 'UnresolvedExtractValue': {
+        const child = this.build(e.child);
+        const x = e.extraction;
+        // `expr.field` (a struct's field) or `expr[key]` (an array element, a map value).
+        if (x.kind === 'Literal' && typeof x.value === 'string' && this.charBefore(x.pos.start) === '.') return { kind: 'field', arg: child, field: x.value, pos };
+        return { kind: 'call', name: 'get', args: [child, this.build(x)], subscript: true, pos };
+      }
+      case 'InSubquery':
+      case 'Exists':
+      case 'ScalarSubquery':
+        throw notSupportedYet('A subquery in an expression', pos);
+      case 'LambdaFunction':
+      case 'UnresolvedNamedLambdaVariable':
+        throw notSupportedYet('A lambda function (x -> …)', pos, 'higher-order functions such as transform() and filter() are not in Weir yet');
+      case 'UnresolvedWindowExpression':
+        throw this.nonTimeWindow(e);
+      case 'GroupingAnalytics':
+        throw unsupportedOperation('Grouping Sets is not supported on streaming DataFrames/Datasets');
+      case 'UnresolvedStar':
+        throw new SqlValidationError('* is only allowed as a whole select item (or as count(*))', pos, '*');
+      case 'Alias':
+      case 'MultiAlias':
+        throw new SqlValidationError('An alias (AS name) is only allowed on a select item', pos, 'AS');
+      case 'SortOrder':
+        throw new SqlValidationError('ASC/DESC is only allowed in ORDER BY', pos, 'ORDER BY');
     }
+  }
+
+  /** NOT over IN, BETWEEN, LIKE and = keeps the negated form (`a NOT IN (…)`, `a <> b`). */
+  private not(child: Expression, pos: SqlPosition | undefined): Expr {
+    const inner = this.build(child);
+    if ((inner.kind === 'in' || inner.kind === 'between' || inner.kind === 'like') && !inner.negated && child.kind !== 'Not') return { ...inner, negated: true, pos };
+    if (inner.kind === 'binary' && inner.op === '=' && child.kind === 'BinaryOperator') return { ...inner, op: '<>', pos };
+    return { kind: 'unary', op: 'NOT', arg: inner, pos };
+  }
+
+  private charBefore(offset: number): string {
+    let i = offset - 1;
+    while (i >= 0 && /\s/.test(this.sql[i])) i--;
+    return this.sql[i] ?? '';
+  }
+
+  private attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
+    let rest = parts;
+    if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
+    const [name, ...fields] = rest;
+    if (fields.length === 0 && NILADIC.has(name.toLowerCase()) && !this.scope.columns?.has(name.toLowerCase())) {
+      const fn = name.toLowerCase();
+      return { kind: 'call', name: fn === 'user' || fn === 'session_user' ? 'current_user' : fn, args: [], pos };
+    }
+    let e: Expr = { kind: 'column', name, pos };
+    for (const field of fields) e = { kind: 'field', arg: e, field, pos };
     return e;
   }
 
-  private list(node: SqlNode, pos?: SqlPosition): Expr[] {
-    const items = node?.type === 'expr_list' ? (node.value as SqlNode[]) : [node];
-    return items.map((x) => this.build(x, pos));
-  }
-
-  private convert(node: SqlNode, pos: SqlPosition | undefined): Expr {
-    switch (node.type) {
-      case 'column_ref': {
-        if (node.column === '*') throw new SqlValidationError('* is only allowed as a whole select item', pos, '*');
-        const name = columnName(node.column);
-        // node-sql-parser records no location for column refs: point at the name's first use.
-        const own = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${escapeRegExp(name)}"?(?![A-Za-z0-9_])`));
-        const table = tableName(node.table);
-        if (table !== undefined && !this.qualifiers.has(table)) {
-          // Not a table or alias: `a.b` reads field b of the struct column a (Spark resolves the
-          // same way: a qualifier first, then a column). The compiler says if `a` is no struct.
-          const at = findPosition(this.sql, new RegExp(`(?<![A-Za-z0-9_])"?${escapeRegExp(table)}"?\\s*\\.`)) ?? own ?? pos;
-          return { kind: 'field', arg: { kind: 'column', name: table, pos: at }, field: name, pos: at };
-        }
-        return { kind: 'column', name, pos: own ?? pos };
-      }
-      case 'number':
-      case 'bigint': {
-        const v = Number(node.value);
-        if (!Number.isFinite(v)) throw new SqlValidationError(`Number literal ${node.value} is out of range`, pos, 'literal');
-        const text = String(node.value);
-        const isInt = Number.isInteger(v) && !/[.eE]/.test(text);
-        // Spark: a literal with a point and no exponent is a DECIMAL of its digits (`1.80` is DECIMAL(3,2)).
-        const dec = /^-?(\d*)\.(\d*)$/.exec(this.decimalText(text));
-        if (dec && !isInt) {
-          const intDigits = dec[1].replace(/^0+/, '');
-          const scale = dec[2].length;
-          const precision = Math.max(intDigits.length + scale, scale, 1);
-          if (precision > MAX_PRECISION) throw new SqlValidationError(`Decimal literal ${text} has more than ${MAX_PRECISION} digits; write it as a double (${text}D) or with fewer digits`, pos, 'literal');
-          const unscaled = BigInt(`${intDigits}${dec[2]}` || '0');
-          return { kind: 'literal', value: text.startsWith('-') ? -unscaled : unscaled, type: 'decimal', decimal: { precision, scale } };
-        }
-        // An integer too large for an exact long is a DECIMAL(p,0), as Spark reads one beyond BIGINT.
-        if (isInt && !Number.isSafeInteger(v) && /^\d+$/.test(text)) {
-          const digits = text.replace(/^0+/, '');
-          if (digits.length > MAX_PRECISION) throw new SqlValidationError(`Number literal ${text} has more than ${MAX_PRECISION} digits`, pos, 'literal');
-          return { kind: 'literal', value: BigInt(digits), type: 'decimal', decimal: { precision: digits.length, scale: 0 } };
-        }
-        return { kind: 'literal', value: v, type: isInt ? 'long' : 'double' };
-      }
-      case 'single_quote_string':
-      case 'string':
-      case 'natural_string':
-        return { kind: 'literal', value: unescapeSparkString(String(node.value)), type: 'string' };
-      case 'bool':
-        return { kind: 'literal', value: Boolean(node.value), type: 'boolean' };
+  private literal(e: Extract<Expression, { kind: 'Literal' }>): Expr {
+    const pos = lineColumn(e.pos);
+    const t = e.dataType;
+    switch (t.kind) {
       case 'null':
-        return { kind: 'literal', value: null, type: 'null' };
-      case 'timestamp':
-      case 'datetime': {
-        const ms = parseTimestampLiteral(String(node.value));
-        if (ms === null) throw new SqlValidationError(`Invalid TIMESTAMP literal '${node.value}'; use 'YYYY-MM-DD HH:MM:SS' (UTC)`, pos, 'TIMESTAMP literal');
-        return { kind: 'literal', value: ms, type: 'timestamp' };
-      }
-      case 'date': {
-        const days = parseDate(String(node.value));
-        if (days === null) throw new SqlValidationError(`Invalid DATE literal '${node.value}'; use 'YYYY-MM-DD'`, pos, 'DATE literal');
-        return { kind: 'literal', value: days, type: 'date' };
-      }
-      case 'unary_expr': {
-        const op = String(node.operator).toUpperCase();
-        if (op === '-') return { kind: 'unary', op: '-', arg: this.build(node.expr, pos) };
-        if (op === '+') return this.build(node.expr, pos);
-        if (op === 'NOT' || op === '!') return { kind: 'unary', op: 'NOT', arg: this.build(node.expr, pos) };
-        throw new SqlValidationError(`Unsupported unary operator ${node.operator}`, pos, node.operator);
-      }
-      case 'binary_expr':
-        return this.binary(node, pos);
-      case 'function':
-        return this.func(node, pos);
-      case 'case': {
-        const branches: { when: Expr; then: Expr }[] = [];
-        let otherwise: Expr | undefined;
-        for (const a of node.args as SqlNode[]) {
-          if (a.type === 'when') branches.push({ when: this.build(a.cond, pos), then: this.build(a.result, pos) });
-          else otherwise = this.build(a.result, pos);
+        return { kind: 'literal', value: null, type: 'null', pos };
+      case 'boolean':
+        return { kind: 'literal', value: e.value, type: 'boolean', pos };
+      case 'byte': case 'short': case 'integer': case 'long': {
+        const v = e.value as bigint;
+        // Beyond ±2^53 a BIGINT would lose digits as a double: kept exact as a DECIMAL(p,0).
+        if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+          return { kind: 'literal', value: v, type: 'decimal', decimal: { precision: (v < 0n ? -v : v).toString().length, scale: 0 }, pos };
         }
-        return { kind: 'case', operand: node.expr ? this.build(node.expr, pos) : undefined, branches, otherwise };
+        return { kind: 'literal', value: Number(v), type: 'long', pos };
       }
-      case 'cast': {
-        const target = (node.target?.[0]?.dataType ?? node.target?.dataType ?? '') as string;
-        const to = CAST_TYPES[String(target).toUpperCase()];
-        if (!to) throw new SqlValidationError(`CAST to ${target} is not supported; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
-        if (to !== 'decimal') return { kind: 'cast', arg: this.build(node.expr, pos), to };
-        const t = node.target?.[0] ?? node.target;
-        // DECIMAL without (p,s) is Spark's DECIMAL(10,0); DECIMAL(p) is DECIMAL(p,0).
-        const precision = t?.length === undefined ? SYSTEM_DEFAULT.precision : Number(t.length);
-        const scale = t?.length === undefined ? SYSTEM_DEFAULT.scale : Number(t?.scale ?? 0);
-        if (!(precision >= 1 && precision <= MAX_PRECISION) || !(scale >= 0 && scale <= precision)) {
-          throw new SqlValidationError(`DECIMAL(${precision},${scale}) is not a decimal type: the precision is 1 to ${MAX_PRECISION} and the scale 0 to the precision`, pos, 'CAST');
-        }
-        return { kind: 'cast', arg: this.build(node.expr, pos), to, decimal: { precision, scale } };
+      case 'float': case 'double':
+        return { kind: 'literal', value: e.value, type: 'double', pos };
+      case 'decimal': {
+        const d = e.value as DecimalValue;
+        return { kind: 'literal', value: d.unscaled, type: 'decimal', decimal: { precision: t.precision, scale: t.scale }, pos };
       }
-      case 'extract': {
-        const field = String(node.args?.field ?? '').toLowerCase();
-        return { kind: 'call', name: 'extract', args: [{ kind: 'literal', value: field, type: 'string', pos }, this.build(node.args.source, pos)] };
+      case 'string': case 'char': case 'varchar':
+        return { kind: 'literal', value: e.value, type: 'string', pos };
+      case 'binary':
+        return { kind: 'literal', value: Buffer.from(e.value as Uint8Array), type: 'binary', pos };
+      case 'date':
+        return { kind: 'literal', value: e.value, type: 'date', pos };
+      case 'timestamp': case 'timestamp_ntz': {
+        const ms = parseTimestampLiteral(String(e.value));
+        if (ms === null) throw new SqlValidationError(`Invalid TIMESTAMP literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS' (UTC)`, pos, 'TIMESTAMP literal');
+        return { kind: 'literal', value: ms, type: 'timestamp', pos };
       }
-      case 'aggr_func':
-        throw notSupportedYet(`Aggregate function ${String(node.name).toUpperCase()}()`, pos, 'aggregation (GROUP BY and aggregate functions) arrives with stateful operators');
-      case 'window_func':
-        throw this.nonTimeWindow(String(node.name), pos);
-      case 'interval':
-        throw notSupportedYet('INTERVAL', pos);
+      case 'array': case 'map': case 'struct': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
       default:
-        if (node.ast || node.type === 'select') throw notSupportedYet('Subquery', pos);
-        throw new SqlValidationError(`Unsupported expression (${node.type})`, pos, String(node.type));
+        throw notSupportedYet(`The ${dataTypeSql(t)} literal`, pos, 'interval arithmetic is not in Weir yet; a window\'s duration is a string (\'10 minutes\')');
     }
   }
 
-  private binary(node: SqlNode, pos: SqlPosition | undefined): Expr {
-    const op = String(node.operator).toUpperCase();
-    const left = () => this.build(node.left, pos);
-    switch (op) {
-      case 'IS':
-      case 'IS NOT': {
-        if (node.right?.type !== 'null') throw new SqlValidationError(`${op} is only supported with NULL (IS [NOT] NULL)`, pos, op);
-        return { kind: 'isNull', arg: left(), negated: op === 'IS NOT' };
-      }
-      case 'IN':
-      case 'NOT IN': {
-        if (node.right?.type !== 'expr_list') throw notSupportedYet(`${op} (subquery)`, pos);
-        return { kind: 'in', arg: left(), list: this.list(node.right, pos), negated: op === 'NOT IN' };
-      }
-      case 'BETWEEN':
-      case 'NOT BETWEEN': {
-        const [low, high] = this.list(node.right, pos);
-        return { kind: 'between', arg: left(), low, high, negated: op === 'NOT BETWEEN' };
-      }
-      case 'LIKE':
-      case 'NOT LIKE':
-      case 'ILIKE':
-      case 'NOT ILIKE': {
-        // node-sql-parser hangs `ESCAPE 'c'` on the pattern node.
-        const esc = node.right?.escape?.value as SqlNode | undefined;
-        if (esc && esc.type !== 'single_quote_string' && esc.type !== 'string') throw new SqlValidationError('ESCAPE needs a string literal of one character', pos, 'ESCAPE');
-        return {
-          kind: 'like', arg: left(), pattern: this.build(node.right, pos), negated: op.startsWith('NOT'), caseInsensitive: op.endsWith('ILIKE'),
-          ...(esc ? { escape: String(esc.value) } : {}),
-        };
-      }
-    }
-    // RLIKE / REGEXP, rewritten to PostgreSQL's operators by sql-parser.ts.
-    if (op === '~' || op === '!~') {
-      const call: Expr = { kind: 'call', name: 'rlike', args: [left(), this.build(node.right, pos)] };
-      return op === '~' ? call : { kind: 'unary', op: 'NOT', arg: call };
-    }
-    const b = BINARY[op];
-    if (!b) throw new SqlValidationError(`Operator ${node.operator} is not supported`, pos, String(node.operator));
-    return { kind: 'binary', op: b, left: left(), right: this.build(node.right, pos) };
-  }
-
-  /**
-   * Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING for `f(...) OVER (...)`. node-sql-parser
-   * records no location for window functions, so the call, its window specification and its
-   * alias are read from the SQL text at the function's name.
-   */
-  private nonTimeWindow(name: string, pos: SqlPosition | undefined): SqlValidationError {
-    const m = new RegExp(`\\b${escapeRegExp(name)}\\s*\\(`, 'i').exec(this.sql);
-    const at = m ? offsetToPosition(this.sql, m.index) : pos;
-    let spec = '';
-    let column = `${name.toUpperCase()}()`;
-    if (m) {
-      const over = /\)\s*OVER\s*\(/i.exec(this.sql.slice(m.index));
-      if (over) {
-        const open = m.index + over.index + over[0].length - 1;
-        let depth = 0;
-        let close = open;
-        for (; close < this.sql.length; close++) {
-          if (this.sql[close] === '(') depth++;
-          else if (this.sql[close] === ')' && --depth === 0) break;
-        }
-        spec = this.sql.slice(open, close + 1);
-        column = this.sql.slice(m.index, close + 1);
-        const alias = /^\s*(?:AS\s+)?(`[^`]+`|"[^"]+"|[A-Za-z_][A-Za-z0-9_]*)/i.exec(this.sql.slice(close + 1));
-        if (alias && !/^(FROM|WHERE|GROUP|ORDER|HAVING|LIMIT|UNION)$/i.test(alias[1])) column = alias[1].replace(/^[`"]|[`"]$/g, '');
-      }
-    }
+  /** Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING for `f(…) OVER (…)`. */
+  nonTimeWindow(e: Extract<Expression, { kind: 'UnresolvedWindowExpression' }>, alias?: string): SqlValidationError {
+    const name = (e.child.kind === 'UnresolvedFunction' ? e.child.nameParts.join('.') : 'window').toUpperCase();
+    const text = this.sql.slice(e.pos.start, e.pos.end);
+    const spec = e.windowName ?? windowSpecText(text);
     return new SqlValidationError(
-      `Window function is not supported in ${name.toUpperCase()}() (as column \`${column}\`) on streaming DataFrames/Datasets. ` +
+      `Window function is not supported in ${name}() (as column \`${alias ?? text}\`) on streaming DataFrames/Datasets. ` +
         `Structured Streaming only supports time-window aggregation using the WINDOW function. (window specification: ${spec || '(unknown)'}). ` +
         "In Weir, group by window(<event time>, '<duration>') instead, or deduplicate with the job's dedup option",
-      at,
+      lineColumn(e.pos),
       'window function',
       'NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING',
     );
   }
-
-  /**
-   * A decimal literal's digits as the user wrote them. The parser reads a number through a
-   * double, so past 17 significant digits its text is not the user's (0.1234567890123456789
-   * comes back as 0.1234567890123456774): the literal in the SQL text with the same value and
-   * the same number of decimals is.
-   */
-  private decimalText(text: string): string {
-    const m = /^-?(\d*)\.(\d+)$/.exec(text);
-    if (!m || (m[1] + m[2]).replace(/^0+/, '').length <= 15) return text;
-    const v = Number(text);
-    const neg = text.startsWith('-');
-    for (const lit of this.sql.matchAll(/(?<![A-Za-z0-9_$.])\d*\.(\d+)(?![0-9eE.])/g)) {
-      if (lit[1].length === m[2].length && Number(lit[0]) === Math.abs(v)) return neg ? `-${lit[0]}` : lit[0];
-    }
-    return text;
-  }
-
-  private func(node: SqlNode, pos: SqlPosition | undefined): Expr {
-    const name = functionName(node).toLowerCase();
-    if (node.over) throw this.nonTimeWindow(name, pos);
-    const raw = (node.args?.type === 'expr_list' ? node.args.value : node.args ? [node.args] : []) as SqlNode[];
-    const keyword = (n: SqlNode | undefined) => (n?.type === 'origin' ? String(n.value).toUpperCase() : undefined);
-    if (raw.some((a) => keyword(a) !== undefined)) {
-      // SQL's keyword argument forms: trim([BOTH|LEADING|TRAILING] [chars] FROM s), position(sub IN s).
-      const kw = raw.map(keyword);
-      if (name === 'trim') {
-        const fromAt = kw.indexOf('FROM');
-        const mode = ['BOTH', 'LEADING', 'TRAILING'].includes(kw[0] ?? '') ? kw[0]! : 'BOTH';
-        const charsNode = raw.slice(kw[0] === mode ? 1 : 0, fromAt).find((a) => keyword(a) === undefined);
-        if (fromAt < 0 || fromAt !== raw.length - 2) throw new SqlValidationError('trim() takes trim(s), or trim([BOTH | LEADING | TRAILING] [characters] FROM s)', pos, 'trim');
-        const src = this.build(raw[fromAt + 1], pos);
-        const fn = mode === 'LEADING' ? 'ltrim' : mode === 'TRAILING' ? 'rtrim' : 'btrim';
-        return { kind: 'call', name: fn, args: charsNode ? [src, this.build(charsNode, pos)] : [src] };
-      }
-      if (name === 'position' && raw.length === 3 && kw[1] === 'IN') return { kind: 'call', name: 'position', args: [this.build(raw[0], pos), this.build(raw[2], pos)] };
-      throw new SqlValidationError(`${name}() does not take ${kw.filter(Boolean).join(', ')} here`, pos, name);
-    }
-    const args = node.args ? this.list(node.args, pos) : [];
-    if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0] };
-    if (name === 'all' || name === 'any' || name === 'exists') throw notSupportedYet(`${name.toUpperCase()} (subquery)`, pos);
-    return { kind: 'call', name, args };
-  }
 }
 
-const ESCAPES: Record<string, string> = { '0': '\u0000', b: '\b', n: '\n', r: '\r', t: '\t', Z: '\u001a', '%': '\\%', _: '\\_' };
-
 /**
- * Spark's string literal unescaping (spark.sql.parser.escapedStringLiterals=false, the default):
- * `\n`, `\t`, `\r`, `\b`, `\0`, `\Z`, `\uXXXX`, `\\` → `\`, and `\x` → x for any other x, except
- * that `\%` and `\_` keep their backslash (LIKE's escapes). So `'\\d+'` is the pattern \d+ as in Spark.
+ * The `(…)` after OVER in the text of `f(…) OVER (…)`: past the call's own brackets (quoted
+ * text skipped), then past the OVER keyword.
  */
-function unescapeSparkString(s: string): string {
-  if (!s.includes('\\')) return s;
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c !== '\\' || i + 1 >= s.length) {
-      out += c;
-      continue;
-    }
-    const n = s[++i];
-    if (n === 'u' && /^[0-9a-fA-F]{4}$/.test(s.slice(i + 1, i + 5))) {
-      out += String.fromCharCode(parseInt(s.slice(i + 1, i + 5), 16));
-      i += 4;
-    } else out += ESCAPES[n] ?? n;
+function windowSpecText(text: string): string {
+  let depth = 0;
+  let i = 0;
+  for (; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"' || c === '`') {
+      const close = text.indexOf(c, i + 1);
+      i = close < 0 ? text.length : close;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) break;
   }
-  return out;
+  return text.slice(i + 1).replace(/^\s*OVER\s*/i, '').trim();
 }
 
 /** Parses `YYYY-MM-DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` (UTC when no zone) to epoch ms, or null. */
@@ -362,11 +275,3 @@ export function parseTimestampLiteral(s: string): number | null {
   return t;
 }
 
-/**
- * `s` as a RegExp matching exactly its text. The only RegExps built from user text here locate
- * an identifier in the SQL for an error position: escaped, they have no quantifier over user
- * text and cannot backtrack.
- */
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}

@@ -1,6 +1,6 @@
 /**
  * Differential property test: random expressions over random rows, evaluated by Weir's SQL
- * pipeline (node-sql-parser → Expr → closures) and by DuckDB, must agree row by row.
+ * pipeline (Spark's grammar → unresolved plan → Expr → closures) and by DuckDB, must agree row by row.
  * The two dialects differ where Spark (non-ANSI) and DuckDB differ, so the DuckDB rendering
  * spells Spark's meaning out: x / 0 is NULL (DuckDB gives Infinity), double literals are
  * DOUBLE (DuckDB would make them DECIMAL).

@@ -7,6 +7,7 @@
  *
  * No user text reaches eval or new Function: the only code that runs is this file's closures.
  */
+import { levenshtein } from './string-functions';
 import type { Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
@@ -137,9 +138,10 @@ class ExpressionCompiler {
         const f = resolveColumn(this.schema, e.name);
         if (!f) {
           throw new SqlValidationError(
-            `Column "${e.name}" does not exist; available columns: ${this.schema.map((x) => x.name).join(', ')}`,
+            `${unresolvedColumn(e.name, this.schema.map((x) => x.name))} Column "${e.name}" does not exist; available columns: ${this.schema.map((x) => x.name).join(', ')}`,
             e.pos,
             'column reference',
+            'UNRESOLVED_COLUMN.WITH_SUGGESTION',
           );
         }
         const key = f.name;
@@ -741,4 +743,18 @@ function and(l: unknown, r: () => unknown): boolean | null {
   const rv = r();
   if (rv === false) return false;
   return l === null || rv === null ? null : true;
+}
+
+/**
+ * Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION text (the class is the error's): up to five of the input's columns, closest
+ * first by edit distance (StringUtils.orderSuggestedIdentifiersBySimilarity).
+ */
+function unresolvedColumn(name: string, columns: string[]): string {
+  const chars = (s: string) => [...s];
+  const proposal = columns
+    .map((c, i) => ({ c, i, d: levenshtein(chars(c), chars(name)) }))
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .slice(0, 5)
+    .map((x) => `\`${x.c.replace(/`/g, '``')}\``);
+  return `A column, variable, or function parameter with name \`${name.replace(/`/g, '``')}\` cannot be resolved. Did you mean one of the following? [${proposal.join(', ')}].`;
 }

@@ -1,19 +1,20 @@
 /**
- * FROM <stream> [INNER | LEFT] JOIN <static table> ON <equalities> → a Join node whose right
- * side is a StaticRelation (a table declared in the job's `staticTables`).
+ * FROM <stream> [INNER | LEFT | RIGHT | FULL] JOIN <static table> ON <equalities> | USING (…) →
+ * a Join node whose other side is a StaticRelation (a table declared in the job's `staticTables`).
  *
  * The ON clause must be a conjunction of `stream column = static column` (qualified with the
- * table name or alias when a name is in both). The joined rows carry the stream's columns and
- * then the static table's; a static column named like a stream column is only allowed for a
- * same-named join key (the values are equal, or NULL on the static side of a LEFT join), so an
- * unqualified name in the rest of the query never means two things.
- * Which join types are legal with a stream is the analyzer's call (Spark's rules).
+ * table name or alias when a name is in both); USING (k) is `stream.k = static.k`. The joined
+ * rows carry the stream's columns and then the static table's; a static column named like a
+ * stream column is only allowed for a same-named join key (the values are equal, or NULL on the
+ * static side of a LEFT join), so an unqualified name in the rest of the query never means two
+ * things. Which join types are legal with a stream is the analyzer's call (Spark's rules).
  */
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
-import { columnName, posOf, type ExpressionBuilder, type SqlNode } from './expression-builder';
-import type { SqlPosition } from './expression';
+import type { Expr } from './expression';
+import { lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
+import type { Expression, LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
 export interface PlannedJoin {
@@ -24,64 +25,97 @@ export interface PlannedJoin {
   qualifiers: string[];
 }
 
-const JOIN_TYPES: Record<string, string> = {
-  JOIN: 'Inner', 'INNER JOIN': 'Inner', 'LEFT JOIN': 'LeftOuter', 'LEFT OUTER JOIN': 'LeftOuter',
-  'RIGHT JOIN': 'RightOuter', 'RIGHT OUTER JOIN': 'RightOuter', 'FULL JOIN': 'FullOuter', 'FULL OUTER JOIN': 'FullOuter',
+type Join = Extract<UnresolvedPlan, { kind: 'Join' }>;
+
+const JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { Inner: 'Inner', LeftOuter: 'LeftOuter', RightOuter: 'RightOuter', FullOuter: 'FullOuter' };
+const JOIN_SQL: Record<Join['joinType'], string> = {
+  Inner: 'JOIN', Cross: 'CROSS JOIN', LeftOuter: 'LEFT JOIN', RightOuter: 'RIGHT JOIN', FullOuter: 'FULL JOIN', LeftSemi: 'LEFT SEMI JOIN', LeftAnti: 'LEFT ANTI JOIN',
 };
 
+/** A table in FROM: its name and alias, or undefined when it is not a plain name. */
+function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefined {
+  if (p.kind === 'UnresolvedRelation') return { name: p.multipartIdentifier.join('.') };
+  if (p.kind === 'SubqueryAlias' && p.child.kind === 'UnresolvedRelation') return { name: p.child.multipartIdentifier.join('.'), alias: p.alias };
+  return undefined;
+}
+
 export function buildStreamStaticJoin(
-  from: SqlNode[],
+  join: Join,
   relation: StreamingRelation,
   statics: StaticTableSpec[],
-  builder: (qualifiers: Set<string>) => ExpressionBuilder,
-  at: (re: RegExp) => SqlPosition | undefined,
+  builder: (scope: Scope) => ExpressionBuilder,
 ): PlannedJoin {
-  const pos = at(/\bJOIN\b/i);
-  if (from.length !== 2 || !from[1].join) throw notSupportedYet('A join of more than two tables, or a comma join', pos ?? at(/\bFROM\b/i));
-  const names = from.map((f) => String(f.table));
-  const streamIdx = names.indexOf(relation.sourceName);
-  const staticIdx = 1 - streamIdx;
-  const staticNode = from[staticIdx];
-  const table = statics.find((t) => t.name === String(staticNode?.table));
-  if (streamIdx < 0 || !table) {
+  const pos = lineColumn(join.pos);
+  const sides = [tableOf(join.left), tableOf(join.right)];
+  if (!sides[0] || !sides[1]) {
+    const nested = join.left.kind === 'Join' || join.right.kind === 'Join';
+    throw notSupportedYet(nested ? 'A join of more than two tables' : 'A join with a subquery', pos);
+  }
+  const [a, b] = sides as { name: string; alias?: string }[];
+  const isStream = (t: { name: string }) => t.name.toLowerCase() === relation.sourceName.toLowerCase();
+  const streamIdx = isStream(a) ? 0 : isStream(b) ? 1 : -1;
+  const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
+  const table = staticSide && statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase());
+  if (streamIdx < 0 || !table || !staticSide) {
     const known = statics.map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
-      `A join needs the stream "${relation.sourceName}" and a static table from the job's staticTables (${known}); got ${names.join(' JOIN ')}`,
+      `A join needs the stream "${relation.sourceName}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
       pos, 'JOIN');
   }
-  const joinText = String(from[1].join).toUpperCase();
-  const joinType = JOIN_TYPES[joinText];
-  if (!joinType) throw notSupportedYet(joinText, pos);
+  const joinType = JOIN_TYPES[join.joinType];
+  if (!joinType || join.natural) throw notSupportedYet(join.natural ? `NATURAL ${JOIN_SQL[join.joinType]}` : JOIN_SQL[join.joinType], pos);
+  const streamSide = [a, b][streamIdx];
 
-  const streamNames = new Set([relation.sourceName, ...(from[streamIdx].as ? [String(from[streamIdx].as)] : [])]);
-  const staticNames = new Set([table.name, ...(staticNode.as ? [String(staticNode.as)] : [])]);
+  const lower = (s: string) => s.toLowerCase();
+  const streamNames = new Set([relation.sourceName, ...(streamSide.alias ? [streamSide.alias] : [])].map(lower));
+  const staticNames = new Set([table.name, ...(staticSide.alias ? [staticSide.alias] : [])].map(lower));
   const inStream = (c: string) => relation.schema.some((f) => f.name === c);
   const inStatic = (c: string) => table.schema.some((f) => f.name === c);
-  const sideOf = (n: SqlNode): 'stream' | 'static' | null => {
-    if (n?.type !== 'column_ref') return null;
-    const c = columnName(n.column);
-    if (n.table) return streamNames.has(String(n.table)) ? (inStream(c) ? 'stream' : null) : staticNames.has(String(n.table)) ? (inStatic(c) ? 'static' : null) : null;
-    return inStream(c) && !inStatic(c) ? 'stream' : inStatic(c) && !inStream(c) ? 'static' : null;
+  const sideOf = (n: Expression): { side: 'stream' | 'static'; column: string } | null => {
+    if (n.kind !== 'UnresolvedAttribute' || n.nameParts.length > 2) return null;
+    const c = n.nameParts[n.nameParts.length - 1];
+    if (n.nameParts.length === 2) {
+      const q = lower(n.nameParts[0]);
+      if (streamNames.has(q)) return inStream(c) ? { side: 'stream', column: c } : null;
+      if (staticNames.has(q)) return inStatic(c) ? { side: 'static', column: c } : null;
+      return null;
+    }
+    if (inStream(c) && !inStatic(c)) return { side: 'stream', column: c };
+    if (inStatic(c) && !inStream(c)) return { side: 'static', column: c };
+    return null;
   };
   const keys: { stream: string; static: string }[] = [];
-  const walk = (n: SqlNode) => {
-    if (n?.type === 'binary_expr' && String(n.operator).toUpperCase() === 'AND') {
+  const walk = (n: Expression) => {
+    if (n.kind === 'BinaryOperator' && n.op === 'And') {
       walk(n.left);
       walk(n.right);
       return;
     }
-    const l = sideOf(n?.left), r = sideOf(n?.right);
-    if (n?.type !== 'binary_expr' || n.operator !== '=' || !l || !r || l === r) {
+    const l = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.left) : null;
+    const r = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.right) : null;
+    if (!l || !r || l.side === r.side) {
       throw new SqlValidationError(
         `A stream-static join needs ON <stream column> = <static column> [AND …]; qualify a column that both tables have (${relation.sourceName}.x = ${table.name}.x)`,
-        posOf(n) ?? pos, 'ON');
+        lineColumn(n.pos) ?? pos, 'ON');
     }
-    const streamCol = columnName((l === 'stream' ? n.left : n.right).column);
-    const staticCol = columnName((l === 'static' ? n.left : n.right).column);
-    keys.push({ stream: streamCol, static: staticCol });
+    keys.push(l.side === 'stream' ? { stream: l.column, static: r.column } : { stream: r.column, static: l.column });
   };
-  if (!from[1].on) throw new SqlValidationError('A stream-static join needs an ON clause (ON <stream column> = <static column>)', pos, 'ON');
-  walk(from[1].on);
+  const qualifiers = [...streamNames, ...staticNames];
+  let condition: Expr;
+  if (join.usingColumns) {
+    for (const k of join.usingColumns) {
+      if (!inStream(k) || !inStatic(k)) {
+        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? table.name : relation.sourceName} has no column ${k}`, pos, 'USING');
+      }
+      keys.push({ stream: k, static: k });
+    }
+    const eq = (k: string): Expr => ({ kind: 'binary', op: '=', left: { kind: 'column', name: k, pos }, right: { kind: 'column', name: k, pos }, pos });
+    condition = join.usingColumns.map(eq).reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, pos }));
+  } else {
+    if (!join.condition) throw new SqlValidationError('A stream-static join needs an ON clause (ON <stream column> = <static column>) or USING (<column>)', pos, 'ON');
+    walk(join.condition);
+    condition = builder({ qualifiers: new Set(qualifiers) }).build(join.condition);
+  }
 
   const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static).map((k) => k.static));
   const columns: string[] = [];
@@ -96,15 +130,12 @@ export function buildStreamStaticJoin(
     columns.push(f.name);
   }
   const schema: Schema = [...relation.schema, ...table.schema.filter((f) => columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
-  const qualifiers = [...streamNames, ...staticNames];
-  const condition = builder(new Set(qualifiers)).build(from[1].on, pos);
   const staticRel: LogicalPlan = { kind: 'StaticRelation', table, keys, columns };
-  const streamRel: LogicalPlan = relation;
   const plan: LogicalPlan = {
     kind: 'Join',
     joinType,
-    left: streamIdx === 0 ? streamRel : staticRel,
-    right: streamIdx === 0 ? staticRel : streamRel,
+    left: streamIdx === 0 ? relation : staticRel,
+    right: streamIdx === 0 ? staticRel : relation,
     condition,
     pos,
   };

@@ -1,191 +1,325 @@
 /**
- * SELECT AST → LogicalPlan for one streaming source: StreamingRelation → Filter (WHERE) →
- * Project (the select list), with aggregation, sort and limit from aggregate-planner.ts and a
- * stream-static join from join-planner.ts.
+ * The Spark SQL front end's unresolved plan (parser/) → LogicalPlan for one streaming source:
+ * StreamingRelation → Generate (LATERAL VIEW) → Filter (WHERE) → Project (the select list), with
+ * aggregation, sort and limit from aggregate-planner.ts and a stream-static join from
+ * join-planner.ts.
  *
  * A subquery in FROM and a CTE (`WITH t AS (…) SELECT … FROM t`) are planned as the plan of
  * their own SELECT under the outer one, as Spark inlines them: a stateless one is just more
  * Filter/Project nodes, a stateful one is analyzed with the rest (so an aggregation over an
  * aggregation meets Spark's "Multiple streaming aggregations" rule in the analyzer). The outer
  * SELECT reads the inner one's output columns, which `schemaOf` computes (the physical planner
- * knows the types). Clauses this version cannot run (UNION, window functions, subqueries in
- * expressions) are rejected here, each naming the construct and where it is.
+ * knows the types). Clauses this version cannot run (UNION distinct, window functions,
+ * subqueries in expressions) are refused here, each naming the construct and where it is.
  */
+import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
-import { compileExpression } from './expression-compiler';
-import { generatorOutput, GENERATORS } from './generators';
-import { ExpressionBuilder, columnName, functionName, posOf, tableName, type SqlNode } from './expression-builder';
 import { exprToString } from './expression';
+import { compileExpression } from './expression-compiler';
+import { ExpressionBuilder, lineColumn } from './expression-builder';
+import { generatorOutput, GENERATORS } from './generators';
 import { isStateful, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
-import { findPosition, notSupportedYet, SqlValidationError } from './sql-error';
-import { parseSelect } from './sql-parser';
-import { buildAggregation, buildSortAndLimit, isAggregationQuery } from './aggregate-planner';
+import { parsePlan } from './parser/ast-builder';
+import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
+import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
+import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
+import { checkSqlLimits, tooDeep } from './sql-limits';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 
 /** The output columns of a plan (the physical planner's answer). */
 export type SchemaOf = (plan: LogicalPlan) => Schema;
 
-interface PlanContext {
-  sql: string;
-  relation: StreamingRelation;
-  staticTables: StaticTableSpec[];
-  schemaOf?: SchemaOf;
-  /** CTEs in scope, by lower-cased name. */
-  ctes: Map<string, LogicalPlan>;
+/** What FROM gives the rest of a SELECT: the plan, its columns, and the names that qualify them. */
+interface FromItem {
+  plan: LogicalPlan;
+  schema: Schema;
+  qualifiers: string[];
 }
 
 export function buildLogicalPlan(sql: string, relation: StreamingRelation, staticTables: StaticTableSpec[] = [], schemaOf?: SchemaOf): LogicalPlan {
-  return planSelect(parseSelect(sql), { sql, relation, staticTables, schemaOf, ctes: new Map() });
+  checkSqlLimits(sql);
+  try {
+    return new QueryPlanner(sql, relation, staticTables, schemaOf).plan(parsePlan(sql), new Map());
+  } catch (e) {
+    // The last resort, should some shape within the limits still exhaust the stack.
+    if (e instanceof RangeError) throw tooDeep();
+    throw e;
+  }
 }
 
-function planSelect(ast: SqlNode, outer: PlanContext): LogicalPlan {
-  const { sql, relation, staticTables } = outer;
-  const at = (re: RegExp): SqlPosition | undefined => findPosition(sql, re);
-  const ctx: PlanContext = { ...outer, ctes: new Map(outer.ctes) };
+class QueryPlanner {
+  constructor(
+    private readonly sql: string,
+    private readonly relation: StreamingRelation,
+    private readonly staticTables: StaticTableSpec[],
+    private readonly schemaOfPlan?: SchemaOf,
+  ) {}
 
-  for (const cte of (Array.isArray(ast.with) ? ast.with : []) as SqlNode[]) {
-    const name = String(cte.name?.value ?? cte.name);
-    if (cte.stmt?.type !== 'select' && cte.stmt?.ast?.type !== 'select') throw notSupportedYet(`WITH ${name} (a CTE that is not a SELECT)`, at(/\bWITH\b/i));
-    ctx.ctes.set(name.toLowerCase(), planSelect(cte.stmt.ast ?? cte.stmt, ctx));
+  private schemaOf(plan: LogicalPlan): Schema {
+    if (plan === this.relation) return this.relation.schema;
+    if (!this.schemaOfPlan) throw new SqlValidationError('Internal: a subquery needs the physical planner to know its columns', undefined, 'FROM');
+    return this.schemaOfPlan(plan);
   }
-  if (ast._next || ast.set_op) return planUnion(ast, ctx);
-  const from = (ast.from ?? []) as SqlNode[];
-  if (from.length === 0) throw new SqlValidationError(`A streaming query needs FROM ${relation.sourceName}`, { line: 1, column: 1 }, 'FROM');
-  const sub = from.length === 1 ? subqueryOf(from[0], ctx) : undefined;
-  // A stream-static join (join-planner.ts): the query then reads the joined rows.
-  const join = from.length > 1 ? buildStreamStaticJoin(from, relation, staticTables, (q) => new ExpressionBuilder(q, sql), at) : undefined;
-  const f = from.find((x) => String(x.table) === relation.sourceName) ?? from[0];
-  if (!sub && f.expr) throw notSupportedYet('Subquery in FROM of a join', at(/\bFROM\b/i));
-  if (!sub && String(f.table) !== relation.sourceName) {
-    throw new SqlValidationError(
-      `FROM ${f.table}: unknown source; this job's source is named "${relation.sourceName}"${ctx.ctes.size ? ` (CTEs in scope: ${[...ctx.ctes.keys()].join(', ')})` : ''}`,
-      at(new RegExp(`\\b${escape(String(f.table))}\\b`)),
-      'FROM',
-    );
-  }
-  const qualifiers = new Set([...(sub ? sub.qualifiers : [relation.sourceName]), ...(f.as ? [columnName(f.as)] : []), ...(join?.qualifiers ?? [])]);
-  const builder = new ExpressionBuilder(qualifiers, sql);
-  const inputSchema = join?.schema ?? sub?.schema ?? relation.schema;
 
-  if (ast.window) throw notSupportedYet('WINDOW clause', at(/\bWINDOW\b/i));
-
-  let plan: LogicalPlan = join?.plan ?? sub?.plan ?? relation;
-  if (ast.where) {
-    plan = { kind: 'Filter', condition: builder.build(ast.where, at(/\bWHERE\b/i)), child: plan };
-  }
-  // GROUP BY / aggregates / HAVING / DISTINCT, ORDER BY, LIMIT: aggregate-planner.ts.
-  if (isAggregationQuery(ast)) return buildSortAndLimit(ast, buildAggregation(ast, plan, inputSchema, builder, at), at);
-
-  const list: NamedExpr[] = [];
-  let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
-  for (const item of ast.columns as SqlNode[]) {
-    const e = item.expr ?? item;
-    if (e.type === 'column_ref' && e.column === '*') {
-      const t = tableName(e.table);
-      if (t !== undefined && !qualifiers.has(t)) {
-        // `s.*` of a struct column s: one output column per field (Spark's star expansion).
-        const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
-        const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
-        if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, posOf(e) ?? at(new RegExp(`\\b${escape(t)}\\s*\\.\\s*\\*`)), '*');
-        for (const fld of fields) list.push({ expr: { kind: 'field', arg: { kind: 'column', name: struct.name }, field: fld.name }, name: fld.name });
-        continue;
+  /** A query: WITH, set operations, ORDER BY and LIMIT around SELECT blocks. `ctes` by lower-cased name. */
+  plan(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+    switch (u.kind) {
+      case 'UnresolvedWith': {
+        const scope = new Map(ctes);
+        for (const cte of u.cteRelations) scope.set(cte.alias.toLowerCase(), this.plan(cte.child, scope));
+        return this.plan(u.child, scope);
       }
-      for (const fld of inputSchema) list.push({ expr: { kind: 'column', name: fld.name }, name: fld.name });
-      continue;
+      case 'Limit':
+      case 'Offset':
+      case 'Sort': {
+        let limit: { expr: Expression; pos: Position } | undefined;
+        let sort: { order: readonly SortOrder[]; pos: Position } | undefined;
+        let inner: UnresolvedPlan = u;
+        if (inner.kind === 'Limit') {
+          limit = { expr: inner.limitExpr, pos: inner.pos };
+          inner = inner.child;
+        }
+        if (inner.kind === 'Offset') throw unsupportedOperation('OFFSET is not supported on streaming DataFrames/Datasets');
+        if (inner.kind === 'Sort') {
+          if (!inner.global) throw notSupportedYet('SORT BY', lineColumn(inner.pos), 'Spark sorts within each partition; write ORDER BY');
+          sort = { order: inner.order, pos: inner.pos };
+          inner = inner.child;
+        }
+        return buildSortAndLimit(this.plan(inner, ctes), sort, limit);
+      }
+      case 'Union':
+        return this.union(u, ctes);
+      case 'Intersect':
+      case 'Except':
+        throw notSupportedYet(u.kind.toUpperCase(), this.setOperator(u.left, u.right), 'Spark refuses INTERSECT and EXCEPT on streams too');
+      case 'Distinct':
+        if (u.child.kind === 'Union') {
+          const [left, right] = u.child.children.slice(-2);
+          throw notSupportedYet('UNION (distinct)', this.setOperator(left, right), "write UNION ALL, and deduplicate with the job's dedup option if needed");
+        }
+        return this.select(u, ctes);
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Aggregate': case 'Filter': case 'Generate': case 'Join': case 'OneRowRelation': case 'Project': case 'SubqueryAlias':
+      case 'UnresolvedHaving': case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases':
+      default:
+        return this.select(u, ctes);
     }
-    // json_tuple(json, 'k1', 'k2', …) as a select item: Spark's generator, one column per key
-    // (c0, c1, … as Spark names them), each the key's value as a string.
-    if (e.type === 'function' && functionName(e).toLowerCase() === 'json_tuple') {
-      const args = (e.args?.type === 'expr_list' ? e.args.value : []) as SqlNode[];
-      if (args.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', posOf(e) ?? at(/\bjson_tuple\b/i), 'json_tuple');
-      const json = builder.build(args[0], posOf(e));
-      args.slice(1).forEach((k, i) => list.push({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k, posOf(e))] }, name: `c${i}` }));
-      continue;
+  }
+
+  /** Where the set operator between two queries is written (the text between them holds only it, brackets and comments). */
+  private setOperator(left: UnresolvedPlan, right: UnresolvedPlan): SqlPosition | undefined {
+    const gap = this.sql.slice(left.pos.end, right.pos.start);
+    const m = /\b(UNION|INTERSECT|EXCEPT|MINUS)\b/i.exec(gap);
+    return m ? offsetToPosition(this.sql, left.pos.end + m.index) : lineColumn(left.pos);
+  }
+
+  /**
+   * UNION ALL of SELECTs over the same stream, each stateless. Spark runs a union of stateful
+   * branches as separate stateful operators; Weir plans only the stateless shape (the usual one:
+   * the same stream filtered and projected two ways), and says so for the rest.
+   */
+  private union(u: Extract<UnresolvedPlan, { kind: 'Union' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+    const pos = this.setOperator(u.children[0], u.children[1]);
+    const branches = u.children.map((c) => {
+      const branch = this.plan(c, ctes);
+      if (isStateful(branch)) throw notSupportedYet('UNION ALL of a stateful query', pos, 'each branch may filter and project the stream; aggregate over the union instead (SELECT … FROM (… UNION ALL …) GROUP BY …)');
+      return branch;
+    });
+    return { kind: 'Union', branches, pos };
+  }
+
+  /** One SELECT: [DISTINCT] select list or aggregation [HAVING] over WHERE over LATERAL VIEWs over FROM. */
+  private select(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+    const selectPos = u.pos;
+    let distinct = false;
+    if (u.kind === 'Distinct') {
+      distinct = true;
+      u = u.child;
     }
-    if (e.type === 'function' && GENERATORS.has(functionName(e).toLowerCase()) && !e.array_index) {
-      if (generate) {
+    let having: Expression | undefined;
+    if (u.kind === 'UnresolvedHaving') {
+      having = u.havingCondition;
+      u = u.child;
+    }
+    let items: readonly Expression[];
+    let grouping: readonly Expression[] = [];
+    let groupPos = selectPos;
+    let child: UnresolvedPlan;
+    if (u.kind === 'Aggregate') {
+      items = u.aggregateExpressions;
+      grouping = u.groupingExpressions;
+      groupPos = u.pos;
+      child = u.child;
+    } else if (u.kind === 'Project') {
+      items = u.projectList;
+      child = u.child;
+    } else {
+      // A parenthesized query, or a bare relation (`TABLE src`).
+      if (distinct || having) throw notSupportedYet(`${u.kind} here`, lineColumn(u.pos));
+      if (u.kind === 'UnresolvedRelation' || u.kind === 'SubqueryAlias') return this.from(u, ctes).plan;
+      return this.plan(u, ctes);
+    }
+    let where: Expression | undefined;
+    if (child.kind === 'Filter') {
+      where = child.condition;
+      child = child.child;
+    }
+    const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
+    while (child.kind === 'Generate') {
+      lateralViews.unshift(child);
+      child = child.child;
+    }
+
+    const from = this.from(child, ctes);
+    let plan = from.plan;
+    let schema = from.schema;
+    const qualifiers = [...from.qualifiers];
+    for (const lv of lateralViews) {
+      const builder = this.builder(qualifiers, schema);
+      const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
+      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode() and their _outer forms');
+      const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
+      plan = this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan);
+      if (lv.qualifier) qualifiers.push(lv.qualifier);
+      schema = this.schemaOf(plan);
+    }
+    const builder = this.builder(qualifiers, schema);
+    if (where) plan = { kind: 'Filter', condition: builder.build(where), child: plan };
+
+    const clauses = { items, grouping, having, distinct, pos: groupPos };
+    if (isAggregation(clauses)) return buildAggregation(clauses, plan, schema, builder);
+    return this.project(items, qualifiers, schema, plan, builder);
+  }
+
+  private builder(qualifiers: readonly string[], schema: Schema): ExpressionBuilder {
+    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())) }, this.sql);
+  }
+
+  /** FROM: the source, a CTE, a subquery, or a stream-static join. */
+  private from(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
+    switch (u.kind) {
+      case 'UnresolvedRelation': {
+        const name = u.multipartIdentifier.join('.');
+        const cte = u.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
+        if (cte) return { plan: cte, schema: this.schemaOf(cte), qualifiers: [name] };
+        if (name.toLowerCase() === this.relation.sourceName.toLowerCase()) return { plan: this.relation, schema: this.relation.schema, qualifiers: [this.relation.sourceName] };
         throw new SqlValidationError(
-          `The generator is not supported: only one generator allowed per SELECT clause but found 2: ${exprToString(generate.generator)}, ${functionName(e).toLowerCase()}(…). Generate in a subquery and the other in the outer SELECT`,
-          posOf(e) ?? at(new RegExp(`\\b${functionName(e)}\\b`, 'i')), 'generator', 'UNSUPPORTED_GENERATOR.MULTI_GENERATOR',
+          `FROM ${name}: unknown source; this job's source is named "${this.relation.sourceName}"${ctes.size ? ` (CTEs in scope: ${[...ctes.keys()].join(', ')})` : ''}`,
+          lineColumn(u.pos),
+          'FROM',
         );
       }
-      generate = planGenerate(builder.build(e, posOf(e)) as Extract<Expr, { kind: 'call' }>, item.as ? columnName(item.as) : undefined, inputSchema, plan);
-      for (const name of generate.output) list.push({ expr: { kind: 'column', name }, name });
-      continue;
+      case 'SubqueryAlias': {
+        const inner = u.child.kind === 'UnresolvedRelation' || u.child.kind === 'Join' ? this.from(u.child, ctes) : this.subquery(u.child, ctes);
+        return { ...inner, qualifiers: [...inner.qualifiers, u.alias] };
+      }
+      case 'Join': {
+        const join = buildStreamStaticJoin(u, this.relation, this.staticTables, (scope) => new ExpressionBuilder(scope, this.sql));
+        return join;
+      }
+      case 'OneRowRelation':
+        throw new SqlValidationError(`A streaming query needs FROM ${this.relation.sourceName}`, lineColumn(u.pos), 'FROM');
+      case 'UnresolvedSubqueryColumnAliases':
+        throw notSupportedYet('Column aliases on a subquery (AS t(a, b))', lineColumn(u.pos), 'alias the columns inside the subquery instead');
+      case 'Aggregate': case 'Distinct': case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Limit': case 'Offset':
+      case 'Project': case 'Sort': case 'Union': case 'UnresolvedHaving': case 'UnresolvedWith':
+      default:
+        return this.subquery(u, ctes);
     }
-    const expr = builder.build(e, posOf(e));
-    // Spark names `parsed.id` (a struct field) `id`.
-    const name = item.as ? columnName(item.as) : expr.kind === 'column' ? expr.name : expr.kind === 'field' ? expr.field : exprToString(expr);
-    list.push({ expr, name });
   }
-  if (generate) plan = generate;
-  const seen = new Map<string, NamedExpr>();
-  for (const n of list) {
-    const key = n.name.toLowerCase();
-    if (seen.has(key)) {
-      throw new SqlValidationError(`Output column "${n.name}" appears twice; give one of them an alias with AS`, n.expr.pos ?? at(/\bSELECT\b/i), 'select list');
-    }
-    seen.set(key, n);
-  }
-  return buildSortAndLimit(ast, { kind: 'Project', list, child: plan }, at);
-}
 
-/**
- * A generator select item as a Generate over `child`: its output columns are Spark's (or the
- * alias), and must not be named like a column of its input, which the other items may read.
- */
-function planGenerate(call: Extract<Expr, { kind: 'call' }>, alias: string | undefined, inputSchema: Schema, child: LogicalPlan): Extract<LogicalPlan, { kind: 'Generate' }> {
-  if (call.args.length !== 1) throw new SqlValidationError(`${call.name}() takes one argument (an array or a map), got ${call.args.length}`, call.pos, call.name);
-  const fields = generatorOutput(call.name, compileExpression(call.args[0], inputSchema));
-  if (typeof fields === 'string') throw new SqlValidationError(`${fields} in ${exprToString(call)}`, call.pos, call.name);
-  if (alias !== undefined && fields.length !== 1) {
-    throw new SqlValidationError(
-      `The number of aliases supplied in the AS clause does not match the number of columns output by the UDTF. Expected ${fields.length} aliases, but got ${alias}. ` +
-        `Leave ${call.name}() unaliased (its columns are ${fields.map((f) => f.name).join(', ')}) and rename them in an outer SELECT`,
-      call.pos, call.name, 'UDTF_ALIAS_NUMBER_MISMATCH',
+  private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
+    const plan = this.plan(u, ctes);
+    return { plan, schema: this.schemaOf(plan), qualifiers: [] };
+  }
+
+  /** The select list of a SELECT without aggregation. */
+  private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder): LogicalPlan {
+    const list: NamedExpr[] = [];
+    let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
+    const isQualifier = (t: readonly string[]) => t.length === 1 && qualifiers.some((q) => q.toLowerCase() === t[0].toLowerCase());
+    for (const item of items) {
+      const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
+      const e = item.kind === 'Alias' || item.kind === 'MultiAlias' ? item.child : item;
+      const pos = lineColumn(e.pos);
+      if (e.kind === 'UnresolvedStar') {
+        if (e.target && !isQualifier(e.target)) {
+          // `s.*` of a struct column s: one output column per field (Spark's star expansion).
+          const t = e.target.join('.');
+          const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
+          const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
+          if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
+          for (const fld of fields) list.push({ expr: { kind: 'field', arg: { kind: 'column', name: struct.name }, field: fld.name }, name: fld.name });
+          continue;
+        }
+        for (const fld of inputSchema) list.push({ expr: { kind: 'column', name: fld.name }, name: fld.name });
+        continue;
+      }
+      if (e.kind === 'UnresolvedWindowExpression') throw builder.nonTimeWindow(e, alias?.[0]);
+      const fn = e.kind === 'UnresolvedFunction' ? e.nameParts.join('.').toLowerCase() : undefined;
+      // json_tuple(json, 'k1', 'k2', …) as a select item: Spark's generator, one column per key
+      // (c0, c1, … as Spark names them, or the aliases), each the key's value as a string.
+      if (e.kind === 'UnresolvedFunction' && fn === 'json_tuple') {
+        if (e.arguments.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', pos, 'json_tuple');
+        const json = builder.build(e.arguments[0]);
+        const keys = e.arguments.slice(1);
+        if (alias && alias.length !== keys.length) throw this.aliasMismatch('json_tuple', keys.length, alias, pos);
+        keys.forEach((k, i) => list.push({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k)], pos }, name: alias?.[i] ?? `c${i}` }));
+        continue;
+      }
+      if (e.kind === 'UnresolvedFunction' && fn && GENERATORS.has(fn)) {
+        const call = builder.build(e) as Extract<Expr, { kind: 'call' }>;
+        if (generate) {
+          throw new SqlValidationError(
+            `The generator is not supported: only one generator allowed per SELECT clause but found 2: ${exprToString(generate.generator)}, ${exprToString(call)}. Generate in a subquery and the other in the outer SELECT`,
+            pos, 'generator', 'UNSUPPORTED_GENERATOR.MULTI_GENERATOR',
+          );
+        }
+        generate = this.generate(call, alias, inputSchema, child);
+        for (const name of generate.output) list.push({ expr: { kind: 'column', name }, name });
+        continue;
+      }
+      if (item.kind === 'MultiAlias') throw this.aliasMismatch(fn ?? 'the expression', 1, item.names, pos);
+      const expr = builder.build(e);
+      // Spark names `parsed.id` (a struct field) `id`.
+      const name = alias?.[0] ?? (expr.kind === 'column' ? expr.name : expr.kind === 'field' ? expr.field : exprToString(expr));
+      list.push({ expr, name });
+    }
+    const seen = new Map<string, NamedExpr>();
+    for (const n of list) {
+      const key = n.name.toLowerCase();
+      if (seen.has(key)) throw new SqlValidationError(`Output column "${n.name}" appears twice; give one of them an alias with AS`, n.expr.pos, 'select list');
+      seen.set(key, n);
+    }
+    return { kind: 'Project', list, child: generate ?? child };
+  }
+
+  private aliasMismatch(fn: string, expected: number, aliases: readonly string[], pos: Expr['pos']): SqlValidationError {
+    return new SqlValidationError(
+      `The number of aliases supplied in the AS clause does not match the number of columns output by the UDTF. Expected ${expected} aliases, but got ${aliases.join(', ')}. ` +
+        `Give ${fn}() ${expected} name${expected === 1 ? '' : 's'} (AS (a, b)), or leave it unaliased and rename its columns in an outer SELECT`,
+      pos, fn, 'UDTF_ALIAS_NUMBER_MISMATCH',
     );
   }
-  for (const f of alias !== undefined ? [{ name: alias }] : fields) {
-    if (inputSchema.some((c) => c.name.toLowerCase() === f.name.toLowerCase())) {
-      throw new SqlValidationError(`${exprToString(call)} outputs a column ${f.name}, and its input has a column ${f.name} too: alias the generator (AS another name) or rename that column in a subquery`, call.pos, call.name);
+
+  /**
+   * A generator (a select item or a LATERAL VIEW) as a Generate over `child`: its output columns
+   * are Spark's (or the aliases), and must not be named like a column of its input, which the
+   * other items may read.
+   */
+  private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan): Extract<LogicalPlan, { kind: 'Generate' }> {
+    if (call.args.length !== 1) throw new SqlValidationError(`${call.name}() takes one argument (an array or a map), got ${call.args.length}`, call.pos, call.name);
+    const fields = generatorOutput(call.name, compileExpression(call.args[0], inputSchema));
+    if (typeof fields === 'string') throw new SqlValidationError(`${fields} in ${exprToString(call)}`, call.pos, call.name);
+    if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos);
+    const output = aliases ? [...aliases] : fields.map((f) => f.name);
+    for (const name of output) {
+      if (inputSchema.some((c) => c.name.toLowerCase() === name.toLowerCase())) {
+        throw new SqlValidationError(`${exprToString(call)} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, call.pos, call.name);
+      }
     }
+    return { kind: 'Generate', generator: call, output, child };
   }
-  return { kind: 'Generate', generator: call, output: alias !== undefined ? [alias] : fields.map((f) => f.name), child };
-}
-
-/**
- * UNION ALL of SELECTs over the same stream, each stateless. Spark runs a union of stateful
- * branches as separate stateful operators; Weir plans only the stateless shape (the usual one:
- * the same stream filtered and projected two ways), and says so for the rest.
- */
-function planUnion(ast: SqlNode, ctx: PlanContext): LogicalPlan {
-  const at = (re: RegExp): SqlPosition | undefined => findPosition(ctx.sql, re);
-  const branches: LogicalPlan[] = [];
-  for (let n: SqlNode | undefined = ast; n; n = n._next as SqlNode | undefined) {
-    const op = String(n.set_op ?? '').toLowerCase();
-    if (n._next && op !== 'union all') {
-      if (op === 'union' || op === 'union distinct') throw notSupportedYet('UNION (distinct)', at(/\bUNION\b/i), 'write UNION ALL, and deduplicate with the job\'s dedup option if needed');
-      throw notSupportedYet(op.toUpperCase() || 'UNION', at(/\b(UNION|INTERSECT|EXCEPT|MINUS)\b/i), 'Spark refuses INTERSECT and EXCEPT on streams too');
-    }
-    const branch = planSelect({ ...n, _next: undefined, set_op: undefined }, ctx);
-    if (isStateful(branch)) throw notSupportedYet('UNION ALL of a stateful query', at(/\bUNION\b/i), 'each branch may filter and project the stream; aggregate over the union instead (SELECT … FROM (… UNION ALL …) GROUP BY …)');
-    branches.push(branch);
-  }
-  return { kind: 'Union', branches, pos: at(/\bUNION\b/i) };
-}
-
-/** The plan and output columns of FROM's subquery or CTE, or undefined when FROM names the source. */
-function subqueryOf(f: SqlNode, ctx: PlanContext): { plan: LogicalPlan; schema: Schema; qualifiers: string[] } | undefined {
-  let plan: LogicalPlan | undefined;
-  if (f.expr?.ast) plan = planSelect(f.expr.ast as SqlNode, ctx);
-  else if (typeof f.table === 'string' && ctx.ctes.has(f.table.toLowerCase())) plan = ctx.ctes.get(f.table.toLowerCase());
-  if (!plan) return undefined;
-  if (!ctx.schemaOf) throw new SqlValidationError('Internal: a subquery needs the physical planner to know its columns', undefined, 'FROM');
-  return { plan, schema: ctx.schemaOf(plan), qualifiers: typeof f.table === 'string' ? [f.table] : [] };
-}
-
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -477,7 +477,7 @@ describe("Spark's function examples", () => {
     await expect(one("DATE '2024-01-01' * 2")).rejects.toThrow(/date_add\(d, n\)/);
     await expect(one("DATE '2024-01-01' + 1.5")).rejects.toThrow(/date_add\(d, n\)/);
     await expect(one("CAST(DATE '2024-01-01' AS BIGINT)")).rejects.toThrow(/Cannot cast date to long/);
-    await expect(one("DATE '2024-02-30'")).rejects.toThrow(/Invalid DATE literal/);
+    await expect(one("DATE '2024-02-30'")).rejects.toThrow(/\[INVALID_TYPED_LITERAL\] The value of the typed literal "DATE" is invalid: '2024-02-30'/);
     await expect(one("DATE '2024-01-01' = 'soon'")).rejects.toThrow(/'soon' is not a date/);
   });
 

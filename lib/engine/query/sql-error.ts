@@ -27,13 +27,6 @@ export function notSupportedYet(construct: string, pos: SqlPosition | undefined,
   );
 }
 
-/** The position of the first match of `re` in `sql`, as 1-based line/column. */
-export function findPosition(sql: string, re: RegExp): SqlPosition | undefined {
-  const m = re.exec(sql);
-  if (!m) return undefined;
-  return offsetToPosition(sql, m.index);
-}
-
 export function offsetToPosition(sql: string, offset: number): SqlPosition {
   const before = sql.slice(0, offset);
   const line = before.split('\n').length;

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { SqlValidationError } from './sql-error';
-import { checkSqlLimits, MAX_SQL_BYTES, MAX_SQL_NESTING, MAX_SQL_OPERATORS } from './sql-parser';
+import { checkSqlLimits, MAX_SQL_BYTES, MAX_SQL_NESTING, MAX_SQL_OPERATORS } from './sql-limits';
 import { compileStreamingQuery } from './streaming-query';
 
 const SCHEMA: Schema = [

@@ -77,7 +77,7 @@ const charsetLiterals = (fn: string) => (lits: unknown[]): string | undefined =>
  * the table is at most 10^8 cells, so that one record cannot hold the batch for minutes.
  */
 const MAX_LEVENSHTEIN_CELLS = 1e8;
-function levenshtein(a: string[], b: string[], threshold?: number): number {
+export function levenshtein(a: string[], b: string[], threshold?: number): number {
   if (a.length * b.length > MAX_LEVENSHTEIN_CELLS) {
     fail('levenshtein()', `strings of ${a.length} and ${b.length} characters make ${a.length * b.length} comparisons, over the limit of ${MAX_LEVENSHTEIN_CELLS}; compare shorter strings`);
   }

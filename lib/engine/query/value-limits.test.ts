@@ -105,7 +105,7 @@ describe('LIKE ... ESCAPE', () => {
   it('takes a one-character escape and refuses a longer one', async () => {
     const out = await run("SELECT name FROM src WHERE name LIKE '100!%%' ESCAPE '!'", [{ name: '100% sure', n: 0, p: '' }, { name: '1000', n: 0, p: '' }]);
     expect(out).toEqual([{ name: '100% sure' }]);
-    expect(compileError("SELECT name FROM src WHERE name LIKE 'a' ESCAPE '!!'").message).toMatch(/ESCAPE must be a single character/);
+    expect(compileError("SELECT name FROM src WHERE name LIKE 'a' ESCAPE '!!'").message).toMatch(/\[INVALID_ESC\] Found an invalid escape string: '!!'\. The escape string must contain only one character\./);
   });
 });
 

@@ -67,9 +67,9 @@ describe('validateJob', () => {
     expect(r.ok).toBe(false);
     expect(r.errors).toEqual([expect.objectContaining({ path: 'sql', line: 2, column: 3 })]);
     expect(r.errors[0].message).toMatch(/Column "nope" does not exist; available columns: a, ts/);
-    const syntax = validateJob({ ...good, sql: 'SELECT a FROM src WHERE' });
-    expect(syntax.errors[0]).toMatchObject({ path: 'sql', line: 1 });
-    expect(syntax.errors[0].message).toMatch(/SQL syntax error/);
+    const syntax = validateJob({ ...good, sql: 'SELECT a FROM src WHERE a >' });
+    expect(syntax.errors[0]).toMatchObject({ path: 'sql', line: 1, column: 28, errorClass: 'PARSE_SYNTAX_ERROR' });
+    expect(syntax.errors[0].message).toMatch(/^\[PARSE_SYNTAX_ERROR\] Syntax error at or near end of input/);
   });
 
   it('checks output modes: Spark’s message for complete without aggregation, and the sink’s supported modes', () => {
@@ -85,7 +85,8 @@ describe('validateJob', () => {
     for (const outputMode of ['append', 'update', 'complete'] as const) {
       const r = validateJob({ ...events, outputMode, sql: 'SELECT usr, count(*) FROM events GROUP BY usr' });
       expect(r.ok, outputMode).toBe(false);
-      expect(r.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 8 });
+      // At GROUP BY's `usr`, which is resolved first (Spark's order: the grouping expressions, then the select list).
+      expect(r.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 43 });
       expect(r.errors[0].message, outputMode).toMatch(/Column "usr" does not exist/);
       // No claim about aggregations (or their absence) from a query that did not analyse.
       expect(r.errors.filter((e) => e.path === 'outputMode'), outputMode).toEqual([]);

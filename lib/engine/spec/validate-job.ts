@@ -12,7 +12,7 @@ import { auditContract, type ContractAudit } from '../contract';
 import { AnalysisException, UNSUPPORTED_OPERATION_CLASS, ValidationError, WeirError } from '../errors';
 import { relationOf } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
-import { tooDeep } from '../query/sql-parser';
+import { tooDeep } from '../query/sql-limits';
 import { compileStreamingQuery } from '../query/streaming-query';
 import { getSinkDefinition } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';

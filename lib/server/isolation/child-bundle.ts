@@ -15,9 +15,17 @@
  * API passes its working directory (scripts/start.ts starts the server there).
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, stop as stopEsbuild } from 'esbuild';
+
+/**
+ * Packages bundled into the child although every other one stays external: dt-sql-parser's files
+ * import each other without file extensions, which Node's ESM loader refuses (the SQL front end
+ * parses with its grammar), and antlr4ng is its runtime.
+ */
+const BUNDLED_PACKAGES = /^(dt-sql-parser|antlr4ng)(\/|$)/;
 
 const bundles = new Map<string, Promise<string>>();
 /** One build at a time: stopping esbuild's service after one must not cut another short. */
@@ -51,6 +59,13 @@ async function buildChild(root: string, name: string, entry: string): Promise<st
     format: 'esm',
     target: 'node24',
     packages: 'external',
+    plugins: [{
+      name: 'bundled-packages',
+      setup(b) {
+        const req = createRequire(path.join(root, 'package.json'));
+        b.onResolve({ filter: BUNDLED_PACKAGES }, (args) => ({ path: req.resolve(args.path) }));
+      },
+    }],
     // Error classes keep their names (errors cross the process boundary by name).
     keepNames: true,
     write: false,

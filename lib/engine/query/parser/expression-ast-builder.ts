@@ -140,8 +140,16 @@ export class ExpressionAstBuilder {
     return { kind: 'UnresolvedAttribute', nameParts: [identifierText(id)], pos };
   }
 
+  /**
+   * The grammar's bare-column alternative (a select item, GROUP BY, ORDER BY): it also takes
+   * TRUE, FALSE and NULL as names, which Spark reads as literals there.
+   */
   columnName(ctx: C<'ColumnNameContext'>): Expression {
-    return this.name(ctx.multipartIdentifierAllowEmpty()!.multipartIdentifier()!);
+    const name = ctx.multipartIdentifierAllowEmpty()!.multipartIdentifier()!;
+    const word = name.getText().toUpperCase();
+    if (word === 'TRUE' || word === 'FALSE') return { kind: 'Literal', value: word === 'TRUE', dataType: BooleanType, pos: this.pos(name) };
+    if (word === 'NULL') return { kind: 'Literal', value: null, dataType: NullType, pos: this.pos(name) };
+    return this.name(name);
   }
 
   private call(name: string, args: Expression[], pos: Position, extra: Partial<UnresolvedFunction> = {}): UnresolvedFunction {
