@@ -6,10 +6,8 @@
  * DISTINCT → ORDER BY/SORT BY (Sort) → OFFSET → LIMIT; WITH is an UnresolvedWith of SubqueryAliases,
  * set operations Union/Intersect/Except. The ANTLR parse tree stays inside this folder.
  *
- * The planner does not use it yet: query-planner.ts still plans from sql-parser.ts (node-sql-
- * parser's PostgreSQL grammar with lexical patches). It exists for Spark's grammar, exact
- * positions and Spark's literal and cast types; the analyzer, optimizer and planner move onto
- * it next.
+ * query-planner.ts plans from this unresolved plan (with aggregate-planner.ts and
+ * join-planner.ts), and expression-builder.ts turns its expressions into Weir's Expr.
  */
 import type { ParserRuleContext } from 'antlr4ng';
 import { SqlValidationError } from '../sql-error';

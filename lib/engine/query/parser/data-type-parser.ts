@@ -4,7 +4,7 @@
  * `REAL` float, `DEC`/`NUMERIC` decimal) and DDL schema strings (`id BIGINT, tags ARRAY<STRING>,
  * a INT NOT NULL COMMENT '…'`), following Spark's AstBuilder.visitPrimitiveDataType and
  * `StructType.fromDDL` (a column list first, then a single type).
- * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
+ * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import { SqlValidationError } from '../sql-error';
 import {

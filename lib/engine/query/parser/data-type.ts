@@ -5,9 +5,9 @@
  * error or an explain shows what Spark would show: `simpleString` (`bigint`, `decimal(10,2)`,
  * `array<int>`, `struct<a:int,b:string>`) and `sql` (`BIGINT`, `STRUCT<a: INT, b: STRING>`).
  *
- * The planner does not use these yet: Weir's engine still types values with `SqlType`
- * (expression.ts), where every integer is a `long`. These keep Spark's distinctions (INT vs
- * BIGINT, TIMESTAMP vs TIMESTAMP_NTZ, ANSI intervals) for the analyzer that will move onto them.
+ * The engine still types values with `SqlType` (expression.ts), where every integer is a
+ * `long`: expression-builder.ts maps these onto it. These keep Spark's distinctions (INT vs
+ * BIGINT, TIMESTAMP vs TIMESTAMP_NTZ, ANSI intervals) for the typed analyzer that will use them.
  */
 
 type AtomicType =

@@ -5,7 +5,7 @@
  * literal (Spark's default); the grammar also lets it be a quoted identifier, and prefers that
  * where a bare column name may stand (GROUP BY, ORDER BY). (The select items and `a - b * c`
  * are spark-parser.ts's repairs.)
- * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
+ * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import type { ParserRuleContext, Token } from 'antlr4ng';
 import { SqlValidationError } from '../sql-error';

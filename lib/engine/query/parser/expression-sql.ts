@@ -4,7 +4,7 @@
  * comparisons, predicates, NOT, AND, OR; binary operators left-associative). tree-string.ts
  * prints plans with it, Catalyst style (`'a` for an unresolved name); the property test parses
  * the plain form back to check precedence and associativity.
- * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
+ * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import { quoteIfNeeded, sql as typeSql } from './data-type';
 import type { BinaryOp, DecimalValue, Expression, Literal } from './unresolved-plan';

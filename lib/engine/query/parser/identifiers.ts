@@ -1,7 +1,7 @@
 /**
  * Identifier text from dt-sql-parser's Spark parse tree: backquoted names unquoted (Spark's
- * `` `a``b` `` is a`b), everything else as written. Part of the Spark SQL front end that the
- * planner does not use yet (see unresolved-plan.ts).
+ * `` `a``b` `` is a`b), everything else as written. Part of the Spark SQL front end (see
+ * unresolved-plan.ts).
  */
 import type { ParserRuleContext } from 'antlr4ng';
 

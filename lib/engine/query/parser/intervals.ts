@@ -9,7 +9,7 @@
  *   unit range, the string read in that range's form.
  * - `INTERVAL '1 day 2 hours'` (the typed-literal form): YearMonthIntervalType() or
  *   DayTimeIntervalType() (the whole range), by the units in the string.
- * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
+ * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import { SqlValidationError } from '../sql-error';
 import { DayTimeIntervalType, YearMonthIntervalType } from './data-type';

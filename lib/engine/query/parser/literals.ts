@@ -5,7 +5,7 @@
  * `S` SMALLINT, `L` BIGINT, `D` DOUBLE, `F` FLOAT, `BD` DECIMAL, each range-checked with Spark's
  * INVALID_NUMERIC_LITERAL_RANGE; strings unescaped with Spark's rules (`unescapeSQLString`);
  * typed literals `DATE '…'`, `TIMESTAMP '…'`, `TIMESTAMP_NTZ '…'`, `X'…'`, `INTERVAL '…'`.
- * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
+ * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import { parseDate } from '../date';
 import { SqlValidationError } from '../sql-error';

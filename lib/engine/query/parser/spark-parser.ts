@@ -4,10 +4,9 @@
  * ast-builder.ts turns the parse tree into Weir's unresolved plan, and nothing outside this
  * folder sees the ANTLR tree.
  *
- * The planner does not use it yet (sql-parser.ts still reads queries with node-sql-parser's
- * PostgreSQL grammar and lexical patches). It exists because that grammar misreads Spark SQL:
- * `"x"` is a column there and a string in Spark, Spark's non-reserved keywords (`partition`,
- * `offset`, `key`, `window`, …) are syntax errors there, and positions drift after each patch.
+ * It replaced node-sql-parser's PostgreSQL grammar with lexical patches, which misread Spark
+ * SQL: `"x"` was a column there and is a string in Spark, Spark's non-reserved keywords
+ * (`partition`, `offset`, `key`, `window`, …) were syntax errors, and positions drifted.
  *
  * What this wrapper adds to the grammar:
  * - `x :: type` (Spark 4's cast shorthand; the 3.5 grammar has none): after lexing, each `::`

@@ -2,7 +2,7 @@
  * Catalyst's `treeString` for Weir's unresolved plan: one line per node, children indented
  * under `+- ` and `:- `, unresolved names as `'a`, so that a test or an explain reads like
  * Spark's own (`'Project ['a, 'count(1) AS n]`).
- * Part of the Spark SQL front end that the planner does not use yet (see unresolved-plan.ts).
+ * Part of the Spark SQL front end (see unresolved-plan.ts).
  */
 import { expressionSql } from './expression-sql';
 import type { Expression, LogicalPlan } from './unresolved-plan';

@@ -9,10 +9,8 @@
  * so that every later error can point at the text it is about. Nodes are plain immutable data,
  * discriminated on `kind`.
  *
- * The planner does not use this yet: today's front end is sql-parser.ts (node-sql-parser's
- * PostgreSQL grammar with lexical patches) and expression-builder.ts. This plan exists so
- * that the analyzer, optimizer and planner can move onto Spark's grammar, with exact
- * positions and Spark's literal and cast types.
+ * The planner reads this plan (query-planner.ts); expression-builder.ts turns its expressions
+ * into Weir's Expr. Unknown names are resolved there, not here.
  */
 import type { DataType } from './data-type';
 
