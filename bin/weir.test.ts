@@ -194,7 +194,7 @@ describe('weir CLI', () => {
 
   it('validate prints a SQL error with its position once', async () => {
     const job = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.join(dir, 'job.json'), 'utf8')));
-    await writeFile(path.join(dir, 'badsql.json'), JSON.stringify({ ...job, sql: 'SELECT id FROM events WHERE' }));
+    await writeFile(path.join(dir, 'badsql.json'), JSON.stringify({ ...job, sql: 'SELECT id FROM events WHERE id >' }));
     const bad = await weir(['validate', 'badsql.json'], dir);
     expect(bad.code).toBe(2);
     const line = bad.stderr.split('\n').find((l) => l.includes('sql:'));

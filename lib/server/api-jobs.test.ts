@@ -106,7 +106,8 @@ describe('POST /api/jobs/validate', () => {
       });
       expect(r.status, outputMode).toBe(200);
       expect(r.body.ok, outputMode).toBe(false);
-      expect(r.body.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 8, message: expect.stringMatching(/Column "usr" does not exist/) });
+      // At GROUP BY's `usr`, resolved first (Spark's order: the grouping expressions, then the select list).
+      expect(r.body.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 43, errorClass: 'UNRESOLVED_COLUMN.WITH_SUGGESTION', message: expect.stringMatching(/Column "usr" does not exist/) });
       expect(r.body.errors.filter((e: { path: string }) => e.path === 'outputMode'), outputMode).toEqual([]);
     }
   });
