@@ -149,7 +149,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
 
           <section className="panel" aria-label="Query">
             <h2>Query</h2>
-            <SqlEditor value={form.sql} onChange={(v) => set('sql', v)} problems={sqlErrors} describedBy="sql-problems" />
+            <SqlEditor value={form.sql} onChange={(v) => set('sql', v)} problems={sqlErrors} describedBy="sql-problems" completion={check.data?.completion} />
             <div id="sql-problems" aria-live="polite">
               {sqlErrors.map((e, i) => (
                 <p key={i} className="field-error" role="alert">

@@ -6,6 +6,8 @@
  * text and is reported as an error on that field, so bad input is never silently turned into an
  * empty object.
  */
+import { problemText } from './sql-problem-range';
+
 export interface JobForm {
   name: string;
   description: string;
@@ -253,6 +255,5 @@ export function issueWhere(issue: PositionedIssue, optionLabel?: (side: 'source'
 /** An issue's message without the "(line L, column C)" its position already says. */
 export function issueText(issue: PositionedIssue): string {
   const text = issue.line ? issue.message.replace(/\s*\(line \d+, column \d+\)$/, '') : issue.message;
-  // Shown before the message as Spark prints it, once: some messages are Spark's whole text, class included.
-  return issue.errorClass && !text.startsWith(`[${issue.errorClass}]`) ? `[${issue.errorClass}] ${text}` : text;
+  return problemText({ message: text, errorClass: issue.errorClass });
 }

@@ -24,3 +24,8 @@ export function problemRange(text: string, p: SqlProblem): { from: number; to: n
   const from = lineStart + col;
   return { from, to: Math.min(from + Math.max(rest, 1), lineStart + lineText.length) || from };
 }
+
+/** The message with Spark's error class before it, as Spark prints it, once (some messages already start with it). */
+export function problemText(p: SqlProblem): string {
+  return p.errorClass && !p.message.startsWith(`[${p.errorClass}]`) ? `[${p.errorClass}] ${p.message}` : p.message;
+}

@@ -58,3 +58,26 @@ test('untouched, nothing is an error; an unknown column comes first in every mod
   const content = await icon.evaluate((el) => getComputedStyle(el, '::after').content);
   expect(content).toMatch(/^"[A-Za-z]{1,3}"$/);
 });
+
+test("the editor completes the source's columns and the engine's functions, with their signatures", async ({ page }) => {
+  await signIn(page);
+  await page.goto('/jobs/new');
+  const sql = page.getByRole('textbox', { name: 'SQL query' });
+  await expect(sql).toBeVisible();
+  // The completion comes with the draft check's answer: wait for the default query to analyse.
+  await expect(page.getByText('The query analyses.')).toBeVisible({ timeout: 20_000 });
+  await sql.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type('SELECT us');
+  const list = page.locator('.cm-tooltip-autocomplete');
+  // The default source's column `user` (a string), from its schema.
+  await expect(list.locator('li', { hasText: /^x?user/ }).first()).toBeVisible();
+  await expect(list.locator('li', { hasText: /^x?user/ }).first()).toContainText('string');
+  await page.keyboard.press('Escape');
+  await page.keyboard.type(', regexp_rep');
+  // A function the engine runs, with its signature.
+  await expect(list.getByText('regexp_replace(expr1, expr2, expr3[, expr4])')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await page.keyboard.type(' FROM ev');
+  await expect(list.locator('li', { hasText: 'events' }).first()).toBeVisible();
+});

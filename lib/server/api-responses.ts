@@ -84,6 +84,11 @@ const draftCheckResponse = validationResponse.extend({
   operators: z.array(z.object({ depth: z.number().int(), operator: z.string(), kind: z.enum(['stateless', 'stateful', 'source', 'other']), reason: z.string().nullable() })).optional(),
   modes: z.array(z.object({ mode: z.enum(['append', 'update', 'complete']), legal: z.boolean(), decided: z.boolean(), reasons: z.array(z.string()), warnings: z.array(z.string()) })).optional(),
   restartCheck: restartCheckResponse.nullable().optional().describe('With jobId: whether the spec restarts on the job’s checkpoint'),
+  completion: z.object({
+    relation: z.string().nullable(),
+    columns: z.array(z.object({ name: z.string(), type: z.string() })),
+    functions: z.array(z.object({ name: z.string(), signature: z.string(), kind: z.enum(['scalar', 'aggregate', 'generator']) })),
+  }).optional().describe("What the SQL editor completes: the source's name and columns, the functions with their signatures"),
 });
 
 const runResponse = z.object({

@@ -209,7 +209,7 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
   }
 }
 
-const AGGREGATE_FUNCTION_NAMES = ['count', 'sum', 'avg', 'mean', 'min', 'max', 'approx_count_distinct'] as const;
+export const AGGREGATE_FUNCTION_NAMES = ['count', 'sum', 'avg', 'mean', 'min', 'max', 'approx_count_distinct'] as const;
 
 export function isAggregateFunctionName(name: string): boolean {
   return (AGGREGATE_FUNCTION_NAMES as readonly string[]).includes(name.toLowerCase());

@@ -52,10 +52,29 @@ describe('checkDraft', () => {
   it('an unknown column in a GROUP BY is the first error in every mode, and no mode is judged on it', () => {
     for (const outputMode of ['append', 'update', 'complete']) {
       const d = checkDraft({ ...spec('SELECT usr, count(*) FROM clicks GROUP BY usr'), outputMode }, ROOTS);
-      expect(d.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 8 });
+      // At GROUP BY's `usr`, resolved first (Spark's order: the grouping expressions, then the select list).
+      expect(d.errors[0], outputMode).toMatchObject({ path: 'sql', line: 1, column: 43 });
       expect(d.errors.filter((e) => e.path === 'outputMode'), outputMode).toEqual([]);
       expect(d.modes.map((m) => m.decided), outputMode).toEqual([false, false, false]);
     }
+  });
+});
+
+describe("the SQL editor's completion", () => {
+  it("offers the source's name and columns, also while the query does not analyse, and the engine's functions", () => {
+    const d = checkDraft(spec('SELECT nosuch FROM clicks'), ROOTS);
+    expect(d.ok).toBe(false);
+    expect(d.completion.relation).toBe('clicks');
+    expect(d.completion.columns).toEqual([{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }]);
+    const byName = new Map(d.completion.functions.map((f) => [f.name, f]));
+    expect(byName.get('regexp_replace')).toEqual({ name: 'regexp_replace', signature: 'regexp_replace(expr1, expr2, expr3[, expr4])', kind: 'scalar' });
+    expect(byName.get('count')?.kind).toBe('aggregate');
+    expect(byName.get('explode')?.kind).toBe('generator');
+  });
+
+  it('offers nothing it cannot name when the source is not written yet', () => {
+    const d = checkDraft({ ...spec('SELECT 1'), source: { type: 'files' } }, ROOTS);
+    expect(d.completion).toMatchObject({ relation: null, columns: [] });
   });
 });
 

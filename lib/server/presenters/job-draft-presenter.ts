@@ -6,7 +6,7 @@
  * when it is not (Spark's texts). Mode legality is found by asking the engine, never by
  * re-implementing its rules here: the spec is validated once per mode.
  */
-import type { ValidateJobResult } from '@/lib/engine';
+import { sqlFunctionCatalog, type SqlFunctionInfo, type ValidateJobResult } from '@/lib/engine';
 import { validateSpec } from '../services/job-service';
 import type { ServerPathRoots } from '../services/job-paths';
 
@@ -37,9 +37,29 @@ export interface ModeVerdict {
   warnings: string[];
 }
 
+/** What the SQL editor completes: the source's name and columns, and the functions with their signatures. */
+export interface SqlCompletion {
+  relation: string | null;
+  columns: { name: string; type: string }[];
+  functions: readonly SqlFunctionInfo[];
+}
+
 export interface DraftCheck extends Omit<ValidateJobResult, 'spec'> {
   operators: ExplainOperator[];
   modes: ModeVerdict[];
+  completion: SqlCompletion;
+}
+
+/** The source's name and columns as the draft has them, even while other parts are invalid. */
+function completionOf(obj: Record<string, unknown> | undefined): SqlCompletion {
+  const source = obj?.source as { name?: unknown; schema?: unknown } | undefined;
+  const columns = Array.isArray(source?.schema)
+    ? (source.schema as unknown[]).flatMap((c) => {
+        const col = c as { name?: unknown; type?: unknown } | null;
+        return typeof col?.name === 'string' && col.name ? [{ name: col.name, type: typeof col.type === 'string' ? col.type : '' }] : [];
+      })
+    : [];
+  return { relation: typeof source?.name === 'string' && source.name ? source.name : null, columns, functions: sqlFunctionCatalog() };
 }
 
 /** Parses the engine's explain tree (`+- Op args [stateful: why]`) into one entry per operator. */
@@ -93,5 +113,5 @@ export function checkDraft(spec: unknown, roots: ServerPathRoots): DraftCheck {
   });
   const { spec: _parsed, ...rest } = v;
   void _parsed;
-  return { ...rest, explain, optimizations, operators: parseExplain(explain), modes };
+  return { ...rest, explain, optimizations, operators: parseExplain(explain), modes, completion: completionOf(obj) };
 }

@@ -1,0 +1,47 @@
+/**
+ * The editor's function list is what the engine runs: every function it offers compiles as a
+ * call (an argument of the wrong type may be refused, an unknown name never is), and Spark's
+ * signatures read as their arities say.
+ */
+import { describe, expect, it } from 'vitest';
+import { WeirError } from '../errors';
+import { sqlFunctionCatalog } from './function-catalog';
+import { compileStreamingQuery } from './streaming-query';
+
+const rel = {
+  kind: 'StreamingRelation' as const,
+  sourceName: 'src',
+  schema: [{ name: 's', type: 'string' as const }, { name: 'n', type: 'long' as const }, { name: 'ts', type: 'timestamp' as const }],
+};
+
+describe('sqlFunctionCatalog', () => {
+  it('writes each signature from the arity', () => {
+    const byName = new Map(sqlFunctionCatalog().map((f) => [f.name, f.signature]));
+    expect(byName.get('upper')).toBe('upper(expr)');
+    expect(byName.get('substr')).toBe('substr(expr1, expr2[, expr3])');
+    expect(byName.get('current_timestamp')).toBe('current_timestamp()');
+    expect(byName.get('concat')).toMatch(/^concat\((expr, …|expr1, …)\)$/);
+    expect(byName.get('array')).toBe('array(expr, …)');
+    expect(byName.get('window')).toBe('window(expr1, expr2[, expr3])');
+    expect(byName.has('json_tuple_item')).toBe(false);
+  });
+
+  it('offers only functions the compiler knows', () => {
+    for (const f of sqlFunctionCatalog()) {
+      if (f.kind !== 'scalar' || f.name === 'window') continue;
+      const args = Array.from({ length: argCount(f.signature) }, () => 's');
+      try {
+        compileStreamingQuery(`SELECT ${f.name}(${args.join(', ')}) AS v FROM src`, rel);
+      } catch (e) {
+        expect(e, f.name).toBeInstanceOf(WeirError);
+        expect((e as Error).message, f.name).not.toMatch(/is not supported; supported functions/);
+      }
+    }
+  });
+});
+
+/** The number of required arguments a signature shows. */
+function argCount(signature: string): number {
+  const inner = signature.slice(signature.indexOf('(') + 1, signature.lastIndexOf(')')).split('[')[0];
+  return inner.split(',').map((x) => x.trim()).filter((x) => x && x !== '…').length;
+}
