@@ -6,7 +6,7 @@
  */
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { parseStateFileName } from './state-file-format';
-import { FileBackedStateStoreProvider } from './file-backed-state-store-provider';
+import { loadableVersions } from './state-checkpoint-files';
 import { schemaFilePath, type StatefulOperatorDescriptor } from './state-schema-compatibility-checker';
 
 export interface StatePartitionInspection {
@@ -43,7 +43,7 @@ export async function inspectState(fm: CheckpointFileManager): Promise<StateOper
     for (const partitionId of parts) {
       const dir = `state/${operatorId}/${partitionId}`;
       const files = (await fm.list(dir)).map((n) => ({ n, p: parseStateFileName(n) })).filter((f) => f.p !== null);
-      const versions = await new FileBackedStateStoreProvider(fm, { operatorId, partitionId }).listVersions();
+      const versions = loadableVersions(files.map((f) => ({ ...f.p!, name: f.n })));
       const snaps = files.filter((f) => f.p!.kind === 'snapshot').map((f) => f.p!.version);
       let bytes: number | null = null;
       if (fm.size) {

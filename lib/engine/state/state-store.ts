@@ -55,6 +55,8 @@ export interface StateStoreMetrics {
   deltaBytes: number;
   /** Time to encode and write the delta, by the injected clock (ms). */
   commitTimeMs: number;
+  /** A provider's own figures (Spark's customMetrics), e.g. the LMDB provider's local bytes. */
+  customMetrics?: Record<string, number>;
 }
 
 export interface StateStore {
