@@ -99,6 +99,13 @@ export interface StateStoreProvider {
   close(): Promise<void>;
 }
 
+/** The providers' own figures of an operator's stores, summed per name (for its progress customMetrics). */
+export function providerMetrics(metrics: (StateStoreMetrics | undefined)[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of metrics) for (const [k, v] of Object.entries(m?.customMetrics ?? {})) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
 /** Directory of a store inside the checkpoint. */
 export function stateStoreDir(id: StateStoreId): string {
   const base = `state/${id.operatorId}/${id.partitionId}`;
