@@ -13,6 +13,8 @@ import { IncompatibleQueryChangeError } from '../errors';
 import { CRASH_POINTS } from '../execution/crash-points';
 import { MicroBatchExecution } from '../execution/micro-batch-execution';
 import { checkRestartCompatibility } from '../execution/restart-compatibility';
+import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
+import { convertStateProvider } from '../state/state-provider-conversion';
 import { AddData, Assert, CheckAnswer, CrashAt, StartStream, StopStream, testStream, type StreamHarness } from '../execution/testing/stream-test';
 import { mustParse, seededRandom, tempDir } from '../execution/testing/test-fixtures';
 import { MemorySinkTable } from '../sinks/memory-sink';
@@ -310,7 +312,6 @@ describe('restart compatibility', () => {
     expect(err).toBeInstanceOf(IncompatibleQueryChangeError);
     expect((err as Error).message).toContain(`with stateStore.provider "${other}": the state of stateful operator 0 (aggregate) was written by the "${provider}" state store provider`);
     expect((err as Error).message).toContain(`set stateStore.provider back to "${provider}"`);
-    const { LocalCheckpointFileManager } = await import('../checkpoint/local-checkpoint-file-manager');
     await expect(checkRestartCompatibility(switched, new LocalCheckpointFileManager(j.spec.checkpointLocation))).rejects.toThrow(/was written by the "\w+" state store provider/);
 
     // The same provider restarts and keeps its state.
@@ -327,6 +328,19 @@ describe('restart compatibility', () => {
     } else {
       expect(op.customMetrics?.lmdbLocalBytes).toBeUndefined();
     }
+
+    // The way out: the state converted to the other provider, which then goes on from it.
+    const fm = new LocalCheckpointFileManager(j.spec.checkpointLocation);
+    expect((await convertStateProvider(fm, other)).operators).toEqual([0]);
+    await expect(new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0), ...j.options }).start()).rejects.toThrow(/was written by the "\w+" state store provider/);
+    const q3 = new MicroBatchExecution({ spec: switched, clock: new ManualClock(T0), ...j.options });
+    const more = gen(8)(7);
+    j.stream.addData(...more);
+    await q3.processAllAvailable();
+    await q3.stop();
+    const all = [...gen(5)(10), ...gen(6)(5), ...more];
+    const key = (r: Row) => String(r.region);
+    expect(new Map(latestBy(j.table.rows, key).map((r) => [key(r), r]))).toEqual(new Map(groupByRegion(all).map((r) => [key(r), r])));
   });
 
   it('a checkpoint from before the provider was recorded is the default provider\'s', async () => {

@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, TransactionFlags, type Database, type RootDatabase } from 'lmdb';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
 import { CorruptCheckpointError } from '../errors';
@@ -170,9 +170,10 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
 
   private openEnv(): void {
     if (this.env) return;
-    // lmdb creates the directory. The default sync commits keep the cache intact through a power
-    // cut; what a cut loses is checked against the checkpoint at the next load.
-    this.env = open({ path: this.localPath, maxDbs: 4 });
+    // lmdb creates the directory. Its overlapping sync keeps the environment intact through a
+    // power cut (the meta pages move only to flushed transactions); what a cut loses of the last
+    // commits shows as an older version at the next load, which then rebuilds.
+    this.env = open({ path: this.localPath, maxDbs: 4, overlappingSync: true });
     this.rows = this.env.openDB<Buffer, Buffer>({ name: 'rows', encoding: 'binary', keyEncoding: 'binary' });
     this.meta = this.env.openDB<LocalVersion, string>({ name: 'meta', encoding: 'json' });
   }
@@ -283,6 +284,8 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
   apply(changes: Map<string, Change>, version: number, changelog: Uint8Array): void {
     const rows = this.rows;
     const buf = Buffer.from(changelog.buffer, changelog.byteOffset, changelog.byteLength);
+    // Committed, not yet flushed, when this returns: the changelog in the checkpoint is the
+    // durable copy (Spark's RocksDB store commits without its WAL for the same reason).
     this.env!.transactionSync(() => {
       for (const [key, c] of changes) {
         const lkey = lmdbKey(key);
@@ -290,7 +293,7 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
         else if (c.existed) rows.removeSync(lkey);
       }
       this.meta.putSync('version', { version, checkpoint: this.fm.description, file: stateFileName(version, 'changelog'), crc: buf.readUInt32LE(buf.length - 4) });
-    });
+    }, TransactionFlags.ABORTABLE | TransactionFlags.SYNCHRONOUS_COMMIT | TransactionFlags.NO_SYNC_FLUSH);
     this.loadedVersion = version;
   }
 

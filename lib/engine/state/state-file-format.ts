@@ -100,6 +100,20 @@ export class StateFileWriter {
 }
 
 /**
+ * A checked change file's records as the other kind of change file (`delta` ⇄ `changelog`): the
+ * same bytes under the other kind byte, with the checksum redone. How a checkpoint moves between
+ * the two providers (state-provider-conversion.ts).
+ */
+export function asKind(path: string, data: Buffer, expect: { version: number; kind: StateFileKind }, kind: StateFileKind): Uint8Array {
+  checkStateFile(path, data, expect);
+  const out = Buffer.from(data);
+  out[5] = KIND_BYTES[kind];
+  const bodyEnd = out.length - 4;
+  out.writeUInt32LE(crc32(out.subarray(0, bodyEnd)) >>> 0, bodyEnd);
+  return out;
+}
+
+/**
  * Checks a state file's header, end marker and checksum (CorruptCheckpointError when one fails)
  * and returns its kind: a file that passes was written whole, as named.
  */
