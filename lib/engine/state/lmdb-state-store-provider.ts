@@ -14,28 +14,31 @@
  *   that version was last written from. Load version V reuses it when it holds V of this
  *   checkpoint and that file in the checkpoint still has the recorded checksum (a re-run
  *   elsewhere rewrites versions; then it no longer matches); otherwise it is cleared and rebuilt
- *   from the newest snapshot ≤ V that verifies plus the changelogs after it.
+ *   from the newest snapshot ≤ V that verifies plus the changelogs after it. Commits do not wait
+ *   for the local disk; the environment is trusted for the machine's current boot only
+ *   (lmdb-environment.ts).
  * - A batch's changes stay in an in-heap overlay (the batch's changed keys only); reads see the
  *   overlay first. `abort()` drops the overlay; the environment never held the changes.
  *   `commit()` writes `<V+1>.changelog` to the checkpoint first and then applies the overlay and
  *   the new meta record in one LMDB transaction: a crash between the two leaves the environment
  *   at V, which is what the re-run of the batch loads.
  * - `maintenance()` (off the batch path, as the file-backed provider's): the snapshot of the
- *   environment's version is read in an LMDB read transaction (a consistent view while later
- *   batches commit), in slices that yield to the event loop, then written as `<v>.snapshot`;
- *   then retention deletes what no retained version needs (state-checkpoint-files.ts).
+ *   environment's version is read by the snapshot worker thread, which opens the same
+ *   environment, in an LMDB read transaction (a consistent view while later batches commit); this
+ *   thread writes it as `<v>.snapshot`. Then retention deletes what no retained version needs
+ *   (state-checkpoint-files.ts).
  *
  * Values are the bytes the operators encoded (state-value-codec.ts), stored as given.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { open, TransactionFlags, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
 import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions, purgeStateFiles } from './state-checkpoint-files';
 import { checkStateFile, parseStateFileName, scanStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
+import { lmdbKey, lmdbSnapshot, lmdbValue, keyOf, openLocalCache, storedValue, valueOf, type LocalVersion } from './lmdb-environment';
+import { buildLmdbSnapshot } from './state-snapshot-builder';
 import {
   stateStoreDir,
   type StateStore,
@@ -44,7 +47,6 @@ import {
   type StateStoreMetrics,
   type StateStoreProvider,
 } from './state-store';
-import { isWellFormed } from './state-value-codec';
 
 export interface LmdbStateStoreOptions {
   /**
@@ -53,78 +55,6 @@ export interface LmdbStateStoreOptions {
    */
   localDir: string;
 }
-
-/** What the local environment holds (the `meta` database's one record). */
-interface LocalVersion {
-  version: number;
-  /** The checkpoint's description (an environment left by another query's checkpoint never matches). */
-  checkpoint: string;
-  /** The checkpoint file the version was last written from, and its checksum; null for version 0. */
-  file: string | null;
-  crc: number;
-}
-
-/*
- * LMDB keys: one tag byte, then the key. LMDB refuses empty keys and keys over ~2 KB, and the
- * store's keys are any string (lone surrogates too): a well-formed key is its UTF-8, a key with
- * lone surrogates its UTF-16LE, and a key too long for LMDB its SHA-256, the key itself then
- * stored in front of the value ([u32 key byte length][UTF-16LE key][value]).
- */
-const TAG_UTF8 = 0;
-const TAG_UTF16 = 1;
-const TAG_HASHED = 2;
-const MAX_DIRECT_KEY_BYTES = 1024;
-
-function lmdbKey(key: string): Buffer {
-  if (isWellFormed(key)) {
-    const n = Buffer.byteLength(key, 'utf8');
-    if (n <= MAX_DIRECT_KEY_BYTES) {
-      const b = Buffer.allocUnsafe(n + 1);
-      b[0] = TAG_UTF8;
-      b.write(key, 1, 'utf8');
-      return b;
-    }
-  } else if (key.length * 2 <= MAX_DIRECT_KEY_BYTES) {
-    const b = Buffer.allocUnsafe(key.length * 2 + 1);
-    b[0] = TAG_UTF16;
-    b.write(key, 1, 'utf16le');
-    return b;
-  }
-  const b = Buffer.allocUnsafe(33);
-  b[0] = TAG_HASHED;
-  createHash('sha256').update(Buffer.from(key, 'utf16le')).digest().copy(b, 1);
-  return b;
-}
-
-/** The row as LMDB stores it: the value, behind the key itself for a hashed key. */
-function lmdbValue(lkey: Buffer, key: string, value: Buffer): Buffer {
-  if (lkey[0] !== TAG_HASHED) return value;
-  const k = Buffer.from(key, 'utf16le');
-  const b = Buffer.allocUnsafe(4 + k.length + value.length);
-  b.writeUInt32LE(k.length, 0);
-  k.copy(b, 4);
-  b.set(value, 4 + k.length);
-  return b;
-}
-
-function keyOf(lkey: Buffer, raw: Buffer): string {
-  if (lkey[0] === TAG_UTF8) return lkey.toString('utf8', 1);
-  if (lkey[0] === TAG_UTF16) return lkey.toString('utf16le', 1);
-  return raw.toString('utf16le', 4, 4 + raw.readUInt32LE(0));
-}
-
-function valueOf(lkey: Buffer, raw: Buffer): Buffer {
-  return lkey[0] === TAG_HASHED ? raw.subarray(4 + raw.readUInt32LE(0)) : raw;
-}
-
-/** The stored value of `key`, or undefined (a hashed key whose stored key differs is a collision: absent). */
-function storedValue(key: string, lkey: Buffer, raw: Buffer | undefined): Buffer | undefined {
-  if (raw === undefined || lkey[0] !== TAG_HASHED) return raw;
-  return keyOf(lkey, raw) === key ? valueOf(lkey, raw) : undefined;
-}
-
-/** Rows applied per slice of a snapshot before the batches get the event loop back. */
-const SNAPSHOT_SLICE = 20_000;
 
 export class LmdbStateStoreProvider implements StateStoreProvider {
   readonly dir: string;
@@ -170,12 +100,7 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
 
   private openEnv(): void {
     if (this.env) return;
-    // lmdb creates the directory. Its overlapping sync keeps the environment intact through a
-    // power cut (the meta pages move only to flushed transactions); what a cut loses of the last
-    // commits shows as an older version at the next load, which then rebuilds.
-    this.env = open({ path: this.localPath, maxDbs: 4, overlappingSync: true });
-    this.rows = this.env.openDB<Buffer, Buffer>({ name: 'rows', encoding: 'binary', keyEncoding: 'binary' });
-    this.meta = this.env.openDB<LocalVersion, string>({ name: 'meta', encoding: 'json' });
+    ({ env: this.env, rows: this.rows, meta: this.meta } = openLocalCache(this.localPath));
   }
 
   async getStore(version: number): Promise<StateStore> {
@@ -284,8 +209,6 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
   apply(changes: Map<string, Change>, version: number, changelog: Uint8Array): void {
     const rows = this.rows;
     const buf = Buffer.from(changelog.buffer, changelog.byteOffset, changelog.byteLength);
-    // Committed, not yet flushed, when this returns: the changelog in the checkpoint is the
-    // durable copy (Spark's RocksDB store commits without its WAL for the same reason).
     this.env!.transactionSync(() => {
       for (const [key, c] of changes) {
         const lkey = lmdbKey(key);
@@ -293,7 +216,7 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
         else if (c.existed) rows.removeSync(lkey);
       }
       this.meta.putSync('version', { version, checkpoint: this.fm.description, file: stateFileName(version, 'changelog'), crc: buf.readUInt32LE(buf.length - 4) });
-    }, TransactionFlags.ABORTABLE | TransactionFlags.SYNCHRONOUS_COMMIT | TransactionFlags.NO_SYNC_FLUSH);
+    });
     this.loadedVersion = version;
   }
 
@@ -337,28 +260,13 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
   }
 
   /**
-   * Every row of the environment's committed version, read in one LMDB read transaction (its
-   * view stays put while batches commit), a slice per event-loop turn. Null when a load cleared
+   * The snapshot of the environment's committed version, built in the snapshot worker thread
+   * (which opens the same environment), or here where no worker starts. Null when a load cleared
    * the environment meanwhile.
    */
   private async snapshot(generation: number): Promise<{ version: number; data: Uint8Array } | null> {
-    const txn = this.env!.useReadTransaction();
-    try {
-      const local = this.meta.get('version', { transaction: txn });
-      if (!local || local.version <= 0) return null;
-      const w = new StateFileWriter(local.version, 'snapshot', 64 + this.rowCount * 48);
-      let n = 0;
-      for (const { key, value } of this.rows.getRange({ transaction: txn })) {
-        w.putBytes(keyOf(key, value), valueOf(key, value));
-        if (++n % SNAPSHOT_SLICE === 0) {
-          await nextTurn();
-          if (generation !== this.generation) return null;
-        }
-      }
-      return { version: local.version, data: w.finish() };
-    } finally {
-      txn.done();
-    }
+    const snap = await buildLmdbSnapshot(this.localPath, () => lmdbSnapshot({ env: this.env!, rows: this.rows, meta: this.meta }));
+    return generation === this.generation ? snap : null;
   }
 
   async listVersions(): Promise<number[]> {
