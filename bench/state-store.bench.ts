@@ -239,10 +239,79 @@ async function runLmdb(keys: number) {
   }
 }
 
+/**
+ * 10M keys in the LMDB store, in a process of its own whose heap is a run's default (512 MB, as
+ * WEIR_RUN_MEMORY_MB gives the engine process): loaded as 40 versions of 250k keys, a snapshot
+ * of all 10M (in the worker thread), 20 batches of 1k updates, then a restart on the same local
+ * directory. Prints its figures as one JSON line.
+ */
+async function tenMillionChild(): Promise<void> {
+  const keys = 10_000_000;
+  const versions = 40;
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-lmdb10m-'));
+  try {
+    const fm = new LocalCheckpointFileManager(dir);
+    const gc = gcFunction();
+    const conf = { minDeltasForSnapshot: versions };
+    const provider = new LmdbStateStoreProvider(fm, ID, conf, { localDir: path.join(dir, 'local') });
+    const t0 = performance.now();
+    let peakRss = 0;
+    for (let v = 0; v < versions; v++) {
+      const s = await provider.getStore(v);
+      for (let i = v * (keys / versions); i < (v + 1) * (keys / versions); i++) s.put(keyOf(i), encodeValue(valueOf(i)));
+      await s.commit();
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }
+    const loadMs = performance.now() - t0;
+    const t1 = performance.now();
+    await provider.maintenance();
+    const snapshotMs = performance.now() - t1;
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    const rand = mulberry32(7);
+    const batches: number[] = [];
+    for (let b = versions; b < versions + 20; b++) {
+      const t = performance.now();
+      const s = await provider.getStore(b);
+      for (let u = 0; u < UPDATED_PER_BATCH; u++) {
+        const k = keyOf(Math.floor(rand() * keys));
+        s.get(k);
+        s.put(k, encodeValue({ count: b, sum: u }));
+      }
+      await s.commit();
+      batches.push(performance.now() - t);
+    }
+    await provider.close();
+    const t2 = performance.now();
+    const again = await new LmdbStateStoreProvider(fm, ID, conf, { localDir: path.join(dir, 'local') }).getStore(versions + 20);
+    const restartMs = performance.now() - t2;
+    if (again.size !== keys) throw new Error(`restart loaded ${again.size} keys`);
+    const heapMB = heapUsed(gc) / 2 ** 20;
+    const rssMB = process.memoryUsage().rss / 2 ** 20;
+    console.log(JSON.stringify({ keys, rssMB, peakRssMB: peakRss / 2 ** 20, heapMB, loadMs, snapshotMs, batchMedianMs: quantile(batches, 0.5), restartMs }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs tenMillionChild in a node with a 512 MB heap and the same loader (tsx) as this one. */
+async function tenMillionKeys(): Promise<Record<string, number>> {
+  const { execFileSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const out = execFileSync(process.execPath, ['--max-old-space-size=512', '--import', 'tsx', fileURLToPath(import.meta.url), '--lmdb-10m-child'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;
+}
+
 export async function main() {
   const small = await runSize(10_000);
   const large = await runSize(1_000_000);
   const lmdb = await runLmdb(1_000_000);
+  // Opt-in: minutes of a loaded 2-core machine and a few GB of temp disk.
+  const tenMillion = process.env.WEIR_BENCH_LMDB_10M === '1' ? await tenMillionKeys() : null;
+  if (tenMillion) console.log(`state-store lmdb 10M keys in a 512 MB heap: ${JSON.stringify(tenMillion)}`);
   console.log(
     `state-store lmdb ${lmdb.keys.toLocaleString('en')} keys, ${UPDATED_PER_BATCH} updated/batch, ${BATCHES} batches (${lmdb.snapshotsWritten} snapshots kept): ` +
       `batch median ${lmdb.batchMedianMs.toFixed(1)} ms, p99 ${lmdb.batchP99Ms.toFixed(1)} ms, max ${lmdb.batchMaxMs.toFixed(1)} ms (${lmdb.batchesDuringSnapshot} beside a snapshot: median ${lmdb.batchDuringSnapshotMedianMs.toFixed(1)}, max ${lmdb.batchDuringSnapshotMaxMs.toFixed(1)} ms); commit median ${lmdb.commitMedianMs.toFixed(2)} ms (changelog ${lmdb.deltaBytes} B); ` +
@@ -286,6 +355,7 @@ export async function main() {
         batchP99GoalMet: lmdb.batchP99Ms / lmdb.batchMedianMs <= 3,
         batchMedianMs: lmdb.batchMedianMs,
         heapBytesPerKeyAfterRestart: lmdb.heapBytesPerKeyAfterRestart,
+        ...(tenMillion ? { tenMillionKeys: { ...tenMillion, heapGoalMet: tenMillion.heapMB < 256 } } : {}),
       },
     },
   };
@@ -297,7 +367,9 @@ export async function main() {
   return result;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv.includes('--lmdb-10m-child')) {
+  await tenMillionChild();
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((e) => {
     console.error(e);
     process.exit(1);

@@ -193,7 +193,7 @@ export class LmdbStateStoreProvider implements StateStoreProvider {
         else rows.putSync(lkey, value);
       };
       const remove = (key: string) => void rows.removeSync(lmdbKey(key));
-      await this.env!.transactionSync(() => {
+      this.env!.transactionSync(() => {
         rows.clearSync();
         if (base) scanStateFile(this.path(start, 'snapshot'), base.data, { version: start, kind: 'snapshot' }, putSnapshotRow, remove);
         changelogs.forEach((data, i) => scanStateFile(this.path(start + 1 + i, 'changelog'), data, { version: start + 1 + i, kind: 'changelog' }, put, remove));
