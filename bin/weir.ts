@@ -8,6 +8,7 @@
  *   weir checkpoint inspect <dir>
  *   weir checkpoint export <dir> > file.tar
  *   weir checkpoint import <dir> < file.tar
+ *   weir checkpoint convert-state --to <hdfs|lmdb> <dir>
  *
  * Exit codes: 0 ok · 1 the run failed · 2 usage error or invalid job · 3 crashed on purpose at
  * --crash-at · 4 another runner owns the checkpoint (CONCURRENT_STREAM_LOG_UPDATE).
@@ -32,6 +33,7 @@ import {
   WeirError,
   checkpointFileManagerFor,
   confineSpecPaths,
+  convertStateProvider,
   formatContract,
   getSinkDefinition,
   inspectCheckpoint,
@@ -56,6 +58,8 @@ const USAGE = `Usage:
   weir checkpoint inspect <dir>            show offsets, commits and the pending batch of a checkpoint
   weir checkpoint export <dir> > file.tar  write the checkpoint (a directory or s3://…) as a tar with every file's SHA-256
   weir checkpoint import <dir> < file.tar  check every file of such a tar, then write it into the empty <dir> (or s3://…)
+  weir checkpoint convert-state --to <hdfs|lmdb> <dir>
+                                           move a copy's state to the other state store provider (then set stateStore.provider)
 
 Exit codes: 0 ok, 1 run failed, 2 usage or invalid job, 3 crashed at --crash-at, 4 another runner owns the checkpoint.`;
 
@@ -286,6 +290,17 @@ async function checkpointImport(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
+async function checkpointConvertState(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('checkpoint convert-state', args, { to: { type: 'string' } });
+  const to = parsed.values.to;
+  if (to !== 'hdfs' && to !== 'lmdb') throw new UsageError('weir checkpoint convert-state needs --to hdfs or --to lmdb');
+  const fm = checkpointFileManagerFor(checkpointDir('convert-state', parsed.positionals[0]));
+  const r = await convertStateProvider(fm, to);
+  err(`the state of ${r.operators.length} stateful operator(s) in ${fm.description} belongs to the "${to}" provider now (${r.files} change files rewritten); ` +
+    `run it as a job with stateStore.provider "${to}"`);
+  return EXIT.ok;
+}
+
 async function packageVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
@@ -308,6 +323,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'checkpoint' && sub === 'inspect') return await checkpointInspect(rest);
     if (cmd === 'checkpoint' && sub === 'export') return await checkpointExport(rest);
     if (cmd === 'checkpoint' && sub === 'import') return await checkpointImport(rest);
+    if (cmd === 'checkpoint' && sub === 'convert-state') return await checkpointConvertState(rest);
     throw new UsageError(`unknown command "${[cmd, sub].filter(Boolean).join(' ')}"`);
   } catch (e) {
     if (e instanceof UsageError) {

@@ -42,7 +42,11 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
               op.partitions.map((p) => (
                 <tr key={`${op.operatorId}/${p.partitionId}`}>
                   <td>
-                    {op.operatorName ?? 'unknown operator'} <span className="muted-text small">(state/{op.operatorId})</span>
+                    {op.operatorName ?? 'unknown operator'}{' '}
+                    <span className="muted-text small">
+                      (state/{op.operatorId}
+                      {op.stateStoreProvider ? `, ${op.stateStoreProvider} store` : ''})
+                    </span>
                   </td>
                   <td className="num">{p.partitionId}</td>
                   <td>{p.latestVersion === null ? '–' : `${p.oldestLoadableVersion} … ${p.latestVersion}`}</td>

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CrashPointError, readCommittedRows, validateJob, WeirError, type CrashPlan, type StreamingQueryProgress } from '@/lib/engine';
 import { Worker } from 'node:worker_threads';
+import { lmdbKey, openLocalCache } from '@/lib/engine/state/lmdb-environment';
+import { readStateFile } from '@/lib/engine/state/state-file-format';
 import { EngineHost, engineBundle } from './engine-host';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-engine-host-'));
@@ -65,6 +67,32 @@ describe('EngineHost', () => {
       expect(reply.data).toBeInstanceOf(Uint8Array);
     } finally {
       await w.terminate();
+    }
+  });
+
+  it('the bundled snapshot worker reads an LMDB state store\'s environment', async () => {
+    const file = await engineBundle();
+    const local = path.join(dir, 'lmdb-env');
+    const e = openLocalCache(local);
+    e.env.transactionSync(() => {
+      e.rows.putSync(lmdbKey('k'), Buffer.from([1, 2]));
+      e.meta.putSync('version', { version: 3, checkpoint: 'test', file: null, crc: 0 });
+    });
+    const w = new Worker(path.join(path.dirname(file), 'state-snapshot-worker.mjs'));
+    try {
+      const reply = await new Promise<{ id: number; data?: Uint8Array; version?: number; error?: unknown }>((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+        w.postMessage({ id: 8, lmdbPath: local });
+      });
+      expect(reply.error).toBeUndefined();
+      expect(reply.version).toBe(3);
+      const got = new Map<string, string>();
+      readStateFile('3.snapshot', Buffer.from(reply.data!), { version: 3, kind: 'snapshot' }, (k, v) => void got.set(k, v), () => {});
+      expect(got).toEqual(new Map([['k', '\x01\x02']]));
+    } finally {
+      await w.terminate();
+      await e.env.close();
     }
   });
 

@@ -49,6 +49,8 @@ export interface EngineHostOptions {
   log: (event: EngineLogEvent) => void;
   /** The engine process's JavaScript heap (V8's old space), in MB. */
   memoryLimitMb: number;
+  /** MicroBatchExecutionOptions.stateLocalDir. */
+  stateLocalDir?: string;
 }
 
 const OOM = /JavaScript heap out of memory|Reached heap limit/;
@@ -151,7 +153,7 @@ export class EngineHost {
         gone(null, null, e);
       });
       const outbound = this.o.outbound && { allow: this.o.outbound.allow, infrastructure: this.o.outbound.infrastructure };
-      this.send(child, { t: 'init', init: { spec: this.o.spec, crash: this.o.crash, outbound } });
+      this.send(child, { t: 'init', init: { spec: this.o.spec, crash: this.o.crash, outbound, stateLocalDir: this.o.stateLocalDir } });
       return child;
     });
     return this.spawned;

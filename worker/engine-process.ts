@@ -41,6 +41,7 @@ process.on('message', (m: HostToEngine) => {
     exec = new MicroBatchExecution({
       spec: m.init.spec,
       crash: m.init.crash,
+      stateLocalDir: m.init.stateLocalDir,
       fence: () => call({ fn: 'fence' }),
       onProgress: (progress) => call({ fn: 'progress', progress }),
       onQueryIdle: (e) => send({ t: 'idle', timestampMs: e.timestampMs }),

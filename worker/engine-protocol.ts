@@ -14,6 +14,8 @@ interface EngineInit {
   crash?: CrashPlan;
   /** The worker's outbound policy (allow list, infrastructure), which the run's connectors obey. */
   outbound?: Omit<OutboundPolicy, 'resolve'>;
+  /** Where an `lmdb` state store keeps its local copy (the worker's data directory). */
+  stateLocalDir?: string;
 }
 
 export type EngineCommand = 'start' | 'run' | 'stop';

@@ -49,6 +49,8 @@ export interface RunProcessorOptions {
   roots: PathRoots;
   /** Each run's engine runs in a process of its own with this heap (WEIR_RUN_MEMORY_MB). */
   runMemoryMb: number;
+  /** Where runs keep the local copy of an `lmdb` state store (under the worker's WEIR_DATA_DIR). */
+  stateLocalDir?: string;
 }
 
 interface ActiveRun {
@@ -224,6 +226,7 @@ export class RunProcessor {
       exec = new EngineHost({
         spec,
         memoryLimitMb: this.o.runMemoryMb,
+        stateLocalDir: this.o.stateLocalDir,
         outbound: serverOutboundPolicy(),
         fence,
         crash,

@@ -11,6 +11,7 @@
  * LOST and the job STOPPED (lib/server/job-lifecycle.ts endLostRuns), so a stop during a failover
  * does not leave the job STOPPING.
  */
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Env } from '@/lib/env';
@@ -78,6 +79,8 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
     renewMs: config.WEIR_LEASE_RENEW_MS,
     roots: { checkpointRoot: config.checkpointRoot, filesRoots: config.filesRoots },
     runMemoryMb: config.WEIR_RUN_MEMORY_MB,
+    // The lmdb state store's local copies: a cache on this machine, rebuilt from the checkpoint when missing.
+    stateLocalDir: path.join(config.dataDir, 'state-cache'),
   });
   // Each run's engine process loads this bundle: build it before taking runs (and fail here if it cannot be).
   await engineBundle();

@@ -56,6 +56,7 @@ export { readCommittedRows } from './sinks/files-sink';
 export type { StateStore, StateStoreProvider, StateStoreId, StateStoreConf, StateStoreMetrics } from './state/state-store';
 export { stateStoreDir, partitionForKey } from './state/state-store';
 export { FileBackedStateStoreProvider } from './state/file-backed-state-store-provider';
+export { convertStateProvider } from './state/state-provider-conversion';
 export { StateSchemaCompatibilityChecker, checkStateCompatibility, type StatefulOperatorDescriptor } from './state/state-schema-compatibility-checker';
 export { inspectState, type StateOperatorInspection, type StatePartitionInspection } from './state/state-inspector';
 export { analyzeStreamingPlan, explainStateful, type AnalyzerWarning, type StreamingAnalysis } from './query/analyzer';

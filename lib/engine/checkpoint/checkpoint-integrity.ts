@@ -18,7 +18,7 @@
  * Each problem names the file; CORRUPT_CHECKPOINT's message gives the ways out.
  */
 import { CorruptCheckpointError } from '../errors';
-import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
+import { listStateFiles, loadableVersions } from '../state/state-checkpoint-files';
 import { stateSchemaProblems } from '../state/state-schema-compatibility-checker';
 import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { CommitLog } from './commit-log';
@@ -92,13 +92,13 @@ async function unloadableStateVersions(fm: CheckpointFileManager, version: numbe
   const out: CheckpointProblem[] = [];
   for (const op of (await fm.list('state')).filter((n) => /^\d+$/.test(n))) {
     for (const part of (await fm.list(`state/${op}`)).filter((n) => /^\d+$/.test(n))) {
-      const versions = await new FileBackedStateStoreProvider(fm, { operatorId: Number(op), partitionId: Number(part) }).listVersions();
+      const versions = loadableVersions(await listStateFiles(fm, `state/${op}/${part}`));
       if (versions.includes(version)) continue;
       out.push({
         path: `state/${op}/${part}/${version}.delta`,
         missing: true,
         reason: `commits/${C} means the next batch loads state version ${version} of state/${op}/${part}, which cannot be loaded ` +
-          `(loadable: ${versions.length ? `${versions[0]} … ${versions.at(-1)}` : 'none'}; its delta, or a snapshot, was deleted)`,
+          `(loadable: ${versions.length ? `${versions[0]} … ${versions.at(-1)}` : 'none'}; its delta or changelog, or a snapshot, was deleted)`,
       });
     }
   }

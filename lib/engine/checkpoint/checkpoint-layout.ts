@@ -6,7 +6,7 @@
  * - `metadata` (stream-metadata.ts)
  * - `offsets/N`, `commits/N` (offset-seq-log.ts, commit-log.ts), `progress/N` (progress-log.ts)
  * - `sources/<i>/N` and `sources/<i>/N.compact` (each source's log: files-source, rate-source)
- * - `state/<op>/<partition>/<V>.delta|snapshot` and `state/<op>/_metadata/schema` (state/)
+ * - `state/<op>/<partition>/<V>.delta|changelog|snapshot` and `state/<op>/_metadata/schema` (state/)
  * The local file manager's scratch names (`.<name>.<pid>.<n>.tmp`, `.<name>.claim`) next to any
  * of these are the engine's too (a write that died half-way), and go with a reset.
  */
@@ -15,7 +15,7 @@ const ENTRY = [
   /^metadata$/,
   /^(offsets|commits|progress)\/\d+$/,
   /^sources\/\d+\/\d+(\.compact)?$/,
-  /^state\/\d+\/\d+\/\d+\.(delta|snapshot)$/,
+  /^state\/\d+\/\d+\/\d+\.(delta|changelog|snapshot)$/,
   /^state\/\d+\/_metadata\/schema$/,
 ];
 

@@ -90,6 +90,8 @@ export interface MicroBatchExecutionOptions {
   log?: (event: EngineLogEvent) => void;
   /** State store providers for stateful operators; required only by stateful plans. */
   stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
+  /** Where the `lmdb` state store provider keeps its local copy of the state (QueryRuntimeDeps.stateLocalDir). */
+  stateLocalDir?: string;
   /** Ready-made source/sink instead of building them from the registries (tests, embedding). */
   source?: Source;
   sink?: Sink;
@@ -205,6 +207,7 @@ export class MicroBatchExecution {
       source: this.opts.source,
       sink: this.opts.sink,
       stateStoreProvider: this.opts.stateStoreProvider,
+      stateLocalDir: this.opts.stateLocalDir,
     });
     const s = this.opts.spec.source;
     if (s.onBadRecord === 'dead-letter' && s.badRecordsPath) this.deadLetters = new DeadLetterWriter(s.badRecordsPath, this.id);

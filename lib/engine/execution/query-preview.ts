@@ -170,6 +170,9 @@ async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 
     sink: { type: 'memory', options: { table: id } },
     trigger: { type: 'available-now' },
     checkpointLocation: `memory://${id}`,
+    // A preview's state lives and dies in memory: the heap store, whatever the job runs with
+    // (the lmdb one would leave a local directory behind per preview).
+    stateStore: { provider: 'hdfs' },
   });
   if (!parsed.ok) throw new ValidationError(`The query cannot be previewed: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
   const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });

@@ -4,6 +4,8 @@
  * audit. MicroBatchExecution drives it batch by batch; this keeps the protocol file about the
  * protocol.
  */
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
 import { auditContract, type ContractAudit } from '../contract';
@@ -12,13 +14,14 @@ import { isStatefulOperator, type OperatorContext, type StateOperatorProgress, t
 import { batchEventTimes, nextWatermark } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
-import type { JobSpec } from '../spec/job-spec';
+import { stateStoreProviderOf, type JobSpec } from '../spec/job-spec';
 import { getSinkDefinition } from '../sinks/index';
 import type { Sink } from '../sinks/sink';
 import { getSourceDefinition } from '../sources/index';
 import type { Source, SourceBatch } from '../sources/source';
 import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
+import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
 import type { Row, Schema } from '../types';
 
@@ -29,6 +32,11 @@ export interface QueryRuntimeDeps {
   source?: Source;
   sink?: Sink;
   stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
+  /**
+   * Directory on this machine where a provider that keeps a local copy of the state (`lmdb`) puts
+   * it, one subdirectory per query (a worker's data directory). Default: under the OS temp dir.
+   */
+  stateLocalDir?: string;
 }
 
 export interface BatchResult {
@@ -45,6 +53,20 @@ export function relationOf(spec: JobSpec) {
     eventTime: spec.source.eventTime,
     watermarkDelayMs: spec.source.watermarkDelay ? parseDuration(spec.source.watermarkDelay) ?? 0 : undefined,
   };
+}
+
+/**
+ * The spec's state store provider, per store. State versions are kept as long as the checkpoint
+ * logs (Spark's minBatchesToRetain covers both). The LMDB provider's local copy goes under the
+ * query's own directory: its environments are keyed by the query id, which the checkpoint keeps.
+ */
+function stateStoreProviderFactory(spec: JobSpec, deps: QueryRuntimeDeps): (id: StateStoreId, cp: CheckpointFileManager) => StateStoreProvider {
+  const conf = { minVersionsToRetain: spec.minBatchesToRetain };
+  if (stateStoreProviderOf(spec) === 'lmdb') {
+    const localDir = path.join(deps.stateLocalDir ?? path.join(tmpdir(), 'weir-state'), deps.queryId);
+    return (id, cp) => new LmdbStateStoreProvider(cp, id, conf, { localDir }, deps.clock);
+  }
+  return (id, cp) => new FileBackedStateStoreProvider(cp, id, conf, deps.clock);
 }
 
 export class QueryRuntime {
@@ -72,8 +94,9 @@ export class QueryRuntime {
     const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
     if (query.stateful) {
       // State lives in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
-      deps = { ...deps, stateStoreProvider: deps.stateStoreProvider ?? ((id, cp) => new FileBackedStateStoreProvider(cp, id, {}, deps.clock)) };
-      await checkStateCompatibility(deps.checkpoint, query.statefulOperators, { type: spec.source.type, options: spec.source.options });
+      const provider = stateStoreProviderOf(spec);
+      deps = { ...deps, stateStoreProvider: deps.stateStoreProvider ?? stateStoreProviderFactory(spec, deps) };
+      await checkStateCompatibility(deps.checkpoint, query.statefulOperators, { type: spec.source.type, options: spec.source.options }, { provider });
     }
     let source = deps.source;
     if (!source) {

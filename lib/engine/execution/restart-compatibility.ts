@@ -11,7 +11,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import { OffsetSeqLog } from '../checkpoint/offset-seq-log';
 import { SystemClock } from '../clock';
 import { compileStreamingQuery } from '../query/streaming-query';
-import type { JobSpec } from '../spec/job-spec';
+import { stateStoreProviderOf, type JobSpec } from '../spec/job-spec';
 import { getSourceDefinition } from '../sources/index';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
 import { assertSameSource } from './populate-start-offsets';
@@ -42,6 +42,6 @@ export async function checkRestartCompatibility(spec: JobSpec, fm: CheckpointFil
   }
   const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
   if (!query.stateful) return { checkpointHasBatches: true, verifiedOperators: [] };
-  const r = await checkStateCompatibility(fm, query.statefulOperators, { type: spec.source.type, options: spec.source.options }, { dryRun: true });
+  const r = await checkStateCompatibility(fm, query.statefulOperators, { type: spec.source.type, options: spec.source.options }, { dryRun: true, provider: stateStoreProviderOf(spec) });
   return { checkpointHasBatches: true, verifiedOperators: r.verified };
 }

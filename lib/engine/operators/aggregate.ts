@@ -40,7 +40,7 @@ import {
   type AggregateOp,
 } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
-import { partitionForKey, type StateStore } from '../state/state-store';
+import { partitionForKey, providerMetrics, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { Field, OutputMode, Row, Schema } from '../types';
 import type { OperatorContext, StatefulOperator, StateOperatorProgress } from './physical-operator';
@@ -336,6 +336,7 @@ export class StatefulAggregateExec implements StatefulOperator {
         keyTimeMemoBytes: this.keyTimes.size * KEY_TIME_BYTES,
         numRowsEvictedByWatermark: this.lastStores.reduce((n, s) => n + s.metrics().numRowsEvictedByWatermark, 0),
         stateOnDiskBytes: this.lastStores.reduce((n, s) => n + s.metrics().bytesOnDisk, 0),
+        ...providerMetrics(this.lastStores.map((s) => s.metrics())),
       },
     };
   }

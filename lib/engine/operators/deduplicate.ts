@@ -14,7 +14,7 @@
  * too; the first occurrence in source order wins, which a re-run of the batch reproduces.
  */
 import type { Row, Schema } from '../types';
-import type { StateStore } from '../state/state-store';
+import { providerMetrics, type StateStore } from '../state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { OperatorContext, StateOperatorProgress, StatefulOperator } from './physical-operator';
 
@@ -96,7 +96,7 @@ export class StreamingDeduplicateExec implements StatefulOperator {
       numRowsDroppedByWatermark: this.dropped,
       memoryUsedBytes: m?.memoryUsedBytes ?? 0,
       commitTimeMs: m?.commitTimeMs ?? 0,
-      customMetrics: { numRowsEvictedByWatermark: m?.numRowsEvictedByWatermark ?? 0, stateOnDiskBytes: m?.bytesOnDisk ?? 0 },
+      customMetrics: { numRowsEvictedByWatermark: m?.numRowsEvictedByWatermark ?? 0, stateOnDiskBytes: m?.bytesOnDisk ?? 0, ...providerMetrics([m]) },
     };
   }
 }

@@ -4,17 +4,23 @@
  * point with state present, restart compatibility, and validation-time legality. Every expected
  * answer is computed from the rows the script added, by a hand-written reference.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock';
 import { IncompatibleQueryChangeError } from '../errors';
 import { CRASH_POINTS } from '../execution/crash-points';
 import { MicroBatchExecution } from '../execution/micro-batch-execution';
+import { checkRestartCompatibility } from '../execution/restart-compatibility';
+import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
+import { convertStateProvider } from '../state/state-provider-conversion';
 import { AddData, Assert, CheckAnswer, CrashAt, StartStream, StopStream, testStream, type StreamHarness } from '../execution/testing/stream-test';
 import { mustParse, seededRandom, tempDir } from '../execution/testing/test-fixtures';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { MemoryStream } from '../sources/memory-source';
+import type { StateStoreProviderName } from '../spec/job-spec';
 import { validateJob } from '../spec/validate-job';
 import type { OutputMode, Row } from '../types';
 
@@ -32,10 +38,13 @@ const SCHEMA = [
 ] as const;
 
 let uniq = 0;
-async function job(sql: string, outputMode: OutputMode, extra: { watermark?: string; dedup?: unknown } = {}) {
+async function job(sql: string, outputMode: OutputMode, extra: { watermark?: string; dedup?: unknown; provider?: StateStoreProviderName } = {}) {
   const name = `stateful-${process.pid}-${uniq++}`;
   const checkpoint = await tempDir('stateful');
   roots.push(checkpoint);
+  // The LMDB provider's local copy: one directory per job, as a worker's data directory holds it.
+  const stateLocalDir = await tempDir('stateful-local');
+  roots.push(stateLocalDir);
   const specJson = {
     name,
     source: { name: 'events', type: 'memory', options: { stream: name }, schema: SCHEMA, ...(extra.watermark ? { eventTime: 'ts', watermarkDelay: extra.watermark } : {}) },
@@ -45,8 +54,9 @@ async function job(sql: string, outputMode: OutputMode, extra: { watermark?: str
     trigger: { type: 'available-now' },
     checkpointLocation: checkpoint,
     ...(extra.dedup ? { dedup: extra.dedup } : {}),
+    ...(extra.provider ? { stateStore: { provider: extra.provider } } : {}),
   };
-  return { name, specJson, spec: mustParse(specJson), stream: MemoryStream.named(name), table: MemorySinkTable.named(name) };
+  return { name, specJson, spec: mustParse(specJson), stream: MemoryStream.named(name), table: MemorySinkTable.named(name), options: { stateLocalDir } };
 }
 
 function gen(seed: number) {
@@ -96,13 +106,20 @@ function harness(j: Awaited<ReturnType<typeof job>>, mode: OutputMode, expected:
     addData: async (rows) => void j.stream.addRows(rows),
     readAnswer: async () => (mode === 'update' ? latestBy(j.table.rows, key) : j.table.rows),
     expected,
+    options: j.options,
   };
 }
 
 const AGG_SQL = 'SELECT region, count(*) AS n, sum(amount) AS s FROM events GROUP BY region';
 const WINDOW_SQL = "SELECT window(ts, '10 minutes'), region, count(*) AS n FROM events GROUP BY window(ts, '10 minutes'), region";
 
-describe('stateful queries through MicroBatchExecution: crash at every point with state present', () => {
+/** The crash matrices run on both state store providers; the change file each writes per version. */
+const PROVIDERS = [
+  { provider: 'hdfs' as const, changeFile: 'delta' },
+  { provider: 'lmdb' as const, changeFile: 'changelog' },
+];
+
+describe.each(PROVIDERS)('stateful queries through MicroBatchExecution ($provider state store): crash at every point with state present', ({ provider, changeFile }) => {
   const cases = [
     { mode: 'complete' as const, sql: AGG_SQL, watermark: undefined, expected: groupByRegion, key: (r: Row) => String(r.region) },
     { mode: 'update' as const, sql: AGG_SQL, watermark: undefined, expected: groupByRegion, key: (r: Row) => String(r.region) },
@@ -112,7 +129,7 @@ describe('stateful queries through MicroBatchExecution: crash at every point wit
     // Append: batch 1 is the no-data batch that closes windows once the watermark moved, so the second AddData is batch 2.
     const crashBatch = c.mode === 'append' ? 2 : 1;
     it.each(CRASH_POINTS)(`${c.mode}: crash at %s of the second data batch, restart, same answer`, async (point) => {
-      const j = await job(c.sql, c.mode, { watermark: c.watermark });
+      const j = await job(c.sql, c.mode, { watermark: c.watermark, provider });
       const g = gen(point.length * 7 + c.mode.length);
       const state = await testStream(harness(j, c.mode, c.expected, c.key), [
         AddData(g(20)),
@@ -124,7 +141,7 @@ describe('stateful queries through MicroBatchExecution: crash at every point wit
           // commit, which is written beside the sink: at every point past offsets/N.
           const { LocalCheckpointFileManager } = await import('../checkpoint/local-checkpoint-file-manager');
           const files = await new LocalCheckpointFileManager(j.spec.checkpointLocation).list('state/0/0');
-          expect(files.includes(`${crashBatch + 1}.delta`)).toBe(point !== 'after-offsets');
+          expect(files.includes(`${crashBatch + 1}.${changeFile}`)).toBe(point !== 'after-offsets');
         }),
         AddData(g(15)),
         CheckAnswer(),
@@ -143,7 +160,7 @@ describe('stateful queries through MicroBatchExecution: crash at every point wit
   }
 });
 
-describe('dedup and streaming LIMIT: crash at every point with state present', () => {
+describe.each(PROVIDERS)('dedup and streaming LIMIT ($provider state store): crash at every point with state present', ({ provider }) => {
   const project = (rows: Row[]) => rows.map((r) => ({ region: r.region, amount: r.amount }));
   const firstOfEachKey = (added: Row[]) => latestBy([...project(added)].reverse(), (r) => JSON.stringify(r)).reverse();
   const cases = [
@@ -152,7 +169,7 @@ describe('dedup and streaming LIMIT: crash at every point with state present', (
   ];
   for (const c of cases) {
     it.each(CRASH_POINTS)(`${c.name}: crash at %s of batch 1, restart, every row exactly once`, async (point) => {
-      const j = await job(c.sql, 'append', { dedup: c.dedup });
+      const j = await job(c.sql, 'append', { dedup: c.dedup, provider });
       const g = gen(point.length * 13 + c.name.length);
       const first = g(12);
       const h: StreamHarness = {
@@ -161,6 +178,7 @@ describe('dedup and streaming LIMIT: crash at every point with state present', (
         addData: async (rows) => void j.stream.addRows(rows),
         readAnswer: async () => j.table.rows,
         expected: (added) => c.expected(added),
+        options: j.options,
       };
       // Repeats of earlier rows make the dedup state matter across the crash.
       await testStream(h, [
@@ -277,6 +295,69 @@ describe('restart compatibility', () => {
     await q2.processAllAvailable();
     await q2.stop();
     expect(q2.lastProgress?.stateOperators[0].numRowsTotal).toBeGreaterThan(0);
+  });
+
+  it.each(['hdfs', 'lmdb'] as const)('a checkpoint whose state the %s provider wrote refuses the other provider, at start and at edit time', async (provider) => {
+    const other = provider === 'hdfs' ? 'lmdb' : 'hdfs';
+    const j = await job(AGG_SQL, 'update', { provider });
+    const q1 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0), ...j.options });
+    j.stream.addData(...gen(5)(10));
+    await q1.processAllAvailable();
+    await q1.stop();
+    const schema = JSON.parse(readFileSync(path.join(j.spec.checkpointLocation, 'state/0/_metadata/schema'), 'utf8')) as { stateStoreProvider?: string };
+    expect(schema.stateStoreProvider).toBe(provider);
+
+    const switched = mustParse({ ...j.specJson, stateStore: { provider: other } });
+    const err = await new MicroBatchExecution({ spec: switched, clock: new ManualClock(T0), ...j.options }).start().then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(IncompatibleQueryChangeError);
+    expect((err as Error).message).toContain(`with stateStore.provider "${other}": the state of stateful operator 0 (aggregate) was written by the "${provider}" state store provider`);
+    expect((err as Error).message).toContain(`set stateStore.provider back to "${provider}"`);
+    await expect(checkRestartCompatibility(switched, new LocalCheckpointFileManager(j.spec.checkpointLocation))).rejects.toThrow(/was written by the "\w+" state store provider/);
+
+    // The same provider restarts and keeps its state.
+    const q2 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0), ...j.options });
+    j.stream.addData(...gen(6)(5));
+    await q2.processAllAvailable();
+    await q2.stop();
+    const op = q2.lastProgress!.stateOperators[0];
+    expect(op.numRowsTotal).toBeGreaterThan(0);
+    // The LMDB provider reports its local pages; its rows are not in the heap.
+    if (provider === 'lmdb') {
+      expect(op.customMetrics?.lmdbLocalBytes).toBeGreaterThan(0);
+      expect(op.customMetrics?.lmdbRebuiltFromCheckpoint).toBe(0); // restarted on the same machine: the local copy was reused
+    } else {
+      expect(op.customMetrics?.lmdbLocalBytes).toBeUndefined();
+    }
+
+    // The way out: the state converted to the other provider, which then goes on from it.
+    const fm = new LocalCheckpointFileManager(j.spec.checkpointLocation);
+    expect((await convertStateProvider(fm, other)).operators).toEqual([0]);
+    await expect(new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0), ...j.options }).start()).rejects.toThrow(/was written by the "\w+" state store provider/);
+    const q3 = new MicroBatchExecution({ spec: switched, clock: new ManualClock(T0), ...j.options });
+    const more = gen(8)(7);
+    j.stream.addData(...more);
+    await q3.processAllAvailable();
+    await q3.stop();
+    const all = [...gen(5)(10), ...gen(6)(5), ...more];
+    const key = (r: Row) => String(r.region);
+    expect(new Map(latestBy(j.table.rows, key).map((r) => [key(r), r]))).toEqual(new Map(groupByRegion(all).map((r) => [key(r), r])));
+  });
+
+  it('a checkpoint from before the provider was recorded is the default provider\'s', async () => {
+    const j = await job(AGG_SQL, 'update');
+    const q1 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0), ...j.options });
+    j.stream.addData(...gen(7)(10));
+    await q1.processAllAvailable();
+    await q1.stop();
+    const file = path.join(j.spec.checkpointLocation, 'state/0/_metadata/schema');
+    const { stateStoreProvider, ...before } = JSON.parse(readFileSync(file, 'utf8')) as { stateStoreProvider?: string };
+    expect(stateStoreProvider).toBe('hdfs');
+    writeFileSync(file, JSON.stringify(before));
+    await expect(new MicroBatchExecution({ spec: mustParse({ ...j.specJson, stateStore: { provider: 'lmdb' } }), clock: new ManualClock(T0), ...j.options }).start())
+      .rejects.toThrow(/was written by the "hdfs" state store provider/);
+    const q2 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0), ...j.options });
+    await q2.start();
+    await q2.stop();
   });
 
   it('a stateless query accepts another projection on restart; adding an aggregation to it is refused', async () => {

@@ -11,7 +11,7 @@
 import type { OutputMode, Row, Schema } from '../types';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
-import type { StateStore } from '../state/state-store';
+import { providerMetrics, type StateStore } from '../state/state-store';
 
 class CompleteModeLimitExec implements PhysicalOperator {
   readonly name = 'Limit';
@@ -53,6 +53,7 @@ class StreamingGlobalLimitExec implements StatefulOperator {
       numRowsDroppedByWatermark: 0,
       memoryUsedBytes: m?.memoryUsedBytes ?? 0,
       commitTimeMs: m?.commitTimeMs ?? 0,
+      customMetrics: providerMetrics([m]),
     };
   }
 }

@@ -33,6 +33,15 @@ const MAX_NAME_LENGTH = 200;
 /** A source column's types (types.ts's ColumnType); `binary` is read from JSON and CSV as base64, as Spark's readers do. */
 const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp', 'binary'] as const;
 
+const STATE_STORE_PROVIDERS = ['hdfs', 'lmdb'] as const;
+export type StateStoreProviderName = (typeof STATE_STORE_PROVIDERS)[number];
+export const DEFAULT_STATE_STORE_PROVIDER: StateStoreProviderName = 'hdfs';
+
+/** The job's state store provider (the default when the spec names none). */
+export function stateStoreProviderOf(spec: Pick<JobSpec, 'stateStore'>): StateStoreProviderName {
+  return spec.stateStore?.provider ?? DEFAULT_STATE_STORE_PROVIDER;
+}
+
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an identifier (letters, digits, _; not starting with a digit)' });
 
 const TriggerSpecSchema = z.discriminatedUnion('type', [
@@ -103,7 +112,14 @@ export const JobSpecSchema = z
           }),
       )
       .optional(),
-    /** Spark's minBatchesToRetain: offsets/ and commits/ entries kept (at least 2, for recovery). */
+    /**
+     * Where stateful operators keep their state (Spark's stateStore.providerClass): `hdfs`, the
+     * default, Spark's HDFSBackedStateStoreProvider (every key in the run's heap, files through
+     * the checkpoint storage); `lmdb`, Spark's RocksDB provider with changelog checkpointing, on
+     * LMDB (keys in a local LMDB cache outside the heap). Fixed for a checkpoint's life.
+     */
+    stateStore: z.object({ provider: z.enum(STATE_STORE_PROVIDERS).default(DEFAULT_STATE_STORE_PROVIDER) }).strict().optional(),
+    /** Spark's minBatchesToRetain: offsets/ and commits/ entries, and state versions, kept (at least 2, for recovery). */
     minBatchesToRetain: z.number().int().min(2).default(100),
   })
   .strict();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateJob } from './validate-job';
 import { parseDuration } from './duration';
+import { stateStoreProviderOf } from './job-spec';
 
 const good = {
   name: 'j',
@@ -54,6 +55,19 @@ describe('validateJob', () => {
     const strict = validateJob({ ...good, source: { ...good.source, eventTime: 'a', onBadRecord: 'dead-letter' } });
     expect(strict.errors.map((e) => e.path)).toEqual(expect.arrayContaining(['source.eventTime', 'source.badRecordsPath']));
     expect(strict.errors.find((e) => e.path === 'source.eventTime')!.message).toMatch(/must be a timestamp/);
+  });
+
+  it('takes the state store provider per job: hdfs when none is named, lmdb, nothing else', () => {
+    expect(stateStoreProviderOf(validateJob(good).spec!)).toBe('hdfs');
+    const lmdb = validateJob({ ...good, stateStore: { provider: 'lmdb' } });
+    expect(lmdb.ok).toBe(true);
+    expect(stateStoreProviderOf(lmdb.spec!)).toBe('lmdb');
+    expect(stateStoreProviderOf(validateJob({ ...good, stateStore: {} }).spec!)).toBe('hdfs');
+    const bad = validateJob({ ...good, stateStore: { provider: 'rocksdb', cache: 1 } });
+    expect(bad.errors).toEqual(expect.arrayContaining([
+      { path: 'stateStore.provider', message: 'must be one of: hdfs, lmdb' },
+      expect.objectContaining({ path: 'stateStore', message: expect.stringMatching(/unknown field "cache"/) }),
+    ]));
   });
 
   it('reports unknown source and sink types with the known ones', () => {

@@ -31,7 +31,8 @@
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
 import { CorruptCheckpointError } from '../errors';
-import { parseStateFileName, readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
+import { listStateFiles, loadableVersions, purgeStateFiles } from './state-checkpoint-files';
+import { readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
 import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
 import {
   stateStoreDir,
@@ -134,19 +135,10 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     return this.open;
   }
 
-  private async listFiles(): Promise<{ version: number; kind: StateFileKind; name: string }[]> {
-    const out: { version: number; kind: StateFileKind; name: string }[] = [];
-    for (const name of await this.fm.list(this.dir)) {
-      const parsed = parseStateFileName(name);
-      if (parsed) out.push({ ...parsed, name });
-    }
-    return out;
-  }
-
   private async load(version: number): Promise<void> {
     // A snapshot in flight was built from files this load's version may rewrite: drop it.
     this.generation++;
-    const files = await this.listFiles();
+    const files = await listStateFiles(this.fm, this.dir);
     this.fileSizes.clear();
     const snapshots = files.filter((f) => f.kind === 'snapshot' && f.version <= version).map((f) => f.version).sort((a, b) => b - a);
     const read = async (v: number, kind: StateFileKind): Promise<Buffer> => {
@@ -261,32 +253,11 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
   /** Deletes files older than the newest snapshot that the oldest retained version needs. */
   private async purge(latest: number): Promise<void> {
-    const oldestRetained = latest - this.minVersionsToRetain + 1;
-    if (oldestRetained <= 1) return;
-    const files = await this.listFiles();
-    let base = 0;
-    for (const f of files) if (f.kind === 'snapshot' && f.version <= oldestRetained && f.version > base) base = f.version;
-    if (base === 0) return;
-    for (const f of files) {
-      if (f.version < base) {
-        await this.fm.delete(`${this.dir}/${f.name}`);
-        this.fileSizes.delete(f.name);
-      }
-    }
+    for (const name of await purgeStateFiles(this.fm, this.dir, latest, this.minVersionsToRetain)) this.fileSizes.delete(name);
   }
 
   async listVersions(): Promise<number[]> {
-    const files = await this.listFiles();
-    const deltas = new Set(files.filter((f) => f.kind === 'delta').map((f) => f.version));
-    const snaps = new Set(files.filter((f) => f.kind === 'snapshot').map((f) => f.version));
-    const max = files.reduce((m, f) => Math.max(m, f.version), 0);
-    const out: number[] = [];
-    let loadable = true; // version 0 is always loadable
-    for (let v = 0; v <= max; v++) {
-      if (v > 0) loadable = snaps.has(v) || (loadable && deltas.has(v));
-      if (loadable) out.push(v);
-    }
-    return out;
+    return loadableVersions(await listStateFiles(this.fm, this.dir));
   }
 
   async close(): Promise<void> {

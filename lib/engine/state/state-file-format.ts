@@ -1,9 +1,12 @@
 /**
- * The bytes of a state store file: `<version>.delta` (the keys changed by one batch) and
- * `<version>.snapshot` (the whole map at that version). Same record format as Spark's
- * HDFSBackedStateStoreProvider, minus the compression, plus a header and a checksum:
+ * The bytes of a state store file: `<version>.delta` (the keys changed by one batch),
+ * `<version>.snapshot` (the whole map at that version) and `<version>.changelog` (the LMDB
+ * provider's name for a delta, as Spark's RocksDB changelog checkpointing names it: the same
+ * records, another kind byte, so a file of one provider is never read as the other's). Same
+ * record format as Spark's HDFSBackedStateStoreProvider, minus the compression, plus a header
+ * and a checksum:
  *
- *   header   "WSTS" (4 bytes) · format version u8 (=1) · kind u8 (0 delta, 1 snapshot)
+ *   header   "WSTS" (4 bytes) · format version u8 (=1) · kind u8 (0 delta, 1 snapshot, 2 changelog)
  *            · state version float64 LE (so a file renamed to the wrong name is caught)
  *   record   int32 keyLen · key bytes · int32 valueLen · value bytes
  *            keyLen ≥ 0: the key is UTF-8; keyLen ≤ -2: the key is UTF-16LE of (-keyLen - 2)
@@ -20,15 +23,17 @@ import { ByteWriter, isWellFormed } from './state-value-codec';
 
 const MAGIC = 0x53545357; // "WSTS" read as uint32 LE
 const FORMAT_VERSION = 1;
-export type StateFileKind = 'delta' | 'snapshot';
+export type StateFileKind = 'delta' | 'snapshot' | 'changelog';
+const KIND_BYTES: Record<StateFileKind, number> = { delta: 0, snapshot: 1, changelog: 2 };
+const KINDS: StateFileKind[] = ['delta', 'snapshot', 'changelog'];
 
 export function stateFileName(version: number, kind: StateFileKind): string {
   return `${version}.${kind}`;
 }
 
-/** Parses `12.delta` / `20.snapshot`; anything else (temp files, _metadata) is not ours. */
+/** Parses `12.delta` / `20.snapshot` / `13.changelog`; anything else (temp files, _metadata) is not ours. */
 export function parseStateFileName(name: string): { version: number; kind: StateFileKind } | null {
-  const m = /^(\d+)\.(delta|snapshot)$/.exec(name);
+  const m = /^(\d+)\.(delta|snapshot|changelog)$/.exec(name);
   return m ? { version: Number(m[1]), kind: m[2] as StateFileKind } : null;
 }
 
@@ -39,7 +44,7 @@ export class StateFileWriter {
     this.w = new ByteWriter(Math.max(64, sizeHint));
     this.w.i32(MAGIC);
     this.w.u8(FORMAT_VERSION);
-    this.w.u8(kind === 'delta' ? 0 : 1);
+    this.w.u8(KIND_BYTES[kind]);
     this.w.f64(version);
   }
 
@@ -67,6 +72,17 @@ export class StateFileWriter {
     this.count++;
   }
 
+  /** `put` of a value held as bytes (the LMDB provider's form). */
+  putBytes(key: string, value: Uint8Array): void {
+    this.key(key);
+    const w = this.w;
+    w.i32(value.length);
+    w.ensure(value.length);
+    w.buf.set(value, w.pos);
+    w.pos += value.length;
+    this.count++;
+  }
+
   remove(key: string): void {
     this.key(key);
     this.w.i32(-1);
@@ -84,6 +100,42 @@ export class StateFileWriter {
 }
 
 /**
+ * A checked change file's records as the other kind of change file (`delta` ⇄ `changelog`): the
+ * same bytes under the other kind byte, with the checksum redone. How a checkpoint moves between
+ * the two providers (state-provider-conversion.ts).
+ */
+export function asKind(path: string, data: Buffer, expect: { version: number; kind: StateFileKind }, kind: StateFileKind): Uint8Array {
+  checkStateFile(path, data, expect);
+  const out = Buffer.from(data);
+  out[5] = KIND_BYTES[kind];
+  const bodyEnd = out.length - 4;
+  out.writeUInt32LE(crc32(out.subarray(0, bodyEnd)) >>> 0, bodyEnd);
+  return out;
+}
+
+/**
+ * Checks a state file's header, end marker and checksum (CorruptCheckpointError when one fails)
+ * and returns its kind: a file that passes was written whole, as named.
+ */
+export function checkStateFile(path: string, data: Buffer, expect: { version: number; kind: StateFileKind }): StateFileKind {
+  const fail = (reason: string): never => {
+    throw new CorruptCheckpointError(path, reason);
+  };
+  if (data.length < 14 + 8) fail(`${data.length} bytes is too short for a state file`);
+  if (data.readInt32LE(0) !== MAGIC) fail('not a Weir state file (bad magic)');
+  if (data[4] !== FORMAT_VERSION) fail(`unsupported state file format v${data[4]}; this Weir reads v${FORMAT_VERSION}`);
+  const kind = KINDS[data[5]];
+  if (kind === undefined) fail(`unknown state file kind ${data[5]}`);
+  if (kind !== expect.kind) fail(`header says ${kind}, file name says ${expect.kind}`);
+  const version = data.readDoubleLE(6);
+  if (version !== expect.version) fail(`header says version ${version}, file name says ${expect.version}`);
+  const bodyEnd = data.length - 4;
+  if (data.readInt32LE(bodyEnd - 4) !== -1) fail('no end marker (the file was cut short)');
+  if ((crc32(data.subarray(0, bodyEnd)) >>> 0) !== data.readUInt32LE(bodyEnd)) fail('checksum mismatch');
+  return kind;
+}
+
+/**
  * Reads a state file, calling `onPut` / `onRemove` per record. Values come as byte strings (one
  * char per byte, as the store keeps them: a one-byte string costs far less heap than a
  * Uint8Array object per value, and holds no reference to the file's buffer).
@@ -95,19 +147,25 @@ export function readStateFile(
   onPut: (key: string, value: string) => void,
   onRemove: (key: string) => void,
 ): number {
+  return scanStateFile(path, data, expect, (key, d, start, end) => onPut(key, d.toString('latin1', start, end)), onRemove);
+}
+
+/**
+ * `readStateFile` handing each value as its place in `data` (bytes `start` to `end`), for a
+ * reader that keeps the bytes (the LMDB provider copies them into its environment).
+ */
+export function scanStateFile(
+  path: string,
+  data: Buffer,
+  expect: { version: number; kind: StateFileKind },
+  onPut: (key: string, data: Buffer, start: number, end: number) => void,
+  onRemove: (key: string) => void,
+): number {
+  const kind = checkStateFile(path, data, expect);
   const fail = (reason: string): never => {
     throw new CorruptCheckpointError(path, reason);
   };
-  if (data.length < 14 + 8) fail(`${data.length} bytes is too short for a state file`);
-  if (data.readInt32LE(0) !== MAGIC) fail('not a Weir state file (bad magic)');
-  if (data[4] !== FORMAT_VERSION) fail(`unsupported state file format v${data[4]}; this Weir reads v${FORMAT_VERSION}`);
-  const kind: StateFileKind = data[5] === 0 ? 'delta' : 'snapshot';
-  if (kind !== expect.kind) fail(`header says ${kind}, file name says ${expect.kind}`);
-  const version = data.readDoubleLE(6);
-  if (version !== expect.version) fail(`header says version ${version}, file name says ${expect.version}`);
   const bodyEnd = data.length - 4;
-  if (data.readInt32LE(bodyEnd - 4) !== -1) fail('no end marker (the file was cut short)');
-  if ((crc32(data.subarray(0, bodyEnd)) >>> 0) !== data.readUInt32LE(bodyEnd)) fail('checksum mismatch');
   let pos = 14;
   let count = 0;
   const last = bodyEnd - 4;
@@ -135,7 +193,7 @@ export function readStateFile(
       onRemove(key);
     } else {
       if (valueLen < 0 || pos + valueLen > last) fail(`record ${count} overruns the file`);
-      onPut(key, data.toString('latin1', pos, pos + valueLen));
+      onPut(key, data, pos, pos + valueLen);
       pos += valueLen;
     }
     count++;

@@ -1,12 +1,14 @@
 /**
  * What the checkpoint's state/ holds, read-only, for `weir checkpoint inspect`: per stateful
- * operator, its recorded descriptor (from `_metadata/schema`) and per partition the loadable
+ * operator, its recorded descriptor and state store provider (from `_metadata/schema`) and per
+ * partition (its deltas or changelogs, and snapshots) the loadable
  * versions, the latest snapshot, the number of files and the bytes on disk. The lesson's triage
  * advice ("check the state directory size") as a command.
  */
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { parseStateFileName } from './state-file-format';
-import { FileBackedStateStoreProvider } from './file-backed-state-store-provider';
+import { DEFAULT_STATE_STORE_PROVIDER } from '../spec/job-spec';
+import { loadableVersions } from './state-checkpoint-files';
 import { schemaFilePath, type StatefulOperatorDescriptor } from './state-schema-compatibility-checker';
 
 export interface StatePartitionInspection {
@@ -22,6 +24,8 @@ export interface StateOperatorInspection {
   operatorId: number;
   operatorName: string | null;
   parts: Record<string, string> | null;
+  /** The state store provider that writes this operator's state (`hdfs` for a schema from before it was recorded). */
+  stateStoreProvider: string | null;
   partitions: StatePartitionInspection[];
   bytesOnDisk: number | null;
 }
@@ -30,10 +34,10 @@ export async function inspectState(fm: CheckpointFileManager): Promise<StateOper
   const out: StateOperatorInspection[] = [];
   const ops = (await fm.list('state')).filter((n) => /^\d+$/.test(n)).map(Number).sort((a, b) => a - b);
   for (const operatorId of ops) {
-    let descriptor: StatefulOperatorDescriptor | null = null;
+    let descriptor: (StatefulOperatorDescriptor & { stateStoreProvider?: string }) | null = null;
     if (await fm.exists(schemaFilePath(operatorId))) {
       try {
-        descriptor = JSON.parse((await fm.read(schemaFilePath(operatorId))).toString('utf8')) as StatefulOperatorDescriptor;
+        descriptor = JSON.parse((await fm.read(schemaFilePath(operatorId))).toString('utf8')) as StatefulOperatorDescriptor & { stateStoreProvider?: string };
       } catch {
         descriptor = null; // reported as unknown; the restart check names the corruption
       }
@@ -43,7 +47,7 @@ export async function inspectState(fm: CheckpointFileManager): Promise<StateOper
     for (const partitionId of parts) {
       const dir = `state/${operatorId}/${partitionId}`;
       const files = (await fm.list(dir)).map((n) => ({ n, p: parseStateFileName(n) })).filter((f) => f.p !== null);
-      const versions = await new FileBackedStateStoreProvider(fm, { operatorId, partitionId }).listVersions();
+      const versions = loadableVersions(files.map((f) => ({ ...f.p!, name: f.n })));
       const snaps = files.filter((f) => f.p!.kind === 'snapshot').map((f) => f.p!.version);
       let bytes: number | null = null;
       if (fm.size) {
@@ -64,6 +68,7 @@ export async function inspectState(fm: CheckpointFileManager): Promise<StateOper
       operatorId,
       operatorName: descriptor?.operatorName ?? null,
       parts: descriptor?.parts ?? null,
+      stateStoreProvider: descriptor ? (descriptor.stateStoreProvider ?? DEFAULT_STATE_STORE_PROVIDER) : null,
       partitions,
       bytesOnDisk: known ? partitions.reduce((n, p) => n + (p.bytesOnDisk ?? 0), 0) : null,
     });

@@ -20,6 +20,7 @@ import { FileAlreadyExistsError } from '../checkpoint/checkpoint-file-manager';
 import { CorruptCheckpointError, IncompatibleQueryChangeError } from '../errors';
 import { OffsetSeqLog, statefulOperatorsOf } from '../checkpoint/offset-seq-log';
 import { parseStateFileName } from './state-file-format';
+import { DEFAULT_STATE_STORE_PROVIDER, type StateStoreProviderName } from '../spec/job-spec';
 import type { Schema } from '../types';
 
 export interface StatefulOperatorDescriptor {
@@ -34,6 +35,8 @@ export interface StatefulOperatorDescriptor {
 
 interface StoredSchema extends StatefulOperatorDescriptor {
   formatVersion: 1;
+  /** The state store provider that writes this operator's state; absent in files from before there was a choice: `hdfs`. */
+  stateStoreProvider?: StateStoreProviderName;
 }
 
 export const schemaFilePath = (operatorId: number) => `state/${operatorId}/_metadata/schema`;
@@ -130,6 +133,7 @@ export class StateSchemaCompatibilityChecker {
     knowsStatefulOperators = true,
     /** Check only (an edit is being saved, not a run started): write no schema file. */
     dryRun = false,
+    provider: StateStoreProviderName = DEFAULT_STATE_STORE_PROVIDER,
   ): Promise<CompatibilityResult> {
     const refuse = (what: string, details: Record<string, unknown>): never => {
       throw new IncompatibleQueryChangeError(
@@ -160,17 +164,30 @@ export class StateSchemaCompatibilityChecker {
           result.created.push(op.operatorId);
           continue;
         }
-        const record: StoredSchema = { formatVersion: 1, ...op };
+        const record: StoredSchema = { formatVersion: 1, ...op, stateStoreProvider: provider };
         try {
           await this.fm.createAtomic(schemaFilePath(op.operatorId), JSON.stringify(record, null, 1));
         } catch (e) {
           if (!(e instanceof FileAlreadyExistsError)) throw e;
-          return this.check(operators, checkpointDescription, hasCommittedBatches, knowsStatefulOperators); // raced: compare with the winner
+          return this.check(operators, checkpointDescription, hasCommittedBatches, knowsStatefulOperators, dryRun, provider); // raced: compare with the winner
         }
         result.created.push(op.operatorId);
         continue;
       }
       const where = `stateful operator ${op.operatorId}`;
+      const written = old.stateStoreProvider ?? DEFAULT_STATE_STORE_PROVIDER;
+      if (written !== provider) {
+        // Not a change of the query: the same state in another store's files. Each provider reads
+        // only its own files (the other's would look like a checkpoint with no state).
+        throw new IncompatibleQueryChangeError(
+          `Cannot restart the query on checkpoint ${checkpointDescription} with stateStore.provider "${provider}": the state of ${where} ` +
+            `(${op.operatorName}) was written by the "${written}" state store provider, and a checkpoint keeps its provider for life. ` +
+            `Either set stateStore.provider back to "${written}", or convert a copy of the checkpoint ` +
+            `(\`weir checkpoint convert-state --to ${provider} <copy>\` on a savepoint or exported copy, restored as a new job), ` +
+            'or start the query on a new checkpoint location (it then starts with empty state and reprocesses from the source start).',
+          { operatorId: op.operatorId, part: 'state store provider', previous: written, current: provider },
+        );
+      }
       if (old.operatorName !== op.operatorName) {
         refuse(`${where} was ${old.operatorName} and is now ${op.operatorName}`, { operatorId: op.operatorId, part: 'operator', previous: old.operatorName, current: op.operatorName });
       }
@@ -225,12 +242,12 @@ export async function checkStateCompatibility(
   fm: CheckpointFileManager,
   operators: StatefulOperatorDescriptor[],
   source: { type: string; options: Record<string, unknown> },
-  opts: { dryRun?: boolean } = {},
+  opts: { dryRun?: boolean; provider?: StateStoreProviderName } = {},
 ): Promise<CompatibilityResult> {
   const src = sourceFingerprint(source);
   const withSource = operators.map((o) => ({ ...o, parts: { ...o.parts, source: src } }));
   const hasCommittedBatches = (await fm.list('commits')).some((n) => /^\d+$/.test(n));
   const latest = hasCommittedBatches ? await new OffsetSeqLog(fm).getLatest() : undefined;
   const knows = latest === undefined || statefulOperatorsOf(latest.value.metadata) !== undefined;
-  return new StateSchemaCompatibilityChecker(fm).check(withSource, fm.description, hasCommittedBatches, knows, opts.dryRun ?? false);
+  return new StateSchemaCompatibilityChecker(fm).check(withSource, fm.description, hasCommittedBatches, knows, opts.dryRun ?? false, opts.provider);
 }

@@ -5,7 +5,9 @@
  * thread does no O(keys) work for a snapshot and allocates nothing for it but the result.
  *
  * Files on local disk are read by the worker itself (`localFile`); other stores' bytes are read
- * here and handed over. Where no worker thread starts (a bundle without the worker's file), the
+ * here and handed over. The LMDB provider's snapshots are built there too: the worker opens the
+ * provider's local environment (lmdb shares it between threads) and reads its committed version
+ * in a read transaction while the batches go on committing here. Where no worker thread starts (a bundle without the worker's file), the
  * same merge runs in this thread: slower batches, the same bytes.
  */
 import { readFile } from 'node:fs/promises';
@@ -32,13 +34,28 @@ export interface SnapshotRequest {
   deltas: SnapshotSource[];
 }
 
+/** The snapshot of the LMDB environment at `lmdbPath` (lmdb-environment.ts's lmdbSnapshot). */
+export interface LmdbSnapshotRequest {
+  id: number;
+  lmdbPath: string;
+}
+
+/** A snapshot built: its bytes (null: the LMDB environment held no version) and, for LMDB, its version. */
+interface SnapshotDone {
+  id: number;
+  data: Uint8Array | null;
+  version?: number;
+  error?: undefined;
+}
+
 export type SnapshotReply =
-  | { id: number; data: Uint8Array; error?: undefined }
+  | SnapshotDone
   | { id: number; error: { path: string; reason: string; corrupt?: boolean } };
 
 interface Pending {
-  req: SnapshotRequest;
-  resolve: (d: Uint8Array) => void;
+  /** The same work in this thread, for a worker that could not start. */
+  here: () => Promise<SnapshotDone>;
+  resolve: (r: SnapshotDone) => void;
   reject: (e: unknown) => void;
 }
 
@@ -97,7 +114,7 @@ function startWorker(): Worker | null {
     const p = pending.get(r.id);
     if (!p) return;
     pending.delete(r.id);
-    if (r.error === undefined) p.resolve(r.data);
+    if (r.error === undefined) p.resolve(r);
     else p.reject(r.error.corrupt ? new CorruptCheckpointError(r.error.path, r.error.reason) : new Error(`state snapshot worker: ${r.error.reason}`));
   });
   const gone = (e: unknown) => {
@@ -109,7 +126,7 @@ function startWorker(): Worker | null {
     // in this thread from now on. One that worked and then failed is replaced at the next round.
     if (!replied) workerUnavailable = true;
     for (const p of waiting) {
-      if (!replied) mergeHere(p.req).then(p.resolve, p.reject);
+      if (!replied) p.here().then(p.resolve, p.reject);
       else p.reject(e);
     }
   };
@@ -139,10 +156,32 @@ export async function buildSnapshot(
     base: base && (await readSource(base, read)),
     deltas: await Promise.all(deltas.map((d) => readSource(d, read))),
   };
+  const reply = await inWorker(req, async () => ({ id: req.id, data: await mergeHere(req) }));
+  return reply.data!;
+}
+
+/**
+ * The snapshot of the LMDB environment at `lmdbPath` (its version and bytes), built in the worker
+ * thread; `here` builds it in this thread where no worker starts. Null when it holds no version.
+ */
+export async function buildLmdbSnapshot(
+  lmdbPath: string,
+  here: () => { version: number; data: Uint8Array } | null,
+): Promise<{ version: number; data: Uint8Array } | null> {
+  const id = ++nextId;
+  const reply = await inWorker({ id, lmdbPath }, async () => {
+    const snap = here();
+    return snap ? { id, ...snap } : { id, data: null };
+  });
+  return reply.data === null ? null : { version: reply.version!, data: reply.data };
+}
+
+/** Posts `req` to the worker (started if need be), or runs `here` where no worker starts. */
+async function inWorker(req: SnapshotRequest | LmdbSnapshotRequest, here: () => Promise<SnapshotDone>): Promise<SnapshotDone> {
   const w = startWorker();
-  if (!w) return mergeHere(req);
-  return new Promise<Uint8Array>((resolve, reject) => {
-    pending.set(req.id, { req, resolve, reject });
+  if (!w) return here();
+  return new Promise<SnapshotDone>((resolve, reject) => {
+    pending.set(req.id, { here, resolve, reject });
     // Referenced while a snapshot is in flight, so a caller awaiting it is not cut short by exit.
     w.ref();
     w.postMessage(req);

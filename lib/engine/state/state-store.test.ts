@@ -1,28 +1,94 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { FileBackedStateStoreProvider } from './file-backed-state-store-provider';
+import { LmdbStateStoreProvider } from './lmdb-state-store-provider';
+import { StateFileWriter } from './state-file-format';
+import type { StateStoreConf, StateStoreId } from './state-store';
 import { describeStateStoreContract } from './testing/state-store.contract';
 
-describeStateStoreContract('file-backed provider on the local filesystem', {
-  async newCheckpoint() {
-    const dir = await mkdtemp(path.join(tmpdir(), 'weir-state-'));
-    // fsync off: the contract is about content and atomic rename, not power-cut durability,
-    // and the property test writes thousands of small files on a shared 2-core machine.
-    const fm = new LocalCheckpointFileManager(dir, { fsync: false });
-    return {
-      fm,
-      provider: (id, conf) => new FileBackedStateStoreProvider(fm, id, conf),
-      cleanup: () => rm(dir, { recursive: true, force: true }),
-    };
-  },
-});
+/** A checkpoint on local disk (fsync off: the contract is about content and atomic rename, and the property test writes thousands of small files) or in memory. */
+async function checkpointOn(where: 'local' | 'memory'): Promise<{ fm: CheckpointFileManager; cleanup: () => Promise<void> }> {
+  if (where === 'memory') return { fm: new InMemoryCheckpointFileManager(), cleanup: async () => {} };
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-state-'));
+  return { fm: new LocalCheckpointFileManager(dir, { fsync: false }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
 
-describeStateStoreContract('file-backed provider in memory', {
-  async newCheckpoint() {
+for (const where of ['local', 'memory'] as const) {
+  describeStateStoreContract(`file-backed provider, checkpoint ${where === 'local' ? 'on the local filesystem' : 'in memory'}`, {
+    changeFile: 'delta',
+    rowsInHeap: true,
+    async newCheckpoint() {
+      const { fm, cleanup } = await checkpointOn(where);
+      return { fm, provider: (id, conf) => new FileBackedStateStoreProvider(fm, id, conf), cleanup };
+    },
+  });
+
+  describeStateStoreContract(`LMDB provider, checkpoint ${where === 'local' ? 'on the local filesystem' : 'in memory'}`, {
+    changeFile: 'changelog',
+    rowsInHeap: false,
+    async newCheckpoint() {
+      const { fm, cleanup } = await checkpointOn(where);
+      // The worker's local directory (its LMDB environments), and the other workers' ones.
+      const locals = [await mkdtemp(path.join(tmpdir(), 'weir-lmdb-'))];
+      const providers: LmdbStateStoreProvider[] = [];
+      const make = (localDir: string) => (id: StateStoreId, conf: StateStoreConf = {}) => {
+        const p = new LmdbStateStoreProvider(fm, id, conf, { localDir });
+        providers.push(p);
+        return p;
+      };
+      return {
+        fm,
+        provider: make(locals[0]),
+        providerOnNewWorker: (id, conf) => {
+          const dir = path.join(locals[0], `..`, `${path.basename(locals[0])}-w${locals.length}`);
+          locals.push(dir);
+          return make(dir)(id, conf);
+        },
+        cleanup: async () => {
+          for (const p of providers) await p.close();
+          for (const d of locals) await rm(d, { recursive: true, force: true });
+          await cleanup();
+        },
+      };
+    },
+  });
+}
+
+describe('LMDB provider: rebuild', () => {
+  it('loads a snapshot whose keys come in any order (one converted from the heap store), and one in its own order', async () => {
     const fm = new InMemoryCheckpointFileManager();
-    return { fm, provider: (id, conf) => new FileBackedStateStoreProvider(fm, id, conf), cleanup: async () => {} };
-  },
+    const keys = ['m', 'b', 'zz', 'a', 'é', '\ud800', 'k'.repeat(3000), 'c'];
+    const w = new StateFileWriter(2, 'snapshot');
+    keys.forEach((k, i) => w.putBytes(k, Buffer.from([i])));
+    await fm.createAtomic('state/0/0/2.snapshot', w.finish());
+    const c = new StateFileWriter(3, 'changelog');
+    c.remove('zz');
+    c.putBytes('aa', Buffer.from([42]));
+    await fm.createAtomic('state/0/0/3.changelog', c.finish());
+    const expected = new Map<string, number>([...keys.map((k, i) => [k, i] as [string, number]), ['aa', 42]]);
+    expected.delete('zz');
+    const local = await mkdtemp(path.join(tmpdir(), 'weir-lmdb-'));
+    try {
+      const p = new LmdbStateStoreProvider(fm, { operatorId: 0, partitionId: 0 }, { minDeltasForSnapshot: 1 }, { localDir: path.join(local, 'a') });
+      const s = await p.getStore(3);
+      expect(new Map([...s.entries()].map(([k, v]) => [k, v[0]]))).toEqual(expected);
+      expect(s.size).toBe(expected.size);
+      s.abort();
+      // Its own snapshot of version 3 (in LMDB's order) rebuilds the same rows on another worker.
+      await p.maintenance();
+      expect(await fm.list('state/0/0')).toContain('3.snapshot');
+      await fm.delete('state/0/0/3.changelog');
+      await p.close();
+      const again = await new LmdbStateStoreProvider(fm, { operatorId: 0, partitionId: 0 }, {}, { localDir: path.join(local, 'b') }).getStore(3);
+      expect(new Map([...again.entries()].map(([k, v]) => [k, v[0]]))).toEqual(expected);
+      expect(again.get('k'.repeat(3000))).toEqual(Buffer.from([6]));
+    } finally {
+      await rm(local, { recursive: true, force: true });
+    }
+  });
 });

@@ -55,6 +55,8 @@ export interface StateStoreMetrics {
   deltaBytes: number;
   /** Time to encode and write the delta, by the injected clock (ms). */
   commitTimeMs: number;
+  /** A provider's own figures (Spark's customMetrics), e.g. the LMDB provider's local bytes. */
+  customMetrics?: Record<string, number>;
 }
 
 export interface StateStore {
@@ -95,6 +97,13 @@ export interface StateStoreProvider {
   /** Versions loadable from the checkpoint now, ascending (for `weir checkpoint inspect`). */
   listVersions(): Promise<number[]>;
   close(): Promise<void>;
+}
+
+/** The providers' own figures of an operator's stores, summed per name (for its progress customMetrics). */
+export function providerMetrics(metrics: (StateStoreMetrics | undefined)[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of metrics) for (const [k, v] of Object.entries(m?.customMetrics ?? {})) out[k] = (out[k] ?? 0) + v;
+  return out;
 }
 
 /** Directory of a store inside the checkpoint. */

@@ -21,6 +21,12 @@ describe('filesOfLastCommit', () => {
     });
   });
 
+  it('copies an lmdb store\'s changelogs as it copies deltas', () => {
+    const listing = ['commits/4', 'offsets/4', 'state/0/0/4.snapshot', 'state/0/0/5.changelog', 'state/0/0/6.changelog'];
+    expect(filesOfLastCommit(listing)).toEqual({ batchId: 4, paths: ['commits/4', 'offsets/4', 'state/0/0/4.snapshot', 'state/0/0/5.changelog'] });
+    expect(filesOfLastCommit(['commits/4', 'offsets/4', 'state/0/0/3.snapshot', 'state/0/0/5.changelog'])).toMatchObject({ batchId: null });
+  });
+
   it('asks for a retry when version N+1 cannot be loaded from the listing, and refuses no commit', () => {
     expect(filesOfLastCommit(['metadata', 'offsets/0'])).toEqual({ batchId: null, reason: 'no committed batch' });
     // Retention deleted delta 4 after a snapshot at 6 appeared; the listing came from before 6 was written.

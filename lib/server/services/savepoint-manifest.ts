@@ -58,7 +58,8 @@ export async function verifySavepoint(fm: CheckpointFileManager): Promise<Manife
   return manifest;
 }
 
-const STATE_FILE = /^(state\/\d+\/\d+)\/(\d+)\.(delta|snapshot)$/;
+/** A state store's files: a change file per version (`delta` file-backed, `changelog` LMDB) and snapshots. */
+const STATE_FILE = /^(state\/\d+\/\d+)\/(\d+)\.(delta|changelog|snapshot)$/;
 
 /**
  * The files of a checkpoint listing that its last commit N references (savepoint-service.ts's
@@ -87,7 +88,7 @@ export function filesOfLastCommit(paths: readonly string[]): { batchId: number; 
       const s = stores.get(st[1]) ?? { deltas: new Set<number>(), snapshots: [] };
       stores.set(st[1], s);
       if (v > version) continue;
-      if (st[3] === 'delta') s.deltas.add(v);
+      if (st[3] !== 'snapshot') s.deltas.add(v);
       else s.snapshots.push(v);
       out.push(p);
       continue;
