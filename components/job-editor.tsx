@@ -78,7 +78,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const warnings = check.data?.warnings ?? [];
   const at = (prefix: string) => errors.filter((e) => e.path === prefix || e.path.startsWith(prefix + '.'));
   const sqlErrors = errors.filter((e) => e.path === 'sql');
-  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation', 'restartPolicy']);
+  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation', 'stateStore', 'restartPolicy']);
   const unplaced = errors.filter((e) => !claimed.has(e.path.split('.')[0]));
   const sourceConnector = connectors.sources.find((c) => c.type === form.sourceType);
   const sinkConnector = connectors.sinks.find((c) => c.type === form.sinkType);
@@ -239,6 +239,20 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
               )}
               <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
                 <input value={form.checkpointLocation} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
+              </Field>
+              <Field
+                label="State store"
+                issues={at('stateStore')}
+                hint={
+                  form.stateStoreProvider === 'lmdb'
+                    ? "On the worker's disk (LMDB), each batch's changes logged in the checkpoint: for state larger than the run's memory (millions of keys). A restart on the same worker reopens it at once; another worker rebuilds it from the checkpoint."
+                    : "In the run's memory (Spark's HDFS-backed store, about 100 bytes a key): fastest while the state fits. Choose LMDB for millions of keys. A job's checkpoint keeps the store it started with."
+                }
+              >
+                <select value={form.stateStoreProvider} onChange={(e) => set('stateStoreProvider', e.target.value as JobForm['stateStoreProvider'])}>
+                  <option value="hdfs">in memory (HDFS-backed, the default)</option>
+                  <option value="lmdb">on disk (LMDB)</option>
+                </select>
               </Field>
               <Field label="Restarts after a failure" issues={at('restartPolicy.maxRestarts')} hint="Empty or 0: a failed run stays FAILED until someone starts it">
                 <input inputMode="numeric" value={form.restartMax} onChange={(e) => set('restartMax', e.target.value)} placeholder="0" />

@@ -22,6 +22,7 @@ const formArb: fc.Arbitrary<JobForm> = fc.tuple(fc.record({
   outputMode: fc.constantFrom('append' as const, 'update' as const, 'complete' as const),
   triggerType: fc.constantFrom('processing-time' as const, 'available-now' as const, 'once' as const),
   checkpointLocation: fc.stringMatching(/^\/tmp\/cp[a-z]{0,5}$/),
+  stateStoreProvider: fc.constantFrom('hdfs' as const, 'lmdb' as const),
 }), sinkArb).map(([form, sink]) => ({ ...form, ...sink })) as fc.Arbitrary<JobForm>;
 
 describe('job form ↔ spec', () => {
@@ -35,6 +36,15 @@ describe('job form ↔ spec', () => {
       }),
       { numRuns: 200, seed: 11 },
     );
+  });
+
+  it('the state store: LMDB is written to the spec and read back; the default store is left out', () => {
+    const lmdb = specFromForm({ ...EMPTY_FORM, stateStoreProvider: 'lmdb' }).spec;
+    expect(lmdb.stateStore).toEqual({ provider: 'lmdb' });
+    expect(formFromSpec(lmdb).stateStoreProvider).toBe('lmdb');
+    expect(specFromForm(EMPTY_FORM).spec.stateStore).toBeUndefined();
+    expect(formFromSpec({ ...lmdb, stateStore: { provider: 'hdfs' } }).stateStoreProvider).toBe('hdfs');
+    expect(formControlOf('stateStore.provider')).toBe('stateStoreProvider');
   });
 
   it('fields the form has no control for survive an edit (dedup, minBatchesToRetain, badRecordsPath)', () => {

@@ -25,6 +25,11 @@ export interface JobForm {
   triggerType: 'processing-time' | 'available-now' | 'once';
   triggerInterval: string;
   checkpointLocation: string;
+  /**
+   * Where stateful operators keep their state: `hdfs` (Spark's HDFSBackedStateStoreProvider, in
+   * the run's memory, the default) or `lmdb` (on the worker's disk, for state larger than memory).
+   */
+  stateStoreProvider: 'hdfs' | 'lmdb';
   /** Restart policy (not part of the spec): retries after a failed run, '' or 0 for none. */
   restartMax: string;
   /** The first retry's delay in ms; each further retry doubles it. */
@@ -54,13 +59,14 @@ export const EMPTY_FORM: JobForm = {
   triggerType: 'processing-time',
   triggerInterval: '1 second',
   checkpointLocation: '',
+  stateStoreProvider: 'hdfs',
   restartMax: '',
   restartBackoffMs: '5000',
 };
 
 type Obj = Record<string, unknown>;
 
-const FORM_SPEC_KEYS = ['name', 'source', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation'];
+const FORM_SPEC_KEYS = ['name', 'source', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation', 'stateStore'];
 const FORM_SOURCE_KEYS = ['name', 'type', 'options', 'schema', 'eventTime', 'watermarkDelay', 'onBadRecord'];
 const without = (o: Obj, keys: string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
@@ -131,6 +137,8 @@ export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
     trigger: f.triggerType === 'processing-time' ? { type: f.triggerType, interval: f.triggerInterval } : { type: f.triggerType },
   };
   if (f.checkpointLocation.trim()) spec.checkpointLocation = f.checkpointLocation.trim();
+  // The default provider is left out, as a spec written by hand leaves it out.
+  if (f.stateStoreProvider === 'lmdb') spec.stateStore = { provider: 'lmdb' };
   return { spec, issues };
 }
 
@@ -178,6 +186,7 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
     triggerType: trig.type === 'available-now' || trig.type === 'once' ? trig.type : 'processing-time',
     triggerInterval: str(trig.interval, '1 second'),
     checkpointLocation: str(s.checkpointLocation),
+    stateStoreProvider: isObj(s.stateStore) && s.stateStore.provider === 'lmdb' ? 'lmdb' : 'hdfs',
     restartMax: typeof rp.maxRestarts === 'number' && rp.maxRestarts > 0 ? String(rp.maxRestarts) : '',
     restartBackoffMs: typeof rp.backoffMs === 'number' ? String(rp.backoffMs) : '5000',
     keep: { spec: without(s, FORM_SPEC_KEYS), source: without(src, FORM_SOURCE_KEYS) },
@@ -188,6 +197,7 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
 const PATH_CONTROLS: [string, keyof JobForm][] = [
   ['name', 'name'],
   ['sql', 'sql'],
+  ['stateStore', 'stateStoreProvider'],
   ['source.type', 'sourceType'],
   ['source.name', 'sourceName'],
   ['source.options', 'sourceOptionsJson'],
@@ -228,6 +238,7 @@ const CONTROL_LABELS: Record<keyof JobForm, string> = {
   triggerType: 'Trigger',
   triggerInterval: 'Trigger interval',
   checkpointLocation: 'Checkpoint location',
+  stateStoreProvider: 'State store',
   restartMax: 'Restarts after a failure',
   restartBackoffMs: 'First restart delay',
   keep: 'Spec',
