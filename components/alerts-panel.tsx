@@ -11,6 +11,7 @@ import { apiFetch, ApiError, errorMessage } from './api-client';
 import { defaultParams, fieldsOf, KIND_OPTIONS, ruleRequestBody, type RuleFormValues, type RuleKind } from './alert-rule-form';
 import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
+import { actorName } from '@/lib/server/actor';
 
 const keys = { alerts: () => ['alerts', 'list'] as const, rules: () => ['alerts', 'rules'] as const };
 const kindLabel = (k: string) => KIND_OPTIONS.find((o) => o.kind === k)?.label ?? k;
@@ -51,7 +52,7 @@ function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: 
                 <td className="small">
                   {a.acknowledgedBy ? (
                     <>
-                      by {a.acknowledgedBy}
+                      by {actorName(a.acknowledgedBy)}
                       <div className="muted-text">{new Date(a.acknowledgedAt!).toLocaleString()}</div>
                     </>
                   ) : onAcknowledge ? (

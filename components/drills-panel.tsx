@@ -9,6 +9,7 @@ import { useState } from 'react';
 import type { SinkAudit } from '@/lib/server/drills/sink-audit';
 import { apiFetch, errorMessage } from './api-client';
 import { roleAllows, useMe } from './use-me';
+import { actorName } from '@/lib/server/actor';
 
 interface DrillView {
   id: string;
@@ -36,7 +37,7 @@ const time = (iso: string | null) => (iso ? new Date(iso).toLocaleTimeString() :
 
 function Timeline({ d }: { d: DrillView }) {
   const steps = [
-    { label: `requested by ${d.requestedBy}`, at: time(d.requestedAt), done: true },
+    { label: `requested by ${actorName(d.requestedBy)}`, at: time(d.requestedAt), done: true },
     { label: d.point === 'kill-worker' ? 'worker killed' : `crashed at ${d.point}${d.batchId !== null ? `: batch ${d.batchId} pending` : ''}`, at: time(d.crashedAt), done: !!d.crashedAt },
     {
       label: d.point === 'after-offsets' || d.point === 'after-sink' ? `recovered: batch ${d.batchId ?? '?'} re-ran from the checkpoint` : 'recovered: a new run resumed from the checkpoint',

@@ -16,6 +16,7 @@ import { formatBytes } from './format';
 import { ConfirmByName, isReprocessingAsk } from './job-actions';
 import { queryKeys } from './query-keys';
 import { roleAllows, useMe } from './use-me';
+import { actorName } from '@/lib/server/actor';
 
 const ACTIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
 
@@ -105,7 +106,7 @@ export function SavepointsPanel({ job }: { job: { id: string; name: string; stat
                   {formatBytes(s.sizeBytes)} ({s.fileCount} files)
                 </td>
                 <td>{s.createdAt.slice(0, 19).replace('T', ' ')}Z</td>
-                <td>{s.createdBy}</td>
+                <td>{actorName(s.createdBy)}</td>
                 <td>
                   <div className="actions">
                     <button
