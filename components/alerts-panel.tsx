@@ -8,7 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { AlertRuleView, AlertView } from '@/lib/server/alerts/alert-presenter';
 import { apiFetch, ApiError, errorMessage } from './api-client';
-import { defaultParams, fieldsOf, KIND_OPTIONS, ruleRequestBody, type RuleFormValues, type RuleKind } from './alert-rule-form';
+import { defaultParams, fieldsOf, KIND_OPTIONS, ruleParamsText, ruleRequestBody, type RuleFormValues, type RuleKind } from './alert-rule-form';
 import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
 import { actorName } from '@/lib/server/actor';
@@ -204,7 +204,7 @@ export function AlertsPanel(props: { initialAlerts: AlertView[]; initialRules: A
                     <td>{kindLabel(r.kind)}</td>
                     <td>{jobName(r.jobId)}</td>
                     <td className="wrap-cell">
-                      <code>{JSON.stringify(r.params)}</code>
+                      {ruleParamsText(r.kind, r.params)}
                     </td>
                     <td className="small wrap-cell">{r.webhookUrl ?? '—'}</td>
                     <td>{r.enabled ? 'yes' : 'no'}</td>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatFixed, plural } from './format';
+import { formatAgo, formatFixed, formatInterval, plural } from './format';
 
 describe('formatAgo', () => {
   const t0 = Date.parse('2026-12-01T10:00:00.000Z');
@@ -30,5 +30,17 @@ describe('formatFixed', () => {
     expect([5, 5.0, 4.94, 4.96, 1234.5].map((n) => formatFixed(n))).toEqual(['5.0', '5.0', '4.9', '5.0', '1,234.5']);
     expect(formatFixed(null)).toBe('–');
     expect(formatFixed(Number.NaN)).toBe('–');
+  });
+});
+
+describe('formatInterval', () => {
+  it('names a configured duration in its largest unit and the next, never as raw ms', () => {
+    expect(formatInterval(1_800_000)).toBe('30 min');
+    expect(formatInterval(5_400_000)).toBe('1 h 30 min');
+    expect(formatInterval(90_000)).toBe('1 min 30 s');
+    expect(formatInterval(86_400_000)).toBe('1 d');
+    expect(formatInterval(250)).toBe('250 ms');
+    expect(formatInterval(0)).toBe('0 s');
+    expect(formatInterval(null)).toBe('–');
   });
 });

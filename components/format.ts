@@ -29,6 +29,27 @@ export function formatDuration(ms: number | null | undefined): string {
 }
 
 /**
+ * A configured duration in its largest unit and the next one if not zero: "30 min", "1 h 30 min",
+ * 90 s → "1 min 30 s", "250 ms". For settings (a rule's window, a delay), where formatDuration's one
+ * rounded decimal ("30.0 min") reads like a measurement.
+ */
+export function formatInterval(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms === 0) return '0 s';
+  const units: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000], ['ms', 1]];
+  let rest = Math.abs(Math.round(ms));
+  const parts: string[] = [];
+  for (const [name, size] of units) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(`${n} ${name}`);
+    if (parts.length === 2) break;
+    if (parts.length === 1 && n === 0) break;
+  }
+  return `${ms < 0 ? '-' : ''}${parts.join(' ')}`;
+}
+
+/**
  * "12 s ago" style, relative to `now` (passed in so renders are deterministic in tests; pages
  * pass the ticking clock of use-now.ts). Whole seconds under a minute, so a once-a-second clock
  * moves it visibly; under a second (or a clock slightly behind the server's) is "just now".
