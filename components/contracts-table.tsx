@@ -27,6 +27,9 @@ function href(query: ContractQuery, change: Partial<ContractQuery & { format: st
   return s ? `?${s}` : '?';
 }
 
+/** What started the newest run after the first: someone's Start or Restart, a recovery, or a retry. */
+const RESTART_KINDS = { restart: 'restart', recovery: 'recovery after a crash', retry: 'retry by the restart policy' } as const;
+
 /** Backticked names in a fix (`postgres`, `mode: transactional`) as code. */
 function FixText({ text }: { text: string }) {
   return (
@@ -171,7 +174,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
                     {r.lastRestartAt ? (
                       <>
                         <time dateTime={r.lastRestartAt}>{r.lastRestartAt.replace('T', ' ').slice(0, 19)} UTC</time>
-                        <div className="muted-text small">{r.lastRestartKind}</div>
+                        <div className="muted-text small">{r.lastRestartKind ? RESTART_KINDS[r.lastRestartKind] : null}</div>
                       </>
                     ) : (
                       <span className="muted-text">never</span>
