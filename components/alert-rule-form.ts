@@ -89,7 +89,7 @@ function paramText(f: ParamField | undefined, name: string, value: unknown): str
       return `${f.short} ${formatBytes(value)}`;
     case 'percent-per-hour':
       return `${f.short} ${value}% per hour`;
-    default:
+    case undefined:
       return `${f?.short ?? name} ${value.toLocaleString('en-US')}`;
   }
 }
