@@ -12,6 +12,7 @@ import { defaultParams, fieldsOf, KIND_OPTIONS, ruleParamsText, ruleRequestBody,
 import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
 import { actorName } from '@/lib/server/actor';
+import { formatDateTime } from './format';
 
 const keys = { alerts: () => ['alerts', 'list'] as const, rules: () => ['alerts', 'rules'] as const };
 const kindLabel = (k: string) => KIND_OPTIONS.find((o) => o.kind === k)?.label ?? k;
@@ -46,14 +47,14 @@ function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: 
                 <div className="muted-text small">{kindLabel(a.kind)}</div>
               </td>
               <td className="wrap-cell">{a.message}</td>
-              <td className="small">{new Date(a.firedAt).toLocaleString()}</td>
-              <td className="small">{a.resolvedAt ? new Date(a.resolvedAt).toLocaleString() : '—'}</td>
+              <td className="small">{formatDateTime(a.firedAt)}</td>
+              <td className="small">{a.resolvedAt ? formatDateTime(a.resolvedAt) : '—'}</td>
               {firing && (
                 <td className="small">
                   {a.acknowledgedBy ? (
                     <>
                       by {actorName(a.acknowledgedBy)}
-                      <div className="muted-text">{new Date(a.acknowledgedAt!).toLocaleString()}</div>
+                      <div className="muted-text">{formatDateTime(a.acknowledgedAt)}</div>
                     </>
                   ) : onAcknowledge ? (
                     <button type="button" onClick={() => onAcknowledge(a)} aria-label={`Acknowledge the alert on ${a.jobName ?? 'all jobs'}: ${a.message}`}>

@@ -9,7 +9,7 @@ import type { BatchDetail, BatchSummary } from '@/lib/server/presenters/batches-
 import { apiFetch, errorMessage } from './api-client';
 import { BatchProgressView } from './batch-progress';
 import { PagerButtons, useKeysetPages } from './keyset-pager';
-import { formatBytes, formatDuration, formatFixed, formatNumber } from './format';
+import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
 import { BATCH_PAGE_SIZE, queryKeys } from './query-keys';
 
 export interface BatchPage {
@@ -94,7 +94,7 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
               {items.map((b) => (
                 <tr key={b.batchId} aria-selected={open === b.batchId}>
                   <td className="num">{b.batchId}</td>
-                  <td>{b.timestamp.replace('T', ' ').slice(0, 23)}</td>
+                  <td>{formatDateTime(b.timestamp, { ms: true })}</td>
                   <td className="num">{formatNumber(b.numInputRows, 0)}</td>
                   <td className="num">{formatNumber(b.numOutputRows, 0)}</td>
                   <td className="num">{formatNumber(b.stateRowsDroppedByWatermark, 0)}</td>

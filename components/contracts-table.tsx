@@ -5,6 +5,7 @@
  */
 import type { ContractQuery, ContractRow, ContractSortKey } from '@/lib/server/contracts/contract-audit-presenter';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
+import { formatDateTime } from './format';
 
 const GUARANTEES = ['at-least-once', 'at-most-once', 'exactly-once', 'unknown'];
 
@@ -173,7 +174,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
                   <td>
                     {r.lastRestartAt ? (
                       <>
-                        <time dateTime={r.lastRestartAt}>{r.lastRestartAt.replace('T', ' ').slice(0, 19)} UTC</time>
+                        <time dateTime={r.lastRestartAt}>{formatDateTime(r.lastRestartAt)}</time>
                         <div className="muted-text small">{r.lastRestartKind ? RESTART_KINDS[r.lastRestartKind] : null}</div>
                       </>
                     ) : (

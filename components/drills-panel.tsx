@@ -10,6 +10,7 @@ import type { SinkAudit } from '@/lib/server/drills/sink-audit';
 import { apiFetch, errorMessage } from './api-client';
 import { roleAllows, useMe } from './use-me';
 import { actorName } from '@/lib/server/actor';
+import { formatClock } from './format';
 
 interface DrillView {
   id: string;
@@ -33,7 +34,7 @@ const POINTS = [
   { value: 'kill-worker', label: 'kill the whole worker process (SIGKILL)' },
 ];
 
-const time = (iso: string | null) => (iso ? new Date(iso).toLocaleTimeString() : null);
+const time = (iso: string | null) => (iso ? formatClock(iso) : null);
 
 function Timeline({ d }: { d: DrillView }) {
   const steps = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatFixed, formatInterval, plural } from './format';
+import { formatAgo, formatClock, formatDateTime, formatFixed, formatInterval, plural } from './format';
 
 describe('formatAgo', () => {
   const t0 = Date.parse('2026-12-01T10:00:00.000Z');
@@ -42,5 +42,25 @@ describe('formatInterval', () => {
     expect(formatInterval(250)).toBe('250 ms');
     expect(formatInterval(0)).toBe('0 s');
     expect(formatInterval(null)).toBe('–');
+  });
+});
+
+describe('formatDateTime', () => {
+  it('writes every instant one way, in UTC and saying so, whatever it was given', () => {
+    const iso = '2026-12-02T06:45:47.326Z';
+    expect(formatDateTime(iso)).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatDateTime(Date.parse(iso))).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatDateTime(new Date(iso))).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatDateTime(iso, { ms: true })).toBe('2026-12-02 06:45:47.326 UTC');
+    // An offset other than Z is the same instant, written in UTC.
+    expect(formatDateTime('2026-12-02T07:45:47+01:00')).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatClock(iso)).toBe('06:45:47 UTC');
+  });
+
+  it('shows a dash for no time or a broken one', () => {
+    for (const v of [null, undefined, '', 'not a date', Number.NaN]) {
+      expect(formatDateTime(v)).toBe('–');
+      expect(formatClock(v)).toBe('–');
+    }
   });
 });
