@@ -69,8 +69,9 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
         </div>
       ) : (
         <div className="table-scroll">
-          {/* Headers wrap (wrap-head): twelve columns fit a 1280 px window with the Details
-              button in view; the rates share a column, input then processed. */}
+          {/* Headers wrap and the trigger time wraps after its date (wrap-head, wrap-time): twelve
+              columns fit a 1280 px window with the Details button in view; the rates share a
+              column, input then processed. */}
           <table className="data wrap-head" aria-label="Batches">
             <thead>
               <tr>
@@ -94,7 +95,7 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
               {items.map((b) => (
                 <tr key={b.batchId} aria-selected={open === b.batchId}>
                   <td className="num">{b.batchId}</td>
-                  <td>{formatDateTime(b.timestamp, { ms: true })}</td>
+                  <td className="wrap-time">{formatDateTime(b.timestamp, { ms: true })}</td>
                   <td className="num">{formatNumber(b.numInputRows, 0)}</td>
                   <td className="num">{formatNumber(b.numOutputRows, 0)}</td>
                   <td className="num">{formatNumber(b.stateRowsDroppedByWatermark, 0)}</td>
