@@ -8,9 +8,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { AlertRuleView, AlertView } from '@/lib/server/alerts/alert-presenter';
 import { apiFetch, ApiError, errorMessage } from './api-client';
-import { defaultParams, fieldsOf, KIND_OPTIONS, ruleRequestBody, type RuleFormValues, type RuleKind } from './alert-rule-form';
+import { defaultParams, fieldsOf, KIND_OPTIONS, ruleParamsText, ruleRequestBody, type RuleFormValues, type RuleKind } from './alert-rule-form';
 import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
+import { actorName } from '@/lib/server/actor';
+import { formatDateTime } from './format';
 
 const keys = { alerts: () => ['alerts', 'list'] as const, rules: () => ['alerts', 'rules'] as const };
 const kindLabel = (k: string) => KIND_OPTIONS.find((o) => o.kind === k)?.label ?? k;
@@ -45,14 +47,14 @@ function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: 
                 <div className="muted-text small">{kindLabel(a.kind)}</div>
               </td>
               <td className="wrap-cell">{a.message}</td>
-              <td className="small">{new Date(a.firedAt).toLocaleString()}</td>
-              <td className="small">{a.resolvedAt ? new Date(a.resolvedAt).toLocaleString() : '—'}</td>
+              <td className="small">{formatDateTime(a.firedAt)}</td>
+              <td className="small">{a.resolvedAt ? formatDateTime(a.resolvedAt) : '—'}</td>
               {firing && (
                 <td className="small">
                   {a.acknowledgedBy ? (
                     <>
-                      by {a.acknowledgedBy}
-                      <div className="muted-text">{new Date(a.acknowledgedAt!).toLocaleString()}</div>
+                      by {actorName(a.acknowledgedBy)}
+                      <div className="muted-text">{formatDateTime(a.acknowledgedAt)}</div>
                     </>
                   ) : onAcknowledge ? (
                     <button type="button" onClick={() => onAcknowledge(a)} aria-label={`Acknowledge the alert on ${a.jobName ?? 'all jobs'}: ${a.message}`}>
@@ -203,7 +205,7 @@ export function AlertsPanel(props: { initialAlerts: AlertView[]; initialRules: A
                     <td>{kindLabel(r.kind)}</td>
                     <td>{jobName(r.jobId)}</td>
                     <td className="wrap-cell">
-                      <code>{JSON.stringify(r.params)}</code>
+                      {ruleParamsText(r.kind, r.params)}
                     </td>
                     <td className="small wrap-cell">{r.webhookUrl ?? '—'}</td>
                     <td>{r.enabled ? 'yes' : 'no'}</td>

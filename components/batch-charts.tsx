@@ -1,7 +1,7 @@
 'use client';
 /**
  * The job page's charts over its batch history: input rate against processing rate, batch
- * duration by phase, input rows per batch, state rows (total, updated, evicted), state bytes
+ * duration by phase, input rows per batch, state rows (total, updated, removed, late rows dropped), state bytes
  * (memory, disk), commit lag and watermark gap. Data comes downsampled by the server (at most
  * 300 points whatever the history), refreshed every few seconds while the job runs; the time
  * range picker narrows the window. Animations are off: a chart that re-animates on every refresh
@@ -182,8 +182,9 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
                 {axes()}
                 <Line dataKey="total" name="total" stroke={COLORS[0]} dot={false} isAnimationActive={false} />
                 <Line dataKey="updated" name="updated" stroke={COLORS[1]} dot={false} isAnimationActive={false} />
-                {/* Drawn last (on top), thicker and dashed: it often equals "updated" and would hide under it. */}
-                <Line dataKey="evicted" name="evicted by watermark" stroke={COLORS[3]} strokeWidth={2.5} strokeDasharray="6 4" dot={false} isAnimationActive={false} />
+                {/* Drawn last (on top), thicker and dashed: removed often equals "updated" and would hide under it. */}
+                <Line dataKey="removed" name="removed (evicted)" stroke={COLORS[3]} strokeWidth={2.5} strokeDasharray="6 4" dot={false} isAnimationActive={false} />
+                <Line dataKey="droppedByWatermark" name="late rows dropped by watermark" stroke={COLORS[5]} strokeWidth={2} strokeDasharray="2 3" dot={false} isAnimationActive={false} />
               </LineChart>
             )}
           </ChartPanel>

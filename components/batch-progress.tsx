@@ -6,7 +6,7 @@
  */
 import type { StreamingQueryProgress } from '@/lib/engine/progress';
 import { CHART_COLORS, phaseBreakdown } from './chart-series';
-import { formatBytes, formatDuration, formatFixed, formatNumber } from './format';
+import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
 
 type Progress = Partial<StreamingQueryProgress>;
 
@@ -59,7 +59,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
         <Stat label="Input rows" value={formatNumber(p.numInputRows, 0)} note={p.numBadRecords ? `${p.numBadRecords} bad, ${p.numDeadLetterRecords ?? 0} dead-lettered` : undefined} />
         <Stat label="Output rows" value={formatNumber(p.sink?.numOutputRows, 0)} note={p.sink?.description} />
         <Stat label="Input / processed rows/s" value={`${formatFixed(p.inputRowsPerSecond)} / ${formatFixed(p.processedRowsPerSecond)}`} />
-        <Stat label="Duration" value={formatDuration(duration)} note={p.timestamp ? `trigger at ${p.timestamp.replace('T', ' ').slice(0, 23)}` : undefined} />
+        <Stat label="Duration" value={formatDuration(duration)} note={p.timestamp ? `trigger at ${formatDateTime(p.timestamp, { ms: true })}` : undefined} />
         <Stat label="Commit lag" value={formatNumber(p.commitLag, 0)} note="source units behind its latest offset after this batch" />
         <Stat label="Guarantee" value={p.contract?.guarantee ?? '–'} note={p.contract?.summary} />
       </div>

@@ -9,7 +9,7 @@ import type { BatchDetail, BatchSummary } from '@/lib/server/presenters/batches-
 import { apiFetch, errorMessage } from './api-client';
 import { BatchProgressView } from './batch-progress';
 import { PagerButtons, useKeysetPages } from './keyset-pager';
-import { formatBytes, formatDuration, formatFixed, formatNumber } from './format';
+import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
 import { BATCH_PAGE_SIZE, queryKeys } from './query-keys';
 
 export interface BatchPage {
@@ -69,14 +69,20 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
         </div>
       ) : (
         <div className="table-scroll">
-          <table className="data" aria-label="Batches">
+          {/* Headers wrap and the trigger time wraps after its date (wrap-head, wrap-time): twelve
+              columns fit a 1280 px window with the Details button in view; the rates share a
+              column, input then processed. */}
+          <table className="data wrap-head" aria-label="Batches">
             <thead>
               <tr>
                 <th className="num">Batch</th>
                 <th>Trigger time</th>
                 <th className="num">Input rows</th>
-                <th className="num">Input rows/s</th>
-                <th className="num">Processed rows/s</th>
+                <th className="num">Output rows</th>
+                <th className="num" title="Late input rows dropped by the watermark (Spark's numRowsDroppedByWatermark): their event time was behind the watermark">
+                  Dropped by watermark
+                </th>
+                <th className="num">Rows/s input / processed</th>
                 <th className="num">Duration</th>
                 <th className="num">State rows</th>
                 <th className="num">State memory</th>
@@ -89,10 +95,13 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
               {items.map((b) => (
                 <tr key={b.batchId} aria-selected={open === b.batchId}>
                   <td className="num">{b.batchId}</td>
-                  <td>{b.timestamp.replace('T', ' ').slice(0, 23)}</td>
+                  <td className="wrap-time">{formatDateTime(b.timestamp, { ms: true })}</td>
                   <td className="num">{formatNumber(b.numInputRows, 0)}</td>
-                  <td className="num">{formatFixed(b.inputRowsPerSecond)}</td>
-                  <td className="num">{formatFixed(b.processedRowsPerSecond)}</td>
+                  <td className="num">{formatNumber(b.numOutputRows, 0)}</td>
+                  <td className="num">{formatNumber(b.stateRowsDroppedByWatermark, 0)}</td>
+                  <td className="num">
+                    {formatFixed(b.inputRowsPerSecond)} / {formatFixed(b.processedRowsPerSecond)}
+                  </td>
                   <td className="num">{formatDuration(b.batchDurationMs)}</td>
                   <td className="num">{formatNumber(b.stateRowsTotal, 0)}</td>
                   <td className="num">{formatBytes(b.stateMemoryBytes)}</td>

@@ -14,6 +14,7 @@ const rows: BatchRow[] = Array.from({ length: 10 }, (_, i) => ({
   stateRowsTotal: i * i,
   stateRowsUpdated: 1,
   stateRowsDroppedByWatermark: i % 2,
+  stateRowsRemoved: i === 3 ? 7 : 0,
   stateMemoryBytes: 0,
   stateDiskBytes: 0,
   commitLag: i === 3 ? 50 : 0,
@@ -40,7 +41,9 @@ describe('chart series', () => {
   it('rates, state rows and lag carry the figures through; the watermark gap is in seconds', () => {
     const pts = downsampleBatches(rows, 10);
     expect(rateSeries(pts)[4]).toMatchObject({ input: 4, processed: 8 });
-    expect(stateRowsSeries(pts)[3]).toMatchObject({ total: 9, updated: 1, evicted: 1 });
+    // Removed state rows and late rows dropped are two series, each its own count.
+    expect(stateRowsSeries(pts)[3]).toMatchObject({ total: 9, updated: 1, removed: 7, droppedByWatermark: 1 });
+    expect(stateRowsSeries(pts)[2]).toMatchObject({ removed: 0, droppedByWatermark: 0 });
     expect(lagSeries(pts)[3]).toMatchObject({ commitLag: 50, watermarkGapSeconds: 4 });
   });
 

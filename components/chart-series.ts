@@ -22,7 +22,7 @@ export const CHART_COLORS = [1, 2, 3, 4, 5, 6, 7].map((i) => `var(--chart-${i})`
  */
 export function seriesPresence(points: ChartPoint[]): { state: boolean; commitLag: boolean; watermarkGap: boolean } {
   return {
-    state: points.some((p) => p.stateRowsTotal > 0 || p.stateRowsUpdated > 0 || p.stateRowsDroppedByWatermark > 0 || p.stateMemoryBytes > 0 || p.stateDiskBytes > 0),
+    state: points.some((p) => p.stateRowsTotal > 0 || p.stateRowsUpdated > 0 || p.stateRowsDroppedByWatermark > 0 || p.stateRowsRemoved > 0 || p.stateMemoryBytes > 0 || p.stateDiskBytes > 0),
     commitLag: points.some((p) => p.commitLag !== null),
     watermarkGap: points.some((p) => p.watermarkGapMs !== null),
   };
@@ -70,8 +70,13 @@ export function inputRowsSeries(points: ChartPoint[]): SeriesRow[] {
   return points.map((p) => ({ t: p.t, label: label(p), rows: p.batches > 0 ? p.numInputRows / p.batches : 0 }));
 }
 
+/**
+ * State rows, and the two counts Spark keeps apart: `removed` is state rows the operators removed
+ * (numRowsRemoved: what the watermark evicted, among others), `droppedByWatermark` is late input
+ * rows that never entered state (numRowsDroppedByWatermark).
+ */
 export function stateRowsSeries(points: ChartPoint[]): SeriesRow[] {
-  return points.map((p) => ({ t: p.t, label: label(p), total: p.stateRowsTotal, updated: p.stateRowsUpdated, evicted: p.stateRowsDroppedByWatermark }));
+  return points.map((p) => ({ t: p.t, label: label(p), total: p.stateRowsTotal, updated: p.stateRowsUpdated, removed: p.stateRowsRemoved, droppedByWatermark: p.stateRowsDroppedByWatermark }));
 }
 
 export function stateBytesSeries(points: ChartPoint[]): SeriesRow[] {

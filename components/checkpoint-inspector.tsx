@@ -14,7 +14,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { CheckpointFile, CheckpointTree } from '@/lib/server/presenters/checkpoint-presenter';
 import { apiFetch, errorMessage } from './api-client';
 import { buildTree, type TreeNode } from './checkpoint-tree';
-import { formatBytes } from './format';
+import { formatBytes, formatClock } from './format';
 import { queryKeys } from './query-keys';
 
 const CHECK_BADGE = { ok: 'ok', ahead: 'warn', missing: 'bad', 'no-commits': 'muted' } as const;
@@ -194,7 +194,7 @@ export function CheckpointInspector({ jobId, lastBatchId }: { jobId: string; las
           <span className="value">
             {c.latestOffsetsBatch ?? '–'} / {c.latestCommittedBatch ?? '–'}
           </span>
-          <span className="small muted-text">batch ids, read {q.dataUpdatedAt ? new Date(q.dataUpdatedAt).toISOString().slice(11, 19) + 'Z' : '–'}</span>
+          <span className="small muted-text">batch ids, read {q.dataUpdatedAt ? formatClock(q.dataUpdatedAt) : '–'}</span>
         </div>
         <div className="stat">
           <span className="label">Files</span>

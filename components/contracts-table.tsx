@@ -5,6 +5,7 @@
  */
 import type { ContractQuery, ContractRow, ContractSortKey } from '@/lib/server/contracts/contract-audit-presenter';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
+import { formatDateTime } from './format';
 
 const GUARANTEES = ['at-least-once', 'at-most-once', 'exactly-once', 'unknown'];
 
@@ -26,6 +27,9 @@ function href(query: ContractQuery, change: Partial<ContractQuery & { format: st
   const s = p.toString();
   return s ? `?${s}` : '?';
 }
+
+/** What started the newest run after the first: someone's Start or Restart, a recovery, or a retry. */
+const RESTART_KINDS = { restart: 'restart', recovery: 'recovery after a crash', retry: 'retry by the restart policy' } as const;
 
 /** Backticked names in a fix (`postgres`, `mode: transactional`) as code. */
 function FixText({ text }: { text: string }) {
@@ -170,8 +174,8 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
                   <td>
                     {r.lastRestartAt ? (
                       <>
-                        <time dateTime={r.lastRestartAt}>{r.lastRestartAt.replace('T', ' ').slice(0, 19)} UTC</time>
-                        <div className="muted-text small">{r.lastRestartKind}</div>
+                        <time dateTime={r.lastRestartAt}>{formatDateTime(r.lastRestartAt)}</time>
+                        <div className="muted-text small">{r.lastRestartKind ? RESTART_KINDS[r.lastRestartKind] : null}</div>
                       </>
                     ) : (
                       <span className="muted-text">never</span>

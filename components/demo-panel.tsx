@@ -11,6 +11,7 @@ import { roleAllows, useMe } from './use-me';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 import type { DemoJobStatus } from '@/lib/server/demo/demo-service';
 import { DuplicateDiagnosisView } from './duplicate-diagnosis-panel';
+import { formatClock } from './format';
 
 const demoKey = ['demo'] as const;
 const money = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
@@ -150,7 +151,7 @@ function JobCard({ job, canDrill, canReset }: { job: DemoJobStatus; canDrill: bo
         <p className="subtitle" data-testid={`drill-${job.mode}`}>
           Last drill: {lastDrill.point}, {lastDrill.status}
           {lastDrill.batchId !== null ? `, batch ${lastDrill.batchId}` : ''}
-          {lastDrill.recoveredAt ? `, recovered ${new Date(lastDrill.recoveredAt).toLocaleTimeString()}` : ''}
+          {lastDrill.recoveredAt ? `, recovered ${formatClock(lastDrill.recoveredAt)}` : ''}
         </p>
       )}
       <Signatures job={job} />

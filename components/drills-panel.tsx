@@ -9,6 +9,8 @@ import { useState } from 'react';
 import type { SinkAudit } from '@/lib/server/drills/sink-audit';
 import { apiFetch, errorMessage } from './api-client';
 import { roleAllows, useMe } from './use-me';
+import { actorName } from '@/lib/server/actor';
+import { formatClock } from './format';
 
 interface DrillView {
   id: string;
@@ -32,11 +34,11 @@ const POINTS = [
   { value: 'kill-worker', label: 'kill the whole worker process (SIGKILL)' },
 ];
 
-const time = (iso: string | null) => (iso ? new Date(iso).toLocaleTimeString() : null);
+const time = (iso: string | null) => (iso ? formatClock(iso) : null);
 
 function Timeline({ d }: { d: DrillView }) {
   const steps = [
-    { label: `requested by ${d.requestedBy}`, at: time(d.requestedAt), done: true },
+    { label: `requested by ${actorName(d.requestedBy)}`, at: time(d.requestedAt), done: true },
     { label: d.point === 'kill-worker' ? 'worker killed' : `crashed at ${d.point}${d.batchId !== null ? `: batch ${d.batchId} pending` : ''}`, at: time(d.crashedAt), done: !!d.crashedAt },
     {
       label: d.point === 'after-offsets' || d.point === 'after-sink' ? `recovered: batch ${d.batchId ?? '?'} re-ran from the checkpoint` : 'recovered: a new run resumed from the checkpoint',

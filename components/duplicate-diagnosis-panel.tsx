@@ -9,6 +9,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { DuplicateDiagnosis } from '@/lib/server/contracts/duplicate-diagnosis';
 import { apiFetch, errorMessage } from './api-client';
 import { queryKeys } from './query-keys';
+import { formatDateTime } from './format';
 
 const VERDICT: Record<DuplicateDiagnosis['verdict'], { label: string; tone: string }> = {
   none: { label: 'no duplicates', tone: 'ok' },
@@ -21,7 +22,6 @@ const VERDICT: Record<DuplicateDiagnosis['verdict'], { label: string; tone: stri
 
 const KIND_LABEL = { 'replay-window': 'Replay window', 'savepoint-restore': 'Savepoint restore', 'checkpoint-loss': 'Checkpoint loss', unexplained: 'Unexplained' } as const;
 
-const when = (iso: string | null) => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '–');
 
 function batchList(ids: number[]): string {
   return ids.length <= 8 ? ids.join(', ') : `${ids[0]}–${ids[ids.length - 1]} (${ids.length} batches)`;
@@ -49,12 +49,12 @@ export function DuplicateDiagnosisView({ d }: { d: DuplicateDiagnosis }) {
             <dd>{f.rows}</dd>
             <dt>Span (commit times)</dt>
             <dd>
-              {when(f.span.from)} → {when(f.span.to)}
+              {formatDateTime(f.span.from)} → {formatDateTime(f.span.to)}
             </dd>
             {f.kind === 'checkpoint-loss' && (
               <>
                 <dt>Reaches back to</dt>
-                <dd>{f.reachesBackTo ? `${when(f.reachesBackTo)} (the lost query's first run): all of its history` : 'the source’s beginning'}</dd>
+                <dd>{f.reachesBackTo ? `${formatDateTime(f.reachesBackTo)} (the lost query's first run): all of its history` : 'the source’s beginning'}</dd>
               </>
             )}
             <dt>Matching event</dt>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatFixed, plural } from './format';
+import { formatAgo, formatClock, formatDateTime, formatFixed, formatInterval, plural } from './format';
 
 describe('formatAgo', () => {
   const t0 = Date.parse('2026-12-01T10:00:00.000Z');
@@ -30,5 +30,37 @@ describe('formatFixed', () => {
     expect([5, 5.0, 4.94, 4.96, 1234.5].map((n) => formatFixed(n))).toEqual(['5.0', '5.0', '4.9', '5.0', '1,234.5']);
     expect(formatFixed(null)).toBe('–');
     expect(formatFixed(Number.NaN)).toBe('–');
+  });
+});
+
+describe('formatInterval', () => {
+  it('names a configured duration in its largest unit and the next, never as raw ms', () => {
+    expect(formatInterval(1_800_000)).toBe('30 min');
+    expect(formatInterval(5_400_000)).toBe('1 h 30 min');
+    expect(formatInterval(90_000)).toBe('1 min 30 s');
+    expect(formatInterval(86_400_000)).toBe('1 d');
+    expect(formatInterval(250)).toBe('250 ms');
+    expect(formatInterval(0)).toBe('0 s');
+    expect(formatInterval(null)).toBe('–');
+  });
+});
+
+describe('formatDateTime', () => {
+  it('writes every instant one way, in UTC and saying so, whatever it was given', () => {
+    const iso = '2026-12-02T06:45:47.326Z';
+    expect(formatDateTime(iso)).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatDateTime(Date.parse(iso))).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatDateTime(new Date(iso))).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatDateTime(iso, { ms: true })).toBe('2026-12-02 06:45:47.326 UTC');
+    // An offset other than Z is the same instant, written in UTC.
+    expect(formatDateTime('2026-12-02T07:45:47+01:00')).toBe('2026-12-02 06:45:47 UTC');
+    expect(formatClock(iso)).toBe('06:45:47 UTC');
+  });
+
+  it('shows a dash for no time or a broken one', () => {
+    for (const v of [null, undefined, '', 'not a date', Number.NaN]) {
+      expect(formatDateTime(v)).toBe('–');
+      expect(formatClock(v)).toBe('–');
+    }
   });
 });

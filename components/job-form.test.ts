@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '@/lib/engine';
-import { EMPTY_FORM, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, specFromForm, type JobForm } from './job-form';
+import { EMPTY_FORM, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, specFromForm, withFieldLabels, type JobForm } from './job-form';
 
 const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
 const sinkArb = fc.oneof(
@@ -115,5 +115,26 @@ describe('issueText with an error class', () => {
   it("puts Spark's class first, as Spark prints it", () => {
     expect(issueText({ path: 'outputMode', message: 'Invalid streaming output mode: update.', errorClass: 'STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE' })).toBe('[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update.');
     expect(issueText({ path: 'sql', message: 'x (line 1, column 2)', line: 1, column: 2 })).toBe('x');
+  });
+
+  it('names the form’s fields where a message names spec paths', () => {
+    expect(withFieldLabels('Set source.eventTime and source.watermarkDelay and group by that column.')).toBe('Set “Event-time column” and “Watermark delay” and group by that column.');
+    expect(withFieldLabels('needs source.eventTime.')).toBe('needs “Event-time column”.');
+    // Not inside a longer path, nor a word that merely contains one.
+    expect(withFieldLabels('see source.options.path and mysource.eventTime')).toBe('see source.options.path and mysource.eventTime');
+    // The unbounded-state warning, as the analyzer words it for a grouped aggregation without a watermark.
+    const v = validateJob({
+      name: 'unbounded',
+      source: { name: 'events', type: 'memory', options: { stream: 'u' }, schema: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }] },
+      sql: 'SELECT user, count(*) AS n FROM events GROUP BY user',
+      sink: { type: 'memory', options: { table: 'u' } },
+      outputMode: 'complete',
+      trigger: { type: 'available-now' },
+      checkpointLocation: 'memory://u',
+    });
+    const unbounded = v.warnings.find((w) => w.message.startsWith('Unbounded state'));
+    expect(unbounded, JSON.stringify(v)).toBeDefined();
+    expect(issueText(unbounded!)).toContain('Set “Event-time column” and “Watermark delay”');
+    expect(issueText(unbounded!)).not.toContain('source.eventTime');
   });
 });

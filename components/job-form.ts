@@ -263,8 +263,20 @@ export function issueWhere(issue: PositionedIssue, optionLabel?: (side: 'source'
   return issue.line ? `${where}, line ${issue.line}, column ${issue.column}` : where;
 }
 
-/** An issue's message without the "(line L, column C)" its position already says. */
+/** The spec's dotted paths a message may name (source.eventTime), longest first. */
+const NAMED_PATHS = PATH_CONTROLS.filter(([p]) => p.includes('.')).sort((a, b) => b[0].length - a[0].length);
+const NAMED_PATH_RE = new RegExp(`(?<![\\w.])(${NAMED_PATHS.map(([p]) => p.replace(/\./g, '\\.')).join('|')})(?!\\w|\\.\\w)`, 'g');
+
+/**
+ * A message in the form's words: the engine names spec paths ("Set source.eventTime and
+ * source.watermarkDelay"), a person filling in the form sees fields ("Event-time column").
+ */
+export function withFieldLabels(message: string): string {
+  return message.replace(NAMED_PATH_RE, (p) => `“${CONTROL_LABELS[formControlOf(p)!]}”`);
+}
+
+/** An issue's message without the "(line L, column C)" its position already says, in the form's words. */
 export function issueText(issue: PositionedIssue): string {
-  const text = issue.line ? issue.message.replace(/\s*\(line \d+, column \d+\)$/, '') : issue.message;
+  const text = withFieldLabels(issue.line ? issue.message.replace(/\s*\(line \d+, column \d+\)$/, '') : issue.message);
   return problemText({ message: text, errorClass: issue.errorClass });
 }

@@ -5,6 +5,7 @@
  * than guessing; while the spec has errors elsewhere no mode is judged. Legality comes from the server's draft check; nothing is decided here.
  */
 import type { ModeVerdict, OutputModeName } from '@/lib/server/presenters/job-draft-presenter';
+import { withFieldLabels } from './job-form';
 
 const DESCRIPTIONS: Record<OutputModeName, string> = {
   append: 'Only new rows, each written once and never changed (aggregations need a watermark: a group is written when the watermark closes it).',
@@ -38,8 +39,8 @@ export function OutputModePicker({ value, onChange, verdicts }: { value: string;
               <strong>{m[0].toUpperCase() + m.slice(1)}</strong> {v?.decided ? v.legal ? <span className="badge ok">legal</span> : <span className="badge bad">not allowed</span> : null}
               <br />
               <span id={reasonId} className="small">
-                {illegal ? v!.reasons.join(' ') : DESCRIPTIONS[m]}
-                {v?.warnings.length ? <span className="field-warning"> {v.warnings.join(' ')}</span> : null}
+                {illegal ? withFieldLabels(v!.reasons.join(' ')) : DESCRIPTIONS[m]}
+                {v?.warnings.length ? <span className="field-warning"> {withFieldLabels(v.warnings.join(' '))}</span> : null}
               </span>
             </span>
           </label>

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { RunView } from '@/lib/server/presenters/runs-presenter';
 import { apiFetch, errorMessage } from './api-client';
-import { formatDuration } from './format';
+import { formatDateTime, formatDuration } from './format';
 import { PagerButtons, useKeysetPages } from './keyset-pager';
 import { queryKeys, RUN_PAGE_SIZE } from './query-keys';
 import { StatusBadge } from './status-badge';
@@ -105,7 +105,7 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
               <td>
                 <StatusBadge status={r.status} />
               </td>
-              <td>{r.startedAt.replace('T', ' ').slice(0, 19)}</td>
+              <td>{formatDateTime(r.startedAt)}</td>
               <td className="num">{formatDuration((r.endedAt ? Date.parse(r.endedAt) : Date.now()) - Date.parse(r.startedAt))}</td>
               <td>{r.workerId ?? '–'}</td>
               <td>{r.attempt}</td>

@@ -12,10 +12,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { RestoreResult, SavepointView } from '@/lib/server/services/savepoint-service';
 import { ApiError, apiFetch, errorMessage } from './api-client';
-import { formatBytes } from './format';
+import { formatBytes, formatDateTime } from './format';
 import { ConfirmByName, isReprocessingAsk } from './job-actions';
 import { queryKeys } from './query-keys';
 import { roleAllows, useMe } from './use-me';
+import { actorName } from '@/lib/server/actor';
 
 const ACTIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
 
@@ -104,8 +105,8 @@ export function SavepointsPanel({ job }: { job: { id: string; name: string; stat
                 <td className="num">
                   {formatBytes(s.sizeBytes)} ({s.fileCount} files)
                 </td>
-                <td>{s.createdAt.slice(0, 19).replace('T', ' ')}Z</td>
-                <td>{s.createdBy}</td>
+                <td>{formatDateTime(s.createdAt)}</td>
+                <td>{actorName(s.createdBy)}</td>
                 <td>
                   <div className="actions">
                     <button

@@ -165,7 +165,7 @@ test('contract audit, duplicate diagnosis of both incidents, and the second conf
   await page.getByRole('tab', { name: 'Drills' }).click();
   await expect(diagnosis.getByTestId('duplicate-diagnosis')).toHaveAttribute('data-verdict', 'checkpoint-loss', { timeout: 30_000 });
   const loss = diagnosis.getByRole('article', { name: 'Checkpoint loss finding' });
-  await expect(loss).toContainText('the checkpoint reset by user:admin');
+  await expect(loss).toContainText('the checkpoint reset by admin at');
   await expect(loss).toContainText('deploy process');
   await page.screenshot({ path: 'e2e/artifacts/diagnosis-checkpoint-loss.png', fullPage: true });
 

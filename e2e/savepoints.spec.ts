@@ -77,7 +77,7 @@ test('take a savepoint while running, new job from it, reset to it through both 
   const row = table.getByRole('row', { name: /before-upgrade/ });
   await expect(row).toBeVisible();
   await expect(row.getByRole('cell').nth(1)).toHaveText('0');
-  await expect(row.getByRole('cell').nth(4)).toHaveText('user:admin');
+  await expect(row.getByRole('cell').nth(4)).toHaveText('admin');
   await expect(panel.getByLabel('Name')).toHaveValue('');
   // A running job cannot be reset.
   await expect(row.getByRole('button', { name: 'Reset to this savepoint' })).toBeDisabled();

@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { hashPassword, hashToken, verifyPassword } from './credentials';
 import { BadRequestError, ForbiddenError, UnauthenticatedError } from './http/http-errors';
+import { actorName } from './actor';
 
 export type Role = 'viewer' | 'operator' | 'admin';
 export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
@@ -54,7 +55,7 @@ const WHAT_ROLE_ALLOWS: Record<Role, string> = {
 export function requireRole(p: Principal, needed: Role, action: string): void {
   if (!roleAtLeast(p.role, needed)) {
     throw new ForbiddenError(
-      `${p.actor} has the role ${p.role} and may not ${action}: that needs ${needed} (${WHAT_ROLE_ALLOWS[needed]}). Ask an admin for a token with that role.`,
+      `${actorName(p.actor)} has the role ${p.role} and may not ${action}: that needs ${needed} (${WHAT_ROLE_ALLOWS[needed]}). Ask an admin for a token with that role.`,
       { role: p.role, needed, action },
     );
   }
@@ -188,7 +189,7 @@ export async function authorize(db: PrismaClient, req: Request, needed: Role, ac
   if (!p) throw new UnauthenticatedError();
   if (p.mustChangePassword && !opts.duringPasswordChange) {
     throw new ForbiddenError(
-      `${p.actor} signed in with a one-time password: set your own password first, at ${CHANGE_PASSWORD_PAGE} in the dashboard or with POST /api/auth/password {"currentPassword", "newPassword"}.`,
+      `${actorName(p.actor)} signed in with a one-time password: set your own password first, at ${CHANGE_PASSWORD_PAGE} in the dashboard or with POST /api/auth/password {"currentPassword", "newPassword"}.`,
       { mustChangePassword: true },
     );
   }
@@ -205,7 +206,7 @@ const MIN_PASSWORD_LENGTH = 12;
  */
 export async function changePassword(db: PrismaClient, p: Principal, input: { currentPassword: string; newPassword: string }): Promise<void> {
   if (!p.userId) {
-    throw new BadRequestError(`${p.actor} is an API token, which has no password to change; sign in with a username and password to change one.`);
+    throw new BadRequestError(`${actorName(p.actor)} is an API token, which has no password to change; sign in with a username and password to change one.`);
   }
   const user = await db.user.findUnique({ where: { id: p.userId } });
   if (!user) throw new UnauthenticatedError('This session belongs to a user that no longer exists; sign in again.');

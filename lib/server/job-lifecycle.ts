@@ -13,6 +13,7 @@
  */
 import type { Prisma, PrismaClient, RunStatus } from '@/lib/generated/prisma/client';
 import { ConflictError } from './http/http-errors';
+import { formatDateTime } from '@/components/format';
 
 /** A job's statuses: a run's, except LOST (only a run is lost; its job is then STOPPED). */
 export type JobStatus = Exclude<RunStatus, 'LOST'>;
@@ -220,10 +221,10 @@ export async function endLostRuns(
     const why = !r.lastHeartbeatAt
       ? 'is not registered'
       : r.stoppedAt
-        ? `stopped at ${r.stoppedAt.toISOString()}`
+        ? `stopped at ${formatDateTime(r.stoppedAt)}`
         : r.leaseExpired && Date.now() - r.lastHeartbeatAt.getTime() < workerTimeoutMs
           ? `stopped renewing the run's checkpoint lease`
-          : `has not heartbeaten since ${r.lastHeartbeatAt.toISOString()} (WEIR_WORKER_TIMEOUT_MS ${workerTimeoutMs})`;
+          : `has not heartbeaten since ${formatDateTime(r.lastHeartbeatAt)} (WEIR_WORKER_TIMEOUT_MS ${workerTimeoutMs})`;
     const reason = `worker ${r.workerId ?? '(none)'} ${why}; the job was asked to stop, so no run takes over: run lost`;
     await fillHistory(r);
     const moved = await db.$transaction(async (tx) => {

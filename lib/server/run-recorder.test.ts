@@ -81,6 +81,12 @@ describe('a committed batch always gets its history', () => {
     await accept();
     await until('the history of every batch', async () => bus.pending === 0 && (await history(s.job.id)).length === 3);
     expect(await history(s.job.id)).toEqual([0, 1, 2].map((b) => [b, rec.runRowId]));
+    // Output rows and state rows removed are columns of their own, as the progress JSON has them.
+    for (const row of await db.batchProgress.findMany({ where: { jobId: s.job.id } })) {
+      const p = row.progress as unknown as StreamingQueryProgress;
+      expect(Number(row.numOutputRows)).toBe(p.sink.numOutputRows);
+      expect(Number(row.stateRowsRemoved)).toBe(p.stateOperators.reduce((n, o) => n + o.numRowsRemoved, 0));
+    }
     expect(recovered).toBe(1);
     await until('the backfill after recovery', async () => bus.pending === 0);
     expect(backfilled).toEqual([]); // the retries delivered everything: nothing left to fill in

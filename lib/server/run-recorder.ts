@@ -47,6 +47,8 @@ function batchProgressRow(jobId: string, runRowId: string | null, p: StreamingQu
     stateRowsTotal: BigInt(sum((o) => o.numRowsTotal)),
     stateRowsUpdated: BigInt(sum((o) => o.numRowsUpdated)),
     stateRowsDroppedByWatermark: BigInt(sum((o) => o.numRowsDroppedByWatermark)),
+    stateRowsRemoved: BigInt(sum((o) => o.numRowsRemoved)),
+    numOutputRows: BigInt(Math.max(0, p.sink.numOutputRows)),
     stateMemoryBytes: BigInt(sum((o) => o.memoryUsedBytes)),
     stateDiskBytes: BigInt(sum((o) => o.customMetrics?.stateOnDiskBytes ?? 0)),
     commitLag: p.commitLag === null ? null : BigInt(Math.round(p.commitLag)),

@@ -2,6 +2,7 @@ import { redirect } from 'next/navigation';
 import { CHANGE_PASSWORD_PAGE } from '@/lib/server/auth';
 import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 import { PasswordForm } from './password-form';
+import { actorName } from '@/lib/server/actor';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,7 +12,7 @@ export default async function PasswordPage({ searchParams }: { searchParams: Pro
   const p = await requirePagePrincipal(CHANGE_PASSWORD_PAGE);
   // An API token's session has no password to change.
   if (!p.userId) redirect('/');
-  const name = p.actor.replace(/^user:/, '');
+  const name = actorName(p.actor);
   return (
     <>
       <h1>{p.mustChangePassword ? 'Choose your password' : 'Change your password'}</h1>

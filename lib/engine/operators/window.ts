@@ -83,10 +83,11 @@ export function windowsFor(ts: number, spec: TimeWindowSpec): TimeWindow[] {
 
 export function describeWindow(spec: TimeWindowSpec): string {
   const fmt = (ms: number) => {
-    for (const [name, unit] of [['weeks', 604_800_000], ['days', 86_400_000], ['hours', 3_600_000], ['minutes', 60_000], ['seconds', 1000]] as const) {
-      if (ms % unit === 0) return `${ms / unit} ${name}`;
+    // "1 minute", "10 minutes": the unit's singular for one of it.
+    for (const [name, unit] of [['week', 604_800_000], ['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000]] as const) {
+      if (ms % unit === 0) return `${ms / unit} ${ms === unit ? name : `${name}s`}`;
     }
-    return `${ms} milliseconds`;
+    return `${ms} ${ms === 1 ? 'millisecond' : 'milliseconds'}`;
   };
   return spec.slideMs === spec.sizeMs ? `tumbling ${fmt(spec.sizeMs)}` : `sliding ${fmt(spec.sizeMs)} every ${fmt(spec.slideMs)}`;
 }

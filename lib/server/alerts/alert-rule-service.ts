@@ -16,6 +16,7 @@ import { recordAudit } from '../services/audit-service';
 import { serverOutboundPolicy } from '../outbound';
 import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-presenter';
 import { paramsSchemaOf, type AlertRuleInput, type AlertRuleUpdate } from './rule-kinds';
+import { formatDateTime } from '@/components/format';
 
 const MASKED_SECRET = '********';
 
@@ -120,7 +121,7 @@ export async function acknowledgeAlert(db: PrismaClient, who: Principal, id: str
     const before = await tx.alert.findUnique({ where: { id }, include: ALERT_INCLUDE });
     if (!before) throw new NotFoundError('alert', id);
     if (before.state !== 'FIRING') {
-      throw new ConflictError(`Alert ${id} resolved at ${before.resolvedAt?.toISOString() ?? 'an earlier time'}: only a firing alert can be acknowledged. It fires again, as a new alert, if its condition returns.`, { state: before.state });
+      throw new ConflictError(`Alert ${id} resolved at ${before.resolvedAt ? formatDateTime(before.resolvedAt) : 'an earlier time'}: only a firing alert can be acknowledged. It fires again, as a new alert, if its condition returns.`, { state: before.state });
     }
     if (before.acknowledgedBy !== null) return presentAlert(before);
     // Only a firing, unacknowledged row: a resolve or another acknowledgement in between wins.

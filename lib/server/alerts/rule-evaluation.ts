@@ -206,7 +206,7 @@ const EVALUATORS: { [K in RuleKind]: (p: RuleParams<K>, ctx: EvaluationContext) 
     const holds = g.last >= p.minRows && g.last > g.first && Math.min(...g.halves) > p.percentPerHour && g.maxDropPercent <= p.dropTolerancePercent;
     const rate = Math.round(Math.min(...g.halves) * 10) / 10;
     const message = holds
-      ? `State grew from ${g.first} to ${g.last} rows over ${g.spanMs} ms (batches ${g.fromBatch}–${g.toBatch}): ${rate}%/h, above ${p.percentPerHour}%/h, and nothing evicted it. A stateful operator with no watermark keeps every key forever: add a watermark (source.eventTime + watermarkDelay) and aggregate over event-time windows.`
+      ? `State grew from ${g.first} to ${g.last} rows over ${g.spanMs} ms (batches ${g.fromBatch}–${g.toBatch}): ${rate}%/h, above ${p.percentPerHour}%/h, and nothing evicted it. A stateful operator with no watermark keeps every key forever: add a watermark (the source's Event-time column and Watermark delay) and aggregate over event-time windows.`
       : `State ${g.first} → ${g.last} rows over ${g.spanMs} ms: ${rate}%/h in the slower half of the window, largest drop ${Math.round(g.maxDropPercent)}% (fires above ${p.percentPerHour}%/h in both halves with drops ≤ ${p.dropTolerancePercent}%).`;
     return { holds, value: rate, message, details: { ...g } };
   },

@@ -37,8 +37,11 @@ export interface ContractRow {
   replayWouldDouble: number;
   /** The newest run that was not the job's first: a start from its checkpoint. */
   lastRestartAt: string | null;
-  /** start (asked for), recovery (after a crash or a lost worker) or retry (the restart policy). */
-  lastRestartKind: 'start' | 'recovery' | 'retry' | null;
+  /**
+   * restart (a start or restart someone asked for), recovery (after a crash or a lost worker) or
+   * retry (the restart policy). Never the job's first start: that is no restart.
+   */
+  lastRestartKind: 'restart' | 'recovery' | 'retry' | null;
   fix: string;
 }
 
@@ -129,7 +132,7 @@ export async function listContracts(db: PrismaClient, query: ContractQuery = {})
       maxRows,
       replayWouldDouble: contract && !contract.sink.ok ? (maxRows ?? 0) : 0,
       lastRestartAt: runs > 1 && s?.lastStart ? s.lastStart.toISOString() : null,
-      lastRestartKind: runs > 1 && s?.lastStart ? (s.lastRecovered ? 'recovery' : (s.lastAttempt ?? 0) > 0 ? 'retry' : 'start') : null,
+      lastRestartKind: runs > 1 && s?.lastStart ? (s.lastRecovered ? 'recovery' : (s.lastAttempt ?? 0) > 0 ? 'retry' : 'restart') : null,
       fix: primaryFix(missing),
     };
   });

@@ -194,6 +194,8 @@ describe('duplicate diagnosis of real incidents', () => {
     expect(d.duplicateRows).toBe(rows);
     expect(d.findings).toHaveLength(1);
     expect(d.findings[0]).toMatchObject({ kind: 'checkpoint-loss', batches: [0, 1, 2, 3], rows, event: { kind: 'reset-checkpoint', actor: 'token:admin-token' } });
+    // The record keeps the actor's kind; the sentence a person reads names the token alone.
+    expect(d.findings[0].event.description).toMatch(/^the checkpoint reset by admin-token at /);
     expect(d.findings[0].fix).toMatch(/deploy process/);
     // The copies reach back to the lost query's first run, before the reset.
     const firstRun = await kit.db.run.findFirstOrThrow({ where: { jobId: lossJob.id }, orderBy: { startedAt: 'asc' } });

@@ -19,6 +19,8 @@ import type { SinkAudit } from '../drills/sink-audit';
 import { openCheckpoint } from '../presenters/checkpoint-presenter';
 import { contractOf, sinkFix } from './contract-fixes';
 import { classifyDuplicates, type Classification, type CheckpointLossEvidence, type RecoveryEvidence, type RestoreEvidence } from './duplicate-classifier';
+import { actorName } from '../actor';
+import { formatDateTime } from '@/components/format';
 
 export interface DuplicateDiagnosis extends Classification {
   jobId: string;
@@ -94,7 +96,7 @@ function lossesOf(
         at: e.createdAt.toISOString(),
         actor: e.actor,
         fromQueryId: (before.queryId as string | null) ?? null,
-        description: `the checkpoint reset by ${e.actor} at ${e.createdAt.toISOString()} (query ${String(before.queryId ?? 'unknown')}, last batch ${String(before.lastBatchId ?? 'none')})`,
+        description: `the checkpoint reset by ${actorName(e.actor)} at ${formatDateTime(e.createdAt)} (query ${String(before.queryId ?? 'unknown')}, last batch ${String(before.lastBatchId ?? 'none')})`,
       });
     } else if (e.action === 'job.query-id-change') {
       out.push({
@@ -103,14 +105,14 @@ function lossesOf(
         actor: e.actor,
         fromQueryId: (before.queryId as string | null) ?? null,
         toQueryId: (after.queryId as string | null) ?? null,
-        description: `a run at ${e.createdAt.toISOString()} found query ${String(after.queryId)} in the checkpoint instead of ${String(before.queryId)}: the checkpoint directory was deleted or replaced`,
+        description: `a run at ${formatDateTime(e.createdAt)} found query ${String(after.queryId)} in the checkpoint instead of ${String(before.queryId)}: the checkpoint directory was deleted or replaced`,
       });
     } else if (e.action === 'job.update' && before.checkpointLocation !== undefined && after.checkpointLocation !== undefined && before.checkpointLocation !== after.checkpointLocation) {
       out.push({
         kind: 'checkpoint-location-change',
         at: e.createdAt.toISOString(),
         actor: e.actor,
-        description: `the checkpoint location changed by ${e.actor} at ${e.createdAt.toISOString()} (${String(before.checkpointLocation)} → ${String(after.checkpointLocation)})`,
+        description: `the checkpoint location changed by ${actorName(e.actor)} at ${formatDateTime(e.createdAt)} (${String(before.checkpointLocation)} → ${String(after.checkpointLocation)})`,
       });
     }
   }
@@ -167,8 +169,8 @@ function restoresOf(events: { action: string; actor: string; createdAt: Date; be
       acknowledged,
       description:
         e.action === 'job.restore-savepoint'
-          ? `the reset to savepoint ${savepoint} (batch ${after.batchId}) by ${e.actor} at ${at}${acknowledged ? ', which acknowledged the re-emission' : ''}`
-          : `this job's creation from savepoint ${savepoint} (batch ${after.batchId}) of job ${String(after.fromJobId)} by ${e.actor} at ${at}${acknowledged ? ', which acknowledged the re-emission' : ''}`,
+          ? `the reset to savepoint ${savepoint} (batch ${after.batchId}) by ${actorName(e.actor)} at ${formatDateTime(at)}${acknowledged ? ', which acknowledged the re-emission' : ''}`
+          : `this job's creation from savepoint ${savepoint} (batch ${after.batchId}) of job ${String(after.fromJobId)} by ${actorName(e.actor)} at ${formatDateTime(at)}${acknowledged ? ', which acknowledged the re-emission' : ''}`,
     });
   }
   return out;

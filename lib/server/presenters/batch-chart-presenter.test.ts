@@ -45,6 +45,7 @@ async function insertBatches(jobId: string, rows: BatchRow[]): Promise<void> {
       stateRowsTotal: BigInt(r.stateRowsTotal),
       stateRowsUpdated: BigInt(r.stateRowsUpdated),
       stateRowsDroppedByWatermark: BigInt(r.stateRowsDroppedByWatermark),
+      stateRowsRemoved: BigInt(r.stateRowsRemoved),
       stateMemoryBytes: BigInt(r.stateMemoryBytes),
       stateDiskBytes: BigInt(r.stateDiskBytes),
       commitLag: r.commitLag === null ? null : BigInt(r.commitLag),
@@ -71,6 +72,7 @@ const historyArb = fc
         stateTotal: small,
         updated: small,
         dropped: small,
+        removed: small,
         mem: small,
         disk: small,
         lag: fc.option(small, { nil: null }),
@@ -92,6 +94,7 @@ const historyArb = fc
           stateRowsTotal: x.stateTotal,
           stateRowsUpdated: x.updated,
           stateRowsDroppedByWatermark: x.dropped,
+          stateRowsRemoved: x.removed,
           stateMemoryBytes: x.mem,
           stateDiskBytes: x.disk,
           commitLag: x.lag,
@@ -106,7 +109,7 @@ function expectSamePoints(actual: ChartPoint[], expected: ChartPoint[]): void {
   actual.forEach((a, i) => {
     const e = expected[i];
     expect({ from: a.fromBatchId, to: a.toBatchId, t: a.t, batches: a.batches }).toEqual({ from: e.fromBatchId, to: e.toBatchId, t: e.t, batches: e.batches });
-    for (const k of ['numInputRows', 'stateRowsTotal', 'stateRowsUpdated', 'stateRowsDroppedByWatermark', 'stateMemoryBytes', 'stateDiskBytes', 'commitLag', 'watermarkGapMs'] as const) {
+    for (const k of ['numInputRows', 'stateRowsTotal', 'stateRowsUpdated', 'stateRowsDroppedByWatermark', 'stateRowsRemoved', 'stateMemoryBytes', 'stateDiskBytes', 'commitLag', 'watermarkGapMs'] as const) {
       expect(a[k], k).toBe(e[k]);
     }
     // Averages come back from float8 arithmetic in another order: equal to a relative 1e-9.
@@ -155,6 +158,7 @@ describe('batchCharts', () => {
       stateRowsTotal: i,
       stateRowsUpdated: 1,
       stateRowsDroppedByWatermark: 0,
+      stateRowsRemoved: 0,
       stateMemoryBytes: 100,
       stateDiskBytes: 200,
       commitLag: i === 617 ? 9999 : 0,

@@ -7,7 +7,8 @@
  * equal-width buckets, bucket = floor((batchId - lo) * maxPoints / (hi - lo + 1)). Batch ids are
  * dense within a checkpoint, so buckets hold equal numbers of batches. Per bucket:
  * - rates and phase durations are averaged (they are per-batch figures);
- * - input rows, rows updated and rows evicted by the watermark are summed (counts);
+ * - input rows, state rows updated and removed, and late rows dropped by the watermark are
+ *   summed (counts);
  * - state rows and state bytes are the value at the bucket's last batch (gauges: the latest
  *   level, not a sum);
  * - commit lag and watermark gap take the bucket's maximum (the worst moment must stay visible
@@ -40,7 +41,10 @@ export interface ChartPoint {
   numInputRows: number;
   stateRowsTotal: number;
   stateRowsUpdated: number;
+  /** Late input rows dropped by the watermark (Spark's numRowsDroppedByWatermark). */
   stateRowsDroppedByWatermark: number;
+  /** State rows removed, evictions by the watermark included (Spark's numRowsRemoved). */
+  stateRowsRemoved: number;
   stateMemoryBytes: number;
   stateDiskBytes: number;
   commitLag: number | null;
@@ -75,7 +79,10 @@ export interface BatchRow {
   numInputRows: number;
   stateRowsTotal: number;
   stateRowsUpdated: number;
+  /** Late input rows dropped by the watermark (Spark's numRowsDroppedByWatermark). */
   stateRowsDroppedByWatermark: number;
+  /** State rows removed, evictions by the watermark included (Spark's numRowsRemoved). */
+  stateRowsRemoved: number;
   stateMemoryBytes: number;
   stateDiskBytes: number;
   commitLag: number | null;
@@ -127,6 +134,7 @@ export function downsampleBatches(rows: BatchRow[], maxPoints: number): ChartPoi
         stateRowsTotal: last.stateRowsTotal,
         stateRowsUpdated: sum(g.map((r) => r.stateRowsUpdated)),
         stateRowsDroppedByWatermark: sum(g.map((r) => r.stateRowsDroppedByWatermark)),
+        stateRowsRemoved: sum(g.map((r) => r.stateRowsRemoved)),
         stateMemoryBytes: last.stateMemoryBytes,
         stateDiskBytes: last.stateDiskBytes,
         commitLag: maxOrNull(g.map((r) => r.commitLag)),
@@ -173,6 +181,7 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
       (array_agg("stateRowsTotal" ORDER BY "batchId" DESC))[1]::float8 AS "stateRowsTotal",
       sum("stateRowsUpdated")::float8 AS "stateRowsUpdated",
       sum("stateRowsDroppedByWatermark")::float8 AS "stateRowsDroppedByWatermark",
+      sum("stateRowsRemoved")::float8 AS "stateRowsRemoved",
       (array_agg("stateMemoryBytes" ORDER BY "batchId" DESC))[1]::float8 AS "stateMemoryBytes",
       (array_agg("stateDiskBytes" ORDER BY "batchId" DESC))[1]::float8 AS "stateDiskBytes",
       max("commitLag")::float8 AS "commitLag",
@@ -191,6 +200,7 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
     stateRowsTotal: num(r.stateRowsTotal),
     stateRowsUpdated: num(r.stateRowsUpdated),
     stateRowsDroppedByWatermark: num(r.stateRowsDroppedByWatermark),
+    stateRowsRemoved: num(r.stateRowsRemoved),
     stateMemoryBytes: num(r.stateMemoryBytes),
     stateDiskBytes: num(r.stateDiskBytes),
     commitLag: numOrNull(r.commitLag),
@@ -223,6 +233,7 @@ export async function rawBatchSeries(db: PrismaClient, jobId: string, q: BatchCh
     stateRowsTotal: Number(r.stateRowsTotal),
     stateRowsUpdated: Number(r.stateRowsUpdated),
     stateRowsDroppedByWatermark: Number(r.stateRowsDroppedByWatermark),
+    stateRowsRemoved: Number(r.stateRowsRemoved),
     stateMemoryBytes: Number(r.stateMemoryBytes),
     stateDiskBytes: Number(r.stateDiskBytes),
     commitLag: r.commitLag === null ? null : Number(r.commitLag),

@@ -24,7 +24,12 @@ export interface BatchSummary {
   durationMs: unknown;
   stateRowsTotal: number;
   stateRowsUpdated: number;
+  /** Late input rows dropped (Spark's numRowsDroppedByWatermark), summed over the operators. */
   stateRowsDroppedByWatermark: number;
+  /** State rows removed, evictions by the watermark included (Spark's numRowsRemoved). */
+  stateRowsRemoved: number;
+  /** Rows written to the sink (Spark's sink.numOutputRows). */
+  numOutputRows: number;
   stateMemoryBytes: number;
   stateDiskBytes: number;
   commitLag: number | null;
@@ -51,6 +56,8 @@ function summary(b: BatchProgress): BatchSummary {
     stateRowsTotal: Number(b.stateRowsTotal),
     stateRowsUpdated: Number(b.stateRowsUpdated),
     stateRowsDroppedByWatermark: Number(b.stateRowsDroppedByWatermark),
+    stateRowsRemoved: Number(b.stateRowsRemoved),
+    numOutputRows: Number(b.numOutputRows),
     stateMemoryBytes: Number(b.stateMemoryBytes),
     stateDiskBytes: Number(b.stateDiskBytes),
     commitLag: num(b.commitLag),

@@ -58,6 +58,8 @@ import { BadRequestError, ConflictError, NotFoundError } from '../http/http-erro
 import { refusal, transitionFor, type JobStatus } from '../job-lifecycle';
 import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';
 import { openCheckpoint, walkCheckpoint } from '../presenters/checkpoint-presenter';
+import { formatDateTime } from '@/components/format';
+import { actorName } from '../actor';
 import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
 import { recordAudit } from './audit-service';
 import { createJob, deleteOwnCheckpoint, type JobServiceContext } from './job-service';
@@ -301,7 +303,7 @@ async function assertUnchangedSince(db: PrismaClient, seen: Job): Promise<void> 
   if (now.queryId === seen.queryId && now.lastBatchId === seen.lastBatchId && now.checkpointLocation === seen.checkpointLocation) return;
   const last = await db.auditEvent.findFirst({ where: { targetId: seen.id, action: 'job.restore-savepoint' }, orderBy: { createdAt: 'desc' } });
   const what = last
-    ? `Another restore of ${seen.name} has just finished (to savepoint ${(last.after as { savepoint?: string } | null)?.savepoint ?? '?'}, by ${last.actor} at ${last.createdAt.toISOString()})`
+    ? `Another restore of ${seen.name} has just finished (to savepoint ${(last.after as { savepoint?: string } | null)?.savepoint ?? '?'}, by ${actorName(last.actor)} at ${formatDateTime(last.createdAt)})`
     : `${seen.name}'s checkpoint changed (query id or last batch)`;
   throw new ConflictError(
     `${what} while this request was on its way, so it was not applied. Look at the job (GET /api/jobs/${seen.id}) and its savepoints; if the checkpoint is where you want it, there is nothing left to do, otherwise send the restore again.`,

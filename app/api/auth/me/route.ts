@@ -1,4 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-handler';
+import { actorName } from '@/lib/server/actor';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,7 +11,7 @@ export const GET = apiRoute(
     role: principal.role,
     via: principal.via,
     // What a person reads: the username, or the API token's name (actor carries a prefix for the audit log).
-    name: principal.actor.replace(/^(user|token):/, ''),
+    name: actorName(principal.actor),
     mustChangePassword: principal.mustChangePassword === true,
   }),
   { duringPasswordChange: true },
