@@ -48,7 +48,8 @@ function batchProgressRow(jobId: string, runRowId: string | null, p: StreamingQu
     stateRowsUpdated: BigInt(sum((o) => o.numRowsUpdated)),
     stateRowsDroppedByWatermark: BigInt(sum((o) => o.numRowsDroppedByWatermark)),
     stateRowsRemoved: BigInt(sum((o) => o.numRowsRemoved)),
-    numOutputRows: BigInt(Math.max(0, p.sink.numOutputRows)),
+    // A progress from before the sink reported (or a test's partial one) may have no sink.
+    numOutputRows: BigInt(Math.max(0, Math.trunc(Number(p.sink?.numOutputRows ?? 0)) || 0)),
     stateMemoryBytes: BigInt(sum((o) => o.memoryUsedBytes)),
     stateDiskBytes: BigInt(sum((o) => o.customMetrics?.stateOnDiskBytes ?? 0)),
     commitLag: p.commitLag === null ? null : BigInt(Math.round(p.commitLag)),

@@ -9,6 +9,7 @@
  *   diagnosis names that restore (when, from which savepoint) as the known re-emission window;
  * - a new job from a savepoint gets a checkpoint of its own with another query id.
  */
+import { formatDateTime } from '@/components/format';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -227,7 +228,7 @@ describe('reset to a savepoint, and a new job from one', () => {
         event: { kind: 'savepoint-restore', savepointId: spId, savepoint: 'at-2', batchId: 2, actor: 'token:admin-token', acknowledged: true, queryId: done.body.queryId, at: audit.createdAt.toISOString() },
       });
       expect(diag.body.summary).toContain('at-2');
-      expect(diag.body.summary).toContain(audit.createdAt.toISOString());
+      expect(diag.body.summary).toContain(formatDateTime(audit.createdAt));
       expect(diag.body.summary).not.toMatch(/lost or replaced|Checkpoint loss/);
       expect(diag.body.evidence.losses).toEqual([]);
 
