@@ -124,6 +124,11 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
               : ''}
         </span>
       </div>
+      {d?.stateMemoryWarning && (
+        <div className="warn-box" role="status">
+          {d.stateMemoryWarning}
+        </div>
+      )}
       {charts.isError && (
         <div className="error-box" role="alert">
           Could not load the charts: {errorMessage(charts.error)}

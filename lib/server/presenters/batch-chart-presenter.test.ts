@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
-import { BATCH_PHASES, batchCharts, downsampleBatches, rawBatchSeries, type BatchRow, type ChartPoint } from './batch-chart-presenter';
+import { BATCH_PHASES, batchCharts, downsampleBatches, heapStateWarning, rawBatchSeries, type BatchRow, type ChartPoint } from './batch-chart-presenter';
 
 let database: TestDatabase;
 let db: PrismaClient;
@@ -124,7 +124,7 @@ describe('batchCharts', () => {
   it('an empty history is no points, not an error', async () => {
     const jobId = await newJob('empty-history');
     const c = await batchCharts(db, jobId);
-    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [] });
+    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [], stateMemoryWarning: null });
   });
 
   it('matches the in-memory reference for random histories and bucket counts (differential)', async () => {
@@ -183,4 +183,31 @@ describe('batchCharts', () => {
     expect(ranged.points.at(-1)!.toBatchId).toBe(199);
     expect(ranged.downsampled).toBe(false);
   }, 60_000);
+});
+
+describe('the warning for state near the run\'s memory', () => {
+  it('is said for the heap store from half the run\'s memory, never for LMDB or a run without a recorded limit', () => {
+    const MB = 1024 * 1024;
+    expect(heapStateWarning('hdfs', 255 * MB, 512)).toBeNull();
+    expect(heapStateWarning('hdfs', 300 * MB, 512)).toMatch(/^The state holds 300 MB in the run's memory, 59% of its 512 MB \(WEIR_RUN_MEMORY_MB\).*LMDB state store/);
+    expect(heapStateWarning('lmdb', 900 * MB, 512)).toBeNull();
+    expect(heapStateWarning('hdfs', 900 * MB, null)).toBeNull();
+  });
+
+  it("reads the job's provider, its latest run's limit and the latest batch's state bytes", async () => {
+    const MB = 1024 * 1024;
+    const batch = (batchId: number, stateMemoryBytes: number): BatchRow => ({
+      batchId, timestamp: T0 + batchId * 1000, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, numInputRows: 1,
+      stateRowsTotal: 1, stateRowsUpdated: 1, stateRowsDroppedByWatermark: 0, stateRowsRemoved: 0, stateMemoryBytes, stateDiskBytes: 0, commitLag: null, watermarkMs: null,
+    });
+    const heap = await newJob('heap-near-limit');
+    await db.run.create({ data: { jobId: heap, runId: `${heap}-r1`, memoryLimitMb: 64, startedAt: new Date(T0) } });
+    await insertBatches(heap, [batch(0, 10 * MB), batch(1, 40 * MB)]);
+    expect((await batchCharts(db, heap)).stateMemoryWarning).toMatch(/^The state holds 40 MB in the run's memory, 63% of its 64 MB/);
+    const lmdb = await newJob('lmdb-near-limit');
+    await db.job.update({ where: { id: lmdb }, data: { spec: { stateStore: { provider: 'lmdb' } } } });
+    await db.run.create({ data: { jobId: lmdb, runId: `${lmdb}-r1`, memoryLimitMb: 64 } });
+    await insertBatches(lmdb, [batch(0, 40 * MB)]);
+    expect((await batchCharts(db, lmdb)).stateMemoryWarning).toBeNull();
+  });
 });

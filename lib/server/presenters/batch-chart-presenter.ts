@@ -18,6 +18,7 @@
  * `downsampleBatches` is the same rule over in-memory rows: the tests hold the SQL to it.
  */
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
+import { stateStoreProviderOf, type JobSpec, type StateStoreProviderName } from '@/lib/engine';
 
 /** Spark's durationMs phases of a micro-batch, in execution order (triggerExecution is their whole). */
 export const BATCH_PHASES = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'] as const;
@@ -59,6 +60,8 @@ export interface BatchCharts {
   downsampled: boolean;
   maxPoints: number;
   points: ChartPoint[];
+  /** Said when the job keeps its state in the run's heap and the state nears the run's memory limit. */
+  stateMemoryWarning: string | null;
 }
 
 export interface BatchChartQuery {
@@ -152,6 +155,23 @@ function rangeFilter(q: BatchChartQuery): Prisma.Sql {
 
 type BucketRow = Record<string, unknown>;
 
+/** Past this share of the run's memory, state in the heap draws a warning: at the limit the run ends RESOURCE_EXHAUSTED. */
+export const HEAP_STATE_WARNING_SHARE = 0.5;
+
+/**
+ * The warning for a job whose state lives in the run's heap (the `hdfs` provider) and holds
+ * `stateBytes`, at least HEAP_STATE_WARNING_SHARE of the run's memory: with the way out.
+ */
+export function heapStateWarning(provider: StateStoreProviderName, stateBytes: number, runMemoryLimitMb: number | null): string | null {
+  if (provider !== 'hdfs' || !runMemoryLimitMb || runMemoryLimitMb <= 0) return null;
+  const share = stateBytes / (runMemoryLimitMb * 1024 * 1024);
+  if (share < HEAP_STATE_WARNING_SHARE) return null;
+  return (
+    `The state holds ${(stateBytes / (1024 * 1024)).toFixed(0)} MB in the run's memory, ${Math.round(share * 100)}% of its ${runMemoryLimitMb} MB (WEIR_RUN_MEMORY_MB): ` +
+    'a run that needs more ends FAILED with RESOURCE_EXHAUSTED. Keep the state on disk with the LMDB state store (a savepoint restored as a new job with it, or `weir checkpoint convert-state --to lmdb`), bound it with a watermark, or raise WEIR_RUN_MEMORY_MB.'
+  );
+}
+
 /** Downsampled chart series for one job (see the header for the bucketing rule). */
 export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChartQuery = {}): Promise<BatchCharts> {
   const maxPoints = clampMaxPoints(q.maxPoints);
@@ -207,7 +227,13 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
     watermarkGapMs: numOrNull(r.watermarkGapMs),
   }));
   const totalBatches = points.reduce((s, p) => s + p.batches, 0);
-  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points };
+  const [job, run] = await Promise.all([
+    db.job.findUnique({ where: { id: jobId }, select: { spec: true } }),
+    db.run.findFirst({ where: { jobId }, orderBy: { startedAt: 'desc' }, select: { memoryLimitMb: true } }),
+  ]);
+  const provider = stateStoreProviderOf((job?.spec ?? {}) as Pick<JobSpec, 'stateStore'>);
+  const stateMemoryWarning = heapStateWarning(provider, points.at(-1)?.stateMemoryBytes ?? 0, run?.memoryLimitMb ?? null);
+  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points, stateMemoryWarning };
 }
 
 /** Every batch in range as a chart point, undownsampled: what the bench compares against. */
