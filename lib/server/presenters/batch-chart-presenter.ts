@@ -156,7 +156,7 @@ function rangeFilter(q: BatchChartQuery): Prisma.Sql {
 type BucketRow = Record<string, unknown>;
 
 /** Past this share of the run's memory, state in the heap draws a warning: at the limit the run ends RESOURCE_EXHAUSTED. */
-export const HEAP_STATE_WARNING_SHARE = 0.5;
+const HEAP_STATE_WARNING_SHARE = 0.5;
 
 /**
  * The warning for a job whose state lives in the run's heap (the `hdfs` provider) and holds
