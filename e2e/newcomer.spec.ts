@@ -120,9 +120,11 @@ test('late rows dropped and state rows removed are two figures; the Batches tabl
   const headers = await table.getByRole('columnheader').allInnerTexts();
   expect(headers.map((h) => h.replace(/\s+/g, ' ').toLowerCase())).toEqual(expect.arrayContaining(['output rows', 'dropped by watermark']));
   const col = (name: string) => headers.findIndex((h) => h.replace(/\s+/g, ' ').toLowerCase() === name);
-  const lateRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: String(late.batchId), exact: true }) }).first();
+  // A batch's row by its first cell, the batch id (another cell may hold the same number).
+  const rowOf = (batchId: number) => table.locator('tbody tr').filter({ has: page.locator('td:first-child', { hasText: new RegExp(`^${batchId}$`) }) }).first();
+  const lateRow = rowOf(late.batchId);
   await expect(lateRow.getByRole('cell').nth(col('dropped by watermark'))).toHaveText('2');
-  const evictRow = table.getByRole('row').filter({ has: page.getByRole('cell', { name: String(evicting.batchId), exact: true }) }).first();
+  const evictRow = rowOf(evicting.batchId);
   await expect(evictRow.getByRole('cell').nth(col('output rows'))).toHaveText(String(evicting.numOutputRows));
   await expect(lateRow.getByRole('cell').nth(1)).toHaveText(UTC_MILLIS);
   // The table fits its box at 1280 px: nothing scrolls sideways, the Details button is on screen.
