@@ -7,6 +7,7 @@
  *
  * No user text reaches eval or new Function: the only code that runs is this file's closures.
  */
+import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
@@ -639,7 +640,7 @@ class ExpressionCompiler {
     const def = FUNCTIONS[e.name];
     if (!def && !coll) {
       throw new SqlValidationError(
-        `Function ${e.name}() is not supported; supported functions: ${[...new Set([...Object.keys(FUNCTIONS), ...Object.keys(COLLECTION_FUNCTIONS), 'array', 'map', ...GENERATORS])].sort().join(', ')}`,
+        `Function ${e.name}() is not supported; supported functions: ${sqlFunctionCatalog().filter((f) => f.kind !== 'aggregate').map((f) => f.name).sort().join(', ')}`,
         e.pos,
         `${e.name}()`,
       );
