@@ -1,8 +1,10 @@
 /**
- * JSON text with numbers written digit for digit. JSON.stringify can write a number only from a
- * double, so a DECIMAL(38,2) would lose digits and `2.50` would print `2.5`; Spark's JSON writer
- * and to_json print a decimal's exact digits (`{"amount":2.50}`). A value wrapped in JsonNumber is
- * written as its text, everything else as JSON.stringify writes it.
+ * JSON text with numbers read and written digit for digit. JSON.parse and JSON.stringify know
+ * only doubles, so a 64-bit id (a Snowflake id) would lose its last digits, a DECIMAL(38,2) too,
+ * and `2.50` would print `2.5`; Spark's JSON reader keeps a BIGINT's digits, and its JSON writer
+ * and to_json print a decimal's exact digits (`{"amount":2.50}`). Reading, an integer past 2^53
+ * becomes a bigint (query/long.ts); writing, a value wrapped in JsonNumber is written as its text,
+ * a bigint as its digits, everything else as JSON.stringify writes it.
  */
 export class JsonNumber {
   constructor(readonly text: string) {}
@@ -10,6 +12,7 @@ export class JsonNumber {
 
 export function stringifyJson(v: unknown): string {
   if (v instanceof JsonNumber) return v.text;
+  if (typeof v === 'bigint') return v.toString();
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : stringifyJson(x))).join(',')}]`;
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const parts: string[] = [];
@@ -17,4 +20,35 @@ export function stringifyJson(v: unknown): string {
     return `{${parts.join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * JSON.stringify's speed for the common row, stringifyJson's exact digits for a row holding a
+ * bigint (a BIGINT past 2^53), which JSON.stringify refuses with a TypeError.
+ */
+export function stringifyRow(v: unknown): string {
+  try {
+    return JSON.stringify(v);
+  } catch (e) {
+    if (e instanceof TypeError) return stringifyJson(v);
+    throw e;
+  }
+}
+
+/** Sixteen digits in a row: the only way a JSON text can hold an integer past 2^53. */
+const LONG_DIGITS = /\d{16}/;
+
+/**
+ * JSON.parse, except that an integer past ±2^53 is a bigint with every digit of the text (read
+ * through the reviver's source text). Texts without sixteen digits in a row, nearly all, take
+ * JSON.parse's own path.
+ */
+export function parseJson(text: string): unknown {
+  return LONG_DIGITS.test(text) ? JSON.parse(text, exactIntegers) : JSON.parse(text);
+}
+
+function exactIntegers(_key: string, v: unknown, context?: { source?: string }): unknown {
+  if (typeof v !== 'number' || Number.isSafeInteger(v)) return v;
+  const source = context?.source;
+  return source !== undefined && /^-?\d+$/.test(source) ? BigInt(source) : v;
 }

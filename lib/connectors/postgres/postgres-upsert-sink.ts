@@ -14,6 +14,7 @@ import type pg from 'pg';
 import { SinkError } from '../../engine/errors';
 import type { OutputMode, Row } from '../../engine/types';
 import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
+import { stringifyRow } from '../../engine/json-text';
 import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
 import { checkOutputIdentifiers, createPool, errorText, outputColumnNames, pgIdentifier, quoteIdent, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
@@ -59,7 +60,7 @@ export class PostgresUpsertSink implements Sink {
       const keyCols = cols.filter((c) => this.opts.keyColumns.includes(c.name));
       // Last row per key wins: PostgreSQL cannot update one row twice in one statement.
       const byKey = new Map<string, Row>();
-      for (const r of rows) byKey.set(JSON.stringify(keyCols.map((c) => c.get(r))), r);
+      for (const r of rows) byKey.set(stringifyRow(keyCols.map((c) => c.get(r))), r);
       const others = names.filter((n) => !this.opts.keyColumns.includes(n));
       const suffix = ` ON CONFLICT (${this.opts.keyColumns.map(quoteIdent).join(', ')}) DO ` +
         (others.length ? `UPDATE SET ${others.map((n) => `${quoteIdent(n)} = EXCLUDED.${quoteIdent(n)}`).join(', ')}` : 'NOTHING');

@@ -47,6 +47,7 @@ import { DeadLetterWriter } from './dead-letter-writer';
 import { populateStartOffsets, SOURCE_CONF } from './populate-start-offsets';
 import { QueryRuntime } from './query-runtime';
 import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
+import { stringifyRow } from '../json-text';
 
 export interface EngineLogEvent {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -474,7 +475,7 @@ export class MicroBatchExecution {
       batchWatermarkMs: seq.metadata.batchWatermarkMs,
       batchTimestampMs: seq.metadata.batchTimestampMs,
       onRecordError: (row: Row, e: RecordExpressionError) => {
-        expressionBad.push({ raw: JSON.stringify(row), location: { source: rt.source.description }, reason: e.message });
+        expressionBad.push({ raw: stringifyRow(row), location: { source: rt.source.description }, reason: e.message });
       },
     };
     // The plan is compiled once at start, so planning costs nothing per batch; as in Spark, where

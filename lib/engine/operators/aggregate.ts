@@ -487,7 +487,7 @@ class ColumnarFold {
     const none = new Float64Array(0), noNulls = new Uint8Array(0);
     for (let i = 0; i < ops.length; i++) {
       const k = argOf[i];
-      foldSlots(ops[i], slots, 2 * i, base, k < 0 ? none : vals[k], k < 0 ? noNulls : nulls[k]);
+      if (!foldSlots(ops[i], slots, 2 * i, base, k < 0 ? none : vals[k], k < 0 ? noNulls : nulls[k])) return false;
     }
     for (let j = 0; j < touched.length; j++) {
       const bufs = touched[j].bufs;

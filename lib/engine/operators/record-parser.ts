@@ -13,6 +13,11 @@
  */
 import type { ColumnType, Row, Schema } from '../types';
 import { parseTimestampLiteral } from '../query/expression-builder';
+import { fitsLong, toLong } from '../query/long';
+import { parseJson, stringifyJson } from '../json-text';
+
+/** A JSON value as a message shows it (a bigint, which JSON.stringify refuses, as its digits). */
+const describe = (v: unknown): string => stringifyJson(v);
 
 export type ParseResult = { ok: true; row: Row } | { ok: false; reason: string };
 
@@ -22,32 +27,34 @@ export function coerceField(v: unknown, type: ColumnType | string, fromText: boo
     case 'long': {
       if (typeof v === 'number') {
         if (!Number.isInteger(v)) return { ok: false, reason: `expected a long, got ${v}` };
-        // JSON numbers are doubles: past 2^53 the digits were already rounded by JSON.parse.
-        return Number.isSafeInteger(v) ? { ok: true, value: v } : { ok: false, reason: `long ${v} is beyond ±2^53 and lost precision` };
+        // parseJson keeps an integer's digits past 2^53 as a bigint: a number there was written
+        // with an exponent (1e20) and has no exact digits to keep.
+        return Number.isSafeInteger(v) ? { ok: true, value: v } : { ok: false, reason: `long ${v} is not exact; write it as plain digits` };
       }
-      if (fromText && typeof v === 'string' && /^[+-]?\d+$/.test(v.trim())) {
-        const n = Number(v.trim());
-        if (Number.isSafeInteger(n)) return { ok: true, value: n };
-        return { ok: false, reason: `long ${v} is beyond ±2^53 and would lose precision` };
+      if (typeof v === 'bigint' || (fromText && typeof v === 'string' && /^[+-]?\d+$/.test(v.trim()))) {
+        const b = typeof v === 'bigint' ? v : BigInt(v.trim());
+        if (fitsLong(b)) return { ok: true, value: toLong(b) };
+        return { ok: false, reason: `long ${String(v).trim()} is outside BIGINT's 64-bit range` };
       }
-      return { ok: false, reason: `expected a long, got ${JSON.stringify(v)}` };
+      return { ok: false, reason: `expected a long, got ${describe(v)}` };
     }
     case 'double': {
       if (typeof v === 'number') return { ok: true, value: v };
+      if (typeof v === 'bigint') return { ok: true, value: Number(v) };
       if (fromText && typeof v === 'string') {
         const s = v.trim();
         const n = Number(s);
         if (s !== '' && !Number.isNaN(n)) return { ok: true, value: n };
       }
-      return { ok: false, reason: `expected a double, got ${JSON.stringify(v)}` };
+      return { ok: false, reason: `expected a double, got ${describe(v)}` };
     }
     case 'string':
       if (typeof v === 'string') return { ok: true, value: v };
-      return { ok: false, reason: `expected a string, got ${JSON.stringify(v)}` };
+      return { ok: false, reason: `expected a string, got ${describe(v)}` };
     case 'boolean':
       if (typeof v === 'boolean') return { ok: true, value: v };
       if (fromText && typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return { ok: true, value: v.trim().toLowerCase() === 'true' };
-      return { ok: false, reason: `expected a boolean, got ${JSON.stringify(v)}` };
+      return { ok: false, reason: `expected a boolean, got ${describe(v)}` };
     case 'timestamp': {
       if (typeof v === 'number' && Number.isFinite(v)) return { ok: true, value: Math.trunc(v) };
       if (typeof v === 'string') {
@@ -55,13 +62,13 @@ export function coerceField(v: unknown, type: ColumnType | string, fromText: boo
         if (t !== null) return { ok: true, value: t };
         if (fromText && /^\d+$/.test(v.trim())) return { ok: true, value: Number(v.trim()) };
       }
-      return { ok: false, reason: `expected a timestamp (ISO-8601 or epoch ms), got ${JSON.stringify(v)}` };
+      return { ok: false, reason: `expected a timestamp (ISO-8601 or epoch ms), got ${describe(v)}` };
     }
     case 'binary':
       // Spark's JSON and CSV readers take binary as base64 text.
       if (v instanceof Uint8Array) return { ok: true, value: v };
       if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v.trim())) return { ok: true, value: Buffer.from(v.trim(), 'base64') };
-      return { ok: false, reason: `expected binary as base64 text, got ${JSON.stringify(v)}` };
+      return { ok: false, reason: `expected binary as base64 text, got ${describe(v)}` };
     default:
       return { ok: true, value: v };
   }
@@ -118,7 +125,7 @@ export class JsonLineParser {
   parseObject(line: string): Record<string, unknown> | string {
     let obj: unknown;
     try {
-      obj = JSON.parse(line);
+      obj = parseJson(line);
     } catch (e) {
       return `malformed JSON: ${(e as Error).message}`;
     }

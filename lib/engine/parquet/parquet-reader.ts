@@ -7,8 +7,7 @@
  * unreadableReason), or a file that is not Parquet at all (truncated, no footer, corrupt), makes
  * the whole file one bad record naming the file, the column and both types: the job's
  * onBadRecord then fails the run with that message or diverts it to the dead letters, and no
- * row of a file is read half. A value the engine cannot hold (an INT64 past ±2^53 in a long
- * column) makes its row a bad record.
+ * row of a file is read half. Every INT64 fits a long column: past ±2^53 it is a bigint (query/long.ts).
  */
 import { openAsBlob } from 'node:fs';
 import type * as Arrow from 'apache-arrow';
@@ -17,6 +16,9 @@ import type { Field, Row, Schema } from '../types';
 import type { BadRecord } from '../sources/source';
 import { mapKeyField, unreadableReason, weirFieldOf, weirTypeName, type ArrowModule } from './parquet-types';
 import { loadParquetLibs } from './parquet-writer';
+import { toLong } from '../query/long';
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface ParquetReadResult {
   rows: Row[];
@@ -44,7 +46,7 @@ function toWeir(a: ArrowModule, v: unknown, f: Field): unknown {
   if (v === null || v === undefined) return null;
   switch (f.type) {
     case 'long':
-      return typeof v === 'bigint' ? Number(v) : v;
+      return typeof v === 'bigint' ? toLong(v) : v;
     case 'double':
       return Number(v);
     case 'timestamp':
@@ -114,7 +116,7 @@ function epochMs(raw: bigint, perMs: number): number {
 }
 
 /** One Arrow buffer set (a batch's column) into `rows[base…]`, read straight from its buffers. */
-function readFlat(a: ArrowModule, d: Arrow.Data, f: Field, rows: Row[], base: number, bad: Set<number>): void {
+function readFlat(a: ArrowModule, d: Arrow.Data, f: Field, rows: Row[], base: number): void {
   const n = d.length;
   const name = f.name;
   const bitmap = d.nullCount > 0 ? d.nullBitmap : undefined;
@@ -161,9 +163,8 @@ function readFlat(a: ArrowModule, d: Arrow.Data, f: Field, rows: Row[], base: nu
   for (let i = 0; i < n; i++) {
     if (isNull(i)) rows[base + i][name] = null;
     else if (f.type === 'long') {
-      const x = Number(values[off + i]);
-      if (!Number.isSafeInteger(x)) bad.add(base + i);
-      rows[base + i][name] = x;
+      const x = values[off + i] as bigint;
+      rows[base + i][name] = x >= -MAX_SAFE && x <= MAX_SAFE ? Number(x) : x;
     } else rows[base + i][name] = values[off + i];
   }
 }
@@ -173,18 +174,17 @@ function readFlat(a: ArrowModule, d: Arrow.Data, f: Field, rows: Row[], base: nu
  * boolean, date, decimal) as the writer writes them read their buffers directly (most columns, and Arrow's per-value
  * access is the costly part); the rest go through Vector.get and toWeir.
  */
-function readColumn(a: ArrowModule, vec: Arrow.Vector, f: Field, rows: Row[], base: number, bad: Set<number>): void {
+function readColumn(a: ArrowModule, vec: Arrow.Vector, f: Field, rows: Row[], base: number): void {
   if (isFlatExact(a, vec.type, f)) {
     let at = base;
     for (const d of vec.data) {
-      readFlat(a, d, f, rows, at, bad);
+      readFlat(a, d, f, rows, at);
       at += d.length;
     }
     return;
   }
   for (let i = 0; i < vec.length; i++) {
     const raw = vec.get(i);
-    if (f.type === 'long' && typeof raw === 'bigint' && (raw > BigInt(Number.MAX_SAFE_INTEGER) || raw < BigInt(Number.MIN_SAFE_INTEGER))) bad.add(base + i);
     rows[base + i][f.name] = toWeir(a, raw, f);
   }
 }
@@ -229,19 +229,12 @@ function readChecked(a: ArrowModule, fileSchema: Arrow.Schema, declared: Schema 
     for (const f of wanted) r[f.name] = null;
     rows[i] = r;
   }
-  const badRows = new Set<number>();
   let base = 0;
   for (const batch of table.batches) {
-    for (const f of present) readColumn(a, batch.getChild(f.name)!, f, rows, base, badRows);
+    for (const f of present) readColumn(a, batch.getChild(f.name)!, f, rows, base);
     base += batch.numRows;
   }
-  if (badRows.size === 0) return { rows, badRecords, schema: wanted };
-  const kept: Row[] = [];
-  rows.forEach((r, i) => {
-    if (!badRows.has(i)) kept.push(r);
-    else badRecords.push({ raw: JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)), location: { source: file, line: i + 1 }, reason: 'a long value is beyond ±2^53 and would lose precision' });
-  });
-  return { rows: kept, badRecords, schema: wanted };
+  return { rows, badRecords, schema: wanted };
 }
 
 /**

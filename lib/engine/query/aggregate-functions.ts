@@ -15,6 +15,7 @@
  * Distinct aggregates (`count(DISTINCT x)`) are refused with Spark's message; streaming state
  * would have to keep every distinct value.
  */
+import { longAdd, type Long } from './long';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import type { Field } from '../types';
@@ -27,10 +28,10 @@ type AggBuffer = unknown;
 // aggregate's hot loop applies every function through one switch (`update`) that the JIT
 // inlines, instead of a call through a different closure per function (a megamorphic call
 // site per row and aggregate).
-const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUNT_DISTINCT = 6, SUM_DECIMAL = 7, AVG_DECIMAL = 8;
+const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUNT_DISTINCT = 6, SUM_DECIMAL = 7, AVG_DECIMAL = 8, SUM_LONG = 9;
 export type AggregateOp =
   | typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT
-  | typeof SUM_DECIMAL | typeof AVG_DECIMAL;
+  | typeof SUM_DECIMAL | typeof AVG_DECIMAL | typeof SUM_LONG;
 
 export interface AggregateFunction {
   readonly name: string;
@@ -58,10 +59,13 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
       return v === null || v === undefined ? b : (b as number) + 1;
     case SUM:
       return v === null || v === undefined ? b : b === null ? v : (b as number) + (v as number);
+    case SUM_LONG:
+      return v === null || v === undefined ? b : b === null ? v : longAdd(b as Long, v as Long);
     case AVG: {
       if (v === null || v === undefined) return b;
       const buf = b as [number, number];
-      buf[0] += v as number;
+      // Spark averages a BIGINT as a double.
+      buf[0] += typeof v === 'bigint' ? Number(v) : (v as number);
       buf[1] += 1;
       return buf;
     }
@@ -102,7 +106,7 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
  */
 export function foldsNumbersOnly(fn: AggregateFunction): boolean {
   switch (fn.op) {
-    case COUNT_STAR: case COUNT: case SUM: case AVG: return true;
+    case COUNT_STAR: case COUNT: case SUM: case SUM_LONG: case AVG: return true;
     case MIN: case MAX: return fn.resultType === 'long' || fn.resultType === 'double' || fn.resultType === 'timestamp';
     case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL: return false;
   }
@@ -115,17 +119,20 @@ export const readsNumbers = (op: AggregateOp): boolean => op !== COUNT_STAR && o
 export function loadSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at: number): boolean {
   switch (op) {
     case COUNT_STAR: case COUNT:
-      slots[at] = b as number;
-      return typeof b === 'number';
-    case SUM: case MIN: case MAX:
+      if (typeof b !== 'number') return false;
+      slots[at] = b;
+      return true;
+    case SUM: case SUM_LONG: case MIN: case MAX:
       if (b === null) {
         slots[at] = 0;
         slots[at + 1] = 0;
         return true;
       }
-      slots[at] = b as number;
+      // A BIGINT past 2^53 is a bigint, which a float64 slot cannot hold.
+      if (typeof b !== 'number') return false;
+      slots[at] = b;
       slots[at + 1] = 1;
-      return typeof b === 'number';
+      return true;
     case AVG: {
       const buf = b as [number, number];
       if (!Array.isArray(buf) || typeof buf[0] !== 'number' || typeof buf[1] !== 'number') return false;
@@ -143,7 +150,7 @@ export function storeSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, a
   switch (op) {
     case COUNT_STAR: case COUNT:
       return slots[at];
-    case SUM: case MIN: case MAX:
+    case SUM: case SUM_LONG: case MIN: case MAX:
       return slots[at + 1] === 0 ? null : slots[at];
     case AVG: {
       const buf = b as [number, number];
@@ -158,17 +165,19 @@ export function storeSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, a
 
 /**
  * Folds a batch into the slots: row r belongs to the group whose slots start at `base[r]`
- * (-1: the row is dropped), its value is `vals[r]` unless `nulls[r]` is set.
+ * (-1: the row is dropped), its value is `vals[r]` unless `nulls[r]` is set. False when the
+ * fold is not exact (a BIGINT sum left ±2^53, where doubles round): the caller folds the batch
+ * row by row instead, in exact 64-bit arithmetic.
  */
-export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base: Int32Array, vals: Float64Array, nulls: Uint8Array): void {
+export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base: Int32Array, vals: Float64Array, nulls: Uint8Array): boolean {
   const n = base.length;
   switch (op) {
     case COUNT_STAR:
       for (let r = 0; r < n; r++) if (base[r] >= 0) slots[base[r] + at] += 1;
-      return;
+      return true;
     case COUNT:
       for (let r = 0; r < n; r++) if (base[r] >= 0 && nulls[r] === 0) slots[base[r] + at] += 1;
-      return;
+      return true;
     case SUM:
       for (let r = 0; r < n; r++) {
         const b = base[r] + at;
@@ -176,7 +185,19 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
         slots[b] = slots[b + 1] === 0 ? vals[r] : slots[b] + vals[r];
         slots[b + 1] = 1;
       }
-      return;
+      return true;
+    case SUM_LONG: {
+      let inexact = false;
+      for (let r = 0; r < n; r++) {
+        const b = base[r] + at;
+        if (b < at || nulls[r] === 1) continue;
+        const s = slots[b + 1] === 0 ? vals[r] : slots[b] + vals[r];
+        slots[b] = s;
+        slots[b + 1] = 1;
+        if (s > Number.MAX_SAFE_INTEGER || s < -Number.MAX_SAFE_INTEGER) inexact = true;
+      }
+      return !inexact;
+    }
     case AVG:
       for (let r = 0; r < n; r++) {
         const b = base[r] + at;
@@ -184,7 +205,7 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
         slots[b] += vals[r];
         slots[b + 1] += 1;
       }
-      return;
+      return true;
     case MIN:
       // NaN is larger than any other double (Spark): it is the min only of NaNs.
       for (let r = 0; r < n; r++) {
@@ -194,7 +215,7 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
         if (slots[b + 1] === 0 || (x === x && (cur !== cur || x < cur))) slots[b] = x;
         slots[b + 1] = 1;
       }
-      return;
+      return true;
     case MAX:
       for (let r = 0; r < n; r++) {
         const b = base[r] + at;
@@ -203,7 +224,7 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
         if (slots[b + 1] === 0 || x !== x || (cur === cur && x > cur)) slots[b] = x;
         slots[b + 1] = 1;
       }
-      return;
+      return true;
     case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL:
       throw new Error('Internal: this aggregate has no numeric slots');
   }
@@ -230,7 +251,7 @@ const countCol: AggregateFunction = {
 /** sum: null until the first non-NULL value. */
 function sum(resultType: 'long' | 'double'): AggregateFunction {
   return {
-    name: 'sum', resultType, op: SUM,
+    name: 'sum', resultType, op: resultType === 'long' ? SUM_LONG : SUM,
     init: () => null,
     result: (b) => b,
   };

@@ -11,6 +11,7 @@
  * integer or a cast that does not fit is not an error either (Spark 4's ANSI default raises
  * NUMERIC_VALUE_OUT_OF_RANGE instead).
  */
+import { toLong, type Long } from './long';
 
 export const MAX_PRECISION = 38;
 /** The scale Spark keeps at least when a result type needs more than 38 digits. */
@@ -167,7 +168,8 @@ export function decimalFromDouble(x: number, t: DecimalType): bigint | null {
 }
 
 /** A long as a decimal of type `t`, NULL when it does not fit. */
-export function decimalFromLong(x: number, t: DecimalType): bigint | null {
+export function decimalFromLong(x: Long, t: DecimalType): bigint | null {
+  if (typeof x === 'bigint') return toPrecision(x, 0, t);
   return Number.isSafeInteger(x) ? toPrecision(BigInt(x), 0, t) : decimalFromDouble(x, t);
 }
 
@@ -175,9 +177,12 @@ export function decimalToDouble(v: bigint, scale: number): number {
   return Number(formatDecimal(v, scale));
 }
 
-/** Truncated toward zero, as Spark's CAST(decimal AS BIGINT) (ANSI off). */
-export function decimalToLong(v: bigint, scale: number): number {
-  return Number(v / pow10(scale));
+/**
+ * Truncated toward zero, as Spark's CAST(decimal AS BIGINT) (ANSI off: past the 64-bit range the
+ * low 64 bits, as Java's BigInteger.longValue). A number while safe, a bigint beyond (long.ts).
+ */
+export function decimalToLong(v: bigint, scale: number): Long {
+  return toLong(v / pow10(scale));
 }
 
 /** The precision Spark gives an integer literal (spark.sql.legacy.literal.pickMinimumPrecision): its digits. */

@@ -6,6 +6,7 @@
  * Anything outside the subset Weir runs is refused here with a SqlValidationError naming the
  * construct at its exact position in the text.
  */
+import { fitsLong, toLong } from './long';
 import { unsupportedOperation } from '../errors';
 import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
 import type { DataType } from './parser/data-type';
@@ -193,11 +194,9 @@ export class ExpressionBuilder {
         return { kind: 'literal', value: e.value, type: 'boolean', pos };
       case 'byte': case 'short': case 'integer': case 'long': {
         const v = e.value as bigint;
-        // Beyond ±2^53 a BIGINT would lose digits as a double: kept exact as a DECIMAL(p,0).
-        if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-          return { kind: 'literal', value: v, type: 'decimal', decimal: { precision: (v < 0n ? -v : v).toString().length, scale: 0 }, pos };
-        }
-        return { kind: 'literal', value: Number(v), type: 'long', pos };
+        // Beyond the 64-bit range an integer literal is a DECIMAL(p,0), as Spark types it.
+        if (!fitsLong(v)) return { kind: 'literal', value: v, type: 'decimal', decimal: { precision: (v < 0n ? -v : v).toString().length, scale: 0 }, pos };
+        return { kind: 'literal', value: toLong(v), type: 'long', pos };
       }
       case 'float': case 'double':
         return { kind: 'literal', value: e.value, type: 'double', pos };

@@ -26,6 +26,7 @@ import {
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
+import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, type Long } from './long';
 
 export interface EvalContext {
   /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
@@ -171,7 +172,8 @@ class ExpressionCompiler {
         }
         if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number, got ${a.type}`);
         // Unary minus is the same for a number and a decimal's bigint.
-        return { type: a.type === 'null' ? 'long' : a.type, ...(a.decimal ? { decimal: a.decimal } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+        if (a.type === 'long' || a.type === 'null') return { type: 'long', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : longNegate(v as Long); } };
+        return { type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
       }
       case 'binary':
         return this.binary(e);
@@ -306,7 +308,8 @@ class ExpressionCompiler {
       if (l.type === 'date') r = this.coerceTo(e.right, 'date');
       if (r.type === 'date') l = this.coerceTo(e.left, 'date');
       if (!unifyTypes(l.type, r.type)) this.fail(e, `Cannot compare ${l.type} with ${r.type}; CAST one side`);
-      if (l.type === 'decimal' || r.type === 'decimal' || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
+      const longWithDouble = (l.type === 'long' && r.type === 'double') || (l.type === 'double' && r.type === 'long');
+      if (l.type === 'decimal' || r.type === 'decimal' || longWithDouble || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
         // Both sides at one scale (or both doubles): then bigints compare as the values do.
         [l, r] = unifyAll([l, r], [e.left, e.right], true)!.values;
       }
@@ -340,16 +343,16 @@ class ExpressionCompiler {
       r = convert(r, 'double');
     }
     const bothLong = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null');
-    const type: ExprType = e.op === '/' ? 'double' : bothLong ? 'long' : 'double';
-    const num = (f: (a: number, b: number) => number | null): CompiledExpr => ({
-      type,
-      eval: (row, c) => {
-        const a = l.eval(row, c);
-        if (a === null) return null;
-        const b = r.eval(row, c);
-        return b === null ? null : f(a as number, b as number);
-      },
-    });
+    // BIGINT arithmetic is exact and wraps at 64 bits (long.ts); `/` is always a double.
+    if (bothLong && e.op !== '/') {
+      const f = { '+': longAdd, '-': longSubtract, '*': longMultiply, '%': longRemainder }[e.op as '+'];
+      if (f) return this.numeric('long', l, r, f as (a: unknown, b: unknown) => unknown);
+    }
+    if (e.op === '/' && bothLong) return this.numeric('double', l, r, (a, b) => { const d = Number(b); return d === 0 ? null : Number(a) / d; });
+    // A BIGINT beside a DOUBLE is read as a double, as Spark widens it.
+    const widen = l.type === 'long' || r.type === 'long';
+    const num = (f: (a: number, b: number) => number | null) =>
+      this.numeric('double', l, r, (widen ? (a: unknown, b: unknown) => f(Number(a), Number(b)) : f) as (a: unknown, b: unknown) => unknown);
     switch (e.op) {
       case '+': return num((a, b) => a + b);
       case '-': return num((a, b) => a - b);
@@ -362,6 +365,21 @@ class ExpressionCompiler {
         break;
     }
     return this.fail(e, `Operator ${e.op} is not supported`);
+  }
+
+  /** `l op r` of two non-NULL operands, NULL when either is NULL. */
+  private numeric(type: ExprType, l: CompiledExpr, r: CompiledExpr, f: (a: unknown, b: unknown) => unknown): CompiledExpr {
+    const le = l.eval;
+    const re = r.eval;
+    return {
+      type,
+      eval: (row, c) => {
+        const a = le(row, c);
+        if (a === null) return null;
+        const b = re(row, c);
+        return b === null ? null : f(a, b);
+      },
+    };
   }
 
   /** `l op r` in decimals: Spark's result type, exact arithmetic, NULL on overflow or a zero divisor. */

@@ -11,7 +11,8 @@
  * - to_json writes timestamps as `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in UTC (Spark's default) and
  *   leaves out NULL fields (Spark's `ignoreNullFields` default).
  */
-import { JsonNumber, stringifyJson } from '../json-text';
+import { JsonNumber, parseJson, stringifyJson } from '../json-text';
+import { fitsLong, toLong } from './long';
 import type { ColumnType, Field } from '../types';
 import { formatDate, parseDate } from './date';
 import { formatDecimal } from './decimal';
@@ -106,9 +107,9 @@ function splitTopLevel(s: string): string[] {
   return out;
 }
 
-function parseJson(text: string): unknown {
+function parseJsonOrUndefined(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text);
   } catch {
     return undefined;
   }
@@ -127,13 +128,14 @@ function convert(v: unknown, f: Field): unknown {
     case 'map':
       return isObject(v) ? readMap(v, f) : null;
     case 'long':
-      return typeof v === 'number' && Number.isInteger(v) ? v : null;
+      if (typeof v === 'bigint') return fitsLong(v) ? toLong(v) : null;
+      return Number.isSafeInteger(v) ? v : null;
     case 'double':
-      return typeof v === 'number' ? v : null;
+      return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null;
     case 'boolean':
       return typeof v === 'boolean' ? v : null;
     case 'string':
-      return typeof v === 'string' ? v : JSON.stringify(v);
+      return typeof v === 'string' ? v : stringifyJson(v);
     case 'timestamp':
       return typeof v === 'string' ? castValue(v, 'string', 'timestamp') : null;
     case 'binary':
@@ -176,14 +178,14 @@ function readStruct(obj: Record<string, unknown>, fields: Field[]): Record<strin
  * (an object read as an ARRAY<STRUCT<…>> is an array of that one struct, as Spark reads it).
  */
 export function fromJsonCollection(text: string, f: Field): unknown {
-  const v = parseJson(text);
+  const v = parseJsonOrUndefined(text);
   if (f.type === 'array' && isObject(v) && f.elementType?.type === 'struct') return [convert(v, f.elementType)];
   return v === undefined ? null : convert(v, f);
 }
 
 /** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
 export function fromJson(text: string, fields: Field[]): Record<string, unknown> {
-  const v = parseJson(text);
+  const v = parseJsonOrUndefined(text);
   if (!isObject(v)) return Object.fromEntries(fields.map((f) => [f.name, null]));
   return readStruct(v, fields);
 }
@@ -306,23 +308,23 @@ function walk(values: unknown[], steps: PathStep[], wildcarded: boolean): { valu
   return { values: cur, wildcarded: wild };
 }
 
-const render = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
+const render = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : stringifyJson(v));
 
 /** get_json_object(json, path) */
 export function getJsonObject(text: string, path: string): string | null {
   const steps = parseJsonPath(path);
   if (!steps) return null;
-  const doc = parseJson(text);
+  const doc = parseJsonOrUndefined(text);
   if (doc === undefined) return null;
   const { values, wildcarded } = walk([doc], steps, false);
   if (values.length === 0) return null;
   // Spark: a wildcard that matched one value gives that value; several, a JSON array of them.
-  if (wildcarded && values.length > 1) return JSON.stringify(values);
+  if (wildcarded && values.length > 1) return stringifyJson(values);
   return render(values[0]);
 }
 
 /** json_tuple(json, k1, k2, …): each top-level field as a string, NULL when absent or not JSON. */
 export function jsonTuple(text: string, keys: (string | null)[]): (string | null)[] {
-  const doc = parseJson(text);
+  const doc = parseJsonOrUndefined(text);
   return keys.map((k) => (k === null || !isObject(doc) || !Object.hasOwn(doc, k) ? null : render(doc[k])));
 }

@@ -8,6 +8,7 @@ import {
 } from './decimal';
 import { dateFromTimestamp, formatDate, parseDate, timestampFromDate } from './date';
 import type { SqlType } from './expression';
+import { longFromDouble, parseLong, type Long } from './long';
 import { parseTimestampLiteral } from './expression-builder';
 
 /**
@@ -48,7 +49,7 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
       return from === 'string' ? parseDate(String(v)) : null;
     case 'decimal': {
       const t = toDecimal!;
-      if (from === 'long') return decimalFromLong(v as number, t);
+      if (from === 'long') return decimalFromLong(v as Long, t);
       if (from === 'double') return decimalFromDouble(v as number, t);
       if (from === 'boolean') return decimalFromLong(v ? 1 : 0, t);
       if (from === 'timestamp') return decimalFromDouble((v as number) / 1000, t);
@@ -66,21 +67,19 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
     case 'long': {
       if (from === 'boolean') return v ? 1 : 0;
       if (from === 'timestamp') return Math.floor((v as number) / 1000);
-      if (from === 'double') return Number.isFinite(v) ? Math.trunc(v as number) : null;
-      const s = String(v).trim();
-      if (!/^[+-]?\d+(\.\d*)?$/.test(s)) return null;
-      return Math.trunc(Number(s));
+      if (from === 'double') return longFromDouble(v as number);
+      return parseLong(String(v));
     }
     case 'double': {
       if (from === 'boolean') return v ? 1 : 0;
       if (from === 'timestamp') return (v as number) / 1000;
-      if (from === 'long') return v;
+      if (from === 'long') return Number(v);
       const s = String(v).trim();
       if (s === '' || !/^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|Infinity|NaN)$/i.test(s)) return null;
       return Number(s);
     }
     case 'boolean': {
-      if (from === 'long' || from === 'double') return (v as number) !== 0;
+      if (from === 'long' || from === 'double') return Number(v) !== 0;
       if (from === 'timestamp') return null;
       const s = String(v).trim().toLowerCase();
       if (['true', 't', 'yes', 'y', '1'].includes(s)) return true;
@@ -88,7 +87,7 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
       return null;
     }
     case 'timestamp':
-      if (from === 'long') return (v as number) * 1000;
+      if (from === 'long') return Number(v) * 1000;
       if (from === 'double') return Math.round((v as number) * 1000);
       if (from === 'string') return parseTimestampLiteral(String(v));
       return null;

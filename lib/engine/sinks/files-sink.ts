@@ -25,7 +25,7 @@ import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, 
 import { coerceField, splitCsvLine } from '../operators/record-parser';
 import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
-import { JsonNumber, stringifyJson } from '../json-text';
+import { JsonNumber, stringifyJson, stringifyRow } from '../json-text';
 import { toJsonValue } from '../query/json-functions';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
@@ -102,7 +102,7 @@ export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unk
   const decimals = schema.filter((f) => f.type === 'decimal');
   const dates = schema.filter((f) => f.type === 'date');
   const collections = schema.filter(isCollection);
-  if (decimals.length === 0 && dates.length === 0 && collections.length === 0) return { row: (r) => r, stringify: (v) => JSON.stringify(v) };
+  if (decimals.length === 0 && dates.length === 0 && collections.length === 0) return { row: (r) => r, stringify: stringifyRow };
   return {
     row: (r) => {
       const out = { ...r };
@@ -146,7 +146,7 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
   const decCols = schema.filter((f) => f.type === 'decimal');
   // Arrays and maps as JSON (a JSON string in CSV, as a window is).
   const collCols = schema.filter(isCollection);
-  const stringify = decCols.length || collCols.length ? stringifyJson : JSON.stringify;
+  const stringify = decCols.length || collCols.length ? stringifyJson : stringifyRow;
   const parts: string[] = [];
   if (format === 'csv' && header) parts.push(names.map(csvField).join(','));
   for (const r of rows) {

@@ -4,6 +4,8 @@
  * else: the caller turns it into a bad record, so bad input is never silently lost or altered.
  */
 import type { Field, Row, Schema } from '../types';
+import { parseJson, stringifyJson } from '../json-text';
+import { fitsLong, toLong } from '../query/long';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
 
@@ -13,11 +15,12 @@ export function convertValue(v: unknown, type: Field['type']): Converted {
   if (v === null || v === undefined) return { ok: true, value: null };
   switch (type) {
     case 'long': {
-      const n = typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : typeof v === 'number' ? v : NaN;
-      return Number.isSafeInteger(n) ? { ok: true, value: n } : bad(`${JSON.stringify(v)} is not a long (a whole number within ±2^53)`);
+      if (Number.isSafeInteger(v)) return { ok: true, value: v };
+      const b = typeof v === 'bigint' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? BigInt(v.trim()) : undefined;
+      return b !== undefined && fitsLong(b) ? { ok: true, value: toLong(b) } : bad(`${stringifyJson(v)} is not a long (a whole number within BIGINT's 64-bit range)`);
     }
     case 'double': {
-      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+      const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
       return Number.isFinite(n) ? { ok: true, value: n } : bad(`${JSON.stringify(v)} is not a double`);
     }
     case 'boolean':
@@ -46,7 +49,7 @@ export function convertValue(v: unknown, type: Field['type']): Converted {
 export function parseJsonRecord(text: string, schema: Schema): { row: Row } | { reason: string } {
   let obj: unknown;
   try {
-    obj = JSON.parse(text);
+    obj = parseJson(text);
   } catch (e) {
     return { reason: `not valid JSON (${(e as Error).message})` };
   }
