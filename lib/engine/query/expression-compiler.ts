@@ -15,7 +15,7 @@ import { GENERATORS } from './generators';
 import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
 import { exprToString, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
-import { DATE_TRUNC_UNITS, FUNCTIONS } from './functions';
+import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
 import { STREAMING_REFUSED } from './spark-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
@@ -26,7 +26,7 @@ import {
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
-import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, type Long } from './long';
+import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
 
 export interface EvalContext {
   /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
@@ -723,6 +723,10 @@ class ExpressionCompiler {
       const text = e.name === 'concat' || e.name === 'concat_ws';
       if (text || !RESULT_TYPES.includes(def.type(args.map((a) => a.type)))) args = args.map((a) => (a.type === 'date' ? convert(a, text ? 'string' : 'timestamp') : a));
     }
+    // A function that takes its numbers as doubles gets a BIGINT past 2^53 as the nearest double,
+    // not a bigint it cannot mix with numbers; one that passes a value through keeps it exact.
+    const exactLongs = def.exactLongs === true || e.name in DECIMAL_VALUE_ARGS;
+    if (!exactLongs) args = args.map((a) => (a.type === 'long' ? longAsNumber(a) : a));
     const types = args.map((a) => a.type);
     const literals = e.args.map((a) => (a.kind === 'literal' ? a.value : undefined));
     let type = def.type(types, literals);
@@ -733,7 +737,7 @@ class ExpressionCompiler {
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
-    const impl = def.impl;
+    const impl = exactLongs || type !== 'long' ? def.impl : longResult(def.impl);
     if (args.length === 1 && nullIntolerant) {
       const a0 = args[0].eval;
       return {
@@ -755,6 +759,20 @@ class ExpressionCompiler {
       },
     };
   }
+}
+
+/** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */
+function longAsNumber(c: CompiledExpr): CompiledExpr {
+  const get = c.eval;
+  return { ...c, eval: (r, x) => { const v = get(r, x); return typeof v === 'bigint' ? Number(v) : v; } };
+}
+
+/** A function computing a BIGINT in doubles: a whole result past 2^53 in the BIGINT's own form. */
+function longResult(impl: FunctionDef['impl']): FunctionDef['impl'] {
+  return (args, c, types) => {
+    const v = impl(args, c, types);
+    return typeof v === 'number' && !Number.isSafeInteger(v) && Number.isInteger(v) ? toLong(BigInt(v)) : v;
+  };
 }
 
 function and(l: unknown, r: () => unknown): boolean | null {

@@ -21,6 +21,7 @@ import { MATH_FUNCTIONS } from './math-functions';
 import { REGEXP_FUNCTIONS } from './regexp-functions';
 import { STRING_FUNCTIONS } from './string-functions';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
+import { toLong } from './long';
 
 export interface FunctionDef {
   min: number;
@@ -34,6 +35,11 @@ export interface FunctionDef {
   decimalAsText?: boolean;
   /** A `decimal` result's precision and scale, from the literal arguments (to_number's format). */
   resultDecimal?(literals: unknown[]): DecimalType;
+  /**
+   * Takes a BIGINT as its exact value, a bigint past 2^53 (query/long.ts); without it such an
+   * argument comes as the nearest double, and a whole result past 2^53 is made a BIGINT's value.
+   */
+  exactLongs?: boolean;
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
@@ -166,11 +172,11 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   rtrim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/ +$/, '') },
   reverse: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
-    min: 1, max: 64, type: () => 'string',
+    min: 1, max: 64, exactLongs: true, type: () => 'string',
     impl: (args, _c, types) => joinChecked('concat()', args.map((v, i) => (types[i] === 'timestamp' ? formatTimestamp(v as number) : String(v))), ''),
   },
   concat_ws: {
-    min: 1, max: 64, nullIntolerant: false, type: (a) => str(a, 1) ?? 'string',
+    min: 1, max: 64, exactLongs: true, nullIntolerant: false, type: (a) => str(a, 1) ?? 'string',
     impl: ([sep, ...rest]) => (sep === null ? null : joinChecked('concat_ws()', rest.filter((v) => v !== null && v !== undefined).map(String), sep as string)),
   },
   substring: {
@@ -233,7 +239,11 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     },
     checkLiterals: regexLiterals('regexp_extract()'),
   },
-  abs: { min: 1, max: 1, type: (a) => (num(a[0]) ? (a[0] === 'null' ? 'long' : a[0]) : 'expects a number'), impl: ([v]) => Math.abs(v as number) },
+  abs: {
+    min: 1, max: 1, exactLongs: true, type: (a) => (num(a[0]) ? (a[0] === 'null' ? 'long' : a[0]) : 'expects a number'),
+    // abs(-9223372036854775808) wraps to itself, as Java's Math.abs does.
+    impl: ([v]) => (typeof v === 'bigint' ? toLong(v < 0n ? -v : v) : Math.abs(v as number)),
+  },
   round: {
     min: 1, max: 2, type: (a) => (a.every(num) ? (a[0] === 'long' ? 'long' : 'double') : 'expects numbers'),
     impl: ([v, s]) => roundHalfUp(v as number, (s as number | undefined) ?? 0),

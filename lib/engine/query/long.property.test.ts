@@ -164,3 +164,16 @@ describe('BIGINT aggregates (exact across batches and a restart)', () => {
     expect(out).toEqual([{ id: 1, s: 2n ** 53n + 4n }]);
   });
 });
+
+describe('BIGINT in functions', () => {
+  it('passes a 64-bit value through exactly, and gives other functions its nearest double', async () => {
+    const id = 1234567890123456789n;
+    const [r] = await run(
+      `SELECT abs(-id) AS a, coalesce(NULL, id) AS c, greatest(id, 5) AS g, if(true, id, 0) AS i, positive(id) AS p,
+              concat('#', id) AS s, sqrt(id) AS q, id % 10 AS m, abs(-9223372036854775807 - 1) AS wrapped
+         FROM events`,
+      [{ id, n: 1 }],
+    );
+    expect(r).toEqual({ a: id, c: id, g: id, i: id, p: id, s: '#1234567890123456789', q: Math.sqrt(Number(id)), m: 9, wrapped: -(2n ** 63n) });
+  });
+});

@@ -146,7 +146,7 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   // compiler builds those operators; these are their forms on numbers.
   try_divide: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)) },
   negative: { min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number) },
-  positive: { min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x },
+  positive: { min: 1, max: 1, exactLongs: true, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x },
   // --- null ---
   // Spark: `b` when `a` is NaN (NULL stays NULL); both doubles.
   nanvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => nums(a) ?? 'double', impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a) },
