@@ -53,6 +53,16 @@ describe('POST /api/jobs/preview', () => {
     expect(res.body.notes.join(' ')).toMatch(/watermark/);
   });
 
+  it('shows a 64-bit id and a decimal with every digit (as JSON strings, which no JSON reader rounds)', async () => {
+    const spec = filesSpec('preview-digits', '/tmp/weir-preview', { sql: 'SELECT user, n * 1000000000000 + 7 AS id, CAST(n AS DECIMAL(20,2)) / 3 AS third FROM clicks' });
+    const res = await call(spec, [{ user: 'a', n: 9_000_000 }, { user: 'b', n: '9223372' }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rows).toEqual([
+      { user: 'a', id: '9000000000000000007', third: '3000000.000000' },
+      { user: 'b', id: '9223372000000000007', third: '3074457.333333' },
+    ]);
+  });
+
   it('refuses a record that does not fit the schema and a sample over 1,000 records, saying what to do', async () => {
     const spec = filesSpec('preview-bad', '/tmp/weir-preview');
     const bad = await call(spec, [{ user: 'a', n: 1 }, { user: 'b', n: 'many' }]);

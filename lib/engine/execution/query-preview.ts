@@ -26,6 +26,7 @@ import { getSourceDefinition } from '../sources/index';
 import type { BadRecord, RecentRecords } from '../sources/source';
 import { convertObject } from '../sources/value-conversion';
 import { compileStreamingQuery } from '../query/streaming-query';
+import { formatDecimal } from '../query/decimal';
 import type { Row, Schema } from '../types';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { relationOf } from './query-runtime';
@@ -198,11 +199,27 @@ async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 
     if (query.stateful && spec.outputMode === 'append') {
       notes.push(`Append mode emits a window only once the watermark passes its end: windows still open at the end of the ${input.input === 'sample' ? 'sample' : 'records read'} are not shown.`);
     }
-    return { outputSchema: query.outputSchema, rows: out.slice(0, maxRows), truncated: out.length > maxRows, totalRows: out.length, inputRows: rows.length, ...input, stateful: query.stateful, notes };
+    return { outputSchema: query.outputSchema, rows: out.slice(0, maxRows).map((r) => previewRow(r, query.outputSchema)), truncated: out.length > maxRows, totalRows: out.length, inputRows: rows.length, ...input, stateful: query.stateful, notes };
   } finally {
     clearTimeout(timer);
     await exec.stop().catch(() => undefined);
     MemoryStream.drop(id);
     MemorySinkTable.drop(id);
   }
+}
+
+/**
+ * A row as the preview answers it, in JSON: a DECIMAL as its exact text (`"2.50"`) and a BIGINT
+ * past 2^53 as its digits, strings because a JSON number is read as a double by most readers
+ * (the browser's included), which would round them.
+ */
+function previewRow(row: Row, schema: Schema): Row {
+  let out: Row | undefined;
+  for (const f of schema) {
+    const v = row[f.name];
+    if (typeof v !== 'bigint') continue;
+    out ??= { ...row };
+    out[f.name] = f.type === 'decimal' ? formatDecimal(v, f.scale ?? 0) : v.toString();
+  }
+  return out ?? row;
 }
