@@ -23,6 +23,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { EnvError, parseEnv } from '../lib/env';
 import { ArchiveError, exportCheckpoint, importCheckpoint } from './checkpoint-archive';
+import { stringifyRow } from '../lib/engine/json-text';
 import '../lib/connectors/index'; // registers the connectors' source, sink and checkpoint types
 import {
   CRASH_POINTS,
@@ -237,7 +238,7 @@ async function sinkRead(args: string[]): Promise<number> {
   const readRows = getSinkDefinition(sink.type)?.readRows;
   if (sink.type !== 'files' && readRows) {
     const rows = await readRows(sink.options as never);
-    for (const r of rows) out(JSON.stringify(r));
+    for (const r of rows) out(stringifyRow(r));
     err(`${rows.length} rows in the ${sink.type} sink's destination`);
     return EXIT.ok;
   }
@@ -246,7 +247,7 @@ async function sinkRead(args: string[]): Promise<number> {
   }
   const o = sink.options as { path: string; format: 'json' | 'csv' | 'parquet'; header: boolean };
   const batches = await readCommittedRows(o.path, o.format, { header: o.header, schema: result.outputSchema });
-  for (const b of batches) for (const r of b.rows) out(JSON.stringify(r));
+  for (const b of batches) for (const r of b.rows) out(stringifyRow(r));
   err(`${batches.reduce((n, b) => n + b.rows.length, 0)} rows from ${batches.length} committed batches`);
   return EXIT.ok;
 }

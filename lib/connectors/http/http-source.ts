@@ -26,6 +26,7 @@ import type { Offset, Row, Schema } from '../../engine/types';
 import type { BadRecord, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
 import { convertObject } from '../../engine/sources/value-conversion';
+import { parseJson, stringifyRow } from '../../engine/json-text';
 
 export const httpSourceOptions = z.strictObject({
   port: z.number().int().min(0).max(65535).optional().describe('Listen for POSTs on this port (0: any free port); empty: in-process push only.'),
@@ -90,7 +91,7 @@ export class HttpSource implements Source {
     for (const rec of records) {
       const n = ++this.received;
       const parsed = rec !== null && typeof rec === 'object' && !Array.isArray(rec) ? convertObject(rec as Record<string, unknown>, this.schema) : { reason: 'not a JSON object' };
-      this.buffer.push('row' in parsed ? { row: parsed.row } : { bad: { raw: JSON.stringify(rec), reason: parsed.reason, location: { source: 'http', offset: { epoch: this.epoch, count: n } } } });
+      this.buffer.push('row' in parsed ? { row: parsed.row } : { bad: { raw: stringifyRow(rec), reason: parsed.reason, location: { source: 'http', offset: { epoch: this.epoch, count: n } } } });
     }
     return this.received;
   }
@@ -160,7 +161,7 @@ export class HttpSource implements Source {
       const text = Buffer.concat(chunks).toString('utf8').trim();
       let records: unknown[];
       try {
-        records = text.startsWith('[') ? JSON.parse(text) : text.startsWith('{') && !text.includes('\n') ? [JSON.parse(text)] : text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+        records = text.startsWith('[') ? (parseJson(text) as unknown[]) : text.startsWith('{') && !text.includes('\n') ? [parseJson(text)] : text.split('\n').filter((l) => l.trim()).map((l) => parseJson(l));
       } catch (e) {
         return reply(400, { error: `body is not JSON, a JSON array or JSON lines: ${(e as Error).message}` });
       }

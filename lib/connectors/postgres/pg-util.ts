@@ -127,6 +127,7 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     case 'unknown':
     default:
       if (typeof sample === 'boolean') return 'boolean';
+      if (typeof sample === 'bigint') return 'bigint';
       if (typeof sample === 'number') return Number.isInteger(sample) ? 'bigint' : 'double precision';
       if (sample !== null && typeof sample === 'object') return 'jsonb';
       return 'text';

@@ -104,6 +104,19 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes a 64-bit BIGINT exactly into bigint', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'ids', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'id', type: 'long' as const }];
+    try {
+      await sink.addBatch(0, [{ id: 9223372036854775807n }, { id: -9223372036854775808n }, { id: 42 }, { id: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT id::text AS id, pg_typeof(id)::text AS t FROM ids ORDER BY ids.id NULLS LAST`);
+      expect(res.rows.map((r) => r.id)).toEqual(['-9223372036854775808', '42', '9223372036854775807', null]);
+      expect(res.rows[0].t).toBe('bigint');
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('writes a date into a date column', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'days', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'd', type: 'date' as const }];

@@ -177,3 +177,10 @@ describe('BIGINT in functions', () => {
     expect(r).toEqual({ a: id, c: id, g: id, i: id, p: id, s: '#1234567890123456789', q: Math.sqrt(Number(id)), m: 9, wrapped: -(2n ** 63n) });
   });
 });
+
+describe('try_ arithmetic on BIGINT', () => {
+  it('is exact within 64 bits and NULL past them', async () => {
+    const [r] = await run(`SELECT try_add(id, 1) AS a, try_add(9223372036854775807, id) AS o, try_multiply(id, 4) AS m, try_subtract(-id, 5) AS s FROM events`, [{ id: 2n ** 61n + 3n, n: 1 }]);
+    expect(r).toEqual({ a: 2n ** 61n + 4n, o: null, m: null, s: -(2n ** 61n) - 8n });
+  });
+});

@@ -3,13 +3,13 @@
  * try_ arithmetic) and nanvl/equal_null. Doubles follow Java's StrictMath, which JavaScript's
  * Math matches for these functions to the last bit or within one unit in the last place.
  *
- * A BIGINT is a JavaScript number here, exact up to 2^53: the try_ functions give NULL where
- * Spark's 64-bit result would overflow; below that bound, results past 2^53 lose their last
- * digits as every BIGINT in Weir does. With a DECIMAL argument the try_ functions are the
+ * The try_ functions give NULL where Spark's 64-bit BIGINT result would overflow, and are exact
+ * within that range (query/long.ts). With a DECIMAL argument the try_ functions are the
  * decimal operators (expression-compiler.ts), which give NULL when the result does not fit.
  */
 import type { FunctionDef } from './functions';
 import { isNumeric, type ExprType } from './sql-values';
+import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
 
 const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -25,8 +25,6 @@ function rint(x: number): number {
   return r === 0 ? Math.sign(x) * 0 : r;
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 const U64 = 2n ** 64n;
 
 /** A 64-bit two's complement view of a BIGINT, as Java's Long.toHexString and toBinaryString print. */
@@ -62,7 +60,7 @@ function conv(text: string, from: number, to: number): string | null {
   }
   if (!any) return '0';
   if (neg) v = (U64 - v) % U64;
-  const signed = to < 0 && v > INT64_MAX;
+  const signed = to < 0 && v > LONG_MAX;
   const out = (signed ? U64 - v : v).toString(Math.abs(to)).toUpperCase();
   return signed ? `-${out}` : out;
 }
@@ -84,12 +82,12 @@ function widthBucket(v: number, min: number, max: number, n: number): number | n
 
 /** try_add/try_subtract/try_multiply on BIGINTs and doubles: NULL where the 64-bit result overflows. */
 const tryArith = (f: (a: number, b: number) => number, exact: (a: bigint, b: bigint) => bigint): FunctionDef => ({
-  min: 2, max: 2,
+  min: 2, max: 2, exactLongs: true,
   type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
   impl: ([x, y], _c, t) => {
-    if (t[0] === 'double' || t[1] === 'double') return f(x as number, y as number);
-    const r = exact(BigInt(x as number), BigInt(y as number));
-    return r < INT64_MIN || r > INT64_MAX ? null : Number(r);
+    if (t[0] === 'double' || t[1] === 'double') return f(Number(x), Number(y));
+    const r = exact(bigOf(x as Long), bigOf(y as Long));
+    return r < LONG_MIN || r > LONG_MAX ? null : toLong(r);
   },
 });
 

@@ -25,7 +25,7 @@ import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, 
 import { coerceField, splitCsvLine } from '../operators/record-parser';
 import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
-import { JsonNumber, stringifyJson, stringifyRow } from '../json-text';
+import { JsonNumber, parseJson, stringifyJson, stringifyRow } from '../json-text';
 import { toJsonValue } from '../query/json-functions';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
@@ -274,12 +274,12 @@ export async function readCommittedRows(
         const got = await readParquetRows(await fm.read(f.path), opts.schema, path.join(dir, f.path));
         if (got.badRecords.length) throw new Error(got.badRecords[0].reason);
         // As the JSON sink would have written them, so callers see one shape whatever the format.
-        for (const l of encodeRows(got.rows, got.schema, 'json', false).split('\n')) if (l !== '') rows.push(JSON.parse(l) as Row);
+        for (const l of encodeRows(got.rows, got.schema, 'json', false).split('\n')) if (l !== '') rows.push(parseJson(l) as Row);
         continue;
       }
       const text = (await fm.read(f.path)).toString('utf8');
       const lines = text.split('\n').filter((l) => l !== '');
-      if (format === 'json') for (const l of lines) rows.push(JSON.parse(l) as Row);
+      if (format === 'json') for (const l of lines) rows.push(parseJson(l) as Row);
       else {
         const header = opts.header === false ? opts.schema?.map((x) => x.name) ?? [] : splitCsvLine(lines.shift() ?? '') ?? [];
         for (const l of lines) {
