@@ -47,6 +47,21 @@ export function parseJson(text: string): unknown {
   return LONG_DIGITS.test(text) ? JSON.parse(text, exactIntegers) : JSON.parse(text);
 }
 
+/**
+ * A JSON object record whose fields `longs` are BIGINTs: JSON.parse, read again exactly only when
+ * one of those fields came back a whole number past 2^53 (its digits rounded). A record of small
+ * numbers, nearly every one, costs one JSON.parse and no scan of its text.
+ */
+export function parseJsonRecordText(text: string, longs: readonly string[]): unknown {
+  const v: unknown = JSON.parse(text);
+  if (longs.length === 0 || v === null || typeof v !== 'object') return v;
+  for (const k of longs) {
+    const x = (v as Record<string, unknown>)[k];
+    if (typeof x === 'number' && Number.isInteger(x) && !Number.isSafeInteger(x)) return JSON.parse(text, exactIntegers);
+  }
+  return v;
+}
+
 function exactIntegers(_key: string, v: unknown, context?: { source?: string }): unknown {
   if (typeof v !== 'number' || Number.isSafeInteger(v)) return v;
   const source = context?.source;

@@ -14,7 +14,7 @@
 import type { ColumnType, Row, Schema } from '../types';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { fitsLong, toLong } from '../query/long';
-import { parseJson, stringifyJson } from '../json-text';
+import { parseJsonRecordText, stringifyJson } from '../json-text';
 
 /** A JSON value as a message shows it (a bigint, which JSON.stringify refuses, as its digits). */
 const describe = (v: unknown): string => stringifyJson(v);
@@ -32,6 +32,8 @@ export function coerceField(v: unknown, type: ColumnType | string, fromText: boo
         return Number.isSafeInteger(v) ? { ok: true, value: v } : { ok: false, reason: `long ${v} is not exact; write it as plain digits` };
       }
       if (typeof v === 'bigint' || (fromText && typeof v === 'string' && /^[+-]?\d+$/.test(v.trim()))) {
+        // Fifteen digits or fewer is always a safe integer: no bigint needed.
+        if (typeof v === 'string' && v.trim().length <= 15) return { ok: true, value: Number(v.trim()) + 0 };
         const b = typeof v === 'bigint' ? v : BigInt(v.trim());
         if (fitsLong(b)) return { ok: true, value: toLong(b) };
         return { ok: false, reason: `long ${String(v).trim()} is outside BIGINT's 64-bit range` };
@@ -106,12 +108,15 @@ export class JsonLineParser {
   private readonly types: string[];
   /** Columns named like an Object.prototype member: read only as the line's own property. */
   private readonly ownOnly: boolean[];
+  /** The BIGINT columns, whose digits past 2^53 a line is read again for. */
+  private readonly longs: string[];
   /** Whether a parsed line can stand in for its row when read by column (see `typedObject`). */
   private readonly readableAsRow: boolean;
   constructor(schema: Schema, columns?: readonly string[]) {
     const fields = materialized(schema, columns);
     this.names = fields.map((f) => f.name);
     this.types = fields.map((f) => f.type);
+    this.longs = fields.filter((f) => f.type === 'long').map((f) => f.name);
     this.ownOnly = this.names.map(inherited);
     this.readableAsRow = !this.ownOnly.includes(true);
   }
@@ -125,7 +130,7 @@ export class JsonLineParser {
   parseObject(line: string): Record<string, unknown> | string {
     let obj: unknown;
     try {
-      obj = parseJson(line);
+      obj = parseJsonRecordText(line, this.longs);
     } catch (e) {
       return `malformed JSON: ${(e as Error).message}`;
     }

@@ -4,7 +4,7 @@
  * else: the caller turns it into a bad record, so bad input is never silently lost or altered.
  */
 import type { Field, Row, Schema } from '../types';
-import { parseJson, stringifyJson } from '../json-text';
+import { parseJsonRecordText, stringifyJson } from '../json-text';
 import { fitsLong, toLong } from '../query/long';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -45,11 +45,19 @@ export function convertValue(v: unknown, type: Field['type']): Converted {
   }
 }
 
+const LONGS = new WeakMap<Schema, string[]>();
+/** The schema's BIGINT columns (once per schema: a source parses every record against one). */
+function longColumns(schema: Schema): string[] {
+  let l = LONGS.get(schema);
+  if (!l) LONGS.set(schema, (l = schema.filter((f) => f.type === 'long').map((f) => f.name)));
+  return l;
+}
+
 /** Parse one JSON object record against the schema: a row, or the reason it is a bad record. */
 export function parseJsonRecord(text: string, schema: Schema): { row: Row } | { reason: string } {
   let obj: unknown;
   try {
-    obj = parseJson(text);
+    obj = parseJsonRecordText(text, longColumns(schema));
   } catch (e) {
     return { reason: `not valid JSON (${(e as Error).message})` };
   }
