@@ -86,6 +86,19 @@ export function typeText(t: TypeInfo | Field): string {
   }
 }
 
+/** Spark's DataType.simpleString (`bigint`, `array<string>`, `struct<a:bigint>`): what typeof() answers. */
+export function simpleTypeString(t: TypeInfo | Field): string {
+  const info = 'name' in t ? typeOfField(t) : t;
+  switch (info.type) {
+    case 'array': return `array<${simpleTypeString(info.elementType!)}>`;
+    case 'map': return `map<${simpleTypeString(info.keyType!)},${simpleTypeString(info.valueType!)}>`;
+    case 'struct': return `struct<${(info.fields ?? []).map((f) => `${f.name}:${simpleTypeString(f)}`).join(',')}>`;
+    case 'null': return 'void';
+    case 'binary': case 'boolean': case 'date': case 'decimal': case 'double': case 'long': case 'string': case 'timestamp':
+      return typeText(info).toLowerCase();
+  }
+}
+
 /** Whether two types are the same type (element, key and value types included). */
 export function sameType(a: TypeInfo | Field, b: TypeInfo | Field): boolean {
   return typeText(a) === typeText(b);

@@ -64,3 +64,17 @@ describe('DATE', () => {
     expect(encodeRows([{ day: 0 }], [{ name: 'day', type: 'date' }], 'csv', true)).toBe('day\n1970-01-01\n');
   });
 });
+
+describe('years 0 to 99 (Date.UTC reads them as 1900 to 1999)', () => {
+  it('are their own years in literals, casts and make_timestamp / make_date, as in Spark', async () => {
+    const { compileStreamingQuery } = await import('./streaming-query');
+    const rel = { kind: 'StreamingRelation' as const, sourceName: 'e', schema: [{ name: 'n', type: 'long' as const }], watermarkDelayMs: 0 };
+    const q = compileStreamingQuery(
+      "SELECT CAST(make_timestamp(1, 1, 1, 1, 1, 1) AS STRING) AS a, CAST(make_date(99, 12, 31) AS STRING) AS b, CAST(TIMESTAMP '0042-06-15 12:00:00' AS STRING) AS c, CAST(date_trunc('YEAR', TIMESTAMP '0042-06-15 12:00:00') AS STRING) AS d FROM e",
+      rel as never,
+    );
+    let out: Record<string, unknown>[] = [{ n: 1 }];
+    for (const op of q.operators) out = (await op.execute(out as never, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 })) as never;
+    expect(out[0]).toEqual({ a: '0001-01-01 01:01:01', b: '0099-12-31', c: '0042-06-15 12:00:00', d: '0042-01-01 00:00:00' });
+  });
+});

@@ -7,6 +7,18 @@
 
 export const DAY_MS = 86_400_000;
 
+/** 400 Gregorian years, the calendar's whole cycle: 146,097 days. */
+const CYCLE_MS = 146_097 * DAY_MS;
+
+/**
+ * Date.UTC for every year: Date.UTC reads a year of 0 to 99 as 1900 to 1999, so such a year is
+ * computed 400 years later, where the calendar is the same, and moved back
+ * (make_timestamp(1, 1, 1, …) is year 1, as in Spark).
+ */
+export function utc(y: number, mo: number, d = 1, h = 0, mi = 0, s = 0, ms = 0): number {
+  return y >= 0 && y < 100 ? Date.UTC(y + 400, mo, d, h, mi, s, ms) - CYCLE_MS : Date.UTC(y, mo, d, h, mi, s, ms);
+}
+
 /** The day a timestamp (epoch ms) falls on, UTC. */
 export const dateFromTimestamp = (ms: number): number => Math.floor(ms / DAY_MS);
 
@@ -31,8 +43,7 @@ export function parseDate(s: string): number | null {
   const y = Number(m[1]);
   const mo = Number(m[2] ?? 1);
   const d = Number(m[3] ?? 1);
-  const t = new Date(Date.UTC(y, mo - 1, d));
-  t.setUTCFullYear(y); // Date.UTC reads years 0-99 as 1900-1999
+  const t = new Date(utc(y, mo - 1, d));
   if (t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) return null;
   return dateFromTimestamp(t.getTime());
 }

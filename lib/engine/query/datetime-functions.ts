@@ -8,7 +8,7 @@
  * Time zones come from the runtime's IANA database through Intl (no download).
  */
 import { RecordExpressionError } from '../errors';
-import { DAY_MS, dateFromTimestamp, timestampFromDate } from './date';
+import { dateFromTimestamp, DAY_MS, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
 import type { FunctionDef } from './functions';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
@@ -34,7 +34,7 @@ const FIELD_ALIASES: Record<string, string> = {
 const isoWeek = (day: number): { week: number; year: number } => {
   const dow = (new Date(day * DAY_MS).getUTCDay() + 6) % 7;
   const thursday = new Date((day + 3 - dow) * DAY_MS);
-  const jan1 = Date.UTC(thursday.getUTCFullYear(), 0, 1);
+  const jan1 = utc(thursday.getUTCFullYear(), 0, 1);
   return { week: Math.floor((thursday.getTime() - jan1) / DAY_MS / 7) + 1, year: thursday.getUTCFullYear() };
 };
 
@@ -47,7 +47,7 @@ const FIELDS: Record<string, (ms: number) => number | bigint> = {
   day: (ms) => new Date(ms).getUTCDate(),
   dayofweek: (ms) => new Date(ms).getUTCDay() + 1,
   dayofweek_iso: (ms) => ((new Date(ms).getUTCDay() + 6) % 7) + 1,
-  doy: (ms) => Math.floor((Math.floor(ms / DAY_MS) * DAY_MS - Date.UTC(new Date(ms).getUTCFullYear(), 0, 1)) / DAY_MS) + 1,
+  doy: (ms) => Math.floor((Math.floor(ms / DAY_MS) * DAY_MS - utc(new Date(ms).getUTCFullYear(), 0, 1)) / DAY_MS) + 1,
   hour: (ms) => new Date(ms).getUTCHours(),
   minute: (ms) => new Date(ms).getUTCMinutes(),
   // Spark: seconds with their fraction, DECIMAL(8,6) (microseconds; Weir has milliseconds).
@@ -81,7 +81,7 @@ function monthsBetween(t1: number, t2: number, roundOff: boolean): number {
   const d1 = new Date(t1);
   const d2 = new Date(t2);
   const monthDiff = (d1.getUTCFullYear() * 12 + d1.getUTCMonth()) - (d2.getUTCFullYear() * 12 + d2.getUTCMonth());
-  const last = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  const last = (d: Date) => new Date(utc(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
   const day1 = d1.getUTCDate();
   const day2 = d2.getUTCDate();
   if (day1 === day2 || (day1 === last(d1) && day2 === last(d2))) return monthDiff;
@@ -97,9 +97,9 @@ const DAY_NAMES: Record<string, number> = { SU: 0, SUN: 0, SUNDAY: 0, MO: 1, MON
 function truncDate(day: number, fmt: string): number | null {
   const d = new Date(day * DAY_MS);
   switch (fmt.toUpperCase()) {
-    case 'YEAR': case 'YYYY': case 'YY': return dateFromTimestamp(Date.UTC(d.getUTCFullYear(), 0, 1));
-    case 'QUARTER': return dateFromTimestamp(Date.UTC(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1));
-    case 'MONTH': case 'MM': case 'MON': return dateFromTimestamp(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+    case 'YEAR': case 'YYYY': case 'YY': return dateFromTimestamp(utc(d.getUTCFullYear(), 0, 1));
+    case 'QUARTER': return dateFromTimestamp(utc(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1));
+    case 'MONTH': case 'MM': case 'MON': return dateFromTimestamp(utc(d.getUTCFullYear(), d.getUTCMonth(), 1));
     case 'WEEK': return day - ((d.getUTCDay() + 6) % 7);
     default: return null;
   }
@@ -129,7 +129,7 @@ function zoneOf(zone: string): Intl.DateTimeFormat | number | null {
 function offsetAt(zone: Intl.DateTimeFormat | number, ms: number): number {
   if (typeof zone === 'number') return zone;
   const p = Object.fromEntries(zone.formatToParts(ms).map((x) => [x.type, x.value]));
-  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  const wall = utc(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
   return wall - Math.floor(ms / 1000) * 1000;
 }
 
@@ -176,7 +176,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     min: 3, max: 3, type: (a) => nums(a) ?? 'date',
     impl: ([y, m, d]) => {
       const [yy, mm, dd] = [y, m, d].map((x) => Math.trunc(x as number));
-      const t = new Date(Date.UTC(2000, mm - 1, dd));
+      const t = new Date(utc(2000, mm - 1, dd));
       t.setUTCFullYear(yy);
       return t.getUTCMonth() !== mm - 1 || t.getUTCDate() !== dd || mm < 1 || mm > 12 ? null : dateFromTimestamp(t.getTime());
     },

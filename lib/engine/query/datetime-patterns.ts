@@ -9,6 +9,7 @@
  * for formatting, and XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC); text
  * in single quotes is literal and '' is a quote. Any other letter is an error at validation.
  */
+import { utc } from './date';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -76,7 +77,7 @@ export function formatWithPattern(ms: number, tokens: Token[]): string {
       case 'M':
       case 'L': out += n >= 4 ? MONTHS[mo] : n === 3 ? MONTHS[mo].slice(0, 3) : pad(mo + 1, n); break;
       case 'd': out += pad(day, n); break;
-      case 'D': out += pad(Math.floor((Date.UTC(y, mo, day) - Date.UTC(y, 0, 1)) / 86_400_000) + 1, n); break;
+      case 'D': out += pad(Math.floor((utc(y, mo, day) - utc(y, 0, 1)) / 86_400_000) + 1, n); break;
       case 'H': out += pad(h, n); break;
       case 'h': out += pad(h % 12 === 0 ? 12 : h % 12, n); break;
       case 'k': out += pad(h === 0 ? 24 : h, n); break;
@@ -214,7 +215,7 @@ export function parseWithPattern(text: string, tokens: Token[]): number | null {
   }
   if (i !== text.length) return null;
   if (hour12 && pm) h += 12;
-  const t = Date.UTC(y, mo, day, h, mi, sec, 0);
+  const t = utc(y, mo, day, h, mi, sec, 0);
   const check = new Date(t);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== mo) return null;
   return t + ms;

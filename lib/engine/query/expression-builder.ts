@@ -6,6 +6,7 @@
  * Anything outside the subset Weir runs is refused here with a SqlValidationError naming the
  * construct at its exact position in the text.
  */
+import { utc } from './date';
 import { fitsLong, toLong } from './long';
 import { unsupportedOperation } from '../errors';
 import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
@@ -86,9 +87,10 @@ export class ExpressionBuilder {
         const to = sqlTypeOf(e.dataType);
         if (!to) throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)} is not supported yet; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
         const arg = this.build(e.child);
+        const integral = ({ byte: 8, short: 16, integer: 32 } as const)[e.dataType.kind as 'byte'];
         const cast: Expr = e.dataType.kind === 'decimal'
           ? { kind: 'cast', arg, to, decimal: { precision: e.dataType.precision, scale: e.dataType.scale }, pos }
-          : { kind: 'cast', arg, to, pos };
+          : { kind: 'cast', arg, to, ...(integral ? { integral } : {}), pos };
         return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
       }
       case 'BinaryOperator': {
@@ -261,7 +263,7 @@ export function parseTimestampLiteral(s: string): number | null {
   if (!m) return null;
   const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', zone] = m;
   const ms = Number((frac + '000').slice(0, 3));
-  let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), ms);
+  let t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), ms);
   if (zone && zone !== 'Z') {
     const zm = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
     const off = (Number(zm[2]) * 60 + Number(zm[3])) * 60_000;

@@ -10,7 +10,7 @@
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Row, Schema } from '../types';
-import { elementOf, fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
 import { exprToString, type Expr } from './expression';
@@ -20,7 +20,7 @@ import { STREAMING_REFUSED } from './spark-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
-import { canCast, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { canCast, castIntegral, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import {
   arithmetic, bounded, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
   type DecimalOp, type DecimalType,
@@ -228,6 +228,10 @@ class ExpressionCompiler {
         const to = e.to;
         const fromDec = a.decimal;
         const toDec = e.decimal;
+        if (e.integral) {
+          const bits = e.integral;
+          return { type: 'long', eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
+        }
         if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
         return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
       }
@@ -654,6 +658,11 @@ class ExpressionCompiler {
       this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
     }
     if (e.name === 'array' || e.name === 'map') return this.constructor_(e);
+    if (e.name === 'typeof') {
+      if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
+      const text = simpleTypeString(this.compile(e.args[0]));
+      return { type: 'string', eval: () => text };
+    }
     const coll = COLLECTION_FUNCTIONS[e.name];
     const def = FUNCTIONS[e.name];
     if (!def && !coll) {

@@ -9,6 +9,8 @@ import { formatDecimal, type DecimalType } from './decimal';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
 export type SqlType = ColumnType | 'decimal' | 'date';
+export type IntegralBits = 8 | 16 | 32;
+const INTEGRAL_NAMES: Record<IntegralBits, string> = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INT' };
 
 /** 1-based position in the SQL text. */
 export interface SqlPosition {
@@ -37,7 +39,11 @@ export type Expr = Base &
     | { kind: 'like'; arg: Expr; pattern: Expr; negated: boolean; caseInsensitive: boolean; escape?: string }
     | { kind: 'case'; operand?: Expr; branches: { when: Expr; then: Expr }[]; otherwise?: Expr }
     /** `decimal`: DECIMAL(p,s) when `to` is `decimal`. */
-    | { kind: 'cast'; arg: Expr; to: SqlType; decimal?: DecimalType }
+    /**
+     * `integral`: a cast to INT (32), SMALLINT (16) or TINYINT (8) bits: a BIGINT value in that
+     * type's range, as Spark's cast gives it (NULL for text out of range, wrapped otherwise).
+     */
+    | { kind: 'cast'; arg: Expr; to: SqlType; decimal?: DecimalType; integral?: IntegralBits }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
   );
@@ -77,7 +83,8 @@ export function exprToString(e: Expr): string {
       return parts.join(' ');
     }
     case 'cast':
-      return e.decimal ? `CAST(${exprToString(e.arg)} AS DECIMAL(${e.decimal.precision},${e.decimal.scale}))` : `CAST(${exprToString(e.arg)} AS ${e.to.toUpperCase()})`;
+      if (e.decimal) return `CAST(${exprToString(e.arg)} AS DECIMAL(${e.decimal.precision},${e.decimal.scale}))`;
+      return `CAST(${exprToString(e.arg)} AS ${e.integral ? INTEGRAL_NAMES[e.integral] : e.to.toUpperCase()})`;
     case 'call':
       if (e.subscript) return `${exprToString(e.args[0])}[${exprToString(e.args[1])}]`;
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;

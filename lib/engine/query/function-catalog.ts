@@ -23,6 +23,7 @@ const SPECIAL: { name: string; min: number; max: number; kind: SqlFunctionInfo['
   { name: 'array', min: 0, max: Infinity, kind: 'scalar' },
   { name: 'map', min: 0, max: Infinity, kind: 'scalar' },
   { name: 'window', min: 2, max: 3, kind: 'scalar' },
+  { name: 'typeof', min: 1, max: 1, kind: 'scalar' },
   { name: 'json_tuple', min: 2, max: Infinity, kind: 'generator' },
 ];
 

@@ -6,6 +6,7 @@
  * A function whose result can be longer than its inputs checks the result's length before
  * building it (value-limits.ts: 1 MiB a value); regular expressions run on RE2 (regex.ts).
  */
+import { utc } from './date';
 import { RecordExpressionError } from '../errors';
 import { getJsonObject, jsonTuple } from './json-functions';
 import { parseTimestampLiteral } from './expression-builder';
@@ -81,15 +82,15 @@ function truncTimestamp(unit: string, ms: number): number | null {
   switch (TRUNC_ALIASES[u] ?? u) {
     case 'millisecond': return ms;
     case 'microsecond': return ms;
-    case 'year': return Date.UTC(d.getUTCFullYear(), 0, 1);
-    case 'quarter': return Date.UTC(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1);
-    case 'month': return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    case 'year': return utc(d.getUTCFullYear(), 0, 1);
+    case 'quarter': return utc(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1);
+    case 'month': return utc(d.getUTCFullYear(), d.getUTCMonth(), 1);
     case 'week': {
       // ISO week: starts Monday.
-      const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+      const day = utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
       return day - ((d.getUTCDay() + 6) % 7) * 86_400_000;
     }
-    case 'day': return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+    case 'day': return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
     case 'hour': return Math.floor(ms / 3_600_000) * 3_600_000;
     case 'minute': return Math.floor(ms / 60_000) * 60_000;
     case 'second': return Math.floor(ms / 1000) * 1000;

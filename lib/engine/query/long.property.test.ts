@@ -184,3 +184,30 @@ describe('try_ arithmetic on BIGINT', () => {
     expect(r).toEqual({ a: 2n ** 61n + 4n, o: null, m: null, s: -(2n ** 61n) - 8n });
   });
 });
+
+describe('CAST to INT, SMALLINT and TINYINT (Spark, ANSI off)', () => {
+  it('narrows a BIGINT to its low bits and refuses text out of range, as Spark does', async () => {
+    await fc.assert(
+      fc.asyncProperty(long, async (id) => {
+        const [r] = await run('SELECT CAST(id AS INT) AS i, CAST(id AS SMALLINT) AS s, CAST(id AS TINYINT) AS t, CAST(CAST(id AS STRING) AS INT) AS fromText FROM events', [{ id, n: 1 }]);
+        const b = bigOf(id);
+        expect(r).toEqual({
+          i: Number(BigInt.asIntN(32, b)),
+          s: Number(BigInt.asIntN(16, b)),
+          t: Number(BigInt.asIntN(8, b)),
+          fromText: b >= -(2n ** 31n) && b < 2n ** 31n ? Number(b) : null,
+        });
+      }),
+      { numRuns: 300 },
+    );
+    const [r] = await run(`SELECT CAST('2147483648' AS INT) AS a, CAST(2147483648 AS INT) AS b, CAST(1e10 AS INT) AS c, CAST(-1e10 AS SMALLINT) AS d, CAST(' 12.7 ' AS TINYINT) AS e, CAST(300 AS TINYINT) AS f FROM events`, [{ id: 1, n: 1 }]);
+    expect(r).toEqual({ a: null, b: -2147483648, c: 2147483647, d: 0, e: 12, f: 44 });
+  });
+});
+
+describe('typeof()', () => {
+  it("answers Spark's simpleString of the argument's type", async () => {
+    const [r] = await run("SELECT typeof(id) AS a, typeof(1.50) AS b, typeof(NULL) AS c, typeof(array(1, 2)) AS d, typeof(from_json('{}', 'x STRING')) AS e, typeof(map('k', 1.5D)) AS f FROM events", [{ id: 1, n: 1 }]);
+    expect(r).toEqual({ a: 'bigint', b: 'decimal(3,2)', c: 'void', d: 'array<bigint>', e: 'struct<x:string>', f: 'map<string,double>' });
+  });
+});

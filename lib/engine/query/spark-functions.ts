@@ -9,7 +9,7 @@
  * midnight timestamp (the compiler converts it) and a string cast to a timestamp.
  */
 import { RecordExpressionError } from '../errors';
-import { DAY_MS, dateFromTimestamp, parseDate, timestampFromDate } from './date';
+import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import type { FunctionDef } from './functions';
 import { parseTimestampLiteral } from './expression-builder';
@@ -287,12 +287,12 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
       const months = x.getUTCMonth() + Math.trunc(n as number);
       const y = x.getUTCFullYear() + Math.floor(months / 12);
       const m = ((months % 12) + 12) % 12;
-      const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-      return dateFromTimestamp(Date.UTC(y, m, Math.min(x.getUTCDate(), last)));
+      const last = new Date(utc(y, m + 1, 0)).getUTCDate();
+      return dateFromTimestamp(utc(y, m, Math.min(x.getUTCDate(), last)));
     },
   },
-  last_day: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'date', impl: ([d], _c, t) => { const day = toDay(d, t[0]); if (day === null) return null; const x = new Date(timestampFromDate(day)); return dateFromTimestamp(Date.UTC(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)); } },
-  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Math.floor((midnight(ms) - Date.UTC(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
+  last_day: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'date', impl: ([d], _c, t) => { const day = toDay(d, t[0]); if (day === null) return null; const x = new Date(timestampFromDate(day)); return dateFromTimestamp(utc(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)); } },
+  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Math.floor((midnight(ms) - utc(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
   weekofyear: {
     min: 1, max: 1, type: (a) => tsArg(a) ?? 'long',
     // ISO 8601 week number (Spark: weeks start on Monday, week 1 has more than 3 days).
@@ -302,7 +302,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
       const day = midnight(ms);
       const dow = (new Date(day).getUTCDay() + 6) % 7;
       const thursday = day + (3 - dow) * DAY_MS;
-      const jan1 = Date.UTC(new Date(thursday).getUTCFullYear(), 0, 1);
+      const jan1 = utc(new Date(thursday).getUTCFullYear(), 0, 1);
       return Math.floor((thursday - jan1) / DAY_MS / 7) + 1;
     },
   },
@@ -317,7 +317,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   make_timestamp: {
     min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
     impl: ([y, mo, d, h, mi, s]) => {
-      const t = Date.UTC(y as number, (mo as number) - 1, d as number, h as number, mi as number, 0) + Math.round((s as number) * 1000);
+      const t = utc(y as number, (mo as number) - 1, d as number, h as number, mi as number, 0) + Math.round((s as number) * 1000);
       const x = new Date(t);
       return x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d ? null : t;
     },

@@ -94,6 +94,34 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
   }
 }
 
+/**
+ * Spark's CAST(x AS INT | SMALLINT | TINYINT) with ANSI off, as a BIGINT value of `bits`' range:
+ * text out of range is NULL; a double is truncated and saturated at INT's bounds (the JVM's
+ * `(int) d`), then narrowed; any other integer is narrowed by keeping its low bits (Java's
+ * narrowing: CAST(2147483648 AS INT) is -2147483648).
+ */
+export function castIntegral(v: unknown, from: ExprType, bits: 8 | 16 | 32, fromDecimal?: DecimalType): number | null {
+  if (v === null || v === undefined) return null;
+  if (from === 'string') {
+    const l = parseLong(String(v));
+    if (l === null) return null;
+    const n = Number(l);
+    return n < -(2 ** (bits - 1)) || n >= 2 ** (bits - 1) ? null : n;
+  }
+  if (from === 'double') {
+    const d = v as number;
+    return Number.isNaN(d) ? 0 : narrow(Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(d))), bits);
+  }
+  const l = castValue(v, from, 'long', fromDecimal) as Long | null;
+  return l === null ? null : narrow(l, bits);
+}
+
+/** The low `bits` bits of an integer, as a signed value. */
+function narrow(v: Long, bits: number): number {
+  if (typeof v === 'number' && v >= -(2 ** 31) && v < 2 ** 31) return bits === 32 ? v | 0 : (v << (32 - bits)) >> (32 - bits);
+  return Number(BigInt.asIntN(bits, typeof v === 'bigint' ? v : BigInt(v)));
+}
+
 function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalType): unknown {
   switch (to) {
     case 'decimal': return toPrecision(v, scale, toDecimal!);
