@@ -78,3 +78,20 @@ describe('years 0 to 99 (Date.UTC reads them as 1900 to 1999)', () => {
     expect(out[0]).toEqual({ a: '0001-01-01 01:01:01', b: '0099-12-31', c: '0042-06-15 12:00:00', d: '0042-01-01 00:00:00' });
   });
 });
+
+describe('a string where a function takes a timestamp (Spark ImplicitTypeCasts)', () => {
+  it('is cast to one, NULL when it does not parse', async () => {
+    const { compileStreamingQuery } = await import('./streaming-query');
+    const rel = { kind: 'StreamingRelation' as const, sourceName: 'e', schema: [{ name: 's', type: 'string' as const }], watermarkDelayMs: 0 };
+    const q = compileStreamingQuery(
+      "SELECT CAST(date_trunc('YEAR', '2015-03-05T09:32:05') AS STRING) AS a, hour('2009-07-30 12:58:59') AS b, minute(s) AS c FROM e",
+      rel as never,
+    );
+    let out: Record<string, unknown>[] = [{ s: '2024-01-02 03:04:05' }, { s: 'not a time' }];
+    for (const op of q.operators) out = (await op.execute(out as never, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 })) as never;
+    expect(out).toEqual([
+      { a: '2015-01-01 00:00:00', b: 12, c: 4 },
+      { a: '2015-01-01 00:00:00', b: 12, c: null },
+    ]);
+  });
+});

@@ -736,9 +736,19 @@ class ExpressionCompiler {
     // not a bigint it cannot mix with numbers; one that passes a value through keeps it exact.
     const exactLongs = def.exactLongs === true || e.name in DECIMAL_VALUE_ARGS;
     if (!exactLongs) args = args.map((a) => (a.type === 'long' ? longAsNumber(a) : a));
-    const types = args.map((a) => a.type);
+    let types = args.map((a) => a.type);
     const literals = e.args.map((a) => (a.kind === 'literal' ? a.value : undefined));
     let type = def.type(types, literals);
+    if (!RESULT_TYPES.includes(type) && types.includes('string')) {
+      // Spark's ImplicitTypeCasts: a string where the function takes a timestamp (or a date) is
+      // cast to one (NULL when it does not parse): date_trunc('YEAR', '2015-03-05T09:32:05').
+      const coerced = implicitDatetimeCasts(types, (t) => def.type(t, literals));
+      if (coerced) {
+        args = args.map((a, i) => (coerced[i] === a.type ? a : convert(a, coerced[i])));
+        types = coerced;
+        type = def.type(types, literals);
+      }
+    }
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
@@ -768,6 +778,25 @@ class ExpressionCompiler {
       },
     };
   }
+}
+
+/**
+ * The argument types with some strings read as timestamps or dates, the fewest such casts that
+ * make `typeOf` accept them; undefined when none does (or the call has too many strings to try).
+ */
+function implicitDatetimeCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string): ExprType[] | undefined {
+  const strings = types.flatMap((t, i) => (t === 'string' ? [i] : []));
+  if (strings.length > 3) return undefined;
+  // Each string position stays a string (0), or is read as a timestamp (1) or a date (2).
+  const choices: number[][] = [];
+  for (let n = 1; n < 3 ** strings.length; n++) choices.push(strings.map((_, k) => Math.floor(n / 3 ** k) % 3));
+  choices.sort((a, b) => a.filter((c) => c > 0).length - b.filter((c) => c > 0).length);
+  for (const c of choices) {
+    const tried = [...types];
+    strings.forEach((at, k) => { if (c[k] > 0) tried[at] = c[k] === 1 ? 'timestamp' : 'date'; });
+    if (RESULT_TYPES.includes(typeOf(tried))) return tried;
+  }
+  return undefined;
 }
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */
