@@ -13,7 +13,7 @@ import type { Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
-import { exprToString, type Expr } from './expression';
+import { castTypeText, exprToString, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
 import { STREAMING_REFUSED } from './spark-functions';
@@ -130,6 +130,14 @@ class ExpressionCompiler {
     throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind);
   }
 
+  /**
+   * Spark's DATATYPE_MISMATCH.<subclass>: its text (`Cannot resolve "(a = 1)" due to data type
+   * mismatch: …`), then Weir's sentence on what to do.
+   */
+  private mismatch(e: Expr, subclass: string, detail: string, todo: string): never {
+    throw new SqlValidationError(`Cannot resolve "${exprToString(e)}" due to data type mismatch: ${detail} ${todo}`, e.pos, e.kind, `DATATYPE_MISMATCH.${subclass}`);
+  }
+
   compile(e: Expr): CompiledExpr {
     switch (e.kind) {
       case 'literal': {
@@ -223,7 +231,7 @@ class ExpressionCompiler {
         return this.caseWhen(e);
       case 'cast': {
         const a = this.compile(e.arg);
-        if (!canCast(a.type, e.to)) this.fail(e, `Cannot cast ${a.type} to ${e.to}`);
+        if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
         const from = a.type;
         const to = e.to;
         const fromDec = a.decimal;
@@ -311,7 +319,9 @@ class ExpressionCompiler {
       if (r.type === 'timestamp') l = this.coerceTo(e.left, 'timestamp');
       if (l.type === 'date') r = this.coerceTo(e.right, 'date');
       if (r.type === 'date') l = this.coerceTo(e.left, 'date');
-      if (!unifyTypes(l.type, r.type)) this.fail(e, `Cannot compare ${l.type} with ${r.type}; CAST one side`);
+      if (!unifyTypes(l.type, r.type)) {
+        this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
+      }
       const longWithDouble = (l.type === 'long' && r.type === 'double') || (l.type === 'double' && r.type === 'long');
       if (l.type === 'decimal' || r.type === 'decimal' || longWithDouble || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
         // Both sides at one scale (or both doubles): then bigints compare as the values do.
@@ -335,7 +345,8 @@ class ExpressionCompiler {
     const isNum = (t: ExprType) => isNumeric(t) || t === 'decimal';
     if (!isNum(l.type) || !isNum(r.type)) {
       const hint = l.type === 'date' || r.type === 'date' ? '; for dates use date_add(d, n), date_sub(d, n) or datediff(end, start)' : '';
-      this.fail(e, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}`);
+      const wrong = isNum(l.type) ? r : l;
+      this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`);
     }
     if (l.type === 'decimal' || r.type === 'decimal') {
       const ld = decimalOperand(l, e.left);

@@ -49,6 +49,13 @@ export type Expr = Base &
   );
 
 /** SQL-ish text of an expression: used for default output column names and `explain`. */
+/** The type a CAST names, in Spark's DDL (`BIGINT`, `INT`, `DECIMAL(10,2)`). */
+export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
+  if (e.decimal) return `DECIMAL(${e.decimal.precision},${e.decimal.scale})`;
+  if (e.integral) return INTEGRAL_NAMES[e.integral];
+  return e.to === 'long' ? 'BIGINT' : e.to.toUpperCase();
+}
+
 export function exprToString(e: Expr): string {
   switch (e.kind) {
     case 'literal':
@@ -83,8 +90,7 @@ export function exprToString(e: Expr): string {
       return parts.join(' ');
     }
     case 'cast':
-      if (e.decimal) return `CAST(${exprToString(e.arg)} AS DECIMAL(${e.decimal.precision},${e.decimal.scale}))`;
-      return `CAST(${exprToString(e.arg)} AS ${e.integral ? INTEGRAL_NAMES[e.integral] : e.to.toUpperCase()})`;
+      return `CAST(${exprToString(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
       if (e.subscript) return `${exprToString(e.args[0])}[${exprToString(e.args[1])}]`;
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;

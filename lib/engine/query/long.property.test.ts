@@ -211,3 +211,28 @@ describe('typeof()', () => {
     expect(r).toEqual({ a: 'bigint', b: 'decimal(3,2)', c: 'void', d: 'array<bigint>', e: 'struct<x:string>', f: 'map<string,double>' });
   });
 });
+
+describe("type errors carry Spark's DATATYPE_MISMATCH classes", () => {
+  const refusal = (sql: string) => {
+    try {
+      compileStreamingQuery(sql, rel as never);
+    } catch (e) {
+      return e as { errorClass?: string; message: string };
+    }
+    throw new Error('compiled');
+  };
+  it('names the subclass, with Spark’s text and Weir’s sentence', () => {
+    expect(refusal("SELECT id = 'a' || array(1) AS x FROM events")).toMatchObject({
+      errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES',
+      message: expect.stringMatching(/^Cannot resolve ".*" due to data type mismatch: the left and right operands of the binary operator have incompatible types \("BIGINT" and "STRING"\)\. Cannot compare long with string/),
+    });
+    expect(refusal("SELECT id + array(1) AS x FROM events")).toMatchObject({
+      errorClass: 'DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE',
+      message: expect.stringMatching(/requires the input type "NUMERIC", not "ARRAY<BIGINT>"\. Operator \+ needs numbers/),
+    });
+    expect(refusal("SELECT CAST(DATE '2024-01-01' AS INT) AS x FROM events")).toMatchObject({
+      errorClass: 'DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION',
+      message: expect.stringMatching(/^Cannot resolve "CAST\(DATE '2024-01-01' AS INT\)" due to data type mismatch: cannot cast "DATE" to "INT"\./),
+    });
+  });
+});
