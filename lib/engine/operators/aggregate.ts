@@ -163,7 +163,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.numPartitions = o.numPartitions ?? 1;
     this.outputSchema = [
       ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}) })),
-      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal })),
+      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
     ];
   }
 

@@ -1,0 +1,300 @@
+/**
+ * Spark's statistical aggregates for streaming GROUP BY, each with the buffer Spark keeps, so
+ * that a group's state is a few doubles whatever its row count:
+ * - CentralMomentAgg (stddev_samp/stddev/std, stddev_pop, var_samp/variance, var_pop, skewness,
+ *   kurtosis): [n, avg, m2] (+ m3, m4 for skewness and kurtosis), updated one value at a time
+ *   with Spark's update expressions (Meng's one-pass central moments);
+ * - Covariance (covar_pop, covar_samp): [n, xAvg, yAvg, ck]; PearsonCorrelation (corr):
+ *   [n, xAvg, yAvg, ck, xMk, yMk]. A pair with a NULL on either side is skipped.
+ * Results are DOUBLE; NULL for no rows; with Spark's default
+ * spark.sql.legacy.statisticalAggregate=false, NULL where the formula divides by zero (the
+ * sample statistics of one row, skewness and kurtosis of constant values, corr with one row).
+ * corr of a constant column divides by zero too, which Spark's Divide makes NULL (ANSI off).
+ * Spark folds partial buffers with its merge expressions, Weir folds row by row: results equal
+ * Spark's up to floating-point rounding.
+ *
+ * - median (Spark's percentile(x, 0.5), exact) and mode: the count of each distinct value,
+ *   [v0, c0, v1, c1, …]; the state grows with the group's distinct values, as Spark's
+ *   Percentile and Mode buffers do. median interpolates as Spark's Percentile does; mode of a
+ *   tie is the least of the tied values (Spark 4's mode(x, true); Spark 3 picks any of them).
+ * - percentile_approx / approx_percentile(x, p[, accuracy]): a deterministic rank summary (see
+ *   quantile sketch below), exact while a group has fewer than `accuracy` rows.
+ *
+ * Inputs are numbers: the planner converts a DECIMAL or a BIGINT held as a bigint to a double
+ * first (Spark casts the argument to DOUBLE).
+ */
+import { encodeKey } from '../state/state-value-codec';
+import type { AggregateFunction } from './aggregate-functions';
+
+export const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103;
+export type StatisticalOp = typeof MOMENTS | typeof CO_MOMENTS | typeof COUNTS | typeof QUANTILES;
+
+/** Folds one value into a moments buffer (in place): Spark's CentralMomentAgg.updateExpressions. */
+function moments(b: number[], x: number): void {
+  const order = b.length - 1;
+  const n = b[0] + 1;
+  const delta = x - b[1];
+  const deltaN = delta / n;
+  const m2 = b[2] + delta * (delta - deltaN);
+  b[0] = n;
+  b[1] = b[1] + deltaN;
+  if (order >= 3) {
+    const delta2 = delta * delta, deltaN2 = deltaN * deltaN;
+    const m3 = b[3] - 3 * deltaN * m2 + delta * (delta2 - deltaN2);
+    if (order >= 4) b[4] = b[4] - 4 * deltaN * m3 - 6 * deltaN2 * m2 + delta * (delta * delta2 - deltaN * deltaN2);
+    b[3] = m3;
+  }
+  b[2] = m2;
+}
+
+/** Folds one pair into a co-moments buffer (in place): Spark's Covariance / PearsonCorrelation update. */
+function coMoments(b: number[], x: number, y: number): void {
+  const n = b[0] + 1;
+  const dx = x - b[1], dy = y - b[2];
+  const dxN = dx / n, dyN = dy / n;
+  const xAvg = b[1] + dxN, yAvg = b[2] + dyN;
+  b[3] += dx * (y - yAvg);
+  if (b.length === 6) {
+    b[4] += dx * (x - xAvg);
+    b[5] += dy * (y - yAvg);
+  }
+  b[0] = n;
+  b[1] = xAvg;
+  b[2] = yAvg;
+}
+
+/** Folds `v` into buffer `b` of a statistical aggregate (buffers are changed in place). */
+export function updateStatistical(op: StatisticalOp, b: unknown, v: unknown): unknown {
+  if (v === null || v === undefined) return b;
+  if (op === MOMENTS) {
+    moments(b as number[], v as number);
+    return b;
+  }
+  if (op === COUNTS) {
+    countValue(b as unknown[], v);
+    return b;
+  }
+  if (op === QUANTILES) {
+    sketchAdd(b as Sketch, v);
+    return b;
+  }
+  const [x, y] = v as [number | null, number | null];
+  if (x !== null && y !== null) coMoments(b as number[], x, y);
+  return b;
+}
+
+const MOMENT_FUNCTIONS = {
+  stddev_samp: { order: 2, result: (n: number, m2: number) => (n === 1 ? null : Math.sqrt(m2 / (n - 1))) },
+  stddev_pop: { order: 2, result: (n: number, m2: number) => Math.sqrt(m2 / n) },
+  var_samp: { order: 2, result: (n: number, m2: number) => (n === 1 ? null : m2 / (n - 1)) },
+  var_pop: { order: 2, result: (n: number, m2: number) => m2 / n },
+  skewness: { order: 3, result: (n: number, m2: number, m3: number) => (m2 === 0 ? null : (Math.sqrt(n) * m3) / Math.sqrt(m2 * m2 * m2)) },
+  kurtosis: { order: 4, result: (n: number, m2: number, _m3: number, m4: number) => (m2 === 0 ? null : (n * m4) / (m2 * m2) - 3) },
+} as const;
+
+/** Spark's aliases: stddev and std are stddev_samp, variance is var_samp. */
+const MOMENT_ALIASES: Record<string, keyof typeof MOMENT_FUNCTIONS> = { stddev: 'stddev_samp', std: 'stddev_samp', variance: 'var_samp' };
+
+export const MOMENT_NAMES = [...Object.keys(MOMENT_FUNCTIONS), ...Object.keys(MOMENT_ALIASES)];
+export const CO_MOMENT_NAMES = ['corr', 'covar_pop', 'covar_samp'];
+
+/** A one-argument central-moment aggregate (`name` one of MOMENT_NAMES). */
+export function centralMoment(name: string): AggregateFunction {
+  const def = MOMENT_FUNCTIONS[MOMENT_ALIASES[name] ?? (name as keyof typeof MOMENT_FUNCTIONS)];
+  const size = def.order + 1;
+  return {
+    name, resultType: 'double', op: MOMENTS,
+    init: () => new Array<number>(size).fill(0),
+    result: (b) => {
+      const m = b as number[];
+      return m[0] === 0 ? null : (def.result as (n: number, m2: number, m3: number, m4: number) => number | null)(m[0], m[2], m[3], m[4]);
+    },
+  };
+}
+
+/** corr, covar_pop, covar_samp over pairs [x, y]. */
+export function coMoment(name: string): AggregateFunction {
+  const corr = name === 'corr';
+  return {
+    name, resultType: 'double', op: CO_MOMENTS,
+    init: () => new Array<number>(corr ? 6 : 4).fill(0),
+    result: (b) => {
+      const [n, , , ck, xMk, yMk] = b as number[];
+      if (n === 0) return null;
+      if (name === 'covar_pop') return ck / n;
+      if (n === 1) return null;
+      if (name === 'covar_samp') return ck / (n - 1);
+      const d = Math.sqrt(xMk * yMk);
+      return d === 0 ? null : ck / d;
+    },
+  };
+}
+
+/** Where each distinct value of a counts buffer is, rebuilt after the buffer comes back from state. */
+const countIndex = new WeakMap<unknown[], Map<string, number>>();
+
+function countValue(b: unknown[], v: unknown): void {
+  let index = countIndex.get(b);
+  if (index === undefined) {
+    index = new Map();
+    for (let i = 0; i < b.length; i += 2) index.set(encodeKey([b[i]]), i);
+    countIndex.set(b, index);
+  }
+  const k = encodeKey([v]);
+  const at = index.get(k);
+  if (at === undefined) {
+    index.set(k, b.length);
+    b.push(v, 1);
+  } else {
+    (b[at + 1] as number)++;
+  }
+}
+
+/** Ascending, NaN above every other double (Spark's order); numbers, bigints (decimals) or strings. */
+function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number' && (Number.isNaN(a) || Number.isNaN(b))) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
+  return (a as never) < (b as never) ? -1 : (a as never) > (b as never) ? 1 : 0;
+}
+
+/** The [value, count] pairs of a counts buffer, by value. */
+function sortedCounts(b: unknown[]): [unknown, number][] {
+  const pairs: [unknown, number][] = [];
+  for (let i = 0; i < b.length; i += 2) pairs.push([b[i], b[i + 1] as number]);
+  return pairs.sort((x, y) => compare(x[0], y[0]));
+}
+
+/**
+ * median: Spark's Percentile at 0.5 over the exact counts: the value at position p·(n-1) of the
+ * sorted values, interpolated linearly between its neighbours. `toNumber` reads a value as a double.
+ */
+export function median(toNumber: (v: unknown) => number): AggregateFunction {
+  return {
+    name: 'median', resultType: 'double', op: COUNTS,
+    init: () => [],
+    result: (b) => {
+      const pairs = sortedCounts(b as unknown[]);
+      const n = pairs.reduce((s, p) => s + p[1], 0);
+      if (n === 0) return null;
+      const pos = 0.5 * (n - 1);
+      const lo = Math.floor(pos), hi = Math.ceil(pos);
+      const at = (rank: number) => {
+        let seen = 0;
+        for (const [v, c] of pairs) if ((seen += c) > rank) return toNumber(v);
+        return toNumber(pairs[pairs.length - 1][0]);
+      };
+      const low = at(lo);
+      return lo === hi ? low : (hi - pos) * low + (pos - lo) * at(hi);
+    },
+  };
+}
+
+/** mode: the most frequent value; of tied values the least. */
+export function mode(shape: Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultShape'>): AggregateFunction {
+  return {
+    name: 'mode', ...shape, op: COUNTS,
+    init: () => [],
+    result: (b) => {
+      const list = b as unknown[];
+      let best: unknown = null, most = 0;
+      for (let i = 0; i < list.length; i += 2) {
+        const c = list[i + 1] as number;
+        if (c > most || (c === most && compare(list[i], best) < 0)) {
+          best = list[i];
+          most = c;
+        }
+      }
+      return best;
+    },
+  };
+}
+
+/**
+ * The quantile sketch of percentile_approx: `values` ascending, `counts[i]` the rows whose value
+ * is at most values[i] and above values[i-1] (a run), `pending` the values not yet merged in, `n`
+ * every value seen. Every PENDING values are sorted into the runs, and then adjacent runs are
+ * joined while the joined run has at most floor(n / accuracy) rows, so a group keeps at most
+ * about 2·accuracy runs. A run's value is the greatest of its rows, whose rank is then known
+ * exactly; an answer is off by less than one run: its rank is within n / accuracy of the one
+ * asked for (exact while n < accuracy: no run is joined). The buffer depends only on the values
+ * and their order (never on batch boundaries or on when results are read), so a restarted query
+ * answers exactly as an uninterrupted one.
+ */
+interface Sketch {
+  values: unknown[];
+  counts: number[];
+  pending: unknown[];
+  n: number;
+  accuracy: number;
+}
+
+const PENDING = 1024;
+
+function sketchAdd(s: Sketch, v: unknown): void {
+  s.pending.push(v);
+  s.n++;
+  if (s.pending.length >= PENDING) {
+    const merged = sketchMerge(s);
+    s.values = merged.values;
+    s.counts = merged.counts;
+    s.pending = [];
+  }
+}
+
+/** The runs with the pending values sorted in and adjacent runs joined (the sketch is not changed). */
+function sketchMerge(s: Sketch): { values: unknown[]; counts: number[] } {
+  const pending = [...s.pending].sort(compare);
+  const values: unknown[] = [], counts: number[] = [];
+  const limit = Math.floor(s.n / s.accuracy);
+  const push = (v: unknown, c: number) => {
+    const last = counts.length - 1;
+    // Join this run to the previous one while the joined run stays small enough; the joined
+    // run is named by its greatest value, this one's.
+    if (last >= 0 && (compare(values[last], v) === 0 || counts[last] + c <= limit)) {
+      values[last] = v;
+      counts[last] += c;
+    } else {
+      values.push(v);
+      counts.push(c);
+    }
+  };
+  let i = 0, j = 0;
+  while (i < s.values.length || j < pending.length) {
+    if (j >= pending.length || (i < s.values.length && compare(s.values[i], pending[j]) <= 0)) {
+      push(s.values[i], s.counts[i]);
+      i++;
+    } else {
+      push(pending[j], 1);
+      j++;
+    }
+  }
+  return { values, counts };
+}
+
+/** Spark's answer: the least value such that at most p of the values are below or equal… it; by rank ⌈p·n⌉. */
+function sketchQuantile(values: unknown[], counts: number[], n: number, p: number): unknown {
+  const rank = Math.max(1, Math.ceil(p * n));
+  let seen = 0;
+  for (let i = 0; i < values.length; i++) if ((seen += counts[i]) >= rank) return values[i];
+  return values[values.length - 1];
+}
+
+export const PERCENTILE_NAMES = ['percentile_approx', 'approx_percentile'];
+
+/** percentile_approx(x, p[, accuracy]); `ps` one percentage (a value result) or several (an array). */
+export function percentileApprox(
+  name: string,
+  ps: number | number[],
+  accuracy: number,
+  shape: Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultShape'>,
+): AggregateFunction {
+  return {
+    name, ...shape, op: QUANTILES,
+    init: (): Sketch => ({ values: [], counts: [], pending: [], n: 0, accuracy }),
+    result: (b) => {
+      const s = b as Sketch;
+      if (s.n === 0) return null;
+      const { values, counts } = sketchMerge(s);
+      return Array.isArray(ps) ? ps.map((p) => sketchQuantile(values, counts, s.n, p)) : sketchQuantile(values, counts, s.n, ps);
+    },
+  };
+}
