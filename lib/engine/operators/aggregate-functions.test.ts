@@ -101,6 +101,11 @@ describe("Spark's examples", () => {
     const rows = [['a', 10], ['b', 50], ['c', 20]].map(([s, y]) => ({ s, y }));
     expect(await one('min_by(s, y)', rows)).toBe('a');
     expect(await one('max_by(s, y)', rows)).toBe('b');
+    // A tie takes the later row (Spark keeps the old one only when strictly better); a NULL x is kept.
+    const ties = [['a', 1], ['b', 1], [null, 2], ['c', 2], ['d', null]].map(([s, y]) => ({ s, y }));
+    expect(await one('min_by(s, y)', ties)).toBe('b');
+    expect(await one('max_by(s, y)', ties)).toBe('c');
+    expect(await one('max_by(s, y)', ties.slice(0, 3))).toBeNull();
   });
 });
 

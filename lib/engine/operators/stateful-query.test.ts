@@ -136,13 +136,14 @@ function buffersByRegion(rows: Row[]): Row[] {
     const counts = new Map<number, number>();
     for (const x of xs) counts.set(x, (counts.get(x) ?? 0) + 1);
     const most = Math.max(...counts.values());
+    // min_by/max_by: a later row with an equal ordering wins (Spark's update).
     const by = (better: (a: number, b: number) => boolean) => g.reduce((best, r) => (better(r.amount as number, best.amount as number) ? r : best)).ts;
     return {
       region, n,
       sd: n === 1 ? null : Number(Math.sqrt(m2 / (n - 1)).toFixed(6)),
       l: xs, cs: [...new Set(xs)], f: xs[0], la: xs[n - 1],
       ci: xs.filter((x) => x > 10).length, ba: xs.every((x) => x > 1), bo: xs.some((x) => x > 24),
-      mxb: by((a, b) => a > b), mnb: by((a, b) => a < b), q: xs.reduce((a, x) => a + x * 4, 0),
+      mxb: by((a, b) => a >= b), mnb: by((a, b) => a <= b), q: xs.reduce((a, x) => a + x * 4, 0),
       med: (sorted[Math.floor((n - 1) / 2)] + sorted[Math.ceil((n - 1) / 2)]) / 2,
       mo: Math.min(...[...counts].filter(([, c]) => c === most).map(([x]) => x)),
       p50: sorted[Math.ceil(0.5 * n) - 1],

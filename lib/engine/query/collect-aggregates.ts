@@ -10,7 +10,8 @@
  *   the order the source delivered them, which a streaming query keeps.
  * - count_if, bool_and / every, bool_or / some / any: a count, a boolean or NULL.
  * - min_by(x, ord) / max_by(x, ord): [ord, x] of the row with the least (greatest) non-NULL
- *   ord; on a tie the earlier row stays, as Spark's strict comparison keeps it.
+ *   ord (x may be NULL); on a tie the later row wins, as Spark's update keeps the old pair only
+ *   when its ordering is strictly better.
  * - try_sum, try_avg of integers: the exact sum as a bigint, and NULL from the first step at
  *   which it leaves BIGINT's range (Spark checks every addition, so a sum that overflows and
  *   comes back is still NULL). Of doubles and decimals they are sum and avg (a double does not
@@ -94,7 +95,8 @@ export function updateCollect(op: CollectOp, b: unknown, v: unknown): unknown {
       const [x, ord] = v as [unknown, unknown];
       if (ord === null || ord === undefined) return b;
       const buf = b as [unknown, unknown];
-      if (buf[0] === null || (op === MIN_BY ? less(ord, buf[0]) : less(buf[0], ord))) {
+      // Spark keeps the old pair only when its ordering is strictly better: a tie takes the new row.
+      if (buf[0] === null || (op === MIN_BY ? !less(buf[0], ord) : !less(ord, buf[0]))) {
         buf[0] = ord;
         buf[1] = x ?? null;
       }
