@@ -143,6 +143,19 @@ describe('aggregate semantics', () => {
     expect(await one('approx_count_distinct(x, 0.01) FILTER (WHERE x > 1)', rows)).toBe(1);
   });
 
+  it('percentile_approx over more rows than its accuracy: within n / accuracy ranks, the same across batches and restarts', async () => {
+    // A permutation of 0..4999, so the value of rank r is r - 1.
+    const rows = Array.from({ length: 5000 }, (_, i) => ({ x: (i * 2237) % 5000 }));
+    const sql = 'percentile_approx(x, array(0.01, 0.25, 0.5, 0.9, 1), 100)';
+    const got = (await one(sql, rows)) as number[];
+    [0.01, 0.25, 0.5, 0.9, 1].forEach((p, i) => expect(Math.abs(got[i] + 1 - Math.ceil(p * 5000)), String(p)).toBeLessThanOrEqual(5000 / 100));
+    expect(got[4]).toBe(4999);
+    expect(await one(sql, rows, 7)).toEqual(got);
+    // The default accuracy (10000) is exact below 5000 values.
+    const fewer = Array.from({ length: 4999 }, (_, i) => ({ x: (i * 2237) % 4999 }));
+    expect(await one('percentile_approx(x, array(0.25, 0.5, 0.999))', fewer, 3)).toEqual([1249, 2499, 4994]);
+  });
+
   it('count(a, b) counts the rows where no argument is NULL', async () => {
     expect(await one('count(x, y)', pairs([1, 1], [null, 1], [1, null], [2, 2]))).toBe(2);
   });

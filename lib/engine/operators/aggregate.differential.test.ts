@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { StreamingRelation } from '../query/logical-plan';
+import { runScenario, scenarioOf, split } from '../query/testing/batch-scenario';
 import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import type { Row } from '../types';
 
@@ -38,24 +39,7 @@ const event = fc.record({
   ),
 });
 
-/** Rows, batch sizes, and per batch: restart before it? crash once before its commit? */
-const scenario = fc.record({
-  rows: fc.array(event, { maxLength: 60 }),
-  cuts: fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 12 }),
-  restarts: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
-  crashes: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
-});
-
-function split<T>(rows: T[], cuts: number[]): T[][] {
-  const out: T[][] = [];
-  let i = 0;
-  for (const c of cuts) {
-    out.push(rows.slice(i, i + c));
-    i += c;
-  }
-  out.push(rows.slice(i));
-  return out;
-}
+const scenario = scenarioOf(event);
 
 const duckConn = useDuckDB();
 
@@ -72,19 +56,6 @@ const canon = (rows: Row[]) =>
   rows
     .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v]))))
     .sort();
-
-async function runScenario(q: StatefulQueryRunner, batches: Ev[][], restarts: boolean[], crashes: boolean[]): Promise<Row[][]> {
-  const outputs: Row[][] = [];
-  for (const [i, b] of batches.entries()) {
-    if (restarts[i % restarts.length]) q.restart();
-    if (crashes[i % crashes.length]) {
-      await q.runBatch(b, { crashBeforeCommit: true });
-      q.restart();
-    }
-    outputs.push((await q.runBatch(b)).output);
-  }
-  return outputs;
-}
 
 describe('streaming aggregation vs DuckDB', () => {
   it('complete mode: the last batch equals GROUP BY over every row, whatever the batching, restarts and crashes', async () => {
@@ -177,7 +148,7 @@ describe('streaming aggregation vs DuckDB', () => {
         const rows = evs.map((r, id) => ({ ...r, id }));
         const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'complete', { minDeltasForSnapshot: 3 });
         const outputs = await runScenario(q, split(rows, cuts), restarts, crashes);
-        const got = [...(outputs[outputs.length - 1] ?? [])].map((r) => ({ ...r, cset: [...(r.cset as number[])].sort((a, b) => a - b) }));
+        const got = [...(outputs[outputs.length - 1] ?? [])].map((r): Row => ({ ...r, cset: [...(r.cset as number[])].sort((a, b) => a - b) }));
         await duckConn().run('DROP TABLE IF EXISTS events; CREATE TABLE events (region VARCHAR, amount DOUBLE, ts BIGINT, id BIGINT)');
         if (rows.length) await duckConn().run(`INSERT INTO events VALUES ${rows.map((r) => `(${lit(r.region)}, ${lit(r.amount)}, ${r.ts}, ${r.id})`).join(', ')}`);
         const want = (await duckConn().runAndReadAll(duckSql)).getRowObjectsJS().map((r) =>

@@ -17,8 +17,8 @@
  *   [v0, c0, v1, c1, …]; the state grows with the group's distinct values, as Spark's
  *   Percentile and Mode buffers do. median interpolates as Spark's Percentile does; mode of a
  *   tie is the least of the tied values (Spark 4's mode(x, true); Spark 3 picks any of them).
- * - percentile_approx / approx_percentile(x, p[, accuracy]): a deterministic rank summary (see
- *   quantile sketch below), exact while a group has fewer than `accuracy` rows.
+ * - percentile_approx / approx_percentile(x, p[, accuracy]): Spark's Greenwald-Khanna quantile
+ *   summary (see Sketch below), exact while a group has fewer than accuracy/2 values.
  *
  * Inputs are numbers: the planner converts a DECIMAL or a BIGINT held as a bigint to a double
  * first (Spark casts the argument to DOUBLE).
@@ -209,73 +209,110 @@ export function mode(shape: Pick<AggregateFunction, 'resultType' | 'resultDecima
 }
 
 /**
- * The quantile sketch of percentile_approx: `values` ascending, `counts[i]` the rows whose value
- * is at most values[i] and above values[i-1] (a run), `pending` the values not yet merged in, `n`
- * every value seen. Every PENDING values are sorted into the runs, and then adjacent runs are
- * joined while the joined run has at most floor(n / accuracy) rows, so a group keeps at most
- * about 2·accuracy runs. A run's value is the greatest of its rows, whose rank is then known
- * exactly; an answer is off by less than one run: its rank is within n / accuracy of the one
- * asked for (exact while n < accuracy: no run is joined). The buffer depends only on the values
- * and their order (never on batch boundaries or on when results are read), so a restarted query
- * answers exactly as an uninterrupted one.
+ * The quantile summary of percentile_approx: Spark's QuantileSummaries (Greenwald-Khanna, with
+ * relative error 1/accuracy). `values` ascending with, per sample, `g` (its minimum rank less
+ * the previous sample's) and `d` (its rank's uncertainty); `n` the values the samples stand for;
+ * `pending` the values not yet inserted (Spark's head buffer). Every HEAD_SIZE values the
+ * pending ones are sorted in and the samples compressed (Spark compresses only past 10000
+ * samples; compressing each time keeps a group's state small, within the same error bound).
+ * An answer's rank is within about n/accuracy of the one asked for, and exact while a group has
+ * fewer than accuracy/2 values (then every uncertainty is 0). The buffer depends only on the
+ * values and their order, never on batch boundaries or on when results are read, so a
+ * restarted query answers exactly as an uninterrupted one.
  */
 interface Sketch {
   values: unknown[];
-  counts: number[];
+  g: number[];
+  d: number[];
   pending: unknown[];
   n: number;
   accuracy: number;
 }
 
-const PENDING = 1024;
+/** Spark's head buffer is 50000 values; a smaller one keeps a group's state small. */
+const HEAD_SIZE = 1024;
 
 function sketchAdd(s: Sketch, v: unknown): void {
   s.pending.push(v);
-  s.n++;
-  if (s.pending.length >= PENDING) {
-    const merged = sketchMerge(s);
-    s.values = merged.values;
-    s.counts = merged.counts;
+  if (s.pending.length >= HEAD_SIZE) {
+    const c = sketchCompressed(s);
+    s.values = c.values;
+    s.g = c.g;
+    s.d = c.d;
+    s.n = c.n;
     s.pending = [];
   }
 }
 
-/** The runs with the pending values sorted in and adjacent runs joined (the sketch is not changed). */
-function sketchMerge(s: Sketch): { values: unknown[]; counts: number[] } {
-  const pending = [...s.pending].sort(compare);
-  const values: unknown[] = [], counts: number[] = [];
-  const limit = Math.floor(s.n / s.accuracy);
-  const push = (v: unknown, c: number) => {
-    const last = counts.length - 1;
-    // Join this run to the previous one while the joined run stays small enough; the joined
-    // run is named by its greatest value, this one's.
-    if (last >= 0 && (compare(values[last], v) === 0 || counts[last] + c <= limit)) {
-      values[last] = v;
-      counts[last] += c;
-    } else {
-      values.push(v);
-      counts.push(c);
-    }
+/** The samples with the pending values inserted, then compressed (Spark's compress(); `s` is not changed). */
+function sketchCompressed(s: Sketch): { values: unknown[]; g: number[]; d: number[]; n: number } {
+  const eps = 1 / s.accuracy;
+  const sorted = [...s.pending].sort(compare);
+  const values: unknown[] = [], g: number[] = [], d: number[] = [];
+  let count = s.n, at = 0;
+  const take = (i: number) => {
+    values.push(s.values[i]);
+    g.push(s.g[i]);
+    d.push(s.d[i]);
   };
-  let i = 0, j = 0;
-  while (i < s.values.length || j < pending.length) {
-    if (j >= pending.length || (i < s.values.length && compare(s.values[i], pending[j]) <= 0)) {
-      push(s.values[i], s.counts[i]);
-      i++;
-    } else {
-      push(pending[j], 1);
-      j++;
-    }
+  for (let i = 0; i < sorted.length; i++) {
+    while (at < s.values.length && compare(s.values[at], sorted[i]) <= 0) take(at++);
+    count++;
+    // The new least value, and the new greatest, have an exact rank.
+    const exact = values.length === 0 || (at === s.values.length && i === sorted.length - 1);
+    values.push(sorted[i]);
+    g.push(1);
+    d.push(exact ? 0 : Math.floor(2 * eps * count));
   }
-  return { values, counts };
+  while (at < s.values.length) take(at++);
+  return { ...compressSamples(values, g, d, 2 * eps * count), n: count };
 }
 
-/** Spark's answer: the least value such that at most p of the values are below or equal… it; by rank ⌈p·n⌉. */
-function sketchQuantile(values: unknown[], counts: number[], n: number, p: number): unknown {
-  const rank = Math.max(1, Math.ceil(p * n));
-  let seen = 0;
-  for (let i = 0; i < values.length; i++) if ((seen += counts[i]) >= rank) return values[i];
-  return values[values.length - 1];
+/** Spark's compressImmut: from the greatest sample down, join a sample into the next while the joined one stays under the threshold; the least and the greatest stay. */
+function compressSamples(values: unknown[], g: number[], d: number[], threshold: number): { values: unknown[]; g: number[]; d: number[] } {
+  const n = values.length;
+  if (n === 0) return { values, g, d };
+  const rv: unknown[] = [], rg: number[] = [], rd: number[] = [];
+  let hv = values[n - 1], hg = g[n - 1], hd = d[n - 1];
+  for (let i = n - 2; i >= 1; i--) {
+    if (g[i] + hg + hd < threshold) {
+      hg += g[i];
+    } else {
+      rv.push(hv);
+      rg.push(hg);
+      rd.push(hd);
+      hv = values[i];
+      hg = g[i];
+      hd = d[i];
+    }
+  }
+  rv.push(hv);
+  rg.push(hg);
+  rd.push(hd);
+  if (n > 1 && compare(values[0], hv) <= 0) {
+    rv.push(values[0]);
+    rg.push(g[0]);
+    rd.push(d[0]);
+  }
+  return { values: rv.reverse(), g: rg.reverse(), d: rd.reverse() };
+}
+
+/** Spark's QuantileSummaries.query over compressed samples of `n` values. */
+function sketchQuantile(c: { values: unknown[]; g: number[]; d: number[]; n: number }, eps: number, p: number): unknown {
+  const last = c.values.length - 1;
+  if (p <= eps) return c.values[0];
+  if (p >= 1 - eps) return c.values[last];
+  const rank = Math.ceil(p * c.n);
+  let targetError = 0;
+  for (let i = 0; i <= last; i++) targetError = Math.max(targetError, c.d[i] + c.g[i]);
+  targetError = Math.floor(targetError / 2);
+  let minRank = 0;
+  for (let i = 0; i < last; i++) {
+    minRank += c.g[i];
+    const maxRank = minRank + c.d[i];
+    if (maxRank - targetError <= rank && rank <= minRank + targetError) return c.values[i];
+  }
+  return c.values[last];
 }
 
 export const PERCENTILE_NAMES = ['percentile_approx', 'approx_percentile'];
@@ -289,12 +326,13 @@ export function percentileApprox(
 ): AggregateFunction {
   return {
     name, ...shape, op: QUANTILES,
-    init: (): Sketch => ({ values: [], counts: [], pending: [], n: 0, accuracy }),
+    init: (): Sketch => ({ values: [], g: [], d: [], pending: [], n: 0, accuracy }),
     result: (b) => {
       const s = b as Sketch;
-      if (s.n === 0) return null;
-      const { values, counts } = sketchMerge(s);
-      return Array.isArray(ps) ? ps.map((p) => sketchQuantile(values, counts, s.n, p)) : sketchQuantile(values, counts, s.n, ps);
+      if (s.n === 0 && s.pending.length === 0) return null;
+      const c = sketchCompressed(s);
+      const at = (p: number) => sketchQuantile(c, 1 / accuracy, p);
+      return Array.isArray(ps) ? ps.map(at) : at(ps);
     },
   };
 }
