@@ -212,7 +212,7 @@ export function mode(shape: Pick<AggregateFunction, 'resultType' | 'resultDecima
  * The quantile summary of percentile_approx: Spark's QuantileSummaries (Greenwald-Khanna, with
  * relative error 1/accuracy). `values` ascending with, per sample, `g` (its minimum rank less
  * the previous sample's) and `d` (its rank's uncertainty); `n` the values the samples stand for;
- * `pending` the values not yet inserted (Spark's head buffer). Every HEAD_SIZE values the
+ * `pending` the values not yet inserted (Spark's head buffer), kept sorted. Every HEAD_SIZE values the
  * pending ones are sorted in and the samples compressed (Spark compresses only past 10000
  * samples; compressing each time keeps a group's state small, within the same error bound).
  * An answer's rank is within about n/accuracy of the one asked for, and exact while a group has
@@ -233,8 +233,18 @@ interface Sketch {
 const HEAD_SIZE = 1024;
 
 function sketchAdd(s: Sketch, v: unknown): void {
-  s.pending.push(v);
-  if (s.pending.length >= HEAD_SIZE) {
+  // Kept sorted (after its equals), so that reading a result sorts nothing; the order depends
+  // only on the values and their arrival order.
+  const p = s.pending;
+  let lo = 0, hi = p.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(p[mid], v) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === p.length) p.push(v);
+  else p.splice(lo, 0, v);
+  if (p.length >= HEAD_SIZE) {
     const c = sketchCompressed(s);
     s.values = c.values;
     s.g = c.g;
@@ -247,7 +257,7 @@ function sketchAdd(s: Sketch, v: unknown): void {
 /** The samples with the pending values inserted, then compressed (Spark's compress(); `s` is not changed). */
 function sketchCompressed(s: Sketch): { values: unknown[]; g: number[]; d: number[]; n: number } {
   const eps = 1 / s.accuracy;
-  const sorted = [...s.pending].sort(compare);
+  const sorted = s.pending;
   const values: unknown[] = [], g: number[] = [], d: number[] = [];
   let count = s.n, at = 0;
   const take = (i: number) => {
@@ -329,7 +339,14 @@ export function percentileApprox(
     init: (): Sketch => ({ values: [], g: [], d: [], pending: [], n: 0, accuracy }),
     result: (b) => {
       const s = b as Sketch;
-      if (s.n === 0 && s.pending.length === 0) return null;
+      const count = s.n + s.pending.length;
+      if (count === 0) return null;
+      // Before the first flush, and while 2·count/accuracy < 1, every sample would be exact
+      // (g 1, delta 0) and nothing would be compressed: the answer is the sorted values' ⌈p·n⌉-th.
+      if (s.n === 0 && 2 * count < accuracy) {
+        const at = (p: number) => s.pending[Math.min(count, Math.max(1, Math.ceil(p * count))) - 1];
+        return Array.isArray(ps) ? ps.map(at) : at(ps);
+      }
       const c = sketchCompressed(s);
       const at = (p: number) => sketchQuantile(c, 1 / accuracy, p);
       return Array.isArray(ps) ? ps.map(at) : at(ps);
