@@ -254,7 +254,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   median: { min: 1, max: 1 }, mode: { min: 1, max: 1 },
 };
 
-export const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
+const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
 
 /** first, last and their aliases: the aggregates that keep a NULL value unless told to ignore NULLs. */
 export const FIRST_LAST_NAMES: readonly string[] = ['first', 'first_value', 'last', 'last_value', 'any_value'];

@@ -20,8 +20,8 @@
 import { encodeKey } from '../state/state-value-codec';
 import type { AggregateFunction } from './aggregate-functions';
 
-export const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;
-export const COUNT_IF = 206, BOOL_AND = 207, BOOL_OR = 208, MIN_BY = 209, MAX_BY = 210, TRY_SUM_LONG = 211, TRY_AVG_LONG = 212;
+const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;
+const COUNT_IF = 206, BOOL_AND = 207, BOOL_OR = 208, MIN_BY = 209, MAX_BY = 210, TRY_SUM_LONG = 211, TRY_AVG_LONG = 212;
 export type CollectOp =
   | typeof COLLECT_LIST | typeof COLLECT_SET | typeof FIRST | typeof FIRST_IGNORE_NULLS | typeof LAST | typeof LAST_IGNORE_NULLS
   | typeof COUNT_IF | typeof BOOL_AND | typeof BOOL_OR | typeof MIN_BY | typeof MAX_BY | typeof TRY_SUM_LONG | typeof TRY_AVG_LONG;

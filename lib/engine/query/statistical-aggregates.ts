@@ -26,7 +26,7 @@
 import { encodeKey } from '../state/state-value-codec';
 import type { AggregateFunction } from './aggregate-functions';
 
-export const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103;
+const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103;
 export type StatisticalOp = typeof MOMENTS | typeof CO_MOMENTS | typeof COUNTS | typeof QUANTILES;
 
 /** Folds one value into a moments buffer (in place): Spark's CentralMomentAgg.updateExpressions. */
