@@ -119,8 +119,16 @@ const CACHED_GROUP_BYTES = 150;
 function cachedGroupBytes(g: Group): number {
   let n = CACHED_GROUP_BYTES;
   for (const b of g.bufs) {
-    n += typeof b === 'string' ? b.length * 2 + 24 : b instanceof Uint8Array ? b.byteLength + 96 : typeof b === 'object' && b !== null ? 64 : 16;
+    n += typeof b === 'string' ? b.length * 2 + 24 : b instanceof Uint8Array ? b.byteLength + 96 : typeof b === 'object' && b !== null ? objectBytes(b) : 16;
   }
+  return n;
+}
+
+/** An array buffer (collect_list's, the moments') by its length; an object's (percentile_approx's summary) by its arrays'. */
+function objectBytes(b: object): number {
+  if (Array.isArray(b)) return 64 + 16 * b.length;
+  let n = 64;
+  for (const v of Object.values(b)) n += Array.isArray(v) ? 64 + 16 * v.length : 16;
   return n;
 }
 
@@ -163,7 +171,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.numPartitions = o.numPartitions ?? 1;
     this.outputSchema = [
       ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}) })),
-      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal })),
+      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
     ];
   }
 

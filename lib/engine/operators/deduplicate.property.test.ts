@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { StreamingRelation } from '../query/logical-plan';
+import { split } from '../query/testing/batch-scenario';
 import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import type { Row } from '../types';
 
@@ -33,14 +34,7 @@ const scenario = fc.record({
 
 function batchesOf(rows: { user: string | null; minute: number }[], cuts: number[]): Row[][] {
   const all = rows.map((r, id) => ({ id, user: r.user, ts: r.minute * MIN }));
-  const out: Row[][] = [];
-  let i = 0;
-  for (const c of cuts) {
-    out.push(all.slice(i, i + c));
-    i += c;
-  }
-  out.push(all.slice(i));
-  return out;
+  return split(all, cuts);
 }
 
 async function run(q: StatefulQueryRunner, batches: Row[][], restarts: boolean[], crashes: boolean[]): Promise<Row[]> {

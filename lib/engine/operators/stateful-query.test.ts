@@ -111,6 +111,45 @@ function harness(j: Awaited<ReturnType<typeof job>>, mode: OutputMode, expected:
 }
 
 const AGG_SQL = 'SELECT region, count(*) AS n, sum(amount) AS s FROM events GROUP BY region';
+/**
+ * Every kind of aggregation buffer beyond count and sum (moments, lists, sets, first/last,
+ * extremum-by pairs, bigint sums, value counts, the quantile sketch), so that a crash and a
+ * restart must bring each back exactly. The standard deviation is rounded where the reference's
+ * two-pass formula and Spark's one-pass update may differ in the last bits.
+ */
+const BUFFERS_SQL =
+  'SELECT region, count(*) AS n, round(stddev(amount), 6) AS sd, collect_list(amount) AS l, collect_set(amount) AS cs, ' +
+  'first(amount) AS f, last(amount) AS la, count_if(amount > 10) AS ci, bool_and(amount > 1) AS ba, bool_or(amount > 24) AS bo, ' +
+  'max_by(ts, amount) AS mxb, min_by(ts, amount) AS mnb, try_sum(CAST(amount * 4 AS BIGINT)) AS q, median(amount) AS med, ' +
+  'mode(amount) AS mo, percentile_approx(amount, 0.5) AS p50 FROM events GROUP BY region';
+
+/** Reference for BUFFERS_SQL, from the rows in arrival order with Spark's definitions. */
+function buffersByRegion(rows: Row[]): Row[] {
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) groups.set(r.region as string, [...(groups.get(r.region as string) ?? []), r]);
+  return [...groups].map(([region, g]) => {
+    const xs = g.map((r) => r.amount as number);
+    const n = xs.length;
+    const mean = xs.reduce((a, b) => a + b, 0) / n;
+    const m2 = xs.reduce((a, x) => a + (x - mean) ** 2, 0);
+    const sorted = [...xs].sort((a, b) => a - b);
+    const counts = new Map<number, number>();
+    for (const x of xs) counts.set(x, (counts.get(x) ?? 0) + 1);
+    const most = Math.max(...counts.values());
+    // min_by/max_by: a later row with an equal ordering wins (Spark's update).
+    const by = (better: (a: number, b: number) => boolean) => g.reduce((best, r) => (better(r.amount as number, best.amount as number) ? r : best)).ts;
+    return {
+      region, n,
+      sd: n === 1 ? null : Number(Math.sqrt(m2 / (n - 1)).toFixed(6)),
+      l: xs, cs: [...new Set(xs)], f: xs[0], la: xs[n - 1],
+      ci: xs.filter((x) => x > 10).length, ba: xs.every((x) => x > 1), bo: xs.some((x) => x > 24),
+      mxb: by((a, b) => a >= b), mnb: by((a, b) => a <= b), q: xs.reduce((a, x) => a + x * 4, 0),
+      med: (sorted[Math.floor((n - 1) / 2)] + sorted[Math.ceil((n - 1) / 2)]) / 2,
+      mo: Math.min(...[...counts].filter(([, c]) => c === most).map(([x]) => x)),
+      p50: sorted[Math.ceil(0.5 * n) - 1],
+    };
+  });
+}
 const WINDOW_SQL = "SELECT window(ts, '10 minutes'), region, count(*) AS n FROM events GROUP BY window(ts, '10 minutes'), region";
 
 /** The crash matrices run on both state store providers; the change file each writes per version. */
@@ -123,12 +162,13 @@ describe.each(PROVIDERS)('stateful queries through MicroBatchExecution ($provide
   const cases = [
     { mode: 'complete' as const, sql: AGG_SQL, watermark: undefined, expected: groupByRegion, key: (r: Row) => String(r.region) },
     { mode: 'update' as const, sql: AGG_SQL, watermark: undefined, expected: groupByRegion, key: (r: Row) => String(r.region) },
+    { mode: 'complete' as const, sql: BUFFERS_SQL, watermark: undefined, expected: buffersByRegion, key: (r: Row) => String(r.region), label: 'every aggregation buffer' },
     { mode: 'append' as const, sql: WINDOW_SQL, watermark: '5 minutes', expected: (rows: Row[]) => closedWindows(rows, 5 * MIN), key: (r: Row) => JSON.stringify([r.window, r.region]) },
   ];
   for (const c of cases) {
     // Append: batch 1 is the no-data batch that closes windows once the watermark moved, so the second AddData is batch 2.
     const crashBatch = c.mode === 'append' ? 2 : 1;
-    it.each(CRASH_POINTS)(`${c.mode}: crash at %s of the second data batch, restart, same answer`, async (point) => {
+    it.each(CRASH_POINTS)(`${c.mode}${'label' in c ? ` (${c.label})` : ''}: crash at %s of the second data batch, restart, same answer`, async (point) => {
       const j = await job(c.sql, c.mode, { watermark: c.watermark, provider });
       const g = gen(point.length * 7 + c.mode.length);
       const state = await testStream(harness(j, c.mode, c.expected, c.key), [
@@ -295,6 +335,31 @@ describe('restart compatibility', () => {
     await q2.processAllAvailable();
     await q2.stop();
     expect(q2.lastProgress?.stateOperators[0].numRowsTotal).toBeGreaterThan(0);
+  });
+
+  it('refuses a changed aggregate list even where the result types stay the same; the same list restarts', async () => {
+    const sql = 'SELECT region, stddev(amount) AS d, first(amount) AS f FROM events GROUP BY region';
+    const j = await job(sql, 'update');
+    const q1 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });
+    j.stream.addData(...gen(3)(10));
+    await q1.processAllAvailable();
+    await q1.stop();
+    // Each keeps another buffer, or reads the same buffer otherwise: the state would be misread.
+    for (const changed of [
+      sql.replace('stddev(amount)', 'variance(amount)'),
+      sql.replace('stddev(amount)', 'kurtosis(amount)'),
+      sql.replace('first(amount)', 'first(amount) IGNORE NULLS'),
+      sql.replace('first(amount)', 'last(amount)'),
+    ]) {
+      const err = await new MicroBatchExecution({ spec: mustParse({ ...j.specJson, sql: changed }), clock: new ManualClock(T0) }).start().then(() => null, (e: unknown) => e);
+      expect(err, changed).toBeInstanceOf(IncompatibleQueryChangeError);
+      expect((err as Error).message, changed).toMatch(/the aggregates of stateful operator 0 \(aggregate\) changed from stddev\(amount\), first\(amount\) to /);
+    }
+    const q2 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });
+    j.stream.addData(...gen(4)(5));
+    await q2.processAllAvailable();
+    await q2.stop();
+    expect(q2.lastProgress?.batchId).toBe(1);
   });
 
   it.each(['hdfs', 'lmdb'] as const)('a checkpoint whose state the %s provider wrote refuses the other provider, at start and at edit time', async (provider) => {

@@ -1,13 +1,17 @@
 /**
  * Aggregate functions for streaming GROUP BY: count(*), count(col), sum, avg, min, max and
- * approx_count_distinct. Each keeps a small buffer per group that the state store holds
+ * approx_count_distinct here; the statistical ones (stddev, variance, skewness, kurtosis, corr,
+ * covariance, median, mode, percentile_approx) in statistical-aggregates.ts; collect_list/set,
+ * first/last, count_if, bool_and/or, min_by/max_by, try_sum/try_avg in collect-aggregates.ts.
+ * Each keeps a small buffer per group that the state store holds
  * between batches (encoded with the state value codec), so it has
  * - `init()`: the buffer of a group with no rows,
  * - `update(fn.op, buffer, value)`: fold one input value in (returns the new buffer: buffers may
  *   be numbers, which are immutable),
- * - `result(buffer)`: the output value.
+ * - `result(buffer)`: the output value (never the buffer itself when that is changed in place
+ *   later: an emitted row must not change with the next batch).
  * Semantics follow Spark SQL: NULL inputs are ignored; sum/avg/min/max of no non-NULL values is
- * NULL; count never is. sum of longs is a long (a JS number: exact up to 2^53). sum and avg of a
+ * NULL; count never is. sum of longs is a long (exact to 64 bits and wrapping, long.ts). sum and avg of a
  * DECIMAL(p,s) are exact, typed as Spark types them: DECIMAL(p+10,s) and DECIMAL(p+4,s+4)
  * (at most 38 digits; a sum that outgrows its type is NULL, ANSI off). Their buffers hold
  * bigints, which the state value codec round-trips (tag 9).
@@ -19,8 +23,14 @@ import { longAdd, type Long } from './long';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import type { Field } from '../types';
-import { arithmetic, bounded, toPrecision, type DecimalType } from './decimal';
-import type { ExprType } from './sql-values';
+import {
+  boolAggregate, collect, countIf, extremumBy, firstLast, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
+} from './collect-aggregates';
+import { elementOf, typeText, type TypeInfo } from './data-types';
+import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
+import {
+  centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, updateStatistical, type StatisticalOp,
+} from './statistical-aggregates';
 
 type AggBuffer = unknown;
 
@@ -29,15 +39,27 @@ type AggBuffer = unknown;
 // inlines, instead of a call through a different closure per function (a megamorphic call
 // site per row and aggregate).
 const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUNT_DISTINCT = 6, SUM_DECIMAL = 7, AVG_DECIMAL = 8, SUM_LONG = 9;
-export type AggregateOp =
+type CoreOp =
   | typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT
   | typeof SUM_DECIMAL | typeof AVG_DECIMAL | typeof SUM_LONG;
+/** The ops of statistical-aggregates.ts and collect-aggregates.ts have numbers of their own (100+, 200+). */
+export type AggregateOp = CoreOp | StatisticalOp | CollectOp;
+const isCore = (op: AggregateOp): op is CoreOp => op < 100;
 
 export interface AggregateFunction {
   readonly name: string;
-  readonly resultType: Exclude<Field['type'], 'window' | 'struct' | 'unknown'>;
+  readonly resultType: Exclude<Field['type'], 'window' | 'unknown'>;
   /** The precision and scale of a `decimal` result (spread into the output Field). */
   readonly resultDecimal?: DecimalType;
+  /** A struct, array or map result's fields, element, key and value types (spread into the output Field). */
+  readonly resultShape?: Pick<Field, 'fields' | 'elementType' | 'keyType' | 'valueType'>;
+  /**
+   * Which of the call's arguments are read per row (default: the first, if any; the others are
+   * literals), and how their values make the one value `update` folds in (default: the
+   * argument's value as it is).
+   */
+  readonly inputs?: readonly number[];
+  readonly prepare?: (...values: unknown[]) => unknown;
   /** How `update` folds a value in. */
   readonly op: AggregateOp;
   init(): AggBuffer;
@@ -52,6 +74,7 @@ export const isCountStar = (fn: AggregateFunction): boolean => fn.op === COUNT_S
  * so a count or sum buffer is replaced; avg and HyperLogLog buffers are changed in place).
  */
 export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
+  if (!isCore(op)) return op < 200 ? updateStatistical(op as StatisticalOp, b, v) : updateCollect(op as CollectOp, b, v);
   switch (op) {
     case COUNT_STAR:
       return (b as number) + 1;
@@ -105,6 +128,7 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
  * for value (a float64 holds every JS number, -0 and NaN included).
  */
 export function foldsNumbersOnly(fn: AggregateFunction): boolean {
+  if (!isCore(fn.op)) return false;
   switch (fn.op) {
     case COUNT_STAR: case COUNT: case SUM: case SUM_LONG: case AVG: return true;
     case MIN: case MAX: return fn.resultType === 'long' || fn.resultType === 'double' || fn.resultType === 'timestamp';
@@ -117,6 +141,7 @@ export const readsNumbers = (op: AggregateOp): boolean => op !== COUNT_STAR && o
 
 /** Puts buffer `b` into `slots[at]`, `slots[at + 1]`; false when it does not hold numbers. */
 export function loadSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at: number): boolean {
+  if (!isCore(op)) return false;
   switch (op) {
     case COUNT_STAR: case COUNT:
       if (typeof b !== 'number') return false;
@@ -147,6 +172,7 @@ export function loadSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at
 
 /** The buffer held in `slots[at]`, `slots[at + 1]` (avg's array `b` is updated in place). */
 export function storeSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at: number): AggBuffer {
+  if (!isCore(op)) return b;
   switch (op) {
     case COUNT_STAR: case COUNT:
       return slots[at];
@@ -171,6 +197,7 @@ export function storeSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, a
  */
 export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base: Int32Array, vals: Float64Array, nulls: Uint8Array): boolean {
   const n = base.length;
+  if (!isCore(op)) throw new Error('Internal: this aggregate has no numeric slots');
   switch (op) {
     case COUNT_STAR:
       for (let r = 0; r < n; r++) if (base[r] >= 0) slots[base[r] + at] += 1;
@@ -230,10 +257,31 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
   }
 }
 
-export const AGGREGATE_FUNCTION_NAMES = ['count', 'sum', 'avg', 'mean', 'min', 'max', 'approx_count_distinct'] as const;
+/**
+ * Every aggregate function by name, with how many arguments it takes (for the editor's
+ * catalog; resolveAggregate checks the arguments themselves).
+ */
+export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: number }>> = {
+  count: { min: 1, max: Infinity }, sum: { min: 1, max: 1 }, avg: { min: 1, max: 1 }, mean: { min: 1, max: 1 },
+  min: { min: 1, max: 1 }, max: { min: 1, max: 1 }, approx_count_distinct: { min: 1, max: 2 },
+  ...Object.fromEntries(MOMENT_NAMES.map((n) => [n, { min: 1, max: 1 }])),
+  ...Object.fromEntries(CO_MOMENT_NAMES.map((n) => [n, { min: 2, max: 2 }])),
+  collect_list: { min: 1, max: 1 }, array_agg: { min: 1, max: 1 }, collect_set: { min: 1, max: 1 },
+  first: { min: 1, max: 2 }, first_value: { min: 1, max: 2 }, last: { min: 1, max: 2 }, last_value: { min: 1, max: 2 }, any_value: { min: 1, max: 2 },
+  count_if: { min: 1, max: 1 }, bool_and: { min: 1, max: 1 }, every: { min: 1, max: 1 },
+  bool_or: { min: 1, max: 1 }, some: { min: 1, max: 1 }, any: { min: 1, max: 1 },
+  min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
+  ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
+  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 },
+};
+
+const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
+
+/** first, last and their aliases: the aggregates that keep a NULL value unless told to ignore NULLs. */
+export const FIRST_LAST_NAMES: readonly string[] = ['first', 'first_value', 'last', 'last_value', 'any_value'];
 
 export function isAggregateFunctionName(name: string): boolean {
-  return (AGGREGATE_FUNCTION_NAMES as readonly string[]).includes(name.toLowerCase());
+  return Object.hasOwn(AGGREGATE_FUNCTIONS, name.toLowerCase());
 }
 
 const countStar: AggregateFunction = {
@@ -306,17 +354,62 @@ function approxCountDistinct(relativeSD: number): AggregateFunction {
   };
 }
 
+/** An argument of an aggregate call: its type, and its value when it is a literal. */
+export interface AggregateArg extends TypeInfo {
+  literal?: { value: unknown };
+}
+
 export interface AggregateCall {
   name: string;
-  /** Argument types; count(*) has none. */
-  argTypes: ExprType[];
+  /** The arguments; count(*) has none. */
+  args: AggregateArg[];
   star: boolean;
   distinct: boolean;
-  /** Literal extra arguments (approx_count_distinct's relativeSD). */
-  literalArgs?: unknown[];
-  /** The argument's precision and scale when it is a decimal. */
-  argDecimal?: DecimalType;
 }
+
+/** A literal argument as a number (a decimal literal such as 0.05 is an unscaled bigint), else undefined. */
+function literalNumber(a: AggregateArg | undefined): number | undefined {
+  const v = a?.literal?.value;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return a!.type === 'decimal' && a!.decimal ? decimalToDouble(v, a!.decimal.scale) : Number(v);
+  return undefined;
+}
+
+/** percentile_approx's percentage: a number, or an array literal of numbers. */
+function percentages(a: AggregateArg): number | (number | undefined)[] | undefined {
+  const v = a.literal?.value;
+  if (!Array.isArray(v)) return literalNumber(a);
+  const e = a.elementType;
+  return v.map((x) => literalNumber({ type: e?.type === 'decimal' ? 'decimal' : 'double', ...(e?.type === 'decimal' ? { decimal: { precision: e.precision!, scale: e.scale! } } : {}), literal: { value: x } }));
+}
+
+/** The result type of an aggregate that returns its argument's values (first, min_by, mode, …). */
+function shapeOf(t: TypeInfo): Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultShape'> {
+  const shape: NonNullable<AggregateFunction['resultShape']> = {};
+  if (t.fields) shape.fields = t.fields;
+  if (t.elementType) shape.elementType = t.elementType;
+  if (t.keyType) {
+    shape.keyType = t.keyType;
+    shape.valueType = t.valueType;
+  }
+  return {
+    resultType: (t.type === 'null' ? 'string' : t.type) as AggregateFunction['resultType'],
+    ...(t.decimal ? { resultDecimal: t.decimal } : {}),
+    ...(Object.keys(shape).length > 0 ? { resultShape: shape } : {}),
+  };
+}
+
+/** A numeric argument's value as the double Spark casts it to (a DECIMAL or a bigint BIGINT); undefined for a double. */
+function toDouble(t: TypeInfo): ((v: unknown) => unknown) | undefined {
+  if (t.type === 'decimal') {
+    const scale = t.decimal!.scale;
+    return (v) => (typeof v === 'bigint' ? decimalToDouble(v, scale) : v);
+  }
+  if (t.type === 'long') return (v) => (typeof v === 'bigint' ? Number(v) : v);
+  return undefined;
+}
+
+const isNumber = (t: TypeInfo) => t.type === 'long' || t.type === 'double' || t.type === 'decimal' || t.type === 'null';
 
 /** Resolves an aggregate call to its function, or throws the error a user can act on. */
 export function resolveAggregate(call: AggregateCall, text: string): AggregateFunction {
@@ -327,42 +420,147 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
       { aggregate: text },
     );
   }
-  const arg = call.argTypes[0];
-  const numeric = arg === 'long' || arg === 'double' || arg === 'null';
-  const needOne = () => {
-    if (call.star || call.argTypes.length !== 1) throw new AnalysisException(`${text}: ${name}() takes exactly one column or expression`, { aggregate: text });
+  const fn = resolve(name, call, text);
+  // Arguments not read per row are options, which must be literals.
+  const inputs = fn.inputs ?? (call.args.length > 0 ? [0] : []);
+  call.args.forEach((a, i) => {
+    if (!inputs.includes(i) && !a.literal) throw new AnalysisException(`${text}: argument ${i + 1} of ${name}() must be a literal`, { aggregate: text });
+  });
+  return fn;
+}
+
+function resolve(name: string, call: AggregateCall, text: string): AggregateFunction {
+  const args = call.args;
+  const arg = args[0] as AggregateArg | undefined;
+  const fail = (msg: string): never => {
+    throw new AnalysisException(`${text}: ${msg}`, { aggregate: text });
   };
+  const arity = (min: number, max = min) => {
+    if (call.star || args.length < min || args.length > max) {
+      fail(`${name}() takes ${min === max ? (min === 1 ? 'exactly one column or expression' : `${min} arguments`) : `${min} to ${max} arguments`}, got ${call.star ? '*' : args.length}`);
+    }
+  };
+  const needNumbers = (...ts: TypeInfo[]) => {
+    for (const t of ts) if (!isNumber(t)) fail(`${name}() needs a numeric argument, got ${typeText(t)}; CAST it AS DOUBLE`);
+  };
+  const needBoolean = (t: TypeInfo) => {
+    if (t.type !== 'boolean' && t.type !== 'null') fail(`${name}() needs a boolean argument, got ${typeText(t)}; write a condition such as x > 0`);
+  };
+  const needOrderable = (t: TypeInfo) => {
+    if (t.type === 'struct') fail(`${name}() needs a value it can order, not a struct; use one of its fields`);
+    if (t.type === 'array' || t.type === 'map') fail(`${name}() of an ${t.type} is not supported; use an element (element_at(…)) or size(…)`);
+  };
+  const numeric = arg !== undefined && (arg.type === 'long' || arg.type === 'double' || arg.type === 'null');
   switch (name) {
     case 'count':
       if (call.star) return countStar;
-      if (call.argTypes.length !== 1) throw new AnalysisException(`${text}: count() takes * or one expression`, { aggregate: text });
-      return countCol;
+      arity(1, Infinity);
+      if (args.length === 1) return countCol;
+      // count(a, b, …): the rows where none of them is NULL.
+      return { ...countCol, inputs: args.map((_, i) => i), prepare: (...vs) => (vs.some((v) => v === null || v === undefined) ? null : 1) };
     case 'sum':
-      needOne();
-      if (arg === 'decimal') return sumDecimal(call.argDecimal!);
-      if (!numeric) throw new AnalysisException(`${text}: sum() needs a numeric argument, got ${arg}`, { aggregate: text });
-      return sum(arg === 'double' ? 'double' : 'long');
+      arity(1);
+      if (arg!.type === 'decimal') return sumDecimal(arg!.decimal!);
+      if (!numeric) fail(`sum() needs a numeric argument, got ${arg!.type}`);
+      return sum(arg!.type === 'double' ? 'double' : 'long');
     case 'avg':
     case 'mean':
-      needOne();
-      if (arg === 'decimal') return avgDecimal(call.argDecimal!);
-      if (!numeric) throw new AnalysisException(`${text}: avg() needs a numeric argument, got ${arg}`, { aggregate: text });
+      arity(1);
+      if (arg!.type === 'decimal') return avgDecimal(arg!.decimal!);
+      if (!numeric) fail(`avg() needs a numeric argument, got ${arg!.type}`);
       return avg;
+    case 'try_sum':
+      arity(1);
+      if (arg!.type === 'decimal') return { ...sumDecimal(arg!.decimal!), name };
+      needNumbers(arg!);
+      return arg!.type === 'double' ? { ...sum('double'), name } : trySumLong;
+    case 'try_avg':
+      arity(1);
+      if (arg!.type === 'decimal') return { ...avgDecimal(arg!.decimal!), name };
+      needNumbers(arg!);
+      return arg!.type === 'double' ? { ...avg, name } : tryAvgLong;
     case 'min':
     case 'max':
-      needOne();
-      if (arg === 'struct') throw new AnalysisException(`${text}: ${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`, { aggregate: text });
-      if (arg === 'array' || arg === 'map') throw new AnalysisException(`${text}: ${name}() of an ${arg === 'array' ? 'array' : 'map'} is not supported; take ${name}() of an element (element_at(…)) or of size(…)`, { aggregate: text });
-      return extremum(name, arg === 'null' ? 'string' : arg, call.argDecimal);
+      arity(1);
+      if (arg!.type === 'struct') fail(`${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`);
+      if (arg!.type === 'array' || arg!.type === 'map') fail(`${name}() of an ${arg!.type === 'array' ? 'array' : 'map'} is not supported; take ${name}() of an element (element_at(…)) or of size(…)`);
+      return extremum(name, arg!.type === 'null' ? 'string' : (arg!.type as AggregateFunction['resultType']), arg!.decimal);
     case 'approx_count_distinct': {
-      if (call.star || call.argTypes.length < 1) throw new AnalysisException(`${text}: approx_count_distinct() takes one expression`, { aggregate: text });
-      const rsd = call.literalArgs?.[0];
-      if (rsd !== undefined && (typeof rsd !== 'number' || !(rsd > 0 && rsd < 1))) {
-        throw new AnalysisException(`${text}: the relative standard deviation must be a number between 0 and 1, such as 0.05`, { aggregate: text });
-      }
-      return approxCountDistinct((rsd as number | undefined) ?? 0.05);
+      arity(1, 2);
+      const rsd = literalNumber(args[1]);
+      if (args[1] !== undefined && (rsd === undefined || !(rsd > 0 && rsd < 1))) fail('the relative standard deviation must be a number between 0 and 1, such as 0.05');
+      return approxCountDistinct(rsd ?? 0.05);
+    }
+    case 'collect_list':
+    case 'array_agg':
+    case 'collect_set':
+      arity(1);
+      if (name === 'collect_set' && arg!.type === 'map') fail('collect_set() cannot collect maps (a map has no equality); collect map_entries(…) or its keys');
+      return collect(name, name === 'collect_set', { resultType: 'array', resultShape: { elementType: elementOf(arg!) } });
+    case 'first':
+    case 'first_value':
+    case 'any_value':
+    case 'last':
+    case 'last_value': {
+      // A third argument is the planner's: the FILTER condition (first and last must tell a
+      // row left out from a NULL value).
+      arity(1, 3);
+      const ignore = args[1];
+      if (ignore !== undefined && (ignore.type !== 'boolean' || typeof ignore.literal?.value !== 'boolean')) fail(`the second argument of ${name}() must be a boolean literal (true: ignore NULLs)`);
+      const fn = firstLast(name, name.startsWith('last'), ignore?.literal?.value === true, shapeOf(arg!));
+      return args.length === 3 ? { ...fn, inputs: [0, 2], prepare: (x, keep) => (keep === true ? x : SKIP_ROW) } : fn;
+    }
+    case 'count_if':
+      arity(1);
+      needBoolean(arg!);
+      return countIf;
+    case 'bool_and':
+    case 'every':
+    case 'bool_or':
+    case 'some':
+    case 'any':
+      arity(1);
+      needBoolean(arg!);
+      return boolAggregate(name, name === 'bool_and' || name === 'every');
+    case 'min_by':
+    case 'max_by':
+      arity(2);
+      needOrderable(args[1]);
+      return { ...extremumBy(name, name === 'max_by', shapeOf(arg!)), inputs: [0, 1], prepare: (x, ord) => [x, ord] };
+    case 'median': {
+      arity(1);
+      needNumbers(arg!);
+      const conv = toDouble(arg!);
+      return median(conv ? (v) => conv(v) as number : (v) => v as number);
+    }
+    case 'mode':
+      arity(1);
+      if (arg!.type === 'map') fail('mode() cannot count maps (a map has no equality)');
+      return mode(shapeOf(arg!));
+    case 'percentile_approx':
+    case 'approx_percentile': {
+      arity(2, 3);
+      if (!isNumber(arg!) && arg!.type !== 'date' && arg!.type !== 'timestamp') fail(`${name}() needs a numeric, date or timestamp column, got ${typeText(arg!)}`);
+      const ps = percentages(args[1]);
+      const all = Array.isArray(ps) ? ps : [ps];
+      if (all.length === 0 || all.some((x) => x === undefined || !(x >= 0 && x <= 1))) fail('the percentage must be a number between 0.0 and 1.0, or an array of such numbers, such as 0.5 or array(0.25, 0.75)');
+      const accuracy = args[2] === undefined ? 10000 : literalNumber(args[2]);
+      if (accuracy === undefined || !Number.isInteger(accuracy) || accuracy <= 0 || accuracy > 2 ** 31 - 1) fail('the accuracy must be a positive integer literal, such as 10000 (the default)');
+      return percentileApprox(name, ps as number | number[], accuracy!, Array.isArray(ps) ? { resultType: 'array', resultShape: { elementType: elementOf(arg!) } } : shapeOf(arg!));
     }
     default:
-      throw new AnalysisException(`${text}: ${name} is not an aggregate function; use count, sum, avg, min, max or approx_count_distinct`, { aggregate: text });
+      if (MOMENT_NAMES.includes(name)) {
+        arity(1);
+        needNumbers(arg!);
+        const conv = toDouble(arg!);
+        return conv ? { ...centralMoment(name), prepare: conv } : centralMoment(name);
+      }
+      if (CO_MOMENT_NAMES.includes(name)) {
+        arity(2);
+        needNumbers(args[0], args[1]);
+        const cx = toDouble(args[0]) ?? ((v: unknown) => v), cy = toDouble(args[1]) ?? ((v: unknown) => v);
+        return { ...coMoment(name), inputs: [0, 1], prepare: (x, y) => [cx(x) ?? null, cy(y) ?? null] };
+      }
+      throw new AnalysisException(`${text}: ${name} is not an aggregate function; use one of ${AGGREGATE_FUNCTION_NAMES.join(', ')}`, { aggregate: text });
   }
 }

@@ -16,9 +16,10 @@
  */
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
-import { isAggregateFunctionName } from './aggregate-functions';
+import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
 import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
+import { compileExpression } from './expression-compiler';
 import type { LogicalPlan, NamedExpr } from './logical-plan';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
@@ -108,14 +109,29 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }
     const filter = n.filter ? builder.build(n.filter) : undefined;
-    const text = aggregateText(name, args, filter);
+    const firstLast = FIRST_LAST_NAMES.includes(name);
+    if (firstLast) {
+      // first(x) IGNORE NULLS is first(x, true), as Spark builds it; the flag must be a literal.
+      if (args.length > 2 || (n.ignoreNulls && args.length > 1)) throw new SqlValidationError(`${name}() takes a value and whether to ignore NULLs: ${name}(x[, true])`, pos, name);
+      if (n.ignoreNulls) args = [...args, { kind: 'literal', value: true, type: 'boolean', pos }];
+    }
+    const ignoresNulls = firstLast && args[1]?.kind === 'literal' && args[1].value === true;
+    const text = firstLast ? aggregateText(name, args.slice(0, 1), filter) + (ignoresNulls ? ' ignore nulls' : '') : aggregateText(name, args, filter);
     // count(*) (the front end reads it as count(1), as Spark does) counts rows: the aggregate's fast path.
     const star = name === 'count' && args.length === 1 && args[0].kind === 'literal' && args[0].value !== null;
     if (filter) {
-      // FILTER (WHERE c): the rows where c is not true add nothing, which for these functions
-      // (they all skip NULL) is the argument as NULL there.
-      const only = (arg: Expr): Expr => ({ kind: 'case', branches: [{ when: filter, then: arg }], pos });
-      args = star ? [only(args[0])] : args.map(only);
+      if (firstLast) {
+        // first and last keep a NULL value, so a row FILTER leaves out is not a NULL to them:
+        // the condition goes along as a third argument, which only the planner writes.
+        args = [args[0], args[1] ?? { kind: 'literal', value: false, type: 'boolean', pos }, filter];
+      } else {
+        // FILTER (WHERE c): the rows where c is not true add nothing, which for these functions
+        // (they all skip NULL) is the argument as NULL there. A literal option (approx_count_distinct's
+        // relativeSD, percentile_approx's percentage) stays a literal; min_by's ordering is a value.
+        const byOrder = name === 'min_by' || name === 'max_by';
+        const only = (arg: Expr, i: number): Expr => (i > 0 && arg.kind === 'literal' && !byOrder ? arg : { kind: 'case', branches: [{ when: filter, then: arg }], pos });
+        args = args.map(only);
+      }
     }
     let i = aggText.indexOf(text);
     if (i < 0) {
@@ -147,6 +163,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     const allowed = new Set([...keyNames, ...aggregates.map((a) => a.name)].map((s) => s.toLowerCase()));
     for (const col of referencedColumns(e)) {
       if (!allowed.has(col.toLowerCase())) {
+        // An unknown function (perhaps an aggregate Weir lacks) is what to report, not its argument.
+        throwUnknownFunction(e);
         throw new SqlValidationError(
           `expression '${col}' in ${where} is neither present in the group by, nor is it an aggregate function. ` +
             `Add it to GROUP BY or wrap it in an aggregate such as min(${col}) or max(${col})`,
@@ -176,6 +194,27 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   return { kind: 'Project', list, child: plan };
+}
+
+/**
+ * Throws the compiler's own error for the first call in `e` to a function no registry knows
+ * (compiling the call without its arguments is what tells); returns otherwise.
+ */
+function throwUnknownFunction(e: Expr): void {
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(visit);
+    if (typeof v !== 'object' || v === null || !('kind' in v)) return;
+    const x = v as Expr;
+    if (x.kind === 'call') {
+      try {
+        compileExpression({ ...x, args: [] }, []);
+      } catch (err) {
+        if (err instanceof SqlValidationError && err.message.startsWith(`Function ${x.name}() is not supported`)) throw err;
+      }
+    }
+    if (x.kind !== 'literal') for (const [k, c] of Object.entries(x)) if (k !== 'pos') visit(c);
+  };
+  visit(e);
 }
 
 /** `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it. */

@@ -128,7 +128,7 @@ describe('exact decimals vs DuckDB DECIMAL', () => {
       fc.asyncProperty(
         decType(28).chain((t) => fc.tuple(fc.constant(t), fc.array(valueOf(t), { minLength: 1, maxLength: 40 }))),
         async ([t, values]) => {
-          const fn = resolveAggregate({ name: 'sum', argTypes: ['decimal'], star: false, distinct: false, argDecimal: t }, 'sum(a)');
+          const fn = resolveAggregate({ name: 'sum', args: [{ type: 'decimal', decimal: t }], star: false, distinct: false }, 'sum(a)');
           expect(fn.resultDecimal).toEqual({ precision: t.precision + 10, scale: t.scale });
           let buf = fn.init();
           for (const v of values) buf = decodeValue(encodeValue(update(fn.op, buf, v === null ? null : parseDecimal(v, t))));

@@ -3,6 +3,8 @@
  * call (an argument of the wrong type may be refused, an unknown name never is), and Spark's
  * signatures read as their arities say.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WeirError } from '../errors';
 import { sqlFunctionCatalog } from './function-catalog';
@@ -35,6 +37,28 @@ describe('sqlFunctionCatalog', () => {
       } catch (e) {
         expect(e, f.name).toBeInstanceOf(WeirError);
         expect((e as Error).message, f.name).not.toMatch(/is not supported; supported functions/);
+      }
+    }
+  });
+
+  it('offers every aggregate with its arity, each resolving as an aggregate, each documented in docs/sql.md', () => {
+    const byName = new Map(sqlFunctionCatalog().map((f) => [f.name, f]));
+    expect(byName.get('stddev')).toEqual({ name: 'stddev', signature: 'stddev(expr)', kind: 'aggregate' });
+    expect(byName.get('corr')?.signature).toBe('corr(expr1, expr2)');
+    expect(byName.get('first')?.signature).toBe('first(expr1[, expr2])');
+    expect(byName.get('percentile_approx')?.signature).toBe('percentile_approx(expr1, expr2[, expr3])');
+    const docs = readFileSync(path.join(import.meta.dirname, '../../../docs/sql.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('### Aggregate functions'), docs.indexOf('### Refused in streaming'));
+    for (const f of sqlFunctionCatalog()) {
+      if (f.kind !== 'aggregate') continue;
+      expect(section, f.name).toContain(`\`${f.name}(`);
+      const args = Array.from({ length: argCount(f.signature) }, () => 'n');
+      try {
+        compileStreamingQuery(`SELECT s, ${f.name}(${args.join(', ')}) AS v FROM src GROUP BY s`, rel, { outputMode: 'complete' });
+      } catch (e) {
+        // A wrong argument type may be refused; an unknown or ungrouped name never is.
+        expect(e, f.name).toBeInstanceOf(WeirError);
+        expect((e as Error).message, f.name).not.toMatch(/is not supported; supported functions|neither present in the group by/);
       }
     }
   });

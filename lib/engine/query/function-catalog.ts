@@ -3,7 +3,7 @@
  * same registries the compiler resolves calls against (scalar, collection and aggregate
  * functions, generators), so that what is offered is what runs.
  */
-import { AGGREGATE_FUNCTION_NAMES } from './aggregate-functions';
+import { AGGREGATE_FUNCTIONS } from './aggregate-functions';
 import { COLLECTION_FUNCTIONS } from './collection-functions';
 import { FUNCTIONS } from './functions';
 import { GENERATORS } from './generators';
@@ -48,7 +48,7 @@ export function sqlFunctionCatalog(): readonly SqlFunctionInfo[] {
   };
   for (const [name, def] of Object.entries(FUNCTIONS)) add(name, def.min, def.max, 'scalar');
   for (const [name, def] of Object.entries(COLLECTION_FUNCTIONS)) add(name, def.min, def.max, 'scalar');
-  for (const name of AGGREGATE_FUNCTION_NAMES) add(name, 1, 1, 'aggregate');
+  for (const [name, def] of Object.entries(AGGREGATE_FUNCTIONS)) add(name, def.min, def.max, 'aggregate');
   for (const name of GENERATORS) add(name, 1, 1, 'generator');
   for (const s of SPECIAL) add(s.name, s.min, s.max, s.kind);
   catalog = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));

@@ -236,3 +236,16 @@ describe("type errors carry Spark's DATATYPE_MISMATCH classes", () => {
     });
   });
 });
+
+describe('BIGINT past 2^53 in the other aggregates', () => {
+  it('try_sum is exact, stddev and collect_list take the value', async () => {
+    const { InMemoryCheckpointFileManager } = await import('../checkpoint/in-memory-checkpoint-file-manager');
+    const { StatefulQueryRunner } = await import('./testing/stateful-test-harness');
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), 'SELECT id, try_sum(n) AS s, stddev_pop(n) AS sd, collect_list(n) AS l FROM events GROUP BY id', rel, 'complete');
+    const big = 2n ** 60n;
+    const out = (await q.runBatch([{ id: 1, n: big }, { id: 1, n: big }, { id: 1, n: 2n ** 62n }, { id: 1, n: 2n ** 62n }])).output;
+    expect(out).toEqual([{ id: 1, s: null, sd: expect.any(Number), l: [big, big, 2n ** 62n, 2n ** 62n] }]);
+    const q2 = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), 'SELECT id, try_sum(n) AS s FROM events GROUP BY id', rel, 'complete');
+    expect((await q2.runBatch([{ id: 1, n: big }, { id: 1, n: 3 }])).output).toEqual([{ id: 1, s: big + 3n }]);
+  });
+});

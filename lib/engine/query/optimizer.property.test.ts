@@ -17,6 +17,7 @@ import type { OutputMode, Row } from '../types';
 import type { StreamingRelation } from './logical-plan';
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
 import { compileStreamingQuery } from './streaming-query';
+import { split } from './testing/batch-scenario';
 
 const relation: StreamingRelation = {
   kind: 'StreamingRelation',
@@ -72,14 +73,7 @@ const scenario = fc.record({
 function batches(rows: { k: number | null; v: number | null; cat: string | null; junk: string; dt: number }[], cuts: number[]): Row[][] {
   let t = 100_000;
   const all = rows.map((r, i) => ({ k: r.k, v: r.v, cat: r.cat, junk: r.junk, ts: (t += 700) - (i % 3 === 0 ? r.dt * 3 : 0) }));
-  const out: Row[][] = [];
-  let i = 0;
-  for (const c of cuts) {
-    out.push(all.slice(i, i + c));
-    i += c;
-  }
-  out.push(all.slice(i));
-  return out;
+  return split(all, cuts);
 }
 
 const QUERIES: { name: string; mode: OutputMode; sql: (c: number) => string }[] = [

@@ -17,10 +17,10 @@ import { StreamStaticJoinExec } from '../operators/stream-static-join';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import type { OutputMode, Schema } from '../types';
-import { resolveAggregate } from './aggregate-functions';
+import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import { compileExpression, resolveColumn } from './expression-compiler';
+import { compileExpression, resolveColumn, type CompiledExpr, type Evaluator } from './expression-compiler';
 import { typeText } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { SqlValidationError } from './sql-error';
@@ -50,6 +50,16 @@ function windowOf(e: Expr, schema: Schema): TimeWindowSpec | undefined {
   const tsType = compileExpression(ts, schema).type;
   if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}`, e.pos, 'window');
   return timeWindowSpec(sizeText!, slideText);
+}
+
+/**
+ * The value of an aggregate's option argument when it is a constant: a literal, or an array of
+ * literals (percentile_approx's percentages); undefined otherwise.
+ */
+function constantValue(e: Expr, c: CompiledExpr): { v: unknown } | undefined {
+  if (e.kind === 'literal') return { v: e.value };
+  if (e.kind === 'call' && e.name === 'array' && e.args.every((x) => x.kind === 'literal')) return { v: c.eval({}, { batchTimestampMs: 0 }) };
+  return undefined;
 }
 
 function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
@@ -102,15 +112,28 @@ function planAggregate(
   const aggregates: AggregateSpec[] = node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
     const star = a.expr.args.length === 1 && a.expr.args[0].kind === 'literal' && a.expr.args[0].value === '*';
-    const [arg, ...rest] = star ? [] : a.expr.args;
-    const compiled = arg ? compileExpression(arg, childSchema) : undefined;
-    const literalArgs = rest.map((x) => {
-      if (x.kind !== 'literal') throw new SqlValidationError(`${exprToString(a.expr)}: extra arguments must be literals`, a.expr.pos, a.expr.kind);
-      return x.value;
+    const argExprs = star ? [] : a.expr.args;
+    const compiled = argExprs.map((x) => compileExpression(x, childSchema));
+    const args = compiled.map((c, i): AggregateArg => {
+      const { eval: _e, ...type } = c;
+      const value = constantValue(argExprs[i], c);
+      return value === undefined ? type : { ...type, literal: { value: value.v } };
     });
-    const fn = resolveAggregate({ name: a.expr.name, argTypes: compiled ? [compiled.type] : [], star, distinct: false, literalArgs, argDecimal: compiled?.decimal }, exprToString(a.expr));
-    const argColumn = arg?.kind === 'column' ? resolveColumn(childSchema, arg.name)?.name : undefined;
-    return { name: a.name, fn, arg: compiled?.eval, argColumn };
+    const fn = resolveAggregate({ name: a.expr.name, args, star, distinct: false }, exprToString(a.expr));
+    const inputs = fn.inputs ?? (compiled.length > 0 ? [0] : []);
+    const evals = inputs.map((i) => compiled[i].eval);
+    const prepare = fn.prepare;
+    if (evals.length === 0) return { name: a.name, fn };
+    if (evals.length === 1 && !prepare) {
+      const x = argExprs[inputs[0]];
+      return { name: a.name, fn, arg: evals[0], argColumn: x.kind === 'column' ? resolveColumn(childSchema, x.name)?.name : undefined };
+    }
+    const [e0, e1] = evals;
+    const arg: Evaluator =
+      evals.length === 1 ? (r, c) => prepare!(e0(r, c))
+      : evals.length === 2 ? (r, c) => prepare!(e0(r, c), e1(r, c))
+      : (r, c) => prepare!(...evals.map((e) => e(r, c)));
+    return { name: a.name, fn, arg };
   });
   const exec = new StatefulAggregateExec({
     operatorId: opts.operatorId,

@@ -1,0 +1,160 @@
+/**
+ * Spark's value-keeping and boolean aggregates for streaming GROUP BY, with buffers the state
+ * value codec stores as they are (arrays, booleans, bigints):
+ * - collect_list / array_agg: the non-NULL values in arrival order; collect_set: the distinct
+ *   non-NULL values, in first-arrival order (Spark's order is its hash set's; the set is the
+ *   same). Both are [] for a group with no non-NULL value, as in Spark. The whole list is state:
+ *   it grows with the group.
+ * - first / first_value / any_value, last / last_value: [valueSet, value]; with ignoreNulls
+ *   (`first(x, true)`, `first(x) IGNORE NULLS`) NULLs are skipped. "First" is the first row in
+ *   the order the source delivered them, which a streaming query keeps.
+ * - count_if, bool_and / every, bool_or / some / any: a count, a boolean or NULL.
+ * - min_by(x, ord) / max_by(x, ord): [ord, x] of the row with the least (greatest) non-NULL
+ *   ord (x may be NULL); on a tie the later row wins, as Spark's update keeps the old pair only
+ *   when its ordering is strictly better.
+ * - try_sum, try_avg of integers: the exact sum as a bigint, and NULL from the first step at
+ *   which it leaves BIGINT's range (Spark checks every addition, so a sum that overflows and
+ *   comes back is still NULL). Of doubles and decimals they are sum and avg (a double does not
+ *   overflow; a decimal sum that outgrows its type is already NULL).
+ */
+import { encodeKey } from '../state/state-value-codec';
+import type { AggregateFunction } from './aggregate-functions';
+import { LONG_MAX, LONG_MIN, toLong } from './long';
+
+const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;
+const COUNT_IF = 206, BOOL_AND = 207, BOOL_OR = 208, MIN_BY = 209, MAX_BY = 210, TRY_SUM_LONG = 211, TRY_AVG_LONG = 212;
+export type CollectOp =
+  | typeof COLLECT_LIST | typeof COLLECT_SET | typeof FIRST | typeof FIRST_IGNORE_NULLS | typeof LAST | typeof LAST_IGNORE_NULLS
+  | typeof COUNT_IF | typeof BOOL_AND | typeof BOOL_OR | typeof MIN_BY | typeof MAX_BY | typeof TRY_SUM_LONG | typeof TRY_AVG_LONG;
+
+/**
+ * The argument value of a row that FILTER (WHERE …) leaves out, for first and last, which
+ * (unlike the NULL-skipping aggregates) must tell a left-out row from a NULL value.
+ */
+export const SKIP_ROW = Symbol('skip row');
+
+
+/** The encoded members of a collect_set buffer, rebuilt after the buffer comes back from state. */
+const setIndex = new WeakMap<unknown[], Set<string>>();
+function membersOf(list: unknown[]): Set<string> {
+  let s = setIndex.get(list);
+  if (s === undefined) {
+    s = new Set(list.map((x) => encodeKey([x])));
+    setIndex.set(list, s);
+  }
+  return s;
+}
+
+/** a before b in the order min and max use (NaN above every other double, as in Spark). */
+function less(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a)) return false;
+    if (Number.isNaN(b)) return true;
+  }
+  return (a as never) < (b as never);
+}
+
+/** Folds `v` into buffer `b` (arrays are changed in place; the new buffer is returned). */
+export function updateCollect(op: CollectOp, b: unknown, v: unknown): unknown {
+  switch (op) {
+    case COLLECT_LIST:
+      if (v !== null && v !== undefined) (b as unknown[]).push(v);
+      return b;
+    case COLLECT_SET: {
+      if (v === null || v === undefined) return b;
+      const list = b as unknown[];
+      const members = membersOf(list);
+      const k = encodeKey([v]);
+      if (!members.has(k)) {
+        members.add(k);
+        list.push(v);
+      }
+      return b;
+    }
+    case FIRST: case FIRST_IGNORE_NULLS: {
+      const buf = b as [boolean, unknown];
+      if (buf[0] || v === SKIP_ROW || ((v === null || v === undefined) && op === FIRST_IGNORE_NULLS)) return b;
+      buf[0] = true;
+      buf[1] = v ?? null;
+      return b;
+    }
+    case LAST: case LAST_IGNORE_NULLS: {
+      const buf = b as [boolean, unknown];
+      if (v === SKIP_ROW || ((v === null || v === undefined) && op === LAST_IGNORE_NULLS)) return b;
+      buf[0] = true;
+      buf[1] = v ?? null;
+      return b;
+    }
+    case COUNT_IF:
+      return v === true ? (b as number) + 1 : b;
+    case BOOL_AND:
+      return v === null || v === undefined ? b : b === null ? v : (b as boolean) && (v as boolean);
+    case BOOL_OR:
+      return v === null || v === undefined ? b : b === null ? v : (b as boolean) || (v as boolean);
+    case MIN_BY: case MAX_BY: {
+      const [x, ord] = v as [unknown, unknown];
+      if (ord === null || ord === undefined) return b;
+      const buf = b as [unknown, unknown];
+      // Spark keeps the old pair only when its ordering is strictly better: a tie takes the new row.
+      if (buf[0] === null || (op === MIN_BY ? !less(buf[0], ord) : !less(ord, buf[0]))) {
+        buf[0] = ord;
+        buf[1] = x ?? null;
+      }
+      return b;
+    }
+    case TRY_SUM_LONG: {
+      if (v === null || v === undefined || b === false) return b;
+      const s = (b === null ? 0n : (b as bigint)) + BigInt(v as number | bigint);
+      return s < LONG_MIN || s > LONG_MAX ? false : s;
+    }
+    case TRY_AVG_LONG: {
+      if (v === null || v === undefined) return b;
+      const buf = b as [bigint | false, number];
+      buf[1] += 1;
+      if (buf[0] !== false) {
+        const s = buf[0] + BigInt(v as number | bigint);
+        buf[0] = s < LONG_MIN || s > LONG_MAX ? false : s;
+      }
+      return b;
+    }
+  }
+}
+
+type Shape = Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultShape'>;
+
+export function collect(name: string, set: boolean, shape: Shape): AggregateFunction {
+  return { name, ...shape, op: set ? COLLECT_SET : COLLECT_LIST, init: () => [], result: (b) => (b as unknown[]).slice() };
+}
+
+/** first / first_value / any_value (`last`: last / last_value); `shape` is the argument's type. */
+export function firstLast(name: string, last: boolean, ignoreNulls: boolean, shape: Shape): AggregateFunction {
+  const op = last ? (ignoreNulls ? LAST_IGNORE_NULLS : LAST) : ignoreNulls ? FIRST_IGNORE_NULLS : FIRST;
+  return { name, ...shape, op, init: () => [false, null], result: (b) => (b as [boolean, unknown])[1] };
+}
+
+export const countIf: AggregateFunction = { name: 'count_if', resultType: 'long', op: COUNT_IF, init: () => 0, result: (b) => b };
+
+export function boolAggregate(name: string, and: boolean): AggregateFunction {
+  return { name, resultType: 'boolean', op: and ? BOOL_AND : BOOL_OR, init: () => null, result: (b) => b };
+}
+
+/** min_by(x, ord) / max_by(x, ord) over pairs [x, ord]; `shape` is x's type. */
+export function extremumBy(name: string, max: boolean, shape: Shape): AggregateFunction {
+  return { name, ...shape, op: max ? MAX_BY : MIN_BY, init: () => [null, null], result: (b) => (b as [unknown, unknown])[1] };
+}
+
+
+export const trySumLong: AggregateFunction = {
+  name: 'try_sum', resultType: 'long', op: TRY_SUM_LONG,
+  init: () => null,
+  result: (b) => (b === null || b === false ? null : toLong(b as bigint)),
+};
+
+export const tryAvgLong: AggregateFunction = {
+  name: 'try_avg', resultType: 'double', op: TRY_AVG_LONG,
+  init: () => [0n, 0],
+  result: (b) => {
+    const [s, n] = b as [bigint | false, number];
+    return n === 0 || s === false ? null : Number(s) / n;
+  },
+};
