@@ -18,7 +18,7 @@
  *   batch's progress metrics and described in its `dataLossWarning`.
  */
 import { z } from 'zod';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import { DataLossError, WeirError } from '../../engine/errors';
 import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 import { compileRegex } from '../../engine/query/regex';
@@ -91,8 +91,8 @@ export class KafkaSource implements Source {
   readonly description: string;
   readonly replayable = true;
   readonly replayableReason = REASON;
-  private kafka: Kafka | null = null;
   private admin: Admin | null = null;
+  private connecting: Promise<Admin> | null = null;
   private reader: PartitionReader | null = null;
   private readonly pattern: { test(s: string): boolean } | null;
   /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
@@ -116,14 +116,29 @@ export class KafkaSource implements Source {
     throw new WeirError('SOURCE_ERROR', `Kafka source ${this.description} could not ${what}: ${msg}. Check the brokers in bootstrapServers are reachable and the topics exist; the batch will be retried from the checkpoint.`);
   }
 
-  private async client(): Promise<Admin> {
-    if (!this.admin) {
-      this.kafka = createKafka(this.opts, this.outbound);
-      const admin = this.kafka.admin();
-      await admin.connect();
+  /**
+   * The one admin client of this source. The promise is kept, not only the connected client: a
+   * re-run batch reads its range and the latest offsets at once, before anything else connected,
+   * and two callers that each made their own client left one connected after stop() (its
+   * sockets kept the process alive after the run ended).
+   */
+  private client(): Promise<Admin> {
+    if (this.admin) return Promise.resolve(this.admin);
+    this.connecting ??= (async () => {
+      const kafka = createKafka(this.opts, this.outbound);
+      const admin = kafka.admin();
+      try {
+        await admin.connect();
+      } catch (e) {
+        await admin.disconnect().catch(() => undefined);
+        throw e;
+      } finally {
+        this.connecting = null;
+      }
       this.admin = admin;
-    }
-    return this.admin;
+      return admin;
+    })();
+    return this.connecting;
   }
 
   private partitionReader(): PartitionReader {
@@ -444,6 +459,8 @@ export class KafkaSource implements Source {
   }
 
   async stop(): Promise<void> {
+    // A connect still in flight ends connected: wait for it so that its client is closed too.
+    await this.connecting?.catch(() => undefined);
     const admin = this.admin;
     const reader = this.reader;
     this.admin = null;
