@@ -123,6 +123,39 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
     await all.stop();
   });
 
+  it('maxOffsetsPerTrigger does not starve small partitions: 1, 10 and 100 records with a limit of 10 all start in the first batch', async () => {
+    // Spark's rateLimit: each partition's share of the limit is in proportion to its backlog, and
+    // a share below one offset is rounded up. The 1-record partition comes last in partition order.
+    const topic = topicName('starve');
+    await produce(broker.bootstrapServers, topic, [
+      ...Array.from({ length: 100 }, (_, i) => ({ value: `big${i}`, partition: 0 })),
+      ...Array.from({ length: 10 }, (_, i) => ({ value: `mid${i}`, partition: 1 })),
+      { value: 'single', partition: 2 },
+    ]);
+    const { src } = await source({ subscribe: topic, startingOffsets: 'earliest', maxOffsetsPerTrigger: 10 });
+    const end = await src.latestOffset(null);
+    // 10 * 100/111 = 9.0 → 9; 10 * 10/111 = 0.9 → 1; 10 * 1/111 = 0.09 → 1.
+    expect(end).toEqual({ [topic]: { 0: 9, 1: 1, 2: 1, 3: 0 } });
+    const first = values((await src.getBatch(null, end)).rows);
+    expect(first).toContain('single');
+    expect(first).toHaveLength(11);
+    await src.stop();
+  });
+
+  it('available-now reads up to the offsets latest when the run began, not what is produced during it', async () => {
+    const topic = topicName('avail');
+    await produce(broker.bootstrapServers, topic, Array.from({ length: 8 }, (_, i) => ({ value: `v${i}`, partition: 0 })));
+    const { src } = await source({ subscribe: topic, startingOffsets: 'earliest', maxOffsetsPerTrigger: 5 });
+    await src.prepareForTriggerAvailableNow();
+    const e1 = await src.latestOffset(null);
+    expect(e1).toEqual({ [topic]: { 0: 5, 1: 0, 2: 0, 3: 0 } });
+    await produce(broker.bootstrapServers, topic, [{ value: 'late', partition: 0 }, { value: 'late', partition: 1 }]);
+    const e2 = await src.latestOffset(e1);
+    expect(e2).toEqual({ [topic]: { 0: 8, 1: 0, 2: 0, 3: 0 } });
+    expect(await src.latestOffset(e2)).toEqual(e2);
+    await src.stop();
+  });
+
   it('subscribePattern picks up a topic created while running and reads it from earliest', async () => {
     // The mock cannot add partitions to a topic (its controller id is wrong for KafkaJS's admin),
     // so a new matching topic stands for new partitions: both are partitions the last offset lacks.
@@ -242,6 +275,24 @@ describe('kafka source options', () => {
     expect(kafkaSourceOptions.safeParse({ ...base, subscribePattern: '^orders-[a-z]+$' }).success).toBe(true);
     expect(kafkaSourceOptions.safeParse({ ...base, subscribe: 'a', securityProtocol: 'SASL_SSL' }).success).toBe(false);
     expect(kafkaSourceOptions.safeParse({ ...base, subscribe: 'a', securityProtocol: 'SASL_SSL', saslMechanism: 'PLAIN', saslUsername: 'u', saslPassword: 'p' }).success).toBe(true);
+  });
+});
+
+describe('kafka source maxOffsetsPerTrigger values', () => {
+  const base = { bootstrapServers: '127.0.0.1:9092', subscribe: 'a' };
+  it('takes any integer up to Long.MaxValue; from 2^53 up (Long.MaxValue included, exact or not) it means no limit', () => {
+    const limitOf = (v: unknown) => {
+      const r = kafkaSourceOptions.safeParse({ ...base, maxOffsetsPerTrigger: v });
+      return r.success ? r.data.maxOffsetsPerTrigger : `refused: ${r.error.issues[0].message}`;
+    };
+    expect(limitOf(10)).toBe(10);
+    expect(limitOf(2 ** 53 - 1)).toBe(2 ** 53 - 1);
+    // JSON.parse('9223372036854775807') is 2^63: Long.MaxValue as a JSON number that lost precision.
+    expect(limitOf(JSON.parse('9223372036854775807'))).toBeUndefined();
+    expect(limitOf(2 ** 53)).toBeUndefined();
+    expect(limitOf(1e19)).toMatch(/^refused: .*9223372036854775807/);
+    expect(limitOf(0)).toMatch(/^refused/);
+    expect(limitOf(2.5)).toMatch(/^refused/);
   });
 });
 

@@ -29,6 +29,9 @@ import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurity
 import { PartitionReader, type FetchedRecord } from './fetch';
 import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
 
+/** Long.MaxValue as a JavaScript number: 2^63 (9223372036854775807 is not representable). */
+const LONG_MAX_AS_NUMBER = 2 ** 63;
+
 export const kafkaSourceOptions = z
   .strictObject({
     ...kafkaConnectionOptions,
@@ -37,7 +40,14 @@ export const kafkaSourceOptions = z
     assign: z.string().min(1).optional().meta({ examples: ['{"orders":[0,1]}'] }).describe('JSON of the exact partitions to read: {"topic":[0,1]}.'),
     startingOffsets: z.string().min(1).default('latest').meta({ examples: ['earliest'] }).describe('earliest, latest, or JSON {"topic":{"0":23,"1":-2}} (-2 earliest, -1 latest). Only on a new checkpoint.'),
     startingTimestamp: z.number().int().min(0).optional().describe('Epoch ms: start each partition at its first record at or after this time. Only on a new checkpoint; wins over startingOffsets.'),
-    maxOffsetsPerTrigger: z.number().int().min(1).optional().describe('At most this many offsets per batch, split over partitions by how far behind each is.'),
+    maxOffsetsPerTrigger: z
+      .number()
+      // Any integer up to Spark's Long.MaxValue (9223372036854775807, which a JSON number rounds to 2^63).
+      .refine((n) => Number.isInteger(n) && n >= 1 && n <= LONG_MAX_AS_NUMBER, 'must be an integer from 1 to 9223372036854775807 (Long.MaxValue)')
+      .optional()
+      // At 2^53 and above no batch can be that large, and the value is no longer exact: no limit, as Spark users mean by Long.MaxValue.
+      .transform((n) => (n !== undefined && n >= 2 ** 53 ? undefined : n))
+      .describe('At most this many offsets per batch, split over partitions by how far behind each is (a partition with records gets at least one). 9223372036854775807 (Long.MaxValue), or anything from 2^53 up: no limit.'),
     failOnDataLoss: z.boolean().default(true).describe('Fail, or skip with a warning, when records a batch needs are gone (retention, topic recreated).'),
     includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
     maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
@@ -93,6 +103,8 @@ export class KafkaSource implements Source {
   readonly replayableReason = REASON;
   private admin: Admin | null = null;
   private connecting: Promise<Admin> | null = null;
+  /** Set by prepareForTriggerAvailableNow: the partitions and offsets this run reads up to. */
+  private availableNowEnd: Map<string, PartitionWatermarks & { topic: string; partition: number }> | null = null;
   private reader: PartitionReader | null = null;
   private readonly pattern: { test(s: string): boolean } | null;
   /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
@@ -238,10 +250,22 @@ export class KafkaSource implements Source {
     return out;
   }
 
+  /**
+   * Trigger.AvailableNow (Spark's allDataForTriggerAvailableNow): the latest offsets now are the
+   * run's end, so a topic produced to without pause cannot keep an available-now run going.
+   */
+  async prepareForTriggerAvailableNow(): Promise<void> {
+    try {
+      this.availableNowEnd = await this.watermarks();
+    } catch (e) {
+      this.fail('read the latest offsets', e);
+    }
+  }
+
   async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
     let wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>;
     try {
-      wm = await this.watermarks();
+      wm = this.availableNowEnd ?? (await this.watermarks());
     } catch (e) {
       this.fail('plan its next batch', e);
     }
@@ -267,25 +291,21 @@ export class KafkaSource implements Source {
     return out;
   }
 
-  /** Spark's maxOffsetsPerTrigger: the budget split over partitions by how far behind each is. */
-  private rateLimit(from: Map<string, number>, end: Map<string, number>, max: number): void {
-    const behind = [...end].map(([k, e]) => [k, Math.max(0, e - (from.get(k) ?? 0))] as const).filter(([, n]) => n > 0);
-    const total = behind.reduce((s, [, n]) => s + n, 0);
-    if (total <= max) return;
-    let left = max;
-    const shares = behind.map(([k, n]) => {
-      const share = Math.min(n, Math.floor((n * max) / total));
-      left -= share;
-      return [k, share, n] as [string, number, number];
-    });
-    // Hand out the rounding remainder in a fixed order so planning is deterministic.
-    for (const s of shares.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      if (left === 0) break;
-      const extra = Math.min(left, s[2] - s[1]);
-      s[1] += extra;
-      left -= extra;
+  /**
+   * Spark's maxOffsetsPerTrigger (KafkaMicroBatchStream.rateLimit): each partition gets the
+   * budget's share in proportion to its backlog, rounded down, but a share below one offset is
+   * rounded up so that no partition with records waits for the large ones to drain. A batch can
+   * so exceed the limit by at most one offset per partition, as in Spark.
+   */
+  private rateLimit(from: Map<string, number>, end: Map<string, number>, limit: number): void {
+    const sizes = [...end].map(([k, e]) => [k, e - (from.get(k) ?? 0)] as const).filter(([, n]) => n > 0);
+    const total = sizes.reduce((s, [, n]) => s + n, 0);
+    if (total < 1) return;
+    for (const [k, size] of sizes) {
+      const prorate = limit * (size / total);
+      const share = prorate < 1 ? Math.ceil(prorate) : Math.floor(prorate);
+      end.set(k, Math.min(end.get(k)!, (from.get(k) ?? 0) + share));
     }
-    for (const [k, share] of shares) end.set(k, (from.get(k) ?? 0) + share);
   }
 
   private offsetsOf(o: Offset): KafkaOffsets {
