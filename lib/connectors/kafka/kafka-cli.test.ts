@@ -103,6 +103,30 @@ describe.skipIf(!HAVE_KCAT)('weir CLI with kafka (librdkafka mock cluster)', () 
     expect(new Set(ids).size).toBe(300);
   }, 240_000);
 
+  it("runs a Spark job's options map pasted as it is (kafka.-prefixed settings, string values, Long.MaxValue)", async () => {
+    const topic = `cli-spark-${process.pid}`;
+    await produce(broker.bootstrapServers, topic, Array.from({ length: 40 }, (_, i) => ({ value: `v${i}`, partition: i % 4 })));
+    const file = path.join(dir, 'spark-options.json');
+    await writeFile(file, JSON.stringify({
+      name: 'kafka-spark-options',
+      source: {
+        name: 'src', type: 'kafka',
+        // As a Spark job sets them: .option("kafka.bootstrap.servers", …).option("maxOffsetsPerTrigger", Long.MaxValue.toString) …
+        options: { 'kafka.bootstrap.servers': broker.bootstrapServers, subscribe: topic, startingOffsets: 'earliest', maxOffsetsPerTrigger: '9223372036854775807', failOnDataLoss: 'false', includeHeaders: 'false', 'kafka.group.id': 'spark-reader', groupIdPrefix: 'spark-kafka-source' },
+        schema: [{ name: 'value', type: 'binary' }],
+      },
+      sql: 'SELECT CAST(value AS STRING) AS v FROM src',
+      sink: { type: 'files', options: { path: path.join(dir, 'spark-out'), format: 'json' } },
+      trigger: { type: 'available-now' },
+      checkpointLocation: path.join(dir, 'cp-spark'),
+    }));
+    const r = await weir(['run', file]);
+    expect(r.code, r.stderr).toBe(0);
+    // Long.MaxValue is no limit: all 40 records in one batch.
+    const batches = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { batchId: number; numInputRows: number });
+    expect(batches.map((b) => [b.batchId, b.numInputRows])).toEqual([[0, 40]]);
+  }, 120_000);
+
   it('validates and runs from_json orders → windowed count per region → postgres-upsert', async () => {
     const topic = `cli-orders-${process.pid}`;
     const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

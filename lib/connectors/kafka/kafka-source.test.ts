@@ -300,7 +300,7 @@ describe('kafka source startingTimestamp', () => {
   // The mock cluster answers ListOffsets-by-timestamp with the latest offset for any time (measured:
   // a time before the first record gave the end), so the lookup is driven here by an admin that
   // answers as Kafka's ListOffsets does: the first offset at or after the time, -1 when none is.
-  it('starts each partition at its first record at or after the time, at its end when there is none, and only on a new checkpoint', async () => {
+  it('starts each partition at its first record at or after the time, at its end when there is none (strategy latest), and only on a new checkpoint', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-ts-'));
     dirs.push(dir);
     const asked: number[] = [];
@@ -314,7 +314,7 @@ describe('kafka source startingTimestamp', () => {
       disconnect: async () => undefined,
     };
     const mk = (startingTimestamp: number) => {
-      const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', startingTimestamp, startingOffsets: 'earliest' }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+      const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', startingTimestamp, startingOffsetsByTimestampStrategy: 'latest', startingOffsets: 'earliest' }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
       (src as unknown as { admin: unknown }).admin = admin;
       return src;
     };
@@ -327,5 +327,41 @@ describe('kafka source startingTimestamp', () => {
     const again = mk(1);
     expect(await again.latestOffset(null)).toEqual({ t: { 0: 10, 1: 7 } });
     expect(asked).toEqual([1_700_000_000_000]);
+  });
+
+  /** An admin answering ListOffsets by timestamp as Kafka does: per partition the first offset at or after the time, -1 when none. */
+  const fakeAdmin = (firstAtOrAfter: (partition: number, ts: number) => number, asked: [string, number][]) => ({
+    listTopics: async () => ['t'],
+    fetchTopicOffsets: async () => [{ partition: 0, low: '0', high: '10' }, { partition: 1, low: '0', high: '7' }],
+    fetchTopicOffsetsByTimestamp: async (topic: string, ts: number) => {
+      asked.push([topic, ts]);
+      return [0, 1].map((partition) => ({ partition, offset: String(firstAtOrAfter(partition, ts)) }));
+    },
+    disconnect: async () => undefined,
+  });
+  const withAdmin = async (options: Record<string, unknown>, admin: unknown) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-ts-'));
+    dirs.push(dir);
+    const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', ...options }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+    (src as unknown as { admin: unknown }).admin = admin;
+    return { src, dir };
+  };
+
+  it('startingOffsetsByTimestamp looks up each partition at its own time, one request per topic and time', async () => {
+    const asked: [string, number][] = [];
+    // Partition p's records have timestamps 1000 * offset: the first at or after ts is ceil(ts / 1000).
+    const { src, dir } = await withAdmin({ startingOffsetsByTimestamp: JSON.stringify({ t: { 0: 3000, 1: 5500 } }) }, fakeAdmin((_p, ts) => Math.ceil(ts / 1000), asked));
+    expect(await src.latestOffset(null)).toEqual({ t: { 0: 10, 1: 7 } });
+    expect(asked).toEqual([['t', 3000], ['t', 5500]]);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(path.join(dir, 'sources/0/0'), 'utf8')).toBe('v1\n{"t":{"0":3,"1":6}}');
+  });
+
+  it('startingOffsetsByTimestamp must list every partition read, and with strategy error (Spark\'s default) a time past the last record fails in Spark\'s words', async () => {
+    const partial = await withAdmin({ startingOffsetsByTimestamp: JSON.stringify({ t: { 0: 3000 } }) }, fakeAdmin(() => 0, []));
+    await expect(partial.src.latestOffset(null)).rejects.toThrow(/startingOffsetsByTimestamp gives no time for t partition 1/);
+    const late = await withAdmin({ startingTimestamp: 9_000_000 }, fakeAdmin((p) => (p === 1 ? -1 : 4), []));
+    await expect(late.src.latestOffset(null)).rejects.toThrow('No offset matched from request of topic-partition t-1 and timestamp 9000000');
+    expect(kafkaSourceOptions.safeParse({ bootstrapServers: 'a:1', subscribe: 't', startingOffsetsByTimestamp: '{"t":{"0":"soon"}}' }).success).toBe(false);
   });
 });

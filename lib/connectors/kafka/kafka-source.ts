@@ -27,7 +27,8 @@ import { registerSource, type SourceContext, type SourceDefinition } from '../..
 import type { Offset, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
 import { PartitionReader, type FetchedRecord } from './fetch';
-import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
+import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
+import { canonicalKafkaOptions } from './spark-options';
 
 /** Long.MaxValue as a JavaScript number: 2^63 (9223372036854775807 is not representable). */
 const LONG_MAX_AS_NUMBER = 2 ** 63;
@@ -39,7 +40,9 @@ export const kafkaSourceOptions = z
     subscribePattern: z.string().min(1).optional().describe('A regular expression over topic names (RE2: linear time); topics created later that match are read too.'),
     assign: z.string().min(1).optional().meta({ examples: ['{"orders":[0,1]}'] }).describe('JSON of the exact partitions to read: {"topic":[0,1]}.'),
     startingOffsets: z.string().min(1).default('latest').meta({ examples: ['earliest'] }).describe('earliest, latest, or JSON {"topic":{"0":23,"1":-2}} (-2 earliest, -1 latest). Only on a new checkpoint.'),
-    startingTimestamp: z.number().int().min(0).optional().describe('Epoch ms: start each partition at its first record at or after this time. Only on a new checkpoint; wins over startingOffsets.'),
+    startingTimestamp: z.number().int().min(0).optional().describe('Epoch ms: start each partition at its first record at or after this time. Only on a new checkpoint; wins over startingOffsetsByTimestamp and startingOffsets.'),
+    startingOffsetsByTimestamp: z.string().min(1).optional().meta({ examples: ['{"orders":{"0":1700000000000,"1":1700000000000}}'] }).describe('JSON of an epoch-ms time per partition, every partition read listed: start each at its first record at or after its time. Only on a new checkpoint; wins over startingOffsets.'),
+    startingOffsetsByTimestampStrategy: z.enum(['error', 'latest']).default('error').describe('When a partition has no record at or after the starting time: error fails the query\'s first batch; latest starts that partition at its end.'),
     maxOffsetsPerTrigger: z
       .number()
       // Any integer up to Spark's Long.MaxValue (9223372036854775807, which a JSON number rounds to 2^63).
@@ -49,6 +52,8 @@ export const kafkaSourceOptions = z
       .transform((n) => (n !== undefined && n >= 2 ** 53 ? undefined : n))
       .describe('At most this many offsets per batch, split over partitions by how far behind each is (a partition with records gets at least one). 9223372036854775807 (Long.MaxValue), or anything from 2^53 up: no limit.'),
     failOnDataLoss: z.boolean().default(true).describe('Fail, or skip with a warning, when records a batch needs are gone (retention, topic recreated).'),
+    groupIdPrefix: z.string().min(1).optional().describe('Taken from Spark jobs, with no effect: Weir reads partitions by offset and never joins or commits a consumer group (the offsets live in the checkpoint, as in Spark), so no group appears on the brokers.'),
+    groupId: z.string().min(1).optional().describe('Spark\'s kafka.group.id, taken with no effect: Weir reads partitions by offset and never joins or commits a consumer group, so group-based authorization does not apply to it.'),
     includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
     maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
   })
@@ -64,6 +69,10 @@ export const kafkaSourceOptions = z
     if (o.assign !== undefined) {
       const a = parseAssign(o.assign);
       if (typeof a === 'string') ctx.addIssue({ code: 'custom', path: ['assign'], message: a });
+    }
+    if (o.startingOffsetsByTimestamp !== undefined) {
+      const t = parseOffsetsByTimestamp(o.startingOffsetsByTimestamp);
+      if (typeof t === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsetsByTimestamp'], message: t });
     }
     const s = parseStartingOffsets(o.startingOffsets);
     if (typeof s === 'object' && 'error' in s && typeof s.error === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsets'], message: s.error });
@@ -218,15 +227,34 @@ export class KafkaSource implements Source {
 
   private async resolveStart(wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>): Promise<KafkaOffsets> {
     const out: KafkaOffsets = {};
-    if (this.opts.startingTimestamp !== undefined) {
+    const byTimestamp = this.opts.startingTimestamp !== undefined ? null : this.opts.startingOffsetsByTimestamp !== undefined ? (parseOffsetsByTimestamp(this.opts.startingOffsetsByTimestamp) as KafkaOffsets) : undefined;
+    if (byTimestamp !== undefined) {
+      // Per partition, the time to look up: one for all (startingTimestamp) or each its own.
+      const times = new Map<string, number>();
+      for (const [k, w] of wm) {
+        const t = byTimestamp === null ? this.opts.startingTimestamp! : byTimestamp[w.topic]?.[String(w.partition)];
+        if (t === undefined) {
+          throw new WeirError('VALIDATION_ERROR', `startingOffsetsByTimestamp gives no time for ${w.topic} partition ${w.partition}, which the query reads. As in Spark, list every partition of every topic read, or use startingTimestamp for one time for all.`);
+        }
+        times.set(k, t);
+      }
       const admin = await this.client();
-      const topics = [...new Set([...wm.values()].map((w) => w.topic))];
-      for (const topic of topics) {
-        for (const p of await admin.fetchTopicOffsetsByTimestamp(topic, this.opts.startingTimestamp)) {
-          const w = wm.get(tpKey(topic, p.partition));
-          if (!w) continue;
-          // No record at or after the time: the partition's end (Spark's "latest" for a missing answer).
+      // ListOffsets by timestamp asks one time per topic: one request per topic and distinct time.
+      const asks = new Map<string, { topic: string; time: number }>();
+      for (const [k, t] of times) asks.set(`${wm.get(k)!.topic}\u0000${t}`, { topic: wm.get(k)!.topic, time: t });
+      for (const { topic, time } of asks.values()) {
+        for (const p of await admin.fetchTopicOffsetsByTimestamp(topic, time)) {
+          const k = tpKey(topic, p.partition);
+          const w = wm.get(k);
+          if (!w || times.get(k) !== time) continue;
           const o = Number(p.offset);
+          if (o < 0 && this.opts.startingOffsetsByTimestampStrategy === 'error') {
+            throw new WeirError(
+              'VALIDATION_ERROR',
+              `No offset matched from request of topic-partition ${topic}-${p.partition} and timestamp ${time}: it has no record at or after that time. ` +
+                'Choose an earlier starting time, or set startingOffsetsByTimestampStrategy to "latest" to start such partitions at their end.',
+            );
+          }
           (out[topic] ??= {})[String(p.partition)] = o < 0 ? w.high : o;
         }
       }
@@ -508,6 +536,7 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
     return undefined;
   },
   secretOptions: KAFKA_SECRET_OPTIONS,
+  canonicalOptions: (raw) => canonicalKafkaOptions(raw, kafkaSourceOptions, 'source'),
   destinations: [{ option: 'bootstrapServers', kind: 'kafka' }],
 };
 

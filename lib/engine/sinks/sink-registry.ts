@@ -33,6 +33,13 @@ export interface SinkDefinition<O = unknown> {
   readRows?(options: O): Promise<Row[]>;
   secretOptions?: readonly string[];
   /**
+   * Optional: the options as a user of the engine this sink mirrors writes them (Spark's names,
+   * values as strings) rewritten into this definition's own names, before `options` validates
+   * them; `issues` are options refused with their reason (path: the key as written). The control
+   * plane stores the rewritten form, so one option has one name wherever it is shown.
+   */
+  canonicalOptions?(raw: Record<string, unknown>): { options: Record<string, unknown>; issues: { path: string; message: string }[] };
+  /**
    * Options that name a network destination (a URL, a connection string), checked against the
    * outbound policy at validation; a masked secret of this sink is kept on an edit only while
    * these are unchanged.

@@ -47,6 +47,13 @@ export interface SourceDefinition<O = unknown> {
   checkSchema?(schema: Schema): string | undefined;
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
+  /**
+   * Optional: the options as a user of the engine this source mirrors writes them (Spark's names,
+   * values as strings) rewritten into this definition's own names, before `options` validates
+   * them; `issues` are options refused with their reason (path: the key as written). The control
+   * plane stores the rewritten form, so one option has one name wherever it is shown.
+   */
+  canonicalOptions?(raw: Record<string, unknown>): { options: Record<string, unknown>; issues: { path: string; message: string }[] };
   /** Options that name a network destination (see SinkDefinition.destinations). */
   destinations?: readonly { option: string; kind: DestinationKind }[];
 }
