@@ -127,6 +127,35 @@ describe.skipIf(!HAVE_KCAT)('weir CLI with kafka (librdkafka mock cluster)', () 
     expect(batches.map((b) => [b.batchId, b.numInputRows])).toEqual([[0, 40]]);
   }, 120_000);
 
+  it('with failOnDataLoss false, records retention deleted are skipped with a warning on stderr, in Spark\'s words, and in the batch progress', async () => {
+    // The first run plans batch 0 over 300 records and dies after writing offsets/0; ~9 MB more
+    // then moves the partition's start past them (the mock keeps about 5 MB per partition, as
+    // retention would), and the re-run of batch 0 finds them gone.
+    const topic = `cli-loss-${process.pid}`;
+    const big = 'x'.repeat(10_000);
+    const burst = () => produce(broker.bootstrapServers, topic, Array.from({ length: 300 }, () => ({ value: big, partition: 0 })));
+    await burst();
+    const file = path.join(dir, 'loss.json');
+    await writeFile(file, JSON.stringify({
+      name: 'kafka-loss',
+      source: { name: 'src', type: 'kafka', options: { bootstrapServers: broker.bootstrapServers, subscribe: topic, startingOffsets: 'earliest', failOnDataLoss: 'false' }, schema: [{ name: 'offset', type: 'long' }] },
+      sql: 'SELECT `offset` AS o FROM src',
+      sink: { type: 'files', options: { path: path.join(dir, 'loss-out'), format: 'json' } },
+      trigger: { type: 'once' },
+      checkpointLocation: path.join(dir, 'cp-loss'),
+    }));
+    const crashed = await weir(['run', file, '--crash-at', 'after-offsets', '--crash-batch', '0']);
+    expect(crashed.code, crashed.stderr).toBe(3);
+    for (let i = 0; i < 3; i++) await burst();
+    const r = await weir(['run', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`warn: Batch 0: Kafka source KafkaV2\\[${topic}\\] skipped offsets \\[0, \\d+\\) of ${topic}-0 \\(retention deleted them.*\\)\\. Cannot fetch offset 0 of ${topic}-0: .*some data may have been missed\\. .*"failOnDataLoss" to "true"`));
+    const progress = JSON.parse(r.stdout.trim().split('\n')[0]) as { batchId: number; sources: { metrics: Record<string, string> }[] };
+    expect(progress.batchId).toBe(0);
+    expect(Number(progress.sources[0].metrics.dataLossSkippedOffsets)).toBeGreaterThan(0);
+    expect(progress.sources[0].metrics.dataLossWarning).toContain(`${topic}-0 [0, `);
+  }, 240_000);
+
   it('validates and runs from_json orders → windowed count per region → postgres-upsert', async () => {
     const topic = `cli-orders-${process.pid}`;
     const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -204,6 +204,8 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
         const err = await strict.getBatch(null, end).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(DataLossError);
         expect((err as Error).message).toContain(`Kafka topic ${topic} partition 0: offsets [2, 6)`);
+        // Spark's wording of the same, beside Weir's.
+        expect((err as Error).message).toContain(`Partition ${topic}-0's offset was changed from 6 to 2, some data may have been missed.`);
         await strict.stop();
 
         const lenient = mk(again.bootstrapServers, false);
@@ -212,6 +214,10 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
         const m = lenient.metrics(null, end, end);
         expect(m.dataLossSkippedOffsets).toBe('4');
         expect(m.dataLossWarning).toContain(`${topic}-0 [2, 6)`);
+        expect(m.dataLossWarning).toContain(`Partition ${topic}-0's offset was changed from 6 to 2`);
+        // The warning the execution logs (the CLI's stderr, the worker's log), as Spark logs it.
+        expect(batch.warnings).toHaveLength(1);
+        expect(batch.warnings![0]).toMatch(new RegExp(`skipped offsets \\[2, 6\\) of ${topic}-0 .*Partition ${topic}-0's offset was changed from 6 to 2, some data may have been missed\\. .*set the source option "failOnDataLoss" to "true"`));
         await lenient.stop();
       } finally {
         await again.stop();
@@ -240,6 +246,7 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
     const batch = await lenient.getBatch(null, end);
     expect(batch.rows).toHaveLength(0);
     expect(lenient.metrics(null, end, end)).toMatchObject({ dataLossSkippedOffsets: '300' });
+    expect(batch.warnings?.[0]).toMatch(new RegExp(`Cannot fetch offset 0 of ${topic}-0: the earliest available offset is \\d+, some data may have been missed`));
     await src.stop();
     await lenient.stop();
   }, 120_000);

@@ -15,7 +15,10 @@
  *   is past the batch's start), or a partition whose latest offset went backwards (the topic was
  *   deleted and recreated) fail the batch with DATA_LOSS naming the topic, partition and missing
  *   range, unless `failOnDataLoss` is false: then the missing offsets are skipped, counted in the
- *   batch's progress metrics and described in its `dataLossWarning`.
+ *   batch's progress metrics, described in its `dataLossWarning` (the batch's detail on the job
+ *   page shows it) and returned as a batch warning that the execution logs (the CLI's stderr, the
+ *   worker's log). Both say it as Weir does and as Spark does ("Partition t-0's offset was changed
+ *   from 6 to 2, some data may have been missed."), since that is what Spark users look for.
  */
 import { z } from 'zod';
 import type { Admin } from 'kafkajs';
@@ -117,7 +120,7 @@ export class KafkaSource implements Source {
   private reader: PartitionReader | null = null;
   private readonly pattern: { test(s: string): boolean } | null;
   /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
-  private lastSkipped: { offsets: number; warnings: string[] } = { offsets: 0, warnings: [] };
+  private lastSkipped: { offsets: number; warnings: string[]; logged: string[] } = { offsets: 0, warnings: [], logged: [] };
 
   constructor(
     private readonly opts: KafkaSourceOptions,
@@ -353,7 +356,7 @@ export class KafkaSource implements Source {
       if (!initial) throw new WeirError('BAD_OFFSET', `The checkpoint has offsets for a first batch but no ${this.ctx.metadataPath}/0 with the Kafka source's starting offsets. It was not written by this source: use a new checkpointLocation.`);
       s = initial;
     }
-    this.lastSkipped = { offsets: 0, warnings: [] };
+    this.lastSkipped = { offsets: 0, warnings: [], logged: [] };
     const ranges: { topic: string; partition: number; from: number; to: number }[] = [];
     for (const topic of Object.keys(e).sort()) {
       for (const p of Object.keys(e[topic]).sort((a, b) => Number(a) - Number(b))) {
@@ -363,8 +366,9 @@ export class KafkaSource implements Source {
     const rows: Row[] = [];
     let wm: Map<string, PartitionWatermarks & { topic: string; partition: number }> | null = null;
     for (const r of ranges) {
+      const tp = tpKey(r.topic, r.partition);
       if (r.to < r.from) {
-        this.dataLoss(r.topic, r.partition, r.to, r.from, `its offset went back from ${r.from} to ${r.to} (the topic was deleted and recreated, or the partition truncated)`);
+        this.dataLoss(r.topic, r.partition, r.to, r.from, `its offset went back from ${r.from} to ${r.to} (the topic was deleted and recreated, or the partition truncated)`, offsetChanged(tp, r.from, r.to));
         continue;
       }
       if (r.to === r.from) continue;
@@ -376,12 +380,12 @@ export class KafkaSource implements Source {
       const w = wm.get(tpKey(r.topic, r.partition));
       let from = r.from;
       if (!w) {
-        this.dataLoss(r.topic, r.partition, r.from, r.to, 'the partition no longer exists');
+        this.dataLoss(r.topic, r.partition, r.from, r.to, 'the partition no longer exists', `Partition ${tp} is gone. Some data may have been missed.`);
         continue;
       }
       if (w.low > from) {
         const lostTo = Math.min(w.low, r.to);
-        this.dataLoss(r.topic, r.partition, from, lostTo, `retention deleted them (the partition now starts at ${w.low})`);
+        this.dataLoss(r.topic, r.partition, from, lostTo, `retention deleted them (the partition now starts at ${w.low})`, `Cannot fetch offset ${from} of ${tp}: the earliest available offset is ${w.low}, some data may have been missed.`);
         from = lostTo;
         if (from >= r.to) continue;
       }
@@ -393,11 +397,11 @@ export class KafkaSource implements Source {
       }
       if (got.highWatermark < r.to) {
         const readTo = got.records.length ? got.records[got.records.length - 1].offset + 1 : from;
-        this.dataLoss(r.topic, r.partition, Math.max(readTo, got.highWatermark), r.to, `the partition now ends at ${got.highWatermark} (the topic was deleted and recreated, or the partition truncated)`);
+        this.dataLoss(r.topic, r.partition, Math.max(readTo, got.highWatermark), r.to, `the partition now ends at ${got.highWatermark} (the topic was deleted and recreated, or the partition truncated)`, offsetChanged(tp, r.to, got.highWatermark));
       }
       for (const rec of got.records) rows.push(this.toRow(r.topic, r.partition, rec));
     }
-    return { rows, badRecords: [] };
+    return this.lastSkipped.logged.length ? { rows, badRecords: [], warnings: [...this.lastSkipped.logged] } : { rows, badRecords: [] };
   }
 
   /**
@@ -453,17 +457,23 @@ export class KafkaSource implements Source {
     return { rows: kept.reverse(), badRecords: [], bytesRead, stoppedAtBytes };
   }
 
-  private dataLoss(topic: string, partition: number, from: number, to: number, why: string): void {
+  /**
+   * Records a batch needs that are gone. `spark` is Spark's sentence for the case (what users of
+   * Spark search their logs for), said beside Weir's: in the error with failOnDataLoss true, and
+   * with false in the warning the execution logs and in the batch's progress.
+   */
+  private dataLoss(topic: string, partition: number, from: number, to: number, why: string, spark: string): void {
     const range = `[${Math.min(from, to)}, ${Math.max(from, to)})`;
     if (this.opts.failOnDataLoss) {
       throw new DataLossError(
-        `Kafka topic ${topic} partition ${partition}: offsets ${range} a batch needs are gone: ${why}. Some data may have been lost. ` +
+        `Kafka topic ${topic} partition ${partition}: offsets ${range} a batch needs are gone: ${why}. Some data may have been lost. ${spark} ` +
           'Raise the topic\'s retention so it outlasts a restart, or set source.options.failOnDataLoss to false to skip what is gone.',
         { topic, partition, from: Math.min(from, to), to: Math.max(from, to) },
       );
     }
     this.lastSkipped.offsets += Math.abs(to - from);
-    this.lastSkipped.warnings.push(`${topic}-${partition} ${range}: ${why}`);
+    this.lastSkipped.warnings.push(`${topic}-${partition} ${range}: ${why}. ${spark}`);
+    this.lastSkipped.logged.push(`Kafka source ${this.description} skipped offsets ${range} of ${topic}-${partition} (${why}). ${spark} ${SKIPPED_BECAUSE_FAIL_ON_DATA_LOSS_FALSE}`);
   }
 
   private toRow(topic: string, partition: number, r: FetchedRecord): Row {
@@ -516,6 +526,16 @@ export class KafkaSource implements Source {
     await Promise.allSettled([admin?.disconnect(), reader?.close()]);
   }
 }
+
+/** Spark's sentence for a partition whose offset went back (KafkaMicroBatchStream's reportDataLoss). */
+function offsetChanged(tp: string, from: number, to: number): string {
+  return `Partition ${tp}'s offset was changed from ${from} to ${to}, some data may have been missed.`;
+}
+
+/** What Spark adds to a data-loss warning when failOnDataLoss is false. */
+const SKIPPED_BECAUSE_FAIL_ON_DATA_LOSS_FALSE =
+  'Some data may have been lost because they are not available in Kafka any more; either the data was aged out by Kafka or the topic may have been deleted before all the data in the topic was processed. ' +
+  'If you want your streaming query to fail on such cases, set the source option "failOnDataLoss" to "true".';
 
 function splitTp(k: string): [string, string] {
   const i = k.lastIndexOf('-');
