@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 
-export interface OptionIssue {
+interface OptionIssue {
   /** The option as the user wrote it (a key of the options object). */
   path: string;
   message: string;
