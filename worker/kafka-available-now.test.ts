@@ -31,11 +31,11 @@ describe.skipIf(!HAVE_KCAT)('available-now Kafka jobs on a worker (librdkafka mo
   }, 60_000);
   afterEach(async () => h.killAll());
 
-  function kafkaSpec(name: string, topic: string) {
+  function kafkaSpec(name: string, topic: string, maxOffsetsPerTrigger = 100) {
     const base = path.join(h.dir, name);
     return {
       name,
-      source: { name: 'src', type: 'kafka', options: { bootstrapServers: broker.bootstrapServers, subscribe: topic, startingOffsets: 'earliest', maxOffsetsPerTrigger: 100 }, schema: [{ name: 'value', type: 'binary' }] },
+      source: { name: 'src', type: 'kafka', options: { bootstrapServers: broker.bootstrapServers, subscribe: topic, startingOffsets: 'earliest', maxOffsetsPerTrigger }, schema: [{ name: 'value', type: 'binary' }] },
       sql: 'SELECT CAST(value AS STRING) AS v FROM src',
       sink: { type: 'files', options: { path: path.join(base, 'out'), format: 'json' } },
       outputMode: 'append',
@@ -79,16 +79,17 @@ describe.skipIf(!HAVE_KCAT)('available-now Kafka jobs on a worker (librdkafka mo
 
   it('ends at the offsets latest when it began while a producer keeps writing', async () => {
     const topic = `worker-busy-${process.pid}`;
-    await produce(broker.bootstrapServers, topic, Array.from({ length: 300 }, (_, i) => ({ value: String(i), partition: i % 4 })));
-    const spec = kafkaSpec('busy', topic);
+    await produce(broker.bootstrapServers, topic, Array.from({ length: 600 }, (_, i) => ({ value: String(i), partition: i % 4 })));
+    // 20 offsets a batch: 30 batches, so the run is still reading when the producer starts.
+    const spec = kafkaSpec('busy', topic, 20);
     const job = await createJob(spec);
     h.spawnWorker();
     await h.start(job.id);
-    // Once batch 0 is recorded the run's end is fixed (300 records); from then on a producer
-    // writes faster than 100 offsets a batch can drain, so a run without a fixed end never ends.
+    // Once batch 0 is recorded the run's end is fixed (600 records); from then on a producer
+    // writes faster than 20 offsets a batch can drain, so a run without a fixed end never ends.
     await waitFor('batch 0', async () => (await h.db.batchProgress.count({ where: { jobId: job.id } })) >= 1, 180_000);
     let producing = true;
-    let n = 300;
+    let n = 600;
     const producer = (async () => {
       while (producing) await produce(broker.bootstrapServers, topic, Array.from({ length: 200 }, () => ({ value: String(n), partition: n++ % 4 })));
     })();
@@ -100,8 +101,8 @@ describe.skipIf(!HAVE_KCAT)('available-now Kafka jobs on a worker (librdkafka mo
       await producer;
     }
     const batches = await h.db.batchProgress.findMany({ where: { jobId: job.id }, orderBy: { batchId: 'asc' } });
-    expect(batches.map((b) => b.numInputRows)).toEqual([100, 100, 100]);
+    expect(batches.map((b) => b.numInputRows)).toEqual(Array.from({ length: 30 }, () => 20));
     const rows = (await readCommittedRows(spec.sink.options.path, 'json')).flatMap((b) => b.rows.map((r) => Number(r.v)));
-    expect(rows.sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    expect(rows.sort((a, b) => a - b)).toEqual(Array.from({ length: 600 }, (_, i) => i));
   });
 });
