@@ -66,7 +66,9 @@ describe.skipIf(!HAVE_KCAT)('available-now Kafka jobs on a worker (librdkafka mo
     await produce(broker.bootstrapServers, topic, Array.from({ length: 300 }, (_, i) => ({ value: String(i), partition: i % 4 })));
     const spec = kafkaSpec('rerun', topic);
     // The crashed run, in this process: batch 1 is in the sink but not in commits/.
-    const crashed = new MicroBatchExecution({ spec: (parseJobSpec(spec) as { spec: never }).spec, crash: { point: 'after-sink', batchId: 1 } });
+    const parsed = parseJobSpec(spec);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const crashed = new MicroBatchExecution({ spec: parsed.spec, crash: { point: 'after-sink', batchId: 1 } });
     await expect(crashed.run()).rejects.toBeInstanceOf(CrashPointError);
     const job = await createJob(spec);
     h.spawnWorker();

@@ -148,21 +148,28 @@ export class KafkaSource implements Source {
    */
   private client(): Promise<Admin> {
     if (this.admin) return Promise.resolve(this.admin);
-    this.connecting ??= (async () => {
-      const kafka = createKafka(this.opts, this.outbound);
-      const admin = kafka.admin();
-      try {
-        await admin.connect();
-      } catch (e) {
-        await admin.disconnect().catch(() => undefined);
-        throw e;
-      } finally {
-        this.connecting = null;
-      }
-      this.admin = admin;
-      return admin;
-    })();
+    if (!this.connecting) {
+      const connecting = this.connectAdmin();
+      this.connecting = connecting;
+      // Cleared once settled (after the assignment above, even when creating the client threw).
+      const settled = () => {
+        if (this.connecting === connecting) this.connecting = null;
+      };
+      connecting.then(settled, settled);
+    }
     return this.connecting;
+  }
+
+  private async connectAdmin(): Promise<Admin> {
+    const admin = createKafka(this.opts, this.outbound).admin();
+    try {
+      await admin.connect();
+    } catch (e) {
+      await admin.disconnect().catch(() => undefined);
+      throw e;
+    }
+    this.admin = admin;
+    return admin;
   }
 
   private partitionReader(): PartitionReader {
