@@ -12,17 +12,8 @@
  * option nobody knows is left as it is, for the options schema to refuse as a misspelling.
  */
 import { z } from 'zod';
+import type { CanonicalOptions } from '../../engine/sources/source-registry';
 
-interface OptionIssue {
-  /** The option as the user wrote it (a key of the options object). */
-  path: string;
-  message: string;
-}
-
-export interface CanonicalOptions {
-  options: Record<string, unknown>;
-  issues: OptionIssue[];
-}
 
 type Role = 'source' | 'sink';
 
@@ -121,7 +112,7 @@ export function canonicalKafkaOptions(raw: Record<string, unknown>, schema: z.Zo
   const kinds = kindsOf(schema);
   const out: Record<string, unknown> = {};
   const from: Record<string, string> = {};
-  const issues: OptionIssue[] = [];
+  const issues: CanonicalOptions['issues'] = [];
   const put = (key: string, name: string, value: unknown) => {
     if (name in out) {
       issues.push({ path: key, message: `gives ${name}, which ${from[name]} gives already (Spark's name and Weir's for the same option, or a case variant): keep one` });

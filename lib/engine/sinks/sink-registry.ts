@@ -2,6 +2,7 @@
  * Sink types by name, mirroring source-registry.ts. Built-in modules register themselves from
  * `sinks/index.ts`.
  */
+import type { CanonicalOptions } from '../sources/source-registry';
 import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { OutputMode, Row, Schema } from '../types';
@@ -33,12 +34,10 @@ export interface SinkDefinition<O = unknown> {
   readRows?(options: O): Promise<Row[]>;
   secretOptions?: readonly string[];
   /**
-   * Optional: the options as a user of the engine this sink mirrors writes them (Spark's names,
-   * values as strings) rewritten into this definition's own names, before `options` validates
-   * them; `issues` are options refused with their reason (path: the key as written). The control
-   * plane stores the rewritten form, so one option has one name wherever it is shown.
+   * Optional: Spark's spellings of the options in this definition's own names (see
+   * SourceDefinition.canonicalOptions).
    */
-  canonicalOptions?(raw: Record<string, unknown>): { options: Record<string, unknown>; issues: { path: string; message: string }[] };
+  canonicalOptions?(raw: Record<string, unknown>): CanonicalOptions;
   /**
    * Options that name a network destination (a URL, a connection string), checked against the
    * outbound policy at validation; a masked secret of this sink is kept on an edit only while

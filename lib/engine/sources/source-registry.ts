@@ -36,6 +36,13 @@ export interface SourceContext {
   queryId?: string;
 }
 
+/** A connector's options rewritten into its own names (canonicalOptions), and the options that rewrite refused. */
+export interface CanonicalOptions {
+  options: Record<string, unknown>;
+  /** path: the option's key as the user wrote it. */
+  issues: { path: string; message: string }[];
+}
+
 export interface SourceDefinition<O = unknown> {
   type: string;
   /** Validates `source.options`; errors name the field. */
@@ -53,7 +60,7 @@ export interface SourceDefinition<O = unknown> {
    * them; `issues` are options refused with their reason (path: the key as written). The control
    * plane stores the rewritten form, so one option has one name wherever it is shown.
    */
-  canonicalOptions?(raw: Record<string, unknown>): { options: Record<string, unknown>; issues: { path: string; message: string }[] };
+  canonicalOptions?(raw: Record<string, unknown>): CanonicalOptions;
   /** Options that name a network destination (see SinkDefinition.destinations). */
   destinations?: readonly { option: string; kind: DestinationKind }[];
 }

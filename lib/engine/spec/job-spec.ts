@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { getSourceDefinition, sourceTypes } from '../sources/index';
+import type { CanonicalOptions, SourceDefinition } from '../sources/source-registry';
 import { getSinkDefinition, sinkTypes } from '../sinks/index';
 import { getStaticTableReader } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
@@ -185,10 +186,8 @@ function issuesOf(err: z.ZodError, prefix: (string | number)[] = []): SpecIssue[
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-type OptionsRewriter = { canonicalOptions?(raw: Record<string, unknown>): { options: Record<string, unknown>; issues: { path: string; message: string }[] } } | undefined;
-
 /** A connector's options in its own names (its canonicalOptions), and what that refused. */
-function canonicalOptionsOf(def: OptionsRewriter, options: unknown): { options: unknown; issues: { path: string; message: string }[] } {
+function canonicalOptionsOf(def: Pick<SourceDefinition, 'canonicalOptions'> | undefined, options: unknown): { options: unknown; issues: CanonicalOptions['issues'] } {
   if (!def?.canonicalOptions || !isPlainObject(options)) return { options, issues: [] };
   return def.canonicalOptions(options);
 }
