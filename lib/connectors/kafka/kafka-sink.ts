@@ -25,6 +25,7 @@ import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-regis
 import type { OutputMode, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka, type KafkaConnectionOptions } from './client';
 import { PartitionReader } from './fetch';
+import { canonicalKafkaOptions } from './spark-options';
 
 const BATCH_ID_HEADER = 'weir-batch-id';
 const QUERY_ID_HEADER = 'weir-query-id';
@@ -194,6 +195,7 @@ const kafkaSinkDefinition: SinkDefinition<KafkaSinkOptions> = {
     return (await readKafkaTopic(o, o.topic)).map((r) => ({ topic: r.topic, partition: r.partition, offset: r.offset, key: r.key, value: r.value, batchId: r.headers[BATCH_ID_HEADER] === undefined ? null : Number(r.headers[BATCH_ID_HEADER]) }));
   },
   secretOptions: KAFKA_SECRET_OPTIONS,
+  canonicalOptions: (raw) => canonicalKafkaOptions(raw, kafkaSinkOptions, 'sink'),
   destinations: [{ option: 'bootstrapServers', kind: 'kafka' }],
 };
 

@@ -123,6 +123,39 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
     await all.stop();
   });
 
+  it('maxOffsetsPerTrigger does not starve small partitions: 1, 10 and 100 records with a limit of 10 all start in the first batch', async () => {
+    // Spark's rateLimit: each partition's share of the limit is in proportion to its backlog, and
+    // a share below one offset is rounded up. The 1-record partition comes last in partition order.
+    const topic = topicName('starve');
+    await produce(broker.bootstrapServers, topic, [
+      ...Array.from({ length: 100 }, (_, i) => ({ value: `big${i}`, partition: 0 })),
+      ...Array.from({ length: 10 }, (_, i) => ({ value: `mid${i}`, partition: 1 })),
+      { value: 'single', partition: 2 },
+    ]);
+    const { src } = await source({ subscribe: topic, startingOffsets: 'earliest', maxOffsetsPerTrigger: 10 });
+    const end = await src.latestOffset(null);
+    // 10 * 100/111 = 9.0 → 9; 10 * 10/111 = 0.9 → 1; 10 * 1/111 = 0.09 → 1.
+    expect(end).toEqual({ [topic]: { 0: 9, 1: 1, 2: 1, 3: 0 } });
+    const first = values((await src.getBatch(null, end)).rows);
+    expect(first).toContain('single');
+    expect(first).toHaveLength(11);
+    await src.stop();
+  });
+
+  it('available-now reads up to the offsets latest when the run began, not what is produced during it', async () => {
+    const topic = topicName('avail');
+    await produce(broker.bootstrapServers, topic, Array.from({ length: 8 }, (_, i) => ({ value: `v${i}`, partition: 0 })));
+    const { src } = await source({ subscribe: topic, startingOffsets: 'earliest', maxOffsetsPerTrigger: 5 });
+    await src.prepareForTriggerAvailableNow();
+    const e1 = await src.latestOffset(null);
+    expect(e1).toEqual({ [topic]: { 0: 5, 1: 0, 2: 0, 3: 0 } });
+    await produce(broker.bootstrapServers, topic, [{ value: 'late', partition: 0 }, { value: 'late', partition: 1 }]);
+    const e2 = await src.latestOffset(e1);
+    expect(e2).toEqual({ [topic]: { 0: 8, 1: 0, 2: 0, 3: 0 } });
+    expect(await src.latestOffset(e2)).toEqual(e2);
+    await src.stop();
+  });
+
   it('subscribePattern picks up a topic created while running and reads it from earliest', async () => {
     // The mock cannot add partitions to a topic (its controller id is wrong for KafkaJS's admin),
     // so a new matching topic stands for new partitions: both are partitions the last offset lacks.
@@ -171,6 +204,8 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
         const err = await strict.getBatch(null, end).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(DataLossError);
         expect((err as Error).message).toContain(`Kafka topic ${topic} partition 0: offsets [2, 6)`);
+        // Spark's wording of the same, beside Weir's.
+        expect((err as Error).message).toContain(`Partition ${topic}-0's offset was changed from 6 to 2, some data may have been missed.`);
         await strict.stop();
 
         const lenient = mk(again.bootstrapServers, false);
@@ -179,6 +214,10 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
         const m = lenient.metrics(null, end, end);
         expect(m.dataLossSkippedOffsets).toBe('4');
         expect(m.dataLossWarning).toContain(`${topic}-0 [2, 6)`);
+        expect(m.dataLossWarning).toContain(`Partition ${topic}-0's offset was changed from 6 to 2`);
+        // The warning the execution logs (the CLI's stderr, the worker's log), as Spark logs it.
+        expect(batch.warnings).toHaveLength(1);
+        expect(batch.warnings![0]).toMatch(new RegExp(`skipped offsets \\[2, 6\\) of ${topic}-0 .*Partition ${topic}-0's offset was changed from 6 to 2, some data may have been missed\\. .*set the source option "failOnDataLoss" to "true"`));
         await lenient.stop();
       } finally {
         await again.stop();
@@ -207,6 +246,7 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
     const batch = await lenient.getBatch(null, end);
     expect(batch.rows).toHaveLength(0);
     expect(lenient.metrics(null, end, end)).toMatchObject({ dataLossSkippedOffsets: '300' });
+    expect(batch.warnings?.[0]).toMatch(new RegExp(`Cannot fetch offset 0 of ${topic}-0: the earliest available offset is \\d+, some data may have been missed`));
     await src.stop();
     await lenient.stop();
   }, 120_000);
@@ -245,11 +285,29 @@ describe('kafka source options', () => {
   });
 });
 
+describe('kafka source maxOffsetsPerTrigger values', () => {
+  const base = { bootstrapServers: '127.0.0.1:9092', subscribe: 'a' };
+  it('takes any integer up to Long.MaxValue; from 2^53 up (Long.MaxValue included, exact or not) it means no limit', () => {
+    const limitOf = (v: unknown) => {
+      const r = kafkaSourceOptions.safeParse({ ...base, maxOffsetsPerTrigger: v });
+      return r.success ? r.data.maxOffsetsPerTrigger : `refused: ${r.error.issues[0].message}`;
+    };
+    expect(limitOf(10)).toBe(10);
+    expect(limitOf(2 ** 53 - 1)).toBe(2 ** 53 - 1);
+    // JSON.parse('9223372036854775807') is 2^63: Long.MaxValue as a JSON number that lost precision.
+    expect(limitOf(JSON.parse('9223372036854775807'))).toBeUndefined();
+    expect(limitOf(2 ** 53)).toBeUndefined();
+    expect(limitOf(1e19)).toMatch(/^refused: .*9223372036854775807/);
+    expect(limitOf(0)).toMatch(/^refused/);
+    expect(limitOf(2.5)).toMatch(/^refused/);
+  });
+});
+
 describe('kafka source startingTimestamp', () => {
   // The mock cluster answers ListOffsets-by-timestamp with the latest offset for any time (measured:
   // a time before the first record gave the end), so the lookup is driven here by an admin that
   // answers as Kafka's ListOffsets does: the first offset at or after the time, -1 when none is.
-  it('starts each partition at its first record at or after the time, at its end when there is none, and only on a new checkpoint', async () => {
+  it('starts each partition at its first record at or after the time, at its end when there is none (strategy latest), and only on a new checkpoint', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-ts-'));
     dirs.push(dir);
     const asked: number[] = [];
@@ -263,7 +321,7 @@ describe('kafka source startingTimestamp', () => {
       disconnect: async () => undefined,
     };
     const mk = (startingTimestamp: number) => {
-      const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', startingTimestamp, startingOffsets: 'earliest' }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+      const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', startingTimestamp, startingOffsetsByTimestampStrategy: 'latest', startingOffsets: 'earliest' }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
       (src as unknown as { admin: unknown }).admin = admin;
       return src;
     };
@@ -276,5 +334,41 @@ describe('kafka source startingTimestamp', () => {
     const again = mk(1);
     expect(await again.latestOffset(null)).toEqual({ t: { 0: 10, 1: 7 } });
     expect(asked).toEqual([1_700_000_000_000]);
+  });
+
+  /** An admin answering ListOffsets by timestamp as Kafka does: per partition the first offset at or after the time, -1 when none. */
+  const fakeAdmin = (firstAtOrAfter: (partition: number, ts: number) => number, asked: [string, number][]) => ({
+    listTopics: async () => ['t'],
+    fetchTopicOffsets: async () => [{ partition: 0, low: '0', high: '10' }, { partition: 1, low: '0', high: '7' }],
+    fetchTopicOffsetsByTimestamp: async (topic: string, ts: number) => {
+      asked.push([topic, ts]);
+      return [0, 1].map((partition) => ({ partition, offset: String(firstAtOrAfter(partition, ts)) }));
+    },
+    disconnect: async () => undefined,
+  });
+  const withAdmin = async (options: Record<string, unknown>, admin: unknown) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-ts-'));
+    dirs.push(dir);
+    const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', ...options }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+    (src as unknown as { admin: unknown }).admin = admin;
+    return { src, dir };
+  };
+
+  it('startingOffsetsByTimestamp looks up each partition at its own time, one request per topic and time', async () => {
+    const asked: [string, number][] = [];
+    // Partition p's records have timestamps 1000 * offset: the first at or after ts is ceil(ts / 1000).
+    const { src, dir } = await withAdmin({ startingOffsetsByTimestamp: JSON.stringify({ t: { 0: 3000, 1: 5500 } }) }, fakeAdmin((_p, ts) => Math.ceil(ts / 1000), asked));
+    expect(await src.latestOffset(null)).toEqual({ t: { 0: 10, 1: 7 } });
+    expect(asked).toEqual([['t', 3000], ['t', 5500]]);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(path.join(dir, 'sources/0/0'), 'utf8')).toBe('v1\n{"t":{"0":3,"1":6}}');
+  });
+
+  it('startingOffsetsByTimestamp must list every partition read, and with strategy error (Spark\'s default) a time past the last record fails in Spark\'s words', async () => {
+    const partial = await withAdmin({ startingOffsetsByTimestamp: JSON.stringify({ t: { 0: 3000 } }) }, fakeAdmin(() => 0, []));
+    await expect(partial.src.latestOffset(null)).rejects.toThrow(/startingOffsetsByTimestamp gives no time for t partition 1/);
+    const late = await withAdmin({ startingTimestamp: 9_000_000 }, fakeAdmin((p) => (p === 1 ? -1 : 4), []));
+    await expect(late.src.latestOffset(null)).rejects.toThrow('No offset matched from request of topic-partition t-1 and timestamp 9000000');
+    expect(kafkaSourceOptions.safeParse({ bootstrapServers: 'a:1', subscribe: 't', startingOffsetsByTimestamp: '{"t":{"0":"soon"}}' }).success).toBe(false);
   });
 });

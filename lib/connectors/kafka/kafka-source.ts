@@ -15,10 +15,13 @@
  *   is past the batch's start), or a partition whose latest offset went backwards (the topic was
  *   deleted and recreated) fail the batch with DATA_LOSS naming the topic, partition and missing
  *   range, unless `failOnDataLoss` is false: then the missing offsets are skipped, counted in the
- *   batch's progress metrics and described in its `dataLossWarning`.
+ *   batch's progress metrics, described in its `dataLossWarning` (the batch's detail on the job
+ *   page shows it) and returned as a batch warning that the execution logs (the CLI's stderr, the
+ *   worker's log). Both say it as Weir does and as Spark does ("Partition t-0's offset was changed
+ *   from 6 to 2, some data may have been missed."), since that is what Spark users look for.
  */
 import { z } from 'zod';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import { DataLossError, WeirError } from '../../engine/errors';
 import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 import { compileRegex } from '../../engine/query/regex';
@@ -27,7 +30,11 @@ import { registerSource, type SourceContext, type SourceDefinition } from '../..
 import type { Offset, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
 import { PartitionReader, type FetchedRecord } from './fetch';
-import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
+import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
+import { canonicalKafkaOptions } from './spark-options';
+
+/** Long.MaxValue as a JavaScript number: 2^63 (9223372036854775807 is not representable). */
+const LONG_MAX_AS_NUMBER = 2 ** 63;
 
 export const kafkaSourceOptions = z
   .strictObject({
@@ -36,9 +43,20 @@ export const kafkaSourceOptions = z
     subscribePattern: z.string().min(1).optional().describe('A regular expression over topic names (RE2: linear time); topics created later that match are read too.'),
     assign: z.string().min(1).optional().meta({ examples: ['{"orders":[0,1]}'] }).describe('JSON of the exact partitions to read: {"topic":[0,1]}.'),
     startingOffsets: z.string().min(1).default('latest').meta({ examples: ['earliest'] }).describe('earliest, latest, or JSON {"topic":{"0":23,"1":-2}} (-2 earliest, -1 latest). Only on a new checkpoint.'),
-    startingTimestamp: z.number().int().min(0).optional().describe('Epoch ms: start each partition at its first record at or after this time. Only on a new checkpoint; wins over startingOffsets.'),
-    maxOffsetsPerTrigger: z.number().int().min(1).optional().describe('At most this many offsets per batch, split over partitions by how far behind each is.'),
+    startingTimestamp: z.number().int().min(0).optional().describe('Epoch ms: start each partition at its first record at or after this time. Only on a new checkpoint; wins over startingOffsetsByTimestamp and startingOffsets.'),
+    startingOffsetsByTimestamp: z.string().min(1).optional().meta({ examples: ['{"orders":{"0":1700000000000,"1":1700000000000}}'] }).describe('JSON of an epoch-ms time per partition, every partition read listed: start each at its first record at or after its time. Only on a new checkpoint; wins over startingOffsets.'),
+    startingOffsetsByTimestampStrategy: z.enum(['error', 'latest']).default('error').describe('When a partition has no record at or after the starting time: error fails the query\'s first batch; latest starts that partition at its end.'),
+    maxOffsetsPerTrigger: z
+      .number()
+      // Any integer up to Spark's Long.MaxValue (9223372036854775807, which a JSON number rounds to 2^63).
+      .refine((n) => Number.isInteger(n) && n >= 1 && n <= LONG_MAX_AS_NUMBER, 'must be an integer from 1 to 9223372036854775807 (Long.MaxValue)')
+      .optional()
+      // At 2^53 and above no batch can be that large, and the value is no longer exact: no limit, as Spark users mean by Long.MaxValue.
+      .transform((n) => (n !== undefined && n >= 2 ** 53 ? undefined : n))
+      .describe('At most this many offsets per batch, split over partitions by how far behind each is (a partition with records gets at least one). 9223372036854775807 (Long.MaxValue), or anything from 2^53 up: no limit.'),
     failOnDataLoss: z.boolean().default(true).describe('Fail, or skip with a warning, when records a batch needs are gone (retention, topic recreated).'),
+    groupIdPrefix: z.string().min(1).optional().describe('Taken from Spark jobs, with no effect: Weir reads partitions by offset and never joins or commits a consumer group (the offsets live in the checkpoint, as in Spark), so no group appears on the brokers.'),
+    groupId: z.string().min(1).optional().describe('Spark\'s kafka.group.id, taken with no effect: Weir reads partitions by offset and never joins or commits a consumer group, so group-based authorization does not apply to it.'),
     includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
     maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
   })
@@ -54,6 +72,10 @@ export const kafkaSourceOptions = z
     if (o.assign !== undefined) {
       const a = parseAssign(o.assign);
       if (typeof a === 'string') ctx.addIssue({ code: 'custom', path: ['assign'], message: a });
+    }
+    if (o.startingOffsetsByTimestamp !== undefined) {
+      const t = parseOffsetsByTimestamp(o.startingOffsetsByTimestamp);
+      if (typeof t === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsetsByTimestamp'], message: t });
     }
     const s = parseStartingOffsets(o.startingOffsets);
     if (typeof s === 'object' && 'error' in s && typeof s.error === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsets'], message: s.error });
@@ -91,12 +113,14 @@ export class KafkaSource implements Source {
   readonly description: string;
   readonly replayable = true;
   readonly replayableReason = REASON;
-  private kafka: Kafka | null = null;
   private admin: Admin | null = null;
+  private connecting: Promise<Admin> | null = null;
+  /** Set by prepareForTriggerAvailableNow: the partitions and offsets this run reads up to. */
+  private availableNowEnd: Map<string, PartitionWatermarks & { topic: string; partition: number }> | null = null;
   private reader: PartitionReader | null = null;
   private readonly pattern: { test(s: string): boolean } | null;
   /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
-  private lastSkipped: { offsets: number; warnings: string[] } = { offsets: 0, warnings: [] };
+  private lastSkipped: { offsets: number; warnings: string[]; logged: string[] } = { offsets: 0, warnings: [], logged: [] };
 
   constructor(
     private readonly opts: KafkaSourceOptions,
@@ -116,14 +140,36 @@ export class KafkaSource implements Source {
     throw new WeirError('SOURCE_ERROR', `Kafka source ${this.description} could not ${what}: ${msg}. Check the brokers in bootstrapServers are reachable and the topics exist; the batch will be retried from the checkpoint.`);
   }
 
-  private async client(): Promise<Admin> {
-    if (!this.admin) {
-      this.kafka = createKafka(this.opts, this.outbound);
-      const admin = this.kafka.admin();
-      await admin.connect();
-      this.admin = admin;
+  /**
+   * The one admin client of this source. The promise is kept, not only the connected client: a
+   * re-run batch reads its range and the latest offsets at once, before anything else connected,
+   * and two callers that each made their own client left one connected after stop() (its
+   * sockets kept the process alive after the run ended).
+   */
+  private client(): Promise<Admin> {
+    if (this.admin) return Promise.resolve(this.admin);
+    if (!this.connecting) {
+      const connecting = this.connectAdmin();
+      this.connecting = connecting;
+      // Cleared once settled (after the assignment above, even when creating the client threw).
+      const settled = () => {
+        if (this.connecting === connecting) this.connecting = null;
+      };
+      connecting.then(settled, settled);
     }
-    return this.admin;
+    return this.connecting;
+  }
+
+  private async connectAdmin(): Promise<Admin> {
+    const admin = createKafka(this.opts, this.outbound).admin();
+    try {
+      await admin.connect();
+    } catch (e) {
+      await admin.disconnect().catch(() => undefined);
+      throw e;
+    }
+    this.admin = admin;
+    return admin;
   }
 
   private partitionReader(): PartitionReader {
@@ -191,15 +237,34 @@ export class KafkaSource implements Source {
 
   private async resolveStart(wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>): Promise<KafkaOffsets> {
     const out: KafkaOffsets = {};
-    if (this.opts.startingTimestamp !== undefined) {
+    const byTimestamp = this.opts.startingTimestamp !== undefined ? null : this.opts.startingOffsetsByTimestamp !== undefined ? (parseOffsetsByTimestamp(this.opts.startingOffsetsByTimestamp) as KafkaOffsets) : undefined;
+    if (byTimestamp !== undefined) {
+      // Per partition, the time to look up: one for all (startingTimestamp) or each its own.
+      const times = new Map<string, number>();
+      for (const [k, w] of wm) {
+        const t = byTimestamp === null ? this.opts.startingTimestamp! : byTimestamp[w.topic]?.[String(w.partition)];
+        if (t === undefined) {
+          throw new WeirError('VALIDATION_ERROR', `startingOffsetsByTimestamp gives no time for ${w.topic} partition ${w.partition}, which the query reads. As in Spark, list every partition of every topic read, or use startingTimestamp for one time for all.`);
+        }
+        times.set(k, t);
+      }
       const admin = await this.client();
-      const topics = [...new Set([...wm.values()].map((w) => w.topic))];
-      for (const topic of topics) {
-        for (const p of await admin.fetchTopicOffsetsByTimestamp(topic, this.opts.startingTimestamp)) {
-          const w = wm.get(tpKey(topic, p.partition));
-          if (!w) continue;
-          // No record at or after the time: the partition's end (Spark's "latest" for a missing answer).
+      // ListOffsets by timestamp asks one time per topic: one request per topic and distinct time.
+      const asks = new Map<string, { topic: string; time: number }>();
+      for (const [k, t] of times) asks.set(`${wm.get(k)!.topic}\u0000${t}`, { topic: wm.get(k)!.topic, time: t });
+      for (const { topic, time } of asks.values()) {
+        for (const p of await admin.fetchTopicOffsetsByTimestamp(topic, time)) {
+          const k = tpKey(topic, p.partition);
+          const w = wm.get(k);
+          if (!w || times.get(k) !== time) continue;
           const o = Number(p.offset);
+          if (o < 0 && this.opts.startingOffsetsByTimestampStrategy === 'error') {
+            throw new WeirError(
+              'VALIDATION_ERROR',
+              `No offset matched from request of topic-partition ${topic}-${p.partition} and timestamp ${time}: it has no record at or after that time. ` +
+                'Choose an earlier starting time, or set startingOffsetsByTimestampStrategy to "latest" to start such partitions at their end.',
+            );
+          }
           (out[topic] ??= {})[String(p.partition)] = o < 0 ? w.high : o;
         }
       }
@@ -223,10 +288,22 @@ export class KafkaSource implements Source {
     return out;
   }
 
+  /**
+   * Trigger.AvailableNow (Spark's allDataForTriggerAvailableNow): the latest offsets now are the
+   * run's end, so a topic produced to without pause cannot keep an available-now run going.
+   */
+  async prepareForTriggerAvailableNow(): Promise<void> {
+    try {
+      this.availableNowEnd = await this.watermarks();
+    } catch (e) {
+      this.fail('read the latest offsets', e);
+    }
+  }
+
   async latestOffset(start?: Offset | null, limit: ReadLimit = 'default'): Promise<Offset | null> {
     let wm: Map<string, PartitionWatermarks & { topic: string; partition: number }>;
     try {
-      wm = await this.watermarks();
+      wm = this.availableNowEnd ?? (await this.watermarks());
     } catch (e) {
       this.fail('plan its next batch', e);
     }
@@ -252,25 +329,21 @@ export class KafkaSource implements Source {
     return out;
   }
 
-  /** Spark's maxOffsetsPerTrigger: the budget split over partitions by how far behind each is. */
-  private rateLimit(from: Map<string, number>, end: Map<string, number>, max: number): void {
-    const behind = [...end].map(([k, e]) => [k, Math.max(0, e - (from.get(k) ?? 0))] as const).filter(([, n]) => n > 0);
-    const total = behind.reduce((s, [, n]) => s + n, 0);
-    if (total <= max) return;
-    let left = max;
-    const shares = behind.map(([k, n]) => {
-      const share = Math.min(n, Math.floor((n * max) / total));
-      left -= share;
-      return [k, share, n] as [string, number, number];
-    });
-    // Hand out the rounding remainder in a fixed order so planning is deterministic.
-    for (const s of shares.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      if (left === 0) break;
-      const extra = Math.min(left, s[2] - s[1]);
-      s[1] += extra;
-      left -= extra;
+  /**
+   * Spark's maxOffsetsPerTrigger (KafkaMicroBatchStream.rateLimit): each partition gets the
+   * budget's share in proportion to its backlog, rounded down, but a share below one offset is
+   * rounded up so that no partition with records waits for the large ones to drain. A batch can
+   * so exceed the limit by at most one offset per partition, as in Spark.
+   */
+  private rateLimit(from: Map<string, number>, end: Map<string, number>, limit: number): void {
+    const sizes = [...end].map(([k, e]) => [k, e - (from.get(k) ?? 0)] as const).filter(([, n]) => n > 0);
+    const total = sizes.reduce((s, [, n]) => s + n, 0);
+    if (total < 1) return;
+    for (const [k, size] of sizes) {
+      const prorate = limit * (size / total);
+      const share = prorate < 1 ? Math.ceil(prorate) : Math.floor(prorate);
+      end.set(k, Math.min(end.get(k)!, (from.get(k) ?? 0) + share));
     }
-    for (const [k, share] of shares) end.set(k, (from.get(k) ?? 0) + share);
   }
 
   private offsetsOf(o: Offset): KafkaOffsets {
@@ -290,7 +363,7 @@ export class KafkaSource implements Source {
       if (!initial) throw new WeirError('BAD_OFFSET', `The checkpoint has offsets for a first batch but no ${this.ctx.metadataPath}/0 with the Kafka source's starting offsets. It was not written by this source: use a new checkpointLocation.`);
       s = initial;
     }
-    this.lastSkipped = { offsets: 0, warnings: [] };
+    this.lastSkipped = { offsets: 0, warnings: [], logged: [] };
     const ranges: { topic: string; partition: number; from: number; to: number }[] = [];
     for (const topic of Object.keys(e).sort()) {
       for (const p of Object.keys(e[topic]).sort((a, b) => Number(a) - Number(b))) {
@@ -300,8 +373,9 @@ export class KafkaSource implements Source {
     const rows: Row[] = [];
     let wm: Map<string, PartitionWatermarks & { topic: string; partition: number }> | null = null;
     for (const r of ranges) {
+      const tp = tpKey(r.topic, r.partition);
       if (r.to < r.from) {
-        this.dataLoss(r.topic, r.partition, r.to, r.from, `its offset went back from ${r.from} to ${r.to} (the topic was deleted and recreated, or the partition truncated)`);
+        this.dataLoss(r.topic, r.partition, r.to, r.from, `its offset went back from ${r.from} to ${r.to} (the topic was deleted and recreated, or the partition truncated)`, offsetChanged(tp, r.from, r.to));
         continue;
       }
       if (r.to === r.from) continue;
@@ -313,12 +387,12 @@ export class KafkaSource implements Source {
       const w = wm.get(tpKey(r.topic, r.partition));
       let from = r.from;
       if (!w) {
-        this.dataLoss(r.topic, r.partition, r.from, r.to, 'the partition no longer exists');
+        this.dataLoss(r.topic, r.partition, r.from, r.to, 'the partition no longer exists', `Partition ${tp} is gone. Some data may have been missed.`);
         continue;
       }
       if (w.low > from) {
         const lostTo = Math.min(w.low, r.to);
-        this.dataLoss(r.topic, r.partition, from, lostTo, `retention deleted them (the partition now starts at ${w.low})`);
+        this.dataLoss(r.topic, r.partition, from, lostTo, `retention deleted them (the partition now starts at ${w.low})`, `Cannot fetch offset ${from} of ${tp}: the earliest available offset is ${w.low}, some data may have been missed.`);
         from = lostTo;
         if (from >= r.to) continue;
       }
@@ -330,11 +404,11 @@ export class KafkaSource implements Source {
       }
       if (got.highWatermark < r.to) {
         const readTo = got.records.length ? got.records[got.records.length - 1].offset + 1 : from;
-        this.dataLoss(r.topic, r.partition, Math.max(readTo, got.highWatermark), r.to, `the partition now ends at ${got.highWatermark} (the topic was deleted and recreated, or the partition truncated)`);
+        this.dataLoss(r.topic, r.partition, Math.max(readTo, got.highWatermark), r.to, `the partition now ends at ${got.highWatermark} (the topic was deleted and recreated, or the partition truncated)`, offsetChanged(tp, r.to, got.highWatermark));
       }
       for (const rec of got.records) rows.push(this.toRow(r.topic, r.partition, rec));
     }
-    return { rows, badRecords: [] };
+    return this.lastSkipped.logged.length ? { rows, badRecords: [], warnings: [...this.lastSkipped.logged] } : { rows, badRecords: [] };
   }
 
   /**
@@ -390,17 +464,23 @@ export class KafkaSource implements Source {
     return { rows: kept.reverse(), badRecords: [], bytesRead, stoppedAtBytes };
   }
 
-  private dataLoss(topic: string, partition: number, from: number, to: number, why: string): void {
+  /**
+   * Records a batch needs that are gone. `spark` is Spark's sentence for the case (what users of
+   * Spark search their logs for), said beside Weir's: in the error with failOnDataLoss true, and
+   * with false in the warning the execution logs and in the batch's progress.
+   */
+  private dataLoss(topic: string, partition: number, from: number, to: number, why: string, spark: string): void {
     const range = `[${Math.min(from, to)}, ${Math.max(from, to)})`;
     if (this.opts.failOnDataLoss) {
       throw new DataLossError(
-        `Kafka topic ${topic} partition ${partition}: offsets ${range} a batch needs are gone: ${why}. Some data may have been lost. ` +
+        `Kafka topic ${topic} partition ${partition}: offsets ${range} a batch needs are gone: ${why}. Some data may have been lost. ${spark} ` +
           'Raise the topic\'s retention so it outlasts a restart, or set source.options.failOnDataLoss to false to skip what is gone.',
         { topic, partition, from: Math.min(from, to), to: Math.max(from, to) },
       );
     }
     this.lastSkipped.offsets += Math.abs(to - from);
-    this.lastSkipped.warnings.push(`${topic}-${partition} ${range}: ${why}`);
+    this.lastSkipped.warnings.push(`${topic}-${partition} ${range}: ${why}. ${spark}`);
+    this.lastSkipped.logged.push(`Kafka source ${this.description} skipped offsets ${range} of ${topic}-${partition} (${why}). ${spark} ${SKIPPED_BECAUSE_FAIL_ON_DATA_LOSS_FALSE}`);
   }
 
   private toRow(topic: string, partition: number, r: FetchedRecord): Row {
@@ -444,6 +524,8 @@ export class KafkaSource implements Source {
   }
 
   async stop(): Promise<void> {
+    // A connect still in flight ends connected: wait for it so that its client is closed too.
+    await this.connecting?.catch(() => undefined);
     const admin = this.admin;
     const reader = this.reader;
     this.admin = null;
@@ -451,6 +533,16 @@ export class KafkaSource implements Source {
     await Promise.allSettled([admin?.disconnect(), reader?.close()]);
   }
 }
+
+/** Spark's sentence for a partition whose offset went back (KafkaMicroBatchStream's reportDataLoss). */
+function offsetChanged(tp: string, from: number, to: number): string {
+  return `Partition ${tp}'s offset was changed from ${from} to ${to}, some data may have been missed.`;
+}
+
+/** What Spark adds to a data-loss warning when failOnDataLoss is false. */
+const SKIPPED_BECAUSE_FAIL_ON_DATA_LOSS_FALSE =
+  'Some data may have been lost because they are not available in Kafka any more; either the data was aged out by Kafka or the topic may have been deleted before all the data in the topic was processed. ' +
+  'If you want your streaming query to fail on such cases, set the source option "failOnDataLoss" to "true".';
 
 function splitTp(k: string): [string, string] {
   const i = k.lastIndexOf('-');
@@ -471,6 +563,7 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
     return undefined;
   },
   secretOptions: KAFKA_SECRET_OPTIONS,
+  canonicalOptions: (raw) => canonicalKafkaOptions(raw, kafkaSourceOptions, 'source'),
   destinations: [{ option: 'bootstrapServers', kind: 'kafka' }],
 };
 

@@ -65,3 +65,15 @@ export function parseAssign(text: string): Record<string, number[]> | string {
   }
   return out;
 }
+
+/** startingOffsetsByTimestamp: `{"topic":{"0":1700000000000}}`, an epoch-ms time per partition. */
+export function parseOffsetsByTimestamp(text: string): KafkaOffsets | string {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return 'startingOffsetsByTimestamp is JSON like {"orders":{"0":1700000000000,"1":1700000000000}} (epoch ms per partition)';
+  }
+  const r = parseKafkaOffsets(v);
+  return typeof r === 'string' ? `startingOffsetsByTimestamp: ${r.replace('is not an offset', 'is not an epoch-ms time')}` : r;
+}

@@ -448,6 +448,7 @@ export class MicroBatchExecution {
   private async runBatch(b: PlannedBatch, input: SourceBatch): Promise<void> {
     const rt = this.runtime!;
     const { batchId, seq } = b;
+    for (const w of input.warnings ?? []) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
     const end = seq.offsets[0];
     const time = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
       const t = this.clock.now();

@@ -2,6 +2,7 @@
  * Sink types by name, mirroring source-registry.ts. Built-in modules register themselves from
  * `sinks/index.ts`.
  */
+import type { CanonicalOptions } from '../sources/source-registry';
 import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { OutputMode, Row, Schema } from '../types';
@@ -32,6 +33,11 @@ export interface SinkDefinition<O = unknown> {
   /** Optional: the rows readers of the destination see now (for `weir sink read`). */
   readRows?(options: O): Promise<Row[]>;
   secretOptions?: readonly string[];
+  /**
+   * Optional: Spark's spellings of the options in this definition's own names (see
+   * SourceDefinition.canonicalOptions).
+   */
+  canonicalOptions?(raw: Record<string, unknown>): CanonicalOptions;
   /**
    * Options that name a network destination (a URL, a connection string), checked against the
    * outbound policy at validation; a masked secret of this sink is kept on an edit only while

@@ -36,6 +36,13 @@ export interface SourceContext {
   queryId?: string;
 }
 
+/** A connector's options rewritten into its own names (canonicalOptions), and the options that rewrite refused. */
+export interface CanonicalOptions {
+  options: Record<string, unknown>;
+  /** path: the option's key as the user wrote it. */
+  issues: { path: string; message: string }[];
+}
+
 export interface SourceDefinition<O = unknown> {
   type: string;
   /** Validates `source.options`; errors name the field. */
@@ -47,6 +54,13 @@ export interface SourceDefinition<O = unknown> {
   checkSchema?(schema: Schema): string | undefined;
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
+  /**
+   * Optional: the options as a user of the engine this source mirrors writes them (Spark's names,
+   * values as strings) rewritten into this definition's own names, before `options` validates
+   * them; `issues` are options refused with their reason (path: the key as written). The control
+   * plane stores the rewritten form, so one option has one name wherever it is shown.
+   */
+  canonicalOptions?(raw: Record<string, unknown>): CanonicalOptions;
   /** Options that name a network destination (see SinkDefinition.destinations). */
   destinations?: readonly { option: string; kind: DestinationKind }[];
 }

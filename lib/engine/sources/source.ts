@@ -29,6 +29,12 @@ export interface SourceBatch {
    * watermark folds every row read, before any WHERE).
    */
   scanned?: { numInputRows: number; eventTimes?: EventTimeStats };
+  /**
+   * What reading the batch had to skip and its user must hear about (records a source could no
+   * longer read, with failOnDataLoss false): the execution logs each at warn level with the batch
+   * id, as Spark's sources log them, so they reach the CLI's stderr and the worker's log.
+   */
+  warnings?: string[];
 }
 
 /** The bounds of a look at a source's most recent records (the editor's Preview). */

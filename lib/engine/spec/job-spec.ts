@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { getSourceDefinition, sourceTypes } from '../sources/index';
+import type { CanonicalOptions, SourceDefinition } from '../sources/source-registry';
 import { getSinkDefinition, sinkTypes } from '../sinks/index';
 import { getStaticTableReader } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
@@ -183,6 +184,31 @@ function issuesOf(err: z.ZodError, prefix: (string | number)[] = []): SpecIssue[
   }));
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A connector's options in its own names (its canonicalOptions), and what that refused. */
+function canonicalOptionsOf(def: Pick<SourceDefinition, 'canonicalOptions'> | undefined, options: unknown): { options: unknown; issues: CanonicalOptions['issues'] } {
+  if (!def?.canonicalOptions || !isPlainObject(options)) return { options, issues: [] };
+  return def.canonicalOptions(options);
+}
+
+/**
+ * The spec with each connector's options in the connector's own names (Spark's spellings
+ * rewritten, see SourceDefinition.canonicalOptions), nothing else changed: what the control
+ * plane stores, so a job page shows each option once. Options a rewrite refuses are kept as they
+ * were, for validation to report.
+ */
+export function canonicalJobSpec(spec: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...spec };
+  for (const [part, get] of [['source', getSourceDefinition], ['sink', getSinkDefinition]] as const) {
+    const p = spec[part];
+    if (!isPlainObject(p) || typeof p.type !== 'string') continue;
+    const c = canonicalOptionsOf(get(p.type), p.options);
+    if (c.issues.length === 0 && c.options !== p.options) out[part] = { ...p, options: c.options };
+  }
+  return out;
+}
+
 export function parseJobSpec(input: unknown): ParseJobSpecResult {
   const base = JobSpecSchema.safeParse(input);
   const errors: SpecIssue[] = base.success ? [] : issuesOf(base.error);
@@ -194,7 +220,9 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
     const def = getSourceDefinition(raw.source.type);
     if (!def) errors.push({ path: 'source.type', message: `unknown source type "${raw.source.type}"; known types: ${sourceTypes().join(', ')}` });
     else {
-      const r = def.options.safeParse(raw.source.options ?? {});
+      const c = canonicalOptionsOf(def, raw.source.options ?? {});
+      errors.push(...c.issues.map((i) => ({ path: `source.options.${i.path}`, message: i.message })));
+      const r = def.options.safeParse(c.options);
       if (r.success) sourceOptions = r.data;
       else errors.push(...issuesOf(r.error, ['source', 'options']));
     }
@@ -203,7 +231,9 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
     const def = getSinkDefinition(raw.sink.type);
     if (!def) errors.push({ path: 'sink.type', message: `unknown sink type "${raw.sink.type}"; known types: ${sinkTypes().join(', ')}` });
     else {
-      const r = def.options.safeParse(raw.sink.options ?? {});
+      const c = canonicalOptionsOf(def, raw.sink.options ?? {});
+      errors.push(...c.issues.map((i) => ({ path: `sink.options.${i.path}`, message: i.message })));
+      const r = def.options.safeParse(c.options);
       if (r.success) sinkOptions = r.data;
       else errors.push(...issuesOf(r.error, ['sink', 'options']));
     }

@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
-import { checkRestartCompatibility, IncompatibleQueryChangeError, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
+import { canonicalJobSpec, checkRestartCompatibility, IncompatibleQueryChangeError, validateJob, type QueryPreview, type JobSpec, type OutboundPolicy, type ValidateJobResult } from '@/lib/engine';
 import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/client';
 import type { Principal, Role } from '../auth';
 import { requireRole } from '../auth';
@@ -77,7 +77,8 @@ function specObject(spec: unknown): Obj {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
     throw new InvalidJobSpecError([{ path: '(root)', message: 'expected a JSON object (the job spec)' }]);
   }
-  return spec as Obj;
+  // Spark's option spellings in the connectors' own names: what is stored and shown has one name per option.
+  return canonicalJobSpec(spec as Obj);
 }
 
 /** `<root>/<leaf>`: an s3:// root keeps its `//` (path.join would fold it into a local path). */
