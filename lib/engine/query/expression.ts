@@ -9,7 +9,7 @@ import { formatDecimal, type DecimalType } from './decimal';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
 export type SqlType = ColumnType | 'decimal' | 'date';
-export type IntegralBits = 8 | 16 | 32;
+type IntegralBits = 8 | 16 | 32;
 const INTEGRAL_NAMES: Record<IntegralBits, string> = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INT' };
 
 /** 1-based position in the SQL text. */
