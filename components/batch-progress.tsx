@@ -64,7 +64,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
         <Stat label="Guarantee" value={p.contract?.guarantee ?? '–'} note={p.contract?.summary} />
       </div>
 
-      <h4>Where the time went</h4>
+      <h3>Where the time went</h3>
       <div className="phase-bar" role="img" aria-label={`Batch duration by phase: ${phases.filter((x) => x.ms > 0).map((x) => `${x.phase} ${Math.round(x.ms)} ms`).join(', ') || 'no time recorded'}`}>
         {phases.map((x, i) =>
           x.share > 0 ? <span key={x.phase} style={{ width: `${x.share * 100}%`, background: CHART_COLORS[i % CHART_COLORS.length] }} title={`${x.phase}: ${Math.round(x.ms)} ms`} /> : null,
@@ -93,7 +93,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
 
       {source && (
         <>
-          <h4>Source</h4>
+          <h3>Source</h3>
           <dl className="kv">
             <dt>Description</dt>
             <dd>{source.description}</dd>
@@ -138,7 +138,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
 
       {p.eventTime && (
         <>
-          <h4>Event time</h4>
+          <h3>Event time</h3>
           <dl className="kv">
             <dt>Min / avg / max</dt>
             <dd>
@@ -152,7 +152,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
 
       {operators.length > 0 && (
         <>
-          <h4>State</h4>
+          <h3>State</h3>
           <div className="table-scroll">
             <table className="data compact" aria-label="State operators">
               <thead>

@@ -22,7 +22,7 @@ function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: n
   return (
     <section className="panel" aria-label={`Batch ${batchId} progress`}>
       <div className="page-head">
-        <h3>Batch {batchId}</h3>
+        <h2 className="as-h3">Batch {batchId}</h2>
         <button type="button" onClick={onClose}>
           Close
         </button>

@@ -23,7 +23,7 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
   if (state.length === 0) return null;
   return (
     <section className="panel" aria-label="State stores">
-      <h3>State stores</h3>
+      <h2 className="as-h3">State stores</h2>
       <div className="table-scroll">
         <table className="data compact" aria-label="State store versions">
           <thead>
@@ -94,9 +94,9 @@ function FileView({ jobId, path }: { jobId: string; path: string }) {
   });
   return (
     <section className="panel" aria-label={`File ${path}`}>
-      <h3>
+      <h2 className="as-h3">
         <code>{path}</code> {q.data && <span className="small muted-text">{formatBytes(q.data.size)}</span>}
-      </h3>
+      </h2>
       {q.isLoading ? (
         <p role="status">Loading…</p>
       ) : q.isError ? (

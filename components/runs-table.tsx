@@ -74,7 +74,8 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
     );
   const byRunId = new Map(runs.map((x) => [x.runId, x]));
   return (
-    <div className="table-scroll">
+    // Focusable and named: a keyboard user can scroll it sideways when it is wider than the page.
+    <div className="table-scroll" tabIndex={0} role="region" aria-label="Runs table">
       <table className="data" aria-label="Runs">
         <thead>
           <tr>
