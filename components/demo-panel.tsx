@@ -92,7 +92,9 @@ function Signatures({ job }: { job: DemoJobStatus }) {
   const d = job.diagnosis;
   if (!r && (!d || d.verdict === 'none')) return null;
   return (
-    <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))', gap: 12 }}>
+    // One above the other, each the card's width: the diagnosis's findings are label-value lists,
+    // unreadable in half a card.
+    <div>
       <section className="panel" aria-label={`The replay's signature, ${job.name}`} data-testid={`replay-signature-${job.mode}`}>
         <h3 style={{ marginTop: 0, fontSize: 15 }}>The replay&apos;s signature</h3>
         {r ? (
@@ -103,8 +105,7 @@ function Signatures({ job }: { job: DemoJobStatus }) {
           <p className="subtitle">Run “Crash after the sink write” to see it.</p>
         )}
       </section>
-      {/* The whole card's width: its findings are label-value lists, unreadable in half a card. */}
-      <section className="panel" aria-label={`Diagnosis now, ${job.name}`} data-testid={`diagnosis-${job.mode}`} style={{ gridColumn: '1 / -1' }}>
+      <section className="panel" aria-label={`Diagnosis now, ${job.name}`} data-testid={`diagnosis-${job.mode}`}>
         <h3 style={{ marginTop: 0, fontSize: 15 }}>Diagnosis now</h3>
         {d ? <DuplicateDiagnosisView d={d} /> : <p className="subtitle">The sink cannot be read yet.</p>}
       </section>

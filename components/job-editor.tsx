@@ -264,7 +264,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                 </Field>
               )}
               <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
-                <input value={form.checkpointLocation} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
+                <input value={form.checkpointLocation} title={form.checkpointLocation || undefined} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
               </Field>
               <Field
                 label="State store"
@@ -318,7 +318,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                     <span className="badge bad">{errors.length} problem{errors.length > 1 ? 's' : ''}</span>
                   </p>
                 ) : null}
-                <ul className="plain-list small">
+                <ul className="plain-list small issue-list">
                   {errors.map((e, i) => (
                     <li key={i} className="field-error">
                       <strong>{issueWhere(e, optionLabel)}</strong>: {e.path === 'outputMode' ? <ModeAdviceView reason={issueText(e)} /> : issueText(e)}

@@ -33,7 +33,7 @@ export function parseSample(text: string): unknown[] {
  * What is wrong with a sample before it is sent, in the sample's terms: too many records, or a
  * request (sample and spec) over the API's body limit. Null when it may be sent.
  */
-export function sampleProblem(records: number, requestBytes: number): string | null {
+function sampleProblem(records: number, requestBytes: number): string | null {
   if (records > MAX_PREVIEW_SAMPLE_RECORDS) return `The sample has ${records} records; a preview takes at most ${MAX_PREVIEW_SAMPLE_RECORDS}. Paste fewer records.`;
   if (requestBytes > MAX_BODY_BYTES) {
     return `The sample is too large: with the spec it is ${formatBytes(requestBytes)}, and a preview request may be at most ${formatBytes(MAX_BODY_BYTES)}. Paste fewer or smaller records.`;

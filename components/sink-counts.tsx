@@ -8,7 +8,7 @@ import type { SinkAudit } from '@/lib/server/drills/sink-audit';
 type Counts = Pick<SinkAudit, 'totalExpected' | 'totalActual' | 'duplicateRows'> & Partial<Pick<SinkAudit, 'missingRows' | 'unattributedRows'>>;
 
 /** The parts of `totalActual`; an audit recorded before the parts were kept gets them derived. */
-export function sinkParts(a: Counts) {
+function sinkParts(a: Counts) {
   const missing = a.missingRows ?? 0;
   const once = a.totalExpected - missing;
   return { once, duplicates: a.duplicateRows, unattributed: a.unattributedRows ?? a.totalActual - once - a.duplicateRows, missing };

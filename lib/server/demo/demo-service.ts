@@ -195,7 +195,7 @@ async function revenueOf(client: pg.Client, table: string): Promise<{ revenue: R
   };
 }
 
-export function duplicatesOf(total: number, audit: Pick<SinkAudit, 'batches'> | null): DemoJobStatus['duplicates'] {
+function duplicatesOf(total: number, audit: Pick<SinkAudit, 'batches'> | null): DemoJobStatus['duplicates'] {
   if (!audit) return { total, byBatch: null, notCommitted: 0 };
   const byBatch = audit.batches.filter((b) => b.duplicates > 0).map((b) => ({ batchId: b.batchId, rows: b.duplicates }));
   return { total, byBatch, notCommitted: total - byBatch.reduce((n, b) => n + b.rows, 0) };
