@@ -263,7 +263,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   <input value={form.triggerInterval} onChange={(e) => set('triggerInterval', e.target.value)} />
                 </Field>
               )}
-              <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
+              <Field label="Checkpoint location" control="checkpointLocation" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
                 <input value={form.checkpointLocation} title={form.checkpointLocation || undefined} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
               </Field>
               <Field

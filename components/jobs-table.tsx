@@ -110,7 +110,9 @@ export function JobsTable({ page, params, now }: { page: JobPage; params: JobsLi
         </div>
       ) : (
         <div className="table-scroll">
-          <table className="data" aria-label="Jobs">
+          {/* At 1280 px the nine columns fit with the actions in view: headers wrap (wrap-head) and
+              a long name wraps in its cell rather than widening the table. */}
+          <table className="data wrap-head" aria-label="Jobs">
             <thead>
               <tr>
                 {COLUMNS.map((c) => (
@@ -130,7 +132,7 @@ export function JobsTable({ page, params, now }: { page: JobPage; params: JobsLi
             <tbody>
               {page.items.map((j) => (
                 <tr key={j.id}>
-                  <td>
+                  <td className="wrap-cell name-cell">
                     <a href={`/jobs/${j.id}`}>{j.name}</a>
                     <div className="muted-text small">
                       {j.sourceType} → {j.sinkType}, {j.outputMode}

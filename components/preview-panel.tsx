@@ -106,7 +106,7 @@ export function PreviewPanel({ spec, disabledReason, canReadSource }: { spec: un
                     // The name, then its type on a line of its own: the header is upper-cased
                     // by the table's style, which ran "w" and "WINDOW" together.
                     <th key={f.name} className="preview-head">
-                      <span className="col-name">{f.name}</span>
+                      <span className="col-name">{f.name}</span>{' '}
                       <span className="col-type">{f.type}</span>
                     </th>
                   ))}

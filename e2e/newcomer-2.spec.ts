@@ -346,6 +346,20 @@ test('axe: the Runs table scrolls by keyboard, headings go down one level at a t
     await page.getByRole('table', { name: 'Batches' }).getByRole('button', { name: /^Details/ }).first().click();
     await expect(page.getByRole('table', { name: 'Duration by phase' })).toBeVisible();
     expect(await violations(), 'batch drill-down').toEqual([]);
+
+    // The edit page: the checkpoint path stays in its row (its full text in the title), nothing
+    // runs past the page.
+    await page.goto(`/jobs/${id}/edit`);
+    const cp = page.getByLabel('Checkpoint location');
+    const location = (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()).checkpointLocation as string;
+    await expect(cp).toHaveValue(location);
+    await expect(cp).toHaveAttribute('title', location);
+    await expect(page.getByRole('region', { name: 'Validation' }).getByRole('status')).toBeVisible();
+    const field = (await page.locator('[data-control="checkpointLocation"]').boundingBox())!;
+    const input = (await cp.boundingBox())!;
+    expect(input.x + input.width).toBeLessThanOrEqual(field.x + field.width + 0.5);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: 'e2e/artifacts/newcomer-edit.png', fullPage: true });
   } finally {
     await request.post(`/api/jobs/${id}/stop`, { headers: auth });
     await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()).status), { timeout: 60_000 }).toBe(true);
