@@ -7,6 +7,7 @@
 import type { StreamingQueryProgress } from '@/lib/engine/progress';
 import { CHART_COLORS, phaseBreakdown } from './chart-series';
 import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
+import { TableScroll } from './table-scroll';
 
 type Progress = Partial<StreamingQueryProgress>;
 
@@ -153,7 +154,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
       {operators.length > 0 && (
         <>
           <h3>State</h3>
-          <div className="table-scroll">
+          <TableScroll label="State operators">
             <table className="data compact" aria-label="State operators">
               <thead>
                 <tr>
@@ -182,7 +183,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </>
       )}
 

@@ -16,6 +16,7 @@ import { apiFetch, errorMessage } from './api-client';
 import { buildTree, type TreeNode } from './checkpoint-tree';
 import { formatBytes, formatClock } from './format';
 import { queryKeys } from './query-keys';
+import { TableScroll } from './table-scroll';
 
 const CHECK_BADGE = { ok: 'ok', ahead: 'warn', missing: 'bad', 'no-commits': 'muted' } as const;
 
@@ -24,7 +25,7 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
   return (
     <section className="panel" aria-label="State stores">
       <h2 className="as-h3">State stores</h2>
-      <div className="table-scroll">
+      <TableScroll label="State store versions">
         <table className="data compact" aria-label="State store versions">
           <thead>
             <tr>
@@ -62,7 +63,7 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </section>
   );
 }

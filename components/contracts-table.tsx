@@ -6,6 +6,7 @@
 import type { ContractQuery, ContractRow, ContractSortKey } from '@/lib/server/contracts/contract-audit-presenter';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 import { formatDateTime } from './format';
+import { TableScroll } from './table-scroll';
 
 const GUARANTEES = ['at-least-once', 'at-most-once', 'exactly-once', 'unknown'];
 
@@ -118,7 +119,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
           <p>No job matches these filters.</p>
         </div>
       ) : (
-        <div className="table-scroll">
+        <TableScroll label="Contract audit">
           {/* Headers wrap and long names and fixes wrap in their cells, so that Last restart and Fix
               stay in view at 1280 px. */}
           <table className="data wrap-head" aria-label="Contract audit">
@@ -201,7 +202,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </>
   );

@@ -13,6 +13,7 @@ import type { QueryPreview } from '@/lib/engine';
 import { apiFetch, errorMessage } from './api-client';
 import { formatBytes } from './format';
 import { MAX_BODY_BYTES, MAX_PREVIEW_SAMPLE_RECORDS } from '@/lib/server/http/body-limits';
+import { TableScroll } from './table-scroll';
 
 /** A JSON array, or one JSON value per non-empty line; throws naming the bad line. */
 export function parseSample(text: string): unknown[] {
@@ -98,7 +99,7 @@ export function PreviewPanel({ spec, disabledReason, canReadSource }: { spec: un
               {n}
             </p>
           ))}
-          <div className="table-scroll">
+          <TableScroll label="Preview rows">
             <table className="data" aria-label="Preview rows">
               <thead>
                 <tr>
@@ -122,7 +123,7 @@ export function PreviewPanel({ spec, disabledReason, canReadSource }: { spec: un
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </div>
       )}
     </section>
