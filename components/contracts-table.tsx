@@ -156,7 +156,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
                     <GuaranteeBadge guarantee={r.guarantee === 'unknown' ? null : r.guarantee} />
                     {r.replayWouldDouble > 0 && <div className="small" style={{ color: 'var(--bad)' }}>next replay doubles up to {r.replayWouldDouble} rows</div>}
                   </td>
-                  <td style={{ whiteSpace: 'normal', minWidth: 160 }}>
+                  <td style={{ whiteSpace: 'normal', overflowWrap: 'anywhere', minWidth: 160 }}>
                     {r.missing.length === 0 ? (
                       <span className="muted-text">none</span>
                     ) : (
@@ -184,7 +184,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
                       <span className="muted-text">never</span>
                     )}
                   </td>
-                  <td style={{ whiteSpace: 'normal', minWidth: 170 }} className="small">
+                  <td style={{ whiteSpace: 'normal', overflowWrap: 'anywhere', minWidth: 170 }} className="small">
                     <FixText text={r.fix} />
                     {r.missing.length > 1 && (
                       <ul className="plain-list muted-text">
