@@ -13,6 +13,7 @@ import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
 import { actorName } from '@/lib/server/actor';
 import { formatDateTime } from './format';
+import { TableScroll } from './table-scroll';
 
 const keys = { alerts: () => ['alerts', 'list'] as const, rules: () => ['alerts', 'rules'] as const };
 const kindLabel = (k: string) => KIND_OPTIONS.find((o) => o.kind === k)?.label ?? k;
@@ -22,7 +23,7 @@ function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: 
   if (!alerts.length) return <p className="muted-text">None.</p>;
   const firing = alerts.some((a) => a.state === 'FIRING');
   return (
-    <div className="table-scroll">
+    <TableScroll label={label}>
       <table className="data" aria-label={label}>
         <thead>
           <tr>
@@ -69,7 +70,7 @@ function AlertsTable({ label, alerts, onAcknowledge }: { label: string; alerts: 
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
@@ -185,7 +186,7 @@ export function AlertsPanel(props: { initialAlerts: AlertView[]; initialRules: A
         {rules.data.length === 0 ? (
           <p className="muted-text">No rules yet. Start with a global “State growing” rule: unbounded state is a slow leak with correct output.</p>
         ) : (
-          <div className="table-scroll">
+          <TableScroll label="Alert rules">
             <table className="data" aria-label="Alert rules">
               <thead>
                 <tr>
@@ -223,7 +224,7 @@ export function AlertsPanel(props: { initialAlerts: AlertView[]; initialRules: A
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
         {toggle.error || remove.error ? (
           <div className="error-box" role="alert">

@@ -63,7 +63,9 @@ function ChartPanel({ title, children, empty, order, shown, note }: { title: str
   const [ref, width] = useWidth();
   return (
     <section className="panel" aria-labelledby={id}>
-      <h3 id={id}>{title}</h3>
+      <h2 id={id} className="as-h3">
+        {title}
+      </h2>
       {empty ? (
         <p className="muted-text small">No batches in this range.</p>
       ) : note ? (

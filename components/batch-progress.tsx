@@ -7,6 +7,7 @@
 import type { StreamingQueryProgress } from '@/lib/engine/progress';
 import { CHART_COLORS, phaseBreakdown } from './chart-series';
 import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
+import { TableScroll } from './table-scroll';
 
 type Progress = Partial<StreamingQueryProgress>;
 
@@ -64,7 +65,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
         <Stat label="Guarantee" value={p.contract?.guarantee ?? '–'} note={p.contract?.summary} />
       </div>
 
-      <h4>Where the time went</h4>
+      <h3>Where the time went</h3>
       <div className="phase-bar" role="img" aria-label={`Batch duration by phase: ${phases.filter((x) => x.ms > 0).map((x) => `${x.phase} ${Math.round(x.ms)} ms`).join(', ') || 'no time recorded'}`}>
         {phases.map((x, i) =>
           x.share > 0 ? <span key={x.phase} style={{ width: `${x.share * 100}%`, background: CHART_COLORS[i % CHART_COLORS.length] }} title={`${x.phase}: ${Math.round(x.ms)} ms`} /> : null,
@@ -93,7 +94,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
 
       {source && (
         <>
-          <h4>Source</h4>
+          <h3>Source</h3>
           <dl className="kv">
             <dt>Description</dt>
             <dd>{source.description}</dd>
@@ -138,7 +139,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
 
       {p.eventTime && (
         <>
-          <h4>Event time</h4>
+          <h3>Event time</h3>
           <dl className="kv">
             <dt>Min / avg / max</dt>
             <dd>
@@ -152,8 +153,8 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
 
       {operators.length > 0 && (
         <>
-          <h4>State</h4>
-          <div className="table-scroll">
+          <h3>State</h3>
+          <TableScroll label="State operators">
             <table className="data compact" aria-label="State operators">
               <thead>
                 <tr>
@@ -182,7 +183,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </>
       )}
 

@@ -11,6 +11,7 @@ import { BatchProgressView } from './batch-progress';
 import { PagerButtons, useKeysetPages } from './keyset-pager';
 import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
 import { BATCH_PAGE_SIZE, queryKeys } from './query-keys';
+import { TableScroll } from './table-scroll';
 
 export interface BatchPage {
   items: BatchSummary[];
@@ -22,7 +23,7 @@ function BatchDrillDown({ jobId, batchId, onClose }: { jobId: string; batchId: n
   return (
     <section className="panel" aria-label={`Batch ${batchId} progress`}>
       <div className="page-head">
-        <h3>Batch {batchId}</h3>
+        <h2 className="as-h3">Batch {batchId}</h2>
         <button type="button" onClick={onClose}>
           Close
         </button>
@@ -68,7 +69,7 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
           <p>Each committed micro-batch appears here with its progress figures.</p>
         </div>
       ) : (
-        <div className="table-scroll">
+        <TableScroll label="Batches">
           {/* Headers wrap and the trigger time wraps after its date (wrap-head, wrap-time): twelve
               columns fit a 1280 px window with the Details button in view; the rates share a
               column, input then processed. */}
@@ -117,7 +118,7 @@ export function BatchTable({ jobId, live, initial }: { jobId: string; live: bool
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <PagerButtons pages={pages} next={q.data?.nextBefore} />
       {open !== null && <BatchDrillDown jobId={jobId} batchId={open} onClose={() => setOpen(null)} />}

@@ -16,6 +16,7 @@ import { apiFetch, errorMessage } from './api-client';
 import { buildTree, type TreeNode } from './checkpoint-tree';
 import { formatBytes, formatClock } from './format';
 import { queryKeys } from './query-keys';
+import { TableScroll } from './table-scroll';
 
 const CHECK_BADGE = { ok: 'ok', ahead: 'warn', missing: 'bad', 'no-commits': 'muted' } as const;
 
@@ -23,8 +24,8 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
   if (state.length === 0) return null;
   return (
     <section className="panel" aria-label="State stores">
-      <h3>State stores</h3>
-      <div className="table-scroll">
+      <h2 className="as-h3">State stores</h2>
+      <TableScroll label="State store versions">
         <table className="data compact" aria-label="State store versions">
           <thead>
             <tr>
@@ -62,7 +63,7 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
             )}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </section>
   );
 }
@@ -94,9 +95,9 @@ function FileView({ jobId, path }: { jobId: string; path: string }) {
   });
   return (
     <section className="panel" aria-label={`File ${path}`}>
-      <h3>
+      <h2 className="as-h3">
         <code>{path}</code> {q.data && <span className="small muted-text">{formatBytes(q.data.size)}</span>}
-      </h3>
+      </h2>
       {q.isLoading ? (
         <p role="status">Loading…</p>
       ) : q.isError ? (

@@ -6,6 +6,7 @@
 import type { ContractQuery, ContractRow, ContractSortKey } from '@/lib/server/contracts/contract-audit-presenter';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 import { formatDateTime } from './format';
+import { TableScroll } from './table-scroll';
 
 const GUARANTEES = ['at-least-once', 'at-most-once', 'exactly-once', 'unknown'];
 
@@ -14,8 +15,8 @@ const COLUMNS: { key: ContractSortKey | null; label: string; num?: boolean }[] =
   { key: 'guarantee', label: 'Guarantee' },
   { key: null, label: 'Missing signatures' },
   { key: 'sinkMode', label: 'Sink mode' },
-  { key: 'medianRows', label: 'Median rows/batch', num: true },
-  { key: 'maxRows', label: 'Max rows/batch', num: true },
+  { key: 'medianRows', label: 'Median rows a batch', num: true },
+  { key: 'maxRows', label: 'Max rows a batch', num: true },
   { key: 'lastRestartAt', label: 'Last restart' },
   { key: null, label: 'Fix' },
 ];
@@ -118,8 +119,10 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
           <p>No job matches these filters.</p>
         </div>
       ) : (
-        <div className="table-scroll">
-          <table className="data" aria-label="Contract audit">
+        <TableScroll label="Contract audit">
+          {/* Headers wrap and long names and fixes wrap in their cells, so that Last restart and Fix
+              stay in view at 1280 px. */}
+          <table className="data wrap-head" aria-label="Contract audit">
             <thead>
               <tr>
                 {COLUMNS.map((c) => {
@@ -143,17 +146,17 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
             <tbody>
               {data.items.map((r) => (
                 <tr key={r.jobId} data-testid={`contract-${r.name}`}>
-                  <td>
+                  <td className="wrap-cell name-cell">
                     <a href={`/jobs/${r.jobId}`}>{r.name}</a>
                     <div className="muted-text small">
                       {r.sourceType} → {r.sinkType} <StatusBadge status={r.status} />
                     </div>
                   </td>
-                  <td>
+                  <td style={{ whiteSpace: 'normal' }}>
                     <GuaranteeBadge guarantee={r.guarantee === 'unknown' ? null : r.guarantee} />
                     {r.replayWouldDouble > 0 && <div className="small" style={{ color: 'var(--bad)' }}>next replay doubles up to {r.replayWouldDouble} rows</div>}
                   </td>
-                  <td style={{ whiteSpace: 'normal', minWidth: 260 }}>
+                  <td style={{ whiteSpace: 'normal', overflowWrap: 'anywhere', minWidth: 160 }}>
                     {r.missing.length === 0 ? (
                       <span className="muted-text">none</span>
                     ) : (
@@ -171,7 +174,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
                   </td>
                   <td className="num">{r.medianRows ?? '–'}</td>
                   <td className="num">{r.maxRows ?? '–'}</td>
-                  <td>
+                  <td className="wrap-time">
                     {r.lastRestartAt ? (
                       <>
                         <time dateTime={r.lastRestartAt}>{formatDateTime(r.lastRestartAt)}</time>
@@ -181,7 +184,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
                       <span className="muted-text">never</span>
                     )}
                   </td>
-                  <td style={{ whiteSpace: 'normal', minWidth: 280 }} className="small">
+                  <td style={{ whiteSpace: 'normal', overflowWrap: 'anywhere', minWidth: 170 }} className="small">
                     <FixText text={r.fix} />
                     {r.missing.length > 1 && (
                       <ul className="plain-list muted-text">
@@ -199,7 +202,7 @@ export function ContractsTable({ data, query, invalidQuery }: { data: { items: C
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </>
   );

@@ -16,6 +16,17 @@ import { formatClock } from './format';
 const demoKey = ['demo'] as const;
 const money = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
 
+/** Batch ids with their duplicate rows, consecutive ids with the same count as one run: "0–5 (+8 each), 20 (+8)". */
+function batchRuns(items: { batchId: number; rows: number }[]): string {
+  const runs: { from: number; to: number; rows: number }[] = [];
+  for (const b of items) {
+    const last = runs[runs.length - 1];
+    if (last && last.to + 1 === b.batchId && last.rows === b.rows) last.to = b.batchId;
+    else runs.push({ from: b.batchId, to: b.batchId, rows: b.rows });
+  }
+  return runs.map((r) => (r.from === r.to ? `${r.from} (+${r.rows})` : `${r.from}–${r.to} (+${r.rows} each)`)).join(', ');
+}
+
 function DrillButton({ job }: { job: DemoJobStatus }) {
   const qc = useQueryClient();
   const active = job.drills.find((d) => d.status !== 'RECOVERED' && d.status !== 'FAILED');
@@ -81,8 +92,10 @@ function Signatures({ job }: { job: DemoJobStatus }) {
   const d = job.diagnosis;
   if (!r && (!d || d.verdict === 'none')) return null;
   return (
-    <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(240px, 1fr))', gap: 12 }}>
-      <section className="panel" aria-label="The replay's signature" data-testid={`replay-signature-${job.mode}`}>
+    // One above the other, each the card's width: the diagnosis's findings are label-value lists,
+    // unreadable in half a card.
+    <div>
+      <section className="panel" aria-label={`The replay's signature, ${job.name}`} data-testid={`replay-signature-${job.mode}`}>
         <h3 style={{ marginTop: 0, fontSize: 15 }}>The replay&apos;s signature</h3>
         {r ? (
           <p>
@@ -92,7 +105,7 @@ function Signatures({ job }: { job: DemoJobStatus }) {
           <p className="subtitle">Run “Crash after the sink write” to see it.</p>
         )}
       </section>
-      <section className="panel" aria-label="Diagnosis now" data-testid={`diagnosis-${job.mode}`}>
+      <section className="panel" aria-label={`Diagnosis now, ${job.name}`} data-testid={`diagnosis-${job.mode}`}>
         <h3 style={{ marginTop: 0, fontSize: 15 }}>Diagnosis now</h3>
         {d ? <DuplicateDiagnosisView d={d} /> : <p className="subtitle">The sink cannot be read yet.</p>}
       </section>
@@ -102,7 +115,6 @@ function Signatures({ job }: { job: DemoJobStatus }) {
 
 function JobCard({ job, canDrill, canReset }: { job: DemoJobStatus; canDrill: boolean; canReset: boolean }) {
   const lastDrill = job.drills[0];
-  const audit = job.audit;
   return (
     <section className="panel" aria-label={job.name} data-testid={`demo-${job.mode}`}>
       <h2 style={{ marginTop: 0, fontSize: 17 }}>
@@ -138,10 +150,9 @@ function JobCard({ job, canDrill, canReset }: { job: DemoJobStatus; canDrill: bo
         </tbody>
       </table>
       <p data-testid={`duplicates-${job.mode}`}>
-        Duplicate rows in the sink: <strong>{job.duplicateRows}</strong>
-        {audit?.perBatch && audit.batches.some((b) => b.duplicates > 0) && (
-          <> — batches replayed twice: {audit.batches.filter((b) => b.duplicates > 0).map((b) => `${b.batchId} (+${b.duplicates})`).join(', ')}</>
-        )}
+        Duplicate rows in the sink: <strong>{job.duplicates.total}</strong>
+        {job.duplicates.byBatch && job.duplicates.byBatch.length > 0 && <> — by batch id: {batchRuns(job.duplicates.byBatch)}</>}
+        {job.duplicates.byBatch && job.duplicates.notCommitted !== 0 && <>; under batch ids the current query has not committed yet: {job.duplicates.notCommitted}</>}
       </p>
       <p className="subtitle">{(job.contract as { summary?: string } | null)?.summary ?? ''}</p>
       <p className="subtitle">Sink: {(job.contract as { sink?: { reason?: string } } | null)?.sink?.reason ?? ''}</p>

@@ -11,6 +11,7 @@ import { apiFetch, errorMessage } from './api-client';
 import { roleAllows, useMe } from './use-me';
 import { actorName } from '@/lib/server/actor';
 import { formatClock } from './format';
+import { SinkCounts } from './sink-counts';
 
 interface DrillView {
   id: string;
@@ -64,9 +65,8 @@ function AuditView({ audit }: { audit: DrillView['audit'] }) {
   return (
     <div data-testid="drill-audit">
       <p>
-        Duplicate audit ({audit.sinkType}, guarantee <strong>{audit.guarantee ?? 'unknown'}</strong>): {audit.totalActual} rows in the sink
-        for {audit.totalExpected} written by committed batches; <strong>{audit.duplicateRows} duplicate rows</strong>
-        {doubled.length > 0 && <> from the replay of batch {doubled.map((b) => `${b.batchId} (+${b.duplicates})`).join(', ')}</>}.
+        Duplicate audit ({audit.sinkType}, guarantee <strong>{audit.guarantee ?? 'unknown'}</strong>): <SinkCounts audit={audit} />
+        {doubled.length > 0 && <> The duplicates are from the replay of batch {doubled.map((b) => `${b.batchId} (+${b.duplicates})`).join(', ')}.</>}
       </p>
       <p className="subtitle">{audit.note}</p>
     </div>

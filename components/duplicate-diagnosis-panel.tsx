@@ -10,6 +10,7 @@ import type { DuplicateDiagnosis } from '@/lib/server/contracts/duplicate-diagno
 import { apiFetch, errorMessage } from './api-client';
 import { queryKeys } from './query-keys';
 import { formatDateTime } from './format';
+import { SinkCounts } from './sink-counts';
 
 const VERDICT: Record<DuplicateDiagnosis['verdict'], { label: string; tone: string }> = {
   none: { label: 'no duplicates', tone: 'ok' },
@@ -36,11 +37,11 @@ export function DuplicateDiagnosisView({ d }: { d: DuplicateDiagnosis }) {
       </p>
       {d.audit && (
         <p className="small muted-text">
-          The sink holds {d.audit.totalActual} rows for {d.audit.totalExpected} written by the committed batches; {d.audit.duplicateRows} duplicate rows. {d.note}
+          <SinkCounts audit={d.audit} /> {d.note}
         </p>
       )}
       {d.findings.map((f, i) => (
-        <article key={i} className="panel" aria-label={`${KIND_LABEL[f.kind]} finding`}>
+        <article key={i} className="panel kv-box" aria-label={`${KIND_LABEL[f.kind]} finding`}>
           <h3 style={{ marginTop: 0, fontSize: 15 }}>{KIND_LABEL[f.kind]}</h3>
           <dl className="kv">
             <dt>Batches</dt>

@@ -9,9 +9,10 @@ export interface FieldIssue {
   message: string;
 }
 
-export function Field({ label, issues, children, hint }: { label: string; issues: FieldIssue[]; children: ReactNode; hint?: string }) {
+/** `control`: the form control's name, so that an error elsewhere can link to (focus) it. */
+export function Field({ label, issues, children, hint, control }: { label: string; issues: FieldIssue[]; children: ReactNode; hint?: ReactNode; control?: string }) {
   return (
-    <div className="field">
+    <div className="field" data-control={control}>
       <label>
         {label}
         {children}

@@ -95,7 +95,7 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
         : null;
 
   return (
-    <div className="actions" role="group" aria-label={`Actions for ${job.name}`}>
+    <div className="actions" role="group" aria-label={`Actions for ${job.name}`} title={!detail && why ? why : undefined}>
       <button type="button" className="primary" disabled={!canOperate || active || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('start')}>
         Start
       </button>
@@ -120,11 +120,19 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
           </button>
         </>
       )}
-      {why && (
-        <span id={noteId} className="muted-text small">
-          {why} {me.data === null && <a href="/signin">Sign in</a>}
-        </span>
-      )}
+      {why &&
+        (detail ? (
+          <span id={noteId} className="muted-text small">
+            {why} {me.data === null && <a href="/signin">Sign in</a>}
+          </span>
+        ) : (
+          // In a table row the reason would widen the Actions column past the page (a viewer's
+          // sentence, or "Checking who is signed in…" while the page loads): read out, and shown
+          // on hover, instead.
+          <span id={noteId} className="visually-hidden">
+            {why}
+          </span>
+        ))}
       {act.isError && (
         <div className="error-box" role="alert">
           {errorMessage(act.error)}

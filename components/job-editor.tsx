@@ -20,9 +20,11 @@ import { Field } from './field';
 import { EMPTY_FORM, formControlOf, issueText, issueWhere, optionsObject, restartPolicyFromForm, specFromForm, type FormIssue, type JobForm, type PositionedIssue } from './job-form';
 import { OptionFields } from './option-fields';
 import { carryOptions } from './option-values';
-import { OutputModePicker } from './output-mode-picker';
+import { ModeAdviceView, OutputModePicker } from './output-mode-picker';
 import { queryKeys } from './query-keys';
 import { SqlEditor } from './sql-editor';
+import { formatBytes } from './format';
+import { MAX_SQL_BYTES } from '@/lib/engine/query/sql-limits';
 import { useHydrated } from './use-hydrated';
 import { roleAllows, useMe } from './use-me';
 
@@ -50,7 +52,14 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   };
   const { spec, issues: specIssues } = useMemo(() => specFromForm(form), [form]);
   const restart = useMemo(() => restartPolicyFromForm(form), [form]);
-  const formIssues = [...specIssues, ...restart.issues];
+  // Over the limit, the query is not sent to be checked (the API would refuse the whole body):
+  // the Query field says so itself.
+  const sqlBytes = useMemo(() => new TextEncoder().encode(form.sql).length, [form.sql]);
+  const sqlTooLong = sqlBytes > MAX_SQL_BYTES;
+  const sizeIssues: FormIssue[] = sqlTooLong
+    ? [{ path: 'sql', message: `The query is ${formatBytes(sqlBytes)}; a query may be at most ${formatBytes(MAX_SQL_BYTES)}. Shorten it: put long lists of values in a static table and join with it.` }]
+    : [];
+  const formIssues = [...specIssues, ...restart.issues, ...sizeIssues];
   const specText = useDebounced(JSON.stringify(spec), 350);
 
   const check = useQuery({
@@ -64,8 +73,9 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
       }),
     placeholderData: (prev) => prev,
     staleTime: 60_000,
+    enabled: !sqlTooLong,
   });
-  const stale = specText !== JSON.stringify(spec) || check.isFetching;
+  const stale = !sqlTooLong && (specText !== JSON.stringify(spec) || check.isFetching);
   const allErrors: PositionedIssue[] = [...formIssues, ...(check.data?.errors ?? [])];
   // Shown as an error: an issue of a control the user touched, or of no control (the output mode
   // follows from the query, so its legality always shows).
@@ -122,6 +132,17 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
 
   const canSave = roleAllows(me.data?.role, 'admin');
   const valid = !!check.data?.ok && formIssues.length === 0 && !stale;
+  // Why Preview (and Deploy) cannot run yet, in the form's words: next to the button, not a guess.
+  const toFill = [...new Set([...errors, ...untouched].map((e) => issueWhere({ ...e, line: undefined }, optionLabel)))];
+  const previewBlocked = valid
+    ? null
+    : sqlTooLong
+      ? 'The query is over its size limit.'
+      : stale || !check.data
+        ? 'Checking the spec…'
+        : toFill.length > 0
+          ? `Needs a valid spec first: ${toFill.join(', ')}.`
+          : 'Needs a valid spec first (see Validation).';
   const saveErrors = save.error instanceof ApiError ? ((save.error.details as { errors?: FormIssue[] } | undefined)?.errors ?? []) : [];
 
   return (
@@ -147,7 +168,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             </div>
           </section>
 
-          <section className="panel" aria-label="Query">
+          <section className="panel" aria-label="Query" data-control="sql">
             <h2>Query</h2>
             <SqlEditor value={form.sql} onChange={(v) => set('sql', v)} problems={sqlErrors} describedBy="sql-problems" completion={check.data?.completion} />
             <div id="sql-problems" aria-live="polite">
@@ -186,10 +207,10 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
               <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp, binary">
                 <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
               </Field>
-              <Field label="Event-time column" issues={at('source.eventTime')} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">
+              <Field label="Event-time column" control="eventTime" issues={at('source.eventTime')} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">
                 <input value={form.eventTime} onChange={(e) => set('eventTime', e.target.value)} />
               </Field>
-              <Field label="Watermark delay" issues={at('source.watermarkDelay')} hint='e.g. "10 seconds"'>
+              <Field label="Watermark delay" control="watermarkDelay" issues={at('source.watermarkDelay')} hint='e.g. "10 seconds"'>
                 <input value={form.watermarkDelay} onChange={(e) => set('watermarkDelay', e.target.value)} />
               </Field>
               <Field label="Bad records" issues={at('source.onBadRecord')}>
@@ -204,7 +225,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
           <section className="panel" aria-label="Sink">
             <h2>Sink</h2>
             <div className="form-grid">
-              <Field label="Sink type" issues={at('sink.type')}>
+              <Field label="Sink type" control="sinkType" issues={at('sink.type')}>
                 <select
                   value={form.sinkType}
                   onChange={(e) => {
@@ -225,10 +246,15 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
           <section className="panel" aria-label="Trigger and checkpoint">
             <h2>Trigger and checkpoint</h2>
             <div className="form-grid">
-              <Field label="Trigger" issues={at('trigger.type')}>
+              <Field
+                label="Trigger"
+                issues={at('trigger.type')}
+                hint={form.triggerType === 'processing-time' ? 'A batch every interval.' : form.triggerType === 'available-now' ? 'What the source holds now, in batches, then stop.' : 'One batch, then stop (use available now).'}
+              >
+                {/* Short names, so that the select shows all of its choice in a grid column. */}
                 <select value={form.triggerType} onChange={(e) => set('triggerType', e.target.value as JobForm['triggerType'])}>
-                  <option value="processing-time">processing time (every interval)</option>
-                  <option value="available-now">available now (then stop)</option>
+                  <option value="processing-time">processing time</option>
+                  <option value="available-now">available now</option>
                   <option value="once">once (deprecated)</option>
                 </select>
               </Field>
@@ -237,8 +263,8 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   <input value={form.triggerInterval} onChange={(e) => set('triggerInterval', e.target.value)} />
                 </Field>
               )}
-              <Field label="Checkpoint location" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
-                <input value={form.checkpointLocation} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
+              <Field label="Checkpoint location" control="checkpointLocation" issues={at('checkpointLocation')} hint="Empty: under the server's checkpoint root. s3://… survives machine loss.">
+                <input value={form.checkpointLocation} title={form.checkpointLocation || undefined} onChange={(e) => set('checkpointLocation', e.target.value)} disabled={mode === 'edit'} />
               </Field>
               <Field
                 label="State store"
@@ -267,7 +293,11 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
         <div>
           <section className="panel" aria-label="Validation">
             <h2>Validation</h2>
-            {check.isError ? (
+            {sqlTooLong ? (
+              <p className="field-error" role="alert">
+                Not checked: the query is over its size limit (see the Query field).
+              </p>
+            ) : check.isError ? (
               <div className="error-box" role="alert">
                 Could not check the spec: {errorMessage(check.error)}
               </div>
@@ -288,10 +318,10 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                     <span className="badge bad">{errors.length} problem{errors.length > 1 ? 's' : ''}</span>
                   </p>
                 ) : null}
-                <ul className="plain-list small">
+                <ul className="plain-list small issue-list">
                   {errors.map((e, i) => (
                     <li key={i} className="field-error">
-                      <strong>{issueWhere(e, optionLabel)}</strong>: {issueText(e)}
+                      <strong>{issueWhere(e, optionLabel)}</strong>: {e.path === 'outputMode' ? <ModeAdviceView reason={issueText(e)} /> : issueText(e)}
                     </li>
                   ))}
                   {warnings.map((w, i) => (
@@ -313,7 +343,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             <OutputModePicker value={form.outputMode} onChange={(m) => set('outputMode', m)} verdicts={check.data?.modes} />
           </section>
           <ExplainPanel operators={check.data?.operators} optimizations={check.data?.optimizations} />
-          <PreviewPanel spec={spec} disabled={!valid} canReadSource={canSave || me.isLoading} />
+          <PreviewPanel spec={spec} disabledReason={previewBlocked} canReadSource={canSave || me.isLoading} />
           <ContractAudit contract={check.data?.contract} />
           <section className="panel" aria-label="Deploy">
             {!canSave && !me.isLoading && (

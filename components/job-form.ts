@@ -244,6 +244,9 @@ const CONTROL_LABELS: Record<keyof JobForm, string> = {
   keep: 'Spec',
 };
 
+/** A control's label, as the form shows it. */
+export const controlLabel = (c: keyof JobForm): string => CONTROL_LABELS[c];
+
 export interface PositionedIssue extends FormIssue {
   line?: number;
   column?: number;

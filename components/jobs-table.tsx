@@ -16,6 +16,7 @@ import { useNow } from './use-now';
 import { JobActions } from './job-actions';
 import { Sparkline } from './sparkline';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
+import { TableScroll } from './table-scroll';
 
 const STATUSES = ['RUNNING', 'STARTING', 'PENDING', 'RECOVERING', 'STOPPING', 'STOPPED', 'FAILED'] as const;
 const GUARANTEES = ['exactly-once', 'at-least-once', 'at-most-once'];
@@ -109,8 +110,10 @@ export function JobsTable({ page, params, now }: { page: JobPage; params: JobsLi
           <p>No job matches this filter.</p>
         </div>
       ) : (
-        <div className="table-scroll">
-          <table className="data" aria-label="Jobs">
+        <TableScroll label="Jobs">
+          {/* At 1280 px the nine columns fit with the actions in view: headers wrap (wrap-head) and
+              a long name wraps in its cell rather than widening the table. */}
+          <table className="data wrap-head" aria-label="Jobs">
             <thead>
               <tr>
                 {COLUMNS.map((c) => (
@@ -130,7 +133,7 @@ export function JobsTable({ page, params, now }: { page: JobPage; params: JobsLi
             <tbody>
               {page.items.map((j) => (
                 <tr key={j.id}>
-                  <td>
+                  <td className="wrap-cell name-cell">
                     <a href={`/jobs/${j.id}`}>{j.name}</a>
                     <div className="muted-text small">
                       {j.sourceType} → {j.sinkType}, {j.outputMode}
@@ -168,7 +171,7 @@ export function JobsTable({ page, params, now }: { page: JobPage; params: JobsLi
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <nav className="actions" style={{ marginTop: 8 }} aria-label="Jobs pages">
         {params.cursor ? (

@@ -11,6 +11,9 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { QueryPreview } from '@/lib/engine';
 import { apiFetch, errorMessage } from './api-client';
+import { formatBytes } from './format';
+import { MAX_BODY_BYTES, MAX_PREVIEW_SAMPLE_RECORDS } from '@/lib/server/http/body-limits';
+import { TableScroll } from './table-scroll';
 
 /** A JSON array, or one JSON value per non-empty line; throws naming the bad line. */
 export function parseSample(text: string): unknown[] {
@@ -27,13 +30,31 @@ export function parseSample(text: string): unknown[] {
   });
 }
 
-export function PreviewPanel({ spec, disabled, canReadSource }: { spec: unknown; disabled: boolean; canReadSource: boolean }) {
+/**
+ * What is wrong with a sample before it is sent, in the sample's terms: too many records, or a
+ * request (sample and spec) over the API's body limit. Null when it may be sent.
+ */
+function sampleProblem(records: number, requestBytes: number): string | null {
+  if (records > MAX_PREVIEW_SAMPLE_RECORDS) return `The sample has ${records} records; a preview takes at most ${MAX_PREVIEW_SAMPLE_RECORDS}. Paste fewer records.`;
+  if (requestBytes > MAX_BODY_BYTES) {
+    return `The sample is too large: with the spec it is ${formatBytes(requestBytes)}, and a preview request may be at most ${formatBytes(MAX_BODY_BYTES)}. Paste fewer or smaller records.`;
+  }
+  return null;
+}
+
+export function PreviewPanel({ spec, disabledReason, canReadSource }: { spec: unknown; disabledReason: string | null; canReadSource: boolean }) {
   const [pastedChoice, setPasted] = useState(false);
   const pasted = pastedChoice || !canReadSource;
   const [text, setText] = useState('');
   const run = useMutation({
-    mutationFn: async () => apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body: pasted ? { spec, sample: parseSample(text) } : { spec } }),
+    mutationFn: async () => {
+      const body = pasted ? { spec, sample: parseSample(text) } : { spec };
+      const problem = body.sample ? sampleProblem(body.sample.length, new TextEncoder().encode(JSON.stringify(body)).length) : null;
+      if (problem) throw new Error(problem);
+      return apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body });
+    },
   });
+  const why = disabledReason ?? (pasted && !text.trim() ? 'Paste sample records first.' : null);
   const p = run.data;
   return (
     <section className="panel" aria-label="Preview">
@@ -42,7 +63,8 @@ export function PreviewPanel({ spec, disabled, canReadSource }: { spec: unknown;
         Runs the query over the source&apos;s most recent records (at most 1,000), or over records you paste; no checkpoint, no sink, nothing committed. Shows the first 100 output rows.
       </p>
       <label className="checkbox">
-        <input type="checkbox" checked={pasted} disabled={!canReadSource} onChange={(e) => setPasted(e.target.checked)} /> Paste a sample instead of reading the source
+        <input type="checkbox" checked={pasted} disabled={!canReadSource} onChange={(e) => setPasted(e.target.checked)} />
+        <span>Paste a sample instead of reading the source</span>
       </label>
       {!canReadSource && <p className="small muted-text">Reading the source&apos;s records needs the admin role; paste sample records to preview.</p>}
       {pasted && (
@@ -52,9 +74,14 @@ export function PreviewPanel({ spec, disabled, canReadSource }: { spec: unknown;
         </label>
       )}
       <div className="actions">
-        <button type="button" disabled={disabled || run.isPending || (pasted && !text.trim())} onClick={() => run.mutate()}>
+        <button type="button" disabled={!!why || run.isPending} onClick={() => run.mutate()} aria-describedby={why ? 'preview-why' : undefined}>
           {run.isPending ? 'Previewing…' : 'Preview'}
         </button>
+        {why && (
+          <span id="preview-why" className="small muted-text">
+            {why}
+          </span>
+        )}
       </div>
       {run.isError && (
         <div className="error-box" role="alert">
@@ -72,13 +99,16 @@ export function PreviewPanel({ spec, disabled, canReadSource }: { spec: unknown;
               {n}
             </p>
           ))}
-          <div className="table-scroll">
+          <TableScroll label="Preview rows">
             <table className="data" aria-label="Preview rows">
               <thead>
                 <tr>
                   {p.outputSchema.map((f) => (
-                    <th key={f.name}>
-                      {f.name} <span className="muted-text small">{f.type}</span>
+                    // The name, then its type on a line of its own: the header is upper-cased
+                    // by the table's style, which ran "w" and "WINDOW" together.
+                    <th key={f.name} className="preview-head">
+                      <span className="col-name">{f.name}</span>{' '}
+                      <span className="col-type">{f.type}</span>
                     </th>
                   ))}
                 </tr>
@@ -93,7 +123,7 @@ export function PreviewPanel({ spec, disabled, canReadSource }: { spec: unknown;
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </div>
       )}
     </section>

@@ -7,6 +7,7 @@ import { formatDateTime, formatDuration } from './format';
 import { PagerButtons, useKeysetPages } from './keyset-pager';
 import { queryKeys, RUN_PAGE_SIZE } from './query-keys';
 import { StatusBadge } from './status-badge';
+import { TableScroll } from './table-scroll';
 
 function RunError({ error }: { error: unknown }) {
   if (!error) return null;
@@ -74,8 +75,10 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
     );
   const byRunId = new Map(runs.map((x) => [x.runId, x]));
   return (
-    <div className="table-scroll">
-      <table className="data" aria-label="Runs">
+    <TableScroll label="Runs">
+      {/* Headers wrap, the start time wraps after its date and rows align at the top, so that a
+          failed run's error gets a readable column at 1280 px instead of a sliver. */}
+      <table className="data wrap-head align-top" aria-label="Runs">
         <thead>
           <tr>
             <th>Run id</th>
@@ -105,12 +108,12 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
               <td>
                 <StatusBadge status={r.status} />
               </td>
-              <td>{formatDateTime(r.startedAt)}</td>
+              <td className="wrap-time">{formatDateTime(r.startedAt)}</td>
               <td className="num">{formatDuration((r.endedAt ? Date.parse(r.endedAt) : Date.now()) - Date.parse(r.startedAt))}</td>
               <td>{r.workerId ?? '–'}</td>
               <td>{r.attempt}</td>
               <td className="num">{r.memoryLimitMb === null ? '–' : `${r.memoryLimitMb} MB`}</td>
-              <td style={{ whiteSpace: 'normal', maxWidth: 520 }}>
+              <td style={{ whiteSpace: 'normal', minWidth: '20em', maxWidth: 520 }}>
                 {/* A failed run's exit reason is its error's message: say it once, in the error box. */}
                 {r.exitReason && r.exitReason === (r.error as { message?: string } | null)?.message ? null : (r.exitReason ?? (r.endedAt ? '' : 'running'))}
                 <RunError error={r.error} />
@@ -120,6 +123,6 @@ export function RunsTable({ jobId, live, initial }: { jobId: string; live: boole
         </tbody>
       </table>
       <PagerButtons pages={pages} next={q.data?.nextBefore} />
-    </div>
+    </TableScroll>
   );
 }

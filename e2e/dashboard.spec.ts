@@ -101,7 +101,8 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
   await expect(explain.getByText('1 stateful operator')).toBeVisible();
   await expect(explain.getByText(/evicted when the watermark passes the window end/)).toBeVisible();
   // Output modes: the files sink only appends, and the picker says so on the other two.
-  await expect(page.getByText('[STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update. This output mode is not supported in Data Source files.', { exact: false })).toBeVisible();
+  await expect(page.getByText('The files sink cannot write Update output: choose Append, or another sink type that takes Update.')).toBeVisible();
+  await expect(page.getByText('Invalid streaming output mode: update. This output mode is not supported in Data Source files.', { exact: false })).toBeVisible();
   await expect(page.getByRole('radio', { name: /^Update/ })).toBeDisabled();
   const audit = page.getByRole('region', { name: 'Exactly-once audit' });
   await expect(audit.getByText('exactly-once', { exact: true })).toBeVisible();

@@ -26,7 +26,7 @@ test('untouched, nothing is an error; an unknown column comes first in every mod
   await page.waitForTimeout(2000);
   await expect(page.getByText(/Too small|expected string|>=1 characters/)).toHaveCount(0);
   // The default query is a stateless filter: Append is legal (Complete, rightly, is not).
-  await expect(modes.locator('label', { hasText: /^Append/ }).getByText('not allowed')).toHaveCount(0);
+  await expect(modes.locator('.mode-option', { hasText: /^Append/ }).getByText('not allowed')).toHaveCount(0);
   await expect(page.locator('.field-error')).toHaveCount(0);
 
   // The CSV-only Header option: hidden for JSON, shown for CSV.

@@ -223,6 +223,8 @@ export class RunProcessor {
         if (recoveringDrill.crashedRunId) await db.run.update({ where: { id: rec.runRowId }, data: { recoveredFromRunId: recoveringDrill.crashedRunId } });
       }
       const recoveredOnBatch = recoveringDrill && (recoveringDrill.point === 'after-offsets' || recoveringDrill.point === 'after-sink');
+      // The first batch at or past the crashed one is the recovery; later batches leave the drill be.
+      let drillRecovered = false;
       exec = new EngineHost({
         spec,
         memoryLimitMb: this.o.runMemoryMb,
@@ -247,7 +249,10 @@ export class RunProcessor {
       onBatch = async (p) => {
         await rec.batch(p);
         // The pending batch was re-run and committed: the drill has recovered.
-        if (recoveredOnBatch && recoveringDrill && p.batchId >= (recoveringDrill.batchId ?? 0)) await completeDrill(db, recoveringDrill.id, job.id);
+        if (recoveredOnBatch && recoveringDrill && !drillRecovered && p.batchId >= (recoveringDrill.batchId ?? 0)) {
+          await completeDrill(db, recoveringDrill.id, job.id);
+          drillRecovered = true;
+        }
       };
       await exec.start();
       bus.post({ kind: 'backfill' });

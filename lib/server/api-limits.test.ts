@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { errorResponse } from './http/http-errors';
-import { MAX_BODY_BYTES } from './http/api-handler';
+import { MAX_BODY_BYTES } from './http/body-limits';
 import { filesSpec, setupApiTestKit, type ApiTestKit, type CallResult } from './testing/api-test-kit';
 
 let kit: ApiTestKit;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
@@ -64,12 +65,18 @@ describe('connector catalog', () => {
     }
   });
 
-  it('is served at GET /api/connectors to viewers (what the editor renders)', async () => {
+  it('is served at GET /api/connectors to viewers (what the editor renders), the files directories under WEIR_FILES_ROOTS', async () => {
     const kit = await setupApiTestKit();
     try {
       const r = await kit.call(connectorsRoute.GET, '/api/connectors', { token: kit.tokens.viewer });
       expect(r.status).toBe(200);
-      expect(r.body).toEqual(JSON.parse(JSON.stringify(connectorCatalog())));
+      expect(r.body).toEqual(JSON.parse(JSON.stringify(connectorCatalog(kit.filesRoots))));
+      // The placeholders are paths the server takes (the engine's own example, /data/in, is refused outside the roots).
+      const body = r.body as ReturnType<typeof connectorCatalog>;
+      const dir = (side: 'sources' | 'sinks') => body[side].find((c) => c.type === 'files')!.fields.find((f) => f.name === 'path')!;
+      expect(dir('sources').example).toBe(path.join(kit.filesRoots[0], 'in'));
+      expect(dir('sinks').example).toBe(path.join(kit.filesRoots[0], 'out'));
+      expect(dir('sinks').description).toContain(`Must be under WEIR_FILES_ROOTS: ${kit.filesRoots.join(', ')}`);
       expect((await kit.call(connectorsRoute.GET, '/api/connectors', {})).status).toBe(401);
     } finally {
       await kit.teardown();

@@ -5,6 +5,7 @@
  * this, so a new option, default or enum in the engine appears in the UI without UI code, and a
  * form can never offer an option the engine would refuse.
  */
+import path from 'node:path';
 import { z } from 'zod';
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
@@ -95,8 +96,32 @@ function optionFields(options: z.ZodType, secretOptions: readonly string[] = [])
 
 let cached: ConnectorCatalog | undefined;
 
-/** Every registered source and sink type but the test-only ones, by type name. */
-export function connectorCatalog(): ConnectorCatalog {
+/**
+ * The files source's and sink's directory fields as this server takes them: an example under the
+ * first of WEIR_FILES_ROOTS (the engine's own example, /data/in, is refused outside them) and
+ * the roots in the description, so the form's placeholder is a path that works.
+ */
+function withFilesRoots(c: ConnectorInfo, side: 'source' | 'sink', filesRoots: string[]): ConnectorInfo {
+  if (c.type !== 'files' || filesRoots.length === 0) return c;
+  const where = `Must be under WEIR_FILES_ROOTS: ${filesRoots.join(', ')} (a relative path is taken under ${filesRoots[0]}).`;
+  return {
+    ...c,
+    fields: c.fields.map((f) =>
+      f.name === 'path' ? { ...f, example: path.join(filesRoots[0], side === 'source' ? 'in' : 'out'), description: [f.description, where].filter(Boolean).join(' ') } : f,
+    ),
+  };
+}
+
+/**
+ * Every registered source and sink type but the test-only ones, by type name; given the server's
+ * WEIR_FILES_ROOTS, the files connectors' directories are described under them.
+ */
+export function connectorCatalog(filesRoots: string[] = []): ConnectorCatalog {
+  const base = baseCatalog();
+  return { sources: base.sources.map((c) => withFilesRoots(c, 'source', filesRoots)), sinks: base.sinks.map((c) => withFilesRoots(c, 'sink', filesRoots)) };
+}
+
+function baseCatalog(): ConnectorCatalog {
   cached ??= {
     sources: sourceTypes()
       .filter((t) => !TEST_ONLY_TYPES.has(t))

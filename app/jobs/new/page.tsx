@@ -1,4 +1,5 @@
 import { JobEditor } from '@/components/job-editor';
+import { env } from '@/lib/env';
 import { connectorCatalog } from '@/lib/server/connector-catalog';
 import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
@@ -15,7 +16,7 @@ export default async function NewJobPage() {
       </p>
       <h1>New job</h1>
       <p className="subtitle">Write the query, pick a source, a sink and an output mode; the editor checks everything as you type.</p>
-      <JobEditor mode="new" connectors={connectorCatalog()} />
+      <JobEditor mode="new" connectors={connectorCatalog(env().filesRoots)} />
     </>
   );
 }

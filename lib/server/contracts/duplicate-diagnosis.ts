@@ -30,7 +30,7 @@ export interface DuplicateDiagnosis extends Classification {
   readable: boolean;
   perBatch: boolean;
   note: string;
-  audit: Pick<SinkAudit, 'totalExpected' | 'totalActual' | 'duplicateRows' | 'batches'> | null;
+  audit: Pick<SinkAudit, 'totalExpected' | 'totalActual' | 'duplicateRows' | 'missingRows' | 'unattributedRows' | 'batches'> | null;
   evidence: {
     recoveries: RecoveryEvidence[];
     losses: CheckpointLossEvidence[];
@@ -176,6 +176,15 @@ function restoresOf(events: { action: string; actor: string; createdAt: Date; be
   return out;
 }
 
+const countsOf = (a: SinkAudit): NonNullable<DuplicateDiagnosis['audit']> => ({
+  totalExpected: a.totalExpected,
+  totalActual: a.totalActual,
+  duplicateRows: a.duplicateRows,
+  missingRows: a.missingRows,
+  unattributedRows: a.unattributedRows,
+  batches: a.batches,
+});
+
 export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkpointRoot: string): Promise<DuplicateDiagnosis> {
   const job = await db.job.findUnique({ where: { id: jobId } });
   if (!job) throw new NotFoundError('job', jobId);
@@ -198,7 +207,7 @@ export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkp
   if (!audit.readable || !audit.perBatch) {
     return {
       ...base,
-      audit: audit.readable ? { totalExpected: audit.totalExpected, totalActual: audit.totalActual, duplicateRows: audit.duplicateRows, batches: audit.batches } : null,
+      audit: audit.readable ? countsOf(audit) : null,
       verdict: 'not-auditable',
       summary: audit.readable
         ? `The sink can be counted but not per batch (${audit.note}), so the duplicates (${audit.duplicateRows} rows) cannot be told apart by batch id.`
@@ -224,5 +233,5 @@ export async function diagnoseDuplicates(db: PrismaClient, jobId: string, checkp
     const first = runs.find((r) => r.startedAt.toISOString() < at && (!earlierLoss || r.startedAt.toISOString() > earlierLoss));
     f.reachesBackTo = first ? first.startedAt.toISOString() : null;
   }
-  return { ...base, audit: { totalExpected: audit.totalExpected, totalActual: audit.totalActual, duplicateRows: audit.duplicateRows, batches: audit.batches }, ...classification };
+  return { ...base, audit: countsOf(audit), ...classification };
 }

@@ -20,6 +20,7 @@ import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { createJob, resetCheckpoint, startJob, stopJob, type JobServiceContext } from '../services/job-service';
 import { jobSinkAudit } from '../drills/drill-service';
 import { diagnoseDuplicates, type DuplicateDiagnosis } from '../contracts/duplicate-diagnosis';
+import type { SinkAudit } from '../drills/sink-audit';
 import { ConflictError } from '../http/http-errors';
 import { DEMO_DATABASE } from '../outbound';
 
@@ -154,7 +155,13 @@ export interface DemoJobStatus {
   total: number;
   rows: number;
   distinctOrders: number;
-  duplicateRows: number;
+  /**
+   * Copies of an order in the sink (rows - distinctOrders, the revenue table's unit), in parts that
+   * add up to it: per batch id from the sink audit (the diagnosis's figures), and the rest, under
+   * batch ids the current query has not committed yet (a lost query's, not re-run yet). `byBatch`
+   * is null when the sink could not be audited per batch.
+   */
+  duplicates: { total: number; byBatch: { batchId: number; rows: number }[] | null; notCommitted: number };
   audit: Awaited<ReturnType<typeof jobSinkAudit>> | null;
   /** The duplicate diagnosis: replay window, checkpoint loss, or none. */
   diagnosis: DuplicateDiagnosis | null;
@@ -186,6 +193,12 @@ async function revenueOf(client: pg.Client, table: string): Promise<{ revenue: R
     rows: counts.rows[0].rows,
     distinctOrders: counts.rows[0].distinct_orders,
   };
+}
+
+function duplicatesOf(total: number, audit: Pick<SinkAudit, 'batches'> | null): DemoJobStatus['duplicates'] {
+  if (!audit) return { total, byBatch: null, notCommitted: 0 };
+  const byBatch = audit.batches.filter((b) => b.duplicates > 0).map((b) => ({ batchId: b.batchId, rows: b.duplicates }));
+  return { total, byBatch, notCommitted: total - byBatch.reduce((n, b) => n + b.rows, 0) };
 }
 
 /** What the demo page shows: each job's revenue per region, its audit and drills. */
@@ -222,7 +235,7 @@ export async function demoStatus(db: PrismaClient, c: DemoConfig): Promise<{ rea
         total: r.revenue.reduce((n, x) => n + x.revenue, 0),
         rows: r.rows,
         distinctOrders: r.distinctOrders,
-        duplicateRows: r.rows - r.distinctOrders,
+        duplicates: duplicatesOf(r.rows - r.distinctOrders, diagnosis?.perBatch ? diagnosis.audit : null),
         audit,
         diagnosis,
         replaySignature: recovered

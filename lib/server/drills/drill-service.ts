@@ -54,8 +54,14 @@ export async function jobSinkAudit(db: PrismaClient, jobId: string): Promise<Sin
   return { ...audit, guarantee: job.guarantee };
 }
 
-/** Worker side: the drill reached RECOVERED; record the audit on it. */
-export async function completeDrill(db: PrismaClient, drillId: string, jobId: string): Promise<void> {
+/**
+ * Worker side: the drill reached RECOVERED; record the audit on it. Once: a later batch of the
+ * recovery run calls again, and neither the recovery time nor the audit taken then may move.
+ */
+export async function completeDrill(db: PrismaClient, drillId: string, jobId: string): Promise<boolean> {
+  const recoveredAt = new Date();
+  const drill = await db.drill.findUnique({ where: { id: drillId }, select: { status: true } });
+  if (!drill || drill.status === 'RECOVERED') return false;
   let audit: unknown = null;
   let error: string | null = null;
   try {
@@ -63,5 +69,9 @@ export async function completeDrill(db: PrismaClient, drillId: string, jobId: st
   } catch (e) {
     error = `audit failed: ${(e as Error).message}`;
   }
-  await db.drill.update({ where: { id: drillId }, data: { status: 'RECOVERED', recoveredAt: new Date(), audit: audit ? JSON.parse(JSON.stringify(audit)) : undefined, error } });
+  const { count } = await db.drill.updateMany({
+    where: { id: drillId, status: { not: 'RECOVERED' } },
+    data: { status: 'RECOVERED', recoveredAt, audit: audit ? JSON.parse(JSON.stringify(audit)) : undefined, error },
+  });
+  return count > 0;
 }

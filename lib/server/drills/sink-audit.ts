@@ -26,9 +26,19 @@ export interface SinkAudit {
   perBatch: boolean;
   note: string;
   batches: BatchAudit[];
+  /** Rows the committed batches wrote (their progress's numOutputRows). */
   totalExpected: number;
+  /** Rows the sink holds: totalExpected - missingRows + duplicateRows + unattributedRows, always. */
   totalActual: number;
+  /** Rows a batch id holds beyond what its committed batch wrote: written again by a replay. */
   duplicateRows: number;
+  /** Rows a committed batch wrote that its batch id does not hold (a lost write). */
+  missingRows: number;
+  /**
+   * Rows under batch ids no committed batch has: a lost query's batches not re-run yet, or a
+   * crashed batch before its recovery commits it. Neither written once nor a counted duplicate.
+   */
+  unattributedRows: number;
 }
 
 export interface CommittedBatch {
@@ -36,11 +46,16 @@ export interface CommittedBatch {
   numOutputRows: number;
 }
 
-function summarize(sinkType: string, note: string, actualByBatch: Map<number, number> | null, totalActual: number, committed: CommittedBatch[]): SinkAudit {
+/** The parts of what a sink holds, so that they always add up to totalActual. */
+function parts(totalExpected: number, totalActual: number, duplicateRows: number, missingRows: number) {
+  return { totalExpected, totalActual, duplicateRows, missingRows, unattributedRows: totalActual - (totalExpected - missingRows) - duplicateRows };
+}
+
+export function summarizeSinkAudit(sinkType: string, note: string, actualByBatch: Map<number, number> | null, totalActual: number, committed: CommittedBatch[]): SinkAudit {
   const expectedByBatch = new Map(committed.map((b) => [b.batchId, b.numOutputRows]));
   const totalExpected = committed.reduce((n, b) => n + b.numOutputRows, 0);
   if (!actualByBatch) {
-    return { sinkType, readable: true, perBatch: false, note, batches: [], totalExpected, totalActual, duplicateRows: Math.max(0, totalActual - totalExpected) };
+    return { sinkType, readable: true, perBatch: false, note, batches: [], ...parts(totalExpected, totalActual, Math.max(0, totalActual - totalExpected), Math.max(0, totalExpected - totalActual)) };
   }
   const ids = [...new Set([...actualByBatch.keys(), ...expectedByBatch.keys()])].sort((a, b) => a - b);
   const batches = ids.map((batchId) => {
@@ -48,8 +63,11 @@ function summarize(sinkType: string, note: string, actualByBatch: Map<number, nu
     const actual = actualByBatch.get(batchId) ?? 0;
     return { batchId, expected, actual, duplicates: expected === null ? 0 : Math.max(0, actual - expected) };
   });
-  return { sinkType, readable: true, perBatch: true, note, batches, totalExpected, totalActual, duplicateRows: batches.reduce((n, b) => n + b.duplicates, 0) };
+  const missing = batches.reduce((n, b) => n + (b.expected === null ? 0 : Math.max(0, b.expected - b.actual)), 0);
+  return { sinkType, readable: true, perBatch: true, note, batches, ...parts(totalExpected, totalActual, batches.reduce((n, b) => n + b.duplicates, 0), missing) };
 }
+
+const unreadable = (sinkType: string, note: string): SinkAudit => ({ sinkType, readable: false, perBatch: false, note, batches: [], ...parts(0, 0, 0, 0) });
 
 async function withPg<T>(connectionString: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   // The sink's destination came through the API: the outbound policy applies to reading it back.
@@ -72,21 +90,21 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
     const batches = await readCommittedRows(String(o.path), (o.format as 'json' | 'csv' | 'parquet' | undefined) ?? 'json', { header: o.header as boolean | undefined });
     const m = new Map<number, number>();
     for (const b of batches) m.set(b.batchId, (m.get(b.batchId) ?? 0) + b.rows.length);
-    return summarize(type, 'Read through the _weir_metadata batch log.', m, [...m.values()].reduce((a, b) => a + b, 0), committed);
+    return summarizeSinkAudit(type, 'Read through the _weir_metadata batch log.', m, [...m.values()].reduce((a, b) => a + b, 0), committed);
   }
   if (type === 'postgres' || type === 'postgres-upsert' || type === 'postgres-replace') {
     const table = `${qi(String(o.schema ?? 'public'))}.${qi(String(o.table))}`;
     const col = o.batchIdColumn ? String(o.batchIdColumn) : null;
     return withPg(String(o.connectionString), async (c) => {
       const exists = await c.query(`SELECT to_regclass($1) AS t`, [`${String(o.schema ?? 'public')}.${String(o.table)}`]);
-      if (!exists.rows[0].t) return summarize(type, `Table ${o.table} does not exist yet.`, new Map(), 0, committed);
+      if (!exists.rows[0].t) return summarizeSinkAudit(type, `Table ${o.table} does not exist yet.`, new Map(), 0, committed);
       const total = Number((await c.query(`SELECT count(*)::bigint AS n FROM ${table}`)).rows[0].n);
       if (col && type === 'postgres') {
         const rows = (await c.query(`SELECT ${qi(col)} AS b, count(*)::bigint AS n FROM ${table} GROUP BY 1`)).rows;
-        return summarize(type, `Rows per batch from the ${col} column.`, new Map(rows.map((r) => [Number(r.b), Number(r.n)])), total, committed);
+        return summarizeSinkAudit(type, `Rows per batch from the ${col} column.`, new Map(rows.map((r) => [Number(r.b), Number(r.n)])), total, committed);
       }
       if (type === 'postgres') {
-        return summarize(type, 'Totals only: set sink.options.batchIdColumn to count rows per batch.', null, total, committed);
+        return summarizeSinkAudit(type, 'Totals only: set sink.options.batchIdColumn to count rows per batch.', null, total, committed);
       }
       // Upsert and replace cannot hold a row twice: a replay overwrites by key (the table's primary
       // key) or replaces the whole result. What can be checked is that no key is held twice.
@@ -98,7 +116,7 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
         type === 'postgres-upsert'
           ? `Upsert overwrites by key (${keys.join(', ')}): a replay updates rows instead of adding them. ${total} rows for ${distinct} distinct keys.`
           : 'Replace mode holds the latest complete result only; a replay replaces it again.';
-      return { sinkType: type, readable: true, perBatch: false, note, batches: [], totalExpected: distinct, totalActual: total, duplicateRows: total - distinct };
+      return { sinkType: type, readable: true, perBatch: false, note, batches: [], ...parts(distinct, total, total - distinct, 0) };
     });
   }
   if (type === 'redis-stream') {
@@ -114,7 +132,7 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
         const i = fields.indexOf('batchId');
         if (i >= 0) m.set(Number(fields[i + 1]), (m.get(Number(fields[i + 1])) ?? 0) + 1);
       }
-      return summarize(type, 'Rows per batch from each entry\'s batchId field.', m, entries.length, committed);
+      return summarizeSinkAudit(type, 'Rows per batch from each entry\'s batchId field.', m, entries.length, committed);
     } finally {
       r.disconnect();
     }
@@ -122,10 +140,10 @@ export async function auditSink(spec: JobSpec, committed: CommittedBatch[]): Pro
   if (type === 'kafka') {
     const { countKafkaRecordsPerBatch, kafkaSinkOptions } = await import('@/lib/connectors/kafka/kafka-sink');
     const opts = kafkaSinkOptions.parse(o);
-    if (!opts.topic) return { sinkType: type, readable: false, perBatch: false, note: 'The sink takes each record\'s topic from a column: there is no single topic to read back.', batches: [], totalExpected: 0, totalActual: 0, duplicateRows: 0 };
+    if (!opts.topic) return unreadable(type, 'The sink takes each record\'s topic from a column: there is no single topic to read back.');
     // Records carry the weir-batch-id header (kafka-sink.ts), so they can be counted per batch.
     const { perBatch, total } = await countKafkaRecordsPerBatch(opts, serverOutboundPolicy());
-    return summarize(type, `Records per batch from each record's weir-batch-id header in topic ${opts.topic}.`, perBatch, total, committed);
+    return summarizeSinkAudit(type, `Records per batch from each record's weir-batch-id header in topic ${opts.topic}.`, perBatch, total, committed);
   }
-  return { sinkType: type, readable: false, perBatch: false, note: `Weir cannot read a ${type} sink back.`, batches: [], totalExpected: 0, totalActual: 0, duplicateRows: 0 };
+  return unreadable(type, `Weir cannot read a ${type} sink back.`);
 }

@@ -13,6 +13,7 @@
 import 'server-only';
 import type { z } from 'zod';
 import { env } from '@/lib/env';
+import { MAX_BODY_BYTES, MAX_PREVIEW_SAMPLE_RECORDS } from './body-limits';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { queueConfigFrom } from '@/lib/queue/connection';
@@ -74,8 +75,6 @@ export function publicRoute(fn: (ctx: Omit<ApiContext, 'principal'>) => Promise<
   };
 }
 
-/** A request body larger than this is refused (413) before it is parsed: 1 MiB. */
-export const MAX_BODY_BYTES = 1024 * 1024;
 /** Objects and arrays nested deeper than this are refused (400): nothing the API takes needs more. */
 const MAX_JSON_DEPTH = 64;
 
@@ -138,7 +137,7 @@ function checkJsonValue(root: unknown): void {
 
 function tooLarge(bytes: number | undefined): PayloadTooLargeError {
   return new PayloadTooLargeError(
-    `The request body${bytes === undefined ? '' : ` (${bytes} bytes)`} is over the API's limit of ${MAX_BODY_BYTES} bytes (1 MiB); send a smaller body (a job's SQL may be at most 64 KiB).`,
+    `The request body${bytes === undefined ? '' : ` (${bytes} bytes)`} is over the API's limit of ${MAX_BODY_BYTES} bytes (1 MiB); send a smaller body (a job's SQL may be at most 64 KiB, a preview's sample ${MAX_PREVIEW_SAMPLE_RECORDS} records within this limit).`,
     { maxBytes: MAX_BODY_BYTES, ...(bytes === undefined ? {} : { bytes }) },
   );
 }

@@ -2,6 +2,7 @@
  * The zod schemas of the API's requests: route handlers parse with them and the OpenAPI
  * document (openapi.ts) is generated from them, so the two cannot drift apart.
  */
+import { MAX_PREVIEW_SAMPLE_RECORDS } from './body-limits';
 import { z } from 'zod';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 
@@ -72,7 +73,7 @@ export const previewInputSchema = z
     spec: z.union([z.record(z.string(), z.unknown()), z.string()]),
     sample: z
       .array(z.unknown())
-      .max(1000)
+      .max(MAX_PREVIEW_SAMPLE_RECORDS)
       .optional()
       .describe("Source records (JSON objects by the source schema), at most 1000. Without it: the most recent records of the spec's own source (at most 1000 records and 4 MiB, within 5 s)"),
   })

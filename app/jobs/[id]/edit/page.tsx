@@ -1,5 +1,6 @@
 import { notFound } from 'next/navigation';
 import { JobEditor } from '@/components/job-editor';
+import { env } from '@/lib/env';
 import { connectorCatalog } from '@/lib/server/connector-catalog';
 import { formFromSpec } from '@/components/job-form';
 import { prisma } from '@/lib/server/db';
@@ -29,7 +30,7 @@ export default async function EditJobPage({ params }: { params: Promise<{ id: st
         Changes apply at the next start. A change the checkpoint cannot carry (a new aggregation, another source) is refused on restart; reset the checkpoint
         for those.
       </p>
-      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description, job.restartPolicy)} connectors={connectorCatalog()} />
+      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description, job.restartPolicy)} connectors={connectorCatalog(env().filesRoots)} />
     </>
   );
 }
