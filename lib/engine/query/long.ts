@@ -109,7 +109,3 @@ export function longFromDouble(d: number): Long {
   return toLong(BigInt(t));
 }
 
-/** Whether a value is a BIGINT's value (a safe integer, or a bigint beyond that). */
-export function isLong(v: unknown): v is Long {
-  return Number.isSafeInteger(v) || (typeof v === 'bigint' && fitsLong(v) && (v > MAX_SAFE || v < -MAX_SAFE));
-}
