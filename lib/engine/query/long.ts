@@ -73,16 +73,6 @@ export function longNegate(a: Long): Long {
   return typeof a === 'number' ? -a : toLong(-a);
 }
 
-/** A BIGINT's exact sum, or NULL when it leaves the 64-bit range (Spark's try_add). */
-export function longAddExact(a: Long, b: Long): Long | null {
-  if (typeof a === 'number' && typeof b === 'number') {
-    const r = a + b;
-    if (Number.isSafeInteger(r)) return r;
-  }
-  const s = bigOf(a) + bigOf(b);
-  return fitsLong(s) ? toLong(s) : null;
-}
-
 /**
  * A whole number's text as a BIGINT, or NULL when it is not one or leaves the 64-bit range
  * (Spark's non-ANSI CAST(string AS BIGINT)); a fraction is truncated, as Spark's cast does.
