@@ -23,7 +23,7 @@ test('kafka source and sink fields from the catalog, with the audit following th
   await source.getByLabel('Source type').selectOption('kafka');
   await expect(source.getByLabel('Bootstrap servers')).toBeVisible();
   await expect(source.getByLabel('Subscribe', { exact: true })).toBeVisible();
-  await expect(source.getByLabel('Starting offsets')).toBeVisible();
+  await expect(source.getByLabel('Starting offsets', { exact: true })).toBeVisible();
   // SASL options only mean something for a SASL protocol.
   await expect(source.getByLabel('Sasl password')).toHaveCount(0);
   await source.getByLabel('Security protocol').selectOption('SASL_SSL');
