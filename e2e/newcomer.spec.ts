@@ -12,10 +12,10 @@
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { signIn } from './sign-in';
 
 const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
-const ADMIN_PASSWORD = 'e2e-admin-password';
 const UTC_SECONDS = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/;
 const UTC_MILLIS = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC$/;
 
@@ -41,13 +41,6 @@ interface Batch {
 const batches = async (request: APIRequestContext, id: string): Promise<Batch[]> => (await (await request.get(`/api/jobs/${id}/batches?limit=100`, { headers: auth })).json()).items;
 const jobOf = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as { status: string; lastBatchId: number | null };
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/signin');
-  await page.getByLabel('Username', { exact: true }).fill('admin');
-  await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Jobs', level: 1 })).toBeVisible();
-}
 
 test.use({ viewport: { width: 1280, height: 900 } });
 test.describe.configure({ mode: 'serial' });
