@@ -18,8 +18,6 @@ import { mapKeyField, unreadableReason, weirFieldOf, weirTypeName, type ArrowMod
 import { loadParquetLibs } from './parquet-writer';
 import { toLong } from '../query/long';
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
 export interface ParquetReadResult {
   rows: Row[];
   badRecords: BadRecord[];
@@ -163,8 +161,7 @@ function readFlat(a: ArrowModule, d: Arrow.Data, f: Field, rows: Row[], base: nu
   for (let i = 0; i < n; i++) {
     if (isNull(i)) rows[base + i][name] = null;
     else if (f.type === 'long') {
-      const x = values[off + i] as bigint;
-      rows[base + i][name] = x >= -MAX_SAFE && x <= MAX_SAFE ? Number(x) : x;
+      rows[base + i][name] = toLong(values[off + i] as bigint);
     } else rows[base + i][name] = values[off + i];
   }
 }
