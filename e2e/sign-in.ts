@@ -1,7 +1,7 @@
 /** Signing in as the e2e admin (playwright.config.ts sets WEIR_ADMIN_PASSWORD to this password). */
 import { expect, type Page } from '@playwright/test';
 
-export const ADMIN_PASSWORD = 'e2e-admin-password';
+const ADMIN_PASSWORD = 'e2e-admin-password';
 
 /** Signs in through the form, as a person does, and waits for the jobs list. */
 export async function signIn(page: Page): Promise<void> {
