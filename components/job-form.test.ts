@@ -138,3 +138,20 @@ describe('issueText with an error class', () => {
     expect(issueText(unbounded!)).not.toContain('source.eventTime');
   });
 });
+
+describe('the schema box takes Spark types', () => {
+  it('a column per line with any Spark type, or one DDL line, and back', () => {
+    const lines = specFromForm({ ...EMPTY_FORM, schemaText: 'id int\nprice decimal(10,2)\ntags array<string>\npos struct<x: double, y: double>' });
+    expect(lines.issues).toEqual([]);
+    expect((lines.spec.source as { schema: unknown }).schema).toEqual([
+      { name: 'id', type: 'int' }, { name: 'price', type: 'decimal(10,2)' }, { name: 'tags', type: 'array<string>' }, { name: 'pos', type: 'struct<x: double, y: double>' },
+    ]);
+    expect(validateJob(lines.spec).errors.filter((e) => e.path.startsWith('source.schema'))).toEqual([]);
+    expect(formFromSpec(lines.spec).schemaText).toBe('id int\nprice decimal(10,2)\ntags array<string>\npos struct<x: double, y: double>');
+    const ddl = specFromForm({ ...EMPTY_FORM, schemaText: 'user STRING, ts TIMESTAMP, price DECIMAL(10,2)' });
+    expect((ddl.spec.source as { schema: unknown }).schema).toBe('user STRING, ts TIMESTAMP, price DECIMAL(10,2)');
+    expect(validateJob(ddl.spec).errors.filter((e) => e.path.startsWith('source.schema'))).toEqual([]);
+    expect(validateJob(specFromForm({ ...EMPTY_FORM, schemaText: 'price decimal(50,2)' }).spec).errors.map((e) => e.path)).toContain('source.schema.0.type');
+    expect(formFromSpec(ddl.spec).schemaText).toBe('user STRING, ts TIMESTAMP, price DECIMAL(10,2)');
+  });
+});

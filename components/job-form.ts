@@ -100,14 +100,32 @@ function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
   return {};
 }
 
-function parseSchemaText(text: string, issues: FormIssue[]): { name: string; type: string }[] {
+/** Whether a comma separates columns (one outside `<…>` and `(…)`, as in `decimal(10,2)`). */
+function hasTopLevelComma(line: string): boolean {
+  let depth = 0;
+  for (const ch of line) {
+    if (ch === '<' || ch === '(') depth++;
+    else if (ch === '>' || ch === ')') depth--;
+    else if (ch === ',' && depth === 0 && line.trim().slice(-1) !== ',') return true;
+  }
+  return false;
+}
+
+/**
+ * The schema box: one column per line (`price decimal(10,2)`; the type is any Spark type, checked
+ * by the server), or one line of Spark DDL with commas (`id BIGINT, tags ARRAY<STRING>`), which
+ * goes to the server as the DDL string it is.
+ */
+function parseSchemaText(text: string, issues: FormIssue[]): { name: string; type: string }[] | string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  if (lines.length === 1 && hasTopLevelComma(lines[0])) return lines[0];
   const cols: { name: string; type: string }[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.trim();
     if (!line) return;
-    const m = /^([^\s:,]+)[\s:]+([A-Za-z]+),?$/.exec(line);
-    if (!m) issues.push({ path: 'source.schema', message: `line ${i + 1} ("${line}"): write one column per line as "name type", e.g. "user string"` });
-    else cols.push({ name: m[1], type: m[2].toLowerCase() });
+    const m = /^([^\s:,]+)[\s:]+(\S.*?),?$/.exec(line);
+    if (!m) issues.push({ path: 'source.schema', message: `line ${i + 1} ("${line}"): write one column per line as "name type", e.g. "user string" or "price decimal(10,2)"` });
+    else cols.push({ name: m[1], type: /^[A-Za-z]+$/.test(m[2]) ? m[2].toLowerCase() : m[2] });
   });
   return cols;
 }
@@ -167,7 +185,7 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
   const sink = isObj(s.sink) ? s.sink : {};
   const ko = isObj(sink.options) ? sink.options : {};
   const trig = isObj(s.trigger) ? s.trigger : {};
-  const schema = Array.isArray(src.schema) ? (src.schema as Obj[]) : [];
+  const schema = Array.isArray(src.schema) ? (src.schema as Obj[]) : typeof src.schema === 'string' ? src.schema : [];
   const str = (v: unknown, d = '') => (typeof v === 'string' ? v : v === undefined || v === null ? d : String(v));
   return {
     name: str(s.name),
@@ -175,7 +193,7 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
     sourceName: str(src.name, 'events'),
     sourceType: str(src.type, 'files'),
     sourceOptionsJson: JSON.stringify(so, null, 2),
-    schemaText: schema.map((c) => `${str(c.name)} ${str(c.type)}`).join('\n'),
+    schemaText: typeof schema === 'string' ? schema : schema.map((c) => `${str(c.name)} ${str(c.type)}`).join('\n'),
     eventTime: str(src.eventTime),
     watermarkDelay: str(src.watermarkDelay),
     onBadRecord: src.onBadRecord === 'dead-letter' ? 'dead-letter' : 'fail',

@@ -48,18 +48,26 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * A JSON object record whose fields `longs` are BIGINTs: JSON.parse, read again exactly only when
- * one of those fields came back a whole number past 2^53 (its digits rounded). A record of small
- * numbers, nearly every one, costs one JSON.parse and no scan of its text.
+ * A JSON object record whose fields `longs` are BIGINTs (or hold them: an ARRAY<BIGINT>, a
+ * struct with a BIGINT field): JSON.parse, read again exactly only when one of those fields
+ * came back holding a whole number past 2^53 (its digits rounded). A record of small numbers,
+ * nearly every one, costs one JSON.parse and no scan of its text.
  */
 export function parseJsonRecordText(text: string, longs: readonly string[]): unknown {
   const v: unknown = JSON.parse(text);
   if (longs.length === 0 || v === null || typeof v !== 'object') return v;
   for (const k of longs) {
-    const x = (v as Record<string, unknown>)[k];
-    if (typeof x === 'number' && Number.isInteger(x) && !Number.isSafeInteger(x)) return JSON.parse(text, exactIntegers);
+    if (lostDigits((v as Record<string, unknown>)[k])) return JSON.parse(text, exactIntegers);
   }
   return v;
+}
+
+/** Whether a parsed JSON value is, or holds, a whole number past 2^53. */
+function lostDigits(x: unknown): boolean {
+  if (typeof x === 'number') return Number.isInteger(x) && !Number.isSafeInteger(x);
+  if (x === null || typeof x !== 'object') return false;
+  for (const y of Array.isArray(x) ? x : Object.values(x)) if (lostDigits(y)) return true;
+  return false;
 }
 
 function exactIntegers(_key: string, v: unknown, context?: { source?: string }): unknown {

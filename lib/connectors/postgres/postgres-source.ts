@@ -240,7 +240,7 @@ export class PostgresSource implements Source {
       const row: Row = {};
       let bad: string | null = null;
       for (const f of this.schema) {
-        const c = convertValue(raw[f.name], f.type);
+        const c = convertValue(raw[f.name], f);
         if (c.ok) row[f.name] = c.value;
         else bad ??= `column "${f.name}": ${c.reason}`;
       }

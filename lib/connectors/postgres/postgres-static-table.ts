@@ -28,7 +28,7 @@ async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
     return result.rows.map((values: unknown[], i: number) => {
       const row: Row = {};
       t.schema.forEach((f, c) => {
-        const v = convertValue(values[c], f.type);
+        const v = convertValue(values[c], f);
         if (!v.ok) throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) row ${i + 1}, column "${f.name}": ${v.reason}. Fix the table or the column's type.`, { table: t.name, row: i + 1, column: f.name });
         row[f.name] = v.value;
       });

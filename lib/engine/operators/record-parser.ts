@@ -11,7 +11,8 @@
  * carries, and a line is checked for, only the columns the query reads).
  * CSV: RFC 4180 quoting within one line ("" escapes a quote); multi-line fields are not supported.
  */
-import type { ColumnType, Row, Schema } from '../types';
+import type { Field, Row, Schema } from '../types';
+import { convertComplex, holdsLong } from '../sources/value-conversion';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { fitsLong, toLong } from '../query/long';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
@@ -21,9 +22,9 @@ const describe = (v: unknown): string => stringifyJson(v);
 
 export type ParseResult = { ok: true; row: Row } | { ok: false; reason: string };
 
-export function coerceField(v: unknown, type: ColumnType | string, fromText: boolean): { ok: true; value: unknown } | { ok: false; reason: string } {
+export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (v === null || v === undefined || (fromText && v === '')) return { ok: true, value: null };
-  switch (type) {
+  switch (field.type) {
     case 'long': {
       if (typeof v === 'number') {
         if (!Number.isInteger(v)) return { ok: false, reason: `expected a long, got ${v}` };
@@ -71,6 +72,9 @@ export function coerceField(v: unknown, type: ColumnType | string, fromText: boo
       if (v instanceof Uint8Array) return { ok: true, value: v };
       if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v.trim())) return { ok: true, value: Buffer.from(v.trim(), 'base64') };
       return { ok: false, reason: `expected binary as base64 text, got ${describe(v)}` };
+    case 'decimal': case 'date': case 'array': case 'map': case 'struct':
+      return convertComplex(v, field, (x, g) => coerceField(x, g, fromText));
+    case 'unknown': case 'window':
     default:
       return { ok: true, value: v };
   }
@@ -105,6 +109,7 @@ const inherited = (name: string) => name in Object.prototype;
 
 export class JsonLineParser {
   private readonly names: string[];
+  private readonly fields: Field[];
   private readonly types: string[];
   /** Columns named like an Object.prototype member: read only as the line's own property. */
   private readonly ownOnly: boolean[];
@@ -115,8 +120,9 @@ export class JsonLineParser {
   constructor(schema: Schema, columns?: readonly string[]) {
     const fields = materialized(schema, columns);
     this.names = fields.map((f) => f.name);
+    this.fields = fields;
     this.types = fields.map((f) => f.type);
-    this.longs = fields.filter((f) => f.type === 'long').map((f) => f.name);
+    this.longs = fields.filter(holdsLong).map((f) => f.name);
     this.ownOnly = this.names.map(inherited);
     this.readableAsRow = !this.ownOnly.includes(true);
   }
@@ -178,7 +184,7 @@ export class JsonLineParser {
       if (v === undefined || v === null) row[names[i]] = null;
       else if (alreadyTyped(v, types[i])) row[names[i]] = v;
       else {
-        const c = coerceField(v, types[i], false);
+        const c = coerceField(v, this.fields[i], false);
         if (!c.ok) return { ok: false, reason: `field "${names[i]}": ${c.reason}` };
         row[names[i]] = c.value;
       }
@@ -256,7 +262,7 @@ export class CsvLineParser {
     for (let k = 0; k < this.schema.length; k++) {
       const f = this.schema[k];
       const idx = this.order[k];
-      const c = coerceField(idx < 0 ? null : fields[idx], f.type, true);
+      const c = coerceField(idx < 0 ? null : fields[idx], f, true);
       if (!c.ok) return { ok: false, reason: `field "${f.name}": ${c.reason}` };
       row[f.name] = c.value;
     }

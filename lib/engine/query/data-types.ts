@@ -6,6 +6,7 @@
 import type { Field } from '../types';
 import { MAX_PRECISION, type DecimalType } from './decimal';
 import type { ExprType } from './sql-values';
+import { sql as sparkSql, type DataType } from './parser/data-type';
 
 export interface TypeInfo {
   type: ExprType;
@@ -102,4 +103,46 @@ export function simpleTypeString(t: TypeInfo | Field): string {
 /** Whether two types are the same type (element, key and value types included). */
 export function sameType(a: TypeInfo | Field, b: TypeInfo | Field): boolean {
   return typeText(a) === typeText(b);
+}
+
+/**
+ * A Spark data type (a DDL schema's column, from_json's schema, a source schema's type) as the
+ * Field of the values Weir keeps for it, or why Weir cannot keep it. Weir's values have fewer
+ * types than Spark's DDL names: every integral type is a BIGINT (TINYINT, SMALLINT and INT values
+ * are range-checked where they are read, not wrapped), FLOAT is a DOUBLE, TIMESTAMP_NTZ a
+ * TIMESTAMP in UTC, CHAR/VARCHAR a STRING. Intervals and VOID are not column types here.
+ */
+export function fieldOfDataType(name: string, t: DataType, nullable = true): Field | string {
+  switch (t.kind) {
+    case 'byte': case 'short': case 'integer': case 'long': return { name, type: 'long', nullable };
+    case 'float': case 'double': return { name, type: 'double', nullable };
+    case 'string': case 'char': case 'varchar': return { name, type: 'string', nullable };
+    case 'timestamp': case 'timestamp_ntz': return { name, type: 'timestamp', nullable };
+    case 'boolean': case 'binary': case 'date': return { name, type: t.kind, nullable };
+    case 'decimal': return { name, type: 'decimal', precision: t.precision, scale: t.scale, nullable };
+    case 'array': {
+      const e = fieldOfDataType('element', t.elementType, t.containsNull);
+      return typeof e === 'string' ? e : { name, type: 'array', elementType: e, nullable };
+    }
+    case 'map': {
+      const k = fieldOfDataType('key', t.keyType, false);
+      if (typeof k === 'string') return k;
+      // A map is kept as an object keyed by the key's text (collection-functions.ts says why).
+      if (k.type === 'array' || k.type === 'map' || k.type === 'struct') return `${name} is ${sparkSql(t)}: a map's key must be a simple type such as STRING or BIGINT`;
+      const v = fieldOfDataType('value', t.valueType, t.valueContainsNull);
+      return typeof v === 'string' ? v : { name, type: 'map', keyType: k, valueType: v, nullable };
+    }
+    case 'struct': {
+      const fields: Field[] = [];
+      for (const f of t.fields) {
+        const x = fieldOfDataType(f.name, f.dataType, f.nullable);
+        if (typeof x === 'string') return x;
+        fields.push(x);
+      }
+      return { name, type: 'struct', fields, nullable };
+    }
+    case 'null': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
+    default:
+      return `${name} is ${sparkSql(t)}, which Weir cannot keep in a column yet; use BIGINT, DOUBLE, DECIMAL(p,s), STRING, BOOLEAN, DATE, TIMESTAMP, BINARY, ARRAY<…>, MAP<…> or STRUCT<…>`;
+  }
 }

@@ -13,98 +13,44 @@
  */
 import { JsonNumber, parseJson, stringifyJson } from '../json-text';
 import { fitsLong, toLong } from './long';
-import type { ColumnType, Field } from '../types';
+import type { Field } from '../types';
 import { formatDate, parseDate } from './date';
-import { formatDecimal } from './decimal';
+import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from './decimal';
+import { fieldOfDataType } from './data-types';
+import { parseDataType, parseSchema } from './parser/data-type-parser';
+import type { DataType } from './parser/data-type';
 import type { SqlType } from './expression';
 import { castValue } from './sql-values';
 
-/** The DDL type names a from_json schema may use, with the Weir type each reads as. */
-const DDL_TYPES: Record<string, ColumnType | 'date'> = {
-  BIGINT: 'long', LONG: 'long', INT: 'long', INTEGER: 'long', SMALLINT: 'long', SHORT: 'long', TINYINT: 'long', BYTE: 'long',
-  DOUBLE: 'double', FLOAT: 'double', REAL: 'double', DECIMAL: 'double', NUMERIC: 'double', DEC: 'double',
-  STRING: 'string', VARCHAR: 'string', CHAR: 'string',
-  BOOLEAN: 'boolean', BOOL: 'boolean',
-  TIMESTAMP: 'timestamp', TIMESTAMP_LTZ: 'timestamp', TIMESTAMP_NTZ: 'timestamp', DATE: 'date',
-  BINARY: 'binary',
-};
-
 /**
- * Parses a DDL schema: `id BIGINT, region STRING, ts TIMESTAMP` (Spark also accepts it wrapped
- * in `STRUCT<…>` with `name: TYPE` pairs; both are taken, and nested STRUCT<…> fields too).
- * Returns the fields, or a message saying what is wrong.
+ * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
+ * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong.
  */
 export function parseDdlSchema(ddl: string): Field[] | string {
-  let text = ddl.trim();
-  const wrapped = /^struct\s*<([\s\S]*)>$/i.exec(text);
-  if (wrapped) text = wrapped[1];
-  const parts = splitTopLevel(text);
-  if (parts.length === 0 || parts.some((p) => p.trim() === '')) return `the schema '${ddl}' lists no fields; write it as 'name TYPE, name TYPE' (for example 'id BIGINT, region STRING, ts TIMESTAMP')`;
-  const fields: Field[] = [];
-  for (const raw of parts) {
-    const m = /^\s*(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)\s*:?\s*([\s\S]+?)\s*(?:NOT\s+NULL\s*)?(?:COMMENT\s+'(?:[^']|'')*'\s*)?$/i.exec(raw);
-    if (!m) return `cannot read the field '${raw.trim()}' of the schema '${ddl}'; write 'name TYPE'`;
-    const name = m[1].startsWith('`') ? m[1].slice(1, -1).replace(/``/g, '`') : m[1];
-    const f = parseDdlType(m[2].trim(), name);
-    if (typeof f === 'string') return f;
-    fields.push(f);
+  let t: DataType;
+  try {
+    t = parseSchema(ddl);
+  } catch (e) {
+    return `cannot read the schema '${ddl}' (${(e as Error).message}); write it as 'name TYPE, name TYPE' (for example 'id BIGINT, region STRING, ts TIMESTAMP')`;
   }
+  if (t.kind !== 'struct') return `the schema '${ddl}' is one type, not a list of fields; write it as 'name TYPE, name TYPE'`;
+  const f = fieldOfDataType('from_json', t);
+  if (typeof f === 'string') return f;
   const seen = new Set<string>();
-  for (const f of fields) {
-    if (seen.has(f.name.toLowerCase())) return `the schema '${ddl}' names the field ${f.name} twice`;
-    seen.add(f.name.toLowerCase());
+  for (const x of f.fields ?? []) {
+    if (seen.has(x.name.toLowerCase())) return `the schema '${ddl}' names the field ${x.name} twice`;
+    seen.add(x.name.toLowerCase());
   }
-  return fields;
+  return f.fields ?? [];
 }
 
-/**
- * One DDL type as a Field named `name`: a simple type, STRUCT<…>, ARRAY<T> or MAP<K,V> (MAP's
- * key a simple type, as a JSON object's key is text).
- */
+/** One DDL type (`ARRAY<STRUCT<a: INT>>`, `MAP<STRING, BIGINT>`) as a Field named `name`. */
 export function parseDdlType(typeText: string, name: string): Field | string {
-  if (/^struct\s*</i.test(typeText)) {
-    const inner = parseDdlSchema(typeText);
-    return typeof inner === 'string' ? inner : { name, type: 'struct', fields: inner, nullable: true };
+  try {
+    return fieldOfDataType(name, parseDataType(typeText));
+  } catch (e) {
+    return `cannot read the type '${typeText}' (${(e as Error).message}); write a type such as ARRAY<STRING> or MAP<STRING, BIGINT>`;
   }
-  const arr = /^array\s*<([\s\S]*)>$/i.exec(typeText);
-  if (arr) {
-    const e = parseDdlType(arr[1].trim(), 'element');
-    return typeof e === 'string' ? e : { name, type: 'array', elementType: e, nullable: true };
-  }
-  const map = /^map\s*<([\s\S]*)>$/i.exec(typeText);
-  if (map) {
-    const kv = splitTopLevel(map[1]);
-    if (kv.length !== 2) return `the type ${typeText} of field ${name} needs a key and a value type: MAP<STRING, BIGINT>`;
-    const k = parseDdlType(kv[0].trim(), 'key');
-    const v = parseDdlType(kv[1].trim(), 'value');
-    if (typeof k === 'string') return k;
-    if (typeof v === 'string') return v;
-    if (k.type === 'array' || k.type === 'map' || k.type === 'struct') return `the key type of ${typeText} must be a simple type such as STRING`;
-    return { name, type: 'map', keyType: { ...k, nullable: false }, valueType: v, nullable: true };
-  }
-  const base = typeText.replace(/\s*\(\s*\d+\s*(,\s*\d+\s*)?\)$/, '').toUpperCase();
-  const type = DDL_TYPES[base];
-  if (!type) return `the type ${typeText} of field ${name} is not supported in a from_json schema; use ${Object.keys(DDL_TYPES).join(', ')}, STRUCT<…>, ARRAY<…> or MAP<…>`;
-  return { name, type, nullable: true };
-}
-
-/** Splits on commas that are not inside <…> or (…). */
-function splitTopLevel(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = '';
-  let quoted = false;
-  for (const ch of s) {
-    if (ch === '`') quoted = !quoted;
-    if (!quoted && (ch === '<' || ch === '(')) depth++;
-    if (!quoted && (ch === '>' || ch === ')')) depth--;
-    if (!quoted && ch === ',' && depth === 0) {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  if (cur.trim() !== '' || out.length > 0) out.push(cur);
-  return out;
 }
 
 function parseJsonOrUndefined(text: string): unknown {
@@ -142,7 +88,10 @@ function convert(v: unknown, f: Field): unknown {
       return typeof v === 'string' ? Buffer.from(v, 'base64') : null;
     case 'date':
       return typeof v === 'string' ? parseDate(v) : null;
-    case 'decimal':
+    case 'decimal': {
+      const t = { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 };
+      return typeof v === 'number' ? decimalFromDouble(v, t) : typeof v === 'bigint' ? decimalFromLong(v, t) : null;
+    }
     case 'window':
     case 'unknown':
       return null;

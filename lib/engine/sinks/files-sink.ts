@@ -286,9 +286,9 @@ export async function readCommittedRows(
           const vals = splitCsvLine(l) ?? [];
           const r: Row = {};
           header.forEach((h, i) => {
-            const t = opts.schema?.find((x) => x.name === h)?.type;
+            const f = opts.schema?.find((x) => x.name === h);
             const v = vals[i] ?? '';
-            const c = t && t !== 'timestamp' ? coerceField(v, t, true) : { ok: true as const, value: v === '' ? null : v };
+            const c = f && f.type !== 'timestamp' ? coerceField(v, f, true) : { ok: true as const, value: v === '' ? null : v };
             r[h] = c.ok ? c.value : v;
           });
           rows.push(r);

@@ -6,14 +6,18 @@
 import type { Field, Row, Schema } from '../types';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
 import { fitsLong, toLong } from '../query/long';
+import { MAX_PRECISION, parseDecimal } from '../query/decimal';
+import { parseDate } from '../query/date';
+import { castValue } from '../query/sql-values';
+import type { SqlType } from '../query/expression';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
 
 const bad = (reason: string): Converted => ({ ok: false, reason });
 
-export function convertValue(v: unknown, type: Field['type']): Converted {
+export function convertValue(v: unknown, field: Field): Converted {
   if (v === null || v === undefined) return { ok: true, value: null };
-  switch (type) {
+  switch (field.type) {
     case 'long': {
       if (Number.isSafeInteger(v)) return { ok: true, value: v };
       const b = typeof v === 'bigint' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? BigInt(v.trim()) : undefined;
@@ -37,11 +41,100 @@ export function convertValue(v: unknown, type: Field['type']): Converted {
       if (v instanceof Date) return { ok: true, value: v.toISOString() };
       if (typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: String(v) };
       return { ok: true, value: JSON.stringify(v) };
-    // Every member listed, so that a new one is a lint error until it is handled here. A source
-    // schema cannot declare a decimal or a date (job-spec's COLUMN_TYPES), so none arrives here.
-    case 'unknown': case 'window': case 'binary': case 'struct': case 'decimal': case 'date': case 'array': case 'map':
+    case 'struct': case 'decimal': case 'date': case 'array': case 'map':
+      return convertComplex(v, field, convertValue);
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'unknown': case 'window': case 'binary':
     default:
       return { ok: true, value: v };
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+/**
+ * A DECIMAL, DATE, ARRAY, MAP or STRUCT column's value from what a reader parsed (a JSON value,
+ * CSV text, a driver's value). The values inside an array, map or struct go through `leaf` when
+ * they are of another type, so each reader keeps its own rules for those. A value that does not
+ * fit is a bad record, where Spark's PERMISSIVE readers would make it NULL: Weir never drops a
+ * value silently.
+ */
+export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field) => Converted): Converted {
+  const any = (x: unknown, g: Field): Converted => {
+    if (x === null || x === undefined) return { ok: true, value: null };
+    switch (g.type) {
+      case 'struct': case 'decimal': case 'date': case 'array': case 'map': return convertComplex(x, g, leaf);
+      case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'window': case 'unknown':
+      default: return leaf(x, g);
+    }
+  };
+  switch (f.type) {
+    case 'decimal': {
+      const t = { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 };
+      // A JSON number arrives as a double; its shortest text is what the producer wrote for any
+      // decimal of up to 15 significant digits.
+      const text = typeof v === 'number' || typeof v === 'bigint' ? String(v) : typeof v === 'string' ? v : undefined;
+      const d = text === undefined || (typeof v === 'number' && !Number.isFinite(v)) ? null : parseDecimal(text, t);
+      if (d !== null) return { ok: true, value: d };
+      return bad(`${stringifyJson(v)} is not a DECIMAL(${t.precision},${t.scale})${text !== undefined && parseDecimal(text, { precision: MAX_PRECISION, scale: t.scale }) !== null ? ' (too many digits for its precision)' : ''}`);
+    }
+    case 'date': {
+      if (v instanceof Date) return { ok: true, value: Math.floor(v.getTime() / 86_400_000) };
+      const d = typeof v === 'string' ? parseDate(v) : null;
+      return d !== null ? { ok: true, value: d } : bad(`${stringifyJson(v)} is not a date (yyyy-MM-dd)`);
+    }
+    case 'array': {
+      if (!Array.isArray(v)) return bad(`${stringifyJson(v)} is not an array`);
+      const out: unknown[] = [];
+      for (let i = 0; i < v.length; i++) {
+        const c = any(v[i], f.elementType!);
+        if (!c.ok) return bad(`element ${i}: ${c.reason}`);
+        out.push(c.value);
+      }
+      return { ok: true, value: out };
+    }
+    case 'map': {
+      if (!isObject(v)) return bad(`${stringifyJson(v)} is not an object (a map)`);
+      const kt = f.keyType!;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) {
+        // A map's key is kept as its text (collection-functions.ts says why), checked against its type.
+        const key = kt.type === 'string' ? k : castValue(k, 'string', kt.type as SqlType);
+        if (key === null) return bad(`key ${JSON.stringify(k)} is not a ${kt.type}`);
+        const c = any(x, f.valueType!);
+        if (!c.ok) return bad(`key ${JSON.stringify(k)}: ${c.reason}`);
+        out[kt.type === 'string' ? k : (castValue(key, kt.type as SqlType, 'string') as string)] = c.value;
+      }
+      return { ok: true, value: out };
+    }
+    case 'struct': {
+      if (!isObject(v)) return bad(`${stringifyJson(v)} is not an object (a struct)`);
+      const keys = Object.keys(v);
+      const out: Record<string, unknown> = {};
+      for (const g of f.fields ?? []) {
+        // Names match exactly first, then ignoring case, as Spark's JSON reader matches them.
+        const key = Object.hasOwn(v, g.name) ? g.name : keys.find((k) => k.toLowerCase() === g.name.toLowerCase());
+        const c = any(key === undefined ? null : v[key], g);
+        if (!c.ok) return bad(`field "${g.name}": ${c.reason}`);
+        out[g.name] = c.value;
+      }
+      return { ok: true, value: out };
+    }
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'window': case 'unknown':
+    default:
+      return leaf(v, f);
+  }
+}
+
+/** Whether a column is a BIGINT or holds one (an array's elements, a map's values, a struct's fields). */
+export function holdsLong(f: Field): boolean {
+  switch (f.type) {
+    case 'long': return true;
+    case 'array': return f.elementType !== undefined && holdsLong(f.elementType);
+    case 'map': return (f.keyType !== undefined && holdsLong(f.keyType)) || (f.valueType !== undefined && holdsLong(f.valueType));
+    case 'struct': return (f.fields ?? []).some(holdsLong);
+    case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'decimal': case 'date': case 'window': case 'unknown':
+    default: return false;
   }
 }
 
@@ -49,7 +142,7 @@ const LONGS = new WeakMap<Schema, string[]>();
 /** The schema's BIGINT columns (once per schema: a source parses every record against one). */
 function longColumns(schema: Schema): string[] {
   let l = LONGS.get(schema);
-  if (!l) LONGS.set(schema, (l = schema.filter((f) => f.type === 'long').map((f) => f.name)));
+  if (!l) LONGS.set(schema, (l = schema.filter(holdsLong).map((f) => f.name)));
   return l;
 }
 
@@ -68,7 +161,7 @@ export function parseJsonRecord(text: string, schema: Schema): { row: Row } | { 
 export function convertObject(obj: Record<string, unknown>, schema: Schema): { row: Row } | { reason: string } {
   const row: Row = {};
   for (const f of schema) {
-    const c = convertValue(obj[f.name], f.type);
+    const c = convertValue(obj[f.name], f);
     if (!c.ok) return { reason: `field "${f.name}": ${c.reason}` };
     row[f.name] = c.value;
   }

@@ -12,6 +12,7 @@ import type { CanonicalOptions, SourceDefinition } from '../sources/source-regis
 import { getSinkDefinition, sinkTypes } from '../sinks/index';
 import { getStaticTableReader } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
+import { SchemaSpec } from './source-schema';
 import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
 
 /** A duration string of at most `maxMs` (duration.ts says why durations are bounded). */
@@ -30,9 +31,6 @@ const durationAtMost = (maxMs: number) =>
  * short enough that a list page, an audit line or an alert stays readable.
  */
 const MAX_NAME_LENGTH = 200;
-
-/** A source column's types (types.ts's ColumnType); `binary` is read from JSON and CSV as base64, as Spark's readers do. */
-const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp', 'binary'] as const;
 
 const STATE_STORE_PROVIDERS = ['hdfs', 'lmdb'] as const;
 export type StateStoreProviderName = (typeof STATE_STORE_PROVIDERS)[number];
@@ -59,9 +57,7 @@ export const JobSpecSchema = z
         name: identifier,
         type: z.string().min(1),
         options: z.record(z.string(), z.unknown()).default({}),
-        schema: z
-          .array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict())
-          .min(1, { message: 'must list at least one column' }),
+        schema: SchemaSpec,
         eventTime: z.string().optional(),
         watermarkDelay: durationAtMost(MAX_DELAY_MS).optional(),
         onBadRecord: z.enum(['fail', 'dead-letter']).default('fail'),
@@ -95,7 +91,7 @@ export const JobSpecSchema = z
             connectionString: z.string().min(1).optional(),
             table: z.string().min(1).optional(),
             dbSchema: z.string().min(1).optional(),
-            schema: z.array(z.object({ name: z.string().min(1), type: z.enum(COLUMN_TYPES) }).strict()).min(1, { message: 'must list at least one column' }),
+            schema: SchemaSpec,
           })
           .strict()
           .superRefine((t, ctx) => {
