@@ -15,11 +15,17 @@ export class ApiError extends Error {
   }
 }
 
+/** A body that is JSON text already (its numbers as the user wrote them: JSON.parse would round a 64-bit id). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  const body = init.body instanceof JsonText ? init.body.text : init.body === undefined ? undefined : JSON.stringify(init.body);
   const res = await fetch(path, {
     method: init.method ?? 'GET',
-    headers: init.body === undefined ? undefined : { 'content-type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+    body,
     credentials: 'same-origin',
     signal: init.signal,
     cache: 'no-store',

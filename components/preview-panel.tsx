@@ -10,7 +10,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { QueryPreview } from '@/lib/engine';
-import { apiFetch, errorMessage } from './api-client';
+import { apiFetch, errorMessage, JsonText } from './api-client';
 import { formatBytes } from './format';
 import { MAX_BODY_BYTES, MAX_PREVIEW_SAMPLE_RECORDS } from '@/lib/server/http/body-limits';
 import { TableScroll } from './table-scroll';
@@ -28,6 +28,13 @@ export function parseSample(text: string): unknown[] {
       throw new Error(`Sample line ${i + 1} is not JSON: ${line.slice(0, 80)}`);
     }
   });
+}
+
+/** The pasted records as one JSON array's text, each record's text unchanged (parseSample checked it is JSON). */
+export function sampleArrayText(text: string): string {
+  const t = text.trim();
+  if (t.startsWith('[')) return t;
+  return `[${t.split('\n').filter((l) => l.trim() !== '').join(',')}]`;
 }
 
 /**
@@ -48,10 +55,13 @@ export function PreviewPanel({ spec, disabledReason, canReadSource }: { spec: un
   const [text, setText] = useState('');
   const run = useMutation({
     mutationFn: async () => {
-      const body = pasted ? { spec, sample: parseSample(text) } : { spec };
-      const problem = body.sample ? sampleProblem(body.sample.length, new TextEncoder().encode(JSON.stringify(body)).length) : null;
+      if (!pasted) return apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body: { spec } });
+      const records = parseSample(text);
+      // The records go as the text pasted, so that a 64-bit id keeps its digits (the server reads them exactly).
+      const body = `{"spec":${JSON.stringify(spec)},"sample":${sampleArrayText(text)}}`;
+      const problem = sampleProblem(records.length, new TextEncoder().encode(body).length);
       if (problem) throw new Error(problem);
-      return apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body });
+      return apiFetch<QueryPreview>('/api/jobs/preview', { method: 'POST', body: new JsonText(body) });
     },
   });
   const why = disabledReason ?? (pasted && !text.trim() ? 'Paste sample records first.' : null);

@@ -93,3 +93,18 @@ test('preview over a pasted sample; a stateful query gets its note', async ({ pa
   expect(counts).toEqual({ ann: '2', bob: '1' });
   await page.screenshot({ path: 'e2e/artifacts/editor-preview-sample.png', fullPage: true });
 });
+
+test('a pasted 64-bit id keeps every digit, with the schema written as Spark DDL', async ({ page }) => {
+  await openEditor(page);
+  await page.getByLabel('Schema (one column per line: name type)').fill('user STRING, id BIGINT, price DECIMAL(10,2)');
+  await page.getByRole('textbox', { name: 'SQL query' }).fill('SELECT user, id, id - 1 AS prev, price * 3 AS triple FROM events');
+  await expect(page.getByText('Ready to deploy.')).toBeVisible();
+  const panel = page.getByRole('region', { name: 'Preview' });
+  await panel.getByRole('checkbox', { name: 'Paste a sample instead of reading the source' }).check();
+  await panel.getByLabel('Sample records (one JSON object per line)').fill('{"user": "ann", "id": 9223372036854775807, "price": 0.1}');
+  await panel.getByRole('button', { name: 'Preview', exact: true }).click();
+  const table = panel.getByRole('region', { name: 'Preview result' }).getByRole('table', { name: 'Preview rows' });
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  const cells = await table.locator('tbody tr td').allTextContents();
+  expect(cells).toEqual(['ann', '9223372036854775807', '9223372036854775806', '0.30']);
+});

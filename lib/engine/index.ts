@@ -30,6 +30,7 @@ export { previewQuery, previewRecentRecords, MAX_PREVIEW_SAMPLE_ROWS, PREVIEW_TI
 export { CRASH_POINTS, isCrashPoint, type CrashPointName, type CrashPlan } from './execution/crash-points';
 export { compileStreamingQuery, type CompiledStreamingQuery } from './query/streaming-query';
 export { warmUpSparkParser } from './query/parser/ast-builder';
+export { parseJson } from './json-text';
 export { sqlFunctionCatalog, type SqlFunctionInfo } from './query/function-catalog';
 export { SqlValidationError } from './query/sql-error';
 export type { LogicalPlan } from './query/logical-plan';

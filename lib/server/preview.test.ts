@@ -63,6 +63,21 @@ describe('POST /api/jobs/preview', () => {
     ]);
   });
 
+  it('reads a 64-bit id in a pasted sample with every digit, as a source would', async () => {
+    const spec = filesSpec('preview-sample-digits', '/tmp/weir-preview', {
+      sql: 'SELECT user, n, n - 1 AS prev FROM clicks',
+      source: { name: 'clicks', type: 'files', options: { path: '/tmp/weir-preview/in', format: 'json' }, schema: 'user STRING, n BIGINT, tags ARRAY<BIGINT>' },
+    });
+    // Written by hand: JSON.stringify cannot hold these numbers, JSON.parse would round them.
+    const body = `{"spec": ${JSON.stringify(spec)}, "sample": [{"user": "a", "n": 9223372036854775807}, {"user": "b", "n": 1541815603606036480}]}`;
+    const res = await kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', token: kit.tokens.viewer, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rows).toEqual([
+      { user: 'a', n: '9223372036854775807', prev: '9223372036854775806' },
+      { user: 'b', n: '1541815603606036480', prev: '1541815603606036479' },
+    ]);
+  });
+
   it('refuses a record that does not fit the schema and a sample over 1,000 records, saying what to do', async () => {
     const spec = filesSpec('preview-bad', '/tmp/weir-preview');
     const bad = await call(spec, [{ user: 'a', n: 1 }, { user: 'b', n: 'many' }]);

@@ -24,7 +24,7 @@ import { installOutboundPolicy, serverOutboundPolicy } from '../outbound';
 import { badPathEncoding, badQueryEncoding } from './url-encoding';
 import type { JobServiceContext } from '../services/job-service';
 import type { PreviewProcessLimits } from '../isolation/preview-host';
-import { PREVIEW_TIMEOUT_MS } from '@/lib/engine';
+import { parseJson, PREVIEW_TIMEOUT_MS } from '@/lib/engine';
 
 export interface ApiContext {
   req: Request;
@@ -178,13 +178,19 @@ async function readBodyText(req: Request): Promise<string> {
 }
 
 /** The JSON body, parsed by `schema`; bad JSON or a bad shape is a 400 naming the field. */
-export async function parseBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
+export async function parseBody<S extends z.ZodType>(req: Request, schema: S, opts: { exactIntegersIn?: string } = {}): Promise<z.infer<S>> {
   let raw: unknown;
   const text = await readBodyText(req);
   try {
     raw = text.length ? JSON.parse(text) : {};
   } catch (e) {
     throw new BadRequestError(`The request body is not valid JSON (${(e as Error).message}); send Content-Type: application/json with a JSON object.`);
+  }
+  // Data records (a preview's sample) keep an integer past 2^53 exactly, as a source reads it;
+  // the rest of the body (limits, ports) stays plain numbers for its schema.
+  const key = opts.exactIntegersIn;
+  if (key && raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, key)) {
+    raw = { ...raw, [key]: (parseJson(text) as Record<string, unknown>)[key] };
   }
   checkJsonValue(raw);
   return schema.parse(raw);

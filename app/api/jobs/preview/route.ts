@@ -12,6 +12,6 @@ import { previewJob } from '@/lib/server/services/job-service';
 export const dynamic = 'force-dynamic';
 
 export const POST = apiRoute('viewer', 'preview job specs', async (ctx) => {
-  const { spec, sample } = await parseBody(ctx.req, previewInputSchema);
+  const { spec, sample } = await parseBody(ctx.req, previewInputSchema, { exactIntegersIn: 'sample' });
   return previewJob({ ...jobServiceContext(ctx), previewLimits: previewLimits() }, spec, sample);
 });
