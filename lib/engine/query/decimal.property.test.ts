@@ -1,0 +1,137 @@
+/**
+ * DECIMAL arithmetic through SQL against an exact oracle written apart from decimal.ts: BigInt
+ * rationals, Spark's result types (DecimalPrecision with allowPrecisionLoss, the default) and
+ * Spark's rounding (java.math.BigDecimal: `*` to 38 significant digits, `/` to 38 places, both
+ * HALF_UP, then changePrecision to the result type; NULL when the result does not fit). Inputs
+ * cluster at the edges: precision 38, the largest value of a precision, scales 0 and p.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Row, Schema } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+
+const MAX = 38;
+const pow10 = (n: number) => 10n ** BigInt(n);
+const abs = (x: bigint) => (x < 0n ? -x : x);
+
+/** n/d rounded half up (away from zero at .5) to an integer. */
+function roundHalfUp(n: bigint, d: bigint): bigint {
+  if (d < 0n) [n, d] = [-n, -d];
+  const q = abs(n) / d;
+  const r = abs(n) % d;
+  const m = 2n * r >= d ? q + 1n : q;
+  return n < 0n ? -m : m;
+}
+
+/** A value n/d as unscaled at `scale`, half up. */
+const atScale = (n: bigint, d: bigint, scale: number) => roundHalfUp(n * pow10(scale), d);
+
+interface T { p: number; s: number }
+/** Spark's DecimalType.adjustPrecisionScale (allowPrecisionLoss = true). */
+function adjust(p: number, s: number): T {
+  if (p <= MAX) return { p, s };
+  const intDigits = p - s;
+  return { p: MAX, s: Math.max(MAX - intDigits, Math.min(s, 6)) };
+}
+/** Spark's DecimalPrecision result types. */
+function resultOf(op: string, a: T, b: T): T {
+  switch (op) {
+    case '+': case '-': return adjust(Math.max(a.p - a.s, b.p - b.s) + Math.max(a.s, b.s) + 1, Math.max(a.s, b.s));
+    case '*': return adjust(a.p + b.p + 1, a.s + b.s);
+    case '/': { const s = Math.max(6, a.s + b.p + 1); return adjust(a.p - a.s + b.s + s, s); }
+    default: { const s = Math.max(a.s, b.s); return adjust(Math.min(a.p - a.s, b.p - b.s) + s, s); }
+  }
+}
+
+const digits = (x: bigint) => abs(x).toString().length;
+
+/** The oracle: `x op y` (unscaled at their types) as unscaled at the result type, or null. */
+function oracle(op: string, x: bigint, a: T, y: bigint, b: T): { t: T; v: bigint | null } {
+  const t = resultOf(op, a, b);
+  // Each operand as a rational n / 10^s.
+  let n: bigint;
+  let d: bigint;
+  switch (op) {
+    case '+': n = x * pow10(b.s) + y * pow10(a.s); d = pow10(a.s + b.s); break;
+    case '-': n = x * pow10(b.s) - y * pow10(a.s); d = pow10(a.s + b.s); break;
+    case '*': {
+      // The exact product at scale a.s + b.s, rounded to 38 significant digits.
+      let v = x * y;
+      let s = a.s + b.s;
+      const extra = digits(v) - MAX;
+      if (extra > 0) { v = roundHalfUp(v, pow10(extra)); s -= extra; }
+      n = v; d = s >= 0 ? pow10(s) : 1n;
+      if (s < 0) n = v * pow10(-s);
+      break;
+    }
+    case '/': {
+      if (y === 0n) return { t, v: null };
+      // The quotient to 38 places, half up.
+      n = roundHalfUp(x * pow10(b.s) * pow10(MAX), y * pow10(a.s)); d = pow10(MAX);
+      break;
+    }
+    default: {
+      if (y === 0n) return { t, v: null };
+      const s = Math.max(a.s, b.s);
+      const xs = x * pow10(s - a.s);
+      const ys = y * pow10(s - b.s);
+      n = xs - (xs / ys) * ys; // truncated remainder: the dividend's sign, as Java's
+      d = pow10(s);
+    }
+  }
+  const v = atScale(n, d, t.s);
+  return { t, v: digits(v) > t.p ? null : v };
+}
+
+const type = fc.integer({ min: 1, max: MAX }).chain((p) => fc.oneof(fc.constant(0), fc.constant(p), fc.integer({ min: 0, max: p })).map((s) => ({ p, s })));
+/** An unscaled value that fits `t`: small, the largest, or any. */
+const valueOf = (t: T) => {
+  const top = pow10(t.p) - 1n;
+  const small = top < 100n ? top : 100n;
+  return fc.oneof(fc.bigInt({ min: -small, max: small }), fc.constantFrom(top, -top, 0n), fc.bigInt({ min: top - 1000n > -top ? top - 1000n : -top, max: top }), fc.bigInt({ min: -top, max: top }));
+};
+const operand = type.chain((t) => valueOf(t).map((v) => ({ t, v })));
+
+const text = (v: bigint, s: number) => {
+  const d = abs(v).toString().padStart(s + 1, '0');
+  return `${v < 0n ? '-' : ''}${s === 0 ? d : `${d.slice(0, -s)}.${d.slice(-s)}`}`;
+};
+
+const SCHEMA: Schema = [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }];
+const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
+
+async function run(sql: string, input: Row[]): Promise<Row[]> {
+  const q = compileStreamingQuery(sql, rel as never);
+  let out = input;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return out;
+}
+
+describe('DECIMAL arithmetic against an exact oracle', () => {
+  it('+ - * / % give Spark’s result type and value (NULL past the precision), at the edges of 38 digits', async () => {
+    await fc.assert(
+      fc.asyncProperty(operand, operand, async (x, y) => {
+        const [ca, cb] = [`CAST(a AS DECIMAL(${x.t.p},${x.t.s}))`, `CAST(b AS DECIMAL(${y.t.p},${y.t.s}))`];
+        const ops = ['+', '-', '*', '/', '%'];
+        const sql = `SELECT ${ops.map((op, i) => `${ca} ${op} ${cb} AS r${i}, typeof(${ca} ${op} ${cb}) AS t${i}`).join(', ')} FROM events`;
+        const [row] = await run(sql, [{ a: text(x.v, x.t.s), b: text(y.v, y.t.s) }]);
+        ops.forEach((op, i) => {
+          const want = oracle(op, x.v, x.t, y.v, y.t);
+          const what = `${text(x.v, x.t.s)} ${op} ${text(y.v, y.t.s)} as decimal(${x.t.p},${x.t.s}) ${op} decimal(${y.t.p},${y.t.s})`;
+          expect(row[`t${i}`], what).toBe(`decimal(${want.t.p},${want.t.s})`);
+          expect(row[`r${i}`], what).toBe(want.v);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the oracle is itself right on Spark’s documented cases', () => {
+    // Spark: SELECT CAST(1 AS DECIMAL(38,18)) / CAST(3 AS DECIMAL(38,18)) → 0.333333 (decimal(38,6)).
+    expect(oracle('/', 10n ** 18n, { p: 38, s: 18 }, 3n * 10n ** 18n, { p: 38, s: 18 })).toEqual({ t: { p: 38, s: 6 }, v: 333333n });
+    // 2 % 1.8 = 0.2 (decimal(2,1)).
+    expect(oracle('%', 2n, { p: 1, s: 0 }, 18n, { p: 2, s: 1 })).toEqual({ t: { p: 2, s: 1 }, v: 2n });
+    // 99999999999999999999999999999999999999 + 1 overflows decimal(38,0) → NULL.
+    expect(oracle('+', pow10(38) - 1n, { p: 38, s: 0 }, 1n, { p: 1, s: 0 }).v).toBeNull();
+  });
+});
