@@ -704,7 +704,8 @@ class ExpressionCompiler {
       if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
         this.fail(e, `${e.name} ${trunc ? 'unit' : 'field'} must be one of ${allowed.join(', ')}`);
       }
-      unit.value = unit.value.toLowerCase();
+      // A new call with the unit lower-cased: the expression given is never changed.
+      e = { ...e, args: [{ ...unit, value: unit.value.toLowerCase() }, ...e.args.slice(1)] };
     }
     // Spark's try_ arithmetic: the operators' NULL on a zero divisor or a DECIMAL that does not fit.
     if (e.name === 'try_divide' && e.args.length === 2) return this.binary({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos });
