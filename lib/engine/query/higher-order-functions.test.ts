@@ -13,6 +13,8 @@ import { compileExpression } from './expression-compiler';
 import { ExpressionBuilder } from './expression-builder';
 import { parseExpression } from './parser/ast-builder';
 import { compileStreamingQuery } from './streaming-query';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
 
 const element = (type: 'long' | 'string') => ({ name: 'element', type, nullable: true });
 const SCHEMA: Schema = [
@@ -172,10 +174,18 @@ describe('lambda variables', () => {
     expect(await one("transform(array(from_json('{\"a\": 5}', 'a INT')), s -> s.a + 1)")).toEqual([6]);
   });
 
-  it('works in WHERE, and in an aggregation over the group\'s arrays', async () => {
+  it('works in WHERE, and in a streaming aggregation over the group\'s arrays', async () => {
     expect((await run('SELECT id FROM src WHERE exists(ys, y -> y < 0)')).rows).toEqual([{ id: 2 }]);
-    const q = compileStreamingQuery('SELECT id, aggregate(collect_list(x), 0, (acc, v) -> acc + v * id) AS s FROM src GROUP BY id', rel, { outputMode: 'complete' });
-    expect(q.outputSchema.map((f) => f.name)).toEqual(['id', 's']);
+    // In the lambda, X (any case) is its parameter, not the grouping column x.
+    const sql = 'SELECT x, transform(sort_array(collect_list(id)), X -> x * 10 + size(ys)) AS t, aggregate(collect_list(id), 0, (acc, v) -> acc + v * x) AS s FROM src GROUP BY x, ys';
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'complete');
+    await q.runBatch([{ ...NESTED[0], id: 1 }, { ...NESTED[0], id: 4 }]);
+    q.restart();
+    const { output } = await q.runBatch([{ ...NESTED[0], id: 5 }, NESTED[2]]);
+    expect(output.sort((a, b) => Number(a.x) - Number(b.x))).toEqual([
+      { x: 1, t: [12, 42, 52], s: 10 },
+      { x: 3, t: [31], s: 9 },
+    ]);
   });
 
   it('does not change the expression it compiles', () => {
