@@ -200,6 +200,14 @@ describe('lambda variables', () => {
     ]);
   });
 
+  it('keeps two aggregates whose lambdas differ only in which variable is where apart', async () => {
+    const sql = 'SELECT x, sum(aggregate(ys, 0, (a, y) -> a - y)) AS p, sum(aggregate(ys, 0, (a, y) -> y - a)) AS q FROM src GROUP BY x';
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'complete');
+    const { output } = await q.runBatch([NESTED[0]]);
+    // [32, 97]: 0 - 32 - 97 = -129; 97 - (32 - 0) = 65.
+    expect(output).toEqual([{ x: 1, p: -129, q: 65 }]);
+  });
+
   it('does not change the expression it compiles', () => {
     const sql = 'aggregate(transform(ys, (y, i) -> y + i + x), 0, (acc, v) -> acc + v, acc -> acc * 2)';
     const e = new ExpressionBuilder({ qualifiers: new Set() }, sql).build(parseExpression(sql));
