@@ -723,7 +723,8 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 
-  private call(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+  private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    let e = call;
     const refused = STREAMING_REFUSED[e.name];
     if (refused) throw new SqlValidationError(refused.message, e.pos, `${e.name}()`, refused.errorClass);
     if (GENERATORS.has(e.name)) {
@@ -783,7 +784,8 @@ class ExpressionCompiler implements LambdaCompiler {
       if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
         this.fail(e, `${e.name} ${trunc ? 'unit' : 'field'} must be one of ${allowed.join(', ')}`);
       }
-      unit.value = unit.value.toLowerCase();
+      // A copy with the unit in lower case: the expression given to the compiler is not changed.
+      e = { ...e, args: [{ ...unit, value: unit.value.toLowerCase() }, ...e.args.slice(1)] };
     }
     // Spark's try_ arithmetic: the operators' NULL on a zero divisor or a DECIMAL that does not fit.
     if (e.name === 'try_divide' && e.args.length === 2) return this.binary({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos });

@@ -216,6 +216,10 @@ describe('lambda variables', () => {
     const c = compileExpression(frozen, SCHEMA);
     expect(c.eval(NESTED[0], { batchTimestampMs: 0 })).toBe(2 * (32 + 0 + 1 + 97 + 1 + 1));
     expect(JSON.stringify(e)).toBe(before);
+    // date_part's field was lower-cased in place before: now in a copy.
+    const datePart = "transform(array(TIMESTAMP '2024-05-06 07:00:00'), t -> date_part('YEAR', t) + x)";
+    const d = deepFreeze(new ExpressionBuilder({ qualifiers: new Set() }, datePart).build(parseExpression(datePart)));
+    expect(compileExpression(d, SCHEMA).eval(NESTED[0], { batchTimestampMs: 0 })).toEqual([2025]);
   });
 
   it('names the column as Spark 3.1 does (lambdafunction(body, parameters))', async () => {
