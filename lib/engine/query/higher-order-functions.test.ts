@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { RecordExpressionError, WeirError } from '../errors';
 import type { Row, Schema } from '../types';
 import { compileExpression } from './expression-compiler';
+import { referencedColumns } from './expression';
 import { HIGHER_ORDER_FUNCTIONS } from './higher-order-functions';
 import { ExpressionBuilder } from './expression-builder';
 import { parseExpression } from './parser/ast-builder';
@@ -208,6 +209,12 @@ describe('lambda variables', () => {
     expect(output).toEqual([{ x: 1, p: -129, q: 65 }]);
   });
 
+  it('reads the row\'s columns a body names, never its variables (what column pruning keeps)', () => {
+    const sql = 'transform(zs, z -> transform(z, e -> e + x + size(ys)))';
+    const e = new ExpressionBuilder({ qualifiers: new Set() }, sql).build(parseExpression(sql));
+    expect([...referencedColumns(e)].sort()).toEqual(['x', 'ys', 'zs']);
+  });
+
   it('does not change the expression it compiles', () => {
     const sql = 'aggregate(transform(ys, (y, i) -> y + i + x), 0, (acc, v) -> acc + v, acc -> acc * 2)';
     const e = new ExpressionBuilder({ qualifiers: new Set() }, sql).build(parseExpression(sql));
@@ -248,6 +255,8 @@ describe("Spark's errors", () => {
     refused('map_filter(m, k -> true)', 'INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH');
     refused('zip_with(ys, ys, (a, A) -> a)', 'INVALID_LAMBDA_FUNCTION_CALL.DUPLICATE_ARG_NAMES');
     expect(refused('upper(x -> x)', 'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION')).toMatch(/upper\(\) is not a higher order function/);
+    // An aggregate inside a lambda is computed over the rows, where the lambda's variables do not exist.
+    expect(refused('transform(ys, y -> sum(y))')).toMatch(/y is a variable of a lambda function, used outside it/);
   });
 
   it('DATATYPE_MISMATCH: not an array or a map, a predicate that is not boolean, a state of another type', () => {
