@@ -85,6 +85,9 @@ function predicate(c: LambdaCompiler, e: Call, i: number, params: TypeInfo[]): C
 }
 
 const arrayOf = (t: TypeInfo): TypeInfo => ({ type: 'array', elementType: fieldOfType('element', t) });
+/** Only the type of a compiled expression or lambda (not its evaluator or variables). */
+const typeOnly = ({ type, fields, decimal, elementType, keyType, valueType }: TypeInfo): TypeInfo =>
+  Object.fromEntries(Object.entries({ type, fields, decimal, elementType, keyType, valueType }).filter(([, v]) => v !== undefined)) as unknown as TypeInfo;
 const isNull = (v: unknown): boolean => v === null || v === undefined;
 
 /** transform and filter bind (element) or, for a lambda of two parameters, (element, index). */
@@ -124,7 +127,7 @@ function defaultOrder(x: unknown, y: unknown): number {
 function aggregate(e: Call, c: LambdaCompiler): CompiledExpr {
   const { arr, element } = arrayArg(c, e, 0);
   const zero = c.compile(e.args[1]);
-  const acc: TypeInfo = zero;
+  const acc = typeOnly(zero);
   const merge = c.lambda(e.args[2], [acc, element]);
   if (!sameType(merge, zero)) {
     wrongInput(c, e, 2, typeText(zero), merge, `The lambda gives ${typeText(merge)} where the start value is ${typeText(zero)}: write the start value in the type the lambda gives (such as 0D, 0.0 or CAST(0 AS DECIMAL(10,2))), or CAST the lambda's result.`);
@@ -134,7 +137,7 @@ function aggregate(e: Call, c: LambdaCompiler): CompiledExpr {
   const mergeBody = merge.body;
   const zeroEval = zero.eval;
   const getArr = arr.eval;
-  const result: TypeInfo = finish ?? acc;
+  const result = finish ? typeOnly(finish) : acc;
   return {
     ...result,
     eval: (row, ctx) => {
@@ -193,7 +196,7 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const [el, index] = f.vars;
       const body = f.body;
       return {
-        ...(arr.type === 'null' ? arrayOf({ type: 'null' }) : arr),
+        ...(arr.type === 'null' ? arrayOf({ type: 'null' }) : typeOnly(arr)),
         eval: nullSafe(arr, (v, row, ctx) => {
           const xs = v as unknown[];
           const out: unknown[] = [];
@@ -293,7 +296,7 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
     params: ['expr', 'func'], min: 1,
     compile: (e, c) => {
       const { arr, element } = arrayArg(c, e, 0);
-      const type = arr.type === 'null' ? arrayOf({ type: 'null' }) : arr;
+      const type = arr.type === 'null' ? arrayOf({ type: 'null' }) : typeOnly(arr);
       if (e.args.length === 1) {
         if (element.type === 'map' || element.type === 'struct') {
           c.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`array_sort\` does not support ordering on type "${typeText(element)}".`, 'Give array_sort a comparator lambda: array_sort(a, (l, r) -> …).');
@@ -327,7 +330,7 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const [k, v] = f.vars;
       const body = f.body;
       return {
-        ...map,
+        ...typeOnly(map),
         eval: nullSafe(map, (m, row, ctx) => {
           const texts = Object.keys(m as object);
           const kept: [string, unknown][] = [];
