@@ -92,6 +92,8 @@ const EXAMPLES: [string, unknown][] = [
   // > SELECT array_sort(array('b', 'd', null, 'c', 'a')); ["a","b","c","d",null]
   ["array_sort(array('b', 'd', null, 'c', 'a'))", ['a', 'b', 'c', 'd', null]],
   ["array_sort(array(2D, CAST('NaN' AS DOUBLE), NULL, 1D))", [1, 2, NaN, null]],
+  // Constant folding reaches into a body, never past a variable.
+  ['transform(array(1, 2), x -> x * (1 + 2))', [3, 6]],
   // Weir only: every integral type is a BIGINT, so this start value is not an INT (Spark refuses it).
   ['aggregate(array(1L), 0, (a, x) -> a + x)', 1],
   // map_filter: > SELECT map_filter(map(1, 0, 2, 2, 3, -1), (k, v) -> k > v); {1:0,3:-1}
