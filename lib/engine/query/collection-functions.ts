@@ -57,7 +57,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * orders doubles), strings by code unit, false before true, decimals' bigints, arrays element by
  * element (NULL first, then the shorter first).
  */
-function compareValues(a: unknown, b: unknown): number {
+export function compareValues(a: unknown, b: unknown): number {
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
     return a < b ? -1 : a > b ? 1 : 0;

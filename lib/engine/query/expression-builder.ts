@@ -57,6 +57,13 @@ export interface Scope {
 }
 
 export class ExpressionBuilder {
+  /**
+   * The parameters of the lambdas being built, innermost last (Spark's ResolveLambdaVariables):
+   * in a lambda's body a name whose first part is one of them is that variable, any other name
+   * is a column of the row.
+   */
+  private readonly lambdaScopes: (readonly string[])[] = [];
+
   constructor(
     private readonly scope: Scope,
     /** The query's text: an extraction is `.field` or `[key]` by the character before it. */
@@ -142,9 +149,24 @@ export class ExpressionBuilder {
       case 'Exists':
       case 'ScalarSubquery':
         throw notSupportedYet('A subquery in an expression', pos);
-      case 'LambdaFunction':
-      case 'UnresolvedNamedLambdaVariable':
-        throw notSupportedYet('A lambda function (x -> …)', pos, 'higher-order functions such as transform() and filter() are not in Weir yet');
+      case 'LambdaFunction': {
+        const params = e.arguments.map((a) => a.nameParts[0]);
+        this.lambdaScopes.push(params);
+        try {
+          return { kind: 'lambda', params, body: this.build(e.function), pos };
+        } finally {
+          this.lambdaScopes.pop();
+        }
+      }
+      case 'UnresolvedNamedLambdaVariable': {
+        const v = this.lambdaVariable(e.nameParts, pos);
+        if (v) return v;
+        throw new SqlValidationError(
+          `${e.nameParts.join('.')} is a variable of a lambda function, used outside it (an aggregate such as sum() inside a lambda cannot read the lambda's variables)`,
+          pos,
+          'lambda variable',
+        );
+      }
       case 'UnresolvedWindowExpression':
         throw this.nonTimeWindow(e);
       case 'GroupingAnalytics':
@@ -173,7 +195,22 @@ export class ExpressionBuilder {
     return this.sql[i] ?? '';
   }
 
+  /** `x` or `x.field…` where `x` is a parameter of an enclosing lambda (case-insensitive, innermost first). */
+  private lambdaVariable(parts: readonly string[], pos: SqlPosition | undefined): Expr | undefined {
+    const [first, ...fields] = parts;
+    for (let i = this.lambdaScopes.length - 1; i >= 0; i--) {
+      const name = this.lambdaScopes[i].find((p) => p.toLowerCase() === first.toLowerCase());
+      if (name === undefined) continue;
+      let e: Expr = { kind: 'lambdaVariable', name, pos };
+      for (const field of fields) e = { kind: 'field', arg: e, field, pos };
+      return e;
+    }
+    return undefined;
+  }
+
   private attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
+    const variable = this.lambdaVariable(parts, pos);
+    if (variable) return variable;
     let rest = parts;
     if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
     const [name, ...fields] = rest;

@@ -12,6 +12,7 @@ import { levenshtein } from './string-functions';
 import type { Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
+import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from './higher-order-functions';
 import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
 import { castTypeText, exprToString, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
@@ -123,10 +124,20 @@ export function compileExpression(e: Expr, schema: Schema): CompiledExpr {
   return new ExpressionCompiler(schema).compile(e);
 }
 
-class ExpressionCompiler {
+/** A lambda's variable while its body compiles: its type, and where its function puts its value. */
+interface LambdaVariableSlot {
+  name: string;
+  type: TypeInfo;
+  slot: { value: unknown };
+}
+
+class ExpressionCompiler implements LambdaCompiler {
+  /** The variables of the lambdas whose bodies are being compiled, innermost first. */
+  private lambdaVariables: LambdaVariableSlot[] = [];
+
   constructor(private readonly schema: Schema) {}
 
-  private fail(e: Expr, msg: string): never {
+  fail(e: Expr, msg: string): never {
     throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind);
   }
 
@@ -134,7 +145,7 @@ class ExpressionCompiler {
    * Spark's DATATYPE_MISMATCH.<subclass>: its text (`Cannot resolve "(a = 1)" due to data type
    * mismatch: …`), then Weir's sentence on what to do.
    */
-  private mismatch(e: Expr, subclass: string, detail: string, todo: string): never {
+  mismatch(e: Expr, subclass: string, detail: string, todo: string): never {
     throw new SqlValidationError(`Cannot resolve "${exprToString(e)}" due to data type mismatch: ${detail} ${todo}`, e.pos, e.kind, `DATATYPE_MISMATCH.${subclass}`);
   }
 
@@ -245,6 +256,56 @@ class ExpressionCompiler {
       }
       case 'call':
         return this.call(e);
+      case 'lambdaVariable': {
+        const v = this.lambdaVariables.find((x) => x.name === e.name);
+        if (!v) this.fail(e, `The lambda variable ${e.name} is not bound by a higher-order function here`);
+        const slot = v.slot;
+        return { ...v.type, eval: () => slot.value };
+      }
+      case 'lambda':
+        throw new SqlValidationError(
+          'Invalid lambda function call. A lambda function should only be used in a higher order function ' +
+            `(such as transform, filter, exists, aggregate), not here: ${exprToString(e)}`,
+          e.pos,
+          'lambda function',
+          'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
+        );
+    }
+  }
+
+  /** Spark's LambdaBinder: `e` as a function of variables of these types (higher-order-functions.ts). */
+  lambda(e: Expr, params: TypeInfo[]): CompiledLambda {
+    const vars = params.map(() => ({ value: null as unknown }));
+    // Not a lambda: a function that ignores its variables, as Spark's hidden lambda.
+    if (e.kind !== 'lambda') {
+      const c = this.compile(e);
+      return { ...c, vars, body: c.eval };
+    }
+    if (e.params.length !== params.length) {
+      throw new SqlValidationError(
+        `Invalid lambda function call. A higher order function expects ${e.params.length} arguments, but got ${params.length}. ` +
+          `Write the lambda with ${params.length} parameter${params.length === 1 ? '' : 's'}: ${exprToString(e)}`,
+        e.pos,
+        'lambda function',
+        'INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH',
+      );
+    }
+    const lower = e.params.map((p) => p.toLowerCase());
+    if (new Set(lower).size < lower.length) {
+      throw new SqlValidationError(
+        `Invalid lambda function call. The lambda function has duplicate arguments ${lower.map((p) => `\`${p}\``).join(', ')}. Please, consider to rename the argument names or set "spark.sql.caseSensitive" to "true". (Weir compares names case-insensitively: rename one.)`,
+        e.pos,
+        'lambda function',
+        'INVALID_LAMBDA_FUNCTION_CALL.DUPLICATE_ARG_NAMES',
+      );
+    }
+    const outer = this.lambdaVariables;
+    this.lambdaVariables = [...e.params.map((name, i) => ({ name, type: params[i], slot: vars[i] })), ...outer];
+    try {
+      const body = this.compile(e.body);
+      return { ...body, vars, body: body.eval };
+    } finally {
+      this.lambdaVariables = outer;
     }
   }
 
@@ -662,13 +723,32 @@ class ExpressionCompiler {
     };
   }
 
-  private call(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+  private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    let e = call;
     const refused = STREAMING_REFUSED[e.name];
     if (refused) throw new SqlValidationError(refused.message, e.pos, `${e.name}()`, refused.errorClass);
     if (GENERATORS.has(e.name)) {
       this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
     }
     if (e.name === 'array' || e.name === 'map') return this.constructor_(e);
+    const hof = HIGHER_ORDER_FUNCTIONS[e.name];
+    if (hof) {
+      if (e.args.length < hof.min || e.args.length > hof.params.length) {
+        const n = hof.min === hof.params.length ? `${hof.min}` : `${hof.min} to ${hof.params.length}`;
+        this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
+      }
+      return hof.compile(e, this);
+    }
+    const lambda = e.args.find((a) => a.kind === 'lambda');
+    if (lambda) {
+      throw new SqlValidationError(
+        `Invalid lambda function call. A lambda function should only be used in a higher order function. However, ${e.name}() is not a higher order function; ` +
+          `the higher-order functions are ${Object.keys(HIGHER_ORDER_FUNCTIONS).sort().join(', ')}`,
+        lambda.pos ?? e.pos,
+        `${e.name}()`,
+        'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
+      );
+    }
     if (e.name === 'typeof') {
       if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
       const text = simpleTypeString(this.compile(e.args[0]));

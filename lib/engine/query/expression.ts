@@ -46,6 +46,14 @@ export type Expr = Base &
     | { kind: 'cast'; arg: Expr; to: SqlType; decimal?: DecimalType; integral?: IntegralBits }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
+    /**
+     * Spark's LambdaFunction `(x, i) -> body`: only an argument of a higher-order function
+     * (higher-order-functions.ts), which binds its parameters. Names in `body` that are its
+     * parameters were resolved by the builder into `lambdaVariable`s.
+     */
+    | { kind: 'lambda'; params: string[]; body: Expr }
+    /** Spark's NamedLambdaVariable: the parameter `name` of the innermost enclosing lambda that has it. */
+    | { kind: 'lambdaVariable'; name: string }
   );
 
 /** SQL-ish text of an expression: used for default output column names and `explain`. */
@@ -94,6 +102,12 @@ export function exprToString(e: Expr): string {
     case 'call':
       if (e.subscript) return `${exprToString(e.args[0])}[${exprToString(e.args[1])}]`;
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;
+    // Spark 3.1's name for a lambda (later versions hide the variables' names, which would make
+    // `(a, b) -> a - b` and `(a, b) -> b - a` one name, and so one aggregate or grouping key).
+    case 'lambda':
+      return `lambdafunction(${[exprToString(e.body), ...e.params].join(', ')})`;
+    case 'lambdaVariable':
+      return e.name;
   }
 }
 
@@ -133,6 +147,12 @@ export function referencedColumns(e: Expr, out = new Set<string>()): Set<string>
       break;
     case 'call':
       e.args.forEach((x) => referencedColumns(x, out));
+      break;
+    // A lambda's body may read the row's columns too; its own variables are not columns.
+    case 'lambda':
+      referencedColumns(e.body, out);
+      break;
+    case 'lambdaVariable':
       break;
   }
   return out;

@@ -26,6 +26,11 @@ describe('sqlFunctionCatalog', () => {
     expect(byName.get('array')).toBe('array(expr, …)');
     expect(byName.get('window')).toBe('window(expr1, expr2[, expr3])');
     expect(byName.has('json_tuple_item')).toBe(false);
+    // Higher-order functions: their arguments as Spark's reference names them.
+    expect(byName.get('transform')).toBe('transform(expr, func)');
+    expect(byName.get('aggregate')).toBe('aggregate(expr, start, merge[, finish])');
+    expect(byName.get('array_sort')).toBe('array_sort(expr[, func])');
+    expect(byName.get('map_zip_with')).toBe('map_zip_with(map1, map2, function)');
   });
 
   it('offers only functions the compiler knows', () => {

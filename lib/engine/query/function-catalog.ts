@@ -1,12 +1,13 @@
 /**
  * The SQL functions a query may call, with their signatures, for the editor's completion: the
- * same registries the compiler resolves calls against (scalar, collection and aggregate
- * functions, generators), so that what is offered is what runs.
+ * same registries the compiler resolves calls against (scalar, collection, higher-order and
+ * aggregate functions, generators), so that what is offered is what runs.
  */
 import { AGGREGATE_FUNCTIONS } from './aggregate-functions';
 import { COLLECTION_FUNCTIONS } from './collection-functions';
 import { FUNCTIONS } from './functions';
 import { GENERATORS } from './generators';
+import { HIGHER_ORDER_FUNCTIONS, higherOrderSignature } from './higher-order-functions';
 
 export interface SqlFunctionInfo {
   name: string;
@@ -48,6 +49,8 @@ export function sqlFunctionCatalog(): readonly SqlFunctionInfo[] {
   };
   for (const [name, def] of Object.entries(FUNCTIONS)) add(name, def.min, def.max, 'scalar');
   for (const [name, def] of Object.entries(COLLECTION_FUNCTIONS)) add(name, def.min, def.max, 'scalar');
+  // Their arguments as Spark's reference names them: `aggregate(expr, start, merge[, finish])`.
+  for (const [name, def] of Object.entries(HIGHER_ORDER_FUNCTIONS)) byName.set(name, { name, signature: higherOrderSignature(name, def), kind: 'scalar' });
   for (const [name, def] of Object.entries(AGGREGATE_FUNCTIONS)) add(name, def.min, def.max, 'aggregate');
   for (const name of GENERATORS) add(name, 1, 1, 'generator');
   for (const s of SPECIAL) add(s.name, s.min, s.max, s.kind);

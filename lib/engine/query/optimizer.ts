@@ -97,12 +97,16 @@ function foldable(e: Expr): boolean {
     case 'call': {
       return CHEAP_NUMERIC_CALLS.has(e.name.toLowerCase()) && e.args.every(foldable);
     }
+    // A lambda's value depends on the elements its function binds: never a constant on its own.
+    case 'lambda':
+    case 'lambdaVariable':
+      return false;
   }
 }
 
 /** The expression with every foldable numeric or boolean subexpression replaced by its value. */
 function foldExpr(e: Expr): Expr {
-  if (e.kind === 'literal' || e.kind === 'column') return e;
+  if (e.kind === 'literal' || e.kind === 'column' || e.kind === 'lambdaVariable') return e;
   if (foldable(e)) {
     try {
       const c = compileExpression(e, []);
@@ -143,6 +147,8 @@ function foldExpr(e: Expr): Expr {
     case 'call':
       // window() keeps its literal durations as written (the planner reads them as strings).
       return e.name.toLowerCase() === 'window' ? e : { ...e, args: e.args.map(foldExpr) };
+    case 'lambda':
+      return { ...e, body: foldExpr(e.body) };
   }
 }
 
@@ -318,6 +324,11 @@ function substitute(e: Expr, col: (name: string) => Expr): Expr {
       };
     case 'call':
       return { ...e, args: e.args.map((x) => substitute(x, col)) };
+    // Only columns are substituted: a lambda's variables are never the Project's names.
+    case 'lambda':
+      return { ...e, body: substitute(e.body, col) };
+    case 'lambdaVariable':
+      return e;
   }
 }
 
@@ -423,7 +434,10 @@ function callsAFunction(e: Expr): boolean {
       return true;
     case 'literal':
     case 'column':
+    case 'lambdaVariable':
       return false;
+    case 'lambda':
+      return callsAFunction(e.body);
     case 'field':
     case 'unary':
     case 'isNull':

@@ -130,8 +130,8 @@ describe("Spark's grammar, end to end", () => {
     expect(e.message).toMatch(/^A column, variable, or function parameter with name `keys` cannot be resolved\. Did you mean one of the following\? \[`key`, (`[a-z]+`, ){3}`[a-z]+`\]\. Column "keys" does not exist; available columns: key, value, topic, partition, offset, timestamp, n \(line 1, column 8\)$/);
   });
 
-  it('refuses what it parses but cannot run yet, naming it where it is', () => {
-    expect(failure('SELECT transform(array(1), x -> x + 1) AS a FROM events').message).toMatch(/^A lambda function \(x -> …\) is not supported yet.*\(line 1, column 28\)$/);
+  it('refuses what it parses but cannot run (yet), naming it where it is', () => {
+    expect(failure('SELECT upper(x -> x) AS a FROM events').message).toMatch(/^Invalid lambda function call\. A lambda function should only be used in a higher order function.*\(line 1, column 14\)$/);
     expect(failure("SELECT timestamp + INTERVAL '1' DAY AS t FROM events").message).toMatch(/INTERVAL DAY literal is not supported yet/);
     expect(failure('SELECT key FROM events WHERE n IN (SELECT n FROM events)').message).toMatch(/A subquery in an expression is not supported yet/);
   });

@@ -176,7 +176,7 @@ export class ExpressionAstBuilder {
     }
     if (ctx.ARROW()) {
       const vars = ctx.identifier().map((id) => ({ kind: 'UnresolvedNamedLambdaVariable' as const, nameParts: [identifierText(id)], pos: this.pos(id) }));
-      const names = new Set(vars.map((v) => v.nameParts[0]));
+      const names = new Set(vars.map((v) => v.nameParts[0].toLowerCase()));
       return { kind: 'LambdaFunction', function: lambdaBody(this.expression(ctx.expression(0)!), names), arguments: vars, pos };
     }
     if (ctx.functionName()) return this.functionCall(ctx, pos);
@@ -331,20 +331,24 @@ export class ExpressionAstBuilder {
   }
 }
 
-/** Spark's visitLambda: in the body, a one-part name that is a lambda variable becomes that variable. */
+/**
+ * Spark's visitLambda: in the body, a name whose first part is a lambda variable (names compared
+ * case-insensitively, as Spark's resolver) becomes that variable, its other parts its fields.
+ * `names` are lower-cased.
+ */
 function lambdaBody(e: Expression, names: ReadonlySet<string>): Expression {
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (!v || typeof v !== 'object' || v instanceof Uint8Array) return v;
     const node = v as { kind?: string; nameParts?: string[]; pos?: Position };
-    if (node.kind === 'UnresolvedAttribute' && node.nameParts!.length === 1 && names.has(node.nameParts![0])) {
+    if (node.kind === 'UnresolvedAttribute' && names.has(node.nameParts![0].toLowerCase())) {
       return { kind: 'UnresolvedNamedLambdaVariable', nameParts: node.nameParts, pos: node.pos };
     }
     if (!node.kind) return v;
     if (node.kind === 'LambdaFunction') {
       // An inner lambda's own variables shadow the outer ones.
       const inner = v as { function: Expression; arguments: { nameParts: string[] }[] };
-      const outer = new Set([...names].filter((n) => !inner.arguments.some((a) => a.nameParts[0] === n)));
+      const outer = new Set([...names].filter((n) => !inner.arguments.some((a) => a.nameParts[0].toLowerCase() === n)));
       return { ...inner, function: lambdaBody(inner.function, outer) };
     }
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'pos' || k === 'dataType' || k === 'value' ? x : walk(x)]));
