@@ -9,6 +9,7 @@ import { SinkError } from '../../engine/errors';
 import type { Row } from '../../engine/types';
 import { contractSchema, sinkContractSuite } from '../../engine/sinks/testing/sink.contract';
 import { WebhookSink, webhookSinkOptions } from './webhook-sink';
+import { RENDERED_JSON, RENDERING_ROW, RENDERING_SCHEMA } from '../../engine/sinks/testing/rendering-fixture';
 
 interface Received { key: string; body: { batchId: number; rows: Row[] } }
 
@@ -83,6 +84,14 @@ describe('webhook sink specifics', () => {
     await sink.addBatch(5, [{ amount: 1234567890123456789012345678901234567n }, { amount: 250n }], { ...ctx, schema });
     // Parsed back by JSON.parse the 38 digits become a double; the text on the wire has them all.
     expect(rec.raw.at(-1)).toContain('"rows":[{"amount":12345678901234567890123456789012345.67},{"amount":2.50}]');
+  });
+
+  it('renders every column type as the files sink and Spark’s JSON writer do', async () => {
+    rec.received = [];
+    rec.script = [];
+    const sink = new WebhookSink(opts(url), clock, 'orders-job');
+    await sink.addBatch(6, [RENDERING_ROW], { ...ctx, schema: RENDERING_SCHEMA });
+    expect(rec.raw.at(-1)).toContain(`"rows":[${RENDERED_JSON}]`);
   });
 
   it('fails a 400 at once without retrying, and gives up after maxRetries on 503', async () => {

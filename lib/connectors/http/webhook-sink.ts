@@ -25,7 +25,7 @@
 import { z } from 'zod';
 import { SinkError } from '../../engine/errors';
 import type { Clock } from '../../engine/clock';
-import { jsonWriter } from '../../engine/sinks/files-sink';
+import { jsonWriter } from '../../engine/sinks/row-rendering';
 import type { OutputMode, Row } from '../../engine/types';
 import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
 import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { Message, Producer } from 'kafkajs';
 import { SinkError } from '../../engine/errors';
 import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
-import { jsonWriter } from '../../engine/sinks/files-sink';
+import { jsonWriter } from '../../engine/sinks/row-rendering';
 import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
 import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
 import type { OutputMode, Row, Schema } from '../../engine/types';

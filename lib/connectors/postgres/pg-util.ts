@@ -12,7 +12,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { ValidationError, WeirError } from '../../engine/errors';
 import type { Field, Row, Schema } from '../../engine/types';
-import { renderCollection, renderDate, renderDecimal } from '../../engine/sinks/files-sink';
+import { renderDate, renderDecimal, renderValue } from '../../engine/sinks/row-rendering';
 import { stringifyJson } from '../../engine/json-text';
 import { guardedSocket } from '../../engine/outbound/guarded-connect';
 import { assertConnectionOptions, postgresDatabase } from '../../engine/outbound/destinations';
@@ -170,11 +170,11 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: f.name, createType: 'timestamptz', get: (row) => iso(row[f.name]) });
     } else if (f.type === 'date') {
       cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
-    } else if (f.type === 'array' || f.type === 'map') {
-      cols.push({ name: f.name, createType: 'jsonb', get: (row) => { const v = renderCollection(row[f.name], f); return v === null ? null : stringifyJson(v); } });
+    } else if (f.type === 'array' || f.type === 'map' || f.type === 'struct') {
+      cols.push({ name: f.name, createType: 'jsonb', get: (row) => { const v = renderValue(row[f.name], f); return v === null ? null : stringifyJson(v); } });
     } else if (f.type === 'decimal') {
       // The exact digits as text: numeric reads them without a detour through a double.
-      cols.push({ name: f.name, createType: pgTypeFor(f), get: (row) => renderDecimal(row[f.name] ?? null, f, 'csv') });
+      cols.push({ name: f.name, createType: pgTypeFor(f), get: (row) => renderDecimal(row[f.name] ?? null, f) });
     } else {
       const sample = rows.find((r) => r[f.name] !== null && r[f.name] !== undefined)?.[f.name];
       cols.push({ name: f.name, createType: pgTypeFor(f, sample), get: (row) => plain(row[f.name]) });

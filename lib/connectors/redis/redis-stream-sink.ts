@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
 import { SinkError } from '../../engine/errors';
-import { jsonWriter } from '../../engine/sinks/files-sink';
+import { jsonWriter } from '../../engine/sinks/row-rendering';
 import type { OutputMode, Row } from '../../engine/types';
 import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
 import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';

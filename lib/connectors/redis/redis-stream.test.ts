@@ -1,5 +1,6 @@
 // The redis-stream source and sink against this machine's real Redis (unique key per case):
 // the source and sink contract suites, trim detection, failOnDataLoss=false, and secrets.
+import { RENDERED_JSON, RENDERING_ROW, RENDERING_SCHEMA } from '../../engine/sinks/testing/rendering-fixture';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/testing/source.contract';
@@ -47,6 +48,20 @@ sinkContractSuite('redis-stream', {
   },
   makeDown: async () => new RedisStreamSink({ url: 'redis://:red1s-secret@127.0.0.1:1', stream: 'x' }),
   secrets: ['red1s-secret'],
+});
+
+describe('redis-stream sink rendering', () => {
+  it('writes every column type as the files sink and Spark’s JSON writer do', async () => {
+    const stream = key();
+    const sink = new RedisStreamSink({ url: URL, stream });
+    try {
+      await sink.addBatch(0, [RENDERING_ROW], { outputMode: 'append', schema: RENDERING_SCHEMA, queryId: 'q-render' });
+      const entries = (await admin.xrange(stream, '-', '+')) as [string, string[]][];
+      expect(entries.map(([, f]) => f[f.indexOf('data') + 1])).toEqual([RENDERED_JSON]);
+    } finally {
+      await sink.close();
+    }
+  });
 });
 
 describe('redis-stream source specifics', () => {

@@ -92,9 +92,3 @@ export function describeWindow(spec: TimeWindowSpec): string {
   return spec.slideMs === spec.sizeMs ? `tumbling ${fmt(spec.sizeMs)}` : `sliding ${fmt(spec.sizeMs)} every ${fmt(spec.slideMs)}`;
 }
 
-/** A window value as sinks write it: `{ start, end }` as ISO-8601 timestamps (Spark's struct of timestamps). */
-export function renderWindow(v: unknown): unknown {
-  if (v === null || v === undefined || typeof v !== 'object') return v ?? null;
-  const w = v as TimeWindow;
-  return { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() };
-}

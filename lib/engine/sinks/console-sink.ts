@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { OutputMode, Row } from '../types';
 import { stringifyJson } from '../json-text';
-import { renderRow } from './files-sink';
+import { renderRow } from './row-rendering';
 import type { Sink, SinkBatchContext } from './sink';
 import { registerSink } from './sink-registry';
 

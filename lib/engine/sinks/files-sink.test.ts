@@ -7,7 +7,8 @@ import { SinkError } from '../errors';
 import type { Schema } from '../types';
 import { stringifyJson } from '../json-text';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { encodeRows, FilesSink, jsonWriter, readCommittedRows, renderRow } from './files-sink';
+import { encodeRows, FilesSink, readCommittedRows } from './files-sink';
+import { jsonWriter, renderRow } from './row-rendering';
 import { FileStreamSinkLog } from './file-stream-sink-log';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 

@@ -23,13 +23,10 @@ import { z } from 'zod';
 import { LocalCheckpointFileManager, type LocalCheckpointFileManagerOptions } from '../checkpoint/local-checkpoint-file-manager';
 import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, storageAdvice } from '../errors';
 import { coerceField, splitCsvLine } from '../operators/record-parser';
-import { renderWindow } from '../operators/window';
 import type { Clock } from '../clock';
-import { JsonNumber, parseJson, stringifyJson, stringifyRow } from '../json-text';
-import { toJsonValue } from '../query/json-functions';
-import { formatDate } from '../query/date';
-import { formatDecimal } from '../query/decimal';
-import type { Field, OutputMode, Row, Schema } from '../types';
+import { parseJson } from '../json-text';
+import { jsonWriter, renderRow, renderText } from './row-rendering';
+import type { OutputMode, Row, Schema } from '../types';
 import { readParquetRows } from '../parquet/parquet-reader';
 import { encodeParquet } from '../parquet/parquet-writer';
 import { FileStreamSinkLog, SINK_LOG_DIR, type SinkFileStatus } from './file-stream-sink-log';
@@ -54,72 +51,6 @@ type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
 /** The options as code constructs the sink with them: compression defaults to snappy. */
 type FilesSinkConfig = Omit<FilesSinkOptions, 'compression'> & Partial<Pick<FilesSinkOptions, 'compression'>>;
 
-/**
- * Row values as written: timestamps (epoch ms inside the engine) become ISO-8601 strings, dates
- * (days) `yyyy-MM-dd`, and decimals their exact digits (write the row with stringifyJson).
- */
-export function renderRow(row: Row, schema: Schema): Row {
-  const out: Row = {};
-  for (const f of schema) {
-    const v = row[f.name] ?? null;
-    out[f.name] = f.type === 'timestamp' && typeof v === 'number' ? new Date(v).toISOString() : f.type === 'window' ? renderWindow(v) : f.type === 'binary' ? renderBinary(v) : f.type === 'decimal' ? renderDecimal(v, f, 'json') : f.type === 'date' ? renderDate(v) : isCollection(f) ? renderCollection(v, f) : v;
-  }
-  return out;
-}
-
-const isCollection = (f: Field) => f.type === 'array' || f.type === 'map';
-
-/**
- * An array or a map as JSON-ready data (write it with stringifyJson): its elements rendered as
- * to_json renders them (timestamps ISO-8601, decimals their digits, binary base64), as Spark's
- * JSON writer writes an ArrayType or MapType column.
- */
-export function renderCollection(v: unknown, f: Field): unknown {
-  return v === null || v === undefined ? null : (toJsonValue(v, f) ?? null);
-}
-
-/** A date (days since 1970-01-01 inside the engine) as outputs show it, as Spark's writers do: `yyyy-MM-dd`. */
-export function renderDate(v: unknown): unknown {
-  return typeof v === 'number' ? formatDate(v) : v;
-}
-
-/**
- * A decimal (an unscaled bigint inside the engine) as outputs show it: its exact digits with its
- * scale (`2.50`), a JSON number in JSON (as Spark's JSON writer) and text in CSV.
- */
-export function renderDecimal(v: unknown, f: Field, format: 'json' | 'csv'): unknown {
-  if (typeof v !== 'bigint') return v;
-  const text = formatDecimal(v, f.scale ?? 0);
-  return format === 'json' ? new JsonNumber(text) : text;
-}
-
-/**
- * How a sink that writes rows as JSON as they are (webhook, Redis) writes them: JSON.stringify,
- * except that decimal columns are written as their exact digits (a bigint has no JSON form) and
- * dates as `yyyy-MM-dd`.
- */
-export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unknown): string } {
-  const decimals = schema.filter((f) => f.type === 'decimal');
-  const dates = schema.filter((f) => f.type === 'date');
-  const collections = schema.filter(isCollection);
-  if (decimals.length === 0 && dates.length === 0 && collections.length === 0) return { row: (r) => r, stringify: stringifyRow };
-  return {
-    row: (r) => {
-      const out = { ...r };
-      for (const f of decimals) out[f.name] = renderDecimal(out[f.name], f, 'json');
-      for (const f of dates) out[f.name] = renderDate(out[f.name]);
-      for (const f of collections) out[f.name] = renderCollection(out[f.name], f);
-      return out;
-    },
-    stringify: stringifyJson,
-  };
-}
-
-/** Bytes as text outputs show them: base64, as Spark's to_json writes binary. */
-function renderBinary(v: unknown): unknown {
-  return v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v;
-}
-
 function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
   const s = String(v);
@@ -138,41 +69,18 @@ function exact(r: Row, names: string[]): boolean {
 
 export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', header: boolean): string {
   const names = schema.map((f) => f.name);
-  const tsCols = schema.filter((f) => f.type === 'timestamp').map((f) => f.name);
-  const dateCols = schema.filter((f) => f.type === 'date').map((f) => f.name);
-  const windowCols = schema.filter((f) => f.type === 'window').map((f) => f.name);
-  // Binary as base64 text, as Spark's JSON and CSV writers write it.
-  const binCols = schema.filter((f) => f.type === 'binary').map((f) => f.name);
-  const decCols = schema.filter((f) => f.type === 'decimal');
-  // Arrays and maps as JSON (a JSON string in CSV, as a window is).
-  const collCols = schema.filter(isCollection);
-  const stringify = decCols.length || collCols.length ? stringifyJson : stringifyRow;
+  const json = jsonWriter(schema);
+  const plain = schema.every((f) => f.type === 'long' || f.type === 'double' || f.type === 'string' || f.type === 'boolean' || f.type === 'unknown');
   const parts: string[] = [];
   if (format === 'csv' && header) parts.push(names.map(csvField).join(','));
   for (const r of rows) {
-    let o: Row = r;
-    if (tsCols.length || dateCols.length || windowCols.length || binCols.length || decCols.length || collCols.length) {
-      o = { ...r };
-      for (const f of collCols) {
-        const c = renderCollection(o[f.name], f);
-        o[f.name] = format === 'json' || c === null ? c : stringifyJson(c);
-      }
-      for (const f of decCols) o[f.name] = renderDecimal(o[f.name], f, format);
-      for (const c of binCols) o[c] = renderBinary(o[c]);
-      for (const c of tsCols) if (typeof o[c] === 'number') o[c] = new Date(o[c] as number).toISOString();
-      for (const c of dateCols) o[c] = renderDate(o[c]);
-      // Event-time windows: {start, end} as timestamps, a JSON object (a JSON string in CSV).
-      for (const c of windowCols) o[c] = format === 'json' ? renderWindow(o[c]) : JSON.stringify(renderWindow(o[c]));
+    if (format === 'csv') {
+      parts.push(schema.map((f) => csvField(plain ? r[f.name] : renderText(r[f.name], f))).join(','));
+      continue;
     }
-    if (format === 'json') {
-      if (exact(o, names)) parts.push(stringify(o));
-      else {
-        // Key order follows the schema; missing keys are written as null.
-        const proj: Row = {};
-        for (const n of names) proj[n] = o[n] ?? null;
-        parts.push(stringify(proj));
-      }
-    } else parts.push(names.map((n) => csvField(o[n])).join(','));
+    // Key order follows the schema; missing keys are written as null.
+    if (plain && exact(r, names)) parts.push(json.stringify(r));
+    else parts.push(json.stringify(renderRow(r, schema)));
   }
   return parts.length ? parts.join('\n') + '\n' : '';
 }
