@@ -25,7 +25,7 @@ import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, 
 import { coerceField, splitCsvLine } from '../operators/record-parser';
 import type { Clock } from '../clock';
 import { parseJson } from '../json-text';
-import { jsonWriter, renderRow, renderText } from './row-rendering';
+import { exactKeys, jsonWriter, renderRow, renderText } from './row-rendering';
 import type { OutputMode, Row, Schema } from '../types';
 import { readParquetRows } from '../parquet/parquet-reader';
 import { encodeParquet } from '../parquet/parquet-writer';
@@ -57,30 +57,21 @@ function csvField(v: unknown): string {
   return /[",\n\r]|^\s|\s$/.test(s) || s === '' ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** Whether a row has exactly the schema's keys, in order, with no undefined values (operators' rows do). */
-function exact(r: Row, names: string[]): boolean {
-  let i = 0;
-  for (const k in r) {
-    if (k !== names[i] || r[k] === undefined) return false;
-    i++;
-  }
-  return i === names.length;
-}
 
 export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', header: boolean): string {
   const names = schema.map((f) => f.name);
   const json = jsonWriter(schema);
-  const plain = schema.every((f) => f.type === 'long' || f.type === 'double' || f.type === 'string' || f.type === 'boolean' || f.type === 'unknown');
   const parts: string[] = [];
-  if (format === 'csv' && header) parts.push(names.map(csvField).join(','));
-  for (const r of rows) {
-    if (format === 'csv') {
-      parts.push(schema.map((f) => csvField(plain ? r[f.name] : renderText(r[f.name], f))).join(','));
-      continue;
+  if (format === 'csv') {
+    if (header) parts.push(names.map(csvField).join(','));
+    for (const r of rows) parts.push(schema.map((f) => csvField(renderText(r[f.name], f))).join(','));
+  } else {
+    for (const r of rows) {
+      const o = json.row(r);
+      // A row of plain columns is written as it is when it has exactly the schema's keys;
+      // otherwise in the schema's order, a missing key as null (the rendered row already is).
+      parts.push(json.stringify(o !== r || exactKeys(r, names) ? o : renderRow(r, schema)));
     }
-    // Key order follows the schema; missing keys are written as null.
-    if (plain && exact(r, names)) parts.push(json.stringify(r));
-    else parts.push(json.stringify(renderRow(r, schema)));
   }
   return parts.length ? parts.join('\n') + '\n' : '';
 }

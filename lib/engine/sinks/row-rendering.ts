@@ -12,36 +12,103 @@ import { formatDecimal } from '../query/decimal';
 import { toJsonValue } from '../query/json-functions';
 import type { Field, Row, Schema } from '../types';
 
-/** Column types whose engine value is already its JSON value (no rendering needed). */
-const PLAIN = new Set<Field['type']>(['long', 'double', 'string', 'boolean', 'unknown']);
-
 /** One column's value as Spark's JSON writer writes it (NULL as null). */
 export const renderValue = (v: unknown, f: Field): unknown => (v === null || v === undefined ? null : (toJsonValue(v, f) ?? null));
 
+/** The renderer of one column type; undefined where the engine's value is its JSON value. */
+function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
+  switch (f.type) {
+    case 'long': case 'double': case 'string': case 'boolean': case 'unknown':
+      return undefined;
+    // The common non-plain columns, without the general path's dispatch per value.
+    case 'timestamp':
+      return (v) => (typeof v === 'number' ? new Date(v).toISOString() : renderValue(v, f));
+    case 'date':
+      return (v) => (typeof v === 'number' ? formatDate(v) : renderValue(v, f));
+    case 'binary': case 'decimal': case 'window': case 'array': case 'map': case 'struct':
+    default:
+      return (v) => renderValue(v, f);
+  }
+}
+
+/** Whether a column's rendering can hold a decimal, which only stringifyJson writes (as its digits). */
+function holdsDecimal(f: Field): boolean {
+  switch (f.type) {
+    case 'decimal': return true;
+    case 'array': return holdsDecimal(f.elementType!);
+    case 'map': return holdsDecimal(f.keyType!) || holdsDecimal(f.valueType!);
+    case 'struct': return (f.fields ?? []).some(holdsDecimal);
+    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date': case 'window': case 'unknown':
+    default: return false;
+  }
+}
+
+/** Whether a row has exactly the schema's keys, in order, none undefined. */
+export function exactKeys(r: Row, names: string[]): boolean {
+  let i = 0;
+  for (const k in r) {
+    if (k !== names[i] || r[k] === undefined) return false;
+    i++;
+  }
+  return i === names.length;
+}
+
+const RENDERERS = new WeakMap<Schema, { row(r: Row): Row; stringify(v: unknown): string }>();
+
+/**
+ * How a sink writes a row as one JSON document (files, webhook, Redis, Kafka, console): the row
+ * rendered, in the schema's order, then stringified (JSON.stringify's speed unless a decimal
+ * needs its digits). Made once per schema; a schema of plain columns skips the rendering.
+ */
+export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unknown): string } {
+  let w = RENDERERS.get(schema);
+  if (w) return w;
+  const names = schema.map((f) => f.name);
+  const renders = schema.map(rendererOf);
+  const stringify = schema.some(holdsDecimal) ? stringifyJson : stringifyRow;
+  // The columns that need rendering; a row with exactly the schema's keys (operators' rows)
+  // is copied and only those replaced, any other row is projected in the schema's order.
+  const special = renders.flatMap((render, i) => (render ? [{ name: names[i], render }] : []));
+  w = special.length === 0
+    ? { row: (r) => r, stringify }
+    : {
+        row: (r) => {
+          let out: Row;
+          if (exactKeys(r, names)) out = { ...r };
+          else {
+            out = {};
+            for (const n of names) out[n] = r[n] ?? null;
+          }
+          for (const { name, render } of special) {
+            const v = out[name];
+            if (v !== null) out[name] = render(v);
+          }
+          return out;
+        },
+        stringify,
+      };
+  RENDERERS.set(schema, w);
+  return w;
+}
+
 /** A row's columns, in the schema's order, as Spark's JSON writer writes them (write it with stringifyJson). */
 export function renderRow(row: Row, schema: Schema): Row {
-  const out: Row = {};
-  for (const f of schema) out[f.name] = renderValue(row[f.name], f);
-  return out;
+  const w = jsonWriter(schema);
+  const out = w.row(row);
+  if (out !== row) return out;
+  const copy: Row = {};
+  for (const f of schema) copy[f.name] = row[f.name] ?? null;
+  return copy;
 }
 
 /** One column's value as CSV text (before quoting): the JSON rendering's text; a nested value as its JSON. */
 export function renderText(v: unknown, f: Field): string | null {
-  const j = renderValue(v, f);
+  const render = rendererOf(f);
+  const j = v === null || v === undefined ? null : render ? render(v) : v;
   if (j === null) return null;
   if (typeof j === 'string') return j;
   if (j instanceof JsonNumber) return j.text;
   return typeof j === 'object' ? stringifyJson(j) : String(j);
-}
-
-/**
- * How a sink that writes one JSON document per row (webhook, Redis, Kafka) writes it: the row
- * rendered, then stringified. A schema of plain columns only (numbers, strings, booleans) skips
- * the rendering.
- */
-export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unknown): string } {
-  if (schema.every((f) => PLAIN.has(f.type))) return { row: (r) => r, stringify: stringifyRow };
-  return { row: (r) => renderRow(r, schema), stringify: stringifyJson };
 }
 
 /** A date (days since 1970-01-01 inside the engine) as text: `yyyy-MM-dd`. */
