@@ -204,7 +204,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                 <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
               </Field>
               <OptionFields label="source" connector={sourceConnector} json={form.sourceOptionsJson} onJson={(v) => set('sourceOptionsJson', v)} issues={at('source.options')} />
-              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="types: long, double, string, boolean, timestamp, binary">
+              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint={form.sourceType === 'kafka' ? "empty for Spark's Kafka columns (key, value, topic, partition, offset, timestamp, timestampType, headers with includeHeaders); types: long, double, string, boolean, timestamp, binary" : 'types: long, double, string, boolean, timestamp, binary'}>
                 <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
               </Field>
               <Field label="Event-time column" control="eventTime" issues={at('source.eventTime')} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">

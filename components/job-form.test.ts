@@ -63,6 +63,13 @@ describe('job form ↔ spec', () => {
     expect(v.ok).toBe(true);
   });
 
+  it('an empty schema is left out of the spec (a Kafka source then has its own columns)', () => {
+    const { spec, issues } = specFromForm({ ...EMPTY_FORM, sourceType: 'kafka', schemaText: '  \n' });
+    expect(issues).toEqual([]);
+    expect(spec.source).not.toHaveProperty('schema');
+    expect((specFromForm({ ...EMPTY_FORM, schemaText: 'user string' }).spec.source as { schema: unknown }).schema).toEqual([{ name: 'user', type: 'string' }]);
+  });
+
   it('bad options JSON and bad schema lines are reported on their field, never dropped silently', () => {
     const { issues } = specFromForm({ ...EMPTY_FORM, sourceType: 'rate', sourceOptionsJson: '{"rowsPerSecond": ', schemaText: 'user string\njust-one-word', sinkType: 'console', sinkOptionsJson: '[1]' });
     expect(issues.map((i) => i.path).sort()).toEqual(['sink.options', 'source.options', 'source.schema']);

@@ -122,9 +122,11 @@ export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
     name: f.sourceName,
     type: f.sourceType,
     options: sourceOptions,
-    schema: parseSchemaText(f.schemaText, issues),
     onBadRecord: f.onBadRecord,
   };
+  // An empty schema is left out: a source with fixed columns (Kafka) then has its own, and any other says it needs one.
+  const schema = parseSchemaText(f.schemaText, issues);
+  if (schema.length) source.schema = schema;
   if (f.eventTime.trim()) source.eventTime = f.eventTime.trim();
   if (f.watermarkDelay.trim()) source.watermarkDelay = f.watermarkDelay.trim();
   const spec: Obj = {

@@ -27,7 +27,7 @@ import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../..
 import { compileRegex } from '../../engine/query/regex';
 import type { ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceContext, type SourceDefinition } from '../../engine/sources/source-registry';
-import type { Offset, Row, Schema } from '../../engine/types';
+import type { ColumnType, Offset, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
 import { PartitionReader, type FetchedRecord } from './fetch';
 import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
@@ -84,8 +84,13 @@ export const kafkaSourceOptions = z
   });
 export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
 
-/** Spark's Kafka source columns and their types here (headers as a JSON string: no array type yet). */
-const KAFKA_SOURCE_COLUMNS: Record<string, string> = {
+/**
+ * Spark's Kafka source columns, in Spark's order, and their types here. Spark's `partition` and
+ * `timestampType` are INT; a source column has no 32-bit integer type in Weir yet, so they are
+ * BIGINT (long), which holds every INT. `headers` (Spark's ARRAY<STRUCT<key: STRING, value:
+ * BINARY>>) is a JSON string of [{"key","value"}] with the values as UTF-8.
+ */
+const KAFKA_SOURCE_COLUMNS: Record<string, ColumnType> = {
   key: 'binary',
   value: 'binary',
   topic: 'string',
@@ -96,9 +101,15 @@ const KAFKA_SOURCE_COLUMNS: Record<string, string> = {
   headers: 'string',
 };
 
-export const KAFKA_SOURCE_SCHEMA: Schema = Object.entries(KAFKA_SOURCE_COLUMNS)
-  .filter(([n]) => n !== 'headers')
-  .map(([name, type]) => ({ name, type: type as Schema[number]['type'] }));
+/**
+ * The columns a Kafka source has when source.schema lists none, as Spark gives them without
+ * being asked: all of them, headers only with includeHeaders (Spark's fixed schema).
+ */
+export function kafkaSourceSchema(includeHeaders: boolean): { name: string; type: ColumnType }[] {
+  return Object.entries(KAFKA_SOURCE_COLUMNS)
+    .filter(([n]) => includeHeaders || n !== 'headers')
+    .map(([name, type]) => ({ name, type }));
+}
 
 const REASON = 'Kafka offsets only grow within a partition and a fetch of [start, end) returns the same records while retained; a replay whose records retention deleted fails with DATA_LOSS.';
 
@@ -554,6 +565,8 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
   options: kafkaSourceOptions,
   replayable: () => ({ replayable: true, reason: REASON }),
   create: (o, ctx) => new KafkaSource(o, ctx.schema, ctx),
+  // Before validation includeHeaders may still be Spark's string ("true"): canonicalKafkaOptions has typed it.
+  defaultSchema: (o) => kafkaSourceSchema(o.includeHeaders === true),
   checkSchema: (schema) => {
     for (const f of schema) {
       const t = KAFKA_SOURCE_COLUMNS[f.name];

@@ -37,9 +37,15 @@ export function convertValue(v: unknown, type: Field['type']): Converted {
       if (v instanceof Date) return { ok: true, value: v.toISOString() };
       if (typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: String(v) };
       return { ok: true, value: JSON.stringify(v) };
+    case 'binary':
+      // Bytes from a client (a bytea) as they are; text as base64, as Spark's JSON reader and the
+      // files source (record-parser.ts) take binary: a JSON message or a pasted sample has no bytes.
+      if (v instanceof Uint8Array) return { ok: true, value: v };
+      if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v.trim())) return { ok: true, value: Buffer.from(v.trim(), 'base64') };
+      return bad(`${stringifyJson(v)} is not binary (base64 text)`);
     // Every member listed, so that a new one is a lint error until it is handled here. A source
     // schema cannot declare a decimal or a date (job-spec's COLUMN_TYPES), so none arrives here.
-    case 'unknown': case 'window': case 'binary': case 'struct': case 'decimal': case 'date': case 'array': case 'map':
+    case 'unknown': case 'window': case 'struct': case 'decimal': case 'date': case 'array': case 'map':
     default:
       return { ok: true, value: v };
   }
