@@ -32,6 +32,9 @@ import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurity
 import { PartitionReader, type FetchedRecord } from './fetch';
 import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
 import { canonicalKafkaOptions } from './spark-options';
+import { AvroCodec } from '../../engine/avro/avro-codec';
+import { ConfluentAvroReader } from './confluent-avro';
+import type { BadRecord } from '../../engine/sources/source';
 
 /** Long.MaxValue as a JavaScript number: 2^63 (9223372036854775807 is not representable). */
 const LONG_MAX_AS_NUMBER = 2 ** 63;
@@ -59,6 +62,8 @@ export const kafkaSourceOptions = z
     groupId: z.string().min(1).optional().describe('Spark\'s kafka.group.id, taken with no effect: Weir reads partitions by offset and never joins or commits a consumer group, so group-based authorization does not apply to it.'),
     includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
     maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
+    schemaRegistryUrl: z.url({ protocol: /^https?$/ }).optional().meta({ examples: ['http://schema-registry:8081'] }).describe("Confluent Schema Registry: values are in Confluent's wire format (magic byte 0, a 4-byte schema id, Avro). Each is read with its writer's schema, found by id, into valueAvroSchema. Spark's (ABRiS's) spelling schema.registry.url is taken too."),
+    valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With schemaRegistryUrl: the reader schema (Avro JSON) every value is resolved into, whichever version wrote it; read the value in the SQL with from_avro(value, \'<the same schema>\').'),
   })
   .superRefine((o, ctx) => {
     const modes = (['subscribe', 'subscribePattern', 'assign'] as const).filter((k) => o[k] !== undefined);
@@ -81,6 +86,13 @@ export const kafkaSourceOptions = z
     if (typeof s === 'object' && 'error' in s && typeof s.error === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsets'], message: s.error });
     const sec = kafkaSecurityProblem(o);
     if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
+    if ((o.schemaRegistryUrl === undefined) !== (o.valueAvroSchema === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueAvroSchema'], message: 'give schemaRegistryUrl and valueAvroSchema together: the registry finds each value\'s writer schema, valueAvroSchema is the schema it is read as' });
+    }
+    if (o.valueAvroSchema !== undefined) {
+      const c = AvroCodec.parse(o.valueAvroSchema);
+      if (typeof c === 'string') ctx.addIssue({ code: 'custom', path: ['valueAvroSchema'], message: c });
+    }
   });
 export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
 
@@ -132,6 +144,8 @@ export class KafkaSource implements Source {
   private readonly pattern: { test(s: string): boolean } | null;
   /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
   private lastSkipped: { offsets: number; warnings: string[]; logged: string[] } = { offsets: 0, warnings: [], logged: [] };
+  /** With schemaRegistryUrl: Confluent-framed values into plain Avro of valueAvroSchema. */
+  private readonly avro: ConfluentAvroReader | null;
 
   constructor(
     private readonly opts: KafkaSourceOptions,
@@ -143,6 +157,27 @@ export class KafkaSource implements Source {
     this.description = `KafkaV2[${what}]`;
     const re = opts.subscribePattern !== undefined ? compileRegex(opts.subscribePattern) : null;
     this.pattern = typeof re === 'string' ? null : re;
+    this.avro = opts.schemaRegistryUrl && opts.valueAvroSchema ? new ConfluentAvroReader(opts.schemaRegistryUrl, AvroCodec.parse(opts.valueAvroSchema) as AvroCodec, outbound) : null;
+  }
+
+  /** The rows with their values read through the schema registry (when configured); the ones that do not read are bad records. */
+  private async readAvroValues(rows: Row[]): Promise<{ rows: Row[]; badRecords: BadRecord[] }> {
+    if (!this.avro || !rows.some((r) => 'value' in r)) return { rows, badRecords: [] };
+    try {
+      await this.avro.prepare(rows.map((r) => r.value as Uint8Array | null));
+    } catch (e) {
+      this.fail('read the schemas of its values from the schema registry', e);
+    }
+    const kept: Row[] = [];
+    const badRecords: BadRecord[] = [];
+    for (const r of rows) {
+      const v = this.avro.read(r.value as Uint8Array | null);
+      if (v !== null && 'bad' in v) {
+        const tp = `${String(r.topic)}-${String(r.partition)}`;
+        badRecords.push({ raw: Buffer.from(r.value as Uint8Array).toString('base64'), reason: v.bad, location: { source: `${tp}@${String(r.offset)}`, offset: { [String(r.topic)]: { [String(r.partition)]: r.offset } } } });
+      } else kept.push({ ...r, value: v });
+    }
+    return { rows: kept, badRecords };
   }
 
   private fail(what: string, e: unknown): never {
@@ -419,7 +454,8 @@ export class KafkaSource implements Source {
       }
       for (const rec of got.records) rows.push(this.toRow(r.topic, r.partition, rec));
     }
-    return this.lastSkipped.logged.length ? { rows, badRecords: [], warnings: [...this.lastSkipped.logged] } : { rows, badRecords: [] };
+    const read = await this.readAvroValues(rows);
+    return this.lastSkipped.logged.length ? { ...read, warnings: [...this.lastSkipped.logged] } : read;
   }
 
   /**
@@ -472,7 +508,7 @@ export class KafkaSource implements Source {
       bytesRead += found[i].size;
       kept.push(found[i].row);
     }
-    return { rows: kept.reverse(), badRecords: [], bytesRead, stoppedAtBytes };
+    return { ...(await this.readAvroValues(kept.reverse())), bytesRead, stoppedAtBytes };
   }
 
   /**
@@ -577,7 +613,7 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
   },
   secretOptions: KAFKA_SECRET_OPTIONS,
   canonicalOptions: (raw) => canonicalKafkaOptions(raw, kafkaSourceOptions, 'source'),
-  destinations: [{ option: 'bootstrapServers', kind: 'kafka' }],
+  destinations: [{ option: 'bootstrapServers', kind: 'kafka' }, { option: 'schemaRegistryUrl', kind: 'http' }],
 };
 
 registerSource(kafkaSourceDefinition);

@@ -36,7 +36,7 @@ export function unframeConfluent(bytes: Uint8Array): { id: number; payload: Buff
   return { id: b.readUInt32BE(1), payload: b.subarray(HEADER_BYTES) };
 }
 
-export class SchemaRegistryError extends WeirError {
+class SchemaRegistryError extends WeirError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('SCHEMA_REGISTRY_ERROR', message, details);
   }
