@@ -100,6 +100,17 @@ function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
   return {};
 }
 
+/**
+ * The schema text after the source type changes: a source with fixed columns (Kafka) starts
+ * with none (the form's untouched example would hide its own columns), and another type that
+ * finds none gets the example back. Text the user wrote is kept.
+ */
+export function schemaTextForType(text: string, hasDefaultColumns: boolean): string {
+  if (hasDefaultColumns && text.trim() === EMPTY_FORM.schemaText) return '';
+  if (!hasDefaultColumns && text.trim() === '') return EMPTY_FORM.schemaText;
+  return text;
+}
+
 function parseSchemaText(text: string, issues: FormIssue[]): { name: string; type: string }[] {
   const cols: { name: string; type: string }[] = [];
   text.split('\n').forEach((raw, i) => {
