@@ -5,7 +5,7 @@
  */
 import { formatBytes, formatInterval } from './format';
 
-export type RuleKind = 'state-rows' | 'state-bytes' | 'state-growth' | 'commit-lag' | 'lag-rising' | 'falling-behind' | 'no-progress' | 'source-idle' | 'run-failed' | 'deploy-warning';
+export type RuleKind = 'state-rows' | 'state-bytes' | 'state-growth' | 'commit-lag' | 'lag-rising' | 'falling-behind' | 'no-progress' | 'source-idle' | 'run-failed' | 'data-loss' | 'deploy-warning';
 
 export interface ParamField {
   name: string;
@@ -37,6 +37,7 @@ export const KIND_OPTIONS: { kind: RuleKind; label: string; fields: ParamField[]
   { kind: 'no-progress', label: 'Stuck: data waiting, no committed batch while RUNNING', fields: [{ name: 'afterMs', label: 'No commit for (minutes)', hint: 'checked on the schedule; a quiet source does not count', defaultValue: '5', short: 'no commit for', unit: 'ms' }] },
   { kind: 'source-idle', label: 'Source quiet: no new data for a while', fields: [{ name: 'afterMs', label: 'No new data for (minutes)', hint: 'the job is healthy; opt-in', defaultValue: '60', short: 'no new data for', unit: 'ms' }] },
   { kind: 'run-failed', label: 'Run failed or recovering', fields: [] },
+  { kind: 'data-loss', label: 'Data loss: a batch skipped records its source no longer had', fields: [{ name: 'batches', label: 'Within the last batches', hint: 'failOnDataLoss false: retention deleted them, or the topic was recreated', defaultValue: '1', short: 'within batches' }] },
   { kind: 'deploy-warning', label: 'Deploy-time warnings (standing)', fields: [] },
 ];
 

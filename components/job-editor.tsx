@@ -17,7 +17,7 @@ import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
 import { ExplainPanel } from './explain-panel';
 import { Field } from './field';
-import { EMPTY_FORM, formControlOf, issueText, issueWhere, optionsObject, restartPolicyFromForm, specFromForm, type FormIssue, type JobForm, type PositionedIssue } from './job-form';
+import { EMPTY_FORM, formControlOf, schemaTextForType, issueText, issueWhere, optionsObject, restartPolicyFromForm, specFromForm, type FormIssue, type JobForm, type PositionedIssue } from './job-form';
 import { OptionFields } from './option-fields';
 import { carryOptions } from './option-values';
 import { ModeAdviceView, OutputModePicker } from './output-mode-picker';
@@ -192,7 +192,8 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   onChange={(e) => {
                     const t = e.target.value;
                     touch('sourceType');
-                    setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: retype(f.sourceOptionsJson, connectors.sources.find((c) => c.type === t)?.fields) }));
+                    const next = connectors.sources.find((c) => c.type === t);
+                    setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: retype(f.sourceOptionsJson, next?.fields), schemaText: schemaTextForType(f.schemaText, !!next?.defaultColumns) }));
                   }}
                 >
                   {connectors.sources.map((c) => (
@@ -204,7 +205,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                 <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
               </Field>
               <OptionFields label="source" connector={sourceConnector} json={form.sourceOptionsJson} onJson={(v) => set('sourceOptionsJson', v)} issues={at('source.options')} />
-              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint="Spark types: bigint, int, double, decimal(10,2), string, boolean, date, timestamp, binary, array<string>, map<string,bigint>, struct<x: double>; or one line of DDL: id BIGINT, price DECIMAL(10,2)">
+              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint={`${sourceConnector?.defaultColumns ? `empty for the source's own columns (${sourceConnector.defaultColumns.map((c) => `${c.name} ${c.type}`).join(', ')}); ` : ''}Spark types: bigint, int, double, decimal(10,2), string, boolean, date, timestamp, binary, array<string>, map<string,bigint>, struct<x: double>; or one line of DDL: id BIGINT, price DECIMAL(10,2)`}>
                 <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
               </Field>
               <Field label="Event-time column" control="eventTime" issues={at('source.eventTime')} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">

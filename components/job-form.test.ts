@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '@/lib/engine';
-import { EMPTY_FORM, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, specFromForm, withFieldLabels, type JobForm } from './job-form';
+import { EMPTY_FORM, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, schemaTextForType, specFromForm, withFieldLabels, type JobForm } from './job-form';
 
 const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
 const sinkArb = fc.oneof(
@@ -61,6 +61,20 @@ describe('job form ↔ spec', () => {
     const v = validateJob(spec);
     expect(v.errors).toEqual([]);
     expect(v.ok).toBe(true);
+  });
+
+  it('an empty schema is left out of the spec (a Kafka source then has its own columns)', () => {
+    const { spec, issues } = specFromForm({ ...EMPTY_FORM, sourceType: 'kafka', schemaText: '  \n' });
+    expect(issues).toEqual([]);
+    expect(spec.source).not.toHaveProperty('schema');
+    expect((specFromForm({ ...EMPTY_FORM, schemaText: 'user string' }).spec.source as { schema: unknown }).schema).toEqual([{ name: 'user', type: 'string' }]);
+  });
+
+  it('switching to a source with fixed columns drops the untouched example schema, and back restores it; written text stays', () => {
+    expect(schemaTextForType(EMPTY_FORM.schemaText, true)).toBe('');
+    expect(schemaTextForType('', false)).toBe(EMPTY_FORM.schemaText);
+    expect(schemaTextForType('value binary', true)).toBe('value binary');
+    expect(schemaTextForType('id long', false)).toBe('id long');
   });
 
   it('bad options JSON and bad schema lines are reported on their field, never dropped silently', () => {

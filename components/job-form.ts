@@ -100,6 +100,17 @@ function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
   return {};
 }
 
+/**
+ * The schema text after the source type changes: a source with fixed columns (Kafka) starts
+ * with none (the form's untouched example would hide its own columns), and another type that
+ * finds none gets the example back. Text the user wrote is kept.
+ */
+export function schemaTextForType(text: string, hasDefaultColumns: boolean): string {
+  if (hasDefaultColumns && text.trim() === EMPTY_FORM.schemaText) return '';
+  if (!hasDefaultColumns && text.trim() === '') return EMPTY_FORM.schemaText;
+  return text;
+}
+
 /** Whether a comma separates columns (one outside `<…>` and `(…)`, as in `decimal(10,2)`). */
 function hasTopLevelComma(line: string): boolean {
   let depth = 0;
@@ -140,9 +151,11 @@ export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
     name: f.sourceName,
     type: f.sourceType,
     options: sourceOptions,
-    schema: parseSchemaText(f.schemaText, issues),
     onBadRecord: f.onBadRecord,
   };
+  // An empty schema is left out: a source with fixed columns (Kafka) then has its own, and any other says it needs one.
+  const schema = parseSchemaText(f.schemaText, issues);
+  if (schema.length) source.schema = schema;
   if (f.eventTime.trim()) source.eventTime = f.eventTime.trim();
   if (f.watermarkDelay.trim()) source.watermarkDelay = f.watermarkDelay.trim();
   const spec: Obj = {

@@ -1,6 +1,7 @@
 // The editor offers the Kafka source and sink from the connector catalog: their fields come from
 // the option schemas, SASL fields appear only for a SASL protocol, the password is marked secret,
-// and the audit labels the Kafka sink at-least-once. Saves nothing (no broker is needed).
+// the source needs no schema (Spark's fixed Kafka columns), and the audit labels the Kafka sink
+// at-least-once. Saves nothing (no broker is needed).
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 
@@ -33,7 +34,9 @@ test('kafka source and sink fields from the catalog, with the audit following th
   await expect(source.getByLabel('Sasl password')).toHaveCount(0);
   await source.getByLabel('Bootstrap servers').fill('127.0.0.1:9092');
   await source.getByLabel('Subscribe', { exact: true }).fill('orders');
-  await source.getByLabel('Schema (one column per line: name type)').fill('key binary\nvalue binary');
+  // No schema: the Kafka source has Spark's fixed columns, and the editor says so.
+  await expect(source.getByLabel('Schema (one column per line: name type)')).toHaveValue('');
+  await expect(source.getByText("empty for the source's own columns (key binary, value binary, topic string", { exact: false })).toBeVisible();
   await sqlBox.fill('SELECT key, value FROM events');
 
   await sink.getByLabel('Sink type').selectOption('kafka');

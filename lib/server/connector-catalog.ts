@@ -35,6 +35,11 @@ export interface OptionField {
 export interface ConnectorInfo {
   type: string;
   fields: OptionField[];
+  /**
+   * A source with fixed columns (Spark's Kafka source): its columns with default options, which
+   * it has when source.schema lists none (the editor then needs no schema).
+   */
+  defaultColumns?: { name: string; type: string }[];
 }
 
 export interface ConnectorCatalog {
@@ -127,7 +132,8 @@ function baseCatalog(): ConnectorCatalog {
       .filter((t) => !TEST_ONLY_TYPES.has(t))
       .map((type) => {
         const def = getSourceDefinition(type)!;
-        return { type, fields: optionFields(def.options, def.secretOptions) };
+        const defaultColumns = def.defaultSchema?.({});
+        return { type, fields: optionFields(def.options, def.secretOptions), ...(defaultColumns ? { defaultColumns } : {}) };
       }),
     sinks: sinkTypes()
       .filter((t) => !TEST_ONLY_TYPES.has(t))

@@ -26,6 +26,8 @@ import type { OutputMode, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka, type KafkaConnectionOptions } from './client';
 import { PartitionReader } from './fetch';
 import { canonicalKafkaOptions } from './spark-options';
+import { AvroCodec } from '../../engine/avro/avro-codec';
+import { ConfluentAvroWriter } from './confluent-avro';
 
 const BATCH_ID_HEADER = 'weir-batch-id';
 const QUERY_ID_HEADER = 'weir-query-id';
@@ -36,10 +38,21 @@ export const kafkaSinkOptions = z
     topic: z.string().min(1).optional().meta({ examples: ['orders-out'] }).describe('Topic for every record; without it each row\'s topic column says.'),
     acks: z.number().int().min(-1).max(1).default(-1).meta({ examples: [-1] }).describe('-1: every in-sync replica (default, what an at-least-once sink needs); 1: the leader; 0: none.'),
     maxRecordsPerRequest: z.number().int().min(1).max(100_000).default(5_000),
+    schemaRegistryUrl: z.url({ protocol: /^https?$/ }).optional().meta({ examples: ['http://schema-registry:8081'] }).describe("Confluent Schema Registry: each value (Avro binary, from to_avro) is written in Confluent's wire format with its schema's id. Spark's (ABRiS's) spelling schema.registry.url is taken too."),
+    valueSubject: z.string().min(1).optional().meta({ examples: ['orders-value'] }).describe('With schemaRegistryUrl: the subject of the values\' schema (Confluent\'s default names it <topic>-value).'),
+    valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With schemaRegistryUrl: the schema the values are written with (the one given to to_avro), registered under valueSubject; without it, the subject\'s latest version.'),
   })
   .superRefine((o, ctx) => {
     const sec = kafkaSecurityProblem(o);
     if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
+    if ((o.schemaRegistryUrl === undefined) !== (o.valueSubject === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueSubject'], message: 'give schemaRegistryUrl and valueSubject together (the subject names the values\' schema in the registry)' });
+    }
+    if (o.valueAvroSchema !== undefined) {
+      const c = AvroCodec.parse(o.valueAvroSchema);
+      if (typeof c === 'string') ctx.addIssue({ code: 'custom', path: ['valueAvroSchema'], message: c });
+      if (o.schemaRegistryUrl === undefined) ctx.addIssue({ code: 'custom', path: ['valueAvroSchema'], message: 'is read only with schemaRegistryUrl and valueSubject' });
+    }
   });
 export type KafkaSinkOptions = z.infer<typeof kafkaSinkOptions>;
 
@@ -84,10 +97,13 @@ class KafkaSink implements Sink {
   readonly signatureReason: string;
   readonly supportedOutputModes: readonly OutputMode[] = ['append', 'update', 'complete'];
   private producer: Producer | null = null;
+  private readonly avro: ConfluentAvroWriter | null;
 
   constructor(private readonly opts: KafkaSinkOptions, private readonly outbound: OutboundPolicy = outboundPolicy()) {
     ({ signature: this.signature, reason: this.signatureReason } = signatureOf(opts));
     this.description = `KafkaSink[${opts.topic ?? 'topic column'}]`;
+    const schema = opts.valueAvroSchema === undefined ? undefined : (AvroCodec.parse(opts.valueAvroSchema) as AvroCodec);
+    this.avro = opts.schemaRegistryUrl && opts.valueSubject ? new ConfluentAvroWriter(opts.schemaRegistryUrl, opts.valueSubject, schema, outbound) : null;
   }
 
   private async connect(): Promise<Producer> {
@@ -104,12 +120,14 @@ class KafkaSink implements Sink {
     try {
       const byTopic = new Map<string, Message[]>();
       const json = jsonWriter(ctx.schema);
+      const schemaId = this.avro ? await this.avro.schemaId() : 0;
       for (const row of rows) {
         const r = json.row(row);
         const topic = this.opts.topic ?? (typeof r.topic === 'string' && r.topic !== '' ? r.topic : null);
         if (topic === null) throw new Error('a row has no topic: give sink.options.topic, or a topic column in the SELECT');
         const headers = { ...headersOf(r.headers), [BATCH_ID_HEADER]: String(batchId), [QUERY_ID_HEADER]: ctx.queryId };
-        const m: Message = { key: toBuffer(r.key, json.stringify), value: toBuffer(r.value, json.stringify), headers };
+        const value = this.avro ? this.avro.frame(schemaId, row.value) : toBuffer(r.value, json.stringify);
+        const m: Message = { key: toBuffer(r.key, json.stringify), value, headers };
         if (r.partition !== null && r.partition !== undefined) m.partition = Number(r.partition);
         let list = byTopic.get(topic);
         if (!list) byTopic.set(topic, (list = []));
@@ -196,7 +214,7 @@ const kafkaSinkDefinition: SinkDefinition<KafkaSinkOptions> = {
   },
   secretOptions: KAFKA_SECRET_OPTIONS,
   canonicalOptions: (raw) => canonicalKafkaOptions(raw, kafkaSinkOptions, 'sink'),
-  destinations: [{ option: 'bootstrapServers', kind: 'kafka' }],
+  destinations: [{ option: 'bootstrapServers', kind: 'kafka' }, { option: 'schemaRegistryUrl', kind: 'http' }],
 };
 
 registerSink(kafkaSinkDefinition);

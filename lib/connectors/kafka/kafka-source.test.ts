@@ -15,7 +15,7 @@ import { DataLossError } from '../../engine/errors';
 import { checkDestinationValue, describeDestination, parseDestinations } from '../../engine/outbound/destinations';
 import { parseAllowList } from '../../engine/outbound/outbound-policy';
 import type { Row } from '../../engine/types';
-import { KafkaSource, kafkaSourceOptions, KAFKA_SOURCE_SCHEMA, type KafkaSourceOptions } from './kafka-source';
+import { KafkaSource, kafkaSourceOptions, kafkaSourceSchema, type KafkaSourceOptions } from './kafka-source';
 import { kcatAvailable, produce, startMockKafka, type MockKafkaBroker } from './testing/mock-broker';
 
 const HAVE_KCAT = kcatAvailable();
@@ -37,7 +37,7 @@ async function source(opts: Partial<KafkaSourceOptions> & Record<string, unknown
   const dir = checkpoint ?? (await mkdtemp(path.join(tmpdir(), 'weir-kafka-src-')));
   if (!checkpoint) dirs.push(dir);
   const o = kafkaSourceOptions.parse({ bootstrapServers: broker.bootstrapServers, ...opts });
-  const src = new KafkaSource(o, [...KAFKA_SOURCE_SCHEMA, { name: 'headers', type: 'string' }], { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+  const src = new KafkaSource(o, kafkaSourceSchema(true), { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
   return { src, checkpoint: dir };
 }
 
@@ -191,7 +191,7 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
       const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-loss-'));
       dirs.push(dir);
       const mk = (servers: string, failOnDataLoss: boolean) =>
-        new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: servers, subscribe: topic, startingOffsets: 'earliest', failOnDataLoss }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+        new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: servers, subscribe: topic, startingOffsets: 'earliest', failOnDataLoss }), kafkaSourceSchema(false), { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
       const first = mk(own.bootstrapServers, true);
       const end = await first.latestOffset(null);
       await first.stop();
@@ -255,7 +255,7 @@ describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache K
     const o = kafkaSourceOptions.parse({ bootstrapServers: broker.bootstrapServers, subscribe: 'x' });
     const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-ref-'));
     dirs.push(dir);
-    const src = new KafkaSource(o, KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' }, { allow: parseAllowList('10.0.0.0/8') });
+    const src = new KafkaSource(o, kafkaSourceSchema(false), { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' }, { allow: parseAllowList('10.0.0.0/8') });
     await expect(src.latestOffset(null)).rejects.toThrow(/refused/i);
     await src.stop();
   });
@@ -321,7 +321,7 @@ describe('kafka source startingTimestamp', () => {
       disconnect: async () => undefined,
     };
     const mk = (startingTimestamp: number) => {
-      const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', startingTimestamp, startingOffsetsByTimestampStrategy: 'latest', startingOffsets: 'earliest' }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+      const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', startingTimestamp, startingOffsetsByTimestampStrategy: 'latest', startingOffsets: 'earliest' }), kafkaSourceSchema(false), { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
       (src as unknown as { admin: unknown }).admin = admin;
       return src;
     };
@@ -349,7 +349,7 @@ describe('kafka source startingTimestamp', () => {
   const withAdmin = async (options: Record<string, unknown>, admin: unknown) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'weir-kafka-ts-'));
     dirs.push(dir);
-    const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', ...options }), KAFKA_SOURCE_SCHEMA, { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
+    const src = new KafkaSource(kafkaSourceOptions.parse({ bootstrapServers: '127.0.0.1:9', subscribe: 't', ...options }), kafkaSourceSchema(false), { checkpoint: new LocalCheckpointFileManager(dir), metadataPath: 'sources/0' });
     (src as unknown as { admin: unknown }).admin = admin;
     return { src, dir };
   };

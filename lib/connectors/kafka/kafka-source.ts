@@ -27,11 +27,14 @@ import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../..
 import { compileRegex } from '../../engine/query/regex';
 import type { ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
 import { registerSource, type SourceContext, type SourceDefinition } from '../../engine/sources/source-registry';
-import type { Offset, Row, Schema } from '../../engine/types';
+import type { ColumnType, Offset, Row, Schema } from '../../engine/types';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
 import { PartitionReader, type FetchedRecord } from './fetch';
 import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
 import { canonicalKafkaOptions } from './spark-options';
+import { AvroCodec } from '../../engine/avro/avro-codec';
+import { ConfluentAvroReader } from './confluent-avro';
+import type { BadRecord } from '../../engine/sources/source';
 
 /** Long.MaxValue as a JavaScript number: 2^63 (9223372036854775807 is not representable). */
 const LONG_MAX_AS_NUMBER = 2 ** 63;
@@ -59,6 +62,8 @@ export const kafkaSourceOptions = z
     groupId: z.string().min(1).optional().describe('Spark\'s kafka.group.id, taken with no effect: Weir reads partitions by offset and never joins or commits a consumer group, so group-based authorization does not apply to it.'),
     includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
     maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
+    schemaRegistryUrl: z.url({ protocol: /^https?$/ }).optional().meta({ examples: ['http://schema-registry:8081'] }).describe("Confluent Schema Registry: values are in Confluent's wire format (magic byte 0, a 4-byte schema id, Avro). Each is read with its writer's schema, found by id, into valueAvroSchema. Spark's (ABRiS's) spelling schema.registry.url is taken too."),
+    valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With schemaRegistryUrl: the reader schema (Avro JSON) every value is resolved into, whichever version wrote it; read the value in the SQL with from_avro(value, \'<the same schema>\').'),
   })
   .superRefine((o, ctx) => {
     const modes = (['subscribe', 'subscribePattern', 'assign'] as const).filter((k) => o[k] !== undefined);
@@ -81,11 +86,23 @@ export const kafkaSourceOptions = z
     if (typeof s === 'object' && 'error' in s && typeof s.error === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsets'], message: s.error });
     const sec = kafkaSecurityProblem(o);
     if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
+    if ((o.schemaRegistryUrl === undefined) !== (o.valueAvroSchema === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueAvroSchema'], message: 'give schemaRegistryUrl and valueAvroSchema together: the registry finds each value\'s writer schema, valueAvroSchema is the schema it is read as' });
+    }
+    if (o.valueAvroSchema !== undefined) {
+      const c = AvroCodec.parse(o.valueAvroSchema);
+      if (typeof c === 'string') ctx.addIssue({ code: 'custom', path: ['valueAvroSchema'], message: c });
+    }
   });
 export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
 
-/** Spark's Kafka source columns and their types here (headers as a JSON string: no array type yet). */
-const KAFKA_SOURCE_COLUMNS: Record<string, string> = {
+/**
+ * Spark's Kafka source columns, in Spark's order, and their types here. Spark's `partition` and
+ * `timestampType` are INT; a source column has no 32-bit integer type in Weir yet, so they are
+ * BIGINT (long), which holds every INT. `headers` (Spark's ARRAY<STRUCT<key: STRING, value:
+ * BINARY>>) is a JSON string of [{"key","value"}] with the values as UTF-8.
+ */
+const KAFKA_SOURCE_COLUMNS: Record<string, ColumnType> = {
   key: 'binary',
   value: 'binary',
   topic: 'string',
@@ -96,9 +113,15 @@ const KAFKA_SOURCE_COLUMNS: Record<string, string> = {
   headers: 'string',
 };
 
-export const KAFKA_SOURCE_SCHEMA: Schema = Object.entries(KAFKA_SOURCE_COLUMNS)
-  .filter(([n]) => n !== 'headers')
-  .map(([name, type]) => ({ name, type: type as Schema[number]['type'] }));
+/**
+ * The columns a Kafka source has when source.schema lists none, as Spark gives them without
+ * being asked: all of them, headers only with includeHeaders (Spark's fixed schema).
+ */
+export function kafkaSourceSchema(includeHeaders: boolean): { name: string; type: ColumnType }[] {
+  return Object.entries(KAFKA_SOURCE_COLUMNS)
+    .filter(([n]) => includeHeaders || n !== 'headers')
+    .map(([name, type]) => ({ name, type }));
+}
 
 const REASON = 'Kafka offsets only grow within a partition and a fetch of [start, end) returns the same records while retained; a replay whose records retention deleted fails with DATA_LOSS.';
 
@@ -121,6 +144,8 @@ export class KafkaSource implements Source {
   private readonly pattern: { test(s: string): boolean } | null;
   /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
   private lastSkipped: { offsets: number; warnings: string[]; logged: string[] } = { offsets: 0, warnings: [], logged: [] };
+  /** With schemaRegistryUrl: Confluent-framed values into plain Avro of valueAvroSchema. */
+  private readonly avro: ConfluentAvroReader | null;
 
   constructor(
     private readonly opts: KafkaSourceOptions,
@@ -132,6 +157,27 @@ export class KafkaSource implements Source {
     this.description = `KafkaV2[${what}]`;
     const re = opts.subscribePattern !== undefined ? compileRegex(opts.subscribePattern) : null;
     this.pattern = typeof re === 'string' ? null : re;
+    this.avro = opts.schemaRegistryUrl && opts.valueAvroSchema ? new ConfluentAvroReader(opts.schemaRegistryUrl, AvroCodec.parse(opts.valueAvroSchema) as AvroCodec, outbound) : null;
+  }
+
+  /** The rows with their values read through the schema registry (when configured); the ones that do not read are bad records. */
+  private async readAvroValues(rows: Row[]): Promise<{ rows: Row[]; badRecords: BadRecord[] }> {
+    if (!this.avro || !rows.some((r) => 'value' in r)) return { rows, badRecords: [] };
+    try {
+      await this.avro.prepare(rows.map((r) => r.value as Uint8Array | null));
+    } catch (e) {
+      this.fail('read the schemas of its values from the schema registry', e);
+    }
+    const kept: Row[] = [];
+    const badRecords: BadRecord[] = [];
+    for (const r of rows) {
+      const v = this.avro.read(r.value as Uint8Array | null);
+      if (v !== null && 'bad' in v) {
+        const tp = `${String(r.topic)}-${String(r.partition)}`;
+        badRecords.push({ raw: Buffer.from(r.value as Uint8Array).toString('base64'), reason: v.bad, location: { source: `${tp}@${String(r.offset)}`, offset: { [String(r.topic)]: { [String(r.partition)]: r.offset } } } });
+      } else kept.push({ ...r, value: v });
+    }
+    return { rows: kept, badRecords };
   }
 
   private fail(what: string, e: unknown): never {
@@ -408,7 +454,8 @@ export class KafkaSource implements Source {
       }
       for (const rec of got.records) rows.push(this.toRow(r.topic, r.partition, rec));
     }
-    return this.lastSkipped.logged.length ? { rows, badRecords: [], warnings: [...this.lastSkipped.logged] } : { rows, badRecords: [] };
+    const read = await this.readAvroValues(rows);
+    return this.lastSkipped.logged.length ? { ...read, warnings: [...this.lastSkipped.logged] } : read;
   }
 
   /**
@@ -461,7 +508,7 @@ export class KafkaSource implements Source {
       bytesRead += found[i].size;
       kept.push(found[i].row);
     }
-    return { rows: kept.reverse(), badRecords: [], bytesRead, stoppedAtBytes };
+    return { ...(await this.readAvroValues(kept.reverse())), bytesRead, stoppedAtBytes };
   }
 
   /**
@@ -554,6 +601,8 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
   options: kafkaSourceOptions,
   replayable: () => ({ replayable: true, reason: REASON }),
   create: (o, ctx) => new KafkaSource(o, ctx.schema, ctx),
+  // Before validation includeHeaders may still be Spark's string ("true"): canonicalKafkaOptions has typed it.
+  defaultSchema: (o) => kafkaSourceSchema(o.includeHeaders === true),
   checkSchema: (schema) => {
     for (const f of schema) {
       const t = KAFKA_SOURCE_COLUMNS[f.name];
@@ -564,7 +613,7 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
   },
   secretOptions: KAFKA_SECRET_OPTIONS,
   canonicalOptions: (raw) => canonicalKafkaOptions(raw, kafkaSourceOptions, 'source'),
-  destinations: [{ option: 'bootstrapServers', kind: 'kafka' }],
+  destinations: [{ option: 'bootstrapServers', kind: 'kafka' }, { option: 'schemaRegistryUrl', kind: 'http' }],
 };
 
 registerSource(kafkaSourceDefinition);

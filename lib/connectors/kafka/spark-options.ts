@@ -58,6 +58,11 @@ const REFUSED_SOURCE_OPTIONS: Record<string, string> = {
   endingoffsetsbytimestamp: 'endingOffsetsByTimestamp ends a batch query; a streaming query reads on: remove it, and use an available-now trigger to stop at what is there when the run starts',
 };
 
+/** Other spellings Spark users bring with their jobs: ABRiS's and Confluent's registry setting. */
+const ALIASES: Record<string, string> = {
+  'schema.registry.url': 'schemaRegistryUrl',
+};
+
 const LONG_MAX = 9223372036854775807n;
 
 /** The input kinds of a schema's fields (number, integer, boolean, string…), read once per schema. */
@@ -143,7 +148,7 @@ export function canonicalKafkaOptions(raw: Record<string, unknown>, schema: z.Zo
       issues.push({ path: key, message: `${REFUSED_SOURCE_OPTIONS[lower]}.` });
       continue;
     }
-    const name = byLower.get(lower);
+    const name = byLower.get(lower) ?? (ALIASES[lower] && byLower.get(ALIASES[lower].toLowerCase()));
     if (name) put(key, name, value);
     // Unknown: kept as written, so the schema refuses it by its own name.
     else out[key] = value;

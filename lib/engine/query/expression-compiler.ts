@@ -20,6 +20,7 @@ import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
 import { STREAMING_REFUSED } from './spark-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson } from './json-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
+import { planFromAvro, planToAvro, writeAvro } from './avro-functions';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import {
@@ -627,6 +628,81 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 
+  /** from_avro(data, 'avro schema' [, map(options)]): the schema and options are literals (avro-functions.ts). */
+  private fromAvro(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const [data, schema, options] = e.args;
+    if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, 'from_avro() needs its Avro schema as a string literal (the schema\'s JSON, such as \'{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}\')');
+    const opts = options === undefined ? {} : this.literalOptions(e, options, 'from_avro');
+    const t = this.compile(data);
+    if (t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_avro() reads Avro binary (such as a Kafka value), got ${t.type}`);
+    const plan = planFromAvro(schema.value, opts);
+    if (typeof plan === 'string') this.fail(e, plan);
+    return {
+      ...typeOfField(plan.field),
+      eval: (r, c) => {
+        const v = t.eval(r, c);
+        return v === null || v === undefined ? null : plan.read(v as Uint8Array);
+      },
+    };
+  }
+
+  /** to_avro(data [, 'avro schema']) */
+  private toAvro(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const [data, schema] = e.args;
+    if (schema !== undefined && (schema.kind !== 'literal' || typeof schema.value !== 'string')) this.fail(e, 'to_avro() needs its Avro schema as a string literal');
+    const a = this.compile(data);
+    const codec = planToAvro(fieldOfType('value', a), schema?.kind === 'literal' ? (schema.value as string) : undefined);
+    if (typeof codec === 'string') this.fail(e, codec);
+    return {
+      type: 'binary',
+      eval: (r, c) => {
+        const v = a.eval(r, c);
+        return v === null || v === undefined ? null : writeAvro(codec, v);
+      },
+    };
+  }
+
+  /** Spark's options argument, map('key', 'value', …) of string literals. */
+  private literalOptions(e: Expr, o: Expr, fn: string): Record<string, string> {
+    const args = o.kind === 'call' && o.name === 'map' ? o.args : undefined;
+    if (!args || args.length % 2 !== 0 || args.some((a) => a.kind !== 'literal' || typeof a.value !== 'string')) {
+      this.fail(e, `${fn}() takes its options as map('key', 'value', …) of string literals, such as map('mode', 'PERMISSIVE')`);
+    }
+    const out: Record<string, string> = {};
+    for (let i = 0; i < args.length; i += 2) out[(args[i] as { value: string }).value] = (args[i + 1] as { value: string }).value;
+    return out;
+  }
+
+  /**
+   * struct(a, b) and named_struct('a', a, 'b', b): Spark's struct constructors (what to_avro and
+   * to_json take). struct names a field after its column, else col1, col2, … as Spark does.
+   */
+  private structOf(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    let names: string[];
+    let values: Expr[];
+    if (e.name === 'named_struct') {
+      if (e.args.length % 2 !== 0 || e.args.some((a, i) => i % 2 === 0 && (a.kind !== 'literal' || typeof a.value !== 'string'))) {
+        this.fail(e, "named_struct() takes name/value pairs with the names as string literals: named_struct('id', id, 'region', region)");
+      }
+      names = e.args.filter((_, i) => i % 2 === 0).map((a) => (a as { value: string }).value);
+      values = e.args.filter((_, i) => i % 2 === 1);
+    } else {
+      values = e.args;
+      names = values.map((a, i) => (a.kind === 'column' ? a.name : a.kind === 'field' ? a.field : `col${i + 1}`));
+    }
+    const compiled = values.map((a) => this.compile(a));
+    const fields = compiled.map((c, i) => fieldOfType(names[i], c));
+    return {
+      type: 'struct',
+      fields,
+      eval: (r, c) => {
+        const out: Record<string, unknown> = {};
+        for (let i = 0; i < compiled.length; i++) out[names[i]] = compiled[i].eval(r, c);
+        return out;
+      },
+    };
+  }
+
   /** to_json(struct) */
   private toJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const a = this.compile(e.args[0]);
@@ -777,6 +853,9 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);
+    if (e.name === 'from_avro') return this.fromAvro(e);
+    if (e.name === 'struct' || e.name === 'named_struct') return this.structOf(e);
+    if (e.name === 'to_avro') return this.toAvro(e);
     if (e.name === 'extract' || e.name === 'date_part' || e.name === 'datepart' || e.name === 'date_trunc') {
       const unit = e.args[0];
       const trunc = e.name === 'date_trunc';

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
-import type { Row, Schema } from '../types';
+import type { ColumnType, Row, Schema } from '../types';
 import type { Source } from './source';
 import type { DestinationKind } from '../outbound/outbound-policy';
 
@@ -52,6 +52,12 @@ export interface SourceDefinition<O = unknown> {
   create(options: O, ctx: SourceContext): Source;
   /** Optional check of `source.schema` for sources with fixed columns (e.g. rate); returns a problem or undefined. */
   checkSchema?(schema: Schema): string | undefined;
+  /**
+   * Optional, for a source whose columns are fixed (Spark's Kafka source): its columns when
+   * `source.schema` lists none, as Spark gives them without being asked. `options` are the
+   * options in this definition's names, before validation (they may be invalid).
+   */
+  defaultSchema?(options: Record<string, unknown>): { name: string; type: ColumnType }[];
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
   /**

@@ -41,10 +41,16 @@ export function convertValue(v: unknown, field: Field): Converted {
       if (v instanceof Date) return { ok: true, value: v.toISOString() };
       if (typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: String(v) };
       return { ok: true, value: JSON.stringify(v) };
+    case 'binary':
+      // Bytes from a client (a bytea) as they are; text as base64, as Spark's JSON reader and the
+      // files source (record-parser.ts) take binary: a JSON message or a pasted sample has no bytes.
+      if (v instanceof Uint8Array) return { ok: true, value: v };
+      if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v.trim())) return { ok: true, value: Buffer.from(v.trim(), 'base64') };
+      return bad(`${stringifyJson(v)} is not binary (base64 text)`);
     case 'struct': case 'decimal': case 'date': case 'array': case 'map':
       return convertComplex(v, field, convertValue);
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'unknown': case 'window': case 'binary':
+    case 'unknown': case 'window':
     default:
       return { ok: true, value: v };
   }

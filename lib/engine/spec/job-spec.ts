@@ -57,7 +57,8 @@ export const JobSpecSchema = z
         name: identifier,
         type: z.string().min(1),
         options: z.record(z.string(), z.unknown()).default({}),
-        schema: SchemaSpec,
+        // Optional only for a source with fixed columns (defaultSchema): parseJobSpec requires it of the others.
+        schema: SchemaSpec.optional(),
         eventTime: z.string().optional(),
         watermarkDelay: durationAtMost(MAX_DELAY_MS).optional(),
         onBadRecord: z.enum(['fail', 'dead-letter']).default('fail'),
@@ -121,7 +122,10 @@ export const JobSpecSchema = z
   })
   .strict();
 
-export type JobSpec = z.infer<typeof JobSpecSchema>;
+type ParsedJobSpec = z.infer<typeof JobSpecSchema>;
+type SourceSchema = NonNullable<ParsedJobSpec['source']['schema']>;
+/** A valid spec: `source.schema` is always there (the source's default columns when it lists none). */
+export type JobSpec = Omit<ParsedJobSpec, 'source'> & { source: Omit<ParsedJobSpec['source'], 'schema'> & { schema: SourceSchema } };
 export type TriggerSpec = z.infer<typeof TriggerSpecSchema>;
 
 export interface SpecIssue {
@@ -205,6 +209,24 @@ export function canonicalJobSpec(spec: Record<string, unknown>): Record<string, 
   return out;
 }
 
+/**
+ * A draft's source columns: `source.schema` as written, or, when it lists none, the columns a
+ * source with fixed columns has (Spark's Kafka source: key, value, topic, …). Undefined when the
+ * draft has neither; the schema is not validated here (parseJobSpec does).
+ */
+export function sourceSchemaOf(source: unknown): unknown[] | undefined {
+  if (!isPlainObject(source)) return undefined;
+  if (source.schema !== undefined) {
+    // A DDL string is read as its columns; a list that does not parse is given as it is.
+    const parsed = SchemaSpec.safeParse(source.schema);
+    return parsed.success ? parsed.data : Array.isArray(source.schema) ? source.schema : undefined;
+  }
+  const def = typeof source.type === 'string' ? getSourceDefinition(source.type) : undefined;
+  if (!def?.defaultSchema) return undefined;
+  const options = canonicalOptionsOf(def, source.options ?? {}).options;
+  return def.defaultSchema(isPlainObject(options) ? options : {});
+}
+
 export function parseJobSpec(input: unknown): ParseJobSpecResult {
   const base = JobSpecSchema.safeParse(input);
   const errors: SpecIssue[] = base.success ? [] : issuesOf(base.error);
@@ -234,10 +256,19 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
       else errors.push(...issuesOf(r.error, ['sink', 'options']));
     }
   }
+  const sourceDef = typeof raw.source?.type === 'string' ? getSourceDefinition(raw.source.type) : undefined;
+  if (sourceDef && !sourceDef.defaultSchema && (raw.source as { schema?: unknown }).schema === undefined) {
+    errors.push({ path: 'source.schema', message: `is required: list the columns of the ${sourceDef.type} source's records, e.g. [{"name": "user", "type": "string"}]` });
+  }
+  let schema: SourceSchema | undefined;
   if (base.success) {
     const s = base.data.source;
+    const def = getSourceDefinition(s.type);
+    schema = s.schema ?? (sourceOptions !== undefined ? def?.defaultSchema?.(sourceOptions as Record<string, unknown>) : undefined);
+    // No schema and no default: said below. With invalid options the default is unknown, and they are said.
+    schema ??= [];
     if (s.eventTime !== undefined) {
-      const col = s.schema.find((f) => f.name === s.eventTime);
+      const col = schema.find((f) => f.name === s.eventTime);
       // Not a source column: one the SQL derives (withWatermark on a projection's column, e.g. a
       // from_json field); compiling the SQL checks that a Project defines it as a timestamp.
       if (col && col.type !== 'timestamp') errors.push({ path: 'source.eventTime', message: `column "${s.eventTime}" must be a timestamp, it is ${col.type}` });
@@ -249,18 +280,17 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
       errors.push({ path: 'source.badRecordsPath', message: 'is required when source.onBadRecord is "dead-letter" (where bad records go)' });
     }
     const names = new Set<string>();
-    s.schema.forEach((f, i) => {
+    schema.forEach((f, i) => {
       if (names.has(f.name.toLowerCase())) errors.push({ path: `source.schema.${i}.name`, message: `duplicate column "${f.name}"` });
       names.add(f.name.toLowerCase());
     });
-    const def = getSourceDefinition(s.type);
-    const schemaProblem = def?.checkSchema?.(s.schema);
+    const schemaProblem = def?.checkSchema?.(schema);
     if (schemaProblem) errors.push({ path: 'source.schema', message: schemaProblem });
   }
   if (errors.length || !base.success) return { ok: false, errors };
   const spec: JobSpec = {
     ...base.data,
-    source: { ...base.data.source, options: sourceOptions as Record<string, unknown> },
+    source: { ...base.data.source, options: sourceOptions as Record<string, unknown>, schema: schema! },
     sink: { ...base.data.sink, options: sinkOptions as Record<string, unknown> },
   };
   return { ok: true, spec };

@@ -20,7 +20,7 @@ import type { Schema } from '../types';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { checkSpecOutbound } from '../outbound/spec-destinations';
 import type { OptimizerRuleApplication } from '../query/optimizer';
-import { JobSpecSchema, outputModeLabel, parseJobSpec, type JobSpec, type SpecIssue } from './job-spec';
+import { JobSpecSchema, outputModeLabel, parseJobSpec, sourceSchemaOf, type JobSpec, type SpecIssue } from './job-spec';
 
 export interface ValidateJobResult {
   ok: boolean;
@@ -129,9 +129,11 @@ function partsForSql(raw: Partial<JobSpec>): JobSpec | undefined {
   const sourceParts = source.success
     ? source.data
     : z.object({ name: shape.source.shape.name, schema: shape.source.shape.schema }).safeParse(raw.source).data;
-  if (!sourceParts) return undefined;
+  // No schema written: a source with fixed columns (Kafka) still has its columns.
+  const schema = sourceParts?.schema ?? shape.source.shape.schema.safeParse(sourceSchemaOf(raw.source)).data;
+  if (!sourceParts || !schema) return undefined;
   const part = <K extends 'outputMode' | 'dedup' | 'staticTables'>(k: K) => shape[k].safeParse(raw[k]).data as JobSpec[K] | undefined;
-  return { ...(raw as JobSpec), source: sourceParts as JobSpec['source'], outputMode: part('outputMode') ?? 'append', dedup: part('dedup'), staticTables: part('staticTables') };
+  return { ...(raw as JobSpec), source: { ...sourceParts, schema } as JobSpec['source'], outputMode: part('outputMode') ?? 'append', dedup: part('dedup'), staticTables: part('staticTables') };
 }
 
 export interface ValidateJobOptions {

@@ -15,7 +15,7 @@ import '@/lib/connectors'; // registers the connectors' source, sink and checkpo
 import { validateJob } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { applyCondition, type Transition } from './alert-transitions';
-import { evaluateRule, growthWindow, type BatchSample, type EvaluationContext, type GrowthWindow } from './rule-evaluation';
+import { dataLossOf, evaluateRule, growthWindow, type BatchSample, type EvaluationContext, type GrowthWindow } from './rule-evaluation';
 import { deliverWithRetries, type NotifierOptions } from './webhook-notifier';
 
 export interface EvaluateOptions {
@@ -106,7 +106,12 @@ export async function evaluateJobAlerts(db: PrismaClient, jobId: string, o: Eval
   const growth: Record<number, GrowthWindow | null> = {};
   for (const w of windows) growth[w] = batches[0] ? await loadGrowthWindow(db, jobId, batches[0], w) : null;
   const now = o.now ?? new Date();
-  const ctx: EvaluationContext = { job, batches, runs, now, growth, deployWarnings: paramsOf('deploy-warning').length ? deployWarningsOf(job.spec) : [] };
+  // The progress JSON is read only for a data-loss rule, and only of the batches it looks at.
+  const lossWindow = Math.max(0, ...paramsOf('data-loss').map((p) => Number(p.batches ?? 1)).filter((b) => Number.isInteger(b) && b > 0));
+  const dataLoss = lossWindow
+    ? (await db.batchProgress.findMany({ where: { jobId }, orderBy: { batchId: 'desc' }, take: lossWindow, select: { batchId: true, progress: true } })).map((b) => dataLossOf(b.batchId, b.progress))
+    : undefined;
+  const ctx: EvaluationContext = { job, batches, runs, now, growth, dataLoss, deployWarnings: paramsOf('deploy-warning').length ? deployWarningsOf(job.spec) : [] };
   const transitions: Transition[] = [];
   for (const rule of rules) {
     const c = rule.enabled ? evaluateRule(rule.kind, rule.params, ctx) : { holds: false, value: null, message: 'The rule was disabled.' };

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateRule, idleReportFreshMs, stateGrowth, type BatchSample, type EvaluationContext, type RunSample } from './rule-evaluation';
+import { dataLossOf, evaluateRule, idleReportFreshMs, stateGrowth, type BatchSample, type EvaluationContext, type RunSample } from './rule-evaluation';
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
 
@@ -205,5 +205,34 @@ describe('run and schedule rules', () => {
     expect(evaluateRule('deploy-warning', {}, ctx([])).holds).toBe(false);
     expect(evaluateRule('state-rows', { threshold: -1 }, ctx(batches([{ rows: 5 }])))).toMatchObject({ holds: false, message: expect.stringMatching(/params are invalid.*threshold/) });
     expect(evaluateRule('nope', {}, ctx([])).message).toMatch(/Unknown rule kind/);
+  });
+});
+
+describe('data-loss', () => {
+  const progress = (skipped: number[]) => ({
+    sources: skipped.map((n, i) => ({ description: `src${i}`, metrics: n ? { dataLossSkippedOffsets: String(n), dataLossWarning: `Skipped offsets that are gone (failOnDataLoss is false): t-${i} [0, ${n}): retention deleted them.` } : { offsetsByPartition: '{}' } })),
+  });
+
+  it("reads a batch's skipped offsets from its sources' progress metrics", () => {
+    expect(dataLossOf(4, progress([3, 0, 2]))).toEqual({ batchId: 4, skippedOffsets: 5, warnings: [expect.stringContaining('t-0 [0, 3)'), expect.stringContaining('t-2 [0, 2)')] });
+    expect(dataLossOf(5, progress([0]))).toEqual({ batchId: 5, skippedOffsets: 0, warnings: [] });
+    expect(dataLossOf(6, {}).skippedOffsets).toBe(0);
+    expect(dataLossOf(7, { sources: [{ metrics: { dataLossSkippedOffsets: 'x' } }] }).skippedOffsets).toBe(0);
+  });
+
+  it('holds while one of the last N batches skipped offsets, with the warning in the message, and resolves after (model loop)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 3 }).map((n) => (n === 3 ? 7 : 0)), { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 4 }), (skipped, n) => {
+        const history = skipped.map((k, i) => dataLossOf(i, progress([k])));
+        skipped.forEach((_, i) => {
+          const newestFirst = history.slice(0, i + 1).reverse();
+          const c = evaluateRule('data-loss', { batches: n }, ctx([], { dataLoss: newestFirst }));
+          const expected = skipped.slice(Math.max(0, i + 1 - n), i + 1).some((k) => k > 0);
+          expect(c.holds).toBe(expected);
+          if (expected) expect(c.message).toMatch(/^Data loss: batch \d+ skipped 7 offset\(s\) .*retention deleted them/);
+        });
+      }),
+    );
+    expect(evaluateRule('data-loss', {}, ctx([])).message).toBe('No committed batch yet.');
   });
 });

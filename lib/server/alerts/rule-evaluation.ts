@@ -13,6 +13,8 @@
  *   at most), unless the source is quiet (see sourceQuiet): no data means no batch, not a stuck job.
  * - source-idle (opt-in): the same wait, when the source is quiet.
  * - run-failed: at the run's status change (FAILED, RECOVERING).
+ * - data-loss: at the commit of the batch that skipped records (same evaluation); it resolves
+ *   once the last `batches` batches skipped none.
  * - deploy-warning: at the job's first evaluation (any batch, run change or tick).
  */
 import { DEFAULT_NO_DATA_PROGRESS_EVENT_INTERVAL_MS, parseDuration } from '@/lib/engine';
@@ -29,6 +31,31 @@ export interface BatchSample {
   stateDiskBytes: Num;
   commitLag: Num | null;
   batchDurationMs: number;
+}
+
+/**
+ * What one committed batch skipped because its source no longer had it (failOnDataLoss false),
+ * from its progress: the sources' `dataLossSkippedOffsets` and `dataLossWarning` metrics.
+ */
+export interface DataLossSample {
+  batchId: number;
+  skippedOffsets: number;
+  warnings: string[];
+}
+
+/** A batch's data loss as its StreamingQueryProgress JSON reports it (zero when it lost nothing). */
+export function dataLossOf(batchId: number, progress: unknown): DataLossSample {
+  const sources = (progress as { sources?: unknown } | null)?.sources;
+  const out: DataLossSample = { batchId, skippedOffsets: 0, warnings: [] };
+  if (!Array.isArray(sources)) return out;
+  for (const s of sources) {
+    const m = (s as { metrics?: Record<string, unknown> } | null)?.metrics;
+    const skipped = Number(m?.dataLossSkippedOffsets ?? 0);
+    if (!Number.isFinite(skipped) || skipped <= 0) continue;
+    out.skippedOffsets += skipped;
+    if (typeof m?.dataLossWarning === 'string') out.warnings.push(m.dataLossWarning);
+  }
+  return out;
 }
 
 export interface RunSample {
@@ -54,6 +81,8 @@ export interface EvaluationContext {
   runs: RunSample[];
   /** Deploy-time warnings of the job's spec (validateJob(spec).warnings), as messages. */
   deployWarnings: string[];
+  /** The data loss of the newest batches, newest first (loaded only for a data-loss rule). */
+  dataLoss?: DataLossSample[];
   /**
    * Growth windows computed by the database, by windowMs (null: history too short); when absent
    * for a window, the rule computes it from `batches`.
@@ -273,6 +302,22 @@ const EVALUATORS: { [K in RuleKind]: (p: RuleParams<K>, ctx: EvaluationContext) 
     const holds = latest.status === 'FAILED' || latest.status === 'RECOVERING' || retrying;
     const message = retrying ? 'The last run FAILED; a retry has not reached RUNNING yet.' : `The latest run is ${latest.status}.`;
     return { holds, value: null, message, details: { status: latest.status } };
+  },
+  'data-loss': (p, ctx) => {
+    const recent = (ctx.dataLoss ?? []).slice(0, p.batches);
+    if (!recent.length) return no('No committed batch yet.');
+    const lossy = recent.filter((b) => b.skippedOffsets > 0);
+    const skipped = lossy.reduce((a, b) => a + b.skippedOffsets, 0);
+    if (!lossy.length) return no(`No data lost in the last ${recent.length} batch(es).`, 0);
+    const newest = lossy[0];
+    return {
+      holds: true,
+      value: skipped,
+      message:
+        `Data loss: batch ${newest.batchId} skipped ${newest.skippedOffsets} offset(s) its source no longer had, and went on (failOnDataLoss is false). ${newest.warnings.join(' ')} ` +
+        'Those records are not in the output: replay them from elsewhere if they matter, and raise the topic\'s retention so it outlasts a stopped job.',
+      details: { batches: lossy.map((b) => ({ batchId: b.batchId, skippedOffsets: b.skippedOffsets })) },
+    };
   },
   'deploy-warning': (_p, ctx) => {
     const holds = ctx.deployWarnings.length > 0;

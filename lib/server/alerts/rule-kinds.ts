@@ -47,6 +47,12 @@ const RULE_PARAMS = {
   'source-idle': z.object({ afterMs: delayMs }).strict(),
   /** The job's latest run FAILED or is RECOVERING (or a retry after a failure has not reached RUNNING yet). */
   'run-failed': z.object({}).strict(),
+  /**
+   * Data loss: one of the last `batches` committed batches skipped records its source no longer
+   * had (a source with failOnDataLoss false: Kafka records retention deleted, a topic deleted and
+   * recreated), as that batch's progress reports them. Spark only logs this; a run goes on.
+   */
+  'data-loss': z.object({ batches: positiveInt.default(1) }).strict(),
   /** Standing: the job's spec has deploy-time warnings (unbounded state, an at-least-once sink). */
   'deploy-warning': z.object({}).strict(),
 } as const;

@@ -7,7 +7,7 @@
  * the engine registers is covered, including ones this file has never heard of: a sink type
  * without a specific fix below gets the general one, built from its own signature reason.
  */
-import type { ContractAudit } from '@/lib/engine';
+import { sourceSchemaOf, type ContractAudit } from '@/lib/engine';
 
 type SignatureName = 'source' | 'checkpoint' | 'sink';
 
@@ -28,7 +28,7 @@ export function contractOf(v: unknown): ContractAudit | null {
 
 /** Candidate upsert keys: the source's columns that look like identifiers (`id`, `order_id`). */
 export function keyCandidates(spec: Obj): string[] {
-  const schema = ((spec.source as Obj | undefined)?.schema ?? []) as { name?: unknown }[];
+  const schema = (sourceSchemaOf(spec.source) ?? []) as { name?: unknown }[];
   return schema.map((c) => String(c.name ?? '')).filter((n) => /(^id$|_id$|^key$|_key$)/i.test(n));
 }
 

@@ -6,7 +6,7 @@
  * when it is not (Spark's texts). Mode legality is found by asking the engine, never by
  * re-implementing its rules here: the spec is validated once per mode.
  */
-import { sqlFunctionCatalog, type SqlFunctionInfo, type ValidateJobResult } from '@/lib/engine';
+import { sourceSchemaOf, sqlFunctionCatalog, type SqlFunctionInfo, type ValidateJobResult } from '@/lib/engine';
 import { validateSpec } from '../services/job-service';
 import type { ServerPathRoots } from '../services/job-paths';
 
@@ -52,9 +52,11 @@ export interface DraftCheck extends Omit<ValidateJobResult, 'spec'> {
 
 /** The source's name and columns as the draft has them, even while other parts are invalid. */
 function completionOf(obj: Record<string, unknown> | undefined): SqlCompletion {
-  const source = obj?.source as { name?: unknown; schema?: unknown } | undefined;
-  const columns = Array.isArray(source?.schema)
-    ? (source.schema as unknown[]).flatMap((c) => {
+  const source = obj?.source as { name?: unknown } | undefined;
+  // The columns as written, or those of a source with fixed columns (Kafka's) when none are.
+  const schema = sourceSchemaOf(source);
+  const columns = schema
+    ? schema.flatMap((c) => {
         const col = c as { name?: unknown; type?: unknown } | null;
         return typeof col?.name === 'string' && col.name ? [{ name: col.name, type: typeof col.type === 'string' ? col.type : '' }] : [];
       })

@@ -88,7 +88,7 @@ export async function startMockKafka(opts: { brokers?: number; timeoutMs?: numbe
 
 export interface TestRecord {
   key?: string | null;
-  value: string | null;
+  value: string | Buffer | null;
   partition?: number;
   timestamp?: number;
   headers?: Record<string, string>;
