@@ -59,5 +59,6 @@ export { FileBackedStateStoreProvider } from './state/file-backed-state-store-pr
 export { convertStateProvider } from './state/state-provider-conversion';
 export { StateSchemaCompatibilityChecker, checkStateCompatibility, type StatefulOperatorDescriptor } from './state/state-schema-compatibility-checker';
 export { inspectState, type StateOperatorInspection, type StatePartitionInspection } from './state/state-inspector';
+export { listLocalStateCaches, predictCacheLoad, removeLocalStateCache, type CacheLoadPrediction, type LocalQueryCache, type LocalStoreCache } from './state/lmdb-local-cache';
 export { analyzeStreamingPlan, explainStateful, type AnalyzerWarning, type StreamingAnalysis } from './query/analyzer';
 export type { StaticTableSpec } from './operators/stream-static-join';

@@ -65,19 +65,23 @@ const thisBoot = bootId();
  * may be torn, and a rebuild from the checkpoint costs less than reading a torn environment.
  */
 export function openLocalCache(localPath: string): LmdbEnvironment {
-  const bootFile = path.join(localPath, 'boot-id');
-  let recorded: string | null;
-  try {
-    recorded = readFileSync(bootFile, 'utf8');
-  } catch {
-    recorded = null;
-  }
-  if (recorded !== thisBoot) {
+  if (!fromThisBoot(localPath)) {
     rmSync(localPath, { recursive: true, force: true });
     mkdirSync(localPath, { recursive: true });
-    writeFileSync(bootFile, thisBoot);
+    writeFileSync(path.join(localPath, BOOT_FILE), thisBoot);
   }
   return openLmdbEnvironment(localPath);
+}
+
+const BOOT_FILE = 'boot-id';
+
+/** Whether the environment at `localPath` was written during this boot (else the next open clears it). */
+export function fromThisBoot(localPath: string): boolean {
+  try {
+    return readFileSync(path.join(localPath, BOOT_FILE), 'utf8') === thisBoot;
+  } catch {
+    return false;
+  }
 }
 
 /*
