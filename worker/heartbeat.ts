@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
+import { stateCacheReport } from './local-state-caches';
 
 const heapUsed = () => BigInt(process.memoryUsage().heapUsed);
 
@@ -16,20 +17,35 @@ export class Heartbeat {
     private readonly queueBackend: string,
     private readonly intervalMs: number,
     private readonly onError: (e: unknown) => void,
+    /** The lmdb state caches' directory on this machine, reported and swept at each beat (local-state-caches.ts). */
+    private readonly stateCacheDir?: string,
   ) {}
 
+  /** The state caches' report, or nothing when it cannot be read: a heartbeat never fails for it. */
+  private async caches() {
+    if (!this.stateCacheDir) return {};
+    try {
+      return await stateCacheReport(this.db, this.stateCacheDir);
+    } catch (e) {
+      this.onError(e);
+      return {};
+    }
+  }
+
   async start(): Promise<void> {
+    const caches = await this.caches();
     await this.db.worker.upsert({
       where: { id: this.workerId },
-      create: { id: this.workerId, hostname: os.hostname(), pid: process.pid, queueBackend: this.queueBackend, heapUsedBytes: heapUsed() },
-      update: { lastHeartbeatAt: new Date(), stoppedAt: null, heapUsedBytes: heapUsed() },
+      create: { id: this.workerId, hostname: os.hostname(), pid: process.pid, queueBackend: this.queueBackend, heapUsedBytes: heapUsed(), ...caches },
+      update: { lastHeartbeatAt: new Date(), stoppedAt: null, heapUsedBytes: heapUsed(), ...caches },
     });
     this.timer = setInterval(() => void this.beat(), this.intervalMs);
   }
 
   async beat(): Promise<void> {
     try {
-      await this.db.worker.update({ where: { id: this.workerId }, data: { lastHeartbeatAt: new Date(), heapUsedBytes: heapUsed() } });
+      const caches = await this.caches();
+      await this.db.worker.update({ where: { id: this.workerId }, data: { lastHeartbeatAt: new Date(), heapUsedBytes: heapUsed(), ...caches } });
     } catch (e) {
       this.onError(e);
     }
