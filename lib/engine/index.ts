@@ -8,7 +8,7 @@ export * from './contract';
 export * from './progress';
 export { validateJob, type ValidateJobResult, type ValidateJobOptions } from './spec/validate-job';
 export * from './outbound/index';
-export { parseJobSpec, canonicalJobSpec, JobSpecSchema, stateStoreProviderOf, type JobSpec, type SpecIssue, type StateStoreProviderName, type TriggerSpec } from './spec/job-spec';
+export { parseJobSpec, canonicalJobSpec, JobSpecSchema, STATE_STORE_PROVIDERS, stateStoreProviderOf, type JobSpec, type SpecIssue, type StateStoreProviderName, type TriggerSpec } from './spec/job-spec';
 export { parseDuration } from './spec/duration';
 export {
   confineSpecPaths,

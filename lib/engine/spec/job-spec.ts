@@ -34,7 +34,7 @@ const MAX_NAME_LENGTH = 200;
 /** A source column's types (types.ts's ColumnType); `binary` is read from JSON and CSV as base64, as Spark's readers do. */
 const COLUMN_TYPES = ['long', 'double', 'string', 'boolean', 'timestamp', 'binary'] as const;
 
-const STATE_STORE_PROVIDERS = ['hdfs', 'lmdb'] as const;
+export const STATE_STORE_PROVIDERS = ['hdfs', 'lmdb'] as const;
 export type StateStoreProviderName = (typeof STATE_STORE_PROVIDERS)[number];
 export const DEFAULT_STATE_STORE_PROVIDER: StateStoreProviderName = 'hdfs';
 
