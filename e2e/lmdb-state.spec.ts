@@ -2,6 +2,8 @@
  * An lmdb state store job as an operator sees it: its Charts tab plots the LMDB figures (local
  * bytes, changelog bytes, stores rebuilt), and once stopped its Checkpoint tab lists the worker's
  * local copy of the state, with the version it holds and that the next start there reuses it.
+ * A savepoint of it restored as a new job with the in-memory store converts the state, and that
+ * job runs on from it.
  */
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,15 +16,17 @@ type JobState = { status: string; lastBatchId: number | null };
 const jobState = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as JobState;
 
 let jobId: string | undefined;
+const created: string[] = [];
 // home.spec.ts expects the empty jobs list: leave the app as we found it.
 test.afterAll(async ({ request }) => {
-  if (!jobId) return;
-  await request.post(`/api/jobs/${jobId}/stop`, { headers: auth });
-  await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await jobState(request, jobId!)).status), { timeout: 60_000 }).toBe(true);
-  expect((await request.delete(`/api/jobs/${jobId}`, { headers: auth })).status()).toBe(204);
+  for (const id of created) {
+    await request.post(`/api/jobs/${id}/stop`, { headers: auth });
+    await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await jobState(request, id)).status), { timeout: 60_000 }).toBe(true);
+    expect((await request.delete(`/api/jobs/${id}`, { headers: auth })).status()).toBe(204);
+  }
 });
 
-test('an lmdb job: its LMDB chart, and its local state cache in the checkpoint inspector', async ({ page, request }) => {
+test('an lmdb job: its LMDB chart, its local state cache, and a savepoint of it as a new heap-store job', async ({ page, request }) => {
   test.setTimeout(240_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-e2e-lmdb-'));
   mkdirSync(path.join(dir, 'in'));
@@ -47,6 +51,7 @@ test('an lmdb job: its LMDB chart, and its local state cache in the checkpoint i
   const res = await request.post('/api/jobs', { headers: auth, data: { spec } });
   expect(res.status(), await res.text()).toBe(201);
   jobId = ((await res.json()) as { job: { id: string } }).job.id;
+  created.push(jobId);
   expect((await request.post(`/api/jobs/${jobId}/start`, { headers: auth })).status()).toBe(200);
   await expect.poll(async () => (await jobState(request, jobId!)).lastBatchId, { timeout: 90_000 }).toBe(1);
 
@@ -74,4 +79,31 @@ test('an lmdb job: its LMDB chart, and its local state cache in the checkpoint i
   await expect(row.getByRole('cell').nth(2)).toHaveText('2');
   await expect(row).toContainText('reuses v2');
   await expect(row).toContainText('state-cache');
+
+  // A savepoint restored as a new job on the other store: the state is converted, and it runs on.
+  const panel = page.getByRole('region', { name: 'Savepoints' });
+  await panel.getByLabel('Name').fill('to-heap');
+  await panel.getByRole('button', { name: 'Take savepoint' }).click();
+  const spRow = panel.getByRole('table', { name: 'Savepoints' }).getByRole('row', { name: /to-heap/ });
+  await expect(spRow).toBeVisible();
+  await spRow.getByRole('button', { name: 'New job from this savepoint' }).click();
+  const dialog = panel.getByRole('dialog', { name: 'New job from savepoint' });
+  await expect(dialog.getByLabel('State store')).toHaveValue('lmdb');
+  await dialog.getByLabel('State store').selectOption('hdfs');
+  await expect(dialog).toContainText('The restored state is converted from the LMDB store to the in-memory store');
+  await dialog.getByRole('button', { name: 'Create job' }).click();
+  const made = panel.getByRole('status');
+  await expect(made).toContainText('converted from the lmdb state store to hdfs');
+  const href = (await made.getByRole('link', { name: 'Open it' }).getAttribute('href'))!;
+  const copyId = href.split('/').pop()!;
+  created.push(copyId);
+  const copy = (await (await request.get(`/api/jobs/${copyId}`, { headers: auth })).json()) as { spec: { stateStore?: { provider: string } } };
+  expect(copy.spec.stateStore).toEqual({ provider: 'hdfs' });
+  expect((await request.post(`/api/jobs/${copyId}/start`, { headers: auth })).status()).toBe(200);
+  addFile();
+  await expect.poll(async () => (await jobState(request, copyId)).lastBatchId, { timeout: 90_000 }).toBe(2);
+  expect((await jobState(request, copyId)).status).toBe('RUNNING');
+  await page.goto(`/jobs/${copyId}`);
+  await page.getByRole('tab', { name: 'Checkpoint', exact: true }).click();
+  await expect(page.getByRole('table', { name: 'State store versions' })).toContainText('hdfs store');
 });
