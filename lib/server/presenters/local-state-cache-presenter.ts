@@ -52,7 +52,7 @@ export async function localStateCaches(
   now = new Date(),
 ): Promise<LocalStateCacheView[]> {
   const workers = await db.worker.findMany({
-    where: { stoppedAt: null, lastHeartbeatAt: { gt: new Date(now.getTime() - workerTimeoutMs) }, NOT: { stateCaches: { equals: null as never } } },
+    where: { stoppedAt: null, lastHeartbeatAt: { gt: new Date(now.getTime() - workerTimeoutMs) }, stateCacheDir: { not: null } },
     orderBy: { id: 'asc' },
     select: { id: true, hostname: true, lastHeartbeatAt: true, stateCaches: true },
   });
