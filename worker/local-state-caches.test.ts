@@ -68,6 +68,7 @@ describe('local state caches', () => {
     const hb = new Heartbeat(kit.db, 'w-cache-1', 'postgres', 60_000, (e) => errors.push(e), cacheDir);
     await hb.start();
     try {
+      await hb.beat(); // the report follows the liveness write
       const row = await kit.db.worker.findUniqueOrThrow({ where: { id: 'w-cache-1' } });
       expect(row.stateCacheDir).toBe(cacheDir);
       const [c] = (await inspect(id)).localCaches;
