@@ -9,14 +9,15 @@ import { z } from 'zod';
 import { predictCacheLoad, type CheckpointFileManager, type LocalQueryCache } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 
-const LocalVersionSchema = z.object({ version: z.number(), checkpoint: z.string(), file: z.string().nullable(), crc: z.number() });
+// The report names files the inspector reads from the checkpoint: only a state store's own.
+const LocalVersionSchema = z.object({ version: z.number(), checkpoint: z.string(), file: z.string().regex(/^\d+\.(delta|changelog|snapshot)$/).nullable(), crc: z.number() });
 const ReportSchema = z.array(
   z.object({
     queryId: z.string(),
     path: z.string(),
     bytes: z.number(),
     modifiedAt: z.number(),
-    stores: z.array(z.object({ dir: z.string(), local: LocalVersionSchema.nullable(), bytes: z.number(), fromThisBoot: z.boolean() })),
+    stores: z.array(z.object({ dir: z.string().regex(/^state\/\d+\/\d+(\/[A-Za-z0-9_-]+)?$/), local: LocalVersionSchema.nullable(), bytes: z.number(), fromThisBoot: z.boolean() })),
   }),
 );
 
