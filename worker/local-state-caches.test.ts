@@ -97,7 +97,8 @@ describe('local state caches', () => {
     // A stopped worker's report is not shown: it may be stale.
     expect((await inspect(id)).localCaches).toEqual([]);
     // A report naming files outside a state store's is not read.
-    const local = { version: 3, checkpoint: 'x', file: '../../metadata', crc: 0 };
+    const cp = checkpointFileManagerFor((await kit.db.job.findUniqueOrThrow({ where: { id } })).checkpointLocation).description;
+    const local = { version: 4, checkpoint: cp, file: '../../metadata', crc: 0 };
     await kit.db.worker.create({
       data: { id: 'w-odd', hostname: 'h', pid: 1, queueBackend: 'postgres', stateCacheDir: '/x', stateCaches: [{ queryId: 'q-shown', path: '/x/q-shown', bytes: 1, modifiedAt: 0, stores: [{ dir: 'state/0/0', local, bytes: 1, fromThisBoot: true }] }] },
     });
