@@ -24,7 +24,8 @@
  * changelogs from the checkpoint), `stateStore.lmdb.batchP99OverMedian` the batches' spread with
  * its snapshots (read from an LMDB read transaction in slices) running beside them. Goals: restart
  * <= 200 ms, rebuild <= 3 s, p99 <= 3x the median. The heap store's figures are beside them under
- * `stateStore.hdfs`. With WEIR_BENCH_LMDB_10M=1 the LMDB store also loads 10M keys (in a process
+ * `stateStore.hdfs`. `keysScanMs` (both stores, on the restarted 1M keys) is one pass over every
+ * key, which watermark eviction makes whenever the watermark moves. With WEIR_BENCH_LMDB_10M=1 the LMDB store also loads 10M keys (in a process
  * of its own with a 512 MB heap) and reports its RSS and heap (`stateStore.lmdb.tenMillionKeys`).
  *
  * Run: npx tsx bench/state-store.bench.ts   (also run by `npm run bench`)
@@ -37,7 +38,7 @@ import { runInNewContext } from 'node:vm';
 import { LocalCheckpointFileManager } from '../lib/engine/checkpoint/local-checkpoint-file-manager';
 import { FileBackedStateStoreProvider } from '../lib/engine/state/file-backed-state-store-provider';
 import { LmdbStateStoreProvider } from '../lib/engine/state/lmdb-state-store-provider';
-import type { StateStoreProvider } from '../lib/engine/state/state-store';
+import type { StateStore, StateStoreProvider } from '../lib/engine/state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../lib/engine/state/state-value-codec';
 
 const BATCHES = 60;
@@ -89,6 +90,18 @@ export interface StateStoreBenchResult {
   /** Building that plain Map in the same run: the floor a restart into a Map cannot beat. */
   plainMapBuildMs: number;
   bytesOnDisk: number;
+  /** One pass over every key of the restarted store: what watermark eviction does whenever the watermark moves. */
+  keysScanMs: number;
+}
+
+/** One pass over every key (store.keys()), as watermark eviction makes; its time. */
+function scanKeys(store: StateStore, keys: number): number {
+  const t = performance.now();
+  let n = 0;
+  for (const k of store.keys()) if (k.length >= 0) n++;
+  const ms = performance.now() - t;
+  if (n !== keys) throw new Error(`the key scan saw ${n} keys, expected ${keys}`);
+  return ms;
 }
 
 /** Heap of a plain Map of the same keys to the decoded values, measured in a frame of its own. */
@@ -112,8 +125,9 @@ async function restart(fm: LocalCheckpointFileManager, version: number, keys: nu
   const heap = heapUsed(gc) - base;
   if (store.size !== keys) throw new Error(`restart loaded ${store.size} keys, expected ${keys}`);
   const memoryUsedBytes = store.metrics().memoryUsedBytes;
+  const keysScanMs = scanKeys(store, keys);
   store.abort();
-  return { restartMs, heap, memoryUsedBytes };
+  return { restartMs, heap, memoryUsedBytes, keysScanMs };
 }
 
 async function runSize(keys: number): Promise<StateStoreBenchResult> {
@@ -132,6 +146,7 @@ async function runSize(keys: number): Promise<StateStoreBenchResult> {
       memoryUsedBytesPerKey: r.memoryUsedBytes / keys,
       plainMapBytesPerKey: plain.bytes / keys,
       plainMapBuildMs: plain.buildMs,
+      keysScanMs: r.keysScanMs,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -219,9 +234,10 @@ async function runLmdb(keys: number) {
       const heap = heapUsed(gc) - base;
       if (store.size !== keys) throw new Error(`loaded ${store.size} keys, expected ${keys}`);
       const m = store.metrics();
+      const keysScanMs = scanKeys(store, keys);
       store.abort();
       await provider.close();
-      return { ms, heap, rebuilt: m.customMetrics?.lmdbRebuiltFromCheckpoint ?? -1, localBytes: m.customMetrics?.lmdbLocalBytes ?? 0 };
+      return { ms, heap, rebuilt: m.customMetrics?.lmdbRebuiltFromCheckpoint ?? -1, localBytes: m.customMetrics?.lmdbLocalBytes ?? 0, keysScanMs };
     };
     const restart = await open('worker-a');
     const rebuild = await open('worker-b');
@@ -233,6 +249,7 @@ async function runLmdb(keys: number) {
       rebuildMs: rebuild.ms,
       heapBytesPerKeyAfterRestart: restart.heap / keys,
       localBytes: restart.localBytes,
+      keysScanMs: restart.keysScanMs,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -315,14 +332,14 @@ export async function main() {
   console.log(
     `state-store lmdb ${lmdb.keys.toLocaleString('en')} keys, ${UPDATED_PER_BATCH} updated/batch, ${BATCHES} batches (${lmdb.snapshotsWritten} snapshots kept): ` +
       `batch median ${lmdb.batchMedianMs.toFixed(1)} ms, p99 ${lmdb.batchP99Ms.toFixed(1)} ms, max ${lmdb.batchMaxMs.toFixed(1)} ms (${lmdb.batchesDuringSnapshot} beside a snapshot: median ${lmdb.batchDuringSnapshotMedianMs.toFixed(1)}, max ${lmdb.batchDuringSnapshotMaxMs.toFixed(1)} ms); commit median ${lmdb.commitMedianMs.toFixed(2)} ms (changelog ${lmdb.deltaBytes} B); ` +
-      `restart (same local dir) ${lmdb.restartMs.toFixed(0)} ms, rebuild (empty local dir) ${lmdb.rebuildMs.toFixed(0)} ms; heap after restart ${lmdb.heapBytesPerKeyAfterRestart.toFixed(1)} B/key; local LMDB ${mb(lmdb.localBytes)}; checkpoint ${mb(lmdb.bytesOnDisk)}`,
+      `restart (same local dir) ${lmdb.restartMs.toFixed(0)} ms, a scan of every key (watermark eviction) ${lmdb.keysScanMs.toFixed(0)} ms, rebuild (empty local dir) ${lmdb.rebuildMs.toFixed(0)} ms; heap after restart ${lmdb.heapBytesPerKeyAfterRestart.toFixed(1)} B/key; local LMDB ${mb(lmdb.localBytes)}; checkpoint ${mb(lmdb.bytesOnDisk)}`,
   );
   const loadAvg1m = os.loadavg()[0];
   for (const r of [small, large]) {
     console.log(
       `state-store ${r.keys.toLocaleString('en')} keys, ${UPDATED_PER_BATCH} updated/batch, ${BATCHES} batches (${r.snapshotsWritten} snapshots kept): ` +
         `batch median ${r.batchMedianMs.toFixed(1)} ms, p99 ${r.batchP99Ms.toFixed(1)} ms, max ${r.batchMaxMs.toFixed(1)} ms (${r.batchesDuringSnapshot} beside a snapshot: median ${r.batchDuringSnapshotMedianMs.toFixed(1)}, max ${r.batchDuringSnapshotMaxMs.toFixed(1)} ms); commit median ${r.commitMedianMs.toFixed(2)} ms (delta ${r.deltaBytes} B); ` +
-        `restart ${r.restartMs.toFixed(0)} ms (building a plain Map of the keys: ${r.plainMapBuildMs.toFixed(0)} ms); heap ${r.heapBytesPerKey.toFixed(0)} B/key (memoryUsedBytes ${r.memoryUsedBytesPerKey.toFixed(0)}, plain Map ${r.plainMapBytesPerKey.toFixed(0)}); on disk ${mb(r.bytesOnDisk)}`,
+        `restart ${r.restartMs.toFixed(0)} ms, a scan of every key ${r.keysScanMs.toFixed(0)} ms (building a plain Map of the keys: ${r.plainMapBuildMs.toFixed(0)} ms); heap ${r.heapBytesPerKey.toFixed(0)} B/key (memoryUsedBytes ${r.memoryUsedBytesPerKey.toFixed(0)}, plain Map ${r.plainMapBytesPerKey.toFixed(0)}); on disk ${mb(r.bytesOnDisk)}`,
     );
   }
   const commitRatio = large.commitMedianMs / small.commitMedianMs;
@@ -345,7 +362,7 @@ export async function main() {
     memoryEstimateGoalMet: memoryEstimateError <= 0.25,
     lmdbLarge: lmdb,
     stateStore: {
-      hdfs: { restartMs: large.restartMs, batchP99OverMedian, batchMedianMs: large.batchMedianMs, heapBytesPerKey: large.heapBytesPerKey },
+      hdfs: { restartMs: large.restartMs, batchP99OverMedian, batchMedianMs: large.batchMedianMs, heapBytesPerKey: large.heapBytesPerKey, keysScanMs: large.keysScanMs },
       lmdb: {
         restartMs: lmdb.restartMs,
         restartGoalMet: lmdb.restartMs <= 200,
@@ -355,6 +372,7 @@ export async function main() {
         batchP99GoalMet: lmdb.batchP99Ms / lmdb.batchMedianMs <= 3,
         batchMedianMs: lmdb.batchMedianMs,
         heapBytesPerKeyAfterRestart: lmdb.heapBytesPerKeyAfterRestart,
+        keysScanMs: lmdb.keysScanMs,
         ...(tenMillion ? { tenMillionKeys: { ...tenMillion, heapGoalMet: tenMillion.heapMB < 256 } } : {}),
       },
     },

@@ -2,7 +2,8 @@
 /**
  * The job page's charts over its batch history: input rate against processing rate, batch
  * duration by phase, input rows per batch, state rows (total, updated, removed, late rows dropped), state bytes
- * (memory, disk), commit lag and watermark gap. Data comes downsampled by the server (at most
+ * (memory, disk), an lmdb job's LMDB figures (local bytes, changelog bytes, stores rebuilt), commit
+ * lag and watermark gap. Data comes downsampled by the server (at most
  * 300 points whatever the history), refreshed every few seconds while the job runs; the time
  * range picker narrows the window. Animations are off: a chart that re-animates on every refresh
  * is harder to read and costs the main thread.
@@ -12,7 +13,7 @@ import { useEffect, useId, useLayoutEffect, useState, type ReactNode } from 'rea
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import { apiFetch, errorMessage } from './api-client';
-import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
+import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
 import { formatBytes, formatNumber, plural } from './format';
 import { queryKeys } from './query-keys';
 
@@ -102,7 +103,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
   const d = charts.data;
   const points = d?.points ?? [];
   const empty = points.length === 0;
-  const shown = useStagger(6);
+  const shown = useStagger(7);
   const has = seriesPresence(points);
 
   return (
@@ -204,6 +205,23 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
               </LineChart>
             )}
           </ChartPanel>
+          {d?.lmdbPoints && (
+            <ChartPanel title="LMDB state store" empty={empty} order={6} shown={shown}>
+              {(w) => (
+                <LineChart width={w} height={CHART_HEIGHT} data={lmdbSeries(d.lmdbPoints!)}>
+                  <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
+                  <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
+                  <YAxis yAxisId="bytes" tickFormatter={(v) => formatBytes(v)} fontSize={11} width={64} />
+                  <YAxis yAxisId="stores" orientation="right" allowDecimals={false} fontSize={11} width={56} label={{ value: 'stores rebuilt', angle: 90, position: 'insideRight', fontSize: 11 }} />
+                  <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v, name) => (typeof v === 'number' && name !== 'stores rebuilt from checkpoint' ? formatBytes(v) : String(v))} />
+                  <Legend wrapperStyle={{ fontSize: 12 }} />
+                  <Line yAxisId="bytes" dataKey="localBytes" name="local LMDB bytes" stroke={COLORS[2]} dot={false} isAnimationActive={false} />
+                  <Line yAxisId="bytes" dataKey="changelogBytes" name="changelog bytes written" stroke={COLORS[4]} dot={false} isAnimationActive={false} />
+                  <Line yAxisId="stores" type="stepAfter" dataKey="storesRebuilt" name="stores rebuilt from checkpoint" stroke={COLORS[3]} strokeDasharray="4 3" dot={false} isAnimationActive={false} />
+                </LineChart>
+              )}
+            </ChartPanel>
+          )}
           <ChartPanel
             title="Commit lag and watermark gap"
             empty={empty}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { downsampleBatches, type BatchRow } from '@/lib/server/presenters/batch-chart-presenter';
 import fc from 'fast-check';
-import { chartsUrl, inputRowsSeries, lagSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, stateRowsSeries } from './chart-series';
+import { chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, stateRowsSeries } from './chart-series';
 
 const rows: BatchRow[] = Array.from({ length: 10 }, (_, i) => ({
   batchId: i,
@@ -72,5 +72,17 @@ describe('chart series', () => {
         expect(total === 0 ? shares : Math.abs(shares - 1)).toBeLessThan(1e-9);
       }),
     );
+  });
+});
+
+describe('the LMDB state store series', () => {
+  it('keeps the bytes and the rebuilt stores apart, labelled by batch range', () => {
+    expect(lmdbSeries([
+      { fromBatchId: 0, toBatchId: 0, t: 1, localBytes: 4096, changelogBytes: 100, storesRebuilt: 2 },
+      { fromBatchId: 1, toBatchId: 3, t: 2, localBytes: 8192, changelogBytes: 300, storesRebuilt: 0 },
+    ])).toEqual([
+      { t: 1, label: 'batch 0', localBytes: 4096, changelogBytes: 100, storesRebuilt: 2 },
+      { t: 2, label: 'batches 1–3', localBytes: 8192, changelogBytes: 300, storesRebuilt: 0 },
+    ]);
   });
 });

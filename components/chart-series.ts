@@ -4,7 +4,7 @@
  * stand for several batches (downsampled); per-batch figures are then means, so "input rows per
  * batch" divides the bucket's sum by its batch count.
  */
-import type { BatchPhase, ChartPoint } from '@/lib/server/presenters/batch-chart-presenter';
+import type { BatchPhase, ChartPoint, LmdbChartPoint } from '@/lib/server/presenters/batch-chart-presenter';
 import { CHART_POINTS } from './query-keys';
 
 export const PHASE_ORDER: BatchPhase[] = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'];
@@ -56,7 +56,7 @@ export interface SeriesRow {
   [k: string]: number | string | null;
 }
 
-const label = (p: ChartPoint) => (p.fromBatchId === p.toBatchId ? `batch ${p.toBatchId}` : `batches ${p.fromBatchId}–${p.toBatchId}`);
+const label = (p: Pick<ChartPoint, 'fromBatchId' | 'toBatchId'>) => (p.fromBatchId === p.toBatchId ? `batch ${p.toBatchId}` : `batches ${p.fromBatchId}–${p.toBatchId}`);
 
 export function rateSeries(points: ChartPoint[]): SeriesRow[] {
   return points.map((p) => ({ t: p.t, label: label(p), input: p.inputRowsPerSecond, processed: p.processedRowsPerSecond }));
@@ -81,6 +81,16 @@ export function stateRowsSeries(points: ChartPoint[]): SeriesRow[] {
 
 export function stateBytesSeries(points: ChartPoint[]): SeriesRow[] {
   return points.map((p) => ({ t: p.t, label: label(p), memory: p.stateMemoryBytes, disk: p.stateDiskBytes }));
+}
+
+/**
+ * The LMDB state store's own figures: the local environments' bytes (on the worker's disk, in
+ * the OS page cache rather than the heap), the changelog bytes the batches wrote to the
+ * checkpoint, and how many stores the run rebuilt from the checkpoint instead of reusing the
+ * local copy.
+ */
+export function lmdbSeries(points: LmdbChartPoint[]): SeriesRow[] {
+  return points.map((p) => ({ t: p.t, label: label(p), localBytes: p.localBytes, changelogBytes: p.changelogBytes, storesRebuilt: p.storesRebuilt }));
 }
 
 export function lagSeries(points: ChartPoint[]): SeriesRow[] {

@@ -5,7 +5,8 @@
  * with no `commits/N` is the batch a restart re-runs over exactly its recorded range (the
  * write-ahead protocol's whole point), so the inspector says so next to it. The state stores get
  * a table: per operator and partition the loadable versions, the latest snapshot, files and
- * bytes, and whether the version a restart loads (latest commit + 1) is there. A damaged
+ * bytes, and whether the version a restart loads (latest commit + 1) is there; an lmdb store's
+ * local copies on the workers' machines get theirs (version, bytes, reused or rebuilt). A damaged
  * checkpoint (a missing metadata or state schema, a log file that does not parse) is named first,
  * with the ways out, because a start refuses it with CORRUPT_CHECKPOINT.
  */
@@ -57,6 +58,61 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
                   <td>
                     <span className={`badge ${CHECK_BADGE[p.check.status]}`}>{p.check.expectedVersion === null ? p.check.status : `v${p.check.expectedVersion}: ${p.check.status}`}</span>{' '}
                     <span className="small">{p.check.message}</span>
+                  </td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </TableScroll>
+    </section>
+  );
+}
+
+/**
+ * The lmdb store's local copies on the workers' machines: a cache (deleting it costs a rebuild
+ * from the checkpoint), so what matters is whether the next start there reuses it.
+ */
+function LocalCaches({ caches, lmdb }: { caches: CheckpointTree['localCaches']; lmdb: boolean }) {
+  if (caches.length === 0) {
+    if (!lmdb) return null;
+    return (
+      <section className="panel" aria-label="Local state caches">
+        <h2 className="as-h3">Local state caches</h2>
+        <p className="small muted-text">No live worker reports a local copy of this job&apos;s state: the next start rebuilds it from the checkpoint (the newest snapshot and the changelogs after it).</p>
+      </section>
+    );
+  }
+  return (
+    <section className="panel" aria-label="Local state caches">
+      <h2 className="as-h3">Local state caches</h2>
+      <p className="small muted-text">The lmdb state store keeps the state in an LMDB environment in the worker&apos;s data directory; the checkpoint holds what any worker needs to rebuild it.</p>
+      <TableScroll label="Local state caches">
+        <table className="data compact" aria-label="Local state caches">
+          <thead>
+            <tr>
+              <th>Machine and directory</th>
+              <th>Store</th>
+              <th className="num">Version</th>
+              <th className="num">On disk</th>
+              <th>Next start there</th>
+            </tr>
+          </thead>
+          <tbody>
+            {caches.flatMap((c) =>
+              c.stores.map((s) => (
+                <tr key={`${c.hostname}/${c.path}/${s.dir}`}>
+                  <td>
+                    {c.hostname} <code className="small">{c.path}</code>{' '}
+                    <span className="muted-text small">
+                      (worker {c.workerIds.join(', ')}; {formatBytes(c.bytes)} in all)
+                    </span>
+                  </td>
+                  <td>{s.dir}</td>
+                  <td className="num">{s.version ?? '–'}</td>
+                  <td className="num">{formatBytes(s.bytes)}</td>
+                  <td>
+                    <span className={`badge ${s.reuse ? 'ok' : 'warn'}`}>{s.reuse ? `reuses v${c.nextVersion}` : `rebuilds v${c.nextVersion}`}</span> <span className="small">{s.reason}</span>
                   </td>
                 </tr>
               )),
@@ -224,6 +280,7 @@ export function CheckpointInspector({ jobId, lastBatchId }: { jobId: string; las
       </div>
       <Problems problems={c.problems ?? []} />
       <StateStores state={c.state} />
+      <LocalCaches caches={c.localCaches ?? []} lmdb={c.state.some((op) => op.stateStoreProvider === 'lmdb')} />
       {c.files.length === 0 ? (
         <div className="panel empty">
           <h2>Empty checkpoint</h2>

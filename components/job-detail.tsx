@@ -141,7 +141,7 @@ export function JobDetail({
         {tab === 'Checkpoint' && (
           <>
             <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />
-            <SavepointsPanel job={{ id, name: j.name, status: j.status }} />
+            <SavepointsPanel job={{ id, name: j.name, status: j.status, stateStoreProvider: (j.spec as { stateStore?: { provider?: 'hdfs' | 'lmdb' } } | null)?.stateStore?.provider ?? 'hdfs' }} />
           </>
         )}
         {tab === 'Drills' && (

@@ -7,6 +7,7 @@
  * so the sink takes the batches after the savepoint as new and their output is written again.
  * When the API asks for that to be acknowledged (409 REPROCESSING_NOT_ACKNOWLEDGED), the second
  * confirmation shows its text (how many batches and rows) and repeats the request acknowledged.
+ * A new job may take the other state store provider: its restored state is converted to it.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -22,7 +23,9 @@ const ACTIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
 
 type Restore = { kind: 'reset' | 'new-job'; savepoint: SavepointView };
 
-export function SavepointsPanel({ job }: { job: { id: string; name: string; status: string } }) {
+type Provider = 'hdfs' | 'lmdb';
+
+export function SavepointsPanel({ job }: { job: { id: string; name: string; status: string; stateStoreProvider: Provider } }) {
   const jobId = job.id;
   const me = useMe();
   const qc = useQueryClient();
@@ -30,6 +33,7 @@ export function SavepointsPanel({ job }: { job: { id: string; name: string; stat
   const [restoring, setRestoring] = useState<Restore | null>(null);
   const [typed, setTyped] = useState('');
   const [ask, setAsk] = useState<string | null>(null);
+  const [provider, setProvider] = useState<Provider>(job.stateStoreProvider);
   const list = useQuery({ queryKey: queryKeys.savepoints(jobId), queryFn: ({ signal }) => apiFetch<{ items: SavepointView[] }>(`/api/jobs/${jobId}/savepoints`, { signal }) });
   const take = useMutation({
     mutationFn: () => apiFetch<SavepointView>(`/api/jobs/${jobId}/savepoints`, { method: 'POST', body: name.trim() ? { name: name.trim() } : {} }),
@@ -42,7 +46,7 @@ export function SavepointsPanel({ job }: { job: { id: string; name: string; stat
     mutationFn: ({ r, acknowledgeReprocessing }: { r: Restore; acknowledgeReprocessing: boolean }) =>
       apiFetch<RestoreResult>(`/api/jobs/${jobId}/savepoints/${r.savepoint.id}/${r.kind === 'reset' ? 'restore' : 'new-job'}`, {
         method: 'POST',
-        body: { ...(r.kind === 'reset' ? { confirm: typed } : { name: typed }), ...(acknowledgeReprocessing ? { acknowledgeReprocessing } : {}) },
+        body: { ...(r.kind === 'reset' ? { confirm: typed } : { name: typed, stateStoreProvider: provider }), ...(acknowledgeReprocessing ? { acknowledgeReprocessing } : {}) },
       }),
     onSuccess: async () => {
       setRestoring(null);
@@ -59,6 +63,7 @@ export function SavepointsPanel({ job }: { job: { id: string; name: string; stat
   const open = (r: Restore) => {
     setRestoring(r);
     setTyped(r.kind === 'new-job' ? `${job.name}-from-${r.savepoint.name}`.slice(0, 200) : '');
+    setProvider(job.stateStoreProvider);
     setAsk(null);
     restore.reset();
   };
@@ -158,6 +163,20 @@ export function SavepointsPanel({ job }: { job: { id: string; name: string; stat
             New job name
             <input value={typed} onChange={(e) => setTyped(e.target.value)} autoFocus />
           </label>
+          <label>
+            State store
+            <select value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+              <option value="hdfs">in memory (HDFS-backed)</option>
+              <option value="lmdb">on disk (LMDB)</option>
+            </select>
+          </label>
+          {provider !== job.stateStoreProvider && (
+            <p className="small">
+              The restored state is converted from the {job.stateStoreProvider === 'lmdb' ? 'LMDB' : 'in-memory'} store to the {provider === 'lmdb' ? 'LMDB' : 'in-memory'} store (as{' '}
+              <code>weir checkpoint convert-state --to {provider}</code> does), and the new job&apos;s spec names it. A job&apos;s checkpoint keeps the store it started with, so this is
+              how a job changes store.
+            </p>
+          )}
           <div className="actions">
             <button type="button" className="primary" disabled={!typed.trim() || restore.isPending} onClick={() => restore.mutate({ r: restoring, acknowledgeReprocessing: ask !== null })}>
               {ask ? 'Create and re-emit' : 'Create job'}

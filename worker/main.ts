@@ -15,6 +15,7 @@ import { prisma } from '@/lib/server/db';
 import { startAlertScheduler } from '@/lib/server/alerts/alert-scheduler';
 import { installOutboundPolicy } from '@/lib/server/outbound';
 import { Heartbeat } from './heartbeat';
+import { stateCacheDirOf } from './local-state-caches';
 import { startRunWorker } from './run-worker';
 
 async function main() {
@@ -37,8 +38,13 @@ async function main() {
   warmUpSparkParser();
   const db = prisma();
   const workerId = `${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const heartbeat = new Heartbeat(db, workerId, config.queueBackend, config.WEIR_WORKER_HEARTBEAT_MS, (e) =>
-    log.warn({ err: e }, 'heartbeat failed'),
+  const heartbeat = new Heartbeat(
+    db,
+    workerId,
+    config.queueBackend,
+    config.WEIR_WORKER_HEARTBEAT_MS,
+    (e) => log.warn({ err: e }, 'heartbeat failed'),
+    stateCacheDirOf(config.dataDir),
   );
   await heartbeat.start();
   const runs = await startRunWorker({ db, config, workerId, log });

@@ -11,7 +11,6 @@
  * LOST and the job STOPPED (lib/server/job-lifecycle.ts endLostRuns), so a stop during a failover
  * does not leave the job STOPPING.
  */
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Env } from '@/lib/env';
@@ -22,6 +21,7 @@ import { endLostRuns, type LostRun } from '@/lib/server/job-lifecycle';
 import { checkpointFileManagerFor, readRecentProgress } from '@/lib/engine';
 import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
 import { engineBundle } from './engine-host';
+import { stateCacheDirOf } from './local-state-caches';
 import { RunProcessor, workerSpec } from './run-processor';
 
 export interface RunWorkerDeps {
@@ -80,7 +80,7 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
     roots: { checkpointRoot: config.checkpointRoot, filesRoots: config.filesRoots },
     runMemoryMb: config.WEIR_RUN_MEMORY_MB,
     // The lmdb state store's local copies: a cache on this machine, rebuilt from the checkpoint when missing.
-    stateLocalDir: path.join(config.dataDir, 'state-cache'),
+    stateLocalDir: stateCacheDirOf(config.dataDir),
   });
   // Each run's engine process loads this bundle: build it before taking runs (and fail here if it cannot be).
   await engineBundle();

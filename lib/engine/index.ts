@@ -8,7 +8,7 @@ export * from './contract';
 export * from './progress';
 export { validateJob, type ValidateJobResult, type ValidateJobOptions } from './spec/validate-job';
 export * from './outbound/index';
-export { parseJobSpec, canonicalJobSpec, sourceSchemaOf, JobSpecSchema, stateStoreProviderOf, type JobSpec, type SpecIssue, type StateStoreProviderName, type TriggerSpec } from './spec/job-spec';
+export { parseJobSpec, canonicalJobSpec, sourceSchemaOf, JobSpecSchema, STATE_STORE_PROVIDERS, stateStoreProviderOf, type JobSpec, type SpecIssue, type StateStoreProviderName, type TriggerSpec } from './spec/job-spec';
 export { parseDuration } from './spec/duration';
 export {
   confineSpecPaths,
@@ -60,5 +60,6 @@ export { FileBackedStateStoreProvider } from './state/file-backed-state-store-pr
 export { convertStateProvider } from './state/state-provider-conversion';
 export { StateSchemaCompatibilityChecker, checkStateCompatibility, type StatefulOperatorDescriptor } from './state/state-schema-compatibility-checker';
 export { inspectState, type StateOperatorInspection, type StatePartitionInspection } from './state/state-inspector';
+export { listLocalStateCaches, predictCacheLoad, removeLocalStateCache, type CacheLoadPrediction, type LocalQueryCache, type LocalStoreCache } from './state/lmdb-local-cache';
 export { analyzeStreamingPlan, explainStateful, type AnalyzerWarning, type StreamingAnalysis } from './query/analyzer';
 export type { StaticTableSpec } from './operators/stream-static-join';

@@ -32,7 +32,7 @@ const durationAtMost = (maxMs: number) =>
  */
 const MAX_NAME_LENGTH = 200;
 
-const STATE_STORE_PROVIDERS = ['hdfs', 'lmdb'] as const;
+export const STATE_STORE_PROVIDERS = ['hdfs', 'lmdb'] as const;
 export type StateStoreProviderName = (typeof STATE_STORE_PROVIDERS)[number];
 export const DEFAULT_STATE_STORE_PROVIDER: StateStoreProviderName = 'hdfs';
 

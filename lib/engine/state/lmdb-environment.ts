@@ -65,19 +65,23 @@ const thisBoot = bootId();
  * may be torn, and a rebuild from the checkpoint costs less than reading a torn environment.
  */
 export function openLocalCache(localPath: string): LmdbEnvironment {
-  const bootFile = path.join(localPath, 'boot-id');
-  let recorded: string | null;
-  try {
-    recorded = readFileSync(bootFile, 'utf8');
-  } catch {
-    recorded = null;
-  }
-  if (recorded !== thisBoot) {
+  if (!fromThisBoot(localPath)) {
     rmSync(localPath, { recursive: true, force: true });
     mkdirSync(localPath, { recursive: true });
-    writeFileSync(bootFile, thisBoot);
+    writeFileSync(path.join(localPath, BOOT_FILE), thisBoot);
   }
   return openLmdbEnvironment(localPath);
+}
+
+const BOOT_FILE = 'boot-id';
+
+/** Whether the environment at `localPath` was written during this boot (else the next open clears it). */
+export function fromThisBoot(localPath: string): boolean {
+  try {
+    return readFileSync(path.join(localPath, BOOT_FILE), 'utf8') === thisBoot;
+  } catch {
+    return false;
+  }
 }
 
 /*
@@ -123,11 +127,20 @@ export function lmdbValue(lkey: Buffer, key: string, value: Buffer): Buffer {
   return b;
 }
 
+/**
+ * The store's key of an LMDB row. lmdb hands each key read out in a small ArrayBuffer of its own,
+ * and V8 decodes a string from one several times slower than from Node's buffer pool: copying the
+ * key there first made a raw scan of every row and its key 4.8x faster (200k keys: 697 ms
+ * against 144): watermark eviction makes such a scan each time the watermark moves.
+ */
 export function keyOf(lkey: Buffer, raw: Buffer): string {
-  if (lkey[0] === TAG_UTF8) return lkey.toString('utf8', 1);
-  if (lkey[0] === TAG_UTF16) return lkey.toString('utf16le', 1);
+  if (lkey[0] === TAG_UTF8) return Buffer.from(lkey).toString('utf8', 1);
+  if (lkey[0] === TAG_UTF16) return Buffer.from(lkey).toString('utf16le', 1);
   return raw.toString('utf16le', 4, 4 + raw.readUInt32LE(0));
 }
+
+/** Whether the LMDB key is a hash, the store's key then being in the value (keyOf needs the row's value). */
+export const keyInValue = (lkey: Buffer): boolean => lkey[0] === TAG_HASHED;
 
 export function valueOf(lkey: Buffer, raw: Buffer): Buffer {
   return lkey[0] === TAG_HASHED ? raw.subarray(4 + raw.readUInt32LE(0)) : raw;

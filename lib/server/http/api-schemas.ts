@@ -4,6 +4,7 @@
  */
 import { MAX_PREVIEW_SAMPLE_RECORDS } from './body-limits';
 import { z } from 'zod';
+import { STATE_STORE_PROVIDERS } from '@/lib/engine';
 import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 
 /** Batch ids are stored as PostgreSQL integers: a larger cursor could never match and must not reach the query. */
@@ -93,7 +94,14 @@ export const restoreSavepointSchema = z
   .strict();
 
 export const newJobFromSavepointSchema = z
-  .object({ name: z.string().trim().min(1).max(200).describe('The new job’s name'), acknowledgeReprocessing: acknowledgeReEmitField })
+  .object({
+    name: z.string().trim().min(1).max(200).describe('The new job’s name'),
+    acknowledgeReprocessing: acknowledgeReEmitField,
+    stateStoreProvider: z
+      .enum(STATE_STORE_PROVIDERS)
+      .optional()
+      .describe('The state store provider of the new job (default: the savepoint’s job’s); another one converts the restored state to it, as `weir checkpoint convert-state` does'),
+  })
   .strict();
 
 export const resetCheckpointSchema = z.object({ confirm: z.string().min(1).describe("The job's name, typed as confirmation"), acknowledgeReprocessing: acknowledgeReprocessingField }).strict();

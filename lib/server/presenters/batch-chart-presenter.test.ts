@@ -124,7 +124,7 @@ describe('batchCharts', () => {
   it('an empty history is no points, not an error', async () => {
     const jobId = await newJob('empty-history');
     const c = await batchCharts(db, jobId);
-    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [], stateMemoryWarning: null });
+    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [], stateMemoryWarning: null, lmdbPoints: null });
   });
 
   it('matches the in-memory reference for random histories and bucket counts (differential)', async () => {
@@ -209,5 +209,33 @@ describe('the warning for state near the run\'s memory', () => {
     await db.run.create({ data: { jobId: lmdb, runId: `${lmdb}-r1`, memoryLimitMb: 64 } });
     await insertBatches(lmdb, [batch(0, 40 * MB)]);
     expect((await batchCharts(db, lmdb)).stateMemoryWarning).toBeNull();
+  });
+});
+
+describe('the LMDB state store\'s series', () => {
+  it('plots local bytes (a level), changelog bytes (a sum) and stores rebuilt (the most) per bucket, for an lmdb job only', async () => {
+    const lmdb = await newJob('lmdb-series');
+    await db.job.update({ where: { id: lmdb }, data: { spec: { stateStore: { provider: 'lmdb' } } } });
+    const op = (local: number, changelog: number, rebuilt: number) => ({ operatorName: 'aggregate', customMetrics: { lmdbLocalBytes: local, lmdbChangelogBytes: changelog, lmdbRebuiltFromCheckpoint: rebuilt } });
+    const progress = [
+      { stateOperators: [op(1000, 10, 1), op(500, 5, 1)] },
+      { stateOperators: [op(2000, 20, 0)] },
+      {}, // a progress without stateOperators counts as nothing
+      { stateOperators: [op(4000, 40, 0), op(100, 1, 0)] },
+    ];
+    await db.batchProgress.createMany({
+      data: progress.map((p, batchId) => ({
+        jobId: lmdb, batchId, timestamp: new Date(T0 + batchId * 1000), numInputRows: 1, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, progress: p,
+      })),
+    });
+    expect((await batchCharts(db, lmdb, { maxPoints: 2 })).lmdbPoints).toEqual([
+      { fromBatchId: 0, toBatchId: 1, t: T0 + 1000, localBytes: 2000, changelogBytes: 35, storesRebuilt: 2 },
+      { fromBatchId: 2, toBatchId: 3, t: T0 + 3000, localBytes: 4100, changelogBytes: 41, storesRebuilt: 0 },
+    ]);
+    expect((await batchCharts(db, lmdb)).lmdbPoints?.map((p) => p.localBytes)).toEqual([1500, 2000, 0, 4100]);
+
+    const heap = await newJob('heap-series');
+    await db.batchProgress.create({ data: { jobId: heap, batchId: 0, timestamp: new Date(T0), numInputRows: 1, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, progress: progress[0] } });
+    expect((await batchCharts(db, heap)).lmdbPoints).toBeNull();
   });
 });

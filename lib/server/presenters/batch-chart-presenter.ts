@@ -14,7 +14,8 @@
  * - commit lag and watermark gap take the bucket's maximum (the worst moment must stay visible
  *   after downsampling, or a spike would be averaged away). A watermark of 0 is Spark's "none
  *   yet" (the first batches, before any event time was seen): no gap, rather than 56 years.
- * With fewer batches than `maxPoints` every bucket is one batch, so the series is exact.
+ * With fewer batches than `maxPoints` every bucket is one batch, so the series is exact. An
+ * lmdb job's provider figures (lmdbPoints) are bucketed the same way.
  * `downsampleBatches` is the same rule over in-memory rows: the tests hold the SQL to it.
  */
 import { Prisma, type PrismaClient } from '@/lib/generated/prisma/client';
@@ -62,6 +63,21 @@ export interface BatchCharts {
   points: ChartPoint[];
   /** Said when the job keeps its state in the run's heap and the state nears the run's memory limit. */
   stateMemoryWarning: string | null;
+  /** The LMDB state store's own figures, bucketed as `points`; null unless the job uses it. */
+  lmdbPoints: LmdbChartPoint[] | null;
+}
+
+/** One bucket of the LMDB state store's figures (summed over the stateful operators' stores). */
+export interface LmdbChartPoint {
+  fromBatchId: number;
+  toBatchId: number;
+  t: number;
+  /** Bytes of the pages the local LMDB environments use, at the bucket's last batch. */
+  localBytes: number;
+  /** Bytes of the changelogs the bucket's batches wrote to the checkpoint. */
+  changelogBytes: number;
+  /** Stores the run rebuilt from the checkpoint when it loaded them (0: the local copies were reused). */
+  storesRebuilt: number;
 }
 
 export interface BatchChartQuery {
@@ -183,12 +199,7 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
   // One scan of the job's batches in range (index jobId+batchId); the bucket is computed per row
   // against the range's min/max, then everything aggregates per bucket.
   const rows = await db.$queryRaw<BucketRow[]>`
-    WITH bounds AS (
-      SELECT min("batchId") AS lo, max("batchId") AS hi FROM "BatchProgress" WHERE ${where}
-    ), b AS (
-      SELECT p.*, floor(((p."batchId" - bounds.lo)::numeric * ${maxPoints}) / (bounds.hi - bounds.lo + 1))::int AS bucket
-      FROM "BatchProgress" p, bounds WHERE ${where}
-    )
+    ${bucketed(where, maxPoints)}
     SELECT bucket,
       min("batchId") AS "fromBatchId", max("batchId") AS "toBatchId",
       (extract(epoch FROM max("timestamp")) * 1000)::float8 AS t,
@@ -233,7 +244,53 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
   ]);
   const provider = stateStoreProviderOf((job?.spec ?? {}) as Pick<JobSpec, 'stateStore'>);
   const stateMemoryWarning = heapStateWarning(provider, points.at(-1)?.stateMemoryBytes ?? 0, run?.memoryLimitMb ?? null);
-  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points, stateMemoryWarning };
+  const lmdbPoints = provider === 'lmdb' ? await lmdbChartPoints(db, where, maxPoints) : null;
+  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points, stateMemoryWarning, lmdbPoints };
+}
+
+/**
+ * The job's batches in range, each with its bucket (see the header): the first part of every
+ * chart query, so all charts bucket alike.
+ */
+function bucketed(where: Prisma.Sql, maxPoints: number): Prisma.Sql {
+  return Prisma.sql`
+    WITH bounds AS (
+      SELECT min("batchId") AS lo, max("batchId") AS hi FROM "BatchProgress" WHERE ${where}
+    ), b AS (
+      SELECT p.*, floor(((p."batchId" - bounds.lo)::numeric * ${maxPoints}) / (bounds.hi - bounds.lo + 1))::int AS bucket
+      FROM "BatchProgress" p, bounds WHERE ${where}
+    )`;
+}
+
+/** The sum over a batch's stateful operators of one of the LMDB provider's custom metrics, from its progress JSON. */
+const operatorsSum = (metric: string) => Prisma.sql`(
+  SELECT COALESCE(sum((o->'customMetrics'->>${metric})::float8), 0) FROM jsonb_array_elements(
+    CASE WHEN jsonb_typeof(b.progress->'stateOperators') = 'array' THEN b.progress->'stateOperators' ELSE '[]'::jsonb END) o)`;
+
+/**
+ * The LMDB provider's figures per bucket, read from the progress JSON (only for an lmdb job, so
+ * the other jobs' charts never parse it): the local environment's bytes at the bucket's last
+ * batch (a level), the changelog bytes the bucket's batches wrote to the checkpoint (a sum), and
+ * the most stores any of its batches' runs rebuilt from the checkpoint at their start.
+ */
+async function lmdbChartPoints(db: PrismaClient, where: Prisma.Sql, maxPoints: number): Promise<LmdbChartPoint[]> {
+  const rows = await db.$queryRaw<BucketRow[]>`
+    ${bucketed(where, maxPoints)}
+    SELECT bucket,
+      min("batchId") AS "fromBatchId", max("batchId") AS "toBatchId",
+      (extract(epoch FROM max("timestamp")) * 1000)::float8 AS t,
+      (array_agg(${operatorsSum('lmdbLocalBytes')} ORDER BY "batchId" DESC))[1]::float8 AS "localBytes",
+      sum(${operatorsSum('lmdbChangelogBytes')})::float8 AS "changelogBytes",
+      max(${operatorsSum('lmdbRebuiltFromCheckpoint')})::float8 AS "storesRebuilt"
+    FROM b GROUP BY bucket ORDER BY bucket`;
+  return rows.map((r) => ({
+    fromBatchId: num(r.fromBatchId),
+    toBatchId: num(r.toBatchId),
+    t: num(r.t),
+    localBytes: num(r.localBytes),
+    changelogBytes: num(r.changelogBytes),
+    storesRebuilt: num(r.storesRebuilt),
+  }));
 }
 
 /** Every batch in range as a chart point, undownsampled: what the bench compares against. */

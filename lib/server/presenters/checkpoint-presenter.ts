@@ -33,6 +33,7 @@ import { checkpointProblems, type CheckpointProblem } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
 import { findJobOrThrow } from './jobs-presenter';
+import { localStateCaches, type LocalStateCacheView } from './local-state-cache-presenter';
 import { redactSecrets, secretValues } from './secret-masking';
 
 const MAX_TREE_ENTRIES = 5000;
@@ -209,6 +210,8 @@ export interface CheckpointTree {
   state: StateOperatorView[];
   /** Missing or unparseable files a start refuses as CORRUPT_CHECKPOINT; [] when intact. */
   problems: CheckpointProblem[];
+  /** The lmdb state store's local copies on the workers' machines, as their live workers report them. */
+  localCaches: LocalStateCacheView[];
 }
 
 interface StatePartitionView extends StatePartitionInspection {
@@ -253,7 +256,7 @@ const batchIdsUnder = (files: CheckpointEntry[], dir: string) =>
     .map(Number)
     .sort((a, b) => a - b);
 
-export async function checkpointTree(db: PrismaClient, jobId: string, checkpointRoot: string): Promise<CheckpointTree> {
+export async function checkpointTree(db: PrismaClient, jobId: string, checkpointRoot: string, opts: { workerTimeoutMs?: number } = {}): Promise<CheckpointTree> {
   const job = await findJobOrThrow(db, jobId);
   const fm = openCheckpoint(job.checkpointLocation, checkpointRoot);
   const { files, truncated, foreign } = await walkCheckpoint(fm, MAX_TREE_ENTRIES);
@@ -275,8 +278,12 @@ export async function checkpointTree(db: PrismaClient, jobId: string, checkpoint
     pendingBatch: latestOffsetsBatch !== null && !commits.includes(latestOffsetsBatch) ? latestOffsetsBatch : null,
     state,
     problems: await checkpointProblems(fm),
+    localCaches: job.queryId ? await localStateCaches(db, job.queryId, fm, latestCommittedBatch, opts.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS) : [],
   };
 }
+
+/** WEIR_WORKER_TIMEOUT_MS's default: a worker silent longer is dead, and its report stale. */
+const DEFAULT_WORKER_TIMEOUT_MS = 15_000;
 
 /** A client-supplied path, normalized, or BadRequestError if it could leave the checkpoint. */
 function safeCheckpointPath(p: string): string {

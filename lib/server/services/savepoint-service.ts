@@ -50,7 +50,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { checkpointFileManagerFor, CheckpointWriteFailedError, storageAdvice, WeirError, type CheckpointFileManager } from '@/lib/engine';
+import { checkpointFileManagerFor, CheckpointWriteFailedError, convertStateProvider, stateStoreProviderOf, storageAdvice, WeirError, type CheckpointFileManager, type StateStoreProviderName } from '@/lib/engine';
 import { METADATA_PATH } from '@/lib/engine/checkpoint/stream-metadata';
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
@@ -316,7 +316,7 @@ export async function newJobFromSavepoint(
   ctx: JobServiceContext & { checkpointFiles?: (location: string) => CheckpointFileManager },
   jobId: string,
   savepointId: string,
-  input: { name: string; acknowledgeReprocessing?: boolean },
+  input: { name: string; acknowledgeReprocessing?: boolean; stateStoreProvider?: StateStoreProviderName },
 ): Promise<RestoreResult> {
   requireRole(ctx.principal, 'admin', 'create jobs from savepoints');
   const job = await findJobOrThrow(ctx.db, jobId);
@@ -327,17 +327,26 @@ export async function newJobFromSavepoint(
   const manifest = await verifySavepoint(src);
   const spec: Record<string, unknown> = { ...(job.spec as Record<string, unknown>), name: input.name };
   delete spec.checkpointLocation;
+  // Another provider: the new job's spec names it, and its restored state is converted to it (the
+  // way out the editor gives for a provider switch, which it refuses on an existing checkpoint).
+  const fromProvider = stateStoreProviderOf(job.spec as { stateStore?: { provider: StateStoreProviderName } });
+  const convertTo = input.stateStoreProvider && input.stateStoreProvider !== fromProvider ? input.stateStoreProvider : null;
+  if (convertTo) spec.stateStore = { ...(spec.stateStore as object | undefined), provider: convertTo };
   const created = await createJob(ctx, { spec, description: `From savepoint ${sp.name} (batch ${sp.batchId}) of ${job.name}` });
   const fresh = await ctx.db.job.findUniqueOrThrow({ where: { id: created.job.id } });
   let queryId: string;
   const dst = writableCheckpoint(fresh.checkpointLocation, ctx.checkpointRoot, ctx.checkpointFiles);
   const written = new Set<string>();
+  let converted = 0;
   try {
     queryId = await writeRestored(src, manifest, dst, written);
+    if (convertTo) converted = (await convertStateProvider(dst, convertTo)).files;
   } catch (e) {
-    // No job is left behind on half a checkpoint, and no half a checkpoint behind for nobody.
+    // No job is left behind on half a checkpoint, and no half a checkpoint behind for nobody
+    // (a conversion's files included: the new job's checkpoint is its own).
     await ctx.db.job.delete({ where: { id: fresh.id } });
     for (const p of written) await dst.delete(p).catch(() => undefined);
+    if (convertTo) for (const f of (await walkCheckpoint(dst).catch(() => ({ files: [] }))).files) await dst.delete(f.path).catch(() => undefined);
     if (!(e instanceof CheckpointWriteFailedError)) throw e;
     const { file, errno, cause } = e.details as { file: string; errno: string; cause: string };
     throw new WeirError(
@@ -346,14 +355,15 @@ export async function newJobFromSavepoint(
       e.details,
     );
   }
-  const message = reEmitMessage(sp.batchId, risk.historyRows, risk.batches, !risk.asked && risk.batches > 0, job.sinkType);
+  const conversion = convertTo ? ` Its state was converted from the ${fromProvider} state store to ${convertTo} (${converted} change files rewritten).` : '';
+  const message = reEmitMessage(sp.batchId, risk.historyRows, risk.batches, !risk.asked && risk.batches > 0, job.sinkType) + conversion;
   const row = await ctx.db.$transaction(async (tx) => {
     const r = await tx.job.update({ where: { id: fresh.id }, data: { queryId, lastBatchId: sp.batchId } });
     await recordAudit(tx, ctx.principal, {
       action: 'job.new-from-savepoint',
       targetType: 'job',
       targetId: fresh.id,
-      after: { fromJobId: job.id, sourceLastBatchId: job.lastBatchId, savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
+      after: { fromJobId: job.id, sourceLastBatchId: job.lastBatchId, savepointId: sp.id, savepoint: sp.name, batchId: sp.batchId, queryId, stateStoreProvider: convertTo ?? fromProvider, reEmittedBatches: risk.batches, reEmittedRows: risk.historyRows, acknowledgedReprocessing: input.acknowledgeReprocessing === true, message },
     });
     return r;
   });
