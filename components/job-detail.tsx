@@ -81,6 +81,12 @@ export function JobDetail({
   const j = job.data ?? initialJob;
   const live = LIVE.includes(j.status);
 
+  // A run begins or ends with a change of the job's status (a restart: STOPPING, PENDING,
+  // STARTING): the runs table reads it then rather than at its own next poll.
+  useEffect(() => {
+    void qc.invalidateQueries({ queryKey: ['jobs', id, 'runs'] });
+  }, [id, j.status, qc]);
+
   useEffect(() => {
     if (!live || typeof EventSource === 'undefined') return;
     const es = new EventSource(`/api/jobs/${id}/progress/stream`);

