@@ -50,12 +50,15 @@ export function JobDetail({
   initialCharts,
   initialBatches,
   initialRuns,
+  sourceWarnings = [],
   now,
 }: {
   initialJob: JobDetailData;
   initialCharts?: BatchChartsData;
   initialBatches?: BatchPage;
   initialRuns?: RunPage;
+  /** What the server found wrong with the source as the page loaded (a files source's folder missing). */
+  sourceWarnings?: string[];
   now: number;
 }) {
   const id = initialJob.id;
@@ -120,6 +123,17 @@ export function JobDetail({
         </div>
       )}
       {j.status === 'FAILED' && <LastError error={j.lastError} />}
+      {/* A run that failed on it already says it in the error above. */}
+      {sourceWarnings.length > 0 && (j.lastError as { code?: string } | null)?.code !== 'PATH_NOT_FOUND' && (
+        <div className="warn-box" role="status" style={{ marginBottom: 16 }}>
+          {sourceWarnings.map((w) => (
+            <p key={w} style={{ margin: 0 }}>
+              <strong>Input directory: </strong>
+              {w}
+            </p>
+          ))}
+        </div>
+      )}
       <div className="tabs" role="tablist" aria-label="Job views">
         {TABS.map((t, i) => (
           <button

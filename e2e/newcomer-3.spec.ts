@@ -80,3 +80,50 @@ test('after Restart the Runs tab never shows the old run still RUNNING, and the 
     await cleanUp(request, id);
   }
 });
+
+test('a files source on a folder that does not exist: warned at validation and on the job page, failed at start saying to create it', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const missing = path.join(mkdtempSync(path.join(tmpdir(), 'weir-e2e-newcomer3-missing-')), 'mistyped-in');
+  const spec = filesSpec(`e2e-newcomer3-missing-${Date.now()}`, missing);
+
+  // The API's check: valid (the folder may be made before the start), with a warning on the field.
+  const checked = (await (await request.post('/api/jobs/validate', { headers: auth, data: { spec } })).json()) as { ok: boolean; warnings: { path: string; message: string }[] };
+  expect(checked.ok).toBe(true);
+  const warning = checked.warnings.find((w) => w.path === 'source.options.path');
+  expect(warning?.message).toContain(`Path does not exist: ${missing}`);
+  expect(warning?.message).toContain('create the folder');
+
+  // Outside the files roots nothing tells whether a path exists: the same answer for both.
+  const outside = async (p: string) => JSON.stringify(await (await request.post('/api/jobs/validate', { headers: auth, data: { spec: filesSpec('e2e-outside', p) } })).json()).replaceAll(p, '<p>');
+  const [there, notThere] = [await outside('/usr/share'), await outside(`/usr/share/weir-nothing-${Date.now()}`)];
+  expect(there).toBe(notThere);
+  expect(there).not.toContain('does not exist');
+
+  const created = await request.post('/api/jobs', { headers: auth, data: { spec } });
+  expect(created.status(), await created.text()).toBe(201);
+  const body = (await created.json()) as { job: { id: string }; warnings: { path: string; message: string }[] };
+  const id = body.job.id;
+  try {
+    expect(body.warnings.map((w) => w.path)).toContain('source.options.path');
+    await signIn(page);
+
+    // The editor's Validation panel: ready, and the warning under the field's label.
+    await page.goto(`/jobs/${id}/edit`);
+    const validation = page.getByRole('region', { name: 'Validation' });
+    await expect(validation.getByText('Ready to deploy')).toBeVisible();
+    await expect(validation).toContainText(`Input directory: Path does not exist: ${missing}`);
+
+    // The job page says it before anyone starts the job.
+    await page.goto(`/jobs/${id}`);
+    await expect(page.getByRole('status').filter({ hasText: 'Path does not exist' })).toContainText(missing);
+
+    // Started, the run fails at once with Spark's class and what to do, rather than run with no batches.
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    const failed = page.getByRole('alert').filter({ hasText: 'The last run failed' });
+    await expect(failed).toContainText('PATH_NOT_FOUND', { timeout: 60_000 });
+    await expect(failed).toContainText(`mkdir -p '${missing}'`);
+    expect((await jobOf(request, id)).lastBatchId).toBeNull();
+  } finally {
+    await cleanUp(request, id);
+  }
+});
