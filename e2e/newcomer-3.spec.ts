@@ -127,3 +127,50 @@ test('a files source on a folder that does not exist: warned at validation and o
     await cleanUp(request, id);
   }
 });
+
+/** CIELAB (D65) of a computed `rgb(r, g, b)` colour. */
+function lab(rgb: string): [number, number, number] {
+  const [r, g, b] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
+    const v = Number(c) / 255;
+    return v > 0.04045 ? ((v + 0.055) / 1.055) ** 2.4 : v / 12.92;
+  });
+  const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
+  const [x, y, z] = [(r * 0.4124 + g * 0.3576 + b * 0.1805) / 0.95047, r * 0.2126 + g * 0.7152 + b * 0.0722, (r * 0.0193 + g * 0.1192 + b * 0.9505) / 1.08883];
+  return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))];
+}
+
+test('charts: both rates on one rows/s axis; the phases, latestOffset and commitOffsets among them, in colours apart in light and dark', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const created = await request.post('/api/jobs', { headers: auth, data: { spec: filesSpec(`e2e-newcomer3-charts-${Date.now()}`, inputFolder('newcomer3-charts')) } });
+  expect(created.status(), await created.text()).toBe(201);
+  const id = (await created.json()).job.id as string;
+  try {
+    expect((await request.post(`/api/jobs/${id}/start`, { headers: auth })).ok()).toBe(true);
+    await expect.poll(async () => (await jobOf(request, id)).lastBatchId, { timeout: 120_000 }).not.toBeNull();
+    await signIn(page);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.goto(`/jobs/${id}`);
+      await page.getByRole('tab', { name: 'Charts', exact: true }).click();
+      const rates = page.getByRole('img', { name: 'Input rate vs processing rate (rows/s)' });
+      await expect(rates.locator('.recharts-line')).toHaveCount(2);
+      expect(await rates.locator('.recharts-yAxis').count(), 'one axis for rows/s').toBe(1);
+      await expect(rates.locator('.recharts-legend-item-text')).toHaveText(['input rows/s', 'processed rows/s']);
+
+      // Each phase's colour as its legend draws it (a chart of one batch draws no area yet).
+      const phases = page.getByRole('img', { name: 'Batch duration by phase (ms)' });
+      await expect(phases.locator('.recharts-legend-item')).toHaveCount(7);
+      const legend = await phases.locator('.recharts-legend-item-text').allInnerTexts();
+      expect(legend).toEqual(expect.arrayContaining(['latestOffset', 'commitOffsets']));
+      const colours = await phases.locator('.recharts-legend-icon').evaluateAll((els) => els.map((e) => getComputedStyle(e).stroke));
+      for (let i = 0; i < colours.length; i++) {
+        for (let j = i + 1; j < colours.length; j++) {
+          const d = Math.hypot(...lab(colours[i]).map((v, k) => v - lab(colours[j])[k]));
+          expect(d, `${colorScheme}: ${legend[i]} ${colours[i]} vs ${legend[j]} ${colours[j]}`).toBeGreaterThanOrEqual(20);
+        }
+      }
+    }
+  } finally {
+    await cleanUp(request, id);
+  }
+});
