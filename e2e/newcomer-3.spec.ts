@@ -174,3 +174,22 @@ test('charts: both rates on one rows/s axis; the phases, latestOffset and commit
     await cleanUp(request, id);
   }
 });
+
+test('one id per run: the Runs tab, each batch, and its progress JSON name the run by the same runId', async ({ request }) => {
+  test.setTimeout(180_000);
+  const created = await request.post('/api/jobs', { headers: auth, data: { spec: filesSpec(`e2e-newcomer3-runid-${Date.now()}`, inputFolder('newcomer3-runid')) } });
+  expect(created.status(), await created.text()).toBe(201);
+  const id = (await created.json()).job.id as string;
+  try {
+    expect((await request.post(`/api/jobs/${id}/start`, { headers: auth })).ok()).toBe(true);
+    await expect.poll(async () => (await jobOf(request, id)).lastBatchId, { timeout: 120_000 }).not.toBeNull();
+    const runs = (await (await request.get(`/api/jobs/${id}/runs`, { headers: auth })).json()).items as { id: string; runId: string }[];
+    expect(runs).toHaveLength(1);
+    const batches = (await (await request.get(`/api/jobs/${id}/batches`, { headers: auth })).json()).items as { batchId: number; runId: string }[];
+    expect(batches.map((b) => b.runId)).toEqual(batches.map(() => runs[0].runId));
+    const one = (await (await request.get(`/api/jobs/${id}/batches/${batches[0].batchId}`, { headers: auth })).json()) as { progress: { runId: string } };
+    expect(one.progress.runId).toBe(runs[0].runId);
+  } finally {
+    await cleanUp(request, id);
+  }
+});
