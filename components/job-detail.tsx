@@ -50,12 +50,15 @@ export function JobDetail({
   initialCharts,
   initialBatches,
   initialRuns,
+  sourceWarnings = [],
   now,
 }: {
   initialJob: JobDetailData;
   initialCharts?: BatchChartsData;
   initialBatches?: BatchPage;
   initialRuns?: RunPage;
+  /** What the server found wrong with the source as the page loaded (a files source's folder missing). */
+  sourceWarnings?: string[];
   now: number;
 }) {
   const id = initialJob.id;
@@ -80,6 +83,12 @@ export function JobDetail({
   });
   const j = job.data ?? initialJob;
   const live = LIVE.includes(j.status);
+
+  // A run begins or ends with a change of the job's status (a restart: STOPPING, PENDING,
+  // STARTING): the runs table reads it then rather than at its own next poll.
+  useEffect(() => {
+    void qc.invalidateQueries({ queryKey: ['jobs', id, 'runs'] });
+  }, [id, j.status, qc]);
 
   useEffect(() => {
     if (!live || typeof EventSource === 'undefined') return;
@@ -114,6 +123,17 @@ export function JobDetail({
         </div>
       )}
       {j.status === 'FAILED' && <LastError error={j.lastError} />}
+      {/* A run that failed on it already says it in the error above. */}
+      {sourceWarnings.length > 0 && (j.lastError as { code?: string } | null)?.code !== 'PATH_NOT_FOUND' && (
+        <div className="warn-box" role="status" style={{ marginBottom: 16 }}>
+          {sourceWarnings.map((w) => (
+            <p key={w} style={{ margin: 0 }}>
+              <strong>Input directory: </strong>
+              {w}
+            </p>
+          ))}
+        </div>
+      )}
       <div className="tabs" role="tablist" aria-label="Job views">
         {TABS.map((t, i) => (
           <button

@@ -308,7 +308,9 @@ test('signed out, the navigation offers sign-in only, not links that all lead th
 test('axe: the Runs table scrolls by keyboard, headings go down one level at a time on Charts, Checkpoint and a batch', async ({ page, request }) => {
   test.setTimeout(180_000);
   const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-newcomer2-axe-'));
-  const inDir = path.join(root, 'in');
+  // Long unbreakable paths, whatever the checkout's own path: the edit page must wrap or cut them.
+  const long = 'a_deliberately_long_folder_name_without_any_break'.repeat(3);
+  const inDir = path.join(root, long, 'in');
   mkdirSync(inDir, { recursive: true });
   writeFileSync(path.join(inDir, '.part-0.tmp'), '{"user": "ann", "ts": "2026-11-29T09:00:00Z"}\n{"user": "bob", "ts": "2026-11-29T09:00:01Z"}\n');
   renameSync(path.join(inDir, '.part-0.tmp'), path.join(inDir, 'part-0.json'));
@@ -322,6 +324,7 @@ test('axe: the Runs table scrolls by keyboard, headings go down one level at a t
         sink: { type: 'console', options: {} },
         outputMode: 'update',
         trigger: { type: 'processing-time', interval: '1 second' },
+        checkpointLocation: path.resolve('.data/e2e/checkpoints', `${long}_${Date.now()}`),
       },
     },
   });
@@ -340,6 +343,7 @@ test('axe: the Runs table scrolls by keyboard, headings go down one level at a t
       if (tab === 'Runs') await expect(page.getByRole('table', { name: 'Runs' })).toBeVisible();
       if (tab === 'Checkpoint') await expect(page.getByRole('region', { name: 'State stores' })).toBeVisible();
       expect(await violations(), tab).toEqual([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${tab}: nothing runs past the page`).toBeLessThanOrEqual(0);
     }
     // The Runs table's box is reachable by Tab and named, whether or not it scrolls now.
     const box = page.getByRole('region', { name: 'Runs table' });
@@ -357,12 +361,15 @@ test('axe: the Runs table scrolls by keyboard, headings go down one level at a t
     const location = (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()).checkpointLocation as string;
     await expect(cp).toHaveValue(location);
     await expect(cp).toHaveAttribute('title', location);
-    await expect(page.getByRole('region', { name: 'Validation' }).getByRole('status')).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Validation' }).getByText('Ready to deploy')).toBeVisible();
+    // The audit names the checkpoint's full path: it wraps inside its panel.
+    await expect(page.getByRole('region', { name: 'Exactly-once audit' })).toContainText(long);
     const field = (await page.locator('[data-control="checkpointLocation"]').boundingBox())!;
     const input = (await cp.boundingBox())!;
     expect(input.x + input.width).toBeLessThanOrEqual(field.x + field.width + 0.5);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: 'e2e/artifacts/newcomer-edit.png', fullPage: true });
+    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 20));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), wide.join('\n')).toBeLessThanOrEqual(0);
   } finally {
     await request.post(`/api/jobs/${id}/stop`, { headers: auth });
     await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()).status), { timeout: 60_000 }).toBe(true);

@@ -2,8 +2,8 @@
  * Every page reads right at a glance, at the two common laptop widths and in both themes: no page
  * is wider than the window, relative times advance on the client, a stateless job's page says
  * why it has no state charts, the job tabs work with the arrow keys, a skip link leads to the
- * content, and signed out nothing polls the API. Saves a screenshot of each page at 1440x900 in
- * light and dark under e2e/artifacts/.
+ * content, and signed out nothing polls the API. Saves a screenshot of each page at 1280x800 and
+ * 1440x900 in light and dark under e2e/artifacts/.
  */
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -149,7 +149,16 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       await expect(p.getByRole('table', { name: 'Duration by phase' })).toBeVisible();
     },
   },
+  {
+    name: 'job-edit',
+    open: async (p) => {
+      await p.goto(`/jobs/${jobId}/edit`);
+      await expect(p.getByRole('region', { name: 'Validation' }).getByText('Ready to deploy')).toBeVisible();
+    },
+  },
   { name: 'alerts', open: async (p) => void (await p.goto('/alerts'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
+  { name: 'contracts', open: async (p) => void (await p.goto('/audit/contracts'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
+  { name: 'not-found', open: async (p) => void (await p.goto('/no-such-page'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
   { name: 'demo', open: async (p) => void (await p.goto('/demo'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
 ];
 
@@ -170,15 +179,27 @@ for (const width of [1280, 1440]) {
 }
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`screenshots of every page at 1440x900, ${scheme}`, async ({ page }) => {
+  test(`screenshots of every page at 1280x800 and 1440x900, ${scheme}`, async ({ page }) => {
+    test.setTimeout(300_000);
     await page.emulateMedia({ colorScheme: scheme });
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto('/signin');
-    await page.screenshot({ path: `${ART}/${scheme}-signin.png` });
+    for (const [width, height] of [
+      [1280, 800],
+      [1440, 900],
+    ]) {
+      await page.setViewportSize({ width, height });
+      await page.goto('/signin');
+      await page.screenshot({ path: `${ART}/${scheme}-${width}-signin.png` });
+    }
     await signIn(page);
     for (const v of views) {
-      await v.open(page);
-      await page.screenshot({ path: `${ART}/${scheme}-${v.name}.png` });
+      for (const [width, height] of [
+        [1280, 800],
+        [1440, 900],
+      ]) {
+        await page.setViewportSize({ width, height });
+        await v.open(page);
+        await page.screenshot({ path: `${ART}/${scheme}-${width}-${v.name}.png`, fullPage: true });
+      }
     }
     if (scheme === 'dark') {
       // The theme follows the system: the page background is the dark one.

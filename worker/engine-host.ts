@@ -39,6 +39,8 @@ export function engineBundle(): Promise<string> {
 
 export interface EngineHostOptions {
   spec: JobSpec;
+  /** The run's runId (its Run row's), which the engine's progress carries. */
+  runId?: string;
   crash?: CrashPlan;
   /** Installed in the engine process, whose sinks and sources make the connections. */
   outbound?: OutboundPolicy;
@@ -153,7 +155,7 @@ export class EngineHost {
         gone(null, null, e);
       });
       const outbound = this.o.outbound && { allow: this.o.outbound.allow, infrastructure: this.o.outbound.infrastructure };
-      this.send(child, { t: 'init', init: { spec: this.o.spec, crash: this.o.crash, outbound, stateLocalDir: this.o.stateLocalDir } });
+      this.send(child, { t: 'init', init: { spec: this.o.spec, runId: this.o.runId, crash: this.o.crash, outbound, stateLocalDir: this.o.stateLocalDir } });
       return child;
     });
     return this.spawned;

@@ -40,6 +40,7 @@ process.on('message', (m: HostToEngine) => {
     if (m.init.outbound) setOutboundPolicy(m.init.outbound);
     exec = new MicroBatchExecution({
       spec: m.init.spec,
+      runId: m.init.runId,
       crash: m.init.crash,
       stateLocalDir: m.init.stateLocalDir,
       fence: () => call({ fn: 'fence' }),

@@ -11,6 +11,8 @@ export { plain, serializeError, type SerializedError } from '@/lib/server/isolat
 
 interface EngineInit {
   spec: JobSpec;
+  /** The run's runId (its Run row's): the engine's progress carries it. */
+  runId?: string;
   crash?: CrashPlan;
   /** The worker's outbound policy (allow list, infrastructure), which the run's connectors obey. */
   outbound?: Omit<OutboundPolicy, 'resolve'>;

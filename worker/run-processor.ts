@@ -227,6 +227,7 @@ export class RunProcessor {
       let drillRecovered = false;
       exec = new EngineHost({
         spec,
+        runId,
         memoryLimitMb: this.o.runMemoryMb,
         stateLocalDir: this.o.stateLocalDir,
         outbound: serverOutboundPolicy(),
@@ -241,10 +242,9 @@ export class RunProcessor {
           void db.$executeRaw`UPDATE "Job" SET "sourceIdleAt" = ${new Date(ms)} WHERE id = ${job.id}`.catch((e: unknown) =>
             rlog.warn({ err: (e as Error).message }, 'could not record an idle trigger'),
           ),
-        // level and msg are pino's own keys, and runId is already this run's (the control plane's):
-        // the engine's per-start run id is logged as queryRunId, so no line carries a key twice.
-        log: ({ level, msg, runId: queryRunId, ...fields }) =>
-          rlog[level === 'warn' ? 'warn' : level === 'error' ? 'error' : 'info']({ ...fields, queryRunId }, msg),
+        // level and msg are pino's own keys, and runId is already on rlog: the engine runs under
+        // this run's runId, so no line carries the key twice.
+        log: ({ level, msg, runId: _sameRunId, ...fields }) => rlog[level === 'warn' ? 'warn' : level === 'error' ? 'error' : 'info'](fields, msg),
       });
       onBatch = async (p) => {
         await rec.batch(p);

@@ -125,6 +125,22 @@ export class DataLossError extends WeirError {
   }
 }
 
+/**
+ * A files source's folder does not exist (Spark's PATH_NOT_FOUND, which fails a file stream source
+ * whose path is absent at start): a mistyped path would otherwise run forever with no batches.
+ */
+export class PathNotFoundError extends WeirError {
+  constructor(readonly path: string) {
+    super(
+      'PATH_NOT_FOUND',
+      `Path does not exist: ${path}. The files source reads the files that appear in this folder, and a job whose folder is absent fails at start: ` +
+        `create the folder (mkdir -p '${path}'), or correct the Input directory (source.options.path).`,
+      { path },
+    );
+    this.errorClass = 'PATH_NOT_FOUND';
+  }
+}
+
 /** A record the source cannot parse, under onBadRecord=fail. */
 export class BadRecordError extends WeirError {
   constructor(message: string, details?: Record<string, unknown>) {

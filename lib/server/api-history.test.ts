@@ -143,6 +143,26 @@ describe('batches', () => {
   });
 });
 
+describe('one id per run', () => {
+  it('batches and drills name their runs by runId, as the runs list does, not by the row id the database joins on', async () => {
+    const drills = await import('@/app/api/jobs/[id]/drills/route');
+    await kit.db.batchProgress.deleteMany({ where: { jobId } });
+    const crashed = await kit.db.run.create({ data: { jobId, runId: 'crashed-run-0001', status: 'FAILED', startedAt: new Date(5000), endedAt: new Date(6000) } });
+    const recovery = await kit.db.run.create({ data: { jobId, runId: 'recovery-run-0002', status: 'RUNNING', startedAt: new Date(7000), recoveredFromRunId: crashed.id } });
+    await kit.db.batchProgress.create({ data: batchRow(9, { runId: recovery.id }) });
+    await kit.db.drill.create({ data: { jobId, point: 'after-sink', status: 'RECOVERED', requestedBy: 'user:admin', crashedRunId: crashed.id, recoveryRunId: recovery.id } });
+
+    const page = await kit.call(batches.GET, `/api/jobs/${jobId}/batches`, { token: kit.tokens.viewer, params: { id: jobId } });
+    expect(page.body.items[0]).toMatchObject({ batchId: 9, runId: 'recovery-run-0002' });
+    const one = await kit.call(batch.GET, 'x', { token: kit.tokens.viewer, params: { id: jobId, batchId: '9' } });
+    expect(one.body.runId).toBe('recovery-run-0002');
+    const listed = await kit.call(drills.GET, `/api/jobs/${jobId}/drills`, { token: kit.tokens.viewer, params: { id: jobId } });
+    expect(listed.body.items[0]).toMatchObject({ crashedRunId: 'crashed-run-0001', recoveryRunId: 'recovery-run-0002' });
+    const ran = await kit.call(runs.GET, `/api/jobs/${jobId}/runs`, { token: kit.tokens.viewer, params: { id: jobId } });
+    expect(ran.body.items.find((r: { runId: string }) => r.runId === 'recovery-run-0002').recoveredFromRunId).toBe('crashed-run-0001');
+  });
+});
+
 describe('checkpoint inspector', () => {
   it('lists files with sizes and the pending batch (offsets without a commit)', async () => {
     const job = await kit.db.job.findUniqueOrThrow({ where: { id: jobId } });

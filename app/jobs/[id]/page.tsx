@@ -1,6 +1,7 @@
 import { notFound } from 'next/navigation';
 import { JobDetail } from '@/components/job-detail';
 import { BATCH_PAGE_SIZE, CHART_POINTS, RUN_PAGE_SIZE } from '@/components/query-keys';
+import { env } from '@/lib/env';
 import { prisma } from '@/lib/server/db';
 import { NotFoundError } from '@/lib/server/http/http-errors';
 import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
@@ -8,6 +9,7 @@ import { listBatches } from '@/lib/server/presenters/batches-presenter';
 import { getJob } from '@/lib/server/presenters/jobs-presenter';
 import { listRuns } from '@/lib/server/presenters/runs-presenter';
 import { requirePagePrincipal } from '@/lib/server/http/page-auth';
+import { missingSourceFolder } from '@/lib/server/services/source-folder';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,7 +20,8 @@ export default async function JobPage({ params }: { params: Promise<{ id: string
   const db = prisma();
   try {
     const [job, charts, batches, runs] = await Promise.all([getJob(db, id), batchCharts(db, id, { maxPoints: CHART_POINTS }), listBatches(db, id, { limit: BATCH_PAGE_SIZE }), listRuns(db, id, { limit: RUN_PAGE_SIZE })]);
-    return <JobDetail initialJob={job} initialCharts={charts} initialBatches={batches} initialRuns={runs} now={Date.now()} />;
+    const sourceWarnings = missingSourceFolder(job.spec, env().filesRoots).map((w) => w.message);
+    return <JobDetail initialJob={job} initialCharts={charts} initialBatches={batches} initialRuns={runs} sourceWarnings={sourceWarnings} now={Date.now()} />;
   } catch (e) {
     if (e instanceof NotFoundError) notFound();
     throw e;

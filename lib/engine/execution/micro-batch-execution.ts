@@ -98,6 +98,11 @@ export interface MicroBatchExecutionOptions {
   sink?: Sink;
   /** Id generator for the query id (first start) and run ids; seed it in tests. */
   newId?: () => string;
+  /**
+   * This start's runId, when the caller already names the run (the control plane's Run row): the
+   * progress JSON, the sink and the logs then carry the same id as the Runs tab. Default: a new one.
+   */
+  runId?: string;
 }
 
 /** Idle triggers call fence() at most this often (writes always call it). */
@@ -199,7 +204,7 @@ export class MicroBatchExecution {
     await assertCheckpointIntact(this.checkpoint);
     const meta = await getOrCreateStreamMetadata(this.checkpoint, this.newId);
     this.id = meta.id;
-    this.runId = this.newId();
+    this.runId = this.opts.runId ?? this.newId();
     this.log('info', meta.created ? 'Starting new streaming query' : 'Resuming streaming query from checkpoint', { checkpoint: this.checkpoint.description });
     this.runtime = await QueryRuntime.create(this.opts.spec, {
       clock: this.clock,

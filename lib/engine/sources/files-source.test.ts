@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile, appendFile, unlink, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile, appendFile, unlink, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { ManualClock } from '../clock';
-import { DataLossError } from '../errors';
+import { DataLossError, PathNotFoundError } from '../errors';
 import type { Schema } from '../types';
 import { FilesSource } from './files-source';
 
@@ -25,6 +25,18 @@ async function setup(maxFilesPerTrigger?: number) {
 }
 
 describe('FilesSource', () => {
+  it('fails to open on a folder that does not exist, as Spark does (PATH_NOT_FOUND), saying to create it; once made, it opens', async () => {
+    const { dir } = await setup();
+    const missing = path.join(dir, 'mistyped');
+    const s = new FilesSource({ path: missing, format: 'json', header: true }, { name: 'src', schema, checkpoint: new InMemoryCheckpointFileManager(), metadataPath: 'sources/0', clock: new ManualClock() });
+    const err = await s.open().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PathNotFoundError);
+    expect(err).toMatchObject({ code: 'PATH_NOT_FOUND', errorClass: 'PATH_NOT_FOUND', details: { path: missing } });
+    expect((err as Error).message).toContain(`create the folder (mkdir -p '${missing}')`);
+    await mkdir(missing);
+    await expect(s.open()).resolves.toBeUndefined();
+  });
+
   it('never follows a symbolic link in its directory: a run skips it, and one swapped in after listing is refused', async () => {
     const { dir, make, put, checkpoint } = await setup();
     const outside = await mkdtemp(path.join(tmpdir(), 'weir-fsrc-outside-'));

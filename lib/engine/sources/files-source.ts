@@ -24,7 +24,7 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { DataLossError, ValidationError } from '../errors';
+import { DataLossError, PathNotFoundError, ValidationError } from '../errors';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record-parser';
 import { EventTimeStatsAccumulator } from '../operators/watermark';
 import type { Offset, Row, Schema } from '../types';
@@ -124,6 +124,13 @@ export class FilesSource implements Source {
   }
 
   async open(): Promise<void> {
+    // As Spark's DataSource.sourceSchema: an absent folder fails the start (a glob is not taken).
+    try {
+      await fs.stat(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new PathNotFoundError(this.dir);
+      throw e;
+    }
     for (const [id, files] of await this.log.allEntries()) {
       for (const f of files) this.seen.add(f.path);
       this.filesPerEntry.set(id, files.length);

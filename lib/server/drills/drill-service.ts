@@ -34,8 +34,17 @@ export async function requestDrill(db: PrismaClient, who: Principal, jobId: stri
   return drill;
 }
 
+/**
+ * A job's drills, newest first. The rows join runs on the Run row's id; the API names each run by
+ * its runId, as the Runs tab, the batches and the progress JSON do, so `crashedRunId` and
+ * `recoveryRunId` are runIds here (a run no longer recorded keeps the stored id).
+ */
 export async function listDrills(db: PrismaClient, jobId: string) {
-  return db.drill.findMany({ where: { jobId }, orderBy: { requestedAt: 'desc' }, take: 50 });
+  const drills = await db.drill.findMany({ where: { jobId }, orderBy: { requestedAt: 'desc' }, take: 50 });
+  const rowIds = [...new Set(drills.flatMap((d) => [d.crashedRunId, d.recoveryRunId].filter((x): x is string => x !== null)))];
+  const runIdOf = new Map(rowIds.length ? (await db.run.findMany({ where: { id: { in: rowIds } }, select: { id: true, runId: true } })).map((r) => [r.id, r.runId] as const) : []);
+  const named = (rowId: string | null) => (rowId === null ? null : (runIdOf.get(rowId) ?? rowId));
+  return drills.map((d) => ({ ...d, crashedRunId: named(d.crashedRunId), recoveryRunId: named(d.recoveryRunId) }));
 }
 
 /** The audit of a job's sink against its committed batches. */

@@ -15,6 +15,10 @@ const MAX_BATCH_PAGE = 500;
 
 export interface BatchSummary {
   batchId: number;
+  /**
+   * The runId (Spark's, as the Runs tab and the progress JSON show it) of the run that recorded
+   * the batch; null for a batch rebuilt from the checkpoint or whose run was deleted.
+   */
   runId: string | null;
   timestamp: string;
   numInputRows: number;
@@ -43,10 +47,14 @@ export interface BatchDetail extends BatchSummary {
 
 const num = (v: bigint | null): number | null => (v === null ? null : Number(v));
 
-function summary(b: BatchProgress): BatchSummary {
+/** The batch row's run: the row holds the Run's row id, the API names the run by its runId. */
+type WithRun = BatchProgress & { run: { runId: string } | null };
+const RUN = { run: { select: { runId: true } } } as const;
+
+function summary(b: WithRun): BatchSummary {
   return {
     batchId: b.batchId,
-    runId: b.runId,
+    runId: b.run?.runId ?? null,
     timestamp: b.timestamp.toISOString(),
     numInputRows: b.numInputRows,
     inputRowsPerSecond: b.inputRowsPerSecond,
@@ -77,19 +85,20 @@ export async function listBatches(
     orderBy: { batchId: 'desc' },
     take: limit + 1,
     omit: { progress: true },
+    include: RUN,
   });
   // Rows prove the job exists; only an empty page needs the extra lookup to tell 404 from [].
   if (rows.length === 0) await assertJobExists(db, jobId);
   const page = rows.slice(0, limit);
   return {
-    items: page.map((r) => summary(r as BatchProgress)),
+    items: page.map((r) => summary(r as WithRun)),
     nextBefore: rows.length > limit ? page[page.length - 1].batchId : null,
   };
 }
 
 export async function getBatch(db: PrismaClient, jobId: string, batchId: number): Promise<BatchDetail> {
   const job = await findJobOrThrow(db, jobId);
-  const b = await db.batchProgress.findUnique({ where: { jobId_batchId: { jobId, batchId } } });
+  const b = await db.batchProgress.findUnique({ where: { jobId_batchId: { jobId, batchId } }, include: RUN });
   if (!b) throw new NotFoundError('batch', `${batchId} of job ${jobId}`);
   // Progress quotes source/sink descriptions, which may carry a connection string.
   return { ...summary(b), progress: redactSecrets(b.progress, secretValues(job.spec)) };

@@ -29,13 +29,23 @@ export interface RunView {
   memoryLimitMb: number | null;
 }
 
+/**
+ * A run still going while its job is STOPPING (a stop or restart was asked for) shows as STOPPING:
+ * the worker writes the run's end only once its batch commits, and until then the runs table
+ * would show a run RUNNING that was just told to stop.
+ */
+const GOING: readonly string[] = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
+function shownStatus(r: Run, jobStatus: string): string {
+  return jobStatus === 'STOPPING' && r.endedAt === null && GOING.includes(r.status) ? 'STOPPING' : r.status;
+}
+
 /** `runIdOf`: row id → runId for the runs recovered from; an id it lacks is shown as stored. */
-function presentRun(r: Run, secrets: readonly string[] = [], runIdOf: ReadonlyMap<string, string> = new Map()): RunView {
+function presentRun(r: Run, secrets: readonly string[] = [], runIdOf: ReadonlyMap<string, string> = new Map(), jobStatus = ''): RunView {
   return {
     id: r.id,
     runId: r.runId,
     workerId: r.workerId,
-    status: r.status,
+    status: shownStatus(r, jobStatus),
     attempt: r.attempt,
     recoveredFromRunId: r.recoveredFromRunId === null ? null : (runIdOf.get(r.recoveredFromRunId) ?? r.recoveredFromRunId),
     startedAt: r.startedAt.toISOString(),
@@ -66,5 +76,5 @@ export async function listRuns(db: PrismaClient, jobId: string, opts: { limit?: 
   const runIdOf = new Map(
     from.length ? (await db.run.findMany({ where: { id: { in: from } }, select: { id: true, runId: true } })).map((x) => [x.id, x.runId] as const) : [],
   );
-  return { items: page.map((r) => presentRun(r, secrets, runIdOf)), nextBefore: runs.length > limit && last ? `${last.startedAt.getTime()}_${last.id}` : null };
+  return { items: page.map((r) => presentRun(r, secrets, runIdOf, job.status)), nextBefore: runs.length > limit && last ? `${last.startedAt.getTime()}_${last.id}` : null };
 }

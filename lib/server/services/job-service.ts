@@ -34,6 +34,7 @@ import { serverOutboundPolicy } from '../outbound';
 import { recordAudit } from './audit-service';
 import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';
 import { deleteCheckpoint, type CheckpointDeletion } from './checkpoint-reset';
+import { missingSourceFolder } from './source-folder';
 import { assertCheckpointOwned, assertOutsideSavepoints, assertOwnPathsApart, confinePaths, lockJobPaths, savepointPathIssues, type ServerPathRoots } from './job-paths';
 
 /** Refuses (409, saying why and what to do) an event the lifecycle table does not allow from the job's status. */
@@ -97,7 +98,8 @@ function withCheckpoint(spec: Obj, fallback: string): Obj {
 export function validateSpec(spec: unknown, roots: ServerPathRoots, outbound: OutboundPolicy = serverOutboundPolicy()): ValidateJobResult {
   const obj = specObject(spec);
   const confined = confinePaths(withCheckpoint(obj, checkpointUnder(roots.checkpointRoot, '<job id>')), roots);
-  const v = validateJob(confined.spec, { outbound });
+  const checked = validateJob(confined.spec, { outbound });
+  const v = { ...checked, warnings: [...checked.warnings, ...missingSourceFolder(obj, roots.filesRoots)] };
   const errors = [...confined.errors, ...savepointPathIssues(confined.fields, roots.checkpointRoot)];
   if (errors.length === 0) return v;
   const { spec: _spec, contract: _contract, ...rest } = v;
@@ -111,7 +113,8 @@ function validated(raw: Obj, roots: ServerPathRoots, outbound: OutboundPolicy) {
   if (confined.errors.length || !result.ok || !result.spec) throw new InvalidJobSpecError([...confined.errors, ...result.errors], result.warnings);
   assertOwnPathsApart(confined.fields);
   assertOutsideSavepoints(confined.fields, roots.checkpointRoot);
-  return { spec: confined.spec, result: result as ValidateJobResult & { ok: true }, fields: confined.fields };
+  const warnings = [...result.warnings, ...missingSourceFolder(raw, roots.filesRoots)];
+  return { spec: confined.spec, result: { ...result, warnings } as ValidateJobResult & { ok: true }, fields: confined.fields };
 }
 
 function columnsOf(spec: Obj, result: ValidateJobResult): Omit<Prisma.JobUncheckedCreateInput, 'id' | 'name' | 'createdBy'> {
