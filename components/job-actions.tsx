@@ -15,13 +15,13 @@ import { ApiError, apiFetch, errorMessage } from './api-client';
 import { queryKeys } from './query-keys';
 import { roleAllows, useMe } from './use-me';
 
-const ACTIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
-
 export interface ActionJob {
   id: string;
   name: string;
   status: string;
   desiredState?: string;
+  /** What the server's lifecycle allows from the job's status: the only buttons enabled. */
+  allowedActions: readonly string[];
 }
 
 type Action = 'start' | 'stop' | 'restart';
@@ -84,7 +84,8 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
   const role = me.data?.role;
   const canOperate = roleAllows(role, 'operator');
   const canAdmin = roleAllows(role, 'admin');
-  const active = ACTIVE.includes(job.status);
+  const allows = (a: string) => job.allowedActions.includes(a);
+  const wait = job.status === 'STOPPING' ? 'Wait for the job to stop' : 'Stop the job';
   const busy = act.isPending || reset.isPending || remove.isPending;
   const why = me.isLoading
     ? 'Checking who is signed in…'
@@ -96,15 +97,15 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
 
   return (
     <div className="actions" role="group" aria-label={`Actions for ${job.name}`} title={!detail && why ? why : undefined}>
-      <button type="button" className="primary" disabled={!canOperate || active || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('start')}>
+      <button type="button" className="primary" disabled={!canOperate || !allows('start') || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('start')}>
         Start
       </button>
-      <button type="button" disabled={!canOperate || !active || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('stop')}>
+      <button type="button" disabled={!canOperate || !allows('stop') || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('stop')}>
         Stop
       </button>
       {detail && (
         <>
-          <button type="button" disabled={!canOperate || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('restart')}>
+          <button type="button" disabled={!canOperate || !allows('restart') || busy} aria-describedby={why ? noteId : undefined} onClick={() => act.mutate('restart')}>
             Restart
           </button>
           {canAdmin && (
@@ -112,10 +113,10 @@ export function JobActions({ job, detail = false, checkpointLocation }: { job: A
               Edit
             </a>
           )}
-          <button type="button" className="danger" disabled={!canAdmin || active || busy} title={active ? 'Stop the job before resetting its checkpoint.' : undefined} onClick={() => open('reset')}>
+          <button type="button" className="danger" disabled={!canAdmin || !allows('reset-checkpoint') || busy} title={allows('reset-checkpoint') ? undefined : `${wait} before resetting its checkpoint.`} onClick={() => open('reset')}>
             Reset checkpoint…
           </button>
-          <button type="button" className="danger" disabled={!canAdmin || active || busy} title={active ? 'Stop the job before deleting it.' : undefined} onClick={() => open('delete')}>
+          <button type="button" className="danger" disabled={!canAdmin || !allows('delete') || busy} title={allows('delete') ? undefined : `${wait} before deleting it.`} onClick={() => open('delete')}>
             Delete job…
           </button>
         </>

@@ -182,3 +182,42 @@ describe('delete with the checkpoint', () => {
     expect(await kit.db.job.findUnique({ where: { id: a.id } })).not.toBeNull();
   });
 });
+
+describe('allowedActions: what the dashboard offers is what the server accepts', () => {
+  const STATUSES = ['PENDING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED', 'RECOVERING'] as const;
+  const ACTIONS = ['start', 'stop', 'restart', 'reset-checkpoint', 'delete', 'edit'] as const;
+
+  async function act(action: (typeof ACTIONS)[number], id: string, name: string) {
+    switch (action) {
+      case 'start': return post(start.POST, id, kit.tokens.admin);
+      case 'stop': return post(stop.POST, id, kit.tokens.admin);
+      case 'restart': return post(restart.POST, id, kit.tokens.admin);
+      case 'reset-checkpoint': return post(reset.POST, id, kit.tokens.admin, { confirm: name });
+      case 'delete': return kit.call(one.DELETE, `/api/jobs/${id}`, { method: 'DELETE', token: kit.tokens.admin, params: { id } });
+      case 'edit': return kit.call(one.PUT, `/api/jobs/${id}`, { method: 'PUT', token: kit.tokens.admin, params: { id }, body: { spec: filesSpec(name, dir, { sql: 'SELECT user FROM clicks' }) } });
+    }
+  }
+
+  it('in every status, the job and the jobs list offer exactly the actions that do not answer 409', async () => {
+    for (const status of STATUSES) {
+      for (const action of ACTIONS) {
+        const name = `lc-allowed-${status.toLowerCase()}-${action}`;
+        const id = await newJob(name);
+        await kit.db.job.update({ where: { id }, data: { status, desiredState: ['STOPPED', 'FAILED', 'STOPPING'].includes(status) ? 'STOPPED' : 'RUNNING' } });
+        const offered = (await kit.call(one.GET, `/api/jobs/${id}`, { token: kit.tokens.viewer, params: { id } })).body.allowedActions as string[];
+        const listed = (await kit.call(jobs.GET, `/api/jobs?q=${name}`, { token: kit.tokens.viewer })).body.items.find((j: { id: string }) => j.id === id);
+        expect(listed.allowedActions, `${status} list`).toEqual(offered);
+        const res = await act(action, id, name);
+        // A stop that changes nothing (already stopping or stopped) is accepted but not offered.
+        if (offered.includes(action)) expect(res.status, `${action} offered on ${status}: ${JSON.stringify(res.body)}`).not.toBe(409);
+        else if (action !== 'stop') expect(res.status, `${action} not offered on ${status}`).toBe(409);
+      }
+    }
+  });
+
+  it('a STOPPING job offers only restart: no start, stop, edit, reset or delete', async () => {
+    const id = await newJob('lc-allowed-stopping');
+    await kit.db.job.update({ where: { id }, data: { status: 'STOPPING', desiredState: 'STOPPED' } });
+    expect((await kit.call(one.GET, `/api/jobs/${id}`, { token: kit.tokens.viewer, params: { id } })).body.allowedActions).toEqual(['restart']);
+  });
+});

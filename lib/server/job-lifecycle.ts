@@ -89,6 +89,22 @@ export function transitionFor(event: JobEvent, status: JobStatus): JobTransition
   return JOB_TRANSITIONS.find((t) => t.event === event && t.from.includes(status));
 }
 
+/** What a user asks of a job through the API (and the dashboard's buttons). */
+export type JobAction = Extract<JobEvent, 'start' | 'stop' | 'restart' | 'edit' | 'delete' | 'reset-checkpoint'>;
+const JOB_ACTIONS: readonly JobAction[] = ['start', 'stop', 'restart', 'edit', 'delete', 'reset-checkpoint'];
+
+/**
+ * The actions the table allows from `status`, the role aside: what the dashboard offers, so that
+ * no button leads to a 409. A stop that would change nothing (already stopping or stopped) is
+ * not offered.
+ */
+export function allowedActions(status: JobStatus): JobAction[] {
+  return JOB_ACTIONS.filter((a) => {
+    const t = transitionFor(a, status);
+    return t !== undefined && !(a === 'stop' && t.to === 'unchanged');
+  });
+}
+
 /** Why an API event is refused from this status, and what to do instead. */
 export function refusal(event: JobEvent, job: { id: string; name: string; status: string }): ConflictError {
   const { id, name, status } = job;

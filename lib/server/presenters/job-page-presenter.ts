@@ -18,7 +18,7 @@
 import { Prisma } from '@/lib/generated/prisma/client';
 import { MAX_JOBS_PAGE, type JobSortColumn, type JobsQuery } from '../http/api-schemas';
 import { BadRequestError } from '../http/http-errors';
-import { JOB_STATUSES, type JobStatus } from '../job-lifecycle';
+import { allowedActions, JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 import { queryPrepared, type ReadDb } from '../prepared-query';
 import { jobOverviewFieldsSql, windowRowsSql, type JobOverview } from './job-overview-presenter';
 
@@ -155,6 +155,14 @@ interface LastRow {
   createdAt: number;
 }
 
+/**
+ * A job's allowedActions (jobs-presenter.ts) in SQL: one CASE over the statuses, written from the
+ * lifecycle table (constants only, no input).
+ */
+const ALLOWED_ACTIONS_SQL = Prisma.raw(
+  `CASE p."status" ${JOB_STATUSES.map((s) => `WHEN '${s}' THEN '${JSON.stringify(allowedActions(s))}'::json`).join(' ')} END`,
+);
+
 const epochMs = (column: string) => Prisma.raw(`(extract(epoch FROM p."${column}") * 1000)::float8`);
 /** A timestamp (stored as UTC) as Date.prototype.toISOString writes it. */
 const isoTime = (column: string) => Prisma.raw(`to_char(p."${column}", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
@@ -204,7 +212,7 @@ export async function jobPageJson(db: ReadDb, query: JobsQuery, now = Date.now()
       (SELECT COALESCE(json_agg(json_build_object(
                 'id', p.id, 'name', p."name", 'status', p."status", 'desiredState', p."desiredState", 'guarantee', p."guarantee",
                 'sourceType', p."sourceType", 'sinkType', p."sinkType", 'outputMode', p."outputMode", 'lastBatchId', p."lastBatchId",
-                'lastCommittedAt', ${isoTime('lastCommittedAt')}, 'updatedAt', ${isoTime('updatedAt')},
+                'lastCommittedAt', ${isoTime('lastCommittedAt')}, 'updatedAt', ${isoTime('updatedAt')}, 'allowedActions', ${ALLOWED_ACTIONS_SQL},
                 ${jobOverviewFieldsSql(Prisma.sql`p.id`, Prisma.sql`c`, Prisma.sql`w.n`, now)}
               ) ORDER BY p.ord), '[]')::text
        FROM page p LEFT JOIN "JobCounters" c ON c."jobId" = p.id LEFT JOIN LATERAL (SELECT ${windowRowsSql(Prisma.sql`c`, now)} AS n) w ON true

@@ -4,6 +4,7 @@
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
 import { NotFoundError } from '../http/http-errors';
 import { maskSpec, redactSecrets, secretValues } from './secret-masking';
+import { allowedActions, type JobAction, type JobStatus } from '../job-lifecycle';
 
 export interface JobListItem {
   id: string;
@@ -17,6 +18,8 @@ export interface JobListItem {
   lastBatchId: number | null;
   lastCommittedAt: string | null;
   updatedAt: string;
+  /** What the lifecycle allows from the job's status (job-lifecycle.ts): the dashboard offers only these. */
+  allowedActions: JobAction[];
 }
 
 export interface JobDetail extends JobListItem {
@@ -35,7 +38,7 @@ export interface JobDetail extends JobListItem {
 }
 
 /** The columns a list item needs (the list never reads specs or contracts), times as read. */
-type ListRow = Omit<JobListItem, 'lastCommittedAt' | 'updatedAt'> & { lastCommittedAt: Date | null; updatedAt: Date };
+type ListRow = Omit<JobListItem, 'lastCommittedAt' | 'updatedAt' | 'allowedActions'> & { lastCommittedAt: Date | null; updatedAt: Date };
 
 /** A job's list-item fields, for the job detail (the jobs list writes the same fields in SQL: job-page-presenter.ts). */
 function listItem(j: ListRow): JobListItem {
@@ -51,6 +54,7 @@ function listItem(j: ListRow): JobListItem {
     lastBatchId: j.lastBatchId,
     lastCommittedAt: j.lastCommittedAt?.toISOString() ?? null,
     updatedAt: j.updatedAt.toISOString(),
+    allowedActions: allowedActions(j.status as JobStatus),
   };
 }
 
