@@ -133,6 +133,14 @@ async function weirEngine(url: string, table: string, data: Row[]) {
   }
 }
 
+/** A table's row count and a digest of its rows in id order: equal digests, equal content. */
+async function contentOf(pool: pg.Pool, table: string): Promise<{ n: number; digest: string }> {
+  const r = await pool.query<{ n: number; digest: string }>(
+    `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', id, name, amount, (extract(epoch FROM ts) * 1000)::bigint), ',' ORDER BY id, name, amount, ts)) AS digest FROM ${table}`,
+  );
+  return r.rows[0];
+}
+
 export interface PostgresSinkBenchResult {
   rows: number;
   batchRows: number;
@@ -149,6 +157,7 @@ export async function main(): Promise<PostgresSinkBenchResult> {
   const data = rows();
   const times = { weir: [] as number[], values: [] as number[], unnest: [] as number[], engine: [] as number[] };
   let t = 0;
+  const digests: Record<string, string> = {};
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const variant of ['weir', 'values', 'unnest', 'engine'] as const) {
@@ -160,10 +169,15 @@ export async function main(): Promise<PostgresSinkBenchResult> {
               : variant === 'unnest' ? handUnnest(db.pool, table, data)
                 : weirEngine(db.url, table, data),
         );
-        const count = Number((await db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
-        if (count !== ROWS) throw new Error(`${variant} wrote ${count} rows, expected ${ROWS}`);
+        const { n, digest } = await contentOf(db.pool, table);
+        if (n !== ROWS) throw new Error(`${variant} wrote ${n} rows, expected ${ROWS}`);
+        digests[variant] = digest;
         times[variant].push(ms);
         await db.pool.query(`DROP TABLE ${table}`);
+      }
+      // The same count is not the same rows: every variant must hold what the baseline holds.
+      for (const variant of ['weir', 'unnest', 'engine'] as const) {
+        if (digests[variant] !== digests.values) throw new Error(`round ${round}: ${variant} wrote other rows than the hand-written VALUES inserts (content digest ${digests[variant]} ≠ ${digests.values})`);
       }
     }
   } finally {

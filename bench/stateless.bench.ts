@@ -7,7 +7,7 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MicroBatchExecution, SystemClock, parseJobSpec, readCommittedRows } from '../lib/engine/index';
+import { MicroBatchExecution, SystemClock, parseJobSpec, readCommittedRows, type Row } from '../lib/engine/index';
 import type { BenchResult } from './run';
 
 const FILES = 10;
@@ -50,6 +50,29 @@ async function handLoop(input: string, output: string): Promise<number> {
   return written;
 }
 
+/**
+ * The first difference between the hand loop's rows and Weir's, matched by id (the same count is
+ * not the same rows); undefined when they hold the same rows.
+ */
+async function firstDifference(handDir: string, weir: Row[]): Promise<string | undefined> {
+  const want = new Map<string, string>();
+  for (const f of await readdir(handDir)) {
+    for (const line of (await readFile(path.join(handDir, f), 'utf8')).split('\n')) {
+      if (!line) continue;
+      const r = JSON.parse(line);
+      want.set(String(r.id), JSON.stringify([r.who, r.gross]));
+    }
+  }
+  if (weir.length !== want.size) return `weir ${weir.length} rows, hand loop ${want.size}`;
+  for (const r of weir) {
+    const got = JSON.stringify([r.who, r.gross]);
+    const expected = want.get(String(r.id));
+    if (got !== expected) return `id ${String(r.id)}: weir ${got}, hand loop ${expected ?? 'no such row (or it came twice)'}`;
+    want.delete(String(r.id));
+  }
+  return undefined;
+}
+
 export async function run(): Promise<BenchResult[]> {
   const rows = Number(process.env.WEIR_BENCH_ROWS ?? 1_000_000);
   const root = await mkdtemp(path.join(tmpdir(), 'weir-bench-stateless-'));
@@ -65,7 +88,6 @@ export async function run(): Promise<BenchResult[]> {
     let handMs = Infinity;
     let weirMs = Infinity;
     let handRows = 0;
-    let weirRows = 0;
     let batches = 0;
     for (let round = 0; round < 3; round++) {
       const t0 = performance.now();
@@ -88,8 +110,9 @@ export async function run(): Promise<BenchResult[]> {
       const t1 = performance.now();
       await new MicroBatchExecution({ spec: parsed.spec, clock: new SystemClock(), onProgress: () => void batches++ }).run();
       weirMs = Math.min(weirMs, performance.now() - t1);
-      weirRows = (await readCommittedRows(path.join(root, `weir-out-${round}`), 'json')).reduce((n, b) => n + b.rows.length, 0);
-      if (weirRows !== handRows) throw new Error(`outputs differ: weir ${weirRows} rows, hand loop ${handRows}`);
+      const committed = (await readCommittedRows(path.join(root, `weir-out-${round}`), 'json')).flatMap((b) => b.rows);
+      const diff = await firstDifference(path.join(root, `hand-out-${round}`), committed);
+      if (diff) throw new Error(`outputs differ: ${diff}`);
       await rm(path.join(root, `hand-out-${round}`), { recursive: true, force: true });
       await rm(path.join(root, `weir-out-${round}`), { recursive: true, force: true });
     }

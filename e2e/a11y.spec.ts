@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { trackRequests } from './requests-settled';
 
 const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
 const root = mkdtempSync(path.join(tmpdir(), 'weir-e2e-a11y-'));
@@ -116,7 +117,11 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       // model; the rest of the page is what this view checks.
       await p.keyboard.press('Escape');
       await p.getByRole('heading', { level: 1 }).click();
-      await p.waitForTimeout(1500); // the debounced validation
+      // The debounced validation has answered for the query as typed (the count of problems
+      // replaces "Checking…"): its error styles are on the page.
+      const validation = p.getByRole('region', { name: 'Validation' });
+      await expect(validation.getByText(/^\d+ problems?$/)).toBeVisible({ timeout: 20_000 });
+      await expect(validation.getByText('Checking…')).toHaveCount(0);
     },
   },
   {
@@ -192,36 +197,34 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
 
 test('signed out, the sign-in page logs no console errors and asks the API nothing', async ({ page }) => {
   const errors: string[] = [];
-  const asked: string[] = [];
+  const requests = trackRequests(page);
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => {
-    if (/\/api\/(auth\/me|alerts\/summary)/.test(r.url())) asked.push(r.url());
-  });
   await page.goto('/signin');
+  // Enabled once hydrated: the mount effects, where a poll or a who-am-I would start, have run.
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sign in' })).toBeVisible();
-  await page.waitForTimeout(2000); // a poll or a who-am-I would have fired at once on mount
-  expect(asked).toEqual([]);
+  await requests.settled();
+  expect(requests.urls.filter((u) => /\/api\/(auth\/me|alerts\/summary)/.test(u))).toEqual([]);
+  expect(requests.failed).toEqual([]);
   expect(errors).toEqual([]);
 });
 
 test('with an ended session the navigation asks nothing either (the cookie alone is not a session)', async ({ page, context, baseURL }) => {
   await context.addCookies([{ name: 'weir_session', value: 'ended-or-expired-session-token', url: baseURL! }]);
   const errors: string[] = [];
-  const asked: string[] = [];
+  const requests = trackRequests(page);
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
-  page.on('request', (r) => {
-    if (/\/api\/(auth\/me|alerts\/summary)/.test(r.url())) asked.push(r.url());
-  });
   await page.goto('/signin');
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sign in' })).toBeVisible();
-  await page.waitForTimeout(2000);
-  expect(asked).toEqual([]);
+  await requests.settled();
+  expect(requests.urls.filter((u) => /\/api\/(auth\/me|alerts\/summary)/.test(u))).toEqual([]);
+  expect(requests.failed).toEqual([]);
   expect(errors).toEqual([]);
 });
 

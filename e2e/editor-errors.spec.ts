@@ -22,8 +22,10 @@ test('untouched, nothing is an error; an unknown column comes first in every mod
   await expect(sql).toBeVisible();
   const validation = page.getByRole('region', { name: 'Validation' });
   const modes = page.getByRole('region', { name: 'Output mode' });
-  // Give the debounced validation time to answer on the untouched form.
-  await page.waitForTimeout(2000);
+  // The debounced validation has answered for the form as it stands (not "Checking…"): only now
+  // does the absence of an error mean anything.
+  await expect(page.getByText(/^The query (analyses|is analysed once the source's schema is valid)\.$/)).toBeVisible({ timeout: 20_000 });
+  await expect(validation.getByText('Checking…')).toHaveCount(0);
   await expect(page.getByText(/Too small|expected string|>=1 characters/)).toHaveCount(0);
   // The default query is a stateless filter: Append is legal (Complete, rightly, is not).
   await expect(modes.locator('.mode-option', { hasText: /^Append/ }).getByText('not allowed')).toHaveCount(0);

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { trackRequests } from './requests-settled';
 
 const PORT = Number(process.env.E2E_FIRST_RUN_PORT ?? Number(process.env.E2E_PORT ?? 3100) + 1);
 const PG_PORT = Number(process.env.E2E_FIRST_RUN_PG_PORT ?? 54510);
@@ -94,9 +95,15 @@ test('first start: sign in with the printed one-time password, then choose your 
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
+  const requests = trackRequests(page);
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Choose your password', level: 1 })).toBeVisible();
-  await page.waitForTimeout(2000); // the alert badge would have asked at once on mount
+  // The navigation shows the session once its mount effects (where the alert badge would ask) ran.
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByText(/Signed in as/)).toBeVisible();
+  await expect(page.getByRole('form', { name: 'Set password' })).toHaveAttribute('aria-busy', 'false');
+  await requests.settled();
+  expect(requests.urls.filter((u) => u.includes('/api/alerts/summary'))).toEqual([]);
+  expect(requests.failed).toEqual([]);
   expect(errors).toEqual([]);
   // Every page leads here until it is done; the API refuses the one-time session anything else.
   await page.goto(`${url}/alerts`);

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { trackRequests } from './requests-settled';
 
 const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
 const ART = 'e2e/artifacts';
@@ -63,14 +64,12 @@ test.afterAll(async ({ request }) => {
 });
 
 test('signed out, the navigation polls nothing', async ({ page }) => {
-  const asked: string[] = [];
-  page.on('request', (r) => {
-    if (r.url().includes('/api/alerts/summary')) asked.push(r.url());
-  });
+  const requests = trackRequests(page);
   await page.goto('/signin');
-  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
-  await page.waitForTimeout(1500); // a poll would have fired at once on mount
-  expect(asked).toEqual([]);
+  // Enabled once hydrated: the navigation's mount effects, where a poll starts, have run.
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+  await requests.settled();
+  expect(requests.urls.filter((u) => u.includes('/api/alerts/summary'))).toEqual([]);
 });
 
 test('the relative commit time advances on the client', async ({ page }) => {

@@ -136,6 +136,43 @@ describe('reset checkpoint', () => {
   });
 });
 
+describe('reset checkpoint of a webhook sink', () => {
+  /** A webhook job whose recorded batches POSTed `rows` rows (the guard's figure for what goes again). */
+  async function webhookJob(name: string, options: Record<string, unknown>, rows: number) {
+    const res = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: filesSpec(name, dir, { sink: { type: 'webhook', options: { url: 'http://127.0.0.1:9/hook', ...options } } }) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = res.body.job.id as string;
+    const progress = (batchId: number) => ({ jobId: id, batchId, timestamp: new Date(), numInputRows: rows / 2, inputRowsPerSecond: 1, processedRowsPerSecond: 1, batchDurationMs: 1, durationMs: {}, progress: { sink: { numOutputRows: rows / 2 } } });
+    if (rows > 0) await kit.db.batchProgress.createMany({ data: [progress(0), progress(1)] });
+    await kit.db.job.update({ where: { id }, data: { queryId: 'q-1', lastBatchId: rows > 0 ? 1 : null } });
+    return id;
+  }
+
+  // An Idempotency-Key embeds the query id, and a reset is a new query id: the receiver that drops
+  // a repeated key sees every batch as new, so this sink is as exposed as an at-least-once one.
+  it.each([
+    { label: 'idempotent (the receiver honours the key)', options: { receiverHonoursIdempotencyKey: true }, newQueryIdMatters: true, says: /Idempotency-Key embeds the query id/ },
+    { label: 'at-least-once', options: {}, newQueryIdMatters: false, says: /at-least-once: nothing recognizes a batch/ },
+  ])('$label, with batches POSTed: refused until acknowledged, saying how many rows go again', async ({ options, newQueryIdMatters, says }) => {
+    const name = `lc-hook-${newQueryIdMatters ? 'idem' : 'alo'}`;
+    const id = await webhookJob(name, options, 6);
+    const refused = await post(reset.POST, id, kit.tokens.admin, { confirm: name });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'REPROCESSING_NOT_ACKNOWLEDGED', details: { cause: 'reset-checkpoint', rowsWrittenAgain: 6, historyRows: 6, sinkRows: null, batches: 2, newQueryIdMatters } });
+    expect(refused.body.error.message).toMatch(says);
+    expect(refused.body.error.message).toContain('6 rows would be written again');
+    expect(await kit.db.batchProgress.count({ where: { jobId: id } })).toBe(2);
+    const ok = await post(reset.POST, id, kit.tokens.admin, { confirm: name, acknowledgeReprocessing: true });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(await kit.db.batchProgress.count({ where: { jobId: id } })).toBe(0);
+  });
+
+  it('with nothing POSTed yet, the reset is not asked about', async () => {
+    const id = await webhookJob('lc-hook-empty', { receiverHonoursIdempotencyKey: true }, 0);
+    expect((await post(reset.POST, id, kit.tokens.admin, { confirm: 'lc-hook-empty' })).status).toBe(200);
+  });
+});
+
 describe('delete with the checkpoint', () => {
   async function withCheckpoint(name: string) {
     const id = await newJob(name);

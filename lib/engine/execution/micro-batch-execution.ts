@@ -111,7 +111,8 @@ const PLANNING_FENCE_INTERVAL_MS = 1000;
 const IDLE_WAIT_MAX_MS = PLANNING_FENCE_INTERVAL_MS;
 /**
  * The bounded poll of a source without a data signal: the first look after a batch comes 5 ms
- * later (data often comes in runs), doubling while idle up to 100 ms, the old fixed sleep.
+ * later (data often comes in runs), doubling while idle up to 100 ms, so an idle query asks its
+ * source at most ten times a second.
  */
 const IDLE_POLL_MIN_MS = 5;
 const IDLE_POLL_MAX_MS = 100;

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CommitLog } from '../checkpoint/commit-log';
 import { ManualClock } from '../clock';
 import { IncompatibleQueryChangeError } from '../errors';
 import { CRASH_POINTS } from '../execution/crash-points';
@@ -15,7 +16,7 @@ import { MicroBatchExecution } from '../execution/micro-batch-execution';
 import { checkRestartCompatibility } from '../execution/restart-compatibility';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { convertStateProvider } from '../state/state-provider-conversion';
-import { AddData, Assert, CheckAnswer, CrashAt, StartStream, StopStream, testStream, type StreamHarness } from '../execution/testing/stream-test';
+import { AddData, Assert, CheckAnswer, CrashAt, ProcessAllAvailable, StartStream, StopStream, testStream, type StreamHarness } from '../execution/testing/stream-test';
 import { mustParse, seededRandom, tempDir } from '../execution/testing/test-fixtures';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
@@ -515,5 +516,46 @@ describe('dedup option and limit through the engine', () => {
       expected: (added) => added.slice(0, 7).map((r) => ({ region: r.region, amount: r.amount })),
     };
     await testStream(h, [AddData(rows.slice(0, 4)), CheckAnswer(), StopStream(), StartStream(), AddData(rows.slice(4)), CheckAnswer()]);
+  });
+});
+
+describe('a crash right after a commit keeps the watermark that commit recorded', () => {
+  // Event times that do not only rise: batch 2 reaches minute 25, which closes window [0, 10)
+  // for the next batch; the run dies right after commits/2, before that next batch. After the
+  // restart the data comes back to minute 22 and brings a row from minute 12, late for the
+  // watermark commits/2 recorded (20 minutes).
+  it('the first batch after the restart emits the closed window, drops the late row, and the watermark never moves back', async () => {
+    const j = await job(WINDOW_SQL, 'append', { watermark: '5 minutes' });
+    const at = (minute: number): Row => ({ region: 'eu', amount: 1, ts: T0 + minute * MIN });
+    const commits = new CommitLog(new LocalCheckpointFileManager(j.spec.checkpointLocation));
+    let recorded = 0;
+    const state = await testStream(harness(j, 'append', () => [], () => ''), [
+      AddData([at(1), at(2)]),
+      ProcessAllAvailable(), // batch 0, then the no-data batch 1 (the watermark moved)
+      AddData([at(25)]),
+      CrashAt('after-commit', 2),
+      Assert(async () => {
+        expect(j.table.batches.map((b) => b.batchId)).toEqual([0, 1, 2]);
+        expect(j.table.rows).toEqual([]);
+        recorded = (await commits.get(2))!.nextBatchWatermarkMs;
+        expect(recorded).toBe(T0 + 20 * MIN);
+      }),
+      AddData([at(22), at(12)]),
+      ProcessAllAvailable(),
+      StopStream(),
+    ]);
+    const afterRestart = state.progress.filter((p) => p.batchId > 2);
+    const first = Math.min(...afterRestart.map((p) => p.batchId));
+    expect(first).toBe(3);
+    // Window [0, 10) comes out in the first batch after the restart, and only there.
+    const emitted = j.table.batches.filter((b) => b.rows.length > 0).map((b) => [b.batchId, b.rows.map((r) => (r.window as { start: number }).start - T0)]);
+    expect(emitted).toEqual([[first, [0]]]);
+    // Minute 12 was late for the recorded watermark: window [10, 20) never opens.
+    expect(j.table.rows).toEqual([{ window: { start: T0, end: T0 + 10 * MIN }, region: 'eu', n: 2 }]);
+    // Each batch's watermark is at least the one before it; after the restart, at least the recorded one.
+    const watermarks = state.progress.map((p) => Date.parse(p.eventTime!.watermark));
+    for (let i = 1; i < watermarks.length; i++) expect(watermarks[i], `batch ${state.progress[i].batchId}`).toBeGreaterThanOrEqual(watermarks[i - 1]);
+    for (const p of afterRestart) expect(Date.parse(p.eventTime!.watermark), `batch ${p.batchId}`).toBeGreaterThanOrEqual(recorded);
+    expect((await commits.getLatest())!.value.nextBatchWatermarkMs).toBeGreaterThanOrEqual(recorded);
   });
 });

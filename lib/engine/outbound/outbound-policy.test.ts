@@ -178,6 +178,18 @@ describe('WEIR_OUTBOUND_ALLOW', () => {
     expect(checkDestinationValue('http', 'https://other.example.com/', namesOnly)?.message).toMatch(/host name other\.example\.com is not in WEIR_OUTBOUND_ALLOW/);
   });
 
+  it('a wildcard matches names under it, never a name that only ends with the same letters', () => {
+    const namesOnly: OutboundPolicy = { allow: parseAllowList('*.svc.cluster.local') };
+    expect(checkDestinationValue('http', 'http://api.svc.cluster.local/', namesOnly)).toBeUndefined();
+    expect(checkDestinationValue('http', 'http://pg.db.svc.cluster.local/', namesOnly)).toBeUndefined();
+    for (const v of ['http://evilsvc.cluster.local/', 'http://svc.cluster.local.evil.com/', 'http://xsvc.cluster.local/', 'http://cluster.local/']) {
+      expect(checkDestinationValue('http', v, namesOnly)?.rule, v).toBe('WEIR_OUTBOUND_ALLOW');
+    }
+    // A listed name is trusted wherever it resolves; a near-miss must be held to the CIDRs.
+    expect(checkResolved('http', 'api.svc.cluster.local', '93.184.216.34', 443, policy)).toBeUndefined();
+    expect(checkResolved('http', 'evilsvc.cluster.local', '93.184.216.34', 443, policy)?.rule).toBe('WEIR_OUTBOUND_ALLOW');
+  });
+
   it('a bad entry is an error naming it', () => {
     expect(() => parseAllowList('10.0.0.0/33')).toThrow(/"10\.0\.0\.0\/33"/);
     expect(() => parseAllowList('http://x')).toThrow(/neither a CIDR/);

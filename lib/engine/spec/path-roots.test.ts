@@ -9,14 +9,27 @@ const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'weir-roots-')));
 const files = path.join(base, 'files');
 const cps = path.join(base, 'checkpoints');
 const outside = path.join(base, 'outside');
-for (const d of [files, cps, outside, path.join(files, 'in')]) mkdirSync(d, { recursive: true });
+// A sibling whose name starts with the root's: a check by string prefix would count it inside.
+const filesEvil = `${files}-evil`;
+for (const d of [files, cps, outside, filesEvil, path.join(files, 'in')]) mkdirSync(d, { recursive: true });
 // Links inside the files root: to a directory outside, a dangling one pointing outside, one staying inside.
 symlinkSync(outside, path.join(files, 'to-outside'));
 symlinkSync(path.join(outside, 'not-yet'), path.join(files, 'dangling'));
 symlinkSync(path.join(files, 'in'), path.join(files, 'to-in'));
+symlinkSync(filesEvil, path.join(files, 'to-sibling'));
 const roots = { checkpointRoot: cps, filesRoots: [files] };
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/**
+ * Whether `child` is `parent` or under it, judged by whole path segments: the oracle for
+ * `isInside`, written independently of it.
+ */
+function insideBySegments(child: string, parent: string): boolean {
+  const c = child.split('/').filter(Boolean);
+  const p = parent.split('/').filter(Boolean);
+  return c.length >= p.length && p.every((s, i) => c[i] === s);
+}
 
 const files1 = (v: string) => resolvePathField('source.options.path', v, 'files', roots);
 
@@ -78,7 +91,7 @@ describe('resolvePathField', () => {
   });
 
   it('property: whatever the segments, an accepted path lies inside the root (really) and its location has no ..', () => {
-    const seg = fc.constantFrom('..', '.', 'in', 'to-outside', 'to-in', 'dangling', 'x', '');
+    const seg = fc.constantFrom('..', '.', 'in', 'to-outside', 'to-in', 'to-sibling', 'dangling', 'files-evil', 'x', '');
     fc.assert(
       fc.property(fc.array(seg, { minLength: 1, maxLength: 7 }), fc.boolean(), (segs, absolute) => {
         const v = (absolute ? files + '/' : '') + segs.join('/');
@@ -86,10 +99,22 @@ describe('resolvePathField', () => {
         const r = files1(v);
         if (!r.ok) return;
         expect(r.location.split('/')).not.toContain('..');
-        expect(isInside(realPathOf(r.location), files)).toBe(true);
-        expect(isInside(r.key, files)).toBe(true);
+        expect(insideBySegments(realPathOf(r.location), files), v).toBe(true);
+        expect(insideBySegments(r.key, files), v).toBe(true);
       }),
-      { numRuns: 500 },
+      // The sibling whose name extends the root's, reached by .. and by a link, always tried.
+      { numRuns: 500, examples: [[['..', 'files-evil'], false], [['..', 'files-evil', 'x'], true], [['to-sibling'], false]] },
+    );
+  });
+
+  it('property: isInside agrees with a comparison of whole path segments', () => {
+    const seg = fc.constantFrom('files', 'files-evil', 'file', 'in', 'x');
+    const abs = fc.array(seg, { minLength: 0, maxLength: 4 }).map((s) => '/' + s.join('/'));
+    fc.assert(
+      fc.property(abs, abs, (child, parent) => {
+        expect(isInside(child, parent), `${child} in ${parent}`).toBe(insideBySegments(child, parent));
+      }),
+      { numRuns: 1000, examples: [['/x/files-evil', '/x/files'], ['/x/files-evil/in', '/x/files'], ['/x/files/in', '/x/files']] },
     );
   });
 });
