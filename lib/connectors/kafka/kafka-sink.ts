@@ -126,8 +126,10 @@ class KafkaSink implements Sink {
         const topic = this.opts.topic ?? (typeof r.topic === 'string' && r.topic !== '' ? r.topic : null);
         if (topic === null) throw new Error('a row has no topic: give sink.options.topic, or a topic column in the SELECT');
         const headers = { ...headersOf(r.headers), [BATCH_ID_HEADER]: String(batchId), [QUERY_ID_HEADER]: ctx.queryId };
-        const value = this.avro ? this.avro.frame(schemaId, row.value) : toBuffer(r.value, json.stringify);
-        const m: Message = { key: toBuffer(r.key, json.stringify), value, headers };
+        // A binary key or value is the record's bytes as they are (the rendered row has them as base64 text).
+        const bytes = (name: 'key' | 'value') => (row[name] instanceof Uint8Array ? row[name] : r[name]);
+        const value = this.avro ? this.avro.frame(schemaId, row.value) : toBuffer(bytes('value'), json.stringify);
+        const m: Message = { key: toBuffer(bytes('key'), json.stringify), value, headers };
         if (r.partition !== null && r.partition !== undefined) m.partition = Number(r.partition);
         let list = byTopic.get(topic);
         if (!list) byTopic.set(topic, (list = []));

@@ -20,12 +20,18 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
   switch (f.type) {
     case 'long': case 'double': case 'string': case 'boolean': case 'unknown':
       return undefined;
-    // The common non-plain columns, without the general path's dispatch per value.
+    // The common non-plain columns, without the general path's dispatch per value. A value in
+    // another form than the engine's (text a reader kept, as `weir sink read` of a topic) is
+    // written as it is.
     case 'timestamp':
-      return (v) => (typeof v === 'number' ? new Date(v).toISOString() : renderValue(v, f));
+      return (v) => (typeof v === 'number' ? new Date(v).toISOString() : v);
     case 'date':
-      return (v) => (typeof v === 'number' ? formatDate(v) : renderValue(v, f));
-    case 'binary': case 'decimal': case 'window': case 'array': case 'map': case 'struct':
+      return (v) => (typeof v === 'number' ? formatDate(v) : v);
+    case 'binary':
+      return (v) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v);
+    case 'decimal':
+      return (v) => (typeof v === 'bigint' ? renderValue(v, f) : v);
+    case 'window': case 'array': case 'map': case 'struct':
     default:
       return (v) => renderValue(v, f);
   }
