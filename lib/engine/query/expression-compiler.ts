@@ -749,6 +749,12 @@ class ExpressionCompiler implements LambdaCompiler {
         'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
       );
     }
+    if (INT_DAYS.has(e.name) && e.args.length === 2 && writtenAsBigint(e.args[1])) {
+      throw new SqlValidationError(
+        `Cannot resolve "${e.name}(…)" due to data type mismatch: The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however it has the type "BIGINT"; write the number of days without the L suffix, or CAST it AS INT`,
+        e.args[1].pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
+      );
+    }
     if (e.name === 'typeof') {
       if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
       const text = simpleTypeString(this.compile(e.args[0]));
@@ -870,6 +876,15 @@ class ExpressionCompiler implements LambdaCompiler {
       },
     };
   }
+}
+
+/** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
+const INT_DAYS = new Set(['date_add', 'dateadd', 'date_sub']);
+
+/** A BIGINT as Spark types it: a BIGINT literal, or a CAST to BIGINT (Weir's columns are all BIGINT, so not those). */
+function writtenAsBigint(e: Expr): boolean {
+  if (e.kind === 'literal') return e.bigint === true;
+  return e.kind === 'cast' && e.to === 'long' && e.integral === undefined;
 }
 
 /**

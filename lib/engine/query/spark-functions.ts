@@ -125,13 +125,26 @@ function unified(args: ExprType[], fn: string): ExprType | string {
 
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 
-const DATE_ADD: FunctionDef = {
-  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of days)'),
+/** Spark's check of regexp_replace's position (RegExpReplace.checkInputDataTypes). */
+const positionOutOfRange = (pos: number) =>
+  `[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] The \`position\` must be between (0, 2147483647], but got ${Math.trunc(pos)}.`;
+
+/** A day count: a number, or a string Spark casts to an INT (NULL when it is not one). */
+function dayCount(n: unknown, t: ExprType): number | null {
+  if (t !== 'string') return Math.trunc(n as number);
+  const x = Number((n as string).trim());
+  return (n as string).trim() === '' || !Number.isFinite(x) ? null : Math.trunc(x);
+}
+
+const dayShift = (sign: 1 | -1): FunctionDef => ({
+  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
   impl: ([d, n], _c, t) => {
     const day = toDay(d, t[0]);
-    return day === null ? null : day + Math.trunc(n as number);
+    const k = dayCount(n, t[1]);
+    return day === null || k === null ? null : day + sign * k;
   },
-};
+});
+const DATE_ADD = dayShift(1);
 
 /** Functions Spark refuses on streaming DataFrames, or that Weir refuses because a replay would differ. */
 export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: string }> = {
@@ -197,7 +210,8 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
       const re = walkRegex('regexp_replace()', p as string);
       // Spark's position counts characters (code points). The search runs on the rest of the
       // value, as Java's region with opaque bounds: `^` and `\b` see the position as the start.
-      const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.max(0, Math.trunc(posArg as number) - 1));
+      if (posArg !== undefined && Math.trunc(posArg as number) <= 0) throw new RecordExpressionError(`regexp_replace(): ${positionOutOfRange(posArg as number)}`, { function: 'regexp_replace()' });
+      const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.trunc(posArg as number) - 1);
       const rest = src.slice(start);
       const literal = /[$\\]/.test(r as string) ? undefined : (r as string);
       let out = src.slice(0, start);
@@ -210,7 +224,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
       }
       return out + rest.slice(from);
     },
-    checkLiterals: regexLiterals('regexp_replace()', true),
+    checkLiterals: (lits) => (typeof lits[3] === 'number' && Math.trunc(lits[3]) <= 0 ? `regexp_replace(): ${positionOutOfRange(lits[3])}` : regexLiterals('regexp_replace()', true)(lits)),
   },
   // --- conditional and null ---
   if: {
@@ -270,10 +284,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   },
   date_add: DATE_ADD,
   dateadd: DATE_ADD,
-  date_sub: {
-    min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of days)'),
-    impl: ([d, n], _c, t) => { const day = toDay(d, t[0]); return day === null ? null : day - Math.trunc(n as number); },
-  },
+  date_sub: dayShift(-1),
   datediff: {
     min: 2, max: 2, type: (a) => dayArg(a, 0) ?? dayArg(a, 1) ?? 'long',
     impl: ([e, s], _c, t) => { const a = toDay(e, t[0]); const b = toDay(s, t[1]); return a === null || b === null ? null : a - b; },
@@ -313,7 +324,17 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   },
   // The batch's timestamp's day (offsets/N's batchTimestampMs): stable when a batch re-runs.
   current_date: { min: 0, max: 0, type: () => 'date', impl: (_a, ctx) => dateFromTimestamp(ctx.batchTimestampMs) },
-  timestamp_seconds: { min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp', impl: ([v]) => Math.round((v as number) * 1000) },
+  // Spark keeps microseconds in a BIGINT: seconds past its range fail (Math.multiplyExact) rather
+  // than wrap; NaN and infinities are NULL.
+  timestamp_seconds: {
+    min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp',
+    impl: ([v]) => {
+      const x = v as number;
+      if (!Number.isFinite(x)) return null;
+      if (Math.abs(x * 1e6) >= 2 ** 63) throw new RecordExpressionError(`timestamp_seconds(): [ARITHMETIC_OVERFLOW] long overflow: ${x} seconds in microseconds do not fit a BIGINT`, { function: 'timestamp_seconds()' });
+      return Math.round(x * 1000);
+    },
+  },
   make_timestamp: {
     min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
     impl: ([y, mo, d, h, mi, s]) => {
