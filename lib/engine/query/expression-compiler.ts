@@ -13,7 +13,8 @@ import type { Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from './higher-order-functions';
-import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
+import { COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
+import { buildMap } from './map-functions';
 import { castTypeText, exprToString, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
@@ -671,11 +672,19 @@ class ExpressionCompiler implements LambdaCompiler {
       if (el.type === 'decimal' && (v.type === 'decimal' || v.type === 'long')) args = [args[0], convert(v, 'decimal', el.decimal)];
       else if (v.type === 'decimal' && isNumeric(el.type)) args = [args[0], convert(v, 'double')];
     } else {
-      // A decimal or a date where a function takes a number or a string: as a double, as its text.
-      args = args.map((a) => (a.type === 'decimal' ? convert(a, 'double') : a.type === 'date' ? convert(a, 'string') : a));
+      // A decimal where a function takes a number: as a double.
+      args = args.map((a) => (a.type === 'decimal' ? convert(a, 'double') : a));
     }
-    const t = def.type(args);
+    // Each argument's column name (arrays_zip names its fields after them).
+    const names = e.args.map((a) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : ''));
+    let t = def.type(args, names);
+    if (typeof t === 'string' && args.some((a) => a.type === 'date')) {
+      // A date where the function takes a string (split, concat_ws): as its text.
+      args = args.map((a) => (a.type === 'date' ? convert(a, 'string') : a));
+      t = def.type(args, names);
+    }
     if (typeof t === 'string') this.fail(e, t);
+    const result = t;
     const bad = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
     if (bad) this.fail(e, bad);
     const impl = def.impl;
@@ -685,7 +694,7 @@ class ExpressionCompiler implements LambdaCompiler {
       eval: (row, c) => {
         const vs = args.map((a) => a.eval(row, c));
         if (nullIntolerant && vs.some((v) => v === null || v === undefined)) return null;
-        return impl(vs, args);
+        return impl(vs, args, result);
       },
     };
   }
@@ -706,6 +715,7 @@ class ExpressionCompiler implements LambdaCompiler {
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
       return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}) }, values: u.values };
     };
+    if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
       const { type, values } = unify(e.args, 'elements');
       return { type: 'array', elementType: elementOf(type), eval: (r, c) => values.map((v) => v.eval(r, c)) };
@@ -723,6 +733,34 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 
+  /**
+   * named_struct(name1, value1, …) and struct(value1, …), as Spark's CreateNamedStruct: struct
+   * names a field after its column, or col1, col2, … for another expression.
+   */
+  private struct_(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    let names: string[];
+    let valueExprs: Expr[];
+    if (e.name === 'named_struct') {
+      if (e.args.length % 2 !== 0) this.fail(e, `named_struct() takes name/value pairs: named_struct(name1, value1, name2, value2, …), got ${e.args.length} argument(s)`);
+      names = [];
+      valueExprs = [];
+      for (let i = 0; i < e.args.length; i += 2) {
+        const n = e.args[i];
+        if (n.kind !== 'literal' || typeof n.value !== 'string') this.fail(e, `named_struct() field names must be string literals; argument ${i + 1} is not`);
+        names.push(n.value);
+        valueExprs.push(e.args[i + 1]);
+      }
+    } else {
+      valueExprs = e.args;
+      names = e.args.map((a, i) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : `col${i + 1}`));
+    }
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined && e.name === 'named_struct') this.fail(e, `named_struct() names the field \`${dup}\` twice`);
+    const values = valueExprs.map((x) => this.compile(x));
+    const fields = values.map((v, i) => fieldOfType(names[i], v));
+    return { type: 'struct', fields, eval: (r, c) => Object.fromEntries(values.map((v, i) => [names[i], v.eval(r, c)])) };
+  }
+
   private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     let e = call;
     const refused = STREAMING_REFUSED[e.name];
@@ -730,7 +768,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (GENERATORS.has(e.name)) {
       this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
     }
-    if (e.name === 'array' || e.name === 'map') return this.constructor_(e);
+    if (e.name === 'array' || e.name === 'map' || e.name === 'struct' || e.name === 'named_struct') return this.constructor_(e);
     const hof = HIGHER_ORDER_FUNCTIONS[e.name];
     if (hof) {
       if (e.args.length < hof.min || e.args.length > hof.params.length) {

@@ -23,6 +23,8 @@ const INTERNAL = new Set(['json_tuple_item']);
 const SPECIAL: { name: string; min: number; max: number; kind: SqlFunctionInfo['kind'] }[] = [
   { name: 'array', min: 0, max: Infinity, kind: 'scalar' },
   { name: 'map', min: 0, max: Infinity, kind: 'scalar' },
+  { name: 'struct', min: 1, max: Infinity, kind: 'scalar' },
+  { name: 'named_struct', min: 2, max: Infinity, kind: 'scalar' },
   { name: 'window', min: 2, max: 3, kind: 'scalar' },
   { name: 'typeof', min: 1, max: 1, kind: 'scalar' },
   { name: 'json_tuple', min: 2, max: Infinity, kind: 'generator' },

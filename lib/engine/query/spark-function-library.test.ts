@@ -97,3 +97,97 @@ describe('answers where Spark fails or differs', () => {
     expect((await k.runBatch([{ id: 1, n: 1, s: 'a' }])).output).toEqual([]);
   });
 });
+
+// [expression, Spark's documented result] (a DATE inside an array as its day number)
+const COLLECTION_EXAMPLES: [string, unknown][] = [
+  // array_append · array_prepend · array_compact · array_size
+  ["array_append(array('b', 'd', 'c', 'a'), 'd')", ['b', 'd', 'c', 'a', 'd']],
+  ['array_append(array(1, 2, 3, null), null)', [1, 2, 3, null, null]],
+  // Spark's example writes CAST(null AS ARRAY<INT>); Weir casts to no ARRAY type, a NULL is one.
+  ['array_append(NULL, 2)', null],
+  ["array_prepend(array('b', 'd', 'c', 'a'), 'd')", ['d', 'b', 'd', 'c', 'a']],
+  ['array_prepend(array(1, 2, 3, null), null)', [null, 1, 2, 3, null]],
+  ['array_prepend(NULL, 2)', null],
+  ['array_compact(array(1, 2, 3, null))', [1, 2, 3]],
+  ['array_compact(array("a", "b", "c"))', ['a', 'b', 'c']],
+  ["array_size(array('b', 'd', 'c', 'a'))", 4],
+  ['array_size(NULL)', null],
+  // array_insert
+  ['array_insert(array(1, 2, 3, 4), 5, 5)', [1, 2, 3, 4, 5]],
+  ['array_insert(array(5, 4, 3, 2), -1, 1)', [5, 4, 3, 2, 1]],
+  ['array_insert(array(5, 3, 2, 1), -4, 4)', [5, 4, 3, 2, 1]],
+  ['array_insert(array(1, 2), 5, 9)', [1, 2, null, null, 9]],
+  ['array_insert(array(1, 2), -5, 9)', [9, null, null, 1, 2]],
+  ['array_insert(array(1, 2), 1, null)', [null, 1, 2]],
+  // arrays_zip
+  ['arrays_zip(array(1, 2, 3), array(2, 3, 4))', [{ 0: 1, 1: 2 }, { 0: 2, 1: 3 }, { 0: 3, 1: 4 }]],
+  ['arrays_zip(array(1, 2), array(2, 3), array(3, 4))', [{ 0: 1, 1: 2, 2: 3 }, { 0: 2, 1: 3, 2: 4 }]],
+  ['arrays_zip(array(1, 2), array(3))', [{ 0: 1, 1: 3 }, { 0: 2, 1: null }]],
+  // array_position · array_remove · the set operations · arrays_overlap
+  ['array_position(array(312, 773, 708, 708), 708)', 3],
+  ['array_position(array(312, 773, 708, 708), 414)', 0],
+  ['array_remove(array(1, 2, 3, null, 3), 3)', [1, 2, null]],
+  ['array_union(array(1, 2, 3), array(1, 3, 5))', [1, 2, 3, 5]],
+  ['array_intersect(array(1, 2, 3), array(1, 3, 5))', [1, 3]],
+  ['array_except(array(1, 2, 3), array(1, 3, 5))', [2]],
+  ['array_union(array(1, null), array(null, 2))', [1, null, 2]],
+  ['array_except(array(1, 1, null, 2), array(2))', [1, null]],
+  ['arrays_overlap(array(1, 2, 3), array(3, 4, 5))', true],
+  ['arrays_overlap(array(1, 2), array(3, null))', null],
+  ['arrays_overlap(array(1, 2), array(3))', false],
+  ['arrays_overlap(array(1, null), array_remove(array(1), 1))', false],
+  // sequence · array_repeat
+  ['sequence(1, 5)', [1, 2, 3, 4, 5]],
+  ['sequence(5, 1)', [5, 4, 3, 2, 1]],
+  ['sequence(1, 10, 3)', [1, 4, 7, 10]],
+  ["sequence(DATE '2018-01-01', DATE '2018-01-03')", [17532, 17533, 17534]],
+  ["array_repeat('123', 2)", ['123', '123']],
+  ['array_repeat(1, 0)', []],
+  ['array_repeat(NULL, 2)', [null, null]],
+  // map functions
+  ["map_contains_key(map(1, 'a', 2, 'b'), 1)", true],
+  ["map_contains_key(map(1, 'a', 2, 'b'), 3)", false],
+  ["map_concat(map(1, 'a', 2, 'b'), map(3, 'c'))", { 1: 'a', 2: 'b', 3: 'c' }],
+  ["map_from_arrays(array(1.0, 3.0), array('2', '4'))", { '1.0': '2', '3.0': '4' }],
+  ["map_from_entries(array(struct(1, 'a'), struct(2, 'b')))", { 1: 'a', 2: 'b' }],
+  ["map_entries(map(1, 'a', 2, 'b'))", [{ key: 1, value: 'a' }, { key: 2, value: 'b' }]],
+  ["map_keys(map_concat(map('x', 1), map('y', 2)))", ['x', 'y']],
+  // struct · named_struct
+  ['named_struct("a", 1, "b", 2, "c", 3)', { a: 1, b: 2, c: 3 }],
+  ['struct(1, 2)', { col1: 1, col2: 2 }],
+  ['struct(id, s)', { id: 1, s: 'Spark' }],
+  ["named_struct('a', 1, 'b', 'x').b", 'x'],
+  ['typeof(named_struct("a", 1, "b", 2.5D))', 'struct<a:bigint,b:double>'],
+  ["typeof(arrays_zip(array(1), array('a')))", 'array<struct<0:bigint,1:string>>'],
+];
+
+describe('collection, map and struct functions', () => {
+  for (const [expr, expected] of COLLECTION_EXAMPLES) {
+    it(expr, async () => {
+      expect(await one(expr)).toEqual(expected);
+    });
+  }
+
+  it('names the fields of arrays_zip after its columns', async () => {
+    const r = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [
+      { name: 'xs', type: 'array' as const, elementType: { name: 'element', type: 'long' as const, nullable: true } },
+      { name: 'ys', type: 'array' as const, elementType: { name: 'element', type: 'string' as const, nullable: true } },
+    ] };
+    const q = compileStreamingQuery('SELECT arrays_zip(xs, ys) AS z FROM src', r);
+    let out: Row[] = [{ xs: [1, 2], ys: ['a', 'b'] }];
+    for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+    expect(out[0].z).toEqual([{ xs: 1, ys: 'a' }, { xs: 2, ys: 'b' }]);
+  });
+
+  it("gives Spark's errors", async () => {
+    expect((await failure('array_insert(array(1, 2), 0, 9)')).message).toMatch(/INVALID_INDEX_OF_ZERO/);
+    expect((await failure('array_insert(array(1, 2), id - 1, 9)')).message).toMatch(/INVALID_INDEX_OF_ZERO/);
+    expect((await failure('sequence(1, 5, -1)')).message).toMatch(/Illegal sequence boundaries: 1 to 5 by -1/);
+    expect((await failure("map_concat(map(1, 'a'), map(1, 'b'))")).message).toMatch(/DUPLICATED_MAP_KEY/);
+    expect((await failure("map_from_arrays(array(1, 2), array('a'))")).message).toMatch(/same length/);
+    expect((await failure("map_from_arrays(array(1, null), array('a', 'b'))")).message).toMatch(/NULL_MAP_KEY/);
+    expect((await failure("array_append(array(1), 'x')")).message).toMatch(/value of its element type/);
+    expect((await failure('named_struct(s, 1)')).message).toMatch(/string literals/);
+    expect((await failure('array_repeat(1, 2000000)')).message).toMatch(/over the limit/);
+  });
+});
