@@ -15,6 +15,7 @@ import { GENERATORS } from './generators';
 import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from './higher-order-functions';
 import { COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
 import { buildMap } from './map-functions';
+import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { castTypeText, exprToString, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
@@ -792,6 +793,20 @@ class ExpressionCompiler implements LambdaCompiler {
         `Cannot resolve "${e.name}(…)" due to data type mismatch: The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however it has the type "BIGINT"; write the number of days without the L suffix, or CAST it AS INT`,
         e.args[1].pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
       );
+    }
+    // like(str, pattern[, escape]) and ilike(…) are the operators, as Spark's Like/ILike.
+    if ((e.name === 'like' || e.name === 'ilike') && e.args.length >= 2 && e.args.length <= 3) {
+      const esc = e.args[2];
+      if (esc && (esc.kind !== 'literal' || typeof esc.value !== 'string' || [...esc.value].length !== 1)) this.fail(e, `${e.name}() takes its escape character as a one-character string literal`);
+      const escape = esc ? (esc as { value: string }).value : undefined;
+      return this.compile({ kind: 'like', arg: e.args[0], pattern: e.args[1], negated: false, caseInsensitive: e.name === 'ilike', ...(escape !== undefined ? { escape } : {}), pos: e.pos });
+    }
+    // Spark's cast functions: timestamp(x) is CAST(x AS TIMESTAMP), date(x) CAST(x AS DATE), ….
+    const castTo = CAST_FUNCTIONS[e.name];
+    if (castTo) {
+      if (e.args.length !== 1) this.fail(e, `${e.name}() takes one argument, got ${e.args.length}`);
+      const integral = CAST_INTEGRAL[e.name];
+      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), pos: e.pos });
     }
     if (e.name === 'typeof') {
       if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);

@@ -21,6 +21,7 @@ import { JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
 import { MATH_FUNCTIONS } from './math-functions';
 import { REGEXP_FUNCTIONS } from './regexp-functions';
 import { STRING_FUNCTIONS } from './string-functions';
+import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 import { toLong } from './long';
 
@@ -304,7 +305,7 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
 
 // Spark's further functions (spark-functions.ts) after these: where both define a name, Spark's
 // fuller form (ltrim with characters, ceil with a scale) is the one that stays.
-Object.assign(FUNCTIONS, SPARK_FUNCTIONS, STRING_FUNCTIONS, REGEXP_FUNCTIONS, FORMAT_FUNCTIONS, MATH_FUNCTIONS, DATETIME_FUNCTIONS, JSON_SHAPE_FUNCTIONS);
+Object.assign(FUNCTIONS, SPARK_FUNCTIONS, STRING_FUNCTIONS, STRING_ENCODING_FUNCTIONS, REGEXP_FUNCTIONS, FORMAT_FUNCTIONS, MATH_FUNCTIONS, DATETIME_FUNCTIONS, JSON_SHAPE_FUNCTIONS);
 FUNCTIONS.substr = FUNCTIONS.substring;
 FUNCTIONS.date_diff = FUNCTIONS.datediff;
 

@@ -191,3 +191,77 @@ describe('collection, map and struct functions', () => {
     expect((await failure('array_repeat(1, 2000000)')).message).toMatch(/over the limit/);
   });
 });
+
+// [expression, Spark's documented result] (a BINARY through hex(), a TIMESTAMP as epoch ms)
+const MORE_EXAMPLES: [string, unknown][] = [
+  // to_binary · try_to_binary
+  ["decode(to_binary('abc', 'utf-8'), 'UTF-8')", 'abc'],
+  ["decode(to_binary('537061726B2053514C', 'hex'), 'UTF-8')", 'Spark SQL'],
+  ["decode(to_binary('U3BhcmsgU1FM', 'base64'), 'UTF-8')", 'Spark SQL'],
+  ["hex(to_binary('abc'))", '0ABC'],
+  ["decode(try_to_binary('abc', 'utf-8'), 'UTF-8')", 'abc'],
+  ["try_to_binary('a!', 'base64')", null],
+  ["try_to_binary('GG', 'hex')", null],
+  // UTF-8 validity
+  ["is_valid_utf8('Spark')", true],
+  ["is_valid_utf8(x'61')", true],
+  ["is_valid_utf8(x'80')", false],
+  ["is_valid_utf8(x'61C262')", false],
+  ["make_valid_utf8('Spark')", 'Spark'],
+  ["make_valid_utf8(x'61')", 'a'],
+  ["make_valid_utf8(x'80')", '\uFFFD'],
+  ["make_valid_utf8(x'61C262')", 'a\uFFFDb'],
+  ["validate_utf8('Spark')", 'Spark'],
+  ["validate_utf8(x'61')", 'a'],
+  ["try_validate_utf8('Spark')", 'Spark'],
+  ["try_validate_utf8(x'61')", 'a'],
+  ["try_validate_utf8(x'80')", null],
+  ["try_validate_utf8(x'61C262')", null],
+  // quote
+  ["quote('Don\\'t')", "'Don\\'t'"],
+  // like() and ilike() as functions
+  ["like('Spark', '_park')", true],
+  ["like('Spark', 'spark')", false],
+  ["ilike('Spark', '_Park')", true],
+  ["like('a_b', 'a!_b', '!')", true],
+  ["like('axb', 'a!_b', '!')", false],
+  // timestamp() and date() as functions (Spark's cast functions)
+  ["timestamp('2016-12-31 00:12:00')", Date.UTC(2016, 11, 31, 0, 12)],
+  ["date('2016-12-31')", '2016-12-31::DATE'],
+  ["int('12')", 12],
+  ["string(12)", '12'],
+  // timestampadd · timestampdiff, and the unit-first dateadd/date_add/datediff/date_diff
+  ["timestampadd(HOUR, 8, TIMESTAMP '2022-02-11 20:30:00')", Date.UTC(2022, 1, 12, 4, 30)],
+  ["timestampadd(MONTH, 1, TIMESTAMP '2022-01-31 00:00:00')", Date.UTC(2022, 1, 28)],
+  ["timestampadd(SECOND, -10, DATE '2022-01-01')", Date.UTC(2021, 11, 31, 23, 59, 50)],
+  ["timestampadd(YEAR, 1, DATE '2022-02-15')", Date.UTC(2023, 1, 15)],
+  ["dateadd(MICROSECOND, 5000, TIMESTAMP '2022-02-28 00:00:00')", Date.UTC(2022, 1, 28, 0, 0, 0, 5)],
+  ["date_add(MONTH, -1, TIMESTAMP '2022-03-31 00:00:00')", Date.UTC(2022, 1, 28)],
+  ["timestampdiff(HOUR, TIMESTAMP '2022-02-11 20:30:00', TIMESTAMP '2022-02-12 04:30:00')", 8],
+  ["timestampdiff(MONTH, TIMESTAMP '2022-01-01 00:00:00', TIMESTAMP '2022-02-28 00:00:00')", 1],
+  ["timestampdiff(SECOND, DATE '2022-01-01', TIMESTAMP '2021-12-31 23:59:50')", -10],
+  ["timestampdiff(YEAR, DATE '2022-02-15', DATE '2023-02-15')", 1],
+  ["timestampdiff(MONTH, TIMESTAMP '2022-01-31 10:00:00', TIMESTAMP '2022-02-28 09:00:00')", 0],
+  ["timestampdiff(QUARTER, DATE '2022-01-01', DATE '2022-07-01')", 2],
+  ["datediff(DAY, DATE '2022-01-01', DATE '2022-01-08')", 7],
+  ["date_diff(WEEK, DATE '2022-01-01', DATE '2022-01-15')", 2],
+  ["timestampdiff(MILLISECOND, TIMESTAMP '2022-01-01 00:00:00', TIMESTAMP '2022-01-01 00:00:01.5')", 1500],
+];
+
+describe('string, datetime and cast functions', () => {
+  for (const [expr, expected] of MORE_EXAMPLES) {
+    it(expr, async () => {
+      expect(await one(expr)).toEqual(expected);
+    });
+  }
+
+  it("gives Spark's errors", async () => {
+    expect((await failure("to_binary('GG', 'hex')")).message).toMatch(/\[CONVERSION_INVALID_INPUT\] The value 'GG' \(STRING\) cannot be converted to BINARY/);
+    expect((await failure("to_binary('a!', 'base64')")).message).toMatch(/CONVERSION_INVALID_INPUT/);
+    expect((await failure("to_binary('abc', 'invalidFormat')")).message).toMatch(/INVALID_PARAMETER_VALUE.BINARY_FORMAT.*but got 'invalidFormat'/);
+    expect((await failure("try_to_binary('abc', 'invalidFormat')")).message).toMatch(/INVALID_PARAMETER_VALUE.BINARY_FORMAT/);
+    expect((await failure("validate_utf8(x'80')")).message).toMatch(/\[INVALID_UTF8_STRING\] Invalid UTF8 byte sequence found in string: \\x80/);
+    expect((await failure("timestampadd('X', 1, TIMESTAMP '2022-01-01 00:00:00')")).message).toMatch(/INVALID_PARAMETER_VALUE.DATETIME_UNIT/);
+    expect((await failure("like('a', 'b', 'xy')")).message).toMatch(/one-character/);
+  });
+});
