@@ -29,7 +29,7 @@ import {
 import { elementOf, typeText, type TypeInfo } from './data-types';
 import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
 import {
-  centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, updateStatistical, type StatisticalOp,
+  centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical, type StatisticalOp,
 } from './statistical-aggregates';
 
 type AggBuffer = unknown;
@@ -266,6 +266,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   min: { min: 1, max: 1 }, max: { min: 1, max: 1 }, approx_count_distinct: { min: 1, max: 2 },
   ...Object.fromEntries(MOMENT_NAMES.map((n) => [n, { min: 1, max: 1 }])),
   ...Object.fromEntries(CO_MOMENT_NAMES.map((n) => [n, { min: 2, max: 2 }])),
+  ...Object.fromEntries(REGRESSION_NAMES.map((n) => [n, { min: 2, max: 2 }])),
   collect_list: { min: 1, max: 1 }, array_agg: { min: 1, max: 1 }, collect_set: { min: 1, max: 1 },
   first: { min: 1, max: 2 }, first_value: { min: 1, max: 2 }, last: { min: 1, max: 2 }, last_value: { min: 1, max: 2 }, any_value: { min: 1, max: 2 },
   count_if: { min: 1, max: 1 }, bool_and: { min: 1, max: 1 }, every: { min: 1, max: 1 },
@@ -560,6 +561,13 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
         needNumbers(args[0], args[1]);
         const cx = toDouble(args[0]) ?? ((v: unknown) => v), cy = toDouble(args[1]) ?? ((v: unknown) => v);
         return { ...coMoment(name), inputs: [0, 1], prepare: (x, y) => [cx(x) ?? null, cy(y) ?? null] };
+      }
+      if (REGRESSION_NAMES.includes(name)) {
+        arity(2);
+        needNumbers(args[0], args[1]);
+        const cy = toDouble(args[0]) ?? ((v: unknown) => v), cx = toDouble(args[1]) ?? ((v: unknown) => v);
+        // Spark's regr_*(y, x): the buffer is the correlation's of (x, y).
+        return { ...regression(name), inputs: [0, 1], prepare: (y, x) => [cx(x) ?? null, cy(y) ?? null] };
       }
       throw new AnalysisException(`${text}: ${name} is not an aggregate function; use one of ${AGGREGATE_FUNCTION_NAMES.join(', ')}`, { aggregate: text });
   }

@@ -265,3 +265,44 @@ describe('string, datetime and cast functions', () => {
     expect((await failure("like('a', 'b', 'xy')")).message).toMatch(/one-character/);
   });
 });
+
+describe('regr_* aggregates', () => {
+  const xy = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'y', type: 'long' as const }, { name: 'x', type: 'long' as const }] };
+  // Spark's three example tables: VALUES (1, 2), (2, 2), (2, 3), (2, 4) AS tab(y, x), then with NULLs.
+  const TABLES: Row[][] = [
+    [{ y: 1, x: 2 }, { y: 2, x: 2 }, { y: 2, x: 3 }, { y: 2, x: 4 }],
+    [{ y: 1, x: 2 }, { y: 2, x: null }, { y: 2, x: 3 }, { y: 2, x: 4 }],
+    [{ y: 1, x: 2 }, { y: 2, x: null }, { y: null, x: 3 }, { y: 2, x: 4 }],
+  ];
+  // [function, Spark's documented result on each table]
+  const EXPECTED: [string, (number | null)[]][] = [
+    ['regr_count', [4, 3, 2]],
+    ['regr_avgx', [2.75, 3.0, 3.0]],
+    ['regr_avgy', [1.75, 1.6666666666666667, 1.5]],
+    ['regr_sxx', [2.75, 2.0, 2.0]],
+    ['regr_syy', [0.75, 0.6666666666666666, 0.5]],
+    ['regr_sxy', [0.75, 1.0, 1.0]],
+    ['regr_slope', [0.2727272727272727, 0.5, 0.5]],
+    ['regr_intercept', [1.0, 0.16666666666666674, 0.0]],
+    ['regr_r2', [0.2727272727272727, 0.7500000000000001, 1.0]],
+  ];
+  for (const [fn, results] of EXPECTED) {
+    it(`${fn}(y, x) on Spark's examples`, async () => {
+      for (let t = 0; t < TABLES.length; t++) {
+        const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), `SELECT ${fn}(y, x) AS v FROM src`, xy, 'complete');
+        const { output } = await q.runBatch(TABLES[t]);
+        expect(output[0].v as number, `${fn} on table ${t + 1}`).toBeCloseTo(results[t]!, 12);
+      }
+    });
+  }
+
+  it('is NULL (regr_count 0) without a pair, and keeps its buffer across a restart', async () => {
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), 'SELECT regr_count(y, x) AS c, regr_slope(y, x) AS s FROM src', xy, 'complete');
+    expect((await q.runBatch([{ y: 1, x: null }])).output).toEqual([{ c: 0, s: null }]);
+    await q.runBatch(TABLES[0].slice(0, 2));
+    q.restart();
+    const { output } = await q.runBatch(TABLES[0].slice(2));
+    expect(output[0].c).toBe(4);
+    expect(output[0].s as number).toBeCloseTo(0.2727272727272727, 12);
+  });
+});
