@@ -306,3 +306,18 @@ describe('regr_* aggregates', () => {
     expect(output[0].s as number).toBeCloseTo(0.2727272727272727, 12);
   });
 });
+
+describe('percentile', () => {
+  const col = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'col', type: 'long' as const }] };
+  const run = async (sql: string, rows: Row[]) => (await new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, col, 'complete').runBatch(rows)).output[0].v;
+
+  it("gives Spark's documented results: VALUES (0), (10) AS tab(col)", async () => {
+    expect(await run('SELECT percentile(col, 0.3) AS v FROM src', [{ col: 0 }, { col: 10 }])).toBe(3);
+    expect(await run('SELECT percentile(col, array(0.25, 0.75)) AS v FROM src', [{ col: 0 }, { col: 10 }])).toEqual([2.5, 7.5]);
+    expect(await run('SELECT percentile(col, 0.5) AS v FROM src', [{ col: 1 }, { col: 3 }, { col: 3 }, { col: null }])).toBe(3);
+  });
+
+  it('refuses a percentage outside [0, 1]', () => {
+    expect(() => compileStreamingQuery('SELECT percentile(col, 1.5) AS v FROM src', col, { outputMode: 'complete' })).toThrow(/between 0.0 and 1.0/);
+  });
+});

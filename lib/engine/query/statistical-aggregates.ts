@@ -197,22 +197,34 @@ function sortedCounts(b: unknown[]): [unknown, number][] {
  * sorted values, interpolated linearly between its neighbours. `toNumber` reads a value as a double.
  */
 export function median(toNumber: (v: unknown) => number): AggregateFunction {
+  return percentile('median', toNumber, 0.5);
+}
+
+/**
+ * Spark's exact percentile(x, p): the value at rank p·(n-1) of the sorted values, interpolated
+ * between its neighbours; an array of p gives an array of results.
+ */
+export function percentile(name: string, toNumber: (v: unknown) => number, p: number | number[]): AggregateFunction {
   return {
-    name: 'median', resultType: 'double', op: COUNTS,
+    name, resultType: Array.isArray(p) ? 'array' : 'double', op: COUNTS,
+    ...(Array.isArray(p) ? { resultShape: { elementType: { name: 'element', type: 'double', nullable: true } } } : {}),
     init: () => [],
     result: (b) => {
       const pairs = sortedCounts(b as unknown[]);
-      const n = pairs.reduce((s, p) => s + p[1], 0);
+      const n = pairs.reduce((s, x) => s + x[1], 0);
       if (n === 0) return null;
-      const pos = 0.5 * (n - 1);
-      const lo = Math.floor(pos), hi = Math.ceil(pos);
       const at = (rank: number) => {
         let seen = 0;
         for (const [v, c] of pairs) if ((seen += c) > rank) return toNumber(v);
         return toNumber(pairs[pairs.length - 1][0]);
       };
-      const low = at(lo);
-      return lo === hi ? low : (hi - pos) * low + (pos - lo) * at(hi);
+      const one = (q: number) => {
+        const pos = q * (n - 1);
+        const lo = Math.floor(pos), hi = Math.ceil(pos);
+        const low = at(lo);
+        return lo === hi ? low : (hi - pos) * low + (pos - lo) * at(hi);
+      };
+      return Array.isArray(p) ? p.map(one) : one(p);
     },
   };
 }
