@@ -858,6 +858,18 @@ class ExpressionCompiler implements LambdaCompiler {
       return x;
     }
     let args = e.args.map((a) => this.compile(a));
+    // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
+    if (NULL_COALESCING.has(e.name)) {
+      const nested = args.find((a) => a.type === 'array' || a.type === 'map' || a.type === 'struct');
+      if (nested) {
+        if (args.some((a) => a.type !== 'null' && !sameType(a, nested))) this.fail(e, `${e.name}() arguments must all be ${typeText(nested)}; got ${args.map((a) => typeText(a)).join(', ')}`);
+        const { eval: _first, ...type } = nested;
+        const evals = args.map((a) => a.eval);
+        return { ...type, eval: (r, c) => { for (const f of evals) { const v = f(r, c); if (v !== null && v !== undefined) return v; } return null; } };
+      }
+    }
+    // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
+    if (NUMBERS_AS_TEXT.has(e.name)) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
     if (args.some((a) => a.type === 'decimal')) {
       const own = this.decimalCall(e, args);
@@ -930,6 +942,9 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 }
+
+const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
+const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check']);
 
 /** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
 const INT_DAYS = new Set(['date_add', 'dateadd', 'date_sub']);

@@ -321,3 +321,42 @@ describe('percentile', () => {
     expect(() => compileStreamingQuery('SELECT percentile(col, 1.5) AS v FROM src', col, { outputMode: 'complete' })).toThrow(/between 0.0 and 1.0/);
   });
 });
+
+const FORM_EXAMPLES: [string, unknown][] = [
+  // nvl/ifnull/coalesce of arrays
+  ['nvl(NULL, array(2))', [2]],
+  ['ifnull(array(1), array(2))', [1]],
+  ["coalesce(NULL, map('a', 1))", { a: 1 }],
+  ['typeof(nvl(array(1), array(2)))', 'array<bigint>'],
+  // numbers as text where Spark casts them
+  ['contains(123, 2)', true],
+  ['startswith(123, 12)', true],
+  ['luhn_check(79927398713)', true],
+  ['luhn_check(79927398714)', false],
+  // lpad/rpad on binary: > SELECT hex(lpad(unhex('aabb'), 5)); 000000AABB …
+  ["hex(lpad(unhex('aabb'), 5))", '000000AABB'],
+  ["hex(lpad(unhex('aabb'), 5, unhex('1122')))", '112211AABB'],
+  ["hex(rpad(unhex('aabb'), 5))", 'AABB000000'],
+  ["hex(rpad(unhex('aabb'), 5, unhex('1122')))", 'AABB112211'],
+  ["hex(lpad(unhex('aabbcc'), 2))", 'AABB'],
+  // a string day count
+  ["date_add('2016-07-30', '1')", '2016-07-31::DATE'],
+  ["date_sub('2016-07-30', '1')", '2016-07-29::DATE'],
+  ["date_add('2016-07-30', 'x')", null],
+];
+
+describe('argument forms Spark accepts', () => {
+  for (const [expr, expected] of FORM_EXAMPLES) {
+    it(expr, async () => {
+      expect(await one(expr)).toEqual(expected);
+    });
+  }
+
+  it('octal escapes in string literals', async () => {
+    expect(await one("'\\110\\145'")).toBe('He');
+  });
+
+  it('refuses nvl of different nested types', async () => {
+    expect((await failure("nvl(array(1), array('a'))")).message).toMatch(/must all be ARRAY<BIGINT>/);
+  });
+});
