@@ -263,6 +263,7 @@ describe('string, datetime and cast functions', () => {
     expect((await failure("validate_utf8(x'80')")).message).toMatch(/\[INVALID_UTF8_STRING\] Invalid UTF8 byte sequence found in string: \\x80/);
     expect((await failure("timestampadd('X', 1, TIMESTAMP '2022-01-01 00:00:00')")).message).toMatch(/INVALID_PARAMETER_VALUE.DATETIME_UNIT/);
     expect((await failure("like('a', 'b', 'xy')")).message).toMatch(/one-character/);
+    expect((await failure("to_timestamp('2016', 'yyyy[MM')")).message).toMatch(/unclosed optional section/);
   });
 });
 
@@ -343,6 +344,13 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ["date_add('2016-07-30', '1')", '2016-07-31::DATE'],
   ["date_sub('2016-07-30', '1')", '2016-07-29::DATE'],
   ["date_add('2016-07-30', 'x')", null],
+  // to_timestamp with optional sections: each is read when the text has it, skipped when not
+  ["to_timestamp('2016-12-31 00:12:00.123456', 'yyyy-MM-dd HH:mm:ss[.SSSSSS]')", Date.UTC(2016, 11, 31, 0, 12, 0, 123)],
+  ["to_timestamp('2016-12-31 00:12:00', 'yyyy-MM-dd HH:mm:ss[.SSSSSS]')", Date.UTC(2016, 11, 31, 0, 12)],
+  ["to_timestamp('2016-12-31', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31)],
+  ["to_timestamp('2016-12-31 05:06', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6)],
+  ["to_timestamp('2016-12-31 05:06:07', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6, 7)],
+  ["date_format(TIMESTAMP '2016-12-31 05:06:07', 'yyyy-MM-dd[ HH:mm]')", '2016-12-31 05:06'],
 ];
 
 describe('argument forms Spark accepts', () => {
