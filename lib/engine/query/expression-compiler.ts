@@ -16,11 +16,12 @@ import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from
 import { COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
 import { buildMap } from './map-functions';
 import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
-import { castTypeText, exprToString, type Expr } from './expression';
+import { castTypeText, exprToString, referencedColumns, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
 import { STREAMING_REFUSED } from './spark-functions';
-import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson } from './json-functions';
+import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
+import { tokenizePattern } from './datetime-patterns';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
@@ -597,10 +598,31 @@ class ExpressionCompiler implements LambdaCompiler {
     }
   }
 
+  /**
+   * from_json's options, a constant map(…) (Spark requires a foldable one): timestampFormat and
+   * dateFormat are read as datetime patterns; the other options change nothing Weir reads.
+   */
+  private jsonOptions(e: Extract<Expr, { kind: 'call' }>, arg: Expr): JsonOptions {
+    if (referencedColumns(arg).size > 0) this.fail(e, "from_json() needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')");
+    const m = this.compile(arg);
+    if (m.type !== 'map') this.fail(e, `from_json() takes its options as a map, got ${typeText(m)}`);
+    const value = m.eval({}, { batchTimestampMs: 0 } as never) as Record<string, unknown> | null;
+    const out: JsonOptions = {};
+    for (const [k, v] of Object.entries(value ?? {})) {
+      const key = k === 'timestampFormat' ? 'timestampFormat' : k === 'dateFormat' ? 'dateFormat' : undefined;
+      if (!key || typeof v !== 'string') continue;
+      const tokens = tokenizePattern(v);
+      if (typeof tokens === 'string') this.fail(e, `from_json() option ${k}: ${tokens}`);
+      out[key] = tokens;
+    }
+    return out;
+  }
+
   /** from_json(text, 'DDL schema'): the schema must be a literal (Spark requires a foldable one). */
   fromJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [text, schema] = e.args;
+    const [text, schema, optionsArg] = e.args;
     if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+    const options = optionsArg ? this.jsonOptions(e, optionsArg) : {};
     const t = this.compile(text);
     if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
     const from = t.type;
@@ -612,7 +634,7 @@ class ExpressionCompiler implements LambdaCompiler {
         ...typeOfField(f),
         eval: (r, c) => {
           const v = t.eval(r, c);
-          return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f);
+          return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options);
         },
       };
     }
@@ -624,7 +646,7 @@ class ExpressionCompiler implements LambdaCompiler {
       eval: (r, c) => {
         const v = t.eval(r, c);
         if (v === null || v === undefined) return null;
-        return fromJson(castValue(v, from, 'string') as string, fields);
+        return fromJson(castValue(v, from, 'string') as string, fields, options);
       },
     };
   }

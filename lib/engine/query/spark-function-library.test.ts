@@ -264,6 +264,7 @@ describe('string, datetime and cast functions', () => {
     expect((await failure("timestampadd('X', 1, TIMESTAMP '2022-01-01 00:00:00')")).message).toMatch(/INVALID_PARAMETER_VALUE.DATETIME_UNIT/);
     expect((await failure("like('a', 'b', 'xy')")).message).toMatch(/one-character/);
     expect((await failure("to_timestamp('2016', 'yyyy[MM')")).message).toMatch(/unclosed optional section/);
+    expect((await failure("from_json('{}', 'a INT', map('timestampFormat', s))")).message).toMatch(/constant map/);
   });
 });
 
@@ -351,6 +352,11 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ["to_timestamp('2016-12-31 05:06', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6)],
   ["to_timestamp('2016-12-31 05:06:07', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6, 7)],
   ["date_format(TIMESTAMP '2016-12-31 05:06:07', 'yyyy-MM-dd[ HH:mm]')", '2016-12-31 05:06'],
+  // from_json options: > SELECT from_json('{"time":"26/08/2015"}', 'time Timestamp', map('timestampFormat', 'dd/MM/yyyy')); {"time":2015-08-26 00:00:00}
+  ["from_json('{\"time\":\"26/08/2015\"}', 'time Timestamp', map('timestampFormat', 'dd/MM/yyyy'))", { time: Date.UTC(2015, 7, 26) }],
+  ["from_json('{\"d\":\"26/08/2015\"}', 'd DATE', map('dateFormat', 'dd/MM/yyyy')).d", '2015-08-26::DATE'],
+  ["from_json('[{\"t\":\"26/08/2015\"}]', 'ARRAY<STRUCT<t: TIMESTAMP>>', map('timestampFormat', 'dd/MM/yyyy'))", [{ t: Date.UTC(2015, 7, 26) }]],
+  ["from_json('{\"time\":\"2015-08-26 01:02:03\"}', 'time Timestamp', map('mode', 'PERMISSIVE'))", { time: Date.UTC(2015, 7, 26, 1, 2, 3) }],
 ];
 
 describe('argument forms Spark accepts', () => {
