@@ -341,6 +341,9 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ["hex(rpad(unhex('aabb'), 5))", 'AABB000000'],
   ["hex(rpad(unhex('aabb'), 5, unhex('1122')))", 'AABB112211'],
   ["hex(lpad(unhex('aabbcc'), 2))", 'AABB'],
+  // btrim on binary: > SELECT btrim(encode('    SparkSQL   ', 'utf-8')); SparkSQL …
+  ["decode(btrim(encode('    SparkSQL   ', 'utf-8')), 'UTF-8')", 'SparkSQL'],
+  ["decode(btrim(encode('SSparkSQLS', 'utf-8'), encode('SL', 'utf-8')), 'UTF-8')", 'parkSQ'],
   // a string day count
   ["date_add('2016-07-30', '1')", '2016-07-31::DATE'],
   ["date_sub('2016-07-30', '1')", '2016-07-29::DATE'],

@@ -125,6 +125,14 @@ function unified(args: ExprType[], fn: string): ExprType | string {
 
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 
+/** The bytes of `b` without the leading and trailing bytes that are in `set`. */
+function trimBytes(b: Uint8Array, set: Uint8Array): Uint8Array {
+  let from = 0, to = b.length;
+  while (from < to && set.includes(b[from])) from++;
+  while (to > from && set.includes(b[to - 1])) to--;
+  return b.subarray(from, to);
+}
+
 /** Spark's check of regexp_replace's position (RegExpReplace.checkInputDataTypes). */
 const positionOutOfRange = (pos: number) =>
   `[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] The \`position\` must be between (0, 2147483647], but got ${Math.trunc(pos)}.`;
@@ -156,7 +164,11 @@ export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: s
 
 export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   // --- string ---
-  btrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, true) },
+  // On a BINARY (with BINARY trim bytes) Spark trims bytes, a space byte by default.
+  btrim: {
+    min: 1, max: 2, type: (a) => (a[0] === 'binary' && (a.length < 2 || a[1] === 'binary' || a[1] === 'null') ? 'binary' : str(a) ?? 'string'),
+    impl: ([s, c], _c, t) => (t[0] === 'binary' ? trimBytes(s as Uint8Array, (c as Uint8Array | undefined) ?? new Uint8Array([0x20])) : trimChars(s as string, (c as string | undefined) ?? ' ', true, true)),
+  },
   ltrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, false) },
   rtrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', false, true) },
   instr: { min: 2, max: 2, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
