@@ -222,6 +222,8 @@ export class StatefulAggregateExec implements StatefulOperator {
     const out: Row[] = [];
     if (outputMode === 'complete') {
       for (const s of stores) for (const [k, v] of s.entries()) out.push(render(keys, aggregates, decodeKey(k), decodeValue(v) as unknown[]));
+      // A global aggregate that has seen no row still has its one row, as Spark's: count 0, sum NULL.
+      if (keys.length === 0 && out.length === 0) out.push(render(keys, aggregates, [], aggregates.map((a) => a.fn.init())));
       return out;
     }
     if (outputMode === 'update') for (const g of touched) out.push(render(keys, aggregates, g.tuple, g.bufs));

@@ -29,7 +29,7 @@ import {
 import { elementOf, typeText, type TypeInfo } from './data-types';
 import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
 import {
-  centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, updateStatistical, type StatisticalOp,
+  centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical, type StatisticalOp,
 } from './statistical-aggregates';
 
 type AggBuffer = unknown;
@@ -266,13 +266,14 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   min: { min: 1, max: 1 }, max: { min: 1, max: 1 }, approx_count_distinct: { min: 1, max: 2 },
   ...Object.fromEntries(MOMENT_NAMES.map((n) => [n, { min: 1, max: 1 }])),
   ...Object.fromEntries(CO_MOMENT_NAMES.map((n) => [n, { min: 2, max: 2 }])),
+  ...Object.fromEntries(REGRESSION_NAMES.map((n) => [n, { min: 2, max: 2 }])),
   collect_list: { min: 1, max: 1 }, array_agg: { min: 1, max: 1 }, collect_set: { min: 1, max: 1 },
   first: { min: 1, max: 2 }, first_value: { min: 1, max: 2 }, last: { min: 1, max: 2 }, last_value: { min: 1, max: 2 }, any_value: { min: 1, max: 2 },
   count_if: { min: 1, max: 1 }, bool_and: { min: 1, max: 1 }, every: { min: 1, max: 1 },
   bool_or: { min: 1, max: 1 }, some: { min: 1, max: 1 }, any: { min: 1, max: 1 },
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
-  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 },
+  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 2 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -527,6 +528,15 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(2);
       needOrderable(args[1]);
       return { ...extremumBy(name, name === 'max_by', shapeOf(arg!)), inputs: [0, 1], prepare: (x, ord) => [x, ord] };
+    case 'percentile': {
+      arity(2);
+      needNumbers(arg!);
+      const ps = percentages(args[1]);
+      const all = Array.isArray(ps) ? ps : [ps];
+      if (all.length === 0 || all.some((x) => x === undefined || !(x >= 0 && x <= 1))) fail('the percentage must be a number between 0.0 and 1.0, or an array of such numbers, such as 0.5 or array(0.25, 0.75)');
+      const conv = toDouble(arg!);
+      return percentile('percentile', conv ? (v) => conv(v) as number : (v) => v as number, ps as number | number[]);
+    }
     case 'median': {
       arity(1);
       needNumbers(arg!);
@@ -560,6 +570,13 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
         needNumbers(args[0], args[1]);
         const cx = toDouble(args[0]) ?? ((v: unknown) => v), cy = toDouble(args[1]) ?? ((v: unknown) => v);
         return { ...coMoment(name), inputs: [0, 1], prepare: (x, y) => [cx(x) ?? null, cy(y) ?? null] };
+      }
+      if (REGRESSION_NAMES.includes(name)) {
+        arity(2);
+        needNumbers(args[0], args[1]);
+        const cy = toDouble(args[0]) ?? ((v: unknown) => v), cx = toDouble(args[1]) ?? ((v: unknown) => v);
+        // Spark's regr_*(y, x): the buffer is the correlation's of (x, y).
+        return { ...regression(name), inputs: [0, 1], prepare: (y, x) => [cx(x) ?? null, cy(y) ?? null] };
       }
       throw new AnalysisException(`${text}: ${name} is not an aggregate function; use one of ${AGGREGATE_FUNCTION_NAMES.join(', ')}`, { aggregate: text });
   }

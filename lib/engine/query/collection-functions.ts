@@ -14,7 +14,9 @@
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { ARRAY_FUNCTIONS } from './array-functions';
 import { JSON_ARRAY_FUNCTIONS } from './json-shape-functions';
+import { buildMap, keyText, keyValue, MAP_FUNCTIONS } from './map-functions';
 import { compileWalkRegex, regexMatches, walkRegex } from './regex';
 import { REGEXP_ARRAY_FUNCTIONS } from './regexp-functions';
 import { STRING_ARRAY_FUNCTIONS } from './string-functions';
@@ -24,11 +26,14 @@ import { checkStringLength } from './value-limits';
 export interface CollectionFunctionDef {
   min: number;
   max: number;
-  /** Result type from the arguments' full types, or a message about them. */
-  type(args: TypeInfo[]): TypeInfo | string;
+  /**
+   * Result type from the arguments' full types, or a message about them; `names` holds each
+   * argument's column name ('' for another expression), as arrays_zip names its fields.
+   */
+  type(args: TypeInfo[], names?: string[]): TypeInfo | string;
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
-  impl(args: unknown[], types: TypeInfo[]): unknown;
+  impl(args: unknown[], types: TypeInfo[], result: TypeInfo): unknown;
   /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
   checkLiterals?(literals: unknown[]): string | undefined;
 }
@@ -109,25 +114,6 @@ export function splitString(s: string, pattern: string, limit: number): string[]
   }
   out.push(s.slice(from));
   return out;
-}
-
-/** A map key's text, its identity inside the map value. */
-function keyText(k: unknown, t: TypeInfo): string {
-  return t.type === 'string' ? (k as string) : (castValue(k, t.type, 'string', t.decimal) as string);
-}
-
-/** A map value from key/value pairs: Spark refuses a NULL key and, by default, a duplicate one. */
-export function buildMap(fn: string, keys: unknown[], values: unknown[], keyType: TypeInfo): Record<string, unknown> {
-  const entries: [string, unknown][] = [];
-  const seen = new Set<string>();
-  keys.forEach((k, i) => {
-    if (k === null || k === undefined) fail(fn, 'Cannot use null as map key (NULL_MAP_KEY)');
-    const text = keyText(k, keyType);
-    if (seen.has(text)) fail(fn, `Duplicate map key ${text} was found, please check the input data (DUPLICATED_MAP_KEY; Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION)`);
-    seen.add(text);
-    entries.push([text, values[i] ?? null]);
-  });
-  return Object.fromEntries(entries);
 }
 
 const literalIndexCheck = (fn: string, what: string) => (lits: unknown[]): string | undefined =>
@@ -258,7 +244,7 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     min: 1, max: 1, type: (a) => (a[0].type === 'map' ? { type: 'array', elementType: { ...a[0].keyType!, name: 'element' } } : `map_keys() takes a map, got ${typeText(a[0])}`),
     impl: ([m], t) => {
       const kt = typeOfField(t[0].keyType!);
-      return Object.keys(m as object).map((k) => (kt.type === 'string' ? k : castValue(k, 'string', kt.type as never, undefined, kt.decimal)));
+      return Object.keys(m as object).map((k) => keyValue(k, kt));
     },
   },
   map_values: {
@@ -278,7 +264,7 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
 };
 COLLECTION_FUNCTIONS.cardinality = COLLECTION_FUNCTIONS.size;
 // Array results of the string, regexp and JSON groups (regexp_extract_all, sentences, json_object_keys).
-Object.assign(COLLECTION_FUNCTIONS, REGEXP_ARRAY_FUNCTIONS, STRING_ARRAY_FUNCTIONS, JSON_ARRAY_FUNCTIONS);
+Object.assign(COLLECTION_FUNCTIONS, REGEXP_ARRAY_FUNCTIONS, STRING_ARRAY_FUNCTIONS, JSON_ARRAY_FUNCTIONS, ARRAY_FUNCTIONS, MAP_FUNCTIONS);
 
 /** Whether a value of type `b` can be looked for among elements of type `a`. */
 function comparable(a: TypeInfo, b: TypeInfo): boolean {

@@ -170,7 +170,72 @@ const tsToLong = (f: (ms: number) => number): FunctionDef => ({
   min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([v], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : f(ms); },
 });
 
+/** Spark's timestampadd/timestampdiff units (DateTimeUtils.timestampAddDiffMap), with their length in ms when fixed. */
+const TIMESTAMP_UNITS: Record<string, number | 'month'> = {
+  MICROSECOND: 0.001, MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000,
+  DAY: DAY_MS, DAYOFYEAR: DAY_MS, WEEK: 7 * DAY_MS, MONTH: 'month', QUARTER: 'month', YEAR: 'month',
+};
+const MONTHS_OF: Record<string, number> = { MONTH: 1, QUARTER: 3, YEAR: 12 };
+
+const unitLiteral = (fn: string) => ([u]: unknown[]): string | undefined =>
+  typeof u === 'string' && !(u.toUpperCase() in TIMESTAMP_UNITS)
+    ? `[INVALID_PARAMETER_VALUE.DATETIME_UNIT] The value of parameter(s) \`unit\` in \`${fn}\` is invalid: expects one of the units without quotes ${Object.keys(TIMESTAMP_UNITS).join(', ')}, but got the string literal '${u}'.`
+    : undefined;
+
+/** A timestamp `n` months on, its day clamped to the month's last (Java's LocalDateTime.plusMonths). */
+function plusMonths(ms: number, n: number): number {
+  const d = new Date(ms);
+  const months = d.getUTCMonth() + n;
+  const y = d.getUTCFullYear() + Math.floor(months / 12);
+  const m = ((months % 12) + 12) % 12;
+  const last = new Date(utc(y, m + 1, 0)).getUTCDate();
+  return utc(y, m, Math.min(d.getUTCDate(), last)) + (ms - Math.floor(ms / DAY_MS) * DAY_MS);
+}
+
+/** Whole months from `a` to `b`, as Java's ChronoUnit.MONTHS.between on local date-times (UTC). */
+function wholeMonths(a: number, b: number): number {
+  const x = new Date(a), y = new Date(b);
+  let months = (y.getUTCFullYear() - x.getUTCFullYear()) * 12 + (y.getUTCMonth() - x.getUTCMonth());
+  // The rest of the month: the day and time of day, compared.
+  const rest = (d: Date, ms: number) => d.getUTCDate() * DAY_MS + (ms - Math.floor(ms / DAY_MS) * DAY_MS);
+  if (months > 0 && rest(y, b) < rest(x, a)) months--;
+  else if (months < 0 && rest(y, b) > rest(x, a)) months++;
+  return months;
+}
+
+const TIMESTAMP_ARITHMETIC: Record<string, FunctionDef> = {
+  // timestampadd(unit, quantity, ts); the parser reads dateadd/date_add(UNIT, …) as this too.
+  timestampadd: {
+    min: 3, max: 3,
+    type: (a) => (isStr(a[0]) && isNumeric(a[1]) ? tsArg(a, 2) ?? 'timestamp' : 'expects (unit, quantity, timestamp)'),
+    impl: ([u, n, t], _c, types) => {
+      const ms = toMs(t, types[2]);
+      if (ms === null) return null;
+      const unit = TIMESTAMP_UNITS[(u as string).toUpperCase()];
+      const k = Math.trunc(n as number);
+      if (unit === 'month') return plusMonths(ms, k * MONTHS_OF[(u as string).toUpperCase()]);
+      return ms + Math.trunc(k * unit);
+    },
+    checkLiterals: unitLiteral('timestampadd'),
+  },
+  // timestampdiff(unit, start, end): whole units from start to end, truncated toward zero.
+  timestampdiff: {
+    min: 3, max: 3,
+    type: (a) => (isStr(a[0]) ? tsArg(a, 1) ?? tsArg(a, 2) ?? 'long' : 'expects (unit, start, end)'),
+    impl: ([u, s, e], _c, types) => {
+      const a = toMs(s, types[1]), b = toMs(e, types[2]);
+      if (a === null || b === null) return null;
+      const name = (u as string).toUpperCase();
+      const unit = TIMESTAMP_UNITS[name];
+      if (unit === 'month') return Math.trunc(wholeMonths(a, b) / MONTHS_OF[name]);
+      return Math.trunc((b - a) / unit) || 0;
+    },
+    checkLiterals: unitLiteral('timestampdiff'),
+  },
+};
+
 export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
+  ...TIMESTAMP_ARITHMETIC,
   // NULL for a day that does not exist (ANSI off).
   make_date: {
     min: 3, max: 3, type: (a) => nums(a) ?? 'date',

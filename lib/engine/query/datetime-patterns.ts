@@ -7,20 +7,23 @@
  * H (0-23), h (1-12), k (1-24), K (0-11), m, s, S (fraction, up to 3 digits kept), a (AM/PM),
  * E (day of week: E, EEE short, EEEE long), Q/q (quarter), u (day number of week, Monday = 1)
  * for formatting, and XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC); text
- * in single quotes is literal and '' is a quote. Any other letter is an error at validation.
+ * in single quotes is literal and '' is a quote; `[…]` is an optional section, tried with and then
+ * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
  */
 import { utc } from './date';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-type Token = { literal: string } | { letter: string; count: number };
+/** `section`: the bounds of an optional section `[…]`, which parsing may skip and formatting prints. */
+type Token = { literal: string } | { letter: string; count: number } | { section: '[' | ']' };
 
 const LETTERS = new Set('yMLdDHhkKmsSaEQqXZxu'.split(''));
 
 /** The pattern's tokens, or a message naming the letter Weir does not take. */
 export function tokenizePattern(pattern: string): Token[] | string {
   const out: Token[] = [];
+  let depth = 0;
   let i = 0;
   while (i < pattern.length) {
     const ch = pattern[i];
@@ -48,12 +51,39 @@ export function tokenizePattern(pattern: string): Token[] | string {
       while (pattern[j] === ch) j++;
       out.push({ letter: ch, count: j - i });
       i = j;
+    } else if (ch === '[' || ch === ']') {
+      depth += ch === '[' ? 1 : -1;
+      if (depth < 0) return `the pattern '${pattern}' closes an optional section it did not open`;
+      out.push({ section: ch });
+      i++;
     } else {
       out.push({ literal: ch });
       i++;
     }
   }
+  if (depth !== 0) return `the pattern '${pattern}' has an unclosed optional section '['`;
   return out;
+}
+
+/** At most this many ways to read a pattern's optional sections (2 per section). */
+const MAX_ALTERNATIVES = 64;
+
+/** The token sequences a pattern with optional sections reads as, each section taken before skipped. */
+function alternatives(tokens: Token[]): Token[][] {
+  let alts: Token[][] = [[]];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (!('section' in t)) { for (const a of alts) a.push(t); continue; }
+    // The section's tokens up to its matching ']'.
+    let depth = 1, j = i + 1;
+    for (; j < tokens.length && depth > 0; j++) { const u = tokens[j]; if ('section' in u) depth += u.section === '[' ? 1 : -1; }
+    const inner = alternatives(tokens.slice(i + 1, j - 1));
+    const next: Token[][] = [];
+    for (const a of alts) for (const x of [...inner, []]) if (next.length < MAX_ALTERNATIVES) next.push([...a, ...x]);
+    alts = next;
+    i = j - 1;
+  }
+  return alts;
 }
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
@@ -67,6 +97,8 @@ export function formatWithPattern(ms: number, tokens: Token[]): string {
   const h = d.getUTCHours();
   let out = '';
   for (const t of tokens) {
+    // Formatting prints an optional section's contents.
+    if ('section' in t) continue;
     if ('literal' in t) {
       out += t.literal;
       continue;
@@ -103,6 +135,16 @@ export function formatWithPattern(ms: number, tokens: Token[]): string {
  * Fields the pattern lacks default as Spark's do (1970, January, day 1, midnight).
  */
 export function parseWithPattern(text: string, tokens: Token[]): number | null {
+  if (!tokens.some((t) => 'section' in t)) return parseTokens(text, tokens);
+  // Spark's optional sections: the first way of reading the text that fits, sections taken first.
+  for (const alt of alternatives(tokens)) {
+    const ms = parseTokens(text, alt);
+    if (ms !== null) return ms;
+  }
+  return null;
+}
+
+function parseTokens(text: string, tokens: Token[]): number | null {
   let i = 0;
   let y = 1970;
   let mo = 0;
@@ -122,6 +164,7 @@ export function parseWithPattern(text: string, tokens: Token[]): number | null {
     return v;
   };
   for (const [k, t] of tokens.entries()) {
+    if ('section' in t) continue;
     if ('literal' in t) {
       if (text.slice(i, i + t.literal.length) !== t.literal) return null;
       i += t.literal.length;

@@ -235,7 +235,7 @@ export class ExpressionBuilder {
         const v = e.value as bigint;
         // Beyond the 64-bit range an integer literal is a DECIMAL(p,0), as Spark types it.
         if (!fitsLong(v)) return { kind: 'literal', value: v, type: 'decimal', decimal: { precision: (v < 0n ? -v : v).toString().length, scale: 0 }, pos };
-        return { kind: 'literal', value: toLong(v), type: 'long', pos };
+        return { kind: 'literal', value: toLong(v), type: 'long', ...(t.kind === 'long' ? { bigint: true as const } : {}), pos };
       }
       case 'float': case 'double':
         return { kind: 'literal', value: e.value, type: 'double', pos };

@@ -13,12 +13,15 @@ import type { Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from './higher-order-functions';
-import { buildMap, COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
-import { castTypeText, exprToString, type Expr } from './expression';
+import { COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
+import { buildMap } from './map-functions';
+import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
+import { castTypeText, exprToString, referencedColumns, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
 import { STREAMING_REFUSED } from './spark-functions';
-import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson } from './json-functions';
+import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
+import { tokenizePattern } from './datetime-patterns';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { planFromAvro, planToAvro, writeAvro } from './avro-functions';
 import { SqlValidationError } from './sql-error';
@@ -596,10 +599,31 @@ class ExpressionCompiler implements LambdaCompiler {
     }
   }
 
+  /**
+   * from_json's options, a constant map(…) (Spark requires a foldable one): timestampFormat and
+   * dateFormat are read as datetime patterns; the other options change nothing Weir reads.
+   */
+  private jsonOptions(e: Extract<Expr, { kind: 'call' }>, arg: Expr): JsonOptions {
+    if (referencedColumns(arg).size > 0) this.fail(e, "from_json() needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')");
+    const m = this.compile(arg);
+    if (m.type !== 'map') this.fail(e, `from_json() takes its options as a map, got ${typeText(m)}`);
+    const value = m.eval({}, { batchTimestampMs: 0 } as never) as Record<string, unknown> | null;
+    const out: JsonOptions = {};
+    for (const [k, v] of Object.entries(value ?? {})) {
+      const key = k === 'timestampFormat' ? 'timestampFormat' : k === 'dateFormat' ? 'dateFormat' : undefined;
+      if (!key || typeof v !== 'string') continue;
+      const tokens = tokenizePattern(v);
+      if (typeof tokens === 'string') this.fail(e, `from_json() option ${k}: ${tokens}`);
+      out[key] = tokens;
+    }
+    return out;
+  }
+
   /** from_json(text, 'DDL schema'): the schema must be a literal (Spark requires a foldable one). */
   fromJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [text, schema] = e.args;
+    const [text, schema, optionsArg] = e.args;
     if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+    const options = optionsArg ? this.jsonOptions(e, optionsArg) : {};
     const t = this.compile(text);
     if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
     const from = t.type;
@@ -611,7 +635,7 @@ class ExpressionCompiler implements LambdaCompiler {
         ...typeOfField(f),
         eval: (r, c) => {
           const v = t.eval(r, c);
-          return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f);
+          return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options);
         },
       };
     }
@@ -623,7 +647,7 @@ class ExpressionCompiler implements LambdaCompiler {
       eval: (r, c) => {
         const v = t.eval(r, c);
         if (v === null || v === undefined) return null;
-        return fromJson(castValue(v, from, 'string') as string, fields);
+        return fromJson(castValue(v, from, 'string') as string, fields, options);
       },
     };
   }
@@ -747,11 +771,19 @@ class ExpressionCompiler implements LambdaCompiler {
       if (el.type === 'decimal' && (v.type === 'decimal' || v.type === 'long')) args = [args[0], convert(v, 'decimal', el.decimal)];
       else if (v.type === 'decimal' && isNumeric(el.type)) args = [args[0], convert(v, 'double')];
     } else {
-      // A decimal or a date where a function takes a number or a string: as a double, as its text.
-      args = args.map((a) => (a.type === 'decimal' ? convert(a, 'double') : a.type === 'date' ? convert(a, 'string') : a));
+      // A decimal where a function takes a number: as a double.
+      args = args.map((a) => (a.type === 'decimal' ? convert(a, 'double') : a));
     }
-    const t = def.type(args);
+    // Each argument's column name (arrays_zip names its fields after them).
+    const names = e.args.map((a) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : ''));
+    let t = def.type(args, names);
+    if (typeof t === 'string' && args.some((a) => a.type === 'date')) {
+      // A date where the function takes a string (split, concat_ws): as its text.
+      args = args.map((a) => (a.type === 'date' ? convert(a, 'string') : a));
+      t = def.type(args, names);
+    }
     if (typeof t === 'string') this.fail(e, t);
+    const result = t;
     const bad = def.checkLiterals?.(e.args.map((a) => (a.kind === 'literal' ? a.value : undefined)));
     if (bad) this.fail(e, bad);
     const impl = def.impl;
@@ -761,7 +793,7 @@ class ExpressionCompiler implements LambdaCompiler {
       eval: (row, c) => {
         const vs = args.map((a) => a.eval(row, c));
         if (nullIntolerant && vs.some((v) => v === null || v === undefined)) return null;
-        return impl(vs, args);
+        return impl(vs, args, result);
       },
     };
   }
@@ -782,6 +814,7 @@ class ExpressionCompiler implements LambdaCompiler {
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
       return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}) }, values: u.values };
     };
+    if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
       const { type, values } = unify(e.args, 'elements');
       return { type: 'array', elementType: elementOf(type), eval: (r, c) => values.map((v) => v.eval(r, c)) };
@@ -799,6 +832,34 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 
+  /**
+   * named_struct(name1, value1, …) and struct(value1, …), as Spark's CreateNamedStruct: struct
+   * names a field after its column, or col1, col2, … for another expression.
+   */
+  private struct_(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    let names: string[];
+    let valueExprs: Expr[];
+    if (e.name === 'named_struct') {
+      if (e.args.length % 2 !== 0) this.fail(e, `named_struct() takes name/value pairs: named_struct(name1, value1, name2, value2, …), got ${e.args.length} argument(s)`);
+      names = [];
+      valueExprs = [];
+      for (let i = 0; i < e.args.length; i += 2) {
+        const n = e.args[i];
+        if (n.kind !== 'literal' || typeof n.value !== 'string') this.fail(e, `named_struct() field names must be string literals; argument ${i + 1} is not`);
+        names.push(n.value);
+        valueExprs.push(e.args[i + 1]);
+      }
+    } else {
+      valueExprs = e.args;
+      names = e.args.map((a, i) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : `col${i + 1}`));
+    }
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined && e.name === 'named_struct') this.fail(e, `named_struct() names the field \`${dup}\` twice`);
+    const values = valueExprs.map((x) => this.compile(x));
+    const fields = values.map((v, i) => fieldOfType(names[i], v));
+    return { type: 'struct', fields, eval: (r, c) => Object.fromEntries(values.map((v, i) => [names[i], v.eval(r, c)])) };
+  }
+
   private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     let e = call;
     const refused = STREAMING_REFUSED[e.name];
@@ -806,7 +867,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (GENERATORS.has(e.name)) {
       this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
     }
-    if (e.name === 'array' || e.name === 'map') return this.constructor_(e);
+    if (e.name === 'array' || e.name === 'map' || e.name === 'struct' || e.name === 'named_struct') return this.constructor_(e);
     const hof = HIGHER_ORDER_FUNCTIONS[e.name];
     if (hof) {
       if (e.args.length < hof.min || e.args.length > hof.params.length) {
@@ -824,6 +885,26 @@ class ExpressionCompiler implements LambdaCompiler {
         `${e.name}()`,
         'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
       );
+    }
+    if (INT_DAYS.has(e.name) && e.args.length === 2 && writtenAsBigint(e.args[1])) {
+      throw new SqlValidationError(
+        `Cannot resolve "${e.name}(…)" due to data type mismatch: The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however it has the type "BIGINT"; write the number of days without the L suffix, or CAST it AS INT`,
+        e.args[1].pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
+      );
+    }
+    // like(str, pattern[, escape]) and ilike(…) are the operators, as Spark's Like/ILike.
+    if ((e.name === 'like' || e.name === 'ilike') && e.args.length >= 2 && e.args.length <= 3) {
+      const esc = e.args[2];
+      if (esc && (esc.kind !== 'literal' || typeof esc.value !== 'string' || [...esc.value].length !== 1)) this.fail(e, `${e.name}() takes its escape character as a one-character string literal`);
+      const escape = esc ? (esc as { value: string }).value : undefined;
+      return this.compile({ kind: 'like', arg: e.args[0], pattern: e.args[1], negated: false, caseInsensitive: e.name === 'ilike', ...(escape !== undefined ? { escape } : {}), pos: e.pos });
+    }
+    // Spark's cast functions: timestamp(x) is CAST(x AS TIMESTAMP), date(x) CAST(x AS DATE), ….
+    const castTo = CAST_FUNCTIONS[e.name];
+    if (castTo) {
+      if (e.args.length !== 1) this.fail(e, `${e.name}() takes one argument, got ${e.args.length}`);
+      const integral = CAST_INTEGRAL[e.name];
+      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), pos: e.pos });
     }
     if (e.name === 'typeof') {
       if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
@@ -878,6 +959,18 @@ class ExpressionCompiler implements LambdaCompiler {
       return x;
     }
     let args = e.args.map((a) => this.compile(a));
+    // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
+    if (NULL_COALESCING.has(e.name)) {
+      const nested = args.find((a) => a.type === 'array' || a.type === 'map' || a.type === 'struct');
+      if (nested) {
+        if (args.some((a) => a.type !== 'null' && !sameType(a, nested))) this.fail(e, `${e.name}() arguments must all be ${typeText(nested)}; got ${args.map((a) => typeText(a)).join(', ')}`);
+        const { eval: _first, ...type } = nested;
+        const evals = args.map((a) => a.eval);
+        return { ...type, eval: (r, c) => { for (const f of evals) { const v = f(r, c); if (v !== null && v !== undefined) return v; } return null; } };
+      }
+    }
+    // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
+    if (NUMBERS_AS_TEXT.has(e.name)) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
     if (args.some((a) => a.type === 'decimal')) {
       const own = this.decimalCall(e, args);
@@ -949,6 +1042,18 @@ class ExpressionCompiler implements LambdaCompiler {
       },
     };
   }
+}
+
+const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
+const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check']);
+
+/** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
+const INT_DAYS = new Set(['date_add', 'dateadd', 'date_sub']);
+
+/** A BIGINT as Spark types it: a BIGINT literal, or a CAST to BIGINT (Weir's columns are all BIGINT, so not those). */
+function writtenAsBigint(e: Expr): boolean {
+  if (e.kind === 'literal') return e.bigint === true;
+  return e.kind === 'cast' && e.to === 'long' && e.integral === undefined;
 }
 
 /**

@@ -27,7 +27,11 @@ interface Base {
 export type Expr = Base &
   (
     /** A `decimal` literal's value is its unscaled bigint (Spark reads `1.8` as DECIMAL(2,1)). */
-    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType }
+    /**
+     * `bigint`: written as a BIGINT (an L suffix, or an integer past INT's range), which Spark's
+     * INT-only arguments refuse (date_add's days), where Weir's one integral type would take it.
+     */
+    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true }
     | { kind: 'column'; name: string }
     /** Field `field` of a struct (`window.start`, `parsed.id`). */
     | { kind: 'field'; arg: Expr; field: string }

@@ -4,6 +4,7 @@
  * aggregate functions, generators), so that what is offered is what runs.
  */
 import { AGGREGATE_FUNCTIONS } from './aggregate-functions';
+import { CAST_FUNCTIONS } from './cast-functions';
 import { COLLECTION_FUNCTIONS } from './collection-functions';
 import { FUNCTIONS } from './functions';
 import { GENERATORS } from './generators';
@@ -23,6 +24,11 @@ const INTERNAL = new Set(['json_tuple_item']);
 const SPECIAL: { name: string; min: number; max: number; kind: SqlFunctionInfo['kind'] }[] = [
   { name: 'array', min: 0, max: Infinity, kind: 'scalar' },
   { name: 'map', min: 0, max: Infinity, kind: 'scalar' },
+  { name: 'struct', min: 1, max: Infinity, kind: 'scalar' },
+  { name: 'named_struct', min: 2, max: Infinity, kind: 'scalar' },
+  { name: 'like', min: 2, max: 3, kind: 'scalar' },
+  { name: 'ilike', min: 2, max: 3, kind: 'scalar' },
+  ...Object.keys(CAST_FUNCTIONS).map((name) => ({ name, min: 1, max: 1, kind: 'scalar' as const })),
   { name: 'window', min: 2, max: 3, kind: 'scalar' },
   { name: 'typeof', min: 1, max: 1, kind: 'scalar' },
   { name: 'json_tuple', min: 2, max: Infinity, kind: 'generator' },

@@ -21,6 +21,7 @@ import { JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
 import { MATH_FUNCTIONS } from './math-functions';
 import { REGEXP_FUNCTIONS } from './regexp-functions';
 import { STRING_FUNCTIONS } from './string-functions';
+import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 import { toLong } from './long';
 
@@ -126,6 +127,26 @@ function pad(fn: string, s: string, len: number, fill: string, left: boolean): s
   return left ? padding + s : s + padding;
 }
 
+/** lpad/rpad's types: (string, length[, string]) → STRING, or (binary, length[, binary]) → BINARY. */
+function padType(a: ExprType[]): ExprType | string {
+  if (!num(a[1])) return 'expects (string, length[, pad]) or (binary, length[, binary pad])';
+  if (a[0] === 'binary' && (a.length < 3 || a[2] === 'binary' || a[2] === 'null')) return 'binary';
+  return (a[0] === 'string' || a[0] === 'null') && (a.length < 3 || a[2] === 'string' || a[2] === 'null') ? 'string' : 'expects (string, length[, pad]) or (binary, length[, binary pad])';
+}
+
+/** Spark's ByteArray.lpad/rpad: cut to `len` bytes, or padded with `fill` (cycled; a zero byte by default). */
+function padBytes(fn: string, b: Uint8Array, len: number, fill: Uint8Array | undefined, left: boolean): Uint8Array {
+  const n = Math.max(0, Math.trunc(len));
+  const f = fill ?? new Uint8Array([0]);
+  if (n <= b.length || f.length === 0) return b.subarray(0, Math.min(n, b.length));
+  checkStringLength(fn, n);
+  const out = new Uint8Array(n);
+  const padLength = n - b.length;
+  for (let i = 0; i < padLength; i++) out[left ? i : b.length + i] = f[i % f.length];
+  out.set(b, left ? padLength : 0);
+  return out;
+}
+
 /** At validation: a literal length over the limit with a literal non-empty fill always fails. */
 const padLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
   const [, n, fill] = lits;
@@ -211,15 +232,15 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   lpad: {
-    // Spark: the pad defaults to a space.
-    min: 2, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length[, pad])',
-    impl: ([s, n, f]) => pad('lpad()', s as string, n as number, (f as string | undefined) ?? ' ', true),
+    // Spark: the pad defaults to a space (a zero byte for a binary).
+    min: 2, max: 3, type: padType,
+    impl: ([s, n, f], _c, t) => (t[0] === 'binary' ? padBytes('lpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, true) : pad('lpad()', s as string, n as number, (f as string | undefined) ?? ' ', true)),
     checkLiterals: padLiterals('lpad()'),
   },
   rpad: {
-    // Spark: the pad defaults to a space.
-    min: 2, max: 3, type: (a) => (a[0] === 'string' || a[0] === 'null') && num(a[1]) ? 'string' : 'expects (string, length[, pad])',
-    impl: ([s, n, f]) => pad('rpad()', s as string, n as number, (f as string | undefined) ?? ' ', false),
+    // Spark: the pad defaults to a space (a zero byte for a binary).
+    min: 2, max: 3, type: padType,
+    impl: ([s, n, f], _c, t) => (t[0] === 'binary' ? padBytes('rpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, false) : pad('rpad()', s as string, n as number, (f as string | undefined) ?? ' ', false)),
     checkLiterals: padLiterals('rpad()'),
   },
   // Spark's rlike/regexp/regexp_like: whether the pattern matches anywhere in the string.
@@ -310,7 +331,7 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
 
 // Spark's further functions (spark-functions.ts) after these: where both define a name, Spark's
 // fuller form (ltrim with characters, ceil with a scale) is the one that stays.
-Object.assign(FUNCTIONS, SPARK_FUNCTIONS, STRING_FUNCTIONS, REGEXP_FUNCTIONS, FORMAT_FUNCTIONS, MATH_FUNCTIONS, DATETIME_FUNCTIONS, JSON_SHAPE_FUNCTIONS);
+Object.assign(FUNCTIONS, SPARK_FUNCTIONS, STRING_FUNCTIONS, STRING_ENCODING_FUNCTIONS, REGEXP_FUNCTIONS, FORMAT_FUNCTIONS, MATH_FUNCTIONS, DATETIME_FUNCTIONS, JSON_SHAPE_FUNCTIONS);
 FUNCTIONS.substr = FUNCTIONS.substring;
 FUNCTIONS.date_diff = FUNCTIONS.datediff;
 

@@ -18,7 +18,8 @@
  * (collection-functions.ts), so a lambda gets a map's key cast back to the key type.
  */
 import { RecordExpressionError } from '../errors';
-import { buildMap, compareValues } from './collection-functions';
+import { compareValues } from './collection-functions';
+import { buildMap } from './map-functions';
 import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import type { CompiledExpr, EvalContext, Evaluator } from './expression-compiler';
 import { exprToString, type Expr } from './expression';

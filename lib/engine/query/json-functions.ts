@@ -11,6 +11,7 @@
  * - to_json writes timestamps as `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in UTC (Spark's default) and
  *   leaves out NULL fields (Spark's `ignoreNullFields` default).
  */
+import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { JsonNumber, parseJson, stringifyJson } from '../json-text';
 import { fitsLong, toLong } from './long';
 import type { Field } from '../types';
@@ -61,18 +62,24 @@ function parseJsonOrUndefined(text: string): unknown {
   }
 }
 
+/** from_json's options Weir reads: Spark's timestampFormat and dateFormat, as datetime patterns. */
+export interface JsonOptions {
+  timestampFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
+  dateFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A JSON value converted to a field's type, NULL when it does not convert (Spark's PERMISSIVE). */
-function convert(v: unknown, f: Field): unknown {
+function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
   if (v === null || v === undefined) return null;
   switch (f.type) {
     case 'struct':
-      return isObject(v) ? readStruct(v, f.fields ?? []) : null;
+      return isObject(v) ? readStruct(v, f.fields ?? [], o) : null;
     case 'array':
-      return Array.isArray(v) ? v.map((x) => convert(x, f.elementType!)) : null;
+      return Array.isArray(v) ? v.map((x) => convert(x, f.elementType!, o)) : null;
     case 'map':
-      return isObject(v) ? readMap(v, f) : null;
+      return isObject(v) ? readMap(v, f, o) : null;
     case 'long':
       if (typeof v === 'bigint') return fitsLong(v) ? toLong(v) : null;
       return Number.isSafeInteger(v) ? v : null;
@@ -83,11 +90,14 @@ function convert(v: unknown, f: Field): unknown {
     case 'string':
       return typeof v === 'string' ? v : stringifyJson(v);
     case 'timestamp':
-      return typeof v === 'string' ? castValue(v, 'string', 'timestamp') : null;
+      if (typeof v !== 'string') return null;
+      return o.timestampFormat ? parseWithPattern(v, o.timestampFormat) : castValue(v, 'string', 'timestamp');
     case 'binary':
       return typeof v === 'string' ? Buffer.from(v, 'base64') : null;
     case 'date':
-      return typeof v === 'string' ? parseDate(v) : null;
+      if (typeof v !== 'string') return null;
+      if (!o.dateFormat) return parseDate(v);
+      { const ms = parseWithPattern(v, o.dateFormat); return ms === null ? null : Math.floor(ms / 86_400_000); }
     case 'decimal': {
       const t = { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 };
       return typeof v === 'number' ? decimalFromDouble(v, t) : typeof v === 'bigint' ? decimalFromLong(v, t) : null;
@@ -99,25 +109,25 @@ function convert(v: unknown, f: Field): unknown {
 }
 
 /** A JSON object as a map (its keys converted to the key type and back to their text). */
-function readMap(obj: Record<string, unknown>, f: Field): Record<string, unknown> | null {
+function readMap(obj: Record<string, unknown>, f: Field, o: JsonOptions): Record<string, unknown> | null {
   const kt = f.keyType!;
   const entries: [string, unknown][] = [];
   for (const [k, x] of Object.entries(obj)) {
     const key = kt.type === 'string' ? k : castValue(k, 'string', kt.type as SqlType);
     // A key that does not read as the key type makes the whole map NULL (PERMISSIVE).
     if (key === null) return null;
-    entries.push([kt.type === 'string' ? k : (castValue(key, kt.type as SqlType, 'string') as string), convert(x, f.valueType!)]);
+    entries.push([kt.type === 'string' ? k : (castValue(key, kt.type as SqlType, 'string') as string), convert(x, f.valueType!, o)]);
   }
   return Object.fromEntries(entries);
 }
 
-function readStruct(obj: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
+function readStruct(obj: Record<string, unknown>, fields: Field[], o: JsonOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const keys = Object.keys(obj);
   for (const f of fields) {
     let key: string | undefined = Object.hasOwn(obj, f.name) ? f.name : undefined;
     if (key === undefined) key = keys.find((k) => k.toLowerCase() === f.name.toLowerCase());
-    out[f.name] = key === undefined ? null : convert(obj[key], f);
+    out[f.name] = key === undefined ? null : convert(obj[key], f, o);
   }
   return out;
 }
@@ -126,17 +136,17 @@ function readStruct(obj: Record<string, unknown>, fields: Field[]): Record<strin
  * from_json(text, schema) with an ARRAY<…> or MAP<…> schema: NULL when the text is not that JSON
  * (an object read as an ARRAY<STRUCT<…>> is an array of that one struct, as Spark reads it).
  */
-export function fromJsonCollection(text: string, f: Field): unknown {
+export function fromJsonCollection(text: string, f: Field, o: JsonOptions = {}): unknown {
   const v = parseJsonOrUndefined(text);
-  if (f.type === 'array' && isObject(v) && f.elementType?.type === 'struct') return [convert(v, f.elementType)];
-  return v === undefined ? null : convert(v, f);
+  if (f.type === 'array' && isObject(v) && f.elementType?.type === 'struct') return [convert(v, f.elementType, o)];
+  return v === undefined ? null : convert(v, f, o);
 }
 
 /** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
-export function fromJson(text: string, fields: Field[]): Record<string, unknown> {
+export function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<string, unknown> {
   const v = parseJsonOrUndefined(text);
   if (!isObject(v)) return Object.fromEntries(fields.map((f) => [f.name, null]));
-  return readStruct(v, fields);
+  return readStruct(v, fields, o);
 }
 
 /**

@@ -59,10 +59,13 @@ function conv(text: string, from: number, to: number): string | null {
     if (v >= U64) { v = U64 - 1n; break; }
   }
   if (!any) return '0';
-  if (neg) v = (U64 - v) % U64;
-  const signed = to < 0 && v > LONG_MAX;
-  const out = (signed ? U64 - v : v).toString(Math.abs(to)).toUpperCase();
-  return signed ? `-${out}` : out;
+  // Spark's NumberConverter: v is a signed 64-bit value; a negative input to a positive base is
+  // -v, or -1 (all ones) when v is already negative as a signed value (overflow included).
+  let negative = neg;
+  if (negative && to > 0) v = v > LONG_MAX ? U64 - 1n : (U64 - v) % U64;
+  if (to < 0 && v > LONG_MAX) { v = U64 - v; negative = true; }
+  const out = v.toString(Math.abs(to)).toUpperCase();
+  return negative && to < 0 ? `-${out}` : out;
 }
 
 /** Spark's width_bucket (WidthBucket.computeBucketNumber). */

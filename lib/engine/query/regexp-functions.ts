@@ -46,7 +46,8 @@ export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
   // The first match's text; NULL when nothing matches.
   regexp_substr: {
     min: 2, max: 2, type: two('regexp_substr()', 'string'),
-    impl: ([s, p]) => recordRegex('regexp_substr()', p as string).exec(s as string)?.[0] ?? null,
+    // Spark: NULLIF(regexp_extract(s, p, 0), ''): an empty match is NULL as no match is.
+    impl: ([s, p]) => recordRegex('regexp_substr()', p as string).exec(s as string)?.[0] || null,
     checkLiterals: regexLiterals('regexp_substr()'),
   },
 };

@@ -125,13 +125,34 @@ function unified(args: ExprType[], fn: string): ExprType | string {
 
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 
-const DATE_ADD: FunctionDef = {
-  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of days)'),
+/** The bytes of `b` without the leading and trailing bytes that are in `set`. */
+function trimBytes(b: Uint8Array, set: Uint8Array): Uint8Array {
+  let from = 0, to = b.length;
+  while (from < to && set.includes(b[from])) from++;
+  while (to > from && set.includes(b[to - 1])) to--;
+  return b.subarray(from, to);
+}
+
+/** Spark's check of regexp_replace's position (RegExpReplace.checkInputDataTypes). */
+const positionOutOfRange = (pos: number) =>
+  `[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] The \`position\` must be between (0, 2147483647], but got ${Math.trunc(pos)}.`;
+
+/** A day count: a number, or a string Spark casts to an INT (NULL when it is not one). */
+function dayCount(n: unknown, t: ExprType): number | null {
+  if (t !== 'string') return Math.trunc(n as number);
+  const x = Number((n as string).trim());
+  return (n as string).trim() === '' || !Number.isFinite(x) ? null : Math.trunc(x);
+}
+
+const dayShift = (sign: 1 | -1): FunctionDef => ({
+  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
   impl: ([d, n], _c, t) => {
     const day = toDay(d, t[0]);
-    return day === null ? null : day + Math.trunc(n as number);
+    const k = dayCount(n, t[1]);
+    return day === null || k === null ? null : day + sign * k;
   },
-};
+});
+const DATE_ADD = dayShift(1);
 
 /** Functions Spark refuses on streaming DataFrames, or that Weir refuses because a replay would differ. */
 export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: string }> = {
@@ -143,7 +164,11 @@ export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: s
 
 export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   // --- string ---
-  btrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, true) },
+  // On a BINARY (with BINARY trim bytes) Spark trims bytes, a space byte by default.
+  btrim: {
+    min: 1, max: 2, type: (a) => (a[0] === 'binary' && (a.length < 2 || a[1] === 'binary' || a[1] === 'null') ? 'binary' : str(a) ?? 'string'),
+    impl: ([s, c], _c, t) => (t[0] === 'binary' ? trimBytes(s as Uint8Array, (c as Uint8Array | undefined) ?? new Uint8Array([0x20])) : trimChars(s as string, (c as string | undefined) ?? ' ', true, true)),
+  },
   ltrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, false) },
   rtrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', false, true) },
   instr: { min: 2, max: 2, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
@@ -197,7 +222,8 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
       const re = walkRegex('regexp_replace()', p as string);
       // Spark's position counts characters (code points). The search runs on the rest of the
       // value, as Java's region with opaque bounds: `^` and `\b` see the position as the start.
-      const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.max(0, Math.trunc(posArg as number) - 1));
+      if (posArg !== undefined && Math.trunc(posArg as number) <= 0) throw new RecordExpressionError(`regexp_replace(): ${positionOutOfRange(posArg as number)}`, { function: 'regexp_replace()' });
+      const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.trunc(posArg as number) - 1);
       const rest = src.slice(start);
       const literal = /[$\\]/.test(r as string) ? undefined : (r as string);
       let out = src.slice(0, start);
@@ -210,7 +236,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
       }
       return out + rest.slice(from);
     },
-    checkLiterals: regexLiterals('regexp_replace()', true),
+    checkLiterals: (lits) => (typeof lits[3] === 'number' && Math.trunc(lits[3]) <= 0 ? `regexp_replace(): ${positionOutOfRange(lits[3])}` : regexLiterals('regexp_replace()', true)(lits)),
   },
   // --- conditional and null ---
   if: {
@@ -270,10 +296,7 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   },
   date_add: DATE_ADD,
   dateadd: DATE_ADD,
-  date_sub: {
-    min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of days)'),
-    impl: ([d, n], _c, t) => { const day = toDay(d, t[0]); return day === null ? null : day - Math.trunc(n as number); },
-  },
+  date_sub: dayShift(-1),
   datediff: {
     min: 2, max: 2, type: (a) => dayArg(a, 0) ?? dayArg(a, 1) ?? 'long',
     impl: ([e, s], _c, t) => { const a = toDay(e, t[0]); const b = toDay(s, t[1]); return a === null || b === null ? null : a - b; },
@@ -313,7 +336,17 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   },
   // The batch's timestamp's day (offsets/N's batchTimestampMs): stable when a batch re-runs.
   current_date: { min: 0, max: 0, type: () => 'date', impl: (_a, ctx) => dateFromTimestamp(ctx.batchTimestampMs) },
-  timestamp_seconds: { min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp', impl: ([v]) => Math.round((v as number) * 1000) },
+  // Spark keeps microseconds in a BIGINT: seconds past its range fail (Math.multiplyExact) rather
+  // than wrap; NaN and infinities are NULL.
+  timestamp_seconds: {
+    min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp',
+    impl: ([v]) => {
+      const x = v as number;
+      if (!Number.isFinite(x)) return null;
+      if (Math.abs(x * 1e6) >= 2 ** 63) throw new RecordExpressionError(`timestamp_seconds(): [ARITHMETIC_OVERFLOW] long overflow: ${x} seconds in microseconds do not fit a BIGINT`, { function: 'timestamp_seconds()' });
+      return Math.round(x * 1000);
+    },
+  },
   make_timestamp: {
     min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
     impl: ([y, mo, d, h, mi, s]) => {

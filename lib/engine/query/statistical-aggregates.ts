@@ -131,6 +131,34 @@ export function coMoment(name: string): AggregateFunction {
   };
 }
 
+/**
+ * Spark's linear regression aggregates regr_*(y, x) over the pairs with neither side NULL, on
+ * PearsonCorrelation's buffer [n, xAvg, yAvg, ck, xMk, yMk] of (x, y): the planner swaps the
+ * arguments into it.
+ */
+const REGRESSIONS: Record<string, (b: number[]) => number | null> = {
+  regr_count: ([n]) => n,
+  regr_avgx: ([n, xAvg]) => (n === 0 ? null : xAvg),
+  regr_avgy: ([n, , yAvg]) => (n === 0 ? null : yAvg),
+  regr_sxx: ([n, , , , xMk]) => (n === 0 ? null : xMk),
+  regr_syy: ([n, , , , , yMk]) => (n === 0 ? null : yMk),
+  regr_sxy: ([n, , , ck]) => (n === 0 ? null : ck),
+  regr_slope: ([n, , , ck, xMk]) => (n === 0 || xMk === 0 ? null : ck / xMk),
+  regr_intercept: ([n, xAvg, yAvg, ck, xMk]) => (n === 0 || xMk === 0 ? null : yAvg - (ck / xMk) * xAvg),
+  regr_r2: ([, , , ck, xMk, yMk]) => (xMk === 0 ? null : yMk === 0 ? 1 : (ck * ck) / (xMk * yMk)),
+};
+export const REGRESSION_NAMES = Object.keys(REGRESSIONS);
+
+/** A regr_* aggregate over pairs [x, y] (already swapped from Spark's (y, x)). */
+export function regression(name: string): AggregateFunction {
+  const result = REGRESSIONS[name];
+  return {
+    name, resultType: name === 'regr_count' ? 'long' : 'double', op: CO_MOMENTS,
+    init: () => new Array<number>(6).fill(0),
+    result: (b) => result(b as number[]),
+  };
+}
+
 /** Where each distinct value of a counts buffer is, rebuilt after the buffer comes back from state. */
 const countIndex = new WeakMap<unknown[], Map<string, number>>();
 
@@ -169,22 +197,34 @@ function sortedCounts(b: unknown[]): [unknown, number][] {
  * sorted values, interpolated linearly between its neighbours. `toNumber` reads a value as a double.
  */
 export function median(toNumber: (v: unknown) => number): AggregateFunction {
+  return percentile('median', toNumber, 0.5);
+}
+
+/**
+ * Spark's exact percentile(x, p): the value at rank p·(n-1) of the sorted values, interpolated
+ * between its neighbours; an array of p gives an array of results.
+ */
+export function percentile(name: string, toNumber: (v: unknown) => number, p: number | number[]): AggregateFunction {
   return {
-    name: 'median', resultType: 'double', op: COUNTS,
+    name, resultType: Array.isArray(p) ? 'array' : 'double', op: COUNTS,
+    ...(Array.isArray(p) ? { resultShape: { elementType: { name: 'element', type: 'double', nullable: true } } } : {}),
     init: () => [],
     result: (b) => {
       const pairs = sortedCounts(b as unknown[]);
-      const n = pairs.reduce((s, p) => s + p[1], 0);
+      const n = pairs.reduce((s, x) => s + x[1], 0);
       if (n === 0) return null;
-      const pos = 0.5 * (n - 1);
-      const lo = Math.floor(pos), hi = Math.ceil(pos);
       const at = (rank: number) => {
         let seen = 0;
         for (const [v, c] of pairs) if ((seen += c) > rank) return toNumber(v);
         return toNumber(pairs[pairs.length - 1][0]);
       };
-      const low = at(lo);
-      return lo === hi ? low : (hi - pos) * low + (pos - lo) * at(hi);
+      const one = (q: number) => {
+        const pos = q * (n - 1);
+        const lo = Math.floor(pos), hi = Math.ceil(pos);
+        const low = at(lo);
+        return lo === hi ? low : (hi - pos) * low + (pos - lo) * at(hi);
+      };
+      return Array.isArray(p) ? p.map(one) : one(p);
     },
   };
 }

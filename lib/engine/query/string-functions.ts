@@ -40,12 +40,25 @@ function substringSQL(cs: string[], pos: number, length: number): string {
 const CHARSETS = ['US-ASCII', 'ISO-8859-1', 'UTF-8', 'UTF-16BE', 'UTF-16LE', 'UTF-16'];
 const charsetProblem = (fn: string, cs: string) => `${fn}: the charset '${cs}' is not supported (INVALID_PARAMETER_VALUE.CHARSET); use one of ${CHARSETS.join(', ')}`;
 
+const malformed = (fn: string, charset: string) => `[MALFORMED_CHARACTER_CODING] Invalid value found when performing \`${fn}\` with \`${charset}\``;
+
+function singleByte(s: string, limit: number, charset: string): Uint8Array {
+  const out = Buffer.alloc(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= limit) fail('encode()', malformed('encode', charset));
+    out[i] = c;
+  }
+  return out;
+}
+
 function encodeText(s: string, charset: string): Uint8Array {
   switch (charset.toUpperCase()) {
     case 'UTF-8': return Buffer.from(s, 'utf8');
-    // Java replaces a character the charset cannot hold with '?'.
-    case 'US-ASCII': return Buffer.from(chars(s).map((c) => (c.codePointAt(0)! < 0x80 ? c.codePointAt(0)! : 0x3f)));
-    case 'ISO-8859-1': return Buffer.from(chars(s).map((c) => (c.codePointAt(0)! < 0x100 ? c.codePointAt(0)! : 0x3f)));
+    // Spark (spark.sql.legacy.codingErrorAction=false) fails on a character the charset cannot
+    // hold, where Java's default would write '?'.
+    case 'US-ASCII': return singleByte(s, 0x80, charset);
+    case 'ISO-8859-1': return singleByte(s, 0x100, charset);
     case 'UTF-16LE': return Buffer.from(s, 'utf16le');
     case 'UTF-16BE': return Buffer.from(s, 'utf16le').swap16();
     // Java's UTF-16 encoder writes a big-endian byte-order mark first.
@@ -56,8 +69,17 @@ function encodeText(s: string, charset: string): Uint8Array {
 
 function decodeBytes(b: Buffer, charset: string): string {
   switch (charset.toUpperCase()) {
-    case 'UTF-8': return b.toString('utf8');
-    case 'US-ASCII': return [...b].map((x) => (x < 0x80 ? String.fromCharCode(x) : '\uFFFD')).join('');
+    // Spark 4 (spark.sql.legacy.codingErrorAction=false) fails on bytes the charset cannot
+    // read, where Java's default would read U+FFFD.
+    case 'UTF-8':
+      try {
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
+      } catch {
+        return fail('decode()', malformed('decode', charset));
+      }
+    case 'US-ASCII':
+      if (b.some((x) => x >= 0x80)) fail('decode()', malformed('decode', charset));
+      return b.toString('latin1');
     case 'ISO-8859-1': return b.toString('latin1');
     case 'UTF-16LE': return new TextDecoder('utf-16le', { ignoreBOM: true }).decode(b);
     case 'UTF-16BE': return new TextDecoder('utf-16be', { ignoreBOM: true }).decode(b);

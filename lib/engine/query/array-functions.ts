@@ -1,0 +1,206 @@
+/**
+ * Spark's array functions that build or search arrays (array_append, array_insert, arrays_zip,
+ * the set operations array_union/array_intersect/array_except, sequence, array_repeat, …),
+ * with Spark's NULL handling and results (ANSI mode off). Registered beside the other
+ * collection functions (collection-functions.ts), which type them from full TypeInfo.
+ *
+ * Equality of elements is SQL's (arrays and structs element by element, -0 equal to 0), with
+ * NULL a value of its own in the set operations, as Spark's ArrayBinaryLike keeps one NULL.
+ */
+import { RecordExpressionError } from '../errors';
+import { encodeKey } from '../state/state-value-codec';
+import type { CollectionFunctionDef } from './collection-functions';
+import { elementOf, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { isNumeric } from './sql-values';
+
+/** Elements an array built here may have: sequence and array_repeat check it before building. */
+const MAX_ARRAY_ELEMENTS = 1 << 20;
+
+const isArr = (t: TypeInfo) => t.type === 'array' || t.type === 'null';
+const isInt = (t: TypeInfo) => t.type === 'long' || t.type === 'null';
+const elem = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType ? typeOfField(t.elementType) : { type: 'null' });
+const isNull = (v: unknown) => v === null || v === undefined;
+
+function fail(fn: string, msg: string): never {
+  throw new RecordExpressionError(`${fn}: ${msg}`, { function: fn });
+}
+
+/** A value's identity for equality as SQL compares it (-0 is 0; arrays and structs by content). */
+function identity(v: unknown): unknown {
+  if (isNull(v)) return null;
+  if (typeof v === 'object') return encodeKey([v]);
+  return Object.is(v, -0) ? 0 : v;
+}
+
+/** Whether a value of type `v` fits an array of elements of type `e` (NULL fits anything). */
+function fits(e: TypeInfo, v: TypeInfo): boolean {
+  if (v.type === 'null' || e.type === 'null') return true;
+  if (e.type === 'array' || e.type === 'map' || e.type === 'struct') return sameType(e, v);
+  return e.type === v.type || (isNumeric(e.type) && isNumeric(v.type) && e.type === 'double');
+}
+
+/** The array type of a call on an array and an element: the array's, or the element's when the array is NULL. */
+function arrayAndElement(fn: string, arr: TypeInfo, v: TypeInfo): TypeInfo | string {
+  if (!isArr(arr)) return `${fn} takes an array first, got ${typeText(arr)}`;
+  if (!fits(elem(arr), v)) return `${fn} takes (array, value of its element type), got ${typeText(arr)} and ${typeText(v)}; CAST the value to the element type`;
+  if (arr.type === 'array') return arr;
+  return { type: 'array', elementType: elementOf(v.type === 'null' ? { type: 'string' } : v) };
+}
+
+/** Two arrays of one element type (either may be NULL-typed). */
+function twoArrays(fn: string, a: TypeInfo, b: TypeInfo): TypeInfo | string {
+  if (!isArr(a) || !isArr(b)) return `${fn} takes two arrays, got ${typeText(a)} and ${typeText(b)}`;
+  if (a.type === 'array' && b.type === 'array' && !fits(elem(a), elem(b)) && !fits(elem(b), elem(a))) {
+    return `${fn} takes two arrays of one element type, got ${typeText(a)} and ${typeText(b)}; CAST one to the other's type`;
+  }
+  const wider = a.type === 'array' && b.type === 'array' && elem(b).type === 'double' ? b : a.type === 'array' ? a : b;
+  return wider.type === 'array' ? wider : { type: 'array', elementType: elementOf({ type: 'string' }) };
+}
+
+/** Spark's array set operations: distinct elements, in first-seen order. */
+function distinctWhere(xs: unknown[], keep: (id: unknown) => boolean): unknown[] {
+  const out: unknown[] = [];
+  const seen = new Set<unknown>();
+  for (const x of xs) {
+    const id = identity(x);
+    if (seen.has(id) || !keep(id)) continue;
+    seen.add(id);
+    out.push(x ?? null);
+  }
+  return out;
+}
+
+const ids = (xs: unknown[]) => new Set(xs.map(identity));
+
+function checkLength(fn: string, n: number): void {
+  if (n > MAX_ARRAY_ELEMENTS) fail(fn, `the result would have ${n} elements, over the limit of ${MAX_ARRAY_ELEMENTS} a value`);
+}
+
+/** Spark's sequence of integers or of dates (a DATE steps by days). */
+function sequence(start: number, stop: number, step: number | undefined): number[] {
+  const by = step ?? (start <= stop ? 1 : -1);
+  if (by === 0 ? start !== stop : (by > 0) !== (start <= stop) && start !== stop) {
+    fail('sequence()', `Illegal sequence boundaries: ${start} to ${stop} by ${by}`);
+  }
+  const n = by === 0 ? 1 : Math.floor((stop - start) / by) + 1;
+  checkLength('sequence()', n);
+  return Array.from({ length: n }, (_, i) => start + i * by);
+}
+
+export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
+  array_append: {
+    min: 2, max: 2, nullIntolerant: false, type: (a) => arrayAndElement('array_append()', a[0], a[1]),
+    impl: ([arr, v]) => (isNull(arr) ? null : [...(arr as unknown[]), v ?? null]),
+  },
+  array_prepend: {
+    min: 2, max: 2, nullIntolerant: false, type: (a) => arrayAndElement('array_prepend()', a[0], a[1]),
+    impl: ([arr, v]) => (isNull(arr) ? null : [v ?? null, ...(arr as unknown[])]),
+  },
+  array_compact: {
+    min: 1, max: 1, type: (a) => (isArr(a[0]) ? (a[0].type === 'array' ? a[0] : { type: 'array', elementType: elementOf({ type: 'string' }) }) : `array_compact() takes an array, got ${typeText(a[0])}`),
+    impl: ([arr]) => (arr as unknown[]).filter((x) => !isNull(x)),
+  },
+  // size() without its legacy -1: NULL for a NULL array.
+  array_size: {
+    min: 1, max: 1, type: (a) => (isArr(a[0]) ? { type: 'long' } : `array_size() takes an array, got ${typeText(a[0])}`),
+    impl: ([arr]) => (arr as unknown[]).length,
+  },
+  // Spark's ArrayInsert (spark.sql.legacy.negativeIndexInArrayInsert=false): 1-based; -1 is
+  // after the last element; past either end the gap fills with NULLs.
+  array_insert: {
+    min: 3, max: 3, nullIntolerant: false,
+    type: (a) => (isInt(a[1]) ? arrayAndElement('array_insert()', a[0], a[2]) : `array_insert() takes (array, position, value), got a position of type ${typeText(a[1])}`),
+    impl: ([arr, p, v]) => {
+      if (isNull(arr) || isNull(p)) return null;
+      const xs = arr as unknown[];
+      const pos = Math.trunc(p as number);
+      if (pos === 0) fail('array_insert()', '[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)');
+      if (pos < 0 && -pos > xs.length) {
+        checkLength('array_insert()', -pos);
+        const out: unknown[] = new Array(-pos).fill(null);
+        out[0] = v ?? null;
+        xs.forEach((x, i) => { out[-pos - xs.length + i] = x ?? null; });
+        return out;
+      }
+      const at = pos < 0 ? pos + xs.length + 1 : pos - 1;
+      checkLength('array_insert()', Math.max(xs.length + 1, at + 1));
+      const out: unknown[] = xs.slice(0, at);
+      while (out.length < at) out.push(null);
+      out.push(v ?? null);
+      for (let i = at; i < xs.length; i++) out.push(xs[i] ?? null);
+      return out;
+    },
+    checkLiterals: ([, p]) => (p === 0 ? 'array_insert(): [INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)' : undefined),
+  },
+  // Fields named after each argument's column, or its position ("0", "1", …), as Spark's.
+  arrays_zip: {
+    min: 1, max: 64,
+    type: (a, names) => {
+      if (!a.every(isArr)) return `arrays_zip() takes arrays, got ${a.map((t) => typeText(t)).join(', ')}`;
+      const fields = a.map((t, i) => ({ ...elementOf(elem(t).type === 'null' ? { type: 'string' } : elem(t)), name: names?.[i] || String(i) }));
+      return { type: 'array', elementType: { name: 'element', type: 'struct', nullable: true, fields } };
+    },
+    impl: (arrs, _types, result) => {
+      const xs = arrs as unknown[][];
+      const names = (result.elementType?.fields ?? []).map((f) => f.name);
+      const n = Math.max(0, ...xs.map((x) => x.length));
+      return Array.from({ length: n }, (_, i) => Object.fromEntries(names.map((name, k) => [name, xs[k][i] ?? null])));
+    },
+  },
+  array_position: {
+    min: 2, max: 2,
+    type: (a) => { const t = arrayAndElement('array_position()', a[0], a[1]); return typeof t === 'string' ? t : { type: 'long' }; },
+    impl: ([arr, v]) => {
+      const id = identity(v);
+      const i = (arr as unknown[]).findIndex((x) => !isNull(x) && identity(x) === id);
+      return i + 1;
+    },
+  },
+  array_remove: {
+    min: 2, max: 2, type: (a) => arrayAndElement('array_remove()', a[0], a[1]),
+    impl: ([arr, v]) => { const id = identity(v); return (arr as unknown[]).filter((x) => isNull(x) || identity(x) !== id); },
+  },
+  array_union: {
+    min: 2, max: 2, type: (a) => twoArrays('array_union()', a[0], a[1]),
+    impl: ([a, b]) => distinctWhere([...(a as unknown[]), ...(b as unknown[])], () => true),
+  },
+  array_intersect: {
+    min: 2, max: 2, type: (a) => twoArrays('array_intersect()', a[0], a[1]),
+    impl: ([a, b]) => { const inB = ids(b as unknown[]); return distinctWhere(a as unknown[], (id) => inB.has(id)); },
+  },
+  array_except: {
+    min: 2, max: 2, type: (a) => twoArrays('array_except()', a[0], a[1]),
+    impl: ([a, b]) => { const inB = ids(b as unknown[]); return distinctWhere(a as unknown[], (id) => !inB.has(id)); },
+  },
+  // true on a common non-NULL element; else NULL when both are non-empty and either has a NULL.
+  arrays_overlap: {
+    min: 2, max: 2, type: (a) => { const t = twoArrays('arrays_overlap()', a[0], a[1]); return typeof t === 'string' ? t : { type: 'boolean' }; },
+    impl: ([a, b]) => {
+      const xs = a as unknown[], ys = b as unknown[];
+      const inB = new Set(ys.filter((y) => !isNull(y)).map(identity));
+      if (xs.some((x) => !isNull(x) && inB.has(identity(x)))) return true;
+      return xs.length > 0 && ys.length > 0 && (xs.some(isNull) || ys.some(isNull)) ? null : false;
+    },
+  },
+  // Integers, or dates a day apart (Weir has no INTERVAL for another step).
+  sequence: {
+    min: 2, max: 3,
+    type: (a) => {
+      const t = a[0].type === 'null' ? a[1] : a[0];
+      if (t.type === 'date' && (a[1].type === 'date' || a[1].type === 'null') && a.length === 2) return { type: 'array', elementType: elementOf({ type: 'date' }) };
+      return a.every(isInt) ? { type: 'array', elementType: elementOf({ type: 'long' }) } : `sequence() takes (start, stop[, step]) integers, or (start, stop) dates stepping a day (an INTERVAL step is not supported), got ${a.map((x) => typeText(x)).join(', ')}`;
+    },
+    impl: ([start, stop, step]) => sequence(Number(start), Number(stop), step === undefined ? undefined : Number(step)),
+    checkLiterals: ([start, stop, step]) => (typeof start === 'number' && typeof stop === 'number' && step === 0 && start !== stop ? `sequence(): Illegal sequence boundaries: ${start} to ${stop} by 0` : undefined),
+  },
+  array_repeat: {
+    min: 2, max: 2, nullIntolerant: false,
+    type: (a) => (isInt(a[1]) ? { type: 'array', elementType: elementOf(a[0].type === 'null' ? { type: 'string' } : a[0]) } : `array_repeat() takes (element, count), got a count of type ${typeText(a[1])}`),
+    impl: ([v, n]) => {
+      if (isNull(n)) return null;
+      const k = Math.max(0, Math.trunc(n as number));
+      checkLength('array_repeat()', k);
+      return new Array(k).fill(v ?? null);
+    },
+  },
+};

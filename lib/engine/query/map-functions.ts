@@ -1,0 +1,123 @@
+/**
+ * Spark's map functions that build, search and unfold maps (map_concat, map_from_arrays,
+ * map_from_entries, map_entries, map_contains_key), and the map value's rules they share with
+ * map(…) and str_to_map: a NULL key is refused, and so is a duplicate one (Spark's default
+ * spark.sql.mapKeyDedupPolicy=EXCEPTION). A MAP value is a plain object from each key's text to
+ * its value (collection-functions.ts says why).
+ */
+import { RecordExpressionError } from '../errors';
+import type { CollectionFunctionDef } from './collection-functions';
+import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { castValue } from './sql-values';
+
+function fail(fn: string, msg: string): never {
+  throw new RecordExpressionError(`${fn}: ${msg}`, { function: fn });
+}
+
+/** A map key's text, its identity inside the map value. */
+export function keyText(k: unknown, t: TypeInfo): string {
+  return t.type === 'string' ? (k as string) : (castValue(k, t.type, 'string', t.decimal) as string);
+}
+
+/** A key's text read back as a value of the key type (map_keys, map_entries). */
+export function keyValue(text: string, t: TypeInfo): unknown {
+  return t.type === 'string' ? text : castValue(text, 'string', t.type as never, undefined, t.decimal);
+}
+
+/** A map value from key/value pairs: Spark refuses a NULL key and, by default, a duplicate one. */
+export function buildMap(fn: string, keys: unknown[], values: unknown[], keyType: TypeInfo): Record<string, unknown> {
+  const entries: [string, unknown][] = [];
+  const seen = new Set<string>();
+  keys.forEach((k, i) => {
+    if (k === null || k === undefined) fail(fn, 'Cannot use null as map key (NULL_MAP_KEY)');
+    const text = keyText(k, keyType);
+    if (seen.has(text)) fail(fn, `Duplicate map key ${text} was found, please check the input data (DUPLICATED_MAP_KEY; Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION)`);
+    seen.add(text);
+    entries.push([text, values[i] ?? null]);
+  });
+  return Object.fromEntries(entries);
+}
+
+const mapType = (k: TypeInfo, v: TypeInfo): TypeInfo => ({
+  type: 'map',
+  keyType: { ...fieldOfType('key', k.type === 'null' ? { type: 'string' } : k), nullable: false },
+  valueType: fieldOfType('value', v.type === 'null' ? { type: 'string' } : v),
+});
+const isMap = (t: TypeInfo) => t.type === 'map' || t.type === 'null';
+const isArr = (t: TypeInfo) => t.type === 'array' || t.type === 'null';
+const elem = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType ? typeOfField(t.elementType) : { type: 'null' });
+const keyOf = (m: TypeInfo) => typeOfField(m.keyType!);
+const nested = (t: TypeInfo) => t.type === 'array' || t.type === 'map' || t.type === 'struct';
+
+export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
+  map_contains_key: {
+    min: 2, max: 2,
+    type: (a) => {
+      if (!isMap(a[0])) return `map_contains_key() takes (map, key), got ${typeText(a[0])}`;
+      if (a[0].type === 'map' && a[1].type !== 'null' && keyOf(a[0]).type !== a[1].type && !(keyOf(a[0]).type === 'double' && a[1].type === 'long')) {
+        return `map_contains_key() takes a key of the map's key type ${typeText(keyOf(a[0]))}, got ${typeText(a[1])}`;
+      }
+      return { type: 'boolean' };
+    },
+    impl: ([m, k], t) => Object.hasOwn(m as object, keyText(k, keyOf(t[0]))),
+  },
+  // NULL when any map is NULL; a key in two maps is Spark's DUPLICATED_MAP_KEY.
+  map_concat: {
+    min: 0, max: 64,
+    type: (a) => {
+      if (a.length === 0) return mapType({ type: 'string' }, { type: 'string' });
+      if (!a.every(isMap)) return `map_concat() takes maps, got ${a.map((t) => typeText(t)).join(', ')}`;
+      const maps = a.filter((t) => t.type === 'map');
+      if (maps.some((t) => !sameType(t, maps[0]))) return `map_concat() takes maps of one type, got ${a.map((t) => typeText(t)).join(', ')}; CAST them to one type`;
+      return maps[0] ?? mapType({ type: 'string' }, { type: 'string' });
+    },
+    impl: (ms, _t, result) => {
+      const keys: unknown[] = [];
+      const values: unknown[] = [];
+      const kt = keyOf(result);
+      for (const m of ms as Record<string, unknown>[]) for (const [k, v] of Object.entries(m)) { keys.push(keyValue(k, kt)); values.push(v); }
+      return buildMap('map_concat()', keys, values, kt);
+    },
+  },
+  map_from_arrays: {
+    min: 2, max: 2,
+    type: (a) => {
+      if (!isArr(a[0]) || !isArr(a[1])) return `map_from_arrays() takes (array of keys, array of values), got ${typeText(a[0])} and ${typeText(a[1])}`;
+      if (nested(elem(a[0]))) return `map_from_arrays() keys must be of a simple type, got ${typeText(elem(a[0]))}`;
+      return mapType(elem(a[0]), elem(a[1]));
+    },
+    impl: ([ks, vs], _t, result) => {
+      const keys = ks as unknown[], values = vs as unknown[];
+      if (keys.length !== values.length) fail('map_from_arrays()', `The key array and value array of MapData must have the same length, got ${keys.length} and ${values.length}`);
+      return buildMap('map_from_arrays()', keys, values, keyOf(result));
+    },
+  },
+  // An array of two-field structs (key, value), as Spark's MapFromEntries; a NULL entry makes NULL.
+  map_from_entries: {
+    min: 1, max: 1,
+    type: (a) => {
+      const e = elem(a[0]);
+      if (a[0].type === 'null') return mapType({ type: 'string' }, { type: 'string' });
+      if (!isArr(a[0]) || e.type !== 'struct' || (e.fields ?? []).length !== 2) return `map_from_entries() takes an array of two-field structs (key, value), got ${typeText(a[0])}`;
+      const [k, v] = e.fields!;
+      if (nested(typeOfField(k))) return `map_from_entries() keys must be of a simple type, got ${typeText(k)}`;
+      return mapType(typeOfField(k), typeOfField(v));
+    },
+    impl: ([arr], t, result) => {
+      const [kf, vf] = elem(t[0]).fields!;
+      const entries = arr as (Record<string, unknown> | null)[];
+      if (entries.some((x) => x === null || x === undefined)) return null;
+      return buildMap('map_from_entries()', entries.map((x) => x![kf.name]), entries.map((x) => x![vf.name]), keyOf(result));
+    },
+  },
+  map_entries: {
+    min: 1, max: 1,
+    type: (a) => (a[0].type === 'map'
+      ? { type: 'array', elementType: { name: 'element', type: 'struct', nullable: true, fields: [{ ...a[0].keyType!, name: 'key' }, { ...a[0].valueType!, name: 'value' }] } }
+      : `map_entries() takes a map, got ${typeText(a[0])}`),
+    impl: ([m], t) => {
+      const kt = keyOf(t[0]);
+      return Object.entries(m as Record<string, unknown>).map(([k, v]) => ({ key: keyValue(k, kt), value: v ?? null }));
+    },
+  },
+};
