@@ -697,36 +697,6 @@ class ExpressionCompiler implements LambdaCompiler {
     return out;
   }
 
-  /**
-   * struct(a, b) and named_struct('a', a, 'b', b): Spark's struct constructors (what to_avro and
-   * to_json take). struct names a field after its column, else col1, col2, … as Spark does.
-   */
-  private structOf(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    let names: string[];
-    let values: Expr[];
-    if (e.name === 'named_struct') {
-      if (e.args.length % 2 !== 0 || e.args.some((a, i) => i % 2 === 0 && (a.kind !== 'literal' || typeof a.value !== 'string'))) {
-        this.fail(e, "named_struct() takes name/value pairs with the names as string literals: named_struct('id', id, 'region', region)");
-      }
-      names = e.args.filter((_, i) => i % 2 === 0).map((a) => (a as { value: string }).value);
-      values = e.args.filter((_, i) => i % 2 === 1);
-    } else {
-      values = e.args;
-      names = values.map((a, i) => (a.kind === 'column' ? a.name : a.kind === 'field' ? a.field : `col${i + 1}`));
-    }
-    const compiled = values.map((a) => this.compile(a));
-    const fields = compiled.map((c, i) => fieldOfType(names[i], c));
-    return {
-      type: 'struct',
-      fields,
-      eval: (r, c) => {
-        const out: Record<string, unknown> = {};
-        for (let i = 0; i < compiled.length; i++) out[names[i]] = compiled[i].eval(r, c);
-        return out;
-      },
-    };
-  }
-
   /** to_json(struct) */
   private toJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const a = this.compile(e.args[0]);
@@ -935,7 +905,6 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);
     if (e.name === 'from_avro') return this.fromAvro(e);
-    if (e.name === 'struct' || e.name === 'named_struct') return this.structOf(e);
     if (e.name === 'to_avro') return this.toAvro(e);
     if (e.name === 'extract' || e.name === 'date_part' || e.name === 'datepart' || e.name === 'date_trunc') {
       const unit = e.args[0];

@@ -315,9 +315,6 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   // JSON (json-functions.ts); from_json and to_json carry struct types: compiled in expression-compiler.ts.
   from_json: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
   to_json: { min: 1, max: 2, type: () => 'string', impl: () => { throw new Error('compiled in the expression compiler'); } },
-  // Spark's struct constructors, typed by their arguments: compiled in expression-compiler.ts.
-  struct: { min: 1, max: 1000, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
-  named_struct: { min: 2, max: 2000, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
   // Avro (avro-functions.ts): typed by their schema literals, compiled in expression-compiler.ts.
   from_avro: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
   to_avro: { min: 1, max: 2, type: () => 'binary', impl: () => { throw new Error('compiled in the expression compiler'); } },
