@@ -2,7 +2,7 @@
  * MicroBatchExecution beyond the crash matrix: concurrent runners, a deleted checkpoint,
  * watermarks, retention, fencing, triggers, progress, and current_timestamp on a re-run.
  */
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { CommitLog } from '../checkpoint/commit-log';
@@ -427,6 +427,8 @@ describe('a checkpoint is married to its source', () => {
     await q.stop();
     const offsets = new OffsetSeqLog(q.checkpoint);
     expect((await offsets.get(0))!.metadata.conf).toEqual({ 'weir.source': `FileSource[${job.input}]`, 'weir.statefulOperators': '' });
+    // The other folder exists: a missing one fails first, with PATH_NOT_FOUND.
+    await mkdir(`${job.input}-elsewhere`, { recursive: true });
     const moved = mustParse({ ...job.spec, source: { ...job.spec.source, options: { ...job.spec.source.options, path: `${job.input}-elsewhere` } } });
     const err = await new MicroBatchExecution({ spec: moved, clock: job.harness.clock }).processAllAvailable().catch((e) => e);
     expect(err).toBeInstanceOf(IncompatibleQueryChangeError);
