@@ -137,6 +137,8 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
       await expect(p.getByRole('tab', { name: t, exact: true })).toHaveAttribute('aria-selected', 'true');
       if (t === 'Batches') await expect(p.getByRole('table', { name: 'Batches' })).toBeVisible();
       if (t === 'Checkpoint') await expect(p.getByRole('region', { name: 'Checkpoint inspector' })).toBeVisible();
+      // The panel renders its loading line with the tab: ready once it is gone.
+      if (t === 'Drills') await expect(p.getByText('Loading drills…')).toHaveCount(0);
     },
   })),
   {
@@ -158,7 +160,14 @@ const views: { name: string; open: (page: Page) => Promise<void> }[] = [
   { name: 'alerts', open: async (p) => void (await p.goto('/alerts'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
   { name: 'contracts', open: async (p) => void (await p.goto('/audit/contracts'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
   { name: 'not-found', open: async (p) => void (await p.goto('/no-such-page'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
-  { name: 'demo', open: async (p) => void (await p.goto('/demo'), await expect(p.getByRole('heading', { level: 1 })).toBeVisible()) },
+  {
+    name: 'demo',
+    open: async (p) => {
+      await p.goto('/demo');
+      await expect(p.getByRole('heading', { level: 1 })).toBeVisible();
+      await expect(p.getByText('Loading the demo…')).toHaveCount(0);
+    },
+  },
 ];
 
 for (const width of [1280, 1440]) {
