@@ -166,6 +166,35 @@ function nullSafe(arg: CompiledExpr, f: (v: unknown, row: Row, ctx: EvalContext)
   };
 }
 
+/**
+ * exists and forall: the first element whose predicate is `decisive` decides; otherwise NULL if
+ * the predicate was NULL for some element, else the other value (Spark's three-valued logic).
+ */
+function quantifier(decisive: boolean): HigherOrderFunctionDef {
+  return {
+    params: ['expr', 'pred'], min: 2,
+    compile: (e, c) => {
+      const { arr, element } = arrayArg(c, e, 0);
+      const f = predicate(c, e, 1, [element]);
+      const [el] = f.vars;
+      const body = f.body;
+      return {
+        type: 'boolean',
+        eval: nullSafe(arr, (v, row, ctx) => {
+          let sawNull = false;
+          for (const x of v as unknown[]) {
+            el.value = x ?? null;
+            const r = body(row, ctx);
+            if (r === decisive) return decisive;
+            if (isNull(r)) sawNull = true;
+          }
+          return sawNull ? null : !decisive;
+        }),
+      };
+    },
+  };
+}
+
 export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
   transform: {
     params: ['expr', 'func'], min: 2,
@@ -213,51 +242,9 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
   },
   // Three-valued, as Spark's default spark.sql.legacy.arrayExistsFollowsThreeValuedLogic=true:
   // true if the predicate is true for some element, else NULL if it was NULL for some, else false.
-  exists: {
-    params: ['expr', 'pred'], min: 2,
-    compile: (e, c) => {
-      const { arr, element } = arrayArg(c, e, 0);
-      const f = predicate(c, e, 1, [element]);
-      const [el] = f.vars;
-      const body = f.body;
-      return {
-        type: 'boolean',
-        eval: nullSafe(arr, (v, row, ctx) => {
-          let sawNull = false;
-          for (const x of v as unknown[]) {
-            el.value = x ?? null;
-            const r = body(row, ctx);
-            if (r === true) return true;
-            if (isNull(r)) sawNull = true;
-          }
-          return sawNull ? null : false;
-        }),
-      };
-    },
-  },
+  exists: quantifier(true),
   // false if the predicate is false for some element, else NULL if it was NULL for some, else true.
-  forall: {
-    params: ['expr', 'pred'], min: 2,
-    compile: (e, c) => {
-      const { arr, element } = arrayArg(c, e, 0);
-      const f = predicate(c, e, 1, [element]);
-      const [el] = f.vars;
-      const body = f.body;
-      return {
-        type: 'boolean',
-        eval: nullSafe(arr, (v, row, ctx) => {
-          let sawNull = false;
-          for (const x of v as unknown[]) {
-            el.value = x ?? null;
-            const r = body(row, ctx);
-            if (r === false) return false;
-            if (isNull(r)) sawNull = true;
-          }
-          return sawNull ? null : true;
-        }),
-      };
-    },
-  },
+  forall: quantifier(false),
   // The state has the start value's type: the merge lambda must give exactly that type, as in Spark.
   aggregate: { params: ['expr', 'start', 'merge', 'finish'], min: 3, compile: aggregate },
   reduce: { params: ['expr', 'start', 'merge', 'finish'], min: 3, compile: aggregate },
