@@ -23,11 +23,16 @@ export interface Field {
    * `struct`: Spark's StructType, a plain object whose fields are `fields` (from_json's result);
    * `window` is the struct { start, end } of timestamps a window aggregation outputs.
    */
-  type: ColumnType | 'decimal' | 'date' | 'window' | 'struct' | 'array' | 'map' | 'unknown';
+  type: ColumnType | 'decimal' | 'date' | 'day_time_interval' | 'year_month_interval' | 'window' | 'struct' | 'array' | 'map' | 'unknown';
   nullable?: boolean;
   /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */
   precision?: number;
   scale?: number;
+  /**
+   * An interval's unit range: DAY 0 … SECOND 3, or YEAR 0, MONTH 1 (query/interval-utils.ts;
+   * a day-time interval's value is its microseconds, a year-month interval's its months).
+   */
+  interval?: { start: number; end: number };
   /** The fields of a `struct`. */
   fields?: Field[];
   /** An `array`'s element type (its name is `element`, as Spark's DDL prints it). */

@@ -123,6 +123,7 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     // type (nested arrays, maps, structs, NULL elements), the JSON sinks' text, and jsonb operators.
     case 'array': case 'map': return 'jsonb';
     case 'decimal': return `numeric(${field.precision ?? 38},${field.scale ?? 0})`;
+    case 'day_time_interval': case 'year_month_interval': return 'interval';
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'unknown':
     default:
@@ -172,6 +173,10 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
     } else if (f.type === 'array' || f.type === 'map' || f.type === 'struct') {
       cols.push({ name: f.name, createType: 'jsonb', get: (row) => { const v = renderValue(row[f.name], f); return v === null ? null : stringifyJson(v); } });
+    } else if (f.type === 'day_time_interval' || f.type === 'year_month_interval') {
+      // PostgreSQL reads `90061000000 microseconds` and `14 months` exactly.
+      const unit = f.type === 'day_time_interval' ? 'microseconds' : 'months';
+      cols.push({ name: f.name, createType: 'interval', get: (row) => { const v = row[f.name]; return v === null || v === undefined ? null : `${String(v)} ${unit}`; } });
     } else if (f.type === 'decimal') {
       // The exact digits as text: numeric reads them without a detour through a double.
       cols.push({ name: f.name, createType: pgTypeFor(f), get: (row) => renderDecimal(row[f.name] ?? null, f) });

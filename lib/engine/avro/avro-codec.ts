@@ -176,6 +176,7 @@ function toWeir(v: unknown, f: Field, s: AvroSchema): unknown {
       return isMicros(inner) ? Number(BigInt(v as number | bigint) / 1000n - (BigInt(v as number | bigint) % 1000n < 0n ? 1n : 0n)) : Number(v);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'double': case 'long': case 'string': case 'unknown': case 'window':
+    case 'day_time_interval': case 'year_month_interval':
       return v;
   }
 }
@@ -214,6 +215,7 @@ function fromWeir(v: unknown, f: Field, s: AvroSchema): unknown {
     case 'binary':
       return Buffer.isBuffer(v) ? v : Buffer.from(v as Uint8Array);
     case 'boolean': case 'date': case 'double': case 'string': case 'unknown': case 'window':
+    case 'day_time_interval': case 'year_month_interval':
       return v;
   }
 }
@@ -270,8 +272,11 @@ export function avroSchemaOf(f: Field, recordName = 'topLevelRecord', namespace 
       return { type: 'array', items: nullable(avroSchemaOf(f.elementType!, recordName, namespace), f.elementType!) };
     case 'map':
       return { type: 'map', values: nullable(avroSchemaOf(f.valueType!, recordName, namespace), f.valueType!) };
-    case 'long':
+    // Spark's Avro writes a day-time interval as its microseconds, a year-month one as its months.
+    case 'long': case 'day_time_interval':
       return 'long';
+    case 'year_month_interval':
+      return 'int';
     case 'double':
       return 'double';
     case 'boolean':

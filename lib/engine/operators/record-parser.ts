@@ -74,6 +74,9 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
       return { ok: false, reason: `expected binary as base64 text, got ${describe(v)}` };
     case 'decimal': case 'date': case 'array': case 'map': case 'struct':
       return convertComplex(v, field, (x, g) => coerceField(x, g, fromText));
+    // A source schema declares no interval (fieldOfDataType refuses one).
+    case 'day_time_interval': case 'year_month_interval':
+      return { ok: false, reason: `${describe(v)}: Weir reads no interval column from a source` };
     case 'unknown': case 'window':
     default:
       return { ok: true, value: v };

@@ -43,8 +43,10 @@ function notParquet(file: string, e: unknown): BadRecord {
 function toWeir(a: ArrowModule, v: unknown, f: Field): unknown {
   if (v === null || v === undefined) return null;
   switch (f.type) {
-    case 'long':
+    case 'long': case 'day_time_interval':
       return typeof v === 'bigint' ? toLong(v) : v;
+    case 'year_month_interval':
+      return Number(v);
     case 'double':
       return Number(v);
     case 'timestamp':

@@ -28,6 +28,7 @@
  */
 import type * as Arrow from 'apache-arrow';
 import type { Field } from '../types';
+import { intervalTypeText } from '../query/interval-utils';
 
 export type ArrowModule = typeof Arrow;
 
@@ -42,8 +43,12 @@ export function mapKeyField(f: Field): Field {
 /** The Arrow type a Weir field is written as. */
 export function arrowTypeOf(a: ArrowModule, f: Field): Arrow.DataType {
   switch (f.type) {
+    // Spark writes a day-time interval as INT64 microseconds and a year-month one as INT32 months.
     case 'long':
+    case 'day_time_interval':
       return new a.Int64();
+    case 'year_month_interval':
+      return new a.Int32();
     case 'double':
       return new a.Float64();
     case 'boolean':
@@ -90,6 +95,8 @@ export function weirTypeName(f: Field): string {
       return `struct<${(f.fields ?? []).map((c) => `${c.name}:${weirTypeName(c)}`).join(',')}>`;
     case 'window':
       return 'struct<start:timestamp,end:timestamp>';
+    case 'day_time_interval': case 'year_month_interval':
+      return intervalTypeText(f.type, f.interval).toLowerCase();
     case 'long':
     case 'double':
     case 'string':
@@ -114,6 +121,10 @@ export function unreadableReason(a: ArrowModule, t: Arrow.DataType, f: Field): s
   switch (f.type) {
     case 'long':
       return a.DataType.isInt(t) && (t.isSigned || t.bitWidth <= 32) ? null : no;
+    case 'day_time_interval':
+      return a.DataType.isInt(t) && t.isSigned && t.bitWidth === 64 ? null : no;
+    case 'year_month_interval':
+      return a.DataType.isInt(t) && t.isSigned && t.bitWidth === 32 ? null : no;
     case 'double':
       return a.DataType.isFloat(t) ? null : no;
     case 'string':

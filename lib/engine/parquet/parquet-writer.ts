@@ -66,6 +66,7 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
   const name = f.name;
   switch (f.type) {
     case 'long':
+    case 'day_time_interval':
     case 'timestamp': {
       const data = new BigInt64Array(n);
       const words = new Int32Array(data.buffer);
@@ -89,7 +90,8 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
       }
       return a.makeData({ type: type as Arrow.Float64, length: n, nullCount, nullBitmap, data });
     }
-    case 'date': {
+    case 'date':
+    case 'year_month_interval': {
       const data = new Int32Array(n);
       for (let i = 0; i < n; i++) {
         const v = rows[i][name];
@@ -149,8 +151,10 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
 function builderValue(v: unknown, f: Field): unknown {
   if (v === null || v === undefined) return null;
   switch (f.type) {
-    case 'long':
+    case 'long': case 'day_time_interval':
       return typeof v === 'bigint' ? v : BigInt(Math.trunc(v as number));
+    case 'year_month_interval':
+      return v;
     case 'date':
       return (v as number) * 86_400_000;
     case 'decimal': {

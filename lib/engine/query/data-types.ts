@@ -5,6 +5,7 @@
  */
 import type { Field } from '../types';
 import { MAX_PRECISION, type DecimalType } from './decimal';
+import { fullRange, intervalTypeText, type IntervalFields } from './interval-utils';
 import type { ExprType } from './sql-values';
 import { sql as sparkSql, type DataType } from './parser/data-type';
 
@@ -22,6 +23,8 @@ export interface TypeInfo {
   /** A `map`'s key and value types. */
   keyType?: Field;
   valueType?: Field;
+  /** An interval's unit range (interval-utils.ts). */
+  interval?: IntervalFields;
 }
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
@@ -49,6 +52,8 @@ export function typeOfField(f: Field): TypeInfo {
       return { type: 'string' };
     case 'decimal':
       return { type: 'decimal', decimal: { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 } };
+    case 'day_time_interval': case 'year_month_interval':
+      return { type: f.type, interval: f.interval ?? fullRange(f.type) };
     case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date':
       return { type: f.type };
   }
@@ -64,6 +69,7 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
     ...(t.decimal ? { precision: t.decimal.precision, scale: t.decimal.scale } : {}),
     ...(t.elementType ? { elementType: t.elementType } : {}),
     ...(t.keyType ? { keyType: t.keyType, valueType: t.valueType } : {}),
+    ...(t.interval ? { interval: t.interval } : {}),
   };
 }
 
@@ -81,6 +87,7 @@ export function typeText(t: TypeInfo | Field): string {
       const d = 'decimal' in t && t.decimal ? t.decimal : { precision: (t as Field).precision ?? MAX_PRECISION, scale: (t as Field).scale ?? 0 };
       return `DECIMAL(${d.precision},${d.scale})`;
     }
+    case 'day_time_interval': case 'year_month_interval': return intervalTypeText(t.type, t.interval);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'double': case 'null': case 'string': case 'timestamp': case 'unknown': case 'window':
     default: return t.type.toUpperCase();
@@ -96,6 +103,7 @@ export function simpleTypeString(t: TypeInfo | Field): string {
     case 'struct': return `struct<${(info.fields ?? []).map((f) => `${f.name}:${simpleTypeString(f)}`).join(',')}>`;
     case 'null': return 'void';
     case 'binary': case 'boolean': case 'date': case 'decimal': case 'double': case 'long': case 'string': case 'timestamp':
+    case 'day_time_interval': case 'year_month_interval':
       return typeText(info).toLowerCase();
   }
 }

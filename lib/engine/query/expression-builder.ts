@@ -254,9 +254,13 @@ export class ExpressionBuilder {
         if (ms === null) throw new SqlValidationError(`Invalid TIMESTAMP literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS' (UTC)`, pos, 'TIMESTAMP literal');
         return { kind: 'literal', value: ms, type: 'timestamp', pos };
       }
-      case 'array': case 'map': case 'struct': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
+      case 'day_time_interval':
+        return { kind: 'literal', value: toLong(e.value as bigint), type: 'day_time_interval', interval: { start: t.startField, end: t.endField }, pos };
+      case 'year_month_interval':
+        return { kind: 'literal', value: e.value, type: 'year_month_interval', interval: { start: t.startField, end: t.endField }, pos };
+      case 'array': case 'map': case 'struct': case 'calendar_interval':
       default:
-        throw notSupportedYet(`The ${dataTypeSql(t)} literal`, pos, 'interval arithmetic is not in Weir yet; a window\'s duration is a string (\'10 minutes\')');
+        throw notSupportedYet(`The ${dataTypeSql(t)} literal`, pos);
     }
   }
 

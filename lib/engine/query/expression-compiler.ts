@@ -31,7 +31,9 @@ import {
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
-import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
+import { datetimeArithmetic } from './datetime-arithmetic';
+import { exactMicros, exactMonths, formatInterval, fullRange } from './interval-utils';
+import { bigOf, longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
 
 export interface EvalContext {
   /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
@@ -157,7 +159,7 @@ class ExpressionCompiler implements LambdaCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}) };
+        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -192,6 +194,10 @@ class ExpressionCompiler implements LambdaCompiler {
         if (e.op === 'NOT') {
           this.expectBoolean(e, a.type);
           return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
+        }
+        if (a.type === 'day_time_interval' || a.type === 'year_month_interval') {
+          const negate = a.type === 'day_time_interval' ? (v: unknown) => exactMicros(-bigOf(v as Long)) : (v: unknown) => exactMonths(-(v as number));
+          return { type: a.type, interval: a.interval, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : negate(v); } };
         }
         if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number, got ${a.type}`);
         // Unary minus is the same for a number and a decimal's bigint.
@@ -256,6 +262,10 @@ class ExpressionCompiler implements LambdaCompiler {
           return { type: 'long', eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
         }
         if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
+        if ((from === 'day_time_interval' || from === 'year_month_interval') && to === 'string') {
+          const fields = a.interval ?? fullRange(from);
+          return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : formatInterval(from, v, fields); } };
+        }
         return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
       }
       case 'call':
@@ -402,6 +412,10 @@ class ExpressionCompiler implements LambdaCompiler {
           return b === null ? null : cmp(a, b);
         },
       };
+    }
+    if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') {
+      const d = datetimeArithmetic(e.op, l, r);
+      if (d) return d;
     }
     // Spark's DateAdd/DateSub operators: `date + n`, `n + date` and `date - n` are date_add/date_sub.
     const isInt = (t: ExprType) => t === 'long' || t === 'null';

@@ -6,9 +6,10 @@
 import type { ColumnType } from '../types';
 import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
+import { formatInterval, type IntervalFields, type IntervalKind } from './interval-utils';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
-export type SqlType = ColumnType | 'decimal' | 'date';
+export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind;
 type IntegralBits = 8 | 16 | 32;
 const INTEGRAL_NAMES: Record<IntegralBits, string> = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INT' };
 
@@ -31,7 +32,8 @@ export type Expr = Base &
      * `bigint`: written as a BIGINT (an L suffix, or an integer past INT's range), which Spark's
      * INT-only arguments refuse (date_add's days), where Weir's one integral type would take it.
      */
-    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true }
+    /** `interval`: an interval literal's unit range (`INTERVAL '1 02' DAY TO HOUR`). */
+    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true; interval?: IntervalFields }
     | { kind: 'column'; name: string }
     /** Field `field` of a struct (`window.start`, `parsed.id`). */
     | { kind: 'field'; arg: Expr; field: string }
@@ -76,6 +78,7 @@ export function exprToString(e: Expr): string {
       if (e.type === 'timestamp') return `TIMESTAMP '${new Date(e.value as number).toISOString()}'`;
       if (e.type === 'date') return `DATE '${formatDate(e.value as number)}'`;
       if (e.type === 'decimal' && e.decimal) return formatDecimal(e.value as bigint, e.decimal.scale);
+      if ((e.type === 'day_time_interval' || e.type === 'year_month_interval') && e.interval) return formatInterval(e.type, e.value, e.interval);
       return String(e.value);
     case 'column':
       return e.name;

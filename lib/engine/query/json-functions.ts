@@ -22,6 +22,7 @@ import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
 import type { SqlType } from './expression';
 import { castValue } from './sql-values';
+import { formatInterval, fullRange } from './interval-utils';
 
 /**
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
@@ -102,6 +103,8 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       const t = { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 };
       return typeof v === 'number' ? decimalFromDouble(v, t) : typeof v === 'bigint' ? decimalFromLong(v, t) : null;
     }
+    // A schema does not declare intervals (fieldOfDataType refuses them).
+    case 'day_time_interval': case 'year_month_interval':
     case 'window':
     case 'unknown':
       return null;
@@ -179,6 +182,9 @@ export function toJsonValue(v: unknown, f: Field): unknown {
       return new JsonNumber(formatDecimal(v as bigint, f.scale ?? 0));
     case 'date':
       return formatDate(v as number);
+    // Spark's JSON writer writes an interval as its ANSI string.
+    case 'day_time_interval': case 'year_month_interval':
+      return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
     case 'long':
     case 'double':
     case 'string':

@@ -10,12 +10,15 @@ import { dateFromTimestamp, formatDate, parseDate, timestampFromDate } from './d
 import type { SqlType } from './expression';
 import { longFromDouble, parseLong, type Long } from './long';
 import { parseTimestampLiteral } from './expression-builder';
+import { formatInterval, fullRange } from './interval-utils';
 
 /**
  * `struct`: a struct value (its fields travel beside the type: CompiledExpr.fields);
  * `decimal`: an unscaled bigint (its precision and scale travel beside it: CompiledExpr.decimal).
  */
 export type ExprType = SqlType | 'struct' | 'array' | 'map' | 'null';
+
+export const isInterval = (t: ExprType): t is 'day_time_interval' | 'year_month_interval' => t === 'day_time_interval' || t === 'year_month_interval';
 
 /** The number types that functions take as JavaScript numbers (a decimal is converted first). */
 export const isNumeric = (t: ExprType) => t === 'long' || t === 'double' || t === 'null';
@@ -63,6 +66,8 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
       if (from === 'binary') return Buffer.from(v as Uint8Array).toString('utf8');
       if (from === 'timestamp') return formatTimestamp(v as number);
       if (from === 'double') return formatDouble(v as number);
+      // Without its unit range (which the compiler passes where it knows it): the whole range.
+      if (isInterval(from)) return formatInterval(from, v, fullRange(from));
       return String(v);
     case 'long': {
       if (from === 'boolean') return v ? 1 : 0;
@@ -90,6 +95,9 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
       if (from === 'long') return Number(v) * 1000;
       if (from === 'double') return Math.round((v as number) * 1000);
       if (from === 'string') return parseTimestampLiteral(String(v));
+      return null;
+    // Nothing else casts to an interval (canCast refuses it).
+    case 'day_time_interval': case 'year_month_interval':
       return null;
   }
 }
@@ -130,7 +138,7 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
     case 'double': return decimalToDouble(v, scale);
     case 'boolean': return v !== 0n;
     case 'timestamp': return Math.round(decimalToDouble(v, scale) * 1000);
-    case 'binary': case 'date': return null;
+    case 'binary': case 'date': case 'day_time_interval': case 'year_month_interval': return null;
   }
 }
 
@@ -138,6 +146,8 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
 export function canCast(from: ExprType, to: SqlType): boolean {
   if (from === 'null' || from === to) return true;
   if (from === 'struct' || from === 'array' || from === 'map') return false;
+  // An interval casts to a string (its ANSI text); Weir casts nothing else to or from one yet.
+  if (isInterval(from) || isInterval(to)) return to === 'string';
   if (from === 'date' || to === 'date') return from === 'string' || to === 'string' || from === 'timestamp' || to === 'timestamp';
   if (from === 'binary' || to === 'binary') return from === 'string' || to === 'string';
   if (from === 'string' || to === 'string') return true;

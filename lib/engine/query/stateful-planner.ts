@@ -44,9 +44,15 @@ function windowOf(e: Expr, schema: Schema): TimeWindowSpec | undefined {
   const [ts, size, slide, start] = e.args;
   const text = exprToString(e);
   if (!ts || !size || start) throw new SqlValidationError(`${text}: use window(<timestamp column>, '<duration>'[, '<slide duration>'])`, e.pos, 'window');
-  const lit = (x: Expr | undefined) => (x === undefined ? undefined : x.kind === 'literal' && x.type === 'string' ? String(x.value) : null);
+  // A duration is a string ('10 minutes') or, as Spark takes it too, a day-time interval literal.
+  const lit = (x: Expr | undefined) => {
+    if (x === undefined) return undefined;
+    if (x.kind === 'literal' && x.type === 'string') return String(x.value);
+    if (x.kind === 'literal' && x.type === 'day_time_interval') return `${Number(x.value) / 1000} milliseconds`;
+    return null;
+  };
   const sizeText = lit(size), slideText = lit(slide);
-  if (sizeText === null || slideText === null) throw new SqlValidationError(`${text}: window durations must be string literals such as '10 minutes'`, e.pos, 'window');
+  if (sizeText === null || slideText === null) throw new SqlValidationError(`${text}: window durations must be string literals such as '10 minutes' or day-time interval literals such as INTERVAL 10 MINUTES`, e.pos, 'window');
   const tsType = compileExpression(ts, schema).type;
   if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}`, e.pos, 'window');
   return timeWindowSpec(sizeText!, slideText);

@@ -31,7 +31,7 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
       return (v) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v);
     case 'decimal':
       return (v) => (typeof v === 'bigint' ? renderValue(v, f) : v);
-    case 'window': case 'array': case 'map': case 'struct':
+    case 'window': case 'array': case 'map': case 'struct': case 'day_time_interval': case 'year_month_interval':
     default:
       return (v) => renderValue(v, f);
   }
@@ -45,6 +45,7 @@ function holdsDecimal(f: Field): boolean {
     case 'map': return holdsDecimal(f.keyType!) || holdsDecimal(f.valueType!);
     case 'struct': return (f.fields ?? []).some(holdsDecimal);
     case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date': case 'window': case 'unknown':
+    case 'day_time_interval': case 'year_month_interval':
     default: return false;
   }
 }

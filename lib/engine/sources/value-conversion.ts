@@ -49,6 +49,9 @@ export function convertValue(v: unknown, field: Field): Converted {
       return bad(`${stringifyJson(v)} is not binary (base64 text)`);
     case 'struct': case 'decimal': case 'date': case 'array': case 'map':
       return convertComplex(v, field, convertValue);
+    // A source schema declares no interval (fieldOfDataType refuses one).
+    case 'day_time_interval': case 'year_month_interval':
+      return bad(`${stringifyJson(v)}: Weir reads no interval column from a source`);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'unknown': case 'window':
     default:
@@ -71,6 +74,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
     switch (g.type) {
       case 'struct': case 'decimal': case 'date': case 'array': case 'map': return convertComplex(x, g, leaf);
       case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'window': case 'unknown':
+      case 'day_time_interval': case 'year_month_interval':
       default: return leaf(x, g);
     }
   };
@@ -127,6 +131,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
       return { ok: true, value: out };
     }
     case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'window': case 'unknown':
+    case 'day_time_interval': case 'year_month_interval':
     default:
       return leaf(v, f);
   }
@@ -140,6 +145,7 @@ export function holdsLong(f: Field): boolean {
     case 'map': return (f.keyType !== undefined && holdsLong(f.keyType)) || (f.valueType !== undefined && holdsLong(f.valueType));
     case 'struct': return (f.fields ?? []).some(holdsLong);
     case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'decimal': case 'date': case 'window': case 'unknown':
+    case 'day_time_interval': case 'year_month_interval':
     default: return false;
   }
 }

@@ -1,0 +1,128 @@
+/**
+ * `+`, `-`, `*` and `/` where a date, a timestamp or an ANSI interval takes part: the datetime
+ * cases of Spark's ResolveBinaryArithmetic, each as the expression Spark rewrites it to:
+ *
+ * | operands | Spark's expression | result |
+ * |---|---|---|
+ * | timestamp ± day-time interval | TimeAdd | TIMESTAMP |
+ * | timestamp ± year-month interval | TimestampAddYMInterval | TIMESTAMP |
+ * | date ± INTERVAL DAY | DateAdd(d, ExtractANSIIntervalDays(i)) | DATE |
+ * | date ± other day-time interval | TimeAdd(CAST(d AS TIMESTAMP), i) | TIMESTAMP |
+ * | date ± year-month interval | DateAddYMInterval | DATE |
+ * | timestamp − timestamp (a date beside a timestamp is its midnight) | SubtractTimestamps | INTERVAL DAY TO SECOND |
+ * | date − date | SubtractDates | INTERVAL DAY |
+ * | interval ± interval of one kind | Add, Subtract | the wider interval type |
+ * | interval × number, number × interval | MultiplyDTInterval, MultiplyYMInterval | the kind's whole range |
+ * | interval ÷ number | DivideDTInterval, DivideYMInterval | the kind's whole range |
+ *
+ * `interval + date` and `interval + timestamp` are the same as the other order. Values and
+ * rounding are interval-utils.ts's.
+ */
+import type { CompiledExpr } from './expression-compiler';
+import { bigOf, type Long } from './long';
+import { isInterval, type ExprType } from './sql-values';
+import {
+  dateAddMonths, divideHalfUp, exactMicros, exactMonths, fullRange, intervalDividedByZero, MICROS_PER_DAY, roundHalfUp,
+  timestampAddMicros, timestampAddMonths, widerFields, type IntervalFields,
+} from './interval-utils';
+import { pow10 } from './decimal';
+import { timestampFromDate } from './date';
+
+type Op = '+' | '-' | '*' | '/';
+type Value = (a: unknown, b: unknown) => unknown;
+
+const DAY_ONLY = (f: IntervalFields | undefined) => f !== undefined && f.start === 0 && f.end === 0;
+const isDatetime = (t: ExprType) => t === 'date' || t === 'timestamp';
+const isNumber = (t: ExprType) => t === 'long' || t === 'double' || t === 'decimal';
+
+/** `l op r` of two non-NULL operands, NULL when either is NULL. */
+function binary(result: Omit<CompiledExpr, 'eval'>, l: CompiledExpr, r: CompiledExpr, f: Value): CompiledExpr {
+  const le = l.eval;
+  const re = r.eval;
+  return {
+    ...result,
+    eval: (row, c) => {
+      const a = le(row, c);
+      if (a === null) return null;
+      const b = re(row, c);
+      return b === null ? null : f(a, b);
+    },
+  };
+}
+
+const asTimestamp = (c: CompiledExpr): ((v: unknown) => unknown) => (c.type === 'date' ? (v) => timestampFromDate(v as number) : (v) => v);
+
+const negateMicros = (v: unknown): Long => exactMicros(-bigOf(v as Long));
+const negateMonths = (v: unknown): number => exactMonths(-(v as number));
+
+/**
+ * The compiled `l op r` when a date, a timestamp or an interval takes part in a way Spark defines,
+ * undefined otherwise (the caller's numeric rules, and its errors, then apply).
+ */
+export function datetimeArithmetic(op: Op, l: CompiledExpr, r: CompiledExpr): CompiledExpr | undefined {
+  if (op === '+' || op === '-') {
+    // interval + datetime is datetime + interval.
+    if (op === '+' && isInterval(l.type) && isDatetime(r.type)) return datetimeArithmetic('+', r, l);
+    if (isDatetime(l.type) && isInterval(r.type)) return addInterval(op, l, r);
+    if (op === '-' && isDatetime(l.type) && isDatetime(r.type)) {
+      if (l.type === 'date' && r.type === 'date') {
+        return binary({ type: 'day_time_interval', interval: { start: 0, end: 0 } }, l, r, (a, b) => exactMicros(BigInt((a as number) - (b as number)) * MICROS_PER_DAY));
+      }
+      const la = asTimestamp(l);
+      const ra = asTimestamp(r);
+      return binary({ type: 'day_time_interval', interval: fullRange('day_time_interval') }, l, r, (a, b) => exactMicros(BigInt((la(a) as number) - (ra(b) as number)) * 1000n));
+    }
+    if (isInterval(l.type) && l.type === r.type) {
+      const interval = widerFields(l.interval ?? fullRange(l.type), r.interval ?? fullRange(r.type));
+      const sign = op === '+' ? 1n : -1n;
+      return l.type === 'day_time_interval'
+        ? binary({ type: l.type, interval }, l, r, (a, b) => exactMicros(bigOf(a as Long) + sign * bigOf(b as Long)))
+        : binary({ type: l.type, interval }, l, r, (a, b) => exactMonths((a as number) + Number(sign) * (b as number)));
+    }
+    return undefined;
+  }
+  if (op === '*' && isNumber(l.type) && isInterval(r.type)) return scaleInterval('*', r, l);
+  if (isInterval(l.type) && isNumber(r.type)) return scaleInterval(op, l, r);
+  return undefined;
+}
+
+/** `datetime ± interval`. */
+function addInterval(op: '+' | '-', d: CompiledExpr, i: CompiledExpr): CompiledExpr {
+  const minus = op === '-';
+  if (i.type === 'year_month_interval') {
+    const months = (v: unknown) => (minus ? negateMonths(v) : (v as number));
+    return d.type === 'date'
+      ? binary({ type: 'date' }, d, i, (a, b) => dateAddMonths(a as number, months(b)))
+      : binary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMonths(a as number, months(b)));
+  }
+  const micros = (v: unknown) => (minus ? negateMicros(v) : (v as Long));
+  if (d.type === 'date' && DAY_ONLY(i.interval)) {
+    return binary({ type: 'date' }, d, i, (a, b) => (a as number) + Number(bigOf(micros(b)) / MICROS_PER_DAY));
+  }
+  const ts = asTimestamp(d);
+  return binary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMicros(ts(a) as number, micros(b)));
+}
+
+/** `interval * number` and `interval / number`: Spark's Multiply/Divide(DT|YM)Interval. */
+function scaleInterval(op: Op, i: CompiledExpr, n: CompiledExpr): CompiledExpr | undefined {
+  if (op !== '*' && op !== '/') return undefined;
+  const dayTime = i.type === 'day_time_interval';
+  const exact = dayTime ? exactMicros : exactMonths;
+  const big = (v: unknown) => (dayTime ? bigOf(v as Long) : BigInt(v as number));
+  const type = { type: i.type, interval: fullRange(i.type as 'day_time_interval') };
+  if (n.type === 'double') {
+    return binary(type, i, n, (a, b) => {
+      const x = b as number;
+      if (op === '/' && x === 0) intervalDividedByZero();
+      const v = roundHalfUp(op === '*' ? Number(a) * x : Number(a) / x);
+      return exact(Number.isFinite(v) ? BigInt(v) : 2n ** 64n);
+    });
+  }
+  if (n.type === 'decimal') {
+    const scale = pow10(n.decimal!.scale);
+    return binary(type, i, n, (a, b) =>
+      exact(op === '*' ? divideHalfUp(big(a) * (b as bigint), scale) : divideHalfUp(big(a) * scale, b as bigint)),
+    );
+  }
+  return binary(type, i, n, (a, b) => exact(op === '*' ? big(a) * bigOf(b as Long) : divideHalfUp(big(a), bigOf(b as Long))));
+}

@@ -1,0 +1,163 @@
+/**
+ * Spark's ANSI interval values (IntervalUtils), as Spark 3.2+ has them with
+ * `spark.sql.legacy.interval.enabled=false`:
+ * - a day-time interval (DayTimeIntervalType) is a number of microseconds, kept as a BIGINT's
+ *   value (long.ts: a number while it is a safe integer, a bigint beyond);
+ * - a year-month interval (YearMonthIntervalType) is a number of months (an INT).
+ * The type's start and end fields (DAY…SECOND, YEAR…MONTH) decide only how a value prints and
+ * what its unit range is: `INTERVAL '1 02:03' DAY TO MINUTE`.
+ *
+ * Arithmetic follows Spark's: a sum, product or quotient that does not fit raises
+ * ARITHMETIC_OVERFLOW whatever the ANSI mode (Math.multiplyExact in Spark), a zero divisor
+ * raises INTERVAL_DIVIDED_BY_ZERO, and a fractional result rounds half up (away from zero).
+ * Weir's timestamps keep milliseconds, so adding a day-time interval to one drops the interval's
+ * microseconds below a millisecond (toward negative infinity).
+ */
+import { RecordExpressionError } from '../errors';
+import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
+
+export type IntervalKind = 'day_time_interval' | 'year_month_interval';
+
+/** The unit range: DAY 0, HOUR 1, MINUTE 2, SECOND 3; YEAR 0, MONTH 1 (Spark's field bytes). */
+export interface IntervalFields {
+  start: number;
+  end: number;
+}
+
+const DAY_TIME_FIELD_NAMES = ['DAY', 'HOUR', 'MINUTE', 'SECOND'];
+const YEAR_MONTH_FIELD_NAMES = ['YEAR', 'MONTH'];
+
+export const MICROS_PER_SECOND = 1_000_000n;
+const MICROS_PER_MINUTE = 60n * MICROS_PER_SECOND;
+const MICROS_PER_HOUR = 60n * MICROS_PER_MINUTE;
+export const MICROS_PER_DAY = 24n * MICROS_PER_HOUR;
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+
+/** Spark's default types: DayTimeIntervalType() is DAY TO SECOND, YearMonthIntervalType() YEAR TO MONTH. */
+export const fullRange = (kind: IntervalKind): IntervalFields => ({ start: 0, end: kind === 'day_time_interval' ? 3 : 1 });
+
+/** The unit range both operands fit in (Spark's wider interval type). */
+export const widerFields = (a: IntervalFields, b: IntervalFields): IntervalFields => ({ start: Math.min(a.start, b.start), end: Math.max(a.end, b.end) });
+
+/** `INTERVAL DAY TO SECOND`, `INTERVAL YEAR`: the type in Spark's DDL. */
+export function intervalTypeText(kind: IntervalKind, f: IntervalFields = fullRange(kind)): string {
+  const names = kind === 'day_time_interval' ? DAY_TIME_FIELD_NAMES : YEAR_MONTH_FIELD_NAMES;
+  return f.start === f.end ? `INTERVAL ${names[f.start]}` : `INTERVAL ${names[f.start]} TO ${names[f.end]}`;
+}
+
+function overflow(what: string): never {
+  throw new RecordExpressionError(`[ARITHMETIC_OVERFLOW] ${what} overflow. Use 'try_add', 'try_subtract' or 'try_multiply' to tolerate overflow and return NULL instead.`, { errorClass: 'ARITHMETIC_OVERFLOW' });
+}
+
+export function intervalDividedByZero(): never {
+  throw new RecordExpressionError('[INTERVAL_DIVIDED_BY_ZERO] Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.', { errorClass: 'INTERVAL_DIVIDED_BY_ZERO' });
+}
+
+/** A day-time interval's microseconds from an exact result, ARITHMETIC_OVERFLOW past a BIGINT. */
+export function exactMicros(b: bigint): Long {
+  if (b < LONG_MIN || b > LONG_MAX) overflow('long');
+  return toLong(b);
+}
+
+/** A year-month interval's months from an exact result, ARITHMETIC_OVERFLOW past an INT. */
+export function exactMonths(n: number | bigint): number {
+  const v = Number(n);
+  if (v < INT_MIN || v > INT_MAX) overflow('integer');
+  return v;
+}
+
+/** `n / d` rounded half away from zero (Java's RoundingMode.HALF_UP), for bigints. */
+export function divideHalfUp(n: bigint, d: bigint): bigint {
+  if (d === 0n) intervalDividedByZero();
+  const q = n / d;
+  const r = n % d;
+  const twice = (r < 0n ? -r : r) * 2n;
+  if (twice < (d < 0n ? -d : d)) return q;
+  return (n < 0n) !== (d < 0n) ? q - 1n : q + 1n;
+}
+
+/** A double rounded half away from zero (Guava's DoubleMath.roundToLong(x, HALF_UP)). */
+export function roundHalfUp(x: number): number {
+  return x < 0 ? -Math.round(-x) : Math.round(x);
+}
+
+/**
+ * Spark's ANSI string of a day-time interval (IntervalUtils.toDayTimeIntervalString):
+ * `INTERVAL '1 02:03:04.5' DAY TO SECOND`. Units below the end field are dropped.
+ */
+export function formatDayTimeInterval(micros: Long, f: IntervalFields): string {
+  const from = DAY_TIME_FIELD_NAMES[f.start];
+  const postfix = f.start === f.end ? `' ${from}` : `' ${from} TO ${DAY_TIME_FIELD_NAMES[f.end]}`;
+  let rest = bigOf(micros);
+  const sign = rest < 0n ? '-' : '';
+  if (rest < 0n) rest = -rest;
+  const two = (n: bigint) => n.toString().padStart(2, '0');
+  const seconds = (n: bigint) => {
+    const whole = n / MICROS_PER_SECOND;
+    const frac = (n % MICROS_PER_SECOND).toString().padStart(6, '0').replace(/0+$/, '');
+    return `${two(whole)}${frac ? `.${frac}` : ''}`;
+  };
+  let text = sign;
+  const units = [MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE];
+  if (f.start === 3) {
+    text += seconds(rest);
+  } else {
+    const first = rest / units[f.start];
+    rest %= units[f.start];
+    text += f.start === 0 ? first.toString() : two(first);
+    for (let field = f.start + 1; field <= f.end; field++) {
+      if (field === 3) {
+        text += `:${seconds(rest)}`;
+      } else {
+        text += `${field === 1 ? ' ' : ':'}${two(rest / units[field])}`;
+        rest %= units[field];
+      }
+    }
+  }
+  return `INTERVAL '${text}${postfix}`;
+}
+
+/** Spark's ANSI string of a year-month interval: `INTERVAL '1-2' YEAR TO MONTH`. */
+export function formatYearMonthInterval(months: number, f: IntervalFields): string {
+  const sign = months < 0 ? '-' : '';
+  const abs = Math.abs(months);
+  const from = YEAR_MONTH_FIELD_NAMES[f.start];
+  if (f.start === f.end) return `INTERVAL '${sign}${f.start === 0 ? Math.trunc(abs / 12) : abs}' ${from}`;
+  return `INTERVAL '${sign}${Math.trunc(abs / 12)}-${abs % 12}' YEAR TO MONTH`;
+}
+
+/** An interval's Spark string, by its kind. */
+export function formatInterval(kind: IntervalKind, v: unknown, f: IntervalFields): string {
+  return kind === 'day_time_interval' ? formatDayTimeInterval(v as Long, f) : formatYearMonthInterval(v as number, f);
+}
+
+const daysInMonth = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+
+/**
+ * `ms` (epoch milliseconds, UTC) plus `months`, as java.time's plusMonths: the day of month is
+ * kept unless the new month is shorter, then it is the month's last day (Jan 31 + 1 month is
+ * Feb 28 or 29); the time of day is kept.
+ */
+export function timestampAddMonths(ms: number, months: number): number {
+  const d = new Date(ms);
+  const total = d.getUTCFullYear() * 12 + d.getUTCMonth() + months;
+  const y = Math.floor(total / 12);
+  const m = total - y * 12;
+  const day = Math.min(d.getUTCDate(), daysInMonth(y, m));
+  const r = new Date(ms);
+  r.setUTCFullYear(y, m, day);
+  return r.getTime();
+}
+
+/** A date (days since 1970-01-01) plus `months`, as LocalDate.plusMonths. */
+export function dateAddMonths(days: number, months: number): number {
+  return Math.round(timestampAddMonths(days * 86_400_000, months) / 86_400_000);
+}
+
+/** A timestamp (ms) plus a day-time interval (µs): the microseconds below a millisecond dropped. */
+export function timestampAddMicros(ms: number, micros: Long): number {
+  const r = BigInt(ms) * 1000n + bigOf(micros);
+  const q = r / 1000n;
+  return Number(r < 0n && r % 1000n !== 0n ? q - 1n : q);
+}
