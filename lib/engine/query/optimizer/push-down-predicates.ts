@@ -1,0 +1,114 @@
+/**
+ * Spark's PushDownPredicates (with CombineFilters): the conjuncts of a Filter above a
+ * stream-static join that read only the stream's columns move below the join (the stream is
+ * always the preserved side, so an outer join keeps its meaning), so the join looks up and copies
+ * only the rows that survive; a Filter above a Project of plain columns moves below it; adjacent
+ * Filters combine.
+ */
+import { exprToString, referencedColumns, type Expr } from '../expression';
+import type { LogicalPlan } from '../logical-plan';
+import { readsOnly, streamRelationOf, streamSide, type OptimizerRuleApplication } from './plan-walk';
+
+function conjuncts(e: Expr): Expr[] {
+  return e.kind === 'binary' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
+}
+
+function and(es: Expr[]): Expr {
+  return es.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r }));
+}
+
+function withFilter(conds: Expr[], child: LogicalPlan): LogicalPlan {
+  if (conds.length === 0) return child;
+  if (child.kind === 'Filter') return { ...child, condition: and([child.condition, ...conds]) };
+  return { kind: 'Filter', condition: and(conds), child };
+}
+
+export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleApplication[]): LogicalPlan {
+  switch (plan.kind) {
+    case 'StreamingRelation':
+    case 'StaticRelation':
+      return plan;
+    case 'Join':
+      return { ...plan, left: pushDownPredicates(plan.left, applied), right: pushDownPredicates(plan.right, applied) };
+    case 'Union':
+      return { ...plan, branches: plan.branches.map((b) => pushDownPredicates(b, applied)) };
+    case 'Filter': {
+      const child = plan.child;
+      if (child.kind === 'Filter') {
+        applied.push({ rule: 'CombineFilters', detail: `${exprToString(plan.condition)} AND ${exprToString(child.condition)}` });
+        return pushDownPredicates({ ...child, condition: and([child.condition, plan.condition]) }, applied);
+      }
+      if (child.kind === 'Join') {
+        const { side, with: rebuild } = streamSide(child);
+        const rel = streamRelationOf(side);
+        // A static column named like a stream column is only ever a same-named join key, whose
+        // joined value is the stream's: a name the stream has means the stream's column.
+        const [down, stay] = partition(conjuncts(plan.condition), (c) => rel !== undefined && readsOnly(c, rel.schema));
+        if (down.length === 0) return { ...plan, child: pushDownPredicates(child, applied) };
+        applied.push({ rule: 'PushDownPredicates', detail: `${down.map(exprToString).join(' AND ')} moved below Join ${child.joinType} (stream side)` });
+        const join = pushDownPredicates(rebuild(withFilter(down, side)), applied);
+        return stay.length ? { ...plan, condition: and(stay), child: join } : join;
+      }
+      if (child.kind === 'Project') {
+        // Through a projection of plain columns (renames substituted), as Spark's PushPredicateThroughNonJoin.
+        const byName = new Map(child.list.map((n) => [n.name.toLowerCase(), n.expr]));
+        const refs = [...referencedColumns(plan.condition)];
+        if (refs.every((r) => byName.get(r.toLowerCase())?.kind === 'column')) {
+          const condition = substitute(plan.condition, (name) => byName.get(name.toLowerCase())!);
+          applied.push({ rule: 'PushDownPredicates', detail: `${exprToString(plan.condition)} moved below Project` });
+          return { ...child, child: pushDownPredicates({ kind: 'Filter', condition, child: child.child }, applied) };
+        }
+      }
+      return { ...plan, child: pushDownPredicates(child, applied) };
+    }
+    case 'Project':
+    case 'Aggregate':
+    case 'Deduplicate':
+    case 'Generate':
+    case 'Sort':
+    case 'Limit':
+      return { ...plan, child: pushDownPredicates(plan.child, applied) } as LogicalPlan;
+  }
+}
+
+function partition<T>(xs: T[], pred: (x: T) => boolean): [T[], T[]] {
+  const yes: T[] = [], no: T[] = [];
+  for (const x of xs) (pred(x) ? yes : no).push(x);
+  return [yes, no];
+}
+
+function substitute(e: Expr, col: (name: string) => Expr): Expr {
+  switch (e.kind) {
+    case 'column':
+      return col(e.name);
+    case 'literal':
+      return e;
+    case 'field':
+    case 'unary':
+    case 'isNull':
+    case 'cast':
+      return { ...e, arg: substitute(e.arg, col) };
+    case 'binary':
+      return { ...e, left: substitute(e.left, col), right: substitute(e.right, col) };
+    case 'in':
+      return { ...e, arg: substitute(e.arg, col), list: e.list.map((x) => substitute(x, col)) };
+    case 'between':
+      return { ...e, arg: substitute(e.arg, col), low: substitute(e.low, col), high: substitute(e.high, col) };
+    case 'like':
+      return { ...e, arg: substitute(e.arg, col), pattern: substitute(e.pattern, col) };
+    case 'case':
+      return {
+        ...e,
+        operand: e.operand && substitute(e.operand, col),
+        branches: e.branches.map((b) => ({ when: substitute(b.when, col), then: substitute(b.then, col) })),
+        otherwise: e.otherwise && substitute(e.otherwise, col),
+      };
+    case 'call':
+      return { ...e, args: e.args.map((x) => substitute(x, col)) };
+    // Only columns are substituted: a lambda's variables are never the Project's names.
+    case 'lambda':
+      return { ...e, body: substitute(e.body, col) };
+    case 'lambdaVariable':
+      return e;
+  }
+}
