@@ -37,8 +37,8 @@ export const kafkaConnectionOptions = {
 
 export type KafkaConnectionOptions = z.infer<z.ZodObject<typeof kafkaConnectionOptions>>;
 
-/** Option keys whose values are secrets, for the source and sink definitions. */
-export const KAFKA_SECRET_OPTIONS = ['saslPassword', 'sslKey'] as const;
+/** Option keys whose values are secrets, for the source and sink definitions (basicAuthUserInfo: the schema registry's). */
+export const KAFKA_SECRET_OPTIONS = ['saslPassword', 'sslKey', 'basicAuthUserInfo'] as const;
 
 /** Cross-field checks zod's per-field schema cannot say; returns a problem or undefined. */
 export function kafkaSecurityProblem(o: KafkaConnectionOptions): { path: string; message: string } | undefined {
@@ -55,11 +55,15 @@ export function kafkaSecurityProblem(o: KafkaConnectionOptions): { path: string;
   return undefined;
 }
 
-function kafkaSecrets(o: KafkaConnectionOptions): string[] {
-  return [o.saslPassword, o.sslKey].filter((s): s is string => Boolean(s));
+type WithRegistryCredentials = KafkaConnectionOptions & { basicAuthUserInfo?: string };
+
+function kafkaSecrets(o: WithRegistryCredentials): string[] {
+  // The registry's user:password, and its password alone.
+  const registry = o.basicAuthUserInfo ? [o.basicAuthUserInfo, o.basicAuthUserInfo.slice(o.basicAuthUserInfo.indexOf(':') + 1)] : [];
+  return [o.saslPassword, o.sslKey, ...registry].filter((s): s is string => Boolean(s));
 }
 
-export function redactKafka(message: string, o: KafkaConnectionOptions): string {
+export function redactKafka(message: string, o: WithRegistryCredentials): string {
   return redact(message, kafkaSecrets(o));
 }
 
