@@ -9,11 +9,15 @@
  * engine's commits/N is produced again; nothing on the broker recognizes the repeat. Consumers
  * that cannot tolerate that drop records whose (weir-query-id, weir-batch-id) they already saw.
  *
- * Why no exactly-once (Kafka transactions): a transactional producer is the way to make a replay
- * recognizable, but the only broker these tests can run (librdkafka's mock cluster in kcat
- * 1.7/librdkafka 2.0.2) reports controller id 0 while its brokers are numbered from 1, so KafkaJS
- * cannot even initialise a producer id there. Shipping an option no test exercised would be a
- * claim, not a feature; it waits for a broker in the tests that can run transactions.
+ * Why no exactly-once (Kafka transactions): one transaction per batch, fenced by a
+ * transactional.id derived from the query id, with the batch id committed inside it, would make
+ * a replay recognizable. But the only broker these tests can run (librdkafka's mock cluster in
+ * kcat 1.7/librdkafka 2.0.2) acknowledges every transactional request and implements none of
+ * them: no commit or abort markers (read_committed readers read aborted records), no fencing of
+ * an older producer with the same transactional.id, and offsets committed in a transaction are
+ * not stored (kafka-mock-transactions.test.ts shows each). A transactional sink would pass its
+ * tests there whether or not it were right; shipping it would be a claim, not a feature. It
+ * waits for a broker in the tests that runs transactions.
  */
 import { z } from 'zod';
 import type { Message, Producer } from 'kafkajs';
