@@ -45,8 +45,8 @@ type RegistryConnection = { [K in keyof typeof schemaRegistryConnectionOptions]?
 export function schemaRegistryProblems(o: RegistryConnection): { path: string; message: string }[] {
   const out: { path: string; message: string }[] = [];
   if (o.schemaRegistryUrl !== undefined) {
-    const u = new URL(o.schemaRegistryUrl);
-    if (u.username || u.password) out.push({ path: 'schemaRegistryUrl', message: 'has credentials in it; the URL is shown on the job page, a secret is not: remove them from the URL and give basicAuthUserInfo (user:password)' });
+    const u = URL.parse(o.schemaRegistryUrl);
+    if (u && (u.username || u.password)) out.push({ path: 'schemaRegistryUrl', message: 'has credentials in it; the URL is shown on the job page, a secret is not: remove them from the URL and give basicAuthUserInfo (user:password)' });
   }
   const given = o.basicAuthCredentialsSource !== undefined || o.basicAuthUserInfo !== undefined;
   if (given && o.schemaRegistryUrl === undefined) out.push({ path: o.basicAuthUserInfo !== undefined ? 'basicAuthUserInfo' : 'basicAuthCredentialsSource', message: "is the schema registry's credentials: it is read only with schemaRegistryUrl" });

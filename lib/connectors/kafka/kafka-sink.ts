@@ -53,7 +53,7 @@ export const kafkaSinkOptions = z
     if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
     const subjects = o.valueSubject !== undefined || o.keySubject !== undefined;
     if ((o.schemaRegistryUrl === undefined) === subjects) {
-      const path = o.schemaRegistryUrl === undefined ? (o.valueSubject !== undefined ? 'valueSubject' : 'keySubject') : 'valueSubject';
+      const path = o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueSubject';
       ctx.addIssue({ code: 'custom', path: [path], message: 'give schemaRegistryUrl with valueSubject (or keySubject, or both): the subject names the values\' (keys\') schema in the registry' });
     }
     for (const [schema, subject] of [['valueAvroSchema', 'valueSubject'], ['keyAvroSchema', 'keySubject']] as const) {

@@ -89,7 +89,7 @@ export const kafkaSourceOptions = z
     if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
     const framed = o.valueAvroSchema !== undefined || o.keyAvroSchema !== undefined;
     if ((o.schemaRegistryUrl === undefined) === framed) {
-      const path = o.schemaRegistryUrl === undefined ? (o.valueAvroSchema !== undefined ? 'valueAvroSchema' : 'keyAvroSchema') : 'valueAvroSchema';
+      const path = o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueAvroSchema';
       ctx.addIssue({ code: 'custom', path: [path], message: 'give schemaRegistryUrl with valueAvroSchema (or keyAvroSchema, or both): the registry finds each value\'s (key\'s) writer schema, valueAvroSchema (keyAvroSchema) is the schema it is read as' });
     }
     for (const k of ['valueAvroSchema', 'keyAvroSchema'] as const) {
