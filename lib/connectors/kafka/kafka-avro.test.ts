@@ -19,6 +19,7 @@ import { MemorySinkTable, MicroBatchExecution, parseJobSpec, validateJob } from 
 import { outboundPolicy } from '../../engine/outbound/outbound-policy';
 import { frameConfluent, unframeConfluent } from './schema-registry';
 import { createKafka, kafkaClusterOptions } from './client';
+import { schemaRegistryClientOptions } from './confluent-avro';
 import { PartitionReader, type FetchedRecord } from './fetch';
 import { kcatAvailable, produce, startMockKafka, type MockKafkaBroker } from './testing/mock-broker';
 import { startSchemaRegistryFixture, type SchemaRegistryFixture } from './testing/schema-registry-fixture';
@@ -188,6 +189,10 @@ describe.skipIf(!HAVE_KCAT)('Kafka with Avro and a schema registry (mock cluster
     expect(errors(src({ basicAuthCredentialsSource: 'URL' }))).toEqual([expect.stringMatching(/give USER_INFO with basicAuthUserInfo/)]);
     expect(errors(src({ basicAuthCredentialsSource: 'SASL_INHERIT' }))).toEqual([expect.stringMatching(/SASL_INHERIT sends the Kafka connection's saslUsername and saslPassword/)]);
     expect(src({ basicAuthCredentialsSource: 'SASL_INHERIT', securityProtocol: 'SASL_PLAINTEXT', saslMechanism: 'PLAIN', saslUsername: 'u', saslPassword: 'p' }).ok).toBe(true);
+    // The credentials the registry client is given: the user is up to the first colon, as Confluent splits it.
+    expect(schemaRegistryClientOptions({ schemaRegistryUrl: 'http://r', basicAuthUserInfo: 'svc:pa:ss' })).toEqual({ auth: { username: 'svc', password: 'pa:ss' } });
+    expect(schemaRegistryClientOptions({ schemaRegistryUrl: 'http://r', basicAuthCredentialsSource: 'SASL_INHERIT', saslUsername: 'u', saslPassword: 'p' })).toEqual({ auth: { username: 'u', password: 'p' } });
+    expect(schemaRegistryClientOptions({ schemaRegistryUrl: 'http://r' })).toEqual({});
     const noUrl = parseJobSpec({ name: 'x', source: { name: 's', type: 'kafka', options: { bootstrapServers: '10.0.0.1:9092', subscribe: 't', basicAuthUserInfo: 'a:b' } }, sql: 'SELECT value FROM s', sink: { type: 'console' }, checkpointLocation: 'memory://x' });
     expect(!noUrl.ok && noUrl.errors).toContainEqual(expect.objectContaining({ path: 'source.options.basicAuthUserInfo', message: expect.stringMatching(/read only with schemaRegistryUrl/) }));
     const sink = (options: object) => parseJobSpec({ name: 'x', source: { name: 's', type: 'rate', options: {}, schema: [{ name: 'value', type: 'long' }] }, sql: 'SELECT CAST(value AS STRING) AS value FROM s', sink: { type: 'kafka', options: { bootstrapServers: '10.0.0.1:9092', topic: 'o', ...options } }, checkpointLocation: 'memory://x' });
