@@ -8,6 +8,7 @@
  * bootstrap server could name any address as a broker. Every socket KafkaJS opens goes through
  * `checkedConnectOptions`, so a refused address is refused whoever named it.
  */
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import tls from 'node:tls';
 import { z } from 'zod';
@@ -17,6 +18,35 @@ import { checkedConnectOptions } from '../../engine/outbound/guarded-connect';
 import { checkDestinationValue } from '../../engine/outbound/destinations';
 import { OutboundRefusedError, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 import { redact } from '../postgres/pg-util';
+
+/**
+ * KafkaJS 2.2.4's request queue re-arms a timer after every check, whether or not a request
+ * waits, at `throttledUntil - Date.now()`: with no throttle that is about -1.8e12 ms, so every
+ * connection to a broker wakes every millisecond for as long as it is open (an idle connected
+ * admin client: ~2,200 timers and 300 ms of CPU in 5 s), and on Node 24 the negative delay
+ * prints a TimeoutNegativeWarning on stderr. Both are open upstream with fixes unreleased
+ * (KafkaJS has had no release since 2023). Pending requests wait only for a throttle to end or
+ * for an in-flight request to finish (which checks the queue itself), so the check is armed
+ * only while a request is pending, after the throttle or at KafkaJS's 10 ms poll. Patched on
+ * the exact version the dependency is pinned to (fetch.ts reads through internals too).
+ */
+const CHECK_PENDING_REQUESTS_INTERVAL = 10;
+interface RawRequestQueue {
+  pending: unknown[];
+  throttledUntil: number;
+  throttleCheckTimeoutId: ReturnType<typeof setTimeout> | null;
+  checkPendingRequests(): void;
+  scheduleCheckPendingRequests(): void;
+}
+const RequestQueue = createRequire(import.meta.url)('kafkajs/src/network/requestQueue') as { prototype: RawRequestQueue };
+RequestQueue.prototype.scheduleCheckPendingRequests = function scheduleCheckPendingRequests(this: RawRequestQueue) {
+  if (this.throttleCheckTimeoutId || this.pending.length === 0) return;
+  const untilUnthrottled = this.throttledUntil - Date.now();
+  this.throttleCheckTimeoutId = setTimeout(() => {
+    this.throttleCheckTimeoutId = null;
+    this.checkPendingRequests();
+  }, untilUnthrottled > 0 ? untilUnthrottled : CHECK_PENDING_REQUESTS_INTERVAL);
+};
 
 const SASL = { securityProtocol: ['SASL_PLAINTEXT', 'SASL_SSL'] };
 const TLS = { securityProtocol: ['SSL', 'SASL_SSL'] };
@@ -37,8 +67,8 @@ export const kafkaConnectionOptions = {
 
 export type KafkaConnectionOptions = z.infer<z.ZodObject<typeof kafkaConnectionOptions>>;
 
-/** Option keys whose values are secrets, for the source and sink definitions. */
-export const KAFKA_SECRET_OPTIONS = ['saslPassword', 'sslKey'] as const;
+/** Option keys whose values are secrets, for the source and sink definitions (basicAuthUserInfo: the schema registry's). */
+export const KAFKA_SECRET_OPTIONS = ['saslPassword', 'sslKey', 'basicAuthUserInfo'] as const;
 
 /** Cross-field checks zod's per-field schema cannot say; returns a problem or undefined. */
 export function kafkaSecurityProblem(o: KafkaConnectionOptions): { path: string; message: string } | undefined {
@@ -55,11 +85,15 @@ export function kafkaSecurityProblem(o: KafkaConnectionOptions): { path: string;
   return undefined;
 }
 
-function kafkaSecrets(o: KafkaConnectionOptions): string[] {
-  return [o.saslPassword, o.sslKey].filter((s): s is string => Boolean(s));
+type WithRegistryCredentials = KafkaConnectionOptions & { basicAuthUserInfo?: string };
+
+function kafkaSecrets(o: WithRegistryCredentials): string[] {
+  // The registry's user:password, and its password alone.
+  const registry = o.basicAuthUserInfo ? [o.basicAuthUserInfo, o.basicAuthUserInfo.slice(o.basicAuthUserInfo.indexOf(':') + 1)] : [];
+  return [o.saslPassword, o.sslKey, ...registry].filter((s): s is string => Boolean(s));
 }
 
-export function redactKafka(message: string, o: KafkaConnectionOptions): string {
+export function redactKafka(message: string, o: WithRegistryCredentials): string {
   return redact(message, kafkaSecrets(o));
 }
 

@@ -9,11 +9,15 @@
  * engine's commits/N is produced again; nothing on the broker recognizes the repeat. Consumers
  * that cannot tolerate that drop records whose (weir-query-id, weir-batch-id) they already saw.
  *
- * Why no exactly-once (Kafka transactions): a transactional producer is the way to make a replay
- * recognizable, but the only broker these tests can run (librdkafka's mock cluster in kcat
- * 1.7/librdkafka 2.0.2) reports controller id 0 while its brokers are numbered from 1, so KafkaJS
- * cannot even initialise a producer id there. Shipping an option no test exercised would be a
- * claim, not a feature; it waits for a broker in the tests that can run transactions.
+ * Why no exactly-once (Kafka transactions): one transaction per batch, fenced by a
+ * transactional.id derived from the query id, with the batch id committed inside it, would make
+ * a replay recognizable. But the only broker these tests can run (librdkafka's mock cluster in
+ * kcat 1.7/librdkafka 2.0.2) acknowledges every transactional request and implements none of
+ * them: no commit or abort markers (read_committed readers read aborted records), no fencing of
+ * an older producer with the same transactional.id, and offsets committed in a transaction are
+ * not stored (kafka-mock-transactions.test.ts shows each). A transactional sink would pass its
+ * tests there whether or not it were right; shipping it would be a claim, not a feature. It
+ * waits for a broker in the tests that runs transactions.
  */
 import { z } from 'zod';
 import type { Message, Producer } from 'kafkajs';
@@ -27,7 +31,7 @@ import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurity
 import { PartitionReader } from './fetch';
 import { canonicalKafkaOptions } from './spark-options';
 import { AvroCodec } from '../../engine/avro/avro-codec';
-import { ConfluentAvroWriter } from './confluent-avro';
+import { avroSchemaProblem, ConfluentAvroWriter, schemaRegistryClient, schemaRegistryConnectionOptions, schemaRegistryProblems } from './confluent-avro';
 
 const BATCH_ID_HEADER = 'weir-batch-id';
 const QUERY_ID_HEADER = 'weir-query-id';
@@ -38,21 +42,26 @@ export const kafkaSinkOptions = z
     topic: z.string().min(1).optional().meta({ examples: ['orders-out'] }).describe('Topic for every record; without it each row\'s topic column says.'),
     acks: z.number().int().min(-1).max(1).default(-1).meta({ examples: [-1] }).describe('-1: every in-sync replica (default, what an at-least-once sink needs); 1: the leader; 0: none.'),
     maxRecordsPerRequest: z.number().int().min(1).max(100_000).default(5_000),
-    schemaRegistryUrl: z.url({ protocol: /^https?$/ }).optional().meta({ examples: ['http://schema-registry:8081'] }).describe("Confluent Schema Registry: each value (Avro binary, from to_avro) is written in Confluent's wire format with its schema's id. Spark's (ABRiS's) spelling schema.registry.url is taken too."),
-    valueSubject: z.string().min(1).optional().meta({ examples: ['orders-value'] }).describe('With schemaRegistryUrl: the subject of the values\' schema (Confluent\'s default names it <topic>-value).'),
-    valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With schemaRegistryUrl: the schema the values are written with (the one given to to_avro), registered under valueSubject; without it, the subject\'s latest version.'),
+    ...schemaRegistryConnectionOptions,
+    valueSubject: z.string().min(1).optional().meta({ examples: ['orders-value'] }).describe('With schemaRegistryUrl: each value (Avro binary, from to_avro) is written in Confluent\'s wire format with the id of its schema under this subject (Confluent\'s default names it <topic>-value).'),
+    valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With valueSubject: the schema the values are written with (the one given to to_avro), registered under valueSubject; without it, the subject\'s latest version.'),
+    keySubject: z.string().min(1).optional().meta({ examples: ['orders-key'] }).describe('With schemaRegistryUrl: each key (Avro binary, from to_avro) is framed too, with the id of its schema under this subject (Confluent\'s default names it <topic>-key).'),
+    keyAvroSchema: z.string().min(1).optional().meta({ examples: ['"string"'] }).describe('With keySubject: the schema the keys are written with, registered under keySubject; without it, the subject\'s latest version.'),
   })
   .superRefine((o, ctx) => {
     const sec = kafkaSecurityProblem(o);
     if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
-    if ((o.schemaRegistryUrl === undefined) !== (o.valueSubject === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueSubject'], message: 'give schemaRegistryUrl and valueSubject together (the subject names the values\' schema in the registry)' });
+    const subjects = o.valueSubject !== undefined || o.keySubject !== undefined;
+    if ((o.schemaRegistryUrl === undefined) === subjects) {
+      const path = o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueSubject';
+      ctx.addIssue({ code: 'custom', path: [path], message: 'give schemaRegistryUrl with valueSubject (or keySubject, or both): the subject names the values\' (keys\') schema in the registry' });
     }
-    if (o.valueAvroSchema !== undefined) {
-      const c = AvroCodec.parse(o.valueAvroSchema);
-      if (typeof c === 'string') ctx.addIssue({ code: 'custom', path: ['valueAvroSchema'], message: c });
-      if (o.schemaRegistryUrl === undefined) ctx.addIssue({ code: 'custom', path: ['valueAvroSchema'], message: 'is read only with schemaRegistryUrl and valueSubject' });
+    for (const [schema, subject] of [['valueAvroSchema', 'valueSubject'], ['keyAvroSchema', 'keySubject']] as const) {
+      const c = avroSchemaProblem(o[schema]);
+      if (c) ctx.addIssue({ code: 'custom', path: [schema], message: c });
+      if (o[schema] !== undefined && o[subject] === undefined) ctx.addIssue({ code: 'custom', path: [schema], message: `is read only with schemaRegistryUrl and ${subject}` });
     }
+    for (const p of schemaRegistryProblems(o)) ctx.addIssue({ code: 'custom', path: [p.path], message: p.message });
   });
 export type KafkaSinkOptions = z.infer<typeof kafkaSinkOptions>;
 
@@ -97,13 +106,16 @@ class KafkaSink implements Sink {
   readonly signatureReason: string;
   readonly supportedOutputModes: readonly OutputMode[] = ['append', 'update', 'complete'];
   private producer: Producer | null = null;
-  private readonly avro: ConfluentAvroWriter | null;
+  /** With schemaRegistryUrl: the writers of the framed key and value (null: written as they are). */
+  private readonly avro: { key: ConfluentAvroWriter | null; value: ConfluentAvroWriter | null };
 
   constructor(private readonly opts: KafkaSinkOptions, private readonly outbound: OutboundPolicy = outboundPolicy()) {
     ({ signature: this.signature, reason: this.signatureReason } = signatureOf(opts));
     this.description = `KafkaSink[${opts.topic ?? 'topic column'}]`;
-    const schema = opts.valueAvroSchema === undefined ? undefined : (AvroCodec.parse(opts.valueAvroSchema) as AvroCodec);
-    this.avro = opts.schemaRegistryUrl && opts.valueSubject ? new ConfluentAvroWriter(opts.schemaRegistryUrl, opts.valueSubject, schema, outbound) : null;
+    const registry = opts.schemaRegistryUrl ? schemaRegistryClient({ ...opts, schemaRegistryUrl: opts.schemaRegistryUrl }, outbound) : null;
+    const writer = (subject: string | undefined, schema: string | undefined, column: 'key' | 'value') =>
+      registry && subject ? new ConfluentAvroWriter(registry, subject, schema === undefined ? undefined : (AvroCodec.parse(schema) as AvroCodec), column) : null;
+    this.avro = { key: writer(opts.keySubject, opts.keyAvroSchema, 'key'), value: writer(opts.valueSubject, opts.valueAvroSchema, 'value') };
   }
 
   private async connect(): Promise<Producer> {
@@ -120,7 +132,7 @@ class KafkaSink implements Sink {
     try {
       const byTopic = new Map<string, Message[]>();
       const json = jsonWriter(ctx.schema);
-      const schemaId = this.avro ? await this.avro.schemaId() : 0;
+      const [keyId, valueId] = await Promise.all([this.avro.key?.schemaId() ?? 0, this.avro.value?.schemaId() ?? 0]);
       for (const row of rows) {
         const r = json.row(row);
         const topic = this.opts.topic ?? (typeof r.topic === 'string' && r.topic !== '' ? r.topic : null);
@@ -128,8 +140,9 @@ class KafkaSink implements Sink {
         const headers = { ...headersOf(r.headers), [BATCH_ID_HEADER]: String(batchId), [QUERY_ID_HEADER]: ctx.queryId };
         // A binary key or value is the record's bytes as they are (the rendered row has them as base64 text).
         const bytes = (name: 'key' | 'value') => (row[name] instanceof Uint8Array ? row[name] : r[name]);
-        const value = this.avro ? this.avro.frame(schemaId, row.value) : toBuffer(bytes('value'), json.stringify);
-        const m: Message = { key: toBuffer(bytes('key'), json.stringify), value, headers };
+        const value = this.avro.value ? this.avro.value.frame(valueId, row.value) : toBuffer(bytes('value'), json.stringify);
+        const key = this.avro.key ? this.avro.key.frame(keyId, row.key) : toBuffer(bytes('key'), json.stringify);
+        const m: Message = { key, value, headers };
         if (r.partition !== null && r.partition !== undefined) m.partition = Number(r.partition);
         let list = byTopic.get(topic);
         if (!list) byTopic.set(topic, (list = []));

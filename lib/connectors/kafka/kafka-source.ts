@@ -33,7 +33,7 @@ import { PartitionReader, type FetchedRecord } from './fetch';
 import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
 import { canonicalKafkaOptions } from './spark-options';
 import { AvroCodec } from '../../engine/avro/avro-codec';
-import { ConfluentAvroReader } from './confluent-avro';
+import { avroSchemaProblem, ConfluentAvroReader, schemaRegistryClient, schemaRegistryConnectionOptions, schemaRegistryProblems } from './confluent-avro';
 import type { BadRecord } from '../../engine/sources/source';
 
 /** Long.MaxValue as a JavaScript number: 2^63 (9223372036854775807 is not representable). */
@@ -62,8 +62,9 @@ export const kafkaSourceOptions = z
     groupId: z.string().min(1).optional().describe('Spark\'s kafka.group.id, taken with no effect: Weir reads partitions by offset and never joins or commits a consumer group, so group-based authorization does not apply to it.'),
     includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
     maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
-    schemaRegistryUrl: z.url({ protocol: /^https?$/ }).optional().meta({ examples: ['http://schema-registry:8081'] }).describe("Confluent Schema Registry: values are in Confluent's wire format (magic byte 0, a 4-byte schema id, Avro). Each is read with its writer's schema, found by id, into valueAvroSchema. Spark's (ABRiS's) spelling schema.registry.url is taken too."),
-    valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With schemaRegistryUrl: the reader schema (Avro JSON) every value is resolved into, whichever version wrote it; read the value in the SQL with from_avro(value, \'<the same schema>\').'),
+    ...schemaRegistryConnectionOptions,
+    valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With schemaRegistryUrl: values are in Confluent\'s wire format, each read with its writer\'s schema (found by id) into this reader schema (Avro JSON), whichever version wrote it; read the value in the SQL with from_avro(value, \'<the same schema>\').'),
+    keyAvroSchema: z.string().min(1).optional().meta({ examples: ['"string"'] }).describe('With schemaRegistryUrl: keys are in Confluent\'s wire format too, read into this reader schema; read the key in the SQL with from_avro(key, \'<the same schema>\').'),
   })
   .superRefine((o, ctx) => {
     const modes = (['subscribe', 'subscribePattern', 'assign'] as const).filter((k) => o[k] !== undefined);
@@ -86,13 +87,16 @@ export const kafkaSourceOptions = z
     if (typeof s === 'object' && 'error' in s && typeof s.error === 'string') ctx.addIssue({ code: 'custom', path: ['startingOffsets'], message: s.error });
     const sec = kafkaSecurityProblem(o);
     if (sec) ctx.addIssue({ code: 'custom', path: [sec.path], message: sec.message });
-    if ((o.schemaRegistryUrl === undefined) !== (o.valueAvroSchema === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueAvroSchema'], message: 'give schemaRegistryUrl and valueAvroSchema together: the registry finds each value\'s writer schema, valueAvroSchema is the schema it is read as' });
+    const framed = o.valueAvroSchema !== undefined || o.keyAvroSchema !== undefined;
+    if ((o.schemaRegistryUrl === undefined) === framed) {
+      const path = o.schemaRegistryUrl === undefined ? 'schemaRegistryUrl' : 'valueAvroSchema';
+      ctx.addIssue({ code: 'custom', path: [path], message: 'give schemaRegistryUrl with valueAvroSchema (or keyAvroSchema, or both): the registry finds each value\'s (key\'s) writer schema, valueAvroSchema (keyAvroSchema) is the schema it is read as' });
     }
-    if (o.valueAvroSchema !== undefined) {
-      const c = AvroCodec.parse(o.valueAvroSchema);
-      if (typeof c === 'string') ctx.addIssue({ code: 'custom', path: ['valueAvroSchema'], message: c });
+    for (const k of ['valueAvroSchema', 'keyAvroSchema'] as const) {
+      const c = avroSchemaProblem(o[k]);
+      if (c) ctx.addIssue({ code: 'custom', path: [k], message: c });
     }
+    for (const p of schemaRegistryProblems(o)) ctx.addIssue({ code: 'custom', path: [p.path], message: p.message });
   });
 export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
 
@@ -144,8 +148,8 @@ export class KafkaSource implements Source {
   private readonly pattern: { test(s: string): boolean } | null;
   /** What the last getBatch skipped under failOnDataLoss=false, for that batch's metrics. */
   private lastSkipped: { offsets: number; warnings: string[]; logged: string[] } = { offsets: 0, warnings: [], logged: [] };
-  /** With schemaRegistryUrl: Confluent-framed values into plain Avro of valueAvroSchema. */
-  private readonly avro: ConfluentAvroReader | null;
+  /** With schemaRegistryUrl: Confluent-framed values (keys) into plain Avro of valueAvroSchema (keyAvroSchema). */
+  private readonly avro: { column: 'key' | 'value'; reader: ConfluentAvroReader }[];
 
   constructor(
     private readonly opts: KafkaSourceOptions,
@@ -157,25 +161,40 @@ export class KafkaSource implements Source {
     this.description = `KafkaV2[${what}]`;
     const re = opts.subscribePattern !== undefined ? compileRegex(opts.subscribePattern) : null;
     this.pattern = typeof re === 'string' ? null : re;
-    this.avro = opts.schemaRegistryUrl && opts.valueAvroSchema ? new ConfluentAvroReader(opts.schemaRegistryUrl, AvroCodec.parse(opts.valueAvroSchema) as AvroCodec, outbound) : null;
+    const registry = opts.schemaRegistryUrl ? schemaRegistryClient({ ...opts, schemaRegistryUrl: opts.schemaRegistryUrl }, outbound) : null;
+    this.avro = registry
+      ? (['key', 'value'] as const).flatMap((column) => {
+        const text = column === 'key' ? opts.keyAvroSchema : opts.valueAvroSchema;
+        return text === undefined ? [] : [{ column, reader: new ConfluentAvroReader(registry, AvroCodec.parse(text) as AvroCodec, column) }];
+      })
+      : [];
   }
 
-  /** The rows with their values read through the schema registry (when configured); the ones that do not read are bad records. */
+  /** The rows with their keys and values read through the schema registry (when configured); the ones that do not read are bad records. */
   private async readAvroValues(rows: Row[]): Promise<{ rows: Row[]; badRecords: BadRecord[] }> {
-    if (!this.avro || !rows.some((r) => 'value' in r)) return { rows, badRecords: [] };
+    const readers = this.avro.filter((a) => rows.some((r) => a.column in r));
+    if (readers.length === 0) return { rows, badRecords: [] };
     try {
-      await this.avro.prepare(rows.map((r) => r.value as Uint8Array | null));
+      await Promise.all(readers.map((a) => a.reader.prepare(rows.map((r) => r[a.column] as Uint8Array | null))));
     } catch (e) {
-      this.fail('read the schemas of its values from the schema registry', e);
+      this.fail('read the schemas of its keys or values from the schema registry', e);
     }
     const kept: Row[] = [];
     const badRecords: BadRecord[] = [];
     for (const r of rows) {
-      const v = this.avro.read(r.value as Uint8Array | null);
-      if (v !== null && 'bad' in v) {
-        const tp = `${String(r.topic)}-${String(r.partition)}`;
-        badRecords.push({ raw: Buffer.from(r.value as Uint8Array).toString('base64'), reason: v.bad, location: { source: `${tp}@${String(r.offset)}`, offset: { [String(r.topic)]: { [String(r.partition)]: r.offset } } } });
-      } else kept.push({ ...r, value: v });
+      const out: Row = { ...r };
+      let bad: BadRecord | undefined;
+      for (const { column, reader } of readers) {
+        const v = reader.read(r[column] as Uint8Array | null);
+        if (v !== null && 'bad' in v) {
+          const tp = `${String(r.topic)}-${String(r.partition)}`;
+          bad = { raw: Buffer.from(r[column] as Uint8Array).toString('base64'), reason: v.bad, location: { source: `${tp}@${String(r.offset)}`, offset: { [String(r.topic)]: { [String(r.partition)]: r.offset } } } };
+          break;
+        }
+        out[column] = v;
+      }
+      if (bad) badRecords.push(bad);
+      else kept.push(out);
     }
     return { rows: kept, badRecords };
   }

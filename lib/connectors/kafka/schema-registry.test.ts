@@ -53,6 +53,20 @@ describe('SchemaRegistryClient (against the fixture registry)', () => {
     expect((await client.schemaById(1)).field.type).toBe('struct');
   });
 
+  it('sends HTTP Basic credentials, and says what to do when the registry refuses the request', async () => {
+    reg.basicAuth = 'weir:s3cret:with-colon';
+    try {
+      const id = reg.register('auth-value', USER_V1);
+      await expect(new SchemaRegistryClient(reg.url, policy).schemaById(id)).rejects.toThrow(/HTTP 401: Unauthorized\. The registry wants credentials: give basicAuthUserInfo/);
+      await expect(new SchemaRegistryClient(reg.url, policy, { auth: { username: 'weir', password: 'wrong' } }).latest('auth-value')).rejects.toThrow(/HTTP 401.*Check basicAuthUserInfo/);
+      const client = new SchemaRegistryClient(reg.url, policy, { auth: { username: 'weir', password: 's3cret:with-colon' } });
+      expect((await client.latest('auth-value')).id).toBe(id);
+      expect(await client.register('auth-value', AvroCodec.parse(JSON.stringify(USER_V1)) as AvroCodec)).toBe(id);
+    } finally {
+      reg.basicAuth = null;
+    }
+  });
+
   it('a registry address the outbound policy refuses is refused before any request', async () => {
     const before = reg.requests.length;
     const client = new SchemaRegistryClient(reg.url, { ...policy, allow: parseAllowList('10.0.0.0/8') });

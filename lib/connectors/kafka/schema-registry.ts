@@ -9,7 +9,8 @@
  * registry answers the existing id when the subject already has it). Every request goes through
  * Weir's outbound policy on the address actually connected to (outboundFetch, as the webhook sink
  * and alert webhooks do), has a timeout, and a schema is fetched once per id per client: an id
- * names one schema for ever, so the cache never goes stale.
+ * names one schema for ever, so the cache never goes stale. With credentials (Confluent's
+ * `basic.auth.user.info`), every request carries them as HTTP Basic authentication.
  */
 import { WeirError } from '../../engine/errors';
 import { AvroCodec } from '../../engine/avro/avro-codec';
@@ -45,16 +46,20 @@ class SchemaRegistryError extends WeirError {
 export interface SchemaRegistryOptions {
   /** Per request, connecting and reading included. */
   timeoutMs?: number;
+  /** HTTP Basic credentials (Confluent's basic.auth.user.info), sent with every request. */
+  auth?: { username: string; password: string };
 }
 
 export class SchemaRegistryClient {
   private readonly byId = new Map<number, Promise<AvroCodec>>();
   private readonly base: string;
   private readonly timeoutMs: number;
+  private readonly authorization: string | undefined;
 
   constructor(url: string, private readonly policy: OutboundPolicy, opts: SchemaRegistryOptions = {}) {
     this.base = url.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.authorization = opts.auth ? `Basic ${Buffer.from(`${opts.auth.username}:${opts.auth.password}`, 'utf8').toString('base64')}` : undefined;
   }
 
   /** The schema an id names (GET /schemas/ids/{id}), fetched once per id. */
@@ -100,7 +105,11 @@ export class SchemaRegistryClient {
     try {
       res = await outboundFetch(`${this.base}${path}`, {
         method,
-        headers: { accept: 'application/vnd.schemaregistry.v1+json, application/json', ...(body ? { 'content-type': 'application/vnd.schemaregistry.v1+json' } : {}) },
+        headers: {
+          accept: 'application/vnd.schemaregistry.v1+json, application/json',
+          ...(body ? { 'content-type': 'application/vnd.schemaregistry.v1+json' } : {}),
+          ...(this.authorization ? { authorization: this.authorization } : {}),
+        },
         body,
         signal: AbortSignal.timeout(this.timeoutMs),
       }, this.policy);
@@ -118,7 +127,9 @@ export class SchemaRegistryClient {
     }
     if (!res.ok) {
       const msg = (json as { message?: unknown } | undefined)?.message;
-      throw new SchemaRegistryError(`Schema registry ${this.base} answered ${method} ${path} with HTTP ${res.status}${typeof msg === 'string' ? `: ${msg}` : ''}.`, { status: res.status });
+      const hint = res.status === 401 ? (this.authorization ? ' Check basicAuthUserInfo: the registry refused those credentials.' : ' The registry wants credentials: give basicAuthUserInfo (user:password).')
+        : res.status === 403 ? ' The credentials in basicAuthUserInfo are not allowed this request.' : '';
+      throw new SchemaRegistryError(`Schema registry ${this.base} answered ${method} ${path} with HTTP ${res.status}${typeof msg === 'string' ? `: ${msg}` : ''}.${hint}`, { status: res.status });
     }
     if (json === undefined) throw new SchemaRegistryError(`Schema registry ${this.base} answered ${method} ${path} with something that is not JSON.`);
     return json;

@@ -113,4 +113,13 @@ describe('Spark Kafka options in a job spec', () => {
     expect(r.ok && r.spec.sink.options).toMatchObject({ bootstrapServers: 'b:1', topic: 'out', acks: 1 });
     expect(errors({ bootstrapServers: 'a:1', subscribe: 't' }, { 'kafka.bootstrap.servers': 'b:1', 'kafka.group.id': 'g' })['sink.options.kafka.group.id']).toMatch(/does not take/);
   });
+  it("takes the schema registry's settings as Confluent, ABRiS and Databricks spell them", () => {
+    const base = { 'kafka.bootstrap.servers': 'b1:9092', subscribe: 'orders', valueAvroSchema: '"long"' };
+    for (const prefix of ['', 'schema.registry.', 'confluent.schema.registry.']) {
+      const o = sourceOptions({ ...base, 'schema.registry.url': 'http://registry:8081', [`${prefix}basic.auth.credentials.source`]: 'USER_INFO', [`${prefix}basic.auth.user.info`]: 'svc:pw' });
+      expect(o).toMatchObject({ schemaRegistryUrl: 'http://registry:8081', basicAuthCredentialsSource: 'USER_INFO', basicAuthUserInfo: 'svc:pw' });
+      expect(Object.keys(o).filter((k) => k.includes('.'))).toEqual([]);
+    }
+    expect(errors({ ...base, schemaRegistryUrl: 'http://registry:8081', basicAuthUserInfo: 'a:b', 'basic.auth.user.info': 'a:b' })).toMatchObject({ 'source.options.basic.auth.user.info': expect.stringMatching(/gives basicAuthUserInfo, which basicAuthUserInfo gives already/) });
+  });
 });

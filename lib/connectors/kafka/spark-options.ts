@@ -58,9 +58,19 @@ const REFUSED_SOURCE_OPTIONS: Record<string, string> = {
   endingoffsetsbytimestamp: 'endingOffsetsByTimestamp ends a batch query; a streaming query reads on: remove it, and use an available-now trigger to stop at what is there when the run starts',
 };
 
-/** Other spellings Spark users bring with their jobs: ABRiS's and Confluent's registry setting. */
+/**
+ * Other spellings Spark users bring with their jobs: the registry settings as ABRiS and
+ * Confluent's clients spell them (`basic.auth.*`, and its older `schema.registry.basic.auth.*`),
+ * and as Databricks' from_avro options do (`confluent.schema.registry.*`).
+ */
 const ALIASES: Record<string, string> = {
   'schema.registry.url': 'schemaRegistryUrl',
+  'basic.auth.credentials.source': 'basicAuthCredentialsSource',
+  'basic.auth.user.info': 'basicAuthUserInfo',
+  'schema.registry.basic.auth.credentials.source': 'basicAuthCredentialsSource',
+  'schema.registry.basic.auth.user.info': 'basicAuthUserInfo',
+  'confluent.schema.registry.basic.auth.credentials.source': 'basicAuthCredentialsSource',
+  'confluent.schema.registry.basic.auth.user.info': 'basicAuthUserInfo',
 };
 
 const LONG_MAX = 9223372036854775807n;

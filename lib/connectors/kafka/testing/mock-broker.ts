@@ -87,7 +87,7 @@ export async function startMockKafka(opts: { brokers?: number; timeoutMs?: numbe
 }
 
 export interface TestRecord {
-  key?: string | null;
+  key?: string | Buffer | null;
   value: string | Buffer | null;
   partition?: number;
   timestamp?: number;

@@ -4,7 +4,9 @@
  * /subjects/{subject}/versions), in memory, with Confluent's answers and error codes for those
  * (40401 subject not found, 40403 schema not found). It proves that Weir speaks that subset and
  * keeps its own contract (ids, caching, timeouts, the outbound policy), not that a given
- * registry release behaves the same way. `hang` makes it never answer, for timeouts.
+ * registry release behaves the same way. `hang` makes it never answer, for timeouts;
+ * `basicAuth` ("user:password") makes it answer 401 as the registry does (error_code 401) to a
+ * request without those HTTP Basic credentials.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +18,8 @@ export interface SchemaRegistryFixture {
   /** Registers a schema as a producer's serializer would; its id. */
   register(subject: string, schema: object | string): number;
   hang: boolean;
+  /** When set, "user:password" every request must carry as HTTP Basic authentication. */
+  basicAuth: string | null;
   close(): Promise<void>;
 }
 
@@ -32,7 +36,7 @@ export async function startSchemaRegistryFixture(): Promise<SchemaRegistryFixtur
     subjects.set(subject, versions);
     return id;
   };
-  const fixture: SchemaRegistryFixture = { url: '', requests, register, hang: false, close: async () => undefined };
+  const fixture: SchemaRegistryFixture = { url: '', requests, register, hang: false, basicAuth: null, close: async () => undefined };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -41,6 +45,9 @@ export async function startSchemaRegistryFixture(): Promise<SchemaRegistryFixtur
       if (fixture.hang) return;
       const send = (status: number, json: object) => res.writeHead(status, { 'content-type': 'application/vnd.schemaregistry.v1+json' }).end(JSON.stringify(json));
       const url = req.url ?? '';
+      if (fixture.basicAuth !== null && req.headers.authorization !== `Basic ${Buffer.from(fixture.basicAuth).toString('base64')}`) {
+        return send(401, { error_code: 401, message: 'Unauthorized' });
+      }
       let m = /^\/schemas\/ids\/(\d+)$/.exec(url);
       if (req.method === 'GET' && m) {
         const s = schemas[Number(m[1]) - 1];
