@@ -9,7 +9,7 @@
  */
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
-import type { Row, Schema } from '../types';
+import type { Field, Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from './higher-order-functions';
@@ -99,6 +99,25 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { typ
     if (d) dec = dec ? widerDecimalType(dec, d) : d;
   });
   return { type, decimal: dec, values: cs.map((c) => convert(c, 'decimal', dec)) };
+}
+
+/**
+ * Spark's WidenSetOperationTypes for one column of a UNION: the type the branches' fields widen
+ * to (a BIGINT and a DECIMAL to a DECIMAL wide enough for both, decimals to the wider decimal, a
+ * number beside a DOUBLE to a DOUBLE, a DATE beside a TIMESTAMP to the timestamp), with, per
+ * branch, how to read its value as that type; undefined when they do not widen (or are complex).
+ */
+export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read: Evaluator[] } | undefined {
+  const simple = (f: Field) => f.type !== 'struct' && f.type !== 'array' && f.type !== 'map' && f.type !== 'window' && f.type !== 'unknown';
+  if (!fields.every(simple)) return undefined;
+  const cs: CompiledExpr[] = fields.map((f) => {
+    const key = f.name;
+    return { ...typeOfField(f), eval: (row) => row[key] ?? null };
+  });
+  const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })));
+  if (!u) return undefined;
+  const first = u.values[0];
+  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
 }
 
 /** The types a function returns (its type() gives a message otherwise). */

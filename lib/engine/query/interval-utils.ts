@@ -27,7 +27,7 @@ export interface IntervalFields {
 const DAY_TIME_FIELD_NAMES = ['DAY', 'HOUR', 'MINUTE', 'SECOND'];
 const YEAR_MONTH_FIELD_NAMES = ['YEAR', 'MONTH'];
 
-export const MICROS_PER_SECOND = 1_000_000n;
+const MICROS_PER_SECOND = 1_000_000n;
 const MICROS_PER_MINUTE = 60n * MICROS_PER_SECOND;
 const MICROS_PER_HOUR = 60n * MICROS_PER_MINUTE;
 export const MICROS_PER_DAY = 24n * MICROS_PER_HOUR;
@@ -119,7 +119,7 @@ export function formatDayTimeInterval(micros: Long, f: IntervalFields): string {
 }
 
 /** Spark's ANSI string of a year-month interval: `INTERVAL '1-2' YEAR TO MONTH`. */
-export function formatYearMonthInterval(months: number, f: IntervalFields): string {
+function formatYearMonthInterval(months: number, f: IntervalFields): string {
   const sign = months < 0 ? '-' : '';
   const abs = Math.abs(months);
   const from = YEAR_MONTH_FIELD_NAMES[f.start];

@@ -177,7 +177,24 @@ describe('UNION ALL of the same stream', () => {
     expect(failure('SELECT s FROM src UNION ALL SELECT s FROM src GROUP BY s').message).toMatch(/UNION ALL of a stateful query is not supported yet/);
     expect(failure('SELECT s FROM src UNION SELECT s FROM src').message).toMatch(/write UNION ALL/);
     expect(failure('SELECT s, id FROM src UNION ALL SELECT s FROM src').message).toMatch(/same number of columns/);
-    expect(failure('SELECT s FROM src UNION ALL SELECT id FROM src').message).toMatch(/is string in the first SELECT and long in another/);
+    expect(failure('SELECT s FROM src UNION ALL SELECT id FROM src').message).toMatch(/is STRING in the first SELECT and BIGINT in another, which do not widen/);
+  });
+
+  it("widens each column to one type across the branches, as Spark's WidenSetOperationTypes", async () => {
+    // DECIMAL(5,2) and DECIMAL(10,3) widen to DECIMAL(10,3): the first branch's 1.50 is rescaled,
+    // not read at the other's scale (it was 0.150 when the first branch's type was taken).
+    const sql = 'SELECT CAST(x AS DECIMAL(5,2)) AS d, id AS n, ts AS t FROM src UNION ALL SELECT CAST(x AS DECIMAL(10,3)), x, CAST(ts AS DATE) FROM src';
+    const q = compileStreamingQuery(sql, rel);
+    expect(q.outputSchema.map((f) => [f.name, f.type, f.precision, f.scale])).toEqual([
+      ['d', 'decimal', 10, 3], ['n', 'double', undefined, undefined], ['t', 'timestamp', undefined, undefined],
+    ]);
+    const rows = await run(sql, [{ ...row, x: 1.5, id: 7, ts: Date.UTC(2024, 0, 2, 3) }]);
+    expect(rows).toEqual([
+      { d: 1500n, n: 7, t: Date.UTC(2024, 0, 2, 3) },
+      { d: 1500n, n: 1.5, t: Date.UTC(2024, 0, 2) },
+    ]);
+    // A BIGINT beside a DECIMAL(5,2): DECIMAL(22,2), Spark's widening of DECIMAL(20,0) and (5,2).
+    expect(compileStreamingQuery('SELECT id AS v FROM src UNION ALL SELECT CAST(x AS DECIMAL(5,2)) FROM src', rel).outputSchema[0]).toMatchObject({ type: 'decimal', precision: 22, scale: 2 });
   });
 });
 

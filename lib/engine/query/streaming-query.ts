@@ -3,7 +3,7 @@
  * operators (closures) in order, and `explain` text. Everything here runs at validation as well
  * as at start, so every SQL error surfaces before a single batch runs.
  */
-import type { OutputMode, Schema } from '../types';
+import type { OutputMode, Row, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, scanFilterOf, type OptimizerRuleApplication } from './optimizer';
@@ -13,11 +13,11 @@ import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
-import { compileExpression, resolveColumn, type Evaluator } from './expression-compiler';
+import { compileExpression, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
-import { fieldOfType, typeOfField } from './data-types';
+import { fieldOfType, sameType, typeOfField, typeText } from './data-types';
 import { exprToString, type SqlType } from './expression';
 import { generatorOutput } from './generators';
 import { castValue } from './sql-values';
@@ -177,16 +177,28 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       });
       stateful.watermarkPlaced = placed;
       const [first, ...rest] = branches;
-      const out: Schema = first.schema.map((f) => ({ ...f }));
       for (const b of rest) {
-        if (b.schema.length !== out.length) {
-          throw new SqlValidationError(`UNION ALL can only be performed on inputs with the same number of columns, but the first has ${out.length} and another ${b.schema.length}`, plan.pos, 'UNION');
+        if (b.schema.length !== first.schema.length) {
+          throw new SqlValidationError(`UNION ALL can only be performed on inputs with the same number of columns, but the first has ${first.schema.length} and another ${b.schema.length}`, plan.pos, 'UNION');
         }
-        b.schema.forEach((f, i) => {
-          const t = f.type === out[i].type ? f.type : undefined;
-          if (!t) throw new SqlValidationError(`UNION ALL column ${i + 1} (${out[i].name}) is ${out[i].type} in the first SELECT and ${f.type} in another; CAST one of them`, plan.pos, 'UNION');
-        });
       }
+      // Each column widened to one type for every branch (Spark's WidenSetOperationTypes), named
+      // as the first branch's; a branch whose values are of another type converts them first.
+      const out: Schema = first.schema.map((f, i) => {
+        const column = branches.map((b) => b.schema[i]);
+        if (column.every((g) => sameType(g, f))) return { ...f };
+        const widened = widenSetOperationColumn(column);
+        const other = column.find((g) => !sameType(g, f))!;
+        if (!widened) throw new SqlValidationError(`UNION ALL column ${i + 1} (${f.name}) is ${typeText(f)} in the first SELECT and ${typeText(other)} in another, which do not widen to one type; CAST one of them`, plan.pos, 'UNION');
+        branches.forEach((b, k) => {
+          if (sameType(b.schema[i], fieldOfType(f.name, widened.type))) return;
+          const reads = b.schema.map((g, j) => (j === i ? widened.read[k] : (row: Row) => row[g.name] ?? null));
+          const schema = b.schema.map((g, j) => (j === i ? fieldOfType(g.name, widened.type) : g));
+          b.operators.push(new ProjectExec(reads, schema));
+          b.schema = schema;
+        });
+        return fieldOfType(f.name, widened.type);
+      });
       ops.push(new UnionExec(branches, out));
       return out;
     }
