@@ -8,7 +8,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
-import type { JobDetail as JobDetailData } from '@/lib/server/presenters/jobs-presenter';
+import type { JobDetail as JobDetailData } from '@/lib/server/job-view';
 import { apiFetch, errorMessage } from './api-client';
 import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';

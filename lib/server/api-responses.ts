@@ -11,7 +11,7 @@ import type { AuditEventView } from './presenters/audit-presenter';
 import type { BatchDetail, BatchSummary } from './presenters/batches-presenter';
 import type { CheckpointFile } from './presenters/checkpoint-presenter';
 import type { JobPage } from './presenters/job-page-presenter';
-import type { JobDetail, JobListItem } from './presenters/jobs-presenter';
+import type { JobDetail, JobListItem } from './job-view';
 import type { RunView } from './presenters/runs-presenter';
 import type { RestartCheck } from './services/job-service';
 import type { QueryPreview } from '@/lib/engine';

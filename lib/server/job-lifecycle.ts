@@ -12,7 +12,7 @@
  * racing cannot both win: the loser sees count 0 and re-reads.
  */
 import type { Prisma, PrismaClient, RunStatus } from '@/lib/generated/prisma/client';
-import { ConflictError } from './http/http-errors';
+import { ConflictError } from './errors';
 import { formatDateTime } from '@/components/format';
 
 /** A job's statuses: a run's, except LOST (only a run is lost; its job is then STOPPED). */

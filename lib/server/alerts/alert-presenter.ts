@@ -4,7 +4,7 @@
  * delivery log. Plain JSON views, never Prisma rows.
  */
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { NotFoundError } from '../http/http-errors';
+import { NotFoundError } from '../errors';
 
 export interface AlertRuleView {
   id: string;

@@ -11,7 +11,7 @@
 import { checkDestinationValue, parseDestinations, sameDestination, ValidationError, describeDestination, type OutboundPolicy } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
 import { recordAudit } from '../services/audit-service';
 import { serverOutboundPolicy } from '../outbound';
 import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-presenter';
