@@ -161,7 +161,7 @@ export function JobDetail({
         {tab === 'Checkpoint' && (
           <>
             <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />
-            <SavepointsPanel job={{ id, name: j.name, status: j.status, stateStoreProvider: (j.spec as { stateStore?: { provider?: 'hdfs' | 'lmdb' } } | null)?.stateStore?.provider ?? 'hdfs' }} />
+            <SavepointsPanel job={{ id, name: j.name, status: j.status, allowedActions: j.allowedActions, stateStoreProvider: (j.spec as { stateStore?: { provider?: 'hdfs' | 'lmdb' } } | null)?.stateStore?.provider ?? 'hdfs' }} />
           </>
         )}
         {tab === 'Drills' && (

@@ -20,9 +20,7 @@
  *   registered under the subject (the registry answers the existing id when it has it), or
  *   without one, of the subject's latest version, looked up once per run.
  */
-import type { AvroCodec } from '../../engine/avro/avro-codec';
-import { AvroError } from '../../engine/avro/avro-codec';
-import type { OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { type AvroCodec, AvroError, type OutboundPolicy } from '../../engine';
 import { frameConfluent, SchemaRegistryClient, unframeConfluent } from './schema-registry';
 
 type Resolver = ReturnType<AvroCodec['type']['createResolver']>;

@@ -11,10 +11,7 @@
  * and alert webhooks do), has a timeout, and a schema is fetched once per id per client: an id
  * names one schema for ever, so the cache never goes stale.
  */
-import { WeirError } from '../../engine/errors';
-import { AvroCodec } from '../../engine/avro/avro-codec';
-import { outboundFetch } from '../../engine/outbound/guarded-connect';
-import { OutboundRefusedError, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { AvroCodec, outboundFetch, type OutboundPolicy, OutboundRefusedError, WeirError } from '../../engine';
 
 const MAGIC = 0;
 const HEADER_BYTES = 5;
