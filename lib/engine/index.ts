@@ -45,6 +45,7 @@ export { CommitLog, type CommitMetadata } from './checkpoint/commit-log';
 export { ProgressLog, readRecentProgress } from './checkpoint/progress-log';
 export { readStreamMetadata, getOrCreateStreamMetadata } from './checkpoint/stream-metadata';
 export { inspectCheckpoint, type CheckpointInspection } from './checkpoint/checkpoint-inspector';
+export { pendingBatchOf } from './checkpoint/pending-batch';
 export { checkpointProblems, assertCheckpointIntact, type CheckpointProblem } from './checkpoint/checkpoint-integrity';
 export * from './sources/index';
 export * from './sinks/index';

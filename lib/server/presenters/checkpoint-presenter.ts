@@ -3,13 +3,11 @@
  * sizes, which batch is pending (an `offsets/N` without `commits/N`: what a restart re-runs), the
  * state stores (per operator and partition: the loadable versions, the latest snapshot, files and
  * bytes, and whether the latest version is the one commits/ says a restart loads), and one
- * file's contents. Everything goes through the job's CheckpointFileManager, so local disk,
- * a shared volume and s3:// read the same way.
- *
- * Only what the engine writes is listed or served (checkpoint-layout.ts): a directory named as a
- * checkpoint may hold anything, and a viewer must not read it through this endpoint. On local
- * disk the walk never follows a symlink (the engine writes none), and a checkpoint outside
- * WEIR_CHECKPOINT_ROOT is not read at all.
+ * file's contents. The checkpoint is opened and walked through checkpoint-access.ts (shared with
+ * the services that reset, delete and copy it), so local disk, a shared volume and s3:// read the
+ * same way, only the engine's own files are listed or served, no symlink is followed, and a
+ * checkpoint outside WEIR_CHECKPOINT_ROOT is not read at all. The pending batch is the engine's
+ * own definition (pendingBatchOf), the one a restart uses.
  *
  * A file path comes from the client: it must stay inside the checkpoint (no `..`, no absolute
  * path, no backslash or NUL), or it is refused before storage is touched.
@@ -21,7 +19,7 @@ import {
   type StateOperatorInspection,
   type StatePartitionInspection,
 } from '@/lib/engine';
-import { checkpointProblems, type CheckpointProblem } from '@/lib/engine';
+import { checkpointProblems, pendingBatchOf, type CheckpointProblem } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { openCheckpoint, walkCheckpoint, type CheckpointEntry } from '../checkpoint-access';
 import { BadRequestError, NotFoundError } from '../errors';
@@ -114,7 +112,7 @@ export async function checkpointTree(db: PrismaClient, jobId: string, checkpoint
     commits,
     latestOffsetsBatch,
     latestCommittedBatch,
-    pendingBatch: latestOffsetsBatch !== null && !commits.includes(latestOffsetsBatch) ? latestOffsetsBatch : null,
+    pendingBatch: pendingBatchOf(latestOffsetsBatch, commits),
     state,
     problems: await checkpointProblems(fm),
     localCaches: job.queryId ? await localStateCaches(db, job.queryId, fm, latestCommittedBatch, opts.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS) : [],
