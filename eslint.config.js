@@ -38,8 +38,8 @@ const engineForbidden = {
 // API's request handling); what both need (domain errors, the job view, checkpoint access,
 // secret masking) lives beside them in lib/server. scripts/lint-boundary.test.ts proves each rule bites.
 const servicesPatterns = [
-  { group: ['**/presenters', '**/presenters/*', '@/lib/server/presenters/*'], message: 'lib/server/services must not import presenters: move what both need to lib/server (job-view.ts, checkpoint-access.ts, secret-masking.ts).' },
-  { group: ['**/server/http/*', '../http/*', './http/*', '@/lib/server/http/*'], message: 'lib/server/services must not import http/ (the API only): throw a domain error from lib/server/errors.ts.' },
+  { group: ['**/presenters', '**/presenters/*', '@/lib/server/presenters/*', '**/*-presenter'], message: 'A service (lib/server/services, *-service.ts) must not import presenters: move what both need beside them (job-view.ts, alerts/alert-view.ts, checkpoint-access.ts, secret-masking.ts).' },
+  { group: ['**/server/http/*', '../http/*', '../../http/*', './http/*', '@/lib/server/http/*'], message: 'A service (lib/server/services, *-service.ts) must not import http/ (the API only): throw a domain error from lib/server/errors.ts.' },
 ];
 // Connectors reach the engine through its public index (lib/engine/index.ts) only, so the engine
 // may move its internals without touching a connector. Connector tests may use the engine's test
@@ -102,7 +102,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['lib/server/services/**/*.ts'],
+    files: ['lib/server/services/**/*.ts', 'lib/server/**/*-service.ts'],
     ignores: NOT_PRODUCTION,
     rules: { 'no-restricted-imports': ['error', { patterns: [...servicesPatterns, ...testSupportPatterns] }] },
   },

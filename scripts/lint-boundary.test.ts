@@ -79,12 +79,14 @@ describe('connectors reach the engine through its public index', () => {
   });
 });
 
-describe('services import neither presenters nor http/', () => {
+describe('services (lib/server/services, *-service.ts) import neither presenters nor http/', () => {
   it.each([
     ["import { presentJob } from '../presenters/jobs-presenter';", 'lib/server/services/example.ts', /must not import presenters/],
     ["import { getJob } from '@/lib/server/presenters/jobs-presenter';", 'lib/server/services/example.ts', /must not import presenters/],
     ["import { ConflictError } from '../http/http-errors';", 'lib/server/services/example.ts', /must not import http\//],
     ["import { apiRoute } from '@/lib/server/http/api-handler';", 'lib/server/services/example.ts', /must not import http\//],
+    ["import { presentAlert } from './alert-presenter';", 'lib/server/alerts/example-service.ts', /must not import presenters/],
+    ["import { NotFoundError } from '../http/http-errors';", 'lib/server/drills/example-service.ts', /must not import http\//],
     ["import { describe } from 'vitest';", 'lib/server/services/example.ts', /must not import vitest/],
   ])('rejects %s in %s', async (code, file, message) => {
     expect((await errorsFor(code, file)).join('\n')).toMatch(message);
@@ -94,6 +96,7 @@ describe('services import neither presenters nor http/', () => {
     ["import { ConflictError } from '../errors';\nimport { presentJob } from '../job-view';\nexport const x = [ConflictError, presentJob];", 'lib/server/services/example.ts'],
     ["import { presentJob } from '../job-view';\nimport { ConflictError } from '../errors';\nexport const x = [presentJob, ConflictError];", 'lib/server/presenters/example.ts'],
     ["import { errorResponse } from '../http/http-errors';\nexport const x = errorResponse;", 'lib/server/metrics/example.ts'],
+    ["import { presentAlert } from './alert-view';\nexport const x = presentAlert;", 'lib/server/alerts/example-service.ts'],
   ])('allows %s in %s', async (code, file) => {
     expect(await errorsFor(code, file)).toEqual([]);
   });

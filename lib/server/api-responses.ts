@@ -6,7 +6,8 @@
  * Open-ended JSON the engine owns (a spec, a progress record, an error's details) stays `unknown`.
  */
 import { z } from 'zod';
-import type { AlertRuleView, AlertView, DeliveryView } from './alerts/alert-presenter';
+import type { AlertRuleView, AlertView } from './alerts/alert-view';
+import type { DeliveryView } from './alerts/alert-presenter';
 import type { AuditEventView } from './presenters/audit-presenter';
 import type { BatchDetail, BatchSummary } from './presenters/batches-presenter';
 import type { CheckpointFile } from './presenters/checkpoint-presenter';
