@@ -34,6 +34,20 @@ const engineForbidden = {
   ],
 };
 
+// The control plane's layers: services (writes) never import presenters (reads) or http/ (the
+// API's request handling); what both need (domain errors, the job view, checkpoint access,
+// secret masking) lives beside them in lib/server. scripts/lint-boundary.test.ts proves each rule bites.
+const servicesPatterns = [
+  { group: ['**/presenters', '**/presenters/*', '@/lib/server/presenters/*', '**/*-presenter'], message: 'A service (lib/server/services, *-service.ts) must not import presenters: move what both need beside them (job-view.ts, alerts/alert-view.ts, checkpoint-access.ts, secret-masking.ts).' },
+  { group: ['**/server/http/*', '../http/*', '../../http/*', './http/*', '@/lib/server/http/*'], message: 'A service (lib/server/services, *-service.ts) must not import http/ (the API only): throw a domain error from lib/server/errors.ts.' },
+];
+// Connectors reach the engine through its public index (lib/engine/index.ts) only, so the engine
+// may move its internals without touching a connector. Connector tests may use the engine's test
+// support (testing/ folders) too.
+const connectorEnginePatterns = [
+  { group: ['**/engine/*', '**/engine/**', '!**/engine/index', '@/lib/engine/*', '@/lib/engine/**', '!@/lib/engine/index'], message: 'lib/connectors imports the engine only through its public index (lib/engine/index.ts): import from the engine folder itself, and export what is missing there.' },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.next/', '.data/', 'lib/generated/', 'next-env.d.ts', 'test-results/', 'playwright-report/', 'e2e/artifacts/'] },
   js.configs.recommended,
@@ -86,5 +100,15 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: engineForbidden.patterns.filter((p) => p !== connectorsPattern) }],
     },
+  },
+  {
+    files: ['lib/server/services/**/*.ts', 'lib/server/**/*-service.ts'],
+    ignores: NOT_PRODUCTION,
+    rules: { 'no-restricted-imports': ['error', { patterns: [...servicesPatterns, ...testSupportPatterns] }] },
+  },
+  {
+    files: ['lib/connectors/**/*.ts'],
+    ignores: NOT_PRODUCTION,
+    rules: { 'no-restricted-imports': ['error', { patterns: [...connectorEnginePatterns, ...testSupportPatterns] }] },
   },
 );

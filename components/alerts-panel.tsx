@@ -6,7 +6,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { AlertRuleView, AlertView } from '@/lib/server/alerts/alert-presenter';
+import type { AlertRuleView, AlertView } from '@/lib/server/alerts/alert-view';
 import { apiFetch, ApiError, errorMessage } from './api-client';
 import { defaultParams, fieldsOf, KIND_OPTIONS, ruleParamsText, ruleRequestBody, type RuleFormValues, type RuleKind } from './alert-rule-form';
 import { useHydrated } from './use-hydrated';

@@ -8,7 +8,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
-import type { JobDetail as JobDetailData } from '@/lib/server/presenters/jobs-presenter';
+import type { JobDetail as JobDetailData } from '@/lib/server/job-view';
 import { apiFetch, errorMessage } from './api-client';
 import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';
@@ -23,10 +23,10 @@ import { queryKeys } from './query-keys';
 import { RunsTable, type RunPage } from './runs-table';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 import { useNow } from './use-now';
+import { LIVE_STATUSES } from '@/lib/server/job-lifecycle';
 
 const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
 type Tab = (typeof TABS)[number];
-const LIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
 
 function describeRestartPolicy(p: unknown): string {
   const rp = p as { maxRestarts?: number; backoffMs?: number } | null;
@@ -79,10 +79,10 @@ export function JobDetail({
     queryKey: queryKeys.job(id),
     queryFn: ({ signal }) => apiFetch<JobDetailData>(`/api/jobs/${id}`, { signal }),
     initialData: initialJob,
-    refetchInterval: (q) => (LIVE.includes(q.state.data?.status ?? '') ? 2000 : 10_000),
+    refetchInterval: (q) => (LIVE_STATUSES.includes(q.state.data?.status ?? '') ? 2000 : 10_000),
   });
   const j = job.data ?? initialJob;
-  const live = LIVE.includes(j.status);
+  const live = LIVE_STATUSES.includes(j.status);
 
   // A run begins or ends with a change of the job's status (a restart: STOPPING, PENDING,
   // STARTING): the runs table reads it then rather than at its own next poll.
@@ -161,7 +161,7 @@ export function JobDetail({
         {tab === 'Checkpoint' && (
           <>
             <CheckpointInspector jobId={id} lastBatchId={j.lastBatchId} />
-            <SavepointsPanel job={{ id, name: j.name, status: j.status, stateStoreProvider: (j.spec as { stateStore?: { provider?: 'hdfs' | 'lmdb' } } | null)?.stateStore?.provider ?? 'hdfs' }} />
+            <SavepointsPanel job={{ id, name: j.name, status: j.status, allowedActions: j.allowedActions, stateStoreProvider: (j.spec as { stateStore?: { provider?: 'hdfs' | 'lmdb' } } | null)?.stateStore?.provider ?? 'hdfs' }} />
           </>
         )}
         {tab === 'Drills' && (

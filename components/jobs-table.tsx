@@ -10,6 +10,7 @@
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import type { JobPage } from '@/lib/server/presenters/job-page-presenter';
+import { LIVE_STATUSES } from '@/lib/server/job-lifecycle';
 import { formatAgo, formatNumber } from './format';
 import { jobsListHref, type JobsListParams } from './jobs-list-url';
 import { useNow } from './use-now';
@@ -39,7 +40,7 @@ export function JobsTable({ page, params, now }: { page: JobPage; params: JobsLi
   const router = useRouter();
   const [q, setQ] = useState(params.q ?? '');
   const clock = useNow(now);
-  const anyActive = page.items.some((j) => ['RUNNING', 'STARTING', 'PENDING', 'RECOVERING', 'STOPPING'].includes(j.status));
+  const anyActive = page.items.some((j) => LIVE_STATUSES.includes(j.status));
   const sort = params.sort ?? 'name';
   const dir = params.dir ?? 'asc';
   // A new filter or sort starts again at its first page.

@@ -19,13 +19,12 @@ import { queryKeys } from './query-keys';
 import { roleAllows, useMe } from './use-me';
 import { actorName } from '@/lib/server/actor';
 
-const ACTIVE = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'STOPPING'];
 
 type Restore = { kind: 'reset' | 'new-job'; savepoint: SavepointView };
 
 type Provider = 'hdfs' | 'lmdb';
 
-export function SavepointsPanel({ job }: { job: { id: string; name: string; status: string; stateStoreProvider: Provider } }) {
+export function SavepointsPanel({ job }: { job: { id: string; name: string; status: string; stateStoreProvider: Provider; allowedActions: readonly string[] } }) {
   const jobId = job.id;
   const me = useMe();
   const qc = useQueryClient();
@@ -69,7 +68,8 @@ export function SavepointsPanel({ job }: { job: { id: string; name: string; stat
   };
   const canTake = roleAllows(me.data?.role, 'operator');
   const canRestore = roleAllows(me.data?.role, 'admin');
-  const active = ACTIVE.includes(job.status);
+  // A restore in place is a checkpoint reset: offered only when the lifecycle allows one (job-lifecycle.ts).
+  const active = !job.allowedActions.includes('reset-checkpoint');
   const reEmits = (s: SavepointView) =>
     `The restored checkpoint resumes after batch ${s.batchId} with a new query id, so the sink takes every batch after ${s.batchId} as new: what those batches wrote is written again (at-least-once for that span, as a Flink restore from a savepoint re-emits).`;
   return (

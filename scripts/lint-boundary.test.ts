@@ -51,11 +51,54 @@ describe('lib/engine lint boundary', () => {
   });
 
   it('allows connectors their client libraries and the engine', async () => {
-    expect(await errorsFor("import pg from 'pg';\nimport { WeirError } from '../../engine/errors';\nexport const x = [pg, WeirError];", 'lib/connectors/postgres/example.ts')).toEqual([]);
+    expect(await errorsFor("import pg from 'pg';\nimport { WeirError } from '../../engine';\nexport const x = [pg, WeirError];", 'lib/connectors/postgres/example.ts')).toEqual([]);
   });
 
   it('allows the same imports outside the engine', async () => {
     expect(await errorsFor("import { Queue } from 'bullmq';\nexport const q = Queue;", 'lib/queue/example.ts')).toEqual([]);
+  });
+});
+
+describe('connectors reach the engine through its public index', () => {
+  it.each([
+    ["import { WeirError } from '../../engine/errors';", 'lib/connectors/postgres/example.ts'],
+    ["import type { Sink } from '../../engine/sinks/sink';", 'lib/connectors/redis/example.ts'],
+    ["import { CommitLog } from '../engine/checkpoint/commit-log';", 'lib/connectors/example.ts'],
+    ["import { jsonWriter } from '@/lib/engine/sinks/row-rendering';", 'lib/connectors/kafka/example.ts'],
+  ])('rejects %s in %s', async (code, file) => {
+    expect((await errorsFor(code, file)).join('\n')).toMatch(/only through its public index/);
+  });
+
+  it.each([
+    ["import { WeirError } from '../../engine';\nexport const x = WeirError;", 'lib/connectors/postgres/example.ts'],
+    ["import { WeirError } from '../../engine/index';\nexport const x = WeirError;", 'lib/connectors/postgres/example.ts'],
+    ["import { WeirError } from '@/lib/engine';\nexport const x = WeirError;", 'lib/connectors/postgres/example.ts'],
+    ["import { MemoryStream } from '../../engine/sources/memory-source';\nimport { sinkContractSuite } from '../../engine/sinks/testing/sink.contract';\nexport const x = [MemoryStream, sinkContractSuite];", 'lib/connectors/postgres/example.test.ts'],
+  ])('allows %s in %s', async (code, file) => {
+    expect(await errorsFor(code, file)).toEqual([]);
+  });
+});
+
+describe('services (lib/server/services, *-service.ts) import neither presenters nor http/', () => {
+  it.each([
+    ["import { presentJob } from '../presenters/jobs-presenter';", 'lib/server/services/example.ts', /must not import presenters/],
+    ["import { getJob } from '@/lib/server/presenters/jobs-presenter';", 'lib/server/services/example.ts', /must not import presenters/],
+    ["import { ConflictError } from '../http/http-errors';", 'lib/server/services/example.ts', /must not import http\//],
+    ["import { apiRoute } from '@/lib/server/http/api-handler';", 'lib/server/services/example.ts', /must not import http\//],
+    ["import { presentAlert } from './alert-presenter';", 'lib/server/alerts/example-service.ts', /must not import presenters/],
+    ["import { NotFoundError } from '../http/http-errors';", 'lib/server/drills/example-service.ts', /must not import http\//],
+    ["import { describe } from 'vitest';", 'lib/server/services/example.ts', /must not import vitest/],
+  ])('rejects %s in %s', async (code, file, message) => {
+    expect((await errorsFor(code, file)).join('\n')).toMatch(message);
+  });
+
+  it.each([
+    ["import { ConflictError } from '../errors';\nimport { presentJob } from '../job-view';\nexport const x = [ConflictError, presentJob];", 'lib/server/services/example.ts'],
+    ["import { presentJob } from '../job-view';\nimport { ConflictError } from '../errors';\nexport const x = [presentJob, ConflictError];", 'lib/server/presenters/example.ts'],
+    ["import { errorResponse } from '../http/http-errors';\nexport const x = errorResponse;", 'lib/server/metrics/example.ts'],
+    ["import { presentAlert } from './alert-view';\nexport const x = presentAlert;", 'lib/server/alerts/example-service.ts'],
+  ])('allows %s in %s', async (code, file) => {
+    expect(await errorsFor(code, file)).toEqual([]);
   });
 });
 

@@ -45,6 +45,7 @@ export { CommitLog, type CommitMetadata } from './checkpoint/commit-log';
 export { ProgressLog, readRecentProgress } from './checkpoint/progress-log';
 export { readStreamMetadata, getOrCreateStreamMetadata } from './checkpoint/stream-metadata';
 export { inspectCheckpoint, type CheckpointInspection } from './checkpoint/checkpoint-inspector';
+export { pendingBatchOf } from './checkpoint/pending-batch';
 export { checkpointProblems, assertCheckpointIntact, type CheckpointProblem } from './checkpoint/checkpoint-integrity';
 export * from './sources/index';
 export * from './sinks/index';
@@ -63,3 +64,13 @@ export { inspectState, type StateOperatorInspection, type StatePartitionInspecti
 export { listLocalStateCaches, predictCacheLoad, removeLocalStateCache, type CacheLoadPrediction, type LocalQueryCache, type LocalStoreCache } from './state/lmdb-local-cache';
 export { analyzeStreamingPlan, explainStateful, type AnalyzerWarning, type StreamingAnalysis } from './query/analyzer';
 export type { StaticTableSpec } from './operators/stream-static-join';
+// What connectors build on (lib/connectors imports the engine only through this file; lint
+// enforces it): value conversion for records read from another system, Spark's JSON rendering
+// for sinks, Avro, the static-table reader port, linear-time regexes.
+export type { RecentRecords, RecentRecordsLimit } from './sources/source';
+export { convertObject, convertValue, parseJsonRecord } from './sources/value-conversion';
+export { jsonWriter, renderDate, renderDecimal, renderValue } from './sinks/row-rendering';
+export { stringifyJson, stringifyRow } from './json-text';
+export { AvroCodec, AvroError } from './avro/avro-codec';
+export { describeStaticTable, registerStaticTableReader } from './operators/stream-static-join';
+export { compileRegex } from './query/regex';

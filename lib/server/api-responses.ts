@@ -6,12 +6,13 @@
  * Open-ended JSON the engine owns (a spec, a progress record, an error's details) stays `unknown`.
  */
 import { z } from 'zod';
-import type { AlertRuleView, AlertView, DeliveryView } from './alerts/alert-presenter';
+import type { AlertRuleView, AlertView } from './alerts/alert-view';
+import type { DeliveryView } from './alerts/alert-presenter';
 import type { AuditEventView } from './presenters/audit-presenter';
 import type { BatchDetail, BatchSummary } from './presenters/batches-presenter';
 import type { CheckpointFile } from './presenters/checkpoint-presenter';
 import type { JobPage } from './presenters/job-page-presenter';
-import type { JobDetail, JobListItem } from './presenters/jobs-presenter';
+import type { JobDetail, JobListItem } from './job-view';
 import type { RunView } from './presenters/runs-presenter';
 import type { RestartCheck } from './services/job-service';
 import type { QueryPreview } from '@/lib/engine';

@@ -19,7 +19,7 @@ import 'server-only';
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { hashPassword, hashToken, verifyPassword } from './credentials';
-import { BadRequestError, ForbiddenError, UnauthenticatedError } from './http/http-errors';
+import { BadRequestError, ForbiddenError, UnauthenticatedError } from './errors';
 import { actorName } from './actor';
 
 export type Role = 'viewer' | 'operator' | 'admin';

@@ -12,7 +12,7 @@
  * racing cannot both win: the loser sees count 0 and re-reads.
  */
 import type { Prisma, PrismaClient, RunStatus } from '@/lib/generated/prisma/client';
-import { ConflictError } from './http/http-errors';
+import { ConflictError } from './errors';
 import { formatDateTime } from '@/components/format';
 
 /** A job's statuses: a run's, except LOST (only a run is lost; its job is then STOPPED). */
@@ -20,6 +20,11 @@ export type JobStatus = Exclude<RunStatus, 'LOST'>;
 export const JOB_STATUSES: readonly JobStatus[] = ['PENDING', 'STARTING', 'RUNNING', 'STOPPING', 'STOPPED', 'FAILED', 'RECOVERING'];
 /** A run is (or is about to be) working on the job. */
 export const ACTIVE_STATUSES: readonly JobStatus[] = ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING'];
+/**
+ * The status changes without the user (a run works, or winds down): the dashboard follows such a
+ * job (polling, the progress stream). What a user may do is allowedActions', not this list's.
+ */
+export const LIVE_STATUSES: readonly string[] = [...ACTIVE_STATUSES, 'STOPPING'];
 /** Nothing runs and nothing is winding down: start, edit, delete and reset are allowed. */
 const STARTABLE_STATUSES: readonly JobStatus[] = ['STOPPED', 'FAILED'];
 

@@ -6,7 +6,7 @@
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { getBatch } from './presenters/batches-presenter';
-import { findJobOrThrow } from './presenters/jobs-presenter';
+import { findJobOrThrow } from './job-view';
 import { progressListener } from './progress-listener';
 
 const HEARTBEAT_MS = 15_000;

@@ -3,7 +3,7 @@ import { JobDetail } from '@/components/job-detail';
 import { BATCH_PAGE_SIZE, CHART_POINTS, RUN_PAGE_SIZE } from '@/components/query-keys';
 import { env } from '@/lib/env';
 import { prisma } from '@/lib/server/db';
-import { NotFoundError } from '@/lib/server/http/http-errors';
+import { NotFoundError } from '@/lib/server/errors';
 import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
 import { listBatches } from '@/lib/server/presenters/batches-presenter';
 import { getJob } from '@/lib/server/presenters/jobs-presenter';

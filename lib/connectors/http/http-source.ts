@@ -21,12 +21,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { WeirError } from '../../engine/errors';
-import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, Source, SourceBatch } from '../../engine/sources/source';
-import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
-import { convertObject } from '../../engine/sources/value-conversion';
-import { parseJson, stringifyRow } from '../../engine/json-text';
+import { type BadRecord, convertObject, type Offset, parseJson, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceDefinition, stringifyRow, WeirError } from '../../engine';
 
 export const httpSourceOptions = z.strictObject({
   port: z.number().int().min(0).max(65535).optional().describe('Listen for POSTs on this port (0: any free port); empty: in-process push only.'),

@@ -23,15 +23,8 @@
  * Redirects are not followed: a receiver's 3xx is a refusal like any other 4xx.
  */
 import { z } from 'zod';
-import { SinkError } from '../../engine/errors';
-import type { Clock } from '../../engine/clock';
-import { jsonWriter } from '../../engine/sinks/row-rendering';
-import type { OutputMode, Row } from '../../engine/types';
-import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
-import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
+import { type Clock, jsonWriter, outboundFetch, outboundPolicy, type OutboundPolicy, OutboundRefusedError, type OutputMode, registerSink, type Row, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature } from '../../engine';
 import { redact } from '../postgres/pg-util';
-import { outboundFetch } from '../../engine/outbound/guarded-connect';
-import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
 
 export const webhookSinkOptions = z.strictObject({
   url: z.url().meta({ examples: ['https://hooks.example.com/weir'] }),

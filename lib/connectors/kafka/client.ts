@@ -14,9 +14,7 @@ import tls from 'node:tls';
 import { z } from 'zod';
 import { Kafka, logLevel, type ISocketFactory, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import type { ClusterOptions } from './fetch';
-import { checkedConnectOptions } from '../../engine/outbound/guarded-connect';
-import { checkDestinationValue } from '../../engine/outbound/destinations';
-import { OutboundRefusedError, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { checkDestinationValue, checkedConnectOptions, type OutboundPolicy, OutboundRefusedError } from '../../engine';
 import { redact } from '../postgres/pg-util';
 
 /**

@@ -28,8 +28,7 @@
  *   the URL are refused: the URL is shown on the job page, a secret is masked.
  */
 import { z } from 'zod';
-import { AvroCodec, AvroError } from '../../engine/avro/avro-codec';
-import type { OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { AvroCodec, AvroError, type OutboundPolicy } from '../../engine';
 import { frameConfluent, SchemaRegistryClient, unframeConfluent, type SchemaRegistryOptions } from './schema-registry';
 
 /** The registry's address and credentials, as the source and the sink take them. */

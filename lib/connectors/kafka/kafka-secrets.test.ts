@@ -1,7 +1,7 @@
 // Kafka's secrets (saslPassword, sslKey, the schema registry's basicAuthUserInfo) are masked like every other secret, and a masked secret
 // sent back is kept only while bootstrapServers points at the same brokers.
 import { describe, expect, it } from 'vitest';
-import { MASKED, maskSpec, unmaskSpec } from '../../server/presenters/secret-masking';
+import { MASKED, maskSpec, unmaskSpec } from '../../server/secret-masking';
 
 const spec = (servers: string) => ({
   name: 'k',

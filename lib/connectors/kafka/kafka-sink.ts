@@ -21,16 +21,10 @@
  */
 import { z } from 'zod';
 import type { Message, Producer } from 'kafkajs';
-import { SinkError } from '../../engine/errors';
-import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
-import { jsonWriter } from '../../engine/sinks/row-rendering';
-import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
-import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
-import type { OutputMode, Row, Schema } from '../../engine/types';
+import { AvroCodec, jsonWriter, outboundPolicy, type OutboundPolicy, type OutputMode, registerSink, type Row, type Schema, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature } from '../../engine';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka, type KafkaConnectionOptions } from './client';
 import { PartitionReader } from './fetch';
 import { canonicalKafkaOptions } from './spark-options';
-import { AvroCodec } from '../../engine/avro/avro-codec';
 import { avroSchemaProblem, ConfluentAvroWriter, schemaRegistryClient, schemaRegistryConnectionOptions, schemaRegistryProblems } from './confluent-avro';
 
 const BATCH_ID_HEADER = 'weir-batch-id';

@@ -22,19 +22,12 @@
  */
 import { z } from 'zod';
 import type { Admin } from 'kafkajs';
-import { DataLossError, WeirError } from '../../engine/errors';
-import { OutboundRefusedError, outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
-import { compileRegex } from '../../engine/query/regex';
-import type { ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
-import { registerSource, type SourceContext, type SourceDefinition } from '../../engine/sources/source-registry';
-import type { ColumnType, Offset, Row, Schema } from '../../engine/types';
+import { AvroCodec, type BadRecord, type ColumnType, compileRegex, DataLossError, type Offset, outboundPolicy, type OutboundPolicy, OutboundRefusedError, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceContext, type SourceDefinition, WeirError } from '../../engine';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
 import { PartitionReader, type FetchedRecord } from './fetch';
 import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
 import { canonicalKafkaOptions } from './spark-options';
-import { AvroCodec } from '../../engine/avro/avro-codec';
 import { avroSchemaProblem, ConfluentAvroReader, schemaRegistryClient, schemaRegistryConnectionOptions, schemaRegistryProblems } from './confluent-avro';
-import type { BadRecord } from '../../engine/sources/source';
 
 /** Long.MaxValue as a JavaScript number: 2^63 (9223372036854775807 is not representable). */
 const LONG_MAX_AS_NUMBER = 2 ** 63;

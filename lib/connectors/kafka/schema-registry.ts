@@ -12,10 +12,7 @@
  * names one schema for ever, so the cache never goes stale. With credentials (Confluent's
  * `basic.auth.user.info`), every request carries them as HTTP Basic authentication.
  */
-import { WeirError } from '../../engine/errors';
-import { AvroCodec } from '../../engine/avro/avro-codec';
-import { outboundFetch } from '../../engine/outbound/guarded-connect';
-import { OutboundRefusedError, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { AvroCodec, outboundFetch, type OutboundPolicy, OutboundRefusedError, WeirError } from '../../engine';
 
 const MAGIC = 0;
 const HEADER_BYTES = 5;

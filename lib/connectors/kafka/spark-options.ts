@@ -12,7 +12,7 @@
  * option nobody knows is left as it is, for the options schema to refuse as a misspelling.
  */
 import { z } from 'zod';
-import type { CanonicalOptions } from '../../engine/sources/source-registry';
+import type { CanonicalOptions } from '../../engine';
 
 
 type Role = 'source' | 'sink';

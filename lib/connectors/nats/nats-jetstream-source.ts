@@ -24,14 +24,8 @@ import { z } from 'zod';
 // commands and jobs that do not use NATS do not pay its load time.
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { DataLossError, WeirError } from '../../engine/errors';
-import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
-import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
+import { type BadRecord, checkBeforeConnect, DataLossError, type Offset, outboundPolicy, type OutboundPolicy, parseJsonRecord, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceDefinition, WeirError } from '../../engine';
 import { redact } from '../postgres/pg-util';
-import { checkBeforeConnect } from '../../engine/outbound/guarded-connect';
-import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
-import { parseJsonRecord } from '../../engine/sources/value-conversion';
 
 export const natsJetStreamSourceOptions = z.strictObject({
   servers: z.string().min(1).default('nats://127.0.0.1:4222'),

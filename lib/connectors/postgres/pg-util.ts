@@ -10,13 +10,7 @@
  */
 import pg from 'pg';
 import { z } from 'zod';
-import { ValidationError, WeirError } from '../../engine/errors';
-import type { Field, Row, Schema } from '../../engine/types';
-import { renderDate, renderDecimal, renderValue } from '../../engine/sinks/row-rendering';
-import { stringifyJson } from '../../engine/json-text';
-import { guardedSocket } from '../../engine/outbound/guarded-connect';
-import { assertConnectionOptions, postgresDatabase } from '../../engine/outbound/destinations';
-import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { assertConnectionOptions, type Field, guardedSocket, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
 
 /**
  * PostgreSQL cuts identifiers to 63 bytes (NAMEDATALEN - 1) with only a NOTICE: a longer table

@@ -19,10 +19,7 @@
  */
 import { z } from 'zod';
 import type pg from 'pg';
-import { SinkError } from '../../engine/errors';
-import type { OutputMode, Row } from '../../engine/types';
-import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
-import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
+import { type OutputMode, registerSink, type Row, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature } from '../../engine';
 import { checkOutputIdentifiers, createPool, ensureTable, pgIdentifier, errorText, qualifiedName, secretsOf, readTableRows } from './pg-util';
 import { PostgresTable } from './postgres-table';
 

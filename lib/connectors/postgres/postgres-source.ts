@@ -22,12 +22,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type pg from 'pg';
-import { DataLossError, WeirError } from '../../engine/errors';
-import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
-import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
+import { type BadRecord, convertValue, DataLossError, type Offset, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceDefinition, WeirError } from '../../engine';
 import { createPool, identifierProblem, errorText, pgIdentifier, qualifiedName, quoteIdent, secretsOf, tableColumnTypes } from './pg-util';
-import { convertValue } from '../../engine/sources/value-conversion';
 
 export const postgresSourceOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://reader@db.internal:5432/shop'] }),

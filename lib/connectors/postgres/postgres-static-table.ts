@@ -4,10 +4,7 @@
  * schema fails the run instead of joining against part of it).
  */
 import type pg from 'pg';
-import { BadRecordError } from '../../engine/errors';
-import { describeStaticTable, registerStaticTableReader, type StaticTableSpec } from '../../engine/operators/stream-static-join';
-import { convertValue } from '../../engine/sources/value-conversion';
-import type { Row } from '../../engine/types';
+import { BadRecordError, convertValue, describeStaticTable, registerStaticTableReader, type Row, type StaticTableSpec } from '../../engine';
 import { createPool, errorText, identifierProblem, qualifiedName, quoteIdent, secretsOf } from './pg-util';
 
 /**

@@ -7,8 +7,7 @@
  * table lacks is an error that says which column, rather than a silently dropped field.
  */
 import type pg from 'pg';
-import { SinkError } from '../../engine/errors';
-import type { Row, Schema } from '../../engine/types';
+import { type Row, type Schema, SinkError } from '../../engine';
 import { ensureTable, outputColumns, qualifiedName, quoteIdent, tableColumnTypes, unnestInsert, type OutputColumn } from './pg-util';
 
 export interface PostgresTableOptions {

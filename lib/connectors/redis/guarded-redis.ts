@@ -7,8 +7,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { AbstractConnector } from 'ioredis';
-import { checkedConnectOptions } from '../../engine/outbound/guarded-connect';
-import { OutboundRefusedError, unixSocketRefusal, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
+import { checkedConnectOptions, type OutboundPolicy, OutboundRefusedError, unixSocketRefusal } from '../../engine';
 
 interface ConnectorOptions {
   host?: string;

@@ -10,11 +10,7 @@
  */
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
-import { SinkError } from '../../engine/errors';
-import { jsonWriter } from '../../engine/sinks/row-rendering';
-import type { OutputMode, Row } from '../../engine/types';
-import type { Sink, SinkBatchContext, SinkSignature } from '../../engine/sinks/sink';
-import { registerSink, type SinkDefinition } from '../../engine/sinks/sink-registry';
+import { jsonWriter, type OutputMode, registerSink, type Row, type Sink, type SinkBatchContext, type SinkDefinition, SinkError, type SinkSignature } from '../../engine';
 import { redact, secretsOf } from '../postgres/pg-util';
 import { createRedis } from './redis-util';
 

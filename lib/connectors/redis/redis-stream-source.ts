@@ -21,13 +21,9 @@
  */
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
-import { DataLossError, WeirError } from '../../engine/errors';
-import type { Offset, Row, Schema } from '../../engine/types';
-import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from '../../engine/sources/source';
-import { registerSource, type SourceDefinition } from '../../engine/sources/source-registry';
+import { type BadRecord, convertObject, DataLossError, type Offset, parseJsonRecord, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceDefinition, WeirError } from '../../engine';
 import { redact, secretsOf } from '../postgres/pg-util';
 import { createRedis } from './redis-util';
-import { convertObject, parseJsonRecord } from '../../engine/sources/value-conversion';
 
 export const redisStreamSourceOptions = z.strictObject({
   url: z.string().min(1).default('redis://127.0.0.1:6379'),

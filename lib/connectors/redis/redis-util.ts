@@ -6,8 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { guardedRedisConnector } from './guarded-redis';
-import { outboundPolicy, type OutboundPolicy } from '../../engine/outbound/outbound-policy';
-import { assertConnectionOptions } from '../../engine/outbound/destinations';
+import { assertConnectionOptions, outboundPolicy, type OutboundPolicy } from '../../engine';
 
 /** Every connection (and reconnection) goes through the outbound policy (see guarded-redis.ts). */
 export function createRedis(url: string, policy: OutboundPolicy = outboundPolicy()): Redis {

@@ -37,11 +37,7 @@ import type { S3Client, ListObjectsV2CommandOutput, GetObjectCommandOutput, Head
 type S3Module = typeof import('@aws-sdk/client-s3');
 let sdk: Promise<S3Module> | null = null;
 const loadSdk = () => (sdk ??= import('@aws-sdk/client-s3'));
-import { ValidationError } from '../../engine/errors';
-import { guardedAgents } from '../../engine/outbound/guarded-connect';
-import { outboundPolicy } from '../../engine/outbound/outbound-policy';
-import { FileAlreadyExistsError, FileNotFoundError, type CheckpointFileManager } from '../../engine/checkpoint/checkpoint-file-manager';
-import { registerCheckpointScheme } from '../../engine/checkpoint/checkpoint-location';
+import { type CheckpointFileManager, FileAlreadyExistsError, FileNotFoundError, guardedAgents, outboundPolicy, registerCheckpointScheme, ValidationError } from '../../engine';
 
 export interface S3CheckpointOptions {
   bucket: string;

@@ -11,6 +11,7 @@ import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { checkpointProblems, type CheckpointProblem } from './checkpoint-integrity';
 import { CommitLog } from './commit-log';
 import { OffsetSeqLog, type OffsetSeqMetadata } from './offset-seq-log';
+import { pendingBatchOf } from './pending-batch';
 import { readStreamMetadata } from './stream-metadata';
 import { inspectState, type StateOperatorInspection } from '../state/state-inspector';
 
@@ -66,7 +67,7 @@ export async function inspectCheckpoint(fm: CheckpointFileManager): Promise<Chec
     commits,
     latestOffsetsBatch,
     latestCommittedBatch,
-    pendingBatch: latestOffsetsBatch !== null && latestOffsetsBatch !== latestCommittedBatch ? latestOffsetsBatch : null,
+    pendingBatch: pendingBatchOf(latestOffsetsBatch, commits.map((c) => c.batchId)),
     otherEntries: (await fm.list('')).filter((n) => !['metadata', 'offsets', 'commits'].includes(n)),
     state: await inspectState(fm),
     problems,

@@ -13,6 +13,7 @@
  */
 import type { CommitLog } from '../checkpoint/commit-log';
 import type { OffsetSeq, OffsetSeqLog } from '../checkpoint/offset-seq-log';
+import { pendingBatchOf } from '../checkpoint/pending-batch';
 import { CorruptCheckpointError, IncompatibleQueryChangeError } from '../errors';
 import type { Offset } from '../types';
 
@@ -65,7 +66,7 @@ export async function populateStartOffsets(args: {
   }
   assertSameSource(latest.value, args);
   const commitL = await commitLog.get(L);
-  if (commitL) {
+  if (pendingBatchOf(L, commitL ? [L] : []) === null && commitL) {
     log('info', `Batch ${L} was committed; resuming at batch ${L + 1}`);
     return {
       nextBatchId: L + 1,

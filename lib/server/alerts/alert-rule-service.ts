@@ -11,10 +11,10 @@
 import { checkDestinationValue, parseDestinations, sameDestination, ValidationError, describeDestination, type OutboundPolicy } from '@/lib/engine';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
 import { recordAudit } from '../services/audit-service';
 import { serverOutboundPolicy } from '../outbound';
-import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-presenter';
+import { ALERT_INCLUDE, presentAlert, presentRule, type AlertRuleView, type AlertView } from './alert-view';
 import { paramsSchemaOf, type AlertRuleInput, type AlertRuleUpdate } from './rule-kinds';
 import { formatDateTime } from '@/components/format';
 

@@ -13,10 +13,10 @@
  */
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { readStreamMetadata } from '@/lib/engine';
-import { NotFoundError } from '../http/http-errors';
+import { NotFoundError } from '../errors';
 import { jobSinkAudit } from '../drills/drill-service';
 import type { SinkAudit } from '../drills/sink-audit';
-import { openCheckpoint } from '../presenters/checkpoint-presenter';
+import { openCheckpoint } from '../checkpoint-access';
 import { contractOf, sinkFix } from './contract-fixes';
 import { classifyDuplicates, type Classification, type CheckpointLossEvidence, type RecoveryEvidence, type RestoreEvidence } from './duplicate-classifier';
 import { actorName } from '../actor';

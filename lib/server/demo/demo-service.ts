@@ -21,7 +21,7 @@ import { createJob, resetCheckpoint, startJob, stopJob, type JobServiceContext }
 import { jobSinkAudit } from '../drills/drill-service';
 import { diagnoseDuplicates, type DuplicateDiagnosis } from '../contracts/duplicate-diagnosis';
 import type { SinkAudit } from '../drills/sink-audit';
-import { ConflictError } from '../http/http-errors';
+import { ConflictError } from '../errors';
 import { DEMO_DATABASE } from '../outbound';
 
 const DEMO_SCHEMA = 'weir_demo';

@@ -14,7 +14,7 @@ import '@/lib/connectors'; // registers the connectors' source, sink and checkpo
 import { parseJobSpec } from '@/lib/engine';
 import type { Principal } from '../auth';
 import { recordAudit } from '../services/audit-service';
-import { ConflictError, NotFoundError } from '../http/http-errors';
+import { ConflictError, NotFoundError } from '../errors';
 import { auditSink, type SinkAudit } from './sink-audit';
 
 export const DRILL_POINTS = ['after-offsets', 'after-sink', 'after-commit', 'kill-worker'] as const;

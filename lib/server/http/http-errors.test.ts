@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { z } from 'zod';
 import { AnalysisException, BadRecordError, CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, CorruptCheckpointError, IncompatibleQueryChangeError, ValidationError } from '@/lib/engine/errors';
-import { BadRequestError, ConflictError, errorBody, errorResponse, ForbiddenError, InvalidJobSpecError, NotFoundError, UnauthenticatedError } from './http-errors';
+import { errorBody, errorResponse } from './http-errors';
+import { BadRequestError, ConflictError, ForbiddenError, InvalidJobSpecError, NotFoundError, UnauthenticatedError } from '../errors';
 
 describe('errorResponse', () => {
   it.each([

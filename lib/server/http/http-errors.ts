@@ -1,6 +1,6 @@
 /**
  * The one place where errors become HTTP responses. Route handlers throw (or let services throw)
- * domain errors; `errorResponse` turns each into a status and a JSON body
+ * domain errors (lib/server/errors.ts, the engine's lib/engine/errors.ts); `errorResponse` turns each into a status and a JSON body
  * `{ error: { code, message, details } }`, where `code` is stable (tests and clients match on it)
  * and `message` says what to do next.
  *
@@ -32,44 +32,9 @@ import { randomBytes } from 'node:crypto';
 import { ZodError } from 'zod';
 import { WeirError } from '@/lib/engine/errors';
 
-export class BadRequestError extends WeirError {
-  constructor(message: string, details?: Record<string, unknown>) {
-    super('BAD_REQUEST', message, details);
-  }
-}
-export class UnauthenticatedError extends WeirError {
-  constructor(message = 'Sign in first: send `Authorization: Bearer <api token>` or sign in at /signin.') {
-    super('UNAUTHENTICATED', message);
-  }
-}
-export class ForbiddenError extends WeirError {
-  constructor(message: string, details?: Record<string, unknown>) {
-    super('FORBIDDEN', message, details);
-  }
-}
-export class NotFoundError extends WeirError {
-  constructor(what: string, id: string) {
-    super('NOT_FOUND', `${what} ${id} does not exist. List them with GET /api/${what === 'job' ? 'jobs' : what + 's'}.`, { what, id });
-  }
-}
 export class PayloadTooLargeError extends WeirError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('PAYLOAD_TOO_LARGE', message, details);
-  }
-}
-export class ConflictError extends WeirError {
-  constructor(message: string, details?: Record<string, unknown>) {
-    super('CONFLICT', message, details);
-  }
-}
-/** The job spec failed the engine's validation; details.errors lists {path, message, line, column}. */
-export class InvalidJobSpecError extends WeirError {
-  constructor(errors: { path: string; message: string; line?: number; column?: number; errorClass?: string }[], warnings: unknown[] = []) {
-    super(
-      'INVALID_JOB_SPEC',
-      `The job spec is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}. Fix these fields and send it again (POST /api/jobs/validate checks without saving).`,
-      { errors, warnings },
-    );
   }
 }
 

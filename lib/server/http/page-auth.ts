@@ -11,7 +11,7 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { authenticate, CHANGE_PASSWORD_PAGE, type Principal } from '@/lib/server/auth';
 import { prisma } from '@/lib/server/db';
-import { UnauthenticatedError } from '@/lib/server/http/http-errors';
+import { UnauthenticatedError } from '@/lib/server/errors';
 import { installOutboundPolicy } from '@/lib/server/outbound';
 
 export async function requirePagePrincipal(returnTo: string): Promise<Principal> {

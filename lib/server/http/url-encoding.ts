@@ -7,7 +7,7 @@
  * - the query string, in api-handler.ts: URLSearchParams silently turns a bad sequence into
  *   U+FFFD, so `?q=%FF` would search for "\uFFFD" and answer 200.
  */
-import { BadRequestError } from './http-errors';
+import { BadRequestError } from '../errors';
 
 /** A form-encoded name or value: `+` is a space, the rest percent-decoded; throws URIError if not UTF-8. */
 const decodeFormPart = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));

@@ -12,7 +12,7 @@
  */
 import '@/lib/connectors'; // registers the connectors' source types
 import { confineSpecPaths, previewQuery, previewRecentRecords, setOutboundPolicy, validateJob, WeirError, type QueryPreview } from '@/lib/engine';
-import { InvalidJobSpecError } from '../http/http-errors';
+import { InvalidJobSpecError } from '../errors';
 import type { HostToPreview, PreviewRequest, PreviewToHost } from './preview-protocol';
 import { serializeError } from './serialized-error';
 

@@ -3,7 +3,7 @@
  * clients (`<iso time>|<id>`). Optional filters by target.
  */
 import type { AuditEvent, PrismaClient } from '@/lib/generated/prisma/client';
-import { BadRequestError } from '../http/http-errors';
+import { BadRequestError } from '../errors';
 
 export interface AuditEventView {
   id: string;

@@ -6,9 +6,9 @@
  * BigInt counters become numbers (state sizes stay far below 2^53).
  */
 import type { BatchProgress, PrismaClient } from '@/lib/generated/prisma/client';
-import { NotFoundError } from '../http/http-errors';
-import { assertJobExists, findJobOrThrow } from './jobs-presenter';
-import { redactSecrets, secretValues } from './secret-masking';
+import { NotFoundError } from '../errors';
+import { assertJobExists, findJobOrThrow } from '../job-view';
+import { redactSecrets, secretValues } from '../secret-masking';
 
 const DEFAULT_BATCH_PAGE = 50;
 const MAX_BATCH_PAGE = 500;

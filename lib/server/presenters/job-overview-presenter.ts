@@ -17,7 +17,7 @@
  * second.
  */
 import { Prisma } from '@/lib/generated/prisma/client';
-import type { JobListItem } from './jobs-presenter';
+import type { JobListItem } from '../job-view';
 
 /** The list shows this many batches' state rows (of the 64 the counters keep). */
 export const SPARKLINE_BATCHES = 30;

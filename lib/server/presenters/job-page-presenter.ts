@@ -17,7 +17,7 @@
  */
 import { Prisma } from '@/lib/generated/prisma/client';
 import { MAX_JOBS_PAGE, type JobSortColumn, type JobsQuery } from '../http/api-schemas';
-import { BadRequestError } from '../http/http-errors';
+import { BadRequestError } from '../errors';
 import { allowedActions, JOB_STATUSES, type JobStatus } from '../job-lifecycle';
 import { queryPrepared, type ReadDb } from '../prepared-query';
 import { jobOverviewFieldsSql, windowRowsSql, type JobOverview } from './job-overview-presenter';

@@ -5,8 +5,8 @@
  * (jobId, startedAt DESC) index serves any page as it serves the first.
  */
 import type { PrismaClient, Run } from '@/lib/generated/prisma/client';
-import { findJobOrThrow } from './jobs-presenter';
-import { redactSecrets, secretValues } from './secret-masking';
+import { findJobOrThrow } from '../job-view';
+import { redactSecrets, secretValues } from '../secret-masking';
 
 export interface RunView {
   id: string;

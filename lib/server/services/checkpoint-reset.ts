@@ -17,8 +17,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readStreamMetadata, resolvePathField, type CheckpointFileManager } from '@/lib/engine';
-import { ConflictError } from '../http/http-errors';
-import { NoFollowCheckpoint, openCheckpoint, walkCheckpoint, type CheckpointWalk } from '../presenters/checkpoint-presenter';
+import { ConflictError } from '../errors';
+import { NoFollowCheckpoint, openCheckpoint, walkCheckpoint, type CheckpointWalk } from '../checkpoint-access';
 import { overlapWithSavepoints, savepointsDirectory } from './job-paths';
 
 export interface CheckpointDeletion {

@@ -16,7 +16,7 @@
  */
 import { confineSpecPaths, overlapOf, specPathFields, resolvePathField, type ConfinedSpec, type PathRoots } from '@/lib/engine';
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import { ConflictError, InvalidJobSpecError } from '../http/http-errors';
+import { ConflictError, InvalidJobSpecError } from '../errors';
 
 export interface ServerPathRoots {
   checkpointRoot: string;

@@ -25,11 +25,11 @@ import { Prisma, type Job, type PrismaClient } from '@/lib/generated/prisma/clie
 import type { Principal, Role } from '../auth';
 import { requireRole } from '../auth';
 import { previewInProcess, type PreviewProcessLimits } from '../isolation/preview-host';
-import { BadRequestError, ConflictError, InvalidJobSpecError } from '../http/http-errors';
+import { BadRequestError, ConflictError, InvalidJobSpecError } from '../errors';
 import { ACTIVE_STATUSES, lockJobForHistory, moveJob, refusal, transitionFor, type JobEvent, type JobStatus } from '../job-lifecycle';
-import { openCheckpoint } from '../presenters/checkpoint-presenter';
-import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
-import { unmaskSpec } from '../presenters/secret-masking';
+import { openCheckpoint } from '../checkpoint-access';
+import { findJobOrThrow, presentJob, type JobDetail } from '../job-view';
+import { unmaskSpec } from '../secret-masking';
 import { serverOutboundPolicy } from '../outbound';
 import { recordAudit } from './audit-service';
 import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';

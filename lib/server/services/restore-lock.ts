@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { ConflictError } from '../http/http-errors';
+import { ConflictError } from '../errors';
 import { acquireLease, LeaseLostError, releaseLease, renewLease } from '../lease';
 
 const OWNER_PREFIX = 'restore:';

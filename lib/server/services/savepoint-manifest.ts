@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { FileNotFoundError, type CheckpointFileManager } from '@/lib/engine';
-import { ConflictError } from '../http/http-errors';
+import { ConflictError } from '../errors';
 
 export const SAVEPOINT_MANIFEST = '_savepoint.json';
 

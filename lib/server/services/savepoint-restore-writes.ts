@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { checkpointFileManagerFor, CheckpointWriteFailedError, resolvePathField, storageAdvice, WeirError, type CheckpointFileManager } from '@/lib/engine';
 import { METADATA_PATH } from '@/lib/engine/checkpoint/stream-metadata';
 import type { Job } from '@/lib/generated/prisma/client';
-import { ConflictError } from '../http/http-errors';
-import { openCheckpoint, walkCheckpoint } from '../presenters/checkpoint-presenter';
+import { ConflictError } from '../errors';
+import { openCheckpoint, walkCheckpoint } from '../checkpoint-access';
 import type { RestoreLock } from './restore-lock';
 import { sha256, verifySavepoint, type Manifest, type ManifestFile } from './savepoint-manifest';
 

@@ -54,13 +54,13 @@ import { checkpointFileManagerFor, CheckpointWriteFailedError, convertStateProvi
 import { METADATA_PATH } from '@/lib/engine/checkpoint/stream-metadata';
 import type { Job, PrismaClient } from '@/lib/generated/prisma/client';
 import { requireRole, type Principal } from '../auth';
-import { BadRequestError, ConflictError, NotFoundError } from '../http/http-errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
 import { refusal, transitionFor, type JobStatus } from '../job-lifecycle';
 import { assertReprocessingAcknowledged } from '../contracts/reprocessing-guard';
-import { openCheckpoint, walkCheckpoint } from '../presenters/checkpoint-presenter';
+import { openCheckpoint, walkCheckpoint } from '../checkpoint-access';
 import { formatDateTime } from '@/components/format';
 import { actorName } from '../actor';
-import { findJobOrThrow, presentJob, type JobDetail } from '../presenters/jobs-presenter';
+import { findJobOrThrow, presentJob, type JobDetail } from '../job-view';
 import { recordAudit } from './audit-service';
 import { createJob, deleteOwnCheckpoint, type JobServiceContext } from './job-service';
 import { savepointsDirectory } from './job-paths';

@@ -7,7 +7,7 @@ import 'server-only';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { forgetToken, requireRole, type Principal, type Role } from '../auth';
 import { hashToken, newToken } from '../credentials';
-import { NotFoundError } from '../http/http-errors';
+import { NotFoundError } from '../errors';
 import { recordAudit } from './audit-service';
 
 export interface TokenView {

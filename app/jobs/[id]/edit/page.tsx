@@ -4,8 +4,9 @@ import { env } from '@/lib/env';
 import { connectorCatalog } from '@/lib/server/connector-catalog';
 import { formFromSpec } from '@/components/job-form';
 import { prisma } from '@/lib/server/db';
-import { NotFoundError } from '@/lib/server/http/http-errors';
-import { getJob, type JobDetail } from '@/lib/server/presenters/jobs-presenter';
+import { NotFoundError } from '@/lib/server/errors';
+import type { JobDetail } from '@/lib/server/job-view';
+import { getJob } from '@/lib/server/presenters/jobs-presenter';
 import { requirePagePrincipal } from '@/lib/server/http/page-auth';
 
 export const dynamic = 'force-dynamic';

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { apiRoute, parseQuery } from '@/lib/server/http/api-handler';
 import { batchCharts } from '@/lib/server/presenters/batch-chart-presenter';
-import { findJobOrThrow } from '@/lib/server/presenters/jobs-presenter';
+import { findJobOrThrow } from '@/lib/server/job-view';
 
 export const dynamic = 'force-dynamic';
 

@@ -17,7 +17,7 @@
  */
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { describeDestination, getSinkDefinition, getSourceDefinition, parseDestinations, sameDestination, specDestinations, type Destination, type SpecDestination } from '@/lib/engine';
-import { InvalidJobSpecError } from '../http/http-errors';
+import { InvalidJobSpecError } from './errors';
 
 export const MASKED = '********';
 
