@@ -3,7 +3,7 @@
  * route handler: each case is an attack that once took the API down or read a file it must not.
  * - explode(split(repeat('x', 1000000), '')) over 60 records ran the dashboard out of heap
  *   (SIGABRT after 78 s); over 12 it blocked /api/health for 10.5 s. regexp_replace over a 1 MB
- *   value took over a minute of the API's CPU. Now health answers within 1 s meanwhile, the API's
+ *   value took over a minute of the API's CPU. Now health answers meanwhile (within 3 s on a loaded machine), the API's
  *   heap stays put, and the preview is a 4xx (PREVIEW_TIMEOUT at the 5 s limit, or
  *   PREVIEW_RESOURCE_EXHAUSTED).
  * - A record the query could not compute answered 500.
@@ -64,13 +64,15 @@ describe('an expensive preview runs in a bounded process of its own', () => {
     ['regexp_replace over a 1 MB value', "SELECT length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 100))) AS c FROM clicks", 1],
   ];
   for (const [what, sql, records] of cases) {
-    it(`${what}: health answers within 1 s, the API's heap stays put, the preview is a 4xx`, async () => {
+    it(`${what}: health keeps answering, the API's heap stays put, the preview is a 4xx`, async () => {
       const spec = { ...filesSpec('costly', dir), sql };
       const { res, slowestHealthMs, heapGrowthMb } = await whileAnswering(post({ spec, sample: Array.from({ length: records }, () => ({})) }));
       expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(422);
       expect(['PREVIEW_TIMEOUT', 'PREVIEW_RESOURCE_EXHAUSTED', 'PREVIEW_BAD_RECORD']).toContain(res.body.error.code);
       expect(res.body.error.message).toMatch(/Preview fewer records|bound the value/);
-      expect(slowestHealthMs).toBeLessThan(1000);
+      // The attack blocked health for 10.5 s and more; a loaded machine delays a free event loop's
+      // answer by up to about a second, so the bound is well above that and well below the attack.
+      expect(slowestHealthMs).toBeLessThan(3000);
       // In the API process the first one grew the heap until V8 aborted the process.
       expect(heapGrowthMb).toBeLessThan(64);
     }, 60_000);
