@@ -41,7 +41,7 @@ import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { SystemClock } from '../lib/engine/clock';
 import { LocalCheckpointFileManager } from '../lib/engine/checkpoint/local-checkpoint-file-manager';
-import type { OperatorContext, StatefulOperator } from '../lib/engine/operators/physical-operator';
+import { isStatefulOperator, type OperatorContext } from '../lib/engine/operators/physical-operator';
 import { compileStreamingQuery } from '../lib/engine/query/streaming-query';
 import { FileBackedStateStoreProvider } from '../lib/engine/state/file-backed-state-store-provider';
 import { MicroBatchExecution } from '../lib/engine/execution/micro-batch-execution';
@@ -177,7 +177,11 @@ async function stage(data: Row[], BATCHES: number, query: Query): Promise<number
       for (const op of q.operators) rows = await op.execute(rows, ctx);
       await store.commit();
       await provider.maintenance();
-      for (const op of q.operators) (op as StatefulOperator).progress?.();
+      for (const op of q.operators) {
+        if (!isStatefulOperator(op)) continue;
+        op.onCommitted(b + 1);
+        op.progress();
+      }
     }
     return cpuMs() - t0;
   } finally {

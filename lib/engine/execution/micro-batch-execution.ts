@@ -10,13 +10,20 @@
  *      purge offsets/ and commits/ below N - minBatchesToRetain + 1        [crash: after-offsets]
  *   3. source.getBatch(start, end], read beside step 2's write (a read leaves nothing a restart
  *      could see; only the sink write must follow offsets/N); bad records → fail or dead-letter
+ *      (bad-record-policy.ts)
  *   4. run the operators (stateful ones get state version N), track max event time
  *   5. fence(), sink.addBatch(N, rows), beside the first state store's commit to N+1 (both
  *      durable before anything else goes on)                             [crash: after-sink]
  *   6. commit the other state stores to version N+1                       [crash: mid-state-commit]
+ *      then the stateful operators confirm what they did (onCommitted); a failure in 4–6 aborts
+ *      the uncommitted stores instead and the operators forget it (onAborted)
  *   7. fence(), write commits/N = { nextBatchWatermarkMs }                [crash: after-commit]
  *   8. in the background: state maintenance (snapshots, retention), progress/N (history kept
  *      for the control plane, progress-log.ts) and onProgress, in batch order
+ *      (progress-reporter.ts)
+ *
+ * Steps 3–8 are runBatch, top to bottom. The state stores are QueryRuntime's (query-runtime.ts),
+ * but when they commit, beside what, and what follows, is decided here only.
  *
  * On start, before anything is written, the checkpoint must be intact (checkpoint-integrity.ts):
  * offsets without metadata, state without its schema, or an unreadable log is CORRUPT_CHECKPOINT.
@@ -35,19 +42,18 @@ import { OffsetSeqLog, STATEFUL_OPERATORS_CONF, type OffsetSeq } from '../checkp
 import { ProgressLog } from '../checkpoint/progress-log';
 import { getOrCreateStreamMetadata } from '../checkpoint/stream-metadata';
 import { SystemClock, type Clock } from '../clock';
-import { BadRecordError, RecordExpressionError } from '../errors';
-import { buildProgress, type StreamingQueryProgress, type StreamingQueryStatus } from '../progress';
+import type { StreamingQueryProgress, StreamingQueryStatus } from '../progress';
 import type { JobSpec } from '../spec/job-spec';
 import type { Sink } from '../sinks/sink';
-import type { BadRecord, ReadLimit, Source, SourceBatch } from '../sources/source';
+import type { ReadLimit, Source, SourceBatch } from '../sources/source';
 import type { StateStoreId, StateStoreProvider } from '../state/state-store';
-import type { Offset, Row } from '../types';
+import type { Offset } from '../types';
+import { BadRecordPolicy } from './bad-record-policy';
 import { CrashPoints, type CrashPlan } from './crash-points';
-import { DeadLetterWriter } from './dead-letter-writer';
 import { populateStartOffsets, SOURCE_CONF } from './populate-start-offsets';
-import { QueryRuntime } from './query-runtime';
+import { ProgressReporter } from './progress-reporter';
+import { QueryRuntime, type BatchResult } from './query-runtime';
 import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
-import { stringifyRow } from '../json-text';
 
 export interface EngineLogEvent {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -121,8 +127,7 @@ interface PlannedBatch {
   batchId: number;
   start: Offset | null;
   seq: OffsetSeq;
-  triggerStartMs: number;
-  durationMs: Record<string, number>;
+  /** The source's latest offset when the batch was read (progress and commit lag). */
   latest: Offset | null;
 }
 
@@ -133,17 +138,16 @@ export class MicroBatchExecution {
   /** Query id from the checkpoint's `metadata`; set by start(). */
   id = '';
   runId = '';
-  lastProgress?: StreamingQueryProgress;
-  readonly recentProgress: StreamingQueryProgress[] = [];
   status: StreamingQueryStatus = { message: 'Initializing', isDataAvailable: false, isTriggerActive: false };
 
   private readonly offsetLog: OffsetSeqLog;
   private readonly commitLog: CommitLog;
   private readonly progressLog: ProgressLog;
+  private readonly reporter: ProgressReporter;
   private readonly crashPoints: CrashPoints;
   private readonly newId: () => string;
   private runtime?: QueryRuntime;
-  private deadLetters?: DeadLetterWriter;
+  private badRecords?: BadRecordPolicy;
   private started = false;
   private closed = false;
   private stopping = false;
@@ -155,12 +159,9 @@ export class MicroBatchExecution {
   private committedOffset: Offset | null = null;
   private watermarkMs = 0;
   private pending?: { batchId: number; start: Offset | null; seq: OffsetSeq };
-  private previousTriggerStartMs?: number;
   private purgedOnce = false;
   private lastFenceMs?: number;
   private idlePollMs = IDLE_POLL_MIN_MS;
-  private progressChain: Promise<void> = Promise.resolve();
-  private progressError?: { error: unknown };
 
   constructor(private readonly opts: MicroBatchExecutionOptions) {
     this.clock = opts.clock ?? new SystemClock();
@@ -169,12 +170,28 @@ export class MicroBatchExecution {
     this.offsetLog = new OffsetSeqLog(this.checkpoint);
     this.commitLog = new CommitLog(this.checkpoint);
     this.progressLog = new ProgressLog(this.checkpoint);
+    this.reporter = new ProgressReporter({
+      clock: this.clock,
+      progressLog: this.progressLog,
+      onProgress: opts.onProgress,
+      warn: (msg, batchId) => this.log('warn', msg, { batchId }),
+    });
     this.crashPoints = new CrashPoints(opts.crash);
     this.newId = opts.newId ?? randomUUID;
   }
 
   get name(): string {
     return this.opts.spec.name;
+  }
+
+  /** The last committed batch's progress (ProgressReporter). */
+  get lastProgress(): StreamingQueryProgress | undefined {
+    return this.reporter.lastProgress;
+  }
+
+  /** The progress of the last 100 committed batches, oldest first. */
+  get recentProgress(): readonly StreamingQueryProgress[] {
+    return this.reporter.recentProgress;
   }
 
   private log(level: EngineLogEvent['level'], msg: string, extra: Omit<EngineLogEvent, 'level' | 'msg'> = {}): void {
@@ -217,7 +234,7 @@ export class MicroBatchExecution {
       stateLocalDir: this.opts.stateLocalDir,
     });
     const s = this.opts.spec.source;
-    if (s.onBadRecord === 'dead-letter' && s.badRecordsPath) this.deadLetters = new DeadLetterWriter(s.badRecordsPath, this.id);
+    this.badRecords = new BadRecordPolicy({ onBadRecord: s.onBadRecord, badRecordsPath: s.badRecordsPath, queryId: this.id, source: this.runtime.source.description });
     await this.populateStartOffsets();
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
   }
@@ -247,7 +264,7 @@ export class MicroBatchExecution {
 
   private async runLoop(): Promise<void> {
     await this.runTriggers();
-    await this.drainProgress();
+    await this.reporter.drain();
   }
 
   private async runTriggers(): Promise<void> {
@@ -296,7 +313,7 @@ export class MicroBatchExecution {
   async processAllAvailable(): Promise<void> {
     await this.start();
     while (await this.exclusive(() => this.runOneTrigger('default')));
-    await this.drainProgress();
+    await this.reporter.drain();
   }
 
   /** Graceful stop: the running batch finishes and commits; then run() returns. */
@@ -311,7 +328,7 @@ export class MicroBatchExecution {
   private async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.progressChain;
+    await this.reporter.idle();
     // A failed run keeps its "Terminated with exception" status for whoever inspects it.
     if (!this.status.message.startsWith('Terminated')) this.status = { message: 'Stopped', isDataAvailable: false, isTriggerActive: false };
     await this.runtime?.close();
@@ -328,15 +345,15 @@ export class MicroBatchExecution {
     if (this.closed) return false;
     const rt = this.runtime!;
     const triggerStartMs = this.clock.now();
+    this.reporter.startTrigger(triggerStartMs);
     this.status = { message: 'Processing new data', isDataAvailable: true, isTriggerActive: true };
     try {
-      this.throwProgressError();
+      this.reporter.throwIfFailed();
       if (this.pending) {
         const p = this.pending;
         this.pending = undefined;
-        const durationMs: Record<string, number> = {};
-        const { input, latest } = await this.readBatch(p.start, p.seq.offsets[0], durationMs);
-        await this.runBatch({ ...p, triggerStartMs, durationMs, latest }, input);
+        const { input, latest } = await this.readBatch(p.start, p.seq.offsets[0]);
+        await this.runBatch({ ...p, latest }, input);
         this.lastIdleEventMs = undefined;
         return true;
       }
@@ -347,7 +364,7 @@ export class MicroBatchExecution {
       if (this.stopping) return false;
       const t0 = this.clock.now();
       const end = await rt.source.latestOffset(this.committedOffset, limit);
-      const durationMs: Record<string, number> = { latestOffset: this.clock.now() - t0 };
+      this.reporter.recordTimeTaken('latestOffset', this.clock.now() - t0);
       // A stop requested while planning (the fence above may be what asked for it): no new batch
       // is started. A graceful stop finishes a batch whose offsets are written, never begins one,
       // so whoever stopped the query knows that input arriving after the stop is left to the next run.
@@ -369,19 +386,19 @@ export class MicroBatchExecution {
       // Reading (start, end] has no effect a restart could see (getBatch is deterministic), so it
       // overlaps the offsets/N write; only the sink write must wait for offsets/N to be durable.
       const start = this.committedOffset;
-      const read = this.readBatch(start, end, durationMs);
+      const read = this.readBatch(start, end);
       const [logged, got] = await Promise.allSettled([
         (async () => {
           await this.offsetLog.add(batchId, seq);
           await this.purgeLogs(batchId);
-          durationMs.walCommit = this.clock.now() - t1;
+          this.reporter.recordTimeTaken('walCommit', this.clock.now() - t1);
         })(),
         read,
       ]);
       if (logged.status === 'rejected') throw logged.reason;
       this.crashPoints.check('after-offsets', batchId);
       if (got.status === 'rejected') throw got.reason;
-      await this.runBatch({ batchId, start, seq, triggerStartMs, durationMs, latest: got.value.latest }, got.value.input);
+      await this.runBatch({ batchId, start, seq, latest: got.value.latest }, got.value.input);
       // The first idle trigger after a batch reports at once: the source went quiet after it.
       this.lastIdleEventMs = undefined;
       return true;
@@ -425,7 +442,7 @@ export class MicroBatchExecution {
     const threshold = batchId - this.opts.spec.minBatchesToRetain + 1;
     if (threshold <= 0) return;
     // A progress/N still being written must not outlive the purge that should remove it.
-    await this.progressChain;
+    await this.reporter.idle();
     if (!this.purgedOnce) {
       await this.offsetLog.purge(threshold);
       await this.commitLog.purge(threshold);
@@ -439,88 +456,72 @@ export class MicroBatchExecution {
   }
 
   /** The batch's input and, beside it, the source's true latest offset (for progress and commit lag). */
-  private async readBatch(start: Offset | null, end: Offset | null, durationMs: Record<string, number>): Promise<{ input: SourceBatch; latest: Offset | null }> {
+  private async readBatch(start: Offset | null, end: Offset | null): Promise<{ input: SourceBatch; latest: Offset | null }> {
     const src = this.runtime!.source;
-    const t = this.clock.now();
     const [input, latest] = await Promise.all([
       end === null || sameOffset(end, start)
         ? { rows: [], badRecords: [] }
-        : src.getBatch(start, end).finally(() => (durationMs.getBatch = this.clock.now() - t)),
+        : this.reporter.reportTimeTaken('getBatch', () => src.getBatch(start, end)),
       src.reportLatestOffset ? src.reportLatestOffset() : end,
     ]);
     return { input, latest };
   }
 
+  /**
+   * Steps 3–8 of the header for batch N, whose offsets/N is durable: the bad-record policy, the
+   * operators, then the commit, in this order and nowhere else: the sink write beside the first
+   * state store's commit, the other stores, the operators' confirmation (onCommitted; onAborted
+   * if anything before failed), commits/N.
+   */
   private async runBatch(b: PlannedBatch, input: SourceBatch): Promise<void> {
     const rt = this.runtime!;
     const { batchId, seq } = b;
-    for (const w of input.warnings ?? []) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
     const end = seq.offsets[0];
-    const time = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-      const t = this.clock.now();
-      try {
-        return await fn();
-      } finally {
-        b.durationMs[key] = (b.durationMs[key] ?? 0) + (this.clock.now() - t);
-      }
-    };
-
-    const unfixed = `Fix or remove the record, or set source.onBadRecord to "dead-letter" with a badRecordsPath to divert such records (batch ${batchId} is not committed and will re-run).`;
-    if (input.badRecords.length > 0 && !this.deadLetters) {
-      const r = input.badRecords[0];
-      throw new BadRecordError(
-        `Bad record in ${r.location.source}${r.location.line !== undefined ? ` line ${r.location.line}` : ''}: ${r.reason}. ${unfixed}`,
-        { batchId, file: r.location.source, line: r.location.line, reason: r.reason, count: input.badRecords.length },
-      );
-    }
-
-    // A row whose expressions fail (a value over its size limit) is a bad record too: Filter and
-    // Project leave it out and hand it here, and onBadRecord applies as for a record that did not parse.
-    const expressionBad: BadRecord[] = [];
-    const ctx = {
-      batchId,
-      batchWatermarkMs: seq.metadata.batchWatermarkMs,
-      batchTimestampMs: seq.metadata.batchTimestampMs,
-      onRecordError: (row: Row, e: RecordExpressionError) => {
-        expressionBad.push({ raw: stringifyRow(row), location: { source: rt.source.description }, reason: e.message });
-      },
-    };
-    // The plan is compiled once at start, so planning costs nothing per batch; as in Spark, where
-    // execution is lazy, running the operators counts towards addBatch.
-    b.durationMs.queryPlanning ??= 0;
-    const result = await time('addBatch', () => rt.execute(input.rows, ctx, input.scanned)).catch((e: unknown) => {
-      // Raised where a row cannot be set aside (inside an aggregation): the batch cannot go on.
-      if (e instanceof RecordExpressionError) {
-        throw new BadRecordError(
-          `Bad record in ${rt.source.description}: ${e.message} The expression is part of an aggregation, where a record cannot be set aside, so this fails the run whatever onBadRecord says; ` +
-            `bound the value in the query (batch ${batchId} is not committed and will re-run).`,
-          { batchId, file: rt.source.description, reason: e.message, count: 1 },
-        );
-      }
-      throw e;
-    });
-    if (expressionBad.length > 0 && !this.deadLetters) {
-      const r = expressionBad[0];
-      throw new BadRecordError(`Bad record in ${r.location.source}: ${r.reason} ${unfixed}`, {
-        batchId, file: r.location.source, reason: r.reason, count: expressionBad.length, record: r.raw.length > 1000 ? `${r.raw.slice(0, 1000)}…` : r.raw,
-      });
-    }
-    const badRecords = input.badRecords.length > 0 ? [...input.badRecords, ...expressionBad] : expressionBad;
-    if (badRecords.length > 0) await this.deadLetters!.write(batchId, badRecords);
-    const numDeadLetter = badRecords.length;
-    // The sink write and the first state store's delta are both durable before commits/N; neither
-    // needs the other, so they overlap. A crash between here and commits/N re-runs the batch, which
-    // the sink's batch id makes harmless and which rewrites the state version it commits.
-    const sinkWrite = time('addBatch', async () => {
-      await this.fence();
-      await rt.sink.addBatch(batchId, result.rows, { outputMode: this.opts.spec.outputMode, schema: rt.query.outputSchema, queryId: this.id, runId: this.runId });
-    });
-    const stateOperators = await rt.commitState(sinkWrite, () => {
+    for (const w of input.warnings ?? []) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
+    // 3. A source's bad record under onBadRecord "fail" fails the batch before any operator runs.
+    const badRecords = this.badRecords!.beginBatch(batchId, input.badRecords);
+    let result: BatchResult;
+    let numBadRecords: number;
+    try {
+      // 4. The plan is compiled once at start, so planning costs nothing per batch; as in Spark,
+      // where execution is lazy, running the operators counts towards addBatch.
+      this.reporter.recordTimeTaken('queryPlanning', 0);
+      const ctx = {
+        batchId,
+        batchWatermarkMs: seq.metadata.batchWatermarkMs,
+        batchTimestampMs: seq.metadata.batchTimestampMs,
+        onRecordError: badRecords.onRecordError,
+      };
+      result = await this.reporter.reportTimeTaken('addBatch', () => rt.execute(input.rows, ctx, input.scanned)).catch(badRecords.rethrow);
+      numBadRecords = await badRecords.settle();
+      // 5. The sink write and the first state store's commit to N+1 are both durable before
+      // anything else goes on; neither needs the other, so they overlap (both settle before an
+      // error is thrown, so no write is left running behind it). A crash from here to commits/N
+      // re-runs the batch, which the sink's batch id makes harmless and which rewrites the state
+      // version it commits.
+      const [firstStore, ...otherStores] = rt.batchStateStores();
+      await settleAll([
+        this.reporter.reportTimeTaken('addBatch', async () => {
+          await this.fence();
+          await rt.sink.addBatch(batchId, result.rows, { outputMode: this.opts.spec.outputMode, schema: rt.query.outputSchema, queryId: this.id, runId: this.runId });
+        }),
+        firstStore?.commit(),
+      ]);
       this.crashPoints.check('after-sink', batchId);
+      // 6. The other state stores (a crash here leaves some at N+1, others at N).
       this.crashPoints.check('mid-state-commit', batchId);
-    });
+      await settleAll(otherStores.map((s) => s.commit()));
+    } catch (e) {
+      rt.abortState();
+      throw e;
+    }
+    // Every store is at N+1: what the operators kept aside while running the batch (how far
+    // they evicted, the groups they cache) now holds; their figures are the committed version's.
+    rt.stateCommitted(batchId + 1);
+    const stateOperators = rt.stateOperatorProgress();
+    // 7. commits/N: the batch is done; a restart resumes after it.
     const nextWatermarkMs = rt.nextWatermark(seq.metadata.batchWatermarkMs, result.eventTimes);
-    await time('commitOffsets', async () => {
+    await this.reporter.reportTimeTaken('commitOffsets', async () => {
       await this.fence();
       await this.commitLog.add(batchId, { nextBatchWatermarkMs: nextWatermarkMs });
     });
@@ -529,21 +530,15 @@ export class MicroBatchExecution {
     this.watermarkMs = nextWatermarkMs;
     this.nextBatchId = batchId + 1;
     this.crashPoints.check('after-commit', batchId);
-    // Snapshots and retention of state run now, in the background, as Spark's maintenance task.
+    // 8. In the background: snapshots and retention of state (Spark's maintenance task), then
+    // progress/N and onProgress.
     rt.startStateMaintenance((e) => this.log('warn', `State maintenance failed (retried after the next batch): ${(e as Error).message}`, { batchId }));
-
-    const triggerEndMs = this.clock.now();
-    b.durationMs.triggerExecution = triggerEndMs - b.triggerStartMs;
-    const progress = buildProgress({
+    this.reporter.finishTrigger({
       id: this.id,
       runId: this.runId,
       name: this.name,
-      triggerStartMs: b.triggerStartMs,
-      triggerEndMs,
-      previousTriggerStartMs: this.previousTriggerStartMs,
       batchId,
       numInputRows: input.scanned?.numInputRows ?? input.rows.length,
-      durationMs: b.durationMs,
       eventTimes: result.eventTimes,
       hasEventTime: rt.hasEventTime,
       watermarkMs: seq.metadata.batchWatermarkMs,
@@ -551,43 +546,11 @@ export class MicroBatchExecution {
       source: { description: rt.source.description, startOffset: b.start, endOffset: end, latestOffset: b.latest, ...sourceMetrics(rt.source, b.start, end, b.latest) },
       sink: { description: rt.sink.description, numOutputRows: result.rows.length },
       commitLag: rt.source.offsetLag?.(end, b.latest) ?? null,
-      numBadRecords: badRecords.length,
-      numDeadLetterRecords: numDeadLetter,
+      numBadRecords,
+      numDeadLetterRecords: numBadRecords,
       contract: rt.contract,
     });
-    this.previousTriggerStartMs = b.triggerStartMs;
-    this.lastProgress = progress;
-    this.recentProgress.push(progress);
-    if (this.recentProgress.length > 100) this.recentProgress.shift();
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
-    this.reportProgress(progress);
-  }
-
-  /**
-   * progress/N, then onProgress, in batch order but off the batch path: the batch is committed,
-   * so the next one need not wait for its history (two fsyncs). A failed write is logged, never
-   * fatal; an onProgress that throws fails the run at the next trigger (or when the run ends).
-   */
-  private reportProgress(progress: StreamingQueryProgress): void {
-    const batchId = progress.batchId;
-    this.progressChain = this.progressChain
-      .then(async () => {
-        await this.progressLog.record(progress).catch((e) => this.log('warn', `Could not write ${this.progressLog.pathOf(batchId)}: ${(e as Error).message}`, { batchId }));
-        await this.opts.onProgress?.(progress);
-      })
-      .catch((e: unknown) => {
-        this.progressError ??= { error: e };
-      });
-  }
-
-  private throwProgressError(): void {
-    if (this.progressError) throw this.progressError.error;
-  }
-
-  /** Waits for the progress of every committed batch to be reported. */
-  private async drainProgress(): Promise<void> {
-    await this.progressChain;
-    this.throwProgressError();
   }
 }
 
@@ -599,4 +562,10 @@ function sameOffset(a: Offset | null, b: Offset | null): boolean {
 function sourceMetrics(source: Source, start: Offset | null, end: Offset, latest: Offset | null): { metrics?: Record<string, string> } {
   const m = source.metrics?.(start, end, latest);
   return m && Object.keys(m).length ? { metrics: m } : {};
+}
+
+/** Awaits every promise (undefined: nothing to wait for) and throws the first failure, if any. */
+async function settleAll(ps: (Promise<unknown> | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(ps);
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
 }

@@ -170,19 +170,37 @@ export class QueryRuntime {
   }
 
   /**
-   * Commits every store opened for this batch (version N+1). The first commit runs beside
-   * `alongside` (the sink write): both must be durable before `crashCheck`, which is where the
-   * after-sink and mid-state-commit crashes land (the other stores not committed yet; for a
-   * stateless plan, right after the sink). The other stores then commit together. Both sides
-   * always settle before this returns or throws, so no write is left running behind an error.
+   * The stores execute() opened for the running batch (each at version N), in operator order:
+   * MicroBatchExecution commits them (the first beside the sink write), then calls stateCommitted,
+   * or abortState if anything failed first.
    */
-  async commitState(alongside: Promise<void>, crashCheck: () => void): Promise<StateOperatorProgress[]> {
-    const stores = this.openStores;
+  batchStateStores(): readonly StateStore[] {
+    return this.openStores;
+  }
+
+  /**
+   * Every store of the batch is durable at `version` (N+1): each stateful operator confirms what
+   * it kept aside while running the batch (StatefulOperator.onCommitted).
+   */
+  stateCommitted(version: number): void {
     this.openStores = [];
-    await settleAll([alongside, stores[0]?.commit()]);
-    crashCheck();
-    await settleAll(stores.slice(1).map((s) => s.commit()));
-    return this.stateful.map((op) => op.progress?.()).filter((p): p is StateOperatorProgress => p !== undefined);
+    for (const op of this.stateful) op.onCommitted(version);
+  }
+
+  /**
+   * The batch failed before its stores all committed: the uncommitted ones discard their changes
+   * (a committed one is left as it is: the re-run loads version N and commits N+1 again) and each
+   * stateful operator forgets what it kept aside (StatefulOperator.onAborted).
+   */
+  abortState(): void {
+    for (const s of this.openStores) s.abort();
+    this.openStores = [];
+    for (const op of this.stateful) op.onAborted();
+  }
+
+  /** The stateful operators' figures for the committed batch's progress. */
+  stateOperatorProgress(): StateOperatorProgress[] {
+    return this.stateful.map((op) => op.progress());
   }
 
   /**
@@ -232,10 +250,4 @@ function pushedFilter(query: CompiledStreamingQuery): ((row: Row) => boolean) | 
       return true;
     }
   };
-}
-
-/** Awaits every promise (undefined: nothing to wait for) and throws the first failure, if any. */
-async function settleAll(ps: (Promise<unknown> | undefined)[]): Promise<void> {
-  const results = await Promise.allSettled(ps);
-  for (const r of results) if (r.status === 'rejected') throw r.reason;
 }

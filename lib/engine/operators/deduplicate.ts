@@ -35,7 +35,9 @@ export class StreamingDeduplicateExec implements StatefulOperator {
   readonly operatorId: number;
   private store?: StateStore;
   private dropped = 0;
+  /** Watermark up to which state is evicted in the last committed version. */
   private evictedUpTo = -Infinity;
+  /** This batch's eviction, until its stores commit (onCommitted) or abort (onAborted). */
   private pendingEvictedUpTo = -Infinity;
   private readonly bounded: boolean;
 
@@ -85,8 +87,17 @@ export class StreamingDeduplicateExec implements StatefulOperator {
     return this.bounded && newWatermarkMs > this.evictedUpTo;
   }
 
-  progress(): StateOperatorProgress {
+  /** The eviction up to this batch's watermark is durable: a no-data batch for it is no longer needed. */
+  onCommitted(): void {
     this.evictedUpTo = this.pendingEvictedUpTo;
+  }
+
+  /** The eviction was rolled back with the stores: the re-run evicts again. */
+  onAborted(): void {
+    this.pendingEvictedUpTo = this.evictedUpTo;
+  }
+
+  progress(): StateOperatorProgress {
     const m = this.store?.metrics();
     return {
       operatorName: this.name,

@@ -4,9 +4,14 @@
  * A stateless operator maps rows to rows. A StatefulOperator (aggregate, deduplicate, limit) also gets
  * its StateStore(s) for the batch: MicroBatchExecution loads version N of
  * `state/<operatorId>/<partition>` before running batch N, hands the stores in through
- * `ctx.stateStores`, and commits them (to version N+1) after `sink.addBatch` and before
+ * `ctx.stateStores`, and commits them (to version N+1) beside `sink.addBatch` and before
  * `commits/N`. Operators see `batchWatermarkMs` (from offsets/N) for late-row filtering and
  * eviction.
+ *
+ * What an operator learns while running batch N (how far it evicted, which decoded groups it
+ * may keep) holds only if the batch's stores commit: it keeps it aside in `execute` and makes
+ * it its own in `onCommitted`, or drops it in `onAborted`. Exactly one of the two follows
+ * every `execute`; `progress()` only reports.
  */
 import { RecordExpressionError } from '../errors';
 import type { StateStore } from '../state/state-store';
@@ -63,8 +68,20 @@ export interface StatefulOperator extends PhysicalOperator {
   readonly operatorId: number;
   /** Partitions whose stores this operator uses (default [0]). */
   readonly numPartitions?: number;
-  /** Figures for progress after the batch's stores committed. */
-  progress?(): StateOperatorProgress;
+  /**
+   * Every store this operator used for the batch is durable at `version` (the batch's N+1):
+   * what `execute` did to the state is now what a re-run would start from, so the operator
+   * confirms its bookkeeping (eviction watermark, caches valid for that version). Called before
+   * `commits/N` is written and before `progress()`.
+   */
+  onCommitted(version: number): void;
+  /**
+   * The batch failed before all its stores committed; they are aborted and a re-run of the
+   * batch starts from version N again. The operator forgets what it kept aside in `execute`.
+   */
+  onAborted(): void;
+  /** Figures for progress, after `onCommitted` (no side effects). */
+  progress(): StateOperatorProgress;
   /**
    * Spark's shouldRunAnotherBatch: given the next batch's watermark, whether a batch without new
    * data would emit or evict something (closing windows in Append mode). Default: no.

@@ -43,6 +43,10 @@ class StreamingGlobalLimitExec implements StatefulOperator {
     return rows.slice(0, take);
   }
 
+  /** The emitted count lives in the store only: nothing to confirm or forget. */
+  onCommitted(): void {}
+  onAborted(): void {}
+
   progress(): StateOperatorProgress {
     const m = this.store?.metrics();
     return {

@@ -1,7 +1,8 @@
 /**
  * Test support for stateful operators: compiles SQL with compileStreamingQuery and runs batches
  * through the operators following MicroBatchExecution's protocol for state: batch N
- * loads version N of each store, runs, commits version N+1; the watermark computed at the end
+ * loads version N of each store, runs, commits version N+1 and tells the operators
+ * (onCommitted; a crash before the commit: abort and onAborted); the watermark computed at the end
  * of batch N is used by batch N+1. A `restart` drops every in-memory object and keeps only the
  * checkpoint files, as a process restart does.
  *
@@ -9,7 +10,7 @@
  * of the engine; the end-to-end action scripts run the real MicroBatchExecution.
  */
 import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
-import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator } from '../../operators/physical-operator';
+import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator, type StateOperatorProgress } from '../../operators/physical-operator';
 import { batchEventTimes, nextWatermark } from '../../operators/watermark';
 import { FileBackedStateStoreProvider } from '../../state/file-backed-state-store-provider';
 import type { StateStore, StateStoreConf } from '../../state/state-store';
@@ -33,7 +34,7 @@ export interface BatchResult {
   batchId: number;
   output: Row[];
   watermarkMs: number;
-  progress: ReturnType<NonNullable<StatefulOperator['progress']>>[];
+  progress: StateOperatorProgress[];
 }
 
 /** Runs batches like MicroBatchExecution would, over one checkpoint. */
@@ -89,11 +90,13 @@ export class StatefulQueryRunner {
     for (const op of this.compiled.operators) data = await op.execute(data, ctx);
     if (opts.crashBeforeCommit) {
       for (const s of stores.values()) s.abort();
+      for (const op of this.compiled.stateful) op.onAborted();
       return { batchId: this.batchId, output: data, watermarkMs: this.watermarkMs, progress: [] };
     }
     for (const s of stores.values()) await s.commit();
+    for (const op of this.compiled.stateful) op.onCommitted(this.batchId + 1);
     for (const p of this.providers.values()) await p.maintenance();
-    const progress = this.compiled.stateful.map((op) => op.progress!());
+    const progress = this.compiled.stateful.map((op) => op.progress());
     const result = { batchId: this.batchId, output: data, watermarkMs: this.watermarkMs, progress };
     // The production rule (operators/watermark.ts), over the batch's source rows or derived column.
     const { eventTime, watermarkDelayMs } = this.relation;

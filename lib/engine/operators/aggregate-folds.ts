@@ -1,0 +1,630 @@
+/**
+ * The folds of StatefulAggregateExec: how a batch's rows reach their groups' buffers. The
+ * operator picks one fold when it is built (chooseFold), from its keys and aggregates alone:
+ *
+ * - ByValueFold, one plain grouping key (no window): groups are found by the raw key value and
+ *   kept decoded between batches while the stores stay at the version they were built on; then
+ *   count(*) alone bumps a counter per group, numeric aggregates fold column by column
+ *   (ColumnarFold), anything else row by row.
+ * - ByTupleFold, several plain keys or a tumbling window among them: groups are found through one
+ *   Map per key level by raw values, then folded as above (count, columnar or rows).
+ * - GeneralFold, anything else (expressions over arrays/structs, sliding windows): groups by
+ *   their encoded key, row by row.
+ *
+ * The columnar fold still falls back to the row fold for a batch that holds a non-number: that
+ * depends on the data, not on the plan. The hot loops are top-level functions: each is optimized
+ * on its own feedback, so a path a batch has not reached yet cannot deoptimize the loop that is
+ * running.
+ */
+import {
+  foldSlots,
+  foldsNumbersOnly,
+  isCountStar,
+  loadSlots,
+  readsNumbers,
+  storeSlots,
+  update,
+  type AggregateOp,
+} from '../query/aggregate-functions';
+import type { Evaluator } from '../query/expression-compiler';
+import { partitionForKey, type StateStore } from '../state/state-store';
+import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
+import type { Row } from '../types';
+import type { AggregateSpec, GroupingKey, StatefulAggregateOptions } from './aggregate';
+import type { OperatorContext } from './physical-operator';
+import { windowsFor, type TimeWindow } from './window';
+
+/** One way of folding a batch into its groups, picked once per operator (chooseFold). */
+export interface AggregateFold {
+  /**
+   * Folds the batch's rows into their groups, each loaded once from `stores` (version N), and
+   * appends the groups touched to `touched` in first-touch order (what Update mode emits).
+   * With `dropLate`, a row whose watermarked key (a window's end) is at or before the batch's
+   * watermark is dropped. Returns the rows dropped (the general fold: the window tuples).
+   */
+  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number;
+  /** Whether the fold keeps decoded groups between batches (an eviction must then tell it, by `forget`). */
+  readonly keepsGroups: boolean;
+  /** Estimated heap of the groups kept between batches (state memory too). */
+  readonly keptBytes: number;
+  /** An evicted group: drop the copy kept between batches, if any. */
+  forget(key: string, tuple: unknown[]): void;
+  /** The stores committed at `version`: the groups kept are valid for it (see StatefulOperator.onCommitted). */
+  onCommitted(version: number): void;
+  /** The stores were aborted: the groups kept are not what the re-run loads. */
+  onAborted(): void;
+}
+
+/** The fold for these keys and aggregates (see the header). */
+export function chooseFold(o: StatefulAggregateOptions): AggregateFold {
+  const updater = new BufferUpdater(o.aggregates);
+  const columnar = o.aggregates.every((a) => foldsNumbersOnly(a.fn)) ? new ColumnarFold(o.aggregates) : null;
+  const { keys } = o;
+  if (keys.length === 1 && !keys[0].window && byRawValue(keys[0])) return new ByValueFold(o, updater, columnar);
+  if (byRawTuple(keys)) return new ByTupleFold(o, updater, columnar);
+  return new GeneralFold(o, updater);
+}
+
+/** Event time of a grouping tuple for the watermark predicate (a window's end). */
+export function keyTime(tuple: unknown[], watermarkKeyIndex: number): number | null {
+  const v = tuple[watermarkKeyIndex];
+  if (v === null || v === undefined) return null;
+  return typeof v === 'object' ? (v as TimeWindow).end : (v as number);
+}
+
+/** A group being aggregated: its encoded key, key tuple and buffers (one class: one shape). */
+export class Group {
+  /** count(*) hot path: rows of this batch not yet folded into `bufs[0]` (0 between batches). */
+  pending = 0;
+  /** Columnar path: where this batch's slots of the group start (its index in `touched` × stride). */
+  base = 0;
+  constructor(
+    readonly key: string,
+    readonly tuple: unknown[],
+    public bufs: unknown[],
+    public store: StateStore,
+    /** Last batch that touched the group (the cache reuses Group objects across batches). */
+    public batchId: number,
+  ) {}
+}
+
+/** Decoded groups kept between batches by the one-column hot path, at most this many. */
+const MAX_CACHED_GROUPS = 100_000;
+
+/**
+ * Estimated heap of one cached group beyond what the store holds (the store's map shares its
+ * key string): the Group object, its tuple and buffer arrays, the cache's Map entry; plus each
+ * buffer value. An estimate, as the store's memoryUsedBytes is.
+ */
+const CACHED_GROUP_BYTES = 150;
+function cachedGroupBytes(g: Group): number {
+  let n = CACHED_GROUP_BYTES;
+  for (const b of g.bufs) {
+    n += typeof b === 'string' ? b.length * 2 + 24 : b instanceof Uint8Array ? b.byteLength + 96 : typeof b === 'object' && b !== null ? objectBytes(b) : 16;
+  }
+  return n;
+}
+
+/** An array buffer (collect_list's, the moments') by its length; an object's (percentile_approx's summary) by its arrays'. */
+function objectBytes(b: object): number {
+  if (Array.isArray(b)) return 64 + 16 * b.length;
+  let n = 64;
+  for (const v of Object.values(b)) n += Array.isArray(v) ? 64 + 16 * v.length : 16;
+  return n;
+}
+
+/**
+ * One plain grouping key (no window): groups are looked up by the raw value (a Map's
+ * SameValueZero tells 1 from '1' and groups -0 with 0, as SQL does) instead of a key string per
+ * row, and kept between batches in `cache`; the encoded key is made once per group. The cache
+ * holds the groups as of `cacheVersion` of the stores; a batch that loads another version (a
+ * re-run after an abort, a restart) starts it afresh.
+ */
+class ByValueFold implements AggregateFold {
+  private readonly cache = new Map<unknown, Group>();
+  keptBytes = 0;
+  /** The store version the cached groups are, -1 while a batch that changed them is not committed. */
+  private cacheVersion = -1;
+  /** The version this batch's stores commit as (they were loaded at one less). */
+  private pendingCacheVersion = -1;
+  private readonly countOnly: boolean;
+
+  constructor(
+    private readonly o: StatefulAggregateOptions,
+    private readonly updater: BufferUpdater,
+    private readonly columnar: ColumnarFold | null,
+  ) {
+    this.countOnly = o.aggregates.length === 1 && isCountStar(o.aggregates[0].fn);
+  }
+
+  get keepsGroups(): boolean {
+    return this.cache.size > 0;
+  }
+
+  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
+    const { keys, aggregates } = this.o;
+    const byValue = this.cache;
+    const version = stores[0].version;
+    if (this.cacheVersion !== version || byValue.size > MAX_CACHED_GROUPS) {
+      byValue.clear();
+      this.keptBytes = 0;
+    }
+    this.cacheVersion = -1; // dirty until this batch commits
+    this.pendingCacheVersion = version + 1;
+    const batchId = ctx.batchId;
+    const touch = (v: unknown): Group => {
+      let g = byValue.get(v);
+      if (g === undefined) {
+        g = loadGroup(encodeKey([v]), [v], stores, aggregates, batchId);
+        touched.push(g);
+        byValue.set(v, g);
+        this.keptBytes += cachedGroupBytes(g);
+      } else if (g.batchId !== batchId) {
+        g.batchId = batchId;
+        g.store = stores[partitionForKey(g.key, stores.length)];
+        touched.push(g);
+      }
+      return g;
+    };
+    const lateBefore = dropLate ? ctx.batchWatermarkMs : -Infinity;
+    // count(*) alone (the commonest streaming aggregate): count rows per group, fold once.
+    if (this.countOnly) {
+      const dropped = countByValue(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch);
+      for (const g of touched) {
+        g.bufs[0] = (g.bufs[0] as number) + g.pending;
+        g.pending = 0;
+      }
+      return dropped;
+    }
+    if (this.columnar !== null) {
+      const dropped = foldByValueColumnar(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, touched, this.columnar);
+      // A value or buffer that is not a number (nothing was changed): fold this batch row by row.
+      if (dropped >= 0) return dropped;
+    }
+    return foldByValueRows(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, this.updater);
+  }
+
+  forget(key: string, tuple: unknown[]): void {
+    const cached = this.cache.get(tuple[0]);
+    if (cached !== undefined && cached.key === key) {
+      this.keptBytes -= cachedGroupBytes(cached);
+      this.cache.delete(tuple[0]);
+    }
+  }
+
+  onCommitted(version: number): void {
+    // Only now do the cached groups hold what the stores load at `version`.
+    this.cacheVersion = this.pendingCacheVersion === version ? version : -1;
+  }
+
+  onAborted(): void {
+    // The groups hold the aborted batch's changes: the re-run decodes them afresh.
+    this.cacheVersion = -1;
+    this.pendingCacheVersion = -1;
+    this.cache.clear();
+    this.keptBytes = 0;
+  }
+}
+
+/** Several plain keys, or a tumbling window among them (see foldByTuple); nothing kept between batches. */
+class ByTupleFold implements AggregateFold {
+  readonly keepsGroups = false;
+  readonly keptBytes = 0;
+  constructor(
+    private readonly o: StatefulAggregateOptions,
+    private readonly updater: BufferUpdater,
+    private readonly columnar: ColumnarFold | null,
+  ) {}
+
+  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
+    return foldByTuple(rows, ctx, stores, touched, this.o, this.updater, this.columnar, dropLate);
+  }
+
+  forget(): void {}
+  onCommitted(): void {}
+  onAborted(): void {}
+}
+
+/** Any keys (see foldGeneral); nothing kept between batches. */
+class GeneralFold implements AggregateFold {
+  readonly keepsGroups = false;
+  readonly keptBytes = 0;
+  private readonly keyTime: (tuple: unknown[]) => number | null;
+  constructor(
+    private readonly o: StatefulAggregateOptions,
+    private readonly updater: BufferUpdater,
+  ) {
+    const i = o.watermarkKeyIndex ?? -1;
+    this.keyTime = (t) => keyTime(t, i);
+  }
+
+  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
+    return foldGeneral(rows, ctx, stores, touched, this.o, this.updater, dropLate ? this.keyTime : null);
+  }
+
+  forget(): void {}
+  onCommitted(): void {}
+  onAborted(): void {}
+}
+
+/**
+ * count(*) by one key value: one Map lookup per row, bumping the group's pending count (a
+ * plain number field). A numeric key at or before `lateBefore` (the watermark, when late rows
+ * are dropped; else -Infinity) is late. Returns the late rows.
+ */
+function countByValue(
+  rows: Row[],
+  keyColumn: string | undefined,
+  keyEval: Evaluator,
+  ctx: OperatorContext,
+  byValue: Map<unknown, Group>,
+  batchId: number,
+  lateBefore: number,
+  touch: (v: unknown) => Group,
+): number {
+  let dropped = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    // A plain column is read at this call site, which sees only source rows (a monomorphic load).
+    const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+    if (typeof v === 'number' && v <= lateBefore) {
+      dropped++;
+      continue;
+    }
+    let g = byValue.get(v);
+    if (g === undefined || g.batchId !== batchId) g = touch(v);
+    g.pending++;
+  }
+  return dropped;
+}
+
+/** Any aggregate list by one key value (see countByValue). Returns the late rows. */
+function foldByValueRows(
+  rows: Row[],
+  keyColumn: string | undefined,
+  keyEval: Evaluator,
+  ctx: OperatorContext,
+  byValue: Map<unknown, Group>,
+  batchId: number,
+  lateBefore: number,
+  touch: (v: unknown) => Group,
+  updater: BufferUpdater,
+): number {
+  let dropped = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+    if (typeof v === 'number' && v <= lateBefore) {
+      dropped++;
+      continue;
+    }
+    let g = byValue.get(v);
+    if (g === undefined || g.batchId !== batchId) g = touch(v);
+    updater.apply(g.bufs, row, ctx);
+  }
+  return dropped;
+}
+
+/**
+ * Numeric aggregates by one key value, a batch at a time: one pass finds each row's group (as
+ * foldByValueRows does), then ColumnarFold folds each aggregate's column in one loop. Returns
+ * the late rows, or -1 (nothing folded) when a value or buffer is not a number.
+ */
+function foldByValueColumnar(
+  rows: Row[],
+  keyColumn: string | undefined,
+  keyEval: Evaluator,
+  ctx: OperatorContext,
+  byValue: Map<unknown, Group>,
+  batchId: number,
+  lateBefore: number,
+  touch: (v: unknown) => Group,
+  touched: Group[],
+  fold: ColumnarFold,
+): number {
+  const base = new Int32Array(rows.length);
+  const stride = fold.stride;
+  let dropped = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
+    if (typeof v === 'number' && v <= lateBefore) {
+      dropped++;
+      base[r] = -1;
+      continue;
+    }
+    let g = byValue.get(v);
+    if (g === undefined || g.batchId !== batchId) {
+      g = touch(v);
+      g.base = (touched.length - 1) * stride;
+    }
+    base[r] = g.base;
+  }
+  return fold.apply(rows, base, touched, ctx) ? dropped : -1;
+}
+
+/**
+ * Batch-at-a-time fold of aggregates that fold numbers only (count, sum, avg, min, max of
+ * numbers): the touched groups' buffers go into one Float64Array (two slots per aggregate, see
+ * foldSlots), each distinct argument is read into a column once, and each aggregate is one
+ * tight loop over the batch: no call, switch or buffer array per row, and an argument shared
+ * by several aggregates (`sum(v), avg(v), max(v)`) is read once.
+ */
+class ColumnarFold {
+  readonly stride: number;
+  private readonly ops: AggregateOp[];
+  /** Per aggregate, its index in `args` (-1: count(*), no argument). */
+  private readonly argOf: number[];
+  private readonly args: { column?: string; eval?: Evaluator; numbers: boolean }[] = [];
+
+  constructor(aggregates: AggregateSpec[]) {
+    this.stride = 2 * aggregates.length;
+    this.ops = aggregates.map((a) => a.fn.op);
+    this.argOf = aggregates.map((a) => {
+      if (!a.arg) return -1;
+      let i = a.argColumn !== undefined ? this.args.findIndex((x) => x.column === a.argColumn) : -1;
+      if (i < 0) i = this.args.push({ column: a.argColumn, eval: a.arg, numbers: false }) - 1;
+      if (readsNumbers(a.fn.op)) this.args[i].numbers = true;
+      return i;
+    });
+  }
+
+  /**
+   * Folds the rows into the touched groups' buffers (row r into the group whose slots start at
+   * `base[r]`, -1: skipped). Returns false, with no buffer changed, when a buffer or a value
+   * an aggregate reads is not a number.
+   */
+  apply(rows: Row[], base: Int32Array, touched: Group[], ctx: OperatorContext): boolean {
+    const { ops, argOf, stride } = this;
+    const slots = new Float64Array(touched.length * stride);
+    for (let j = 0; j < touched.length; j++) {
+      const bufs = touched[j].bufs;
+      for (let i = 0; i < ops.length; i++) if (!loadSlots(ops[i], bufs[i], slots, j * stride + 2 * i)) return false;
+    }
+    const n = rows.length;
+    const vals: Float64Array[] = [], nulls: Uint8Array[] = [];
+    for (const a of this.args) {
+      const v = new Float64Array(n), nul = new Uint8Array(n);
+      if (!readColumn(rows, base, a.column, a.eval, a.numbers, ctx, v, nul)) return false;
+      vals.push(v);
+      nulls.push(nul);
+    }
+    const none = new Float64Array(0), noNulls = new Uint8Array(0);
+    for (let i = 0; i < ops.length; i++) {
+      const k = argOf[i];
+      if (!foldSlots(ops[i], slots, 2 * i, base, k < 0 ? none : vals[k], k < 0 ? noNulls : nulls[k])) return false;
+    }
+    for (let j = 0; j < touched.length; j++) {
+      const bufs = touched[j].bufs;
+      for (let i = 0; i < ops.length; i++) bufs[i] = storeSlots(ops[i], bufs[i], slots, j * stride + 2 * i);
+    }
+    return true;
+  }
+}
+
+/**
+ * One argument over the batch's kept rows: numbers into `vals`, NULLs marked in `nulls`.
+ * Returns false at a value that is neither when `numbers` (an aggregate reads it).
+ */
+function readColumn(
+  rows: Row[],
+  base: Int32Array,
+  column: string | undefined,
+  arg: Evaluator | undefined,
+  numbers: boolean,
+  ctx: OperatorContext,
+  vals: Float64Array,
+  nulls: Uint8Array,
+): boolean {
+  for (let r = 0; r < rows.length; r++) {
+    if (base[r] < 0) continue;
+    // A plain column is read here, where only source rows are seen (a monomorphic load).
+    const x = column !== undefined ? rows[r][column] : arg!(rows[r], ctx);
+    if (typeof x === 'number') vals[r] = x;
+    else if (x === null || x === undefined) nulls[r] = 1;
+    else if (numbers) return false;
+  }
+  return true;
+}
+
+/**
+ * The aggregates laid out for the per-row fold: one array per field, read by index, and every
+ * function applied through `update`'s one switch, so the fold of a row is one monomorphic call.
+ */
+class BufferUpdater {
+  private readonly ops: AggregateOp[];
+  private readonly columns: (string | undefined)[];
+  private readonly args: (Evaluator | undefined)[];
+  constructor(aggregates: AggregateSpec[]) {
+    this.ops = aggregates.map((a) => a.fn.op);
+    this.columns = aggregates.map((a) => a.argColumn);
+    this.args = aggregates.map((a) => a.arg);
+  }
+
+  apply(bufs: unknown[], row: Row, ctx: OperatorContext): void {
+    const { ops, columns, args } = this;
+    for (let i = 0; i < ops.length; i++) {
+      // A plain column is read here, where only source rows are seen (a monomorphic load).
+      const c = columns[i];
+      const arg = args[i];
+      const v = c !== undefined ? (row[c] ?? null) : arg !== undefined ? arg(row, ctx) : undefined;
+      bufs[i] = update(ops[i], bufs[i], v);
+    }
+  }
+}
+
+/**
+ * General path: several keys, expressions, or a window (one tuple per window of the row).
+ * Groups are found by their encoded key; `keyTime` is set when late tuples are dropped.
+ * Returns the late tuples.
+ */
+function foldGeneral(
+  rows: Row[],
+  ctx: OperatorContext,
+  stores: StateStore[],
+  touched: Group[],
+  o: StatefulAggregateOptions,
+  updater: BufferUpdater,
+  keyTime: ((tuple: unknown[]) => number | null) | null,
+): number {
+  const { keys, aggregates } = o;
+  const nKeys = keys.length;
+  const windowIndex = keys.findIndex((k) => k.window);
+  const wm = ctx.batchWatermarkMs;
+  const groups = new Map<string, Group>();
+  let dropped = 0;
+  const fold = (tuple: unknown[], row: Row) => {
+    if (keyTime !== null) {
+      const t = keyTime(tuple);
+      if (t !== null && t <= wm) {
+        dropped++;
+        return;
+      }
+    }
+    const key = encodeKey(tuple);
+    let g = groups.get(key);
+    if (g === undefined) {
+      g = loadGroup(key, tuple, stores, aggregates, ctx.batchId);
+      groups.set(key, g);
+      touched.push(g);
+    }
+    updater.apply(g.bufs, row, ctx);
+  };
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const tuple = new Array<unknown>(nKeys);
+    for (let i = 0; i < nKeys; i++) tuple[i] = keys[i].eval(row, ctx);
+    if (windowIndex < 0) {
+      fold(tuple, row);
+      continue;
+    }
+    const ts = tuple[windowIndex];
+    // A row without an event time belongs to no window (Spark: window is NULL, row dropped by the grouping).
+    if (ts === null || ts === undefined) continue;
+    for (const w of windowsFor(ts as number, keys[windowIndex].window!)) {
+      const t = tuple.slice();
+      t[windowIndex] = w;
+      fold(t, row);
+    }
+  }
+  return dropped;
+}
+
+/**
+ * Whether groups can be found by their raw key values (foldByTuple): every key is a primitive
+ * (a Map's SameValueZero then groups exactly as encodeKey does) and a window key, if any, is
+ * tumbling (one window per row, named by its start).
+ */
+function byRawTuple(keys: GroupingKey[]): boolean {
+  return keys.every((k) => (k.window ? k.window.slideMs === k.window.sizeMs : k.type !== 'window' && k.type !== 'unknown' && byRawValue(k)));
+}
+
+/**
+ * Whether a key's values are primitives, which a Map finds by value. An array (or a struct) is
+ * an object: two equal ones are two Map keys, so such a key groups by its encodeKey.
+ */
+function byRawValue(k: GroupingKey): boolean {
+  return k.type !== 'array' && k.type !== 'struct' && k.type !== 'map';
+}
+
+/**
+ * Several keys (or a tumbling window beside other keys) without a temporary object per row:
+ * the key values go into one reused array and the group is found through one Map per key
+ * level, by raw value (a window by its start). Only a group's first row in the batch builds
+ * its tuple and encoded key. The pass that finds the groups folds only count(*) alone (a
+ * pending count per group); otherwise it records each row's group slot base (its index in
+ * `touched` × stride, -1: the row is skipped), and the batch is then folded column by column
+ * by ColumnarFold, or row by row when an aggregate does not fold numbers or the columnar fold
+ * meets a non-number (which it gives back with nothing folded). Returns the late rows.
+ */
+function foldByTuple(
+  rows: Row[],
+  ctx: OperatorContext,
+  stores: StateStore[],
+  touched: Group[],
+  o: StatefulAggregateOptions,
+  updater: BufferUpdater,
+  columnar: ColumnarFold | null,
+  dropLate: boolean,
+): number {
+  const { keys, aggregates } = o;
+  const nKeys = keys.length;
+  const windowIndex = keys.findIndex((k) => k.window);
+  const sizeMs = windowIndex >= 0 ? keys[windowIndex].window!.sizeMs : 0;
+  // Late: the watermarked key (a window's end) at or before the watermark.
+  const lateIndex = dropLate ? (o.watermarkKeyIndex ?? -1) : -1;
+  const wm = ctx.batchWatermarkMs;
+  const countOnly = aggregates.length === 1 && isCountStar(aggregates[0].fn);
+  const base = countOnly ? null : new Int32Array(rows.length);
+  const stride = columnar !== null ? columnar.stride : 1;
+  const root = new Map<unknown, unknown>();
+  const vals = new Array<unknown>(nKeys);
+  let dropped = 0;
+  rows: for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    for (let i = 0; i < nKeys; i++) {
+      const k = keys[i];
+      let v = k.column !== undefined ? (row[k.column] ?? null) : (k.eval(row, ctx) ?? null);
+      if (i === windowIndex) {
+        // A row without an event time belongs to no window (Spark: dropped by the grouping).
+        if (v === null) {
+          if (base !== null) base[r] = -1;
+          continue rows;
+        }
+        const ts = v as number;
+        v = ts - (((ts % sizeMs) + sizeMs) % sizeMs);
+      }
+      vals[i] = v;
+    }
+    if (lateIndex >= 0) {
+      const t = vals[lateIndex];
+      if (t !== null && (lateIndex === windowIndex ? (t as number) + sizeMs : (t as number)) <= wm) {
+        dropped++;
+        if (base !== null) base[r] = -1;
+        continue;
+      }
+    }
+    let level = root;
+    for (let i = 0; i < nKeys - 1; i++) {
+      let next = level.get(vals[i]) as Map<unknown, unknown> | undefined;
+      if (next === undefined) level.set(vals[i], (next = new Map()));
+      level = next;
+    }
+    let g = level.get(vals[nKeys - 1]) as Group | undefined;
+    if (g === undefined) {
+      const tuple = vals.slice();
+      if (windowIndex >= 0) tuple[windowIndex] = { start: tuple[windowIndex] as number, end: (tuple[windowIndex] as number) + sizeMs };
+      g = loadGroup(encodeKey(tuple), tuple, stores, aggregates, ctx.batchId);
+      g.base = touched.length * stride;
+      level.set(vals[nKeys - 1], g);
+      touched.push(g);
+    }
+    if (base !== null) base[r] = g.base;
+    else g.pending++;
+  }
+  if (base === null) {
+    for (let j = 0; j < touched.length; j++) {
+      const g = touched[j];
+      g.bufs[0] = (g.bufs[0] as number) + g.pending;
+      g.pending = 0;
+    }
+  } else if (columnar === null || !columnar.apply(rows, base, touched, ctx)) {
+    for (let r = 0; r < rows.length; r++) if (base[r] >= 0) updater.apply(touched[base[r] / stride].bufs, rows[r], ctx);
+  }
+  return dropped;
+}
+
+/** A group as its partition's store holds it at this version (fresh buffers when it holds none). */
+function loadGroup(key: string, tuple: unknown[], stores: StateStore[], aggregates: AggregateSpec[], batchId: number): Group {
+  const store = stores[partitionForKey(key, stores.length)];
+  const raw = store.get(key);
+  return new Group(key, tuple, raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId);
+}
+
+/** Writes each touched group's buffers back to its store, once per batch. */
+export function writeGroups(touched: Group[]): void {
+  for (let i = 0; i < touched.length; i++) {
+    const g = touched[i];
+    g.store.put(g.key, encodeValue(g.bufs));
+  }
+}
