@@ -9,7 +9,7 @@
  */
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
-import type { CollectionFunctionDef } from './collection-functions';
+import type { CollectionFunctionDef } from './function-types';
 import { elementOf, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { isNumeric } from './sql-values';
 

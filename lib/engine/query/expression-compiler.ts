@@ -12,13 +12,15 @@ import { levenshtein } from './string-functions';
 import type { Row, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
-import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from './higher-order-functions';
-import { COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
+import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
+import { FUNCTION_REGISTRY } from './function-registry';
+import { CONCAT_WS_ARRAYS } from './collection-functions';
 import { buildMap } from './map-functions';
 import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { castTypeText, exprToString, referencedColumns, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
-import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
+import { DATE_TRUNC_UNITS } from './functions';
+import type { CollectionFunctionDef, FunctionDef } from './function-types';
 import { STREAMING_REFUSED } from './spark-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
 import { tokenizePattern } from './datetime-patterns';
@@ -838,7 +840,8 @@ class ExpressionCompiler implements LambdaCompiler {
       this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
     }
     if (e.name === 'array' || e.name === 'map' || e.name === 'struct' || e.name === 'named_struct') return this.constructor_(e);
-    const hof = HIGHER_ORDER_FUNCTIONS[e.name];
+    const registered = FUNCTION_REGISTRY.get(e.name);
+    const hof = registered?.kind === 'higherOrder' ? registered.def : undefined;
     if (hof) {
       if (e.args.length < hof.min || e.args.length > hof.params.length) {
         const n = hof.min === hof.params.length ? `${hof.min}` : `${hof.min} to ${hof.params.length}`;
@@ -850,7 +853,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (lambda) {
       throw new SqlValidationError(
         `Invalid lambda function call. A lambda function should only be used in a higher order function. However, ${e.name}() is not a higher order function; ` +
-          `the higher-order functions are ${Object.keys(HIGHER_ORDER_FUNCTIONS).sort().join(', ')}`,
+          `the higher-order functions are ${[...FUNCTION_REGISTRY.values()].filter((f) => f.kind === 'higherOrder').map((f) => f.name).sort().join(', ')}`,
         lambda.pos ?? e.pos,
         `${e.name}()`,
         'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
@@ -881,16 +884,16 @@ class ExpressionCompiler implements LambdaCompiler {
       const text = simpleTypeString(this.compile(e.args[0]));
       return { type: 'string', eval: () => text };
     }
-    const coll = COLLECTION_FUNCTIONS[e.name];
-    const def = FUNCTIONS[e.name];
-    if (!def && !coll) {
+    const coll = registered?.kind === 'collection' ? registered.def : undefined;
+    const def = registered?.kind === 'scalar' ? registered.def : undefined;
+    if (coll) return this.collectionCall(e, coll);
+    if (!def) {
       throw new SqlValidationError(
         `Function ${e.name}() is not supported; supported functions: ${sqlFunctionCatalog().filter((f) => f.kind !== 'aggregate').map((f) => f.name).sort().join(', ')}`,
         e.pos,
         `${e.name}()`,
       );
     }
-    if (coll) return this.collectionCall(e, coll);
     if (e.name === 'concat_ws') {
       const compiled = e.args.map((a) => this.compile(a));
       if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, CONCAT_WS_ARRAYS, compiled);

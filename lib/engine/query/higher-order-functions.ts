@@ -47,7 +47,7 @@ export interface LambdaCompiler {
 
 type Call = Extract<Expr, { kind: 'call' }>;
 
-interface HigherOrderFunctionDef {
+export interface HigherOrderFunctionDef {
   /** The arguments as Spark's reference names them. */
   params: string[];
   /** Required arguments (the rest are optional). */

@@ -11,7 +11,7 @@
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { parseTimestampLiteral } from './expression-builder';
 import { regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
 import { isNumeric, unifyTypes, type ExprType } from './sql-values';
@@ -356,3 +356,4 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
 };
+SPARK_FUNCTIONS.date_diff = SPARK_FUNCTIONS.datediff;

@@ -8,7 +8,7 @@
  * of a string cast from one.
  */
 import { RecordExpressionError } from '../errors';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';

@@ -6,9 +6,9 @@
  * Uint8Arrays.
  */
 import { RecordExpressionError } from '../errors';
-import type { CollectionFunctionDef } from './collection-functions';
+import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { castValue, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
