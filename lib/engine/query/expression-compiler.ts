@@ -15,6 +15,7 @@ import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { CONCAT_WS_ARRAYS } from './collection-functions';
+import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
 import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { castTypeText, exprToString, referencedColumns, type Expr } from './expression';
@@ -823,7 +824,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
     } else {
       valueExprs = e.args;
-      names = e.args.map((a, i) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : `col${i + 1}`));
+      names = e.args.map((a, i) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : a.kind === 'lambdaVariable' ? a.name : `col${i + 1}`));
     }
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined && e.name === 'named_struct') this.fail(e, `named_struct() names the field \`${dup}\` twice`);
@@ -894,9 +895,10 @@ class ExpressionCompiler implements LambdaCompiler {
         `${e.name}()`,
       );
     }
-    if (e.name === 'concat_ws') {
+    if (e.name === 'concat_ws' || e.name === 'concat' || e.name === 'reverse') {
       const compiled = e.args.map((a) => this.compile(a));
-      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, CONCAT_WS_ARRAYS, compiled);
+      const ofArrays = { concat_ws: CONCAT_WS_ARRAYS, concat: CONCAT_ARRAYS, reverse: REVERSE_ARRAY }[e.name];
+      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, ofArrays, compiled);
     }
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
@@ -1017,7 +1019,7 @@ class ExpressionCompiler implements LambdaCompiler {
 }
 
 const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
-const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check']);
+const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
 
 /** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
 const INT_DAYS = new Set(['date_add', 'dateadd', 'date_sub']);

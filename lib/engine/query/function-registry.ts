@@ -56,19 +56,23 @@ export type RegisteredFunction =
   | Registered<'generator'>
   | Registered<'special'>;
 
-/** Definitions of one kind, filed under one group, or per name (`groupOf`) for a file that holds several. */
-export type FunctionSource =
-  | { kind: 'scalar'; group: FunctionGroup | Partial<Record<string, FunctionGroup>>; defs: Record<string, FunctionDef> }
-  | { kind: 'collection'; group: FunctionGroup | Partial<Record<string, FunctionGroup>>; defs: Record<string, CollectionFunctionDef> }
-  | { kind: 'higherOrder'; group: FunctionGroup; defs: Record<string, HigherOrderFunctionDef> }
-  | { kind: 'aggregate' | 'generator' | 'special'; group: FunctionGroup | Partial<Record<string, FunctionGroup>>; defs: Record<string, { min: number; max: number }> };
+/**
+ * Definitions of one kind, filed under one group (but for the names in `except`), or per name
+ * for a file that holds several groups.
+ */
+export type FunctionSource = { group: FunctionGroup | Partial<Record<string, FunctionGroup>>; except?: Partial<Record<string, FunctionGroup>> } & (
+  | { kind: 'scalar'; defs: Record<string, FunctionDef> }
+  | { kind: 'collection'; defs: Record<string, CollectionFunctionDef> }
+  | { kind: 'higherOrder'; defs: Record<string, HigherOrderFunctionDef> }
+  | { kind: 'aggregate' | 'generator' | 'special'; defs: Record<string, { min: number; max: number }> }
+);
 
 /** Builds the registry; throws on a name registered twice, or a name of a mixed file with no group. */
 export function buildFunctionRegistry(sources: readonly FunctionSource[], internal: ReadonlySet<string> = new Set()): ReadonlyMap<string, RegisteredFunction> {
   const registry = new Map<string, RegisteredFunction>();
   for (const source of sources) {
     for (const [name, def] of Object.entries(source.defs)) {
-      const group = typeof source.group === 'string' ? source.group : source.group[name];
+      const group = source.except?.[name] ?? (typeof source.group === 'string' ? source.group : source.group[name]);
       if (group === undefined) throw new Error(`SQL function ${name}() has no Spark group: file it under one in function-registry.ts`);
       const earlier = registry.get(name);
       if (earlier) throw new Error(`SQL function ${name}() is registered twice (${earlier.group}, ${earlier.kind} and ${group}, ${source.kind}): keep one definition`);
@@ -87,7 +91,7 @@ const byGroup = (groups: Partial<Record<FunctionGroup, readonly string[]>>): Par
 /** The Spark group of each name in the files that hold several groups. */
 const MIXED_GROUPS = byGroup({
   string: [
-    'upper', 'lower', 'length', 'char_length', 'trim', 'reverse', 'concat', 'concat_ws', 'substring', 'substr', 'replace', 'lpad', 'rpad', 'regexp_extract',
+    'upper', 'lower', 'trim', 'reverse', 'concat', 'concat_ws', 'substring', 'substr', 'replace', 'lpad', 'rpad', 'regexp_extract',
     'btrim', 'ltrim', 'rtrim', 'instr', 'locate', 'position', 'initcap', 'translate', 'left', 'right', 'repeat', 'ascii', 'chr', 'char',
     'startswith', 'endswith', 'contains', 'regexp_replace', 'split',
   ],
@@ -124,7 +128,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'string', defs: STRING_ENCODING_FUNCTIONS },
     { kind: 'scalar', group: 'string', defs: REGEXP_FUNCTIONS },
     { kind: 'scalar', group: 'string', defs: FORMAT_FUNCTIONS },
-    { kind: 'scalar', group: 'math', defs: MATH_FUNCTIONS },
+    { kind: 'scalar', group: 'math', except: { equal_null: 'predicate', nanvl: 'conditional' }, defs: MATH_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
     { kind: 'collection', group: MIXED_GROUPS, defs: COLLECTION_FUNCTIONS },

@@ -154,8 +154,6 @@ const dateField = (name: string): FunctionDef => ({
 export const CORE_FUNCTIONS: Record<string, FunctionDef> = {
   upper: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('upper()', (s as string).toUpperCase()) },
   lower: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('lower()', (s as string).toLowerCase()) },
-  length: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => chars(s as string).length },
-  char_length: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => chars(s as string).length },
   trim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +| +$/g, '') },
   reverse: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
@@ -168,16 +166,19 @@ export const CORE_FUNCTIONS: Record<string, FunctionDef> = {
   },
   substring: {
     min: 2, max: 3,
-    type: (a) => str(a, 1) ?? (a.slice(1).every(num) ? 'string' : 'expects (string, position[, length])'),
+    type: (a) => (a[0] === 'binary' ? undefined : str(a, 1)) ?? (a.slice(1).every(num) ? (a[0] === 'binary' ? 'binary' : 'string') : 'expects (string or binary, position[, length])'),
     impl: ([s, p, l]) => {
       // Spark's UTF8String.substringSQL: 1-based; 0 acts as 1; negative counts from the end, and
       // the end is reckoned from the start before it is clamped (substr('abc', -5, 3) is 'a').
-      const cs = chars(s as string);
+      // A binary's positions are bytes (ByteArray.subStringSQL).
+      const bytes = s instanceof Uint8Array;
+      const cs = bytes ? s : chars(s as string);
       const pos = Math.trunc(p as number);
       const from = pos > 0 ? pos - 1 : pos < 0 ? cs.length + pos : 0;
       const end = l === undefined ? cs.length : Math.min(cs.length, from + Math.trunc(l as number));
       const start = Math.max(0, from);
-      return start >= end ? '' : cs.slice(start, end).join('');
+      if (bytes) return (cs as Uint8Array).slice(start, Math.max(start, end));
+      return start >= end ? '' : (cs as string[]).slice(start, end).join('');
     },
   },
   replace: {
