@@ -22,11 +22,11 @@
 import { longAdd, type Long } from './long';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
-import type { Field } from '../types';
 import {
   boolAggregate, collect, countIf, extremumBy, firstLast, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
 import { elementOf, typeText, type TypeInfo } from './data-types';
+import type { AggregateFunction, AggregateOp } from './function-types';
 import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
 import {
   centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical, type StatisticalOp,
@@ -42,29 +42,9 @@ const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUN
 type CoreOp =
   | typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT
   | typeof SUM_DECIMAL | typeof AVG_DECIMAL | typeof SUM_LONG;
-/** The ops of statistical-aggregates.ts and collect-aggregates.ts have numbers of their own (100+, 200+). */
-export type AggregateOp = CoreOp | StatisticalOp | CollectOp;
+export type { AggregateFunction, AggregateOp } from './function-types';
 const isCore = (op: AggregateOp): op is CoreOp => op < 100;
 
-export interface AggregateFunction {
-  readonly name: string;
-  readonly resultType: Exclude<Field['type'], 'window' | 'unknown'>;
-  /** The precision and scale of a `decimal` result (spread into the output Field). */
-  readonly resultDecimal?: DecimalType;
-  /** A struct, array or map result's fields, element, key and value types (spread into the output Field). */
-  readonly resultShape?: Pick<Field, 'fields' | 'elementType' | 'keyType' | 'valueType'>;
-  /**
-   * Which of the call's arguments are read per row (default: the first, if any; the others are
-   * literals), and how their values make the one value `update` folds in (default: the
-   * argument's value as it is).
-   */
-  readonly inputs?: readonly number[];
-  readonly prepare?: (...values: unknown[]) => unknown;
-  /** How `update` folds a value in. */
-  readonly op: AggregateOp;
-  init(): AggBuffer;
-  result(buffer: AggBuffer): unknown;
-}
 
 /** count(*): its buffer is a plain counter the aggregate's hot loop may bump inline. */
 export const isCountStar = (fn: AggregateFunction): boolean => fn.op === COUNT_STAR;

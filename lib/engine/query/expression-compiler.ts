@@ -9,7 +9,7 @@
  */
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
-import type { Row, Schema } from '../types';
+import type { Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
@@ -21,7 +21,9 @@ import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { castTypeText, exprToString, referencedColumns, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS } from './functions';
-import type { CollectionFunctionDef, FunctionDef } from './function-types';
+import type { CollectionFunctionDef, CompiledExpr, FunctionDef } from './function-types';
+
+export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { STREAMING_REFUSED } from './spark-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
 import { tokenizePattern } from './datetime-patterns';
@@ -36,16 +38,6 @@ import {
 import { checkStringLength } from './value-limits';
 import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
 
-export interface EvalContext {
-  /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
-  batchTimestampMs: number;
-}
-
-export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
-
-export interface CompiledExpr extends TypeInfo {
-  eval: Evaluator;
-}
 
 /**
  * The decimal type an operand has in decimal arithmetic: a decimal's own; an integer literal's

@@ -5,6 +5,7 @@
 import type { TypeInfo } from './data-types';
 import type { DecimalType } from './decimal';
 import type { ExprType } from './sql-values';
+import type { Field, Row } from '../types';
 
 export interface FunctionDef {
   min: number;
@@ -46,4 +47,45 @@ export interface CollectionFunctionDef {
   impl(args: unknown[], types: TypeInfo[], result: TypeInfo): unknown;
   /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
   checkLiterals?(literals: unknown[]): string | undefined;
+}
+
+/** What an expression is evaluated with, beside its row. */
+export interface EvalContext {
+  /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
+  batchTimestampMs: number;
+}
+
+export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
+
+export interface CompiledExpr extends TypeInfo {
+  eval: Evaluator;
+}
+
+/**
+ * How an aggregate folds a value in (AggregateFunction.op): aggregate-functions.ts numbers its
+ * own below 100, statistical-aggregates.ts from 100, collect-aggregates.ts from 200.
+ */
+export type AggregateOp = number;
+
+/** An aggregate's buffer: a number, or an object `update` changes in place. */
+type AggBuffer = unknown;
+
+export interface AggregateFunction {
+  readonly name: string;
+  readonly resultType: Exclude<Field['type'], 'window' | 'unknown'>;
+  /** The precision and scale of a `decimal` result (spread into the output Field). */
+  readonly resultDecimal?: DecimalType;
+  /** A struct, array or map result's fields, element, key and value types (spread into the output Field). */
+  readonly resultShape?: Pick<Field, 'fields' | 'elementType' | 'keyType' | 'valueType'>;
+  /**
+   * Which of the call's arguments are read per row (default: the first, if any; the others are
+   * literals), and how their values make the one value `update` folds in (default: the
+   * argument's value as it is).
+   */
+  readonly inputs?: readonly number[];
+  readonly prepare?: (...values: unknown[]) => unknown;
+  /** How `update` folds a value in. */
+  readonly op: AggregateOp;
+  init(): AggBuffer;
+  result(buffer: AggBuffer): unknown;
 }

@@ -24,7 +24,7 @@
  * first (Spark casts the argument to DOUBLE).
  */
 import { encodeKey } from '../state/state-value-codec';
-import type { AggregateFunction } from './aggregate-functions';
+import type { AggregateFunction } from './function-types';
 
 const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103;
 export type StatisticalOp = typeof MOMENTS | typeof CO_MOMENTS | typeof COUNTS | typeof QUANTILES;

@@ -8,7 +8,7 @@ import { sqlFunctionCatalog } from '../function-catalog';
 import { FUNCTION_GROUPS, FUNCTION_REGISTRY, type FunctionGroup } from '../function-registry';
 import { SPARK_EXAMPLE_DIFFERENCES } from './spark-function-examples';
 
-export const START = '<!-- function-list: generated from function-registry.ts by lib/engine/query/function-docs.test.ts (npx vitest run lib/engine/query/function-docs.test.ts -u rewrites it) -->';
+const START = '<!-- function-list: generated from function-registry.ts by lib/engine/query/function-docs.test.ts (npx vitest run lib/engine/query/function-docs.test.ts -u rewrites it) -->';
 export const END = '<!-- /function-list -->';
 
 const TITLES: Record<FunctionGroup, string> = {
