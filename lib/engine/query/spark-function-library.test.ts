@@ -378,3 +378,33 @@ describe('argument forms Spark accepts', () => {
     expect((await failure("nvl(array(1), array('a'))")).message).toMatch(/must all be ARRAY<BIGINT>/);
   });
 });
+
+describe('datetime patterns: the zone name z, and the patterns Spark 3 refuses', () => {
+  it('formats z as the session zone, UTC, and parses a zone name, an offset or a region', async () => {
+    expect(await one("date_format(TIMESTAMP '2016-04-08 10:00:00', 'yyyy-MM-dd HH:mm z')")).toBe('2016-04-08 10:00 UTC');
+    expect(await one("date_format(TIMESTAMP '2016-04-08 10:00:00', 'zzzz')")).toBe('Coordinated Universal Time');
+    expect(await one("to_timestamp('2016-12-31 00:12:00 UTC', 'yyyy-MM-dd HH:mm:ss z')")).toBe(Date.UTC(2016, 11, 31, 0, 12));
+    expect(await one("to_timestamp('2016-12-31 00:12:00 PST', 'yyyy-MM-dd HH:mm:ss z')")).toBe(Date.UTC(2016, 11, 31, 8, 12));
+    expect(await one("to_timestamp('2016-07-01 00:12:00 America/Los_Angeles', 'yyyy-MM-dd HH:mm:ss z')")).toBe(Date.UTC(2016, 6, 1, 7, 12));
+    expect(await one("to_timestamp('2016-12-31 00:12:00 GMT+02:00', 'yyyy-MM-dd HH:mm:ss z')")).toBe(Date.UTC(2016, 11, 30, 22, 12));
+    expect(await one("to_timestamp('2016-12-31 00:12:00 Mars/Olympus', 'yyyy-MM-dd HH:mm:ss z')")).toBeNull();
+  });
+
+  it("gives Spark's INCONSISTENT_BEHAVIOR_CROSS_VERSION for a pattern Spark 2 took and Spark 3 refuses", async () => {
+    for (const [expr, letter] of [
+      ["to_timestamp('2020-01-01', 'YYYY-MM-dd')", 'All week-based patterns are unsupported since Spark 3.0, detected: Y'],
+      ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'yyyy-ww')", 'detected: w'],
+      ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'u')", 'detected: u'],
+      ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'MMMMM')", 'Too many pattern letters: M'],
+      ["date_format(TIMESTAMP '2020-01-01 00:00:00', 'yyyyyyy')", 'Too many pattern letters: y'],
+    ]) {
+      const e = await failure(expr);
+      expect(e.message, expr).toContain("[INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION] You may get a different result due to the upgrading to Spark >= 3.0: Fail to recognize");
+      expect(e.message, expr).toContain(letter);
+    }
+    // Letters Spark 2 did not take either: Spark's own message, no upgrade note.
+    const e = await failure("date_format(TIMESTAMP '2020-01-01 00:00:00', 'yyyy-ee')");
+    expect(e.message).toContain('All week-based patterns are unsupported since Spark 3.0, detected: e');
+    expect(e.message).not.toContain('INCONSISTENT_BEHAVIOR_CROSS_VERSION');
+  });
+});
