@@ -253,7 +253,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   bool_or: { min: 1, max: 1 }, some: { min: 1, max: 1 }, any: { min: 1, max: 1 },
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
-  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 2 },
+  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -509,13 +509,16 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       needOrderable(args[1]);
       return { ...extremumBy(name, name === 'max_by', shapeOf(arg!)), inputs: [0, 1], prepare: (x, ord) => [x, ord] };
     case 'percentile': {
-      arity(2);
+      // percentile(col, percentage[, frequency]): each row counts `frequency` (an integral column) times.
+      arity(2, 3);
+      if (args[2] && args[2].type !== 'long' && args[2].type !== 'null') fail(`percentile() takes its frequency as an integral column or expression, got ${typeText(args[2])}`);
       needNumbers(arg!);
       const ps = percentages(args[1]);
       const all = Array.isArray(ps) ? ps : [ps];
       if (all.length === 0 || all.some((x) => x === undefined || !(x >= 0 && x <= 1))) fail('the percentage must be a number between 0.0 and 1.0, or an array of such numbers, such as 0.5 or array(0.25, 0.75)');
       const conv = toDouble(arg!);
-      return percentile('percentile', conv ? (v) => conv(v) as number : (v) => v as number, ps as number | number[]);
+      const fn = percentile('percentile', conv ? (v) => conv(v) as number : (v) => v as number, ps as number | number[], args.length === 3);
+      return args.length === 3 ? { ...fn, inputs: [0, 2], prepare: (x, f) => [x, f] } : fn;
     }
     case 'median': {
       arity(1);

@@ -320,6 +320,20 @@ describe('percentile', () => {
     expect(await run('SELECT percentile(col, 0.5) AS v FROM src', [{ col: 1 }, { col: 3 }, { col: 3 }, { col: null }])).toBe(3);
   });
 
+  it('with a frequency, counts each row that many times: the answer over the rows repeated', async () => {
+    const cf = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'col', type: 'long' as const }, { name: 'f', type: 'long' as const }] };
+    const runF = async (sql: string, rows: Row[]) => (await new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, cf, 'complete').runBatch(rows)).output[0].v;
+    const weighted = [{ col: 0, f: 1 }, { col: 10, f: 3 }, { col: 4, f: 0 }, { col: 7, f: null }, { col: null, f: 2 }, { col: 2, f: 2 }];
+    const repeated = weighted.flatMap((r) => (r.col === null || r.f === null ? [] : Array.from({ length: r.f }, () => ({ col: r.col }))));
+    for (const p of ['0.25', '0.5', 'array(0.1, 0.9)']) {
+      expect(await runF(`SELECT percentile(col, ${p}, f) AS v FROM src`, weighted), p).toEqual(await run(`SELECT percentile(col, ${p}) AS v FROM src`, repeated));
+    }
+    // 0, 2, 2, 10, 10, 10: position 0.25 · 5 = 1.25 is between two 2s.
+    expect(await runF('SELECT percentile(col, 0.25, f) AS v FROM src', weighted)).toBe(2);
+    await expect(runF('SELECT percentile(col, 0.5, f) AS v FROM src', [{ col: 1, f: -1 }])).rejects.toThrow(/NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION/);
+    expect(() => compileStreamingQuery('SELECT percentile(col, 0.5, 1.5) AS v FROM src', cf, { outputMode: 'complete' })).toThrow(/frequency as an integral/);
+  });
+
   it('refuses a percentage outside [0, 1]', () => {
     expect(() => compileStreamingQuery('SELECT percentile(col, 1.5) AS v FROM src', col, { outputMode: 'complete' })).toThrow(/between 0.0 and 1.0/);
   });
