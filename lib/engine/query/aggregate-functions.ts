@@ -22,11 +22,11 @@
 import { longAdd, type Long } from './long';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
-import type { Field } from '../types';
 import {
   boolAggregate, collect, countIf, extremumBy, firstLast, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
 import { elementOf, typeText, type TypeInfo } from './data-types';
+import type { AggregateFunction, AggregateOp } from './function-types';
 import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
 import {
   centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical, type StatisticalOp,
@@ -42,29 +42,9 @@ const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUN
 type CoreOp =
   | typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT
   | typeof SUM_DECIMAL | typeof AVG_DECIMAL | typeof SUM_LONG;
-/** The ops of statistical-aggregates.ts and collect-aggregates.ts have numbers of their own (100+, 200+). */
-export type AggregateOp = CoreOp | StatisticalOp | CollectOp;
+export type { AggregateFunction, AggregateOp } from './function-types';
 const isCore = (op: AggregateOp): op is CoreOp => op < 100;
 
-export interface AggregateFunction {
-  readonly name: string;
-  readonly resultType: Exclude<Field['type'], 'window' | 'unknown'>;
-  /** The precision and scale of a `decimal` result (spread into the output Field). */
-  readonly resultDecimal?: DecimalType;
-  /** A struct, array or map result's fields, element, key and value types (spread into the output Field). */
-  readonly resultShape?: Pick<Field, 'fields' | 'elementType' | 'keyType' | 'valueType'>;
-  /**
-   * Which of the call's arguments are read per row (default: the first, if any; the others are
-   * literals), and how their values make the one value `update` folds in (default: the
-   * argument's value as it is).
-   */
-  readonly inputs?: readonly number[];
-  readonly prepare?: (...values: unknown[]) => unknown;
-  /** How `update` folds a value in. */
-  readonly op: AggregateOp;
-  init(): AggBuffer;
-  result(buffer: AggBuffer): unknown;
-}
 
 /** count(*): its buffer is a plain counter the aggregate's hot loop may bump inline. */
 export const isCountStar = (fn: AggregateFunction): boolean => fn.op === COUNT_STAR;
@@ -273,7 +253,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   bool_or: { min: 1, max: 1 }, some: { min: 1, max: 1 }, any: { min: 1, max: 1 },
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
-  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 2 },
+  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -529,13 +509,16 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       needOrderable(args[1]);
       return { ...extremumBy(name, name === 'max_by', shapeOf(arg!)), inputs: [0, 1], prepare: (x, ord) => [x, ord] };
     case 'percentile': {
-      arity(2);
+      // percentile(col, percentage[, frequency]): each row counts `frequency` (an integral column) times.
+      arity(2, 3);
+      if (args[2] && args[2].type !== 'long' && args[2].type !== 'null') fail(`percentile() takes its frequency as an integral column or expression, got ${typeText(args[2])}`);
       needNumbers(arg!);
       const ps = percentages(args[1]);
       const all = Array.isArray(ps) ? ps : [ps];
       if (all.length === 0 || all.some((x) => x === undefined || !(x >= 0 && x <= 1))) fail('the percentage must be a number between 0.0 and 1.0, or an array of such numbers, such as 0.5 or array(0.25, 0.75)');
       const conv = toDouble(arg!);
-      return percentile('percentile', conv ? (v) => conv(v) as number : (v) => v as number, ps as number | number[]);
+      const fn = percentile('percentile', conv ? (v) => conv(v) as number : (v) => v as number, ps as number | number[], args.length === 3);
+      return args.length === 3 ? { ...fn, inputs: [0, 2], prepare: (x, f) => [x, f] } : fn;
     }
     case 'median': {
       arity(1);

@@ -9,7 +9,7 @@
  */
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
-import type { CollectionFunctionDef } from './collection-functions';
+import type { CollectionFunctionDef } from './function-types';
 import { elementOf, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { isNumeric } from './sql-values';
 
@@ -203,4 +203,26 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
       return new Array(k).fill(v ?? null);
     },
   },
+};
+
+/**
+ * concat(…) and reverse(…) of arrays (the compiler takes these when an argument is an array; of
+ * strings they are string functions): Spark's Concat and Reverse, NULL when an argument is.
+ */
+export const CONCAT_ARRAYS: CollectionFunctionDef = {
+  min: 1, max: 64,
+  type: (a) => a.slice(1).reduce<TypeInfo | string>((t, b) => (typeof t === 'string' ? t : twoArrays('concat()', t, b)), isArr(a[0]) ? a[0] : `concat() takes strings, or arrays of one element type, got ${typeText(a[0])}`),
+  impl: (args) => {
+    const n = args.reduce((s: number, x) => s + (x as unknown[]).length, 0);
+    checkLength('concat()', n);
+    const out: unknown[] = [];
+    // A loop, not push(...xs): spreading a large array into a call overflows the stack.
+    for (const xs of args) for (const x of xs as unknown[]) out.push(x);
+    return out;
+  },
+};
+
+export const REVERSE_ARRAY: CollectionFunctionDef = {
+  min: 1, max: 1, type: (a) => (isArr(a[0]) ? a[0] : `reverse() takes a string or an array, got ${typeText(a[0])}`),
+  impl: ([xs]) => [...(xs as unknown[])].reverse(),
 };

@@ -18,7 +18,7 @@
  *   overflow; a decimal sum that outgrows its type is already NULL).
  */
 import { encodeKey } from '../state/state-value-codec';
-import type { AggregateFunction } from './aggregate-functions';
+import type { AggregateFunction } from './function-types';
 import { LONG_MAX, LONG_MIN, toLong } from './long';
 
 const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;

@@ -14,29 +14,12 @@
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
-import { ARRAY_FUNCTIONS } from './array-functions';
-import { JSON_ARRAY_FUNCTIONS } from './json-shape-functions';
-import { buildMap, keyText, keyValue, MAP_FUNCTIONS } from './map-functions';
+import type { CollectionFunctionDef } from './function-types';
+import { buildMap, keyText, keyValue } from './map-functions';
 import { compileWalkRegex, regexMatches, walkRegex } from './regex';
-import { REGEXP_ARRAY_FUNCTIONS } from './regexp-functions';
-import { STRING_ARRAY_FUNCTIONS } from './string-functions';
 import { castValue, isNumeric } from './sql-values';
 import { checkStringLength } from './value-limits';
 
-export interface CollectionFunctionDef {
-  min: number;
-  max: number;
-  /**
-   * Result type from the arguments' full types, or a message about them; `names` holds each
-   * argument's column name ('' for another expression), as arrays_zip names its fields.
-   */
-  type(args: TypeInfo[], names?: string[]): TypeInfo | string;
-  /** NULL argument → NULL result, checked before `impl` runs (default true). */
-  nullIntolerant?: boolean;
-  impl(args: unknown[], types: TypeInfo[], result: TypeInfo): unknown;
-  /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
-  checkLiterals?(literals: unknown[]): string | undefined;
-}
 
 const STRING_ARRAY: TypeInfo = { type: 'array', elementType: { name: 'element', type: 'string', nullable: true } };
 const isStr = (t: TypeInfo) => t.type === 'string' || t.type === 'null';
@@ -263,8 +246,6 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
 };
 COLLECTION_FUNCTIONS.cardinality = COLLECTION_FUNCTIONS.size;
-// Array results of the string, regexp and JSON groups (regexp_extract_all, sentences, json_object_keys).
-Object.assign(COLLECTION_FUNCTIONS, REGEXP_ARRAY_FUNCTIONS, STRING_ARRAY_FUNCTIONS, JSON_ARRAY_FUNCTIONS, ARRAY_FUNCTIONS, MAP_FUNCTIONS);
 
 /** Whether a value of type `b` can be looked for among elements of type `a`. */
 function comparable(a: TypeInfo, b: TypeInfo): boolean {

@@ -10,7 +10,7 @@
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { dayArg, toDay, toMs, tsArg } from './spark-functions';
 import { isNumeric, type ExprType } from './sql-values';

@@ -5,8 +5,8 @@
  *
  * Letters taken: y (year), M / L (month: M, MM, MMM, MMMM), d (day of month), D (day of year),
  * H (0-23), h (1-12), k (1-24), K (0-11), m, s, S (fraction, up to 3 digits kept), a (AM/PM),
- * E (day of week: E, EEE short, EEEE long), Q/q (quarter), u (day number of week, Monday = 1)
- * for formatting, and XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC); text
+ * E (day of week: E, EEE short, EEEE long), Q/q (quarter) for formatting, XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC) and z (the zone
+ * name: UTC when formatting; a name, an offset or a region when parsing); text
  * in single quotes is literal and '' is a quote; `[…]` is an optional section, tried with and then
  * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
  */
@@ -18,7 +18,58 @@ const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 
 /** `section`: the bounds of an optional section `[…]`, which parsing may skip and formatting prints. */
 type Token = { literal: string } | { letter: string; count: number } | { section: '[' | ']' };
 
-const LETTERS = new Set('yMLdDHhkKmsSaEQqXZxu'.split(''));
+const LETTERS = new Set('yMLdDHhkKmsSaEQqXZxz'.split(''));
+
+/** The letters java.text.SimpleDateFormat took (Spark 2's parser): a pattern Spark 3 refuses but it took is Spark's INCONSISTENT_BEHAVIOR_CROSS_VERSION. */
+const LEGACY_LETTERS = new Set('GyYMLwWDdFEuaHkKhmsSzZX'.split(''));
+
+/**
+ * Spark's DateTimeFormatterHelper.convertIncompatiblePattern: the week-based letters (Y w W u e
+ * c), the letters it never takes (A n N p), five letters of G M L E Q q and seven of y. Where
+ * Spark 2's SimpleDateFormat took the pattern, Spark says the answer changed in 3.0
+ * (INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION); otherwise its own message.
+ */
+function sparkRefuses(pattern: string, ch: string, count: number): string | undefined {
+  let why: string | undefined;
+  if ('YwWuec'.includes(ch)) why = `All week-based patterns are unsupported since Spark 3.0, detected: ${ch}, Please use the SQL function EXTRACT instead`;
+  else if ('AnNp'.includes(ch)) why = `Illegal pattern character: ${ch}`;
+  else if (('GMLEQq'.includes(ch) && count >= 5) || (ch === 'y' && count >= 7)) why = `Too many pattern letters: ${ch}`;
+  if (!why) return undefined;
+  const legacy = [...pattern.replace(/'[^']*'/g, '')].every((c) => !/[A-Za-z]/.test(c) || LEGACY_LETTERS.has(c));
+  if (!legacy) return why;
+  return `[INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION] You may get a different result due to the upgrading to Spark >= 3.0: Fail to recognize '${pattern}' pattern in the DateTimeFormatter (${why}). Form a valid datetime pattern with the letters docs/sql.md lists (Spark's 'Datetime Patterns for Formatting and Parsing'); Weir has no spark.sql.legacy.timeParserPolicy`;
+}
+
+/** Java's ZoneId.SHORT_IDS: the three-letter zone names a pattern's z reads. */
+const SHORT_IDS: Record<string, string> = {
+  ACT: 'Australia/Darwin', AET: 'Australia/Sydney', AGT: 'America/Argentina/Buenos_Aires', ART: 'Africa/Cairo', AST: 'America/Anchorage',
+  BET: 'America/Sao_Paulo', BST: 'Asia/Dhaka', CAT: 'Africa/Harare', CNT: 'America/St_Johns', CST: 'America/Chicago', CTT: 'Asia/Shanghai',
+  EAT: 'Africa/Addis_Ababa', ECT: 'Europe/Paris', IET: 'America/Indiana/Indianapolis', IST: 'Asia/Kolkata', JST: 'Asia/Tokyo', MIT: 'Pacific/Apia',
+  NET: 'Asia/Yerevan', NST: 'Pacific/Auckland', PLT: 'Asia/Karachi', PNT: 'America/Phoenix', PRT: 'America/Puerto_Rico', PST: 'America/Los_Angeles',
+  SST: 'Pacific/Guadalcanal', VST: 'Asia/Ho_Chi_Minh', EST: '-05:00', MST: '-07:00', HST: '-10:00',
+};
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A zone's offset from UTC at an instant, in ms, or null for a zone name Weir does not know. */
+function zoneOffsetMs(zone: string, instant: number): number | null {
+  const id = SHORT_IDS[zone.toUpperCase()] ?? zone;
+  const fixed = /^(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(id);
+  if (/^(UTC|GMT|UT|Z)$/i.test(id)) return 0;
+  if (fixed) return (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3] ?? 0)) * 60_000;
+  let f = zoneFormats.get(id);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', { timeZone: id, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    } catch {
+      return null;
+    }
+    zoneFormats.set(id, f);
+  }
+  const p = Object.fromEntries(f.formatToParts(new Date(instant)).map((x) => [x.type, x.value]));
+  const local = utc(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second), 0);
+  return local - (instant - (((instant % 1000) + 1000) % 1000));
+}
 
 /** The pattern's tokens, or a message naming the letter Weir does not take. */
 export function tokenizePattern(pattern: string): Token[] | string {
@@ -46,9 +97,11 @@ export function tokenizePattern(pattern: string): Token[] | string {
       out.push({ literal: text });
       i = j + 1;
     } else if (/[A-Za-z]/.test(ch)) {
-      if (!LETTERS.has(ch)) return `the pattern letter ${ch} in '${pattern}' is not supported; see docs/sql.md for the letters Weir takes`;
       let j = i;
       while (pattern[j] === ch) j++;
+      const spark3 = sparkRefuses(pattern, ch, j - i);
+      if (spark3) return spark3;
+      if (!LETTERS.has(ch)) return `the pattern letter ${ch} in '${pattern}' is not supported; see docs/sql.md for the letters Weir takes`;
       out.push({ letter: ch, count: j - i });
       i = j;
     } else if (ch === '[' || ch === ']') {
@@ -119,12 +172,13 @@ export function formatWithPattern(ms: number, tokens: Token[]): string {
       case 'S': out += pad(d.getUTCMilliseconds(), 3).padEnd(n, '0').slice(0, n); break;
       case 'a': out += h < 12 ? 'AM' : 'PM'; break;
       case 'E': out += n >= 4 ? DAYS[d.getUTCDay()] : DAYS[d.getUTCDay()].slice(0, 3); break;
-      case 'u': out += String(((d.getUTCDay() + 6) % 7) + 1); break;
       case 'Q':
       case 'q': out += String(Math.floor(mo / 3) + 1); break;
       case 'X': out += 'Z'; break;
       case 'x': out += n === 1 ? '+00' : n === 3 || n === 5 ? '+00:00' : '+0000'; break;
       case 'Z': out += n >= 4 ? 'GMT' : '+0000'; break;
+      // The zone's name in the session zone, UTC: Java's short and long names for it.
+      case 'z': out += n >= 4 ? 'Coordinated Universal Time' : 'UTC'; break;
     }
   }
   return out;
@@ -155,6 +209,7 @@ function parseTokens(text: string, tokens: Token[]): number | null {
   let ms = 0;
   let pm: boolean | undefined;
   let hour12 = false;
+  let zone: string | undefined;
   const digits = (min: number, max: number): number | null => {
     let j = i;
     while (j < text.length && j - i < max && text[j] >= '0' && text[j] <= '9') j++;
@@ -251,6 +306,15 @@ function parseTokens(text: string, tokens: Token[]): number | null {
         }
         break;
       }
+      case 'z': {
+        // A zone name: UTC, GMT+hh:mm, a region (America/Los_Angeles) or a short id (PST); the
+        // time read is that zone's local time.
+        const m = /^[A-Za-z][A-Za-z0-9_/+:-]*/.exec(text.slice(i));
+        if (!m) return null;
+        zone = m[0];
+        i += zone.length;
+        break;
+      }
       default:
         // E, D, u, Q: read as text/number and ignored for the date (Spark resolves them too, rarely used in parsing).
         while (i < text.length && /[A-Za-z0-9]/.test(text[i])) i++;
@@ -261,5 +325,10 @@ function parseTokens(text: string, tokens: Token[]): number | null {
   const t = utc(y, mo, day, h, mi, sec, 0);
   const check = new Date(t);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== mo) return null;
-  return t + ms;
+  if (zone === undefined) return t + ms;
+  // The instant whose local time in the zone is t: the offset at t, then at the instant it gives.
+  const first = zoneOffsetMs(zone, t + ms);
+  if (first === null) return null;
+  const offset = zoneOffsetMs(zone, t + ms - first);
+  return offset === null ? null : t + ms - offset;
 }

@@ -9,16 +9,21 @@
  */
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
-import type { Field, Row, Schema } from '../types';
+import type { Field, Schema } from '../types';
 import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
-import { HIGHER_ORDER_FUNCTIONS, type CompiledLambda, type LambdaCompiler } from './higher-order-functions';
-import { COLLECTION_FUNCTIONS, CONCAT_WS_ARRAYS, type CollectionFunctionDef } from './collection-functions';
+import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
+import { FUNCTION_REGISTRY } from './function-registry';
+import { CONCAT_WS_ARRAYS } from './collection-functions';
+import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
 import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { castTypeText, exprToString, referencedColumns, type Expr } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
-import { DATE_TRUNC_UNITS, FUNCTIONS, type FunctionDef } from './functions';
+import { DATE_TRUNC_UNITS } from './functions';
+import type { CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
+
+export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { STREAMING_REFUSED } from './spark-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
 import { tokenizePattern } from './datetime-patterns';
@@ -35,16 +40,6 @@ import { datetimeArithmetic } from './datetime-arithmetic';
 import { exactMicros, exactMonths, formatInterval, fullRange } from './interval-utils';
 import { bigOf, longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
 
-export interface EvalContext {
-  /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
-  batchTimestampMs: number;
-}
-
-export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
-
-export interface CompiledExpr extends TypeInfo {
-  eval: Evaluator;
-}
 
 /**
  * The decimal type an operand has in decimal arithmetic: a decimal's own; an integer literal's
@@ -854,7 +849,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
     } else {
       valueExprs = e.args;
-      names = e.args.map((a, i) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : `col${i + 1}`));
+      names = e.args.map((a, i) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : a.kind === 'lambdaVariable' ? a.name : `col${i + 1}`));
     }
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined && e.name === 'named_struct') this.fail(e, `named_struct() names the field \`${dup}\` twice`);
@@ -871,7 +866,8 @@ class ExpressionCompiler implements LambdaCompiler {
       this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
     }
     if (e.name === 'array' || e.name === 'map' || e.name === 'struct' || e.name === 'named_struct') return this.constructor_(e);
-    const hof = HIGHER_ORDER_FUNCTIONS[e.name];
+    const registered = FUNCTION_REGISTRY.get(e.name);
+    const hof = registered?.kind === 'higherOrder' ? registered.def : undefined;
     if (hof) {
       if (e.args.length < hof.min || e.args.length > hof.params.length) {
         const n = hof.min === hof.params.length ? `${hof.min}` : `${hof.min} to ${hof.params.length}`;
@@ -883,7 +879,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (lambda) {
       throw new SqlValidationError(
         `Invalid lambda function call. A lambda function should only be used in a higher order function. However, ${e.name}() is not a higher order function; ` +
-          `the higher-order functions are ${Object.keys(HIGHER_ORDER_FUNCTIONS).sort().join(', ')}`,
+          `the higher-order functions are ${[...FUNCTION_REGISTRY.values()].filter((f) => f.kind === 'higherOrder').map((f) => f.name).sort().join(', ')}`,
         lambda.pos ?? e.pos,
         `${e.name}()`,
         'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
@@ -914,19 +910,20 @@ class ExpressionCompiler implements LambdaCompiler {
       const text = simpleTypeString(this.compile(e.args[0]));
       return { type: 'string', eval: () => text };
     }
-    const coll = COLLECTION_FUNCTIONS[e.name];
-    const def = FUNCTIONS[e.name];
-    if (!def && !coll) {
+    const coll = registered?.kind === 'collection' ? registered.def : undefined;
+    const def = registered?.kind === 'scalar' ? registered.def : undefined;
+    if (coll) return this.collectionCall(e, coll);
+    if (!def) {
       throw new SqlValidationError(
         `Function ${e.name}() is not supported; supported functions: ${sqlFunctionCatalog().filter((f) => f.kind !== 'aggregate').map((f) => f.name).sort().join(', ')}`,
         e.pos,
         `${e.name}()`,
       );
     }
-    if (coll) return this.collectionCall(e, coll);
-    if (e.name === 'concat_ws') {
+    if (e.name === 'concat_ws' || e.name === 'concat' || e.name === 'reverse') {
       const compiled = e.args.map((a) => this.compile(a));
-      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, CONCAT_WS_ARRAYS, compiled);
+      const ofArrays = { concat_ws: CONCAT_WS_ARRAYS, concat: CONCAT_ARRAYS, reverse: REVERSE_ARRAY }[e.name];
+      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, ofArrays, compiled);
     }
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
@@ -1047,7 +1044,7 @@ class ExpressionCompiler implements LambdaCompiler {
 }
 
 const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
-const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check']);
+const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
 
 /** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
 const INT_DAYS = new Set(['date_add', 'dateadd', 'date_sub']);

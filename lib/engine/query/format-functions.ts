@@ -6,7 +6,7 @@
  */
 import { RecordExpressionError } from '../errors';
 import type { DecimalType } from './decimal';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { formatNumber, numberFormat, parseNumber, type NumberFormat } from './number-format';
 import { exactDigits, group, roundDigits, shortestDigits, splitDigits, type DecimalDigits } from './number-text';
 import { castValue, isNumeric, type ExprType } from './sql-values';

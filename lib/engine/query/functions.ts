@@ -11,46 +11,12 @@ import { RecordExpressionError } from '../errors';
 import { getJsonObject, jsonTuple } from './json-functions';
 import { parseTimestampLiteral } from './expression-builder';
 import { recordRegex, regexLiterals } from './regex';
-import { SPARK_FUNCTIONS } from './spark-functions';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
-import type { DecimalType } from './decimal';
-import { DATETIME_FUNCTIONS } from './datetime-functions';
-import { FORMAT_FUNCTIONS } from './format-functions';
-import { JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
-import { MATH_FUNCTIONS } from './math-functions';
-import { REGEXP_FUNCTIONS } from './regexp-functions';
-import { STRING_FUNCTIONS } from './string-functions';
-import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
+import type { FunctionDef } from './function-types';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 import { toLong } from './long';
 
-export interface FunctionDef {
-  min: number;
-  max: number;
-  /**
-   * Result type, or an error message about the argument types; `literals` holds each argument's
-   * value when it is a literal (date_part('second', …) is a DECIMAL, other fields a BIGINT).
-   */
-  type(args: ExprType[], literals?: unknown[]): ExprType | string;
-  /** A DECIMAL argument comes as its exact text (typed 'decimal'), not as a double: format_number, to_char. */
-  decimalAsText?: boolean;
-  /** A `decimal` result's precision and scale, from the literal arguments (to_number's format). */
-  resultDecimal?(literals: unknown[]): DecimalType;
-  /**
-   * Takes a BIGINT as its exact value, a bigint past 2^53 (query/long.ts); without it such an
-   * argument comes as the nearest double, and a whole result past 2^53 is made a BIGINT's value.
-   */
-  exactLongs?: boolean;
-  /** NULL argument → NULL result, checked before `impl` runs (default true). */
-  nullIntolerant?: boolean;
-  impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
-  /**
-   * Checked at validation with each argument's value when it is a literal (`undefined` when it
-   * is not): a message when those literals make every non-NULL result an error.
-   */
-  checkLiterals?(literals: unknown[]): string | undefined;
-}
 
 const str = (args: ExprType[], n = args.length): string | undefined =>
   args.slice(0, n).every((t) => t === 'string' || t === 'null') ? undefined : 'expects string arguments';
@@ -184,14 +150,11 @@ const dateField = (name: string): FunctionDef => ({
   },
 });
 
-export const FUNCTIONS: Record<string, FunctionDef> = {
+/** The first functions Weir had; the registry (function-registry.ts) files each under its Spark group. */
+export const CORE_FUNCTIONS: Record<string, FunctionDef> = {
   upper: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('upper()', (s as string).toUpperCase()) },
   lower: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('lower()', (s as string).toLowerCase()) },
-  length: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => chars(s as string).length },
-  char_length: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => chars(s as string).length },
   trim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +| +$/g, '') },
-  ltrim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +/, '') },
-  rtrim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/ +$/, '') },
   reverse: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
     min: 1, max: 64, exactLongs: true, type: () => 'string',
@@ -203,16 +166,19 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   },
   substring: {
     min: 2, max: 3,
-    type: (a) => str(a, 1) ?? (a.slice(1).every(num) ? 'string' : 'expects (string, position[, length])'),
+    type: (a) => (a[0] === 'binary' ? undefined : str(a, 1)) ?? (a.slice(1).every(num) ? (a[0] === 'binary' ? 'binary' : 'string') : 'expects (string or binary, position[, length])'),
     impl: ([s, p, l]) => {
       // Spark's UTF8String.substringSQL: 1-based; 0 acts as 1; negative counts from the end, and
       // the end is reckoned from the start before it is clamped (substr('abc', -5, 3) is 'a').
-      const cs = chars(s as string);
+      // A binary's positions are bytes (ByteArray.subStringSQL).
+      const bytes = s instanceof Uint8Array;
+      const cs = bytes ? s : chars(s as string);
       const pos = Math.trunc(p as number);
       const from = pos > 0 ? pos - 1 : pos < 0 ? cs.length + pos : 0;
       const end = l === undefined ? cs.length : Math.min(cs.length, from + Math.trunc(l as number));
       const start = Math.max(0, from);
-      return start >= end ? '' : cs.slice(start, end).join('');
+      if (bytes) return (cs as Uint8Array).slice(start, Math.max(start, end));
+      return start >= end ? '' : (cs as string[]).slice(start, end).join('');
     },
   },
   replace: {
@@ -270,8 +236,6 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
     min: 1, max: 2, type: (a) => (a.every(num) ? (a[0] === 'long' ? 'long' : 'double') : 'expects numbers'),
     impl: ([v, s]) => roundHalfUp(v as number, (s as number | undefined) ?? 0),
   },
-  floor: { min: 1, max: 1, type: (a) => (num(a[0]) ? 'long' : 'expects a number'), impl: ([v]) => Math.floor(v as number) },
-  ceil: { min: 1, max: 1, type: (a) => (num(a[0]) ? 'long' : 'expects a number'), impl: ([v]) => Math.ceil(v as number) },
   coalesce: { min: 1, max: 64, nullIntolerant: false, type: () => 'null', impl: (args) => args.find((v) => v !== null && v !== undefined) ?? null },
   nullif: { min: 2, max: 2, nullIntolerant: false, type: () => 'null', impl: ([a, b]) => (a !== null && b !== null && a === b ? null : a) },
   year: dateField('year'),
@@ -326,10 +290,6 @@ export const FUNCTIONS: Record<string, FunctionDef> = {
   now: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
 };
 
-// Spark's further functions (spark-functions.ts) after these: where both define a name, Spark's
-// fuller form (ltrim with characters, ceil with a scale) is the one that stays.
-Object.assign(FUNCTIONS, SPARK_FUNCTIONS, STRING_FUNCTIONS, STRING_ENCODING_FUNCTIONS, REGEXP_FUNCTIONS, FORMAT_FUNCTIONS, MATH_FUNCTIONS, DATETIME_FUNCTIONS, JSON_SHAPE_FUNCTIONS);
-FUNCTIONS.substr = FUNCTIONS.substring;
-FUNCTIONS.date_diff = FUNCTIONS.datediff;
+CORE_FUNCTIONS.substr = CORE_FUNCTIONS.substring;
 
 export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;

@@ -21,7 +21,7 @@ import { RecordExpressionError } from '../errors';
 import { compareValues } from './collection-functions';
 import { buildMap } from './map-functions';
 import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
-import type { CompiledExpr, EvalContext, Evaluator } from './expression-compiler';
+import type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { exprToString, type Expr } from './expression';
 import { castValue } from './sql-values';
 import type { Row } from '../types';
@@ -47,7 +47,7 @@ export interface LambdaCompiler {
 
 type Call = Extract<Expr, { kind: 'call' }>;
 
-interface HigherOrderFunctionDef {
+export interface HigherOrderFunctionDef {
   /** The arguments as Spark's reference names them. */
   params: string[];
   /** Required arguments (the rest are optional). */

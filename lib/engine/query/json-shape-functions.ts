@@ -6,9 +6,9 @@
  * lists that key once in json_object_keys, where Spark's streaming parser lists it twice;
  * schema_of_json takes no options (Spark's second argument, a map of JSON options, is refused).
  */
-import type { CollectionFunctionDef } from './collection-functions';
+import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';

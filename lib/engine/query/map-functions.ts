@@ -6,7 +6,7 @@
  * its value (collection-functions.ts says why).
  */
 import { RecordExpressionError } from '../errors';
-import type { CollectionFunctionDef } from './collection-functions';
+import type { CollectionFunctionDef } from './function-types';
 import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { castValue } from './sql-values';
 

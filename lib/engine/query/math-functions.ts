@@ -7,7 +7,7 @@
  * within that range (query/long.ts). With a DECIMAL argument the try_ functions are the
  * decimal operators (expression-compiler.ts), which give NULL when the result does not fit.
  */
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { isNumeric, type ExprType } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
 

@@ -9,9 +9,9 @@
  * (an emoji); Weir's counts characters, so it agrees with instr, locate and substr.
  */
 import { RecordExpressionError } from '../errors';
-import type { CollectionFunctionDef } from './collection-functions';
+import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { recordRegex, regexLiterals, regexMatches, walkRegex } from './regex';
 import type { ExprType } from './sql-values';
 

@@ -11,7 +11,7 @@
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { parseTimestampLiteral } from './expression-builder';
 import { regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
 import { isNumeric, unifyTypes, type ExprType } from './sql-values';
@@ -162,6 +162,11 @@ export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: s
   }])),
 };
 
+/** startswith/endswith/contains: two strings, or two binaries (Spark's ByteArray.startsWith …). */
+const textOrBytes = (a: ExprType[]): ExprType | string => (str(a) === undefined || a.every((t) => t === 'binary' || t === 'null') ? 'boolean' : 'expects two strings or two binaries');
+/** A binary as one character a byte, so that the string searches compare bytes. */
+const bytesAsText = (v: unknown): string => (typeof v === 'string' ? v : Buffer.from((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength).toString('latin1'));
+
 export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   // --- string ---
   // On a BINARY (with BINARY trim bytes) Spark trims bytes, a space byte by default.
@@ -212,9 +217,9 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   ascii: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
   chr: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
   char: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
-  startswith: { min: 2, max: 2, type: (a) => str(a) ?? 'boolean', impl: ([s, p]) => (s as string).startsWith(p as string) },
-  endswith: { min: 2, max: 2, type: (a) => str(a) ?? 'boolean', impl: ([s, p]) => (s as string).endsWith(p as string) },
-  contains: { min: 2, max: 2, type: (a) => str(a) ?? 'boolean', impl: ([s, p]) => (s as string).includes(p as string) },
+  startswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).startsWith(bytesAsText(p)) },
+  endswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).endsWith(bytesAsText(p)) },
+  contains: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).includes(bytesAsText(p)) },
   regexp_replace: {
     min: 3, max: 4, type: (a) => str(a, 3) ?? (a.length < 4 || isNumeric(a[3]) ? 'string' : 'expects (string, pattern, replacement[, position])'),
     impl: ([s, p, r, posArg]) => {
@@ -349,10 +354,15 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   },
   make_timestamp: {
     min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
+    // Spark: a day, hour and minute that exist; seconds in [0, 60], where 60 (whole) is the next minute's 0.
     impl: ([y, mo, d, h, mi, s]) => {
-      const t = utc(y as number, (mo as number) - 1, d as number, h as number, mi as number, 0) + Math.round((s as number) * 1000);
-      const x = new Date(t);
-      return x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d ? null : t;
+      const sec = s as number;
+      if (!(sec >= 0 && sec <= 60) || (h as number) < 0 || (h as number) > 23 || (mi as number) < 0 || (mi as number) > 59) return null;
+      const day = utc(y as number, (mo as number) - 1, d as number);
+      const x = new Date(day);
+      if (x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d) return null;
+      return day + ((h as number) * 60 + (mi as number)) * 60_000 + Math.round(sec * 1000);
     },
   },
 };
+SPARK_FUNCTIONS.date_diff = SPARK_FUNCTIONS.datediff;

@@ -23,11 +23,12 @@
  * Inputs are numbers: the planner converts a DECIMAL or a BIGINT held as a bigint to a double
  * first (Spark casts the argument to DOUBLE).
  */
+import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
-import type { AggregateFunction } from './aggregate-functions';
+import type { AggregateFunction } from './function-types';
 
-const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103;
-export type StatisticalOp = typeof MOMENTS | typeof CO_MOMENTS | typeof COUNTS | typeof QUANTILES;
+const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103, WEIGHTED_COUNTS = 104;
+export type StatisticalOp = typeof MOMENTS | typeof CO_MOMENTS | typeof COUNTS | typeof QUANTILES | typeof WEIGHTED_COUNTS;
 
 /** Folds one value into a moments buffer (in place): Spark's CentralMomentAgg.updateExpressions. */
 function moments(b: number[], x: number): void {
@@ -69,6 +70,16 @@ export function updateStatistical(op: StatisticalOp, b: unknown, v: unknown): un
   if (op === MOMENTS) {
     // A BIGINT past 2^53 (a bigint, long.ts) counts as its nearest double, as Spark casts it.
     moments(b as number[], typeof v === 'bigint' ? Number(v) : (v as number));
+    return b;
+  }
+  if (op === WEIGHTED_COUNTS) {
+    // percentile(col, p, frequency): Spark's Percentile.update, a row counting `frequency` times.
+    const [x, f] = v as [unknown, number | bigint | null];
+    if (x === null || x === undefined || f === null || f === undefined) return b;
+    if (f < 0) {
+      throw new RecordExpressionError(`[NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION] Found the negative value in the frequency of percentile(): ${f}, but expected a positive integral value.`, { function: 'percentile()' });
+    }
+    if (f > 0) countValue(b as unknown[], x, Number(f));
     return b;
   }
   if (op === COUNTS) {
@@ -162,7 +173,7 @@ export function regression(name: string): AggregateFunction {
 /** Where each distinct value of a counts buffer is, rebuilt after the buffer comes back from state. */
 const countIndex = new WeakMap<unknown[], Map<string, number>>();
 
-function countValue(b: unknown[], v: unknown): void {
+function countValue(b: unknown[], v: unknown, times = 1): void {
   let index = countIndex.get(b);
   if (index === undefined) {
     index = new Map();
@@ -173,9 +184,9 @@ function countValue(b: unknown[], v: unknown): void {
   const at = index.get(k);
   if (at === undefined) {
     index.set(k, b.length);
-    b.push(v, 1);
+    b.push(v, times);
   } else {
-    (b[at + 1] as number)++;
+    (b[at + 1] as number) += times;
   }
 }
 
@@ -204,9 +215,9 @@ export function median(toNumber: (v: unknown) => number): AggregateFunction {
  * Spark's exact percentile(x, p): the value at rank p·(n-1) of the sorted values, interpolated
  * between its neighbours; an array of p gives an array of results.
  */
-export function percentile(name: string, toNumber: (v: unknown) => number, p: number | number[]): AggregateFunction {
+export function percentile(name: string, toNumber: (v: unknown) => number, p: number | number[], withFrequency = false): AggregateFunction {
   return {
-    name, resultType: Array.isArray(p) ? 'array' : 'double', op: COUNTS,
+    name, resultType: Array.isArray(p) ? 'array' : 'double', op: withFrequency ? WEIGHTED_COUNTS : COUNTS,
     ...(Array.isArray(p) ? { resultShape: { elementType: { name: 'element', type: 'double', nullable: true } } } : {}),
     init: () => [],
     result: (b) => {

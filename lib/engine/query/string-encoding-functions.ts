@@ -8,7 +8,7 @@
  * of a string cast from one.
  */
 import { RecordExpressionError } from '../errors';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -42,14 +42,18 @@ const binaryFn = (fn: string, tolerant: boolean): FunctionDef => ({
   min: 1, max: 2, type: (a) => (a.every(isStr) ? 'binary' : `takes (string[, format])`),
   impl: ([s, f]) => {
     const format = (f as string | undefined) ?? 'hex';
-    if (!FORMATS.includes(format.toLowerCase())) throw new RecordExpressionError(badFormat(fn, format), { function: fn });
+    // try_to_binary gives NULL for a format it does not know too, as Spark's.
+    if (!FORMATS.includes(format.toLowerCase())) {
+      if (tolerant) return null;
+      throw new RecordExpressionError(badFormat(fn, format), { function: fn });
+    }
     const out = toBinary(s as string, format);
     if (out === null && !tolerant) {
       fail(fn, `[CONVERSION_INVALID_INPUT] The value '${s as string}' (STRING) cannot be converted to BINARY because it is malformed. Correct the value as per the syntax, or change its format. Use 'try_to_binary' to tolerate malformed input and return NULL instead.`);
     }
     return out;
   },
-  checkLiterals: ([, f]) => (typeof f === 'string' && !FORMATS.includes(f.toLowerCase()) ? badFormat(fn, f) : undefined),
+  checkLiterals: ([, f]) => (!tolerant && typeof f === 'string' && !FORMATS.includes(f.toLowerCase()) ? badFormat(fn, f) : undefined),
 });
 
 /** A value's UTF-8 text, or null when its bytes are not valid UTF-8 (a lone surrogate in a string is not). */

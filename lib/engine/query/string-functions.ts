@@ -6,9 +6,9 @@
  * Uint8Arrays.
  */
 import { RecordExpressionError } from '../errors';
-import type { CollectionFunctionDef } from './collection-functions';
+import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
-import type { FunctionDef } from './functions';
+import type { FunctionDef } from './function-types';
 import { castValue, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
@@ -301,7 +301,10 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
 };
 STRING_FUNCTIONS.lcase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toLowerCase(); checkStringLength('lcase()', r.length); return r; } };
 STRING_FUNCTIONS.ucase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toUpperCase(); checkStringLength('ucase()', r.length); return r; } };
-STRING_FUNCTIONS.character_length = { min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : 'expects a string'), impl: ([s]) => (typeof s === 'string' ? chars(s).length : (s as Uint8Array).length) };
+// Spark's length: characters of a string, bytes of a binary (length(x'537061726b') is 5).
+STRING_FUNCTIONS.length = { min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : 'expects a string or a binary'), impl: ([s]) => (typeof s === 'string' ? chars(s).length : (s as Uint8Array).length) };
+STRING_FUNCTIONS.char_length = STRING_FUNCTIONS.length;
+STRING_FUNCTIONS.character_length = STRING_FUNCTIONS.length;
 
 /**
  * Spark's sentences: Java's BreakIterator sentences, each split into its words (segments that

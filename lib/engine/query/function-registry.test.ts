@@ -1,0 +1,54 @@
+/**
+ * The function registry: every name once, under a Spark group, and a second definition of a
+ * name fails when the registry is built, that is when the compiler's module loads.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { FunctionDef } from './function-types';
+import { buildFunctionRegistry, FUNCTION_GROUPS, FUNCTION_REGISTRY } from './function-registry';
+
+const upper: FunctionDef = { min: 1, max: 1, type: () => 'string', impl: ([s]) => (s as string).toUpperCase() };
+
+describe('the function registry', () => {
+  afterEach(() => {
+    vi.doUnmock('./math-functions');
+    vi.resetModules();
+  });
+
+  it('refuses a name registered twice', () => {
+    expect(() => buildFunctionRegistry([
+      { kind: 'scalar', group: 'string', defs: { upper } },
+      { kind: 'scalar', group: 'math', defs: { upper } },
+    ])).toThrow('SQL function upper() is registered twice (string, scalar and math, scalar)');
+    expect(() => buildFunctionRegistry([
+      { kind: 'scalar', group: 'string', defs: { upper } },
+      { kind: 'aggregate', group: 'aggregate', defs: { upper: { min: 1, max: 1 } } },
+    ])).toThrow('registered twice');
+  });
+
+  it('refuses a name of a mixed file with no group', () => {
+    expect(() => buildFunctionRegistry([{ kind: 'scalar', group: { lower: 'string' }, defs: { upper } }])).toThrow('upper() has no Spark group');
+  });
+
+  it('fails at module load when a function file defines a name another already has', async () => {
+    vi.resetModules();
+    vi.doMock('./math-functions', async (importOriginal) => {
+      const original = await importOriginal<typeof import('./math-functions')>();
+      return { ...original, MATH_FUNCTIONS: { ...original.MATH_FUNCTIONS, upper } };
+    });
+    await expect(import('./function-registry')).rejects.toThrow('SQL function upper() is registered twice');
+  });
+
+  it('files every name under one of Spark\'s groups, the aliases included', () => {
+    for (const f of FUNCTION_REGISTRY.values()) expect(FUNCTION_GROUPS, f.name).toContain(f.group);
+    expect(FUNCTION_REGISTRY.get('substr')).toMatchObject({ group: 'string', kind: 'scalar' });
+    expect(FUNCTION_REGISTRY.get('date_diff')).toMatchObject({ group: 'datetime', kind: 'scalar' });
+    expect(FUNCTION_REGISTRY.get('cardinality')).toMatchObject({ group: 'array', kind: 'collection' });
+    expect(FUNCTION_REGISTRY.get('transform')).toMatchObject({ group: 'lambda', kind: 'higherOrder', min: 2, max: 2 });
+    expect(FUNCTION_REGISTRY.get('percentile_approx')).toMatchObject({ group: 'aggregate', kind: 'aggregate' });
+    expect(FUNCTION_REGISTRY.get('explode')).toMatchObject({ group: 'generator', kind: 'generator' });
+    expect(FUNCTION_REGISTRY.get('timestamp')).toMatchObject({ group: 'conversion', kind: 'special' });
+    expect(FUNCTION_REGISTRY.get('json_tuple_item')).toMatchObject({ internal: true });
+    // Spark's ltrim(str[, trimStr]) is the one left, not a second, one-argument ltrim.
+    expect(FUNCTION_REGISTRY.get('ltrim')).toMatchObject({ min: 1, max: 2 });
+  });
+});

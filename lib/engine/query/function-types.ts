@@ -1,0 +1,91 @@
+/**
+ * The shapes of a function definition, shared by every function file: kept apart from the files
+ * that hold the functions so that no function file imports another for its types.
+ */
+import type { TypeInfo } from './data-types';
+import type { DecimalType } from './decimal';
+import type { ExprType } from './sql-values';
+import type { Field, Row } from '../types';
+
+export interface FunctionDef {
+  min: number;
+  max: number;
+  /**
+   * Result type, or an error message about the argument types; `literals` holds each argument's
+   * value when it is a literal (date_part('second', …) is a DECIMAL, other fields a BIGINT).
+   */
+  type(args: ExprType[], literals?: unknown[]): ExprType | string;
+  /** A DECIMAL argument comes as its exact text (typed 'decimal'), not as a double: format_number, to_char. */
+  decimalAsText?: boolean;
+  /** A `decimal` result's precision and scale, from the literal arguments (to_number's format). */
+  resultDecimal?(literals: unknown[]): DecimalType;
+  /**
+   * Takes a BIGINT as its exact value, a bigint past 2^53 (query/long.ts); without it such an
+   * argument comes as the nearest double, and a whole result past 2^53 is made a BIGINT's value.
+   */
+  exactLongs?: boolean;
+  /** NULL argument → NULL result, checked before `impl` runs (default true). */
+  nullIntolerant?: boolean;
+  impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
+  /**
+   * Checked at validation with each argument's value when it is a literal (`undefined` when it
+   * is not): a message when those literals make every non-NULL result an error.
+   */
+  checkLiterals?(literals: unknown[]): string | undefined;
+}
+
+export interface CollectionFunctionDef {
+  min: number;
+  max: number;
+  /**
+   * Result type from the arguments' full types, or a message about them; `names` holds each
+   * argument's column name ('' for another expression), as arrays_zip names its fields.
+   */
+  type(args: TypeInfo[], names?: string[]): TypeInfo | string;
+  /** NULL argument → NULL result, checked before `impl` runs (default true). */
+  nullIntolerant?: boolean;
+  impl(args: unknown[], types: TypeInfo[], result: TypeInfo): unknown;
+  /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
+  checkLiterals?(literals: unknown[]): string | undefined;
+}
+
+/** What an expression is evaluated with, beside its row. */
+export interface EvalContext {
+  /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
+  batchTimestampMs: number;
+}
+
+export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
+
+export interface CompiledExpr extends TypeInfo {
+  eval: Evaluator;
+}
+
+/**
+ * How an aggregate folds a value in (AggregateFunction.op): aggregate-functions.ts numbers its
+ * own below 100, statistical-aggregates.ts from 100, collect-aggregates.ts from 200.
+ */
+export type AggregateOp = number;
+
+/** An aggregate's buffer: a number, or an object `update` changes in place. */
+type AggBuffer = unknown;
+
+export interface AggregateFunction {
+  readonly name: string;
+  readonly resultType: Exclude<Field['type'], 'window' | 'unknown'>;
+  /** The precision and scale of a `decimal` result (spread into the output Field). */
+  readonly resultDecimal?: DecimalType;
+  /** A struct, array or map result's fields, element, key and value types (spread into the output Field). */
+  readonly resultShape?: Pick<Field, 'fields' | 'elementType' | 'keyType' | 'valueType'>;
+  /**
+   * Which of the call's arguments are read per row (default: the first, if any; the others are
+   * literals), and how their values make the one value `update` folds in (default: the
+   * argument's value as it is).
+   */
+  readonly inputs?: readonly number[];
+  readonly prepare?: (...values: unknown[]) => unknown;
+  /** How `update` folds a value in. */
+  readonly op: AggregateOp;
+  init(): AggBuffer;
+  result(buffer: AggBuffer): unknown;
+}
