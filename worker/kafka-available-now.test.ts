@@ -14,7 +14,8 @@ import '@/lib/connectors';
 import { MicroBatchExecution, parseJobSpec, readCommittedRows } from '@/lib/engine';
 import { CrashPointError } from '@/lib/engine/errors';
 import { kcatAvailable, produce, startMockKafka, type MockKafkaBroker } from '@/lib/connectors/kafka/testing/mock-broker';
-import { waitFor, WorkerHarness } from './testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { WorkerHarness } from './testing/harness';
 
 const HAVE_KCAT = kcatAvailable();
 

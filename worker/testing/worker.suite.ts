@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CommitLog, LocalCheckpointFileManager } from '@/lib/engine';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { deleteJob, startJob, stopJob, type JobServiceContext } from '@/lib/server/services/job-service';
-import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { exactlyOnce, WorkerHarness, type Backend } from './harness';
 
 /**
  * Each case starts two or three worker processes (tsx compiles each on start) and waits for
