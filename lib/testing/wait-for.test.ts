@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { waitFor } from './wait-for';
 
 describe('waitFor', () => {
@@ -19,8 +19,15 @@ describe('waitFor', () => {
     expect(String(err)).toMatch(/timed out after 30 ms waiting for the moon \(last: Error: still night\)/);
   });
 
-  it('tries once more at the deadline, so a condition met while it slept is not missed', async () => {
-    let calls = 0;
-    await expect(waitFor('a slow first answer', () => ++calls >= 2, 1, 20)).resolves.toBe(true);
+  it('tries once more after its last sleep, so a condition met while it slept is not missed', async () => {
+    vi.useFakeTimers();
+    try {
+      let calls = 0;
+      const waiting = waitFor('a slow first answer', () => ++calls >= 2, 10, 50);
+      await vi.advanceTimersByTimeAsync(50); // past the deadline, during the sleep
+      await expect(waiting).resolves.toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
