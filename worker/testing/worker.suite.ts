@@ -1,6 +1,6 @@
 /**
- * The worker test suite, run against each queue backend (worker.postgres.test.ts,
- * worker.redis.test.ts): real worker processes, a real database, real checkpoints and sinks.
+ * The worker test suite, run against each queue backend (worker.postgres.integration.test.ts,
+ * worker.redis.integration.test.ts): real worker processes, a real database, real checkpoints and sinks.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
