@@ -7,7 +7,8 @@ import path from 'node:path';
  *   fails a file that connects to PostgreSQL, Redis or NATS or starts kcat, so a new test that
  *   needs one cannot land in the unit suite unnoticed.
  * - `integration`: `*.integration.test.ts`, the tests that use this machine's PostgreSQL, Redis,
- *   NATS JetStream, kcat's mock Kafka broker, or start a PostgreSQL or worker processes of their own.
+ *   NATS JetStream, kcat's mock Kafka broker, or start a PostgreSQL or one of Weir's own programs
+ *   (the weir CLI, a worker, the engine or preview process): those take seconds each to start.
  * `npm run test:unit` and `npm run test:integration` run one each; `npx vitest run <file>` runs a
  * file in whichever project it belongs to.
  */
