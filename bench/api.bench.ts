@@ -33,6 +33,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { hashToken } from '../lib/server/credentials';
 import { createTestDatabase } from '../lib/server/testing/database';
+import { waitFor } from '../lib/testing/wait-for';
 import { launchChromium, median, taskSecondsOf } from './browser';
 
 const JOBS = 1000;
@@ -76,20 +77,6 @@ async function seed(url: string): Promise<string> {
     await c.end();
   }
   return 'job-500';
-}
-
-async function waitForServer(url: string, timeoutMs: number): Promise<void> {
-  const until = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      const r = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
-      if (r.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > until) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -232,7 +219,7 @@ export async function run() {
     const jobId = await seed(db.url);
     const seedS = (performance.now() - t0) / 1000;
     const base = `http://127.0.0.1:${PORT}`;
-    await waitForServer(`${base}/api/jobs`, 60_000);
+    await waitFor(`${base}/api/jobs to answer 200`, async () => (await fetch(`${base}/api/jobs`, { headers: { authorization: `Bearer ${TOKEN}` } })).status === 200, 60_000, 300);
     // Warm up the route modules and the connection pool before measuring.
     await autocannon({ url: `${base}/api/jobs`, connections: 4, amount: 200, headers: { authorization: `Bearer ${TOKEN}` } });
     const loadBefore = os.loadavg()[0];

@@ -26,6 +26,7 @@ import { CHART_POINTS } from '../components/query-keys';
 import { hashToken } from '../lib/server/credentials';
 import { batchCharts, rawBatchSeries } from '../lib/server/presenters/batch-chart-presenter';
 import { createTestDatabase } from '../lib/server/testing/database';
+import { waitFor } from '../lib/testing/wait-for';
 import { launchChromium, median, taskSecondsOf } from './browser';
 
 const BATCHES = 10_000;
@@ -77,19 +78,6 @@ async function timed<T>(fn: () => Promise<T>, runs: number): Promise<{ ms: numbe
     times.push(performance.now() - t0);
   }
   return { ms: median(times), last };
-}
-
-async function waitForServer(url: string, timeoutMs: number): Promise<void> {
-  const until = performance.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > until) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 async function getJson(url: string): Promise<{ bytes: number; body: unknown }> {
@@ -187,7 +175,7 @@ export async function run() {
 
     // 2. Over HTTP, as the page's client components fetch.
     const base = `http://127.0.0.1:${PORT}`;
-    await waitForServer(`${base}/api/jobs/${JOB_ID}`, 60_000);
+    await waitFor(`${base}/api/jobs/${JOB_ID} to answer 200`, async () => (await fetch(`${base}/api/jobs/${JOB_ID}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status === 200, 60_000, 300);
     await getJson(`${base}/api/jobs/${JOB_ID}/charts?points=${CHART_POINTS}`);
     const chartsHttp = await timed(() => getJson(`${base}/api/jobs/${JOB_ID}/charts?points=${CHART_POINTS}`), RUNS);
     const tableHttp = await timed(() => getJson(`${base}/api/jobs/${JOB_ID}/batches?limit=20`), RUNS);

@@ -9,7 +9,8 @@
  * Levels: 10, 25, 50, 100 jobs, stopping at the first that falls behind.
  */
 import path from 'node:path';
-import { WorkerHarness, waitFor } from '../worker/testing/harness';
+import { waitFor } from '../lib/testing/wait-for';
+import { WorkerHarness } from '../worker/testing/harness';
 
 const LEVELS = (process.env.WEIR_BENCH_WORKER_LEVELS ?? '10,25,50,100').split(',').map(Number);
 const WINDOW_MS = Number(process.env.WEIR_BENCH_WORKER_WINDOW_MS ?? 15_000);

@@ -26,6 +26,8 @@ export function trackRequests(page: Page): PageRequests {
   const urls: string[] = [];
   const failed: string[] = [];
   page.on('request', (r) => {
+    // An event stream (a job page's progress) stays open by design: it is never "answered".
+    if (r.resourceType() === 'eventsource') return;
     inFlight.add(r);
     if (!r.url().endsWith(PROBE)) urls.push(r.url());
   });

@@ -4,6 +4,7 @@
 // restart is coming up, leaves nothing running; the first start's failure is not retried.
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../lib/testing/wait-for';
 import { supervise, supervisedChild, type Supervised } from './supervisor';
 
 const spawned: number[] = [];
@@ -34,15 +35,8 @@ function child(code: string): Supervised {
 }
 const sleeper = () => child('setInterval(() => {}, 1000)');
 
-async function until<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls often: a back-off here is tens of milliseconds. */
+const until = <T>(what: string, fn: () => T | undefined | null | false) => waitFor(what, fn, 30_000, 20);
 
 describe('supervise', () => {
   it('restarts a process that was killed after the back-off, saying so, and stop() stops the new one', async () => {

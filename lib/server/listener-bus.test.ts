@@ -4,15 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '@/lib/testing/wait-for';
 import { ListenerBus } from './listener-bus';
-
-const until = async (cond: () => boolean, what: string, timeoutMs = 20_000) => {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 
 describe('ListenerBus', () => {
   it('delivers every event once, in order, through any pattern of failures', async () => {
@@ -34,7 +27,7 @@ describe('ListenerBus', () => {
           { minBackoffMs: 1, maxBackoffMs: 4, onRecovered: () => recovered++ },
         );
         for (let i = 0; i < n; i++) bus.post(i);
-        await until(() => delivered.length === n, 'all delivered');
+        await waitFor('all delivered', () => delivered.length === n, 20_000, 5);
         expect(delivered).toEqual(Array.from({ length: n }, (_, i) => i));
         expect(bus.pending).toBe(0);
         // One announcement per run of failures that ended in a success.
@@ -58,7 +51,7 @@ describe('ListenerBus', () => {
     bus.post('a');
     bus.post('b');
     expect(calls).toBeLessThanOrEqual(1);
-    await until(() => delays.length >= 6, 'six retries');
+    await waitFor('six retries', () => delays.length >= 6, 20_000, 5);
     expect(delays.slice(0, 6)).toEqual([2, 4, 8, 16, 16, 16]);
     expect(await bus.close(10)).toBe(2);
     bus.post('c');

@@ -12,7 +12,7 @@
  * PL/pgSQL function (whose body is full of `;`) or with a `;` in a comment fails with a syntax
  * error. We send the script whole, in one simple query, as Prisma's native engine does (and
  * lib/server/migrate.ts): PostgreSQL runs it as one implicit transaction. Both are covered by
- * prisma-adapter.test.ts.
+ * prisma-adapter.integration.test.ts.
  */
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';

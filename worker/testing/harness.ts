@@ -15,6 +15,7 @@ import { migrate } from '@/lib/server/migrate';
 import { queueConfigFrom, type QueueConfig } from '@/lib/queue/connection';
 import { closeRunQueues, enqueueRun } from '@/lib/queue/run-queue';
 import { readCommittedRows } from '@/lib/engine';
+import { waitFor } from '@/lib/testing/wait-for';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -207,22 +208,6 @@ export async function killWorkers(workers: SpawnedWorker[]): Promise<void> {
 /** Waits until `n` workers heartbeat in `db` (a worker process's start, tsx compiling it, can take most of a minute on a loaded machine). */
 export function workersHeartbeating(db: PrismaClient, n: number, timeoutMs = 150_000): Promise<boolean> {
   return waitFor(`${n} worker(s) heartbeating`, async () => (await db.worker.count({ where: { stoppedAt: null } })) >= n, timeoutMs);
-}
-
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const v = await fn();
-      if (v) return v;
-      last = v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${String(last)})`);
 }
 
 export function exactlyOnce(ids: number[], expected: number): { missing: number[]; duplicated: number[] } {

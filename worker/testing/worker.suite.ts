@@ -1,6 +1,6 @@
 /**
- * The worker test suite, run against each queue backend (worker.postgres.test.ts,
- * worker.redis.test.ts): real worker processes, a real database, real checkpoints and sinks.
+ * The worker test suite, run against each queue backend (worker.postgres.integration.test.ts,
+ * worker.redis.integration.test.ts): real worker processes, a real database, real checkpoints and sinks.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CommitLog, LocalCheckpointFileManager } from '@/lib/engine';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { deleteJob, startJob, stopJob, type JobServiceContext } from '@/lib/server/services/job-service';
-import { exactlyOnce, waitFor, WorkerHarness, type Backend } from './harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { exactlyOnce, WorkerHarness, type Backend } from './harness';
 
 /**
  * Each case starts two or three worker processes (tsx compiles each on start) and waits for

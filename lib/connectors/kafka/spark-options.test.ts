@@ -1,7 +1,7 @@
 // A Spark job's Kafka options map pasted into a job spec: Spark's names and string values are
 // taken and rewritten into Weir's names (canonicalJobSpec: what the control plane stores); what
 // Weir cannot honour, and anything misspelled, is refused naming the option. No broker is
-// needed: this is validation only (kafka-cli.test.ts runs such a spec on the mock cluster).
+// needed: this is validation only (kafka-cli.integration.test.ts runs such a spec on the mock cluster).
 import { describe, expect, it } from 'vitest';
 import { canonicalJobSpec, parseJobSpec } from '../../engine';
 import '../index';

@@ -56,7 +56,7 @@ function deployWarningsOf(spec: unknown): string[] {
  * The state-growth window in one query, so an after-batch evaluation does not read an hour of
  * batches: the anchor (the newest batch at least `windowMs` before the latest), and the largest
  * drop below the running maximum from the anchor to the latest batch, and the midpoint. Same result as
- * `stateGrowth()` over the full history (differential test in alert-evaluator.test.ts).
+ * `stateGrowth()` over the full history (differential test in alert-evaluator.integration.test.ts).
  */
 export async function loadGrowthWindow(db: PrismaClient, jobId: string, latest: BatchSample, windowMs: number): Promise<GrowthWindow | null> {
   type Row = { fromBatch: number; fromTs: Date; first: number; midBatch: number; midTs: Date; mid: number; maxDropPercent: number | null };

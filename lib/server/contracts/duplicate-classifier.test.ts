@@ -4,7 +4,7 @@
  * loss are a checkpoint loss (covering every duplicated batch); duplicates in the window of batch
  * ids a savepoint restore re-ran are that restore's announced re-emission, and its new query id
  * is not a loss; without any of these, unexplained.
- * duplicate-diagnosis.test.ts creates each kind for real.
+ * duplicate-diagnosis.integration.test.ts creates each kind for real.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

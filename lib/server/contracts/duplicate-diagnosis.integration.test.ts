@@ -19,7 +19,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupApiTestKit, type ApiTestKit } from '@/lib/server/testing/api-test-kit';
-import { killWorkers, spawnWorkerProcess, waitFor, workersHeartbeating, type SpawnedWorker } from '@/worker/testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { killWorkers, spawnWorkerProcess, workersHeartbeating, type SpawnedWorker } from '@/worker/testing/harness';
 
 const ROWS_PER_FILE = 4;
 /** Generous: a worker process and its engine start slowly on a loaded 2-core machine. */

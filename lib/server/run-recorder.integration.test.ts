@@ -9,17 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitLog, InMemoryCheckpointFileManager, MemoryStream, MicroBatchExecution, type StreamingQueryProgress } from '@/lib/engine';
 import { EVENT_SCHEMA, EVENT_SQL, eventGenerator, mustParse } from '@/lib/engine/execution/testing/test-fixtures';
 import { PrismaClient } from '@/lib/generated/prisma/client';
+import { waitFor } from '@/lib/testing/wait-for';
 import { ListenerBus } from './listener-bus';
 import { RunRecorder } from './run-recorder';
 import { createTestDatabase, type TestDatabase } from './testing/database';
-
-const until = async (what: string, cond: () => Promise<boolean>, timeoutMs = 30_000) => {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('a committed batch always gets its history', () => {
   let tdb: TestDatabase;
@@ -76,10 +69,10 @@ describe('a committed batch always gets its history', () => {
       await q.processAllAvailable(); // resolves: a failed history write does not fail the batch
     }
     expect(await new CommitLog(s.checkpoint).batchIds()).toEqual([0, 1, 2]);
-    await until('a failed delivery', async () => errors.length > 0);
+    await waitFor('a failed delivery', async () => errors.length > 0);
     expect(bus.pending).toBe(3);
     await accept();
-    await until('the history of every batch', async () => bus.pending === 0 && (await history(s.job.id)).length === 3);
+    await waitFor('the history of every batch', async () => bus.pending === 0 && (await history(s.job.id)).length === 3);
     expect(await history(s.job.id)).toEqual([0, 1, 2].map((b) => [b, rec.runRowId]));
     // Output rows and state rows removed are columns of their own, as the progress JSON has them.
     for (const row of await db.batchProgress.findMany({ where: { jobId: s.job.id } })) {
@@ -88,7 +81,7 @@ describe('a committed batch always gets its history', () => {
       expect(Number(row.stateRowsRemoved)).toBe(p.stateOperators.reduce((n, o) => n + o.numRowsRemoved, 0));
     }
     expect(recovered).toBe(1);
-    await until('the backfill after recovery', async () => bus.pending === 0);
+    await waitFor('the backfill after recovery', async () => bus.pending === 0);
     expect(backfilled).toEqual([]); // the retries delivered everything: nothing left to fill in
     expect((await db.job.findUniqueOrThrow({ where: { id: s.job.id } })).lastBatchId).toBe(2);
     await q.stop();
@@ -102,7 +95,7 @@ describe('a committed batch always gets its history', () => {
     const gen = eventGenerator(22);
     s.stream.addData(...gen(4));
     await q.processAllAvailable();
-    await until('batch 0 recorded', async () => (await history(s.job.id)).length === 1);
+    await waitFor('batch 0 recorded', async () => (await history(s.job.id)).length === 1);
     await refuse();
     for (let i = 0; i < 2; i++) {
       s.stream.addData(...gen(4));

@@ -15,7 +15,8 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkerHarness, waitFor } from '@/worker/testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { WorkerHarness } from '@/worker/testing/harness';
 import { evaluateRule } from './rule-evaluation';
 import { verifySignature } from './webhook-notifier';
 import { startReceiver } from './testing/alert-fixtures';

@@ -11,7 +11,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitLog, LocalCheckpointFileManager } from '@/lib/engine';
-import { exactlyOnce, waitFor, WorkerHarness } from './testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { exactlyOnce, WorkerHarness } from './testing/harness';
 import { TestPostgres } from './testing/test-postgres';
 
 const JOBS = 3;

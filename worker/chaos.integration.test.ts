@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitLog, LocalCheckpointFileManager } from '@/lib/engine';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { startJob, stopJob, type JobServiceContext } from '@/lib/server/services/job-service';
-import { exactlyOnce, waitFor, WorkerHarness, type SpawnedWorker } from './testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { exactlyOnce, WorkerHarness, type SpawnedWorker } from './testing/harness';
 import { TestPostgres } from './testing/test-postgres';
 
 /** mulberry32: a seeded generator, so a failing schedule replays the same way. */

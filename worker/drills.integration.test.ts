@@ -12,7 +12,8 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupApiTestKit, type ApiTestKit } from '@/lib/server/testing/api-test-kit';
-import { killWorkers, spawnWorkerProcess, waitFor, workersHeartbeating, type SpawnedWorker } from './testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { killWorkers, spawnWorkerProcess, workersHeartbeating, type SpawnedWorker } from './testing/harness';
 
 const REDIS = 'redis://127.0.0.1:6379/11';
 // Streams of this run only: another checkout's run of this file on the same machine shares the

@@ -72,7 +72,7 @@ describe('POST /api/jobs/:id/savepoints', () => {
     writeFileSync(path.join(res.body.location, 'commits', '1'), 'tampered');
     await expect(verifySavepoint(copy)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('commits/1') });
 
-    // A running job's savepoint is the same copy of its last commit (savepoints-restore.test.ts runs one).
+    // A running job's savepoint is the same copy of its last commit (savepoints-restore.integration.test.ts runs one).
     await kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
     const running = await take(kit.tokens.operator, { name: 'while-running' });
     expect(running.status, JSON.stringify(running.body)).toBe(201);

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupApiTestKit, type ApiTestKit } from '../testing/api-test-kit';
 import { parseOpenMetrics, type MetricFamily } from '../testing/openmetrics-parser';
-import { killWorkers, spawnWorkerProcess, waitFor, workersHeartbeating, type SpawnedWorker } from '@/worker/testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { killWorkers, spawnWorkerProcess, workersHeartbeating, type SpawnedWorker } from '@/worker/testing/harness';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const METRICS_TOKEN = 'metrics-scrape-token-0123456789';

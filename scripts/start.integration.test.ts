@@ -11,6 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../lib/server/testing/database';
+import { waitFor } from '../lib/testing/wait-for';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -144,15 +145,7 @@ async function health(port: number): Promise<{ status: string; database: { ok: b
 }
 
 /** Generous: on a loaded machine a restart and the worker's next heartbeat can take a while. */
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false) => waitFor(what, fn, 120_000);
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

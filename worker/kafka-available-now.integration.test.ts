@@ -2,7 +2,7 @@
  * Available-now Kafka jobs run by a real worker process end, STOPPED with "trigger finished":
  * - a run that starts by re-running a batch crashed between its sink write and its commit (the
  *   path that left a Kafka admin client connected; the CLI's process never exited, see
- *   kafka-cli.test.ts; the worker's engine process is ended by the worker, so it never hung there);
+ *   kafka-cli.integration.test.ts; the worker's engine process is ended by the worker, so it never hung there);
  * - a run while a producer keeps writing to the topic: the run's end is the offsets latest when
  *   it began (Spark's Trigger.AvailableNow), so new records cannot keep the job RUNNING.
  * The broker is librdkafka's mock cluster run by kcat (lib/connectors/kafka/testing/mock-broker.ts),
@@ -14,7 +14,8 @@ import '@/lib/connectors';
 import { MicroBatchExecution, parseJobSpec, readCommittedRows } from '@/lib/engine';
 import { CrashPointError } from '@/lib/engine/errors';
 import { kcatAvailable, produce, startMockKafka, type MockKafkaBroker } from '@/lib/connectors/kafka/testing/mock-broker';
-import { waitFor, WorkerHarness } from './testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { WorkerHarness } from './testing/harness';
 
 const HAVE_KCAT = kcatAvailable();
 

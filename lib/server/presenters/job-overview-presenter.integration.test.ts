@@ -2,7 +2,7 @@
  * The jobs list's figures, read from a real PostgreSQL database of this test's own: the input
  * rate over the last minute, the latest batch's lag, the state-rows sparkline (last
  * SPARKLINE_BATCHES, oldest first), firing alerts only. Paging, filters and sort:
- * job-page-presenter.test.ts.
+ * job-page-presenter.integration.test.ts.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parseJobSpec, WeirError } from '@/lib/engine';
+import { waitFor } from '@/lib/testing/wait-for';
 import { previewInProcess, type PreviewProcessLimits } from './preview-host';
 
 function spec(sql: string): Record<string, unknown> {
@@ -39,21 +40,13 @@ function previewChildren(): string[] {
   return out.split('\n').filter((l) => l.includes('preview-process'));
 }
 
-async function waitUntil(cond: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('previewInProcess', () => {
   it('kills a child whose expression holds its event loop at the time limit: PREVIEW_TIMEOUT, no process left', async () => {
     const err = await previewInProcess(request(BUSY_SQL), limits).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WeirError);
     expect((err as WeirError).code).toBe('PREVIEW_TIMEOUT');
     expect((err as WeirError).message).toMatch(/did not finish within 1000 ms and was stopped/);
-    await waitUntil(() => previewChildren().length === 0);
+    await waitFor('no preview process left', () => previewChildren().length === 0, 10_000);
   }, 60_000);
 
   it('refuses one preview over WEIR_PREVIEW_CONCURRENCY with PREVIEW_BUSY while the other runs', async () => {

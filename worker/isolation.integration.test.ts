@@ -11,7 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRuns } from '@/lib/server/presenters/runs-presenter';
-import { exactlyOnce, waitFor, WorkerHarness } from './testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { exactlyOnce, WorkerHarness } from './testing/harness';
 
 const LIMIT_MB = 128;
 

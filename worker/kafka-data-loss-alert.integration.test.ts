@@ -15,7 +15,8 @@ import { CrashPointError } from '@/lib/engine/errors';
 import { kcatAvailable, produce, startMockKafka, type MockKafkaBroker } from '@/lib/connectors/kafka/testing/mock-broker';
 import { startReceiver } from '@/lib/server/alerts/testing/alert-fixtures';
 import { verifySignature } from '@/lib/server/alerts/webhook-notifier';
-import { waitFor, WorkerHarness } from './testing/harness';
+import { waitFor } from '@/lib/testing/wait-for';
+import { WorkerHarness } from './testing/harness';
 
 const HAVE_KCAT = kcatAvailable();
 const SECRET = 'data-loss-secret-0123';
