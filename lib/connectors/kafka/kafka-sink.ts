@@ -15,7 +15,7 @@
  * kcat 1.7/librdkafka 2.0.2) acknowledges every transactional request and implements none of
  * them: no commit or abort markers (read_committed readers read aborted records), no fencing of
  * an older producer with the same transactional.id, and offsets committed in a transaction are
- * not stored (kafka-mock-transactions.test.ts shows each). A transactional sink would pass its
+ * not stored (kafka-mock-transactions.integration.test.ts shows each). A transactional sink would pass its
  * tests there whether or not it were right; shipping it would be a claim, not a feature. It
  * waits for a broker in the tests that runs transactions.
  */
