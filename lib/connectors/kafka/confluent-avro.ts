@@ -34,8 +34,8 @@ import { frameConfluent, SchemaRegistryClient, unframeConfluent, type SchemaRegi
 /** The registry's address and credentials, as the source and the sink take them. */
 export const schemaRegistryConnectionOptions = {
   schemaRegistryUrl: z.url({ protocol: /^https?$/ }).optional().meta({ examples: ['http://schema-registry:8081'] }).describe("Confluent Schema Registry, for keys and values in Confluent's wire format (magic byte 0, a 4-byte schema id, Avro). Spark's (ABRiS's) spelling schema.registry.url is taken too."),
-  basicAuthCredentialsSource: z.enum(['USER_INFO', 'SASL_INHERIT', 'URL']).optional().describe("Where the registry's HTTP Basic credentials come from, as Confluent's basic.auth.credentials.source: USER_INFO (basicAuthUserInfo; implied when that is given), SASL_INHERIT (the Kafka connection's saslUsername and saslPassword). URL is refused: give USER_INFO."),
-  basicAuthUserInfo: z.string().min(1).optional().describe("The registry's credentials as user:password (Confluent's basic.auth.user.info); stored as a secret."),
+  basicAuthCredentialsSource: z.enum(['USER_INFO', 'SASL_INHERIT', 'URL']).optional().meta({ examples: ['USER_INFO'] }).describe("Where the registry's HTTP Basic credentials come from, as Confluent's basic.auth.credentials.source: USER_INFO (basicAuthUserInfo; implied when that is given), SASL_INHERIT (the Kafka connection's saslUsername and saslPassword). URL is refused: give USER_INFO."),
+  basicAuthUserInfo: z.string().min(1).optional().meta({ examples: ['user:password'] }).describe("The registry's credentials as user:password (Confluent's basic.auth.user.info); stored as a secret."),
 };
 
 type RegistryConnection = { [K in keyof typeof schemaRegistryConnectionOptions]?: z.infer<(typeof schemaRegistryConnectionOptions)[K]> } & { saslUsername?: string; saslPassword?: string; securityProtocol?: string };
