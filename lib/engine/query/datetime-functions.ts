@@ -7,6 +7,7 @@
  * milliseconds times 1000, and timestamp_micros drops the microseconds below a millisecond.
  * Time zones come from the runtime's IANA database through Intl (no download).
  */
+import { exactMicros, exactMonths, MICROS_PER_DAY } from './interval-utils';
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
@@ -236,6 +237,20 @@ const TIMESTAMP_ARITHMETIC: Record<string, FunctionDef> = {
 
 export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   ...TIMESTAMP_ARITHMETIC,
+  // Spark's MakeDTInterval(days, hours, mins, secs), each 0 when left out: INTERVAL DAY TO SECOND.
+  make_dt_interval: {
+    min: 0, max: 4, type: (a) => nums(a) ?? 'day_time_interval',
+    impl: ([d = 0, h = 0, m = 0, sec = 0]) => {
+      const whole = (x: unknown) => BigInt(Math.trunc(Number(x)));
+      const micros = whole(d) * MICROS_PER_DAY + whole(h) * 3_600_000_000n + whole(m) * 60_000_000n + BigInt(Math.round(Number(sec) * 1e6));
+      return exactMicros(micros);
+    },
+  },
+  // Spark's MakeYMInterval(years, months), each 0 when left out: INTERVAL YEAR TO MONTH.
+  make_ym_interval: {
+    min: 0, max: 2, type: (a) => nums(a) ?? 'year_month_interval',
+    impl: ([y = 0, m = 0]) => exactMonths(Math.trunc(Number(y)) * 12 + Math.trunc(Number(m))),
+  },
   // NULL for a day that does not exist (ANSI off).
   make_date: {
     min: 3, max: 3, type: (a) => nums(a) ?? 'date',

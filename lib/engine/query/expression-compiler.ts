@@ -116,7 +116,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
 }
 
 /** The types a function returns (its type() gives a message otherwise). */
-const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'null'];
+const RESULT_TYPES: string[] = ['long', 'double', 'decimal', 'string', 'boolean', 'timestamp', 'date', 'binary', 'day_time_interval', 'year_month_interval', 'null'];
 
 /** Finds a column by exact name, else by a unique case-insensitive match. */
 export function resolveColumn(schema: Schema, name: string): Schema[number] | undefined {

@@ -64,6 +64,21 @@ describe('interval literals', () => {
   });
 });
 
+describe('make_dt_interval and make_ym_interval', () => {
+  it("build intervals as Spark's MakeDTInterval and MakeYMInterval", async () => {
+    expect(await text('make_dt_interval(1, 12, 30, 01.001001)')).toBe("INTERVAL '1 12:30:01.001001' DAY TO SECOND");
+    expect(await text('make_dt_interval(2)')).toBe("INTERVAL '2 00:00:00' DAY TO SECOND");
+    expect(await text('make_dt_interval()')).toBe("INTERVAL '0 00:00:00' DAY TO SECOND");
+    expect((await one('make_dt_interval(100, null, 3)')).v).toBe(null);
+    expect((await one('make_dt_interval(1)')).type).toBe('interval day to second');
+    expect(await text('make_ym_interval(1, 2)')).toBe("INTERVAL '1-2' YEAR TO MONTH");
+    expect(await text('make_ym_interval(-1, 1)')).toBe("INTERVAL '-0-11' YEAR TO MONTH");
+    expect((await one('make_ym_interval(2)')).type).toBe('interval year to month');
+    expect((await one("DATE '2021-01-31' + make_ym_interval(0, 1)")).v).toBe('2021-02-28');
+    expect((await failure('make_ym_interval(178956970, 8)')).errorClass).toBe('ARITHMETIC_OVERFLOW');
+  });
+});
+
 describe('datetime ± interval', () => {
   it('adds a day-time interval to a timestamp (TimeAdd)', async () => {
     expect(await one("TIMESTAMP '2021-01-01 00:00:00' + INTERVAL 1 DAY")).toEqual({ v: '2021-01-02 00:00:00', type: 'timestamp' });
