@@ -7,6 +7,7 @@
  * milliseconds times 1000, and timestamp_micros drops the microseconds below a millisecond.
  * Time zones come from the runtime's IANA database through Intl (no download).
  */
+import { bigOf, type Long } from './long';
 import { exactMicros, exactMonths, MICROS_PER_DAY } from './interval-utils';
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, timestampFromDate, utc } from './date';
@@ -69,13 +70,40 @@ const SECOND_DECIMAL: DecimalType = { precision: 8, scale: 6 };
 /** date_part(field, source) and EXTRACT(field FROM source); the compiler checks the field is a literal Spark knows. */
 const DATE_PART: FunctionDef = {
   min: 2, max: 2,
-  type: (a, lits) => (isStr(a[0]) ? dayArg(a, 1) ?? (lits && typeof lits[0] === 'string' && extractField(lits[0]) === 'second' ? 'decimal' : 'long') : 'the field must be a string'),
+  type: (a, lits) => {
+    if (!isStr(a[0])) return 'the field must be a string';
+    const field = lits && typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
+    if (a[1] === 'day_time_interval' || a[1] === 'year_month_interval') {
+      const from = INTERVAL_FIELDS[a[1]];
+      return field && from.includes(field) ? (field === 'second' ? 'decimal' : 'long') : `takes ${from.map((f) => f.toUpperCase()).join(', ')} from ${a[1] === 'day_time_interval' ? 'a day-time' : 'a year-month'} interval`;
+    }
+    return dayArg(a, 1) ?? (field === 'second' ? 'decimal' : 'long');
+  },
   resultDecimal: () => SECOND_DECIMAL,
   impl: ([field, v], _c, t) => {
+    if (t[1] === 'day_time_interval' || t[1] === 'year_month_interval') return intervalField(extractField(field as string)!, v, t[1]);
     const ms = t[1] === 'date' ? timestampFromDate(v as number) : toMs(v, t[1]);
     return ms === null ? null : FIELDS[extractField(field as string)!](ms);
   },
 };
+
+/** The fields EXTRACT takes from an interval (Spark's ExtractIntervalPart). */
+const INTERVAL_FIELDS = { day_time_interval: ['day', 'hour', 'minute', 'second'], year_month_interval: ['year', 'month'] };
+
+/**
+ * A field of an interval, signed as the interval (Spark's ExtractANSIInterval*): days, then the
+ * hours, minutes and seconds (with microseconds, DECIMAL(8,6)) within it; years, then months.
+ */
+function intervalField(field: string, v: unknown, kind: 'day_time_interval' | 'year_month_interval'): number | bigint {
+  if (kind === 'year_month_interval') return field === 'year' ? Math.trunc((v as number) / 12) : (v as number) % 12;
+  const micros = bigOf(v as Long);
+  switch (field) {
+    case 'day': return Number(micros / MICROS_PER_DAY);
+    case 'hour': return Number((micros % MICROS_PER_DAY) / 3_600_000_000n);
+    case 'minute': return Number((micros % 3_600_000_000n) / 60_000_000n);
+    default: return micros % 60_000_000n;
+  }
+}
 
 /** Spark's monthsBetween (DateTimeUtils): whole months when the days match or both are month ends, else by 31-day months in seconds. */
 function monthsBetween(t1: number, t2: number, roundOff: boolean): number {

@@ -79,6 +79,19 @@ describe('make_dt_interval and make_ym_interval', () => {
   });
 });
 
+describe('EXTRACT from an interval', () => {
+  it("takes Spark's fields, signed as the interval", async () => {
+    expect((await one("EXTRACT(DAY FROM INTERVAL '5 12:30:01.5' DAY TO SECOND)")).v).toBe(5);
+    expect((await one("EXTRACT(HOUR FROM INTERVAL '5 12:30:01.5' DAY TO SECOND)")).v).toBe(12);
+    expect((await one("date_part('MINUTE', INTERVAL '5 12:30:01.5' DAY TO SECOND)")).v).toBe(30);
+    expect((await one("CAST(EXTRACT(SECOND FROM INTERVAL '5 12:30:01.5' DAY TO SECOND) AS STRING)")).v).toBe('1.500000');
+    expect((await one("EXTRACT(HOUR FROM -INTERVAL '1 02' DAY TO HOUR)")).v).toBe(-2);
+    expect((await one("EXTRACT(YEAR FROM INTERVAL '3-7' YEAR TO MONTH)")).v).toBe(3);
+    expect((await one("EXTRACT(MONTH FROM INTERVAL '-3-7' YEAR TO MONTH)")).v).toBe(-7);
+    expect((await failure("EXTRACT(MONTH FROM INTERVAL '1' DAY)")).message).toMatch(/takes DAY, HOUR, MINUTE, SECOND from a day-time interval/);
+  });
+});
+
 describe('datetime ± interval', () => {
   it('adds a day-time interval to a timestamp (TimeAdd)', async () => {
     expect(await one("TIMESTAMP '2021-01-01 00:00:00' + INTERVAL 1 DAY")).toEqual({ v: '2021-01-02 00:00:00', type: 'timestamp' });
