@@ -14,6 +14,7 @@ import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
 import type { DecimalValue, Expression, Position } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
+import { fieldOfDataType } from './data-types';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -91,6 +92,12 @@ export class ExpressionBuilder {
         return { kind: 'call', name, args, pos };
       }
       case 'Cast': {
+        if (e.dataType.kind === 'array' || e.dataType.kind === 'map' || e.dataType.kind === 'struct') {
+          const target = fieldOfDataType('cast', e.dataType);
+          if (typeof target === 'string') throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)}: ${target}`, pos, 'CAST');
+          const cast: Expr = { kind: 'cast', arg: this.build(e.child), to: e.dataType.kind, target, pos };
+          return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
+        }
         const to = sqlTypeOf(e.dataType);
         if (!to) throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)} is not supported yet; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
         const arg = this.build(e.child);

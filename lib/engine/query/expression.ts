@@ -3,7 +3,8 @@
  * small closed set of node kinds (expression-builder.ts), then compiled to closures
  * (expression-compiler.ts). Nothing the user typed is ever evaluated as code.
  */
-import type { ColumnType } from '../types';
+import type { ColumnType, Field } from '../types';
+import { typeText } from './data-types';
 import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
 import { formatInterval, type IntervalFields, type IntervalKind } from './interval-utils';
@@ -49,7 +50,8 @@ export type Expr = Base &
      * `integral`: a cast to INT (32), SMALLINT (16) or TINYINT (8) bits: a BIGINT value in that
      * type's range, as Spark's cast gives it (NULL for text out of range, wrapped otherwise).
      */
-    | { kind: 'cast'; arg: Expr; to: SqlType; decimal?: DecimalType; integral?: IntegralBits }
+    /** `target`: an ARRAY, MAP or STRUCT type's full Field (`to` is then its kind). */
+    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; target?: Field }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
     /**
@@ -67,6 +69,7 @@ export type Expr = Base &
 export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
   if (e.decimal) return `DECIMAL(${e.decimal.precision},${e.decimal.scale})`;
   if (e.integral) return INTEGRAL_NAMES[e.integral];
+  if (e.target) return typeText(e.target);
   return e.to === 'long' ? 'BIGINT' : e.to.toUpperCase();
 }
 

@@ -103,7 +103,7 @@ const COLLECTION_EXAMPLES: [string, unknown][] = [
   // array_append · array_prepend · array_compact · array_size
   ["array_append(array('b', 'd', 'c', 'a'), 'd')", ['b', 'd', 'c', 'a', 'd']],
   ['array_append(array(1, 2, 3, null), null)', [1, 2, 3, null, null]],
-  // Spark's example writes CAST(null AS ARRAY<INT>); Weir casts to no ARRAY type, a NULL is one.
+  // Spark's example writes CAST(null AS ARRAY<INT>); a plain NULL is one too.
   ['array_append(NULL, 2)', null],
   ["array_prepend(array('b', 'd', 'c', 'a'), 'd')", ['d', 'b', 'd', 'c', 'a']],
   ['array_prepend(array(1, 2, 3, null), null)', [null, 1, 2, 3, null]],

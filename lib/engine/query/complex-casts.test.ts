@@ -1,0 +1,56 @@
+/**
+ * CAST between nested types (ARRAY, MAP, STRUCT), as Spark's Cast with ANSI off: element by
+ * element, each as its own type's cast (NULL where that gives NULL); a STRUCT by position, named
+ * as the target. Expected values are Spark's by those rules.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Row } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+
+const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'id', type: 'long' as const }, { name: 's', type: 'string' as const }] };
+
+async function one(expr: string): Promise<{ v: unknown; type: string }> {
+  const q = compileStreamingQuery(`SELECT ${expr} AS v, typeof(${expr}) AS t FROM src`, rel);
+  let out: Row[] = [{ id: 1, s: '{"a":["1","2","x"]}' }];
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return { v: out[0].v, type: String(out[0].t) };
+}
+
+function failure(expr: string): { message: string; errorClass?: string } {
+  try {
+    compileStreamingQuery(`SELECT ${expr} AS v FROM src`, rel);
+  } catch (e) {
+    return { message: (e as Error).message, errorClass: (e as { errorClass?: string }).errorClass };
+  }
+  throw new Error(`expected ${expr} to fail`);
+}
+
+describe('CAST to ARRAY, MAP and STRUCT', () => {
+  it('casts each element of an array, NULL where its cast gives NULL', async () => {
+    expect(await one('CAST(array(1, 2) AS ARRAY<STRING>)')).toEqual({ v: ['1', '2'], type: 'array<string>' });
+    expect((await one("CAST(array('1', 'x', NULL) AS ARRAY<BIGINT>)")).v).toEqual([1, null, null]);
+    expect((await one('CAST(array(array(1)) AS ARRAY<ARRAY<DOUBLE>>)')).v).toEqual([[1]]);
+    expect((await one("from_json(s, 'a ARRAY<STRING>').a :: ARRAY<BIGINT>")).v).toEqual([1, 2, null]);
+    expect((await one("CAST(array('1.5') AS ARRAY<DECIMAL(4,2)>)")).v).toEqual([150n]);
+  });
+
+  it("casts a map's keys and values, keeping keys as their text", async () => {
+    expect(await one("CAST(map('a', 1) AS MAP<STRING, DOUBLE>)")).toEqual({ v: { a: 1 }, type: 'map<string,double>' });
+    expect((await one("CAST(map(1, 'x') AS MAP<STRING, STRING>)")).v).toEqual({ 1: 'x' });
+    expect((await one("CAST(map('1', 'x', 'y', 'z') AS MAP<BIGINT, STRING>)")).v).toBe(null);
+  });
+
+  it('casts a struct by position, named as the target', async () => {
+    expect(await one("CAST(named_struct('a', 1, 'b', 'x') AS STRUCT<x: STRING, y: STRING>)")).toEqual({ v: { x: '1', y: 'x' }, type: 'struct<x:string,y:string>' });
+    expect((await one("CAST(named_struct('a', '7') AS STRUCT<n: BIGINT>).n")).v).toBe(7);
+  });
+
+  it("refuses what Spark's Cast refuses, with its error class", () => {
+    const e = failure('CAST(array(1) AS MAP<STRING, STRING>)');
+    expect(e.errorClass).toBe('DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION');
+    expect(e.message).toMatch(/cannot cast "ARRAY<BIGINT>" to "MAP<STRING,STRING>"/);
+    expect(failure("CAST(named_struct('a', 1) AS STRUCT<x: INT, y: INT>)").message).toMatch(/A STRUCT of 1 fields does not cast to one of 2/);
+    expect(failure("CAST(array(X'01') AS ARRAY<DATE>)").errorClass).toBe('DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION');
+    expect(failure("CAST('x' AS ARRAY<STRING>)").message).toMatch(/Only an ARRAY casts to ARRAY<STRING>/);
+  });
+});
