@@ -35,8 +35,8 @@ const DAY_ONLY = (f: IntervalFields | undefined) => f !== undefined && f.start =
 const isDatetime = (t: ExprType) => t === 'date' || t === 'timestamp';
 const isNumber = (t: ExprType) => t === 'long' || t === 'double' || t === 'decimal';
 
-/** `l op r` of two non-NULL operands, NULL when either is NULL. */
-function binary(result: Omit<CompiledExpr, 'eval'>, l: CompiledExpr, r: CompiledExpr, f: Value): CompiledExpr {
+/** `l op r` of two non-NULL operands, NULL when either is NULL (the compiler's arithmetic uses it too). */
+export function nullSafeBinary(result: Omit<CompiledExpr, 'eval'>, l: CompiledExpr, r: CompiledExpr, f: Value): CompiledExpr {
   const le = l.eval;
   const re = r.eval;
   return {
@@ -55,6 +55,9 @@ const asTimestamp = (c: CompiledExpr): ((v: unknown) => unknown) => (c.type === 
 const negateMicros = (v: unknown): Long => exactMicros(-bigOf(v as Long));
 const negateMonths = (v: unknown): number => exactMonths(-(v as number));
 
+/** `-i` of an interval's value, ARITHMETIC_OVERFLOW past its type's range. */
+export const negateInterval = (kind: 'day_time_interval' | 'year_month_interval'): ((v: unknown) => unknown) => (kind === 'day_time_interval' ? negateMicros : negateMonths);
+
 /**
  * The compiled `l op r` when a date, a timestamp or an interval takes part in a way Spark defines,
  * undefined otherwise (the caller's numeric rules, and its errors, then apply).
@@ -66,18 +69,18 @@ export function datetimeArithmetic(op: Op, l: CompiledExpr, r: CompiledExpr): Co
     if (isDatetime(l.type) && isInterval(r.type)) return addInterval(op, l, r);
     if (op === '-' && isDatetime(l.type) && isDatetime(r.type)) {
       if (l.type === 'date' && r.type === 'date') {
-        return binary({ type: 'day_time_interval', interval: { start: 0, end: 0 } }, l, r, (a, b) => exactMicros(BigInt((a as number) - (b as number)) * MICROS_PER_DAY));
+        return nullSafeBinary({ type: 'day_time_interval', interval: { start: 0, end: 0 } }, l, r, (a, b) => exactMicros(BigInt((a as number) - (b as number)) * MICROS_PER_DAY));
       }
       const la = asTimestamp(l);
       const ra = asTimestamp(r);
-      return binary({ type: 'day_time_interval', interval: fullRange('day_time_interval') }, l, r, (a, b) => exactMicros(BigInt((la(a) as number) - (ra(b) as number)) * 1000n));
+      return nullSafeBinary({ type: 'day_time_interval', interval: fullRange('day_time_interval') }, l, r, (a, b) => exactMicros(BigInt((la(a) as number) - (ra(b) as number)) * 1000n));
     }
     if (isInterval(l.type) && l.type === r.type) {
       const interval = widerFields(l.interval ?? fullRange(l.type), r.interval ?? fullRange(r.type));
       const sign = op === '+' ? 1n : -1n;
       return l.type === 'day_time_interval'
-        ? binary({ type: l.type, interval }, l, r, (a, b) => exactMicros(bigOf(a as Long) + sign * bigOf(b as Long)))
-        : binary({ type: l.type, interval }, l, r, (a, b) => exactMonths((a as number) + Number(sign) * (b as number)));
+        ? nullSafeBinary({ type: l.type, interval }, l, r, (a, b) => exactMicros(bigOf(a as Long) + sign * bigOf(b as Long)))
+        : nullSafeBinary({ type: l.type, interval }, l, r, (a, b) => exactMonths((a as number) + Number(sign) * (b as number)));
     }
     return undefined;
   }
@@ -92,15 +95,15 @@ function addInterval(op: '+' | '-', d: CompiledExpr, i: CompiledExpr): CompiledE
   if (i.type === 'year_month_interval') {
     const months = (v: unknown) => (minus ? negateMonths(v) : (v as number));
     return d.type === 'date'
-      ? binary({ type: 'date' }, d, i, (a, b) => dateAddMonths(a as number, months(b)))
-      : binary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMonths(a as number, months(b)));
+      ? nullSafeBinary({ type: 'date' }, d, i, (a, b) => dateAddMonths(a as number, months(b)))
+      : nullSafeBinary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMonths(a as number, months(b)));
   }
   const micros = (v: unknown) => (minus ? negateMicros(v) : (v as Long));
   if (d.type === 'date' && DAY_ONLY(i.interval)) {
-    return binary({ type: 'date' }, d, i, (a, b) => (a as number) + Number(bigOf(micros(b)) / MICROS_PER_DAY));
+    return nullSafeBinary({ type: 'date' }, d, i, (a, b) => (a as number) + Number(bigOf(micros(b)) / MICROS_PER_DAY));
   }
   const ts = asTimestamp(d);
-  return binary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMicros(ts(a) as number, micros(b)));
+  return nullSafeBinary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMicros(ts(a) as number, micros(b)));
 }
 
 /** `interval * number` and `interval / number`: Spark's Multiply/Divide(DT|YM)Interval. */
@@ -111,7 +114,7 @@ function scaleInterval(op: Op, i: CompiledExpr, n: CompiledExpr): CompiledExpr |
   const big = (v: unknown) => (dayTime ? bigOf(v as Long) : BigInt(v as number));
   const type = { type: i.type, interval: fullRange(i.type as 'day_time_interval') };
   if (n.type === 'double') {
-    return binary(type, i, n, (a, b) => {
+    return nullSafeBinary(type, i, n, (a, b) => {
       const x = b as number;
       if (op === '/' && x === 0) intervalDividedByZero();
       const v = roundHalfUp(op === '*' ? Number(a) * x : Number(a) / x);
@@ -120,9 +123,9 @@ function scaleInterval(op: Op, i: CompiledExpr, n: CompiledExpr): CompiledExpr |
   }
   if (n.type === 'decimal') {
     const scale = pow10(n.decimal!.scale);
-    return binary(type, i, n, (a, b) =>
+    return nullSafeBinary(type, i, n, (a, b) =>
       exact(op === '*' ? divideHalfUp(big(a) * (b as bigint), scale) : divideHalfUp(big(a) * scale, b as bigint)),
     );
   }
-  return binary(type, i, n, (a, b) => exact(op === '*' ? big(a) * bigOf(b as Long) : divideHalfUp(big(a), bigOf(b as Long))));
+  return nullSafeBinary(type, i, n, (a, b) => exact(op === '*' ? big(a) * bigOf(b as Long) : divideHalfUp(big(a), bigOf(b as Long))));
 }

@@ -36,9 +36,9 @@ import {
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
-import { datetimeArithmetic } from './datetime-arithmetic';
-import { exactMicros, exactMonths, formatInterval, fullRange } from './interval-utils';
-import { bigOf, longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
+import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
+import { formatInterval, fullRange } from './interval-utils';
+import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
 
 
 /**
@@ -281,7 +281,7 @@ class ExpressionCompiler implements LambdaCompiler {
           return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
         }
         if (a.type === 'day_time_interval' || a.type === 'year_month_interval') {
-          const negate = a.type === 'day_time_interval' ? (v: unknown) => exactMicros(-bigOf(v as Long)) : (v: unknown) => exactMonths(-(v as number));
+          const negate = negateInterval(a.type);
           return { type: a.type, interval: a.interval, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : negate(v); } };
         }
         if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number, got ${a.type}`);
@@ -554,17 +554,7 @@ class ExpressionCompiler implements LambdaCompiler {
 
   /** `l op r` of two non-NULL operands, NULL when either is NULL. */
   private numeric(type: ExprType, l: CompiledExpr, r: CompiledExpr, f: (a: unknown, b: unknown) => unknown): CompiledExpr {
-    const le = l.eval;
-    const re = r.eval;
-    return {
-      type,
-      eval: (row, c) => {
-        const a = le(row, c);
-        if (a === null) return null;
-        const b = re(row, c);
-        return b === null ? null : f(a, b);
-      },
-    };
+    return nullSafeBinary({ type }, l, r, f);
   }
 
   /** `l op r` in decimals: Spark's result type, exact arithmetic, NULL on overflow or a zero divisor. */
