@@ -25,41 +25,62 @@ export interface BufferedRow {
   matched: boolean;
 }
 
+/**
+ * Decoded rows per encoded key, as the stores held them at some version: what saves a probe from
+ * reading and decoding the stores. The operator keeps it from batch to batch while it is valid
+ * for the version the next batch loads (see StreamingSymmetricHashJoinExec).
+ */
+export type JoinStateCache = Map<string, BufferedRow[]>;
+
 export class SymmetricHashJoinStateManager {
   constructor(
     private readonly keyToNumValues: StateStore,
     private readonly keyWithIndexToValue: StateStore,
+    private readonly cache: JoinStateCache,
   ) {}
 
-  private count(k: string): number {
+  /** Keys whose count changed since the last flush: written once per batch, not once per row. */
+  private readonly dirty = new Set<string>();
+
+  /** A row's slot: the key's own encoding, then its index after the last `#` (the index has none, so slots are distinct). */
+  private slot(k: string, i: number): string {
+    return `${k}#${i}`;
+  }
+
+  /** The key's rows in slot order, read from the stores once and then kept decoded. */
+  private rowsOf(k: string): BufferedRow[] {
+    let rows = this.cache.get(k);
+    if (rows) return rows;
     const b = this.keyToNumValues.get(k);
-    return b ? (decodeValue(b) as number) : 0;
-  }
-
-  private slot(key: readonly unknown[], i: number): string {
-    return encodeKey([...key, i]);
-  }
-
-  /** Every row buffered under `key`, with its index (for markMatched). */
-  *get(key: readonly unknown[]): IterableIterator<[number, BufferedRow]> {
-    const n = this.count(encodeKey(key));
+    const n = b ? (decodeValue(b) as number) : 0;
+    rows = [];
     for (let i = 0; i < n; i++) {
-      const [values, matched] = decodeValue(this.keyWithIndexToValue.get(this.slot(key, i))!) as [unknown[], boolean];
-      yield [i, { values, matched }];
+      const [values, matched] = decodeValue(this.keyWithIndexToValue.get(this.slot(k, i))!) as [unknown[], boolean];
+      rows.push({ values, matched });
     }
+    this.cache.set(k, rows);
+    return rows;
+  }
+
+  /** Every row buffered under `key`, with its index (for markMatched). Do not append while iterating. */
+  *get(key: readonly unknown[]): IterableIterator<[number, BufferedRow]> {
+    const k = encodeKey(key);
+    const rows = this.rowsOf(k);
+    for (let i = 0; i < rows.length; i++) yield [i, rows[i]];
   }
 
   append(key: readonly unknown[], row: BufferedRow): void {
     const k = encodeKey(key);
-    const n = this.count(k);
-    this.keyWithIndexToValue.put(this.slot(key, n), encodeValue([row.values, row.matched]));
-    this.keyToNumValues.put(k, encodeValue(n + 1));
+    const rows = this.rowsOf(k);
+    this.keyWithIndexToValue.put(this.slot(k, rows.length), encodeValue([row.values, row.matched]));
+    rows.push(row);
+    this.dirty.add(k);
   }
 
   markMatched(key: readonly unknown[], i: number, row: BufferedRow): void {
     if (row.matched) return;
     row.matched = true;
-    this.keyWithIndexToValue.put(this.slot(key, i), encodeValue([row.values, true]));
+    this.keyWithIndexToValue.put(this.slot(encodeKey(key), i), encodeValue([row.values, true]));
   }
 
   /**
@@ -68,28 +89,43 @@ export class SymmetricHashJoinStateManager {
    */
   removeWhere(evict: (key: unknown[], values: unknown[]) => boolean): BufferedRow[] {
     const removed: BufferedRow[] = [];
+    this.flush();
     const keys = [...this.keyToNumValues.keys()];
     for (const k of keys) {
       const key = decodeKey(k);
-      const before = this.count(k);
-      let n = before;
-      for (let i = 0; i < n; ) {
-        const [values, matched] = decodeValue(this.keyWithIndexToValue.get(this.slot(key, i))!) as [unknown[], boolean];
-        if (!evict(key, values)) {
+      const rows = this.rowsOf(k);
+      const before = rows.length;
+      for (let i = 0; i < rows.length; ) {
+        if (!evict(key, rows[i].values)) {
           i++;
           continue;
         }
-        removed.push({ values, matched });
+        removed.push(rows[i]);
         // The key's last row takes the freed slot; the last slot goes.
-        if (i < n - 1) this.keyWithIndexToValue.put(this.slot(key, i), this.keyWithIndexToValue.get(this.slot(key, n - 1))!);
-        this.keyWithIndexToValue.remove(this.slot(key, n - 1), 'watermark');
-        n--;
+        const last = rows.length - 1;
+        if (i < last) {
+          this.keyWithIndexToValue.put(this.slot(k, i), this.keyWithIndexToValue.get(this.slot(k, last))!);
+          rows[i] = rows[last];
+        }
+        this.keyWithIndexToValue.remove(this.slot(k, last), 'watermark');
+        rows.pop();
       }
-      if (n === before) continue;
-      if (n === 0) this.keyToNumValues.remove(k, 'watermark');
-      else this.keyToNumValues.put(k, encodeValue(n));
+      if (rows.length !== before) this.dirty.add(k);
     }
     return removed;
+  }
+
+  /** Writes the changed keys' counts (keyToNumValues); a key left with no rows goes. Call before the stores commit. */
+  flush(): void {
+    for (const k of this.dirty) {
+      const n = this.cache.get(k)!.length;
+      if (n > 0) this.keyToNumValues.put(k, encodeValue(n));
+      else {
+        if (this.keyToNumValues.has(k)) this.keyToNumValues.remove(k, 'watermark');
+        this.cache.delete(k);
+      }
+    }
+    this.dirty.clear();
   }
 
   /** Rows buffered (Spark counts each buffered row once: keyWithIndexToValue's rows). */

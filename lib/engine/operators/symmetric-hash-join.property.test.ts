@@ -90,7 +90,7 @@ async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAft
         continue;
       }
       for (const s of stores.values()) expect(await s.commit()).toBe(n + 1);
-      op.onCommitted();
+      op.onCommitted(n + 1);
       output.push(...out);
       break;
     }

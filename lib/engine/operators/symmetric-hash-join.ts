@@ -22,7 +22,7 @@
  */
 import type { Row, Schema } from '../types';
 import { providerMetrics, storeKey, type StateStore } from '../state/state-store';
-import { JOIN_STORE_NAMES, SymmetricHashJoinStateManager, type JoinSide } from './symmetric-hash-join-state';
+import { JOIN_STORE_NAMES, SymmetricHashJoinStateManager, type JoinSide, type JoinStateCache } from './symmetric-hash-join-state';
 import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
@@ -71,6 +71,13 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   /** The watermark the last committed version evicted up to. */
   private evictedUpTo = -Infinity;
   private pendingEvictedUpTo = -Infinity;
+  /**
+   * Each side's rows decoded, as of store version `cacheVersion`: valid for the next batch only if
+   * that batch loads the version this operator's own last batch committed (a failed batch, or
+   * stores loaded at another version after a restart, start from empty caches).
+   */
+  private caches: Record<JoinSide, JoinStateCache> = { left: new Map(), right: new Map() };
+  private cacheVersion: number | undefined;
 
   constructor(
     private readonly o: StreamingJoinOptions,
@@ -86,9 +93,12 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       return s;
     };
     this.stores = JOIN_STORE_NAMES.map(get);
+    if (this.cacheVersion !== this.stores[0].version) this.caches = { left: new Map(), right: new Map() };
+    // Until this batch's stores commit, the caches hold its uncommitted changes.
+    this.cacheVersion = undefined;
     return {
-      left: new SymmetricHashJoinStateManager(this.stores[0], this.stores[1]),
-      right: new SymmetricHashJoinStateManager(this.stores[2], this.stores[3]),
+      left: new SymmetricHashJoinStateManager(this.stores[0], this.stores[1], this.caches.left),
+      right: new SymmetricHashJoinStateManager(this.stores[2], this.stores[3], this.caches.right),
     };
   }
 
@@ -106,6 +116,13 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     const out: Row[] = [];
     const counts = { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
     const semi = joinType === 'leftSemi';
+    // Whose buffered rows' matched flag is ever read: an outer side's (padding on eviction) and a
+    // left semi join's left side (a left row is emitted once). Spark sets it always; an inner join
+    // that skips it writes half as much state.
+    const keepsMatched: Record<JoinSide, boolean> = {
+      left: joinType === 'leftOuter' || joinType === 'fullOuter' || semi,
+      right: joinType === 'rightOuter' || joinType === 'fullOuter',
+    };
 
     for (const side of ['left', 'right'] as const) {
       const input = this.o[side];
@@ -128,7 +145,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
             const r = side === 'left' ? this.rowOf('right', buffered.values) : row;
             if (this.o.condition && this.o.condition(l, r) !== true) continue;
             matched = true;
-            state[other].markMatched(key, i, buffered);
+            if (keepsMatched[other]) state[other].markMatched(key, i, buffered);
             if (!semi) out.push(this.joined(l, r));
             else if (side === 'right') out.push(this.joined(l, null));
             else break;
@@ -154,6 +171,8 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       const pads = side === 'left' ? joinType === 'leftOuter' || joinType === 'fullOuter' : joinType === 'rightOuter' || joinType === 'fullOuter';
       if (pads) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(this.rowOf('left', b.values), null) : this.joined(null, this.rowOf('right', b.values)));
     }
+    state.left.flush();
+    state.right.flush();
     counts.leftRows = state.left.numRows;
     counts.rightRows = state.right.numRows;
     this.counts = counts;
@@ -189,12 +208,14 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     return (this.o.left.stateWatermark !== undefined || this.o.right.stateWatermark !== undefined) && newWatermarkMs > this.evictedUpTo;
   }
 
-  onCommitted(): void {
+  onCommitted(version: number): void {
     this.evictedUpTo = this.pendingEvictedUpTo;
+    this.cacheVersion = version;
   }
 
   onAborted(): void {
     this.pendingEvictedUpTo = this.evictedUpTo;
+    this.cacheVersion = undefined;
   }
 
   progress(): StateOperatorProgress {
