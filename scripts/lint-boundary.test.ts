@@ -126,8 +126,12 @@ describe('test support stays out of production code', () => {
 
 describe('type-aware rules', () => {
   it('reject a floating promise, a promise where a void callback is expected, and a switch missing a union member', async () => {
-    // A real file: type information comes from tsconfig's program, which reads the disk.
+    // A real file: type information comes from a TypeScript program, which reads the disk. The
+    // program is tsconfig.json's options over this one file (a tsconfig beside it that extends
+    // the project's): the whole project's program took most of this file's time to build.
     const file = path.join(ROOT, 'scripts', `lint-probe-${process.pid}.ts`);
+    const tsconfig = path.join(ROOT, 'scripts', `lint-probe-${process.pid}.tsconfig.json`);
+    await writeFile(tsconfig, JSON.stringify({ extends: '../tsconfig.json', include: [], files: [path.basename(file)] }));
     await writeFile(file, [
       'const later = async () => 1;',
       'later();',
@@ -143,13 +147,17 @@ describe('type-aware rules', () => {
       '',
     ].join('\n'));
     try {
-      const [result] = await new ESLint({ cwd: ROOT }).lintFiles([file]);
+      const typed = new ESLint({
+        cwd: ROOT,
+        overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parserOptions: { projectService: false, project: [tsconfig], tsconfigRootDir: ROOT } } }],
+      });
+      const [result] = await typed.lintFiles([file]);
       const rules = result.messages.map((m) => m.ruleId);
       expect(rules).toContain('@typescript-eslint/no-floating-promises');
       expect(rules).toContain('@typescript-eslint/no-misused-promises');
       expect(rules).toContain('@typescript-eslint/switch-exhaustiveness-check');
     } finally {
-      await rm(file, { force: true });
+      await Promise.all([rm(file, { force: true }), rm(tsconfig, { force: true })]);
     }
   });
 });

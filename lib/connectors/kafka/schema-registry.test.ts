@@ -43,14 +43,15 @@ describe('SchemaRegistryClient (against the fixture registry)', () => {
     const client = new SchemaRegistryClient(reg.url, policy, { timeoutMs: 300 });
     await expect(client.schemaById(999)).rejects.toThrow(/answered GET \/schemas\/ids\/999 with HTTP 404: Schema not found/);
     await expect(client.latest('nope-value')).rejects.toThrow(/HTTP 404: Subject 'nope-value' not found/);
+    const id = reg.register('slow-value', USER_V1);
     reg.hang = true;
     try {
-      await expect(client.schemaById(1)).rejects.toThrow(/no answer within 300 ms.*Check schemaRegistryUrl/);
+      await expect(client.schemaById(id)).rejects.toThrow(/no answer within 300 ms.*Check schemaRegistryUrl/);
     } finally {
       reg.hang = false;
     }
     // A failure is not cached: asked again, the registry answers.
-    expect((await client.schemaById(1)).field.type).toBe('struct');
+    expect((await client.schemaById(id)).field.type).toBe('struct');
   });
 
   it('sends HTTP Basic credentials, and says what to do when the registry refuses the request', async () => {

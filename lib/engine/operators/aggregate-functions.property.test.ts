@@ -2,7 +2,7 @@
  * Property tests of the aggregates DuckDB has no equal of (skewness as Spark defines it, mode's
  * tie rule, percentile_approx's rank rule and accuracy bound, first/last with FILTER, min_by and
  * max_by's ties, collect_set's order), against a hand-written oracle computed from the rows in
- * arrival order. fast-check picks the rows, the batches, and restarts and crashes before a state
+ * arrival order, and histogram_numeric against what any histogram of the rows must be. fast-check picks the rows, the batches, and restarts and crashes before a state
  * commit; the answer must equal the oracle's, and be bit for bit the answer of one
  * uninterrupted batch (a buffer comes back from the state store exactly).
  */
@@ -36,7 +36,33 @@ const SQL =
   'SELECT k, skewness(x) AS sk, kurtosis(x) AS ku, mode(x) AS mo, percentile_approx(x, 0.3) AS p30, ' +
   'percentile_approx(x, array(0, 0.5, 1)) AS ps, percentile_approx(x, 0.7, 4) AS p70, ' +
   'first(x) FILTER (WHERE y > 0) AS ff, last(x) IGNORE NULLS AS li, last(x) FILTER (WHERE y < 0) AS lf, ' +
-  'min_by(x, y) AS mnb, max_by(x, y) AS mxb, collect_set(x) AS cs, count_if(y > 0) AS ci FROM events GROUP BY k';
+  'min_by(x, y) AS mnb, max_by(x, y) AS mxb, collect_set(x) AS cs, count_if(y > 0) AS ci, histogram_numeric(x, 3) AS h FROM events GROUP BY k';
+
+/**
+ * What histogram_numeric(x, 3) must be, whatever bins it merged: NULL for no values; otherwise
+ * at most 3 bins in ascending x within the values' range, counting every value once, with the
+ * values' mean as their weighted mean (merging two bins keeps their sum); with at most 3
+ * distinct values, exactly those values and their counts.
+ */
+function checkHistogram(h: unknown, xs: number[]): void {
+  if (xs.length === 0) {
+    expect(h).toBeNull();
+    return;
+  }
+  const bins = h as { x: number; y: number }[];
+  expect(bins.length).toBeGreaterThan(0);
+  expect(bins.length).toBeLessThanOrEqual(3);
+  bins.forEach((b, i) => {
+    if (i > 0) expect(b.x).toBeGreaterThan(bins[i - 1].x);
+    expect(b.x).toBeGreaterThanOrEqual(Math.min(...xs));
+    expect(b.x).toBeLessThanOrEqual(Math.max(...xs));
+  });
+  expect(bins.reduce((n, b) => n + b.y, 0)).toBe(xs.length);
+  const mean = xs.reduce((a, x) => a + x, 0) / xs.length;
+  expect(Math.abs(bins.reduce((a, b) => a + b.x * b.y, 0) / xs.length - mean)).toBeLessThanOrEqual(1e-9);
+  const distinct = [...new Set(xs)].sort((a, b) => a - b);
+  if (distinct.length <= 3) expect(bins).toEqual(distinct.map((x) => ({ x, y: xs.filter((v) => v === x).length })));
+}
 
 /** The value at 1-based rank ⌈p·n⌉ (at least 1) of the sorted values: Spark's exact percentile_approx. */
 const atRank = (sorted: number[], p: number) => sorted[Math.max(1, Math.ceil(p * sorted.length)) - 1];
@@ -109,6 +135,7 @@ describe('aggregates without a DuckDB equal, against an oracle', () => {
           }
           // Accuracy 4 (relative error 1/4): the answer's rank is within ⌈n / 4⌉ of rank ⌈0.7·n⌉.
           const xs = rows.filter((e) => e.k === r.k && e.x !== null).map((e) => e.x!);
+          checkHistogram(r.h, xs);
           if (xs.length === 0) {
             expect(r.p70).toBeNull();
           } else {

@@ -15,6 +15,7 @@ import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoin
 import type { StreamingRelation } from '../query/logical-plan';
 import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import type { Row } from '../types';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const relation: StreamingRelation = {
   kind: 'StreamingRelation',
@@ -82,7 +83,7 @@ describe('columnar aggregate fold', () => {
           expect(columnar[i]).toEqual(rowByRow[i].map(({ d: _d, ...rest }) => rest));
         }
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(40, 150) },
     );
   });
 });

@@ -12,6 +12,7 @@ import type { StreamingRelation } from '../query/logical-plan';
 import { runScenario, scenarioOf, split } from '../query/testing/batch-scenario';
 import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import type { Row } from '../types';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const MIN = 60_000;
 const WINDOW = 10 * MIN;
@@ -66,7 +67,7 @@ describe('streaming aggregation vs DuckDB', () => {
         const outputs = await runScenario(q, split(rows, cuts), restarts, crashes);
         expect(canon(outputs[outputs.length - 1])).toEqual(canon(await duck(rows, sql)));
       }),
-      { numRuns: 40, seed: 20261129 },
+      { numRuns: propertyRuns(10, 40), seed: 20261129 },
     );
   });
 
@@ -83,7 +84,7 @@ describe('streaming aggregation vs DuckDB', () => {
         const got = (outputs[outputs.length - 1] ?? []).map((r) => ({ start: (r.window as { start: number }).start, n: r.n, hi: r.hi }));
         expect(canon(got)).toEqual(canon(expected));
       }),
-      { numRuns: 30, seed: 55 },
+      { numRuns: propertyRuns(8, 30), seed: 55 },
     );
   });
 
@@ -116,7 +117,7 @@ describe('streaming aggregation vs DuckDB', () => {
         });
         expect(canon(emitted)).toEqual(canon(expected));
       }),
-      { numRuns: 100, seed: 1129 },
+      { numRuns: propertyRuns(25, 100), seed: 1129 },
     );
   });
 
@@ -162,7 +163,7 @@ describe('streaming aggregation vs DuckDB', () => {
           for (const k of Object.keys(w)) expect(close(g![k], w[k]), `${k}: ${JSON.stringify(g![k])} vs DuckDB ${JSON.stringify(w[k])}`).toBe(true);
         }
       }),
-      { numRuns: 40, seed: 20261203 },
+      { numRuns: propertyRuns(10, 40), seed: 20261203 },
     );
   });
 });

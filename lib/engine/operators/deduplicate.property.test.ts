@@ -12,6 +12,7 @@ import type { StreamingRelation } from '../query/logical-plan';
 import { split } from '../query/testing/batch-scenario';
 import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import type { Row } from '../types';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const MIN = 60_000;
 const relation: StreamingRelation = {
@@ -63,7 +64,7 @@ describe('streaming deduplication vs a model', () => {
         const expected = batches.flat().filter((r) => (seen.has(r.user) ? false : (seen.add(r.user), true)));
         expect(ids(emitted)).toEqual(ids(expected));
       }),
-      { numRuns: 60, seed: 424242 },
+      { numRuns: propertyRuns(15, 60), seed: 424242 },
     );
   });
 
@@ -90,7 +91,7 @@ describe('streaming deduplication vs a model', () => {
         }
         expect(ids(emitted)).toEqual(ids(expected));
       }),
-      { numRuns: 60, seed: 4343 },
+      { numRuns: propertyRuns(15, 60), seed: 4343 },
     );
   });
 });

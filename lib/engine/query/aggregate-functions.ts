@@ -1,7 +1,7 @@
 /**
  * Aggregate functions for streaming GROUP BY: count(*), count(col), sum, avg, min, max and
  * approx_count_distinct here; the statistical ones (stddev, variance, skewness, kurtosis, corr,
- * covariance, median, mode, percentile_approx) in statistical-aggregates.ts; collect_list/set,
+ * covariance, median, mode, percentile_approx, histogram_numeric) in statistical-aggregates.ts; collect_list/set,
  * first/last, count_if, bool_and/or, min_by/max_by, try_sum/try_avg in collect-aggregates.ts.
  * Each keeps a small buffer per group that the state store holds
  * between batches (encoded with the state value codec), so it has
@@ -19,17 +19,19 @@
  * Distinct aggregates (`count(DISTINCT x)`) are refused with Spark's message; streaming state
  * would have to keep every distinct value.
  */
-import { longAdd, type Long } from './long';
+import { longAdd, longFromDouble, type Long } from './long';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
   boolAggregate, collect, countIf, extremumBy, firstLast, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
-import { elementOf, typeText, type TypeInfo } from './data-types';
+import { elementOf, fieldOfType, typeText, type TypeInfo } from './data-types';
+import type { Field } from '../types';
 import type { AggregateFunction, AggregateOp } from './function-types';
 import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
 import {
-  centralMoment, CO_MOMENT_NAMES, coMoment, median, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical, type StatisticalOp,
+  centralMoment, CO_MOMENT_NAMES, coMoment, histogramNumeric, median, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical,
+  type StatisticalOp,
 } from './statistical-aggregates';
 
 type AggBuffer = unknown;
@@ -253,7 +255,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   bool_or: { min: 1, max: 1 }, some: { min: 1, max: 1 }, any: { min: 1, max: 1 },
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
-  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 },
+  median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 }, histogram_numeric: { min: 2, max: 2 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -389,6 +391,22 @@ function toDouble(t: TypeInfo): ((v: unknown) => unknown) | undefined {
   if (t.type === 'long') return (v) => (typeof v === 'bigint' ? Number(v) : v);
   return undefined;
 }
+
+/**
+ * histogram_numeric's input types: how a value reads as the double Spark bins (a timestamp in
+ * microseconds, as Spark holds it) and how a bin's centre becomes a value of the type again (an
+ * integral type's centre truncated, as Spark's Double.toLong and toInt do).
+ */
+const HISTOGRAM_CENTRES: Partial<Record<TypeInfo['type'], { toDouble: (v: unknown) => number; fromDouble: (x: number) => unknown }>> = {
+  long: { toDouble: Number, fromDouble: longFromDouble },
+  double: { toDouble: Number, fromDouble: (x) => x },
+  null: { toDouble: Number, fromDouble: (x) => x },
+  date: { toDouble: Number, fromDouble: Math.trunc },
+  year_month_interval: { toDouble: Number, fromDouble: Math.trunc },
+  day_time_interval: { toDouble: Number, fromDouble: longFromDouble },
+  // Weir's timestamps are milliseconds: a centre's microseconds are cut, as elsewhere.
+  timestamp: { toDouble: (v) => (v as number) * 1000, fromDouble: (x) => Math.floor(Math.trunc(x) / 1000) },
+};
 
 const isNumber = (t: TypeInfo) => t.type === 'long' || t.type === 'double' || t.type === 'decimal' || t.type === 'null';
 
@@ -540,6 +558,18 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       const accuracy = args[2] === undefined ? 10000 : literalNumber(args[2]);
       if (accuracy === undefined || !Number.isInteger(accuracy) || accuracy <= 0 || accuracy > 2 ** 31 - 1) fail('the accuracy must be a positive integer literal, such as 10000 (the default)');
       return percentileApprox(name, ps as number | number[], accuracy!, Array.isArray(ps) ? { resultType: 'array', resultShape: { elementType: elementOf(arg!) } } : shapeOf(arg!));
+    }
+    case 'histogram_numeric': {
+      arity(2);
+      const nb = literalNumber(args[1]);
+      if (args[1].type !== 'long' || nb === undefined || nb < 2 || nb > 2 ** 31 - 1) fail('the number of bins must be an integer literal from 2 to 2147483647, such as 10');
+      if (arg!.type === 'decimal') fail('histogram_numeric() of a DECIMAL is not supported; CAST it AS DOUBLE');
+      const centre = HISTOGRAM_CENTRES[arg!.type];
+      if (!centre) fail(`histogram_numeric() needs a numeric, date, timestamp or interval column, got ${typeText(arg!)}`);
+      // Spark's NULL argument is a DOUBLE.
+      const x = fieldOfType('x', arg!.type === 'null' ? { type: 'double' } : arg!);
+      const bin: Field = { name: 'element', type: 'struct', nullable: true, fields: [x, { name: 'y', type: 'double', nullable: true }] };
+      return histogramNumeric(nb!, centre!.toDouble, centre!.fromDouble, { resultType: 'array', resultShape: { elementType: bin } });
     }
     default:
       if (MOMENT_NAMES.includes(name)) {

@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const SCHEMA: Schema = [
   { name: 'b', type: 'long' },
@@ -94,7 +95,7 @@ describe('array functions vs DuckDB over random strings', () => {
     it(weirSql, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(rowArb, { minLength: 1, maxLength: 30 }), (rows) => check(weirSql, duckSql, rows)),
-        { numRuns: 40, seed: 27_000 + i },
+        { numRuns: propertyRuns(10, 40), seed: 27_000 + i },
       );
     });
   });

@@ -14,6 +14,7 @@ import type { Row, Schema } from '../types';
 import { resolveAggregate, update } from './aggregate-functions';
 import { formatDecimal, parseDecimal } from './decimal';
 import { compileStreamingQuery } from './streaming-query';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 interface Dec {
   precision: number;
@@ -79,7 +80,7 @@ describe('exact decimals vs DuckDB DECIMAL', () => {
           const dk = op === '%' ? '(a % NULLIF(b, 0))' : `(CAST(a AS ${w}) ${op} CAST(b AS ${w}))`;
           expect((await weir(`a ${op} b`, ta, tb, rows)).map(canonical)).toEqual((await duck(dk, ta, tb, rows)).map(canonical));
         }),
-        { numRuns: 120, seed: 3801 + op.charCodeAt(0) },
+        { numRuns: propertyRuns(30, 120), seed: 3801 + op.charCodeAt(0) },
       );
     });
   }
@@ -89,7 +90,7 @@ describe('exact decimals vs DuckDB DECIMAL', () => {
       fc.asyncProperty(pair(36, (a, b) => a.precision + b.precision + 1 <= 38), async ([ta, tb, rows]) => {
         expect((await weir('a * b', ta, tb, rows)).map(canonical)).toEqual((await duck('(a * b)', ta, tb, rows)).map(canonical));
       }),
-      { numRuns: 120, seed: 3802 },
+      { numRuns: propertyRuns(30, 120), seed: 3802 },
     );
   });
 
@@ -100,7 +101,7 @@ describe('exact decimals vs DuckDB DECIMAL', () => {
         const d = (await duck(`(a ${cmp} b)`, ta, tb, rows)).map((v) => (v === null ? null : String(v === 'true')));
         expect(w).toEqual(d);
       }),
-      { numRuns: 120, seed: 3803 },
+      { numRuns: propertyRuns(30, 120), seed: 3803 },
     );
   });
 
@@ -119,7 +120,7 @@ describe('exact decimals vs DuckDB DECIMAL', () => {
           expect(Math.abs(Number(v) - exact)).toBeLessThanOrEqual(0.5 * 10 ** -scale + 1e-12 * Math.abs(exact));
         });
       }),
-      { numRuns: 100, seed: 3804 },
+      { numRuns: propertyRuns(25, 100), seed: 3804 },
     );
   });
 
@@ -140,7 +141,7 @@ describe('exact decimals vs DuckDB DECIMAL', () => {
           expect(canonical(w)).toEqual(canonical(dv === null ? null : String(dv)));
         },
       ),
-      { numRuns: 100, seed: 3805 },
+      { numRuns: propertyRuns(25, 100), seed: 3805 },
     );
   });
 

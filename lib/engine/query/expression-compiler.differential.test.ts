@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 type Gen = { weir: string; duck: string };
 const both = (s: string): Gen => ({ weir: s, duck: s });
@@ -189,7 +190,7 @@ describe('expression compiler vs DuckDB', () => {
         const sql = renderMinimal(t);
         await check('bool', both(sql), rows);
       }),
-      { numRuns: 200, seed: 4242 },
+      { numRuns: propertyRuns(50, 200), seed: 4242 },
     );
   });
 
@@ -198,7 +199,7 @@ describe('expression compiler vs DuckDB', () => {
       const arb = kind === 'num' ? num : kind === 'bool' ? bool : text;
       await fc.assert(
         fc.asyncProperty(arb, fc.array(rowArb, { minLength: 1, maxLength: 25 }), async (e, rows) => check(kind, e, rows)),
-        { numRuns: 150, seed: 20241129 + kind.length },
+        { numRuns: propertyRuns(40, 150), seed: 20241129 + kind.length },
       );
     });
   }

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileLike } from './like-matcher';
 import { compileStreamingQuery } from './streaming-query';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 type Tok = { any: true } | { one: true } | { lit: string };
 
@@ -54,7 +55,7 @@ describe('LIKE matcher', () => {
       fc.property(valueArb, patternArb, (v, p) => {
         expect(compileLike(p)(v)).toBe(referenceLike(v, p));
       }),
-      { numRuns: 20_000, seed: 1717 },
+      { numRuns: propertyRuns(5000, 20_000), seed: 1717 },
     );
   });
 
@@ -63,7 +64,7 @@ describe('LIKE matcher', () => {
       fc.property(valueArb, patternArb, fc.boolean(), (v, p, ci) => {
         expect(compileLike(p, { escape: '!', caseInsensitive: ci })(v)).toBe(referenceLike(v, p, '!', ci));
       }),
-      { numRuns: 20_000, seed: 2718 },
+      { numRuns: propertyRuns(5000, 20_000), seed: 2718 },
     );
   });
 

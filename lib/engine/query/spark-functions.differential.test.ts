@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { formatDecimal } from './decimal';
 import { compileStreamingQuery } from './streaming-query';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const SCHEMA: Schema = [
   { name: 'a', type: 'long' },
@@ -191,7 +192,7 @@ describe("Spark's functions vs DuckDB over random rows", () => {
     it(weirSql, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(rowArb, { minLength: 1, maxLength: 30 }), (rows) => check(weirSql, duckSql, rows)),
-        { numRuns: 40, seed: 15_000 + i },
+        { numRuns: propertyRuns(10, 40), seed: 15_000 + i },
       );
     });
   });

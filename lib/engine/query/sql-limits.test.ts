@@ -9,6 +9,7 @@ import type { Row, Schema } from '../types';
 import { SqlValidationError } from './sql-error';
 import { checkSqlLimits, MAX_SQL_BYTES, MAX_SQL_NESTING, MAX_SQL_OPERATORS } from './sql-limits';
 import { compileStreamingQuery } from './streaming-query';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const SCHEMA: Schema = [
   { name: 'id', type: 'long' },
@@ -99,7 +100,7 @@ describe('SQL limits', () => {
           if (!(err instanceof SqlValidationError)) expect((err as Error).constructor.name).toMatch(/Error|Exception/);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(50, 200) },
     );
   });
 });

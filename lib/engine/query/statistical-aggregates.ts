@@ -19,6 +19,7 @@
  *   tie is the least of the tied values (Spark 4's mode(x, true); Spark 3 picks any of them).
  * - percentile_approx / approx_percentile(x, p[, accuracy]): Spark's Greenwald-Khanna quantile
  *   summary (see Sketch below), exact while a group has fewer than accuracy/2 values.
+ * - histogram_numeric(x, nb): Spark's NumericHistogram (see histogramAdd below), at most nb bins.
  *
  * Inputs are numbers: the planner converts a DECIMAL or a BIGINT held as a bigint to a double
  * first (Spark casts the argument to DOUBLE).
@@ -27,8 +28,8 @@ import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import type { AggregateFunction } from './function-types';
 
-const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103, WEIGHTED_COUNTS = 104;
-export type StatisticalOp = typeof MOMENTS | typeof CO_MOMENTS | typeof COUNTS | typeof QUANTILES | typeof WEIGHTED_COUNTS;
+const MOMENTS = 100, CO_MOMENTS = 101, COUNTS = 102, QUANTILES = 103, WEIGHTED_COUNTS = 104, HISTOGRAM = 105;
+export type StatisticalOp = typeof MOMENTS | typeof CO_MOMENTS | typeof COUNTS | typeof QUANTILES | typeof WEIGHTED_COUNTS | typeof HISTOGRAM;
 
 /** Folds one value into a moments buffer (in place): Spark's CentralMomentAgg.updateExpressions. */
 function moments(b: number[], x: number): void {
@@ -88,6 +89,10 @@ export function updateStatistical(op: StatisticalOp, b: unknown, v: unknown): un
   }
   if (op === QUANTILES) {
     sketchAdd(b as Sketch, v);
+    return b;
+  }
+  if (op === HISTOGRAM) {
+    histogramAdd(b as number[], v as number);
     return b;
   }
   const [x, y] = v as [number | bigint | null, number | bigint | null];
@@ -405,3 +410,100 @@ export function percentileApprox(
     },
   };
 }
+
+/**
+ * histogram_numeric's buffer: Spark's NumericHistogram (Ben-Haim and Tom-Tov's streaming
+ * histogram, by way of Hive) as one array, `[nb, prng, x0, y0, x1, y1, …]`: at most nb bins
+ * (x the bin's centre, y its count) in ascending x, and the state of the java.util.Random
+ * (seeded 31183) that breaks ties between equally close pairs of bins. A value equal to a bin's
+ * centre counts in that bin; any other value is a new bin, and past nb bins the two closest
+ * are merged into their weighted mean. Spark starts the random generator afresh with each
+ * buffer it deserializes; Weir keeps its state in the buffer, so the bins depend only on the
+ * values and their order, never on batch boundaries or restarts.
+ */
+function histogramAdd(b: number[], v: number): void {
+  const used = (b.length - 2) >> 1;
+  // Binary search as NumericHistogram.add: `bin` is where v goes, or the bin equal to v.
+  let bin = 0;
+  for (let l = 0, r = used; l < r;) {
+    bin = (l + r) >> 1;
+    const x = b[2 + 2 * bin];
+    if (x > v) r = bin;
+    else if (x < v) l = ++bin;
+    else break;
+  }
+  if (bin < used && b[2 + 2 * bin] === v) {
+    b[3 + 2 * bin]++;
+    return;
+  }
+  b.splice(2 + 2 * bin, 0, v, 1);
+  if (used + 1 > b[0]) histogramTrim(b);
+}
+
+/** NumericHistogram.trim: merges the closest pair of bins until nb are left (a tie: each pair alike likely, by the generator). */
+function histogramTrim(b: number[]): void {
+  const x = (i: number) => b[2 + 2 * i], y = (i: number) => b[3 + 2 * i];
+  for (let used = (b.length - 2) >> 1; used > b[0]; used--) {
+    let smallest = x(1) - x(0);
+    let at = 0, ties = 1;
+    for (let i = 1; i < used - 1; i++) {
+      const diff = x(i + 1) - x(i);
+      if (diff < smallest) {
+        smallest = diff;
+        at = i;
+        ties = 1;
+      } else if (diff === smallest && javaRandomNextDouble(b) <= 1 / ++ties) {
+        at = i;
+      }
+    }
+    // The merged centre in Spark's order of operations, so that it rounds as Spark's does.
+    const d = y(at) + y(at + 1);
+    let centre = x(at) * (y(at) / d);
+    centre += (x(at + 1) / d) * y(at + 1);
+    b[2 + 2 * at] = centre;
+    b[3 + 2 * at] = d;
+    b.splice(4 + 2 * at, 2);
+  }
+}
+
+const RANDOM_MULTIPLIER = 0x5deece66dn, RANDOM_MASK = (1n << 48n) - 1n;
+/** java.util.Random's state after `new Random(31183)`, NumericHistogram's seed. */
+const HISTOGRAM_SEED = Number((31183n ^ RANDOM_MULTIPLIER) & RANDOM_MASK);
+
+/** java.util.Random.nextDouble over the 48-bit state kept in `b[1]` (called only on a tie). */
+function javaRandomNextDouble(b: number[]): number {
+  let seed = BigInt(b[1]);
+  seed = (seed * RANDOM_MULTIPLIER + 0xbn) & RANDOM_MASK;
+  const high = Number(seed >> 22n); // next(26)
+  seed = (seed * RANDOM_MULTIPLIER + 0xbn) & RANDOM_MASK;
+  const low = Number(seed >> 21n); // next(27)
+  b[1] = Number(seed);
+  return (high * 2 ** 27 + low) / 2 ** 53;
+}
+
+/**
+ * histogram_numeric(x, nb): an ARRAY of STRUCT<x, y>, a bin's centre `x` of x's own type (Spark
+ * 3.3+: a centre of integers truncated to an integer) and its count `y` a DOUBLE; NULL for no
+ * values. `toDouble` reads a value as Spark's double (a timestamp in microseconds), `fromDouble`
+ * makes a centre a value of x's type again.
+ */
+export function histogramNumeric(
+  nb: number,
+  toDouble: (v: unknown) => number,
+  fromDouble: (x: number) => unknown,
+  shape: Pick<AggregateFunction, 'resultType' | 'resultShape'>,
+): AggregateFunction {
+  return {
+    name: 'histogram_numeric', ...shape, op: HISTOGRAM,
+    prepare: (v) => (v === null || v === undefined ? null : toDouble(v)),
+    init: () => [nb, HISTOGRAM_SEED],
+    result: (buffer) => {
+      const b = buffer as number[];
+      if (b.length === 2) return null;
+      const bins: { x: unknown; y: number }[] = [];
+      for (let i = 2; i < b.length; i += 2) bins.push({ x: fromDouble(b[i]), y: b[i + 1] });
+      return bins;
+    },
+  };
+}
+

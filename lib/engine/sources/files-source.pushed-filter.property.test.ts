@@ -22,6 +22,7 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import type { Row, Schema } from '../types';
 import { FilesSource } from './files-source';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const SCHEMA: Schema = [
   { name: 'k', type: 'long' },
@@ -153,7 +154,7 @@ describe('files source with a pushed filter', () => {
           expect(withPush).toEqual(without);
         },
       ),
-      { numRuns: 30 },
+      { numRuns: propertyRuns(8, 30) },
     );
   }, 240_000);
 });

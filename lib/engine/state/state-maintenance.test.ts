@@ -186,7 +186,8 @@ const open = async (p, flags) => {
     await t.write(data.subarray(0, data.length >> 1));
     await t.sync();
     process.stdout.write('half\\n');
-    await new Promise(() => {});
+    // A timer keeps the process waiting: an empty event loop would end it (code 13) before the kill.
+    await new Promise(() => setInterval(() => {}, 60_000));
   } });
 };
 const fm = new LocalCheckpointFileManager(root, { fs: { ...fs, open } });

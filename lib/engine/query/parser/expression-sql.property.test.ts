@@ -10,6 +10,7 @@ import { BooleanType, DecimalType, IntegerType, LongType, NullType, StringType }
 import type { DataType } from './data-type';
 import { expressionSql } from './expression-sql';
 import type { BinaryOp, Expression, Position } from './unresolved-plan';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 const pos: Position = { start: 0, end: 0, line: 1, column: 1 };
 
@@ -71,7 +72,7 @@ describe('expression SQL round trip', () => {
         const text = expressionSql(e);
         expect(strip(parseExpression(text)), text).toEqual(strip(e));
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(100, 400) },
     );
   });
 

@@ -25,7 +25,7 @@
  */
 import {
   ATNDeserializer, AtomTransition, BailErrorStrategy, BaseErrorListener, CharStreams, CommonToken, CommonTokenStream, DecisionState, DefaultErrorStrategy, DFA,
-  EpsilonTransition, Lexer, NotSetTransition, ParserATNSimulator, ParserRuleContext, PredicateTransition, PredictionContextCache, PredictionMode, RecognitionException, RuleStopState, RuleTransition, SetTransition,
+  DFAState, EpsilonTransition, HashSet, Lexer, NotSetTransition, ParserATNSimulator, ParserRuleContext, PredicateTransition, PredictionContextCache, PredictionMode, RecognitionException, RuleStopState, RuleTransition, SetTransition,
   Token,
 } from 'antlr4ng';
 import type { ATN, ATNSimulator, ATNState, CharStream, Recognizer, TokenFactory, TokenSource, TokenStream } from 'antlr4ng';
@@ -177,13 +177,39 @@ function adaptGrammar(atn: ATN): Set<number> {
   }
   return new Set([...names].filter((t) => !roles.has(t)));
 }
+
+/**
+ * antlr4ng's HashSet counts its members by walking all of them, and the prediction reads the
+ * count of a decision's DFA states (to number a new one) each time it adds one: learning a new
+ * lookahead path cost time in proportion to the paths already learned, a quarter of the parse
+ * time of a process's first few hundred queries. This set keeps its count.
+ */
+class CountedStates extends HashSet<DFAState> {
+  private count = 0;
+  override add(state: DFAState): DFAState {
+    const present = this.get(state);
+    if (present !== null) return present;
+    this.count++;
+    return super.add(state);
+  }
+  override get length(): number {
+    return this.count;
+  }
+}
+
+function withCountedStates(dfa: DFA): DFA {
+  if (dfa.states.length !== 0) throw new Error('withCountedStates: the DFA has states already');
+  Object.defineProperty(dfa, 'states', { value: new CountedStates(), writable: false });
+  return dfa;
+}
+
 /**
  * Weir's copy of the grammar's ATN, adapted, with its own prediction cache: dt-sql-parser's own
  * parser (its completion, should anything in the process use it) keeps the grammar as published.
  */
 const ADAPTED_ATN = new ATNDeserializer().deserialize(SparkSqlParser._serializedATN);
 const NAME_ONLY_KEYWORDS = adaptGrammar(ADAPTED_ATN);
-const ADAPTED_DFA = ADAPTED_ATN.decisionToState.map((s, i) => new DFA(s, i));
+const ADAPTED_DFA = ADAPTED_ATN.decisionToState.map((s, i) => withCountedStates(new DFA(s, i)));
 
 /**
  * The grammar's parser with Spark's column reference. dt-sql-parser reads a column as

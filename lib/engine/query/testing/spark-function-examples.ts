@@ -560,6 +560,7 @@ SELECT first(col, true) FROM VALUES (NULL), (5), (20) AS tab(col) => 5
 SELECT first_value(col) FROM VALUES (10), (5), (20) AS tab(col) => 10
 SELECT first_value(col) FROM VALUES (NULL), (5), (20) AS tab(col) => NULL
 SELECT first_value(col, true) FROM VALUES (NULL), (5), (20) AS tab(col) => 5
+SELECT histogram_numeric(col, 5) FROM VALUES (0), (1), (2), (10) AS tab(col) => [{"x":0,"y":1.0},{"x":1,"y":1.0},{"x":2,"y":1.0},{"x":10,"y":1.0}]
 SELECT kurtosis(col) FROM VALUES (-10), (-20), (100), (1000) AS tab(col) => -0.7014368047529627
 SELECT kurtosis(col) FROM VALUES (1), (10), (100), (10), (1) as tab(col) => 0.19432323191699075
 SELECT last(col) FROM VALUES (10), (5), (20) AS tab(col) => 20

@@ -12,6 +12,7 @@ import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-man
 import { CorruptCheckpointError } from '../../errors';
 import type { StateStore, StateStoreConf, StateStoreId, StateStoreProvider } from '../state-store';
 import { stateStoreDir } from '../state-store';
+import { propertyRuns } from '@/lib/testing/property-runs';
 
 interface StateStoreCheckpoint {
   fm: CheckpointFileManager;
@@ -344,7 +345,7 @@ export function describeStateStoreContract(name: string, h: StateStoreContractHa
             }
           }),
         ),
-        { numRuns: 60, seed: 4242 },
+        { numRuns: propertyRuns(15, 60), seed: 4242 },
       );
     });
   });
