@@ -25,6 +25,11 @@ export interface Field {
    */
   type: ColumnType | 'decimal' | 'date' | 'day_time_interval' | 'year_month_interval' | 'window' | 'struct' | 'array' | 'map' | 'unknown';
   nullable?: boolean;
+  /**
+   * A `long`'s width when it is one of Spark's narrower integral types: INT 32, SMALLINT 16,
+   * TINYINT 8 (query/long.ts); none for a BIGINT.
+   */
+  integral?: 8 | 16 | 32;
   /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */
   precision?: number;
   scale?: number;

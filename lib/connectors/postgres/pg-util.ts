@@ -104,7 +104,8 @@ export function createPool(connectionString: string, max = 2, policy: OutboundPo
 /** The PostgreSQL column type Weir creates for an engine column type. */
 function pgTypeFor(field: Field, sample?: unknown): string {
   switch (field.type) {
-    case 'long': return 'bigint';
+    // Spark's JDBC types: INT integer, SMALLINT and TINYINT smallint (PostgreSQL has no 1-byte integer).
+    case 'long': return field.integral === 32 ? 'integer' : field.integral ? 'smallint' : 'bigint';
     case 'double': return 'double precision';
     case 'string': return 'text';
     case 'boolean': return 'boolean';

@@ -117,6 +117,19 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes INT into integer and SMALLINT and TINYINT into smallint, as Spark’s JDBC types', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'narrow_ints', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'i', type: 'long' as const, integral: 32 as const }, { name: 's', type: 'long' as const, integral: 16 as const }, { name: 't', type: 'long' as const, integral: 8 as const }];
+    try {
+      await sink.addBatch(0, [{ i: -2147483648, s: 32767, t: -128 }, { i: null, s: null, t: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT i, s, t, pg_typeof(i)::text AS ti, pg_typeof(s)::text AS ts, pg_typeof(t)::text AS tt FROM narrow_ints ORDER BY i NULLS LAST`);
+      expect(res.rows[0]).toEqual({ i: -2147483648, s: 32767, t: -128, ti: 'integer', ts: 'smallint', tt: 'smallint' });
+      expect(res.rows[1]).toMatchObject({ i: null, s: null, t: null });
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('writes a date into a date column', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'days', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'd', type: 'date' as const }];

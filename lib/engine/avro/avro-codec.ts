@@ -132,7 +132,9 @@ function fieldOf(name: string, s: AvroSchema, nullable: boolean): Field {
       return { name, type: 'string', nullable: true };
     case 'boolean':
       return { name, type: 'boolean', nullable };
-    case 'int': case 'long':
+    case 'int':
+      return { name, type: 'long', integral: 32, nullable };
+    case 'long':
       return { name, type: 'long', nullable };
     case 'float': case 'double':
       return { name, type: 'double', nullable };
@@ -272,8 +274,11 @@ export function avroSchemaOf(f: Field, recordName = 'topLevelRecord', namespace 
       return { type: 'array', items: nullable(avroSchemaOf(f.elementType!, recordName, namespace), f.elementType!) };
     case 'map':
       return { type: 'map', values: nullable(avroSchemaOf(f.valueType!, recordName, namespace), f.valueType!) };
-    // Spark's Avro writes a day-time interval as its microseconds, a year-month one as its months.
-    case 'long': case 'day_time_interval':
+    // Spark's Avro writes a day-time interval as its microseconds, a year-month one as its months,
+    // and an INT, SMALLINT or TINYINT as an int.
+    case 'long':
+      return f.integral ? 'int' : 'long';
+    case 'day_time_interval':
       return 'long';
     case 'year_month_interval':
       return 'int';

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeRows } from '../sinks/files-sink';
 import type { Schema } from '../types';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
+import { convertValue } from '../sources/value-conversion';
 
 const SCHEMA: Schema = [
   { name: 'id', type: 'long' },
@@ -105,5 +106,33 @@ describe('record parser', () => {
     expect(c.parse('1,"open,2,true,0')).toEqual({ ok: false, reason: 'malformed CSV: unbalanced quotes' });
     expect(c.parse('1,a')).toMatchObject({ ok: false, reason: expect.stringMatching(/expected at least 5 fields/) });
     expect(c.parse('x,a,1,true,0')).toMatchObject({ ok: false, reason: 'field "id": expected a long, got "x"' });
+  });
+});
+
+describe('INT, SMALLINT and TINYINT columns', () => {
+  const NARROW: Schema = [
+    { name: 'i', type: 'long', integral: 32 },
+    { name: 's', type: 'long', integral: 16 },
+    { name: 't', type: 'long', integral: 8 },
+  ];
+  const edges = (bits: number) => fc.integer({ min: -(2 ** bits), max: 2 ** bits });
+
+  it('reads a value in the type’s range, and makes one outside it a bad record (JSON, CSV and a source value)', () => {
+    fc.assert(
+      fc.property(edges(31), edges(15), edges(7), (i, s, t) => {
+        const fits = i >= -(2 ** 31) && i < 2 ** 31 && s >= -(2 ** 15) && s < 2 ** 15 && t >= -128 && t < 128;
+        const json = new JsonLineParser(NARROW).parse(JSON.stringify({ i, s, t }));
+        const csv = new CsvLineParser(NARROW, ['i', 's', 't']).parse(`${i},${s},${t}`);
+        const shuffled = new JsonLineParser(NARROW).parse(JSON.stringify({ t, s, i }));
+        for (const r of [json, csv, shuffled]) {
+          expect(r.ok).toBe(fits);
+          if (r.ok) expect(r.row).toEqual({ i, s, t });
+          else expect(r.reason).toMatch(/is outside (INT|SMALLINT|TINYINT)'s range/);
+        }
+        const converted = NARROW.map((f) => convertValue({ i, s, t }[f.name], f));
+        expect(converted.every((c) => c.ok)).toBe(fits);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -12,9 +12,9 @@
  * CSV: RFC 4180 quoting within one line ("" escapes a quote); multi-line fields are not supported.
  */
 import type { Field, Row, Schema } from '../types';
-import { convertComplex, holdsLong } from '../sources/value-conversion';
+import { convertComplex, holdsLong, narrowed } from '../sources/value-conversion';
 import { parseTimestampLiteral } from '../query/expression-builder';
-import { fitsLong, toLong } from '../query/long';
+import { fitsLong, fitsWidth, toLong, type IntegralBits } from '../query/long';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
 
 /** A JSON value as a message shows it (a bigint, which JSON.stringify refuses, as its digits). */
@@ -30,13 +30,13 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
         if (!Number.isInteger(v)) return { ok: false, reason: `expected a long, got ${v}` };
         // parseJson keeps an integer's digits past 2^53 as a bigint: a number there was written
         // with an exponent (1e20) and has no exact digits to keep.
-        return Number.isSafeInteger(v) ? { ok: true, value: v } : { ok: false, reason: `long ${v} is not exact; write it as plain digits` };
+        return Number.isSafeInteger(v) ? narrowed(field, v) : { ok: false, reason: `long ${v} is not exact; write it as plain digits` };
       }
       if (typeof v === 'bigint' || (fromText && typeof v === 'string' && /^[+-]?\d+$/.test(v.trim()))) {
         // Fifteen digits or fewer is always a safe integer: no bigint needed.
-        if (typeof v === 'string' && v.trim().length <= 15) return { ok: true, value: Number(v.trim()) + 0 };
+        if (typeof v === 'string' && v.trim().length <= 15) return narrowed(field, Number(v.trim()) + 0);
         const b = typeof v === 'bigint' ? v : BigInt(v.trim());
-        if (fitsLong(b)) return { ok: true, value: toLong(b) };
+        if (fitsLong(b)) return narrowed(field, toLong(b));
         return { ok: false, reason: `long ${String(v).trim()} is outside BIGINT's 64-bit range` };
       }
       return { ok: false, reason: `expected a long, got ${describe(v)}` };
@@ -88,6 +88,9 @@ function alreadyTyped(v: unknown, type: string): boolean {
   switch (type) {
     case 'long':
       return Number.isSafeInteger(v);
+    // INT, SMALLINT, TINYINT (the constructor names them by width): a whole number in range.
+    case 'int32': case 'int16': case 'int8':
+      return Number.isInteger(v) && fitsWidth(Number(type.slice(3)) as IntegralBits, v as number);
     case 'double':
       return typeof v === 'number';
     case 'string':
@@ -124,7 +127,7 @@ export class JsonLineParser {
     const fields = materialized(schema, columns);
     this.names = fields.map((f) => f.name);
     this.fields = fields;
-    this.types = fields.map((f) => f.type);
+    this.types = fields.map((f) => (f.type === 'long' && f.integral ? `int${f.integral}` : f.type));
     this.longs = fields.filter(holdsLong).map((f) => f.name);
     this.ownOnly = this.names.map(inherited);
     this.readableAsRow = !this.ownOnly.includes(true);

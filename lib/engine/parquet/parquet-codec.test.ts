@@ -70,6 +70,11 @@ const CASES: TypeCase[] = [
     logical: /^$/,
     duck: [{ n: '1', s: 'x', at: '2024-01-02 03:04:05.678+00' }, { n: null, s: null, at: null }, null],
   },
+  // Spark's IntegerType, ShortType, ByteType: INT32, with INT(16) and INT(8) for the narrower two
+  // (DuckDB prints the annotation's bit width as a character).
+  { field: { name: 'c', type: 'long', integral: 32 }, values: [-2147483648, null, 2147483647], physical: 'INT32', logical: /^$|32/, duck: [-2147483648, null, 2147483647] },
+  { field: { name: 'c', type: 'long', integral: 16 }, values: [-32768, null, 32767], physical: 'INT32', logical: new RegExp(`IntType\\(bitWidth=${String.fromCharCode(16)}, isSigned=1\\)`), duck: [-32768, null, 32767] },
+  { field: { name: 'c', type: 'long', integral: 8 }, values: [-128, null, 127], physical: 'INT32', logical: new RegExp(`IntType\\(bitWidth=${String.fromCharCode(8)}, isSigned=1\\)`), duck: [-128, null, 127] },
   {
     field: { name: 'c', type: 'window' },
     values: [{ start: 0, end: 60_000 }, null, null],
@@ -81,7 +86,7 @@ const CASES: TypeCase[] = [
 
 describe('Parquet round trip per type (written by Weir, read by DuckDB and by Weir)', () => {
   for (const c of CASES) {
-    const label = c.field.type === 'decimal' ? `decimal(${c.field.precision},${c.field.scale})` : c.field.type;
+    const label = c.field.type === 'decimal' ? `decimal(${c.field.precision},${c.field.scale})` : c.field.integral ? `long of ${c.field.integral} bits` : c.field.type;
     it(label, async () => {
       const schema: Schema = [{ name: 'id', type: 'long' }, c.field];
       const rows: Row[] = c.values.map((v, i) => ({ id: i, c: v }));

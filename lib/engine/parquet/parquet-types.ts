@@ -5,6 +5,7 @@
  * | Weir        | Arrow                          | Parquet                                            |
  * | ----------- | ------------------------------ | -------------------------------------------------- |
  * | long        | Int64                          | INT64                                              |
+ * | INT, SMALLINT, TINYINT (long of 32, 16, 8 bits) | Int32, Int16, Int8 | INT32, INT32 INT(16), INT32 INT(8) |
  * | double      | Float64                        | DOUBLE                                             |
  * | string      | Utf8                           | BYTE_ARRAY STRING (UTF8)                           |
  * | boolean     | Bool                           | BOOLEAN                                            |
@@ -45,6 +46,7 @@ export function arrowTypeOf(a: ArrowModule, f: Field): Arrow.DataType {
   switch (f.type) {
     // Spark writes a day-time interval as INT64 microseconds and a year-month one as INT32 months.
     case 'long':
+      return f.integral === 32 ? new a.Int32() : f.integral === 16 ? new a.Int16() : f.integral === 8 ? new a.Int8() : new a.Int64();
     case 'day_time_interval':
       return new a.Int64();
     case 'year_month_interval':
@@ -164,7 +166,7 @@ export function unreadableReason(a: ArrowModule, t: Arrow.DataType, f: Field): s
 
 /** The Weir field a Parquet column (as Arrow reads it) is read as, for a reader with no declared schema. */
 export function weirFieldOf(a: ArrowModule, name: string, t: Arrow.DataType): Field {
-  if (a.DataType.isInt(t)) return { name, type: 'long' };
+  if (a.DataType.isInt(t)) return t.isSigned && t.bitWidth < 64 ? { name, type: 'long', integral: t.bitWidth as 8 | 16 | 32 } : { name, type: 'long' };
   if (a.DataType.isFloat(t)) return { name, type: 'double' };
   if (a.DataType.isBool(t)) return { name, type: 'boolean' };
   if (a.DataType.isBinary(t) || a.DataType.isLargeBinary(t) || a.DataType.isFixedSizeBinary(t)) return { name, type: 'binary' };

@@ -64,6 +64,15 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
     return ok;
   };
   const name = f.name;
+  if (f.type === 'long' && f.integral) {
+    // INT, SMALLINT, TINYINT: their own width (the values are numbers in its range).
+    const data = f.integral === 32 ? new Int32Array(n) : f.integral === 16 ? new Int16Array(n) : new Int8Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = rows[i][name];
+      if (valid(i, typeof v === 'number')) data[i] = v as number;
+    }
+    return a.makeData({ type: type as Arrow.Int32, length: n, nullCount, nullBitmap, data: data as never });
+  }
   switch (f.type) {
     case 'long':
     case 'day_time_interval':
@@ -152,6 +161,7 @@ function builderValue(v: unknown, f: Field): unknown {
   if (v === null || v === undefined) return null;
   switch (f.type) {
     case 'long': case 'day_time_interval':
+      if (f.type === 'long' && f.integral) return v;
       return typeof v === 'bigint' ? v : BigInt(Math.trunc(v as number));
     case 'year_month_interval':
       return v;

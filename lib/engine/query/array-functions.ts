@@ -102,7 +102,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   // size() without its legacy -1: NULL for a NULL array.
   array_size: {
-    min: 1, max: 1, type: (a) => (isArr(a[0]) ? { type: 'long' } : `array_size() takes an array, got ${typeText(a[0])}`),
+    min: 1, max: 1, type: (a) => (isArr(a[0]) ? { type: 'long', integral: 32 } : `array_size() takes an array, got ${typeText(a[0])}`),
     impl: ([arr]) => (arr as unknown[]).length,
   },
   // Spark's ArrayInsert (spark.sql.legacy.negativeIndexInArrayInsert=false): 1-based; -1 is

@@ -6,7 +6,7 @@
  */
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import { AvroCodec } from '../avro/avro-codec';
+import { AvroCodec, avroSchemaOf } from '../avro/avro-codec';
 import { RecordExpressionError } from '../errors';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
@@ -114,5 +114,19 @@ describe('to_avro', () => {
 
   it('a value that does not fit the schema is an error naming it', async () => {
     await expect(run(`SELECT to_avro(named_struct('small', n), '{"type":"record","name":"R","fields":[{"name":"small","type":"int"}]}') AS b FROM src`, [{ value: null, n: 2 ** 40 }])).rejects.toThrow(/to_avro\(\): .*does not fit the Avro int/);
+  });
+});
+
+describe('INT, SMALLINT and TINYINT in Avro', () => {
+  it('reads an Avro int as an INT and writes an INT, SMALLINT or TINYINT as an Avro int, as spark-avro', async () => {
+    const r = await run(
+      `SELECT typeof(from_avro(value, ${sqlText(V1)}).attrs) AS t, to_avro(named_struct('i', CAST(n AS INT), 's', CAST(n AS SMALLINT), 'b', CAST(n AS TINYINT), 'l', n)) AS bytes FROM src`,
+      [{ value: order(1), n: -5 }],
+    );
+    expect(r.rows[0].t).toBe('map<string,int>');
+    const record = { type: 'record', name: 'topLevelRecord', fields: ['i', 's', 'b'].map((name) => ({ name, type: ['int', 'null'] })).concat([{ name: 'l', type: ['long', 'null'] }]) };
+    expect(avro.Type.forSchema(record as avro.Schema, { wrapUnions: false }).fromBuffer(r.rows[0].bytes as Buffer)).toEqual({ i: -5, s: -5, b: -5, l: -5 });
+    // Avro's int and long encode alike: the schema says which.
+    expect(['int', 'int', 'int', 'long'].map((_, k) => avroSchemaOf({ name: 'x', type: 'long', ...(k < 3 ? { integral: ([32, 16, 8] as const)[k] } : {}) }))).toEqual(['int', 'int', 'int', 'long']);
   });
 });

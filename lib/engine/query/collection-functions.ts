@@ -122,10 +122,10 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
       return typeof re === 'string' ? `split(): ${re}` : undefined;
     },
   },
-  // Spark's default (spark.sql.legacy.sizeOfNull=true with ANSI off): size(NULL) is -1.
+  // Spark's default (spark.sql.legacy.sizeOfNull=true with ANSI off): size(NULL) is -1. An INT.
   size: {
     min: 1, max: 1, nullIntolerant: false,
-    type: (a) => (a[0].type === 'array' || a[0].type === 'map' || a[0].type === 'null' ? { type: 'long' } : `size() takes an array or a map, got ${typeText(a[0])}`),
+    type: (a) => (a[0].type === 'array' || a[0].type === 'map' || a[0].type === 'null' ? { type: 'long', integral: 32 } : `size() takes an array or a map, got ${typeText(a[0])}`),
     impl: ([x]) => (x === null || x === undefined ? -1 : Array.isArray(x) ? x.length : Object.keys(x).length),
   },
   element_at: {

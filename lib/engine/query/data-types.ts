@@ -6,6 +6,7 @@
 import type { Field } from '../types';
 import { MAX_PRECISION, type DecimalType } from './decimal';
 import { fullRange, intervalTypeText, type IntervalFields } from './interval-utils';
+import { INTEGRAL_BITS, INTEGRAL_NAMES, type IntegralBits } from './long';
 import type { ExprType } from './sql-values';
 import { sql as sparkSql, type DataType } from './parser/data-type';
 
@@ -25,6 +26,8 @@ export interface TypeInfo {
   valueType?: Field;
   /** An interval's unit range (interval-utils.ts). */
   interval?: IntervalFields;
+  /** A `long`'s width when it is INT, SMALLINT or TINYINT (long.ts); none for a BIGINT. */
+  integral?: IntegralBits;
 }
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
@@ -54,7 +57,9 @@ export function typeOfField(f: Field): TypeInfo {
       return { type: 'decimal', decimal: { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 } };
     case 'day_time_interval': case 'year_month_interval':
       return { type: f.type, interval: f.interval ?? fullRange(f.type) };
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date':
+    case 'long':
+      return f.integral ? { type: 'long', integral: f.integral } : { type: 'long' };
+    case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date':
       return { type: f.type };
   }
 }
@@ -70,6 +75,7 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
     ...(t.elementType ? { elementType: t.elementType } : {}),
     ...(t.keyType ? { keyType: t.keyType, valueType: t.valueType } : {}),
     ...(t.interval ? { interval: t.interval } : {}),
+    ...(t.integral && t.type === 'long' ? { integral: t.integral } : {}),
   };
 }
 
@@ -82,7 +88,7 @@ export function typeText(t: TypeInfo | Field): string {
     case 'array': return `ARRAY<${typeText(t.elementType ?? { name: 'element', type: 'string' })}>`;
     case 'map': return `MAP<${typeText(t.keyType ?? { name: 'key', type: 'string' })},${typeText(t.valueType ?? { name: 'value', type: 'string' })}>`;
     case 'struct': return `STRUCT<${(t.fields ?? []).map((f) => `${f.name}: ${typeText(f)}`).join(', ')}>`;
-    case 'long': return 'BIGINT';
+    case 'long': return t.integral ? INTEGRAL_NAMES[t.integral] : 'BIGINT';
     case 'decimal': {
       const d = 'decimal' in t && t.decimal ? t.decimal : { precision: (t as Field).precision ?? MAX_PRECISION, scale: (t as Field).scale ?? 0 };
       return `DECIMAL(${d.precision},${d.scale})`;
@@ -116,13 +122,14 @@ export function sameType(a: TypeInfo | Field, b: TypeInfo | Field): boolean {
 /**
  * A Spark data type (a DDL schema's column, from_json's schema, a source schema's type) as the
  * Field of the values Weir keeps for it, or why Weir cannot keep it. Weir's values have fewer
- * types than Spark's DDL names: every integral type is a BIGINT (TINYINT, SMALLINT and INT values
- * are range-checked where they are read, not wrapped), FLOAT is a DOUBLE, TIMESTAMP_NTZ a
- * TIMESTAMP in UTC, CHAR/VARCHAR a STRING. Intervals and VOID are not column types here.
+ * types than Spark's DDL names: TINYINT, SMALLINT and INT are a `long` with its width beside it,
+ * FLOAT is a DOUBLE, TIMESTAMP_NTZ a TIMESTAMP in UTC, CHAR/VARCHAR a STRING. Intervals and VOID
+ * are not column types here.
  */
 export function fieldOfDataType(name: string, t: DataType, nullable = true): Field | string {
   switch (t.kind) {
-    case 'byte': case 'short': case 'integer': case 'long': return { name, type: 'long', nullable };
+    case 'byte': case 'short': case 'integer': return { name, type: 'long', integral: INTEGRAL_BITS[t.kind], nullable };
+    case 'long': return { name, type: 'long', nullable };
     case 'float': case 'double': return { name, type: 'double', nullable };
     case 'string': case 'char': case 'varchar': return { name, type: 'string', nullable };
     case 'timestamp': case 'timestamp_ntz': return { name, type: 'timestamp', nullable };

@@ -7,7 +7,7 @@
  * construct at its exact position in the text.
  */
 import { utc } from './date';
-import { fitsLong, toLong } from './long';
+import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { unsupportedOperation } from '../errors';
 import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
 import type { DataType } from './parser/data-type';
@@ -31,7 +31,7 @@ const BINARY_FUNCTIONS: Partial<Record<Extract<Expression, { kind: 'BinaryOperat
   EqualNullSafe: 'equal_null', IntegralDivide: 'div', BitwiseAnd: 'bit_and', BitwiseOr: 'bit_or', BitwiseXor: 'bit_xor',
 };
 
-/** Spark's data types as the types Weir's values have today (every integral type is a BIGINT). */
+/** Spark's data types as the types Weir's values have (an integral one's width travels beside). */
 function sqlTypeOf(t: DataType): SqlType | undefined {
   switch (t.kind) {
     case 'byte': case 'short': case 'integer': case 'long': return 'long';
@@ -101,7 +101,7 @@ export class ExpressionBuilder {
         const to = sqlTypeOf(e.dataType);
         if (!to) throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)} is not supported yet; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
         const arg = this.build(e.child);
-        const integral = ({ byte: 8, short: 16, integer: 32 } as const)[e.dataType.kind as 'byte'];
+        const integral = INTEGRAL_BITS[e.dataType.kind as 'byte'];
         const cast: Expr = e.dataType.kind === 'decimal'
           ? { kind: 'cast', arg, to, decimal: { precision: e.dataType.precision, scale: e.dataType.scale }, pos }
           : { kind: 'cast', arg, to, ...(integral ? { integral } : {}), pos };
@@ -116,6 +116,8 @@ export class ExpressionBuilder {
         const child = this.build(e.child);
         // `-5` is one literal, as Spark folds it (and a name `-5` reads better than `(- 5)`).
         if (child.kind === 'literal' && (child.type === 'long' || child.type === 'double' || child.type === 'decimal') && child.value !== null) {
+          // An integer wraps at its width: -(-128Y) is -128Y, as Spark's non-ANSI UnaryMinus.
+          if (child.type === 'long') return { ...child, value: wrapToWidth(child.integral, typeof child.value === 'bigint' ? -child.value : -(child.value as number)), pos };
           return { ...child, value: typeof child.value === 'bigint' ? -child.value : -(child.value as number), pos };
         }
         return { kind: 'unary', op: '-', arg: child, pos };
@@ -242,7 +244,8 @@ export class ExpressionBuilder {
         const v = e.value as bigint;
         // Beyond the 64-bit range an integer literal is a DECIMAL(p,0), as Spark types it.
         if (!fitsLong(v)) return { kind: 'literal', value: v, type: 'decimal', decimal: { precision: (v < 0n ? -v : v).toString().length, scale: 0 }, pos };
-        return { kind: 'literal', value: toLong(v), type: 'long', ...(t.kind === 'long' ? { bigint: true as const } : {}), pos };
+        if (t.kind === 'long') return { kind: 'literal', value: toLong(v), type: 'long', bigint: true, pos };
+        return { kind: 'literal', value: Number(v), type: 'long', integral: INTEGRAL_BITS[t.kind], pos };
       }
       case 'float': case 'double':
         return { kind: 'literal', value: e.value, type: 'double', pos };

@@ -38,7 +38,10 @@ import {
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
 import { formatInterval, fullRange } from './interval-utils';
-import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong, type Long } from './long';
+import {
+  longAdd, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
+  type IntegralBits, type Long,
+} from './long';
 
 
 /**
@@ -48,10 +51,24 @@ import { longAdd, longMultiply, longNegate, longRemainder, longSubtract, toLong,
 function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): DecimalType | undefined {
   if (c.type === 'decimal') return c.decimal;
   if (c.type !== 'long') return undefined;
+  if (c.integral && e.kind !== 'literal') return INTEGRAL_DECIMAL[c.integral];
   if (e.kind !== 'literal' || typeof e.value !== 'number') return LONG_DECIMAL;
   // Outside arithmetic and comparisons a literal keeps its integer type: INT is DECIMAL(10,0).
   if (literalMinimum) return literalDecimalType(e.value);
   return Math.abs(e.value) < 2 ** 31 ? SYSTEM_DEFAULT : LONG_DECIMAL;
+}
+
+/** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
+const INTEGRAL_DECIMAL: Record<IntegralBits, DecimalType> = { 8: { precision: 3, scale: 0 }, 16: { precision: 5, scale: 0 }, 32: { precision: 10, scale: 0 } };
+
+/**
+ * The width of an integral operator's result: the wider operand's (a NULL takes the other's); none
+ * (BIGINT) when either is a BIGINT.
+ */
+function integralWidth(l: TypeInfo, r: TypeInfo): IntegralBits | undefined {
+  if (l.type === 'null') return r.integral;
+  if (r.type === 'null') return l.integral;
+  return widerWidth(l.integral, r.integral);
 }
 
 /** `c` converted to `to` (a decimal of type `dec`) at run time; `c` itself when it already is. */
@@ -75,7 +92,7 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
  * each compiled value converted to it; undefined when they do not unify. Decimals widen as
  * Spark's widerDecimalType; a decimal with a double is a double.
  */
-function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; values: CompiledExpr[] } | undefined {
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; values: CompiledExpr[] } | undefined {
   let type: ExprType = 'null';
   for (const c of cs) {
     const t = unifyTypes(type, c.type);
@@ -86,7 +103,10 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { typ
     // A decimal beside a double: converted to the double (values would not compare otherwise).
     // A date beside a timestamp: converted to its midnight.
     const widen = type === 'double' ? ['decimal', 'long'] : type === 'timestamp' ? ['date'] : [];
-    return { type, values: cs.map((c) => (widen.includes(c.type) ? convert(c, type) : c)) };
+    // Integers: the widest one's type (their values need no conversion).
+    const longs = cs.filter((c) => c.type === 'long');
+    const integral = type === 'long' ? longs.slice(1).reduce((w, c) => widerWidth(w, c.integral), longs[0].integral) : undefined;
+    return { type, ...(integral ? { integral } : {}), values: cs.map((c) => (widen.includes(c.type) ? convert(c, type) : c)) };
   }
   let dec: DecimalType | undefined;
   cs.forEach((c, i) => {
@@ -112,7 +132,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
   const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })));
   if (!u) return undefined;
   const first = u.values[0];
-  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
+  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
 }
 
 /**
@@ -197,7 +217,7 @@ export function resolveColumn(schema: Schema, name: string): Schema[number] | un
   return ci.length === 1 ? ci[0] : undefined;
 }
 
-/** Functions whose result is one of their arguments: those arguments share one decimal type. */
+/** Functions whose result is one of their arguments: those arguments share one decimal (or integer) type. */
 const DECIMAL_VALUE_ARGS: Record<string, 'all' | number[]> = {
   coalesce: 'all', nvl: 'all', ifnull: 'all', nullif: 'all', greatest: 'all', least: 'all', if: [1, 2], nvl2: [1, 2],
 };
@@ -244,7 +264,7 @@ class ExpressionCompiler implements LambdaCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}) };
+        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -286,6 +306,11 @@ class ExpressionCompiler implements LambdaCompiler {
         }
         if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number, got ${a.type}`);
         // Unary minus is the same for a number and a decimal's bigint.
+        if (a.integral) {
+          // -(-128Y) is -128Y: the negation wraps at the width, as the JVM's.
+          const bits = a.integral;
+          return { type: 'long', integral: bits, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : wrapToWidth(bits, -(v as number)); } };
+        }
         if (a.type === 'long' || a.type === 'null') return { type: 'long', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : longNegate(v as Long); } };
         return { type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
       }
@@ -350,8 +375,11 @@ class ExpressionCompiler implements LambdaCompiler {
         const toDec = e.decimal;
         if (e.integral) {
           const bits = e.integral;
-          return { type: 'long', eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
+          if (from === 'long' && a.integral !== undefined && a.integral <= bits) return { ...a, integral: bits };
+          return { type: 'long', integral: bits, eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
         }
+        // A narrower integer is already a BIGINT's value: only its type changes.
+        if (to === 'long' && a.integral) return { type: 'long', eval: a.eval };
         if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
         if ((from === 'day_time_interval' || from === 'year_month_interval') && to === 'string') {
           const fields = a.interval ?? fullRange(from);
@@ -528,7 +556,14 @@ class ExpressionCompiler implements LambdaCompiler {
       r = convert(r, 'double');
     }
     const bothLong = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null');
-    // BIGINT arithmetic is exact and wraps at 64 bits (long.ts); `/` is always a double.
+    // Integral arithmetic has the wider operand's type and wraps at its width (long.ts): a
+    // BIGINT's exact and at 64 bits; `/` is always a double.
+    const bits = bothLong ? integralWidth(l, r) : undefined;
+    if (bits && (e.op === '+' || e.op === '-' || e.op === '*')) {
+      const op = e.op;
+      return { ...this.numeric('long', l, r, (a, b) => narrowArithmetic(op, bits, a as number, b as number)), integral: bits };
+    }
+    if (bits && e.op === '%') return { ...this.numeric('long', l, r, (a, b) => (b === 0 ? null : wrapToWidth(bits, (a as number) % (b as number)))), integral: bits };
     if (bothLong && e.op !== '/') {
       const f = { '+': longAdd, '-': longSubtract, '*': longMultiply, '%': longRemainder }[e.op as '+'];
       if (f) return this.numeric('long', l, r, f as (a: unknown, b: unknown) => unknown);
@@ -641,6 +676,7 @@ class ExpressionCompiler implements LambdaCompiler {
     return {
       type: u.type,
       ...(u.decimal ? { decimal: u.decimal } : {}),
+      ...(u.integral ? { integral: u.integral } : {}),
       eval: (row, c) => {
         const ov = operand?.eval(row, c);
         for (let i = 0; i < whens.length; i++) {
@@ -877,7 +913,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       const u = unifyAll(cs, es);
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
-      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}) }, values: u.values };
+      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}) }, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
@@ -1017,6 +1053,12 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.name === 'try_divide' && e.args.length === 2) return this.binary({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos });
     const tryOp = ({ try_add: '+', try_subtract: '-', try_multiply: '*' } as const)[e.name as 'try_add'];
     if (tryOp && e.args.length === 2 && e.args.some((a) => this.compile(a).type === 'decimal')) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
+    if (tryOp && e.args.length === 2) {
+      // Of two narrower integers: NULL where the result leaves their type (try_add(2147483647, 1)).
+      const [l, r] = e.args.map((a) => this.compile(a));
+      const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
+      if (bits) return { ...this.numeric('long', l, r, (a, b) => narrowArithmeticOrNull(tryOp, bits, a as number, b as number)), integral: bits };
+    }
     // negative(x) is -x and positive(x) is x, DECIMAL scale included.
     if (e.name === 'negative') return this.compile({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos });
     if (e.name === 'positive') {
@@ -1082,7 +1124,12 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
     if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
-    const dec = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
+    const dec: Partial<TypeInfo> = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
+    // A function that passes a value through has the widest integer type of its values.
+    const valueArgs = DECIMAL_VALUE_ARGS[e.name];
+    const longs = type !== 'long' || !valueArgs ? [] : (valueArgs === 'all' ? args : valueArgs.filter((i) => i < args.length).map((i) => args[i])).filter((a) => a.type === 'long');
+    const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
+    if (bits) Object.assign(dec, { integral: bits });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;

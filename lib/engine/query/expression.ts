@@ -8,11 +8,10 @@ import { typeText } from './data-types';
 import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
 import { formatInterval, type IntervalFields, type IntervalKind } from './interval-utils';
+import { INTEGRAL_NAMES, type IntegralBits } from './long';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
 export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind;
-type IntegralBits = 8 | 16 | 32;
-const INTEGRAL_NAMES: Record<IntegralBits, string> = { 8: 'TINYINT', 16: 'SMALLINT', 32: 'INT' };
 
 /** 1-based position in the SQL text. */
 export interface SqlPosition {
@@ -34,7 +33,8 @@ export type Expr = Base &
      * INT-only arguments refuse (date_add's days), where Weir's one integral type would take it.
      */
     /** `interval`: an interval literal's unit range (`INTERVAL '1 02' DAY TO HOUR`). */
-    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true; interval?: IntervalFields }
+    /** `integral`: an INT (`1`), SMALLINT (`1S`) or TINYINT (`1Y`) literal's width. */
+    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true; interval?: IntervalFields; integral?: IntegralBits }
     | { kind: 'column'; name: string }
     /** Field `field` of a struct (`window.start`, `parsed.id`). */
     | { kind: 'field'; arg: Expr; field: string }
@@ -47,8 +47,8 @@ export type Expr = Base &
     | { kind: 'case'; operand?: Expr; branches: { when: Expr; then: Expr }[]; otherwise?: Expr }
     /** `decimal`: DECIMAL(p,s) when `to` is `decimal`. */
     /**
-     * `integral`: a cast to INT (32), SMALLINT (16) or TINYINT (8) bits: a BIGINT value in that
-     * type's range, as Spark's cast gives it (NULL for text out of range, wrapped otherwise).
+     * `integral`: a cast to INT (32), SMALLINT (16) or TINYINT (8) bits: a value of that type,
+     * as Spark's cast gives it (NULL for text out of range, wrapped otherwise).
      */
     /** `target`: an ARRAY, MAP or STRUCT type's full Field (`to` is then its kind). */
     | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; target?: Field }

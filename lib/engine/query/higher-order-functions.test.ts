@@ -21,11 +21,13 @@ import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoin
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
 
 const element = (type: 'long' | 'string') => ({ name: 'element', type, nullable: true });
+// Spark's `nested` table's integers are INTs.
+const int = { name: 'element', type: 'long', integral: 32, nullable: true } as const;
 const SCHEMA: Schema = [
-  { name: 'id', type: 'long' },
-  { name: 'x', type: 'long' },
-  { name: 'ys', type: 'array', elementType: element('long') },
-  { name: 'zs', type: 'array', elementType: { name: 'element', type: 'array', nullable: true, elementType: element('long') } },
+  { name: 'id', type: 'long', integral: 32 },
+  { name: 'x', type: 'long', integral: 32 },
+  { name: 'ys', type: 'array', elementType: int },
+  { name: 'zs', type: 'array', elementType: { name: 'element', type: 'array', nullable: true, elementType: int } },
   { name: 'm', type: 'map', keyType: { name: 'key', type: 'string', nullable: false }, valueType: { name: 'value', type: 'long', nullable: true } },
 ];
 const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: SCHEMA };
@@ -94,8 +96,7 @@ const EXAMPLES: [string, unknown][] = [
   ["array_sort(array(2D, CAST('NaN' AS DOUBLE), NULL, 1D))", [1, 2, NaN, null]],
   // Constant folding reaches into a body, never past a variable.
   ['transform(array(1, 2), x -> x * (1 + 2))', [3, 6]],
-  // Weir only: every integral type is a BIGINT, so this start value is not an INT (Spark refuses it).
-  ['aggregate(array(1L), 0, (a, x) -> a + x)', 1],
+  ['aggregate(array(1L), 0L, (a, x) -> a + x)', 1],
   // map_filter: > SELECT map_filter(map(1, 0, 2, 2, 3, -1), (k, v) -> k > v); {1:0,3:-1}
   ['map_filter(map(1, 0, 2, 2, 3, -1), (k, v) -> k > v)', { 1: 0, 3: -1 }],
   // transform_keys / transform_values: Spark's examples build the map with map_from_arrays(array(1, 2, 3), array(1, 2, 3))
@@ -262,11 +263,13 @@ describe("Spark's errors", () => {
   });
 
   it('DATATYPE_MISMATCH: not an array or a map, a predicate that is not boolean, a state of another type', () => {
-    expect(refused('transform(x, y -> y)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE')).toMatch(/The first parameter requires the "ARRAY" type, however "x" has the type "BIGINT"/);
+    expect(refused('transform(x, y -> y)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE')).toMatch(/The first parameter requires the "ARRAY" type, however "x" has the type "INT"/);
     refused('filter(ys, y -> y + 1)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
     refused('forall(ys, y -> y)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
     refused('map_filter(ys, (k, v) -> true)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
-    expect(refused('aggregate(array(1.5D, 2.5D), 0, (acc, y) -> acc + y)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE')).toMatch(/The third parameter requires the "BIGINT" type/);
+    expect(refused('aggregate(array(1.5D, 2.5D), 0, (acc, y) -> acc + y)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE')).toMatch(/The third parameter requires the "INT" type/);
+    // The start value is an INT and the lambda gives a BIGINT: Spark refuses it too.
+    expect(refused('aggregate(array(1L), 0, (a, x) -> a + x)', 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE')).toMatch(/requires the "INT" type, however .* has the type "BIGINT"/);
     refused("array_sort(ys, (l, r) -> 'a')", 'DATATYPE_MISMATCH.UNEXPECTED_RETURN_TYPE');
     refused("array_sort(array(map('a', 1)))", 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
     refused("map_zip_with(m, map(1, 2), (k, a, b) -> a)", 'DATATYPE_MISMATCH.MAP_ZIP_WITH_DIFF_TYPES');
@@ -291,7 +294,7 @@ describe('transform, filter and aggregate against hand-written loops', () => {
     ]);
   const transform = compiled('transform(a, (v, i) -> v * k + i)');
   const filter = compiled('filter(a, (v, i) -> v % 3 = 0 OR i = k)');
-  const aggregate = compiled('aggregate(a, 0, (acc, v) -> acc + coalesce(v, k), acc -> acc * 2)');
+  const aggregate = compiled('aggregate(a, 0L, (acc, v) -> acc + coalesce(v, k), acc -> acc * 2)');
   const exists = compiled('exists(a, v -> v > k)');
   const ctx = { batchTimestampMs: 0 };
 

@@ -55,7 +55,8 @@ export interface HigherOrderFunctionDef {
   compile(e: Call, c: LambdaCompiler): CompiledExpr;
 }
 
-const LONG: TypeInfo = { type: 'long' };
+/** An array index (transform's and filter's second variable) is an INT, as Spark's. */
+const INT: TypeInfo = { type: 'long', integral: 32 };
 const ORDINALS = ['first', 'second', 'third', 'fourth'];
 
 /** Spark's UNEXPECTED_INPUT_TYPE for argument `i` (0-based). */
@@ -87,15 +88,15 @@ function predicate(c: LambdaCompiler, e: Call, i: number, params: TypeInfo[]): C
 
 const arrayOf = (t: TypeInfo): TypeInfo => ({ type: 'array', elementType: fieldOfType('element', t) });
 /** Only the type of a compiled expression or lambda (not its evaluator or variables). */
-const typeOnly = ({ type, fields, decimal, elementType, keyType, valueType }: TypeInfo): TypeInfo =>
-  Object.fromEntries(Object.entries({ type, fields, decimal, elementType, keyType, valueType }).filter(([, v]) => v !== undefined)) as unknown as TypeInfo;
+const typeOnly = ({ type, fields, decimal, elementType, keyType, valueType, interval, integral }: TypeInfo): TypeInfo =>
+  Object.fromEntries(Object.entries({ type, fields, decimal, elementType, keyType, valueType, interval, integral }).filter(([, v]) => v !== undefined)) as unknown as TypeInfo;
 const isNull = (v: unknown): boolean => v === null || v === undefined;
 
 /** transform and filter bind (element) or, for a lambda of two parameters, (element, index). */
 function elementLambda(c: LambdaCompiler, e: Call, element: TypeInfo, bind: (x: Expr, p: TypeInfo[]) => CompiledLambda): { f: CompiledLambda; indexed: boolean } {
   const fn = e.args[1];
   const indexed = fn.kind === 'lambda' && fn.params.length === 2;
-  return { f: bind(fn, indexed ? [element, LONG] : [element]), indexed };
+  return { f: bind(fn, indexed ? [element, INT] : [element]), indexed };
 }
 
 /** A map key's value from its text (a map value keeps its keys as text). */

@@ -208,7 +208,7 @@ describe('CAST to INT, SMALLINT and TINYINT (Spark, ANSI off)', () => {
 describe('typeof()', () => {
   it("answers Spark's simpleString of the argument's type", async () => {
     const [r] = await run("SELECT typeof(id) AS a, typeof(1.50) AS b, typeof(NULL) AS c, typeof(array(1, 2)) AS d, typeof(from_json('{}', 'x STRING')) AS e, typeof(map('k', 1.5D)) AS f FROM events", [{ id: 1, n: 1 }]);
-    expect(r).toEqual({ a: 'bigint', b: 'decimal(3,2)', c: 'void', d: 'array<bigint>', e: 'struct<x:string>', f: 'map<string,double>' });
+    expect(r).toEqual({ a: 'bigint', b: 'decimal(3,2)', c: 'void', d: 'array<int>', e: 'struct<x:string>', f: 'map<string,double>' });
   });
 });
 
@@ -228,7 +228,7 @@ describe("type errors carry Spark's DATATYPE_MISMATCH classes", () => {
     });
     expect(refusal("SELECT id + array(1) AS x FROM events")).toMatchObject({
       errorClass: 'DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE',
-      message: expect.stringMatching(/requires the input type "NUMERIC", not "ARRAY<BIGINT>"\. Operator \+ needs numbers/),
+      message: expect.stringMatching(/requires the input type "NUMERIC", not "ARRAY<INT>"\. Operator \+ needs numbers/),
     });
     expect(refusal("SELECT CAST(DATE '2024-01-01' AS INT) AS x FROM events")).toMatchObject({
       errorClass: 'DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION',

@@ -157,8 +157,8 @@ const COLLECTION_EXAMPLES: [string, unknown][] = [
   ['struct(1, 2)', { col1: 1, col2: 2 }],
   ['struct(id, s)', { id: 1, s: 'Spark' }],
   ["named_struct('a', 1, 'b', 'x').b", 'x'],
-  ['typeof(named_struct("a", 1, "b", 2.5D))', 'struct<a:bigint,b:double>'],
-  ["typeof(arrays_zip(array(1), array('a')))", 'array<struct<0:bigint,1:string>>'],
+  ['typeof(named_struct("a", 1, "b", 2.5D))', 'struct<a:int,b:double>'],
+  ["typeof(arrays_zip(array(1), array('a')))", 'array<struct<0:int,1:string>>'],
 ];
 
 describe('collection, map and struct functions', () => {
@@ -344,7 +344,7 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ['nvl(NULL, array(2))', [2]],
   ['ifnull(array(1), array(2))', [1]],
   ["coalesce(NULL, map('a', 1))", { a: 1 }],
-  ['typeof(nvl(array(1), array(2)))', 'array<bigint>'],
+  ['typeof(nvl(array(1), array(2)))', 'array<int>'],
   // numbers as text where Spark casts them
   ['contains(123, 2)', true],
   ['startswith(123, 12)', true],
@@ -389,7 +389,7 @@ describe('argument forms Spark accepts', () => {
   });
 
   it('refuses nvl of different nested types', async () => {
-    expect((await failure("nvl(array(1), array('a'))")).message).toMatch(/must all be ARRAY<BIGINT>/);
+    expect((await failure("nvl(array(1), array('a'))")).message).toMatch(/must all be ARRAY<INT>/);
   });
 });
 

@@ -8,7 +8,7 @@ import {
 } from './decimal';
 import { dateFromTimestamp, formatDate, parseDate, timestampFromDate } from './date';
 import type { SqlType } from './expression';
-import { longFromDouble, parseLong, type Long } from './long';
+import { longFromDouble, parseLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange } from './interval-utils';
 
@@ -108,7 +108,7 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
  * `(int) d`), then narrowed; any other integer is narrowed by keeping its low bits (Java's
  * narrowing: CAST(2147483648 AS INT) is -2147483648).
  */
-export function castIntegral(v: unknown, from: ExprType, bits: 8 | 16 | 32, fromDecimal?: DecimalType): number | null {
+export function castIntegral(v: unknown, from: ExprType, bits: IntegralBits, fromDecimal?: DecimalType): number | null {
   if (v === null || v === undefined) return null;
   if (from === 'string') {
     const l = parseLong(String(v));
@@ -118,16 +118,10 @@ export function castIntegral(v: unknown, from: ExprType, bits: 8 | 16 | 32, from
   }
   if (from === 'double') {
     const d = v as number;
-    return Number.isNaN(d) ? 0 : narrow(Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(d))), bits);
+    return Number.isNaN(d) ? 0 : wrapToWidth(bits, Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(d)))) as number;
   }
   const l = castValue(v, from, 'long', fromDecimal) as Long | null;
-  return l === null ? null : narrow(l, bits);
-}
-
-/** The low `bits` bits of an integer, as a signed value. */
-function narrow(v: Long, bits: number): number {
-  if (typeof v === 'number' && v >= -(2 ** 31) && v < 2 ** 31) return bits === 32 ? v | 0 : (v << (32 - bits)) >> (32 - bits);
-  return Number(BigInt.asIntN(bits, typeof v === 'bigint' ? v : BigInt(v)));
+  return l === null ? null : wrapToWidth(bits, l) as number;
 }
 
 function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalType): unknown {

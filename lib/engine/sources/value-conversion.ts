@@ -5,7 +5,7 @@
  */
 import type { Field, Row, Schema } from '../types';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
-import { fitsLong, toLong } from '../query/long';
+import { fitsLong, fitsWidth, INTEGRAL_NAMES, toLong, type Long } from '../query/long';
 import { MAX_PRECISION, parseDecimal } from '../query/decimal';
 import { parseDate } from '../query/date';
 import { castValue } from '../query/sql-values';
@@ -15,13 +15,23 @@ export type Converted = { ok: true; value: unknown } | { ok: false; reason: stri
 
 const bad = (reason: string): Converted => ({ ok: false, reason });
 
+/**
+ * A whole number as a value of the column's integral type: an INT, SMALLINT or TINYINT value
+ * outside its range is a bad record (never wrapped: the input was not of the declared type).
+ */
+export function narrowed(field: Field, v: Long): Converted {
+  if (!field.integral || fitsWidth(field.integral, v)) return { ok: true, value: v };
+  const half = 2 ** (field.integral - 1);
+  return bad(`${String(v)} is outside ${INTEGRAL_NAMES[field.integral]}'s range (${-half} to ${half - 1})`);
+}
+
 export function convertValue(v: unknown, field: Field): Converted {
   if (v === null || v === undefined) return { ok: true, value: null };
   switch (field.type) {
     case 'long': {
-      if (Number.isSafeInteger(v)) return { ok: true, value: v };
+      if (Number.isSafeInteger(v)) return narrowed(field, v as number);
       const b = typeof v === 'bigint' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? BigInt(v.trim()) : undefined;
-      return b !== undefined && fitsLong(b) ? { ok: true, value: toLong(b) } : bad(`${stringifyJson(v)} is not a long (a whole number within BIGINT's 64-bit range)`);
+      return b !== undefined && fitsLong(b) ? narrowed(field, toLong(b)) : bad(`${stringifyJson(v)} is not a long (a whole number within BIGINT's 64-bit range)`);
     }
     case 'double': {
       const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;

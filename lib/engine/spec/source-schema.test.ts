@@ -12,7 +12,10 @@ const spec = (schema: unknown) => ({
 
 describe('source schema types as Spark writes them', () => {
   it('reads every Spark type name Weir keeps, with the Field the engine reads', () => {
-    expect(columnField('a', 'INT')).toEqual({ name: 'a', type: 'long' });
+    expect(columnField('a', 'INT')).toEqual({ name: 'a', type: 'long', integral: 32 });
+    expect(columnField('a', 'smallint')).toEqual({ name: 'a', type: 'long', integral: 16 });
+    expect(columnField('a', 'Byte')).toEqual({ name: 'a', type: 'long', integral: 8 });
+    expect(columnField('a', 'bigint')).toEqual({ name: 'a', type: 'long' });
     expect(columnField('a', 'float')).toEqual({ name: 'a', type: 'double' });
     expect(columnField('a', 'TIMESTAMP_NTZ')).toEqual({ name: 'a', type: 'timestamp' });
     expect(columnField('a', 'date')).toEqual({ name: 'a', type: 'date' });
@@ -26,7 +29,7 @@ describe('source schema types as Spark writes them', () => {
     expect(columnField('s', 'struct<x: double, `y z`: array<int> NOT NULL>')).toEqual({
       name: 's', type: 'struct', fields: [
         { name: 'x', type: 'double', nullable: true },
-        { name: 'y z', type: 'array', nullable: false, elementType: { name: 'element', type: 'long', nullable: true } },
+        { name: 'y z', type: 'array', nullable: false, elementType: { name: 'element', type: 'long', integral: 32, nullable: true } },
       ],
     });
   });

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import type { Field } from '../types';
 import { fieldOfDataType } from '../query/data-types';
+import { INTEGRAL_NAMES, type IntegralBits } from '../query/long';
 import { parseDataType, parseSchema } from '../query/parser/data-type-parser';
 import { quoteIfNeeded, sql } from '../query/parser/data-type';
 import { SqlValidationError } from '../query/sql-error';
@@ -19,10 +20,11 @@ import { SqlValidationError } from '../query/sql-error';
 const MAX_SCHEMA_TEXT = 20_000;
 
 /** Type names that need no parse (the common case: a validation parses the spec often). */
-const SIMPLE: Record<string, Field['type']> = {
-  long: 'long', bigint: 'long', int: 'long', integer: 'long', smallint: 'long', short: 'long', tinyint: 'long', byte: 'long',
-  double: 'double', float: 'double', real: 'double', string: 'string', boolean: 'boolean',
-  timestamp: 'timestamp', timestamp_ltz: 'timestamp', timestamp_ntz: 'timestamp', binary: 'binary', date: 'date',
+const SIMPLE: Record<string, Pick<Field, 'type' | 'integral'>> = {
+  long: { type: 'long' }, bigint: { type: 'long' }, int: { type: 'long', integral: 32 }, integer: { type: 'long', integral: 32 },
+  smallint: { type: 'long', integral: 16 }, short: { type: 'long', integral: 16 }, tinyint: { type: 'long', integral: 8 }, byte: { type: 'long', integral: 8 },
+  double: { type: 'double' }, float: { type: 'double' }, real: { type: 'double' }, string: { type: 'string' }, boolean: { type: 'boolean' },
+  timestamp: { type: 'timestamp' }, timestamp_ltz: { type: 'timestamp' }, timestamp_ntz: { type: 'timestamp' }, binary: { type: 'binary' }, date: { type: 'date' },
 };
 
 const TYPES_HINT = 'a Spark type such as BIGINT, INT, DOUBLE, DECIMAL(10,2), STRING, BOOLEAN, DATE, TIMESTAMP, BINARY, ARRAY<STRING>, MAP<STRING,BIGINT> or STRUCT<a: INT>';
@@ -32,7 +34,7 @@ const parseMessage = (e: unknown): string => (e instanceof SqlValidationError ||
 /** A column `name` of type `text`, or why it cannot be one. */
 export function columnField(name: string, text: string): Field | string {
   const simple = SIMPLE[text.trim().toLowerCase()];
-  if (simple) return { name, type: simple };
+  if (simple) return { name, ...simple };
   let parsed;
   try {
     parsed = parseDataType(text);
@@ -46,7 +48,7 @@ export function columnField(name: string, text: string): Field | string {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType']);
+const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType', 'integral']);
 
 /** A parsed Field's type as Spark's DDL text (anything malformed becomes text that fails to parse). */
 function typeTextOfField(f: unknown): string {
@@ -54,6 +56,7 @@ function typeTextOfField(f: unknown): string {
   const inner = (g: unknown) => typeTextOfField(g);
   switch (f.type) {
     case 'decimal': return `DECIMAL(${String(f.precision ?? 38)},${String(f.scale ?? 0)})`;
+    case 'long': return INTEGRAL_NAMES[f.integral as IntegralBits] ?? 'BIGINT';
     case 'array': return `ARRAY<${inner(f.elementType)}>`;
     case 'map': return `MAP<${inner(f.keyType)}, ${inner(f.valueType)}>`;
     case 'struct':

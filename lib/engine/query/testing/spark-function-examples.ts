@@ -624,16 +624,6 @@ export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
     "a DECIMAL literal's bround/ceil/floor with a scale is a DOUBLE in Weir (Spark keeps a DECIMAL, printed without a fraction)",
   "SELECT floor(3.1411, -3)":
     "a DECIMAL literal's bround/ceil/floor with a scale is a DOUBLE in Weir (Spark keeps a DECIMAL, printed without a fraction)",
-  "SELECT try_add(2147483647, 1)":
-    "Weir has no 32-bit INT: an integer literal is a BIGINT, so the INT overflow Spark turns into NULL does not happen",
-  "SELECT try_multiply(-2147483648, 10)":
-    "Weir has no 32-bit INT: an integer literal is a BIGINT, so the INT overflow Spark turns into NULL does not happen",
-  "SELECT try_subtract(-2147483648, 1)":
-    "Weir has no 32-bit INT: an integer literal is a BIGINT, so the INT overflow Spark turns into NULL does not happen",
-  "SELECT typeof(1)":
-    "an integer literal is a BIGINT in Weir (no 32-bit INT)",
-  "SELECT typeof(array(1))":
-    "an integer literal is a BIGINT in Weir (no 32-bit INT)",
   "SELECT date_part('SECONDS', timestamp'2019-10-01 00:00:01.000001')":
     "timestamps are kept to the millisecond: the microseconds Spark prints are cut",
   "SELECT extract(SECONDS FROM timestamp'2019-10-01 00:00:01.000001')":

@@ -1,0 +1,135 @@
+/**
+ * Spark's narrower integral types (TINYINT, SMALLINT, INT) through the engine, against an exact
+ * oracle: BigInt arithmetic wrapped to the result's width with BigInt.asIntN, as the JVM's byte,
+ * short and int arithmetic wraps with ANSI off, at the edges where each width wraps (2^7, 2^15,
+ * 2^31); then Spark's typing (literals, typeof, the wider operand's type) and casts.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SqlValidationError } from './sql-error';
+import type { Row, Schema } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+import { toLong } from './long';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+
+const WIDTHS = [
+  { bits: 8, name: 'tinyint', col: 'b' },
+  { bits: 16, name: 'smallint', col: 's' },
+  { bits: 32, name: 'int', col: 'i' },
+] as const;
+
+const SCHEMA: Schema = [
+  { name: 'b', type: 'long', integral: 8 }, { name: 'b2', type: 'long', integral: 8 },
+  { name: 's', type: 'long', integral: 16 }, { name: 's2', type: 'long', integral: 16 },
+  { name: 'i', type: 'long', integral: 32 }, { name: 'i2', type: 'long', integral: 32 },
+  { name: 'l', type: 'long' },
+];
+const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
+
+async function run(sql: string, input: Row[]): Promise<Row[]> {
+  const q = compileStreamingQuery(sql, rel as never);
+  let out = input;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return out;
+}
+
+/** Values of a width clustered at its edges (and 0, ±1). */
+function edge(bits: number): fc.Arbitrary<number> {
+  const max = 2 ** (bits - 1) - 1;
+  const min = -(2 ** (bits - 1));
+  return fc.oneof(
+    fc.integer({ min: -3, max: 3 }),
+    fc.integer({ min: max - 3, max }),
+    fc.integer({ min, max: min + 3 }),
+    fc.integer({ min, max }),
+  );
+}
+
+describe('TINYINT, SMALLINT and INT arithmetic (wrapping at their width, ANSI off)', () => {
+  for (const w of WIDTHS) {
+    it(`${w.name}: +, -, *, %, unary minus and try_add equal the BigInt oracle`, async () => {
+      const sql = `SELECT ${w.col} + ${w.col}2 AS add, ${w.col} - ${w.col}2 AS sub, ${w.col} * ${w.col}2 AS mul, ${w.col} % ${w.col}2 AS rem,
+        -${w.col} AS neg, try_add(${w.col}, ${w.col}2) AS tadd, try_multiply(${w.col}, ${w.col}2) AS tmul, typeof(${w.col} * ${w.col}2) AS t FROM events`;
+      const q = compileStreamingQuery(sql, rel as never);
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(edge(w.bits), edge(w.bits)), { minLength: 1, maxLength: 50 }), async (pairs) => {
+          let out: Row[] = pairs.map(([a, b]) => ({ [w.col]: a, [`${w.col}2`]: b }));
+          for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+          pairs.forEach(([a, b], k) => {
+            const [x, y] = [BigInt(a), BigInt(b)];
+            const wrap = (v: bigint) => Number(BigInt.asIntN(w.bits, v));
+            const fits = (v: bigint) => v === BigInt.asIntN(w.bits, v);
+            expect(out[k]).toEqual({
+              add: wrap(x + y), sub: wrap(x - y), mul: wrap(x * y), rem: y === 0n ? null : wrap(x % y),
+              neg: wrap(-x), tadd: fits(x + y) ? Number(x + y) : null, tmul: fits(x * y) ? Number(x * y) : null, t: w.name,
+            });
+          });
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  it('takes the wider operand’s type: TINYINT + INT wraps at 32 bits, INT + BIGINT does not', async () => {
+    await fc.assert(
+      fc.asyncProperty(edge(8), edge(32), edge(32), async (b, i, l) => {
+        const [r] = await run('SELECT b + i AS bi, i * l AS il, typeof(b + s) AS bs, typeof(s - i) AS si, typeof(i * l) AS tl FROM events', [{ b, s: 0, i, l }]);
+        expect(r).toEqual({
+          bi: Number(BigInt.asIntN(32, BigInt(b) + BigInt(i))),
+          il: toLong(BigInt(i) * BigInt(l)),
+          bs: 'smallint', si: 'int', tl: 'bigint',
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("Spark's narrower integral types end to end", () => {
+  const one = async (sql: string) => (await run(`SELECT ${sql} FROM events`, [{ b: 1, b2: 2, s: 3, s2: 4, i: 5, i2: 6, l: 7 }]))[0];
+
+  it('types literals as Spark: 1Y TINYINT, 1S SMALLINT, 1 INT (BIGINT past 32 bits), 1L BIGINT', async () => {
+    expect(await one('typeof(1Y) AS a, typeof(1S) AS b, typeof(1) AS c, typeof(2147483648) AS d, typeof(1L) AS e, typeof(1 / 2) AS f')).toEqual({
+      a: 'tinyint', b: 'smallint', c: 'int', d: 'bigint', e: 'bigint', f: 'double',
+    });
+    expect(() => compileStreamingQuery('SELECT 128Y AS x FROM events', rel as never)).toThrow(/INVALID_NUMERIC_LITERAL_RANGE|outside the valid range for tinyint/);
+    expect(() => compileStreamingQuery('SELECT 32768S AS x FROM events', rel as never)).toThrow(SqlValidationError);
+  });
+
+  it('wraps as the JVM does with ANSI off (Spark’s non-ANSI results)', async () => {
+    expect(await one(`2147483647 + 1 AS a, CAST(127 AS TINYINT) + CAST(1 AS TINYINT) AS b, 127Y + 1Y AS c, -(-128Y) AS d,
+      -2147483648 - 1 AS e, 2147483647 * 2 AS f, 32767S + 1S AS g, 2147483647 + 1L AS h, try_add(2147483647, 1) AS i,
+      try_subtract(-2147483648, 1) AS j, try_add(2147483647, 1L) AS k`)).toEqual({
+      a: -2147483648, b: -128, c: -128, d: -128, e: 2147483647, f: -2, g: -32768, h: 2147483648, i: null, j: null, k: 2147483648,
+    });
+  });
+
+  it('casts as Spark’s non-ANSI CAST: text out of range is NULL, integers narrow by their low bits', async () => {
+    expect(await one(`CAST('2147483648' AS INT) AS a, CAST(2147483648L AS INT) AS b, CAST('128' AS TINYINT) AS c, CAST(128 AS TINYINT) AS d,
+      int(3.9D) AS e, smallint(-40000) AS f, tinyint('-128') AS g, typeof(int('1')) AS h, typeof(CAST(1 AS SMALLINT)) AS k,
+      typeof(CAST(1Y AS BIGINT)) AS m, CAST(1Y AS INT) + 2147483647 AS n`)).toEqual({
+      a: null, b: -2147483648, c: null, d: -128, e: 3, f: 25536, g: -128, h: 'int', k: 'smallint', m: 'bigint', n: -2147483648,
+    });
+  });
+
+  it('keeps the type through CASE, coalesce, arrays, min and max; sum is a BIGINT', async () => {
+    expect(await one(`typeof(CASE WHEN b > 0 THEN b ELSE s END) AS a, typeof(coalesce(i, b)) AS c, typeof(array(b, s)) AS d,
+      typeof(coalesce(i, l)) AS e, typeof(size(array(1))) AS f`)).toEqual({
+      a: 'smallint', c: 'int', d: 'array<smallint>', e: 'bigint', f: 'int',
+    });
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), 'SELECT sum(i) AS c, max(b) AS d, min(s) AS e FROM events', rel as never, 'complete');
+    const { output } = await q.runBatch([{ i: 2147483647, b: 1, s: 2 }, { i: 2147483647, b: 127, s: -32768 }]);
+    expect(output).toEqual([{ c: 4294967294, d: 127, e: -32768 }]);
+    expect(compileStreamingQuery('SELECT sum(i) AS c, max(b) AS d, min(s) AS e, count(b) AS f FROM events', rel as never, { outputMode: 'complete' }).outputSchema).toEqual([
+      { name: 'c', type: 'long', nullable: true }, { name: 'd', type: 'long', integral: 8, nullable: true },
+      { name: 'e', type: 'long', integral: 16, nullable: true }, { name: 'f', type: 'long', nullable: true },
+    ]);
+  });
+
+  it('widens to the decimal of its width beside a DECIMAL (INT is DECIMAL(10,0))', async () => {
+    expect(await one('typeof(i + 1.5) AS a, typeof(b * 1.5) AS c, typeof(s - 1.5) AS d')).toEqual({
+      a: 'decimal(12,1)', c: 'decimal(6,1)', d: 'decimal(7,1)',
+    });
+  });
+});
