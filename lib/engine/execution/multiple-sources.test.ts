@@ -269,3 +269,25 @@ describe('analysis before the first batch (Spark\'s UnsupportedOperationChecker)
     expect(c.reason).toContain('source "hook" is not replayable');
   });
 });
+
+describe('every source is inside the trust boundaries', () => {
+  it('path confinement, outbound checks and canonical options see each of sources[]', async () => {
+    const { specPathFields } = await import('../spec/path-roots');
+    const { specDestinations } = await import('../outbound/spec-destinations');
+    const spec = {
+      sources: [
+        { name: 'a', type: 'files', options: { path: '/data/a', format: 'json' }, badRecordsPath: '/data/bad-a' },
+        { name: 'b', type: 'files', options: { path: '/etc', format: 'json' } },
+      ],
+      sink: { type: 'memory', options: { table: 't' } },
+      checkpointLocation: '/cp',
+    };
+    expect(specPathFields(spec).map((f) => `${f.field}=${f.value}`)).toEqual([
+      'sources.0.options.path=/data/a',
+      'sources.0.badRecordsPath=/data/bad-a',
+      'sources.1.options.path=/etc',
+      'checkpointLocation=/cp',
+    ]);
+    expect(Array.isArray(specDestinations(spec))).toBe(true);
+  });
+});

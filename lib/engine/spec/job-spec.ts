@@ -13,6 +13,9 @@ import { getSinkDefinition, sinkTypes } from '../sinks/index';
 import { getStaticTableReader } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
 import { SchemaSpec } from './source-schema';
+import { isOneSourceSpecWrittenBack, rawSourcesOf } from './spec-sources';
+
+export { rawSourcesOf };
 import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
 
 /** A duration string of at most `maxMs` (duration.ts says why durations are bounded). */
@@ -220,13 +223,15 @@ function canonicalOptionsOf(def: Pick<SourceDefinition, 'canonicalOptions'> | un
  * were, for validation to report.
  */
 export function canonicalJobSpec(spec: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...spec };
-  for (const [part, get] of [['source', getSourceDefinition], ['sink', getSinkDefinition]] as const) {
-    const p = spec[part];
-    if (!isPlainObject(p) || typeof p.type !== 'string') continue;
+  const canonical = (p: unknown, get: typeof getSourceDefinition | typeof getSinkDefinition): unknown => {
+    if (!isPlainObject(p) || typeof p.type !== 'string') return p;
     const c = canonicalOptionsOf(get(p.type), p.options);
-    if (c.issues.length === 0 && c.options !== p.options) out[part] = { ...p, options: c.options };
-  }
+    return c.issues.length === 0 && c.options !== p.options ? { ...p, options: c.options } : p;
+  };
+  const out = { ...spec };
+  if (spec.source !== undefined) out.source = canonical(spec.source, getSourceDefinition);
+  if (Array.isArray(spec.sources)) out.sources = spec.sources.map((s) => canonical(s, getSourceDefinition));
+  if (spec.sink !== undefined) out.sink = canonical(spec.sink, getSinkDefinition);
   return out;
 }
 
@@ -246,21 +251,6 @@ export function sourceSchemaOf(source: unknown): unknown[] | undefined {
   if (!def?.defaultSchema) return undefined;
   const options = canonicalOptionsOf(def, source.options ?? {}).options;
   return def.defaultSchema(isPlainObject(options) ? options : {});
-}
-
-/**
- * A parsed one-source spec written back (`{...spec, source: {...spec.source, …}}`, as a preview or
- * an edit does) has both fields: its `source` is the one, whatever `sources` still says.
- */
-function isOneSourceSpecWrittenBack(raw: Record<string, unknown>): boolean {
-  return raw.source !== undefined && Array.isArray(raw.sources) && raw.sources.length === 1;
-}
-
-/** The sources a raw spec writes, with the field path of each: `source`, or `sources.0`, `sources.1`, … */
-export function rawSourcesOf(input: unknown): { path: string; source: unknown }[] {
-  const raw = isPlainObject(input) ? input : {};
-  if (Array.isArray(raw.sources) && !isOneSourceSpecWrittenBack(raw)) return raw.sources.map((source, i) => ({ path: `sources.${i}`, source }));
-  return raw.source === undefined ? [] : [{ path: 'source', source: raw.source }];
 }
 
 /** A source's options by its registered type (defaults applied), or the problems with them. */
@@ -313,7 +303,7 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
   const base = JobSpecSchema.safeParse(input);
   const errors: SpecIssue[] = base.success ? [] : issuesOf(base.error);
   const raw = (input ?? {}) as { source?: unknown; sources?: unknown; sink?: { type?: unknown; options?: unknown } };
-  const writtenBack = isPlainObject(input) && isOneSourceSpecWrittenBack(input);
+  const writtenBack = isOneSourceSpecWrittenBack(input);
   if (!writtenBack && (raw.source === undefined) === (raw.sources === undefined)) {
     errors.push({
       path: 'source',
