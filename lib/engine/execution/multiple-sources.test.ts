@@ -123,6 +123,36 @@ describe('UNION ALL of two streams (StreamSuite "union two streams")', () => {
   });
 });
 
+describe('a UNION ALL branch that aggregates (Update mode, as Spark allows one aggregation)', () => {
+  it('emits the aggregation\'s updated groups and the other stream\'s rows, batch by batch, and keeps its state across a restart', async () => {
+    const t = twoStreams({
+      sql: 'SELECT value % 2 AS k, count(*) AS n FROM first GROUP BY value % 2 UNION ALL SELECT value AS k, value AS n FROM second',
+      outputMode: 'update',
+    });
+    const answer = (i: number) => t.table.batches[i].rows.map((r) => [Number(r.k), Number(r.n)]).sort((a, b) => a[0] - b[0]);
+    let q = t.start();
+    t.first.addData(...t.rows(1, 2, 3));
+    await q.processAllAvailable();
+    expect(answer(0)).toEqual([[0, 1], [1, 2]]);
+    t.second.addData(...t.rows(10));
+    await q.processAllAvailable();
+    expect(answer(1)).toEqual([[10, 10]]);
+    await q.stop();
+    q = t.start();
+    t.first.addData(...t.rows(5));
+    t.second.addData(...t.rows(11));
+    await q.processAllAvailable();
+    await q.stop();
+    expect(answer(2)).toEqual([[1, 3], [11, 11]]);
+    expect(t.progress.at(-1)!.stateOperators).toHaveLength(1);
+  });
+
+  it('refuses two aggregating branches with Spark\'s message', () => {
+    const r = validateJob({ ...twoStreams().spec, outputMode: 'update', sql: 'SELECT value AS k, count(*) AS n FROM first GROUP BY value UNION ALL SELECT value AS k, count(*) AS n FROM second GROUP BY value' });
+    expect(r.errors[0].message).toBe('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+  });
+});
+
 describe('a checkpoint keeps its sources', () => {
   it('refuses another number of sources, with Spark\'s words and what to do', async () => {
     const t = twoStreams();

@@ -11,6 +11,7 @@ import type { Clock } from '../clock';
 import { auditContract, sourcesContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
 import { isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
+import { UnionExec } from '../operators/union-exec';
 import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
@@ -97,7 +98,8 @@ export class QueryRuntime {
   ) {
     this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
     this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
-    this.stateful = query.operators.filter(isStatefulOperator);
+    // A union's branches may hold stateful operators too.
+    this.stateful = query.operators.flatMap((op) => (op instanceof UnionExec ? [op, ...op.operators] : [op])).filter(isStatefulOperator);
   }
 
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {

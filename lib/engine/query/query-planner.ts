@@ -18,7 +18,7 @@ import { exprToString } from './expression';
 import { compileExpression } from './expression-compiler';
 import { ExpressionBuilder, lineColumn } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
-import { isStateful, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
 import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
@@ -123,18 +123,14 @@ class QueryPlanner {
   }
 
   /**
-   * UNION ALL of SELECTs over the same stream, each stateless. Spark runs a union of stateful
-   * branches as separate stateful operators; Weir plans only the stateless shape (the usual one:
-   * the same stream filtered and projected two ways), and says so for the rest.
+   * UNION ALL of SELECTs over one stream or several. A branch may aggregate (Spark plans it as
+   * its own stateful operator); the analyzer holds the whole query to Spark's rules (one
+   * aggregation, a watermark for Append).
    */
   private union(u: Extract<UnresolvedPlan, { kind: 'Union' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
     const pos = this.setOperator(u.children[0], u.children[1]);
     this.unionDepth++;
-    const branches = u.children.map((c) => {
-      const branch = this.plan(c, ctes);
-      if (isStateful(branch)) throw notSupportedYet('UNION ALL of a stateful query', pos, 'each branch may filter and project the stream; aggregate over the union instead (SELECT … FROM (… UNION ALL …) GROUP BY …)');
-      return branch;
-    });
+    const branches = u.children.map((c) => this.plan(c, ctes));
     this.unionDepth--;
     return { kind: 'Union', branches, pos };
   }
