@@ -300,6 +300,23 @@ describe('analysis before the first batch (Spark\'s UnsupportedOperationChecker)
   });
 });
 
+describe('a sources[] spec validates as a deploy does', () => {
+  it('validateJob: ok, the contract over both sources, explain with both inputs, errors by sources.<i> path', () => {
+    const t = twoStreams();
+    const r = validateJob(t.spec);
+    expect(r.errors).toEqual([]);
+    expect(r.ok).toBe(true);
+    expect(r.spec!.sources.map((s) => s.name)).toEqual(['first', 'second']);
+    expect(r.contract!.guarantee).toBe('exactly-once');
+    const bad = validateJob({ ...t.spec, sources: [t.spec.sources[0], { ...(t.spec.sources[1] as object), watermarkDelay: '5 seconds' }] });
+    expect(bad.errors.map((e) => e.path)).toContain('sources.1.watermarkDelay');
+    const dup = validateJob({ ...t.spec, sources: [t.spec.sources[0], t.spec.sources[0]] });
+    expect(dup.errors.map((e) => e.message).join(' ')).toMatch(/duplicate source name "first"/);
+    const both = validateJob({ ...t.spec, source: t.spec.sources[0] });
+    expect(both.errors.map((e) => e.message).join(' ')).toMatch(/not both/);
+  });
+});
+
 describe('every source is inside the trust boundaries', () => {
   it('path confinement, outbound checks and canonical options see each of sources[]', async () => {
     const { specPathFields } = await import('../spec/path-roots');
