@@ -22,3 +22,24 @@ describe('BatchProgressView', () => {
     expect(html({ batchId: 7, numInputRows: 12 })).not.toContain('rebuilt from the checkpoint');
   });
 });
+
+describe('BatchProgressView over several sources', () => {
+  it('shows each source with its offsets, rows and lag; one source keeps its single section', () => {
+    const html = (progress: object) => renderToStaticMarkup(createElement(BatchProgressView, { progress }));
+    const two = html({
+      batchId: 3,
+      numInputRows: 5,
+      sources: [
+        { description: 'MemoryStream[a]', startOffset: 1, endOffset: 4, latestOffset: 4, numInputRows: 3, commitLag: 0 },
+        { description: 'MemoryStream[b]', startOffset: null, endOffset: 2, latestOffset: 7, numInputRows: 2, commitLag: 5 },
+      ],
+    });
+    expect(two).toContain('<h3>Source 0</h3>');
+    expect(two).toContain('<h3>Source 1</h3>');
+    expect(two).toContain('MemoryStream[b]');
+    expect(two).toContain('<dt>Commit lag</dt><dd>5</dd>');
+    const one = html({ batchId: 3, numInputRows: 3, sources: [{ description: 'MemoryStream[a]', startOffset: 1, endOffset: 4, latestOffset: 4, numInputRows: 3 }] });
+    expect(one).toContain('<h3>Source</h3>');
+    expect(one).not.toContain('<dt>Commit lag</dt>');
+  });
+});

@@ -47,7 +47,7 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
   const p = (progress ?? {}) as Progress;
   const duration = p.batchDuration ?? p.durationMs?.triggerExecution ?? 0;
   const phases = phaseBreakdown(p.durationMs ?? {}, duration);
-  const source = p.sources?.[0];
+  const sources = p.sources ?? [];
   const operators = p.stateOperators ?? [];
   return (
     <div className="batch-progress">
@@ -92,9 +92,9 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
         </tbody>
       </table>
 
-      {source && (
-        <>
-          <h3>Source</h3>
+      {sources.map((source, i) => (
+        <div key={i}>
+          <h3>{sources.length > 1 ? `Source ${i}` : 'Source'}</h3>
           <dl className="kv">
             <dt>Description</dt>
             <dd>{source.description}</dd>
@@ -106,6 +106,16 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
             <dd>
               <code>{offset(source.latestOffset)}</code>
             </dd>
+            {sources.length > 1 && (
+              <>
+                <dt>Input rows</dt>
+                <dd>{formatNumber(source.numInputRows, 0)}</dd>
+                <dt>Input / processed rows/s</dt>
+                <dd>{`${formatFixed(source.inputRowsPerSecond)} / ${formatFixed(source.processedRowsPerSecond)}`}</dd>
+                <dt>Commit lag</dt>
+                <dd>{formatNumber(source.commitLag, 0)}</dd>
+              </>
+            )}
           </dl>
           {source.metrics?.dataLossWarning && (
             <p className="small" role="alert">
@@ -134,8 +144,8 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
               </tbody>
             </table>
           )}
-        </>
-      )}
+        </div>
+      ))}
 
       {p.eventTime && (
         <>

@@ -24,6 +24,7 @@ import { RunsTable, type RunPage } from './runs-table';
 import { GuaranteeBadge, StatusBadge } from './status-badge';
 import { useNow } from './use-now';
 import { LIVE_STATUSES } from '@/lib/server/job-lifecycle';
+import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 
 const TABS = ['Charts', 'Batches', 'Runs', 'Checkpoint', 'Drills', 'Definition'] as const;
 type Tab = (typeof TABS)[number];
@@ -82,6 +83,10 @@ export function JobDetail({
     refetchInterval: (q) => (LIVE_STATUSES.includes(q.state.data?.status ?? '') ? 2000 : 10_000),
   });
   const j = job.data ?? initialJob;
+  const jobSources = rawSourcesOf(j.spec).map(({ source }) => {
+    const o = (source ?? {}) as { name?: unknown; type?: unknown };
+    return { name: String(o.name ?? '?'), type: String(o.type ?? '?') };
+  });
   const live = LIVE_STATUSES.includes(j.status);
 
   // A run begins or ends with a change of the job's status (a restart: STOPPING, PENDING,
@@ -113,6 +118,17 @@ export function JobDetail({
             <StatusBadge status={j.status} /> <GuaranteeBadge guarantee={j.guarantee} /> {j.sourceType} → {j.sinkType}, {j.outputMode} mode · desired{' '}
             {j.desiredState.toLowerCase()} · last batch {j.lastBatchId ?? '–'} committed <span data-testid="last-commit-ago">{formatAgo(j.lastCommittedAt, clock)}</span>
           </p>
+          {jobSources.length > 1 && (
+            <p className="small" aria-label="Sources">
+              Sources, in checkpoint order:{' '}
+              {jobSources.map((s, i) => (
+                <span key={i}>
+                  {i > 0 && ', '}
+                  <code>{s.name}</code> ({s.type})
+                </span>
+              ))}
+            </p>
+          )}
           {j.description && <p>{j.description}</p>}
         </div>
         <JobActions job={j} detail checkpointLocation={j.checkpointLocation} />

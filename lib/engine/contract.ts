@@ -18,6 +18,18 @@ export interface ContractInput {
   sink: { signature: SinkSignature; reason: string };
 }
 
+/**
+ * The source signature of a query over several sources: replayable only when every source is
+ * (one that is not loses its part of an uncommitted batch), and the reason names the one that is
+ * not. One source: its own signature.
+ */
+export function sourcesContract(sources: readonly { name: string; replayable: boolean; reason: string }[]): ContractInput['source'] {
+  if (sources.length === 1) return { replayable: sources[0].replayable, reason: sources[0].reason };
+  const not = sources.filter((s) => !s.replayable);
+  if (not.length) return { replayable: false, reason: not.map((s) => `source "${s.name}" is not replayable: ${s.reason}`).join(' ') };
+  return { replayable: true, reason: `Every source is replayable: ${sources.map((s) => `"${s.name}": ${s.reason}`).join(' ')}` };
+}
+
 export interface SignatureCheck {
   ok: boolean;
   label: string;

@@ -20,6 +20,8 @@ export interface SourceProgress {
   inputRowsPerSecond?: number;
   processedRowsPerSecond?: number;
   metrics?: Record<string, string>;
+  /** A query over several sources: this source's commit lag (the query's commitLag is their sum). */
+  commitLag?: number | null;
 }
 
 export interface SinkProgress {
@@ -78,9 +80,9 @@ export interface BatchFigures {
   hasEventTime: boolean;
   watermarkMs: number;
   stateOperators: StateOperatorProgress[];
-  source: Omit<SourceProgress, 'numInputRows' | 'inputRowsPerSecond' | 'processedRowsPerSecond'>;
+  /** One per source, in source order (Spark's `sources`); their rows add up to numInputRows. */
+  sources: (Omit<SourceProgress, 'inputRowsPerSecond' | 'processedRowsPerSecond' | 'commitLag'> & { commitLag: number | null })[];
   sink: SinkProgress;
-  commitLag: number | null;
   numBadRecords: number;
   numDeadLetterRecords: number;
   contract: ContractAudit;
@@ -112,16 +114,20 @@ export function buildProgress(f: BatchFigures): StreamingQueryProgress {
     durationMs: sortedKeys(f.durationMs),
     eventTime: undefined,
     stateOperators: f.stateOperators,
-    sources: [
-      {
-        ...f.source,
-        numInputRows: f.numInputRows,
-        inputRowsPerSecond: inputRate,
-        processedRowsPerSecond: processedRate,
-      },
-    ],
+    // Each source's rates as Spark's SourceProgress: its rows over the same intervals.
+    sources: f.sources.map(({ commitLag, ...s }) => {
+      const own = {
+        ...s,
+        inputRowsPerSecond: inputRate === undefined ? undefined : finite((s.numInputRows * 1000) / (f.triggerStartMs - f.previousTriggerStartMs!)),
+        processedRowsPerSecond: processedRate === undefined ? undefined : finite((s.numInputRows * 1000) / processingMs),
+      };
+      if (own.inputRowsPerSecond === undefined) delete own.inputRowsPerSecond;
+      if (own.processedRowsPerSecond === undefined) delete own.processedRowsPerSecond;
+      return f.sources.length > 1 ? { ...own, commitLag } : own;
+    }),
     sink: f.sink,
-    commitLag: f.commitLag,
+    // Several sources: how far the query is behind in all of them (unknown if one cannot say).
+    commitLag: f.sources.some((s) => s.commitLag === null) ? null : f.sources.reduce((n, s) => n + s.commitLag!, 0),
     numBadRecords: f.numBadRecords,
     numDeadLetterRecords: f.numDeadLetterRecords,
     contract: f.contract,
@@ -131,13 +137,7 @@ export function buildProgress(f: BatchFigures): StreamingQueryProgress {
       ? { avg: iso(f.eventTimes.avg), max: iso(f.eventTimes.max), min: iso(f.eventTimes.min), watermark: iso(f.watermarkMs) }
       : { watermark: iso(f.watermarkMs) };
   } else delete p.eventTime;
-  if (inputRate === undefined) {
-    delete p.inputRowsPerSecond;
-    delete p.sources[0].inputRowsPerSecond;
-  }
-  if (processedRate === undefined) {
-    delete p.processedRowsPerSecond;
-    delete p.sources[0].processedRowsPerSecond;
-  }
+  if (inputRate === undefined) delete p.inputRowsPerSecond;
+  if (processedRate === undefined) delete p.processedRowsPerSecond;
   return p;
 }

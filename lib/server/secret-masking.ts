@@ -17,6 +17,7 @@
  */
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
 import { describeDestination, getSinkDefinition, getSourceDefinition, parseDestinations, sameDestination, specDestinations, type Destination, type SpecDestination } from '@/lib/engine';
+import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 import { InvalidJobSpecError } from './errors';
 
 export const MASKED = '********';
@@ -35,12 +36,13 @@ interface SecretSlot {
 
 function secretSlots(spec: Obj): SecretSlot[] {
   const slots: SecretSlot[] = [];
-  const source = isObj(spec.source) ? spec.source : undefined;
   const sink = isObj(spec.sink) ? spec.sink : undefined;
-  const srcDef = typeof source?.type === 'string' ? getSourceDefinition(source.type) : undefined;
   const sinkDef = typeof sink?.type === 'string' ? getSinkDefinition(sink.type) : undefined;
-  for (const key of srcDef?.secretOptions ?? []) {
-    slots.push({ holder: (s) => (isObj(s.source) && isObj(s.source.options) ? s.source.options : undefined), key, path: `source.options.${key}`, part: 'source' });
+  for (const { path: part, source } of rawSourcesOf(spec)) {
+    const srcDef = isObj(source) && typeof source.type === 'string' ? getSourceDefinition(source.type) : undefined;
+    for (const key of srcDef?.secretOptions ?? []) {
+      slots.push({ holder: (s) => { const p = partOf(s, part); return p && isObj(p.options) ? p.options : undefined; }, key, path: `${part}.options.${key}`, part });
+    }
   }
   for (const key of sinkDef?.secretOptions ?? []) {
     slots.push({ holder: (s) => (isObj(s.sink) && isObj(s.sink.options) ? s.sink.options : undefined), key, path: `sink.options.${key}`, part: 'sink' });
@@ -51,6 +53,13 @@ function secretSlots(spec: Obj): SecretSlot[] {
     });
   }
   return slots;
+}
+
+/** The spec part at `source`, `sources.<i>` or `sink`, when it is an object. */
+function partOf(spec: Obj, part: string): Obj | undefined {
+  const [head, index] = part.split('.');
+  const v = index === undefined ? spec[head] : Array.isArray(spec[head]) ? (spec[head] as unknown[])[Number(index)] : undefined;
+  return isObj(v) ? v : undefined;
 }
 
 /** A copy of the spec with every secret option replaced by MASKED. */
@@ -139,9 +148,12 @@ export function unmaskSpec<T>(incoming: T, stored: unknown): T {
   for (const slot of secretSlots(copy)) {
     const h = slot.holder(copy);
     if (!h || h[slot.key] !== MASKED) continue;
-    const sameType = (part: 'source' | 'sink') =>
-      !isObj(copy[part]) || !isObj(stored[part]) || (copy[part] as Obj).type === (stored[part] as Obj).type;
-    const old = sameType('source') && sameType('sink') ? slot.holder(stored)?.[slot.key] : undefined;
+    const sameType = (part: string) => {
+      const a = partOf(copy, part);
+      const b = partOf(stored, part);
+      return !a || !b || a.type === b.type;
+    };
+    const old = [...rawSourcesOf(copy).map((s) => s.path), 'sink'].every(sameType) ? slot.holder(stored)?.[slot.key] : undefined;
     if (old === undefined) delete h[slot.key];
     else {
       h[slot.key] = old;

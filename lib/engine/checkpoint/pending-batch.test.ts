@@ -27,7 +27,7 @@ describe('pendingBatchOf', () => {
         for (let id = 0; id <= latest; id++) await offsetLog.add(id, { metadata: { batchWatermarkMs: 0, batchTimestampMs: id, conf: {} }, offsets: [id] });
         // Commits of any batch up to one past the latest offsets.
         for (let id = 0; id <= latest + 1; id++) if (committed[id]) await commitLog.add(id, { nextBatchWatermarkMs: 0 });
-        const start = await populateStartOffsets({ offsetLog, commitLog, sourceDescription: 'memory', sourceIsReplayable: true, checkpointDescription: 'mem', log: () => {} });
+        const start = await populateStartOffsets({ offsetLog, commitLog, sources: [{ description: 'memory', replayable: true }], checkpointDescription: 'mem', log: () => {} });
         const inspected = await inspectCheckpoint(fm);
         expect(inspected.pendingBatch).toBe(start.pending?.batchId ?? null);
       }),

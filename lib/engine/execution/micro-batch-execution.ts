@@ -50,7 +50,9 @@ import type { StateStoreId, StateStoreProvider } from '../state/state-store';
 import type { Offset } from '../types';
 import { BadRecordPolicy } from './bad-record-policy';
 import { CrashPoints, type CrashPlan } from './crash-points';
-import { populateStartOffsets, SOURCE_CONF } from './populate-start-offsets';
+import { MULTIPLE_WATERMARK_POLICY_CONF, populateStartOffsets, sourceConfKey } from './populate-start-offsets';
+import { CorruptCheckpointError } from '../errors';
+import { DEFAULT_MULTIPLE_WATERMARK_POLICY, MULTIPLE_WATERMARK_POLICIES, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import { ProgressReporter } from './progress-reporter';
 import { QueryRuntime, type BatchResult } from './query-runtime';
 import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
@@ -101,6 +103,8 @@ export interface MicroBatchExecutionOptions {
   stateLocalDir?: string;
   /** Ready-made source/sink instead of building them from the registries (tests, embedding). */
   source?: Source;
+  /** Ready-made sources, one per spec source in order (a query over several sources). */
+  sources?: Source[];
   sink?: Sink;
   /** Id generator for the query id (first start) and run ids; seed it in tests. */
   newId?: () => string;
@@ -125,10 +129,11 @@ const IDLE_POLL_MAX_MS = 100;
 
 interface PlannedBatch {
   batchId: number;
-  start: Offset | null;
+  /** Per source, in order: where the batch starts (the previous batch's end offsets). */
+  start: (Offset | null)[];
   seq: OffsetSeq;
-  /** The source's latest offset when the batch was read (progress and commit lag). */
-  latest: Offset | null;
+  /** Each source's latest offset when the batch was read (progress and commit lag). */
+  latest: (Offset | null)[];
 }
 
 export class MicroBatchExecution {
@@ -147,7 +152,8 @@ export class MicroBatchExecution {
   private readonly crashPoints: CrashPoints;
   private readonly newId: () => string;
   private runtime?: QueryRuntime;
-  private badRecords?: BadRecordPolicy;
+  /** One per source: each source's onBadRecord. */
+  private badRecords: BadRecordPolicy[] = [];
   private started = false;
   private closed = false;
   private stopping = false;
@@ -156,9 +162,10 @@ export class MicroBatchExecution {
   private queue: Promise<unknown> = Promise.resolve();
   // Recovery state
   private nextBatchId = 0;
-  private committedOffset: Offset | null = null;
+  /** Per source, in order: the end offsets of the last committed batch. */
+  private committedOffsets: (Offset | null)[] = [];
   private watermarkMs = 0;
-  private pending?: { batchId: number; start: Offset | null; seq: OffsetSeq };
+  private pending?: { batchId: number; start: (Offset | null)[]; seq: OffsetSeq };
   private purgedOnce = false;
   private lastFenceMs?: number;
   private idlePollMs = IDLE_POLL_MIN_MS;
@@ -228,29 +235,42 @@ export class MicroBatchExecution {
       clock: this.clock,
       checkpoint: this.checkpoint,
       queryId: this.id,
-      source: this.opts.source,
+      sources: this.opts.sources ?? (this.opts.source ? [this.opts.source] : undefined),
       sink: this.opts.sink,
       stateStoreProvider: this.opts.stateStoreProvider,
       stateLocalDir: this.opts.stateLocalDir,
     });
-    const s = this.opts.spec.source;
-    this.badRecords = new BadRecordPolicy({ onBadRecord: s.onBadRecord, badRecordsPath: s.badRecordsPath, queryId: this.id, source: this.runtime.source.description });
+    const rt = this.runtime;
+    this.badRecords = this.opts.spec.sources.map((s, i) => new BadRecordPolicy({ onBadRecord: s.onBadRecord, badRecordsPath: s.badRecordsPath, queryId: this.id, source: rt.sources[i].description }));
     await this.populateStartOffsets();
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
   }
 
   /** Spark's populateStartOffsets (see the header and populate-start-offsets.ts). */
   private async populateStartOffsets(): Promise<void> {
+    const rt = this.runtime!;
     const r = await populateStartOffsets({
       offsetLog: this.offsetLog,
       commitLog: this.commitLog,
-      sourceDescription: this.runtime!.source.description,
-      sourceIsReplayable: this.runtime!.source.replayable,
+      sources: rt.sources.map((s) => ({ description: s.description, replayable: s.replayable })),
       checkpointDescription: this.checkpoint.description,
       log: (level, msg, batchId) => this.log(level, msg, batchId === undefined ? {} : { batchId }),
     });
+    // As Spark restores spark.sql.streaming.multipleWatermarkPolicy from the checkpoint: the
+    // recorded policy wins over the spec's; a checkpoint without one means "min".
+    if (r.conf) {
+      const recorded = r.conf[MULTIPLE_WATERMARK_POLICY_CONF] ?? DEFAULT_MULTIPLE_WATERMARK_POLICY;
+      if (!(MULTIPLE_WATERMARK_POLICIES as readonly string[]).includes(recorded)) {
+        throw new CorruptCheckpointError(this.offsetLog.pathOf(r.nextBatchId - (r.pending ? 0 : 1)), `${MULTIPLE_WATERMARK_POLICY_CONF} is "${recorded}", which is not one of ${MULTIPLE_WATERMARK_POLICIES.join(', ')}`);
+      }
+      const specPolicy = this.opts.spec.multipleWatermarkPolicy;
+      if (specPolicy !== undefined && specPolicy !== recorded) {
+        this.log('warn', `multipleWatermarkPolicy "${specPolicy}" of the spec is ignored: the checkpoint was written with "${recorded}", which stays for its life (as Spark's spark.sql.streaming.multipleWatermarkPolicy)`);
+      }
+      rt.useWatermarkPolicy(recorded as MultipleWatermarkPolicy);
+    }
     this.nextBatchId = r.nextBatchId;
-    this.committedOffset = r.committedOffset;
+    this.committedOffsets = r.committedOffsets;
     this.watermarkMs = r.watermarkMs;
     this.pending = r.pending;
   }
@@ -275,7 +295,7 @@ export class MicroBatchExecution {
       return;
     }
     if (t.kind === 'available-now') {
-      await this.runtime!.source.prepareForTriggerAvailableNow?.();
+      for (const s of this.runtime!.sources) await s.prepareForTriggerAvailableNow?.();
       while (!this.stopping && (await this.exclusive(() => this.runOneTrigger('default'))));
       return;
     }
@@ -300,9 +320,18 @@ export class MicroBatchExecution {
    * while the source stays idle. stop() aborts either wait at once.
    */
   private async waitForData(): Promise<void> {
-    const src = this.runtime!.source;
-    if (src.waitForData) {
-      await src.waitForData(this.sleepAbort.signal, IDLE_WAIT_MAX_MS);
+    const sources = this.runtime!.sources;
+    if (sources.every((s) => s.waitForData)) {
+      // Several sources: the first signal wakes the query, and the other waits end with it.
+      const woken = new AbortController();
+      const stop = () => woken.abort();
+      this.sleepAbort.signal.addEventListener('abort', stop, { once: true });
+      try {
+        await Promise.race(sources.map((s) => s.waitForData!(woken.signal, IDLE_WAIT_MAX_MS)));
+      } finally {
+        woken.abort();
+        this.sleepAbort.signal.removeEventListener('abort', stop);
+      }
       return;
     }
     await this.clock.sleep(this.idlePollMs, this.sleepAbort.signal);
@@ -352,8 +381,8 @@ export class MicroBatchExecution {
       if (this.pending) {
         const p = this.pending;
         this.pending = undefined;
-        const { input, latest } = await this.readBatch(p.start, p.seq.offsets[0]);
-        await this.runBatch({ ...p, latest }, input);
+        const { inputs, latest } = await this.readBatch(p.start, p.seq.offsets);
+        await this.runBatch({ ...p, latest }, inputs);
         this.lastIdleEventMs = undefined;
         return true;
       }
@@ -363,13 +392,14 @@ export class MicroBatchExecution {
       // the fence itself returned) lets the running batch finish; this one has not begun.
       if (this.stopping) return false;
       const t0 = this.clock.now();
-      const end = await rt.source.latestOffset(this.committedOffset, limit);
+      // Each source plans its own end offset; a batch runs when any of them has new data.
+      const ends = await Promise.all(rt.sources.map((s, i) => s.latestOffset(this.committedOffsets[i], limit)));
       this.reporter.recordTimeTaken('latestOffset', this.clock.now() - t0);
       // A stop requested while planning (the fence above may be what asked for it): no new batch
       // is started. A graceful stop finishes a batch whose offsets are written, never begins one,
       // so whoever stopped the query knows that input arriving after the stop is left to the next run.
       if (this.stopping) return false;
-      if (end === null || sameOffset(end, this.committedOffset)) {
+      if (ends.every((end, i) => end === null || sameOffset(end, this.committedOffsets[i]))) {
         if (!rt.needsNoDataBatch(this.watermarkMs)) {
           this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
           this.reportIdle(triggerStartMs);
@@ -379,14 +409,14 @@ export class MicroBatchExecution {
       const batchId = this.nextBatchId;
       const seq: OffsetSeq = {
         metadata: { batchWatermarkMs: this.watermarkMs, batchTimestampMs: triggerStartMs, conf: this.batchConf() },
-        offsets: [end],
+        offsets: ends,
       };
       const t1 = this.clock.now();
       await this.fence();
       // Reading (start, end] has no effect a restart could see (getBatch is deterministic), so it
       // overlaps the offsets/N write; only the sink write must wait for offsets/N to be durable.
-      const start = this.committedOffset;
-      const read = this.readBatch(start, end);
+      const start = this.committedOffsets;
+      const read = this.readBatch(start, ends);
       const [logged, got] = await Promise.allSettled([
         (async () => {
           await this.offsetLog.add(batchId, seq);
@@ -398,7 +428,7 @@ export class MicroBatchExecution {
       if (logged.status === 'rejected') throw logged.reason;
       this.crashPoints.check('after-offsets', batchId);
       if (got.status === 'rejected') throw got.reason;
-      await this.runBatch({ batchId, start, seq, latest: got.value.latest }, got.value.input);
+      await this.runBatch({ batchId, start, seq, latest: got.value.latest }, got.value.inputs);
       // The first idle trigger after a batch reports at once: the source went quiet after it.
       this.lastIdleEventMs = undefined;
       return true;
@@ -424,13 +454,18 @@ export class MicroBatchExecution {
     }
   }
 
-  /** offsets/N `conf`: the source (checked on restart) and the stateful operators (see STATEFUL_OPERATORS_CONF). */
+  /**
+   * offsets/N `conf`: each source (checked on restart), the stateful operators (see
+   * STATEFUL_OPERATORS_CONF) and, with several sources, the multipleWatermarkPolicy (a one-source
+   * checkpoint stays as it always was: its policy is moot).
+   */
   private batchConf(): Record<string, string> {
     const rt = this.runtime!;
-    return {
-      [SOURCE_CONF]: rt.source.description,
-      [STATEFUL_OPERATORS_CONF]: rt.query.statefulOperators.map((o) => o.operatorId).join(','),
-    };
+    const conf: Record<string, string> = {};
+    rt.sources.forEach((s, i) => (conf[sourceConfKey(i)] = s.description));
+    conf[STATEFUL_OPERATORS_CONF] = rt.query.statefulOperators.map((o) => o.operatorId).join(',');
+    if (rt.sources.length > 1) conf[MULTIPLE_WATERMARK_POLICY_CONF] = rt.watermarkPolicy;
+    return conf;
   }
 
   /**
@@ -455,16 +490,19 @@ export class MicroBatchExecution {
     }
   }
 
-  /** The batch's input and, beside it, the source's true latest offset (for progress and commit lag). */
-  private async readBatch(start: Offset | null, end: Offset | null): Promise<{ input: SourceBatch; latest: Offset | null }> {
-    const src = this.runtime!.source;
-    const [input, latest] = await Promise.all([
-      end === null || sameOffset(end, start)
-        ? { rows: [], badRecords: [] }
-        : this.reporter.reportTimeTaken('getBatch', () => src.getBatch(start, end)),
-      src.reportLatestOffset ? src.reportLatestOffset() : end,
-    ]);
-    return { input, latest };
+  /** Each source's input over its own (start, end] and, beside it, its true latest offset (for progress and commit lag). */
+  private async readBatch(start: readonly (Offset | null)[], end: readonly (Offset | null)[]): Promise<{ inputs: SourceBatch[]; latest: (Offset | null)[] }> {
+    const read = this.runtime!.sources.map(async (src, i): Promise<[SourceBatch, Offset | null]> => {
+      const e = end[i];
+      return Promise.all([
+        e === null || sameOffset(e, start[i])
+          ? { rows: [], badRecords: [] }
+          : this.reporter.reportTimeTaken('getBatch', () => src.getBatch(start[i], e)),
+        src.reportLatestOffset ? src.reportLatestOffset() : e,
+      ]);
+    });
+    const got = await Promise.all(read);
+    return { inputs: got.map((g) => g[0]), latest: got.map((g) => g[1]) };
   }
 
   /**
@@ -473,13 +511,16 @@ export class MicroBatchExecution {
    * state store's commit, the other stores, the operators' confirmation (onCommitted; onAborted
    * if anything before failed), commits/N.
    */
-  private async runBatch(b: PlannedBatch, input: SourceBatch): Promise<void> {
+  private async runBatch(b: PlannedBatch, inputs: SourceBatch[]): Promise<void> {
     const rt = this.runtime!;
     const { batchId, seq } = b;
-    const end = seq.offsets[0];
-    for (const w of input.warnings ?? []) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
+    const ends = seq.offsets;
+    for (const w of inputs.flatMap((input) => input.warnings ?? [])) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
     // 3. A source's bad record under onBadRecord "fail" fails the batch before any operator runs.
-    const badRecords = this.badRecords!.beginBatch(batchId, input.badRecords);
+    // A row that fails an expression is the first source's to divert (a union's rows no longer
+    // say which source they came from).
+    const sourceBadRecords = inputs.map((input, i) => this.badRecords[i].beginBatch(batchId, input.badRecords));
+    const badRecords = sourceBadRecords[0];
     let result: BatchResult;
     let numBadRecords: number;
     try {
@@ -492,8 +533,9 @@ export class MicroBatchExecution {
         batchTimestampMs: seq.metadata.batchTimestampMs,
         onRecordError: badRecords.onRecordError,
       };
-      result = await this.reporter.reportTimeTaken('addBatch', () => rt.execute(input.rows, ctx, input.scanned)).catch(badRecords.rethrow);
-      numBadRecords = await badRecords.settle();
+      result = await this.reporter.reportTimeTaken('addBatch', () => rt.execute(inputs, ctx)).catch(badRecords.rethrow);
+      numBadRecords = 0;
+      for (const r of sourceBadRecords) numBadRecords += await r.settle();
       // 5. The sink write and the first state store's commit to N+1 are both durable before
       // anything else goes on; neither needs the other, so they overlap (both settle before an
       // error is thrown, so no write is left running behind it). A crash from here to commits/N
@@ -520,32 +562,40 @@ export class MicroBatchExecution {
     rt.stateCommitted(batchId + 1);
     const stateOperators = rt.stateOperatorProgress();
     // 7. commits/N: the batch is done; a restart resumes after it.
-    const nextWatermarkMs = rt.nextWatermark(seq.metadata.batchWatermarkMs, result.eventTimes);
+    const nextWatermarkMs = rt.nextWatermark(seq.metadata.batchWatermarkMs, result.sourceEventTimes);
     await this.reporter.reportTimeTaken('commitOffsets', async () => {
       await this.fence();
       await this.commitLog.add(batchId, { nextBatchWatermarkMs: nextWatermarkMs });
     });
-    if (end !== null) await rt.source.commit?.(end);
-    this.committedOffset = end;
+    for (const [i, end] of ends.entries()) if (end !== null) await rt.sources[i].commit?.(end);
+    this.committedOffsets = ends;
     this.watermarkMs = nextWatermarkMs;
     this.nextBatchId = batchId + 1;
     this.crashPoints.check('after-commit', batchId);
     // 8. In the background: snapshots and retention of state (Spark's maintenance task), then
     // progress/N and onProgress.
     rt.startStateMaintenance((e) => this.log('warn', `State maintenance failed (retried after the next batch): ${(e as Error).message}`, { batchId }));
+    const sources = rt.sources.map((src, i) => ({
+      description: src.description,
+      startOffset: b.start[i],
+      endOffset: ends[i],
+      latestOffset: b.latest[i],
+      ...sourceMetrics(src, b.start[i], ends[i], b.latest[i]),
+      numInputRows: inputs[i].scanned?.numInputRows ?? inputs[i].rows.length,
+      commitLag: src.offsetLag?.(ends[i], b.latest[i]) ?? null,
+    }));
     this.reporter.finishTrigger({
       id: this.id,
       runId: this.runId,
       name: this.name,
       batchId,
-      numInputRows: input.scanned?.numInputRows ?? input.rows.length,
+      numInputRows: sources.reduce((n, s) => n + s.numInputRows, 0),
       eventTimes: result.eventTimes,
       hasEventTime: rt.hasEventTime,
       watermarkMs: seq.metadata.batchWatermarkMs,
       stateOperators,
-      source: { description: rt.source.description, startOffset: b.start, endOffset: end, latestOffset: b.latest, ...sourceMetrics(rt.source, b.start, end, b.latest) },
+      sources,
       sink: { description: rt.sink.description, numOutputRows: result.rows.length },
-      commitLag: rt.source.offsetLag?.(end, b.latest) ?? null,
       numBadRecords,
       numDeadLetterRecords: numBadRecords,
       contract: rt.contract,
@@ -559,8 +609,8 @@ function sameOffset(a: Offset | null, b: Offset | null): boolean {
 }
 
 /** A source's own progress metrics (e.g. Kafka's per-partition offsets and lag), when it has any. */
-function sourceMetrics(source: Source, start: Offset | null, end: Offset, latest: Offset | null): { metrics?: Record<string, string> } {
-  const m = source.metrics?.(start, end, latest);
+function sourceMetrics(source: Source, start: Offset | null, end: Offset | null, latest: Offset | null): { metrics?: Record<string, string> } {
+  const m = end === null ? undefined : source.metrics?.(start, end, latest);
   return m && Object.keys(m).length ? { metrics: m } : {};
 }
 

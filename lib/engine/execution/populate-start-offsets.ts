@@ -17,68 +17,94 @@ import { pendingBatchOf } from '../checkpoint/pending-batch';
 import { CorruptCheckpointError, IncompatibleQueryChangeError } from '../errors';
 import type { Offset } from '../types';
 
-/** offsets/N `conf` key recording the source's description, checked on every restart. */
-export const SOURCE_CONF = 'weir.source';
-
-export interface StartPosition {
-  nextBatchId: number;
-  /** End offset of the last committed batch: where the next new batch starts. */
-  committedOffset: Offset | null;
-  watermarkMs: number;
-  /** The uncommitted batch to re-run first, if any. */
-  pending?: { batchId: number; start: Offset | null; seq: OffsetSeq };
+/**
+ * offsets/N `conf` key recording source i's description, checked on every restart: `weir.source`
+ * for the first (what a one-source checkpoint has always held), `weir.source.<i>` for the others.
+ */
+export function sourceConfKey(i: number): string {
+  return i === 0 ? 'weir.source' : `weir.source.${i}`;
 }
 
 /**
- * A checkpoint cannot move to another source: the recorded offsets mean nothing there. Checked at
- * every start, and before an edit of a job with a checkpoint is saved (restart-compatibility.ts).
+ * offsets/N `conf` key of Spark's spark.sql.streaming.multipleWatermarkPolicy: written by a query
+ * over several sources; a checkpoint without it means "min" (Spark's default for one that predates it).
  */
-export function assertSameSource(latest: OffsetSeq, args: { sourceDescription: string; sourceIsReplayable: boolean; checkpointDescription: string }): void {
-  const recorded = latest.metadata.conf[SOURCE_CONF];
-  const current = args.sourceDescription;
-  if (args.sourceIsReplayable && recorded !== undefined && recorded !== current) {
+export const MULTIPLE_WATERMARK_POLICY_CONF = 'spark.sql.streaming.multipleWatermarkPolicy';
+
+export interface SourceIdentity {
+  description: string;
+  /** Enforce the recorded source (replayable sources; a push source's address may change freely). */
+  replayable: boolean;
+}
+
+export interface StartPosition {
+  nextBatchId: number;
+  /** End offsets of the last committed batch, one per source: where the next new batch starts. */
+  committedOffsets: (Offset | null)[];
+  watermarkMs: number;
+  /** The uncommitted batch to re-run first, if any. */
+  pending?: { batchId: number; start: (Offset | null)[]; seq: OffsetSeq };
+  /** The latest offsets/L's conf (settings fixed for the checkpoint's life); unset for a new query. */
+  conf?: Record<string, string>;
+}
+
+/**
+ * A checkpoint cannot move to other sources: the recorded offsets mean nothing there, and Spark
+ * refuses a different number of sources. Checked at every start, and before an edit of a job with
+ * a checkpoint is saved (restart-compatibility.ts).
+ */
+export function assertSameSources(latest: OffsetSeq, path: string, sources: readonly SourceIdentity[], checkpointDescription: string): void {
+  const n = latest.offsets.length;
+  if (n !== sources.length) {
     throw new IncompatibleQueryChangeError(
-      `This checkpoint belongs to a query reading ${recorded}; this job reads ${current}. A checkpoint cannot move to another source: ` +
-        `point the job back at ${recorded}, or give it a new checkpointLocation (a new query, which reprocesses from the source start).`,
-      { recorded, current, checkpoint: args.checkpointDescription },
+      `There are [${n}] sources in the checkpoint offsets and now there are [${sources.length}] sources requested by the query. Cannot continue. ` +
+        `A checkpoint keeps one offset per source, in the order of the spec's sources: restore the ${n} source${n === 1 ? '' : 's'} it was written with, in that order, ` +
+        'or give the job a new checkpointLocation (a new query, which reprocesses from the sources\' start).',
+      { path, recorded: n, current: sources.length, checkpoint: checkpointDescription },
     );
   }
+  sources.forEach((s, i) => {
+    const recorded = latest.metadata.conf[sourceConfKey(i)];
+    const current = s.description;
+    if (!s.replayable || recorded === undefined || recorded === current) return;
+    const which = sources.length === 1 ? '' : ` as source ${i}`;
+    const moved = sources.findIndex((o) => o.description === recorded);
+    throw new IncompatibleQueryChangeError(
+      `This checkpoint belongs to a query reading ${recorded}${which}; this job reads ${current}${which}. A checkpoint cannot move to another source: ` +
+        (moved >= 0 && moved !== i ? `the sources are in another order than the checkpoint's; put them back in the recorded order, ` : `point the job back at ${recorded}, `) +
+        'or give it a new checkpointLocation (a new query, which reprocesses from the source start).',
+      { recorded, current, source: i, checkpoint: checkpointDescription },
+    );
+  });
 }
 
 export async function populateStartOffsets(args: {
   offsetLog: OffsetSeqLog;
   commitLog: CommitLog;
-  sourceDescription: string;
-  /** Enforce the recorded source (replayable sources; a push source's address may change freely). */
-  sourceIsReplayable: boolean;
+  sources: readonly SourceIdentity[];
   checkpointDescription: string;
   log: (level: 'info' | 'warn', msg: string, batchId?: number) => void;
 }): Promise<StartPosition> {
   const { offsetLog, commitLog, log } = args;
   const latest = await offsetLog.getLatest();
-  if (!latest) return { nextBatchId: 0, committedOffset: null, watermarkMs: 0 };
+  if (!latest) return { nextBatchId: 0, committedOffsets: args.sources.map(() => null), watermarkMs: 0 };
   const L = latest.batchId;
-  if (latest.value.offsets.length !== 1) {
-    throw new CorruptCheckpointError(
-      offsetLog.pathOf(L),
-      `There are [${latest.value.offsets.length}] sources in the checkpoint offsets and now there are [1] sources requested by the query. Cannot continue.`,
-    );
-  }
-  assertSameSource(latest.value, args);
+  assertSameSources(latest.value, offsetLog.pathOf(L), args.sources, args.checkpointDescription);
   const commitL = await commitLog.get(L);
   if (pendingBatchOf(L, commitL ? [L] : []) === null && commitL) {
     log('info', `Batch ${L} was committed; resuming at batch ${L + 1}`);
     return {
       nextBatchId: L + 1,
-      committedOffset: latest.value.offsets[0],
+      committedOffsets: latest.value.offsets,
       watermarkMs: Math.max(latest.value.metadata.batchWatermarkMs, commitL.nextBatchWatermarkMs),
+      conf: latest.value.metadata.conf,
     };
   }
-  let start: Offset | null = null;
+  let start: (Offset | null)[] = args.sources.map(() => null);
   if (L > 0) {
     const prev = await offsetLog.get(L - 1);
     if (!prev) throw new CorruptCheckpointError(offsetLog.pathOf(L - 1), `batch ${L - 1} doesn't exist, so the start of uncommitted batch ${L} is unknown`);
-    start = prev.offsets[0];
+    start = prev.offsets;
     const lastCommit = await commitLog.getLatest();
     if (!lastCommit || lastCommit.batchId < L - 1) {
       log('warn', `Batches before ${L} are not all committed (latest commit: ${lastCommit?.batchId ?? 'none'}); re-running ${L} from offsets/${L - 1}`);
@@ -87,8 +113,9 @@ export async function populateStartOffsets(args: {
   log('info', `Batch ${L} was not committed; re-running it over the recorded range`, L);
   return {
     nextBatchId: L,
-    committedOffset: start,
+    committedOffsets: start,
     watermarkMs: latest.value.metadata.batchWatermarkMs,
     pending: { batchId: L, start, seq: latest.value },
+    conf: latest.value.metadata.conf,
   };
 }

@@ -29,7 +29,7 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { formatDecimal } from '../query/decimal';
 import type { Row, Schema } from '../types';
 import { MicroBatchExecution } from './micro-batch-execution';
-import { relationOf } from './query-runtime';
+import { relationsOf } from './query-runtime';
 
 export const MAX_PREVIEW_SAMPLE_ROWS = 1000;
 /** How many bytes of records a preview reads from a source at most. */
@@ -165,8 +165,10 @@ function previewBadRecord(e: BadRecordError, input: QueryPreview['input']): Weir
 
 async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 'input' | 'read'>, maxRows: number, deadline: number, timeoutMs: number): Promise<QueryPreview> {
   const id = `preview-${randomUUID()}`;
+  if (spec.sources.length > 1) throw new ValidationError('The query cannot be previewed: a preview feeds one source, and this job reads several; run it on a test checkpoint instead.');
+  const { sources: _sources, ...one } = spec;
   const parsed = parseJobSpec({
-    ...spec,
+    ...one,
     source: { ...spec.source, type: 'memory', options: { stream: id } },
     sink: { type: 'memory', options: { table: id } },
     trigger: { type: 'available-now' },
@@ -176,7 +178,7 @@ async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 
     stateStore: { provider: 'hdfs' },
   });
   if (!parsed.ok) throw new ValidationError(`The query cannot be previewed: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
+  const query = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
   const stream = MemoryStream.named(id);
   const table = MemorySinkTable.named(id);
   const exec = new MicroBatchExecution({ spec: parsed.spec, checkpoint: new InMemoryCheckpointFileManager() });

@@ -8,13 +8,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
-import { auditContract, type ContractAudit } from '../contract';
+import { auditContract, sourcesContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
 import { isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
-import { batchEventTimes, nextWatermark } from '../operators/watermark';
+import { UnionExec } from '../operators/union-exec';
+import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
-import { stateStoreProviderOf, type JobSpec } from '../spec/job-spec';
+import { DEFAULT_MULTIPLE_WATERMARK_POLICY, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
+import type { StreamingRelation } from '../query/logical-plan';
 import { getSinkDefinition } from '../sinks/index';
 import type { Sink } from '../sinks/sink';
 import { getSourceDefinition } from '../sources/index';
@@ -29,7 +31,8 @@ export interface QueryRuntimeDeps {
   clock: Clock;
   checkpoint: CheckpointFileManager;
   queryId: string;
-  source?: Source;
+  /** Ready-made sources, one per spec source in order (tests, embedding). */
+  sources?: Source[];
   sink?: Sink;
   stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
   /**
@@ -41,18 +44,24 @@ export interface QueryRuntimeDeps {
 
 export interface BatchResult {
   rows: Row[];
-  eventTimes?: { min: number; max: number; avg: number };
+  /** The event times of the whole batch (progress `eventTime`), over every source with one. */
+  eventTimes?: EventTimeStats;
+  /** Each source's event times (undefined: no event time, or no row with one), in source order. */
+  sourceEventTimes: (EventTimeStats | undefined)[];
 }
 
-/** The streaming relation (source name, schema, watermark) that a spec's SQL reads. */
-export function relationOf(spec: JobSpec) {
-  return {
+/** One source's part of a batch: its rows and what the source says it read. */
+export type SourceInput = Pick<SourceBatch, 'rows' | 'scanned'>;
+
+/** The streaming relations (source name, schema, watermark) that a spec's SQL reads, one per source in order. */
+export function relationsOf(spec: Pick<JobSpec, 'sources'>): StreamingRelation[] {
+  return spec.sources.map((s) => ({
     kind: 'StreamingRelation' as const,
-    sourceName: spec.source.name,
-    schema: spec.source.schema as Schema,
-    eventTime: spec.source.eventTime,
-    watermarkDelayMs: spec.source.watermarkDelay ? parseDuration(spec.source.watermarkDelay) ?? 0 : undefined,
-  };
+    sourceName: s.name,
+    schema: s.schema as Schema,
+    eventTime: s.eventTime,
+    watermarkDelayMs: s.watermarkDelay ? parseDuration(s.watermarkDelay) ?? 0 : undefined,
+  }));
 }
 
 /**
@@ -71,7 +80,8 @@ function stateStoreProviderFactory(spec: JobSpec, deps: QueryRuntimeDeps): (id: 
 
 export class QueryRuntime {
   readonly hasEventTime: boolean;
-  private readonly delayMs: number;
+  /** Spark's WatermarkTracker; its policy is set from the checkpoint at start (useWatermarkPolicy). */
+  private watermarkTracker: WatermarkTracker;
   private readonly providers = new Map<string, StateStoreProvider>();
   private openStores: StateStore[] = [];
   private readonly stateful: StatefulOperator[];
@@ -80,54 +90,57 @@ export class QueryRuntime {
   private constructor(
     readonly spec: JobSpec,
     readonly query: CompiledStreamingQuery,
-    readonly source: Source,
+    /** One per spec source, in order. */
+    readonly sources: Source[],
     readonly sink: Sink,
     readonly contract: ContractAudit,
     private readonly deps: QueryRuntimeDeps,
   ) {
-    this.hasEventTime = spec.source.eventTime !== undefined;
-    this.delayMs = relationOf(spec).watermarkDelayMs ?? 0;
-    this.stateful = query.operators.filter(isStatefulOperator);
+    this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
+    this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
+    // A union's branches may hold stateful operators too.
+    this.stateful = query.operators.flatMap((op) => (op instanceof UnionExec ? [op, ...op.operators] : [op])).filter(isStatefulOperator);
   }
 
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {
-    const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
+    const query = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
     if (query.stateful) {
       // State lives in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
       const provider = stateStoreProviderOf(spec);
       deps = { ...deps, stateStoreProvider: deps.stateStoreProvider ?? stateStoreProviderFactory(spec, deps) };
       await checkStateCompatibility(deps.checkpoint, query.statefulOperators, { type: spec.source.type, options: spec.source.options }, { provider });
     }
-    let source = deps.source;
-    if (!source) {
-      const def = getSourceDefinition(spec.source.type);
-      if (!def) throw new ValidationError(`unknown source type "${spec.source.type}"`, { path: 'source.type' });
-      source = def.create(spec.source.options as never, {
-        name: spec.source.name,
-        schema: spec.source.schema,
+    // Each source keeps its own log under sources/<i>, as Spark's.
+    const sources = deps.sources ?? spec.sources.map((s, i) => {
+      const def = getSourceDefinition(s.type);
+      if (!def) throw new ValidationError(`unknown source type "${s.type}"`, { path: `${sourcePath(spec, i)}.type` });
+      return def.create(s.options as never, {
+        name: s.name,
+        schema: s.schema,
         requiredColumns: query.sourceColumns,
         pushedFilter: pushedFilter(query),
-        eventTime: spec.source.eventTime,
+        eventTime: s.eventTime,
         checkpoint: deps.checkpoint,
-        metadataPath: 'sources/0',
+        metadataPath: `sources/${i}`,
         clock: deps.clock,
         queryId: deps.queryId,
       });
-    }
+    });
+    if (sources.length !== spec.sources.length) throw new Error(`Internal: ${sources.length} sources given for a spec of ${spec.sources.length}`);
     let sink = deps.sink;
     if (!sink) {
       const def = getSinkDefinition(spec.sink.type);
       if (!def) throw new ValidationError(`unknown sink type "${spec.sink.type}"`, { path: 'sink.type' });
       sink = def.create(spec.sink.options as never, { clock: deps.clock, jobName: spec.name, queryId: deps.queryId });
     }
-    await source.open?.();
+    for (const source of sources) await source.open?.();
     await sink.open?.();
     const contract = auditContract({
-      source: { replayable: source.replayable, reason: source.replayableReason },
+      source: sourcesContract(sources.map((s, i) => ({ name: spec.sources[i].name, replayable: s.replayable, reason: s.replayableReason }))),
       checkpoint: { outlivesMachine: deps.checkpoint.outlivesMachine, description: deps.checkpoint.description },
       sink: { signature: sink.signature, reason: sink.signatureReason },
     });
-    return new QueryRuntime(spec, query, source, sink, contract, deps);
+    return new QueryRuntime(spec, query, sources, sink, contract, deps);
   }
 
   /** A no-data batch is worth running when a stateful plan's watermark would evict state. */
@@ -143,8 +156,9 @@ export class QueryRuntime {
     return p;
   }
 
-  async execute(input: Row[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>, scanned?: SourceBatch['scanned']): Promise<BatchResult> {
-    const ctx: OperatorContext = { ...b };
+  /** Runs the batch over each source's input (in source order; a one-source plan starts from the first's rows). */
+  async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
+    const ctx: OperatorContext = { ...b, inputs: new Map(this.spec.sources.map((s, i) => [s.name, inputs[i].rows])) };
     if (this.stateful.length) {
       ctx.stateStores = new Map();
       for (const op of this.stateful) {
@@ -158,18 +172,19 @@ export class QueryRuntime {
         }
       }
     }
-    let rows = input;
+    let rows = inputs[0].rows;
     for (const op of this.query.operators) rows = await op.execute(rows, ctx);
     // A source column's event times come from the source rows (before any WHERE, as Spark's
     // withWatermark on the source; operators never change their input rows), a derived one's
     // from its EventTimeWatermark operator. A source that skipped rows by the pushed filter folded
     // the event times of all it read.
-    const eventTime = this.spec.source.eventTime;
-    const eventTimes =
-      eventTime === undefined ? undefined
-      : scanned && this.spec.source.schema.some((f) => f.name === eventTime) ? scanned.eventTimes
-      : batchEventTimes(input, eventTime, this.spec.source.schema, ctx);
-    return { rows, eventTimes };
+    const sourceEventTimes = this.spec.sources.map(({ eventTime, schema }, i) => {
+      const { rows: input, scanned } = inputs[i];
+      return eventTime === undefined ? undefined
+        : scanned && schema.some((f) => f.name === eventTime) ? scanned.eventTimes
+        : batchEventTimes(input, eventTime, schema, ctx);
+    });
+    return { rows, eventTimes: mergeEventTimeStats(sourceEventTimes, inputs), sourceEventTimes };
   }
 
   /**
@@ -222,9 +237,25 @@ export class QueryRuntime {
       .finally(() => (this.maintenance = undefined));
   }
 
-  /** max(event time seen) - delay, never below the current watermark (operators/watermark.ts). */
-  nextWatermark(currentMs: number, stats?: { max: number }): number {
-    return nextWatermark(currentMs, stats, this.delayMs);
+  /**
+   * The policy recorded in the checkpoint wins over the spec's, as Spark restores
+   * spark.sql.streaming.multipleWatermarkPolicy from OffsetSeqMetadata.conf.
+   */
+  useWatermarkPolicy(policy: MultipleWatermarkPolicy): void {
+    this.watermarkTracker = this.newWatermarkTracker(policy);
+  }
+
+  get watermarkPolicy(): MultipleWatermarkPolicy {
+    return this.watermarkTracker.policy;
+  }
+
+  private newWatermarkTracker(policy: MultipleWatermarkPolicy): WatermarkTracker {
+    return new WatermarkTracker(policy, relationsOf(this.spec).map((r) => (r.eventTime === undefined ? undefined : r.watermarkDelayMs ?? 0)));
+  }
+
+  /** The global watermark after a batch (Spark's WatermarkTracker.updateWatermark, operators/watermark.ts). */
+  nextWatermark(currentMs: number, sourceEventTimes: readonly (EventTimeStats | undefined)[]): number {
+    return this.watermarkTracker.updateWatermark(currentMs, sourceEventTimes);
   }
 
   async close(): Promise<void> {
@@ -232,9 +263,14 @@ export class QueryRuntime {
     for (const s of this.openStores) s.abort();
     this.openStores = [];
     for (const p of this.providers.values()) await p.close();
-    await this.source.stop();
+    for (const source of this.sources) await source.stop();
     await this.sink.close();
   }
+}
+
+/** A spec source's field path: `source` for a spec written with one, `sources.<i>` otherwise. */
+export function sourcePath(spec: Pick<JobSpec, 'sources'>, i: number): string {
+  return spec.sources.length === 1 ? 'source' : `sources.${i}`;
 }
 
 /**

@@ -14,8 +14,8 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { stateStoreProviderOf, type JobSpec } from '../spec/job-spec';
 import { getSourceDefinition } from '../sources/index';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
-import { assertSameSource } from './populate-start-offsets';
-import { relationOf } from './query-runtime';
+import { assertSameSources } from './populate-start-offsets';
+import { relationsOf } from './query-runtime';
 
 export interface RestartCompatibility {
   /** False: the checkpoint has no batch yet, so any spec starts on it. */
@@ -27,20 +27,22 @@ export interface RestartCompatibility {
 export async function checkRestartCompatibility(spec: JobSpec, fm: CheckpointFileManager): Promise<RestartCompatibility> {
   const latest = await new OffsetSeqLog(fm).getLatest();
   if (!latest) return { checkpointHasBatches: false, verifiedOperators: [] };
-  const def = getSourceDefinition(spec.source.type);
-  if (def) {
-    const source = def.create(spec.source.options as never, {
-      name: spec.source.name,
-      schema: spec.source.schema,
-      eventTime: spec.source.eventTime,
+  const identities = spec.sources.flatMap((s, i) => {
+    const def = getSourceDefinition(s.type);
+    if (!def) return [];
+    const source = def.create(s.options as never, {
+      name: s.name,
+      schema: s.schema,
+      eventTime: s.eventTime,
       checkpoint: fm,
-      metadataPath: 'sources/0',
+      metadataPath: `sources/${i}`,
       clock: new SystemClock(),
       queryId: 'restart-compatibility-check',
     });
-    assertSameSource(latest.value, { sourceDescription: source.description, sourceIsReplayable: source.replayable, checkpointDescription: fm.description });
-  }
-  const query = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
+    return [{ description: source.description, replayable: source.replayable }];
+  });
+  if (identities.length === spec.sources.length) assertSameSources(latest.value, `offsets/${latest.batchId}`, identities, fm.description);
+  const query = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
   if (!query.stateful) return { checkpointHasBatches: true, verifiedOperators: [] };
   const r = await checkStateCompatibility(fm, query.statefulOperators, { type: spec.source.type, options: spec.source.options }, { dryRun: true, provider: stateStoreProviderOf(spec) });
   return { checkpointHasBatches: true, verifiedOperators: r.verified };

@@ -34,6 +34,8 @@ export interface OperatorContext extends EvalContext {
    * the SQL derives (e.g. a from_json field) rather than a source column.
    */
   eventTimes?: { min: number; max: number; avg: number; count: number };
+  /** A query over several sources: each source's rows for this batch, by source name (MicroBatchScanExec). */
+  inputs?: ReadonlyMap<string, Row[]>;
 }
 
 /** Hands a row's record-level error to `ctx.onRecordError`; false (rethrow) for any other error or when unset. */

@@ -1,10 +1,9 @@
 /**
- * Union (UNION ALL) of stateless branches over the same stream: each branch's operators run on
- * the batch's input rows, and the outputs follow each other, first branch first. Spark unions
- * by position, so every branch's row is renamed to the first branch's column names.
- *
- * Only stateless branches (Filter, Project) are planned here: a branch's operators keep no
- * state, so running them side by side on one batch is the whole of their semantics.
+ * Union (UNION ALL): each branch's operators run on the batch's input rows (a branch over another
+ * source starts with its own MicroBatchScanExec), and the outputs follow each other, first branch
+ * first. Spark unions by position, so every branch's row is renamed to the first branch's column
+ * names. A branch may hold a stateful operator (an aggregation): `operators` lists it, so that
+ * the runtime opens, commits and reports its state as any other's.
  */
 import type { Row, Schema } from '../types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
@@ -16,6 +15,11 @@ export class UnionExec implements PhysicalOperator {
     private readonly branches: { operators: PhysicalOperator[]; schema: Schema }[],
     readonly outputSchema: Schema,
   ) {}
+
+  /** Every operator of the branches, in plan order (a nested union's included). */
+  get operators(): PhysicalOperator[] {
+    return this.branches.flatMap((b) => b.operators.flatMap((op) => (op instanceof UnionExec ? [op, ...op.operators] : [op])));
+  }
 
   async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
     const names = this.outputSchema.map((f) => f.name);

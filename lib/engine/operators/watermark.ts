@@ -85,3 +85,55 @@ export class EventTimeWatermarkExec implements PhysicalOperator {
     return rows;
   }
 }
+
+/**
+ * The batch's event times over every source that has one (progress `eventTime`): min of mins,
+ * max of maxes, the average weighted by each source's rows. One source: its own figures.
+ */
+export function mergeEventTimeStats(stats: readonly (EventTimeStats | undefined)[], inputs: readonly { rows: readonly unknown[] }[]): EventTimeStats | undefined {
+  const present = stats.map((s, i) => ({ s, n: Math.max(1, inputs[i]?.rows.length ?? 1) })).filter((x): x is { s: EventTimeStats; n: number } => x.s !== undefined);
+  if (present.length <= 1) return present[0]?.s;
+  const n = present.reduce((a, x) => a + x.n, 0);
+  return {
+    min: Math.min(...present.map((x) => x.s.min)),
+    max: Math.max(...present.map((x) => x.s.max)),
+    avg: Math.round(present.reduce((a, x) => a + x.s.avg * x.n, 0) / n),
+  };
+}
+
+/**
+ * Spark's WatermarkTracker: each source with an event time is an EventTimeWatermark input with
+ * its own watermark (max event time seen − its delay, never moving back); an input that has seen
+ * no data in this run counts as 0, as Spark populates it. The global watermark is the inputs'
+ * min (Spark's default MultipleWatermarkPolicy) or max, and never moves back either. As in
+ * Spark, the inputs' own watermarks live in memory only: a restart begins them anew from the
+ * checkpoint's global watermark.
+ */
+export class WatermarkTracker {
+  private readonly inputWatermarkMs = new Map<number, number>();
+
+  /** `delaysMs`: per source in order, its watermark delay, or undefined for a source without an event time. */
+  constructor(
+    readonly policy: 'min' | 'max',
+    private readonly delaysMs: readonly (number | undefined)[],
+  ) {}
+
+  /** The next batch's global watermark after a batch whose sources saw `stats`, never below `currentMs`. */
+  updateWatermark(currentMs: number, stats: readonly (EventTimeStats | undefined)[]): number {
+    const inputs = this.delaysMs.flatMap((d, i) => (d === undefined ? [] : [i]));
+    if (inputs.length === 0) return currentMs;
+    for (const i of inputs) {
+      const s = stats[i];
+      const prev = this.inputWatermarkMs.get(i);
+      if (s) {
+        const next = s.max - this.delaysMs[i]!;
+        if (prev === undefined || next > prev) this.inputWatermarkMs.set(i, next);
+      } else if (prev === undefined) {
+        this.inputWatermarkMs.set(i, 0);
+      }
+    }
+    const values = inputs.map((i) => this.inputWatermarkMs.get(i)!);
+    const chosen = this.policy === 'min' ? Math.min(...values) : Math.max(...values);
+    return Math.max(currentMs, chosen);
+  }
+}

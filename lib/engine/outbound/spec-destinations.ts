@@ -7,6 +7,7 @@
 import { getSinkDefinition } from '../sinks/sink-registry';
 import { getSourceDefinition } from '../sources/source-registry';
 import type { SpecIssue } from '../spec/job-spec';
+import { rawSourcesOf } from '../spec/spec-sources';
 import { checkDestinationValue } from './destinations';
 import type { DestinationKind, OutboundPolicy } from './outbound-policy';
 
@@ -25,10 +26,10 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 export function specDestinations(spec: unknown): SpecDestination[] {
   if (!isObj(spec)) return [];
   const out: SpecDestination[] = [];
-  for (const part of ['source', 'sink'] as const) {
-    const p = spec[part];
+  const parts = [...rawSourcesOf(spec).map((s) => ({ part: s.path, p: s.source, isSource: true })), { part: 'sink', p: spec.sink, isSource: false }];
+  for (const { part, p, isSource } of parts) {
     if (!isObj(p) || typeof p.type !== 'string' || !isObj(p.options)) continue;
-    const def = part === 'source' ? getSourceDefinition(p.type) : getSinkDefinition(p.type);
+    const def = isSource ? getSourceDefinition(p.type) : getSinkDefinition(p.type);
     for (const d of def?.destinations ?? []) {
       const value = p.options[d.option];
       if (typeof value === 'string') out.push({ path: `${part}.options.${d.option}`, part, kind: d.kind, value });

@@ -47,8 +47,10 @@ function collect(plan: LogicalPlan, out: LogicalPlan[] = []): LogicalPlan[] {
   return out;
 }
 
+/** The watermark of the stream(s) below `plan`: the first source with an event time (each source of a union has its own; the global one is chosen by policy at run time). */
 function watermarkOf(plan: LogicalPlan): WatermarkSpec | undefined {
-  const r = relationOf(plan);
+  const r = collect(plan).find((n): n is StreamingRelation => n.kind === 'StreamingRelation' && n.eventTime !== undefined);
+  if (!r) return undefined;
   return r.eventTime ? { eventTime: r.eventTime, delayMs: r.watermarkDelayMs ?? 0 } : undefined;
 }
 

@@ -41,7 +41,7 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
 
 export function buildStreamStaticJoin(
   join: Join,
-  relation: StreamingRelation,
+  relations: readonly StreamingRelation[],
   statics: StaticTableSpec[],
   builder: (scope: Scope) => ExpressionBuilder,
 ): PlannedJoin {
@@ -52,8 +52,16 @@ export function buildStreamStaticJoin(
     throw notSupportedYet(nested ? 'A join of more than two tables' : 'A join with a subquery', pos);
   }
   const [a, b] = sides as { name: string; alias?: string }[];
-  const isStream = (t: { name: string }) => t.name.toLowerCase() === relation.sourceName.toLowerCase();
-  const streamIdx = isStream(a) ? 0 : isStream(b) ? 1 : -1;
+  const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
+  if (streamOf(a) && streamOf(b)) {
+    throw notSupportedYet(
+      `A join between two streams (${a.name} JOIN ${b.name}: a stream-stream join)`,
+      pos,
+      'Weir does not build the per-side state a stream-stream join needs; join a stream with a static table from staticTables, or UNION ALL the streams and aggregate over the union',
+    );
+  }
+  const relation = streamOf(a) ?? streamOf(b) ?? relations[0];
+  const streamIdx = streamOf(a) ? 0 : streamOf(b) ? 1 : -1;
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
   const table = staticSide && statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase());
   if (streamIdx < 0 || !table || !staticSide) {

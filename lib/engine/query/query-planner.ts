@@ -18,7 +18,7 @@ import { exprToString } from './expression';
 import { compileExpression } from './expression-compiler';
 import { ExpressionBuilder, lineColumn } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
-import { isStateful, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
 import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
@@ -38,10 +38,11 @@ interface FromItem {
   qualifiers: string[];
 }
 
-export function buildLogicalPlan(sql: string, relation: StreamingRelation, staticTables: StaticTableSpec[] = [], schemaOf?: SchemaOf): LogicalPlan {
+/** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
+export function buildLogicalPlan(sql: string, relations: StreamingRelation | readonly StreamingRelation[], staticTables: StaticTableSpec[] = [], schemaOf?: SchemaOf): LogicalPlan {
   checkSqlLimits(sql);
   try {
-    return new QueryPlanner(sql, relation, staticTables, schemaOf).plan(parsePlan(sql), new Map());
+    return new QueryPlanner(sql, Array.isArray(relations) ? relations : [relations as StreamingRelation], staticTables, schemaOf).plan(parsePlan(sql), new Map());
   } catch (e) {
     // The last resort, should some shape within the limits still exhaust the stack.
     if (e instanceof RangeError) throw tooDeep();
@@ -50,15 +51,18 @@ export function buildLogicalPlan(sql: string, relation: StreamingRelation, stati
 }
 
 class QueryPlanner {
+  /** Inside a UNION's branches (a static table there is Spark's streaming-batch Union). */
+  private unionDepth = 0;
+
   constructor(
     private readonly sql: string,
-    private readonly relation: StreamingRelation,
+    private readonly relations: readonly StreamingRelation[],
     private readonly staticTables: StaticTableSpec[],
     private readonly schemaOfPlan?: SchemaOf,
   ) {}
 
   private schemaOf(plan: LogicalPlan): Schema {
-    if (plan === this.relation) return this.relation.schema;
+    if (plan.kind === 'StreamingRelation' && this.relations.includes(plan)) return plan.schema;
     if (!this.schemaOfPlan) throw new SqlValidationError('Internal: a subquery needs the physical planner to know its columns', undefined, 'FROM');
     return this.schemaOfPlan(plan);
   }
@@ -91,9 +95,12 @@ class QueryPlanner {
       }
       case 'Union':
         return this.union(u, ctes);
+      // Spark's UnsupportedOperationChecker: the right side of EXCEPT, and either side of
+      // INTERSECT, is a stream whatever it reads (a static table alone is no query here).
       case 'Intersect':
+        throw unsupportedOperation('Intersect of streaming DataFrames/Datasets is not supported', { position: this.setOperator(u.left, u.right) });
       case 'Except':
-        throw notSupportedYet(u.kind.toUpperCase(), this.setOperator(u.left, u.right), 'Spark refuses INTERSECT and EXCEPT on streams too');
+        throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position: this.setOperator(u.left, u.right) });
       case 'Distinct':
         if (u.child.kind === 'Union') {
           const [left, right] = u.child.children.slice(-2);
@@ -116,17 +123,15 @@ class QueryPlanner {
   }
 
   /**
-   * UNION ALL of SELECTs over the same stream, each stateless. Spark runs a union of stateful
-   * branches as separate stateful operators; Weir plans only the stateless shape (the usual one:
-   * the same stream filtered and projected two ways), and says so for the rest.
+   * UNION ALL of SELECTs over one stream or several. A branch may aggregate (Spark plans it as
+   * its own stateful operator); the analyzer holds the whole query to Spark's rules (one
+   * aggregation, a watermark for Append).
    */
   private union(u: Extract<UnresolvedPlan, { kind: 'Union' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
     const pos = this.setOperator(u.children[0], u.children[1]);
-    const branches = u.children.map((c) => {
-      const branch = this.plan(c, ctes);
-      if (isStateful(branch)) throw notSupportedYet('UNION ALL of a stateful query', pos, 'each branch may filter and project the stream; aggregate over the union instead (SELECT … FROM (… UNION ALL …) GROUP BY …)');
-      return branch;
-    });
+    this.unionDepth++;
+    const branches = u.children.map((c) => this.plan(c, ctes));
+    this.unionDepth--;
     return { kind: 'Union', branches, pos };
   }
 
@@ -204,9 +209,14 @@ class QueryPlanner {
         const name = u.multipartIdentifier.join('.');
         const cte = u.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
         if (cte) return { plan: cte, schema: this.schemaOf(cte), qualifiers: [name] };
-        if (name.toLowerCase() === this.relation.sourceName.toLowerCase()) return { plan: this.relation, schema: this.relation.schema, qualifiers: [this.relation.sourceName] };
+        const relation = this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase());
+        if (relation) return { plan: relation, schema: relation.schema, qualifiers: [relation.sourceName] };
+        // A static table outside a join is a batch relation: with a stream beside it, Spark's Union rule.
+        if (this.unionDepth > 0 && this.staticTables.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
+          throw unsupportedOperation('Union between streaming and batch DataFrames/Datasets is not supported', { position: lineColumn(u.pos) });
+        }
         throw new SqlValidationError(
-          `FROM ${name}: unknown source; this job's source is named "${this.relation.sourceName}"${ctes.size ? ` (CTEs in scope: ${[...ctes.keys()].join(', ')})` : ''}`,
+          `FROM ${name}: unknown source; this job's ${this.relations.length > 1 ? `sources are named ${this.relations.map((r) => `"${r.sourceName}"`).join(', ')}` : `source is named "${this.relations[0].sourceName}"`}${ctes.size ? ` (CTEs in scope: ${[...ctes.keys()].join(', ')})` : ''}`,
           lineColumn(u.pos),
           'FROM',
         );
@@ -216,11 +226,11 @@ class QueryPlanner {
         return { ...inner, qualifiers: [...inner.qualifiers, u.alias] };
       }
       case 'Join': {
-        const join = buildStreamStaticJoin(u, this.relation, this.staticTables, (scope) => new ExpressionBuilder(scope, this.sql));
+        const join = buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder(scope, this.sql));
         return join;
       }
       case 'OneRowRelation':
-        throw new SqlValidationError(`A streaming query needs FROM ${this.relation.sourceName}`, lineColumn(u.pos), 'FROM');
+        throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
       case 'UnresolvedSubqueryColumnAliases':
         throw notSupportedYet('Column aliases on a subquery (AS t(a, b))', lineColumn(u.pos), 'alias the columns inside the subquery instead');
       case 'Aggregate': case 'Distinct': case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Limit': case 'Offset':

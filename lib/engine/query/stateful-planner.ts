@@ -178,6 +178,8 @@ export class StatefulPlanner {
   constructor(
     readonly outputMode: OutputMode,
     relation: StreamingRelation,
+    /** Several sources: each StreamingRelation is planned as a MicroBatchScanExec of its source's rows. */
+    readonly scans = false,
   ) {
     this.watermark = relation.eventTime ? { eventTime: relation.eventTime, delayMs: relation.watermarkDelayMs ?? 0 } : undefined;
     // Exact names, as job-spec.ts and the runtime match a source eventTime column.

@@ -13,6 +13,7 @@ import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
+import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
@@ -54,33 +55,44 @@ export interface CompileOptions {
   optimize?: boolean;
 }
 
-export function compileStreamingQuery(sql: string, relation: StreamingRelation, opts: CompileOptions = {}): CompiledStreamingQuery {
+/**
+ * `relations`: the job's sources in order (one relation: a one-source job). With several, each
+ * StreamingRelation of the plan reads its own source's rows (MicroBatchScanExec).
+ */
+export function compileStreamingQuery(sql: string, relations: StreamingRelation | readonly StreamingRelation[], opts: CompileOptions = {}): CompiledStreamingQuery {
   const outputMode = opts.outputMode ?? 'append';
+  const all: readonly StreamingRelation[] = Array.isArray(relations) ? relations : [relations as StreamingRelation];
+  requireSourceEventTimes(all);
+  // The stateful operators' watermark column: the first source that declares one (each source's
+  // own watermark is tracked at run time, the global one chosen by the multipleWatermarkPolicy).
+  const relation = all.find((r) => r.eventTime !== undefined) ?? all[0];
+  const scans = all.length > 1;
   // A subquery's columns come from planning it on its own (its operators are thrown away).
-  const schemaOf = (p: LogicalPlan) => planPhysical(p, [], new StatefulPlanner(outputMode, relation));
-  const plan = withDeduplication(buildLogicalPlan(sql, relation, opts.staticTables, schemaOf), opts.dedup);
+  const schemaOf = (p: LogicalPlan) => planPhysical(p, [], new StatefulPlanner(outputMode, relation, scans));
+  const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables, schemaOf), opts.dedup);
   // Columns and types first: an unknown column or a type error is the query's own fault in every
   // output mode, and the mode's legality is only worth judging on a query that analyses.
   // They are judged on the plan as written, so a message names what the user wrote (the columns
   // a pruned relation would list are not the query's columns).
-  const checked = new StatefulPlanner(outputMode, relation);
+  const checked = new StatefulPlanner(outputMode, relation, scans);
   const outputSchema = planPhysical(plan, [], checked);
   requireWatermarkPlaced(checked);
   const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
   const optimized = opts.optimize === false ? { plan, applied: [] } : optimizePlan(plan);
   const operators: PhysicalOperator[] = [];
-  const stateful = new StatefulPlanner(outputMode, relation);
+  const stateful = new StatefulPlanner(outputMode, relation, scans);
   planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
   requireWatermarkPlaced(stateful);
   if (operators.some((op) => op.name === 'Filter+Project')) {
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
   }
   const scanned = streamingRelationOf(optimized.plan);
-  const pushed = opts.optimize === false || !scanned ? undefined : scanFilterOf(optimized.plan);
+  // Column pruning and pushed filters reach a source of a one-source plan (several: each reads all its columns).
+  const pushed = opts.optimize === false || !scanned || scans ? undefined : scanFilterOf(optimized.plan);
   return {
     plan: optimized.plan,
     optimizations: optimized.applied,
-    sourceColumns: scanned?.requiredColumns,
+    sourceColumns: scans ? undefined : scanned?.requiredColumns,
     scanFilter: pushed && compileExpression(pushed, scanned!.schema).eval,
     outputSchema,
     operators,
@@ -90,6 +102,16 @@ export function compileStreamingQuery(sql: string, relation: StreamingRelation, 
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
   };
+}
+
+/** With several sources, each watermark tracks a column of its own source (a derived one is for one-source jobs). */
+function requireSourceEventTimes(relations: readonly StreamingRelation[]): void {
+  if (relations.length < 2) return;
+  relations.forEach((r, i) => {
+    if (r.eventTime !== undefined && !r.schema.some((f) => f.name === r.eventTime)) {
+      throw new ValidationError(`sources.${i}.eventTime "${r.eventTime}" must be a column of sources.${i}.schema: with several sources, each watermark tracks a column of its own source`, { path: `sources.${i}.eventTime` });
+    }
+  });
 }
 
 /** A derived source.eventTime must be a column some Project of the SQL defines. */
@@ -115,6 +137,7 @@ function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
 function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false): Schema {
   switch (plan.kind) {
     case 'StreamingRelation':
+      if (stateful.scans) ops.push(new MicroBatchScanExec(plan.sourceName, plan.schema));
       return plan.schema;
     case 'Filter': {
       const schema = planPhysical(plan.child, ops, stateful, fuse);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
 import { ManualClock } from '../clock';
 import { MicroBatchExecution } from '../execution/micro-batch-execution';
-import { relationOf } from '../execution/query-runtime';
+import { relationsOf } from '../execution/query-runtime';
 import { mustParse } from '../execution/testing/test-fixtures';
 import type { StreamingQueryProgress } from '../progress';
 import { compileStreamingQuery } from '../query/streaming-query';
@@ -92,7 +92,7 @@ async function runOnce(input: string, q: { sql: string; outputMode: string }, pu
     trigger: { type: 'available-now' },
     checkpointLocation: path.join(root, `cp-${id}`),
   });
-  const compiled = compileStreamingQuery(spec.sql, relationOf(spec), { outputMode: spec.outputMode });
+  const compiled = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode });
   // The scenario must exercise the pushed path, or the comparison says nothing.
   expect(compiled.scanFilter).toBeDefined();
   const checkpoint = new LocalCheckpointFileManager(spec.checkpointLocation);

@@ -13,6 +13,9 @@ import { getSinkDefinition, sinkTypes } from '../sinks/index';
 import { getStaticTableReader } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
 import { SchemaSpec } from './source-schema';
+import { isOneSourceSpecWrittenBack, rawSourcesOf } from './spec-sources';
+
+export { rawSourcesOf };
 import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
 
 /** A duration string of at most `maxMs` (duration.ts says why durations are bounded). */
@@ -49,22 +52,36 @@ const TriggerSpecSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('once') }).strict(),
 ]);
 
+/** At most this many sources in one query (each holds a reader and a line in every offsets/N). */
+const MAX_SOURCES = 16;
+
+/** Spark's MultipleWatermarkPolicy names; "min" is Spark's default (and what a checkpoint without the key means). */
+export const MULTIPLE_WATERMARK_POLICIES = ['min', 'max'] as const;
+export type MultipleWatermarkPolicy = (typeof MULTIPLE_WATERMARK_POLICIES)[number];
+export const DEFAULT_MULTIPLE_WATERMARK_POLICY: MultipleWatermarkPolicy = 'min';
+
+const SourceSpecSchema = z
+  .object({
+    name: identifier,
+    type: z.string().min(1),
+    options: z.record(z.string(), z.unknown()).default({}),
+    // Optional only for a source with fixed columns (defaultSchema): parseJobSpec requires it of the others.
+    schema: SchemaSpec.optional(),
+    eventTime: z.string().optional(),
+    watermarkDelay: durationAtMost(MAX_DELAY_MS).optional(),
+    onBadRecord: z.enum(['fail', 'dead-letter']).default('fail'),
+    badRecordsPath: z.string().min(1).optional(),
+  })
+  .strict();
+
 export const JobSpecSchema = z
   .object({
     name: z.string().min(1, { message: 'must not be empty' }).max(MAX_NAME_LENGTH, { message: `must be at most ${MAX_NAME_LENGTH} characters` }),
-    source: z
-      .object({
-        name: identifier,
-        type: z.string().min(1),
-        options: z.record(z.string(), z.unknown()).default({}),
-        // Optional only for a source with fixed columns (defaultSchema): parseJobSpec requires it of the others.
-        schema: SchemaSpec.optional(),
-        eventTime: z.string().optional(),
-        watermarkDelay: durationAtMost(MAX_DELAY_MS).optional(),
-        onBadRecord: z.enum(['fail', 'dead-letter']).default('fail'),
-        badRecordsPath: z.string().min(1).optional(),
-      })
-      .strict(),
+    source: SourceSpecSchema.optional(),
+    /** Several sources (Spark: a query over several streams): FROM names each by its `name`; offsets/N has one line per source, in this order. */
+    sources: z.array(SourceSpecSchema).min(1).max(MAX_SOURCES).optional(),
+    /** Spark's spark.sql.streaming.multipleWatermarkPolicy: how the global watermark is chosen from each source's (recorded in the checkpoint). */
+    multipleWatermarkPolicy: z.enum(MULTIPLE_WATERMARK_POLICIES).optional(),
     sql: z.string().min(1, { message: 'must not be empty' }),
     sink: z.object({ type: z.string().min(1), options: z.record(z.string(), z.unknown()).default({}) }).strict(),
     outputMode: z.enum(['append', 'update', 'complete']).default('append'),
@@ -123,9 +140,16 @@ export const JobSpecSchema = z
   .strict();
 
 type ParsedJobSpec = z.infer<typeof JobSpecSchema>;
-type SourceSchema = NonNullable<ParsedJobSpec['source']['schema']>;
-/** A valid spec: `source.schema` is always there (the source's default columns when it lists none). */
-export type JobSpec = Omit<ParsedJobSpec, 'source'> & { source: Omit<ParsedJobSpec['source'], 'schema'> & { schema: SourceSchema } };
+type ParsedSourceSpec = z.infer<typeof SourceSpecSchema>;
+type SourceSchema = NonNullable<ParsedSourceSpec['schema']>;
+/** One source of a valid spec: `schema` is always there (the source's default columns when it lists none). */
+export type SourceSpec = Omit<ParsedSourceSpec, 'schema'> & { schema: SourceSchema };
+/**
+ * A valid spec. `sources` lists every source in order (a spec written with `source` has one);
+ * `source` is the first, what single-source features (preview, dedup, static joins) read.
+ */
+export type JobSpec = Omit<ParsedJobSpec, 'source' | 'sources'> & { source: SourceSpec; sources: SourceSpec[] };
+export { SourceSpecSchema };
 export type TriggerSpec = z.infer<typeof TriggerSpecSchema>;
 
 export interface SpecIssue {
@@ -199,13 +223,15 @@ function canonicalOptionsOf(def: Pick<SourceDefinition, 'canonicalOptions'> | un
  * were, for validation to report.
  */
 export function canonicalJobSpec(spec: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...spec };
-  for (const [part, get] of [['source', getSourceDefinition], ['sink', getSinkDefinition]] as const) {
-    const p = spec[part];
-    if (!isPlainObject(p) || typeof p.type !== 'string') continue;
+  const canonical = (p: unknown, get: typeof getSourceDefinition | typeof getSinkDefinition): unknown => {
+    if (!isPlainObject(p) || typeof p.type !== 'string') return p;
     const c = canonicalOptionsOf(get(p.type), p.options);
-    if (c.issues.length === 0 && c.options !== p.options) out[part] = { ...p, options: c.options };
-  }
+    return c.issues.length === 0 && c.options !== p.options ? { ...p, options: c.options } : p;
+  };
+  const out = { ...spec };
+  if (spec.source !== undefined) out.source = canonical(spec.source, getSourceDefinition);
+  if (Array.isArray(spec.sources)) out.sources = spec.sources.map((s) => canonical(s, getSourceDefinition));
+  if (spec.sink !== undefined) out.sink = canonical(spec.sink, getSinkDefinition);
   return out;
 }
 
@@ -227,24 +253,67 @@ export function sourceSchemaOf(source: unknown): unknown[] | undefined {
   return def.defaultSchema(isPlainObject(options) ? options : {});
 }
 
+/** A source's options by its registered type (defaults applied), or the problems with them. */
+function parseSourceOptions(path: string, raw: { type?: unknown; options?: unknown; schema?: unknown }, errors: SpecIssue[]): unknown {
+  if (typeof raw.type !== 'string') return undefined;
+  const def = getSourceDefinition(raw.type);
+  if (!def) {
+    errors.push({ path: `${path}.type`, message: `unknown source type "${raw.type}"; known types: ${sourceTypes().join(', ')}` });
+    return undefined;
+  }
+  if (!def.defaultSchema && raw.schema === undefined) {
+    errors.push({ path: `${path}.schema`, message: `is required: list the columns of the ${def.type} source's records, e.g. [{"name": "user", "type": "string"}]` });
+  }
+  const c = canonicalOptionsOf(def, raw.options ?? {});
+  errors.push(...c.issues.map((i) => ({ path: `${path}.options.${i.path}`, message: i.message })));
+  const r = def.options.safeParse(c.options);
+  if (r.success) return r.data;
+  errors.push(...issuesOf(r.error, [...path.split('.'), 'options']));
+  return undefined;
+}
+
+/** A parsed source's checks beyond its shape (event time, watermark, dead letters, columns), and its full form. */
+function checkSource(path: string, s: ParsedSourceSpec, options: unknown, errors: SpecIssue[]): SourceSpec {
+  const def = getSourceDefinition(s.type);
+  // No schema and no default: said by parseSourceOptions. With invalid options the default is unknown, and they are said.
+  const schema: SourceSchema = s.schema ?? (options !== undefined ? def?.defaultSchema?.(options as Record<string, unknown>) : undefined) ?? [];
+  if (s.eventTime !== undefined) {
+    const col = schema.find((f) => f.name === s.eventTime);
+    // Not a source column: one the SQL derives (withWatermark on a projection's column, e.g. a
+    // from_json field); compiling the SQL checks that a Project defines it as a timestamp.
+    if (col && col.type !== 'timestamp') errors.push({ path: `${path}.eventTime`, message: `column "${s.eventTime}" must be a timestamp, it is ${col.type}` });
+  }
+  if (s.watermarkDelay !== undefined && s.eventTime === undefined) {
+    errors.push({ path: `${path}.watermarkDelay`, message: `needs ${path}.eventTime (the column the watermark tracks)` });
+  }
+  if (s.onBadRecord === 'dead-letter' && !s.badRecordsPath) {
+    errors.push({ path: `${path}.badRecordsPath`, message: `is required when ${path}.onBadRecord is "dead-letter" (where bad records go)` });
+  }
+  const names = new Set<string>();
+  schema.forEach((f, i) => {
+    if (names.has(f.name.toLowerCase())) errors.push({ path: `${path}.schema.${i}.name`, message: `duplicate column "${f.name}"` });
+    names.add(f.name.toLowerCase());
+  });
+  const schemaProblem = def?.checkSchema?.(schema);
+  if (schemaProblem) errors.push({ path: `${path}.schema`, message: schemaProblem });
+  return { ...s, options: options as Record<string, unknown>, schema };
+}
+
 export function parseJobSpec(input: unknown): ParseJobSpecResult {
   const base = JobSpecSchema.safeParse(input);
   const errors: SpecIssue[] = base.success ? [] : issuesOf(base.error);
-  // Options are checked even when other fields fail, so the user sees every error at once.
-  const raw = (input ?? {}) as { source?: { type?: unknown; options?: unknown }; sink?: { type?: unknown; options?: unknown } };
-  let sourceOptions: unknown;
-  let sinkOptions: unknown;
-  if (typeof raw.source?.type === 'string') {
-    const def = getSourceDefinition(raw.source.type);
-    if (!def) errors.push({ path: 'source.type', message: `unknown source type "${raw.source.type}"; known types: ${sourceTypes().join(', ')}` });
-    else {
-      const c = canonicalOptionsOf(def, raw.source.options ?? {});
-      errors.push(...c.issues.map((i) => ({ path: `source.options.${i.path}`, message: i.message })));
-      const r = def.options.safeParse(c.options);
-      if (r.success) sourceOptions = r.data;
-      else errors.push(...issuesOf(r.error, ['source', 'options']));
-    }
+  const raw = (input ?? {}) as { source?: unknown; sources?: unknown; sink?: { type?: unknown; options?: unknown } };
+  const writtenBack = isOneSourceSpecWrittenBack(input);
+  if (!writtenBack && (raw.source === undefined) === (raw.sources === undefined)) {
+    errors.push({
+      path: 'source',
+      message: raw.source === undefined ? 'is required: a `source`, or `sources` (a list) for a query over several streams' : 'write `source` or `sources`, not both: `sources` lists every source, the first included',
+    });
   }
+  // Options are checked even when other fields fail, so the user sees every error at once.
+  const rawSources = rawSourcesOf(input);
+  const sourceOptions = rawSources.map(({ path, source }) => (isPlainObject(source) ? parseSourceOptions(path, source, errors) : undefined));
+  let sinkOptions: unknown;
   if (typeof raw.sink?.type === 'string') {
     const def = getSinkDefinition(raw.sink.type);
     if (!def) errors.push({ path: 'sink.type', message: `unknown sink type "${raw.sink.type}"; known types: ${sinkTypes().join(', ')}` });
@@ -256,43 +325,20 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
       else errors.push(...issuesOf(r.error, ['sink', 'options']));
     }
   }
-  const sourceDef = typeof raw.source?.type === 'string' ? getSourceDefinition(raw.source.type) : undefined;
-  if (sourceDef && !sourceDef.defaultSchema && (raw.source as { schema?: unknown }).schema === undefined) {
-    errors.push({ path: 'source.schema', message: `is required: list the columns of the ${sourceDef.type} source's records, e.g. [{"name": "user", "type": "string"}]` });
-  }
-  let schema: SourceSchema | undefined;
+  let sources: SourceSpec[] = [];
   if (base.success) {
-    const s = base.data.source;
-    const def = getSourceDefinition(s.type);
-    schema = s.schema ?? (sourceOptions !== undefined ? def?.defaultSchema?.(sourceOptions as Record<string, unknown>) : undefined);
-    // No schema and no default: said below. With invalid options the default is unknown, and they are said.
-    schema ??= [];
-    if (s.eventTime !== undefined) {
-      const col = schema.find((f) => f.name === s.eventTime);
-      // Not a source column: one the SQL derives (withWatermark on a projection's column, e.g. a
-      // from_json field); compiling the SQL checks that a Project defines it as a timestamp.
-      if (col && col.type !== 'timestamp') errors.push({ path: 'source.eventTime', message: `column "${s.eventTime}" must be a timestamp, it is ${col.type}` });
-    }
-    if (s.watermarkDelay !== undefined && s.eventTime === undefined) {
-      errors.push({ path: 'source.watermarkDelay', message: 'needs source.eventTime (the column the watermark tracks)' });
-    }
-    if (s.onBadRecord === 'dead-letter' && !s.badRecordsPath) {
-      errors.push({ path: 'source.badRecordsPath', message: 'is required when source.onBadRecord is "dead-letter" (where bad records go)' });
-    }
-    const names = new Set<string>();
-    schema.forEach((f, i) => {
-      if (names.has(f.name.toLowerCase())) errors.push({ path: `source.schema.${i}.name`, message: `duplicate column "${f.name}"` });
-      names.add(f.name.toLowerCase());
+    const parsed = writtenBack || !base.data.sources ? (base.data.source ? [base.data.source] : []) : base.data.sources;
+    sources = parsed.map((s, i) => checkSource(rawSources[i].path, s, sourceOptions[i], errors));
+    // FROM names a source by its name: two sources of one name would make it ambiguous.
+    const seen = new Set<string>();
+    sources.forEach((s, i) => {
+      if (seen.has(s.name.toLowerCase())) errors.push({ path: `sources.${i}.name`, message: `duplicate source name "${s.name}": FROM names each source by its name` });
+      seen.add(s.name.toLowerCase());
     });
-    const schemaProblem = def?.checkSchema?.(schema);
-    if (schemaProblem) errors.push({ path: 'source.schema', message: schemaProblem });
   }
   if (errors.length || !base.success) return { ok: false, errors };
-  const spec: JobSpec = {
-    ...base.data,
-    source: { ...base.data.source, options: sourceOptions as Record<string, unknown>, schema: schema! },
-    sink: { ...base.data.sink, options: sinkOptions as Record<string, unknown> },
-  };
+  const { source: _source, sources: _sources, ...rest } = base.data;
+  const spec: JobSpec = { ...rest, source: sources[0], sources, sink: { ...base.data.sink, options: sinkOptions as Record<string, unknown> } };
   return { ok: true, spec };
 }
 

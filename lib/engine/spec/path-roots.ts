@@ -20,6 +20,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rawSourcesOf } from './spec-sources';
 
 export interface PathRoots {
   /** Where checkpoints live (a directory or an `s3://bucket/prefix`); undefined: unconfined. */
@@ -61,12 +62,14 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.leng
 export function specPathFields(spec: unknown): SpecPathField[] {
   if (!isObj(spec)) return [];
   const out: SpecPathField[] = [];
-  const source = isObj(spec.source) ? spec.source : undefined;
   const sink = isObj(spec.sink) ? spec.sink : undefined;
-  const srcPath = source?.type === 'files' && isObj(source.options) ? str(source.options.path) : undefined;
-  if (srcPath) out.push({ field: 'source.options.path', value: srcPath, kind: 'files' });
-  const bad = str(source?.badRecordsPath);
-  if (bad) out.push({ field: 'source.badRecordsPath', value: bad, kind: 'dead-letter' });
+  for (const { path: at, source: s } of rawSourcesOf(spec)) {
+    const source = isObj(s) ? s : undefined;
+    const srcPath = source?.type === 'files' && isObj(source.options) ? str(source.options.path) : undefined;
+    if (srcPath) out.push({ field: `${at}.options.path`, value: srcPath, kind: 'files' });
+    const bad = str(source?.badRecordsPath);
+    if (bad) out.push({ field: `${at}.badRecordsPath`, value: bad, kind: 'dead-letter' });
+  }
   const sinkPath = sink?.type === 'files' && isObj(sink.options) ? str(sink.options.path) : undefined;
   if (sinkPath) out.push({ field: 'sink.options.path', value: sinkPath, kind: 'files' });
   if (Array.isArray(spec.staticTables)) {

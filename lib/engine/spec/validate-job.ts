@@ -8,9 +8,9 @@
  */
 import { z } from 'zod';
 import { checkpointFileManagerFor } from '../checkpoint/checkpoint-location';
-import { auditContract, type ContractAudit } from '../contract';
+import { auditContract, sourcesContract, type ContractAudit } from '../contract';
 import { AnalysisException, UNSUPPORTED_OPERATION_CLASS, ValidationError, WeirError } from '../errors';
-import { relationOf } from '../execution/query-runtime';
+import { relationsOf, sourcePath } from '../execution/query-runtime';
 import { SqlValidationError } from '../query/sql-error';
 import { tooDeep } from '../query/sql-limits';
 import { compileStreamingQuery } from '../query/streaming-query';
@@ -20,7 +20,7 @@ import type { Schema } from '../types';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { checkSpecOutbound } from '../outbound/spec-destinations';
 import type { OptimizerRuleApplication } from '../query/optimizer';
-import { JobSpecSchema, outputModeLabel, parseJobSpec, sourceSchemaOf, type JobSpec, type SpecIssue } from './job-spec';
+import { JobSpecSchema, outputModeLabel, parseJobSpec, rawSourcesOf, sourceSchemaOf, SourceSpecSchema, type JobSpec, type SourceSpec, type SpecIssue } from './job-spec';
 
 export interface ValidateJobResult {
   ok: boolean;
@@ -125,15 +125,20 @@ export function jsonErrorOffset(t: string): number {
 function partsForSql(raw: Partial<JobSpec>): JobSpec | undefined {
   if (typeof raw.sql !== 'string') return undefined;
   const shape = JobSpecSchema.shape;
-  const source = shape.source.safeParse(raw.source);
-  const sourceParts = source.success
-    ? source.data
-    : z.object({ name: shape.source.shape.name, schema: shape.source.shape.schema }).safeParse(raw.source).data;
-  // No schema written: a source with fixed columns (Kafka) still has its columns.
-  const schema = sourceParts?.schema ?? shape.source.shape.schema.safeParse(sourceSchemaOf(raw.source)).data;
-  if (!sourceParts || !schema) return undefined;
+  const sources: SourceSpec[] = [];
+  for (const { source: rawSource } of rawSourcesOf(raw)) {
+    const source = SourceSpecSchema.safeParse(rawSource);
+    const sourceParts = source.success
+      ? source.data
+      : z.object({ name: SourceSpecSchema.shape.name, schema: SourceSpecSchema.shape.schema }).safeParse(rawSource).data;
+    // No schema written: a source with fixed columns (Kafka) still has its columns.
+    const schema = sourceParts?.schema ?? SourceSpecSchema.shape.schema.safeParse(sourceSchemaOf(rawSource)).data;
+    if (!sourceParts || !schema) return undefined;
+    sources.push({ ...sourceParts, schema } as SourceSpec);
+  }
+  if (sources.length === 0) return undefined;
   const part = <K extends 'outputMode' | 'dedup' | 'staticTables'>(k: K) => shape[k].safeParse(raw[k]).data as JobSpec[K] | undefined;
-  return { ...(raw as JobSpec), source: { ...sourceParts, schema } as JobSpec['source'], outputMode: part('outputMode') ?? 'append', dedup: part('dedup'), staticTables: part('staticTables') };
+  return { ...(raw as JobSpec), source: sources[0], sources, outputMode: part('outputMode') ?? 'append', dedup: part('dedup'), staticTables: part('staticTables') };
 }
 
 export interface ValidateJobOptions {
@@ -163,7 +168,7 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
   const relSpec = spec ?? partsForSql(raw);
   if (relSpec) {
     try {
-      const q = compileStreamingQuery(relSpec.sql, relationOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup, staticTables: relSpec.staticTables });
+      const q = compileStreamingQuery(relSpec.sql, relationsOf(relSpec), { outputMode: relSpec.outputMode ?? 'append', dedup: relSpec.dedup, staticTables: relSpec.staticTables });
       explain = q.explain;
       optimizations = q.optimizations;
       outputSchema = q.outputSchema;
@@ -206,14 +211,16 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
     if (outputProblem) errors.push(outputProblem);
     try {
       const cfm = checkpointFileManagerFor(spec.checkpointLocation);
-      const srcDef = getSourceDefinition(spec.source.type)!;
       const sinkSig = sinkDef.signature(spec.sink.options as never);
+      const sources = spec.sources.map((s) => ({ name: s.name, ...getSourceDefinition(s.type)!.replayable(s.options as never) }));
       contract = auditContract({
-        source: srcDef.replayable(spec.source.options as never),
+        source: sourcesContract(sources),
         checkpoint: { outlivesMachine: cfm.outlivesMachine, description: cfm.description },
         sink: sinkSig,
       });
-      if (contract.guarantee !== 'exactly-once') warnings.push({ path: contract.source.ok ? 'sink.type' : 'source.type', message: contract.summary });
+      // The warning names the field to change: the sink, or the (first) source that cannot replay.
+      const notReplayable = sources.findIndex((s) => !s.replayable);
+      if (contract.guarantee !== 'exactly-once') warnings.push({ path: contract.source.ok ? 'sink.type' : `${sourcePath(spec, notReplayable)}.type`, message: `${contract.summary}${spec.sources.length > 1 && !contract.source.ok ? ` ${contract.source.reason}` : ''}` });
       else if (!contract.survivesMachineLoss) warnings.push({ path: 'checkpointLocation', message: contract.summary });
     } catch (e) {
       errors.push({ path: 'checkpointLocation', message: (e as Error).message });

@@ -122,7 +122,8 @@ function columnsOf(spec: Obj, result: ValidateJobResult): Omit<Prisma.JobUncheck
   return {
     spec: spec as Prisma.InputJsonValue,
     sql: s.sql,
-    sourceType: s.source.type,
+    // A query over several sources lists each type, in source order (the job list and page show it).
+    sourceType: s.sources.map((x) => x.type).join(' + '),
     sinkType: s.sink.type,
     outputMode: s.outputMode,
     trigger: s.trigger as Prisma.InputJsonValue,

@@ -8,19 +8,22 @@ import 'server-only';
 import { statSync } from 'node:fs';
 import { PathNotFoundError, resolvePathField, specPathFields, type SpecIssue } from '@/lib/engine';
 
-const SOURCE_PATH = 'source.options.path';
+/** A files source's folder field: `source.options.path`, or `sources.<i>.options.path`. */
+const SOURCE_PATH = /^(source|sources\.\d+)\.options\.path$/;
 
-/** The warning for the spec's files source when its folder is missing; none otherwise. */
+/** The warning for each of the spec's files sources whose folder is missing; none otherwise. */
 export function missingSourceFolder(spec: unknown, filesRoots: string[]): SpecIssue[] {
-  const field = specPathFields(spec).find((f) => f.field === SOURCE_PATH);
-  if (!field) return [];
-  const r = resolvePathField(field.field, field.value, field.kind, { filesRoots });
-  if (!r.ok || !r.local) return [];
-  try {
-    statSync(r.location);
-    return [];
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return [];
-    return [{ path: SOURCE_PATH, message: new PathNotFoundError(r.location).message }];
-  }
+  return specPathFields(spec)
+    .filter((f) => SOURCE_PATH.test(f.field))
+    .flatMap((field) => {
+      const r = resolvePathField(field.field, field.value, field.kind, { filesRoots });
+      if (!r.ok || !r.local) return [];
+      try {
+        statSync(r.location);
+        return [];
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return [];
+        return [{ path: field.field, message: new PathNotFoundError(r.location).message }];
+      }
+    });
 }
