@@ -4,38 +4,20 @@
  * query run on that checkpoint with the new provider (real LMDB) finishes with exactly the result
  * of the uninterrupted run on the old one.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '@/lib/connectors/index';
 import { checkpointFileManagerFor, inspectCheckpoint, MemorySinkTable, MicroBatchExecution, parseJobSpec } from '@/lib/engine';
-import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
+import { filesSpec } from './testing/api-test-kit';
+import { addJsonFile, useSavepointTestKit } from './testing/savepoint-test-kit';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-sp-convert-'));
-let kit: ApiTestKit;
-let jobs: typeof import('@/app/api/jobs/route');
-let savepoints: typeof import('@/app/api/jobs/[id]/savepoints/route');
-let newJob: typeof import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
+const t = useSavepointTestKit('weir-sp-convert-');
+const { dir } = t;
 
-beforeAll(async () => {
-  kit = await setupApiTestKit({ checkpointRoot: path.join(dir, 'cp'), filesRoots: [dir] });
-  mkdirSync(path.join(dir, 'cp'), { recursive: true });
-  jobs = await import('@/app/api/jobs/route');
-  savepoints = await import('@/app/api/jobs/[id]/savepoints/route');
-  newJob = await import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
-}, 60_000);
-
-afterAll(async () => {
-  await kit?.teardown();
-  rmSync(dir, { recursive: true, force: true });
-});
-
+/** Five rows over four users. */
 function addFile(inDir: string, no: number): void {
-  const f = `part-${String(no).padStart(3, '0')}.json`;
-  const rows = Array.from({ length: 5 }, (_, i) => ({ user: `u${(no + i) % 4}`, n: no * 10 + i }));
-  writeFileSync(path.join(inDir, `.${f}`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  renameSync(path.join(inDir, `.${f}`), path.join(inDir, f));
+  addJsonFile(inDir, no, Array.from({ length: 5 }, (_, i) => ({ user: `u${(no + i) % 4}`, n: no * 10 + i })));
 }
 
 describe('new job from a savepoint with the other state store provider', () => {
@@ -49,10 +31,10 @@ describe('new job from a savepoint with the other state store provider', () => {
       sink: { type: 'console', options: {} },
       outputMode: 'complete',
     };
-    const created = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: { spec: stateful } });
+    const created = await t.kit.call(t.routes.jobs.POST, '/api/jobs', { method: 'POST', token: t.kit.tokens.admin, body: { spec: stateful } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id: string = created.body.job.id;
-    const job = await kit.db.job.findUniqueOrThrow({ where: { id } });
+    const job = await t.kit.db.job.findUniqueOrThrow({ where: { id } });
     const engineSpec = (spec: object, table: string, checkpointLocation: string) => {
       const parsed = parseJobSpec({ ...spec, sink: { type: 'memory', options: { table } }, trigger: { type: 'processing-time', interval: '0 seconds' }, checkpointLocation });
       if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
@@ -64,7 +46,7 @@ describe('new job from a savepoint with the other state store provider', () => {
     const first = new MicroBatchExecution({ spec: engineSpec(job.spec as object, 'heap-run', job.checkpointLocation) });
     await first.processAllAvailable();
     await first.stop();
-    const sp = await kit.call(savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: kit.tokens.admin, params: { id }, body: { name: 'at-2' } });
+    const sp = await t.kit.call(t.routes.savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: t.kit.tokens.admin, params: { id }, body: { name: 'at-2' } });
     expect(sp.status, JSON.stringify(sp.body)).toBe(201);
     expect(sp.body.batchId).toBe(2);
     for (let no = 3; no < 5; no++) addFile(inDir, no);
@@ -74,16 +56,16 @@ describe('new job from a savepoint with the other state store provider', () => {
     const expected = MemorySinkTable.named('heap-run').batches.at(-1)!.rows.map((r) => JSON.stringify(r)).sort();
     expect(expected).toHaveLength(4);
 
-    const nj = (body: object) => kit.call(newJob.POST, `/api/jobs/${id}/savepoints/${sp.body.id}/new-job`, { method: 'POST', token: kit.tokens.admin, params: { id, savepointId: sp.body.id }, body });
+    const nj = (body: object) => t.kit.call(t.routes.newJob.POST, `/api/jobs/${id}/savepoints/${sp.body.id}/new-job`, { method: 'POST', token: t.kit.tokens.admin, params: { id, savepointId: sp.body.id }, body });
     expect((await nj({ name: 'bad-provider', acknowledgeReprocessing: true, stateStoreProvider: 'rocksdb' })).status).toBe(400);
     const made = await nj({ name: 'lmdb-copy', acknowledgeReprocessing: true, stateStoreProvider: 'lmdb' });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.message).toContain('converted from the hdfs state store to lmdb');
-    const copy = await kit.db.job.findUniqueOrThrow({ where: { id: made.body.job.id } });
+    const copy = await t.kit.db.job.findUniqueOrThrow({ where: { id: made.body.job.id } });
     expect((copy.spec as { stateStore?: object }).stateStore).toEqual({ provider: 'lmdb' });
     const info = await inspectCheckpoint(checkpointFileManagerFor(copy.checkpointLocation));
     expect(info.state.map((op) => op.stateStoreProvider)).toEqual(['lmdb']);
-    expect((await kit.db.auditEvent.findFirstOrThrow({ where: { targetId: copy.id, action: 'job.new-from-savepoint' } })).after).toMatchObject({ stateStoreProvider: 'lmdb' });
+    expect((await t.kit.db.auditEvent.findFirstOrThrow({ where: { targetId: copy.id, action: 'job.new-from-savepoint' } })).after).toMatchObject({ stateStoreProvider: 'lmdb' });
 
     // The new job's query, on LMDB, continues from batch 3 and ends where the heap run ended.
     const localDir = path.join(dir, 'state-cache');
@@ -98,7 +80,7 @@ describe('new job from a savepoint with the other state store provider', () => {
     const same = await nj({ name: 'heap-copy', acknowledgeReprocessing: true, stateStoreProvider: 'hdfs' });
     expect(same.status, JSON.stringify(same.body)).toBe(201);
     expect(same.body.message).not.toContain('converted');
-    const sameInfo = await inspectCheckpoint(checkpointFileManagerFor((await kit.db.job.findUniqueOrThrow({ where: { id: same.body.job.id } })).checkpointLocation));
+    const sameInfo = await inspectCheckpoint(checkpointFileManagerFor((await t.kit.db.job.findUniqueOrThrow({ where: { id: same.body.job.id } })).checkpointLocation));
     expect(sameInfo.state.map((op) => op.stateStoreProvider)).toEqual(['hdfs']);
   }, 120_000);
 });

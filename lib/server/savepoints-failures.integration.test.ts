@@ -13,44 +13,26 @@
  *   storage refuses is not created, and what was written of its checkpoint is removed.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkpointFileManagerFor, CheckpointWriteFailedError, MicroBatchExecution, parseJobSpec, type CheckpointFileManager } from '@/lib/engine';
 import type { Principal } from './auth';
 import { newJobFromSavepoint, restoreSavepoint } from './services/savepoint-service';
-import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
+import { filesSpec } from './testing/api-test-kit';
+import { useSavepointTestKit } from './testing/savepoint-test-kit';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-sp-fail-'));
-let kit: ApiTestKit;
-let jobs: typeof import('@/app/api/jobs/route');
-let savepoints: typeof import('@/app/api/jobs/[id]/savepoints/route');
-let restore: typeof import('@/app/api/jobs/[id]/savepoints/[savepointId]/restore/route');
-let newJob: typeof import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
-
-beforeAll(async () => {
-  kit = await setupApiTestKit({ checkpointRoot: path.join(dir, 'cp'), filesRoots: [dir] });
-  mkdirSync(path.join(dir, 'cp'), { recursive: true });
-  jobs = await import('@/app/api/jobs/route');
-  savepoints = await import('@/app/api/jobs/[id]/savepoints/route');
-  restore = await import('@/app/api/jobs/[id]/savepoints/[savepointId]/restore/route');
-  newJob = await import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
-}, 60_000);
-
-afterAll(async () => {
-  await kit?.teardown();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = useSavepointTestKit('weir-sp-fail-');
+const { dir } = t;
 
 /** A stopped job whose checkpoint holds batches 0-2, with a savepoint `at-1` taken after batch 1. */
 async function prepare(name: string) {
   const base = path.join(dir, name);
   mkdirSync(path.join(base, 'in'), { recursive: true });
-  const created = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: { spec: filesSpec(name, base) } });
+  const created = await t.kit.call(t.routes.jobs.POST, '/api/jobs', { method: 'POST', token: t.kit.tokens.admin, body: { spec: filesSpec(name, base) } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id: string = created.body.job.id;
-  const job = await kit.db.job.findUniqueOrThrow({ where: { id } });
+  const job = await t.kit.db.job.findUniqueOrThrow({ where: { id } });
   const parsed = parseJobSpec({ ...(job.spec as object), checkpointLocation: job.checkpointLocation });
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
   const batch = async (no: number) => {
@@ -61,11 +43,11 @@ async function prepare(name: string) {
   };
   await batch(0);
   await batch(1);
-  const sp = await kit.call(savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: kit.tokens.operator, params: { id }, body: { name: 'at-1' } });
+  const sp = await t.kit.call(t.routes.savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: t.kit.tokens.operator, params: { id }, body: { name: 'at-1' } });
   expect(sp.status, JSON.stringify(sp.body)).toBe(201);
   await batch(2);
   const restoreCall = () =>
-    kit.call(restore.POST, `/api/jobs/${id}/savepoints/${sp.body.id}/restore`, { method: 'POST', token: kit.tokens.admin, params: { id, savepointId: sp.body.id }, body: { confirm: name, acknowledgeReprocessing: true } });
+    t.kit.call(t.routes.restore.POST, `/api/jobs/${id}/savepoints/${sp.body.id}/restore`, { method: 'POST', token: t.kit.tokens.admin, params: { id, savepointId: sp.body.id }, body: { confirm: name, acknowledgeReprocessing: true } });
   return { id, name, base, job, savepoint: sp.body as { id: string; location: string; name: string }, restoreCall, checkpoint: () => snapshot(job.checkpointLocation) };
 }
 
@@ -98,7 +80,7 @@ function fullDisk(inner: CheckpointFileManager, from: number, until = Number.POS
 }
 
 function serviceCtx(files?: (location: string) => CheckpointFileManager) {
-  return { db: kit.db, principal: admin, checkpointRoot: path.join(dir, 'cp'), filesRoots: [dir], enqueue: async () => 'never', ...(files ? { checkpointFiles: files } : {}) };
+  return { db: t.kit.db, principal: admin, checkpointRoot: path.join(dir, 'cp'), filesRoots: [dir], enqueue: async () => 'never', ...(files ? { checkpointFiles: files } : {}) };
 }
 
 describe('two restores of one job at once', () => {
@@ -114,10 +96,10 @@ describe('two restores of one job at once', () => {
     }
     const won = answers.find((a) => a.status === 200)!;
     // The winner's restore stands: its query id in the checkpoint and the row, the lease released.
-    const job = await kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
+    const job = await t.kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
     expect(JSON.parse(readFileSync(path.join(job.checkpointLocation, 'metadata'), 'utf8')).id).toBe(won.body.queryId);
     expect(job).toMatchObject({ queryId: won.body.queryId, lastBatchId: 1, leaseOwner: null });
-    expect(await kit.db.auditEvent.count({ where: { targetId: p.id, action: 'job.restore-savepoint' } })).toBe(1);
+    expect(await t.kit.db.auditEvent.count({ where: { targetId: p.id, action: 'job.restore-savepoint' } })).toBe(1);
     // Afterwards a restore goes through again.
     expect((await p.restoreCall()).status).toBe(200);
   }, 120_000);
@@ -133,9 +115,9 @@ describe('a savepoint whose files are gone', () => {
     expect(res.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(p.savepoint.location) });
     expect(res.body.error.message).toMatch(/removed/);
     expect(p.checkpoint()).toEqual(before);
-    const nj = await kit.call(newJob.POST, `/api/jobs/${p.id}/savepoints/${p.savepoint.id}/new-job`, { method: 'POST', token: kit.tokens.admin, params: { id: p.id, savepointId: p.savepoint.id }, body: { name: 'sp-removed-copy', acknowledgeReprocessing: true } });
+    const nj = await t.kit.call(t.routes.newJob.POST, `/api/jobs/${p.id}/savepoints/${p.savepoint.id}/new-job`, { method: 'POST', token: t.kit.tokens.admin, params: { id: p.id, savepointId: p.savepoint.id }, body: { name: 'sp-removed-copy', acknowledgeReprocessing: true } });
     expect(nj.status, JSON.stringify(nj.body)).toBe(409);
-    expect(await kit.db.job.count({ where: { name: 'sp-removed-copy' } })).toBe(0);
+    expect(await t.kit.db.job.count({ where: { name: 'sp-removed-copy' } })).toBe(0);
   }, 120_000);
 
   it('a file where savepoints/<job> should be is 409 naming it, for taking a savepoint and for a restore', async () => {
@@ -144,7 +126,7 @@ describe('a savepoint whose files are gone', () => {
     const jobDir = path.dirname(p.savepoint.location);
     rmSync(jobDir, { recursive: true, force: true });
     writeFileSync(jobDir, 'not a directory');
-    const take = await kit.call(savepoints.POST, `/api/jobs/${p.id}/savepoints`, { method: 'POST', token: kit.tokens.operator, params: { id: p.id }, body: { name: 'again' } });
+    const take = await t.kit.call(t.routes.savepoints.POST, `/api/jobs/${p.id}/savepoints`, { method: 'POST', token: t.kit.tokens.operator, params: { id: p.id }, body: { name: 'again' } });
     expect(take.status, JSON.stringify(take.body)).toBe(409);
     expect(take.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(jobDir) });
     expect(take.body.error.message).toMatch(/not a directory/);
@@ -160,7 +142,7 @@ describe('a restore that storage refuses half-way', () => {
   it('removes what it wrote, puts the checkpoint back as it was, and says so', async () => {
     const p = await prepare('sp-enospc');
     const before = p.checkpoint();
-    const jobBefore = await kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
+    const jobBefore = await t.kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
     let disk: ReturnType<typeof fullDisk> | undefined;
     // The 3rd file written into the checkpoint finds the disk full; the put-back writes succeed.
     const ctx = serviceCtx((loc) => (disk = fullDisk(checkpointFileManagerFor(loc), 3, 3)));
@@ -172,7 +154,7 @@ describe('a restore that storage refuses half-way', () => {
     expect(message).toMatch(/put back as it was/);
     expect(disk!.creates).toBeGreaterThan(3);
     expect(p.checkpoint()).toEqual(before);
-    const jobAfter = await kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
+    const jobAfter = await t.kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
     expect({ queryId: jobAfter.queryId, lastBatchId: jobAfter.lastBatchId, leaseOwner: jobAfter.leaseOwner }).toEqual({ queryId: jobBefore.queryId, lastBatchId: jobBefore.lastBatchId, leaseOwner: null });
     // With space again, the same restore goes through.
     expect((await p.restoreCall()).status).toBe(200);
@@ -193,17 +175,17 @@ describe('a restore that storage refuses half-way', () => {
     const left = Object.keys(p.checkpoint());
     expect(left.length).toBeGreaterThan(0);
     expect(left).not.toContain('metadata');
-    const job = await kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
+    const job = await t.kit.db.job.findUniqueOrThrow({ where: { id: p.id } });
     const parsed = parseJobSpec({ ...(job.spec as object), checkpointLocation: job.checkpointLocation });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     await expect(new MicroBatchExecution({ spec: parsed.spec }).processAllAvailable()).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
     // Sent again once storage is fixed, the restore replaces the partial files; no backup is
     // taken of a checkpoint without metadata (the real one is already kept).
-    const backups = await kit.db.savepoint.count({ where: { jobId: p.id, name: { startsWith: 'before-restore-' } } });
+    const backups = await t.kit.db.savepoint.count({ where: { jobId: p.id, name: { startsWith: 'before-restore-' } } });
     const again = await p.restoreCall();
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.backup).toBeUndefined();
-    expect(await kit.db.savepoint.count({ where: { jobId: p.id, name: { startsWith: 'before-restore-' } } })).toBe(backups);
+    expect(await t.kit.db.savepoint.count({ where: { jobId: p.id, name: { startsWith: 'before-restore-' } } })).toBe(backups);
     expect(JSON.parse(readFileSync(path.join(job.checkpointLocation, 'metadata'), 'utf8')).id).toBe(again.body.queryId);
   }, 120_000);
 
@@ -216,7 +198,7 @@ describe('a restore that storage refuses half-way', () => {
     expect(err).toMatchObject({ code: 'CHECKPOINT_WRITE_FAILED', details: { errno: 'ENOSPC' } });
     expect((err as Error).message).not.toMatch(/the job resumes/);
     expect((err as Error).message).toMatch(/sp-newjob-copy was not created/);
-    expect(await kit.db.job.count({ where: { name: 'sp-newjob-copy' } })).toBe(0);
+    expect(await t.kit.db.job.count({ where: { name: 'sp-newjob-copy' } })).toBe(0);
     for (const entry of readdirSync(root).filter((e) => !before.includes(e))) expect(snapshot(path.join(root, entry)), entry).toEqual({});
   }, 120_000);
 });

@@ -10,50 +10,18 @@
  * - a new job from a savepoint gets a checkpoint of its own with another query id.
  */
 import { formatDateTime } from '@/components/format';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import '@/lib/connectors/index';
 import { checkpointFileManagerFor, FileBackedStateStoreProvider, inspectCheckpoint, MemorySinkTable, MicroBatchExecution, parseJobSpec, type StreamingQueryProgress } from '@/lib/engine';
 import { verifySavepoint } from './services/savepoint-manifest';
-import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
+import { filesSpec } from './testing/api-test-kit';
+import { addJsonFile, useSavepointTestKit } from './testing/savepoint-test-kit';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-sp-restore-'));
-let kit: ApiTestKit;
-let jobs: typeof import('@/app/api/jobs/route');
-let savepoints: typeof import('@/app/api/jobs/[id]/savepoints/route');
-let restore: typeof import('@/app/api/jobs/[id]/savepoints/[savepointId]/restore/route');
-let newJob: typeof import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
-let diagnosis: typeof import('@/app/api/jobs/[id]/duplicate-diagnosis/route');
-
-beforeAll(async () => {
-  kit = await setupApiTestKit({ checkpointRoot: path.join(dir, 'cp'), filesRoots: [dir] });
-  mkdirSync(path.join(dir, 'cp'), { recursive: true });
-  jobs = await import('@/app/api/jobs/route');
-  savepoints = await import('@/app/api/jobs/[id]/savepoints/route');
-  restore = await import('@/app/api/jobs/[id]/savepoints/[savepointId]/restore/route');
-  newJob = await import('@/app/api/jobs/[id]/savepoints/[savepointId]/new-job/route');
-  diagnosis = await import('@/app/api/jobs/[id]/duplicate-diagnosis/route');
-}, 60_000);
-
-afterAll(async () => {
-  await kit?.teardown();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function addFile(inDir: string, no: number, rows: object[]): void {
-  const f = `part-${String(no).padStart(3, '0')}.json`;
-  writeFileSync(path.join(inDir, `.${f}`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  renameSync(path.join(inDir, `.${f}`), path.join(inDir, f));
-}
-
-async function createJob(spec: object): Promise<string> {
-  const res = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: { spec } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.job.id as string;
-}
+const t = useSavepointTestKit('weir-sp-restore-');
+const { dir } = t;
 
 function engineSpec(spec: object) {
   const parsed = parseJobSpec(spec);
@@ -63,7 +31,7 @@ function engineSpec(spec: object) {
 
 /** What the run recorder stores per batch (the reprocessing guard reads rows from it). */
 async function recordHistory(jobId: string, progress: StreamingQueryProgress[]): Promise<void> {
-  await kit.db.batchProgress.createMany({
+  await t.kit.db.batchProgress.createMany({
     data: progress.map((p) => ({ jobId, batchId: p.batchId, timestamp: new Date(), numInputRows: p.numInputRows, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 0, durationMs: {}, progress: p as never })),
     skipDuplicates: true,
   });
@@ -74,9 +42,9 @@ describe('savepoints of a running job', () => {
     const base = path.join(dir, 'running');
     const inDir = path.join(base, 'in');
     mkdirSync(inDir, { recursive: true });
-    const id = await createJob(filesSpec('running-agg', base));
-    const job = await kit.db.job.findUniqueOrThrow({ where: { id } });
-    await kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
+    const id = await t.createJob(filesSpec('running-agg', base));
+    const job = await t.kit.db.job.findUniqueOrThrow({ where: { id } });
+    await t.kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
     const spec = (table: string, checkpointLocation: string) =>
       engineSpec({
         name: 'running-agg',
@@ -103,10 +71,10 @@ describe('savepoints of a running job', () => {
     })();
     const taken: { id: string; location: string; batchId: number }[] = [];
     for (let no = 0; no < FILES; no++) {
-      addFile(inDir, no, rowsOf(no));
+      addJsonFile(inDir, no, rowsOf(no));
       if (no < 2) continue;
       if (no === 2) for (let w = 0; w < 600 && !existsSync(path.join(job.checkpointLocation, 'commits', '0')); w++) await new Promise((r) => setTimeout(r, 50));
-      const res = await kit.call(savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: kit.tokens.operator, params: { id }, body: { name: `while-running-${no}` } });
+      const res = await t.kit.call(t.routes.savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: t.kit.tokens.operator, params: { id }, body: { name: `while-running-${no}` } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       taken.push(res.body);
     }
@@ -154,10 +122,10 @@ describe('reset to a savepoint, and a new job from one', () => {
       ...filesSpec('reset-pg', base),
       source: { name: 'orders', type: 'files', options: { path: inDir, format: 'json', maxFilesPerTrigger: 1 }, schema: [{ name: 'order_id', type: 'long' }] },
       sql: 'SELECT order_id FROM orders',
-      sink: { type: 'postgres', options: { connectionString: kit.database.url, table, mode: 'transactional', batchIdColumn: 'weir_batch_id' } },
+      sink: { type: 'postgres', options: { connectionString: t.kit.database.url, table, mode: 'transactional', batchIdColumn: 'weir_batch_id' } },
     };
-    const id = await createJob(apiSpec);
-    const job = await kit.db.job.findUniqueOrThrow({ where: { id } });
+    const id = await t.createJob(apiSpec);
+    const job = await t.kit.db.job.findUniqueOrThrow({ where: { id } });
     const run = async () => {
       const progress: StreamingQueryProgress[] = [];
       const exec = new MicroBatchExecution({ spec: engineSpec({ ...apiSpec, checkpointLocation: job.checkpointLocation }), onProgress: (p) => void progress.push(p) });
@@ -165,17 +133,17 @@ describe('reset to a savepoint, and a new job from one', () => {
       await exec.stop();
       await recordHistory(id, progress.filter((p) => p.numInputRows > 0));
     };
-    const file = (no: number) => addFile(inDir, no, [0, 1, 2].map((i) => ({ order_id: no * 10 + i })));
+    const file = (no: number) => addJsonFile(inDir, no, [0, 1, 2].map((i) => ({ order_id: no * 10 + i })));
     for (let no = 0; no < 3; no++) file(no);
     await run(); // batches 0-2
-    const sp = await kit.call(savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: kit.tokens.operator, params: { id }, body: { name: 'at-2' } });
+    const sp = await t.kit.call(t.routes.savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token: t.kit.tokens.operator, params: { id }, body: { name: 'at-2' } });
     expect(sp.status, JSON.stringify(sp.body)).toBe(201);
     expect(sp.body.batchId).toBe(2);
     file(3);
     file(4);
     await run(); // batches 3-4
     const oldQueryId = JSON.parse(readFileSync(path.join(job.checkpointLocation, 'metadata'), 'utf8')).id;
-    const client = new pg.Client({ connectionString: kit.database.url });
+    const client = new pg.Client({ connectionString: t.kit.database.url });
     await client.connect();
     try {
       const countBy = async () => (await client.query(`SELECT weir_batch_id AS b, count(*)::int AS n FROM ${table} GROUP BY 1 ORDER BY 1`)).rows.map((r) => [Number(r.b), r.n]);
@@ -183,22 +151,22 @@ describe('reset to a savepoint, and a new job from one', () => {
 
       const spId: string = sp.body.id;
       const url = `/api/jobs/${id}/savepoints/${spId}/restore`;
-      const reset = (token: string, body: object) => kit.call(restore.POST, url, { method: 'POST', token, params: { id, savepointId: spId }, body });
-      expect((await reset(kit.tokens.viewer, { confirm: 'reset-pg' })).status).toBe(403);
-      expect((await reset(kit.tokens.operator, { confirm: 'reset-pg' })).status).toBe(403);
-      expect((await reset(kit.tokens.admin, { confirm: 'wrong' })).status).toBe(400);
-      const unknown = await kit.call(restore.POST, `/api/jobs/${id}/savepoints/nope/restore`, { method: 'POST', token: kit.tokens.admin, params: { id, savepointId: 'nope' }, body: { confirm: 'reset-pg' } });
+      const reset = (token: string, body: object) => t.kit.call(t.routes.restore.POST, url, { method: 'POST', token, params: { id, savepointId: spId }, body });
+      expect((await reset(t.kit.tokens.viewer, { confirm: 'reset-pg' })).status).toBe(403);
+      expect((await reset(t.kit.tokens.operator, { confirm: 'reset-pg' })).status).toBe(403);
+      expect((await reset(t.kit.tokens.admin, { confirm: 'wrong' })).status).toBe(400);
+      const unknown = await t.kit.call(t.routes.restore.POST, `/api/jobs/${id}/savepoints/nope/restore`, { method: 'POST', token: t.kit.tokens.admin, params: { id, savepointId: 'nope' }, body: { confirm: 'reset-pg' } });
       expect(unknown.status).toBe(404);
-      await kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
-      expect((await reset(kit.tokens.admin, { confirm: 'reset-pg', acknowledgeReprocessing: true })).status).toBe(409);
-      await kit.db.job.update({ where: { id }, data: { status: 'STOPPED' } });
-      const asked = await reset(kit.tokens.admin, { confirm: 'reset-pg' });
+      await t.kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
+      expect((await reset(t.kit.tokens.admin, { confirm: 'reset-pg', acknowledgeReprocessing: true })).status).toBe(409);
+      await t.kit.db.job.update({ where: { id }, data: { status: 'STOPPED' } });
+      const asked = await reset(t.kit.tokens.admin, { confirm: 'reset-pg' });
       expect(asked.status).toBe(409);
       expect(asked.body.error).toMatchObject({ code: 'REPROCESSING_NOT_ACKNOWLEDGED', details: { cause: 'restore-savepoint', batches: 2, firstBatchId: 3, lastBatchId: 4, historyRows: 6, newQueryIdMatters: true } });
       expect(asked.body.error.message).toMatch(/new query id/);
       expect(await countBy()).toHaveLength(5); // nothing touched
 
-      const done = await reset(kit.tokens.admin, { confirm: 'reset-pg', acknowledgeReprocessing: true });
+      const done = await reset(t.kit.tokens.admin, { confirm: 'reset-pg', acknowledgeReprocessing: true });
       expect(done.status, JSON.stringify(done.body)).toBe(200);
       expect(done.body).toMatchObject({ nextBatchId: 3, reEmittedBatches: 2 });
       expect(done.body.queryId).not.toBe(oldQueryId);
@@ -207,8 +175,8 @@ describe('reset to a savepoint, and a new job from one', () => {
       expect(done.body.backup).toMatchObject({ batchId: 4, name: expect.stringMatching(/^before-restore-/) });
       await verifySavepoint(checkpointFileManagerFor(done.body.backup.location));
       expect((await inspectCheckpoint(checkpointFileManagerFor(job.checkpointLocation))).commits.at(-1)?.batchId).toBe(2);
-      expect(await kit.db.batchProgress.count({ where: { jobId: id, batchId: { gt: 2 } } })).toBe(0);
-      const audit = await kit.db.auditEvent.findFirstOrThrow({ where: { targetId: id, action: 'job.restore-savepoint' } });
+      expect(await t.kit.db.batchProgress.count({ where: { jobId: id, batchId: { gt: 2 } } })).toBe(0);
+      const audit = await t.kit.db.auditEvent.findFirstOrThrow({ where: { targetId: id, action: 'job.restore-savepoint' } });
       expect(audit.after).toMatchObject({ savepointId: spId, batchId: 2, acknowledgedReprocessing: true, reEmittedBatches: 2, queryId: done.body.queryId });
 
       // The next run re-emits batches 3 and 4: the sink takes them as new, none is skipped.
@@ -217,7 +185,7 @@ describe('reset to a savepoint, and a new job from one', () => {
 
       // The duplicate diagnosis names the restore as the known re-emission window (when, by whom,
       // from which savepoint), not a lost checkpoint: its new query id is the restore's own.
-      const diag = await kit.call(diagnosis.GET, `/api/jobs/${id}/duplicate-diagnosis`, { token: kit.tokens.viewer, params: { id } });
+      const diag = await t.kit.call(t.routes.diagnosis.GET, `/api/jobs/${id}/duplicate-diagnosis`, { token: t.kit.tokens.viewer, params: { id } });
       expect(diag.status, JSON.stringify(diag.body)).toBe(200);
       expect(diag.body.verdict, diag.body.summary).toBe('savepoint-restore');
       expect(diag.body.findings).toHaveLength(1);
@@ -233,18 +201,18 @@ describe('reset to a savepoint, and a new job from one', () => {
       expect(diag.body.evidence.losses).toEqual([]);
 
       // A new job from the savepoint: its own checkpoint at batch 2, another query id.
-      const nj = (token: string, body: object) => kit.call(newJob.POST, `/api/jobs/${id}/savepoints/${spId}/new-job`, { method: 'POST', token, params: { id, savepointId: spId }, body });
-      expect((await nj(kit.tokens.operator, { name: 'reset-pg-copy', acknowledgeReprocessing: true })).status).toBe(403);
-      expect((await nj(kit.tokens.admin, { name: 'reset-pg-copy' })).body.error.code).toBe('REPROCESSING_NOT_ACKNOWLEDGED');
-      const made = await nj(kit.tokens.admin, { name: 'reset-pg-copy', acknowledgeReprocessing: true });
+      const nj = (token: string, body: object) => t.kit.call(t.routes.newJob.POST, `/api/jobs/${id}/savepoints/${spId}/new-job`, { method: 'POST', token, params: { id, savepointId: spId }, body });
+      expect((await nj(t.kit.tokens.operator, { name: 'reset-pg-copy', acknowledgeReprocessing: true })).status).toBe(403);
+      expect((await nj(t.kit.tokens.admin, { name: 'reset-pg-copy' })).body.error.code).toBe('REPROCESSING_NOT_ACKNOWLEDGED');
+      const made = await nj(t.kit.tokens.admin, { name: 'reset-pg-copy', acknowledgeReprocessing: true });
       expect(made.status, JSON.stringify(made.body)).toBe(201);
       expect(made.body.job).toMatchObject({ name: 'reset-pg-copy', status: 'STOPPED' });
-      const copyJob = await kit.db.job.findUniqueOrThrow({ where: { id: made.body.job.id } });
+      const copyJob = await t.kit.db.job.findUniqueOrThrow({ where: { id: made.body.job.id } });
       expect(copyJob.checkpointLocation).not.toBe(job.checkpointLocation);
       const copyInfo = await inspectCheckpoint(checkpointFileManagerFor(copyJob.checkpointLocation));
       expect(copyInfo.commits.at(-1)?.batchId).toBe(2);
       expect([oldQueryId, done.body.queryId]).not.toContain(copyInfo.id);
-      expect(await kit.db.auditEvent.count({ where: { targetId: copyJob.id, action: 'job.new-from-savepoint' } })).toBe(1);
+      expect(await t.kit.db.auditEvent.count({ where: { targetId: copyJob.id, action: 'job.new-from-savepoint' } })).toBe(1);
     } finally {
       await client.end();
     }

@@ -4,44 +4,30 @@
  * job's savepoint is taken the same way; a viewer may list but not take one; taking one is
  * audited.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkpointFileManagerFor, MicroBatchExecution, parseJobSpec } from '@/lib/engine';
 import { verifySavepoint } from './services/savepoint-manifest';
-import { filesSpec, setupApiTestKit, type ApiTestKit } from './testing/api-test-kit';
+import { filesSpec } from './testing/api-test-kit';
+import { useSavepointTestKit } from './testing/savepoint-test-kit';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-savepoints-'));
-let kit: ApiTestKit;
-let jobs: typeof import('@/app/api/jobs/route');
-let savepoints: typeof import('@/app/api/jobs/[id]/savepoints/route');
-
-beforeAll(async () => {
-  kit = await setupApiTestKit({ checkpointRoot: path.join(dir, 'cp'), filesRoots: [dir] });
-  mkdirSync(path.join(dir, 'cp'), { recursive: true });
-  jobs = await import('@/app/api/jobs/route');
-  savepoints = await import('@/app/api/jobs/[id]/savepoints/route');
-}, 60_000);
-
-afterAll(async () => {
-  await kit?.teardown();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = useSavepointTestKit('weir-savepoints-');
+const { dir } = t;
 
 describe('POST /api/jobs/:id/savepoints', () => {
   it('copies a stopped job’s checkpoint at its last commit with checksums, lists it, and audits it', async () => {
-    const created = await kit.call(jobs.POST, '/api/jobs', { method: 'POST', token: kit.tokens.admin, body: { spec: filesSpec('kept', dir) } });
+    const created = await t.kit.call(t.routes.jobs.POST, '/api/jobs', { method: 'POST', token: t.kit.tokens.admin, body: { spec: filesSpec('kept', dir) } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id: string = created.body.job.id;
-    const take = (token: string, body: unknown = { name: 'before-upgrade' }) => kit.call(savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token, params: { id }, body });
+    const take = (token: string, body: unknown = { name: 'before-upgrade' }) => t.kit.call(t.routes.savepoints.POST, `/api/jobs/${id}/savepoints`, { method: 'POST', token, params: { id }, body });
 
     // Nothing committed yet: nothing to keep.
-    expect((await take(kit.tokens.operator)).status).toBe(409);
+    expect((await take(t.kit.tokens.operator)).status).toBe(409);
 
     mkdirSync(path.join(dir, 'in'), { recursive: true });
     writeFileSync(path.join(dir, 'in', 'a.json'), '{"user":"a","n":1}\n{"user":"b","n":2}\n');
-    const stored = await kit.db.job.findUniqueOrThrow({ where: { id } });
+    const stored = await t.kit.db.job.findUniqueOrThrow({ where: { id } });
     const parsed = parseJobSpec({ ...(stored.spec as object), checkpointLocation: stored.checkpointLocation });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const exec = new MicroBatchExecution({ spec: parsed.spec });
@@ -50,9 +36,9 @@ describe('POST /api/jobs/:id/savepoints', () => {
     await exec.processAllAvailable();
     await exec.stop();
 
-    expect((await take(kit.tokens.viewer)).status).toBe(403);
-    expect((await take(kit.tokens.operator, { name: 'bad name/..' })).status).toBe(400);
-    const res = await take(kit.tokens.operator);
+    expect((await take(t.kit.tokens.viewer)).status).toBe(403);
+    expect((await take(t.kit.tokens.operator, { name: 'bad name/..' })).status).toBe(400);
+    const res = await take(t.kit.tokens.operator);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ jobId: id, name: 'before-upgrade', batchId: 1, createdBy: 'token:operator-token' });
     expect(res.body.fileCount).toBeGreaterThanOrEqual(5); // metadata, offsets/0-1, commits/0-1, the files source's log
@@ -63,18 +49,18 @@ describe('POST /api/jobs/:id/savepoints', () => {
     expect(manifest.files.map((f) => f.path)).toEqual(expect.arrayContaining(['metadata', 'offsets/1', 'commits/1']));
     expect(readdirSync(path.join(res.body.location, 'commits')).sort()).toEqual(['0', '1']);
     // The same name again is refused; the list has it; the audit log says who took it.
-    expect((await take(kit.tokens.operator)).status).toBe(409);
-    const list = await kit.call(savepoints.GET, `/api/jobs/${id}/savepoints`, { token: kit.tokens.viewer, params: { id } });
+    expect((await take(t.kit.tokens.operator)).status).toBe(409);
+    const list = await t.kit.call(t.routes.savepoints.GET, `/api/jobs/${id}/savepoints`, { token: t.kit.tokens.viewer, params: { id } });
     expect(list.body.items.map((s: { name: string }) => s.name)).toEqual(['before-upgrade']);
-    expect(await kit.db.auditEvent.count({ where: { action: 'job.savepoint', targetId: id } })).toBe(1);
+    expect(await t.kit.db.auditEvent.count({ where: { action: 'job.savepoint', targetId: id } })).toBe(1);
 
     // A damaged copy is caught by its checksums.
     writeFileSync(path.join(res.body.location, 'commits', '1'), 'tampered');
     await expect(verifySavepoint(copy)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('commits/1') });
 
     // A running job's savepoint is the same copy of its last commit (savepoints-restore.integration.test.ts runs one).
-    await kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
-    const running = await take(kit.tokens.operator, { name: 'while-running' });
+    await t.kit.db.job.update({ where: { id }, data: { status: 'RUNNING' } });
+    const running = await take(t.kit.tokens.operator, { name: 'while-running' });
     expect(running.status, JSON.stringify(running.body)).toBe(201);
     expect(running.body.batchId).toBe(1);
   }, 120_000);

@@ -20,7 +20,7 @@ import { getSinkDefinition } from '../sinks/index';
 import type { Sink } from '../sinks/sink';
 import { getSourceDefinition } from '../sources/index';
 import type { Source, SourceBatch } from '../sources/source';
-import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
+import { storeKey, type StateStore, type StateStoreId, type StateStoreProvider } from '../state/state-store';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
@@ -148,7 +148,7 @@ export class QueryRuntime {
   }
 
   private provider(id: StateStoreId): StateStoreProvider {
-    const key = `${id.operatorId}/${id.partitionId}`;
+    const key = storeKey(id);
     let p = this.providers.get(key);
     if (!p) this.providers.set(key, (p = this.deps.stateStoreProvider!(id, this.deps.checkpoint)));
     return p;
@@ -161,9 +161,12 @@ export class QueryRuntime {
       ctx.stateStores = new Map();
       for (const op of this.stateful) {
         for (let partitionId = 0; partitionId < (op.numPartitions ?? 1); partitionId++) {
-          const store = await this.provider({ operatorId: op.operatorId, partitionId }).getStore(b.batchId);
-          ctx.stateStores.set(`${op.operatorId}/${partitionId}`, store);
-          this.openStores.push(store);
+          for (const storeName of op.storeNames ?? [undefined]) {
+            const id: StateStoreId = { operatorId: op.operatorId, partitionId, ...(storeName ? { storeName } : {}) };
+            const store = await this.provider(id).getStore(b.batchId);
+            ctx.stateStores.set(storeKey(id), store);
+            this.openStores.push(store);
+          }
         }
       }
     }

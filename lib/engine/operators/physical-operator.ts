@@ -71,6 +71,12 @@ export interface StatefulOperator extends PhysicalOperator {
   /** Partitions whose stores this operator uses (default [0]). */
   readonly numPartitions?: number;
   /**
+   * Named stores per partition (Spark's store names, e.g. a join's `left-keyToNumValues`), under
+   * `state/<operatorId>/<partitionId>/<name>/`, handed in as `${operatorId}/${partitionId}/${name}`.
+   * Default: the one unnamed store, handed in as `${operatorId}/${partitionId}`.
+   */
+  readonly storeNames?: readonly string[];
+  /**
    * Every store this operator used for the batch is durable at `version` (the batch's N+1):
    * what `execute` did to the state is now what a re-run would start from, so the operator
    * confirms its bookkeeping (eviction watermark, caches valid for that version). Called before

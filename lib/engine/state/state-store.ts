@@ -106,6 +106,12 @@ export function providerMetrics(metrics: (StateStoreMetrics | undefined)[]): Rec
   return out;
 }
 
+/** How a batch's store is handed to its operator (OperatorContext.stateStores). */
+export function storeKey(id: StateStoreId): string {
+  const base = `${id.operatorId}/${id.partitionId}`;
+  return id.storeName && id.storeName !== 'default' ? `${base}/${id.storeName}` : base;
+}
+
 /** Directory of a store inside the checkpoint. */
 export function stateStoreDir(id: StateStoreId): string {
   const base = `state/${id.operatorId}/${id.partitionId}`;

@@ -1,0 +1,240 @@
+/**
+ * StreamingSymmetricHashJoinExec: Spark's stream-stream equi-join (inner, left/right/full outer,
+ * left semi).
+ *
+ * Both inputs are buffered in state, one side each (symmetric-hash-join-state.ts), keyed by the
+ * join key. Per batch N, with the stores at version N, as Spark's processPartitions:
+ * 1. each left input row that is not late (its event time ≤ the watermark, when the left side has
+ *    one) joins with the right side's buffered rows of its key that pass the other conditions,
+ *    and is then buffered itself, unless it is already behind the left side's state watermark
+ *    (it could match no future row) or it is a left semi join's row that has matched;
+ * 2. each right input row likewise joins with the left side's buffered rows, this batch's left
+ *    rows included, so a pair that arrives in one batch is emitted once;
+ * 3. rows behind each side's state watermark are evicted; an outer join emits its side's evicted
+ *    rows that never matched, padded with NULLs, which is why an outer join's unmatched rows come
+ *    out only when the watermark passes them (often in the no-data batch that follows).
+ *
+ * A side's state watermark says which of its buffered rows no future row of the other side can
+ * match: from a time-range condition (`l.t BETWEEN r.t - INTERVAL 10 SECONDS AND r.t + …`) a
+ * buffered left row whose `l.t` is ≤ watermark + offset, or from an event-time column in the join
+ * key (a window), a row whose key's time is ≤ the watermark. Without one the side's state grows
+ * for ever, as Spark's does (the analyzer warns).
+ */
+import type { Row, Schema } from '../types';
+import { providerMetrics, storeKey, type StateStore } from '../state/state-store';
+import { JOIN_STORE_NAMES, SymmetricHashJoinStateManager, type JoinSide, type JoinStateCache } from './symmetric-hash-join-state';
+import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
+
+export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
+
+/** Spark's JoinStateWatermarkPredicate: when a buffered row of a side can be dropped. */
+type JoinStateWatermark =
+  /** JoinStateValueWatermarkPredicate: the row's `column` ≤ the watermark + `offsetMs`. */
+  | { kind: 'value'; column: string; offsetMs: number }
+  /** JoinStateKeyWatermarkPredicate: the join key's `keyIndex`-th part (a time, or a window's end) ≤ the watermark. */
+  | { kind: 'key'; keyIndex: number };
+
+interface JoinInput {
+  /** The operators that produce this side's rows from the batch (starting with its source's scan). */
+  operators: PhysicalOperator[];
+  schema: Schema;
+  /** The side's join key values (the equi-join's expressions), in the order of the other side's. */
+  keys: (row: Row) => unknown[];
+  /** The side's watermarked event-time column: input rows at or behind the watermark are late and dropped. */
+  eventTime?: string;
+  stateWatermark?: JoinStateWatermark;
+}
+
+export interface StreamingJoinOptions {
+  operatorId: number;
+  joinType: StreamingJoinType;
+  left: JoinInput;
+  right: JoinInput;
+  /** The join's other conditions over a left and a right row (true joins; false and NULL do not). */
+  condition?: (left: Row, right: Row) => unknown;
+}
+
+/** A time, or a window's end (a window key is `{start, end}`), as the watermark compares them. */
+function eventTimeOf(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (v !== null && typeof v === 'object' && typeof (v as { end?: unknown }).end === 'number') return (v as { end: number }).end;
+  return undefined;
+}
+
+export class StreamingSymmetricHashJoinExec implements StatefulOperator {
+  readonly stateful = true as const;
+  readonly name = 'StreamingSymmetricHashJoin';
+  readonly operatorId: number;
+  readonly storeNames = JOIN_STORE_NAMES;
+  private stores: StateStore[] = [];
+  private counts = { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
+  /** The watermark the last committed version evicted up to. */
+  private evictedUpTo = -Infinity;
+  private pendingEvictedUpTo = -Infinity;
+  /**
+   * Each side's rows decoded, as of store version `cacheVersion`: valid for the next batch only if
+   * that batch loads the version this operator's own last batch committed (a failed batch, or
+   * stores loaded at another version after a restart, start from empty caches).
+   */
+  private caches: Record<JoinSide, JoinStateCache> = { left: new Map(), right: new Map() };
+  private cacheVersion: number | undefined;
+
+  constructor(
+    private readonly o: StreamingJoinOptions,
+    readonly outputSchema: Schema,
+  ) {
+    this.operatorId = o.operatorId;
+  }
+
+  private storesOf(ctx: OperatorContext): Record<JoinSide, SymmetricHashJoinStateManager> {
+    const get = (name: string): StateStore => {
+      const s = ctx.stateStores?.get(storeKey({ operatorId: this.operatorId, partitionId: 0, storeName: name }));
+      if (!s) throw new Error(`Internal: no state store ${name} for operator ${this.operatorId}`);
+      return s;
+    };
+    this.stores = JOIN_STORE_NAMES.map(get);
+    if (this.cacheVersion !== this.stores[0].version) this.caches = { left: new Map(), right: new Map() };
+    // Until this batch's stores commit, the caches hold its uncommitted changes.
+    this.cacheVersion = undefined;
+    return {
+      left: new SymmetricHashJoinStateManager(this.stores[0], this.stores[1], this.caches.left),
+      right: new SymmetricHashJoinStateManager(this.stores[2], this.stores[3], this.caches.right),
+    };
+  }
+
+  async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
+    const inputs: Record<JoinSide, Row[]> = { left: rows, right: rows };
+    for (const side of ['left', 'right'] as const) for (const op of this.o[side].operators) inputs[side] = await op.execute(inputs[side], ctx);
+    return this.join(inputs.left, inputs.right, ctx);
+  }
+
+  /** Joins one batch's left and right rows with the buffered ones (steps 1–3 above). */
+  join(left: Row[], right: Row[], ctx: OperatorContext): Row[] {
+    const state = this.storesOf(ctx);
+    const wm = ctx.batchWatermarkMs;
+    const { joinType } = this.o;
+    const out: Row[] = [];
+    const counts = { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
+    const semi = joinType === 'leftSemi';
+    // Whose buffered rows' matched flag is ever read: an outer side's (padding on eviction) and a
+    // left semi join's left side (a left row is emitted once). Spark sets it always; an inner join
+    // that skips it writes half as much state.
+    const keepsMatched: Record<JoinSide, boolean> = {
+      left: joinType === 'leftOuter' || joinType === 'fullOuter' || semi,
+      right: joinType === 'rightOuter' || joinType === 'fullOuter',
+    };
+
+    for (const side of ['left', 'right'] as const) {
+      const input = this.o[side];
+      const other: JoinSide = side === 'left' ? 'right' : 'left';
+      for (const row of side === 'left' ? left : right) {
+        if (input.eventTime !== undefined) {
+          const t = eventTimeOf(row[input.eventTime]);
+          if (t !== undefined && t <= wm) {
+            counts.droppedByWatermark++;
+            continue;
+          }
+        }
+        const key = input.keys(row);
+        let matched = false;
+        // NULL equals nothing: a row with a NULL key part joins with no row (an outer join still pads it).
+        if (!key.some((k) => k === null || k === undefined)) {
+          for (const [i, buffered] of state[other].get(key)) {
+            if (semi && side === 'right' && buffered.matched) continue;
+            const l = side === 'left' ? row : this.rowOf('left', buffered.values);
+            const r = side === 'left' ? this.rowOf('right', buffered.values) : row;
+            if (this.o.condition && this.o.condition(l, r) !== true) continue;
+            matched = true;
+            if (keepsMatched[other]) state[other].markMatched(key, i, buffered);
+            if (!semi) out.push(this.joined(l, r));
+            else if (side === 'right') out.push(this.joined(l, null));
+            else break;
+          }
+        }
+        if (semi && side === 'left' && matched) {
+          out.push(this.joined(row, null));
+          continue;
+        }
+        if (this.behindStateWatermark(side, key, (c) => row[c], wm)) continue;
+        state[side].append(key, { values: input.schema.map((f) => row[f.name] ?? null), matched });
+        counts.updated++;
+      }
+    }
+
+    this.pendingEvictedUpTo = this.evictedUpTo;
+    for (const side of ['left', 'right'] as const) {
+      if (!this.o[side].stateWatermark || wm === -Infinity) continue;
+      const names = this.o[side].schema.map((f) => f.name);
+      const evicted = state[side].removeWhere((key, values) => this.behindStateWatermark(side, key, (c) => values[names.indexOf(c)], wm));
+      counts.evicted += evicted.length;
+      this.pendingEvictedUpTo = wm;
+      const pads = side === 'left' ? joinType === 'leftOuter' || joinType === 'fullOuter' : joinType === 'rightOuter' || joinType === 'fullOuter';
+      if (pads) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(this.rowOf('left', b.values), null) : this.joined(null, this.rowOf('right', b.values)));
+    }
+    state.left.flush();
+    state.right.flush();
+    counts.leftRows = state.left.numRows;
+    counts.rightRows = state.right.numRows;
+    this.counts = counts;
+    return out;
+  }
+
+  private behindStateWatermark(side: JoinSide, key: unknown[], column: (name: string) => unknown, wm: number): boolean {
+    const w = this.o[side].stateWatermark;
+    if (!w || wm === -Infinity) return false;
+    const t = w.kind === 'key' ? eventTimeOf(key[w.keyIndex]) : eventTimeOf(column(w.column));
+    return t !== undefined && t <= (w.kind === 'key' ? wm : wm + w.offsetMs);
+  }
+
+  private rowOf(side: JoinSide, values: unknown[]): Row {
+    const row: Row = {};
+    const schema = this.o[side].schema;
+    for (let i = 0; i < schema.length; i++) row[schema[i].name] = values[i];
+    return row;
+  }
+
+  /** The output row: the left side's columns then the right side's (a left semi join: the left's), named by position. */
+  private joined(l: Row | null, r: Row | null): Row {
+    const out: Row = {};
+    const names = this.outputSchema.map((f) => f.name);
+    let i = 0;
+    for (const f of this.o.left.schema) out[names[i++]] = l ? (l[f.name] ?? null) : null;
+    if (this.o.joinType !== 'leftSemi') for (const f of this.o.right.schema) out[names[i++]] = r ? (r[f.name] ?? null) : null;
+    return out;
+  }
+
+  /** Spark's shouldRunAnotherBatch for a join: a watermark past the last eviction evicts (and, outer, emits). */
+  shouldRunAnotherBatch(newWatermarkMs: number): boolean {
+    return (this.o.left.stateWatermark !== undefined || this.o.right.stateWatermark !== undefined) && newWatermarkMs > this.evictedUpTo;
+  }
+
+  onCommitted(version: number): void {
+    this.evictedUpTo = this.pendingEvictedUpTo;
+    this.cacheVersion = version;
+  }
+
+  onAborted(): void {
+    this.pendingEvictedUpTo = this.evictedUpTo;
+    this.cacheVersion = undefined;
+  }
+
+  progress(): StateOperatorProgress {
+    const ms = this.stores.map((s) => s.metrics());
+    return {
+      operatorName: 'symmetricHashJoin',
+      numRowsTotal: this.counts.leftRows + this.counts.rightRows,
+      numRowsUpdated: this.counts.updated,
+      numRowsRemoved: this.counts.evicted,
+      numRowsDroppedByWatermark: this.counts.droppedByWatermark,
+      memoryUsedBytes: ms.reduce((n, m) => n + m.memoryUsedBytes, 0),
+      commitTimeMs: ms.reduce((n, m) => n + m.commitTimeMs, 0),
+      customMetrics: {
+        leftBufferedRows: this.counts.leftRows,
+        rightBufferedRows: this.counts.rightRows,
+        stateOnDiskBytes: ms.reduce((n, m) => n + m.bytesOnDisk, 0),
+        ...providerMetrics(ms),
+      },
+    };
+  }
+}
+

@@ -1,0 +1,89 @@
+/**
+ * Spark's StreamingJoinHelper.getStateValueWatermark: from a stream-stream join's time-range
+ * condition, how far behind the watermark each side's buffered rows can no longer match.
+ *
+ * A row of the other side that is not late has an event time after the watermark W. So a
+ * conjunct that bounds this side's time from below by the other side's,
+ *
+ *   left.t > right.t + k   (or >=)
+ *
+ * means every future match has left.t > W + k: a buffered left row with left.t ≤ W + k can be
+ * dropped (offset k). `BETWEEN` is its two comparisons; each comparison is read as a linear
+ * expression in the two event times (+, −, unary −, day-time interval literals), and only one
+ * whose event-time terms are exactly `left.t − right.t` (either way round) bounds anything. The
+ * tightest bound wins; a side with none keeps its rows until the key's own event time (a window
+ * in the join key) passes, or for ever.
+ */
+import type { Expr } from './expression';
+
+export type JoinSideName = 'left' | 'right';
+
+/** Which side's watermarked event-time column an expression is, if it is one. */
+export type EventTimeColumnOf = (e: Expr) => JoinSideName | undefined;
+
+interface Linear {
+  left: number;
+  right: number;
+  /** Constant milliseconds. */
+  constMs: number;
+}
+
+function linear(e: Expr, timeOf: EventTimeColumnOf): Linear | undefined {
+  const side = timeOf(e);
+  if (side) return { left: side === 'left' ? 1 : 0, right: side === 'right' ? 1 : 0, constMs: 0 };
+  // A day-time interval literal holds microseconds; a bound is kept in whole milliseconds,
+  // rounded toward keeping rows (down), so no match is ever lost to rounding.
+  if (e.kind === 'literal') return e.type === 'day_time_interval' && e.value !== null ? { left: 0, right: 0, constMs: Math.floor(Number(e.value) / 1000) } : undefined;
+  if (e.kind === 'unary' && e.op === '-') {
+    const a = linear(e.arg, timeOf);
+    return a && { left: -a.left, right: -a.right, constMs: -a.constMs };
+  }
+  if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
+    const a = linear(e.left, timeOf);
+    const b = linear(e.right, timeOf);
+    if (!a || !b) return undefined;
+    const s = e.op === '+' ? 1 : -1;
+    return { left: a.left + s * b.left, right: a.right + s * b.right, constMs: a.constMs + s * b.constMs };
+  }
+  return undefined;
+}
+
+function conjuncts(e: Expr | undefined): Expr[] {
+  if (!e) return [];
+  if (e.kind === 'binary' && e.op === 'AND') return [...conjuncts(e.left), ...conjuncts(e.right)];
+  if (e.kind === 'between' && !e.negated) {
+    return [
+      { kind: 'binary', op: '>=', left: e.arg, right: e.low },
+      { kind: 'binary', op: '<=', left: e.arg, right: e.high },
+    ];
+  }
+  return [e];
+}
+
+/**
+ * Each side's state watermark offset (ms): a buffered row of that side whose event time is ≤
+ * watermark + offset can match no future row. Undefined for a side the condition does not bound.
+ */
+export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: EventTimeColumnOf): Partial<Record<JoinSideName, number>> {
+  const out: Partial<Record<JoinSideName, number>> = {};
+  const bound = (side: JoinSideName, offset: number) => {
+    out[side] = Math.max(out[side] ?? -Infinity, offset);
+  };
+  for (const c of conjuncts(condition)) {
+    if (c.kind !== 'binary' || !['<', '<=', '>', '>='].includes(c.op)) continue;
+    // a op b  ⇔  (a − b) op 0
+    const a = linear(c.left, timeOf);
+    const b = linear(c.right, timeOf);
+    if (!a || !b) continue;
+    const d = { left: a.left - b.left, right: a.right - b.right, constMs: a.constMs - b.constMs };
+    if (Math.abs(d.left) !== 1 || d.right !== -d.left) continue;
+    // Normalise to left − right + k op 0 with left's coefficient +1 (flipping the comparison).
+    const greater = (c.op === '>' || c.op === '>=') === (d.left === 1);
+    const k = (d.left === 1 ? d.constMs : -d.constMs) || 0; // no −0
+    // left − right + k > 0: left > right − k bounds left from below (offset −k);
+    // left − right + k < 0: right > left + k bounds right from below (offset k).
+    if (greater) bound('left', -k || 0);
+    else bound('right', k);
+  }
+  return out;
+}
