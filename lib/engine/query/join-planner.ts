@@ -158,7 +158,7 @@ const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_T
 function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: string }[], relations: StreamingRelation[], builder: (scope: Scope) => ExpressionBuilder): PlannedJoin {
   const pos = lineColumn(join.pos);
   const [left, right] = relations;
-  if (left === right) throw notSupportedYet(`A self-join of the stream ${left.sourceName}`, pos, 'declare the topic or folder as a second source with its own name and join the two');
+  if (left === right) throw notSupportedYet(`A self-join of a stream (${left.sourceName} JOIN ${left.sourceName})`, pos, 'declare the topic or folder a second time, as a source with a name and column names of its own, and join the two');
   const joinType = STREAM_JOIN_TYPES[join.joinType];
   if (!joinType || join.natural) {
     if (join.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
