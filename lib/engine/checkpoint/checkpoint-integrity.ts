@@ -19,6 +19,7 @@
  */
 import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions } from '../state/state-checkpoint-files';
+import { parseStateFileName } from '../state/state-file-format';
 import { stateSchemaProblems } from '../state/state-schema-compatibility-checker';
 import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { CommitLog } from './commit-log';
@@ -87,19 +88,31 @@ export async function checkpointProblems(fm: CheckpointFileManager): Promise<Che
   return problems;
 }
 
+/**
+ * The stores of a partition: the partition's own directory, or, for an operator with named stores
+ * (a stream-stream join's `left-keyToNumValues`, …), each store's directory inside it.
+ */
+async function storeDirs(fm: CheckpointFileManager, partDir: string): Promise<string[]> {
+  const entries = await fm.list(partDir);
+  const named = entries.filter((e) => parseStateFileName(e) === null && /^[A-Za-z][\w-]*$/.test(e));
+  return named.length && !entries.some((e) => parseStateFileName(e) !== null) ? named.map((e) => `${partDir}/${e}`) : [partDir];
+}
+
 /** Partitions of `state/` in which `version` (what the batch after commits/C loads) cannot be loaded. */
 async function unloadableStateVersions(fm: CheckpointFileManager, version: number, C: number): Promise<CheckpointProblem[]> {
   const out: CheckpointProblem[] = [];
   for (const op of (await fm.list('state')).filter((n) => /^\d+$/.test(n))) {
     for (const part of (await fm.list(`state/${op}`)).filter((n) => /^\d+$/.test(n))) {
-      const versions = loadableVersions(await listStateFiles(fm, `state/${op}/${part}`));
-      if (versions.includes(version)) continue;
-      out.push({
-        path: `state/${op}/${part}/${version}.delta`,
-        missing: true,
-        reason: `commits/${C} means the next batch loads state version ${version} of state/${op}/${part}, which cannot be loaded ` +
-          `(loadable: ${versions.length ? `${versions[0]} … ${versions.at(-1)}` : 'none'}; its delta or changelog, or a snapshot, was deleted)`,
-      });
+      for (const dir of await storeDirs(fm, `state/${op}/${part}`)) {
+        const versions = loadableVersions(await listStateFiles(fm, dir));
+        if (versions.includes(version)) continue;
+        out.push({
+          path: `${dir}/${version}.delta`,
+          missing: true,
+          reason: `commits/${C} means the next batch loads state version ${version} of ${dir}, which cannot be loaded ` +
+            `(loadable: ${versions.length ? `${versions[0]} … ${versions.at(-1)}` : 'none'}; its delta or changelog, or a snapshot, was deleted)`,
+        });
+      }
     }
   }
   return out;

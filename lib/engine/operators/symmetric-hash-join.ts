@@ -21,6 +21,7 @@
  * for ever, as Spark's does (the analyzer warns).
  */
 import type { Row, Schema } from '../types';
+import type { EvalContext } from '../query/expression-compiler';
 import { providerMetrics, storeKey, type StateStore } from '../state/state-store';
 import { JOIN_STORE_NAMES, SymmetricHashJoinStateManager, type JoinSide, type JoinStateCache } from './symmetric-hash-join-state';
 import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
@@ -39,7 +40,7 @@ interface JoinInput {
   operators: PhysicalOperator[];
   schema: Schema;
   /** The side's join key values (the equi-join's expressions), in the order of the other side's. */
-  keys: (row: Row) => unknown[];
+  keys: (row: Row, ctx: EvalContext) => unknown[];
   /** The side's watermarked event-time column: input rows at or behind the watermark are late and dropped. */
   eventTime?: string;
   stateWatermark?: JoinStateWatermark;
@@ -51,7 +52,7 @@ export interface StreamingJoinOptions {
   left: JoinInput;
   right: JoinInput;
   /** The join's other conditions over a left and a right row (true joins; false and NULL do not). */
-  condition?: (left: Row, right: Row) => unknown;
+  condition?: (left: Row, right: Row, ctx: EvalContext) => unknown;
 }
 
 /** A time, or a window's end (a window key is `{start, end}`), as the watermark compares them. */
@@ -135,7 +136,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
             continue;
           }
         }
-        const key = input.keys(row);
+        const key = input.keys(row, ctx);
         let matched = false;
         // NULL equals nothing: a row with a NULL key part joins with no row (an outer join still pads it).
         if (!key.some((k) => k === null || k === undefined)) {
@@ -143,7 +144,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
             if (semi && side === 'right' && buffered.matched) continue;
             const l = side === 'left' ? row : this.rowOf('left', buffered.values);
             const r = side === 'left' ? this.rowOf('right', buffered.values) : row;
-            if (this.o.condition && this.o.condition(l, r) !== true) continue;
+            if (this.o.condition && this.o.condition(l, r, ctx) !== true) continue;
             matched = true;
             if (keepsMatched[other]) state[other].markMatched(key, i, buffered);
             if (!semi) out.push(this.joined(l, r));

@@ -9,6 +9,7 @@
  * - Warns, without rejecting, on a stateful operator that nothing bounds (no watermark on its
  *   keys): its state grows with its key space forever.
  */
+import { readStreamJoin } from './stream-join-planner';
 import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
@@ -121,8 +122,20 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         break;
       }
       case 'Join': {
-        // Spark's UnsupportedOperationChecker for stream-static joins.
         const t = n.joinType;
+        if (n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation') {
+          // Spark's UnsupportedOperationChecker for stream-stream joins: Append only, and an outer
+          // or semi join needs the rows it waits on to be evictable (a watermark on the other
+          // side's event time and a time range, read as the operator will read them).
+          if (outputMode !== 'append') fail(`Join between two streaming DataFrames/Datasets is not supported in ${mode} output mode, only in Append output mode`);
+          const { stateWatermarks } = readStreamJoin(n);
+          const needs: Partial<Record<string, ('left' | 'right')[]>> = { LeftOuter: ['left'], RightOuter: ['right'], FullOuter: ['left', 'right'], LeftSemi: ['left'] };
+          if ((needs[t] ?? []).some((side) => stateWatermarks[side] === undefined)) {
+            fail(`Stream-stream ${t} join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition`);
+          }
+          break;
+        }
+        // Spark's UnsupportedOperationChecker for stream-static joins.
         const streamLeft = collect(n.left).some((c) => c.kind === 'StreamingRelation');
         if (t === 'FullOuter') fail(`FullOuter joins with streaming DataFrames/Datasets are not supported`);
         if (streamLeft && t === 'RightOuter') fail('RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on the right is not supported');
@@ -189,8 +202,12 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
     }
     case 'Limit':
       return outputMode === 'append' ? '[stateful: counts the rows emitted so far]' : '[stateless: applied to each complete result]';
-    case 'Join':
-      return '[stateless: each streaming row looks up the static table]';
+    case 'Join': {
+      if (n.left.kind === 'StaticRelation' || n.right.kind === 'StaticRelation') return '[stateless: each streaming row looks up the static table]';
+      const { stateWatermarks: w } = readStreamJoin(n);
+      const bound = (side: 'left' | 'right') => (w[side] === undefined ? `${side} side UNBOUNDED (no watermark and time range bound it)` : `${side} side evicted ${w[side]! <= 0 ? `${-w[side]!} ms` : `-${w[side]} ms`} behind the watermark`);
+      return `[stateful: buffers both streams by join key; ${bound('left')}; ${bound('right')}]`;
+    }
     case 'StreamingRelation':
       return '[source]';
     case 'StaticRelation':

@@ -53,13 +53,7 @@ export function buildStreamStaticJoin(
   }
   const [a, b] = sides as { name: string; alias?: string }[];
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
-  if (streamOf(a) && streamOf(b)) {
-    throw notSupportedYet(
-      `A join between two streams (${a.name} JOIN ${b.name}: a stream-stream join)`,
-      pos,
-      'Weir does not build the per-side state a stream-stream join needs; join a stream with a static table from staticTables, or UNION ALL the streams and aggregate over the union',
-    );
-  }
+  if (streamOf(a) && streamOf(b)) return buildStreamStreamJoin(join, [a, b], [streamOf(a)!, streamOf(b)!], builder);
   const relation = streamOf(a) ?? streamOf(b) ?? relations[0];
   const streamIdx = streamOf(a) ? 0 : streamOf(b) ? 1 : -1;
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
@@ -148,4 +142,42 @@ export function buildStreamStaticJoin(
     pos,
   };
   return { plan, schema, qualifiers };
+}
+
+const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_TYPES, LeftSemi: 'LeftSemi' };
+
+/**
+ * FROM <stream> [INNER | LEFT | RIGHT | FULL | LEFT SEMI] JOIN <stream> ON <condition>: a Join of
+ * two StreamingRelations (Spark's StreamingSymmetricHashJoinExec, planned by the stateful planner).
+ * The joined rows carry the left stream's columns and then the right's (a left semi join: the
+ * left's); the side that an outer join pads with NULLs is nullable. Both sides' columns are named
+ * as in their sources, so a column name in both is refused until Weir's rows can carry two
+ * columns of one name. Which joins Spark allows (output mode, watermarks, time ranges) is the
+ * analyzer's call.
+ */
+function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: string }[], relations: StreamingRelation[], builder: (scope: Scope) => ExpressionBuilder): PlannedJoin {
+  const pos = lineColumn(join.pos);
+  const [left, right] = relations;
+  if (left === right) throw notSupportedYet(`A self-join of a stream (${left.sourceName} JOIN ${left.sourceName})`, pos, 'declare the topic or folder a second time, as a source with a name and column names of its own, and join the two');
+  const joinType = STREAM_JOIN_TYPES[join.joinType];
+  if (!joinType || join.natural) {
+    if (join.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
+    throw notSupportedYet(join.natural ? `NATURAL ${JOIN_SQL[join.joinType]}` : `${JOIN_SQL[join.joinType]} of two streams`, pos);
+  }
+  if (join.usingColumns) throw notSupportedYet('USING (…) in a join of two streams', pos, 'write ON a.k = b.k with the two sides\' own column names');
+  if (!join.condition) throw new SqlValidationError(`A join of two streams needs ON <condition> with an equality of a ${left.sourceName} column and a ${right.sourceName} column (Spark refuses a stream-stream join without one)`, pos, 'ON');
+  const both = left.schema.filter((f) => right.schema.some((g) => g.name.toLowerCase() === f.name.toLowerCase()));
+  if (both.length) {
+    throw notSupportedYet(
+      `A join of two streams that both have the column${both.length > 1 ? 's' : ''} ${both.map((f) => f.name).join(', ')}`,
+      pos,
+      'name the columns apart in one source\'s schema (Weir\'s joined rows carry one column per name)',
+    );
+  }
+  const qualifiers = tables.flatMap((t, i) => [relations[i].sourceName, ...(t.alias ? [t.alias] : [])]).map((q) => q.toLowerCase());
+  const condition = builder({ qualifiers: new Set(qualifiers) }).build(join.condition);
+  const nullable = (side: 'left' | 'right') => joinType === 'FullOuter' || (side === 'left' ? joinType === 'RightOuter' : joinType === 'LeftOuter');
+  const pad = (schema: Schema, yes: boolean): Schema => (yes ? schema.map((f) => ({ ...f, nullable: true })) : schema);
+  const schema: Schema = joinType === 'LeftSemi' ? left.schema : [...pad(left.schema, nullable('left')), ...pad(right.schema, nullable('right'))];
+  return { plan: { kind: 'Join', joinType, left, right, condition, pos }, schema, qualifiers };
 }

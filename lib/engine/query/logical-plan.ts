@@ -54,8 +54,8 @@ export type LogicalPlan =
   | { kind: 'StaticRelation'; table: StaticTableSpec; keys: { stream: string; static: string }[]; columns: string[] };
 
 /**
- * Operators that keep state across batches (they need a StateStore and a commit per batch).
- * Joins are stream-static only, which carry no state (stream-stream joins are not supported).
+ * Operators that keep state across batches (they need a StateStore and a commit per batch). A
+ * stream-static join keeps none; a join of two streams buffers both sides (isStateful).
  */
 const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate']);
 
@@ -76,5 +76,11 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
 }
 
 export function isStateful(plan: LogicalPlan): boolean {
-  return STATEFUL_KINDS.has(plan.kind) || children(plan).some(isStateful);
+  const streamJoin = plan.kind === 'Join' && plan.left.kind !== 'StaticRelation' && plan.right.kind !== 'StaticRelation';
+  return STATEFUL_KINDS.has(plan.kind) || streamJoin || children(plan).some(isStateful);
+}
+
+/** The streams a plan reads, left to right. */
+export function collectStreamingRelations(plan: LogicalPlan): StreamingRelation[] {
+  return plan.kind === 'StreamingRelation' ? [plan] : children(plan).flatMap(collectStreamingRelations);
 }

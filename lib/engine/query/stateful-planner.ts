@@ -24,6 +24,7 @@ import { compileExpression, resolveColumn, type CompiledExpr, type Evaluator } f
 import { typeText } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { SqlValidationError } from './sql-error';
+import { planStreamStreamJoin } from './stream-join-planner';
 
 export interface WatermarkSpec {
   eventTime: string;
@@ -208,6 +209,13 @@ export class StatefulPlanner {
     }
     this.watermarkPlaced = true;
     return new EventTimeWatermarkExec(f.name, projectOutput);
+  }
+
+  /** A join of two streams over each side's planned operators (stream-join-planner.ts). */
+  streamJoin(node: Extract<LogicalPlan, { kind: 'Join' }>, sides: Record<'left' | 'right', { operators: PhysicalOperator[]; schema: Schema }>): { op: PhysicalOperator; schema: Schema } {
+    const planned = planStreamStreamJoin(node, sides, this.nextOperatorId++);
+    this.descriptors.push(planned.descriptor);
+    return planned;
   }
 
   plan(node: LogicalPlan, childSchema: Schema): { op: PhysicalOperator; schema: Schema } {

@@ -17,6 +17,7 @@ import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
 import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
+import { isStreamStreamJoin } from './stream-join-planner';
 import { SqlValidationError } from './sql-error';
 import { fieldOfType, sameType, typeOfField, typeText } from './data-types';
 import { exprToString, type SqlType } from './expression';
@@ -228,6 +229,16 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Aggregate': case 'Deduplicate': case 'Join': case 'Limit': case 'Sort': case 'StaticRelation':
     default: {
+      // A join of two streams: each side's operators (its scan first) run inside the join.
+      if (plan.kind === 'Join' && isStreamStreamJoin(plan)) {
+        const side = (p: LogicalPlan) => {
+          const operators: PhysicalOperator[] = [];
+          return { operators, schema: planPhysical(p, operators, stateful, fuse) };
+        };
+        const planned = stateful.streamJoin(plan, { left: side(plan.left), right: side(plan.right) });
+        ops.push(planned.op);
+        return planned.schema;
+      }
       // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.
       const input = plan.kind === 'Join' ? (plan.left.kind === 'StaticRelation' ? plan.right : plan.left) : children(plan)[0];

@@ -38,6 +38,9 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
         applied.push({ rule: 'CombineFilters', detail: `${exprToString(plan.condition)} AND ${exprToString(child.condition)}` });
         return pushDownPredicates({ ...child, condition: and([child.condition, plan.condition]) }, applied);
       }
+      // A join of two streams keeps the filter above it: below an outer join's nullable side a
+      // filter would turn a dropped pair into a padded row.
+      if (child.kind === 'Join' && child.left.kind !== 'StaticRelation' && child.right.kind !== 'StaticRelation') return { ...plan, child: pushDownPredicates(child, applied) };
       if (child.kind === 'Join') {
         const { side, with: rebuild } = streamSide(child);
         const rel = streamRelationOf(side);

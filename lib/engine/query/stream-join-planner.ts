@@ -1,0 +1,130 @@
+/**
+ * A Join of two streams, read as Spark reads one (StreamingSymmetricHashJoinHelper): the equality
+ * conjuncts of a left and a right expression are the join keys, the rest is the condition applied
+ * to each candidate pair, and a time range in that rest gives each side's state watermark
+ * (join-time-range.ts). The analyzer judges legality from the same reading the planner builds
+ * the operator from.
+ */
+import { StreamingSymmetricHashJoinExec, type StreamingJoinType } from '../operators/symmetric-hash-join';
+import type { PhysicalOperator } from '../operators/physical-operator';
+import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
+import type { Row, Schema } from '../types';
+import { fieldOfType } from './data-types';
+import { exprToString, referencedColumns, type Expr } from './expression';
+import { compileExpression } from './expression-compiler';
+import { joinStateWatermarkOffsets, type JoinSideName } from './join-time-range';
+import { collectStreamingRelations, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { SqlValidationError } from './sql-error';
+
+type JoinNode = Extract<LogicalPlan, { kind: 'Join' }>;
+
+export interface StreamJoinReading {
+  relations: Record<JoinSideName, StreamingRelation>;
+  keys: { left: Expr; right: Expr }[];
+  /** The conjuncts that are not join keys, applied to each pair. */
+  condition?: Expr;
+  /** Each side whose buffered rows the watermark can evict, with its offset (ms). */
+  stateWatermarks: Partial<Record<JoinSideName, number>>;
+}
+
+const JOIN_TYPES: Record<string, StreamingJoinType> = { Inner: 'inner', LeftOuter: 'leftOuter', RightOuter: 'rightOuter', FullOuter: 'fullOuter', LeftSemi: 'leftSemi' };
+
+export function isStreamStreamJoin(n: JoinNode): boolean {
+  return n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation';
+}
+
+function conjuncts(e: Expr | undefined): Expr[] {
+  if (!e) return [];
+  return e.kind === 'binary' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
+}
+
+const and = (es: Expr[]): Expr | undefined => (es.length === 0 ? undefined : es.reduce((a, b) => ({ kind: 'binary', op: 'AND', left: a, right: b })));
+
+export function readStreamJoin(node: JoinNode): StreamJoinReading {
+  const [left] = collectStreamingRelations(node.left);
+  const [right] = collectStreamingRelations(node.right);
+  const relations = { left, right };
+  const sideOf = (e: Expr): JoinSideName | undefined => {
+    const cols = [...referencedColumns(e)].map((c) => c.toLowerCase());
+    if (cols.length === 0) return undefined;
+    const has = (r: StreamingRelation) => (c: string) => r.schema.some((f) => f.name.toLowerCase() === c);
+    if (cols.every(has(left))) return 'left';
+    if (cols.every(has(right))) return 'right';
+    return undefined;
+  };
+  const keys: { left: Expr; right: Expr }[] = [];
+  const rest: Expr[] = [];
+  for (const c of conjuncts(node.condition)) {
+    if (c.kind === 'binary' && c.op === '=') {
+      const a = sideOf(c.left), b = sideOf(c.right);
+      if (a === 'left' && b === 'right') { keys.push({ left: c.left, right: c.right }); continue; }
+      if (a === 'right' && b === 'left') { keys.push({ left: c.right, right: c.left }); continue; }
+    }
+    rest.push(c);
+  }
+  const condition = and(rest);
+  // A side's event-time column, when the side has a watermark: rows of the other side after the
+  // watermark are the only ones still to come, which is what bounds this side's buffered rows.
+  const timeOf = (e: Expr): JoinSideName | undefined => {
+    if (e.kind !== 'column') return undefined;
+    for (const side of ['left', 'right'] as const) {
+      const et = relations[side].eventTime;
+      if (et !== undefined && et.toLowerCase() === e.name.toLowerCase()) return side;
+    }
+    return undefined;
+  };
+  const offsets = joinStateWatermarkOffsets(condition, timeOf);
+  return { relations, keys, condition, stateWatermarks: offsets };
+}
+
+/** The StreamingSymmetricHashJoinExec for a Join of two streams, over each side's planned operators. */
+export function planStreamStreamJoin(
+  node: JoinNode,
+  sides: Record<JoinSideName, { operators: PhysicalOperator[]; schema: Schema }>,
+  operatorId: number,
+): { op: StreamingSymmetricHashJoinExec; schema: Schema; descriptor: StatefulOperatorDescriptor } {
+  const r = readStreamJoin(node);
+  if (r.keys.length === 0) {
+    throw new SqlValidationError('Stream-stream join without equality predicate is not supported: the ON condition needs <left column> = <right column>', node.pos, 'ON');
+  }
+  const joinType = JOIN_TYPES[node.joinType];
+  const compiled = (['left', 'right'] as const).map((side) => r.keys.map((k) => compileExpression(k[side], sides[side].schema)));
+  const [lk, rk] = compiled;
+  lk.forEach((c, i) => {
+    if (c.type !== rk[i].type) throw new SqlValidationError(`The join keys ${exprToString(r.keys[i].left)} (${c.type}) and ${exprToString(r.keys[i].right)} (${rk[i].type}) differ in type; CAST one of them`, node.pos, 'ON');
+  });
+  const joined: Schema = [...sides.left.schema, ...sides.right.schema];
+  const cond = r.condition && compileExpression(r.condition, joined).eval;
+  const nullable = (side: JoinSideName) => joinType === 'fullOuter' || (side === 'left' ? joinType === 'rightOuter' : joinType === 'leftOuter');
+  const pad = (s: Schema, yes: boolean) => (yes ? s.map((f) => ({ ...f, nullable: true })) : s);
+  const schema: Schema = joinType === 'leftSemi' ? sides.left.schema : [...pad(sides.left.schema, nullable('left')), ...pad(sides.right.schema, nullable('right'))];
+  const input = (side: JoinSideName, keys: typeof lk) => {
+    const rel = r.relations[side];
+    const offset = r.stateWatermarks[side];
+    return {
+      operators: sides[side].operators,
+      schema: sides[side].schema,
+      keys: (row: Row, ctx: Parameters<typeof keys[number]['eval']>[1]) => keys.map((k) => k.eval(row, ctx)),
+      ...(rel.eventTime !== undefined ? { eventTime: rel.eventTime } : {}),
+      ...(offset !== undefined && rel.eventTime !== undefined ? { stateWatermark: { kind: 'value' as const, column: rel.eventTime, offsetMs: offset } } : {}),
+    };
+  };
+  const op = new StreamingSymmetricHashJoinExec(
+    {
+      operatorId,
+      joinType,
+      left: input('left', lk),
+      right: input('right', rk),
+      ...(cond ? { condition: (l: Row, rr: Row, ctx: Parameters<typeof cond>[1]) => cond({ ...l, ...rr }, ctx) } : {}),
+    },
+    schema,
+  );
+  const descriptor: StatefulOperatorDescriptor = {
+    operatorId,
+    operatorName: 'symmetricHashJoin',
+    parts: { 'join type': node.joinType, 'join keys': r.keys.map((k) => `${exprToString(k.left)} = ${exprToString(k.right)}`).join(', '), ...(r.condition ? { condition: exprToString(r.condition) } : {}) },
+    keySchema: lk.map((c, i) => fieldOfType(`key${i}`, c)),
+    valueSchema: joined,
+  };
+  return { op, schema, descriptor };
+}
