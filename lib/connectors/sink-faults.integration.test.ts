@@ -248,6 +248,8 @@ describe('a replay whose source data was trimmed away', () => {
     const stream = `weir:faults:${tag}:${id}:in`;
     const spec = await job(id, { type: 'postgres', options: { connectionString: db.url, table: id } });
     spec.source = { ...spec.source, type: 'redis-stream', options: { url: 'redis://127.0.0.1:6379', stream, format: 'json', jsonField: 'data', failOnDataLoss, pageSize: 1000 } };
+    // A parsed spec lists its sources in `sources` (one here): the engine reads that list.
+    spec.sources = [spec.source];
     const add = async (ids: number[]) => { for (const i of ids) await redis.xadd(stream, '*', 'data', JSON.stringify({ id: i, name: 'x', amount: i })); };
     await add([1, 2, 3]);
     const first = new MicroBatchExecution({ spec, crash: { point: 'after-offsets', batchId: 1 } });
