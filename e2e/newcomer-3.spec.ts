@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Response } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { signIn } from './sign-in';
 
 const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
@@ -60,15 +60,18 @@ test('after Restart the Runs tab never shows the old run still RUNNING, and the 
 
     // Every runs response after the restart's own: the first is what the tab shows right after
     // the click, and it must not be the old run still RUNNING.
-    const after: Response[] = [];
+    // Each body is read as its response arrives: the page's next poll may replace the resource,
+    // after which the browser no longer holds the earlier body.
+    type RunsPage = { items: { runId: string; status: string }[] };
+    const after: Promise<RunsPage>[] = [];
     let restarted = false;
     page.on('response', (r) => {
       if (r.url().endsWith(`/api/jobs/${id}/restart`)) restarted = true;
-      else if (restarted && r.url().includes(`/api/jobs/${id}/runs?`)) after.push(r);
+      else if (restarted && r.url().includes(`/api/jobs/${id}/runs?`)) after.push(r.json() as Promise<RunsPage>);
     });
     await page.getByRole('button', { name: 'Restart', exact: true }).click();
     await expect.poll(() => after.length, { timeout: 30_000 }).toBeGreaterThan(0);
-    const first = (await after[0].json()) as { items: { runId: string; status: string }[] };
+    const first = await after[0];
     const top = first.items[0];
     expect(top.runId.startsWith(oldRun) && top.status === 'RUNNING', `right after Restart the newest run is ${top.runId} ${top.status}`).toBe(false);
 
