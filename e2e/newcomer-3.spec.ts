@@ -60,18 +60,23 @@ test('after Restart the Runs tab never shows the old run still RUNNING, and the 
 
     // Every runs response after the restart's own: the first is what the tab shows right after
     // the click, and it must not be the old run still RUNNING.
-    // Each body is read as its response arrives: the page's next poll may replace the resource,
-    // after which the browser no longer holds the earlier body.
+    // Each body is read as its response arrives. A request the page cancelled (a refetch that
+    // superseded it) has no body the browser keeps, and was never shown: it is skipped, so the
+    // first body read is the first the tab could show.
     type RunsPage = { items: { runId: string; status: string }[] };
-    const after: Promise<RunsPage>[] = [];
+    const after: (RunsPage | undefined)[] = [];
     let restarted = false;
     page.on('response', (r) => {
       if (r.url().endsWith(`/api/jobs/${id}/restart`)) restarted = true;
-      else if (restarted && r.url().includes(`/api/jobs/${id}/runs?`)) after.push(r.json() as Promise<RunsPage>);
+      else if (restarted && r.url().includes(`/api/jobs/${id}/runs?`)) {
+        const slot = after.length;
+        after.push(undefined);
+        r.json().then((b: RunsPage) => (after[slot] = b), () => undefined);
+      }
     });
     await page.getByRole('button', { name: 'Restart', exact: true }).click();
-    await expect.poll(() => after.length, { timeout: 30_000 }).toBeGreaterThan(0);
-    const first = await after[0];
+    await expect.poll(() => after.some((b) => b !== undefined), { timeout: 30_000 }).toBe(true);
+    const first = after.find((b) => b !== undefined)!;
     const top = first.items[0];
     expect(top.runId.startsWith(oldRun) && top.status === 'RUNNING', `right after Restart the newest run is ${top.runId} ${top.status}`).toBe(false);
 
