@@ -121,6 +121,16 @@ export function exprToString(e: Expr): string {
   }
 }
 
+/** The parts of a conjunction `a AND b AND …`, in order (an expression that is no AND: itself). */
+export function conjuncts(e: Expr): Expr[] {
+  return e.kind === 'binary' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
+}
+
+/** `a AND b AND …` of one or more expressions. */
+export function conjunction(es: Expr[]): Expr {
+  return es.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r }));
+}
+
 /** Every column name an expression reads. */
 export function referencedColumns(e: Expr, out = new Set<string>()): Set<string> {
   switch (e.kind) {

@@ -14,7 +14,7 @@
  * tightest bound wins; a side with none keeps its rows until the key's own event time (a window
  * in the join key) passes, or for ever.
  */
-import type { Expr } from './expression';
+import { conjuncts, type Expr } from './expression';
 
 export type JoinSideName = 'left' | 'right';
 
@@ -48,16 +48,16 @@ function linear(e: Expr, timeOf: EventTimeColumnOf): Linear | undefined {
   return undefined;
 }
 
-function conjuncts(e: Expr | undefined): Expr[] {
-  if (!e) return [];
-  if (e.kind === 'binary' && e.op === 'AND') return [...conjuncts(e.left), ...conjuncts(e.right)];
-  if (e.kind === 'between' && !e.negated) {
-    return [
-      { kind: 'binary', op: '>=', left: e.arg, right: e.low },
-      { kind: 'binary', op: '<=', left: e.arg, right: e.high },
-    ];
-  }
-  return [e];
+/** The condition's conjuncts, a BETWEEN as its two comparisons. */
+function comparisons(e: Expr | undefined): Expr[] {
+  return (e ? conjuncts(e) : []).flatMap((c): Expr[] =>
+    c.kind === 'between' && !c.negated
+      ? [
+          { kind: 'binary', op: '>=', left: c.arg, right: c.low },
+          { kind: 'binary', op: '<=', left: c.arg, right: c.high },
+        ]
+      : [c],
+  );
 }
 
 /**
@@ -69,7 +69,7 @@ export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: E
   const bound = (side: JoinSideName, offset: number) => {
     out[side] = Math.max(out[side] ?? -Infinity, offset);
   };
-  for (const c of conjuncts(condition)) {
+  for (const c of comparisons(condition)) {
     if (c.kind !== 'binary' || !['<', '<=', '>', '>='].includes(c.op)) continue;
     // a op b  ⇔  (a − b) op 0
     const a = linear(c.left, timeOf);

@@ -10,7 +10,7 @@ import type { PhysicalOperator } from '../operators/physical-operator';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import type { Row, Schema } from '../types';
 import { fieldOfType } from './data-types';
-import { exprToString, referencedColumns, type Expr } from './expression';
+import { conjunction, conjuncts, exprToString, referencedColumns, type Expr } from './expression';
 import { compileExpression } from './expression-compiler';
 import { joinStateWatermarkOffsets, type JoinSideName } from './join-time-range';
 import { collectStreamingRelations, type LogicalPlan, type StreamingRelation } from './logical-plan';
@@ -33,13 +33,6 @@ export function isStreamStreamJoin(n: JoinNode): boolean {
   return n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation';
 }
 
-function conjuncts(e: Expr | undefined): Expr[] {
-  if (!e) return [];
-  return e.kind === 'binary' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
-}
-
-const and = (es: Expr[]): Expr | undefined => (es.length === 0 ? undefined : es.reduce((a, b) => ({ kind: 'binary', op: 'AND', left: a, right: b })));
-
 export function readStreamJoin(node: JoinNode): StreamJoinReading {
   const [left] = collectStreamingRelations(node.left);
   const [right] = collectStreamingRelations(node.right);
@@ -54,7 +47,7 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
   };
   const keys: { left: Expr; right: Expr }[] = [];
   const rest: Expr[] = [];
-  for (const c of conjuncts(node.condition)) {
+  for (const c of node.condition ? conjuncts(node.condition) : []) {
     if (c.kind === 'binary' && c.op === '=') {
       const a = sideOf(c.left), b = sideOf(c.right);
       if (a === 'left' && b === 'right') { keys.push({ left: c.left, right: c.right }); continue; }
@@ -62,7 +55,7 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     }
     rest.push(c);
   }
-  const condition = and(rest);
+  const condition = rest.length ? conjunction(rest) : undefined;
   // A side's event-time column, when the side has a watermark: rows of the other side after the
   // watermark are the only ones still to come, which is what bounds this side's buffered rows.
   const timeOf = (e: Expr): JoinSideName | undefined => {

@@ -5,17 +5,9 @@
  * only the rows that survive; a Filter above a Project of plain columns moves below it; adjacent
  * Filters combine.
  */
-import { exprToString, referencedColumns, type Expr } from '../expression';
+import { conjunction as and, conjuncts, exprToString, referencedColumns, type Expr } from '../expression';
 import type { LogicalPlan } from '../logical-plan';
 import { readsOnly, streamRelationOf, streamSide, type OptimizerRuleApplication } from './plan-walk';
-
-function conjuncts(e: Expr): Expr[] {
-  return e.kind === 'binary' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
-}
-
-function and(es: Expr[]): Expr {
-  return es.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r }));
-}
 
 function withFilter(conds: Expr[], child: LogicalPlan): LogicalPlan {
   if (conds.length === 0) return child;
