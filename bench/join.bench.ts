@@ -26,6 +26,7 @@ import { FileBackedStateStoreProvider } from '../lib/engine/state/file-backed-st
 import type { StateStore } from '../lib/engine/state/state-store';
 import type { Row, Schema } from '../lib/engine/types';
 import type { BenchResult } from './run';
+import { mulberry32 } from '../lib/testing/mulberry32';
 
 const ROWS = Number(process.env.WEIR_BENCH_JOIN_ROWS ?? 1_000_000);
 const BATCH = 10_000;
@@ -33,15 +34,6 @@ const KEYS = 10_000;
 const RANGE_MS = 10_000;
 const DELAY_MS = 5_000;
 const T0 = Date.UTC(2026, 0, 1);
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One stream's rows: 1,000 a second of event time, a little out of order. */
 function stream(seed: number, prefix: 'l' | 'r'): Row[] {

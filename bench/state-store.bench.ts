@@ -40,19 +40,11 @@ import { FileBackedStateStoreProvider } from '../lib/engine/state/file-backed-st
 import { LmdbStateStoreProvider } from '../lib/engine/state/lmdb-state-store-provider';
 import type { StateStore, StateStoreProvider } from '../lib/engine/state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../lib/engine/state/state-value-codec';
+import { mulberry32 } from '../lib/testing/mulberry32';
 
 const BATCHES = 60;
 const UPDATED_PER_BATCH = 1000;
 const ID = { operatorId: 0, partitionId: 0 };
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;

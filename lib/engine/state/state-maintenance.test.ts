@@ -20,18 +20,10 @@ import { CorruptCheckpointError } from '../errors';
 import { FileBackedStateStoreProvider } from './file-backed-state-store-provider';
 import { readStateFile } from './state-file-format';
 import { decodeValue, encodeKey, encodeValue } from './state-value-codec';
+import { mulberry32 } from '../../testing/mulberry32';
 
 const ID = { operatorId: 0, partitionId: 0 };
 const DIR = 'state/0/0';
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const tick = () => new Promise((r) => setImmediate(r));
 
