@@ -130,3 +130,130 @@ describe('Spark\'s refusals of stream-stream joins, before the first batch', () 
     }).rejects.toThrow(message);
   });
 });
+
+/**
+ * Two Kafka topics share every column name (key, value, timestamp, …), and a self-join shares all
+ * of its own: each side's copy is read qualified, as in Spark.
+ */
+function topicsJob(sql: string, opts: { self?: boolean } = {}) {
+  const id = `ssjoin-names-${++n}-${process.pid}`;
+  const schema = [{ name: 'key', type: 'string' }, { name: 'value', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
+  const source = (name: string) => ({ name, type: 'memory', options: { stream: `${id}-${name}` }, schema, eventTime: 'timestamp', watermarkDelay: '10 minutes' });
+  const spec = {
+    name: id,
+    ...(opts.self ? { source: source('events') } : { sources: [source('impressions'), source('clicks')] }),
+    sql,
+    sink: { type: 'memory', options: { table: id } },
+    trigger: { type: 'available-now' },
+    checkpointLocation: `memory://${id}`,
+  };
+  const stream = (name: string) => MemoryStream.named(`${id}-${name}`);
+  const table = MemorySinkTable.named(id);
+  const checkpoint = new InMemoryCheckpointFileManager();
+  const progress: StreamingQueryProgress[] = [];
+  const start = () => new MicroBatchExecution({ spec: mustParse(spec), checkpoint, clock: new ManualClock(T0), onProgress: (p) => void progress.push(p) });
+  const out = () => table.rows.map((r) => JSON.stringify(r)).sort();
+  return { stream, table, start, progress, out };
+}
+
+const rec = (key: string, value: string, minute: number) => ({ key, value, timestamp: T0 + minute * MIN });
+
+async function refusal(t: { start: () => MicroBatchExecution }): Promise<unknown> {
+  const q = t.start();
+  try {
+    await q.processAllAvailable();
+  } catch (e) {
+    return e;
+  } finally {
+    await q.stop();
+  }
+  return undefined;
+}
+
+describe('stream-stream joins of sources that share column names', () => {
+  const KAFKA = 'SELECT i.key, i.value AS impression, c.value AS click, c.timestamp AS clickTime FROM impressions i JOIN clicks c ' +
+    'ON i.key = c.key AND c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR';
+
+  it('joins two Kafka-shaped topics by qualified names, names the output as Spark, and evicts by the renamed event times across a restart', async () => {
+    const t = topicsJob(KAFKA);
+    let q = t.start();
+    t.stream('impressions').addData(rec('ad1', 'i1', 0), rec('ad2', 'i2', 0), rec('ad3', 'i3', 10));
+    t.stream('clicks').addData(rec('ad1', 'c1', 30), rec('ad2', 'c2', 120));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([row({ key: 'ad1', impression: 'i1', click: 'c1', clickTime: T0 + 30 * MIN })]);
+    await q.stop();
+    q = t.start();
+    t.stream('clicks').addData(rec('ad3', 'c3', 40));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([
+      row({ key: 'ad1', impression: 'i1', click: 'c1', clickTime: T0 + 30 * MIN }),
+      row({ key: 'ad3', impression: 'i3', click: 'c3', clickTime: T0 + 40 * MIN }),
+    ].sort());
+    // Far later rows move the watermark: the buffered rows of both sides are evicted.
+    t.stream('impressions').addData(rec('ad9', 'i9', 600));
+    t.stream('clicks').addData(rec('ad9', 'c9', 600));
+    await q.processAllAvailable();
+    const removed = t.progress.reduce((s, p) => s + p.stateOperators[0].numRowsRemoved, 0);
+    expect(removed).toBeGreaterThan(0);
+    await q.stop();
+  });
+
+  it('pads an unmatched left row with NULLs when the watermark passes its renamed event time', async () => {
+    const t = topicsJob(KAFKA.replace('JOIN clicks c', 'LEFT JOIN clicks c'));
+    const q = t.start();
+    t.stream('impressions').addData(rec('ad1', 'i1', 0), rec('ad2', 'i2', 0));
+    t.stream('clicks').addData(rec('ad1', 'c1', 20));
+    await q.processAllAvailable();
+    t.stream('impressions').addData(rec('ad8', 'i8', 600));
+    t.stream('clicks').addData(rec('ad8', 'c8', 600));
+    await q.processAllAvailable();
+    expect(t.out().filter((r) => r.includes('"ad2"'))).toEqual([row({ key: 'ad2', impression: 'i2', click: null, clickTime: null })]);
+    await q.stop();
+  });
+
+  it('expands a.* to that side\'s columns only', async () => {
+    const t = topicsJob('SELECT i.*, c.value AS click FROM impressions i JOIN clicks c ON i.key = c.key');
+    const q = t.start();
+    t.stream('impressions').addData(rec('ad1', 'i1', 0));
+    t.stream('clicks').addData(rec('ad1', 'c1', 5));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([row({ key: 'ad1', value: 'i1', timestamp: T0, click: 'c1' })]);
+    await q.stop();
+  });
+
+  it.each([
+    ['an unqualified shared name', 'SELECT value FROM impressions i JOIN clicks c ON i.key = c.key', 'AMBIGUOUS_REFERENCE', 'Reference `value` is ambiguous, could be: [`i`.`value`, `c`.`value`]'],
+    ['an unqualified shared name in ON', 'SELECT i.value FROM impressions i JOIN clicks c ON key = c.key', 'AMBIGUOUS_REFERENCE', 'Reference `key` is ambiguous'],
+    ['SELECT * of two same-named columns', 'SELECT * FROM impressions i JOIN clicks c ON i.key = c.key', undefined, 'Output column "key" appears twice'],
+  ])('refuses %s', async (_name, sql, errorClass, message) => {
+    const e = (await refusal(topicsJob(sql))) as { message: string; errorClass?: string };
+    expect(e?.message).toContain(message);
+    if (errorClass) expect(e.errorClass).toBe(errorClass);
+  });
+});
+
+describe('stream-stream self-joins', () => {
+  const PAIRS = 'SELECT a.key, a.value AS first, b.value AS second FROM events a JOIN events b ' +
+    'ON a.key = b.key AND a.value < b.value AND b.timestamp BETWEEN a.timestamp AND a.timestamp + INTERVAL 10 MINUTES';
+
+  it('pairs a stream\'s rows with its own later rows, within and across batches', async () => {
+    const t = topicsJob(PAIRS, { self: true });
+    const q = t.start();
+    t.stream('events').addData(rec('u1', 'a', 0), rec('u1', 'b', 5), rec('u2', 'x', 0));
+    await q.processAllAvailable();
+    t.stream('events').addData(rec('u1', 'c', 8), rec('u2', 'y', 30));
+    await q.processAllAvailable();
+    // Against a nested loop over every pair of the rows (u2's y is 30 minutes after x: no pair).
+    expect(t.out()).toEqual([
+      row({ key: 'u1', first: 'a', second: 'b' }),
+      row({ key: 'u1', first: 'a', second: 'c' }),
+      row({ key: 'u1', first: 'b', second: 'c' }),
+    ]);
+    await q.stop();
+  });
+
+  it('needs an alias for each side', async () => {
+    const e = (await refusal(topicsJob('SELECT * FROM events JOIN events ON key = key', { self: true }))) as Error;
+    expect(e?.message).toContain('A self-join of the stream events needs an alias for each side');
+  });
+});

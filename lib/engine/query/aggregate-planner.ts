@@ -182,7 +182,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     expr.pos = lineColumn(node.pos);
     checkOnlyKeys(expr, 'the select list');
     const internal = expr.kind === 'column' && (expr.name.startsWith(KEY_PREFIX) || expr.name.startsWith(AGG_PREFIX));
-    const name = alias ?? (expr.kind === 'column' && !internal ? expr.name : expr.kind === 'field' ? expr.field : fieldName(textOf(expr)));
+    const name = alias ?? (expr.kind === 'column' && !internal ? builder.outputName(expr.name) : expr.kind === 'field' ? expr.field : fieldName(textOf(expr)));
     return { expr, name };
   });
   let having: Expr | undefined;

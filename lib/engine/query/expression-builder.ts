@@ -47,6 +47,18 @@ function sqlTypeOf(t: DataType): SqlType | undefined {
   }
 }
 
+/** Spark's AMBIGUOUS_REFERENCE: a name that more than one side of a join has. */
+function ambiguousReference(name: string, columns: string[], pos: SqlPosition | undefined): SqlValidationError {
+  const quoted = columns.map((c) => {
+    const dot = c.length - name.length - 1;
+    return dot > 0 && c[dot] === '.' ? `\`${c.slice(0, dot)}\`.\`${c.slice(dot + 1)}\`` : `\`${c}\``;
+  });
+  return new SqlValidationError(
+    `Reference \`${name}\` is ambiguous, could be: [${quoted.join(', ')}]. Qualify it with the table's name or alias (${columns[0]})`,
+    pos, 'column reference', 'AMBIGUOUS_REFERENCE',
+  );
+}
+
 /** Names that are a function when no column has them (Catalyst with ANSI off: current_date, user…). */
 const NILADIC = new Set(['current_date', 'current_timestamp', 'current_user', 'user', 'session_user']);
 
@@ -55,6 +67,13 @@ export interface Scope {
   qualifiers: ReadonlySet<string>;
   /** Column names of the input, lower-cased (a niladic name that is a column stays a column). */
   columns?: ReadonlySet<string>;
+  /**
+   * Below a join whose sides share column names: each side's columns by its qualifiers (lower-
+   * cased), each lower-cased name → the joined row's column (`a.value` for a shared `value`, the
+   * name itself otherwise). A qualified name reads its side's column; an unqualified one its only
+   * side's, or is ambiguous (Spark's AMBIGUOUS_REFERENCE).
+   */
+  sides?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 export class ExpressionBuilder {
@@ -65,11 +84,32 @@ export class ExpressionBuilder {
    */
   private readonly lambdaScopes: (readonly string[])[] = [];
 
+  /** Unqualified names (lower-cased) → the joined row's columns they may mean (one: that column; more: ambiguous). */
+  private readonly unqualified = new Map<string, Set<string>>();
+  /** The joined row's disambiguated columns → the name the user wrote for them (`a.value` → `value`). */
+  private readonly written = new Map<string, string>();
+
   constructor(
     private readonly scope: Scope,
     /** The query's text: an extraction is `.field` or `[key]` by the character before it. */
     private readonly sql: string,
-  ) {}
+  ) {
+    for (const columns of scope.sides?.values() ?? []) {
+      for (const [name, column] of columns) {
+        if (!this.unqualified.has(name)) this.unqualified.set(name, new Set());
+        this.unqualified.get(name)!.add(column);
+        if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
+      }
+    }
+  }
+
+  /**
+   * The output name of a column reference, as Spark names it: a join's disambiguated column by
+   * the name the user wrote (`a.value` is `value`), any other by itself.
+   */
+  outputName(column: string): string {
+    return this.written.get(column) ?? column;
+  }
 
   build(e: Expression): Expr {
     const out = this.convert(e);
@@ -221,7 +261,15 @@ export class ExpressionBuilder {
     const variable = this.lambdaVariable(parts, pos);
     if (variable) return variable;
     let rest = parts;
-    if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
+    const side = parts.length > 1 ? this.scope.sides?.get(parts[0].toLowerCase()) : undefined;
+    if (side) {
+      rest = [side.get(parts[1].toLowerCase()) ?? parts[1], ...parts.slice(2)];
+    } else {
+      if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
+      const columns = this.unqualified.get(rest[0].toLowerCase());
+      if (columns && columns.size > 1) throw ambiguousReference(rest[0], [...columns], pos);
+      if (columns) rest = [[...columns][0], ...rest.slice(1)];
+    }
     const [name, ...fields] = rest;
     if (fields.length === 0 && NILADIC.has(name.toLowerCase()) && !this.scope.columns?.has(name.toLowerCase())) {
       const fn = name.toLowerCase();

@@ -23,6 +23,8 @@ export interface PlannedJoin {
   schema: Schema;
   /** Names and aliases that may qualify a column. */
   qualifiers: string[];
+  /** How a join of sides that share column names resolves them (see Scope). */
+  scope?: Pick<Scope, 'sides'>;
 }
 
 type Join = Extract<UnresolvedPlan, { kind: 'Join' }>;
@@ -150,15 +152,14 @@ const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_T
  * FROM <stream> [INNER | LEFT | RIGHT | FULL | LEFT SEMI] JOIN <stream> ON <condition>: a Join of
  * two StreamingRelations (Spark's StreamingSymmetricHashJoinExec, planned by the stateful planner).
  * The joined rows carry the left stream's columns and then the right's (a left semi join: the
- * left's); the side that an outer join pads with NULLs is nullable. Both sides' columns are named
- * as in their sources, so a column name in both is refused until Weir's rows can carry two
- * columns of one name. Which joins Spark allows (output mode, watermarks, time ranges) is the
- * analyzer's call.
+ * left's); the side that an outer join pads with NULLs is nullable. A column name both sides
+ * have (two Kafka topics share all theirs; a self-join every one) is kept once per side, read
+ * as `a.value` and `b.value`, and is ambiguous unqualified, as in Spark. Which joins Spark allows
+ * (output mode, watermarks, time ranges) is the analyzer's call.
  */
 function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: string }[], relations: StreamingRelation[], builder: (scope: Scope) => ExpressionBuilder): PlannedJoin {
   const pos = lineColumn(join.pos);
   const [left, right] = relations;
-  if (left === right) throw notSupportedYet(`A self-join of a stream (${left.sourceName} JOIN ${left.sourceName})`, pos, 'declare the topic or folder a second time, as a source with a name and column names of its own, and join the two');
   const joinType = STREAM_JOIN_TYPES[join.joinType];
   if (!joinType || join.natural) {
     if (join.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
@@ -166,18 +167,30 @@ function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: strin
   }
   if (join.usingColumns) throw notSupportedYet('USING (…) in a join of two streams', pos, 'write ON a.k = b.k with the two sides\' own column names');
   if (!join.condition) throw new SqlValidationError(`A join of two streams needs ON <condition> with an equality of a ${left.sourceName} column and a ${right.sourceName} column (Spark refuses a stream-stream join without one)`, pos, 'ON');
-  const both = left.schema.filter((f) => right.schema.some((g) => g.name.toLowerCase() === f.name.toLowerCase()));
-  if (both.length) {
-    throw notSupportedYet(
-      `A join of two streams that both have the column${both.length > 1 ? 's' : ''} ${both.map((f) => f.name).join(', ')}`,
-      pos,
-      'name the columns apart in one source\'s schema (Weir\'s joined rows carry one column per name)',
-    );
+  // A self-join's sides are told apart by their aliases only (the source's name would mean either).
+  const names = tables.map((t, i) => [...(left === right ? [] : [relations[i].sourceName]), ...(t.alias ? [t.alias] : [])].map((q) => q.toLowerCase()));
+  if (left === right && (names[0].length === 0 || names[1].length === 0 || names[0][0] === names[1][0])) {
+    throw new SqlValidationError(`A self-join of the stream ${left.sourceName} needs an alias for each side, to tell their columns apart: FROM ${left.sourceName} a JOIN ${left.sourceName} b ON a.k = b.k`, pos, 'JOIN');
   }
-  const qualifiers = tables.flatMap((t, i) => [relations[i].sourceName, ...(t.alias ? [t.alias] : [])]).map((q) => q.toLowerCase());
-  const condition = builder({ qualifiers: new Set(qualifiers) }).build(join.condition);
+  // Columns both sides have are told apart by their side (Spark's attributes of one name from two
+  // relations): each side's copy is the joined row's column `<alias>.<name>`, which `a.name` reads.
+  const lower = (n: string) => n.toLowerCase();
+  const shared = new Set(left.schema.filter((f) => right.schema.some((g) => lower(g.name) === lower(f.name))).map((f) => lower(f.name)));
+  const sidePlans = relations.map((rel, i): { plan: LogicalPlan; schema: Schema; columns: Map<string, string> } => {
+    const columnOf = (name: string) => (shared.has(lower(name)) ? `${tables[i].alias ?? rel.sourceName}.${name}` : name);
+    const columns = new Map(rel.schema.map((f) => [lower(f.name), columnOf(f.name)]));
+    if (!shared.size) return { plan: rel, schema: rel.schema, columns };
+    const list = rel.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
+    return { plan: { kind: 'Project', list, child: rel }, schema: rel.schema.map((f) => ({ ...f, name: columnOf(f.name) })), columns };
+  });
+  const sides = (which: number[]) => new Map(which.flatMap((i) => names[i].map((q) => [q, sidePlans[i].columns] as const)));
+  const qualifiers = names.flat();
+  const condition = builder({ qualifiers: new Set(qualifiers), sides: sides([0, 1]) }).build(join.condition);
   const nullable = (side: 'left' | 'right') => joinType === 'FullOuter' || (side === 'left' ? joinType === 'RightOuter' : joinType === 'LeftOuter');
   const pad = (schema: Schema, yes: boolean): Schema => (yes ? schema.map((f) => ({ ...f, nullable: true })) : schema);
-  const schema: Schema = joinType === 'LeftSemi' ? left.schema : [...pad(left.schema, nullable('left')), ...pad(right.schema, nullable('right'))];
-  return { plan: { kind: 'Join', joinType, left, right, condition, pos }, schema, qualifiers };
+  const [l, r] = sidePlans;
+  const semi = joinType === 'LeftSemi';
+  const schema: Schema = semi ? l.schema : [...pad(l.schema, nullable('left')), ...pad(r.schema, nullable('right'))];
+  // Above a left semi join only the left side's columns exist.
+  return { plan: { kind: 'Join', joinType, left: l.plan, right: r.plan, condition, pos }, schema, qualifiers: semi ? names[0] : qualifiers, scope: { sides: sides(semi ? [0] : [0, 1]) } };
 }

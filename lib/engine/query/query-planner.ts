@@ -16,7 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression } from './expression-compiler';
-import { ExpressionBuilder, lineColumn } from './expression-builder';
+import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
 import { type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
@@ -36,6 +36,8 @@ interface FromItem {
   plan: LogicalPlan;
   schema: Schema;
   qualifiers: string[];
+  /** A join's sides when they share column names (ExpressionBuilder's Scope). */
+  scope?: Pick<Scope, 'sides'>;
 }
 
 /** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
@@ -182,7 +184,7 @@ class QueryPlanner {
     let schema = from.schema;
     const qualifiers = [...from.qualifiers];
     for (const lv of lateralViews) {
-      const builder = this.builder(qualifiers, schema);
+      const builder = this.builder(qualifiers, schema, from.scope);
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
       if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode() and their _outer forms');
       const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
@@ -190,16 +192,16 @@ class QueryPlanner {
       if (lv.qualifier) qualifiers.push(lv.qualifier);
       schema = this.schemaOf(plan);
     }
-    const builder = this.builder(qualifiers, schema);
+    const builder = this.builder(qualifiers, schema, from.scope);
     if (where) plan = { kind: 'Filter', condition: builder.build(where), child: plan };
 
     const clauses = { items, grouping, having, distinct, pos: groupPos };
     if (isAggregation(clauses)) return buildAggregation(clauses, plan, schema, builder);
-    return this.project(items, qualifiers, schema, plan, builder);
+    return this.project(items, qualifiers, schema, plan, builder, from.scope);
   }
 
-  private builder(qualifiers: readonly string[], schema: Schema): ExpressionBuilder {
-    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())) }, this.sql);
+  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides'>): ExpressionBuilder {
+    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope }, this.sql);
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
@@ -246,7 +248,7 @@ class QueryPlanner {
   }
 
   /** The select list of a SELECT without aggregation. */
-  private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder): LogicalPlan {
+  private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder, scope?: Pick<Scope, 'sides'>): LogicalPlan {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
     const isQualifier = (t: readonly string[]) => t.length === 1 && qualifiers.some((q) => q.toLowerCase() === t[0].toLowerCase());
@@ -264,7 +266,10 @@ class QueryPlanner {
           for (const fld of fields) list.push({ expr: { kind: 'field', arg: { kind: 'column', name: struct.name }, field: fld.name }, name: fld.name });
           continue;
         }
-        for (const fld of inputSchema) list.push({ expr: { kind: 'column', name: fld.name }, name: fld.name });
+        // `a.*` of a join's side: that side's columns.
+        const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
+        const columns = side ? [...side.values()] : inputSchema.map((f) => f.name);
+        for (const name of columns) list.push({ expr: { kind: 'column', name }, name: builder.outputName(name) });
         continue;
       }
       if (e.kind === 'UnresolvedWindowExpression') throw builder.nonTimeWindow(e, alias?.[0]);
@@ -294,7 +299,7 @@ class QueryPlanner {
       if (item.kind === 'MultiAlias') throw this.aliasMismatch(fn ?? 'the expression', 1, item.names, pos);
       const expr = builder.build(e);
       // Spark names `parsed.id` (a struct field) `id`.
-      const name = alias?.[0] ?? (expr.kind === 'column' ? expr.name : expr.kind === 'field' ? expr.field : exprToString(expr));
+      const name = alias?.[0] ?? (expr.kind === 'column' ? builder.outputName(expr.name) : expr.kind === 'field' ? expr.field : exprToString(expr));
       list.push({ expr, name });
     }
     const seen = new Map<string, NamedExpr>();

@@ -20,6 +20,8 @@ type JoinNode = Extract<LogicalPlan, { kind: 'Join' }>;
 
 export interface StreamJoinReading {
   relations: Record<JoinSideName, StreamingRelation>;
+  /** Each side's event-time column as the joined row names it (none: the side has no watermark). */
+  eventTimes: Record<JoinSideName, string | undefined>;
   keys: { left: Expr; right: Expr }[];
   /** The conjuncts that are not join keys, applied to each pair. */
   condition?: Expr;
@@ -33,16 +35,27 @@ export function isStreamStreamJoin(n: JoinNode): boolean {
   return n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation';
 }
 
+/**
+ * A join side's columns as the joined row names them, each with the source column it carries: the
+ * source's own, or renamed by the Project the join planner puts over a side whose names the
+ * other side shares (`value` as `a.value`).
+ */
+function sideColumns(side: LogicalPlan, relation: StreamingRelation): { name: string; source?: string }[] {
+  if (side.kind === 'Project') return side.list.map((n) => ({ name: n.name, ...(n.expr.kind === 'column' ? { source: n.expr.name } : {}) }));
+  return relation.schema.map((f) => ({ name: f.name, source: f.name }));
+}
+
 export function readStreamJoin(node: JoinNode): StreamJoinReading {
   const [left] = collectStreamingRelations(node.left);
   const [right] = collectStreamingRelations(node.right);
   const relations = { left, right };
+  const columns = { left: sideColumns(node.left, left), right: sideColumns(node.right, right) };
   const sideOf = (e: Expr): JoinSideName | undefined => {
     const cols = [...referencedColumns(e)].map((c) => c.toLowerCase());
     if (cols.length === 0) return undefined;
-    const has = (r: StreamingRelation) => (c: string) => r.schema.some((f) => f.name.toLowerCase() === c);
-    if (cols.every(has(left))) return 'left';
-    if (cols.every(has(right))) return 'right';
+    const has = (side: JoinSideName) => (c: string) => columns[side].some((f) => f.name.toLowerCase() === c);
+    if (cols.every(has('left'))) return 'left';
+    if (cols.every(has('right'))) return 'right';
     return undefined;
   };
   const keys: { left: Expr; right: Expr }[] = [];
@@ -58,16 +71,23 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
   const condition = rest.length ? conjunction(rest) : undefined;
   // A side's event-time column, when the side has a watermark: rows of the other side after the
   // watermark are the only ones still to come, which is what bounds this side's buffered rows.
+  const eventTimes = { left: eventTimeColumn(columns.left, left), right: eventTimeColumn(columns.right, right) };
   const timeOf = (e: Expr): JoinSideName | undefined => {
     if (e.kind !== 'column') return undefined;
     for (const side of ['left', 'right'] as const) {
-      const et = relations[side].eventTime;
+      const et = eventTimes[side];
       if (et !== undefined && et.toLowerCase() === e.name.toLowerCase()) return side;
     }
     return undefined;
   };
   const offsets = joinStateWatermarkOffsets(condition, timeOf);
-  return { relations, keys, condition, stateWatermarks: offsets };
+  return { relations, eventTimes, keys, condition, stateWatermarks: offsets };
+}
+
+/** The joined row's name for a side's event-time column (its source's `eventTime`, perhaps renamed). */
+function eventTimeColumn(columns: { name: string; source?: string }[], relation: StreamingRelation): string | undefined {
+  const et = relation.eventTime?.toLowerCase();
+  return et === undefined ? undefined : columns.find((c) => c.source?.toLowerCase() === et)?.name;
 }
 
 /** The StreamingSymmetricHashJoinExec for a Join of two streams, over each side's planned operators. */
@@ -92,14 +112,14 @@ export function planStreamStreamJoin(
   const pad = (s: Schema, yes: boolean) => (yes ? s.map((f) => ({ ...f, nullable: true })) : s);
   const schema: Schema = joinType === 'leftSemi' ? sides.left.schema : [...pad(sides.left.schema, nullable('left')), ...pad(sides.right.schema, nullable('right'))];
   const input = (side: JoinSideName, keys: typeof lk) => {
-    const rel = r.relations[side];
+    const eventTime = r.eventTimes[side];
     const offset = r.stateWatermarks[side];
     return {
       operators: sides[side].operators,
       schema: sides[side].schema,
       keys: (row: Row, ctx: Parameters<typeof keys[number]['eval']>[1]) => keys.map((k) => k.eval(row, ctx)),
-      ...(rel.eventTime !== undefined ? { eventTime: rel.eventTime } : {}),
-      ...(offset !== undefined && rel.eventTime !== undefined ? { stateWatermark: { kind: 'value' as const, column: rel.eventTime, offsetMs: offset } } : {}),
+      ...(eventTime !== undefined ? { eventTime } : {}),
+      ...(offset !== undefined && eventTime !== undefined ? { stateWatermark: { kind: 'value' as const, column: eventTime, offsetMs: offset } } : {}),
     };
   };
   const op = new StreamingSymmetricHashJoinExec(
