@@ -45,6 +45,12 @@ export interface Field {
   /** A `map`'s key and value types (named `key` and `value`). */
   keyType?: Field;
   valueType?: Field;
+  /**
+   * Set on the watermarked event-time column, and kept by whatever passes that column on under
+   * another name (an alias, a subquery, a join side): Spark's `spark.watermarkDelayMs` metadata
+   * (EventTimeWatermark.delayKey), by which the planner knows a grouping key bounds the state.
+   */
+  watermarkDelayMs?: number;
 }
 
 export type Schema = Field[];

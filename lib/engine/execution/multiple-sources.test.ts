@@ -229,6 +229,24 @@ describe('multiple watermarks (EventTimeWatermarkSuite "watermark with 2 streams
     expect(latest.value.metadata.conf['spark.sql.streaming.multipleWatermarkPolicy']).toBe('min');
   });
 
+  it('a windowed count over a union of streams whose event times are named apart: the window follows each one (Append)', async () => {
+    const t = twoStreams({
+      sql: "SELECT window(t, '10 seconds').start AS start, count(*) AS n FROM (SELECT ts AS t FROM first UNION ALL SELECT at AS t FROM second) GROUP BY window(t, '10 seconds')",
+    }, (ids) => [
+      { name: 'first', type: 'memory', options: { stream: ids[0] }, schema: SCHEMA, eventTime: 'ts', watermarkDelay: '0 seconds' },
+      { name: 'second', type: 'memory', options: { stream: ids[1] }, schema: [{ name: 'value', type: 'long' }, { name: 'at', type: 'timestamp' }], eventTime: 'at', watermarkDelay: '0 seconds' },
+    ]);
+    const q = t.start();
+    t.first.addData(...t.rows(1, 2));
+    t.second.addData({ value: 3, at: 3000 });
+    await q.processAllAvailable();
+    t.first.addData(...t.rows(25));
+    t.second.addData({ value: 26, at: 26_000 });
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([{ start: 0, n: 3 }]);
+    await q.stop();
+  });
+
   it('refuses an invalid policy', () => {
     const t = withWatermarks();
     const r = validateJob({ ...t.spec, multipleWatermarkPolicy: 'median' });

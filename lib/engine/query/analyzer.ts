@@ -15,7 +15,7 @@ import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
 import { exprToString } from './expression';
-import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
 
 export interface AnalyzerWarning {
@@ -39,7 +39,7 @@ function relationOf(plan: LogicalPlan): StreamingRelation {
 function inputSchema(plan: LogicalPlan): Schema {
   const rel = relationOf(plan);
   const stat = collect(plan).find((n): n is Node<'StaticRelation'> => n.kind === 'StaticRelation');
-  return stat ? [...rel.schema, ...stat.table.schema.filter((f) => stat.columns.includes(f.name))] : rel.schema;
+  return stat ? [...relationOutput(rel), ...stat.table.schema.filter((f) => stat.columns.includes(f.name))] : relationOutput(rel);
 }
 
 function collect(plan: LogicalPlan, out: LogicalPlan[] = []): LogicalPlan[] {

@@ -28,6 +28,8 @@ export interface TypeInfo {
   interval?: IntervalFields;
   /** A `long`'s width when it is INT, SMALLINT or TINYINT (long.ts); none for a BIGINT. */
   integral?: IntegralBits;
+  /** A reference to the watermarked event-time column (Field.watermarkDelayMs), which an alias keeps. */
+  watermarkDelayMs?: number;
 }
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
@@ -59,7 +61,9 @@ export function typeOfField(f: Field): TypeInfo {
       return { type: f.type, interval: f.interval ?? fullRange(f.type) };
     case 'long':
       return f.integral ? { type: 'long', integral: f.integral } : { type: 'long' };
-    case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date':
+    case 'timestamp':
+      return f.watermarkDelayMs === undefined ? { type: f.type } : { type: f.type, watermarkDelayMs: f.watermarkDelayMs };
+    case 'double': case 'string': case 'boolean': case 'binary': case 'date':
       return { type: f.type };
   }
 }
@@ -76,6 +80,7 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
     ...(t.keyType ? { keyType: t.keyType, valueType: t.valueType } : {}),
     ...(t.interval ? { interval: t.interval } : {}),
     ...(t.integral && t.type === 'long' ? { integral: t.integral } : {}),
+    ...(t.watermarkDelayMs !== undefined && t.type === 'timestamp' ? { watermarkDelayMs: t.watermarkDelayMs } : {}),
   };
 }
 

@@ -13,7 +13,7 @@ import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 import type { Expr } from './expression';
 import { lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
-import type { LogicalPlan, StreamingRelation } from './logical-plan';
+import { relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import type { Expression, LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
@@ -133,7 +133,7 @@ export function buildStreamStaticJoin(
     }
     columns.push(f.name);
   }
-  const schema: Schema = [...relation.schema, ...table.schema.filter((f) => columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
+  const schema: Schema = [...relationOutput(relation), ...table.schema.filter((f) => columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
   const staticRel: LogicalPlan = { kind: 'StaticRelation', table, keys, columns };
   const plan: LogicalPlan = {
     kind: 'Join',
@@ -179,9 +179,9 @@ function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: strin
   const sidePlans = relations.map((rel, i): { plan: LogicalPlan; schema: Schema; columns: Map<string, string> } => {
     const columnOf = (name: string) => (shared.has(lower(name)) ? `${tables[i].alias ?? rel.sourceName}.${name}` : name);
     const columns = new Map(rel.schema.map((f) => [lower(f.name), columnOf(f.name)]));
-    if (!shared.size) return { plan: rel, schema: rel.schema, columns };
+    if (!shared.size) return { plan: rel, schema: relationOutput(rel), columns };
     const list = rel.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
-    return { plan: { kind: 'Project', list, child: rel }, schema: rel.schema.map((f) => ({ ...f, name: columnOf(f.name) })), columns };
+    return { plan: { kind: 'Project', list, child: rel }, schema: relationOutput(rel).map((f) => ({ ...f, name: columnOf(f.name) })), columns };
   });
   const sides = (which: number[]) => new Map(which.flatMap((i) => names[i].map((q) => [q, sidePlans[i].columns] as const)));
   const qualifiers = names.flat();

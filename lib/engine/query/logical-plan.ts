@@ -59,6 +59,16 @@ export type LogicalPlan =
  */
 const STATEFUL_KINDS: ReadonlySet<LogicalPlan['kind']> = new Set(['Aggregate', 'Deduplicate']);
 
+/**
+ * A relation's columns as the plan reads them: its event-time column carries the watermark
+ * metadata (Spark's withWatermark marks the attribute), which follows the column through aliases.
+ */
+export function relationOutput(r: StreamingRelation): Schema {
+  const et = r.eventTime;
+  if (et === undefined) return r.schema;
+  return r.schema.map((f) => (f.name === et && f.type === 'timestamp' ? { ...f, watermarkDelayMs: r.watermarkDelayMs ?? 0 } : f));
+}
+
 export function children(plan: LogicalPlan): LogicalPlan[] {
   switch (plan.kind) {
     case 'StreamingRelation':

@@ -18,7 +18,7 @@ import { exprToString } from './expression';
 import { compileExpression } from './expression-compiler';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
-import { type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
 import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
@@ -64,7 +64,7 @@ class QueryPlanner {
   ) {}
 
   private schemaOf(plan: LogicalPlan): Schema {
-    if (plan.kind === 'StreamingRelation' && this.relations.includes(plan)) return plan.schema;
+    if (plan.kind === 'StreamingRelation' && this.relations.includes(plan)) return relationOutput(plan);
     if (!this.schemaOfPlan) throw new SqlValidationError('Internal: a subquery needs the physical planner to know its columns', undefined, 'FROM');
     return this.schemaOfPlan(plan);
   }
@@ -212,7 +212,7 @@ class QueryPlanner {
         const cte = u.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
         if (cte) return { plan: cte, schema: this.schemaOf(cte), qualifiers: [name] };
         const relation = this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase());
-        if (relation) return { plan: relation, schema: relation.schema, qualifiers: [relation.sourceName] };
+        if (relation) return { plan: relation, schema: relationOutput(relation), qualifiers: [relation.sourceName] };
         // A static table outside a join is a batch relation: with a stream beside it, Spark's Union rule.
         if (this.unionDepth > 0 && this.staticTables.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
           throw unsupportedOperation('Union between streaming and batch DataFrames/Datasets is not supported', { position: lineColumn(u.pos) });

@@ -3,8 +3,9 @@
  * expressions against the child's schema and builds the exec with its state bound
  * (operator id, watermark key), plus the descriptor the restart-compatibility check stores.
  *
- * The watermark bound: an Aggregate is bounded when one of its grouping keys is the source's
- * `eventTime` column or a window over it; only then can state be evicted and Append be legal.
+ * The watermark bound: an Aggregate is bounded when one of its grouping keys is the event-time
+ * column (the one carrying the watermark metadata, whatever the SQL renamed it to) or a window
+ * over it; only then can state be evicted and Append be legal.
  */
 import { AnalysisException, ValidationError } from '../errors';
 import { StatefulAggregateExec, type AggregateSpec, type GroupingKey } from '../operators/aggregate';
@@ -69,10 +70,13 @@ function constantValue(e: Expr, c: CompiledExpr): { v: unknown } | undefined {
   return undefined;
 }
 
+/**
+ * Whether `e` is the watermarked event-time column, by the watermark metadata the column carries
+ * (as Spark's analyzer reads the attribute's), whatever it is named by now.
+ */
 function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
   if (!wm || e.kind !== 'column') return false;
-  const f = resolveColumn(schema, e.name);
-  return f !== undefined && f.name.toLowerCase() === wm.eventTime.toLowerCase();
+  return resolveColumn(schema, e.name)?.watermarkDelayMs !== undefined;
 }
 
 export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: WatermarkSpec): AggregateAnalysis {
@@ -208,6 +212,8 @@ export class StatefulPlanner {
       throw new ValidationError(`source.eventTime "${this.derivedEventTime}" must be a timestamp, the SQL makes it ${f.type}; CAST it AS TIMESTAMP`, { path: 'source.eventTime' });
     }
     this.watermarkPlaced = true;
+    // From here on the column carries the watermark, as withWatermark marks it in Spark.
+    projectOutput[projectOutput.indexOf(f)] = { ...f, watermarkDelayMs: this.watermark!.delayMs };
     return new EventTimeWatermarkExec(f.name, projectOutput);
   }
 

@@ -15,7 +15,7 @@ import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
-import { children, isStateful, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, isStateful, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { isStreamStreamJoin } from './stream-join-planner';
 import { SqlValidationError } from './sql-error';
@@ -138,8 +138,11 @@ function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
 function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false): Schema {
   switch (plan.kind) {
     case 'StreamingRelation':
-      if (stateful.scans) ops.push(new MicroBatchScanExec(plan.sourceName, plan.schema));
-      return plan.schema;
+    {
+      const schema = relationOutput(plan);
+      if (stateful.scans) ops.push(new MicroBatchScanExec(plan.sourceName, schema));
+      return schema;
+    }
     case 'Filter': {
       const schema = planPhysical(plan.child, ops, stateful, fuse);
       const c = compileExpression(plan.condition, schema);
