@@ -10,8 +10,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import type { Clock } from '../clock';
 import { auditContract, sourcesContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
-import { isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
-import { UnionExec } from '../operators/union-exec';
+import { allOperators, isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
 import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
@@ -98,8 +97,8 @@ export class QueryRuntime {
   ) {
     this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
     this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
-    // A union's branches may hold stateful operators too.
-    this.stateful = query.operators.flatMap((op) => (op instanceof UnionExec ? [op, ...op.operators] : [op])).filter(isStatefulOperator);
+    // A union's branches and a join's sides may hold stateful operators too.
+    this.stateful = allOperators(query.operators).filter(isStatefulOperator);
   }
 
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {

@@ -227,6 +227,27 @@ describe('stream-stream joins of sources that share column names', () => {
     await q.stop();
   });
 
+  it('a windowed count over a join reads the join\'s output watermark (Spark\'s propagation): a late match still counts', async () => {
+    // The window is on the impression's time; an impression is buffered up to an hour for its click.
+    const t = topicsJob(`SELECT window(i.timestamp, '10 minutes').start AS start, count(*) AS n FROM impressions i JOIN clicks c
+      ON i.key = c.key AND c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR GROUP BY window(i.timestamp, '10 minutes')`);
+    const q = t.start();
+    t.stream('impressions').addData(rec('ad1', 'i1', 0));
+    await q.processAllAvailable();
+    // Other traffic on both topics moves the global watermark to minute 40, past the window [0, 10).
+    t.stream('impressions').addData(rec('ad2', 'i2', 50));
+    t.stream('clicks').addData(rec('ad3', 'c3', 50));
+    await q.processAllAvailable();
+    // Ad 1's click, within its hour: the join emits (i1, c1), whose window is [0, 10).
+    t.stream('clicks').addData(rec('ad1', 'c1', 50));
+    await q.processAllAvailable();
+    t.stream('impressions').addData(rec('ad9', 'i9', 300));
+    t.stream('clicks').addData(rec('ad9', 'c9', 300));
+    await q.processAllAvailable();
+    expect(t.out()).toContainEqual(row({ start: T0, n: 1 }));
+    await q.stop();
+  });
+
   it('expands a.* to that side\'s columns only', async () => {
     const t = topicsJob('SELECT i.*, c.value AS click FROM impressions i JOIN clicks c ON i.key = c.key');
     const q = t.start();

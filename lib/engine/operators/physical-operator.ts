@@ -51,6 +51,17 @@ export interface PhysicalOperator {
   readonly outputSchema: Schema;
   readonly stateful: boolean;
   execute(rows: Row[], ctx: OperatorContext): Row[] | Promise<Row[]>;
+  /**
+   * The operators this one runs inside it (a union's branches, a stream-stream join's sides), in
+   * plan order: the runtime opens, commits and reports the state of a stateful one among them as
+   * of any other.
+   */
+  readonly children?: readonly PhysicalOperator[];
+}
+
+/** Every operator of a plan, the ones run inside others included, in plan order. */
+export function allOperators(ops: readonly PhysicalOperator[]): PhysicalOperator[] {
+  return ops.flatMap((op) => (op.children ? [...allOperators(op.children), op] : [op]));
 }
 
 /** Progress figures a stateful operator reports (Spark's StateOperatorProgress). */

@@ -53,6 +53,12 @@ export interface StreamingJoinOptions {
   right: JoinInput;
   /** The join's other conditions over a left and a right row (true joins; false and NULL do not). */
   condition?: (left: Row, right: Row, ctx: EvalContext) => unknown;
+  /**
+   * How far this join's input watermark is behind the global one (≤ 0), when a side is itself a
+   * join of streams, whose output watermark lags (InputWatermarkExec says why); its sides read
+   * their own.
+   */
+  inputWatermarkDeltaMs?: number;
 }
 
 /** A time, or a window's end (a window key is `{start, end}`), as the watermark compares them. */
@@ -87,6 +93,11 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     this.operatorId = o.operatorId;
   }
 
+  /** Each side's operators (a side that is itself a join of streams holds that join's). */
+  get children(): PhysicalOperator[] {
+    return [...this.o.left.operators, ...this.o.right.operators];
+  }
+
   private storesOf(ctx: OperatorContext): Record<JoinSide, SymmetricHashJoinStateManager> {
     const get = (name: string): StateStore => {
       const s = ctx.stateStores?.get(storeKey({ operatorId: this.operatorId, partitionId: 0, storeName: name }));
@@ -112,7 +123,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   /** Joins one batch's left and right rows with the buffered ones (steps 1–3 above). */
   join(left: Row[], right: Row[], ctx: OperatorContext): Row[] {
     const state = this.storesOf(ctx);
-    const wm = ctx.batchWatermarkMs;
+    const wm = ctx.batchWatermarkMs + (this.o.inputWatermarkDeltaMs ?? 0);
     const { joinType } = this.o;
     const out: Row[] = [];
     const counts = { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
@@ -206,7 +217,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
 
   /** Spark's shouldRunAnotherBatch for a join: a watermark past the last eviction evicts (and, outer, emits). */
   shouldRunAnotherBatch(newWatermarkMs: number): boolean {
-    return (this.o.left.stateWatermark !== undefined || this.o.right.stateWatermark !== undefined) && newWatermarkMs > this.evictedUpTo;
+    return (this.o.left.stateWatermark !== undefined || this.o.right.stateWatermark !== undefined) && newWatermarkMs + (this.o.inputWatermarkDeltaMs ?? 0) > this.evictedUpTo;
   }
 
   onCommitted(version: number): void {

@@ -2,7 +2,7 @@
  * Union (UNION ALL): each branch's operators run on the batch's input rows (a branch over another
  * source starts with its own MicroBatchScanExec), and the outputs follow each other, first branch
  * first. Spark unions by position, so every branch's row is renamed to the first branch's column
- * names. A branch may hold a stateful operator (an aggregation): `operators` lists it, so that
+ * names. A branch may hold a stateful operator (an aggregation): `children` lists it, so that
  * the runtime opens, commits and reports its state as any other's.
  */
 import type { Row, Schema } from '../types';
@@ -16,9 +16,8 @@ export class UnionExec implements PhysicalOperator {
     readonly outputSchema: Schema,
   ) {}
 
-  /** Every operator of the branches, in plan order (a nested union's included). */
-  get operators(): PhysicalOperator[] {
-    return this.branches.flatMap((b) => b.operators.flatMap((op) => (op instanceof UnionExec ? [op, ...op.operators] : [op])));
+  get children(): PhysicalOperator[] {
+    return this.branches.flatMap((b) => b.operators);
   }
 
   async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {

@@ -10,6 +10,7 @@
  *   keys): its state grows with its key space forever.
  */
 import { readStreamJoin } from './stream-join-planner';
+import { inputWatermarkDelta } from './watermark-propagation';
 import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
@@ -193,7 +194,8 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
         : outputMode === 'complete'
           ? 'never evicted in Complete mode'
           : `evicted when the watermark passes ${a.keys[a.watermarkKeyIndex].window ? 'the window end' : a.keys[a.watermarkKeyIndex].name}`;
-      return `[stateful: one row per group of (${keys}); ${bound}]`;
+      const lag = inputWatermarkDelta(n);
+      return `[stateful: one row per group of (${keys}); ${bound}${lag < 0 ? `; reads the watermark ${-lag} ms behind the global one, as the join below may still emit rows that old` : ''}]`;
     }
     case 'Deduplicate': {
       const wm = watermarkOf(n);

@@ -26,6 +26,7 @@ import { typeText } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 import { planStreamStreamJoin } from './stream-join-planner';
+import { inputWatermarkDelta } from './watermark-propagation';
 
 export interface WatermarkSpec {
   eventTime: string;
@@ -219,7 +220,7 @@ export class StatefulPlanner {
 
   /** A join of two streams over each side's planned operators (stream-join-planner.ts). */
   streamJoin(node: Extract<LogicalPlan, { kind: 'Join' }>, sides: Record<'left' | 'right', { operators: PhysicalOperator[]; schema: Schema }>): { op: PhysicalOperator; schema: Schema } {
-    const planned = planStreamStreamJoin(node, sides, this.nextOperatorId++);
+    const planned = planStreamStreamJoin(node, sides, this.nextOperatorId++, inputWatermarkDelta(node));
     this.descriptors.push(planned.descriptor);
     return planned;
   }

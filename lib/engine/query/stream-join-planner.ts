@@ -95,6 +95,8 @@ export function planStreamStreamJoin(
   node: JoinNode,
   sides: Record<JoinSideName, { operators: PhysicalOperator[]; schema: Schema }>,
   operatorId: number,
+  /** How far the join's input watermark lags the global one (watermark-propagation.ts). */
+  inputWatermarkDeltaMs = 0,
 ): { op: StreamingSymmetricHashJoinExec; schema: Schema; descriptor: StatefulOperatorDescriptor } {
   const r = readStreamJoin(node);
   if (r.keys.length === 0) {
@@ -129,6 +131,7 @@ export function planStreamStreamJoin(
       left: input('left', lk),
       right: input('right', rk),
       ...(cond ? { condition: (l: Row, rr: Row, ctx: Parameters<typeof cond>[1]) => cond({ ...l, ...rr }, ctx) } : {}),
+      ...(inputWatermarkDeltaMs < 0 ? { inputWatermarkDeltaMs } : {}),
     },
     schema,
   );

@@ -24,6 +24,9 @@ import { exprToString, type SqlType } from './expression';
 import { generatorOutput } from './generators';
 import { castValue } from './sql-values';
 import { GenerateExec } from '../operators/generate-exec';
+import { InputWatermarkExec } from '../operators/input-watermark';
+import { isStatefulOperator } from '../operators/physical-operator';
+import { inputWatermarkDelta } from './watermark-propagation';
 import { ValidationError } from '../errors';
 
 export interface CompiledStreamingQuery {
@@ -247,7 +250,9 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const input = plan.kind === 'Join' ? (plan.left.kind === 'StaticRelation' ? plan.right : plan.left) : children(plan)[0];
       const schema = planPhysical(input, ops, stateful, fuse);
       const planned = stateful.plan(plan, schema);
-      ops.push(planned.op);
+      // Above a join of streams, the input's watermark lags the global one.
+      const delta = inputWatermarkDelta(plan);
+      ops.push(delta < 0 && isStatefulOperator(planned.op) ? new InputWatermarkExec(planned.op, delta) : planned.op);
       return planned.schema;
     }
   }

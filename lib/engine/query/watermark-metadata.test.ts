@@ -48,3 +48,16 @@ describe('the watermark metadata follows the event-time column', () => {
     expect(() => compileStreamingQuery(sql, rel, { outputMode: 'append' })).toThrow(/without watermark/);
   });
 });
+
+describe('watermark propagation through a join of streams (explain)', () => {
+  const kafka: Schema = [{ name: 'key', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
+  const topic = (sourceName: string) => ({ kind: 'StreamingRelation' as const, sourceName, schema: kafka, eventTime: 'timestamp', watermarkDelayMs: 0 });
+  it('says the aggregation above the join reads the watermark an hour behind, the join\'s state delay', () => {
+    const q = compileStreamingQuery(
+      "SELECT window(i.timestamp, '10 minutes'), count(*) AS n FROM impressions i JOIN clicks c ON i.key = c.key AND c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR GROUP BY window(i.timestamp, '10 minutes')",
+      [topic('impressions'), topic('clicks')],
+      { outputMode: 'append' },
+    );
+    expect(q.explain).toMatch(/reads the watermark 3600000 ms behind the global one/);
+  });
+});

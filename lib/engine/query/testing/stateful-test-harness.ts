@@ -10,7 +10,7 @@
  * of the engine; the end-to-end action scripts run the real MicroBatchExecution.
  */
 import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
-import { isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator, type StateOperatorProgress } from '../../operators/physical-operator';
+import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator, type StateOperatorProgress } from '../../operators/physical-operator';
 import { batchEventTimes, nextWatermark } from '../../operators/watermark';
 import { FileBackedStateStoreProvider } from '../../state/file-backed-state-store-provider';
 import type { StateStore, StateStoreConf } from '../../state/state-store';
@@ -27,7 +27,7 @@ export interface CompiledForTest {
 /** The real compilation path (analyzer included), as MicroBatchExecution uses it. */
 function compileForTest(sql: string, relation: StreamingRelation, outputMode: OutputMode, opts: Omit<CompileOptions, 'outputMode'> = {}): CompiledForTest {
   const q = compileStreamingQuery(sql, relation, { ...opts, outputMode });
-  return { operators: q.operators, stateful: q.operators.filter(isStatefulOperator), outputSchema: q.outputSchema };
+  return { operators: q.operators, stateful: allOperators(q.operators).filter(isStatefulOperator), outputSchema: q.outputSchema };
 }
 
 export interface BatchResult {
