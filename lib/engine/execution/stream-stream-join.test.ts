@@ -135,13 +135,13 @@ describe('Spark\'s refusals of stream-stream joins, before the first batch', () 
  * Two Kafka topics share every column name (key, value, timestamp, …), and a self-join shares all
  * of its own: each side's copy is read qualified, as in Spark.
  */
-function topicsJob(sql: string, opts: { self?: boolean } = {}) {
+function topicsJob(sql: string, opts: { self?: boolean; topics?: string[] } = {}) {
   const id = `ssjoin-names-${++n}-${process.pid}`;
   const schema = [{ name: 'key', type: 'string' }, { name: 'value', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
   const source = (name: string) => ({ name, type: 'memory', options: { stream: `${id}-${name}` }, schema, eventTime: 'timestamp', watermarkDelay: '10 minutes' });
   const spec = {
     name: id,
-    ...(opts.self ? { source: source('events') } : { sources: [source('impressions'), source('clicks')] }),
+    ...(opts.self ? { source: source('events') } : { sources: (opts.topics ?? ['impressions', 'clicks']).map(source) }),
     sql,
     sink: { type: 'memory', options: { table: id } },
     trigger: { type: 'available-now' },
@@ -292,5 +292,69 @@ describe('stream-stream self-joins', () => {
   it('needs an alias for each side', async () => {
     const e = (await refusal(topicsJob('SELECT * FROM events JOIN events ON key = key', { self: true }))) as Error;
     expect(e?.message).toContain('A self-join of the stream events needs an alias for each side');
+  });
+});
+
+describe('a join of three streams (a join whose side is a join)', () => {
+  const THREE = 'SELECT i.key, i.value AS impression, c.value AS click, v.value AS conversion FROM impressions i ' +
+    'JOIN clicks c ON i.key = c.key AND c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR ' +
+    'JOIN conversions v ON c.key = v.key AND v.timestamp BETWEEN c.timestamp AND c.timestamp + INTERVAL 1 HOUR';
+  const topics = ['impressions', 'clicks', 'conversions'];
+
+  it('gives every triple in range once, whatever the batch each row arrives in, across a restart, and evicts both joins\' state', async () => {
+    const t = topicsJob(THREE, { topics });
+    const batches: [string, ReturnType<typeof rec>][][] = [
+      [['impressions', rec('a', 'i1', 0)], ['impressions', rec('b', 'i2', 5)], ['clicks', rec('a', 'c1', 10)]],
+      [['conversions', rec('a', 'v1', 30)], ['clicks', rec('b', 'c2', 50)], ['clicks', rec('a', 'c3', 70)]],
+      [['conversions', rec('b', 'v2', 55)], ['conversions', rec('a', 'v3', 200)], ['impressions', rec('a', 'i3', 40)]],
+    ];
+    let q = t.start();
+    for (const [k, batch] of batches.entries()) {
+      for (const [topic, r] of batch) t.stream(topic).addData(r);
+      await q.processAllAvailable();
+      if (k === 1) {
+        await q.stop();
+        q = t.start();
+      }
+    }
+    // A nested loop over every row (none is late: the watermark is 10 minutes behind the latest).
+    const all = batches.flat();
+    const of = (topic: string) => all.filter(([tp]) => tp === topic).map(([, r]) => r);
+    const expected: string[] = [];
+    for (const i of of('impressions')) for (const c of of('clicks')) for (const v of of('conversions')) {
+      if (i.key === c.key && c.key === v.key && c.timestamp >= i.timestamp && c.timestamp <= i.timestamp + 60 * MIN && v.timestamp >= c.timestamp && v.timestamp <= c.timestamp + 60 * MIN) {
+        expected.push(row({ key: i.key, impression: i.value, click: c.value, conversion: v.value }));
+      }
+    }
+    expect(expected.length).toBeGreaterThan(1);
+    expect(t.out()).toEqual(expected.sort());
+    // Far later rows on every topic move the watermark: both joins evict.
+    for (const topic of topics) t.stream(topic).addData(rec('z', 'late', 1000));
+    await q.processAllAvailable();
+    await q.processAllAvailable();
+    const last = t.progress.at(-1)!;
+    expect(last.stateOperators).toHaveLength(2);
+    const removed = (op: number) => t.progress.reduce((n, p) => n + p.stateOperators[op].numRowsRemoved, 0);
+    expect(removed(0)).toBeGreaterThan(0);
+    expect(removed(1)).toBeGreaterThan(0);
+    await q.stop();
+  });
+
+  it('pads an impression-and-click without a conversion once the watermark has passed both joins\' delays', async () => {
+    const t = topicsJob(THREE.replace('JOIN conversions v', 'LEFT JOIN conversions v'), { topics });
+    const q = t.start();
+    t.stream('impressions').addData(rec('a', 'i1', 0));
+    t.stream('clicks').addData(rec('a', 'c1', 10));
+    await q.processAllAvailable();
+    for (const topic of topics) t.stream(topic).addData(rec('z', 'later', 300));
+    await q.processAllAvailable();
+    expect(t.out().filter((r) => r.includes('"i1"'))).toEqual([row({ key: 'a', impression: 'i1', click: 'c1', conversion: null })]);
+    await q.stop();
+  });
+
+  it('reads a name the three streams share only qualified', async () => {
+    const e = (await refusal(topicsJob(THREE.replace('SELECT i.key,', 'SELECT key,'), { topics }))) as { message: string; errorClass?: string };
+    expect(e.errorClass).toBe('AMBIGUOUS_REFERENCE');
+    expect(e.message).toContain('could be: [`i`.`key`, `c`.`key`, `v`.`key`]');
   });
 });

@@ -208,7 +208,8 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
       if (n.left.kind === 'StaticRelation' || n.right.kind === 'StaticRelation') return '[stateless: each streaming row looks up the static table]';
       const { stateWatermarks: w } = readStreamJoin(n);
       const bound = (side: 'left' | 'right') => (w[side] === undefined ? `${side} side UNBOUNDED (no watermark and time range bound it)` : `${side} side evicted ${w[side]! <= 0 ? `${-w[side]!} ms` : `-${w[side]} ms`} behind the watermark`);
-      return `[stateful: buffers both streams by join key; ${bound('left')}; ${bound('right')}]`;
+      const lag = inputWatermarkDelta(n);
+      return `[stateful: buffers both streams by join key; ${bound('left')}; ${bound('right')}${lag < 0 ? `; reads the watermark ${-lag} ms behind the global one, as the join below may still emit rows that old` : ''}]`;
     }
     case 'StreamingRelation':
       return '[source]';

@@ -41,6 +41,16 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
   return undefined;
 }
 
+/** The tables of a join (of joins), left to right; undefined when one is not a plain name. */
+function tablesOf(p: UnresolvedPlan): { name: string; alias?: string }[] | undefined {
+  if (p.kind !== 'Join') {
+    const t = tableOf(p);
+    return t && [t];
+  }
+  const l = tablesOf(p.left), r = tablesOf(p.right);
+  return l && r && [...l, ...r];
+}
+
 export function buildStreamStaticJoin(
   join: Join,
   relations: readonly StreamingRelation[],
@@ -48,14 +58,15 @@ export function buildStreamStaticJoin(
   builder: (scope: Scope) => ExpressionBuilder,
 ): PlannedJoin {
   const pos = lineColumn(join.pos);
+  const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
+  const tables = tablesOf(join);
+  if (tables?.every(streamOf)) return buildStreamStreamJoin(join, tables, tables.map((t) => streamOf(t)!), builder);
   const sides = [tableOf(join.left), tableOf(join.right)];
   if (!sides[0] || !sides[1]) {
     const nested = join.left.kind === 'Join' || join.right.kind === 'Join';
-    throw notSupportedYet(nested ? 'A join of more than two tables' : 'A join with a subquery', pos);
+    throw notSupportedYet(nested ? 'A join of more than two tables, unless each is a stream,' : 'A join with a subquery', pos);
   }
   const [a, b] = sides as { name: string; alias?: string }[];
-  const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
-  if (streamOf(a) && streamOf(b)) return buildStreamStreamJoin(join, [a, b], [streamOf(a)!, streamOf(b)!], builder);
   const relation = streamOf(a) ?? streamOf(b) ?? relations[0];
   const streamIdx = streamOf(a) ? 0 : streamOf(b) ? 1 : -1;
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
@@ -149,48 +160,81 @@ export function buildStreamStaticJoin(
 const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_TYPES, LeftSemi: 'LeftSemi' };
 
 /**
- * FROM <stream> [INNER | LEFT | RIGHT | FULL | LEFT SEMI] JOIN <stream> ON <condition>: a Join of
- * two StreamingRelations (Spark's StreamingSymmetricHashJoinExec, planned by the stateful planner).
- * The joined rows carry the left stream's columns and then the right's (a left semi join: the
- * left's); the side that an outer join pads with NULLs is nullable. A column name both sides
- * have (two Kafka topics share all theirs; a self-join every one) is kept once per side, read
- * as `a.value` and `b.value`, and is ambiguous unqualified, as in Spark. Which joins Spark allows
+ * FROM <stream> [INNER | LEFT | RIGHT | FULL | LEFT SEMI] JOIN <stream> ON <condition> [JOIN …]: a
+ * Join of streams (Spark's StreamingSymmetricHashJoinExec, planned by the stateful planner); a
+ * join of three or more streams is a join whose side is a join, as written. The joined rows carry
+ * the left side's columns and then the right's (a left semi join: the left's); the side that an
+ * outer join pads with NULLs is nullable. A column name that several of the streams have (two
+ * Kafka topics share all theirs; a self-join every one) is kept once per stream, read as
+ * `a.value` and `b.value`, and is ambiguous unqualified, as in Spark. Which joins Spark allows
  * (output mode, watermarks, time ranges) is the analyzer's call.
  */
 function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: string }[], relations: StreamingRelation[], builder: (scope: Scope) => ExpressionBuilder): PlannedJoin {
-  const pos = lineColumn(join.pos);
-  const [left, right] = relations;
-  const joinType = STREAM_JOIN_TYPES[join.joinType];
-  if (!joinType || join.natural) {
-    if (join.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
-    throw notSupportedYet(join.natural ? `NATURAL ${JOIN_SQL[join.joinType]}` : `${JOIN_SQL[join.joinType]} of two streams`, pos);
-  }
-  if (join.usingColumns) throw notSupportedYet('USING (…) in a join of two streams', pos, 'write ON a.k = b.k with the two sides\' own column names');
-  if (!join.condition) throw new SqlValidationError(`A join of two streams needs ON <condition> with an equality of a ${left.sourceName} column and a ${right.sourceName} column (Spark refuses a stream-stream join without one)`, pos, 'ON');
-  // A self-join's sides are told apart by their aliases only (the source's name would mean either).
-  const names = tables.map((t, i) => [...(left === right ? [] : [relations[i].sourceName]), ...(t.alias ? [t.alias] : [])].map((q) => q.toLowerCase()));
-  if (left === right && (names[0].length === 0 || names[1].length === 0 || names[0][0] === names[1][0])) {
-    throw new SqlValidationError(`A self-join of the stream ${left.sourceName} needs an alias for each side, to tell their columns apart: FROM ${left.sourceName} a JOIN ${left.sourceName} b ON a.k = b.k`, pos, 'JOIN');
-  }
-  // Columns both sides have are told apart by their side (Spark's attributes of one name from two
-  // relations): each side's copy is the joined row's column `<alias>.<name>`, which `a.name` reads.
   const lower = (n: string) => n.toLowerCase();
-  const shared = new Set(left.schema.filter((f) => right.schema.some((g) => lower(g.name) === lower(f.name))).map((f) => lower(f.name)));
-  const sidePlans = relations.map((rel, i): { plan: LogicalPlan; schema: Schema; columns: Map<string, string> } => {
-    const columnOf = (name: string) => (shared.has(lower(name)) ? `${tables[i].alias ?? rel.sourceName}.${name}` : name);
-    const columns = new Map(rel.schema.map((f) => [lower(f.name), columnOf(f.name)]));
-    if (!shared.size) return { plan: rel, schema: relationOutput(rel), columns };
-    const list = rel.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
-    return { plan: { kind: 'Project', list, child: rel }, schema: relationOutput(rel).map((f) => ({ ...f, name: columnOf(f.name) })), columns };
+  // A stream read twice (a self-join) is told apart by its aliases only: its name would mean either.
+  const repeated = (rel: StreamingRelation) => relations.filter((r) => r === rel).length > 1;
+  const names = tables.map((t, i) => [...(repeated(relations[i]) ? [] : [relations[i].sourceName]), ...(t.alias ? [t.alias] : [])].map(lower));
+  names.forEach((n, i) => {
+    if (n.length === 0 || names.some((m, j) => j !== i && m.some((q) => n.includes(q)))) {
+      const name = relations[i].sourceName;
+      throw new SqlValidationError(
+        repeated(relations[i])
+          ? `A self-join of the stream ${name} needs an alias for each side, to tell their columns apart: FROM ${name} a JOIN ${name} b ON a.k = b.k`
+          : `Two tables of the join are named ${n[0]}: give each an alias of its own`,
+        lineColumn(join.pos), 'JOIN');
+    }
   });
-  const sides = (which: number[]) => new Map(which.flatMap((i) => names[i].map((q) => [q, sidePlans[i].columns] as const)));
-  const qualifiers = names.flat();
-  const condition = builder({ qualifiers: new Set(qualifiers), sides: sides([0, 1]) }).build(join.condition);
-  const nullable = (side: 'left' | 'right') => joinType === 'FullOuter' || (side === 'left' ? joinType === 'RightOuter' : joinType === 'LeftOuter');
-  const pad = (schema: Schema, yes: boolean): Schema => (yes ? schema.map((f) => ({ ...f, nullable: true })) : schema);
-  const [l, r] = sidePlans;
-  const semi = joinType === 'LeftSemi';
-  const schema: Schema = semi ? l.schema : [...pad(l.schema, nullable('left')), ...pad(r.schema, nullable('right'))];
-  // Above a left semi join only the left side's columns exist.
-  return { plan: { kind: 'Join', joinType, left: l.plan, right: r.plan, condition, pos }, schema, qualifiers: semi ? names[0] : qualifiers, scope: { sides: sides(semi ? [0] : [0, 1]) } };
+  // Columns several streams have are told apart by their stream (Spark's attributes of one name
+  // from several relations): each one's copy is the joined row's column `<alias>.<name>`, which
+  // `a.name` reads.
+  const count = new Map<string, number>();
+  for (const rel of relations) for (const f of rel.schema) count.set(lower(f.name), (count.get(lower(f.name)) ?? 0) + 1);
+  const leaves = relations.map((rel, i): Side => {
+    const columnOf = (name: string) => ((count.get(lower(name)) ?? 0) > 1 ? `${tables[i].alias ?? rel.sourceName}.${name}` : name);
+    const columns = new Map(rel.schema.map((f) => [lower(f.name), columnOf(f.name)]));
+    const renamed = rel.schema.some((f) => columnOf(f.name) !== f.name);
+    const visible = [i];
+    if (!renamed) return { plan: rel, schema: relationOutput(rel), columns, visible };
+    const list = rel.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
+    return { plan: { kind: 'Project', list, child: rel }, schema: relationOutput(rel).map((f) => ({ ...f, name: columnOf(f.name) })), columns, visible };
+  });
+  const scopeOf = (visible: number[]) => new Map(visible.flatMap((i) => names[i].map((q) => [q, leaves[i].columns] as const)));
+  let next = 0;
+  const build = (u: UnresolvedPlan): Side => {
+    if (u.kind !== 'Join') return leaves[next++];
+    const l = build(u.left), r = build(u.right);
+    const pos = lineColumn(u.pos);
+    const describe = (s: Side) => s.visible.map((i) => relations[i].sourceName).join(' JOIN ');
+    const joinType = STREAM_JOIN_TYPES[u.joinType];
+    if (!joinType || u.natural) {
+      if (u.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
+      throw notSupportedYet(u.natural ? `NATURAL ${JOIN_SQL[u.joinType]}` : `${JOIN_SQL[u.joinType]} of two streams`, pos);
+    }
+    if (u.usingColumns) throw notSupportedYet('USING (…) in a join of two streams', pos, 'write ON a.k = b.k with the two sides\' own column names');
+    if (!u.condition) throw new SqlValidationError(`A join of two streams needs ON <condition> with an equality of a ${describe(l)} column and a ${describe(r)} column (Spark refuses a stream-stream join without one)`, pos, 'ON');
+    const both = [...l.visible, ...r.visible];
+    const condition = builder({ qualifiers: new Set(both.flatMap((i) => names[i])), sides: scopeOf(both) }).build(u.condition);
+    const nullable = (side: 'left' | 'right') => joinType === 'FullOuter' || (side === 'left' ? joinType === 'RightOuter' : joinType === 'LeftOuter');
+    const pad = (schema: Schema, yes: boolean): Schema => (yes ? schema.map((f) => ({ ...f, nullable: true })) : schema);
+    // Above a left semi join only the left side's columns exist.
+    const semi = joinType === 'LeftSemi';
+    return {
+      plan: { kind: 'Join', joinType, left: l.plan, right: r.plan, condition, pos },
+      schema: semi ? l.schema : [...pad(l.schema, nullable('left')), ...pad(r.schema, nullable('right'))],
+      columns: new Map(),
+      visible: semi ? l.visible : both,
+    };
+  };
+  const top = build(join);
+  return { plan: top.plan, schema: top.schema, qualifiers: top.visible.flatMap((i) => names[i]), scope: { sides: scopeOf(top.visible) } };
+}
+
+/** A stream of a join, or a join of streams: its plan, its columns, and the streams whose columns it shows. */
+interface Side {
+  plan: LogicalPlan;
+  schema: Schema;
+  /** A stream's columns by lower-cased name → the joined row's column (a join's are its streams'). */
+  columns: Map<string, string>;
+  /** The indexes of the streams whose columns the side's rows carry. */
+  visible: number[];
 }

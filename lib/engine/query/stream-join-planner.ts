@@ -13,15 +13,16 @@ import { fieldOfType } from './data-types';
 import { conjunction, conjuncts, exprToString, referencedColumns, type Expr } from './expression';
 import { compileExpression } from './expression-compiler';
 import { joinStateWatermarkOffsets, type JoinSideName } from './join-time-range';
-import { collectStreamingRelations, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, type LogicalPlan } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 
 type JoinNode = Extract<LogicalPlan, { kind: 'Join' }>;
 
 export interface StreamJoinReading {
-  relations: Record<JoinSideName, StreamingRelation>;
-  /** Each side's event-time column as the joined row names it (none: the side has no watermark). */
+  /** Each side's (first) event-time column as the joined row names it (none: the side has no watermark). */
   eventTimes: Record<JoinSideName, string | undefined>;
+  /** Each side whose buffered rows the watermark can evict: the event-time column the time range bounds. */
+  stateColumns: Partial<Record<JoinSideName, string>>;
   keys: { left: Expr; right: Expr }[];
   /** The conjuncts that are not join keys, applied to each pair. */
   condition?: Expr;
@@ -36,20 +37,34 @@ export function isStreamStreamJoin(n: JoinNode): boolean {
 }
 
 /**
- * A join side's columns as the joined row names them, each with the source column it carries: the
- * source's own, or renamed by the Project the join planner puts over a side whose names the
- * other side shares (`value` as `a.value`).
+ * A join side's columns as the joined row names them, and which are watermarked event times: a
+ * source's eventTime, also when the join planner's Project renames it (`timestamp` as
+ * `c.timestamp`), and every one of a side that is itself a join of streams.
  */
-function sideColumns(side: LogicalPlan, relation: StreamingRelation): { name: string; source?: string }[] {
-  if (side.kind === 'Project') return side.list.map((n) => ({ name: n.name, ...(n.expr.kind === 'column' ? { source: n.expr.name } : {}) }));
-  return relation.schema.map((f) => ({ name: f.name, source: f.name }));
+function sideColumns(side: LogicalPlan): { name: string; eventTime: boolean }[] {
+  const lower = (n: string) => n.toLowerCase();
+  switch (side.kind) {
+    case 'StreamingRelation': {
+      const et = side.eventTime === undefined ? undefined : lower(side.eventTime);
+      return side.schema.map((f) => ({ name: f.name, eventTime: lower(f.name) === et }));
+    }
+    case 'Project': {
+      const below = sideColumns(side.child);
+      return side.list.map((n) => ({ name: n.name, eventTime: n.expr.kind === 'column' && below.some((c) => c.eventTime && lower(c.name) === lower((n.expr as { name: string }).name)) }));
+    }
+    case 'Join':
+      return side.joinType === 'LeftSemi' ? sideColumns(side.left) : [...sideColumns(side.left), ...sideColumns(side.right)];
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Sort': case 'StaticRelation': case 'Union':
+    default: {
+      const [child] = children(side);
+      return child ? sideColumns(child) : [];
+    }
+  }
 }
 
 export function readStreamJoin(node: JoinNode): StreamJoinReading {
-  const [left] = collectStreamingRelations(node.left);
-  const [right] = collectStreamingRelations(node.right);
-  const relations = { left, right };
-  const columns = { left: sideColumns(node.left, left), right: sideColumns(node.right, right) };
+  const columns = { left: sideColumns(node.left), right: sideColumns(node.right) };
   const sideOf = (e: Expr): JoinSideName | undefined => {
     const cols = [...referencedColumns(e)].map((c) => c.toLowerCase());
     if (cols.length === 0) return undefined;
@@ -69,25 +84,25 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     rest.push(c);
   }
   const condition = rest.length ? conjunction(rest) : undefined;
-  // A side's event-time column, when the side has a watermark: rows of the other side after the
+  // A side's event-time columns, when the side has a watermark: rows of the other side after the
   // watermark are the only ones still to come, which is what bounds this side's buffered rows.
-  const eventTimes = { left: eventTimeColumn(columns.left, left), right: eventTimeColumn(columns.right, right) };
   const timeOf = (e: Expr): JoinSideName | undefined => {
     if (e.kind !== 'column') return undefined;
-    for (const side of ['left', 'right'] as const) {
-      const et = eventTimes[side];
-      if (et !== undefined && et.toLowerCase() === e.name.toLowerCase()) return side;
-    }
-    return undefined;
+    const name = e.name.toLowerCase();
+    return (['left', 'right'] as const).find((side) => columns[side].some((c) => c.eventTime && c.name.toLowerCase() === name));
   };
-  const offsets = joinStateWatermarkOffsets(condition, timeOf);
-  return { relations, eventTimes, keys, condition, stateWatermarks: offsets };
-}
-
-/** The joined row's name for a side's event-time column (its source's `eventTime`, perhaps renamed). */
-function eventTimeColumn(columns: { name: string; source?: string }[], relation: StreamingRelation): string | undefined {
-  const et = relation.eventTime?.toLowerCase();
-  return et === undefined ? undefined : columns.find((c) => c.source?.toLowerCase() === et)?.name;
+  const stateWatermarks = joinStateWatermarkOffsets(condition, timeOf);
+  // Late input rows are judged by a side's first event time (Spark's watermark attribute of the
+  // side's output); buffered rows by the one the time range bounds.
+  const referenced = condition ? [...referencedColumns(condition)] : [];
+  const eventTimes = {} as StreamJoinReading['eventTimes'];
+  const stateColumns: StreamJoinReading['stateColumns'] = {};
+  for (const side of ['left', 'right'] as const) {
+    eventTimes[side] = columns[side].find((c) => c.eventTime)?.name;
+    const bounded = referenced.find((c) => timeOf({ kind: 'column', name: c }) === side);
+    if (stateWatermarks[side] !== undefined && bounded !== undefined) stateColumns[side] = columns[side].find((c) => c.name.toLowerCase() === bounded.toLowerCase())!.name;
+  }
+  return { eventTimes, stateColumns, keys, condition, stateWatermarks };
 }
 
 /** The StreamingSymmetricHashJoinExec for a Join of two streams, over each side's planned operators. */
@@ -121,7 +136,7 @@ export function planStreamStreamJoin(
       schema: sides[side].schema,
       keys: (row: Row, ctx: Parameters<typeof keys[number]['eval']>[1]) => keys.map((k) => k.eval(row, ctx)),
       ...(eventTime !== undefined ? { eventTime } : {}),
-      ...(offset !== undefined && eventTime !== undefined ? { stateWatermark: { kind: 'value' as const, column: eventTime, offsetMs: offset } } : {}),
+      ...(offset !== undefined && r.stateColumns[side] !== undefined ? { stateWatermark: { kind: 'value' as const, column: r.stateColumns[side], offsetMs: offset } } : {}),
     };
   };
   const op = new StreamingSymmetricHashJoinExec(
