@@ -90,7 +90,3 @@ export function isStateful(plan: LogicalPlan): boolean {
   return STATEFUL_KINDS.has(plan.kind) || streamJoin || children(plan).some(isStateful);
 }
 
-/** The streams a plan reads, left to right. */
-export function collectStreamingRelations(plan: LogicalPlan): StreamingRelation[] {
-  return plan.kind === 'StreamingRelation' ? [plan] : children(plan).flatMap(collectStreamingRelations);
-}
