@@ -24,6 +24,12 @@ export interface OperatorContext extends EvalContext {
   /** Stores for this operator, keyed by `${operatorId}/${partitionId}` (stateful operators only). */
   stateStores?: Map<string, StateStore>;
   /**
+   * Set in a reduce task (Spark's TaskContext.partitionId, execution/task-scheduler.ts): the rows
+   * are those shuffled to this state partition, and the operator uses this partition's stores
+   * only. Unset: the operator is handed the whole batch and routes each key to its partition.
+   */
+  partitionId?: number;
+  /**
    * Takes a row whose expressions failed (a value over its size limit): Filter and Project leave
    * the row out and hand it here, so the execution applies `onBadRecord`. Unset, the error
    * propagates and fails the batch.
@@ -70,6 +76,12 @@ export interface StatefulOperator extends PhysicalOperator {
   readonly operatorId: number;
   /** Partitions whose stores this operator uses (default [0]). */
   readonly numPartitions?: number;
+  /**
+   * Spark's ClusteredDistribution over the operator's key: the state partition a row's key
+   * belongs to (partitionForKey of the key, 0..numPartitions-1), by which the rows are shuffled
+   * to the reduce tasks. Unset: the operator keeps one partition and runs as one task.
+   */
+  partitionOf?(row: Row, ctx: OperatorContext): number;
   /**
    * Named stores per partition (Spark's store names, e.g. a join's `left-keyToNumValues`), under
    * `state/<operatorId>/<partitionId>/<name>/`, handed in as `${operatorId}/${partitionId}/${name}`.
