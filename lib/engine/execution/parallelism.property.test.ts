@@ -4,7 +4,8 @@
  * batch, the same output (up to row order within a batch) with the state in 2 to 4 partitions,
  * one reduce task each, as with one partition. Over an aggregation, a windowed aggregation
  * whose windows slide (a row's windows must all be in its partition), a deduplication, and a
- * deduplication under an aggregation (two shuffles in one batch).
+ * deduplication under an aggregation (two shuffles in one batch), and stream-stream joins
+ * (each side shuffled by its own join key).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -41,6 +42,8 @@ interface Query {
   sql: string;
   outputMode: 'append' | 'update' | 'complete';
   dedup?: { keys: string[] };
+  /** Two sources: `left` (k, v, ts) and `right` (rk, rv, rts); a row goes to the right when its v is odd. */
+  join?: boolean;
 }
 
 const QUERIES: Record<string, Query> = {
@@ -49,6 +52,14 @@ const QUERIES: Record<string, Query> = {
   'sliding windows, append': { sql: "SELECT window(ts, '10 minutes', '5 minutes') AS w, k, count(*) AS c FROM events GROUP BY window(ts, '10 minutes', '5 minutes'), k", outputMode: 'append' },
   deduplication: { sql: 'SELECT id, k, v FROM events', outputMode: 'append', dedup: { keys: ['k', 'v'] } },
   'deduplication under an aggregation': { sql: 'SELECT v, count(*) AS c FROM events GROUP BY v', outputMode: 'update', dedup: { keys: ['k'] } },
+  'stream-stream inner join with a time range': {
+    sql: 'SELECT * FROM lefts JOIN rights ON rk = k AND rts >= ts - INTERVAL 10 MINUTES AND rts <= ts + INTERVAL 10 MINUTES',
+    outputMode: 'append', join: true,
+  },
+  'stream-stream full outer join': {
+    sql: 'SELECT * FROM lefts FULL OUTER JOIN rights ON rk = k AND rts >= ts - INTERVAL 10 MINUTES AND rts <= ts + INTERVAL 10 MINUTES',
+    outputMode: 'append', join: true,
+  },
 };
 
 type Step = { rows: { k: string | null; v: number; minute: number }[]; restart: boolean; crash: CrashPointName | null };
@@ -64,13 +75,14 @@ let n = 0;
 /** Runs the steps with `parallelism` and returns each batch's output. */
 async function runSteps(q: Query, parallelism: number, steps: Step[]): Promise<Map<number, string[]>> {
   const id = `parallelism-${++n}-${process.pid}`;
+  const source = (name: string, prefix: string) => ({
+    name, type: 'memory', options: { stream: `${id}-${name}` },
+    schema: [{ name: `${prefix}id`, type: 'long' }, { name: `${prefix}k`, type: 'string' }, { name: `${prefix}v`, type: 'long' }, { name: `${prefix}ts`, type: 'timestamp' }],
+    eventTime: `${prefix}ts`, watermarkDelay: '5 minutes',
+  });
   const spec = mustParse({
     name: id,
-    source: {
-      name: 'events', type: 'memory', options: { stream: id },
-      schema: [{ name: 'id', type: 'long' }, { name: 'k', type: 'string' }, { name: 'v', type: 'long' }, { name: 'ts', type: 'timestamp' }],
-      eventTime: 'ts', watermarkDelay: '5 minutes',
-    },
+    ...(q.join ? { sources: [source('lefts', ''), source('rights', 'r')] } : { source: source('events', '') }),
     sql: q.sql,
     sink: { type: 'memory', options: { table: id } },
     outputMode: q.outputMode,
@@ -79,7 +91,11 @@ async function runSteps(q: Query, parallelism: number, steps: Step[]): Promise<M
     parallelism,
     ...(q.dedup ? { dedup: q.dedup } : {}),
   });
-  const stream = MemoryStream.named(id);
+  const add = (rows: Row[]) => {
+    if (!q.join) return void MemoryStream.named(`${id}-events`).addRows(rows);
+    MemoryStream.named(`${id}-lefts`).addRows(rows.filter((r) => (r.v as number) % 2 === 0));
+    MemoryStream.named(`${id}-rights`).addRows(rows.filter((r) => (r.v as number) % 2 === 1).map((r) => ({ rid: r.id, rk: r.k, rv: r.v, rts: r.ts })));
+  };
   const checkpoint = new InMemoryCheckpointFileManager();
   const clock = new ManualClock(T0);
   const sink = new BatchCapture();
@@ -87,7 +103,7 @@ async function runSteps(q: Query, parallelism: number, steps: Step[]): Promise<M
   let query = start();
   let rowId = 0;
   for (const step of steps) {
-    stream.addRows(step.rows.map((r) => ({ id: rowId++, k: r.k, v: r.v, ts: T0 + r.minute * MIN })));
+    add(step.rows.map((r) => ({ id: rowId++, k: r.k, v: r.v, ts: T0 + r.minute * MIN })));
     clock.advance(1000);
     if (step.restart || step.crash) {
       await query.stop();

@@ -224,12 +224,16 @@ export class QueryRuntime {
    */
   private async runStatefulStage(stageId: number, operators: StatefulOperator[], rows: Row[], ctx: OperatorContext): Promise<Row[]> {
     const [op] = operators;
-    const shuffled = shuffleRows(rows, operators.length, (row) => op.partitionOf!(row, ctx));
-    const taskSet: ReduceTask[] = shuffled.map((part, partitionId) => ({ batchId: ctx.batchId, stageId, operatorId: op.operatorId, partitionId, rows: part }));
-    const run = async (task: ReduceTask): Promise<TaskResult> => ({
-      partitionId: task.partitionId,
-      rows: await this.stages.get(task.stageId)![task.partitionId].execute(task.rows, { ...ctx, partitionId: task.partitionId }),
-    });
+    // The map side, here: each input of the operator, shuffled by the hash of its key.
+    const inputs = op.mapInputs ? await op.mapInputs(rows, ctx) : [rows];
+    const shuffled = inputs.map((input, child) => shuffleRows(input, operators.length, (row) => op.partitionOf!(row, ctx, child)));
+    const taskSet: ReduceTask[] = operators.map((_, partitionId) => ({ batchId: ctx.batchId, stageId, operatorId: op.operatorId, partitionId, inputs: shuffled.map((s) => s[partitionId]) }));
+    const run = async (task: ReduceTask): Promise<TaskResult> => {
+      const instance = this.stages.get(task.stageId)![task.partitionId];
+      const taskCtx = { ...ctx, partitionId: task.partitionId };
+      const out = instance.reduceInputs ? instance.reduceInputs(task.inputs, taskCtx) : instance.execute(task.inputs[0], taskCtx);
+      return { partitionId: task.partitionId, rows: await out };
+    };
     const results = await this.taskScheduler.submitTasks(taskSet, run);
     return results.flatMap((r) => r.rows);
   }

@@ -2,7 +2,8 @@
  * Spark's stages and tasks, for the stateful part of a batch. A stateful operator whose state is
  * in N partitions (the job's parallelism, spark.sql.shuffle.partitions) is a stage boundary, as
  * Spark's ShuffleExchangeExec before it: the rows coming to it are shuffled by the hash of its key
- * (StatefulOperator.partitionOf) into N partitions, and its stage is a TaskSet of one
+ * (StatefulOperator.partitionOf; a join shuffles each side by its own join key) into N
+ * partitions, and its stage is a TaskSet of one
  * ReduceTask per partition, each running the operator over its partition's rows with that
  * partition's state stores only. The batch's output is the tasks' outputs in partition order:
  * as in Spark, nothing orders rows within a batch across partitions.
@@ -19,7 +20,8 @@ export interface ReduceTask {
   stageId: number;
   operatorId: number;
   partitionId: number;
-  rows: Row[];
+  /** The partition's rows of each of the operator's inputs (one; a stream-stream join's two sides). */
+  inputs: Row[][];
 }
 
 export interface TaskResult {

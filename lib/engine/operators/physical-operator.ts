@@ -77,11 +77,18 @@ export interface StatefulOperator extends PhysicalOperator {
   /** Partitions whose stores this operator uses (default [0]). */
   readonly numPartitions?: number;
   /**
-   * Spark's ClusteredDistribution over the operator's key: the state partition a row's key
-   * belongs to (partitionForKey of the key, 0..numPartitions-1), by which the rows are shuffled
-   * to the reduce tasks. Unset: the operator keeps one partition and runs as one task.
+   * Spark's ClusteredDistribution over the operator's key: the state partition a row of input
+   * `child` belongs to (partitionForKey of its key, 0..numPartitions-1), by which the rows are
+   * shuffled to the reduce tasks. Unset: the operator keeps one partition and runs as one task.
    */
-  partitionOf?(row: Row, ctx: OperatorContext): number;
+  partitionOf?(row: Row, ctx: OperatorContext, child: number): number;
+  /**
+   * An operator over several inputs (a stream-stream join's two sides): the map side, each input
+   * from the batch's rows, before the shuffle. Unset: one input, the rows themselves.
+   */
+  mapInputs?(rows: Row[], ctx: OperatorContext): Promise<Row[][]>;
+  /** With mapInputs: the reduce side, over one partition's share of each input (ctx.partitionId). */
+  reduceInputs?(inputs: Row[][], ctx: OperatorContext): Row[] | Promise<Row[]>;
   /**
    * Named stores per partition (Spark's store names, e.g. a join's `left-keyToNumValues`), under
    * `state/<operatorId>/<partitionId>/<name>/`, handed in as `${operatorId}/${partitionId}/${name}`.

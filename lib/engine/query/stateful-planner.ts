@@ -217,7 +217,7 @@ export class StatefulPlanner {
   streamJoin(node: Extract<LogicalPlan, { kind: 'Join' }>, sides: Record<'left' | 'right', { operators: PhysicalOperator[]; schema: Schema }>): { op: PhysicalOperator; schema: Schema } {
     const planned = planStreamStreamJoin(node, sides, this.nextOperatorId++);
     this.descriptors.push(planned.descriptor);
-    return planned;
+    return { op: planned.op.withNumPartitions(this.numPartitions), schema: planned.schema };
   }
 
   plan(node: LogicalPlan, childSchema: Schema): { op: PhysicalOperator; schema: Schema } {
