@@ -3,6 +3,9 @@
  * state split into that many partitions, the checkpoint's value winning over the spec's on a
  * restart, and an edit that changes it refused.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { OffsetSeqLog } from '../checkpoint/offset-seq-log';
@@ -20,7 +23,7 @@ import { LocalTaskScheduler, shuffleRows, type ReduceTask } from './task-schedul
 import { mustParse } from './testing/test-fixtures';
 
 let n = 0;
-function countJob() {
+function countJob(extra: Record<string, unknown> = {}, stateLocalDir?: string) {
   const id = `parallelism-unit-${++n}-${process.pid}`;
   const stream = MemoryStream.named(id);
   const table = MemorySinkTable.named(id);
@@ -35,11 +38,12 @@ function countJob() {
     trigger: { type: 'available-now' },
     checkpointLocation: `memory://${id}`,
     ...(parallelism === undefined ? {} : { parallelism }),
+    ...extra,
   });
   const logs: EngineLogEvent[] = [];
   const progress: StreamingQueryProgress[] = [];
   const run = async (parallelism?: number) => {
-    const q = new MicroBatchExecution({ spec: spec(parallelism), checkpoint, clock, log: (e) => logs.push(e), onProgress: (p) => void progress.push(p) });
+    const q = new MicroBatchExecution({ spec: spec(parallelism), checkpoint, clock, stateLocalDir, log: (e) => logs.push(e), onProgress: (p) => void progress.push(p) });
     await q.processAllAvailable();
     await q.stop();
   };
@@ -70,6 +74,23 @@ describe('parallelism of a running query', () => {
     // Each partition holds some of the 40 groups; progress sums them.
     expect(j.progress.at(-1)!.stateOperators[0].numRowsTotal).toBe(40);
     expect(Object.keys(j.answer())).toHaveLength(40);
+  });
+
+  it('runs on the lmdb provider too, one environment per partition, across a restart', async () => {
+    const local = await mkdtemp(path.join(tmpdir(), 'weir-parallelism-lmdb-'));
+    try {
+      const j = countJob({ stateStore: { provider: 'lmdb' } }, local);
+      j.stream.addRows([...keys(30), ...keys(10)]);
+      await j.run(3);
+      j.stream.addRows(keys(5));
+      await j.run(3);
+      const want = Object.fromEntries(keys(30).map(({ k }, i) => [k, i < 5 ? 3 : i < 10 ? 2 : 1]));
+      expect(j.answer()).toEqual(want);
+      expect(await j.checkpoint.list('state/0')).toEqual(expect.arrayContaining(['0', '1', '2']));
+      expect(j.progress.at(-1)!.stateOperators[0].customMetrics).toHaveProperty('lmdbLocalBytes');
+    } finally {
+      await rm(local, { recursive: true, force: true });
+    }
   });
 
   it('keeps the checkpoint\'s parallelism on a restart whose spec asks for another, and warns', async () => {
