@@ -56,6 +56,7 @@ import { CorruptCheckpointError } from '../errors';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, MULTIPLE_WATERMARK_POLICIES, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import { ProgressReporter } from './progress-reporter';
 import { QueryRuntime, type BatchResult } from './query-runtime';
+import type { TaskScheduler } from './task-scheduler';
 import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
 
 export interface EngineLogEvent {
@@ -102,6 +103,8 @@ export interface MicroBatchExecutionOptions {
   stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
   /** Where the `lmdb` state store provider keeps its local copy of the state (QueryRuntimeDeps.stateLocalDir). */
   stateLocalDir?: string;
+  /** Where a stateful stage's reduce tasks run (default: in this process, task-scheduler.ts). */
+  taskScheduler?: TaskScheduler;
   /** Ready-made source/sink instead of building them from the registries (tests, embedding). */
   source?: Source;
   /** Ready-made sources, one per spec source in order (a query over several sources). */
@@ -241,6 +244,7 @@ export class MicroBatchExecution {
       sink: this.opts.sink,
       stateStoreProvider: this.opts.stateStoreProvider,
       stateLocalDir: this.opts.stateLocalDir,
+      taskScheduler: this.opts.taskScheduler,
     });
     const rt = this.runtime;
     this.badRecords = this.opts.spec.sources.map((s, i) => new BadRecordPolicy({ onBadRecord: s.onBadRecord, badRecordsPath: s.badRecordsPath, queryId: this.id, source: rt.sources[i].description }));

@@ -19,7 +19,7 @@ import type { EngineLogEvent } from './micro-batch-execution';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { recordedParallelism, SHUFFLE_PARTITIONS_CONF } from './populate-start-offsets';
 import { checkRestartCompatibility } from './restart-compatibility';
-import { LocalTaskScheduler, shuffleRows, type ReduceTask } from './task-scheduler';
+import { LocalTaskScheduler, shuffleRows, type ReduceTask, type TaskScheduler } from './task-scheduler';
 import { mustParse } from './testing/test-fixtures';
 
 let n = 0;
@@ -136,6 +136,38 @@ describe('parallelism of a running query', () => {
     expect((refused as Error).message).toMatch(/written with parallelism 2 \(spark\.sql\.shuffle\.partitions\) and the job now asks for 3/);
     expect((refused as Error).message).toMatch(/new checkpointLocation/);
     expect((refused as Error).message).toMatch(/weir checkpoint repartition`\) is not yet available/);
+  });
+});
+
+describe('what runs after a stateful stage sees the whole batch', () => {
+  it('sorts the whole result (ORDER BY in Complete mode) and hands the tasks to the given scheduler', async () => {
+    const id = `parallelism-sort-${process.pid}`;
+    const stream = MemoryStream.named(id);
+    const table = MemorySinkTable.named(id);
+    const spec = mustParse({
+      name: id,
+      source: { name: 'events', type: 'memory', options: { stream: id }, schema: [{ name: 'k', type: 'string' }] },
+      sql: 'SELECT k, count(*) AS c FROM events GROUP BY k ORDER BY c DESC, k',
+      sink: { type: 'memory', options: { table: id } },
+      outputMode: 'complete',
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${id}`,
+      parallelism: 4,
+    });
+    const submitted: number[][] = [];
+    const local = new LocalTaskScheduler();
+    const taskScheduler: TaskScheduler = {
+      submitTasks: (tasks, run) => {
+        submitted.push(tasks.map((t) => t.partitionId));
+        return local.submitTasks(tasks, run);
+      },
+    };
+    const q = new MicroBatchExecution({ spec, checkpoint: new InMemoryCheckpointFileManager(), clock: new ManualClock(0), taskScheduler });
+    stream.addRows(['x', 'y', 'y', 'z', 'z', 'z', 'w', 'v', 'v'].map((k) => ({ k })));
+    await q.processAllAvailable();
+    await q.stop();
+    expect(table.rows).toEqual([{ k: 'z', c: 3 }, { k: 'v', c: 2 }, { k: 'y', c: 2 }, { k: 'w', c: 1 }, { k: 'x', c: 1 }]);
+    expect(submitted).toEqual([[0, 1, 2, 3]]);
   });
 });
 
