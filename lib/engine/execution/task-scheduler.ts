@@ -54,7 +54,13 @@ export class LocalTaskScheduler implements TaskScheduler {
  * the partition its key hashes to, in input order within a partition.
  */
 export function shuffleRows(rows: readonly Row[], numPartitions: number, partitionOf: (row: Row) => number): Row[][] {
-  const out: Row[][] = Array.from({ length: numPartitions }, () => []);
-  for (const row of rows) out[partitionOf(row)].push(row);
+  // Two passes, so that each partition's array is allocated once at its size (growing arrays of
+  // a batch's rows cost more than hashing their keys).
+  const ids = new Int32Array(rows.length);
+  const sizes = new Int32Array(numPartitions);
+  for (let i = 0; i < rows.length; i++) sizes[(ids[i] = partitionOf(rows[i]))]++;
+  const out: Row[][] = Array.from(sizes, (n) => new Array<Row>(n));
+  const filled = new Int32Array(numPartitions);
+  for (let i = 0; i < rows.length; i++) out[ids[i]][filled[ids[i]]++] = rows[i];
   return out;
 }
