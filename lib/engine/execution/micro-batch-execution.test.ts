@@ -426,7 +426,7 @@ describe('a checkpoint is married to its source', () => {
     await q.processAllAvailable();
     await q.stop();
     const offsets = new OffsetSeqLog(q.checkpoint);
-    expect((await offsets.get(0))!.metadata.conf).toEqual({ 'weir.source': `FileSource[${job.input}]`, 'weir.statefulOperators': '' });
+    expect((await offsets.get(0))!.metadata.conf).toEqual({ 'weir.source': `FileSource[${job.input}]`, 'weir.statefulOperators': '', 'spark.sql.shuffle.partitions': '1' });
     // The other folder exists: a missing one fails first, with PATH_NOT_FOUND.
     await mkdir(`${job.input}-elsewhere`, { recursive: true });
     const moved = mustParse({ ...job.spec, source: { ...job.spec.source, options: { ...job.spec.source.options, path: `${job.input}-elsewhere` } } });

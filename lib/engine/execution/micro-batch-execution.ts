@@ -5,13 +5,14 @@
  *   1. plan: fence() (at most once a second when idle), ask the source for the end offset (latestOffset) after the last planned
  *      end (a source may log its plan, e.g. the files source's sources/0/K); no new data → no
  *      batch (unless a stateful operator asks for a no-data batch to close windows)
- *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf: {weir.source, weir.statefulOperators} } + end offset
+ *   2. fence(), write offsets/N = { batchWatermarkMs, batchTimestampMs, conf: {weir.source, weir.statefulOperators, spark.sql.shuffle.partitions} } + end offset
  *      (create-if-absent: an existing file means another runner: CONCURRENT_STREAM_LOG_UPDATE),
  *      purge offsets/ and commits/ below N - minBatchesToRetain + 1        [crash: after-offsets]
  *   3. source.getBatch(start, end], read beside step 2's write (a read leaves nothing a restart
  *      could see; only the sink write must follow offsets/N); bad records → fail or dead-letter
  *      (bad-record-policy.ts)
- *   4. run the operators (stateful ones get state version N), track max event time
+ *   4. run the operators (stateful ones get state version N; one reduce task per state partition,
+ *      task-scheduler.ts), track max event time
  *   5. fence(), sink.addBatch(N, rows), beside the first state store's commit to N+1 (both
  *      durable before anything else goes on)                             [crash: after-sink]
  *   6. commit the other state stores to version N+1                       [crash: mid-state-commit]
@@ -50,11 +51,12 @@ import type { StateStoreId, StateStoreProvider } from '../state/state-store';
 import type { Offset } from '../types';
 import { BadRecordPolicy } from './bad-record-policy';
 import { CrashPoints, type CrashPlan } from './crash-points';
-import { MULTIPLE_WATERMARK_POLICY_CONF, populateStartOffsets, sourceConfKey } from './populate-start-offsets';
+import { MULTIPLE_WATERMARK_POLICY_CONF, populateStartOffsets, recordedParallelism, SHUFFLE_PARTITIONS_CONF, sourceConfKey } from './populate-start-offsets';
 import { CorruptCheckpointError } from '../errors';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, MULTIPLE_WATERMARK_POLICIES, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import { ProgressReporter } from './progress-reporter';
 import { QueryRuntime, type BatchResult } from './query-runtime';
+import type { TaskScheduler } from './task-scheduler';
 import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
 
 export interface EngineLogEvent {
@@ -101,6 +103,8 @@ export interface MicroBatchExecutionOptions {
   stateStoreProvider?: (id: StateStoreId, checkpoint: CheckpointFileManager) => StateStoreProvider;
   /** Where the `lmdb` state store provider keeps its local copy of the state (QueryRuntimeDeps.stateLocalDir). */
   stateLocalDir?: string;
+  /** Where a stateful stage's reduce tasks run (default: in this process, task-scheduler.ts). */
+  taskScheduler?: TaskScheduler;
   /** Ready-made source/sink instead of building them from the registries (tests, embedding). */
   source?: Source;
   /** Ready-made sources, one per spec source in order (a query over several sources). */
@@ -232,6 +236,7 @@ export class MicroBatchExecution {
     this.runId = this.opts.runId ?? this.newId();
     this.log('info', meta.created ? 'Starting new streaming query' : 'Resuming streaming query from checkpoint', { checkpoint: this.checkpoint.description });
     this.runtime = await QueryRuntime.create(this.opts.spec, {
+      numPartitions: await this.checkpointParallelism(),
       clock: this.clock,
       checkpoint: this.checkpoint,
       queryId: this.id,
@@ -239,11 +244,27 @@ export class MicroBatchExecution {
       sink: this.opts.sink,
       stateStoreProvider: this.opts.stateStoreProvider,
       stateLocalDir: this.opts.stateLocalDir,
+      taskScheduler: this.opts.taskScheduler,
     });
     const rt = this.runtime;
     this.badRecords = this.opts.spec.sources.map((s, i) => new BadRecordPolicy({ onBadRecord: s.onBadRecord, badRecordsPath: s.badRecordsPath, queryId: this.id, source: rt.sources[i].description }));
     await this.populateStartOffsets();
     this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
+  }
+
+  /**
+   * As Spark restores spark.sql.shuffle.partitions from the checkpoint: the parallelism recorded
+   * in the latest offsets/L wins over the spec's (the state is split into that many partitions);
+   * a checkpoint without it has one. Unset for a new query (the spec's).
+   */
+  private async checkpointParallelism(): Promise<number | undefined> {
+    const latest = await this.offsetLog.getLatest();
+    if (!latest) return undefined;
+    const recorded = recordedParallelism(latest.value.metadata.conf, this.offsetLog.pathOf(latest.batchId));
+    if (recorded !== this.opts.spec.parallelism) {
+      this.log('warn', `parallelism ${this.opts.spec.parallelism} of the spec is ignored: the checkpoint was written with ${recorded}, which stays for its life (as Spark's ${SHUFFLE_PARTITIONS_CONF})`);
+    }
+    return recorded;
   }
 
   /** Spark's populateStartOffsets (see the header and populate-start-offsets.ts). */
@@ -456,8 +477,9 @@ export class MicroBatchExecution {
 
   /**
    * offsets/N `conf`: each source (checked on restart), the stateful operators (see
-   * STATEFUL_OPERATORS_CONF) and, with several sources, the multipleWatermarkPolicy (a one-source
-   * checkpoint stays as it always was: its policy is moot).
+   * STATEFUL_OPERATORS_CONF), the parallelism (spark.sql.shuffle.partitions) and, with several
+   * sources, the multipleWatermarkPolicy (a one-source checkpoint stays as it always was: its
+   * policy is moot).
    */
   private batchConf(): Record<string, string> {
     const rt = this.runtime!;
@@ -465,6 +487,7 @@ export class MicroBatchExecution {
     rt.sources.forEach((s, i) => (conf[sourceConfKey(i)] = s.description));
     conf[STATEFUL_OPERATORS_CONF] = rt.query.statefulOperators.map((o) => o.operatorId).join(',');
     if (rt.sources.length > 1) conf[MULTIPLE_WATERMARK_POLICY_CONF] = rt.watermarkPolicy;
+    conf[SHUFFLE_PARTITIONS_CONF] = String(rt.numPartitions);
     return conf;
   }
 

@@ -92,7 +92,7 @@ describe('UNION ALL of two streams (StreamSuite "union two streams")', () => {
     expect(seq1.offsets).toHaveLength(2);
     expect(seq1.offsets[0]).toEqual(JSON.parse(lines0[2]));
     expect(seq1.offsets[1]).not.toBeNull();
-    expect(Object.keys(seq1.metadata.conf)).toEqual(['weir.source', 'weir.source.1', 'weir.statefulOperators', 'spark.sql.streaming.multipleWatermarkPolicy']);
+    expect(Object.keys(seq1.metadata.conf)).toEqual(['weir.source', 'weir.source.1', 'weir.statefulOperators', 'spark.sql.streaming.multipleWatermarkPolicy', 'spark.sql.shuffle.partitions']);
     expect(seq1.metadata.conf['spark.sql.streaming.multipleWatermarkPolicy']).toBe('min');
   });
 

@@ -31,6 +31,38 @@ export function sourceConfKey(i: number): string {
  */
 export const MULTIPLE_WATERMARK_POLICY_CONF = 'spark.sql.streaming.multipleWatermarkPolicy';
 
+/**
+ * offsets/N `conf` key of Spark's spark.sql.shuffle.partitions: how many partitions each stateful
+ * operator keeps its state in. Fixed for the checkpoint's life, since a key's partition is its
+ * hash modulo this; a checkpoint without it was written with one partition.
+ */
+export const SHUFFLE_PARTITIONS_CONF = 'spark.sql.shuffle.partitions';
+
+/** The parallelism a checkpoint's latest offsets/L conf records (1 when it predates the key). */
+export function recordedParallelism(conf: Record<string, string>, path: string): number {
+  const raw = conf[SHUFFLE_PARTITIONS_CONF];
+  if (raw === undefined) return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new CorruptCheckpointError(path, `${SHUFFLE_PARTITIONS_CONF} is "${raw}", which is not a positive integer`);
+  return n;
+}
+
+/**
+ * A checkpoint's state is split into the partitions it was written with: an edit that changes
+ * `parallelism` is refused (a start keeps the recorded value and warns).
+ */
+export function assertSameParallelism(latest: OffsetSeq, path: string, parallelism: number, checkpointDescription: string): void {
+  const recorded = recordedParallelism(latest.metadata.conf, path);
+  if (recorded === parallelism) return;
+  throw new IncompatibleQueryChangeError(
+    `This checkpoint was written with parallelism ${recorded} (${SHUFFLE_PARTITIONS_CONF}) and the job now asks for ${parallelism}. ` +
+      'The number of state partitions is fixed for a checkpoint\'s life (a key\'s partition is its hash modulo that number): ' +
+      `set parallelism back to ${recorded}, or give the job a new checkpointLocation (a new query, which reprocesses from the sources' start). ` +
+      'Repartitioning a savepoint (`weir checkpoint repartition`) is not yet available.',
+    { path, recorded, current: parallelism, checkpoint: checkpointDescription },
+  );
+}
+
 export interface SourceIdentity {
   description: string;
   /** Enforce the recorded source (replayable sources; a push source's address may change freely). */

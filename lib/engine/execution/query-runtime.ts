@@ -25,6 +25,7 @@ import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-p
 import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
 import type { Row, Schema } from '../types';
+import { LocalTaskScheduler, shuffleRows, type ReduceTask, type TaskResult, type TaskScheduler } from './task-scheduler';
 
 export interface QueryRuntimeDeps {
   clock: Clock;
@@ -39,6 +40,13 @@ export interface QueryRuntimeDeps {
    * it, one subdirectory per query (a worker's data directory). Default: under the OS temp dir.
    */
   stateLocalDir?: string;
+  /**
+   * State partitions of each keyed stateful operator: the checkpoint's recorded parallelism
+   * (spark.sql.shuffle.partitions), which wins over the spec's. Default: the spec's.
+   */
+  numPartitions?: number;
+  /** Where the reduce tasks of a stateful stage run (default: this process, LocalTaskScheduler). */
+  taskScheduler?: TaskScheduler;
 }
 
 export interface BatchResult {
@@ -84,6 +92,15 @@ export class QueryRuntime {
   private readonly providers = new Map<string, StateStoreProvider>();
   private openStores: StateStore[] = [];
   private readonly stateful: StatefulOperator[];
+  /**
+   * Per stateful stage (by operator index), the operator instance of each state partition: a
+   * reduce task runs its own instance, so what an operator keeps between batches (decoded
+   * groups, eviction bookkeeping) is its partition's, as on an executor. Index 0 is the query's own.
+   */
+  private readonly stages = new Map<number, StatefulOperator[]>();
+  /** The parallelism the query runs with (spark.sql.shuffle.partitions, recorded in offsets/N). */
+  readonly numPartitions: number;
+  private readonly taskScheduler: TaskScheduler;
   private maintenance?: Promise<void>;
 
   private constructor(
@@ -94,7 +111,14 @@ export class QueryRuntime {
     readonly sink: Sink,
     readonly contract: ContractAudit,
     private readonly deps: QueryRuntimeDeps,
+    /** The same query compiled once more per state partition above 0 (the reduce tasks' operators). */
+    partitionQueries: CompiledStreamingQuery[] = [],
   ) {
+    this.numPartitions = deps.numPartitions ?? spec.parallelism;
+    this.taskScheduler = deps.taskScheduler ?? new LocalTaskScheduler();
+    query.operators.forEach((op, i) => {
+      if (isStatefulOperator(op) && isPartitioned(op)) this.stages.set(i, [op, ...partitionQueries.map((q) => q.operators[i] as StatefulOperator)]);
+    });
     this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
     this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
     // A union's branches and a join's sides may hold stateful operators too.
@@ -102,7 +126,11 @@ export class QueryRuntime {
   }
 
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {
-    const query = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
+    const numPartitions = deps.numPartitions ?? spec.parallelism;
+    deps = { ...deps, numPartitions };
+    const compile = () => compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions });
+    const query = compile();
+    const partitionQueries = query.operators.some((op) => isStatefulOperator(op) && isPartitioned(op)) ? Array.from({ length: numPartitions - 1 }, compile) : [];
     if (query.stateful) {
       // State lives in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
       const provider = stateStoreProviderOf(spec);
@@ -139,13 +167,13 @@ export class QueryRuntime {
       checkpoint: { outlivesMachine: deps.checkpoint.outlivesMachine, description: deps.checkpoint.description },
       sink: { signature: sink.signature, reason: sink.signatureReason },
     });
-    return new QueryRuntime(spec, query, sources, sink, contract, deps);
+    return new QueryRuntime(spec, query, sources, sink, contract, deps, partitionQueries);
   }
 
   /** A no-data batch is worth running when a stateful plan's watermark would evict state. */
   needsNoDataBatch(watermarkMs: number): boolean {
     // Stateless plans never need one; stateful operators say whether the watermark closes or evicts something.
-    return this.stateful.some((op) => op.shouldRunAnotherBatch?.(watermarkMs) ?? false);
+    return [...this.allStateful()].some((op) => op.shouldRunAnotherBatch?.(watermarkMs) ?? false);
   }
 
   private provider(id: StateStoreId): StateStoreProvider {
@@ -172,7 +200,10 @@ export class QueryRuntime {
       }
     }
     let rows = inputs[0].rows;
-    for (const op of this.query.operators) rows = await op.execute(rows, ctx);
+    for (const [i, op] of this.query.operators.entries()) {
+      const stage = this.stages.get(i);
+      rows = stage ? await this.runStatefulStage(i, stage, rows, ctx) : await op.execute(rows, ctx);
+    }
     // A source column's event times come from the source rows (before any WHERE, as Spark's
     // withWatermark on the source; operators never change their input rows), a derived one's
     // from its EventTimeWatermark operator. A source that skipped rows by the pushed filter folded
@@ -184,6 +215,32 @@ export class QueryRuntime {
         : batchEventTimes(input, eventTime, schema, ctx);
     });
     return { rows, eventTimes: mergeEventTimeStats(sourceEventTimes, inputs), sourceEventTimes };
+  }
+
+  /**
+   * A stateful stage (task-scheduler.ts): the rows shuffled by the operator's key, one reduce task
+   * per state partition, each with its partition's operator instance; the outputs in partition order.
+   */
+  private async runStatefulStage(stageId: number, operators: StatefulOperator[], rows: Row[], ctx: OperatorContext): Promise<Row[]> {
+    const [op] = operators;
+    // The map side, here: each input of the operator, shuffled by the hash of its key.
+    const inputs = op.mapInputs ? await op.mapInputs(rows, ctx) : [rows];
+    const shuffled = inputs.map((input, child) => shuffleRows(input, operators.length, (row) => op.partitionOf!(row, ctx, child)));
+    const taskSet: ReduceTask[] = operators.map((_, partitionId) => ({ batchId: ctx.batchId, stageId, operatorId: op.operatorId, partitionId, inputs: shuffled.map((s) => s[partitionId]) }));
+    const run = async (task: ReduceTask): Promise<TaskResult> => {
+      const instance = this.stages.get(task.stageId)![task.partitionId];
+      const taskCtx = { ...ctx, partitionId: task.partitionId };
+      const out = instance.reduceInputs ? instance.reduceInputs(task.inputs, taskCtx) : instance.execute(task.inputs[0], taskCtx);
+      return { partitionId: task.partitionId, rows: await out };
+    };
+    const results = await this.taskScheduler.submitTasks(taskSet, run);
+    return results.flatMap((r) => r.rows);
+  }
+
+  /** Every instance of the stateful operators: the query's own and the other partitions' (stages). */
+  private *allStateful(): Iterable<StatefulOperator> {
+    for (const op of this.stateful) yield op;
+    for (const instances of this.stages.values()) yield* instances.slice(1);
   }
 
   /**
@@ -201,7 +258,7 @@ export class QueryRuntime {
    */
   stateCommitted(version: number): void {
     this.openStores = [];
-    for (const op of this.stateful) op.onCommitted(version);
+    for (const op of this.allStateful()) op.onCommitted(version);
   }
 
   /**
@@ -212,12 +269,13 @@ export class QueryRuntime {
   abortState(): void {
     for (const s of this.openStores) s.abort();
     this.openStores = [];
-    for (const op of this.stateful) op.onAborted();
+    for (const op of this.allStateful()) op.onAborted();
   }
 
   /** The stateful operators' figures for the committed batch's progress. */
   stateOperatorProgress(): StateOperatorProgress[] {
-    return this.stateful.map((op) => op.progress());
+    const instancesOf = new Map([...this.stages.values()].map((ops) => [ops[0], ops]));
+    return this.stateful.map((op) => mergeStateOperatorProgress((instancesOf.get(op) ?? [op]).map((o) => o.progress())));
   }
 
   /**
@@ -265,6 +323,29 @@ export class QueryRuntime {
     for (const source of this.sources) await source.stop();
     await this.sink.close();
   }
+}
+
+/** Whether an operator's state is in several partitions, each run as a reduce task. */
+function isPartitioned(op: StatefulOperator): boolean {
+  return op.partitionOf !== undefined && (op.numPartitions ?? 1) > 1;
+}
+
+/** One operator's figures over its partitions' instances: each figure summed (the name is the same). */
+function mergeStateOperatorProgress(ps: StateOperatorProgress[]): StateOperatorProgress {
+  if (ps.length === 1) return ps[0];
+  const sum = (f: (p: StateOperatorProgress) => number) => ps.reduce((n, p) => n + f(p), 0);
+  const customMetrics: Record<string, number> = {};
+  for (const p of ps) for (const [k, v] of Object.entries(p.customMetrics ?? {})) customMetrics[k] = (customMetrics[k] ?? 0) + v;
+  return {
+    operatorName: ps[0].operatorName,
+    numRowsTotal: sum((p) => p.numRowsTotal),
+    numRowsUpdated: sum((p) => p.numRowsUpdated),
+    numRowsRemoved: sum((p) => p.numRowsRemoved),
+    numRowsDroppedByWatermark: sum((p) => p.numRowsDroppedByWatermark),
+    memoryUsedBytes: sum((p) => p.memoryUsedBytes),
+    commitTimeMs: sum((p) => p.commitTimeMs),
+    ...(ps.some((p) => p.customMetrics) ? { customMetrics } : {}),
+  };
 }
 
 /** A spec source's field path: `source` for a spec written with one, `sources.<i>` otherwise. */

@@ -14,7 +14,7 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { stateStoreProviderOf, type JobSpec } from '../spec/job-spec';
 import { getSourceDefinition } from '../sources/index';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
-import { assertSameSources } from './populate-start-offsets';
+import { assertSameParallelism, assertSameSources } from './populate-start-offsets';
 import { relationsOf } from './query-runtime';
 
 export interface RestartCompatibility {
@@ -42,7 +42,8 @@ export async function checkRestartCompatibility(spec: JobSpec, fm: CheckpointFil
     return [{ description: source.description, replayable: source.replayable }];
   });
   if (identities.length === spec.sources.length) assertSameSources(latest.value, `offsets/${latest.batchId}`, identities, fm.description);
-  const query = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables });
+  assertSameParallelism(latest.value, `offsets/${latest.batchId}`, spec.parallelism, fm.description);
+  const query = compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions: spec.parallelism });
   if (!query.stateful) return { checkpointHasBatches: true, verifiedOperators: [] };
   const r = await checkStateCompatibility(fm, query.statefulOperators, { type: spec.source.type, options: spec.source.options }, { dryRun: true, provider: stateStoreProviderOf(spec) });
   return { checkpointHasBatches: true, verifiedOperators: r.verified };

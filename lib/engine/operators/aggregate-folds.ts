@@ -155,13 +155,13 @@ class ByValueFold implements AggregateFold {
     const touch = (v: unknown): Group => {
       let g = byValue.get(v);
       if (g === undefined) {
-        g = loadGroup(encodeKey([v]), [v], stores, aggregates, batchId);
+        g = loadGroup(encodeKey([v]), [v], -1, stores, aggregates, batchId);
         touched.push(g);
         byValue.set(v, g);
         this.keptBytes += cachedGroupBytes(g);
       } else if (g.batchId !== batchId) {
         g.batchId = batchId;
-        g.store = stores[partitionForKey(g.key, stores.length)];
+        g.store = stores[partitionOfGroup(g.tuple, -1, stores.length)];
         touched.push(g);
       }
       return g;
@@ -484,7 +484,7 @@ function foldGeneral(
     const key = encodeKey(tuple);
     let g = groups.get(key);
     if (g === undefined) {
-      g = loadGroup(key, tuple, stores, aggregates, ctx.batchId);
+      g = loadGroup(key, tuple, windowIndex, stores, aggregates, ctx.batchId);
       groups.set(key, g);
       touched.push(g);
     }
@@ -594,7 +594,7 @@ function foldByTuple(
     if (g === undefined) {
       const tuple = vals.slice();
       if (windowIndex >= 0) tuple[windowIndex] = { start: tuple[windowIndex] as number, end: (tuple[windowIndex] as number) + sizeMs };
-      g = loadGroup(encodeKey(tuple), tuple, stores, aggregates, ctx.batchId);
+      g = loadGroup(encodeKey(tuple), tuple, windowIndex, stores, aggregates, ctx.batchId);
       g.base = touched.length * stride;
       level.set(vals[nKeys - 1], g);
       touched.push(g);
@@ -614,9 +614,21 @@ function foldByTuple(
   return dropped;
 }
 
+/**
+ * The state partition of a group (Spark's hash partitioning on the grouping keys): the hash of
+ * its keys other than the window, so that every window of a row (several, when they slide) is
+ * in the partition its row is shuffled to. `windowIndex` -1: no window key.
+ */
+export function partitionOfGroup(tuple: readonly unknown[], windowIndex: number, numPartitions: number): number {
+  if (numPartitions <= 1) return 0;
+  const parts: unknown[] = [];
+  for (let i = 0; i < tuple.length; i++) if (i !== windowIndex) parts.push(tuple[i] ?? null);
+  return partitionForKey(encodeKey(parts), numPartitions);
+}
+
 /** A group as its partition's store holds it at this version (fresh buffers when it holds none). */
-function loadGroup(key: string, tuple: unknown[], stores: StateStore[], aggregates: AggregateSpec[], batchId: number): Group {
-  const store = stores[partitionForKey(key, stores.length)];
+function loadGroup(key: string, tuple: unknown[], windowIndex: number, stores: StateStore[], aggregates: AggregateSpec[], batchId: number): Group {
+  const store = stores[partitionOfGroup(tuple, windowIndex, stores.length)];
   const raw = store.get(key);
   return new Group(key, tuple, raw ? (decodeValue(raw) as unknown[]) : aggregates.map((a) => a.fn.init()), store, batchId);
 }

@@ -35,7 +35,7 @@ import type { Evaluator } from '../query/expression-compiler';
 import { providerMetrics, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue } from '../state/state-value-codec';
 import type { Field, OutputMode, Row, Schema } from '../types';
-import { chooseFold, keyTime, writeGroups, type AggregateFold, type Group } from './aggregate-folds';
+import { chooseFold, keyTime, partitionOfGroup, writeGroups, type AggregateFold, type Group } from './aggregate-folds';
 import type { OperatorContext, StatefulOperator, StateOperatorProgress } from './physical-operator';
 import type { TimeWindowSpec } from './window';
 
@@ -119,9 +119,24 @@ export class StatefulAggregateExec implements StatefulOperator {
     ];
   }
 
+  /** The partition of a row's group (see partitionOfGroup): a row's windows all share it. */
+  partitionOf(row: Row, ctx: OperatorContext): number {
+    const { keys } = this.o;
+    const tuple = new Array<unknown>(keys.length);
+    let windowIndex = -1;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i].window) windowIndex = i;
+      else tuple[i] = keys[i].eval(row, ctx);
+    }
+    return partitionOfGroup(tuple, windowIndex, this.numPartitions);
+  }
+
+  /** A reduce task's partition's store, or every partition's when the operator is handed the whole batch. */
   private stores(ctx: OperatorContext): StateStore[] {
     const out: StateStore[] = [];
-    for (let p = 0; p < this.numPartitions; p++) {
+    const first = ctx.partitionId ?? 0;
+    const last = ctx.partitionId ?? this.numPartitions - 1;
+    for (let p = first; p <= last; p++) {
       const s = ctx.stateStores?.get(`${this.operatorId}/${p}`);
       if (!s) throw new AnalysisException(`Internal: no state store for operator ${this.operatorId} partition ${p} in batch ${ctx.batchId}`);
       out.push(s);

@@ -14,7 +14,7 @@
  * too; the first occurrence in source order wins, which a re-run of the batch reproduces.
  */
 import type { Row, Schema } from '../types';
-import { providerMetrics, type StateStore } from '../state/state-store';
+import { partitionForKey, providerMetrics, type StateStore } from '../state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { OperatorContext, StateOperatorProgress, StatefulOperator } from './physical-operator';
 
@@ -25,6 +25,8 @@ export interface DeduplicateOptions {
   /** The watermarked event-time column and delay, when the source has one. */
   eventTime?: string;
   delayMs?: number;
+  /** State partitions, by the hash of the key (default 1). */
+  numPartitions?: number;
 }
 
 const NO_VALUE = new Uint8Array(0);
@@ -33,7 +35,8 @@ export class StreamingDeduplicateExec implements StatefulOperator {
   readonly stateful = true as const;
   readonly name: string;
   readonly operatorId: number;
-  private store?: StateStore;
+  readonly numPartitions: number;
+  private stores: StateStore[] = [];
   private dropped = 0;
   /** Watermark up to which state is evicted in the last committed version. */
   private evictedUpTo = -Infinity;
@@ -43,16 +46,35 @@ export class StreamingDeduplicateExec implements StatefulOperator {
 
   constructor(private readonly o: DeduplicateOptions, readonly outputSchema: Schema) {
     this.operatorId = o.operatorId;
+    this.numPartitions = o.numPartitions ?? 1;
     this.name = o.withinWatermark ? 'dedupeWithinWatermark' : 'dedupe';
     const inKeys = o.eventTime !== undefined && o.keys.some((k) => k.toLowerCase() === o.eventTime!.toLowerCase());
     this.bounded = o.eventTime !== undefined && (o.withinWatermark || inKeys);
   }
 
+  /** The partition of a row's key (the dedup columns' values). */
+  partitionOf(row: Row): number {
+    return partitionForKey(this.keyOf(row), this.numPartitions);
+  }
+
+  private keyOf(row: Row): string {
+    return encodeKey(this.o.keys.map((k) => row[k] ?? null));
+  }
+
+  /** A reduce task's partition's store, or every partition's when the operator is handed the whole batch. */
+  private storesOf(ctx: OperatorContext): StateStore[] {
+    const ids = ctx.partitionId === undefined ? Array.from({ length: this.numPartitions }, (_, p) => p) : [ctx.partitionId];
+    return ids.map((p) => {
+      const s = ctx.stateStores?.get(`${this.operatorId}/${p}`);
+      if (!s) throw new Error(`Internal: no state store for operator ${this.operatorId} partition ${p}`);
+      return s;
+    });
+  }
+
   execute(rows: Row[], ctx: OperatorContext): Row[] {
-    const store = ctx.stateStores?.get(`${this.operatorId}/0`);
-    if (!store) throw new Error(`Internal: no state store for operator ${this.operatorId}`);
-    this.store = store;
-    const { keys, eventTime, withinWatermark } = this.o;
+    const stores = this.storesOf(ctx);
+    this.stores = stores;
+    const { eventTime, withinWatermark } = this.o;
     const delay = this.o.delayMs ?? 0;
     const wm = ctx.batchWatermarkMs;
     const out: Row[] = [];
@@ -63,7 +85,8 @@ export class StreamingDeduplicateExec implements StatefulOperator {
         dropped++;
         continue;
       }
-      const key = encodeKey(keys.map((k) => row[k] ?? null));
+      const key = this.keyOf(row);
+      const store = stores.length === 1 ? stores[0] : stores[partitionForKey(key, stores.length)];
       if (store.has(key)) continue;
       store.put(key, !this.bounded || typeof t !== 'number' ? NO_VALUE : encodeValue(withinWatermark ? t + delay : t));
       out.push(row);
@@ -71,12 +94,14 @@ export class StreamingDeduplicateExec implements StatefulOperator {
     this.dropped = dropped;
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (this.bounded && wm > this.evictedUpTo) {
-      const expired: string[] = [];
-      for (const [k, v] of store.entries()) {
-        if (v.length === 0) continue;
-        if ((decodeValue(v) as number) <= wm) expired.push(k);
+      for (const store of stores) {
+        const expired: string[] = [];
+        for (const [k, v] of store.entries()) {
+          if (v.length === 0) continue;
+          if ((decodeValue(v) as number) <= wm) expired.push(k);
+        }
+        for (const k of expired) store.remove(k, 'watermark');
       }
-      for (const k of expired) store.remove(k, 'watermark');
       this.pendingEvictedUpTo = wm;
     }
     return out;
@@ -98,16 +123,18 @@ export class StreamingDeduplicateExec implements StatefulOperator {
   }
 
   progress(): StateOperatorProgress {
-    const m = this.store?.metrics();
+    const ms = this.stores.map((s) => s.metrics());
+    const sum = (f: (m: (typeof ms)[number]) => number) => ms.reduce((n, m) => n + f(m), 0);
+    const evicted = sum((m) => m.numRowsEvictedByWatermark);
     return {
       operatorName: this.name,
-      numRowsTotal: m?.numRowsTotal ?? 0,
-      numRowsUpdated: m?.numRowsUpdated ?? 0,
-      numRowsRemoved: (m?.numRowsEvictedByWatermark ?? 0) + (m?.numRowsRemoved ?? 0),
+      numRowsTotal: sum((m) => m.numRowsTotal),
+      numRowsUpdated: sum((m) => m.numRowsUpdated),
+      numRowsRemoved: evicted + sum((m) => m.numRowsRemoved),
       numRowsDroppedByWatermark: this.dropped,
-      memoryUsedBytes: m?.memoryUsedBytes ?? 0,
-      commitTimeMs: m?.commitTimeMs ?? 0,
-      customMetrics: { numRowsEvictedByWatermark: m?.numRowsEvictedByWatermark ?? 0, stateOnDiskBytes: m?.bytesOnDisk ?? 0, ...providerMetrics([m]) },
+      memoryUsedBytes: sum((m) => m.memoryUsedBytes),
+      commitTimeMs: sum((m) => m.commitTimeMs),
+      customMetrics: { numRowsEvictedByWatermark: evicted, stateOnDiskBytes: sum((m) => m.bytesOnDisk), ...providerMetrics(ms) },
     };
   }
 }

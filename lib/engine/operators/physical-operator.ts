@@ -24,6 +24,12 @@ export interface OperatorContext extends EvalContext {
   /** Stores for this operator, keyed by `${operatorId}/${partitionId}` (stateful operators only). */
   stateStores?: Map<string, StateStore>;
   /**
+   * Set in a reduce task (Spark's TaskContext.partitionId, execution/task-scheduler.ts): the rows
+   * are those shuffled to this state partition, and the operator uses this partition's stores
+   * only. Unset: the operator is handed the whole batch and routes each key to its partition.
+   */
+  partitionId?: number;
+  /**
    * Takes a row whose expressions failed (a value over its size limit): Filter and Project leave
    * the row out and hand it here, so the execution applies `onBadRecord`. Unset, the error
    * propagates and fails the batch.
@@ -81,6 +87,19 @@ export interface StatefulOperator extends PhysicalOperator {
   readonly operatorId: number;
   /** Partitions whose stores this operator uses (default [0]). */
   readonly numPartitions?: number;
+  /**
+   * Spark's ClusteredDistribution over the operator's key: the state partition a row of input
+   * `child` belongs to (partitionForKey of its key, 0..numPartitions-1), by which the rows are
+   * shuffled to the reduce tasks. Unset: the operator keeps one partition and runs as one task.
+   */
+  partitionOf?(row: Row, ctx: OperatorContext, child: number): number;
+  /**
+   * An operator over several inputs (a stream-stream join's two sides): the map side, each input
+   * from the batch's rows, before the shuffle. Unset: one input, the rows themselves.
+   */
+  mapInputs?(rows: Row[], ctx: OperatorContext): Promise<Row[][]>;
+  /** With mapInputs: the reduce side, over one partition's share of each input (ctx.partitionId). */
+  reduceInputs?(inputs: Row[][], ctx: OperatorContext): Row[] | Promise<Row[]>;
   /**
    * Named stores per partition (Spark's store names, e.g. a join's `left-keyToNumValues`), under
    * `state/<operatorId>/<partitionId>/<name>/`, handed in as `${operatorId}/${partitionId}/${name}`.

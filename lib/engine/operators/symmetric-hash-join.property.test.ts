@@ -30,7 +30,7 @@ const RANGE = 10;
 const DELAY = 5;
 const FLUSH = 1e9;
 
-function joinOf(joinType: StreamingJoinType): StreamingSymmetricHashJoinExec {
+function joinOf(joinType: StreamingJoinType, numPartitions = 1): StreamingSymmetricHashJoinExec {
   const output = joinType === 'leftSemi' ? LEFT : [...LEFT, ...RIGHT];
   return new StreamingSymmetricHashJoinExec(
     {
@@ -39,6 +39,7 @@ function joinOf(joinType: StreamingJoinType): StreamingSymmetricHashJoinExec {
       left: { operators: [], schema: LEFT, keys: (r) => [r.lk], eventTime: 'lt', stateWatermark: { kind: 'value', column: 'lt', offsetMs: -RANGE } },
       right: { operators: [], schema: RIGHT, keys: (r) => [r.rk], eventTime: 'rt', stateWatermark: { kind: 'value', column: 'rt', offsetMs: -RANGE } },
       condition: (l, r) => (r.rt as number) >= (l.lt as number) - RANGE && (r.rt as number) <= (l.lt as number) + RANGE,
+      numPartitions,
     },
     output,
   );
@@ -64,12 +65,18 @@ function handLoop(joinType: StreamingJoinType, left: Row[], right: Row[]): Row[]
 
 const canon = (rows: Row[]) => rows.map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]))).sort();
 
-/** Runs the batches as MicroBatchExecution does: stores at version N, commit to N+1, restart or fail on cue. */
-async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAfter: Set<number>, failOnce: Set<number>) {
+/**
+ * Runs the batches as MicroBatchExecution does: stores at version N, commit to N+1, restart or
+ * fail on cue. With several partitions, each side's rows go to the partition of their join key
+ * and the operator joins one partition after the other (its reduce side, as the tasks run it).
+ */
+async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAfter: Set<number>, failOnce: Set<number>, numPartitions = 1) {
   const fm = new InMemoryCheckpointFileManager();
-  const providersOf = () => new Map<string, StateStoreProvider>(JOIN_STORE_NAMES.map((storeName) => [storeName, new FileBackedStateStoreProvider(fm, { operatorId: 0, partitionId: 0, storeName }, {})]));
+  const providersOf = () => new Map<string, StateStoreProvider>(
+    Array.from({ length: numPartitions }, (_, partitionId) => JOIN_STORE_NAMES.map((storeName): [string, StateStoreProvider] => [`0/${partitionId}/${storeName}`, new FileBackedStateStoreProvider(fm, { operatorId: 0, partitionId, storeName }, {})])).flat(),
+  );
   let providers = providersOf();
-  let op = joinOf(joinType);
+  let op = joinOf(joinType, numPartitions);
   const output: Row[] = [];
   const kept = { left: [] as Row[], right: [] as Row[] };
   let wm = 0;
@@ -82,8 +89,13 @@ async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAft
     for (const r of b.right) if ((r.rt as number) > wm) kept.right.push(r);
     for (let attempt = 0; ; attempt++) {
       const stores = new Map<string, StateStore>();
-      for (const [name, p] of providers) stores.set(`0/0/${name}`, await p.getStore(n));
-      const out = op.join(b.left, b.right, { batchId: n, batchWatermarkMs: wm, batchTimestampMs: 0, stateStores: stores });
+      for (const [key, p] of providers) stores.set(key, await p.getStore(n));
+      const ctx = { batchId: n, batchWatermarkMs: wm, batchTimestampMs: 0, stateStores: stores };
+      const out: Row[] = [];
+      for (let partitionId = 0; partitionId < numPartitions; partitionId++) {
+        const mine = (child: number) => (r: Row) => op.partitionOf(r, ctx, child) === partitionId;
+        out.push(...op.reduceInputs([b.left.filter(mine(0)), b.right.filter(mine(1))], { ...ctx, partitionId }));
+      }
       if (attempt === 0 && failOnce.has(n)) {
         for (const s of stores.values()) s.abort();
         op.onAborted();
@@ -101,7 +113,7 @@ async function runJoin(joinType: StreamingJoinType, batches: Batch[], restartAft
     if (restartAfter.has(n)) {
       for (const p of providers.values()) await p.close();
       providers = providersOf();
-      op = joinOf(joinType);
+      op = joinOf(joinType, numPartitions);
     }
   }
   return { output, kept, op };
@@ -122,6 +134,17 @@ describe('stream-stream join against a hand-written loop', () => {
         expect(op.progress().numRowsTotal).toBe(0);
       }),
       { numRuns: 40, seed: 3636 },
+    );
+  });
+
+  it.each(['inner', 'fullOuter', 'leftSemi'] as const)('%s with the state in 3 partitions: the same answer, each partition holding its keys', async (joinType) => {
+    await fc.assert(
+      fc.asyncProperty(batches, batchSet, batchSet, async (bs, restarts, failures) => {
+        const { output, kept, op } = await runJoin(joinType, bs, restarts, failures, 3);
+        expect(canon(output)).toEqual(canon(handLoop(joinType, kept.left, kept.right)));
+        expect(op.progress().numRowsTotal).toBe(0);
+      }),
+      { numRuns: 30, seed: 3637 },
     );
   });
 });

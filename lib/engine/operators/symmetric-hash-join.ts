@@ -22,7 +22,8 @@
  */
 import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
-import { providerMetrics, storeKey, type StateStore } from '../state/state-store';
+import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
+import { encodeKey } from '../state/state-value-codec';
 import { JOIN_STORE_NAMES, SymmetricHashJoinStateManager, type JoinSide, type JoinStateCache } from './symmetric-hash-join-state';
 import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
 
@@ -59,6 +60,24 @@ export interface StreamingJoinOptions {
    * their own.
    */
   inputWatermarkDeltaMs?: number;
+  /** State partitions, by the hash of the join key (default 1). */
+  numPartitions?: number;
+}
+
+type JoinCounts = { droppedByWatermark: number; updated: number; evicted: number; leftRows: number; rightRows: number };
+
+/** What the operator keeps of one state partition between batches. */
+interface JoinPartition {
+  /** The partition's four stores, as the last batch used them (progress). */
+  stores: StateStore[];
+  counts: JoinCounts;
+  /**
+   * Each side's rows decoded, as of store version `cacheVersion`: valid for the next batch only if
+   * that batch loads the version this operator's own last batch committed (a failed batch, or
+   * stores loaded at another version after a restart, start from empty caches).
+   */
+  caches: Record<JoinSide, JoinStateCache>;
+  cacheVersion: number | undefined;
 }
 
 /** A time, or a window's end (a window key is `{start, end}`), as the watermark compares them. */
@@ -73,24 +92,19 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   readonly name = 'StreamingSymmetricHashJoin';
   readonly operatorId: number;
   readonly storeNames = JOIN_STORE_NAMES;
-  private stores: StateStore[] = [];
-  private counts = { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
+  readonly numPartitions: number;
+  /** The state partitions this instance has run (all of them, or a reduce task's one). */
+  private readonly partitions = new Map<number, JoinPartition>();
   /** The watermark the last committed version evicted up to. */
   private evictedUpTo = -Infinity;
   private pendingEvictedUpTo = -Infinity;
-  /**
-   * Each side's rows decoded, as of store version `cacheVersion`: valid for the next batch only if
-   * that batch loads the version this operator's own last batch committed (a failed batch, or
-   * stores loaded at another version after a restart, start from empty caches).
-   */
-  private caches: Record<JoinSide, JoinStateCache> = { left: new Map(), right: new Map() };
-  private cacheVersion: number | undefined;
 
   constructor(
     private readonly o: StreamingJoinOptions,
     readonly outputSchema: Schema,
   ) {
     this.operatorId = o.operatorId;
+    this.numPartitions = o.numPartitions ?? 1;
   }
 
   /** Each side's operators (a side that is itself a join of streams holds that join's). */
@@ -98,35 +112,66 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     return [...this.o.left.operators, ...this.o.right.operators];
   }
 
-  private storesOf(ctx: OperatorContext): Record<JoinSide, SymmetricHashJoinStateManager> {
+  /** The same join with its state in `numPartitions` partitions (the job's parallelism). */
+  withNumPartitions(numPartitions: number): StreamingSymmetricHashJoinExec {
+    return new StreamingSymmetricHashJoinExec({ ...this.o, numPartitions }, this.outputSchema);
+  }
+
+  private storesOf(ctx: OperatorContext, partitionId: number): Record<JoinSide, SymmetricHashJoinStateManager> {
     const get = (name: string): StateStore => {
-      const s = ctx.stateStores?.get(storeKey({ operatorId: this.operatorId, partitionId: 0, storeName: name }));
-      if (!s) throw new Error(`Internal: no state store ${name} for operator ${this.operatorId}`);
+      const s = ctx.stateStores?.get(storeKey({ operatorId: this.operatorId, partitionId, storeName: name }));
+      if (!s) throw new Error(`Internal: no state store ${name} for operator ${this.operatorId} partition ${partitionId}`);
       return s;
     };
-    this.stores = JOIN_STORE_NAMES.map(get);
-    if (this.cacheVersion !== this.stores[0].version) this.caches = { left: new Map(), right: new Map() };
+    let part = this.partitions.get(partitionId);
+    if (!part) this.partitions.set(partitionId, (part = { stores: [], counts: noCounts(), caches: { left: new Map(), right: new Map() }, cacheVersion: undefined }));
+    part.stores = JOIN_STORE_NAMES.map(get);
+    if (part.cacheVersion !== part.stores[0].version) part.caches = { left: new Map(), right: new Map() };
     // Until this batch's stores commit, the caches hold its uncommitted changes.
-    this.cacheVersion = undefined;
+    part.cacheVersion = undefined;
     return {
-      left: new SymmetricHashJoinStateManager(this.stores[0], this.stores[1], this.caches.left),
-      right: new SymmetricHashJoinStateManager(this.stores[2], this.stores[3], this.caches.right),
+      left: new SymmetricHashJoinStateManager(part.stores[0], part.stores[1], part.caches.left),
+      right: new SymmetricHashJoinStateManager(part.stores[2], part.stores[3], part.caches.right),
     };
   }
 
-  async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
+  /** The partition of a row of input `child` (0 the left side, 1 the right): the hash of its join key. */
+  partitionOf(row: Row, ctx: OperatorContext, child: number): number {
+    return partitionForKey(encodeKey(this.o[child === 0 ? 'left' : 'right'].keys(row, ctx)), this.numPartitions);
+  }
+
+  /** The map side: each side's rows, from the batch's rows through the side's operators. */
+  async mapInputs(rows: Row[], ctx: OperatorContext): Promise<Row[][]> {
     const inputs: Record<JoinSide, Row[]> = { left: rows, right: rows };
     for (const side of ['left', 'right'] as const) for (const op of this.o[side].operators) inputs[side] = await op.execute(inputs[side], ctx);
-    return this.join(inputs.left, inputs.right, ctx);
+    return [inputs.left, inputs.right];
+  }
+
+  /** The reduce side: one partition's left and right rows (ctx.partitionId). */
+  reduceInputs([left, right]: Row[][], ctx: OperatorContext): Row[] {
+    return this.join(left, right, ctx);
+  }
+
+  /** The whole batch: each partition's share of both sides joined in turn (a reduce task is handed one, reduceInputs). */
+  async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
+    const [left, right] = await this.mapInputs(rows, ctx);
+    if (ctx.partitionId !== undefined || this.numPartitions === 1) return this.join(left, right, ctx);
+    const out: Row[] = [];
+    for (let p = 0; p < this.numPartitions; p++) {
+      const mine = (child: number) => (r: Row) => this.partitionOf(r, ctx, child) === p;
+      out.push(...this.join(left.filter(mine(0)), right.filter(mine(1)), { ...ctx, partitionId: p }));
+    }
+    return out;
   }
 
   /** Joins one batch's left and right rows with the buffered ones (steps 1–3 above). */
   join(left: Row[], right: Row[], ctx: OperatorContext): Row[] {
-    const state = this.storesOf(ctx);
+    const partitionId = ctx.partitionId ?? 0;
+    const state = this.storesOf(ctx, partitionId);
     const wm = ctx.batchWatermarkMs + (this.o.inputWatermarkDeltaMs ?? 0);
     const { joinType } = this.o;
     const out: Row[] = [];
-    const counts = { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
+    const counts = noCounts();
     const semi = joinType === 'leftSemi';
     // Whose buffered rows' matched flag is ever read: an outer side's (padding on eviction) and a
     // left semi join's left side (a left row is emitted once). Spark sets it always; an inner join
@@ -187,7 +232,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     state.right.flush();
     counts.leftRows = state.left.numRows;
     counts.rightRows = state.right.numRows;
-    this.counts = counts;
+    this.partitions.get(partitionId)!.counts = counts;
     return out;
   }
 
@@ -222,27 +267,30 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
 
   onCommitted(version: number): void {
     this.evictedUpTo = this.pendingEvictedUpTo;
-    this.cacheVersion = version;
+    for (const part of this.partitions.values()) part.cacheVersion = version;
   }
 
   onAborted(): void {
     this.pendingEvictedUpTo = this.evictedUpTo;
-    this.cacheVersion = undefined;
+    for (const part of this.partitions.values()) part.cacheVersion = undefined;
   }
 
   progress(): StateOperatorProgress {
-    const ms = this.stores.map((s) => s.metrics());
+    const parts = [...this.partitions.values()];
+    const ms = parts.flatMap((p) => p.stores.map((s) => s.metrics()));
+    const counts = noCounts();
+    for (const p of parts) for (const k of Object.keys(counts) as (keyof JoinCounts)[]) counts[k] += p.counts[k];
     return {
       operatorName: 'symmetricHashJoin',
-      numRowsTotal: this.counts.leftRows + this.counts.rightRows,
-      numRowsUpdated: this.counts.updated,
-      numRowsRemoved: this.counts.evicted,
-      numRowsDroppedByWatermark: this.counts.droppedByWatermark,
+      numRowsTotal: counts.leftRows + counts.rightRows,
+      numRowsUpdated: counts.updated,
+      numRowsRemoved: counts.evicted,
+      numRowsDroppedByWatermark: counts.droppedByWatermark,
       memoryUsedBytes: ms.reduce((n, m) => n + m.memoryUsedBytes, 0),
       commitTimeMs: ms.reduce((n, m) => n + m.commitTimeMs, 0),
       customMetrics: {
-        leftBufferedRows: this.counts.leftRows,
-        rightBufferedRows: this.counts.rightRows,
+        leftBufferedRows: counts.leftRows,
+        rightBufferedRows: counts.rightRows,
         stateOnDiskBytes: ms.reduce((n, m) => n + m.bytesOnDisk, 0),
         ...providerMetrics(ms),
       },
@@ -250,3 +298,6 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   }
 }
 
+function noCounts(): JoinCounts {
+  return { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
+}

@@ -186,6 +186,8 @@ export class StatefulPlanner {
     relation: StreamingRelation,
     /** Several sources: each StreamingRelation is planned as a MicroBatchScanExec of its source's rows. */
     readonly scans = false,
+    /** State partitions of a keyed operator (a global aggregate or limit keeps one, as Spark's AllTuples). */
+    readonly numPartitions = 1,
   ) {
     this.watermark = relation.eventTime ? { eventTime: relation.eventTime, delayMs: relation.watermarkDelayMs ?? 0 } : undefined;
     // Exact names, as job-spec.ts and the runtime match a source eventTime column.
@@ -222,13 +224,13 @@ export class StatefulPlanner {
   streamJoin(node: Extract<LogicalPlan, { kind: 'Join' }>, sides: Record<'left' | 'right', { operators: PhysicalOperator[]; schema: Schema }>): { op: PhysicalOperator; schema: Schema } {
     const planned = planStreamStreamJoin(node, sides, this.nextOperatorId++, inputWatermarkDelta(node));
     this.descriptors.push(planned.descriptor);
-    return planned;
+    return { op: planned.op.withNumPartitions(this.numPartitions), schema: planned.schema };
   }
 
   plan(node: LogicalPlan, childSchema: Schema): { op: PhysicalOperator; schema: Schema } {
     switch (node.kind) {
       case 'Aggregate': {
-        const planned = planAggregate(node, childSchema, { operatorId: this.nextOperatorId++, outputMode: this.outputMode, watermark: this.watermark });
+        const planned = planAggregate(node, childSchema, { operatorId: this.nextOperatorId++, outputMode: this.outputMode, watermark: this.watermark, numPartitions: node.groupBy.length ? this.numPartitions : 1 });
         this.descriptors.push(planned.descriptor);
         return { op: planned.exec, schema: planned.exec.outputSchema };
       }
@@ -244,7 +246,7 @@ export class StatefulPlanner {
         });
         const operatorId = this.nextOperatorId++;
         const exec = new StreamingDeduplicateExec(
-          { operatorId, keys, withinWatermark: node.withinWatermark, eventTime: this.watermark?.eventTime, delayMs: this.watermark?.delayMs },
+          { operatorId, keys, withinWatermark: node.withinWatermark, eventTime: this.watermark?.eventTime, delayMs: this.watermark?.delayMs, numPartitions: this.numPartitions },
           childSchema,
         );
         this.descriptors.push({

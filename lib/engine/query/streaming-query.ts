@@ -57,6 +57,8 @@ export interface CompileOptions {
   staticTables?: StaticTableSpec[];
   /** Run the logical optimizer (default true; the optimizer's own tests compare both). */
   optimize?: boolean;
+  /** State partitions of each keyed stateful operator (the job's parallelism, Spark's spark.sql.shuffle.partitions; default 1). */
+  numPartitions?: number;
 }
 
 /**
@@ -84,7 +86,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
   const optimized = opts.optimize === false ? { plan, applied: [] } : optimizePlan(plan);
   const operators: PhysicalOperator[] = [];
-  const stateful = new StatefulPlanner(outputMode, relation, scans);
+  const stateful = new StatefulPlanner(outputMode, relation, scans, opts.numPartitions);
   planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
   requireWatermarkPlaced(stateful);
   if (operators.some((op) => op.name === 'Filter+Project')) {

@@ -54,6 +54,8 @@ const TriggerSpecSchema = z.discriminatedUnion('type', [
 
 /** At most this many sources in one query (each holds a reader and a line in every offsets/N). */
 const MAX_SOURCES = 16;
+/** The most state partitions (spark.sql.shuffle.partitions) a job may ask for. */
+const MAX_PARALLELISM = 64;
 
 /** Spark's MultipleWatermarkPolicy names; "min" is Spark's default (and what a checkpoint without the key means). */
 export const MULTIPLE_WATERMARK_POLICIES = ['min', 'max'] as const;
@@ -136,6 +138,12 @@ export const JobSpecSchema = z
     stateStore: z.object({ provider: z.enum(STATE_STORE_PROVIDERS).default(DEFAULT_STATE_STORE_PROVIDER) }).strict().optional(),
     /** Spark's minBatchesToRetain: offsets/ and commits/ entries, and state versions, kept (at least 2, for recovery). */
     minBatchesToRetain: z.number().int().min(2).default(100),
+    /**
+     * Spark's spark.sql.shuffle.partitions: how many partitions each stateful operator keeps its
+     * state in (by the hash of its key), one reduce task each per batch. Recorded in the
+     * checkpoint's offsets/N conf and fixed for the checkpoint's life (the recorded value wins).
+     */
+    parallelism: z.number().int().min(1).max(MAX_PARALLELISM).default(1),
   })
   .strict();
 

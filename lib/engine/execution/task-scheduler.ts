@@ -1,0 +1,66 @@
+/**
+ * Spark's stages and tasks, for the stateful part of a batch. A stateful operator whose state is
+ * in N partitions (the job's parallelism, spark.sql.shuffle.partitions) is a stage boundary, as
+ * Spark's ShuffleExchangeExec before it: the rows coming to it are shuffled by the hash of its key
+ * (StatefulOperator.partitionOf; a join shuffles each side by its own join key) into N
+ * partitions, and its stage is a TaskSet of one
+ * ReduceTask per partition, each running the operator over its partition's rows with that
+ * partition's state stores only. The batch's output is the tasks' outputs in partition order:
+ * as in Spark, nothing orders rows within a batch across partitions.
+ *
+ * A task's input and output are plain data (ids and rows), so that a scheduler may run them
+ * anywhere; the LocalTaskScheduler runs them one after the other in this process.
+ */
+import type { Row } from '../types';
+
+/** One partition of a stateful stage: the rows shuffled to state partition `partitionId`. */
+export interface ReduceTask {
+  batchId: number;
+  /** The stage: the index of its stateful operator in the query's operators. */
+  stageId: number;
+  operatorId: number;
+  partitionId: number;
+  /** The partition's rows of each of the operator's inputs (one; a stream-stream join's two sides). */
+  inputs: Row[][];
+}
+
+export interface TaskResult {
+  partitionId: number;
+  rows: Row[];
+}
+
+/** Runs a reduce task where the scheduler puts it (Spark's Executor running a task's iterator). */
+export type TaskRunner = (task: ReduceTask) => Promise<TaskResult>;
+
+/** Spark's TaskScheduler: runs a stage's TaskSet and returns the results in partition order. */
+export interface TaskScheduler {
+  submitTasks(taskSet: readonly ReduceTask[], run: TaskRunner): Promise<TaskResult[]>;
+}
+
+/**
+ * Spark's local mode: every task in this process, one at a time (the stores of a partition are
+ * only ever used by its own task, and one core is what a run has).
+ */
+export class LocalTaskScheduler implements TaskScheduler {
+  async submitTasks(taskSet: readonly ReduceTask[], run: TaskRunner): Promise<TaskResult[]> {
+    const results: TaskResult[] = [];
+    for (const task of taskSet) results.push(await run(task));
+    return results.sort((a, b) => a.partitionId - b.partitionId);
+  }
+}
+
+/**
+ * The map side of the shuffle (Spark's ShuffleExchangeExec with HashPartitioning): each row to
+ * the partition its key hashes to, in input order within a partition.
+ */
+export function shuffleRows(rows: readonly Row[], numPartitions: number, partitionOf: (row: Row) => number): Row[][] {
+  // Two passes, so that each partition's array is allocated once at its size (growing arrays of
+  // a batch's rows cost more than hashing their keys).
+  const ids = new Int32Array(rows.length);
+  const sizes = new Int32Array(numPartitions);
+  for (let i = 0; i < rows.length; i++) sizes[(ids[i] = partitionOf(rows[i]))]++;
+  const out: Row[][] = Array.from(sizes, (n) => new Array<Row>(n));
+  const filled = new Int32Array(numPartitions);
+  for (let i = 0; i < rows.length; i++) out[ids[i]][filled[ids[i]]++] = rows[i];
+  return out;
+}
