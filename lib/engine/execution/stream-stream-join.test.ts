@@ -135,7 +135,7 @@ describe('Spark\'s refusals of stream-stream joins, before the first batch', () 
  * Two Kafka topics share every column name (key, value, timestamp, …), and a self-join shares all
  * of its own: each side's copy is read qualified, as in Spark.
  */
-function topicsJob(sql: string, opts: { self?: boolean; topics?: string[] } = {}) {
+function topicsJob(sql: string, opts: { self?: boolean; topics?: string[]; parallelism?: number } = {}) {
   const id = `ssjoin-names-${++n}-${process.pid}`;
   const schema = [{ name: 'key', type: 'string' }, { name: 'value', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
   const source = (name: string) => ({ name, type: 'memory', options: { stream: `${id}-${name}` }, schema, eventTime: 'timestamp', watermarkDelay: '10 minutes' });
@@ -146,6 +146,7 @@ function topicsJob(sql: string, opts: { self?: boolean; topics?: string[] } = {}
     sink: { type: 'memory', options: { table: id } },
     trigger: { type: 'available-now' },
     checkpointLocation: `memory://${id}`,
+    ...(opts.parallelism ? { parallelism: opts.parallelism } : {}),
   };
   const stream = (name: string) => MemoryStream.named(`${id}-${name}`);
   const table = MemorySinkTable.named(id);
@@ -301,8 +302,8 @@ describe('a join of three streams (a join whose side is a join)', () => {
     'JOIN conversions v ON c.key = v.key AND v.timestamp BETWEEN c.timestamp AND c.timestamp + INTERVAL 1 HOUR';
   const topics = ['impressions', 'clicks', 'conversions'];
 
-  it('gives every triple in range once, whatever the batch each row arrives in, across a restart, and evicts both joins\' state', async () => {
-    const t = topicsJob(THREE, { topics });
+  it.each([1, 3])('gives every triple in range once, whatever the batch each row arrives in, across a restart, and evicts both joins\' state (parallelism %i)', async (parallelism) => {
+    const t = topicsJob(THREE, { topics, parallelism });
     const batches: [string, ReturnType<typeof rec>][][] = [
       [['impressions', rec('a', 'i1', 0)], ['impressions', rec('b', 'i2', 5)], ['clicks', rec('a', 'c1', 10)]],
       [['conversions', rec('a', 'v1', 30)], ['clicks', rec('b', 'c2', 50)], ['clicks', rec('a', 'c3', 70)]],
