@@ -3,7 +3,7 @@
  * The job page's charts over its batch history: input rate against processing rate, batch
  * duration by phase, input rows per batch, state rows (total, updated, removed, late rows dropped), state bytes
  * (memory, disk), an lmdb job's LMDB figures (local bytes, changelog bytes, stores rebuilt), commit
- * lag and watermark gap. Data comes downsampled by the server (at most
+ * lag and watermark gap, and a several-source job's input rows and commit lag per source. Data comes downsampled by the server (at most
  * 300 points whatever the history), refreshed every few seconds while the job runs; the time
  * range picker narrows the window. Animations are off: a chart that re-animates on every refresh
  * is harder to read and costs the main thread.
@@ -13,7 +13,7 @@ import { useEffect, useId, useLayoutEffect, useState, type ReactNode } from 'rea
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BatchCharts as BatchChartsData } from '@/lib/server/presenters/batch-chart-presenter';
 import { apiFetch, errorMessage } from './api-client';
-import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
+import { CHART_COLORS, chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseSeries, rateSeries, seriesPresence, sourceSeries, stateBytesSeries, stateRowsSeries, TIME_RANGES, type SeriesRow } from './chart-series';
 import { formatBytes, formatNumber, plural } from './format';
 import { queryKeys } from './query-keys';
 
@@ -103,7 +103,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
   const d = charts.data;
   const points = d?.points ?? [];
   const empty = points.length === 0;
-  const shown = useStagger(7);
+  const shown = useStagger(8);
   const has = seriesPresence(points);
 
   return (
@@ -215,6 +215,31 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
                   <Line yAxisId="stores" type="stepAfter" dataKey="storesRebuilt" name="stores rebuilt from checkpoint" stroke={COLORS[3]} strokeDasharray="4 3" dot={false} isAnimationActive={false} />
                 </LineChart>
               )}
+            </ChartPanel>
+          )}
+          {d?.sourcePoints && (
+            <ChartPanel title="Per source: input rows per batch and commit lag" empty={empty} order={7} shown={shown}>
+              {(w) => {
+                const lagged = d.sourceNames.map((_, i) => d.sourcePoints!.some((p) => p.sources[i]?.commitLag !== null && p.sources[i]?.commitLag !== undefined));
+                return (
+                  <LineChart width={w} height={CHART_HEIGHT} data={sourceSeries(d.sourcePoints!)}>
+                    <CartesianGrid strokeDasharray="3 3" stroke={GRID} />
+                    <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} />
+                    <YAxis yAxisId="rows" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />
+                    {lagged.some(Boolean) && <YAxis yAxisId="lag" orientation="right" tickFormatter={(v) => formatNumber(v)} fontSize={11} width={56} />}
+                    <Tooltip labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v) => (typeof v === 'number' ? formatNumber(v) : String(v))} />
+                    <Legend wrapperStyle={{ fontSize: 12 }} />
+                    {d.sourceNames.map((name, i) => (
+                      <Line key={`rows_${i}`} yAxisId="rows" dataKey={`rows_${i}`} name={`${name}: input rows`} stroke={COLORS[i % COLORS.length]} dot={false} isAnimationActive={false} />
+                    ))}
+                    {d.sourceNames.map((name, i) =>
+                      lagged[i] ? (
+                        <Line key={`lag_${i}`} yAxisId="lag" dataKey={`lag_${i}`} name={`${name}: commit lag`} stroke={COLORS[i % COLORS.length]} strokeDasharray="6 3" dot={false} connectNulls isAnimationActive={false} />
+                      ) : null,
+                    )}
+                  </LineChart>
+                );
+              }}
             </ChartPanel>
           )}
           <ChartPanel

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { downsampleBatches, type BatchRow } from '@/lib/server/presenters/batch-chart-presenter';
 import fc from 'fast-check';
-import { chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, stateRowsSeries } from './chart-series';
+import { chartsUrl, inputRowsSeries, lagSeries, lmdbSeries, PHASE_ORDER, phaseBreakdown, phaseSeries, rateSeries, sourceSeries, stateRowsSeries } from './chart-series';
 
 const rows: BatchRow[] = Array.from({ length: 10 }, (_, i) => ({
   batchId: i,
@@ -83,6 +83,19 @@ describe('the LMDB state store series', () => {
     ])).toEqual([
       { t: 1, label: 'batch 0', localBytes: 4096, changelogBytes: 100, storesRebuilt: 2 },
       { t: 2, label: 'batches 1–3', localBytes: 8192, changelogBytes: 300, storesRebuilt: 0 },
+    ]);
+  });
+});
+
+describe('sourceSeries', () => {
+  it('gives each source its input rows per batch and its commit lag, by index', () => {
+    const rows = sourceSeries([
+      { fromBatchId: 0, toBatchId: 1, t: 1, sources: [{ numInputRows: 30, commitLag: 5 }, { numInputRows: 4, commitLag: null }] },
+      { fromBatchId: 2, toBatchId: 2, t: 2, sources: [{ numInputRows: 0, commitLag: 0 }, { numInputRows: 4, commitLag: 1 }] },
+    ]);
+    expect(rows).toEqual([
+      { t: 1, label: 'batches 0–1', rows_0: 15, lag_0: 5, rows_1: 2, lag_1: null },
+      { t: 2, label: 'batch 2', rows_0: 0, lag_0: 0, rows_1: 4, lag_1: 1 },
     ]);
   });
 });

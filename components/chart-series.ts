@@ -4,7 +4,7 @@
  * stand for several batches (downsampled); per-batch figures are then means, so "input rows per
  * batch" divides the bucket's sum by its batch count.
  */
-import type { BatchPhase, ChartPoint, LmdbChartPoint } from '@/lib/server/presenters/batch-chart-presenter';
+import type { BatchPhase, ChartPoint, LmdbChartPoint, SourceChartPoint } from '@/lib/server/presenters/batch-chart-presenter';
 import { CHART_POINTS } from './query-keys';
 
 export const PHASE_ORDER: BatchPhase[] = ['latestOffset', 'walCommit', 'getBatch', 'queryPlanning', 'addBatch', 'commitOffsets'];
@@ -91,6 +91,22 @@ export function stateBytesSeries(points: ChartPoint[]): SeriesRow[] {
  */
 export function lmdbSeries(points: LmdbChartPoint[]): SeriesRow[] {
   return points.map((p) => ({ t: p.t, label: label(p), localBytes: p.localBytes, changelogBytes: p.changelogBytes, storesRebuilt: p.storesRebuilt }));
+}
+
+/**
+ * A several-source job's figures per source: `rows_<i>` the input rows per batch of source i (the
+ * bucket's sum over its batches, as inputRowsSeries), `lag_<i>` its worst commit lag.
+ */
+export function sourceSeries(points: SourceChartPoint[]): SeriesRow[] {
+  return points.map((p) => {
+    const batches = p.toBatchId - p.fromBatchId + 1;
+    const row: SeriesRow = { t: p.t, label: label(p) };
+    p.sources.forEach((s, i) => {
+      row[`rows_${i}`] = batches > 0 ? s.numInputRows / batches : 0;
+      row[`lag_${i}`] = s.commitLag;
+    });
+    return row;
+  });
 }
 
 export function lagSeries(points: ChartPoint[]): SeriesRow[] {

@@ -124,7 +124,7 @@ describe('batchCharts', () => {
   it('an empty history is no points, not an error', async () => {
     const jobId = await newJob('empty-history');
     const c = await batchCharts(db, jobId);
-    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [], stateMemoryWarning: null, lmdbPoints: null });
+    expect(c).toEqual({ jobId, totalBatches: 0, downsampled: false, maxPoints: 300, points: [], stateMemoryWarning: null, lmdbPoints: null, sourcePoints: null, sourceNames: [] });
   });
 
   it('matches the in-memory reference for random histories and bucket counts (differential)', async () => {
@@ -237,5 +237,33 @@ describe('the LMDB state store\'s series', () => {
     const heap = await newJob('heap-series');
     await db.batchProgress.create({ data: { jobId: heap, batchId: 0, timestamp: new Date(T0), numInputRows: 1, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, progress: progress[0] } });
     expect((await batchCharts(db, heap)).lmdbPoints).toBeNull();
+  });
+});
+
+describe('a several-source job\'s series per source', () => {
+  it('sums each source\'s input rows and takes its worst commit lag per bucket, named as the spec\'s sources; none for a one-source job', async () => {
+    const multi = await newJob('sources-series');
+    await db.job.update({ where: { id: multi }, data: { spec: { sources: [{ name: 'impressions' }, { name: 'clicks' }] } } });
+    const src = (numInputRows: number, commitLag: number | null) => ({ numInputRows, commitLag });
+    const progress = [
+      { sources: [src(10, 5), src(1, null)] },
+      { sources: [src(20, 2), src(3, 7)] },
+      { sources: [src(0, 0), src(4, 1)] },
+      {}, // a progress without sources counts as nothing
+    ];
+    await db.batchProgress.createMany({
+      data: progress.map((p, batchId) => ({
+        jobId: multi, batchId, timestamp: new Date(T0 + batchId * 1000), numInputRows: 1, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, progress: p,
+      })),
+    });
+    const c = await batchCharts(db, multi, { maxPoints: 2 });
+    expect(c.sourceNames).toEqual(['impressions', 'clicks']);
+    expect(c.sourcePoints).toEqual([
+      { fromBatchId: 0, toBatchId: 1, t: T0 + 1000, sources: [src(30, 5), src(4, 7)] },
+      { fromBatchId: 2, toBatchId: 2, t: T0 + 2000, sources: [src(0, 0), src(4, 1)] },
+    ]);
+    const one = await newJob('one-source-series');
+    await db.batchProgress.create({ data: { jobId: one, batchId: 0, timestamp: new Date(T0), numInputRows: 1, inputRowsPerSecond: 0, processedRowsPerSecond: 0, batchDurationMs: 1, durationMs: {}, progress: progress[0] } });
+    expect((await batchCharts(db, one)).sourcePoints).toBeNull();
   });
 });

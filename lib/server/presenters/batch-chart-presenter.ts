@@ -65,6 +65,19 @@ export interface BatchCharts {
   stateMemoryWarning: string | null;
   /** The LMDB state store's own figures, bucketed as `points`; null unless the job uses it. */
   lmdbPoints: LmdbChartPoint[] | null;
+  /** Each source's figures, bucketed as `points`; null unless the job reads several sources. */
+  sourcePoints: SourceChartPoint[] | null;
+  /** The sources' names, in the order of each point's `sources`. */
+  sourceNames: string[];
+}
+
+/** One bucket of a several-source job's figures per source (its progress's `sources[]`, in spec order). */
+export interface SourceChartPoint {
+  fromBatchId: number;
+  toBatchId: number;
+  t: number;
+  /** Per source: the input rows of the bucket's batches (a sum) and the worst commit lag among them (null: none reported). */
+  sources: { numInputRows: number; commitLag: number | null }[];
 }
 
 /** One bucket of the LMDB state store's figures (summed over the stateful operators' stores). */
@@ -245,7 +258,40 @@ export async function batchCharts(db: PrismaClient, jobId: string, q: BatchChart
   const provider = stateStoreProviderOf((job?.spec ?? {}) as Pick<JobSpec, 'stateStore'>);
   const stateMemoryWarning = heapStateWarning(provider, points.at(-1)?.stateMemoryBytes ?? 0, run?.memoryLimitMb ?? null);
   const lmdbPoints = provider === 'lmdb' ? await lmdbChartPoints(db, where, maxPoints) : null;
-  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points, stateMemoryWarning, lmdbPoints };
+  const specSources = (job?.spec as { sources?: { name?: unknown }[] } | null)?.sources;
+  const sourceNames = Array.isArray(specSources) && specSources.length > 1 ? specSources.map((x, i) => (typeof x?.name === 'string' ? x.name : `source ${i}`)) : [];
+  const sourcePoints = sourceNames.length ? await sourceChartPoints(db, where, maxPoints, sourceNames.length) : null;
+  return { jobId, totalBatches, downsampled: points.length < totalBatches, maxPoints, points, stateMemoryWarning, lmdbPoints, sourcePoints, sourceNames };
+}
+
+/**
+ * A several-source job's figures per source and bucket, read from each batch's progress JSON
+ * (`sources[i]`, one entry per source in spec order): input rows summed, commit lag the worst,
+ * as the whole job's charts take them. Only for such a job, so the others never parse it.
+ */
+async function sourceChartPoints(db: PrismaClient, where: Prisma.Sql, maxPoints: number, count: number): Promise<SourceChartPoint[]> {
+  const rows = await db.$queryRaw<BucketRow[]>`
+    ${bucketed(where, maxPoints)}
+    SELECT bucket,
+      min("batchId") AS "fromBatchId", max("batchId") AS "toBatchId",
+      (extract(epoch FROM max("timestamp")) * 1000)::float8 AS t,
+      (s.ord - 1)::int AS source,
+      sum(COALESCE((s.value->>'numInputRows')::float8, 0))::float8 AS "numInputRows",
+      max((s.value->>'commitLag')::float8)::float8 AS "commitLag"
+    FROM b, jsonb_array_elements(CASE WHEN jsonb_typeof(b.progress->'sources') = 'array' THEN b.progress->'sources' ELSE '[]'::jsonb END) WITH ORDINALITY AS s(value, ord)
+    GROUP BY bucket, s.ord ORDER BY bucket, s.ord`;
+  const out = new Map<number, SourceChartPoint>();
+  for (const r of rows) {
+    const bucket = num(r.bucket);
+    let p = out.get(bucket);
+    if (!p) {
+      p = { fromBatchId: num(r.fromBatchId), toBatchId: num(r.toBatchId), t: num(r.t), sources: Array.from({ length: count }, () => ({ numInputRows: 0, commitLag: null })) };
+      out.set(bucket, p);
+    }
+    const i = num(r.source);
+    if (i < count) p.sources[i] = { numInputRows: num(r.numInputRows), commitLag: numOrNull(r.commitLag) };
+  }
+  return [...out.values()];
 }
 
 /**
