@@ -93,6 +93,8 @@ export class JoinStateCache {
   byTime: TimeQueue | null = null;
 }
 
+const NO_ROWS: BufferedRow[] = [];
+
 export class SymmetricHashJoinStateManager {
   /**
    * `columns`: the side's columns, in the order of the values the stores hold. `timeOf`: a
@@ -118,14 +120,21 @@ export class SymmetricHashJoinStateManager {
   /**
    * The rows buffered under the encoded key `k` (encodeKey of the join key), in slot order: read
    * from the stores once and then kept decoded. An index is the row's slot (for markMatched). Do
-   * not append while iterating.
+   * not append while iterating, nor change the array.
    */
-  rowsOf(k: string): BufferedRow[] {
-    let rows = this.cache.rows.get(k);
-    if (rows) return rows;
+  rowsOf(k: string): readonly BufferedRow[] {
+    return this.cache.rows.get(k) ?? this.load(k);
+  }
+
+  /**
+   * Reads a key's rows from the stores into the cache. A key with none is not cached (a probe of
+   * every new key would otherwise leave an entry for ever): NO_ROWS, until a row is appended.
+   */
+  private load(k: string): BufferedRow[] {
     const b = this.keyToNumValues.get(k);
-    const n = b ? (decodeValue(b) as number) : 0;
-    rows = [];
+    if (!b) return NO_ROWS;
+    const n = decodeValue(b) as number;
+    const rows: BufferedRow[] = [];
     for (let i = 0; i < n; i++) {
       const [values, matched] = decodeValue(this.keyWithIndexToValue.get(this.slot(k, i))!) as [unknown[], boolean];
       const row: Row = {};
@@ -137,7 +146,8 @@ export class SymmetricHashJoinStateManager {
   }
 
   append(k: string, row: BufferedRow): void {
-    const rows = this.rowsOf(k);
+    let rows = this.cache.rows.get(k) ?? this.load(k);
+    if (rows === NO_ROWS) this.cache.rows.set(k, (rows = []));
     this.keyWithIndexToValue.put(this.slot(k, rows.length), this.encode(row));
     rows.push(row);
     this.dirty.add(k);
@@ -206,7 +216,7 @@ export class SymmetricHashJoinStateManager {
   }
 
   private removeFromKey(k: string, evict: (k: string, row: Row) => boolean, removed: BufferedRow[]): void {
-    const rows = this.rowsOf(k);
+    const rows = this.cache.rows.get(k) ?? this.load(k);
     const before = rows.length;
     for (let i = 0; i < rows.length; ) {
       if (!evict(k, rows[i].row)) {
