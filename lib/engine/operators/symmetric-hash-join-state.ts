@@ -95,6 +95,10 @@ export class JoinStateCache {
 
 const NO_ROWS: BufferedRow[] = [];
 
+/** keyToNumValues' values for the small counts nearly every key has, encoded once (stores copy what they are given). */
+const COUNTS = Array.from({ length: 64 }, (_, n) => encodeValue(n));
+const encodeCount = (n: number) => (n < COUNTS.length ? COUNTS[n] : encodeValue(n));
+
 export class SymmetricHashJoinStateManager {
   /**
    * `columns`: the side's columns, in the order of the values the stores hold. `timeOf`: a
@@ -240,7 +244,7 @@ export class SymmetricHashJoinStateManager {
   flush(): void {
     for (const k of this.dirty) {
       const n = this.cache.rows.get(k)!.length;
-      if (n > 0) this.keyToNumValues.put(k, encodeValue(n));
+      if (n > 0) this.keyToNumValues.put(k, encodeCount(n));
       else {
         if (this.keyToNumValues.has(k)) this.keyToNumValues.remove(k, 'watermark');
         this.cache.rows.delete(k);
