@@ -18,8 +18,7 @@
  * Each problem names the file; CORRUPT_CHECKPOINT's message gives the ways out.
  */
 import { CorruptCheckpointError } from '../errors';
-import { listStateFiles, loadableVersions } from '../state/state-checkpoint-files';
-import { parseStateFileName } from '../state/state-file-format';
+import { listStateFiles, loadableVersions, storeDirs } from '../state/state-checkpoint-files';
 import { stateSchemaProblems } from '../state/state-schema-compatibility-checker';
 import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { CommitLog } from './commit-log';
@@ -86,16 +85,6 @@ export async function checkpointProblems(fm: CheckpointFileManager): Promise<Che
   problems.push(...(await stateSchemaProblems(fm, recorded)));
   if (C !== undefined) problems.push(...(await unloadableStateVersions(fm, C + 1, C)));
   return problems;
-}
-
-/**
- * The stores of a partition: the partition's own directory, or, for an operator with named stores
- * (a stream-stream join's `left-keyToNumValues`, …), each store's directory inside it.
- */
-async function storeDirs(fm: CheckpointFileManager, partDir: string): Promise<string[]> {
-  const entries = await fm.list(partDir);
-  const named = entries.filter((e) => parseStateFileName(e) === null && /^[A-Za-z][\w-]*$/.test(e));
-  return named.length && !entries.some((e) => parseStateFileName(e) !== null) ? named.map((e) => `${partDir}/${e}`) : [partDir];
 }
 
 /** Partitions of `state/` in which `version` (what the batch after commits/C loads) cannot be loaded. */

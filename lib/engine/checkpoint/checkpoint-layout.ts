@@ -6,7 +6,9 @@
  * - `metadata` (stream-metadata.ts)
  * - `offsets/N`, `commits/N` (offset-seq-log.ts, commit-log.ts), `progress/N` (progress-log.ts)
  * - `sources/<i>/N` and `sources/<i>/N.compact` (each source's log: files-source, rate-source)
- * - `state/<op>/<partition>/<V>.delta|changelog|snapshot` and `state/<op>/_metadata/schema` (state/)
+ * - `state/<op>/<partition>/<V>.delta|changelog|snapshot`, the same in a named store's directory
+ *   `state/<op>/<partition>/<store>/` (a stream-stream join's four stores), and
+ *   `state/<op>/_metadata/schema` (state/)
  * The local file manager's scratch names (`.<name>.<pid>.<n>.tmp`, `.<name>.claim`) next to any
  * of these are the engine's too (a write that died half-way), and go with a reset.
  */
@@ -15,11 +17,11 @@ const ENTRY = [
   /^metadata$/,
   /^(offsets|commits|progress)\/\d+$/,
   /^sources\/\d+\/\d+(\.compact)?$/,
-  /^state\/\d+\/\d+\/\d+\.(delta|changelog|snapshot)$/,
+  /^state\/\d+\/\d+\/([A-Za-z][\w-]*\/)?\d+\.(delta|changelog|snapshot)$/,
   /^state\/\d+\/_metadata\/schema$/,
 ];
 
-const DIRECTORY = [/^(offsets|commits|progress|sources|state)$/, /^sources\/\d+$/, /^state\/\d+$/, /^state\/\d+\/\d+$/, /^state\/\d+\/_metadata$/];
+const DIRECTORY = [/^(offsets|commits|progress|sources|state)$/, /^sources\/\d+$/, /^state\/\d+$/, /^state\/\d+\/\d+$/, /^state\/\d+\/\d+\/[A-Za-z][\w-]*$/, /^state\/\d+\/_metadata$/];
 
 /** Whether `p` (relative, '/'-separated) is a file the engine writes in a checkpoint. */
 export function isCheckpointEntry(p: string): boolean {

@@ -23,8 +23,8 @@
 import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
 import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
-import { encodeKey } from '../state/state-value-codec';
-import { JOIN_STORE_NAMES, SymmetricHashJoinStateManager, type JoinSide, type JoinStateCache } from './symmetric-hash-join-state';
+import { decodeKey, encodeKey } from '../state/state-value-codec';
+import { JOIN_STORE_NAMES, JoinStateCache, SymmetricHashJoinStateManager, type JoinSide } from './symmetric-hash-join-state';
 import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
@@ -98,6 +98,12 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   /** The watermark the last committed version evicted up to. */
   private evictedUpTo = -Infinity;
   private pendingEvictedUpTo = -Infinity;
+  /** Output column names for each side's columns, by position (a left semi join's right side has none). */
+  private readonly outputNames: Record<JoinSide, string[]>;
+  /** Each side's column names, in the order of its buffered values. */
+  private readonly columns: Record<JoinSide, string[]>;
+  /** Per side with a value state watermark, a buffered row's time as it compares it. */
+  private readonly timeOf: Record<JoinSide, ((row: Row) => number | undefined) | undefined>;
 
   constructor(
     private readonly o: StreamingJoinOptions,
@@ -105,6 +111,17 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   ) {
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
+    const names = outputSchema.map((f) => f.name);
+    const nLeft = o.left.schema.length;
+    this.outputNames = { left: names.slice(0, nLeft), right: o.joinType === 'leftSemi' ? [] : names.slice(nLeft, nLeft + o.right.schema.length) };
+    this.columns = { left: o.left.schema.map((f) => f.name), right: o.right.schema.map((f) => f.name) };
+    const timeOf = (side: JoinSide) => {
+      const w = o[side].stateWatermark;
+      if (w?.kind !== 'value') return undefined;
+      const column = w.column;
+      return (row: Row) => eventTimeOf(row[column]);
+    };
+    this.timeOf = { left: timeOf('left'), right: timeOf('right') };
   }
 
   /** Each side's operators (a side that is itself a join of streams holds that join's). */
@@ -124,14 +141,14 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       return s;
     };
     let part = this.partitions.get(partitionId);
-    if (!part) this.partitions.set(partitionId, (part = { stores: [], counts: noCounts(), caches: { left: new Map(), right: new Map() }, cacheVersion: undefined }));
+    if (!part) this.partitions.set(partitionId, (part = { stores: [], counts: noCounts(), caches: { left: new JoinStateCache(), right: new JoinStateCache() }, cacheVersion: undefined }));
     part.stores = JOIN_STORE_NAMES.map(get);
-    if (part.cacheVersion !== part.stores[0].version) part.caches = { left: new Map(), right: new Map() };
+    if (part.cacheVersion !== part.stores[0].version) part.caches = { left: new JoinStateCache(), right: new JoinStateCache() };
     // Until this batch's stores commit, the caches hold its uncommitted changes.
     part.cacheVersion = undefined;
     return {
-      left: new SymmetricHashJoinStateManager(part.stores[0], part.stores[1], part.caches.left),
-      right: new SymmetricHashJoinStateManager(part.stores[2], part.stores[3], part.caches.right),
+      left: new SymmetricHashJoinStateManager(part.stores[0], part.stores[1], part.caches.left, this.columns.left, this.timeOf.left),
+      right: new SymmetricHashJoinStateManager(part.stores[2], part.stores[3], part.caches.right, this.columns.right, this.timeOf.right),
     };
   }
 
@@ -184,6 +201,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     for (const side of ['left', 'right'] as const) {
       const input = this.o[side];
       const other: JoinSide = side === 'left' ? 'right' : 'left';
+      const otherState = state[other];
       for (const row of side === 'left' ? left : right) {
         if (input.eventTime !== undefined) {
           const t = eventTimeOf(row[input.eventTime]);
@@ -193,16 +211,21 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
           }
         }
         const key = input.keys(row, ctx);
-        let matched = false;
         // NULL equals nothing: a row with a NULL key part joins with no row (an outer join still pads it).
-        if (!key.some((k) => k === null || k === undefined)) {
-          for (const [i, buffered] of state[other].get(key)) {
-            if (semi && side === 'right' && buffered.matched) continue;
-            const l = side === 'left' ? row : this.rowOf('left', buffered.values);
-            const r = side === 'left' ? this.rowOf('right', buffered.values) : row;
+        const nullKey = key.some((v) => v === null || v === undefined);
+        // Encoded once: the probe and the append address the stores by it.
+        const k = encodeKey(key);
+        let matched = false;
+        if (!nullKey) {
+          const buffered = otherState.rowsOf(k);
+          for (let i = 0; i < buffered.length; i++) {
+            const b = buffered[i];
+            if (semi && side === 'right' && b.matched) continue;
+            const l = side === 'left' ? row : b.row;
+            const r = side === 'left' ? b.row : row;
             if (this.o.condition && this.o.condition(l, r, ctx) !== true) continue;
             matched = true;
-            if (keepsMatched[other]) state[other].markMatched(key, i, buffered);
+            if (keepsMatched[other]) otherState.markMatched(k, i, b);
             if (!semi) out.push(this.joined(l, r));
             else if (side === 'right') out.push(this.joined(l, null));
             else break;
@@ -212,8 +235,9 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
           out.push(this.joined(row, null));
           continue;
         }
-        if (this.behindStateWatermark(side, key, (c) => row[c], wm)) continue;
-        state[side].append(key, { values: input.schema.map((f) => row[f.name] ?? null), matched });
+        const w = input.stateWatermark;
+        if (this.behindStateWatermark(side, key, w?.kind === 'value' ? row[w.column] : undefined, wm)) continue;
+        state[side].append(k, { row, matched });
         counts.updated++;
       }
     }
@@ -221,12 +245,12 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     this.pendingEvictedUpTo = this.evictedUpTo;
     for (const side of ['left', 'right'] as const) {
       if (!this.o[side].stateWatermark || wm === -Infinity) continue;
-      const names = this.o[side].schema.map((f) => f.name);
-      const evicted = state[side].removeWhere((key, values) => this.behindStateWatermark(side, key, (c) => values[names.indexOf(c)], wm));
+      const w = this.o[side].stateWatermark!;
+      const evicted = w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs) : state[side].removeWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm));
       counts.evicted += evicted.length;
       this.pendingEvictedUpTo = wm;
       const pads = side === 'left' ? joinType === 'leftOuter' || joinType === 'fullOuter' : joinType === 'rightOuter' || joinType === 'fullOuter';
-      if (pads) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(this.rowOf('left', b.values), null) : this.joined(null, this.rowOf('right', b.values)));
+      if (pads) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(b.row, null) : this.joined(null, b.row));
     }
     state.left.flush();
     state.right.flush();
@@ -236,27 +260,23 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     return out;
   }
 
-  private behindStateWatermark(side: JoinSide, key: unknown[], column: (name: string) => unknown, wm: number): boolean {
+  /** Whether a row of `side` (its join key, and its value of a value watermark's column) is behind the side's state watermark. */
+  private behindStateWatermark(side: JoinSide, key: unknown[], columnValue: unknown, wm: number): boolean {
     const w = this.o[side].stateWatermark;
     if (!w || wm === -Infinity) return false;
-    const t = w.kind === 'key' ? eventTimeOf(key[w.keyIndex]) : eventTimeOf(column(w.column));
+    const t = w.kind === 'key' ? eventTimeOf(key[w.keyIndex]) : eventTimeOf(columnValue);
     return t !== undefined && t <= (w.kind === 'key' ? wm : wm + w.offsetMs);
-  }
-
-  private rowOf(side: JoinSide, values: unknown[]): Row {
-    const row: Row = {};
-    const schema = this.o[side].schema;
-    for (let i = 0; i < schema.length; i++) row[schema[i].name] = values[i];
-    return row;
   }
 
   /** The output row: the left side's columns then the right side's (a left semi join: the left's), named by position. */
   private joined(l: Row | null, r: Row | null): Row {
     const out: Row = {};
-    const names = this.outputSchema.map((f) => f.name);
-    let i = 0;
-    for (const f of this.o.left.schema) out[names[i++]] = l ? (l[f.name] ?? null) : null;
-    if (this.o.joinType !== 'leftSemi') for (const f of this.o.right.schema) out[names[i++]] = r ? (r[f.name] ?? null) : null;
+    for (const side of ['left', 'right'] as const) {
+      const names = this.outputNames[side];
+      const from = side === 'left' ? l : r;
+      const cols = this.columns[side];
+      for (let i = 0; i < names.length; i++) out[names[i]] = from ? (from[cols[i]] ?? null) : null;
+    }
     return out;
   }
 

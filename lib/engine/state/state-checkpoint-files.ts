@@ -23,6 +23,17 @@ export async function listStateFiles(fm: CheckpointFileManager, dir: string): Pr
 }
 
 /**
+ * The stores of a partition directory (`state/<op>/<partition>`): the directory itself, or, for an
+ * operator with named stores (a stream-stream join's `left-keyToNumValues`, …), each store's
+ * directory inside it. Everything that reads or rewrites state files goes through this.
+ */
+export async function storeDirs(fm: CheckpointFileManager, partDir: string): Promise<string[]> {
+  const entries = await fm.list(partDir);
+  const named = entries.filter((e) => parseStateFileName(e) === null && /^[A-Za-z][\w-]*$/.test(e));
+  return named.length && !entries.some((e) => parseStateFileName(e) !== null) ? named.map((e) => `${partDir}/${e}`) : [partDir];
+}
+
+/**
  * Versions loadable from these files, ascending: version 0 always; v when it has a snapshot, or
  * a change file and v - 1 is loadable.
  */

@@ -14,7 +14,7 @@
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import { CorruptCheckpointError } from '../errors';
 import { DEFAULT_STATE_STORE_PROVIDER, type StateStoreProviderName } from '../spec/job-spec';
-import { listStateFiles } from './state-checkpoint-files';
+import { listStateFiles, storeDirs } from './state-checkpoint-files';
 import { asKind, stateFileName, type StateFileKind } from './state-file-format';
 import { schemaFilePath, StateSchemaCompatibilityChecker } from './state-schema-compatibility-checker';
 
@@ -38,13 +38,15 @@ export async function convertStateProvider(fm: CheckpointFileManager, to: StateS
     if (!schema) throw new CorruptCheckpointError(schemaFilePath(op), 'no state schema says which operator and provider wrote this state; it cannot be converted');
     schemas.push(schema);
     for (const part of (await fm.list(`state/${op}`)).filter((n) => /^\d+$/.test(n))) {
-      const dir = `state/${op}/${part}`;
-      for (const f of await listStateFiles(fm, dir)) {
-        if (f.kind === 'snapshot' || f.kind === want) continue;
-        const from = `${dir}/${f.name}`;
-        await fm.createAtomic(`${dir}/${stateFileName(f.version, want)}`, asKind(from, await fm.read(from), f, want), { overwrite: true });
-        await fm.delete(from);
-        result.files++;
+      // A join's partition holds one directory per named store, each with its own files.
+      for (const dir of await storeDirs(fm, `state/${op}/${part}`)) {
+        for (const f of await listStateFiles(fm, dir)) {
+          if (f.kind === 'snapshot' || f.kind === want) continue;
+          const from = `${dir}/${f.name}`;
+          await fm.createAtomic(`${dir}/${stateFileName(f.version, want)}`, asKind(from, await fm.read(from), f, want), { overwrite: true });
+          await fm.delete(from);
+          result.files++;
+        }
       }
     }
   }
