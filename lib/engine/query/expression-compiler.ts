@@ -17,7 +17,8 @@ import { FUNCTION_REGISTRY } from './function-registry';
 import { CONCAT_WS_ARRAYS } from './collection-functions';
 import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
-import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
+import { CAST_FLOAT, CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
+import { floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, referencedColumns, type Expr, type SqlType } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS } from './functions';
@@ -71,8 +72,37 @@ function integralWidth(l: TypeInfo, r: TypeInfo): IntegralBits | undefined {
   return widerWidth(l.integral, r.integral);
 }
 
+/**
+ * Whether values of these types widen to a FLOAT: a FLOAT beside integers and NULLs only (Spark's
+ * numericPrecedence, BIGINT < FLOAT < DOUBLE); beside a DOUBLE or a DECIMAL they are DOUBLEs.
+ */
+function widensToFloat(ts: TypeInfo[]): boolean {
+  return ts.some((t) => t.float32) && ts.every((t) => t.float32 || t.type === 'long' || t.type === 'null');
+}
+
+/** `c` as a FLOAT: an integer is the nearest float, as the JVM's `(float) long`. */
+function asFloat(c: CompiledExpr): CompiledExpr {
+  if (c.float32) return c;
+  if (c.type === 'null') return { ...c, type: 'double', float32: true };
+  const get = c.eval;
+  return { type: 'double', float32: true, eval: (r, x) => { const v = get(r, x); return v === null ? null : floatFromLong(v as Long); } };
+}
+
+/** A value of `c`'s type as text, as CAST(… AS STRING) gives it (a FLOAT as Java's Float.toString). */
+function textOf(c: TypeInfo): (v: unknown) => unknown {
+  if (c.float32) return (v) => (v === null || v === undefined ? null : formatFloat(v as number));
+  const from = c.type;
+  const dec = c.decimal;
+  return (v) => castValue(v, from, 'string', dec);
+}
+
 /** `c` converted to `to` (a decimal of type `dec`) at run time; `c` itself when it already is. */
 function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr {
+  if (to === 'string' && c.float32) {
+    const get = c.eval;
+    const text = textOf(c);
+    return { type: 'string', eval: (r, x) => text(get(r, x)) };
+  }
   if (c.type === to && (to !== 'decimal' || (c.decimal!.precision === dec!.precision && c.decimal!.scale === dec!.scale))) return c;
   if (c.type === 'null') return { ...c, type: to, ...(dec ? { decimal: dec } : {}) };
   const from = c.type;
@@ -92,13 +122,14 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
  * each compiled value converted to it; undefined when they do not unify. Decimals widen as
  * Spark's widerDecimalType; a decimal with a double is a double.
  */
-function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; values: CompiledExpr[] } | undefined {
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; values: CompiledExpr[] } | undefined {
   let type: ExprType = 'null';
   for (const c of cs) {
     const t = unifyTypes(type, c.type);
     if (!t) return undefined;
     type = t;
   }
+  if (type === 'double' && widensToFloat(cs)) return { type, float32: true, values: cs.map(asFloat) };
   if (type !== 'decimal') {
     // A decimal beside a double: converted to the double (values would not compare otherwise).
     // A date beside a timestamp: converted to its midnight.
@@ -132,7 +163,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
   const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })));
   if (!u) return undefined;
   const first = u.values[0];
-  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
+  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
 }
 
 /**
@@ -264,7 +295,7 @@ class ExpressionCompiler implements LambdaCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}) };
+        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true as const } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -312,7 +343,7 @@ class ExpressionCompiler implements LambdaCompiler {
           return { type: 'long', integral: bits, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : wrapToWidth(bits, -(v as number)); } };
         }
         if (a.type === 'long' || a.type === 'null') return { type: 'long', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : longNegate(v as Long); } };
-        return { type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+        return { type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), ...(a.float32 ? { float32: true as const } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
       }
       case 'binary':
         return this.binary(e);
@@ -378,8 +409,17 @@ class ExpressionCompiler implements LambdaCompiler {
           if (from === 'long' && a.integral !== undefined && a.integral <= bits) return { ...a, integral: bits };
           return { type: 'long', integral: bits, eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
         }
-        // A narrower integer is already a BIGINT's value: only its type changes.
+        if (e.float32) {
+          if (a.float32) return a;
+          const get = a.eval;
+          if (from === 'long') return asFloat(a);
+          // Through the double (exact for every type but text, which Java parses to the float directly).
+          return { type: 'double', float32: true, eval: (r, c) => { const v = castValue(get(r, c), from, 'double', fromDec); return v === null ? null : Math.fround(v as number); } };
+        }
+        // A narrower integer is already a BIGINT's value, a FLOAT a DOUBLE's: only the type changes.
         if (to === 'long' && a.integral) return { type: 'long', eval: a.eval };
+        if (to === 'double' && a.float32) return { type: 'double', eval: a.eval };
+        if (to === 'string' && a.float32) return convert(a, 'string');
         if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
         if ((from === 'day_time_interval' || from === 'year_month_interval') && to === 'string') {
           const fields = a.interval ?? fullRange(from);
@@ -491,16 +531,16 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.op === '||') {
       const l = this.compile(e.left);
       const r = this.compile(e.right);
-      const lt = l.type;
-      const rt = r.type;
+      const lText = textOf(l);
+      const rText = textOf(r);
       return {
         type: 'string',
         eval: (row, c) => {
           const a = l.eval(row, c);
           const b = r.eval(row, c);
           if (a === null || b === null) return null;
-          const x = castValue(a, lt, 'string', l.decimal) as string;
-          const y = castValue(b, rt, 'string', r.decimal) as string;
+          const x = lText(a) as string;
+          const y = rText(b) as string;
           checkStringLength('||', x.length + y.length);
           return x + y;
         },
@@ -545,6 +585,14 @@ class ExpressionCompiler implements LambdaCompiler {
       const hint = l.type === 'date' || r.type === 'date' ? '; for dates use date_add(d, n), date_sub(d, n) or datediff(end, start)' : '';
       const wrong = isNum(l.type) ? r : l;
       this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`);
+    }
+    // FLOAT arithmetic: the exact result rounded to a float (float.ts); `/` is a DOUBLE's.
+    if (widensToFloat([l, r]) && e.op !== '/') {
+      const f = { '+': (a: number, b: number) => a + b, '-': (a: number, b: number) => a - b, '*': (a: number, b: number) => a * b, '%': (a: number, b: number) => a % b }[e.op as '+'];
+      if (f) {
+        const zeroIsNull = e.op === '%';
+        return { ...this.numeric('double', asFloat(l), asFloat(r), (a, b) => (zeroIsNull && b === 0 ? null : Math.fround(f(a as number, b as number)))), float32: true };
+      }
     }
     if (l.type === 'decimal' || r.type === 'decimal') {
       const ld = decimalOperand(l, e.left);
@@ -677,6 +725,7 @@ class ExpressionCompiler implements LambdaCompiler {
       type: u.type,
       ...(u.decimal ? { decimal: u.decimal } : {}),
       ...(u.integral ? { integral: u.integral } : {}),
+      ...(u.float32 ? { float32: u.float32 } : {}),
       eval: (row, c) => {
         const ov = operand?.eval(row, c);
         for (let i = 0; i < whens.length; i++) {
@@ -913,7 +962,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       const u = unifyAll(cs, es);
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
-      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}) }, values: u.values };
+      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}) }, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
@@ -1006,7 +1055,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (castTo) {
       if (e.args.length !== 1) this.fail(e, `${e.name}() takes one argument, got ${e.args.length}`);
       const integral = CAST_INTEGRAL[e.name];
-      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), pos: e.pos });
+      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), ...(CAST_FLOAT.has(e.name) ? { float32: true as const } : {}), pos: e.pos });
     }
     if (e.name === 'typeof') {
       if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
@@ -1077,6 +1126,8 @@ class ExpressionCompiler implements LambdaCompiler {
         return { ...type, eval: (r, c) => { for (const f of evals) { const v = f(r, c); if (v !== null && v !== undefined) return v; } return null; } };
       }
     }
+    // A FLOAT where concat takes text: its text as Java prints a float.
+    if (e.name === 'concat' || e.name === 'concat_ws') args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
     // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
     if (NUMBERS_AS_TEXT.has(e.name)) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
@@ -1130,6 +1181,12 @@ class ExpressionCompiler implements LambdaCompiler {
     const longs = type !== 'long' || !valueArgs ? [] : (valueArgs === 'all' ? args : valueArgs.filter((i) => i < args.length).map((i) => args[i])).filter((a) => a.type === 'long');
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
+    // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one).
+    const values = type === 'double' && valueArgs ? (valueArgs === 'all' ? args.map((_, i) => i) : valueArgs.filter((i) => i < args.length)) : [];
+    if (values.length > 0 && widensToFloat(values.map((i) => args[i]))) {
+      args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
+      Object.assign(dec, { float32: true });
+    }
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
