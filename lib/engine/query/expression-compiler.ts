@@ -40,7 +40,7 @@ import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
 import { formatInterval, fullRange } from './interval-utils';
 import {
-  longAdd, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
+  longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
 } from './long';
 
@@ -635,6 +635,32 @@ class ExpressionCompiler implements LambdaCompiler {
     return this.fail(e, `Operator ${e.op} is not supported`);
   }
 
+  /**
+   * Spark's IntegralDivide (`a div b`, ANSI off): a BIGINT, NULL for a zero divisor. Two decimals
+   * (or a decimal and an integer) divide exactly, truncated toward zero, and keep the low 64 bits
+   * (BigDecimal.longValue); any other numbers are cast to BIGINT first (a DOUBLE or FLOAT
+   * truncated), then divided as the JVM's longs (Long.MinValue div -1 wraps to itself).
+   */
+  private integralDivide(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const [l, r] = e.args.map((a) => this.compile(a));
+    const isNum = (t: ExprType) => isNumeric(t) || t === 'decimal';
+    if (!isNum(l.type) || !isNum(r.type)) {
+      const wrong = isNum(l.type) ? r : l;
+      this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type ("BIGINT" or "DECIMAL"), not "${typeText(wrong)}".`, `div needs numbers, got ${l.type} and ${r.type}.`);
+    }
+    const ld = decimalOperand(l, e.args[0]);
+    const rd = decimalOperand(r, e.args[1]);
+    if ((l.type === 'decimal' || r.type === 'decimal') && (ld || l.type === 'null') && (rd || r.type === 'null')) {
+      const [a, b] = [convert(l, 'decimal', ld ?? rd), convert(r, 'decimal', rd ?? ld)];
+      const [sa, sb] = [(ld ?? rd)!.scale, (rd ?? ld)!.scale];
+      return this.numeric('long', a, b, (x, y) => (y === 0n ? null : toLong(((x as bigint) * pow10(sb)) / ((y as bigint) * pow10(sa)))));
+    }
+    const asLong = (c: CompiledExpr) => (c.type === 'long' || c.type === 'null' ? c : convert(c, 'long'));
+    // A decimal beside a DOUBLE or FLOAT: Spark makes both DOUBLEs, then BIGINTs.
+    const [a, b] = [l, r].map((c) => asLong(c.type === 'decimal' ? convert(c, 'double') : c));
+    return this.numeric('long', a, b, (x, y) => longDivide(x as Long, y as Long));
+  }
+
   /** `l op r` of two non-NULL operands, NULL when either is NULL. */
   private numeric(type: ExprType, l: CompiledExpr, r: CompiledExpr, f: (a: unknown, b: unknown) => unknown): CompiledExpr {
     return nullSafeBinary({ type }, l, r, f);
@@ -1083,6 +1109,7 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     // mod(a, b) is a % b, decimal scale included.
     if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
+    if (e.name === 'div') return this.integralDivide(e);
     if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);

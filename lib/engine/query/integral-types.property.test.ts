@@ -133,3 +133,25 @@ describe("Spark's narrower integral types end to end", () => {
     });
   });
 });
+
+describe("div (Spark's IntegralDivide, ANSI off)", () => {
+  const big = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -5n, max: 5n }), fc.constantFrom(-(2n ** 63n), -1n));
+  it('divides integers of any width toward zero as a BIGINT (wrapping at 64 bits), NULL for a zero divisor', async () => {
+    const q = compileStreamingQuery('SELECT l div i AS a, i div i2 AS b, b div b2 AS c, typeof(b div b2) AS t, l div l AS d FROM events', rel as never);
+    await fc.assert(
+      fc.asyncProperty(big, edge(32), edge(32), edge(8), edge(8), async (l, i, i2, b, b2) => {
+        let out: Row[] = [{ l: toLong(l), i, i2, b, b2 }];
+        for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+        const div = (x: bigint, y: bigint) => (y === 0n ? null : toLong(x / y));
+        expect(out[0]).toEqual({ a: div(l, BigInt(i)), b: div(BigInt(i), BigInt(i2)), c: div(BigInt(b), BigInt(b2)), t: 'bigint', d: div(l, l) });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers Spark's examples and takes decimals, doubles and NULL as Spark coerces them", async () => {
+    const [r] = await run(`SELECT 3 div 2 AS a, div(3, 2) AS b, -7 div 2 AS c, 5 div 0 AS d, 7.5 div 2 AS e, 7.5D div 2 AS f, NULL div 2 AS g,
+      (-9223372036854775807L - 1) div -1 AS h, 10.5 div 0.25 AS k, 1.5F div 0.5F AS m, typeof(7.5 div 2) AS n FROM events`, [{}]);
+    expect(r).toEqual({ a: 1, b: 1, c: -3, d: null, e: 3, f: 3, g: null, h: -(2n ** 63n), k: 42, m: null, n: 'bigint' });
+  });
+});

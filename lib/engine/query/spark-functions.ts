@@ -271,6 +271,8 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   sign: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
   signum: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
   mod: { min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)) },
+  // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
+  div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
   pmod: {
     min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
     impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + Math.abs(n)) % Math.abs(n) : r; },
