@@ -40,7 +40,7 @@ import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
 import { formatInterval, fullRange } from './interval-utils';
 import {
-  longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
+  bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
 } from './long';
 
@@ -661,6 +661,80 @@ class ExpressionCompiler implements LambdaCompiler {
     return this.numeric('long', a, b, (x, y) => longDivide(x as Long, y as Long));
   }
 
+  /**
+   * The functions Spark types as their argument where it is an INT, SMALLINT, TINYINT or FLOAT
+   * (wrapping at an integer's width, as the JVM's byte, short and int): abs (`abs(-128Y)` is
+   * -128), round and bround (`round(127Y, -1)` is -126), pmod (Spark's `(r + n) % n`, of a
+   * BIGINT exact too); the bitwise operators `& | ^ ~` (the wider operand's type, as Spark's
+   * BitwiseAnd…) and shiftleft, shiftright, shiftrightunsigned of an INT (a TINYINT or SMALLINT
+   * widened to one, the distance taken mod 32 as Java's). Undefined for any other call.
+   */
+  private keepsType(e: Extract<Expr, { kind: 'call' }>): CompiledExpr | undefined {
+    const name = e.name;
+    const ops: Record<string, (a: bigint, b: bigint) => bigint> = { bit_and: (a, b) => a & b, bit_or: (a, b) => a | b, bit_xor: (a, b) => a ^ b };
+    const bitwise = Object.hasOwn(ops, name) ? ops[name] : undefined;
+    const shift = name === 'shiftleft' || name === 'shiftright' || name === 'shiftrightunsigned';
+    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', 'bit_not'].includes(name)) return undefined;
+    const args = e.args.map((a) => this.compile(a));
+    const integral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
+    if (bitwise || name === 'bit_not') {
+      const arity = bitwise ? 2 : 1;
+      if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
+      const wrong = args.find((a) => !integral(a));
+      if (wrong) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `requires the "INTEGRAL" type, however it has the type "${typeText(wrong)}".`, 'Bitwise operators take integers; CAST the operand to BIGINT or INT.');
+      const bits = bitwise ? integralWidth(args[0], args[1]) : args[0].integral;
+      const t = { ...(bits ? { integral: bits } : {}) };
+      if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
+      // Two values of a width combine within it: their sign-extended bits stay in its range.
+      const f = bitwise;
+      return { ...this.numeric('long', args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long))))), ...t };
+    }
+    const [x, y] = args;
+    if (shift) {
+      // Of a BIGINT: the registered function (64-bit shifts).
+      if (args.length !== 2 || !x.integral || !integral(y)) return undefined;
+      const op = name === 'shiftleft' ? (a: number, n: number) => a << n : name === 'shiftright' ? (a: number, n: number) => a >> n : (a: number, n: number) => (a >>> n) | 0;
+      return { ...this.numeric('long', x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31)), integral: 32 };
+    }
+    if (name === 'pmod') {
+      if (args.length !== 2) return undefined;
+      if (integral(x) && integral(y)) {
+        const bits = integralWidth(x, y);
+        return { ...this.numeric('long', x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };
+      }
+      if (!widensToFloat([x, y])) return undefined;
+      return { ...this.numeric('double', asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); }), float32: true };
+    }
+    if (args.length === 0 || (!x.integral && !x.float32)) return undefined;
+    if (name === 'abs') {
+      const bits = x.integral;
+      return { ...nullSafeUnary(x, (v) => (bits ? wrapToWidth(bits, Math.abs(v as number)) : Math.abs(v as number))), type: x.type, ...(bits ? { integral: bits } : { float32: true as const }) };
+    }
+    // round and bround: a literal scale (Spark needs a foldable one), 0 by default.
+    const d = e.args[1];
+    if (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number')) return undefined;
+    const digits = d === undefined ? 0 : Math.trunc(d.value as number);
+    if (x.float32) {
+      // BigDecimal(f.toDouble).setScale(d).toFloat: the DOUBLE's rounding, then the nearest float.
+      const asDouble: Expr = { kind: 'cast', arg: e.args[0], to: 'double', pos: e.pos };
+      return this.compile({ kind: 'cast', arg: { ...e, args: [asDouble, ...e.args.slice(1)] }, to: 'double', float32: true, pos: e.pos });
+    }
+    const bits = x.integral!;
+    if (digits >= 0) return x;
+    const unit = 10n ** BigInt(-digits);
+    const halfEven = name === 'bround';
+    return {
+      ...nullSafeUnary(x, (v) => {
+        const n = BigInt(v as number);
+        let q = n / unit;
+        const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
+        if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
+        return wrapToWidth(bits, q * unit);
+      }),
+      type: 'long', integral: bits,
+    };
+  }
+
   /** `l op r` of two non-NULL operands, NULL when either is NULL. */
   private numeric(type: ExprType, l: CompiledExpr, r: CompiledExpr, f: (a: unknown, b: unknown) => unknown): CompiledExpr {
     return nullSafeBinary({ type }, l, r, f);
@@ -1088,6 +1162,8 @@ class ExpressionCompiler implements LambdaCompiler {
       const text = simpleTypeString(this.compile(e.args[0]));
       return { type: 'string', eval: () => text };
     }
+    // `a & b`, `a | b`, `a ^ b`, `~a` (the builder names them; Spark's bit_and of one argument is an aggregate).
+    if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e)!;
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
     if (coll) return this.collectionCall(e, coll);
@@ -1142,6 +1218,8 @@ class ExpressionCompiler implements LambdaCompiler {
       if (!isNumeric(x.type) && x.type !== 'decimal') this.fail(e, `positive() takes a number, got ${x.type}`);
       return x;
     }
+    const typed = this.keepsType(e);
+    if (typed) return typed;
     let args = e.args.map((a) => this.compile(a));
     // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
     if (NULL_COALESCING.has(e.name)) {
@@ -1242,6 +1320,7 @@ class ExpressionCompiler implements LambdaCompiler {
 }
 
 const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
+const BITWISE_OPERATORS = new Set(['bit_and', 'bit_or', 'bit_xor', 'bit_not']);
 const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
 
 /** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
@@ -1270,6 +1349,31 @@ function implicitDatetimeCasts(types: ExprType[], typeOf: (t: ExprType[]) => Exp
     if (RESULT_TYPES.includes(typeOf(tried))) return tried;
   }
   return undefined;
+}
+
+/** `f` of `c`'s non-NULL values (NULL for NULL). */
+function nullSafeUnary(c: CompiledExpr, f: (v: unknown) => unknown): Pick<CompiledExpr, 'eval'> {
+  const get = c.eval;
+  return { eval: (r, x) => { const v = get(r, x); return v === null ? null : f(v); } };
+}
+
+/**
+ * Spark's Pmod of two integers of width `bits` (none: BIGINT): `r = a % n`, and `(r + n) % n`
+ * where r is negative, in the type's arithmetic (an INT's or BIGINT's r + n wraps; a TINYINT's or
+ * SMALLINT's is an int, narrowed after); NULL for a zero divisor.
+ */
+function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | null {
+  if (bits === undefined) {
+    const [x, y] = [bigOf(a), bigOf(n)];
+    if (y === 0n) return null;
+    const r = x % y;
+    return toLong(r < 0n ? BigInt.asIntN(64, r + y) % y : r);
+  }
+  const [x, y] = [a as number, n as number];
+  if (y === 0) return null;
+  const r = x % y;
+  if (!(r < 0)) return r + 0;
+  return wrapToWidth(bits, ((bits === 32 ? (r + y) | 0 : r + y) % y) + 0);
 }
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */
