@@ -183,6 +183,12 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
     }
     const target = typeOfField(t);
     if (!canCast(f.type, target.type as SqlType)) return `Cannot cast ${typeText(f)} to ${typeText(t)}.`;
+    // A FLOAT element: printed as Java's Float.toString, or rounded to one.
+    if (f.float32 && target.type === 'string') return textOf(f);
+    if (target.float32 && !f.float32) {
+      const from = f.type;
+      return (v) => { const d = castValue(v ?? null, from, 'double', f.decimal); return d === null ? null : from === 'long' ? floatFromLong(v as Long) : Math.fround(d as number); };
+    }
     return (v) => castValue(v ?? null, f.type, target.type as SqlType, f.decimal, target.decimal);
   };
   switch (to.type) {

@@ -143,6 +143,13 @@ describe("Spark's FLOAT end to end", () => {
     });
   });
 
+  it('reads a FLOAT field of JSON and casts arrays of FLOATs element by element', async () => {
+    expect(await one(`from_json('{"x": 0.1}', 'x FLOAT').x AS a, typeof(from_json('{"x": 0.1}', 'x FLOAT').x) AS b,
+      CAST(array(CAST(0.1 AS FLOAT)) AS ARRAY<STRING>) AS c, CAST(array(0.1D, 16777217D) AS ARRAY<FLOAT>) AS d, CAST(array(16777217) AS ARRAY<FLOAT>) AS e`)).toEqual({
+      a: Math.fround(0.1), b: 'float', c: ['0.1'], d: [Math.fround(0.1), 16777216], e: [16777216],
+    });
+  });
+
   it('sums and averages as DOUBLE, keeps FLOAT for min, max and group keys', async () => {
     const sql = 'SELECT f, sum(g) AS s, avg(g) AS a, max(g) AS mx, min(g) AS mn FROM events GROUP BY f';
     expect(compileStreamingQuery(sql, rel as never, { outputMode: 'complete' }).outputSchema).toEqual([
