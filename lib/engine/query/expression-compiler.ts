@@ -1216,6 +1216,8 @@ class ExpressionCompiler implements LambdaCompiler {
       const [l, r] = e.args.map((a) => this.compile(a));
       const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
       if (bits) return { ...this.numeric('long', l, r, (a, b) => narrowArithmeticOrNull(tryOp, bits, a as number, b as number)), integral: bits };
+      // A FLOAT does not overflow (it reaches an infinity): the operator's FLOAT.
+      if (widensToFloat([l, r])) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
     }
     // negative(x) is -x and positive(x) is x, DECIMAL scale included.
     if (e.name === 'negative') return this.compile({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos });

@@ -127,9 +127,9 @@ describe("Spark's FLOAT end to end", () => {
     expect(await one(`typeof(1.5F) AS a, typeof(CAST(1 AS FLOAT)) AS b, typeof(float('1')) AS c, typeof(CAST(1 AS REAL)) AS e,
       typeof(f + i) AS g, typeof(f * l) AS h, typeof(f + d) AS k, typeof(f + dec) AS m, typeof(f / g) AS n, typeof(f % i) AS o,
       typeof(-f) AS p, typeof(coalesce(f, i)) AS q, typeof(CASE WHEN true THEN f ELSE 1 END) AS r, typeof(array(f, 1)) AS t,
-      typeof(CAST(f AS DOUBLE)) AS u, typeof(greatest(f, i)) AS v`)).toEqual({
+      typeof(CAST(f AS DOUBLE)) AS u, typeof(greatest(f, i)) AS v, typeof(try_add(f, i)) AS w`)).toEqual({
       a: 'float', b: 'float', c: 'float', e: 'float', g: 'float', h: 'float', k: 'double', m: 'double', n: 'double', o: 'float',
-      p: 'float', q: 'float', r: 'float', t: 'array<float>', u: 'double', v: 'float',
+      p: 'float', q: 'float', r: 'float', t: 'array<float>', u: 'double', v: 'float', w: 'float',
     });
   });
 
