@@ -675,13 +675,12 @@ class ExpressionCompiler implements LambdaCompiler {
    * BitwiseAnd…) and shiftleft, shiftright, shiftrightunsigned of an INT (a TINYINT or SMALLINT
    * widened to one, the distance taken mod 32 as Java's). Undefined for any other call.
    */
-  private keepsType(e: Extract<Expr, { kind: 'call' }>): CompiledExpr | undefined {
+  private keepsType(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
     const name = e.name;
     const ops: Record<string, (a: bigint, b: bigint) => bigint> = { bit_and: (a, b) => a & b, bit_or: (a, b) => a | b, bit_xor: (a, b) => a ^ b };
     const bitwise = Object.hasOwn(ops, name) ? ops[name] : undefined;
     const shift = name === 'shiftleft' || name === 'shiftright' || name === 'shiftrightunsigned';
     if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', 'bit_not'].includes(name)) return undefined;
-    const args = e.args.map((a) => this.compile(a));
     const integral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
     if (bitwise || name === 'bit_not') {
       const arity = bitwise ? 2 : 1;
@@ -722,8 +721,10 @@ class ExpressionCompiler implements LambdaCompiler {
     const digits = d === undefined ? 0 : Math.trunc(d.value as number);
     if (x.float32) {
       // BigDecimal(f.toDouble).setScale(d).toFloat: the DOUBLE's rounding, then the nearest float.
-      const asDouble: Expr = { kind: 'cast', arg: e.args[0], to: 'double', pos: e.pos };
-      return this.compile({ kind: 'cast', arg: { ...e, args: [asDouble, ...e.args.slice(1)] }, to: 'double', float32: true, pos: e.pos });
+      const registered = FUNCTION_REGISTRY.get(name);
+      if (registered?.kind !== 'scalar') return undefined;
+      const roundDouble = registered.def.impl;
+      return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble([v, digits], { batchTimestampMs: 0 } as never, ['double', 'long']) as number)), type: 'double', float32: true };
     }
     const bits = x.integral!;
     if (digits >= 0) return x;
@@ -1169,7 +1170,7 @@ class ExpressionCompiler implements LambdaCompiler {
       return { type: 'string', eval: () => text };
     }
     // `a & b`, `a | b`, `a ^ b`, `~a` (the builder names them; Spark's bit_and of one argument is an aggregate).
-    if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e)!;
+    if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e, e.args.map((a) => this.compile(a)))!;
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
     if (coll) return this.collectionCall(e, coll);
@@ -1226,9 +1227,9 @@ class ExpressionCompiler implements LambdaCompiler {
       if (!isNumeric(x.type) && x.type !== 'decimal') this.fail(e, `positive() takes a number, got ${x.type}`);
       return x;
     }
-    const typed = this.keepsType(e);
-    if (typed) return typed;
     let args = e.args.map((a) => this.compile(a));
+    const typed = this.keepsType(e, args);
+    if (typed) return typed;
     // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
     if (NULL_COALESCING.has(e.name)) {
       const nested = args.find((a) => a.type === 'array' || a.type === 'map' || a.type === 'struct');
