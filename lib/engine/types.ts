@@ -30,6 +30,8 @@ export interface Field {
    * TINYINT 8 (query/long.ts); none for a BIGINT.
    */
   integral?: 8 | 16 | 32;
+  /** Set on a `double` that is Spark's FLOAT (REAL): its values are single-precision (query/float.ts). */
+  float32?: true;
   /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */
   precision?: number;
   scale?: number;

@@ -106,7 +106,8 @@ function pgTypeFor(field: Field, sample?: unknown): string {
   switch (field.type) {
     // Spark's JDBC types: INT integer, SMALLINT and TINYINT smallint (PostgreSQL has no 1-byte integer).
     case 'long': return field.integral === 32 ? 'integer' : field.integral ? 'smallint' : 'bigint';
-    case 'double': return 'double precision';
+    // Spark's JDBC type for FLOAT: REAL.
+    case 'double': return field.float32 ? 'real' : 'double precision';
     case 'string': return 'text';
     case 'boolean': return 'boolean';
     case 'timestamp': return 'timestamptz';

@@ -130,6 +130,19 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes FLOAT into real, as Spark’s JDBC type, each float exactly', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'floats', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'f', type: 'double' as const, float32: true as const }];
+    try {
+      await sink.addBatch(0, [{ f: Math.fround(0.1) }, { f: Math.fround(3.4028234663852886e38) }, { f: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT f::float8 AS f, pg_typeof(f)::text AS t FROM floats ORDER BY f NULLS LAST`);
+      expect(res.rows.map((r) => r.f)).toEqual([Math.fround(0.1), Math.fround(3.4028234663852886e38), null]);
+      expect(res.rows[0].t).toBe('real');
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('writes a date into a date column', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'days', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'd', type: 'date' as const }];

@@ -2,8 +2,8 @@
  * Avro binary encoding for Spark's from_avro and to_avro, on avsc (a pure encoding library, as
  * the Parquet codec beside it is on parquet-wasm: no network, no client).
  *
- * Types follow Spark's SchemaConverters: boolean, int and long (BIGINT here: Weir has no 32-bit
- * type yet), float and double (DOUBLE), bytes and fixed (BINARY), string and enum (STRING),
+ * Types follow Spark's SchemaConverters: boolean, int (INT), long (BIGINT), float (FLOAT), double
+ * (DOUBLE), bytes and fixed (BINARY), string and enum (STRING),
  * record (STRUCT), array, map (string keys), a union of null and one type (that type,
  * nullable), [int, long] (BIGINT) and [float, double] (DOUBLE); the logical types date (DATE),
  * timestamp-millis and timestamp-micros (TIMESTAMP, kept in ms as every Weir timestamp is) and
@@ -136,7 +136,9 @@ function fieldOf(name: string, s: AvroSchema, nullable: boolean): Field {
       return { name, type: 'long', integral: 32, nullable };
     case 'long':
       return { name, type: 'long', nullable };
-    case 'float': case 'double':
+    case 'float':
+      return { name, type: 'double', float32: true, nullable };
+    case 'double':
       return { name, type: 'double', nullable };
     case 'bytes': case 'fixed':
       return { name, type: 'binary', nullable };
@@ -283,7 +285,7 @@ export function avroSchemaOf(f: Field, recordName = 'topLevelRecord', namespace 
     case 'year_month_interval':
       return 'int';
     case 'double':
-      return 'double';
+      return f.float32 ? 'float' : 'double';
     case 'boolean':
       return 'boolean';
     case 'binary':

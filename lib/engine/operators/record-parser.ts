@@ -15,6 +15,7 @@ import type { Field, Row, Schema } from '../types';
 import { convertComplex, holdsLong, narrowed } from '../sources/value-conversion';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { fitsLong, fitsWidth, toLong, type IntegralBits } from '../query/long';
+import { floatFromLong } from '../query/float';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
 
 /** A JSON value as a message shows it (a bigint, which JSON.stringify refuses, as its digits). */
@@ -42,12 +43,14 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
       return { ok: false, reason: `expected a long, got ${describe(v)}` };
     }
     case 'double': {
-      if (typeof v === 'number') return { ok: true, value: v };
-      if (typeof v === 'bigint') return { ok: true, value: Number(v) };
+      // A FLOAT column's value is the nearest float.
+      const single = field.float32 ? Math.fround : (n: number) => n;
+      if (typeof v === 'number') return { ok: true, value: single(v) };
+      if (typeof v === 'bigint') return { ok: true, value: field.float32 ? floatFromLong(v) : Number(v) };
       if (fromText && typeof v === 'string') {
         const s = v.trim();
         const n = Number(s);
-        if (s !== '' && !Number.isNaN(n)) return { ok: true, value: n };
+        if (s !== '' && !Number.isNaN(n)) return { ok: true, value: single(n) };
       }
       return { ok: false, reason: `expected a double, got ${describe(v)}` };
     }
@@ -93,6 +96,9 @@ function alreadyTyped(v: unknown, type: string): boolean {
       return Number.isInteger(v) && fitsWidth(Number(type.slice(3)) as IntegralBits, v as number);
     case 'double':
       return typeof v === 'number';
+    // FLOAT: a number that is already a float.
+    case 'float32':
+      return typeof v === 'number' && Math.fround(v) === v;
     case 'string':
       return typeof v === 'string';
     case 'boolean':
@@ -127,7 +133,7 @@ export class JsonLineParser {
     const fields = materialized(schema, columns);
     this.names = fields.map((f) => f.name);
     this.fields = fields;
-    this.types = fields.map((f) => (f.type === 'long' && f.integral ? `int${f.integral}` : f.type));
+    this.types = fields.map((f) => (f.type === 'long' && f.integral ? `int${f.integral}` : f.type === 'double' && f.float32 ? 'float32' : f.type));
     this.longs = fields.filter(holdsLong).map((f) => f.name);
     this.ownOnly = this.names.map(inherited);
     this.readableAsRow = !this.ownOnly.includes(true);

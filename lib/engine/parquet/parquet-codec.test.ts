@@ -41,6 +41,8 @@ const CASES: TypeCase[] = [
   // Past 2^53 a BIGINT is a bigint, every digit kept (query/long.ts).
   { field: { name: 'c', type: 'long' }, values: [9223372036854775807n, -9007199254740993n, null], physical: 'INT64', logical: /^$/, duck: ['9223372036854775807', '-9007199254740993', null] },
   { field: { name: 'c', type: 'double' }, values: [1.5, -0, null], physical: 'DOUBLE', logical: /^$/, duck: [1.5, -0, null] },
+  // FLOAT as Parquet's FLOAT: its floats stored exactly (0.1F is 0.10000000149011612 as a double).
+  { field: { name: 'c', type: 'double', float32: true }, values: [Math.fround(0.1), -0, null, Math.fround(3.4e38)], physical: 'FLOAT', logical: /^$/, duck: [Math.fround(0.1), -0, null, Math.fround(3.4e38)] },
   { field: { name: 'c', type: 'string' }, values: ['Zoë', '', null], physical: 'BYTE_ARRAY', logical: /StringType/, duck: ['Zoë', '', null] },
   { field: { name: 'c', type: 'boolean' }, values: [true, false, null], physical: 'BOOLEAN', logical: /^$/, duck: [true, false, null] },
   { field: { name: 'c', type: 'binary' }, values: [Buffer.from([0, 255]), Buffer.alloc(0), null], physical: 'BYTE_ARRAY', logical: /^$/, duck: ['\\x00\\xFF', '', null] },
@@ -86,7 +88,7 @@ const CASES: TypeCase[] = [
 
 describe('Parquet round trip per type (written by Weir, read by DuckDB and by Weir)', () => {
   for (const c of CASES) {
-    const label = c.field.type === 'decimal' ? `decimal(${c.field.precision},${c.field.scale})` : c.field.integral ? `long of ${c.field.integral} bits` : c.field.type;
+    const label = c.field.type === 'decimal' ? `decimal(${c.field.precision},${c.field.scale})` : c.field.integral ? `long of ${c.field.integral} bits` : c.field.float32 ? 'float' : c.field.type;
     it(label, async () => {
       const schema: Schema = [{ name: 'id', type: 'long' }, c.field];
       const rows: Row[] = c.values.map((v, i) => ({ id: i, c: v }));

@@ -52,7 +52,7 @@ export function arrowTypeOf(a: ArrowModule, f: Field): Arrow.DataType {
     case 'year_month_interval':
       return new a.Int32();
     case 'double':
-      return new a.Float64();
+      return f.float32 ? new a.Float32() : new a.Float64();
     case 'boolean':
       return new a.Bool();
     case 'binary':
@@ -167,7 +167,7 @@ export function unreadableReason(a: ArrowModule, t: Arrow.DataType, f: Field): s
 /** The Weir field a Parquet column (as Arrow reads it) is read as, for a reader with no declared schema. */
 export function weirFieldOf(a: ArrowModule, name: string, t: Arrow.DataType): Field {
   if (a.DataType.isInt(t)) return t.isSigned && t.bitWidth < 64 ? { name, type: 'long', integral: t.bitWidth as 8 | 16 | 32 } : { name, type: 'long' };
-  if (a.DataType.isFloat(t)) return { name, type: 'double' };
+  if (a.DataType.isFloat(t)) return t.precision === a.Precision.SINGLE ? { name, type: 'double', float32: true } : { name, type: 'double' };
   if (a.DataType.isBool(t)) return { name, type: 'boolean' };
   if (a.DataType.isBinary(t) || a.DataType.isLargeBinary(t) || a.DataType.isFixedSizeBinary(t)) return { name, type: 'binary' };
   if (a.DataType.isTimestamp(t)) return { name, type: 'timestamp' };

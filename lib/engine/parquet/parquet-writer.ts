@@ -92,12 +92,13 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
       return a.makeData({ type: type as Arrow.Int64, length: n, nullCount, nullBitmap, data: data as never });
     }
     case 'double': {
-      const data = new Float64Array(n);
+      // A FLOAT as Parquet's FLOAT (its values are floats already: the store is exact).
+      const data = f.float32 ? new Float32Array(n) : new Float64Array(n);
       for (let i = 0; i < n; i++) {
         const v = rows[i][name];
         if (valid(i, typeof v === 'number')) data[i] = v as number;
       }
-      return a.makeData({ type: type as Arrow.Float64, length: n, nullCount, nullBitmap, data });
+      return a.makeData({ type: type as Arrow.Float64, length: n, nullCount, nullBitmap, data: data as never });
     }
     case 'date':
     case 'year_month_interval': {

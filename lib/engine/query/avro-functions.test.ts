@@ -130,3 +130,15 @@ describe('INT, SMALLINT and TINYINT in Avro', () => {
     expect(['int', 'int', 'int', 'long'].map((_, k) => avroSchemaOf({ name: 'x', type: 'long', ...(k < 3 ? { integral: ([32, 16, 8] as const)[k] } : {}) }))).toEqual(['int', 'int', 'int', 'long']);
   });
 });
+
+describe('FLOAT in Avro', () => {
+  it('reads an Avro float as a FLOAT and writes a FLOAT as an Avro float, as spark-avro', async () => {
+    const r = await run(`SELECT to_avro(named_struct('f', CAST(n AS FLOAT), 'd', CAST(n AS DOUBLE))) AS bytes FROM src`, [{ value: order(1), n: -5 }]);
+    const record = { type: 'record', name: 'topLevelRecord', fields: [{ name: 'f', type: ['float', 'null'] }, { name: 'd', type: ['double', 'null'] }] };
+    expect(avro.Type.forSchema(record as avro.Schema, { wrapUnions: false }).fromBuffer(r.rows[0].bytes as Buffer)).toEqual({ f: -5, d: -5 });
+    expect(avroSchemaOf({ name: 'x', type: 'double', float32: true })).toBe('float');
+    const bytes = avro.Type.forSchema('float').toBuffer(0.1);
+    const back = await run(`SELECT from_avro(value, '"float"') AS f, typeof(from_avro(value, '"float"')) AS t FROM src`, [{ value: bytes, n: 0 }]);
+    expect(back.rows[0]).toEqual({ f: Math.fround(0.1), t: 'float' });
+  });
+});

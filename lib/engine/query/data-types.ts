@@ -30,6 +30,8 @@ export interface TypeInfo {
   integral?: IntegralBits;
   /** A reference to the watermarked event-time column (Field.watermarkDelayMs), which an alias keeps. */
   watermarkDelayMs?: number;
+  /** Set on a `double` that is a FLOAT (float.ts): values rounded to single precision. */
+  float32?: true;
 }
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
@@ -63,7 +65,9 @@ export function typeOfField(f: Field): TypeInfo {
       return f.integral ? { type: 'long', integral: f.integral } : { type: 'long' };
     case 'timestamp':
       return f.watermarkDelayMs === undefined ? { type: f.type } : { type: f.type, watermarkDelayMs: f.watermarkDelayMs };
-    case 'double': case 'string': case 'boolean': case 'binary': case 'date':
+    case 'double':
+      return f.float32 ? { type: 'double', float32: true } : { type: 'double' };
+    case 'string': case 'boolean': case 'binary': case 'date':
       return { type: f.type };
   }
 }
@@ -81,6 +85,7 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
     ...(t.interval ? { interval: t.interval } : {}),
     ...(t.integral && t.type === 'long' ? { integral: t.integral } : {}),
     ...(t.watermarkDelayMs !== undefined && t.type === 'timestamp' ? { watermarkDelayMs: t.watermarkDelayMs } : {}),
+    ...(t.float32 && t.type === 'double' ? { float32: true as const } : {}),
   };
 }
 
@@ -94,13 +99,14 @@ export function typeText(t: TypeInfo | Field): string {
     case 'map': return `MAP<${typeText(t.keyType ?? { name: 'key', type: 'string' })},${typeText(t.valueType ?? { name: 'value', type: 'string' })}>`;
     case 'struct': return `STRUCT<${(t.fields ?? []).map((f) => `${f.name}: ${typeText(f)}`).join(', ')}>`;
     case 'long': return t.integral ? INTEGRAL_NAMES[t.integral] : 'BIGINT';
+    case 'double': return t.float32 ? 'FLOAT' : 'DOUBLE';
     case 'decimal': {
       const d = 'decimal' in t && t.decimal ? t.decimal : { precision: (t as Field).precision ?? MAX_PRECISION, scale: (t as Field).scale ?? 0 };
       return `DECIMAL(${d.precision},${d.scale})`;
     }
     case 'day_time_interval': case 'year_month_interval': return intervalTypeText(t.type, t.interval);
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'binary': case 'boolean': case 'date': case 'double': case 'null': case 'string': case 'timestamp': case 'unknown': case 'window':
+    case 'binary': case 'boolean': case 'date': case 'null': case 'string': case 'timestamp': case 'unknown': case 'window':
     default: return t.type.toUpperCase();
   }
 }
@@ -128,14 +134,15 @@ export function sameType(a: TypeInfo | Field, b: TypeInfo | Field): boolean {
  * A Spark data type (a DDL schema's column, from_json's schema, a source schema's type) as the
  * Field of the values Weir keeps for it, or why Weir cannot keep it. Weir's values have fewer
  * types than Spark's DDL names: TINYINT, SMALLINT and INT are a `long` with its width beside it,
- * FLOAT is a DOUBLE, TIMESTAMP_NTZ a TIMESTAMP in UTC, CHAR/VARCHAR a STRING. Intervals and VOID
+ * FLOAT a `double` marked float32, TIMESTAMP_NTZ a TIMESTAMP in UTC, CHAR/VARCHAR a STRING. Intervals and VOID
  * are not column types here.
  */
 export function fieldOfDataType(name: string, t: DataType, nullable = true): Field | string {
   switch (t.kind) {
     case 'byte': case 'short': case 'integer': return { name, type: 'long', integral: INTEGRAL_BITS[t.kind], nullable };
     case 'long': return { name, type: 'long', nullable };
-    case 'float': case 'double': return { name, type: 'double', nullable };
+    case 'float': return { name, type: 'double', float32: true, nullable };
+    case 'double': return { name, type: 'double', nullable };
     case 'string': case 'char': case 'varchar': return { name, type: 'string', nullable };
     case 'timestamp': case 'timestamp_ntz': return { name, type: 'timestamp', nullable };
     case 'boolean': case 'binary': case 'date': return { name, type: t.kind, nullable };

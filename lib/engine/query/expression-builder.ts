@@ -144,7 +144,7 @@ export class ExpressionBuilder {
         const integral = INTEGRAL_BITS[e.dataType.kind as 'byte'];
         const cast: Expr = e.dataType.kind === 'decimal'
           ? { kind: 'cast', arg, to, decimal: { precision: e.dataType.precision, scale: e.dataType.scale }, pos }
-          : { kind: 'cast', arg, to, ...(integral ? { integral } : {}), pos };
+          : { kind: 'cast', arg, to, ...(integral ? { integral } : {}), ...(e.dataType.kind === 'float' ? { float32: true as const } : {}), pos };
         return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
       }
       case 'BinaryOperator': {
@@ -295,7 +295,9 @@ export class ExpressionBuilder {
         if (t.kind === 'long') return { kind: 'literal', value: toLong(v), type: 'long', bigint: true, pos };
         return { kind: 'literal', value: Number(v), type: 'long', integral: INTEGRAL_BITS[t.kind], pos };
       }
-      case 'float': case 'double':
+      case 'float':
+        return { kind: 'literal', value: e.value, type: 'double', float32: true, pos };
+      case 'double':
         return { kind: 'literal', value: e.value, type: 'double', pos };
       case 'decimal': {
         const d = e.value as DecimalValue;

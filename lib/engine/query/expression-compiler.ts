@@ -17,7 +17,8 @@ import { FUNCTION_REGISTRY } from './function-registry';
 import { CONCAT_WS_ARRAYS } from './collection-functions';
 import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
-import { CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
+import { CAST_FLOAT, CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
+import { floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, referencedColumns, type Expr, type SqlType } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
 import { DATE_TRUNC_UNITS } from './functions';
@@ -39,7 +40,7 @@ import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
 import { formatInterval, fullRange } from './interval-utils';
 import {
-  longAdd, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
+  bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
 } from './long';
 
@@ -71,8 +72,37 @@ function integralWidth(l: TypeInfo, r: TypeInfo): IntegralBits | undefined {
   return widerWidth(l.integral, r.integral);
 }
 
+/**
+ * Whether values of these types widen to a FLOAT: a FLOAT beside integers and NULLs only (Spark's
+ * numericPrecedence, BIGINT < FLOAT < DOUBLE); beside a DOUBLE or a DECIMAL they are DOUBLEs.
+ */
+function widensToFloat(ts: TypeInfo[]): boolean {
+  return ts.some((t) => t.float32) && ts.every((t) => t.float32 || t.type === 'long' || t.type === 'null');
+}
+
+/** `c` as a FLOAT: an integer is the nearest float, as the JVM's `(float) long`. */
+function asFloat(c: CompiledExpr): CompiledExpr {
+  if (c.float32) return c;
+  if (c.type === 'null') return { ...c, type: 'double', float32: true };
+  const get = c.eval;
+  return { type: 'double', float32: true, eval: (r, x) => { const v = get(r, x); return v === null ? null : floatFromLong(v as Long); } };
+}
+
+/** A value of `c`'s type as text, as CAST(… AS STRING) gives it (a FLOAT as Java's Float.toString). */
+function textOf(c: TypeInfo): (v: unknown) => unknown {
+  if (c.float32) return (v) => (v === null || v === undefined ? null : formatFloat(v as number));
+  const from = c.type;
+  const dec = c.decimal;
+  return (v) => castValue(v, from, 'string', dec);
+}
+
 /** `c` converted to `to` (a decimal of type `dec`) at run time; `c` itself when it already is. */
 function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr {
+  if (to === 'string' && c.float32) {
+    const get = c.eval;
+    const text = textOf(c);
+    return { type: 'string', eval: (r, x) => text(get(r, x)) };
+  }
   if (c.type === to && (to !== 'decimal' || (c.decimal!.precision === dec!.precision && c.decimal!.scale === dec!.scale))) return c;
   if (c.type === 'null') return { ...c, type: to, ...(dec ? { decimal: dec } : {}) };
   const from = c.type;
@@ -92,13 +122,14 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
  * each compiled value converted to it; undefined when they do not unify. Decimals widen as
  * Spark's widerDecimalType; a decimal with a double is a double.
  */
-function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; values: CompiledExpr[] } | undefined {
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; values: CompiledExpr[] } | undefined {
   let type: ExprType = 'null';
   for (const c of cs) {
     const t = unifyTypes(type, c.type);
     if (!t) return undefined;
     type = t;
   }
+  if (type === 'double' && widensToFloat(cs)) return { type, float32: true, values: cs.map(asFloat) };
   if (type !== 'decimal') {
     // A decimal beside a double: converted to the double (values would not compare otherwise).
     // A date beside a timestamp: converted to its midnight.
@@ -132,7 +163,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
   const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })));
   if (!u) return undefined;
   const first = u.values[0];
-  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
+  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
 }
 
 /**
@@ -152,6 +183,12 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
     }
     const target = typeOfField(t);
     if (!canCast(f.type, target.type as SqlType)) return `Cannot cast ${typeText(f)} to ${typeText(t)}.`;
+    // A FLOAT element: printed as Java's Float.toString, or rounded to one.
+    if (f.float32 && target.type === 'string') return textOf(f);
+    if (target.float32 && !f.float32) {
+      const from = f.type;
+      return (v) => { const d = castValue(v ?? null, from, 'double', f.decimal); return d === null ? null : from === 'long' ? floatFromLong(v as Long) : Math.fround(d as number); };
+    }
     return (v) => castValue(v ?? null, f.type, target.type as SqlType, f.decimal, target.decimal);
   };
   switch (to.type) {
@@ -264,7 +301,7 @@ class ExpressionCompiler implements LambdaCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}) };
+        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true as const } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -312,7 +349,7 @@ class ExpressionCompiler implements LambdaCompiler {
           return { type: 'long', integral: bits, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : wrapToWidth(bits, -(v as number)); } };
         }
         if (a.type === 'long' || a.type === 'null') return { type: 'long', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : longNegate(v as Long); } };
-        return { type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
+        return { type: a.type, ...(a.decimal ? { decimal: a.decimal } : {}), ...(a.float32 ? { float32: true as const } : {}), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : -(v as number); } };
       }
       case 'binary':
         return this.binary(e);
@@ -378,8 +415,17 @@ class ExpressionCompiler implements LambdaCompiler {
           if (from === 'long' && a.integral !== undefined && a.integral <= bits) return { ...a, integral: bits };
           return { type: 'long', integral: bits, eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
         }
-        // A narrower integer is already a BIGINT's value: only its type changes.
+        if (e.float32) {
+          if (a.float32) return a;
+          const get = a.eval;
+          if (from === 'long') return asFloat(a);
+          // Through the double (exact for every type but text, which Java parses to the float directly).
+          return { type: 'double', float32: true, eval: (r, c) => { const v = castValue(get(r, c), from, 'double', fromDec); return v === null ? null : Math.fround(v as number); } };
+        }
+        // A narrower integer is already a BIGINT's value, a FLOAT a DOUBLE's: only the type changes.
         if (to === 'long' && a.integral) return { type: 'long', eval: a.eval };
+        if (to === 'double' && a.float32) return { type: 'double', eval: a.eval };
+        if (to === 'string' && a.float32) return convert(a, 'string');
         if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
         if ((from === 'day_time_interval' || from === 'year_month_interval') && to === 'string') {
           const fields = a.interval ?? fullRange(from);
@@ -491,16 +537,16 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.op === '||') {
       const l = this.compile(e.left);
       const r = this.compile(e.right);
-      const lt = l.type;
-      const rt = r.type;
+      const lText = textOf(l);
+      const rText = textOf(r);
       return {
         type: 'string',
         eval: (row, c) => {
           const a = l.eval(row, c);
           const b = r.eval(row, c);
           if (a === null || b === null) return null;
-          const x = castValue(a, lt, 'string', l.decimal) as string;
-          const y = castValue(b, rt, 'string', r.decimal) as string;
+          const x = lText(a) as string;
+          const y = rText(b) as string;
           checkStringLength('||', x.length + y.length);
           return x + y;
         },
@@ -546,6 +592,14 @@ class ExpressionCompiler implements LambdaCompiler {
       const wrong = isNum(l.type) ? r : l;
       this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`);
     }
+    // FLOAT arithmetic: the exact result rounded to a float (float.ts); `/` is a DOUBLE's.
+    if (widensToFloat([l, r]) && e.op !== '/') {
+      const f = { '+': (a: number, b: number) => a + b, '-': (a: number, b: number) => a - b, '*': (a: number, b: number) => a * b, '%': (a: number, b: number) => a % b }[e.op as '+'];
+      if (f) {
+        const zeroIsNull = e.op === '%';
+        return { ...this.numeric('double', asFloat(l), asFloat(r), (a, b) => (zeroIsNull && b === 0 ? null : Math.fround(f(a as number, b as number)))), float32: true };
+      }
+    }
     if (l.type === 'decimal' || r.type === 'decimal') {
       const ld = decimalOperand(l, e.left);
       const rd = decimalOperand(r, e.right);
@@ -585,6 +639,107 @@ class ExpressionCompiler implements LambdaCompiler {
         break;
     }
     return this.fail(e, `Operator ${e.op} is not supported`);
+  }
+
+  /**
+   * Spark's IntegralDivide (`a div b`, ANSI off): a BIGINT, NULL for a zero divisor. Two decimals
+   * (or a decimal and an integer) divide exactly, truncated toward zero, and keep the low 64 bits
+   * (BigDecimal.longValue); any other numbers are cast to BIGINT first (a DOUBLE or FLOAT
+   * truncated), then divided as the JVM's longs (Long.MinValue div -1 wraps to itself).
+   */
+  private integralDivide(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
+    const [l, r] = e.args.map((a) => this.compile(a));
+    const isNum = (t: ExprType) => isNumeric(t) || t === 'decimal';
+    if (!isNum(l.type) || !isNum(r.type)) {
+      const wrong = isNum(l.type) ? r : l;
+      this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type ("BIGINT" or "DECIMAL"), not "${typeText(wrong)}".`, `div needs numbers, got ${l.type} and ${r.type}.`);
+    }
+    const ld = decimalOperand(l, e.args[0]);
+    const rd = decimalOperand(r, e.args[1]);
+    if ((l.type === 'decimal' || r.type === 'decimal') && (ld || l.type === 'null') && (rd || r.type === 'null')) {
+      const [a, b] = [convert(l, 'decimal', ld ?? rd), convert(r, 'decimal', rd ?? ld)];
+      const [sa, sb] = [(ld ?? rd)!.scale, (rd ?? ld)!.scale];
+      return this.numeric('long', a, b, (x, y) => (y === 0n ? null : toLong(((x as bigint) * pow10(sb)) / ((y as bigint) * pow10(sa)))));
+    }
+    const asLong = (c: CompiledExpr) => (c.type === 'long' || c.type === 'null' ? c : convert(c, 'long'));
+    // A decimal beside a DOUBLE or FLOAT: Spark makes both DOUBLEs, then BIGINTs.
+    const [a, b] = [l, r].map((c) => asLong(c.type === 'decimal' ? convert(c, 'double') : c));
+    return this.numeric('long', a, b, (x, y) => longDivide(x as Long, y as Long));
+  }
+
+  /**
+   * The functions Spark types as their argument where it is an INT, SMALLINT, TINYINT or FLOAT
+   * (wrapping at an integer's width, as the JVM's byte, short and int): abs (`abs(-128Y)` is
+   * -128), round and bround (`round(127Y, -1)` is -126), pmod (Spark's `(r + n) % n`, of a
+   * BIGINT exact too); the bitwise operators `& | ^ ~` (the wider operand's type, as Spark's
+   * BitwiseAnd…) and shiftleft, shiftright, shiftrightunsigned of an INT (a TINYINT or SMALLINT
+   * widened to one, the distance taken mod 32 as Java's). Undefined for any other call.
+   */
+  private keepsType(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
+    const name = e.name;
+    const ops: Record<string, (a: bigint, b: bigint) => bigint> = { bit_and: (a, b) => a & b, bit_or: (a, b) => a | b, bit_xor: (a, b) => a ^ b };
+    const bitwise = Object.hasOwn(ops, name) ? ops[name] : undefined;
+    const shift = name === 'shiftleft' || name === 'shiftright' || name === 'shiftrightunsigned';
+    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', 'bit_not'].includes(name)) return undefined;
+    const integral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
+    if (bitwise || name === 'bit_not') {
+      const arity = bitwise ? 2 : 1;
+      if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
+      const wrong = args.find((a) => !integral(a));
+      if (wrong) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `requires the "INTEGRAL" type, however it has the type "${typeText(wrong)}".`, 'Bitwise operators take integers; CAST the operand to BIGINT or INT.');
+      const bits = bitwise ? integralWidth(args[0], args[1]) : args[0].integral;
+      const t = { ...(bits ? { integral: bits } : {}) };
+      if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
+      // Two values of a width combine within it: their sign-extended bits stay in its range.
+      const f = bitwise;
+      return { ...this.numeric('long', args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long))))), ...t };
+    }
+    const [x, y] = args;
+    if (shift) {
+      // Of a BIGINT: the registered function (64-bit shifts).
+      if (args.length !== 2 || !x.integral || !integral(y)) return undefined;
+      const op = name === 'shiftleft' ? (a: number, n: number) => a << n : name === 'shiftright' ? (a: number, n: number) => a >> n : (a: number, n: number) => (a >>> n) | 0;
+      return { ...this.numeric('long', x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31)), integral: 32 };
+    }
+    if (name === 'pmod') {
+      if (args.length !== 2) return undefined;
+      if (integral(x) && integral(y)) {
+        const bits = integralWidth(x, y);
+        return { ...this.numeric('long', x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };
+      }
+      if (!widensToFloat([x, y])) return undefined;
+      return { ...this.numeric('double', asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); }), float32: true };
+    }
+    if (args.length === 0 || (!x.integral && !x.float32)) return undefined;
+    if (name === 'abs') {
+      const bits = x.integral;
+      return { ...nullSafeUnary(x, (v) => (bits ? wrapToWidth(bits, Math.abs(v as number)) : Math.abs(v as number))), type: x.type, ...(bits ? { integral: bits } : { float32: true as const }) };
+    }
+    // round and bround: a literal scale (Spark needs a foldable one), 0 by default.
+    const d = e.args[1];
+    if (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number')) return undefined;
+    const digits = d === undefined ? 0 : Math.trunc(d.value as number);
+    if (x.float32) {
+      // BigDecimal(f.toDouble).setScale(d).toFloat: the DOUBLE's rounding, then the nearest float.
+      const registered = FUNCTION_REGISTRY.get(name);
+      if (registered?.kind !== 'scalar') return undefined;
+      const roundDouble = registered.def.impl;
+      return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble([v, digits], { batchTimestampMs: 0 } as never, ['double', 'long']) as number)), type: 'double', float32: true };
+    }
+    const bits = x.integral!;
+    if (digits >= 0) return x;
+    const unit = 10n ** BigInt(-digits);
+    const halfEven = name === 'bround';
+    return {
+      ...nullSafeUnary(x, (v) => {
+        const n = BigInt(v as number);
+        let q = n / unit;
+        const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
+        if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
+        return wrapToWidth(bits, q * unit);
+      }),
+      type: 'long', integral: bits,
+    };
   }
 
   /** `l op r` of two non-NULL operands, NULL when either is NULL. */
@@ -677,6 +832,7 @@ class ExpressionCompiler implements LambdaCompiler {
       type: u.type,
       ...(u.decimal ? { decimal: u.decimal } : {}),
       ...(u.integral ? { integral: u.integral } : {}),
+      ...(u.float32 ? { float32: u.float32 } : {}),
       eval: (row, c) => {
         const ov = operand?.eval(row, c);
         for (let i = 0; i < whens.length; i++) {
@@ -913,7 +1069,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       const u = unifyAll(cs, es);
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
-      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}) }, values: u.values };
+      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}) }, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
@@ -1006,13 +1162,15 @@ class ExpressionCompiler implements LambdaCompiler {
     if (castTo) {
       if (e.args.length !== 1) this.fail(e, `${e.name}() takes one argument, got ${e.args.length}`);
       const integral = CAST_INTEGRAL[e.name];
-      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), pos: e.pos });
+      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), ...(CAST_FLOAT.has(e.name) ? { float32: true as const } : {}), pos: e.pos });
     }
     if (e.name === 'typeof') {
       if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
       const text = simpleTypeString(this.compile(e.args[0]));
       return { type: 'string', eval: () => text };
     }
+    // `a & b`, `a | b`, `a ^ b`, `~a` (the builder names them; Spark's bit_and of one argument is an aggregate).
+    if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e, e.args.map((a) => this.compile(a)))!;
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
     if (coll) return this.collectionCall(e, coll);
@@ -1034,6 +1192,7 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     // mod(a, b) is a % b, decimal scale included.
     if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
+    if (e.name === 'div') return this.integralDivide(e);
     if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);
@@ -1058,6 +1217,8 @@ class ExpressionCompiler implements LambdaCompiler {
       const [l, r] = e.args.map((a) => this.compile(a));
       const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
       if (bits) return { ...this.numeric('long', l, r, (a, b) => narrowArithmeticOrNull(tryOp, bits, a as number, b as number)), integral: bits };
+      // A FLOAT does not overflow (it reaches an infinity): the operator's FLOAT.
+      if (widensToFloat([l, r])) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
     }
     // negative(x) is -x and positive(x) is x, DECIMAL scale included.
     if (e.name === 'negative') return this.compile({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos });
@@ -1067,6 +1228,8 @@ class ExpressionCompiler implements LambdaCompiler {
       return x;
     }
     let args = e.args.map((a) => this.compile(a));
+    const typed = this.keepsType(e, args);
+    if (typed) return typed;
     // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
     if (NULL_COALESCING.has(e.name)) {
       const nested = args.find((a) => a.type === 'array' || a.type === 'map' || a.type === 'struct');
@@ -1077,6 +1240,8 @@ class ExpressionCompiler implements LambdaCompiler {
         return { ...type, eval: (r, c) => { for (const f of evals) { const v = f(r, c); if (v !== null && v !== undefined) return v; } return null; } };
       }
     }
+    // A FLOAT where concat takes text: its text as Java prints a float.
+    if (e.name === 'concat' || e.name === 'concat_ws') args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
     // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
     if (NUMBERS_AS_TEXT.has(e.name)) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
@@ -1130,6 +1295,12 @@ class ExpressionCompiler implements LambdaCompiler {
     const longs = type !== 'long' || !valueArgs ? [] : (valueArgs === 'all' ? args : valueArgs.filter((i) => i < args.length).map((i) => args[i])).filter((a) => a.type === 'long');
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
+    // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one).
+    const values = type === 'double' && valueArgs ? (valueArgs === 'all' ? args.map((_, i) => i) : valueArgs.filter((i) => i < args.length)) : [];
+    if (values.length > 0 && widensToFloat(values.map((i) => args[i]))) {
+      args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
+      Object.assign(dec, { float32: true });
+    }
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
@@ -1158,6 +1329,7 @@ class ExpressionCompiler implements LambdaCompiler {
 }
 
 const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
+const BITWISE_OPERATORS = new Set(['bit_and', 'bit_or', 'bit_xor', 'bit_not']);
 const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
 
 /** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
@@ -1186,6 +1358,31 @@ function implicitDatetimeCasts(types: ExprType[], typeOf: (t: ExprType[]) => Exp
     if (RESULT_TYPES.includes(typeOf(tried))) return tried;
   }
   return undefined;
+}
+
+/** `f` of `c`'s non-NULL values (NULL for NULL). */
+function nullSafeUnary(c: CompiledExpr, f: (v: unknown) => unknown): Pick<CompiledExpr, 'eval'> {
+  const get = c.eval;
+  return { eval: (r, x) => { const v = get(r, x); return v === null ? null : f(v); } };
+}
+
+/**
+ * Spark's Pmod of two integers of width `bits` (none: BIGINT): `r = a % n`, and `(r + n) % n`
+ * where r is negative, in the type's arithmetic (an INT's or BIGINT's r + n wraps; a TINYINT's or
+ * SMALLINT's is an int, narrowed after); NULL for a zero divisor.
+ */
+function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | null {
+  if (bits === undefined) {
+    const [x, y] = [bigOf(a), bigOf(n)];
+    if (y === 0n) return null;
+    const r = x % y;
+    return toLong(r < 0n ? BigInt.asIntN(64, r + y) % y : r);
+  }
+  const [x, y] = [a as number, n as number];
+  if (y === 0) return null;
+  const r = x % y;
+  if (!(r < 0)) return r + 0;
+  return wrapToWidth(bits, ((bits === 32 ? (r + y) | 0 : r + y) % y) + 0);
 }
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */

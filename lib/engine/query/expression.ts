@@ -33,8 +33,8 @@ export type Expr = Base &
      * INT-only arguments refuse (date_add's days), where Weir's one integral type would take it.
      */
     /** `interval`: an interval literal's unit range (`INTERVAL '1 02' DAY TO HOUR`). */
-    /** `integral`: an INT (`1`), SMALLINT (`1S`) or TINYINT (`1Y`) literal's width. */
-    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true; interval?: IntervalFields; integral?: IntegralBits }
+    /** `integral`: an INT (`1`), SMALLINT (`1S`) or TINYINT (`1Y`) literal's width; `float32`: a FLOAT (`1.5F`). */
+    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true; interval?: IntervalFields; integral?: IntegralBits; float32?: true }
     | { kind: 'column'; name: string }
     /** Field `field` of a struct (`window.start`, `parsed.id`). */
     | { kind: 'field'; arg: Expr; field: string }
@@ -48,10 +48,11 @@ export type Expr = Base &
     /** `decimal`: DECIMAL(p,s) when `to` is `decimal`. */
     /**
      * `integral`: a cast to INT (32), SMALLINT (16) or TINYINT (8) bits: a value of that type,
-     * as Spark's cast gives it (NULL for text out of range, wrapped otherwise).
+     * as Spark's cast gives it (NULL for text out of range, wrapped otherwise). `float32`: a cast
+     * to FLOAT (REAL), rounded to single precision.
      */
     /** `target`: an ARRAY, MAP or STRUCT type's full Field (`to` is then its kind). */
-    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; target?: Field }
+    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; target?: Field }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
     /**
@@ -69,9 +70,12 @@ export type Expr = Base &
 export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
   if (e.decimal) return `DECIMAL(${e.decimal.precision},${e.decimal.scale})`;
   if (e.integral) return INTEGRAL_NAMES[e.integral];
+  if (e.float32) return 'FLOAT';
   if (e.target) return typeText(e.target);
   return e.to === 'long' ? 'BIGINT' : e.to.toUpperCase();
 }
+
+const OPERATOR_CALLS: Record<string, string> = { bit_and: '&', bit_or: '|', bit_xor: '^', div: 'div' };
 
 export function exprToString(e: Expr): string {
   switch (e.kind) {
@@ -111,6 +115,9 @@ export function exprToString(e: Expr): string {
       return `CAST(${exprToString(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
       if (e.subscript) return `${exprToString(e.args[0])}[${exprToString(e.args[1])}]`;
+      // The operators the builder makes calls of are shown as Spark shows them: `(a & b)`, `~a`.
+      if (e.name === 'bit_not' && e.args.length === 1) return `~${exprToString(e.args[0])}`;
+      if (Object.hasOwn(OPERATOR_CALLS, e.name) && e.args.length === 2) return `(${exprToString(e.args[0])} ${OPERATOR_CALLS[e.name]} ${exprToString(e.args[1])})`;
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;
     // Spark 3.1's name for a lambda (later versions hide the variables' names, which would make
     // `(a, b) -> a - b` and `(a, b) -> b - a` one name, and so one aggregate or grouping key).

@@ -97,7 +97,7 @@ const MIXED_GROUPS = byGroup({
   ],
   predicate: ['rlike', 'regexp', 'regexp_like', 'isnull', 'isnotnull'],
   math: [
-    'abs', 'round', 'pow', 'power', 'sqrt', 'cbrt', 'exp', 'ln', 'log', 'log10', 'log2', 'sign', 'signum', 'mod', 'pmod', 'greatest', 'least',
+    'abs', 'round', 'pow', 'power', 'sqrt', 'cbrt', 'exp', 'ln', 'log', 'log10', 'log2', 'sign', 'signum', 'mod', 'div', 'pmod', 'shiftleft', 'shiftright', 'shiftrightunsigned', 'greatest', 'least',
     'bround', 'ceil', 'ceiling', 'floor', 'pi', 'degrees', 'radians',
   ],
   conditional: ['coalesce', 'nullif', 'if', 'nvl', 'ifnull', 'nvl2'],

@@ -133,3 +133,95 @@ describe("Spark's narrower integral types end to end", () => {
     });
   });
 });
+
+describe("div (Spark's IntegralDivide, ANSI off)", () => {
+  const big = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.bigInt({ min: -5n, max: 5n }), fc.constantFrom(-(2n ** 63n), -1n));
+  it('divides integers of any width toward zero as a BIGINT (wrapping at 64 bits), NULL for a zero divisor', async () => {
+    const q = compileStreamingQuery('SELECT l div i AS a, i div i2 AS b, b div b2 AS c, typeof(b div b2) AS t, l div l AS d FROM events', rel as never);
+    await fc.assert(
+      fc.asyncProperty(big, edge(32), edge(32), edge(8), edge(8), async (l, i, i2, b, b2) => {
+        let out: Row[] = [{ l: toLong(l), i, i2, b, b2 }];
+        for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+        const div = (x: bigint, y: bigint) => (y === 0n ? null : toLong(x / y));
+        expect(out[0]).toEqual({ a: div(l, BigInt(i)), b: div(BigInt(i), BigInt(i2)), c: div(BigInt(b), BigInt(b2)), t: 'bigint', d: div(l, l) });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers Spark's examples and takes decimals, doubles and NULL as Spark coerces them", async () => {
+    const [r] = await run(`SELECT 3 div 2 AS a, div(3, 2) AS b, -7 div 2 AS c, 5 div 0 AS d, 7.5 div 2 AS e, 7.5D div 2 AS f, NULL div 2 AS g,
+      (-9223372036854775807L - 1) div -1 AS h, 10.5 div 0.25 AS k, 1.5F div 0.5F AS m, typeof(7.5 div 2) AS n FROM events`, [{}]);
+    expect(r).toEqual({ a: 1, b: 1, c: -3, d: null, e: 3, f: 3, g: null, h: -(2n ** 63n), k: 42, m: null, n: 'bigint' });
+  });
+});
+
+describe('functions that keep an INT, SMALLINT or TINYINT, as Spark types them', () => {
+  const roundOracle = (x: bigint, digits: number, halfEven: boolean) => {
+    if (digits >= 0) return x;
+    const unit = 10n ** BigInt(-digits);
+    const sign = x < 0n ? -1n : 1n;
+    let q = x / unit;
+    const twice = 2n * (x - q * unit) * sign;
+    if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += sign;
+    return q * unit;
+  };
+  /** Spark's Pmod in the type's arithmetic: an INT's r + n wraps, a TINYINT's or SMALLINT's is an int. */
+  const pmodOracle = (bits: number, x: bigint, n: bigint) => {
+    if (n === 0n) return null;
+    const r = x % n;
+    if (r >= 0n) return Number(r);
+    const sum = bits >= 32 ? BigInt.asIntN(bits, r + n) : r + n;
+    return Number(BigInt.asIntN(bits, sum % n));
+  };
+
+  for (const w of WIDTHS) {
+    it(`${w.name}: abs, round, bround, pmod, & | ^ ~ equal the BigInt oracle and keep the type`, async () => {
+      const c = w.col;
+      const q = compileStreamingQuery(`SELECT abs(${c}) AS abs, round(${c}, -1) AS r1, round(${c}, -3) AS r3, bround(${c}, -1) AS b1, bround(${c}, -2) AS b2,
+        pmod(${c}, ${c}2) AS pm, ${c} & ${c}2 AS band, ${c} | ${c}2 AS bor, ${c} ^ ${c}2 AS bxor, ~${c} AS bnot,
+        typeof(abs(${c})) AS t1, typeof(round(${c}, -1)) AS t2, typeof(pmod(${c}, ${c}2)) AS t3, typeof(${c} & ${c}2) AS t4, typeof(~${c}) AS t5 FROM events`, rel as never);
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(edge(w.bits), edge(w.bits)), { minLength: 1, maxLength: 30 }), async (pairs) => {
+          let out: Row[] = pairs.map(([a, b]) => ({ [c]: a, [`${c}2`]: b }));
+          for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+          pairs.forEach(([a, b], k) => {
+            const [x, y] = [BigInt(a), BigInt(b)];
+            const wrap = (v: bigint) => Number(BigInt.asIntN(w.bits, v));
+            expect(out[k]).toEqual({
+              abs: wrap(x < 0n ? -x : x), r1: wrap(roundOracle(x, -1, false)), r3: wrap(roundOracle(x, -3, false)),
+              b1: wrap(roundOracle(x, -1, true)), b2: wrap(roundOracle(x, -2, true)), pm: pmodOracle(w.bits, x, y),
+              band: wrap(x & y), bor: wrap(x | y), bxor: wrap(x ^ y), bnot: wrap(~x),
+              t1: w.name, t2: w.name, t3: w.name, t4: w.name, t5: w.name,
+            });
+          });
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  it('shifts an INT (a TINYINT or SMALLINT widened to one) in 32 bits and a BIGINT in 64, the distance taken mod the width', async () => {
+    const q = compileStreamingQuery(`SELECT shiftleft(i, i2) AS a, shiftright(i, i2) AS b, shiftrightunsigned(i, i2) AS c, shiftleft(l, i2) AS d,
+      shiftright(l, i2) AS e, shiftrightunsigned(l, i2) AS f, l & i AS g, typeof(shiftleft(b, 1)) AS t FROM events`, rel as never);
+    await fc.assert(
+      fc.asyncProperty(edge(32), fc.integer({ min: -70, max: 70 }), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), async (i, n, l) => {
+        let out: Row[] = [{ i, i2: n, l: toLong(l), b: 1 }];
+        for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+        const [x, s32, s64] = [BigInt(i), BigInt(n & 31), BigInt(n & 63)];
+        expect(out[0]).toEqual({
+          a: Number(BigInt.asIntN(32, x << s32)), b: Number(x >> s32), c: Number(BigInt.asIntN(32, BigInt.asUintN(32, x) >> s32)),
+          d: toLong(l << s64), e: toLong(l >> s64), f: toLong(BigInt.asUintN(64, l) >> s64), g: toLong(l & x), t: 'int',
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers Spark's examples", async () => {
+    const [r] = await run(`SELECT abs(-128Y) AS a, round(127Y, -1) AS b, pmod(10, 3) AS c, pmod(-10, 3) AS d, pmod(-7, -3) AS e, 3 & 5 AS f,
+      3 | 5 AS g, 3 ^ 5 AS h, ~0 AS k, shiftleft(2, 1) AS m, shiftright(4, 1) AS n, shiftrightunsigned(4, 1) AS o, bround(25, -1) AS p,
+      abs(-2147483648) AS q, negative(-128Y) AS s, typeof(ceil(5Y)) AS t FROM events`, [{}]);
+    expect(r).toEqual({ a: -128, b: -126, c: 1, d: 2, e: -1, f: 1, g: 7, h: 6, k: -1, m: 4, n: 2, o: 2, p: 20, q: -2147483648, s: -128, t: 'bigint' });
+  });
+});

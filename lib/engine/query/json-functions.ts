@@ -84,8 +84,11 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
     case 'long':
       if (typeof v === 'bigint') return fitsLong(v) ? toLong(v) : null;
       return Number.isSafeInteger(v) ? v : null;
-    case 'double':
-      return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null;
+    case 'double': {
+      // A FLOAT field: the nearest float, as Jackson's getFloatValue.
+      const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null;
+      return n !== null && f.float32 ? Math.fround(n) : n;
+    }
     case 'boolean':
       return typeof v === 'boolean' ? v : null;
     case 'string':

@@ -15,6 +15,7 @@ import type { FunctionDef } from './function-types';
 import { parseTimestampLiteral } from './expression-builder';
 import { regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
 import { isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { bigOf, toLong, type Long } from './long';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -41,6 +42,15 @@ export function toMs(v: unknown, t: ExprType): number | null {
   return v as number;
 }
 const midnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+
+/** A shift of a BIGINT by an INT distance (a wider one narrowed to its low 32 bits, then mod 64). */
+function shiftFunction(op: (a: bigint, n: bigint) => bigint): FunctionDef {
+  return {
+    min: 2, max: 2, exactLongs: true,
+    type: (a) => (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'expects integers'),
+    impl: ([x, n]) => toLong(op(bigOf(x as Long), BigInt(Number(BigInt.asIntN(32, bigOf(n as Long))) & 63))),
+  };
+}
 
 /** Spark's bround: HALF_EVEN at `scale` digits. */
 function roundHalfEven(v: number, scale: number): number {
@@ -271,10 +281,19 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   sign: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
   signum: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
   mod: { min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)) },
+  // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
+  div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
+  // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1). Integers
+  // (exact, and keeping an INT, SMALLINT or TINYINT) and FLOATs are the compiler's.
   pmod: {
     min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
-    impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + Math.abs(n)) % Math.abs(n) : r; },
+    impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + n) % n : r; },
   },
+  // Spark's ShiftLeft, ShiftRight, ShiftRightUnsigned of a BIGINT: Java's 64-bit shifts (the
+  // distance, an INT, taken mod 64). Of an INT, SMALLINT or TINYINT: the compiler's, 32-bit.
+  shiftleft: shiftFunction((a, n) => a << n),
+  shiftright: shiftFunction((a, n) => a >> n),
+  shiftrightunsigned: shiftFunction((a, n) => BigInt.asUintN(64, a) >> n),
   greatest: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) > 0 ? v : m), null) },
   least: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null) },
   bround: { min: 1, max: 2, type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },

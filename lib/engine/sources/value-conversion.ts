@@ -6,6 +6,7 @@
 import type { Field, Row, Schema } from '../types';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
 import { fitsLong, fitsWidth, INTEGRAL_NAMES, toLong, type Long } from '../query/long';
+import { floatFromLong } from '../query/float';
 import { MAX_PRECISION, parseDecimal } from '../query/decimal';
 import { parseDate } from '../query/date';
 import { castValue } from '../query/sql-values';
@@ -35,7 +36,9 @@ export function convertValue(v: unknown, field: Field): Converted {
     }
     case 'double': {
       const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-      return Number.isFinite(n) ? { ok: true, value: n } : bad(`${JSON.stringify(v)} is not a double`);
+      if (!Number.isFinite(n)) return bad(`${JSON.stringify(v)} is not a double`);
+      // A FLOAT column's value is the nearest float (past FLOAT's range: an infinity, as Java's parseFloat).
+      return { ok: true, value: !field.float32 ? n : typeof v === 'bigint' ? floatFromLong(v) : Math.fround(n) };
     }
     case 'boolean':
       if (typeof v === 'boolean') return { ok: true, value: v };

@@ -20,10 +20,10 @@ import { SqlValidationError } from '../query/sql-error';
 const MAX_SCHEMA_TEXT = 20_000;
 
 /** Type names that need no parse (the common case: a validation parses the spec often). */
-const SIMPLE: Record<string, Pick<Field, 'type' | 'integral'>> = {
+const SIMPLE: Record<string, Pick<Field, 'type' | 'integral' | 'float32'>> = {
   long: { type: 'long' }, bigint: { type: 'long' }, int: { type: 'long', integral: 32 }, integer: { type: 'long', integral: 32 },
   smallint: { type: 'long', integral: 16 }, short: { type: 'long', integral: 16 }, tinyint: { type: 'long', integral: 8 }, byte: { type: 'long', integral: 8 },
-  double: { type: 'double' }, float: { type: 'double' }, real: { type: 'double' }, string: { type: 'string' }, boolean: { type: 'boolean' },
+  double: { type: 'double' }, float: { type: 'double', float32: true }, real: { type: 'double', float32: true }, string: { type: 'string' }, boolean: { type: 'boolean' },
   timestamp: { type: 'timestamp' }, timestamp_ltz: { type: 'timestamp' }, timestamp_ntz: { type: 'timestamp' }, binary: { type: 'binary' }, date: { type: 'date' },
 };
 
@@ -48,7 +48,7 @@ export function columnField(name: string, text: string): Field | string {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType', 'integral']);
+const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType', 'integral', 'float32']);
 
 /** A parsed Field's type as Spark's DDL text (anything malformed becomes text that fails to parse). */
 function typeTextOfField(f: unknown): string {
@@ -57,6 +57,7 @@ function typeTextOfField(f: unknown): string {
   switch (f.type) {
     case 'decimal': return `DECIMAL(${String(f.precision ?? 38)},${String(f.scale ?? 0)})`;
     case 'long': return INTEGRAL_NAMES[f.integral as IntegralBits] ?? 'BIGINT';
+    case 'double': return f.float32 === true ? 'FLOAT' : 'DOUBLE';
     case 'array': return `ARRAY<${inner(f.elementType)}>`;
     case 'map': return `MAP<${inner(f.keyType)}, ${inner(f.valueType)}>`;
     case 'struct':
