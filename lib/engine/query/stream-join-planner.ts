@@ -11,7 +11,7 @@ import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibi
 import type { Row, Schema } from '../types';
 import { fieldOfType } from './data-types';
 import { conjunction, conjuncts, exprToString, referencedColumns, type Expr } from './expression';
-import { compileExpression } from './expression-compiler';
+import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
 import { joinStateWatermarkOffsets, type JoinSideName } from './join-time-range';
 import { children, type LogicalPlan } from './logical-plan';
 import { SqlValidationError } from './sql-error';
@@ -145,7 +145,7 @@ export function planStreamStreamJoin(
       joinType,
       left: input('left', lk),
       right: input('right', rk),
-      ...(cond ? { condition: (l: Row, rr: Row, ctx: Parameters<typeof cond>[1]) => cond({ ...l, ...rr }, ctx) } : {}),
+      ...(cond ? { condition: pairCondition(cond, sides.left.schema, sides.right.schema) } : {}),
       ...(inputWatermarkDeltaMs < 0 ? { inputWatermarkDeltaMs } : {}),
     },
     schema,
@@ -158,4 +158,20 @@ export function planStreamStreamJoin(
     valueSchema: joined,
   };
   return { op, schema, descriptor };
+}
+
+/**
+ * The join's other conditions over a candidate pair, read from one row object reused for every
+ * pair (the sides' column names are distinct): a new merged row per candidate was the join's
+ * largest cost after the state store.
+ */
+function pairCondition(cond: Evaluator, left: Schema, right: Schema): (l: Row, r: Row, ctx: EvalContext) => unknown {
+  const leftNames = left.map((f) => f.name);
+  const rightNames = right.map((f) => f.name);
+  const pair: Row = {};
+  return (l, r, ctx) => {
+    for (let i = 0; i < leftNames.length; i++) pair[leftNames[i]] = l[leftNames[i]];
+    for (let i = 0; i < rightNames.length; i++) pair[rightNames[i]] = r[rightNames[i]];
+    return cond(pair, ctx);
+  };
 }
