@@ -94,6 +94,33 @@ describe('stream-stream inner join (the programming guide\'s impressions and cli
   });
 });
 
+describe('the job\'s dedup option with a stream-stream join', () => {
+  it('drops the first source\'s duplicates before the join, and remembers them across a restart', async () => {
+    const t = adsJob(INNER, { dedup: { keys: ['adId', 'impressionTime'] } });
+    let q = t.start();
+    t.impressions.addData(imp(1, 0), imp(1, 0), imp(2, 5));
+    t.clicks.addData(click(1, 30));
+    await q.processAllAvailable();
+    const first = [row({ adId: 1, impressionTime: T0, clickAdId: 1, clickTime: T0 + 30 * MIN })];
+    expect(t.out()).toEqual(first);
+    await q.stop();
+    // After a restart the duplicate is still known: ad 1's new click meets one impression, not two.
+    q = t.start();
+    t.impressions.addData(imp(1, 0), imp(2, 5));
+    t.clicks.addData(click(1, 40), click(2, 50));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([
+      ...first,
+      row({ adId: 1, impressionTime: T0, clickAdId: 1, clickTime: T0 + 40 * MIN }),
+      row({ adId: 2, impressionTime: T0 + 5 * MIN, clickAdId: 2, clickTime: T0 + 50 * MIN }),
+    ].sort());
+    const names = t.progress.at(-1)!.stateOperators.map((o) => o.operatorName).sort();
+    expect(names).toEqual(['dedupe', 'symmetricHashJoin']);
+    expect(t.progress.at(-1)!.stateOperators.find((o) => o.operatorName === 'dedupe')!.numRowsTotal).toBe(2);
+    await q.stop();
+  });
+});
+
 describe('stream-stream left outer join', () => {
   it('emits an impression without a click, padded with NULLs, when the watermark passes it', async () => {
     const t = adsJob(INNER.replace('FROM impressions JOIN clicks', 'FROM impressions LEFT OUTER JOIN clicks'));
