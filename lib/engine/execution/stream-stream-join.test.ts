@@ -442,6 +442,27 @@ describe('stream-stream joins USING (…)', () => {
     await q.stop();
   });
 
+  it('of three streams: the second USING (key) reads the first\'s merged key', async () => {
+    const t = topicsJob('SELECT key, i.value AS impression, c.value AS click, v.value AS conversion FROM impressions i JOIN clicks c USING (key) JOIN conversions v USING (key) ' +
+      'WHERE c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR', { topics: ['impressions', 'clicks', 'conversions'] });
+    const q = t.start();
+    t.stream('impressions').addData(rec('a', 'i1', 0), rec('b', 'i2', 0));
+    t.stream('clicks').addData(rec('a', 'c1', 10), rec('b', 'c2', 10));
+    t.stream('conversions').addData(rec('a', 'v1', 20), rec('z', 'v9', 20));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([{ key: 'a', impression: 'i1', click: 'c1', conversion: 'v1' }]);
+    await q.stop();
+  });
+
+  it('a self-join USING (key, value) pairs rows of one key and value', async () => {
+    const t = topicsJob('SELECT key, value, a.timestamp AS first, b.timestamp AS second FROM events a JOIN events b USING (key, value) WHERE b.timestamp > a.timestamp', { self: true });
+    const q = t.start();
+    t.stream('events').addData(rec('k', 'x', 0), rec('k', 'x', 5), rec('k', 'y', 6));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([{ key: 'k', value: 'x', first: T0, second: T0 + 5 * MIN }]);
+    await q.stop();
+  });
+
   it('left outer USING (key): Spark refuses it, as it has no time range (USING takes no other condition)', async () => {
     const e = (await refusal(topicsJob('SELECT * FROM impressions LEFT JOIN clicks USING (key)', { columns: OWN }))) as Error;
     expect(e?.message).toContain('Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys');
