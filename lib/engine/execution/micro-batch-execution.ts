@@ -53,7 +53,7 @@ import { BadRecordPolicy } from './bad-record-policy';
 import { CrashPoints, type CrashPlan } from './crash-points';
 import { MULTIPLE_WATERMARK_POLICY_CONF, populateStartOffsets, recordedParallelism, SHUFFLE_PARTITIONS_CONF, sourceConfKey } from './populate-start-offsets';
 import { CorruptCheckpointError } from '../errors';
-import { DEFAULT_MULTIPLE_WATERMARK_POLICY, MULTIPLE_WATERMARK_POLICIES, type MultipleWatermarkPolicy } from '../spec/job-spec';
+import { DEFAULT_MULTIPLE_WATERMARK_POLICY, MULTIPLE_WATERMARK_POLICIES, withSourcesReconciled, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import { ProgressReporter } from './progress-reporter';
 import { QueryRuntime, type BatchResult } from './query-runtime';
 import type { TaskScheduler } from './task-scheduler';
@@ -175,6 +175,8 @@ export class MicroBatchExecution {
   private idlePollMs = IDLE_POLL_MIN_MS;
 
   constructor(private readonly opts: MicroBatchExecutionOptions) {
+    // Where the engine takes a parsed spec: everything below reads its sources as they will run.
+    this.opts = { ...opts, spec: withSourcesReconciled(opts.spec) };
     this.clock = opts.clock ?? new SystemClock();
     this.checkpoint = opts.checkpoint ?? checkpointFileManagerFor(opts.spec.checkpointLocation);
     this.trigger = triggerFromSpec(opts.spec.trigger);

@@ -94,6 +94,33 @@ describe('stream-stream inner join (the programming guide\'s impressions and cli
   });
 });
 
+describe('the job\'s dedup option with a stream-stream join', () => {
+  it('drops the first source\'s duplicates before the join, and remembers them across a restart', async () => {
+    const t = adsJob(INNER, { dedup: { keys: ['adId', 'impressionTime'] } });
+    let q = t.start();
+    t.impressions.addData(imp(1, 0), imp(1, 0), imp(2, 5));
+    t.clicks.addData(click(1, 30));
+    await q.processAllAvailable();
+    const first = [row({ adId: 1, impressionTime: T0, clickAdId: 1, clickTime: T0 + 30 * MIN })];
+    expect(t.out()).toEqual(first);
+    await q.stop();
+    // After a restart the duplicate is still known: ad 1's new click meets one impression, not two.
+    q = t.start();
+    t.impressions.addData(imp(1, 0), imp(2, 5));
+    t.clicks.addData(click(1, 40), click(2, 50));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([
+      ...first,
+      row({ adId: 1, impressionTime: T0, clickAdId: 1, clickTime: T0 + 40 * MIN }),
+      row({ adId: 2, impressionTime: T0 + 5 * MIN, clickAdId: 2, clickTime: T0 + 50 * MIN }),
+    ].sort());
+    const names = t.progress.at(-1)!.stateOperators.map((o) => o.operatorName).sort();
+    expect(names).toEqual(['dedupe', 'symmetricHashJoin']);
+    expect(t.progress.at(-1)!.stateOperators.find((o) => o.operatorName === 'dedupe')!.numRowsTotal).toBe(2);
+    await q.stop();
+  });
+});
+
 describe('stream-stream left outer join', () => {
   it('emits an impression without a click, padded with NULLs, when the watermark passes it', async () => {
     const t = adsJob(INNER.replace('FROM impressions JOIN clicks', 'FROM impressions LEFT OUTER JOIN clicks'));
@@ -135,10 +162,12 @@ describe('Spark\'s refusals of stream-stream joins, before the first batch', () 
  * Two Kafka topics share every column name (key, value, timestamp, …), and a self-join shares all
  * of its own: each side's copy is read qualified, as in Spark.
  */
-function topicsJob(sql: string, opts: { self?: boolean; topics?: string[]; parallelism?: number } = {}) {
+function topicsJob(sql: string, opts: { self?: boolean; topics?: string[]; parallelism?: number; columns?: Record<string, { name: string; type: string }[]> } = {}) {
   const id = `ssjoin-names-${++n}-${process.pid}`;
   const schema = [{ name: 'key', type: 'string' }, { name: 'value', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
-  const source = (name: string) => ({ name, type: 'memory', options: { stream: `${id}-${name}` }, schema, eventTime: 'timestamp', watermarkDelay: '10 minutes' });
+  // A topic's own columns instead of Kafka's (its first timestamp column the event time).
+  const columnsOf = (name: string) => opts.columns?.[name] ?? schema;
+  const source = (name: string) => ({ name, type: 'memory', options: { stream: `${id}-${name}` }, schema: columnsOf(name), eventTime: columnsOf(name).find((f) => f.type === 'timestamp')!.name, watermarkDelay: '10 minutes' });
   const spec = {
     name: id,
     ...(opts.self ? { source: source('events') } : { sources: (opts.topics ?? ['impressions', 'clicks']).map(source) }),
@@ -357,5 +386,94 @@ describe('a join of three streams (a join whose side is a join)', () => {
     const e = (await refusal(topicsJob(THREE.replace('SELECT i.key,', 'SELECT key,'), { topics }))) as { message: string; errorClass?: string };
     expect(e.errorClass).toBe('AMBIGUOUS_REFERENCE');
     expect(e.message).toContain('could be: [`i`.`key`, `c`.`key`, `v`.`key`]');
+  });
+});
+
+/**
+ * USING (k, …) of two streams, as Spark: ON a.k = b.k AND …, and the output has each USING column
+ * once (the left's; a right join's the right's; a full join's coalesce(a.k, b.k)), then the left's
+ * other columns, then the right's; a.k and b.k stay readable qualified.
+ */
+describe('stream-stream joins USING (…)', () => {
+  const OWN = {
+    impressions: [{ name: 'key', type: 'string' }, { name: 'impressionTime', type: 'timestamp' }, { name: 'campaign', type: 'string' }],
+    clicks: [{ name: 'clickTime', type: 'timestamp' }, { name: 'key', type: 'string' }, { name: 'device', type: 'string' }],
+  };
+  const imp2 = (key: string, minute: number, campaign: string) => ({ key, impressionTime: T0 + minute * MIN, campaign });
+  const click2 = (key: string | null, minute: number, device: string) => ({ clickTime: T0 + minute * MIN, key, device });
+
+  it('inner USING (key) with a time range: the key once, first, then each side\'s other columns, in Spark\'s order', async () => {
+    const t = topicsJob('SELECT * FROM impressions JOIN clicks USING (key) WHERE clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR', { columns: OWN });
+    let q = t.start();
+    t.stream('impressions').addData(imp2('ad1', 0, 'x'), imp2('ad2', 0, 'y'), imp2('ad3', 10, 'z'));
+    t.stream('clicks').addData(click2('ad1', 30, 'phone'), click2('ad2', 120, 'tv'), click2(null, 5, 'none'));
+    await q.processAllAvailable();
+    expect(t.table.rows.map((r) => Object.keys(r))).toEqual([['key', 'impressionTime', 'campaign', 'clickTime', 'device']]);
+    expect(t.out()).toEqual([row({ key: 'ad1', impressionTime: T0, campaign: 'x', clickTime: T0 + 30 * MIN, device: 'phone' })]);
+    await q.stop();
+    q = t.start();
+    t.stream('clicks').addData(click2('ad3', 40, 'pc'));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([
+      row({ key: 'ad1', impressionTime: T0, campaign: 'x', clickTime: T0 + 30 * MIN, device: 'phone' }),
+      row({ key: 'ad3', impressionTime: T0 + 10 * MIN, campaign: 'z', clickTime: T0 + 40 * MIN, device: 'pc' }),
+    ].sort());
+    await q.stop();
+  });
+
+  it('of Kafka-shaped topics: the unqualified key is the USING column, i.key and c.key stay readable', async () => {
+    const t = topicsJob('SELECT key, i.key AS ik, c.key AS ck, i.value AS impression, c.value AS click FROM impressions i JOIN clicks c USING (key) ' +
+      'WHERE c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR');
+    const q = t.start();
+    t.stream('impressions').addData(rec('ad1', 'i1', 0), rec('ad2', 'i2', 0));
+    t.stream('clicks').addData(rec('ad1', 'c1', 30), rec('ad2', 'c2', 120));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([{ key: 'ad1', ik: 'ad1', ck: 'ad1', impression: 'i1', click: 'c1' }]);
+    await q.stop();
+  });
+
+  it('a.* and b.* keep each side\'s own key column', async () => {
+    const t = topicsJob('SELECT c.*, i.campaign FROM impressions i JOIN clicks c USING (key)', { columns: OWN });
+    const q = t.start();
+    t.stream('impressions').addData(imp2('ad1', 0, 'x'));
+    t.stream('clicks').addData(click2('ad1', 5, 'phone'));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([{ clickTime: T0 + 5 * MIN, key: 'ad1', device: 'phone', campaign: 'x' }]);
+    await q.stop();
+  });
+
+  it('of three streams: the second USING (key) reads the first\'s merged key', async () => {
+    const t = topicsJob('SELECT key, i.value AS impression, c.value AS click, v.value AS conversion FROM impressions i JOIN clicks c USING (key) JOIN conversions v USING (key) ' +
+      'WHERE c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR', { topics: ['impressions', 'clicks', 'conversions'] });
+    const q = t.start();
+    t.stream('impressions').addData(rec('a', 'i1', 0), rec('b', 'i2', 0));
+    t.stream('clicks').addData(rec('a', 'c1', 10), rec('b', 'c2', 10));
+    t.stream('conversions').addData(rec('a', 'v1', 20), rec('z', 'v9', 20));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([{ key: 'a', impression: 'i1', click: 'c1', conversion: 'v1' }]);
+    await q.stop();
+  });
+
+  it('a self-join USING (key, value) pairs rows of one key and value', async () => {
+    const t = topicsJob('SELECT key, value, a.timestamp AS first, b.timestamp AS second FROM events a JOIN events b USING (key, value) WHERE b.timestamp > a.timestamp', { self: true });
+    const q = t.start();
+    t.stream('events').addData(rec('k', 'x', 0), rec('k', 'x', 5), rec('k', 'y', 6));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([{ key: 'k', value: 'x', first: T0, second: T0 + 5 * MIN }]);
+    await q.stop();
+  });
+
+  it('left outer USING (key): Spark refuses it, as it has no time range (USING takes no other condition)', async () => {
+    const e = (await refusal(topicsJob('SELECT * FROM impressions LEFT JOIN clicks USING (key)', { columns: OWN }))) as Error;
+    expect(e?.message).toContain('Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys');
+  });
+
+  it.each([
+    ['the left side', 'SELECT * FROM impressions JOIN clicks USING (device)', 'USING column `device` cannot be resolved on the left side of the join. The left-side columns: [`key`, `impressionTime`, `campaign`]'],
+    ['the right side', 'SELECT * FROM impressions JOIN clicks USING (key, campaign)', 'USING column `campaign` cannot be resolved on the right side of the join. The right-side columns: [`clickTime`, `key`, `device`]'],
+  ])('refuses a USING column %s lacks, as Spark', async (_name, sql, message) => {
+    const e = (await refusal(topicsJob(sql, { columns: OWN }))) as { message: string; errorClass?: string };
+    expect(e?.message).toContain(message);
+    expect(e.errorClass).toBe('UNRESOLVED_USING_COLUMN_FOR_JOIN');
   });
 });

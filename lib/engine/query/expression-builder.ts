@@ -48,7 +48,7 @@ function sqlTypeOf(t: DataType): SqlType | undefined {
 }
 
 /** Spark's AMBIGUOUS_REFERENCE: a name that more than one side of a join has. */
-function ambiguousReference(name: string, columns: string[], pos: SqlPosition | undefined): SqlValidationError {
+export function ambiguousReference(name: string, columns: string[], pos: SqlPosition | undefined): SqlValidationError {
   const quoted = columns.map((c) => {
     const dot = c.length - name.length - 1;
     return dot > 0 && c[dot] === '.' ? `\`${c.slice(0, dot)}\`.\`${c.slice(dot + 1)}\`` : `\`${c}\``;
@@ -74,6 +74,8 @@ export interface Scope {
    * side's, or is ambiguous (Spark's AMBIGUOUS_REFERENCE).
    */
   sides?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** The columns of USING joins (lower-cased name → the row's column), which an unqualified name means. */
+  merged?: ReadonlyMap<string, string>;
 }
 
 export class ExpressionBuilder {
@@ -101,6 +103,7 @@ export class ExpressionBuilder {
         if (column.toLowerCase() !== name) this.written.set(column, column.slice(column.length - name.length));
       }
     }
+    for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
   }
 
   /**

@@ -12,7 +12,7 @@
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 import type { Expr } from './expression';
-import { lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
+import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import { relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import type { Expression, LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
@@ -24,7 +24,7 @@ export interface PlannedJoin {
   /** Names and aliases that may qualify a column. */
   qualifiers: string[];
   /** How a join of sides that share column names resolves them (see Scope). */
-  scope?: Pick<Scope, 'sides'>;
+  scope?: Pick<Scope, 'sides' | 'merged'>;
 }
 
 type Join = Extract<UnresolvedPlan, { kind: 'Join' }>;
@@ -166,8 +166,12 @@ const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_T
  * the left side's columns and then the right's (a left semi join: the left's); the side that an
  * outer join pads with NULLs is nullable. A column name that several of the streams have (two
  * Kafka topics share all theirs; a self-join every one) is kept once per stream, read as
- * `a.value` and `b.value`, and is ambiguous unqualified, as in Spark. Which joins Spark allows
- * (output mode, watermarks, time ranges) is the analyzer's call.
+ * `a.value` and `b.value`, and is ambiguous unqualified, as in Spark. USING (k, …) is ON a.k = b.k
+ * AND …, and a Project above the Join gives Spark's output of a USING join: each USING column once
+ * (the left's, a right join's the right's, a full join's coalesce(a.k, b.k)), then the left's other
+ * columns, then the right's; `a.k` and `b.k` stay readable qualified (Spark's hidden columns of
+ * the join, out of `*`). Which joins Spark allows (output mode, watermarks, time ranges) is the
+ * analyzer's call.
  */
 function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: string }[], relations: StreamingRelation[], builder: (scope: Scope) => ExpressionBuilder): PlannedJoin {
   const lower = (n: string) => n.toLowerCase();
@@ -194,9 +198,10 @@ function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: strin
     const columns = new Map(rel.schema.map((f) => [lower(f.name), columnOf(f.name)]));
     const renamed = rel.schema.some((f) => columnOf(f.name) !== f.name);
     const visible = [i];
-    if (!renamed) return { plan: rel, schema: relationOutput(rel), columns, visible };
+    const merged = new Map<string, string>();
+    if (!renamed) return { plan: rel, schema: relationOutput(rel), columns, visible, merged };
     const list = rel.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
-    return { plan: { kind: 'Project', list, child: rel }, schema: relationOutput(rel).map((f) => ({ ...f, name: columnOf(f.name) })), columns, visible };
+    return { plan: { kind: 'Project', list, child: rel }, schema: relationOutput(rel).map((f) => ({ ...f, name: columnOf(f.name) })), columns, visible, merged };
   });
   const scopeOf = (visible: number[]) => new Map(visible.flatMap((i) => names[i].map((q) => [q, leaves[i].columns] as const)));
   let next = 0;
@@ -210,10 +215,10 @@ function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: strin
       if (u.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
       throw notSupportedYet(u.natural ? `NATURAL ${JOIN_SQL[u.joinType]}` : `${JOIN_SQL[u.joinType]} of two streams`, pos);
     }
-    if (u.usingColumns) throw notSupportedYet('USING (…) in a join of two streams', pos, 'write ON a.k = b.k with the two sides\' own column names');
+    if (u.usingColumns) return usingJoin(u.usingColumns, joinType, l, r, pos);
     if (!u.condition) throw new SqlValidationError(`A join of two streams needs ON <condition> with an equality of a ${describe(l)} column and a ${describe(r)} column (Spark refuses a stream-stream join without one)`, pos, 'ON');
     const both = [...l.visible, ...r.visible];
-    const condition = builder({ qualifiers: new Set(both.flatMap((i) => names[i])), sides: scopeOf(both) }).build(u.condition);
+    const condition = builder({ qualifiers: new Set(both.flatMap((i) => names[i])), sides: scopeOf(both), merged: new Map([...l.merged, ...r.merged]) }).build(u.condition);
     const nullable = (side: 'left' | 'right') => joinType === 'FullOuter' || (side === 'left' ? joinType === 'RightOuter' : joinType === 'LeftOuter');
     const pad = (schema: Schema, yes: boolean): Schema => (yes ? schema.map((f) => ({ ...f, nullable: true })) : schema);
     // Above a left semi join only the left side's columns exist.
@@ -223,10 +228,60 @@ function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: strin
       schema: semi ? l.schema : [...pad(l.schema, nullable('left')), ...pad(r.schema, nullable('right'))],
       columns: new Map(),
       visible: semi ? l.visible : both,
+      merged: semi ? l.merged : new Map([...l.merged, ...r.merged]),
+    };
+  };
+  // A row's column → the name the user writes for it (`a.key` is `key`), as Spark's messages name it.
+  const written = new Map(relations.flatMap((rel, i) => rel.schema.map((f) => [leaves[i].columns.get(lower(f.name))!, f.name] as const)));
+  const usingJoin = (using: readonly string[], joinType: string, l: Side, r: Side, pos: ReturnType<typeof lineColumn>): Side => {
+    // A USING column of a side: its merged column (of a USING join below), or its one stream's.
+    const columnOf = (s: Side, which: 'left' | 'right', k: string): string => {
+      const merged = s.merged.get(lower(k));
+      if (merged) return merged;
+      const found = s.visible.flatMap((i) => leaves[i].columns.get(lower(k)) ?? []);
+      if (found.length > 1) throw ambiguousReference(k, found, pos);
+      if (found.length === 0) {
+        throw new SqlValidationError(
+          `USING column \`${k}\` cannot be resolved on the ${which} side of the join. The ${which}-side columns: [${s.schema.map((f) => `\`${written.get(f.name) ?? f.name}\``).join(', ')}]`,
+          pos, 'USING', 'UNRESOLVED_USING_COLUMN_FOR_JOIN');
+      }
+      return found[0];
+    };
+    const keys = using.map((k) => ({ name: k, left: columnOf(l, 'left', k), right: columnOf(r, 'right', k) }));
+    const column = (name: string): Expr => ({ kind: 'column', name, pos });
+    const condition = keys.map((k): Expr => ({ kind: 'binary', op: '=', left: column(k.left), right: column(k.right), pos }))
+      .reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, pos }));
+    const semi = joinType === 'LeftSemi';
+    const padded = (schema: Schema, yes: boolean): Schema => (yes ? schema.map((f) => ({ ...f, nullable: true })) : schema);
+    const left = padded(l.schema, joinType === 'RightOuter' || joinType === 'FullOuter');
+    const right = semi ? [] : padded(r.schema, joinType === 'LeftOuter' || joinType === 'FullOuter');
+    const field = (schema: Schema, name: string) => schema.find((f) => f.name === name)!;
+    if (keys.some((k) => l.merged.has(lower(k.name)) && r.merged.has(lower(k.name)))) {
+      throw notSupportedYet('USING (…) of a column that both sides merged in USING joins of their own', pos, 'write ON with qualified names');
+    }
+    const merged = keys.map((k) => {
+      const name = k.name;
+      if (joinType === 'FullOuter') return { name, expr: { kind: 'call', name: 'coalesce', args: [column(k.left), column(k.right)], pos } as Expr, field: { ...field(left, k.left), name, nullable: field(left, k.left).nullable && field(right, k.right).nullable } };
+      const [schema, from] = joinType === 'RightOuter' ? [right, k.right] : [left, k.left];
+      return { name, expr: column(from), field: { ...field(schema, from), name } };
+    });
+    const keyColumns = new Set(keys.flatMap((k) => [k.left, k.right]));
+    const rest = [...left, ...right].filter((f) => !keyColumns.has(f.name));
+    // The sides' own key columns after the rest, out of `*` (the schema), for `a.k` and `b.k`; a
+    // column merged below is superseded by this one of its name.
+    const hidden = [...left, ...right].filter((f) => keyColumns.has(f.name) && !keys.some((k) => k.name === f.name));
+    const list = [...merged.map((m) => ({ expr: m.expr, name: m.name })), ...[...rest, ...hidden].map((f) => ({ expr: column(f.name), name: f.name }))];
+    const visible = semi ? l.visible : [...l.visible, ...r.visible];
+    return {
+      plan: { kind: 'Project', list, child: { kind: 'Join', joinType, left: l.plan, right: r.plan, condition, pos } },
+      schema: [...merged.map((m) => m.field), ...rest],
+      columns: new Map(),
+      visible,
+      merged: new Map([...l.merged, ...(semi ? [] : r.merged), ...merged.map((m) => [lower(m.name), m.name] as const)]),
     };
   };
   const top = build(join);
-  return { plan: top.plan, schema: top.schema, qualifiers: top.visible.flatMap((i) => names[i]), scope: { sides: scopeOf(top.visible) } };
+  return { plan: top.plan, schema: top.schema, qualifiers: top.visible.flatMap((i) => names[i]), scope: { sides: scopeOf(top.visible), merged: top.merged } };
 }
 
 /** A stream of a join, or a join of streams: its plan, its columns, and the streams whose columns it shows. */
@@ -237,4 +292,6 @@ interface Side {
   columns: Map<string, string>;
   /** The indexes of the streams whose columns the side's rows carry. */
   visible: number[];
+  /** The columns of USING joins (lower-cased name → the row's column): what an unqualified name reads. */
+  merged: Map<string, string>;
 }

@@ -37,7 +37,7 @@ interface FromItem {
   schema: Schema;
   qualifiers: string[];
   /** A join's sides when they share column names (ExpressionBuilder's Scope). */
-  scope?: Pick<Scope, 'sides'>;
+  scope?: Pick<Scope, 'sides' | 'merged'>;
 }
 
 /** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
@@ -200,7 +200,7 @@ class QueryPlanner {
     return this.project(items, qualifiers, schema, plan, builder, from.scope);
   }
 
-  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides'>): ExpressionBuilder {
+  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): ExpressionBuilder {
     return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope }, this.sql);
   }
 
@@ -248,7 +248,7 @@ class QueryPlanner {
   }
 
   /** The select list of a SELECT without aggregation. */
-  private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder, scope?: Pick<Scope, 'sides'>): LogicalPlan {
+  private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder, scope?: Pick<Scope, 'sides' | 'merged'>): LogicalPlan {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
     const isQualifier = (t: readonly string[]) => t.length === 1 && qualifiers.some((q) => q.toLowerCase() === t[0].toLowerCase());

@@ -7,6 +7,7 @@
  * the registry parsed them (defaults applied).
  */
 import { z } from 'zod';
+import { ValidationError } from '../errors';
 import { getSourceDefinition, sourceTypes } from '../sources/index';
 import type { CanonicalOptions, SourceDefinition } from '../sources/source-registry';
 import { getSinkDefinition, sinkTypes } from '../sinks/index';
@@ -348,6 +349,21 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
   const { source: _source, sources: _sources, ...rest } = base.data;
   const spec: JobSpec = { ...rest, source: sources[0], sources, sink: { ...base.data.sink, options: sinkOptions as Record<string, unknown> } };
   return { ok: true, spec };
+}
+
+/**
+ * A parsed spec as the engine reads it: `sources`. An embedder that replaced `source` after parsing
+ * (`{ ...spec, source: other }`) left `sources[0]` the old one, which would run silently; the raw
+ * spec's rule applies, a one-source spec's `source` wins. A spec of several sources changes one
+ * in `sources`; a `source` that is not `sources[0]` there is refused rather than guessed at.
+ */
+export function withSourcesReconciled(spec: JobSpec): JobSpec {
+  if (spec.source === spec.sources[0]) return spec;
+  if (spec.sources.length === 1) return { ...spec, sources: [spec.source] };
+  throw new ValidationError(
+    `The spec's source "${spec.source.name}" is not its first of sources (${spec.sources.map((s) => `"${s.name}"`).join(', ')}): a spec of several sources changes one in sources`,
+    { path: 'source' },
+  );
 }
 
 export function outputModeLabel(m: OutputMode): string {
