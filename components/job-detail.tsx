@@ -87,6 +87,8 @@ export function JobDetail({
     const o = (source ?? {}) as { name?: unknown; type?: unknown };
     return { name: String(o.name ?? '?'), type: String(o.type ?? '?') };
   });
+  // The state partitions each keyed stateful operator runs as (Spark's spark.sql.shuffle.partitions).
+  const parallelism = Number((j.spec as { parallelism?: unknown } | null)?.parallelism ?? 1);
   const live = LIVE_STATUSES.includes(j.status);
 
   // A run begins or ends with a change of the job's status (a restart: STOPPING, PENDING,
@@ -115,7 +117,7 @@ export function JobDetail({
         <div>
           <h1>{j.name}</h1>
           <p className="subtitle">
-            <StatusBadge status={j.status} /> <GuaranteeBadge guarantee={j.guarantee} /> {j.sourceType} → {j.sinkType}, {j.outputMode} mode · desired{' '}
+            <StatusBadge status={j.status} /> <GuaranteeBadge guarantee={j.guarantee} /> {j.sourceType} → {j.sinkType}, {j.outputMode} mode{parallelism > 1 ? ` · parallelism ${parallelism}` : ''} · desired{' '}
             {j.desiredState.toLowerCase()} · last batch {j.lastBatchId ?? '–'} committed <span data-testid="last-commit-ago">{formatAgo(j.lastCommittedAt, clock)}</span>
           </p>
           {jobSources.length > 1 && (
