@@ -421,6 +421,23 @@ describe('stream-stream joins USING (…)', () => {
     await q.stop();
   });
 
+  it('inner USING (key) with its time range in WHERE: the range joins the condition, so the watermark evicts', async () => {
+    const t = topicsJob('SELECT * FROM impressions JOIN clicks USING (key) WHERE clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR', { columns: OWN });
+    const q = t.start();
+    t.stream('impressions').addData(imp2('ad1', 0, 'x'), imp2('ad2', 0, 'y'));
+    t.stream('clicks').addData(click2('ad1', 30, 'phone'));
+    await q.processAllAvailable();
+    // Far later rows on both streams move the watermark past every buffered row's range.
+    t.stream('impressions').addData(imp2('ad9', 600, 'late'));
+    t.stream('clicks').addData(click2('ad9', 601, 'late'));
+    await q.processAllAvailable();
+    await q.processAllAvailable();
+    const removed = t.progress.reduce((n, p) => n + p.stateOperators[0].numRowsRemoved, 0);
+    expect(removed).toBeGreaterThanOrEqual(3);
+    expect(t.out().map((r) => JSON.parse(r).key).sort()).toEqual(['ad1', 'ad9']);
+    await q.stop();
+  });
+
   it('of Kafka-shaped topics: the unqualified key is the USING column, i.key and c.key stay readable', async () => {
     const t = topicsJob('SELECT key, i.key AS ik, c.key AS ck, i.value AS impression, c.value AS click FROM impressions i JOIN clicks c USING (key) ' +
       'WHERE c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR');

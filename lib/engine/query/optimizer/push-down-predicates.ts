@@ -2,7 +2,8 @@
  * Spark's PushDownPredicates (with CombineFilters): the conjuncts of a Filter above a
  * stream-static join that read only the stream's columns move below the join (the stream is
  * always the preserved side, so an outer join keeps its meaning), so the join looks up and copies
- * only the rows that survive; a Filter above a Project of plain columns moves below it; adjacent
+ * only the rows that survive; a Filter above an inner join of two streams joins its condition
+ * (PushPredicateThroughJoin); a Filter above a Project of plain columns moves below it; adjacent
  * Filters combine.
  */
 import { conjunction as and, conjuncts, exprToString, referencedColumns, type Expr } from '../expression';
@@ -30,9 +31,15 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
         applied.push({ rule: 'CombineFilters', detail: `${exprToString(plan.condition)} AND ${exprToString(child.condition)}` });
         return pushDownPredicates({ ...child, condition: and([child.condition, plan.condition]) }, applied);
       }
-      // A join of two streams keeps the filter above it: below an outer join's nullable side a
-      // filter would turn a dropped pair into a padded row.
-      if (child.kind === 'Join' && child.left.kind !== 'StaticRelation' && child.right.kind !== 'StaticRelation') return { ...plan, child: pushDownPredicates(child, applied) };
+      if (child.kind === 'Join' && child.left.kind !== 'StaticRelation' && child.right.kind !== 'StaticRelation') {
+        // An inner join of two streams takes the filter into its condition, as Spark's
+        // PushPredicateThroughJoin does: the same pairs come out, and a time range written in
+        // WHERE (the only place a USING join has for one) now bounds the join's state. An outer
+        // join keeps it above: in its condition a failed pair would come out padded instead.
+        if (child.joinType !== 'Inner') return { ...plan, child: pushDownPredicates(child, applied) };
+        applied.push({ rule: 'PushPredicateThroughJoin', detail: `${exprToString(plan.condition)} moved into the condition of Join Inner (two streams)` });
+        return pushDownPredicates({ ...child, condition: child.condition ? and([child.condition, plan.condition]) : plan.condition }, applied);
+      }
       if (child.kind === 'Join') {
         const { side, with: rebuild } = streamSide(child);
         const rel = streamRelationOf(side);
