@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Row, Schema } from '../types';
-import { compileStreamingQuery } from './streaming-query';
+import type { Schema } from '../types';
+import { eventsQuery } from './testing/events-query';
 
 const MAX = 38;
 const pow10 = (n: number) => 10n ** BigInt(n);
@@ -98,14 +98,7 @@ const text = (v: bigint, s: number) => {
 };
 
 const SCHEMA: Schema = [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }];
-const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
-
-async function run(sql: string, input: Row[]): Promise<Row[]> {
-  const q = compileStreamingQuery(sql, rel as never);
-  let out = input;
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
-  return out;
-}
+const { run } = eventsQuery(SCHEMA);
 
 describe('DECIMAL arithmetic against an exact oracle', () => {
   it('+ - * / % give Spark’s result type and value (NULL past the precision), at the edges of 38 digits', async () => {

@@ -17,6 +17,7 @@ import { columnField } from '../spec/source-schema';
 import { convertValue } from '../sources/value-conversion';
 import { JsonLineParser } from '../operators/record-parser';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
+import { eventsQuery } from './testing/events-query';
 
 const FLOAT_MAX = 3.4028234663852886e38;
 
@@ -63,14 +64,7 @@ const SCHEMA: Schema = [
   { name: 'i', type: 'long', integral: 32 }, { name: 'l', type: 'long' }, { name: 'd', type: 'double' },
   { name: 'dec', type: 'decimal', precision: 10, scale: 2 }, { name: 's', type: 'string' },
 ];
-const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
-
-async function run(sql: string, input: Row[]): Promise<Row[]> {
-  const q = compileStreamingQuery(sql, rel as never);
-  let out = input;
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
-  return out;
-}
+const { rel, run } = eventsQuery(SCHEMA);
 
 describe('FLOAT arithmetic (IEEE single precision, as the JVM)', () => {
   it('+, -, *, % of FLOATs, and of a FLOAT with an INT or a BIGINT, equal the exact oracle rounded once', async () => {

@@ -12,6 +12,7 @@ import { compileStreamingQuery } from './streaming-query';
 import { toLong } from './long';
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { eventsQuery } from './testing/events-query';
 
 const WIDTHS = [
   { bits: 8, name: 'tinyint', col: 'b' },
@@ -25,14 +26,7 @@ const SCHEMA: Schema = [
   { name: 'i', type: 'long', integral: 32 }, { name: 'i2', type: 'long', integral: 32 },
   { name: 'l', type: 'long' },
 ];
-const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
-
-async function run(sql: string, input: Row[]): Promise<Row[]> {
-  const q = compileStreamingQuery(sql, rel as never);
-  let out = input;
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
-  return out;
-}
+const { rel, run } = eventsQuery(SCHEMA);
 
 /** Values of a width clustered at its edges (and 0, ±1). */
 function edge(bits: number): fc.Arbitrary<number> {

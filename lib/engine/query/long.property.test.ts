@@ -9,6 +9,7 @@ import { compileStreamingQuery } from './streaming-query';
 import {
   bigOf, LONG_MAX, LONG_MIN, longAdd, longDivide, longFromDouble, longMultiply, longNegate, longRemainder, longSubtract, parseLong, toLong, type Long,
 } from './long';
+import { eventsQuery } from './testing/events-query';
 
 const wrap = (b: bigint) => BigInt.asIntN(64, b);
 /** Values clustered at the edges: small, near ±2^31, ±2^53 and ±2^63. */
@@ -76,14 +77,7 @@ const SCHEMA: Schema = [
   { name: 'id', type: 'long' },
   { name: 'n', type: 'long' },
 ];
-const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
-
-async function run(sql: string, input: Row[]): Promise<Row[]> {
-  const q = compileStreamingQuery(sql, rel as never);
-  let out = input;
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
-  return out;
-}
+const { rel, run } = eventsQuery(SCHEMA);
 
 describe('BIGINT through the engine', () => {
   it('keeps every digit of a 64-bit value in CAST, literals and arithmetic (Spark non-ANSI)', async () => {
