@@ -156,6 +156,16 @@ export function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Re
 }
 
 /**
+ * A timestamp as Spark's JSON writer writes it: a TIMESTAMP by its default timestampFormat
+ * `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in UTC, a TIMESTAMP_NTZ by timestampNTZFormat
+ * `yyyy-MM-dd'T'HH:mm:ss[.SSS]`: the wall-clock time without an offset.
+ */
+export function timestampJson(ms: number, ntz?: boolean): string {
+  const iso = new Date(ms).toISOString();
+  return ntz ? iso.slice(0, -1) : iso;
+}
+
+/**
  * A value as JSON-ready data (timestamps as Spark's JSON timestamp text, decimals as their
  * digits, binary as base64; undefined for NULL, which a struct then leaves out). Outputs that
  * write JSON render nested values (structs, arrays, maps) with it.
@@ -172,7 +182,7 @@ export function toJsonValue(v: unknown, f: Field): unknown {
       return out;
     }
     case 'timestamp':
-      return new Date(v as number).toISOString();
+      return timestampJson(v as number, f.ntz);
     case 'window': {
       const w = v as { start: number; end: number };
       return { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() };

@@ -1,0 +1,78 @@
+/**
+ * Spark's TIMESTAMP_NTZ (TimestampNTZType): a wall-clock time without a zone, its own type beside
+ * TIMESTAMP. Expected answers are Spark's (sql-tests timestamp-ntz.sql and its results, Cast's
+ * castToTimestampNTZ, TypeCoercion's findWiderTypeForTwo, JSONOptions' timestampNTZFormat), with
+ * the session time zone UTC as Weir's.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Row, Schema } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+import { columnField } from '../spec/source-schema';
+import { renderValue } from '../sinks/row-rendering';
+import { convertValue } from '../sources/value-conversion';
+import { JsonLineParser } from '../operators/record-parser';
+import { SchemaSpec } from '../spec/source-schema';
+
+const SCHEMA: Schema = [
+  { name: 'n', type: 'timestamp', ntz: true }, { name: 't', type: 'timestamp' }, { name: 'd', type: 'date' }, { name: 's', type: 'string' },
+];
+const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
+
+async function run(sql: string, input: Row[] = [{}]): Promise<Row[]> {
+  const q = compileStreamingQuery(sql, rel as never);
+  let out = input;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return out;
+}
+
+const ms = (s: string) => Date.parse(`${s}Z`);
+
+describe('TIMESTAMP_NTZ', () => {
+  it('is its own type: literals, casts and typeof', async () => {
+    const [r] = await run(`SELECT typeof(TIMESTAMP_NTZ '2020-01-02 03:04:05') AS a, typeof(TIMESTAMP '2020-01-02 03:04:05') AS b,
+      typeof(CAST('2020-01-02' AS TIMESTAMP_NTZ)) AS c, TIMESTAMP_NTZ '2016-12-31 00:12:00' AS d, TIMESTAMP_NTZ '2016-12-31' AS e,
+      CAST(TIMESTAMP_NTZ '2020-01-02 03:04:05' AS STRING) AS f, CAST(TIMESTAMP_NTZ '2020-01-02 03:04:05.123' AS DATE) AS g,
+      typeof(CAST(TIMESTAMP_NTZ '2020-01-02 03:04:05' AS TIMESTAMP)) AS h, CAST(CAST('2020-01-02 03:04:05+08:00' AS TIMESTAMP_NTZ) AS STRING) AS i
+      FROM events`);
+    expect(r).toEqual({
+      a: 'timestamp_ntz', b: 'timestamp', c: 'timestamp_ntz', d: ms('2016-12-31T00:12:00'), e: ms('2016-12-31T00:00:00'),
+      f: '2020-01-02 03:04:05', g: 18263, h: 'timestamp',
+      // Cast ignores a zone in the text: the wall-clock time as written.
+      i: '2020-01-02 03:04:05',
+    });
+  });
+
+  it('widens as Spark: beside a DATE a TIMESTAMP_NTZ, beside a TIMESTAMP a TIMESTAMP', async () => {
+    const [r] = await run(`SELECT typeof(coalesce(n, d)) AS a, typeof(coalesce(n, t)) AS b, typeof(CASE WHEN true THEN n ELSE NULL END) AS c,
+      typeof(CASE WHEN true THEN n ELSE t END) AS e, coalesce(n, d) AS f, n = t AS g, n < TIMESTAMP_NTZ '2020-01-03' AS h FROM events`,
+    [{ n: ms('2020-01-02T03:04:05'), t: ms('2020-01-02T03:04:05'), d: 18262, s: null }]);
+    expect(r).toEqual({ a: 'timestamp_ntz', b: 'timestamp', c: 'timestamp_ntz', e: 'timestamp', f: ms('2020-01-02T03:04:05'), g: true, h: true });
+  });
+
+  it('keeps the type through a projection, and renders JSON without an offset', async () => {
+    const q = compileStreamingQuery('SELECT n, to_json(named_struct(\'a\', n, \'b\', t)) AS j FROM events', rel as never);
+    expect(q.outputSchema[0]).toMatchObject({ name: 'n', type: 'timestamp', ntz: true });
+    const [r] = await run('SELECT to_json(named_struct(\'a\', n, \'b\', t)) AS j FROM events', [{ n: ms('2020-01-02T03:04:05'), t: ms('2020-01-02T03:04:05') }]);
+    expect(r.j).toBe('{"a":"2020-01-02T03:04:05.000","b":"2020-01-02T03:04:05.000Z"}');
+    expect(renderValue(ms('2020-01-02T03:04:05'), { name: 'n', type: 'timestamp', ntz: true })).toBe('2020-01-02T03:04:05.000');
+  });
+
+  it('refuses casts Spark refuses', () => {
+    expect(() => compileStreamingQuery('SELECT CAST(1 AS TIMESTAMP_NTZ) AS x FROM events', rel as never)).toThrow(/TIMESTAMP_NTZ/);
+  });
+
+  it('is a source column type, read as the wall-clock time written (text with a zone is not one)', () => {
+    expect(columnField('x', 'TIMESTAMP_NTZ')).toEqual({ name: 'x', type: 'timestamp', ntz: true });
+    expect(columnField('x', 'array<timestamp_ntz>')).toEqual({ name: 'x', type: 'array', elementType: { name: 'element', type: 'timestamp', ntz: true, nullable: true } });
+    expect(SchemaSpec.parse('ts TIMESTAMP_NTZ, t TIMESTAMP')).toEqual([{ name: 'ts', type: 'timestamp', ntz: true }, { name: 't', type: 'timestamp' }]);
+    expect(SchemaSpec.parse([{ name: 'ts', type: 'timestamp_ntz' }])).toEqual([{ name: 'ts', type: 'timestamp', ntz: true }]);
+    const field = { name: 'x', type: 'timestamp', ntz: true } as const;
+    expect(convertValue('2020-01-02T03:04:05', field)).toEqual({ ok: true, value: ms('2020-01-02T03:04:05') });
+    expect(convertValue('2020-01-02 03:04:05.5', field)).toEqual({ ok: true, value: ms('2020-01-02T03:04:05.500') });
+    expect(convertValue('2020-01-02T03:04:05+02:00', field)).toMatchObject({ ok: false });
+    expect(new JsonLineParser([field]).parse('{"x": "2020-01-02T03:04:05"}')).toMatchObject({ ok: true, row: { x: ms('2020-01-02T03:04:05') } });
+    expect(new JsonLineParser([field]).parse('{"x": "2020-01-02T03:04:05Z"}')).toMatchObject({ ok: false });
+    // A TIMESTAMP column reads an offset as the instant it names.
+    expect(new JsonLineParser([{ name: 'x', type: 'timestamp' }]).parse('{"x": "2020-01-02T05:04:05+02:00"}')).toMatchObject({ ok: true, row: { x: ms('2020-01-02T03:04:05') } });
+  });
+});
