@@ -76,3 +76,18 @@ describe('TIMESTAMP_NTZ', () => {
     expect(new JsonLineParser([{ name: 'x', type: 'timestamp' }]).parse('{"x": "2020-01-02T05:04:05+02:00"}')).toMatchObject({ ok: true, row: { x: ms('2020-01-02T03:04:05') } });
   });
 });
+
+describe('TIMESTAMP_NTZ through aggregates and set operations', () => {
+  it('keeps TIMESTAMP_NTZ for group keys, min and max; a UNION with a TIMESTAMP is a TIMESTAMP', () => {
+    const q = compileStreamingQuery('SELECT n, max(n) AS mx, min(n) AS mn, count(*) AS c FROM events GROUP BY n', rel as never, { outputMode: 'complete' });
+    expect(q.outputSchema.slice(0, 3)).toEqual([
+      { name: 'n', type: 'timestamp', ntz: true, nullable: true }, { name: 'mx', type: 'timestamp', ntz: true, nullable: true },
+      { name: 'mn', type: 'timestamp', ntz: true, nullable: true },
+    ]);
+    const u = compileStreamingQuery('SELECT n AS x FROM events UNION ALL SELECT t AS x FROM events', rel as never);
+    expect(u.outputSchema[0]).toMatchObject({ name: 'x', type: 'timestamp' });
+    expect(u.outputSchema[0].ntz).toBeUndefined();
+    const v = compileStreamingQuery('SELECT n AS x FROM events UNION ALL SELECT d AS x FROM events', rel as never);
+    expect(v.outputSchema[0]).toMatchObject({ name: 'x', type: 'timestamp', ntz: true });
+  });
+});
