@@ -1236,6 +1236,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
     if (e.name === 'div') return this.integralDivide(e);
     if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
+    if (e.name === 'to_timestamp_ntz' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', ntz: true, pos: e.pos });
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);
     if (e.name === 'from_avro') return this.fromAvro(e);
@@ -1347,7 +1348,7 @@ class ExpressionCompiler implements LambdaCompiler {
       args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
       Object.assign(dec, { float32: true });
     }
-    if (type === 'timestamp' && ntz) Object.assign(dec, { ntz: true });
+    if (type === 'timestamp' && (ntz || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;

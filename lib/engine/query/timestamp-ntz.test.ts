@@ -91,3 +91,16 @@ describe('TIMESTAMP_NTZ through aggregates and set operations', () => {
     expect(v.outputSchema[0]).toMatchObject({ name: 'x', type: 'timestamp', ntz: true });
   });
 });
+
+describe('to_timestamp_ntz and make_timestamp_ntz (timestamp-ntz.sql)', () => {
+  it('answer as Spark', async () => {
+    const [r] = await run(`SELECT to_timestamp_ntz(null) AS a, to_timestamp_ntz('2016-12-31 00:12:00') AS b, to_timestamp_ntz('2016-12-31', 'yyyy-MM-dd') AS c,
+      to_timestamp_ntz(to_date('2016-12-31')) AS d, make_timestamp_ntz(2021, 07, 11, 6, 30, 45.678) AS e, make_timestamp_ntz(2021, 07, 11, 6, 30, 60.007) AS f,
+      typeof(to_timestamp_ntz('2016-12-31', 'yyyy-MM-dd')) AS g, typeof(make_timestamp_ntz(2021, 07, 11, 6, 30, 45.678)) AS h, typeof(to_timestamp_ntz(null)) AS i
+      FROM events`);
+    expect(r).toEqual({
+      a: null, b: ms('2016-12-31T00:12:00'), c: ms('2016-12-31T00:00:00'), d: ms('2016-12-31T00:00:00'), e: ms('2021-07-11T06:30:45.678'), f: null,
+      g: 'timestamp_ntz', h: 'timestamp_ntz', i: 'timestamp_ntz',
+    });
+  });
+});
