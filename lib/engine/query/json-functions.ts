@@ -22,6 +22,7 @@ import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
 import type { SqlType } from './expression';
 import { castValue } from './sql-values';
+import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange } from './interval-utils';
 
 /**
@@ -95,6 +96,9 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       return typeof v === 'string' ? v : stringifyJson(v);
     case 'timestamp':
       if (typeof v !== 'string') return null;
+      // A TIMESTAMP_NTZ is the wall-clock time written; text with a zone is not one (Spark's
+      // JacksonParser; timestampFormat is a TIMESTAMP's option).
+      if (f.ntz) return parseTimestampLiteral(v, true, true);
       return o.timestampFormat ? parseWithPattern(v, o.timestampFormat) : castValue(v, 'string', 'timestamp');
     case 'binary':
       return typeof v === 'string' ? Buffer.from(v, 'base64') : null;

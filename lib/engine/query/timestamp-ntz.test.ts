@@ -4,7 +4,9 @@
  * castToTimestampNTZ, TypeCoercion's findWiderTypeForTwo, JSONOptions' timestampNTZFormat), with
  * the session time zone UTC as Weir's.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../testing/property-runs';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
 import { columnField } from '../spec/source-schema';
@@ -102,5 +104,29 @@ describe('to_timestamp_ntz and make_timestamp_ntz (timestamp-ntz.sql)', () => {
       a: null, b: ms('2016-12-31T00:12:00'), c: ms('2016-12-31T00:00:00'), d: ms('2016-12-31T00:00:00'), e: ms('2021-07-11T06:30:45.678'), f: null,
       g: 'timestamp_ntz', h: 'timestamp_ntz', i: 'timestamp_ntz',
     });
+  });
+});
+
+describe('TIMESTAMP_NTZ round trips (property)', () => {
+  it('CAST to STRING and back, to_json and from_json, and CAST to and from TIMESTAMP keep each value', async () => {
+    const q = compileStreamingQuery(`SELECT CAST(CAST(n AS STRING) AS TIMESTAMP_NTZ) AS a, from_json(to_json(named_struct('x', n)), 'x TIMESTAMP_NTZ').x AS b,
+      CAST(CAST(n AS TIMESTAMP) AS TIMESTAMP_NTZ) AS c, CAST(n AS STRING) AS s, from_json(to_json(named_struct('x', n)), 'x TIMESTAMP_NTZ') AS st FROM events`, rel as never);
+    expect(q.outputSchema[1]).toMatchObject({ type: 'timestamp', ntz: true });
+    // Years 1000 to 9999, to the millisecond.
+    const instant = fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) });
+    await fc.assert(fc.asyncProperty(fc.array(instant, { minLength: 1, maxLength: 20 }), async (ns) => {
+      let out: Row[] = ns.map((n) => ({ n }));
+      for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+      out.forEach((r, i) => {
+        expect(r).toMatchObject({ a: ns[i], b: ns[i], c: ns[i] });
+        // Spark prints the wall-clock time, no zone: yyyy-MM-dd HH:mm:ss[.fraction].
+        expect(r.s).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,3})?$/);
+      });
+    }), { numRuns: propertyRuns(50, 500) });
+  });
+
+  it('from_json reads text with a zone as NULL for a TIMESTAMP_NTZ, as Spark\'s JSON reader', async () => {
+    const [r] = await run(`SELECT from_json('{"x":"2020-01-02T03:04:05+02:00"}', 'x TIMESTAMP_NTZ').x AS a, from_json('{"x":"2020-01-02T03:04:05"}', 'x TIMESTAMP_NTZ').x AS b FROM events`);
+    expect(r).toEqual({ a: null, b: ms('2020-01-02T03:04:05') });
   });
 });
