@@ -32,6 +32,11 @@ export interface Field {
   integral?: 8 | 16 | 32;
   /** Set on a `double` that is Spark's FLOAT (REAL): its values are single-precision (query/float.ts). */
   float32?: true;
+  /**
+   * Set on a `timestamp` that is Spark's TIMESTAMP_NTZ (a wall-clock time without a zone): its
+   * value is the epoch milliseconds of that wall-clock time read as UTC.
+   */
+  ntz?: true;
   /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */
   precision?: number;
   scale?: number;

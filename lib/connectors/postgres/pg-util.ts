@@ -110,7 +110,8 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     case 'double': return field.float32 ? 'real' : 'double precision';
     case 'string': return 'text';
     case 'boolean': return 'boolean';
-    case 'timestamp': return 'timestamptz';
+    // Spark's JDBC type for TIMESTAMP_NTZ: TIMESTAMP (without time zone).
+    case 'timestamp': return field.ntz ? 'timestamp' : 'timestamptz';
     case 'date': return 'date';
     case 'binary': return 'bytea';
     case 'window': return 'timestamptz';
@@ -164,7 +165,7 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: `${f.name}_start`, createType: 'timestamptz', get: part('start') });
       cols.push({ name: `${f.name}_end`, createType: 'timestamptz', get: part('end') });
     } else if (f.type === 'timestamp') {
-      cols.push({ name: f.name, createType: 'timestamptz', get: (row) => iso(row[f.name]) });
+      cols.push({ name: f.name, createType: f.ntz ? 'timestamp' : 'timestamptz', get: (row) => { const v = row[f.name]; return typeof v === 'number' ? renderValue(v, f) : (v ?? null); } });
     } else if (f.type === 'date') {
       cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
     } else if (f.type === 'array' || f.type === 'map' || f.type === 'struct') {

@@ -130,6 +130,20 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes TIMESTAMP_NTZ into timestamp (without time zone), as Spark’s JDBC type, its wall-clock time', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'ntz', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'n', type: 'timestamp' as const, ntz: true as const }, { name: 't', type: 'timestamp' as const }];
+    const ms = Date.parse('2020-01-02T03:04:05.678Z');
+    try {
+      await sink.addBatch(0, [{ n: ms, t: ms }, { n: null, t: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT n::text AS n, pg_typeof(n)::text AS nt, pg_typeof(t)::text AS tt, t = (n AT TIME ZONE 'UTC') AS same FROM ntz ORDER BY n NULLS LAST`);
+      expect(res.rows[0]).toEqual({ n: '2020-01-02 03:04:05.678', nt: 'timestamp without time zone', tt: 'timestamp with time zone', same: true });
+      expect(res.rows[1].n).toBeNull();
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('writes FLOAT into real, as Spark’s JDBC type, each float exactly', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'floats', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'f', type: 'double' as const, float32: true as const }];

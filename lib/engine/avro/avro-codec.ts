@@ -126,6 +126,8 @@ function fieldOf(name: string, s: AvroSchema, nullable: boolean): Field {
   const logical = typeof s === 'object' ? s.logicalType : undefined;
   if (logical === 'date' && t === 'int') return { name, type: 'date', nullable };
   if ((logical === 'timestamp-millis' || logical === 'timestamp-micros') && t === 'long') return { name, type: 'timestamp', nullable };
+  // Spark's TIMESTAMP_NTZ in Avro: a local timestamp.
+  if ((logical === 'local-timestamp-millis' || logical === 'local-timestamp-micros') && t === 'long') return { name, type: 'timestamp', ntz: true, nullable };
   if (logical === 'decimal' && (t === 'bytes' || t === 'fixed') && typeof s === 'object') return { name, type: 'decimal', precision: s.precision ?? 10, scale: s.scale ?? 0, nullable };
   switch (t) {
     case 'null':
@@ -185,7 +187,7 @@ function toWeir(v: unknown, f: Field, s: AvroSchema): unknown {
   }
 }
 
-const isMicros = (s: AvroSchema): boolean => typeof s === 'object' && !Array.isArray(s) && s.logicalType === 'timestamp-micros';
+const isMicros = (s: AvroSchema): boolean => typeof s === 'object' && !Array.isArray(s) && (s.logicalType === 'timestamp-micros' || s.logicalType === 'local-timestamp-micros');
 
 /** A Weir value of `f` as avsc takes it for schema `s`. */
 function fromWeir(v: unknown, f: Field, s: AvroSchema): unknown {
@@ -291,7 +293,7 @@ export function avroSchemaOf(f: Field, recordName = 'topLevelRecord', namespace 
     case 'binary':
       return 'bytes';
     case 'timestamp':
-      return { type: 'long', logicalType: 'timestamp-micros' };
+      return { type: 'long', logicalType: f.ntz ? 'local-timestamp-micros' : 'timestamp-micros' };
     case 'date':
       return { type: 'int', logicalType: 'date' };
     case 'decimal':

@@ -54,6 +54,8 @@ export interface GroupingKey {
   integral?: Field['integral'];
   /** A FLOAT key's marker (kept in its output Field). */
   float32?: true;
+  /** A TIMESTAMP_NTZ key. */
+  ntz?: true;
   /**
    * Set when the key is a plain source column: the hot loop reads `row[column]` at its own call
    * site, which sees only source rows (a monomorphic property load), instead of the shared
@@ -116,7 +118,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
     this.outputSchema = [
-      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}) })),
+      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}) })),
       ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
     ];
   }

@@ -64,7 +64,8 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
     case 'timestamp': {
       if (typeof v === 'number' && Number.isFinite(v)) return { ok: true, value: Math.trunc(v) };
       if (typeof v === 'string') {
-        const t = parseTimestampLiteral(v);
+        // A TIMESTAMP_NTZ is the wall-clock time written; text with a zone is not one (Spark's readers).
+        const t = field.ntz ? parseTimestampLiteral(v, true, true) : parseTimestampLiteral(v);
         if (t !== null) return { ok: true, value: t };
         if (fromText && /^\d+$/.test(v.trim())) return { ok: true, value: Number(v.trim()) };
       }

@@ -47,6 +47,8 @@ const CASES: TypeCase[] = [
   { field: { name: 'c', type: 'boolean' }, values: [true, false, null], physical: 'BOOLEAN', logical: /^$/, duck: [true, false, null] },
   { field: { name: 'c', type: 'binary' }, values: [Buffer.from([0, 255]), Buffer.alloc(0), null], physical: 'BYTE_ARRAY', logical: /^$/, duck: ['\\x00\\xFF', '', null] },
   { field: { name: 'c', type: 'timestamp' }, values: [ts, -1, null], physical: 'INT64', logical: /TimestampType\(isAdjustedToUTC=1, .*MICROS=MicroSeconds\(\)/, duck: ['2024-01-02 03:04:05.678+00', '1969-12-31 23:59:59.999+00', null] },
+  // TIMESTAMP_NTZ as Spark writes it: not adjusted to UTC, read back as TIMESTAMP_NTZ.
+  { field: { name: 'c', type: 'timestamp', ntz: true }, values: [ts, -1, null], physical: 'INT64', logical: /TimestampType\(isAdjustedToUTC=0, .*MICROS=MicroSeconds\(\)/, duck: ['2024-01-02 03:04:05.678', '1969-12-31 23:59:59.999', null] },
   { field: { name: 'c', type: 'date' }, values: [19723, -1, null], physical: 'INT32', logical: /DateType/, duck: ['2024-01-01', '1969-12-31', null] },
   { field: { name: 'c', type: 'decimal', precision: 9, scale: 2 }, values: [12345n, -1n, null], physical: 'INT32', logical: /DecimalType\(scale=2, precision=9\)/, duck: ['123.45', '-0.01', null] },
   { field: { name: 'c', type: 'decimal', precision: 18, scale: 4 }, values: [123456789012345678n, -1n, null], physical: 'INT64', logical: /DecimalType\(scale=4, precision=18\)/, duck: ['12345678901234.5678', '-0.0001', null] },
@@ -88,7 +90,7 @@ const CASES: TypeCase[] = [
 
 describe('Parquet round trip per type (written by Weir, read by DuckDB and by Weir)', () => {
   for (const c of CASES) {
-    const label = c.field.type === 'decimal' ? `decimal(${c.field.precision},${c.field.scale})` : c.field.integral ? `long of ${c.field.integral} bits` : c.field.float32 ? 'float' : c.field.type;
+    const label = c.field.type === 'decimal' ? `decimal(${c.field.precision},${c.field.scale})` : c.field.integral ? `long of ${c.field.integral} bits` : c.field.float32 ? 'float' : c.field.ntz ? 'timestamp_ntz' : c.field.type;
     it(label, async () => {
       const schema: Schema = [{ name: 'id', type: 'long' }, c.field];
       const rows: Row[] = c.values.map((v, i) => ({ id: i, c: v }));

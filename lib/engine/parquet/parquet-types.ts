@@ -57,8 +57,9 @@ export function arrowTypeOf(a: ArrowModule, f: Field): Arrow.DataType {
       return new a.Bool();
     case 'binary':
       return new a.Binary();
+    // A TIMESTAMP_NTZ as Spark writes it: TIMESTAMP(MICROS, isAdjustedToUTC=false), no zone.
     case 'timestamp':
-      return new a.TimestampMicrosecond('UTC');
+      return new a.TimestampMicrosecond(f.ntz ? null : 'UTC');
     case 'date':
       return new a.DateDay();
     case 'decimal':
@@ -170,7 +171,7 @@ export function weirFieldOf(a: ArrowModule, name: string, t: Arrow.DataType): Fi
   if (a.DataType.isFloat(t)) return t.precision === a.Precision.SINGLE ? { name, type: 'double', float32: true } : { name, type: 'double' };
   if (a.DataType.isBool(t)) return { name, type: 'boolean' };
   if (a.DataType.isBinary(t) || a.DataType.isLargeBinary(t) || a.DataType.isFixedSizeBinary(t)) return { name, type: 'binary' };
-  if (a.DataType.isTimestamp(t)) return { name, type: 'timestamp' };
+  if (a.DataType.isTimestamp(t)) return t.timezone ? { name, type: 'timestamp' } : { name, type: 'timestamp', ntz: true };
   if (a.DataType.isDate(t)) return { name, type: 'date' };
   if (a.DataType.isDecimal(t)) return { name, type: 'decimal', precision: t.precision, scale: t.scale };
   if (a.DataType.isList(t)) return { name, type: 'array', elementType: weirFieldOf(a, 'element', t.children[0].type) };

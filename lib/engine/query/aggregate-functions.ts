@@ -373,6 +373,7 @@ function shapeOf(t: TypeInfo): Pick<AggregateFunction, 'resultType' | 'resultDec
   if (t.elementType) shape.elementType = t.elementType;
   if (t.integral) shape.integral = t.integral;
   if (t.float32) shape.float32 = true;
+  if (t.ntz) shape.ntz = true;
   if (t.keyType) {
     shape.keyType = t.keyType;
     shape.valueType = t.valueType;
@@ -485,7 +486,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       if (arg!.type === 'struct') fail(`${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`);
       if (arg!.type === 'array' || arg!.type === 'map') fail(`${name}() of an ${arg!.type === 'array' ? 'array' : 'map'} is not supported; take ${name}() of an element (element_at(…)) or of size(…)`);
-      return { ...extremum(name, arg!.type === 'null' ? 'string' : (arg!.type as AggregateFunction['resultType']), arg!.decimal), ...(arg!.integral ? { resultShape: { integral: arg!.integral } } : {}), ...(arg!.float32 ? { resultShape: { float32: true } } : {}) };
+      return { ...extremum(name, arg!.type === 'null' ? 'string' : (arg!.type as AggregateFunction['resultType']), arg!.decimal), ...(arg!.integral ? { resultShape: { integral: arg!.integral } } : {}), ...(arg!.float32 ? { resultShape: { float32: true } } : {}), ...(arg!.ntz ? { resultShape: { ntz: true } } : {}) };
     case 'approx_count_distinct': {
       arity(1, 2);
       const rsd = literalNumber(args[1]);

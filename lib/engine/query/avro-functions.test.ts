@@ -142,3 +142,13 @@ describe('FLOAT in Avro', () => {
     expect(back.rows[0]).toEqual({ f: Math.fround(0.1), t: 'float' });
   });
 });
+
+describe('TIMESTAMP_NTZ in Avro', () => {
+  it('writes a TIMESTAMP_NTZ as a local-timestamp-micros long and reads one back as TIMESTAMP_NTZ, as spark-avro', async () => {
+    expect(avroSchemaOf({ name: 'x', type: 'timestamp', ntz: true })).toEqual({ type: 'long', logicalType: 'local-timestamp-micros' });
+    const ms = Date.parse('2020-01-02T03:04:05.678Z');
+    const bytes = avro.Type.forSchema({ type: 'long', logicalType: 'local-timestamp-micros' } as avro.Schema).toBuffer(ms * 1000);
+    const back = await run(`SELECT from_avro(value, '{"type":"long","logicalType":"local-timestamp-micros"}') AS t, typeof(from_avro(value, '{"type":"long","logicalType":"local-timestamp-micros"}')) AS ty FROM src`, [{ value: bytes, n: 0 }]);
+    expect(back.rows[0]).toEqual({ t: ms, ty: 'timestamp_ntz' });
+  });
+});

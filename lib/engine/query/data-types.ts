@@ -32,6 +32,8 @@ export interface TypeInfo {
   watermarkDelayMs?: number;
   /** Set on a `double` that is a FLOAT (float.ts): values rounded to single precision. */
   float32?: true;
+  /** Set on a `timestamp` that is Spark's TIMESTAMP_NTZ: epoch milliseconds of the wall-clock time read as UTC. */
+  ntz?: true;
 }
 
 /** Spark's window struct: what `window.start` and `window.end` read. */
@@ -64,7 +66,7 @@ export function typeOfField(f: Field): TypeInfo {
     case 'long':
       return f.integral ? { type: 'long', integral: f.integral } : { type: 'long' };
     case 'timestamp':
-      return f.watermarkDelayMs === undefined ? { type: f.type } : { type: f.type, watermarkDelayMs: f.watermarkDelayMs };
+      return { type: f.type, ...(f.ntz ? { ntz: true as const } : {}), ...(f.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: f.watermarkDelayMs }) };
     case 'double':
       return f.float32 ? { type: 'double', float32: true } : { type: 'double' };
     case 'string': case 'boolean': case 'binary': case 'date':
@@ -86,6 +88,7 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
     ...(t.integral && t.type === 'long' ? { integral: t.integral } : {}),
     ...(t.watermarkDelayMs !== undefined && t.type === 'timestamp' ? { watermarkDelayMs: t.watermarkDelayMs } : {}),
     ...(t.float32 && t.type === 'double' ? { float32: true as const } : {}),
+    ...(t.ntz && t.type === 'timestamp' ? { ntz: true as const } : {}),
   };
 }
 
@@ -100,13 +103,14 @@ export function typeText(t: TypeInfo | Field): string {
     case 'struct': return `STRUCT<${(t.fields ?? []).map((f) => `${f.name}: ${typeText(f)}`).join(', ')}>`;
     case 'long': return t.integral ? INTEGRAL_NAMES[t.integral] : 'BIGINT';
     case 'double': return t.float32 ? 'FLOAT' : 'DOUBLE';
+    case 'timestamp': return t.ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP';
     case 'decimal': {
       const d = 'decimal' in t && t.decimal ? t.decimal : { precision: (t as Field).precision ?? MAX_PRECISION, scale: (t as Field).scale ?? 0 };
       return `DECIMAL(${d.precision},${d.scale})`;
     }
     case 'day_time_interval': case 'year_month_interval': return intervalTypeText(t.type, t.interval);
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'binary': case 'boolean': case 'date': case 'null': case 'string': case 'timestamp': case 'unknown': case 'window':
+    case 'binary': case 'boolean': case 'date': case 'null': case 'string': case 'unknown': case 'window':
     default: return t.type.toUpperCase();
   }
 }
@@ -134,7 +138,7 @@ export function sameType(a: TypeInfo | Field, b: TypeInfo | Field): boolean {
  * A Spark data type (a DDL schema's column, from_json's schema, a source schema's type) as the
  * Field of the values Weir keeps for it, or why Weir cannot keep it. Weir's values have fewer
  * types than Spark's DDL names: TINYINT, SMALLINT and INT are a `long` with its width beside it,
- * FLOAT a `double` marked float32, TIMESTAMP_NTZ a TIMESTAMP in UTC, CHAR/VARCHAR a STRING. Intervals and VOID
+ * FLOAT a `double` marked float32, TIMESTAMP_NTZ a `timestamp` marked ntz, CHAR/VARCHAR a STRING. Intervals and VOID
  * are not column types here.
  */
 export function fieldOfDataType(name: string, t: DataType, nullable = true): Field | string {
@@ -144,7 +148,8 @@ export function fieldOfDataType(name: string, t: DataType, nullable = true): Fie
     case 'float': return { name, type: 'double', float32: true, nullable };
     case 'double': return { name, type: 'double', nullable };
     case 'string': case 'char': case 'varchar': return { name, type: 'string', nullable };
-    case 'timestamp': case 'timestamp_ntz': return { name, type: 'timestamp', nullable };
+    case 'timestamp': return { name, type: 'timestamp', nullable };
+    case 'timestamp_ntz': return { name, type: 'timestamp', ntz: true, nullable };
     case 'boolean': case 'binary': case 'date': return { name, type: t.kind, nullable };
     case 'decimal': return { name, type: 'decimal', precision: t.precision, scale: t.scale, nullable };
     case 'array': {

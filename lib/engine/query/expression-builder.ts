@@ -147,7 +147,7 @@ export class ExpressionBuilder {
         const integral = INTEGRAL_BITS[e.dataType.kind as 'byte'];
         const cast: Expr = e.dataType.kind === 'decimal'
           ? { kind: 'cast', arg, to, decimal: { precision: e.dataType.precision, scale: e.dataType.scale }, pos }
-          : { kind: 'cast', arg, to, ...(integral ? { integral } : {}), ...(e.dataType.kind === 'float' ? { float32: true as const } : {}), pos };
+          : { kind: 'cast', arg, to, ...(integral ? { integral } : {}), ...(e.dataType.kind === 'float' ? { float32: true as const } : {}), ...(e.dataType.kind === 'timestamp_ntz' ? { ntz: true as const } : {}), pos };
         return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
       }
       case 'BinaryOperator': {
@@ -313,9 +313,10 @@ export class ExpressionBuilder {
       case 'date':
         return { kind: 'literal', value: e.value, type: 'date', pos };
       case 'timestamp': case 'timestamp_ntz': {
-        const ms = parseTimestampLiteral(String(e.value));
-        if (ms === null) throw new SqlValidationError(`Invalid TIMESTAMP literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS' (UTC)`, pos, 'TIMESTAMP literal');
-        return { kind: 'literal', value: ms, type: 'timestamp', pos };
+        const ntz = t.kind === 'timestamp_ntz';
+        const ms = parseTimestampLiteral(String(e.value), ntz);
+        if (ms === null) throw new SqlValidationError(`Invalid ${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS'${ntz ? '' : ' (UTC)'}`, pos, `${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal`);
+        return { kind: 'literal', value: ms, type: 'timestamp', ...(ntz ? { ntz: true as const } : {}), pos };
       }
       case 'day_time_interval':
         return { kind: 'literal', value: toLong(e.value as bigint), type: 'day_time_interval', interval: { start: t.startField, end: t.endField }, pos };
@@ -361,11 +362,17 @@ function windowSpecText(text: string): string {
   return text.slice(i + 1).replace(/^\s*OVER\s*/i, '').trim();
 }
 
-/** Parses `YYYY-MM-DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` (UTC when no zone) to epoch ms, or null. */
-export function parseTimestampLiteral(s: string): number | null {
+/**
+ * Parses `YYYY-MM-DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` (UTC when no zone) to epoch ms, or null. For a
+ * TIMESTAMP_NTZ (`ntz`) the wall-clock time as written, as Spark's stringToTimestampWithoutTimeZone:
+ * a zone ignored (a cast, a literal), or null with `refuseZone` (its JSON and CSV readers).
+ */
+export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
   if (!m) return null;
-  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', zone] = m;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', written] = m;
+  if (ntz && refuseZone && written) return null;
+  const zone = ntz ? undefined : written;
   const ms = Number((frac + '000').slice(0, 3));
   let t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), ms);
   if (zone && zone !== 'Z') {

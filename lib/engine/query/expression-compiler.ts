@@ -32,6 +32,7 @@ import { compileLike, type LikeMatcher } from './like-matcher';
 import { planFromAvro, planToAvro, writeAvro } from './avro-functions';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { parseTimestampLiteral } from './expression-builder';
 import {
   arithmetic, bounded, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
   type DecimalOp, type DecimalType,
@@ -80,6 +81,35 @@ function widensToFloat(ts: TypeInfo[]): boolean {
   return ts.some((t) => t.float32) && ts.every((t) => t.float32 || t.type === 'long' || t.type === 'null');
 }
 
+/**
+ * Whether values of these types widen to a TIMESTAMP_NTZ: one beside others, DATEs and NULLs
+ * (Spark's findWiderTypeForTwo; beside a TIMESTAMP the wider type is the TIMESTAMP).
+ */
+function widensToNTZ(ts: TypeInfo[]): boolean {
+  return ts.some((t) => t.ntz) && ts.every((t) => t.ntz || t.type === 'date' || t.type === 'null');
+}
+
+/** A TIMESTAMP_NTZ `c` as a TIMESTAMP: the same milliseconds, Weir's session time zone being UTC. */
+function asTimestamp(c: CompiledExpr): CompiledExpr {
+  const out = { ...c };
+  delete out.ntz;
+  return out;
+}
+
+/**
+ * Spark's CAST(x AS TIMESTAMP_NTZ) (castToTimestampNTZ): text as the wall-clock time it writes (a
+ * zone ignored), a DATE its midnight, a TIMESTAMP its wall-clock time in the session time zone
+ * (UTC: the same milliseconds); nothing else casts to it.
+ */
+function castToTimestampNTZ(e: Expr, a: CompiledExpr, compiler: { mismatch(e: Expr, subclass: string, detail: string, todo: string): never }): CompiledExpr {
+  if (a.ntz) return a;
+  const get = a.eval;
+  if (a.type === 'null' || a.type === 'timestamp') return { type: 'timestamp', ntz: true, eval: get };
+  if (a.type === 'date') return { type: 'timestamp', ntz: true, eval: (r, c) => castValue(get(r, c), 'date', 'timestamp') };
+  if (a.type === 'string') return { type: 'timestamp', ntz: true, eval: (r, c) => { const v = get(r, c); return v === null ? null : parseTimestampLiteral(String(v), true); } };
+  return compiler.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "TIMESTAMP_NTZ".`, `Cannot cast ${typeText(a)} to TIMESTAMP_NTZ.`);
+}
+
 /** `c` as a FLOAT: an integer is the nearest float, as the JVM's `(float) long`. */
 function asFloat(c: CompiledExpr): CompiledExpr {
   if (c.float32) return c;
@@ -122,7 +152,7 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
  * each compiled value converted to it; undefined when they do not unify. Decimals widen as
  * Spark's widerDecimalType; a decimal with a double is a double.
  */
-function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; values: CompiledExpr[] } | undefined {
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; values: CompiledExpr[] } | undefined {
   let type: ExprType = 'null';
   for (const c of cs) {
     const t = unifyTypes(type, c.type);
@@ -130,14 +160,19 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { typ
     type = t;
   }
   if (type === 'double' && widensToFloat(cs)) return { type, float32: true, values: cs.map(asFloat) };
+  // TIMESTAMP_NTZ beside a DATE (its midnight) stays one; beside a TIMESTAMP it is that TIMESTAMP
+  // (Spark's findWiderTypeForTwo), the same milliseconds in Weir's UTC session time zone.
+  if (type === 'timestamp' && widensToNTZ(cs)) return { type, ntz: true, values: cs.map((c) => (c.type === 'date' ? { ...convert(c, 'timestamp'), ntz: true as const } : c.type === 'null' ? { ...c, type: 'timestamp', ntz: true as const } : c)) };
   if (type !== 'decimal') {
     // A decimal beside a double: converted to the double (values would not compare otherwise).
     // A date beside a timestamp: converted to its midnight.
     const widen = type === 'double' ? ['decimal', 'long'] : type === 'timestamp' ? ['date'] : [];
+    // A TIMESTAMP_NTZ's value read as a TIMESTAMP: the flag goes, the milliseconds stay.
+    const read = type === 'timestamp' ? cs.map((c) => (c.ntz ? asTimestamp(c) : c)) : cs;
     // Integers: the widest one's type (their values need no conversion).
     const longs = cs.filter((c) => c.type === 'long');
     const integral = type === 'long' ? longs.slice(1).reduce((w, c) => widerWidth(w, c.integral), longs[0].integral) : undefined;
-    return { type, ...(integral ? { integral } : {}), values: cs.map((c) => (widen.includes(c.type) ? convert(c, type) : c)) };
+    return { type, ...(integral ? { integral } : {}), values: read.map((c) => (widen.includes(c.type) ? convert(c, type) : c)) };
   }
   let dec: DecimalType | undefined;
   cs.forEach((c, i) => {
@@ -163,7 +198,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
   const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })));
   if (!u) return undefined;
   const first = u.values[0];
-  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
+  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
 }
 
 /**
@@ -301,7 +336,7 @@ class ExpressionCompiler implements LambdaCompiler {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;
-        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true as const } : {}) };
+        return { type: e.type, eval: () => v, ...(e.decimal ? { decimal: e.decimal } : {}), ...(e.interval ? { interval: e.interval } : {}), ...(e.integral ? { integral: e.integral } : {}), ...(e.float32 ? { float32: true as const } : {}), ...(e.ntz ? { ntz: true as const } : {}) };
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
@@ -421,6 +456,12 @@ class ExpressionCompiler implements LambdaCompiler {
           if (from === 'long') return asFloat(a);
           // Through the double (exact for every type but text, which Java parses to the float directly).
           return { type: 'double', float32: true, eval: (r, c) => { const v = castValue(get(r, c), from, 'double', fromDec); return v === null ? null : Math.fround(v as number); } };
+        }
+        if (e.ntz) return castToTimestampNTZ(e, a, this);
+        // A TIMESTAMP_NTZ to a TIMESTAMP: the same milliseconds (the session time zone is UTC).
+        if (a.ntz) {
+          if (to === 'timestamp') return asTimestamp(a);
+          if (to !== 'string' && to !== 'date') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast TIMESTAMP_NTZ to ${castTypeText(e)}.`);
         }
         // A narrower integer is already a BIGINT's value, a FLOAT a DOUBLE's: only the type changes.
         if (to === 'long' && a.integral) return { type: 'long', eval: a.eval };
@@ -833,6 +874,7 @@ class ExpressionCompiler implements LambdaCompiler {
       ...(u.decimal ? { decimal: u.decimal } : {}),
       ...(u.integral ? { integral: u.integral } : {}),
       ...(u.float32 ? { float32: u.float32 } : {}),
+      ...(u.ntz ? { ntz: u.ntz } : {}),
       eval: (row, c) => {
         const ov = operand?.eval(row, c);
         for (let i = 0; i < whens.length; i++) {
@@ -1069,7 +1111,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       const u = unifyAll(cs, es);
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
-      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}) }, values: u.values };
+      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}) }, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
@@ -1194,6 +1236,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
     if (e.name === 'div') return this.integralDivide(e);
     if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
+    if (e.name === 'to_timestamp_ntz' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', ntz: true, pos: e.pos });
     if (e.name === 'from_json') return this.fromJson(e);
     if (e.name === 'to_json') return this.toJson(e);
     if (e.name === 'from_avro') return this.fromAvro(e);
@@ -1240,6 +1283,10 @@ class ExpressionCompiler implements LambdaCompiler {
         return { ...type, eval: (r, c) => { for (const f of evals) { const v = f(r, c); if (v !== null && v !== undefined) return v; } return null; } };
       }
     }
+    // A function that passes a value through has a TIMESTAMP_NTZ among NTZs, DATEs and NULLs
+    // (before a DATE is taken as its midnight below).
+    const passed = DECIMAL_VALUE_ARGS[e.name];
+    const ntz = passed !== undefined && widensToNTZ((passed === 'all' ? args : passed.filter((i) => i < args.length).map((i) => args[i])));
     // A FLOAT where concat takes text: its text as Java prints a float.
     if (e.name === 'concat' || e.name === 'concat_ws') args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
     // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
@@ -1301,6 +1348,7 @@ class ExpressionCompiler implements LambdaCompiler {
       args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
       Object.assign(dec, { float32: true });
     }
+    if (type === 'timestamp' && (ntz || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;

@@ -33,8 +33,11 @@ export type Expr = Base &
      * INT-only arguments refuse (date_add's days), where Weir's one integral type would take it.
      */
     /** `interval`: an interval literal's unit range (`INTERVAL '1 02' DAY TO HOUR`). */
-    /** `integral`: an INT (`1`), SMALLINT (`1S`) or TINYINT (`1Y`) literal's width; `float32`: a FLOAT (`1.5F`). */
-    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true; interval?: IntervalFields; integral?: IntegralBits; float32?: true }
+    /**
+     * `integral`: an INT (`1`), SMALLINT (`1S`) or TINYINT (`1Y`) literal's width; `float32`: a
+     * FLOAT (`1.5F`); `ntz`: a TIMESTAMP_NTZ (`TIMESTAMP_NTZ '2020-01-02 03:04:05'`).
+     */
+    | { kind: 'literal'; value: unknown; type: SqlType | 'null'; decimal?: DecimalType; bigint?: true; interval?: IntervalFields; integral?: IntegralBits; float32?: true; ntz?: true }
     | { kind: 'column'; name: string }
     /** Field `field` of a struct (`window.start`, `parsed.id`). */
     | { kind: 'field'; arg: Expr; field: string }
@@ -49,10 +52,10 @@ export type Expr = Base &
     /**
      * `integral`: a cast to INT (32), SMALLINT (16) or TINYINT (8) bits: a value of that type,
      * as Spark's cast gives it (NULL for text out of range, wrapped otherwise). `float32`: a cast
-     * to FLOAT (REAL), rounded to single precision.
+     * to FLOAT (REAL), rounded to single precision. `ntz`: a cast to TIMESTAMP_NTZ.
      */
     /** `target`: an ARRAY, MAP or STRUCT type's full Field (`to` is then its kind). */
-    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; target?: Field }
+    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; target?: Field }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
     /**
@@ -71,6 +74,7 @@ export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
   if (e.decimal) return `DECIMAL(${e.decimal.precision},${e.decimal.scale})`;
   if (e.integral) return INTEGRAL_NAMES[e.integral];
   if (e.float32) return 'FLOAT';
+  if (e.ntz) return 'TIMESTAMP_NTZ';
   if (e.target) return typeText(e.target);
   return e.to === 'long' ? 'BIGINT' : e.to.toUpperCase();
 }

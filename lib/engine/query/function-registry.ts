@@ -105,6 +105,7 @@ const MIXED_GROUPS = byGroup({
     'year', 'month', 'day', 'dayofmonth', 'hour', 'minute', 'second', 'dayofweek', 'quarter', 'date_trunc', 'to_timestamp', 'unix_timestamp',
     'unix_millis', 'timestamp_millis', 'current_timestamp', 'now', 'date_format', 'to_date', 'date_add', 'dateadd', 'date_sub', 'datediff',
     'date_diff', 'add_months', 'last_day', 'dayofyear', 'weekofyear', 'from_unixtime', 'current_date', 'timestamp_seconds', 'make_timestamp',
+    'to_timestamp_ntz', 'make_timestamp_ntz',
   ],
   json: ['from_json', 'to_json', 'get_json_object', 'json_tuple_item'],
   misc: ['from_avro', 'to_avro'],

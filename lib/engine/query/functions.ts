@@ -261,6 +261,17 @@ export const CORE_FUNCTIONS: Record<string, FunctionDef> = {
     },
     checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp(): ${t}` : undefined; },
   },
+  // to_timestamp_ntz(s) is CAST(s AS TIMESTAMP_NTZ); with a pattern, the wall-clock time it parses
+  // (the compiler types it TIMESTAMP_NTZ; Weir's session time zone is UTC).
+  to_timestamp_ntz: {
+    min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
+    impl: ([s, p]) => {
+      const t = tokenizePattern(p as string);
+      if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp_ntz(): ${t}`, { function: 'to_timestamp_ntz()' });
+      return parseWithPattern(s as string, t);
+    },
+    checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp_ntz(): ${t}` : undefined; },
+  },
   unix_timestamp: {
     min: 0, max: 2, type: (a) => (a.length === 0 || a[0] === 'timestamp' || a[0] === 'null' || a[0] === 'string' ? 'long' : 'expects a timestamp, or (string[, pattern])'),
     nullIntolerant: true,

@@ -88,8 +88,8 @@ function predicate(c: LambdaCompiler, e: Call, i: number, params: TypeInfo[]): C
 
 const arrayOf = (t: TypeInfo): TypeInfo => ({ type: 'array', elementType: fieldOfType('element', t) });
 /** Only the type of a compiled expression or lambda (not its evaluator or variables). */
-const typeOnly = ({ type, fields, decimal, elementType, keyType, valueType, interval, integral, float32 }: TypeInfo): TypeInfo =>
-  Object.fromEntries(Object.entries({ type, fields, decimal, elementType, keyType, valueType, interval, integral, float32 }).filter(([, v]) => v !== undefined)) as unknown as TypeInfo;
+const typeOnly = ({ type, fields, decimal, elementType, keyType, valueType, interval, integral, float32, ntz }: TypeInfo): TypeInfo =>
+  Object.fromEntries(Object.entries({ type, fields, decimal, elementType, keyType, valueType, interval, integral, float32, ntz }).filter(([, v]) => v !== undefined)) as unknown as TypeInfo;
 const isNull = (v: unknown): boolean => v === null || v === undefined;
 
 /** transform and filter bind (element) or, for a lambda of two parameters, (element, index). */

@@ -22,6 +22,7 @@ import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
 import type { SqlType } from './expression';
 import { castValue } from './sql-values';
+import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange } from './interval-utils';
 
 /**
@@ -95,6 +96,9 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       return typeof v === 'string' ? v : stringifyJson(v);
     case 'timestamp':
       if (typeof v !== 'string') return null;
+      // A TIMESTAMP_NTZ is the wall-clock time written; text with a zone is not one (Spark's
+      // JacksonParser; timestampFormat is a TIMESTAMP's option).
+      if (f.ntz) return parseTimestampLiteral(v, true, true);
       return o.timestampFormat ? parseWithPattern(v, o.timestampFormat) : castValue(v, 'string', 'timestamp');
     case 'binary':
       return typeof v === 'string' ? Buffer.from(v, 'base64') : null;
@@ -156,6 +160,16 @@ export function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Re
 }
 
 /**
+ * A timestamp as Spark's JSON writer writes it: a TIMESTAMP by its default timestampFormat
+ * `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in UTC, a TIMESTAMP_NTZ by timestampNTZFormat
+ * `yyyy-MM-dd'T'HH:mm:ss[.SSS]`: the wall-clock time without an offset.
+ */
+export function timestampJson(ms: number, ntz?: boolean): string {
+  const iso = new Date(ms).toISOString();
+  return ntz ? iso.slice(0, -1) : iso;
+}
+
+/**
  * A value as JSON-ready data (timestamps as Spark's JSON timestamp text, decimals as their
  * digits, binary as base64; undefined for NULL, which a struct then leaves out). Outputs that
  * write JSON render nested values (structs, arrays, maps) with it.
@@ -172,7 +186,7 @@ export function toJsonValue(v: unknown, f: Field): unknown {
       return out;
     }
     case 'timestamp':
-      return new Date(v as number).toISOString();
+      return timestampJson(v as number, f.ntz);
     case 'window': {
       const w = v as { start: number; end: number };
       return { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() };

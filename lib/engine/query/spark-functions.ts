@@ -385,3 +385,5 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   },
 };
 SPARK_FUNCTIONS.date_diff = SPARK_FUNCTIONS.datediff;
+// make_timestamp_ntz: the same wall-clock time, typed TIMESTAMP_NTZ by the compiler (Weir's session time zone is UTC).
+SPARK_FUNCTIONS.make_timestamp_ntz = SPARK_FUNCTIONS.make_timestamp;

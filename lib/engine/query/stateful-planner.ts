@@ -119,7 +119,7 @@ function planAggregate(
     return {
       name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column,
       ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}),
-      ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}),
+      ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}),
     };
   });
   const aggregates: AggregateSpec[] = node.aggregates.map((a) => {

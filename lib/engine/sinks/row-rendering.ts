@@ -1,7 +1,7 @@
 /**
  * How every sink renders a row: as Spark's JSON writer writes it (to_json's rendering,
  * json-functions' toJsonValue), for each column type and nested as deep as it goes. A timestamp
- * is ISO-8601 in UTC, a date `yyyy-MM-dd`, a decimal its exact digits (a JSON number), a BIGINT
+ * is ISO-8601 in UTC (a TIMESTAMP_NTZ without the offset), a date `yyyy-MM-dd`, a decimal its exact digits (a JSON number), a BIGINT
  * past 2^53 its digits, binary base64, a window `{ start, end }`, arrays, maps and structs JSON.
  * CSV writes the same text, a nested value as its JSON. One rendering, so that a row reads the
  * same in a file, a webhook body, a Redis entry, a Kafka record and the console.
@@ -9,7 +9,7 @@
 import { JsonNumber, stringifyJson, stringifyRow } from '../json-text';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
-import { toJsonValue } from '../query/json-functions';
+import { timestampJson, toJsonValue } from '../query/json-functions';
 import type { Field, Row, Schema } from '../types';
 
 /** One column's value as Spark's JSON writer writes it (NULL as null). */
@@ -24,7 +24,7 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
     // another form than the engine's (text a reader kept, as `weir sink read` of a topic) is
     // written as it is.
     case 'timestamp':
-      return (v) => (typeof v === 'number' ? new Date(v).toISOString() : v);
+      return (v) => (typeof v === 'number' ? timestampJson(v, f.ntz) : v);
     case 'date':
       return (v) => (typeof v === 'number' ? formatDate(v) : v);
     case 'binary':

@@ -10,6 +10,7 @@ import { floatFromLong } from '../query/float';
 import { MAX_PRECISION, parseDecimal } from '../query/decimal';
 import { parseDate } from '../query/date';
 import { castValue } from '../query/sql-values';
+import { parseTimestampLiteral } from '../query/expression-builder';
 import type { SqlType } from '../query/expression';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -46,7 +47,9 @@ export function convertValue(v: unknown, field: Field): Converted {
       if (v === 'true' || v === 'false') return { ok: true, value: v === 'true' };
       return bad(`${JSON.stringify(v)} is not a boolean`);
     case 'timestamp': {
-      const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
+      // A TIMESTAMP_NTZ's text is the wall-clock time written, text with a zone not one (Spark's readers).
+      const text = (s: string) => (field.ntz ? (parseTimestampLiteral(s, true, true) ?? NaN) : Date.parse(s));
+      const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : typeof v === 'string' ? text(v) : NaN;
       return Number.isFinite(ms) ? { ok: true, value: ms } : bad(`${JSON.stringify(v)} is not a timestamp (ISO-8601 or epoch ms)`);
     }
     case 'string':

@@ -17,7 +17,7 @@ describe('source schema types as Spark writes them', () => {
     expect(columnField('a', 'Byte')).toEqual({ name: 'a', type: 'long', integral: 8 });
     expect(columnField('a', 'bigint')).toEqual({ name: 'a', type: 'long' });
     expect(columnField('a', 'float')).toEqual({ name: 'a', type: 'double', float32: true });
-    expect(columnField('a', 'TIMESTAMP_NTZ')).toEqual({ name: 'a', type: 'timestamp' });
+    expect(columnField('a', 'TIMESTAMP_NTZ')).toEqual({ name: 'a', type: 'timestamp', ntz: true });
     expect(columnField('a', 'date')).toEqual({ name: 'a', type: 'date' });
     expect(columnField('a', 'varchar(10)')).toEqual({ name: 'a', type: 'string' });
     expect(columnField('p', 'decimal(10,2)')).toEqual({ name: 'p', type: 'decimal', precision: 10, scale: 2 });

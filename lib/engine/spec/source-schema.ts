@@ -20,11 +20,11 @@ import { SqlValidationError } from '../query/sql-error';
 const MAX_SCHEMA_TEXT = 20_000;
 
 /** Type names that need no parse (the common case: a validation parses the spec often). */
-const SIMPLE: Record<string, Pick<Field, 'type' | 'integral' | 'float32'>> = {
+const SIMPLE: Record<string, Pick<Field, 'type' | 'integral' | 'float32' | 'ntz'>> = {
   long: { type: 'long' }, bigint: { type: 'long' }, int: { type: 'long', integral: 32 }, integer: { type: 'long', integral: 32 },
   smallint: { type: 'long', integral: 16 }, short: { type: 'long', integral: 16 }, tinyint: { type: 'long', integral: 8 }, byte: { type: 'long', integral: 8 },
   double: { type: 'double' }, float: { type: 'double', float32: true }, real: { type: 'double', float32: true }, string: { type: 'string' }, boolean: { type: 'boolean' },
-  timestamp: { type: 'timestamp' }, timestamp_ltz: { type: 'timestamp' }, timestamp_ntz: { type: 'timestamp' }, binary: { type: 'binary' }, date: { type: 'date' },
+  timestamp: { type: 'timestamp' }, timestamp_ltz: { type: 'timestamp' }, timestamp_ntz: { type: 'timestamp', ntz: true }, binary: { type: 'binary' }, date: { type: 'date' },
 };
 
 const TYPES_HINT = 'a Spark type such as BIGINT, INT, DOUBLE, DECIMAL(10,2), STRING, BOOLEAN, DATE, TIMESTAMP, BINARY, ARRAY<STRING>, MAP<STRING,BIGINT> or STRUCT<a: INT>';
@@ -48,7 +48,7 @@ export function columnField(name: string, text: string): Field | string {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType', 'integral', 'float32']);
+const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType', 'integral', 'float32', 'ntz']);
 
 /** A parsed Field's type as Spark's DDL text (anything malformed becomes text that fails to parse). */
 function typeTextOfField(f: unknown): string {
@@ -58,6 +58,7 @@ function typeTextOfField(f: unknown): string {
     case 'decimal': return `DECIMAL(${String(f.precision ?? 38)},${String(f.scale ?? 0)})`;
     case 'long': return INTEGRAL_NAMES[f.integral as IntegralBits] ?? 'BIGINT';
     case 'double': return f.float32 === true ? 'FLOAT' : 'DOUBLE';
+    case 'timestamp': return f.ntz === true ? 'TIMESTAMP_NTZ' : 'TIMESTAMP';
     case 'array': return `ARRAY<${inner(f.elementType)}>`;
     case 'map': return `MAP<${inner(f.keyType)}, ${inner(f.valueType)}>`;
     case 'struct':

@@ -69,7 +69,7 @@ function foldExpr(e: Expr): Expr {
       if (c.type === 'long' || c.type === 'double' || c.type === 'boolean') {
         const value = c.eval({}, { batchTimestampMs: 0 });
         if (value === null || typeof value === 'number' || typeof value === 'boolean') {
-          return value === null ? { kind: 'literal', value: null, type: 'null', pos: e.pos } : { kind: 'literal', value, type: c.type, ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), pos: e.pos };
+          return value === null ? { kind: 'literal', value: null, type: 'null', pos: e.pos } : { kind: 'literal', value, type: c.type, ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), pos: e.pos };
         }
       }
     } catch {

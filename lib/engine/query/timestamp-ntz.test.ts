@@ -1,0 +1,132 @@
+/**
+ * Spark's TIMESTAMP_NTZ (TimestampNTZType): a wall-clock time without a zone, its own type beside
+ * TIMESTAMP. Expected answers are Spark's (sql-tests timestamp-ntz.sql and its results, Cast's
+ * castToTimestampNTZ, TypeCoercion's findWiderTypeForTwo, JSONOptions' timestampNTZFormat), with
+ * the session time zone UTC as Weir's.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../testing/property-runs';
+import type { Row, Schema } from '../types';
+import { compileStreamingQuery } from './streaming-query';
+import { columnField } from '../spec/source-schema';
+import { renderValue } from '../sinks/row-rendering';
+import { convertValue } from '../sources/value-conversion';
+import { JsonLineParser } from '../operators/record-parser';
+import { SchemaSpec } from '../spec/source-schema';
+
+const SCHEMA: Schema = [
+  { name: 'n', type: 'timestamp', ntz: true }, { name: 't', type: 'timestamp' }, { name: 'd', type: 'date' }, { name: 's', type: 'string' },
+];
+const rel = { kind: 'StreamingRelation' as const, sourceName: 'events', schema: SCHEMA, eventTime: undefined, watermarkDelayMs: 0 };
+
+async function run(sql: string, input: Row[] = [{}]): Promise<Row[]> {
+  const q = compileStreamingQuery(sql, rel as never);
+  let out = input;
+  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+  return out;
+}
+
+const ms = (s: string) => Date.parse(`${s}Z`);
+
+describe('TIMESTAMP_NTZ', () => {
+  it('is its own type: literals, casts and typeof', async () => {
+    const [r] = await run(`SELECT typeof(TIMESTAMP_NTZ '2020-01-02 03:04:05') AS a, typeof(TIMESTAMP '2020-01-02 03:04:05') AS b,
+      typeof(CAST('2020-01-02' AS TIMESTAMP_NTZ)) AS c, TIMESTAMP_NTZ '2016-12-31 00:12:00' AS d, TIMESTAMP_NTZ '2016-12-31' AS e,
+      CAST(TIMESTAMP_NTZ '2020-01-02 03:04:05' AS STRING) AS f, CAST(TIMESTAMP_NTZ '2020-01-02 03:04:05.123' AS DATE) AS g,
+      typeof(CAST(TIMESTAMP_NTZ '2020-01-02 03:04:05' AS TIMESTAMP)) AS h, CAST(CAST('2020-01-02 03:04:05+08:00' AS TIMESTAMP_NTZ) AS STRING) AS i
+      FROM events`);
+    expect(r).toEqual({
+      a: 'timestamp_ntz', b: 'timestamp', c: 'timestamp_ntz', d: ms('2016-12-31T00:12:00'), e: ms('2016-12-31T00:00:00'),
+      f: '2020-01-02 03:04:05', g: 18263, h: 'timestamp',
+      // Cast ignores a zone in the text: the wall-clock time as written.
+      i: '2020-01-02 03:04:05',
+    });
+  });
+
+  it('widens as Spark: beside a DATE a TIMESTAMP_NTZ, beside a TIMESTAMP a TIMESTAMP', async () => {
+    const [r] = await run(`SELECT typeof(coalesce(n, d)) AS a, typeof(coalesce(n, t)) AS b, typeof(CASE WHEN true THEN n ELSE NULL END) AS c,
+      typeof(CASE WHEN true THEN n ELSE t END) AS e, coalesce(n, d) AS f, n = t AS g, n < TIMESTAMP_NTZ '2020-01-03' AS h FROM events`,
+    [{ n: ms('2020-01-02T03:04:05'), t: ms('2020-01-02T03:04:05'), d: 18262, s: null }]);
+    expect(r).toEqual({ a: 'timestamp_ntz', b: 'timestamp', c: 'timestamp_ntz', e: 'timestamp', f: ms('2020-01-02T03:04:05'), g: true, h: true });
+  });
+
+  it('keeps the type through a projection, and renders JSON without an offset', async () => {
+    const q = compileStreamingQuery('SELECT n, to_json(named_struct(\'a\', n, \'b\', t)) AS j FROM events', rel as never);
+    expect(q.outputSchema[0]).toMatchObject({ name: 'n', type: 'timestamp', ntz: true });
+    const [r] = await run('SELECT to_json(named_struct(\'a\', n, \'b\', t)) AS j FROM events', [{ n: ms('2020-01-02T03:04:05'), t: ms('2020-01-02T03:04:05') }]);
+    expect(r.j).toBe('{"a":"2020-01-02T03:04:05.000","b":"2020-01-02T03:04:05.000Z"}');
+    expect(renderValue(ms('2020-01-02T03:04:05'), { name: 'n', type: 'timestamp', ntz: true })).toBe('2020-01-02T03:04:05.000');
+  });
+
+  it('refuses casts Spark refuses', () => {
+    expect(() => compileStreamingQuery('SELECT CAST(1 AS TIMESTAMP_NTZ) AS x FROM events', rel as never)).toThrow(/TIMESTAMP_NTZ/);
+  });
+
+  it('is a source column type, read as the wall-clock time written (text with a zone is not one)', () => {
+    expect(columnField('x', 'TIMESTAMP_NTZ')).toEqual({ name: 'x', type: 'timestamp', ntz: true });
+    expect(columnField('x', 'array<timestamp_ntz>')).toEqual({ name: 'x', type: 'array', elementType: { name: 'element', type: 'timestamp', ntz: true, nullable: true } });
+    expect(SchemaSpec.parse('ts TIMESTAMP_NTZ, t TIMESTAMP')).toEqual([{ name: 'ts', type: 'timestamp', ntz: true }, { name: 't', type: 'timestamp' }]);
+    expect(SchemaSpec.parse([{ name: 'ts', type: 'timestamp_ntz' }])).toEqual([{ name: 'ts', type: 'timestamp', ntz: true }]);
+    const field = { name: 'x', type: 'timestamp', ntz: true } as const;
+    expect(convertValue('2020-01-02T03:04:05', field)).toEqual({ ok: true, value: ms('2020-01-02T03:04:05') });
+    expect(convertValue('2020-01-02 03:04:05.5', field)).toEqual({ ok: true, value: ms('2020-01-02T03:04:05.500') });
+    expect(convertValue('2020-01-02T03:04:05+02:00', field)).toMatchObject({ ok: false });
+    expect(new JsonLineParser([field]).parse('{"x": "2020-01-02T03:04:05"}')).toMatchObject({ ok: true, row: { x: ms('2020-01-02T03:04:05') } });
+    expect(new JsonLineParser([field]).parse('{"x": "2020-01-02T03:04:05Z"}')).toMatchObject({ ok: false });
+    // A TIMESTAMP column reads an offset as the instant it names.
+    expect(new JsonLineParser([{ name: 'x', type: 'timestamp' }]).parse('{"x": "2020-01-02T05:04:05+02:00"}')).toMatchObject({ ok: true, row: { x: ms('2020-01-02T03:04:05') } });
+  });
+});
+
+describe('TIMESTAMP_NTZ through aggregates and set operations', () => {
+  it('keeps TIMESTAMP_NTZ for group keys, min and max; a UNION with a TIMESTAMP is a TIMESTAMP', () => {
+    const q = compileStreamingQuery('SELECT n, max(n) AS mx, min(n) AS mn, count(*) AS c FROM events GROUP BY n', rel as never, { outputMode: 'complete' });
+    expect(q.outputSchema.slice(0, 3)).toEqual([
+      { name: 'n', type: 'timestamp', ntz: true, nullable: true }, { name: 'mx', type: 'timestamp', ntz: true, nullable: true },
+      { name: 'mn', type: 'timestamp', ntz: true, nullable: true },
+    ]);
+    const u = compileStreamingQuery('SELECT n AS x FROM events UNION ALL SELECT t AS x FROM events', rel as never);
+    expect(u.outputSchema[0]).toMatchObject({ name: 'x', type: 'timestamp' });
+    expect(u.outputSchema[0].ntz).toBeUndefined();
+    const v = compileStreamingQuery('SELECT n AS x FROM events UNION ALL SELECT d AS x FROM events', rel as never);
+    expect(v.outputSchema[0]).toMatchObject({ name: 'x', type: 'timestamp', ntz: true });
+  });
+});
+
+describe('to_timestamp_ntz and make_timestamp_ntz (timestamp-ntz.sql)', () => {
+  it('answer as Spark', async () => {
+    const [r] = await run(`SELECT to_timestamp_ntz(null) AS a, to_timestamp_ntz('2016-12-31 00:12:00') AS b, to_timestamp_ntz('2016-12-31', 'yyyy-MM-dd') AS c,
+      to_timestamp_ntz(to_date('2016-12-31')) AS d, make_timestamp_ntz(2021, 07, 11, 6, 30, 45.678) AS e, make_timestamp_ntz(2021, 07, 11, 6, 30, 60.007) AS f,
+      typeof(to_timestamp_ntz('2016-12-31', 'yyyy-MM-dd')) AS g, typeof(make_timestamp_ntz(2021, 07, 11, 6, 30, 45.678)) AS h, typeof(to_timestamp_ntz(null)) AS i
+      FROM events`);
+    expect(r).toEqual({
+      a: null, b: ms('2016-12-31T00:12:00'), c: ms('2016-12-31T00:00:00'), d: ms('2016-12-31T00:00:00'), e: ms('2021-07-11T06:30:45.678'), f: null,
+      g: 'timestamp_ntz', h: 'timestamp_ntz', i: 'timestamp_ntz',
+    });
+  });
+});
+
+describe('TIMESTAMP_NTZ round trips (property)', () => {
+  it('CAST to STRING and back, to_json and from_json, and CAST to and from TIMESTAMP keep each value', async () => {
+    const q = compileStreamingQuery(`SELECT CAST(CAST(n AS STRING) AS TIMESTAMP_NTZ) AS a, from_json(to_json(named_struct('x', n)), 'x TIMESTAMP_NTZ').x AS b,
+      CAST(CAST(n AS TIMESTAMP) AS TIMESTAMP_NTZ) AS c, CAST(n AS STRING) AS s, from_json(to_json(named_struct('x', n)), 'x TIMESTAMP_NTZ') AS st FROM events`, rel as never);
+    expect(q.outputSchema[1]).toMatchObject({ type: 'timestamp', ntz: true });
+    // Years 1000 to 9999, to the millisecond.
+    const instant = fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) });
+    await fc.assert(fc.asyncProperty(fc.array(instant, { minLength: 1, maxLength: 20 }), async (ns) => {
+      let out: Row[] = ns.map((n) => ({ n }));
+      for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+      out.forEach((r, i) => {
+        expect(r).toMatchObject({ a: ns[i], b: ns[i], c: ns[i] });
+        // Spark prints the wall-clock time, no zone: yyyy-MM-dd HH:mm:ss[.fraction].
+        expect(r.s).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,3})?$/);
+      });
+    }), { numRuns: propertyRuns(50, 500) });
+  });
+
+  it('from_json reads text with a zone as NULL for a TIMESTAMP_NTZ, as Spark\'s JSON reader', async () => {
+    const [r] = await run(`SELECT from_json('{"x":"2020-01-02T03:04:05+02:00"}', 'x TIMESTAMP_NTZ').x AS a, from_json('{"x":"2020-01-02T03:04:05"}', 'x TIMESTAMP_NTZ').x AS b FROM events`);
+    expect(r).toEqual({ a: null, b: ms('2020-01-02T03:04:05') });
+  });
+});
