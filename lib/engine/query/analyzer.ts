@@ -16,7 +16,7 @@ import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
 import { exprToString } from './expression';
-import { children, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
 
 export interface AnalyzerWarning {
@@ -124,7 +124,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
       }
       case 'Join': {
         const t = n.joinType;
-        if (n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation') {
+        if (isStreamStreamJoin(n)) {
           // Spark's UnsupportedOperationChecker for stream-stream joins: Append only, and an outer
           // or semi join needs the rows it waits on to be evictable (a watermark on the other
           // side's event time and a time range, read as the operator will read them).

@@ -85,8 +85,12 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
   }
 }
 
+/** A join of two streams (neither side a static table): Spark's stream-stream join, which buffers both sides. */
+export function isStreamStreamJoin(n: Extract<LogicalPlan, { kind: 'Join' }>): boolean {
+  return n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation';
+}
+
 export function isStateful(plan: LogicalPlan): boolean {
-  const streamJoin = plan.kind === 'Join' && plan.left.kind !== 'StaticRelation' && plan.right.kind !== 'StaticRelation';
-  return STATEFUL_KINDS.has(plan.kind) || streamJoin || children(plan).some(isStateful);
+  return STATEFUL_KINDS.has(plan.kind) || (plan.kind === 'Join' && isStreamStreamJoin(plan)) || children(plan).some(isStateful);
 }
 

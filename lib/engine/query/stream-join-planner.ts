@@ -32,10 +32,6 @@ export interface StreamJoinReading {
 
 const JOIN_TYPES: Record<string, StreamingJoinType> = { Inner: 'inner', LeftOuter: 'leftOuter', RightOuter: 'rightOuter', FullOuter: 'fullOuter', LeftSemi: 'leftSemi' };
 
-export function isStreamStreamJoin(n: JoinNode): boolean {
-  return n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation';
-}
-
 /**
  * A join side's columns as the joined row names them, and which are watermarked event times: a
  * source's eventTime, also when the join planner's Project renames it (`timestamp` as

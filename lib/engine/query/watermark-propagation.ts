@@ -6,8 +6,8 @@
  * other operator passes its input's on, and an operator's input watermark is the least of its
  * children's. Weir has one global watermark per batch, so each is a delta to it (ms, ≤ 0).
  */
-import { children, type LogicalPlan } from './logical-plan';
-import { isStreamStreamJoin, readStreamJoin } from './stream-join-planner';
+import { children, isStreamStreamJoin, type LogicalPlan } from './logical-plan';
+import { readStreamJoin } from './stream-join-planner';
 
 export function inputWatermarkDelta(plan: LogicalPlan): number {
   return children(plan).reduce((d, c) => Math.min(d, outputWatermarkDelta(c)), 0);

@@ -7,7 +7,7 @@
  * Filters combine.
  */
 import { conjunction as and, conjuncts, exprToString, referencedColumns, type Expr } from '../expression';
-import type { LogicalPlan } from '../logical-plan';
+import { isStreamStreamJoin, type LogicalPlan } from '../logical-plan';
 import { readsOnly, streamRelationOf, streamSide, type OptimizerRuleApplication } from './plan-walk';
 
 function withFilter(conds: Expr[], child: LogicalPlan): LogicalPlan {
@@ -31,7 +31,7 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
         applied.push({ rule: 'CombineFilters', detail: `${exprToString(plan.condition)} AND ${exprToString(child.condition)}` });
         return pushDownPredicates({ ...child, condition: and([child.condition, plan.condition]) }, applied);
       }
-      if (child.kind === 'Join' && child.left.kind !== 'StaticRelation' && child.right.kind !== 'StaticRelation') {
+      if (child.kind === 'Join' && isStreamStreamJoin(child)) {
         // An inner join of two streams takes the filter into its condition, as Spark's
         // PushPredicateThroughJoin does: the same pairs come out, and a time range written in
         // WHERE (the only place a USING join has for one) now bounds the join's state. An outer
