@@ -8,23 +8,15 @@
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { auth, jobState, removeJobs } from './jobs-api';
 import { signIn } from './sign-in';
 
-const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
-type JobState = { status: string; lastBatchId: number | null };
-const jobState = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as JobState;
 
 let jobId: string | undefined;
 const created: string[] = [];
 // home.spec.ts expects the empty jobs list: leave the app as we found it.
-test.afterAll(async ({ request }) => {
-  for (const id of created) {
-    await request.post(`/api/jobs/${id}/stop`, { headers: auth });
-    await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await jobState(request, id)).status), { timeout: 60_000 }).toBe(true);
-    expect((await request.delete(`/api/jobs/${id}`, { headers: auth })).status()).toBe(204);
-  }
-});
+test.afterAll(async ({ request }) => removeJobs(request, created));
 
 test('an lmdb job: its LMDB chart, its local state cache, and a savepoint of it as a new heap-store job', async ({ page, request }) => {
   test.setTimeout(240_000);

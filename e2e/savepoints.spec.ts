@@ -9,24 +9,13 @@
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { auth, jobState, removeJobs, stopped } from './jobs-api';
 
-const auth = { authorization: 'Bearer e2e-admin-token-0123456789abcdef' };
-type JobState = { status: string; lastBatchId: number | null; name: string };
-const jobState = async (request: APIRequestContext, id: string) => (await (await request.get(`/api/jobs/${id}`, { headers: auth })).json()) as JobState;
-const stopped = async (request: APIRequestContext, id: string) => {
-  await request.post(`/api/jobs/${id}/stop`, { headers: auth });
-  await expect.poll(async () => ['STOPPED', 'FAILED'].includes((await jobState(request, id)).status), { timeout: 60_000 }).toBe(true);
-};
 
 const created: string[] = [];
 // home.spec.ts expects the empty jobs list: leave the app as we found it.
-test.afterAll(async ({ request }) => {
-  for (const id of created) {
-    await stopped(request, id);
-    expect((await request.delete(`/api/jobs/${id}`, { headers: auth })).status()).toBe(204);
-  }
-});
+test.afterAll(async ({ request }) => removeJobs(request, created));
 
 test('take a savepoint while running, new job from it, reset to it through both confirmations', async ({ page, request }) => {
   test.setTimeout(300_000);
