@@ -169,6 +169,8 @@ export class MicroBatchExecution {
   /** Per source, in order: the end offsets of the last committed batch. */
   private committedOffsets: (Offset | null)[] = [];
   private watermarkMs = 0;
+  /** The watermark the last batch run in this process ran under (previousBatchWatermark). */
+  private lastBatchWatermark?: { batchId: number; ms: number };
   private pending?: { batchId: number; start: (Offset | null)[]; seq: OffsetSeq };
   private purgedOnce = false;
   private lastFenceMs?: number;
@@ -531,6 +533,20 @@ export class MicroBatchExecution {
   }
 
   /**
+   * The watermark batch N judges late rows by: batch N-1's (Spark's PropagateWatermarkSimulator
+   * gives each operator its previous batch's input watermark for late events, its current one
+   * for eviction). After a restart it is read back from offsets/N-1; batch 0 has no previous one
+   * and, as Spark, judges by 0.
+   */
+  private async previousBatchWatermark(batchId: number, current: number): Promise<number> {
+    if (batchId === 0) return Math.min(0, current);
+    if (this.lastBatchWatermark?.batchId === batchId - 1) return this.lastBatchWatermark.ms;
+    const previous = await this.offsetLog.get(batchId - 1);
+    // A purged offsets/N-1 (beyond retention) leaves the batch's own: the stricter of the two.
+    return previous?.metadata.batchWatermarkMs ?? current;
+  }
+
+  /**
    * Steps 3–8 of the header for batch N, whose offsets/N is durable: the bad-record policy, the
    * operators, then the commit, in this order and nowhere else: the sink write beside the first
    * state store's commit, the other stores, the operators' confirmation (onCommitted; onAborted
@@ -555,6 +571,7 @@ export class MicroBatchExecution {
       const ctx = {
         batchId,
         batchWatermarkMs: seq.metadata.batchWatermarkMs,
+        lateEventsWatermarkMs: await this.previousBatchWatermark(batchId, seq.metadata.batchWatermarkMs),
         batchTimestampMs: seq.metadata.batchTimestampMs,
         onRecordError: badRecords.onRecordError,
       };
@@ -595,6 +612,7 @@ export class MicroBatchExecution {
     for (const [i, end] of ends.entries()) if (end !== null) await rt.sources[i].commit?.(end);
     this.committedOffsets = ends;
     this.watermarkMs = nextWatermarkMs;
+    this.lastBatchWatermark = { batchId, ms: seq.metadata.batchWatermarkMs };
     this.nextBatchId = batchId + 1;
     this.crashPoints.check('after-commit', batchId);
     // 8. In the background: snapshots and retention of state (Spark's maintenance task), then

@@ -184,7 +184,7 @@ export class QueryRuntime {
   }
 
   /** Runs the batch over each source's input (in source order; a one-source plan starts from the first's rows). */
-  async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
+  async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
     const ctx: OperatorContext = { ...b, inputs: new Map(this.spec.sources.map((s, i) => [s.name, inputs[i].rows])) };
     if (this.stateful.length) {
       ctx.stateStores = new Map();

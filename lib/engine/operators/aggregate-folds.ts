@@ -31,7 +31,7 @@ import { partitionForKey, type StateStore } from '../state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { Row } from '../types';
 import type { AggregateSpec, GroupingKey, StatefulAggregateOptions } from './aggregate';
-import type { OperatorContext } from './physical-operator';
+import { lateEventsWatermark, type OperatorContext } from './physical-operator';
 import { windowsFor, type TimeWindow } from './window';
 
 /** One way of folding a batch into its groups, picked once per operator (chooseFold). */
@@ -166,7 +166,7 @@ class ByValueFold implements AggregateFold {
       }
       return g;
     };
-    const lateBefore = dropLate ? ctx.batchWatermarkMs : -Infinity;
+    const lateBefore = dropLate ? lateEventsWatermark(ctx) : -Infinity;
     // count(*) alone (the commonest streaming aggregate): count rows per group, fold once.
     if (this.countOnly) {
       const dropped = countByValue(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch);
@@ -470,7 +470,7 @@ function foldGeneral(
   const { keys, aggregates } = o;
   const nKeys = keys.length;
   const windowIndex = keys.findIndex((k) => k.window);
-  const wm = ctx.batchWatermarkMs;
+  const wm = lateEventsWatermark(ctx);
   const groups = new Map<string, Group>();
   let dropped = 0;
   const fold = (tuple: unknown[], row: Row) => {
@@ -553,7 +553,7 @@ function foldByTuple(
   const sizeMs = windowIndex >= 0 ? keys[windowIndex].window!.sizeMs : 0;
   // Late: the watermarked key (a window's end) at or before the watermark.
   const lateIndex = dropLate ? (o.watermarkKeyIndex ?? -1) : -1;
-  const wm = ctx.batchWatermarkMs;
+  const wm = lateEventsWatermark(ctx);
   const countOnly = aggregates.length === 1 && isCountStar(aggregates[0].fn);
   const base = countOnly ? null : new Int32Array(rows.length);
   const stride = columnar !== null ? columnar.stride : 1;

@@ -16,7 +16,7 @@
 import type { Row, Schema } from '../types';
 import { partitionForKey, providerMetrics, type StateStore } from '../state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
-import type { OperatorContext, StateOperatorProgress, StatefulOperator } from './physical-operator';
+import { lateEventsWatermark, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export interface DeduplicateOptions {
   operatorId: number;
@@ -77,11 +77,12 @@ export class StreamingDeduplicateExec implements StatefulOperator {
     const { eventTime, withinWatermark } = this.o;
     const delay = this.o.delayMs ?? 0;
     const wm = ctx.batchWatermarkMs;
+    const late = lateEventsWatermark(ctx);
     const out: Row[] = [];
     let dropped = 0;
     for (const row of rows) {
       const t = this.bounded ? row[eventTime!] : undefined;
-      if (typeof t === 'number' && t <= wm) {
+      if (typeof t === 'number' && t <= late) {
         dropped++;
         continue;
       }

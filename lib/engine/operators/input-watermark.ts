@@ -31,11 +31,14 @@ export class InputWatermarkExec implements StatefulOperator {
     // The context is the batch's, shared with the operators around this one: shifted only while
     // this operator reads it.
     const global = ctx.batchWatermarkMs;
+    const late = ctx.lateEventsWatermarkMs;
     ctx.batchWatermarkMs = global + this.deltaMs;
+    if (late !== undefined) ctx.lateEventsWatermarkMs = late + this.deltaMs;
     try {
       return await this.op.execute(rows, ctx);
     } finally {
       ctx.batchWatermarkMs = global;
+      ctx.lateEventsWatermarkMs = late;
     }
   }
 

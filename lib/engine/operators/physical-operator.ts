@@ -20,7 +20,15 @@ import type { EvalContext } from '../query/expression-compiler';
 
 export interface OperatorContext extends EvalContext {
   batchId: number;
+  /** The watermark this batch evicts state by (offsets/N's batchWatermarkMs). */
   batchWatermarkMs: number;
+  /**
+   * The watermark input rows are judged late by: the previous batch's (Spark's
+   * eventTimeWatermarkForLateEvents since 3.4). A stateful operator fed by another one receives,
+   * in batch N, rows the one below released because batch N's watermark passed them; judged by
+   * that same watermark they would all be late. Unset: batchWatermarkMs (a test's context).
+   */
+  lateEventsWatermarkMs?: number;
   /** Stores for this operator, keyed by `${operatorId}/${partitionId}` (stateful operators only). */
   stateStores?: Map<string, StateStore>;
   /**
@@ -129,4 +137,9 @@ export interface StatefulOperator extends PhysicalOperator {
 
 export function isStatefulOperator(op: PhysicalOperator): op is StatefulOperator {
   return op.stateful;
+}
+
+/** The watermark an operator drops late input rows by (OperatorContext.lateEventsWatermarkMs). */
+export function lateEventsWatermark(ctx: Pick<OperatorContext, 'batchWatermarkMs' | 'lateEventsWatermarkMs'>): number {
+  return ctx.lateEventsWatermarkMs ?? ctx.batchWatermarkMs;
 }

@@ -522,9 +522,11 @@ describe('dedup option and limit through the engine', () => {
 describe('a crash right after a commit keeps the watermark that commit recorded', () => {
   // Event times that do not only rise: batch 2 reaches minute 25, which closes window [0, 10)
   // for the next batch; the run dies right after commits/2, before that next batch. After the
-  // restart the data comes back to minute 22 and brings a row from minute 12, late for the
-  // watermark commits/2 recorded (20 minutes).
-  it('the first batch after the restart emits the closed window, drops the late row, and the watermark never moves back', async () => {
+  // restart the data comes back to minute 22 and brings a row from minute 12. As in Spark 3.4+,
+  // a batch judges late rows by the previous batch's watermark and evicts by its own: minute 12
+  // is not late for batch 2's watermark, and batch 3's (the 20 minutes commits/2 recorded)
+  // closes its window [10, 20) at once. A row from minute 3 after that is late for batch 3's.
+  it('the first batch after the restart emits the closed windows, later a late row is dropped, and the watermark never moves back', async () => {
     const j = await job(WINDOW_SQL, 'append', { watermark: '5 minutes' });
     const at = (minute: number): Row => ({ region: 'eu', amount: 1, ts: T0 + minute * MIN });
     const commits = new CommitLog(new LocalCheckpointFileManager(j.spec.checkpointLocation));
@@ -542,16 +544,23 @@ describe('a crash right after a commit keeps the watermark that commit recorded'
       }),
       AddData([at(22), at(12)]),
       ProcessAllAvailable(),
+      AddData([at(3)]),
+      ProcessAllAvailable(),
       StopStream(),
     ]);
     const afterRestart = state.progress.filter((p) => p.batchId > 2);
     const first = Math.min(...afterRestart.map((p) => p.batchId));
     expect(first).toBe(3);
-    // Window [0, 10) comes out in the first batch after the restart, and only there.
+    // Windows [0, 10) and [10, 20) come out in the first batch after the restart, and only there.
     const emitted = j.table.batches.filter((b) => b.rows.length > 0).map((b) => [b.batchId, b.rows.map((r) => (r.window as { start: number }).start - T0)]);
-    expect(emitted).toEqual([[first, [0]]]);
-    // Minute 12 was late for the recorded watermark: window [10, 20) never opens.
-    expect(j.table.rows).toEqual([{ window: { start: T0, end: T0 + 10 * MIN }, region: 'eu', n: 2 }]);
+    expect(emitted).toEqual([[first, [0, 10 * MIN]]]);
+    expect(j.table.rows).toEqual([
+      { window: { start: T0, end: T0 + 10 * MIN }, region: 'eu', n: 2 },
+      { window: { start: T0 + 10 * MIN, end: T0 + 20 * MIN }, region: 'eu', n: 1 },
+    ]);
+    // Minute 3 came after batch 3, whose watermark (20 minutes) had passed its window: dropped.
+    const last = state.progress.at(-1)!;
+    expect(last.stateOperators[0].numRowsDroppedByWatermark).toBe(1);
     // Each batch's watermark is at least the one before it; after the restart, at least the recorded one.
     const watermarks = state.progress.map((p) => Date.parse(p.eventTime!.watermark));
     for (let i = 1; i < watermarks.length; i++) expect(watermarks[i], `batch ${state.progress[i].batchId}`).toBeGreaterThanOrEqual(watermarks[i - 1]);

@@ -25,7 +25,7 @@ import type { EvalContext } from '../query/expression-compiler';
 import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
 import { decodeKey, encodeKey } from '../state/state-value-codec';
 import { JOIN_STORE_NAMES, JoinStateCache, SymmetricHashJoinStateManager, type JoinSide } from './symmetric-hash-join-state';
-import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
+import { lateEventsWatermark, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
 
@@ -186,6 +186,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     const partitionId = ctx.partitionId ?? 0;
     const state = this.storesOf(ctx, partitionId);
     const wm = ctx.batchWatermarkMs + (this.o.inputWatermarkDeltaMs ?? 0);
+    const late = lateEventsWatermark(ctx) + (this.o.inputWatermarkDeltaMs ?? 0);
     const { joinType } = this.o;
     const out: Row[] = [];
     const counts = noCounts();
@@ -205,7 +206,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       for (const row of side === 'left' ? left : right) {
         if (input.eventTime !== undefined) {
           const t = eventTimeOf(row[input.eventTime]);
-          if (t !== undefined && t <= wm) {
+          if (t !== undefined && t <= late) {
             counts.droppedByWatermark++;
             continue;
           }
