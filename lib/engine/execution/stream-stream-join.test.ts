@@ -494,3 +494,70 @@ describe('stream-stream joins USING (…)', () => {
     expect(e.errorClass).toBe('UNRESOLVED_USING_COLUMN_FOR_JOIN');
   });
 });
+
+describe('aggregations per stream feeding a join (a chain, as Spark 3.5+ allows)', () => {
+  const perWindow = (source: 'impressions' | 'clicks', time: string) =>
+    `(SELECT window(${time}, '10 minutes') AS w, count(*) AS n FROM ${source} GROUP BY window(${time}, '10 minutes'))`;
+  const window = (startMinute: number) => ({ start: T0 + startMinute * MIN, end: T0 + (startMinute + 10) * MIN });
+
+  it('joins each window\'s impression and click counts once both aggregations release it, across a restart, then evicts it', async () => {
+    const t = adsJob(`SELECT a.w, a.n AS impressions, b.n AS clicks FROM ${perWindow('impressions', 'impressionTime')} a JOIN ${perWindow('clicks', 'clickTime')} b ON a.w = b.w`);
+    let q = t.start();
+    t.impressions.addData(imp(1, 1), imp(2, 2));
+    t.clicks.addData(click(1, 3));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([]);
+    await q.stop();
+    // The counts so far are in each aggregation's state, inside the join's sides.
+    q = t.start();
+    t.impressions.addData(imp(3, 4));
+    await q.processAllAvailable();
+    // Both streams move five hours on: the watermark (min of 5h − 2h, 5h − 3h) passes window [0, 10).
+    t.impressions.addData(imp(9, 300));
+    t.clicks.addData(click(9, 300));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([row({ w: window(0), impressions: 3, clicks: 1 })]);
+    const last = t.progress.at(-1)!;
+    const join = last.stateOperators.find((s) => s.operatorName === 'symmetricHashJoin')!;
+    // The joined window left the join's state in the batch that released it; windows [300, 310) wait in the aggregations.
+    expect(join.numRowsTotal).toBe(0);
+    expect(last.stateOperators.filter((s) => s.operatorName === 'stateStoreSave').map((s) => s.numRowsTotal)).toEqual([1, 1]);
+    await q.stop();
+  });
+
+  it('a LEFT JOIN pads a window with impressions and no clicks when the watermark passes it', async () => {
+    const t = adsJob(`SELECT a.w, a.n AS impressions, b.n AS clicks FROM ${perWindow('impressions', 'impressionTime')} a LEFT JOIN ${perWindow('clicks', 'clickTime')} b ON a.w = b.w`);
+    const q = t.start();
+    t.impressions.addData(imp(1, 1), imp(2, 15));
+    t.clicks.addData(click(1, 3));
+    await q.processAllAvailable();
+    t.impressions.addData(imp(9, 300));
+    t.clicks.addData(click(9, 300));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([
+      row({ w: window(0), impressions: 1, clicks: 1 }),
+      row({ w: window(10), impressions: 1, clicks: null }),
+    ].sort());
+    await q.stop();
+  });
+
+  it('a subquery over one stream is a side of the join: its WHERE applies before the join', async () => {
+    const t = adsJob(`SELECT i.adId, c.clickTime FROM (SELECT adId, impressionTime FROM impressions WHERE adId <> 2) i JOIN clicks c
+      ON c.clickAdId = i.adId AND c.clickTime >= i.impressionTime AND c.clickTime <= i.impressionTime + INTERVAL 1 HOUR`);
+    const q = t.start();
+    t.impressions.addData(imp(1, 0), imp(2, 0));
+    t.clicks.addData(click(1, 5), click(2, 5));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([row({ adId: 1, clickTime: T0 + 5 * MIN })]);
+    await q.stop();
+  });
+
+  it.each([
+    ['in Update mode', `SELECT a.w, a.n, b.n AS m FROM ${perWindow('impressions', 'impressionTime')} a JOIN ${perWindow('clicks', 'clickTime')} b ON a.w = b.w`, { outputMode: 'update' }, 'Multiple streaming aggregations are not supported with streaming DataFrames/Datasets'],
+    ['an aggregation over an aggregation', `SELECT count(*) AS k FROM ${perWindow('impressions', 'impressionTime')} a GROUP BY a.w`, {}, 'Multiple streaming aggregations are not supported with streaming DataFrames/Datasets'],
+    ['a subquery side without an alias', `SELECT adId FROM (SELECT adId, impressionTime FROM impressions) JOIN clicks ON clickAdId = adId`, {}, 'A subquery joined with a stream needs an alias'],
+  ])('refuses %s, before the first batch', async (_name, sql, extra, message) => {
+    const e = (await refusal(adsJob(sql, extra))) as { message: string } | undefined;
+    expect(e?.message).toContain(message);
+  });
+});

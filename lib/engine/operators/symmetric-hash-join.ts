@@ -236,8 +236,12 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
           out.push(this.joined(row, null));
           continue;
         }
+        // Kept unless already behind the state watermark as late rows are judged (the previous
+        // batch's): a row an aggregation below released because this batch's watermark passed it
+        // must still meet the other side's rows of this batch (Spark 4's fix for time-window
+        // aggregations of separate streams joined on the window); eviction below then drops it.
         const w = input.stateWatermark;
-        if (this.behindStateWatermark(side, key, w?.kind === 'value' ? row[w.column] : undefined, wm)) continue;
+        if (this.behindStateWatermark(side, key, w?.kind === 'value' ? row[w.column] : undefined, late)) continue;
         state[side].append(k, { row, matched });
         counts.updated++;
       }

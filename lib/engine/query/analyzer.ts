@@ -94,14 +94,19 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   const mode = outputModeLabel(outputMode);
   const warnings: AnalyzerWarning[] = [];
 
-  if (aggregates.length > 1) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
-  const agg = aggregates[0];
-  const aggAnalysis = agg ? analyzeAggregate(agg, aggInputSchema(agg), watermarkOf(agg)) : undefined;
+  // Spark 3.4+ chains stateful operators in Append mode only, each under its own input watermark:
+  // an aggregation per stream feeding a join of them. An aggregation over an aggregation (Spark's
+  // window_time() over the first one's windows) and aggregating branches of one UNION are not run
+  // by Weir yet, and keep Spark's refusal of several aggregations.
+  const nested = aggregates.some((a) => aggregates.some((b) => b !== a && collect(a.child).includes(b)));
+  const unioned = nodes.some((n) => n.kind === 'Union' && collect(n).filter((c) => c.kind === 'Aggregate').length > 1);
+  if (aggregates.length > 1 && (outputMode !== 'append' || nested || unioned)) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+  const analyses = aggregates.map((a) => ({ agg: a, analysis: analyzeAggregate(a, aggInputSchema(a), watermarkOf(a)) }));
 
-  if (outputMode === 'complete' && !agg) {
+  if (outputMode === 'complete' && aggregates.length === 0) {
     fail('Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets');
   }
-  if (outputMode === 'append' && agg && aggAnalysis!.watermarkKeyIndex === undefined) {
+  if (outputMode === 'append' && analyses.some((a) => a.analysis.watermarkKeyIndex === undefined)) {
     fail('Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
   }
 
@@ -149,19 +154,21 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         break;
     }
   }
-  if (agg && nodes.some((n) => n.kind === 'Deduplicate' && collect(n).includes(agg)) && outputMode !== 'append') {
+  if (aggregates.some((agg) => nodes.some((n) => n.kind === 'Deduplicate' && collect(n).includes(agg))) && outputMode !== 'append') {
     fail(`Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are "late rows" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. (${mode} output mode)`);
   }
 
   // Unbounded state: warn, naming the operator.
-  if (agg && aggAnalysis!.watermarkKeyIndex === undefined) {
+  for (const { agg, analysis } of analyses) {
+    if (analysis.watermarkKeyIndex !== undefined) continue;
     const keys = agg.groupBy.map(exprToString).join(', ') || '(no keys)';
     warnings.push({
       path: 'sql',
       message: `Unbounded state: the aggregation grouped by [${keys}] keeps one row per group forever, because no grouping key is the watermarked event-time column (or a window over it). ` +
         'Set source.eventTime and source.watermarkDelay and group by that column or window(<eventTime>, ...) to let old groups be evicted, or make sure the key space stays small.',
     });
-  } else if (agg && outputMode === 'complete') {
+  }
+  if (aggregates.length > 0 && analyses.every((a) => a.analysis.watermarkKeyIndex !== undefined) && outputMode === 'complete') {
     warnings.push({
       path: 'outputMode',
       message: 'Complete output mode keeps every group in state (the watermark never evicts in Complete mode) and re-emits all of them every batch; use Append or Update to let the watermark bound the state.',

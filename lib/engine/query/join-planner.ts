@@ -13,7 +13,7 @@ import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 import type { Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
-import { relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import type { Expression, LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
@@ -41,14 +41,39 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
   return undefined;
 }
 
-/** The tables of a join (of joins), left to right; undefined when one is not a plain name. */
-function tablesOf(p: UnresolvedPlan): { name: string; alias?: string }[] | undefined {
-  if (p.kind !== 'Join') {
-    const t = tableOf(p);
-    return t && [t];
+/**
+ * A side of a join of streams as written: a stream, or a subquery or CTE over the streams (an
+ * aggregation of one stream, say, as Spark 3.5+ chains them).
+ */
+interface JoinLeaf {
+  /** The stream's name, or the CTE's; unset: a subquery (named by its alias only). */
+  name?: string;
+  alias?: string;
+  /** Set for a stream read as is. */
+  relation?: StreamingRelation;
+  plan: LogicalPlan;
+  schema: Schema;
+}
+
+/** Plans a subquery or CTE reference of a join (undefined: it is neither, e.g. a static table). */
+export type JoinLeafPlanner = (u: UnresolvedPlan) => { plan: LogicalPlan; schema: Schema; name?: string } | undefined;
+
+/** The sides of a join (of joins) of streams, left to right; undefined when one is not a stream or a plan over them. */
+function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], planLeaf: JoinLeafPlanner | undefined): JoinLeaf[] | undefined {
+  if (p.kind === 'Join') {
+    const l = leavesOf(p.left, relations, planLeaf), r = leavesOf(p.right, relations, planLeaf);
+    return l && r && [...l, ...r];
   }
-  const l = tablesOf(p.left), r = tablesOf(p.right);
-  return l && r && [...l, ...r];
+  const t = tableOf(p);
+  const relation = t && relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
+  if (t && relation) return [{ name: relation.sourceName, alias: t.alias, relation, plan: relation, schema: relationOutput(relation) }];
+  const planned = planLeaf?.(p);
+  if (!planned || !isStreaming(planned.plan)) return undefined;
+  return [{ name: planned.name, alias: p.kind === 'SubqueryAlias' ? p.alias : undefined, plan: planned.plan, schema: planned.schema }];
+}
+
+function isStreaming(plan: LogicalPlan): boolean {
+  return plan.kind === 'StreamingRelation' || children(plan).some(isStreaming);
 }
 
 export function buildStreamStaticJoin(
@@ -56,11 +81,12 @@ export function buildStreamStaticJoin(
   relations: readonly StreamingRelation[],
   statics: StaticTableSpec[],
   builder: (scope: Scope) => ExpressionBuilder,
+  planLeaf?: JoinLeafPlanner,
 ): PlannedJoin {
   const pos = lineColumn(join.pos);
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
-  const tables = tablesOf(join);
-  if (tables?.every(streamOf)) return buildStreamStreamJoin(join, tables, tables.map((t) => streamOf(t)!), builder);
+  const leaves = leavesOf(join, relations, planLeaf);
+  if (leaves) return buildStreamStreamJoin(join, leaves, builder);
   const sides = [tableOf(join.left), tableOf(join.right)];
   if (!sides[0] || !sides[1]) {
     const nested = join.left.kind === 'Join' || join.right.kind === 'Join';
@@ -173,35 +199,39 @@ const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_T
  * the join, out of `*`). Which joins Spark allows (output mode, watermarks, time ranges) is the
  * analyzer's call.
  */
-function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: string }[], relations: StreamingRelation[], builder: (scope: Scope) => ExpressionBuilder): PlannedJoin {
+function buildStreamStreamJoin(join: Join, sides: JoinLeaf[], builder: (scope: Scope) => ExpressionBuilder): PlannedJoin {
   const lower = (n: string) => n.toLowerCase();
   // A stream read twice (a self-join) is told apart by its aliases only: its name would mean either.
-  const repeated = (rel: StreamingRelation) => relations.filter((r) => r === rel).length > 1;
-  const names = tables.map((t, i) => [...(repeated(relations[i]) ? [] : [relations[i].sourceName]), ...(t.alias ? [t.alias] : [])].map(lower));
+  const repeated = (leaf: JoinLeaf) => leaf.relation !== undefined && sides.filter((l) => l.relation === leaf.relation).length > 1;
+  const names = sides.map((l) => [...(l.name === undefined || repeated(l) ? [] : [l.name]), ...(l.alias ? [l.alias] : [])].map(lower));
+  // How a message names a side: its stream, its CTE, or its subquery's alias.
+  const shown = (l: JoinLeaf) => l.name ?? l.alias ?? 'a subquery';
   names.forEach((n, i) => {
     if (n.length === 0 || names.some((m, j) => j !== i && m.some((q) => n.includes(q)))) {
-      const name = relations[i].sourceName;
+      const name = shown(sides[i]);
       throw new SqlValidationError(
-        repeated(relations[i])
+        repeated(sides[i])
           ? `A self-join of the stream ${name} needs an alias for each side, to tell their columns apart: FROM ${name} a JOIN ${name} b ON a.k = b.k`
-          : `Two tables of the join are named ${n[0]}: give each an alias of its own`,
+          : n.length === 0
+            ? 'A subquery joined with a stream needs an alias, to name its columns: FROM (SELECT …) a JOIN clicks c ON a.k = c.k'
+            : `Two tables of the join are named ${n[0]}: give each an alias of its own`,
         lineColumn(join.pos), 'JOIN');
     }
   });
-  // Columns several streams have are told apart by their stream (Spark's attributes of one name
-  // from several relations): each one's copy is the joined row's column `<alias>.<name>`, which
+  // Columns several sides have are told apart by their side (Spark's attributes of one name from
+  // several relations): each one's copy is the joined row's column `<alias>.<name>`, which
   // `a.name` reads.
   const count = new Map<string, number>();
-  for (const rel of relations) for (const f of rel.schema) count.set(lower(f.name), (count.get(lower(f.name)) ?? 0) + 1);
-  const leaves = relations.map((rel, i): Side => {
-    const columnOf = (name: string) => ((count.get(lower(name)) ?? 0) > 1 ? `${tables[i].alias ?? rel.sourceName}.${name}` : name);
-    const columns = new Map(rel.schema.map((f) => [lower(f.name), columnOf(f.name)]));
-    const renamed = rel.schema.some((f) => columnOf(f.name) !== f.name);
+  for (const leaf of sides) for (const f of leaf.schema) count.set(lower(f.name), (count.get(lower(f.name)) ?? 0) + 1);
+  const leaves = sides.map((leaf, i): Side => {
+    const columnOf = (name: string) => ((count.get(lower(name)) ?? 0) > 1 ? `${leaf.alias ?? leaf.name}.${name}` : name);
+    const columns = new Map(leaf.schema.map((f) => [lower(f.name), columnOf(f.name)]));
+    const renamed = leaf.schema.some((f) => columnOf(f.name) !== f.name);
     const visible = [i];
     const merged = new Map<string, string>();
-    if (!renamed) return { plan: rel, schema: relationOutput(rel), columns, visible, merged };
-    const list = rel.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
-    return { plan: { kind: 'Project', list, child: rel }, schema: relationOutput(rel).map((f) => ({ ...f, name: columnOf(f.name) })), columns, visible, merged };
+    if (!renamed) return { plan: leaf.plan, schema: leaf.schema, columns, visible, merged };
+    const list = leaf.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
+    return { plan: { kind: 'Project', list, child: leaf.plan }, schema: leaf.schema.map((f) => ({ ...f, name: columnOf(f.name) })), columns, visible, merged };
   });
   const scopeOf = (visible: number[]) => new Map(visible.flatMap((i) => names[i].map((q) => [q, leaves[i].columns] as const)));
   let next = 0;
@@ -209,7 +239,7 @@ function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: strin
     if (u.kind !== 'Join') return leaves[next++];
     const l = build(u.left), r = build(u.right);
     const pos = lineColumn(u.pos);
-    const describe = (s: Side) => s.visible.map((i) => relations[i].sourceName).join(' JOIN ');
+    const describe = (s: Side) => s.visible.map((i) => shown(sides[i])).join(' JOIN ');
     const joinType = STREAM_JOIN_TYPES[u.joinType];
     if (!joinType || u.natural) {
       if (u.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
@@ -232,7 +262,7 @@ function buildStreamStreamJoin(join: Join, tables: { name: string; alias?: strin
     };
   };
   // A row's column → the name the user writes for it (`a.key` is `key`), as Spark's messages name it.
-  const written = new Map(relations.flatMap((rel, i) => rel.schema.map((f) => [leaves[i].columns.get(lower(f.name))!, f.name] as const)));
+  const written = new Map(sides.flatMap((leaf, i) => leaf.schema.map((f) => [leaves[i].columns.get(lower(f.name))!, f.name] as const)));
   const usingJoin = (using: readonly string[], joinType: string, l: Side, r: Side, pos: ReturnType<typeof lineColumn>): Side => {
     // A USING column of a side: its merged column (of a USING join below), or its one stream's.
     const columnOf = (s: Side, which: 'left' | 'right', k: string): string => {

@@ -227,10 +227,8 @@ class QueryPlanner {
         const inner = u.child.kind === 'UnresolvedRelation' || u.child.kind === 'Join' ? this.from(u.child, ctes) : this.subquery(u.child, ctes);
         return { ...inner, qualifiers: [...inner.qualifiers, u.alias] };
       }
-      case 'Join': {
-        const join = buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder(scope, this.sql));
-        return join;
-      }
+      case 'Join':
+        return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder(scope, this.sql), (side) => this.joinLeaf(side, ctes));
       case 'OneRowRelation':
         throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
       case 'UnresolvedSubqueryColumnAliases':
@@ -240,6 +238,19 @@ class QueryPlanner {
       default:
         return this.subquery(u, ctes);
     }
+  }
+
+  /** A side of a join that is a CTE or a subquery (join-planner.ts's JoinLeafPlanner); undefined for a table. */
+  private joinLeaf(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): { plan: LogicalPlan; schema: Schema; name?: string } | undefined {
+    const inner = u.kind === 'SubqueryAlias' ? u.child : u;
+    if (inner.kind === 'UnresolvedRelation') {
+      const name = inner.multipartIdentifier.join('.');
+      const cte = inner.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
+      return cte && { plan: cte, schema: this.schemaOf(cte), name };
+    }
+    if (inner.kind === 'Join') return undefined;
+    const { plan, schema } = this.subquery(inner, ctes);
+    return { plan, schema };
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {

@@ -9,6 +9,7 @@ import { StreamingSymmetricHashJoinExec, type StreamingJoinType } from '../opera
 import type { PhysicalOperator } from '../operators/physical-operator';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import type { Row, Schema } from '../types';
+import { aggregateKeyNames } from './aggregate-planner';
 import { fieldOfType } from './data-types';
 import { conjunction, conjuncts, exprToString, referencedColumns, type Expr } from './expression';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
@@ -28,6 +29,12 @@ export interface StreamJoinReading {
   condition?: Expr;
   /** Each side whose buffered rows the watermark can evict, with its offset (ms). */
   stateWatermarks: Partial<Record<JoinSideName, number>>;
+  /**
+   * The join key that is an event time (a window, say, of aggregations joined on it): both
+   * sides' buffered rows go once the watermark passes their key (Spark's
+   * JoinStateKeyWatermarkPredicate, which wins over a time range).
+   */
+  stateKeyIndex?: number;
 }
 
 const JOIN_TYPES: Record<string, StreamingJoinType> = { Inner: 'inner', LeftOuter: 'leftOuter', RightOuter: 'rightOuter', FullOuter: 'fullOuter', LeftSemi: 'leftSemi' };
@@ -45,18 +52,37 @@ function sideColumns(side: LogicalPlan): { name: string; eventTime: boolean }[] 
       return side.schema.map((f) => ({ name: f.name, eventTime: lower(f.name) === et }));
     }
     case 'Project': {
-      const below = sideColumns(side.child);
-      return side.list.map((n) => ({ name: n.name, eventTime: n.expr.kind === 'column' && below.some((c) => c.eventTime && lower(c.name) === lower((n.expr as { name: string }).name)) }));
+      const isTime = eventTimeOf(sideColumns(side.child));
+      return side.list.map((n) => ({ name: n.name, eventTime: isTime(n.expr) }));
     }
     case 'Join':
       return side.joinType === 'LeftSemi' ? sideColumns(side.left) : [...sideColumns(side.left), ...sideColumns(side.right)];
+    case 'Aggregate': {
+      // An aggregation's event time is its watermarked grouping key: the event-time column, or a
+      // window over it (Spark keeps the watermark metadata on the window column it outputs).
+      const below = sideColumns(side.child);
+      const isTime = eventTimeOf(below);
+      const keyNames = aggregateKeyNames(side.groupBy, below.map((c) => ({ name: c.name, type: 'string' })));
+      return [...side.groupBy.map((e, i) => ({ name: keyNames[i], eventTime: isTime(e) })), ...side.aggregates.map((n) => ({ name: n.name, eventTime: false }))];
+    }
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Sort': case 'StaticRelation': case 'Union':
+    case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Sort': case 'StaticRelation': case 'Union':
     default: {
       const [child] = children(side);
       return child ? sideColumns(child) : [];
     }
   }
+}
+
+/**
+ * Whether an expression over `below` is a watermarked event time: an event-time column, or a
+ * window over one (Spark puts the watermark metadata on the window column too).
+ */
+function eventTimeOf(below: { name: string; eventTime: boolean }[]): (e: Expr) => boolean {
+  const isTime = (e: Expr): boolean =>
+    e.kind === 'column' ? below.some((c) => c.eventTime && c.name.toLowerCase() === e.name.toLowerCase())
+      : e.kind === 'call' && e.name === 'window' && e.args.length > 0 && isTime(e.args[0]);
+  return isTime;
 }
 
 export function readStreamJoin(node: JoinNode): StreamJoinReading {
@@ -87,7 +113,8 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     const name = e.name.toLowerCase();
     return (['left', 'right'] as const).find((side) => columns[side].some((c) => c.eventTime && c.name.toLowerCase() === name));
   };
-  const stateWatermarks = joinStateWatermarkOffsets(condition, timeOf);
+  const stateKeyIndex = keys.findIndex((k) => timeOf(k.left) === 'left' || timeOf(k.right) === 'right');
+  const stateWatermarks = stateKeyIndex >= 0 ? { left: 0, right: 0 } : joinStateWatermarkOffsets(condition, timeOf);
   // Late input rows are judged by a side's first event time (Spark's watermark attribute of the
   // side's output); buffered rows by the one the time range bounds.
   const referenced = condition ? [...referencedColumns(condition)] : [];
@@ -98,7 +125,7 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     const bounded = referenced.find((c) => timeOf({ kind: 'column', name: c }) === side);
     if (stateWatermarks[side] !== undefined && bounded !== undefined) stateColumns[side] = columns[side].find((c) => c.name.toLowerCase() === bounded.toLowerCase())!.name;
   }
-  return { eventTimes, stateColumns, keys, condition, stateWatermarks };
+  return { eventTimes, stateColumns, keys, condition, stateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}) };
 }
 
 /** The StreamingSymmetricHashJoinExec for a Join of two streams, over each side's planned operators. */
@@ -132,7 +159,9 @@ export function planStreamStreamJoin(
       schema: sides[side].schema,
       keys: (row: Row, ctx: Parameters<typeof keys[number]['eval']>[1]) => keys.map((k) => k.eval(row, ctx)),
       ...(eventTime !== undefined ? { eventTime } : {}),
-      ...(offset !== undefined && r.stateColumns[side] !== undefined ? { stateWatermark: { kind: 'value' as const, column: r.stateColumns[side], offsetMs: offset } } : {}),
+      ...(r.stateKeyIndex !== undefined
+        ? { stateWatermark: { kind: 'key' as const, keyIndex: r.stateKeyIndex } }
+        : offset !== undefined && r.stateColumns[side] !== undefined ? { stateWatermark: { kind: 'value' as const, column: r.stateColumns[side], offsetMs: offset } } : {}),
     };
   };
   const op = new StreamingSymmetricHashJoinExec(
