@@ -23,7 +23,7 @@ import type { DataType } from './parser/data-type';
 import type { SqlType } from './expression';
 import { castValue } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
-import { formatInterval, fullRange } from './interval-utils';
+import { formatInterval, fullRange, parseInterval } from './interval-utils';
 
 /**
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
@@ -110,8 +110,9 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       const t = { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 };
       return typeof v === 'number' ? decimalFromDouble(v, t) : typeof v === 'bigint' ? decimalFromLong(v, t) : null;
     }
-    // A schema does not declare intervals (fieldOfDataType refuses them).
+    // Spark's JacksonParser casts a string to the interval type.
     case 'day_time_interval': case 'year_month_interval':
+      return typeof v === 'string' ? parseInterval(v, f.type, f.interval ?? fullRange(f.type)) : null;
     case 'window':
     case 'unknown':
       return null;
