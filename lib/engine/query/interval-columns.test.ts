@@ -20,6 +20,7 @@ import type { Field, Row, Schema } from '../types';
 import { parseInterval } from './interval-utils';
 import { LONG_MAX, LONG_MIN, toLong } from './long';
 import { compileStreamingQuery } from './streaming-query';
+import { eventsQuery } from './testing/events-query';
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
 
 const DT: Field = { name: 'd', type: 'day_time_interval', interval: { start: 0, end: 3 } };
@@ -69,6 +70,13 @@ describe('interval columns in a source schema', () => {
     const json = new JsonLineParser(SCHEMA);
     expect(json.parse('{"k":"a","d":"INTERVAL \'1 02:03:04\' DAY TO SECOND","h":"3","m":"1-2"}')).toEqual({ ok: true, row: { k: 'a', d: 93_784_000_000, h: 10_800_000_000, m: 14 } });
     expect(json.parse('{"k":"a","m":"1 year"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/field "m".*not an INTERVAL YEAR TO MONTH/) });
+  });
+
+  it('from_json reads an interval field as the readers do, NULL where they make a bad record', async () => {
+    const { run } = eventsQuery(SCHEMA);
+    const [r] = await run(`SELECT from_json('{"d":"1 02:03:04","m":"INTERVAL \\'-1-2\\' YEAR TO MONTH","h":"x"}', 'd INTERVAL DAY TO SECOND, m INTERVAL YEAR TO MONTH, h INTERVAL HOUR') AS j,
+      typeof(from_json('{}', 'd INTERVAL DAY TO SECOND').d) AS t FROM events`, [{}]);
+    expect(r).toEqual({ j: { d: 93_784_000_000, m: -14, h: null }, t: 'interval day to second' });
   });
 
   it('sums, averages and orders as Spark, through state across batches', async () => {
