@@ -107,6 +107,26 @@ describe('to_timestamp_ntz and make_timestamp_ntz (timestamp-ntz.sql)', () => {
   });
 });
 
+describe('TIMESTAMP_NTZ in the datetime functions (UTC session time zone)', () => {
+  it('stays TIMESTAMP_NTZ plus or minus an interval (TimeAdd, TimestampAddYMInterval), as Spark', async () => {
+    const [r] = await run(`SELECT n + INTERVAL 1 DAY AS a, typeof(n + INTERVAL 1 DAY) AS b, n - INTERVAL '1-1' YEAR TO MONTH AS c,
+      typeof(n - INTERVAL '1-1' YEAR TO MONTH) AS e, typeof(n - n) AS f, CAST(n + INTERVAL '1 02:03:04' DAY TO SECOND AS STRING) AS g FROM events`,
+    [{ n: ms('2020-01-31T03:04:05'), t: null, d: null, s: null }]);
+    expect(r).toEqual({
+      a: ms('2020-02-01T03:04:05'), b: 'timestamp_ntz', c: ms('2018-12-31T03:04:05'), e: 'timestamp_ntz', f: 'interval day to second', g: '2020-02-01 05:07:09',
+    });
+  });
+
+  it('is taken as a TIMESTAMP where Spark casts it to one: the same wall-clock fields in UTC', async () => {
+    // Spark's Hour, DateFormatClass and TruncTimestamp take a TIMESTAMP (an NTZ is cast to one in
+    // the session zone, UTC here): date_trunc's result is a TIMESTAMP, its fields the NTZ's.
+    const [r] = await run(`SELECT hour(n) AS a, minute(n) AS b, second(n) AS c, date_format(n, 'yyyy-MM-dd HH:mm') AS e, to_date(n) AS f,
+      typeof(date_trunc('HOUR', n)) AS g, date_trunc('HOUR', n) AS h, unix_timestamp(n) AS i FROM events`,
+    [{ n: ms('2020-01-31T03:04:05'), t: null, d: null, s: null }]);
+    expect(r).toEqual({ a: 3, b: 4, c: 5, e: '2020-01-31 03:04', f: 18292, g: 'timestamp', h: ms('2020-01-31T03:00:00'), i: ms('2020-01-31T03:04:05') / 1000 });
+  });
+});
+
 describe('TIMESTAMP_NTZ round trips (property)', () => {
   it('CAST to STRING and back, to_json and from_json, and CAST to and from TIMESTAMP keep each value', async () => {
     const q = compileStreamingQuery(`SELECT CAST(CAST(n AS STRING) AS TIMESTAMP_NTZ) AS a, from_json(to_json(named_struct('x', n)), 'x TIMESTAMP_NTZ').x AS b,
