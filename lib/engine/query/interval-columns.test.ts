@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { propertyRuns } from '../../testing/property-runs';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { IncompatibleQueryChangeError } from '../errors';
-import { JsonLineParser } from '../operators/record-parser';
+import { CsvLineParser, JsonLineParser } from '../operators/record-parser';
 import { renderRow, renderText } from '../sinks/row-rendering';
 import { convertValue } from '../sources/value-conversion';
 import { columnField, SchemaSpec } from '../spec/source-schema';
@@ -69,6 +69,9 @@ describe('interval columns in a source schema', () => {
     expect(convertValue(5, DT)).toEqual({ ok: false, reason: "5 is not an INTERVAL DAY TO SECOND (write it as INTERVAL '1 02:03:04' DAY TO SECOND or the text between its quotes)" });
     const json = new JsonLineParser(SCHEMA);
     expect(json.parse('{"k":"a","d":"INTERVAL \'1 02:03:04\' DAY TO SECOND","h":"3","m":"1-2"}')).toEqual({ ok: true, row: { k: 'a', d: 93_784_000_000, h: 10_800_000_000, m: 14 } });
+    const csv = new CsvLineParser(SCHEMA);
+    expect(csv.parse(`a,"INTERVAL '-1 02:03:04' DAY TO SECOND",26,-0-11`)).toEqual({ ok: true, row: { k: 'a', d: -93_784_000_000, h: 93_600_000_000, m: -11 } });
+    expect(csv.parse('a,,,')).toEqual({ ok: true, row: { k: 'a', d: null, h: null, m: null } });
     expect(json.parse('{"k":"a","m":"1 year"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/field "m".*not an INTERVAL YEAR TO MONTH/) });
   });
 
