@@ -122,11 +122,16 @@ describe('interval columns in a source schema', () => {
     expect(rendered).toEqual([["INTERVAL '-1-2' YEAR TO MONTH", 3], ["INTERVAL '0-0' YEAR TO MONTH", 1]]);
   });
 
-  it('overflows as Spark\'s Math.addExact: ARITHMETIC_OVERFLOW', async () => {
+  it('overflows as Spark\'s Math.addExact: ARITHMETIC_OVERFLOW, or NULL for try_sum and try_avg', async () => {
     const q = runner('SELECT k, sum(m) AS s FROM events GROUP BY k');
     await expect(q.runBatch([{ k: 'a', m: 2 ** 31 - 1 }, { k: 'a', m: 1 }])).rejects.toThrow(/ARITHMETIC_OVERFLOW.*integer overflow/);
     const a = runner('SELECT k, avg(d) AS s FROM events GROUP BY k');
     await expect(a.runBatch([{ k: 'a', d: LONG_MAX }, { k: 'a', d: 1 }])).rejects.toThrow(/ARITHMETIC_OVERFLOW.*long overflow/);
+    // try_sum and try_avg are NULL instead, and stay NULL (Spark's TrySum, TryAverage).
+    const t = runner('SELECT k, try_sum(m) AS s, try_avg(m) AS a, typeof(try_sum(m)) AS ts FROM events GROUP BY k');
+    await t.runBatch([{ k: 'a', m: 2 ** 31 - 1 }, { k: 'a', m: 1 }]);
+    t.restart();
+    expect((await t.runBatch([{ k: 'a', m: -5 }])).output).toEqual([{ k: 'a', s: null, a: null, ts: 'interval year to month' }]);
   });
 
   it('refuses a restart that changes a grouped interval\'s kind', async () => {
@@ -155,7 +160,7 @@ function oracle(values: bigint[]): { sum: bigint | null; avg: bigint | null } | 
   return { sum: s, avg: s < 0n ? -mag : mag };
 }
 
-describe('interval sum and avg against a BigInt oracle', () => {
+describe('interval sum, avg, try_sum and try_avg against a BigInt oracle', () => {
   it('agree value for value, overflow included', async () => {
     const micros = fc.oneof(
       fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }),
@@ -163,15 +168,21 @@ describe('interval sum and avg against a BigInt oracle', () => {
       fc.constantFrom(LONG_MIN, LONG_MAX, 0n, 1n, -1n),
     );
     await fc.assert(fc.asyncProperty(fc.array(micros, { minLength: 1, maxLength: 12 }), async (values) => {
+      const rows = values.map((v) => ({ k: 'a', d: toLong(v), h: null, m: null }));
       const q = runner('SELECT k, sum(d) AS s, avg(d) AS a FROM events GROUP BY k');
+      const t = runner('SELECT k, try_sum(d) AS s, try_avg(d) AS a FROM events GROUP BY k');
       const expected = oracle(values);
-      const run = q.runBatch(values.map((v) => ({ k: 'a', d: toLong(v), h: null, m: null })));
+      const run = q.runBatch(rows);
+      const [tried] = (await t.runBatch(rows)).output;
+      const big = (x: unknown) => (x === null ? null : BigInt(x as number | bigint));
       if (expected === 'overflow') {
         await expect(run).rejects.toThrow(/ARITHMETIC_OVERFLOW/);
+        expect([tried.s, tried.a]).toEqual([null, null]);
         return;
       }
       const [r] = (await run).output as Row[];
-      expect([BigInt(r.s as number | bigint), BigInt(r.a as number | bigint)]).toEqual([expected.sum, expected.avg]);
+      expect([big(r.s), big(r.a)]).toEqual([expected.sum, expected.avg]);
+      expect([big(tried.s), big(tried.a)]).toEqual([expected.sum, expected.avg]);
     }), { numRuns: propertyRuns(150, 3000) });
   });
 });
