@@ -14,6 +14,8 @@ import { renderValue } from '../sinks/row-rendering';
 import { convertValue } from '../sources/value-conversion';
 import { JsonLineParser } from '../operators/record-parser';
 import { SchemaSpec } from '../spec/source-schema';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 
 const SCHEMA: Schema = [
   { name: 'n', type: 'timestamp', ntz: true }, { name: 't', type: 'timestamp' }, { name: 'd', type: 'date' }, { name: 's', type: 'string' },
@@ -124,6 +126,20 @@ describe('TIMESTAMP_NTZ in the datetime functions (UTC session time zone)', () =
       typeof(date_trunc('HOUR', n)) AS g, date_trunc('HOUR', n) AS h, unix_timestamp(n) AS i FROM events`,
     [{ n: ms('2020-01-31T03:04:05'), t: null, d: null, s: null }]);
     expect(r).toEqual({ a: 3, b: 4, c: 5, e: '2020-01-31 03:04', f: 18292, g: 'timestamp', h: ms('2020-01-31T03:00:00'), i: ms('2020-01-31T03:04:05') / 1000 });
+  });
+});
+
+describe('TIMESTAMP_NTZ as the event time', () => {
+  it('takes a watermark and windows: a window closes once the watermark passes its end', async () => {
+    const events = { ...rel, eventTime: 'n', watermarkDelayMs: 60_000 };
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), "SELECT window(n, '10 minutes') AS w, count(*) AS c FROM events GROUP BY window(n, '10 minutes')", events as never, 'append');
+    expect((await q.runBatch([{ n: ms('2020-01-01T00:01:00') }, { n: ms('2020-01-01T00:02:00') }])).output).toEqual([]);
+    const late = await q.runBatch([{ n: ms('2020-01-01T00:30:00') }]);
+    expect(late.watermarkMs).toBe(ms('2020-01-01T00:01:00'));
+    expect(late.output).toEqual([]);
+    const closed = await q.runBatch([]);
+    expect(closed.watermarkMs).toBe(ms('2020-01-01T00:29:00'));
+    expect(closed.output).toEqual([{ w: { start: ms('2020-01-01T00:00:00'), end: ms('2020-01-01T00:10:00') }, c: 2 }]);
   });
 });
 
