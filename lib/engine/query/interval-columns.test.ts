@@ -49,7 +49,9 @@ describe('interval columns in a source schema', () => {
     expect(dt("INTERVAL -'-1 00:00:00' DAY TO SECOND")).toBe(86_400_000_000);
     expect(dt('-0 00:00:01.123456789')).toBe(-1_123_456);
     // Another form, another type's units, a field past its unit: not this type.
-    for (const bad of ['1 24:00:00', '1 02:60:00', '1 02:03', "INTERVAL '1' DAY", '1 day', '', '1 02:03:04.1234567890']) expect(dt(bad)).toBeNull();
+    for (const bad of ['1 24:00:00', '1 02:60:00', '1 02:03', "INTERVAL '1' DAY", '1 day', '', '1 02:03:04.1234567890', '1 02:03:04.', '1 2:3:100']) expect(dt(bad)).toBeNull();
+    // Spark's toDTInterval checks HOUR and MINUTE but takes any two-digit SECOND.
+    expect(dt('0 00:00:75')).toBe(75_000_000);
     expect(parseInterval('26', 'day_time_interval', HOUR.interval!)).toBe(26 * 3_600_000_000);
     expect(parseInterval("INTERVAL '26' HOUR", 'day_time_interval', HOUR.interval!)).toBe(26 * 3_600_000_000);
     expect(parseInterval('2562047788', 'day_time_interval', HOUR.interval!)).toBe(2_562_047_788n * 3_600_000_000n);

@@ -162,18 +162,21 @@ export function timestampAddMicros(ms: number, micros: Long): number {
   return Number(r < 0n && r % 1000n !== 0n ? q - 1n : q);
 }
 
-/** Microseconds per day-time field (DAY … SECOND), and the top of each field after the first. */
+/**
+ * Microseconds per day-time field (DAY … SECOND), and the top of each field after the first:
+ * Spark's toDTInterval checks HOUR 0-23 and MINUTE 0-59 but reads SECOND's two digits whole.
+ */
 const FIELD_MICROS = [MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND];
-const DAY_TIME_LIMITS = [0n, 24n, 60n, 60n];
+const DAY_TIME_LIMITS = [0n, 24n, 60n, 100n];
 
 /**
  * Spark's CAST(text AS <interval type>) (IntervalUtils.castStringToDTInterval and
  * castStringToYMInterval), which its JSON and CSV readers apply to an interval column's text:
  * the type's own form (`1 02:03:04.5` for DAY TO SECOND, `1-2` for YEAR TO MONTH, `3` for HOUR),
  * or Spark's ANSI string of that type (`INTERVAL '1 02:03:04.5' DAY TO SECOND`, the sign inside
- * the quotes or before them). A field after the first stays below its unit's next (HOUR < 24,
- * MINUTE and SECOND < 60, MONTH < 12); a fraction of a second keeps microseconds (up to nine
- * digits, truncated). Null for any other text, another type's units, or a value past the type's
+ * the quotes or before them). A field after the first has one or two digits, HOUR up to 23,
+ * MINUTE up to 59, MONTH up to 11 (SECOND up to 99, as Spark's toDTInterval reads it); a
+ * fraction of a second keeps microseconds (one to nine digits, truncated). Null for any other text, another type's units, or a value past the type's
  * range (a BIGINT of microseconds, an INT of months): the caller makes that a bad record.
  */
 export function parseInterval(text: string, kind: IntervalKind, f: IntervalFields): Long | null {
@@ -187,7 +190,7 @@ export function parseInterval(text: string, kind: IntervalKind, f: IntervalField
     negative = outer === '-';
     body = inner;
   }
-  const m = /^([+-])?(\d+)((?:[ :-]\d+)*)(?:\.(\d{0,9}))?$/.exec(body);
+  const m = /^([+-])?(\d+)((?:[ :-]\d+)*)(?:\.(\d{1,9}))?$/.exec(body);
   if (!m) return null;
   if (m[1] === '-') negative = !negative;
   const parts = [m[2], ...(m[3].match(/[ :-]\d+/g) ?? [])];
