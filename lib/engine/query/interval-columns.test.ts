@@ -68,13 +68,22 @@ describe('interval columns in a source schema', () => {
 
   it('makes text that is no interval of the type a bad record, never a NULL', () => {
     expect(convertValue('1 02:03:04', DT)).toEqual({ ok: true, value: 93_784_000_000 });
-    expect(convertValue(5, DT)).toEqual({ ok: false, reason: "5 is not an INTERVAL DAY TO SECOND (write it as INTERVAL '1 02:03:04' DAY TO SECOND or the text between its quotes)" });
+    expect(convertValue(5, DT)).toEqual({ ok: false, reason: "5 is not an INTERVAL DAY TO SECOND (write it as '1 02:03:04' or INTERVAL '1 02:03:04' DAY TO SECOND)" });
     const json = new JsonLineParser(SCHEMA);
     expect(json.parse('{"k":"a","d":"INTERVAL \'1 02:03:04\' DAY TO SECOND","h":"3","m":"1-2"}')).toEqual({ ok: true, row: { k: 'a', d: 93_784_000_000, h: 10_800_000_000, m: 14 } });
     const csv = new CsvLineParser(SCHEMA);
     expect(csv.parse(`a,"INTERVAL '-1 02:03:04' DAY TO SECOND",26,-0-11`)).toEqual({ ok: true, row: { k: 'a', d: -93_784_000_000, h: 93_600_000_000, m: -11 } });
     expect(csv.parse('a,,,')).toEqual({ ok: true, row: { k: 'a', d: null, h: null, m: null } });
     expect(json.parse('{"k":"a","m":"1 year"}')).toMatchObject({ ok: false, reason: expect.stringMatching(/field "m".*not an INTERVAL YEAR TO MONTH/) });
+  });
+
+  it('CAST reads text as the readers do, and fails the batch on other text, as Spark\'s Cast', async () => {
+    const { run } = eventsQuery(SCHEMA);
+    const [r] = await run(`SELECT CAST('1 02:03:04' AS INTERVAL DAY TO SECOND) AS a, CAST(k AS INTERVAL YEAR TO MONTH) AS b, typeof(CAST(k AS INTERVAL HOUR)) AS c,
+      CAST(NULL AS INTERVAL MONTH) AS e, typeof(CAST(NULL AS INTERVAL MONTH)) AS f, CAST(CAST('-1-2' AS INTERVAL YEAR TO MONTH) AS STRING) AS g FROM events`, [{ k: '1-2' }]);
+    expect(r).toEqual({ a: 93_784_000_000, b: 14, c: 'interval hour', e: null, f: 'interval month', g: "INTERVAL '-1-2' YEAR TO MONTH" });
+    await expect(run('SELECT CAST(k AS INTERVAL DAY TO SECOND) AS a FROM events', [{ k: '1 day' }]))
+      .rejects.toThrow("Interval string does not match the form of INTERVAL DAY TO SECOND ('1 02:03:04' or INTERVAL '1 02:03:04' DAY TO SECOND) when cast: '1 day'");
   });
 
   it('from_json reads an interval field as the readers do, NULL where they make a bad record', async () => {

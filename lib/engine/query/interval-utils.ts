@@ -217,3 +217,22 @@ export function parseInterval(text: string, kind: IntervalKind, f: IntervalField
   if (kind === 'year_month_interval') return total < BigInt(INT_MIN) || total > BigInt(INT_MAX) ? null : Number(total);
   return total < LONG_MIN || total > LONG_MAX ? null : toLong(total);
 }
+
+/**
+ * Spark's CAST(text AS <interval type>): parseInterval's value; other text fails the batch, as
+ * Spark's Cast raises IllegalArgumentException whatever the ANSI mode.
+ */
+export function castStringToInterval(text: string, kind: IntervalKind, f: IntervalFields): Long {
+  const v = parseInterval(text, kind, f);
+  if (v !== null) return v;
+  throw new RecordExpressionError(
+    `Interval string does not match the form of ${intervalTypeText(kind, f)} (${intervalForms(kind, f)}) when cast: '${text}'. Fix the text, or read it as a STRING.`,
+    { function: `CAST AS ${intervalTypeText(kind, f)}` },
+  );
+}
+
+/** The two forms parseInterval reads, by example: `'1 02:03:04' or INTERVAL '1 02:03:04' DAY TO SECOND`. */
+export function intervalForms(kind: IntervalKind, f: IntervalFields): string {
+  const example = formatInterval(kind, kind === 'day_time_interval' ? 93_784_000_000 : 14, f);
+  return `'${example.slice(example.indexOf("'") + 1, example.lastIndexOf("'"))}' or ${example}`;
+}

@@ -10,7 +10,7 @@ import { floatFromLong } from '../query/float';
 import { MAX_PRECISION, parseDecimal } from '../query/decimal';
 import { parseDate } from '../query/date';
 import { castValue } from '../query/sql-values';
-import { formatInterval, fullRange, intervalTypeText, parseInterval, type IntervalKind } from '../query/interval-utils';
+import { fullRange, intervalForms, intervalTypeText, parseInterval, type IntervalKind } from '../query/interval-utils';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import type { SqlType } from '../query/expression';
 
@@ -87,8 +87,7 @@ export function readInterval(v: unknown, field: Field): Converted {
   const f = field.interval ?? fullRange(kind);
   const value = typeof v === 'string' ? parseInterval(v, kind, f) : null;
   if (value !== null) return { ok: true, value };
-  const example = formatInterval(kind, kind === 'day_time_interval' ? 93_784_000_000 : 14, f);
-  return bad(`${stringifyJson(v)} is not an ${intervalTypeText(kind, f)} (write it as ${example} or the text between its quotes)`);
+  return bad(`${stringifyJson(v)} is not an ${intervalTypeText(kind, f)} (write it as ${intervalForms(kind, f)})`);
 }
 
 /**
