@@ -157,6 +157,25 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes intervals into interval columns, exactly (microseconds and months)', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'intervals', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [
+      { name: 'd', type: 'day_time_interval' as const, interval: { start: 0, end: 3 } },
+      { name: 'm', type: 'year_month_interval' as const, interval: { start: 0, end: 1 } },
+    ];
+    try {
+      // 1 day 02:03:04.000005, and -1 year -2 months.
+      await sink.addBatch(0, [{ d: 93_784_000_005, m: -14 }, { d: null, m: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT d::text AS d, m::text AS m, extract(epoch FROM d)::text AS s, pg_typeof(d)::text AS t FROM intervals ORDER BY d NULLS LAST`);
+      expect(res.rows).toEqual([
+        { d: '26:03:04.000005', m: '-1 years -2 mons', s: '93784.000005', t: 'interval' },
+        { d: null, m: null, s: null, t: 'interval' },
+      ]);
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('writes a date into a date column', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'days', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'd', type: 'date' as const }];

@@ -27,6 +27,7 @@ import type { BadRecord, RecentRecords } from '../sources/source';
 import { convertObject } from '../sources/value-conversion';
 import { compileStreamingQuery } from '../query/streaming-query';
 import { formatDecimal } from '../query/decimal';
+import { formatFloat } from '../query/float';
 import type { Row, Schema } from '../types';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { relationsOf } from './query-runtime';
@@ -211,7 +212,8 @@ async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 
 }
 
 /**
- * A row as the preview answers it, in JSON: a DECIMAL as its exact text (`"2.50"`) and a BIGINT
+ * A row as the preview answers it, in JSON: a DECIMAL as its exact text (`"2.50"`), a FLOAT as
+ * its shortest text (`"1.1"`) and a BIGINT
  * past 2^53 as its digits, strings because a JSON number is read as a double by most readers
  * (the browser's included), which would round them.
  */
@@ -219,6 +221,12 @@ function previewRow(row: Row, schema: Schema): Row {
   let out: Row | undefined;
   for (const f of schema) {
     const v = row[f.name];
+    if (typeof v === 'number' && f.float32 && Number.isFinite(v)) {
+      // A FLOAT as Spark shows it (`1.1`), not the double it is held as (1.100000023841858).
+      out ??= { ...row };
+      out[f.name] = formatFloat(v);
+      continue;
+    }
     if (typeof v !== 'bigint') continue;
     out ??= { ...row };
     out[f.name] = f.type === 'decimal' ? formatDecimal(v, f.scale ?? 0) : v.toString();

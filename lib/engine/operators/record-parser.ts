@@ -12,7 +12,7 @@
  * CSV: RFC 4180 quoting within one line ("" escapes a quote); multi-line fields are not supported.
  */
 import type { Field, Row, Schema } from '../types';
-import { convertComplex, holdsLong, narrowed } from '../sources/value-conversion';
+import { convertComplex, holdsLong, narrowed, readInterval } from '../sources/value-conversion';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { fitsLong, fitsWidth, toLong, type IntegralBits } from '../query/long';
 import { floatFromLong } from '../query/float';
@@ -78,9 +78,8 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
       return { ok: false, reason: `expected binary as base64 text, got ${describe(v)}` };
     case 'decimal': case 'date': case 'array': case 'map': case 'struct':
       return convertComplex(v, field, (x, g) => coerceField(x, g, fromText));
-    // A source schema declares no interval (fieldOfDataType refuses one).
     case 'day_time_interval': case 'year_month_interval':
-      return { ok: false, reason: `${describe(v)}: Weir reads no interval column from a source` };
+      return readInterval(v, field);
     case 'unknown': case 'window':
     default:
       return { ok: true, value: v };

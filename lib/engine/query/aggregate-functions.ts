@@ -19,7 +19,9 @@
  * Distinct aggregates (`count(DISTINCT x)`) are refused with Spark's message; streaming state
  * would have to keep every distinct value.
  */
-import { longAdd, longFromDouble, type Long } from './long';
+import { bigOf, fitsLong, longAdd, longFromDouble, toLong, type Long } from './long';
+import { divideHalfUp, exactMicros, exactMonths, fullRange, type IntervalKind } from './interval-utils';
+import { isInterval } from './sql-values';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
@@ -41,9 +43,16 @@ type AggBuffer = unknown;
 // inlines, instead of a call through a different closure per function (a megamorphic call
 // site per row and aggregate).
 const COUNT_STAR = 0, COUNT = 1, SUM = 2, AVG = 3, MIN = 4, MAX = 5, APPROX_COUNT_DISTINCT = 6, SUM_DECIMAL = 7, AVG_DECIMAL = 8, SUM_LONG = 9;
+// Of intervals: day-time and year-month, sum and avg, failing on overflow or (try_) NULL.
+const SUM_DAY_TIME = 10, SUM_YEAR_MONTH = 11, AVG_DAY_TIME = 12, AVG_YEAR_MONTH = 13;
+const TRY_SUM_DAY_TIME = 14, TRY_SUM_YEAR_MONTH = 15, TRY_AVG_DAY_TIME = 16, TRY_AVG_YEAR_MONTH = 17;
+type IntervalOp =
+  | typeof SUM_DAY_TIME | typeof SUM_YEAR_MONTH | typeof AVG_DAY_TIME | typeof AVG_YEAR_MONTH
+  | typeof TRY_SUM_DAY_TIME | typeof TRY_SUM_YEAR_MONTH | typeof TRY_AVG_DAY_TIME | typeof TRY_AVG_YEAR_MONTH;
 type CoreOp =
   | typeof COUNT_STAR | typeof COUNT | typeof SUM | typeof AVG | typeof MIN | typeof MAX | typeof APPROX_COUNT_DISTINCT
-  | typeof SUM_DECIMAL | typeof AVG_DECIMAL | typeof SUM_LONG;
+  | typeof SUM_DECIMAL | typeof AVG_DECIMAL | typeof SUM_LONG | IntervalOp;
+const INTERVAL_OPS = { sum: [SUM_DAY_TIME, SUM_YEAR_MONTH, TRY_SUM_DAY_TIME, TRY_SUM_YEAR_MONTH], avg: [AVG_DAY_TIME, AVG_YEAR_MONTH, TRY_AVG_DAY_TIME, TRY_AVG_YEAR_MONTH] } as const;
 export type { AggregateFunction, AggregateOp } from './function-types';
 const isCore = (op: AggregateOp): op is CoreOp => op < 100;
 
@@ -99,7 +108,32 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
       buf[1] += 1;
       return buf;
     }
+    case SUM_DAY_TIME: case SUM_YEAR_MONTH: case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH:
+      // false: a try_sum that overflowed (NULL from then on).
+      return v === null || v === undefined || b === false ? b : b === null ? v : addIntervals(op, b as Long, v as Long);
+    case AVG_DAY_TIME: case AVG_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH: {
+      if (v === null || v === undefined) return b;
+      const buf = b as [Long | false, number];
+      if (buf[0] !== false) buf[0] = addIntervals(op, buf[0], v as Long);
+      buf[1] += 1;
+      return buf;
+    }
   }
+}
+
+/**
+ * Two intervals' sum, as Spark's Math.addExact: past the kind's range (a BIGINT of microseconds,
+ * an INT of months) ARITHMETIC_OVERFLOW, or false for try_sum and try_avg (their NULL).
+ */
+function addIntervals(op: IntervalOp, a: Long, b: Long): Long | false {
+  const dayTime = op === SUM_DAY_TIME || op === AVG_DAY_TIME || op === TRY_SUM_DAY_TIME || op === TRY_AVG_DAY_TIME;
+  if (typeof a === 'number' && typeof b === 'number') {
+    const s = a + b;
+    if (dayTime ? Number.isSafeInteger(s) : s >= -(2 ** 31) && s < 2 ** 31) return s;
+  }
+  const s = bigOf(a) + bigOf(b);
+  if (op >= TRY_SUM_DAY_TIME && (dayTime ? !fitsLong(s) : s < -(2n ** 31n) || s >= 2n ** 31n)) return false;
+  return dayTime ? exactMicros(s) : exactMonths(s);
 }
 
 /**
@@ -114,7 +148,8 @@ export function foldsNumbersOnly(fn: AggregateFunction): boolean {
   switch (fn.op) {
     case COUNT_STAR: case COUNT: case SUM: case SUM_LONG: case AVG: return true;
     case MIN: case MAX: return fn.resultType === 'long' || fn.resultType === 'double' || fn.resultType === 'timestamp';
-    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL: return false;
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
+    case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH: return false;
   }
 }
 
@@ -147,7 +182,8 @@ export function loadSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, at
       slots[at + 1] = buf[1];
       return true;
     }
-    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL:
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
+    case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH:
       return false;
   }
 }
@@ -166,7 +202,8 @@ export function storeSlots(op: AggregateOp, b: AggBuffer, slots: Float64Array, a
       buf[1] = slots[at + 1];
       return buf;
     }
-    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL:
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
+    case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH:
       return b;
   }
 }
@@ -234,7 +271,8 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
         slots[b + 1] = 1;
       }
       return true;
-    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL:
+    case APPROX_COUNT_DISTINCT: case SUM_DECIMAL: case AVG_DECIMAL: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
+    case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH:
       throw new Error('Internal: this aggregate has no numeric slots');
   }
 }
@@ -320,6 +358,41 @@ function avgDecimal(arg: DecimalType): AggregateFunction {
     result: (b) => {
       const [s, n] = b as [bigint, number];
       return n === 0 ? null : arithmetic('/', s, arg.scale, BigInt(n), 0, t);
+    },
+  };
+}
+
+/**
+ * sum of an ANSI interval, as Spark's Sum: of the argument's own type (`sum` of INTERVAL HOUR is
+ * an INTERVAL HOUR), each addition exact: past the type's range (a BIGINT of microseconds, an
+ * INT of months) ARITHMETIC_OVERFLOW, whatever the ANSI mode, as Spark's Math.addExact.
+ */
+function sumInterval(arg: TypeInfo, tolerant = false): AggregateFunction {
+  const kind = arg.type as IntervalKind;
+  return {
+    name: tolerant ? 'try_sum' : 'sum', resultType: kind, resultShape: { interval: arg.interval ?? fullRange(kind) },
+    op: INTERVAL_OPS.sum[(kind === 'day_time_interval' ? 0 : 1) + (tolerant ? 2 : 0)],
+    init: () => null,
+    result: (b) => (b === false ? null : b),
+  };
+}
+
+/**
+ * avg of an ANSI interval, as Spark's Average: [exact sum, count] (the sum overflows as sum's
+ * does), the sum divided by the count rounded half up (DivideDTInterval, DivideYMInterval), of
+ * the kind's whole type (INTERVAL DAY TO SECOND, INTERVAL YEAR TO MONTH).
+ */
+function avgInterval(arg: TypeInfo, tolerant = false): AggregateFunction {
+  const kind = arg.type as IntervalKind;
+  return {
+    name: tolerant ? 'try_avg' : 'avg', resultType: kind, resultShape: { interval: fullRange(kind) },
+    op: INTERVAL_OPS.avg[(kind === 'day_time_interval' ? 0 : 1) + (tolerant ? 2 : 0)],
+    init: () => [0, 0],
+    result: (b) => {
+      const [s, n] = b as [Long | false, number];
+      if (n === 0 || s === false) return null;
+      const q = divideHalfUp(bigOf(s), BigInt(n));
+      return kind === 'day_time_interval' ? toLong(q) : Number(q);
     },
   };
 }
@@ -463,22 +536,26 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
     case 'sum':
       arity(1);
       if (arg!.type === 'decimal') return sumDecimal(arg!.decimal!);
-      if (!numeric) fail(`sum() needs a numeric argument, got ${arg!.type}`);
+      if (isInterval(arg!.type)) return sumInterval(arg!);
+      if (!numeric) fail(`sum() needs a numeric or interval argument, got ${typeText(arg!)}`);
       return sum(arg!.type === 'double' ? 'double' : 'long');
     case 'avg':
     case 'mean':
       arity(1);
       if (arg!.type === 'decimal') return avgDecimal(arg!.decimal!);
-      if (!numeric) fail(`avg() needs a numeric argument, got ${arg!.type}`);
+      if (isInterval(arg!.type)) return avgInterval(arg!);
+      if (!numeric) fail(`avg() needs a numeric or interval argument, got ${typeText(arg!)}`);
       return avg;
     case 'try_sum':
       arity(1);
       if (arg!.type === 'decimal') return { ...sumDecimal(arg!.decimal!), name };
+      if (isInterval(arg!.type)) return sumInterval(arg!, true);
       needNumbers(arg!);
       return arg!.type === 'double' ? { ...sum('double'), name } : trySumLong;
     case 'try_avg':
       arity(1);
       if (arg!.type === 'decimal') return { ...avgDecimal(arg!.decimal!), name };
+      if (isInterval(arg!.type)) return avgInterval(arg!, true);
       needNumbers(arg!);
       return arg!.type === 'double' ? { ...avg, name } : tryAvgLong;
     case 'min':
@@ -486,7 +563,7 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       if (arg!.type === 'struct') fail(`${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`);
       if (arg!.type === 'array' || arg!.type === 'map') fail(`${name}() of an ${arg!.type === 'array' ? 'array' : 'map'} is not supported; take ${name}() of an element (element_at(…)) or of size(…)`);
-      return { ...extremum(name, arg!.type === 'null' ? 'string' : (arg!.type as AggregateFunction['resultType']), arg!.decimal), ...(arg!.integral ? { resultShape: { integral: arg!.integral } } : {}), ...(arg!.float32 ? { resultShape: { float32: true } } : {}), ...(arg!.ntz ? { resultShape: { ntz: true } } : {}) };
+      return { ...extremum(name, arg!.type === 'null' ? 'string' : (arg!.type as AggregateFunction['resultType']), arg!.decimal), ...(arg!.integral ? { resultShape: { integral: arg!.integral } } : {}), ...(arg!.float32 ? { resultShape: { float32: true } } : {}), ...(arg!.ntz ? { resultShape: { ntz: true } } : {}), ...(arg!.interval ? { resultShape: { interval: arg!.interval } } : {}) };
     case 'approx_count_distinct': {
       arity(1, 2);
       const rsd = literalNumber(args[1]);

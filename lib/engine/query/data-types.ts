@@ -138,8 +138,9 @@ export function sameType(a: TypeInfo | Field, b: TypeInfo | Field): boolean {
  * A Spark data type (a DDL schema's column, from_json's schema, a source schema's type) as the
  * Field of the values Weir keeps for it, or why Weir cannot keep it. Weir's values have fewer
  * types than Spark's DDL names: TINYINT, SMALLINT and INT are a `long` with its width beside it,
- * FLOAT a `double` marked float32, TIMESTAMP_NTZ a `timestamp` marked ntz, CHAR/VARCHAR a STRING. Intervals and VOID
- * are not column types here.
+ * FLOAT a `double` marked float32, TIMESTAMP_NTZ a `timestamp` marked ntz, CHAR/VARCHAR a STRING, an
+ * ANSI interval its kind with its unit range. VOID and the legacy CalendarIntervalType (`INTERVAL`
+ * alone) are not column types here.
  */
 export function fieldOfDataType(name: string, t: DataType, nullable = true): Field | string {
   switch (t.kind) {
@@ -173,8 +174,10 @@ export function fieldOfDataType(name: string, t: DataType, nullable = true): Fie
       }
       return { name, type: 'struct', fields, nullable };
     }
-    case 'null': case 'calendar_interval': case 'day_time_interval': case 'year_month_interval':
+    case 'day_time_interval': case 'year_month_interval':
+      return { name, type: t.kind, interval: { start: t.startField, end: t.endField }, nullable };
+    case 'null': case 'calendar_interval':
     default:
-      return `${name} is ${sparkSql(t)}, which Weir cannot keep in a column yet; use BIGINT, DOUBLE, DECIMAL(p,s), STRING, BOOLEAN, DATE, TIMESTAMP, BINARY, ARRAY<…>, MAP<…> or STRUCT<…>`;
+      return `${name} is ${sparkSql(t)}, which Weir cannot keep in a column yet; use BIGINT, DOUBLE, DECIMAL(p,s), STRING, BOOLEAN, DATE, TIMESTAMP, BINARY, INTERVAL DAY TO SECOND, INTERVAL YEAR TO MONTH, ARRAY<…>, MAP<…> or STRUCT<…>`;
   }
 }

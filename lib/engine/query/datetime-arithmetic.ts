@@ -96,15 +96,18 @@ function addInterval(op: '+' | '-', d: CompiledExpr, i: CompiledExpr): CompiledE
     const months = (v: unknown) => (minus ? negateMonths(v) : (v as number));
     return d.type === 'date'
       ? nullSafeBinary({ type: 'date' }, d, i, (a, b) => dateAddMonths(a as number, months(b)))
-      : nullSafeBinary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMonths(a as number, months(b)));
+      : nullSafeBinary({ type: 'timestamp', ...ntzOf(d) }, d, i, (a, b) => timestampAddMonths(a as number, months(b)));
   }
   const micros = (v: unknown) => (minus ? negateMicros(v) : (v as Long));
   if (d.type === 'date' && DAY_ONLY(i.interval)) {
     return nullSafeBinary({ type: 'date' }, d, i, (a, b) => (a as number) + Number(bigOf(micros(b)) / MICROS_PER_DAY));
   }
   const ts = asTimestamp(d);
-  return nullSafeBinary({ type: 'timestamp' }, d, i, (a, b) => timestampAddMicros(ts(a) as number, micros(b)));
+  return nullSafeBinary({ type: 'timestamp', ...ntzOf(d) }, d, i, (a, b) => timestampAddMicros(ts(a) as number, micros(b)));
 }
+
+/** A TIMESTAMP_NTZ plus an interval stays one (Spark's TimeAdd and TimestampAddYMInterval keep the operand's type). */
+const ntzOf = (d: CompiledExpr): { ntz?: true } => (d.ntz ? { ntz: true } : {});
 
 /** `interval * number` and `interval / number`: Spark's Multiply/Divide(DT|YM)Interval. */
 function scaleInterval(op: Op, i: CompiledExpr, n: CompiledExpr): CompiledExpr | undefined {

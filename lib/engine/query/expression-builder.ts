@@ -141,6 +141,10 @@ export class ExpressionBuilder {
           const cast: Expr = { kind: 'cast', arg: this.build(e.child), to: e.dataType.kind, target, pos };
           return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
         }
+        if (e.dataType.kind === 'day_time_interval' || e.dataType.kind === 'year_month_interval') {
+          const cast: Expr = { kind: 'cast', arg: this.build(e.child), to: e.dataType.kind, interval: { start: e.dataType.startField, end: e.dataType.endField }, pos };
+          return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
+        }
         const to = sqlTypeOf(e.dataType);
         if (!to) throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)} is not supported yet; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
         const arg = this.build(e.child);

@@ -31,7 +31,7 @@ import { tokenizePattern } from './datetime-patterns';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { planFromAvro, planToAvro, writeAvro } from './avro-functions';
 import { SqlValidationError } from './sql-error';
-import { canCast, castIntegral, castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import {
   arithmetic, bounded, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
@@ -39,7 +39,7 @@ import {
 } from './decimal';
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
-import { formatInterval, fullRange } from './interval-utils';
+import { castStringToInterval, formatInterval, fullRange } from './interval-utils';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
@@ -440,6 +440,10 @@ class ExpressionCompiler implements LambdaCompiler {
           return { ...typeOfField(e.target), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : convert(v); } };
         }
         if (e.to === 'array' || e.to === 'map' || e.to === 'struct') this.fail(e, 'Internal: a CAST to a nested type without its type');
+        if (isInterval(e.to) && (a.type === 'string' || a.type === 'null')) {
+          const [kind, fields, get] = [e.to, e.interval ?? fullRange(e.to), a.eval];
+          return { type: kind, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : castStringToInterval(String(v), kind, fields); } };
+        }
         if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
         const from = a.type;
         const to = e.to;

@@ -7,7 +7,7 @@ import type { ColumnType, Field } from '../types';
 import { typeText } from './data-types';
 import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
-import { formatInterval, type IntervalFields, type IntervalKind } from './interval-utils';
+import { formatInterval, intervalTypeText, type IntervalFields, type IntervalKind } from './interval-utils';
 import { INTEGRAL_NAMES, type IntegralBits } from './long';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
@@ -55,7 +55,7 @@ export type Expr = Base &
      * to FLOAT (REAL), rounded to single precision. `ntz`: a cast to TIMESTAMP_NTZ.
      */
     /** `target`: an ARRAY, MAP or STRUCT type's full Field (`to` is then its kind). */
-    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; target?: Field }
+    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
     /**
@@ -76,6 +76,7 @@ export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
   if (e.float32) return 'FLOAT';
   if (e.ntz) return 'TIMESTAMP_NTZ';
   if (e.target) return typeText(e.target);
+  if (e.to === 'day_time_interval' || e.to === 'year_month_interval') return intervalTypeText(e.to, e.interval);
   return e.to === 'long' ? 'BIGINT' : e.to.toUpperCase();
 }
 

@@ -18,6 +18,9 @@ import { convertValue } from '../sources/value-conversion';
 import { JsonLineParser } from '../operators/record-parser';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
 import { eventsQuery } from './testing/events-query';
+import { jsonWriter, renderText } from '../sinks/row-rendering';
+import { previewQuery } from '../execution/query-preview';
+import { parseJobSpec } from '../spec/job-spec';
 
 const FLOAT_MAX = 3.4028234663852886e38;
 
@@ -111,6 +114,79 @@ describe('FLOAT arithmetic (IEEE single precision, as the JVM)', () => {
       }),
       { numRuns: propertyRuns(1000, 50000) },
     );
+  });
+});
+
+/**
+ * The reference for Java's Float.toString (JDK 19+): of the decimals that round to f, those of the
+ * fewest digits m (of one or two digits when m is 1), the one closest to f, a tie to the even last
+ * digit. Candidates of p digits are the nearest p-digit decimal and its two neighbours; closeness
+ * is compared exactly, in BigInt. The answer as [digits without trailing zeros, exponent of the last digit].
+ */
+function shortestFloatDecimal(f: number): [bigint, number] {
+  const a = Math.abs(f);
+  const exactScaled = BigInt(a * 2 ** 149) * 10n ** 100n;
+  const candidates = (p: number): [bigint, number][] => {
+    const [mantissa, e] = a.toExponential(p - 1).split('e');
+    const d = BigInt(mantissa.replace('.', ''));
+    const k = Number(e) - (p - 1);
+    return [d - 1n, d, d + 1n].filter((c) => c > 0n && Math.fround(Number(`${c}e${k}`)) === a).map((c) => [c, k]);
+  };
+  const distance = ([c, k]: [bigint, number]) => {
+    const diff = c * 10n ** BigInt(k + 100) * 2n ** 149n - exactScaled;
+    return diff < 0n ? -diff : diff;
+  };
+  for (let p = 1; p <= 9; p++) {
+    const t = candidates(p);
+    if (t.length === 0) continue;
+    if (p === 1) t.push(...candidates(2));
+    t.sort((x, y) => {
+      const dx = distance(x), dy = distance(y);
+      if (dx !== dy) return dx < dy ? -1 : 1;
+      return Number(x[0] % 2n) - Number(y[0] % 2n);
+    });
+    let [c, k] = t[0];
+    while (c % 10n === 0n) { c /= 10n; k += 1; }
+    return [c, k];
+  }
+  throw new Error(`no decimal of 9 digits reads back as ${f}`);
+}
+
+describe('FLOAT text against the shortest-decimal reference', () => {
+  it('formatFloat picks the decimal Java picks', () => {
+    // Exactly halfway between 1625397.2 and 1625397.3: the even last digit, as Java's spec says.
+    expect(formatFloat(1625397.25)).toBe('1625397.2');
+    expect(formatFloat(1625397.75)).toBe('1625397.8');
+    fc.assert(
+      fc.property(fc.oneof(float, fc.float({ noNaN: true, noDefaultInfinity: true })), (f) => {
+        fc.pre(f !== 0);
+        const m = /^-?(\d+)\.(\d+)(?:E(-?\d+))?$/.exec(formatFloat(f));
+        expect(m).not.toBeNull();
+        let digits = BigInt(m![1] + m![2]);
+        let k = Number(m![3] ?? 0) - m![2].length;
+        while (digits % 10n === 0n) { digits /= 10n; k += 1; }
+        expect([digits, k]).toEqual(shortestFloatDecimal(f));
+      }),
+      { numRuns: propertyRuns(2000, 100000) },
+    );
+  });
+
+  it('the sinks, to_json and the preview write a FLOAT as that text', async () => {
+    const field = { name: 'x', type: 'double', float32: true } as const;
+    const v = Math.fround(1.1);
+    expect(renderText(v, field)).toBe('1.1');
+    const schema: Schema = [field, { name: 'a', type: 'array', elementType: { name: 'element', type: 'double', float32: true } }];
+    const w = jsonWriter(schema);
+    expect(w.stringify(w.row({ x: v, a: [Math.fround(0.1), 1e7, NaN] }))).toBe('{"x":1.1,"a":[0.1,1.0E7,null]}');
+    expect(renderText([Math.fround(0.1)], schema[1])).toBe('[0.1]');
+    expect(await run('SELECT to_json(named_struct(\'f\', CAST(1.1 AS FLOAT), \'d\', 1.1D)) AS j FROM events', [{}])).toEqual([{ j: '{"f":1.1,"d":1.1}' }]);
+    const parsed = parseJobSpec({
+      name: 'floats', source: { name: 'events', type: 'memory', options: { stream: 'floats' }, schema: 'x FLOAT' },
+      sql: 'SELECT x, x * 2 AS y FROM events', sink: { type: 'memory', options: { table: 'floats' } }, checkpointLocation: 'memory://floats',
+    });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const p = await previewQuery(parsed.spec, [{ x: 1.1 }]);
+    expect(p.rows).toEqual([{ x: '1.1', y: '2.2' }]);
   });
 });
 

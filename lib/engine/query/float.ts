@@ -28,8 +28,24 @@ export function floatFromLong(v: Long): number {
 }
 
 /**
+ * The decimals of `digits` significant digits closest to `a` (toExponential's form), the one Java
+ * prefers first: when `a` lies exactly halfway between two, the one with the even last digit
+ * (toExponential takes the larger), then the other.
+ */
+function closest(a: number, digits: number): string[] {
+  const t = a.toExponential(digits - 1);
+  const [mantissa, exp] = a.toExponential(100).split('e');
+  const all = mantissa.replace('.', '');
+  if (all[digits] !== '5' || !/^0*$/.test(all.slice(digits + 1))) return [t];
+  const floorDigits = all.slice(0, digits);
+  const lower = `${floorDigits[0]}${digits > 1 ? `.${floorDigits.slice(1)}` : ''}e${exp}`;
+  return Number(floorDigits.at(-1)) % 2 === 0 ? [lower, t] : [t, lower];
+}
+
+/**
  * Java's Float.toString (as specified since JDK 19): the shortest decimal that reads back as the
- * same float (of one digit, the closest of one or two digits), plain between
+ * same float (of one digit, the closest of one or two digits; of two equally close, the one
+ * with the even last digit), plain between
  * 10^-3 and 10^7 (`1.1`, `100.0`, `0.001`) and in computerized scientific notation outside
  * (`1.0E7`, `1.0E-4`, `3.4028235E38`).
  */
@@ -41,10 +57,10 @@ export function formatFloat(v: number): string {
   const a = Math.abs(v);
   let text = a.toExponential(8);
   for (let p = 1; p <= 9; p++) {
-    const t = a.toExponential(p - 1);
-    if (Math.fround(Number(t)) === a) {
+    const t = closest(a, p).find((c) => Math.fround(Number(c)) === a);
+    if (t !== undefined) {
       // One digit is enough: Java picks the closest of one or two digits (1.4E-45, not 1.0E-45).
-      text = p === 1 ? a.toExponential(1) : t;
+      text = p === 1 ? closest(a, 2)[0] : t;
       break;
     }
   }

@@ -161,3 +161,78 @@ export function timestampAddMicros(ms: number, micros: Long): number {
   const q = r / 1000n;
   return Number(r < 0n && r % 1000n !== 0n ? q - 1n : q);
 }
+
+/**
+ * Microseconds per day-time field (DAY … SECOND), and the top of each field after the first:
+ * Spark's toDTInterval checks HOUR 0-23 and MINUTE 0-59 but reads SECOND's two digits whole.
+ */
+const FIELD_MICROS = [MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MINUTE, MICROS_PER_SECOND];
+const DAY_TIME_LIMITS = [0n, 24n, 60n, 100n];
+
+/**
+ * Spark's CAST(text AS <interval type>) (IntervalUtils.castStringToDTInterval and
+ * castStringToYMInterval), which its JSON and CSV readers apply to an interval column's text:
+ * the type's own form (`1 02:03:04.5` for DAY TO SECOND, `1-2` for YEAR TO MONTH, `3` for HOUR),
+ * or Spark's ANSI string of that type (`INTERVAL '1 02:03:04.5' DAY TO SECOND`, the sign inside
+ * the quotes or before them). A field after the first has one or two digits, HOUR up to 23,
+ * MINUTE up to 59, MONTH up to 11 (SECOND up to 99, as Spark's toDTInterval reads it); a
+ * fraction of a second keeps microseconds (one to nine digits, truncated). Null for any other text, another type's units, or a value past the type's
+ * range (a BIGINT of microseconds, an INT of months): the caller makes that a bad record.
+ */
+export function parseInterval(text: string, kind: IntervalKind, f: IntervalFields): Long | null {
+  const names = kind === 'day_time_interval' ? DAY_TIME_FIELD_NAMES : YEAR_MONTH_FIELD_NAMES;
+  let body = text.trim();
+  let negative = false;
+  const literal = /^INTERVAL\s+([+-])?'([^']*)'\s+([A-Za-z]+)(?:\s+TO\s+([A-Za-z]+))?$/i.exec(body);
+  if (literal) {
+    const [, outer, inner, from, to = from] = literal;
+    if (from.toUpperCase() !== names[f.start] || to.toUpperCase() !== names[f.end]) return null;
+    negative = outer === '-';
+    body = inner;
+  }
+  const m = /^([+-])?(\d+)((?:[ :-]\d+)*)(?:\.(\d{1,9}))?$/.exec(body);
+  if (!m) return null;
+  if (m[1] === '-') negative = !negative;
+  const parts = [m[2], ...(m[3].match(/[ :-]\d+/g) ?? [])];
+  if (parts.length !== f.end - f.start + 1) return null;
+  // The fraction belongs to SECOND only.
+  if (m[4] !== undefined && (kind !== 'day_time_interval' || f.end !== 3)) return null;
+  let total = 0n;
+  for (let i = 0; i < parts.length; i++) {
+    const field = f.start + i;
+    const sep = i === 0 ? '' : parts[i][0];
+    const digits = i === 0 ? parts[i] : parts[i].slice(1);
+    if (i > 0 && (digits.length > 2 || sep !== (kind === 'year_month_interval' ? '-' : field === 1 ? ' ' : ':'))) return null;
+    const v = BigInt(digits);
+    if (kind === 'year_month_interval') {
+      if (i > 0 && v >= 12n) return null;
+      total += field === 0 ? v * 12n : v;
+    } else {
+      if (i > 0 && v >= DAY_TIME_LIMITS[field]) return null;
+      total += v * FIELD_MICROS[field];
+    }
+  }
+  if (m[4]) total += BigInt(m[4].padEnd(9, '0')) / 1000n;
+  if (negative) total = -total;
+  if (kind === 'year_month_interval') return total < BigInt(INT_MIN) || total > BigInt(INT_MAX) ? null : Number(total);
+  return total < LONG_MIN || total > LONG_MAX ? null : toLong(total);
+}
+
+/**
+ * Spark's CAST(text AS <interval type>): parseInterval's value; other text fails the batch, as
+ * Spark's Cast raises IllegalArgumentException whatever the ANSI mode.
+ */
+export function castStringToInterval(text: string, kind: IntervalKind, f: IntervalFields): Long {
+  const v = parseInterval(text, kind, f);
+  if (v !== null) return v;
+  throw new RecordExpressionError(
+    `Interval string does not match the form of ${intervalTypeText(kind, f)} (${intervalForms(kind, f)}) when cast: '${text}'. Fix the text, or read it as a STRING.`,
+    { function: `CAST AS ${intervalTypeText(kind, f)}` },
+  );
+}
+
+/** The two forms parseInterval reads, by example: `'1 02:03:04' or INTERVAL '1 02:03:04' DAY TO SECOND`. */
+export function intervalForms(kind: IntervalKind, f: IntervalFields): string {
+  const example = formatInterval(kind, kind === 'day_time_interval' ? 93_784_000_000 : 14, f);
+  return `'${example.slice(example.indexOf("'") + 1, example.lastIndexOf("'"))}' or ${example}`;
+}

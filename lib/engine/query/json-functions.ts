@@ -23,7 +23,8 @@ import type { DataType } from './parser/data-type';
 import type { SqlType } from './expression';
 import { castValue } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
-import { formatInterval, fullRange } from './interval-utils';
+import { formatInterval, fullRange, parseInterval } from './interval-utils';
+import { formatFloat } from './float';
 
 /**
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
@@ -110,8 +111,9 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       const t = { precision: f.precision ?? MAX_PRECISION, scale: f.scale ?? 0 };
       return typeof v === 'number' ? decimalFromDouble(v, t) : typeof v === 'bigint' ? decimalFromLong(v, t) : null;
     }
-    // A schema does not declare intervals (fieldOfDataType refuses them).
+    // Spark's JacksonParser casts a string to the interval type.
     case 'day_time_interval': case 'year_month_interval':
+      return typeof v === 'string' ? parseInterval(v, f.type, f.interval ?? fullRange(f.type)) : null;
     case 'window':
     case 'unknown':
       return null;
@@ -202,13 +204,20 @@ export function toJsonValue(v: unknown, f: Field): unknown {
     // Spark's JSON writer writes an interval as its ANSI string.
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
-    case 'long':
+    // A FLOAT as Jackson writes a Java float (Float.toString: `1.1`, not the double 1.100000023841858).
     case 'double':
+      return f.float32 ? floatJson(v as number) : v;
+    case 'long':
     case 'string':
     case 'boolean':
     case 'unknown':
       return v;
   }
+}
+
+/** A FLOAT's JSON number, its shortest text (float.ts); NaN and the infinities as a DOUBLE's are. */
+export function floatJson(v: number): unknown {
+  return Number.isFinite(v) ? new JsonNumber(formatFloat(v)) : v;
 }
 
 function structToJsonValue(obj: Record<string, unknown>, fields: Field[]): Record<string, unknown> {

@@ -14,6 +14,8 @@ import { renderValue } from '../sinks/row-rendering';
 import { convertValue } from '../sources/value-conversion';
 import { JsonLineParser } from '../operators/record-parser';
 import { SchemaSpec } from '../spec/source-schema';
+import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 
 const SCHEMA: Schema = [
   { name: 'n', type: 'timestamp', ntz: true }, { name: 't', type: 'timestamp' }, { name: 'd', type: 'date' }, { name: 's', type: 'string' },
@@ -104,6 +106,40 @@ describe('to_timestamp_ntz and make_timestamp_ntz (timestamp-ntz.sql)', () => {
       a: null, b: ms('2016-12-31T00:12:00'), c: ms('2016-12-31T00:00:00'), d: ms('2016-12-31T00:00:00'), e: ms('2021-07-11T06:30:45.678'), f: null,
       g: 'timestamp_ntz', h: 'timestamp_ntz', i: 'timestamp_ntz',
     });
+  });
+});
+
+describe('TIMESTAMP_NTZ in the datetime functions (UTC session time zone)', () => {
+  it('stays TIMESTAMP_NTZ plus or minus an interval (TimeAdd, TimestampAddYMInterval), as Spark', async () => {
+    const [r] = await run(`SELECT n + INTERVAL 1 DAY AS a, typeof(n + INTERVAL 1 DAY) AS b, n - INTERVAL '1-1' YEAR TO MONTH AS c,
+      typeof(n - INTERVAL '1-1' YEAR TO MONTH) AS e, typeof(n - n) AS f, CAST(n + INTERVAL '1 02:03:04' DAY TO SECOND AS STRING) AS g FROM events`,
+    [{ n: ms('2020-01-31T03:04:05'), t: null, d: null, s: null }]);
+    expect(r).toEqual({
+      a: ms('2020-02-01T03:04:05'), b: 'timestamp_ntz', c: ms('2018-12-31T03:04:05'), e: 'timestamp_ntz', f: 'interval day to second', g: '2020-02-01 05:07:09',
+    });
+  });
+
+  it('is taken as a TIMESTAMP where Spark casts it to one: the same wall-clock fields in UTC', async () => {
+    // Spark's Hour, DateFormatClass and TruncTimestamp take a TIMESTAMP (an NTZ is cast to one in
+    // the session zone, UTC here): date_trunc's result is a TIMESTAMP, its fields the NTZ's.
+    const [r] = await run(`SELECT hour(n) AS a, minute(n) AS b, second(n) AS c, date_format(n, 'yyyy-MM-dd HH:mm') AS e, to_date(n) AS f,
+      typeof(date_trunc('HOUR', n)) AS g, date_trunc('HOUR', n) AS h, unix_timestamp(n) AS i FROM events`,
+    [{ n: ms('2020-01-31T03:04:05'), t: null, d: null, s: null }]);
+    expect(r).toEqual({ a: 3, b: 4, c: 5, e: '2020-01-31 03:04', f: 18292, g: 'timestamp', h: ms('2020-01-31T03:00:00'), i: ms('2020-01-31T03:04:05') / 1000 });
+  });
+});
+
+describe('TIMESTAMP_NTZ as the event time', () => {
+  it('takes a watermark and windows: a window closes once the watermark passes its end', async () => {
+    const events = { ...rel, eventTime: 'n', watermarkDelayMs: 60_000 };
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), "SELECT window(n, '10 minutes') AS w, count(*) AS c FROM events GROUP BY window(n, '10 minutes')", events as never, 'append');
+    expect((await q.runBatch([{ n: ms('2020-01-01T00:01:00') }, { n: ms('2020-01-01T00:02:00') }])).output).toEqual([]);
+    const late = await q.runBatch([{ n: ms('2020-01-01T00:30:00') }]);
+    expect(late.watermarkMs).toBe(ms('2020-01-01T00:01:00'));
+    expect(late.output).toEqual([]);
+    const closed = await q.runBatch([]);
+    expect(closed.watermarkMs).toBe(ms('2020-01-01T00:29:00'));
+    expect(closed.output).toEqual([{ w: { start: ms('2020-01-01T00:00:00'), end: ms('2020-01-01T00:10:00') }, c: 2 }]);
   });
 });
 

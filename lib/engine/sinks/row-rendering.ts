@@ -1,7 +1,8 @@
 /**
  * How every sink renders a row: as Spark's JSON writer writes it (to_json's rendering,
  * json-functions' toJsonValue), for each column type and nested as deep as it goes. A timestamp
- * is ISO-8601 in UTC (a TIMESTAMP_NTZ without the offset), a date `yyyy-MM-dd`, a decimal its exact digits (a JSON number), a BIGINT
+ * is ISO-8601 in UTC (a TIMESTAMP_NTZ without the offset), a date `yyyy-MM-dd`, a decimal its exact digits (a JSON number), a FLOAT
+ * its shortest digits (`1.1`, Java's Float.toString), a BIGINT
  * past 2^53 its digits, binary base64, a window `{ start, end }`, arrays, maps and structs JSON.
  * CSV writes the same text, a nested value as its JSON. One rendering, so that a row reads the
  * same in a file, a webhook body, a Redis entry, a Kafka record and the console.
@@ -9,7 +10,7 @@
 import { JsonNumber, stringifyJson, stringifyRow } from '../json-text';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
-import { timestampJson, toJsonValue } from '../query/json-functions';
+import { floatJson, timestampJson, toJsonValue } from '../query/json-functions';
 import type { Field, Row, Schema } from '../types';
 
 /** One column's value as Spark's JSON writer writes it (NULL as null). */
@@ -18,7 +19,9 @@ export const renderValue = (v: unknown, f: Field): unknown => (v === null || v =
 /** The renderer of one column type; undefined where the engine's value is its JSON value. */
 function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
   switch (f.type) {
-    case 'long': case 'double': case 'string': case 'boolean': case 'unknown':
+    case 'double':
+      return f.float32 ? (v) => (typeof v === 'number' ? floatJson(v) : v) : undefined;
+    case 'long': case 'string': case 'boolean': case 'unknown':
       return undefined;
     // The common non-plain columns, without the general path's dispatch per value. A value in
     // another form than the engine's (text a reader kept, as `weir sink read` of a topic) is
@@ -37,14 +40,18 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
   }
 }
 
-/** Whether a column's rendering can hold a decimal, which only stringifyJson writes (as its digits). */
-function holdsDecimal(f: Field): boolean {
+/**
+ * Whether a column's rendering can hold a decimal or a FLOAT, which only stringifyJson writes (as
+ * their digits: JsonNumber).
+ */
+function holdsExactNumber(f: Field): boolean {
   switch (f.type) {
     case 'decimal': return true;
-    case 'array': return holdsDecimal(f.elementType!);
-    case 'map': return holdsDecimal(f.keyType!) || holdsDecimal(f.valueType!);
-    case 'struct': return (f.fields ?? []).some(holdsDecimal);
-    case 'long': case 'double': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date': case 'window': case 'unknown':
+    case 'double': return f.float32 === true;
+    case 'array': return holdsExactNumber(f.elementType!);
+    case 'map': return holdsExactNumber(f.keyType!) || holdsExactNumber(f.valueType!);
+    case 'struct': return (f.fields ?? []).some(holdsExactNumber);
+    case 'long': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date': case 'window': case 'unknown':
     case 'day_time_interval': case 'year_month_interval':
     default: return false;
   }
@@ -72,7 +79,7 @@ export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unk
   if (w) return w;
   const names = schema.map((f) => f.name);
   const renders = schema.map(rendererOf);
-  const stringify = schema.some(holdsDecimal) ? stringifyJson : stringifyRow;
+  const stringify = schema.some(holdsExactNumber) ? stringifyJson : stringifyRow;
   // The columns that need rendering; a row with exactly the schema's keys (operators' rows)
   // is copied and only those replaced, any other row is projected in the schema's order.
   const special = renders.flatMap((render, i) => (render ? [{ name: names[i], render }] : []));

@@ -10,6 +10,7 @@ import { floatFromLong } from '../query/float';
 import { MAX_PRECISION, parseDecimal } from '../query/decimal';
 import { parseDate } from '../query/date';
 import { castValue } from '../query/sql-values';
+import { fullRange, intervalForms, intervalTypeText, parseInterval, type IntervalKind } from '../query/interval-utils';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import type { SqlType } from '../query/expression';
 
@@ -65,9 +66,8 @@ export function convertValue(v: unknown, field: Field): Converted {
       return bad(`${stringifyJson(v)} is not binary (base64 text)`);
     case 'struct': case 'decimal': case 'date': case 'array': case 'map':
       return convertComplex(v, field, convertValue);
-    // A source schema declares no interval (fieldOfDataType refuses one).
     case 'day_time_interval': case 'year_month_interval':
-      return bad(`${stringifyJson(v)}: Weir reads no interval column from a source`);
+      return readInterval(v, field);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'unknown': case 'window':
     default:
@@ -76,6 +76,19 @@ export function convertValue(v: unknown, field: Field): Converted {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+/**
+ * An interval column's value from its text, as Spark's JSON and CSV readers cast it
+ * (interval-utils.ts's parseInterval: `1 02:03:04` or `INTERVAL '1 02:03:04' DAY TO SECOND`).
+ * A number is not an interval (Spark's JSON reader takes only a string).
+ */
+export function readInterval(v: unknown, field: Field): Converted {
+  const kind = field.type as IntervalKind;
+  const f = field.interval ?? fullRange(kind);
+  const value = typeof v === 'string' ? parseInterval(v, kind, f) : null;
+  if (value !== null) return { ok: true, value };
+  return bad(`${stringifyJson(v)} is not an ${intervalTypeText(kind, f)} (write it as ${intervalForms(kind, f)})`);
+}
 
 /**
  * A DECIMAL, DATE, ARRAY, MAP or STRUCT column's value from what a reader parsed (a JSON value,

@@ -37,7 +37,8 @@ describe('source schema types as Spark writes them', () => {
   it('refuses what is not a type, or a type Weir cannot keep, saying what to write', () => {
     expect(columnField('a', 'strin')).toMatch(/"strin" is not a type Weir reads .*write a Spark type such as BIGINT/);
     expect(columnField('a', 'decimal(40,2)')).toMatch(/DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION|precision/i);
-    expect(columnField('a', 'interval day')).toMatch(/a is INTERVAL DAY, which Weir cannot keep in a column yet/);
+    expect(columnField('a', 'interval')).toMatch(/a is INTERVAL, which Weir cannot keep in a column yet/);
+    expect(columnField('a', 'interval day')).toEqual({ name: 'a', type: 'day_time_interval', interval: { start: 0, end: 0 } });
     expect(columnField('a', 'array<')).toMatch(/not a type Weir reads/);
     expect(columnField('m', 'map<array<int>, int>')).toMatch(/a map's key must be a simple type/);
   });

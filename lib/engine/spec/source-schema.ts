@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { Field } from '../types';
-import { fieldOfDataType } from '../query/data-types';
+import { fieldOfDataType, typeText } from '../query/data-types';
 import { INTEGRAL_NAMES, type IntegralBits } from '../query/long';
 import { parseDataType, parseSchema } from '../query/parser/data-type-parser';
 import { quoteIfNeeded, sql } from '../query/parser/data-type';
@@ -48,7 +48,7 @@ export function columnField(name: string, text: string): Field | string {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType', 'integral', 'float32', 'ntz']);
+const FIELD_KEYS = new Set(['name', 'type', 'nullable', 'precision', 'scale', 'fields', 'elementType', 'keyType', 'valueType', 'integral', 'float32', 'ntz', 'interval']);
 
 /** A parsed Field's type as Spark's DDL text (anything malformed becomes text that fails to parse). */
 function typeTextOfField(f: unknown): string {
@@ -59,6 +59,11 @@ function typeTextOfField(f: unknown): string {
     case 'long': return INTEGRAL_NAMES[f.integral as IntegralBits] ?? 'BIGINT';
     case 'double': return f.float32 === true ? 'FLOAT' : 'DOUBLE';
     case 'timestamp': return f.ntz === true ? 'TIMESTAMP_NTZ' : 'TIMESTAMP';
+    case 'day_time_interval': case 'year_month_interval': {
+      const i = f.interval;
+      if (i !== undefined && !(isObject(i) && Number.isInteger(i.start) && Number.isInteger(i.end))) return '?';
+      return typeText({ type: f.type, interval: i as { start: number; end: number } | undefined });
+    }
     case 'array': return `ARRAY<${inner(f.elementType)}>`;
     case 'map': return `MAP<${inner(f.keyType)}, ${inner(f.valueType)}>`;
     case 'struct':
