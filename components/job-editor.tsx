@@ -210,7 +210,8 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
               onRemove={() => removeSource(i)}
             />
           ))}
-          <section className="panel" aria-label="Sources">
+          {/* Not a named region: "Source" would then match it as well as the source panel. */}
+          <div className="panel">
             <div className="actions">
               <button type="button" onClick={addSource}>
                 Add source
@@ -234,7 +235,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                 </Field>
               </div>
             )}
-          </section>
+          </div>
 
           <section className="panel" aria-label="Sink">
             <h2>Sink</h2>
