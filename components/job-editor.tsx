@@ -9,7 +9,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
-import type { ConnectorCatalog, OptionField } from '@/lib/server/connector-catalog';
+import type { ConnectorCatalog } from '@/lib/server/connector-catalog';
 import type { DraftCheck } from '@/lib/server/presenters/job-draft-presenter';
 import { PreviewPanel } from './preview-panel';
 import type { RestartCheck } from '@/lib/server/services/job-service';
@@ -17,11 +17,12 @@ import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
 import { ExplainPanel } from './explain-panel';
 import { Field } from './field';
-import { EMPTY_FORM, formControlOf, schemaTextForType, issueText, issueWhere, optionsObject, restartPolicyFromForm, specFromForm, type FormIssue, type JobForm, type PositionedIssue } from './job-form';
+import { addedSourceName, EMPTY_FORM, EMPTY_SOURCE, formControlOf, issueText, issueWhere, restartPolicyFromForm, sourcePath, specFromForm, type FormControl, type FormIssue, type JobForm, type OptionLabel, type PositionedIssue, type SourceField, type SourceForm } from './job-form';
 import { OptionFields } from './option-fields';
-import { carryOptions } from './option-values';
+import { retypedOptionsJson } from './option-values';
 import { ModeAdviceView, OutputModePicker } from './output-mode-picker';
 import { queryKeys } from './query-keys';
+import { SourcePanel } from './source-panel';
 import { SqlEditor } from './sql-editor';
 import { formatBytes } from './format';
 import { MAX_SQL_BYTES } from '@/lib/engine/query/sql-limits';
@@ -44,11 +45,26 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const [form, setForm] = useState<JobForm>(initial ?? EMPTY_FORM);
   // The controls the user has changed: a new job's empty fields are not errors until touched
   // (the Validation panel lists them as still to fill in). An edited job shows everything.
-  const [touched, setTouched] = useState<ReadonlySet<keyof JobForm>>(() => new Set());
-  const touch = (k: keyof JobForm) => setTouched((t) => (t.has(k) ? t : new Set([...t, k])));
-  const set = <K extends keyof JobForm>(k: K, v: JobForm[K]) => {
+  const [touched, setTouched] = useState<ReadonlySet<FormControl>>(() => new Set());
+  const touch = (k: FormControl) => setTouched((t) => (t.has(k) ? t : new Set([...t, k])));
+  const set = <K extends Exclude<keyof JobForm, 'sources' | 'keep'>>(k: K, v: JobForm[K]) => {
     touch(k);
     setForm((f) => ({ ...f, [k]: v }));
+  };
+  const setSource = (i: number, field: SourceField, patch: Partial<SourceForm>) => {
+    touch(`sources.${i}.${field}`);
+    setForm((f) => ({ ...f, sources: f.sources.map((s, j) => (j === i ? { ...s, ...patch } : s)) }));
+  };
+  // A new source gets a name no other source has (FROM reads each by its name).
+  const addSource = () => setForm((f) => ({ ...f, sources: [...f.sources, { ...EMPTY_SOURCE, name: addedSourceName(f.sources) }] }));
+  const removeSource = (i: number) => {
+    setForm((f) => ({ ...f, sources: f.sources.filter((_, j) => j !== i) }));
+    // The sources after it move up one: so do the fields the user touched.
+    setTouched((t) => new Set([...t].flatMap((c): FormControl[] => {
+      const m = /^sources\.(\d+)\.(\w+)$/.exec(c);
+      if (!m || Number(m[1]) < i) return [c];
+      return Number(m[1]) === i ? [] : [`sources.${Number(m[1]) - 1}.${m[2] as SourceField}`];
+    })));
   };
   const { spec, issues: specIssues } = useMemo(() => specFromForm(form), [form]);
   const restart = useMemo(() => restartPolicyFromForm(form), [form]);
@@ -88,13 +104,11 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const warnings = check.data?.warnings ?? [];
   const at = (prefix: string) => errors.filter((e) => e.path === prefix || e.path.startsWith(prefix + '.'));
   const sqlErrors = errors.filter((e) => e.path === 'sql');
-  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sink', 'trigger', 'checkpointLocation', 'stateStore', 'restartPolicy']);
+  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sources', 'multipleWatermarkPolicy', 'sink', 'trigger', 'checkpointLocation', 'stateStore', 'restartPolicy']);
   const unplaced = errors.filter((e) => !claimed.has(e.path.split('.')[0]));
-  const sourceConnector = connectors.sources.find((c) => c.type === form.sourceType);
   const sinkConnector = connectors.sinks.find((c) => c.type === form.sinkType);
-  const optionLabel = (side: 'source' | 'sink', option: string) => (side === 'source' ? sourceConnector : sinkConnector)?.fields.find((f) => f.name === option)?.label;
-  // A new type keeps the options it shares with the old one (the connection string, the table).
-  const retype = (json: string, fields: OptionField[] = []) => JSON.stringify(carryOptions(optionsObject(json) ?? {}, fields), null, 2);
+  const optionLabel: OptionLabel = (side, option, index) =>
+    (side === 'source' ? connectors.sources.find((c) => c.type === form.sources[index]?.type) : sinkConnector)?.fields.find((f) => f.name === option)?.label;
 
   const save = useMutation({
     mutationFn: async (start: boolean) => {
@@ -183,45 +197,45 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
             </div>
           </section>
 
-          <section className="panel" aria-label="Source">
-            <h2>Source</h2>
-            <div className="form-grid">
-              <Field label="Source type" issues={at('source.type')}>
-                <select
-                  value={form.sourceType}
-                  onChange={(e) => {
-                    const t = e.target.value;
-                    touch('sourceType');
-                    const next = connectors.sources.find((c) => c.type === t);
-                    setForm((f) => ({ ...f, sourceType: t, sourceOptionsJson: retype(f.sourceOptionsJson, next?.fields), schemaText: schemaTextForType(f.schemaText, !!next?.defaultColumns) }));
-                  }}
-                >
-                  {connectors.sources.map((c) => (
-                    <option key={c.type}>{c.type}</option>
-                  ))}
-                </select>
-              </Field>
-              <Field label="Table name in SQL" issues={at('source.name')}>
-                <input value={form.sourceName} onChange={(e) => set('sourceName', e.target.value)} />
-              </Field>
-              <OptionFields label="source" connector={sourceConnector} json={form.sourceOptionsJson} onJson={(v) => set('sourceOptionsJson', v)} issues={at('source.options')} />
-              <Field label="Schema (one column per line: name type)" issues={at('source.schema')} hint={`${sourceConnector?.defaultColumns ? `empty for the source's own columns (${sourceConnector.defaultColumns.map((c) => `${c.name} ${c.type}`).join(', ')}); ` : ''}Spark types: bigint, int, double, decimal(10,2), string, boolean, date, timestamp, binary, array<string>, map<string,bigint>, struct<x: double>; or one line of DDL: id BIGINT, price DECIMAL(10,2)`}>
-                <textarea rows={4} value={form.schemaText} onChange={(e) => set('schemaText', e.target.value)} />
-              </Field>
-              <Field label="Event-time column" control="eventTime" issues={at('source.eventTime')} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">
-                <input value={form.eventTime} onChange={(e) => set('eventTime', e.target.value)} />
-              </Field>
-              <Field label="Watermark delay" control="watermarkDelay" issues={at('source.watermarkDelay')} hint='e.g. "10 seconds"'>
-                <input value={form.watermarkDelay} onChange={(e) => set('watermarkDelay', e.target.value)} />
-              </Field>
-              <Field label="Bad records" issues={at('source.onBadRecord')}>
-                <select value={form.onBadRecord} onChange={(e) => set('onBadRecord', e.target.value as 'fail' | 'dead-letter')}>
-                  <option value="fail">fail the batch</option>
-                  <option value="dead-letter">dead-letter them</option>
-                </select>
-              </Field>
+          {form.sources.map((source, i) => (
+            <SourcePanel
+              key={i}
+              source={source}
+              index={i}
+              count={form.sources.length}
+              path={sourcePath(form, i)}
+              connectors={connectors.sources}
+              issuesAt={at}
+              onChange={(field, patch) => setSource(i, field, patch)}
+              onRemove={() => removeSource(i)}
+            />
+          ))}
+          {/* Not a named region: "Source" would then match it as well as the source panel. */}
+          <div className="panel">
+            <div className="actions">
+              <button type="button" onClick={addSource}>
+                Add source
+              </button>
+              <span className="small muted-text">
+                {form.sources.length === 1 ? 'A query over several streams (a join, a UNION ALL) reads each by its table name.' : `${form.sources.length} sources: the SQL reads each by its table name.`}
+              </span>
             </div>
-          </section>
+            {form.sources.length > 1 && (
+              <div className="form-grid">
+                <Field
+                  label="Watermark of several sources"
+                  control="multipleWatermarkPolicy"
+                  issues={at('multipleWatermarkPolicy')}
+                  hint="Spark's multipleWatermarkPolicy: min waits for the slowest source (no late data dropped that another source still sends), max follows the fastest. Recorded in the checkpoint when the job first starts; a later change is ignored."
+                >
+                  <select value={form.multipleWatermarkPolicy} onChange={(e) => set('multipleWatermarkPolicy', e.target.value as JobForm['multipleWatermarkPolicy'])}>
+                    <option value="min">min: the slowest source (the default)</option>
+                    <option value="max">max: the fastest source</option>
+                  </select>
+                </Field>
+              </div>
+            )}
+          </div>
 
           <section className="panel" aria-label="Sink">
             <h2>Sink</h2>
@@ -232,7 +246,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   onChange={(e) => {
                     const t = e.target.value;
                     touch('sinkType');
-                    setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: retype(f.sinkOptionsJson, connectors.sinks.find((c) => c.type === t)?.fields) }));
+                    setForm((f) => ({ ...f, sinkType: t, sinkOptionsJson: retypedOptionsJson(f.sinkOptionsJson, connectors.sinks.find((c) => c.type === t)?.fields) }));
                   }}
                 >
                   {connectors.sinks.map((c) => (
@@ -240,7 +254,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   ))}
                 </select>
               </Field>
-              <OptionFields label="sink" connector={sinkConnector} json={form.sinkOptionsJson} onJson={(v) => set('sinkOptionsJson', v)} issues={at('sink.options')} />
+              <OptionFields label="sink" path="sink.options" connector={sinkConnector} json={form.sinkOptionsJson} onJson={(v) => set('sinkOptionsJson', v)} issues={at('sink.options')} />
             </div>
           </section>
 
@@ -400,7 +414,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   <ul>
                     {saveErrors.map((e, i) => (
                       <li key={i}>
-                        {e.path}: {e.message}
+                        {issueWhere(e, optionLabel)}: {issueText(e)}
                       </li>
                     ))}
                   </ul>

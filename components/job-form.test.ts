@@ -1,29 +1,44 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '@/lib/engine';
-import { EMPTY_FORM, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, schemaTextForType, specFromForm, withFieldLabels, type JobForm } from './job-form';
+import { addedSourceName, EMPTY_FORM, EMPTY_SOURCE, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, schemaTextForType, sourcePath, specFromForm, withFieldLabels, type JobForm, type SourceForm } from './job-form';
 
 const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
 const sinkArb = fc.oneof(
   fc.record({ sinkType: fc.constant('files'), sinkOptionsJson: fc.stringMatching(/^\/tmp\/[a-z]{1,8}$/).map((path) => JSON.stringify({ path, format: 'json' })) }),
   fc.record({ sinkType: fc.constant('console'), sinkOptionsJson: fc.constant('{}') }),
 );
+const sourceArb = (name: string): fc.Arbitrary<SourceForm> =>
+  fc.record({
+    ...Object.fromEntries(Object.entries(EMPTY_SOURCE).map(([k, v]) => [k, fc.constant(v)])),
+    name: fc.constant(name),
+    optionsJson: fc
+      .record({ path: fc.stringMatching(/^\/tmp\/[a-z]{1,8}$/), format: fc.constantFrom('json', 'csv'), maxFilesPerTrigger: fc.integer({ min: 1, max: 99 }) }, { requiredKeys: ['path'] })
+      .map((o) => JSON.stringify(o, null, 2)),
+    schemaText: fc.uniqueArray(ident, { minLength: 1, maxLength: 4 }).chain((names) =>
+      fc.tuple(...names.map((n) => fc.constantFrom('long', 'double', 'string', 'boolean', 'timestamp').map((t) => `${n} ${t}`))).map((l) => l.join('\n')),
+    ),
+    eventTime: fc.constantFrom('', 'ts'),
+    watermarkDelay: fc.constantFrom('', '10 seconds'),
+    onBadRecord: fc.constantFrom('fail' as const, 'dead-letter' as const),
+  }) as fc.Arbitrary<SourceForm>;
+// One to three sources, of distinct names.
+const sourcesArb = fc.uniqueArray(ident, { minLength: 1, maxLength: 3 }).chain((names) => fc.tuple(...names.map(sourceArb)));
 const formArb: fc.Arbitrary<JobForm> = fc.tuple(fc.record({
   ...Object.fromEntries(Object.entries(EMPTY_FORM).map(([k, v]) => [k, fc.constant(v)])),
   name: fc.string({ minLength: 1, maxLength: 12 }),
-  sourceName: ident,
-  sourceOptionsJson: fc
-    .record({ path: fc.stringMatching(/^\/tmp\/[a-z]{1,8}$/), format: fc.constantFrom('json', 'csv'), maxFilesPerTrigger: fc.integer({ min: 1, max: 99 }) }, { requiredKeys: ['path'] })
-    .map((o) => JSON.stringify(o, null, 2)),
-  schemaText: fc.uniqueArray(ident, { minLength: 1, maxLength: 4 }).chain((names) =>
-    fc.tuple(...names.map((n) => fc.constantFrom('long', 'double', 'string', 'boolean', 'timestamp').map((t) => `${n} ${t}`))).map((l) => l.join('\n')),
-  ),
+  sources: sourcesArb,
+  multipleWatermarkPolicy: fc.constantFrom('min' as const, 'max' as const),
   sql: fc.string({ minLength: 1, maxLength: 40 }),
   outputMode: fc.constantFrom('append' as const, 'update' as const, 'complete' as const),
   triggerType: fc.constantFrom('processing-time' as const, 'available-now' as const, 'once' as const),
   checkpointLocation: fc.stringMatching(/^\/tmp\/cp[a-z]{0,5}$/),
   stateStoreProvider: fc.constantFrom('hdfs' as const, 'lmdb' as const),
-}), sinkArb).map(([form, sink]) => ({ ...form, ...sink })) as fc.Arbitrary<JobForm>;
+}), sinkArb).map(([form, sink]) => ({ ...form, ...sink })) as unknown as fc.Arbitrary<JobForm>;
+
+/** The default form with its one source changed. */
+const withSource = (patch: Partial<SourceForm>, form: Partial<JobForm> = {}): JobForm => ({ ...EMPTY_FORM, ...form, sources: [{ ...EMPTY_SOURCE, ...patch }] });
+const sourceOf = (spec: Record<string, unknown>) => spec.source as Record<string, unknown>;
 
 describe('job form ↔ spec', () => {
   it('a spec made from a form comes back as the same spec (round trip, property)', () => {
@@ -48,7 +63,7 @@ describe('job form ↔ spec', () => {
   });
 
   it('fields the form has no control for survive an edit (dedup, minBatchesToRetain, badRecordsPath)', () => {
-    const { spec } = specFromForm({ ...EMPTY_FORM, name: 'n', sourceOptionsJson: '{"path": "/tmp/in"}', sinkOptionsJson: '{"path": "/tmp/out"}' });
+    const { spec } = specFromForm(withSource({ optionsJson: '{"path": "/tmp/in"}' }, { name: 'n', sinkOptionsJson: '{"path": "/tmp/out"}' }));
     const stored = { ...spec, dedup: { keys: ['user'] }, minBatchesToRetain: 7, source: { ...(spec.source as object), badRecordsPath: '/tmp/bad' } };
     const edited = specFromForm({ ...formFromSpec(stored), sql: 'SELECT user FROM events' }).spec;
     expect(edited).toEqual({ ...stored, sql: 'SELECT user FROM events' });
@@ -56,7 +71,7 @@ describe('job form ↔ spec', () => {
 
   it('the default form is a spec the engine accepts once paths are filled', () => {
     const filled = (json: string, path: string) => JSON.stringify({ ...JSON.parse(json), path });
-    const { spec, issues } = specFromForm({ ...EMPTY_FORM, name: 'n', sourceOptionsJson: filled(EMPTY_FORM.sourceOptionsJson, '/tmp/in'), sinkOptionsJson: filled(EMPTY_FORM.sinkOptionsJson, '/tmp/out'), checkpointLocation: '/tmp/cp' });
+    const { spec, issues } = specFromForm(withSource({ optionsJson: filled(EMPTY_SOURCE.optionsJson, '/tmp/in') }, { name: 'n', sinkOptionsJson: filled(EMPTY_FORM.sinkOptionsJson, '/tmp/out'), checkpointLocation: '/tmp/cp' }));
     expect(issues).toEqual([]);
     const v = validateJob(spec);
     expect(v.errors).toEqual([]);
@@ -64,21 +79,21 @@ describe('job form ↔ spec', () => {
   });
 
   it('an empty schema is left out of the spec (a Kafka source then has its own columns)', () => {
-    const { spec, issues } = specFromForm({ ...EMPTY_FORM, sourceType: 'kafka', schemaText: '  \n' });
+    const { spec, issues } = specFromForm(withSource({ type: 'kafka', schemaText: '  \n' }));
     expect(issues).toEqual([]);
     expect(spec.source).not.toHaveProperty('schema');
-    expect((specFromForm({ ...EMPTY_FORM, schemaText: 'user string' }).spec.source as { schema: unknown }).schema).toEqual([{ name: 'user', type: 'string' }]);
+    expect(sourceOf(specFromForm(withSource({ schemaText: 'user string' })).spec).schema).toEqual([{ name: 'user', type: 'string' }]);
   });
 
   it('switching to a source with fixed columns drops the untouched example schema, and back restores it; written text stays', () => {
-    expect(schemaTextForType(EMPTY_FORM.schemaText, true)).toBe('');
-    expect(schemaTextForType('', false)).toBe(EMPTY_FORM.schemaText);
+    expect(schemaTextForType(EMPTY_SOURCE.schemaText, true)).toBe('');
+    expect(schemaTextForType('', false)).toBe(EMPTY_SOURCE.schemaText);
     expect(schemaTextForType('value binary', true)).toBe('value binary');
     expect(schemaTextForType('id long', false)).toBe('id long');
   });
 
   it('bad options JSON and bad schema lines are reported on their field, never dropped silently', () => {
-    const { issues } = specFromForm({ ...EMPTY_FORM, sourceType: 'rate', sourceOptionsJson: '{"rowsPerSecond": ', schemaText: 'user string\njust-one-word', sinkType: 'console', sinkOptionsJson: '[1]' });
+    const { issues } = specFromForm(withSource({ type: 'rate', optionsJson: '{"rowsPerSecond": ', schemaText: 'user string\njust-one-word' }, { sinkType: 'console', sinkOptionsJson: '[1]' }));
     expect(issues.map((i) => i.path).sort()).toEqual(['sink.options', 'source.options', 'source.schema']);
     expect(issues.find((i) => i.path === 'source.schema')!.message).toContain('line 2');
     expect(issues.find((i) => i.path === 'source.options')!.message).toContain('not valid JSON');
@@ -105,7 +120,7 @@ describe('issue wording', () => {
     expect(formControlOf('sink.options.path')).toBe('sinkOptionsJson');
     expect(formControlOf('trigger.interval')).toBe('triggerInterval');
     expect(formControlOf('trigger.type')).toBe('triggerType');
-    expect(formControlOf('source.schema.2.name')).toBe('schemaText');
+    expect(formControlOf('source.schema.2.name')).toBe('sources.0.schemaText');
     expect(formControlOf('dedup.keys')).toBeUndefined();
     // Every path the engine reports for a spec built from the form has a control.
     const r = validateJob(specFromForm({ ...EMPTY_FORM, name: '', sql: '', triggerInterval: 'often' }).spec);
@@ -155,17 +170,92 @@ describe('issueText with an error class', () => {
 
 describe('the schema box takes Spark types', () => {
   it('a column per line with any Spark type, or one DDL line, and back', () => {
-    const lines = specFromForm({ ...EMPTY_FORM, schemaText: 'id int\nprice decimal(10,2)\ntags array<string>\npos struct<x: double, y: double>' });
+    const lines = specFromForm(withSource({ schemaText: 'id int\nprice decimal(10,2)\ntags array<string>\npos struct<x: double, y: double>' }));
     expect(lines.issues).toEqual([]);
-    expect((lines.spec.source as { schema: unknown }).schema).toEqual([
+    expect(sourceOf(lines.spec).schema).toEqual([
       { name: 'id', type: 'int' }, { name: 'price', type: 'decimal(10,2)' }, { name: 'tags', type: 'array<string>' }, { name: 'pos', type: 'struct<x: double, y: double>' },
     ]);
     expect(validateJob(lines.spec).errors.filter((e) => e.path.startsWith('source.schema'))).toEqual([]);
-    expect(formFromSpec(lines.spec).schemaText).toBe('id int\nprice decimal(10,2)\ntags array<string>\npos struct<x: double, y: double>');
-    const ddl = specFromForm({ ...EMPTY_FORM, schemaText: 'user STRING, ts TIMESTAMP, price DECIMAL(10,2)' });
-    expect((ddl.spec.source as { schema: unknown }).schema).toBe('user STRING, ts TIMESTAMP, price DECIMAL(10,2)');
+    expect(formFromSpec(lines.spec).sources[0].schemaText).toBe('id int\nprice decimal(10,2)\ntags array<string>\npos struct<x: double, y: double>');
+    const ddl = specFromForm(withSource({ schemaText: 'user STRING, ts TIMESTAMP, price DECIMAL(10,2)' }));
+    expect(sourceOf(ddl.spec).schema).toBe('user STRING, ts TIMESTAMP, price DECIMAL(10,2)');
     expect(validateJob(ddl.spec).errors.filter((e) => e.path.startsWith('source.schema'))).toEqual([]);
-    expect(validateJob(specFromForm({ ...EMPTY_FORM, schemaText: 'price decimal(50,2)' }).spec).errors.map((e) => e.path)).toContain('source.schema.0.type');
-    expect(formFromSpec(ddl.spec).schemaText).toBe('user STRING, ts TIMESTAMP, price DECIMAL(10,2)');
+    expect(validateJob(specFromForm(withSource({ schemaText: 'price decimal(50,2)' })).spec).errors.map((e) => e.path)).toContain('source.schema.0.type');
+    expect(formFromSpec(ddl.spec).sources[0].schemaText).toBe('user STRING, ts TIMESTAMP, price DECIMAL(10,2)');
+  });
+});
+
+describe('several sources', () => {
+  const memory = (name: string, stream: string, extra: Record<string, unknown> = {}) => ({
+    name, type: 'memory', options: { stream }, schema: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }], ...extra,
+  });
+  const twoSources = {
+    name: 'two',
+    sources: [memory('clicks', 'c', { onBadRecord: 'fail' }), memory('views', 'v', { eventTime: 'ts', watermarkDelay: '10 seconds', onBadRecord: 'fail', badRecordsPath: '/tmp/bad' })],
+    multipleWatermarkPolicy: 'max',
+    sql: 'SELECT user FROM clicks UNION ALL SELECT user FROM views',
+    sink: { type: 'memory', options: { table: 't' } },
+    outputMode: 'append',
+    trigger: { type: 'available-now' },
+    checkpointLocation: 'memory://two',
+  };
+
+  it('a spec of two sources loads as two source forms and saves as the same spec', () => {
+    const form = formFromSpec(twoSources);
+    expect(form.sources.map((s) => [s.name, s.type, s.watermarkDelay])).toEqual([['clicks', 'memory', ''], ['views', 'memory', '10 seconds']]);
+    expect(form.multipleWatermarkPolicy).toBe('max');
+    const { spec, issues } = specFromForm(form);
+    expect(issues).toEqual([]);
+    expect(spec).toEqual(twoSources);
+    expect(validateJob(spec).errors).toEqual([]);
+  });
+
+  it('one source is written as `source`, several as `sources`, and removing one goes back to `source`', () => {
+    const one = specFromForm(EMPTY_FORM).spec;
+    expect(one).toHaveProperty('source');
+    expect(one).not.toHaveProperty('sources');
+    const added = { ...EMPTY_FORM, sources: [EMPTY_SOURCE, { ...EMPTY_SOURCE, name: addedSourceName([EMPTY_SOURCE]) }] };
+    const two = specFromForm(added).spec;
+    expect(two).not.toHaveProperty('source');
+    expect((two.sources as { name: string }[]).map((s) => s.name)).toEqual(['events', 'events_2']);
+    // The policy means nothing for one source: not written, as Spark's default (min) is not.
+    expect(two).not.toHaveProperty('multipleWatermarkPolicy');
+    expect(specFromForm({ ...added, multipleWatermarkPolicy: 'max' }).spec.multipleWatermarkPolicy).toBe('max');
+    const removed = specFromForm({ ...formFromSpec(twoSources), sources: formFromSpec(twoSources).sources.slice(1) }).spec;
+    expect(removed).not.toHaveProperty('sources');
+    expect(removed).not.toHaveProperty('multipleWatermarkPolicy');
+    expect(removed.source).toEqual(twoSources.sources[1]);
+    // A one-source spec written as a list of one is edited as one source, and saved as `source`.
+    expect(specFromForm(formFromSpec({ ...twoSources, sources: [twoSources.sources[0]] })).spec.source).toEqual(twoSources.sources[0]);
+  });
+
+  it('an added source gets a name no source has', () => {
+    expect(addedSourceName([{ name: 'events' }])).toBe('events_2');
+    expect(addedSourceName([{ name: 'events' }, { name: 'EVENTS_3' }])).toBe('events_4');
+  });
+
+  it("the form's own problems of a source are at its path in the spec it writes", () => {
+    const form: JobForm = { ...EMPTY_FORM, sources: [EMPTY_SOURCE, { ...EMPTY_SOURCE, name: 'b', optionsJson: '{', schemaText: 'oneword' }] };
+    expect(specFromForm(form).issues.map((i) => i.path).sort()).toEqual(['sources.1.options', 'sources.1.schema']);
+    expect(sourcePath(form, 1)).toBe('sources.1');
+    expect(sourcePath(EMPTY_FORM, 0)).toBe('source');
+  });
+
+  it("maps the server's paths of a source to that source's control, and says which source", () => {
+    expect(formControlOf('sources.1.watermarkDelay')).toBe('sources.1.watermarkDelay');
+    expect(formControlOf('source.watermarkDelay')).toBe('sources.0.watermarkDelay');
+    expect(formControlOf('sources.0.options.path')).toBe('sources.0.optionsJson');
+    expect(formControlOf('sources.2.badRecordsPath')).toBe('sources.2.onBadRecord');
+    expect(formControlOf('sources.1.unknownField')).toBeUndefined();
+    expect(formControlOf('multipleWatermarkPolicy')).toBe('multipleWatermarkPolicy');
+    expect(issueWhere({ path: 'sources.1.watermarkDelay', message: 'x' })).toBe('Source 2: Watermark delay');
+    expect(issueWhere({ path: 'source.watermarkDelay', message: 'x' })).toBe('Watermark delay');
+    expect(issueWhere({ path: 'sources.1.options.path', message: 'x' }, (side, o, i) => (side === 'source' && i === 1 && o === 'path' ? 'Input directory' : undefined))).toBe('Source 2: Input directory');
+    expect(withFieldLabels('Set sources.1.eventTime and sources.1.watermarkDelay')).toBe('Set “Source 2: Event-time column” and “Source 2: Watermark delay”');
+    // What the engine answers for a bad second source lands on that source's controls.
+    const bad = { ...twoSources, sources: [twoSources.sources[0], { ...twoSources.sources[1], watermarkDelay: 'soon' }] };
+    const v = validateJob(bad);
+    expect(v.errors.map((e) => e.path)).toContain('sources.1.watermarkDelay');
+    for (const e of v.errors) expect(formControlOf(e.path), e.path).toBeDefined();
   });
 });

@@ -6,18 +6,36 @@
  * text and is reported as an error on that field, so bad input is never silently turned into an
  * empty object.
  */
+import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 import { problemText } from './sql-problem-range';
 
-export interface JobForm {
+/** One source of the form: the spec's `source`, or one of its `sources`. */
+export interface SourceForm {
+  /** The name FROM reads it by. */
   name: string;
-  description: string;
-  sourceName: string;
-  sourceType: string;
-  sourceOptionsJson: string;
+  type: string;
+  optionsJson: string;
   schemaText: string;
   eventTime: string;
   watermarkDelay: string;
   onBadRecord: 'fail' | 'dead-letter';
+  /** Fields of the stored source this form has no control for (badRecordsPath…), carried through an edit. */
+  keep?: Obj;
+}
+
+export interface JobForm {
+  name: string;
+  description: string;
+  /**
+   * The sources, in the spec's order (offsets/N has a line per source in this order). One is
+   * written as `source`, several as `sources`: a job written by hand reads the same.
+   */
+  sources: SourceForm[];
+  /**
+   * Spark's spark.sql.streaming.multipleWatermarkPolicy, for two or more sources: the global
+   * watermark is the slowest source's (`min`, the default) or the fastest's (`max`).
+   */
+  multipleWatermarkPolicy: 'min' | 'max';
   sql: string;
   sinkType: string;
   sinkOptionsJson: string;
@@ -36,22 +54,26 @@ export interface JobForm {
   restartBackoffMs: string;
   /**
    * Fields of a stored spec this form has no control for (dedup, staticTables,
-   * minBatchesToRetain, a source's badRecordsPath…): carried through an edit unchanged, so
-   * saving the form never drops them.
+   * minBatchesToRetain…): carried through an edit unchanged, so saving the form never drops them.
    */
-  keep?: { spec: Obj; source: Obj };
+  keep?: Obj;
 }
 
-export const EMPTY_FORM: JobForm = {
-  name: '',
-  description: '',
-  sourceName: 'events',
-  sourceType: 'files',
-  sourceOptionsJson: '{\n  "path": "",\n  "format": "json"\n}',
+export const EMPTY_SOURCE: SourceForm = {
+  name: 'events',
+  type: 'files',
+  optionsJson: '{\n  "path": "",\n  "format": "json"\n}',
   schemaText: 'user string\nts timestamp',
   eventTime: '',
   watermarkDelay: '',
   onBadRecord: 'fail',
+};
+
+export const EMPTY_FORM: JobForm = {
+  name: '',
+  description: '',
+  sources: [EMPTY_SOURCE],
+  multipleWatermarkPolicy: 'min',
   sql: 'SELECT user, ts FROM events WHERE user IS NOT NULL',
   sinkType: 'files',
   sinkOptionsJson: '{\n  "path": "",\n  "format": "json"\n}',
@@ -66,7 +88,7 @@ export const EMPTY_FORM: JobForm = {
 
 type Obj = Record<string, unknown>;
 
-const FORM_SPEC_KEYS = ['name', 'source', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation', 'stateStore'];
+const FORM_SPEC_KEYS = ['name', 'source', 'sources', 'multipleWatermarkPolicy', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation', 'stateStore'];
 const FORM_SOURCE_KEYS = ['name', 'type', 'options', 'schema', 'eventTime', 'watermarkDelay', 'onBadRecord'];
 const without = (o: Obj, keys: string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
@@ -106,8 +128,8 @@ function parseOptions(text: string, path: string, issues: FormIssue[]): Obj {
  * finds none gets the example back. Text the user wrote is kept.
  */
 export function schemaTextForType(text: string, hasDefaultColumns: boolean): string {
-  if (hasDefaultColumns && text.trim() === EMPTY_FORM.schemaText) return '';
-  if (!hasDefaultColumns && text.trim() === '') return EMPTY_FORM.schemaText;
+  if (hasDefaultColumns && text.trim() === EMPTY_SOURCE.schemaText) return '';
+  if (!hasDefaultColumns && text.trim() === '') return EMPTY_SOURCE.schemaText;
   return text;
 }
 
@@ -127,7 +149,7 @@ function hasTopLevelComma(line: string): boolean {
  * by the server), or one line of Spark DDL with commas (`id BIGINT, tags ARRAY<STRING>`), which
  * goes to the server as the DDL string it is.
  */
-function parseSchemaText(text: string, issues: FormIssue[]): { name: string; type: string }[] | string {
+function parseSchemaText(text: string, path: string, issues: FormIssue[]): { name: string; type: string }[] | string {
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   if (lines.length === 1 && hasTopLevelComma(lines[0])) return lines[0];
   const cols: { name: string; type: string }[] = [];
@@ -135,42 +157,55 @@ function parseSchemaText(text: string, issues: FormIssue[]): { name: string; typ
     const line = raw.trim();
     if (!line) return;
     const m = /^([^\s:,]+)[\s:]+(\S.*?),?$/.exec(line);
-    if (!m) issues.push({ path: 'source.schema', message: `line ${i + 1} ("${line}"): write one column per line as "name type", e.g. "user string" or "price decimal(10,2)"` });
+    if (!m) issues.push({ path, message: `line ${i + 1} ("${line}"): write one column per line as "name type", e.g. "user string" or "price decimal(10,2)"` });
     else cols.push({ name: m[1], type: /^[A-Za-z]+$/.test(m[2]) ? m[2].toLowerCase() : m[2] });
   });
   return cols;
 }
 
+/** Where the spec writes the form's source `i`: `source` when it is the only one, else `sources.i`. */
+export const sourcePath = (f: Pick<JobForm, 'sources'>, i: number): string => (f.sources.length === 1 ? 'source' : `sources.${i}`);
+
+/** A source of the form as the spec writes it; its problems under `path`. */
+function sourceSpecOf(s: SourceForm, path: string, issues: FormIssue[]): Obj {
+  const source: Obj = { ...s.keep, name: s.name, type: s.type, options: parseOptions(s.optionsJson, `${path}.options`, issues), onBadRecord: s.onBadRecord };
+  // An empty schema is left out: a source with fixed columns (Kafka) then has its own, and any other says it needs one.
+  const schema = parseSchemaText(s.schemaText, `${path}.schema`, issues);
+  if (schema.length) source.schema = schema;
+  if (s.eventTime.trim()) source.eventTime = s.eventTime.trim();
+  if (s.watermarkDelay.trim()) source.watermarkDelay = s.watermarkDelay.trim();
+  return source;
+}
+
 /** The spec the form describes, and the problems only the form can see (bad JSON, bad schema lines). */
 export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
   const issues: FormIssue[] = [];
-  const sourceOptions = parseOptions(f.sourceOptionsJson, 'source.options', issues);
+  const sources = f.sources.map((s, i) => sourceSpecOf(s, sourcePath(f, i), issues));
   const sinkOptions = parseOptions(f.sinkOptionsJson, 'sink.options', issues);
-  const source: Obj = {
-    ...f.keep?.source,
-    name: f.sourceName,
-    type: f.sourceType,
-    options: sourceOptions,
-    onBadRecord: f.onBadRecord,
-  };
-  // An empty schema is left out: a source with fixed columns (Kafka) then has its own, and any other says it needs one.
-  const schema = parseSchemaText(f.schemaText, issues);
-  if (schema.length) source.schema = schema;
-  if (f.eventTime.trim()) source.eventTime = f.eventTime.trim();
-  if (f.watermarkDelay.trim()) source.watermarkDelay = f.watermarkDelay.trim();
   const spec: Obj = {
-    ...f.keep?.spec,
+    ...f.keep,
     name: f.name,
-    source,
+    // One source is written as a hand-written spec writes it; several as the list.
+    ...(sources.length === 1 ? { source: sources[0] } : { sources }),
     sql: f.sql,
     sink: { type: f.sinkType, options: sinkOptions },
     outputMode: f.outputMode,
     trigger: f.triggerType === 'processing-time' ? { type: f.triggerType, interval: f.triggerInterval } : { type: f.triggerType },
   };
+  // Spark's default policy (min) is left out, and a one-source job has no policy to choose.
+  if (sources.length > 1 && f.multipleWatermarkPolicy === 'max') spec.multipleWatermarkPolicy = 'max';
   if (f.checkpointLocation.trim()) spec.checkpointLocation = f.checkpointLocation.trim();
   // The default provider is left out, as a spec written by hand leaves it out.
   if (f.stateStoreProvider === 'lmdb') spec.stateStore = { provider: 'lmdb' };
   return { spec, issues };
+}
+
+/** A name for a source added to the form, that none of its sources has yet: events_2, events_3… */
+export function addedSourceName(sources: readonly Pick<SourceForm, 'name'>[]): string {
+  const taken = new Set(sources.map((s) => s.name.toLowerCase()));
+  let n = sources.length + 1;
+  while (taken.has(`events_${n}`)) n++;
+  return `events_${n}`;
 }
 
 export interface RestartPolicy {
@@ -189,27 +224,38 @@ export function restartPolicyFromForm(f: JobForm): { policy: RestartPolicy | nul
   return { policy: max === 0 ? null : { maxRestarts: max, backoffMs: backoff }, issues };
 }
 
-/** The form for a stored spec (as the API returns it: secrets masked, which PUT keeps). */
-export function formFromSpec(spec: unknown, description?: string | null, restartPolicy?: unknown): JobForm {
-  const rp = isObj(restartPolicy) ? restartPolicy : {};
-  const s = isObj(spec) ? spec : {};
-  const src = isObj(s.source) ? s.source : {};
+const str = (v: unknown, d = '') => (typeof v === 'string' ? v : v === undefined || v === null ? d : String(v));
+
+/** The form of a stored source (one of `rawSourcesOf`). */
+function sourceFormOf(raw: unknown): SourceForm {
+  const src = isObj(raw) ? raw : {};
   const so = isObj(src.options) ? src.options : {};
-  const sink = isObj(s.sink) ? s.sink : {};
-  const ko = isObj(sink.options) ? sink.options : {};
-  const trig = isObj(s.trigger) ? s.trigger : {};
   const schema = Array.isArray(src.schema) ? (src.schema as Obj[]) : typeof src.schema === 'string' ? src.schema : [];
-  const str = (v: unknown, d = '') => (typeof v === 'string' ? v : v === undefined || v === null ? d : String(v));
   return {
-    name: str(s.name),
-    description: description ?? '',
-    sourceName: str(src.name, 'events'),
-    sourceType: str(src.type, 'files'),
-    sourceOptionsJson: JSON.stringify(so, null, 2),
+    name: str(src.name, 'events'),
+    type: str(src.type, 'files'),
+    optionsJson: JSON.stringify(so, null, 2),
     schemaText: typeof schema === 'string' ? schema : schema.map((c) => `${str(c.name)} ${str(c.type)}`).join('\n'),
     eventTime: str(src.eventTime),
     watermarkDelay: str(src.watermarkDelay),
     onBadRecord: src.onBadRecord === 'dead-letter' ? 'dead-letter' : 'fail',
+    keep: without(src, FORM_SOURCE_KEYS),
+  };
+}
+
+/** The form for a stored spec (as the API returns it: secrets masked, which PUT keeps). */
+export function formFromSpec(spec: unknown, description?: string | null, restartPolicy?: unknown): JobForm {
+  const rp = isObj(restartPolicy) ? restartPolicy : {};
+  const s = isObj(spec) ? spec : {};
+  const sink = isObj(s.sink) ? s.sink : {};
+  const ko = isObj(sink.options) ? sink.options : {};
+  const trig = isObj(s.trigger) ? s.trigger : {};
+  const sources = rawSourcesOf(s).map((r) => sourceFormOf(r.source));
+  return {
+    name: str(s.name),
+    description: description ?? '',
+    sources: sources.length ? sources : [sourceFormOf({})],
+    multipleWatermarkPolicy: s.multipleWatermarkPolicy === 'max' ? 'max' : 'min',
     sql: str(s.sql),
     sinkType: str(sink.type, 'files'),
     sinkOptionsJson: JSON.stringify(ko, null, 2),
@@ -220,23 +266,23 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
     stateStoreProvider: isObj(s.stateStore) && s.stateStore.provider === 'lmdb' ? 'lmdb' : 'hdfs',
     restartMax: typeof rp.maxRestarts === 'number' && rp.maxRestarts > 0 ? String(rp.maxRestarts) : '',
     restartBackoffMs: typeof rp.backoffMs === 'number' ? String(rp.backoffMs) : '5000',
-    keep: { spec: without(s, FORM_SPEC_KEYS), source: without(src, FORM_SOURCE_KEYS) },
+    keep: without(s, FORM_SPEC_KEYS),
   };
 }
 
-/** Which form control an issue path belongs to (the longest matching prefix), if any. */
-const PATH_CONTROLS: [string, keyof JobForm][] = [
+export type SourceField = Exclude<keyof SourceForm, 'keep'>;
+/**
+ * A control of the form: a job-wide one by its field name, a source's by `sources.<i>.<field>`
+ * (whether the spec writes it as `source` or as `sources`). Fields carry it as `data-control`.
+ */
+export type FormControl = Exclude<keyof JobForm, 'sources' | 'keep'> | `sources.${number}.${SourceField}`;
+
+/** Which job-wide form control an issue path belongs to (the longest matching prefix), if any. */
+const PATH_CONTROLS: [string, FormControl][] = [
   ['name', 'name'],
   ['sql', 'sql'],
   ['stateStore', 'stateStoreProvider'],
-  ['source.type', 'sourceType'],
-  ['source.name', 'sourceName'],
-  ['source.options', 'sourceOptionsJson'],
-  ['source.schema', 'schemaText'],
-  ['source.eventTime', 'eventTime'],
-  ['source.watermarkDelay', 'watermarkDelay'],
-  ['source.onBadRecord', 'onBadRecord'],
-  ['source.badRecordsPath', 'onBadRecord'],
+  ['multipleWatermarkPolicy', 'multipleWatermarkPolicy'],
   ['sink.type', 'sinkType'],
   ['sink.options', 'sinkOptionsJson'],
   ['outputMode', 'outputMode'],
@@ -247,21 +293,35 @@ const PATH_CONTROLS: [string, keyof JobForm][] = [
   ['restartPolicy.backoffMs', 'restartBackoffMs'],
 ];
 
-export function formControlOf(path: string): keyof JobForm | undefined {
+/** A source's spec fields and the form control of each. */
+const SOURCE_PATH_FIELDS: Record<string, SourceField> = {
+  type: 'type',
+  name: 'name',
+  options: 'optionsJson',
+  schema: 'schemaText',
+  eventTime: 'eventTime',
+  watermarkDelay: 'watermarkDelay',
+  onBadRecord: 'onBadRecord',
+  badRecordsPath: 'onBadRecord',
+};
+
+/** `source.x` or `sources.<i>.x`: the source's index and field. */
+const SOURCE_PATH_RE = /^(?:source|sources\.(\d+))\.(\w+)(?:\.|$)/;
+
+export function formControlOf(path: string): FormControl | undefined {
+  const src = SOURCE_PATH_RE.exec(path);
+  if (src) {
+    const field = Object.hasOwn(SOURCE_PATH_FIELDS, src[2]) ? SOURCE_PATH_FIELDS[src[2]] : undefined;
+    return field && `sources.${Number(src[1] ?? 0)}.${field}`;
+  }
   const hits = PATH_CONTROLS.filter(([p]) => path === p || path.startsWith(p + '.'));
   return hits.sort((a, b) => b[0].length - a[0].length)[0]?.[1];
 }
 
-const CONTROL_LABELS: Record<keyof JobForm, string> = {
+const CONTROL_LABELS: Record<Exclude<keyof JobForm, 'sources' | 'keep'>, string> = {
   name: 'Name',
   description: 'Description',
-  sourceName: 'Table name in SQL',
-  sourceType: 'Source type',
-  sourceOptionsJson: 'Source options',
-  schemaText: 'Schema',
-  eventTime: 'Event-time column',
-  watermarkDelay: 'Watermark delay',
-  onBadRecord: 'Bad records',
+  multipleWatermarkPolicy: 'Watermark of several sources',
   sql: 'Query',
   sinkType: 'Sink type',
   sinkOptionsJson: 'Sink options',
@@ -272,11 +332,35 @@ const CONTROL_LABELS: Record<keyof JobForm, string> = {
   stateStoreProvider: 'State store',
   restartMax: 'Restarts after a failure',
   restartBackoffMs: 'First restart delay',
-  keep: 'Spec',
 };
 
-/** A control's label, as the form shows it. */
-export const controlLabel = (c: keyof JobForm): string => CONTROL_LABELS[c];
+const SOURCE_LABELS: Record<SourceField, string> = {
+  name: 'Table name in SQL',
+  type: 'Source type',
+  optionsJson: 'Source options',
+  schemaText: 'Schema',
+  eventTime: 'Event-time column',
+  watermarkDelay: 'Watermark delay',
+  onBadRecord: 'Bad records',
+};
+
+/** A control's label, as the form shows it (a source's field without saying which source). */
+export function controlLabel(c: FormControl): string {
+  const src = /^sources\.\d+\.(\w+)$/.exec(c);
+  return src ? SOURCE_LABELS[src[1] as SourceField] : CONTROL_LABELS[c as keyof typeof CONTROL_LABELS];
+}
+
+/** "Source 2: " for a path under `sources.1` (a job of several sources), else nothing. */
+function sourcePrefixOf(path: string): string {
+  const m = /^sources\.(\d+)(?:\.|$)/.exec(path);
+  return m ? `Source ${Number(m[1]) + 1}: ` : '';
+}
+
+/** A path's control label, naming the source when the spec has several. */
+function pathLabel(path: string): string | undefined {
+  const control = formControlOf(path);
+  return control && sourcePrefixOf(path) + controlLabel(control);
+}
 
 export interface PositionedIssue extends FormIssue {
   line?: number;
@@ -285,28 +369,38 @@ export interface PositionedIssue extends FormIssue {
   errorClass?: string;
 }
 
+/** An option's field label: a sink's, or source `index`'s (by its type's connector). */
+export type OptionLabel = (side: 'source' | 'sink', option: string, index: number) => string | undefined;
+
 /**
  * Where an issue is, in the words of the form: "Query, line 1, column 8", "Sink: Output
- * directory" (an option by its field label, when `optionLabel` knows it), else the spec path.
+ * directory" (an option by its field label, when `optionLabel` knows it), "Source 2: Watermark
+ * delay" (a job of several sources), else the spec path.
  */
-export function issueWhere(issue: PositionedIssue, optionLabel?: (side: 'source' | 'sink', option: string) => string | undefined): string {
-  const control = formControlOf(issue.path);
-  const opt = /^(source|sink)\.options\.([^.]+)/.exec(issue.path);
-  let where = control ? CONTROL_LABELS[control] : issue.path === '(root)' ? 'Spec' : issue.path;
-  if (opt) where = `${opt[1] === 'source' ? 'Source' : 'Sink'}: ${optionLabel?.(opt[1] as 'source' | 'sink', opt[2]) ?? opt[2]}`;
+export function issueWhere(issue: PositionedIssue, optionLabel?: OptionLabel): string {
+  const opt = /^(?:(source)|sources\.(\d+)|(sink))\.options\.([^.]+)/.exec(issue.path);
+  let where = pathLabel(issue.path) ?? (issue.path === '(root)' ? 'Spec' : issue.path);
+  if (opt) {
+    const side = opt[3] ? 'sink' : 'source';
+    const name = optionLabel?.(side, opt[4], Number(opt[2] ?? 0)) ?? opt[4];
+    where = `${opt[3] ? 'Sink' : opt[2] ? `Source ${Number(opt[2]) + 1}` : 'Source'}: ${name}`;
+  }
   return issue.line ? `${where}, line ${issue.line}, column ${issue.column}` : where;
 }
 
-/** The spec's dotted paths a message may name (source.eventTime), longest first. */
-const NAMED_PATHS = PATH_CONTROLS.filter(([p]) => p.includes('.')).sort((a, b) => b[0].length - a[0].length);
-const NAMED_PATH_RE = new RegExp(`(?<![\\w.])(${NAMED_PATHS.map(([p]) => p.replace(/\./g, '\\.')).join('|')})(?!\\w|\\.\\w)`, 'g');
+/** The spec's dotted paths a message may name (source.eventTime, sources.1.watermarkDelay, sink.type), longest first. */
+const NAMED_PATHS = [
+  `(?:source|sources\\.\\d+)\\.(?:${Object.keys(SOURCE_PATH_FIELDS).join('|')})`,
+  ...PATH_CONTROLS.filter(([p]) => p.includes('.')).sort((a, b) => b[0].length - a[0].length).map(([p]) => p.replace(/\./g, '\\.')),
+];
+const NAMED_PATH_RE = new RegExp(`(?<![\\w.])(${NAMED_PATHS.join('|')})(?!\\w|\\.\\w)`, 'g');
 
 /**
  * A message in the form's words: the engine names spec paths ("Set source.eventTime and
  * source.watermarkDelay"), a person filling in the form sees fields ("Event-time column").
  */
 export function withFieldLabels(message: string): string {
-  return message.replace(NAMED_PATH_RE, (p) => `“${CONTROL_LABELS[formControlOf(p)!]}”`);
+  return message.replace(NAMED_PATH_RE, (p) => `“${pathLabel(p)}”`);
 }
 
 /** An issue's message without the "(line L, column C)" its position already says, in the form's words. */

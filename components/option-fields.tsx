@@ -35,20 +35,23 @@ export function OptionFields({
   onJson,
   issues,
   label,
+  path,
 }: {
   connector: ConnectorInfo | undefined;
   json: string;
   onJson: (json: string) => void;
-  /** The form's and the server's issues under `<label>.options`. */
+  /** The form's and the server's issues under `path`. */
   issues: FormIssue[];
-  /** `source` or `sink`: names the JSON box and the issue paths. */
+  /** `source` or `sink`: names the JSON box. */
   label: 'source' | 'sink';
+  /** The options' spec path: `source.options`, `sources.1.options`, `sink.options`. */
+  path: string;
 }) {
   // The text of the field being typed in: "a," in a list or "-" in a number is not a value yet,
   // so the field shows what was typed, not what the JSON made of it, until it loses focus.
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const options = optionsObject(json);
-  const base = `${label}.options`;
+  const base = path;
   const fieldOf = (i: FormIssue) => (i.path.startsWith(`${base}.`) ? i.path.slice(base.length + 1).split('.')[0] : undefined);
   const withField = new Set(options !== null ? (connector?.fields.map((f) => f.name) ?? []) : []);
   // Issues of the options as a whole, or of an option without a field, go with the JSON box.

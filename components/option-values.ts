@@ -6,6 +6,7 @@
  * field; an emptied field removes the option, so its default applies.
  */
 import type { OptionField } from '@/lib/server/connector-catalog';
+import { optionsObject } from './job-form';
 
 type Obj = Record<string, unknown>;
 
@@ -72,10 +73,13 @@ export function withOption(options: Obj, f: OptionField, text: string): Obj {
  * Options carried over when the type changes: those the new type also has, so switching
  * postgres → postgres-upsert keeps the connection string and the table.
  */
-export function carryOptions(options: Obj, fields: OptionField[]): Obj {
+function carryOptions(options: Obj, fields: OptionField[]): Obj {
   const names = new Set(fields.map((f) => f.name));
   return Object.fromEntries(Object.entries(options).filter(([k]) => names.has(k)));
 }
+
+/** Options JSON text after its type changes: the options the new type shares (the connection string, the table) carried. */
+export const retypedOptionsJson = (json: string, fields: OptionField[] = []): string => JSON.stringify(carryOptions(optionsObject(json) ?? {}, fields), null, 2);
 
 /**
  * Whether an option means something for the other options chosen (its `appliesWhen`): a CSV

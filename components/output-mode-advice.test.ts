@@ -5,7 +5,7 @@ describe('adviceFor: an output mode that is not allowed, fix first', () => {
   it('Append over an aggregation without a watermark: set the event-time column and the delay', () => {
     const a = adviceFor('[_LEGACY_ERROR_TEMP_3102] Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
     expect(a.fix).toMatch(/^Set an event-time column and a watermark delay/);
-    expect(a.controls).toEqual(['eventTime', 'watermarkDelay']);
+    expect(a.controls).toEqual(['sources.0.eventTime', 'sources.0.watermarkDelay']);
     expect(a.errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
     expect(a.detail).toMatch(/^Append output mode not supported/);
   });

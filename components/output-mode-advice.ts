@@ -5,14 +5,14 @@
  * known reason maps to the fix and the controls to change; Spark's class and message stay as the
  * detail. An unknown reason is its own message.
  */
-import type { JobForm } from './job-form';
+import type { FormControl } from './job-form';
 import { withFieldLabels } from './job-form';
 
 export interface ModeAdvice {
   /** The fix, in plain words, first. */
   fix: string;
   /** The form controls the fix changes, to link to. */
-  controls: (keyof JobForm)[];
+  controls: FormControl[];
   /** Spark's message and error class, shown small. */
   detail: string;
   errorClass?: string;
@@ -26,11 +26,11 @@ export function adviceFor(reason: string): ModeAdvice {
   const errorClass = m?.[1];
   const message = m ? m[2] : reason;
   const detail = withFieldLabels(message);
-  const advice = (fix: string, controls: (keyof JobForm)[]): ModeAdvice => ({ fix, controls, detail, errorClass });
+  const advice = (fix: string, controls: FormControl[]): ModeAdvice => ({ fix, controls, detail, errorClass });
   if (/^Append output mode not supported when there are streaming aggregations/i.test(message)) {
     return advice(
       'Set an event-time column and a watermark delay, and group by that column or a window over it: Append then writes each group once, when the watermark closes it. Or choose Update or Complete, if the sink takes them.',
-      ['eventTime', 'watermarkDelay'],
+      ['sources.0.eventTime', 'sources.0.watermarkDelay'],
     );
   }
   if (/^Complete output mode not supported when there are no streaming aggregations/i.test(message)) {
@@ -57,7 +57,7 @@ export function adviceFor(reason: string): ModeAdvice {
 }
 
 /** Focuses (and scrolls to) a form control of the job editor: fields carry `data-control`. */
-export function focusControl(control: keyof JobForm): void {
+export function focusControl(control: FormControl): void {
   const box = document.querySelector<HTMLElement>(`[data-control="${control}"]`);
   const target = control === 'sql' ? box?.querySelector<HTMLElement>('.cm-content') : box?.querySelector<HTMLElement>('input, select, textarea');
   box?.scrollIntoView({ block: 'center' });

@@ -1,7 +1,7 @@
 'use client';
 /**
  * The SQL editor: CodeMirror with SQL highlighting in Spark's lexical rules (`"x"` a string,
- * back-quoted names), completion of the source's name and columns and of the functions with
+ * back-quoted names), completion of each source's name and columns and of the functions with
  * their signatures (from the engine, through the draft check), and the engine's analysis errors
  * drawn at their line and column as lint diagnostics. The same errors are listed under the
  * editor as text, because a squiggle alone is invisible to a screen reader.
@@ -57,19 +57,20 @@ export function SqlEditor({
   problems: SqlProblem[];
   label?: string;
   describedBy?: string;
-  /** The last draft check's: the source's name and columns, and the functions. */
+  /** The last draft check's: each source's name and columns, and the functions. */
   completion?: SqlCompletion;
 }) {
   const viewRef = useRef<EditorView | null>(null);
   // The default syntax colours (a dark purple keyword) read 1.6:1 on the dark theme's background;
   // One Dark's read 4.5:1 or more there. The backgrounds stay the page's own (globals.css).
   const scheme = useColorScheme();
-  const relation = completion?.relation ?? undefined;
-  const columnsKey = JSON.stringify(completion?.columns ?? []);
+  const relationsKey = JSON.stringify(completion?.relations ?? []);
   const functions = completion?.functions;
   const extensions = useMemo(() => {
-    const columns = (JSON.parse(columnsKey) as SqlCompletion['columns']).map((c) => ({ label: c.name, type: 'property', detail: c.type }));
-    const lang = sql({ dialect: SparkSQL, ...(relation ? { schema: { [relation]: columns }, defaultTable: relation } : {}) });
+    const relations = JSON.parse(relationsKey) as SqlCompletion['relations'];
+    const schema = Object.fromEntries(relations.map((r) => [r.name, r.columns.map((c) => ({ label: c.name, type: 'property', detail: c.type }))]));
+    // One source's columns complete unqualified; of several, each completes after its name (`clicks.`).
+    const lang = sql({ dialect: SparkSQL, ...(relations.length ? { schema, ...(relations.length === 1 ? { defaultTable: relations[0].name } : {}) } : {}) });
     return [
       lang,
       ...(functions?.length ? [lang.language.data.of({ autocomplete: functionCompletions(functions) })] : []),
@@ -78,7 +79,7 @@ export function SqlEditor({
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ 'aria-label': label, ...(describedBy ? { 'aria-describedby': describedBy } : {}) }),
     ];
-  }, [label, describedBy, relation, columnsKey, functions]);
+  }, [label, describedBy, relationsKey, functions]);
 
   useEffect(() => {
     const view = viewRef.current;

@@ -86,10 +86,9 @@ const draftCheckResponse = validationResponse.extend({
   modes: z.array(z.object({ mode: z.enum(['append', 'update', 'complete']), legal: z.boolean(), decided: z.boolean(), reasons: z.array(z.string()), warnings: z.array(z.string()) })).optional(),
   restartCheck: restartCheckResponse.nullable().optional().describe('With jobId: whether the spec restarts on the job’s checkpoint'),
   completion: z.object({
-    relation: z.string().nullable(),
-    columns: z.array(z.object({ name: z.string(), type: z.string() })),
+    relations: z.array(z.object({ name: z.string(), columns: z.array(z.object({ name: z.string(), type: z.string() })) })),
     functions: z.array(z.object({ name: z.string(), signature: z.string(), kind: z.enum(['scalar', 'aggregate', 'generator']) })),
-  }).optional().describe("What the SQL editor completes: the source's name and columns, the functions with their signatures"),
+  }).optional().describe("What the SQL editor completes: each source's name and columns, the functions with their signatures"),
 });
 
 const runResponse = z.object({

@@ -43,8 +43,8 @@ describe('a Kafka job with no source.schema through the API', () => {
     // The editor completes the columns while the SQL is still being typed (and does not analyse).
     const d = await kit.call(draftCheck.POST, '/api/jobs/draft-check', { method: 'POST', token: kit.tokens.viewer, body: { spec: spec('SELECT FROM orders') } });
     expect(d.status).toBe(200);
-    expect(d.body.completion.relation).toBe('orders');
-    expect(d.body.completion.columns.map((c: { name: string }) => c.name)).toEqual(['key', 'value', 'topic', 'partition', 'offset', 'timestamp', 'timestampType', 'headers']);
+    expect(d.body.completion.relations.map((r: { name: string }) => r.name)).toEqual(['orders']);
+    expect(d.body.completion.relations[0].columns.map((c: { name: string }) => c.name)).toEqual(['key', 'value', 'topic', 'partition', 'offset', 'timestamp', 'timestampType', 'headers']);
   });
 
   it('previews a pasted sample', async () => {

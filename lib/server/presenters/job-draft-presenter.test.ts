@@ -64,8 +64,7 @@ describe("the SQL editor's completion", () => {
   it("offers the source's name and columns, also while the query does not analyse, and the engine's functions", () => {
     const d = checkDraft(spec('SELECT nosuch FROM clicks'), ROOTS);
     expect(d.ok).toBe(false);
-    expect(d.completion.relation).toBe('clicks');
-    expect(d.completion.columns).toEqual([{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }]);
+    expect(d.completion.relations).toEqual([{ name: 'clicks', columns: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }] }]);
     const byName = new Map(d.completion.functions.map((f) => [f.name, f]));
     expect(byName.get('regexp_replace')).toEqual({ name: 'regexp_replace', signature: 'regexp_replace(expr1, expr2, expr3[, expr4])', kind: 'scalar' });
     expect(byName.get('count')?.kind).toBe('aggregate');
@@ -74,7 +73,14 @@ describe("the SQL editor's completion", () => {
 
   it('offers nothing it cannot name when the source is not written yet', () => {
     const d = checkDraft({ ...spec('SELECT 1'), source: { type: 'files' } }, ROOTS);
-    expect(d.completion).toMatchObject({ relation: null, columns: [] });
+    expect(d.completion.relations).toEqual([]);
+  });
+
+  it('offers every source of a job over several streams, in order', () => {
+    const { source, ...rest } = spec('SELECT user FROM clicks UNION ALL SELECT who FROM views');
+    const views = { ...source, name: 'views', schema: [{ name: 'who', type: 'string' }] };
+    const d = checkDraft({ ...rest, sources: [source, views] }, ROOTS);
+    expect(d.completion.relations.map((r) => `${r.name}: ${r.columns.map((c) => c.name).join(' ')}`)).toEqual(['clicks: user ts', 'views: who']);
   });
 });
 

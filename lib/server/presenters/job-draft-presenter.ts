@@ -7,6 +7,7 @@
  * re-implementing its rules here: the spec is validated once per mode.
  */
 import { sourceSchemaOf, sqlFunctionCatalog, type SqlFunctionInfo, type ValidateJobResult } from '@/lib/engine';
+import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 import { validateSpec } from '../services/job-service';
 import type { ServerPathRoots } from '../services/job-paths';
 
@@ -37,10 +38,10 @@ export interface ModeVerdict {
   warnings: string[];
 }
 
-/** What the SQL editor completes: the source's name and columns, and the functions with their signatures. */
+/** What the SQL editor completes: each source's name and columns, and the functions with their signatures. */
 export interface SqlCompletion {
-  relation: string | null;
-  columns: { name: string; type: string }[];
+  /** The sources in the spec's order, each by the name FROM reads it by (a source without a name yet is left out). */
+  relations: { name: string; columns: { name: string; type: string }[] }[];
   functions: readonly SqlFunctionInfo[];
 }
 
@@ -50,18 +51,21 @@ export interface DraftCheck extends Omit<ValidateJobResult, 'spec'> {
   completion: SqlCompletion;
 }
 
-/** The source's name and columns as the draft has them, even while other parts are invalid. */
+/** A source's columns as the draft writes them, or those of a source with fixed columns (Kafka's) when none are. */
+function columnsOf(source: unknown): { name: string; type: string }[] {
+  return (sourceSchemaOf(source) ?? []).flatMap((c) => {
+    const col = c as { name?: unknown; type?: unknown } | null;
+    return typeof col?.name === 'string' && col.name ? [{ name: col.name, type: typeof col.type === 'string' ? col.type : '' }] : [];
+  });
+}
+
+/** Each source's name and columns as the draft has them, even while other parts are invalid. */
 function completionOf(obj: Record<string, unknown> | undefined): SqlCompletion {
-  const source = obj?.source as { name?: unknown } | undefined;
-  // The columns as written, or those of a source with fixed columns (Kafka's) when none are.
-  const schema = sourceSchemaOf(source);
-  const columns = schema
-    ? schema.flatMap((c) => {
-        const col = c as { name?: unknown; type?: unknown } | null;
-        return typeof col?.name === 'string' && col.name ? [{ name: col.name, type: typeof col.type === 'string' ? col.type : '' }] : [];
-      })
-    : [];
-  return { relation: typeof source?.name === 'string' && source.name ? source.name : null, columns, functions: sqlFunctionCatalog() };
+  const relations = rawSourcesOf(obj).flatMap(({ source }) => {
+    const name = (source as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name ? [{ name, columns: columnsOf(source) }] : [];
+  });
+  return { relations, functions: sqlFunctionCatalog() };
 }
 
 /** Parses the engine's explain tree (`+- Op args [stateful: why]`) into one entry per operator. */

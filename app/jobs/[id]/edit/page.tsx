@@ -3,7 +3,6 @@ import { JobEditor } from '@/components/job-editor';
 import { env } from '@/lib/env';
 import { connectorCatalog } from '@/lib/server/connector-catalog';
 import { formFromSpec } from '@/components/job-form';
-import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 import { prisma } from '@/lib/server/db';
 import { NotFoundError } from '@/lib/server/errors';
 import type { JobDetail } from '@/lib/server/job-view';
@@ -29,17 +28,10 @@ export default async function EditJobPage({ params }: { params: Promise<{ id: st
       </p>
       <h1>Edit {job.name}</h1>
       <p className="subtitle">
-        Changes apply at the next start. A change the checkpoint cannot carry (a new aggregation, another source) is refused on restart; reset the checkpoint
+        Changes apply at the next start. A change the checkpoint cannot carry (a new aggregation, a source added or removed) is refused on restart; reset the checkpoint
         for those.
       </p>
-      {rawSourcesOf(job.spec).length > 1 ? (
-        // The form edits one source; saving it would drop the others.
-        <p className="warn-box" role="note">
-          This job reads several sources (<code>sources</code>), which this form cannot edit yet: change its spec through the API (<code>PUT /api/jobs/{id}</code> with the whole spec as JSON), which validates it as a deploy does.
-        </p>
-      ) : (
-        <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description, job.restartPolicy)} connectors={connectorCatalog(env().filesRoots)} />
-      )}
+      <JobEditor mode="edit" jobId={id} initial={formFromSpec(job.spec, job.description, job.restartPolicy)} connectors={connectorCatalog(env().filesRoots)} />
     </>
   );
 }
