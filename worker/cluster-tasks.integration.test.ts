@@ -1,0 +1,78 @@
+/**
+ * One query across workers (WEIR_TASK_SCHEDULER=cluster): two real worker processes run the
+ * reduce tasks of jobs with parallelism 2, a deduplication whose input repeats ids across batches
+ * (so each partition's state decides what is emitted). One worker is SIGKILLed while it runs a
+ * reduce task; the task is retried on the other, and a replacement worker joins. Every id reaches
+ * the transactional postgres sink and the files sink exactly once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@/lib/testing/wait-for';
+import { exactlyOnce, WorkerHarness, type SpawnedWorker } from './testing/harness';
+
+const FILES = 24;
+const PER_FILE = 5;
+/** Each file repeats this many ids of the one before (the dedup state must drop them). */
+const OVERLAP = 3;
+const CLUSTER = { WEIR_TASK_SCHEDULER: 'cluster', WEIR_TEST_TASK_DELAY_MS: '300' };
+
+const started = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"reduce task started"'));
+const done = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"reduce task done"'));
+
+describe('reduce tasks on two workers, one SIGKILLed mid-task', () => {
+  const h = new WorkerHarness('redis', 12);
+  beforeAll(async () => h.setup(), 120_000);
+  afterAll(async () => h.teardown(), 60_000);
+
+  it('retries the task on another worker; every id once in the postgres and files sinks', async () => {
+    const workers: SpawnedWorker[] = [h.spawnWorker(CLUSTER), h.spawnWorker(CLUSTER)];
+    const ids = await Promise.all(workers.map((w) => w.id));
+    const dedup = { parallelism: 2, dedup: { keys: ['id'] } };
+    const table = `cluster_sink_${process.pid}`;
+    const files = await h.createFilesJob('cluster-files', { spec: dedup });
+    const pg = await h.createFilesJob('cluster-pg', { spec: dedup, sink: { type: 'postgres', options: { connectionString: h.env.DATABASE_URL, table } } });
+    const pgIds = async () => {
+      const exists = await h.db.$queryRawUnsafe<{ t: string | null }[]>('SELECT to_regclass($1)::text AS t', `"${table}"`);
+      if (exists[0].t === null) return [];
+      return (await h.db.$queryRawUnsafe<{ id: bigint | number }[]>(`SELECT id FROM "${table}"`)).map((r) => Number(r.id));
+    };
+    let added = 0;
+    const addFile = () => {
+      for (const j of [files, pg]) j.addRows(Math.max(0, added * PER_FILE - OVERLAP), PER_FILE + (added === 0 ? 0 : OVERLAP));
+      added++;
+    };
+    for (let i = 0; i < FILES / 2; i++) addFile();
+    await h.start(files.job.id);
+    await h.start(pg.job.id);
+
+    // A worker that is not the files job's driver, caught running a reduce task.
+    let victim: SpawnedWorker | undefined;
+    await waitFor('a reduce task running on a worker that does not drive the files job', async () => {
+      const run = await h.db.run.findFirst({ where: { jobId: files.job.id, endedAt: null }, orderBy: { startedAt: 'desc' } });
+      if (!run) return false;
+      victim = workers.find((w, i) => ids[i] !== run.workerId && started(w.output()).length > done(w.output()).length);
+      return victim !== undefined;
+    }, 120_000, 20);
+    const running = started(victim!.output()).at(-1)!;
+    const bullJobId = /"bullJobId":"([^"]+)"/.exec(running)![1];
+    victim!.child.kill('SIGKILL');
+    await victim!.exited;
+    const survivor = workers.find((w) => w !== victim)!;
+    // The killed worker's task starts again elsewhere (after its lock expires), same job, next attempt.
+    await waitFor('the killed task retried on the surviving worker', async () => started(survivor.output()).some((l) => l.includes(`"bullJobId":"${bullJobId}"`)), 120_000);
+    workers.push(h.spawnWorker(CLUSTER));
+    for (let i = FILES / 2; i < FILES; i++) addFile();
+    const total = FILES * PER_FILE;
+    await waitFor('every id in both sinks', async () => new Set(await files.sinkIds()).size >= total && new Set(await pgIds()).size >= total, 240_000).catch(async (e: unknown) => {
+      // What the workers said, for whoever reads the failure.
+      for (const w of workers) console.error(w.output().split('\n').filter((l) => /"level":(40|50|60)/.test(l)).slice(-20).join('\n'));
+      console.error({ files: (await files.sinkIds()).length, pg: (await pgIds()).length, total });
+      throw e;
+    });
+    // A few more triggers: a doubled write would show up now.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(exactlyOnce(await files.sinkIds(), total)).toEqual({ missing: [], duplicated: [] });
+    expect(exactlyOnce(await pgIds(), total)).toEqual({ missing: [], duplicated: [] });
+    // The tasks did run on both workers (not all on the driver's).
+    expect(workers.filter((w) => started(w.output()).length > 0).length).toBeGreaterThanOrEqual(2);
+  }, 480_000);
+});
