@@ -92,11 +92,10 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const spec = parsed.spec;
     const stream = MemoryStream.named(name);
-    let q!: MicroBatchExecution;
     const scheduler = dispatcher && new ClusterTaskScheduler({
       spec, checkpoint: checkpointFileManagerFor(dir), queryId: () => q.id, submit: (p) => dispatcher.dispatch(p),
     });
-    q = new MicroBatchExecution({ spec, clock: new SystemClock(), taskScheduler: scheduler });
+    const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock: new SystemClock(), taskScheduler: scheduler });
     await q.start();
     const per = EVENTS / BATCHES;
     let ms = 0;
