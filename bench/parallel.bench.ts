@@ -71,6 +71,9 @@ function spawnTaskWorker(dataDir: string): Promise<ChildProcess> {
 
 let runs = 0;
 
+/** Per-task costs of the last parallelism-2 run, for the scaling model (docs/engine.md). */
+const costs = { dispatchMs: 0, taskMs: 0, tasks: 0, stages: 0 };
+
 async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatcher): Promise<{ ms: number; shuffleBytes: number }> {
   const name = `parallel-bench-${process.pid}-${runs++}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-parallel-'));
@@ -93,7 +96,14 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
     const spec = parsed.spec;
     const stream = MemoryStream.named(name);
     const scheduler = dispatcher && new ClusterTaskScheduler({
-      spec, checkpoint: checkpointFileManagerFor(dir), queryId: () => q.id, submit: (p) => dispatcher.dispatch(p),
+      spec, checkpoint: checkpointFileManagerFor(dir), queryId: () => q.id,
+      submit: async (p) => {
+        const t0 = performance.now();
+        const out = await dispatcher.dispatch(p);
+        costs.dispatchMs += performance.now() - t0;
+        costs.stages++;
+        return out;
+      },
     });
     const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock: new SystemClock(), taskScheduler: scheduler });
     await q.start();
@@ -113,7 +123,12 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
     await q.stop();
     MemoryStream.drop(name);
     MemorySinkTable.drop(name);
-    const shuffleBytes = scheduler ? scheduler.takeTasks().reduce((n, t) => n + t.shuffleBytes, 0) : 0;
+    const tasks = scheduler?.takeTasks() ?? [];
+    for (const t of tasks) {
+      costs.taskMs += t.durationMs;
+      costs.tasks++;
+    }
+    const shuffleBytes = tasks.reduce((n, t) => n + t.shuffleBytes, 0);
     return { ms, shuffleBytes };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -122,7 +137,7 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export async function main(): Promise<{ speedup2: number; shuffleBytesPerEvent: number; p1Ms: number; p2Ms: number; goalMet: boolean }> {
+export async function main(): Promise<Record<string, number | boolean>> {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   redis.disconnect();
@@ -139,6 +154,7 @@ export async function main(): Promise<{ speedup2: number; shuffleBytesPerEvent: 
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 ? [2, 1] : [1, 2];
       for (const p of order) {
+        if (p === 2) Object.assign(costs, { dispatchMs: 0, taskMs: 0, tasks: 0, stages: 0 });
         const res = await engine(data, p, p === 2 ? dispatcher : undefined);
         (p === 1 ? p1 : p2).push(res.ms);
         if (p === 2) bytes = res.shuffleBytes;
@@ -151,9 +167,12 @@ export async function main(): Promise<{ speedup2: number; shuffleBytesPerEvent: 
     console.log(`YSB-shaped, ${EVENTS.toLocaleString('en')} events in ${BATCHES} batches, ${CAMPAIGNS} campaigns (median of ${ROUNDS}, wall-clock):`);
     console.log(`  parallelism 1, one process: ${p1Ms.toFixed(0)} ms (rounds ${p1.map((x) => x.toFixed(0)).join(', ')})`);
     console.log(`  parallelism 2, two workers: ${p2Ms.toFixed(0)} ms (rounds ${p2.map((x) => x.toFixed(0)).join(', ')}); shuffle ${shuffleBytesPerEvent.toFixed(1)} bytes/event`);
+    const stageMs = costs.dispatchMs / costs.stages;
+    const taskMs = costs.taskMs / costs.tasks;
+    console.log(`  per batch at parallelism 2 (last round): driver ${(p2.at(-1)! / BATCHES - stageMs).toFixed(1)} ms, dispatch round trip ${stageMs.toFixed(1)} ms, a task ${taskMs.toFixed(1)} ms on its worker`);
     const goalMet = speedup2 >= 1.7;
     console.log(`goal: speedup2 >= 1.7: ${goalMet ? 'met' : 'NOT met'} (${speedup2.toFixed(2)})`);
-    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, goalMet };
+    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, dispatchMsPerBatch: stageMs, taskMs, goalMet };
   } finally {
     await dispatcher.close();
     for (const w of workers) w.kill('SIGTERM');
