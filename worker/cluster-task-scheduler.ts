@@ -7,27 +7,15 @@
  * queue on another; one that keeps failing fails the batch, which the run's restart policy then
  * retries from offsets/N as any failed batch.
  */
-import type { CheckpointFileManager, JobSpec, ReduceTask, Row, TaskResult, TaskScheduler } from '@/lib/engine';
+import type { CheckpointFileManager, JobSpec, ReduceTask, Row, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
 import { newDriverRun, readBlock, shuffleDir, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
-
-/** One task of a batch as it ran: for progress (which worker, how long, how often). */
-export interface TaskRunInfo {
-  stageId: number;
-  partitionId: number;
-  workerId: string;
-  inputRows: number;
-  rows: number;
-  shuffleBytes: number;
-  durationMs: number;
-  attempt: number;
-}
 
 export class ClusterTaskScheduler implements TaskScheduler {
   readonly remote = true;
   /** A fresh id per driver process: a re-run of a batch by another driver never reads this one's blocks. */
   private readonly driverRun = newDriverRun();
   /** The tasks of the batch running now, taken by whoever reports its progress (takeTasks). */
-  private tasks: TaskRunInfo[] = [];
+  private tasks: TaskProgress[] = [];
 
   constructor(
     private readonly o: {
@@ -65,7 +53,7 @@ export class ClusterTaskScheduler implements TaskScheduler {
   }
 
   /** The tasks run since the last call (one batch's, when called as its progress is reported). */
-  takeTasks(): TaskRunInfo[] {
+  takeTasks(): TaskProgress[] {
     const t = this.tasks;
     this.tasks = [];
     return t;

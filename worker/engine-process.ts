@@ -53,7 +53,11 @@ process.on('message', (m: HostToEngine) => {
       crash: m.init.crash,
       stateLocalDir: m.init.stateLocalDir,
       fence: () => call({ fn: 'fence' }),
-      onProgress: (progress) => call({ fn: 'progress', progress }),
+      // The batch's tasks ran on the workers: its progress says where (the dashboard's batch detail).
+      onProgress: (progress) => {
+        const tasks = taskScheduler?.takeTasks() ?? [];
+        return call({ fn: 'progress', progress: tasks.length ? { ...progress, tasks } : progress });
+      },
       onQueryIdle: (e) => send({ t: 'idle', timestampMs: e.timestampMs }),
       log: (event) => send({ t: 'log', event: plain(event) as typeof event }),
     });
