@@ -18,8 +18,8 @@ const CLUSTER = { WEIR_TASK_SCHEDULER: 'cluster', WEIR_TEST_TASK_DELAY_MS: '300'
 const started = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"reduce task started"'));
 const done = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"reduce task done"'));
 
-describe('reduce tasks on two workers, one SIGKILLed mid-task', () => {
-  const h = new WorkerHarness('redis', 12);
+describe.each(['redis', 'postgres'] as const)('reduce tasks on two workers, one SIGKILLed mid-task (queue on %s)', (backend) => {
+  const h = new WorkerHarness(backend, 12);
   beforeAll(async () => h.setup(), 120_000);
   afterAll(async () => h.teardown(), 60_000);
 
@@ -27,7 +27,7 @@ describe('reduce tasks on two workers, one SIGKILLed mid-task', () => {
     const workers: SpawnedWorker[] = [h.spawnWorker(CLUSTER), h.spawnWorker(CLUSTER)];
     const ids = await Promise.all(workers.map((w) => w.id));
     const dedup = { parallelism: 2, dedup: { keys: ['id'] } };
-    const table = `cluster_sink_${process.pid}`;
+    const table = `cluster_sink_${backend}_${process.pid}`;
     const files = await h.createFilesJob('cluster-files', { spec: dedup });
     const pg = await h.createFilesJob('cluster-pg', { spec: dedup, sink: { type: 'postgres', options: { connectionString: h.env.DATABASE_URL, table } } });
     const pgIds = async () => {
