@@ -45,10 +45,13 @@ export class ClusterTaskScheduler implements TaskScheduler {
         results.push({ partitionId, rows, progress: o.progress });
         this.tasks.push({ stageId, partitionId, workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
       }
-      for (const o of outcomes) await cp.delete(o.output).catch(() => undefined);
       return results.sort((a, b) => a.partitionId - b.partitionId);
     } finally {
-      for (const p of payloads) await cp.delete(p.input).catch(() => undefined);
+      // The stage's blocks: inputs, the outputs read, and any a zombie attempt wrote before now.
+      // (One that writes later is left behind; no reader ever names it.)
+      const names = await cp.list(dir).catch(() => []);
+      for (const name of names) await cp.delete(`${dir}/${name}`).catch(() => undefined);
+      await cp.delete(dir).catch(() => undefined);
     }
   }
 
