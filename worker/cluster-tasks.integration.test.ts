@@ -44,16 +44,25 @@ describe.each(['redis', 'postgres'] as const)('reduce tasks on two workers, one 
     await h.start(files.job.id);
     await h.start(pg.job.id);
 
-    // A worker that is not the files job's driver, caught running a reduce task.
+    // A worker that is not the files job's driver, caught running one of its reduce tasks.
     let victim: SpawnedWorker | undefined;
-    await waitFor('a reduce task running on a worker that does not drive the files job', async () => {
+    let bullJobId = '';
+    await waitFor('a reduce task of the files job running on a worker that does not drive it', async () => {
       const run = await h.db.run.findFirst({ where: { jobId: files.job.id, endedAt: null }, orderBy: { startedAt: 'desc' } });
-      if (!run) return false;
-      victim = workers.find((w, i) => ids[i] !== run.workerId && started(w.output()).length > done(w.output()).length);
-      return victim !== undefined;
+      const { queryId } = (await h.db.job.findUniqueOrThrow({ where: { id: files.job.id } }));
+      if (!run || !queryId) return false;
+      for (const [i, w] of workers.entries()) {
+        if (ids[i] === run.workerId) continue;
+        const finished = new Set(done(w.output()).map((l) => /"bullJobId":"([^"]+)"/.exec(l)![1]));
+        const running = started(w.output()).filter((l) => l.includes(`"queryId":"${queryId}"`)).map((l) => /"bullJobId":"([^"]+)"/.exec(l)![1]).find((id) => !finished.has(id));
+        if (running) {
+          victim = w;
+          bullJobId = running;
+          return true;
+        }
+      }
+      return false;
     }, 120_000, 20);
-    const running = started(victim!.output()).at(-1)!;
-    const bullJobId = /"bullJobId":"([^"]+)"/.exec(running)![1];
     victim!.child.kill('SIGKILL');
     await victim!.exited;
     const survivor = workers.find((w) => w !== victim)!;
@@ -72,7 +81,12 @@ describe.each(['redis', 'postgres'] as const)('reduce tasks on two workers, one 
     await new Promise((r) => setTimeout(r, 1500));
     expect(exactlyOnce(await files.sinkIds(), total)).toEqual({ missing: [], duplicated: [] });
     expect(exactlyOnce(await pgIds(), total)).toEqual({ missing: [], duplicated: [] });
-    // The tasks did run on both workers (not all on the driver's).
+    // The tasks did run on both workers (not all on the driver's), and each batch's progress says
+    // where (the batch detail's task table), the killed task's retry as a second attempt.
     expect(workers.filter((w) => started(w.output()).length > 0).length).toBeGreaterThanOrEqual(2);
+    const batches = await h.db.batchProgress.findMany({ where: { jobId: { in: [files.job.id, pg.job.id] } }, select: { progress: true } });
+    const tasks = batches.flatMap((b) => (b.progress as { tasks?: { workerId: string; attempt: number }[] }).tasks ?? []);
+    expect(new Set(tasks.map((t) => t.workerId)).size).toBeGreaterThanOrEqual(2);
+    expect(tasks.some((t) => t.attempt >= 2)).toBe(true);
   }, 480_000);
 });
