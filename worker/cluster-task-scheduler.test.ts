@@ -29,11 +29,16 @@ describe('ClusterTaskScheduler', () => {
       }
       return outcomes;
     };
-    const s = new ClusterTaskScheduler({ spec: { checkpointLocation: 'memory://x' } as JobSpec, checkpoint: cp, queryId: () => 'q', submit });
+    const source = { name: 'events', type: 'postgres', options: { connectionString: 'postgres://u:secret@db/x' }, schema: [] };
+    const spec = { checkpointLocation: 'memory://x', source, sources: [source], sink: { type: 'kafka', options: { 'kafka.sasl.password': 'secret' } } } as unknown as JobSpec;
+    const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
     const results = await s.submitTasks([task(1, [{ k: 'b' }]), task(0, [{ k: 'a' }, { k: 'c' }])]);
     expect(results.map((r) => r.rows)).toEqual([[{ k: 'a', p: 0 }, { k: 'c', p: 0 }], [{ k: 'b', p: 1 }]]);
     expect(seen.map((p) => [p.queryId, p.numPartitions, p.task.partitionId])).toEqual([['q', 2, 1], ['q', 2, 0]]);
     expect(seen.every((p) => !('inputs' in p.task))).toBe(true);
+    // The queue never holds the job's credentials: the task's spec has no source or sink options.
+    expect(JSON.stringify(seen)).not.toContain('secret');
+    expect(seen[0].spec.checkpointLocation).toBe('memory://x');
     expect(await cp.list(seen[0].outputDir)).toEqual([]);
     expect(s.takeTasks().map((t) => [t.partitionId, t.workerId, t.attempt])).toEqual([[1, 'w1', 2], [0, 'w0', 2]]);
     expect(s.takeTasks()).toEqual([]);

@@ -8,7 +8,7 @@
  * retries from offsets/N as any failed batch.
  */
 import type { CheckpointFileManager, JobSpec, ReduceTask, Row, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
-import { newDriverRun, readBlock, shuffleDir, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
+import { newDriverRun, readBlock, shuffleDir, taskSpec, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
 
 export class ClusterTaskScheduler implements TaskScheduler {
   readonly remote = true;
@@ -31,10 +31,11 @@ export class ClusterTaskScheduler implements TaskScheduler {
     const cp = this.o.checkpoint;
     const dir = shuffleDir(taskSet[0], this.driverRun);
     const payloads: ReduceTaskPayload[] = [];
+    const spec = taskSpec(this.o.spec);
     for (const { inputs, ...task } of taskSet) {
       const input = `${dir}/${task.partitionId}.in`;
       await writeBlock(cp, input, inputs);
-      payloads.push({ spec: this.o.spec, queryId: this.o.queryId(), numPartitions: taskSet.length, task, input, outputDir: dir });
+      payloads.push({ spec, queryId: this.o.queryId(), numPartitions: taskSet.length, task, input, outputDir: dir });
     }
     try {
       const outcomes = await this.o.submit(payloads);

@@ -65,6 +65,16 @@ export async function readBlock<T extends Row[] | Row[][]>(cp: CheckpointFileMan
   return { value: deserialize(buf) as T, bytes: buf.length };
 }
 
+/**
+ * The spec as a task needs it (its SQL, schemas, state settings, checkpoint) without the sources'
+ * and sink's options: those hold credentials (connection strings, SASL passwords), and a task's
+ * payload sits in the queue (Redis, or the queue's tables) for a while after it ran.
+ */
+export function taskSpec(spec: JobSpec): JobSpec {
+  const sources = spec.sources.map((s) => ({ ...s, options: {} }));
+  return { ...spec, source: sources[0], sources, sink: { type: spec.sink.type, options: {} } };
+}
+
 /** Where one attempt of a task writes its output. */
 export function attemptOutput(p: Pick<ReduceTaskPayload, 'outputDir' | 'task'>): string {
   return `${p.outputDir}/${p.task.partitionId}.out.${randomUUID()}`;
