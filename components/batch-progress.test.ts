@@ -1,7 +1,7 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { BatchProgressView, partitionRows } from './batch-progress';
+import { BatchProgressView, partitionRows, taskSkew } from './batch-progress';
 
 describe('partitionRows', () => {
   it('joins a source\'s per-partition offsets with its lag; absent or unreadable metrics give no rows', () => {
@@ -41,5 +41,25 @@ describe('BatchProgressView over several sources', () => {
     const one = html({ batchId: 3, numInputRows: 3, sources: [{ description: 'MemoryStream[a]', startOffset: 1, endOffset: 4, latestOffset: 4, numInputRows: 3 }] });
     expect(one).toContain('<h3>Source</h3>');
     expect(one).not.toContain('<dt>Commit lag</dt>');
+  });
+});
+
+describe('the reduce tasks of a batch run on the workers', () => {
+  const task = (partitionId: number, workerId: string, inputRows: number, durationMs: number, attempt = 1) => ({ stageId: 2, partitionId, workerId, inputRows, rows: inputRows, shuffleBytes: inputRows * 100, durationMs, attempt });
+
+  it('skew: the slowest task over the median, the largest input over the median; none for one task', () => {
+    expect(taskSkew([task(0, 'a', 100, 10), task(1, 'b', 100, 10), task(2, 'a', 400, 40)])).toEqual({ duration: 4, rows: 4 });
+    expect(taskSkew([task(0, 'a', 100, 10), task(1, 'b', 300, 30)])).toEqual({ duration: 1.5, rows: 1.5 });
+    expect(taskSkew([task(0, 'a', 0, 0), task(1, 'b', 0, 0)])).toEqual({ duration: 1, rows: 1 });
+    expect(taskSkew([task(0, 'a', 5, 5)])).toBeUndefined();
+  });
+
+  it('shows each task with its worker, rows, duration and retries, and the skew', () => {
+    const html = renderToStaticMarkup(createElement(BatchProgressView, { progress: { batchId: 4, tasks: [task(1, 'worker-b', 300, 30, 2), task(0, 'worker-a', 100, 10)] } }));
+    expect(html).toContain('aria-label="Reduce tasks of stage 2"');
+    expect(html.indexOf('worker-a')).toBeLessThan(html.indexOf('worker-b'));
+    expect(html).toMatch(/worker-b<\/td><td class="num">300<\/td><td class="num">300<\/td>.*<td class="num">1<\/td><\/tr>/);
+    expect(html).toContain('Skew: the slowest task took 1.5× the median');
+    expect(renderToStaticMarkup(createElement(BatchProgressView, { progress: { batchId: 4 } }))).not.toContain('Reduce tasks');
   });
 });

@@ -4,7 +4,7 @@
  * source's offset range, event time and watermark, each stateful operator's state, then the raw
  * JSON for anything else. Progress rows are stored JSON, so every field is optional here.
  */
-import type { StreamingQueryProgress } from '@/lib/engine/progress';
+import type { StreamingQueryProgress, TaskProgress } from '@/lib/engine/progress';
 import { CHART_COLORS, phaseBreakdown } from './chart-series';
 import { formatBytes, formatDateTime, formatDuration, formatFixed, formatNumber } from './format';
 import { TableScroll } from './table-scroll';
@@ -33,6 +33,24 @@ export function partitionRows(metrics: Record<string, string> | undefined): { pa
   }
 }
 
+/**
+ * A stage's skew, as Spark's stage page reads it: its slowest task's duration over the median
+ * task's, and its largest task's input rows over the median's (1 = even; a hot key shows as rows).
+ */
+export function taskSkew(tasks: readonly Pick<TaskProgress, 'durationMs' | 'inputRows'>[]): { duration: number; rows: number } | undefined {
+  if (tasks.length < 2) return undefined;
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const ratio = (xs: number[]) => {
+    const m = median(xs);
+    const max = Math.max(...xs);
+    return m > 0 ? max / m : max > 0 ? Infinity : 1;
+  };
+  return { duration: ratio(tasks.map((t) => t.durationMs)), rows: ratio(tasks.map((t) => t.inputRows)) };
+}
+
 function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
   return (
     <div className="stat">
@@ -49,6 +67,8 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
   const phases = phaseBreakdown(p.durationMs ?? {}, duration);
   const sources = p.sources ?? [];
   const operators = p.stateOperators ?? [];
+  const tasks = p.tasks ?? [];
+  const stages = [...new Set(tasks.map((t) => t.stageId))];
   return (
     <div className="batch-progress">
       {p.reconstructed && (
@@ -196,6 +216,49 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
           </TableScroll>
         </>
       )}
+
+      {stages.map((stageId) => {
+        const stageTasks = tasks.filter((t) => t.stageId === stageId).sort((a, b) => a.partitionId - b.partitionId);
+        const skew = taskSkew(stageTasks);
+        return (
+          <div key={stageId}>
+            <h3>{stages.length > 1 ? `Tasks of stage ${stageId}` : 'Tasks'}</h3>
+            {skew && (
+              <p className="small">
+                Skew: the slowest task took {formatFixed(skew.duration)}× the median, the largest had {formatFixed(skew.rows)}× the median&apos;s input rows.
+              </p>
+            )}
+            <TableScroll label="Reduce tasks">
+              <table className="data compact" aria-label={`Reduce tasks of stage ${stageId}`}>
+                <thead>
+                  <tr>
+                    <th className="num">Partition</th>
+                    <th>Worker</th>
+                    <th className="num">Input rows</th>
+                    <th className="num">Output rows</th>
+                    <th className="num">Shuffle</th>
+                    <th className="num">Duration</th>
+                    <th className="num">Retries</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {stageTasks.map((t) => (
+                    <tr key={t.partitionId}>
+                      <td className="num">{t.partitionId}</td>
+                      <td>{t.workerId}</td>
+                      <td className="num">{formatNumber(t.inputRows, 0)}</td>
+                      <td className="num">{formatNumber(t.rows, 0)}</td>
+                      <td className="num">{formatBytes(t.shuffleBytes)}</td>
+                      <td className="num">{formatDuration(t.durationMs)}</td>
+                      <td className="num">{Math.max(0, t.attempt - 1)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
+          </div>
+        );
+      })}
 
       <details>
         <summary>Full progress JSON</summary>

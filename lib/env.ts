@@ -70,6 +70,15 @@ const envSchema = z.object({
   /** How many runs one worker process drives at once. */
   WEIR_WORKER_CONCURRENCY: intish(50, 1),
   /**
+   * Where the reduce tasks of a job with `parallelism` N > 1 run, as Spark's master: `local` (one
+   * after the other in the run's own engine process, Spark's local mode) or `cluster` (each task
+   * sent to the tasks queue, which every worker consumes, so a batch's partitions run on several
+   * workers at once). Read by the worker that drives the run.
+   */
+  WEIR_TASK_SCHEDULER: z.enum(['local', 'cluster']).default('local'),
+  /** Reduce tasks one worker process runs at once (Spark's spark.executor.cores). */
+  WEIR_TASK_CONCURRENCY: intish(1, 1),
+  /**
    * Where jobs' webhooks, database and broker connections and S3 endpoints may connect:
    * comma-separated CIDRs and host names (`10.0.0.0/8,hooks.example.com,*.svc.cluster.local`).
    * Unset: anywhere but the always-refused link-local, unspecified, multicast and broadcast ranges.
@@ -103,6 +112,8 @@ const envSchema = z.object({
    * boundary itself leave it unset. Never set it in a deployment: jobs could read Weir's secrets.
    */
   WEIR_TEST_SHARED_SERVERS: boolish.default(false),
+  /** Test-only seam, refused unless NODE_ENV=test: each reduce task waits this long before it runs (a window to kill its worker in). */
+  WEIR_TEST_TASK_DELAY_MS: intish(0, 0),
   NODE_ENV: z.string().optional(),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -141,6 +152,9 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const e = result.data;
   if (e.WEIR_TEST_SHARED_SERVERS && e.NODE_ENV !== 'test') {
     throw new EnvError(formatEnvError(new z.ZodError([{ code: 'custom', path: ['WEIR_TEST_SHARED_SERVERS'], message: "is for Weir's own test suite only (NODE_ENV=test): unset it", input: e.WEIR_TEST_SHARED_SERVERS }])));
+  }
+  if (e.WEIR_TEST_TASK_DELAY_MS && e.NODE_ENV !== 'test') {
+    throw new EnvError(formatEnvError(new z.ZodError([{ code: 'custom', path: ['WEIR_TEST_TASK_DELAY_MS'], message: "is for Weir's own test suite only (NODE_ENV=test): unset it", input: e.WEIR_TEST_TASK_DELAY_MS }])));
   }
   const dataDir = path.resolve(e.WEIR_DATA_DIR);
   return {

@@ -29,6 +29,7 @@ import path from 'node:path';
 import { CrashPointError, WeirError, type CrashPlan, type EngineLogEvent, type JobSpec, type OutboundPolicy, type StreamingQueryProgress } from '@/lib/engine';
 import { childBundle } from '@/lib/server/isolation/child-bundle';
 import { serializeError, type EngineCommand, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
+import type { ReduceTaskOutcome, ReduceTaskPayload } from './shuffle';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -53,6 +54,11 @@ export interface EngineHostOptions {
   memoryLimitMb: number;
   /** MicroBatchExecutionOptions.stateLocalDir. */
   stateLocalDir?: string;
+  /**
+   * WEIR_TASK_SCHEDULER=cluster: the run's reduce tasks go to the workers through this
+   * (task-dispatcher.ts); `signal` aborts when the engine process is gone. Unset: local tasks.
+   */
+  submitTasks?: (payloads: ReduceTaskPayload[], signal: AbortSignal) => Promise<ReduceTaskOutcome[]>;
 }
 
 const OOM = /JavaScript heap out of memory|Reached heap limit/;
@@ -83,6 +89,8 @@ export class EngineHost {
   private fatal?: SerializedError;
   private stderrTail = '';
   private exited!: Promise<void>;
+  /** Aborted when the engine process is gone: its pending task waits end. */
+  private readonly lifetime = new AbortController();
 
   constructor(private readonly o: EngineHostOptions) {}
 
@@ -138,6 +146,7 @@ export class EngineHost {
       const gone = (code: number | null, signal: NodeJS.Signals | null, error?: Error) => {
         if (this.gone) return;
         this.gone = true;
+        this.lifetime.abort();
         if (!this.closing) this.death = this.deathError(code, signal, error);
         for (const r of this.requests.values()) {
           if (this.death) r.reject(this.death);
@@ -155,7 +164,7 @@ export class EngineHost {
         gone(null, null, e);
       });
       const outbound = this.o.outbound && { allow: this.o.outbound.allow, infrastructure: this.o.outbound.infrastructure };
-      this.send(child, { t: 'init', init: { spec: this.o.spec, runId: this.o.runId, crash: this.o.crash, outbound, stateLocalDir: this.o.stateLocalDir } });
+      this.send(child, { t: 'init', init: { spec: this.o.spec, runId: this.o.runId, crash: this.o.crash, outbound, stateLocalDir: this.o.stateLocalDir, cluster: this.o.submitTasks !== undefined } });
       return child;
     });
     return this.spawned;
@@ -184,9 +193,13 @@ export class EngineHost {
       if (m.error) r?.reject(this.revive(m.error));
       else r?.resolve();
     } else if (m.t === 'call') {
-      const called = m.fn === 'fence' ? this.o.fence() : this.o.onProgress(m.progress);
+      const called: Promise<ReduceTaskOutcome[] | void> =
+        m.fn === 'fence' ? this.o.fence()
+        : m.fn === 'progress' ? this.o.onProgress(m.progress)
+        : this.o.submitTasks ? this.o.submitTasks(m.tasks, this.lifetime.signal)
+        : Promise.reject(new Error('Internal: reduce tasks submitted by a run not started with WEIR_TASK_SCHEDULER=cluster'));
       called.then(
-        () => this.send(child, { t: 'reply', id: m.id }),
+        (value) => this.send(child, { t: 'reply', id: m.id, ...(value ? { value } : {}) }),
         (e) => {
           const hostErrorId = this.hostErrors.size;
           this.hostErrors.set(hostErrorId, e);

@@ -10,19 +10,23 @@
  * decides how its runs stop (gracefully, by a `stop` request).
  */
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
-import { MicroBatchExecution, setOutboundPolicy } from '@/lib/engine';
+import { checkpointFileManagerFor, MicroBatchExecution, setOutboundPolicy } from '@/lib/engine';
+import { ClusterTaskScheduler } from './cluster-task-scheduler';
 import { plain, serializeError, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
+import type { ReduceTaskOutcome, ReduceTaskPayload } from './shuffle';
 
 const send = (m: EngineToHost) => {
   if (process.connected) process.send!(m);
 };
 
-const calls = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+const calls = new Map<number, { resolve: (value: unknown) => void; reject: (e: Error) => void }>();
 let nextCall = 0;
 
-function call(m: { fn: 'fence' } | { fn: 'progress'; progress: unknown }): Promise<void> {
+function call(m: { fn: 'fence' } | { fn: 'progress'; progress: unknown }): Promise<void>;
+function call(m: { fn: 'submitTasks'; tasks: ReduceTaskPayload[] }): Promise<ReduceTaskOutcome[]>;
+function call(m: { fn: 'fence' } | { fn: 'progress'; progress: unknown } | { fn: 'submitTasks'; tasks: ReduceTaskPayload[] }): Promise<unknown> {
   const id = nextCall++;
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<unknown>((resolve, reject) => {
     calls.set(id, { resolve, reject });
     send({ t: 'call', id, ...m } as EngineToHost);
   });
@@ -38,13 +42,22 @@ process.on('message', (m: HostToEngine) => {
   if (m.t === 'init') {
     // Every connection this run opens (sinks, sources, S3 checkpoints) obeys the worker's policy.
     if (m.init.outbound) setOutboundPolicy(m.init.outbound);
+    const spec = m.init.spec;
+    const taskScheduler = m.init.cluster
+      ? new ClusterTaskScheduler({ spec, checkpoint: checkpointFileManagerFor(spec.checkpointLocation), queryId: () => exec!.id, submit: (tasks) => call({ fn: 'submitTasks', tasks }) })
+      : undefined;
     exec = new MicroBatchExecution({
+      taskScheduler,
       spec: m.init.spec,
       runId: m.init.runId,
       crash: m.init.crash,
       stateLocalDir: m.init.stateLocalDir,
       fence: () => call({ fn: 'fence' }),
-      onProgress: (progress) => call({ fn: 'progress', progress }),
+      // The batch's tasks ran on the workers: its progress says where (the dashboard's batch detail).
+      onProgress: (progress) => {
+        const tasks = taskScheduler?.takeTasks() ?? [];
+        return call({ fn: 'progress', progress: tasks.length ? { ...progress, tasks } : progress });
+      },
       onQueryIdle: (e) => send({ t: 'idle', timestampMs: e.timestampMs }),
       log: (event) => send({ t: 'log', event: plain(event) as typeof event }),
     });
@@ -52,7 +65,7 @@ process.on('message', (m: HostToEngine) => {
     const c = calls.get(m.id);
     calls.delete(m.id);
     if (m.error) c?.reject(hostError(m.error));
-    else c?.resolve();
+    else c?.resolve(m.value);
   } else if (m.t === 'request') {
     const e = exec!;
     const done = m.command === 'start' ? e.start() : m.command === 'run' ? e.run() : e.stop();

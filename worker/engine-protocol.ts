@@ -6,6 +6,7 @@
  */
 import type { CrashPlan, EngineLogEvent, JobSpec, OutboundPolicy, StreamingQueryProgress } from '@/lib/engine';
 import type { SerializedError } from '@/lib/server/isolation/serialized-error';
+import type { ReduceTaskOutcome, ReduceTaskPayload } from './shuffle';
 
 export { plain, serializeError, type SerializedError } from '@/lib/server/isolation/serialized-error';
 
@@ -18,6 +19,8 @@ interface EngineInit {
   outbound?: Omit<OutboundPolicy, 'resolve'>;
   /** Where an `lmdb` state store keeps its local copy (the worker's data directory). */
   stateLocalDir?: string;
+  /** WEIR_TASK_SCHEDULER=cluster: reduce tasks go to the workers through the host (`submitTasks` calls). */
+  cluster?: boolean;
 }
 
 export type EngineCommand = 'start' | 'run' | 'stop';
@@ -25,12 +28,14 @@ export type EngineCommand = 'start' | 'run' | 'stop';
 export type HostToEngine =
   | { t: 'init'; init: EngineInit }
   | { t: 'request'; id: number; command: EngineCommand }
-  | { t: 'reply'; id: number; error?: SerializedError };
+  | { t: 'reply'; id: number; error?: SerializedError; value?: ReduceTaskOutcome[] };
 
 export type EngineToHost =
   | { t: 'result'; id: number; queryId?: string; error?: SerializedError }
-  | { t: 'call'; id: number; fn: 'fence' } 
+  | { t: 'call'; id: number; fn: 'fence' }
   | { t: 'call'; id: number; fn: 'progress'; progress: StreamingQueryProgress }
+  /** A stateful stage's reduce tasks, for the workers (cluster-task-scheduler.ts); replied with their outcomes. */
+  | { t: 'call'; id: number; fn: 'submitTasks'; tasks: ReduceTaskPayload[] }
   | { t: 'log'; event: EngineLogEvent }
   /** Spark's QueryIdleEvent: a trigger found no new data (throttled by the engine). */
   | { t: 'idle'; timestampMs: number }

@@ -17,6 +17,7 @@ import { installOutboundPolicy } from '@/lib/server/outbound';
 import { Heartbeat } from './heartbeat';
 import { stateCacheDirOf } from './local-state-caches';
 import { startRunWorker } from './run-worker';
+import { startTaskWorker } from './task-worker';
 
 async function main() {
   let config;
@@ -47,6 +48,8 @@ async function main() {
     stateCacheDirOf(config.dataDir),
   );
   await heartbeat.start();
+  // Every worker runs reduce tasks for the runs whose tasks go to the workers (WEIR_TASK_SCHEDULER=cluster, on any worker).
+  const tasks = await startTaskWorker({ config, workerId, log });
   const runs = await startRunWorker({ db, config, workerId, log });
   const alerts = startAlertScheduler({ db, intervalMs: config.WEIR_ALERT_INTERVAL_MS, log });
   log.info({ workerId, queueBackend: config.queueBackend, joined: joined && { pid: joined.pid, dataDir: config.dataDir } }, 'worker started');
@@ -63,6 +66,7 @@ async function main() {
     stopping = true;
     log.info({ signal }, 'worker stopping: letting running batches finish');
     await runs.close();
+    await tasks.close();
     await alerts.stop();
     await heartbeat.stop();
     await db.$disconnect();

@@ -37,6 +37,7 @@ import { enqueueRun } from '@/lib/queue/run-queue';
 import type { QueueConfig } from '@/lib/queue/connection';
 import { runPayloadSchema, type RunPayload } from '@/lib/queue/queues';
 import { EngineHost } from './engine-host';
+import type { TaskDispatcher } from './task-dispatcher';
 
 export interface RunProcessorOptions {
   db: PrismaClient;
@@ -51,6 +52,8 @@ export interface RunProcessorOptions {
   runMemoryMb: number;
   /** Where runs keep the local copy of an `lmdb` state store (under the worker's WEIR_DATA_DIR). */
   stateLocalDir?: string;
+  /** WEIR_TASK_SCHEDULER=cluster: the runs' reduce tasks go to the workers through this. */
+  tasks?: TaskDispatcher;
 }
 
 interface ActiveRun {
@@ -230,6 +233,7 @@ export class RunProcessor {
         runId,
         memoryLimitMb: this.o.runMemoryMb,
         stateLocalDir: this.o.stateLocalDir,
+        submitTasks: this.o.tasks && ((payloads, signal) => this.o.tasks!.dispatch(payloads, signal)),
         outbound: serverOutboundPolicy(),
         fence,
         crash,

@@ -23,6 +23,7 @@ import { RunRecorder, toRunError } from '@/lib/server/run-recorder';
 import { engineBundle } from './engine-host';
 import { stateCacheDirOf } from './local-state-caches';
 import { RunProcessor, workerSpec } from './run-processor';
+import { TaskDispatcher } from './task-dispatcher';
 
 export interface RunWorkerDeps {
   db: PrismaClient;
@@ -70,7 +71,9 @@ async function reconcile(
 
 export async function startRunWorker({ db, config, workerId, log }: RunWorkerDeps): Promise<{ close(): Promise<void>; processor: RunProcessor }> {
   const queue = queueConfigFrom(config);
+  const tasks = config.WEIR_TASK_SCHEDULER === 'cluster' ? new TaskDispatcher(queue) : undefined;
   const processor = new RunProcessor({
+    tasks,
     db,
     workerId,
     log,
@@ -114,6 +117,7 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
       const closed = worker.close();
       await processor.stopAll();
       await closed;
+      await tasks?.close();
     },
   };
 }

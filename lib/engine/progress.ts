@@ -57,6 +57,25 @@ export interface StreamingQueryProgress {
    * and watermark are known; the counts and durations read 0.
    */
   reconstructed?: true;
+  /**
+   * Weir's own: the batch's reduce tasks, when they ran on the workers (WEIR_TASK_SCHEDULER=cluster),
+   * added by the worker as it reports the progress; absent for tasks run in the run's own process.
+   */
+  tasks?: TaskProgress[];
+}
+
+/** One reduce task of a batch as it ran: which worker, how many rows, how long, which attempt. */
+export interface TaskProgress {
+  stageId: number;
+  partitionId: number;
+  workerId: string;
+  inputRows: number;
+  rows: number;
+  /** Bytes of the task's input and output blocks (the shuffle). */
+  shuffleBytes: number;
+  durationMs: number;
+  /** 1 for the first start; more after its worker died or it failed. */
+  attempt: number;
 }
 
 export interface StreamingQueryStatus {

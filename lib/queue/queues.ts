@@ -14,3 +14,11 @@ export const runPayloadSchema = z.object({
 });
 
 export type RunPayload = z.infer<typeof runPayloadSchema>;
+
+/**
+ * Reduce tasks of runs whose parallelism is spread over the workers (WEIR_TASK_SCHEDULER=cluster):
+ * every worker consumes it (worker/task-worker.ts). Its payloads (worker/shuffle.ts) carry the
+ * run's spec, as Spark ships a task's closure: the task must run the plan its driver runs, not an
+ * edit made since.
+ */
+export const TASKS_QUEUE = 'weir-tasks';

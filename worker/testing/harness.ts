@@ -104,7 +104,7 @@ export class WorkerHarness {
   }
 
   /** A job over a files source in its own temp dir, with a files sink (exactly-once). */
-  async createFilesJob(name: string, opts: { trigger?: object; restartPolicy?: object; sql?: string } = {}) {
+  async createFilesJob(name: string, opts: { trigger?: object; restartPolicy?: object; sql?: string; sink?: { type: string; options: object }; spec?: object } = {}) {
     const base = path.join(this.dir, name);
     for (const d of ['in', 'out']) mkdirSync(path.join(base, d), { recursive: true });
     const spec = {
@@ -119,10 +119,11 @@ export class WorkerHarness {
         ],
       },
       sql: opts.sql ?? 'SELECT id, v * 2 AS doubled FROM events',
-      sink: { type: 'files', options: { path: path.join(base, 'out'), format: 'json' } },
+      sink: opts.sink ?? { type: 'files', options: { path: path.join(base, 'out'), format: 'json' } },
       outputMode: 'append',
       trigger: opts.trigger ?? { type: 'processing-time', interval: '200 milliseconds' },
       checkpointLocation: path.join(base, 'cp'),
+      ...opts.spec,
     };
     const job = await this.db.job.create({
       data: {
@@ -130,7 +131,7 @@ export class WorkerHarness {
         spec,
         sql: spec.sql,
         sourceType: 'files',
-        sinkType: 'files',
+        sinkType: spec.sink.type,
         outputMode: 'append',
         trigger: spec.trigger,
         checkpointLocation: spec.checkpointLocation,

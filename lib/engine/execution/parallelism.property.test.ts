@@ -17,7 +17,9 @@ import type { Sink } from '../sinks/sink';
 import { MemoryStream } from '../sources/memory-source';
 import type { Row } from '../types';
 import { CRASH_POINTS, type CrashPointName } from './crash-points';
+import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
+import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
 import { canonical } from './testing/stream-test';
 import { mustParse } from './testing/test-fixtures';
 import { propertyRuns } from '@/lib/testing/property-runs';
@@ -72,8 +74,16 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
 
 let n = 0;
 
-/** Runs the steps with `parallelism` and returns each batch's output. */
-async function runSteps(q: Query, parallelism: number, steps: Step[]): Promise<Map<number, string[]>> {
+/**
+ * Two executors (workers) that outlive the driver's restarts; each task goes to one chosen by
+ * `seed`, and some are run twice (a retry on the other executor after a lost first attempt).
+ */
+interface Remote {
+  seed: number;
+}
+
+/** Runs the steps with `parallelism` (its tasks on two executors if `remote`) and returns each batch's output. */
+async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: Remote): Promise<Map<number, string[]>> {
   const id = `parallelism-${++n}-${process.pid}`;
   const source = (name: string, prefix: string) => ({
     name, type: 'memory', options: { stream: `${id}-${name}` },
@@ -99,7 +109,16 @@ async function runSteps(q: Query, parallelism: number, steps: Step[]): Promise<M
   const checkpoint = new InMemoryCheckpointFileManager();
   const clock = new ManualClock(T0);
   const sink = new BatchCapture();
-  const start = (crash?: { point: CrashPointName; batchId: number }) => new MicroBatchExecution({ spec, checkpoint, clock, sink, crash });
+  const executors = [new Executor({ clock }), new Executor({ clock })];
+  let seed = remote?.seed ?? 0;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+  const start = (crash?: { point: CrashPointName; batchId: number }): MicroBatchExecution => {
+    const taskScheduler: ExecutorsTaskScheduler | undefined = remote && new ExecutorsTaskScheduler({
+      executors, spec, checkpoint, queryId: (): string => started.id, pick: () => next() % 2, retry: () => next() % 5 === 0,
+    });
+    const started: MicroBatchExecution = new MicroBatchExecution({ spec, checkpoint, clock, sink, crash, taskScheduler });
+    return started;
+  };
   let query = start();
   let rowId = 0;
   for (const step of steps) {
@@ -120,6 +139,7 @@ async function runSteps(q: Query, parallelism: number, steps: Step[]): Promise<M
     }
   }
   await query.stop();
+  for (const e of executors) await e.close();
   return sink.batches;
 }
 
@@ -133,6 +153,21 @@ describe('parallelism N gives the output of parallelism 1 (up to row order withi
           expect([...many.entries()].sort((a, b) => a[0] - b[0])).toEqual([...one.entries()].sort((a, b) => a[0] - b[0]));
         }),
         { numRuns: propertyRuns(12, 60), seed: 2026 + name.length },
+      );
+    });
+  }
+});
+
+describe('with its tasks on two executors (workers), moved and retried between them, parallelism N gives the output of parallelism 1', () => {
+  for (const [name, q] of Object.entries(QUERIES)) {
+    it(name, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 4 }), fc.nat(), async (steps, parallelism, seed) => {
+          const one = await runSteps(q, 1, steps);
+          const many = await runSteps(q, parallelism, steps, { seed });
+          expect([...many.entries()].sort((a, b) => a[0] - b[0])).toEqual([...one.entries()].sort((a, b) => a[0] - b[0]));
+        }),
+        { numRuns: propertyRuns(12, 60), seed: 4052 + name.length },
       );
     });
   }

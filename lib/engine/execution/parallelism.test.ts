@@ -176,7 +176,7 @@ describe('LocalTaskScheduler and the shuffle', () => {
     const rows = Array.from({ length: 10 }, (_, i) => ({ i }));
     const parts = shuffleRows(rows, 3, (r) => (r.i as number) % 3);
     expect(parts.map((p) => p.map((r) => r.i))).toEqual([[0, 3, 6, 9], [1, 4, 7], [2, 5, 8]]);
-    const tasks: ReduceTask[] = parts.map((p, partitionId) => ({ batchId: 0, stageId: 0, operatorId: 0, partitionId, inputs: [p] })).reverse();
+    const tasks: ReduceTask[] = parts.map((p, partitionId) => ({ batchId: 0, stageId: 0, operatorId: 0, partitionId, batchWatermarkMs: 0, batchTimestampMs: 0, inputs: [p] })).reverse();
     // Plain data in and out: what a remote scheduler would send.
     const results = await new LocalTaskScheduler().submitTasks(tasks, async (t) => JSON.parse(JSON.stringify({ partitionId: t.partitionId, rows: t.inputs[0].slice(0, 1) })));
     expect(results).toEqual([{ partitionId: 0, rows: [{ i: 0 }] }, { partitionId: 1, rows: [{ i: 1 }] }, { partitionId: 2, rows: [{ i: 2 }] }]);

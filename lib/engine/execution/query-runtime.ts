@@ -76,7 +76,7 @@ export function relationsOf(spec: Pick<JobSpec, 'sources'>): StreamingRelation[]
  * logs (Spark's minBatchesToRetain covers both). The LMDB provider's local copy goes under the
  * query's own directory: its environments are keyed by the query id, which the checkpoint keeps.
  */
-function stateStoreProviderFactory(spec: JobSpec, deps: QueryRuntimeDeps): (id: StateStoreId, cp: CheckpointFileManager) => StateStoreProvider {
+export function stateStoreProviderFactory(spec: JobSpec, deps: Pick<QueryRuntimeDeps, 'stateLocalDir' | 'queryId' | 'clock'>): (id: StateStoreId, cp: CheckpointFileManager) => StateStoreProvider {
   const conf = { minVersionsToRetain: spec.minBatchesToRetain };
   if (stateStoreProviderOf(spec) === 'lmdb') {
     const localDir = path.join(deps.stateLocalDir ?? path.join(tmpdir(), 'weir-state'), deps.queryId);
@@ -101,6 +101,11 @@ export class QueryRuntime {
   /** The parallelism the query runs with (spark.sql.shuffle.partitions, recorded in offsets/N). */
   readonly numPartitions: number;
   private readonly taskScheduler: TaskScheduler;
+  /**
+   * With a remote scheduler, per stage: its tasks' state figures of the last batch, and that
+   * batch's watermark (the driver's own instances of a remote stage never run).
+   */
+  private readonly remoteStages = new Map<number, { progress: StateOperatorProgress[]; batchWatermarkMs: number }>();
   private maintenance?: Promise<void>;
 
   private constructor(
@@ -128,8 +133,8 @@ export class QueryRuntime {
   static async create(spec: JobSpec, deps: QueryRuntimeDeps): Promise<QueryRuntime> {
     const numPartitions = deps.numPartitions ?? spec.parallelism;
     deps = { ...deps, numPartitions };
-    const compile = () => compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions });
-    const query = compile();
+    const compile = () => compileQuery(spec, numPartitions);
+    const query = compileQuery(spec, numPartitions);
     const partitionQueries = query.operators.some((op) => isStatefulOperator(op) && isPartitioned(op)) ? Array.from({ length: numPartitions - 1 }, compile) : [];
     if (query.stateful) {
       // State lives in the checkpoint, versioned per batch; refuse a restart whose stateful plan changed.
@@ -173,7 +178,20 @@ export class QueryRuntime {
   /** A no-data batch is worth running when a stateful plan's watermark would evict state. */
   needsNoDataBatch(watermarkMs: number): boolean {
     // Stateless plans never need one; stateful operators say whether the watermark closes or evicts something.
-    return [...this.allStateful()].some((op) => op.shouldRunAnotherBatch?.(watermarkMs) ?? false);
+    const remoteOps = new Set(this.remoteStageOperators());
+    if ([...this.allStateful()].some((op) => !remoteOps.has(op) && (op.shouldRunAnotherBatch?.(watermarkMs) ?? false))) return true;
+    // A remote stage's operators evicted up to the watermark of the batch its tasks last ran;
+    // the driver's instance, which never ran, answers whether the operator evicts by watermark at all.
+    return [...this.stages].some(([stageId, [op]]) => {
+      if (!remoteOps.has(op) || !(op.shouldRunAnotherBatch?.(watermarkMs) ?? false)) return false;
+      const last = this.remoteStages.get(stageId);
+      return last === undefined || watermarkMs > last.batchWatermarkMs;
+    });
+  }
+
+  /** The operators whose partitions' tasks run, and keep their state, in other processes. */
+  private remoteStageOperators(): StatefulOperator[] {
+    return this.taskScheduler.remote ? [...this.stages.values()].flat() : [];
   }
 
   private provider(id: StateStoreId): StateStoreProvider {
@@ -188,7 +206,9 @@ export class QueryRuntime {
     const ctx: OperatorContext = { ...b, inputs: new Map(this.spec.sources.map((s, i) => [s.name, inputs[i].rows])) };
     if (this.stateful.length) {
       ctx.stateStores = new Map();
+      const remoteOps = new Set(this.remoteStageOperators());
       for (const op of this.stateful) {
+        if (remoteOps.has(op)) continue;
         for (let partitionId = 0; partitionId < (op.numPartitions ?? 1); partitionId++) {
           for (const storeName of op.storeNames ?? [undefined]) {
             const id: StateStoreId = { operatorId: op.operatorId, partitionId, ...(storeName ? { storeName } : {}) };
@@ -226,7 +246,15 @@ export class QueryRuntime {
     // The map side, here: each input of the operator, shuffled by the hash of its key.
     const inputs = op.mapInputs ? await op.mapInputs(rows, ctx) : [rows];
     const shuffled = inputs.map((input, child) => shuffleRows(input, operators.length, (row) => op.partitionOf!(row, ctx, child)));
-    const taskSet: ReduceTask[] = operators.map((_, partitionId) => ({ batchId: ctx.batchId, stageId, operatorId: op.operatorId, partitionId, inputs: shuffled.map((s) => s[partitionId]) }));
+    const taskSet: ReduceTask[] = operators.map((_, partitionId) => ({
+      batchId: ctx.batchId,
+      stageId,
+      operatorId: op.operatorId,
+      partitionId,
+      batchWatermarkMs: ctx.batchWatermarkMs,
+      batchTimestampMs: ctx.batchTimestampMs,
+      inputs: shuffled.map((s) => s[partitionId]),
+    }));
     const run = async (task: ReduceTask): Promise<TaskResult> => {
       const instance = this.stages.get(task.stageId)![task.partitionId];
       const taskCtx = { ...ctx, partitionId: task.partitionId };
@@ -234,6 +262,9 @@ export class QueryRuntime {
       return { partitionId: task.partitionId, rows: await out };
     };
     const results = await this.taskScheduler.submitTasks(taskSet, run);
+    if (this.taskScheduler.remote) {
+      this.remoteStages.set(stageId, { progress: results.flatMap((r) => (r.progress ? [r.progress] : [])), batchWatermarkMs: ctx.batchWatermarkMs });
+    }
     return results.flatMap((r) => r.rows);
   }
 
@@ -275,7 +306,11 @@ export class QueryRuntime {
   /** The stateful operators' figures for the committed batch's progress. */
   stateOperatorProgress(): StateOperatorProgress[] {
     const instancesOf = new Map([...this.stages.values()].map((ops) => [ops[0], ops]));
-    return this.stateful.map((op) => mergeStateOperatorProgress((instancesOf.get(op) ?? [op]).map((o) => o.progress())));
+    const remoteOf = new Map([...this.stages].flatMap(([stageId, [op]]) => {
+      const remote = this.remoteStages.get(stageId);
+      return remote?.progress.length ? [[op, remote.progress] as const] : [];
+    }));
+    return this.stateful.map((op) => mergeStateOperatorProgress(remoteOf.get(op) ?? (instancesOf.get(op) ?? [op]).map((o) => o.progress())));
   }
 
   /**
@@ -325,8 +360,13 @@ export class QueryRuntime {
   }
 }
 
+/** The spec's query compiled for `numPartitions` state partitions (each reduce task's operators are one such compile's). */
+export function compileQuery(spec: JobSpec, numPartitions: number): CompiledStreamingQuery {
+  return compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions });
+}
+
 /** Whether an operator's state is in several partitions, each run as a reduce task. */
-function isPartitioned(op: StatefulOperator): boolean {
+export function isPartitioned(op: StatefulOperator): boolean {
   return op.partitionOf !== undefined && (op.numPartitions ?? 1) > 1;
 }
 

@@ -9,8 +9,12 @@
  * as in Spark, nothing orders rows within a batch across partitions.
  *
  * A task's input and output are plain data (ids and rows), so that a scheduler may run them
- * anywhere; the LocalTaskScheduler runs them one after the other in this process.
+ * anywhere; the LocalTaskScheduler runs them one after the other in this process. A scheduler
+ * whose tasks run in other processes (`remote`) has each task open, run and commit its own
+ * partition's state there (Spark's StateStoreRDD on an executor, executor.ts), and the driver
+ * opens none of those stores.
  */
+import type { StateOperatorProgress } from '../operators/physical-operator';
 import type { Row } from '../types';
 
 /** One partition of a stateful stage: the rows shuffled to state partition `partitionId`. */
@@ -20,6 +24,9 @@ export interface ReduceTask {
   stageId: number;
   operatorId: number;
   partitionId: number;
+  /** The batch's watermark and timestamp (offsets/N), which the operator reads as the driver's does. */
+  batchWatermarkMs: number;
+  batchTimestampMs: number;
   /** The partition's rows of each of the operator's inputs (one; a stream-stream join's two sides). */
   inputs: Row[][];
 }
@@ -27,6 +34,8 @@ export interface ReduceTask {
 export interface TaskResult {
   partitionId: number;
   rows: Row[];
+  /** A remote task's figures of its partition's state, as committed (the driver sums them). */
+  progress?: StateOperatorProgress;
 }
 
 /** Runs a reduce task where the scheduler puts it (Spark's Executor running a task's iterator). */
@@ -34,6 +43,12 @@ export type TaskRunner = (task: ReduceTask) => Promise<TaskResult>;
 
 /** Spark's TaskScheduler: runs a stage's TaskSet and returns the results in partition order. */
 export interface TaskScheduler {
+  /**
+   * The tasks run in other processes, each committing its partition's state at N+1 before it
+   * returns (a re-run of the batch loads N again and rewrites N+1). Unset: the driver's process
+   * runs them, and the driver commits the state with the batch.
+   */
+  readonly remote?: boolean;
   submitTasks(taskSet: readonly ReduceTask[], run: TaskRunner): Promise<TaskResult[]>;
 }
 

@@ -1,0 +1,188 @@
+/**
+ * One query across workers (WEIR_TASK_SCHEDULER=cluster): a YSB-shaped job (ad events filtered to
+ * views, counted per campaign in 10-second event-time windows, update mode) at parallelism 2 with
+ * its reduce tasks on two worker processes, against parallelism 1 run in one process, in the same
+ * run. The driver here is this process (MicroBatchExecution with ClusterTaskScheduler and the
+ * TaskDispatcher over Redis, as a worker's run has them); the two workers are task-worker
+ * processes (worker/task-worker.ts) over the same Redis queue and local checkpoint.
+ *
+ * Measured: wall-clock time of the batches (the rows' arrival in the source not counted), median
+ * of ROUNDS, interleaved; speedup2 = parallelism 1's time / parallelism 2's. And the shuffle's bytes
+ * per event (input and output blocks of the reduce tasks, over the events read).
+ * Goal: speedup2 >= 1.7 on a 2-core machine.
+ *
+ * Run: npm run bench -- parallel   (needs Redis on 127.0.0.1:6379; uses its db 13)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { checkpointFileManagerFor } from '../lib/engine/checkpoint/checkpoint-location';
+import { SystemClock } from '../lib/engine/clock';
+import { MicroBatchExecution } from '../lib/engine/execution/micro-batch-execution';
+import { MemorySinkTable } from '../lib/engine/sinks/memory-sink';
+import { MemoryStream } from '../lib/engine/sources/memory-source';
+import { parseJobSpec } from '../lib/engine/spec/job-spec';
+import '../lib/engine/index';
+import { mulberry32 } from '../lib/testing/mulberry32';
+import type { Row } from '../lib/engine/types';
+import { queueConfigFrom } from '../lib/queue/connection';
+import { ClusterTaskScheduler } from '../worker/cluster-task-scheduler';
+import { TaskDispatcher } from '../worker/task-dispatcher';
+
+const EVENTS = 400_000;
+const BATCHES = 8;
+const CAMPAIGNS = 100;
+const ROUNDS = 3;
+const REDIS_URL = 'redis://127.0.0.1:6379/13';
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function events(): Row[] {
+  const rnd = mulberry32(2026);
+  const types = ['view', 'click', 'purchase'];
+  const t0 = Date.UTC(2026, 0, 1);
+  return Array.from({ length: EVENTS }, (_, i) => ({
+    user_id: `u${Math.floor(rnd() * 100_000)}`,
+    ad_id: `ad-${Math.floor(rnd() * CAMPAIGNS * 10)}`,
+    campaign_id: `c${Math.floor(rnd() * CAMPAIGNS)}`,
+    event_type: types[Math.floor(rnd() * 3)],
+    event_time: new Date(t0 + Math.floor((i / EVENTS) * 600_000)),
+  }));
+}
+
+/** A worker's executor alone (no database needed): worker/task-worker.ts over the bench's Redis. */
+function spawnTaskWorker(dataDir: string): Promise<ChildProcess> {
+  const script = `
+    import pino from 'pino';
+    import { startTaskWorker } from '${path.join(ROOT, 'worker/task-worker.ts')}';
+    await startTaskWorker({
+      config: { REDIS_URL: '${REDIS_URL}', dataDir: '${dataDir}', WEIR_FAILOVER_MS: 15000, WEIR_TASK_CONCURRENCY: 1, WEIR_TEST_TASK_DELAY_MS: 0 },
+      workerId: 'bench-' + process.pid,
+      log: pino({ level: 'warn' }),
+    });
+    console.log('ready');`;
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));
+    child.once('exit', (code) => reject(new Error(`task worker exited (${code})`)));
+  });
+}
+
+let runs = 0;
+
+/** Per-task costs of the last parallelism-2 run, for the scaling model (docs/engine.md). */
+const costs = { dispatchMs: 0, taskMs: 0, tasks: 0, stages: 0 };
+
+async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatcher): Promise<{ ms: number; shuffleBytes: number }> {
+  const name = `parallel-bench-${process.pid}-${runs++}`;
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-parallel-'));
+  try {
+    const parsed = parseJobSpec({
+      name,
+      source: {
+        name: 'events', type: 'memory', options: { stream: name },
+        schema: [{ name: 'user_id', type: 'string' }, { name: 'ad_id', type: 'string' }, { name: 'campaign_id', type: 'string' }, { name: 'event_type', type: 'string' }, { name: 'event_time', type: 'timestamp' }],
+        eventTime: 'event_time', watermarkDelay: '10 seconds',
+      },
+      sql: "SELECT campaign_id, window(event_time, '10 seconds') AS w, count(*) AS views FROM events WHERE event_type = 'view' GROUP BY campaign_id, window(event_time, '10 seconds')",
+      sink: { type: 'memory', options: { table: name } },
+      outputMode: 'update',
+      trigger: { type: 'available-now' },
+      checkpointLocation: dir,
+      parallelism,
+    });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const spec = parsed.spec;
+    const stream = MemoryStream.named(name);
+    const scheduler = dispatcher && new ClusterTaskScheduler({
+      spec, checkpoint: checkpointFileManagerFor(dir), queryId: () => q.id,
+      submit: async (p) => {
+        const t0 = performance.now();
+        const out = await dispatcher.dispatch(p);
+        costs.dispatchMs += performance.now() - t0;
+        costs.stages++;
+        return out;
+      },
+    });
+    const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock: new SystemClock(), taskScheduler: scheduler });
+    await q.start();
+    const per = EVENTS / BATCHES;
+    let ms = 0;
+    for (let b = 0; b < BATCHES; b++) {
+      stream.addRows(data.slice(b * per, (b + 1) * per));
+      const t0 = performance.now();
+      await q.processAllAvailable();
+      ms += performance.now() - t0;
+    }
+    const last = new Map<string, number>();
+    for (const r of MemorySinkTable.named(name).rows) last.set(`${String(r.campaign_id)}|${JSON.stringify(r.w)}`, r.views as number);
+    const counted = [...last.values()].reduce((n, c) => n + c, 0);
+    const views = data.filter((r) => r.event_type === 'view').length;
+    if (counted !== views) throw new Error(`wrong result with parallelism ${parallelism}: ${counted} views counted of ${views}`);
+    await q.stop();
+    MemoryStream.drop(name);
+    MemorySinkTable.drop(name);
+    const tasks = scheduler?.takeTasks() ?? [];
+    for (const t of tasks) {
+      costs.taskMs += t.durationMs;
+      costs.tasks++;
+    }
+    const shuffleBytes = tasks.reduce((n, t) => n + t.shuffleBytes, 0);
+    return { ms, shuffleBytes };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function main(): Promise<Record<string, number | boolean>> {
+  const redis = new Redis(REDIS_URL);
+  await redis.flushdb();
+  redis.disconnect();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'weir-bench-parallel-workers-'));
+  const workers = await Promise.all([spawnTaskWorker(dataDir), spawnTaskWorker(dataDir)]);
+  const dispatcher = new TaskDispatcher(queueConfigFrom({ REDIS_URL }));
+  try {
+    const data = events();
+    await engine(data, 1);
+    await engine(data, 2, dispatcher);
+    const p1: number[] = [];
+    const p2: number[] = [];
+    let bytes = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 ? [2, 1] : [1, 2];
+      for (const p of order) {
+        if (p === 2) Object.assign(costs, { dispatchMs: 0, taskMs: 0, tasks: 0, stages: 0 });
+        const res = await engine(data, p, p === 2 ? dispatcher : undefined);
+        (p === 1 ? p1 : p2).push(res.ms);
+        if (p === 2) bytes = res.shuffleBytes;
+      }
+    }
+    const p1Ms = median(p1);
+    const p2Ms = median(p2);
+    const speedup2 = p1Ms / p2Ms;
+    const shuffleBytesPerEvent = bytes / EVENTS;
+    console.log(`YSB-shaped, ${EVENTS.toLocaleString('en')} events in ${BATCHES} batches, ${CAMPAIGNS} campaigns (median of ${ROUNDS}, wall-clock):`);
+    console.log(`  parallelism 1, one process: ${p1Ms.toFixed(0)} ms (rounds ${p1.map((x) => x.toFixed(0)).join(', ')})`);
+    console.log(`  parallelism 2, two workers: ${p2Ms.toFixed(0)} ms (rounds ${p2.map((x) => x.toFixed(0)).join(', ')}); shuffle ${shuffleBytesPerEvent.toFixed(1)} bytes/event`);
+    const stageMs = costs.dispatchMs / costs.stages;
+    const taskMs = costs.taskMs / costs.tasks;
+    console.log(`  per batch at parallelism 2 (last round): driver ${(p2.at(-1)! / BATCHES - stageMs).toFixed(1)} ms, dispatch round trip ${stageMs.toFixed(1)} ms, a task ${taskMs.toFixed(1)} ms on its worker`);
+    const goalMet = speedup2 >= 1.7;
+    console.log(`goal: speedup2 >= 1.7: ${goalMet ? 'met' : 'NOT met'} (${speedup2.toFixed(2)})`);
+    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, dispatchMsPerBatch: stageMs, taskMs, goalMet };
+  } finally {
+    await dispatcher.close();
+    for (const w of workers) w.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(() => process.exit(0), (e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

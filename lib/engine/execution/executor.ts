@@ -1,0 +1,142 @@
+/**
+ * Spark's Executor, for the reduce tasks of a stateful stage that a remote TaskScheduler sends to
+ * another process (task-scheduler.ts): it opens partition p's state stores at the batch's version
+ * N, runs the partition's own instance of the operator over the task's rows, commits the stores at
+ * N+1 and returns the rows with the partition's state figures.
+ *
+ * As Spark's executor-side StateStore cache (StateStore.get keeps loaded providers between
+ * batches), a partition's providers and operator instance stay open here after its task, so the
+ * next batch's task for it starts from what is already loaded. The cache is revalidated by
+ * version: a task for batch N reuses the partition only if this process committed N itself (its
+ * last task for it was batch N-1). Otherwise the partition ran elsewhere meanwhile (a task moved to
+ * another worker, a retry, a re-run of a batch) and it is reloaded from the checkpoint: a fresh
+ * operator instance and fresh providers, which load version N as committed by whoever did.
+ */
+import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import type { Clock } from '../clock';
+import type { OperatorContext, StatefulOperator } from '../operators/physical-operator';
+import type { JobSpec } from '../spec/job-spec';
+import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
+import { compileQuery, isPartitioned, stateStoreProviderFactory } from './query-runtime';
+import type { ReduceTask, TaskResult } from './task-scheduler';
+
+/** The query a task belongs to: what the driver started it with. */
+export interface ExecutorQuery {
+  spec: JobSpec;
+  /** The checkpoint's query id (its state and the lmdb provider's local copy are keyed by it). */
+  queryId: string;
+  /** The checkpoint's parallelism (spark.sql.shuffle.partitions). */
+  numPartitions: number;
+  checkpoint: CheckpointFileManager;
+}
+
+interface CachedPartition {
+  operator: StatefulOperator;
+  /** One per store of the partition (the operator's store names, or the one unnamed). */
+  stores: { key: string; storeName?: string; provider: StateStoreProvider }[];
+  /** The version this process last committed; a task for batch N reuses the cache only at N. */
+  committedVersion?: number;
+  maintenance?: Promise<void>;
+}
+
+/** Partitions kept open at most (the least recently used one is closed first). */
+const MAX_CACHED_PARTITIONS = 256;
+
+export class Executor {
+  private readonly partitions = new Map<string, CachedPartition>();
+
+  constructor(private readonly o: { clock: Clock; stateLocalDir?: string; onMaintenanceError?: (e: unknown) => void }) {}
+
+  /** Runs one reduce task: its partition's state goes from version N to N+1 (task.batchId = N). */
+  async runTask(q: ExecutorQuery, task: ReduceTask): Promise<TaskResult> {
+    const key = `${q.queryId}/${q.numPartitions}/${task.stageId}/${task.partitionId}`;
+    let part = this.partitions.get(key);
+    this.partitions.delete(key);
+    if (part && part.committedVersion !== task.batchId) {
+      await closePartition(part);
+      part = undefined;
+    }
+    part ??= this.openPartition(q, task);
+    // Most recently used last (Map keeps insertion order).
+    this.partitions.set(key, part);
+    await this.evictOld();
+    const { operator } = part;
+    const opened: StateStore[] = [];
+    let committed = 0;
+    try {
+      // A maintenance round still running on the committed version is no obstacle (state-store.ts).
+      const stateStores = new Map<string, StateStore>();
+      for (const s of part.stores) {
+        const store = await s.provider.getStore(task.batchId);
+        opened.push(store);
+        stateStores.set(s.key, store);
+      }
+      const ctx: OperatorContext = {
+        batchId: task.batchId,
+        batchWatermarkMs: task.batchWatermarkMs,
+        batchTimestampMs: task.batchTimestampMs,
+        partitionId: task.partitionId,
+        stateStores,
+        inputs: new Map(),
+      };
+      const rows = await (operator.reduceInputs ? operator.reduceInputs(task.inputs, ctx) : operator.execute(task.inputs[0], ctx));
+      for (const store of opened) {
+        await store.commit();
+        committed++;
+      }
+      operator.onCommitted(task.batchId + 1);
+      part.committedVersion = task.batchId + 1;
+      this.startMaintenance(part);
+      return { partitionId: task.partitionId, rows, progress: operator.progress() };
+    } catch (e) {
+      for (const store of opened.slice(committed)) store.abort();
+      operator.onAborted();
+      this.partitions.delete(key);
+      await closePartition(part).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Closes every cached partition (the worker stopping). */
+  async close(): Promise<void> {
+    const parts = [...this.partitions.values()];
+    this.partitions.clear();
+    for (const p of parts) await closePartition(p);
+  }
+
+  private openPartition(q: ExecutorQuery, task: ReduceTask): CachedPartition {
+    const operator = compileQuery(q.spec, q.numPartitions).operators[task.stageId] as StatefulOperator | undefined;
+    if (!operator?.stateful || !isPartitioned(operator) || operator.operatorId !== task.operatorId) {
+      throw new Error(`Internal: stage ${task.stageId} of query ${q.queryId} is not stateful operator ${task.operatorId} partitioned ${q.numPartitions} ways`);
+    }
+    const factory = stateStoreProviderFactory(q.spec, { queryId: q.queryId, clock: this.o.clock, stateLocalDir: this.o.stateLocalDir });
+    const stores = (operator.storeNames ?? [undefined]).map((storeName) => {
+      const id = { operatorId: operator.operatorId, partitionId: task.partitionId, ...(storeName ? { storeName } : {}) };
+      return { key: storeKey(id), storeName, provider: factory(id, q.checkpoint) };
+    });
+    return { operator, stores };
+  }
+
+  /** Snapshots and retention of the partition's stores, in the background, one round at a time. */
+  private startMaintenance(part: CachedPartition): void {
+    if (part.maintenance) return;
+    part.maintenance = (async () => {
+      for (const s of part.stores) await s.provider.maintenance();
+    })()
+      .catch((e: unknown) => this.o.onMaintenanceError?.(e))
+      .finally(() => (part.maintenance = undefined));
+  }
+
+  private async evictOld(): Promise<void> {
+    while (this.partitions.size > MAX_CACHED_PARTITIONS) {
+      const [oldest, part] = this.partitions.entries().next().value!;
+      this.partitions.delete(oldest);
+      await closePartition(part);
+    }
+  }
+}
+
+async function closePartition(part: CachedPartition): Promise<void> {
+  await part.maintenance;
+  for (const s of part.stores) await s.provider.close();
+}

@@ -1,0 +1,46 @@
+/**
+ * The driver's side of cluster tasks, with the queue and the workers stood in for: inputs go out
+ * as checkpoint blocks, each result is read from the block its completed attempt returned (a
+ * zombie attempt's block is never read), results come back in partition order, the stage's blocks
+ * are removed, and each task's figures wait for the batch's progress.
+ */
+import { describe, expect, it } from 'vitest';
+import { InMemoryCheckpointFileManager, type JobSpec, type Row } from '@/lib/engine';
+import { ClusterTaskScheduler } from './cluster-task-scheduler';
+import { attemptOutput, readBlock, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
+
+const task = (partitionId: number, rows: Row[]) => ({ batchId: 3, stageId: 1, operatorId: 0, partitionId, batchWatermarkMs: 0, batchTimestampMs: 0, inputs: [rows] });
+
+describe('ClusterTaskScheduler', () => {
+  it('reads only the completed attempt’s output, in partition order, and removes the stage’s blocks', async () => {
+    const cp = new InMemoryCheckpointFileManager();
+    const seen: ReduceTaskPayload[] = [];
+    const submit = async (payloads: ReduceTaskPayload[]): Promise<ReduceTaskOutcome[]> => {
+      seen.push(...payloads);
+      expect(await cp.list(payloads[0].outputDir)).toEqual(['0.in', '1.in']);
+      const outcomes: ReduceTaskOutcome[] = [];
+      for (const p of [...payloads].reverse()) {
+        const { value: inputs } = await readBlock<Row[][]>(cp, p.input);
+        // A first attempt that its worker lost: it wrote a block of its own, wrong on purpose.
+        await writeBlock(cp, attemptOutput(p), [{ zombie: true }]);
+        const output = attemptOutput(p);
+        await writeBlock(cp, output, inputs[0].map((r) => ({ ...r, p: p.task.partitionId })));
+        outcomes.unshift({ output, workerId: `w${p.task.partitionId}`, inputRows: inputs[0].length, rows: inputs[0].length, shuffleBytes: 10, durationMs: 5, attempt: 2 });
+      }
+      return outcomes;
+    };
+    const source = { name: 'events', type: 'postgres', options: { connectionString: 'postgres://u:secret@db/x' }, schema: [] };
+    const spec = { checkpointLocation: 'memory://x', source, sources: [source], sink: { type: 'kafka', options: { 'kafka.sasl.password': 'secret' } } } as unknown as JobSpec;
+    const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
+    const results = await s.submitTasks([task(1, [{ k: 'b' }]), task(0, [{ k: 'a' }, { k: 'c' }])]);
+    expect(results.map((r) => r.rows)).toEqual([[{ k: 'a', p: 0 }, { k: 'c', p: 0 }], [{ k: 'b', p: 1 }]]);
+    expect(seen.map((p) => [p.queryId, p.numPartitions, p.task.partitionId])).toEqual([['q', 2, 1], ['q', 2, 0]]);
+    expect(seen.every((p) => !('inputs' in p.task))).toBe(true);
+    // The queue never holds the job's credentials: the task's spec has no source or sink options.
+    expect(JSON.stringify(seen)).not.toContain('secret');
+    expect(seen[0].spec.checkpointLocation).toBe('memory://x');
+    expect(await cp.list(seen[0].outputDir)).toEqual([]);
+    expect(s.takeTasks().map((t) => [t.partitionId, t.workerId, t.attempt])).toEqual([[1, 'w1', 2], [0, 'w0', 2]]);
+    expect(s.takeTasks()).toEqual([]);
+  });
+});
