@@ -74,6 +74,7 @@ export class Executor {
       const ctx: OperatorContext = {
         batchId: task.batchId,
         batchWatermarkMs: task.batchWatermarkMs,
+        ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
         batchTimestampMs: task.batchTimestampMs,
         partitionId: task.partitionId,
         stateStores,

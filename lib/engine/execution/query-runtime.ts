@@ -252,6 +252,7 @@ export class QueryRuntime {
       operatorId: op.operatorId,
       partitionId,
       batchWatermarkMs: ctx.batchWatermarkMs,
+      ...(ctx.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: ctx.lateEventsWatermarkMs } : {}),
       batchTimestampMs: ctx.batchTimestampMs,
       inputs: shuffled.map((s) => s[partitionId]),
     }));

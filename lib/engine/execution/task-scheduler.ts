@@ -26,6 +26,8 @@ export interface ReduceTask {
   partitionId: number;
   /** The batch's watermark and timestamp (offsets/N), which the operator reads as the driver's does. */
   batchWatermarkMs: number;
+  /** The watermark late input rows are judged by (OperatorContext.lateEventsWatermarkMs). */
+  lateEventsWatermarkMs?: number;
   batchTimestampMs: number;
   /** The partition's rows of each of the operator's inputs (one; a stream-stream join's two sides). */
   inputs: Row[][];
