@@ -14,11 +14,11 @@
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { joinChecked } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
 import { buildMap, keyText, keyValue } from './map-functions';
 import { compileWalkRegex, regexMatches, walkRegex } from './regex';
 import { castValue, isNumeric } from './sql-values';
-import { checkStringLength } from './value-limits';
 
 
 const STRING_ARRAY: TypeInfo = { type: 'array', elementType: { name: 'element', type: 'string', nullable: true } };
@@ -175,7 +175,7 @@ export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   array_join: {
     min: 2, max: 3,
     type: (a) => (isArr(a[0]) && isStr(a[1]) && (a.length < 3 || isStr(a[2])) ? { type: 'string' } : 'array_join() takes (array, delimiter[, nullReplacement])'),
-    impl: ([arr, sep, nullRep], t) => joinStrings('array_join()', arrayText(arr as unknown[], elem(t[0]), nullRep as string | undefined), sep as string),
+    impl: ([arr, sep, nullRep], t) => joinChecked('array_join()', arrayText(arr as unknown[], elem(t[0]), nullRep as string | undefined), sep as string),
   },
   sort_array: {
     min: 1, max: 2,
@@ -269,13 +269,6 @@ function arrayText(arr: unknown[], t: TypeInfo, nullRep?: string): string[] {
   return out;
 }
 
-function joinStrings(fn: string, parts: string[], sep: string): string {
-  let total = parts.length > 1 ? sep.length * (parts.length - 1) : 0;
-  for (const p of parts) total += p.length;
-  checkStringLength(fn, total);
-  return parts.join(sep);
-}
-
 /** concat_ws(sep, …) where some arguments are arrays: Spark joins their elements too, skipping NULLs. */
 export const CONCAT_WS_ARRAYS: CollectionFunctionDef = {
   min: 1, max: 64, nullIntolerant: false,
@@ -288,6 +281,6 @@ export const CONCAT_WS_ARRAYS: CollectionFunctionDef = {
       if (Array.isArray(v)) for (const x of arrayText(v, { type: 'string' })) parts.push(x);
       else if (v !== null && v !== undefined) parts.push(v as string);
     }
-    return joinStrings('concat_ws()', parts, sep as string);
+    return joinChecked('concat_ws()', parts, sep as string);
   },
 };

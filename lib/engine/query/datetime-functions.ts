@@ -12,13 +12,12 @@ import { exactMicros, exactMonths, MICROS_PER_DAY } from './interval-utils';
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
+import { isStr, nums } from './function-args';
 import type { FunctionDef } from './function-types';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { dayArg, toDay, toMs, tsArg } from './spark-functions';
-import { isNumeric, type ExprType } from './sql-values';
+import { isNumeric } from './sql-values';
 
-const isStr = (t: ExprType) => t === 'string' || t === 'null';
-const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
 
 /** Spark's EXTRACT/date_part field names and their spellings (DatePart.parseExtractField). */
 const FIELD_ALIASES: Record<string, string> = {

@@ -13,17 +13,15 @@ import { parseTimestampLiteral } from './expression-builder';
 import { recordRegex, regexLiterals } from './regex';
 import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
+import { chars, joinChecked, str } from './function-args';
 import type { FunctionDef } from './function-types';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 import { toLong } from './long';
 
 
-const str = (args: ExprType[], n = args.length): string | undefined =>
-  args.slice(0, n).every((t) => t === 'string' || t === 'null') ? undefined : 'expects string arguments';
 const ts = (args: ExprType[], i = 0): string | undefined => (args[i] === 'timestamp' || args[i] === 'null' ? undefined : 'expects a timestamp argument (CAST a string with CAST(x AS TIMESTAMP))');
 const num = (t: ExprType): boolean => isNumeric(t);
 
-const chars = (s: string) => [...s];
 
 const DATE_FIELDS: Record<string, (d: Date) => number> = {
   year: (d) => d.getUTCFullYear(),
@@ -120,14 +118,6 @@ const padLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
     ? stringTooLargeMessage(fn, Math.trunc(n))
     : undefined;
 };
-
-/** Joins parts after checking the total length (`sepLength` between each two). */
-function joinChecked(fn: string, parts: string[], sep: string): string {
-  let total = parts.length > 1 ? sep.length * (parts.length - 1) : 0;
-  for (const p of parts) total += p.length;
-  checkStringLength(fn, total);
-  return parts.join(sep);
-}
 
 /** Upper/lower-casing can lengthen a string (ß → SS): checked on the result, at most 3× the input. */
 function cased(fn: string, r: string): string {

@@ -11,17 +11,14 @@
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
+import { chars, isStr, nums, str, unified } from './function-args';
 import type { FunctionDef } from './function-types';
 import { parseTimestampLiteral } from './expression-builder';
 import { regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
-import { isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { isNumeric, type ExprType } from './sql-values';
 import { bigOf, toLong, type Long } from './long';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
-const isStr = (t: ExprType) => t === 'string' || t === 'null';
-const str = (args: ExprType[], n = args.length): string | undefined => (args.slice(0, n).every(isStr) ? undefined : 'expects string arguments');
-const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
-const chars = (s: string) => [...s];
 /** A timestamp or a string Spark would cast to one. */
 const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
 export const tsArg = (args: ExprType[], i = 0): string | undefined => (tsLike(args[i]) ? undefined : 'expects a timestamp (or a string such as \'2024-01-02 03:04:05\')');
@@ -121,16 +118,6 @@ function trimChars(s: string, set: string, left: boolean, right: boolean): strin
   if (left) while (a < b && drop.has(cs[a])) a++;
   if (right) while (b > a && drop.has(cs[b - 1])) b--;
   return cs.slice(a, b).join('');
-}
-
-/** Every argument's type unified (greatest, least, if, nvl …), or a message. */
-function unified(args: ExprType[], fn: string): ExprType | string {
-  let t: ExprType | undefined = 'null';
-  for (const a of args) {
-    t = unifyTypes(t, a);
-    if (!t) return `${fn}() arguments have incompatible types (${args.join(', ')})`;
-  }
-  return t === 'null' ? 'string' : t;
 }
 
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
