@@ -21,7 +21,7 @@ import { CAST_FLOAT, CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, referencedColumns, type Expr, type SqlType } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
-import { DATE_TRUNC_UNITS } from './functions';
+import { DATE_TRUNC_UNITS } from './datetime-functions';
 import type { CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';

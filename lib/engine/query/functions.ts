@@ -6,12 +6,9 @@
  * A function whose result can be longer than its inputs checks the result's length before
  * building it (value-limits.ts: 1 MiB a value); regular expressions run on RE2 (regex.ts).
  */
-import { utc } from './date';
 import { RecordExpressionError } from '../errors';
 import { getJsonObject, jsonTuple } from './json-functions';
-import { parseTimestampLiteral } from './expression-builder';
 import { recordRegex, regexLiterals } from './regex';
-import { parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { formatTimestamp, isNumeric, type ExprType } from './sql-values';
 import { chars, joinChecked, str } from './function-args';
 import type { FunctionDef } from './function-types';
@@ -19,49 +16,8 @@ import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } fro
 import { toLong } from './long';
 
 
-const ts = (args: ExprType[], i = 0): string | undefined => (args[i] === 'timestamp' || args[i] === 'null' ? undefined : 'expects a timestamp argument (CAST a string with CAST(x AS TIMESTAMP))');
 const num = (t: ExprType): boolean => isNumeric(t);
 
-
-const DATE_FIELDS: Record<string, (d: Date) => number> = {
-  year: (d) => d.getUTCFullYear(),
-  month: (d) => d.getUTCMonth() + 1,
-  day: (d) => d.getUTCDate(),
-  dayofmonth: (d) => d.getUTCDate(),
-  hour: (d) => d.getUTCHours(),
-  minute: (d) => d.getUTCMinutes(),
-  second: (d) => d.getUTCSeconds(),
-  // Spark: 1 = Sunday … 7 = Saturday
-  dayofweek: (d) => d.getUTCDay() + 1,
-  quarter: (d) => Math.floor(d.getUTCMonth() / 3) + 1,
-};
-
-const TRUNC_UNITS = ['year', 'yyyy', 'yy', 'quarter', 'month', 'mon', 'mm', 'week', 'day', 'dd', 'hour', 'minute', 'second', 'millisecond', 'microsecond'] as const;
-
-/** Spark's date_trunc spellings of each unit. */
-const TRUNC_ALIASES: Record<string, string> = { yyyy: 'year', yy: 'year', mon: 'month', mm: 'month', dd: 'day' };
-
-function truncTimestamp(unit: string, ms: number): number | null {
-  const d = new Date(ms);
-  const u = unit.toLowerCase();
-  switch (TRUNC_ALIASES[u] ?? u) {
-    case 'millisecond': return ms;
-    case 'microsecond': return ms;
-    case 'year': return utc(d.getUTCFullYear(), 0, 1);
-    case 'quarter': return utc(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1);
-    case 'month': return utc(d.getUTCFullYear(), d.getUTCMonth(), 1);
-    case 'week': {
-      // ISO week: starts Monday.
-      const day = utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-      return day - ((d.getUTCDay() + 6) % 7) * 86_400_000;
-    }
-    case 'day': return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-    case 'hour': return Math.floor(ms / 3_600_000) * 3_600_000;
-    case 'minute': return Math.floor(ms / 60_000) * 60_000;
-    case 'second': return Math.floor(ms / 1000) * 1000;
-    default: return null;
-  }
-}
 
 /** Spark's round: HALF_UP, i.e. halves away from zero. */
 function roundHalfUp(v: number, scale: number): number {
@@ -130,15 +86,6 @@ const rlike: FunctionDef = {
   impl: ([s, p]) => recordRegex('rlike()', p as string).test(s as string),
   checkLiterals: regexLiterals('rlike()'),
 };
-
-/** A date part of a timestamp; a string is cast to one first, as Spark casts it implicitly. */
-const dateField = (name: string): FunctionDef => ({
-  min: 1, max: 1, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
-  impl: ([v], _c, t) => {
-    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string) : (v as number);
-    return ms === null ? null : DATE_FIELDS[name](new Date(ms));
-  },
-});
 
 /** The first functions Weir had; the registry (function-registry.ts) files each under its Spark group. */
 export const CORE_FUNCTIONS: Record<string, FunctionDef> = {
@@ -228,55 +175,6 @@ export const CORE_FUNCTIONS: Record<string, FunctionDef> = {
   },
   coalesce: { min: 1, max: 64, nullIntolerant: false, type: () => 'null', impl: (args) => args.find((v) => v !== null && v !== undefined) ?? null },
   nullif: { min: 2, max: 2, nullIntolerant: false, type: () => 'null', impl: ([a, b]) => (a !== null && b !== null && a === b ? null : a) },
-  year: dateField('year'),
-  month: dateField('month'),
-  day: dateField('day'),
-  dayofmonth: dateField('dayofmonth'),
-  hour: dateField('hour'),
-  minute: dateField('minute'),
-  second: dateField('second'),
-  dayofweek: dateField('dayofweek'),
-  quarter: dateField('quarter'),
-  date_trunc: {
-    min: 2, max: 2, type: (a) => str(a, 1) ?? ts(a, 1) ?? 'timestamp',
-    impl: ([unit, v]) => truncTimestamp(unit as string, v as number),
-  },
-  // to_timestamp(s) is CAST(s AS TIMESTAMP) (expression-compiler.ts); with a Spark datetime pattern it parses by it.
-  to_timestamp: {
-    min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
-    impl: ([s, p]) => {
-      const t = tokenizePattern(p as string);
-      if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp(): ${t}`, { function: 'to_timestamp()' });
-      return parseWithPattern(s as string, t);
-    },
-    checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp(): ${t}` : undefined; },
-  },
-  // to_timestamp_ntz(s) is CAST(s AS TIMESTAMP_NTZ); with a pattern, the wall-clock time it parses
-  // (the compiler types it TIMESTAMP_NTZ; Weir's session time zone is UTC).
-  to_timestamp_ntz: {
-    min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
-    impl: ([s, p]) => {
-      const t = tokenizePattern(p as string);
-      if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp_ntz(): ${t}`, { function: 'to_timestamp_ntz()' });
-      return parseWithPattern(s as string, t);
-    },
-    checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp_ntz(): ${t}` : undefined; },
-  },
-  unix_timestamp: {
-    min: 0, max: 2, type: (a) => (a.length === 0 || a[0] === 'timestamp' || a[0] === 'null' || a[0] === 'string' ? 'long' : 'expects a timestamp, or (string[, pattern])'),
-    nullIntolerant: true,
-    // Spark: unix_timestamp() is the current time (the batch's); a string is parsed with the pattern (default yyyy-MM-dd HH:mm:ss).
-    impl: (args, ctx, types) => {
-      if (args.length === 0) return Math.floor(ctx.batchTimestampMs / 1000);
-      if (types[0] !== 'string') return Math.floor((args[0] as number) / 1000);
-      const t = tokenizePattern((args[1] as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss');
-      if (typeof t === 'string') throw new RecordExpressionError(`unix_timestamp(): ${t}`, { function: 'unix_timestamp()' });
-      const ms = parseWithPattern(args[0] as string, t);
-      return ms === null ? null : Math.floor(ms / 1000);
-    },
-  },
-  unix_millis: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => v },
-  timestamp_millis: { min: 1, max: 1, type: (a) => (num(a[0]) ? 'timestamp' : 'expects a number'), impl: ([v]) => v },
   // JSON (json-functions.ts); from_json and to_json carry struct types: compiled in expression-compiler.ts.
   from_json: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
   to_json: { min: 1, max: 2, type: () => 'string', impl: () => { throw new Error('compiled in the expression compiler'); } },
@@ -286,11 +184,6 @@ export const CORE_FUNCTIONS: Record<string, FunctionDef> = {
   // One key of json_tuple (the planner expands json_tuple(j, k1, k2) into c0, c1 of these).
   json_tuple_item: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, k]) => jsonTuple(j as string, [k as string])[0] },
   get_json_object: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, p]) => getJsonObject(j as string, p as string) },
-  // The batch's timestamp (`batchTimestampMs` from offsets/N), so a re-run batch sees the same value.
-  current_timestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
-  now: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
 };
 
 CORE_FUNCTIONS.substr = CORE_FUNCTIONS.substring;
-
-export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;

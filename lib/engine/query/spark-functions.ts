@@ -9,36 +9,12 @@
  * midnight timestamp (the compiler converts it) and a string cast to a timestamp.
  */
 import { RecordExpressionError } from '../errors';
-import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
-import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
-import { chars, isStr, nums, str, unified } from './function-args';
+import { chars, nums, str, unified } from './function-args';
 import type { FunctionDef } from './function-types';
-import { parseTimestampLiteral } from './expression-builder';
 import { regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
 import { isNumeric, type ExprType } from './sql-values';
 import { bigOf, toLong, type Long } from './long';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
-
-/** A timestamp or a string Spark would cast to one. */
-const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
-export const tsArg = (args: ExprType[], i = 0): string | undefined => (tsLike(args[i]) ? undefined : 'expects a timestamp (or a string such as \'2024-01-02 03:04:05\')');
-
-/** A day-like argument (Spark's DateType inputs): a date, a timestamp or a string Spark would cast to a date. */
-export const dayArg = (args: ExprType[], i = 0): string | undefined => (args[i] === 'date' || tsLike(args[i]) ? undefined : 'expects a date (or a timestamp, or a string such as \'2024-01-02\')');
-
-/** A day-like argument as a date (days); a string is CAST to DATE (NULL when it is not one). */
-export function toDay(v: unknown, t: ExprType): number | null {
-  if (t === 'date') return v as number;
-  if (t === 'string') return parseDate(String(v));
-  return dateFromTimestamp(v as number);
-}
-
-/** A timestamp argument as epoch ms; a string is cast (NULL when it is not a timestamp). */
-export function toMs(v: unknown, t: ExprType): number | null {
-  if (t === 'string') return parseTimestampLiteral(String(v));
-  return v as number;
-}
-const midnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 
 /** A shift of a BIGINT by an INT distance (a wider one narrowed to its low 32 bits, then mod 64). */
 function shiftFunction(op: (a: bigint, n: bigint) => bigint): FunctionDef {
@@ -63,20 +39,6 @@ function roundHalfEven(v: number, scale: number): number {
 function roundWith(fn: (x: number) => number, v: number, scale: number): number {
   const f = 10 ** scale;
   return fn(Number((v * f).toPrecision(15))) / f || 0;
-}
-
-/** A pattern (datetime) that must be a valid literal when it is one. */
-const patternLiterals = (fn: string, i: number) => (lits: unknown[]): string | undefined => {
-  const p = lits[i];
-  if (typeof p !== 'string') return undefined;
-  const t = tokenizePattern(p);
-  return typeof t === 'string' ? `${fn}: ${t}` : undefined;
-};
-
-function tokens(fn: string, pattern: string) {
-  const t = tokenizePattern(pattern);
-  if (typeof t === 'string') throw new RecordExpressionError(`${fn}: ${t}`, { function: fn });
-  return t;
 }
 
 /** Java's Matcher.replaceAll replacement: `$n` is group n, `\x` is x. */
@@ -133,23 +95,6 @@ function trimBytes(b: Uint8Array, set: Uint8Array): Uint8Array {
 /** Spark's check of regexp_replace's position (RegExpReplace.checkInputDataTypes). */
 const positionOutOfRange = (pos: number) =>
   `[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] The \`position\` must be between (0, 2147483647], but got ${Math.trunc(pos)}.`;
-
-/** A day count: a number, or a string Spark casts to an INT (NULL when it is not one). */
-function dayCount(n: unknown, t: ExprType): number | null {
-  if (t !== 'string') return Math.trunc(n as number);
-  const x = Number((n as string).trim());
-  return (n as string).trim() === '' || !Number.isFinite(x) ? null : Math.trunc(x);
-}
-
-const dayShift = (sign: 1 | -1): FunctionDef => ({
-  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
-  impl: ([d, n], _c, t) => {
-    const day = toDay(d, t[0]);
-    const k = dayCount(n, t[1]);
-    return day === null || k === null ? null : day + sign * k;
-  },
-});
-const DATE_ADD = dayShift(1);
 
 /** Functions Spark refuses on streaming DataFrames, or that Weir refuses because a replay would differ. */
 export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: string }> = {
@@ -290,87 +235,5 @@ export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
   pi: { min: 0, max: 0, type: () => 'double', impl: () => Math.PI },
   degrees: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * 180) / Math.PI },
   radians: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * Math.PI) / 180 },
-  // --- date and time ---
-  date_format: {
-    min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'string' : 'expects (timestamp, pattern)'),
-    impl: ([d, p], _c, t) => { const ms = toMs(d, t[0]); return ms === null ? null : formatWithPattern(ms, tokens('date_format()', p as string)); },
-    checkLiterals: patternLiterals('date_format()', 1),
-  },
-  to_date: {
-    min: 1, max: 2, type: (a) => (a.length === 1 ? dayArg(a) : str(a)) ?? 'date',
-    impl: ([d, p], _c, t) => {
-      if (p === undefined) return toDay(d, t[0]);
-      const ms = parseWithPattern(d as string, tokens('to_date()', p as string));
-      return ms === null ? null : dateFromTimestamp(ms);
-    },
-    checkLiterals: patternLiterals('to_date()', 1),
-  },
-  date_add: DATE_ADD,
-  dateadd: DATE_ADD,
-  date_sub: dayShift(-1),
-  datediff: {
-    min: 2, max: 2, type: (a) => dayArg(a, 0) ?? dayArg(a, 1) ?? 'long',
-    impl: ([e, s], _c, t) => { const a = toDay(e, t[0]); const b = toDay(s, t[1]); return a === null || b === null ? null : a - b; },
-  },
-  add_months: {
-    min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of months)'),
-    impl: ([d, n], _c, t) => {
-      const day = toDay(d, t[0]);
-      if (day === null) return null;
-      const x = new Date(timestampFromDate(day));
-      const months = x.getUTCMonth() + Math.trunc(n as number);
-      const y = x.getUTCFullYear() + Math.floor(months / 12);
-      const m = ((months % 12) + 12) % 12;
-      const last = new Date(utc(y, m + 1, 0)).getUTCDate();
-      return dateFromTimestamp(utc(y, m, Math.min(x.getUTCDate(), last)));
-    },
-  },
-  last_day: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'date', impl: ([d], _c, t) => { const day = toDay(d, t[0]); if (day === null) return null; const x = new Date(timestampFromDate(day)); return dateFromTimestamp(utc(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)); } },
-  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Math.floor((midnight(ms) - utc(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
-  weekofyear: {
-    min: 1, max: 1, type: (a) => tsArg(a) ?? 'long',
-    // ISO 8601 week number (Spark: weeks start on Monday, week 1 has more than 3 days).
-    impl: ([d], _c, t) => {
-      const ms = toMs(d, t[0]);
-      if (ms === null) return null;
-      const day = midnight(ms);
-      const dow = (new Date(day).getUTCDay() + 6) % 7;
-      const thursday = day + (3 - dow) * DAY_MS;
-      const jan1 = utc(new Date(thursday).getUTCFullYear(), 0, 1);
-      return Math.floor((thursday - jan1) / DAY_MS / 7) + 1;
-    },
-  },
-  from_unixtime: {
-    min: 1, max: 2, type: (a) => (isNumeric(a[0]) && (a.length < 2 || isStr(a[1])) ? 'string' : 'expects (seconds[, pattern])'),
-    impl: ([n, p]) => formatWithPattern(Math.floor(n as number) * 1000, tokens('from_unixtime()', (p as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss')),
-    checkLiterals: patternLiterals('from_unixtime()', 1),
-  },
-  // The batch's timestamp's day (offsets/N's batchTimestampMs): stable when a batch re-runs.
-  current_date: { min: 0, max: 0, type: () => 'date', impl: (_a, ctx) => dateFromTimestamp(ctx.batchTimestampMs) },
-  // Spark keeps microseconds in a BIGINT: seconds past its range fail (Math.multiplyExact) rather
-  // than wrap; NaN and infinities are NULL.
-  timestamp_seconds: {
-    min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp',
-    impl: ([v]) => {
-      const x = v as number;
-      if (!Number.isFinite(x)) return null;
-      if (Math.abs(x * 1e6) >= 2 ** 63) throw new RecordExpressionError(`timestamp_seconds(): [ARITHMETIC_OVERFLOW] long overflow: ${x} seconds in microseconds do not fit a BIGINT`, { function: 'timestamp_seconds()' });
-      return Math.round(x * 1000);
-    },
-  },
-  make_timestamp: {
-    min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
-    // Spark: a day, hour and minute that exist; seconds in [0, 60], where 60 (whole) is the next minute's 0.
-    impl: ([y, mo, d, h, mi, s]) => {
-      const sec = s as number;
-      if (!(sec >= 0 && sec <= 60) || (h as number) < 0 || (h as number) > 23 || (mi as number) < 0 || (mi as number) > 59) return null;
-      const day = utc(y as number, (mo as number) - 1, d as number);
-      const x = new Date(day);
-      if (x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d) return null;
-      return day + ((h as number) * 60 + (mi as number)) * 60_000 + Math.round(sec * 1000);
-    },
-  },
 };
-SPARK_FUNCTIONS.date_diff = SPARK_FUNCTIONS.datediff;
-// make_timestamp_ntz: the same wall-clock time, typed TIMESTAMP_NTZ by the compiler (Weir's session time zone is UTC).
-SPARK_FUNCTIONS.make_timestamp_ntz = SPARK_FUNCTIONS.make_timestamp;
+
