@@ -17,11 +17,10 @@ import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { joinChecked } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
 import { buildMap, keyText, keyValue } from './map-functions';
-import { compileWalkRegex, regexMatches, walkRegex } from './regex';
+import { splitString } from './regexp-functions';
 import { castValue, isNumeric } from './sql-values';
 
 
-const STRING_ARRAY: TypeInfo = { type: 'array', elementType: { name: 'element', type: 'string', nullable: true } };
 const isStr = (t: TypeInfo) => t.type === 'string' || t.type === 'null';
 const isArr = (t: TypeInfo) => t.type === 'array' || t.type === 'null';
 const isInt = (t: TypeInfo) => t.type === 'long' || t.type === 'null';
@@ -62,43 +61,6 @@ export function compareValues(a: unknown, b: unknown): number {
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
-/**
- * Spark's split: Java's String.split(regex, limit) with limit -1 when `limit` <= 0, so trailing
- * empty strings stay; with limit > 0 at most `limit` parts, the last holding the rest. As in
- * Java, a zero-width match at the very start makes no leading empty string. As Spark's
- * UTF8String.split, `''` splits to [''] and an empty pattern splits into characters (no
- * trailing empty string).
- */
-export function splitString(s: string, pattern: string, limit: number): string[] {
-  const max = limit > 0 ? limit : Infinity;
-  if (s === '') return [''];
-  if (pattern === '') {
-    const cs = [...s];
-    return cs.length <= max ? cs : [...cs.slice(0, max - 1), cs.slice(max - 1).join('')];
-  }
-  const out: string[] = [];
-  // A pattern with no regex syntax is its own text: split on it without the regex engine.
-  if (!/[\\^$.|?*+()[\]{}]/.test(pattern)) {
-    let from = 0;
-    for (let i = s.indexOf(pattern); i >= 0 && out.length < max - 1; i = s.indexOf(pattern, from)) {
-      out.push(s.slice(from, i));
-      from = i + pattern.length;
-    }
-    out.push(s.slice(from));
-    return out;
-  }
-  let from = 0;
-  for (const m of regexMatches(walkRegex('split()', pattern), s)) {
-    if (out.length >= max - 1) break;
-    // Java: a zero-width match at the very start makes no leading empty string.
-    if (m.end === 0) continue;
-    out.push(s.slice(from, m.start));
-    from = m.end;
-  }
-  out.push(s.slice(from));
-  return out;
-}
-
 const literalIndexCheck = (fn: string, what: string) => (lits: unknown[]): string | undefined =>
   lits[1] === 0 ? `${fn}: ${what}` : undefined;
 
@@ -112,16 +74,6 @@ function arrayMax(fn: string, sign: 1 | -1): CollectionFunctionDef {
 }
 
 export const COLLECTION_FUNCTIONS: Record<string, CollectionFunctionDef> = {
-  split: {
-    min: 2, max: 3,
-    type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || isInt(a[2])) ? STRING_ARRAY : 'split() takes (string, regex[, limit])'),
-    impl: ([s, p, limit]) => splitString(s as string, p as string, limit === undefined ? -1 : Math.trunc(limit as number)),
-    checkLiterals: ([, p]) => {
-      if (typeof p !== 'string') return undefined;
-      const re = compileWalkRegex(p);
-      return typeof re === 'string' ? `split(): ${re}` : undefined;
-    },
-  },
   // Spark's default (spark.sql.legacy.sizeOfNull=true with ANSI off): size(NULL) is -1. An INT.
   size: {
     min: 1, max: 1, nullIntolerant: false,

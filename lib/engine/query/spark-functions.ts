@@ -8,13 +8,9 @@
  * or a string cast to a DATE, as Spark casts it; the other date-time functions take a DATE as its
  * midnight timestamp (the compiler converts it) and a string cast to a timestamp.
  */
-import { RecordExpressionError } from '../errors';
-import { chars, nums, str, unified } from './function-args';
+import { nums, unified } from './function-args';
 import type { FunctionDef } from './function-types';
-import { regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
-import { isNumeric, type ExprType } from './sql-values';
 import { bigOf, toLong, type Long } from './long';
-import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
 /** A shift of a BIGINT by an INT distance (a wider one narrowed to its low 32 bits, then mod 64). */
 function shiftFunction(op: (a: bigint, n: bigint) => bigint): FunctionDef {
@@ -41,60 +37,7 @@ function roundWith(fn: (x: number) => number, v: number, scale: number): number 
   return fn(Number((v * f).toPrecision(15))) / f || 0;
 }
 
-/** Java's Matcher.replaceAll replacement: `$n` is group n, `\x` is x. */
-function expandReplacement(rep: string, m: RegexMatch, room: number): string {
-  let out = '';
-  for (let i = 0; i < rep.length; i++) {
-    const c = rep[i];
-    if (c === '\\' && i + 1 < rep.length) out += rep[++i];
-    else if (c === '$' && /\d/.test(rep[i + 1] ?? '')) {
-      let j = i + 1;
-      let g = '';
-      while (j < rep.length && /\d/.test(rep[j]) && Number(g + rep[j]) <= m.groupCount) g += rep[j++];
-      if (g === '') throw new RecordExpressionError(`regexp_replace(): no group ${rep[i + 1]} in the pattern`, { function: 'regexp_replace()' });
-      out += m.group(Number(g)) ?? '';
-      i = j - 1;
-      // Each group can be as long as the value: `$0$0…` must not grow without end before the check.
-      if (out.length > room) checkStringLength('regexp_replace()', MAX_STRING_VALUE_LENGTH - room + out.length);
-    } else out += c;
-  }
-  return out;
-}
-
-/**
- * The code-unit offset of code point `cp` of `s` (its length when past the end): SQL positions
- * count code points, JavaScript slices in UTF-16 code units.
- */
-function codeUnitIndex(s: string, cp: number): number {
-  if (!/[\uD800-\uDFFF]/.test(s)) return Math.min(cp, s.length);
-  let i = 0;
-  for (let n = 0; n < cp && i < s.length; n++) i += s.codePointAt(i)! > 0xffff ? 2 : 1;
-  return i;
-}
-
-function trimChars(s: string, set: string, left: boolean, right: boolean): string {
-  const cs = chars(s);
-  const drop = new Set(chars(set));
-  let a = 0;
-  let b = cs.length;
-  if (left) while (a < b && drop.has(cs[a])) a++;
-  if (right) while (b > a && drop.has(cs[b - 1])) b--;
-  return cs.slice(a, b).join('');
-}
-
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
-
-/** The bytes of `b` without the leading and trailing bytes that are in `set`. */
-function trimBytes(b: Uint8Array, set: Uint8Array): Uint8Array {
-  let from = 0, to = b.length;
-  while (from < to && set.includes(b[from])) from++;
-  while (to > from && set.includes(b[to - 1])) to--;
-  return b.subarray(from, to);
-}
-
-/** Spark's check of regexp_replace's position (RegExpReplace.checkInputDataTypes). */
-const positionOutOfRange = (pos: number) =>
-  `[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] The \`position\` must be between (0, 2147483647], but got ${Math.trunc(pos)}.`;
 
 /** Functions Spark refuses on streaming DataFrames, or that Weir refuses because a replay would differ. */
 export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: string }> = {
@@ -104,87 +47,7 @@ export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: s
   }])),
 };
 
-/** startswith/endswith/contains: two strings, or two binaries (Spark's ByteArray.startsWith …). */
-const textOrBytes = (a: ExprType[]): ExprType | string => (str(a) === undefined || a.every((t) => t === 'binary' || t === 'null') ? 'boolean' : 'expects two strings or two binaries');
-/** A binary as one character a byte, so that the string searches compare bytes. */
-const bytesAsText = (v: unknown): string => (typeof v === 'string' ? v : Buffer.from((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength).toString('latin1'));
-
 export const SPARK_FUNCTIONS: Record<string, FunctionDef> = {
-  // --- string ---
-  // On a BINARY (with BINARY trim bytes) Spark trims bytes, a space byte by default.
-  btrim: {
-    min: 1, max: 2, type: (a) => (a[0] === 'binary' && (a.length < 2 || a[1] === 'binary' || a[1] === 'null') ? 'binary' : str(a) ?? 'string'),
-    impl: ([s, c], _c, t) => (t[0] === 'binary' ? trimBytes(s as Uint8Array, (c as Uint8Array | undefined) ?? new Uint8Array([0x20])) : trimChars(s as string, (c as string | undefined) ?? ' ', true, true)),
-  },
-  ltrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, false) },
-  rtrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', false, true) },
-  instr: { min: 2, max: 2, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
-  locate: {
-    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
-    // Spark: 1-based; a position below 1 finds nothing (0).
-    impl: ([sub, s, p]) => {
-      const pos = p === undefined ? 1 : Math.trunc(p as number);
-      if (pos < 1) return 0;
-      const cs = chars(s as string);
-      const from = cs.slice(0, pos - 1).join('').length;
-      const i = (s as string).indexOf(sub as string, from);
-      return i < 0 ? 0 : chars((s as string).slice(0, i)).length + 1;
-    },
-  },
-  position: {
-    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
-    impl: (args, c, t) => SPARK_FUNCTIONS.locate.impl(args, c, t),
-  },
-  initcap: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).toLowerCase().replace(/(^|\s)(\S)/gu, (_m, sp: string, c: string) => sp + c.toUpperCase()) },
-  translate: {
-    min: 3, max: 3, type: (a) => str(a) ?? 'string',
-    impl: ([s, from, to]) => {
-      const f = chars(from as string);
-      const t = chars(to as string);
-      const map = new Map<string, string>();
-      f.forEach((c, i) => { if (!map.has(c)) map.set(c, t[i] ?? ''); });
-      return chars(s as string).map((c) => map.get(c) ?? c).join('');
-    },
-  },
-  left: { min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, length)'), impl: ([s, n]) => chars(s as string).slice(0, Math.max(0, Math.trunc(n as number))).join('') },
-  right: {
-    min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, length)'),
-    impl: ([s, n]) => { const k = Math.trunc(n as number); const cs = chars(s as string); return k <= 0 ? '' : cs.slice(Math.max(0, cs.length - k)).join(''); },
-  },
-  repeat: {
-    min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, count)'),
-    impl: ([s, n]) => { const k = Math.max(0, Math.trunc(n as number)); checkStringLength('repeat()', (s as string).length * k); return (s as string).repeat(k); },
-    checkLiterals: ([s, n]) => (typeof s === 'string' && typeof n === 'number' && s.length * n > MAX_STRING_VALUE_LENGTH ? stringTooLargeMessage('repeat()', s.length * n) : undefined),
-  },
-  ascii: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
-  chr: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
-  char: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
-  startswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).startsWith(bytesAsText(p)) },
-  endswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).endsWith(bytesAsText(p)) },
-  contains: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).includes(bytesAsText(p)) },
-  regexp_replace: {
-    min: 3, max: 4, type: (a) => str(a, 3) ?? (a.length < 4 || isNumeric(a[3]) ? 'string' : 'expects (string, pattern, replacement[, position])'),
-    impl: ([s, p, r, posArg]) => {
-      const src = s as string;
-      const re = walkRegex('regexp_replace()', p as string);
-      // Spark's position counts characters (code points). The search runs on the rest of the
-      // value, as Java's region with opaque bounds: `^` and `\b` see the position as the start.
-      if (posArg !== undefined && Math.trunc(posArg as number) <= 0) throw new RecordExpressionError(`regexp_replace(): ${positionOutOfRange(posArg as number)}`, { function: 'regexp_replace()' });
-      const start = posArg === undefined ? 0 : codeUnitIndex(src, Math.trunc(posArg as number) - 1);
-      const rest = src.slice(start);
-      const literal = /[$\\]/.test(r as string) ? undefined : (r as string);
-      let out = src.slice(0, start);
-      let from = 0;
-      for (const m of regexMatches(re, rest)) {
-        out += rest.slice(from, m.start);
-        out += literal ?? expandReplacement(r as string, m, MAX_STRING_VALUE_LENGTH - out.length);
-        checkStringLength('regexp_replace()', out.length);
-        from = m.end;
-      }
-      return out + rest.slice(from);
-    },
-    checkLiterals: (lits) => (typeof lits[3] === 'number' && Math.trunc(lits[3]) <= 0 ? `regexp_replace(): ${positionOutOfRange(lits[3])}` : regexLiterals('regexp_replace()', true)(lits)),
-  },
   // --- conditional and null ---
   if: {
     min: 3, max: 3, nullIntolerant: false,
