@@ -25,7 +25,7 @@ import { DATE_TRUNC_UNITS } from './datetime-functions';
 import type { CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
-import { STREAMING_REFUSED } from './spark-functions';
+import { STREAMING_REFUSED } from './misc-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
 import { tokenizePattern } from './datetime-patterns';
 import { compileLike, type LikeMatcher } from './like-matcher';

@@ -13,17 +13,18 @@ import { AGGREGATE_FUNCTIONS } from './aggregate-functions';
 import { ARRAY_FUNCTIONS } from './array-functions';
 import { CAST_FUNCTIONS } from './cast-functions';
 import { COLLECTION_FUNCTIONS } from './collection-functions';
+import { CONDITIONAL_FUNCTIONS } from './conditional-functions';
 import { DATETIME_FUNCTIONS } from './datetime-functions';
 import { FORMAT_FUNCTIONS } from './format-functions';
 import type { CollectionFunctionDef, FunctionDef } from './function-types';
-import { CORE_FUNCTIONS } from './functions';
 import { GENERATORS } from './generators';
 import { HIGHER_ORDER_FUNCTIONS, type HigherOrderFunctionDef } from './higher-order-functions';
 import { JSON_ARRAY_FUNCTIONS, JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
 import { MAP_FUNCTIONS } from './map-functions';
 import { MATH_FUNCTIONS } from './math-functions';
+import { MISC_FUNCTIONS } from './misc-functions';
+import { PREDICATE_FUNCTIONS } from './predicate-functions';
 import { REGEXP_ARRAY_FUNCTIONS, REGEXP_FUNCTIONS } from './regexp-functions';
-import { SPARK_FUNCTIONS } from './spark-functions';
 import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
 import { STRING_ARRAY_FUNCTIONS, STRING_FUNCTIONS } from './string-functions';
 
@@ -123,13 +124,14 @@ const arities = <T>(names: Iterable<string>, arity: T): Record<string, T> => Obj
 
 export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildFunctionRegistry(
   [
-    { kind: 'scalar', group: MIXED_GROUPS, defs: CORE_FUNCTIONS },
-    { kind: 'scalar', group: MIXED_GROUPS, defs: SPARK_FUNCTIONS },
     { kind: 'scalar', group: 'string', defs: STRING_FUNCTIONS },
     { kind: 'scalar', group: 'string', defs: STRING_ENCODING_FUNCTIONS },
     { kind: 'scalar', group: 'string', defs: REGEXP_FUNCTIONS },
     { kind: 'scalar', group: 'string', defs: FORMAT_FUNCTIONS },
-    { kind: 'scalar', group: 'math', except: { equal_null: 'predicate', nanvl: 'conditional' }, defs: MATH_FUNCTIONS },
+    { kind: 'scalar', group: 'math', defs: MATH_FUNCTIONS },
+    { kind: 'scalar', group: 'predicate', defs: PREDICATE_FUNCTIONS },
+    { kind: 'scalar', group: 'conditional', defs: CONDITIONAL_FUNCTIONS },
+    { kind: 'scalar', group: 'misc', defs: MISC_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
     { kind: 'collection', group: MIXED_GROUPS, defs: COLLECTION_FUNCTIONS },
