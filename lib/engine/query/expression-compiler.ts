@@ -14,7 +14,7 @@ import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeTe
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
-import { CONCAT_WS_ARRAYS } from './collection-functions';
+import { CONCAT_WS_ARRAYS } from './array-functions';
 import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
 import { CAST_FLOAT, CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
@@ -240,7 +240,7 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
       const value = part(typeOfField(from.valueType!), to.valueType!);
       if (typeof key === 'string') return key;
       if (typeof value === 'string') return value;
-      // A map's keys are kept as their text (collection-functions.ts): read, cast, written back.
+      // A map's keys are kept as their text (map-functions.ts): read, cast, written back.
       const readKey = (k: string) => (fk.type === 'string' ? k : castValue(k, 'string', fk.type as SqlType, undefined, fk.decimal));
       const writeKey = (k: unknown) => (tk.type === 'string' ? k : castValue(k, tk.type as SqlType, 'string', tk.precision === undefined ? undefined : { precision: tk.precision, scale: tk.scale ?? 0 }));
       return (v) => {
@@ -1056,7 +1056,7 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 
-  /** A collection function (collection-functions.ts): typed from its arguments' full types. */
+  /** A collection function (array-functions.ts, map-functions.ts …): typed from its arguments' full types. */
   private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, compiled?: CompiledExpr[]): CompiledExpr {
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
