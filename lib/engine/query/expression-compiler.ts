@@ -718,12 +718,12 @@ class ExpressionCompiler implements LambdaCompiler {
    */
   private keepsType(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
     const name = e.name;
-    const ops: Record<string, (a: bigint, b: bigint) => bigint> = { bit_and: (a, b) => a & b, bit_or: (a, b) => a | b, bit_xor: (a, b) => a ^ b };
+    const ops: Record<string, (a: bigint, b: bigint) => bigint> = { '&': (a, b) => a & b, '|': (a, b) => a | b, '^': (a, b) => a ^ b };
     const bitwise = Object.hasOwn(ops, name) ? ops[name] : undefined;
     const shift = name === 'shiftleft' || name === 'shiftright' || name === 'shiftrightunsigned';
-    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', 'bit_not'].includes(name)) return undefined;
+    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', '~'].includes(name)) return undefined;
     const integral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
-    if (bitwise || name === 'bit_not') {
+    if (bitwise || name === '~') {
       const arity = bitwise ? 2 : 1;
       if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
       const wrong = args.find((a) => !integral(a));
@@ -1211,7 +1211,7 @@ class ExpressionCompiler implements LambdaCompiler {
       const text = simpleTypeString(this.compile(e.args[0]));
       return { type: 'string', eval: () => text };
     }
-    // `a & b`, `a | b`, `a ^ b`, `~a` (the builder names them; Spark's bit_and of one argument is an aggregate).
+    // `a & b`, `a | b`, `a ^ b`, `~a`: calls the builder names by their operator, which no SQL call can be named.
     if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e, e.args.map((a) => this.compile(a)))!;
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
@@ -1377,7 +1377,7 @@ class ExpressionCompiler implements LambdaCompiler {
 }
 
 const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
-const BITWISE_OPERATORS = new Set(['bit_and', 'bit_or', 'bit_xor', 'bit_not']);
+const BITWISE_OPERATORS = new Set(['&', '|', '^', '~']);
 const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
 
 /** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */

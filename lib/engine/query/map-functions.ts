@@ -29,7 +29,7 @@ export function keyText(k: unknown, t: TypeInfo): string {
 }
 
 /** A key's text read back as a value of the key type (map_keys, map_entries). */
-export function keyValue(text: string, t: TypeInfo): unknown {
+function keyValue(text: string, t: TypeInfo): unknown {
   return t.type === 'string' ? text : castValue(text, 'string', t.type as never, undefined, t.decimal);
 }
 
