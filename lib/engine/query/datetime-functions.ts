@@ -20,7 +20,7 @@ import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './
 import type { DecimalType } from './decimal';
 import { isStr, nums, str } from './function-args';
 import type { FunctionDef } from './function-types';
-import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
+import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-patterns';
 import { isNumeric, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 
@@ -302,7 +302,7 @@ const toUnixTimestamp: FunctionDef = {
     if (t[0] !== 'string') return Math.floor((v as number) / 1000);
     const tokens = tokenizePattern((p as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss');
     if (typeof tokens === 'string') throw new RecordExpressionError(`to_unix_timestamp(): ${tokens}`, { function: 'to_unix_timestamp()' });
-    const ms = parseWithPattern(v as string, tokens);
+    const ms = parseDatetime('to_unix_timestamp()', v as string, tokens);
     return ms === null ? null : Math.floor(ms / 1000);
   },
   checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_unix_timestamp(): ${t}` : undefined; },
@@ -470,7 +470,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, p]) => {
       const t = tokenizePattern(p as string);
       if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp(): ${t}`, { function: 'to_timestamp()' });
-      return parseWithPattern(s as string, t);
+      return parseDatetime('to_timestamp()', s as string, t);
     },
     checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp(): ${t}` : undefined; },
   },
@@ -481,7 +481,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, p]) => {
       const t = tokenizePattern(p as string);
       if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp_ntz(): ${t}`, { function: 'to_timestamp_ntz()' });
-      return parseWithPattern(s as string, t);
+      return parseDatetime('to_timestamp_ntz()', s as string, t);
     },
     checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp_ntz(): ${t}` : undefined; },
   },
@@ -494,7 +494,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
       if (types[0] !== 'string') return Math.floor((args[0] as number) / 1000);
       const t = tokenizePattern((args[1] as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss');
       if (typeof t === 'string') throw new RecordExpressionError(`unix_timestamp(): ${t}`, { function: 'unix_timestamp()' });
-      const ms = parseWithPattern(args[0] as string, t);
+      const ms = parseDatetime('unix_timestamp()', args[0] as string, t);
       return ms === null ? null : Math.floor(ms / 1000);
     },
   },
@@ -512,7 +512,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     min: 1, max: 2, type: (a) => (a.length === 1 ? dayArg(a) : str(a)) ?? 'date',
     impl: ([d, p], _c, t) => {
       if (p === undefined) return toDay(d, t[0]);
-      const ms = parseWithPattern(d as string, tokens('to_date()', p as string));
+      const ms = parseDatetime('to_date()', d as string, tokens('to_date()', p as string));
       return ms === null ? null : dateFromTimestamp(ms);
     },
     checkLiterals: patternLiterals('to_date()', 1),
