@@ -17,6 +17,9 @@ export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
   nvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'nvl'), impl: ([x, y]) => x ?? y },
   ifnull: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'ifnull'), impl: ([x, y]) => x ?? y },
   nvl2: { min: 3, max: 3, nullIntolerant: false, type: (a) => unified(a.slice(1), 'nvl2'), impl: ([x, y, z]) => (x !== null ? y : z) },
+  // Spark 4's zeroifnull(x) is coalesce(x, 0), nullifzero(x) is nullif(x, 0) (RuntimeReplaceable).
+  zeroifnull: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'zeroifnull'), impl: ([x]) => x ?? 0 },
+  nullifzero: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'nullifzero'), impl: ([x]) => (x === 0 || x === 0n ? null : x) },
   // Spark: `b` when `a` is NaN (NULL stays NULL); both doubles.
   nanvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => nums(a) ?? 'double', impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a) },
 };

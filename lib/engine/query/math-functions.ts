@@ -140,6 +140,12 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   sinh: unary(Math.sinh),
   cosh: unary(Math.cosh),
   tanh: unary(Math.tanh),
+  // Spark's Acosh, Asinh, Atanh (NaN outside their domain) and Csc, Sec: 1 / sin, 1 / cos.
+  acosh: unary(Math.acosh),
+  asinh: unary(Math.asinh),
+  atanh: unary(Math.atanh),
+  csc: unary((x) => 1 / Math.sin(x)),
+  sec: unary((x) => 1 / Math.cos(x)),
   cot: unary((x) => 1 / Math.tan(x)),
   expm1: unary(Math.expm1),
   // Spark: NULL at or below the asymptote -1.

@@ -25,6 +25,8 @@ export const PREDICATE_FUNCTIONS: Record<string, FunctionDef> = {
   regexp: rlike,
   regexp_like: rlike,
   isnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x === null },
+  // Spark's IsNaN: NULL is not NaN (false, never NULL).
+  isnan: { min: 1, max: 1, nullIntolerant: false, type: (a) => (isNumeric(a[0]) ? 'boolean' : 'expects a number'), impl: ([x]) => typeof x === 'number' && Number.isNaN(x) },
   isnotnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x !== null },
   // Spark's `<=>`: NULL equals NULL, never NULL itself.
   equal_null: {

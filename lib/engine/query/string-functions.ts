@@ -492,6 +492,7 @@ STRING_FUNCTIONS.ucase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl
 // Spark's length: characters of a string, bytes of a binary (length(x'537061726b') is 5).
 STRING_FUNCTIONS.length = { min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : 'expects a string or a binary'), impl: ([s]) => (typeof s === 'string' ? chars(s).length : (s as Uint8Array).length) };
 STRING_FUNCTIONS.char_length = STRING_FUNCTIONS.length;
+STRING_FUNCTIONS.len = STRING_FUNCTIONS.length;
 STRING_FUNCTIONS.character_length = STRING_FUNCTIONS.length;
 
 /**
