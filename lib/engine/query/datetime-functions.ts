@@ -121,6 +121,13 @@ function dayCount(n: unknown, t: ExprType): number | null {
   return (n as string).trim() === '' || !Number.isFinite(x) ? null : Math.trunc(x);
 }
 
+/** to_timestamp and to_timestamp_ntz with a pattern: the time the text reads as by it. */
+const parseByPattern = (fn: string): FunctionDef => ({
+  min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
+  impl: ([s, p]) => parseDatetime(fn, s as string, tokens(fn, p as string)),
+  checkLiterals: patternLiterals(fn, 1),
+});
+
 const dayShift = (sign: 1 | -1): FunctionDef => ({
   min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
   impl: ([d, n], _c, t) => {
@@ -465,26 +472,10 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([unit, v]) => truncTimestamp(unit as string, v as number),
   },
   // to_timestamp(s) is CAST(s AS TIMESTAMP) (expression-compiler.ts); with a Spark datetime pattern it parses by it.
-  to_timestamp: {
-    min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
-    impl: ([s, p]) => {
-      const t = tokenizePattern(p as string);
-      if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp(): ${t}`, { function: 'to_timestamp()' });
-      return parseDatetime('to_timestamp()', s as string, t);
-    },
-    checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp(): ${t}` : undefined; },
-  },
+  to_timestamp: parseByPattern('to_timestamp()'),
   // to_timestamp_ntz(s) is CAST(s AS TIMESTAMP_NTZ); with a pattern, the wall-clock time it parses
   // (the compiler types it TIMESTAMP_NTZ; Weir's session time zone is UTC).
-  to_timestamp_ntz: {
-    min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
-    impl: ([s, p]) => {
-      const t = tokenizePattern(p as string);
-      if (typeof t === 'string') throw new RecordExpressionError(`to_timestamp_ntz(): ${t}`, { function: 'to_timestamp_ntz()' });
-      return parseDatetime('to_timestamp_ntz()', s as string, t);
-    },
-    checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_timestamp_ntz(): ${t}` : undefined; },
-  },
+  to_timestamp_ntz: parseByPattern('to_timestamp_ntz()'),
   unix_timestamp: {
     min: 0, max: 2, type: (a) => (a.length === 0 || a[0] === 'timestamp' || a[0] === 'null' || a[0] === 'string' ? 'long' : 'expects a timestamp, or (string[, pattern])'),
     nullIntolerant: true,
