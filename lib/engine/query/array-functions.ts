@@ -175,6 +175,27 @@ export const CONCAT_WS_ARRAYS: CollectionFunctionDef = {
 };
 
 
+/** element_at(array, index) (1-based, negative from the end, NULL past the end) or element_at(map, key). */
+function elementAt(fn: string): CollectionFunctionDef {
+  return {
+    min: 2, max: 2,
+    type: (a) => {
+      if (a[0].type === 'map') return typeOfField(a[0].valueType!);
+      if (isArr(a[0]) && isInt(a[1])) return elementOrString(a[0]);
+      return `${fn} takes (array, index) or (map, key)`;
+    },
+    impl: ([x, k], t) => {
+      if (t[0].type === 'map') return mapGet(x as Record<string, unknown>, k, typeOfField(t[0].keyType!));
+      const arr = x as unknown[];
+      const i = Math.trunc(k as number);
+      if (i === 0) fail(fn, ELEMENT_AT_ZERO);
+      const at = i > 0 ? i - 1 : arr.length + i;
+      return at >= 0 && at < arr.length ? (arr[at] ?? null) : null;
+    },
+    checkLiterals: literalIndexCheck(fn, ELEMENT_AT_ZERO),
+  };
+}
+
 export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   array_append: {
     min: 2, max: 2, nullIntolerant: false, type: (a) => arrayAndElement('array_append()', a[0], a[1]),
@@ -297,23 +318,10 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     type: (a) => (a[0].type === 'array' || a[0].type === 'map' || a[0].type === 'null' ? { type: 'long', integral: 32 } : `size() takes an array or a map, got ${typeText(a[0])}`),
     impl: ([x]) => (x === null || x === undefined ? -1 : Array.isArray(x) ? x.length : Object.keys(x).length),
   },
-  element_at: {
-    min: 2, max: 2,
-    type: (a) => {
-      if (a[0].type === 'map') return typeOfField(a[0].valueType!);
-      if (isArr(a[0]) && isInt(a[1])) return elementOrString(a[0]);
-      return 'element_at() takes (array, index) or (map, key)';
-    },
-    impl: ([x, k], t) => {
-      if (t[0].type === 'map') return mapGet(x as Record<string, unknown>, k, typeOfField(t[0].keyType!));
-      const arr = x as unknown[];
-      const i = Math.trunc(k as number);
-      if (i === 0) fail('element_at()', ELEMENT_AT_ZERO);
-      const at = i > 0 ? i - 1 : arr.length + i;
-      return at >= 0 && at < arr.length ? (arr[at] ?? null) : null;
-    },
-    checkLiterals: literalIndexCheck('element_at()', ELEMENT_AT_ZERO),
-  },
+  element_at: elementAt('element_at()'),
+  // Spark's try_element_at: element_at's answers with ANSI off (NULL past the end), and as
+  // Spark's, an index of 0 still fails.
+  try_element_at: elementAt('try_element_at()'),
   // `arr[i]` (0-based, NULL out of range) and `m[key]`; Spark's get(arr, i) is the array form.
   get: {
     min: 2, max: 2,
