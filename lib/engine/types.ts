@@ -7,7 +7,7 @@
  * A decimal is its unscaled bigint, with its precision and scale in the Field. A date is its
  * number of days since 1970-01-01 (query/date.ts); sinks render it as `yyyy-MM-dd`. An array
  * (Spark's ArrayType) is a JS array; a map (MapType) a plain object from the key's text to the
- * value (query/collection-functions.ts says why); outputs write both as JSON.
+ * value (query/map-functions.ts says why); outputs write both as JSON.
  */
 export type ColumnType = 'long' | 'double' | 'string' | 'boolean' | 'timestamp' | 'binary';
 

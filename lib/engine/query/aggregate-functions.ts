@@ -2,7 +2,7 @@
  * Aggregate functions for streaming GROUP BY: count(*), count(col), sum, avg, min, max and
  * approx_count_distinct here; the statistical ones (stddev, variance, skewness, kurtosis, corr,
  * covariance, median, mode, percentile_approx, histogram_numeric) in statistical-aggregates.ts; collect_list/set,
- * first/last, count_if, bool_and/or, min_by/max_by, try_sum/try_avg in collect-aggregates.ts.
+ * first/last, count_if, bool_and/or, bit_and/or/xor, min_by/max_by, try_sum/try_avg in collect-aggregates.ts.
  * Each keeps a small buffer per group that the state store holds
  * between batches (encoded with the state value codec), so it has
  * - `init()`: the buffer of a group with no rows,
@@ -25,7 +25,7 @@ import { isInterval } from './sql-values';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
-  boolAggregate, collect, countIf, extremumBy, firstLast, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
+  bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
 import { elementOf, fieldOfType, typeText, type TypeInfo } from './data-types';
 import type { Field } from '../types';
@@ -291,6 +291,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   first: { min: 1, max: 2 }, first_value: { min: 1, max: 2 }, last: { min: 1, max: 2 }, last_value: { min: 1, max: 2 }, any_value: { min: 1, max: 2 },
   count_if: { min: 1, max: 1 }, bool_and: { min: 1, max: 1 }, every: { min: 1, max: 1 },
   bool_or: { min: 1, max: 1 }, some: { min: 1, max: 1 }, any: { min: 1, max: 1 },
+  bit_and: { min: 1, max: 1 }, bit_or: { min: 1, max: 1 }, bit_xor: { min: 1, max: 1 },
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
   median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 }, histogram_numeric: { min: 2, max: 2 },
@@ -601,6 +602,13 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       arity(1);
       needBoolean(arg!);
       return boolAggregate(name, name === 'bool_and' || name === 'every');
+    case 'bit_and':
+    case 'bit_or':
+    case 'bit_xor':
+      arity(1);
+      // Spark's IntegralType input: a BIGINT, INT, SMALLINT or TINYINT, whose type the result keeps.
+      if (arg!.type !== 'long' && arg!.type !== 'null') fail(`${name}() needs an integer argument, got ${typeText(arg!)}; CAST it to BIGINT`);
+      return bitAggregate(name, shapeOf(arg!.type === 'null' ? { type: 'long' } : arg!));
     case 'min_by':
     case 'max_by':
       arity(2);

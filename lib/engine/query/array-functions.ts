@@ -1,17 +1,20 @@
 /**
  * Spark's array functions that build or search arrays (array_append, array_insert, arrays_zip,
  * the set operations array_union/array_intersect/array_except, sequence, array_repeat, …),
- * with Spark's NULL handling and results (ANSI mode off). Registered beside the other
- * collection functions (collection-functions.ts), which type them from full TypeInfo.
+ * and those that read or sort them (size, element_at, array_contains, sort_array, slice, …),
+ * with Spark's NULL handling and results (ANSI mode off). Their types carry element, key and
+ * value types (data-types.ts), so they are typed from full TypeInfo, not ExprType names alone.
  *
  * Equality of elements is SQL's (arrays and structs element by element, -0 equal to 0), with
  * NULL a value of its own in the set operations, as Spark's ArrayBinaryLike keeps one NULL.
  */
 import { RecordExpressionError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
+import { joinChecked } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
+import { keyText } from './map-functions';
 import { elementOf, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
-import { isNumeric } from './sql-values';
+import { castValue, isNumeric } from './sql-values';
 
 /** Elements an array built here may have: sequence and array_repeat check it before building. */
 const MAX_ARRAY_ELEMENTS = 1 << 20;
@@ -85,6 +88,112 @@ function sequence(start: number, stop: number, step: number | undefined): number
   const n = by === 0 ? 1 : Math.floor((stop - start) / by) + 1;
   checkLength('sequence()', n);
   return Array.from({ length: n }, (_, i) => start + i * by);
+}
+
+const isStrType = (t: TypeInfo) => t.type === 'string' || t.type === 'null';
+
+/** The element type of an array argument (NULL: a string element, where elem gives NULL). */
+const elementOrString = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType ? typeOfField(t.elementType) : { type: 'string' });
+
+/** Equality of two non-NULL values as SQL compares them (arrays and structs element by element). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return encodeKey([a]) === encodeKey([b]);
+}
+
+/**
+ * Spark's ordering of two non-NULL values of one type: numbers (NaN above everything, as Spark
+ * orders doubles), strings by code unit, false before true, decimals' bigints, arrays element by
+ * element (NULL first, then the shorter first).
+ */
+export function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const x = a[i] ?? null, y = b[i] ?? null;
+      if (x === null || y === null) { if (x !== y) return x === null ? -1 : 1; continue; }
+      const c = compareValues(x, y);
+      if (c !== 0) return c;
+    }
+    return a.length - b.length;
+  }
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}
+
+const literalIndexCheck = (fn: string, what: string) => (lits: unknown[]): string | undefined =>
+  lits[1] === 0 ? `${fn}: ${what}` : undefined;
+
+const ELEMENT_AT_ZERO = 'the index 0 is invalid: SQL array indices start at 1 (INVALID_INDEX_OF_ZERO)';
+
+function arrayMax(fn: string, sign: 1 | -1): CollectionFunctionDef {
+  return {
+    min: 1, max: 1, type: (a) => (isArr(a[0]) ? elementOrString(a[0]) : `${fn} takes an array, got ${typeText(a[0])}`),
+    impl: ([arr]) => (arr as unknown[]).reduce<unknown>((m, v) => (v === null || v === undefined ? m : m === null || sign * compareValues(v, m) > 0 ? v : m), null),
+  };
+}
+
+/** Whether a value of type `b` can be looked for among elements of type `a`. */
+function comparable(a: TypeInfo, b: TypeInfo): boolean {
+  const num = (t: TypeInfo) => isNumeric(t.type) || t.type === 'decimal';
+  if (num(a) && num(b)) return true;
+  return sameType(a, b) || (a.type === b.type && a.type !== 'array' && a.type !== 'map' && a.type !== 'struct');
+}
+
+function mapGet(m: Record<string, unknown>, k: unknown, keyType: TypeInfo): unknown {
+  const text = keyText(k, keyType);
+  return Object.hasOwn(m, text) ? (m[text] ?? null) : null;
+}
+
+/** An array's elements as text (Spark casts array_join's elements to STRING); NULLs dropped unless replaced. */
+function arrayText(arr: unknown[], t: TypeInfo, nullRep?: string): string[] {
+  const out: string[] = [];
+  for (const x of arr) {
+    if (x === null || x === undefined) { if (nullRep !== undefined) out.push(nullRep); }
+    else out.push(t.type === 'string' ? (x as string) : (castValue(x, t.type, 'string', t.decimal) as string));
+  }
+  return out;
+}
+
+/** concat_ws(sep, …) where some arguments are arrays: Spark joins their elements too, skipping NULLs. */
+export const CONCAT_WS_ARRAYS: CollectionFunctionDef = {
+  min: 1, max: 64, nullIntolerant: false,
+  type: (a) => (isStrType(a[0]) && a.slice(1).every((t) => isStrType(t) || (t.type === 'array' && elementOrString(t).type === 'string')) ? { type: 'string' } : 'concat_ws() takes (separator, string or array<string>, …)'),
+  impl: ([sep, ...rest]) => {
+    if (sep === null) return null;
+    const parts: string[] = [];
+    for (const v of rest) {
+      // A loop, not push(...elements): spreading a million elements into a call overflows the stack.
+      if (Array.isArray(v)) for (const x of arrayText(v, { type: 'string' })) parts.push(x);
+      else if (v !== null && v !== undefined) parts.push(v as string);
+    }
+    return joinChecked('concat_ws()', parts, sep as string);
+  },
+};
+
+
+/** element_at(array, index) (1-based, negative from the end, NULL past the end) or element_at(map, key). */
+function elementAt(fn: string): CollectionFunctionDef {
+  return {
+    min: 2, max: 2,
+    type: (a) => {
+      if (a[0].type === 'map') return typeOfField(a[0].valueType!);
+      if (isArr(a[0]) && isInt(a[1])) return elementOrString(a[0]);
+      return `${fn} takes (array, index) or (map, key)`;
+    },
+    impl: ([x, k], t) => {
+      if (t[0].type === 'map') return mapGet(x as Record<string, unknown>, k, typeOfField(t[0].keyType!));
+      const arr = x as unknown[];
+      const i = Math.trunc(k as number);
+      if (i === 0) fail(fn, ELEMENT_AT_ZERO);
+      const at = i > 0 ? i - 1 : arr.length + i;
+      return at >= 0 && at < arr.length ? (arr[at] ?? null) : null;
+    },
+    checkLiterals: literalIndexCheck(fn, ELEMENT_AT_ZERO),
+  };
 }
 
 export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
@@ -203,7 +312,96 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
       return new Array(k).fill(v ?? null);
     },
   },
+  // Spark's default (spark.sql.legacy.sizeOfNull=true with ANSI off): size(NULL) is -1. An INT.
+  size: {
+    min: 1, max: 1, nullIntolerant: false,
+    type: (a) => (a[0].type === 'array' || a[0].type === 'map' || a[0].type === 'null' ? { type: 'long', integral: 32 } : `size() takes an array or a map, got ${typeText(a[0])}`),
+    impl: ([x]) => (x === null || x === undefined ? -1 : Array.isArray(x) ? x.length : Object.keys(x).length),
+  },
+  element_at: elementAt('element_at()'),
+  // Spark's try_element_at: element_at's answers with ANSI off (NULL past the end), and as
+  // Spark's, an index of 0 still fails.
+  try_element_at: elementAt('try_element_at()'),
+  // `arr[i]` (0-based, NULL out of range) and `m[key]`; Spark's get(arr, i) is the array form.
+  get: {
+    min: 2, max: 2,
+    type: (a) => {
+      if (a[0].type === 'map') return typeOfField(a[0].valueType!);
+      if (isArr(a[0]) && isInt(a[1])) return elementOrString(a[0]);
+      return `[] takes an array with an integer index or a map with a key, got ${typeText(a[0])} and ${typeText(a[1])}`;
+    },
+    impl: ([x, k], t) => {
+      if (t[0].type === 'map') return mapGet(x as Record<string, unknown>, k, typeOfField(t[0].keyType!));
+      const i = Math.trunc(k as number);
+      const arr = x as unknown[];
+      return i >= 0 && i < arr.length ? (arr[i] ?? null) : null;
+    },
+  },
+  array_contains: {
+    min: 2, max: 2,
+    type: (a) => (isArr(a[0]) && (a[1].type === 'null' || a[0].type === 'null' || comparable(elementOrString(a[0]), a[1])) ? { type: 'boolean' } : `array_contains() takes (array, value of its element type), got ${typeText(a[0])} and ${typeText(a[1])}`),
+    impl: ([arr, v]) => {
+      let sawNull = false;
+      for (const x of arr as unknown[]) {
+        if (x === null || x === undefined) sawNull = true;
+        else if (sameValue(x, v)) return true;
+      }
+      return sawNull ? null : false;
+    },
+  },
+  array_join: {
+    min: 2, max: 3,
+    type: (a) => (isArr(a[0]) && isStrType(a[1]) && (a.length < 3 || isStrType(a[2])) ? { type: 'string' } : 'array_join() takes (array, delimiter[, nullReplacement])'),
+    impl: ([arr, sep, nullRep], t) => joinChecked('array_join()', arrayText(arr as unknown[], elementOrString(t[0]), nullRep as string | undefined), sep as string),
+  },
+  sort_array: {
+    min: 1, max: 2,
+    type: (a) => (isArr(a[0]) && (a.length < 2 || a[1].type === 'boolean' || a[1].type === 'null') ? a[0] : 'sort_array() takes (array[, ascending boolean])'),
+    // NULLs first ascending, last descending, as Spark's sort_array.
+    impl: ([arr, asc]) => {
+      const up = asc !== false;
+      return [...(arr as unknown[])].sort((x, y) => {
+        const nx = x === null || x === undefined, ny = y === null || y === undefined;
+        if (nx || ny) return nx && ny ? 0 : nx === up ? -1 : 1;
+        return up ? compareValues(x, y) : compareValues(y, x);
+      });
+    },
+  },
+  array_distinct: {
+    min: 1, max: 1, type: (a) => (isArr(a[0]) ? a[0] : 'array_distinct() takes an array'),
+    impl: ([arr]) => {
+      const out: unknown[] = [];
+      const seen = new Set<unknown>();
+      for (const x of arr as unknown[]) {
+        const k = x === null || x === undefined ? null : typeof x === 'object' ? encodeKey([x]) : Object.is(x, -0) ? 0 : x;
+        if (!seen.has(k)) { seen.add(k); out.push(x ?? null); }
+      }
+      return out;
+    },
+  },
+  array_max: arrayMax('array_max()', 1),
+  array_min: arrayMax('array_min()', -1),
+  slice: {
+    min: 3, max: 3,
+    type: (a) => (isArr(a[0]) && isInt(a[1]) && isInt(a[2]) ? a[0] : 'slice() takes (array, start, length)'),
+    impl: ([arr, s, n]) => {
+      const xs = arr as unknown[];
+      const start = Math.trunc(s as number), len = Math.trunc(n as number);
+      if (start === 0) fail('slice()', 'Unexpected value for start in function slice: SQL array indices start at 1');
+      if (len < 0) fail('slice()', 'Unexpected value for length in function slice: length must be greater than or equal to 0');
+      const from = start > 0 ? start - 1 : xs.length + start;
+      if (from < 0 || from >= xs.length) return [];
+      return xs.slice(from, from + len);
+    },
+    checkLiterals: ([, s, n]) => (s === 0 ? 'slice(): Unexpected value for start in function slice: SQL array indices start at 1' : typeof n === 'number' && n < 0 ? 'slice(): Unexpected value for length in function slice: length must be greater than or equal to 0' : undefined),
+  },
+  // Spark: NULL when any inner array is NULL.
+  flatten: {
+    min: 1, max: 1, type: (a) => (a[0].type === 'null' || (a[0].type === 'array' && elementOrString(a[0]).type === 'array') ? elementOrString(a[0]) : 'flatten() takes an array of arrays'),
+    impl: ([arr]) => ((arr as unknown[]).some((x) => x === null || x === undefined) ? null : (arr as unknown[][]).flat(1)),
+  },
 };
+ARRAY_FUNCTIONS.cardinality = ARRAY_FUNCTIONS.size;
 
 /**
  * concat(…) and reverse(…) of arrays (the compiler takes these when an argument is an array; of

@@ -9,6 +9,7 @@
  *   (`first(x, true)`, `first(x) IGNORE NULLS`) NULLs are skipped. "First" is the first row in
  *   the order the source delivered them, which a streaming query keeps.
  * - count_if, bool_and / every, bool_or / some / any: a count, a boolean or NULL.
+ * - bit_and, bit_or, bit_xor: the integer so far (a BIGINT's value, as sum's), NULL at first.
  * - min_by(x, ord) / max_by(x, ord): [ord, x] of the row with the least (greatest) non-NULL
  *   ord (x may be NULL); on a tie the later row wins, as Spark's update keeps the old pair only
  *   when its ordering is strictly better.
@@ -19,13 +20,15 @@
  */
 import { encodeKey } from '../state/state-value-codec';
 import type { AggregateFunction } from './function-types';
-import { LONG_MAX, LONG_MIN, toLong } from './long';
+import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
 
 const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;
 const COUNT_IF = 206, BOOL_AND = 207, BOOL_OR = 208, MIN_BY = 209, MAX_BY = 210, TRY_SUM_LONG = 211, TRY_AVG_LONG = 212;
+const BIT_AND = 213, BIT_OR = 214, BIT_XOR = 215;
 export type CollectOp =
   | typeof COLLECT_LIST | typeof COLLECT_SET | typeof FIRST | typeof FIRST_IGNORE_NULLS | typeof LAST | typeof LAST_IGNORE_NULLS
-  | typeof COUNT_IF | typeof BOOL_AND | typeof BOOL_OR | typeof MIN_BY | typeof MAX_BY | typeof TRY_SUM_LONG | typeof TRY_AVG_LONG;
+  | typeof COUNT_IF | typeof BOOL_AND | typeof BOOL_OR | typeof MIN_BY | typeof MAX_BY | typeof TRY_SUM_LONG | typeof TRY_AVG_LONG
+  | typeof BIT_AND | typeof BIT_OR | typeof BIT_XOR;
 
 /**
  * The argument value of a row that FILTER (WHERE …) leaves out, for first and last, which
@@ -107,6 +110,15 @@ export function updateCollect(op: CollectOp, b: unknown, v: unknown): unknown {
       const s = (b === null ? 0n : (b as bigint)) + BigInt(v as number | bigint);
       return s < LONG_MIN || s > LONG_MAX ? false : s;
     }
+    // Spark's BitAndAgg, BitOrAgg, BitXorAgg: NULLs skipped, NULL when there is no value. The
+    // buffer is the result so far, a BIGINT's value (a number, or a bigint past 2^53) as
+    // sum's is, so it keeps in state as sum's does; an INT's AND, OR or XOR stays an INT's.
+    case BIT_AND: case BIT_OR: case BIT_XOR: {
+      if (v === null || v === undefined) return b;
+      if (b === null) return v;
+      const x = bigOf(b as Long), y = bigOf(v as Long);
+      return toLong(op === BIT_AND ? x & y : op === BIT_OR ? x | y : x ^ y);
+    }
     case TRY_AVG_LONG: {
       if (v === null || v === undefined) return b;
       const buf = b as [bigint | false, number];
@@ -136,6 +148,11 @@ export const countIf: AggregateFunction = { name: 'count_if', resultType: 'long'
 
 export function boolAggregate(name: string, and: boolean): AggregateFunction {
   return { name, resultType: 'boolean', op: and ? BOOL_AND : BOOL_OR, init: () => null, result: (b) => b };
+}
+
+/** bit_and, bit_or, bit_xor of an integer column: its type (`shape`), NULL with no value. */
+export function bitAggregate(name: 'bit_and' | 'bit_or' | 'bit_xor', shape: Shape): AggregateFunction {
+  return { name, ...shape, op: name === 'bit_and' ? BIT_AND : name === 'bit_or' ? BIT_OR : BIT_XOR, init: () => null, result: (b) => b };
 }
 
 /** min_by(x, ord) / max_by(x, ord) over pairs [x, ord]; `shape` is x's type. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { WeirError } from '../errors';
 import type { Row, Schema } from '../types';
-import { splitString } from './collection-functions';
+import { splitString } from './regexp-functions';
 import { compileStreamingQuery } from './streaming-query';
 
 const SCHEMA: Schema = [

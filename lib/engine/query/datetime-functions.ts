@@ -1,7 +1,13 @@
 /**
- * Spark's remaining date-time functions: make_date, months_between, next_day, weekday, trunc,
- * date_part/extract with Spark's field names, the unix_* conversions, from_utc_timestamp and
- * to_utc_timestamp, current_timezone and localtimestamp.
+ * Spark's date-time functions (group datetime_funcs): the date parts, date_trunc and trunc,
+ * parsing and formatting by Spark's datetime patterns, date arithmetic, make_date and
+ * make_timestamp, date_part/extract with Spark's field names, the unix_* conversions,
+ * from_utc_timestamp and to_utc_timestamp, current_timezone and localtimestamp.
+ *
+ * Functions Spark types DATE (to_date, date_add, date_sub, current_date, last_day, add_months)
+ * return a DATE (days since 1970-01-01, date.ts) and take a DATE, a timestamp (its day) or a
+ * string cast to a DATE, as Spark casts it; the other date-time functions take a DATE as its
+ * midnight timestamp (the compiler converts it) and a string cast to a timestamp.
  *
  * Weir's session time zone is UTC and a TIMESTAMP is epoch milliseconds: unix_micros is the
  * milliseconds times 1000, and timestamp_micros drops the microseconds below a millisecond.
@@ -10,15 +16,129 @@
 import { bigOf, type Long } from './long';
 import { exactMicros, exactMonths, MICROS_PER_DAY } from './interval-utils';
 import { RecordExpressionError } from '../errors';
-import { dateFromTimestamp, DAY_MS, timestampFromDate, utc } from './date';
+import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
+import { isStr, nums, str } from './function-args';
 import type { FunctionDef } from './function-types';
-import { parseWithPattern, tokenizePattern } from './datetime-patterns';
-import { dayArg, toDay, toMs, tsArg } from './spark-functions';
+import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-patterns';
 import { isNumeric, type ExprType } from './sql-values';
+import { parseTimestampLiteral } from './expression-builder';
 
-const isStr = (t: ExprType) => t === 'string' || t === 'null';
-const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
+const ts = (args: ExprType[], i = 0): string | undefined => (args[i] === 'timestamp' || args[i] === 'null' ? undefined : 'expects a timestamp argument (CAST a string with CAST(x AS TIMESTAMP))');
+
+const DATE_FIELDS: Record<string, (d: Date) => number> = {
+  year: (d) => d.getUTCFullYear(),
+  month: (d) => d.getUTCMonth() + 1,
+  day: (d) => d.getUTCDate(),
+  dayofmonth: (d) => d.getUTCDate(),
+  hour: (d) => d.getUTCHours(),
+  minute: (d) => d.getUTCMinutes(),
+  second: (d) => d.getUTCSeconds(),
+  // Spark: 1 = Sunday … 7 = Saturday
+  dayofweek: (d) => d.getUTCDay() + 1,
+  quarter: (d) => Math.floor(d.getUTCMonth() / 3) + 1,
+};
+
+const TRUNC_UNITS = ['year', 'yyyy', 'yy', 'quarter', 'month', 'mon', 'mm', 'week', 'day', 'dd', 'hour', 'minute', 'second', 'millisecond', 'microsecond'] as const;
+
+/** Spark's date_trunc spellings of each unit. */
+const TRUNC_ALIASES: Record<string, string> = { yyyy: 'year', yy: 'year', mon: 'month', mm: 'month', dd: 'day' };
+
+function truncTimestamp(unit: string, ms: number): number | null {
+  const d = new Date(ms);
+  const u = unit.toLowerCase();
+  switch (TRUNC_ALIASES[u] ?? u) {
+    case 'millisecond': return ms;
+    case 'microsecond': return ms;
+    case 'year': return utc(d.getUTCFullYear(), 0, 1);
+    case 'quarter': return utc(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1);
+    case 'month': return utc(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    case 'week': {
+      // ISO week: starts Monday.
+      const day = utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+      return day - ((d.getUTCDay() + 6) % 7) * 86_400_000;
+    }
+    case 'day': return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+    case 'hour': return Math.floor(ms / 3_600_000) * 3_600_000;
+    case 'minute': return Math.floor(ms / 60_000) * 60_000;
+    case 'second': return Math.floor(ms / 1000) * 1000;
+    default: return null;
+  }
+}
+
+/** A date part of a timestamp; a string is cast to one first, as Spark casts it implicitly. */
+const dateField = (name: string): FunctionDef => ({
+  min: 1, max: 1, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
+  impl: ([v], _c, t) => {
+    const ms = t[0] === 'string' ? parseTimestampLiteral(v as string) : (v as number);
+    return ms === null ? null : DATE_FIELDS[name](new Date(ms));
+  },
+});
+
+export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;
+
+/** A timestamp or a string Spark would cast to one. */
+const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
+
+const tsArg = (args: ExprType[], i = 0): string | undefined => (tsLike(args[i]) ? undefined : 'expects a timestamp (or a string such as \'2024-01-02 03:04:05\')');
+
+/** A day-like argument (Spark's DateType inputs): a date, a timestamp or a string Spark would cast to a date. */
+const dayArg = (args: ExprType[], i = 0): string | undefined => (args[i] === 'date' || tsLike(args[i]) ? undefined : 'expects a date (or a timestamp, or a string such as \'2024-01-02\')');
+
+/** A day-like argument as a date (days); a string is CAST to DATE (NULL when it is not one). */
+function toDay(v: unknown, t: ExprType): number | null {
+  if (t === 'date') return v as number;
+  if (t === 'string') return parseDate(String(v));
+  return dateFromTimestamp(v as number);
+}
+
+/** A timestamp argument as epoch ms; a string is cast (NULL when it is not a timestamp). */
+function toMs(v: unknown, t: ExprType): number | null {
+  if (t === 'string') return parseTimestampLiteral(String(v));
+  return v as number;
+}
+
+const midnight = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+
+/** A pattern (datetime) that must be a valid literal when it is one. */
+const patternLiterals = (fn: string, i: number) => (lits: unknown[]): string | undefined => {
+  const p = lits[i];
+  if (typeof p !== 'string') return undefined;
+  const t = tokenizePattern(p);
+  return typeof t === 'string' ? `${fn}: ${t}` : undefined;
+};
+
+function tokens(fn: string, pattern: string) {
+  const t = tokenizePattern(pattern);
+  if (typeof t === 'string') throw new RecordExpressionError(`${fn}: ${t}`, { function: fn });
+  return t;
+}
+
+/** A day count: a number, or a string Spark casts to an INT (NULL when it is not one). */
+function dayCount(n: unknown, t: ExprType): number | null {
+  if (t !== 'string') return Math.trunc(n as number);
+  const x = Number((n as string).trim());
+  return (n as string).trim() === '' || !Number.isFinite(x) ? null : Math.trunc(x);
+}
+
+/** to_timestamp and to_timestamp_ntz with a pattern: the time the text reads as by it. */
+const parseByPattern = (fn: string): FunctionDef => ({
+  min: 1, max: 2, type: (a) => str(a) ?? 'timestamp',
+  impl: ([s, p]) => parseDatetime(fn, s as string, tokens(fn, p as string)),
+  checkLiterals: patternLiterals(fn, 1),
+});
+
+const dayShift = (sign: 1 | -1): FunctionDef => ({
+  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
+  impl: ([d, n], _c, t) => {
+    const day = toDay(d, t[0]);
+    const k = dayCount(n, t[1]);
+    return day === null || k === null ? null : day + sign * k;
+  },
+});
+
+const DATE_ADD = dayShift(1);
+
 
 /** Spark's EXTRACT/date_part field names and their spellings (DatePart.parseExtractField). */
 const FIELD_ALIASES: Record<string, string> = {
@@ -189,7 +309,7 @@ const toUnixTimestamp: FunctionDef = {
     if (t[0] !== 'string') return Math.floor((v as number) / 1000);
     const tokens = tokenizePattern((p as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss');
     if (typeof tokens === 'string') throw new RecordExpressionError(`to_unix_timestamp(): ${tokens}`, { function: 'to_unix_timestamp()' });
-    const ms = parseWithPattern(v as string, tokens);
+    const ms = parseDatetime('to_unix_timestamp()', v as string, tokens);
     return ms === null ? null : Math.floor(ms / 1000);
   },
   checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_unix_timestamp(): ${t}` : undefined; },
@@ -338,4 +458,122 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   current_timezone: { min: 0, max: 0, type: () => 'string', impl: () => 'UTC' },
   // The batch's timestamp, as current_timestamp: in UTC the local date-time is the same.
   localtimestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
+  year: dateField('year'),
+  month: dateField('month'),
+  day: dateField('day'),
+  dayofmonth: dateField('dayofmonth'),
+  hour: dateField('hour'),
+  minute: dateField('minute'),
+  second: dateField('second'),
+  dayofweek: dateField('dayofweek'),
+  quarter: dateField('quarter'),
+  date_trunc: {
+    min: 2, max: 2, type: (a) => str(a, 1) ?? ts(a, 1) ?? 'timestamp',
+    impl: ([unit, v]) => truncTimestamp(unit as string, v as number),
+  },
+  // to_timestamp(s) is CAST(s AS TIMESTAMP) (expression-compiler.ts); with a Spark datetime pattern it parses by it.
+  to_timestamp: parseByPattern('to_timestamp()'),
+  // to_timestamp_ntz(s) is CAST(s AS TIMESTAMP_NTZ); with a pattern, the wall-clock time it parses
+  // (the compiler types it TIMESTAMP_NTZ; Weir's session time zone is UTC).
+  to_timestamp_ntz: parseByPattern('to_timestamp_ntz()'),
+  unix_timestamp: {
+    min: 0, max: 2, type: (a) => (a.length === 0 || a[0] === 'timestamp' || a[0] === 'null' || a[0] === 'string' ? 'long' : 'expects a timestamp, or (string[, pattern])'),
+    nullIntolerant: true,
+    // Spark: unix_timestamp() is the current time (the batch's); a string is parsed with the pattern (default yyyy-MM-dd HH:mm:ss).
+    impl: (args, ctx, types) => {
+      if (args.length === 0) return Math.floor(ctx.batchTimestampMs / 1000);
+      if (types[0] !== 'string') return Math.floor((args[0] as number) / 1000);
+      const t = tokenizePattern((args[1] as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss');
+      if (typeof t === 'string') throw new RecordExpressionError(`unix_timestamp(): ${t}`, { function: 'unix_timestamp()' });
+      const ms = parseDatetime('unix_timestamp()', args[0] as string, t);
+      return ms === null ? null : Math.floor(ms / 1000);
+    },
+  },
+  unix_millis: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => v },
+  timestamp_millis: { min: 1, max: 1, type: (a) => (isNumeric(a[0]) ? 'timestamp' : 'expects a number'), impl: ([v]) => v },
+  // The batch's timestamp (`batchTimestampMs` from offsets/N), so a re-run batch sees the same value.
+  current_timestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
+  now: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
+  date_format: {
+    min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'string' : 'expects (timestamp, pattern)'),
+    impl: ([d, p], _c, t) => { const ms = toMs(d, t[0]); return ms === null ? null : formatWithPattern(ms, tokens('date_format()', p as string)); },
+    checkLiterals: patternLiterals('date_format()', 1),
+  },
+  to_date: {
+    min: 1, max: 2, type: (a) => (a.length === 1 ? dayArg(a) : str(a)) ?? 'date',
+    impl: ([d, p], _c, t) => {
+      if (p === undefined) return toDay(d, t[0]);
+      const ms = parseDatetime('to_date()', d as string, tokens('to_date()', p as string));
+      return ms === null ? null : dateFromTimestamp(ms);
+    },
+    checkLiterals: patternLiterals('to_date()', 1),
+  },
+  date_add: DATE_ADD,
+  dateadd: DATE_ADD,
+  date_sub: dayShift(-1),
+  datediff: {
+    min: 2, max: 2, type: (a) => dayArg(a, 0) ?? dayArg(a, 1) ?? 'long',
+    impl: ([e, s], _c, t) => { const a = toDay(e, t[0]); const b = toDay(s, t[1]); return a === null || b === null ? null : a - b; },
+  },
+  add_months: {
+    min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) ? 'date' : 'expects (date, number of months)'),
+    impl: ([d, n], _c, t) => {
+      const day = toDay(d, t[0]);
+      if (day === null) return null;
+      const x = new Date(timestampFromDate(day));
+      const months = x.getUTCMonth() + Math.trunc(n as number);
+      const y = x.getUTCFullYear() + Math.floor(months / 12);
+      const m = ((months % 12) + 12) % 12;
+      const last = new Date(utc(y, m + 1, 0)).getUTCDate();
+      return dateFromTimestamp(utc(y, m, Math.min(x.getUTCDate(), last)));
+    },
+  },
+  last_day: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'date', impl: ([d], _c, t) => { const day = toDay(d, t[0]); if (day === null) return null; const x = new Date(timestampFromDate(day)); return dateFromTimestamp(utc(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)); } },
+  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Math.floor((midnight(ms) - utc(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
+  weekofyear: {
+    min: 1, max: 1, type: (a) => tsArg(a) ?? 'long',
+    // ISO 8601 week number (Spark: weeks start on Monday, week 1 has more than 3 days).
+    impl: ([d], _c, t) => {
+      const ms = toMs(d, t[0]);
+      if (ms === null) return null;
+      const day = midnight(ms);
+      const dow = (new Date(day).getUTCDay() + 6) % 7;
+      const thursday = day + (3 - dow) * DAY_MS;
+      const jan1 = utc(new Date(thursday).getUTCFullYear(), 0, 1);
+      return Math.floor((thursday - jan1) / DAY_MS / 7) + 1;
+    },
+  },
+  from_unixtime: {
+    min: 1, max: 2, type: (a) => (isNumeric(a[0]) && (a.length < 2 || isStr(a[1])) ? 'string' : 'expects (seconds[, pattern])'),
+    impl: ([n, p]) => formatWithPattern(Math.floor(n as number) * 1000, tokens('from_unixtime()', (p as string | undefined) ?? 'yyyy-MM-dd HH:mm:ss')),
+    checkLiterals: patternLiterals('from_unixtime()', 1),
+  },
+  // The batch's timestamp's day (offsets/N's batchTimestampMs): stable when a batch re-runs.
+  current_date: { min: 0, max: 0, type: () => 'date', impl: (_a, ctx) => dateFromTimestamp(ctx.batchTimestampMs) },
+  // Spark keeps microseconds in a BIGINT: seconds past its range fail (Math.multiplyExact) rather
+  // than wrap; NaN and infinities are NULL.
+  timestamp_seconds: {
+    min: 1, max: 1, type: (a) => nums(a) ?? 'timestamp',
+    impl: ([v]) => {
+      const x = v as number;
+      if (!Number.isFinite(x)) return null;
+      if (Math.abs(x * 1e6) >= 2 ** 63) throw new RecordExpressionError(`timestamp_seconds(): [ARITHMETIC_OVERFLOW] long overflow: ${x} seconds in microseconds do not fit a BIGINT`, { function: 'timestamp_seconds()' });
+      return Math.round(x * 1000);
+    },
+  },
+  make_timestamp: {
+    min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
+    // Spark: a day, hour and minute that exist; seconds in [0, 60], where 60 (whole) is the next minute's 0.
+    impl: ([y, mo, d, h, mi, s]) => {
+      const sec = s as number;
+      if (!(sec >= 0 && sec <= 60) || (h as number) < 0 || (h as number) > 23 || (mi as number) < 0 || (mi as number) > 59) return null;
+      const day = utc(y as number, (mo as number) - 1, d as number);
+      const x = new Date(day);
+      if (x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d) return null;
+      return day + ((h as number) * 60 + (mi as number)) * 60_000 + Math.round(sec * 1000);
+    },
+  },
 };
+DATETIME_FUNCTIONS.date_diff = DATETIME_FUNCTIONS.datediff;
+// make_timestamp_ntz: the same wall-clock time, typed TIMESTAMP_NTZ by the compiler (Weir's session time zone is UTC).
+DATETIME_FUNCTIONS.make_timestamp_ntz = DATETIME_FUNCTIONS.make_timestamp;

@@ -11,6 +11,7 @@
  * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
  */
 import { utc } from './date';
+import { RecordExpressionError } from '../errors';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -188,17 +189,35 @@ export function formatWithPattern(ms: number, tokens: Token[]): string {
  * to_timestamp(s, pattern): epoch ms, or null when the text does not match (Spark, ANSI off).
  * Fields the pattern lacks default as Spark's do (1970, January, day 1, midnight).
  */
-export function parseWithPattern(text: string, tokens: Token[]): number | null {
-  if (!tokens.some((t) => 'section' in t)) return parseTokens(text, tokens);
+export function parseWithPattern(text: string, tokens: Token[], legacy = false): number | null {
+  if (!tokens.some((t) => 'section' in t)) return parseTokens(text, tokens, legacy);
   // Spark's optional sections: the first way of reading the text that fits, sections taken first.
   for (const alt of alternatives(tokens)) {
-    const ms = parseTokens(text, alt);
+    const ms = parseTokens(text, alt, legacy);
     if (ms !== null) return ms;
   }
   return null;
 }
 
-function parseTokens(text: string, tokens: Token[]): number | null {
+/**
+ * parseWithPattern for the SQL functions that parse by a pattern (to_timestamp, to_date,
+ * unix_timestamp …), as Spark 3+ with its default spark.sql.legacy.timeParserPolicy=EXCEPTION:
+ * text the pattern does not read is NULL, but text Spark 2's parser (SimpleDateFormat) would
+ * have read is an error, as a silent NULL where Spark 2 gave a time would hide a changed answer.
+ * That parser took fewer digits than a field's letters (`2020-1-5` by `yyyy-MM-dd`) and ignored
+ * text after the pattern (`2016-12-31 00:12:00` by `yyyy-MM-dd`).
+ */
+export function parseDatetime(fn: string, text: string, tokens: Token[]): number | null {
+  const ms = parseWithPattern(text, tokens);
+  if (ms !== null || parseWithPattern(text, tokens, true) === null) return ms;
+  throw new RecordExpressionError(
+    `${fn}: [INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER] You may get a different result due to the upgrading to Spark >= 3.0: Fail to parse '${text}' in the new parser. Weir has no spark.sql.legacy.timeParserPolicy: make the pattern match the whole text, with as many letters as the field has digits`,
+    { function: fn },
+  );
+}
+
+/** Reads `text` by `tokens`; `legacy`: as SimpleDateFormat would (fewer digits, text left over). */
+function parseTokens(text: string, tokens: Token[], legacy: boolean): number | null {
   let i = 0;
   let y = 1970;
   let mo = 0;
@@ -229,7 +248,7 @@ function parseTokens(text: string, tokens: Token[]): number | null {
     const next = tokens[k + 1];
     const adjacent = next !== undefined && 'letter' in next;
     const max = adjacent ? Math.max(t.count, t.letter === 'y' && t.count !== 2 ? 4 : 2) : t.letter === 'y' ? 9 : t.letter === 'S' ? 9 : 2;
-    const min = t.count === 2 || adjacent ? t.count : 1;
+    const min = (t.count === 2 && !legacy) || adjacent ? t.count : 1;
     let v: number | null;
     switch (t.letter) {
       case 'y':
@@ -320,7 +339,7 @@ function parseTokens(text: string, tokens: Token[]): number | null {
         while (i < text.length && /[A-Za-z0-9]/.test(text[i])) i++;
     }
   }
-  if (i !== text.length) return null;
+  if (i !== text.length && !legacy) return null;
   if (hour12 && pm) h += 12;
   const t = utc(y, mo, day, h, mi, sec, 0);
   const check = new Date(t);

@@ -26,9 +26,12 @@ const BINARY: Partial<Record<Extract<Expression, { kind: 'BinaryOperator' }>['op
   GreaterThan: '>', GreaterThanOrEqual: '>=', And: 'AND', Or: 'OR', Concat: '||',
 };
 
-/** Catalyst's operators that Weir runs as the function of the same meaning. */
+/**
+ * Catalyst's operators that Weir runs as the function of the same meaning; the bitwise ones as
+ * calls named by their operator, a name no SQL call can have (Spark's bit_and … are aggregates).
+ */
 const BINARY_FUNCTIONS: Partial<Record<Extract<Expression, { kind: 'BinaryOperator' }>['op'], string>> = {
-  EqualNullSafe: 'equal_null', IntegralDivide: 'div', BitwiseAnd: 'bit_and', BitwiseOr: 'bit_or', BitwiseXor: 'bit_xor',
+  EqualNullSafe: 'equal_null', IntegralDivide: 'div', BitwiseAnd: '&', BitwiseOr: '|', BitwiseXor: '^',
 };
 
 /** Spark's data types as the types Weir's values have (an integral one's width travels beside). */
@@ -172,7 +175,7 @@ export class ExpressionBuilder {
       case 'UnaryPositive':
         return this.build(e.child);
       case 'BitwiseNot':
-        return { kind: 'call', name: 'bit_not', args: [this.build(e.child)], pos };
+        return { kind: 'call', name: '~', args: [this.build(e.child)], pos };
       case 'Not':
         return this.not(e.child, pos);
       case 'IsNull':

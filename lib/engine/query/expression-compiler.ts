@@ -14,18 +14,18 @@ import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeTe
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
-import { CONCAT_WS_ARRAYS } from './collection-functions';
+import { CONCAT_WS_ARRAYS } from './array-functions';
 import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
 import { CAST_FLOAT, CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, referencedColumns, type Expr, type SqlType } from './expression';
 import { EXTRACT_FIELDS } from './datetime-functions';
-import { DATE_TRUNC_UNITS } from './functions';
+import { DATE_TRUNC_UNITS } from './datetime-functions';
 import type { CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
-import { STREAMING_REFUSED } from './spark-functions';
+import { STREAMING_REFUSED } from './misc-functions';
 import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
 import { tokenizePattern } from './datetime-patterns';
 import { compileLike, type LikeMatcher } from './like-matcher';
@@ -240,7 +240,7 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
       const value = part(typeOfField(from.valueType!), to.valueType!);
       if (typeof key === 'string') return key;
       if (typeof value === 'string') return value;
-      // A map's keys are kept as their text (collection-functions.ts): read, cast, written back.
+      // A map's keys are kept as their text (map-functions.ts): read, cast, written back.
       const readKey = (k: string) => (fk.type === 'string' ? k : castValue(k, 'string', fk.type as SqlType, undefined, fk.decimal));
       const writeKey = (k: unknown) => (tk.type === 'string' ? k : castValue(k, tk.type as SqlType, 'string', tk.precision === undefined ? undefined : { precision: tk.precision, scale: tk.scale ?? 0 }));
       return (v) => {
@@ -722,12 +722,12 @@ class ExpressionCompiler implements LambdaCompiler {
    */
   private keepsType(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
     const name = e.name;
-    const ops: Record<string, (a: bigint, b: bigint) => bigint> = { bit_and: (a, b) => a & b, bit_or: (a, b) => a | b, bit_xor: (a, b) => a ^ b };
+    const ops: Record<string, (a: bigint, b: bigint) => bigint> = { '&': (a, b) => a & b, '|': (a, b) => a | b, '^': (a, b) => a ^ b };
     const bitwise = Object.hasOwn(ops, name) ? ops[name] : undefined;
     const shift = name === 'shiftleft' || name === 'shiftright' || name === 'shiftrightunsigned';
-    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', 'bit_not'].includes(name)) return undefined;
+    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', '~'].includes(name)) return undefined;
     const integral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
-    if (bitwise || name === 'bit_not') {
+    if (bitwise || name === '~') {
       const arity = bitwise ? 2 : 1;
       if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
       const wrong = args.find((a) => !integral(a));
@@ -1060,7 +1060,7 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 
-  /** A collection function (collection-functions.ts): typed from its arguments' full types. */
+  /** A collection function (array-functions.ts, map-functions.ts …): typed from its arguments' full types. */
   private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, compiled?: CompiledExpr[]): CompiledExpr {
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
@@ -1215,7 +1215,7 @@ class ExpressionCompiler implements LambdaCompiler {
       const text = simpleTypeString(this.compile(e.args[0]));
       return { type: 'string', eval: () => text };
     }
-    // `a & b`, `a | b`, `a ^ b`, `~a` (the builder names them; Spark's bit_and of one argument is an aggregate).
+    // `a & b`, `a | b`, `a ^ b`, `~a`: calls the builder names by their operator, which no SQL call can be named.
     if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e, e.args.map((a) => this.compile(a)))!;
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
@@ -1381,7 +1381,7 @@ class ExpressionCompiler implements LambdaCompiler {
 }
 
 const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
-const BITWISE_OPERATORS = new Set(['bit_and', 'bit_or', 'bit_xor', 'bit_not']);
+const BITWISE_OPERATORS = new Set(['&', '|', '^', '~']);
 const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
 
 /** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */

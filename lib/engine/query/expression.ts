@@ -80,7 +80,7 @@ export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
   return e.to === 'long' ? 'BIGINT' : e.to.toUpperCase();
 }
 
-const OPERATOR_CALLS: Record<string, string> = { bit_and: '&', bit_or: '|', bit_xor: '^', div: 'div' };
+const OPERATOR_CALLS: Record<string, string> = { '&': '&', '|': '|', '^': '^', div: 'div' };
 
 export function exprToString(e: Expr): string {
   switch (e.kind) {
@@ -121,7 +121,7 @@ export function exprToString(e: Expr): string {
     case 'call':
       if (e.subscript) return `${exprToString(e.args[0])}[${exprToString(e.args[1])}]`;
       // The operators the builder makes calls of are shown as Spark shows them: `(a & b)`, `~a`.
-      if (e.name === 'bit_not' && e.args.length === 1) return `~${exprToString(e.args[0])}`;
+      if (e.name === '~' && e.args.length === 1) return `~${exprToString(e.args[0])}`;
       if (Object.hasOwn(OPERATOR_CALLS, e.name) && e.args.length === 2) return `(${exprToString(e.args[0])} ${OPERATOR_CALLS[e.name]} ${exprToString(e.args[1])})`;
       return `${e.name}(${e.args.map(exprToString).join(', ')})`;
     // Spark 3.1's name for a lambda (later versions hide the variables' names, which would make

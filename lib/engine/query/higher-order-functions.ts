@@ -15,10 +15,10 @@
  * function that ignores its variables: `transform(a, 0)` is an array of zeros.
  *
  * Values: an array is a JS array; a map a plain object from each key's text to its value
- * (collection-functions.ts), so a lambda gets a map's key cast back to the key type.
+ * (map-functions.ts), so a lambda gets a map's key cast back to the key type.
  */
 import { RecordExpressionError } from '../errors';
-import { compareValues } from './collection-functions';
+import { compareValues } from './array-functions';
 import { buildMap } from './map-functions';
 import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import type { CompiledExpr, EvalContext, Evaluator } from './function-types';

@@ -1,13 +1,22 @@
 /**
- * Spark's map functions that build, search and unfold maps (map_concat, map_from_arrays,
- * map_from_entries, map_entries, map_contains_key), and the map value's rules they share with
- * map(…) and str_to_map: a NULL key is refused, and so is a duplicate one (Spark's default
- * spark.sql.mapKeyDedupPolicy=EXCEPTION). A MAP value is a plain object from each key's text to
- * its value (collection-functions.ts says why).
+ * Spark's map functions (group map_funcs) that build, search and unfold maps (map_keys,
+ * map_values, str_to_map, map_concat, map_from_arrays, map_from_entries, map_entries,
+ * map_contains_key), and the map value's rules they share with map(…): a NULL key is refused,
+ * and so is a duplicate one (Spark's default spark.sql.mapKeyDedupPolicy=EXCEPTION).
+ *
+ * A MAP value is a plain object from each key's text (CAST(key AS STRING)) to its value, built
+ * with Object.fromEntries so that `__proto__` is an ordinary key. Why a plain object and not a
+ * JS Map: every output of the engine (sinks, preview, the state codec) already writes plain
+ * objects as JSON, as Spark's to_json writes a map; a Map would write as `{}` wherever a
+ * conversion was forgotten. What it costs: keys are strings inside (map_keys casts them back to
+ * the key type), and JavaScript orders integer-like keys ('1', '20') first in ascending order,
+ * before the other keys in insertion order, where Spark keeps insertion order.
  */
 import { RecordExpressionError } from '../errors';
+import { isStr } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
 import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { splitString } from './regexp-functions';
 import { castValue } from './sql-values';
 
 function fail(fn: string, msg: string): never {
@@ -20,7 +29,7 @@ export function keyText(k: unknown, t: TypeInfo): string {
 }
 
 /** A key's text read back as a value of the key type (map_keys, map_entries). */
-export function keyValue(text: string, t: TypeInfo): unknown {
+function keyValue(text: string, t: TypeInfo): unknown {
   return t.type === 'string' ? text : castValue(text, 'string', t.type as never, undefined, t.decimal);
 }
 
@@ -118,6 +127,27 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     impl: ([m], t) => {
       const kt = keyOf(t[0]);
       return Object.entries(m as Record<string, unknown>).map(([k, v]) => ({ key: keyValue(k, kt), value: v ?? null }));
+    },
+  },
+  map_keys: {
+    min: 1, max: 1, type: (a) => (a[0].type === 'map' ? { type: 'array', elementType: { ...a[0].keyType!, name: 'element' } } : `map_keys() takes a map, got ${typeText(a[0])}`),
+    impl: ([m], t) => {
+      const kt = typeOfField(t[0].keyType!);
+      return Object.keys(m as object).map((k) => keyValue(k, kt));
+    },
+  },
+  map_values: {
+    min: 1, max: 1, type: (a) => (a[0].type === 'map' ? { type: 'array', elementType: { ...a[0].valueType!, name: 'element' } } : `map_values() takes a map, got ${typeText(a[0])}`),
+    impl: ([m]) => Object.values(m as object),
+  },
+  // Spark: both delimiters are regular expressions; a pair without the key-value delimiter has a NULL value.
+  str_to_map: {
+    min: 1, max: 3,
+    type: (a) => (a.every((t) => isStr(t.type)) ? { type: 'map', keyType: { name: 'key', type: 'string', nullable: false }, valueType: { name: 'value', type: 'string', nullable: true } } : 'str_to_map() takes (text[, pairDelim[, keyValueDelim]])'),
+    impl: ([s, pd, kd]) => {
+      const pairs = splitString(s as string, (pd as string | undefined) ?? ',', -1);
+      const kv = pairs.map((p) => splitString(p, (kd as string | undefined) ?? ':', 2));
+      return buildMap('str_to_map()', kv.map((x) => x[0]), kv.map((x) => x[1] ?? null), { type: 'string' });
     },
   },
 };

@@ -1,18 +1,18 @@
 /**
- * Spark's remaining math functions (trigonometry, hex/bin/conv, factorial, width_bucket, the
- * try_ arithmetic) and nanvl/equal_null. Doubles follow Java's StrictMath, which JavaScript's
+ * Spark's math functions (group math_funcs): abs, rounding, powers and logarithms, mod and
+ * pmod, the shifts, greatest/least, trigonometry, hex/bin/conv, factorial, width_bucket and the
+ * try_ arithmetic. Doubles follow Java's StrictMath, which JavaScript's
  * Math matches for these functions to the last bit or within one unit in the last place.
  *
  * The try_ functions give NULL where Spark's 64-bit BIGINT result would overflow, and are exact
  * within that range (query/long.ts). With a DECIMAL argument the try_ functions are the
  * decimal operators (expression-compiler.ts), which give NULL when the result does not fit.
  */
+import { isStr, nums, unified } from './function-args';
 import type { FunctionDef } from './function-types';
-import { isNumeric, type ExprType } from './sql-values';
+import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
 
-const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
-const isStr = (t: ExprType) => t === 'string' || t === 'null';
 
 const unary = (f: (x: number) => number): FunctionDef => ({ min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => f(x as number) });
 
@@ -94,11 +94,41 @@ const tryArith = (f: (a: number, b: number) => number, exact: (a: bigint, b: big
   },
 });
 
-/** Java's equality of two values of comparable types: numbers by value, byte arrays by content. */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(b);
-  return a === b;
+/** Spark's round: HALF_UP, i.e. halves away from zero. */
+function roundHalfUp(v: number, scale: number): number {
+  const f = 10 ** scale;
+  // Spark rounds a double through its decimal text: 15 significant digits take the binary noise out.
+  const r = Math.round(Number((Math.abs(v) * f).toPrecision(15))) / f;
+  return v < 0 ? -r : r;
 }
+
+/** A shift of a BIGINT by an INT distance (a wider one narrowed to its low 32 bits, then mod 64). */
+function shiftFunction(op: (a: bigint, n: bigint) => bigint): FunctionDef {
+  return {
+    min: 2, max: 2, exactLongs: true,
+    type: (a) => (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'expects integers'),
+    impl: ([x, n]) => toLong(op(bigOf(x as Long), BigInt(Number(BigInt.asIntN(32, bigOf(n as Long))) & 63))),
+  };
+}
+
+/** Spark's bround: HALF_EVEN at `scale` digits. */
+function roundHalfEven(v: number, scale: number): number {
+  const f = 10 ** scale;
+  const x = Number((v * f).toPrecision(15));
+  const r = Math.round(x);
+  // Exactly halfway (within float noise of the scaled value): to the even neighbour.
+  const diff = Math.abs(x - Math.trunc(x));
+  const even = Math.abs(diff - 0.5) < 1e-9 ? (Math.trunc(x) % 2 === 0 ? Math.trunc(x) : Math.trunc(x) + Math.sign(x)) : r;
+  return even / f;
+}
+
+function roundWith(fn: (x: number) => number, v: number, scale: number): number {
+  const f = 10 ** scale;
+  return fn(Number((v * f).toPrecision(15))) / f || 0;
+}
+
+const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
+
 
 export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   sin: unary(Math.sin),
@@ -110,6 +140,12 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   sinh: unary(Math.sinh),
   cosh: unary(Math.cosh),
   tanh: unary(Math.tanh),
+  // Spark's Acosh, Asinh, Atanh (NaN outside their domain) and Csc, Sec: 1 / sin, 1 / cos.
+  acosh: unary(Math.acosh),
+  asinh: unary(Math.asinh),
+  atanh: unary(Math.atanh),
+  csc: unary((x) => 1 / Math.sin(x)),
+  sec: unary((x) => 1 / Math.cos(x)),
   cot: unary((x) => 1 / Math.tan(x)),
   expm1: unary(Math.expm1),
   // Spark: NULL at or below the asymptote -1.
@@ -148,14 +184,51 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   try_divide: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)) },
   negative: { min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number) },
   positive: { min: 1, max: 1, exactLongs: true, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x },
-  // --- null ---
-  // Spark: `b` when `a` is NaN (NULL stays NULL); both doubles.
-  nanvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => nums(a) ?? 'double', impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a) },
-  // Spark's `<=>`: NULL equals NULL, never NULL itself.
-  equal_null: {
-    min: 2, max: 2, nullIntolerant: false,
-    type: (a) => (a[0] === a[1] || a.includes('null') || a.every((t) => isNumeric(t) || t === 'string') ? 'boolean' : `equal_null() compares values of one type, got ${a[0]} and ${a[1]}`),
-    // A string beside a number is cast to a number, as Spark coerces it (not a number: NULL, so false).
-    impl: ([a, b], _c, t) => (a === null || b === null ? a === b : t[0] !== t[1] ? Number(a) === Number(b) : sameValue(a, b)),
+  abs: {
+    min: 1, max: 1, exactLongs: true, type: (a) => (isNumeric(a[0]) ? (a[0] === 'null' ? 'long' : a[0]) : 'expects a number'),
+    // abs(-9223372036854775808) wraps to itself, as Java's Math.abs does.
+    impl: ([v]) => (typeof v === 'bigint' ? toLong(v < 0n ? -v : v) : Math.abs(v as number)),
   },
+  round: {
+    min: 1, max: 2, type: (a) => (a.every(isNumeric) ? (a[0] === 'long' ? 'long' : 'double') : 'expects numbers'),
+    impl: ([v, s]) => roundHalfUp(v as number, (s as number | undefined) ?? 0),
+  },
+  pow: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => (x as number) ** (y as number) },
+  power: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => (x as number) ** (y as number) },
+  sqrt: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) < 0 ? NaN : Math.sqrt(x as number)) },
+  cbrt: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.cbrt(x as number) },
+  exp: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.exp(x as number) },
+  // Spark: the log of a non-positive number is NULL.
+  ln: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log(x as number)) },
+  log: {
+    min: 1, max: 2, type: (a) => nums(a) ?? 'double',
+    impl: ([b, x]) => (x === undefined ? ((b as number) <= 0 ? null : Math.log(b as number)) : (x as number) <= 0 || (b as number) <= 0 ? null : Math.log(x as number) / Math.log(b as number)),
+  },
+  log10: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log10(x as number)) },
+  log2: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log2(x as number)) },
+  sign: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
+  signum: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
+  mod: { min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)) },
+  // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
+  div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
+  // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1). Integers
+  // (exact, and keeping an INT, SMALLINT or TINYINT) and FLOATs are the compiler's.
+  pmod: {
+    min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
+    impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + n) % n : r; },
+  },
+  // Spark's ShiftLeft, ShiftRight, ShiftRightUnsigned of a BIGINT: Java's 64-bit shifts (the
+  // distance, an INT, taken mod 64). Of an INT, SMALLINT or TINYINT: the compiler's, 32-bit.
+  shiftleft: shiftFunction((a, n) => a << n),
+  shiftright: shiftFunction((a, n) => a >> n),
+  shiftrightunsigned: shiftFunction((a, n) => BigInt.asUintN(64, a) >> n),
+  greatest: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) > 0 ? v : m), null) },
+  least: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null) },
+  bround: { min: 1, max: 2, type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
+  ceil: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  ceiling: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  floor: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.floor(v as number) || 0 : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
+  pi: { min: 0, max: 0, type: () => 'double', impl: () => Math.PI },
+  degrees: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * 180) / Math.PI },
+  radians: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * Math.PI) / 180 },
 };

@@ -421,4 +421,24 @@ describe('datetime patterns: the zone name z, and the patterns Spark 3 refuses',
     expect(e.message).toContain('All week-based patterns are unsupported since Spark 3.0, detected: e');
     expect(e.message).not.toContain('INCONSISTENT_BEHAVIOR_CROSS_VERSION');
   });
+
+  it("gives Spark's PARSE_DATETIME_BY_NEW_PARSER for text Spark 2's parser read and Spark 3's does not", async () => {
+    for (const [fn, text, pattern] of [
+      // Fewer digits than the field's letters, and text left after the pattern: SimpleDateFormat read both.
+      ['to_timestamp', '2020-1-5', 'yyyy-MM-dd'],
+      ['to_timestamp', '2016-12-31 00:12:00', 'yyyy-MM-dd'],
+      ['to_date', '2020-01-5', 'yyyy-MM-dd'],
+      ['unix_timestamp', '2020-01-01 1:02:03', 'yyyy-MM-dd HH:mm:ss'],
+      ['to_unix_timestamp', '2020-01-01 01:02:03 PST', 'yyyy-MM-dd HH:mm:ss'],
+      ['to_timestamp_ntz', '2020-1-01', 'yyyy-MM-dd'],
+    ]) {
+      const e = await failure(`${fn}('${text}', '${pattern}')`);
+      expect(e.message, fn).toContain(`${fn}(): [INCONSISTENT_BEHAVIOR_CROSS_VERSION.PARSE_DATETIME_BY_NEW_PARSER] You may get a different result due to the upgrading to Spark >= 3.0: Fail to parse '${text}' in the new parser.`);
+    }
+    // Text neither parser reads is NULL, as in Spark; text the new parser reads is unchanged.
+    expect(await one("to_timestamp('2020-xx-01', 'yyyy-MM-dd')")).toBeNull();
+    expect(await one("to_date('not a date', 'yyyy-MM-dd')")).toBeNull();
+    expect(await one("to_timestamp('2020-01-05', 'yyyy-MM-dd')")).toBe(Date.UTC(2020, 0, 5));
+    expect(await one("to_timestamp('2020-1-5', 'yyyy-M-d')")).toBe(Date.UTC(2020, 0, 5));
+  });
 });

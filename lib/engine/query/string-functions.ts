@@ -1,5 +1,7 @@
 /**
- * Spark's remaining string functions: aliases (lcase, ucase, character_length), byte lengths,
+ * Spark's string functions (group string_funcs) but for the regexp, encoding and formatting
+ * ones (regexp-functions.ts, string-encoding-functions.ts, format-functions.ts): case, trim,
+ * pad, substring, concat, search, aliases (lcase, ucase, character_length), byte lengths,
  * base64, encode/decode between strings and binary, split_part, substring_index, levenshtein,
  * soundex, find_in_set, elt, overlay, mask, luhn_check and Oracle-style decode. Lengths and
  * positions count characters (code points), as Spark's UTF8String does; BINARY values are
@@ -8,16 +10,14 @@
 import { RecordExpressionError } from '../errors';
 import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
+import { chars, isStr, joinChecked, nums, str } from './function-args';
 import type { FunctionDef } from './function-types';
-import { castValue, unifyTypes, type ExprType } from './sql-values';
+import { castValue, formatTimestamp, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
-const isStr = (t: ExprType) => t === 'string' || t === 'null';
 const isInt = (t: ExprType) => t === 'long' || t === 'null';
 /** A string or a binary argument (Spark casts a string to its UTF-8 bytes where it expects binary). */
 const isBytes = (t: ExprType) => isStr(t) || t === 'binary';
-const str = (args: ExprType[], n = args.length): string | undefined => (args.slice(0, n).every(isStr) ? undefined : 'expects string arguments');
-const chars = (s: string) => [...s];
 
 const bytesOf = (v: unknown): Buffer => (typeof v === 'string' ? Buffer.from(v, 'utf8') : Buffer.from(v as Uint8Array));
 
@@ -209,6 +209,85 @@ const lengthOf = (fn: string, unit: 8 | 1): FunctionDef => ({
   impl: ([v]) => (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : (v as Uint8Array).length) * unit,
 });
 
+/**
+ * Spark's lpad/rpad: pads with `fill` (cycled) to `len` characters, or cuts to `len`. The
+ * result's length is known from the arguments, so an oversize one fails before any allocation.
+ */
+function pad(fn: string, s: string, len: number, fill: string, left: boolean): string {
+  const n = Math.trunc(len);
+  // n characters take at least n code units: refuse before splitting anything into characters.
+  if (fill !== '' && n > MAX_STRING_VALUE_LENGTH) checkStringLength(fn, n);
+  const cs = chars(s);
+  if (!(n > cs.length)) return cs.slice(0, Math.max(0, n || 0)).join('');
+  if (fill === '') return s;
+  const need = n - cs.length;
+  const f = chars(fill);
+  const rest = f.slice(0, need % f.length).join('');
+  const cycles = Math.floor(need / f.length);
+  checkStringLength(fn, s.length + cycles * fill.length + rest.length);
+  const padding = fill.repeat(cycles) + rest;
+  return left ? padding + s : s + padding;
+}
+
+/** lpad/rpad's types: (string, length[, string]) → STRING, or (binary, length[, binary]) → BINARY. */
+function padType(a: ExprType[]): ExprType | string {
+  if (!isNumeric(a[1])) return 'expects (string, length[, pad]) or (binary, length[, binary pad])';
+  if (a[0] === 'binary' && (a.length < 3 || a[2] === 'binary' || a[2] === 'null')) return 'binary';
+  return (a[0] === 'string' || a[0] === 'null') && (a.length < 3 || a[2] === 'string' || a[2] === 'null') ? 'string' : 'expects (string, length[, pad]) or (binary, length[, binary pad])';
+}
+
+/** Spark's ByteArray.lpad/rpad: cut to `len` bytes, or padded with `fill` (cycled; a zero byte by default). */
+function padBytes(fn: string, b: Uint8Array, len: number, fill: Uint8Array | undefined, left: boolean): Uint8Array {
+  const n = Math.max(0, Math.trunc(len));
+  const f = fill ?? new Uint8Array([0]);
+  if (n <= b.length || f.length === 0) return b.subarray(0, Math.min(n, b.length));
+  checkStringLength(fn, n);
+  const out = new Uint8Array(n);
+  const padLength = n - b.length;
+  for (let i = 0; i < padLength; i++) out[left ? i : b.length + i] = f[i % f.length];
+  out.set(b, left ? padLength : 0);
+  return out;
+}
+
+/** At validation: a literal length over the limit with a literal non-empty fill always fails. */
+const padLiterals = (fn: string) => (lits: unknown[]): string | undefined => {
+  const [, n, fill] = lits;
+  return typeof n === 'number' && typeof fill === 'string' && fill !== '' && Math.trunc(n) > MAX_STRING_VALUE_LENGTH
+    ? stringTooLargeMessage(fn, Math.trunc(n))
+    : undefined;
+};
+
+/** Upper/lower-casing can lengthen a string (ß → SS): checked on the result, at most 3× the input. */
+function cased(fn: string, r: string): string {
+  checkStringLength(fn, r.length);
+  return r;
+}
+
+function trimChars(s: string, set: string, left: boolean, right: boolean): string {
+  const cs = chars(s);
+  const drop = new Set(chars(set));
+  let a = 0;
+  let b = cs.length;
+  if (left) while (a < b && drop.has(cs[a])) a++;
+  if (right) while (b > a && drop.has(cs[b - 1])) b--;
+  return cs.slice(a, b).join('');
+}
+
+/** The bytes of `b` without the leading and trailing bytes that are in `set`. */
+function trimBytes(b: Uint8Array, set: Uint8Array): Uint8Array {
+  let from = 0, to = b.length;
+  while (from < to && set.includes(b[from])) from++;
+  while (to > from && set.includes(b[to - 1])) to--;
+  return b.subarray(from, to);
+}
+
+/** startswith/endswith/contains: two strings, or two binaries (Spark's ByteArray.startsWith …). */
+const textOrBytes = (a: ExprType[]): ExprType | string => (str(a) === undefined || a.every((t) => t === 'binary' || t === 'null') ? 'boolean' : 'expects two strings or two binaries');
+
+/** A binary as one character a byte, so that the string searches compare bytes. */
+const bytesAsText = (v: unknown): string => (typeof v === 'string' ? v : Buffer.from((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength).toString('latin1'));
+
+
 export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   bit_length: lengthOf('bit_length()', 8),
   octet_length: lengthOf('octet_length()', 1),
@@ -298,12 +377,122 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     checkLiterals: maskLiterals,
   },
   luhn_check: { min: 1, max: 1, type: (a) => str(a) ?? 'boolean', impl: ([s]) => luhn(s as string) },
+  upper: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('upper()', (s as string).toUpperCase()) },
+  lower: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('lower()', (s as string).toLowerCase()) },
+  trim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +| +$/g, '') },
+  reverse: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
+  concat: {
+    min: 1, max: 64, exactLongs: true, type: () => 'string',
+    impl: (args, _c, types) => joinChecked('concat()', args.map((v, i) => (types[i] === 'timestamp' ? formatTimestamp(v as number) : String(v))), ''),
+  },
+  concat_ws: {
+    min: 1, max: 64, exactLongs: true, nullIntolerant: false, type: (a) => str(a, 1) ?? 'string',
+    impl: ([sep, ...rest]) => (sep === null ? null : joinChecked('concat_ws()', rest.filter((v) => v !== null && v !== undefined).map(String), sep as string)),
+  },
+  substring: {
+    min: 2, max: 3,
+    type: (a) => (a[0] === 'binary' ? undefined : str(a, 1)) ?? (a.slice(1).every(isNumeric) ? (a[0] === 'binary' ? 'binary' : 'string') : 'expects (string or binary, position[, length])'),
+    impl: ([s, p, l]) => {
+      // Spark's UTF8String.substringSQL: 1-based; 0 acts as 1; negative counts from the end, and
+      // the end is reckoned from the start before it is clamped (substr('abc', -5, 3) is 'a').
+      // A binary's positions are bytes (ByteArray.subStringSQL).
+      const bytes = s instanceof Uint8Array;
+      const cs = bytes ? s : chars(s as string);
+      const pos = Math.trunc(p as number);
+      const from = pos > 0 ? pos - 1 : pos < 0 ? cs.length + pos : 0;
+      const end = l === undefined ? cs.length : Math.min(cs.length, from + Math.trunc(l as number));
+      const start = Math.max(0, from);
+      if (bytes) return (cs as Uint8Array).slice(start, Math.max(start, end));
+      return start >= end ? '' : (cs as string[]).slice(start, end).join('');
+    },
+  },
+  replace: {
+    min: 2, max: 3, type: (a) => str(a) ?? 'string',
+    impl: ([s, from, to]) => {
+      const src = s as string;
+      const f = from as string;
+      const t = (to as string | undefined) ?? '';
+      if (f === '') return src;
+      if (t.length > f.length) {
+        // Count the occurrences first: the result's length, before building anything.
+        let count = 0;
+        for (let i = src.indexOf(f); i >= 0; i = src.indexOf(f, i + f.length)) count++;
+        checkStringLength('replace()', src.length + count * (t.length - f.length));
+      }
+      return src.split(f).join(t);
+    },
+  },
+  lpad: {
+    // Spark: the pad defaults to a space (a zero byte for a binary).
+    min: 2, max: 3, type: padType,
+    impl: ([s, n, f], _c, t) => (t[0] === 'binary' ? padBytes('lpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, true) : pad('lpad()', s as string, n as number, (f as string | undefined) ?? ' ', true)),
+    checkLiterals: padLiterals('lpad()'),
+  },
+  rpad: {
+    // Spark: the pad defaults to a space (a zero byte for a binary).
+    min: 2, max: 3, type: padType,
+    impl: ([s, n, f], _c, t) => (t[0] === 'binary' ? padBytes('rpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, false) : pad('rpad()', s as string, n as number, (f as string | undefined) ?? ' ', false)),
+    checkLiterals: padLiterals('rpad()'),
+  },
+  // On a BINARY (with BINARY trim bytes) Spark trims bytes, a space byte by default.
+  btrim: {
+    min: 1, max: 2, type: (a) => (a[0] === 'binary' && (a.length < 2 || a[1] === 'binary' || a[1] === 'null') ? 'binary' : str(a) ?? 'string'),
+    impl: ([s, c], _c, t) => (t[0] === 'binary' ? trimBytes(s as Uint8Array, (c as Uint8Array | undefined) ?? new Uint8Array([0x20])) : trimChars(s as string, (c as string | undefined) ?? ' ', true, true)),
+  },
+  ltrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, false) },
+  rtrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', false, true) },
+  instr: { min: 2, max: 2, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
+  locate: {
+    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
+    // Spark: 1-based; a position below 1 finds nothing (0).
+    impl: ([sub, s, p]) => {
+      const pos = p === undefined ? 1 : Math.trunc(p as number);
+      if (pos < 1) return 0;
+      const cs = chars(s as string);
+      const from = cs.slice(0, pos - 1).join('').length;
+      const i = (s as string).indexOf(sub as string, from);
+      return i < 0 ? 0 : chars((s as string).slice(0, i)).length + 1;
+    },
+  },
+  position: {
+    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
+    impl: (args, c, t) => STRING_FUNCTIONS.locate.impl(args, c, t),
+  },
+  initcap: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).toLowerCase().replace(/(^|\s)(\S)/gu, (_m, sp: string, c: string) => sp + c.toUpperCase()) },
+  translate: {
+    min: 3, max: 3, type: (a) => str(a) ?? 'string',
+    impl: ([s, from, to]) => {
+      const f = chars(from as string);
+      const t = chars(to as string);
+      const map = new Map<string, string>();
+      f.forEach((c, i) => { if (!map.has(c)) map.set(c, t[i] ?? ''); });
+      return chars(s as string).map((c) => map.get(c) ?? c).join('');
+    },
+  },
+  left: { min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, length)'), impl: ([s, n]) => chars(s as string).slice(0, Math.max(0, Math.trunc(n as number))).join('') },
+  right: {
+    min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, length)'),
+    impl: ([s, n]) => { const k = Math.trunc(n as number); const cs = chars(s as string); return k <= 0 ? '' : cs.slice(Math.max(0, cs.length - k)).join(''); },
+  },
+  repeat: {
+    min: 2, max: 2, type: (a) => str(a, 1) ?? (isNumeric(a[1]) ? 'string' : 'expects (string, count)'),
+    impl: ([s, n]) => { const k = Math.max(0, Math.trunc(n as number)); checkStringLength('repeat()', (s as string).length * k); return (s as string).repeat(k); },
+    checkLiterals: ([s, n]) => (typeof s === 'string' && typeof n === 'number' && s.length * n > MAX_STRING_VALUE_LENGTH ? stringTooLargeMessage('repeat()', s.length * n) : undefined),
+  },
+  ascii: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
+  chr: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
+  char: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
+  startswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).startsWith(bytesAsText(p)) },
+  endswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).endsWith(bytesAsText(p)) },
+  contains: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).includes(bytesAsText(p)) },
 };
+STRING_FUNCTIONS.substr = STRING_FUNCTIONS.substring;
 STRING_FUNCTIONS.lcase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toLowerCase(); checkStringLength('lcase()', r.length); return r; } };
 STRING_FUNCTIONS.ucase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toUpperCase(); checkStringLength('ucase()', r.length); return r; } };
 // Spark's length: characters of a string, bytes of a binary (length(x'537061726b') is 5).
 STRING_FUNCTIONS.length = { min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : 'expects a string or a binary'), impl: ([s]) => (typeof s === 'string' ? chars(s).length : (s as Uint8Array).length) };
 STRING_FUNCTIONS.char_length = STRING_FUNCTIONS.length;
+STRING_FUNCTIONS.len = STRING_FUNCTIONS.length;
 STRING_FUNCTIONS.character_length = STRING_FUNCTIONS.length;
 
 /**

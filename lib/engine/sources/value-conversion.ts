@@ -137,7 +137,7 @@ export function convertComplex(v: unknown, f: Field, leaf: (v: unknown, f: Field
       const kt = f.keyType!;
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
-        // A map's key is kept as its text (collection-functions.ts says why), checked against its type.
+        // A map's key is kept as its text (map-functions.ts says why), checked against its type.
         const key = kt.type === 'string' ? k : castValue(k, 'string', kt.type as SqlType);
         if (key === null) return bad(`key ${JSON.stringify(k)} is not a ${kt.type}`);
         const c = any(x, f.valueType!);

@@ -1,0 +1,25 @@
+/**
+ * Spark's conditional functions (group conditional_funcs): coalesce, nullif, if, nvl, ifnull,
+ * nvl2 and nanvl. CASE WHEN is the compiler's. None is NULL-intolerant: a NULL argument is a
+ * value they choose between.
+ */
+import { nums, unified } from './function-args';
+import type { FunctionDef } from './function-types';
+
+export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
+  coalesce: { min: 1, max: 64, nullIntolerant: false, type: () => 'null', impl: (args) => args.find((v) => v !== null && v !== undefined) ?? null },
+  nullif: { min: 2, max: 2, nullIntolerant: false, type: () => 'null', impl: ([a, b]) => (a !== null && b !== null && a === b ? null : a) },
+  if: {
+    min: 3, max: 3, nullIntolerant: false,
+    type: (a) => (a[0] === 'boolean' || a[0] === 'null' ? unified(a.slice(1), 'if') : 'needs a boolean condition first'),
+    impl: ([c, x, y]) => (c === true ? x : y),
+  },
+  nvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'nvl'), impl: ([x, y]) => x ?? y },
+  ifnull: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'ifnull'), impl: ([x, y]) => x ?? y },
+  nvl2: { min: 3, max: 3, nullIntolerant: false, type: (a) => unified(a.slice(1), 'nvl2'), impl: ([x, y, z]) => (x !== null ? y : z) },
+  // Spark 4's zeroifnull(x) is coalesce(x, 0), nullifzero(x) is nullif(x, 0) (RuntimeReplaceable).
+  zeroifnull: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'zeroifnull'), impl: ([x]) => x ?? 0 },
+  nullifzero: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'nullifzero'), impl: ([x]) => (x === 0 || x === 0n ? null : x) },
+  // Spark: `b` when `a` is NaN (NULL stays NULL); both doubles.
+  nanvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => nums(a) ?? 'double', impl: ([a, b]) => (a === null ? null : Number.isNaN(a) ? b : a) },
+};

@@ -1,0 +1,31 @@
+/**
+ * Checks of a scalar function's argument types, and the small helpers several function files
+ * share: a leaf module, so that no function file imports another for them.
+ */
+import { isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { checkStringLength } from './value-limits';
+
+export const isStr = (t: ExprType) => t === 'string' || t === 'null';
+/** The first `n` arguments (all by default) are strings, or a message. */
+export const str = (args: ExprType[], n = args.length): string | undefined => (args.slice(0, n).every(isStr) ? undefined : 'expects string arguments');
+export const nums = (args: ExprType[]): string | undefined => (args.every(isNumeric) ? undefined : 'expects numbers');
+/** A string's characters (code points), as SQL counts them. */
+export const chars = (s: string) => [...s];
+
+/** Every argument's type unified (greatest, least, if, nvl …), or a message. */
+export function unified(args: ExprType[], fn: string): ExprType | string {
+  let t: ExprType | undefined = 'null';
+  for (const a of args) {
+    t = unifyTypes(t, a);
+    if (!t) return `${fn}() arguments have incompatible types (${args.join(', ')})`;
+  }
+  return t === 'null' ? 'string' : t;
+}
+
+/** Joins parts after checking the total length (`sepLength` between each two). */
+export function joinChecked(fn: string, parts: string[], sep: string): string {
+  let total = parts.length > 1 ? sep.length * (parts.length - 1) : 0;
+  for (const p of parts) total += p.length;
+  checkStringLength(fn, total);
+  return parts.join(sep);
+}

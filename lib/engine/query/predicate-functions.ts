@@ -1,0 +1,38 @@
+/**
+ * Spark's predicates that are functions (group predicate_funcs): rlike and its aliases, isnull,
+ * isnotnull and equal_null. The operators (=, <, IN, LIKE …) are the compiler's.
+ */
+import { str } from './function-args';
+import type { FunctionDef } from './function-types';
+import { recordRegex, regexLiterals } from './regex';
+import { isNumeric } from './sql-values';
+
+const rlike: FunctionDef = {
+  min: 2, max: 2, type: (a) => str(a) ?? 'boolean',
+  impl: ([s, p]) => recordRegex('rlike()', p as string).test(s as string),
+  checkLiterals: regexLiterals('rlike()'),
+};
+
+/** Java's equality of two values of comparable types: numbers by value, byte arrays by content. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(b);
+  return a === b;
+}
+
+export const PREDICATE_FUNCTIONS: Record<string, FunctionDef> = {
+  // Spark's rlike/regexp/regexp_like: whether the pattern matches anywhere in the string.
+  rlike,
+  regexp: rlike,
+  regexp_like: rlike,
+  isnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x === null },
+  // Spark's IsNaN: NULL is not NaN (false, never NULL).
+  isnan: { min: 1, max: 1, nullIntolerant: false, type: (a) => (isNumeric(a[0]) ? 'boolean' : 'expects a number'), impl: ([x]) => typeof x === 'number' && Number.isNaN(x) },
+  isnotnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x !== null },
+  // Spark's `<=>`: NULL equals NULL, never NULL itself.
+  equal_null: {
+    min: 2, max: 2, nullIntolerant: false,
+    type: (a) => (a[0] === a[1] || a.includes('null') || a.every((t) => isNumeric(t) || t === 'string') ? 'boolean' : `equal_null() compares values of one type, got ${a[0]} and ${a[1]}`),
+    // A string beside a number is cast to a number, as Spark coerces it (not a number: NULL, so false).
+    impl: ([a, b], _c, t) => (a === null || b === null ? a === b : t[0] !== t[1] ? Number(a) === Number(b) : sameValue(a, b)),
+  },
+};
