@@ -160,7 +160,7 @@ export function fieldOfDataType(name: string, t: DataType, nullable = true): Fie
     case 'map': {
       const k = fieldOfDataType('key', t.keyType, false);
       if (typeof k === 'string') return k;
-      // A map is kept as an object keyed by the key's text (collection-functions.ts says why).
+      // A map is kept as an object keyed by the key's text (map-functions.ts says why).
       if (k.type === 'array' || k.type === 'map' || k.type === 'struct') return `${name} is ${sparkSql(t)}: a map's key must be a simple type such as STRING or BIGINT`;
       const v = fieldOfDataType('value', t.valueType, t.valueContainsNull);
       return typeof v === 'string' ? v : { name, type: 'map', keyType: k, valueType: v, nullable };

@@ -1,5 +1,5 @@
 /**
- * Differential property test of Spark's functions (spark-functions.ts, datetime-patterns.ts,
+ * Differential property test of Spark's functions (datetime-patterns.ts,
  * decimal scale): each function over random rows, evaluated by Weir and by DuckDB, must agree
  * row by row. Where the two engines name or type a thing differently, the DuckDB side spells
  * Spark's meaning out (Spark's datetime pattern as strftime's, a DATE result as the epoch
