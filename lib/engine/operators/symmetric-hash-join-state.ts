@@ -21,7 +21,7 @@
  * row would leave (dense indexes, the count), so the files are Spark's layout either way.
  */
 import type { StateStore } from '../state/state-store';
-import { decodeValue, encodeValue } from '../state/state-value-codec';
+import { decodeValue, encodeValueByteString } from '../state/state-value-codec';
 import type { Row } from '../types';
 
 export type JoinSide = 'left' | 'right';
@@ -131,9 +131,9 @@ export class JoinStateCache {
   rounds = 0;
 }
 
-/** keyToNumValues' values for the small counts nearly every key has, encoded once (stores copy what they are given). */
-const COUNTS = Array.from({ length: 64 }, (_, n) => encodeValue(n));
-const encodeCount = (n: number) => (n < COUNTS.length ? COUNTS[n] : encodeValue(n));
+/** keyToNumValues' values for the small counts nearly every key has, encoded once. */
+const COUNTS = Array.from({ length: 64 }, (_, n) => encodeValueByteString(n));
+const encodeCount = (n: number) => (n < COUNTS.length ? COUNTS[n] : encodeValueByteString(n));
 
 export class SymmetricHashJoinStateManager {
   /** Keys changed since the last flush. */
@@ -287,12 +287,12 @@ export class SymmetricHashJoinStateManager {
       for (let i = 0; i < n; i++) {
         const r = rows[i];
         if (r.storedAt === i) continue;
-        this.keyWithIndexToValue.put(this.slot(key, i), this.encode(r));
+        this.keyWithIndexToValue.putByteString(this.slot(key, i), this.encode(r));
         r.storedAt = i;
       }
       for (let i = n; i < entry.stored; i++) this.keyWithIndexToValue.remove(this.slot(key, i), 'watermark');
       if (n !== entry.stored) {
-        if (n > 0) this.keyToNumValues.put(key, encodeCount(n));
+        if (n > 0) this.keyToNumValues.putByteString(key, encodeCount(n));
         else this.keyToNumValues.remove(key, 'watermark');
         entry.stored = n;
       }
@@ -303,11 +303,11 @@ export class SymmetricHashJoinStateManager {
   }
 
   /** A row as keyWithIndexToValue holds it: [its values in column order (absent: NULL), matched]. */
-  private encode(b: BufferedRow): Uint8Array {
+  private encode(b: BufferedRow): string {
     const { values, value, columns } = this;
     for (let c = 0; c < values.length; c++) values[c] = b.row[columns[c]] ?? null;
     value[1] = b.matched;
-    return encodeValue(value);
+    return encodeValueByteString(value);
   }
 
   /** Rows buffered (Spark counts each buffered row once: keyWithIndexToValue's rows); right after a flush. */

@@ -306,12 +306,16 @@ export class FileBackedStateStore implements StateStore {
   }
 
   put(key: string, value: Uint8Array): void {
+    this.putByteString(key, byteString(value));
+  }
+
+  putByteString(key: string, value: string): void {
     this.writable();
     // Every changed group of every batch comes through here: one lookup in the map serves the
     // undo log and the memory estimate.
     const old = this.p.map.get(key);
     if (!this.undo.has(key)) this.undo.set(key, old);
-    this.p.replace(key, old, byteString(value));
+    this.p.replace(key, old, value);
   }
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
