@@ -29,7 +29,7 @@ export type JoinSide = 'left' | 'right';
 /** Spark's store names under `state/<operator>/<partition>/`. */
 export const JOIN_STORE_NAMES = ['left-keyToNumValues', 'left-keyWithIndexToValue', 'right-keyToNumValues', 'right-keyWithIndexToValue'] as const;
 
-export class BufferedRow {
+class BufferedRow {
   constructor(
     /**
      * The row by column name: the input row itself when this process buffered it (no copy), else
@@ -45,7 +45,7 @@ export class BufferedRow {
 }
 
 /** One join key's rows, in slot order once flushed. */
-export class KeyRows {
+class KeyRows {
   readonly rows: BufferedRow[] = [];
   /** The count keyToNumValues holds for the key (0: none). */
   stored = 0;
