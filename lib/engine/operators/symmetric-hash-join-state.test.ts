@@ -16,7 +16,7 @@ import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
 import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
 import { decodeValue, encodeKey } from '../state/state-value-codec';
 import type { Row } from '../types';
-import { JoinStateCache, SymmetricHashJoinStateManager } from './symmetric-hash-join-state';
+import { JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow } from './symmetric-hash-join-state';
 
 const COLUMNS = ['id', 't'];
 const timeOf = (r: Row) => r.t as number;
@@ -109,7 +109,8 @@ describe('join state manager against a model', () => {
               m.markMatched(entry, row);
               next.get(KEYS[o.key])!.find((r) => r[0] === row.row.id)![2] = true;
             } else if (o.op === 'evictUpTo') {
-              const removed = m.removeUpTo(o.t);
+              const removed: BufferedRow[] = [];
+              expect(m.removeUpTo(o.t, removed)).toBe(removed.length);
               const want: number[] = [];
               for (const [k, rows] of next) {
                 for (const r of rows) if (r[1] <= o.t) want.push(r[0]);
@@ -117,7 +118,8 @@ describe('join state manager against a model', () => {
               }
               expect(removed.map((r) => r.row.id as number).sort((a, c) => a - c)).toEqual(want.sort((a, c) => a - c));
             } else {
-              const removed = m.removeKeysWhere((k) => k === KEYS[o.key]);
+              const removed: BufferedRow[] = [];
+              expect(m.removeKeysWhere((k) => k === KEYS[o.key], removed)).toBe(removed.length);
               expect(removed.map((r) => r.row.id).sort()).toEqual((next.get(KEYS[o.key]) ?? []).map((r) => r[0]).sort());
               next.delete(KEYS[o.key]);
             }

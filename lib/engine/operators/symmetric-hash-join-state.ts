@@ -29,7 +29,7 @@ export type JoinSide = 'left' | 'right';
 /** Spark's store names under `state/<operator>/<partition>/`. */
 export const JOIN_STORE_NAMES = ['left-keyToNumValues', 'left-keyWithIndexToValue', 'right-keyToNumValues', 'right-keyWithIndexToValue'] as const;
 
-class BufferedRow {
+export class BufferedRow {
   constructor(
     /**
      * The row by column name: the input row itself when this process buffered it (no copy), else
@@ -233,30 +233,33 @@ export class SymmetricHashJoinStateManager {
   }
 
   /**
-   * Removes the rows of every key for which `evict(k)` holds and returns them (Spark's
-   * removeByKeyCondition: the predicate sees the encoded key, to decode it only when needed).
+   * Removes the rows of every key for which `evict(k)` holds (Spark's removeByKeyCondition: the
+   * predicate sees the encoded key, to decode it only when needed) and returns how many; they are
+   * added to `removed` when it is given (an outer join pads them; an inner join needs no list).
    */
-  removeKeysWhere(evict: (k: string) => boolean): BufferedRow[] {
+  removeKeysWhere(evict: (k: string) => boolean, removed?: BufferedRow[]): number {
     this.completeCache();
-    const removed: BufferedRow[] = [];
+    let n = 0;
     for (const entry of this.cache.keys.values()) {
       if (entry.rows.length === 0 || !evict(entry.key)) continue;
-      for (const r of entry.rows) removed.push(r);
+      if (removed) for (const r of entry.rows) removed.push(r);
+      n += entry.rows.length;
       entry.rows.length = 0;
       this.touch(entry);
     }
-    return removed;
+    return n;
   }
 
   /**
-   * Removes every row whose time is ≤ `t` (a value state watermark) and returns them (Spark's
-   * removeByValueCondition), visiting only the keys that hold such rows.
+   * Removes every row whose time is ≤ `t` (a value state watermark), visiting only the keys that
+   * hold such rows (Spark's removeByValueCondition); returns and adds to `removed` as
+   * removeKeysWhere.
    */
-  removeUpTo(t: number): BufferedRow[] {
+  removeUpTo(t: number, removed?: BufferedRow[]): number {
     this.completeCache();
     const keys: KeyRows[] = [];
     this.cache.byTime!.popUpTo(t, ++this.cache.rounds, keys);
-    const removed: BufferedRow[] = [];
+    let n = 0;
     for (const entry of keys) {
       const rows = entry.rows;
       const before = rows.length;
@@ -266,14 +269,15 @@ export class SymmetricHashJoinStateManager {
           i++;
           continue;
         }
-        removed.push(rows[i]);
+        removed?.push(rows[i]);
+        n++;
         // The key's last row takes the freed slot (flush writes it there).
         const last = rows.pop()!;
         if (i < rows.length) rows[i] = last;
       }
       if (rows.length !== before) this.touch(entry);
     }
-    return removed;
+    return n;
   }
 
   /**

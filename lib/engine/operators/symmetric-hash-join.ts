@@ -24,7 +24,7 @@ import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
 import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
 import { decodeKey, encodeKey } from '../state/state-value-codec';
-import { JOIN_STORE_NAMES, JoinStateCache, SymmetricHashJoinStateManager, type JoinSide } from './symmetric-hash-join-state';
+import { JOIN_STORE_NAMES, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow, type JoinSide } from './symmetric-hash-join-state';
 import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
@@ -250,11 +250,11 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     for (const side of ['left', 'right'] as const) {
       if (!this.o[side].stateWatermark || wm === -Infinity) continue;
       const w = this.o[side].stateWatermark!;
-      const evicted = w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs) : state[side].removeKeysWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm));
-      counts.evicted += evicted.length;
-      this.pendingEvictedUpTo = wm;
       const pads = side === 'left' ? joinType === 'leftOuter' || joinType === 'fullOuter' : joinType === 'rightOuter' || joinType === 'fullOuter';
-      if (pads) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(b.row, null) : this.joined(null, b.row));
+      const evicted: BufferedRow[] | undefined = pads ? [] : undefined;
+      counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, evicted) : state[side].removeKeysWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm), evicted);
+      this.pendingEvictedUpTo = wm;
+      if (evicted) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(b.row, null) : this.joined(null, b.row));
     }
     state.left.flush();
     state.right.flush();
