@@ -10,9 +10,18 @@
  * whether the row has joined with a row of the other side yet: an outer join emits a row that
  * never matched, null-padded, when the watermark evicts it; a left semi join emits a left row
  * once.
+ *
+ * The rows are kept decoded in memory (JoinStateCache, per key, from batch to batch), and the
+ * stores are written once per batch, by `flush`, with what changed: a key's slot is written
+ * only when the row it holds is not the one the store has there (a new row, a row moved into a
+ * freed slot, a row newly matched), its freed slots at the end are removed, and its count is
+ * written only when it changed. A row appended and a row evicted under one key in the same batch
+ * then cost one write (the new row into the old one's slot) instead of an append, a move, a
+ * removal and two count writes. What the stores hold after a flush is exactly what writing row by
+ * row would leave (dense indexes, the count), so the files are Spark's layout either way.
  */
 import type { StateStore } from '../state/state-store';
-import { decodeValue, encodeValue } from '../state/state-value-codec';
+import { decodeValue, encodeValueByteString } from '../state/state-value-codec';
 import type { Row } from '../types';
 
 export type JoinSide = 'left' | 'right';
@@ -20,25 +29,45 @@ export type JoinSide = 'left' | 'right';
 /** Spark's store names under `state/<operator>/<partition>/`. */
 export const JOIN_STORE_NAMES = ['left-keyToNumValues', 'left-keyWithIndexToValue', 'right-keyToNumValues', 'right-keyWithIndexToValue'] as const;
 
-export interface BufferedRow {
-  /**
-   * The row by column name: the input row itself when this process buffered it (no copy), else
-   * built from the values the stores hold. Never changed.
-   */
-  row: Row;
-  matched: boolean;
+export class BufferedRow {
+  constructor(
+    /**
+     * The row by column name: the input row itself when this process buffered it (no copy), else
+     * built from the values the stores hold. Never changed.
+     */
+    readonly row: Row,
+    public matched: boolean,
+    /** The row's time by the side's value state watermark (undefined: never evicted by it). */
+    readonly time: number | undefined,
+    /** The index whose keyWithIndexToValue value is this row as it is now; -1 for none. */
+    public storedAt: number,
+  ) {}
+}
+
+/** One join key's rows, in slot order once flushed. */
+class KeyRows {
+  readonly rows: BufferedRow[] = [];
+  /** The count keyToNumValues holds for the key (0: none). */
+  stored = 0;
+  /** Whether the key is in the manager's list of keys to flush. */
+  dirty = false;
+  /** The last eviction round that listed this key (so a round visits it once). */
+  round = 0;
+
+  constructor(readonly key: string) {}
 }
 
 /**
- * The times of buffered rows with the keys they are under, earliest first (a binary heap): which
- * keys a value state watermark evicts from, so an eviction visits those keys rather than every
- * key of the side.
+ * The times of buffered rows with their keys, earliest first (a binary heap): which keys a value
+ * state watermark evicts from, so an eviction visits those keys rather than every key of the
+ * side. An entry may name a key whose rows have since gone (an empty KeyRows): visiting it does
+ * nothing.
  */
 class TimeQueue {
   private readonly times: number[] = [];
-  private readonly keys: string[] = [];
+  private readonly keys: KeyRows[] = [];
 
-  push(t: number, k: string): void {
+  push(t: number, k: KeyRows): void {
     const { times, keys } = this;
     let i = times.length;
     times.push(t);
@@ -54,11 +83,15 @@ class TimeQueue {
     keys[i] = k;
   }
 
-  /** Removes the entries with a time ≤ `t`, adding their keys to `out`. */
-  popUpTo(t: number, out: Set<string>): void {
+  /** Removes the entries with a time ≤ `t`, adding their keys to `out` once each (by `round`). */
+  popUpTo(t: number, round: number, out: KeyRows[]): void {
     const { times, keys } = this;
     while (times.length > 0 && times[0] <= t) {
-      out.add(keys[0]);
+      const top = keys[0];
+      if (top.round !== round) {
+        top.round = round;
+        out.push(top);
+      }
       const lastT = times.pop()!;
       const lastK = keys.pop()!;
       const n = times.length;
@@ -81,25 +114,34 @@ class TimeQueue {
 
 /**
  * Decoded rows per encoded key, as the stores held them at some version: what saves a probe from
- * reading and decoding the stores. The operator keeps it from batch to batch while it is valid
- * for the version the next batch loads (see StreamingSymmetricHashJoinExec).
+ * reading and decoding the stores, and a batch from rewriting rows it did not change. The
+ * operator keeps it from batch to batch while it is valid for the version the next batch loads
+ * (see StreamingSymmetricHashJoinExec).
  */
 export class JoinStateCache {
-  readonly rows = new Map<string, BufferedRow[]>();
+  readonly keys = new Map<string, KeyRows>();
   /**
-   * Every buffered row's time by a value state watermark, once an eviction has scanned every key
-   * (and so loaded every row into `rows`); null before that.
+   * Whether `keys` holds every key of the stores (a key it lacks has no rows): so since the
+   * stores were empty, or since an eviction loaded them all.
    */
+  complete = false;
+  /** Every buffered row's time by a value state watermark, once `complete`; null before that. */
   byTime: TimeQueue | null = null;
+  /** Eviction rounds so far (KeyRows.round). */
+  rounds = 0;
 }
 
-const NO_ROWS: BufferedRow[] = [];
-
-/** keyToNumValues' values for the small counts nearly every key has, encoded once (stores copy what they are given). */
-const COUNTS = Array.from({ length: 64 }, (_, n) => encodeValue(n));
-const encodeCount = (n: number) => (n < COUNTS.length ? COUNTS[n] : encodeValue(n));
+/** keyToNumValues' values for the small counts nearly every key has, encoded once. */
+const COUNTS = Array.from({ length: 64 }, (_, n) => encodeValueByteString(n));
+const encodeCount = (n: number) => (n < COUNTS.length ? COUNTS[n] : encodeValueByteString(n));
 
 export class SymmetricHashJoinStateManager {
+  /** Keys changed since the last flush. */
+  private readonly dirty: KeyRows[] = [];
+  /** The value being encoded, reused: [values in column order, matched]. */
+  private readonly values: unknown[];
+  private readonly value: [unknown[], boolean];
+
   /**
    * `columns`: the side's columns, in the order of the values the stores hold. `timeOf`: a
    * buffered row's time as the side's value state watermark compares it (undefined:
@@ -111,10 +153,12 @@ export class SymmetricHashJoinStateManager {
     private readonly cache: JoinStateCache,
     private readonly columns: readonly string[],
     private readonly timeOf?: (row: Row) => number | undefined,
-  ) {}
-
-  /** Keys whose count changed since the last flush: written once per batch, not once per row. */
-  private readonly dirty = new Set<string>();
+  ) {
+    this.values = new Array<unknown>(columns.length);
+    this.value = [this.values, false];
+    // Empty stores: every key is known (none), so a probe of a new key reads no store.
+    if (!cache.complete && cache.keys.size === 0 && keyToNumValues.size === 0) this.completeCache();
+  }
 
   /** A row's slot: the key's own encoding, then its index after the last `#` (the index has none, so slots are distinct). */
   private slot(k: string, i: number): string {
@@ -122,138 +166,155 @@ export class SymmetricHashJoinStateManager {
   }
 
   /**
-   * The rows buffered under the encoded key `k` (encodeKey of the join key), in slot order: read
-   * from the stores once and then kept decoded. An index is the row's slot (for markMatched). Do
-   * not append while iterating, nor change the array.
+   * The rows buffered under the encoded key `k` (encodeKey of the join key), in slot order, or
+   * undefined when it has none: read from the stores once and then kept decoded. Do not append
+   * while iterating, nor change the array.
    */
-  rowsOf(k: string): readonly BufferedRow[] {
-    return this.cache.rows.get(k) ?? this.load(k);
+  rowsOf(k: string): KeyRows | undefined {
+    const rows = this.cache.keys.get(k);
+    if (rows !== undefined || this.cache.complete) return rows;
+    return this.load(k);
   }
 
   /**
    * Reads a key's rows from the stores into the cache. A key with none is not cached (a probe of
-   * every new key would otherwise leave an entry for ever): NO_ROWS, until a row is appended.
+   * every new key would otherwise leave an entry for ever).
    */
-  private load(k: string): BufferedRow[] {
+  private load(k: string): KeyRows | undefined {
     const b = this.keyToNumValues.get(k);
-    if (!b) return NO_ROWS;
+    if (!b) return undefined;
     const n = decodeValue(b) as number;
-    const rows: BufferedRow[] = [];
+    const entry = new KeyRows(k);
     for (let i = 0; i < n; i++) {
       const [values, matched] = decodeValue(this.keyWithIndexToValue.get(this.slot(k, i))!) as [unknown[], boolean];
       const row: Row = {};
       for (let c = 0; c < this.columns.length; c++) row[this.columns[c]] = values[c];
-      rows.push({ row, matched });
+      entry.rows.push(new BufferedRow(row, matched, this.timeOf?.(row), i));
     }
-    this.cache.rows.set(k, rows);
-    return rows;
+    entry.stored = n;
+    this.cache.keys.set(k, entry);
+    return entry;
   }
 
-  append(k: string, row: BufferedRow): void {
-    let rows = this.cache.rows.get(k) ?? this.load(k);
-    if (rows === NO_ROWS) this.cache.rows.set(k, (rows = []));
-    this.keyWithIndexToValue.put(this.slot(k, rows.length), this.encode(row));
-    rows.push(row);
-    this.dirty.add(k);
-    if (this.cache.byTime && this.timeOf) {
-      const t = this.timeOf(row.row);
-      if (t !== undefined) this.cache.byTime.push(t, k);
+  /** Loads every key of the stores into the cache (an eviction that visits every key). */
+  private completeCache(): void {
+    if (!this.cache.complete) {
+      // Only reads: keyToNumValues is not changed while its keys are iterated.
+      for (const k of this.keyToNumValues.keys()) if (!this.cache.keys.has(k)) this.load(k);
+      this.cache.complete = true;
+    }
+    if (this.timeOf && !this.cache.byTime) {
+      const queue = new TimeQueue();
+      for (const entry of this.cache.keys.values()) for (const r of entry.rows) if (r.time !== undefined) queue.push(r.time, entry);
+      this.cache.byTime = queue;
     }
   }
 
-  markMatched(k: string, i: number, row: BufferedRow): void {
+  append(k: string, row: Row, matched: boolean): void {
+    let entry = this.rowsOf(k);
+    if (entry === undefined) this.cache.keys.set(k, (entry = new KeyRows(k)));
+    const time = this.timeOf?.(row);
+    entry.rows.push(new BufferedRow(row, matched, time, -1));
+    this.touch(entry);
+    if (time !== undefined && this.cache.byTime) this.cache.byTime.push(time, entry);
+  }
+
+  markMatched(entry: KeyRows, row: BufferedRow): void {
     if (row.matched) return;
     row.matched = true;
-    this.keyWithIndexToValue.put(this.slot(k, i), this.encode(row));
+    row.storedAt = -1;
+    this.touch(entry);
+  }
+
+  private touch(entry: KeyRows): void {
+    if (entry.dirty) return;
+    entry.dirty = true;
+    this.dirty.push(entry);
+  }
+
+  /**
+   * Removes the rows of every key for which `evict(k)` holds (Spark's removeByKeyCondition: the
+   * predicate sees the encoded key, to decode it only when needed) and returns how many; they are
+   * added to `removed` when it is given (an outer join pads them; an inner join needs no list).
+   */
+  removeKeysWhere(evict: (k: string) => boolean, removed?: BufferedRow[]): number {
+    this.completeCache();
+    let n = 0;
+    for (const entry of this.cache.keys.values()) {
+      if (entry.rows.length === 0 || !evict(entry.key)) continue;
+      if (removed) for (const r of entry.rows) removed.push(r);
+      n += entry.rows.length;
+      entry.rows.length = 0;
+      this.touch(entry);
+    }
+    return n;
+  }
+
+  /**
+   * Removes every row whose time is ≤ `t` (a value state watermark), visiting only the keys that
+   * hold such rows (Spark's removeByValueCondition); returns and adds to `removed` as
+   * removeKeysWhere.
+   */
+  removeUpTo(t: number, removed?: BufferedRow[]): number {
+    this.completeCache();
+    const keys: KeyRows[] = [];
+    this.cache.byTime!.popUpTo(t, ++this.cache.rounds, keys);
+    let n = 0;
+    for (const entry of keys) {
+      const rows = entry.rows;
+      const before = rows.length;
+      for (let i = 0; i < rows.length; ) {
+        const time = rows[i].time;
+        if (time === undefined || time > t) {
+          i++;
+          continue;
+        }
+        removed?.push(rows[i]);
+        n++;
+        // The key's last row takes the freed slot (flush writes it there).
+        const last = rows.pop()!;
+        if (i < rows.length) rows[i] = last;
+      }
+      if (rows.length !== before) this.touch(entry);
+    }
+    return n;
+  }
+
+  /**
+   * Writes what the changed keys' rows and counts differ by from the stores (see the top of this
+   * file); a key left with no rows goes. Call before the stores commit.
+   */
+  flush(): void {
+    for (const entry of this.dirty) {
+      const { key, rows } = entry;
+      const n = rows.length;
+      for (let i = 0; i < n; i++) {
+        const r = rows[i];
+        if (r.storedAt === i) continue;
+        this.keyWithIndexToValue.putByteString(this.slot(key, i), this.encode(r));
+        r.storedAt = i;
+      }
+      for (let i = n; i < entry.stored; i++) this.keyWithIndexToValue.remove(this.slot(key, i), 'watermark');
+      if (n !== entry.stored) {
+        if (n > 0) this.keyToNumValues.putByteString(key, encodeCount(n));
+        else this.keyToNumValues.remove(key, 'watermark');
+        entry.stored = n;
+      }
+      if (n === 0) this.cache.keys.delete(key);
+      entry.dirty = false;
+    }
+    this.dirty.length = 0;
   }
 
   /** A row as keyWithIndexToValue holds it: [its values in column order (absent: NULL), matched]. */
-  private encode(b: BufferedRow): Uint8Array {
-    const values = new Array<unknown>(this.columns.length);
-    for (let c = 0; c < values.length; c++) values[c] = b.row[this.columns[c]] ?? null;
-    return encodeValue([values, b.matched]);
+  private encode(b: BufferedRow): string {
+    const { values, value, columns } = this;
+    for (let c = 0; c < values.length; c++) values[c] = b.row[columns[c]] ?? null;
+    value[1] = b.matched;
+    return encodeValueByteString(value);
   }
 
-  /**
-   * Removes every row for which `evict(k, row)` holds and returns them (Spark's
-   * removeByKeyCondition / removeByValueCondition in one: the predicate sees the encoded key, to
-   * decode only when the condition is on the key, and the row).
-   */
-  removeWhere(evict: (k: string, row: Row) => boolean): BufferedRow[] {
-    const removed: BufferedRow[] = [];
-    this.flush();
-    // Only keyWithIndexToValue changes in the loop (counts are written by the next flush), so
-    // keyToNumValues' keys are iterated as they are.
-    for (const k of this.keyToNumValues.keys()) this.removeFromKey(k, evict, removed);
-    return removed;
-  }
-
-  /**
-   * Removes every row whose `timeOf` is ≤ `t` (a value state watermark) and returns them: the
-   * same rows as removeWhere with that condition, visiting only the keys that hold such rows once
-   * a first eviction has scanned them all.
-   */
-  removeUpTo(t: number): BufferedRow[] {
-    const timeOf = this.timeOf!;
-    const evict = (_k: string, row: Row) => {
-      const v = timeOf(row);
-      return v !== undefined && v <= t;
-    };
-    if (!this.cache.byTime) {
-      const removed = this.removeWhere(evict);
-      // Every key is now in the cache: index the rows that stay.
-      const queue = new TimeQueue();
-      for (const [k, rows] of this.cache.rows) {
-        for (const r of rows) {
-          const v = timeOf(r.row);
-          if (v !== undefined) queue.push(v, k);
-        }
-      }
-      this.cache.byTime = queue;
-      return removed;
-    }
-    const keys = new Set<string>();
-    this.cache.byTime.popUpTo(t, keys);
-    const removed: BufferedRow[] = [];
-    for (const k of keys) this.removeFromKey(k, evict, removed);
-    return removed;
-  }
-
-  private removeFromKey(k: string, evict: (k: string, row: Row) => boolean, removed: BufferedRow[]): void {
-    const rows = this.cache.rows.get(k) ?? this.load(k);
-    const before = rows.length;
-    for (let i = 0; i < rows.length; ) {
-      if (!evict(k, rows[i].row)) {
-        i++;
-        continue;
-      }
-      removed.push(rows[i]);
-      // The key's last row takes the freed slot; the last slot goes.
-      const last = rows.length - 1;
-      if (i < last) {
-        this.keyWithIndexToValue.put(this.slot(k, i), this.keyWithIndexToValue.get(this.slot(k, last))!);
-        rows[i] = rows[last];
-      }
-      this.keyWithIndexToValue.remove(this.slot(k, last), 'watermark');
-      rows.pop();
-    }
-    if (rows.length !== before) this.dirty.add(k);
-  }
-
-  /** Writes the changed keys' counts (keyToNumValues); a key left with no rows goes. Call before the stores commit. */
-  flush(): void {
-    for (const k of this.dirty) {
-      const n = this.cache.rows.get(k)!.length;
-      if (n > 0) this.keyToNumValues.put(k, encodeCount(n));
-      else {
-        if (this.keyToNumValues.has(k)) this.keyToNumValues.remove(k, 'watermark');
-        this.cache.rows.delete(k);
-      }
-    }
-    this.dirty.clear();
-  }
-
-  /** Rows buffered (Spark counts each buffered row once: keyWithIndexToValue's rows). */
+  /** Rows buffered (Spark counts each buffered row once: keyWithIndexToValue's rows); right after a flush. */
   get numRows(): number {
     return this.keyWithIndexToValue.size;
   }

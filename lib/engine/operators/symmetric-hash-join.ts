@@ -24,7 +24,7 @@ import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
 import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
 import { decodeKey, encodeKey } from '../state/state-value-codec';
-import { JOIN_STORE_NAMES, JoinStateCache, SymmetricHashJoinStateManager, type JoinSide } from './symmetric-hash-join-state';
+import { JOIN_STORE_NAMES, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow, type JoinSide } from './symmetric-hash-join-state';
 import { lateEventsWatermark, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
@@ -100,6 +100,8 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
   private pendingEvictedUpTo = -Infinity;
   /** Output column names for each side's columns, by position (a left semi join's right side has none). */
   private readonly outputNames: Record<JoinSide, string[]>;
+  /** An output row with every column NULL, in output order. */
+  private readonly outputTemplate: Row;
   /** Each side's column names, in the order of its buffered values. */
   private readonly columns: Record<JoinSide, string[]>;
   /** Per side with a value state watermark, a buffered row's time as it compares it. */
@@ -114,6 +116,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     const names = outputSchema.map((f) => f.name);
     const nLeft = o.left.schema.length;
     this.outputNames = { left: names.slice(0, nLeft), right: o.joinType === 'leftSemi' ? [] : names.slice(nLeft, nLeft + o.right.schema.length) };
+    this.outputTemplate = Object.fromEntries([...this.outputNames.left, ...this.outputNames.right].map((n) => [n, null]));
     this.columns = { left: o.left.schema.map((f) => f.name), right: o.right.schema.map((f) => f.name) };
     const timeOf = (side: JoinSide) => {
       const w = o[side].stateWatermark;
@@ -217,16 +220,17 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         // Encoded once: the probe and the append address the stores by it.
         const k = encodeKey(key);
         let matched = false;
-        if (!nullKey) {
-          const buffered = otherState.rowsOf(k);
-          for (let i = 0; i < buffered.length; i++) {
-            const b = buffered[i];
+        const buffered = nullKey ? undefined : otherState.rowsOf(k);
+        if (buffered !== undefined) {
+          const rows = buffered.rows;
+          for (let i = 0; i < rows.length; i++) {
+            const b = rows[i];
             if (semi && side === 'right' && b.matched) continue;
             const l = side === 'left' ? row : b.row;
             const r = side === 'left' ? b.row : row;
             if (this.o.condition && this.o.condition(l, r, ctx) !== true) continue;
             matched = true;
-            if (keepsMatched[other]) otherState.markMatched(k, i, b);
+            if (keepsMatched[other]) otherState.markMatched(buffered, b);
             if (!semi) out.push(this.joined(l, r));
             else if (side === 'right') out.push(this.joined(l, null));
             else break;
@@ -242,7 +246,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         // aggregations of separate streams joined on the window); eviction below then drops it.
         const w = input.stateWatermark;
         if (this.behindStateWatermark(side, key, w?.kind === 'value' ? row[w.column] : undefined, late)) continue;
-        state[side].append(k, { row, matched });
+        state[side].append(k, row, matched);
         counts.updated++;
       }
     }
@@ -251,11 +255,11 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     for (const side of ['left', 'right'] as const) {
       if (!this.o[side].stateWatermark || wm === -Infinity) continue;
       const w = this.o[side].stateWatermark!;
-      const evicted = w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs) : state[side].removeWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm));
-      counts.evicted += evicted.length;
-      this.pendingEvictedUpTo = wm;
       const pads = side === 'left' ? joinType === 'leftOuter' || joinType === 'fullOuter' : joinType === 'rightOuter' || joinType === 'fullOuter';
-      if (pads) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(b.row, null) : this.joined(null, b.row));
+      const evicted: BufferedRow[] | undefined = pads ? [] : undefined;
+      counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, evicted) : state[side].removeKeysWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm), evicted);
+      this.pendingEvictedUpTo = wm;
+      if (evicted) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(b.row, null) : this.joined(null, b.row));
     }
     state.left.flush();
     state.right.flush();
@@ -275,7 +279,10 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
 
   /** The output row: the left side's columns then the right side's (a left semi join: the left's), named by position. */
   private joined(l: Row | null, r: Row | null): Row {
-    const out: Row = {};
+    // A copy of a literal-like object gets its final shape at once (every column in the object),
+    // where adding the columns one by one grew it (one output row per pair, the join's most
+    // allocated object).
+    const out: Row = { ...this.outputTemplate };
     for (const side of ['left', 'right'] as const) {
       const names = this.outputNames[side];
       const from = side === 'left' ? l : r;

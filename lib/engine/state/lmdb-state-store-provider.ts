@@ -346,6 +346,16 @@ export class LmdbStateStore implements StateStore {
   }
 
   put(key: string, value: Uint8Array): void {
+    // A copy: the caller may reuse its array, and `get` hands out copies of this one.
+    this.set(key, Buffer.from(value));
+  }
+
+  putByteString(key: string, value: string): void {
+    this.set(key, Buffer.from(value, 'latin1'));
+  }
+
+  /** Puts a value this store now owns. */
+  private set(key: string, value: Buffer): void {
     this.writable();
     let c = this.changes.get(key);
     let visible: boolean;
@@ -353,8 +363,7 @@ export class LmdbStateStore implements StateStore {
     else c = this.record(key, (visible = this.stored(key) !== undefined));
     if (!visible) this.sizeDelta++;
     if (c.value) this.overlayBytes -= c.value.length;
-    // A copy: the caller may reuse its array, and `get` hands out copies of this one.
-    c.value = Buffer.from(value);
+    c.value = value;
     this.overlayBytes += value.length;
   }
 

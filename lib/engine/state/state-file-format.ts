@@ -23,6 +23,8 @@ import { ByteWriter, isWellFormed } from './state-value-codec';
 
 const MAGIC = 0x53545357; // "WSTS" read as uint32 LE
 const FORMAT_VERSION = 1;
+/** Keys and values up to this many chars are copied by a loop in JS (see StateFileWriter.ascii). */
+const SHORT = 64;
 export type StateFileKind = 'delta' | 'snapshot' | 'changelog';
 const KIND_BYTES: Record<StateFileKind, number> = { delta: 0, snapshot: 1, changelog: 2 };
 const KINDS: StateFileKind[] = ['delta', 'snapshot', 'changelog'];
@@ -50,6 +52,7 @@ export class StateFileWriter {
 
   private key(key: string): void {
     const w = this.w;
+    if (key.length <= SHORT && this.ascii(key)) return;
     if (isWellFormed(key)) {
       const len = Buffer.byteLength(key, 'utf8');
       w.i32(len);
@@ -62,13 +65,40 @@ export class StateFileWriter {
     }
   }
 
+  /**
+   * Writes a short key's length and bytes when every char is ASCII (its UTF-8 is its chars), and
+   * says whether it did: a commit writes every changed key, and for keys of a few chars this
+   * loop cost a third of Buffer.byteLength and Buffer.write, two calls into C++ each.
+   */
+  private ascii(key: string): boolean {
+    const w = this.w;
+    const n = key.length;
+    w.ensure(4 + n);
+    const buf = w.buf;
+    const at = w.pos + 4;
+    for (let i = 0; i < n; i++) {
+      const c = key.charCodeAt(i);
+      if (c > 0x7f) return false;
+      buf[at + i] = c;
+    }
+    w.i32(n);
+    w.pos += n;
+    return true;
+  }
+
   /** `value` is a byte string: one char per byte, each 0-255 (see byteString in the provider). */
   put(key: string, value: string): void {
     this.key(key);
     const w = this.w;
-    w.i32(value.length);
-    w.ensure(value.length);
-    w.pos += w.buf.write(value, w.pos, 'latin1');
+    const n = value.length;
+    w.i32(n);
+    w.ensure(n);
+    if (n <= SHORT) {
+      // As for keys: a loop beats the call into C++ for the few bytes of most state values.
+      const buf = w.buf;
+      for (let i = 0, at = w.pos; i < n; i++) buf[at + i] = value.charCodeAt(i);
+      w.pos += n;
+    } else w.pos += w.buf.write(value, w.pos, 'latin1');
     this.count++;
   }
 

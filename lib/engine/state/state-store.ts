@@ -66,6 +66,12 @@ export interface StateStore {
   get(key: string): Uint8Array | undefined;
   has(key: string): boolean;
   put(key: string, value: Uint8Array): void;
+  /**
+   * `put` of a value given as a byte string, one char per byte (encodeValueByteString): the form
+   * the file-backed store keeps its values in, so a hot writer (the stream-stream join) makes no
+   * byte array per value.
+   */
+  putByteString(key: string, value: string): void;
   /** Removes a key; `reason: 'watermark'` counts it in numRowsEvictedByWatermark. */
   remove(key: string, reason?: 'watermark' | 'explicit'): void;
   /** Number of rows visible now (including this version's uncommitted changes). */

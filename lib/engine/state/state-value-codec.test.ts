@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { decodeKey, decodeValue, encodeKey, encodeValue, StateCodecError } from './state-value-codec';
+import { decodeKey, decodeValue, encodeKey, encodeValue, encodeValueByteString, StateCodecError } from './state-value-codec';
 
 // Values a stateful operator may keep: primitives, windows, byte arrays, nested arrays/objects.
 const leaf = fc.oneof(
@@ -31,6 +31,15 @@ describe('state value codec', () => {
       { numRuns: 500, seed: 7 },
     );
     expect(Object.is(decodeValue(encodeValue(-0)), -0)).toBe(true);
+  });
+
+  it('gives the same bytes as a byte string (one char per byte) as encodeValue does as an array', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(Buffer.from(encodeValueByteString(v), 'latin1')).toEqual(Buffer.from(encodeValue(v)));
+      }),
+      { numRuns: 300, seed: 8 },
+    );
   });
 
   it('is compact: small integers take 2 bytes, a window 17', () => {

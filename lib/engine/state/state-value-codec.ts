@@ -264,6 +264,16 @@ export function encodeValue(v: unknown): Uint8Array {
   return shared.finish();
 }
 
+/**
+ * `encodeValue`'s bytes as a byte string (one char per byte), for StateStore.putByteString: no
+ * byte array is made for a value the store keeps as such a string anyway.
+ */
+export function encodeValueByteString(v: unknown): string {
+  shared.pos = 0;
+  writeValue(shared, v);
+  return shared.buf.toString('latin1', 0, shared.pos);
+}
+
 /** Decodes a value written by `encodeValue`; throws StateCodecError on malformed bytes. */
 export function decodeValue(b: Uint8Array): unknown {
   const r = new ByteReader(b);
