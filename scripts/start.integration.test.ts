@@ -147,6 +147,22 @@ async function health(port: number): Promise<{ status: string; database: { ok: b
 /** Generous: on a loaded machine a restart and the worker's next heartbeat can take a while. */
 const until = <T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false) => waitFor(what, fn, 120_000);
 
+/**
+ * A port free now, chosen by the OS. PostgreSQL's ports here would otherwise sit in the kernel's
+ * ephemeral range (32768–60999), where any outgoing connection of a busy machine may hold a fixed
+ * one for a moment: a start then fails with "could not create any TCP/IP sockets".
+ */
+function freePort(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(String(port)));
+    });
+  });
+}
+
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect(port, '127.0.0.1');
@@ -182,7 +198,7 @@ describe('npm start', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const token = 'start-test-admin-token-0123456789';
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54349', WEIR_ADMIN_TOKEN: token };
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: token };
 
     const first = await start(env, 3211);
     expect(first.health.database.ok).toBe(true);
@@ -241,7 +257,7 @@ describe('npm start', () => {
   it('restarts a killed embedded PostgreSQL (health degraded, then ok), and Ctrl-C stops the restarted one', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-pg-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54501', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
     const s = await start(env, 3501);
     const first = postmasterPid(dataDir)!;
     expect(alive(first)).toBe(true);
@@ -265,7 +281,7 @@ describe('npm start', () => {
   it('restarts a dashboard that died, leaving PostgreSQL and the worker running; Ctrl-C in the back-off wait stops everything', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-dash-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54504', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
     const s = await start(env, 3505);
     const logFile = path.join(dataDir, 'logs', 'weir.log');
     const dashboard = onlyChild(s, 'next-server');
@@ -307,7 +323,7 @@ describe('npm start', () => {
   it('gives up on a dashboard that fails right after each restart (its port taken), and stops everything with exit code 1', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-dash-port-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54505', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
     const s = await start(env, 3506);
     const dashboard = onlyChild(s, 'next-server');
     const worker = onlyChild(s, 'worker/main.ts');
@@ -339,7 +355,7 @@ describe('npm start', () => {
   it('after npm start is killed with SIGKILL, its server and worker stop themselves and the next start stops the PostgreSQL it left', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-kill-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54502', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
     const killed = await start(env, 3502);
     const leftover = postmasterPid(dataDir)!;
     const exited = new Promise((r) => killed.child.once('exit', r));
@@ -366,7 +382,7 @@ describe('npm start', () => {
   it('refuses to start on a data directory another running npm start uses, naming it', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-twice-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54503', WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: 'start-test-admin-token-0123456789' };
     const running = await start(env, 3503);
     const pg = postmasterPid(dataDir)!;
     const second = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'scripts/start.ts'], {
@@ -427,7 +443,7 @@ describe('npm start', () => {
     // Short failover so the test waits seconds, not the default 15 s, for the dead worker's run.
     const timing = { WEIR_FAILOVER_MS: '3000', WEIR_LEASE_TTL_MS: '2000', WEIR_LEASE_RENEW_MS: '300', WEIR_WORKER_HEARTBEAT_MS: '500', WEIR_WORKER_TIMEOUT_MS: '3000' };
     step('npm start');
-    const s = await start({ WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: '54507', WEIR_ADMIN_TOKEN: token, WEIR_WORKERS: '2', ...timing }, 3508);
+    const s = await start({ WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: token, WEIR_WORKERS: '2', ...timing }, 3508);
     const supervisedWorkers = childrenOf(s.child.pid!, 'worker/main.ts');
     expect(supervisedWorkers).toHaveLength(2);
     // The instance file holds the database password: owner-only.
