@@ -198,7 +198,8 @@ describe('npm start', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'weir-start-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const token = 'start-test-admin-token-0123456789';
-    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: await freePort(), WEIR_ADMIN_TOKEN: token };
+    const pgPort = await freePort();
+    const env = { WEIR_DATA_DIR: dataDir, WEIR_EMBEDDED_PG_PORT: pgPort, WEIR_ADMIN_TOKEN: token };
 
     const first = await start(env, 3211);
     expect(first.health.database.ok).toBe(true);
@@ -224,11 +225,11 @@ describe('npm start', () => {
     });
     expect(logged).toMatch(/Next\.js/);
     expect(logged).toMatch(/\[weir\] applied migrations: /);
-    expect(logged).toMatch(/\[weir\] embedded PostgreSQL on 127\.0\.0\.1:54349/);
+    expect(logged).toMatch(new RegExp(`\\[weir\\] embedded PostgreSQL on 127\\.0\\.0\\.1:${pgPort}`));
 
     // The data directory's own password, kept owner-only beside its data.
     expect(statSync(path.join(dataDir, 'pg-password')).mode & 0o777).toBe(0o600);
-    const url = `postgres://postgres:${readFileSync(path.join(dataDir, 'pg-password'), 'utf8').trim()}@127.0.0.1:54349/weir`;
+    const url = `postgres://postgres:${readFileSync(path.join(dataDir, 'pg-password'), 'utf8').trim()}@127.0.0.1:${pgPort}/weir`;
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     await c.query(
@@ -241,7 +242,7 @@ describe('npm start', () => {
     expect(first.output()).toMatch(/\[weir\] stopped/);
     // Everything is down: the dashboard and the embedded PostgreSQL.
     expect(await portOpen(3211)).toBe(false);
-    expect(await portOpen(54349)).toBe(false);
+    expect(await portOpen(Number(pgPort))).toBe(false);
 
     const second = await start(env, 3211);
     const jobs = await (await fetch('http://127.0.0.1:3211/api/jobs', { headers: { authorization: `Bearer ${token}` } })).json();
