@@ -235,9 +235,9 @@ function groupingItem(n: Expression, items: readonly Expression[]): Expression {
 const fieldName = (text: string): string => /^[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(text)?.[1] ?? text;
 
 /** Output column name of each grouping expression of an Aggregate node (see the header). */
-export function aggregateKeyNames(groupBy: Expr[], childSchema: Schema): string[] {
+export function aggregateKeyNames(groupBy: Expr[], childColumns: readonly { name: string }[]): string[] {
   return groupBy.map((e, i) => {
-    if (e.kind === 'column') return childSchema.find((f) => f.name.toLowerCase() === e.name.toLowerCase())?.name ?? e.name;
+    if (e.kind === 'column') return childColumns.find((f) => f.name.toLowerCase() === e.name.toLowerCase())?.name ?? e.name;
     if (e.kind === 'call' && e.name === 'window') return 'window';
     return `${KEY_PREFIX}${i}`;
   });

@@ -62,7 +62,7 @@ function sideColumns(side: LogicalPlan): { name: string; eventTime: boolean }[] 
       // window over it (Spark keeps the watermark metadata on the window column it outputs).
       const below = sideColumns(side.child);
       const isTime = eventTimeOf(below);
-      const keyNames = aggregateKeyNames(side.groupBy, below.map((c) => ({ name: c.name, type: 'string' })));
+      const keyNames = aggregateKeyNames(side.groupBy, below);
       return [...side.groupBy.map((e, i) => ({ name: keyNames[i], eventTime: isTime(e) })), ...side.aggregates.map((n) => ({ name: n.name, eventTime: false }))];
     }
     // Every member listed, so that a new one is a lint error until it is handled here.
