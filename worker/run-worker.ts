@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import type { Env } from '@/lib/env';
-import { makeWorker, queueConfigFrom } from '@/lib/queue/connection';
+import { failoverLock, makeWorker, queueConfigFrom } from '@/lib/queue/connection';
 import { RUNS_QUEUE, type RunPayload } from '@/lib/queue/queues';
 import { enqueueRun } from '@/lib/queue/run-queue';
 import { endLostRuns, type LostRun } from '@/lib/server/job-lifecycle';
@@ -89,10 +89,8 @@ export async function startRunWorker({ db, config, workerId, log }: RunWorkerDep
   await engineBundle();
   const worker = makeWorker<RunPayload, string>(RUNS_QUEUE, processor.process, queue, {
     concurrency: config.WEIR_WORKER_CONCURRENCY,
-    // A run lives as long as its job runs: BullMQ renews the lock every lockDuration/2; a worker
-    // that stops renewing (killed) has its runs handed over after lockDuration.
-    lockDuration: config.WEIR_FAILOVER_MS,
-    stalledInterval: Math.max(1000, Math.floor(config.WEIR_FAILOVER_MS / 2)),
+    // A run lives as long as its job runs; a killed worker's runs are handed over.
+    ...failoverLock(config.WEIR_FAILOVER_MS),
     maxStalledCount: 1_000_000,
   });
   worker.on('error', (e) => log.error({ err: e }, 'queue worker error'));

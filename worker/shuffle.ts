@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
-import type { CheckpointFileManager, JobSpec, ReduceTask, Row, StateOperatorProgress } from '@/lib/engine';
+import type { CheckpointFileManager, JobSpec, ReduceTask, Row, StateOperatorProgress, TaskProgress } from '@/lib/engine';
 
 export interface ReduceTaskPayload {
   spec: JobSpec;
@@ -32,17 +32,9 @@ export interface ReduceTaskPayload {
   outputDir: string;
 }
 
-/** What a completed task returns through the queue (its rows are in `output`). */
-export interface ReduceTaskOutcome {
+/** What a completed task returns through the queue (its rows are in `output`): its progress figures, less the ids the driver knows. */
+export interface ReduceTaskOutcome extends Omit<TaskProgress, 'stageId' | 'partitionId'> {
   output: string;
-  workerId: string;
-  inputRows: number;
-  rows: number;
-  /** Bytes of the input and output blocks (the shuffle's cost per task). */
-  shuffleBytes: number;
-  durationMs: number;
-  /** Which start of the task this was (1 = first; more after its worker died or it failed). */
-  attempt: number;
   progress?: StateOperatorProgress;
 }
 

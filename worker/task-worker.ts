@@ -13,7 +13,7 @@ import '@/lib/connectors'; // registers the connectors' checkpoint types (s3://)
 import type { Logger } from 'pino';
 import { checkpointFileManagerFor, Executor, SystemClock, type CheckpointFileManager, type Row } from '@/lib/engine';
 import type { Env } from '@/lib/env';
-import { makeWorker, queueConfigFrom } from '@/lib/queue/connection';
+import { failoverLock, makeWorker, queueConfigFrom } from '@/lib/queue/connection';
 import { TASKS_QUEUE } from '@/lib/queue/queues';
 import { stateCacheDirOf } from './local-state-caches';
 import { attemptOutput, readBlock, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
@@ -66,10 +66,8 @@ export async function startTaskWorker({ config, workerId, log }: TaskWorkerDeps)
     queueConfigFrom(config),
     {
       concurrency: config.WEIR_TASK_CONCURRENCY,
-      // A task lasts a batch's share at most: its lock renews every lockDuration/2; a killed
-      // worker's task goes back to the queue after lockDuration.
-      lockDuration: config.WEIR_FAILOVER_MS,
-      stalledInterval: Math.max(1000, Math.floor(config.WEIR_FAILOVER_MS / 2)),
+      // A task lasts a batch's share at most; a killed worker's task goes back to the queue.
+      ...failoverLock(config.WEIR_FAILOVER_MS),
       maxStalledCount: 3,
     },
   );

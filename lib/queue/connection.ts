@@ -50,6 +50,14 @@ export function makeQueue<D = unknown>(name: string, cfg: QueueConfig): Queue<D>
   return new PgQueue<D>(name, { connection: { connectionString: cfg.url, schema: cfg.schema, migrate: true } }) as unknown as Queue<D>;
 }
 
+/**
+ * How a job follows a worker that died: BullMQ renews a job's lock every lockDuration/2, and a
+ * job whose lock lapsed (its worker killed) is handed to another after `failoverMs`.
+ */
+export function failoverLock(failoverMs: number): Pick<WorkerOptions, 'lockDuration' | 'stalledInterval'> {
+  return { lockDuration: failoverMs, stalledInterval: Math.max(1000, Math.floor(failoverMs / 2)) };
+}
+
 export function makeWorker<D = unknown, R = unknown>(
   name: string,
   processor: Processor<D, R>,
