@@ -412,15 +412,31 @@ export class KafkaSource implements Source {
     return parsed;
   }
 
+  /** Where (start, end] starts: `start`, or for a first batch the starting offsets the source logged. */
+  private async startOffsets(start: Offset | null): Promise<KafkaOffsets> {
+    if (start !== null) return this.offsetsOf(start);
+    const initial = await this.initialOffsets(new Map(), false);
+    if (!initial) throw new WeirError('BAD_OFFSET', `The checkpoint has offsets for a first batch but no ${this.ctx.metadataPath}/0 with the Kafka source's starting offsets. It was not written by this source: use a new checkpointLocation.`);
+    return initial;
+  }
+
+  /** One split per topic partition whose offsets moved, in the order getBatch reads them. */
+  async planInputPartitions(start: Offset | null, end: Offset): Promise<{ start: Offset | null; end: Offset }[]> {
+    const e = this.offsetsOf(end);
+    const s = await this.startOffsets(start);
+    const splits: { start: Offset | null; end: Offset }[] = [];
+    for (const topic of Object.keys(e).sort()) {
+      for (const p of Object.keys(e[topic]).sort((a, b) => Number(a) - Number(b))) {
+        const from = s[topic]?.[p] ?? 0;
+        if (from !== e[topic][p]) splits.push({ start: { [topic]: { [p]: from } }, end: { [topic]: { [p]: e[topic][p] } } });
+      }
+    }
+    return splits;
+  }
+
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
     const e = this.offsetsOf(end);
-    let s: KafkaOffsets;
-    if (start !== null) s = this.offsetsOf(start);
-    else {
-      const initial = await this.initialOffsets(new Map(), false);
-      if (!initial) throw new WeirError('BAD_OFFSET', `The checkpoint has offsets for a first batch but no ${this.ctx.metadataPath}/0 with the Kafka source's starting offsets. It was not written by this source: use a new checkpointLocation.`);
-      s = initial;
-    }
+    const s = await this.startOffsets(start);
     this.lastSkipped = { offsets: 0, warnings: [], logged: [] };
     const ranges: { topic: string; partition: number; from: number; to: number }[] = [];
     for (const topic of Object.keys(e).sort()) {

@@ -17,8 +17,11 @@ import type { Clock } from '../clock';
 import type { OperatorContext, StatefulOperator } from '../operators/physical-operator';
 import type { JobSpec } from '../spec/job-spec';
 import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
-import { compileQuery, isPartitioned, stateStoreProviderFactory } from './query-runtime';
-import type { ReduceTask, TaskResult } from './task-scheduler';
+import { eventTimeStats } from '../operators/watermark';
+import type { CompiledStreamingQuery } from '../query/streaming-query';
+import type { Row } from '../types';
+import { compileQuery, createSource, isPartitioned, mapStageOf, stateStoreProviderFactory } from './query-runtime';
+import { shuffleRows, type MapOutput, type MapStatus, type MapTask, type ReduceTask, type TaskResult } from './task-scheduler';
 
 /** The query a task belongs to: what the driver started it with. */
 export interface ExecutorQuery {
@@ -44,6 +47,8 @@ const MAX_CACHED_PARTITIONS = 256;
 
 export class Executor {
   private readonly partitions = new Map<string, CachedPartition>();
+  /** The query as map tasks run it, per query and parallelism (its operators before the stage are stateless). */
+  private readonly mapQueries = new Map<string, { sql: string; query: CompiledStreamingQuery }>();
 
   constructor(private readonly o: { clock: Clock; stateLocalDir?: string; onMaintenanceError?: (e: unknown) => void }) {}
 
@@ -96,6 +101,64 @@ export class Executor {
       await closePartition(part).catch(() => undefined);
       throw e;
     }
+  }
+
+  /**
+   * Runs one map task (Spark's ShuffleMapTask): reads the task's split of the source with an
+   * instance of its own (built from the spec, never opened: it writes nothing to the checkpoint),
+   * runs the operators before the stage and shuffles their rows by the stage's key. Touches no
+   * state, so any number of attempts may run; the caller keeps the output under its attempt.
+   */
+  async runMapTask(q: ExecutorQuery, task: MapTask): Promise<MapOutput> {
+    const query = this.mapQuery(q);
+    if (mapStageOf(q.spec, query) !== task.stageId || (query.operators[task.stageId] as StatefulOperator).operatorId !== task.operatorId) {
+      throw new Error(`Internal: stage ${task.stageId} of query ${q.queryId} is not the first stateful stage, operator ${task.operatorId}`);
+    }
+    const source = createSource(q.spec, 0, query, { checkpoint: q.checkpoint, clock: this.o.clock, queryId: q.queryId });
+    try {
+      const batch = await source.getBatch(task.start, task.end);
+      const expressionErrors: MapStatus['expressionErrors'] = [];
+      const { name, eventTime, schema } = q.spec.sources[0];
+      const ctx: OperatorContext = {
+        batchId: task.batchId,
+        batchWatermarkMs: task.batchWatermarkMs,
+        ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
+        batchTimestampMs: task.batchTimestampMs,
+        inputs: new Map([[name, batch.rows]]),
+        onRecordError: (row, e) => expressionErrors.push({ row, message: e.message }),
+      };
+      let rows: Row[] = batch.rows;
+      for (const op of query.operators.slice(0, task.stageId)) rows = await op.execute(rows, ctx);
+      const stage = query.operators[task.stageId] as StatefulOperator;
+      const partitions = shuffleRows(rows, q.numPartitions, (row) => stage.partitionOf!(row, ctx, 0));
+      const numInputRows = batch.scanned?.numInputRows ?? batch.rows.length;
+      const onSource = eventTime !== undefined && schema.some((f) => f.name === eventTime);
+      const times = onSource ? (batch.scanned ? batch.scanned.eventTimes : eventTimeStats(batch.rows, eventTime)) : undefined;
+      const status: MapStatus = {
+        mapId: task.mapId,
+        numInputRows,
+        // Weighted by the rows read when merged with the other splits' (progress shows the average).
+        ...(times ? { eventTimes: { ...times, count: numInputRows } } : {}),
+        ...(ctx.eventTimes ? { derivedEventTimes: ctx.eventTimes } : {}),
+        badRecords: batch.badRecords,
+        expressionErrors,
+        warnings: batch.warnings ?? [],
+        partitionRows: partitions.map((p) => p.length),
+      };
+      return { status, partitions };
+    } finally {
+      await source.stop();
+    }
+  }
+
+  private mapQuery(q: ExecutorQuery): CompiledStreamingQuery {
+    const key = `${q.queryId}/${q.numPartitions}`;
+    const cached = this.mapQueries.get(key);
+    if (cached?.sql === q.spec.sql) return cached.query;
+    const query = compileQuery(q.spec, q.numPartitions);
+    this.mapQueries.set(key, { sql: q.spec.sql, query });
+    if (this.mapQueries.size > MAX_CACHED_PARTITIONS) this.mapQueries.delete(this.mapQueries.keys().next().value!);
+    return query;
   }
 
   /** Closes every cached partition (the worker stopping). */

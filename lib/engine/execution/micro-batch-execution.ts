@@ -55,7 +55,7 @@ import { MULTIPLE_WATERMARK_POLICY_CONF, populateStartOffsets, recordedParalleli
 import { CorruptCheckpointError } from '../errors';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, MULTIPLE_WATERMARK_POLICIES, withSourcesReconciled, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import { ProgressReporter } from './progress-reporter';
-import { QueryRuntime, type BatchResult } from './query-runtime';
+import { QueryRuntime, type BatchResult, type MappedBatch } from './query-runtime';
 import type { TaskScheduler } from './task-scheduler';
 import { nextTriggerTime, triggerFromSpec, type Trigger } from './trigger';
 
@@ -519,10 +519,12 @@ export class MicroBatchExecution {
 
   /** Each source's input over its own (start, end] and, beside it, its true latest offset (for progress and commit lag). */
   private async readBatch(start: readonly (Offset | null)[], end: readonly (Offset | null)[]): Promise<{ inputs: SourceBatch[]; latest: (Offset | null)[] }> {
-    const read = this.runtime!.sources.map(async (src, i): Promise<[SourceBatch, Offset | null]> => {
+    const rt = this.runtime!;
+    const read = rt.sources.map(async (src, i): Promise<[SourceBatch, Offset | null]> => {
       const e = end[i];
       return Promise.all([
-        e === null || sameOffset(e, start[i])
+        // Map tasks read the source where they run (runBatch).
+        e === null || sameOffset(e, start[i]) || rt.mapStageId !== undefined
           ? { rows: [], badRecords: [] }
           : this.reporter.reportTimeTaken('getBatch', () => src.getBatch(start[i], e)),
         src.reportLatestOffset ? src.reportLatestOffset() : e,
@@ -556,6 +558,25 @@ export class MicroBatchExecution {
     const rt = this.runtime!;
     const { batchId, seq } = b;
     const ends = seq.offsets;
+    const batch = {
+      batchId,
+      batchWatermarkMs: seq.metadata.batchWatermarkMs,
+      lateEventsWatermarkMs: await this.previousBatchWatermark(batchId, seq.metadata.batchWatermarkMs),
+      batchTimestampMs: seq.metadata.batchTimestampMs,
+    };
+    // The first stateful stage's map and reduce tasks run where the scheduler puts them, reading
+    // the source there; what they read comes back as the batch's input (query-runtime.ts).
+    let mapped: MappedBatch | undefined;
+    if (rt.mapStageId !== undefined) {
+      const [start, end] = [b.start[0], ends[0]];
+      try {
+        mapped = await this.reporter.reportTimeTaken('addBatch', () => rt.runMapStage(start, end === null || sameOffset(end, start) ? null : end, batch));
+      } catch (e) {
+        rt.abortState();
+        throw e;
+      }
+      inputs = [mapped.input];
+    }
     for (const w of inputs.flatMap((input) => input.warnings ?? [])) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
     // 3. A source's bad record under onBadRecord "fail" fails the batch before any operator runs.
     // A row that fails an expression is the first source's to divert (a union's rows no longer
@@ -568,14 +589,9 @@ export class MicroBatchExecution {
       // 4. The plan is compiled once at start, so planning costs nothing per batch; as in Spark,
       // where execution is lazy, running the operators counts towards addBatch.
       this.reporter.recordTimeTaken('queryPlanning', 0);
-      const ctx = {
-        batchId,
-        batchWatermarkMs: seq.metadata.batchWatermarkMs,
-        lateEventsWatermarkMs: await this.previousBatchWatermark(batchId, seq.metadata.batchWatermarkMs),
-        batchTimestampMs: seq.metadata.batchTimestampMs,
-        onRecordError: badRecords.onRecordError,
-      };
-      result = await this.reporter.reportTimeTaken('addBatch', () => rt.execute(inputs, ctx)).catch(badRecords.rethrow);
+      for (const { row, error } of mapped?.expressionErrors ?? []) badRecords.onRecordError(row, error);
+      const ctx = { ...batch, onRecordError: badRecords.onRecordError };
+      result = await this.reporter.reportTimeTaken('addBatch', () => rt.execute(inputs, ctx, mapped)).catch(badRecords.rethrow);
       numBadRecords = 0;
       for (const r of sourceBadRecords) numBadRecords += await r.settle();
       // 5. The sink write and the first state store's commit to N+1 are both durable before

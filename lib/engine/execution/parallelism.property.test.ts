@@ -2,7 +2,7 @@
  * Differential property test of the job's parallelism (Spark's spark.sql.shuffle.partitions):
  * random rows, random batches, restarts and runs killed at any crash point give, batch by
  * batch, the same output (up to row order within a batch) with the state in 2 to 4 partitions,
- * one reduce task each, as with one partition. Over an aggregation, a windowed aggregation
+ * one reduce task each, as with one partition, and with the map side as map tasks over the source's splits. Over an aggregation, a windowed aggregation
  * whose windows slide (a row's windows must all be in its partition), a deduplication, and a
  * deduplication under an aggregation (two shuffles in one batch), and stream-stream joins
  * (each side shuffled by its own join key).
@@ -80,6 +80,8 @@ let n = 0;
  */
 interface Remote {
   seed: number;
+  /** The map side as map tasks on the executors too, each reading its split of the source. */
+  mapTasks: boolean;
 }
 
 /** Runs the steps with `parallelism` (its tasks on two executors if `remote`) and returns each batch's output. */
@@ -114,7 +116,7 @@ async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: R
   const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
   const start = (crash?: { point: CrashPointName; batchId: number }): MicroBatchExecution => {
     const taskScheduler: ExecutorsTaskScheduler | undefined = remote && new ExecutorsTaskScheduler({
-      executors, spec, checkpoint, queryId: (): string => started.id, pick: () => next() % 2, retry: () => next() % 5 === 0,
+      executors, spec, checkpoint, queryId: (): string => started.id, pick: () => next() % 2, retry: () => next() % 5 === 0, mapTasks: remote.mapTasks,
     });
     const started: MicroBatchExecution = new MicroBatchExecution({ spec, checkpoint, clock, sink, crash, taskScheduler });
     return started;
@@ -159,12 +161,13 @@ describe('parallelism N gives the output of parallelism 1 (up to row order withi
 });
 
 describe('with its tasks on two executors (workers), moved and retried between them, parallelism N gives the output of parallelism 1', () => {
+  // With mapTasks, a one-source query's map side runs as map tasks (memory splits of 4 rows) on the executors too.
   for (const [name, q] of Object.entries(QUERIES)) {
     it(name, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 4 }), fc.nat(), async (steps, parallelism, seed) => {
+        fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 4 }), fc.nat(), fc.boolean(), async (steps, parallelism, seed, mapTasks) => {
           const one = await runSteps(q, 1, steps);
-          const many = await runSteps(q, parallelism, steps, { seed });
+          const many = await runSteps(q, parallelism, steps, { seed, mapTasks });
           expect([...many.entries()].sort((a, b) => a[0] - b[0])).toEqual([...one.entries()].sort((a, b) => a[0] - b[0]));
         }),
         { numRuns: propertyRuns(12, 60), seed: 4052 + name.length },

@@ -24,8 +24,9 @@ import { storeKey, type StateStore, type StateStoreId, type StateStoreProvider }
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
-import type { Row, Schema } from '../types';
-import { LocalTaskScheduler, shuffleRows, type ReduceTask, type TaskResult, type TaskScheduler } from './task-scheduler';
+import type { Offset, Row, Schema } from '../types';
+import { RecordExpressionError } from '../errors';
+import { LocalTaskScheduler, shuffleRows, type MapStatus, type MapTask, type ReduceTask, type TaskResult, type TaskScheduler } from './task-scheduler';
 
 export interface QueryRuntimeDeps {
   clock: Clock;
@@ -55,6 +56,20 @@ export interface BatchResult {
   eventTimes?: EventTimeStats;
   /** Each source's event times (undefined: no event time, or no row with one), in source order. */
   sourceEventTimes: (EventTimeStats | undefined)[];
+}
+
+/**
+ * A batch whose first stateful stage ran as map and reduce tasks (QueryRuntime.runMapStage):
+ * what its map tasks read, as one SourceBatch without rows, and the stage's output.
+ */
+export interface MappedBatch {
+  input: SourceBatch;
+  /** The stage's output rows, in partition order. */
+  rows: Row[];
+  /** Event times a derived event-time column collected in the map tasks (OperatorContext.eventTimes). */
+  eventTimes?: OperatorContext['eventTimes'];
+  /** Rows the map tasks' stateless operators set aside; the driver's bad-record policy takes them. */
+  expressionErrors: { row: Row; error: RecordExpressionError }[];
 }
 
 /** One source's part of a batch: its rows and what the source says it read. */
@@ -102,6 +117,11 @@ export class QueryRuntime {
   readonly numPartitions: number;
   private readonly taskScheduler: TaskScheduler;
   /**
+   * The stage whose map side runs as map tasks where the scheduler puts them, each reading its
+   * split of the source (runMapStage): set when the scheduler runs map tasks and the plan allows.
+   */
+  readonly mapStageId?: number;
+  /**
    * With a remote scheduler, per stage: its tasks' state figures of the last batch, and that
    * batch's watermark (the driver's own instances of a remote stage never run).
    */
@@ -124,6 +144,7 @@ export class QueryRuntime {
     query.operators.forEach((op, i) => {
       if (isStatefulOperator(op) && isPartitioned(op)) this.stages.set(i, [op, ...partitionQueries.map((q) => q.operators[i] as StatefulOperator)]);
     });
+    if (this.taskScheduler.submitMapStage) this.mapStageId = mapStageOf(spec, query);
     this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
     this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
     // A union's branches and a join's sides may hold stateful operators too.
@@ -143,21 +164,7 @@ export class QueryRuntime {
       await checkStateCompatibility(deps.checkpoint, query.statefulOperators, { type: spec.source.type, options: spec.source.options }, { provider });
     }
     // Each source keeps its own log under sources/<i>, as Spark's.
-    const sources = deps.sources ?? spec.sources.map((s, i) => {
-      const def = getSourceDefinition(s.type);
-      if (!def) throw new ValidationError(`unknown source type "${s.type}"`, { path: `${sourcePath(spec, i)}.type` });
-      return def.create(s.options as never, {
-        name: s.name,
-        schema: s.schema,
-        requiredColumns: query.sourceColumns,
-        pushedFilter: pushedFilter(query),
-        eventTime: s.eventTime,
-        checkpoint: deps.checkpoint,
-        metadataPath: `sources/${i}`,
-        clock: deps.clock,
-        queryId: deps.queryId,
-      });
-    });
+    const sources = deps.sources ?? spec.sources.map((_, i) => createSource(spec, i, query, deps));
     if (sources.length !== spec.sources.length) throw new Error(`Internal: ${sources.length} sources given for a spec of ${spec.sources.length}`);
     let sink = deps.sink;
     if (!sink) {
@@ -202,8 +209,9 @@ export class QueryRuntime {
   }
 
   /** Runs the batch over each source's input (in source order; a one-source plan starts from the first's rows). */
-  async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>): Promise<BatchResult> {
+  async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>, mapped?: MappedBatch): Promise<BatchResult> {
     const ctx: OperatorContext = { ...b, inputs: new Map(this.spec.sources.map((s, i) => [s.name, inputs[i].rows])) };
+    if (mapped?.eventTimes) ctx.eventTimes = mapped.eventTimes;
     if (this.stateful.length) {
       ctx.stateStores = new Map();
       const remoteOps = new Set(this.remoteStageOperators());
@@ -219,8 +227,10 @@ export class QueryRuntime {
         }
       }
     }
-    let rows = inputs[0].rows;
+    // A mapped batch goes on after its first stage, which its tasks ran.
+    let rows = mapped ? mapped.rows : inputs[0].rows;
     for (const [i, op] of this.query.operators.entries()) {
+      if (mapped && i <= this.mapStageId!) continue;
       const stage = this.stages.get(i);
       rows = stage ? await this.runStatefulStage(i, stage, rows, ctx) : await op.execute(rows, ctx);
     }
@@ -267,6 +277,45 @@ export class QueryRuntime {
       this.remoteStages.set(stageId, { progress: results.flatMap((r) => (r.progress ? [r.progress] : [])), batchWatermarkMs: ctx.batchWatermarkMs });
     }
     return results.flatMap((r) => r.rows);
+  }
+
+  /**
+   * The batch's first stateful stage as map tasks, one per split of the source's (start, end]
+   * (Source.planInputPartitions; none when the batch has no new data), each reading its split,
+   * running the stateless operators and shuffling by the stage's key, then the stage's reduce
+   * tasks over their outputs. The driver reads nothing: what the reads found (input figures,
+   * event times, bad records, warnings) comes back in the map tasks' statuses.
+   */
+  async runMapStage(start: Offset | null, end: Offset | null, b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs'>): Promise<MappedBatch> {
+    const stageId = this.mapStageId!;
+    const [op] = this.stages.get(stageId)!;
+    const common = {
+      batchId: b.batchId,
+      stageId,
+      operatorId: op.operatorId,
+      batchWatermarkMs: b.batchWatermarkMs,
+      ...(b.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: b.lateEventsWatermarkMs } : {}),
+      batchTimestampMs: b.batchTimestampMs,
+    };
+    const source = this.sources[0];
+    const splits = end === null ? [] : ((await source.planInputPartitions?.(start, end)) ?? [{ start, end }]);
+    const mapTasks: MapTask[] = splits.map((s, mapId) => ({ ...common, mapId, start: s.start, end: s.end }));
+    const reduceTasks = Array.from({ length: this.numPartitions }, (_, partitionId) => ({ ...common, partitionId }));
+    const { statuses, results } = await this.taskScheduler.submitMapStage!(mapTasks, reduceTasks);
+    this.remoteStages.set(stageId, { progress: results.flatMap((r) => (r.progress ? [r.progress] : [])), batchWatermarkMs: b.batchWatermarkMs });
+    const numInputRows = statuses.reduce((n, s) => n + s.numInputRows, 0);
+    const eventTimes = mergeWeighted(statuses.map((s) => s.eventTimes));
+    return {
+      input: {
+        rows: [],
+        badRecords: statuses.flatMap((s) => s.badRecords),
+        warnings: statuses.flatMap((s) => s.warnings),
+        scanned: { numInputRows, ...(eventTimes ? { eventTimes: { min: eventTimes.min, max: eventTimes.max, avg: eventTimes.avg } } : {}) },
+      },
+      rows: results.flatMap((r) => r.rows),
+      eventTimes: mergeWeighted(statuses.map((s) => s.derivedEventTimes)),
+      expressionErrors: statuses.flatMap((s) => s.expressionErrors.map((e) => ({ row: e.row, error: new RecordExpressionError(e.message) }))),
+    };
   }
 
   /** Every instance of the stateful operators: the query's own and the other partitions' (stages). */
@@ -361,6 +410,35 @@ export class QueryRuntime {
   }
 }
 
+/** Source `i` of the spec, built from the registry, reading the query's columns with its pushed filter. */
+export function createSource(spec: JobSpec, i: number, query: CompiledStreamingQuery, deps: Pick<QueryRuntimeDeps, 'checkpoint' | 'clock' | 'queryId'>): Source {
+  const s = spec.sources[i];
+  const def = getSourceDefinition(s.type);
+  if (!def) throw new ValidationError(`unknown source type "${s.type}"`, { path: `${sourcePath(spec, i)}.type` });
+  return def.create(s.options as never, {
+    name: s.name,
+    schema: s.schema,
+    requiredColumns: query.sourceColumns,
+    pushedFilter: pushedFilter(query),
+    eventTime: s.eventTime,
+    checkpoint: deps.checkpoint,
+    metadataPath: `sources/${i}`,
+    clock: deps.clock,
+    queryId: deps.queryId,
+  });
+}
+
+/**
+ * The first stateful stage of a plan whose map side map tasks can run (task-scheduler.ts): one
+ * source, the stage's operator shuffling its one input, and only stateless operators before it.
+ * Undefined otherwise.
+ */
+export function mapStageOf(spec: Pick<JobSpec, 'sources'>, query: CompiledStreamingQuery): number | undefined {
+  const first = query.operators.findIndex((op) => isStatefulOperator(op) && isPartitioned(op));
+  if (spec.sources.length !== 1 || first < 0 || (query.operators[first] as StatefulOperator).mapInputs) return undefined;
+  return allOperators(query.operators.slice(0, first)).some(isStatefulOperator) ? undefined : first;
+}
+
 /** The spec's query compiled for `numPartitions` state partitions (each reduce task's operators are one such compile's). */
 export function compileQuery(spec: JobSpec, numPartitions: number): CompiledStreamingQuery {
   return compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions });
@@ -369,6 +447,19 @@ export function compileQuery(spec: JobSpec, numPartitions: number): CompiledStre
 /** Whether an operator's state is in several partitions, each run as a reduce task. */
 export function isPartitioned(op: StatefulOperator): boolean {
   return op.partitionOf !== undefined && (op.numPartitions ?? 1) > 1;
+}
+
+/** Event-time figures of several map tasks as one: min, max, and the average weighted by count. */
+function mergeWeighted(stats: readonly (MapStatus['derivedEventTimes'] | undefined)[]): MapStatus['derivedEventTimes'] | undefined {
+  const present = stats.filter((s): s is NonNullable<MapStatus['derivedEventTimes']> => s !== undefined && s.count > 0);
+  if (present.length === 0) return undefined;
+  const count = present.reduce((n, s) => n + s.count, 0);
+  return {
+    min: Math.min(...present.map((s) => s.min)),
+    max: Math.max(...present.map((s) => s.max)),
+    avg: Math.round(present.reduce((a, s) => a + s.avg * s.count, 0) / count),
+    count,
+  };
 }
 
 /** One operator's figures over its partitions' instances: each figure summed (the name is the same). */

@@ -15,7 +15,9 @@
  * opens none of those stores.
  */
 import type { StateOperatorProgress } from '../operators/physical-operator';
-import type { Row } from '../types';
+import type { EventTimeStats } from '../operators/watermark';
+import type { BadRecord } from '../sources/source';
+import type { Offset, Row } from '../types';
 
 /** One partition of a stateful stage: the rows shuffled to state partition `partitionId`. */
 export interface ReduceTask {
@@ -40,6 +42,54 @@ export interface TaskResult {
   progress?: StateOperatorProgress;
 }
 
+/**
+ * One split of the batch's source range (Spark's ShuffleMapTask over one InputPartition: a Kafka
+ * partition's offsets, a file, or the whole range of a source that cannot be split): read by the
+ * task itself, run through the stateless operators before the first stateful stage, and shuffled
+ * by that stage's key into its N partitions.
+ */
+export interface MapTask {
+  batchId: number;
+  /** The stage its output feeds (the index of the stateful operator in the query's operators). */
+  stageId: number;
+  operatorId: number;
+  /** The split's index in the batch: reduce task p reads the map outputs' partition p in this order. */
+  mapId: number;
+  /** The split: what `Source.getBatch(start, end)` reads. */
+  start: Offset | null;
+  end: Offset;
+  batchWatermarkMs: number;
+  lateEventsWatermarkMs?: number;
+  batchTimestampMs: number;
+}
+
+/**
+ * What a map task tells the driver (Spark's MapStatus, with what the batch needs from the read:
+ * its input figures, event times and bad records). Plain data.
+ */
+export interface MapStatus {
+  mapId: number;
+  /** Rows the split read (before a pushed filter). */
+  numInputRows: number;
+  /** The source's event-time column over the rows read (undefined: none, or no row had one). */
+  eventTimes?: EventTimeStats & { count: number };
+  /** Event times a derived event-time column collected (OperatorContext.eventTimes). */
+  derivedEventTimes?: { min: number; max: number; avg: number; count: number };
+  /** Records the source could not parse; the driver applies `onBadRecord`. */
+  badRecords: BadRecord[];
+  /** Rows the stateless operators set aside (OperatorContext.onRecordError), with the error's message. */
+  expressionErrors: { row: Row; message: string }[];
+  warnings: string[];
+  /** Rows written to each reduce partition. */
+  partitionRows: number[];
+}
+
+/** A map task's status and its shuffled rows, one array per reduce partition. */
+export interface MapOutput {
+  status: MapStatus;
+  partitions: Row[][];
+}
+
 /** Runs a reduce task where the scheduler puts it (Spark's Executor running a task's iterator). */
 export type TaskRunner = (task: ReduceTask) => Promise<TaskResult>;
 
@@ -52,6 +102,12 @@ export interface TaskScheduler {
    */
   readonly remote?: boolean;
   submitTasks(taskSet: readonly ReduceTask[], run: TaskRunner): Promise<TaskResult[]>;
+  /**
+   * Runs a stage's map tasks where it puts them (each reads its split from the source), then the
+   * stage's reduce tasks, reduce task p over partition p of every map output in map order.
+   * Unset: the driver reads the source and runs the map side itself (submitTasks).
+   */
+  submitMapStage?(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[]): Promise<{ statuses: MapStatus[]; results: TaskResult[] }>;
 }
 
 /**

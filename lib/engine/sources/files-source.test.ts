@@ -57,6 +57,27 @@ describe('FilesSource', () => {
     expect((err as Error).message).toMatch(/a\.json was replaced by a symbolic link .*never follows a symbolic link/);
   });
 
+  it('plans one split per file (map tasks), each read alone by an unopened instance; together they read the range in order', async () => {
+    const { make, put } = await setup();
+    await put('a.json', [1, 2]);
+    await put('b.json', [3]);
+    const s = make();
+    await s.open();
+    const o1 = await s.latestOffset(null);
+    await put('c.json', [4, 5]);
+    const o2 = await s.latestOffset(o1);
+    const splits = await s.planInputPartitions(null, o2!);
+    expect(splits).toEqual([
+      { start: null, end: { logOffset: 0, file: 0 } },
+      { start: null, end: { logOffset: 0, file: 1 } },
+      { start: { logOffset: 0 }, end: { logOffset: 1, file: 0 } },
+    ]);
+    const read = [];
+    for (const split of splits) read.push(...(await make().getBatch(split.start, split.end)).rows);
+    expect(read).toEqual((await s.getBatch(null, o2!)).rows);
+    expect(read.map((r) => r.n)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('takes new files in name order, honours maxFilesPerTrigger, ignores hidden names, logs each batch', async () => {
     const { make, put, checkpoint } = await setup(2);
     await put('b.json', [2]);

@@ -95,6 +95,8 @@ async function readNoFollow(full: string): Promise<Buffer> {
 
 interface FileSourceOffset {
   logOffset: number;
+  /** Only in a split's end (planInputPartitions): the one file of entry `logOffset` it reads, by index. */
+  file?: number;
   /** Only in reportLatestOffset: files present but not yet logged. */
   pendingFiles?: number;
 }
@@ -190,24 +192,46 @@ export class FilesSource implements Source {
     this.availableNow = new Set(await this.listUnseen());
   }
 
-  async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
+  /** One split per file of each log entry in (start, end], in the order getBatch reads them. */
+  async planInputPartitions(start: Offset | null, end: Offset): Promise<{ start: Offset | null; end: Offset }[]> {
     const from = (start as FileSourceOffset | null)?.logOffset ?? -1;
     const to = (end as FileSourceOffset).logOffset;
+    const splits: { start: Offset | null; end: Offset }[] = [];
+    for (let id = from + 1; id <= to; id++) {
+      const files = await this.logEntry(id, from, to);
+      files.forEach((_, file) => splits.push({ start: id === 0 ? null : { logOffset: id - 1 }, end: { logOffset: id, file } satisfies FileSourceOffset }));
+    }
+    return splits;
+  }
+
+  async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
+    const from = (start as FileSourceOffset | null)?.logOffset ?? -1;
+    const { logOffset: to, file } = end as FileSourceOffset;
     const rows: Row[] = [];
     const badRecords: BadRecord[] = [];
     const scan = this.scanState();
     for (let id = from + 1; id <= to; id++) {
-      const files = await this.log.get(id);
-      if (!files) {
-        throw new DataLossError(
-          `Source log entry ${this.log.pathOf(id)} is missing, so batch (${from}, ${to}] cannot be replayed. Restore the checkpoint, or start on a new checkpoint.`,
-          { logOffset: id },
-        );
+      const files = await this.logEntry(id, from, to);
+      if (file !== undefined) {
+        if (id !== to || !files[file]) throw new Error(`Internal: split (${from}, ${to}] file ${file} is not one file of one source log entry`);
+        await this.readFile(files[file], rows, badRecords, scan);
+        continue;
       }
       for (const f of files) await this.readFile(f, rows, badRecords, scan);
     }
     if (!scan) return { rows, badRecords };
     return { rows, badRecords, scanned: { numInputRows: scan.read, eventTimes: scan.eventTimes?.result() } };
+  }
+
+  private async logEntry(id: number, from: number, to: number): Promise<SourceFileEntry[]> {
+    const files = await this.log.get(id);
+    if (!files) {
+      throw new DataLossError(
+        `Source log entry ${this.log.pathOf(id)} is missing, so batch (${from}, ${to}] cannot be replayed. Restore the checkpoint, or start on a new checkpoint.`,
+        { logOffset: id },
+      );
+    }
+    return files;
   }
 
   /** With a pushed filter: what the batch read, for `SourceBatch.scanned`. */

@@ -76,6 +76,8 @@ export class MemoryStream {
   }
 }
 
+const MEMORY_SPLIT_ROWS = 4;
+
 const MemorySourceOptions = z.object({ stream: z.string().min(1) }).strict();
 type MemorySourceOptions = z.infer<typeof MemorySourceOptions>;
 
@@ -105,6 +107,13 @@ export class MemorySource implements Source {
 
   async prepareForTriggerAvailableNow(): Promise<void> {
     this.cap = this.stream.rows.length;
+  }
+
+  /** Splits of at most MEMORY_SPLIT_ROWS rows, so that map tasks over a memory stream (tests) are several, as over a topic's partitions. */
+  async planInputPartitions(start: Offset | null, end: Offset): Promise<{ start: Offset | null; end: Offset }[]> {
+    const splits: { start: Offset | null; end: Offset }[] = [];
+    for (let at = (start as number | null) ?? 0; at < (end as number); at += MEMORY_SPLIT_ROWS) splits.push({ start: at, end: Math.min(end as number, at + MEMORY_SPLIT_ROWS) });
+    return splits;
   }
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {

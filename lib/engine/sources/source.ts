@@ -90,6 +90,13 @@ export interface Source {
   /** Trigger.AvailableNow: fix what "available" means now; later data waits for the next run. */
   prepareForTriggerAvailableNow?(): Promise<void>;
   getBatch(start: Offset | null, end: Offset): Promise<SourceBatch>;
+  /**
+   * Spark's MicroBatchStream.planInputPartitions: (start, end] cut into splits, in order, each a
+   * range that `getBatch` of another instance of the source (same options and checkpoint, never
+   * opened) reads alone; together they read what `getBatch(start, end)` reads, in the same order.
+   * Map tasks read one split each. Without it, the range is one split.
+   */
+  planInputPartitions?(start: Offset | null, end: Offset): Promise<{ start: Offset | null; end: Offset }[]>;
   /** How many records `to` is ahead of `from` (commit lag); null when it cannot be said. */
   offsetLag?(from: Offset | null, to: Offset | null): number | null;
   commit?(end: Offset): Promise<void>;

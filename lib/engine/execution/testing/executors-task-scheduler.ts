@@ -1,14 +1,15 @@
 /**
- * A remote TaskScheduler for tests: each reduce task goes, as a structured clone (what crosses a
+ * A remote TaskScheduler for tests: each map and reduce task goes, as a structured clone (what crosses a
  * process boundary), to one of several Executors standing for worker processes, chosen by `pick`;
  * `retry` may run a task twice on different executors (a worker lost mid-task, its task retried
- * elsewhere, the first attempt's result ignored).
+ * elsewhere, the first attempt's result ignored). Map tasks read the source through the
+ * registry, as a worker's do (a memory source's named stream is this process's).
  */
 import { deserialize, serialize } from 'node:v8';
 import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
 import type { JobSpec } from '../../spec/job-spec';
 import type { Executor } from '../executor';
-import type { ReduceTask, TaskResult, TaskScheduler } from '../task-scheduler';
+import type { MapOutput, MapStatus, MapTask, ReduceTask, TaskResult, TaskScheduler } from '../task-scheduler';
 
 export class ExecutorsTaskScheduler implements TaskScheduler {
   readonly remote = true;
@@ -18,21 +19,42 @@ export class ExecutorsTaskScheduler implements TaskScheduler {
       spec: JobSpec;
       checkpoint: CheckpointFileManager;
       queryId: () => string;
-      pick: (task: ReduceTask) => number;
-      retry?: (task: ReduceTask) => boolean;
+      pick: (task: ReduceTask | MapTask) => number;
+      retry?: (task: ReduceTask | MapTask) => boolean;
+      mapTasks?: boolean;
     },
-  ) {}
+  ) {
+    if (o.mapTasks) this.submitMapStage = (mapTasks, reduceTasks) => this.mapStage(mapTasks, reduceTasks);
+  }
 
   async submitTasks(taskSet: readonly ReduceTask[]): Promise<TaskResult[]> {
-    const q = { spec: this.o.spec, queryId: this.o.queryId(), numPartitions: taskSet.length, checkpoint: this.o.checkpoint };
+    const q = this.query(taskSet.length);
     const results: TaskResult[] = [];
-    for (const task of taskSet) {
-      const at = this.o.pick(task);
-      const run = (i: number) => this.o.executors[i % this.o.executors.length].runTask(q, deserialize(serialize(task)) as ReduceTask);
-      const retried = this.o.retry?.(task) ?? false;
-      if (retried) await run(at);
-      results.push(deserialize(serialize(await run(retried ? at + 1 : at))) as TaskResult);
-    }
+    for (const task of taskSet) results.push(await this.attempts(task, (e, t) => e.runTask(q, t)));
     return results;
+  }
+
+  /** Set with `mapTasks`: the map side runs as map tasks on the executors too. */
+  readonly submitMapStage?: TaskScheduler['submitMapStage'];
+
+  private async mapStage(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[]): Promise<{ statuses: MapStatus[]; results: TaskResult[] }> {
+    const q = this.query(reduceTasks.length);
+    const outputs: MapOutput[] = [];
+    for (const task of mapTasks) outputs.push(await this.attempts(task, (e, t) => e.runMapTask(q, t)));
+    const results = await this.submitTasks(reduceTasks.map((t) => ({ ...t, inputs: [outputs.flatMap((o) => o.partitions[t.partitionId])] })));
+    return { statuses: outputs.map((o) => o.status), results };
+  }
+
+  private query(numPartitions: number) {
+    return { spec: this.o.spec, queryId: this.o.queryId(), numPartitions, checkpoint: this.o.checkpoint };
+  }
+
+  /** A task on the executor `pick` says, or run twice (the first attempt's result ignored) when `retry` says so. */
+  private async attempts<T extends MapTask | ReduceTask, R>(task: T, run: (e: Executor, task: T) => Promise<R>): Promise<R> {
+    const at = this.o.pick(task);
+    const on = (i: number) => run(this.o.executors[i % this.o.executors.length], deserialize(serialize(task)) as T);
+    const retried = this.o.retry?.(task) ?? false;
+    if (retried) await on(at);
+    return deserialize(serialize(await on(retried ? at + 1 : at))) as R;
   }
 }
