@@ -1,20 +1,22 @@
 /**
- * One query across workers (WEIR_TASK_SCHEDULER=cluster): a YSB-shaped job (ad events filtered to
- * views, counted per campaign in 10-second event-time windows, update mode) at parallelism 2 with
- * its reduce tasks on two worker processes, against parallelism 1 run in one process, in the same
- * run. The driver here is this process (MicroBatchExecution with ClusterTaskScheduler and the
- * TaskDispatcher over Redis, as a worker's run has them); the two workers are task-worker
- * processes (worker/task-worker.ts) over the same Redis queue and local checkpoint.
+ * One query across workers (WEIR_TASK_SCHEDULER=cluster): a YSB-shaped job (ad events in JSON
+ * files, filtered to views, counted per campaign in 10-second event-time windows, update mode) at
+ * parallelism 2 with its map tasks (one per file, two files a batch) and reduce tasks on two worker
+ * processes, against parallelism 1 run in one process, in the same run. The driver here is this
+ * process (MicroBatchExecution with ClusterTaskScheduler and the TaskDispatcher over Redis, as a
+ * worker's run has them); the two workers are task-worker processes (worker/task-worker.ts) over
+ * the same Redis queue and local checkpoint.
  *
  * Measured: wall-clock time of the batches (the rows' arrival in the source not counted), median
  * of ROUNDS, interleaved; speedup2 = parallelism 1's time / parallelism 2's. And the shuffle's bytes
- * per event (input and output blocks of the reduce tasks, over the events read).
+ * per event (the map tasks' output blocks, the reduce tasks' input and output blocks, over the
+ * events read).
  * Goal: speedup2 >= 1.7 on a 2-core machine.
  *
  * Run: npm run bench -- parallel   (needs Redis on 127.0.0.1:6379; uses its db 13)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -22,7 +24,6 @@ import { checkpointFileManagerFor } from '../lib/engine/checkpoint/checkpoint-lo
 import { SystemClock } from '../lib/engine/clock';
 import { MicroBatchExecution } from '../lib/engine/execution/micro-batch-execution';
 import { MemorySinkTable } from '../lib/engine/sinks/memory-sink';
-import { MemoryStream } from '../lib/engine/sources/memory-source';
 import { parseJobSpec } from '../lib/engine/spec/job-spec';
 import '../lib/engine/index';
 import { mulberry32 } from '../lib/testing/mulberry32';
@@ -34,6 +35,8 @@ import { TaskDispatcher } from '../worker/task-dispatcher';
 const EVENTS = 400_000;
 const BATCHES = 8;
 const CAMPAIGNS = 100;
+/** Files a batch: one map task each. */
+const FILES_PER_BATCH = 2;
 const ROUNDS = 3;
 const REDIS_URL = 'redis://127.0.0.1:6379/13';
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -60,6 +63,8 @@ function spawnTaskWorker(dataDir: string): Promise<ChildProcess> {
       config: { REDIS_URL: '${REDIS_URL}', dataDir: '${dataDir}', WEIR_FAILOVER_MS: 15000, WEIR_TASK_CONCURRENCY: 1, WEIR_TEST_TASK_DELAY_MS: 0 },
       workerId: 'bench-' + process.pid,
       log: pino({ level: 'warn' }),
+      // No database here: the bench's "job id" is its input folder (see engine()).
+      sourceOptions: async (jobId) => [{ path: jobId, format: 'json', maxFilesPerTrigger: ${FILES_PER_BATCH} }],
     });
     console.log('ready');`;
   const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -77,11 +82,13 @@ const costs = { dispatchMs: 0, taskMs: 0, tasks: 0, stages: 0 };
 async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatcher): Promise<{ ms: number; shuffleBytes: number }> {
   const name = `parallel-bench-${process.pid}-${runs++}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-parallel-'));
+  const input = path.join(dir, 'in');
+  await mkdir(input);
   try {
     const parsed = parseJobSpec({
       name,
       source: {
-        name: 'events', type: 'memory', options: { stream: name },
+        name: 'events', type: 'files', options: { path: input, format: 'json', maxFilesPerTrigger: FILES_PER_BATCH },
         schema: [{ name: 'user_id', type: 'string' }, { name: 'ad_id', type: 'string' }, { name: 'campaign_id', type: 'string' }, { name: 'event_type', type: 'string' }, { name: 'event_time', type: 'timestamp' }],
         eventTime: 'event_time', watermarkDelay: '10 seconds',
       },
@@ -89,17 +96,17 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
       sink: { type: 'memory', options: { table: name } },
       outputMode: 'update',
       trigger: { type: 'available-now' },
-      checkpointLocation: dir,
+      checkpointLocation: path.join(dir, 'checkpoint'),
       parallelism,
     });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const spec = parsed.spec;
-    const stream = MemoryStream.named(name);
     const scheduler = dispatcher && new ClusterTaskScheduler({
-      spec, checkpoint: checkpointFileManagerFor(dir), queryId: () => q.id,
+      spec, checkpoint: checkpointFileManagerFor(spec.checkpointLocation), queryId: () => q.id,
       submit: async (p) => {
         const t0 = performance.now();
-        const out = await dispatcher.dispatch(p);
+        // The workers' sourceOptions take the job id as the input folder.
+        const out = await dispatcher.dispatch(p.map((t) => ({ ...t, jobId: input })));
         costs.dispatchMs += performance.now() - t0;
         costs.stages++;
         return out;
@@ -109,8 +116,14 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
     await q.start();
     const per = EVENTS / BATCHES;
     let ms = 0;
+    const perFile = per / FILES_PER_BATCH;
     for (let b = 0; b < BATCHES; b++) {
-      stream.addRows(data.slice(b * per, (b + 1) * per));
+      for (let f = 0; f < FILES_PER_BATCH; f++) {
+        const from = b * per + f * perFile;
+        const file = `part-${String(b * FILES_PER_BATCH + f).padStart(5, '0')}.json`;
+        await writeFile(path.join(input, `.${file}`), data.slice(from, from + perFile).map((r) => JSON.stringify(r)).join('\n') + '\n');
+        await rename(path.join(input, `.${file}`), path.join(input, file));
+      }
       const t0 = performance.now();
       await q.processAllAvailable();
       ms += performance.now() - t0;
@@ -121,7 +134,6 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
     const views = data.filter((r) => r.event_type === 'view').length;
     if (counted !== views) throw new Error(`wrong result with parallelism ${parallelism}: ${counted} views counted of ${views}`);
     await q.stop();
-    MemoryStream.drop(name);
     MemorySinkTable.drop(name);
     const tasks = scheduler?.takeTasks() ?? [];
     for (const t of tasks) {

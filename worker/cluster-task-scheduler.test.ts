@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager, type JobSpec, type Row } from '@/lib/engine';
 import { ClusterTaskScheduler } from './cluster-task-scheduler';
-import { attemptOutput, readBlock, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
+import { attemptOutput, mapOutputBlock, readBlock, writeBlock, type MapTaskOutcome, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 const task = (partitionId: number, rows: Row[]) => ({ batchId: 3, stageId: 1, operatorId: 0, partitionId, batchWatermarkMs: 0, batchTimestampMs: 0, inputs: [rows] });
 
@@ -15,12 +15,13 @@ describe('ClusterTaskScheduler', () => {
   it('reads only the completed attempt’s output, in partition order, and removes the stage’s blocks', async () => {
     const cp = new InMemoryCheckpointFileManager();
     const seen: ReduceTaskPayload[] = [];
-    const submit = async (payloads: ReduceTaskPayload[]): Promise<ReduceTaskOutcome[]> => {
+    const submit = async (sent: TaskPayload[]): Promise<ReduceTaskOutcome[]> => {
+      const payloads = sent as ReduceTaskPayload[];
       seen.push(...payloads);
       expect(await cp.list(payloads[0].outputDir)).toEqual(['0.in', '1.in']);
       const outcomes: ReduceTaskOutcome[] = [];
       for (const p of [...payloads].reverse()) {
-        const { value: inputs } = await readBlock<Row[][]>(cp, p.input);
+        const { value: inputs } = await readBlock<Row[][]>(cp, p.input as string);
         // A first attempt that its worker lost: it wrote a block of its own, wrong on purpose.
         await writeBlock(cp, attemptOutput(p), [{ zombie: true }]);
         const output = attemptOutput(p);
@@ -42,5 +43,45 @@ describe('ClusterTaskScheduler', () => {
     expect(await cp.list(seen[0].outputDir)).toEqual([]);
     expect(s.takeTasks().map((t) => [t.partitionId, t.workerId, t.attempt])).toEqual([[1, 'w1', 2], [0, 'w0', 2]]);
     expect(s.takeTasks()).toEqual([]);
+  });
+
+  it('runs the map tasks, then each reduce task over its partition’s block of every completed map attempt, in map order', async () => {
+    const cp = new InMemoryCheckpointFileManager();
+    const reduceInputs: string[][] = [];
+    const submit = async (payloads: TaskPayload[]): Promise<TaskOutcome[]> => {
+      const out: TaskOutcome[] = [];
+      for (const p of payloads) {
+        if (p.kind === 'map') {
+          const { mapId } = p.task;
+          // A zombie attempt wrote its blocks too; the completed attempt is 'good'.
+          await writeBlock(cp, mapOutputBlock(p.outputDir, mapId, 'zombie', 0), [{ zombie: true }]);
+          await writeBlock(cp, mapOutputBlock(p.outputDir, mapId, 'good', 0), [{ m: mapId }]);
+          if (mapId === 0) await writeBlock(cp, mapOutputBlock(p.outputDir, mapId, 'good', 1), [{ m: mapId, p: 1 }]);
+          const status = { mapId, numInputRows: 3, badRecords: [], expressionErrors: [], warnings: [], partitionRows: mapId === 0 ? [1, 1] : [1, 0] };
+          out.push({ attemptId: 'good', status, workerId: 'w', inputRows: 3, rows: 2, shuffleBytes: 1, durationMs: 1, attempt: 1 } satisfies MapTaskOutcome);
+          continue;
+        }
+        const { mapOutputs } = p.input as { mapOutputs: string[] };
+        reduceInputs.push(mapOutputs.map((b) => b.slice(p.outputDir.length + 1)));
+        const rows: Row[] = [];
+        for (const b of mapOutputs) rows.push(...(await readBlock<Row[]>(cp, b)).value);
+        const output = attemptOutput(p);
+        await writeBlock(cp, output, rows);
+        out.push({ output, workerId: 'w', inputRows: rows.length, rows: rows.length, shuffleBytes: 1, durationMs: 1, attempt: 1 });
+      }
+      return out;
+    };
+    const source = { name: 'events', type: 'memory', options: {}, schema: [] };
+    const spec = { checkpointLocation: 'memory://x', source, sources: [source], sink: { type: 'memory', options: {} } } as unknown as JobSpec;
+    const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
+    const common = { batchId: 3, stageId: 1, operatorId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 };
+    const { statuses, results } = await s.submitMapStage(
+      [0, 1].map((mapId) => ({ ...common, mapId, start: mapId, end: mapId + 1 })),
+      [0, 1].map((partitionId) => ({ ...common, partitionId })),
+    );
+    expect(statuses.map((st) => st.mapId)).toEqual([0, 1]);
+    expect(reduceInputs).toEqual([['map-0.good.0', 'map-1.good.0'], ['map-0.good.1']]);
+    expect(results.map((r) => r.rows)).toEqual([[{ m: 0 }, { m: 1 }], [{ m: 0, p: 1 }]]);
+    expect(s.takeTasks().map((t) => [t.kind ?? 'reduce', t.partitionId])).toEqual([['map', 0], ['map', 1], ['reduce', 0], ['reduce', 1]]);
   });
 });

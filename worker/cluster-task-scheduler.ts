@@ -1,14 +1,15 @@
 /**
  * The driver's side of WEIR_TASK_SCHEDULER=cluster, in the run's engine process: Spark's
- * TaskSchedulerImpl on a cluster. A stateful stage's reduce tasks go, by the worker that hosts
+ * TaskSchedulerImpl on a cluster. A stateful stage's map tasks (one per split of the source,
+ * each reading it on its worker) and reduce tasks go, by the worker that hosts
  * this run (engine-host.ts, task-dispatcher.ts), to the tasks queue that every worker consumes;
  * each runs where a worker takes it, with its partition's state (task-worker.ts). Their rows
  * travel through the checkpoint store (shuffle.ts). A task whose worker dies is retried by the
  * queue on another; one that keeps failing fails the batch, which the run's restart policy then
  * retries from offsets/N as any failed batch.
  */
-import type { CheckpointFileManager, JobSpec, ReduceTask, Row, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
-import { newDriverRun, readBlock, shuffleDir, taskSpec, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
+import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
+import { mapOutputBlock, newDriverRun, readBlock, shuffleDir, taskSpec, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 export class ClusterTaskScheduler implements TaskScheduler {
   readonly remote = true;
@@ -22,31 +23,66 @@ export class ClusterTaskScheduler implements TaskScheduler {
       spec: JobSpec;
       checkpoint: CheckpointFileManager;
       queryId: () => string;
-      submit: (payloads: ReduceTaskPayload[]) => Promise<ReduceTaskOutcome[]>;
+      submit: (payloads: TaskPayload[]) => Promise<TaskOutcome[]>;
     },
   ) {}
 
   async submitTasks(taskSet: readonly ReduceTask[]): Promise<TaskResult[]> {
     if (taskSet.length === 0) return [];
-    const cp = this.o.checkpoint;
     const dir = shuffleDir(taskSet[0], this.driverRun);
-    const payloads: ReduceTaskPayload[] = [];
-    const spec = taskSpec(this.o.spec);
-    for (const { inputs, ...task } of taskSet) {
-      const input = `${dir}/${task.partitionId}.in`;
-      await writeBlock(cp, input, inputs);
-      payloads.push({ spec, queryId: this.o.queryId(), numPartitions: taskSet.length, task, input, outputDir: dir });
-    }
-    try {
-      const outcomes = await this.o.submit(payloads);
-      const results: TaskResult[] = [];
-      for (const [i, o] of outcomes.entries()) {
-        const { value: rows } = await readBlock<Row[]>(cp, o.output);
-        const { partitionId, stageId } = payloads[i].task;
-        results.push({ partitionId, rows, progress: o.progress });
-        this.tasks.push({ stageId, partitionId, workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
+    return this.inStageDir(dir, async () => {
+      const payloads: ReduceTaskPayload[] = [];
+      for (const { inputs, ...task } of taskSet) {
+        const input = `${dir}/${task.partitionId}.in`;
+        await writeBlock(this.o.checkpoint, input, inputs);
+        payloads.push({ ...this.payloadBase(dir, taskSet.length), task, input });
       }
-      return results.sort((a, b) => a.partitionId - b.partitionId);
+      return this.runReduceTasks(payloads);
+    });
+  }
+
+  /**
+   * The stage's map tasks, then its reduce tasks over the blocks of the map attempts that
+   * completed (a zombie attempt's blocks bear another attempt id and are never named).
+   */
+  async submitMapStage(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[]): Promise<{ statuses: MapStatus[]; results: TaskResult[] }> {
+    const dir = shuffleDir(reduceTasks[0], this.driverRun);
+    return this.inStageDir(dir, async () => {
+      const base = this.payloadBase(dir, reduceTasks.length);
+      const maps = mapTasks.length ? ((await this.o.submit(mapTasks.map((task): MapTaskPayload => ({ ...base, kind: 'map', task })))) as MapTaskOutcome[]) : [];
+      for (const [i, o] of maps.entries()) {
+        this.tasks.push({ stageId: mapTasks[i].stageId, partitionId: mapTasks[i].mapId, kind: 'map', workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
+      }
+      const payloads = reduceTasks.map((task): ReduceTaskPayload => ({
+        ...base,
+        task,
+        input: { mapOutputs: maps.flatMap((o) => (o.status.partitionRows[task.partitionId] > 0 ? [mapOutputBlock(dir, o.status.mapId, o.attemptId, task.partitionId)] : [])) },
+      }));
+      return { statuses: maps.map((o) => o.status), results: await this.runReduceTasks(payloads) };
+    });
+  }
+
+  private payloadBase(outputDir: string, numPartitions: number) {
+    return { spec: taskSpec(this.o.spec), queryId: this.o.queryId(), numPartitions, outputDir };
+  }
+
+  private async runReduceTasks(payloads: ReduceTaskPayload[]): Promise<TaskResult[]> {
+    const outcomes = (await this.o.submit(payloads)) as ReduceTaskOutcome[];
+    const results: TaskResult[] = [];
+    for (const [i, o] of outcomes.entries()) {
+      const { value: rows } = await readBlock<Row[]>(this.o.checkpoint, o.output);
+      const { partitionId, stageId } = payloads[i].task;
+      results.push({ partitionId, rows, progress: o.progress });
+      this.tasks.push({ stageId, partitionId, workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
+    }
+    return results.sort((a, b) => a.partitionId - b.partitionId);
+  }
+
+  /** Runs a stage whose blocks are under `dir`, and deletes them after. */
+  private async inStageDir<T>(dir: string, run: () => Promise<T>): Promise<T> {
+    const cp = this.o.checkpoint;
+    try {
+      return await run();
     } finally {
       // The stage's blocks: inputs, the outputs read, and any a zombie attempt wrote before now.
       // (One that writes later is left behind; no reader ever names it.)

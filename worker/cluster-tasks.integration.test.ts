@@ -1,9 +1,10 @@
 /**
- * One query across workers (WEIR_TASK_SCHEDULER=cluster): two real worker processes run the
- * reduce tasks of jobs with parallelism 2, a deduplication whose input repeats ids across batches
- * (so each partition's state decides what is emitted). One worker is SIGKILLed while it runs a
- * reduce task; the task is retried on the other, and a replacement worker joins. Every id reaches
- * the transactional postgres sink and the files sink exactly once.
+ * One query across workers (WEIR_TASK_SCHEDULER=cluster): two real worker processes run the map
+ * tasks (one per input file, each reading its file) and the reduce tasks of jobs with parallelism
+ * 2, a deduplication whose input repeats ids across batches (so each partition's state decides
+ * what is emitted). A worker is SIGKILLed while it runs a map task, and later another while it
+ * runs a reduce task; each task is retried on another worker, and a replacement worker joins
+ * each time. Every id reaches the transactional postgres sink and the files sink exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@/lib/testing/wait-for';
@@ -15,17 +16,18 @@ const PER_FILE = 5;
 const OVERLAP = 3;
 const CLUSTER = { WEIR_TASK_SCHEDULER: 'cluster', WEIR_TEST_TASK_DELAY_MS: '300' };
 
-const started = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"reduce task started"'));
-const done = (out: string) => out.split('\n').filter((l) => l.includes('"msg":"reduce task done"'));
+type Kind = 'map' | 'reduce';
+const started = (out: string, kind: Kind) => out.split('\n').filter((l) => l.includes(`"msg":"${kind} task started"`));
+const done = (out: string, kind: Kind) => out.split('\n').filter((l) => l.includes(`"msg":"${kind} task done"`));
+const bullJobIdOf = (line: string) => /"bullJobId":"([^"]+)"/.exec(line)![1];
 
-describe.each(['redis', 'postgres'] as const)('reduce tasks on two workers, one SIGKILLed mid-task (queue on %s)', (backend) => {
+describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two workers, SIGKILLed mid-task (queue on %s)', (backend) => {
   const h = new WorkerHarness(backend, 12);
   beforeAll(async () => h.setup(), 120_000);
   afterAll(async () => h.teardown(), 60_000);
 
-  it('retries the task on another worker; every id once in the postgres and files sinks', async () => {
+  it('retries a killed map task and a killed reduce task on another worker; every id once in the postgres and files sinks', async () => {
     const workers: SpawnedWorker[] = [h.spawnWorker(CLUSTER), h.spawnWorker(CLUSTER)];
-    const ids = await Promise.all(workers.map((w) => w.id));
     const dedup = { parallelism: 2, dedup: { keys: ['id'] } };
     const table = `cluster_sink_${backend}_${process.pid}`;
     const files = await h.createFilesJob('cluster-files', { spec: dedup });
@@ -44,32 +46,37 @@ describe.each(['redis', 'postgres'] as const)('reduce tasks on two workers, one 
     await h.start(files.job.id);
     await h.start(pg.job.id);
 
-    // A worker that is not the files job's driver, caught running one of its reduce tasks.
-    let victim: SpawnedWorker | undefined;
-    let bullJobId = '';
-    await waitFor('a reduce task of the files job running on a worker that does not drive it', async () => {
-      const run = await h.db.run.findFirst({ where: { jobId: files.job.id, endedAt: null }, orderBy: { startedAt: 'desc' } });
-      const { queryId } = (await h.db.job.findUniqueOrThrow({ where: { id: files.job.id } }));
-      if (!run || !queryId) return false;
-      for (const [i, w] of workers.entries()) {
-        if (ids[i] === run.workerId) continue;
-        const finished = new Set(done(w.output()).map((l) => /"bullJobId":"([^"]+)"/.exec(l)![1]));
-        const running = started(w.output()).filter((l) => l.includes(`"queryId":"${queryId}"`)).map((l) => /"bullJobId":"([^"]+)"/.exec(l)![1]).find((id) => !finished.has(id));
-        if (running) {
-          victim = w;
-          bullJobId = running;
-          return true;
+    /** Kills a worker, not the files job's driver, caught running a `kind` task of that job; waits for the task's retry elsewhere and adds a worker. */
+    const killDuring = async (kind: Kind) => {
+      let victim: SpawnedWorker | undefined;
+      let bullJobId = '';
+      await waitFor(`a ${kind} task of the files job running on a worker that does not drive it`, async () => {
+        const run = await h.db.run.findFirst({ where: { jobId: files.job.id, endedAt: null }, orderBy: { startedAt: 'desc' } });
+        const { queryId } = (await h.db.job.findUniqueOrThrow({ where: { id: files.job.id } }));
+        if (!run || !queryId) return false;
+        for (const w of workers) {
+          if (w.child.exitCode !== null || w.child.signalCode !== null || (await w.id) === run.workerId) continue;
+          const finished = new Set(done(w.output(), kind).map(bullJobIdOf));
+          const running = started(w.output(), kind).filter((l) => l.includes(`"queryId":"${queryId}"`)).map(bullJobIdOf).find((id) => !finished.has(id));
+          if (running) {
+            victim = w;
+            bullJobId = running;
+            return true;
+          }
         }
-      }
-      return false;
-    }, 120_000, 20);
-    victim!.child.kill('SIGKILL');
-    await victim!.exited;
-    const survivor = workers.find((w) => w !== victim)!;
-    // The killed worker's task starts again elsewhere (after its lock expires), same job, next attempt.
-    await waitFor('the killed task retried on the surviving worker', async () => started(survivor.output()).some((l) => l.includes(`"bullJobId":"${bullJobId}"`)), 120_000);
-    workers.push(h.spawnWorker(CLUSTER));
-    for (let i = FILES / 2; i < FILES; i++) addFile();
+        return false;
+      }, 120_000, 20);
+      victim!.child.kill('SIGKILL');
+      await victim!.exited;
+      // The killed worker's task starts again elsewhere (after its lock expires), same job, next attempt.
+      const others = workers.filter((w) => w !== victim);
+      await waitFor(`the killed ${kind} task retried on another worker`, async () => others.some((w) => started(w.output(), kind).some((l) => l.includes(`"bullJobId":"${bullJobId}"`))), 120_000);
+      workers.push(h.spawnWorker(CLUSTER));
+    };
+    await killDuring('map');
+    for (let i = FILES / 2; i < (3 * FILES) / 4; i++) addFile();
+    await killDuring('reduce');
+    for (let i = (3 * FILES) / 4; i < FILES; i++) addFile();
     const total = FILES * PER_FILE;
     await waitFor('every id in both sinks', async () => new Set(await files.sinkIds()).size >= total && new Set(await pgIds()).size >= total, 240_000).catch(async (e: unknown) => {
       // What the workers said, for whoever reads the failure.
@@ -83,10 +90,11 @@ describe.each(['redis', 'postgres'] as const)('reduce tasks on two workers, one 
     expect(exactlyOnce(await pgIds(), total)).toEqual({ missing: [], duplicated: [] });
     // The tasks did run on both workers (not all on the driver's), and each batch's progress says
     // where (the batch detail's task table), the killed task's retry as a second attempt.
-    expect(workers.filter((w) => started(w.output()).length > 0).length).toBeGreaterThanOrEqual(2);
+    for (const kind of ['map', 'reduce'] as const) expect(workers.filter((w) => started(w.output(), kind).length > 0).length).toBeGreaterThanOrEqual(2);
     const batches = await h.db.batchProgress.findMany({ where: { jobId: { in: [files.job.id, pg.job.id] } }, select: { progress: true } });
-    const tasks = batches.flatMap((b) => (b.progress as { tasks?: { workerId: string; attempt: number }[] }).tasks ?? []);
+    const tasks = batches.flatMap((b) => (b.progress as { tasks?: { kind?: 'map'; workerId: string; attempt: number }[] }).tasks ?? []);
     expect(new Set(tasks.map((t) => t.workerId)).size).toBeGreaterThanOrEqual(2);
-    expect(tasks.some((t) => t.attempt >= 2)).toBe(true);
+    expect(tasks.some((t) => t.kind === 'map' && t.attempt >= 2)).toBe(true);
+    expect(tasks.some((t) => t.kind === undefined && t.attempt >= 2)).toBe(true);
   }, 480_000);
 });

@@ -29,7 +29,7 @@ import path from 'node:path';
 import { CrashPointError, WeirError, type CrashPlan, type EngineLogEvent, type JobSpec, type OutboundPolicy, type StreamingQueryProgress } from '@/lib/engine';
 import { childBundle } from '@/lib/server/isolation/child-bundle';
 import { serializeError, type EngineCommand, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
-import type { ReduceTaskOutcome, ReduceTaskPayload } from './shuffle';
+import type { TaskOutcome, TaskPayload } from './shuffle';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -58,7 +58,7 @@ export interface EngineHostOptions {
    * WEIR_TASK_SCHEDULER=cluster: the run's reduce tasks go to the workers through this
    * (task-dispatcher.ts); `signal` aborts when the engine process is gone. Unset: local tasks.
    */
-  submitTasks?: (payloads: ReduceTaskPayload[], signal: AbortSignal) => Promise<ReduceTaskOutcome[]>;
+  submitTasks?: (payloads: TaskPayload[], signal: AbortSignal) => Promise<TaskOutcome[]>;
 }
 
 const OOM = /JavaScript heap out of memory|Reached heap limit/;
@@ -193,7 +193,7 @@ export class EngineHost {
       if (m.error) r?.reject(this.revive(m.error));
       else r?.resolve();
     } else if (m.t === 'call') {
-      const called: Promise<ReduceTaskOutcome[] | void> =
+      const called: Promise<TaskOutcome[] | void> =
         m.fn === 'fence' ? this.o.fence()
         : m.fn === 'progress' ? this.o.onProgress(m.progress)
         : this.o.submitTasks ? this.o.submitTasks(m.tasks, this.lifetime.signal)

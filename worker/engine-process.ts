@@ -13,7 +13,7 @@ import '@/lib/connectors'; // registers the connectors' source, sink and checkpo
 import { checkpointFileManagerFor, MicroBatchExecution, setOutboundPolicy } from '@/lib/engine';
 import { ClusterTaskScheduler } from './cluster-task-scheduler';
 import { plain, serializeError, type EngineToHost, type HostToEngine, type SerializedError } from './engine-protocol';
-import type { ReduceTaskOutcome, ReduceTaskPayload } from './shuffle';
+import type { TaskOutcome, TaskPayload } from './shuffle';
 
 const send = (m: EngineToHost) => {
   if (process.connected) process.send!(m);
@@ -23,8 +23,8 @@ const calls = new Map<number, { resolve: (value: unknown) => void; reject: (e: E
 let nextCall = 0;
 
 function call(m: { fn: 'fence' } | { fn: 'progress'; progress: unknown }): Promise<void>;
-function call(m: { fn: 'submitTasks'; tasks: ReduceTaskPayload[] }): Promise<ReduceTaskOutcome[]>;
-function call(m: { fn: 'fence' } | { fn: 'progress'; progress: unknown } | { fn: 'submitTasks'; tasks: ReduceTaskPayload[] }): Promise<unknown> {
+function call(m: { fn: 'submitTasks'; tasks: TaskPayload[] }): Promise<TaskOutcome[]>;
+function call(m: { fn: 'fence' } | { fn: 'progress'; progress: unknown } | { fn: 'submitTasks'; tasks: TaskPayload[] }): Promise<unknown> {
   const id = nextCall++;
   return new Promise<unknown>((resolve, reject) => {
     calls.set(id, { resolve, reject });

@@ -6,7 +6,7 @@
  */
 import type { CrashPlan, EngineLogEvent, JobSpec, OutboundPolicy, StreamingQueryProgress } from '@/lib/engine';
 import type { SerializedError } from '@/lib/server/isolation/serialized-error';
-import type { ReduceTaskOutcome, ReduceTaskPayload } from './shuffle';
+import type { TaskOutcome, TaskPayload } from './shuffle';
 
 export { plain, serializeError, type SerializedError } from '@/lib/server/isolation/serialized-error';
 
@@ -28,14 +28,14 @@ export type EngineCommand = 'start' | 'run' | 'stop';
 export type HostToEngine =
   | { t: 'init'; init: EngineInit }
   | { t: 'request'; id: number; command: EngineCommand }
-  | { t: 'reply'; id: number; error?: SerializedError; value?: ReduceTaskOutcome[] };
+  | { t: 'reply'; id: number; error?: SerializedError; value?: TaskOutcome[] };
 
 export type EngineToHost =
   | { t: 'result'; id: number; queryId?: string; error?: SerializedError }
   | { t: 'call'; id: number; fn: 'fence' }
   | { t: 'call'; id: number; fn: 'progress'; progress: StreamingQueryProgress }
   /** A stateful stage's reduce tasks, for the workers (cluster-task-scheduler.ts); replied with their outcomes. */
-  | { t: 'call'; id: number; fn: 'submitTasks'; tasks: ReduceTaskPayload[] }
+  | { t: 'call'; id: number; fn: 'submitTasks'; tasks: TaskPayload[] }
   | { t: 'log'; event: EngineLogEvent }
   /** Spark's QueryIdleEvent: a trigger found no new data (throttled by the engine). */
   | { t: 'idle'; timestampMs: number }

@@ -233,7 +233,8 @@ export class RunProcessor {
         runId,
         memoryLimitMb: this.o.runMemoryMb,
         stateLocalDir: this.o.stateLocalDir,
-        submitTasks: this.o.tasks && ((payloads, signal) => this.o.tasks!.dispatch(payloads, signal)),
+        // Each task names its job: a map task's worker reads the source's options from it.
+        submitTasks: this.o.tasks && ((payloads, signal) => this.o.tasks!.dispatch(payloads.map((p) => ({ ...p, jobId: job.id })), signal)),
         outbound: serverOutboundPolicy(),
         fence,
         crash,

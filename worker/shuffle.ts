@@ -1,6 +1,9 @@
 /**
- * The shuffle between a run's driver and the workers that run its reduce tasks
+ * The shuffle between a run's driver and the workers that run its map and reduce tasks
  * (WEIR_TASK_SCHEDULER=cluster): what a task's queue payload says, where its rows are, and how.
+ * A map task reads its split of the source itself and writes one block per reduce partition; a
+ * reduce task reads its partition's block of every map output (or, when the driver ran the map
+ * side, the one input block the driver wrote).
  *
  * A task's input and output rows are blocks in the job's checkpoint store, under
  * `shuffle/<batchId>/<stageId>/<driverRun>/`, never in the queue payload: a task's share of a
@@ -18,24 +21,63 @@
  */
 import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
-import type { CheckpointFileManager, JobSpec, ReduceTask, Row, StateOperatorProgress, TaskProgress } from '@/lib/engine';
+import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, StateOperatorProgress, TaskProgress } from '@/lib/engine';
 
-export interface ReduceTaskPayload {
+interface TaskPayloadBase {
   spec: JobSpec;
   queryId: string;
+  /**
+   * The job whose run sent the task, set by the worker hosting the run: a map task's worker reads
+   * the source's options (credentials) from the job, never from the queue.
+   */
+  jobId?: string;
   /** The checkpoint's parallelism (spark.sql.shuffle.partitions). */
   numPartitions: number;
-  task: Omit<ReduceTask, 'inputs'>;
-  /** Checkpoint path of the task's input block (its `inputs`). */
-  input: string;
-  /** Checkpoint directory where each attempt writes its output block. */
+  /** Checkpoint directory of the stage's blocks, where each attempt writes its output. */
   outputDir: string;
 }
+
+export interface ReduceTaskPayload extends TaskPayloadBase {
+  kind?: 'reduce';
+  task: Omit<ReduceTask, 'inputs'>;
+  /**
+   * Checkpoint paths of the task's input: one block of its `inputs` (the driver ran the map side),
+   * or, after map tasks, each map output's block for this partition, in map order (its one input).
+   */
+  input: string | { mapOutputs: string[] };
+}
+
+export interface MapTaskPayload extends TaskPayloadBase {
+  kind: 'map';
+  task: MapTask;
+}
+
+export type TaskPayload = ReduceTaskPayload | MapTaskPayload;
 
 /** What a completed task returns through the queue (its rows are in `output`): its progress figures, less the ids the driver knows. */
 export interface ReduceTaskOutcome extends Omit<TaskProgress, 'stageId' | 'partitionId'> {
   output: string;
   progress?: StateOperatorProgress;
+}
+
+/** What a completed map task returns: its status, and the attempt its output blocks are named by (mapOutputBlock). */
+export interface MapTaskOutcome extends Omit<TaskProgress, 'stageId' | 'partitionId'> {
+  attemptId: string;
+  status: MapStatus;
+}
+
+export type TaskOutcome = ReduceTaskOutcome | MapTaskOutcome;
+
+/**
+ * Where one attempt of a map task writes its rows for reduce partition p (none when it has none):
+ * named by the attempt, so a zombie attempt's blocks are never read.
+ */
+export function mapOutputBlock(outputDir: string, mapId: number, attemptId: string, partitionId: number): string {
+  return `${outputDir}/map-${mapId}.${attemptId}.${partitionId}`;
+}
+
+export function newAttemptId(): string {
+  return randomUUID();
 }
 
 export function shuffleDir(task: Pick<ReduceTask, 'batchId' | 'stageId'>, driverRun: string): string {
@@ -67,7 +109,7 @@ export function taskSpec(spec: JobSpec): JobSpec {
   return { ...spec, source: sources[0], sources, sink: { type: spec.sink.type, options: {} } };
 }
 
-/** Where one attempt of a task writes its output. */
+/** Where one attempt of a reduce task writes its output. */
 export function attemptOutput(p: Pick<ReduceTaskPayload, 'outputDir' | 'task'>): string {
-  return `${p.outputDir}/${p.task.partitionId}.out.${randomUUID()}`;
+  return `${p.outputDir}/${p.task.partitionId}.out.${newAttemptId()}`;
 }

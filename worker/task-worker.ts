@@ -1,7 +1,9 @@
 /**
  * Spark's executor in every worker: consumes the tasks queue (WEIR_TASK_SCHEDULER=cluster runs'
- * reduce tasks, task-dispatcher.ts), WEIR_TASK_CONCURRENCY at a time. For each task it reads the
- * input block from the job's checkpoint, runs it with lib/engine's Executor (which keeps the
+ * map and reduce tasks, task-dispatcher.ts), WEIR_TASK_CONCURRENCY at a time. A map task reads
+ * its split of the source (with the job's source options, read from the job, never from the
+ * queue), runs the stateless operators and writes one block per reduce partition under a name of
+ * its attempt. A reduce task reads its input blocks from the job's checkpoint, runs it with lib/engine's Executor (which keeps the
  * partition's state stores open between batches and reloads a partition that ran elsewhere in
  * between), writes the output block under a name of its own attempt and returns where it is
  * (shuffle.ts).
@@ -9,22 +11,30 @@
  * A worker killed mid-task stops renewing the task's lock: after WEIR_FAILOVER_MS the queue hands
  * the task to another worker, with the same input.
  */
-import '@/lib/connectors'; // registers the connectors' checkpoint types (s3://)
+import '@/lib/connectors'; // registers the connectors' source and checkpoint types (s3://)
 import type { Logger } from 'pino';
-import { checkpointFileManagerFor, Executor, SystemClock, type CheckpointFileManager, type Row } from '@/lib/engine';
+import { checkpointFileManagerFor, Executor, SystemClock, type CheckpointFileManager, type JobSpec, type PathRoots, type Row } from '@/lib/engine';
 import type { Env } from '@/lib/env';
 import { failoverLock, makeWorker, queueConfigFrom } from '@/lib/queue/connection';
 import { TASKS_QUEUE } from '@/lib/queue/queues';
+import type { PrismaClient } from '@/lib/server/db';
 import { stateCacheDirOf } from './local-state-caches';
-import { attemptOutput, readBlock, writeBlock, type ReduceTaskOutcome, type ReduceTaskPayload } from './shuffle';
+import { workerSpec } from './run-processor';
+import { attemptOutput, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 export interface TaskWorkerDeps {
   config: Pick<Env, 'REDIS_URL' | 'DATABASE_URL' | 'dataDir' | 'WEIR_FAILOVER_MS' | 'WEIR_TASK_CONCURRENCY' | 'WEIR_TEST_TASK_DELAY_MS'>;
   workerId: string;
   log: Logger;
+  /**
+   * The options of a job's sources, in order, as its runs read them (the job's spec in the
+   * database): a map task reads its split with them. The queue payload never carries them (they
+   * hold credentials).
+   */
+  sourceOptions?: (jobId: string) => Promise<Record<string, unknown>[]>;
 }
 
-export async function startTaskWorker({ config, workerId, log }: TaskWorkerDeps): Promise<{ close(): Promise<void> }> {
+export async function startTaskWorker({ config, workerId, log, sourceOptions }: TaskWorkerDeps): Promise<{ close(): Promise<void> }> {
   const executor = new Executor({
     clock: new SystemClock(),
     stateLocalDir: stateCacheDirOf(config.dataDir),
@@ -36,32 +46,67 @@ export async function startTaskWorker({ config, workerId, log }: TaskWorkerDeps)
     if (!cp) checkpoints.set(location, (cp = checkpointFileManagerFor(location)));
     return cp;
   };
-  const worker = makeWorker<ReduceTaskPayload, ReduceTaskOutcome>(
+  /** The task's spec with its sources' options, which the payload leaves out. */
+  const withSourceOptions = async (p: MapTaskPayload): Promise<JobSpec> => {
+    if (!p.jobId || !sourceOptions) throw new Error(`map task ${p.task.mapId} of batch ${p.task.batchId} names no job whose source options this worker can read; run the job's tasks on workers with the database`);
+    const options = await sourceOptions(p.jobId);
+    const sources = p.spec.sources.map((s, i) => ({ ...s, options: options[i] ?? {} }));
+    return { ...p.spec, source: sources[0], sources };
+  };
+  const runMap = async (p: MapTaskPayload, cp: CheckpointFileManager, attempt: number, t0: number): Promise<MapTaskOutcome> => {
+    const spec = await withSourceOptions(p);
+    const { status, partitions } = await executor.runMapTask({ spec, queryId: p.queryId, numPartitions: p.numPartitions, checkpoint: cp }, p.task);
+    const attemptId = newAttemptId();
+    let bytes = 0;
+    for (const [partitionId, rows] of partitions.entries()) {
+      if (rows.length) bytes += await writeBlock(cp, mapOutputBlock(p.outputDir, p.task.mapId, attemptId, partitionId), rows);
+    }
+    const rows = partitions.reduce((n, r) => n + r.length, 0);
+    return { attemptId, status, workerId, inputRows: status.numInputRows, rows, shuffleBytes: bytes, durationMs: Math.round(performance.now() - t0), attempt };
+  };
+  const runReduce = async (p: ReduceTaskPayload, cp: CheckpointFileManager, attempt: number, t0: number): Promise<ReduceTaskOutcome> => {
+    let inputs: Row[][];
+    let inBytes = 0;
+    if (typeof p.input === 'string') ({ value: inputs, bytes: inBytes } = await readBlock<Row[][]>(cp, p.input));
+    else {
+      // The map outputs' blocks for this partition, in map order: the operator's one input.
+      const input: Row[] = [];
+      for (const block of p.input.mapOutputs) {
+        const { value, bytes } = await readBlock<Row[]>(cp, block);
+        for (const r of value) input.push(r);
+        inBytes += bytes;
+      }
+      inputs = [input];
+    }
+    const result = await executor.runTask({ spec: p.spec, queryId: p.queryId, numPartitions: p.numPartitions, checkpoint: cp }, { ...p.task, inputs });
+    const output = attemptOutput(p);
+    const outBytes = await writeBlock(cp, output, result.rows);
+    return {
+      output,
+      workerId,
+      inputRows: inputs.reduce((n, rows) => n + rows.length, 0),
+      rows: result.rows.length,
+      shuffleBytes: inBytes + outBytes,
+      durationMs: Math.round(performance.now() - t0),
+      attempt,
+      progress: result.progress,
+    };
+  };
+  const worker = makeWorker<TaskPayload, TaskOutcome>(
     TASKS_QUEUE,
     async (job) => {
       const p = job.data;
       const t0 = performance.now();
       const attempt = job.attemptsStarted;
-      const tlog = log.child({ bullJobId: job.id, queryId: p.queryId, batchId: p.task.batchId, stageId: p.task.stageId, partitionId: p.task.partitionId, attempt });
-      tlog.info('reduce task started');
+      const kind = p.kind ?? 'reduce';
+      const split = p.kind === 'map' ? { mapId: p.task.mapId } : { partitionId: p.task.partitionId };
+      const tlog = log.child({ bullJobId: job.id, queryId: p.queryId, batchId: p.task.batchId, stageId: p.task.stageId, ...split, attempt });
+      tlog.info(`${kind} task started`);
       if (config.WEIR_TEST_TASK_DELAY_MS) await new Promise((r) => setTimeout(r, config.WEIR_TEST_TASK_DELAY_MS));
       const cp = checkpointOf(p.spec.checkpointLocation);
-      const { value: inputs, bytes: inBytes } = await readBlock<Row[][]>(cp, p.input);
-      const result = await executor.runTask({ spec: p.spec, queryId: p.queryId, numPartitions: p.numPartitions, checkpoint: cp }, { ...p.task, inputs });
-      const output = attemptOutput(p);
-      const outBytes = await writeBlock(cp, output, result.rows);
-      const durationMs = Math.round(performance.now() - t0);
-      tlog.info({ rows: result.rows.length, durationMs }, 'reduce task done');
-      return {
-        output,
-        workerId,
-        inputRows: inputs.reduce((n, rows) => n + rows.length, 0),
-        rows: result.rows.length,
-        shuffleBytes: inBytes + outBytes,
-        durationMs,
-        attempt,
-        progress: result.progress,
-      };
+      const outcome = p.kind === 'map' ? await runMap(p, cp, attempt, t0) : await runReduce(p, cp, attempt, t0);
+      tlog.info({ rows: outcome.rows, durationMs: outcome.durationMs }, `${kind} task done`);
+      return outcome;
     },
     queueConfigFrom(config),
     {
@@ -72,12 +117,32 @@ export async function startTaskWorker({ config, workerId, log }: TaskWorkerDeps)
     },
   );
   worker.on('error', (e) => log.error({ err: e }, 'tasks queue worker error'));
-  worker.on('failed', (job, e) => log.warn({ err: e, bullJobId: job?.id }, 'reduce task failed'));
+  worker.on('failed', (job, e) => log.warn({ err: e, bullJobId: job?.id }, 'task failed'));
   await worker.waitUntilReady();
   return {
     close: async () => {
       await worker.close();
       await executor.close();
     },
+  };
+}
+
+/**
+ * A job's source options as its runs read them: its spec from the database, validated and
+ * confined to this worker's roots as a run's is (run-processor.ts). Kept per job while its spec
+ * stays the same, so a batch's map tasks validate it once.
+ */
+export function jobSourceOptions(db: PrismaClient, roots: PathRoots): (jobId: string) => Promise<Record<string, unknown>[]> {
+  const cache = new Map<string, { raw: string; options: Record<string, unknown>[] }>();
+  return async (jobId) => {
+    const job = await db.job.findUnique({ where: { id: jobId }, select: { spec: true } });
+    if (!job) throw new Error(`job ${jobId} is gone: its map task cannot read the source`);
+    const raw = JSON.stringify(job.spec);
+    const hit = cache.get(jobId);
+    if (hit?.raw === raw) return hit.options;
+    const options = workerSpec(job.spec, roots).sources.map((s) => s.options as Record<string, unknown>);
+    cache.set(jobId, { raw, options });
+    if (cache.size > 1000) cache.delete(cache.keys().next().value!);
+    return options;
   };
 }

@@ -25,7 +25,7 @@ export {
 } from './spec/path-roots';
 export { isCheckpointDirectory, isCheckpointEntry, isCheckpointScratch } from './checkpoint/checkpoint-layout';
 export { MicroBatchExecution, type MicroBatchExecutionOptions, type EngineLogEvent, type QueryIdleEvent, DEFAULT_NO_DATA_PROGRESS_EVENT_INTERVAL_MS } from './execution/micro-batch-execution';
-export { LocalTaskScheduler, type ReduceTask, type TaskResult, type TaskRunner, type TaskScheduler } from './execution/task-scheduler';
+export { LocalTaskScheduler, type MapOutput, type MapStatus, type MapTask, type ReduceTask, type TaskResult, type TaskRunner, type TaskScheduler } from './execution/task-scheduler';
 export { Executor, type ExecutorQuery } from './execution/executor';
 export { checkRestartCompatibility, type RestartCompatibility } from './execution/restart-compatibility';
 export { previewQuery, previewRecentRecords, MAX_PREVIEW_SAMPLE_ROWS, PREVIEW_TIMEOUT_MS, type QueryPreview } from './execution/query-preview';

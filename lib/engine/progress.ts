@@ -67,7 +67,10 @@ export interface StreamingQueryProgress {
 /** One reduce task of a batch as it ran: which worker, how many rows, how long, which attempt. */
 export interface TaskProgress {
   stageId: number;
+  /** A reduce task's state partition; a map task's split (its mapId). */
   partitionId: number;
+  /** A map task (reading its split of the source, before the stage's shuffle); unset: a reduce task. */
+  kind?: 'map';
   workerId: string;
   inputRows: number;
   rows: number;
