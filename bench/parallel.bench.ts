@@ -77,7 +77,7 @@ function spawnTaskWorker(dataDir: string): Promise<ChildProcess> {
 let runs = 0;
 
 /** Per-task costs of the last parallelism-2 run, for the scaling model (docs/engine.md). */
-const costs = { dispatchMs: 0, taskMs: 0, tasks: 0, stages: 0 };
+const costs = { mapDispatchMs: 0, reduceDispatchMs: 0, taskMs: 0, tasks: 0, mapTaskMs: 0, mapTasks: 0 };
 
 async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatcher): Promise<{ ms: number; shuffleBytes: number }> {
   const name = `parallel-bench-${process.pid}-${runs++}`;
@@ -107,8 +107,7 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
         const t0 = performance.now();
         // The workers' sourceOptions take the job id as the input folder.
         const out = await dispatcher.dispatch(p.map((t) => ({ ...t, jobId: input })));
-        costs.dispatchMs += performance.now() - t0;
-        costs.stages++;
+        costs[p[0]?.kind === 'map' ? 'mapDispatchMs' : 'reduceDispatchMs'] += performance.now() - t0;
         return out;
       },
     });
@@ -137,8 +136,13 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
     MemorySinkTable.drop(name);
     const tasks = scheduler?.takeTasks() ?? [];
     for (const t of tasks) {
-      costs.taskMs += t.durationMs;
-      costs.tasks++;
+      if (t.kind === 'map') {
+        costs.mapTaskMs += t.durationMs;
+        costs.mapTasks++;
+      } else {
+        costs.taskMs += t.durationMs;
+        costs.tasks++;
+      }
     }
     const shuffleBytes = tasks.reduce((n, t) => n + t.shuffleBytes, 0);
     return { ms, shuffleBytes };
@@ -166,7 +170,7 @@ export async function main(): Promise<Record<string, number | boolean>> {
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 ? [2, 1] : [1, 2];
       for (const p of order) {
-        if (p === 2) Object.assign(costs, { dispatchMs: 0, taskMs: 0, tasks: 0, stages: 0 });
+        if (p === 2) Object.assign(costs, { mapDispatchMs: 0, reduceDispatchMs: 0, taskMs: 0, tasks: 0, mapTaskMs: 0, mapTasks: 0 });
         const res = await engine(data, p, p === 2 ? dispatcher : undefined);
         (p === 1 ? p1 : p2).push(res.ms);
         if (p === 2) bytes = res.shuffleBytes;
@@ -179,12 +183,18 @@ export async function main(): Promise<Record<string, number | boolean>> {
     console.log(`YSB-shaped, ${EVENTS.toLocaleString('en')} events in ${BATCHES} batches, ${CAMPAIGNS} campaigns (median of ${ROUNDS}, wall-clock):`);
     console.log(`  parallelism 1, one process: ${p1Ms.toFixed(0)} ms (rounds ${p1.map((x) => x.toFixed(0)).join(', ')})`);
     console.log(`  parallelism 2, two workers: ${p2Ms.toFixed(0)} ms (rounds ${p2.map((x) => x.toFixed(0)).join(', ')}); shuffle ${shuffleBytesPerEvent.toFixed(1)} bytes/event`);
-    const stageMs = costs.dispatchMs / costs.stages;
+    const mapStageMs = costs.mapDispatchMs / BATCHES;
+    const reduceStageMs = costs.reduceDispatchMs / BATCHES;
+    const stageMs = mapStageMs + reduceStageMs;
     const taskMs = costs.taskMs / costs.tasks;
-    console.log(`  per batch at parallelism 2 (last round): driver ${(p2.at(-1)! / BATCHES - stageMs).toFixed(1)} ms, dispatch round trip ${stageMs.toFixed(1)} ms, a task ${taskMs.toFixed(1)} ms on its worker`);
+    const mapTaskMs = costs.mapTaskMs / costs.mapTasks;
+    console.log(
+      `  per batch at parallelism 2 (last round): driver ${(p2.at(-1)! / BATCHES - stageMs).toFixed(1)} ms, map tasks' round trip ${mapStageMs.toFixed(1)} ms (a map task ${mapTaskMs.toFixed(1)} ms on its worker), ` +
+        `reduce tasks' round trip ${reduceStageMs.toFixed(1)} ms (a reduce task ${taskMs.toFixed(1)} ms)`,
+    );
     const goalMet = speedup2 >= 1.7;
     console.log(`goal: speedup2 >= 1.7: ${goalMet ? 'met' : 'NOT met'} (${speedup2.toFixed(2)})`);
-    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, dispatchMsPerBatch: stageMs, taskMs, goalMet };
+    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, mapDispatchMsPerBatch: mapStageMs, reduceDispatchMsPerBatch: reduceStageMs, mapTaskMs, taskMs, goalMet };
   } finally {
     await dispatcher.close();
     for (const w of workers) w.kill('SIGTERM');
