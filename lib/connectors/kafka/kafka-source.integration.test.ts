@@ -44,6 +44,22 @@ async function source(opts: Partial<KafkaSourceOptions> & Record<string, unknown
 const values = (rows: Row[]) => rows.map((r) => (r.value as Buffer).toString('utf8'));
 
 describe.skipIf(!HAVE_KCAT)('kafka source (librdkafka mock cluster, not Apache Kafka)', () => {
+  it('plans one split per topic partition that moved (map tasks), each read alone by an unopened source on the same checkpoint', async () => {
+    const topic = topicName('splits');
+    await produce(broker.bootstrapServers, topic, Array.from({ length: 12 }, (_, i) => ({ value: `v${i}`, partition: i % 3 })));
+    const { src, checkpoint } = await source({ subscribe: topic, startingOffsets: 'earliest' });
+    const end = await src.latestOffset(null);
+    // A first batch's splits start at the starting offsets the source logged (null start).
+    const splits = await src.planInputPartitions(null, end!);
+    expect(splits).toEqual([0, 1, 2].map((p) => ({ start: { [topic]: { [p]: 0 } }, end: { [topic]: { [p]: 4 } } })));
+    const read: Row[] = [];
+    for (const split of splits) read.push(...(await (await source({ subscribe: topic, startingOffsets: 'earliest' }, checkpoint)).src.getBatch(split.start, split.end)).rows);
+    expect(read).toEqual((await src.getBatch(null, end!)).rows);
+    await produce(broker.bootstrapServers, topic, [{ value: 'late', partition: 1 }]);
+    const end2 = await src.latestOffset(end);
+    expect(await src.planInputPartitions(end, end2!)).toEqual([{ start: { [topic]: { 1: 4 } }, end: { [topic]: { 1: 5 } } }]);
+  });
+
   it('reads Spark\'s columns over exact offset ranges, and replays a range exactly', async () => {
     const topic = topicName('cols');
     await produce(broker.bootstrapServers, topic, Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, value: JSON.stringify({ i }), partition: i % 4, headers: { h: `v${i}` } })));
