@@ -87,6 +87,11 @@ describe('window() as a select item (Spark\'s TimeWindowing)', () => {
     expect(t.out()).toEqual([row({ w: w(2_000, 12_000), n: 1 }), row({ w: w(12_000, 22_000), n: 2 })]);
   });
 
+  it('a window over window_time(w) (what Spark makes of a window over a window column)', async () => {
+    const t = await run("SELECT window(window_time(w), '1 minute') AS m FROM (SELECT window(ts, '10 seconds') AS w FROM events)", [ev(1, 12_345)]);
+    expect(t.table.rows).toEqual([{ m: w(0, 60_000) }]);
+  });
+
   it('window_time(w) is the window\'s end less one millisecond (Spark: one microsecond)', async () => {
     const t = await run("SELECT window_time(w) AS t FROM (SELECT window(ts, '10 seconds') AS w FROM events)", [ev(1, 12_345)]);
     expect(t.table.rows).toEqual([{ t: T0 + 19_999 }]);
@@ -131,6 +136,9 @@ describe('Spark\'s refusals of window() outside GROUP BY', () => {
     ["SELECT window(ts, '10 seconds', '5 seconds', '5 seconds') AS w FROM events", 'The absolute value of start time (5 seconds) must be less than the slideDuration (5 seconds)'],
     ["SELECT window(ts, '10 seconds') AS w FROM (SELECT ts, id AS window FROM events)", 'outputs a column window, and its input has a column window too'],
     ['SELECT window_time(ts) AS t FROM events', 'The input is not a correct window column'],
+    ["SELECT window(w, '1 minute') AS m FROM (SELECT window(ts, '10 seconds') AS w FROM events)", 'over a window column w, pass window_time(w)'],
+    ["SELECT e.id FROM events e JOIN events f ON window(e.ts, '10 seconds') = window(f.ts, '10 seconds')", "window(e.ts, '10 seconds') cannot be computed here"],
+    ["SELECT count(*) AS n FROM events GROUP BY id HAVING max(window(ts, '10 seconds').end) > TIMESTAMP '2026-01-01 00:00:00'", 'cannot be computed here'],
   ])('%s', (sql, message) => {
     expect(() => compileStreamingQuery(sql, relation)).toThrow(message);
   });

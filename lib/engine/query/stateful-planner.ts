@@ -62,7 +62,7 @@ export function timeWindowOf(e: Expr, schema: Schema): TimeWindowSpec | undefine
   const sizeText = lit(size), slideText = lit(slide), startText = lit(start);
   if (sizeText === null || slideText === null || startText === null) throw new SqlValidationError(`${text}: window durations must be string literals such as '10 minutes' or day-time interval literals such as INTERVAL 10 MINUTES`, e.pos, 'window');
   const tsType = compileExpression(ts, schema).type;
-  if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}`, e.pos, 'window');
+  if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}${tsType === 'struct' ? ' (over a window column w, pass window_time(w))' : ''}`, e.pos, 'window');
   return timeWindowSpec(sizeText!, slideText, startText);
 }
 

@@ -8,10 +8,12 @@
  */
 import { AnalysisException } from '../errors';
 import { typeText, type TypeInfo } from './data-types';
+import { exprToString, type Expr } from './expression';
 import type { CollectionFunctionDef } from './function-types';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, UnresolvedFunction } from './parser/unresolved-plan';
+import { SqlValidationError } from './sql-error';
 
 /** The column a window(…) outside GROUP BY becomes (Spark's WINDOW_COL_NAME). */
 export const WINDOW_COLUMN = 'window';
@@ -61,3 +63,13 @@ export const WINDOW_TIME_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     impl: ([w]) => (w as { end: number }).end - 1,
   },
 };
+
+/** What a window(…) left where no Generate or GROUP BY computes it (a join's ON, HAVING, an ungrouped item of an aggregation) says. */
+export function windowNotComputedHere(e: Expr): SqlValidationError {
+  return new SqlValidationError(
+    `${exprToString(e)} cannot be computed here: Weir computes a time window in a select list, in WHERE or as a GROUP BY key (Spark's TimeWindowing). ` +
+      "Compute it in a subquery (SELECT window(ts, '10 minutes') AS w, … FROM …) and read w here, or group by it",
+    e.pos,
+    'window',
+  );
+}
