@@ -64,6 +64,13 @@ describe('window() as a select item (Spark\'s TimeWindowing)', () => {
     expect(t.table.rows).toEqual([{ window: w(10_000, 20_000), e: T0 + 20_000, id: 1 }]);
   });
 
+  it('beside *, in a UNION ALL branch and in a CTE', async () => {
+    const star = await run("SELECT *, window(ts, '10 seconds') FROM events", [ev(1, 12_345)]);
+    expect(star.table.rows).toEqual([{ id: 1, ts: T0 + 12_345, window: w(10_000, 20_000) }]);
+    const union = await run("WITH c AS (SELECT window(ts, '10 seconds') AS w, id FROM events) SELECT w, id FROM c UNION ALL SELECT window(ts, '5 seconds') AS w, id FROM events", [ev(1, 12_345)]);
+    expect(union.out()).toEqual([row({ w: w(10_000, 15_000), id: 1 }), row({ w: w(10_000, 20_000), id: 1 })]);
+  });
+
   it('sliding: each row once per window containing it, the latest first (Spark\'s Expand order)', async () => {
     const t = await run("SELECT window(ts, '10 seconds', '5 seconds') AS w, id FROM events", [ev(1, 12_345), ev(2, null)]);
     expect(t.table.rows).toEqual([{ w: w(10_000, 20_000), id: 1 }, { w: w(5_000, 15_000), id: 1 }]);
