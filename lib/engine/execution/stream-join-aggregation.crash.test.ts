@@ -4,19 +4,23 @@
  * windows come out when the watermark passes them), and a raw stream keyed by window(…) joined
  * with the other's windowed count. A run dies at each point of the write-ahead protocol of
  * several batches, a new run resumes from the checkpoint (aggregation and join state at their
- * committed versions, or some stores one ahead at mid-state-commit), and the sink ends with
- * exactly the uncrashed run's rows, each once.
+ * committed versions, or some stores one ahead at mid-state-commit), and the sink (the memory
+ * sink, and the files sink read back through its `_weir_metadata` log) ends with exactly the
+ * uncrashed run's rows, each once.
  */
-import { describe, expect, it } from 'vitest';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { ManualClock } from '../clock';
 import { CrashPointError } from '../errors';
+import { readCommittedRows } from '../sinks/files-sink';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import { CRASH_POINTS, type CrashPlan } from './crash-points';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { canonical } from './testing/stream-test';
-import { mustParse } from './testing/test-fixtures';
+import { mustParse, tempDir } from './testing/test-fixtures';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -46,10 +50,26 @@ const STEPS: { impressions: number[]; clicks: number[] }[] = [
 ];
 
 let n = 0;
+const roots: string[] = [];
+afterAll(async () => {
+  for (const r of roots) await rm(r, { recursive: true, force: true });
+});
+
+type SinkKind = 'memory' | 'files';
+
+/** The job's sink, and how its committed rows are read back. */
+async function sinkOf(kind: SinkKind, id: string): Promise<{ sink: Record<string, unknown>; rows: () => Promise<Record<string, unknown>[]> }> {
+  if (kind === 'memory') return { sink: { type: 'memory', options: { table: id } }, rows: async () => MemorySinkTable.named(id).rows };
+  const root = await tempDir('ssjoin-crash');
+  roots.push(root);
+  const output = path.join(root, 'out');
+  return { sink: { type: 'files', options: { path: output, format: 'json' } }, rows: async () => (await readCommittedRows(output, 'json')).flatMap((b) => b.rows) };
+}
 
 /** Runs the steps on a fresh checkpoint, dying once where `crash` says and resuming; the sink's rows. */
-async function runSteps(sql: string, crash?: CrashPlan): Promise<{ rows: string[]; crashed: boolean }> {
+async function runSteps(sql: string, kind: SinkKind, crash?: CrashPlan): Promise<{ rows: string[]; crashed: boolean }> {
   const id = `ssjoin-crash-${++n}-${process.pid}`;
+  const sink = await sinkOf(kind, id);
   const spec = mustParse({
     name: id,
     sources: [
@@ -57,7 +77,7 @@ async function runSteps(sql: string, crash?: CrashPlan): Promise<{ rows: string[
       { name: 'clicks', type: 'memory', options: { stream: `${id}-c` }, schema: [{ name: 'clickId', type: 'long' }, { name: 'clickTime', type: 'timestamp' }], eventTime: 'clickTime', watermarkDelay: '5 minutes' },
     ],
     sql,
-    sink: { type: 'memory', options: { table: id } },
+    sink: sink.sink,
     trigger: { type: 'available-now' },
     checkpointLocation: `memory://${id}`,
   });
@@ -81,12 +101,14 @@ async function runSteps(sql: string, crash?: CrashPlan): Promise<{ rows: string[
     await q.processAllAvailable();
   }
   await q.stop();
-  return { rows: canonical(MemorySinkTable.named(id).rows), crashed };
+  return { rows: canonical(await sink.rows()), crashed };
 }
 
-describe.each(Object.entries(QUERIES))('%s: crash at every point, restart, every row exactly once', (_name, sql) => {
+const CASES = Object.entries(QUERIES).flatMap(([name, sql]) => (['memory', 'files'] as const).map((kind) => ({ name, sql, kind })));
+
+describe.each(CASES)('$name → $kind sink: crash at every point, restart, every row exactly once', ({ sql, kind }) => {
   let expected: string[] | undefined;
-  const uncrashed = async () => (expected ??= (await runSteps(sql)).rows);
+  const uncrashed = async () => (expected ??= (await runSteps(sql, kind)).rows);
 
   it('the uncrashed run answers each window once', async () => {
     const rows = await uncrashed();
@@ -97,7 +119,7 @@ describe.each(Object.entries(QUERIES))('%s: crash at every point, restart, every
   });
 
   it.each(CRASH_POINTS.flatMap((point) => [2, 3, 5, 7].map((batchId) => ({ point, batchId }))))('crash at $point of batch $batchId', async (plan) => {
-    const run = await runSteps(sql, plan);
+    const run = await runSteps(sql, kind, plan);
     expect(run.crashed).toBe(true);
     expect(run.rows).toEqual(await uncrashed());
   });
