@@ -541,6 +541,31 @@ describe('aggregations per stream feeding a join (a chain, as Spark 3.5+ allows)
     await q.stop();
   });
 
+  it('a raw stream keyed by window(…) joins the other stream\'s windowed count: the window is an event time, so the join\'s state key watermark evicts both sides', async () => {
+    const t = adsJob(`SELECT c.w, c.clickAdId, a.n AS impressions FROM (SELECT window(clickTime, '10 minutes') AS w, clickAdId FROM clicks) c
+      JOIN ${perWindow('impressions', 'impressionTime')} a ON c.w = a.w`);
+    let q = t.start();
+    t.impressions.addData(imp(1, 1), imp(2, 2), imp(3, 12));
+    t.clicks.addData(click(1, 3), click(2, 4), click(3, 15));
+    await q.processAllAvailable();
+    expect(t.table.rows).toEqual([]);
+    await q.stop();
+    // The clicks wait in the join's state, the counts in the aggregation's, across a restart.
+    q = t.start();
+    t.impressions.addData(imp(9, 300));
+    t.clicks.addData(click(9, 300));
+    await q.processAllAvailable();
+    expect(t.out()).toEqual([
+      row({ w: window(0), clickAdId: 1, impressions: 2 }),
+      row({ w: window(0), clickAdId: 2, impressions: 2 }),
+      row({ w: window(10), clickAdId: 3, impressions: 1 }),
+    ].sort());
+    const last = t.progress.at(-1)!;
+    // Only the clicks of window [300, 310) are still buffered: the watermark passed the others' window end.
+    expect(last.stateOperators.find((s) => s.operatorName === 'symmetricHashJoin')!.numRowsTotal).toBe(1);
+    await q.stop();
+  });
+
   it('a subquery over one stream is a side of the join: its WHERE applies before the join', async () => {
     const t = adsJob(`SELECT i.adId, c.clickTime FROM (SELECT adId, impressionTime FROM impressions WHERE adId <> 2) i JOIN clicks c
       ON c.clickAdId = i.adId AND c.clickTime >= i.impressionTime AND c.clickTime <= i.impressionTime + INTERVAL 1 HOUR`);

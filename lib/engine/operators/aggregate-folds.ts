@@ -32,7 +32,7 @@ import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec'
 import type { Row } from '../types';
 import type { AggregateSpec, GroupingKey, StatefulAggregateOptions } from './aggregate';
 import { lateEventsWatermark, type OperatorContext } from './physical-operator';
-import { windowsFor, type TimeWindow } from './window';
+import { lastWindowStart, windowsFor, type TimeWindow } from './window';
 
 /** One way of folding a batch into its groups, picked once per operator (chooseFold). */
 export interface AggregateFold {
@@ -550,7 +550,8 @@ function foldByTuple(
   const { keys, aggregates } = o;
   const nKeys = keys.length;
   const windowIndex = keys.findIndex((k) => k.window);
-  const sizeMs = windowIndex >= 0 ? keys[windowIndex].window!.sizeMs : 0;
+  const window = windowIndex >= 0 ? keys[windowIndex].window! : undefined;
+  const sizeMs = window?.sizeMs ?? 0;
   // Late: the watermarked key (a window's end) at or before the watermark.
   const lateIndex = dropLate ? (o.watermarkKeyIndex ?? -1) : -1;
   const wm = lateEventsWatermark(ctx);
@@ -571,8 +572,7 @@ function foldByTuple(
           if (base !== null) base[r] = -1;
           continue rows;
         }
-        const ts = v as number;
-        v = ts - (((ts % sizeMs) + sizeMs) % sizeMs);
+        v = lastWindowStart(v as number, window!);
       }
       vals[i] = v;
     }

@@ -1,9 +1,10 @@
 /**
  * Event-time windows (Spark's TimeWindow): `window(ts, '10 minutes')` is tumbling,
- * `window(ts, '10 minutes', '5 minutes')` is sliding. Windows are aligned to the epoch (Spark's
- * default startTime 0): a row at ts belongs to every window [start, start + size) with
- * start ≡ 0 (mod slide) and start ≤ ts < start + size, i.e. ceil(size / slide) windows at most.
- * The window value is `{ start, end }` in epoch ms; sinks render it with the output schema.
+ * `window(ts, '10 minutes', '5 minutes')` is sliding, `window(ts, '10 minutes', '10 minutes',
+ * '2 minutes')` starts its windows 2 minutes past the epoch's alignment (Spark's startTime, 0 by
+ * default): a row at ts belongs to every window [start, start + size) with
+ * start ≡ startTime (mod slide) and start ≤ ts < start + size, i.e. ceil(size / slide) windows at
+ * most. The window value is `{ start, end }` in epoch ms; sinks render it with the output schema.
  */
 import { ValidationError } from '../errors';
 import { MAX_DELAY_MS } from '../spec/duration';
@@ -21,8 +22,10 @@ const UNITS: Record<string, number> = {
  * Parses Spark's interval strings (`10 minutes`, `1 hour 30 minutes`, `500 ms`,
  * `interval 5 seconds`) into milliseconds. Months and years are refused: their length varies.
  */
-function parseIntervalMs(text: string, what = 'interval'): number {
-  const s = text.trim().toLowerCase().replace(/^interval\s+/, '');
+function parseIntervalMs(text: string, what = 'interval', signed = false): number {
+  let s = text.trim().toLowerCase().replace(/^interval\s+/, '');
+  const negative = signed && s.startsWith('-');
+  if (negative) s = s.slice(1).trim();
   const re = /(\d+(?:\.\d+)?)\s*([a-z]+)/g;
   let total = 0, consumed = '';
   for (let m = re.exec(s); m; m = re.exec(s)) {
@@ -33,15 +36,17 @@ function parseIntervalMs(text: string, what = 'interval'): number {
     total += Number(m[1]) * unit;
     consumed += m[0];
   }
-  if (consumed.replace(/\s+/g, '') !== s.replace(/\s+/g, '') || total <= 0 || !Number.isFinite(total)) {
-    throw new ValidationError(`${what} '${text}' is not a positive interval such as '10 minutes' or '1 hour 30 minutes'`, { what, text });
+  if (consumed.replace(/\s+/g, '') !== s.replace(/\s+/g, '') || (signed ? total < 0 : total <= 0) || !Number.isFinite(total)) {
+    throw new ValidationError(`${what} '${text}' is not a ${signed ? '' : 'positive '}interval such as '10 minutes' or '1 hour 30 minutes'`, { what, text });
   }
-  return Math.round(total);
+  return negative ? -Math.round(total) : Math.round(total);
 }
 
 export interface TimeWindowSpec {
   sizeMs: number;
   slideMs: number;
+  /** Spark's startTime: the offset of the windows from the epoch's alignment (absent: 0). */
+  startMs?: number;
 }
 
 export interface TimeWindow {
@@ -55,9 +60,10 @@ export interface TimeWindow {
  */
 const MAX_WINDOWS_PER_ROW = 1000;
 
-export function timeWindowSpec(size: string, slide?: string): TimeWindowSpec {
+export function timeWindowSpec(size: string, slide?: string, start?: string): TimeWindowSpec {
   const sizeMs = parseIntervalMs(size, 'window duration');
   const slideMs = slide === undefined ? sizeMs : parseIntervalMs(slide, 'window slide duration');
+  const startMs = start === undefined ? 0 : parseIntervalMs(start, 'window start time', true);
   if (sizeMs > MAX_DELAY_MS) {
     throw new ValidationError(`The window duration (${size}) must be at most 365 days.`, { size });
   }
@@ -67,13 +73,23 @@ export function timeWindowSpec(size: string, slide?: string): TimeWindowSpec {
   if (slideMs > sizeMs) {
     throw new ValidationError(`The slide duration (${slide}) must be less than or equal to the windowDuration (${size}).`, { size, slide });
   }
-  return { sizeMs, slideMs };
+  if (Math.abs(startMs) >= slideMs) {
+    throw new ValidationError(`The absolute value of start time (${start}) must be less than the slideDuration (${slide ?? size}).`, { size, slide, start });
+  }
+  // No startMs key when it is 0, so that a window without one describes itself as before.
+  return startMs === 0 ? { sizeMs, slideMs } : { sizeMs, slideMs, startMs };
+}
+
+/** The start of the latest window containing `ts` (Spark's lastStart, with a modulo that stays positive before 1970). */
+export function lastWindowStart(ts: number, spec: TimeWindowSpec): number {
+  const offset = ts - (spec.startMs ?? 0);
+  return ts - (((offset % spec.slideMs) + spec.slideMs) % spec.slideMs);
 }
 
 /** Windows containing `ts`, earliest first. */
 export function windowsFor(ts: number, spec: TimeWindowSpec): TimeWindow[] {
   const { sizeMs, slideMs } = spec;
-  const lastStart = ts - (((ts % slideMs) + slideMs) % slideMs);
+  const lastStart = lastWindowStart(ts, spec);
   const out: TimeWindow[] = [];
   for (let start = lastStart - Math.ceil(sizeMs / slideMs) * slideMs + slideMs; start <= lastStart; start += slideMs) {
     if (start + sizeMs > ts) out.push({ start, end: start + sizeMs });
@@ -89,6 +105,7 @@ export function describeWindow(spec: TimeWindowSpec): string {
     }
     return `${ms} ${ms === 1 ? 'millisecond' : 'milliseconds'}`;
   };
-  return spec.slideMs === spec.sizeMs ? `tumbling ${fmt(spec.sizeMs)}` : `sliding ${fmt(spec.sizeMs)} every ${fmt(spec.slideMs)}`;
+  const kind = spec.slideMs === spec.sizeMs ? `tumbling ${fmt(spec.sizeMs)}` : `sliding ${fmt(spec.sizeMs)} every ${fmt(spec.slideMs)}`;
+  return spec.startMs ? `${kind} starting ${spec.startMs < 0 ? '-' : ''}${fmt(Math.abs(spec.startMs))} past the epoch's alignment` : kind;
 }
 

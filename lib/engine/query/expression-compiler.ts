@@ -40,6 +40,7 @@ import {
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
 import { castStringToInterval, formatInterval, fullRange } from './interval-utils';
+import { windowNotComputedHere } from './time-windowing';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
@@ -1220,6 +1221,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
     if (coll) return this.collectionCall(e, coll);
+    if (e.name === 'window') throw windowNotComputedHere(e);
     if (!def) {
       throw new SqlValidationError(
         `Function ${e.name}() is not supported; supported functions: ${sqlFunctionCatalog().filter((f) => f.kind !== 'aggregate').map((f) => f.name).sort().join(', ')}`,

@@ -24,7 +24,7 @@ describe('sqlFunctionCatalog', () => {
     expect(byName.get('current_timestamp')).toBe('current_timestamp()');
     expect(byName.get('concat')).toMatch(/^concat\((expr, …|expr1, …)\)$/);
     expect(byName.get('array')).toBe('array(expr, …)');
-    expect(byName.get('window')).toBe('window(expr1, expr2[, expr3])');
+    expect(byName.get('window')).toBe('window(expr1, expr2[, expr3, expr4])');
     expect(byName.has('json_tuple_item')).toBe(false);
     // Higher-order functions: their arguments as Spark's reference names them.
     expect(byName.get('transform')).toBe('transform(expr, func)');

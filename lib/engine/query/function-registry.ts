@@ -22,6 +22,7 @@ import { GENERATORS } from './generators';
 import { HIGHER_ORDER_FUNCTIONS, type HigherOrderFunctionDef } from './higher-order-functions';
 import { JSON_ARRAY_FUNCTIONS, JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
 import { MAP_FUNCTIONS } from './map-functions';
+import { WINDOW_TIME_FUNCTIONS } from './time-windowing';
 import { MATH_FUNCTIONS } from './math-functions';
 import { MISC_FUNCTIONS } from './misc-functions';
 import { PREDICATE_FUNCTIONS } from './predicate-functions';
@@ -89,7 +90,7 @@ const SPECIAL_FORMS: Partial<Record<FunctionGroup, Record<string, { min: number;
   map: { map: { min: 0, max: Infinity } },
   struct: { struct: { min: 1, max: Infinity }, named_struct: { min: 2, max: Infinity } },
   predicate: { like: { min: 2, max: 3 }, ilike: { min: 2, max: 3 } },
-  datetime: { window: { min: 2, max: 3 } },
+  datetime: { window: { min: 2, max: 4 } },
   misc: { typeof: { min: 1, max: 1 } },
 };
 
@@ -112,6 +113,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'collection', group: 'json', defs: JSON_ARRAY_FUNCTIONS },
     { kind: 'collection', group: 'array', defs: ARRAY_FUNCTIONS },
     { kind: 'collection', group: 'map', defs: MAP_FUNCTIONS },
+    { kind: 'collection', group: 'datetime', defs: WINDOW_TIME_FUNCTIONS },
     { kind: 'higherOrder', group: 'lambda', defs: HIGHER_ORDER_FUNCTIONS },
     { kind: 'aggregate', group: 'aggregate', defs: AGGREGATE_FUNCTIONS },
     { kind: 'generator', group: 'generator', defs: { ...arities(GENERATORS, { min: 1, max: 1 }), json_tuple: { min: 2, max: Infinity } } },

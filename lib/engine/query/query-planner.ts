@@ -25,6 +25,7 @@ import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { checkSqlLimits, tooDeep } from './sql-limits';
+import { timeWindowIn, WINDOW_COLUMN, withWindowColumn } from './time-windowing';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 
@@ -193,11 +194,36 @@ class QueryPlanner {
       schema = this.schemaOf(plan);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
-    if (where) plan = { kind: 'Filter', condition: builder.build(where), child: plan };
+    if (where) {
+      // WHERE window(…): the rows expanded into their windows, filtered, and the column dropped
+      // again (Spark resolves the select list's * before TimeWindowing adds it).
+      const windowed = this.timeWindowing([where], schema, plan, builder);
+      plan = windowed
+        ? {
+            kind: 'Project',
+            list: schema.map((f) => ({ expr: { kind: 'column', name: f.name }, name: f.name })),
+            child: { kind: 'Filter', condition: this.builder(qualifiers, windowed.schema, from.scope).build(withWindowColumn(where)), child: windowed.plan },
+          }
+        : { kind: 'Filter', condition: builder.build(where), child: plan };
+    }
 
     const clauses = { items, grouping, having, distinct, pos: groupPos };
     if (isAggregation(clauses)) return buildAggregation(clauses, plan, schema, builder);
+    const windowed = this.timeWindowing(items, schema, plan, builder);
+    if (windowed) return this.project(items.map(withWindowColumn), qualifiers, schema, windowed.plan, this.builder(qualifiers, windowed.schema, from.scope), from.scope);
     return this.project(items, qualifiers, schema, plan, builder, from.scope);
+  }
+
+  /** Spark's TimeWindowing (time-windowing.ts): a Generate of the clause's window(…) over `plan`, or undefined without one. */
+  private timeWindowing(exprs: readonly Expression[], schema: Schema, plan: LogicalPlan, builder: ExpressionBuilder): { plan: LogicalPlan; schema: Schema } | undefined {
+    const call = timeWindowIn(exprs);
+    if (!call) return undefined;
+    const generator = builder.build(call) as Extract<Expr, { kind: 'call' }>;
+    if (schema.some((f) => f.name.toLowerCase() === WINDOW_COLUMN)) {
+      throw new SqlValidationError(`${exprToString(generator)} outputs a column ${WINDOW_COLUMN}, and its input has a column ${WINDOW_COLUMN} too: rename that column in a subquery`, generator.pos, 'window');
+    }
+    const generate: LogicalPlan = { kind: 'Generate', generator, output: [WINDOW_COLUMN], child: plan };
+    return { plan: generate, schema: this.schemaOf(generate) };
   }
 
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): ExpressionBuilder {

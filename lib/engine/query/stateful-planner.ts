@@ -42,23 +42,28 @@ export interface AggregateAnalysis {
   windowText?: string;
 }
 
-function windowOf(e: Expr, schema: Schema): TimeWindowSpec | undefined {
+/**
+ * The window of a `window(ts, size[, slide[, start]])` call (Spark's TimeWindow), checked as
+ * Spark checks it: durations are constants, ts a timestamp. Undefined for any other expression.
+ */
+export function timeWindowOf(e: Expr, schema: Schema): TimeWindowSpec | undefined {
   if (e.kind !== 'call' || e.name !== 'window') return undefined;
   const [ts, size, slide, start] = e.args;
   const text = exprToString(e);
-  if (!ts || !size || start) throw new SqlValidationError(`${text}: use window(<timestamp column>, '<duration>'[, '<slide duration>'])`, e.pos, 'window');
+  if (!ts || !size) throw new SqlValidationError(`${text}: use window(<timestamp column>, '<duration>'[, '<slide duration>'[, '<start time>']])`, e.pos, 'window');
   // A duration is a string ('10 minutes') or, as Spark takes it too, a day-time interval literal.
   const lit = (x: Expr | undefined) => {
     if (x === undefined) return undefined;
     if (x.kind === 'literal' && x.type === 'string') return String(x.value);
     if (x.kind === 'literal' && x.type === 'day_time_interval') return `${Number(x.value) / 1000} milliseconds`;
+    if (x.kind === 'unary' && x.op === '-' && x.arg.kind === 'literal' && x.arg.type === 'day_time_interval') return `-${Number(x.arg.value) / 1000} milliseconds`;
     return null;
   };
-  const sizeText = lit(size), slideText = lit(slide);
-  if (sizeText === null || slideText === null) throw new SqlValidationError(`${text}: window durations must be string literals such as '10 minutes' or day-time interval literals such as INTERVAL 10 MINUTES`, e.pos, 'window');
+  const sizeText = lit(size), slideText = lit(slide), startText = lit(start);
+  if (sizeText === null || slideText === null || startText === null) throw new SqlValidationError(`${text}: window durations must be string literals such as '10 minutes' or day-time interval literals such as INTERVAL 10 MINUTES`, e.pos, 'window');
   const tsType = compileExpression(ts, schema).type;
-  if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}`, e.pos, 'window');
-  return timeWindowSpec(sizeText!, slideText);
+  if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}${tsType === 'struct' ? ' (over a window column w, pass window_time(w))' : ''}`, e.pos, 'window');
+  return timeWindowSpec(sizeText!, slideText, startText);
 }
 
 /**
@@ -82,7 +87,7 @@ function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
 
 export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: WatermarkSpec): AggregateAnalysis {
   const names = aggregateKeyNames(node.groupBy, childSchema);
-  const keys = node.groupBy.map((expr, i) => ({ expr, name: names[i], window: windowOf(expr, childSchema) }));
+  const keys = node.groupBy.map((expr, i) => ({ expr, name: names[i], window: timeWindowOf(expr, childSchema) }));
   const windows = keys.filter((k) => k.window);
   if (windows.length > 1) throw new AnalysisException('Multiple time window expressions would result in a cartesian product of rows, therefore they are currently not supported.');
   const watermarkKeyIndex = keys.findIndex((k) => (k.window ? k.expr.kind === 'call' && isEventTime(k.expr.args[0], childSchema, wm) : isEventTime(k.expr, childSchema, wm)));

@@ -65,8 +65,14 @@ function sideColumns(side: LogicalPlan): { name: string; eventTime: boolean }[] 
       const keyNames = aggregateKeyNames(side.groupBy, below);
       return [...side.groupBy.map((e, i) => ({ name: keyNames[i], eventTime: isTime(e) })), ...side.aggregates.map((n) => ({ name: n.name, eventTime: false }))];
     }
+    case 'Generate': {
+      // window(ts, …) outside GROUP BY: the window column is an event time when ts is one.
+      const below = sideColumns(side.child);
+      const time = side.generator.name === 'window' && eventTimeOf(below)(side.generator);
+      return [...below, ...side.output.map((name) => ({ name, eventTime: time }))];
+    }
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Sort': case 'StaticRelation': case 'Union':
+    case 'Deduplicate': case 'Filter': case 'Limit': case 'Sort': case 'StaticRelation': case 'Union':
     default: {
       const [child] = children(side);
       return child ? sideColumns(child) : [];

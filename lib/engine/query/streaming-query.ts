@@ -3,18 +3,18 @@
  * operators (closures) in order, and `explain` text. Everything here runs at validation as well
  * as at start, so every SQL error surfaces before a single batch runs.
  */
-import type { OutputMode, Row, Schema } from '../types';
+import type { Field, OutputMode, Row, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, scanFilterOf, type OptimizerRuleApplication } from './optimizer';
-import { StatefulPlanner, withDeduplication } from './stateful-planner';
+import { StatefulPlanner, timeWindowOf, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
-import { compileExpression, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
+import { compileExpression, resolveColumn, widenSetOperationColumn, type EvalContext, type Evaluator } from './expression-compiler';
 import { children, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { SqlValidationError } from './sql-error';
@@ -22,7 +22,9 @@ import { fieldOfType, sameType, typeOfField, typeText } from './data-types';
 import { exprToString, type SqlType } from './expression';
 import { generatorOutput } from './generators';
 import { castValue } from './sql-values';
-import { GenerateExec } from '../operators/generate-exec';
+import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
+import { windowsFor } from '../operators/window';
+import { WINDOW_COLUMN } from './time-windowing';
 import { InputWatermarkExec } from '../operators/input-watermark';
 import { isStatefulOperator } from '../operators/physical-operator';
 import { inputWatermarkDelta } from './watermark-propagation';
@@ -160,8 +162,13 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const schema = planPhysical(plan.child, ops, stateful, fuse);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
-      const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
-      const out: Schema = plan.list.map((n, i) => (passesWindow(n.expr) ? { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields } : fieldOfType(n.name, compiled[i])));
+      // It keeps its watermark too (Spark's window column carries its time column's metadata).
+      const windowOf = (e: (typeof plan.list)[number]['expr']) => (e.kind === 'column' ? resolveColumn(schema, e.name) : undefined);
+      const out: Schema = plan.list.map((n, i) => {
+        const w = windowOf(n.expr);
+        if (w?.type !== 'window') return fieldOfType(n.name, compiled[i]);
+        return { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields, ...(w.watermarkDelayMs !== undefined ? { watermarkDelayMs: w.watermarkDelayMs } : {}) };
+      });
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
         // One pass for both: no array of filtered rows between them.
@@ -177,20 +184,11 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
     case 'Generate': {
       const schema = planPhysical(plan.child, ops, stateful, fuse);
       const g = plan.generator;
-      const arg = compileExpression(g.args[0], schema);
-      const fields = generatorOutput(g.name, arg);
-      if (typeof fields === 'string') throw new SqlValidationError(fields, g.pos, g.name);
-      const generated = fields.map((f, i) => ({ ...f, name: plan.output[i] }));
       // ColumnPruning narrows what is copied into each row to the columns read above.
       const carried = plan.carried ? schema.filter((f) => plan.carried!.includes(f.name.toLowerCase())) : schema;
-      const out: Schema = [...carried, ...generated];
-      const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
-      const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
-      ops.push(new GenerateExec(
-        { collection: arg.eval, mapKey, position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer'), output: plan.output, carried: carried.map((f) => f.name) },
-        out,
-        `Generate ${exprToString(g)}`,
-      ));
+      const generator = generatorOf(g, schema);
+      const out: Schema = [...carried, ...generator.fields.map((f, i) => ({ ...f, name: plan.output[i] }))];
+      ops.push(new GenerateExec({ ...generator.spec, output: plan.output, carried: carried.map((f) => f.name) }, out, `Generate ${exprToString(g)}`));
       const watermark = stateful.watermarkAfter(out);
       if (watermark) ops.push(watermark);
       return out;
@@ -257,4 +255,27 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       return planned.schema;
     }
   }
+}
+
+/**
+ * What a Generate's generator makes of each row: explode's elements or entries, or the windows
+ * containing a row's time (time-windowing.ts), latest first as Spark's Expand lists them.
+ */
+function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'], schema: Schema): { fields: Schema; spec: Pick<GenerateSpec, 'collection' | 'mapKey' | 'position' | 'outer'> } {
+  const arg = compileExpression(g.args[0], schema);
+  const window = timeWindowOf(g, schema);
+  if (window) {
+    const ts = arg.eval;
+    const field: Field = { name: WINDOW_COLUMN, type: 'window', nullable: false, ...(arg.watermarkDelayMs !== undefined ? { watermarkDelayMs: arg.watermarkDelayMs } : {}) };
+    const collection = (row: Row, ctx: EvalContext) => {
+      const t = ts(row, ctx);
+      return t === null || t === undefined ? null : windowsFor(t as number, window).reverse();
+    };
+    return { fields: [field], spec: { collection, position: false, outer: false } };
+  }
+  const fields = generatorOutput(g.name, arg);
+  if (typeof fields === 'string') throw new SqlValidationError(fields, g.pos, g.name);
+  const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
+  const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
+  return { fields, spec: { collection: arg.eval, mapKey, position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
 }
