@@ -9,10 +9,10 @@
 import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { findJobOrThrow } from '../job-view';
 
-export const DEFAULT_TASK_BATCHES = 20;
-export const MAX_TASK_BATCHES = 200;
+const DEFAULT_TASK_BATCHES = 20;
+const MAX_TASK_BATCHES = 200;
 
-export interface WorkerTasks {
+interface WorkerTasks {
   workerId: string;
   tasks: number;
   /** Batches with at least one of this worker's tasks. */
