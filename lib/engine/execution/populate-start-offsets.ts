@@ -33,8 +33,9 @@ export const MULTIPLE_WATERMARK_POLICY_CONF = 'spark.sql.streaming.multipleWater
 
 /**
  * offsets/N `conf` key of Spark's spark.sql.shuffle.partitions: how many partitions each stateful
- * operator keeps its state in. Fixed for the checkpoint's life, since a key's partition is its
- * hash modulo this; a checkpoint without it was written with one partition.
+ * operator keeps its state in. Changed only offline, by `weir checkpoint repartition` (which
+ * rehashes the state), since a key's partition is its hash modulo this; a checkpoint without it
+ * was written with one partition.
  */
 export const SHUFFLE_PARTITIONS_CONF = 'spark.sql.shuffle.partitions';
 
@@ -57,14 +58,15 @@ export function recordedParallelism(conf: Record<string, string>, path: string):
 
 /**
  * A checkpoint's state is split into the partitions it was written with: an edit that changes
- * `parallelism` is refused (a start keeps the recorded value and warns).
+ * `parallelism` is refused, naming `weir checkpoint repartition` as the way (a start keeps the
+ * recorded value and warns).
  */
 export function assertSameParallelism(latest: OffsetSeq, path: string, parallelism: number, checkpointDescription: string): void {
   const recorded = recordedParallelism(latest.metadata.conf, path);
   if (recorded === parallelism) return;
   throw new IncompatibleQueryChangeError(
     `This checkpoint was written with parallelism ${recorded} (${SHUFFLE_PARTITIONS_CONF}) and the job now asks for ${parallelism}. ` +
-      'The number of state partitions is fixed for a checkpoint\'s life (a key\'s partition is its hash modulo that number): ' +
+      'The checkpoint\'s state is split into that many partitions (a key\'s partition is its hash modulo that number): ' +
       `set parallelism back to ${recorded}, give the job a new checkpointLocation (a new query, which reprocesses from the sources' start), ` +
       `or stop the job and move its state into ${parallelism} partitions with \`weir checkpoint repartition --to ${parallelism} <checkpoint>\` (offline, while no run uses the checkpoint).`,
     { path, recorded, current: parallelism, checkpoint: checkpointDescription },
