@@ -214,6 +214,13 @@ describe('refusals', () => {
     expect(Object.fromEntries(MemorySinkTable.named(id).rows.map((r) => [r.k, r.c]))).toEqual({ a: 2, b: 1, c: 1 });
   });
 
+  it('refuses a checkpoint whose state files are missing or damaged, before writing anything', async () => {
+    const { checkpoint } = await counted();
+    await checkpoint.delete('state/0/1/1.delta');
+    await expect(repartitionState(checkpoint, 3)).rejects.toThrow(/state\/0\/1\/1\.delta is missing/);
+    expect(await new OffsetSeqLog(checkpoint).batchIds()).toEqual([0]);
+  });
+
   it('refuses an operator it does not know, before writing anything', async () => {
     const { checkpoint } = await counted();
     const schema = JSON.parse((await checkpoint.read('state/0/_metadata/schema')).toString('utf8')) as Record<string, unknown>;

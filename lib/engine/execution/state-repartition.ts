@@ -10,7 +10,8 @@
  * offsets and watermark, the new partition count, REPARTITIONED_FROM_CONF), then every store's
  * `<L+2>.snapshot`, then commits/L+1. Each operator keeps its provider and schema file.
  *
- * Crash safety: nothing of version L+1 or before is rewritten, and the new version counts only
+ * Every operator's state is read and routed before the first write, so a missing or damaged
+ * file refuses the checkpoint untouched. Crash safety: nothing of version L+1 or before is rewritten, and the new version counts only
  * once commits/L+1 exists. A crash before that leaves offsets/L+1 uncommitted with the marker: a
  * start refuses it (populateStartOffsets) rather than re-run a batch whose state is half-written,
  * and running the command again finishes it. Writing offsets/L+1 create-if-absent first is also
@@ -136,24 +137,9 @@ export async function repartitionState(fm: CheckpointFileManager, to: number): P
     return result;
   }
 
-  if (!resumed) {
-    const watermarkMs = Math.max(base.metadata.batchWatermarkMs, baseCommit.nextBatchWatermarkMs);
-    const seq: OffsetSeq = {
-      offsets: base.offsets,
-      metadata: {
-        batchWatermarkMs: watermarkMs,
-        batchTimestampMs: base.metadata.batchTimestampMs,
-        conf: { ...base.metadata.conf, [SHUFFLE_PARTITIONS_CONF]: String(to), [REPARTITIONED_FROM_CONF]: String(from) },
-      },
-    };
-    try {
-      await offsetLog.add(B, seq);
-    } catch (e) {
-      if (!(e instanceof ConcurrentStreamLogUpdateError)) throw e;
-      throw new RepartitionRefusedError(`another run wrote offsets/${B} of ${fm.description} while this command read it: stop the job that runs on this checkpoint, then repartition`, { batchId: B });
-    }
-  }
-
+  // Every operator's rows are read (each file checked) and routed before anything is written: a
+  // damaged or missing state file refuses the checkpoint as it was found.
+  const movedOps: { operatorId: number; moved: Map<string, Map<string, string>>[] }[] = [];
   for (const { schema, router } of ops) {
     const change = CHANGE_FILE[(schema.stateStoreProvider as keyof typeof CHANGE_FILE | undefined) ?? DEFAULT_STATE_STORE_PROVIDER];
     const oldParts = router === null ? 1 : from;
@@ -170,17 +156,39 @@ export async function repartitionState(fm: CheckpointFileManager, to: number): P
         }
       }
     }
-    for (let q = 0; q < newParts; q++) {
-      for (const [name, store] of moved[q]) {
-        const w = new StateFileWriter(version, 'snapshot');
-        for (const [key, value] of store) w.put(key, value);
-        await fm.createAtomic(`${storeDir(schema.operatorId, q, name)}/${stateFileName(version, 'snapshot')}`, w.finish(), { overwrite: true });
-      }
-    }
+    movedOps.push({ operatorId: schema.operatorId, moved });
     result.operators.push({ operatorId: schema.operatorId, operatorName: schema.operatorName, rows, partitioned: router !== null });
   }
 
-  await commitLog.add(B, { nextBatchWatermarkMs: Math.max(base.metadata.batchWatermarkMs, baseCommit.nextBatchWatermarkMs) });
+  const watermarkMs = Math.max(base.metadata.batchWatermarkMs, baseCommit.nextBatchWatermarkMs);
+  if (!resumed) {
+    const seq: OffsetSeq = {
+      offsets: base.offsets,
+      metadata: {
+        batchWatermarkMs: watermarkMs,
+        batchTimestampMs: base.metadata.batchTimestampMs,
+        conf: { ...base.metadata.conf, [SHUFFLE_PARTITIONS_CONF]: String(to), [REPARTITIONED_FROM_CONF]: String(from) },
+      },
+    };
+    try {
+      await offsetLog.add(B, seq);
+    } catch (e) {
+      if (!(e instanceof ConcurrentStreamLogUpdateError)) throw e;
+      throw new RepartitionRefusedError(`another run wrote offsets/${B} of ${fm.description} while this command read it: stop the job that runs on this checkpoint, then repartition`, { batchId: B });
+    }
+  }
+
+  for (const { operatorId, moved } of movedOps) {
+    for (const [q, stores] of moved.entries()) {
+      for (const [name, store] of stores) {
+        const w = new StateFileWriter(version, 'snapshot');
+        for (const [key, value] of store) w.put(key, value);
+        await fm.createAtomic(`${storeDir(operatorId, q, name)}/${stateFileName(version, 'snapshot')}`, w.finish(), { overwrite: true });
+      }
+    }
+  }
+
+  await commitLog.add(B, { nextBatchWatermarkMs: watermarkMs });
   result.batchId = B;
 
   // The partitions past the new count are read by no one now: their files go (after the commit,
