@@ -257,43 +257,40 @@ describe('weir checkpoint repartition', () => {
     await writeFile(path.join(at, `${name}-${parallelism}.json`), JSON.stringify(job));
   }
 
-  it('moves a stopped job\'s state from 2 to 3 and to 1 partitions; the restarted job writes what an unbroken parallelism-1 run writes (both providers)', async () => {
+  it.each(['hdfs', 'lmdb'] as const)('moves a stopped job\'s state from 2 to 3 and to 1 partitions; the restarted job writes what an unbroken parallelism-1 run writes (%s)', async (provider) => {
     const at = await mkdtemp(path.join(tmpdir(), 'weir-cli-repartition-'));
     try {
       const gen = eventGenerator(7);
       const files = [gen(12), gen(12), gen(12), gen(12)];
-      for (const provider of ['hdfs', 'lmdb'] as const) {
-        await rm(path.join(at, 'in'), { recursive: true, force: true });
-        for (const [i, rows] of files.slice(0, 2).entries()) await writeInputFile(path.join(at, 'in'), i, rows, 'json');
-        const jobs = { one: `${provider}-one`, three: `${provider}-three`, single: `${provider}-single` };
-        await dedupJob(at, jobs.one, 1, provider);
-        for (const name of [jobs.three, jobs.single]) {
-          await dedupJob(at, name, 2, provider);
-          expect((await weir(['run', `${name}-2.json`], at)).code).toBe(0);
-        }
-        expect((await weir(['run', `${jobs.one}-1.json`], at)).code).toBe(0);
-
-        const three = await weir(['checkpoint', 'repartition', '--to', '3', `cp-${jobs.three}`], at);
-        expect(three.stderr).toMatch(/moved the state of operator 0 \(dedupe, \d+ rows\) from 2 to 3 partitions as batch 2 \(no new data\); start the job with parallelism 3/);
-        expect(three.code).toBe(0);
-        expect((await weir(['checkpoint', 'repartition', '--to', '1', `cp-${jobs.single}`], at)).code).toBe(0);
-        const again = await weir(['checkpoint', 'repartition', '--to', '1', `cp-${jobs.single}`], at);
-        expect(again.stderr).toMatch(/already keeps its state in 1 partitions/);
-
-        for (const [i, rows] of files.slice(2).entries()) await writeInputFile(path.join(at, 'in'), i + 2, rows, 'json');
-        await dedupJob(at, jobs.three, 3, provider);
-        await dedupJob(at, jobs.single, 1, provider);
-        for (const file of [`${jobs.one}-1.json`, `${jobs.three}-3.json`, `${jobs.single}-1.json`]) {
-          const r = await weir(['run', file], at);
-          expect(r.stderr).not.toMatch(/is ignored|^error:/m);
-          expect(r.code).toBe(0);
-        }
-        const read = async (file: string) => (await weir(['sink', 'read', file], at)).stdout.trim().split('\n').sort();
-        const want = await read(`${jobs.one}-1.json`);
-        expect(want.length).toBeGreaterThan(0);
-        expect(await read(`${jobs.three}-3.json`)).toEqual(want);
-        expect(await read(`${jobs.single}-1.json`)).toEqual(want);
+      for (const [i, rows] of files.slice(0, 2).entries()) await writeInputFile(path.join(at, 'in'), i, rows, 'json');
+      const jobs = { one: `${provider}-one`, three: `${provider}-three`, single: `${provider}-single` };
+      await dedupJob(at, jobs.one, 1, provider);
+      for (const name of [jobs.three, jobs.single]) {
+        await dedupJob(at, name, 2, provider);
+        expect((await weir(['run', `${name}-2.json`], at)).code).toBe(0);
       }
+      expect((await weir(['run', `${jobs.one}-1.json`], at)).code).toBe(0);
+
+      const three = await weir(['checkpoint', 'repartition', '--to', '3', `cp-${jobs.three}`], at);
+      expect(three.stderr).toMatch(/moved the state of operator 0 \(dedupe, \d+ rows\) from 2 to 3 partitions as batch 2 \(no new data\); start the job with parallelism 3/);
+      expect(three.code).toBe(0);
+      expect((await weir(['checkpoint', 'repartition', '--to', '1', `cp-${jobs.single}`], at)).code).toBe(0);
+      const again = await weir(['checkpoint', 'repartition', '--to', '1', `cp-${jobs.single}`], at);
+      expect(again.stderr).toMatch(/already keeps its state in 1 partitions/);
+
+      for (const [i, rows] of files.slice(2).entries()) await writeInputFile(path.join(at, 'in'), i + 2, rows, 'json');
+      await dedupJob(at, jobs.three, 3, provider);
+      await dedupJob(at, jobs.single, 1, provider);
+      for (const file of [`${jobs.one}-1.json`, `${jobs.three}-3.json`, `${jobs.single}-1.json`]) {
+        const r = await weir(['run', file], at);
+        expect(r.stderr).not.toMatch(/is ignored|^error:/m);
+        expect(r.code).toBe(0);
+      }
+      const read = async (file: string) => (await weir(['sink', 'read', file], at)).stdout.trim().split('\n').sort();
+      const want = await read(`${jobs.one}-1.json`);
+      expect(want.length).toBeGreaterThan(0);
+      expect(await read(`${jobs.three}-3.json`)).toEqual(want);
+      expect(await read(`${jobs.single}-1.json`)).toEqual(want);
     } finally {
       await rm(at, { recursive: true, force: true });
     }
