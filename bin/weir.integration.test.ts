@@ -239,3 +239,80 @@ describe('weir CLI', () => {
     expect(await runThenSigint(system, 'launched')).toMatchObject({ code: 0, pendingBatch: null });
   });
 });
+
+describe('weir checkpoint repartition', () => {
+  /** A job deduplicating on `name` over files read one per batch, with its own checkpoint. */
+  async function dedupJob(at: string, name: string, parallelism: number, provider: 'hdfs' | 'lmdb'): Promise<void> {
+    const job = {
+      name,
+      source: { name: 'events', type: 'files', options: { path: 'in', format: 'json', maxFilesPerTrigger: 1 }, schema: EVENT_SCHEMA },
+      sql: 'SELECT id, name FROM events',
+      dedup: { keys: ['name'] },
+      sink: { type: 'files', options: { path: `out-${name}`, format: 'json' } },
+      trigger: { type: 'available-now' },
+      checkpointLocation: `cp-${name}`,
+      parallelism,
+      stateStore: { provider },
+    };
+    await writeFile(path.join(at, `${name}-${parallelism}.json`), JSON.stringify(job));
+  }
+
+  it.each(['hdfs', 'lmdb'] as const)('moves a stopped job\'s state from 2 to 3 and to 1 partitions; the restarted job writes what an unbroken parallelism-1 run writes (%s)', async (provider) => {
+    const at = await mkdtemp(path.join(tmpdir(), 'weir-cli-repartition-'));
+    try {
+      const gen = eventGenerator(7);
+      const files = [gen(12), gen(12), gen(12), gen(12)];
+      for (const [i, rows] of files.slice(0, 2).entries()) await writeInputFile(path.join(at, 'in'), i, rows, 'json');
+      const jobs = { one: `${provider}-one`, three: `${provider}-three`, single: `${provider}-single` };
+      await dedupJob(at, jobs.one, 1, provider);
+      for (const name of [jobs.three, jobs.single]) {
+        await dedupJob(at, name, 2, provider);
+        expect((await weir(['run', `${name}-2.json`], at)).code).toBe(0);
+      }
+      expect((await weir(['run', `${jobs.one}-1.json`], at)).code).toBe(0);
+
+      const three = await weir(['checkpoint', 'repartition', '--to', '3', `cp-${jobs.three}`], at);
+      expect(three.stderr).toMatch(/moved the state of operator 0 \(dedupe, \d+ rows\) from 2 to 3 partitions as batch 2 \(no new data\); start the job with parallelism 3/);
+      expect(three.code).toBe(0);
+      expect((await weir(['checkpoint', 'repartition', '--to', '1', `cp-${jobs.single}`], at)).code).toBe(0);
+      const again = await weir(['checkpoint', 'repartition', '--to', '1', `cp-${jobs.single}`], at);
+      expect(again.stderr).toMatch(/already keeps its state in 1 partitions/);
+
+      for (const [i, rows] of files.slice(2).entries()) await writeInputFile(path.join(at, 'in'), i + 2, rows, 'json');
+      await dedupJob(at, jobs.three, 3, provider);
+      await dedupJob(at, jobs.single, 1, provider);
+      for (const file of [`${jobs.one}-1.json`, `${jobs.three}-3.json`, `${jobs.single}-1.json`]) {
+        const r = await weir(['run', file], at);
+        expect(r.stderr).not.toMatch(/is ignored|^error:/m);
+        expect(r.code).toBe(0);
+      }
+      const read = async (file: string) => (await weir(['sink', 'read', file], at)).stdout.trim().split('\n').sort();
+      const want = await read(`${jobs.one}-1.json`);
+      expect(want.length).toBeGreaterThan(0);
+      expect(await read(`${jobs.three}-3.json`)).toEqual(want);
+      expect(await read(`${jobs.single}-1.json`)).toEqual(want);
+    } finally {
+      await rm(at, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses with exit 2: a count that is not a positive whole number, an uncommitted batch', async () => {
+    const at = await mkdtemp(path.join(tmpdir(), 'weir-cli-repartition-'));
+    try {
+      await writeInputFile(path.join(at, 'in'), 0, eventGenerator(3)(5), 'json');
+      await dedupJob(at, 'pending', 2, 'hdfs');
+      for (const bad of ['0', 'two', '-1', '1.5']) {
+        const r = await weir(['checkpoint', 'repartition', `--to=${bad}`, 'cp-pending'], at);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/positive whole number|from 1 to 64/);
+      }
+      expect((await weir(['checkpoint', 'repartition', '--to', '3', 'cp-pending'], at)).stderr).toMatch(/has no offsets\/: no query has run on it/);
+      expect((await weir(['run', 'pending-2.json', '--crash-at', 'after-offsets', '--crash-batch', '0'], at)).code).toBe(3);
+      const pending = await weir(['checkpoint', 'repartition', '--to', '3', 'cp-pending'], at);
+      expect(pending.code).toBe(2);
+      expect(pending.stderr).toMatch(/batch 0 of .* is not committed \(offsets\/0 without commits\/0\): a run is inside it, or died there/);
+    } finally {
+      await rm(at, { recursive: true, force: true });
+    }
+  });
+});

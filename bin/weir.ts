@@ -9,6 +9,7 @@
  *   weir checkpoint export <dir> > file.tar
  *   weir checkpoint import <dir> < file.tar
  *   weir checkpoint convert-state --to <hdfs|lmdb> <dir>
+ *   weir checkpoint repartition --to <M> <dir>
  *
  * Exit codes: 0 ok · 1 the run failed · 2 usage error or invalid job · 3 crashed on purpose at
  * --crash-at · 4 another runner owns the checkpoint (CONCURRENT_STREAM_LOG_UPDATE).
@@ -40,6 +41,8 @@ import {
   inspectCheckpoint,
   isCrashPoint,
   readCommittedRows,
+  repartitionState,
+  RepartitionRefusedError,
   resolvePathField,
   validateJob,
   type CrashPlan,
@@ -61,6 +64,8 @@ const USAGE = `Usage:
   weir checkpoint import <dir> < file.tar  check every file of such a tar, then write it into the empty <dir> (or s3://…)
   weir checkpoint convert-state --to <hdfs|lmdb> <dir>
                                            move a copy's state to the other state store provider (then set stateStore.provider)
+  weir checkpoint repartition --to <M> <dir>
+                                           move a stopped job's state into M partitions (then set parallelism: M)
 
 Exit codes: 0 ok, 1 run failed, 2 usage or invalid job, 3 crashed at --crash-at, 4 another runner owns the checkpoint.`;
 
@@ -302,6 +307,25 @@ async function checkpointConvertState(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
+async function checkpointRepartition(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('checkpoint repartition', args, { to: { type: 'string' } });
+  const to = parsed.values.to;
+  if (to === undefined || !/^\d+$/.test(to)) throw new UsageError(`weir checkpoint repartition needs --to <M>, a positive whole number of partitions${to === undefined ? '' : `, got "${to}"`}`);
+  const fm = checkpointFileManagerFor(checkpointDir('repartition', parsed.positionals[0]));
+  try {
+    const r = await repartitionState(fm, Number(to));
+    const ops = r.operators.map((o) => `operator ${o.operatorId} (${o.operatorName}${o.partitioned ? `, ${o.rows} rows` : ', one partition whatever the parallelism'})`).join(', ') || 'no stateful operators';
+    err(r.batchId === null
+      ? `${fm.description} already keeps its state in ${r.to} partitions (${ops}); nothing changed`
+      : `moved the state of ${ops} from ${r.from} to ${r.to} partitions as batch ${r.batchId} (no new data); start the job with parallelism ${r.to}`);
+    return EXIT.ok;
+  } catch (e) {
+    if (!(e instanceof RepartitionRefusedError)) throw e;
+    err(`error: ${e.message}`);
+    return EXIT.usage;
+  }
+}
+
 async function packageVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
@@ -325,6 +349,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'checkpoint' && sub === 'export') return await checkpointExport(rest);
     if (cmd === 'checkpoint' && sub === 'import') return await checkpointImport(rest);
     if (cmd === 'checkpoint' && sub === 'convert-state') return await checkpointConvertState(rest);
+    if (cmd === 'checkpoint' && sub === 'repartition') return await checkpointRepartition(rest);
     throw new UsageError(`unknown command "${[cmd, sub].filter(Boolean).join(' ')}"`);
   } catch (e) {
     if (e instanceof UsageError) {

@@ -14,6 +14,7 @@ import { BatchCharts } from './batch-charts';
 import { BatchTable, type BatchPage } from './batch-table';
 import { CheckpointInspector } from './checkpoint-inspector';
 import { SavepointsPanel } from './savepoints-panel';
+import { TaskPlacementPanel } from './task-placement';
 import { DrillsPanel } from './drills-panel';
 import { DuplicateDiagnosisPanel } from './duplicate-diagnosis-panel';
 import { ContractAudit } from './contract-audit';
@@ -103,6 +104,7 @@ export function JobDetail({
     es.addEventListener('progress', () => {
       void qc.invalidateQueries({ queryKey: ['jobs', id, 'charts'] });
       void qc.invalidateQueries({ queryKey: ['jobs', id, 'batches', null] });
+      void qc.invalidateQueries({ queryKey: queryKeys.tasks(id) });
     });
     // On error the browser retries by itself; polling covers the gap.
     return () => es.close();
@@ -174,7 +176,12 @@ export function JobDetail({
       </div>
       <div role="tabpanel" id="job-tabpanel" aria-labelledby={`tab-${tab.toLowerCase()}`} tabIndex={0}>
         {tab === 'Charts' && <BatchCharts jobId={id} live={live} initial={initialCharts} />}
-        {tab === 'Batches' && <BatchTable jobId={id} live={live} initial={initialBatches} />}
+        {tab === 'Batches' && (
+          <>
+            <TaskPlacementPanel jobId={id} live={live} />
+            <BatchTable jobId={id} live={live} initial={initialBatches} />
+          </>
+        )}
         {tab === 'Runs' && <RunsTable jobId={id} live={live} initial={initialRuns} />}
         {tab === 'Checkpoint' && (
           <>

@@ -61,6 +61,7 @@ export type { StateStore, StateStoreProvider, StateStoreId, StateStoreConf, Stat
 export { stateStoreDir, partitionForKey } from './state/state-store';
 export { FileBackedStateStoreProvider } from './state/file-backed-state-store-provider';
 export { convertStateProvider } from './state/state-provider-conversion';
+export { repartitionState, RepartitionRefusedError } from './execution/state-repartition';
 export { StateSchemaCompatibilityChecker, checkStateCompatibility, type StatefulOperatorDescriptor } from './state/state-schema-compatibility-checker';
 export { inspectState, type StateOperatorInspection, type StatePartitionInspection } from './state/state-inspector';
 export { listLocalStateCaches, predictCacheLoad, removeLocalStateCache, type CacheLoadPrediction, type LocalQueryCache, type LocalStoreCache } from './state/lmdb-local-cache';

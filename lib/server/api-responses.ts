@@ -262,6 +262,7 @@ export const RESPONSES = {
   batches: page(batchSummaryResponse, 'nextBefore'),
   batch: batchDetailResponse,
   charts: loose({}),
+  taskPlacement: loose({ parallelism: z.number(), batches: z.number(), fromBatchId: z.number().nullable(), toBatchId: z.number().nullable(), batchesWithTasks: z.number(), workers: z.array(loose({ workerId: z.string(), tasks: z.number(), batches: z.number(), inputRows: z.number(), rows: z.number(), durationMs: z.number(), retries: z.number() })) }),
   checkpoint: loose({ location: z.string(), files: z.array(z.object({ path: z.string(), size: z.number() }).loose()), totalBytes: z.number(), pendingBatch: z.number().int().nullable() }),
   checkpointFile: checkpointFileResponse,
   drills: z.object({ items: z.array(loose({ id: z.string(), point: z.string(), status: z.string() })) }),

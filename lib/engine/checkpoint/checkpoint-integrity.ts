@@ -20,6 +20,7 @@
 import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions, storeDirs } from '../state/state-checkpoint-files';
 import { stateSchemaProblems } from '../state/state-schema-compatibility-checker';
+import { recordedParallelism } from '../execution/populate-start-offsets';
 import type { CheckpointFileManager } from './checkpoint-file-manager';
 import { CommitLog } from './commit-log';
 import { OffsetSeqLog, statefulOperatorsOf, type OffsetSeq } from './offset-seq-log';
@@ -83,15 +84,20 @@ export async function checkpointProblems(fm: CheckpointFileManager): Promise<Che
 
   const recorded = latest ? statefulOperatorsOf(latest.metadata) ?? [] : [];
   problems.push(...(await stateSchemaProblems(fm, recorded)));
-  if (C !== undefined) problems.push(...(await unloadableStateVersions(fm, C + 1, C)));
+  if (C !== undefined) {
+    // The partitions batch C wrote: more (left by a repartition to fewer) are read by no batch.
+    const committed = C === L ? latest : await offsetLog.get(C).catch(() => undefined);
+    const partitions = committed ? recordedParallelism(committed.metadata.conf, offsetLog.pathOf(C)) : Infinity;
+    problems.push(...(await unloadableStateVersions(fm, C + 1, C, partitions)));
+  }
   return problems;
 }
 
 /** Partitions of `state/` in which `version` (what the batch after commits/C loads) cannot be loaded. */
-async function unloadableStateVersions(fm: CheckpointFileManager, version: number, C: number): Promise<CheckpointProblem[]> {
+async function unloadableStateVersions(fm: CheckpointFileManager, version: number, C: number, partitions: number): Promise<CheckpointProblem[]> {
   const out: CheckpointProblem[] = [];
   for (const op of (await fm.list('state')).filter((n) => /^\d+$/.test(n))) {
-    for (const part of (await fm.list(`state/${op}`)).filter((n) => /^\d+$/.test(n))) {
+    for (const part of (await fm.list(`state/${op}`)).filter((n) => /^\d+$/.test(n) && Number(n) < partitions)) {
       for (const dir of await storeDirs(fm, `state/${op}/${part}`)) {
         const versions = loadableVersions(await listStateFiles(fm, dir));
         if (versions.includes(version)) continue;

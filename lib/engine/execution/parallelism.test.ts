@@ -135,7 +135,7 @@ describe('parallelism of a running query', () => {
     expect(refused).toBeInstanceOf(IncompatibleQueryChangeError);
     expect((refused as Error).message).toMatch(/written with parallelism 2 \(spark\.sql\.shuffle\.partitions\) and the job now asks for 3/);
     expect((refused as Error).message).toMatch(/new checkpointLocation/);
-    expect((refused as Error).message).toMatch(/weir checkpoint repartition`\) is not yet available/);
+    expect((refused as Error).message).toMatch(/weir checkpoint repartition --to 3 <checkpoint>`/);
   });
 });
 

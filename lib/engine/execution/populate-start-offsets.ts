@@ -33,10 +33,19 @@ export const MULTIPLE_WATERMARK_POLICY_CONF = 'spark.sql.streaming.multipleWater
 
 /**
  * offsets/N `conf` key of Spark's spark.sql.shuffle.partitions: how many partitions each stateful
- * operator keeps its state in. Fixed for the checkpoint's life, since a key's partition is its
- * hash modulo this; a checkpoint without it was written with one partition.
+ * operator keeps its state in. Changed only offline, by `weir checkpoint repartition` (which
+ * rehashes the state), since a key's partition is its hash modulo this; a checkpoint without it
+ * was written with one partition.
  */
 export const SHUFFLE_PARTITIONS_CONF = 'spark.sql.shuffle.partitions';
+
+/**
+ * offsets/N `conf` key of a batch written by `weir checkpoint repartition` (the partition count it
+ * moved the state from): a batch over no new data whose state version is the state rehashed into
+ * the new partitions. Until its commits/N is written that version is incomplete, so a start that
+ * finds such a batch uncommitted refuses to re-run it (see populateStartOffsets).
+ */
+export const REPARTITIONED_FROM_CONF = 'weir.repartitionedFrom';
 
 /** The parallelism a checkpoint's latest offsets/L conf records (1 when it predates the key). */
 export function recordedParallelism(conf: Record<string, string>, path: string): number {
@@ -49,16 +58,17 @@ export function recordedParallelism(conf: Record<string, string>, path: string):
 
 /**
  * A checkpoint's state is split into the partitions it was written with: an edit that changes
- * `parallelism` is refused (a start keeps the recorded value and warns).
+ * `parallelism` is refused, naming `weir checkpoint repartition` as the way (a start keeps the
+ * recorded value and warns).
  */
 export function assertSameParallelism(latest: OffsetSeq, path: string, parallelism: number, checkpointDescription: string): void {
   const recorded = recordedParallelism(latest.metadata.conf, path);
   if (recorded === parallelism) return;
   throw new IncompatibleQueryChangeError(
     `This checkpoint was written with parallelism ${recorded} (${SHUFFLE_PARTITIONS_CONF}) and the job now asks for ${parallelism}. ` +
-      'The number of state partitions is fixed for a checkpoint\'s life (a key\'s partition is its hash modulo that number): ' +
-      `set parallelism back to ${recorded}, or give the job a new checkpointLocation (a new query, which reprocesses from the sources' start). ` +
-      'Repartitioning a savepoint (`weir checkpoint repartition`) is not yet available.',
+      'The checkpoint\'s state is split into that many partitions (a key\'s partition is its hash modulo that number): ' +
+      `set parallelism back to ${recorded}, give the job a new checkpointLocation (a new query, which reprocesses from the sources' start), ` +
+      `or stop the job and move its state into ${parallelism} partitions with \`weir checkpoint repartition --to ${parallelism} <checkpoint>\` (offline, while no run uses the checkpoint).`,
     { path, recorded, current: parallelism, checkpoint: checkpointDescription },
   );
 }
@@ -131,6 +141,14 @@ export async function populateStartOffsets(args: {
       watermarkMs: Math.max(latest.value.metadata.batchWatermarkMs, commitL.nextBatchWatermarkMs),
       conf: latest.value.metadata.conf,
     };
+  }
+  const from = latest.value.metadata.conf[REPARTITIONED_FROM_CONF];
+  if (from !== undefined) {
+    throw new IncompatibleQueryChangeError(
+      `Batch ${L} is an interrupted \`weir checkpoint repartition\` from ${from} partitions (offsets/${L} without commits/${L}): its state is not all written. ` +
+        `Run \`weir checkpoint repartition --to ${recordedParallelism(latest.value.metadata.conf, offsetLog.pathOf(L))} <checkpoint>\` again to finish it; the state of batch ${L - 1} is untouched until then.`,
+      { path: offsetLog.pathOf(L), checkpoint: args.checkpointDescription },
+    );
   }
   let start: (Offset | null)[] = args.sources.map(() => null);
   if (L > 0) {

@@ -28,7 +28,7 @@ import {
 } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { partitionForKey, type StateStore } from '../state/state-store';
-import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
+import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { Row } from '../types';
 import type { AggregateSpec, GroupingKey, StatefulAggregateOptions } from './aggregate';
 import { lateEventsWatermark, type OperatorContext } from './physical-operator';
@@ -624,6 +624,14 @@ export function partitionOfGroup(tuple: readonly unknown[], windowIndex: number,
   const parts: unknown[] = [];
   for (let i = 0; i < tuple.length; i++) if (i !== windowIndex) parts.push(tuple[i] ?? null);
   return partitionForKey(encodeKey(parts), numPartitions);
+}
+
+/**
+ * partitionOfGroup of a group as its store keys it (encodeKey of its tuple, window included):
+ * where `weir checkpoint repartition` moves it, so the rows that update it find it there.
+ */
+export function partitionOfGroupKey(key: string, windowIndex: number, numPartitions: number): number {
+  return partitionOfGroup(decodeKey(key), windowIndex, numPartitions);
 }
 
 /** A group as its partition's store holds it at this version (fresh buffers when it holds none). */

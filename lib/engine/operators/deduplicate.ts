@@ -31,6 +31,11 @@ export interface DeduplicateOptions {
 
 const NO_VALUE = new Uint8Array(0);
 
+/** The partition of a dedup key as its store holds it (encodeKey of the key columns' values). */
+export function partitionOfDedupKey(key: string, numPartitions: number): number {
+  return partitionForKey(key, numPartitions);
+}
+
 export class StreamingDeduplicateExec implements StatefulOperator {
   readonly stateful = true as const;
   readonly name: string;
@@ -54,7 +59,7 @@ export class StreamingDeduplicateExec implements StatefulOperator {
 
   /** The partition of a row's key (the dedup columns' values). */
   partitionOf(row: Row): number {
-    return partitionForKey(this.keyOf(row), this.numPartitions);
+    return partitionOfDedupKey(this.keyOf(row), this.numPartitions);
   }
 
   private keyOf(row: Row): string {
@@ -87,7 +92,7 @@ export class StreamingDeduplicateExec implements StatefulOperator {
         continue;
       }
       const key = this.keyOf(row);
-      const store = stores.length === 1 ? stores[0] : stores[partitionForKey(key, stores.length)];
+      const store = stores.length === 1 ? stores[0] : stores[partitionOfDedupKey(key, stores.length)];
       if (store.has(key)) continue;
       store.put(key, !this.bounded || typeof t !== 'number' ? NO_VALUE : encodeValue(withinWatermark ? t + delay : t));
       out.push(row);

@@ -26,6 +26,16 @@ import type { Row } from '../types';
 
 export type JoinSide = 'left' | 'right';
 
+/** A row's slot: the key's own encoding, then its index after the last `#` (the index has none, so slots are distinct). */
+function slotOf(k: string, i: number): string {
+  return `${k}#${i}`;
+}
+
+/** The encoded join key a key of the store `storeName` belongs to: itself, or a slot's key (slotOf inverted). */
+export function joinKeyOfStoreKey(storeName: string, key: string): string {
+  return storeName.endsWith('keyWithIndexToValue') ? key.slice(0, key.lastIndexOf('#')) : key;
+}
+
 /** Spark's store names under `state/<operator>/<partition>/`. */
 export const JOIN_STORE_NAMES = ['left-keyToNumValues', 'left-keyWithIndexToValue', 'right-keyToNumValues', 'right-keyWithIndexToValue'] as const;
 
@@ -160,9 +170,8 @@ export class SymmetricHashJoinStateManager {
     if (!cache.complete && cache.keys.size === 0 && keyToNumValues.size === 0) this.completeCache();
   }
 
-  /** A row's slot: the key's own encoding, then its index after the last `#` (the index has none, so slots are distinct). */
   private slot(k: string, i: number): string {
-    return `${k}#${i}`;
+    return slotOf(k, i);
   }
 
   /**

@@ -24,7 +24,7 @@ import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
 import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
 import { decodeKey, encodeKey } from '../state/state-value-codec';
-import { JOIN_STORE_NAMES, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow, type JoinSide } from './symmetric-hash-join-state';
+import { JOIN_STORE_NAMES, joinKeyOfStoreKey, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow, type JoinSide } from './symmetric-hash-join-state';
 import { lateEventsWatermark, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
@@ -85,6 +85,14 @@ function eventTimeOf(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
   if (v !== null && typeof v === 'object' && typeof (v as { end?: unknown }).end === 'number') return (v as { end: number }).end;
   return undefined;
+}
+
+/**
+ * The partition of a key as the join's store `storeName` holds it: its join key's, the one
+ * partitionOf routes the key's rows of either side to.
+ */
+export function partitionOfJoinStoreKey(storeName: string, key: string, numPartitions: number): number {
+  return partitionForKey(joinKeyOfStoreKey(storeName, key), numPartitions);
 }
 
 export class StreamingSymmetricHashJoinExec implements StatefulOperator {

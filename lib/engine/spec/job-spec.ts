@@ -56,7 +56,7 @@ const TriggerSpecSchema = z.discriminatedUnion('type', [
 /** At most this many sources in one query (each holds a reader and a line in every offsets/N). */
 const MAX_SOURCES = 16;
 /** The most state partitions (spark.sql.shuffle.partitions) a job may ask for. */
-const MAX_PARALLELISM = 64;
+export const MAX_PARALLELISM = 64;
 
 /** Spark's MultipleWatermarkPolicy names; "min" is Spark's default (and what a checkpoint without the key means). */
 export const MULTIPLE_WATERMARK_POLICIES = ['min', 'max'] as const;

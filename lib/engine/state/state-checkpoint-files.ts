@@ -4,8 +4,9 @@
  * now and then a `<v>.snapshot`. Which versions load, and which files retention may delete,
  * follow from the names alone, the same way for both.
  */
-import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
-import { parseStateFileName, type StateFileKind } from './state-file-format';
+import { FileNotFoundError, type CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
+import { CorruptCheckpointError } from '../errors';
+import { parseStateFileName, readStateFile, stateFileName, type StateFileKind } from './state-file-format';
 
 export interface StateFile {
   version: number;
@@ -70,4 +71,28 @@ export async function purgeStateFiles(fm: CheckpointFileManager, dir: string, la
     }
   }
   return deleted;
+}
+
+/**
+ * The rows of a store's `version` read from its files (values as byte strings): the newest
+ * snapshot at or below it, then the change files (`changeKind`: the provider's) after it. For
+ * offline rewrites of a checkpoint (`weir checkpoint repartition`); a provider loads through its
+ * own cache.
+ */
+export async function readStateVersion(fm: CheckpointFileManager, dir: string, version: number, changeKind: StateFileKind): Promise<Map<string, string>> {
+  const rows = new Map<string, string>();
+  if (version === 0) return rows;
+  const files = await listStateFiles(fm, dir);
+  const base = files.filter((f) => f.kind === 'snapshot' && f.version <= version).reduce((m, f) => Math.max(m, f.version), 0);
+  const apply = async (v: number, kind: StateFileKind) => {
+    const p = `${dir}/${stateFileName(v, kind)}`;
+    const data = await fm.read(p).catch((e: unknown) => {
+      if (e instanceof FileNotFoundError) throw new CorruptCheckpointError(p, `state version ${version} of ${dir} needs this file and it is missing`, { missing: true });
+      throw e;
+    });
+    readStateFile(p, data, { version: v, kind }, (k, val) => void rows.set(k, val), (k) => void rows.delete(k));
+  };
+  if (base > 0) await apply(base, 'snapshot');
+  for (let v = base + 1; v <= version; v++) await apply(v, changeKind);
+  return rows;
 }

@@ -18,7 +18,8 @@ import { listStateFiles, storeDirs } from './state-checkpoint-files';
 import { asKind, stateFileName, type StateFileKind } from './state-file-format';
 import { schemaFilePath, StateSchemaCompatibilityChecker } from './state-schema-compatibility-checker';
 
-const CHANGE_FILE: Record<StateStoreProviderName, StateFileKind> = { hdfs: 'delta', lmdb: 'changelog' };
+/** The change file each provider writes per version. */
+export const CHANGE_FILE: Record<StateStoreProviderName, StateFileKind> = { hdfs: 'delta', lmdb: 'changelog' };
 
 export interface StateConversion {
   /** Operators whose state now belongs to `to` (already there or converted). */

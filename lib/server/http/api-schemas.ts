@@ -129,6 +129,10 @@ export const jobsQuerySchema = z.object({
 });
 export type JobsQuery = z.infer<typeof jobsQuerySchema>;
 
+export const taskPlacementQuerySchema = z.object({
+  batches: z.coerce.number().int().min(1).max(200).optional().describe('How many of the newest committed batches to read (default 20)'),
+});
+
 export const batchesQuerySchema = z.object({
   before: z.coerce.number().int().min(0).max(MAX_BATCH_ID).optional().describe('Return batches with batchId < before (the previous page’s nextBefore)'),
   limit: z.coerce.number().int().min(1).max(500).default(50),
