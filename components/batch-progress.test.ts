@@ -62,4 +62,16 @@ describe('the reduce tasks of a batch run on the workers', () => {
     expect(html).toContain('Skew: the slowest task took 1.5× the median');
     expect(renderToStaticMarkup(createElement(BatchProgressView, { progress: { batchId: 4 } }))).not.toContain('Reduce tasks');
   });
+
+  it("lists a stage's map tasks apart from its reduce tasks, each with its own skew", () => {
+    const map = (split: number, inputRows: number, durationMs: number) => ({ ...task(split, 'worker-m', inputRows, durationMs), kind: 'map' as const });
+    const html = renderToStaticMarkup(createElement(BatchProgressView, { progress: { batchId: 4, tasks: [task(0, 'worker-a', 100, 10), map(0, 50, 5), map(1, 250, 25), task(1, 'worker-b', 100, 10)] } }));
+    expect(html).toContain('<h3>Map tasks</h3>');
+    expect(html).toContain('aria-label="Map tasks of stage 2"');
+    expect(html).toContain('<th class="num">Split</th>');
+    // Map first, as it runs first; the reduce tasks' equal durations give no skew above 1.
+    expect(html.indexOf('Map tasks')).toBeLessThan(html.indexOf('Reduce tasks'));
+    expect(html).toContain('Skew: the slowest task took 1.7× the median');
+    expect(html).toContain('Skew: the slowest task took 1.0× the median');
+  });
 });

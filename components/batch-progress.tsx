@@ -69,6 +69,13 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
   const operators = p.stateOperators ?? [];
   const tasks = p.tasks ?? [];
   const stages = [...new Set(tasks.map((t) => t.stageId))];
+  // A stage's map tasks (one per source split) and its reduce tasks (one per state partition),
+  // each a table of its own, map first as they run first: their skews are not comparable.
+  const groups = stages.flatMap((stageId) => (['map', 'reduce'] as const).map((kind) => ({
+    stageId,
+    kind,
+    tasks: tasks.filter((t) => t.stageId === stageId && (t.kind === 'map') === (kind === 'map')).sort((a, b) => a.partitionId - b.partitionId),
+  }))).filter((g) => g.tasks.length > 0);
   return (
     <div className="batch-progress">
       {p.reconstructed && (
@@ -217,22 +224,22 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
         </>
       )}
 
-      {stages.map((stageId) => {
-        const stageTasks = tasks.filter((t) => t.stageId === stageId).sort((a, b) => a.partitionId - b.partitionId);
+      {groups.map(({ stageId, kind, tasks: stageTasks }) => {
         const skew = taskSkew(stageTasks);
+        const title = kind === 'map' ? 'Map tasks' : 'Reduce tasks';
         return (
-          <div key={stageId}>
-            <h3>{stages.length > 1 ? `Tasks of stage ${stageId}` : 'Tasks'}</h3>
+          <div key={`${stageId}-${kind}`}>
+            <h3>{stages.length > 1 ? `${title} of stage ${stageId}` : title}</h3>
             {skew && (
               <p className="small">
                 Skew: the slowest task took {formatFixed(skew.duration)}× the median, the largest had {formatFixed(skew.rows)}× the median&apos;s input rows.
               </p>
             )}
-            <TableScroll label="Reduce tasks">
-              <table className="data compact" aria-label={`Reduce tasks of stage ${stageId}`}>
+            <TableScroll label={title}>
+              <table className="data compact" aria-label={`${title} of stage ${stageId}`}>
                 <thead>
                   <tr>
-                    <th className="num">Partition</th>
+                    <th className="num">{kind === 'map' ? 'Split' : 'Partition'}</th>
                     <th>Worker</th>
                     <th className="num">Input rows</th>
                     <th className="num">Output rows</th>
