@@ -12,12 +12,14 @@
  * SessionWindowStateStoreRestoreExec (drop late rows, bring back the key's sessions),
  * MergingSessionsExec (merge them with the batch's rows) and SessionWindowStateStoreSaveExec
  * (keep the sessions, emit and evict the closed ones):
- * 1. A row is late when its own session ends at or before the batch's watermark W (Spark's
- *    watermark predicate on session_window.end): dropped, counted in numRowsDroppedByWatermark.
+ * 1. A row is late when its own session ends at or before the watermark late rows are judged by
+ *    (the previous batch's, Spark's eventTimeWatermarkForLateEvents, through its watermark
+ *    predicate on session_window.end): dropped, counted in numRowsDroppedByWatermark.
  *    Complete mode keeps every session and drops nothing, as for a windowed aggregation.
  * 2. Per key (the grouping keys without the session), the state holds the key's sessions, sorted
  *    by start; a batch merges its rows into them and writes the key back once.
- * 3. Append: a session whose end is ≤ W is final: emitted once and evicted in the same step.
+ * 3. Append: a session whose end is ≤ the batch's watermark W is final: emitted once and
+ *    evicted in the same step.
  *    Complete: every session in state, every batch. Update is refused by the analyzer, as
  *    Spark's UnsupportedOperationChecker refuses it.
  *
@@ -38,7 +40,7 @@ import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-v
 import type { Row, Schema } from '../types';
 import type { AggregateSpec, GroupingKey } from './aggregate';
 import { partitionOfGroup } from './aggregate-folds';
-import type { OperatorContext, StatefulOperator, StateOperatorProgress } from './physical-operator';
+import { lateEventsWatermark, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 
 /** Spark's CalendarInterval: months, days and microseconds, each with its own sign. */
 export interface CalendarInterval {
@@ -181,6 +183,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
     const stores = this.stores(ctx);
     this.lastStores = stores;
     const wm = ctx.batchWatermarkMs;
+    const lateWm = lateEventsWatermark(ctx);
     const dropLate = bounded && outputMode !== 'complete';
     this.droppedByWatermark = 0;
 
@@ -193,7 +196,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
       const start = ts as number;
       const end = sessionEnd(start, gap(row, ctx), gapKind);
       if (end === null || !(end > start)) continue;
-      if (dropLate && end <= wm) {
+      if (dropLate && end <= lateWm) {
         this.droppedByWatermark++;
         continue;
       }
