@@ -14,6 +14,7 @@ import { AddData, CheckAnswer, CrashAt, StartStream, StopStream, testStream } fr
 import { mustParse, seededRandom, tempDir } from '../execution/testing/test-fixtures';
 import { MicroBatchExecution } from '../execution/micro-batch-execution';
 import type { StreamingRelation } from '../query/logical-plan';
+import { compileStreamingQuery } from '../query/streaming-query';
 import { mergeSessions, parseCalendarInterval, sessionEnd } from './session-window';
 import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
 import { MemorySinkTable } from '../sinks/memory-sink';
@@ -143,6 +144,14 @@ describe('session windows: Spark\'s action scripts', () => {
       { value: 'a', eventTime: 20 * SEC, gap: 'x sec' },
     ]);
     expect(b.output).toEqual([{ value: 'a', session_window: { start: 10 * SEC, end: 75 * SEC }, n: 2 }]);
+  });
+
+  it('an interval gap, session_window.start in the select list, and the explain', async () => {
+    const sql = "SELECT value, session_window.start AS st, count(*) AS n FROM events GROUP BY value, session_window(eventTime, INTERVAL 5 SECONDS)";
+    const q = runner(sql, 'complete');
+    expect((await q.runBatch([line('a', 10), line('a', 15), line('a', 21)])).output).toEqual([{ value: 'a', st: 10 * SEC, n: 2 }, { value: 'a', st: 21 * SEC, n: 1 }]);
+    const { explain } = compileStreamingQuery(sql, lines, { outputMode: 'append' });
+    expect(explain).toContain('evicted when the watermark passes the session end');
   });
 
   it('Spark\'s output-mode and shape checks, with Spark\'s messages', () => {
