@@ -164,6 +164,20 @@ describe('session windows: Spark\'s action scripts', () => {
     expect(() => runner(`SELECT value, count(*) ${by}, window(eventTime, '1 minute'), value`, 'complete')).toThrow('Multiple time window expressions');
   });
 
+  it('four state partitions give the same sessions as one, each key in one partition', async () => {
+    const batches = [[line('a b c d e', 10)], [line('a c e', 15), line('b', 30)], [line('a b c d e', 22)]];
+    const run = async (numPartitions: number) => {
+      const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), SQL(), lines, 'complete', {}, { numPartitions });
+      let last: Row[] = [];
+      for (const rows of batches) last = (await q.runBatch(rows)).output;
+      return sorted(last);
+    };
+    const one = await run(1);
+    expect(await run(4)).toEqual(one);
+    expect(one).toContainEqual(session('a', 10, 32, 22, 3));
+    expect(one).toContainEqual(session('b', 10, 20, 10, 1));
+  });
+
   it('a crash before the state commit re-runs the batch from the sessions as they were', async () => {
     const fm = new InMemoryCheckpointFileManager();
     const q = runner(SQL(), 'complete', lines, fm);
