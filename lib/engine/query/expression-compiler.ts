@@ -1352,7 +1352,9 @@ class ExpressionCompiler implements LambdaCompiler {
       args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
       Object.assign(dec, { float32: true });
     }
-    if (type === 'timestamp' && (ntz || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
+    // Spark's TimestampAdd has its timestamp's type: a TIMESTAMP_NTZ stays one.
+    const ntzAdd = e.name === 'timestampadd' && args[2]?.ntz === true;
+    if (type === 'timestamp' && (ntz || ntzAdd || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;

@@ -119,6 +119,15 @@ describe('TIMESTAMP_NTZ in the datetime functions (UTC session time zone)', () =
     });
   });
 
+  it('stays TIMESTAMP_NTZ through timestampadd (Spark\'s TimestampAdd keeps its timestamp\'s type); a DATE becomes a TIMESTAMP', async () => {
+    // Spark's sql-tests timestamp-ntz.sql: timestampadd(MONTH, -1, …) and (MINUTE, 58, …).
+    const [r] = await run(`SELECT CAST(timestampadd(MONTH, -1, n) AS STRING) AS a, typeof(timestampadd(MONTH, -1, n)) AS b,
+      CAST(timestampadd(MINUTE, 58, n) AS STRING) AS c, typeof(dateadd(HOUR, 1, n)) AS d, typeof(timestampadd(SECOND, -1, d)) AS e,
+      CAST(timestampadd(SECOND, -1, d) AS STRING) AS f, typeof(timestampadd(HOUR, 1, t)) AS g FROM events`,
+    [{ n: ms('2022-02-14T01:02:03'), t: 0, d: 19038, s: null }]);
+    expect(r).toEqual({ a: '2022-01-14 01:02:03', b: 'timestamp_ntz', c: '2022-02-14 02:00:03', d: 'timestamp_ntz', e: 'timestamp', f: '2022-02-14 23:59:59', g: 'timestamp' });
+  });
+
   it('is taken as a TIMESTAMP where Spark casts it to one: the same wall-clock fields in UTC', async () => {
     // Spark's Hour, DateFormatClass and TruncTimestamp take a TIMESTAMP (an NTZ is cast to one in
     // the session zone, UTC here): date_trunc's result is a TIMESTAMP, its fields the NTZ's.
