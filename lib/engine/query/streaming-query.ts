@@ -160,8 +160,11 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const schema = planPhysical(plan.child, ops, stateful, fuse);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       // A window column passed through keeps its type, so sinks render it as {start, end}.
-      const passesWindow = (e: (typeof plan.list)[number]['expr']) => e.kind === 'column' && resolveColumn(schema, e.name)?.type === 'window';
-      const out: Schema = plan.list.map((n, i) => (passesWindow(n.expr) ? { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields } : fieldOfType(n.name, compiled[i])));
+      const windowOf = (e: (typeof plan.list)[number]['expr']) => (e.kind === 'column' ? resolveColumn(schema, e.name) : undefined);
+      const out: Schema = plan.list.map((n, i) => {
+        const w = windowOf(n.expr);
+        return w?.type === 'window' ? { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields, ...(w.ntz ? { ntz: true as const } : {}) } : fieldOfType(n.name, compiled[i]);
+      });
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
         // One pass for both: no array of filtered rows between them.

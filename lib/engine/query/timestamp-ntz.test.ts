@@ -15,6 +15,9 @@ import { convertValue } from '../sources/value-conversion';
 import { JsonLineParser } from '../operators/record-parser';
 import { SchemaSpec } from '../spec/source-schema';
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import * as Arrow from 'apache-arrow';
+import { arrowTypeOf } from '../parquet/parquet-types';
+import { avroSchemaOf } from '../avro/avro-codec';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 
 const SCHEMA: Schema = [
@@ -149,6 +152,27 @@ describe('TIMESTAMP_NTZ as the event time', () => {
     const closed = await q.runBatch([]);
     expect(closed.watermarkMs).toBe(ms('2020-01-01T00:29:00'));
     expect(closed.output).toEqual([{ w: { start: ms('2020-01-01T00:00:00'), end: ms('2020-01-01T00:10:00') }, c: 2 }]);
+  });
+});
+
+describe('TIMESTAMP_NTZ windows', () => {
+  it('window(ntz) and session_window(ntz) are structs of TIMESTAMP_NTZ, as Spark\'s TimeWindow and SessionWindow keep the column\'s type', async () => {
+    for (const [key, col] of [["window(n, '10 minutes')", 'window'], ["session_window(n, '10 minutes')", 'session_window']]) {
+      const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), `SELECT s, ${col}, typeof(${col}.start) AS t, CAST(${col}.end AS STRING) AS e, count(*) AS c FROM events GROUP BY ${key}, s`, rel as never, 'complete');
+      const schema = q.outputSchema();
+      expect(schema[1], key).toMatchObject({ name: col, type: 'window', ntz: true });
+      const [row] = (await q.runBatch([{ n: ms('2020-01-01T00:01:00'), t: null, d: null, s: 'a' }])).output;
+      expect(row.t, key).toBe('timestamp_ntz');
+      // Spark's JSON writes a TIMESTAMP_NTZ without an offset (timestampNTZFormat).
+      expect(renderValue(row[col], schema[1]), key).toEqual(col === 'window'
+        ? { start: '2020-01-01T00:00:00.000', end: '2020-01-01T00:10:00.000' }
+        : { start: '2020-01-01T00:01:00.000', end: '2020-01-01T00:11:00.000' });
+      expect(row.e, key).toBe(col === 'window' ? '2020-01-01 00:10:00' : '2020-01-01 00:11:00');
+    }
+    // Parquet and Avro files type the struct's fields as they type a TIMESTAMP_NTZ column.
+    expect(String(arrowTypeOf(Arrow, { name: 'w', type: 'window', ntz: true }))).toBe(String(arrowTypeOf(Arrow, { name: 'w', type: 'struct', fields: [{ name: 'start', type: 'timestamp', ntz: true }, { name: 'end', type: 'timestamp', ntz: true }] })));
+    expect(String(arrowTypeOf(Arrow, { name: 'w', type: 'window', ntz: true }))).not.toBe(String(arrowTypeOf(Arrow, { name: 'w', type: 'window' })));
+    expect(JSON.stringify(avroSchemaOf({ name: 'w', type: 'window', ntz: true }))).toContain('local-timestamp-micros');
   });
 });
 
