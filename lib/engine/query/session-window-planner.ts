@@ -16,7 +16,7 @@ import type { LogicalPlan } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 
 /** Spark's output column of a session window key. */
-export const SESSION_WINDOW_COLUMN = 'session_window';
+const SESSION_WINDOW_COLUMN = 'session_window';
 
 export const isSessionWindow = (e: Expr): boolean => e.kind === 'call' && e.name.toLowerCase() === 'session_window';
 

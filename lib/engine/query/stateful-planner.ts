@@ -96,8 +96,8 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
   };
 }
 
-/** The aggregate calls of an Aggregate node, compiled against its input (the aggregation and session-window execs share them). */
-export function compileAggregates(node: AggregateNode, childSchema: Schema): AggregateSpec[] {
+/** The aggregate calls of an Aggregate node, compiled against its input (for the aggregation and the session window). */
+function compileAggregates(node: AggregateNode, childSchema: Schema): AggregateSpec[] {
   return node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
     const star = a.expr.args.length === 1 && a.expr.args[0].kind === 'literal' && a.expr.args[0].value === '*';
