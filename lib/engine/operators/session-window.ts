@@ -108,6 +108,11 @@ export function sessionEnd(ts: number, gap: unknown, kind: GapKind): number | nu
   }
 }
 
+/** Keys whose first session end is remembered (firstEnds), at most this many. */
+const MAX_FIRST_ENDS = 1_000_000;
+/** Estimated heap of one memo entry (a Map entry and a heap number). */
+const FIRST_END_BYTES = 40;
+
 /** One session of a key: [start, end) and its rows, each `[eventTime, ...aggregate inputs]`, in event-time order. */
 type Session = [start: number, end: number, rows: unknown[][]];
 
@@ -140,8 +145,18 @@ export class SessionWindowAggregateExec implements StatefulOperator {
   private evictedUpTo = -Infinity;
   /** This batch's closing, until its stores commit (onCommitted) or abort (onAborted). */
   private pendingEvictedUpTo = -Infinity;
+  /**
+   * The end of each key's first (earliest) session as this process last wrote it, so the
+   * closing scan decodes only the keys with a session to close. Forgotten on an abort (the
+   * stores go back to an older version) and past MAX_FIRST_ENDS entries.
+   */
+  private readonly firstEnds = new Map<string, number>();
+
+  /** Whether sessions close at the watermark (Append over the watermarked event time). */
+  private readonly closes: boolean;
 
   constructor(private readonly o: SessionWindowAggregateOptions) {
+    this.closes = o.outputMode === 'append' && o.bounded;
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
     this.outputSchema = [
@@ -211,14 +226,13 @@ export class SessionWindowAggregateExec implements StatefulOperator {
 
     // 2. Merge them into each key's sessions in state; 3. (Append) close the sessions the watermark passed.
     const out: Row[] = [];
-    const closing = outputMode === 'append' && bounded;
+    const closing = this.closes;
     for (const [key, g] of byKey) {
       const store = stores[partitionOfGroup(g.tuple, -1, stores.length)];
       const raw = store.get(key);
       const merged = mergeSessions([...(raw ? (decodeValue(raw) as Session[]) : []), ...g.rows]);
       const open = closing ? this.close(merged, wm, g.tuple, out) : merged;
-      if (open.length > 0) store.put(key, encodeValue(open));
-      else if (raw) store.remove(key, 'watermark');
+      this.write(store, key, open, raw !== undefined);
     }
 
     if (outputMode === 'complete') {
@@ -229,21 +243,34 @@ export class SessionWindowAggregateExec implements StatefulOperator {
     if (closing && wm > this.evictedUpTo) {
       for (const s of stores) {
         const changed: [string, Session[]][] = [];
-        for (const [k, v] of s.entries()) {
-          if (byKey.has(k)) continue;
-          const sessions = decodeValue(v) as Session[];
+        for (const k of s.keys()) {
+          const known = this.firstEnds.get(k);
+          if (byKey.has(k) || (known !== undefined && known > wm)) continue;
+          const sessions = decodeValue(s.get(k)!) as Session[];
           // Sorted by start, and sessions never overlap: the first one ends first.
-          if (sessions[0][1] > wm) continue;
+          if (sessions[0][1] > wm) {
+            this.firstEnds.set(k, sessions[0][1]);
+            continue;
+          }
           changed.push([k, this.close(sessions, wm, decodeKey(k), out)]);
         }
-        for (const [k, open] of changed) {
-          if (open.length > 0) s.put(k, encodeValue(open));
-          else s.remove(k, 'watermark');
-        }
+        for (const [k, open] of changed) this.write(s, k, open, true);
       }
       this.pendingEvictedUpTo = wm;
     }
     return out;
+  }
+
+  /** A key's open sessions into its store, or the key out of it when none is left. */
+  private write(store: StateStore, key: string, open: Session[], stored: boolean): void {
+    if (this.firstEnds.size > MAX_FIRST_ENDS) this.firstEnds.clear();
+    if (open.length > 0) {
+      store.put(key, encodeValue(open));
+      if (this.closes) this.firstEnds.set(key, open[0][1]);
+    } else {
+      if (stored) store.remove(key, 'watermark');
+      this.firstEnds.delete(key);
+    }
   }
 
   /** Emits the sessions that end at or before `wm` into `out`; returns the others. */
@@ -272,7 +299,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
   }
 
   shouldRunAnotherBatch(newWatermarkMs: number): boolean {
-    return this.o.bounded && this.o.outputMode === 'append' && newWatermarkMs > this.evictedUpTo;
+    return this.closes && newWatermarkMs > this.evictedUpTo;
   }
 
   onCommitted(): void {
@@ -281,6 +308,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
 
   onAborted(): void {
     this.pendingEvictedUpTo = this.evictedUpTo;
+    this.firstEnds.clear();
   }
 
   progress(): StateOperatorProgress {
@@ -302,7 +330,8 @@ export class SessionWindowAggregateExec implements StatefulOperator {
       numRowsUpdated: updated,
       numRowsRemoved: removed,
       numRowsDroppedByWatermark: this.droppedByWatermark,
-      memoryUsedBytes: memory,
+      // The first-end memo shares its key strings with the store: its Map entry and number only.
+      memoryUsedBytes: memory + this.firstEnds.size * FIRST_END_BYTES,
       commitTimeMs,
       customMetrics: { numRowsEvictedByWatermark: evicted, stateOnDiskBytes: onDisk, ...providerMetrics(this.lastStores.map((s) => s.metrics())) },
     };
