@@ -15,6 +15,7 @@
  */
 import avro from 'avsc';
 import type { Field } from '../types';
+import { windowFields } from '../query/data-types';
 import { toLong } from '../query/long';
 
 /** avsc's long as Weir's: exact, a number while safe and a bigint beyond. */
@@ -265,7 +266,7 @@ export function avroSchemaOf(f: Field, recordName = 'topLevelRecord', namespace 
   const nullable = (s: unknown, x: Field) => (x.nullable === false ? s : [s, 'null']);
   switch (f.type) {
     case 'struct': case 'window': {
-      const fields = f.type === 'window' ? [{ name: 'start', type: 'timestamp' as const }, { name: 'end', type: 'timestamp' as const }] : (f.fields ?? []);
+      const fields = f.type === 'window' ? windowFields(f) : (f.fields ?? []);
       const ns = namespace ? `${namespace}.${recordName}` : recordName;
       return {
         type: 'record',

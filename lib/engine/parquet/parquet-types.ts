@@ -29,6 +29,7 @@
  */
 import type * as Arrow from 'apache-arrow';
 import type { Field } from '../types';
+import { windowFields } from '../query/data-types';
 import { intervalTypeText } from '../query/interval-utils';
 
 export type ArrowModule = typeof Arrow;
@@ -65,7 +66,7 @@ export function arrowTypeOf(a: ArrowModule, f: Field): Arrow.DataType {
     case 'decimal':
       return new a.Decimal(f.scale ?? 0, f.precision ?? 38, 128);
     case 'window':
-      return new a.Struct([new a.Field('start', new a.TimestampMicrosecond('UTC'), true), new a.Field('end', new a.TimestampMicrosecond('UTC'), true)]);
+      return new a.Struct(windowFields(f).map((c) => new a.Field(c.name, arrowTypeOf(a, c), true)));
     case 'struct':
       return new a.Struct((f.fields ?? []).map((c) => new a.Field(c.name, arrowTypeOf(a, c), true)));
     case 'array':
@@ -97,7 +98,7 @@ export function weirTypeName(f: Field): string {
     case 'struct':
       return `struct<${(f.fields ?? []).map((c) => `${c.name}:${weirTypeName(c)}`).join(',')}>`;
     case 'window':
-      return 'struct<start:timestamp,end:timestamp>';
+      return `struct<${windowFields(f).map((c) => `${c.name}:${weirTypeName(c)}`).join(',')}>`;
     case 'day_time_interval': case 'year_month_interval':
       return intervalTypeText(f.type, f.interval).toLowerCase();
     case 'long':
@@ -155,7 +156,7 @@ export function unreadableReason(a: ArrowModule, t: Arrow.DataType, f: Field): s
     case 'struct':
     case 'window': {
       if (!a.DataType.isStruct(t)) return no;
-      const want = f.type === 'window' ? [{ name: 'start', type: 'timestamp' as const }, { name: 'end', type: 'timestamp' as const }] : (f.fields ?? []);
+      const want = f.type === 'window' ? windowFields(f) : (f.fields ?? []);
       for (const c of want) {
         const got = t.children.find((x) => x.name === c.name);
         if (!got || unreadableReason(a, got.type, c) !== null) return no;

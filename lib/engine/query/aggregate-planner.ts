@@ -7,10 +7,10 @@
  *         +- <child: the source, after WHERE>
  *
  * The aggregate's output columns are the grouping keys (a plain column keeps its name, a
- * window is `window`, any other expression `__key<i>`) and the aggregates (`__agg<i>`). The
- * select list and HAVING are rewritten onto those columns: each aggregate call becomes a
- * reference to its `__agg<i>` (the same call twice shares one), each occurrence of a grouping
- * expression a reference to its key. What is left must only read keys, as Spark requires.
+ * window is `window`, a session window `session_window`, any other expression `__key<i>`)
+ * and the aggregates (`__agg<i>`). The select list and HAVING are rewritten onto those
+ * columns: each aggregate call becomes a reference to its `__agg<i>` (the same call twice
+ * shares one), each occurrence of a grouping expression a reference to its key. What is left must only read keys, as Spark requires.
  * SELECT DISTINCT is an Aggregate over all selected expressions with no aggregates (Spark
  * treats `distinct()` the same way, so the same output-mode rules apply).
  */
@@ -239,6 +239,7 @@ export function aggregateKeyNames(groupBy: Expr[], childColumns: readonly { name
   return groupBy.map((e, i) => {
     if (e.kind === 'column') return childColumns.find((f) => f.name.toLowerCase() === e.name.toLowerCase())?.name ?? e.name;
     if (e.kind === 'call' && e.name === 'window') return 'window';
+    if (e.kind === 'call' && e.name === 'session_window') return 'session_window';
     return `${KEY_PREFIX}${i}`;
   });
 }

@@ -9,6 +9,7 @@
  * - Warns, without rejecting, on a stateful operator that nothing bounds (no watermark on its
  *   keys): its state grows with its key space forever.
  */
+import { refuseSessionWindowUpdate } from './session-window-planner';
 import { readStreamJoin } from './stream-join-planner';
 import { inputWatermarkDelta } from './watermark-propagation';
 import { unsupportedOperation } from '../errors';
@@ -106,6 +107,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   if (outputMode === 'complete' && aggregates.length === 0) {
     fail('Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets');
   }
+  if (outputMode === 'update' && analyses.some((a) => a.analysis.keys.some((k) => k.session))) refuseSessionWindowUpdate();
   if (outputMode === 'append' && analyses.some((a) => a.analysis.watermarkKeyIndex === undefined)) {
     fail('Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
   }
@@ -200,7 +202,7 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
         ? 'UNBOUNDED: no watermark on its keys'
         : outputMode === 'complete'
           ? 'never evicted in Complete mode'
-          : `evicted when the watermark passes ${a.keys[a.watermarkKeyIndex].window ? 'the window end' : a.keys[a.watermarkKeyIndex].name}`;
+          : `evicted when the watermark passes ${a.keys[a.watermarkKeyIndex].window ? 'the window end' : a.keys[a.watermarkKeyIndex].session ? 'the session end' : a.keys[a.watermarkKeyIndex].name}`;
       const lag = inputWatermarkDelta(n);
       return `[stateful: one row per group of (${keys}); ${bound}${lag < 0 ? `; reads the watermark ${-lag} ms behind the global one, as the join below may still emit rows that old` : ''}]`;
     }

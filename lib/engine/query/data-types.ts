@@ -41,12 +41,17 @@ const WINDOW_FIELDS: Field[] = [
   { name: 'start', type: 'timestamp', nullable: true },
   { name: 'end', type: 'timestamp', nullable: true },
 ];
+/** The window struct over a TIMESTAMP_NTZ: Spark's TimeWindow and SessionWindow keep the time column's type. */
+const WINDOW_FIELDS_NTZ: Field[] = WINDOW_FIELDS.map((f) => ({ ...f, ntz: true }));
+
+/** The fields `start` and `end` of a window column `f` (TIMESTAMP_NTZ when the column is marked ntz). */
+export const windowFields = (f: Field): Field[] => (f.ntz ? WINDOW_FIELDS_NTZ : WINDOW_FIELDS);
 
 /** A schema field's expression type, with what its values carry beside it. */
 export function typeOfField(f: Field): TypeInfo {
   switch (f.type) {
     case 'window':
-      return { type: 'struct', fields: WINDOW_FIELDS };
+      return { type: 'struct', fields: windowFields(f) };
     case 'struct':
       return { type: 'struct', fields: f.fields ?? [] };
     case 'array':

@@ -39,7 +39,7 @@ import {
 } from './decimal';
 import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
-import { castStringToInterval, formatInterval, fullRange } from './interval-utils';
+import { castIntervalFields, castStringToInterval, formatInterval, fullRange } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
@@ -444,6 +444,12 @@ class ExpressionCompiler implements LambdaCompiler {
         if (isInterval(e.to) && (a.type === 'string' || a.type === 'null')) {
           const [kind, fields, get] = [e.to, e.interval ?? fullRange(e.to), a.eval];
           return { type: kind, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : castStringToInterval(String(v), kind, fields); } };
+        }
+        // Between interval types of one family (the two families never cast to each other: canCast).
+        if (isInterval(e.to) && a.type === e.to) {
+          const [fields, get] = [e.interval ?? fullRange(e.to), a.eval];
+          const cut = castIntervalFields(e.to, fields.end);
+          return { type: e.to, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : cut(v as Long); } };
         }
         if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
         const from = a.type;
@@ -1354,7 +1360,9 @@ class ExpressionCompiler implements LambdaCompiler {
       args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
       Object.assign(dec, { float32: true });
     }
-    if (type === 'timestamp' && (ntz || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
+    // Spark's TimestampAdd has its timestamp's type: a TIMESTAMP_NTZ stays one.
+    const ntzAdd = e.name === 'timestampadd' && args[2]?.ntz === true;
+    if (type === 'timestamp' && (ntz || ntzAdd || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;

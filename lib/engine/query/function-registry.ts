@@ -90,7 +90,7 @@ const SPECIAL_FORMS: Partial<Record<FunctionGroup, Record<string, { min: number;
   map: { map: { min: 0, max: Infinity } },
   struct: { struct: { min: 1, max: Infinity }, named_struct: { min: 2, max: Infinity } },
   predicate: { like: { min: 2, max: 3 }, ilike: { min: 2, max: 3 } },
-  datetime: { window: { min: 2, max: 4 } },
+  datetime: { window: { min: 2, max: 4 }, session_window: { min: 2, max: 2 } },
   misc: { typeof: { min: 1, max: 1 } },
 };
 

@@ -219,6 +219,19 @@ export function parseInterval(text: string, kind: IntervalKind, f: IntervalField
 }
 
 /**
+ * Spark's CAST from one interval type to another of its family (IntervalUtils.durationToMicros
+ * and periodToMonths with the target's end field): the value cut to the target's last field,
+ * toward zero (`INTERVAL '1 02:03' DAY TO MINUTE` as INTERVAL DAY is 1 day, `'-1-5'` YEAR TO
+ * MONTH as INTERVAL YEAR -1 year); a last field of SECOND or MONTH keeps it whole.
+ */
+export function castIntervalFields(kind: IntervalKind, end: number): (v: Long) => Long {
+  const unit = kind === 'year_month_interval' ? (end === 0 ? 12n : 1n) : end < 3 ? FIELD_MICROS[end] : 1n;
+  if (unit === 1n) return (v) => v;
+  const n = Number(unit);
+  return (v) => (typeof v === 'number' ? v - (v % n) : toLong(v - (v % unit)));
+}
+
+/**
  * Spark's CAST(text AS <interval type>): parseInterval's value; other text fails the batch, as
  * Spark's Cast raises IllegalArgumentException whatever the ANSI mode.
  */

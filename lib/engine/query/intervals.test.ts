@@ -150,6 +150,28 @@ describe('interval arithmetic', () => {
     expect((await failure("INTERVAL '1' DAY > INTERVAL '1' MONTH")).message).toMatch(/incompatible types/);
   });
 
+  it("casts between the interval types of one family, cut toward zero to the target's last field (Spark's Cast)", async () => {
+    expect(await text("CAST(INTERVAL '1-2' YEAR TO MONTH AS INTERVAL YEAR)")).toBe("INTERVAL '1' YEAR");
+    expect(await text("CAST(INTERVAL '-1-2' YEAR TO MONTH AS INTERVAL YEAR)")).toBe("INTERVAL '-1' YEAR");
+    expect(await text("CAST(INTERVAL '1-2' YEAR TO MONTH AS INTERVAL MONTH)")).toBe("INTERVAL '14' MONTH");
+    expect(await text("CAST(INTERVAL '3' YEAR AS INTERVAL YEAR TO MONTH)")).toBe("INTERVAL '3-0' YEAR TO MONTH");
+    expect(await text("CAST(INTERVAL '1 02:03:04.123' DAY TO SECOND AS INTERVAL DAY)")).toBe("INTERVAL '1' DAY");
+    expect(await text("CAST(INTERVAL '1 02:03:04.123' DAY TO SECOND AS INTERVAL HOUR TO MINUTE)")).toBe("INTERVAL '26:03' HOUR TO MINUTE");
+    expect(await text("CAST(INTERVAL '-1 02:03:04.123' DAY TO SECOND AS INTERVAL MINUTE)")).toBe("INTERVAL '-1563' MINUTE");
+    expect(await text("CAST(INTERVAL '10' SECOND AS INTERVAL DAY)")).toBe("INTERVAL '0' DAY");
+    expect(await text("CAST(INTERVAL '90' MINUTE AS INTERVAL DAY TO SECOND)")).toBe("INTERVAL '0 01:30:00' DAY TO SECOND");
+    expect(await one("CAST(INTERVAL '1 02:03:04' DAY TO SECOND AS INTERVAL HOUR)")).toEqual({ v: 26 * 3_600_000_000, type: 'interval hour' });
+    expect((await one("CAST(CAST(NULL AS INTERVAL DAY) AS INTERVAL HOUR)")).v).toBeNull();
+  });
+
+  it('refuses a cast between the two interval families with Spark\'s DATATYPE_MISMATCH', async () => {
+    const ym = await failure("CAST(INTERVAL '1' YEAR AS INTERVAL DAY)");
+    expect(ym.errorClass).toBe('DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION');
+    expect(ym.message).toContain('Cannot resolve "CAST(INTERVAL \'1\' YEAR AS INTERVAL DAY)" due to data type mismatch: cannot cast "INTERVAL YEAR" to "INTERVAL DAY".');
+    const dt = await failure("CAST(INTERVAL '1' HOUR AS INTERVAL MONTH)");
+    expect(dt.message).toContain('cannot cast "INTERVAL HOUR" to "INTERVAL MONTH".');
+  });
+
   it('refuses an interval where a number is needed', async () => {
     expect((await failure("INTERVAL '1' DAY + 1")).errorClass).toMatch(/^DATATYPE_MISMATCH/);
   });

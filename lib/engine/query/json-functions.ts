@@ -191,7 +191,7 @@ export function toJsonValue(v: unknown, f: Field): unknown {
       return timestampJson(v as number, f.ntz);
     case 'window': {
       const w = v as { start: number; end: number };
-      return { start: new Date(w.start).toISOString(), end: new Date(w.end).toISOString() };
+      return { start: timestampJson(w.start, f.ntz), end: timestampJson(w.end, f.ntz) };
     }
     case 'struct':
       return structToJsonValue(v as Record<string, unknown>, f.fields ?? []);

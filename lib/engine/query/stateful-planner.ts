@@ -12,6 +12,7 @@ import { StatefulAggregateExec, type AggregateSpec, type GroupingKey } from '../
 import { StreamingDeduplicateExec } from '../operators/deduplicate';
 import { EventTimeWatermarkExec } from '../operators/watermark';
 import type { PhysicalOperator } from '../operators/physical-operator';
+import type { SessionWindowAggregateExec } from '../operators/session-window';
 import { SortExec } from '../operators/sort-exec';
 import { limitExec } from '../operators/streaming-limit';
 import { StreamStaticJoinExec } from '../operators/stream-static-join';
@@ -24,6 +25,7 @@ import { exprToString, type Expr, type SqlPosition } from './expression';
 import { compileExpression, resolveColumn, type CompiledExpr, type Evaluator } from './expression-compiler';
 import { typeText } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
+import { isSessionWindow, planSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
 import { planStreamStreamJoin } from './stream-join-planner';
 import { inputWatermarkDelta } from './watermark-propagation';
@@ -36,7 +38,8 @@ export interface WatermarkSpec {
 type AggregateNode = Extract<LogicalPlan, { kind: 'Aggregate' }>;
 
 export interface AggregateAnalysis {
-  keys: { expr: Expr; name: string; window?: TimeWindowSpec }[];
+  /** `session`: the key is session_window(ts, gap) (session-window-planner.ts). */
+  keys: { expr: Expr; name: string; window?: TimeWindowSpec; session?: true }[];
   /** Index of the key bounded by the watermark, if any. */
   watermarkKeyIndex?: number;
   windowText?: string;
@@ -87,10 +90,10 @@ function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
 
 export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: WatermarkSpec): AggregateAnalysis {
   const names = aggregateKeyNames(node.groupBy, childSchema);
-  const keys = node.groupBy.map((expr, i) => ({ expr, name: names[i], window: timeWindowOf(expr, childSchema) }));
+  const keys = node.groupBy.map((expr, i) => ({ expr, name: names[i], window: timeWindowOf(expr, childSchema), ...(isSessionWindow(expr) ? { session: true as const } : {}) }));
   const windows = keys.filter((k) => k.window);
-  if (windows.length > 1) throw new AnalysisException('Multiple time window expressions would result in a cartesian product of rows, therefore they are currently not supported.');
-  const watermarkKeyIndex = keys.findIndex((k) => (k.window ? k.expr.kind === 'call' && isEventTime(k.expr.args[0], childSchema, wm) : isEventTime(k.expr, childSchema, wm)));
+  if (windows.length + keys.filter((k) => k.session).length > 1) throw new AnalysisException('Multiple time window expressions would result in a cartesian product of rows, therefore they are currently not supported.');
+  const watermarkKeyIndex = keys.findIndex((k) => (k.window || k.session ? k.expr.kind === 'call' && isEventTime(k.expr.args[0], childSchema, wm) : isEventTime(k.expr, childSchema, wm)));
   return {
     keys,
     watermarkKeyIndex: watermarkKeyIndex >= 0 ? watermarkKeyIndex : undefined,
@@ -98,36 +101,9 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
   };
 }
 
-interface PlannedAggregate {
-  exec: StatefulAggregateExec;
-  descriptor: StatefulOperatorDescriptor;
-  analysis: AggregateAnalysis;
-}
-
-function planAggregate(
-  node: AggregateNode,
-  childSchema: Schema,
-  opts: { operatorId: number; outputMode: OutputMode; watermark?: WatermarkSpec; numPartitions?: number },
-): PlannedAggregate {
-  const analysis = analyzeAggregate(node, childSchema, opts.watermark);
-  const keys: GroupingKey[] = analysis.keys.map((k) => {
-    const source = k.window && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
-    const c = compileExpression(source, childSchema);
-    if (c.type === 'map') {
-      // Spark refuses it: a map has no order and no equality (an array groups by its elements).
-      throw new SqlValidationError(
-        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. Group by map_keys(…), map_values(…) or an element_at(…) instead`,
-        k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',
-      );
-    }
-    const column = !k.window && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
-    return {
-      name: k.name, type: k.window ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column,
-      ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}),
-      ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}),
-    };
-  });
-  const aggregates: AggregateSpec[] = node.aggregates.map((a) => {
+/** The aggregate calls of an Aggregate node, compiled against its input (for the aggregation and the session window). */
+function compileAggregates(node: AggregateNode, childSchema: Schema): AggregateSpec[] {
+  return node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
     const star = a.expr.args.length === 1 && a.expr.args[0].kind === 'literal' && a.expr.args[0].value === '*';
     const argExprs = star ? [] : a.expr.args;
@@ -153,6 +129,44 @@ function planAggregate(
       : (r, c) => prepare!(...evals.map((e) => e(r, c)));
     return { name: a.name, fn, arg };
   });
+}
+
+interface PlannedAggregate {
+  exec: StatefulAggregateExec;
+  descriptor: StatefulOperatorDescriptor;
+  analysis: AggregateAnalysis;
+}
+
+/** The grouping keys of an analysed Aggregate, compiled against its input. */
+function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema): GroupingKey[] {
+  return analysis.keys.map((k): GroupingKey => {
+    // A window or session key is computed from its event time.
+    const source = (k.window || k.session) && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
+    const c = compileExpression(source, childSchema);
+    if (c.type === 'map') {
+      // Spark refuses it: a map has no order and no equality (an array groups by its elements).
+      throw new SqlValidationError(
+        `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. Group by map_keys(…), map_values(…) or an element_at(…) instead`,
+        k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',
+      );
+    }
+    const column = !k.window && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
+    return {
+      name: k.name, type: k.window || k.session ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column,
+      ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}),
+      ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}),
+    };
+  });
+}
+
+function planAggregate(
+  node: AggregateNode,
+  childSchema: Schema,
+  opts: { operatorId: number; outputMode: OutputMode; watermark?: WatermarkSpec; numPartitions?: number },
+): PlannedAggregate {
+  const analysis = analyzeAggregate(node, childSchema, opts.watermark);
+  const keys = compileGroupingKeys(analysis, childSchema);
+  const aggregates = compileAggregates(node, childSchema);
   const exec = new StatefulAggregateExec({
     operatorId: opts.operatorId,
     keys,
@@ -174,6 +188,16 @@ function planAggregate(
     valueSchema: exec.outputSchema.slice(keys.length),
   };
   return { exec, descriptor, analysis };
+}
+
+/** GROUP BY session_window(…): the keys and aggregates compiled here, the exec built by session-window-planner.ts. */
+function planSessionAggregate(
+  node: AggregateNode,
+  childSchema: Schema,
+  opts: { operatorId: number; outputMode: OutputMode; watermark?: WatermarkSpec; numPartitions?: number },
+): { exec: SessionWindowAggregateExec; descriptor: StatefulOperatorDescriptor } {
+  const analysis = analyzeAggregate(node, childSchema, opts.watermark);
+  return planSessionWindow({ ...opts, node, analysis, childSchema, keys: compileGroupingKeys(analysis, childSchema), aggregates: compileAggregates(node, childSchema) });
 }
 
 /**
@@ -235,7 +259,8 @@ export class StatefulPlanner {
   plan(node: LogicalPlan, childSchema: Schema): { op: PhysicalOperator; schema: Schema } {
     switch (node.kind) {
       case 'Aggregate': {
-        const planned = planAggregate(node, childSchema, { operatorId: this.nextOperatorId++, outputMode: this.outputMode, watermark: this.watermark, numPartitions: node.groupBy.length ? this.numPartitions : 1 });
+        const opts = { operatorId: this.nextOperatorId++, outputMode: this.outputMode, watermark: this.watermark, numPartitions: node.groupBy.length ? this.numPartitions : 1 };
+        const planned = node.groupBy.some(isSessionWindow) ? planSessionAggregate(node, childSchema, opts) : planAggregate(node, childSchema, opts);
         this.descriptors.push(planned.descriptor);
         return { op: planned.exec, schema: planned.exec.outputSchema };
       }

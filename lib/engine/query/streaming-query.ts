@@ -167,7 +167,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       const out: Schema = plan.list.map((n, i) => {
         const w = windowOf(n.expr);
         if (w?.type !== 'window') return fieldOfType(n.name, compiled[i]);
-        return { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields, ...(w.watermarkDelayMs !== undefined ? { watermarkDelayMs: w.watermarkDelayMs } : {}) };
+        return { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields, ...(w.ntz ? { ntz: true as const } : {}), ...(w.watermarkDelayMs !== undefined ? { watermarkDelayMs: w.watermarkDelayMs } : {}) };
       });
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {

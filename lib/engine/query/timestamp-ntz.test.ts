@@ -15,6 +15,9 @@ import { convertValue } from '../sources/value-conversion';
 import { JsonLineParser } from '../operators/record-parser';
 import { SchemaSpec } from '../spec/source-schema';
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import * as Arrow from 'apache-arrow';
+import { arrowTypeOf } from '../parquet/parquet-types';
+import { avroSchemaOf } from '../avro/avro-codec';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 
 const SCHEMA: Schema = [
@@ -119,6 +122,15 @@ describe('TIMESTAMP_NTZ in the datetime functions (UTC session time zone)', () =
     });
   });
 
+  it('stays TIMESTAMP_NTZ through timestampadd (Spark\'s TimestampAdd keeps its timestamp\'s type); a DATE becomes a TIMESTAMP', async () => {
+    // Spark's sql-tests timestamp-ntz.sql: timestampadd(MONTH, -1, …) and (MINUTE, 58, …).
+    const [r] = await run(`SELECT CAST(timestampadd(MONTH, -1, n) AS STRING) AS a, typeof(timestampadd(MONTH, -1, n)) AS b,
+      CAST(timestampadd(MINUTE, 58, n) AS STRING) AS c, typeof(dateadd(HOUR, 1, n)) AS d, typeof(timestampadd(SECOND, -1, d)) AS e,
+      CAST(timestampadd(SECOND, -1, d) AS STRING) AS f, typeof(timestampadd(HOUR, 1, t)) AS g FROM events`,
+    [{ n: ms('2022-02-14T01:02:03'), t: 0, d: 19038, s: null }]);
+    expect(r).toEqual({ a: '2022-01-14 01:02:03', b: 'timestamp_ntz', c: '2022-02-14 02:00:03', d: 'timestamp_ntz', e: 'timestamp', f: '2022-02-14 23:59:59', g: 'timestamp' });
+  });
+
   it('is taken as a TIMESTAMP where Spark casts it to one: the same wall-clock fields in UTC', async () => {
     // Spark's Hour, DateFormatClass and TruncTimestamp take a TIMESTAMP (an NTZ is cast to one in
     // the session zone, UTC here): date_trunc's result is a TIMESTAMP, its fields the NTZ's.
@@ -140,6 +152,27 @@ describe('TIMESTAMP_NTZ as the event time', () => {
     const closed = await q.runBatch([]);
     expect(closed.watermarkMs).toBe(ms('2020-01-01T00:29:00'));
     expect(closed.output).toEqual([{ w: { start: ms('2020-01-01T00:00:00'), end: ms('2020-01-01T00:10:00') }, c: 2 }]);
+  });
+});
+
+describe('TIMESTAMP_NTZ windows', () => {
+  it('window(ntz) and session_window(ntz) are structs of TIMESTAMP_NTZ, as Spark\'s TimeWindow and SessionWindow keep the column\'s type', async () => {
+    for (const [key, col] of [["window(n, '10 minutes')", 'window'], ["session_window(n, '10 minutes')", 'session_window']]) {
+      const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), `SELECT s, ${col}, typeof(${col}.start) AS t, CAST(${col}.end AS STRING) AS e, count(*) AS c FROM events GROUP BY ${key}, s`, rel as never, 'complete');
+      const schema = q.outputSchema();
+      expect(schema[1], key).toMatchObject({ name: col, type: 'window', ntz: true });
+      const [row] = (await q.runBatch([{ n: ms('2020-01-01T00:01:00'), t: null, d: null, s: 'a' }])).output;
+      expect(row.t, key).toBe('timestamp_ntz');
+      // Spark's JSON writes a TIMESTAMP_NTZ without an offset (timestampNTZFormat).
+      expect(renderValue(row[col], schema[1]), key).toEqual(col === 'window'
+        ? { start: '2020-01-01T00:00:00.000', end: '2020-01-01T00:10:00.000' }
+        : { start: '2020-01-01T00:01:00.000', end: '2020-01-01T00:11:00.000' });
+      expect(row.e, key).toBe(col === 'window' ? '2020-01-01 00:10:00' : '2020-01-01 00:11:00');
+    }
+    // Parquet and Avro files type the struct's fields as they type a TIMESTAMP_NTZ column.
+    expect(String(arrowTypeOf(Arrow, { name: 'w', type: 'window', ntz: true }))).toBe(String(arrowTypeOf(Arrow, { name: 'w', type: 'struct', fields: [{ name: 'start', type: 'timestamp', ntz: true }, { name: 'end', type: 'timestamp', ntz: true }] })));
+    expect(String(arrowTypeOf(Arrow, { name: 'w', type: 'window', ntz: true }))).not.toBe(String(arrowTypeOf(Arrow, { name: 'w', type: 'window' })));
+    expect(JSON.stringify(avroSchemaOf({ name: 'w', type: 'window', ntz: true }))).toContain('local-timestamp-micros');
   });
 });
 
