@@ -18,7 +18,7 @@
  * `interval + date` and `interval + timestamp` are the same as the other order. Values and
  * rounding are interval-utils.ts's.
  */
-import type { CompiledExpr } from './expression-compiler';
+import type { CompiledExpr } from './function-types';
 import { bigOf, type Long } from './long';
 import { isInterval, type ExprType } from './sql-values';
 import {

@@ -10,26 +10,20 @@
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
-import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
+import { elementOf, fieldOfType, integralWidth, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { CONCAT_WS_ARRAYS } from './array-functions';
 import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
-import { CAST_FLOAT, CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
 import { floatFromLong, formatFloat } from './float';
-import { castTypeText, exprToString, referencedColumns, type Expr, type SqlType } from './expression';
-import { EXTRACT_FIELDS } from './datetime-functions';
-import { DATE_TRUNC_UNITS } from './datetime-functions';
-import type { CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
+import { castTypeText, exprToString, type Expr, type SqlType } from './expression';
+import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { STREAMING_REFUSED } from './misc-functions';
-import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
-import { tokenizePattern } from './datetime-patterns';
 import { compileLike, type LikeMatcher } from './like-matcher';
-import { planFromAvro, planToAvro, writeAvro } from './avro-functions';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
@@ -41,7 +35,7 @@ import { checkStringLength } from './value-limits';
 import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
 import { castStringToInterval, formatInterval, fullRange } from './interval-utils';
 import {
-  bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
+  bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
 } from './long';
 
@@ -62,24 +56,6 @@ function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): Decima
 
 /** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
 const INTEGRAL_DECIMAL: Record<IntegralBits, DecimalType> = { 8: { precision: 3, scale: 0 }, 16: { precision: 5, scale: 0 }, 32: { precision: 10, scale: 0 } };
-
-/**
- * The width of an integral operator's result: the wider operand's (a NULL takes the other's); none
- * (BIGINT) when either is a BIGINT.
- */
-function integralWidth(l: TypeInfo, r: TypeInfo): IntegralBits | undefined {
-  if (l.type === 'null') return r.integral;
-  if (r.type === 'null') return l.integral;
-  return widerWidth(l.integral, r.integral);
-}
-
-/**
- * Whether values of these types widen to a FLOAT: a FLOAT beside integers and NULLs only (Spark's
- * numericPrecedence, BIGINT < FLOAT < DOUBLE); beside a DOUBLE or a DECIMAL they are DOUBLEs.
- */
-function widensToFloat(ts: TypeInfo[]): boolean {
-  return ts.some((t) => t.float32) && ts.every((t) => t.float32 || t.type === 'long' || t.type === 'null');
-}
 
 /**
  * Whether values of these types widen to a TIMESTAMP_NTZ: one beside others, DATEs and NULLs
@@ -932,134 +908,6 @@ class ExpressionCompiler implements LambdaCompiler {
     }
   }
 
-  /**
-   * from_json's options, a constant map(…) (Spark requires a foldable one): timestampFormat and
-   * dateFormat are read as datetime patterns; the other options change nothing Weir reads.
-   */
-  private jsonOptions(e: Extract<Expr, { kind: 'call' }>, arg: Expr): JsonOptions {
-    if (referencedColumns(arg).size > 0) this.fail(e, "from_json() needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')");
-    const m = this.compile(arg);
-    if (m.type !== 'map') this.fail(e, `from_json() takes its options as a map, got ${typeText(m)}`);
-    const value = m.eval({}, { batchTimestampMs: 0 } as never) as Record<string, unknown> | null;
-    const out: JsonOptions = {};
-    for (const [k, v] of Object.entries(value ?? {})) {
-      const key = k === 'timestampFormat' ? 'timestampFormat' : k === 'dateFormat' ? 'dateFormat' : undefined;
-      if (!key || typeof v !== 'string') continue;
-      const tokens = tokenizePattern(v);
-      if (typeof tokens === 'string') this.fail(e, `from_json() option ${k}: ${tokens}`);
-      out[key] = tokens;
-    }
-    return out;
-  }
-
-  /** from_json(text, 'DDL schema'): the schema must be a literal (Spark requires a foldable one). */
-  fromJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [text, schema, optionsArg] = e.args;
-    if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
-    const options = optionsArg ? this.jsonOptions(e, optionsArg) : {};
-    const t = this.compile(text);
-    if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
-    const from = t.type;
-    if (/^\s*(array|map)\s*</i.test(schema.value)) {
-      // A top-level ARRAY<…> or MAP<…> schema: from_json's result is that collection.
-      const f = parseDdlType(schema.value.trim(), 'from_json');
-      if (typeof f === 'string') this.fail(e, `from_json(): ${f}`);
-      return {
-        ...typeOfField(f),
-        eval: (r, c) => {
-          const v = t.eval(r, c);
-          return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options);
-        },
-      };
-    }
-    const fields = parseDdlSchema(schema.value);
-    if (typeof fields === 'string') this.fail(e, `from_json(): ${fields}`);
-    return {
-      type: 'struct',
-      fields,
-      eval: (r, c) => {
-        const v = t.eval(r, c);
-        if (v === null || v === undefined) return null;
-        return fromJson(castValue(v, from, 'string') as string, fields, options);
-      },
-    };
-  }
-
-  /** from_avro(data, 'avro schema' [, map(options)]): the schema and options are literals (avro-functions.ts). */
-  private fromAvro(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [data, schema, options] = e.args;
-    if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, 'from_avro() needs its Avro schema as a string literal (the schema\'s JSON, such as \'{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}\')');
-    const opts = options === undefined ? {} : this.literalOptions(e, options, 'from_avro');
-    const t = this.compile(data);
-    if (t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_avro() reads Avro binary (such as a Kafka value), got ${t.type}`);
-    const plan = planFromAvro(schema.value, opts);
-    if (typeof plan === 'string') this.fail(e, plan);
-    return {
-      ...typeOfField(plan.field),
-      eval: (r, c) => {
-        const v = t.eval(r, c);
-        return v === null || v === undefined ? null : plan.read(v as Uint8Array);
-      },
-    };
-  }
-
-  /** to_avro(data [, 'avro schema']) */
-  private toAvro(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [data, schema] = e.args;
-    if (schema !== undefined && (schema.kind !== 'literal' || typeof schema.value !== 'string')) this.fail(e, 'to_avro() needs its Avro schema as a string literal');
-    const a = this.compile(data);
-    const codec = planToAvro(fieldOfType('value', a), schema?.kind === 'literal' ? (schema.value as string) : undefined);
-    if (typeof codec === 'string') this.fail(e, codec);
-    return {
-      type: 'binary',
-      eval: (r, c) => {
-        const v = a.eval(r, c);
-        return v === null || v === undefined ? null : writeAvro(codec, v);
-      },
-    };
-  }
-
-  /** Spark's options argument, map('key', 'value', …) of string literals. */
-  private literalOptions(e: Expr, o: Expr, fn: string): Record<string, string> {
-    const args = o.kind === 'call' && o.name === 'map' ? o.args : undefined;
-    if (!args || args.length % 2 !== 0 || args.some((a) => a.kind !== 'literal' || typeof a.value !== 'string')) {
-      this.fail(e, `${fn}() takes its options as map('key', 'value', …) of string literals, such as map('mode', 'PERMISSIVE')`);
-    }
-    const out: Record<string, string> = {};
-    for (let i = 0; i < args.length; i += 2) out[(args[i] as { value: string }).value] = (args[i + 1] as { value: string }).value;
-    return out;
-  }
-
-  /** to_json(struct) */
-  private toJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const a = this.compile(e.args[0]);
-    if (a.type === 'array' || a.type === 'map') {
-      const f = fieldOfType('to_json', a);
-      return {
-        type: 'string',
-        eval: (r, c) => {
-          const v = a.eval(r, c);
-          if (v === null || v === undefined) return null;
-          const s = collectionToJson(v, f);
-          checkStringLength('to_json()', s.length);
-          return s;
-        },
-      };
-    }
-    if (a.type !== 'struct') this.fail(e, `to_json() takes a struct (such as from_json(...) or window), an array or a map, got ${a.type}`);
-    const fields = a.fields ?? [];
-    return {
-      type: 'string',
-      eval: (r, c) => {
-        const v = a.eval(r, c) as Record<string, unknown> | null;
-        if (v === null || v === undefined) return null;
-        const s = toJson(v, fields);
-        checkStringLength('to_json()', s.length);
-        return s;
-      },
-    };
-  }
-
   /** A collection function (array-functions.ts, map-functions.ts …): typed from its arguments' full types. */
   private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, compiled?: CompiledExpr[]): CompiledExpr {
     if (e.args.length < def.min || e.args.length > def.max) {
@@ -1163,6 +1011,18 @@ class ExpressionCompiler implements LambdaCompiler {
     return { type: 'struct', fields, eval: (r, c) => Object.fromEntries(values.map((v, i) => [names[i], v.eval(r, c)])) };
   }
 
+  /**
+   * A call's own analysis (function-types.ts' CallRewrite): its replacement or its compile hook,
+   * compiled; else the call to compile as any other (its arguments rewritten by a replacement
+   * that calls the function itself).
+   */
+  private rewrite(e: CallExpr, hooks: CallRewrite): CompiledExpr | CallExpr {
+    const replaced = hooks.replacement?.(e, this);
+    if (replaced?.kind === 'call' && replaced.name === e.name) return replaced;
+    if (replaced) return this.compile(replaced);
+    return hooks.compile?.(e, this) ?? e;
+  }
+
   private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     let e = call;
     const refused = STREAMING_REFUSED[e.name];
@@ -1196,24 +1056,10 @@ class ExpressionCompiler implements LambdaCompiler {
         e.args[1].pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
       );
     }
-    // like(str, pattern[, escape]) and ilike(…) are the operators, as Spark's Like/ILike.
-    if ((e.name === 'like' || e.name === 'ilike') && e.args.length >= 2 && e.args.length <= 3) {
-      const esc = e.args[2];
-      if (esc && (esc.kind !== 'literal' || typeof esc.value !== 'string' || [...esc.value].length !== 1)) this.fail(e, `${e.name}() takes its escape character as a one-character string literal`);
-      const escape = esc ? (esc as { value: string }).value : undefined;
-      return this.compile({ kind: 'like', arg: e.args[0], pattern: e.args[1], negated: false, caseInsensitive: e.name === 'ilike', ...(escape !== undefined ? { escape } : {}), pos: e.pos });
-    }
-    // Spark's cast functions: timestamp(x) is CAST(x AS TIMESTAMP), date(x) CAST(x AS DATE), ….
-    const castTo = CAST_FUNCTIONS[e.name];
-    if (castTo) {
-      if (e.args.length !== 1) this.fail(e, `${e.name}() takes one argument, got ${e.args.length}`);
-      const integral = CAST_INTEGRAL[e.name];
-      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), ...(CAST_FLOAT.has(e.name) ? { float32: true as const } : {}), pos: e.pos });
-    }
-    if (e.name === 'typeof') {
-      if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
-      const text = simpleTypeString(this.compile(e.args[0]));
-      return { type: 'string', eval: () => text };
+    // like(), typeof(), the cast functions …: rewritten by their function's file.
+    if (registered?.kind === 'special') {
+      const rewritten = this.rewrite(e, registered.def);
+      if ('eval' in rewritten) return rewritten;
     }
     // `a & b`, `a | b`, `a ^ b`, `~a`: calls the builder names by their operator, which no SQL call can be named.
     if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e, e.args.map((a) => this.compile(a)))!;
@@ -1236,44 +1082,11 @@ class ExpressionCompiler implements LambdaCompiler {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
-    // mod(a, b) is a % b, decimal scale included.
-    if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
+    // `a div b`: Spark's IntegralDivide operator (the builder names it as a call).
     if (e.name === 'div') return this.integralDivide(e);
-    if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
-    if (e.name === 'to_timestamp_ntz' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', ntz: true, pos: e.pos });
-    if (e.name === 'from_json') return this.fromJson(e);
-    if (e.name === 'to_json') return this.toJson(e);
-    if (e.name === 'from_avro') return this.fromAvro(e);
-    if (e.name === 'to_avro') return this.toAvro(e);
-    if (e.name === 'extract' || e.name === 'date_part' || e.name === 'datepart' || e.name === 'date_trunc') {
-      const unit = e.args[0];
-      const trunc = e.name === 'date_trunc';
-      const allowed = trunc ? [...DATE_TRUNC_UNITS] : EXTRACT_FIELDS;
-      if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
-        this.fail(e, `${e.name} ${trunc ? 'unit' : 'field'} must be one of ${allowed.join(', ')}`);
-      }
-      // A new call with the unit lower-cased: the expression given is never changed.
-      e = { ...e, args: [{ ...unit, value: unit.value.toLowerCase() }, ...e.args.slice(1)] };
-    }
-    // Spark's try_ arithmetic: the operators' NULL on a zero divisor or a DECIMAL that does not fit.
-    if (e.name === 'try_divide' && e.args.length === 2) return this.binary({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos });
-    const tryOp = ({ try_add: '+', try_subtract: '-', try_multiply: '*' } as const)[e.name as 'try_add'];
-    if (tryOp && e.args.length === 2 && e.args.some((a) => this.compile(a).type === 'decimal')) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
-    if (tryOp && e.args.length === 2) {
-      // Of two narrower integers: NULL where the result leaves their type (try_add(2147483647, 1)).
-      const [l, r] = e.args.map((a) => this.compile(a));
-      const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
-      if (bits) return { ...this.numeric('long', l, r, (a, b) => narrowArithmeticOrNull(tryOp, bits, a as number, b as number)), integral: bits };
-      // A FLOAT does not overflow (it reaches an infinity): the operator's FLOAT.
-      if (widensToFloat([l, r])) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
-    }
-    // negative(x) is -x and positive(x) is x, DECIMAL scale included.
-    if (e.name === 'negative') return this.compile({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos });
-    if (e.name === 'positive') {
-      const x = this.compile(e.args[0]);
-      if (!isNumeric(x.type) && x.type !== 'decimal') this.fail(e, `positive() takes a number, got ${x.type}`);
-      return x;
-    }
+    const rewritten = this.rewrite(e, def);
+    if ('eval' in rewritten) return rewritten;
+    e = rewritten;
     let args = e.args.map((a) => this.compile(a));
     const typed = this.keepsType(e, args);
     if (typed) return typed;
@@ -1352,7 +1165,7 @@ class ExpressionCompiler implements LambdaCompiler {
       args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
       Object.assign(dec, { float32: true });
     }
-    if (type === 'timestamp' && (ntz || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
+    if (type === 'timestamp' && (ntz || def.resultNTZ)) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;

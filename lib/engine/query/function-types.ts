@@ -4,10 +4,47 @@
  */
 import type { TypeInfo } from './data-types';
 import type { DecimalType } from './decimal';
+import type { Expr } from './expression';
 import type { ExprType } from './sql-values';
 import type { Field, Row } from '../types';
 
-export interface FunctionDef {
+export type CallExpr = Extract<Expr, { kind: 'call' }>;
+
+/** What a function's own analysis step uses of the expression compiler. */
+export interface CallCompiler {
+  compile(e: Expr): CompiledExpr;
+  fail(e: Expr, msg: string): never;
+  /** Spark's DATATYPE_MISMATCH.<subclass>. */
+  mismatch(e: Expr, subclass: string, detail: string, todo: string): never;
+}
+
+/**
+ * How a function is analysed where it is not a plain evaluation of its arguments, kept beside
+ * the function so that the compiler holds no function's name. Both run after the arity check.
+ */
+export interface CallRewrite {
+  /**
+   * Spark's RuntimeReplaceable: the expression the call stands for, compiled in its place
+   * (to_timestamp(x) is CAST(x AS TIMESTAMP), mod(a, b) is a % b); undefined: the call as it is.
+   * A call to the function itself is the call with its arguments rewritten (a unit lower-cased),
+   * compiled by its definition. Builds a new expression: the call given is never changed. `c`
+   * fails the call, or tells an argument's type.
+   */
+  replacement?(call: CallExpr, c: CallCompiler): Expr | undefined;
+  /**
+   * The call compiled by the function itself, where its type comes from a literal (from_json's
+   * schema) or from its arguments' full types (typeof); undefined: compiled as any other call.
+   */
+  compile?(call: CallExpr, c: CallCompiler): CompiledExpr | undefined;
+}
+
+/** A call the compiler builds itself (array(), like(), the cast functions, …), with its arity. */
+export interface SpecialFormDef extends CallRewrite {
+  min: number;
+  max: number;
+}
+
+export interface FunctionDef extends CallRewrite {
   min: number;
   max: number;
   /**
@@ -26,6 +63,8 @@ export interface FunctionDef {
   exactLongs?: boolean;
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
+  /** A TIMESTAMP result is a TIMESTAMP_NTZ (to_timestamp_ntz, make_timestamp_ntz). */
+  resultNTZ?: boolean;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
   /**
    * Checked at validation with each argument's value when it is a literal (`undefined` when it

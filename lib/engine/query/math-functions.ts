@@ -11,7 +11,9 @@
 import { isStr, nums, unified } from './function-args';
 import type { FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
-import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
+import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, type Long } from './long';
+import { integralWidth, widensToFloat } from './data-types';
+import { nullSafeBinary } from './datetime-arithmetic';
 
 
 const unary = (f: (x: number) => number): FunctionDef => ({ min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => f(x as number) });
@@ -84,8 +86,23 @@ function widthBucket(v: number, min: number, max: number, n: number): number | n
 }
 
 /** try_add/try_subtract/try_multiply on BIGINTs and doubles: NULL where the 64-bit result overflows. */
-const tryArith = (f: (a: number, b: number) => number, exact: (a: bigint, b: bigint) => bigint): FunctionDef => ({
-  min: 2, max: 2, exactLongs: true,
+/**
+ * Spark's try_ arithmetic of a DECIMAL is the operator (NULL for a DECIMAL that does not fit), of
+ * a FLOAT the operator's FLOAT (it reaches an infinity, never overflows), of two narrower integers
+ * NULL where the result leaves their type (try_add(2147483647, 1)); of BIGINTs and DOUBLEs the
+ * function's impl.
+ */
+const tryOperator = (op: '+' | '-' | '*'): FunctionDef['compile'] => (e, c) => {
+  const operator = () => c.compile({ kind: 'binary', op, left: e.args[0], right: e.args[1], pos: e.pos });
+  const [l, r] = e.args.map((a) => c.compile(a));
+  if (l.type === 'decimal' || r.type === 'decimal') return operator();
+  const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
+  if (bits) return { ...nullSafeBinary({ type: 'long' }, l, r, (a, b) => narrowArithmeticOrNull(op, bits, a as number, b as number)), integral: bits };
+  return widensToFloat([l, r]) ? operator() : undefined;
+};
+
+const tryArith = (op: '+' | '-' | '*', f: (a: number, b: number) => number, exact: (a: bigint, b: bigint) => bigint): FunctionDef => ({
+  min: 2, max: 2, exactLongs: true, compile: tryOperator(op),
   type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
   impl: ([x, y], _c, t) => {
     if (t[0] === 'double' || t[1] === 'double') return f(Number(x), Number(y));
@@ -176,14 +193,28 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     min: 4, max: 4, type: (a) => nums(a) ?? 'long',
     impl: ([v, lo, hi, n]) => widthBucket(v as number, lo as number, hi as number, Math.trunc(n as number)),
   },
-  try_add: tryArith((a, b) => a + b, (a, b) => a + b),
-  try_subtract: tryArith((a, b) => a - b, (a, b) => a - b),
-  try_multiply: tryArith((a, b) => a * b, (a, b) => a * b),
-  // try_divide is `/` (NULL on a zero divisor), negative(x) is -x and positive(x) is x: the
-  // compiler builds those operators; these are their forms on numbers.
-  try_divide: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)) },
-  negative: { min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number) },
-  positive: { min: 1, max: 1, exactLongs: true, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x },
+  try_add: tryArith('+', (a, b) => a + b, (a, b) => a + b),
+  try_subtract: tryArith('-', (a, b) => a - b, (a, b) => a - b),
+  try_multiply: tryArith('*', (a, b) => a * b, (a, b) => a * b),
+  // try_divide(a, b) is a / b (NULL on a zero divisor), negative(x) is -x, DECIMAL scale included
+  // (Spark's RuntimeReplaceable); their type and impl are what the replacement computes.
+  try_divide: {
+    min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)),
+    replacement: (e) => ({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos }),
+  },
+  negative: {
+    min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number),
+    replacement: (e) => ({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos }),
+  },
+  // positive(x) is x, of its own type.
+  positive: {
+    min: 1, max: 1, exactLongs: true, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x,
+    compile: (e, c) => {
+      const x = c.compile(e.args[0]);
+      if (!isNumeric(x.type) && x.type !== 'decimal') c.fail(e, `positive() takes a number, got ${x.type}`);
+      return x;
+    },
+  },
   abs: {
     min: 1, max: 1, exactLongs: true, type: (a) => (isNumeric(a[0]) ? (a[0] === 'null' ? 'long' : a[0]) : 'expects a number'),
     // abs(-9223372036854775808) wraps to itself, as Java's Math.abs does.
@@ -208,7 +239,11 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   log2: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log2(x as number)) },
   sign: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
   signum: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
-  mod: { min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)) },
+  // mod(a, b) is a % b, decimal scale included.
+  mod: {
+    min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)),
+    replacement: (e) => ({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos }),
+  },
   // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
   div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
   // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1). Integers
