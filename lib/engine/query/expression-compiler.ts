@@ -1159,6 +1159,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const longs = type !== 'long' || !valueArgs ? [] : (valueArgs === 'all' ? args : valueArgs.filter((i) => i < args.length).map((i) => args[i])).filter((a) => a.type === 'long');
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
+    if (type === 'long' && def.resultIntegral) Object.assign(dec, { integral: def.resultIntegral });
     // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one).
     const values = type === 'double' && valueArgs ? (valueArgs === 'all' ? args.map((_, i) => i) : valueArgs.filter((i) => i < args.length)) : [];
     if (values.length > 0 && widensToFloat(values.map((i) => args[i]))) {

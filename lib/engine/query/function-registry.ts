@@ -19,6 +19,7 @@ import { DATETIME_FUNCTIONS } from './datetime-functions';
 import { FORMAT_FUNCTIONS } from './format-functions';
 import type { CollectionFunctionDef, FunctionDef, SpecialFormDef } from './function-types';
 import { GENERATORS } from './generators';
+import { HASH_FUNCTIONS } from './hash-functions';
 import { HIGHER_ORDER_FUNCTIONS, type HigherOrderFunctionDef } from './higher-order-functions';
 import { JSON_ARRAY_FUNCTIONS, JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
 import { MAP_FUNCTIONS } from './map-functions';
@@ -28,10 +29,11 @@ import { PREDICATE_FUNCTIONS, PREDICATE_SPECIAL_FORMS } from './predicate-functi
 import { REGEXP_ARRAY_FUNCTIONS, REGEXP_FUNCTIONS } from './regexp-functions';
 import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
 import { STRING_ARRAY_FUNCTIONS, STRING_FUNCTIONS } from './string-functions';
+import { URL_FUNCTIONS } from './url-functions';
 
 /** Spark's function groups (`group = "string_funcs"` …), as docs/sql.md lists them. */
 export const FUNCTION_GROUPS = [
-  'string', 'datetime', 'math', 'array', 'map', 'struct', 'json', 'conditional', 'predicate', 'conversion', 'aggregate', 'lambda', 'generator', 'misc',
+  'string', 'datetime', 'math', 'array', 'map', 'struct', 'json', 'url', 'hash', 'conditional', 'predicate', 'conversion', 'aggregate', 'lambda', 'generator', 'misc',
 ] as const;
 export type FunctionGroup = (typeof FUNCTION_GROUPS)[number];
 
@@ -111,6 +113,8 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'misc', defs: MISC_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
+    { kind: 'scalar', group: 'url', defs: URL_FUNCTIONS },
+    { kind: 'scalar', group: 'hash', defs: HASH_FUNCTIONS },
     { kind: 'collection', group: 'string', defs: STRING_ARRAY_FUNCTIONS },
     { kind: 'collection', group: 'string', defs: REGEXP_ARRAY_FUNCTIONS },
     { kind: 'collection', group: 'json', defs: JSON_ARRAY_FUNCTIONS },

@@ -5,6 +5,7 @@
 import type { TypeInfo } from './data-types';
 import type { DecimalType } from './decimal';
 import type { Expr } from './expression';
+import type { IntegralBits } from './long';
 import type { ExprType } from './sql-values';
 import type { Field, Row } from '../types';
 
@@ -65,6 +66,8 @@ export interface FunctionDef extends CallRewrite {
   nullIntolerant?: boolean;
   /** A TIMESTAMP result is a TIMESTAMP_NTZ (to_timestamp_ntz, make_timestamp_ntz). */
   resultNTZ?: boolean;
+  /** A BIGINT result is an INT (32), SMALLINT or TINYINT, as Spark types it (bit_count). */
+  resultIntegral?: IntegralBits;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
   /**
    * Checked at validation with each argument's value when it is a literal (`undefined` when it

@@ -244,6 +244,13 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)),
     replacement: (e) => ({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos }),
   },
+  // Spark's BitwiseCount: the bits set in the value sign-extended to 64 (bit_count(-1) is 64 for
+  // any integer type), 1 or 0 for a boolean; an INT.
+  bit_count: {
+    min: 1, max: 1, exactLongs: true, resultIntegral: 32,
+    type: (a) => (a[0] === 'long' || a[0] === 'boolean' || a[0] === 'null' ? 'long' : 'takes an integer or a boolean'),
+    impl: ([v]) => (typeof v === 'boolean' ? Number(v) : [...BigInt.asUintN(64, bigOf(v as Long)).toString(2)].filter((b) => b === '1').length),
+  },
   // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
   div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
   // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1). Integers
