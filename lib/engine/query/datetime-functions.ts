@@ -130,7 +130,7 @@ const parseByPattern = (fn: string): FunctionDef => ({
 });
 
 const dayShift = (sign: 1 | -1): FunctionDef => ({
-  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
+  min: 2, max: 2, intDays: true, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
   impl: ([d, n], _c, t) => {
     const day = toDay(d, t[0]);
     const k = dayCount(n, t[1]);

@@ -14,8 +14,6 @@ import { elementOf, fieldOfType, integralWidth, sameType, typeOfField, typeText,
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
-import { CONCAT_WS_ARRAYS } from './array-functions';
-import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
 import { floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, type Expr, type SqlType } from './expression';
@@ -264,11 +262,6 @@ export function resolveColumn(schema: Schema, name: string): Schema[number] | un
   const ci = schema.filter((f) => f.name.toLowerCase() === name.toLowerCase());
   return ci.length === 1 ? ci[0] : undefined;
 }
-
-/** Functions whose result is one of their arguments: those arguments share one decimal (or integer) type. */
-const DECIMAL_VALUE_ARGS: Record<string, 'all' | number[]> = {
-  coalesce: 'all', nvl: 'all', ifnull: 'all', nullif: 'all', greatest: 'all', least: 'all', if: [1, 2], nvl2: [1, 2],
-};
 
 const COMPARE: Record<string, (a: never, b: never) => boolean> = {
   '=': (a, b) => a === b,
@@ -915,7 +908,7 @@ class ExpressionCompiler implements LambdaCompiler {
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
     let args = compiled ?? e.args.map((a) => this.compile(a));
-    if (e.name === 'array_contains' && args[0].type === 'array') {
+    if (def.valueAsElement && args[0].type === 'array') {
       // The value at the elements' type, so that equal values compare equal (decimals at one scale).
       const el = typeOfField(args[0].elementType!);
       const v = args[1];
@@ -1050,7 +1043,7 @@ class ExpressionCompiler implements LambdaCompiler {
         'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
       );
     }
-    if (INT_DAYS.has(e.name) && e.args.length === 2 && writtenAsBigint(e.args[1])) {
+    if (registered?.kind === 'scalar' && registered.def.intDays && e.args.length === 2 && writtenAsBigint(e.args[1])) {
       throw new SqlValidationError(
         `Cannot resolve "${e.name}(…)" due to data type mismatch: The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however it has the type "BIGINT"; write the number of days without the L suffix, or CAST it AS INT`,
         e.args[1].pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
@@ -1073,10 +1066,9 @@ class ExpressionCompiler implements LambdaCompiler {
         `${e.name}()`,
       );
     }
-    if (e.name === 'concat_ws' || e.name === 'concat' || e.name === 'reverse') {
+    if (def.ofArrays) {
       const compiled = e.args.map((a) => this.compile(a));
-      const ofArrays = { concat_ws: CONCAT_WS_ARRAYS, concat: CONCAT_ARRAYS, reverse: REVERSE_ARRAY }[e.name];
-      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, ofArrays, compiled);
+      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, def.ofArrays, compiled);
     }
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
@@ -1091,7 +1083,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const typed = this.keepsType(e, args);
     if (typed) return typed;
     // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
-    if (NULL_COALESCING.has(e.name)) {
+    if (def.coalescing) {
       const nested = args.find((a) => a.type === 'array' || a.type === 'map' || a.type === 'struct');
       if (nested) {
         if (args.some((a) => a.type !== 'null' && !sameType(a, nested))) this.fail(e, `${e.name}() arguments must all be ${typeText(nested)}; got ${args.map((a) => typeText(a)).join(', ')}`);
@@ -1102,17 +1094,17 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     // A function that passes a value through has a TIMESTAMP_NTZ among NTZs, DATEs and NULLs
     // (before a DATE is taken as its midnight below).
-    const passed = DECIMAL_VALUE_ARGS[e.name];
+    const passed = def.valueArgs;
     const ntz = passed !== undefined && widensToNTZ((passed === 'all' ? args : passed.filter((i) => i < args.length).map((i) => args[i])));
     // A FLOAT where concat takes text: its text as Java prints a float.
-    if (e.name === 'concat' || e.name === 'concat_ws') args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
+    if (def.textArgs) args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
     // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
-    if (NUMBERS_AS_TEXT.has(e.name)) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
+    if (def.numbersAsText) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
     if (args.some((a) => a.type === 'decimal')) {
       const own = this.decimalCall(e, args);
       if (own) return own;
-      const values = DECIMAL_VALUE_ARGS[e.name];
+      const values = def.valueArgs;
       if (values) {
         // Functions that pass a value through: every value argument at one decimal type.
         const idx = values === 'all' ? args.map((_, i) => i) : values.filter((i) => i < args.length);
@@ -1124,18 +1116,18 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       // Any other function takes a decimal as a double (concat and concat_ws as its text; a
       // function that prints numbers by a format as its exact text, still typed decimal).
-      const as = e.name === 'concat' || e.name === 'concat_ws' ? 'string' : 'double';
+      const as = def.textArgs ? 'string' : 'double';
       args = args.map((a) => (a.type !== 'decimal' || resultDecimal ? a : def.decimalAsText ? { ...convert(a, 'string'), type: 'decimal' } : convert(a, as)));
     }
     if (args.some((a) => a.type === 'date')) {
       // concat takes a date as its yyyy-MM-dd text; a function that does not take a date takes
       // its midnight, as Spark casts a date to the timestamp a function expects.
-      const text = e.name === 'concat' || e.name === 'concat_ws';
+      const text = def.textArgs === true;
       if (text || !RESULT_TYPES.includes(def.type(args.map((a) => a.type)))) args = args.map((a) => (a.type === 'date' ? convert(a, text ? 'string' : 'timestamp') : a));
     }
     // A function that takes its numbers as doubles gets a BIGINT past 2^53 as the nearest double,
     // not a bigint it cannot mix with numbers; one that passes a value through keeps it exact.
-    const exactLongs = def.exactLongs === true || e.name in DECIMAL_VALUE_ARGS;
+    const exactLongs = def.exactLongs === true || def.valueArgs !== undefined;
     if (!exactLongs) args = args.map((a) => (a.type === 'long' ? longAsNumber(a) : a));
     let types = args.map((a) => a.type);
     const literals = e.args.map((a) => (a.kind === 'literal' ? a.value : undefined));
@@ -1150,12 +1142,11 @@ class ExpressionCompiler implements LambdaCompiler {
         type = def.type(types, literals);
       }
     }
-    if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
-    if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
+    if (def.unifiedType) type = def.unifiedType(types);
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
     const dec: Partial<TypeInfo> = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
     // A function that passes a value through has the widest integer type of its values.
-    const valueArgs = DECIMAL_VALUE_ARGS[e.name];
+    const valueArgs = def.valueArgs;
     const longs = type !== 'long' || !valueArgs ? [] : (valueArgs === 'all' ? args : valueArgs.filter((i) => i < args.length).map((i) => args[i])).filter((a) => a.type === 'long');
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
@@ -1194,12 +1185,7 @@ class ExpressionCompiler implements LambdaCompiler {
   }
 }
 
-const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
 const BITWISE_OPERATORS = new Set(['&', '|', '^', '~']);
-const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
-
-/** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
-const INT_DAYS = new Set(['date_add', 'dateadd', 'date_sub']);
 
 /** A BIGINT as Spark types it: a BIGINT literal, or a CAST to BIGINT (Weir's columns are all BIGINT, so not those). */
 function writtenAsBigint(e: Expr): boolean {

@@ -68,6 +68,26 @@ export interface FunctionDef extends CallRewrite {
   resultNTZ?: boolean;
   /** A BIGINT result is an INT (32), SMALLINT or TINYINT, as Spark types it (bit_count). */
   resultIntegral?: IntegralBits;
+  /**
+   * The arguments whose value is the result (coalesce: all; if: 1 and 2): they share one
+   * decimal, integer, FLOAT or TIMESTAMP_NTZ type, and a BIGINT among them stays exact.
+   */
+  valueArgs?: 'all' | number[];
+  /** The first non-NULL of its arguments: of arrays, maps or structs too, of their one type (coalesce, nvl). */
+  coalescing?: boolean;
+  /**
+   * The result type from the argument types as finally converted (coalesce: the type they unify
+   * to); `type` then only accepts them, so that no argument is converted for it.
+   */
+  unifiedType?(types: ExprType[]): ExprType | string;
+  /** Takes each argument as its text: a FLOAT as Java prints it, a DECIMAL's exact digits, a DATE as yyyy-MM-dd (concat). */
+  textArgs?: boolean;
+  /** Spark casts a number to a STRING where this takes one (contains(123, 2), luhn_check(79927398713)). */
+  numbersAsText?: boolean;
+  /** Its form over arrays, compiled where an argument is one (concat of arrays, reverse of an array). */
+  ofArrays?: CollectionFunctionDef;
+  /** Its second argument, a number of days, is an INT to Spark: a BIGINT written there is a type mismatch (date_add). */
+  intDays?: boolean;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
   /**
    * Checked at validation with each argument's value when it is a literal (`undefined` when it
@@ -87,6 +107,8 @@ export interface CollectionFunctionDef {
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
   impl(args: unknown[], types: TypeInfo[], result: TypeInfo): unknown;
+  /** Its second argument is converted to the array's element type, so that equal values compare equal (array_contains). */
+  valueAsElement?: boolean;
   /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
   checkLiterals?(literals: unknown[]): string | undefined;
 }
