@@ -23,7 +23,7 @@ import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
 
 type Resolver = ReturnType<AvroCodec['type']['createResolver']>;
 
-export interface FromAvroPlan {
+interface FromAvroPlan {
   /** The result's type: the reader schema's (avroSchema when given, else jsonFormatSchema). */
   field: Field;
   read(bytes: Uint8Array): unknown;
@@ -32,7 +32,7 @@ export interface FromAvroPlan {
 const MALFORMED = 'MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION';
 
 /** from_avro's plan from its literal schema and options; a string is what is wrong, for the user. */
-export function planFromAvro(jsonFormatSchema: string, options: Record<string, string>): FromAvroPlan | string {
+function planFromAvro(jsonFormatSchema: string, options: Record<string, string>): FromAvroPlan | string {
   const unknown = Object.keys(options).filter((k) => !['mode', 'avroSchema'].includes(k));
   if (unknown.length) return `from_avro() takes the options mode and avroSchema, not ${unknown.join(', ')}`;
   const mode = (options.mode ?? 'FAILFAST').toUpperCase();
@@ -69,14 +69,14 @@ export function planFromAvro(jsonFormatSchema: string, options: Record<string, s
 }
 
 /** to_avro's codec for a value of `field`: the given schema's, or Spark's derived one. */
-export function planToAvro(field: Field, jsonFormatSchema?: string): AvroCodec | string {
+function planToAvro(field: Field, jsonFormatSchema?: string): AvroCodec | string {
   const codec = AvroCodec.parse(jsonFormatSchema ?? JSON.stringify(avroSchemaOf({ ...field, nullable: false })));
   if (typeof codec === 'string') return `to_avro(): ${codec}`;
   return codec;
 }
 
 /** to_avro of one value: its bytes, or an error naming what does not fit. */
-export function writeAvro(codec: AvroCodec, value: unknown): Buffer {
+function writeAvro(codec: AvroCodec, value: unknown): Buffer {
   try {
     return codec.encode(value);
   } catch (e) {

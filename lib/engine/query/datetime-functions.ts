@@ -76,7 +76,7 @@ const dateField = (name: string): FunctionDef => ({
   },
 });
 
-export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;
+const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;
 
 /** A timestamp or a string Spark would cast to one. */
 const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
@@ -184,7 +184,7 @@ function extractField(name: string): string | undefined {
   return FIELDS[canonical] ? canonical : undefined;
 }
 
-export const EXTRACT_FIELDS: readonly string[] = [...Object.keys(FIELDS), ...Object.keys(FIELD_ALIASES)];
+const EXTRACT_FIELDS: readonly string[] = [...Object.keys(FIELDS), ...Object.keys(FIELD_ALIASES)];
 
 const SECOND_DECIMAL: DecimalType = { precision: 8, scale: 6 };
 

@@ -32,7 +32,7 @@ import { formatFloat } from './float';
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
  * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong.
  */
-export function parseDdlSchema(ddl: string): Field[] | string {
+function parseDdlSchema(ddl: string): Field[] | string {
   let t: DataType;
   try {
     t = parseSchema(ddl);
@@ -51,7 +51,7 @@ export function parseDdlSchema(ddl: string): Field[] | string {
 }
 
 /** One DDL type (`ARRAY<STRUCT<a: INT>>`, `MAP<STRING, BIGINT>`) as a Field named `name`. */
-export function parseDdlType(typeText: string, name: string): Field | string {
+function parseDdlType(typeText: string, name: string): Field | string {
   try {
     return fieldOfDataType(name, parseDataType(typeText));
   } catch (e) {
@@ -68,7 +68,7 @@ function parseJsonOrUndefined(text: string): unknown {
 }
 
 /** from_json's options Weir reads: Spark's timestampFormat and dateFormat, as datetime patterns. */
-export interface JsonOptions {
+interface JsonOptions {
   timestampFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
   dateFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
 }
@@ -150,14 +150,14 @@ function readStruct(obj: Record<string, unknown>, fields: Field[], o: JsonOption
  * from_json(text, schema) with an ARRAY<…> or MAP<…> schema: NULL when the text is not that JSON
  * (an object read as an ARRAY<STRUCT<…>> is an array of that one struct, as Spark reads it).
  */
-export function fromJsonCollection(text: string, f: Field, o: JsonOptions = {}): unknown {
+function fromJsonCollection(text: string, f: Field, o: JsonOptions = {}): unknown {
   const v = parseJsonOrUndefined(text);
   if (f.type === 'array' && isObject(v) && f.elementType?.type === 'struct') return [convert(v, f.elementType, o)];
   return v === undefined ? null : convert(v, f, o);
 }
 
 /** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
-export function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<string, unknown> {
+function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<string, unknown> {
   const v = parseJsonOrUndefined(text);
   if (!isObject(v)) return Object.fromEntries(fields.map((f) => [f.name, null]));
   return readStruct(v, fields, o);
@@ -232,12 +232,12 @@ function structToJsonValue(obj: Record<string, unknown>, fields: Field[]): Recor
 }
 
 /** to_json(struct) */
-export function toJson(obj: Record<string, unknown>, fields: Field[]): string {
+function toJson(obj: Record<string, unknown>, fields: Field[]): string {
   return stringifyJson(structToJsonValue(obj, fields));
 }
 
 /** to_json(array or map) */
-export function collectionToJson(v: unknown, f: Field): string {
+function collectionToJson(v: unknown, f: Field): string {
   return stringifyJson(toJsonValue(v, f) ?? null);
 }
 
