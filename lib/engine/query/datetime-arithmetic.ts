@@ -35,6 +35,12 @@ const DAY_ONLY = (f: IntervalFields | undefined) => f !== undefined && f.start =
 const isDatetime = (t: ExprType) => t === 'date' || t === 'timestamp';
 const isNumber = (t: ExprType) => t === 'long' || t === 'double' || t === 'decimal';
 
+/** `f` of `c`'s non-NULL values (NULL for NULL). */
+export function nullSafeUnary(c: CompiledExpr, f: (v: unknown) => unknown): Pick<CompiledExpr, 'eval'> {
+  const get = c.eval;
+  return { eval: (r, x) => { const v = get(r, x); return v === null ? null : f(v); } };
+}
+
 /** `l op r` of two non-NULL operands, NULL when either is NULL (the compiler's arithmetic uses it too). */
 export function nullSafeBinary(result: Omit<CompiledExpr, 'eval'>, l: CompiledExpr, r: CompiledExpr, f: Value): CompiledExpr {
   const le = l.eval;

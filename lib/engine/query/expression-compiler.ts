@@ -15,7 +15,7 @@ import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { buildMap } from './map-functions';
-import { floatFromLong, formatFloat } from './float';
+import { asFloat, floatFromLong, formatFloat } from './float';
 import { castTypeText, exprToString, type Expr, type SqlType } from './expression';
 import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
@@ -26,11 +26,11 @@ import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import {
-  arithmetic, bounded, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
+  arithmetic, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
-import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
+import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { castStringToInterval, formatInterval, fullRange } from './interval-utils';
 import {
   bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, toLong, widerWidth, wrapToWidth,
@@ -82,14 +82,6 @@ function castToTimestampNTZ(e: Expr, a: CompiledExpr, compiler: { mismatch(e: Ex
   if (a.type === 'date') return { type: 'timestamp', ntz: true, eval: (r, c) => castValue(get(r, c), 'date', 'timestamp') };
   if (a.type === 'string') return { type: 'timestamp', ntz: true, eval: (r, c) => { const v = get(r, c); return v === null ? null : parseTimestampLiteral(String(v), true); } };
   return compiler.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "TIMESTAMP_NTZ".`, `Cannot cast ${typeText(a)} to TIMESTAMP_NTZ.`);
-}
-
-/** `c` as a FLOAT: an integer is the nearest float, as the JVM's `(float) long`. */
-function asFloat(c: CompiledExpr): CompiledExpr {
-  if (c.float32) return c;
-  if (c.type === 'null') return { ...c, type: 'double', float32: true };
-  const get = c.eval;
-  return { type: 'double', float32: true, eval: (r, x) => { const v = get(r, x); return v === null ? null : floatFromLong(v as Long); } };
 }
 
 /** A value of `c`'s type as text, as CAST(… AS STRING) gives it (a FLOAT as Java's Float.toString). */
@@ -682,78 +674,23 @@ class ExpressionCompiler implements LambdaCompiler {
   }
 
   /**
-   * The functions Spark types as their argument where it is an INT, SMALLINT, TINYINT or FLOAT
-   * (wrapping at an integer's width, as the JVM's byte, short and int): abs (`abs(-128Y)` is
-   * -128), round and bround (`round(127Y, -1)` is -126), pmod (Spark's `(r + n) % n`, of a
-   * BIGINT exact too); the bitwise operators `& | ^ ~` (the wider operand's type, as Spark's
-   * BitwiseAnd…) and shiftleft, shiftright, shiftrightunsigned of an INT (a TINYINT or SMALLINT
-   * widened to one, the distance taken mod 32 as Java's). Undefined for any other call.
+   * The bitwise operators `& | ^ ~` (calls the builder names by their operator): of integers, the
+   * wider operand's type, as Spark's BitwiseAnd…, an INT's, SMALLINT's or TINYINT's within its width.
    */
-  private keepsType(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
-    const name = e.name;
+  private bitwise(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr {
     const ops: Record<string, (a: bigint, b: bigint) => bigint> = { '&': (a, b) => a & b, '|': (a, b) => a | b, '^': (a, b) => a ^ b };
-    const bitwise = Object.hasOwn(ops, name) ? ops[name] : undefined;
-    const shift = name === 'shiftleft' || name === 'shiftright' || name === 'shiftrightunsigned';
-    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', '~'].includes(name)) return undefined;
+    const bitwise = Object.hasOwn(ops, e.name) ? ops[e.name] : undefined;
     const integral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
-    if (bitwise || name === '~') {
-      const arity = bitwise ? 2 : 1;
-      if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
-      const wrong = args.find((a) => !integral(a));
-      if (wrong) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `requires the "INTEGRAL" type, however it has the type "${typeText(wrong)}".`, 'Bitwise operators take integers; CAST the operand to BIGINT or INT.');
-      const bits = bitwise ? integralWidth(args[0], args[1]) : args[0].integral;
-      const t = { ...(bits ? { integral: bits } : {}) };
-      if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
-      // Two values of a width combine within it: their sign-extended bits stay in its range.
-      const f = bitwise;
-      return { ...this.numeric('long', args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long))))), ...t };
-    }
-    const [x, y] = args;
-    if (shift) {
-      // Of a BIGINT: the registered function (64-bit shifts).
-      if (args.length !== 2 || !x.integral || !integral(y)) return undefined;
-      const op = name === 'shiftleft' ? (a: number, n: number) => a << n : name === 'shiftright' ? (a: number, n: number) => a >> n : (a: number, n: number) => (a >>> n) | 0;
-      return { ...this.numeric('long', x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31)), integral: 32 };
-    }
-    if (name === 'pmod') {
-      if (args.length !== 2) return undefined;
-      if (integral(x) && integral(y)) {
-        const bits = integralWidth(x, y);
-        return { ...this.numeric('long', x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };
-      }
-      if (!widensToFloat([x, y])) return undefined;
-      return { ...this.numeric('double', asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); }), float32: true };
-    }
-    if (args.length === 0 || (!x.integral && !x.float32)) return undefined;
-    if (name === 'abs') {
-      const bits = x.integral;
-      return { ...nullSafeUnary(x, (v) => (bits ? wrapToWidth(bits, Math.abs(v as number)) : Math.abs(v as number))), type: x.type, ...(bits ? { integral: bits } : { float32: true as const }) };
-    }
-    // round and bround: a literal scale (Spark needs a foldable one), 0 by default.
-    const d = e.args[1];
-    if (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number')) return undefined;
-    const digits = d === undefined ? 0 : Math.trunc(d.value as number);
-    if (x.float32) {
-      // BigDecimal(f.toDouble).setScale(d).toFloat: the DOUBLE's rounding, then the nearest float.
-      const registered = FUNCTION_REGISTRY.get(name);
-      if (registered?.kind !== 'scalar') return undefined;
-      const roundDouble = registered.def.impl;
-      return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble([v, digits], { batchTimestampMs: 0 } as never, ['double', 'long']) as number)), type: 'double', float32: true };
-    }
-    const bits = x.integral!;
-    if (digits >= 0) return x;
-    const unit = 10n ** BigInt(-digits);
-    const halfEven = name === 'bround';
-    return {
-      ...nullSafeUnary(x, (v) => {
-        const n = BigInt(v as number);
-        let q = n / unit;
-        const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
-        if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
-        return wrapToWidth(bits, q * unit);
-      }),
-      type: 'long', integral: bits,
-    };
+    const arity = bitwise ? 2 : 1;
+    if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
+    const wrong = args.find((a) => !integral(a));
+    if (wrong) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `requires the "INTEGRAL" type, however it has the type "${typeText(wrong)}".`, 'Bitwise operators take integers; CAST the operand to BIGINT or INT.');
+    const bits = bitwise ? integralWidth(args[0], args[1]) : args[0].integral;
+    const t = { ...(bits ? { integral: bits } : {}) };
+    if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
+    // Two values of a width combine within it: their sign-extended bits stay in its range.
+    const f = bitwise;
+    return { ...this.numeric('long', args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long))))), ...t };
   }
 
   /** `l op r` of two non-NULL operands, NULL when either is NULL. */
@@ -857,48 +794,6 @@ class ExpressionCompiler implements LambdaCompiler {
         return otherwise ? otherwise.eval(row, c) : null;
       },
     };
-  }
-
-  /**
-   * The functions Spark types DECIMAL for a decimal argument: abs (the same type), round(x[, d])
-   * with a literal d (DECIMAL(p - s + 1 + min(s, d), min(s, d)), HALF_UP), floor and ceil
-   * (DECIMAL(p - s + 1, 0)). Undefined for any other call.
-   */
-  private decimalCall(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
-    const [x] = args;
-    if (x.type !== 'decimal') return undefined;
-    const { precision: p, scale: s } = x.decimal!;
-    const get = x.eval;
-    const unary = (t: DecimalType, f: (v: bigint) => bigint): CompiledExpr => ({
-      type: 'decimal', decimal: t, eval: (r, c) => { const v = get(r, c); return v === null ? null : f(v as bigint); },
-    });
-    switch (e.name) {
-      case 'abs':
-        return unary(x.decimal!, (v) => (v < 0n ? -v : v));
-      case 'round': {
-        const d = e.args[1];
-        if (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number')) return undefined;
-        const digits = d === undefined ? 0 : Math.trunc(d.value as number);
-        const scale = Math.max(0, Math.min(s, digits));
-        const t = bounded(p - s + 1 + scale, scale);
-        // A negative d rounds to tens, hundreds…: round at scale d, then back to scale 0.
-        return digits >= 0 ? unary(t, (v) => rescale(v, s, scale)) : unary(t, (v) => rescale(v, s, digits) * pow10(-digits));
-      }
-      case 'floor':
-      case 'ceil':
-      case 'ceiling': {
-        if (args.length !== 1) return undefined;
-        const f = pow10(s);
-        const up = e.name !== 'floor';
-        return unary(bounded(p - s + 1, 0), (v) => {
-          const q = v / f;
-          const exact = q * f === v;
-          return exact ? q : up ? (v > 0n ? q + 1n : q) : v < 0n ? q - 1n : q;
-        });
-      }
-      default:
-        return undefined;
-    }
   }
 
   /** A collection function (array-functions.ts, map-functions.ts …): typed from its arguments' full types. */
@@ -1055,7 +950,7 @@ class ExpressionCompiler implements LambdaCompiler {
       if ('eval' in rewritten) return rewritten;
     }
     // `a & b`, `a | b`, `a ^ b`, `~a`: calls the builder names by their operator, which no SQL call can be named.
-    if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e, e.args.map((a) => this.compile(a)))!;
+    if (BITWISE_OPERATORS.has(e.name)) return this.bitwise(e, e.args.map((a) => this.compile(a)));
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
     if (coll) return this.collectionCall(e, coll);
@@ -1080,7 +975,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if ('eval' in rewritten) return rewritten;
     e = rewritten;
     let args = e.args.map((a) => this.compile(a));
-    const typed = this.keepsType(e, args);
+    const typed = def.typed?.(e, args);
     if (typed) return typed;
     // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
     if (def.coalescing) {
@@ -1102,8 +997,6 @@ class ExpressionCompiler implements LambdaCompiler {
     if (def.numbersAsText) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
     if (args.some((a) => a.type === 'decimal')) {
-      const own = this.decimalCall(e, args);
-      if (own) return own;
       const values = def.valueArgs;
       if (values) {
         // Functions that pass a value through: every value argument at one decimal type.
@@ -1210,31 +1103,6 @@ function implicitDatetimeCasts(types: ExprType[], typeOf: (t: ExprType[]) => Exp
     if (RESULT_TYPES.includes(typeOf(tried))) return tried;
   }
   return undefined;
-}
-
-/** `f` of `c`'s non-NULL values (NULL for NULL). */
-function nullSafeUnary(c: CompiledExpr, f: (v: unknown) => unknown): Pick<CompiledExpr, 'eval'> {
-  const get = c.eval;
-  return { eval: (r, x) => { const v = get(r, x); return v === null ? null : f(v); } };
-}
-
-/**
- * Spark's Pmod of two integers of width `bits` (none: BIGINT): `r = a % n`, and `(r + n) % n`
- * where r is negative, in the type's arithmetic (an INT's or BIGINT's r + n wraps; a TINYINT's or
- * SMALLINT's is an int, narrowed after); NULL for a zero divisor.
- */
-function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | null {
-  if (bits === undefined) {
-    const [x, y] = [bigOf(a), bigOf(n)];
-    if (y === 0n) return null;
-    const r = x % y;
-    return toLong(r < 0n ? BigInt.asIntN(64, r + y) % y : r);
-  }
-  const [x, y] = [a as number, n as number];
-  if (y === 0) return null;
-  const r = x % y;
-  if (!(r < 0)) return r + 0;
-  return wrapToWidth(bits, ((bits === 32 ? (r + y) | 0 : r + y) % y) + 0);
 }
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */

@@ -86,6 +86,11 @@ export interface FunctionDef extends CallRewrite {
   numbersAsText?: boolean;
   /** Its form over arrays, compiled where an argument is one (concat of arrays, reverse of an array). */
   ofArrays?: CollectionFunctionDef;
+  /**
+   * Its own result for these compiled arguments where Spark types it by them (abs of an INT is an
+   * INT, round of a DECIMAL a DECIMAL); undefined: `type` and `impl` of the arguments as usual.
+   */
+  typed?(call: CallExpr, args: CompiledExpr[]): CompiledExpr | undefined;
   /** Its second argument, a number of days, is an INT to Spark: a BIGINT written there is a type mismatch (date_add). */
   intDays?: boolean;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
