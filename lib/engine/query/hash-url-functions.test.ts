@@ -1,5 +1,5 @@
 /**
- * The hash functions (hash-functions.ts), bit_count and the URL functions (url-functions.ts) at
+ * The hash functions (hash-functions.ts), bit_count, bit_get and the URL functions (url-functions.ts) at
  * their edges: NULLs, a BINARY beside a STRING, several columns of mixed types hashed as Spark
  * hashes them, and the values Spark documents.
  */
@@ -89,6 +89,17 @@ describe('bit_count', () => {
     expect(run('bit_count(true)')).toBe(1);
     expect(run('bit_count(NULL)')).toBeNull();
     expect(run('typeof(bit_count(n))')).toBe('int');
+  });
+});
+
+describe('bit_get', () => {
+  it("takes a bit of the type's own width as a TINYINT, and fails for a position outside it", () => {
+    expect([run('bit_get(11, 0)'), run('bit_get(11, 2)'), run('getbit(-1L, 63)')]).toEqual([1, 0, 1]);
+    expect(run('typeof(bit_get(n, 1))')).toBe('tinyint');
+    expect(run('bit_get(n, NULL)')).toBeNull();
+    expect(() => run('bit_get(11, 32)')).toThrow('expects an integer value in [0, 32), but got 32');
+    expect(() => run('bit_get(CAST(1 AS TINYINT), 8)')).toThrow('[0, 8)');
+    expect(() => run('getbit(n, -1)')).toThrow('`getbit` is invalid: expects an integer value in [0, 64), but got -1');
   });
 });
 

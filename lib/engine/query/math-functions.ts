@@ -8,6 +8,7 @@
  * within that range (query/long.ts). With a DECIMAL argument the try_ functions are the
  * decimal operators (expression-compiler.ts), which give NULL when the result does not fit.
  */
+import { RecordExpressionError } from '../errors';
 import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
@@ -250,6 +251,32 @@ const shiftTyped = (op: (a: number, n: number) => number): FunctionDef['typed'] 
   return { ...nullSafeBinary({ type: 'long' }, x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31)), integral: 32 };
 };
 
+/**
+ * Spark's BitwiseGet: bit `pos` of an integer (0 the lowest) as a TINYINT; a position outside
+ * the type's bits (0 to 7 of a TINYINT … 63 of a BIGINT) fails the record, as Spark's.
+ */
+function bitGet(name: string): FunctionDef {
+  const bit = (v: Long, pos: Long, size: number): number => {
+    const p = Number(pos);
+    if (!(p >= 0 && p < size)) {
+      throw new RecordExpressionError(`[INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE] The value of parameter(s) \`pos\` in \`${name}\` is invalid: expects an integer value in [0, ${size}), but got ${p}.`, { function: name });
+    }
+    return Number((bigOf(v) >> BigInt(p)) & 1n);
+  };
+  return {
+    min: 2, max: 2, exactLongs: true, resultIntegral: 8,
+    type: (a) => (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'takes (integer, bit position)'),
+    impl: ([v, pos]) => bit(v as Long, pos as Long, 64),
+    // Of an INT, SMALLINT or TINYINT: its own width of bits.
+    typed: (_e, args) => {
+      const [x, pos] = args;
+      const size = x?.integral;
+      if (args.length !== 2 || !size || !isIntegral(pos)) return undefined;
+      return { ...nullSafeBinary({ type: 'long' }, x, pos, (v, p) => bit(v as Long, p as Long, size)), integral: 8 };
+    },
+  };
+}
+
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 
 
@@ -357,6 +384,8 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     type: (a) => (a[0] === 'long' || a[0] === 'boolean' || a[0] === 'null' ? 'long' : 'takes an integer or a boolean'),
     impl: ([v]) => (typeof v === 'boolean' ? Number(v) : [...BigInt.asUintN(64, bigOf(v as Long)).toString(2)].filter((b) => b === '1').length),
   },
+  bit_get: bitGet('bit_get'),
+  getbit: bitGet('getbit'),
   // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
   div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
   // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1); of
