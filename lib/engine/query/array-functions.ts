@@ -338,7 +338,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     },
   },
   array_contains: {
-    min: 2, max: 2,
+    min: 2, max: 2, valueAsElement: true,
     type: (a) => (isArr(a[0]) && (a[1].type === 'null' || a[0].type === 'null' || comparable(elementOrString(a[0]), a[1])) ? { type: 'boolean' } : `array_contains() takes (array, value of its element type), got ${typeText(a[0])} and ${typeText(a[1])}`),
     impl: ([arr, v]) => {
       let sawNull = false;

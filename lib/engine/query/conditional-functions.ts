@@ -5,18 +5,27 @@
  */
 import { nums, unified } from './function-args';
 import type { FunctionDef } from './function-types';
+import { unifyTypes, type ExprType } from './sql-values';
 
 export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
-  coalesce: { min: 1, max: 64, nullIntolerant: false, type: () => 'null', impl: (args) => args.find((v) => v !== null && v !== undefined) ?? null },
-  nullif: { min: 2, max: 2, nullIntolerant: false, type: () => 'null', impl: ([a, b]) => (a !== null && b !== null && a === b ? null : a) },
+  coalesce: {
+    min: 1, max: 64, nullIntolerant: false, valueArgs: 'all', coalescing: true, type: () => 'null',
+    unifiedType: (types) => types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types',
+    impl: (args) => args.find((v) => v !== null && v !== undefined) ?? null,
+  },
+  nullif: {
+    min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', type: () => 'null',
+    unifiedType: ([a, b]) => (unifyTypes(a, b) ? a : 'nullif() arguments have incompatible types'),
+    impl: ([a, b]) => (a !== null && b !== null && a === b ? null : a),
+  },
   if: {
-    min: 3, max: 3, nullIntolerant: false,
+    min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2],
     type: (a) => (a[0] === 'boolean' || a[0] === 'null' ? unified(a.slice(1), 'if') : 'needs a boolean condition first'),
     impl: ([c, x, y]) => (c === true ? x : y),
   },
-  nvl: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'nvl'), impl: ([x, y]) => x ?? y },
-  ifnull: { min: 2, max: 2, nullIntolerant: false, type: (a) => unified(a, 'ifnull'), impl: ([x, y]) => x ?? y },
-  nvl2: { min: 3, max: 3, nullIntolerant: false, type: (a) => unified(a.slice(1), 'nvl2'), impl: ([x, y, z]) => (x !== null ? y : z) },
+  nvl: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', coalescing: true, type: (a) => unified(a, 'nvl'), impl: ([x, y]) => x ?? y },
+  ifnull: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', coalescing: true, type: (a) => unified(a, 'ifnull'), impl: ([x, y]) => x ?? y },
+  nvl2: { min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2], type: (a) => unified(a.slice(1), 'nvl2'), impl: ([x, y, z]) => (x !== null ? y : z) },
   // Spark 4's zeroifnull(x) is coalesce(x, 0), nullifzero(x) is nullif(x, 0) (RuntimeReplaceable).
   zeroifnull: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'zeroifnull'), impl: ([x]) => x ?? 0 },
   nullifzero: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'nullifzero'), impl: ([x]) => (x === 0 || x === 0n ? null : x) },

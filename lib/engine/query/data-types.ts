@@ -6,7 +6,7 @@
 import type { Field } from '../types';
 import { MAX_PRECISION, type DecimalType } from './decimal';
 import { fullRange, intervalTypeText, type IntervalFields } from './interval-utils';
-import { INTEGRAL_BITS, INTEGRAL_NAMES, type IntegralBits } from './long';
+import { INTEGRAL_BITS, INTEGRAL_NAMES, widerWidth, type IntegralBits } from './long';
 import type { ExprType } from './sql-values';
 import { sql as sparkSql, type DataType } from './parser/data-type';
 
@@ -185,4 +185,22 @@ export function fieldOfDataType(name: string, t: DataType, nullable = true): Fie
     default:
       return `${name} is ${sparkSql(t)}, which Weir cannot keep in a column yet; use BIGINT, DOUBLE, DECIMAL(p,s), STRING, BOOLEAN, DATE, TIMESTAMP, BINARY, INTERVAL DAY TO SECOND, INTERVAL YEAR TO MONTH, ARRAY<…>, MAP<…> or STRUCT<…>`;
   }
+}
+
+/**
+ * The width of an integral operator's result: the wider operand's (a NULL takes the other's); none
+ * (BIGINT) when either is a BIGINT.
+ */
+export function integralWidth(l: TypeInfo, r: TypeInfo): IntegralBits | undefined {
+  if (l.type === 'null') return r.integral;
+  if (r.type === 'null') return l.integral;
+  return widerWidth(l.integral, r.integral);
+}
+
+/**
+ * Whether values of these types widen to a FLOAT: a FLOAT beside integers and NULLs only (Spark's
+ * numericPrecedence, BIGINT < FLOAT < DOUBLE); beside a DOUBLE or a DECIMAL they are DOUBLEs.
+ */
+export function widensToFloat(ts: TypeInfo[]): boolean {
+  return ts.some((t) => t.float32) && ts.every((t) => t.float32 || t.type === 'long' || t.type === 'null');
 }

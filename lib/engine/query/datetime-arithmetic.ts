@@ -18,7 +18,7 @@
  * `interval + date` and `interval + timestamp` are the same as the other order. Values and
  * rounding are interval-utils.ts's.
  */
-import type { CompiledExpr } from './expression-compiler';
+import type { CompiledExpr } from './function-types';
 import { bigOf, type Long } from './long';
 import { isInterval, type ExprType } from './sql-values';
 import {
@@ -34,6 +34,12 @@ type Value = (a: unknown, b: unknown) => unknown;
 const DAY_ONLY = (f: IntervalFields | undefined) => f !== undefined && f.start === 0 && f.end === 0;
 const isDatetime = (t: ExprType) => t === 'date' || t === 'timestamp';
 const isNumber = (t: ExprType) => t === 'long' || t === 'double' || t === 'decimal';
+
+/** `f` of `c`'s non-NULL values (NULL for NULL). */
+export function nullSafeUnary(c: CompiledExpr, f: (v: unknown) => unknown): Pick<CompiledExpr, 'eval'> {
+  const get = c.eval;
+  return { eval: (r, x) => { const v = get(r, x); return v === null ? null : f(v); } };
+}
 
 /** `l op r` of two non-NULL operands, NULL when either is NULL (the compiler's arithmetic uses it too). */
 export function nullSafeBinary(result: Omit<CompiledExpr, 'eval'>, l: CompiledExpr, r: CompiledExpr, f: Value): CompiledExpr {

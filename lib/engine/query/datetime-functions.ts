@@ -19,7 +19,8 @@ import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
 import type { DecimalType } from './decimal';
 import { isStr, nums, str } from './function-args';
-import type { FunctionDef } from './function-types';
+import type { CallCompiler, CallExpr, FunctionDef } from './function-types';
+import type { Expr } from './expression';
 import { formatWithPattern, parseDatetime, tokenizePattern } from './datetime-patterns';
 import { isNumeric, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
@@ -75,7 +76,7 @@ const dateField = (name: string): FunctionDef => ({
   },
 });
 
-export const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;
+const DATE_TRUNC_UNITS: readonly string[] = TRUNC_UNITS;
 
 /** A timestamp or a string Spark would cast to one. */
 const tsLike = (t: ExprType) => t === 'timestamp' || t === 'string' || t === 'null';
@@ -129,7 +130,7 @@ const parseByPattern = (fn: string): FunctionDef => ({
 });
 
 const dayShift = (sign: 1 | -1): FunctionDef => ({
-  min: 2, max: 2, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
+  min: 2, max: 2, intDays: true, type: (a) => dayArg(a) ?? (isNumeric(a[1]) || a[1] === 'string' ? 'date' : 'expects (date, number of days)'),
   impl: ([d, n], _c, t) => {
     const day = toDay(d, t[0]);
     const k = dayCount(n, t[1]);
@@ -183,13 +184,26 @@ function extractField(name: string): string | undefined {
   return FIELDS[canonical] ? canonical : undefined;
 }
 
-export const EXTRACT_FIELDS: readonly string[] = [...Object.keys(FIELDS), ...Object.keys(FIELD_ALIASES)];
+const EXTRACT_FIELDS: readonly string[] = [...Object.keys(FIELDS), ...Object.keys(FIELD_ALIASES)];
 
 const SECOND_DECIMAL: DecimalType = { precision: 8, scale: 6 };
 
 /** date_part(field, source) and EXTRACT(field FROM source); the compiler checks the field is a literal Spark knows. */
+/**
+ * The call with its unit (field) literal lower-cased, after checking it is one of `allowed`
+ * (Spark requires a foldable unit).
+ */
+const unitLowered = (allowed: readonly string[], what: string) => (e: CallExpr, c: CallCompiler): Expr => {
+  const unit = e.args[0];
+  if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
+    c.fail(e, `${e.name} ${what} must be one of ${allowed.join(', ')}`);
+  }
+  return { ...e, args: [{ ...unit, value: unit.value.toLowerCase() }, ...e.args.slice(1)] };
+};
+
 const DATE_PART: FunctionDef = {
   min: 2, max: 2,
+  replacement: unitLowered(EXTRACT_FIELDS, 'field'),
   type: (a, lits) => {
     if (!isStr(a[0])) return 'the field must be a string';
     const field = lits && typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
@@ -366,6 +380,7 @@ const TIMESTAMP_ARITHMETIC: Record<string, FunctionDef> = {
       return ms + Math.trunc(k * unit);
     },
     checkLiterals: unitLiteral('timestampadd'),
+    ntzOfArg: 2,
   },
   // timestampdiff(unit, start, end): whole units from start to end, truncated toward zero.
   timestampdiff: {
@@ -469,13 +484,17 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   quarter: dateField('quarter'),
   date_trunc: {
     min: 2, max: 2, type: (a) => str(a, 1) ?? ts(a, 1) ?? 'timestamp',
+    replacement: unitLowered(DATE_TRUNC_UNITS, 'unit'),
     impl: ([unit, v]) => truncTimestamp(unit as string, v as number),
   },
-  // to_timestamp(s) is CAST(s AS TIMESTAMP) (expression-compiler.ts); with a Spark datetime pattern it parses by it.
-  to_timestamp: parseByPattern('to_timestamp()'),
+  // to_timestamp(s) is CAST(s AS TIMESTAMP); with a Spark datetime pattern it parses by it.
+  to_timestamp: { ...parseByPattern('to_timestamp()'), replacement: (e) => (e.args.length === 1 ? { kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos } : undefined) },
   // to_timestamp_ntz(s) is CAST(s AS TIMESTAMP_NTZ); with a pattern, the wall-clock time it parses
-  // (the compiler types it TIMESTAMP_NTZ; Weir's session time zone is UTC).
-  to_timestamp_ntz: parseByPattern('to_timestamp_ntz()'),
+  // (Weir's session time zone is UTC).
+  to_timestamp_ntz: {
+    ...parseByPattern('to_timestamp_ntz()'), resultNTZ: true,
+    replacement: (e) => (e.args.length === 1 ? { kind: 'cast', arg: e.args[0], to: 'timestamp', ntz: true, pos: e.pos } : undefined),
+  },
   unix_timestamp: {
     min: 0, max: 2, type: (a) => (a.length === 0 || a[0] === 'timestamp' || a[0] === 'null' || a[0] === 'string' ? 'long' : 'expects a timestamp, or (string[, pattern])'),
     nullIntolerant: true,
@@ -576,4 +595,4 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
 };
 DATETIME_FUNCTIONS.date_diff = DATETIME_FUNCTIONS.datediff;
 // make_timestamp_ntz: the same wall-clock time, typed TIMESTAMP_NTZ by the compiler (Weir's session time zone is UTC).
-DATETIME_FUNCTIONS.make_timestamp_ntz = DATETIME_FUNCTIONS.make_timestamp;
+DATETIME_FUNCTIONS.make_timestamp_ntz = { ...DATETIME_FUNCTIONS.make_timestamp, resultNTZ: true };

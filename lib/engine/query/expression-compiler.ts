@@ -10,39 +10,31 @@
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
-import { elementOf, fieldOfType, sameType, simpleTypeString, typeOfField, typeText, type TypeInfo } from './data-types';
+import { elementOf, fieldOfType, integralWidth, sameType, typeOfField, typeText, widensToFloat, type TypeInfo } from './data-types';
 import { GENERATORS } from './generators';
 import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
-import { CONCAT_WS_ARRAYS } from './array-functions';
-import { CONCAT_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { buildMap } from './map-functions';
-import { CAST_FLOAT, CAST_FUNCTIONS, CAST_INTEGRAL } from './cast-functions';
-import { floatFromLong, formatFloat } from './float';
-import { castTypeText, exprToString, referencedColumns, type Expr, type SqlType } from './expression';
-import { EXTRACT_FIELDS } from './datetime-functions';
-import { DATE_TRUNC_UNITS } from './datetime-functions';
-import type { CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
+import { asFloat, floatFromLong, formatFloat } from './float';
+import { castTypeText, exprToString, type Expr, type SqlType } from './expression';
+import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { STREAMING_REFUSED } from './misc-functions';
-import { collectionToJson, fromJson, fromJsonCollection, parseDdlSchema, parseDdlType, toJson, type JsonOptions } from './json-functions';
-import { tokenizePattern } from './datetime-patterns';
 import { compileLike, type LikeMatcher } from './like-matcher';
-import { planFromAvro, planToAvro, writeAvro } from './avro-functions';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import {
-  arithmetic, bounded, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
+  arithmetic, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
-import { datetimeArithmetic, negateInterval, nullSafeBinary } from './datetime-arithmetic';
+import { datetimeArithmetic, negateInterval, nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { castIntervalFields, castStringToInterval, formatInterval, fullRange } from './interval-utils';
 import { windowNotComputedHere } from './time-windowing';
 import {
-  bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, narrowArithmeticOrNull, toLong, widerWidth, wrapToWidth,
+  bigOf, longAdd, longDivide, longMultiply, longNegate, longRemainder, longSubtract, narrowArithmetic, toLong, widerWidth, wrapToWidth,
   type IntegralBits, type Long,
 } from './long';
 
@@ -63,24 +55,6 @@ function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): Decima
 
 /** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
 const INTEGRAL_DECIMAL: Record<IntegralBits, DecimalType> = { 8: { precision: 3, scale: 0 }, 16: { precision: 5, scale: 0 }, 32: { precision: 10, scale: 0 } };
-
-/**
- * The width of an integral operator's result: the wider operand's (a NULL takes the other's); none
- * (BIGINT) when either is a BIGINT.
- */
-function integralWidth(l: TypeInfo, r: TypeInfo): IntegralBits | undefined {
-  if (l.type === 'null') return r.integral;
-  if (r.type === 'null') return l.integral;
-  return widerWidth(l.integral, r.integral);
-}
-
-/**
- * Whether values of these types widen to a FLOAT: a FLOAT beside integers and NULLs only (Spark's
- * numericPrecedence, BIGINT < FLOAT < DOUBLE); beside a DOUBLE or a DECIMAL they are DOUBLEs.
- */
-function widensToFloat(ts: TypeInfo[]): boolean {
-  return ts.some((t) => t.float32) && ts.every((t) => t.float32 || t.type === 'long' || t.type === 'null');
-}
 
 /**
  * Whether values of these types widen to a TIMESTAMP_NTZ: one beside others, DATEs and NULLs
@@ -109,14 +83,6 @@ function castToTimestampNTZ(e: Expr, a: CompiledExpr, compiler: { mismatch(e: Ex
   if (a.type === 'date') return { type: 'timestamp', ntz: true, eval: (r, c) => castValue(get(r, c), 'date', 'timestamp') };
   if (a.type === 'string') return { type: 'timestamp', ntz: true, eval: (r, c) => { const v = get(r, c); return v === null ? null : parseTimestampLiteral(String(v), true); } };
   return compiler.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "TIMESTAMP_NTZ".`, `Cannot cast ${typeText(a)} to TIMESTAMP_NTZ.`);
-}
-
-/** `c` as a FLOAT: an integer is the nearest float, as the JVM's `(float) long`. */
-function asFloat(c: CompiledExpr): CompiledExpr {
-  if (c.float32) return c;
-  if (c.type === 'null') return { ...c, type: 'double', float32: true };
-  const get = c.eval;
-  return { type: 'double', float32: true, eval: (r, x) => { const v = get(r, x); return v === null ? null : floatFromLong(v as Long); } };
 }
 
 /** A value of `c`'s type as text, as CAST(… AS STRING) gives it (a FLOAT as Java's Float.toString). */
@@ -289,11 +255,6 @@ export function resolveColumn(schema: Schema, name: string): Schema[number] | un
   const ci = schema.filter((f) => f.name.toLowerCase() === name.toLowerCase());
   return ci.length === 1 ? ci[0] : undefined;
 }
-
-/** Functions whose result is one of their arguments: those arguments share one decimal (or integer) type. */
-const DECIMAL_VALUE_ARGS: Record<string, 'all' | number[]> = {
-  coalesce: 'all', nvl: 'all', ifnull: 'all', nullif: 'all', greatest: 'all', least: 'all', if: [1, 2], nvl2: [1, 2],
-};
 
 const COMPARE: Record<string, (a: never, b: never) => boolean> = {
   '=': (a, b) => a === b,
@@ -720,78 +681,23 @@ class ExpressionCompiler implements LambdaCompiler {
   }
 
   /**
-   * The functions Spark types as their argument where it is an INT, SMALLINT, TINYINT or FLOAT
-   * (wrapping at an integer's width, as the JVM's byte, short and int): abs (`abs(-128Y)` is
-   * -128), round and bround (`round(127Y, -1)` is -126), pmod (Spark's `(r + n) % n`, of a
-   * BIGINT exact too); the bitwise operators `& | ^ ~` (the wider operand's type, as Spark's
-   * BitwiseAnd…) and shiftleft, shiftright, shiftrightunsigned of an INT (a TINYINT or SMALLINT
-   * widened to one, the distance taken mod 32 as Java's). Undefined for any other call.
+   * The bitwise operators `& | ^ ~` (calls the builder names by their operator): of integers, the
+   * wider operand's type, as Spark's BitwiseAnd…, an INT's, SMALLINT's or TINYINT's within its width.
    */
-  private keepsType(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
-    const name = e.name;
+  private bitwise(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr {
     const ops: Record<string, (a: bigint, b: bigint) => bigint> = { '&': (a, b) => a & b, '|': (a, b) => a | b, '^': (a, b) => a ^ b };
-    const bitwise = Object.hasOwn(ops, name) ? ops[name] : undefined;
-    const shift = name === 'shiftleft' || name === 'shiftright' || name === 'shiftrightunsigned';
-    if (!bitwise && !shift && !['abs', 'round', 'bround', 'pmod', '~'].includes(name)) return undefined;
+    const bitwise = Object.hasOwn(ops, e.name) ? ops[e.name] : undefined;
     const integral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
-    if (bitwise || name === '~') {
-      const arity = bitwise ? 2 : 1;
-      if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
-      const wrong = args.find((a) => !integral(a));
-      if (wrong) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `requires the "INTEGRAL" type, however it has the type "${typeText(wrong)}".`, 'Bitwise operators take integers; CAST the operand to BIGINT or INT.');
-      const bits = bitwise ? integralWidth(args[0], args[1]) : args[0].integral;
-      const t = { ...(bits ? { integral: bits } : {}) };
-      if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
-      // Two values of a width combine within it: their sign-extended bits stay in its range.
-      const f = bitwise;
-      return { ...this.numeric('long', args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long))))), ...t };
-    }
-    const [x, y] = args;
-    if (shift) {
-      // Of a BIGINT: the registered function (64-bit shifts).
-      if (args.length !== 2 || !x.integral || !integral(y)) return undefined;
-      const op = name === 'shiftleft' ? (a: number, n: number) => a << n : name === 'shiftright' ? (a: number, n: number) => a >> n : (a: number, n: number) => (a >>> n) | 0;
-      return { ...this.numeric('long', x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31)), integral: 32 };
-    }
-    if (name === 'pmod') {
-      if (args.length !== 2) return undefined;
-      if (integral(x) && integral(y)) {
-        const bits = integralWidth(x, y);
-        return { ...this.numeric('long', x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };
-      }
-      if (!widensToFloat([x, y])) return undefined;
-      return { ...this.numeric('double', asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); }), float32: true };
-    }
-    if (args.length === 0 || (!x.integral && !x.float32)) return undefined;
-    if (name === 'abs') {
-      const bits = x.integral;
-      return { ...nullSafeUnary(x, (v) => (bits ? wrapToWidth(bits, Math.abs(v as number)) : Math.abs(v as number))), type: x.type, ...(bits ? { integral: bits } : { float32: true as const }) };
-    }
-    // round and bround: a literal scale (Spark needs a foldable one), 0 by default.
-    const d = e.args[1];
-    if (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number')) return undefined;
-    const digits = d === undefined ? 0 : Math.trunc(d.value as number);
-    if (x.float32) {
-      // BigDecimal(f.toDouble).setScale(d).toFloat: the DOUBLE's rounding, then the nearest float.
-      const registered = FUNCTION_REGISTRY.get(name);
-      if (registered?.kind !== 'scalar') return undefined;
-      const roundDouble = registered.def.impl;
-      return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble([v, digits], { batchTimestampMs: 0 } as never, ['double', 'long']) as number)), type: 'double', float32: true };
-    }
-    const bits = x.integral!;
-    if (digits >= 0) return x;
-    const unit = 10n ** BigInt(-digits);
-    const halfEven = name === 'bround';
-    return {
-      ...nullSafeUnary(x, (v) => {
-        const n = BigInt(v as number);
-        let q = n / unit;
-        const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
-        if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
-        return wrapToWidth(bits, q * unit);
-      }),
-      type: 'long', integral: bits,
-    };
+    const arity = bitwise ? 2 : 1;
+    if (args.length !== arity) this.fail(e, `${bitwise ? 'A bitwise operator takes two' : '~ takes one'} integer operand(s)`);
+    const wrong = args.find((a) => !integral(a));
+    if (wrong) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `requires the "INTEGRAL" type, however it has the type "${typeText(wrong)}".`, 'Bitwise operators take integers; CAST the operand to BIGINT or INT.');
+    const bits = bitwise ? integralWidth(args[0], args[1]) : args[0].integral;
+    const t = { ...(bits ? { integral: bits } : {}) };
+    if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
+    // Two values of a width combine within it: their sign-extended bits stay in its range.
+    const f = bitwise;
+    return { ...this.numeric('long', args[0], args[1], (a, b) => (bits ? Number(f(BigInt(a as number), BigInt(b as number))) : toLong(f(bigOf(a as Long), bigOf(b as Long))))), ...t };
   }
 
   /** `l op r` of two non-NULL operands, NULL when either is NULL. */
@@ -897,176 +803,6 @@ class ExpressionCompiler implements LambdaCompiler {
     };
   }
 
-  /**
-   * The functions Spark types DECIMAL for a decimal argument: abs (the same type), round(x[, d])
-   * with a literal d (DECIMAL(p - s + 1 + min(s, d), min(s, d)), HALF_UP), floor and ceil
-   * (DECIMAL(p - s + 1, 0)). Undefined for any other call.
-   */
-  private decimalCall(e: Extract<Expr, { kind: 'call' }>, args: CompiledExpr[]): CompiledExpr | undefined {
-    const [x] = args;
-    if (x.type !== 'decimal') return undefined;
-    const { precision: p, scale: s } = x.decimal!;
-    const get = x.eval;
-    const unary = (t: DecimalType, f: (v: bigint) => bigint): CompiledExpr => ({
-      type: 'decimal', decimal: t, eval: (r, c) => { const v = get(r, c); return v === null ? null : f(v as bigint); },
-    });
-    switch (e.name) {
-      case 'abs':
-        return unary(x.decimal!, (v) => (v < 0n ? -v : v));
-      case 'round': {
-        const d = e.args[1];
-        if (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number')) return undefined;
-        const digits = d === undefined ? 0 : Math.trunc(d.value as number);
-        const scale = Math.max(0, Math.min(s, digits));
-        const t = bounded(p - s + 1 + scale, scale);
-        // A negative d rounds to tens, hundreds…: round at scale d, then back to scale 0.
-        return digits >= 0 ? unary(t, (v) => rescale(v, s, scale)) : unary(t, (v) => rescale(v, s, digits) * pow10(-digits));
-      }
-      case 'floor':
-      case 'ceil':
-      case 'ceiling': {
-        if (args.length !== 1) return undefined;
-        const f = pow10(s);
-        const up = e.name !== 'floor';
-        return unary(bounded(p - s + 1, 0), (v) => {
-          const q = v / f;
-          const exact = q * f === v;
-          return exact ? q : up ? (v > 0n ? q + 1n : q) : v < 0n ? q - 1n : q;
-        });
-      }
-      default:
-        return undefined;
-    }
-  }
-
-  /**
-   * from_json's options, a constant map(…) (Spark requires a foldable one): timestampFormat and
-   * dateFormat are read as datetime patterns; the other options change nothing Weir reads.
-   */
-  private jsonOptions(e: Extract<Expr, { kind: 'call' }>, arg: Expr): JsonOptions {
-    if (referencedColumns(arg).size > 0) this.fail(e, "from_json() needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')");
-    const m = this.compile(arg);
-    if (m.type !== 'map') this.fail(e, `from_json() takes its options as a map, got ${typeText(m)}`);
-    const value = m.eval({}, { batchTimestampMs: 0 } as never) as Record<string, unknown> | null;
-    const out: JsonOptions = {};
-    for (const [k, v] of Object.entries(value ?? {})) {
-      const key = k === 'timestampFormat' ? 'timestampFormat' : k === 'dateFormat' ? 'dateFormat' : undefined;
-      if (!key || typeof v !== 'string') continue;
-      const tokens = tokenizePattern(v);
-      if (typeof tokens === 'string') this.fail(e, `from_json() option ${k}: ${tokens}`);
-      out[key] = tokens;
-    }
-    return out;
-  }
-
-  /** from_json(text, 'DDL schema'): the schema must be a literal (Spark requires a foldable one). */
-  fromJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [text, schema, optionsArg] = e.args;
-    if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
-    const options = optionsArg ? this.jsonOptions(e, optionsArg) : {};
-    const t = this.compile(text);
-    if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
-    const from = t.type;
-    if (/^\s*(array|map)\s*</i.test(schema.value)) {
-      // A top-level ARRAY<…> or MAP<…> schema: from_json's result is that collection.
-      const f = parseDdlType(schema.value.trim(), 'from_json');
-      if (typeof f === 'string') this.fail(e, `from_json(): ${f}`);
-      return {
-        ...typeOfField(f),
-        eval: (r, c) => {
-          const v = t.eval(r, c);
-          return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options);
-        },
-      };
-    }
-    const fields = parseDdlSchema(schema.value);
-    if (typeof fields === 'string') this.fail(e, `from_json(): ${fields}`);
-    return {
-      type: 'struct',
-      fields,
-      eval: (r, c) => {
-        const v = t.eval(r, c);
-        if (v === null || v === undefined) return null;
-        return fromJson(castValue(v, from, 'string') as string, fields, options);
-      },
-    };
-  }
-
-  /** from_avro(data, 'avro schema' [, map(options)]): the schema and options are literals (avro-functions.ts). */
-  private fromAvro(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [data, schema, options] = e.args;
-    if (schema.kind !== 'literal' || typeof schema.value !== 'string') this.fail(e, 'from_avro() needs its Avro schema as a string literal (the schema\'s JSON, such as \'{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}\')');
-    const opts = options === undefined ? {} : this.literalOptions(e, options, 'from_avro');
-    const t = this.compile(data);
-    if (t.type !== 'binary' && t.type !== 'null') this.fail(e, `from_avro() reads Avro binary (such as a Kafka value), got ${t.type}`);
-    const plan = planFromAvro(schema.value, opts);
-    if (typeof plan === 'string') this.fail(e, plan);
-    return {
-      ...typeOfField(plan.field),
-      eval: (r, c) => {
-        const v = t.eval(r, c);
-        return v === null || v === undefined ? null : plan.read(v as Uint8Array);
-      },
-    };
-  }
-
-  /** to_avro(data [, 'avro schema']) */
-  private toAvro(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const [data, schema] = e.args;
-    if (schema !== undefined && (schema.kind !== 'literal' || typeof schema.value !== 'string')) this.fail(e, 'to_avro() needs its Avro schema as a string literal');
-    const a = this.compile(data);
-    const codec = planToAvro(fieldOfType('value', a), schema?.kind === 'literal' ? (schema.value as string) : undefined);
-    if (typeof codec === 'string') this.fail(e, codec);
-    return {
-      type: 'binary',
-      eval: (r, c) => {
-        const v = a.eval(r, c);
-        return v === null || v === undefined ? null : writeAvro(codec, v);
-      },
-    };
-  }
-
-  /** Spark's options argument, map('key', 'value', …) of string literals. */
-  private literalOptions(e: Expr, o: Expr, fn: string): Record<string, string> {
-    const args = o.kind === 'call' && o.name === 'map' ? o.args : undefined;
-    if (!args || args.length % 2 !== 0 || args.some((a) => a.kind !== 'literal' || typeof a.value !== 'string')) {
-      this.fail(e, `${fn}() takes its options as map('key', 'value', …) of string literals, such as map('mode', 'PERMISSIVE')`);
-    }
-    const out: Record<string, string> = {};
-    for (let i = 0; i < args.length; i += 2) out[(args[i] as { value: string }).value] = (args[i + 1] as { value: string }).value;
-    return out;
-  }
-
-  /** to_json(struct) */
-  private toJson(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
-    const a = this.compile(e.args[0]);
-    if (a.type === 'array' || a.type === 'map') {
-      const f = fieldOfType('to_json', a);
-      return {
-        type: 'string',
-        eval: (r, c) => {
-          const v = a.eval(r, c);
-          if (v === null || v === undefined) return null;
-          const s = collectionToJson(v, f);
-          checkStringLength('to_json()', s.length);
-          return s;
-        },
-      };
-    }
-    if (a.type !== 'struct') this.fail(e, `to_json() takes a struct (such as from_json(...) or window), an array or a map, got ${a.type}`);
-    const fields = a.fields ?? [];
-    return {
-      type: 'string',
-      eval: (r, c) => {
-        const v = a.eval(r, c) as Record<string, unknown> | null;
-        if (v === null || v === undefined) return null;
-        const s = toJson(v, fields);
-        checkStringLength('to_json()', s.length);
-        return s;
-      },
-    };
-  }
-
   /** A collection function (array-functions.ts, map-functions.ts …): typed from its arguments' full types. */
   private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, compiled?: CompiledExpr[]): CompiledExpr {
     if (e.args.length < def.min || e.args.length > def.max) {
@@ -1074,7 +810,7 @@ class ExpressionCompiler implements LambdaCompiler {
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
     let args = compiled ?? e.args.map((a) => this.compile(a));
-    if (e.name === 'array_contains' && args[0].type === 'array') {
+    if (def.valueAsElement && args[0].type === 'array') {
       // The value at the elements' type, so that equal values compare equal (decimals at one scale).
       const el = typeOfField(args[0].elementType!);
       const v = args[1];
@@ -1170,6 +906,18 @@ class ExpressionCompiler implements LambdaCompiler {
     return { type: 'struct', fields, eval: (r, c) => Object.fromEntries(values.map((v, i) => [names[i], v.eval(r, c)])) };
   }
 
+  /**
+   * A call's own analysis (function-types.ts' CallRewrite): its replacement or its compile hook,
+   * compiled; else the call to compile as any other (its arguments rewritten by a replacement
+   * that calls the function itself).
+   */
+  private rewrite(e: CallExpr, hooks: CallRewrite): CompiledExpr | CallExpr {
+    const replaced = hooks.replacement?.(e, this);
+    if (replaced?.kind === 'call' && replaced.name === e.name) return replaced;
+    if (replaced) return this.compile(replaced);
+    return hooks.compile?.(e, this) ?? e;
+  }
+
   private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     let e = call;
     const refused = STREAMING_REFUSED[e.name];
@@ -1197,33 +945,19 @@ class ExpressionCompiler implements LambdaCompiler {
         'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
       );
     }
-    if (INT_DAYS.has(e.name) && e.args.length === 2 && writtenAsBigint(e.args[1])) {
+    if (registered?.kind === 'scalar' && registered.def.intDays && e.args.length === 2 && writtenAsBigint(e.args[1])) {
       throw new SqlValidationError(
         `Cannot resolve "${e.name}(…)" due to data type mismatch: The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however it has the type "BIGINT"; write the number of days without the L suffix, or CAST it AS INT`,
         e.args[1].pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
       );
     }
-    // like(str, pattern[, escape]) and ilike(…) are the operators, as Spark's Like/ILike.
-    if ((e.name === 'like' || e.name === 'ilike') && e.args.length >= 2 && e.args.length <= 3) {
-      const esc = e.args[2];
-      if (esc && (esc.kind !== 'literal' || typeof esc.value !== 'string' || [...esc.value].length !== 1)) this.fail(e, `${e.name}() takes its escape character as a one-character string literal`);
-      const escape = esc ? (esc as { value: string }).value : undefined;
-      return this.compile({ kind: 'like', arg: e.args[0], pattern: e.args[1], negated: false, caseInsensitive: e.name === 'ilike', ...(escape !== undefined ? { escape } : {}), pos: e.pos });
-    }
-    // Spark's cast functions: timestamp(x) is CAST(x AS TIMESTAMP), date(x) CAST(x AS DATE), ….
-    const castTo = CAST_FUNCTIONS[e.name];
-    if (castTo) {
-      if (e.args.length !== 1) this.fail(e, `${e.name}() takes one argument, got ${e.args.length}`);
-      const integral = CAST_INTEGRAL[e.name];
-      return this.compile({ kind: 'cast', arg: e.args[0], to: castTo, ...(integral ? { integral } : {}), ...(CAST_FLOAT.has(e.name) ? { float32: true as const } : {}), pos: e.pos });
-    }
-    if (e.name === 'typeof') {
-      if (e.args.length !== 1) this.fail(e, `typeof() takes one argument, got ${e.args.length}`);
-      const text = simpleTypeString(this.compile(e.args[0]));
-      return { type: 'string', eval: () => text };
+    // like(), typeof(), the cast functions …: rewritten by their function's file.
+    if (registered?.kind === 'special') {
+      const rewritten = this.rewrite(e, registered.def);
+      if ('eval' in rewritten) return rewritten;
     }
     // `a & b`, `a | b`, `a ^ b`, `~a`: calls the builder names by their operator, which no SQL call can be named.
-    if (BITWISE_OPERATORS.has(e.name)) return this.keepsType(e, e.args.map((a) => this.compile(a)))!;
+    if (BITWISE_OPERATORS.has(e.name)) return this.bitwise(e, e.args.map((a) => this.compile(a)));
     const coll = registered?.kind === 'collection' ? registered.def : undefined;
     const def = registered?.kind === 'scalar' ? registered.def : undefined;
     if (coll) return this.collectionCall(e, coll);
@@ -1235,58 +969,24 @@ class ExpressionCompiler implements LambdaCompiler {
         `${e.name}()`,
       );
     }
-    if (e.name === 'concat_ws' || e.name === 'concat' || e.name === 'reverse') {
+    if (def.ofArrays) {
       const compiled = e.args.map((a) => this.compile(a));
-      const ofArrays = { concat_ws: CONCAT_WS_ARRAYS, concat: CONCAT_ARRAYS, reverse: REVERSE_ARRAY }[e.name];
-      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, ofArrays, compiled);
+      if (compiled.some((a) => a.type === 'array')) return this.collectionCall(e, def.ofArrays, compiled);
     }
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
-    // mod(a, b) is a % b, decimal scale included.
-    if (e.name === 'mod' && e.args.length === 2) return this.binary({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos });
+    // `a div b`: Spark's IntegralDivide operator (the builder names it as a call).
     if (e.name === 'div') return this.integralDivide(e);
-    if (e.name === 'to_timestamp' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos });
-    if (e.name === 'to_timestamp_ntz' && e.args.length === 1) return this.compile({ kind: 'cast', arg: e.args[0], to: 'timestamp', ntz: true, pos: e.pos });
-    if (e.name === 'from_json') return this.fromJson(e);
-    if (e.name === 'to_json') return this.toJson(e);
-    if (e.name === 'from_avro') return this.fromAvro(e);
-    if (e.name === 'to_avro') return this.toAvro(e);
-    if (e.name === 'extract' || e.name === 'date_part' || e.name === 'datepart' || e.name === 'date_trunc') {
-      const unit = e.args[0];
-      const trunc = e.name === 'date_trunc';
-      const allowed = trunc ? [...DATE_TRUNC_UNITS] : EXTRACT_FIELDS;
-      if (unit.kind !== 'literal' || typeof unit.value !== 'string' || !allowed.includes(unit.value.toLowerCase())) {
-        this.fail(e, `${e.name} ${trunc ? 'unit' : 'field'} must be one of ${allowed.join(', ')}`);
-      }
-      // A new call with the unit lower-cased: the expression given is never changed.
-      e = { ...e, args: [{ ...unit, value: unit.value.toLowerCase() }, ...e.args.slice(1)] };
-    }
-    // Spark's try_ arithmetic: the operators' NULL on a zero divisor or a DECIMAL that does not fit.
-    if (e.name === 'try_divide' && e.args.length === 2) return this.binary({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos });
-    const tryOp = ({ try_add: '+', try_subtract: '-', try_multiply: '*' } as const)[e.name as 'try_add'];
-    if (tryOp && e.args.length === 2 && e.args.some((a) => this.compile(a).type === 'decimal')) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
-    if (tryOp && e.args.length === 2) {
-      // Of two narrower integers: NULL where the result leaves their type (try_add(2147483647, 1)).
-      const [l, r] = e.args.map((a) => this.compile(a));
-      const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
-      if (bits) return { ...this.numeric('long', l, r, (a, b) => narrowArithmeticOrNull(tryOp, bits, a as number, b as number)), integral: bits };
-      // A FLOAT does not overflow (it reaches an infinity): the operator's FLOAT.
-      if (widensToFloat([l, r])) return this.binary({ kind: 'binary', op: tryOp, left: e.args[0], right: e.args[1], pos: e.pos });
-    }
-    // negative(x) is -x and positive(x) is x, DECIMAL scale included.
-    if (e.name === 'negative') return this.compile({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos });
-    if (e.name === 'positive') {
-      const x = this.compile(e.args[0]);
-      if (!isNumeric(x.type) && x.type !== 'decimal') this.fail(e, `positive() takes a number, got ${x.type}`);
-      return x;
-    }
+    const rewritten = this.rewrite(e, def);
+    if ('eval' in rewritten) return rewritten;
+    e = rewritten;
     let args = e.args.map((a) => this.compile(a));
-    const typed = this.keepsType(e, args);
+    const typed = def.typed?.(e, args);
     if (typed) return typed;
     // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
-    if (NULL_COALESCING.has(e.name)) {
+    if (def.coalescing) {
       const nested = args.find((a) => a.type === 'array' || a.type === 'map' || a.type === 'struct');
       if (nested) {
         if (args.some((a) => a.type !== 'null' && !sameType(a, nested))) this.fail(e, `${e.name}() arguments must all be ${typeText(nested)}; got ${args.map((a) => typeText(a)).join(', ')}`);
@@ -1297,17 +997,15 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     // A function that passes a value through has a TIMESTAMP_NTZ among NTZs, DATEs and NULLs
     // (before a DATE is taken as its midnight below).
-    const passed = DECIMAL_VALUE_ARGS[e.name];
+    const passed = def.valueArgs;
     const ntz = passed !== undefined && widensToNTZ((passed === 'all' ? args : passed.filter((i) => i < args.length).map((i) => args[i])));
     // A FLOAT where concat takes text: its text as Java prints a float.
-    if (e.name === 'concat' || e.name === 'concat_ws') args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
+    if (def.textArgs) args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
     // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
-    if (NUMBERS_AS_TEXT.has(e.name)) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
+    if (def.numbersAsText) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
     if (args.some((a) => a.type === 'decimal')) {
-      const own = this.decimalCall(e, args);
-      if (own) return own;
-      const values = DECIMAL_VALUE_ARGS[e.name];
+      const values = def.valueArgs;
       if (values) {
         // Functions that pass a value through: every value argument at one decimal type.
         const idx = values === 'all' ? args.map((_, i) => i) : values.filter((i) => i < args.length);
@@ -1319,18 +1017,18 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       // Any other function takes a decimal as a double (concat and concat_ws as its text; a
       // function that prints numbers by a format as its exact text, still typed decimal).
-      const as = e.name === 'concat' || e.name === 'concat_ws' ? 'string' : 'double';
+      const as = def.textArgs ? 'string' : 'double';
       args = args.map((a) => (a.type !== 'decimal' || resultDecimal ? a : def.decimalAsText ? { ...convert(a, 'string'), type: 'decimal' } : convert(a, as)));
     }
     if (args.some((a) => a.type === 'date')) {
       // concat takes a date as its yyyy-MM-dd text; a function that does not take a date takes
       // its midnight, as Spark casts a date to the timestamp a function expects.
-      const text = e.name === 'concat' || e.name === 'concat_ws';
+      const text = def.textArgs === true;
       if (text || !RESULT_TYPES.includes(def.type(args.map((a) => a.type)))) args = args.map((a) => (a.type === 'date' ? convert(a, text ? 'string' : 'timestamp') : a));
     }
     // A function that takes its numbers as doubles gets a BIGINT past 2^53 as the nearest double,
     // not a bigint it cannot mix with numbers; one that passes a value through keeps it exact.
-    const exactLongs = def.exactLongs === true || e.name in DECIMAL_VALUE_ARGS;
+    const exactLongs = def.exactLongs === true || def.valueArgs !== undefined;
     if (!exactLongs) args = args.map((a) => (a.type === 'long' ? longAsNumber(a) : a));
     let types = args.map((a) => a.type);
     const literals = e.args.map((a) => (a.kind === 'literal' ? a.value : undefined));
@@ -1345,24 +1043,23 @@ class ExpressionCompiler implements LambdaCompiler {
         type = def.type(types, literals);
       }
     }
-    if (e.name === 'coalesce') type = types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types';
-    if (e.name === 'nullif') type = unifyTypes(types[0], types[1]) ? types[0] : 'nullif() arguments have incompatible types';
+    if (def.unifiedType) type = def.unifiedType(types);
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
     const dec: Partial<TypeInfo> = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
     // A function that passes a value through has the widest integer type of its values.
-    const valueArgs = DECIMAL_VALUE_ARGS[e.name];
+    const valueArgs = def.valueArgs;
     const longs = type !== 'long' || !valueArgs ? [] : (valueArgs === 'all' ? args : valueArgs.filter((i) => i < args.length).map((i) => args[i])).filter((a) => a.type === 'long');
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
+    if (type === 'long' && def.resultIntegral) Object.assign(dec, { integral: def.resultIntegral });
     // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one).
     const values = type === 'double' && valueArgs ? (valueArgs === 'all' ? args.map((_, i) => i) : valueArgs.filter((i) => i < args.length)) : [];
     if (values.length > 0 && widensToFloat(values.map((i) => args[i]))) {
       args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
       Object.assign(dec, { float32: true });
     }
-    // Spark's TimestampAdd has its timestamp's type: a TIMESTAMP_NTZ stays one.
-    const ntzAdd = e.name === 'timestampadd' && args[2]?.ntz === true;
-    if (type === 'timestamp' && (ntz || ntzAdd || e.name === 'to_timestamp_ntz' || e.name === 'make_timestamp_ntz')) Object.assign(dec, { ntz: true });
+    const ntzArg = def.ntzOfArg !== undefined && args[def.ntzOfArg]?.ntz === true;
+    if (type === 'timestamp' && (ntz || ntzArg || def.resultNTZ)) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
     const nullIntolerant = def.nullIntolerant !== false;
@@ -1390,12 +1087,7 @@ class ExpressionCompiler implements LambdaCompiler {
   }
 }
 
-const NULL_COALESCING = new Set(['nvl', 'ifnull', 'coalesce']);
 const BITWISE_OPERATORS = new Set(['&', '|', '^', '~']);
-const NUMBERS_AS_TEXT = new Set(['contains', 'startswith', 'endswith', 'luhn_check', 'ascii']);
-
-/** Functions whose day count Spark types INT: a BIGINT there is a type mismatch. */
-const INT_DAYS = new Set(['date_add', 'dateadd', 'date_sub']);
 
 /** A BIGINT as Spark types it: a BIGINT literal, or a CAST to BIGINT (Weir's columns are all BIGINT, so not those). */
 function writtenAsBigint(e: Expr): boolean {
@@ -1420,31 +1112,6 @@ function implicitDatetimeCasts(types: ExprType[], typeOf: (t: ExprType[]) => Exp
     if (RESULT_TYPES.includes(typeOf(tried))) return tried;
   }
   return undefined;
-}
-
-/** `f` of `c`'s non-NULL values (NULL for NULL). */
-function nullSafeUnary(c: CompiledExpr, f: (v: unknown) => unknown): Pick<CompiledExpr, 'eval'> {
-  const get = c.eval;
-  return { eval: (r, x) => { const v = get(r, x); return v === null ? null : f(v); } };
-}
-
-/**
- * Spark's Pmod of two integers of width `bits` (none: BIGINT): `r = a % n`, and `(r + n) % n`
- * where r is negative, in the type's arithmetic (an INT's or BIGINT's r + n wraps; a TINYINT's or
- * SMALLINT's is an int, narrowed after); NULL for a zero divisor.
- */
-function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | null {
-  if (bits === undefined) {
-    const [x, y] = [bigOf(a), bigOf(n)];
-    if (y === 0n) return null;
-    const r = x % y;
-    return toLong(r < 0n ? BigInt.asIntN(64, r + y) % y : r);
-  }
-  const [x, y] = [a as number, n as number];
-  if (y === 0) return null;
-  const r = x % y;
-  if (!(r < 0)) return r + 0;
-  return wrapToWidth(bits, ((bits === 32 ? (r + y) | 0 : r + y) % y) + 0);
 }
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */

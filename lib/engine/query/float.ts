@@ -8,6 +8,7 @@
  * double result once more to a float gives the correctly rounded float (a double has more than
  * 2 * 24 + 2 bits of precision), so Math.fround(a op b) is the JVM's float arithmetic.
  */
+import type { CompiledExpr } from './function-types';
 import type { Long } from './long';
 
 /** The nearest float to an integer, as the JVM's `(float) long` (round half to even, exact past 2^53). */
@@ -73,4 +74,12 @@ export function formatFloat(v: number): string {
     return `${sign}${whole}.${digits.slice(exp + 1) || '0'}`;
   }
   return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${exp}`;
+}
+
+/** `c` as a FLOAT: an integer is the nearest float, as the JVM's `(float) long`. */
+export function asFloat(c: CompiledExpr): CompiledExpr {
+  if (c.float32) return c;
+  if (c.type === 'null') return { ...c, type: 'double', float32: true };
+  const get = c.eval;
+  return { type: 'double', float32: true, eval: (r, x) => { const v = get(r, x); return v === null ? null : floatFromLong(v as Long); } };
 }

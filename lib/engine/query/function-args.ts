@@ -29,3 +29,6 @@ export function joinChecked(fn: string, parts: string[], sep: string): string {
   checkStringLength(fn, total);
   return parts.join(sep);
 }
+
+/** The `impl` of a function its `compile` hook compiles whole: never run. */
+export const compiledByHook = (): never => { throw new Error('compiled by its compile hook, never evaluated by impl'); };

@@ -17,22 +17,24 @@ import { CAST_FUNCTIONS } from './cast-functions';
 import { CONDITIONAL_FUNCTIONS } from './conditional-functions';
 import { DATETIME_FUNCTIONS } from './datetime-functions';
 import { FORMAT_FUNCTIONS } from './format-functions';
-import type { CollectionFunctionDef, FunctionDef } from './function-types';
+import type { CollectionFunctionDef, FunctionDef, SpecialFormDef } from './function-types';
 import { GENERATORS } from './generators';
+import { HASH_FUNCTIONS } from './hash-functions';
 import { HIGHER_ORDER_FUNCTIONS, type HigherOrderFunctionDef } from './higher-order-functions';
 import { JSON_ARRAY_FUNCTIONS, JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
 import { MAP_FUNCTIONS } from './map-functions';
 import { WINDOW_TIME_FUNCTIONS } from './time-windowing';
 import { MATH_FUNCTIONS } from './math-functions';
-import { MISC_FUNCTIONS } from './misc-functions';
-import { PREDICATE_FUNCTIONS } from './predicate-functions';
+import { MISC_FUNCTIONS, MISC_SPECIAL_FORMS } from './misc-functions';
+import { PREDICATE_FUNCTIONS, PREDICATE_SPECIAL_FORMS } from './predicate-functions';
 import { REGEXP_ARRAY_FUNCTIONS, REGEXP_FUNCTIONS } from './regexp-functions';
 import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
 import { STRING_ARRAY_FUNCTIONS, STRING_FUNCTIONS } from './string-functions';
+import { URL_FUNCTIONS } from './url-functions';
 
 /** Spark's function groups (`group = "string_funcs"` …), as docs/sql.md lists them. */
 export const FUNCTION_GROUPS = [
-  'string', 'datetime', 'math', 'array', 'map', 'struct', 'json', 'conditional', 'predicate', 'conversion', 'aggregate', 'lambda', 'generator', 'misc',
+  'string', 'datetime', 'math', 'array', 'map', 'struct', 'json', 'url', 'hash', 'conditional', 'predicate', 'conversion', 'aggregate', 'lambda', 'generator', 'misc',
 ] as const;
 export type FunctionGroup = (typeof FUNCTION_GROUPS)[number];
 
@@ -57,14 +59,15 @@ export type RegisteredFunction =
   | (Registered<'higherOrder'> & { readonly def: HigherOrderFunctionDef })
   | Registered<'aggregate'>
   | Registered<'generator'>
-  | Registered<'special'>;
+  | (Registered<'special'> & { readonly def: SpecialFormDef });
 
 /** Definitions of one kind, from one file, filed under one group. */
 export type FunctionSource = { group: FunctionGroup } & (
   | { kind: 'scalar'; defs: Record<string, FunctionDef> }
   | { kind: 'collection'; defs: Record<string, CollectionFunctionDef> }
   | { kind: 'higherOrder'; defs: Record<string, HigherOrderFunctionDef> }
-  | { kind: 'aggregate' | 'generator' | 'special'; defs: Record<string, { min: number; max: number }> }
+  | { kind: 'special'; defs: Record<string, SpecialFormDef> }
+  | { kind: 'aggregate' | 'generator'; defs: Record<string, { min: number; max: number }> }
 );
 
 /** Builds the registry; throws on a name registered twice. */
@@ -78,20 +81,23 @@ export function buildFunctionRegistry(sources: readonly FunctionSource[], intern
       const min = 'params' in def ? def.min : (def as { min: number }).min;
       const max = 'params' in def ? def.params.length : (def as { max: number }).max;
       const entry = { name, group, kind: source.kind, min, max, ...(internal.has(name) ? { internal: true } : {}) };
-      registry.set(name, (source.kind === 'scalar' || source.kind === 'collection' || source.kind === 'higherOrder' ? { ...entry, def } : entry) as RegisteredFunction);
+      registry.set(name, (source.kind === 'aggregate' || source.kind === 'generator' ? entry : { ...entry, def }) as RegisteredFunction);
     }
   }
   return registry;
 }
 
-/** Calls the compiler or the planner builds itself, with their arities, by group. */
-const SPECIAL_FORMS: Partial<Record<FunctionGroup, Record<string, { min: number; max: number }>>> = {
+/**
+ * Calls the compiler or the planner builds itself, with their arities, by group; those a
+ * function file rewrites (like(), typeof(), the cast functions) are registered from their file.
+ */
+const SPECIAL_FORMS: Partial<Record<FunctionGroup, Record<string, SpecialFormDef>>> = {
   array: { array: { min: 0, max: Infinity } },
   map: { map: { min: 0, max: Infinity } },
   struct: { struct: { min: 1, max: Infinity }, named_struct: { min: 2, max: Infinity } },
-  predicate: { like: { min: 2, max: 3 }, ilike: { min: 2, max: 3 } },
+  predicate: PREDICATE_SPECIAL_FORMS,
   datetime: { window: { min: 2, max: 4 }, session_window: { min: 2, max: 2 } },
-  misc: { typeof: { min: 1, max: 1 } },
+  misc: MISC_SPECIAL_FORMS,
 };
 
 const arities = <T>(names: Iterable<string>, arity: T): Record<string, T> => Object.fromEntries([...names].map((n) => [n, arity]));
@@ -108,6 +114,8 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'misc', defs: MISC_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
+    { kind: 'scalar', group: 'url', defs: URL_FUNCTIONS },
+    { kind: 'scalar', group: 'hash', defs: HASH_FUNCTIONS },
     { kind: 'collection', group: 'string', defs: STRING_ARRAY_FUNCTIONS },
     { kind: 'collection', group: 'string', defs: REGEXP_ARRAY_FUNCTIONS },
     { kind: 'collection', group: 'json', defs: JSON_ARRAY_FUNCTIONS },
@@ -117,7 +125,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'higherOrder', group: 'lambda', defs: HIGHER_ORDER_FUNCTIONS },
     { kind: 'aggregate', group: 'aggregate', defs: AGGREGATE_FUNCTIONS },
     { kind: 'generator', group: 'generator', defs: { ...arities(GENERATORS, { min: 1, max: 1 }), json_tuple: { min: 2, max: Infinity } } },
-    { kind: 'special', group: 'conversion', defs: arities(Object.keys(CAST_FUNCTIONS), { min: 1, max: 1 }) },
+    { kind: 'special', group: 'conversion', defs: CAST_FUNCTIONS },
     ...Object.entries(SPECIAL_FORMS).map(([group, defs]) => ({ kind: 'special' as const, group: group as FunctionGroup, defs })),
   ],
   new Set(['json_tuple_item']),

@@ -4,10 +4,48 @@
  */
 import type { TypeInfo } from './data-types';
 import type { DecimalType } from './decimal';
+import type { Expr } from './expression';
+import type { IntegralBits } from './long';
 import type { ExprType } from './sql-values';
 import type { Field, Row } from '../types';
 
-export interface FunctionDef {
+export type CallExpr = Extract<Expr, { kind: 'call' }>;
+
+/** What a function's own analysis step uses of the expression compiler. */
+export interface CallCompiler {
+  compile(e: Expr): CompiledExpr;
+  fail(e: Expr, msg: string): never;
+  /** Spark's DATATYPE_MISMATCH.<subclass>. */
+  mismatch(e: Expr, subclass: string, detail: string, todo: string): never;
+}
+
+/**
+ * How a function is analysed where it is not a plain evaluation of its arguments, kept beside
+ * the function so that the compiler holds no function's name. Both run after the arity check.
+ */
+export interface CallRewrite {
+  /**
+   * Spark's RuntimeReplaceable: the expression the call stands for, compiled in its place
+   * (to_timestamp(x) is CAST(x AS TIMESTAMP), mod(a, b) is a % b); undefined: the call as it is.
+   * A call to the function itself is the call with its arguments rewritten (a unit lower-cased),
+   * compiled by its definition. Builds a new expression: the call given is never changed. `c`
+   * fails the call, or tells an argument's type.
+   */
+  replacement?(call: CallExpr, c: CallCompiler): Expr | undefined;
+  /**
+   * The call compiled by the function itself, where its type comes from a literal (from_json's
+   * schema) or from its arguments' full types (typeof); undefined: compiled as any other call.
+   */
+  compile?(call: CallExpr, c: CallCompiler): CompiledExpr | undefined;
+}
+
+/** A call the compiler builds itself (array(), like(), the cast functions, …), with its arity. */
+export interface SpecialFormDef extends CallRewrite {
+  min: number;
+  max: number;
+}
+
+export interface FunctionDef extends CallRewrite {
   min: number;
   max: number;
   /**
@@ -26,6 +64,37 @@ export interface FunctionDef {
   exactLongs?: boolean;
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
+  /** A TIMESTAMP result is a TIMESTAMP_NTZ (to_timestamp_ntz, make_timestamp_ntz). */
+  resultNTZ?: boolean;
+  /** A TIMESTAMP result is a TIMESTAMP_NTZ when this argument is one (Spark's TimestampAdd keeps its timestamp's type). */
+  ntzOfArg?: number;
+  /** A BIGINT result is an INT (32), SMALLINT or TINYINT, as Spark types it (bit_count). */
+  resultIntegral?: IntegralBits;
+  /**
+   * The arguments whose value is the result (coalesce: all; if: 1 and 2): they share one
+   * decimal, integer, FLOAT or TIMESTAMP_NTZ type, and a BIGINT among them stays exact.
+   */
+  valueArgs?: 'all' | number[];
+  /** The first non-NULL of its arguments: of arrays, maps or structs too, of their one type (coalesce, nvl). */
+  coalescing?: boolean;
+  /**
+   * The result type from the argument types as finally converted (coalesce: the type they unify
+   * to); `type` then only accepts them, so that no argument is converted for it.
+   */
+  unifiedType?(types: ExprType[]): ExprType | string;
+  /** Takes each argument as its text: a FLOAT as Java prints it, a DECIMAL's exact digits, a DATE as yyyy-MM-dd (concat). */
+  textArgs?: boolean;
+  /** Spark casts a number to a STRING where this takes one (contains(123, 2), luhn_check(79927398713)). */
+  numbersAsText?: boolean;
+  /** Its form over arrays, compiled where an argument is one (concat of arrays, reverse of an array). */
+  ofArrays?: CollectionFunctionDef;
+  /**
+   * Its own result for these compiled arguments where Spark types it by them (abs of an INT is an
+   * INT, round of a DECIMAL a DECIMAL); undefined: `type` and `impl` of the arguments as usual.
+   */
+  typed?(call: CallExpr, args: CompiledExpr[]): CompiledExpr | undefined;
+  /** Its second argument, a number of days, is an INT to Spark: a BIGINT written there is a type mismatch (date_add). */
+  intDays?: boolean;
   impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
   /**
    * Checked at validation with each argument's value when it is a literal (`undefined` when it
@@ -45,6 +114,8 @@ export interface CollectionFunctionDef {
   /** NULL argument → NULL result, checked before `impl` runs (default true). */
   nullIntolerant?: boolean;
   impl(args: unknown[], types: TypeInfo[], result: TypeInfo): unknown;
+  /** Its second argument is converted to the array's element type, so that equal values compare equal (array_contains). */
+  valueAsElement?: boolean;
   /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
   checkLiterals?(literals: unknown[]): string | undefined;
 }

@@ -21,7 +21,7 @@ import { RecordExpressionError } from '../errors';
 import { compareValues } from './array-functions';
 import { buildMap } from './map-functions';
 import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
-import type { CompiledExpr, EvalContext, Evaluator } from './function-types';
+import type { CallCompiler, CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { exprToString, type Expr } from './expression';
 import { castValue } from './sql-values';
 import type { Row } from '../types';
@@ -33,16 +33,12 @@ export interface CompiledLambda extends TypeInfo {
 }
 
 /** What a higher-order function needs of the expression compiler. */
-export interface LambdaCompiler {
-  compile(e: Expr): CompiledExpr;
+export interface LambdaCompiler extends CallCompiler {
   /**
    * `e` as a function of variables of these types (Spark's LambdaBinder): a lambda with as many
    * parameters (INVALID_LAMBDA_FUNCTION_CALL otherwise), or any other expression.
    */
   lambda(e: Expr, params: TypeInfo[]): CompiledLambda;
-  fail(e: Expr, msg: string): never;
-  /** Spark's DATATYPE_MISMATCH.<subclass>. */
-  mismatch(e: Expr, subclass: string, detail: string, todo: string): never;
 }
 
 type Call = Extract<Expr, { kind: 'call' }>;

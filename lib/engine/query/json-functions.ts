@@ -17,10 +17,12 @@ import { fitsLong, toLong } from './long';
 import type { Field } from '../types';
 import { formatDate, parseDate } from './date';
 import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from './decimal';
-import { fieldOfDataType } from './data-types';
+import { fieldOfDataType, fieldOfType, typeOfField, typeText } from './data-types';
+import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
+import { checkStringLength } from './value-limits';
 import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
-import type { SqlType } from './expression';
+import { referencedColumns, type Expr, type SqlType } from './expression';
 import { castValue } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange, parseInterval } from './interval-utils';
@@ -30,7 +32,7 @@ import { formatFloat } from './float';
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
  * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong.
  */
-export function parseDdlSchema(ddl: string): Field[] | string {
+function parseDdlSchema(ddl: string): Field[] | string {
   let t: DataType;
   try {
     t = parseSchema(ddl);
@@ -49,7 +51,7 @@ export function parseDdlSchema(ddl: string): Field[] | string {
 }
 
 /** One DDL type (`ARRAY<STRUCT<a: INT>>`, `MAP<STRING, BIGINT>`) as a Field named `name`. */
-export function parseDdlType(typeText: string, name: string): Field | string {
+function parseDdlType(typeText: string, name: string): Field | string {
   try {
     return fieldOfDataType(name, parseDataType(typeText));
   } catch (e) {
@@ -66,7 +68,7 @@ function parseJsonOrUndefined(text: string): unknown {
 }
 
 /** from_json's options Weir reads: Spark's timestampFormat and dateFormat, as datetime patterns. */
-export interface JsonOptions {
+interface JsonOptions {
   timestampFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
   dateFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
 }
@@ -148,14 +150,14 @@ function readStruct(obj: Record<string, unknown>, fields: Field[], o: JsonOption
  * from_json(text, schema) with an ARRAY<…> or MAP<…> schema: NULL when the text is not that JSON
  * (an object read as an ARRAY<STRUCT<…>> is an array of that one struct, as Spark reads it).
  */
-export function fromJsonCollection(text: string, f: Field, o: JsonOptions = {}): unknown {
+function fromJsonCollection(text: string, f: Field, o: JsonOptions = {}): unknown {
   const v = parseJsonOrUndefined(text);
   if (f.type === 'array' && isObject(v) && f.elementType?.type === 'struct') return [convert(v, f.elementType, o)];
   return v === undefined ? null : convert(v, f, o);
 }
 
 /** from_json(text, schema): the struct, with NULL fields when the text is not a JSON object. */
-export function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<string, unknown> {
+function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<string, unknown> {
   const v = parseJsonOrUndefined(text);
   if (!isObject(v)) return Object.fromEntries(fields.map((f) => [f.name, null]));
   return readStruct(v, fields, o);
@@ -230,12 +232,12 @@ function structToJsonValue(obj: Record<string, unknown>, fields: Field[]): Recor
 }
 
 /** to_json(struct) */
-export function toJson(obj: Record<string, unknown>, fields: Field[]): string {
+function toJson(obj: Record<string, unknown>, fields: Field[]): string {
   return stringifyJson(structToJsonValue(obj, fields));
 }
 
 /** to_json(array or map) */
-export function collectionToJson(v: unknown, f: Field): string {
+function collectionToJson(v: unknown, f: Field): string {
   return stringifyJson(toJsonValue(v, f) ?? null);
 }
 
@@ -318,4 +320,87 @@ export function getJsonObject(text: string, path: string): string | null {
 export function jsonTuple(text: string, keys: (string | null)[]): (string | null)[] {
   const doc = parseJsonOrUndefined(text);
   return keys.map((k) => (k === null || !isObject(doc) || !Object.hasOwn(doc, k) ? null : render(doc[k])));
+}
+
+/**
+ * from_json's options, a constant map(…) (Spark requires a foldable one): timestampFormat and
+ * dateFormat are read as datetime patterns; the other options change nothing Weir reads.
+ */
+function jsonOptions(e: CallExpr, arg: Expr, c: CallCompiler): JsonOptions {
+  if (referencedColumns(arg).size > 0) c.fail(e, "from_json() needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')");
+  const m = c.compile(arg);
+  if (m.type !== 'map') c.fail(e, `from_json() takes its options as a map, got ${typeText(m)}`);
+  const value = m.eval({}, { batchTimestampMs: 0 }) as Record<string, unknown> | null;
+  const out: JsonOptions = {};
+  for (const [k, v] of Object.entries(value ?? {})) {
+    const key = k === 'timestampFormat' ? 'timestampFormat' : k === 'dateFormat' ? 'dateFormat' : undefined;
+    if (!key || typeof v !== 'string') continue;
+    const tokens = tokenizePattern(v);
+    if (typeof tokens === 'string') c.fail(e, `from_json() option ${k}: ${tokens}`);
+    out[key] = tokens;
+  }
+  return out;
+}
+
+/** from_json(text, 'DDL schema' [, options]): typed by its schema, a literal (Spark requires a foldable one). */
+export function compileFromJson(e: CallExpr, c: CallCompiler): CompiledExpr {
+  const [text, schema, optionsArg] = e.args;
+  if (schema.kind !== 'literal' || typeof schema.value !== 'string') c.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+  const options = optionsArg ? jsonOptions(e, optionsArg, c) : {};
+  const t = c.compile(text);
+  if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') c.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);
+  const from = t.type;
+  if (/^\s*(array|map)\s*</i.test(schema.value)) {
+    // A top-level ARRAY<…> or MAP<…> schema: from_json's result is that collection.
+    const f = parseDdlType(schema.value.trim(), 'from_json');
+    if (typeof f === 'string') c.fail(e, `from_json(): ${f}`);
+    return {
+      ...typeOfField(f),
+      eval: (r, x) => {
+        const v = t.eval(r, x);
+        return v === null || v === undefined ? null : fromJsonCollection(castValue(v, from, 'string') as string, f, options);
+      },
+    };
+  }
+  const fields = parseDdlSchema(schema.value);
+  if (typeof fields === 'string') c.fail(e, `from_json(): ${fields}`);
+  return {
+    type: 'struct',
+    fields,
+    eval: (r, x) => {
+      const v = t.eval(r, x);
+      if (v === null || v === undefined) return null;
+      return fromJson(castValue(v, from, 'string') as string, fields, options);
+    },
+  };
+}
+
+/** to_json(struct | array | map): typed STRING, of a value whose full type it writes by. */
+export function compileToJson(e: CallExpr, c: CallCompiler): CompiledExpr {
+  const a = c.compile(e.args[0]);
+  if (a.type === 'array' || a.type === 'map') {
+    const f = fieldOfType('to_json', a);
+    return {
+      type: 'string',
+      eval: (r, x) => {
+        const v = a.eval(r, x);
+        if (v === null || v === undefined) return null;
+        const s = collectionToJson(v, f);
+        checkStringLength('to_json()', s.length);
+        return s;
+      },
+    };
+  }
+  if (a.type !== 'struct') c.fail(e, `to_json() takes a struct (such as from_json(...) or window), an array or a map, got ${a.type}`);
+  const fields = a.fields ?? [];
+  return {
+    type: 'string',
+    eval: (r, x) => {
+      const v = a.eval(r, x) as Record<string, unknown> | null;
+      if (v === null || v === undefined) return null;
+      const s = toJson(v, fields);
+      checkStringLength('to_json()', s.length);
+      return s;
+    },
+  };
 }

@@ -8,9 +8,9 @@
  */
 import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
-import { str } from './function-args';
+import { compiledByHook, str } from './function-args';
 import type { FunctionDef } from './function-types';
-import { getJsonObject, jsonTuple } from './json-functions';
+import { compileFromJson, compileToJson, getJsonObject, jsonTuple } from './json-functions';
 import type { ExprType } from './sql-values';
 
 const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -115,9 +115,9 @@ export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s]) => { const p = withRawNumbers(s as string); return p ? ddl(infer(p.value, p.raw)) : 'STRING'; },
     checkLiterals: ([s]) => (s === undefined ? 'schema_of_json() takes a literal JSON string, as in Spark' : undefined),
   },
-  // JSON (json-functions.ts); from_json and to_json carry struct types: compiled in expression-compiler.ts.
-  from_json: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
-  to_json: { min: 1, max: 2, type: () => 'string', impl: () => { throw new Error('compiled in the expression compiler'); } },
+  // JSON (json-functions.ts); from_json and to_json carry struct types: compiled by their hooks.
+  from_json: { min: 2, max: 3, type: () => 'struct', impl: compiledByHook, compile: compileFromJson },
+  to_json: { min: 1, max: 2, type: () => 'string', impl: compiledByHook, compile: compileToJson },
   // One key of json_tuple (the planner expands json_tuple(j, k1, k2) into c0, c1 of these).
   json_tuple_item: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, k]) => jsonTuple(j as string, [k as string])[0] },
   get_json_object: { min: 2, max: 2, type: (a) => str(a) ?? 'string', impl: ([j, p]) => getJsonObject(j as string, p as string) },

@@ -8,10 +8,15 @@
  * within that range (query/long.ts). With a DECIMAL argument the try_ functions are the
  * decimal operators (expression-compiler.ts), which give NULL when the result does not fit.
  */
+import { RecordExpressionError } from '../errors';
 import { isStr, nums, unified } from './function-args';
-import type { FunctionDef } from './function-types';
+import type { CompiledExpr, FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
-import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
+import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
+import { integralWidth, widensToFloat } from './data-types';
+import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
+import { bounded, pow10, rescale, type DecimalType } from './decimal';
+import { asFloat } from './float';
 
 
 const unary = (f: (x: number) => number): FunctionDef => ({ min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => f(x as number) });
@@ -84,8 +89,23 @@ function widthBucket(v: number, min: number, max: number, n: number): number | n
 }
 
 /** try_add/try_subtract/try_multiply on BIGINTs and doubles: NULL where the 64-bit result overflows. */
-const tryArith = (f: (a: number, b: number) => number, exact: (a: bigint, b: bigint) => bigint): FunctionDef => ({
-  min: 2, max: 2, exactLongs: true,
+/**
+ * Spark's try_ arithmetic of a DECIMAL is the operator (NULL for a DECIMAL that does not fit), of
+ * a FLOAT the operator's FLOAT (it reaches an infinity, never overflows), of two narrower integers
+ * NULL where the result leaves their type (try_add(2147483647, 1)); of BIGINTs and DOUBLEs the
+ * function's impl.
+ */
+const tryOperator = (op: '+' | '-' | '*'): FunctionDef['compile'] => (e, c) => {
+  const operator = () => c.compile({ kind: 'binary', op, left: e.args[0], right: e.args[1], pos: e.pos });
+  const [l, r] = e.args.map((a) => c.compile(a));
+  if (l.type === 'decimal' || r.type === 'decimal') return operator();
+  const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
+  if (bits) return { ...nullSafeBinary({ type: 'long' }, l, r, (a, b) => narrowArithmeticOrNull(op, bits, a as number, b as number)), integral: bits };
+  return widensToFloat([l, r]) ? operator() : undefined;
+};
+
+const tryArith = (op: '+' | '-' | '*', f: (a: number, b: number) => number, exact: (a: bigint, b: bigint) => bigint): FunctionDef => ({
+  min: 2, max: 2, exactLongs: true, compile: tryOperator(op),
   type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
   impl: ([x, y], _c, t) => {
     if (t[0] === 'double' || t[1] === 'double') return f(Number(x), Number(y));
@@ -125,6 +145,136 @@ function roundHalfEven(v: number, scale: number): number {
 function roundWith(fn: (x: number) => number, v: number, scale: number): number {
   const f = 10 ** scale;
   return fn(Number((v * f).toPrecision(15))) / f || 0;
+}
+
+/**
+ * Spark's typing of abs, round and bround by their argument (Weir keeps INT, SMALLINT and TINYINT
+ * as BIGINT values with their width, a FLOAT as a DOUBLE's value): an integer keeps its width and
+ * wraps in it as the JVM's byte, short and int (abs(-128Y) is -128, round(127Y, -1) is -126), a
+ * FLOAT is rounded as its double then made a float again (BigDecimal(f.toDouble).setScale(d)
+ * .toFloat); a DECIMAL keeps its type through abs and is DECIMAL(p - s + 1 + min(s, d), min(s, d))
+ * through round (HALF_UP), floor and ceil DECIMAL(p - s + 1, 0). The scale d must be a literal,
+ * as Spark needs a foldable one. Undefined for another argument: the function as registered.
+ */
+function decimalUnary(x: CompiledExpr, t: DecimalType, f: (v: bigint) => bigint): CompiledExpr {
+  return { ...nullSafeUnary(x, (v) => f(v as bigint)), type: 'decimal', decimal: t };
+}
+
+const absTyped: FunctionDef['typed'] = (_e, [x]) => {
+  if (x === undefined) return undefined;
+  if (x.type === 'decimal') return decimalUnary(x, x.decimal!, (v) => (v < 0n ? -v : v));
+  if (!x.integral && !x.float32) return undefined;
+  const bits = x.integral;
+  return { ...nullSafeUnary(x, (v) => (bits ? wrapToWidth(bits, Math.abs(v as number)) : Math.abs(v as number))), type: x.type, ...(bits ? { integral: bits } : { float32: true as const }) };
+};
+
+const roundTyped = (halfEven: boolean): FunctionDef['typed'] => (e, [x]) => {
+  const d = e.args[1];
+  if (x === undefined || (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number'))) return undefined;
+  const digits = d === undefined ? 0 : Math.trunc(d.value as number);
+  if (x.type === 'decimal' && !halfEven) {
+    const { precision: p, scale: s } = x.decimal!;
+    const scale = Math.max(0, Math.min(s, digits));
+    // A negative d rounds to tens, hundreds…: round at scale d, then back to scale 0.
+    return decimalUnary(x, bounded(p - s + 1 + scale, scale), digits >= 0 ? (v) => rescale(v, s, scale) : (v) => rescale(v, s, digits) * pow10(-digits));
+  }
+  if (x.float32) {
+    const roundDouble = halfEven ? roundHalfEven : roundHalfUp;
+    return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble(v as number, digits))), type: 'double', float32: true };
+  }
+  const bits = x.integral;
+  if (!bits) return undefined;
+  if (digits >= 0) return x;
+  const unit = 10n ** BigInt(-digits);
+  return {
+    ...nullSafeUnary(x, (v) => {
+      const n = BigInt(v as number);
+      let q = n / unit;
+      const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
+      if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
+      return wrapToWidth(bits, q * unit);
+    }),
+    type: 'long', integral: bits,
+  };
+};
+
+/** floor and ceil of a DECIMAL: DECIMAL(p - s + 1, 0). */
+const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (_e, args) => {
+  const [x] = args;
+  if (args.length !== 1 || x.type !== 'decimal') return undefined;
+  const { precision: p, scale: s } = x.decimal!;
+  const f = pow10(s);
+  return decimalUnary(x, bounded(p - s + 1, 0), (v) => {
+    const q = v / f;
+    const exact = q * f === v;
+    return exact ? q : up ? (v > 0n ? q + 1n : q) : v < 0n ? q - 1n : q;
+  });
+};
+
+const isIntegral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
+
+/**
+ * Spark's Pmod of two integers of width `bits` (none: BIGINT): `r = a % n`, and `(r + n) % n`
+ * where r is negative, in the type's arithmetic (an INT's or BIGINT's r + n wraps; a TINYINT's or
+ * SMALLINT's is an int, narrowed after); NULL for a zero divisor.
+ */
+function pmodIntegral(bits: IntegralBits | undefined, a: Long, n: Long): Long | null {
+  if (bits === undefined) {
+    const [x, y] = [bigOf(a), bigOf(n)];
+    if (y === 0n) return null;
+    const r = x % y;
+    return toLong(r < 0n ? BigInt.asIntN(64, r + y) % y : r);
+  }
+  const [x, y] = [a as number, n as number];
+  if (y === 0) return null;
+  const r = x % y;
+  if (!(r < 0)) return r + 0;
+  return wrapToWidth(bits, ((bits === 32 ? (r + y) | 0 : r + y) % y) + 0);
+}
+
+/** pmod of integers (exact, of the wider one's width) and of FLOATs (a FLOAT). */
+const pmodTyped: FunctionDef['typed'] = (_e, args) => {
+  const [x, y] = args;
+  if (args.length !== 2) return undefined;
+  if (isIntegral(x) && isIntegral(y)) {
+    const bits = integralWidth(x, y);
+    return { ...nullSafeBinary({ type: 'long' }, x, y, (a, b) => pmodIntegral(bits, a as Long, b as Long)), ...(bits ? { integral: bits } : {}) };
+  }
+  if (!widensToFloat([x, y])) return undefined;
+  return { ...nullSafeBinary({ type: 'double' }, asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); }), float32: true };
+};
+
+/** A shift of an INT (a TINYINT or SMALLINT widened to one): 32-bit, the distance taken mod 32 as Java's. */
+const shiftTyped = (op: (a: number, n: number) => number): FunctionDef['typed'] => (_e, args) => {
+  const [x, y] = args;
+  if (args.length !== 2 || !x.integral || !isIntegral(y)) return undefined;
+  return { ...nullSafeBinary({ type: 'long' }, x, y, (a, n) => op(a as number, Number(BigInt.asIntN(32, bigOf(n as Long))) & 31)), integral: 32 };
+};
+
+/**
+ * Spark's BitwiseGet: bit `pos` of an integer (0 the lowest) as a TINYINT; a position outside
+ * the type's bits (0 to 7 of a TINYINT … 63 of a BIGINT) fails the record, as Spark's.
+ */
+function bitGet(name: string): FunctionDef {
+  const bit = (v: Long, pos: Long, size: number): number => {
+    const p = Number(pos);
+    if (!(p >= 0 && p < size)) {
+      throw new RecordExpressionError(`[INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE] The value of parameter(s) \`pos\` in \`${name}\` is invalid: expects an integer value in [0, ${size}), but got ${p}.`, { function: name });
+    }
+    return Number((bigOf(v) >> BigInt(p)) & 1n);
+  };
+  return {
+    min: 2, max: 2, exactLongs: true, resultIntegral: 8,
+    type: (a) => (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'takes (integer, bit position)'),
+    impl: ([v, pos]) => bit(v as Long, pos as Long, 64),
+    // Of an INT, SMALLINT or TINYINT: its own width of bits.
+    typed: (_e, args) => {
+      const [x, pos] = args;
+      const size = x?.integral;
+      if (args.length !== 2 || !size || !isIntegral(pos)) return undefined;
+      return { ...nullSafeBinary({ type: 'long' }, x, pos, (v, p) => bit(v as Long, p as Long, size)), integral: 8 };
+    },
+  };
 }
 
 const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
@@ -176,21 +326,35 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     min: 4, max: 4, type: (a) => nums(a) ?? 'long',
     impl: ([v, lo, hi, n]) => widthBucket(v as number, lo as number, hi as number, Math.trunc(n as number)),
   },
-  try_add: tryArith((a, b) => a + b, (a, b) => a + b),
-  try_subtract: tryArith((a, b) => a - b, (a, b) => a - b),
-  try_multiply: tryArith((a, b) => a * b, (a, b) => a * b),
-  // try_divide is `/` (NULL on a zero divisor), negative(x) is -x and positive(x) is x: the
-  // compiler builds those operators; these are their forms on numbers.
-  try_divide: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)) },
-  negative: { min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number) },
-  positive: { min: 1, max: 1, exactLongs: true, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x },
+  try_add: tryArith('+', (a, b) => a + b, (a, b) => a + b),
+  try_subtract: tryArith('-', (a, b) => a - b, (a, b) => a - b),
+  try_multiply: tryArith('*', (a, b) => a * b, (a, b) => a * b),
+  // try_divide(a, b) is a / b (NULL on a zero divisor), negative(x) is -x, DECIMAL scale included
+  // (Spark's RuntimeReplaceable); their type and impl are what the replacement computes.
+  try_divide: {
+    min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)),
+    replacement: (e) => ({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos }),
+  },
+  negative: {
+    min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number),
+    replacement: (e) => ({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos }),
+  },
+  // positive(x) is x, of its own type.
+  positive: {
+    min: 1, max: 1, exactLongs: true, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x,
+    compile: (e, c) => {
+      const x = c.compile(e.args[0]);
+      if (!isNumeric(x.type) && x.type !== 'decimal') c.fail(e, `positive() takes a number, got ${x.type}`);
+      return x;
+    },
+  },
   abs: {
-    min: 1, max: 1, exactLongs: true, type: (a) => (isNumeric(a[0]) ? (a[0] === 'null' ? 'long' : a[0]) : 'expects a number'),
+    min: 1, max: 1, exactLongs: true, typed: absTyped, type: (a) => (isNumeric(a[0]) ? (a[0] === 'null' ? 'long' : a[0]) : 'expects a number'),
     // abs(-9223372036854775808) wraps to itself, as Java's Math.abs does.
     impl: ([v]) => (typeof v === 'bigint' ? toLong(v < 0n ? -v : v) : Math.abs(v as number)),
   },
   round: {
-    min: 1, max: 2, type: (a) => (a.every(isNumeric) ? (a[0] === 'long' ? 'long' : 'double') : 'expects numbers'),
+    min: 1, max: 2, typed: roundTyped(false), type: (a) => (a.every(isNumeric) ? (a[0] === 'long' ? 'long' : 'double') : 'expects numbers'),
     impl: ([v, s]) => roundHalfUp(v as number, (s as number | undefined) ?? 0),
   },
   pow: { min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => (x as number) ** (y as number) },
@@ -208,26 +372,39 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   log2: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) <= 0 ? null : Math.log2(x as number)) },
   sign: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
   signum: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => Math.sign(x as number) },
-  mod: { min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)) },
+  // mod(a, b) is a % b, decimal scale included.
+  mod: {
+    min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'), impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) % (y as number)),
+    replacement: (e) => ({ kind: 'binary', op: '%', left: e.args[0], right: e.args[1], pos: e.pos }),
+  },
+  // Spark's BitwiseCount: the bits set in the value sign-extended to 64 (bit_count(-1) is 64 for
+  // any integer type), 1 or 0 for a boolean; an INT.
+  bit_count: {
+    min: 1, max: 1, exactLongs: true, resultIntegral: 32,
+    type: (a) => (a[0] === 'long' || a[0] === 'boolean' || a[0] === 'null' ? 'long' : 'takes an integer or a boolean'),
+    impl: ([v]) => (typeof v === 'boolean' ? Number(v) : [...BigInt.asUintN(64, bigOf(v as Long)).toString(2)].filter((b) => b === '1').length),
+  },
+  bit_get: bitGet('bit_get'),
+  getbit: bitGet('getbit'),
   // `a div b` (the compiler's IntegralDivide): a BIGINT, NULL for a zero divisor.
   div: { min: 2, max: 2, type: (a) => nums(a) ?? 'long', impl: ([x, y]) => ((y as number) === 0 ? null : Math.trunc((x as number) / (y as number))) },
-  // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1). Integers
-  // (exact, and keeping an INT, SMALLINT or TINYINT) and FLOATs are the compiler's.
+  // Spark's Pmod: r = x % n, and (r + n) % n where r is negative (pmod(-7, -3) is -1); of
+  // integers and FLOATs, pmodTyped's.
   pmod: {
-    min: 2, max: 2, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
+    min: 2, max: 2, typed: pmodTyped, type: (a) => nums(a) ?? (a.every((t) => t === 'long' || t === 'null') ? 'long' : 'double'),
     impl: ([x, y]) => { const n = y as number; if (n === 0) return null; const r = (x as number) % n; return r < 0 ? (r + n) % n : r; },
   },
   // Spark's ShiftLeft, ShiftRight, ShiftRightUnsigned of a BIGINT: Java's 64-bit shifts (the
-  // distance, an INT, taken mod 64). Of an INT, SMALLINT or TINYINT: the compiler's, 32-bit.
-  shiftleft: shiftFunction((a, n) => a << n),
-  shiftright: shiftFunction((a, n) => a >> n),
-  shiftrightunsigned: shiftFunction((a, n) => BigInt.asUintN(64, a) >> n),
-  greatest: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) > 0 ? v : m), null) },
-  least: { min: 2, max: 64, nullIntolerant: false, type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null) },
-  bround: { min: 1, max: 2, type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
-  ceil: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
-  ceiling: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
-  floor: { min: 1, max: 2, type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.floor(v as number) || 0 : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
+  // distance, an INT, taken mod 64). Of an INT, SMALLINT or TINYINT: 32-bit (shiftTyped).
+  shiftleft: { ...shiftFunction((a, n) => a << n), typed: shiftTyped((a, n) => a << n) },
+  shiftright: { ...shiftFunction((a, n) => a >> n), typed: shiftTyped((a, n) => a >> n) },
+  shiftrightunsigned: { ...shiftFunction((a, n) => BigInt.asUintN(64, a) >> n), typed: shiftTyped((a, n) => (a >>> n) | 0) },
+  greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) > 0 ? v : m), null) },
+  least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null) },
+  bround: { min: 1, max: 2, typed: roundTyped(true), type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
+  ceil: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  ceiling: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
+  floor: { min: 1, max: 2, typed: floorCeilTyped(false), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.floor(v as number) || 0 : roundWith(Math.floor, v as number, Math.trunc(s as number))) },
   pi: { min: 0, max: 0, type: () => 'double', impl: () => Math.PI },
   degrees: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * 180) / Math.PI },
   radians: { min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => ((x as number) * Math.PI) / 180 },

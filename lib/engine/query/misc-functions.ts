@@ -2,12 +2,27 @@
  * Spark's misc functions (group misc_funcs) that Weir registers here: from_avro and to_avro
  * (avro-functions.ts does the work), and the functions refused on a stream.
  */
-import type { FunctionDef } from './function-types';
+import { compileFromAvro, compileToAvro } from './avro-functions';
+import { simpleTypeString } from './data-types';
+import { compiledByHook } from './function-args';
+import type { FunctionDef, SpecialFormDef } from './function-types';
 
 export const MISC_FUNCTIONS: Record<string, FunctionDef> = {
-  // Avro (avro-functions.ts): typed by their schema literals, compiled in expression-compiler.ts.
-  from_avro: { min: 2, max: 3, type: () => 'struct', impl: () => { throw new Error('compiled in the expression compiler'); } },
-  to_avro: { min: 1, max: 2, type: () => 'binary', impl: () => { throw new Error('compiled in the expression compiler'); } },
+  // Avro (avro-functions.ts): typed by their schema literals.
+  from_avro: { min: 2, max: 3, type: () => 'struct', impl: compiledByHook, compile: compileFromAvro },
+  to_avro: { min: 1, max: 2, type: () => 'binary', impl: compiledByHook, compile: compileToAvro },
+};
+
+/** typeof(x): the text of x's type, known at analysis (Spark's TypeOf). */
+export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {
+  typeof: {
+    min: 1, max: 1,
+    compile: (e, c) => {
+      if (e.args.length !== 1) c.fail(e, `typeof() takes one argument, got ${e.args.length}`);
+      const text = simpleTypeString(c.compile(e.args[0]));
+      return { type: 'string', eval: () => text };
+    },
+  },
 };
 
 /** Functions Spark refuses on streaming DataFrames, or that Weir refuses because a replay would differ. */

@@ -3,7 +3,7 @@
  * isnotnull and equal_null. The operators (=, <, IN, LIKE …) are the compiler's.
  */
 import { str } from './function-args';
-import type { FunctionDef } from './function-types';
+import type { FunctionDef, SpecialFormDef } from './function-types';
 import { recordRegex, regexLiterals } from './regex';
 import { isNumeric } from './sql-values';
 
@@ -36,3 +36,17 @@ export const PREDICATE_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([a, b], _c, t) => (a === null || b === null ? a === b : t[0] !== t[1] ? Number(a) === Number(b) : sameValue(a, b)),
   },
 };
+
+/** like(str, pattern[, escape]) and ilike(…) are the LIKE and ILIKE operators, as Spark's Like/ILike. */
+const likeCall = (caseInsensitive: boolean): SpecialFormDef => ({
+  min: 2, max: 3,
+  replacement: (e, c) => {
+    if (e.args.length < 2 || e.args.length > 3) return undefined;
+    const esc = e.args[2];
+    if (esc && (esc.kind !== 'literal' || typeof esc.value !== 'string' || [...esc.value].length !== 1)) c.fail(e, `${e.name}() takes its escape character as a one-character string literal`);
+    const escape = esc ? (esc as { value: string }).value : undefined;
+    return { kind: 'like', arg: e.args[0], pattern: e.args[1], negated: false, caseInsensitive, ...(escape !== undefined ? { escape } : {}), pos: e.pos };
+  },
+});
+
+export const PREDICATE_SPECIAL_FORMS: Record<string, SpecialFormDef> = { like: likeCall(false), ilike: likeCall(true) };

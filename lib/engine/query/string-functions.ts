@@ -12,6 +12,7 @@ import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
 import { chars, isStr, joinChecked, nums, str } from './function-args';
 import type { FunctionDef } from './function-types';
+import { CONCAT_ARRAYS, CONCAT_WS_ARRAYS, REVERSE_ARRAY } from './array-functions';
 import { castValue, formatTimestamp, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
@@ -376,17 +377,17 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, u, l, d, o], _c, t) => (s === null ? null : mask(s as string, t.length > 1 ? u : 'X', t.length > 2 ? l : 'x', t.length > 3 ? d : 'n', o ?? null)),
     checkLiterals: maskLiterals,
   },
-  luhn_check: { min: 1, max: 1, type: (a) => str(a) ?? 'boolean', impl: ([s]) => luhn(s as string) },
+  luhn_check: { min: 1, max: 1, numbersAsText: true, type: (a) => str(a) ?? 'boolean', impl: ([s]) => luhn(s as string) },
   upper: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('upper()', (s as string).toUpperCase()) },
   lower: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => cased('lower()', (s as string).toLowerCase()) },
   trim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +| +$/g, '') },
-  reverse: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
+  reverse: { min: 1, max: 1, ofArrays: REVERSE_ARRAY, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
-    min: 1, max: 64, exactLongs: true, type: () => 'string',
+    min: 1, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: () => 'string',
     impl: (args, _c, types) => joinChecked('concat()', args.map((v, i) => (types[i] === 'timestamp' ? formatTimestamp(v as number) : String(v))), ''),
   },
   concat_ws: {
-    min: 1, max: 64, exactLongs: true, nullIntolerant: false, type: (a) => str(a, 1) ?? 'string',
+    min: 1, max: 64, exactLongs: true, nullIntolerant: false, textArgs: true, ofArrays: CONCAT_WS_ARRAYS, type: (a) => str(a, 1) ?? 'string',
     impl: ([sep, ...rest]) => (sep === null ? null : joinChecked('concat_ws()', rest.filter((v) => v !== null && v !== undefined).map(String), sep as string)),
   },
   substring: {
@@ -479,12 +480,12 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, n]) => { const k = Math.max(0, Math.trunc(n as number)); checkStringLength('repeat()', (s as string).length * k); return (s as string).repeat(k); },
     checkLiterals: ([s, n]) => (typeof s === 'string' && typeof n === 'number' && s.length * n > MAX_STRING_VALUE_LENGTH ? stringTooLargeMessage('repeat()', s.length * n) : undefined),
   },
-  ascii: { min: 1, max: 1, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
+  ascii: { min: 1, max: 1, numbersAsText: true, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
   chr: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
   char: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
-  startswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).startsWith(bytesAsText(p)) },
-  endswith: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).endsWith(bytesAsText(p)) },
-  contains: { min: 2, max: 2, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).includes(bytesAsText(p)) },
+  startswith: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).startsWith(bytesAsText(p)) },
+  endswith: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).endsWith(bytesAsText(p)) },
+  contains: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).includes(bytesAsText(p)) },
 };
 STRING_FUNCTIONS.substr = STRING_FUNCTIONS.substring;
 STRING_FUNCTIONS.lcase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toLowerCase(); checkStringLength('lcase()', r.length); return r; } };

@@ -181,6 +181,7 @@ SELECT try_validate_utf8(x'80') => NULL
 SELECT try_validate_utf8(x'61C262') => NULL
 SELECT url_encode('https://spark.apache.org') => https%3A%2F%2Fspark.apache.org
 SELECT url_decode('https%3A%2F%2Fspark.apache.org') => https://spark.apache.org
+SELECT try_url_decode('https%3A%2F%2Fspark.apache.org') => https://spark.apache.org
 SELECT parse_url('http://spark.apache.org/path?query=1', 'HOST') => spark.apache.org
 SELECT parse_url('http://spark.apache.org/path?query=1', 'QUERY') => query=1
 SELECT parse_url('http://spark.apache.org/path?query=1', 'QUERY', 'query') => 1
