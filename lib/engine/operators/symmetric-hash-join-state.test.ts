@@ -14,13 +14,15 @@ import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoin
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
 import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
-import { decodeValue, encodeKey } from '../state/state-value-codec';
+import { decodeKey, decodeValue, encodeKey } from '../state/state-value-codec';
 import type { Row } from '../types';
-import { JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow } from './symmetric-hash-join-state';
+import { cacheKeyOf, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow } from './symmetric-hash-join-state';
 
 const COLUMNS = ['id', 't'];
 const timeOf = (r: Row) => r.t as number;
+/** The join keys as the stores hold them, and as the manager is asked for them (cacheKeyOf). */
 const KEYS = [0, 1, 2, 3].map((k) => encodeKey([k]));
+const CACHE_KEYS = [0, 1, 2, 3].map((k) => cacheKeyOf([k]));
 
 type Op =
   | { op: 'append'; key: number; t: number }
@@ -100,10 +102,10 @@ describe('join state manager against a model', () => {
           for (const o of batch.ops) {
             if (o.op === 'append') {
               const id = nextId++;
-              m.append(KEYS[o.key], { id, t: o.t }, false);
+              m.append(CACHE_KEYS[o.key], { id, t: o.t }, false);
               next.set(KEYS[o.key], [...(next.get(KEYS[o.key]) ?? []), [id, o.t, false]]);
             } else if (o.op === 'match') {
-              const entry = m.rowsOf(KEYS[o.key]);
+              const entry = m.rowsOf(CACHE_KEYS[o.key]);
               if (!entry || entry.rows.length === 0) continue;
               const row = entry.rows[o.pick % entry.rows.length];
               m.markMatched(entry, row);
@@ -140,7 +142,7 @@ describe('join state manager against a model', () => {
           model = new Map([...next].map(([k, rows]) => [k, sorted(rows)]));
           // The kept rows, key by key, are the model's, in the stores' slot order.
           for (const [k, rows] of model) {
-            const entry = new SymmetricHashJoinStateManager(await ps.counts.getStore(version), await ps.values.getStore(version), cache, COLUMNS, timeOf).rowsOf(k);
+            const entry = new SymmetricHashJoinStateManager(await ps.counts.getStore(version), await ps.values.getStore(version), cache, COLUMNS, timeOf).rowsOf(cacheKeyOf(decodeKey(k)));
             expect(sorted(entry!.rows.map((r): ModelRow => [r.row.id as number, r.row.t as number, r.matched]))).toEqual(rows);
           }
           if (batch.restart) {

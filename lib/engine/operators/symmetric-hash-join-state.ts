@@ -21,7 +21,7 @@
  * row would leave (dense indexes, the count), so the files are Spark's layout either way.
  */
 import type { StateStore } from '../state/state-store';
-import { decodeValue, encodeValueByteString } from '../state/state-value-codec';
+import { decodeKey, decodeValue, encodeKey, encodeValueByteString } from '../state/state-value-codec';
 import type { Row } from '../types';
 
 export type JoinSide = 'left' | 'right';
@@ -34,6 +34,29 @@ function slotOf(k: string, i: number): string {
 /** The encoded join key a key of the store `storeName` belongs to: itself, or a slot's key (slotOf inverted). */
 export function joinKeyOfStoreKey(storeName: string, key: string): string {
   return storeName.endsWith('keyWithIndexToValue') ? key.slice(0, key.lastIndexOf('#')) : key;
+}
+
+/**
+ * A join key as the cache's Map holds it: a single number as itself (a Map compares numbers as
+ * encodeKey's strings do: -0 as 0, NaN as NaN), so that a probe builds and hashes no key string;
+ * any other key by encodeKey (a string, so never equal to a number).
+ */
+export type CacheKey = number | string;
+
+export function cacheKeyOf(key: readonly unknown[]): CacheKey {
+  return key.length === 1 && typeof key[0] === 'number' ? key[0] : encodeKey(key);
+}
+
+/** The stores' key (encodeKey) of a cache key. */
+function storeKeyOf(k: CacheKey): string {
+  return typeof k === 'number' ? encodeKey([k]) : k;
+}
+
+/** The cache key of a stores' key. */
+function cacheKeyOfStoreKey(k: string): CacheKey {
+  const key = decodeKey(k);
+  const ck = cacheKeyOf(key);
+  return typeof ck === 'number' && encodeKey(key) === k ? ck : k;
 }
 
 /** Spark's store names under `state/<operator>/<partition>/`. */
@@ -64,7 +87,11 @@ class KeyRows {
   /** The last eviction round that listed this key (so a round visits it once). */
   round = 0;
 
-  constructor(readonly key: string) {}
+  constructor(
+    /** The key as the stores hold it (encodeKey). */
+    readonly key: string,
+    readonly cacheKey: CacheKey,
+  ) {}
 }
 
 /**
@@ -129,7 +156,7 @@ class TimeQueue {
  * (see StreamingSymmetricHashJoinExec).
  */
 export class JoinStateCache {
-  readonly keys = new Map<string, KeyRows>();
+  readonly keys = new Map<CacheKey, KeyRows>();
   /**
    * Whether `keys` holds every key of the stores (a key it lacks has no rows): so since the
    * stores were empty, or since an eviction loaded them all.
@@ -175,11 +202,11 @@ export class SymmetricHashJoinStateManager {
   }
 
   /**
-   * The rows buffered under the encoded key `k` (encodeKey of the join key), in slot order, or
-   * undefined when it has none: read from the stores once and then kept decoded. Do not append
-   * while iterating, nor change the array.
+   * The rows buffered under the join key `k` (cacheKeyOf), in slot order, or undefined when it
+   * has none: read from the stores once and then kept decoded. Do not append while iterating,
+   * nor change the array.
    */
-  rowsOf(k: string): KeyRows | undefined {
+  rowsOf(k: CacheKey): KeyRows | undefined {
     const rows = this.cache.keys.get(k);
     if (rows !== undefined || this.cache.complete) return rows;
     return this.load(k);
@@ -189,11 +216,12 @@ export class SymmetricHashJoinStateManager {
    * Reads a key's rows from the stores into the cache. A key with none is not cached (a probe of
    * every new key would otherwise leave an entry for ever).
    */
-  private load(k: string): KeyRows | undefined {
+  private load(ck: CacheKey): KeyRows | undefined {
+    const k = storeKeyOf(ck);
     const b = this.keyToNumValues.get(k);
     if (!b) return undefined;
     const n = decodeValue(b) as number;
-    const entry = new KeyRows(k);
+    const entry = new KeyRows(k, ck);
     for (let i = 0; i < n; i++) {
       const [values, matched] = decodeValue(this.keyWithIndexToValue.get(this.slot(k, i))!) as [unknown[], boolean];
       const row: Row = {};
@@ -201,7 +229,7 @@ export class SymmetricHashJoinStateManager {
       entry.rows.push(new BufferedRow(row, matched, this.timeOf?.(row), i));
     }
     entry.stored = n;
-    this.cache.keys.set(k, entry);
+    this.cache.keys.set(ck, entry);
     return entry;
   }
 
@@ -209,7 +237,10 @@ export class SymmetricHashJoinStateManager {
   private completeCache(): void {
     if (!this.cache.complete) {
       // Only reads: keyToNumValues is not changed while its keys are iterated.
-      for (const k of this.keyToNumValues.keys()) if (!this.cache.keys.has(k)) this.load(k);
+      for (const k of this.keyToNumValues.keys()) {
+        const ck = cacheKeyOfStoreKey(k);
+        if (!this.cache.keys.has(ck)) this.load(ck);
+      }
       this.cache.complete = true;
     }
     if (this.timeOf && !this.cache.byTime) {
@@ -219,9 +250,9 @@ export class SymmetricHashJoinStateManager {
     }
   }
 
-  append(k: string, row: Row, matched: boolean): void {
+  append(k: CacheKey, row: Row, matched: boolean): void {
     let entry = this.rowsOf(k);
-    if (entry === undefined) this.cache.keys.set(k, (entry = new KeyRows(k)));
+    if (entry === undefined) this.cache.keys.set(k, (entry = new KeyRows(storeKeyOf(k), k)));
     const time = this.timeOf?.(row);
     entry.rows.push(new BufferedRow(row, matched, time, -1));
     this.touch(entry);
@@ -309,7 +340,7 @@ export class SymmetricHashJoinStateManager {
         else this.keyToNumValues.remove(key, 'watermark');
         entry.stored = n;
       }
-      if (n === 0) this.cache.keys.delete(key);
+      if (n === 0) this.cache.keys.delete(entry.cacheKey);
       entry.dirty = false;
     }
     this.dirty.length = 0;

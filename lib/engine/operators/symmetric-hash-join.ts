@@ -24,7 +24,7 @@ import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
 import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
 import { decodeKey, encodeKey } from '../state/state-value-codec';
-import { JOIN_STORE_NAMES, joinKeyOfStoreKey, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow, type JoinSide } from './symmetric-hash-join-state';
+import { cacheKeyOf, JOIN_STORE_NAMES, joinKeyOfStoreKey, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow, type JoinSide } from './symmetric-hash-join-state';
 import { lateEventsWatermark, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
@@ -225,8 +225,8 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         const key = input.keys(row, ctx);
         // NULL equals nothing: a row with a NULL key part joins with no row (an outer join still pads it).
         const nullKey = key.some((v) => v === null || v === undefined);
-        // Encoded once: the probe and the append address the stores by it.
-        const k = encodeKey(key);
+        // Made once: the probe and the append find the key's rows by it.
+        const k = cacheKeyOf(key);
         let matched = false;
         const buffered = nullKey ? undefined : otherState.rowsOf(k);
         if (buffered !== undefined) {

@@ -6,9 +6,13 @@
  * Protocol:
  * - Load version V: take the cached map if it is at V; else the latest `<S>.snapshot` with
  *   S ≤ V, then apply `<S+1>.delta` … `<V>.delta` in order (each must exist). Version 0 is empty.
- * - A batch mutates the cached map in place and keeps an undo log (each key's value before its
- *   first change), so `abort()` costs the changed keys, not the whole map, and the delta for
- *   V+1 is exactly the changed keys: the commit cost follows the changes, not the state size.
+ * - A batch mutates the cached map in place and keeps a journal of the keys it changes: each
+ *   changed key once, with its value before the first change and its value now. The map then
+ *   holds, for a changed key, the key's index in the journal instead of its value, so a write
+ *   finds in its one map lookup both the old value and whether the key is journaled already (no
+ *   second map for the undo log). `abort()` restores the journaled keys' values, costing the
+ *   changed keys, not the whole map; the delta for V+1 is exactly the journal, in the order of
+ *   first change; the commit puts the journal's values back into the map.
  * - `commit()` writes `<V+1>.delta` atomically with overwrite allowed: a re-run of a batch whose
  *   earlier commit crashed half-way must be able to replace what it left. (Two runners on one
  *   checkpoint are stopped earlier, by the offsets log's create-if-absent.)
@@ -68,8 +72,11 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   readonly dir: string;
   private readonly minDeltasForSnapshot: number;
   private readonly minVersionsToRetain: number;
-  /** The rows at `loadedVersion` (values as byte strings), plus the open store's uncommitted changes. */
-  map = new Map<string, string>();
+  /**
+   * The rows at `loadedVersion` (values as byte strings), plus the open store's uncommitted
+   * changes: a key the open store changed maps to its index in that store's journal (a number).
+   */
+  map = new Map<string, string | number>();
   memoryBytes = 0;
   loadedVersion = -1;
   lastSnapshotVersion = 0;
@@ -98,29 +105,6 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
   now(): number {
     return this.clock ? this.clock.now() : performance.now();
-  }
-
-  /** Sets a key (value as a byte string), keeping memoryBytes right. */
-  set(key: string, value: string): void {
-    this.replace(key, this.map.get(key), value);
-  }
-
-  /** `set` when the caller has just read the key's current value `old` (one lookup fewer). */
-  replace(key: string, old: string | undefined, value: string): void {
-    if (old !== undefined) this.memoryBytes -= entryBytes(key, old);
-    this.memoryBytes += entryBytes(key, value);
-    this.map.set(key, value);
-  }
-
-  delete(key: string): void {
-    const old = this.map.get(key);
-    if (old !== undefined) this.deleteKnown(key, old);
-  }
-
-  /** `delete` of a key the caller has just read with its value `old` (one lookup fewer). */
-  deleteKnown(key: string, old: string): void {
-    this.memoryBytes -= entryBytes(key, old);
-    this.map.delete(key);
   }
 
   path(version: number, kind: StateFileKind): string {
@@ -268,8 +252,16 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 }
 
 export class FileBackedStateStore implements StateStore {
-  /** Each changed key's value before this version's first change to it (undefined: absent). */
-  readonly undo = new Map<string, string | undefined>();
+  /**
+   * The journal: each key changed in this version once, in the order of its first change, with
+   * its value before that change (`orig`) and now (`cur`); undefined is absent. The provider's map
+   * holds the key's index here while this store is open.
+   */
+  private readonly journalKeys: string[] = [];
+  private readonly orig: (string | undefined)[] = [];
+  private readonly cur: (string | undefined)[] = [];
+  /** Journaled keys now absent (still in the map, by their index), so `size` is the map's less these. */
+  private removedInMap = 0;
   /**
    * Keys whose last removal was explicit; any other removed key went by the watermark. Only the
    * rare explicit removals are recorded: the eviction of every expired group, every batch, then
@@ -287,7 +279,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   get size(): number {
-    return this.p.map.size;
+    return this.p.map.size - this.removedInMap;
   }
 
   private writable(): void {
@@ -296,13 +288,18 @@ export class FileBackedStateStore implements StateStore {
     }
   }
 
+  /** A map entry's value: a byte string, or a journal index for a changed key. */
+  private valueOf(v: string | number | undefined): string | undefined {
+    return typeof v === 'number' ? this.cur[v] : v;
+  }
+
   get(key: string): Uint8Array | undefined {
-    const v = this.p.map.get(key);
+    const v = this.valueOf(this.p.map.get(key));
     return v === undefined ? undefined : bytesOf(v);
   }
 
   has(key: string): boolean {
-    return this.p.map.has(key);
+    return this.valueOf(this.p.map.get(key)) !== undefined;
   }
 
   put(key: string, value: Uint8Array): void {
@@ -311,56 +308,88 @@ export class FileBackedStateStore implements StateStore {
 
   putByteString(key: string, value: string): void {
     this.writable();
-    // Every changed group of every batch comes through here: one lookup in the map serves the
-    // undo log and the memory estimate.
-    const old = this.p.map.get(key);
-    if (!this.undo.has(key)) this.undo.set(key, old);
-    this.p.replace(key, old, value);
+    // Every changed row of every batch comes through here: one map lookup says whether the key is
+    // journaled already and what its value was.
+    const map = this.p.map;
+    const v = map.get(key);
+    let old: string | undefined;
+    if (typeof v === 'number') {
+      old = this.cur[v];
+      this.cur[v] = value;
+      if (old === undefined) this.removedInMap--;
+    } else {
+      old = v;
+      map.set(key, this.journal(key, v, value));
+    }
+    this.p.memoryBytes += entryBytes(key, value) - (old === undefined ? 0 : entryBytes(key, old));
   }
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
     this.writable();
-    const old = this.p.map.get(key);
-    if (old === undefined) return;
-    if (!this.undo.has(key)) this.undo.set(key, old);
-    this.p.deleteKnown(key, old);
+    const map = this.p.map;
+    const v = map.get(key);
+    let old: string | undefined;
+    if (typeof v === 'number') {
+      old = this.cur[v];
+      if (old === undefined) return;
+      this.cur[v] = undefined;
+    } else {
+      if (v === undefined) return;
+      old = v;
+      // The key stays in the map, by its index, until the commit: a put after this finds it journaled.
+      map.set(key, this.journal(key, v, undefined));
+    }
+    this.removedInMap++;
+    this.p.memoryBytes -= entryBytes(key, old);
     if (reason !== 'watermark') this.explicitRemovals.add(key);
     else if (this.explicitRemovals.size > 0) this.explicitRemovals.delete(key);
   }
 
+  /** Journals a key's first change; returns its index. */
+  private journal(key: string, orig: string | undefined, cur: string | undefined): number {
+    this.orig.push(orig);
+    this.cur.push(cur);
+    return this.journalKeys.push(key) - 1;
+  }
+
   *entries(): IterableIterator<[string, Uint8Array]> {
-    for (const [k, v] of this.p.map) yield [k, bytesOf(v)];
+    for (const [k, v] of this.p.map) {
+      const value = this.valueOf(v);
+      if (value !== undefined) yield [k, bytesOf(value)];
+    }
   }
 
   keys(): IterableIterator<string> {
-    return this.p.map.keys();
+    return this.removedInMap === 0 ? this.p.map.keys() : this.presentKeys();
+  }
+
+  private *presentKeys(): IterableIterator<string> {
+    for (const [k, v] of this.p.map) if (this.valueOf(v) !== undefined) yield k;
   }
 
   updatedKeys(): IterableIterator<string> {
-    return this.undo.keys();
+    return this.journalKeys.values();
   }
 
   async commit(): Promise<number> {
     this.writable();
     const started = this.p.now();
     const next = this.version + 1;
-    const w = new StateFileWriter(next, 'delta', 64 + this.undo.size * 48);
-    // One pass writes the delta and counts what changed (the metrics of this version).
+    const { journalKeys, orig, cur } = this;
+    const w = new StateFileWriter(next, 'delta', 64 + journalKeys.length * 48);
+    // One pass over the journal writes the delta and counts what changed (the metrics of this version).
     let updated = 0, evicted = 0, removed = 0;
-    const map = this.p.map;
-    // forEach, not for-of: for-of allocated an entry array per changed key (the most allocated
-    // object of a join's commit).
-    this.undo.forEach((orig, key) => {
-      const cur = map.get(key);
-      if (cur !== undefined) {
-        w.put(key, cur);
+    for (let i = 0; i < journalKeys.length; i++) {
+      const key = journalKeys[i], value = cur[i];
+      if (value !== undefined) {
+        w.put(key, value);
         updated++;
-      } else if (orig !== undefined) {
+      } else if (orig[i] !== undefined) {
         w.remove(key);
         if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
         else evicted++;
       }
-    });
+    }
     const data = w.finish();
     await this.p.fm.createAtomic(this.p.path(next, 'delta'), data, { overwrite: true });
     for (const v of this.p.futureSnapshots) {
@@ -369,6 +398,14 @@ export class FileBackedStateStore implements StateStore {
     }
     this.p.futureSnapshots = [];
     this.p.fileSizes.set(stateFileName(next, 'delta'), data.length);
+    // The version is durable: the journaled keys take their values in the map again.
+    const map = this.p.map;
+    for (let i = 0; i < journalKeys.length; i++) {
+      const value = cur[i];
+      if (value !== undefined) map.set(journalKeys[i], value);
+      else map.delete(journalKeys[i]);
+    }
+    this.removedInMap = 0;
     this.committed = true;
     this.finished = true;
     this.p.loadedVersion = next;
@@ -387,26 +424,30 @@ export class FileBackedStateStore implements StateStore {
 
   abort(): void {
     if (this.finished) return;
-    this.undo.forEach((orig, key) => {
-      if (orig === undefined) this.p.delete(key);
-      else this.p.set(key, orig);
-    });
-    this.undo.clear();
+    const { journalKeys, orig, cur } = this;
+    const map = this.p.map;
+    for (let i = 0; i < journalKeys.length; i++) {
+      const key = journalKeys[i], before = orig[i], now = cur[i];
+      if (before === undefined) map.delete(key);
+      else map.set(key, before);
+      this.p.memoryBytes += (before === undefined ? 0 : entryBytes(key, before)) - (now === undefined ? 0 : entryBytes(key, now));
+    }
+    journalKeys.length = orig.length = cur.length = 0;
+    this.removedInMap = 0;
     this.explicitRemovals.clear();
     this.finished = true;
   }
 
   private liveMetrics(): StateStoreMetrics {
     let updated = 0, evicted = 0, removed = 0;
-    const map = this.p.map;
-    for (const [key, orig] of this.undo) {
-      if (map.has(key)) updated++;
-      else if (orig === undefined) continue; // put then removed: never existed
-      else if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
+    for (let i = 0; i < this.journalKeys.length; i++) {
+      if (this.cur[i] !== undefined) updated++;
+      else if (this.orig[i] === undefined) continue; // put then removed: never existed
+      else if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(this.journalKeys[i])) removed++;
       else evicted++;
     }
     return {
-      numRowsTotal: this.p.map.size,
+      numRowsTotal: this.size,
       numRowsUpdated: updated,
       numRowsEvictedByWatermark: evicted,
       numRowsRemoved: removed,

@@ -9,7 +9,7 @@ import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-
 import { FileBackedStateStoreProvider } from './file-backed-state-store-provider';
 import { LmdbStateStoreProvider } from './lmdb-state-store-provider';
 import { readStateFile, StateFileWriter } from './state-file-format';
-import type { StateStoreConf, StateStoreId } from './state-store';
+import type { StateStore, StateStoreConf, StateStoreId } from './state-store';
 import { describeStateStoreContract } from './testing/state-store.contract';
 
 /** A checkpoint on local disk (fsync off: the contract is about content and atomic rename, and the property test writes thousands of small files) or in memory. */
@@ -124,5 +124,79 @@ describe('LMDB provider: rebuild', () => {
     } finally {
       await rm(local, { recursive: true, force: true });
     }
+  });
+});
+
+describe('file-backed provider: the journal of a version', () => {
+  const ID = { operatorId: 0, partitionId: 0 };
+  type Op = { t: 'put'; k: number; v: string } | { t: 'remove' | 'evict'; k: number };
+  const ops = fc.array(
+    fc.oneof(
+      fc.record({ t: fc.constant('put' as const), k: fc.integer({ min: 0, max: 5 }), v: fc.string({ maxLength: 4 }) }),
+      fc.record({ t: fc.constantFrom('remove' as const, 'evict' as const), k: fc.integer({ min: 0, max: 5 }) }),
+    ),
+    { maxLength: 30 },
+  );
+  const apply = (s: StateStore, model: Map<string, string>, o: Op) => {
+    const key = `k${o.k}`;
+    if (o.t === 'put') {
+      s.putByteString(key, o.v);
+      model.set(key, o.v);
+    } else {
+      s.remove(key, o.t === 'evict' ? 'watermark' : 'explicit');
+      model.delete(key);
+    }
+  };
+  const view = (s: StateStore) => ({
+    entries: new Map([...s.entries()].map(([k, v]) => [k, Buffer.from(v).toString('latin1')])),
+    keys: [...s.keys()].sort(),
+    size: s.size,
+    memory: s.metrics().memoryUsedBytes,
+  });
+
+  it('an abort after several writes to the same keys restores the version exactly; a commit writes each changed key once', async () => {
+    await fc.assert(
+      fc.asyncProperty(ops, ops, fc.boolean(), async (first, second, abortFirst) => {
+        const fm = new InMemoryCheckpointFileManager();
+        const p = new FileBackedStateStoreProvider(fm, ID);
+        const s0 = await p.getStore(0);
+        const model = new Map<string, string>();
+        for (const o of first) apply(s0, model, o);
+        await s0.commit();
+        const s1 = await p.getStore(1);
+        const before = view(s1);
+        expect(before.entries).toEqual(model);
+        const next = new Map(model);
+        // Keys in the order of their first change (a put, or a removal of a row that is there).
+        const changed = new Set<string>();
+        for (const o of second) {
+          if (o.t === 'put' || next.has(`k${o.k}`)) changed.add(`k${o.k}`);
+          apply(s1, next, o);
+          // Reads in the middle of the version see its own writes, and only the rows that are there.
+          expect(s1.size).toBe(next.size);
+          expect([...s1.keys()].sort()).toEqual([...next.keys()].sort());
+        }
+        if (abortFirst) {
+          s1.abort();
+          const again = await p.getStore(1);
+          expect(view(again)).toEqual(before);
+          // The aborted writes leave nothing behind for the next version's journal either.
+          for (const o of second) apply(again, new Map(model), o);
+          again.abort();
+          expect(view(await p.getStore(1))).toEqual(before);
+          return;
+        }
+        await s1.commit();
+        // The delta holds each written key once, in the order of its first change (a put of the
+        // row it has now, or the removal of one version 1 had), and nothing else.
+        const records: [string, string | null][] = [];
+        readStateFile('2.delta', await fm.read('state/0/0/2.delta'), { version: 2, kind: 'delta' }, (k, v) => void records.push([k, v]), (k) => void records.push([k, null]));
+        const written = [...changed].filter((k) => next.has(k) || model.has(k));
+        expect(records).toEqual(written.map((k) => [k, next.get(k) ?? null]));
+        expect(view(await p.getStore(2)).entries).toEqual(next);
+        expect(view(await new FileBackedStateStoreProvider(fm, ID).getStore(2))).toEqual(view(await p.getStore(2)));
+      }),
+      { numRuns: 300, seed: 5 },
+    );
   });
 });
