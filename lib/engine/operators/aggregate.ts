@@ -29,14 +29,13 @@
  * commits/N re-runs batch N from version N and yields the same output. How far the state is
  * evicted, and the cached groups, count only from onCommitted; onAborted forgets them.
  */
-import { AnalysisException } from '../errors';
 import type { AggregateFunction } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { providerMetrics, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue } from '../state/state-value-codec';
 import type { Field, OutputMode, Row, Schema } from '../types';
 import { chooseFold, keyTime, partitionOfGroup, writeGroups, type AggregateFold, type Group } from './aggregate-folds';
-import type { OperatorContext, StatefulOperator, StateOperatorProgress } from './physical-operator';
+import { partitionStores, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 import type { TimeWindowSpec } from './window';
 
 export interface GroupingKey {
@@ -135,22 +134,9 @@ export class StatefulAggregateExec implements StatefulOperator {
     return partitionOfGroup(tuple, windowIndex, this.numPartitions);
   }
 
-  /** A reduce task's partition's store, or every partition's when the operator is handed the whole batch. */
-  private stores(ctx: OperatorContext): StateStore[] {
-    const out: StateStore[] = [];
-    const first = ctx.partitionId ?? 0;
-    const last = ctx.partitionId ?? this.numPartitions - 1;
-    for (let p = first; p <= last; p++) {
-      const s = ctx.stateStores?.get(`${this.operatorId}/${p}`);
-      if (!s) throw new AnalysisException(`Internal: no state store for operator ${this.operatorId} partition ${p} in batch ${ctx.batchId}`);
-      out.push(s);
-    }
-    return out;
-  }
-
   execute(rows: Row[], ctx: OperatorContext): Row[] {
     const { keys, aggregates, outputMode, watermarkKeyIndex } = this.o;
-    const stores = this.stores(ctx);
+    const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
     this.lastStores = stores;
     const wm = ctx.batchWatermarkMs;
     const bounded = watermarkKeyIndex !== undefined;

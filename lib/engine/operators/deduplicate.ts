@@ -16,7 +16,7 @@
 import type { Row, Schema } from '../types';
 import { partitionForKey, providerMetrics, type StateStore } from '../state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
-import { lateEventsWatermark, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
+import { lateEventsWatermark, partitionStores, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export interface DeduplicateOptions {
   operatorId: number;
@@ -66,18 +66,8 @@ export class StreamingDeduplicateExec implements StatefulOperator {
     return encodeKey(this.o.keys.map((k) => row[k] ?? null));
   }
 
-  /** A reduce task's partition's store, or every partition's when the operator is handed the whole batch. */
-  private storesOf(ctx: OperatorContext): StateStore[] {
-    const ids = ctx.partitionId === undefined ? Array.from({ length: this.numPartitions }, (_, p) => p) : [ctx.partitionId];
-    return ids.map((p) => {
-      const s = ctx.stateStores?.get(`${this.operatorId}/${p}`);
-      if (!s) throw new Error(`Internal: no state store for operator ${this.operatorId} partition ${p}`);
-      return s;
-    });
-  }
-
   execute(rows: Row[], ctx: OperatorContext): Row[] {
-    const stores = this.storesOf(ctx);
+    const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
     this.stores = stores;
     const { eventTime, withinWatermark } = this.o;
     const delay = this.o.delayMs ?? 0;

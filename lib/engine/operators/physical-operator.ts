@@ -143,3 +143,19 @@ export function isStatefulOperator(op: PhysicalOperator): op is StatefulOperator
 export function lateEventsWatermark(ctx: Pick<OperatorContext, 'batchWatermarkMs' | 'lateEventsWatermarkMs'>): number {
   return ctx.lateEventsWatermarkMs ?? ctx.batchWatermarkMs;
 }
+
+/**
+ * A keyed operator's stores for this call: a reduce task's one partition (ctx.partitionId), or
+ * every partition's when the operator is handed the whole batch.
+ */
+export function partitionStores(ctx: OperatorContext, operatorId: number, numPartitions: number): StateStore[] {
+  const first = ctx.partitionId ?? 0;
+  const last = ctx.partitionId ?? numPartitions - 1;
+  const out: StateStore[] = [];
+  for (let p = first; p <= last; p++) {
+    const s = ctx.stateStores?.get(`${operatorId}/${p}`);
+    if (!s) throw new Error(`Internal: no state store for operator ${operatorId} partition ${p} in batch ${ctx.batchId}`);
+    out.push(s);
+  }
+  return out;
+}

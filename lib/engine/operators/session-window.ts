@@ -30,7 +30,6 @@
  * (first, last and collect_list included). The price is state that grows with the rows of an
  * open session; the watermark bounds how long a session stays open.
  */
-import { AnalysisException } from '../errors';
 import { update } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { timestampAddMicros, timestampAddMonths } from '../query/interval-utils';
@@ -40,7 +39,7 @@ import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-v
 import type { Row, Schema } from '../types';
 import type { AggregateSpec, GroupingKey } from './aggregate';
 import { partitionOfGroup } from './aggregate-folds';
-import { lateEventsWatermark, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
+import { lateEventsWatermark, partitionStores, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 
 /** Spark's CalendarInterval: months, days and microseconds, each with its own sign. */
 export interface CalendarInterval {
@@ -181,21 +180,9 @@ export class SessionWindowAggregateExec implements StatefulOperator {
     return partitionOfGroup(this.groupTuple(row, ctx), -1, this.numPartitions);
   }
 
-  private stores(ctx: OperatorContext): StateStore[] {
-    const out: StateStore[] = [];
-    const first = ctx.partitionId ?? 0;
-    const last = ctx.partitionId ?? this.numPartitions - 1;
-    for (let p = first; p <= last; p++) {
-      const s = ctx.stateStores?.get(`${this.operatorId}/${p}`);
-      if (!s) throw new AnalysisException(`Internal: no state store for operator ${this.operatorId} partition ${p} in batch ${ctx.batchId}`);
-      out.push(s);
-    }
-    return out;
-  }
-
   execute(rows: Row[], ctx: OperatorContext): Row[] {
     const { keys, sessionIndex, gap, gapKind, aggregates, outputMode, bounded } = this.o;
-    const stores = this.stores(ctx);
+    const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
     this.lastStores = stores;
     const wm = ctx.batchWatermarkMs;
     const lateWm = lateEventsWatermark(ctx);
