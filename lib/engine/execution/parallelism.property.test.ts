@@ -13,32 +13,19 @@ import { inspectCheckpoint } from '../checkpoint/checkpoint-inspector';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { ManualClock } from '../clock';
 import { CrashPointError } from '../errors';
-import type { Sink } from '../sinks/sink';
 import { MemoryStream } from '../sources/memory-source';
 import type { Row } from '../types';
 import { CRASH_POINTS, type CrashPointName } from './crash-points';
 import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
-import { canonical } from './testing/stream-test';
+import { BatchCapture } from './testing/stream-test';
 import { mustParse } from './testing/test-fixtures';
 import { propertyRuns } from '@/lib/testing/property-runs';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
 
-/** Each batch's rows as the sink last received them (a re-run overwrites its batch). */
-class BatchCapture implements Sink {
-  readonly description = 'BatchCapture';
-  readonly signature = 'idempotent' as const;
-  readonly signatureReason = 'keeps the last write of each batch id';
-  readonly supportedOutputModes = ['append', 'update', 'complete'] as const;
-  readonly batches = new Map<number, string[]>();
-  async addBatch(batchId: number, rows: Row[]): Promise<void> {
-    this.batches.set(batchId, canonical(rows));
-  }
-  async close(): Promise<void> {}
-}
 
 interface Query {
   sql: string;

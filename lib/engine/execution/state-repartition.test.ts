@@ -12,34 +12,17 @@ import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoin
 import { OffsetSeqLog } from '../checkpoint/offset-seq-log';
 import { ManualClock } from '../clock';
 import { IncompatibleQueryChangeError } from '../errors';
-import type { Sink } from '../sinks/sink';
 import { MemoryStream } from '../sources/memory-source';
 import type { Row } from '../types';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { REPARTITIONED_FROM_CONF, SHUFFLE_PARTITIONS_CONF } from './populate-start-offsets';
 import { repartitionState, RepartitionRefusedError } from './state-repartition';
-import { canonical } from './testing/stream-test';
+import { BatchCapture } from './testing/stream-test';
 import { mustParse } from './testing/test-fixtures';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
 
-/** Each batch's rows, in batch order. */
-class BatchCapture implements Sink {
-  readonly description = 'BatchCapture';
-  readonly signature = 'idempotent' as const;
-  readonly signatureReason = 'keeps the last write of each batch id';
-  readonly supportedOutputModes = ['append', 'update', 'complete'] as const;
-  readonly batches = new Map<number, string[]>();
-  async addBatch(batchId: number, rows: Row[]): Promise<void> {
-    this.batches.set(batchId, canonical(rows));
-  }
-  async close(): Promise<void> {}
-  /** The outputs in batch order (a repartition's batch writes none, so ids differ from an unbroken run's). */
-  outputs(): string[][] {
-    return [...this.batches.entries()].sort((a, b) => a[0] - b[0]).map(([, rows]) => rows);
-  }
-}
 
 interface Query {
   sql: string;

@@ -21,6 +21,7 @@ import type { Clock } from '../../clock';
 import { CrashPointError } from '../../errors';
 import type { StreamingQueryProgress } from '../../progress';
 import type { JobSpec } from '../../spec/job-spec';
+import type { Sink } from '../../sinks/sink';
 import type { Row } from '../../types';
 import type { CrashPointName } from '../crash-points';
 import { MicroBatchExecution, type MicroBatchExecutionOptions } from '../micro-batch-execution';
@@ -65,6 +66,23 @@ export interface StreamTestState {
 /** Rows as comparable strings, sorted: an order-insensitive multiset comparison. */
 export function canonical(rows: Row[]): string[] {
   return rows.map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]))).sort();
+}
+
+/** A sink keeping each batch's rows (canonical) as it last received them: a re-run overwrites its batch. */
+export class BatchCapture implements Sink {
+  readonly description = 'BatchCapture';
+  readonly signature = 'idempotent' as const;
+  readonly signatureReason = 'keeps the last write of each batch id';
+  readonly supportedOutputModes = ['append', 'update', 'complete'] as const;
+  readonly batches = new Map<number, string[]>();
+  async addBatch(batchId: number, rows: Row[]): Promise<void> {
+    this.batches.set(batchId, canonical(rows));
+  }
+  async close(): Promise<void> {}
+  /** The outputs in batch order. */
+  outputs(): string[][] {
+    return [...this.batches.entries()].sort((a, b) => a[0] - b[0]).map(([, rows]) => rows);
+  }
 }
 
 export async function testStream(h: StreamHarness, actions: StreamAction[]): Promise<StreamTestState> {
