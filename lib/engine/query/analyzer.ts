@@ -96,12 +96,12 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   const warnings: AnalyzerWarning[] = [];
 
   // Spark 3.4+ chains stateful operators in Append mode only, each under its own input watermark:
-  // an aggregation per stream feeding a join of them. An aggregation over an aggregation (Spark's
-  // window_time() over the first one's windows) and aggregating branches of one UNION are not run
-  // by Weir yet, and keep Spark's refusal of several aggregations.
-  const nested = aggregates.some((a) => aggregates.some((b) => b !== a && collect(a.child).includes(b)));
+  // an aggregation per stream feeding a join of them, or an aggregation over an aggregation that
+  // groups by a window over window_time() of the one below (its windows carry the watermark, so
+  // the Append check below finds it bounded). Aggregating branches of one UNION are not run by
+  // Weir yet, and keep Spark's refusal of several aggregations.
   const unioned = nodes.some((n) => n.kind === 'Union' && collect(n).filter((c) => c.kind === 'Aggregate').length > 1);
-  if (aggregates.length > 1 && (outputMode !== 'append' || nested || unioned)) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+  if (aggregates.length > 1 && (outputMode !== 'append' || unioned)) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
   const analyses = aggregates.map((a) => ({ agg: a, analysis: analyzeAggregate(a, aggInputSchema(a), watermarkOf(a)) }));
 
   if (outputMode === 'complete' && aggregates.length === 0) {

@@ -51,7 +51,7 @@ export const windowFields = (f: Field): Field[] => (f.ntz ? WINDOW_FIELDS_NTZ : 
 export function typeOfField(f: Field): TypeInfo {
   switch (f.type) {
     case 'window':
-      return { type: 'struct', fields: windowFields(f) };
+      return { type: 'struct', fields: windowFields(f), ...(f.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: f.watermarkDelayMs }) };
     case 'struct':
       return { type: 'struct', fields: f.fields ?? [] };
     case 'array':

@@ -84,8 +84,10 @@ function constantValue(e: Expr, c: CompiledExpr): { v: unknown } | undefined {
  * (as Spark's analyzer reads the attribute's), whatever it is named by now.
  */
 function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
-  if (!wm || e.kind !== 'column') return false;
-  return resolveColumn(schema, e.name)?.watermarkDelayMs !== undefined;
+  if (!wm) return false;
+  if (e.kind === 'column') return resolveColumn(schema, e.name)?.watermarkDelayMs !== undefined;
+  // window_time(w) of a watermarked window (the output of an aggregation below this one).
+  return e.kind === 'call' && e.name === 'window_time' && compileExpression(e, schema).watermarkDelayMs !== undefined;
 }
 
 export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: WatermarkSpec): AggregateAnalysis {
@@ -262,7 +264,11 @@ export class StatefulPlanner {
         const opts = { operatorId: this.nextOperatorId++, outputMode: this.outputMode, watermark: this.watermark, numPartitions: node.groupBy.length ? this.numPartitions : 1 };
         const planned = node.groupBy.some(isSessionWindow) ? planSessionAggregate(node, childSchema, opts) : planAggregate(node, childSchema, opts);
         this.descriptors.push(planned.descriptor);
-        return { op: planned.exec, schema: planned.exec.outputSchema };
+        // The watermarked key keeps its watermark in the output (Spark's grouping attribute keeps
+        // the time column's metadata), so an aggregation above can be bounded by it.
+        const bound = 'analysis' in planned ? planned.analysis.watermarkKeyIndex : undefined;
+        const schema = planned.exec.outputSchema.map((f, i) => (i === bound ? { ...f, watermarkDelayMs: this.watermark!.delayMs } : f));
+        return { op: planned.exec, schema };
       }
       case 'Deduplicate': {
         // dedup runs on the source's rows, before the SQL defines a derived event-time column.

@@ -59,7 +59,9 @@ const isWindowStruct = (t: TypeInfo) =>
 export const WINDOW_TIME_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   window_time: {
     min: 1, max: 1,
-    type: ([w]) => (w.type === 'null' || isWindowStruct(w) ? { type: 'timestamp' } : `The input is not a correct window column: window_time() takes the window column of window(…), got ${typeText(w)}`),
+    // A watermarked window's time carries the watermark (Spark's WindowTime keeps the window
+    // column's metadata), so a window over it bounds an aggregation of the windows' results.
+    type: ([w]) => (w.type === 'null' || isWindowStruct(w) ? { type: 'timestamp', ...(w.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: w.watermarkDelayMs }) } : `The input is not a correct window column: window_time() takes the window column of window(…), got ${typeText(w)}`),
     impl: ([w]) => (w as { end: number }).end - 1,
   },
 };
