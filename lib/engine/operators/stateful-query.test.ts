@@ -568,3 +568,29 @@ describe('a crash right after a commit keeps the watermark that commit recorded'
     expect((await commits.getLatest())!.value.nextBatchWatermarkMs).toBeGreaterThanOrEqual(recorded);
   });
 });
+
+describe('an aggregation over an aggregation in Append mode (Spark\'s agg -> agg -> agg)', () => {
+  it('gives Spark\'s answers through MicroBatchExecution, across a restart', async () => {
+    const sql = `SELECT window.start AS start, window.end AS end, n, total FROM (
+      SELECT window, count(*) AS n, sum(total) AS total FROM (
+        SELECT window, count(*) AS n, sum(n) AS total FROM (
+          SELECT window, count(*) AS n FROM events GROUP BY window(ts, '5 minutes')
+        ) GROUP BY window(window_time(window), '10 minutes')
+      ) GROUP BY window(window_time(window), '20 minutes')
+    )`;
+    const j = await job(sql, 'append', { watermark: '0 seconds' });
+    const add = (from: number, to: number) => j.stream.addData(...Array.from({ length: to - from + 1 }, (_, i) => ({ region: 'eu', amount: 1, ts: T0 + (from + i) * MIN })));
+    const answer = () => j.table.rows.map((r) => [(Number(r.start) - T0) / MIN, (Number(r.end) - T0) / MIN, Number(r.n), Number(r.total)]);
+    let q = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });
+    add(0, 37);
+    await q.processAllAvailable();
+    expect(answer()).toEqual([[0, 20, 2, 20]]);
+    await q.stop();
+    q = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });
+    add(30, 60);
+    await q.processAllAvailable();
+    expect(answer().sort((a, b) => a[0] - b[0])).toEqual([[0, 20, 2, 20], [20, 40, 2, 23], [40, 60, 2, 20]]);
+    expect(q.lastProgress!.stateOperators.map((s) => s.numRowsTotal)).toEqual([1, 0, 0]);
+    await q.stop();
+  });
+});
