@@ -59,6 +59,18 @@ describe('agg -> agg -> agg, append mode', () => {
     });
   }
 
+  it('groups by the inner window itself: evicted when the watermark passes its end, as Spark\'s window key', async () => {
+    // (The key comes out as a struct without its fields' types, so window.start is not read here.)
+    const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), `SELECT window, count(*) AS count, sum(n) AS sum FROM (
+      SELECT window, count(*) AS n FROM numbers GROUP BY window(eventTime, '5 seconds')) GROUP BY window`, numbers, 'append');
+    q.lateEventsByPreviousWatermark = true;
+    await q.runBatch(values(0, 12));
+    const b = await q.runBatch([]);
+    const flat = b.output.map((r) => ({ ...(r.window as object), count: Number(r.count), sum: Number(r.sum) }));
+    expect(answer(flat)).toEqual([[0, 5, 1, 5], [5, 10, 1, 5]]);
+    expect(stateRows(b)).toEqual([1, 0]);
+  });
+
   it('refuses it in Update and Complete mode, and when the inner aggregation is not watermarked', () => {
     const fm = new InMemoryCheckpointFileManager();
     for (const mode of ['update', 'complete'] as const) {
