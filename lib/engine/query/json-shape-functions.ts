@@ -4,7 +4,8 @@
  *
  * Differences from Spark: a document is parsed whole (JSON.parse), so an object with a key twice
  * lists that key once in json_object_keys, where Spark's streaming parser lists it twice;
- * schema_of_json takes no options (Spark's second argument, a map of JSON options, is refused).
+ * schema_of_json reads three of Spark's JSON options (allowNumericLeadingZeros, prefersDecimal,
+ * primitivesAsString) and ignores the others, as Spark ignores options it does not know.
  */
 import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
@@ -33,8 +34,43 @@ type Inferred =
   | { k: 'ARRAY'; e: Inferred }
   | { k: 'STRUCT'; fields: Map<string, Inferred> };
 
-/** An integer that fits 64 bits is BIGINT, a longer one DECIMAL(p,0) (Spark's prefersDecimal off), a fraction DOUBLE. */
-function inferNumber(raw: string): Inferred {
+/** The JSON options schema_of_json reads (Spark's JSONOptions of the same names). */
+interface InferOptions {
+  /** A fraction is a DECIMAL of its digits where one holds it (else DOUBLE). */
+  prefersDecimal?: boolean;
+  /** Every number and boolean is a STRING. */
+  primitivesAsString?: boolean;
+  /** A number written with leading zeros (01) is read; without it the text is not JSON. */
+  allowNumericLeadingZeros?: boolean;
+}
+
+function inferOptions(map: unknown): InferOptions {
+  const o: InferOptions = {};
+  if (map === null || map === undefined) return o;
+  for (const [k, v] of Object.entries(map as Record<string, unknown>)) {
+    const on = String(v).toLowerCase() === 'true';
+    switch (k.toLowerCase()) {
+      case 'prefersdecimal': o.prefersDecimal = on; break;
+      case 'primitivesasstring': o.primitivesAsString = on; break;
+      case 'allownumericleadingzeros': o.allowNumericLeadingZeros = on; break;
+    }
+  }
+  return o;
+}
+
+/**
+ * An integer that fits 64 bits is BIGINT, a longer one DECIMAL(p,0), a fraction DOUBLE, or with
+ * prefersDecimal the DECIMAL of its digits (Spark: DecimalType(max(precision, scale), scale)).
+ */
+function inferNumber(raw: string, o: InferOptions): Inferred {
+  if (o.primitivesAsString) return { k: 'STRING' };
+  const fraction = /^-?(\d+)\.(\d+)$/.exec(raw);
+  if (fraction && o.prefersDecimal) {
+    const digits = (fraction[1] + fraction[2]).replace(/^0+(?=\d)/, '');
+    const s = fraction[2].length;
+    const p = Math.max(digits.length, s);
+    if (p <= 38) return { k: 'DECIMAL', p, s };
+  }
   if (!/^-?\d+$/.test(raw)) return { k: 'DOUBLE' };
   const n = BigInt(raw);
   if (n >= -(2n ** 63n) && n < 2n ** 63n) return { k: 'BIGINT' };
@@ -85,22 +121,24 @@ function ddl(t: Inferred): string {
  * Number tokens as written (the text JSON.parse turned into doubles), so that 12345678901234567890
  * is typed from its digits. Replaces each number in the text by its index, parses that.
  */
-function withRawNumbers(text: string): { value: unknown; raw: string[] } | undefined {
+function withRawNumbers(text: string, o: InferOptions): { value: unknown; raw: string[] } | undefined {
   const raw: string[] = [];
+  // Leading zeros are not JSON unless the option allows them (JSON.parse never sees the numbers).
+  if (!o.allowNumericLeadingZeros && /(?:^|[[:,\s])-?0\d/.test(text.replace(/"(?:[^"\\]|\\.)*"/g, '""'))) return undefined;
   // Strings are kept whole (their digits are not numbers); numbers become their index.
   const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (m) => (m.startsWith('"') ? m : `{"\\u0000n":${raw.push(m) - 1}}`));
   const p = parse(marked);
   return p && { value: p.value, raw };
 }
 
-function infer(v: unknown, raw: string[]): Inferred {
+function infer(v: unknown, raw: string[], opts: InferOptions): Inferred {
   if (v === null) return { k: 'NULL' };
-  if (typeof v === 'boolean') return { k: 'BOOLEAN' };
+  if (typeof v === 'boolean') return { k: opts.primitivesAsString ? 'STRING' : 'BOOLEAN' };
   if (typeof v === 'string') return { k: 'STRING' };
-  if (Array.isArray(v)) return { k: 'ARRAY', e: v.reduce<Inferred>((t, x) => merge(t, infer(x, raw)), { k: 'NULL' }) };
+  if (Array.isArray(v)) return { k: 'ARRAY', e: v.reduce<Inferred>((t, x) => merge(t, infer(x, raw, opts)), { k: 'NULL' }) };
   const o = v as Record<string, unknown>;
-  if (Object.keys(o).length === 1 && '\u0000n' in o) return inferNumber(raw[o['\u0000n'] as number]);
-  return { k: 'STRUCT', fields: new Map(Object.entries(o).map(([k, x]) => [k, infer(x, raw)])) };
+  if (Object.keys(o).length === 1 && '\u0000n' in o) return inferNumber(raw[o['\u0000n'] as number], opts);
+  return { k: 'STRUCT', fields: new Map(Object.entries(o).map(([k, x]) => [k, infer(x, raw, opts)])) };
 }
 
 export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
@@ -111,8 +149,15 @@ export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
   },
   // Spark: the schema of the document as DDL text, for from_json; its argument must be a literal.
   schema_of_json: {
-    min: 1, max: 1, type: (a) => (isStr(a[0]) ? 'string' : 'schema_of_json() takes a JSON string'),
-    impl: ([s]) => { const p = withRawNumbers(s as string); return p ? ddl(infer(p.value, p.raw)) : 'STRING'; },
+    min: 1, max: 2,
+    type: (a) => (!isStr(a[0]) ? 'schema_of_json() takes a JSON string' : a.length > 1 && a[1] !== 'map' && a[1] !== 'null' ? "schema_of_json()'s options are a map, e.g. map('prefersDecimal', 'true')" : 'string'),
+    nullIntolerant: false,
+    impl: ([s, m]) => {
+      if (s === null || s === undefined) return null;
+      const o = inferOptions(m);
+      const p = withRawNumbers(s as string, o);
+      return p ? ddl(infer(p.value, p.raw, o)) : 'STRING';
+    },
     checkLiterals: ([s]) => (s === undefined ? 'schema_of_json() takes a literal JSON string, as in Spark' : undefined),
   },
   // JSON (json-functions.ts); from_json and to_json carry struct types: compiled by their hooks.

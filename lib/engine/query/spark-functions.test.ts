@@ -427,6 +427,12 @@ const EXAMPLES: [string, unknown][] = [
   ["schema_of_json('{\"b\":1.5,\"a\":[1,2.5],\"c\":\"x\",\"d\":12345678901234567890}')", 'STRUCT<a: ARRAY<DOUBLE>, b: DOUBLE, c: STRING, d: DECIMAL(20,0)>'],
   ["schema_of_json('[{\"a\":1},{\"b\":\"x\",\"a\":null},{\"a\":2.5,\"c\":[]}]')", 'ARRAY<STRUCT<a: DOUBLE, b: STRING, c: ARRAY<STRING>>>'],
   ["schema_of_json('[1, \"a\", true]')", 'ARRAY<STRING>'],
+  // Spark's JSON options: leading zeros read only when allowed (else not JSON: STRING here), fractions as DECIMALs, primitives as strings.
+  ["schema_of_json('[{\"col\":01}]', map('allowNumericLeadingZeros', 'true'))", 'ARRAY<STRUCT<col: BIGINT>>'],
+  ["schema_of_json('[{\"col\":01}]')", 'STRING'],
+  ["schema_of_json('{\"a\":1e-05,\"b\":0.5}')", 'STRUCT<a: DOUBLE, b: DOUBLE>'],
+  ["schema_of_json('{\"a\":12.50,\"b\":0.5,\"c\":3}', map('prefersDecimal', 'true'))", 'STRUCT<a: DECIMAL(4,2), b: DECIMAL(1,1), c: BIGINT>'],
+  ["schema_of_json('{\"a\":1,\"b\":true,\"c\":null}', map('primitivesAsString', 'true'))", 'STRUCT<a: STRING, b: STRING, c: STRING>'],
   // casts
   ["CAST('2024-03-04 05:06:07' AS DATE)", '2024-03-04::DATE'],
   ["CAST('2024-3-4' AS DATE)", '2024-03-04::DATE'],

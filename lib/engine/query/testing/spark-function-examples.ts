@@ -643,8 +643,6 @@ export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
     "Spark's example ran in the America/Los_Angeles session zone; Weir's session zone is UTC",
   "SELECT from_unixtime(0, 'yyyy-MM-dd HH:mm:ss')":
     "Spark's example ran in the America/Los_Angeles session zone; Weir's session zone is UTC",
-  "SELECT schema_of_json('[{\"col\":01}]', map('allowNumericLeadingZeros', 'true'))":
-    "schema_of_json takes no options (allowNumericLeadingZeros and the other JSON reader options)",
   "SELECT to_json(named_struct('time', to_timestamp('2015-08-26', 'yyyy-MM-dd')), map('timestampFormat', 'dd/MM/yyyy'))":
     "to_json ignores its options: timestampFormat is read by from_json only",
   "SELECT count(DISTINCT col) FROM VALUES (NULL), (5), (5), (10) AS tab(col)":
