@@ -14,6 +14,8 @@ const FILES = 24;
 const PER_FILE = 5;
 /** Each file repeats this many ids of the one before (the dedup state must drop them). */
 const OVERLAP = 3;
+/** While a wait has not caught the task it needs, a file is added this often (each is a batch more). */
+const FEED_MS = 1000;
 const CLUSTER = { WEIR_TASK_SCHEDULER: 'cluster', WEIR_TEST_TASK_DELAY_MS: '300' };
 
 type Kind = 'map' | 'reduce';
@@ -46,14 +48,26 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
     await h.start(files.job.id);
     await h.start(pg.job.id);
 
-    /** Kills a worker, not the files job's driver, caught running a `kind` task of that job; waits for the task's retry elsewhere and adds a worker. */
+    /**
+     * Kills a worker, not the files job's driver, caught running a `kind` task of that job; waits
+     * for the task's retry elsewhere and adds a worker. Which worker takes a task is the queue's
+     * choice, so until one is caught on a worker that does not drive the job, a file is added
+     * every FEED_MS: each is another batch, another map task and more reduce tasks to catch.
+     */
     const killDuring = async (kind: Kind) => {
       let victim: SpawnedWorker | undefined;
       let bullJobId = '';
+      let fed = Date.now();
+      const feed = () => {
+        if (Date.now() - fed < FEED_MS || added >= 2 * FILES) return;
+        addFile();
+        fed = Date.now();
+      };
       await waitFor(`a ${kind} task of the files job running on a worker that does not drive it`, async () => {
         const run = await h.db.run.findFirst({ where: { jobId: files.job.id, endedAt: null }, orderBy: { startedAt: 'desc' } });
         const { queryId } = (await h.db.job.findUniqueOrThrow({ where: { id: files.job.id } }));
         if (!run || !queryId) return false;
+        feed();
         for (const w of workers) {
           if (w.child.exitCode !== null || w.child.signalCode !== null || (await w.id) === run.workerId) continue;
           const finished = new Set(done(w.output(), kind).map(bullJobIdOf));
@@ -65,7 +79,7 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
           }
         }
         return false;
-      }, 120_000, 20);
+      }, 240_000, 20);
       victim!.child.kill('SIGKILL');
       await victim!.exited;
       // The killed worker's task starts again elsewhere (after its lock expires), same job, next attempt.
@@ -74,10 +88,11 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
       workers.push(h.spawnWorker(CLUSTER));
     };
     await killDuring('map');
-    for (let i = FILES / 2; i < (3 * FILES) / 4; i++) addFile();
+    while (added < (3 * FILES) / 4) addFile();
     await killDuring('reduce');
-    for (let i = (3 * FILES) / 4; i < FILES; i++) addFile();
-    const total = FILES * PER_FILE;
+    while (added < FILES) addFile();
+    // The waits may have added files beyond FILES: every one of them counts.
+    const total = added * PER_FILE;
     await waitFor('every id in both sinks', async () => new Set(await files.sinkIds()).size >= total && new Set(await pgIds()).size >= total, 240_000).catch(async (e: unknown) => {
       // What the workers said, for whoever reads the failure.
       for (const w of workers) console.error(w.output().split('\n').filter((l) => /"level":(40|50|60)/.test(l)).slice(-20).join('\n'));
@@ -96,5 +111,5 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
     expect(new Set(tasks.map((t) => t.workerId)).size).toBeGreaterThanOrEqual(2);
     expect(tasks.some((t) => t.kind === 'map' && t.attempt >= 2)).toBe(true);
     expect(tasks.some((t) => t.kind === undefined && t.attempt >= 2)).toBe(true);
-  }, 480_000);
+  }, 900_000);
 });
