@@ -18,6 +18,8 @@ import type { OperatorContext, StatefulOperator } from '../operators/physical-op
 import type { JobSpec } from '../spec/job-spec';
 import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
 import { eventTimeStats } from '../operators/watermark';
+import { StatefulAggregateExec } from '../operators/aggregate';
+import type { PartialAggregateBuffer } from '../operators/aggregate-folds';
 import type { CompiledStreamingQuery } from '../query/streaming-query';
 import type { Row } from '../types';
 import { compileQuery, createSource, isPartitioned, mapStageOf, stateStoreProviderFactory } from './query-runtime';
@@ -85,7 +87,11 @@ export class Executor {
         stateStores,
         inputs: new Map(),
       };
-      const rows = await (operator.reduceInputs ? operator.reduceInputs(task.inputs, ctx) : operator.execute(task.inputs[0], ctx));
+      const rows = await (task.partialAggregation
+        ? partialAggregationOf(operator).mergePartials(task.inputs[0] as unknown as PartialAggregateBuffer[], ctx)
+        : operator.reduceInputs
+          ? operator.reduceInputs(task.inputs, ctx)
+          : operator.execute(task.inputs[0], ctx));
       for (const store of opened) {
         await store.commit();
         committed++;
@@ -130,7 +136,16 @@ export class Executor {
       let rows: Row[] = batch.rows;
       for (const op of query.operators.slice(0, task.stageId)) rows = await op.execute(rows, ctx);
       const stage = query.operators[task.stageId] as StatefulOperator;
-      const partitions = shuffleRows(rows, q.numPartitions, (row) => stage.partitionOf!(row, ctx, 0));
+      let partitions: Row[][];
+      let numRowsDroppedByWatermark: number | undefined;
+      if (task.partialAggregation) {
+        // The blocks carry partial buffers, not rows (ReduceTask.partialAggregation says so to the reduce side).
+        const partial = partialAggregationOf(stage).partialAggregate(rows, ctx);
+        partitions = partial.partitions as unknown as Row[][];
+        numRowsDroppedByWatermark = partial.numRowsDroppedByWatermark;
+      } else {
+        partitions = shuffleRows(rows, q.numPartitions, (row) => stage.partitionOf!(row, ctx, 0));
+      }
       const numInputRows = batch.scanned?.numInputRows ?? batch.rows.length;
       const onSource = eventTime !== undefined && schema.some((f) => f.name === eventTime);
       const times = onSource ? (batch.scanned ? batch.scanned.eventTimes : eventTimeStats(batch.rows, eventTime)) : undefined;
@@ -144,6 +159,7 @@ export class Executor {
         expressionErrors,
         warnings: batch.warnings ?? [],
         partitionRows: partitions.map((p) => p.length),
+        ...(numRowsDroppedByWatermark !== undefined ? { numRowsDroppedByWatermark } : {}),
       };
       return { status, partitions };
     } finally {
@@ -198,6 +214,12 @@ export class Executor {
       await closePartition(part);
     }
   }
+}
+
+/** The stage's aggregation, for a task that the driver marked partialAggregation. */
+function partialAggregationOf(op: StatefulOperator): StatefulAggregateExec {
+  if (!(op instanceof StatefulAggregateExec) || !op.partialAggregation) throw new Error(`Internal: operator ${op.operatorId} cannot aggregate partially`);
+  return op;
 }
 
 async function closePartition(part: CachedPartition): Promise<void> {

@@ -2,7 +2,9 @@
  * Differential property test of the job's parallelism (Spark's spark.sql.shuffle.partitions):
  * random rows, random batches, restarts and runs killed at any crash point give, batch by
  * batch, the same output (up to row order within a batch) with the state in 2 to 4 partitions,
- * one reduce task each, as with one partition, and with the map side as map tasks over the source's splits. Over an aggregation, a windowed aggregation
+ * one reduce task each, as with one partition, and with the map side as map tasks over the source's splits (an
+ * aggregation whose buffers merge exactly aggregated in the map tasks first, Spark's partial
+ * aggregation, or its rows shuffled when they do not). Over an aggregation, a windowed aggregation
  * whose windows slide (a row's windows must all be in its partition), a deduplication, and a
  * deduplication under an aggregation (two shuffles in one batch), and stream-stream joins
  * (each side shuffled by its own join key).
@@ -33,11 +35,23 @@ interface Query {
   dedup?: { keys: string[] };
   /** Two sources: `left` (k, v, ts) and `right` (rk, rv, rts); a row goes to the right when its v is odd. */
   join?: boolean;
+  /** An aggregation whose map tasks aggregate their splits (true) or shuffle its rows (false). */
+  partial?: boolean;
 }
 
 const QUERIES: Record<string, Query> = {
-  aggregation: { sql: 'SELECT k, count(*) AS c, sum(v) AS s, max(ts) AS last FROM events GROUP BY k', outputMode: 'update' },
+  aggregation: { sql: 'SELECT k, count(*) AS c, sum(v) AS s, max(ts) AS last FROM events GROUP BY k', outputMode: 'update', partial: true },
   'aggregation over two keys, complete': { sql: 'SELECT k, v % 3 AS r, count(*) AS c FROM events GROUP BY k, v % 3', outputMode: 'complete' },
+  // Every aggregate's buffers merge exactly: map tasks aggregate their splits (partial aggregation), late rows dropped first.
+  'windowed aggregation of merged partial buffers, update': {
+    sql: "SELECT window(ts, '10 minutes') AS w, k, count(*) AS c, count(CASE WHEN v > 2 THEN v END) AS cv, sum(v) AS s, min(v) AS lo, max(ts) AS last, " +
+      'sum(CAST(v AS DECIMAL(10,2))) AS ds, avg(CAST(v AS DECIMAL(10,2))) AS da, first(id) AS f, last(v) AS l, count_if(v = 0) AS zeros, ' +
+      "bool_or(v > 4) AS big, bool_and(v > 0) AS pos, bit_xor(v) AS x FROM events GROUP BY window(ts, '10 minutes'), k",
+    outputMode: 'update', partial: true,
+  },
+  'aggregation of merged partial buffers, append': { sql: "SELECT k, window(ts, '5 minutes') AS w, count(*) AS c, max(v) AS hi, last(id) AS l FROM events GROUP BY k, window(ts, '5 minutes')", outputMode: 'append', partial: true },
+  // avg of a BIGINT sums doubles, whose addition is not associative: the rows are shuffled, not buffers.
+  'aggregation whose buffers do not merge (rows shuffled)': { sql: 'SELECT k, avg(v) AS a, sum(CAST(v AS DOUBLE)) AS ds, count(*) AS c FROM events GROUP BY k', outputMode: 'update', partial: false },
   'sliding windows, append': { sql: "SELECT window(ts, '10 minutes', '5 minutes') AS w, k, count(*) AS c FROM events GROUP BY window(ts, '10 minutes', '5 minutes'), k", outputMode: 'append' },
   deduplication: { sql: 'SELECT id, k, v FROM events', outputMode: 'append', dedup: { keys: ['k', 'v'] } },
   'deduplication under an aggregation': { sql: 'SELECT v, count(*) AS c FROM events GROUP BY v', outputMode: 'update', dedup: { keys: ['k'] } },
@@ -99,6 +113,15 @@ async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: R
   const clock = new ManualClock(T0);
   const sink = new BatchCapture();
   const executors = [new Executor({ clock }), new Executor({ clock })];
+  // Whether the map tasks aggregated their splits (partial aggregation) or shuffled rows.
+  const partialFlags = new Set<boolean>();
+  for (const e of executors) {
+    const runMapTask = e.runMapTask.bind(e);
+    e.runMapTask = (eq, task) => {
+      partialFlags.add(task.partialAggregation === true);
+      return runMapTask(eq, task);
+    };
+  }
   let seed = remote?.seed ?? 0;
   const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
   const start = (crash?: { point: CrashPointName; batchId: number }): MicroBatchExecution => {
@@ -129,6 +152,7 @@ async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: R
   }
   await query.stop();
   for (const e of executors) await e.close();
+  if (q.partial !== undefined && parallelism > 1 && partialFlags.size > 0) expect([...partialFlags]).toEqual([q.partial]);
   return sink.batches;
 }
 

@@ -10,6 +10,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import type { Clock } from '../clock';
 import { auditContract, sourcesContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
+import { StatefulAggregateExec } from '../operators/aggregate';
 import { allOperators, isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
 import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
@@ -296,13 +297,19 @@ export class QueryRuntime {
       batchWatermarkMs: b.batchWatermarkMs,
       ...(b.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: b.lateEventsWatermarkMs } : {}),
       batchTimestampMs: b.batchTimestampMs,
+      // Spark's partial aggregation before the exchange, when the aggregates' buffers merge exactly.
+      ...(op instanceof StatefulAggregateExec && op.partialAggregation ? { partialAggregation: true as const } : {}),
     };
     const source = this.sources[0];
     const splits = end === null ? [] : ((await source.planInputPartitions?.(start, end)) ?? [{ start, end }]);
     const mapTasks: MapTask[] = splits.map((s, mapId) => ({ ...common, mapId, start: s.start, end: s.end }));
     const reduceTasks = Array.from({ length: this.numPartitions }, (_, partitionId) => ({ ...common, partitionId }));
     const { statuses, results } = await this.taskScheduler.submitMapStage!(mapTasks, reduceTasks);
-    this.remoteStages.set(stageId, { progress: results.flatMap((r) => (r.progress ? [r.progress] : [])), batchWatermarkMs: b.batchWatermarkMs });
+    const progress = results.flatMap((r) => (r.progress ? [r.progress] : []));
+    // Rows the map tasks dropped as late before aggregating are the operator's, as the reduce side's are.
+    const dropped = statuses.reduce((n, s) => n + (s.numRowsDroppedByWatermark ?? 0), 0);
+    if (dropped > 0 && progress.length > 0) progress[0] = { ...progress[0], numRowsDroppedByWatermark: progress[0].numRowsDroppedByWatermark + dropped };
+    this.remoteStages.set(stageId, { progress, batchWatermarkMs: b.batchWatermarkMs });
     const numInputRows = statuses.reduce((n, s) => n + s.numInputRows, 0);
     const eventTimes = mergeWeighted(statuses.map((s) => s.eventTimes));
     return {

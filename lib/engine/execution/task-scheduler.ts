@@ -33,6 +33,12 @@ export interface ReduceTask {
   batchTimestampMs: number;
   /** The partition's rows of each of the operator's inputs (one; a stream-stream join's two sides). */
   inputs: Row[][];
+  /**
+   * Set when the map tasks aggregated their splits (MapTask.partialAggregation): the one input
+   * holds their partial buffers (PartialAggregateBuffer, one per group and map task, in map
+   * order), which the aggregation merges into its state (Spark's Final mode), not rows.
+   */
+  partialAggregation?: true;
 }
 
 export interface TaskResult {
@@ -61,6 +67,12 @@ export interface MapTask {
   batchWatermarkMs: number;
   lateEventsWatermarkMs?: number;
   batchTimestampMs: number;
+  /**
+   * Spark's partial aggregation before the exchange: the stage is an aggregation whose buffers
+   * merge exactly (StatefulAggregateExec.partialAggregation), so the task folds its split's rows
+   * (late ones dropped by the watermark first) into one buffer per group and shuffles those.
+   */
+  partialAggregation?: true;
 }
 
 /**
@@ -80,11 +92,13 @@ export interface MapStatus {
   /** Rows the stateless operators set aside (OperatorContext.onRecordError), with the error's message. */
   expressionErrors: { row: Row; message: string }[];
   warnings: string[];
-  /** Rows written to each reduce partition. */
+  /** Rows (partial buffers, with partialAggregation) written to each reduce partition. */
   partitionRows: number[];
+  /** With partialAggregation: the rows the task dropped as late, before they reached a buffer. */
+  numRowsDroppedByWatermark?: number;
 }
 
-/** A map task's status and its shuffled rows, one array per reduce partition. */
+/** A map task's status and its shuffled rows (or partial buffers), one array per reduce partition. */
 export interface MapOutput {
   status: MapStatus;
   partitions: Row[][];

@@ -21,6 +21,7 @@ import {
   foldsNumbersOnly,
   isCountStar,
   loadSlots,
+  merge,
   readsNumbers,
   storeSlots,
   update,
@@ -632,6 +633,62 @@ export function partitionOfGroup(tuple: readonly unknown[], windowIndex: number,
  */
 export function partitionOfGroupKey(key: string, windowIndex: number, numPartitions: number): number {
   return partitionOfGroup(decodeKey(key), windowIndex, numPartitions);
+}
+
+/**
+ * One group's partial aggregation buffers as a map task ships them (Spark's HashAggregateExec in
+ * Partial mode): its grouping tuple (a window as {start, end}) and its buffers, in the aggregates'
+ * order. The tuple, not its encoded key: the reduce side keys it again, and emits the tuple as the
+ * fold of the rows would have (its first row's values).
+ */
+export type PartialAggregateBuffer = [tuple: unknown[], bufs: unknown[]];
+
+/**
+ * The map side of partial aggregation: the rows folded by the operator's own fold (so that rows
+ * are grouped, windowed and dropped as late exactly as the reduce side folds them) into fresh
+ * buffers, one per group, each group under the reduce partition it belongs to. Returns the
+ * groups per partition in first-touch order, and the rows (the general fold: window tuples)
+ * dropped as late.
+ */
+export function partialAggregate(
+  rows: Row[],
+  ctx: OperatorContext,
+  o: StatefulAggregateOptions,
+  numPartitions: number,
+  dropLate: boolean,
+): { partitions: PartialAggregateBuffer[][]; dropped: number } {
+  // Empty stand-ins for the partitions' stores (the folds read only `version` and `get`), so each
+  // group starts from init() and says its partition by the store the fold picked for it.
+  const stores = Array.from({ length: numPartitions }, () => ({ version: -1, get: () => undefined }) as unknown as StateStore);
+  const partitionOf = new Map(stores.map((s, p) => [s, p]));
+  const touched: Group[] = [];
+  // A fold of its own: ByValueFold keeps groups between calls, which must not leak between map tasks.
+  const dropped = chooseFold(o).fold(rows, ctx, stores, touched, dropLate);
+  const partitions: PartialAggregateBuffer[][] = stores.map(() => []);
+  for (const g of touched) partitions[partitionOf.get(g.store)!].push([g.tuple, g.bufs]);
+  return { partitions, dropped };
+}
+
+/**
+ * The reduce side of partial aggregation (Spark's Final mode): the map tasks' buffers, in map
+ * order (the order the rows were read in), merged into their groups' buffers as loaded from
+ * `stores` at version N; the groups touched are appended to `touched` in first-touch order.
+ */
+export function mergePartialBuffers(partials: readonly PartialAggregateBuffer[], ctx: OperatorContext, stores: StateStore[], touched: Group[], o: StatefulAggregateOptions): void {
+  const { keys, aggregates } = o;
+  const ops = aggregates.map((a) => a.fn.op);
+  const windowIndex = keys.findIndex((k) => k.window);
+  const groups = new Map<string, Group>();
+  for (const [tuple, bufs] of partials) {
+    const key = encodeKey(tuple);
+    let g = groups.get(key);
+    if (g === undefined) {
+      g = loadGroup(key, tuple, windowIndex, stores, aggregates, ctx.batchId);
+      groups.set(key, g);
+      touched.push(g);
+    }
+    for (let i = 0; i < ops.length; i++) g.bufs[i] = merge(ops[i], g.bufs[i], bufs[i]);
+  }
 }
 
 /** A group as its partition's store holds it at this version (fresh buffers when it holds none). */

@@ -29,12 +29,14 @@
  * commits/N re-runs batch N from version N and yields the same output. How far the state is
  * evicted, and the cached groups, count only from onCommitted; onAborted forgets them.
  */
-import type { AggregateFunction } from '../query/aggregate-functions';
+import { isMergeable, type AggregateFunction } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { providerMetrics, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue } from '../state/state-value-codec';
 import type { Field, OutputMode, Row, Schema } from '../types';
-import { chooseFold, keyTime, partitionOfGroup, writeGroups, type AggregateFold, type Group } from './aggregate-folds';
+import {
+  chooseFold, keyTime, mergePartialBuffers, partialAggregate, partitionOfGroup, writeGroups, type AggregateFold, type Group, type PartialAggregateBuffer,
+} from './aggregate-folds';
 import { partitionStores, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 import type { TimeWindowSpec } from './window';
 
@@ -135,15 +137,60 @@ export class StatefulAggregateExec implements StatefulOperator {
   }
 
   execute(rows: Row[], ctx: OperatorContext): Row[] {
+    return this.aggregate(ctx, (stores, touched) => this.fold.fold(rows, ctx, stores, touched, this.dropsLateRows));
+  }
+
+  /**
+   * Whether a map task may aggregate its split before the shuffle (Spark's partial aggregation:
+   * HashAggregateExec in Partial mode before the exchange, Final mode after it): every
+   * aggregate's buffers merge exactly (isMergeable). Otherwise the rows themselves are shuffled.
+   */
+  get partialAggregation(): boolean {
+    return this.o.aggregates.every((a) => isMergeable(a.fn));
+  }
+
+  /**
+   * The map side (Partial mode): a split's rows folded into one buffer per group, each group
+   * under its reduce partition, late rows dropped first by the batch's late-events watermark as
+   * the reduce side would (their count returned, for the operator's numRowsDroppedByWatermark).
+   */
+  partialAggregate(rows: Row[], ctx: OperatorContext): { partitions: PartialAggregateBuffer[][]; numRowsDroppedByWatermark: number } {
+    const { partitions, dropped } = partialAggregate(rows, ctx, this.o, this.numPartitions, this.dropsLateRows);
+    return { partitions, numRowsDroppedByWatermark: dropped };
+  }
+
+  /**
+   * The reduce side (Final mode): the map tasks' buffers for this partition, in map order, merged
+   * into the state's buffers; then the batch goes on as execute's (state written in the same
+   * format, output, watermark eviction). Late rows were dropped by the map tasks.
+   */
+  mergePartials(partials: readonly PartialAggregateBuffer[], ctx: OperatorContext): Row[] {
+    return this.aggregate(ctx, (stores, touched) => {
+      // The fold's groups kept between batches do not see buffers merged here: forget them.
+      this.fold.onAborted();
+      mergePartialBuffers(partials, ctx, stores, touched, this.o);
+      return 0;
+    });
+  }
+
+  /** A bounded aggregation outside Complete mode drops rows behind the watermark (Spark's late rows). */
+  private get dropsLateRows(): boolean {
+    return this.o.watermarkKeyIndex !== undefined && this.o.outputMode !== 'complete';
+  }
+
+  /**
+   * The batch, with `fold` bringing its input into the touched groups (returning the rows it
+   * dropped as late): state write, output by mode, eviction.
+   */
+  private aggregate(ctx: OperatorContext, fold: (stores: StateStore[], touched: Group[]) => number): Row[] {
     const { keys, aggregates, outputMode, watermarkKeyIndex } = this.o;
     const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
     this.lastStores = stores;
     const wm = ctx.batchWatermarkMs;
     const bounded = watermarkKeyIndex !== undefined;
-    const dropLate = bounded && outputMode !== 'complete';
     /** Groups touched by this batch, in first-touch order (what Update mode emits). */
     const touched: Group[] = [];
-    this.droppedByWatermark = this.fold.fold(rows, ctx, stores, touched, dropLate);
+    this.droppedByWatermark = fold(stores, touched);
     writeGroups(touched);
     if (bounded) {
       if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();

@@ -25,7 +25,7 @@ import { isInterval } from './sql-values';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
-  bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
+  bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
 import { elementOf, fieldOfType, typeText, type TypeInfo } from './data-types';
 import type { Field } from '../types';
@@ -118,6 +118,50 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
       buf[1] += 1;
       return buf;
     }
+  }
+}
+
+/**
+ * Spark's partial aggregation (HashAggregateExec's Partial and Final modes): whether a buffer of
+ * `fn` built from some rows can be merged into one built from the rows before them with exactly the
+ * result of folding every row into one buffer, in order. True of count, count_if, sum of a
+ * BIGINT (64-bit wrapping addition is associative) or DECIMAL (an exact bigint), avg of a
+ * DECIMAL, min and max (ties keep the earlier value, as update does), bool_and/or and
+ * bit_and/or/xor, and first and last (merged in the rows' order). False of sum and avg of
+ * doubles (avg of a BIGINT is one: floating-point addition is not associative, so a merged sum
+ * may differ in its last bits), of the interval and try_ sums (whether a step overflows depends
+ * on the order) and of the rest (collections, sketches, moments).
+ */
+export function isMergeable(fn: AggregateFunction): boolean {
+  if (!isCore(fn.op)) return fn.op >= 200 && isMergeableCollect(fn.op as CollectOp);
+  switch (fn.op) {
+    case COUNT_STAR: case COUNT: case SUM_LONG: case SUM_DECIMAL: case AVG_DECIMAL: case MIN: case MAX: return true;
+    case SUM: case AVG: case APPROX_COUNT_DISTINCT: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
+    case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH: return false;
+  }
+}
+
+/**
+ * Spark's AggregateFunction.merge: buffer `p` (of rows after those of `b`) merged into `b`, for
+ * a function isMergeable says so of; returns the new buffer (`b` may be changed in place).
+ */
+export function merge(op: AggregateOp, b: AggBuffer, p: AggBuffer): AggBuffer {
+  if (!isCore(op)) return mergeCollect(op as CollectOp, b, p);
+  switch (op) {
+    case COUNT_STAR: case COUNT:
+      return (b as number) + (p as number);
+    // NULL (no value) merges as a NULL row: ignored.
+    case SUM_LONG: case SUM_DECIMAL: case MIN: case MAX:
+      return update(op, b, p);
+    case AVG_DECIMAL: {
+      const buf = b as [bigint, number], q = p as [bigint, number];
+      buf[0] += q[0];
+      buf[1] += q[1];
+      return buf;
+    }
+    case SUM: case AVG: case APPROX_COUNT_DISTINCT: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
+    case TRY_SUM_DAY_TIME: case TRY_SUM_YEAR_MONTH: case TRY_AVG_DAY_TIME: case TRY_AVG_YEAR_MONTH:
+      throw new Error(`Internal: aggregate op ${op} has no merge`);
   }
 }
 

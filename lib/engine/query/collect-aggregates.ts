@@ -132,6 +132,35 @@ export function updateCollect(op: CollectOp, b: unknown, v: unknown): unknown {
   }
 }
 
+/** Whether partial buffers of `op` merge exactly (aggregate-functions.ts, isMergeable): merged in the rows' order. */
+export function isMergeableCollect(op: CollectOp): boolean {
+  switch (op) {
+    case COUNT_IF: case BOOL_AND: case BOOL_OR: case BIT_AND: case BIT_OR: case BIT_XOR:
+    case FIRST: case FIRST_IGNORE_NULLS: case LAST: case LAST_IGNORE_NULLS:
+      return true;
+    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG:
+      return false;
+  }
+}
+
+/** Buffer `p`, of the rows after `b`'s, merged into `b` (Spark's merge). */
+export function mergeCollect(op: CollectOp, b: unknown, p: unknown): unknown {
+  switch (op) {
+    case COUNT_IF:
+      return (b as number) + (p as number);
+    // A NULL buffer (no value) merges as a NULL row does: ignored.
+    case BOOL_AND: case BOOL_OR: case BIT_AND: case BIT_OR: case BIT_XOR:
+      return updateCollect(op, b, p);
+    // [valueSet, value]: the earlier rows' first value if they had one; the later rows' last if they had one.
+    case FIRST: case FIRST_IGNORE_NULLS:
+      return (b as [boolean, unknown])[0] ? b : p;
+    case LAST: case LAST_IGNORE_NULLS:
+      return (p as [boolean, unknown])[0] ? p : b;
+    case COLLECT_LIST: case COLLECT_SET: case MIN_BY: case MAX_BY: case TRY_SUM_LONG: case TRY_AVG_LONG:
+      throw new Error(`Internal: aggregate op ${op} has no merge`);
+  }
+}
+
 type Shape = Pick<AggregateFunction, 'resultType' | 'resultDecimal' | 'resultShape'>;
 
 export function collect(name: string, set: boolean, shape: Shape): AggregateFunction {

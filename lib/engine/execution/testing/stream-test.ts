@@ -65,7 +65,8 @@ export interface StreamTestState {
 
 /** Rows as comparable strings, sorted: an order-insensitive multiset comparison. */
 export function canonical(rows: Row[]): string[] {
-  return rows.map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]))).sort();
+  // A bigint (a DECIMAL's unscaled value, a BIGINT past 2^53) kept apart from a number.
+  return rows.map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]), (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
 }
 
 /** A sink keeping each batch's rows (canonical) as it last received them: a re-run overwrites its batch. */
