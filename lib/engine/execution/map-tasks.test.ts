@@ -12,6 +12,7 @@ import { ManualClock } from '../clock';
 import { BadRecordError } from '../errors';
 import type { StreamingQueryProgress } from '../progress';
 import { MemorySinkTable } from '../sinks/memory-sink';
+import { MemoryStream } from '../sources/memory-source';
 import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
@@ -88,5 +89,65 @@ describe('map tasks over a files source, one per file', () => {
   it('fail: a bad record read by a map task fails the batch as the driver’s read does', async () => {
     const dir = await input();
     await expect(run(dir, { mapTasks: true, onBadRecord: 'fail' })).rejects.toBeInstanceOf(BadRecordError);
+  });
+});
+
+describe('map tasks that aggregate their splits (partial aggregation)', () => {
+  /** Two batches over a memory stream, the second with three rows behind the watermark; each batch's output and dropped rows. */
+  async function lateRows(mapTasks: boolean) {
+    const name = `map-tasks-late-${++n}-${process.pid}`;
+    const spec = mustParse({
+      name,
+      source: {
+        name: 'events', type: 'memory', options: { stream: name },
+        schema: [{ name: 'id', type: 'long' }, { name: 'k', type: 'string' }, { name: 'ts', type: 'timestamp' }],
+        eventTime: 'ts', watermarkDelay: '5 minutes',
+      },
+      sql: "SELECT k, window(ts, '10 minutes') AS w, count(*) AS c, sum(id) AS s FROM events GROUP BY k, window(ts, '10 minutes')",
+      sink: { type: 'memory', options: { table: name } },
+      outputMode: 'update',
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${name}`,
+      parallelism: 2,
+    });
+    const clock = new ManualClock(T0);
+    const checkpoint = new InMemoryCheckpointFileManager();
+    const executors = [new Executor({ clock }), new Executor({ clock })];
+    let i = 0;
+    const flags: (true | undefined)[] = [];
+    for (const e of executors) {
+      const runMapTask = e.runMapTask.bind(e);
+      e.runMapTask = (eq, task) => {
+        flags.push(task.partialAggregation);
+        return runMapTask(eq, task);
+      };
+    }
+    const taskScheduler = mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
+    const progress: StreamingQueryProgress[] = [];
+    const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler, onProgress: (p) => void progress.push(p) });
+    const stream = MemoryStream.named(name);
+    const row = (id: number, k: string, minute: number) => ({ id, k, ts: T0 + minute * 60_000 });
+    try {
+      stream.addRows([row(1, 'a', 30), row(2, 'b', 31)]);
+      await q.processAllAvailable();
+      // The watermark is now 26 minutes: windows ending at 10 and 20 are behind it.
+      stream.addRows([row(3, 'a', 1), row(4, 'b', 12), row(5, 'a', 32), row(6, 'a', 19), row(7, 'c', 45)]);
+      await q.processAllAvailable();
+      const batches = progress.filter((p) => p.numInputRows > 0);
+      return { rows: canonical(MemorySinkTable.named(name).rows), dropped: batches.map((p) => p.stateOperators[0].numRowsDroppedByWatermark), flags };
+    } finally {
+      await q.stop();
+      for (const e of executors) await e.close();
+    }
+  }
+
+  it('drop late rows before they reach a buffer, and count them as the reduce side does', async () => {
+    const local = await lateRows(false);
+    const mapped = await lateRows(true);
+    expect(mapped.flags.length).toBeGreaterThan(0);
+    expect(new Set(mapped.flags)).toEqual(new Set([true]));
+    expect(local.dropped).toEqual([0, 3]);
+    expect(mapped.dropped).toEqual(local.dropped);
+    expect(mapped.rows).toEqual(local.rows);
   });
 });
