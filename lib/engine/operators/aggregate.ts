@@ -25,6 +25,9 @@
  *    - Append: groups with event time ≤ W are emitted once, as final, and evicted in the same
  *      step, so a group can never be emitted twice. (Append without a bound is refused by
  *      the analyzer before this runs.)
+ * With partial aggregation (map tasks, when every aggregate's buffers merge exactly), steps 1-2
+ * ran in the map tasks over their splits (partialAggregate) and step 3 merges their buffers, in
+ * map order, into the groups' (mergePartials); step 4 is the same.
  * MicroBatchExecution commits the stores (version N+1) beside the sink write; a crash before
  * commits/N re-runs batch N from version N and yields the same output. How far the state is
  * evicted, and the cached groups, count only from onCommitted; onAborted forgets them.
