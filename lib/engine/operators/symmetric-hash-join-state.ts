@@ -86,12 +86,21 @@ class KeyRows {
   dirty = false;
   /** The last eviction round that listed this key (so a round visits it once). */
   round = 0;
+  /**
+   * slotOf(key, i) of the slots written or read so far: made once per key, so the stores' map
+   * holds these same strings and a rewrite of a slot builds and hashes no key string.
+   */
+  private readonly slots: string[] = [];
 
   constructor(
     /** The key as the stores hold it (encodeKey). */
     readonly key: string,
     readonly cacheKey: CacheKey,
   ) {}
+
+  slot(i: number): string {
+    return (this.slots[i] ??= slotOf(this.key, i));
+  }
 }
 
 /**
@@ -197,10 +206,6 @@ export class SymmetricHashJoinStateManager {
     if (!cache.complete && cache.keys.size === 0 && keyToNumValues.size === 0) this.completeCache();
   }
 
-  private slot(k: string, i: number): string {
-    return slotOf(k, i);
-  }
-
   /**
    * The rows buffered under the join key `k` (cacheKeyOf), in slot order, or undefined when it
    * has none: read from the stores once and then kept decoded. Do not append while iterating,
@@ -223,7 +228,7 @@ export class SymmetricHashJoinStateManager {
     const n = decodeValue(b) as number;
     const entry = new KeyRows(k, ck);
     for (let i = 0; i < n; i++) {
-      const [values, matched] = decodeValue(this.keyWithIndexToValue.get(this.slot(k, i))!) as [unknown[], boolean];
+      const [values, matched] = decodeValue(this.keyWithIndexToValue.get(entry.slot(i))!) as [unknown[], boolean];
       const row: Row = {};
       for (let c = 0; c < this.columns.length; c++) row[this.columns[c]] = values[c];
       entry.rows.push(new BufferedRow(row, matched, this.timeOf?.(row), i));
@@ -331,10 +336,10 @@ export class SymmetricHashJoinStateManager {
       for (let i = 0; i < n; i++) {
         const r = rows[i];
         if (r.storedAt === i) continue;
-        this.keyWithIndexToValue.putByteString(this.slot(key, i), this.encode(r));
+        this.keyWithIndexToValue.putByteString(entry.slot(i), this.encode(r));
         r.storedAt = i;
       }
-      for (let i = n; i < entry.stored; i++) this.keyWithIndexToValue.remove(this.slot(key, i), 'watermark');
+      for (let i = n; i < entry.stored; i++) this.keyWithIndexToValue.remove(entry.slot(i), 'watermark');
       if (n !== entry.stored) {
         if (n > 0) this.keyToNumValues.putByteString(key, encodeCount(n));
         else this.keyToNumValues.remove(key, 'watermark');

@@ -224,7 +224,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         }
         const key = input.keys(row, ctx);
         // NULL equals nothing: a row with a NULL key part joins with no row (an outer join still pads it).
-        const nullKey = key.some((v) => v === null || v === undefined);
+        const nullKey = hasNull(key);
         // Made once: the probe and the append find the key's rows by it.
         const k = cacheKeyOf(key);
         let matched = false;
@@ -336,6 +336,12 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       },
     };
   }
+}
+
+/** Whether a join key has a NULL part (a loop: this runs for every input row). */
+function hasNull(key: readonly unknown[]): boolean {
+  for (let i = 0; i < key.length; i++) if (key[i] === null || key[i] === undefined) return true;
+  return false;
 }
 
 function noCounts(): JoinCounts {
