@@ -103,7 +103,7 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'job-s3.json'), JSON.stringify(job(s3loc('moved'), 'out-s3')));
   const ran = await weir(['run', 'job.json'], dir);
   expect(ran.code, ran.stderr).toBe(0);
-}, 120_000);
+}, 420_000);
 afterEach(() => s3.assertAlive());
 afterAll(async () => {
   await s3?.stop();
@@ -140,7 +140,7 @@ describe('weir checkpoint export / import', () => {
     const rows = (await readdir(path.join(dir, 'out-s3'))).filter((f) => !f.startsWith('_'));
     const written = (await Promise.all(rows.map((f) => readFile(path.join(dir, 'out-s3', f), 'utf8')))).join('').trim().split('\n').map((l) => JSON.parse(l));
     expect(written).toEqual([{ user: 'u0', n: 3 }]);
-  }, 180_000);
+  }, 420_000);
 
   it('refuses a corrupt, truncated or manifest-less archive naming the file, and writes nothing', async () => {
     const { stdout: tar } = await weir(['checkpoint', 'export', 'cp'], dir);
@@ -160,7 +160,7 @@ describe('weir checkpoint export / import', () => {
       expect(r.stderr, name).toMatch(message);
       await expect(readdir(path.join(dir, `bad-${name}`)), name).rejects.toMatchObject({ code: 'ENOENT' });
     }
-  }, 120_000);
+  }, 420_000);
 
   it('with WEIR_CHECKPOINT_ROOT set, import, export and inspect refuse a location outside it (absolute, .., a symlink out) as run does: exit 2, nothing written', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'weir-archive-root-'));
@@ -204,7 +204,7 @@ describe('weir checkpoint export / import', () => {
       await rm(root, { recursive: true, force: true });
       await rm(outside, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 420_000);
 
   it('refuses a manifest that lists a file twice, lists null or names a bad path: a clear message, no stack trace, nothing written', async () => {
     const files: [string, Buffer][] = [
@@ -237,7 +237,7 @@ describe('weir checkpoint export / import', () => {
     // The same archive with a proper manifest imports.
     const ok = await weir(['checkpoint', 'import', 'manifest-ok'], dir, archive(m(good)));
     expect(ok.code, ok.stderr).toBe(0);
-  }, 120_000);
+  }, 420_000);
 
   it.skipIf(!existsSync(TIME))('refuses 512 MiB of zeros or of junk on stdin early, its memory bounded (peak RSS < 200 MB)', async () => {
     for (const [byte, message] of [
@@ -251,7 +251,7 @@ describe('weir checkpoint export / import', () => {
       expect(r.maxRssKiB * 1024, `peak RSS ${r.maxRssKiB} KiB`).toBeLessThan(200e6);
       await expect(readdir(path.join(dir, `fed-${byte}`))).rejects.toMatchObject({ code: 'ENOENT' });
     }
-  }, 180_000);
+  }, 420_000);
 
   it('refuses an entry, an archive or an entry count over its cap before reading it, naming the cap, and writes nothing', async () => {
     // A header claiming a 1 GiB file: refused at the header, no data needed.

@@ -17,7 +17,7 @@ const WEIR = path.resolve(import.meta.dirname, 'weir.js');
 /** Runs the CLI unconfined (no roots set), unless `env` sets them. */
 async function weir(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, [WEIR, ...args], { cwd, timeout: 60_000, env: { ...process.env, WEIR_FILES_ROOTS: '', WEIR_CHECKPOINT_ROOT: '', ...env } });
+    const r = await run(process.execPath, [WEIR, ...args], { cwd, timeout: 180_000, env: { ...process.env, WEIR_FILES_ROOTS: '', WEIR_CHECKPOINT_ROOT: '', ...env } });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -54,7 +54,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('weir CLI', () => {
+describe('weir CLI', { timeout: 420_000 }, () => {
   it("validates Spark SQL and prints Spark's error class with a rejection", async () => {
     const job = JSON.parse(await readFile(path.join(dir, 'job.json'), 'utf8'));
     const spark = "WITH e AS (SELECT CAST(id AS LONG) AS id, r'x\\d' AS raw, 2L AS two FROM events WHERE name RLIKE '^[a-z]') SELECT id, two FROM e";
@@ -240,7 +240,7 @@ describe('weir CLI', () => {
   });
 });
 
-describe('weir checkpoint repartition', () => {
+describe('weir checkpoint repartition', { timeout: 420_000 }, () => {
   /** A job deduplicating on `name` over files read one per batch, with its own checkpoint. */
   async function dedupJob(at: string, name: string, parallelism: number, provider: 'hdfs' | 'lmdb'): Promise<void> {
     const job = {

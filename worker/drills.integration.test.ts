@@ -61,7 +61,7 @@ beforeAll(async () => {
   // Both workers up before any drill starts its clock: on a loaded machine, starting a worker
   // process (tsx compiling it) alone can take most of a minute.
   await workersHeartbeating(kit.db, 2);
-}, 180_000);
+}, 420_000);
 
 afterAll(async () => {
   await killWorkers(workers);
@@ -128,14 +128,14 @@ async function drillJob(kind: SinkKind, point: (typeof POINTS)[number] | 'kill-w
 }
 
 async function drillRunningJob(id: string, name: string, point: (typeof POINTS)[number] | 'kill-worker', addFile: () => void, rowsWritten: () => number) {
-  await waitFor(`${name}: first batch`, async () => (await kit.db.batchProgress.count({ where: { jobId: id } })) >= 1, 60_000);
+  await waitFor(`${name}: first batch`, async () => (await kit.db.batchProgress.count({ where: { jobId: id } })) >= 1, 180_000);
   await waitFor(`${name}: RUNNING`, async () => (await kit.db.job.findUnique({ where: { id } }))?.status === 'RUNNING');
 
   // A viewer may not drill; an operator may.
   expect((await kit.call(drillsRoute.POST, `/api/jobs/${id}/drills`, { method: 'POST', token: kit.tokens.viewer, params: { id }, body: { point } })).status).toBe(403);
   const drill = await kit.call(drillsRoute.POST, `/api/jobs/${id}/drills`, { method: 'POST', token: kit.tokens.operator, params: { id }, body: { point } });
   expect(drill.status, JSON.stringify(drill.body)).toBe(201);
-  if (point !== 'kill-worker') await waitFor(`${name}: armed`, async () => (await kit.db.drill.findUnique({ where: { id: drill.body.id } }))?.status === 'ARMED', 30_000);
+  if (point !== 'kill-worker') await waitFor(`${name}: armed`, async () => (await kit.db.drill.findUnique({ where: { id: drill.body.id } }))?.status === 'ARMED', 120_000);
   addFile();
   const recovered = await waitFor(
     `${name}: recovered`,
@@ -236,7 +236,7 @@ describe('incident drills through the API', () => {
         expect(audit.guarantee).toBe(atLeastOnce(kind) ? 'at-least-once' : 'exactly-once');
         if (kind === 'postgres-upsert') expect(audit.totalExpected).toBe(rowsWritten); // distinct keys
       }
-    }, 180_000);
+    }, 420_000);
   }
 
   it('kill-worker: the worker process dies, the job fails over and its sink stays exactly-once', async () => {
@@ -249,5 +249,5 @@ describe('incident drills through the API', () => {
     expect(audit.totalActual).toBe(3 * ROWS_PER_FILE);
     // The killed worker is replaced, as npm start's supervisor would.
     spawnWorker();
-  }, 180_000);
+  }, 420_000);
 });
