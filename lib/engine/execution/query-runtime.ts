@@ -10,7 +10,10 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import type { Clock } from '../clock';
 import { auditContract, sourcesContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
-import { allOperators, isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
+import { FilterExec } from '../operators/filter-exec';
+import { GenerateExec } from '../operators/generate-exec';
+import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
+import { ProjectExec } from '../operators/project-exec';
 import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
@@ -473,16 +476,17 @@ export function compileQuery(spec: JobSpec, numPartitions: number): CompiledStre
 }
 
 /**
- * The last stateful stage, when only stateless operators follow it: its reduce tasks can run those
- * too and write the batch's output themselves (a pipelined stage, as Spark's ending in its write
- * task). Not when an operator after it collects event times (EventTimeWatermark: the driver
- * tracks them). Undefined otherwise.
+ * The last stateful stage, when only row-at-a-time operators follow it (Project, Filter, Generate):
+ * its reduce tasks can run those too, each over its partition, and write the batch's output
+ * themselves (a pipelined stage, as Spark's ending in its write task). Not when anything else
+ * follows: a Sort or a Limit is over the whole batch, a derived watermark's event times are the
+ * driver's to track, a stream-static join reads its table on the driver. Undefined otherwise.
  */
 export function sinkStageOf(query: CompiledStreamingQuery): number | undefined {
   const last = query.operators.findLastIndex((op) => isStatefulOperator(op));
   if (last < 0 || !isPartitioned(query.operators[last] as StatefulOperator)) return undefined;
-  const after = allOperators(query.operators.slice(last + 1));
-  return after.some((op) => isStatefulOperator(op) || op.name === 'EventTimeWatermark') ? undefined : last;
+  const rowAtATime = (op: PhysicalOperator) => op instanceof ProjectExec || op instanceof FilterExec || op instanceof GenerateExec;
+  return query.operators.slice(last + 1).every(rowAtATime) ? last : undefined;
 }
 
 /** Whether an operator's state is in several partitions, each run as a reduce task. */
