@@ -45,6 +45,25 @@ describe('ClusterTaskScheduler', () => {
     expect(s.takeTasks()).toEqual([]);
   });
 
+  it('hands the driver the commit message of each task that wrote the sink (no output block), with its rows counted', async () => {
+    const cp = new InMemoryCheckpointFileManager();
+    const submit = async (sent: TaskPayload[]): Promise<ReduceTaskOutcome[]> =>
+      (sent as ReduceTaskPayload[]).map((p) => {
+        expect(p.task.writesSink).toBe(true);
+        const message = [{ path: `part-00003-0000${p.task.partitionId}-a.json` }];
+        return { sinkCommit: { message, numOutputRows: 2, expressionErrors: [] }, workerId: 'w', inputRows: 1, rows: 2, shuffleBytes: 1, durationMs: 1, attempt: 1 };
+      });
+    const spec = { checkpointLocation: 'memory://x', sources: [], sink: { type: 'files', options: {} } } as unknown as JobSpec;
+    const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
+    expect(s.tasksWriteSink).toBe(true);
+    const results = await s.submitTasks([1, 0].map((p) => ({ ...task(p, [{ k: p }]), writesSink: true })));
+    expect(results.map((r) => [r.partitionId, r.rows, r.sinkCommit?.message])).toEqual([
+      [0, [], [{ path: 'part-00003-00000-a.json' }]],
+      [1, [], [{ path: 'part-00003-00001-a.json' }]],
+    ]);
+    expect(s.takeTasks().map((t) => t.rows)).toEqual([2, 2]);
+  });
+
   it('runs the map tasks, then each reduce task over its partition’s block of every completed map attempt, in map order', async () => {
     const cp = new InMemoryCheckpointFileManager();
     const reduceInputs: string[][] = [];

@@ -4,7 +4,8 @@
  * each reading it on its worker) and reduce tasks go, by the worker that hosts
  * this run (engine-host.ts, task-dispatcher.ts), to the tasks queue that every worker consumes;
  * each runs where a worker takes it, with its partition's state (task-worker.ts). Their rows
- * travel through the checkpoint store (shuffle.ts). A task whose worker dies is retried by the
+ * travel through the checkpoint store (shuffle.ts), except the last stage's output when the sink
+ * has a commit protocol: its tasks write it to the sink and return commit messages. A task whose worker dies is retried by the
  * queue on another; one that keeps failing fails the batch, which the run's restart policy then
  * retries from offsets/N as any failed batch.
  */
@@ -13,6 +14,12 @@ import { mapOutputBlock, newDriverRun, readBlock, shuffleDir, taskSpec, writeBlo
 
 export class ClusterTaskScheduler implements TaskScheduler {
   readonly remote = true;
+  /**
+   * The batch's last stage's tasks write the job's sink where they run (each worker builds it
+   * from the job's sink options, task-worker.ts) when it has a commit protocol; the driver then
+   * commits the batch once with the messages of the attempts that completed.
+   */
+  readonly tasksWriteSink = true;
   /** A fresh id per driver process: a re-run of a batch by another driver never reads this one's blocks. */
   private readonly driverRun = newDriverRun();
   /** The tasks of the batch running now, taken by whoever reports its progress (takeTasks). */
@@ -70,9 +77,10 @@ export class ClusterTaskScheduler implements TaskScheduler {
     const outcomes = (await this.o.submit(payloads)) as ReduceTaskOutcome[];
     const results: TaskResult[] = [];
     for (const [i, o] of outcomes.entries()) {
-      const { value: rows } = await readBlock<Row[]>(this.o.checkpoint, o.output);
       const { partitionId, stageId } = payloads[i].task;
-      results.push({ partitionId, rows, progress: o.progress });
+      if (o.sinkCommit) results.push({ partitionId, rows: [], progress: o.progress, sinkCommit: o.sinkCommit });
+      else if (o.output) results.push({ partitionId, rows: (await readBlock<Row[]>(this.o.checkpoint, o.output)).value, progress: o.progress });
+      else throw new Error(`Internal: reduce task ${partitionId} of stage ${stageId} returned neither an output block nor a sink commit`);
       this.tasks.push({ stageId, partitionId, workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
     }
     return results.sort((a, b) => a.partitionId - b.partitionId);

@@ -6,6 +6,9 @@
  * runs a reduce task; each task is retried on another worker, and a replacement worker joins
  * each time. Every id reaches the transactional postgres sink and the files sink exactly once.
  */
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@/lib/testing/wait-for';
 import { exactlyOnce, WorkerHarness, type SpawnedWorker } from './testing/harness';
@@ -103,6 +106,11 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
     await new Promise((r) => setTimeout(r, 1500));
     expect(exactlyOnce(await files.sinkIds(), total)).toEqual({ missing: [], duplicated: [] });
     expect(exactlyOnce(await pgIds(), total)).toEqual({ missing: [], duplicated: [] });
+    // The files job's reduce tasks wrote its part files (named by batch, partition and attempt); the
+    // driver only logged the completed attempts' in _weir_metadata (Sink.commitProtocol).
+    const metadata = path.join(files.base, 'out', '_weir_metadata');
+    const logged = (await readdir(metadata)).map((f) => readFileSync(path.join(metadata, f), 'utf8')).join('\n');
+    expect(logged).toMatch(/"path":"part-\d{5}-\d{5}-[0-9a-f-]{36}\.json"/);
     // The tasks did run on both workers (not all on the driver's), and each batch's progress says
     // where (the batch detail's task table), the killed task's retry as a second attempt.
     for (const kind of ['map', 'reduce'] as const) expect(workers.filter((w) => started(w.output(), kind).length > 0).length).toBeGreaterThanOrEqual(2);

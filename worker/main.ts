@@ -17,7 +17,7 @@ import { installOutboundPolicy } from '@/lib/server/outbound';
 import { Heartbeat } from './heartbeat';
 import { stateCacheDirOf } from './local-state-caches';
 import { startRunWorker } from './run-worker';
-import { jobSourceOptions, startTaskWorker } from './task-worker';
+import { jobSinkOptions, jobSourceOptions, startTaskWorker } from './task-worker';
 
 async function main() {
   let config;
@@ -49,7 +49,8 @@ async function main() {
   );
   await heartbeat.start();
   // Every worker runs reduce tasks for the runs whose tasks go to the workers (WEIR_TASK_SCHEDULER=cluster, on any worker).
-  const tasks = await startTaskWorker({ config, workerId, log, sourceOptions: jobSourceOptions(db, { checkpointRoot: config.checkpointRoot, filesRoots: config.filesRoots }) });
+  const roots = { checkpointRoot: config.checkpointRoot, filesRoots: config.filesRoots };
+  const tasks = await startTaskWorker({ config, workerId, log, sourceOptions: jobSourceOptions(db, roots), sinkOptions: jobSinkOptions(db, roots) });
   const runs = await startRunWorker({ db, config, workerId, log });
   const alerts = startAlertScheduler({ db, intervalMs: config.WEIR_ALERT_INTERVAL_MS, log });
   log.info({ workerId, queueBackend: config.queueBackend, joined: joined && { pid: joined.pid, dataDir: config.dataDir } }, 'worker started');

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
-import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, StateOperatorProgress, TaskProgress } from '@/lib/engine';
+import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, StateOperatorProgress, TaskProgress, TaskResult } from '@/lib/engine';
 
 interface TaskPayloadBase {
   spec: JobSpec;
@@ -56,8 +56,11 @@ export type TaskPayload = ReduceTaskPayload | MapTaskPayload;
 
 /** What a completed task returns through the queue (its rows are in `output`): its progress figures, less the ids the driver knows. */
 export interface ReduceTaskOutcome extends Omit<TaskProgress, 'stageId' | 'partitionId'> {
-  output: string;
+  /** The block of its output rows; unset when the task wrote them to the sink (sinkCommit). */
+  output?: string;
   progress?: StateOperatorProgress;
+  /** A task that wrote the sink (ReduceTask.writesSink): its commit message for the driver's commitJob. */
+  sinkCommit?: TaskResult['sinkCommit'];
 }
 
 /** What a completed map task returns: its status, and the attempt its output blocks are named by (mapOutputBlock). */

@@ -6,14 +6,16 @@
  * its attempt. A reduce task reads its input blocks from the job's checkpoint, runs it with lib/engine's Executor (which keeps the
  * partition's state stores open between batches and reloads a partition that ran elsewhere in
  * between), writes the output block under a name of its own attempt and returns where it is
- * (shuffle.ts).
+ * (shuffle.ts); or, when its stage is the batch's last and the job's sink has a commit protocol
+ * (`task.writesSink`), builds the job's sink with its options from the job, writes its rows with
+ * it (a part file of its attempt for the files sink) and returns the commit message instead.
  *
  * A worker killed mid-task stops renewing the task's lock: after WEIR_FAILOVER_MS the queue hands
  * the task to another worker, with the same input.
  */
 import '@/lib/connectors'; // registers the connectors' source and checkpoint types (s3://)
 import type { Logger } from 'pino';
-import { checkpointFileManagerFor, Executor, SystemClock, type CheckpointFileManager, type JobSpec, type PathRoots, type Row } from '@/lib/engine';
+import { checkpointFileManagerFor, createSink, Executor, SystemClock, type CheckpointFileManager, type JobSpec, type PathRoots, type Row, type Sink, type TaskResult } from '@/lib/engine';
 import type { Env } from '@/lib/env';
 import { failoverLock, makeWorker, queueConfigFrom } from '@/lib/queue/connection';
 import { TASKS_QUEUE } from '@/lib/queue/queues';
@@ -32,11 +34,14 @@ export interface TaskWorkerDeps {
    * hold credentials).
    */
   sourceOptions?: (jobId: string) => Promise<Record<string, unknown>[]>;
+  /** The options of a job's sink, likewise: a reduce task that writes the sink builds it with them. */
+  sinkOptions?: (jobId: string) => Promise<Record<string, unknown>>;
 }
 
-export async function startTaskWorker({ config, workerId, log, sourceOptions }: TaskWorkerDeps): Promise<{ close(): Promise<void> }> {
+export async function startTaskWorker({ config, workerId, log, sourceOptions, sinkOptions }: TaskWorkerDeps): Promise<{ close(): Promise<void> }> {
+  const clock = new SystemClock();
   const executor = new Executor({
-    clock: new SystemClock(),
+    clock,
     stateLocalDir: stateCacheDirOf(config.dataDir),
     onMaintenanceError: (e) => log.warn({ err: e }, 'state maintenance of a task partition failed; retried after its next task'),
   });
@@ -64,6 +69,13 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions }: 
     const rows = partitions.reduce((n, r) => n + r.length, 0);
     return { attemptId, status, workerId, inputRows: status.numInputRows, rows, shuffleBytes: bytes, durationMs: Math.round(performance.now() - t0), attempt };
   };
+  /** The job's sink, built with its options from the job (never from the queue), as the run builds it. */
+  const jobSink = async (p: ReduceTaskPayload): Promise<Sink> => {
+    if (!p.jobId || !sinkOptions) throw new Error(`reduce task ${p.task.partitionId} of batch ${p.task.batchId} names no job whose sink options this worker can read; run the job's tasks on workers with the database`);
+    const sink = createSink({ ...p.spec, sink: { type: p.spec.sink.type, options: await sinkOptions(p.jobId) } }, { clock, queryId: p.queryId });
+    await sink.open?.();
+    return sink;
+  };
   const runReduce = async (p: ReduceTaskPayload, cp: CheckpointFileManager, attempt: number, t0: number): Promise<ReduceTaskOutcome> => {
     let inputs: Row[][];
     let inBytes = 0;
@@ -78,14 +90,21 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions }: 
       }
       inputs = [input];
     }
-    const result = await executor.runTask({ spec: p.spec, queryId: p.queryId, numPartitions: p.numPartitions, checkpoint: cp }, { ...p.task, inputs });
-    const output = attemptOutput(p);
-    const outBytes = await writeBlock(cp, output, result.rows);
+    const sink = p.task.writesSink ? await jobSink(p) : undefined;
+    let result: TaskResult;
+    try {
+      result = await executor.runTask({ spec: p.spec, queryId: p.queryId, numPartitions: p.numPartitions, checkpoint: cp, ...(sink ? { sink } : {}) }, { ...p.task, inputs });
+    } finally {
+      await sink?.close();
+    }
+    // A task that wrote the sink returns its commit message; otherwise its rows go back as a block.
+    const output = result.sinkCommit ? undefined : attemptOutput(p);
+    const outBytes = output ? await writeBlock(cp, output, result.rows) : 0;
     return {
-      output,
+      ...(output ? { output } : { sinkCommit: result.sinkCommit }),
       workerId,
       inputRows: inputs.reduce((n, rows) => n + rows.length, 0),
-      rows: result.rows.length,
+      rows: result.sinkCommit?.numOutputRows ?? result.rows.length,
       shuffleBytes: inBytes + outBytes,
       durationMs: Math.round(performance.now() - t0),
       attempt,
@@ -133,14 +152,26 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions }: 
  * stays the same, so a batch's map tasks validate it once.
  */
 export function jobSourceOptions(db: PrismaClient, roots: PathRoots): (jobId: string) => Promise<Record<string, unknown>[]> {
-  const cache = new Map<string, { raw: string; options: Record<string, unknown>[] }>();
+  const options = jobOptions(db, roots);
+  return async (jobId) => (await options(jobId)).sources;
+}
+
+/** A job's sink options as its runs read them (validated and confined as jobSourceOptions'): a reduce task that writes the sink builds it with them. */
+export function jobSinkOptions(db: PrismaClient, roots: PathRoots): (jobId: string) => Promise<Record<string, unknown>> {
+  const options = jobOptions(db, roots);
+  return async (jobId) => (await options(jobId)).sink;
+}
+
+function jobOptions(db: PrismaClient, roots: PathRoots): (jobId: string) => Promise<{ sources: Record<string, unknown>[]; sink: Record<string, unknown> }> {
+  const cache = new Map<string, { raw: string; options: { sources: Record<string, unknown>[]; sink: Record<string, unknown> } }>();
   return async (jobId) => {
     const job = await db.job.findUnique({ where: { id: jobId }, select: { spec: true } });
-    if (!job) throw new Error(`job ${jobId} is gone: its map task cannot read the source`);
+    if (!job) throw new Error(`job ${jobId} is gone: its task cannot read the source or write the sink`);
     const raw = JSON.stringify(job.spec);
     const hit = cache.get(jobId);
     if (hit?.raw === raw) return hit.options;
-    const options = workerSpec(job.spec, roots).sources.map((s) => s.options as Record<string, unknown>);
+    const spec = workerSpec(job.spec, roots);
+    const options = { sources: spec.sources.map((s) => s.options as Record<string, unknown>), sink: spec.sink.options as Record<string, unknown> };
     cache.set(jobId, { raw, options });
     if (cache.size > 1000) cache.delete(cache.keys().next().value!);
     return options;

@@ -27,6 +27,7 @@ export { isCheckpointDirectory, isCheckpointEntry, isCheckpointScratch } from '.
 export { MicroBatchExecution, type MicroBatchExecutionOptions, type EngineLogEvent, type QueryIdleEvent, DEFAULT_NO_DATA_PROGRESS_EVENT_INTERVAL_MS } from './execution/micro-batch-execution';
 export { LocalTaskScheduler, type MapOutput, type MapStatus, type MapTask, type ReduceTask, type TaskResult, type TaskRunner, type TaskScheduler } from './execution/task-scheduler';
 export { Executor, type ExecutorQuery } from './execution/executor';
+export { createSink } from './execution/query-runtime';
 export { checkRestartCompatibility, type RestartCompatibility } from './execution/restart-compatibility';
 export { previewQuery, previewRecentRecords, MAX_PREVIEW_SAMPLE_ROWS, PREVIEW_TIMEOUT_MS, type QueryPreview } from './execution/query-preview';
 export { CRASH_POINTS, isCrashPoint, type CrashPointName, type CrashPlan } from './execution/crash-points';
@@ -52,7 +53,7 @@ export { checkpointProblems, assertCheckpointIntact, type CheckpointProblem } fr
 export * from './sources/index';
 export * from './sinks/index';
 export type { Source, SourceBatch, BadRecord, ReadLimit } from './sources/source';
-export type { Sink, SinkSignature, SinkBatchContext } from './sinks/sink';
+export type { Sink, SinkSignature, SinkBatchContext, SinkCommitProtocol, SinkTaskContext } from './sinks/sink';
 export { MemoryStream } from './sources/memory-source';
 export { MemorySinkTable } from './sinks/memory-sink';
 export { readCommittedRows } from './sinks/files-sink';

@@ -12,16 +12,18 @@
  * another worker, a retry, a re-run of a batch) and it is reloaded from the checkpoint: a fresh
  * operator instance and fresh providers, which load version N as committed by whoever did.
  */
+import { randomUUID } from 'node:crypto';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
-import type { OperatorContext, StatefulOperator } from '../operators/physical-operator';
+import type { OperatorContext, PhysicalOperator, StatefulOperator } from '../operators/physical-operator';
 import type { JobSpec } from '../spec/job-spec';
 import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
 import { eventTimeStats } from '../operators/watermark';
 import { StatefulAggregateExec } from '../operators/aggregate';
 import type { PartialAggregateBuffer } from '../operators/aggregate-folds';
 import type { CompiledStreamingQuery } from '../query/streaming-query';
-import type { Row } from '../types';
+import type { Sink } from '../sinks/sink';
+import type { Row, Schema } from '../types';
 import { compileQuery, createSource, isPartitioned, mapStageOf, stateStoreProviderFactory } from './query-runtime';
 import { shuffleRows, type MapOutput, type MapStatus, type MapTask, type ReduceTask, type TaskResult } from './task-scheduler';
 
@@ -33,10 +35,16 @@ export interface ExecutorQuery {
   /** The checkpoint's parallelism (spark.sql.shuffle.partitions). */
   numPartitions: number;
   checkpoint: CheckpointFileManager;
+  /** The job's sink, built where the task runs: a reduce task with `writesSink` writes its rows with its commit protocol. */
+  sink?: Sink;
 }
 
 interface CachedPartition {
   operator: StatefulOperator;
+  /** The query's output schema (what a task that writes the sink renders its rows by). */
+  outputSchema: Schema;
+  /** The stateless operators after the stage, which a task that writes the sink runs (QueryRuntime's sinkStageOf). */
+  after: PhysicalOperator[];
   /** One per store of the partition (the operator's store names, or the one unnamed). */
   stores: { key: string; storeName?: string; provider: StateStoreProvider }[];
   /** The version this process last committed; a task for batch N reuses the cache only at N. */
@@ -70,6 +78,7 @@ export class Executor {
     const { operator } = part;
     const opened: StateStore[] = [];
     let committed = 0;
+    let rows: Row[];
     try {
       // A maintenance round still running on the committed version is no obstacle (state-store.ts).
       const stateStores = new Map<string, StateStore>();
@@ -87,7 +96,7 @@ export class Executor {
         stateStores,
         inputs: new Map(),
       };
-      const rows = await (task.partialAggregation
+      rows = await (task.partialAggregation
         ? partialAggregationOf(operator).mergePartials(task.inputs[0] as unknown as PartialAggregateBuffer[], ctx)
         : operator.reduceInputs
           ? operator.reduceInputs(task.inputs, ctx)
@@ -99,7 +108,6 @@ export class Executor {
       operator.onCommitted(task.batchId + 1);
       part.committedVersion = task.batchId + 1;
       this.startMaintenance(part);
-      return { partitionId: task.partitionId, rows, progress: operator.progress() };
     } catch (e) {
       for (const store of opened.slice(committed)) store.abort();
       operator.onAborted();
@@ -107,6 +115,32 @@ export class Executor {
       await closePartition(part).catch(() => undefined);
       throw e;
     }
+    const progress = operator.progress();
+    if (!task.writesSink) return { partitionId: task.partitionId, rows, progress };
+    // After the state commit: nothing the sink holds is visible before the driver's commitJob,
+    // and a retry of this task reloads version N (this process committed N+1), as any retry does.
+    const protocol = q.sink?.commitProtocol;
+    if (!protocol) throw new Error(`Internal: reduce task ${task.partitionId} of batch ${task.batchId} should write the sink, but ${q.sink?.description ?? 'no sink'} has no commit protocol here`);
+    const expressionErrors: { row: Row; message: string }[] = [];
+    const ctx: OperatorContext = {
+      batchId: task.batchId,
+      batchWatermarkMs: task.batchWatermarkMs,
+      ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
+      batchTimestampMs: task.batchTimestampMs,
+      partitionId: task.partitionId,
+      inputs: new Map(),
+      onRecordError: (row, e) => expressionErrors.push({ row, message: e.message }),
+    };
+    for (const op of part.after) rows = await op.execute(rows, ctx);
+    const message = await protocol.commitTask(rows, {
+      batchId: task.batchId,
+      partitionId: task.partitionId,
+      attemptId: randomUUID(),
+      outputMode: q.spec.outputMode,
+      schema: part.outputSchema,
+      queryId: q.queryId,
+    });
+    return { partitionId: task.partitionId, rows: [], progress, sinkCommit: { message, numOutputRows: rows.length, expressionErrors } };
   }
 
   /**
@@ -185,7 +219,8 @@ export class Executor {
   }
 
   private openPartition(q: ExecutorQuery, task: ReduceTask): CachedPartition {
-    const operator = compileQuery(q.spec, q.numPartitions).operators[task.stageId] as StatefulOperator | undefined;
+    const query = compileQuery(q.spec, q.numPartitions);
+    const operator = query.operators[task.stageId] as StatefulOperator | undefined;
     if (!operator?.stateful || !isPartitioned(operator) || operator.operatorId !== task.operatorId) {
       throw new Error(`Internal: stage ${task.stageId} of query ${q.queryId} is not stateful operator ${task.operatorId} partitioned ${q.numPartitions} ways`);
     }
@@ -194,7 +229,7 @@ export class Executor {
       const id = { operatorId: operator.operatorId, partitionId: task.partitionId, ...(storeName ? { storeName } : {}) };
       return { key: storeKey(id), storeName, provider: factory(id, q.checkpoint) };
     });
-    return { operator, stores };
+    return { operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores };
   }
 
   /** Snapshots and retention of the partition's stores, in the background, one round at a time. */

@@ -14,7 +14,9 @@
  *   4. run the operators (stateful ones get state version N; one reduce task per state partition,
  *      task-scheduler.ts), track max event time
  *   5. fence(), sink.addBatch(N, rows), beside the first state store's commit to N+1 (both
- *      durable before anything else goes on)                             [crash: after-sink]
+ *      durable before anything else goes on)                             [crash: after-sink];
+ *      when the last stage's remote tasks wrote their partitions to the sink themselves
+ *      (Sink.commitProtocol), sink.commitProtocol.commitJob(N, their messages) instead
  *   6. commit the other state stores to version N+1                       [crash: mid-state-commit]
  *      then the stateful operators confirm what they did (onCommitted); a failure in 4–6 aborts
  *      the uncommitted stores instead and the operators forget it (onAborted)
@@ -592,6 +594,7 @@ export class MicroBatchExecution {
       for (const { row, error } of mapped?.expressionErrors ?? []) badRecords.onRecordError(row, error);
       const ctx = { ...batch, onRecordError: badRecords.onRecordError };
       result = await this.reporter.reportTimeTaken('addBatch', () => rt.execute(inputs, ctx, mapped)).catch(badRecords.rethrow);
+      for (const { row, error } of result.sinkCommits?.expressionErrors ?? []) badRecords.onRecordError(row, error);
       numBadRecords = 0;
       for (const r of sourceBadRecords) numBadRecords += await r.settle();
       // 5. The sink write and the first state store's commit to N+1 are both durable before
@@ -603,7 +606,10 @@ export class MicroBatchExecution {
       await settleAll([
         this.reporter.reportTimeTaken('addBatch', async () => {
           await this.fence();
-          await rt.sink.addBatch(batchId, result.rows, { outputMode: this.opts.spec.outputMode, schema: rt.query.outputSchema, queryId: this.id, runId: this.runId });
+          const sinkCtx = { outputMode: this.opts.spec.outputMode, schema: rt.query.outputSchema, queryId: this.id, runId: this.runId };
+          // The last stage's tasks wrote their partitions to the sink: one commit of all of them.
+          if (result.sinkCommits) await rt.sink.commitProtocol!.commitJob(batchId, result.sinkCommits.messages, sinkCtx);
+          else await rt.sink.addBatch(batchId, result.rows, sinkCtx);
         }),
         firstStore?.commit(),
       ]);
@@ -654,7 +660,7 @@ export class MicroBatchExecution {
       watermarkMs: seq.metadata.batchWatermarkMs,
       stateOperators,
       sources,
-      sink: { description: rt.sink.description, numOutputRows: result.rows.length },
+      sink: { description: rt.sink.description, numOutputRows: result.sinkCommits?.numOutputRows ?? result.rows.length },
       numBadRecords,
       numDeadLetterRecords: numBadRecords,
       contract: rt.contract,

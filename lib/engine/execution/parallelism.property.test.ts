@@ -9,6 +9,9 @@
  * deduplication under an aggregation (two shuffles in one batch), and stream-stream joins
  * (each side shuffled by its own join key).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inspectCheckpoint } from '../checkpoint/checkpoint-inspector';
@@ -21,7 +24,10 @@ import { CRASH_POINTS, type CrashPointName } from './crash-points';
 import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
-import { BatchCapture } from './testing/stream-test';
+import { BatchCapture, canonical } from './testing/stream-test';
+import { LocalCheckpointFileManager } from '../checkpoint/local-checkpoint-file-manager';
+import { FileStreamSinkLog } from '../sinks/file-stream-sink-log';
+import { readCommittedRows } from '../sinks/files-sink';
 import { mustParse } from './testing/test-fixtures';
 import { propertyRuns } from '@/lib/testing/property-runs';
 
@@ -83,10 +89,18 @@ interface Remote {
   seed: number;
   /** The map side as map tasks on the executors too, each reading its split of the source. */
   mapTasks: boolean;
+  /** The last stage's reduce tasks write the files sink's part files themselves (Sink.commitProtocol). */
+  tasksWriteSink?: boolean;
 }
 
-/** Runs the steps with `parallelism` (its tasks on two executors if `remote`) and returns each batch's output. */
-async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: Remote): Promise<Map<number, string[]>> {
+/** Part files the driver logged that reduce tasks wrote (part-<batch>-<partition>-<attempt id>): the task path ran. */
+let taskFilesLogged = 0;
+
+/**
+ * Runs the steps with `parallelism` (its tasks on two executors if `remote`) and returns each
+ * batch's output: as the sink received it, or with `filesDir`, as the files sink there committed it.
+ */
+async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: Remote, filesDir?: string): Promise<Map<number, string[]>> {
   const id = `parallelism-${++n}-${process.pid}`;
   const source = (name: string, prefix: string) => ({
     name, type: 'memory', options: { stream: `${id}-${name}` },
@@ -97,7 +111,7 @@ async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: R
     name: id,
     ...(q.join ? { sources: [source('lefts', ''), source('rights', 'r')] } : { source: source('events', '') }),
     sql: q.sql,
-    sink: { type: 'memory', options: { table: id } },
+    sink: filesDir ? { type: 'files', options: { path: filesDir, format: 'json' } } : { type: 'memory', options: { table: id } },
     outputMode: q.outputMode,
     trigger: { type: 'available-now' },
     checkpointLocation: `memory://${id}`,
@@ -127,8 +141,9 @@ async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: R
   const start = (crash?: { point: CrashPointName; batchId: number }): MicroBatchExecution => {
     const taskScheduler: ExecutorsTaskScheduler | undefined = remote && new ExecutorsTaskScheduler({
       executors, spec, checkpoint, queryId: (): string => started.id, pick: () => next() % 2, retry: () => next() % 5 === 0, mapTasks: remote.mapTasks,
+      tasksWriteSink: remote.tasksWriteSink ?? false,
     });
-    const started: MicroBatchExecution = new MicroBatchExecution({ spec, checkpoint, clock, sink, crash, taskScheduler });
+    const started: MicroBatchExecution = new MicroBatchExecution({ spec, checkpoint, clock, ...(filesDir ? {} : { sink }), crash, taskScheduler });
     return started;
   };
   let query = start();
@@ -153,7 +168,10 @@ async function runSteps(q: Query, parallelism: number, steps: Step[], remote?: R
   await query.stop();
   for (const e of executors) await e.close();
   if (q.partial !== undefined && parallelism > 1 && partialFlags.size > 0) expect([...partialFlags]).toEqual([q.partial]);
-  return sink.batches;
+  if (!filesDir) return sink.batches;
+  const logged = await new FileStreamSinkLog(new LocalCheckpointFileManager(filesDir, { fsync: false })).all();
+  taskFilesLogged += logged.flatMap((b) => b.entry.files).filter((f) => /^part-\d{5}-\d{5}-[0-9a-f-]{36}\.json$/.test(f.path)).length;
+  return new Map((await readCommittedRows(filesDir, 'json')).map((b) => [b.batchId, canonical(b.rows)]));
 }
 
 describe('parallelism N gives the output of parallelism 1 (up to row order within a batch)', () => {
@@ -185,4 +203,30 @@ describe('with its tasks on two executors (workers), moved and retried between t
       );
     });
   }
+});
+
+describe('with the files sink written by the last stage\'s reduce tasks (part file per task attempt, one _weir_metadata entry per batch), parallelism N commits the output of parallelism 1', () => {
+  // A task retried on the other executor leaves its first (zombie) attempt's part file in the
+  // directory: only the completed attempts' files may be logged, or a batch's rows double.
+  const appendQueries = Object.entries(QUERIES).filter(([, q]) => q.outputMode === 'append');
+  for (const [name, q] of appendQueries) {
+    it(name, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 6 }), fc.integer({ min: 2, max: 4 }), fc.nat(), fc.boolean(), async (steps, parallelism, seed, mapTasks) => {
+          const dir = await mkdtemp(path.join(tmpdir(), 'weir-ptasks-'));
+          try {
+            const one = await runSteps(q, 1, steps, undefined, path.join(dir, 'one'));
+            const many = await runSteps(q, parallelism, steps, { seed, mapTasks, tasksWriteSink: true }, path.join(dir, 'many'));
+            expect([...many.entries()].sort((a, b) => a[0] - b[0])).toEqual([...one.entries()].sort((a, b) => a[0] - b[0]));
+          } finally {
+            await rm(dir, { recursive: true, force: true });
+          }
+        }),
+        { numRuns: propertyRuns(12, 60), seed: 6078 + name.length },
+      );
+    });
+  }
+  it('ran the task path (some batches were committed from the tasks\' part files)', () => {
+    expect(taskFilesLogged).toBeGreaterThan(0);
+  });
 });

@@ -20,6 +20,7 @@ import { MicroBatchExecution } from './micro-batch-execution';
 import { recordedParallelism, SHUFFLE_PARTITIONS_CONF } from './populate-start-offsets';
 import { checkRestartCompatibility } from './restart-compatibility';
 import { LocalTaskScheduler, shuffleRows, type ReduceTask, type TaskScheduler } from './task-scheduler';
+import { compileQuery, sinkStageOf } from './query-runtime';
 import { mustParse } from './testing/test-fixtures';
 
 let n = 0;
@@ -180,5 +181,24 @@ describe('LocalTaskScheduler and the shuffle', () => {
     // Plain data in and out: what a remote scheduler would send.
     const results = await new LocalTaskScheduler().submitTasks(tasks, async (t) => JSON.parse(JSON.stringify({ partitionId: t.partitionId, rows: t.inputs[0].slice(0, 1) })));
     expect(results).toEqual([{ partitionId: 0, rows: [{ i: 0 }] }, { partitionId: 1, rows: [{ i: 1 }] }, { partitionId: 2, rows: [{ i: 2 }] }]);
+  });
+});
+
+describe('sinkStageOf: the stage whose reduce tasks may write the sink', () => {
+  const compiled = (sql: string, outputMode: 'append' | 'complete', parallelism = 2) =>
+    compileQuery(mustParse({
+      name: 'sink-stage',
+      source: { name: 'events', type: 'memory', options: { stream: 'sink-stage' }, schema: [{ name: 'k', type: 'string' }, { name: 'v', type: 'long' }, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '1 minute' },
+      sql, sink: { type: 'memory', options: { table: 'sink-stage' } }, outputMode, trigger: { type: 'available-now' }, checkpointLocation: 'memory://sink-stage', parallelism,
+    }), parallelism);
+  it('is the last stateful stage when only row-at-a-time operators follow it', () => {
+    const q = compiled("SELECT k, window(ts, '5 minutes') AS w, count(*) * 2 AS c FROM events GROUP BY k, window(ts, '5 minutes')", 'append');
+    expect(q.operators.slice(sinkStageOf(q)!).map((op) => op.name)).toEqual(['stateStoreSave', 'Project']);
+  });
+  it('is none when an operator over the whole batch follows it (a Sort), or the stage is not partitioned', () => {
+    const sorted = compiled('SELECT k, count(*) AS c FROM events GROUP BY k ORDER BY c DESC', 'complete');
+    expect(sorted.operators.map((op) => op.name)).toContain('Sort');
+    expect(sinkStageOf(sorted)).toBeUndefined();
+    expect(sinkStageOf(compiled('SELECT k, count(*) AS c FROM events GROUP BY k', 'complete', 1))).toBeUndefined();
   });
 });

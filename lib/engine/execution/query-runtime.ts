@@ -11,7 +11,10 @@ import type { Clock } from '../clock';
 import { auditContract, sourcesContract, type ContractAudit } from '../contract';
 import { ValidationError } from '../errors';
 import { StatefulAggregateExec } from '../operators/aggregate';
-import { allOperators, isStatefulOperator, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
+import { FilterExec } from '../operators/filter-exec';
+import { GenerateExec } from '../operators/generate-exec';
+import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
+import { ProjectExec } from '../operators/project-exec';
 import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
 import { parseDuration } from '../spec/duration';
@@ -52,7 +55,10 @@ export interface QueryRuntimeDeps {
 }
 
 export interface BatchResult {
+  /** The batch's output; empty when the last stage's tasks wrote it to the sink (sinkCommits). */
   rows: Row[];
+  /** Set when the last stage's reduce tasks wrote the output themselves: their commit messages, in partition order, for SinkCommitProtocol.commitJob. */
+  sinkCommits?: StageSinkCommits;
   /** The event times of the whole batch (progress `eventTime`), over every source with one. */
   eventTimes?: EventTimeStats;
   /** Each source's event times (undefined: no event time, or no row with one), in source order. */
@@ -65,11 +71,20 @@ export interface BatchResult {
  */
 export interface MappedBatch {
   input: SourceBatch;
-  /** The stage's output rows, in partition order. */
+  /** The stage's output rows, in partition order (none when its tasks wrote them to the sink: sinkCommits). */
   rows: Row[];
+  sinkCommits?: StageSinkCommits;
   /** Event times a derived event-time column collected in the map tasks (OperatorContext.eventTimes). */
   eventTimes?: OperatorContext['eventTimes'];
   /** Rows the map tasks' stateless operators set aside; the driver's bad-record policy takes them. */
+  expressionErrors: { row: Row; error: RecordExpressionError }[];
+}
+
+/** What the reduce tasks that wrote the sink returned: one commit message per task, and the rows they wrote. */
+export interface StageSinkCommits {
+  messages: unknown[];
+  numOutputRows: number;
+  /** Rows the stateless operators after the stage set aside in the tasks; the driver's bad-record policy takes them. */
   expressionErrors: { row: Row; error: RecordExpressionError }[];
 }
 
@@ -123,6 +138,13 @@ export class QueryRuntime {
    */
   readonly mapStageId?: number;
   /**
+   * The stage whose reduce tasks write the batch's output to the sink themselves (Spark's write
+   * tasks with a FileCommitProtocol), running the stateless operators after it in the same task
+   * (sinkStageOf): when the tasks run remotely and the sink has a commit protocol. The driver
+   * then commits the batch from their messages.
+   */
+  private readonly sinkStageId?: number;
+  /**
    * With a remote scheduler, per stage: its tasks' state figures of the last batch, and that
    * batch's watermark (the driver's own instances of a remote stage never run).
    */
@@ -146,6 +168,7 @@ export class QueryRuntime {
       if (isStatefulOperator(op) && isPartitioned(op)) this.stages.set(i, [op, ...partitionQueries.map((q) => q.operators[i] as StatefulOperator)]);
     });
     if (this.taskScheduler.submitMapStage) this.mapStageId = mapStageOf(spec, query);
+    if (this.taskScheduler.remote && this.taskScheduler.tasksWriteSink && sink.commitProtocol) this.sinkStageId = sinkStageOf(query);
     this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
     this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
     // A union's branches and a join's sides may hold stateful operators too.
@@ -167,12 +190,7 @@ export class QueryRuntime {
     // Each source keeps its own log under sources/<i>, as Spark's.
     const sources = deps.sources ?? spec.sources.map((_, i) => createSource(spec, i, query, deps));
     if (sources.length !== spec.sources.length) throw new Error(`Internal: ${sources.length} sources given for a spec of ${spec.sources.length}`);
-    let sink = deps.sink;
-    if (!sink) {
-      const def = getSinkDefinition(spec.sink.type);
-      if (!def) throw new ValidationError(`unknown sink type "${spec.sink.type}"`, { path: 'sink.type' });
-      sink = def.create(spec.sink.options as never, { clock: deps.clock, jobName: spec.name, queryId: deps.queryId });
-    }
+    const sink = deps.sink ?? createSink(spec, deps);
     for (const source of sources) await source.open?.();
     await sink.open?.();
     const contract = auditContract({
@@ -230,10 +248,14 @@ export class QueryRuntime {
     }
     // A mapped batch goes on after its first stage, which its tasks ran.
     let rows = mapped ? mapped.rows : inputs[0].rows;
+    let sinkCommits = mapped?.sinkCommits;
     for (const [i, op] of this.query.operators.entries()) {
+      // The stage's tasks ran the operators after it and wrote the output to the sink.
+      if (sinkCommits) break;
       if (mapped && i <= this.mapStageId!) continue;
       const stage = this.stages.get(i);
-      rows = stage ? await this.runStatefulStage(i, stage, rows, ctx) : await op.execute(rows, ctx);
+      if (!stage) rows = await op.execute(rows, ctx);
+      else ({ rows, sinkCommits } = await this.runStatefulStage(i, stage, rows, ctx));
     }
     // A source column's event times come from the source rows (before any WHERE, as Spark's
     // withWatermark on the source; operators never change their input rows), a derived one's
@@ -245,14 +267,14 @@ export class QueryRuntime {
         : scanned && schema.some((f) => f.name === eventTime) ? scanned.eventTimes
         : batchEventTimes(input, eventTime, schema, ctx);
     });
-    return { rows, eventTimes: mergeEventTimeStats(sourceEventTimes, inputs), sourceEventTimes };
+    return { rows, ...(sinkCommits ? { sinkCommits } : {}), eventTimes: mergeEventTimeStats(sourceEventTimes, inputs), sourceEventTimes };
   }
 
   /**
    * A stateful stage (task-scheduler.ts): the rows shuffled by the operator's key, one reduce task
    * per state partition, each with its partition's operator instance; the outputs in partition order.
    */
-  private async runStatefulStage(stageId: number, operators: StatefulOperator[], rows: Row[], ctx: OperatorContext): Promise<Row[]> {
+  private async runStatefulStage(stageId: number, operators: StatefulOperator[], rows: Row[], ctx: OperatorContext): Promise<{ rows: Row[]; sinkCommits?: StageSinkCommits }> {
     const [op] = operators;
     // The map side, here: each input of the operator, shuffled by the hash of its key.
     const inputs = op.mapInputs ? await op.mapInputs(rows, ctx) : [rows];
@@ -266,6 +288,7 @@ export class QueryRuntime {
       ...(ctx.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: ctx.lateEventsWatermarkMs } : {}),
       batchTimestampMs: ctx.batchTimestampMs,
       inputs: shuffled.map((s) => s[partitionId]),
+      ...(stageId === this.sinkStageId ? { writesSink: true } : {}),
     }));
     const run = async (task: ReduceTask): Promise<TaskResult> => {
       const instance = this.stages.get(task.stageId)![task.partitionId];
@@ -277,7 +300,7 @@ export class QueryRuntime {
     if (this.taskScheduler.remote) {
       this.remoteStages.set(stageId, { progress: results.flatMap((r) => (r.progress ? [r.progress] : [])), batchWatermarkMs: ctx.batchWatermarkMs });
     }
-    return results.flatMap((r) => r.rows);
+    return stageOutput(stageId === this.sinkStageId, results);
   }
 
   /**
@@ -303,7 +326,8 @@ export class QueryRuntime {
     const source = this.sources[0];
     const splits = end === null ? [] : ((await source.planInputPartitions?.(start, end)) ?? [{ start, end }]);
     const mapTasks: MapTask[] = splits.map((s, mapId) => ({ ...common, mapId, start: s.start, end: s.end }));
-    const reduceTasks = Array.from({ length: this.numPartitions }, (_, partitionId) => ({ ...common, partitionId }));
+    const writesSink = stageId === this.sinkStageId ? { writesSink: true } : {};
+    const reduceTasks = Array.from({ length: this.numPartitions }, (_, partitionId) => ({ ...common, partitionId, ...writesSink }));
     const { statuses, results } = await this.taskScheduler.submitMapStage!(mapTasks, reduceTasks);
     const progress = results.flatMap((r) => (r.progress ? [r.progress] : []));
     // Rows the map tasks dropped as late before aggregating are the operator's, as the reduce side's are.
@@ -319,7 +343,7 @@ export class QueryRuntime {
         warnings: statuses.flatMap((s) => s.warnings),
         scanned: { numInputRows, ...(eventTimes ? { eventTimes: { min: eventTimes.min, max: eventTimes.max, avg: eventTimes.avg } } : {}) },
       },
-      rows: results.flatMap((r) => r.rows),
+      ...stageOutput(stageId === this.sinkStageId, results),
       eventTimes: mergeWeighted(statuses.map((s) => s.derivedEventTimes)),
       expressionErrors: statuses.flatMap((s) => s.expressionErrors.map((e) => ({ row: e.row, error: new RecordExpressionError(e.message) }))),
     };
@@ -417,6 +441,13 @@ export class QueryRuntime {
   }
 }
 
+/** The spec's sink, built from the registry (not opened). */
+export function createSink(spec: JobSpec, deps: Pick<QueryRuntimeDeps, 'clock' | 'queryId'>): Sink {
+  const def = getSinkDefinition(spec.sink.type);
+  if (!def) throw new ValidationError(`unknown sink type "${spec.sink.type}"`, { path: 'sink.type' });
+  return def.create(spec.sink.options as never, { clock: deps.clock, jobName: spec.name, queryId: deps.queryId });
+}
+
 /** Source `i` of the spec, built from the registry, reading the query's columns with its pushed filter. */
 export function createSource(spec: JobSpec, i: number, query: CompiledStreamingQuery, deps: Pick<QueryRuntimeDeps, 'checkpoint' | 'clock' | 'queryId'>): Source {
   const s = spec.sources[i];
@@ -451,9 +482,40 @@ export function compileQuery(spec: JobSpec, numPartitions: number): CompiledStre
   return compileStreamingQuery(spec.sql, relationsOf(spec), { outputMode: spec.outputMode, dedup: spec.dedup, staticTables: spec.staticTables, numPartitions });
 }
 
+/**
+ * The last stateful stage, when only row-at-a-time operators follow it (Project, Filter, Generate):
+ * its reduce tasks can run those too, each over its partition, and write the batch's output
+ * themselves (a pipelined stage, as Spark's ending in its write task). Not when anything else
+ * follows: a Sort or a Limit is over the whole batch, a derived watermark's event times are the
+ * driver's to track, a stream-static join reads its table on the driver. Undefined otherwise.
+ */
+export function sinkStageOf(query: CompiledStreamingQuery): number | undefined {
+  const last = query.operators.findLastIndex((op) => isStatefulOperator(op));
+  if (last < 0 || !isPartitioned(query.operators[last] as StatefulOperator)) return undefined;
+  const rowAtATime = (op: PhysicalOperator) => op instanceof ProjectExec || op instanceof FilterExec || op instanceof GenerateExec;
+  return query.operators.slice(last + 1).every(rowAtATime) ? last : undefined;
+}
+
 /** Whether an operator's state is in several partitions, each run as a reduce task. */
 export function isPartitioned(op: StatefulOperator): boolean {
   return op.partitionOf !== undefined && (op.numPartitions ?? 1) > 1;
+}
+
+/** A stage's output: its tasks' rows in partition order, or, when they wrote the sink, their commit messages. */
+function stageOutput(wroteSink: boolean, results: readonly TaskResult[]): { rows: Row[]; sinkCommits?: StageSinkCommits } {
+  if (!wroteSink) return { rows: results.flatMap((r) => r.rows) };
+  const commits = results.map((r) => {
+    if (!r.sinkCommit) throw new Error(`Internal: reduce task ${r.partitionId} was to write the sink but returned no commit message`);
+    return r.sinkCommit;
+  });
+  return {
+    rows: [],
+    sinkCommits: {
+      messages: commits.map((c) => c.message),
+      numOutputRows: commits.reduce((n, c) => n + c.numOutputRows, 0),
+      expressionErrors: commits.flatMap((c) => c.expressionErrors.map((e) => ({ row: e.row, error: new RecordExpressionError(e.message) }))),
+    },
+  };
 }
 
 /** Event-time figures of several map tasks as one: min, max, and the average weighted by count. */

@@ -39,6 +39,12 @@ export interface ReduceTask {
    * order), which the aggregation merges into its state (Spark's Final mode), not rows.
    */
   partialAggregation?: true;
+  /**
+   * The stage is the batch's last (only stateless operators after it) and the sink has a commit
+   * protocol: the task runs those operators too, writes the rows with the sink
+   * (SinkCommitProtocol.commitTask) and returns the commit message, not the rows.
+   */
+  writesSink?: boolean;
 }
 
 export interface TaskResult {
@@ -46,6 +52,11 @@ export interface TaskResult {
   rows: Row[];
   /** A remote task's figures of its partition's state, as committed (the driver sums them). */
   progress?: StateOperatorProgress;
+  /**
+   * A task that wrote the sink (ReduceTask.writesSink): its commit message, how many rows it
+   * wrote, and the rows the stateless operators after the stage set aside; `rows` is empty.
+   */
+  sinkCommit?: { message: unknown; numOutputRows: number; expressionErrors: { row: Row; message: string }[] };
 }
 
 /**
@@ -115,6 +126,11 @@ export interface TaskScheduler {
    * runs them, and the driver commits the state with the batch.
    */
   readonly remote?: boolean;
+  /**
+   * Its reduce tasks can write the batch's output with the sink's commit protocol where they run
+   * (the executor builds the job's sink), so the driver commits the batch from their messages.
+   */
+  readonly tasksWriteSink?: boolean;
   submitTasks(taskSet: readonly ReduceTask[], run: TaskRunner): Promise<TaskResult[]>;
   /**
    * Runs a stage's map tasks where it puts them (each reads its split from the source), then the

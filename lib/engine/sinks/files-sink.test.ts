@@ -41,6 +41,34 @@ describe('FilesSink', () => {
     expect((await readdir(dir)).filter((f) => f.startsWith('part-'))).toHaveLength(3);
   });
 
+  it('commit protocol: each task attempt writes its own part file, the driver logs only the completed attempts\' in one entry, and a replay commits nothing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsink-'));
+    dirs.push(dir);
+    const ctx = { outputMode: 'append' as const, schema, queryId: 'q1', runId: 'run-a' };
+    const sink = new FilesSink({ path: dir, format: 'json', header: true }, new ManualClock(1000));
+    const task = (partitionId: number, attemptId: string) => ({ ...ctx, batchId: 0, partitionId, attemptId });
+    // Partition 0's first attempt is a zombie (its task was retried elsewhere); partition 2 had no rows.
+    await sink.commitProtocol.commitTask([{ n: 0, at: 0 }], task(0, 'zombie'));
+    const done = [
+      await sink.commitProtocol.commitTask([{ n: 1, at: 0 }], task(0, 'retry')),
+      await sink.commitProtocol.commitTask([{ n: 2, at: 0 }, { n: 3, at: 0 }], task(1, 'first')),
+      await sink.commitProtocol.commitTask([], task(2, 'first')),
+    ];
+    expect(done.map((m) => m.map((f) => f.path))).toEqual([['part-00000-00000-retry.json'], ['part-00000-00001-first.json'], []]);
+    await sink.commitProtocol.commitJob(0, done, ctx);
+    const rowsOf0 = [{ n: 1, at: '1970-01-01T00:00:00.000Z' }, { n: 2, at: '1970-01-01T00:00:00.000Z' }, { n: 3, at: '1970-01-01T00:00:00.000Z' }];
+    expect(await readCommittedRows(dir, 'json')).toEqual([{ batchId: 0, rows: rowsOf0 }]);
+    // A re-run of batch 0 after a crash before commits/0, by a new runner: its tasks' files are in
+    // no entry and are deleted; the zombie's stays, listed nowhere.
+    const rerun = new FilesSink({ path: dir, format: 'json', header: true }, new ManualClock(2000));
+    const again = [await rerun.commitProtocol.commitTask([{ n: 1, at: 0 }], task(0, 'rerun'))];
+    await rerun.commitProtocol.commitJob(0, again, { ...ctx, runId: 'run-b' });
+    expect(await readCommittedRows(dir, 'json')).toEqual([{ batchId: 0, rows: rowsOf0 }]);
+    expect((await readdir(dir)).filter((f) => f.startsWith('part-')).sort()).toEqual(['part-00000-00000-retry.json', 'part-00000-00000-zombie.json', 'part-00000-00001-first.json']);
+    // Another query's batch 0 is refused, as addBatch refuses it.
+    await expect(rerun.commitProtocol.commitJob(0, [], { ...ctx, queryId: 'q2' })).rejects.toBeInstanceOf(SinkError);
+  });
+
   it('parquet: one zstd file per batch named and logged as the other formats, which DuckDB reads', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsink-'));
     dirs.push(dir);

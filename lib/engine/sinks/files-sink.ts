@@ -14,7 +14,14 @@
  *   3. publish `_weir_metadata/N` create-if-absent; if it exists another runner won the race.
  * A crash between 2 and 3 leaves a stray data file that no log entry names. Readers go through
  * the log (`readCommittedRows`, `weir sink read`) and never see it; the re-run writes a file
- * under a new name. A write that storage refuses (full, read-only, no permission: the local
+ * under a new name.
+ *
+ * When the batch's last stage runs as reduce tasks on the workers (WEIR_TASK_SCHEDULER=cluster),
+ * step 2 is the tasks' (`commitProtocol`, Spark's ManifestFileCommitProtocol): each task writes
+ * its partition as `part-<N>-<partition>-<attempt id>.<ext>` and returns its SinkFileStatus, and
+ * the driver does 1 and 3 once with the completed attempts' statuses. A retried task's zombie
+ * attempt wrote a file under another attempt id that no entry lists; a re-run of a batch already
+ * logged deletes the files its tasks wrote, which no entry lists either. A write that storage refuses (full, read-only, no permission: the local
  * file manager's CHECKPOINT_WRITE_FAILED) leaves no temp file and fails the batch as SINK_ERROR
  * naming the file and the errno.
  */
@@ -30,7 +37,7 @@ import type { OutputMode, Row, Schema } from '../types';
 import { readParquetRows } from '../parquet/parquet-reader';
 import { encodeParquet } from '../parquet/parquet-writer';
 import { FileStreamSinkLog, SINK_LOG_DIR, type SinkFileStatus } from './file-stream-sink-log';
-import type { Sink, SinkBatchContext } from './sink';
+import type { Sink, SinkBatchContext, SinkCommitProtocol } from './sink';
 import { registerSink } from './sink-registry';
 
 const FilesSinkOptions = z
@@ -98,34 +105,68 @@ export class FilesSink implements Sink {
   }
 
   async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
+    if (await this.alreadyCommitted(batchId, ctx)) return;
+    const attempt = (ctx.runId ?? ctx.queryId).slice(0, 8);
+    const name = `part-${String(batchId).padStart(5, '0')}-${attempt}-${this.clock.now().toString(36)}.${this.opts.format}`;
+    await this.commitFiles(batchId, rows.length > 0 ? [await this.writeFile(name, rows, batchId, ctx)] : [], ctx);
+  }
+
+  /**
+   * Spark's ManifestFileCommitProtocol: a reduce task writes its partition's rows as a part file
+   * of its own attempt (none for no rows) and returns its status; the driver's `commitJob` logs
+   * the batch with the statuses of the attempts that completed, so a zombie attempt's file is in
+   * no log entry and no reader sees it.
+   */
+  readonly commitProtocol: SinkCommitProtocol<SinkFileStatus[]> = {
+    commitTask: async (rows, task) => {
+      if (rows.length === 0) return [];
+      const name = `part-${String(task.batchId).padStart(5, '0')}-${String(task.partitionId).padStart(5, '0')}-${task.attemptId}.${this.opts.format}`;
+      return [await this.writeFile(name, rows, task.batchId, task)];
+    },
+    commitJob: async (batchId, messages, ctx) => {
+      const files = messages.flat();
+      if (await this.alreadyCommitted(batchId, ctx)) {
+        // A re-run of a batch already in the log (a crash after its entry, before commits/N): the
+        // files this run's tasks wrote are in no entry, and never will be.
+        for (const f of files) await this.fm.delete(f.path).catch(() => undefined);
+        return;
+      }
+      await this.commitFiles(batchId, files, ctx);
+    },
+  };
+
+  /** Whether batch N is in the log already (a replay: skip it), failing if another query logged it. */
+  private async alreadyCommitted(batchId: number, ctx: SinkBatchContext): Promise<boolean> {
     if (this.latest === undefined) this.latest = await this.log.latestBatchId();
-    if (batchId <= this.latest) {
-      const logged = await this.log.get(batchId);
-      if (logged?.queryId && logged.queryId !== ctx.queryId) {
-        throw new SinkError(
-          `${this.opts.path} already holds batch ${batchId} written by query ${logged.queryId}, but this is query ${ctx.queryId} ` +
-            '(its checkpoint was deleted or replaced, so batch ids restarted). Skipping would lose this query’s rows and appending would mix two queries: ' +
-            'write to a new sink path, or delete the old output including _weir_metadata to reprocess into it.',
-          { batchId, existingQueryId: logged.queryId, queryId: ctx.queryId },
-        );
-      }
-      this.onLog?.(`Skipping already committed batch ${batchId}`);
-      return;
+    if (batchId > this.latest) return false;
+    const logged = await this.log.get(batchId);
+    if (logged?.queryId && logged.queryId !== ctx.queryId) {
+      throw new SinkError(
+        `${this.opts.path} already holds batch ${batchId} written by query ${logged.queryId}, but this is query ${ctx.queryId} ` +
+          '(its checkpoint was deleted or replaced, so batch ids restarted). Skipping would lose this query’s rows and appending would mix two queries: ' +
+          'write to a new sink path, or delete the old output including _weir_metadata to reprocess into it.',
+        { batchId, existingQueryId: logged.queryId, queryId: ctx.queryId },
+      );
     }
-    const files: SinkFileStatus[] = [];
-    if (rows.length > 0) {
-      const { format } = this.opts;
-      const attempt = (ctx.runId ?? ctx.queryId).slice(0, 8);
-      const name = `part-${String(batchId).padStart(5, '0')}-${attempt}-${this.clock.now().toString(36)}.${format}`;
-      const data = format === 'parquet' ? await encodeParquet(rows, ctx.schema, this.opts.compression ?? 'snappy') : encodeRows(rows, ctx.schema, format, this.opts.header);
-      try {
-        await this.fm.createAtomic(name, data, { overwrite: false });
-      } catch (e) {
-        throw storageSinkError(e, batchId) ?? new SinkError(`Could not write ${name} in ${this.opts.path}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
-      }
-      const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
-      files.push({ path: name, size, isDir: false, modificationTime: this.clock.now(), blockReplication: 1, blockSize: size, action: 'add' });
+    this.onLog?.(`Skipping already committed batch ${batchId}`);
+    return true;
+  }
+
+  /** Writes one data file (atomic: temp + rename; never over an existing one) and returns its status. */
+  private async writeFile(name: string, rows: Row[], batchId: number, ctx: SinkBatchContext): Promise<SinkFileStatus> {
+    const { format } = this.opts;
+    const data = format === 'parquet' ? await encodeParquet(rows, ctx.schema, this.opts.compression ?? 'snappy') : encodeRows(rows, ctx.schema, format, this.opts.header);
+    try {
+      await this.fm.createAtomic(name, data, { overwrite: false });
+    } catch (e) {
+      throw storageSinkError(e, batchId) ?? new SinkError(`Could not write ${name} in ${this.opts.path}: ${(e as Error).message}. The batch is not committed and will re-run.`, { batchId });
     }
+    const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+    return { path: name, size, isDir: false, modificationTime: this.clock.now(), blockReplication: 1, blockSize: size, action: 'add' };
+  }
+
+  /** Publishes `_weir_metadata/N` create-if-absent: the batch's files become visible at once. */
+  private async commitFiles(batchId: number, files: SinkFileStatus[], ctx: SinkBatchContext): Promise<void> {
     try {
       await this.log.add(batchId, { queryId: ctx.queryId, files });
     } catch (e) {

@@ -34,5 +34,34 @@ export interface Sink {
   readonly supportedOutputModes: readonly OutputMode[];
   open?(): Promise<void>;
   addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void>;
+  /**
+   * Set by a sink whose tasks can write their own partitions (Spark's FileCommitProtocol): when a
+   * batch's last stage runs as remote reduce tasks, each task writes its rows and the driver
+   * commits the batch with `commitJob` instead of calling `addBatch`. Unset: the driver writes.
+   */
+  readonly commitProtocol?: SinkCommitProtocol;
   close(): Promise<void>;
+}
+
+/** Where one attempt of one task writes its partition of a batch's output (SinkCommitProtocol.commitTask). */
+export interface SinkTaskContext extends SinkBatchContext {
+  batchId: number;
+  partitionId: number;
+  /** Unique per attempt of the task: a retried task's earlier (zombie) attempt writes under another name. */
+  attemptId: string;
+}
+
+/**
+ * Spark's FileCommitProtocol (ManifestFileCommitProtocol for the file stream sink), for a sink
+ * whose tasks write their own partition of a batch's output: each reduce task writes its rows
+ * where nothing reads them yet (`commitTask`, on the worker that ran it) and returns a commit
+ * message (plain data: a file's SinkFileStatus); the driver then makes the batch visible once,
+ * with the messages of the attempts that completed (`commitJob`, beside the batch's state commit,
+ * in place of `addBatch`). What a zombie attempt wrote is in no message the driver holds, so it
+ * is never made visible. `commitJob` keeps `addBatch`'s replay rule: a batch id the sink already
+ * holds commits nothing (and may delete what the messages name, which nothing reads).
+ */
+export interface SinkCommitProtocol<M = unknown> {
+  commitTask(rows: Row[], task: SinkTaskContext): Promise<M>;
+  commitJob(batchId: number, messages: M[], ctx: SinkBatchContext): Promise<void>;
 }

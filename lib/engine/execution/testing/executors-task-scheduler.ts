@@ -3,12 +3,17 @@
  * process boundary), to one of several Executors standing for worker processes, chosen by `pick`;
  * `retry` may run a task twice on different executors (a worker lost mid-task, its task retried
  * elsewhere, the first attempt's result ignored). Map tasks read the source through the
- * registry, as a worker's do (a memory source's named stream is this process's).
+ * registry, as a worker's do (a memory source's named stream is this process's). With
+ * `tasksWriteSink`, the last stage's reduce tasks write the spec's sink themselves (a retried
+ * task's first attempt too: its output is a zombie's, in no commit message).
  */
 import { deserialize, serialize } from 'node:v8';
 import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
 import type { JobSpec } from '../../spec/job-spec';
-import type { Executor } from '../executor';
+import { ManualClock } from '../../clock';
+import type { Sink } from '../../sinks/sink';
+import type { Executor, ExecutorQuery } from '../executor';
+import { createSink } from '../query-runtime';
 import type { MapOutput, MapStatus, MapTask, ReduceTask, TaskResult, TaskScheduler } from '../task-scheduler';
 
 export class ExecutorsTaskScheduler implements TaskScheduler {
@@ -22,10 +27,16 @@ export class ExecutorsTaskScheduler implements TaskScheduler {
       pick: (task: ReduceTask | MapTask) => number;
       retry?: (task: ReduceTask | MapTask) => boolean;
       mapTasks?: boolean;
+      /** The last stage's tasks write the sink (the spec's, built here as a worker builds it) with its commit protocol. */
+      tasksWriteSink?: boolean;
     },
   ) {
     if (o.mapTasks) this.submitMapStage = (mapTasks, reduceTasks) => this.mapStage(mapTasks, reduceTasks);
+    this.tasksWriteSink = o.tasksWriteSink ?? false;
   }
+
+  readonly tasksWriteSink: boolean;
+  private sink?: Sink;
 
   async submitTasks(taskSet: readonly ReduceTask[]): Promise<TaskResult[]> {
     const q = this.query(taskSet.length);
@@ -45,8 +56,9 @@ export class ExecutorsTaskScheduler implements TaskScheduler {
     return { statuses: outputs.map((o) => o.status), results };
   }
 
-  private query(numPartitions: number) {
-    return { spec: this.o.spec, queryId: this.o.queryId(), numPartitions, checkpoint: this.o.checkpoint };
+  private query(numPartitions: number): ExecutorQuery {
+    if (this.tasksWriteSink) this.sink ??= createSink(this.o.spec, { clock: new ManualClock(0), queryId: this.o.queryId() });
+    return { spec: this.o.spec, queryId: this.o.queryId(), numPartitions, checkpoint: this.o.checkpoint, ...(this.sink ? { sink: this.sink } : {}) };
   }
 
   /** A task on the executor `pick` says, or run twice (the first attempt's result ignored) when `retry` says so. */
