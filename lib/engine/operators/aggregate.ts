@@ -95,6 +95,17 @@ const MAX_KEY_TIMES = 1_000_000;
 const KEY_TIME_BYTES = 40;
 
 
+/**
+ * An aggregation's output columns: the grouping keys (a window or session key as a window), then
+ * each aggregate's result (Spark's Aggregate.output); the session window exec's as well.
+ */
+export function aggregateOutputSchema(keys: readonly GroupingKey[], aggregates: readonly AggregateSpec[]): Schema {
+  return [
+    ...keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}) })),
+    ...aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
+  ];
+}
+
 export class StatefulAggregateExec implements StatefulOperator {
   readonly stateful = true as const;
   readonly name: string;
@@ -121,10 +132,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     this.name = o.name ?? 'stateStoreSave';
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
-    this.outputSchema = [
-      ...o.keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}) })),
-      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
-    ];
+    this.outputSchema = aggregateOutputSchema(o.keys, o.aggregates);
   }
 
   /** The partition of a row's group (see partitionOfGroup): a row's windows all share it. */

@@ -37,7 +37,7 @@ import type { Long } from '../query/long';
 import { providerMetrics, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
-import type { AggregateSpec, GroupingKey } from './aggregate';
+import { aggregateOutputSchema, type AggregateSpec, type GroupingKey } from './aggregate';
 import { partitionOfGroup } from './aggregate-folds';
 import { lateEventsWatermark, partitionStores, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 
@@ -158,14 +158,8 @@ export class SessionWindowAggregateExec implements StatefulOperator {
     this.closes = o.outputMode === 'append' && o.bounded;
     this.operatorId = o.operatorId;
     this.numPartitions = o.numPartitions ?? 1;
-    this.outputSchema = [
-      ...o.keys.map((k, i) => ({
-        name: k.name, type: i === o.sessionIndex ? ('window' as const) : k.type, ...k.decimal,
-        ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.integral ? { integral: k.integral } : {}),
-        ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}),
-      })),
-      ...o.aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
-    ];
+    // The session key is a window (its GroupingKey's type says so: stateful-planner.ts).
+    this.outputSchema = aggregateOutputSchema(o.keys.map((k, i) => (i === o.sessionIndex ? { ...k, type: 'window' } : k)), o.aggregates);
   }
 
   /** The grouping values without the session: what the state is keyed and partitioned by. */

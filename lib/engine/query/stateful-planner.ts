@@ -8,7 +8,7 @@
  * over it; only then can state be evicted and Append be legal.
  */
 import { AnalysisException, ValidationError } from '../errors';
-import { StatefulAggregateExec, type AggregateSpec, type GroupingKey } from '../operators/aggregate';
+import { aggregateOutputSchema, StatefulAggregateExec, type AggregateSpec, type GroupingKey } from '../operators/aggregate';
 import { StreamingDeduplicateExec } from '../operators/deduplicate';
 import { EventTimeWatermarkExec } from '../operators/watermark';
 import type { PhysicalOperator } from '../operators/physical-operator';
@@ -133,6 +133,52 @@ function compileAggregates(node: AggregateNode, childSchema: Schema): AggregateS
   });
 }
 
+/**
+ * An Aggregate's output (Spark's Aggregate.output): its keys and aggregates as the aggregation
+ * planned here types them, the watermarked key keeping its watermark (Spark's grouping attribute
+ * keeps the time column's metadata) so that an aggregation above can be bounded by it.
+ */
+export function aggregateOutput(node: AggregateNode, childSchema: Schema, watermark: WatermarkSpec | undefined): Schema {
+  const analysis = analyzeAggregate(node, childSchema, watermark);
+  const schema = aggregateOutputSchema(compileGroupingKeys(analysis, childSchema), compileAggregates(node, childSchema));
+  return withWatermarkedKey(schema, node.groupBy.some(isSessionWindow) ? undefined : analysis.watermarkKeyIndex, watermark);
+}
+
+/** A session window key does not carry the watermark on (its exec closes sessions by the event time itself). */
+function withWatermarkedKey(schema: Schema, bound: number | undefined, watermark: WatermarkSpec | undefined): Schema {
+  return schema.map((f, i) => (i === bound ? { ...f, watermarkDelayMs: watermark!.delayMs } : f));
+}
+
+/**
+ * A stream-static join's output: the stream's columns it carries (ColumnPruning may narrow them),
+ * then the static table's, nullable.
+ */
+export function streamStaticJoinOutput(node: Extract<LogicalPlan, { kind: 'Join' }>, streamSchema: Schema): Schema {
+  const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
+  if (stat.kind !== 'StaticRelation') throw new AnalysisException('Stream-stream joins are not supported; join the stream with a static table from staticTables');
+  const carried = node.streamColumns ? streamSchema.filter((f) => node.streamColumns!.includes(f.name)) : streamSchema;
+  return [...carried, ...staticRelationOutput(stat).map((f) => ({ ...f, nullable: true }))];
+}
+
+/** The columns a StaticRelation reads of its table. */
+export function staticRelationOutput(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>): Schema {
+  return stat.table.schema.filter((f) => stat.columns.includes(f.name));
+}
+
+/**
+ * A Project's output with the derived event-time column marked with the watermark, or undefined
+ * when the Project does not define that column; it must be a timestamp.
+ */
+export function withDerivedEventTime(projectOutput: Schema, derivedEventTime: string, delayMs: number): Schema | undefined {
+  const f = resolveColumn(projectOutput, derivedEventTime);
+  if (!f) return undefined;
+  if (f.type !== 'timestamp') {
+    throw new ValidationError(`source.eventTime "${derivedEventTime}" must be a timestamp, the SQL makes it ${f.type}; CAST it AS TIMESTAMP`, { path: 'source.eventTime' });
+  }
+  // From here on the column carries the watermark, as withWatermark marks it in Spark.
+  return projectOutput.map((g) => (g === f ? { ...f, watermarkDelayMs: delayMs } : g));
+}
+
 interface PlannedAggregate {
   exec: StatefulAggregateExec;
   descriptor: StatefulOperatorDescriptor;
@@ -240,15 +286,11 @@ export class StatefulPlanner {
    */
   watermarkAfter(projectOutput: Schema): PhysicalOperator | undefined {
     if (this.derivedEventTime === undefined || this.watermarkPlaced) return undefined;
-    const f = resolveColumn(projectOutput, this.derivedEventTime);
-    if (!f) return undefined;
-    if (f.type !== 'timestamp') {
-      throw new ValidationError(`source.eventTime "${this.derivedEventTime}" must be a timestamp, the SQL makes it ${f.type}; CAST it AS TIMESTAMP`, { path: 'source.eventTime' });
-    }
+    const marked = withDerivedEventTime(projectOutput, this.derivedEventTime, this.watermark!.delayMs);
+    if (!marked) return undefined;
     this.watermarkPlaced = true;
-    // From here on the column carries the watermark, as withWatermark marks it in Spark.
-    projectOutput[projectOutput.indexOf(f)] = { ...f, watermarkDelayMs: this.watermark!.delayMs };
-    return new EventTimeWatermarkExec(f.name, projectOutput);
+    projectOutput.splice(0, projectOutput.length, ...marked);
+    return new EventTimeWatermarkExec(resolveColumn(marked, this.derivedEventTime)!.name, projectOutput);
   }
 
   /** A join of two streams over each side's planned operators (stream-join-planner.ts). */
@@ -267,7 +309,7 @@ export class StatefulPlanner {
         // The watermarked key keeps its watermark in the output (Spark's grouping attribute keeps
         // the time column's metadata), so an aggregation above can be bounded by it.
         const bound = 'analysis' in planned ? planned.analysis.watermarkKeyIndex : undefined;
-        const schema = planned.exec.outputSchema.map((f, i) => (i === bound ? { ...f, watermarkDelayMs: this.watermark!.delayMs } : f));
+        const schema = withWatermarkedKey(planned.exec.outputSchema, bound, this.watermark);
         return { op: planned.exec, schema };
       }
       case 'Deduplicate': {
@@ -307,11 +349,8 @@ export class StatefulPlanner {
       }
       case 'Join': {
         // Stream-static only; the analyzer has already refused the join types Spark refuses.
-        const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
-        if (stat.kind !== 'StaticRelation') throw new AnalysisException('Stream-stream joins are not supported; join the stream with a static table from staticTables');
-        // ColumnPruning may have narrowed what the join carries of the stream.
-        const carried = node.streamColumns ? childSchema.filter((f) => node.streamColumns!.includes(f.name)) : childSchema;
-        const schema: Schema = [...carried, ...stat.table.schema.filter((f) => stat.columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
+        const stat = (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
+        const schema = streamStaticJoinOutput(node, childSchema);
         const joinType = node.joinType === 'Inner' ? 'inner' : 'left';
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }

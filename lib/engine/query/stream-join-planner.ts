@@ -134,6 +134,18 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
   return { eventTimes, stateColumns, keys, condition, stateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}) };
 }
 
+/**
+ * A join of two streams' output (Spark's Join.output): a left semi join's left side; otherwise
+ * both sides, the side an outer join may leave unmatched nullable.
+ */
+export function streamJoinOutput(node: JoinNode, left: Schema, right: Schema): Schema {
+  const joinType = JOIN_TYPES[node.joinType];
+  if (joinType === 'leftSemi') return left;
+  const nullable = (side: JoinSideName) => joinType === 'fullOuter' || (side === 'left' ? joinType === 'rightOuter' : joinType === 'leftOuter');
+  const pad = (s: Schema, yes: boolean) => (yes ? s.map((f) => ({ ...f, nullable: true })) : s);
+  return [...pad(left, nullable('left')), ...pad(right, nullable('right'))];
+}
+
 /** The StreamingSymmetricHashJoinExec for a Join of two streams, over each side's planned operators. */
 export function planStreamStreamJoin(
   node: JoinNode,
@@ -154,9 +166,7 @@ export function planStreamStreamJoin(
   });
   const joined: Schema = [...sides.left.schema, ...sides.right.schema];
   const cond = r.condition && compileExpression(r.condition, joined).eval;
-  const nullable = (side: JoinSideName) => joinType === 'fullOuter' || (side === 'left' ? joinType === 'rightOuter' : joinType === 'leftOuter');
-  const pad = (s: Schema, yes: boolean) => (yes ? s.map((f) => ({ ...f, nullable: true })) : s);
-  const schema: Schema = joinType === 'leftSemi' ? sides.left.schema : [...pad(sides.left.schema, nullable('left')), ...pad(sides.right.schema, nullable('right'))];
+  const schema = streamJoinOutput(node, sides.left.schema, sides.right.schema);
   const input = (side: JoinSideName, keys: typeof lk) => {
     const eventTime = r.eventTimes[side];
     const offset = r.stateWatermarks[side];

@@ -3,28 +3,27 @@
  * operators (closures) in order, and `explain` text. Everything here runs at validation as well
  * as at start, so every SQL error surfaces before a single batch runs.
  */
-import type { Field, OutputMode, Row, Schema } from '../types';
+import type { OutputMode, Row, Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, scanFilterOf, type OptimizerRuleApplication } from './optimizer';
-import { StatefulPlanner, timeWindowOf, withDeduplication } from './stateful-planner';
+import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
-import { compileExpression, resolveColumn, widenSetOperationColumn, type EvalContext, type Evaluator } from './expression-compiler';
+import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
 import { children, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
+import { generateOutput, generatorFields, outputSchema as logicalPlanOutput, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { SqlValidationError } from './sql-error';
-import { fieldOfType, sameType, typeOfField, typeText } from './data-types';
+import { fieldOfType, sameType, typeOfField } from './data-types';
 import { exprToString, type SqlType } from './expression';
-import { generatorOutput } from './generators';
 import { castValue } from './sql-values';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
 import { windowsFor } from '../operators/window';
-import { WINDOW_COLUMN } from './time-windowing';
 import { InputWatermarkExec } from '../operators/input-watermark';
 import { isStatefulOperator } from '../operators/physical-operator';
 import { inputWatermarkDelta } from './watermark-propagation';
@@ -74,8 +73,8 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   // own watermark is tracked at run time, the global one chosen by the multipleWatermarkPolicy).
   const relation = all.find((r) => r.eventTime !== undefined) ?? all[0];
   const scans = all.length > 1;
-  // A subquery's columns come from planning it on its own (its operators are thrown away).
-  const schemaOf = (p: LogicalPlan) => planPhysical(p, [], new StatefulPlanner(outputMode, relation, scans));
+  // A subquery's columns are its logical plan's output (plan-output.ts), without planning it.
+  const schemaOf = logicalPlanOutput;
   const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables, schemaOf), opts.dedup);
   // Columns and types first: an unknown column or a type error is the query's own fault in every
   // output mode, and the mode's legality is only worth judging on a query that analyses.
@@ -140,8 +139,11 @@ function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
   return undefined;
 }
 
-/** Appends the operators for `plan` (children first) and returns its output schema. */
-function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false): Schema {
+/**
+ * Appends the operators for `plan` (children first) and returns its output schema (the same as
+ * outputSchema's, which plan-output.differential.test.ts checks; exported for that test).
+ */
+export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false): Schema {
   switch (plan.kind) {
     case 'StreamingRelation':
     {
@@ -161,14 +163,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
     case 'Project': {
       const schema = planPhysical(plan.child, ops, stateful, fuse);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
-      // A window column passed through keeps its type, so sinks render it as {start, end}.
-      // It keeps its watermark too (Spark's window column carries its time column's metadata).
-      const windowOf = (e: (typeof plan.list)[number]['expr']) => (e.kind === 'column' ? resolveColumn(schema, e.name) : undefined);
-      const out: Schema = plan.list.map((n, i) => {
-        const w = windowOf(n.expr);
-        if (w?.type !== 'window') return fieldOfType(n.name, compiled[i]);
-        return { name: n.name, type: 'window', nullable: true, fields: compiled[i].fields, ...(w.ntz ? { ntz: true as const } : {}), ...(w.watermarkDelayMs !== undefined ? { watermarkDelayMs: w.watermarkDelayMs } : {}) };
-      });
+      const out = projectOutput(plan.list, schema, compiled);
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
         // One pass for both: no array of filtered rows between them.
@@ -184,10 +179,9 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
     case 'Generate': {
       const schema = planPhysical(plan.child, ops, stateful, fuse);
       const g = plan.generator;
-      // ColumnPruning narrows what is copied into each row to the columns read above.
-      const carried = plan.carried ? schema.filter((f) => plan.carried!.includes(f.name.toLowerCase())) : schema;
       const generator = generatorOf(g, schema);
-      const out: Schema = [...carried, ...generator.fields.map((f, i) => ({ ...f, name: plan.output[i] }))];
+      // ColumnPruning narrows what is copied into each row to the columns read above.
+      const { carried, output: out } = generateOutput(plan, schema, generator.fields);
       ops.push(new GenerateExec({ ...generator.spec, output: plan.output, carried: carried.map((f) => f.name) }, out, `Generate ${exprToString(g)}`));
       const watermark = stateful.watermarkAfter(out);
       if (watermark) ops.push(watermark);
@@ -205,28 +199,17 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
         return { operators, schema };
       });
       stateful.watermarkPlaced = placed;
-      const [first, ...rest] = branches;
-      for (const b of rest) {
-        if (b.schema.length !== first.schema.length) {
-          throw new SqlValidationError(`UNION ALL can only be performed on inputs with the same number of columns, but the first has ${first.schema.length} and another ${b.schema.length}`, plan.pos, 'UNION');
-        }
-      }
-      // Each column widened to one type for every branch (Spark's WidenSetOperationTypes), named
-      // as the first branch's; a branch whose values are of another type converts them first.
-      const out: Schema = first.schema.map((f, i) => {
-        const column = branches.map((b) => b.schema[i]);
-        if (column.every((g) => sameType(g, f))) return { ...f };
-        const widened = widenSetOperationColumn(column);
-        const other = column.find((g) => !sameType(g, f))!;
-        if (!widened) throw new SqlValidationError(`UNION ALL column ${i + 1} (${f.name}) is ${typeText(f)} in the first SELECT and ${typeText(other)} in another, which do not widen to one type; CAST one of them`, plan.pos, 'UNION');
+      // A branch whose values are of another type than the column's widened one converts them first.
+      const { output: out, widened } = unionOutput(branches.map((b) => b.schema), plan.pos);
+      widened.forEach((w, i) => {
+        if (!w) return;
         branches.forEach((b, k) => {
-          if (sameType(b.schema[i], fieldOfType(f.name, widened.type))) return;
-          const reads = b.schema.map((g, j) => (j === i ? widened.read[k] : (row: Row) => row[g.name] ?? null));
-          const schema = b.schema.map((g, j) => (j === i ? fieldOfType(g.name, widened.type) : g));
+          if (sameType(b.schema[i], fieldOfType(out[i].name, w.type))) return;
+          const reads = b.schema.map((g, j) => (j === i ? w.read[k] : (row: Row) => row[g.name] ?? null));
+          const schema = b.schema.map((g, j) => (j === i ? fieldOfType(g.name, w.type) : g));
           b.operators.push(new ProjectExec(reads, schema));
           b.schema = schema;
         });
-        return fieldOfType(f.name, widened.type);
       });
       ops.push(new UnionExec(branches, out));
       return out;
@@ -246,7 +229,7 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
       }
       // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.
-      const input = plan.kind === 'Join' ? (plan.left.kind === 'StaticRelation' ? plan.right : plan.left) : children(plan)[0];
+      const input = plan.kind === 'Join' ? streamSideOf(plan) : children(plan)[0];
       const schema = planPhysical(input, ops, stateful, fuse);
       const planned = stateful.plan(plan, schema);
       // Above a join of streams, the input's watermark lags the global one.
@@ -262,19 +245,15 @@ function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: Stat
  * containing a row's time (time-windowing.ts), latest first as Spark's Expand lists them.
  */
 function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'], schema: Schema): { fields: Schema; spec: Pick<GenerateSpec, 'collection' | 'mapKey' | 'position' | 'outer'> } {
-  const arg = compileExpression(g.args[0], schema);
-  const window = timeWindowOf(g, schema);
+  const { arg, window, fields } = generatorFields(g, schema);
   if (window) {
     const ts = arg.eval;
-    const field: Field = { name: WINDOW_COLUMN, type: 'window', nullable: false, ...(arg.watermarkDelayMs !== undefined ? { watermarkDelayMs: arg.watermarkDelayMs } : {}) };
     const collection = (row: Row, ctx: EvalContext) => {
       const t = ts(row, ctx);
       return t === null || t === undefined ? null : windowsFor(t as number, window).reverse();
     };
-    return { fields: [field], spec: { collection, position: false, outer: false } };
+    return { fields, spec: { collection, position: false, outer: false } };
   }
-  const fields = generatorOutput(g.name, arg);
-  if (typeof fields === 'string') throw new SqlValidationError(fields, g.pos, g.name);
   const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
   const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
   return { fields, spec: { collection: arg.eval, mapKey, position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
