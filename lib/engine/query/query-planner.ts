@@ -8,8 +8,8 @@
  * their own SELECT under the outer one, as Spark inlines them: a stateless one is just more
  * Filter/Project nodes, a stateful one is analyzed with the rest (so an aggregation over an
  * aggregation meets Spark's "Multiple streaming aggregations" rule in the analyzer). The outer
- * SELECT reads the inner one's output columns, which `schemaOf` computes (the physical planner
- * knows the types). Clauses this version cannot run (UNION distinct, window functions,
+ * SELECT reads the inner one's output columns: its logical plan's output (plan-output.ts), unless
+ * the caller passes another `schemaOf`. Clauses this version cannot run (UNION distinct, window functions,
  * subqueries in expressions) are refused here, each naming the construct and where it is.
  */
 import { unsupportedOperation } from '../errors';
@@ -20,6 +20,7 @@ import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder'
 import { generatorOutput, GENERATORS } from './generators';
 import { relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
+import { outputSchema } from './plan-output';
 import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
@@ -29,7 +30,7 @@ import { timeWindowIn, WINDOW_COLUMN, withWindowColumn } from './time-windowing'
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 
-/** The output columns of a plan (the physical planner's answer). */
+/** The output columns of a plan (Spark's LogicalPlan.output). */
 export type SchemaOf = (plan: LogicalPlan) => Schema;
 
 /** What FROM gives the rest of a SELECT: the plan, its columns, and the names that qualify them. */
@@ -42,7 +43,7 @@ interface FromItem {
 }
 
 /** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
-export function buildLogicalPlan(sql: string, relations: StreamingRelation | readonly StreamingRelation[], staticTables: StaticTableSpec[] = [], schemaOf?: SchemaOf): LogicalPlan {
+export function buildLogicalPlan(sql: string, relations: StreamingRelation | readonly StreamingRelation[], staticTables: StaticTableSpec[] = [], schemaOf: SchemaOf = outputSchema): LogicalPlan {
   checkSqlLimits(sql);
   try {
     return new QueryPlanner(sql, Array.isArray(relations) ? relations : [relations as StreamingRelation], staticTables, schemaOf).plan(parsePlan(sql), new Map());
@@ -61,12 +62,11 @@ class QueryPlanner {
     private readonly sql: string,
     private readonly relations: readonly StreamingRelation[],
     private readonly staticTables: StaticTableSpec[],
-    private readonly schemaOfPlan?: SchemaOf,
+    private readonly schemaOfPlan: SchemaOf,
   ) {}
 
   private schemaOf(plan: LogicalPlan): Schema {
     if (plan.kind === 'StreamingRelation' && this.relations.includes(plan)) return relationOutput(plan);
-    if (!this.schemaOfPlan) throw new SqlValidationError('Internal: a subquery needs the physical planner to know its columns', undefined, 'FROM');
     return this.schemaOfPlan(plan);
   }
 

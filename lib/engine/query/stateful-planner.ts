@@ -42,6 +42,8 @@ export interface AggregateAnalysis {
   keys: { expr: Expr; name: string; window?: TimeWindowSpec; session?: true }[];
   /** Index of the key bounded by the watermark, if any. */
   watermarkKeyIndex?: number;
+  /** The watermark delay that key's event time carries (its source's, as Spark's column metadata). */
+  watermarkDelayMs?: number;
   windowText?: string;
 }
 
@@ -96,9 +98,12 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
   const windows = keys.filter((k) => k.window);
   if (windows.length + keys.filter((k) => k.session).length > 1) throw new AnalysisException('Multiple time window expressions would result in a cartesian product of rows, therefore they are currently not supported.');
   const watermarkKeyIndex = keys.findIndex((k) => (k.window || k.session ? k.expr.kind === 'call' && isEventTime(k.expr.args[0], childSchema, wm) : isEventTime(k.expr, childSchema, wm)));
+  const bound = keys[watermarkKeyIndex] as (typeof keys)[number] | undefined;
+  const time = bound && ((bound.window || bound.session) && bound.expr.kind === 'call' ? bound.expr.args[0] : bound.expr);
   return {
     keys,
     watermarkKeyIndex: watermarkKeyIndex >= 0 ? watermarkKeyIndex : undefined,
+    ...(time ? { watermarkDelayMs: compileExpression(time, childSchema).watermarkDelayMs } : {}),
     windowText: windows[0] ? `${exprToString(windows[0].expr)} (${describeWindow(windows[0].window!)})` : undefined,
   };
 }
@@ -141,12 +146,15 @@ function compileAggregates(node: AggregateNode, childSchema: Schema): AggregateS
 export function aggregateOutput(node: AggregateNode, childSchema: Schema, watermark: WatermarkSpec | undefined): Schema {
   const analysis = analyzeAggregate(node, childSchema, watermark);
   const schema = aggregateOutputSchema(compileGroupingKeys(analysis, childSchema), compileAggregates(node, childSchema));
-  return withWatermarkedKey(schema, node.groupBy.some(isSessionWindow) ? undefined : analysis.watermarkKeyIndex, watermark);
+  return node.groupBy.some(isSessionWindow) ? schema : withWatermarkedKey(schema, analysis);
 }
 
-/** A session window key does not carry the watermark on (its exec closes sessions by the event time itself). */
-function withWatermarkedKey(schema: Schema, bound: number | undefined, watermark: WatermarkSpec | undefined): Schema {
-  return schema.map((f, i) => (i === bound ? { ...f, watermarkDelayMs: watermark!.delayMs } : f));
+/**
+ * The watermarked key carries its event time's watermark on; a session window key does not (its
+ * exec closes sessions by the event time itself), so it is not passed here.
+ */
+function withWatermarkedKey(schema: Schema, analysis: AggregateAnalysis): Schema {
+  return schema.map((f, i) => (i === analysis.watermarkKeyIndex ? { ...f, watermarkDelayMs: analysis.watermarkDelayMs } : f));
 }
 
 /**
@@ -308,8 +316,7 @@ export class StatefulPlanner {
         this.descriptors.push(planned.descriptor);
         // The watermarked key keeps its watermark in the output (Spark's grouping attribute keeps
         // the time column's metadata), so an aggregation above can be bounded by it.
-        const bound = 'analysis' in planned ? planned.analysis.watermarkKeyIndex : undefined;
-        const schema = withWatermarkedKey(planned.exec.outputSchema, bound, this.watermark);
+        const schema = 'analysis' in planned ? withWatermarkedKey(planned.exec.outputSchema, planned.analysis) : planned.exec.outputSchema;
         return { op: planned.exec, schema };
       }
       case 'Deduplicate': {
