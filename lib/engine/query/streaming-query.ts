@@ -103,7 +103,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
-    // The optimized plan's subqueries read what they read after pruning: schemaOf plans them.
+    // The optimized plan's subqueries read what they read after pruning: schemaOf types them from the optimized plan.
     explain: optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain,
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
