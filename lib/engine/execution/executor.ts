@@ -87,15 +87,7 @@ export class Executor {
         opened.push(store);
         stateStores.set(s.key, store);
       }
-      const ctx: OperatorContext = {
-        batchId: task.batchId,
-        batchWatermarkMs: task.batchWatermarkMs,
-        ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
-        batchTimestampMs: task.batchTimestampMs,
-        partitionId: task.partitionId,
-        stateStores,
-        inputs: new Map(),
-      };
+      const ctx = taskContext(task, { partitionId: task.partitionId, stateStores, inputs: new Map() });
       rows = await (task.partialAggregation
         ? partialAggregationOf(operator).mergePartials(task.inputs[0] as unknown as PartialAggregateBuffer[], ctx)
         : operator.reduceInputs
@@ -122,15 +114,11 @@ export class Executor {
     const protocol = q.sink?.commitProtocol;
     if (!protocol) throw new Error(`Internal: reduce task ${task.partitionId} of batch ${task.batchId} should write the sink, but ${q.sink?.description ?? 'no sink'} has no commit protocol here`);
     const expressionErrors: { row: Row; message: string }[] = [];
-    const ctx: OperatorContext = {
-      batchId: task.batchId,
-      batchWatermarkMs: task.batchWatermarkMs,
-      ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
-      batchTimestampMs: task.batchTimestampMs,
+    const ctx = taskContext(task, {
       partitionId: task.partitionId,
       inputs: new Map(),
       onRecordError: (row, e) => expressionErrors.push({ row, message: e.message }),
-    };
+    });
     for (const op of part.after) rows = await op.execute(rows, ctx);
     const message = await protocol.commitTask(rows, {
       batchId: task.batchId,
@@ -159,14 +147,10 @@ export class Executor {
       const batch = await source.getBatch(task.start, task.end);
       const expressionErrors: MapStatus['expressionErrors'] = [];
       const { name, eventTime, schema } = q.spec.sources[0];
-      const ctx: OperatorContext = {
-        batchId: task.batchId,
-        batchWatermarkMs: task.batchWatermarkMs,
-        ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
-        batchTimestampMs: task.batchTimestampMs,
+      const ctx = taskContext(task, {
         inputs: new Map([[name, batch.rows]]),
         onRecordError: (row, e) => expressionErrors.push({ row, message: e.message }),
-      };
+      });
       let rows: Row[] = batch.rows;
       for (const op of query.operators.slice(0, task.stageId)) rows = await op.execute(rows, ctx);
       const stage = query.operators[task.stageId] as StatefulOperator;
@@ -260,4 +244,15 @@ function partialAggregationOf(op: StatefulOperator): StatefulAggregateExec {
 async function closePartition(part: CachedPartition): Promise<void> {
   await part.maintenance;
   for (const s of part.stores) await s.provider.close();
+}
+
+/** A task's OperatorContext: its batch's id, watermarks and timestamp, with what the task adds. */
+function taskContext(task: MapTask | ReduceTask, extra: Omit<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs'>): OperatorContext {
+  return {
+    batchId: task.batchId,
+    batchWatermarkMs: task.batchWatermarkMs,
+    ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
+    batchTimestampMs: task.batchTimestampMs,
+    ...extra,
+  };
 }

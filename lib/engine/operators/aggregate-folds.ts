@@ -482,14 +482,7 @@ function foldGeneral(
         return;
       }
     }
-    const key = encodeKey(tuple);
-    let g = groups.get(key);
-    if (g === undefined) {
-      g = loadGroup(key, tuple, windowIndex, stores, aggregates, ctx.batchId);
-      groups.set(key, g);
-      touched.push(g);
-    }
-    updater.apply(g.bufs, row, ctx);
+    updater.apply(groupOf(groups, touched, tuple, windowIndex, stores, aggregates, ctx.batchId).bufs, row, ctx);
   };
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
@@ -680,15 +673,24 @@ export function mergePartialBuffers(partials: readonly PartialAggregateBuffer[],
   const windowIndex = keys.findIndex((k) => k.window);
   const groups = new Map<string, Group>();
   for (const [tuple, bufs] of partials) {
-    const key = encodeKey(tuple);
-    let g = groups.get(key);
-    if (g === undefined) {
-      g = loadGroup(key, tuple, windowIndex, stores, aggregates, ctx.batchId);
-      groups.set(key, g);
-      touched.push(g);
-    }
+    const g = groupOf(groups, touched, tuple, windowIndex, stores, aggregates, ctx.batchId);
     for (let i = 0; i < ops.length; i++) g.bufs[i] = merge(ops[i], g.bufs[i], bufs[i]);
   }
+}
+
+/**
+ * The batch's group of `tuple`, found by its encoded key in `groups`, or loaded from its store
+ * and then remembered there and appended to `touched` (first-touch order).
+ */
+function groupOf(groups: Map<string, Group>, touched: Group[], tuple: unknown[], windowIndex: number, stores: StateStore[], aggregates: AggregateSpec[], batchId: number): Group {
+  const key = encodeKey(tuple);
+  let g = groups.get(key);
+  if (g === undefined) {
+    g = loadGroup(key, tuple, windowIndex, stores, aggregates, batchId);
+    groups.set(key, g);
+    touched.push(g);
+  }
+  return g;
 }
 
 /** A group as its partition's store holds it at this version (fresh buffers when it holds none). */
