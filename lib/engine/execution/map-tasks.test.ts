@@ -18,6 +18,7 @@ import { MicroBatchExecution } from './micro-batch-execution';
 import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
 import { canonical } from './testing/stream-test';
 import { mustParse } from './testing/test-fixtures';
+import type { JobSpec } from '../spec/job-spec';
 
 const T0 = Date.UTC(2026, 0, 1);
 const roots: string[] = [];
@@ -53,21 +54,41 @@ async function run(dir: string, o: { mapTasks: boolean; onBadRecord: 'fail' | 'd
     checkpointLocation: `memory://${name}`,
     parallelism: 2,
   });
-  const clock = new ManualClock(T0);
-  const checkpoint = new InMemoryCheckpointFileManager();
-  const executors = [new Executor({ clock }), new Executor({ clock })];
-  let i = 0;
-  const taskScheduler = o.mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
-  const progress: StreamingQueryProgress[] = [];
-  const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler, onProgress: (p) => void progress.push(p) });
+  const { q, progress, stop } = onTwoExecutors(spec, o.mapTasks);
   try {
     await q.processAllAvailable();
     // The first batch read the files (a no-data batch for the watermark may follow).
     return { rows: canonical(MemorySinkTable.named(name).rows), progress: progress[0], badRecordsPath: spec.source.badRecordsPath, id: q.id };
   } finally {
+    await stop();
+  }
+}
+
+/**
+ * The query with its tasks on two executors in turn (map tasks too when `mapTasks`), or whole in
+ * the driver; its progress, and each map task's partialAggregation flag as the executors got it.
+ */
+function onTwoExecutors(spec: JobSpec, mapTasks: boolean) {
+  const clock = new ManualClock(T0);
+  const checkpoint = new InMemoryCheckpointFileManager();
+  const executors = [new Executor({ clock }), new Executor({ clock })];
+  const partialFlags: (true | undefined)[] = [];
+  for (const e of executors) {
+    const runMapTask = e.runMapTask.bind(e);
+    e.runMapTask = (eq, task) => {
+      partialFlags.push(task.partialAggregation);
+      return runMapTask(eq, task);
+    };
+  }
+  let i = 0;
+  const taskScheduler = mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
+  const progress: StreamingQueryProgress[] = [];
+  const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler, onProgress: (p) => void progress.push(p) });
+  const stop = async () => {
     await q.stop();
     for (const e of executors) await e.close();
-  }
+  };
+  return { q, progress, partialFlags, stop };
 }
 
 describe('map tasks over a files source, one per file', () => {
@@ -110,21 +131,7 @@ describe('map tasks that aggregate their splits (partial aggregation)', () => {
       checkpointLocation: `memory://${name}`,
       parallelism: 2,
     });
-    const clock = new ManualClock(T0);
-    const checkpoint = new InMemoryCheckpointFileManager();
-    const executors = [new Executor({ clock }), new Executor({ clock })];
-    let i = 0;
-    const flags: (true | undefined)[] = [];
-    for (const e of executors) {
-      const runMapTask = e.runMapTask.bind(e);
-      e.runMapTask = (eq, task) => {
-        flags.push(task.partialAggregation);
-        return runMapTask(eq, task);
-      };
-    }
-    const taskScheduler = mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
-    const progress: StreamingQueryProgress[] = [];
-    const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler, onProgress: (p) => void progress.push(p) });
+    const { q, progress, partialFlags: flags, stop } = onTwoExecutors(spec, mapTasks);
     const stream = MemoryStream.named(name);
     const row = (id: number, k: string, minute: number) => ({ id, k, ts: T0 + minute * 60_000 });
     try {
@@ -136,8 +143,7 @@ describe('map tasks that aggregate their splits (partial aggregation)', () => {
       const batches = progress.filter((p) => p.numInputRows > 0);
       return { rows: canonical(MemorySinkTable.named(name).rows), dropped: batches.map((p) => p.stateOperators[0].numRowsDroppedByWatermark), flags };
     } finally {
-      await q.stop();
-      for (const e of executors) await e.close();
+      await stop();
     }
   }
 
