@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager, type JobSpec, type Row } from '@/lib/engine';
 import { ClusterTaskScheduler } from './cluster-task-scheduler';
-import { attemptOutput, mapOutputBlock, readBlock, writeBlock, type MapTaskOutcome, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+import { attemptOutput, checkPayloadVersion, mapOutputBlock, readBlock, TASK_PAYLOAD_VERSION, writeBlock, type MapTaskOutcome, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 const task = (partitionId: number, rows: Row[]) => ({ batchId: 3, stageId: 1, operatorId: 0, partitionId, batchWatermarkMs: 0, batchTimestampMs: 0, inputs: [rows] });
 
@@ -37,6 +37,7 @@ describe('ClusterTaskScheduler', () => {
     expect(results.map((r) => r.rows)).toEqual([[{ k: 'a', p: 0 }, { k: 'c', p: 0 }], [{ k: 'b', p: 1 }]]);
     expect(seen.map((p) => [p.queryId, p.numPartitions, p.task.partitionId])).toEqual([['q', 2, 1], ['q', 2, 0]]);
     expect(seen.every((p) => !('inputs' in p.task))).toBe(true);
+    expect(seen.every((p) => p.version === TASK_PAYLOAD_VERSION)).toBe(true);
     // The queue never holds the job's credentials: the task's spec has no source or sink options.
     expect(JSON.stringify(seen)).not.toContain('secret');
     expect(seen[0].spec.checkpointLocation).toBe('memory://x');
@@ -102,5 +103,13 @@ describe('ClusterTaskScheduler', () => {
     expect(reduceInputs).toEqual([['map-0.good.0', 'map-1.good.0'], ['map-0.good.1']]);
     expect(results.map((r) => r.rows)).toEqual([[{ m: 0 }, { m: 1 }], [{ m: 0, p: 1 }]]);
     expect(s.takeTasks().map((t) => [t.kind ?? 'reduce', t.partitionId])).toEqual([['map', 0], ['map', 1], ['reduce', 0], ['reduce', 1]]);
+  });
+});
+
+describe('checkPayloadVersion', () => {
+  it('runs this version’s payloads and older ones, and refuses a newer driver’s with the way out', () => {
+    expect(() => checkPayloadVersion({ version: TASK_PAYLOAD_VERSION })).not.toThrow();
+    expect(() => checkPayloadVersion({})).not.toThrow();
+    expect(() => checkPayloadVersion({ version: TASK_PAYLOAD_VERSION + 1 })).toThrow(/newer Weir .*upgrade this worker/);
   });
 });

@@ -10,7 +10,7 @@
  * retries from offsets/N as any failed batch.
  */
 import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
-import { mapOutputBlock, newDriverRun, readBlock, shuffleDir, taskSpec, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+import { mapOutputBlock, newDriverRun, readBlock, shuffleDir, TASK_PAYLOAD_VERSION, taskSpec, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 export class ClusterTaskScheduler implements TaskScheduler {
   readonly remote = true;
@@ -70,7 +70,7 @@ export class ClusterTaskScheduler implements TaskScheduler {
   }
 
   private payloadBase(outputDir: string, numPartitions: number) {
-    return { spec: taskSpec(this.o.spec), queryId: this.o.queryId(), numPartitions, outputDir };
+    return { version: TASK_PAYLOAD_VERSION, spec: taskSpec(this.o.spec), queryId: this.o.queryId(), numPartitions, outputDir };
   }
 
   private async runReduceTasks(payloads: ReduceTaskPayload[]): Promise<TaskResult[]> {

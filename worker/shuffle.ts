@@ -23,7 +23,16 @@ import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, StateOperatorProgress, TaskProgress, TaskResult } from '@/lib/engine';
 
+/**
+ * The task payload's format: raised when a payload changes meaning (a new flag that changes what
+ * a task does with its input, as partialAggregation did), so that during a rolling upgrade a
+ * worker never runs a newer driver's task as an older one would. A payload without it is version 1.
+ */
+export const TASK_PAYLOAD_VERSION = 1;
+
 interface TaskPayloadBase {
+  /** TASK_PAYLOAD_VERSION of the driver that sent it. */
+  version?: number;
   spec: JobSpec;
   queryId: string;
   /**
@@ -53,6 +62,21 @@ export interface MapTaskPayload extends TaskPayloadBase {
 }
 
 export type TaskPayload = ReduceTaskPayload | MapTaskPayload;
+
+/**
+ * Refuses a payload from a driver newer than this worker: the attempt fails with the way out, and
+ * the queue retries the task, perhaps on an upgraded worker; failing all its attempts fails the
+ * batch, which the run re-runs from offsets/N.
+ */
+export function checkPayloadVersion(p: Pick<TaskPayloadBase, 'version'>): void {
+  const v = p.version ?? 1;
+  if (v > TASK_PAYLOAD_VERSION) {
+    throw new Error(
+      `this task comes from a newer Weir (task payload version ${v}; this worker understands up to ${TASK_PAYLOAD_VERSION}): ` +
+        'upgrade this worker; the task is retried, on another worker if one is upgraded',
+    );
+  }
+}
 
 /** What a completed task returns through the queue (its rows are in `output`): its progress figures, less the ids the driver knows. */
 export interface ReduceTaskOutcome extends Omit<TaskProgress, 'stageId' | 'partitionId'> {

@@ -22,7 +22,7 @@ import { TASKS_QUEUE } from '@/lib/queue/queues';
 import type { PrismaClient } from '@/lib/server/db';
 import { stateCacheDirOf } from './local-state-caches';
 import { workerSpec } from './run-processor';
-import { attemptOutput, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+import { attemptOutput, checkPayloadVersion, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 export interface TaskWorkerDeps {
   config: Pick<Env, 'REDIS_URL' | 'DATABASE_URL' | 'dataDir' | 'WEIR_FAILOVER_MS' | 'WEIR_TASK_CONCURRENCY' | 'WEIR_TEST_TASK_DELAY_MS'>;
@@ -121,6 +121,7 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
       const split = p.kind === 'map' ? { mapId: p.task.mapId } : { partitionId: p.task.partitionId };
       const tlog = log.child({ bullJobId: job.id, queryId: p.queryId, batchId: p.task.batchId, stageId: p.task.stageId, ...split, attempt });
       tlog.info(`${kind} task started`);
+      checkPayloadVersion(p);
       if (config.WEIR_TEST_TASK_DELAY_MS) await new Promise((r) => setTimeout(r, config.WEIR_TEST_TASK_DELAY_MS));
       const cp = checkpointOf(p.spec.checkpointLocation);
       const outcome = p.kind === 'map' ? await runMap(p, cp, attempt, t0) : await runReduce(p, cp, attempt, t0);
