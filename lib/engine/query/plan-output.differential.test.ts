@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
-import { outputSchema } from './plan-output';
+import { outputSchema } from './resolved-plan';
 import { buildLogicalPlan } from './query-planner';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import { compileStreamingQuery, planPhysical, type CompileOptions } from './streaming-query';

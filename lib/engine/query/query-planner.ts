@@ -20,7 +20,7 @@ import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder'
 import { generatorOutput, GENERATORS } from './generators';
 import { relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
-import { outputSchema } from './plan-output';
+import { outputSchema } from './resolved-plan';
 import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
