@@ -8,7 +8,7 @@
  * their own SELECT under the outer one, as Spark inlines them: a stateless one is just more
  * Filter/Project nodes, a stateful one is analyzed with the rest (so an aggregation over an
  * aggregation meets Spark's "Multiple streaming aggregations" rule in the analyzer). The outer
- * SELECT reads the inner one's output columns: its logical plan's output (plan-output.ts), unless
+ * SELECT reads the inner one's output columns: its logical plan's output (resolved-plan.ts), unless
  * the caller passes another `schemaOf`. Clauses this version cannot run (UNION distinct, window functions,
  * subqueries in expressions) are refused here, each naming the construct and where it is.
  */

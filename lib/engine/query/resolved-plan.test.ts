@@ -56,7 +56,7 @@ describe('resolvePlan', () => {
     for (const [sql, relations] of queries) {
       const plan = buildLogicalPlan(sql, relations);
       const before = snapshot(plan);
-      const resolved = resolvePlan(plan);
+      const resolved = resolvePlan(plan).plan;
       expect(snapshot(plan)).toBe(before);
       expect(expressions(plan).every(({ expr }) => expr.dataType === undefined)).toBe(true);
       for (const { expr, input } of expressions(resolved)) {
@@ -70,7 +70,7 @@ describe('resolvePlan', () => {
   });
 
   it('types an Aggregate\'s keys and aggregates as the columns it outputs', () => {
-    const resolved = resolvePlan(buildLogicalPlan("SELECT window(ts, '1 minute') AS w, s, count(*) AS n, avg(id) AS a FROM src GROUP BY window(ts, '1 minute'), s", src));
+    const resolved = resolvePlan(buildLogicalPlan("SELECT window(ts, '1 minute') AS w, s, count(*) AS n, avg(id) AS a FROM src GROUP BY window(ts, '1 minute'), s", src)).plan;
     const agg = [resolved, ...children(resolved)].find((n) => n.kind === 'Aggregate')!;
     if (agg.kind !== 'Aggregate') throw new Error('no Aggregate');
     expect(agg.groupBy.map((e) => e.dataType?.type)).toEqual(['struct', 'string']);

@@ -25,8 +25,8 @@ import { SqlValidationError } from './sql-error';
 import { aggregateOutput, staticRelationOutput, streamStaticJoinOutput, withDerivedEventTime, type WatermarkSpec } from './stateful-planner';
 import { readStreamJoin, streamJoinOutput } from './stream-join-planner';
 
-/** A plan node and the columns it outputs. */
-interface Resolved {
+/** A plan with its expressions typed, and the columns it outputs. */
+export interface Resolved {
   plan: LogicalPlan;
   output: Schema;
 }
@@ -60,10 +60,10 @@ function firstRelation(plan: LogicalPlan, p: (r: StreamingRelation) => boolean):
 }
 
 /**
- * The plan with every expression typed, checked as Spark's analysis checks it. A derived
- * source.eventTime must be a column some Project of the whole query defines.
+ * The plan with every expression typed, checked as Spark's analysis checks it, and its output
+ * columns. A derived source.eventTime must be a column some Project of the whole query defines.
  */
-export function resolvePlan(plan: LogicalPlan): LogicalPlan {
+export function resolvePlan(plan: LogicalPlan): Resolved {
   const ctx = watermarkContext(plan);
   const resolved = resolve(plan, ctx);
   if (ctx.derivedEventTime !== undefined && !ctx.placed) {
@@ -73,7 +73,7 @@ export function resolvePlan(plan: LogicalPlan): LogicalPlan {
       { path: 'source.eventTime' },
     );
   }
-  return resolved.plan;
+  return resolved;
 }
 
 /** Spark's LogicalPlan.output: the columns `plan` outputs. It does not change `plan`. */

@@ -73,15 +73,15 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   // own watermark is tracked at run time, the global one chosen by the multipleWatermarkPolicy).
   const relation = all.find((r) => r.eventTime !== undefined) ?? all[0];
   const scans = all.length > 1;
-  // A subquery's columns are its logical plan's output (plan-output.ts), without planning it.
+  // A subquery's columns are its logical plan's output (resolved-plan.ts), without planning it.
   const schemaOf = logicalPlanOutput;
   const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables, schemaOf), opts.dedup);
-  // Columns and types first: an unknown column or a type error is the query's own fault in every
-  // output mode, and the mode's legality is only worth judging on a query that analyses.
-  // They are judged on the plan as written, so a message names what the user wrote (the columns
-  // a pruned relation would list are not the query's columns).
-  const resolved = resolvePlan(plan);
-  const outputSchema = schemaOf(resolved);
+  // The analysis first: it types every expression and refuses an unknown column or a type error,
+  // the query's own fault in every output mode (the mode's legality is only worth judging on a
+  // query that analyses). It reads the plan as written, so a message names what the user wrote
+  // (the columns a pruned relation would list are not the query's columns). The streaming
+  // checker, the optimizer and the physical planner read the resolved plan.
+  const { plan: resolved, output: outputSchema } = resolvePlan(plan);
   const analysis = analyzeStreamingPlan(resolved, outputMode, schemaOf);
   const optimized = opts.optimize === false ? { plan: resolved, applied: [] } : optimizePlan(resolved);
   const operators: PhysicalOperator[] = [];
