@@ -76,6 +76,14 @@ export function resolvePlan(plan: LogicalPlan): Resolved {
   return resolved;
 }
 
+/**
+ * A part of a query (a subquery, a CTE) resolved as resolvePlan resolves the whole, but for the
+ * check that needs the whole query (the Project defining a derived event time may be above it).
+ */
+export function resolveSubquery(plan: LogicalPlan): Resolved {
+  return resolve(plan, watermarkContext(plan));
+}
+
 /** Spark's LogicalPlan.output: the columns `plan` outputs. It does not change `plan`. */
 export function outputSchema(plan: LogicalPlan): Schema {
   return resolve(plan, watermarkContext(plan)).output;

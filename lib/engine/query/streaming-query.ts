@@ -73,9 +73,9 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   // own watermark is tracked at run time, the global one chosen by the multipleWatermarkPolicy).
   const relation = all.find((r) => r.eventTime !== undefined) ?? all[0];
   const scans = all.length > 1;
-  // A subquery's columns are its logical plan's output (resolved-plan.ts), without planning it.
+  // The columns a node outputs, for the streaming checker (resolved-plan.ts), without planning it.
   const schemaOf = logicalPlanOutput;
-  const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables, schemaOf), opts.dedup);
+  const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables), opts.dedup);
   // The analysis first: it types every expression and refuses an unknown column or a type error,
   // the query's own fault in every output mode (the mode's legality is only worth judging on a
   // query that analyses). It reads the plan as written, so a message names what the user wrote
