@@ -64,7 +64,7 @@ const fail = (msg: string): never => {
 };
 
 /**
- * @param schemaOf the columns a node outputs (plan-output.ts's outputSchema); without it an
+ * @param schemaOf the columns a node outputs (resolved-plan.ts's outputSchema); without it an
  * aggregate is taken to read the source's columns, which holds unless it sits over a subquery.
  */
 export function analyzeStreamingPlan(plan: LogicalPlan, outputMode: OutputMode, schemaOf?: (p: LogicalPlan) => Schema): StreamingAnalysis {

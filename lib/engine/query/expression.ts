@@ -4,7 +4,7 @@
  * (expression-compiler.ts). Nothing the user typed is ever evaluated as code.
  */
 import type { ColumnType, Field } from '../types';
-import { typeText } from './data-types';
+import { typeText, type TypeInfo } from './data-types';
 import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
 import { formatInterval, intervalTypeText, type IntervalFields, type IntervalKind } from './interval-utils';
@@ -23,6 +23,11 @@ export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '=' | '<>' | '<' | '<=' | '
 
 interface Base {
   pos?: SqlPosition;
+  /**
+   * The expression's resolved type over its node's input, set by the analysis (resolved-plan.ts)
+   * on each expression a plan node holds; unset before it, and on what the optimizer makes.
+   */
+  dataType?: TypeInfo;
 }
 
 export type Expr = Base &

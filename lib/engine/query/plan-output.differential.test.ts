@@ -1,5 +1,5 @@
 /**
- * outputSchema (the logical plan's own typing, plan-output.ts) against the physical planner's
+ * outputSchema (the logical plan's own typing, resolved-plan.ts) against the physical planner's
  * answer, node by node: for every node of every plan compiled from the corpus, both as written
  * and optimized, the columns outputSchema gives must be the ones planPhysical gives for that
  * node (names, types, nullability, nested fields, watermark metadata), strictly equal.
@@ -14,8 +14,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
+import { exprToString } from './expression';
+import { compileExpression } from './expression-compiler';
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
-import { outputSchema } from './plan-output';
+import { outputSchema } from './resolved-plan';
 import { buildLogicalPlan } from './query-planner';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import { compileStreamingQuery, planPhysical, type CompileOptions } from './streaming-query';
@@ -47,7 +49,7 @@ const snapshot = (p: LogicalPlan) => JSON.stringify(p, (_, v: unknown) => (typeo
 /** Compares every node of the corpus's plans; the differences, and the counts. */
 function differential(entries: readonly CorpusEntry[]) {
   const differences: string[] = [];
-  let compiled = 0, refused = 0, compared = 0;
+  let compiled = 0, refused = 0, compared = 0, typed = 0;
   for (const { sql, relations, opts } of entries) {
     let plans: LogicalPlan[];
     try {
@@ -57,6 +59,22 @@ function differential(entries: readonly CorpusEntry[]) {
     } catch {
       refused++;
       continue;
+    }
+    // The optimized plan keeps the analysis's types: each a Filter's or Project's expression
+    // carries is the one the compiler gives it over the node's input.
+    for (const node of nodes(plans[1])) {
+      if (node.kind !== 'Filter' && node.kind !== 'Project') continue;
+      const input = outputSchema(node.child);
+      for (const e of node.kind === 'Filter' ? [node.condition] : node.list.map((n) => n.expr)) {
+        if (!e.dataType) continue;
+        typed++;
+        const { eval: _eval, ...type } = compileExpression(e, input);
+        try {
+          expect(e.dataType).toEqual(type);
+        } catch {
+          differences.push(`${sql}\n  ${node.kind} ${exprToString(e)}: carries ${JSON.stringify(e.dataType)}, compiles to ${JSON.stringify(type)}`);
+        }
+      }
     }
     const mode: OutputMode = opts.outputMode ?? 'append';
     // The stateful operators' watermark as compileStreamingQuery takes it.
@@ -78,15 +96,16 @@ function differential(entries: readonly CorpusEntry[]) {
       }
     }
   }
-  return { differences, compiled, refused, compared };
+  return { differences, compiled, refused, compared, typed };
 }
 
 describe('outputSchema against the physical planner', () => {
-  it('gives every node of every corpus plan the physical planner\'s columns', () => {
+  it('gives every node of every corpus plan the physical planner\'s columns, and every typed expression the compiler\'s type', () => {
     const r = differential(corpus);
     expect(r.differences).toEqual([]);
     expect(r.refused).toBe(0);
     expect(r.compiled).toBe(corpus.length);
     expect(r.compared).toBeGreaterThan(10_000);
+    expect(r.typed).toBeGreaterThan(5_000);
   }, 120_000);
 });

@@ -8,8 +8,8 @@
  * their own SELECT under the outer one, as Spark inlines them: a stateless one is just more
  * Filter/Project nodes, a stateful one is analyzed with the rest (so an aggregation over an
  * aggregation meets Spark's "Multiple streaming aggregations" rule in the analyzer). The outer
- * SELECT reads the inner one's output columns: its logical plan's output (plan-output.ts), unless
- * the caller passes another `schemaOf`. Clauses this version cannot run (UNION distinct, window functions,
+ * SELECT reads the inner one's output columns: its logical plan, resolved (resolved-plan.ts), and
+ * that plan's output. Clauses this version cannot run (UNION distinct, window functions,
  * subqueries in expressions) are refused here, each naming the construct and where it is.
  */
 import { unsupportedOperation } from '../errors';
@@ -20,7 +20,7 @@ import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder'
 import { generatorOutput, GENERATORS } from './generators';
 import { relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
-import { outputSchema } from './plan-output';
+import { resolveSubquery, type Resolved } from './resolved-plan';
 import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
@@ -29,9 +29,6 @@ import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, withWindowColumn } from './time-windowing';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
-
-/** The output columns of a plan (Spark's LogicalPlan.output). */
-export type SchemaOf = (plan: LogicalPlan) => Schema;
 
 /** What FROM gives the rest of a SELECT: the plan, its columns, and the names that qualify them. */
 interface FromItem {
@@ -43,10 +40,10 @@ interface FromItem {
 }
 
 /** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
-export function buildLogicalPlan(sql: string, relations: StreamingRelation | readonly StreamingRelation[], staticTables: StaticTableSpec[] = [], schemaOf: SchemaOf = outputSchema): LogicalPlan {
+export function buildLogicalPlan(sql: string, relations: StreamingRelation | readonly StreamingRelation[], staticTables: StaticTableSpec[] = []): LogicalPlan {
   checkSqlLimits(sql);
   try {
-    return new QueryPlanner(sql, Array.isArray(relations) ? relations : [relations as StreamingRelation], staticTables, schemaOf).plan(parsePlan(sql), new Map());
+    return new QueryPlanner(sql, Array.isArray(relations) ? relations : [relations as StreamingRelation], staticTables).plan(parsePlan(sql), new Map());
   } catch (e) {
     // The last resort, should some shape within the limits still exhaust the stack.
     if (e instanceof RangeError) throw tooDeep();
@@ -62,12 +59,16 @@ class QueryPlanner {
     private readonly sql: string,
     private readonly relations: readonly StreamingRelation[],
     private readonly staticTables: StaticTableSpec[],
-    private readonly schemaOfPlan: SchemaOf,
   ) {}
 
-  private schemaOf(plan: LogicalPlan): Schema {
-    if (plan.kind === 'StreamingRelation' && this.relations.includes(plan)) return relationOutput(plan);
-    return this.schemaOfPlan(plan);
+  /**
+   * A built part of the query (a CTE, a subquery, a LATERAL VIEW) resolved, its expressions
+   * typed, and its output columns, which the SELECT around it reads: the analysis of the whole
+   * query then reads the types it carries instead of compiling its expressions again.
+   */
+  private resolved(plan: LogicalPlan): Resolved {
+    if (plan.kind === 'StreamingRelation' && this.relations.includes(plan)) return { plan, output: relationOutput(plan) };
+    return resolveSubquery(plan);
   }
 
   /** A query: WITH, set operations, ORDER BY and LIMIT around SELECT blocks. `ctes` by lower-cased name. */
@@ -75,7 +76,7 @@ class QueryPlanner {
     switch (u.kind) {
       case 'UnresolvedWith': {
         const scope = new Map(ctes);
-        for (const cte of u.cteRelations) scope.set(cte.alias.toLowerCase(), this.plan(cte.child, scope));
+        for (const cte of u.cteRelations) scope.set(cte.alias.toLowerCase(), this.resolved(this.plan(cte.child, scope)).plan);
         return this.plan(u.child, scope);
       }
       case 'Limit':
@@ -189,9 +190,8 @@ class QueryPlanner {
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
       if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode() and their _outer forms');
       const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
-      plan = this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan);
+      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan)));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
-      schema = this.schemaOf(plan);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
     if (where) {
@@ -222,8 +222,8 @@ class QueryPlanner {
     if (schema.some((f) => f.name.toLowerCase() === WINDOW_COLUMN)) {
       throw new SqlValidationError(`${exprToString(generator)} outputs a column ${WINDOW_COLUMN}, and its input has a column ${WINDOW_COLUMN} too: rename that column in a subquery`, generator.pos, 'window');
     }
-    const generate: LogicalPlan = { kind: 'Generate', generator, output: [WINDOW_COLUMN], child: plan };
-    return { plan: generate, schema: this.schemaOf(generate) };
+    const { plan: generate, output } = this.resolved({ kind: 'Generate', generator, output: [WINDOW_COLUMN], child: plan });
+    return { plan: generate, schema: output };
   }
 
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): ExpressionBuilder {
@@ -236,7 +236,7 @@ class QueryPlanner {
       case 'UnresolvedRelation': {
         const name = u.multipartIdentifier.join('.');
         const cte = u.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
-        if (cte) return { plan: cte, schema: this.schemaOf(cte), qualifiers: [name] };
+        if (cte) return { plan: cte, schema: this.resolved(cte).output, qualifiers: [name] };
         const relation = this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase());
         if (relation) return { plan: relation, schema: relationOutput(relation), qualifiers: [relation.sourceName] };
         // A static table outside a join is a batch relation: with a stream beside it, Spark's Union rule.
@@ -272,7 +272,7 @@ class QueryPlanner {
     if (inner.kind === 'UnresolvedRelation') {
       const name = inner.multipartIdentifier.join('.');
       const cte = inner.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
-      return cte && { plan: cte, schema: this.schemaOf(cte), name };
+      return cte && { plan: cte, schema: this.resolved(cte).output, name };
     }
     if (inner.kind === 'Join') return undefined;
     const { plan, schema } = this.subquery(inner, ctes);
@@ -280,8 +280,8 @@ class QueryPlanner {
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
-    const plan = this.plan(u, ctes);
-    return { plan, schema: this.schemaOf(plan), qualifiers: [] };
+    const { plan, output } = this.resolved(this.plan(u, ctes));
+    return { plan, schema: output, qualifiers: [] };
   }
 
   /** The select list of a SELECT without aggregation. */

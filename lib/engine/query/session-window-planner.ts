@@ -27,6 +27,29 @@ export function refuseSessionWindowUpdate(): never {
 
 const GAP_KINDS: readonly string[] = ['string', 'day_time_interval', 'year_month_interval', 'null'] satisfies GapKind[];
 
+/**
+ * The analysis's check of an Aggregate grouping by session_window(ts, gap), as Spark's
+ * SessionWindow and its streaming planning check it (resolved-plan.ts).
+ */
+export function checkSessionWindow(node: Extract<LogicalPlan, { kind: 'Aggregate' }>, childSchema: Schema): void {
+  const call = node.groupBy.find(isSessionWindow)!;
+  if (call.kind !== 'call') throw new AnalysisException('Internal: session window key is not a call');
+  const text = exprToString(call);
+  const [ts, gapExpr] = call.args;
+  if (call.args.length !== 2) {
+    throw new SqlValidationError(`${text}: use session_window(<timestamp column>, <gap duration>), the gap a string such as '10 minutes', an interval, or an expression giving one per row`, call.pos, 'session_window');
+  }
+  const tsType = compileExpression(ts, childSchema).type;
+  if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: session_window() needs a timestamp, got ${tsType}`, call.pos, 'session_window');
+  const gap = compileExpression(gapExpr, childSchema);
+  if (!GAP_KINDS.includes(gap.type)) {
+    throw new SqlValidationError(`Gap duration expression used in session window must be CalendarIntervalType, but got ${typeText(gap)}`, call.pos, 'session_window');
+  }
+  // Spark's planStreamingAggregationForSession: the state is kept per key beside the session.
+  if (node.groupBy.length === 1) throw new AnalysisException('Global aggregation with session window in streaming query is not supported.');
+}
+
+/** The SessionWindowAggregateExec of an Aggregate the analysis has checked (checkSessionWindow). */
 export function planSessionWindow(p: {
   node: Extract<LogicalPlan, { kind: 'Aggregate' }>;
   analysis: { keys: { expr: Expr; session?: true }[]; watermarkKeyIndex?: number };
@@ -38,21 +61,9 @@ export function planSessionWindow(p: {
   numPartitions?: number;
 }): { exec: SessionWindowAggregateExec; descriptor: StatefulOperatorDescriptor } {
   const sessionIndex = p.analysis.keys.findIndex((k) => k.session);
-  const call = p.analysis.keys[sessionIndex].expr;
-  if (call.kind !== 'call') throw new AnalysisException('Internal: session window key is not a call');
-  const text = exprToString(call);
+  const call = p.analysis.keys[sessionIndex].expr as Extract<Expr, { kind: 'call' }>;
   const [ts, gapExpr] = call.args;
-  if (call.args.length !== 2) {
-    throw new SqlValidationError(`${text}: use session_window(<timestamp column>, <gap duration>), the gap a string such as '10 minutes', an interval, or an expression giving one per row`, call.pos, 'session_window');
-  }
-  const tsType = compileExpression(ts, p.childSchema).type;
-  if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: session_window() needs a timestamp, got ${tsType}`, call.pos, 'session_window');
   const gap = compileExpression(gapExpr, p.childSchema);
-  if (!GAP_KINDS.includes(gap.type)) {
-    throw new SqlValidationError(`Gap duration expression used in session window must be CalendarIntervalType, but got ${typeText(gap)}`, call.pos, 'session_window');
-  }
-  // Spark's planStreamingAggregationForSession: the state is kept per key beside the session.
-  if (p.keys.length === 1) throw new AnalysisException('Global aggregation with session window in streaming query is not supported.');
   if (p.outputMode === 'update') refuseSessionWindowUpdate();
   const exec = new SessionWindowAggregateExec({
     operatorId: p.operatorId,

@@ -320,15 +320,8 @@ export class StatefulPlanner {
         return { op: planned.exec, schema };
       }
       case 'Deduplicate': {
-        // dedup runs on the source's rows, before the SQL defines a derived event-time column.
-        if (this.derivedEventTime !== undefined && node.withinWatermark) {
-          throw new ValidationError(`dedup.withinWatermark needs source.eventTime to be a source column; "${this.derivedEventTime}" is one the SQL derives`, { path: 'dedup.withinWatermark' });
-        }
-        const keys = node.keys.map((k) => {
-          const f = resolveColumn(childSchema, k);
-          if (!f) throw new ValidationError(`dedup key "${k}" is not a column of the source; columns: ${childSchema.map((c) => c.name).join(', ')}`, { path: 'dedup.keys' });
-          return f.name;
-        });
+        // The analysis (resolved-plan.ts) has checked the keys are columns.
+        const keys = node.keys.map((k) => resolveColumn(childSchema, k)!.name);
         const operatorId = this.nextOperatorId++;
         const exec = new StreamingDeduplicateExec(
           { operatorId, keys, withinWatermark: node.withinWatermark, eventTime: this.watermark?.eventTime, delayMs: this.watermark?.delayMs, numPartitions: this.numPartitions },

@@ -15,7 +15,6 @@ import { conjunction, conjuncts, exprToString, referencedColumns, type Expr } fr
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
 import { joinStateWatermarkOffsets, type JoinSideName } from './join-time-range';
 import { children, type LogicalPlan } from './logical-plan';
-import { SqlValidationError } from './sql-error';
 
 type JoinNode = Extract<LogicalPlan, { kind: 'Join' }>;
 
@@ -154,16 +153,11 @@ export function planStreamStreamJoin(
   /** How far the join's input watermark lags the global one (watermark-propagation.ts). */
   inputWatermarkDeltaMs = 0,
 ): { op: StreamingSymmetricHashJoinExec; schema: Schema; descriptor: StatefulOperatorDescriptor } {
+  // The analysis (resolved-plan.ts) has checked the keys: at least one, each of one type.
   const r = readStreamJoin(node);
-  if (r.keys.length === 0) {
-    throw new SqlValidationError('Stream-stream join without equality predicate is not supported: the ON condition needs <left column> = <right column>', node.pos, 'ON');
-  }
   const joinType = JOIN_TYPES[node.joinType];
   const compiled = (['left', 'right'] as const).map((side) => r.keys.map((k) => compileExpression(k[side], sides[side].schema)));
   const [lk, rk] = compiled;
-  lk.forEach((c, i) => {
-    if (c.type !== rk[i].type) throw new SqlValidationError(`The join keys ${exprToString(r.keys[i].left)} (${c.type}) and ${exprToString(r.keys[i].right)} (${rk[i].type}) differ in type; CAST one of them`, node.pos, 'ON');
-  });
   const joined: Schema = [...sides.left.schema, ...sides.right.schema];
   const cond = r.condition && compileExpression(r.condition, joined).eval;
   const schema = streamJoinOutput(node, sides.left.schema, sides.right.schema);

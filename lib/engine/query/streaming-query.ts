@@ -17,8 +17,8 @@ import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
 import { children, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
-import { generateOutput, generatorFields, outputSchema as logicalPlanOutput, projectOutput, streamSideOf, unionOutput } from './plan-output';
-import { SqlValidationError } from './sql-error';
+import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
+import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
 import { exprToString, type SqlType } from './expression';
 import { castValue } from './sql-values';
@@ -73,22 +73,20 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   // own watermark is tracked at run time, the global one chosen by the multipleWatermarkPolicy).
   const relation = all.find((r) => r.eventTime !== undefined) ?? all[0];
   const scans = all.length > 1;
-  // A subquery's columns are its logical plan's output (plan-output.ts), without planning it.
+  // The columns a node outputs, for the streaming checker (resolved-plan.ts), without planning it.
   const schemaOf = logicalPlanOutput;
-  const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables, schemaOf), opts.dedup);
-  // Columns and types first: an unknown column or a type error is the query's own fault in every
-  // output mode, and the mode's legality is only worth judging on a query that analyses.
-  // They are judged on the plan as written, so a message names what the user wrote (the columns
-  // a pruned relation would list are not the query's columns).
-  const checked = new StatefulPlanner(outputMode, relation, scans);
-  const outputSchema = planPhysical(plan, [], checked);
-  requireWatermarkPlaced(checked);
-  const analysis = analyzeStreamingPlan(plan, outputMode, schemaOf);
-  const optimized = opts.optimize === false ? { plan, applied: [] } : optimizePlan(plan);
+  const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables), opts.dedup);
+  // The analysis first: it types every expression and refuses an unknown column or a type error,
+  // the query's own fault in every output mode (the mode's legality is only worth judging on a
+  // query that analyses). It reads the plan as written, so a message names what the user wrote
+  // (the columns a pruned relation would list are not the query's columns). The streaming
+  // checker, the optimizer and the physical planner read the resolved plan.
+  const { plan: resolved, output: outputSchema } = resolvePlan(plan);
+  const analysis = analyzeStreamingPlan(resolved, outputMode, schemaOf);
+  const optimized = opts.optimize === false ? { plan: resolved, applied: [] } : optimizePlan(resolved);
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation, scans, opts.numPartitions);
   planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
-  requireWatermarkPlaced(stateful);
   if (operators.some((op) => op.name === 'Filter+Project')) {
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
   }
@@ -120,16 +118,6 @@ function requireSourceEventTimes(relations: readonly StreamingRelation[]): void 
   });
 }
 
-/** A derived source.eventTime must be a column some Project of the SQL defines. */
-function requireWatermarkPlaced(planner: StatefulPlanner): void {
-  if (planner.derivedEventTime === undefined || planner.watermarkPlaced) return;
-  throw new ValidationError(
-    `source.eventTime "${planner.derivedEventTime}" is neither a column of source.schema nor a column the SQL's projection defines; ` +
-      `name a source timestamp column, or select the event time in a subquery, e.g. SELECT o.ts AS ${planner.derivedEventTime} FROM (SELECT from_json(...) AS o FROM src)`,
-    { path: 'source.eventTime' },
-  );
-}
-
 function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
   if (plan.kind === 'StreamingRelation') return plan;
   for (const c of children(plan)) {
@@ -153,11 +141,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
     }
     case 'Filter': {
       const schema = planPhysical(plan.child, ops, stateful, fuse);
-      const c = compileExpression(plan.condition, schema);
-      if (c.type !== 'boolean' && c.type !== 'null') {
-        throw new SqlValidationError(`WHERE needs a boolean condition, got ${c.type}`, plan.condition.pos, 'WHERE');
-      }
-      ops.push(new FilterExec(c.eval, schema));
+      ops.push(new FilterExec(compileExpression(plan.condition, schema).eval, schema));
       return schema;
     }
     case 'Project': {
@@ -245,7 +229,8 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
  * containing a row's time (time-windowing.ts), latest first as Spark's Expand lists them.
  */
 function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'], schema: Schema): { fields: Schema; spec: Pick<GenerateSpec, 'collection' | 'mapKey' | 'position' | 'outer'> } {
-  const { arg, window, fields } = generatorFields(g, schema);
+  const arg = compileExpression(g.args[0], schema);
+  const { window, fields } = generatorFields(g, schema, arg);
   if (window) {
     const ts = arg.eval;
     const collection = (row: Row, ctx: EvalContext) => {

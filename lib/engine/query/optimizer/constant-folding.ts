@@ -69,7 +69,9 @@ function foldExpr(e: Expr): Expr {
       if (c.type === 'long' || c.type === 'double' || c.type === 'boolean') {
         const value = c.eval({}, { batchTimestampMs: 0 });
         if (value === null || typeof value === 'number' || typeof value === 'boolean') {
-          return value === null ? { kind: 'literal', value: null, type: 'null', pos: e.pos } : { kind: 'literal', value, type: c.type, ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), pos: e.pos };
+          // A NULL keeps its type (Spark's Literal(null, LongType)): an untyped one would change
+          // the type of what reads it (array(CAST(NULL AS BIGINT)) is an array of BIGINT).
+          return { kind: 'literal', value, type: c.type, ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), pos: e.pos };
         }
       }
     } catch {

@@ -1,0 +1,219 @@
+/**
+ * The analysis of a logical plan (Spark's Analyzer with its CheckAnalysis, for what Weir's
+ * builder leaves to it): `resolvePlan` returns a new plan, its input unchanged, in which every
+ * expression a node holds carries its resolved type (`dataType`, the compiler's type of it over
+ * the node's input columns, computed once here), and refuses a plan that does not type-check,
+ * with the errors the physical planner used to raise: a WHERE or HAVING that is not boolean, a
+ * join of two streams without an equality or with keys of different types, a session window
+ * misused, a dedup key that is no column, a derived event time no Project defines.
+ *
+ * `outputSchema` (Spark's LogicalPlan.output) is the same walk: the columns each node outputs,
+ * read from the expressions' types where they carry them (a resolved plan: nothing is compiled
+ * again for a Project), compiled where they do not (a subquery typed while its query is built).
+ * The streaming checker (analyzer.ts), the optimizer and the physical planner read the resolved
+ * plan; only physical planning compiles expressions into closures.
+ */
+import { ValidationError } from '../errors';
+import type { Schema } from '../types';
+import { typeOfField, type TypeInfo } from './data-types';
+import { exprToString, type Expr } from './expression';
+import { compileExpression, resolveColumn } from './expression-compiler';
+import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
+import { checkSessionWindow, isSessionWindow } from './session-window-planner';
+import { SqlValidationError } from './sql-error';
+import { aggregateOutput, staticRelationOutput, streamStaticJoinOutput, withDerivedEventTime, type WatermarkSpec } from './stateful-planner';
+import { readStreamJoin, streamJoinOutput } from './stream-join-planner';
+
+/** A plan with its expressions typed, and the columns it outputs. */
+export interface Resolved {
+  plan: LogicalPlan;
+  output: Schema;
+}
+
+/**
+ * The watermark the plan's stateful operators see, as the physical planner's StatefulPlanner
+ * takes it: the first source with an event time; with a derived one (a column the SQL's
+ * projection defines, not a source column), the innermost Project defining it marks it.
+ */
+interface WatermarkContext {
+  watermark?: WatermarkSpec;
+  derivedEventTime?: string;
+  /** Whether a Project resolved before (children first, left before right) has marked it. */
+  placed: boolean;
+}
+
+function watermarkContext(plan: LogicalPlan): WatermarkContext {
+  const r = firstRelation(plan, (n) => n.eventTime !== undefined);
+  if (r?.eventTime === undefined) return { placed: false };
+  const et = r.eventTime;
+  return { watermark: { eventTime: et, delayMs: r.watermarkDelayMs ?? 0 }, ...(r.schema.some((f) => f.name === et) ? {} : { derivedEventTime: et }), placed: false };
+}
+
+function firstRelation(plan: LogicalPlan, p: (r: StreamingRelation) => boolean): StreamingRelation | undefined {
+  if (plan.kind === 'StreamingRelation') return p(plan) ? plan : undefined;
+  for (const c of children(plan)) {
+    const r = firstRelation(c, p);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+/**
+ * The plan with every expression typed, checked as Spark's analysis checks it, and its output
+ * columns. A derived source.eventTime must be a column some Project of the whole query defines.
+ */
+export function resolvePlan(plan: LogicalPlan): Resolved {
+  const ctx = watermarkContext(plan);
+  const resolved = resolve(plan, ctx);
+  if (ctx.derivedEventTime !== undefined && !ctx.placed) {
+    throw new ValidationError(
+      `source.eventTime "${ctx.derivedEventTime}" is neither a column of source.schema nor a column the SQL's projection defines; ` +
+        `name a source timestamp column, or select the event time in a subquery, e.g. SELECT o.ts AS ${ctx.derivedEventTime} FROM (SELECT from_json(...) AS o FROM src)`,
+      { path: 'source.eventTime' },
+    );
+  }
+  return resolved;
+}
+
+/**
+ * A part of a query (a subquery, a CTE) resolved as resolvePlan resolves the whole, but for the
+ * check that needs the whole query (the Project defining a derived event time may be above it).
+ */
+export function resolveSubquery(plan: LogicalPlan): Resolved {
+  return resolve(plan, watermarkContext(plan));
+}
+
+/** Spark's LogicalPlan.output: the columns `plan` outputs. It does not change `plan`. */
+export function outputSchema(plan: LogicalPlan): Schema {
+  return resolve(plan, watermarkContext(plan)).output;
+}
+
+/** An expression's type over `schema`: the one it carries, or the compiler's. */
+export function typeOf(e: Expr, schema: Schema): TypeInfo {
+  if (e.dataType) return e.dataType;
+  const { eval: _eval, ...type } = compileExpression(e, schema);
+  return type;
+}
+
+/** `e` carrying `type` (a copy: the input plan's expressions are never changed). */
+const typed = <E extends Expr>(e: E, type: TypeInfo): E => (e.dataType === type ? e : { ...e, dataType: type });
+
+/** A condition (WHERE, HAVING, a join's ON) must be a boolean (or NULL, which filters out every row). */
+function condition(e: Expr, schema: Schema, clause: 'WHERE' | 'ON'): Expr {
+  const type = typeOf(e, schema);
+  if (type.type !== 'boolean' && type.type !== 'null') throw new SqlValidationError(`${clause} needs a boolean condition, got ${type.type}`, e.pos, clause);
+  return typed(e, type);
+}
+
+function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
+  switch (plan.kind) {
+    case 'StreamingRelation':
+      return { plan, output: relationOutput(plan) };
+    case 'StaticRelation':
+      return { plan, output: staticRelationOutput(plan) };
+    case 'Filter': {
+      const child = resolve(plan.child, ctx);
+      return { plan: { ...plan, child: child.plan, condition: condition(plan.condition, child.output, 'WHERE') }, output: child.output };
+    }
+    case 'Limit': {
+      const child = resolve(plan.child, ctx);
+      return { plan: { ...plan, child: child.plan }, output: child.output };
+    }
+    case 'Sort': {
+      // ORDER BY names output columns (aggregate-planner.ts): each key is typed as that column.
+      const child = resolve(plan.child, ctx);
+      const order = plan.order.map((o) => {
+        const f = resolveColumn(child.output, o.expr.kind === 'column' ? o.expr.name : exprToString(o.expr));
+        return f ? { ...o, expr: typed(o.expr, typeOfField(f)) } : o;
+      });
+      return { plan: { ...plan, order, child: child.plan }, output: child.output };
+    }
+    case 'Deduplicate': {
+      const child = resolve(plan.child, ctx);
+      // dedup runs on the source's rows, before the SQL defines a derived event-time column.
+      if (ctx.derivedEventTime !== undefined && plan.withinWatermark) {
+        throw new ValidationError(`dedup.withinWatermark needs source.eventTime to be a source column; "${ctx.derivedEventTime}" is one the SQL derives`, { path: 'dedup.withinWatermark' });
+      }
+      for (const k of plan.keys) {
+        if (!resolveColumn(child.output, k)) throw new ValidationError(`dedup key "${k}" is not a column of the source; columns: ${child.output.map((c) => c.name).join(', ')}`, { path: 'dedup.keys' });
+      }
+      return { plan: { ...plan, child: child.plan }, output: child.output };
+    }
+    case 'Project': {
+      const child = resolve(plan.child, ctx);
+      const types = plan.list.map((n) => typeOf(n.expr, child.output));
+      const list: NamedExpr[] = plan.list.map((n, i) => (n.expr.dataType === types[i] ? n : { ...n, expr: typed(n.expr, types[i]) }));
+      const out = projectOutput(plan.list, child.output, types);
+      const resolved: LogicalPlan = { ...plan, list, child: child.plan };
+      if (ctx.derivedEventTime === undefined || ctx.placed) return { plan: resolved, output: out };
+      const marked = withDerivedEventTime(out, ctx.derivedEventTime, ctx.watermark!.delayMs);
+      if (!marked) return { plan: resolved, output: out };
+      ctx.placed = true;
+      return { plan: resolved, output: marked };
+    }
+    case 'Generate': {
+      const child = resolve(plan.child, ctx);
+      const g = plan.generator;
+      // The generator's argument carries its type; the generator itself is typed by its output columns.
+      const argType = g.args.length === 1 ? typeOf(g.args[0], child.output) : undefined;
+      const generator = argType ? { ...g, args: [typed(g.args[0], argType)] } : g;
+      const fields = generatorFields(generator, child.output, argType).fields;
+      return { plan: { ...plan, generator, child: child.plan }, output: generateOutput(plan, child.output, fields).output };
+    }
+    case 'Aggregate': {
+      const child = resolve(plan.child, ctx);
+      const output = aggregateOutput(plan, child.output, ctx.watermark);
+      if (plan.groupBy.some(isSessionWindow)) checkSessionWindow(plan, child.output);
+      // Each key and aggregate is typed as the column the aggregation outputs for it.
+      const groupBy = plan.groupBy.map((e, i) => typed(e, typeOfField(output[i])));
+      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(a.expr, typeOfField(output[plan.groupBy.length + i])) }));
+      return { plan: { ...plan, groupBy, aggregates, child: child.plan }, output };
+    }
+    case 'Join': {
+      if (isStreamStreamJoin(plan)) {
+        const left = resolve(plan.left, ctx);
+        const right = resolve(plan.right, ctx);
+        const resolved = { ...plan, left: left.plan, right: right.plan };
+        checkStreamJoinKeys(resolved, left.output, right.output);
+        const cond = plan.condition && condition(plan.condition, [...left.output, ...right.output], 'ON');
+        return { plan: { ...resolved, ...(cond ? { condition: cond } : {}) }, output: streamJoinOutput(plan, left.output, right.output) };
+      }
+      const side = streamSideOf(plan);
+      const stream = resolve(side, ctx);
+      const resolved = plan.left === side ? { ...plan, left: stream.plan } : { ...plan, right: stream.plan };
+      return { plan: resolved, output: streamStaticJoinOutput(plan, stream.output) };
+    }
+    case 'Union': {
+      // Each branch that defines a derived event-time column marks its own.
+      const before = ctx.placed;
+      let placed = before;
+      const branches = plan.branches.map((b) => {
+        ctx.placed = before;
+        const r = resolve(b, ctx);
+        placed ||= ctx.placed;
+        return r;
+      });
+      ctx.placed = placed;
+      return { plan: { ...plan, branches: branches.map((b) => b.plan) }, output: unionOutput(branches.map((b) => b.output), plan.pos).output };
+    }
+    default:
+      return assertNever(plan);
+  }
+}
+
+/** Spark's stream-stream join needs an equality of a left and a right column, of one type. */
+function checkStreamJoinKeys(node: Extract<LogicalPlan, { kind: 'Join' }>, left: Schema, right: Schema): void {
+  const r = readStreamJoin(node);
+  if (r.keys.length === 0) {
+    throw new SqlValidationError('Stream-stream join without equality predicate is not supported: the ON condition needs <left column> = <right column>', node.pos, 'ON');
+  }
+  r.keys.forEach((k) => {
+    const l = typeOf(k.left, left).type, rt = typeOf(k.right, right).type;
+    if (l !== rt) throw new SqlValidationError(`The join keys ${exprToString(k.left)} (${l}) and ${exprToString(k.right)} (${rt}) differ in type; CAST one of them`, node.pos, 'ON');
+  });
+}
+
+function assertNever(plan: never): never {
+  throw new Error(`Internal: no output for ${(plan as LogicalPlan).kind}`);
+}
