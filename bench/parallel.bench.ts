@@ -16,6 +16,11 @@
  * events read).
  * Goal: speedup2 >= 1.7 on a 2-core machine.
  *
+ * The sweep beside it: the same job over the same SWEEP_EVENTS events cut into batches of
+ * 50,000, 200,000 and 400,000 events (two files each), speedup2 per batch size. A batch's fixed
+ * costs (planning, two queue round trips, block I/O) are paid once a batch whatever its size, so
+ * the speedup climbs with the map work a batch gives each worker (docs/engine.md, the curve).
+ *
  * Run: npm run bench -- parallel   (needs Redis on 127.0.0.1:6379; uses its db 13)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -37,6 +42,9 @@ import { TaskDispatcher } from '../worker/task-dispatcher';
 
 const EVENTS = 400_000;
 const BATCHES = 8;
+/** The sweep's events, cut into batches of each SWEEP_BATCH_EVENTS. */
+const SWEEP_EVENTS = 800_000;
+const SWEEP_BATCH_EVENTS = [50_000, 200_000, 400_000];
 const CAMPAIGNS = 100;
 /** Files a batch: one map task each. */
 const FILES_PER_BATCH = 2;
@@ -44,16 +52,16 @@ const ROUNDS = 3;
 const REDIS_URL = 'redis://127.0.0.1:6379/13';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-function events(): Row[] {
+function events(n: number): Row[] {
   const rnd = mulberry32(2026);
   const types = ['view', 'click', 'purchase'];
   const t0 = Date.UTC(2026, 0, 1);
-  return Array.from({ length: EVENTS }, (_, i) => ({
+  return Array.from({ length: n }, (_, i) => ({
     user_id: `u${Math.floor(rnd() * 100_000)}`,
     ad_id: `ad-${Math.floor(rnd() * CAMPAIGNS * 10)}`,
     campaign_id: `c${Math.floor(rnd() * CAMPAIGNS)}`,
     event_type: types[Math.floor(rnd() * 3)],
-    event_time: new Date(t0 + Math.floor((i / EVENTS) * 600_000)),
+    event_time: new Date(t0 + Math.floor((i / n) * 600_000)),
   }));
 }
 
@@ -82,7 +90,8 @@ let runs = 0;
 /** Per-task costs of the last parallelism-2 run, for the scaling model (docs/engine.md). */
 const costs = { mapDispatchMs: 0, reduceDispatchMs: 0, taskMs: 0, tasks: 0, mapTaskMs: 0, mapTasks: 0 };
 
-async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatcher): Promise<{ ms: number; shuffleBytes: number }> {
+/** Runs the job over all of `data` in `batches` batches of FILES_PER_BATCH files each. */
+async function engine(data: Row[], batches: number, parallelism: number, dispatcher?: TaskDispatcher): Promise<{ ms: number; shuffleBytes: number }> {
   const name = `parallel-bench-${process.pid}-${runs++}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-bench-parallel-'));
   const input = path.join(dir, 'in');
@@ -116,10 +125,10 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
     });
     const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock: new SystemClock(), taskScheduler: scheduler });
     await q.start();
-    const per = EVENTS / BATCHES;
+    const per = data.length / batches;
     let ms = 0;
     const perFile = per / FILES_PER_BATCH;
-    for (let b = 0; b < BATCHES; b++) {
+    for (let b = 0; b < batches; b++) {
       for (let f = 0; f < FILES_PER_BATCH; f++) {
         const from = b * per + f * perFile;
         const file = `part-${String(b * FILES_PER_BATCH + f).padStart(5, '0')}.json`;
@@ -156,7 +165,24 @@ async function engine(data: Row[], parallelism: number, dispatcher?: TaskDispatc
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export async function main(): Promise<Record<string, number | boolean>> {
+/** ROUNDS of parallelism 1 and 2 over `data`, interleaved (which goes first alternates). */
+async function rounds(data: Row[], batches: number, dispatcher: TaskDispatcher, onRound?: (p: number) => void) {
+  const p1: number[] = [];
+  const p2: number[] = [];
+  let bytes = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 ? [2, 1] : [1, 2];
+    for (const p of order) {
+      onRound?.(p);
+      const res = await engine(data, batches, p, p === 2 ? dispatcher : undefined);
+      (p === 1 ? p1 : p2).push(res.ms);
+      if (p === 2) bytes = res.shuffleBytes;
+    }
+  }
+  return { p1, p2, p1Ms: median(p1), p2Ms: median(p2), bytes };
+}
+
+export async function main(): Promise<Record<string, number | boolean | Record<string, Record<string, number>>>> {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   redis.disconnect();
@@ -164,23 +190,12 @@ export async function main(): Promise<Record<string, number | boolean>> {
   const workers = await Promise.all([spawnTaskWorker(dataDir), spawnTaskWorker(dataDir)]);
   const dispatcher = new TaskDispatcher(queueConfigFrom({ REDIS_URL }));
   try {
-    const data = events();
-    await engine(data, 1);
-    await engine(data, 2, dispatcher);
-    const p1: number[] = [];
-    const p2: number[] = [];
-    let bytes = 0;
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 ? [2, 1] : [1, 2];
-      for (const p of order) {
-        if (p === 2) Object.assign(costs, { mapDispatchMs: 0, reduceDispatchMs: 0, taskMs: 0, tasks: 0, mapTaskMs: 0, mapTasks: 0 });
-        const res = await engine(data, p, p === 2 ? dispatcher : undefined);
-        (p === 1 ? p1 : p2).push(res.ms);
-        if (p === 2) bytes = res.shuffleBytes;
-      }
-    }
-    const p1Ms = median(p1);
-    const p2Ms = median(p2);
+    const data = events(EVENTS);
+    await engine(data, BATCHES, 1);
+    await engine(data, BATCHES, 2, dispatcher);
+    const { p1, p2, p1Ms, p2Ms, bytes } = await rounds(data, BATCHES, dispatcher, (p) => {
+      if (p === 2) Object.assign(costs, { mapDispatchMs: 0, reduceDispatchMs: 0, taskMs: 0, tasks: 0, mapTaskMs: 0, mapTasks: 0 });
+    });
     const speedup2 = p1Ms / p2Ms;
     const shuffleBytesPerEvent = bytes / EVENTS;
     console.log(`YSB-shaped, ${EVENTS.toLocaleString('en')} events in ${BATCHES} batches, ${CAMPAIGNS} campaigns (median of ${ROUNDS}, wall-clock):`);
@@ -197,7 +212,15 @@ export async function main(): Promise<Record<string, number | boolean>> {
     );
     const goalMet = speedup2 >= 1.7;
     console.log(`goal: speedup2 >= 1.7: ${goalMet ? 'met' : 'NOT met'} (${speedup2.toFixed(2)})`);
-    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, mapDispatchMsPerBatch: mapStageMs, reduceDispatchMsPerBatch: reduceStageMs, mapTaskMs, taskMs, goalMet };
+    const sweep: Record<string, { p1Ms: number; p2Ms: number; speedup2: number }> = {};
+    const sweepData = events(SWEEP_EVENTS);
+    console.log(`sweep over batch size, ${SWEEP_EVENTS.toLocaleString('en')} events (median of ${ROUNDS}, wall-clock):`);
+    for (const perBatch of SWEEP_BATCH_EVENTS) {
+      const r = await rounds(sweepData, SWEEP_EVENTS / perBatch, dispatcher);
+      sweep[`batch${perBatch}`] = { p1Ms: r.p1Ms, p2Ms: r.p2Ms, speedup2: r.p1Ms / r.p2Ms };
+      console.log(`  ${perBatch.toLocaleString('en')} events a batch: parallelism 1 ${r.p1Ms.toFixed(0)} ms (rounds ${r.p1.map((x) => x.toFixed(0)).join(', ')}), parallelism 2 ${r.p2Ms.toFixed(0)} ms (rounds ${r.p2.map((x) => x.toFixed(0)).join(', ')}): speedup2 ${(r.p1Ms / r.p2Ms).toFixed(2)}`);
+    }
+    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, mapDispatchMsPerBatch: mapStageMs, reduceDispatchMsPerBatch: reduceStageMs, mapTaskMs, taskMs, goalMet, sweep };
   } finally {
     await dispatcher.close();
     for (const w of workers) w.kill('SIGTERM');

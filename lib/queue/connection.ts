@@ -3,7 +3,7 @@
  * PostgreSQL backend in the metadata database) and constructors bound to it.
  */
 import { createRequire } from 'node:module';
-import { Queue, Worker, withBackend, type Processor, type WorkerOptions } from 'bullmq';
+import { Queue, QueueEvents, Worker, withBackend, type Processor, type WorkerOptions } from 'bullmq';
 
 type QueueBackendName = 'postgres' | 'redis';
 
@@ -48,6 +48,17 @@ export function makeQueue<D = unknown>(name: string, cfg: QueueConfig): Queue<D>
   const { createPostgresBackend } = postgresBackend();
   const { Queue: PgQueue } = withBackend(createPostgresBackend);
   return new PgQueue<D>(name, { connection: { connectionString: cfg.url, schema: cfg.schema, migrate: true } }) as unknown as Queue<D>;
+}
+
+/**
+ * The queue's job events (completed, failed …) as they happen: a Redis stream read with a
+ * blocking XREAD, or LISTEN/NOTIFY on the Postgres backend's events channel.
+ */
+export function makeQueueEvents(name: string, cfg: QueueConfig): QueueEvents {
+  if (cfg.backend === 'redis') return new QueueEvents(name, { connection: redisConnection(cfg.url) });
+  const { createPostgresBackend } = postgresBackend();
+  const { QueueEvents: PgQueueEvents } = withBackend(createPostgresBackend);
+  return new PgQueueEvents(name, { connection: { connectionString: cfg.url, schema: cfg.schema, migrate: true } }) as unknown as QueueEvents;
 }
 
 /**

@@ -1,10 +1,11 @@
+import * as nodeFs from 'node:fs/promises';
 import { mkdir, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkpointFileManagerContract } from './testing/checkpoint-file-manager.contract';
 import { InMemoryCheckpointFileManager } from './in-memory-checkpoint-file-manager';
-import { LocalCheckpointFileManager } from './local-checkpoint-file-manager';
+import { LocalCheckpointFileManager, type LocalFs } from './local-checkpoint-file-manager';
 import { checkpointFileManagerFor } from './checkpoint-location';
 
 checkpointFileManagerContract('local filesystem', async () => {
@@ -20,6 +21,32 @@ checkpointFileManagerContract('local filesystem without hard links (claims)', as
 checkpointFileManagerContract('in memory', async () => ({ fm: new InMemoryCheckpointFileManager() }));
 
 describe('LocalCheckpointFileManager specifics', () => {
+  it('forces a write to disk (file and directory) unless it is asked not to (sync: false), which still publishes it whole', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-cfm-'));
+    try {
+      let syncs = 0;
+      const counting: LocalFs = {
+        ...nodeFs,
+        open: (async (...args: Parameters<typeof nodeFs.open>) => {
+          const fh = await nodeFs.open(...args);
+          const sync = fh.sync.bind(fh);
+          fh.sync = () => (syncs++, sync());
+          return fh;
+        }) as typeof nodeFs.open,
+      };
+      const fm = new LocalCheckpointFileManager(dir, { fs: counting });
+      await fm.createAtomic('shuffle/0/a', 'block', { overwrite: true, sync: false });
+      expect(syncs).toBe(0);
+      expect((await fm.read('shuffle/0/a')).toString()).toBe('block');
+      await fm.createAtomic('shuffle/0/b', 'block', { overwrite: true });
+      expect(syncs).toBe(2);
+      await fm.createAtomic('offsets/0', 'a');
+      expect(syncs).toBe(4);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('leaves no temp files behind after a refused create', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'weir-cfm-'));
     try {

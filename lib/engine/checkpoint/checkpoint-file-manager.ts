@@ -20,7 +20,12 @@ export interface CheckpointFileManager {
    * disk does not): one of the three signatures of the exactly-once contract.
    */
   readonly outlivesMachine: boolean;
-  createAtomic(path: string, data: Uint8Array | string, opts?: { overwrite?: boolean }): Promise<void>;
+  /**
+   * `sync: false` publishes the file as atomically but without forcing it to disk first (no
+   * fsync on local disk): for files nothing reads after the machine restarts, as a stage's
+   * shuffle blocks (Spark's spark.shuffle.sync, false by default).
+   */
+  createAtomic(path: string, data: Uint8Array | string, opts?: { overwrite?: boolean; sync?: boolean }): Promise<void>;
   read(path: string): Promise<Buffer>;
   exists(path: string): Promise<boolean>;
   list(dir: string): Promise<string[]>;

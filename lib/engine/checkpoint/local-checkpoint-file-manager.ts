@@ -147,7 +147,8 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
     return full;
   }
 
-  async createAtomic(p: string, data: Uint8Array | string, opts: { overwrite?: boolean } = {}): Promise<void> {
+  async createAtomic(p: string, data: Uint8Array | string, opts: { overwrite?: boolean; sync?: boolean } = {}): Promise<void> {
+    const sync = this.fsync && opts.sync !== false;
     const target = this.abs(p);
     const dir = path.dirname(target);
     let temp: string | undefined;
@@ -156,21 +157,21 @@ export class LocalCheckpointFileManager implements CheckpointFileManager {
       const fh = await this.openTemp(dir, temp);
       try {
         await fh.writeFile(data);
-        if (this.fsync) await fh.sync();
+        if (sync) await fh.sync();
       } finally {
         await fh.close();
       }
       if (opts.overwrite) {
         await this.fs.rename(temp, target);
         temp = undefined;
-        if (this.fsync) await syncDir(this.fs, dir);
+        if (sync) await syncDir(this.fs, dir);
       } else {
         const published = await this.publishIfAbsent(p, temp, target);
         temp = undefined;
         // After a link the temp name still has to go; that removal need not be durable (a temp
         // left by a crash is hidden and ignored), so it runs beside the directory's fsync.
         const [synced, unlinked] = await Promise.allSettled([
-          this.fsync ? syncDir(this.fs, dir) : undefined,
+          sync ? syncDir(this.fs, dir) : undefined,
           published.linkedTemp ? this.fs.unlink(published.linkedTemp) : undefined,
         ]);
         if (synced.status === 'rejected') throw synced.reason;
