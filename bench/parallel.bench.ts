@@ -35,6 +35,7 @@ import { MemorySinkTable } from '../lib/engine/sinks/memory-sink';
 import { parseJobSpec } from '../lib/engine/spec/job-spec';
 import '../lib/engine/index';
 import { mulberry32 } from '../lib/testing/mulberry32';
+import { simulateBatch, type MeasuredCosts } from './scaling-model';
 import type { Row } from '../lib/engine/types';
 import { queueConfigFrom } from '../lib/queue/connection';
 import { ClusterTaskScheduler } from '../worker/cluster-task-scheduler';
@@ -182,7 +183,7 @@ async function rounds(data: Row[], batches: number, dispatcher: TaskDispatcher, 
   return { p1, p2, p1Ms: median(p1), p2Ms: median(p2), bytes };
 }
 
-export async function main(): Promise<Record<string, number | boolean | Record<string, Record<string, number>>>> {
+export async function main(): Promise<Record<string, number | boolean | Record<string, number | Record<string, number>>>> {
   const redis = new Redis(REDIS_URL);
   await redis.flushdb();
   redis.disconnect();
@@ -212,6 +213,30 @@ export async function main(): Promise<Record<string, number | boolean | Record<s
     );
     const goalMet = speedup2 >= 1.7;
     console.log(`goal: speedup2 >= 1.7: ${goalMet ? 'met' : 'NOT met'} (${speedup2.toFixed(2)})`);
+    // The scaling model (scaling-model.ts) fed with this run's costs: W workers, a core each, a
+    // split and a state partition per worker; a batch of the headline's size, and one that grows
+    // with the workers (a topic with a partition per worker, each as busy as a file here).
+    const perMapTask = EVENTS / BATCHES / FILES_PER_BATCH;
+    const measured: MeasuredCosts = {
+      driverMs: p2.at(-1)! / BATCHES - stageMs,
+      mapTaskMsPerEvent: mapTaskMs / perMapTask,
+      mapStageLatencyMs: Math.max(0, mapStageMs - mapTaskMs),
+      reduceTaskMs: taskMs,
+      reduceStageLatencyMs: Math.max(0, reduceStageMs - taskMs),
+      localMsPerEvent: p1Ms / EVENTS,
+    };
+    const simulated: Record<string, number> = {};
+    console.log('scaling model from these costs (a core per worker), speedup over parallelism 1 in one process:');
+    for (const w of [1, 2, 4, 8, 16]) {
+      const fixed = simulateBatch(measured, { workers: w, eventsPerBatch: EVENTS / BATCHES });
+      const grown = simulateBatch(measured, { workers: w, eventsPerBatch: w * perMapTask });
+      simulated[`fixed${w}`] = fixed.speedup;
+      simulated[`grown${w}`] = grown.speedup;
+      console.log(
+        `  ${String(w).padStart(2)} workers: ${(EVENTS / BATCHES).toLocaleString('en')} events a batch ${fixed.batchMs.toFixed(0)} ms (${fixed.speedup.toFixed(2)}x); ` +
+          `${grown.eventsPerBatch.toLocaleString('en')} events a batch ${grown.batchMs.toFixed(0)} ms (${grown.speedup.toFixed(2)}x, ${Math.round(grown.eventsPerSecond).toLocaleString('en')} events/s)`,
+      );
+    }
     const sweep: Record<string, { p1Ms: number; p2Ms: number; speedup2: number }> = {};
     const sweepData = events(SWEEP_EVENTS);
     console.log(`sweep over batch size, ${SWEEP_EVENTS.toLocaleString('en')} events (median of ${ROUNDS}, wall-clock):`);
@@ -220,7 +245,7 @@ export async function main(): Promise<Record<string, number | boolean | Record<s
       sweep[`batch${perBatch}`] = { p1Ms: r.p1Ms, p2Ms: r.p2Ms, speedup2: r.p1Ms / r.p2Ms };
       console.log(`  ${perBatch.toLocaleString('en')} events a batch: parallelism 1 ${r.p1Ms.toFixed(0)} ms (rounds ${r.p1.map((x) => x.toFixed(0)).join(', ')}), parallelism 2 ${r.p2Ms.toFixed(0)} ms (rounds ${r.p2.map((x) => x.toFixed(0)).join(', ')}): speedup2 ${(r.p1Ms / r.p2Ms).toFixed(2)}`);
     }
-    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, mapDispatchMsPerBatch: mapStageMs, reduceDispatchMsPerBatch: reduceStageMs, mapTaskMs, taskMs, goalMet, sweep };
+    return { speedup2, shuffleBytesPerEvent, p1Ms, p2Ms, driverMsPerBatch: p2.at(-1)! / BATCHES - stageMs, mapDispatchMsPerBatch: mapStageMs, reduceDispatchMsPerBatch: reduceStageMs, mapTaskMs, taskMs, goalMet, sweep, simulated };
   } finally {
     await dispatcher.close();
     for (const w of workers) w.kill('SIGTERM');
