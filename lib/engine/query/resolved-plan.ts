@@ -90,7 +90,7 @@ export function outputSchema(plan: LogicalPlan): Schema {
 }
 
 /** An expression's type over `schema`: the one it carries, or the compiler's. */
-export function typeOf(e: Expr, schema: Schema): TypeInfo {
+function typeOf(e: Expr, schema: Schema): TypeInfo {
   if (e.dataType) return e.dataType;
   const { eval: _eval, ...type } = compileExpression(e, schema);
   return type;
