@@ -13,6 +13,10 @@
  *   second map for the undo log). `abort()` restores the journaled keys' values, costing the
  *   changed keys, not the whole map; the delta for V+1 is exactly the journal, in the order of
  *   first change; the commit puts the journal's values back into the map.
+ * - A caller that knows whether a key is present (the stream-stream join) writes by `writeKnown`:
+ *   such writes touch neither the map nor the journal until the commit, which writes them to the
+ *   delta after the journal's and then applies them to the map, one map operation for a new key;
+ *   `abort()` drops them. A read before the commit moves them into the journal first.
  * - `commit()` writes `<V+1>.delta` atomically with overwrite allowed: a re-run of a batch whose
  *   earlier commit crashed half-way must be able to replace what it left. (Two runners on one
  *   checkpoint are stopped earlier, by the offsets log's create-if-absent.)
@@ -268,6 +272,17 @@ export class FileBackedStateStore implements StateStore {
    * writes nothing here, and commit looks nothing up while none were made.
    */
   private readonly explicitRemovals = new Set<string>();
+  /**
+   * writeKnown's writes, in order, not in the map nor the journal: keys, values (undefined: a
+   * removal) and whether the key was present. The commit writes them to the delta after the
+   * journal's and applies them to the map (the only hash operations they cost); any other use
+   * of the store first moves them into the journal (settle), so reads see them.
+   */
+  private knownKeys: string[] = [];
+  private knownValues: (string | undefined)[] = [];
+  private knownPresent: boolean[] = [];
+  /** Rows the known writes add less those they remove (by their `present`). */
+  private knownSizeDelta = 0;
   committed = false;
   finished = false;
   private committedMetrics: StateStoreMetrics | null = null;
@@ -279,7 +294,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   get size(): number {
-    return this.p.map.size - this.removedInMap;
+    return this.p.map.size - this.removedInMap + this.knownSizeDelta;
   }
 
   private writable(): void {
@@ -294,11 +309,13 @@ export class FileBackedStateStore implements StateStore {
   }
 
   get(key: string): Uint8Array | undefined {
+    this.settle();
     const v = this.valueOf(this.p.map.get(key));
     return v === undefined ? undefined : bytesOf(v);
   }
 
   has(key: string): boolean {
+    this.settle();
     return this.valueOf(this.p.map.get(key)) !== undefined;
   }
 
@@ -308,6 +325,7 @@ export class FileBackedStateStore implements StateStore {
 
   putByteString(key: string, value: string): void {
     this.writable();
+    this.settle();
     // Every changed row of every batch comes through here: one map lookup says whether the key is
     // journaled already and what its value was.
     const map = this.p.map;
@@ -326,6 +344,7 @@ export class FileBackedStateStore implements StateStore {
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
     this.writable();
+    this.settle();
     const map = this.p.map;
     const v = map.get(key);
     let old: string | undefined;
@@ -345,6 +364,34 @@ export class FileBackedStateStore implements StateStore {
     else if (this.explicitRemovals.size > 0) this.explicitRemovals.delete(key);
   }
 
+  writeKnown(key: string, value: string | undefined, present: boolean): void {
+    this.writable();
+    if (value === undefined && !present) return;
+    this.knownKeys.push(key);
+    this.knownValues.push(value);
+    this.knownPresent.push(present);
+    if (present !== (value !== undefined)) this.knownSizeDelta += present ? -1 : 1;
+  }
+
+  /** Moves the known writes into the journal, through put/remove, so that the store can be read. */
+  private settle(): void {
+    const { knownKeys, knownValues } = this;
+    if (knownKeys.length === 0) return;
+    this.dropKnown();
+    for (let i = 0; i < knownKeys.length; i++) {
+      const value = knownValues[i];
+      if (value === undefined) this.remove(knownKeys[i], 'watermark');
+      else this.putByteString(knownKeys[i], value);
+    }
+  }
+
+  private dropKnown(): void {
+    this.knownKeys = [];
+    this.knownValues = [];
+    this.knownPresent = [];
+    this.knownSizeDelta = 0;
+  }
+
   /** Journals a key's first change; returns its index. */
   private journal(key: string, orig: string | undefined, cur: string | undefined): number {
     this.orig.push(orig);
@@ -353,6 +400,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   *entries(): IterableIterator<[string, Uint8Array]> {
+    this.settle();
     for (const [k, v] of this.p.map) {
       const value = this.valueOf(v);
       if (value !== undefined) yield [k, bytesOf(value)];
@@ -360,6 +408,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   keys(): IterableIterator<string> {
+    this.settle();
     return this.removedInMap === 0 ? this.p.map.keys() : this.presentKeys();
   }
 
@@ -368,6 +417,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   updatedKeys(): IterableIterator<string> {
+    this.settle();
     return this.journalKeys.values();
   }
 
@@ -375,8 +425,8 @@ export class FileBackedStateStore implements StateStore {
     this.writable();
     const started = this.p.now();
     const next = this.version + 1;
-    const { journalKeys, orig, cur } = this;
-    const w = new StateFileWriter(next, 'delta', 64 + journalKeys.length * 48);
+    const { journalKeys, orig, cur, knownKeys, knownValues, knownPresent } = this;
+    const w = new StateFileWriter(next, 'delta', 64 + (journalKeys.length + knownKeys.length) * 48);
     // One pass over the journal writes the delta and counts what changed (the metrics of this version).
     let updated = 0, evicted = 0, removed = 0;
     for (let i = 0; i < journalKeys.length; i++) {
@@ -388,6 +438,17 @@ export class FileBackedStateStore implements StateStore {
         w.remove(key);
         if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
         else evicted++;
+      }
+    }
+    // The known writes come after the journal's, each key once (writeKnown), so in the order made.
+    for (let i = 0; i < knownKeys.length; i++) {
+      const value = knownValues[i];
+      if (value !== undefined) {
+        w.put(knownKeys[i], value);
+        updated++;
+      } else {
+        w.remove(knownKeys[i]);
+        evicted++;
       }
     }
     const data = w.finish();
@@ -405,6 +466,21 @@ export class FileBackedStateStore implements StateStore {
       if (value !== undefined) map.set(journalKeys[i], value);
       else map.delete(journalKeys[i]);
     }
+    // One map operation for a new key; a present key's old value is read for memoryBytes.
+    let mem = 0;
+    for (let i = 0; i < knownKeys.length; i++) {
+      const key = knownKeys[i], value = knownValues[i];
+      if (knownPresent[i]) {
+        const old = map.get(key);
+        if (old !== undefined) mem -= entryBytes(key, old as string);
+      }
+      if (value !== undefined) {
+        map.set(key, value);
+        mem += entryBytes(key, value);
+      } else map.delete(key);
+    }
+    this.p.memoryBytes += mem;
+    this.dropKnown();
     this.removedInMap = 0;
     this.committed = true;
     this.finished = true;
@@ -433,12 +509,14 @@ export class FileBackedStateStore implements StateStore {
       this.p.memoryBytes += (before === undefined ? 0 : entryBytes(key, before)) - (now === undefined ? 0 : entryBytes(key, now));
     }
     journalKeys.length = orig.length = cur.length = 0;
+    this.dropKnown();
     this.removedInMap = 0;
     this.explicitRemovals.clear();
     this.finished = true;
   }
 
   private liveMetrics(): StateStoreMetrics {
+    this.settle();
     let updated = 0, evicted = 0, removed = 0;
     for (let i = 0; i < this.journalKeys.length; i++) {
       if (this.cur[i] !== undefined) updated++;
