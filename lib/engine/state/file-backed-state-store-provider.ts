@@ -61,6 +61,13 @@ const MAP_ENTRY_BYTES = 40;
 const stringBytes = (n: number) => (16 + n + 7) & ~7;
 const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
 
+/**
+ * Bytes of committed deltas a provider holds unapplied (see `deferred`) before it applies them
+ * anyway: a bound on that memory (off the heap: the files' bytes), large enough that most rows
+ * a delta puts are removed by a later one before they are applied, so never live in the map.
+ */
+const DEFERRED_BYTES = 16 * 1024 * 1024;
+
 /** A value's bytes as a byte string, the form the map keeps (one char per byte). */
 function byteString(b: Uint8Array): string {
   // encodeValue's Buffers (every put of every batch) need no second view over their bytes.
@@ -82,6 +89,19 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
    */
   map = new Map<string, string | number>();
   memoryBytes = 0;
+  /**
+   * Committed versions whose changes were all writeKnown's and are not in `map` yet: their delta
+   * files' bytes, in order. A store applies them (catchUp) before it reads or changes the map, or
+   * the commit when they pass DEFERRED_BYTES; until then `map` is the rows at an older version.
+   * So a writer that never reads its store back (the stream-stream join, whose rows are decoded
+   * in its own cache) keeps no string per row in the map, nor makes a map operation per write.
+   */
+  private deferred: { version: number; data: Buffer }[] = [];
+  private deferredBytes = 0;
+  /** Rows the deferred deltas add less those they remove. */
+  deferredSizeDelta = 0;
+  /** memoryBytes' estimate of the deferred changes (a removed or replaced value's length is not known until applied). */
+  deferredMemory = 0;
   loadedVersion = -1;
   lastSnapshotVersion = 0;
   /**
@@ -195,9 +215,48 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     }
     this.map = map;
     this.memoryBytes = mem;
+    this.deferred = [];
+    this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
     this.loadedVersion = version;
     this.lastSnapshotVersion = start;
     this.futureSnapshots = files.filter((f) => f.kind === 'snapshot' && f.version > version).map((f) => f.version);
+  }
+
+  /** Holds a committed version's delta unapplied (see `deferred`); applies all when they pass DEFERRED_BYTES. */
+  defer(version: number, data: Buffer, sizeDelta: number, memory: number): void {
+    this.deferred.push({ version, data });
+    this.deferredBytes += data.length;
+    this.deferredSizeDelta += sizeDelta;
+    this.deferredMemory += memory;
+    if (this.deferredBytes > DEFERRED_BYTES) this.catchUp();
+  }
+
+  /** Applies the deferred deltas to `map`, in order, as a load applies deltas. */
+  catchUp(): void {
+    if (this.deferred.length === 0) return;
+    const map = this.map;
+    let mem = this.memoryBytes;
+    const onPut = (k: string, v: string) => {
+      const old = map.get(k) as string | undefined;
+      if (old !== undefined) mem -= entryBytes(k, old);
+      mem += entryBytes(k, v);
+      map.set(k, v);
+    };
+    const onRemove = (k: string) => {
+      const old = map.get(k) as string | undefined;
+      if (old === undefined) return;
+      mem -= entryBytes(k, old);
+      map.delete(k);
+    };
+    for (const { version, data } of this.deferred) readStateFile(this.path(version, 'delta'), data, { version, kind: 'delta' }, onPut, onRemove);
+    this.memoryBytes = mem;
+    this.deferred = [];
+    this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
+  }
+
+  /** Rows at the loaded version (the map's and the deferred deltas'). */
+  get rows(): number {
+    return this.map.size + this.deferredSizeDelta;
   }
 
   bytesOnDisk(): number {
@@ -294,7 +353,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   get size(): number {
-    return this.p.map.size - this.removedInMap + this.knownSizeDelta;
+    return this.p.rows - this.removedInMap + this.knownSizeDelta;
   }
 
   private writable(): void {
@@ -373,8 +432,12 @@ export class FileBackedStateStore implements StateStore {
     if (present !== (value !== undefined)) this.knownSizeDelta += present ? -1 : 1;
   }
 
-  /** Moves the known writes into the journal, through put/remove, so that the store can be read. */
+  /**
+   * Brings the map up to date (the deferred versions), then moves the known writes into the
+   * journal through put/remove, so that the store can be read or changed.
+   */
   private settle(): void {
+    this.p.catchUp();
     const { knownKeys, knownValues } = this;
     if (knownKeys.length === 0) return;
     this.dropKnown();
@@ -466,31 +529,43 @@ export class FileBackedStateStore implements StateStore {
       if (value !== undefined) map.set(journalKeys[i], value);
       else map.delete(journalKeys[i]);
     }
-    // One map operation for a new key; a present key's old value is read for memoryBytes.
-    let mem = 0;
-    for (let i = 0; i < knownKeys.length; i++) {
-      const key = knownKeys[i], value = knownValues[i];
-      if (knownPresent[i]) {
-        const old = map.get(key);
-        if (old !== undefined) mem -= entryBytes(key, old as string);
+    if (journalKeys.length === 0 && knownKeys.length > 0) {
+      // Only known writes: the map need not have them until it is read (see `deferred`).
+      let mem = 0;
+      for (let i = 0; i < knownKeys.length; i++) {
+        const key = knownKeys[i], value = knownValues[i];
+        if (value === undefined) mem -= entryBytes(key, '');
+        else if (!knownPresent[i]) mem += entryBytes(key, value);
       }
-      if (value !== undefined) {
-        map.set(key, value);
-        mem += entryBytes(key, value);
-      } else map.delete(key);
+      this.p.defer(next, Buffer.from(data.buffer, data.byteOffset, data.byteLength), this.knownSizeDelta, mem);
+    } else {
+      // The journal's writes went into the map, so it was up to date (settle): these go after them.
+      // One map operation for a new key; a present key's old value is read for memoryBytes.
+      let mem = 0;
+      for (let i = 0; i < knownKeys.length; i++) {
+        const key = knownKeys[i], value = knownValues[i];
+        if (knownPresent[i]) {
+          const old = map.get(key);
+          if (old !== undefined) mem -= entryBytes(key, old as string);
+        }
+        if (value !== undefined) {
+          map.set(key, value);
+          mem += entryBytes(key, value);
+        } else map.delete(key);
+      }
+      this.p.memoryBytes += mem;
     }
-    this.p.memoryBytes += mem;
     this.dropKnown();
     this.removedInMap = 0;
     this.committed = true;
     this.finished = true;
     this.p.loadedVersion = next;
     this.committedMetrics = {
-      numRowsTotal: map.size,
+      numRowsTotal: this.p.rows,
       numRowsUpdated: updated,
       numRowsEvictedByWatermark: evicted,
       numRowsRemoved: removed,
-      memoryUsedBytes: this.p.memoryBytes,
+      memoryUsedBytes: this.p.memoryBytes + this.p.deferredMemory,
       bytesOnDisk: this.p.bytesOnDisk(),
       deltaBytes: data.length,
       commitTimeMs: this.p.now() - started,
@@ -529,7 +604,7 @@ export class FileBackedStateStore implements StateStore {
       numRowsUpdated: updated,
       numRowsEvictedByWatermark: evicted,
       numRowsRemoved: removed,
-      memoryUsedBytes: this.p.memoryBytes,
+      memoryUsedBytes: this.p.memoryBytes + this.p.deferredMemory,
       bytesOnDisk: this.p.bytesOnDisk(),
       deltaBytes: 0,
       commitTimeMs: 0,

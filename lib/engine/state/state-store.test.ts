@@ -200,3 +200,48 @@ describe('file-backed provider: the journal of a version', () => {
     );
   });
 });
+
+describe('file-backed provider: versions of writeKnown writes only', () => {
+  const ID = { operatorId: 0, partitionId: 0 };
+  const memoryOf = async (p: FileBackedStateStoreProvider, v: number) => {
+    const s = await p.getStore(v);
+    s.has('any'); // a read: the map is brought up to date
+    return s.metrics().memoryUsedBytes;
+  };
+
+  it('are applied to the map when it is read, alike a load of the files', async () => {
+    const fm = new InMemoryCheckpointFileManager();
+    const p = new FileBackedStateStoreProvider(fm, ID);
+    const s0 = await p.getStore(0);
+    s0.put('a', Buffer.from('1'));
+    s0.put('b', Buffer.from('2'));
+    await s0.commit();
+    const s1 = await p.getStore(1);
+    s1.writeKnown('a', 'a longer value', true);
+    s1.writeKnown('b', undefined, true);
+    s1.writeKnown('c', 'C', false);
+    await s1.commit();
+    const s2 = await p.getStore(2);
+    s2.writeKnown('c', undefined, true);
+    s2.writeKnown('d', 'D', false);
+    expect(s2.size).toBe(2);
+    await s2.commit();
+    expect(s2.metrics().numRowsTotal).toBe(2);
+    const fresh = new FileBackedStateStoreProvider(fm, ID);
+    expect(await memoryOf(p, 3)).toBe(await memoryOf(fresh, 3));
+    expect([...(await p.getStore(3)).entries()].map(([k, v]) => [k, Buffer.from(v).toString('latin1')])).toEqual([['a', 'a longer value'], ['d', 'D']]);
+  });
+
+  it('a commit applies them once their deltas pass a bound, so the held bytes stay bounded', async () => {
+    const p = new FileBackedStateStoreProvider(new InMemoryCheckpointFileManager(), ID);
+    const big = 'x'.repeat(6 * 1024 * 1024);
+    for (let v = 0; v < 3; v++) {
+      const s = await p.getStore(v);
+      s.writeKnown(`k${v}`, big, false);
+      await s.commit();
+    }
+    // 18 MiB of deltas: more than the bound, so the third commit applied all three.
+    expect(p['deferred']).toHaveLength(0);
+    expect(p.map.size).toBe(3);
+  });
+});
