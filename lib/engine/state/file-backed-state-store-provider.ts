@@ -62,11 +62,13 @@ const stringBytes = (n: number) => (16 + n + 7) & ~7;
 const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
 
 /**
- * Bytes of committed deltas a provider holds unapplied (see `deferred`) before it applies them
- * anyway: a bound on that memory (off the heap: the files' bytes), large enough that most rows
- * a delta puts are removed by a later one before they are applied, so never live in the map.
+ * A provider applies its deferred deltas (see `deferred`) once their bytes pass the rows' own
+ * estimated heap (memoryBytes), or DEFERRED_MIN_BYTES for a small store: what they hold stays
+ * about what the map would have held (an operator has a store per partition, so a fixed large
+ * bound would multiply), and a row a delta puts is usually removed by a later one before they are
+ * applied, so never lives in the map.
  */
-const DEFERRED_BYTES = 16 * 1024 * 1024;
+const DEFERRED_MIN_BYTES = 256 * 1024;
 
 /** A value's bytes as a byte string, the form the map keeps (one char per byte). */
 function byteString(b: Uint8Array): string {
@@ -92,7 +94,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   /**
    * Committed versions whose changes were all writeKnown's and are not in `map` yet: their delta
    * files' bytes, in order. A store applies them (catchUp) before it reads or changes the map, or
-   * the commit when they pass DEFERRED_BYTES; until then `map` is the rows at an older version.
+   * the commit when they pass a bound (DEFERRED_MIN_BYTES); until then `map` is the rows at an older version.
    * So a writer that never reads its store back (the stream-stream join, whose rows are decoded
    * in its own cache) keeps no string per row in the map, nor makes a map operation per write.
    */
@@ -222,13 +224,13 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     this.futureSnapshots = files.filter((f) => f.kind === 'snapshot' && f.version > version).map((f) => f.version);
   }
 
-  /** Holds a committed version's delta unapplied (see `deferred`); applies all when they pass DEFERRED_BYTES. */
+  /** Holds a committed version's delta unapplied (see `deferred`); applies all past the bound (DEFERRED_MIN_BYTES). */
   defer(version: number, data: Buffer, sizeDelta: number, memory: number): void {
     this.deferred.push({ version, data });
     this.deferredBytes += data.length;
     this.deferredSizeDelta += sizeDelta;
     this.deferredMemory += memory;
-    if (this.deferredBytes > DEFERRED_BYTES) this.catchUp();
+    if (this.deferredBytes > Math.max(DEFERRED_MIN_BYTES, this.memoryBytes + this.deferredMemory)) this.catchUp();
   }
 
   /** Applies the deferred deltas to `map`, in order, as a load applies deltas. */
