@@ -62,12 +62,14 @@ const stringBytes = (n: number) => (16 + n + 7) & ~7;
 const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
 
 /**
- * A provider applies its deferred deltas (see `deferred`) once their bytes pass the rows' own
- * estimated heap (memoryBytes), or DEFERRED_MIN_BYTES for a small store: what they hold stays
- * about what the map would have held (an operator has a store per partition, so a fixed large
- * bound would multiply), and a row a delta puts is usually removed by a later one before they are
- * applied, so never lives in the map.
+ * A provider applies its deferred deltas (see `deferred`) once their bytes pass DEFERRED_RATIO
+ * times the rows' estimated heap (memoryBytes), or DEFERRED_MIN_BYTES for a small store: what
+ * they hold stays in proportion to the rows (an operator has a store per partition, so a fixed
+ * large bound would multiply), and most rows a delta puts are removed by a later one before they
+ * are applied, so never live in the map. At 1M rows a side of bench/join.bench.ts a ratio of 4
+ * cost less CPU than 1 and than a fixed 16 MiB.
  */
+const DEFERRED_RATIO = 4;
 const DEFERRED_MIN_BYTES = 256 * 1024;
 
 /** A value's bytes as a byte string, the form the map keeps (one char per byte). */
@@ -94,7 +96,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   /**
    * Committed versions whose changes were all writeKnown's and are not in `map` yet: their delta
    * files' bytes, in order. A store applies them (catchUp) before it reads or changes the map, or
-   * the commit when they pass a bound (DEFERRED_MIN_BYTES); until then `map` is the rows at an older version.
+   * the commit when they pass a bound (DEFERRED_RATIO); until then `map` is the rows at an older version.
    * So a writer that never reads its store back (the stream-stream join, whose rows are decoded
    * in its own cache) keeps no string per row in the map, nor makes a map operation per write.
    */
@@ -224,13 +226,13 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     this.futureSnapshots = files.filter((f) => f.kind === 'snapshot' && f.version > version).map((f) => f.version);
   }
 
-  /** Holds a committed version's delta unapplied (see `deferred`); applies all past the bound (DEFERRED_MIN_BYTES). */
+  /** Holds a committed version's delta unapplied (see `deferred`); applies all past the bound (DEFERRED_RATIO). */
   defer(version: number, data: Buffer, sizeDelta: number, memory: number): void {
     this.deferred.push({ version, data });
     this.deferredBytes += data.length;
     this.deferredSizeDelta += sizeDelta;
     this.deferredMemory += memory;
-    if (this.deferredBytes > Math.max(DEFERRED_MIN_BYTES, this.memoryBytes + this.deferredMemory)) this.catchUp();
+    if (this.deferredBytes > Math.max(DEFERRED_MIN_BYTES, DEFERRED_RATIO * (this.memoryBytes + this.deferredMemory))) this.catchUp();
   }
 
   /** Applies the deferred deltas to `map`, in order, as a load applies deltas. */

@@ -232,18 +232,17 @@ describe('file-backed provider: versions of writeKnown writes only', () => {
     expect([...(await p.getStore(3)).entries()].map(([k, v]) => [k, Buffer.from(v).toString('latin1')])).toEqual([['a', 'a longer value'], ['d', 'D']]);
   });
 
-  it('a commit applies them once their bytes pass the rows they hold, so what is held stays bounded', async () => {
+  it('a commit applies them once their bytes pass a few times the rows they hold, so what is held stays bounded', async () => {
     const p = new FileBackedStateStoreProvider(new InMemoryCheckpointFileManager(), ID);
-    const big = 'x'.repeat(1024 * 1024);
-    const s0 = await p.getStore(0);
-    s0.writeKnown('k', big, false);
-    await s0.commit();
-    expect(p['deferred']).toHaveLength(1);
-    const s1 = await p.getStore(1);
-    s1.writeKnown('k', `${big}y`, true);
-    await s1.commit();
-    // Two versions of the one row: more bytes than the row, so the second commit applied both.
-    expect(p['deferred']).toHaveLength(0);
-    expect(p.map.get('k')).toBe(`${big}y`);
+    const row = 'x'.repeat(1024 * 1024);
+    for (let v = 0; v < 8; v++) {
+      const s = await p.getStore(v);
+      s.writeKnown('k', `${row}${v}`, v > 0);
+      await s.commit();
+      // Versions of the one row are held until they pass four times its bytes (the fifth).
+      expect(p['deferred']).toHaveLength([1, 2, 3, 4, 0, 1, 2, 3][v]);
+    }
+    expect(p.map.size + p.deferredSizeDelta).toBe(1);
+    expect(Buffer.from((await p.getStore(8)).get('k')!).toString('latin1')).toBe(`${row}7`);
   });
 });
