@@ -333,16 +333,18 @@ export class SymmetricHashJoinStateManager {
     for (const entry of this.dirty) {
       const { key, rows } = entry;
       const n = rows.length;
+      // The stores hold the key's count and its slots below it, no others: each write says
+      // whether its key is there, so the store need not look it up (writeKnown).
+      const stored = entry.stored;
       for (let i = 0; i < n; i++) {
         const r = rows[i];
         if (r.storedAt === i) continue;
-        this.keyWithIndexToValue.putByteString(entry.slot(i), this.encode(r));
+        this.keyWithIndexToValue.writeKnown(entry.slot(i), this.encode(r), i < stored);
         r.storedAt = i;
       }
-      for (let i = n; i < entry.stored; i++) this.keyWithIndexToValue.remove(entry.slot(i), 'watermark');
-      if (n !== entry.stored) {
-        if (n > 0) this.keyToNumValues.putByteString(key, encodeCount(n));
-        else this.keyToNumValues.remove(key, 'watermark');
+      for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(entry.slot(i), undefined, true);
+      if (n !== stored) {
+        this.keyToNumValues.writeKnown(key, n > 0 ? encodeCount(n) : undefined, stored > 0);
         entry.stored = n;
       }
       if (n === 0) this.cache.keys.delete(entry.cacheKey);

@@ -13,6 +13,10 @@
  *   second map for the undo log). `abort()` restores the journaled keys' values, costing the
  *   changed keys, not the whole map; the delta for V+1 is exactly the journal, in the order of
  *   first change; the commit puts the journal's values back into the map.
+ * - A caller that knows whether a key is present (the stream-stream join) writes by `writeKnown`:
+ *   such writes touch neither the map nor the journal until the commit, which writes them to the
+ *   delta after the journal's and then applies them to the map, one map operation for a new key;
+ *   `abort()` drops them. A read before the commit moves them into the journal first.
  * - `commit()` writes `<V+1>.delta` atomically with overwrite allowed: a re-run of a batch whose
  *   earlier commit crashed half-way must be able to replace what it left. (Two runners on one
  *   checkpoint are stopped earlier, by the offsets log's create-if-absent.)
@@ -57,6 +61,17 @@ const MAP_ENTRY_BYTES = 40;
 const stringBytes = (n: number) => (16 + n + 7) & ~7;
 const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
 
+/**
+ * A provider applies its deferred deltas (see `deferred`) once their bytes pass DEFERRED_RATIO
+ * times the rows' estimated heap (memoryBytes), or DEFERRED_MIN_BYTES for a small store: what
+ * they hold stays in proportion to the rows (an operator has a store per partition, so a fixed
+ * large bound would multiply), and most rows a delta puts are removed by a later one before they
+ * are applied, so never live in the map. At 1M rows a side of bench/join.bench.ts a ratio of 4
+ * cost less CPU than 1 and than a fixed 16 MiB.
+ */
+const DEFERRED_RATIO = 4;
+const DEFERRED_MIN_BYTES = 256 * 1024;
+
 /** A value's bytes as a byte string, the form the map keeps (one char per byte). */
 function byteString(b: Uint8Array): string {
   // encodeValue's Buffers (every put of every batch) need no second view over their bytes.
@@ -78,6 +93,19 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
    */
   map = new Map<string, string | number>();
   memoryBytes = 0;
+  /**
+   * Committed versions whose changes were all writeKnown's and are not in `map` yet: their delta
+   * files' bytes, in order. A store applies them (catchUp) before it reads or changes the map, or
+   * the commit when they pass a bound (DEFERRED_RATIO); until then `map` is the rows at an older version.
+   * So a writer that never reads its store back (the stream-stream join, whose rows are decoded
+   * in its own cache) keeps no string per row in the map, nor makes a map operation per write.
+   */
+  private deferred: { version: number; data: Buffer }[] = [];
+  private deferredBytes = 0;
+  /** Rows the deferred deltas add less those they remove. */
+  deferredSizeDelta = 0;
+  /** memoryBytes' estimate of the deferred changes (a removed or replaced value's length is not known until applied). */
+  deferredMemory = 0;
   loadedVersion = -1;
   lastSnapshotVersion = 0;
   /**
@@ -191,9 +219,48 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     }
     this.map = map;
     this.memoryBytes = mem;
+    this.deferred = [];
+    this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
     this.loadedVersion = version;
     this.lastSnapshotVersion = start;
     this.futureSnapshots = files.filter((f) => f.kind === 'snapshot' && f.version > version).map((f) => f.version);
+  }
+
+  /** Holds a committed version's delta unapplied (see `deferred`); applies all past the bound (DEFERRED_RATIO). */
+  defer(version: number, data: Buffer, sizeDelta: number, memory: number): void {
+    this.deferred.push({ version, data });
+    this.deferredBytes += data.length;
+    this.deferredSizeDelta += sizeDelta;
+    this.deferredMemory += memory;
+    if (this.deferredBytes > Math.max(DEFERRED_MIN_BYTES, DEFERRED_RATIO * (this.memoryBytes + this.deferredMemory))) this.catchUp();
+  }
+
+  /** Applies the deferred deltas to `map`, in order, as a load applies deltas. */
+  catchUp(): void {
+    if (this.deferred.length === 0) return;
+    const map = this.map;
+    let mem = this.memoryBytes;
+    const onPut = (k: string, v: string) => {
+      const old = map.get(k) as string | undefined;
+      if (old !== undefined) mem -= entryBytes(k, old);
+      mem += entryBytes(k, v);
+      map.set(k, v);
+    };
+    const onRemove = (k: string) => {
+      const old = map.get(k) as string | undefined;
+      if (old === undefined) return;
+      mem -= entryBytes(k, old);
+      map.delete(k);
+    };
+    for (const { version, data } of this.deferred) readStateFile(this.path(version, 'delta'), data, { version, kind: 'delta' }, onPut, onRemove);
+    this.memoryBytes = mem;
+    this.deferred = [];
+    this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
+  }
+
+  /** Rows at the loaded version (the map's and the deferred deltas'). */
+  get rows(): number {
+    return this.map.size + this.deferredSizeDelta;
   }
 
   bytesOnDisk(): number {
@@ -268,6 +335,17 @@ export class FileBackedStateStore implements StateStore {
    * writes nothing here, and commit looks nothing up while none were made.
    */
   private readonly explicitRemovals = new Set<string>();
+  /**
+   * writeKnown's writes, in order, not in the map nor the journal: keys, values (undefined: a
+   * removal) and whether the key was present. The commit writes them to the delta after the
+   * journal's and applies them to the map (the only hash operations they cost); any other use
+   * of the store first moves them into the journal (settle), so reads see them.
+   */
+  private knownKeys: string[] = [];
+  private knownValues: (string | undefined)[] = [];
+  private knownPresent: boolean[] = [];
+  /** Rows the known writes add less those they remove (by their `present`). */
+  private knownSizeDelta = 0;
   committed = false;
   finished = false;
   private committedMetrics: StateStoreMetrics | null = null;
@@ -279,7 +357,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   get size(): number {
-    return this.p.map.size - this.removedInMap;
+    return this.p.rows - this.removedInMap + this.knownSizeDelta;
   }
 
   private writable(): void {
@@ -294,11 +372,13 @@ export class FileBackedStateStore implements StateStore {
   }
 
   get(key: string): Uint8Array | undefined {
+    this.settle();
     const v = this.valueOf(this.p.map.get(key));
     return v === undefined ? undefined : bytesOf(v);
   }
 
   has(key: string): boolean {
+    this.settle();
     return this.valueOf(this.p.map.get(key)) !== undefined;
   }
 
@@ -308,6 +388,7 @@ export class FileBackedStateStore implements StateStore {
 
   putByteString(key: string, value: string): void {
     this.writable();
+    this.settle();
     // Every changed row of every batch comes through here: one map lookup says whether the key is
     // journaled already and what its value was.
     const map = this.p.map;
@@ -326,6 +407,7 @@ export class FileBackedStateStore implements StateStore {
 
   remove(key: string, reason: 'watermark' | 'explicit' = 'explicit'): void {
     this.writable();
+    this.settle();
     const map = this.p.map;
     const v = map.get(key);
     let old: string | undefined;
@@ -345,6 +427,38 @@ export class FileBackedStateStore implements StateStore {
     else if (this.explicitRemovals.size > 0) this.explicitRemovals.delete(key);
   }
 
+  writeKnown(key: string, value: string | undefined, present: boolean): void {
+    this.writable();
+    if (value === undefined && !present) return;
+    this.knownKeys.push(key);
+    this.knownValues.push(value);
+    this.knownPresent.push(present);
+    if (present !== (value !== undefined)) this.knownSizeDelta += present ? -1 : 1;
+  }
+
+  /**
+   * Brings the map up to date (the deferred versions), then moves the known writes into the
+   * journal through put/remove, so that the store can be read or changed.
+   */
+  private settle(): void {
+    this.p.catchUp();
+    const { knownKeys, knownValues } = this;
+    if (knownKeys.length === 0) return;
+    this.dropKnown();
+    for (let i = 0; i < knownKeys.length; i++) {
+      const value = knownValues[i];
+      if (value === undefined) this.remove(knownKeys[i], 'watermark');
+      else this.putByteString(knownKeys[i], value);
+    }
+  }
+
+  private dropKnown(): void {
+    this.knownKeys = [];
+    this.knownValues = [];
+    this.knownPresent = [];
+    this.knownSizeDelta = 0;
+  }
+
   /** Journals a key's first change; returns its index. */
   private journal(key: string, orig: string | undefined, cur: string | undefined): number {
     this.orig.push(orig);
@@ -353,6 +467,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   *entries(): IterableIterator<[string, Uint8Array]> {
+    this.settle();
     for (const [k, v] of this.p.map) {
       const value = this.valueOf(v);
       if (value !== undefined) yield [k, bytesOf(value)];
@@ -360,6 +475,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   keys(): IterableIterator<string> {
+    this.settle();
     return this.removedInMap === 0 ? this.p.map.keys() : this.presentKeys();
   }
 
@@ -368,6 +484,7 @@ export class FileBackedStateStore implements StateStore {
   }
 
   updatedKeys(): IterableIterator<string> {
+    this.settle();
     return this.journalKeys.values();
   }
 
@@ -375,8 +492,8 @@ export class FileBackedStateStore implements StateStore {
     this.writable();
     const started = this.p.now();
     const next = this.version + 1;
-    const { journalKeys, orig, cur } = this;
-    const w = new StateFileWriter(next, 'delta', 64 + journalKeys.length * 48);
+    const { journalKeys, orig, cur, knownKeys, knownValues, knownPresent } = this;
+    const w = new StateFileWriter(next, 'delta', 64 + (journalKeys.length + knownKeys.length) * 48);
     // One pass over the journal writes the delta and counts what changed (the metrics of this version).
     let updated = 0, evicted = 0, removed = 0;
     for (let i = 0; i < journalKeys.length; i++) {
@@ -388,6 +505,17 @@ export class FileBackedStateStore implements StateStore {
         w.remove(key);
         if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
         else evicted++;
+      }
+    }
+    // The known writes come after the journal's, each key once (writeKnown), so in the order made.
+    for (let i = 0; i < knownKeys.length; i++) {
+      const value = knownValues[i];
+      if (value !== undefined) {
+        w.put(knownKeys[i], value);
+        updated++;
+      } else {
+        w.remove(knownKeys[i]);
+        evicted++;
       }
     }
     const data = w.finish();
@@ -405,16 +533,43 @@ export class FileBackedStateStore implements StateStore {
       if (value !== undefined) map.set(journalKeys[i], value);
       else map.delete(journalKeys[i]);
     }
+    if (journalKeys.length === 0 && knownKeys.length > 0) {
+      // Only known writes: the map need not have them until it is read (see `deferred`).
+      let mem = 0;
+      for (let i = 0; i < knownKeys.length; i++) {
+        const key = knownKeys[i], value = knownValues[i];
+        if (value === undefined) mem -= entryBytes(key, '');
+        else if (!knownPresent[i]) mem += entryBytes(key, value);
+      }
+      this.p.defer(next, Buffer.from(data.buffer, data.byteOffset, data.byteLength), this.knownSizeDelta, mem);
+    } else {
+      // The journal's writes went into the map, so it was up to date (settle): these go after them.
+      // One map operation for a new key; a present key's old value is read for memoryBytes.
+      let mem = 0;
+      for (let i = 0; i < knownKeys.length; i++) {
+        const key = knownKeys[i], value = knownValues[i];
+        if (knownPresent[i]) {
+          const old = map.get(key);
+          if (old !== undefined) mem -= entryBytes(key, old as string);
+        }
+        if (value !== undefined) {
+          map.set(key, value);
+          mem += entryBytes(key, value);
+        } else map.delete(key);
+      }
+      this.p.memoryBytes += mem;
+    }
+    this.dropKnown();
     this.removedInMap = 0;
     this.committed = true;
     this.finished = true;
     this.p.loadedVersion = next;
     this.committedMetrics = {
-      numRowsTotal: map.size,
+      numRowsTotal: this.p.rows,
       numRowsUpdated: updated,
       numRowsEvictedByWatermark: evicted,
       numRowsRemoved: removed,
-      memoryUsedBytes: this.p.memoryBytes,
+      memoryUsedBytes: this.p.memoryBytes + this.p.deferredMemory,
       bytesOnDisk: this.p.bytesOnDisk(),
       deltaBytes: data.length,
       commitTimeMs: this.p.now() - started,
@@ -433,12 +588,14 @@ export class FileBackedStateStore implements StateStore {
       this.p.memoryBytes += (before === undefined ? 0 : entryBytes(key, before)) - (now === undefined ? 0 : entryBytes(key, now));
     }
     journalKeys.length = orig.length = cur.length = 0;
+    this.dropKnown();
     this.removedInMap = 0;
     this.explicitRemovals.clear();
     this.finished = true;
   }
 
   private liveMetrics(): StateStoreMetrics {
+    this.settle();
     let updated = 0, evicted = 0, removed = 0;
     for (let i = 0; i < this.journalKeys.length; i++) {
       if (this.cur[i] !== undefined) updated++;
@@ -451,7 +608,7 @@ export class FileBackedStateStore implements StateStore {
       numRowsUpdated: updated,
       numRowsEvictedByWatermark: evicted,
       numRowsRemoved: removed,
-      memoryUsedBytes: this.p.memoryBytes,
+      memoryUsedBytes: this.p.memoryBytes + this.p.deferredMemory,
       bytesOnDisk: this.p.bytesOnDisk(),
       deltaBytes: 0,
       commitTimeMs: 0,

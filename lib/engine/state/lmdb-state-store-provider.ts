@@ -354,6 +354,12 @@ export class LmdbStateStore implements StateStore {
     this.set(key, Buffer.from(value, 'latin1'));
   }
 
+  /** The overlay looks the key up anyway (its change record): `present` saves nothing here. */
+  writeKnown(key: string, value: string | undefined): void {
+    if (value === undefined) this.remove(key, 'watermark');
+    else this.putByteString(key, value);
+  }
+
   /** Puts a value this store now owns. */
   private set(key: string, value: Buffer): void {
     this.writable();

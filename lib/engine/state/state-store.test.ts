@@ -200,3 +200,49 @@ describe('file-backed provider: the journal of a version', () => {
     );
   });
 });
+
+describe('file-backed provider: versions of writeKnown writes only', () => {
+  const ID = { operatorId: 0, partitionId: 0 };
+  const memoryOf = async (p: FileBackedStateStoreProvider, v: number) => {
+    const s = await p.getStore(v);
+    s.has('any'); // a read: the map is brought up to date
+    return s.metrics().memoryUsedBytes;
+  };
+
+  it('are applied to the map when it is read, alike a load of the files', async () => {
+    const fm = new InMemoryCheckpointFileManager();
+    const p = new FileBackedStateStoreProvider(fm, ID);
+    const s0 = await p.getStore(0);
+    s0.put('a', Buffer.from('1'));
+    s0.put('b', Buffer.from('2'));
+    await s0.commit();
+    const s1 = await p.getStore(1);
+    s1.writeKnown('a', 'a longer value', true);
+    s1.writeKnown('b', undefined, true);
+    s1.writeKnown('c', 'C', false);
+    await s1.commit();
+    const s2 = await p.getStore(2);
+    s2.writeKnown('c', undefined, true);
+    s2.writeKnown('d', 'D', false);
+    expect(s2.size).toBe(2);
+    await s2.commit();
+    expect(s2.metrics().numRowsTotal).toBe(2);
+    const fresh = new FileBackedStateStoreProvider(fm, ID);
+    expect(await memoryOf(p, 3)).toBe(await memoryOf(fresh, 3));
+    expect([...(await p.getStore(3)).entries()].map(([k, v]) => [k, Buffer.from(v).toString('latin1')])).toEqual([['a', 'a longer value'], ['d', 'D']]);
+  });
+
+  it('a commit applies them once their bytes pass a few times the rows they hold, so what is held stays bounded', async () => {
+    const p = new FileBackedStateStoreProvider(new InMemoryCheckpointFileManager(), ID);
+    const row = 'x'.repeat(1024 * 1024);
+    for (let v = 0; v < 8; v++) {
+      const s = await p.getStore(v);
+      s.writeKnown('k', `${row}${v}`, v > 0);
+      await s.commit();
+      // Versions of the one row are held until they pass four times its bytes (the fifth).
+      expect(p['deferred']).toHaveLength([1, 2, 3, 4, 0, 1, 2, 3][v]);
+    }
+    expect(p.map.size + p.deferredSizeDelta).toBe(1);
+    expect(Buffer.from((await p.getStore(8)).get('k')!).toString('latin1')).toBe(`${row}7`);
+  });
+});

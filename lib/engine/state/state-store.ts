@@ -72,6 +72,17 @@ export interface StateStore {
    * byte array per value.
    */
   putByteString(key: string, value: string): void;
+  /**
+   * A write by a caller that knows whether `key` is present now (`present`: loaded or put, and
+   * not removed since): a put of a byte string, or, with `value` undefined, a removal by the
+   * watermark (a no-op when not present). Each key at most once per version, and not also
+   * through put/remove in it (numRowsUpdated counts these writes). The store need not look the
+   * key up: the file-backed store keeps these writes aside, writes its delta from them and
+   * applies them to its map at the commit (a read before that applies them first; an abort
+   * drops them), so the stream-stream join's changed slots cost one map operation each, where
+   * `putByteString` costs three. A wrong `present` makes `size` wrong until the commit (and memoryUsedBytes an estimate off by the row).
+   */
+  writeKnown(key: string, value: string | undefined, present: boolean): void;
   /** Removes a key; `reason: 'watermark'` counts it in numRowsEvictedByWatermark. */
   remove(key: string, reason?: 'watermark' | 'explicit'): void;
   /** Number of rows visible now (including this version's uncommitted changes). */
