@@ -13,6 +13,12 @@
  * missed (one sent before the listener was subscribed, a dropped connection) costs that much
  * latency, never the outcome. Polling alone cost a stage 10–45 ms of its round trip (the look
  * after a task's end comes up to 50 ms late); the event brings it to the few ms of a look.
+ *
+ * The Postgres backend's QueueEvents drops a NOTIFY that lands while it is reading the events
+ * after the previous one, so a task that ends a few ms after a sibling often has its event
+ * missed (on its own, QueueEvents would deliver it only at its next event or after 10 s). An
+ * event therefore also brings every other wait's next look to within NUDGE_MS: tasks of a stage
+ * end together, and the look finds the one whose event was lost.
  */
 import type { Queue, QueueEvents } from 'bullmq';
 import { makeQueue, makeQueueEvents, type QueueConfig } from '@/lib/queue/connection';
@@ -21,12 +27,21 @@ import type { TaskOutcome, TaskPayload } from './shuffle';
 
 const TASK_ATTEMPTS = 3;
 const MAX_POLL_MS = 50;
+const NUDGE_MS = 5;
+
+/** A wait's sleep until its next look: woken early by its job's event or a sibling's. */
+interface Sleep {
+  wake: () => void;
+  /** When the next look is due (Date.now() ms). */
+  due: number;
+  timer: NodeJS.Timeout;
+}
 
 export class TaskDispatcher {
   private queue?: Queue<TaskPayload>;
   private events?: Promise<QueueEvents | undefined>;
-  /** The waits woken by a job's next completed or failed event, by job id. */
-  private readonly wakers = new Map<string, () => void>();
+  /** The waits' sleeps, by job id, woken by the job's next completed or failed event. */
+  private readonly sleeps = new Map<string, Sleep>();
 
   constructor(private readonly cfg: QueueConfig) {}
 
@@ -53,7 +68,7 @@ export class TaskDispatcher {
   /** The queue's events, or none when they cannot be had (the waits then only poll). */
   private async listen(): Promise<QueueEvents | undefined> {
     const events = makeQueueEvents(TASKS_QUEUE, this.cfg);
-    const wake = ({ jobId }: { jobId: string }) => this.wakers.get(jobId)?.();
+    const wake = ({ jobId }: { jobId: string }) => this.onEvent(jobId);
     events.on('completed', wake);
     events.on('failed', wake);
     // A lost events connection only slows the waits to their polling.
@@ -67,15 +82,27 @@ export class TaskDispatcher {
     }
   }
 
+  /** Wakes the job's wait, and brings the others' next looks to within NUDGE_MS. */
+  private onEvent(jobId: string): void {
+    this.sleeps.get(jobId)?.wake();
+    const soon = Date.now() + NUDGE_MS;
+    for (const [id, sleep] of this.sleeps) {
+      if (id === jobId || sleep.due <= soon) continue;
+      clearTimeout(sleep.timer);
+      sleep.due = soon;
+      sleep.timer = setTimeout(sleep.wake, NUDGE_MS);
+    }
+  }
+
   private async waitFor(queue: Queue<TaskPayload>, id: string, signal?: AbortSignal): Promise<TaskOutcome> {
     let delay = 2;
     for (;;) {
       signal?.throwIfAborted();
       // Armed before the look, so an event between the look and the sleep still wakes it.
-      let timer: NodeJS.Timeout | undefined;
+      let sleep: Sleep | undefined;
       const woken = new Promise<void>((resolve) => {
-        this.wakers.set(id, resolve);
-        timer = setTimeout(resolve, delay);
+        sleep = { wake: resolve, due: Date.now() + delay, timer: setTimeout(resolve, delay) };
+        this.sleeps.set(id, sleep);
       });
       try {
         // The state first, then the job: a job read before it completed has no return value yet.
@@ -91,8 +118,8 @@ export class TaskDispatcher {
         }
         await woken;
       } finally {
-        clearTimeout(timer);
-        this.wakers.delete(id);
+        clearTimeout(sleep?.timer);
+        this.sleeps.delete(id);
       }
       delay = Math.min(MAX_POLL_MS, delay * 2);
     }
