@@ -85,6 +85,16 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
   }
 }
 
+/** The first stream in `plan` (children in order, left before right) that `p` accepts; any stream without `p`. */
+export function firstStreamingRelation(plan: LogicalPlan, p: (r: StreamingRelation) => boolean = () => true): StreamingRelation | undefined {
+  if (plan.kind === 'StreamingRelation') return p(plan) ? plan : undefined;
+  for (const c of children(plan)) {
+    const r = firstStreamingRelation(c, p);
+    if (r) return r;
+  }
+  return undefined;
+}
+
 /** A join of two streams (neither side a static table): Spark's stream-stream join, which buffers both sides. */
 export function isStreamStreamJoin(n: Extract<LogicalPlan, { kind: 'Join' }>): boolean {
   return n.left.kind !== 'StaticRelation' && n.right.kind !== 'StaticRelation';

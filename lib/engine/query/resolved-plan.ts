@@ -18,7 +18,7 @@ import type { Schema } from '../types';
 import { typeOfField, type TypeInfo } from './data-types';
 import { exprToString, type Expr } from './expression';
 import { compileExpression, resolveColumn } from './expression-compiler';
-import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
@@ -44,19 +44,10 @@ interface WatermarkContext {
 }
 
 function watermarkContext(plan: LogicalPlan): WatermarkContext {
-  const r = firstRelation(plan, (n) => n.eventTime !== undefined);
+  const r = firstStreamingRelation(plan, (n) => n.eventTime !== undefined);
   if (r?.eventTime === undefined) return { placed: false };
   const et = r.eventTime;
   return { watermark: { eventTime: et, delayMs: r.watermarkDelayMs ?? 0 }, ...(r.schema.some((f) => f.name === et) ? {} : { derivedEventTime: et }), placed: false };
-}
-
-function firstRelation(plan: LogicalPlan, p: (r: StreamingRelation) => boolean): StreamingRelation | undefined {
-  if (plan.kind === 'StreamingRelation') return p(plan) ? plan : undefined;
-  for (const c of children(plan)) {
-    const r = firstRelation(c, p);
-    if (r) return r;
-  }
-  return undefined;
 }
 
 /**
@@ -86,7 +77,7 @@ export function resolveSubquery(plan: LogicalPlan): Resolved {
 
 /** Spark's LogicalPlan.output: the columns `plan` outputs. It does not change `plan`. */
 export function outputSchema(plan: LogicalPlan): Schema {
-  return resolve(plan, watermarkContext(plan)).output;
+  return resolveSubquery(plan).output;
 }
 
 /** An expression's type over `schema`: the one it carries, or the compiler's. */

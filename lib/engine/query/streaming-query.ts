@@ -15,7 +15,7 @@ import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { children, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, firstStreamingRelation, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
@@ -90,7 +90,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   if (operators.some((op) => op.name === 'Filter+Project')) {
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
   }
-  const scanned = streamingRelationOf(optimized.plan);
+  const scanned = firstStreamingRelation(optimized.plan);
   // Column pruning and pushed filters reach a source of a one-source plan (several: each reads all its columns).
   const pushed = opts.optimize === false || !scanned || scans ? undefined : scanFilterOf(optimized.plan);
   return {
@@ -116,15 +116,6 @@ function requireSourceEventTimes(relations: readonly StreamingRelation[]): void 
       throw new ValidationError(`sources.${i}.eventTime "${r.eventTime}" must be a column of sources.${i}.schema: with several sources, each watermark tracks a column of its own source`, { path: `sources.${i}.eventTime` });
     }
   });
-}
-
-function streamingRelationOf(plan: LogicalPlan): StreamingRelation | undefined {
-  if (plan.kind === 'StreamingRelation') return plan;
-  for (const c of children(plan)) {
-    const r = streamingRelationOf(c);
-    if (r) return r;
-  }
-  return undefined;
 }
 
 /**
