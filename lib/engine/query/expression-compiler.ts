@@ -265,8 +265,12 @@ const COMPARE: Record<string, (a: never, b: never) => boolean> = {
   '>=': (a, b) => a >= b,
 };
 
-export function compileExpression(e: Expr, schema: Schema): CompiledExpr {
-  return new ExpressionCompiler(schema).compile(e);
+/**
+ * `e` compiled over `schema`. With `types`, the type of each subexpression compiled on the way is
+ * recorded there too (the analysis's typing of a whole expression tree, resolved-plan.ts).
+ */
+export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, TypeInfo>): CompiledExpr {
+  return new ExpressionCompiler(schema, types).compile(e);
 }
 
 /** A lambda's variable while its body compiles: its type, and where its function puts its value. */
@@ -280,7 +284,10 @@ class ExpressionCompiler implements LambdaCompiler {
   /** The variables of the lambdas whose bodies are being compiled, innermost first. */
   private lambdaVariables: LambdaVariableSlot[] = [];
 
-  constructor(private readonly schema: Schema) {}
+  constructor(
+    private readonly schema: Schema,
+    private readonly types?: Map<Expr, TypeInfo>,
+  ) {}
 
   fail(e: Expr, msg: string): never {
     throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind);
@@ -295,6 +302,15 @@ class ExpressionCompiler implements LambdaCompiler {
   }
 
   compile(e: Expr): CompiledExpr {
+    const c = this.compileNode(e);
+    if (this.types) {
+      const { eval: _eval, ...type } = c;
+      this.types.set(e, type);
+    }
+    return c;
+  }
+
+  private compileNode(e: Expr): CompiledExpr {
     switch (e.kind) {
       case 'literal': {
         const v = e.value;

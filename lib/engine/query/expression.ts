@@ -148,49 +148,65 @@ export function conjunction(es: Expr[]): Expr {
   return es.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r }));
 }
 
-/** Every column name an expression reads. */
-export function referencedColumns(e: Expr, out = new Set<string>()): Set<string> {
+/** An expression's direct subexpressions, in the order they are written. */
+export function exprChildren(e: Expr): Expr[] {
   switch (e.kind) {
-    case 'column':
-      out.add(e.name);
-      break;
-    case 'literal':
-      break;
-    case 'unary':
-    case 'isNull':
-    case 'cast':
-    case 'field':
-      referencedColumns(e.arg, out);
-      break;
+    case 'column': case 'literal': case 'lambdaVariable':
+      return [];
+    case 'unary': case 'isNull': case 'cast': case 'field':
+      return [e.arg];
     case 'binary':
-      referencedColumns(e.left, out);
-      referencedColumns(e.right, out);
-      break;
+      return [e.left, e.right];
     case 'in':
-      referencedColumns(e.arg, out);
-      e.list.forEach((x) => referencedColumns(x, out));
-      break;
+      return [e.arg, ...e.list];
     case 'between':
-      [e.arg, e.low, e.high].forEach((x) => referencedColumns(x, out));
-      break;
+      return [e.arg, e.low, e.high];
     case 'like':
-      referencedColumns(e.arg, out);
-      referencedColumns(e.pattern, out);
-      break;
+      return [e.arg, e.pattern];
     case 'case':
-      if (e.operand) referencedColumns(e.operand, out);
-      e.branches.forEach((b) => (referencedColumns(b.when, out), referencedColumns(b.then, out)));
-      if (e.otherwise) referencedColumns(e.otherwise, out);
-      break;
+      return [...(e.operand ? [e.operand] : []), ...e.branches.flatMap((b) => [b.when, b.then]), ...(e.otherwise ? [e.otherwise] : [])];
     case 'call':
-      e.args.forEach((x) => referencedColumns(x, out));
-      break;
-    // A lambda's body may read the row's columns too; its own variables are not columns.
+      return e.args;
     case 'lambda':
-      referencedColumns(e.body, out);
-      break;
-    case 'lambdaVariable':
-      break;
+      return [e.body];
   }
+}
+
+/**
+ * Catalyst's mapChildren for an expression: a copy of `e` whose direct subexpressions are `f` of each (`e` itself
+ * when `f` changes none of them). The node's own fields, `dataType` included, are kept.
+ */
+export function mapExprChildren(e: Expr, f: (child: Expr) => Expr): Expr {
+  const kids = exprChildren(e);
+  const mapped = kids.map(f);
+  if (mapped.every((m, i) => m === kids[i])) return e;
+  let i = 0;
+  const next = () => mapped[i++];
+  switch (e.kind) {
+    case 'column': case 'literal': case 'lambdaVariable':
+      return e;
+    case 'unary': case 'isNull': case 'cast': case 'field':
+      return { ...e, arg: next() };
+    case 'binary':
+      return { ...e, left: next(), right: next() };
+    case 'in':
+      return { ...e, arg: next(), list: e.list.map(next) };
+    case 'between':
+      return { ...e, arg: next(), low: next(), high: next() };
+    case 'like':
+      return { ...e, arg: next(), pattern: next() };
+    case 'case':
+      return { ...e, ...(e.operand ? { operand: next() } : {}), branches: e.branches.map(() => ({ when: next(), then: next() })), ...(e.otherwise ? { otherwise: next() } : {}) };
+    case 'call':
+      return { ...e, args: e.args.map(next) };
+    case 'lambda':
+      return { ...e, body: next() };
+  }
+}
+
+/** Every column name an expression reads (a lambda's body may read the row's columns too; its own variables are not columns). */
+export function referencedColumns(e: Expr, out = new Set<string>()): Set<string> {
+  if (e.kind === 'column') out.add(e.name);
+  for (const c of exprChildren(e)) referencedColumns(c, out);
   return out;
 }

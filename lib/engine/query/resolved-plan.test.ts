@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../types';
 import { compileExpression } from './expression-compiler';
-import type { Expr } from './expression';
+import { exprChildren, exprToString, type Expr } from './expression';
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { outputSchema, resolvePlan } from './resolved-plan';
@@ -26,6 +26,10 @@ const src: StreamingRelation = {
 
 const impressions: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'impressions', schema: [{ name: 'adId', type: 'long' }, { name: 'impressionTime', type: 'timestamp' }], eventTime: 'impressionTime', watermarkDelayMs: 3_600_000 };
 const clicks: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'clicks', schema: [{ name: 'clickAdId', type: 'string' }, { name: 'clickTime', type: 'timestamp' }], eventTime: 'clickTime', watermarkDelayMs: 3_600_000 };
+
+/** `e` and every subexpression below it. */
+const subtree = (e: Expr): Expr[] => [e, ...exprChildren(e).flatMap(subtree)];
+const readsLambdaVariable = (e: Expr): boolean => subtree(e).some((x) => x.kind === 'lambdaVariable');
 
 const snapshot = (p: LogicalPlan) => JSON.stringify(p, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 
@@ -52,7 +56,7 @@ describe('resolvePlan', () => {
       ['SELECT * FROM (SELECT id * 2.5 AS d, named_struct(\'a\', s) AS st FROM src) WHERE d > 1', [src]],
       ['SELECT * FROM impressions JOIN clicks ON CAST(adId AS STRING) = clickAdId AND clickTime >= impressionTime AND clickTime <= impressionTime + INTERVAL 1 HOUR', [impressions, clicks]],
     ];
-    let checked = 0;
+    let checked = 0, subexpressions = 0;
     for (const [sql, relations] of queries) {
       const plan = buildLogicalPlan(sql, relations);
       const before = snapshot(plan);
@@ -65,10 +69,18 @@ describe('resolvePlan', () => {
         const { eval: _eval, ...compiled } = compileExpression(expr, input);
         expect(expr.dataType).toEqual(compiled);
         checked++;
+        // Below it, each subexpression carries the type it has on its own over the same input.
+        for (const sub of subtree(expr).slice(1)) {
+          if (readsLambdaVariable(sub)) continue;
+          const { eval: _e, ...own } = compileExpression(sub, input);
+          expect(sub.dataType, exprToString(sub)).toEqual(own);
+          subexpressions++;
+        }
       }
       expect(outputSchema(resolved)).toEqual(outputSchema(plan));
     }
     expect(checked).toBe(16);
+    expect(subexpressions).toBe(29);
   });
 
   it('types an Aggregate\'s keys and aggregates as the columns it outputs', () => {
@@ -77,6 +89,9 @@ describe('resolvePlan', () => {
     if (agg.kind !== 'Aggregate') throw new Error('no Aggregate');
     expect(agg.groupBy.map((e) => e.dataType?.type)).toEqual(['struct', 'string']);
     expect(agg.aggregates.map((a) => a.expr.dataType?.type)).toEqual(['long', 'double']);
+    // avg's argument is typed over the aggregation's input; count(*)'s star is no expression.
+    expect(agg.aggregates.map((a) => (a.expr.kind === 'call' ? a.expr.args.map((x) => x.dataType?.type) : []))).toEqual([[undefined], ['long']]);
+    expect(agg.groupBy[1].dataType?.type).toBe('string');
   });
 
   it('refuses a WHERE that is not boolean, where the condition is', () => {

@@ -16,8 +16,8 @@
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
 import { typeOfField, type TypeInfo } from './data-types';
-import { exprToString, type Expr } from './expression';
-import { compileExpression, resolveColumn } from './expression-compiler';
+import { exprToString, mapExprChildren, type Expr } from './expression';
+import { compileExpression, resolveColumn, type CompiledExpr } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
@@ -80,21 +80,40 @@ export function outputSchema(plan: LogicalPlan): Schema {
   return resolveSubquery(plan).output;
 }
 
-/** An expression's type over `schema`: the one it carries, or the compiler's. */
-function typeOf(e: Expr, schema: Schema): TypeInfo {
-  if (e.dataType) return e.dataType;
-  const { eval: _eval, ...type } = compileExpression(e, schema);
-  return type;
+/**
+ * `e` with itself and each of its subexpressions carrying its type over `schema` (Spark's resolved
+ * expression tree), computed by one compilation; `e` when it carries its type already. A copy:
+ * the input plan's expressions are never changed.
+ */
+function typedTree(e: Expr, schema: Schema): Expr {
+  if (e.dataType) return e;
+  const types = new Map<Expr, TypeInfo>();
+  compileExpression(e, schema, types);
+  return withTypes(e, types);
 }
 
-/** `e` carrying `type` (a copy: the input plan's expressions are never changed). */
+/**
+ * A copy of `e` whose nodes carry the types recorded for them. A literal a function reads as
+ * written (named_struct's field names) is typed on its own; a node the compiler replaced before
+ * compiling keeps none.
+ */
+function withTypes(e: Expr, types: Map<Expr, TypeInfo>): Expr {
+  const type = types.get(e) ?? (e.kind === 'literal' ? typeInfo(compileExpression(e, [])) : undefined);
+  const withChildren = mapExprChildren(e, (c) => withTypes(c, types));
+  return type === undefined ? withChildren : typed(withChildren, type);
+}
+
+const typeInfo = ({ eval: _eval, ...type }: CompiledExpr): TypeInfo => type;
+
+/** `e` carrying `type` at its top (a copy: the input plan's expressions are never changed). */
 const typed = <E extends Expr>(e: E, type: TypeInfo): E => (e.dataType === type ? e : { ...e, dataType: type });
 
 /** A condition (WHERE, HAVING, a join's ON) must be a boolean (or NULL, which filters out every row). */
 function condition(e: Expr, schema: Schema, clause: 'WHERE' | 'ON'): Expr {
-  const type = typeOf(e, schema);
-  if (type.type !== 'boolean' && type.type !== 'null') throw new SqlValidationError(`${clause} needs a boolean condition, got ${type.type}`, e.pos, clause);
-  return typed(e, type);
+  const t = typedTree(e, schema);
+  const type = t.dataType!.type;
+  if (type !== 'boolean' && type !== 'null') throw new SqlValidationError(`${clause} needs a boolean condition, got ${type}`, e.pos, clause);
+  return t;
 }
 
 function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
@@ -133,9 +152,11 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
     }
     case 'Project': {
       const child = resolve(plan.child, ctx);
-      const types = plan.list.map((n) => typeOf(n.expr, child.output));
-      const list: NamedExpr[] = plan.list.map((n, i) => (n.expr.dataType === types[i] ? n : { ...n, expr: typed(n.expr, types[i]) }));
-      const out = projectOutput(plan.list, child.output, types);
+      const list: NamedExpr[] = plan.list.map((n) => {
+        const expr = typedTree(n.expr, child.output);
+        return expr === n.expr ? n : { ...n, expr };
+      });
+      const out = projectOutput(plan.list, child.output, list.map((n) => n.expr.dataType!));
       const resolved: LogicalPlan = { ...plan, list, child: child.plan };
       if (ctx.derivedEventTime === undefined || ctx.placed) return { plan: resolved, output: out };
       const marked = withDerivedEventTime(out, ctx.derivedEventTime, ctx.watermark!.delayMs);
@@ -147,18 +168,20 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       const child = resolve(plan.child, ctx);
       const g = plan.generator;
       // The generator's argument carries its type; the generator itself is typed by its output columns.
-      const argType = g.args.length === 1 ? typeOf(g.args[0], child.output) : undefined;
-      const generator = argType ? { ...g, args: [typed(g.args[0], argType)] } : g;
-      const fields = generatorFields(generator, child.output, argType).fields;
+      const arg = g.args.length === 1 ? typedTree(g.args[0], child.output) : undefined;
+      const generator = arg ? { ...g, args: [arg] } : g;
+      const fields = generatorFields(generator, child.output, arg?.dataType).fields;
       return { plan: { ...plan, generator, child: child.plan }, output: generateOutput(plan, child.output, fields).output };
     }
     case 'Aggregate': {
       const child = resolve(plan.child, ctx);
       const output = aggregateOutput(plan, child.output, ctx.watermark);
       if (plan.groupBy.some(isSessionWindow)) checkSessionWindow(plan, child.output);
-      // Each key and aggregate is typed as the column the aggregation outputs for it.
-      const groupBy = plan.groupBy.map((e, i) => typed(e, typeOfField(output[i])));
-      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(a.expr, typeOfField(output[plan.groupBy.length + i])) }));
+      // Each key and aggregate is typed as the column the aggregation outputs for it; below them,
+      // a key's subexpressions and an aggregate's arguments over the aggregation's input (a time
+      // window's arguments are read by the planner as written).
+      const groupBy = plan.groupBy.map((e, i) => typed(isTimeWindowCall(e) ? e : typedTree(e, child.output), typeOfField(output[i])));
+      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(typedArguments(a.expr, child.output), typeOfField(output[plan.groupBy.length + i])) }));
       return { plan: { ...plan, groupBy, aggregates, child: child.plan }, output };
     }
     case 'Join': {
@@ -193,6 +216,18 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
   }
 }
 
+/** `window(…)` and `session_window(…)`, whose arguments the planner reads as written. */
+function isTimeWindowCall(e: Expr): boolean {
+  return e.kind === 'call' && (e.name.toLowerCase() === 'window' || isSessionWindow(e));
+}
+
+/** An aggregate call with each argument typed over the aggregation's input (`count(*)`'s star is no expression). */
+function typedArguments(e: Expr, schema: Schema): Expr {
+  if (e.kind !== 'call' || e.dataType) return e;
+  const star = e.args.length === 1 && e.args[0].kind === 'literal' && e.args[0].value === '*';
+  return star ? e : mapExprChildren(e, (a) => typedTree(a, schema));
+}
+
 /** Spark's stream-stream join needs an equality of a left and a right column, of one type. */
 function checkStreamJoinKeys(node: Extract<LogicalPlan, { kind: 'Join' }>, left: Schema, right: Schema): void {
   const r = readStreamJoin(node);
@@ -200,7 +235,7 @@ function checkStreamJoinKeys(node: Extract<LogicalPlan, { kind: 'Join' }>, left:
     throw new SqlValidationError('Stream-stream join without equality predicate is not supported: the ON condition needs <left column> = <right column>', node.pos, 'ON');
   }
   r.keys.forEach((k) => {
-    const l = typeOf(k.left, left).type, rt = typeOf(k.right, right).type;
+    const l = typedTree(k.left, left).dataType!.type, rt = typedTree(k.right, right).dataType!.type;
     if (l !== rt) throw new SqlValidationError(`The join keys ${exprToString(k.left)} (${l}) and ${exprToString(k.right)} (${rt}) differ in type; CAST one of them`, node.pos, 'ON');
   });
 }

@@ -6,7 +6,7 @@
  * see CHEAP_NUMERIC_CALLS), and `WHERE true` disappears.
  */
 import { compileExpression } from '../expression-compiler';
-import { exprToString, type Expr } from '../expression';
+import { exprToString, mapExprChildren, type Expr } from '../expression';
 import type { LogicalPlan, NamedExpr } from '../logical-plan';
 import type { OptimizerRuleApplication } from './plan-walk';
 
@@ -78,36 +78,10 @@ function foldExpr(e: Expr): Expr {
       // A type error or a value error stays where it was, to be reported as before.
     }
   }
-  switch (e.kind) {
-    case 'field':
-      return { ...e, arg: foldExpr(e.arg) };
-    case 'unary':
-      return { ...e, arg: foldExpr(e.arg) };
-    case 'isNull':
-      return { ...e, arg: foldExpr(e.arg) };
-    case 'cast':
-      return { ...e, arg: foldExpr(e.arg) };
-    case 'binary':
-      return simplifyLogic({ ...e, left: foldExpr(e.left), right: foldExpr(e.right) });
-    case 'in':
-      return { ...e, arg: foldExpr(e.arg), list: e.list.map(foldExpr) };
-    case 'between':
-      return { ...e, arg: foldExpr(e.arg), low: foldExpr(e.low), high: foldExpr(e.high) };
-    case 'like':
-      return { ...e, arg: foldExpr(e.arg) };
-    case 'case':
-      return {
-        ...e,
-        operand: e.operand && foldExpr(e.operand),
-        branches: e.branches.map((b) => ({ when: foldExpr(b.when), then: foldExpr(b.then) })),
-        otherwise: e.otherwise && foldExpr(e.otherwise),
-      };
-    case 'call':
-      // window() keeps its literal durations as written (the planner reads them as strings).
-      return e.name.toLowerCase() === 'window' ? e : { ...e, args: e.args.map(foldExpr) };
-    case 'lambda':
-      return { ...e, body: foldExpr(e.body) };
-  }
+  // window() keeps its literal durations as written (the planner reads them as strings).
+  if (e.kind === 'call' && e.name.toLowerCase() === 'window') return e;
+  const folded = mapExprChildren(e, foldExpr);
+  return folded.kind === 'binary' ? simplifyLogic(folded) : folded;
 }
 
 /**
