@@ -92,6 +92,8 @@ describe('resolvePlan', () => {
     // avg's argument is typed over the aggregation's input; count(*)'s star is no expression.
     expect(agg.aggregates.map((a) => (a.expr.kind === 'call' ? a.expr.args.map((x) => x.dataType?.type) : []))).toEqual([[undefined], ['long']]);
     expect(agg.groupBy[1].dataType?.type).toBe('string');
+    const w = agg.groupBy[0];
+    expect(w.kind === 'call' && w.args.map((x) => x.dataType?.type)).toEqual(['timestamp', 'string']);
   });
 
   it('refuses a WHERE that is not boolean, where the condition is', () => {

@@ -175,13 +175,14 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
     }
     case 'Aggregate': {
       const child = resolve(plan.child, ctx);
-      const output = aggregateOutput(plan, child.output, ctx.watermark);
+      const types = new Map<Expr, TypeInfo>();
+      const output = aggregateOutput(plan, child.output, ctx.watermark, types);
       if (plan.groupBy.some(isSessionWindow)) checkSessionWindow(plan, child.output);
       // Each key and aggregate is typed as the column the aggregation outputs for it; below them,
-      // a key's subexpressions and an aggregate's arguments over the aggregation's input (a time
-      // window's arguments are read by the planner as written).
-      const groupBy = plan.groupBy.map((e, i) => typed(isTimeWindowCall(e) ? e : typedTree(e, child.output), typeOfField(output[i])));
-      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(typedArguments(a.expr, child.output), typeOfField(output[plan.groupBy.length + i])) }));
+      // their subexpressions (a window's event time, an aggregate's arguments) as the one
+      // compilation of the aggregation's columns typed them over its input.
+      const groupBy = plan.groupBy.map((e, i) => typed(withTypes(e, types), typeOfField(output[i])));
+      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(isCountStar(a.expr) ? a.expr : mapExprChildren(a.expr, (x) => withTypes(x, types)), typeOfField(output[plan.groupBy.length + i])) }));
       return { plan: { ...plan, groupBy, aggregates, child: child.plan }, output };
     }
     case 'Join': {
@@ -216,17 +217,8 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
   }
 }
 
-/** `window(…)` and `session_window(…)`, whose arguments the planner reads as written. */
-function isTimeWindowCall(e: Expr): boolean {
-  return e.kind === 'call' && (e.name.toLowerCase() === 'window' || isSessionWindow(e));
-}
-
-/** An aggregate call with each argument typed over the aggregation's input (`count(*)`'s star is no expression). */
-function typedArguments(e: Expr, schema: Schema): Expr {
-  if (e.kind !== 'call' || e.dataType) return e;
-  const star = e.args.length === 1 && e.args[0].kind === 'literal' && e.args[0].value === '*';
-  return star ? e : mapExprChildren(e, (a) => typedTree(a, schema));
-}
+/** `count(*)`: its star is no expression. */
+const isCountStar = (e: Expr): boolean => e.kind === 'call' && e.args.length === 1 && e.args[0].kind === 'literal' && e.args[0].value === '*';
 
 /** Spark's stream-stream join needs an equality of a left and a right column, of one type. */
 function checkStreamJoinKeys(node: Extract<LogicalPlan, { kind: 'Join' }>, left: Schema, right: Schema): void {

@@ -23,7 +23,7 @@ import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import { compileExpression, resolveColumn, type CompiledExpr, type Evaluator } from './expression-compiler';
-import { typeText } from './data-types';
+import { typeText, type TypeInfo } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
@@ -109,12 +109,13 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
 }
 
 /** The aggregate calls of an Aggregate node, compiled against its input (for the aggregation and the session window). */
-function compileAggregates(node: AggregateNode, childSchema: Schema): AggregateSpec[] {
+/** With `types`, the type of each subexpression of the arguments is recorded there (compileExpression). */
+function compileAggregates(node: AggregateNode, childSchema: Schema, types?: Map<Expr, TypeInfo>): AggregateSpec[] {
   return node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
     const star = a.expr.args.length === 1 && a.expr.args[0].kind === 'literal' && a.expr.args[0].value === '*';
     const argExprs = star ? [] : a.expr.args;
-    const compiled = argExprs.map((x) => compileExpression(x, childSchema));
+    const compiled = argExprs.map((x) => compileExpression(x, childSchema, types));
     const args = compiled.map((c, i): AggregateArg => {
       const { eval: _e, ...type } = c;
       const value = constantValue(argExprs[i], c);
@@ -143,9 +144,9 @@ function compileAggregates(node: AggregateNode, childSchema: Schema): AggregateS
  * planned here types them, the watermarked key keeping its watermark (Spark's grouping attribute
  * keeps the time column's metadata) so that an aggregation above can be bounded by it.
  */
-export function aggregateOutput(node: AggregateNode, childSchema: Schema, watermark: WatermarkSpec | undefined): Schema {
+export function aggregateOutput(node: AggregateNode, childSchema: Schema, watermark: WatermarkSpec | undefined, types?: Map<Expr, TypeInfo>): Schema {
   const analysis = analyzeAggregate(node, childSchema, watermark);
-  const schema = aggregateOutputSchema(compileGroupingKeys(analysis, childSchema), compileAggregates(node, childSchema));
+  const schema = aggregateOutputSchema(compileGroupingKeys(analysis, childSchema, types), compileAggregates(node, childSchema, types));
   return node.groupBy.some(isSessionWindow) ? schema : withWatermarkedKey(schema, analysis);
 }
 
@@ -194,11 +195,11 @@ interface PlannedAggregate {
 }
 
 /** The grouping keys of an analysed Aggregate, compiled against its input. */
-function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema): GroupingKey[] {
+function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, types?: Map<Expr, TypeInfo>): GroupingKey[] {
   return analysis.keys.map((k): GroupingKey => {
     // A window or session key is computed from its event time.
     const source = (k.window || k.session) && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
-    const c = compileExpression(source, childSchema);
+    const c = compileExpression(source, childSchema, types);
     if (c.type === 'map') {
       // Spark refuses it: a map has no order and no equality (an array groups by its elements).
       throw new SqlValidationError(
