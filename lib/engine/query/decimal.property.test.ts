@@ -2,7 +2,8 @@
  * DECIMAL arithmetic through SQL against an exact oracle written apart from decimal.ts: BigInt
  * rationals, Spark's result types (DecimalPrecision with allowPrecisionLoss, the default) and
  * Spark's rounding (java.math.BigDecimal: `*` to 38 significant digits, `/` to 38 places, both
- * HALF_UP, then changePrecision to the result type; NULL when the result does not fit). Inputs
+ * HALF_UP, then changePrecision to the result type; NULL when the result does not fit), and its
+ * rounding functions (RoundBase: round, bround, ceil and floor with a scale). Inputs
  * cluster at the edges: precision 38, the largest value of a precision, scales 0 and p.
  */
 import fc from 'fast-check';
@@ -83,6 +84,39 @@ function oracle(op: string, x: bigint, a: T, y: bigint, b: T): { t: T; v: bigint
   return { t, v: digits(v) > t.p ? null : v };
 }
 
+/** Floor division (toward -∞) by a positive divisor: written apart from decimal.ts's truncating one. */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n ? q - 1n : q;
+}
+type Mode = 'HALF_UP' | 'HALF_EVEN' | 'CEILING' | 'FLOOR';
+const ROUNDINGS: [string, Mode][] = [['round', 'HALF_UP'], ['bround', 'HALF_EVEN'], ['ceil', 'CEILING'], ['floor', 'FLOOR']];
+/** a / b (b > 0) rounded to an integer by `mode`. */
+function roundedDiv(mode: Mode, a: bigint, b: bigint): bigint {
+  const f = floorDiv(a, b);
+  const r = a - f * b;
+  if (r === 0n) return f;
+  switch (mode) {
+    case 'FLOOR': return f;
+    case 'CEILING': return f + 1n;
+    case 'HALF_UP': return a < 0n ? -floorDiv(2n * -a + b, 2n * b) : floorDiv(2n * a + b, 2n * b);
+    case 'HALF_EVEN': return 2n * r > b || (2n * r === b && f % 2n !== 0n) ? f + 1n : f;
+  }
+}
+/**
+ * Spark's RoundBase over DECIMAL(p,s) at d digits (mathExpressions.scala): DECIMAL(min(p - s + 1 +
+ * min(s, d), 38), min(s, d)), or for d < 0 DECIMAL(min(max(p - s + 1, 1 - d), 38), 0); the value
+ * x / 10^s rounded at 10^-d by `mode`, NULL when it does not fit.
+ */
+function roundingOracle(mode: Mode, x: bigint, a: T, d: number): { t: T; v: bigint | null } {
+  const t = d < 0 ? { p: Math.min(Math.max(a.p - a.s + 1, 1 - d), MAX), s: 0 } : { p: Math.min(a.p - a.s + 1 + Math.min(a.s, d), MAX), s: Math.min(a.s, d) };
+  const k = d < 0 ? d : t.s;
+  // x / 10^s at scale k: x * 10^k / 10^s, as unscaled at scale k, then at the type's scale 0 for d < 0.
+  const atK = k >= a.s ? x * pow10(k - a.s) : roundedDiv(mode, x, pow10(a.s - k));
+  const v = d < 0 ? atK * pow10(-d) : atK;
+  return { t, v: digits(v) > t.p ? null : v };
+}
+
 const type = fc.integer({ min: 1, max: MAX }).chain((p) => fc.oneof(fc.constant(0), fc.constant(p), fc.integer({ min: 0, max: p })).map((s) => ({ p, s })));
 /** An unscaled value that fits `t`: small, the largest, or any. */
 const valueOf = (t: T) => {
@@ -119,7 +153,30 @@ describe('DECIMAL arithmetic against an exact oracle', () => {
     );
   });
 
+  it('round, bround, ceil and floor at d digits give Spark’s RoundBase type and value', async () => {
+    await fc.assert(
+      fc.asyncProperty(operand, fc.integer({ min: -6, max: 8 }), async (x, d) => {
+        const ca = `CAST(a AS DECIMAL(${x.t.p},${x.t.s}))`;
+        const sql = `SELECT ${ROUNDINGS.map(([f], i) => `${f}(${ca}, ${d}) AS r${i}, typeof(${f}(${ca}, ${d})) AS t${i}`).join(', ')} FROM events`;
+        const [row] = await run(sql, [{ a: text(x.v, x.t.s), b: '0' }]);
+        ROUNDINGS.forEach(([f, mode], i) => {
+          const want = roundingOracle(mode, x.v, x.t, d);
+          const what = `${f}(${text(x.v, x.t.s)} as decimal(${x.t.p},${x.t.s}), ${d})`;
+          expect(row[`t${i}`], what).toBe(`decimal(${want.t.p},${want.t.s})`);
+          expect(row[`r${i}`], what).toBe(want.v);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('the oracle is itself right on Spark’s documented cases', () => {
+    // Spark's examples: bround(2.5, 0) → 2, ceil(3.1411, 3) → 3.142, ceil(3.1411, -3) → 1000, floor(3.1411, -3) → 0, round(2.5, 0) → 3.
+    expect(roundingOracle('HALF_EVEN', 25n, { p: 2, s: 1 }, 0)).toEqual({ t: { p: 2, s: 0 }, v: 2n });
+    expect(roundingOracle('CEILING', 31411n, { p: 5, s: 4 }, 3)).toEqual({ t: { p: 5, s: 3 }, v: 3142n });
+    expect(roundingOracle('CEILING', 31411n, { p: 5, s: 4 }, -3)).toEqual({ t: { p: 4, s: 0 }, v: 1000n });
+    expect(roundingOracle('FLOOR', 31411n, { p: 5, s: 4 }, -3)).toEqual({ t: { p: 4, s: 0 }, v: 0n });
+    expect(roundingOracle('HALF_UP', 25n, { p: 2, s: 1 }, 0)).toEqual({ t: { p: 2, s: 0 }, v: 3n });
     // Spark: SELECT CAST(1 AS DECIMAL(38,18)) / CAST(3 AS DECIMAL(38,18)) → 0.333333 (decimal(38,6)).
     expect(oracle('/', 10n ** 18n, { p: 38, s: 18 }, 3n * 10n ** 18n, { p: 38, s: 18 })).toEqual({ t: { p: 38, s: 6 }, v: 333333n });
     // 2 % 1.8 = 0.2 (decimal(2,1)).

@@ -15,7 +15,7 @@ import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { integralWidth, widensToFloat } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
-import { bounded, pow10, rescale, type DecimalType } from './decimal';
+import { bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, type DecimalType } from './decimal';
 import { asFloat } from './float';
 
 
@@ -156,7 +156,7 @@ function roundWith(fn: (x: number) => number, v: number, scale: number): number 
  * through round (HALF_UP), floor and ceil DECIMAL(p - s + 1, 0). The scale d must be a literal,
  * as Spark needs a foldable one. Undefined for another argument: the function as registered.
  */
-function decimalUnary(x: CompiledExpr, t: DecimalType, f: (v: bigint) => bigint): CompiledExpr {
+function decimalUnary(x: CompiledExpr, t: DecimalType, f: (v: bigint) => bigint | null): CompiledExpr {
   return { ...nullSafeUnary(x, (v) => f(v as bigint)), type: 'decimal', decimal: t };
 }
 
@@ -172,12 +172,7 @@ const roundTyped = (halfEven: boolean): FunctionDef['typed'] => (e, [x]) => {
   const d = e.args[1];
   if (x === undefined || (d !== undefined && (d.kind !== 'literal' || typeof d.value !== 'number'))) return undefined;
   const digits = d === undefined ? 0 : Math.trunc(d.value as number);
-  if (x.type === 'decimal' && !halfEven) {
-    const { precision: p, scale: s } = x.decimal!;
-    const scale = Math.max(0, Math.min(s, digits));
-    // A negative d rounds to tens, hundreds…: round at scale d, then back to scale 0.
-    return decimalUnary(x, bounded(p - s + 1 + scale, scale), digits >= 0 ? (v) => rescale(v, s, scale) : (v) => rescale(v, s, digits) * pow10(-digits));
-  }
+  if (x.type === 'decimal') return roundDecimal(x, digits, halfEven ? 'HALF_EVEN' : 'HALF_UP');
   if (x.float32) {
     const roundDouble = halfEven ? roundHalfEven : roundHalfUp;
     return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble(v as number, digits))), type: 'double', float32: true };
@@ -198,18 +193,74 @@ const roundTyped = (halfEven: boolean): FunctionDef['typed'] => (e, [x]) => {
   };
 };
 
-/** floor and ceil of a DECIMAL: DECIMAL(p - s + 1, 0). */
-const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (_e, args) => {
-  const [x] = args;
-  if (args.length !== 1 || x.type !== 'decimal') return undefined;
+/**
+ * floor and ceil of a DECIMAL: DECIMAL(p - s + 1, 0). With a scale (Spark's RoundFloor and
+ * RoundCeil, which take a DECIMAL), the argument is made a DECIMAL first as Spark's implicit cast
+ * makes it (DecimalType.forType: TINYINT (3,0), SMALLINT (5,0), INT (10,0), BIGINT (20,0),
+ * FLOAT (14,7), DOUBLE (30,15)), then rounded as round is, to the ceiling or the floor.
+ */
+const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (e, args) => {
+  const [x, d] = args;
+  if (d !== undefined) {
+    const scale = e.args[1];
+    if (scale.kind !== 'literal' || typeof scale.value !== 'number') return undefined;
+    const dec = asDecimal(x);
+    return dec && roundDecimal(dec, Math.trunc(scale.value), up ? 'CEILING' : 'FLOOR');
+  }
+  if (x.type !== 'decimal') return undefined;
   const { precision: p, scale: s } = x.decimal!;
-  const f = pow10(s);
-  return decimalUnary(x, bounded(p - s + 1, 0), (v) => {
-    const q = v / f;
-    const exact = q * f === v;
-    return exact ? q : up ? (v > 0n ? q + 1n : q) : v < 0n ? q - 1n : q;
-  });
+  return decimalUnary(x, bounded(p - s + 1, 0), (v) => setScale(v, s, 0, up ? 'CEILING' : 'FLOOR'));
 };
+
+/** BigDecimal's rounding modes that Spark's rounding functions use. */
+type RoundingMode = 'HALF_UP' | 'HALF_EVEN' | 'CEILING' | 'FLOOR';
+
+/** An unscaled decimal at scale `from` at scale `to` (BigDecimal.setScale), rounded by `mode` when digits are dropped. */
+function setScale(v: bigint, from: number, to: number, mode: RoundingMode): bigint {
+  if (to >= from) return v * pow10(to - from);
+  const unit = pow10(from - to);
+  const q = v / unit;
+  const r = v - q * unit;
+  if (r === 0n) return q;
+  const away = v < 0n ? q - 1n : q + 1n;
+  switch (mode) {
+    case 'CEILING': return v > 0n ? away : q;
+    case 'FLOOR': return v < 0n ? away : q;
+    case 'HALF_UP': case 'HALF_EVEN': {
+      const twice = 2n * (r < 0n ? -r : r);
+      return twice > unit || (twice === unit && (mode === 'HALF_UP' || q % 2n !== 0n)) ? away : q;
+    }
+  }
+}
+
+/**
+ * Spark's RoundBase over a DECIMAL(p, s) at `d` digits: DECIMAL(p - s + 1 + min(s, d), min(s, d))
+ * (one more integral digit, as rounding up may need it), or for a negative d (tens, hundreds…)
+ * DECIMAL(max(p - s + 1, 1 - d), 0); precision at most 38, NULL for a value that does not fit.
+ */
+function roundDecimal(x: CompiledExpr, d: number, mode: RoundingMode): CompiledExpr {
+  const { precision: p, scale: s } = x.decimal!;
+  const t: DecimalType = d < 0 ? { precision: Math.min(Math.max(p - s + 1, 1 - d), 38), scale: 0 } : { precision: Math.min(p - s + 1 + Math.min(s, d), 38), scale: Math.min(s, d) };
+  const limit = pow10(t.precision);
+  return decimalUnary(x, t, (v) => {
+    const r = d < 0 ? setScale(v, s, d, mode) * pow10(-d) : setScale(v, s, t.scale, mode);
+    return (r < 0n ? -r : r) < limit ? r : null;
+  });
+}
+
+/** A number as Spark's implicit cast to DECIMAL makes it (DecimalType.forType); undefined for another type. */
+function asDecimal(x: CompiledExpr): CompiledExpr | undefined {
+  if (x.type === 'decimal') return x;
+  if (x.type === 'long' || x.type === 'null') {
+    const dt = x.integral ? { precision: { 8: 3, 16: 5, 32: 10 }[x.integral], scale: 0 } : LONG_DECIMAL;
+    return { ...nullSafeUnary(x, (v) => decimalFromLong(v as Long, dt)), type: 'decimal', decimal: dt };
+  }
+  if (x.type === 'double') {
+    const dt = x.float32 ? { precision: 14, scale: 7 } : { precision: 30, scale: 15 };
+    return { ...nullSafeUnary(x, (v) => decimalFromDouble(v as number, dt)), type: 'decimal', decimal: dt };
+  }
+  return undefined;
+}
 
 const isIntegral = (c: CompiledExpr) => c.type === 'long' || c.type === 'null';
 

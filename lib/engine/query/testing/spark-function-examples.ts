@@ -619,12 +619,6 @@ SELECT variance(col) FROM VALUES (1), (2), (3) AS tab(col) => 1.0
 
 /** Examples whose answer in Weir is not Spark's, with the reason (docs/sql.md lists them). */
 export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
-  "SELECT bround(2.5, 0)":
-    "a DECIMAL literal's bround/ceil/floor with a scale is a DOUBLE in Weir (Spark keeps a DECIMAL, printed without a fraction)",
-  "SELECT ceil(3.1411, -3)":
-    "a DECIMAL literal's bround/ceil/floor with a scale is a DOUBLE in Weir (Spark keeps a DECIMAL, printed without a fraction)",
-  "SELECT floor(3.1411, -3)":
-    "a DECIMAL literal's bround/ceil/floor with a scale is a DOUBLE in Weir (Spark keeps a DECIMAL, printed without a fraction)",
   "SELECT date_part('SECONDS', timestamp'2019-10-01 00:00:01.000001')":
     "timestamps are kept to the millisecond: the microseconds Spark prints are cut",
   "SELECT extract(SECONDS FROM timestamp'2019-10-01 00:00:01.000001')":
