@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { convertValue } from '../sources/value-conversion';
 import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import { parseTimestampLiteral } from './expression-builder';
 import { timestampAddMicros } from './interval-utils';
@@ -98,5 +99,17 @@ describe('timestamps keep microseconds', () => {
       expect(decodeValue(encodeValue({ ts: v }))).toEqual({ ts: v });
       expect(decodeKey(encodeKey([v]))).toEqual([v]);
     }), { numRuns: 500 });
+  });
+
+  it('reads a source column\'s ISO text to the microsecond, the same double as the cast', () => {
+    fc.assert(fc.property(micros, (us) => {
+      const text = oracleText(us).replace(' ', 'T');
+      const v = timestampFromMicros(us);
+      expect(convertValue(`${text}Z`, { name: 'ts', type: 'timestamp' })).toEqual({ ok: true, value: v });
+      expect(convertValue(text, { name: 'ts', type: 'timestamp', ntz: true })).toEqual({ ok: true, value: v });
+    }), { numRuns: 300 });
+    // An offset moves the instant; other ISO-8601 text still reads as Date.parse reads it.
+    expect(convertValue('2024-01-02T03:04:05.123456+01:00', { name: 'ts', type: 'timestamp' })).toEqual({ ok: true, value: parseTimestampLiteral('2024-01-02 02:04:05.123456')! });
+    expect(convertValue('Tue, 02 Jan 2024 03:04:05 GMT', { name: 'ts', type: 'timestamp' })).toEqual({ ok: true, value: Date.UTC(2024, 0, 2, 3, 4, 5) });
   });
 });

@@ -62,6 +62,25 @@ export function microsOfTimestamp(v: number): Long {
   return Number.isSafeInteger(us) ? us + 0 : toLong(BigInt(ms) * 1000n + BigInt(micros));
 }
 
+/** A number of epoch milliseconds (a fraction read as microseconds) as its canonical timestamp. */
+export const canonicalTimestamp = (v: number): number => timestampOf(...splitTimestamp(v));
+
+/**
+ * A timestamp as ISO-8601 text in UTC, `2024-01-02T03:04:05.123Z`, with three more fraction
+ * digits when it has microseconds (`.123456Z`).
+ */
+export function isoTimestamp(v: number): string {
+  const [ms, micros] = splitTimestamp(v);
+  const iso = new Date(ms).toISOString();
+  return micros === 0 ? iso : `${iso.slice(0, -1)}${String(micros).padStart(3, '0')}Z`;
+}
+
+/** The timestamp `us` microseconds on. */
+export function addMicros(v: number, us: number): number {
+  const [whole, micros] = splitTimestamp(v);
+  return timestampOf(whole, micros + us);
+}
+
 /** The timestamp `ms` whole milliseconds on, its microseconds kept. */
 export function addMillis(v: number, ms: number): number {
   const [whole, micros] = splitTimestamp(v);
