@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { z } from 'zod';
-import { assertConnectionOptions, type Field, guardedSocket, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
+import { assertConnectionOptions, type Field, guardedSocket, isoTimestamp, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
 
 /**
  * PostgreSQL cuts identifiers to 63 bytes (NAMEDATALEN - 1) with only a NOTICE: a longer table
@@ -141,7 +141,7 @@ export interface OutputColumn {
 }
 
 function iso(v: unknown): unknown {
-  if (typeof v === 'number') return new Date(v).toISOString();
+  if (typeof v === 'number') return isoTimestamp(v);
   return v ?? null;
 }
 
@@ -165,7 +165,8 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: `${f.name}_start`, createType: 'timestamptz', get: part('start') });
       cols.push({ name: `${f.name}_end`, createType: 'timestamptz', get: part('end') });
     } else if (f.type === 'timestamp') {
-      cols.push({ name: f.name, createType: f.ntz ? 'timestamp' : 'timestamptz', get: (row) => { const v = row[f.name]; return typeof v === 'number' ? renderValue(v, f) : (v ?? null); } });
+      // PostgreSQL's timestamps hold microseconds, as Spark's: the ISO text keeps them (no offset for a TIMESTAMP_NTZ).
+      cols.push({ name: f.name, createType: f.ntz ? 'timestamp' : 'timestamptz', get: (row) => { const v = row[f.name]; return typeof v === 'number' ? (f.ntz ? isoTimestamp(v).slice(0, -1) : isoTimestamp(v)) : (v ?? null); } });
     } else if (f.type === 'date') {
       cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
     } else if (f.type === 'array' || f.type === 'map' || f.type === 'struct') {
