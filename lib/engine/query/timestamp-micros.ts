@@ -52,9 +52,6 @@ export function splitTimestamp(v: number): [ms: number, micros: number] {
   return micros === 1000 ? [ms + 1, 0] : [ms, micros];
 }
 
-/** The microseconds past the timestamp's whole millisecond (0 to 999). */
-export const subMillisMicros = (v: number): number => splitTimestamp(v)[1];
-
 /** Spark's value of the timestamp: microseconds since the epoch, as a BIGINT. */
 export function microsOfTimestamp(v: number): Long {
   const [ms, micros] = splitTimestamp(v);
