@@ -13,6 +13,7 @@ import { parseTimestampLiteral } from './expression-builder';
 import { timestampAddMicros } from './interval-utils';
 import { bigOf, toLong } from './long';
 import { castValue, formatTimestamp } from './sql-values';
+import { eventsQuery } from './testing/events-query';
 import { microsOfTimestamp, splitTimestamp, timestampFromMicros, timestampOf, utcDate } from './timestamp-micros';
 
 /** The exact range: |us| < 2^43 ms in microseconds. */
@@ -111,5 +112,24 @@ describe('timestamps keep microseconds', () => {
     // An offset moves the instant; other ISO-8601 text still reads as Date.parse reads it.
     expect(convertValue('2024-01-02T03:04:05.123456+01:00', { name: 'ts', type: 'timestamp' })).toEqual({ ok: true, value: parseTimestampLiteral('2024-01-02 02:04:05.123456')! });
     expect(convertValue('Tue, 02 Jan 2024 03:04:05 GMT', { name: 'ts', type: 'timestamp' })).toEqual({ ok: true, value: Date.UTC(2024, 0, 2, 3, 4, 5) });
+  });
+
+  it('gives one double per instant whichever SQL produces it, so equality and GROUP BY agree', async () => {
+    const { run } = eventsQuery([{ name: 'us', type: 'long' }, { name: 'text', type: 'string' }, { name: 'ts', type: 'timestamp' }]);
+    const sample = fc.sample(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), { numRuns: 200, seed: 7 });
+    const input = sample.map((us) => ({ us: Number(us), text: oracleText(us), ts: (convertValue(oracleText(us).replace(' ', 'T'), { name: 'ts', type: 'timestamp' }) as { value: number }).value }));
+    const rows = await run(
+      `SELECT timestamp_micros(us) AS a, CAST(text AS TIMESTAMP) AS b, to_timestamp(text, 'yyyy-MM-dd HH:mm:ss[.SSSSSS]') AS c, ` +
+        `timestamp_micros(us - 1234567) + INTERVAL '1.234567' SECOND AS d, timestampadd(MICROSECOND, 1, timestamp_micros(us - 1)) AS e, ` +
+        `CAST(CAST(timestamp_micros(us) AS DECIMAL(20,6)) AS TIMESTAMP) AS f, ts AS g, unix_micros(CAST(text AS TIMESTAMP)) AS back FROM events`,
+      input,
+    );
+    rows.forEach((r, i) => {
+      const v = timestampFromMicros(sample[i]);
+      expect([r.a, r.b, r.c, r.d, r.e, r.f, r.g]).toEqual([v, v, v, v, v, v, v]);
+      expect(r.back).toBe(Number(sample[i]));
+    });
+    // Group keys are the values themselves (Map keys, the state key codec): one per instant.
+    expect(new Set(rows.flatMap((r) => [r.a, r.b, r.c, r.d, r.e, r.f, r.g])).size).toBe(new Set(sample).size);
   });
 });
