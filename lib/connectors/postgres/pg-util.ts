@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { z } from 'zod';
-import { assertConnectionOptions, type Field, guardedSocket, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
+import { assertConnectionOptions, convertValue, type Field, guardedSocket, isoTimestamp, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
 
 /**
  * PostgreSQL cuts identifiers to 63 bytes (NAMEDATALEN - 1) with only a NOTICE: a longer table
@@ -141,7 +141,7 @@ export interface OutputColumn {
 }
 
 function iso(v: unknown): unknown {
-  if (typeof v === 'number') return new Date(v).toISOString();
+  if (typeof v === 'number') return isoTimestamp(v);
   return v ?? null;
 }
 
@@ -165,7 +165,8 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       cols.push({ name: `${f.name}_start`, createType: 'timestamptz', get: part('start') });
       cols.push({ name: `${f.name}_end`, createType: 'timestamptz', get: part('end') });
     } else if (f.type === 'timestamp') {
-      cols.push({ name: f.name, createType: f.ntz ? 'timestamp' : 'timestamptz', get: (row) => { const v = row[f.name]; return typeof v === 'number' ? renderValue(v, f) : (v ?? null); } });
+      // PostgreSQL's timestamps hold microseconds, as Spark's: the ISO text keeps them (no offset for a TIMESTAMP_NTZ).
+      cols.push({ name: f.name, createType: f.ntz ? 'timestamp' : 'timestamptz', get: (row) => { const v = row[f.name]; return typeof v === 'number' ? (f.ntz ? isoTimestamp(v).slice(0, -1) : isoTimestamp(v)) : (v ?? null); } });
     } else if (f.type === 'date') {
       cols.push({ name: f.name, createType: 'date', get: (row) => renderDate(row[f.name] ?? null) });
     } else if (f.type === 'array' || f.type === 'map' || f.type === 'struct') {
@@ -250,3 +251,32 @@ export async function readTableRows(connectionString: string, schema: string, ta
     await client.end().catch(() => undefined);
   }
 }
+
+/** PostgreSQL's type ids of `timestamp` and `timestamptz`. */
+const TIMESTAMP_OIDS = new Set([1114, 1184]);
+
+/**
+ * Query types that leave `timestamp` and `timestamptz` values as PostgreSQL's text: the `pg`
+ * driver's Date would cut their microseconds. pgTimestampValue then reads each for its field.
+ */
+export const TEXT_TIMESTAMPS = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (TIMESTAMP_OIDS.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')),
+};
+
+/**
+ * A `timestamp`/`timestamptz` value read as text (TEXT_TIMESTAMPS), as the `pg` driver would
+ * give it to a field that is not a TIMESTAMP (a Date), and to a TIMESTAMP its microseconds kept:
+ * `2024-01-02 03:04:05.123456+00` (ISO DateStyle, the offset's minutes optional) as the
+ * engine's cast reads text. Other text (BC years, infinity) is the driver's Date.
+ */
+export function pgTimestampValue(text: string, oid: number, field: Field): unknown {
+  if (field.type === 'timestamp') {
+    const iso = text.replace(/([+-]\d{2})$/, '$1:00');
+    const v = convertValue(iso, field);
+    if (v.ok && !/ BC$|infinity/i.test(text)) return v.value;
+  }
+  return pg.types.getTypeParser(oid, 'text')(text);
+}
+
+/** Whether a result column is a `timestamp` or `timestamptz` (its values then read by pgTimestampValue). */
+export const isTimestampOid = (oid: number): boolean => TIMESTAMP_OIDS.has(oid);

@@ -9,6 +9,7 @@ import { PostgresUpsertSink } from './postgres-upsert-sink';
 import { PostgresReplaceSink } from './postgres-replace-sink';
 import { SinkError } from '../../engine/errors';
 import type { Row } from '../../engine/types';
+import { timestampFromMicros } from '../../engine/query/timestamp-micros';
 import type { Sink } from '../../engine/sinks/sink';
 
 let db: TestDatabase;
@@ -139,6 +140,20 @@ describe('postgres transactional sink specifics', () => {
       const res = await db.pool.query(`SELECT n::text AS n, pg_typeof(n)::text AS nt, pg_typeof(t)::text AS tt, t = (n AT TIME ZONE 'UTC') AS same FROM ntz ORDER BY n NULLS LAST`);
       expect(res.rows[0]).toEqual({ n: '2020-01-02 03:04:05.678', nt: 'timestamp without time zone', tt: 'timestamp with time zone', same: true });
       expect(res.rows[1].n).toBeNull();
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('keeps a timestamp\'s microseconds in timestamptz and timestamp, as Spark\'s JDBC writer', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'micros', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'n', type: 'timestamp' as const, ntz: true as const }, { name: 't', type: 'timestamp' as const }];
+    // 2020-01-02 03:04:05.678901 and 1969-12-31 23:59:59.999999 (a fraction before 1970).
+    const rows = [timestampFromMicros(1577934245678901), timestampFromMicros(-1)].map((v) => ({ n: v, t: v }));
+    try {
+      await sink.addBatch(0, rows, { ...ctx, schema });
+      const res = await db.pool.query(`SELECT n::text AS n, (extract(epoch FROM t) * 1000000)::bigint::text AS us FROM micros ORDER BY t`);
+      expect(res.rows).toEqual([{ n: '1969-12-31 23:59:59.999999', us: '-1' }, { n: '2020-01-02 03:04:05.678901', us: '1577934245678901' }]);
     } finally {
       await sink.close();
     }

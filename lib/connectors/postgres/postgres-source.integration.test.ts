@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../testing/pg-test-dat
 import { sourceContractSchema, sourceContractSuite } from '../../engine/sources/testing/source.contract';
 import { PostgresSource, postgresSourceOptions } from './postgres-source';
 import type { Row } from '../../engine/types';
+import { timestampFromMicros } from '../../engine/query/timestamp-micros';
 
 let db: TestDatabase;
 let n = 0;
@@ -40,6 +41,22 @@ describe('postgres source specifics', () => {
       const b = await src.getBatch({ seq: '9007199254740992' }, end);
       expect(b.rows).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
       expect((await src.getBatch({ seq: '9007199254740993' }, end)).rows).toEqual([{ name: 'c' }]);
+    } finally {
+      await src.stop();
+    }
+  });
+
+  it('keeps a timestamp\'s microseconds (timestamptz, timestamp), and a text field still reads the Date\'s ISO text', async () => {
+    await db.pool.query(`CREATE TABLE micros (id bigint, t timestamptz, n timestamp, s timestamptz)`);
+    await db.pool.query(`INSERT INTO micros VALUES (1, '2020-01-02 03:04:05.678901+00', '2020-01-02 03:04:05.678901', '2020-01-02 03:04:05.678901+00'), (2, '1969-12-31 23:59:59.999999+00', NULL, NULL), (3, 'infinity', NULL, NULL)`);
+    const schema = [{ name: 'id', type: 'long' as const }, { name: 't', type: 'timestamp' as const }, { name: 'n', type: 'timestamp' as const, ntz: true as const }, { name: 's', type: 'string' as const }];
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'micros', schema: 'public', offsetColumn: 'id' }), schema);
+    try {
+      const b = await src.getBatch(null, await src.latestOffset());
+      const v = timestampFromMicros(1577934245678901);
+      expect(b.rows.slice(0, 2)).toEqual([{ id: 1, t: v, n: v, s: '2020-01-02T03:04:05.678Z' }, { id: 2, t: timestampFromMicros(-1), n: null, s: null }]);
+      // infinity is the driver's Date (Infinity ms): not a timestamp, so a bad record, as before.
+      expect(b.badRecords.map((r) => r.location.offset)).toEqual([{ id: '3' }]);
     } finally {
       await src.stop();
     }

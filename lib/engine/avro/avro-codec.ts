@@ -6,7 +6,7 @@
  * (DOUBLE), bytes and fixed (BINARY), string and enum (STRING),
  * record (STRUCT), array, map (string keys), a union of null and one type (that type,
  * nullable), [int, long] (BIGINT) and [float, double] (DOUBLE); the logical types date (DATE),
- * timestamp-millis and timestamp-micros (TIMESTAMP, kept in ms as every Weir timestamp is) and
+ * timestamp-millis and timestamp-micros (TIMESTAMP, its microseconds kept) and
  * decimal (DECIMAL(p, s)). A union of several non-null types (Spark's member0, member1 struct) is
  * refused with the reason.
  *
@@ -17,6 +17,7 @@ import avro from 'avsc';
 import type { Field } from '../types';
 import { windowFields } from '../query/data-types';
 import { toLong } from '../query/long';
+import { microsOfTimestamp, timestampFromMicros } from '../query/timestamp-micros';
 
 /** avsc's long as Weir's: exact, a number while safe and a bigint beyond. */
 const WEIR_LONG = avro.types.LongType.__with({
@@ -179,8 +180,8 @@ function toWeir(v: unknown, f: Field, s: AvroSchema): unknown {
     case 'decimal':
       return bigFromBytes(v as Buffer);
     case 'timestamp':
-      // Weir's timestamps are epoch ms: micros are truncated toward the past.
-      return isMicros(inner) ? Number(BigInt(v as number | bigint) / 1000n - (BigInt(v as number | bigint) % 1000n < 0n ? 1n : 0n)) : Number(v);
+      // Microseconds kept as the timestamp's fraction (timestamp-micros.ts).
+      return isMicros(inner) ? timestampFromMicros(typeof v === 'bigint' ? toLong(v) : (v as number)) : Number(v);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'binary': case 'boolean': case 'date': case 'double': case 'long': case 'string': case 'unknown': case 'window':
     case 'day_time_interval': case 'year_month_interval':
@@ -214,7 +215,8 @@ function fromWeir(v: unknown, f: Field, s: AvroSchema): unknown {
       return n;
     }
     case 'timestamp':
-      return isMicros(inner) ? toLong(BigInt(v as number) * 1000n) : v;
+      // timestamp-millis drops the microseconds (floored, as Spark's writer).
+      return isMicros(inner) ? microsOfTimestamp(v as number) : Math.floor(v as number);
     case 'decimal': {
       const size = typeof inner === 'object' && !Array.isArray(inner) && inner.type === 'fixed' ? inner.size : undefined;
       return bytesOfBig(v as bigint, size);

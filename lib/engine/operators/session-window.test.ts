@@ -197,7 +197,8 @@ describe('session gap values', () => {
     expect(parseCalendarInterval('1 year 2 months')).toEqual({ months: 14, days: 0, micros: 0 });
     for (const bad of ['x sec', '10', '', '1.5 days', '10 fortnights']) expect(parseCalendarInterval(bad)).toBeNull();
     expect(sessionEnd(Date.UTC(2024, 0, 31), '1 month', 'string')).toBe(Date.UTC(2024, 1, 29));
-    expect(sessionEnd(1000, 2_500n, 'day_time_interval')).toBe(1002);
+    // The gap's microseconds are kept, as the timestamp's fraction.
+    expect(sessionEnd(1000, 2_500n, 'day_time_interval')).toBe(1002.5);
     expect(sessionEnd(1000, null, 'string')).toBeNull();
   });
 

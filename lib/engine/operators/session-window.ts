@@ -34,6 +34,7 @@ import { update } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { timestampAddMicros, timestampAddMonths } from '../query/interval-utils';
 import type { Long } from '../query/long';
+import { addMillis } from '../query/timestamp-micros';
 import { providerMetrics, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
@@ -87,7 +88,7 @@ export type GapKind = 'string' | 'day_time_interval' | 'year_month_interval' | '
 
 /**
  * The end of the session a row at `ts` opens (Spark's `ts + gap`, months on the calendar in
- * UTC, then days of 24 hours, then microseconds truncated to Weir's milliseconds), or null when
+ * UTC, then days of 24 hours, then microseconds, kept as the timestamp's fraction), or null when
  * the gap is NULL or unreadable.
  */
 export function sessionEnd(ts: number, gap: unknown, kind: GapKind): number | null {
@@ -100,7 +101,7 @@ export function sessionEnd(ts: number, gap: unknown, kind: GapKind): number | nu
     case 'string': {
       const iv = parseCalendarInterval(String(gap));
       if (!iv) return null;
-      return timestampAddMicros(timestampAddMonths(ts, iv.months) + iv.days * 86_400_000, iv.micros);
+      return timestampAddMicros(addMillis(timestampAddMonths(ts, iv.months), iv.days * 86_400_000), iv.micros);
     }
     case 'null':
       return null;

@@ -23,9 +23,14 @@ export class EventTimeStatsAccumulator {
   private sum = 0;
   private n = 0;
 
-  /** Folds a row's event-time value; anything but a number (NULL) does not count. */
-  add(v: unknown): void {
-    if (typeof v !== 'number') return;
+  /**
+   * Folds a row's event-time value; anything but a number (NULL) does not count. A timestamp's
+   * microseconds are dropped, as Spark's EventTimeWatermarkExec folds microseconds / 1000: the
+   * watermark stays whole milliseconds.
+   */
+  add(t: unknown): void {
+    if (typeof t !== 'number') return;
+    const v = Math.trunc(t) + 0;
     if (v < this.min) this.min = v;
     if (v > this.max) this.max = v;
     this.sum += v;

@@ -80,10 +80,15 @@ export function timeWindowSpec(size: string, slide?: string, start?: string): Ti
   return startMs === 0 ? { sizeMs, slideMs } : { sizeMs, slideMs, startMs };
 }
 
-/** The start of the latest window containing `ts` (Spark's lastStart, with a modulo that stays positive before 1970). */
+/**
+ * The start of the latest window containing `ts` (Spark's lastStart, with a modulo that stays
+ * positive before 1970). Windows are whole milliseconds: a timestamp's microseconds (its
+ * fraction) fall inside the millisecond's windows.
+ */
 export function lastWindowStart(ts: number, spec: TimeWindowSpec): number {
-  const offset = ts - (spec.startMs ?? 0);
-  return ts - (((offset % spec.slideMs) + spec.slideMs) % spec.slideMs);
+  const ms = Math.floor(ts);
+  const offset = ms - (spec.startMs ?? 0);
+  return ms - (((offset % spec.slideMs) + spec.slideMs) % spec.slideMs);
 }
 
 /** Windows containing `ts`, earliest first. */

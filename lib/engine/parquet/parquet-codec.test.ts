@@ -11,6 +11,7 @@ import { useDuckDB } from '../query/testing/duckdb';
 import type { Field, Row, Schema } from '../types';
 import { readParquetRows } from './parquet-reader';
 import { encodeParquet } from './parquet-writer';
+import { timestampOf } from '../query/timestamp-micros';
 
 const duck = useDuckDB();
 let dir: string;
@@ -36,6 +37,9 @@ interface TypeCase {
 }
 
 const ts = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
+/** A timestamp with microseconds, and one before 1970 (its fraction counts from the floored millisecond). */
+const tsMicros = timestampOf(ts, 901);
+const beforeEpoch = timestampOf(-1, 1);
 const CASES: TypeCase[] = [
   { field: { name: 'c', type: 'long' }, values: [1, -9007199254740991, null], physical: 'INT64', logical: /^$/, duck: ['1', '-9007199254740991', null] },
   // Past 2^53 a BIGINT is a bigint, every digit kept (query/long.ts).
@@ -46,9 +50,9 @@ const CASES: TypeCase[] = [
   { field: { name: 'c', type: 'string' }, values: ['Zoë', '', null], physical: 'BYTE_ARRAY', logical: /StringType/, duck: ['Zoë', '', null] },
   { field: { name: 'c', type: 'boolean' }, values: [true, false, null], physical: 'BOOLEAN', logical: /^$/, duck: [true, false, null] },
   { field: { name: 'c', type: 'binary' }, values: [Buffer.from([0, 255]), Buffer.alloc(0), null], physical: 'BYTE_ARRAY', logical: /^$/, duck: ['\\x00\\xFF', '', null] },
-  { field: { name: 'c', type: 'timestamp' }, values: [ts, -1, null], physical: 'INT64', logical: /TimestampType\(isAdjustedToUTC=1, .*MICROS=MicroSeconds\(\)/, duck: ['2024-01-02 03:04:05.678+00', '1969-12-31 23:59:59.999+00', null] },
+  { field: { name: 'c', type: 'timestamp' }, values: [ts, -1, null, tsMicros, beforeEpoch], physical: 'INT64', logical: /TimestampType\(isAdjustedToUTC=1, .*MICROS=MicroSeconds\(\)/, duck: ['2024-01-02 03:04:05.678+00', '1969-12-31 23:59:59.999+00', null, '2024-01-02 03:04:05.678901+00', '1969-12-31 23:59:59.999001+00'] },
   // TIMESTAMP_NTZ as Spark writes it: not adjusted to UTC, read back as TIMESTAMP_NTZ.
-  { field: { name: 'c', type: 'timestamp', ntz: true }, values: [ts, -1, null], physical: 'INT64', logical: /TimestampType\(isAdjustedToUTC=0, .*MICROS=MicroSeconds\(\)/, duck: ['2024-01-02 03:04:05.678', '1969-12-31 23:59:59.999', null] },
+  { field: { name: 'c', type: 'timestamp', ntz: true }, values: [ts, -1, null, tsMicros], physical: 'INT64', logical: /TimestampType\(isAdjustedToUTC=0, .*MICROS=MicroSeconds\(\)/, duck: ['2024-01-02 03:04:05.678', '1969-12-31 23:59:59.999', null, '2024-01-02 03:04:05.678901'] },
   { field: { name: 'c', type: 'date' }, values: [19723, -1, null], physical: 'INT32', logical: /DateType/, duck: ['2024-01-01', '1969-12-31', null] },
   { field: { name: 'c', type: 'decimal', precision: 9, scale: 2 }, values: [12345n, -1n, null], physical: 'INT32', logical: /DecimalType\(scale=2, precision=9\)/, duck: ['123.45', '-0.01', null] },
   { field: { name: 'c', type: 'decimal', precision: 18, scale: 4 }, values: [123456789012345678n, -1n, null], physical: 'INT64', logical: /DecimalType\(scale=4, precision=18\)/, duck: ['12345678901234.5678', '-0.0001', null] },
@@ -142,8 +146,8 @@ describe('Parquet files written by DuckDB, read by Weir', () => {
     const got = await readParquetRows(await readFile(file), schema, file);
     expect(got.badRecords).toEqual([]);
     expect(got.rows).toEqual([0, 1, 2].map((i) => ({ id: i, small: i, f: i / 2, s: `r${i}`, b: i % 2 === 0, ts: Date.UTC(2024, 0, 1, 0, 0, i, 123), bytes: i === 1 ? null : Buffer.from('x') })));
-    // Below the millisecond, the engine's precision, a timestamp is truncated.
+    // Below the microsecond, Spark's precision, a timestamp is truncated.
     const ns = await readParquetRows(await readFile(nanos), [{ name: 'ts', type: 'timestamp' }], nanos);
-    expect(ns.rows).toEqual([{ ts: Date.UTC(2024, 0, 1, 0, 0, 1, 0) }]);
+    expect(ns.rows).toEqual([{ ts: timestampOf(Date.UTC(2024, 0, 1, 0, 0, 1, 0), 999) }]);
   });
 });

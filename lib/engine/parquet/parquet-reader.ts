@@ -17,6 +17,7 @@ import type { BadRecord } from '../sources/source';
 import { mapKeyField, unreadableReason, weirFieldOf, weirTypeName, type ArrowModule } from './parquet-types';
 import { loadParquetLibs } from './parquet-writer';
 import { toLong } from '../query/long';
+import { canonicalTimestamp, timestampFromMicros } from '../query/timestamp-micros';
 
 export interface ParquetReadResult {
   rows: Row[];
@@ -50,8 +51,9 @@ function toWeir(a: ArrowModule, v: unknown, f: Field): unknown {
     case 'double':
       return Number(v);
     case 'timestamp':
-      // Nested: Arrow hands every timestamp unit over as epoch milliseconds (a fraction below 1 ms).
-      return Math.floor(Number(v));
+      // Nested: Arrow hands every timestamp unit over as epoch milliseconds (a fraction below 1
+      // ms: the microseconds, made the canonical double).
+      return canonicalTimestamp(Number(v));
     case 'date':
       return Math.floor(Number(v) / DAY_MS);
     case 'decimal':
@@ -104,15 +106,13 @@ function isFlatExact(a: ArrowModule, t: Arrow.DataType, f: Field): boolean {
 /** Units per millisecond of an Arrow TimeUnit (SECOND, MILLISECOND, MICROSECOND, NANOSECOND). */
 const PER_MS = [0, 1, 1000, 1_000_000];
 
-/** `raw` in units of 1/perMs ms (or seconds when perMs is 0) as epoch ms, floored. */
+/** `raw` in units of 1/perMs ms (or seconds when perMs is 0) as a timestamp: nanoseconds floored to microseconds. */
 function epochMs(raw: bigint, perMs: number): number {
   if (perMs === 0) return Number(raw) * 1000;
   if (perMs === 1) return Number(raw);
-  const x = Number(raw);
-  if (Number.isSafeInteger(x)) return Math.floor(x / perMs);
-  const d = BigInt(perMs);
-  const q = raw / d;
-  return Number(raw < 0n && q * d !== raw ? q - 1n : q);
+  if (perMs === 1000) return timestampFromMicros(toLong(raw));
+  const q = raw / 1000n;
+  return timestampFromMicros(toLong(raw < 0n && q * 1000n !== raw ? q - 1n : q));
 }
 
 /** One Arrow buffer set (a batch's column) into `rows[base…]`, read straight from its buffers. */

@@ -11,6 +11,7 @@ import type * as Arrow from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm';
 import type { Field, Row, Schema } from '../types';
 import { arrowTypeOf, mapKeyField, type ArrowModule } from './parquet-types';
+import { microsOfTimestamp } from '../query/timestamp-micros';
 
 export type ParquetCompression = 'snappy' | 'zstd' | 'none';
 
@@ -79,14 +80,15 @@ function flatColumn(a: ArrowModule, f: Field, rows: Row[]): Arrow.Data | undefin
     case 'timestamp': {
       const data = new BigInt64Array(n);
       const words = new Int32Array(data.buffer);
-      const scale = f.type === 'timestamp' ? 1000 : 1;
+      // A timestamp as its microseconds (TIMESTAMP(MICROS)).
+      const value = f.type === 'timestamp' ? (r: Row) => { const t = r[name]; return typeof t === 'number' && Number.isFinite(t) ? microsOfTimestamp(t) : t; } : (r: Row) => r[name];
       for (let i = 0; i < n; i++) {
-        const v = rows[i][name];
-        if (typeof v === 'bigint' && valid(i, true)) data[i] = v * BigInt(scale);
+        const v = value(rows[i]);
+        if (typeof v === 'bigint' && valid(i, true)) data[i] = v;
         else if (valid(i, typeof v === 'number' && Number.isFinite(v))) {
-          const x = Math.trunc(v as number) * scale;
+          const x = Math.trunc(v as number);
           if (Number.isSafeInteger(x)) putInt64(words, i, x);
-          else data[i] = BigInt(Math.trunc(v as number)) * BigInt(scale);
+          else data[i] = BigInt(x);
         }
       }
       return a.makeData({ type: type as Arrow.Int64, length: n, nullCount, nullBitmap, data: data as never });
@@ -198,10 +200,13 @@ function builderValue(v: unknown, f: Field): unknown {
     case 'string':
     case 'unknown':
       return typeof v === 'string' ? v : String(v);
+    case 'timestamp':
+      // Arrow's builder takes epoch milliseconds and multiplies them by 1000 into a BigInt, which
+      // a fraction would break: a nested timestamp is written to its millisecond.
+      return Math.floor(v as number);
     case 'binary':
     case 'boolean':
     case 'double':
-    case 'timestamp':
       return v;
   }
 }

@@ -22,6 +22,7 @@
 import { bigOf, fitsLong, longAdd, longFromDouble, toLong, type Long } from './long';
 import { divideHalfUp, exactMicros, exactMonths, fullRange, type IntervalKind } from './interval-utils';
 import { isInterval } from './sql-values';
+import { microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
 import {
@@ -525,8 +526,7 @@ const HISTOGRAM_CENTRES: Partial<Record<TypeInfo['type'], { toDouble: (v: unknow
   date: { toDouble: Number, fromDouble: Math.trunc },
   year_month_interval: { toDouble: Number, fromDouble: Math.trunc },
   day_time_interval: { toDouble: Number, fromDouble: longFromDouble },
-  // Weir's timestamps are milliseconds: a centre's microseconds are cut, as elsewhere.
-  timestamp: { toDouble: (v) => (v as number) * 1000, fromDouble: (x) => Math.floor(Math.trunc(x) / 1000) },
+  timestamp: { toDouble: (v) => Number(microsOfTimestamp(v as number)), fromDouble: (x) => timestampFromMicros(longFromDouble(x)) },
 };
 
 const isNumber = (t: TypeInfo) => t.type === 'long' || t.type === 'double' || t.type === 'decimal' || t.type === 'null';

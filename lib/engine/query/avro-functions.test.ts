@@ -151,4 +151,17 @@ describe('TIMESTAMP_NTZ in Avro', () => {
     const back = await run(`SELECT from_avro(value, '{"type":"long","logicalType":"local-timestamp-micros"}') AS t, typeof(from_avro(value, '{"type":"long","logicalType":"local-timestamp-micros"}')) AS ty FROM src`, [{ value: bytes, n: 0 }]);
     expect(back.rows[0]).toEqual({ t: ms, ty: 'timestamp_ntz' });
   });
+
+  it('keeps a timestamp\'s microseconds both ways (timestamp-micros), and floors them for timestamp-millis', async () => {
+    const micros = "'{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}'";
+    const millis = "'{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}'";
+    const r = await run(
+      `SELECT to_avro(timestamp_micros(-1), ${micros}) AS b, CAST(from_avro(to_avro(timestamp_micros(1577934245678901), ${micros}), ${micros}) AS STRING) AS t, ` +
+        `from_avro(to_avro(timestamp_micros(-1), ${millis}), ${millis}) AS m FROM src`,
+      [{ value: null, n: 0 }],
+    );
+    expect(avro.Type.forSchema('long').fromBuffer(r.rows[0].b as Buffer)).toBe(-1);
+    expect(r.rows[0].t).toBe('2020-01-02 03:04:05.678901');
+    expect(r.rows[0].m).toBe(-1);
+  });
 });

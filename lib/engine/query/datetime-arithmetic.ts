@@ -27,6 +27,7 @@ import {
 } from './interval-utils';
 import { pow10 } from './decimal';
 import { timestampFromDate } from './date';
+import { microsOfTimestamp } from './timestamp-micros';
 
 type Op = '+' | '-' | '*' | '/';
 type Value = (a: unknown, b: unknown) => unknown;
@@ -79,7 +80,7 @@ export function datetimeArithmetic(op: Op, l: CompiledExpr, r: CompiledExpr): Co
       }
       const la = asTimestamp(l);
       const ra = asTimestamp(r);
-      return nullSafeBinary({ type: 'day_time_interval', interval: fullRange('day_time_interval') }, l, r, (a, b) => exactMicros(BigInt((la(a) as number) - (ra(b) as number)) * 1000n));
+      return nullSafeBinary({ type: 'day_time_interval', interval: fullRange('day_time_interval') }, l, r, (a, b) => exactMicros(bigOf(microsOfTimestamp(la(a) as number)) - bigOf(microsOfTimestamp(ra(b) as number))));
     }
     if (isInterval(l.type) && l.type === r.type) {
       const interval = widerFields(l.interval ?? fullRange(l.type), r.interval ?? fullRange(r.type));

@@ -9,11 +9,13 @@
  * string cast to a DATE, as Spark casts it; the other date-time functions take a DATE as its
  * midnight timestamp (the compiler converts it) and a string cast to a timestamp.
  *
- * Weir's session time zone is UTC and a TIMESTAMP is epoch milliseconds: unix_micros is the
- * milliseconds times 1000, and timestamp_micros drops the microseconds below a millisecond.
+ * Weir's session time zone is UTC and a TIMESTAMP is epoch milliseconds carrying microseconds as
+ * their fraction (timestamp-micros.ts): arithmetic that can leave whole milliseconds goes
+ * through microseconds, so the result is the one canonical double of its instant.
  * Time zones come from the runtime's IANA database through Intl (no download).
  */
-import { bigOf, type Long } from './long';
+import { bigOf, longAdd, longDivide, longMultiply, longSubtract, type Long } from './long';
+import { addMillis, microsOfTimestamp, splitTimestamp, timestampFromMicros, timestampOf, utcDate } from './timestamp-micros';
 import { exactMicros, exactMonths, MICROS_PER_DAY } from './interval-utils';
 import { RecordExpressionError } from '../errors';
 import { dateFromTimestamp, DAY_MS, parseDate, timestampFromDate, utc } from './date';
@@ -46,10 +48,10 @@ const TRUNC_UNITS = ['year', 'yyyy', 'yy', 'quarter', 'month', 'mon', 'mm', 'wee
 const TRUNC_ALIASES: Record<string, string> = { yyyy: 'year', yy: 'year', mon: 'month', mm: 'month', dd: 'day' };
 
 function truncTimestamp(unit: string, ms: number): number | null {
-  const d = new Date(ms);
+  const d = utcDate(ms);
   const u = unit.toLowerCase();
   switch (TRUNC_ALIASES[u] ?? u) {
-    case 'millisecond': return ms;
+    case 'millisecond': return Math.floor(ms);
     case 'microsecond': return ms;
     case 'year': return utc(d.getUTCFullYear(), 0, 1);
     case 'quarter': return utc(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / 3) * 3, 1);
@@ -72,7 +74,7 @@ const dateField = (name: string): FunctionDef => ({
   min: 1, max: 1, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
   impl: ([v], _c, t) => {
     const ms = t[0] === 'string' ? parseTimestampLiteral(v as string) : (v as number);
-    return ms === null ? null : DATE_FIELDS[name](new Date(ms));
+    return ms === null ? null : DATE_FIELDS[name](utcDate(ms));
   },
 });
 
@@ -162,19 +164,19 @@ const isoWeek = (day: number): { week: number; year: number } => {
 };
 
 const FIELDS: Record<string, (ms: number) => number | bigint> = {
-  year: (ms) => new Date(ms).getUTCFullYear(),
+  year: (ms) => utcDate(ms).getUTCFullYear(),
   yearofweek: (ms) => isoWeek(dateFromTimestamp(ms)).year,
-  quarter: (ms) => Math.floor(new Date(ms).getUTCMonth() / 3) + 1,
-  month: (ms) => new Date(ms).getUTCMonth() + 1,
+  quarter: (ms) => Math.floor(utcDate(ms).getUTCMonth() / 3) + 1,
+  month: (ms) => utcDate(ms).getUTCMonth() + 1,
   week: (ms) => isoWeek(dateFromTimestamp(ms)).week,
-  day: (ms) => new Date(ms).getUTCDate(),
-  dayofweek: (ms) => new Date(ms).getUTCDay() + 1,
-  dayofweek_iso: (ms) => ((new Date(ms).getUTCDay() + 6) % 7) + 1,
-  doy: (ms) => Math.floor((Math.floor(ms / DAY_MS) * DAY_MS - utc(new Date(ms).getUTCFullYear(), 0, 1)) / DAY_MS) + 1,
-  hour: (ms) => new Date(ms).getUTCHours(),
-  minute: (ms) => new Date(ms).getUTCMinutes(),
-  // Spark: seconds with their fraction, DECIMAL(8,6) (microseconds; Weir has milliseconds).
-  second: (ms) => BigInt((((ms % 60_000) + 60_000) % 60_000) * 1000),
+  day: (ms) => utcDate(ms).getUTCDate(),
+  dayofweek: (ms) => utcDate(ms).getUTCDay() + 1,
+  dayofweek_iso: (ms) => ((utcDate(ms).getUTCDay() + 6) % 7) + 1,
+  doy: (ms) => Math.floor((Math.floor(ms / DAY_MS) * DAY_MS - utc(utcDate(ms).getUTCFullYear(), 0, 1)) / DAY_MS) + 1,
+  hour: (ms) => utcDate(ms).getUTCHours(),
+  minute: (ms) => utcDate(ms).getUTCMinutes(),
+  // Spark: seconds with their fraction, DECIMAL(8,6) (its microseconds).
+  second: (v) => { const [ms, micros] = splitTimestamp(v); return BigInt((((ms % 60_000) + 60_000) % 60_000) * 1000 + micros); },
 };
 
 /** A field name as Spark spells it (any case), or undefined. */
@@ -241,8 +243,8 @@ function intervalField(field: string, v: unknown, kind: 'day_time_interval' | 'y
 
 /** Spark's monthsBetween (DateTimeUtils): whole months when the days match or both are month ends, else by 31-day months in seconds. */
 function monthsBetween(t1: number, t2: number, roundOff: boolean): number {
-  const d1 = new Date(t1);
-  const d2 = new Date(t2);
+  const d1 = utcDate(t1);
+  const d2 = utcDate(t2);
   const monthDiff = (d1.getUTCFullYear() * 12 + d1.getUTCMonth()) - (d2.getUTCFullYear() * 12 + d2.getUTCMonth());
   const last = (d: Date) => new Date(utc(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
   const day1 = d1.getUTCDate();
@@ -329,14 +331,14 @@ const toUnixTimestamp: FunctionDef = {
   checkLiterals: ([, p]) => { const t = typeof p === 'string' ? tokenizePattern(p) : undefined; return typeof t === 'string' ? `to_unix_timestamp(): ${t}` : undefined; },
 };
 
-const tsToLong = (f: (ms: number) => number): FunctionDef => ({
+const tsToLong = (f: (ms: number) => Long): FunctionDef => ({
   min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([v], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : f(ms); },
 });
 
-/** Spark's timestampadd/timestampdiff units (DateTimeUtils.timestampAddDiffMap), with their length in ms when fixed. */
+/** Spark's timestampadd/timestampdiff units (DateTimeUtils.timestampAddDiffMap), with their length in microseconds when fixed. */
 const TIMESTAMP_UNITS: Record<string, number | 'month'> = {
-  MICROSECOND: 0.001, MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000,
-  DAY: DAY_MS, DAYOFYEAR: DAY_MS, WEEK: 7 * DAY_MS, MONTH: 'month', QUARTER: 'month', YEAR: 'month',
+  MICROSECOND: 1, MILLISECOND: 1000, SECOND: 1_000_000, MINUTE: 60_000_000, HOUR: 3_600_000_000,
+  DAY: DAY_MS * 1000, DAYOFYEAR: DAY_MS * 1000, WEEK: 7 * DAY_MS * 1000, MONTH: 'month', QUARTER: 'month', YEAR: 'month',
 };
 const MONTHS_OF: Record<string, number> = { MONTH: 1, QUARTER: 3, YEAR: 12 };
 
@@ -346,18 +348,19 @@ const unitLiteral = (fn: string) => ([u]: unknown[]): string | undefined =>
     : undefined;
 
 /** A timestamp `n` months on, its day clamped to the month's last (Java's LocalDateTime.plusMonths). */
-function plusMonths(ms: number, n: number): number {
+function plusMonths(v: number, n: number): number {
+  const [ms, micros] = splitTimestamp(v);
   const d = new Date(ms);
   const months = d.getUTCMonth() + n;
   const y = d.getUTCFullYear() + Math.floor(months / 12);
   const m = ((months % 12) + 12) % 12;
   const last = new Date(utc(y, m + 1, 0)).getUTCDate();
-  return utc(y, m, Math.min(d.getUTCDate(), last)) + (ms - Math.floor(ms / DAY_MS) * DAY_MS);
+  return timestampOf(utc(y, m, Math.min(d.getUTCDate(), last)) + (ms - Math.floor(ms / DAY_MS) * DAY_MS), micros);
 }
 
 /** Whole months from `a` to `b`, as Java's ChronoUnit.MONTHS.between on local date-times (UTC). */
 function wholeMonths(a: number, b: number): number {
-  const x = new Date(a), y = new Date(b);
+  const x = utcDate(a), y = utcDate(b);
   let months = (y.getUTCFullYear() - x.getUTCFullYear()) * 12 + (y.getUTCMonth() - x.getUTCMonth());
   // The rest of the month: the day and time of day, compared.
   const rest = (d: Date, ms: number) => d.getUTCDate() * DAY_MS + (ms - Math.floor(ms / DAY_MS) * DAY_MS);
@@ -377,7 +380,7 @@ const TIMESTAMP_ARITHMETIC: Record<string, FunctionDef> = {
       const unit = TIMESTAMP_UNITS[(u as string).toUpperCase()];
       const k = Math.trunc(n as number);
       if (unit === 'month') return plusMonths(ms, k * MONTHS_OF[(u as string).toUpperCase()]);
-      return ms + Math.trunc(k * unit);
+      return timestampFromMicros(longAdd(microsOfTimestamp(ms), longMultiply(k, unit)));
     },
     checkLiterals: unitLiteral('timestampadd'),
     ntzOfArg: 2,
@@ -392,7 +395,7 @@ const TIMESTAMP_ARITHMETIC: Record<string, FunctionDef> = {
       const name = (u as string).toUpperCase();
       const unit = TIMESTAMP_UNITS[name];
       if (unit === 'month') return Math.trunc(wholeMonths(a, b) / MONTHS_OF[name]);
-      return Math.trunc((b - a) / unit) || 0;
+      return longDivide(longSubtract(microsOfTimestamp(b), microsOfTimestamp(a)), unit);
     },
     checkLiterals: unitLiteral('timestampdiff'),
   },
@@ -448,8 +451,8 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   unix_date: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'long', impl: ([d], _c, t) => toDay(d, t[0]) },
   date_from_unix_date: { min: 1, max: 1, type: (a) => (a[0] === 'long' || a[0] === 'null' ? 'date' : 'expects a number of days'), impl: ([n]) => n },
   unix_seconds: tsToLong((ms) => Math.floor(ms / 1000)),
-  unix_micros: tsToLong((ms) => ms * 1000),
-  timestamp_micros: { min: 1, max: 1, type: (a) => (a[0] === 'long' || a[0] === 'null' ? 'timestamp' : 'expects a number of microseconds'), impl: ([n]) => Math.floor((n as number) / 1000) },
+  unix_micros: tsToLong(microsOfTimestamp),
+  timestamp_micros: { min: 1, max: 1, type: (a) => (a[0] === 'long' || a[0] === 'null' ? 'timestamp' : 'expects a number of microseconds'), impl: ([n]) => timestampFromMicros(n as Long) },
   to_unix_timestamp: toUnixTimestamp,
   date_part: DATE_PART,
   datepart: DATE_PART,
@@ -461,12 +464,12 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   // The UTC instant's wall-clock time in the zone (Spark's result is that wall-clock time read as UTC).
   from_utc_timestamp: {
     min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'timestamp' : 'expects (timestamp, time zone)'),
-    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : ms + offsetAt(zoneArg('from_utc_timestamp()', z as string), ms); },
+    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : addMillis(ms, offsetAt(zoneArg('from_utc_timestamp()', z as string), Math.floor(ms))); },
     checkLiterals: zoneLiterals('from_utc_timestamp()'),
   },
   to_utc_timestamp: {
     min: 2, max: 2, type: (a) => tsArg(a) ?? (isStr(a[1]) ? 'timestamp' : 'expects (timestamp, time zone)'),
-    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : fromWallClock(zoneArg('to_utc_timestamp()', z as string), ms); },
+    impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : addMillis(ms, fromWallClock(zoneArg('to_utc_timestamp()', z as string), Math.floor(ms)) - Math.floor(ms)); },
     checkLiterals: zoneLiterals('to_utc_timestamp()'),
   },
   // Weir's session time zone is always UTC.
@@ -508,7 +511,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
       return ms === null ? null : Math.floor(ms / 1000);
     },
   },
-  unix_millis: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => v },
+  unix_millis: { min: 1, max: 1, type: (a) => ts(a) ?? 'long', impl: ([v]) => Math.floor(v as number) },
   timestamp_millis: { min: 1, max: 1, type: (a) => (isNumeric(a[0]) ? 'timestamp' : 'expects a number'), impl: ([v]) => v },
   // The batch's timestamp (`batchTimestampMs` from offsets/N), so a re-run batch sees the same value.
   current_timestamp: { min: 0, max: 0, type: () => 'timestamp', impl: (_a, ctx) => ctx.batchTimestampMs },
@@ -548,7 +551,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   last_day: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'date', impl: ([d], _c, t) => { const day = toDay(d, t[0]); if (day === null) return null; const x = new Date(timestampFromDate(day)); return dateFromTimestamp(utc(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)); } },
-  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = new Date(ms); return Math.floor((midnight(ms) - utc(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
+  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = utcDate(ms); return Math.floor((midnight(ms) - utc(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
   weekofyear: {
     min: 1, max: 1, type: (a) => tsArg(a) ?? 'long',
     // ISO 8601 week number (Spark: weeks start on Monday, week 1 has more than 3 days).
@@ -577,7 +580,9 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
       const x = v as number;
       if (!Number.isFinite(x)) return null;
       if (Math.abs(x * 1e6) >= 2 ** 63) throw new RecordExpressionError(`timestamp_seconds(): [ARITHMETIC_OVERFLOW] long overflow: ${x} seconds in microseconds do not fit a BIGINT`, { function: 'timestamp_seconds()' });
-      return Math.round(x * 1000);
+      // Rounded, not truncated as Spark's double: a DECIMAL argument arrives here as a double, and
+      // Spark's exact DECIMAL path is its nearest microsecond.
+      return timestampFromMicros(Math.round(x * 1e6));
     },
   },
   make_timestamp: {
@@ -589,7 +594,8 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
       const day = utc(y as number, (mo as number) - 1, d as number);
       const x = new Date(day);
       if (x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d) return null;
-      return day + ((h as number) * 60 + (mi as number)) * 60_000 + Math.round(sec * 1000);
+      // Spark's seconds are a DECIMAL(8,6): microseconds.
+      return timestampOf(day + ((h as number) * 60 + (mi as number)) * 60_000, Math.round(sec * 1e6));
     },
   },
 };

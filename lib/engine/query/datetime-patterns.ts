@@ -4,13 +4,14 @@
  * unix_timestamp with a format, in UTC (Weir's session time zone is always UTC).
  *
  * Letters taken: y (year), M / L (month: M, MM, MMM, MMMM), d (day of month), D (day of year),
- * H (0-23), h (1-12), k (1-24), K (0-11), m, s, S (fraction, up to 3 digits kept), a (AM/PM),
+ * H (0-23), h (1-12), k (1-24), K (0-11), m, s, S (fraction, up to 6 digits kept: microseconds), a (AM/PM),
  * E (day of week: E, EEE short, EEEE long), Q/q (quarter) for formatting, XXX / XX / X / Z / x (the offset: always Z or +0000 in UTC) and z (the zone
  * name: UTC when formatting; a name, an offset or a region when parsing); text
  * in single quotes is literal and '' is a quote; `[…]` is an optional section, tried with and then
  * without its contents when parsing (at most 64 ways). Any other letter is an error at validation.
  */
 import { utc } from './date';
+import { splitTimestamp, timestampOf } from './timestamp-micros';
 import { RecordExpressionError } from '../errors';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -143,7 +144,8 @@ function alternatives(tokens: Token[]): Token[][] {
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
 /** date_format(ts, pattern) */
-export function formatWithPattern(ms: number, tokens: Token[]): string {
+export function formatWithPattern(v: number, tokens: Token[]): string {
+  const [ms, micros] = splitTimestamp(v);
   const d = new Date(ms);
   const y = d.getUTCFullYear();
   const mo = d.getUTCMonth();
@@ -170,7 +172,7 @@ export function formatWithPattern(ms: number, tokens: Token[]): string {
       case 'K': out += pad(h % 12, n); break;
       case 'm': out += pad(d.getUTCMinutes(), n); break;
       case 's': out += pad(d.getUTCSeconds(), n); break;
-      case 'S': out += pad(d.getUTCMilliseconds(), 3).padEnd(n, '0').slice(0, n); break;
+      case 'S': out += `${pad(d.getUTCMilliseconds(), 3)}${pad(micros, 3)}`.padEnd(n, '0').slice(0, n); break;
       case 'a': out += h < 12 ? 'AM' : 'PM'; break;
       case 'E': out += n >= 4 ? DAYS[d.getUTCDay()] : DAYS[d.getUTCDay()].slice(0, 3); break;
       case 'Q':
@@ -186,7 +188,7 @@ export function formatWithPattern(ms: number, tokens: Token[]): string {
 }
 
 /**
- * to_timestamp(s, pattern): epoch ms, or null when the text does not match (Spark, ANSI off).
+ * to_timestamp(s, pattern): the timestamp, or null when the text does not match (Spark, ANSI off).
  * Fields the pattern lacks default as Spark's do (1970, January, day 1, midnight).
  */
 export function parseWithPattern(text: string, tokens: Token[], legacy = false): number | null {
@@ -226,6 +228,7 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   let mi = 0;
   let sec = 0;
   let ms = 0;
+  let micros = 0;
   let pm: boolean | undefined;
   let hour12 = false;
   let zone: string | undefined;
@@ -301,7 +304,10 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
         const start = i;
         v = digits(1, t.count);
         if (v === null) return null;
-        ms = Math.floor(Number(`0.${text.slice(start, i)}`) * 1000);
+        // Microseconds: Spark's timestamps keep no more (a seventh to ninth digit is dropped).
+        const us = Number(text.slice(start, i).padEnd(6, '0').slice(0, 6));
+        ms += Math.floor(us / 1000);
+        micros = us % 1000;
         break;
       }
       case 'a': {
@@ -344,10 +350,10 @@ function parseTokens(text: string, tokens: Token[], legacy: boolean): number | n
   const t = utc(y, mo, day, h, mi, sec, 0);
   const check = new Date(t);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== mo) return null;
-  if (zone === undefined) return t + ms;
+  if (zone === undefined) return timestampOf(t + ms, micros);
   // The instant whose local time in the zone is t: the offset at t, then at the instant it gives.
   const first = zoneOffsetMs(zone, t + ms);
   if (first === null) return null;
   const offset = zoneOffsetMs(zone, t + ms - first);
-  return offset === null ? null : t + ms - offset;
+  return offset === null ? null : timestampOf(t + ms - offset, micros);
 }

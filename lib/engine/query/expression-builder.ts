@@ -7,6 +7,7 @@
  * construct at its exact position in the text.
  */
 import { utc } from './date';
+import { timestampOf } from './timestamp-micros';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { unsupportedOperation } from '../errors';
 import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
@@ -370,7 +371,8 @@ function windowSpecText(text: string): string {
 }
 
 /**
- * Parses `YYYY-MM-DD[ T]HH:MM:SS[.fff][Z|±HH:MM]` (UTC when no zone) to epoch ms, or null. For a
+ * Parses `YYYY-MM-DD[ T]HH:MM:SS[.ffffff][Z|±HH:MM]` (UTC when no zone) to a timestamp, or null:
+ * a fraction keeps microseconds (Spark truncates a seventh to ninth digit). For a
  * TIMESTAMP_NTZ (`ntz`) the wall-clock time as written, as Spark's stringToTimestampWithoutTimeZone:
  * a zone ignored (a cast, a literal), or null with `refuseZone` (its JSON and CSV readers).
  */
@@ -380,8 +382,8 @@ export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false
   const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', written] = m;
   if (ntz && refuseZone && written) return null;
   const zone = ntz ? undefined : written;
-  const ms = Number((frac + '000').slice(0, 3));
-  let t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), ms);
+  const us = Number((frac + '000000').slice(0, 6));
+  let t = utc(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Math.floor(us / 1000));
   if (zone && zone !== 'Z') {
     const zm = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
     const off = (Number(zm[2]) * 60 + Number(zm[3])) * 60_000;
@@ -391,6 +393,6 @@ export function parseTimestampLiteral(s: string, ntz = false, refuseZone = false
   if (Number.isNaN(check.getTime())) return null;
   // Reject impossible dates such as 2024-02-31 (Date.UTC would roll them over).
   if (!zone && (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d))) return null;
-  return t;
+  return timestampOf(t, us % 1000);
 }
 

@@ -9,6 +9,7 @@ import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
 import { formatInterval, intervalTypeText, type IntervalFields, type IntervalKind } from './interval-utils';
 import { INTEGRAL_NAMES, type IntegralBits } from './long';
+import { isoTimestamp } from './timestamp-micros';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
 export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind;
@@ -92,7 +93,7 @@ export function exprToString(e: Expr): string {
     case 'literal':
       if (e.value === null) return 'NULL';
       if (e.type === 'string') return `'${String(e.value).replace(/'/g, "''")}'`;
-      if (e.type === 'timestamp') return `TIMESTAMP '${new Date(e.value as number).toISOString()}'`;
+      if (e.type === 'timestamp') return `TIMESTAMP '${isoTimestamp(e.value as number)}'`;
       if (e.type === 'date') return `DATE '${formatDate(e.value as number)}'`;
       if (e.type === 'decimal' && e.decimal) return formatDecimal(e.value as bigint, e.decimal.scale);
       if ((e.type === 'day_time_interval' || e.type === 'year_month_interval') && e.interval) return formatInterval(e.type, e.value, e.interval);

@@ -12,6 +12,7 @@ import { compiledByHook } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
 import { toLong, type Long } from './long';
 import type { ExprType } from './sql-values';
+import { microsOfTimestamp } from './timestamp-micros';
 
 const isBytes = (t: ExprType) => t === 'string' || t === 'binary' || t === 'null';
 /** A STRING's UTF-8 bytes, or a BINARY's own. */
@@ -150,9 +151,9 @@ function hashOf<S>(t: TypeInfo, h: Hasher<S>): ((v: unknown, seed: S) => S) | st
     // An INT, SMALLINT or TINYINT, a DATE (days) and a year-month interval (months) are ints.
     case 'date': case 'year_month_interval': return (v, seed) => h.int(v as number, seed);
     case 'long': return t.integral ? (v, seed) => h.int(v as number, seed) : (v, seed) => h.long(big(v), seed);
-    // A day-time interval is its microseconds; a TIMESTAMP (NTZ too) its microseconds, Weir keeping milliseconds.
+    // A day-time interval is its microseconds; a TIMESTAMP (NTZ too) its microseconds.
     case 'day_time_interval': return (v, seed) => h.long(big(v), seed);
-    case 'timestamp': return (v, seed) => h.long(BigInt(Math.trunc(v as number)) * 1000n, seed);
+    case 'timestamp': return (v, seed) => h.long(big(microsOfTimestamp(v as number)), seed);
     // -0.0 hashes as 0.0.
     case 'double': return t.float32 ? (v, seed) => h.int(v === 0 ? 0 : floatBits(v as number), seed) : (v, seed) => h.long(v === 0 ? 0n : doubleBits(v as number), seed);
     case 'decimal': return (t.decimal?.precision ?? MAX_LONG_DIGITS + 1) <= MAX_LONG_DIGITS ? (v, seed) => h.long(v as bigint, seed) : (v, seed) => h.bytes(bigIntegerBytes(v as bigint), seed);

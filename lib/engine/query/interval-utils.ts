@@ -10,11 +10,11 @@
  * Arithmetic follows Spark's: a sum, product or quotient that does not fit raises
  * ARITHMETIC_OVERFLOW whatever the ANSI mode (Math.multiplyExact in Spark), a zero divisor
  * raises INTERVAL_DIVIDED_BY_ZERO, and a fractional result rounds half up (away from zero).
- * Weir's timestamps keep milliseconds, so adding a day-time interval to one drops the interval's
- * microseconds below a millisecond (toward negative infinity).
+ * A timestamp plus a day-time interval is computed in microseconds, exactly (timestamp-micros.ts).
  */
 import { RecordExpressionError } from '../errors';
-import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
+import { bigOf, longAdd, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
+import { microsOfTimestamp, splitTimestamp, timestampFromMicros, timestampOf } from './timestamp-micros';
 
 export type IntervalKind = 'day_time_interval' | 'year_month_interval';
 
@@ -135,11 +135,12 @@ export function formatInterval(kind: IntervalKind, v: unknown, f: IntervalFields
 const daysInMonth = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
 
 /**
- * `ms` (epoch milliseconds, UTC) plus `months`, as java.time's plusMonths: the day of month is
- * kept unless the new month is shorter, then it is the month's last day (Jan 31 + 1 month is
- * Feb 28 or 29); the time of day is kept.
+ * A timestamp plus `months`, as java.time's plusMonths: the day of month is kept unless the new
+ * month is shorter, then it is the month's last day (Jan 31 + 1 month is Feb 28 or 29); the time
+ * of day (microseconds too) is kept.
  */
-export function timestampAddMonths(ms: number, months: number): number {
+export function timestampAddMonths(v: number, months: number): number {
+  const [ms, micros] = splitTimestamp(v);
   const d = new Date(ms);
   const total = d.getUTCFullYear() * 12 + d.getUTCMonth() + months;
   const y = Math.floor(total / 12);
@@ -147,7 +148,7 @@ export function timestampAddMonths(ms: number, months: number): number {
   const day = Math.min(d.getUTCDate(), daysInMonth(y, m));
   const r = new Date(ms);
   r.setUTCFullYear(y, m, day);
-  return r.getTime();
+  return timestampOf(r.getTime(), micros);
 }
 
 /** A date (days since 1970-01-01) plus `months`, as LocalDate.plusMonths. */
@@ -155,11 +156,9 @@ export function dateAddMonths(days: number, months: number): number {
   return Math.round(timestampAddMonths(days * 86_400_000, months) / 86_400_000);
 }
 
-/** A timestamp (ms) plus a day-time interval (µs): the microseconds below a millisecond dropped. */
-export function timestampAddMicros(ms: number, micros: Long): number {
-  const r = BigInt(ms) * 1000n + bigOf(micros);
-  const q = r / 1000n;
-  return Number(r < 0n && r % 1000n !== 0n ? q - 1n : q);
+/** A timestamp plus a day-time interval (µs), exact in microseconds (Spark's TimeAdd). */
+export function timestampAddMicros(v: number, micros: Long): number {
+  return timestampFromMicros(longAdd(microsOfTimestamp(v), micros));
 }
 
 /**

@@ -27,6 +27,7 @@ import { castValue } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange, parseInterval } from './interval-utils';
 import { formatFloat } from './float';
+import { utcDate } from './timestamp-micros';
 
 /**
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
@@ -169,7 +170,7 @@ function fromJson(text: string, fields: Field[], o: JsonOptions = {}): Record<st
  * `yyyy-MM-dd'T'HH:mm:ss[.SSS]`: the wall-clock time without an offset.
  */
 export function timestampJson(ms: number, ntz?: boolean): string {
-  const iso = new Date(ms).toISOString();
+  const iso = utcDate(ms).toISOString();
   return ntz ? iso.slice(0, -1) : iso;
 }
 

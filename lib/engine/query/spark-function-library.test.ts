@@ -364,7 +364,7 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ["date_sub('2016-07-30', '1')", '2016-07-29::DATE'],
   ["date_add('2016-07-30', 'x')", null],
   // to_timestamp with optional sections: each is read when the text has it, skipped when not
-  ["to_timestamp('2016-12-31 00:12:00.123456', 'yyyy-MM-dd HH:mm:ss[.SSSSSS]')", Date.UTC(2016, 11, 31, 0, 12, 0, 123)],
+  ["to_timestamp('2016-12-31 00:12:00.123456', 'yyyy-MM-dd HH:mm:ss[.SSSSSS]')", (Date.UTC(2016, 11, 31, 0, 12, 0) * 1000 + 123_456) / 1000],
   ["to_timestamp('2016-12-31 00:12:00', 'yyyy-MM-dd HH:mm:ss[.SSSSSS]')", Date.UTC(2016, 11, 31, 0, 12)],
   ["to_timestamp('2016-12-31', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31)],
   ["to_timestamp('2016-12-31 05:06', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6)],

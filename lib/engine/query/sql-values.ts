@@ -1,14 +1,16 @@
 /**
  * Value semantics shared by the expression compiler and its functions: casts, rendering, and
  * Spark-like (non-ANSI) conversions where a bad conversion yields NULL instead of failing.
- * Timestamps are epoch milliseconds, always UTC; dates are days since 1970-01-01 (date.ts).
+ * Timestamps are epoch milliseconds with the microseconds as their fraction, always UTC
+ * (timestamp-micros.ts); dates are days since 1970-01-01 (date.ts).
  */
 import {
-  decimalFromDouble, decimalFromLong, decimalToDouble, decimalToLong, formatDecimal, parseDecimal, toPrecision, type DecimalType,
+  decimalFromDouble, decimalFromLong, decimalToDouble, decimalToLong, formatDecimal, parseDecimal, pow10, toPrecision, type DecimalType,
 } from './decimal';
+import { microsOfTimestamp, splitTimestamp, timestampFromMicros } from './timestamp-micros';
 import { dateFromTimestamp, formatDate, parseDate, timestampFromDate } from './date';
 import type { SqlType } from './expression';
-import { longFromDouble, parseLong, wrapToWidth, type IntegralBits, type Long } from './long';
+import { bigOf, longFromDouble, parseLong, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange } from './interval-utils';
 
@@ -23,11 +25,22 @@ export const isInterval = (t: ExprType): t is 'day_time_interval' | 'year_month_
 /** The number types that functions take as JavaScript numbers (a decimal is converted first). */
 export const isNumeric = (t: ExprType) => t === 'long' || t === 'double' || t === 'null';
 
-/** Spark's timestamp-to-string form: `2024-01-02 03:04:05` (plus `.123` when there are millis). */
-export function formatTimestamp(ms: number): string {
+/**
+ * Spark's timestamp-to-string form: `2024-01-02 03:04:05`, plus the fraction of the second when
+ * there is one, without trailing zeros (`.1`, `.000001`).
+ */
+export function formatTimestamp(v: number): string {
+  const [ms, micros] = splitTimestamp(v);
   const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.123Z
   const base = iso.slice(0, 19).replace('T', ' ');
-  return iso.slice(20, 23) === '000' ? base : `${base}.${iso.slice(20, 23).replace(/0+$/, '')}`;
+  const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, '0')}`.replace(/0+$/, '');
+  return fraction === '' ? base : `${base}.${fraction}`;
+}
+
+/** Spark's CAST(double AS TIMESTAMP): the seconds' microseconds truncated toward zero; NaN and infinities NULL. */
+function timestampFromSeconds(seconds: number): number | null {
+  if (!Number.isFinite(seconds)) return null;
+  return timestampFromMicros(longFromDouble(seconds * 1e6));
 }
 
 /** Double rendering as Spark prints it: integral doubles keep a `.0`. */
@@ -55,7 +68,8 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
       if (from === 'long') return decimalFromLong(v as Long, t);
       if (from === 'double') return decimalFromDouble(v as number, t);
       if (from === 'boolean') return decimalFromLong(v ? 1 : 0, t);
-      if (from === 'timestamp') return decimalFromDouble((v as number) / 1000, t);
+      // Spark: the microseconds as seconds, DECIMAL(…, 6) rounded half up to the type.
+      if (from === 'timestamp') return toPrecision(bigOf(microsOfTimestamp(v as number)), 6, t);
       return parseDecimal(String(v), t);
     }
     case 'binary':
@@ -77,7 +91,7 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
     }
     case 'double': {
       if (from === 'boolean') return v ? 1 : 0;
-      if (from === 'timestamp') return (v as number) / 1000;
+      if (from === 'timestamp') return Number(microsOfTimestamp(v as number)) / 1e6;
       if (from === 'long') return Number(v);
       const s = String(v).trim();
       if (s === '' || !/^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|Infinity|NaN)$/i.test(s)) return null;
@@ -93,7 +107,7 @@ export function castValue(v: unknown, from: ExprType, to: SqlType, fromDecimal?:
     }
     case 'timestamp':
       if (from === 'long') return Number(v) * 1000;
-      if (from === 'double') return Math.round((v as number) * 1000);
+      if (from === 'double') return timestampFromSeconds(v as number);
       if (from === 'string') return parseTimestampLiteral(String(v));
       return null;
     // Nothing else casts to an interval (canCast refuses it).
@@ -131,7 +145,8 @@ function castDecimal(v: bigint, scale: number, to: SqlType, toDecimal?: DecimalT
     case 'long': return decimalToLong(v, scale);
     case 'double': return decimalToDouble(v, scale);
     case 'boolean': return v !== 0n;
-    case 'timestamp': return Math.round(decimalToDouble(v, scale) * 1000);
+    // Spark: the seconds' microseconds, truncated toward zero (BigDecimal.longValue).
+    case 'timestamp': return timestampFromMicros(toLong(scale <= 6 ? v * pow10(6 - scale) : v / pow10(scale - 6)));
     case 'binary': case 'date': case 'day_time_interval': case 'year_month_interval': return null;
   }
 }

@@ -14,6 +14,7 @@ import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, UnresolvedFunction } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
+import { addMicros } from './timestamp-micros';
 
 /** The column a window(…) outside GROUP BY becomes (Spark's WINDOW_COL_NAME). */
 export const WINDOW_COLUMN = 'window';
@@ -53,8 +54,7 @@ const isWindowStruct = (t: TypeInfo) =>
 
 /**
  * window_time(w) (Spark's WindowTime): the time that stands for window w, its end less one unit
- * of time, so that it falls inside the window ([start, end) excludes its end). Spark's unit is a
- * microsecond; a Weir timestamp counts milliseconds, so here it is end - 1 ms.
+ * of time, so that it falls inside the window ([start, end) excludes its end): a microsecond.
  */
 export const WINDOW_TIME_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   window_time: {
@@ -62,7 +62,7 @@ export const WINDOW_TIME_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     // A watermarked window's time carries the watermark (Spark's WindowTime keeps the window
     // column's metadata), so a window over it bounds an aggregation of the windows' results.
     type: ([w]) => (w.type === 'null' || isWindowStruct(w) ? { type: 'timestamp', ...(w.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: w.watermarkDelayMs }) } : `The input is not a correct window column: window_time() takes the window column of window(…), got ${typeText(w)}`),
-    impl: ([w]) => (w as { end: number }).end - 1,
+    impl: ([w]) => addMicros((w as { end: number }).end, -1),
   },
 };
 

@@ -12,6 +12,7 @@ import { parseDate } from '../query/date';
 import { castValue } from '../query/sql-values';
 import { fullRange, intervalForms, intervalTypeText, parseInterval, type IntervalKind } from '../query/interval-utils';
 import { parseTimestampLiteral } from '../query/expression-builder';
+import { canonicalTimestamp } from '../query/timestamp-micros';
 import type { SqlType } from '../query/expression';
 
 export type Converted = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -48,10 +49,11 @@ export function convertValue(v: unknown, field: Field): Converted {
       if (v === 'true' || v === 'false') return { ok: true, value: v === 'true' };
       return bad(`${JSON.stringify(v)} is not a boolean`);
     case 'timestamp': {
-      // A TIMESTAMP_NTZ's text is the wall-clock time written, text with a zone not one (Spark's readers).
-      const text = (s: string) => (field.ntz ? (parseTimestampLiteral(s, true, true) ?? NaN) : Date.parse(s));
+      // A TIMESTAMP_NTZ's text is the wall-clock time written, text with a zone not one (Spark's
+      // readers). Spark's form keeps microseconds; other ISO-8601 text is read as Date.parse reads it.
+      const text = (s: string) => (field.ntz ? (parseTimestampLiteral(s, true, true) ?? NaN) : parseTimestampLiteral(s) ?? Date.parse(s));
       const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : typeof v === 'string' ? text(v) : NaN;
-      return Number.isFinite(ms) ? { ok: true, value: ms } : bad(`${JSON.stringify(v)} is not a timestamp (ISO-8601 or epoch ms)`);
+      return Number.isFinite(ms) ? { ok: true, value: canonicalTimestamp(ms) } : bad(`${JSON.stringify(v)} is not a timestamp (ISO-8601 or epoch ms)`);
     }
     case 'string':
       if (typeof v === 'string') return { ok: true, value: v };
