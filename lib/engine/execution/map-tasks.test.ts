@@ -15,6 +15,7 @@ import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
+import type { MapTask, ReduceTask } from './task-scheduler';
 import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
 import { canonical } from './testing/stream-test';
 import { mustParse } from './testing/test-fixtures';
@@ -87,20 +88,22 @@ function onTwoExecutors(spec: JobSpec, mapTasks: boolean) {
   if (taskScheduler) {
     const [mapStage, reduceStage] = [taskScheduler.submitMapStage!.bind(taskScheduler), taskScheduler.submitTasks.bind(taskScheduler)];
     let inMapStage = false;
-    taskScheduler.submitMapStage = async (maps, reduces) => {
-      stages.push({ batchId: reduces[0].batchId, mapTasks: maps.length, reduceTasks: reduces.length });
-      inMapStage = true;
-      try {
-        return await mapStage(maps, reduces);
-      } finally {
-        inMapStage = false;
-      }
-    };
-    // (The test scheduler's map stage hands its reduce tasks to submitTasks: not another stage.)
-    taskScheduler.submitTasks = (reduces) => {
-      if (!inMapStage) stages.push({ batchId: reduces[0].batchId, mapTasks: 0, reduceTasks: reduces.length });
-      return reduceStage(reduces);
-    };
+    Object.assign(taskScheduler, {
+      submitMapStage: async (maps: readonly MapTask[], reduces: readonly Omit<ReduceTask, 'inputs'>[]) => {
+        stages.push({ batchId: reduces[0].batchId, mapTasks: maps.length, reduceTasks: reduces.length });
+        inMapStage = true;
+        try {
+          return await mapStage(maps, reduces);
+        } finally {
+          inMapStage = false;
+        }
+      },
+      // (The test scheduler's map stage hands its reduce tasks to submitTasks: not another stage.)
+      submitTasks: (reduces: readonly ReduceTask[]) => {
+        if (!inMapStage) stages.push({ batchId: reduces[0].batchId, mapTasks: 0, reduceTasks: reduces.length });
+        return reduceStage(reduces);
+      },
+    });
   }
   const progress: StreamingQueryProgress[] = [];
   const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler, onProgress: (p) => void progress.push(p) });
