@@ -126,6 +126,8 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
       const cp = checkpointOf(p.spec.checkpointLocation);
       const outcome = p.kind === 'map' ? await runMap(p, cp, attempt, t0) : await runReduce(p, cp, attempt, t0);
       tlog.info({ rows: outcome.rows, durationMs: outcome.durationMs }, `${kind} task done`);
+      // After the outcome has gone to the queue (its completion is sent in this turn's microtasks).
+      setImmediate(() => executor.compileSpares());
       return outcome;
     },
     queueConfigFrom(config),
