@@ -35,14 +35,22 @@ describe('ClusterTaskScheduler', () => {
     const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
     const results = await s.submitTasks([task(1, [{ k: 'b' }]), task(0, [{ k: 'a' }, { k: 'c' }])]);
     expect(results.map((r) => r.rows)).toEqual([[{ k: 'a', p: 0 }, { k: 'c', p: 0 }], [{ k: 'b', p: 1 }]]);
+    const tasks = s.takeTasks();
+    // The same stage again at once (a re-run of the batch, its blocks in the same directory): the
+    // first run's blocks, deleted after it returned, are gone before it writes its own.
+    expect((await s.submitTasks([task(1, [{ k: 'b' }]), task(0, [{ k: 'a' }, { k: 'c' }])])).map((r) => r.rows)).toEqual(results.map((r) => r.rows));
+    seen.splice(2);
+    expect(s.takeTasks()).toHaveLength(2);
     expect(seen.map((p) => [p.queryId, p.numPartitions, p.task.partitionId])).toEqual([['q', 2, 1], ['q', 2, 0]]);
     expect(seen.every((p) => !('inputs' in p.task))).toBe(true);
     expect(seen.every((p) => p.version === TASK_PAYLOAD_VERSION)).toBe(true);
     // The queue never holds the job's credentials: the task's spec has no source or sink options.
     expect(JSON.stringify(seen)).not.toContain('secret');
     expect(seen[0].spec.checkpointLocation).toBe('memory://x');
+    // Deleted after the stage returned, before the next stage starts.
+    await s.idle();
     expect(await cp.list(seen[0].outputDir)).toEqual([]);
-    expect(s.takeTasks().map((t) => [t.partitionId, t.workerId, t.attempt])).toEqual([[1, 'w1', 2], [0, 'w0', 2]]);
+    expect(tasks.map((t) => [t.partitionId, t.workerId, t.attempt])).toEqual([[1, 'w1', 2], [0, 'w0', 2]]);
     expect(s.takeTasks()).toEqual([]);
   });
 

@@ -37,6 +37,7 @@ import { enqueueRun } from '@/lib/queue/run-queue';
 import type { QueueConfig } from '@/lib/queue/connection';
 import { runPayloadSchema, type RunPayload } from '@/lib/queue/queues';
 import { EngineHost } from './engine-host';
+import { specVersionOf } from './shuffle';
 import type { TaskDispatcher } from './task-dispatcher';
 
 export interface RunProcessorOptions {
@@ -214,6 +215,7 @@ export class RunProcessor {
 
     try {
       const spec = workerSpec(job.spec, this.o.roots);
+      const specVersion = specVersionOf(job.spec);
       checkpointFm = checkpointFileManagerFor(spec.checkpointLocation);
       // An ARMED drill: this run dies at the drill's crash point of the next batch.
       const armed = await db.drill.findFirst({ where: { jobId: job.id, status: 'ARMED' }, orderBy: { requestedAt: 'desc' } });
@@ -233,8 +235,9 @@ export class RunProcessor {
         runId,
         memoryLimitMb: this.o.runMemoryMb,
         stateLocalDir: this.o.stateLocalDir,
-        // Each task names its job: a map task's worker reads the source's options from it.
-        submitTasks: this.o.tasks && ((payloads, signal) => this.o.tasks!.dispatch(payloads.map((p) => ({ ...p, jobId: job.id })), signal)),
+        // Each task names its job and the spec's version this run started with: a map task's
+        // worker reads the source's options from the job, once per version (task-worker.ts).
+        submitTasks: this.o.tasks && ((payloads, signal) => this.o.tasks!.dispatch(payloads.map((p) => ({ ...p, jobId: job.id, specVersion })), signal)),
         outbound: serverOutboundPolicy(),
         fence,
         crash,

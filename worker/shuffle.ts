@@ -19,7 +19,7 @@
  * task retried elsewhere) writes where nobody reads. Its state commit is the same version with the
  * same contents as the retry's (a task is deterministic in its input and state version N).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, StateOperatorProgress, TaskProgress, TaskResult } from '@/lib/engine';
 
@@ -40,6 +40,13 @@ interface TaskPayloadBase {
    * the source's options (credentials) from the job, never from the queue.
    */
   jobId?: string;
+  /**
+   * The version of the job's spec the run started with (specVersionOf), stamped beside jobId: a
+   * worker reuses the options it last read for the job while the version matches, so a task reads
+   * the database only when the job changed (an edit, which is refused while a run is going, then
+   * a new run) or the worker has not seen it. Unset (a driver before it): read for every task.
+   */
+  specVersion?: string;
   /** The checkpoint's parallelism (spark.sql.shuffle.partitions). */
   numPartitions: number;
   /** Checkpoint directory of the stage's blocks, where each attempt writes its output. */
@@ -129,6 +136,15 @@ export async function writeBlock(cp: CheckpointFileManager, path: string, value:
 export async function readBlock<T extends Row[] | Row[][]>(cp: CheckpointFileManager, path: string): Promise<{ value: T; bytes: number }> {
   const buf = await cp.read(path);
   return { value: deserialize(buf) as T, bytes: buf.length };
+}
+
+/**
+ * A job's stored spec's version: a digest of its JSON as the database returns it (jsonb keeps one
+ * key order, so two reads of an unchanged spec give the same digest). Any edit of the spec, its
+ * options included, changes it; nothing else does (the job row's updatedAt moves with every batch).
+ */
+export function specVersionOf(storedSpec: unknown): string {
+  return createHash('sha256').update(JSON.stringify(storedSpec)).digest('base64url').slice(0, 22);
 }
 
 /**

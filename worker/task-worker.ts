@@ -22,7 +22,7 @@ import { TASKS_QUEUE } from '@/lib/queue/queues';
 import type { PrismaClient } from '@/lib/server/db';
 import { stateCacheDirOf } from './local-state-caches';
 import { workerSpec } from './run-processor';
-import { attemptOutput, checkPayloadVersion, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+import { attemptOutput, checkPayloadVersion, specVersionOf, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 export interface TaskWorkerDeps {
   config: Pick<Env, 'REDIS_URL' | 'DATABASE_URL' | 'dataDir' | 'WEIR_FAILOVER_MS' | 'WEIR_TASK_CONCURRENCY' | 'WEIR_TEST_TASK_DELAY_MS'>;
@@ -30,12 +30,12 @@ export interface TaskWorkerDeps {
   log: Logger;
   /**
    * The options of a job's sources, in order, as its runs read them (the job's spec in the
-   * database): a map task reads its split with them. The queue payload never carries them (they
-   * hold credentials).
+   * database, per the spec version the task names: jobOptions' rule): a map task reads its split
+   * with them. The queue payload never carries them (they hold credentials).
    */
-  sourceOptions?: (jobId: string) => Promise<Record<string, unknown>[]>;
+  sourceOptions?: JobOptionsReader<Record<string, unknown>[]>;
   /** The options of a job's sink, likewise: a reduce task that writes the sink builds it with them. */
-  sinkOptions?: (jobId: string) => Promise<Record<string, unknown>>;
+  sinkOptions?: JobOptionsReader<Record<string, unknown>>;
 }
 
 export async function startTaskWorker({ config, workerId, log, sourceOptions, sinkOptions }: TaskWorkerDeps): Promise<{ close(): Promise<void> }> {
@@ -54,7 +54,7 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
   /** The task's spec with its sources' options, which the payload leaves out. */
   const withSourceOptions = async (p: MapTaskPayload): Promise<JobSpec> => {
     if (!p.jobId || !sourceOptions) throw new Error(`map task ${p.task.mapId} of batch ${p.task.batchId} names no job whose source options this worker can read; run the job's tasks on workers with the database`);
-    const options = await sourceOptions(p.jobId);
+    const options = await sourceOptions(p.jobId, p.specVersion);
     const sources = p.spec.sources.map((s, i) => ({ ...s, options: options[i] ?? {} }));
     return { ...p.spec, source: sources[0], sources };
   };
@@ -72,7 +72,7 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
   /** The job's sink, built with its options from the job (never from the queue), as the run builds it. */
   const jobSink = async (p: ReduceTaskPayload): Promise<Sink> => {
     if (!p.jobId || !sinkOptions) throw new Error(`reduce task ${p.task.partitionId} of batch ${p.task.batchId} names no job whose sink options this worker can read; run the job's tasks on workers with the database`);
-    const sink = createSink({ ...p.spec, sink: { type: p.spec.sink.type, options: await sinkOptions(p.jobId) } }, { clock, queryId: p.queryId });
+    const sink = createSink({ ...p.spec, sink: { type: p.spec.sink.type, options: await sinkOptions(p.jobId, p.specVersion) } }, { clock, queryId: p.queryId });
     await sink.open?.();
     return sink;
   };
@@ -126,6 +126,8 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
       const cp = checkpointOf(p.spec.checkpointLocation);
       const outcome = p.kind === 'map' ? await runMap(p, cp, attempt, t0) : await runReduce(p, cp, attempt, t0);
       tlog.info({ rows: outcome.rows, durationMs: outcome.durationMs }, `${kind} task done`);
+      // After the outcome has gone to the queue (its completion is sent in this turn's microtasks).
+      setImmediate(() => executor.compileSpares());
       return outcome;
     },
     queueConfigFrom(config),
@@ -147,33 +149,47 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
   };
 }
 
+/** A job's options as a task reads them: by its id and the spec version its run stamped (TaskPayloadBase.specVersion). */
+type JobOptionsReader<T> = (jobId: string, specVersion?: string) => Promise<T>;
+
 /**
  * A job's source options as its runs read them: its spec from the database, validated and
- * confined to this worker's roots as a run's is (run-processor.ts). Kept per job while its spec
- * stays the same, so a batch's map tasks validate it once.
+ * confined to this worker's roots as a run's is (run-processor.ts).
  */
-export function jobSourceOptions(db: PrismaClient, roots: PathRoots): (jobId: string) => Promise<Record<string, unknown>[]> {
+export function jobSourceOptions(db: PrismaClient, roots: PathRoots): JobOptionsReader<Record<string, unknown>[]> {
   const options = jobOptions(db, roots);
-  return async (jobId) => (await options(jobId)).sources;
+  return async (jobId, specVersion) => (await options(jobId, specVersion)).sources;
 }
 
 /** A job's sink options as its runs read them (validated and confined as jobSourceOptions'): a reduce task that writes the sink builds it with them. */
-export function jobSinkOptions(db: PrismaClient, roots: PathRoots): (jobId: string) => Promise<Record<string, unknown>> {
+export function jobSinkOptions(db: PrismaClient, roots: PathRoots): JobOptionsReader<Record<string, unknown>> {
   const options = jobOptions(db, roots);
-  return async (jobId) => (await options(jobId)).sink;
+  return async (jobId, specVersion) => (await options(jobId, specVersion)).sink;
 }
 
-function jobOptions(db: PrismaClient, roots: PathRoots): (jobId: string) => Promise<{ sources: Record<string, unknown>[]; sink: Record<string, unknown> }> {
-  const cache = new Map<string, { raw: string; options: { sources: Record<string, unknown>[]; sink: Record<string, unknown> } }>();
-  return async (jobId) => {
+/**
+ * The rule for option changes: a task uses the options of the spec version its run stamped on it
+ * (specVersionOf of the job's stored spec when the run started). The worker keeps, per job, the
+ * options it last read with their version, and reads the database again only when a task names
+ * another version: an edit of the job changes its spec's version, and since an edit is refused
+ * while a run is going, the next run (and so the next batch's tasks) carries the new version and
+ * gets the new options. A task whose version is not the stored spec's (a zombie of a run from
+ * before an edit) or that names none (a driver before this rule) reads the database every time
+ * and uses what it finds, as every task did before.
+ */
+function jobOptions(db: PrismaClient, roots: PathRoots): JobOptionsReader<{ sources: Record<string, unknown>[]; sink: Record<string, unknown> }> {
+  const cache = new Map<string, { version: string; options: { sources: Record<string, unknown>[]; sink: Record<string, unknown> } }>();
+  return async (jobId, specVersion) => {
+    const hit = cache.get(jobId);
+    if (specVersion !== undefined && hit?.version === specVersion) return hit.options;
     const job = await db.job.findUnique({ where: { id: jobId }, select: { spec: true } });
     if (!job) throw new Error(`job ${jobId} is gone: its task cannot read the source or write the sink`);
-    const raw = JSON.stringify(job.spec);
-    const hit = cache.get(jobId);
-    if (hit?.raw === raw) return hit.options;
+    const version = specVersionOf(job.spec);
+    if (hit?.version === version) return hit.options;
     const spec = workerSpec(job.spec, roots);
     const options = { sources: spec.sources.map((s) => s.options as Record<string, unknown>), sink: spec.sink.options as Record<string, unknown> };
-    cache.set(jobId, { raw, options });
+    cache.delete(jobId);
+    cache.set(jobId, { version, options });
     if (cache.size > 1000) cache.delete(cache.keys().next().value!);
     return options;
   };

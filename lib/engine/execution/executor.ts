@@ -10,7 +10,8 @@
  * version: a task for batch N reuses the partition only if this process committed N itself (its
  * last task for it was batch N-1). Otherwise the partition ran elsewhere meanwhile (a task moved to
  * another worker, a retry, a re-run of a batch) and it is reloaded from the checkpoint: a fresh
- * operator instance and fresh providers, which load version N as committed by whoever did.
+ * operator instance and fresh providers, which load version N as committed by whoever did. It is
+ * also keyed by the spec it was compiled from: a run restarted after an edit reopens it.
  */
 import { randomUUID } from 'node:crypto';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
@@ -40,6 +41,8 @@ export interface ExecutorQuery {
 }
 
 interface CachedPartition {
+  /** The spec it was compiled from (specKey): a task of another spec (a run restarted after an edit) reopens it. */
+  spec: string;
   operator: StatefulOperator;
   /** The query's output schema (what a task that writes the sink renders its rows by). */
   outputSchema: Schema;
@@ -58,20 +61,40 @@ const MAX_CACHED_PARTITIONS = 256;
 export class Executor {
   private readonly partitions = new Map<string, CachedPartition>();
   /** The query as map tasks run it, per query and parallelism (its operators before the stage are stateless). */
-  private readonly mapQueries = new Map<string, { sql: string; query: CompiledStreamingQuery }>();
+  private readonly mapQueries = new Map<string, { spec: string; query: CompiledStreamingQuery }>();
 
-  constructor(private readonly o: { clock: Clock; stateLocalDir?: string; onMaintenanceError?: (e: unknown) => void }) {}
+  /**
+   * Per query and parallelism, a compiled query none of whose operators has run: the next
+   * partition this process opens takes it instead of compiling on its task's path (prepareSpare).
+   */
+  private readonly spares = new Map<string, { spec: string; query: CompiledStreamingQuery }>();
+  private closed = false;
+
+  constructor(
+    private readonly o: {
+      clock: Clock;
+      stateLocalDir?: string;
+      onMaintenanceError?: (e: unknown) => void;
+      /** Tests: how the query is compiled (compileQuery). */
+      compile?: (spec: JobSpec, numPartitions: number) => CompiledStreamingQuery;
+    },
+  ) {}
+
+  private compile(spec: JobSpec, numPartitions: number): CompiledStreamingQuery {
+    return (this.o.compile ?? compileQuery)(spec, numPartitions);
+  }
 
   /** Runs one reduce task: its partition's state goes from version N to N+1 (task.batchId = N). */
   async runTask(q: ExecutorQuery, task: ReduceTask): Promise<TaskResult> {
     const key = `${q.queryId}/${q.numPartitions}/${task.stageId}/${task.partitionId}`;
+    const spec = specKey(q.spec);
     let part = this.partitions.get(key);
     this.partitions.delete(key);
-    if (part && part.committedVersion !== task.batchId) {
+    if (part && (part.committedVersion !== task.batchId || part.spec !== spec)) {
       await closePartition(part);
       part = undefined;
     }
-    part ??= this.openPartition(q, task);
+    part ??= this.openPartition(q, task, spec);
     // Most recently used last (Map keeps insertion order).
     this.partitions.set(key, part);
     await this.evictOld();
@@ -100,6 +123,7 @@ export class Executor {
       operator.onCommitted(task.batchId + 1);
       part.committedVersion = task.batchId + 1;
       this.startMaintenance(part);
+      this.prepareSpare(q, spec);
     } catch (e) {
       for (const store of opened.slice(committed)) store.abort();
       operator.onAborted();
@@ -187,23 +211,30 @@ export class Executor {
 
   private mapQuery(q: ExecutorQuery): CompiledStreamingQuery {
     const key = `${q.queryId}/${q.numPartitions}`;
+    const spec = specKey(q.spec);
     const cached = this.mapQueries.get(key);
-    if (cached?.sql === q.spec.sql) return cached.query;
-    const query = compileQuery(q.spec, q.numPartitions);
-    this.mapQueries.set(key, { sql: q.spec.sql, query });
+    if (cached?.spec === spec) return cached.query;
+    const query = this.compile(q.spec, q.numPartitions);
+    this.mapQueries.set(key, { spec, query });
     if (this.mapQueries.size > MAX_CACHED_PARTITIONS) this.mapQueries.delete(this.mapQueries.keys().next().value!);
     return query;
   }
 
   /** Closes every cached partition (the worker stopping). */
   async close(): Promise<void> {
+    this.closed = true;
+    this.spares.clear();
+    this.wantedSpares.clear();
     const parts = [...this.partitions.values()];
     this.partitions.clear();
     for (const p of parts) await closePartition(p);
   }
 
-  private openPartition(q: ExecutorQuery, task: ReduceTask): CachedPartition {
-    const query = compileQuery(q.spec, q.numPartitions);
+  private openPartition(q: ExecutorQuery, task: ReduceTask, spec: string): CachedPartition {
+    const key = `${q.queryId}/${q.numPartitions}`;
+    const spare = this.spares.get(key);
+    this.spares.delete(key);
+    const query = spare?.spec === spec ? spare.query : this.compile(q.spec, q.numPartitions);
     const operator = query.operators[task.stageId] as StatefulOperator | undefined;
     if (!operator?.stateful || !isPartitioned(operator) || operator.operatorId !== task.operatorId) {
       throw new Error(`Internal: stage ${task.stageId} of query ${q.queryId} is not stateful operator ${task.operatorId} partitioned ${q.numPartitions} ways`);
@@ -213,7 +244,41 @@ export class Executor {
       const id = { operatorId: operator.operatorId, partitionId: task.partitionId, ...(storeName ? { storeName } : {}) };
       return { key: storeKey(id), storeName, provider: factory(id, q.checkpoint) };
     });
-    return { operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores };
+    return { spec, operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores };
+  }
+
+  /**
+   * After a task: asks for a spare compiled query for the next partition this process opens (a
+   * partition whose last task ran on another worker, which the queue does about every other task),
+   * so that its task does not compile on its path (2-13 ms on a worker, whose compiler stays cold).
+   * compileSpares makes it, once the task's outcome has gone.
+   */
+  private prepareSpare(q: ExecutorQuery, spec: string): void {
+    const key = `${q.queryId}/${q.numPartitions}`;
+    if (this.spares.get(key)?.spec !== spec) this.wantedSpares.set(key, { spec, q });
+  }
+
+  private readonly wantedSpares = new Map<string, { spec: string; q: ExecutorQuery }>();
+
+  /**
+   * Compiles the spares the tasks since the last call asked for: the caller calls it after a
+   * task's outcome has gone, while the worker waits for its next task (the driver commits the
+   * batch meanwhile). A spare is what openPartition would compile; one of another spec is
+   * replaced. One per query and parallelism.
+   */
+  compileSpares(): void {
+    const wanted = [...this.wantedSpares];
+    this.wantedSpares.clear();
+    for (const [key, { spec, q }] of wanted) {
+      if (this.closed || this.spares.get(key)?.spec === spec) continue;
+      try {
+        this.spares.set(key, { spec, query: this.compile(q.spec, q.numPartitions) });
+      } catch {
+        // openPartition compiles it again on the task's path, and reports what fails there.
+        continue;
+      }
+      if (this.spares.size > MAX_CACHED_PARTITIONS) this.spares.delete(this.spares.keys().next().value!);
+    }
   }
 
   /** Snapshots and retention of the partition's stores, in the background, one round at a time. */
@@ -233,6 +298,17 @@ export class Executor {
       await closePartition(part);
     }
   }
+}
+
+/**
+ * What a compiled query depends on, as a cache key: the whole spec, not its SQL alone. A run
+ * restarted after an edit keeps its query id and may keep its SQL (a source's schema or watermark
+ * edited), or change only what follows the stage (a projection after an aggregation, which a
+ * sink-writing task runs); a worker that committed the partition's last version itself would
+ * otherwise run the next batch with the plan of the spec before the edit. A few µs a task.
+ */
+function specKey(spec: JobSpec): string {
+  return JSON.stringify(spec);
 }
 
 /** The stage's aggregation, for a task that the driver marked partialAggregation. */

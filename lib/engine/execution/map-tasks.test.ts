@@ -15,6 +15,7 @@ import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
 import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
+import type { MapTask, ReduceTask } from './task-scheduler';
 import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
 import { canonical } from './testing/stream-test';
 import { mustParse } from './testing/test-fixtures';
@@ -82,13 +83,35 @@ function onTwoExecutors(spec: JobSpec, mapTasks: boolean) {
   }
   let i = 0;
   const taskScheduler = mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
+  // Every stage the driver submits, by batch: its map tasks and its reduce tasks.
+  const stages: { batchId: number; mapTasks: number; reduceTasks: number }[] = [];
+  if (taskScheduler) {
+    const [mapStage, reduceStage] = [taskScheduler.submitMapStage!.bind(taskScheduler), taskScheduler.submitTasks.bind(taskScheduler)];
+    let inMapStage = false;
+    Object.assign(taskScheduler, {
+      submitMapStage: async (maps: readonly MapTask[], reduces: readonly Omit<ReduceTask, 'inputs'>[]) => {
+        stages.push({ batchId: reduces[0].batchId, mapTasks: maps.length, reduceTasks: reduces.length });
+        inMapStage = true;
+        try {
+          return await mapStage(maps, reduces);
+        } finally {
+          inMapStage = false;
+        }
+      },
+      // (The test scheduler's map stage hands its reduce tasks to submitTasks: not another stage.)
+      submitTasks: (reduces: readonly ReduceTask[]) => {
+        if (!inMapStage) stages.push({ batchId: reduces[0].batchId, mapTasks: 0, reduceTasks: reduces.length });
+        return reduceStage(reduces);
+      },
+    });
+  }
   const progress: StreamingQueryProgress[] = [];
   const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler, onProgress: (p) => void progress.push(p) });
   const stop = async () => {
     await q.stop();
     for (const e of executors) await e.close();
   };
-  return { q, progress, partialFlags, stop };
+  return { q, progress, partialFlags, stages, stop };
 }
 
 describe('map tasks over a files source, one per file', () => {
@@ -105,6 +128,41 @@ describe('map tasks over a files source, one per file', () => {
     }
     const dead = async (r: typeof local) => (await readFile(path.join(r.badRecordsPath!, r.id, (await readdir(path.join(r.badRecordsPath!, r.id)))[0]), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l).record);
     expect(await dead(mapped)).toEqual(await dead(local));
+  });
+
+  it('run one stage a batch: a data batch a map task per file, a no-data batch no map task; one reduce task per state partition', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-map-tasks-'));
+    roots.push(dir);
+    const line = (id: number, k: string, minute: number) => JSON.stringify({ id, k, ts: new Date(T0 + minute * 60_000).toISOString() });
+    await writeFile(path.join(dir, 'a.json'), [line(1, 'x', 1), line(2, 'y', 2), line(3, 'x', 9)].join('\n') + '\n');
+    await writeFile(path.join(dir, 'b.json'), [line(4, 'z', 3), line(5, 'x', 4)].join('\n') + '\n');
+    const name = `map-tasks-stages-${++n}-${process.pid}`;
+    const spec = mustParse({
+      name,
+      source: {
+        name: 'events', type: 'files', options: { path: dir, format: 'json' },
+        schema: [{ name: 'id', type: 'long' }, { name: 'k', type: 'string' }, { name: 'ts', type: 'timestamp' }],
+        eventTime: 'ts', watermarkDelay: '1 minute',
+      },
+      sql: "SELECT k, window(ts, '5 minutes') AS w, count(*) AS c FROM events GROUP BY k, window(ts, '5 minutes')",
+      sink: { type: 'memory', options: { table: name } },
+      outputMode: 'append',
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${name}`,
+      parallelism: 3,
+    });
+    const { q, progress, stages, stop } = onTwoExecutors(spec, true);
+    try {
+      await q.processAllAvailable();
+    } finally {
+      await stop();
+    }
+    // The data batch, then the no-data batch that the moved watermark asks for (it closes windows).
+    expect(progress.map((p) => p.numInputRows)).toEqual([5, 0]);
+    expect(stages).toEqual([
+      { batchId: 0, mapTasks: 2, reduceTasks: 3 },
+      { batchId: 1, mapTasks: 0, reduceTasks: 3 },
+    ]);
   });
 
   it('fail: a bad record read by a map task fails the batch as the driver’s read does', async () => {

@@ -64,7 +64,15 @@ export class ExecutorsTaskScheduler implements TaskScheduler {
   /** A task on the executor `pick` says, or run twice (the first attempt's result ignored) when `retry` says so. */
   private async attempts<T extends MapTask | ReduceTask, R>(task: T, run: (e: Executor, task: T) => Promise<R>): Promise<R> {
     const at = this.o.pick(task);
-    const on = (i: number) => run(this.o.executors[i % this.o.executors.length], deserialize(serialize(task)) as T);
+    const on = async (i: number) => {
+      const executor = this.o.executors[i % this.o.executors.length];
+      try {
+        return await run(executor, deserialize(serialize(task)) as T);
+      } finally {
+        // As a worker does once the task's outcome has gone.
+        executor.compileSpares();
+      }
+    };
     const retried = this.o.retry?.(task) ?? false;
     if (retried) await on(at);
     return deserialize(serialize(await on(retried ? at + 1 : at))) as R;
