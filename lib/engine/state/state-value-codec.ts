@@ -168,7 +168,9 @@ function writeValue(w: ByteWriter, v: unknown): void {
     case 'string': {
       const tagAt = w.pos;
       w.u8(TAG_STRING);
-      w.buf[tagAt] = w.str(v);
+      // The tag is known once the string is written, which may have grown (replaced) the buffer.
+      const tag = w.str(v);
+      w.buf[tagAt] = tag;
       return;
     }
     case 'bigint':
@@ -200,7 +202,8 @@ function writeValue(w: ByteWriter, v: unknown): void {
       for (const [k, item] of entries) {
         const tagAt = w.pos;
         w.u8(TAG_STRING);
-        w.buf[tagAt] = w.str(k);
+        const tag = w.str(k);
+        w.buf[tagAt] = tag;
         writeValue(w, item);
       }
       return;
