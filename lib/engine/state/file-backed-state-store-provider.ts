@@ -43,6 +43,7 @@ import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions, purgeStateFiles } from './state-checkpoint-files';
 import { readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
 import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
+import { encodeValueByteString } from './state-value-codec';
 import {
   stateStoreDir,
   type StateStore,
@@ -60,7 +61,8 @@ import {
  */
 const MAP_ENTRY_BYTES = 40;
 const stringBytes = (n: number) => (16 + n + 7) & ~7;
-const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
+const entryBytes = (key: string, value: string) => valueEntryBytes(key, value.length);
+const valueEntryBytes = (key: string, valueLength: number) => stringBytes(key.length) + stringBytes(valueLength) + MAP_ENTRY_BYTES;
 
 /**
  * A provider applies its deferred deltas (see `deferred`) once their bytes pass DEFERRED_RATIO
@@ -441,7 +443,7 @@ export class FileBackedStateStore implements StateStore {
       else this.putByteString(key, value);
       return;
     }
-    const w = (this.known ??= new StateFileWriter(this.version + 1, 'delta', this.p.knownBytesHint));
+    const w = this.knownWriter();
     if (value === undefined) {
       w.remove(key);
       this.knownRemovals++;
@@ -455,6 +457,21 @@ export class FileBackedStateStore implements StateStore {
         this.knownMemory += entryBytes(key, value);
       }
     }
+  }
+
+  writeKnownValue(key: string, value: unknown, present: boolean): void {
+    this.writable();
+    if (this.journalKeys.length > 0) return this.putByteString(key, encodeValueByteString(value));
+    const n = this.knownWriter().putValue(key, value);
+    this.knownPuts++;
+    if (!present) {
+      this.knownSizeDelta++;
+      this.knownMemory += valueEntryBytes(key, n);
+    }
+  }
+
+  private knownWriter(): StateFileWriter {
+    return (this.known ??= new StateFileWriter(this.version + 1, 'delta', this.p.knownBytesHint));
   }
 
   /**

@@ -152,7 +152,8 @@ function isWindow(v: object): v is { start: number; end: number } {
     typeof (v as { start: unknown }).start === 'number' && typeof (v as { end: unknown }).end === 'number';
 }
 
-function writeValue(w: ByteWriter, v: unknown): void {
+/** Writes `v` as encodeValue does, at `w`'s cursor (a writer that holds values among other bytes: a state file's). */
+export function writeValue(w: ByteWriter, v: unknown): void {
   switch (typeof v) {
     case 'undefined':
       return w.u8(TAG_UNDEFINED);
