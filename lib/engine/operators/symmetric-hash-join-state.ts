@@ -339,7 +339,7 @@ export class SymmetricHashJoinStateManager {
       for (let i = 0; i < n; i++) {
         const r = rows[i];
         if (r.storedAt === i) continue;
-        this.keyWithIndexToValue.writeKnown(entry.slot(i), this.encode(r), i < stored);
+        this.keyWithIndexToValue.writeKnownValue(entry.slot(i), this.valueOf(r), i < stored);
         r.storedAt = i;
       }
       for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(entry.slot(i), undefined, true);
@@ -353,12 +353,12 @@ export class SymmetricHashJoinStateManager {
     this.dirty.length = 0;
   }
 
-  /** A row as keyWithIndexToValue holds it: [its values in column order (absent: NULL), matched]. */
-  private encode(b: BufferedRow): string {
+  /** A row as keyWithIndexToValue holds it: [its values in column order (absent: NULL), matched]; the one array, reused. */
+  private valueOf(b: BufferedRow): [unknown[], boolean] {
     const { values, value, columns } = this;
     for (let c = 0; c < values.length; c++) values[c] = b.row[columns[c]] ?? null;
     value[1] = b.matched;
-    return encodeValueByteString(value);
+    return value;
   }
 
   /** Rows buffered (Spark counts each buffered row once: keyWithIndexToValue's rows); right after a flush. */

@@ -14,9 +14,10 @@
  *   changed keys, not the whole map; the delta for V+1 is exactly the journal, in the order of
  *   first change; the commit puts the journal's values back into the map.
  * - A caller that knows whether a key is present (the stream-stream join) writes by `writeKnown`:
- *   such writes touch neither the map nor the journal until the commit, which writes them to the
- *   delta after the journal's and then applies them to the map, one map operation for a new key;
- *   `abort()` drops them. A read before the commit moves them into the journal first.
+ *   such a write goes straight into the next delta's bytes, touching neither the map nor the
+ *   journal; the commit writes that delta as it is (and defers applying it to the map, see
+ *   `deferred`); `abort()` drops it. A read, a put or a remove before the commit moves them into
+ *   the journal first (read back from those bytes).
  * - `commit()` writes `<V+1>.delta` atomically with overwrite allowed: a re-run of a batch whose
  *   earlier commit crashed half-way must be able to replace what it left. (Two runners on one
  *   checkpoint are stopped earlier, by the offsets log's create-if-absent.)
@@ -42,6 +43,7 @@ import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions, purgeStateFiles } from './state-checkpoint-files';
 import { readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
 import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
+import { encodeValueByteString } from './state-value-codec';
 import {
   stateStoreDir,
   type StateStore,
@@ -59,7 +61,8 @@ import {
  */
 const MAP_ENTRY_BYTES = 40;
 const stringBytes = (n: number) => (16 + n + 7) & ~7;
-const entryBytes = (key: string, value: string) => stringBytes(key.length) + stringBytes(value.length) + MAP_ENTRY_BYTES;
+const entryBytes = (key: string, value: string) => valueEntryBytes(key, value.length);
+const valueEntryBytes = (key: string, valueLength: number) => stringBytes(key.length) + stringBytes(valueLength) + MAP_ENTRY_BYTES;
 
 /**
  * A provider applies its deferred deltas (see `deferred`) once their bytes pass DEFERRED_RATIO
@@ -104,6 +107,8 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   private deferredBytes = 0;
   /** Rows the deferred deltas add less those they remove. */
   deferredSizeDelta = 0;
+  /** The last delta of known writes' size: where the next one's buffer starts, so it rarely grows. */
+  knownBytesHint = 4096;
   /** memoryBytes' estimate of the deferred changes (a removed or replaced value's length is not known until applied). */
   deferredMemory = 0;
   loadedVersion = -1;
@@ -336,16 +341,18 @@ export class FileBackedStateStore implements StateStore {
    */
   private readonly explicitRemovals = new Set<string>();
   /**
-   * writeKnown's writes, in order, not in the map nor the journal: keys, values (undefined: a
-   * removal) and whether the key was present. The commit writes them to the delta after the
-   * journal's and applies them to the map (the only hash operations they cost); any other use
-   * of the store first moves them into the journal (settle), so reads see them.
+   * writeKnown's writes, in order, not in the map nor the journal: the records of this version's
+   * delta, written as they come (no key, value or flag is kept per write), while the journal is
+   * empty; null when there are none. Any other use of the store first moves them into the
+   * journal (settle), so reads see them.
    */
-  private knownKeys: string[] = [];
-  private knownValues: (string | undefined)[] = [];
-  private knownPresent: boolean[] = [];
+  private known: StateFileWriter | null = null;
   /** Rows the known writes add less those they remove (by their `present`). */
   private knownSizeDelta = 0;
+  /** The known writes' puts and removals (this version's metrics), and memoryBytes' estimate of them (see `defer`). */
+  private knownPuts = 0;
+  private knownRemovals = 0;
+  private knownMemory = 0;
   committed = false;
   finished = false;
   private committedMetrics: StateStoreMetrics | null = null;
@@ -430,10 +437,41 @@ export class FileBackedStateStore implements StateStore {
   writeKnown(key: string, value: string | undefined, present: boolean): void {
     this.writable();
     if (value === undefined && !present) return;
-    this.knownKeys.push(key);
-    this.knownValues.push(value);
-    this.knownPresent.push(present);
-    if (present !== (value !== undefined)) this.knownSizeDelta += present ? -1 : 1;
+    if (this.journalKeys.length > 0) {
+      // The journal's records go first in the delta: after it, a known write is an ordinary one.
+      if (value === undefined) this.remove(key, 'watermark');
+      else this.putByteString(key, value);
+      return;
+    }
+    const w = this.knownWriter();
+    if (value === undefined) {
+      w.remove(key);
+      this.knownRemovals++;
+      this.knownSizeDelta--;
+      this.knownMemory -= entryBytes(key, '');
+    } else {
+      w.put(key, value);
+      this.knownPuts++;
+      if (!present) {
+        this.knownSizeDelta++;
+        this.knownMemory += entryBytes(key, value);
+      }
+    }
+  }
+
+  writeKnownValue(key: string, value: unknown, present: boolean): void {
+    this.writable();
+    if (this.journalKeys.length > 0) return this.putByteString(key, encodeValueByteString(value));
+    const n = this.knownWriter().putValue(key, value);
+    this.knownPuts++;
+    if (!present) {
+      this.knownSizeDelta++;
+      this.knownMemory += valueEntryBytes(key, n);
+    }
+  }
+
+  private knownWriter(): StateFileWriter {
+    return (this.known ??= new StateFileWriter(this.version + 1, 'delta', this.p.knownBytesHint));
   }
 
   /**
@@ -442,21 +480,18 @@ export class FileBackedStateStore implements StateStore {
    */
   private settle(): void {
     this.p.catchUp();
-    const { knownKeys, knownValues } = this;
-    if (knownKeys.length === 0) return;
+    const known = this.known;
+    if (known === null) return;
     this.dropKnown();
-    for (let i = 0; i < knownKeys.length; i++) {
-      const value = knownValues[i];
-      if (value === undefined) this.remove(knownKeys[i], 'watermark');
-      else this.putByteString(knownKeys[i], value);
-    }
+    const data = known.finish();
+    const version = this.version + 1;
+    readStateFile(this.p.path(version, 'delta'), Buffer.from(data.buffer, data.byteOffset, data.byteLength), { version, kind: 'delta' },
+      (k, v) => this.putByteString(k, v), (k) => this.remove(k, 'watermark'));
   }
 
   private dropKnown(): void {
-    this.knownKeys = [];
-    this.knownValues = [];
-    this.knownPresent = [];
-    this.knownSizeDelta = 0;
+    this.known = null;
+    this.knownSizeDelta = this.knownPuts = this.knownRemovals = this.knownMemory = 0;
   }
 
   /** Journals a key's first change; returns its index. */
@@ -492,10 +527,11 @@ export class FileBackedStateStore implements StateStore {
     this.writable();
     const started = this.p.now();
     const next = this.version + 1;
-    const { journalKeys, orig, cur, knownKeys, knownValues, knownPresent } = this;
-    const w = new StateFileWriter(next, 'delta', 64 + (journalKeys.length + knownKeys.length) * 48);
+    const { journalKeys, orig, cur, known } = this;
+    // Known writes are made only while the journal is empty (writeKnown): then they are the delta.
+    const w = known ?? new StateFileWriter(next, 'delta', 64 + journalKeys.length * 48);
     // One pass over the journal writes the delta and counts what changed (the metrics of this version).
-    let updated = 0, evicted = 0, removed = 0;
+    let updated = this.knownPuts, evicted = this.knownRemovals, removed = 0;
     for (let i = 0; i < journalKeys.length; i++) {
       const key = journalKeys[i], value = cur[i];
       if (value !== undefined) {
@@ -505,17 +541,6 @@ export class FileBackedStateStore implements StateStore {
         w.remove(key);
         if (this.explicitRemovals.size > 0 && this.explicitRemovals.has(key)) removed++;
         else evicted++;
-      }
-    }
-    // The known writes come after the journal's, each key once (writeKnown), so in the order made.
-    for (let i = 0; i < knownKeys.length; i++) {
-      const value = knownValues[i];
-      if (value !== undefined) {
-        w.put(knownKeys[i], value);
-        updated++;
-      } else {
-        w.remove(knownKeys[i]);
-        evicted++;
       }
     }
     const data = w.finish();
@@ -533,31 +558,10 @@ export class FileBackedStateStore implements StateStore {
       if (value !== undefined) map.set(journalKeys[i], value);
       else map.delete(journalKeys[i]);
     }
-    if (journalKeys.length === 0 && knownKeys.length > 0) {
+    if (known !== null) {
       // Only known writes: the map need not have them until it is read (see `deferred`).
-      let mem = 0;
-      for (let i = 0; i < knownKeys.length; i++) {
-        const key = knownKeys[i], value = knownValues[i];
-        if (value === undefined) mem -= entryBytes(key, '');
-        else if (!knownPresent[i]) mem += entryBytes(key, value);
-      }
-      this.p.defer(next, Buffer.from(data.buffer, data.byteOffset, data.byteLength), this.knownSizeDelta, mem);
-    } else {
-      // The journal's writes went into the map, so it was up to date (settle): these go after them.
-      // One map operation for a new key; a present key's old value is read for memoryBytes.
-      let mem = 0;
-      for (let i = 0; i < knownKeys.length; i++) {
-        const key = knownKeys[i], value = knownValues[i];
-        if (knownPresent[i]) {
-          const old = map.get(key);
-          if (old !== undefined) mem -= entryBytes(key, old as string);
-        }
-        if (value !== undefined) {
-          map.set(key, value);
-          mem += entryBytes(key, value);
-        } else map.delete(key);
-      }
-      this.p.memoryBytes += mem;
+      this.p.knownBytesHint = data.length + (data.length >> 3) + 64;
+      this.p.defer(next, Buffer.from(data.buffer, data.byteOffset, data.byteLength), this.knownSizeDelta, this.knownMemory);
     }
     this.dropKnown();
     this.removedInMap = 0;

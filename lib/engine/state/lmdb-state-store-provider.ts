@@ -40,6 +40,7 @@ import { checkStateFile, scanStateFile, StateFileWriter, stateFileName, type Sta
 import { keyInValue, lmdbKey, lmdbSnapshot, lmdbValue, keyOf, openLocalCache, storedValue, valueOf, type LocalVersion } from './lmdb-environment';
 import { localCacheMatches } from './lmdb-local-cache';
 import { buildLmdbSnapshot } from './state-snapshot-builder';
+import { encodeValueByteString } from './state-value-codec';
 import {
   stateStoreDir,
   type StateStore,
@@ -358,6 +359,10 @@ export class LmdbStateStore implements StateStore {
   writeKnown(key: string, value: string | undefined): void {
     if (value === undefined) this.remove(key, 'watermark');
     else this.putByteString(key, value);
+  }
+
+  writeKnownValue(key: string, value: unknown): void {
+    this.putByteString(key, encodeValueByteString(value));
   }
 
   /** Puts a value this store now owns. */

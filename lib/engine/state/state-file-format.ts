@@ -19,7 +19,7 @@
  */
 import { crc32 } from 'node:zlib';
 import { CorruptCheckpointError } from '../errors';
-import { ByteWriter, isWellFormed } from './state-value-codec';
+import { ByteWriter, isWellFormed, writeValue } from './state-value-codec';
 
 const MAGIC = 0x53545357; // "WSTS" read as uint32 LE
 const FORMAT_VERSION = 1;
@@ -100,6 +100,23 @@ export class StateFileWriter {
       w.pos += n;
     } else w.pos += w.buf.write(value, w.pos, 'latin1');
     this.count++;
+  }
+
+  /**
+   * `put` of encodeValue(`value`)'s bytes, encoded in place (no byte string is made for it);
+   * returns how many bytes the value took.
+   */
+  putValue(key: string, value: unknown): number {
+    this.key(key);
+    const w = this.w;
+    w.ensure(4);
+    const at = w.pos;
+    w.pos += 4;
+    writeValue(w, value);
+    const n = w.pos - at - 4;
+    w.buf.writeInt32LE(n, at);
+    this.count++;
+    return n;
   }
 
   /** `put` of a value held as bytes (the LMDB provider's form). */

@@ -83,6 +83,11 @@ export interface StateStore {
    * `putByteString` costs three. A wrong `present` makes `size` wrong until the commit (and memoryUsedBytes an estimate off by the row).
    */
   writeKnown(key: string, value: string | undefined, present: boolean): void;
+  /**
+   * `writeKnown` of a put of encodeValue(`value`): the file-backed store encodes it straight into
+   * its delta, making no byte string per value (the join's buffered rows, every batch).
+   */
+  writeKnownValue(key: string, value: unknown, present: boolean): void;
   /** Removes a key; `reason: 'watermark'` counts it in numRowsEvictedByWatermark. */
   remove(key: string, reason?: 'watermark' | 'explicit'): void;
   /** Number of rows visible now (including this version's uncommitted changes). */

@@ -33,6 +33,13 @@ describe('state value codec', () => {
     expect(Object.is(decodeValue(encodeValue(-0)), -0)).toBe(true);
   });
 
+  it('keeps a lone-surrogate string\'s tag when writing it grows the buffer', () => {
+    // Longer than the shared writer's buffer, as a value and as an object's key.
+    const s = `\uD800${'x'.repeat(5000)}`;
+    expect(decodeValue(encodeValue([s]))).toStrictEqual([s]);
+    expect(decodeValue(encodeValue({ [s]: 1 }))).toStrictEqual({ [s]: 1 });
+  });
+
   it('gives the same bytes as a byte string (one char per byte) as encodeValue does as an array', () => {
     fc.assert(
       fc.property(value, (v) => {

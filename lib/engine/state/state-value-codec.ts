@@ -152,7 +152,8 @@ function isWindow(v: object): v is { start: number; end: number } {
     typeof (v as { start: unknown }).start === 'number' && typeof (v as { end: unknown }).end === 'number';
 }
 
-function writeValue(w: ByteWriter, v: unknown): void {
+/** Writes `v` as encodeValue does, at `w`'s cursor (a writer that holds values among other bytes: a state file's). */
+export function writeValue(w: ByteWriter, v: unknown): void {
   switch (typeof v) {
     case 'undefined':
       return w.u8(TAG_UNDEFINED);
@@ -168,7 +169,9 @@ function writeValue(w: ByteWriter, v: unknown): void {
     case 'string': {
       const tagAt = w.pos;
       w.u8(TAG_STRING);
-      w.buf[tagAt] = w.str(v);
+      // The tag is known once the string is written, which may have grown (replaced) the buffer.
+      const tag = w.str(v);
+      w.buf[tagAt] = tag;
       return;
     }
     case 'bigint':
@@ -200,7 +203,8 @@ function writeValue(w: ByteWriter, v: unknown): void {
       for (const [k, item] of entries) {
         const tagAt = w.pos;
         w.u8(TAG_STRING);
-        w.buf[tagAt] = w.str(k);
+        const tag = w.str(k);
+        w.buf[tagAt] = tag;
         writeValue(w, item);
       }
       return;

@@ -12,6 +12,7 @@ import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-man
 import { CorruptCheckpointError } from '../../errors';
 import type { StateStore, StateStoreConf, StateStoreId, StateStoreProvider } from '../state-store';
 import { stateStoreDir } from '../state-store';
+import { decodeValue, encodeValue } from '../state-value-codec';
 import { propertyRuns } from '@/lib/testing/property-runs';
 
 interface StateStoreCheckpoint {
@@ -126,6 +127,31 @@ export function describeStateStoreContract(name: string, h: StateStoreContractHa
         const expected = new Map([['a', 'A'], ['c', 'C']]);
         expect(contents(await p.getStore(2))).toEqual(expected);
         expect(contents(await cp.provider(ID).getStore(2))).toEqual(expected);
+      }));
+
+    it('writeKnownValue stores encodeValue\'s bytes, alone or after put/remove', () =>
+      withCheckpoint(h, async (cp) => {
+        const p = cp.provider(ID);
+        const s0 = await p.getStore(0);
+        s0.put('a', enc('1'));
+        await s0.commit();
+        const row = [[7, 'seven', null, `\uD800${'x'.repeat(3000)}`], true];
+        const s1 = await p.getStore(1);
+        s1.writeKnownValue('a', row, true);
+        s1.writeKnownValue('b', 42, false);
+        expect(s1.size).toBe(2);
+        await s1.commit();
+        expect(s1.metrics()).toMatchObject({ numRowsTotal: 2, numRowsUpdated: 2 });
+        const s2 = await p.getStore(2);
+        s2.remove('b');
+        s2.writeKnownValue('c', row, false);
+        await s2.commit();
+        for (const q of [p, cp.provider(ID)]) {
+          const s = await q.getStore(3);
+          expect([...s.keys()].sort()).toEqual(['a', 'c']);
+          expect(decodeValue(s.get('a')!)).toEqual(row);
+          expect(Buffer.from(s.get('c')!)).toEqual(Buffer.from(encodeValue(row)));
+        }
       }));
 
     it('reads and put/remove after writeKnown see its writes', () =>
