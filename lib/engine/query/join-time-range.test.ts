@@ -10,6 +10,7 @@ import { ExpressionBuilder } from './expression-builder';
 import type { Expr } from './expression';
 import { joinStateWatermarkOffsets } from './join-time-range';
 import { parseExpression } from './parser/ast-builder';
+import { timestampFromMicros } from './timestamp-micros';
 
 const COLUMNS = ['lt', 'rt', 'lk', 'rk'];
 const expr = (text: string): Expr => new ExpressionBuilder({ qualifiers: new Set(), columns: new Set(COLUMNS) }, text).build(parseExpression(text));
@@ -29,6 +30,9 @@ describe('joinStateWatermarkOffsets', () => {
     ['lt > lt - INTERVAL 1 SECOND', {}],
     ['lt + rt > INTERVAL 1 SECOND', {}],
     ['lt > rt - INTERVAL 1 SECOND OR lk = rk', {}],
+    // A bound keeps its microseconds, as timestamps do below their milliseconds.
+    ["lt > rt - INTERVAL '0.0005' SECOND", { left: -0.5 }],
+    ["rt BETWEEN lt - INTERVAL '1.000250' SECONDS AND lt", { left: 0, right: -1000.25 }],
   ])('%s', (text, expected) => {
     expect(offsets(text)).toEqual(expected);
   });
@@ -54,6 +58,30 @@ describe('joinStateWatermarkOffsets', () => {
         if (lt > wm && o.right !== undefined) expect(rt <= wm + o.right).toBe(false);
       }),
       { numRuns: 2000, seed: 3637 },
+    );
+  });
+
+  it('never evicts such a row when the bounds and the times have microseconds', () => {
+    const cond = fc.record({ lo: fc.integer({ min: -5000, max: 5000 }), width: fc.integer({ min: 0, max: 6000 }), strictLo: fc.boolean(), strictHi: fc.boolean() });
+    fc.assert(
+      fc.property(cond, fc.integer({ min: 900, max: 1100 }), fc.integer({ min: -3000, max: 3000 }), fc.integer({ min: -2, max: 2 }), fc.boolean(), fc.boolean(), ({ lo, width, strictLo, strictHi }, wmMs, near, delta, atHi, leftNear) => {
+        // As above, in microseconds: the watermark is whole milliseconds, the rows' times are not.
+        const wm = wmMs * 1000;
+        const hi = lo + width;
+        const edge = (atHi ? hi : lo) + delta;
+        const ltUs = leftNear ? wm + near : wm + near - edge;
+        const rtUs = leftNear ? ltUs + edge : wm + near;
+        const us = (n: number) => `${n < 0 ? '-' : '+'} INTERVAL '0.${String(Math.abs(n)).padStart(6, '0')}' SECOND`;
+        const text = `rt ${strictLo ? '>' : '>='} lt ${us(lo)} AND rt ${strictHi ? '<' : '<='} lt ${us(hi)}`;
+        const o = joinStateWatermarkOffsets(expr(text), timeOf);
+        expect(o).toEqual({ left: -hi / 1000 || 0, right: lo / 1000 });
+        const [lt, rt] = [timestampFromMicros(ltUs), timestampFromMicros(rtUs)];
+        const matches = compileExpression(expr(text), COLUMNS.map((name) => ({ name, type: 'timestamp' as const }))).eval;
+        if (matches({ lt, rt, lk: null, rk: null }, { batchTimestampMs: 0 }) !== true) return;
+        if (rt > wmMs && o.left !== undefined) expect(lt <= wmMs + o.left).toBe(false);
+        if (lt > wmMs && o.right !== undefined) expect(rt <= wmMs + o.right).toBe(false);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

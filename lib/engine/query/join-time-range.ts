@@ -24,26 +24,27 @@ export type EventTimeColumnOf = (e: Expr) => JoinSideName | undefined;
 interface Linear {
   left: number;
   right: number;
-  /** Constant milliseconds. */
-  constMs: number;
+  /** Constant microseconds (an interval literal's exact value: a sum of them stays exact). */
+  constUs: number;
 }
 
 function linear(e: Expr, timeOf: EventTimeColumnOf): Linear | undefined {
   const side = timeOf(e);
-  if (side) return { left: side === 'left' ? 1 : 0, right: side === 'right' ? 1 : 0, constMs: 0 };
-  // A day-time interval literal holds microseconds; a bound is kept in whole milliseconds,
-  // rounded toward keeping rows (down), so no match is ever lost to rounding.
-  if (e.kind === 'literal') return e.type === 'day_time_interval' && e.value !== null ? { left: 0, right: 0, constMs: Math.floor(Number(e.value) / 1000) } : undefined;
+  if (side) return { left: side === 'left' ? 1 : 0, right: side === 'right' ? 1 : 0, constUs: 0 };
+  // A day-time interval literal holds microseconds, as a timestamp does below its milliseconds:
+  // the bound keeps them (rounded to whole milliseconds, a negated bound would evict a row
+  // that a row less than a millisecond away can still match).
+  if (e.kind === 'literal') return e.type === 'day_time_interval' && e.value !== null ? { left: 0, right: 0, constUs: Number(e.value) } : undefined;
   if (e.kind === 'unary' && e.op === '-') {
     const a = linear(e.arg, timeOf);
-    return a && { left: -a.left, right: -a.right, constMs: -a.constMs };
+    return a && { left: -a.left, right: -a.right, constUs: -a.constUs };
   }
   if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
     const a = linear(e.left, timeOf);
     const b = linear(e.right, timeOf);
     if (!a || !b) return undefined;
     const s = e.op === '+' ? 1 : -1;
-    return { left: a.left + s * b.left, right: a.right + s * b.right, constMs: a.constMs + s * b.constMs };
+    return { left: a.left + s * b.left, right: a.right + s * b.right, constUs: a.constUs + s * b.constUs };
   }
   return undefined;
 }
@@ -75,11 +76,12 @@ export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: E
     const a = linear(c.left, timeOf);
     const b = linear(c.right, timeOf);
     if (!a || !b) continue;
-    const d = { left: a.left - b.left, right: a.right - b.right, constMs: a.constMs - b.constMs };
+    const d = { left: a.left - b.left, right: a.right - b.right, constUs: a.constUs - b.constUs };
     if (Math.abs(d.left) !== 1 || d.right !== -d.left) continue;
     // Normalise to left − right + k op 0 with left's coefficient +1 (flipping the comparison).
     const greater = (c.op === '>' || c.op === '>=') === (d.left === 1);
-    const k = (d.left === 1 ? d.constMs : -d.constMs) || 0; // no −0
+    // In milliseconds, as timestamps are (their fraction the microseconds).
+    const k = (d.left === 1 ? d.constUs : -d.constUs) / 1000 || 0; // no −0
     // left − right + k > 0: left > right − k bounds left from below (offset −k);
     // left − right + k < 0: right > left + k bounds right from below (offset k).
     if (greater) bound('left', -k || 0);

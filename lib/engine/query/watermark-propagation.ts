@@ -17,5 +17,7 @@ function outputWatermarkDelta(plan: LogicalPlan): number {
   const input = inputWatermarkDelta(plan);
   if (plan.kind !== 'Join' || !isStreamStreamJoin(plan)) return input;
   const offsets = Object.values(readStreamJoin(plan).stateWatermarks);
-  return input + Math.min(0, ...offsets);
+  // A watermark is whole milliseconds (Spark's micros / 1000): a bound's microseconds round it
+  // down, which holds rows longer, never shorter.
+  return input + Math.floor(Math.min(0, ...offsets));
 }
