@@ -90,6 +90,34 @@ const CASES: TypeCase[] = [
     logical: /^$/,
     duck: [{ start: '1970-01-01 00:00:00+00', end: '1970-01-01 00:01:00+00' }, null, null],
   },
+  // Nested timestamps keep their microseconds too (Arrow's builder takes milliseconds; the writer
+  // puts the microseconds in after): in a struct, a list, a map's values and a session window's end.
+  {
+    field: { name: 'c', type: 'struct', fields: [{ name: 'at', type: 'timestamp' }, { name: 'xs', type: 'array', elementType: { name: 'element', type: 'timestamp' } }] },
+    values: [{ at: tsMicros, xs: [beforeEpoch, null, tsMicros] }, { at: null, xs: null }, null, { at: beforeEpoch, xs: [] }],
+    physical: 'INT64',
+    logical: /^$|Timestamp/,
+    duck: [
+      { at: '2024-01-02 03:04:05.678901+00', xs: ['1969-12-31 23:59:59.999001+00', null, '2024-01-02 03:04:05.678901+00'] },
+      { at: null, xs: null },
+      null,
+      { at: '1969-12-31 23:59:59.999001+00', xs: [] },
+    ],
+  },
+  {
+    field: { name: 'c', type: 'map', keyType: { name: 'key', type: 'string' }, valueType: { name: 'value', type: 'timestamp' } },
+    values: [{ a: tsMicros, b: null }, null, { c: beforeEpoch }],
+    physical: 'INT64',
+    logical: /MapType/,
+    duck: [[{ key: 'a', value: '2024-01-02 03:04:05.678901+00' }, { key: 'b', value: null }], null, [{ key: 'c', value: '1969-12-31 23:59:59.999001+00' }]],
+  },
+  {
+    field: { name: 'c', type: 'window' },
+    values: [{ start: ts, end: tsMicros }],
+    physical: 'INT64',
+    logical: /^$|Timestamp/,
+    duck: [{ start: '2024-01-02 03:04:05.678+00', end: '2024-01-02 03:04:05.678901+00' }],
+  },
 ];
 
 describe('Parquet round trip per type (written by Weir, read by DuckDB and by Weir)', () => {

@@ -202,7 +202,7 @@ function builderValue(v: unknown, f: Field): unknown {
       return typeof v === 'string' ? v : String(v);
     case 'timestamp':
       // Arrow's builder takes epoch milliseconds and multiplies them by 1000 into a BigInt, which
-      // a fraction would break: a nested timestamp is written to its millisecond.
+      // a fraction would break: built at its millisecond, then given its microseconds (withMicros).
       return Math.floor(v as number);
     case 'binary':
     case 'boolean':
@@ -211,12 +211,78 @@ function builderValue(v: unknown, f: Field): unknown {
   }
 }
 
+/** Whether a nested column has a timestamp somewhere inside. */
+function holdsTimestamp(f: Field): boolean {
+  switch (f.type) {
+    case 'timestamp': case 'window': return true;
+    case 'struct': return (f.fields ?? []).some(holdsTimestamp);
+    case 'array': return f.elementType !== undefined && holdsTimestamp(f.elementType);
+    case 'map': return f.valueType !== undefined && holdsTimestamp(f.valueType);
+    case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string': case 'unknown': case 'year_month_interval':
+      return false;
+  }
+}
+
+/**
+ * Writes the exact microseconds of each timestamp under `data` (built by Arrow's builder at its
+ * millisecond) from the Weir values it was built from, walking the nesting as the builder laid
+ * it out: a struct's children row by row, a list's and a map's elements at their offsets.
+ */
+function withMicros(data: Arrow.Data, values: readonly unknown[], f: Field): void {
+  switch (f.type) {
+    case 'timestamp': {
+      const out = data.values as unknown as BigInt64Array;
+      values.forEach((v, i) => {
+        if (typeof v === 'number' && Number.isFinite(v)) out[data.offset + i] = BigInt(microsOfTimestamp(v));
+      });
+      return;
+    }
+    case 'window':
+      for (const [j, end] of [[0, 'start'], [1, 'end']] as const) withMicros(data.children[j], values.map((w) => (w as Record<string, unknown> | null)?.[end] ?? null), { name: end, type: 'timestamp' });
+      return;
+    case 'struct':
+      (f.fields ?? []).forEach((c, j) => {
+        if (holdsTimestamp(c)) withMicros(data.children[j], values.map((v) => (v === null || v === undefined ? null : (v as Row)[c.name])), c);
+      });
+      return;
+    case 'array': case 'map': {
+      // The elements (a map's entries' values) laid out at each row's offsets in the child.
+      const child = f.type === 'array' ? data.children[0] : data.children[0].children[1];
+      const offsets = data.valueOffsets;
+      const flat: unknown[] = new Array(child.length).fill(null);
+      values.forEach((v, i) => {
+        if (v === null || v === undefined) return;
+        const items = f.type === 'array' ? (v as unknown[]) : Object.values(v as Row);
+        const start = offsets[data.offset + i];
+        items.forEach((x, k) => (flat[start + k] = x));
+      });
+      withMicros(child, flat, f.type === 'array' ? f.elementType! : f.valueType!);
+      return;
+    }
+    case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long': case 'string': case 'unknown': case 'year_month_interval':
+      return;
+  }
+}
+
 /** The rows as an Arrow table with the schema's columns in order. */
 function rowsToArrow(a: ArrowModule, rows: Row[], schema: Schema): Arrow.Table {
   const columns: Record<string, Arrow.Vector> = {};
   for (const f of schema) {
     const flat = flatColumn(a, f, rows);
-    columns[f.name] = flat ? a.makeVector(flat) : a.vectorFromArray(rows.map((r) => builderValue(r[f.name], f)), arrowTypeOf(a, f));
+    if (flat) {
+      columns[f.name] = a.makeVector(flat);
+      continue;
+    }
+    const values = rows.map((r) => r[f.name]);
+    const vector = a.vectorFromArray(values.map((v) => builderValue(v, f)), arrowTypeOf(a, f));
+    if (holdsTimestamp(f)) {
+      let at = 0;
+      for (const chunk of vector.data) {
+        withMicros(chunk, values.slice(at, at + chunk.length), f);
+        at += chunk.length;
+      }
+    }
+    columns[f.name] = vector;
   }
   return new a.Table(columns);
 }
