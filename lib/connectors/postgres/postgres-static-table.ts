@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { BadRecordError, convertValue, describeStaticTable, registerStaticTableReader, type Row, type StaticTableSpec } from '../../engine';
-import { createPool, errorText, identifierProblem, qualifiedName, quoteIdent, secretsOf } from './pg-util';
+import { createPool, errorText, identifierProblem, isTimestampOid, pgTimestampValue, qualifiedName, quoteIdent, secretsOf, TEXT_TIMESTAMPS } from './pg-util';
 
 /**
  * SELECT of the schema's columns from the table, each value converted to its column type; a
@@ -18,14 +18,17 @@ async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
     const cols = t.schema.map((f) => quoteIdent(f.name)).join(', ');
     let result: pg.QueryResult;
     try {
-      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array' });
+      // Timestamps as PostgreSQL's text: the driver's Date would cut their microseconds.
+      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array', types: TEXT_TIMESTAMPS });
     } catch (e) {
       throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) could not be read: ${errorText(e, secrets)}. Check staticTables[].connectionString, table and schema.`, { table: t.name });
     }
+    const oids = result.fields.map((c) => c.dataTypeID);
     return result.rows.map((values: unknown[], i: number) => {
       const row: Row = {};
       t.schema.forEach((f, c) => {
-        const v = convertValue(values[c], f);
+        const raw = values[c];
+        const v = convertValue(typeof raw === 'string' && isTimestampOid(oids[c]) ? pgTimestampValue(raw, oids[c], f) : raw, f);
         if (!v.ok) throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) row ${i + 1}, column "${f.name}": ${v.reason}. Fix the table or the column's type.`, { table: t.name, row: i + 1, column: f.name });
         row[f.name] = v.value;
       });

@@ -14,6 +14,8 @@ import { AddData, CheckAnswer, CrashAt, StartStream, StopStream, testStream, typ
 import { mustParse } from '../execution/testing/test-fixtures';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
+import { getStaticTableReader } from './stream-static-join';
+import { timestampOf } from '../query/timestamp-micros';
 import { validateJob } from '../spec/validate-job';
 import type { OutputMode, Row } from '../types';
 import { createTestDatabase } from '../../testing/pg-test-database';
@@ -153,6 +155,26 @@ describe('stream-static join', () => {
       expect((err as Error).message).toMatch(/Static table regions \(postgres:public.regions\) row \d+, column "tier": "one" is not a long/);
       expect((err as Error).message).not.toContain(db.url);
       await q.stop();
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('reads a PostgreSQL table\'s timestamps to the microsecond', async () => {
+    const db = await createTestDatabase('static_micros');
+    try {
+      await db.pool.query('CREATE TABLE t (k text, at timestamptz, wall timestamp)');
+      await db.pool.query(`INSERT INTO t VALUES ('a', '2024-01-02 03:04:05.678901+00', '2024-01-02 03:04:05.000001'), ('b', NULL, NULL), ('c', '1969-12-31 23:59:59.999001+00', '2024-01-02 03:04:05')`);
+      const rows = await getStaticTableReader('postgres')!.load({
+        name: 't', type: 'postgres', connectionString: db.url, table: 't',
+        schema: [{ name: 'k', type: 'string' }, { name: 'at', type: 'timestamp' }, { name: 'wall', type: 'timestamp', ntz: true }],
+      } as never);
+      const base = Date.UTC(2024, 0, 2, 3, 4, 5);
+      expect(rows.sort((x, y) => String(x.k).localeCompare(String(y.k)))).toEqual([
+        { k: 'a', at: timestampOf(base + 678, 901), wall: timestampOf(base, 1) },
+        { k: 'b', at: null, wall: null },
+        { k: 'c', at: timestampOf(-1, 1), wall: base },
+      ]);
     } finally {
       await db.drop();
     }
