@@ -57,6 +57,9 @@ describe('postgres source specifics', () => {
       expect(b.rows.slice(0, 2)).toEqual([{ id: 1, t: v, n: v, s: '2020-01-02T03:04:05.678Z' }, { id: 2, t: timestampFromMicros(-1), n: null, s: null }]);
       // infinity is the driver's Date (Infinity ms): not a timestamp, so a bad record, as before.
       expect(b.badRecords.map((r) => r.location.offset)).toEqual([{ id: '3' }]);
+      // The preview reads what a batch reads.
+      const recent = await src.sampleRecent({ records: 10, bytes: 1 << 20, timeoutMs: 10_000 });
+      expect(recent.rows.slice(0, 2)).toEqual(b.rows.slice(0, 2));
     } finally {
       await src.stop();
     }

@@ -271,10 +271,14 @@ export class PostgresSource implements Source {
       `WHERE "__weir_bytes" <= $2 ORDER BY "__weir_order"`;
     const c = await this.pool.connect().catch((e) => this.fail('connect to read its recent rows', e));
     let raws: Record<string, unknown>[];
+    let fields: readonly { name: string; dataTypeID: number }[];
     try {
       await c.query('BEGIN READ ONLY');
       await c.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(limit.timeoutMs))}`);
-      raws = (await c.query({ text, values: [limit.records, limit.bytes] })).rows as Record<string, unknown>[];
+      // Timestamps as text, as a batch reads them: the preview shows what a batch would read.
+      const res = await c.query({ text, values: [limit.records, limit.bytes], types: TEXT_TIMESTAMPS });
+      raws = res.rows as Record<string, unknown>[];
+      fields = res.fields;
       await c.query('COMMIT');
     } catch (e) {
       await c.query('ROLLBACK').catch(() => undefined);
@@ -285,7 +289,7 @@ export class PostgresSource implements Source {
     const bytesRead = raws.length ? Number(raws[0].__weir_bytes) : 0;
     // The byte bound stopped it if fewer rows came than asked while the table may hold more.
     const stoppedAtBytes = raws.length < limit.records && (await this.hasRowsBefore(raws[0]?.__weir_offset as string | undefined));
-    return { ...this.convertRows(raws), bytesRead, stoppedAtBytes };
+    return { ...this.convertRows(raws, fields), bytesRead, stoppedAtBytes };
   }
 
   /** Whether the table has rows before `offset` (any rows, without one). */
