@@ -58,7 +58,7 @@ describe('postgres source specifics', () => {
       // infinity is the driver's Date (Infinity ms): not a timestamp, so a bad record, as before.
       expect(b.badRecords.map((r) => r.location.offset)).toEqual([{ id: '3' }]);
       // The preview reads what a batch reads.
-      const recent = await src.sampleRecent({ records: 10, bytes: 1 << 20, timeoutMs: 10_000 });
+      const recent = await src.sampleRecent({ records: 10, bytes: 1 << 20, timeoutMs: 10_000, signal: new AbortController().signal });
       expect(recent.rows.slice(0, 2)).toEqual(b.rows.slice(0, 2));
     } finally {
       await src.stop();

@@ -19,6 +19,11 @@ export function utc(y: number, mo: number, d = 1, h = 0, mi = 0, s = 0, ms = 0):
   return y >= 0 && y < 100 ? Date.UTC(y + 400, mo, d, h, mi, s, ms) - CYCLE_MS : Date.UTC(y, mo, d, h, mi, s, ms);
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The days of month `m` (0-based) of year `y` in the proleptic Gregorian calendar, year 0 to 99 included. */
+export const daysInMonth = (y: number, m: number): number => (m === 1 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : MONTH_DAYS[m]);
+
 /** The day a timestamp (epoch ms) falls on, UTC. */
 export const dateFromTimestamp = (ms: number): number => Math.floor(ms / DAY_MS);
 

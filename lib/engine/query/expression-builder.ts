@@ -6,7 +6,7 @@
  * Anything outside the subset Weir runs is refused here with a SqlValidationError naming the
  * construct at its exact position in the text.
  */
-import { utc } from './date';
+import { daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { unsupportedOperation } from '../errors';
@@ -419,8 +419,6 @@ function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
 }
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
 /**
  * parseTimestampLiteral's answer for the form sources send (`2024-01-02T03:04:05[.ffffff][Z|±hh:mm]`,
  * every field in its range) read by position, without the regular expression and the Dates: a
@@ -433,7 +431,7 @@ function parseIsoTimestamp(s: string, ntz: boolean, refuseZone: boolean): number
   if (sep !== 84 && sep !== 32) return undefined;
   const y = digitsAt(s, 0, 4), mo = digitsAt(s, 5, 2), d = digitsAt(s, 8, 2), h = digitsAt(s, 11, 2), mi = digitsAt(s, 14, 2), sec = digitsAt(s, 17, 2);
   if (y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return undefined;
-  if (d > (mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : DAYS_IN_MONTH[mo - 1])) return undefined;
+  if (d > daysInMonth(y, mo - 1)) return undefined;
   let i = 19;
   let us = 0;
   if (i < n && s.charCodeAt(i) === 46) {

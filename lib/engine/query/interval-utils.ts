@@ -14,6 +14,7 @@
  */
 import { RecordExpressionError } from '../errors';
 import { bigOf, longAdd, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
+import { daysInMonth } from './date';
 import { microsOfTimestamp, splitTimestamp, timestampFromMicros, timestampOf } from './timestamp-micros';
 
 export type IntervalKind = 'day_time_interval' | 'year_month_interval';
@@ -132,7 +133,6 @@ export function formatInterval(kind: IntervalKind, v: unknown, f: IntervalFields
   return kind === 'day_time_interval' ? formatDayTimeInterval(v as Long, f) : formatYearMonthInterval(v as number, f);
 }
 
-const daysInMonth = (y: number, m: number) => new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
 
 /**
  * A timestamp plus `months`, as java.time's plusMonths: the day of month is kept unless the new
