@@ -22,7 +22,7 @@ import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type Logica
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
-import { aggregateOutput, staticRelationOutput, streamStaticJoinOutput, withDerivedEventTime, type WatermarkSpec } from './stateful-planner';
+import { aggregateOutput, isCountStar, staticRelationOutput, streamStaticJoinOutput, withDerivedEventTime, type WatermarkSpec } from './stateful-planner';
 import { readStreamJoin, streamJoinOutput } from './stream-join-planner';
 
 /** A plan with its expressions typed, and the columns it outputs. */
@@ -216,9 +216,6 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       return assertNever(plan);
   }
 }
-
-/** `count(*)`: its star is no expression. */
-const isCountStar = (e: Expr): boolean => e.kind === 'call' && e.args.length === 1 && e.args[0].kind === 'literal' && e.args[0].value === '*';
 
 /** Spark's stream-stream join needs an equality of a left and a right column, of one type. */
 function checkStreamJoinKeys(node: Extract<LogicalPlan, { kind: 'Join' }>, left: Schema, right: Schema): void {

@@ -109,11 +109,14 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
 }
 
 /** The aggregate calls of an Aggregate node, compiled against its input (for the aggregation and the session window). */
+/** `count(*)`: its star (the builder's '*' literal) is no expression. */
+export const isCountStar = (e: Expr): boolean => e.kind === 'call' && e.args.length === 1 && e.args[0].kind === 'literal' && e.args[0].value === '*';
+
 /** With `types`, the type of each subexpression of the arguments is recorded there (compileExpression). */
 function compileAggregates(node: AggregateNode, childSchema: Schema, types?: Map<Expr, TypeInfo>): AggregateSpec[] {
   return node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
-    const star = a.expr.args.length === 1 && a.expr.args[0].kind === 'literal' && a.expr.args[0].value === '*';
+    const star = isCountStar(a.expr);
     const argExprs = star ? [] : a.expr.args;
     const compiled = argExprs.map((x) => compileExpression(x, childSchema, types));
     const args = compiled.map((c, i): AggregateArg => {
