@@ -96,12 +96,17 @@ test('demo after a drill and a lost checkpoint: the diagnosis is readable, its f
 
   // The figures add up: the card's total is the sum of its parts (per batch id, and under batch
   // ids the current query has not committed yet); the per-batch parts are the diagnosis's findings.
-  const dupLine = (await page.getByTestId('duplicates-bare-append').innerText()).replace(/\s+/g, ' ');
+  // The page refetches every 2 s while the new query rewrites the table: read the line and the
+  // findings in one evaluation, from one render, or they may come from two responses.
+  const { line, findings } = await page.evaluate(() => ({
+    line: document.querySelector('[data-testid="duplicates-bare-append"]')?.textContent ?? '',
+    findings: [...document.querySelectorAll('[data-testid="diagnosis-bare-append"] [data-testid="duplicate-diagnosis"] article')].map((e) => e.querySelector('dd:nth-of-type(2)')?.textContent ?? ''),
+  }));
+  const dupLine = line.replace(/\s+/g, ' ');
   const total = Number(/Duplicate rows in the sink: (\d+)/.exec(dupLine)![1]);
   const perBatch = [...dupLine.matchAll(/(\d+)(?:–(\d+))? \(\+(\d+)(?: each)?\)/g)].reduce((n, m) => n + Number(m[3]) * (m[2] ? Number(m[2]) - Number(m[1]) + 1 : 1), 0);
   const notCommitted = Number(/not committed yet: (\d+)/.exec(dupLine)?.[1] ?? 0);
   expect.soft(perBatch + notCommitted).toBe(total);
-  const findings = await diagnosis.locator('article').evaluateAll((els) => els.map((e) => e.querySelector('dd:nth-of-type(2)')?.textContent ?? ''));
   expect.soft(findings.map(Number).reduce((a, b) => a + b, 0)).toBe(perBatch);
   const counts = await diagnosis.getByTestId('sink-counts').innerText({ timeout: 10_000 });
   const [actual, ...rest] = ints(counts.replace(/\s+/g, ' '));
