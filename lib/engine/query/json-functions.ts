@@ -9,9 +9,10 @@
  * - get_json_object returns a string: a JSON string's text, any other value as compact JSON,
  *   NULL for a missing path or text that is not JSON;
  * - to_json writes timestamps as `yyyy-MM-dd'T'HH:mm:ss.SSSXXX` in UTC (Spark's default) and
- *   leaves out NULL fields (Spark's `ignoreNullFields` default).
+ *   leaves out NULL fields (Spark's `ignoreNullFields` default); its options `timestampFormat`,
+ *   `timestampNTZFormat` and `dateFormat` (datetime patterns) and `ignoreNullFields` change that.
  */
-import { parseWithPattern, tokenizePattern } from './datetime-patterns';
+import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
 import { JsonNumber, parseJson, stringifyJson } from '../json-text';
 import { fitsLong, toLong } from './long';
 import type { Field } from '../types';
@@ -68,10 +69,22 @@ function parseJsonOrUndefined(text: string): unknown {
   }
 }
 
+type Pattern = Exclude<ReturnType<typeof tokenizePattern>, string>;
+
 /** from_json's options Weir reads: Spark's timestampFormat and dateFormat, as datetime patterns. */
 interface JsonOptions {
-  timestampFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
-  dateFormat?: Exclude<ReturnType<typeof tokenizePattern>, string>;
+  timestampFormat?: Pattern;
+  dateFormat?: Pattern;
+}
+
+/**
+ * to_json's options Weir reads (Spark's JSONOptions for writing): the datetime patterns its
+ * timestamps and dates are written by, and whether a NULL field is left out (the default) or
+ * written as null.
+ */
+export interface JsonWriteOptions extends JsonOptions {
+  timestampNTZFormat?: Pattern;
+  ignoreNullFields?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -179,31 +192,31 @@ export function timestampJson(ms: number, ntz?: boolean): string {
  * digits, binary as base64; undefined for NULL, which a struct then leaves out). Outputs that
  * write JSON render nested values (structs, arrays, maps) with it.
  */
-export function toJsonValue(v: unknown, f: Field): unknown {
+export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unknown {
   if (v === null || v === undefined) return undefined;
   switch (f.type) {
     case 'array':
       // NULL elements stay in the array as null.
-      return (v as unknown[]).map((x) => toJsonValue(x, f.elementType!) ?? null);
+      return (v as unknown[]).map((x) => toJsonValue(x, f.elementType!, o) ?? null);
     case 'map': {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v as object)) Object.defineProperty(out, k, { value: toJsonValue(x, f.valueType!) ?? null, enumerable: true, writable: true, configurable: true });
+      for (const [k, x] of Object.entries(v as object)) Object.defineProperty(out, k, { value: toJsonValue(x, f.valueType!, o) ?? null, enumerable: true, writable: true, configurable: true });
       return out;
     }
     case 'timestamp':
-      return timestampJson(v as number, f.ntz);
+      return timestampText(v as number, f.ntz, o);
     case 'window': {
       const w = v as { start: number; end: number };
-      return { start: timestampJson(w.start, f.ntz), end: timestampJson(w.end, f.ntz) };
+      return { start: timestampText(w.start, f.ntz, o), end: timestampText(w.end, f.ntz, o) };
     }
     case 'struct':
-      return structToJsonValue(v as Record<string, unknown>, f.fields ?? []);
+      return structToJsonValue(v as Record<string, unknown>, f.fields ?? [], o);
     case 'binary':
       return Buffer.from(v as Uint8Array).toString('base64');
     case 'decimal':
       return new JsonNumber(formatDecimal(v as bigint, f.scale ?? 0));
     case 'date':
-      return formatDate(v as number);
+      return o.dateFormat ? formatWithPattern((v as number) * 86_400_000, o.dateFormat) : formatDate(v as number);
     // Spark's JSON writer writes an interval as its ANSI string.
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
@@ -223,23 +236,30 @@ export function floatJson(v: number): unknown {
   return Number.isFinite(v) ? new JsonNumber(formatFloat(v)) : v;
 }
 
-function structToJsonValue(obj: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
+/** A timestamp by the writer's pattern for its type, or Spark's default text (timestampJson). */
+function timestampText(v: number, ntz: boolean | undefined, o: JsonWriteOptions): string {
+  const pattern = ntz ? o.timestampNTZFormat : o.timestampFormat;
+  return pattern ? formatWithPattern(v, pattern) : timestampJson(v, ntz);
+}
+
+function structToJsonValue(obj: Record<string, unknown>, fields: Field[], o: JsonWriteOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
-    const j = toJsonValue(obj[f.name], f);
+    const j = toJsonValue(obj[f.name], f, o);
     if (j !== undefined) out[f.name] = j;
+    else if (o.ignoreNullFields === false) out[f.name] = null;
   }
   return out;
 }
 
 /** to_json(struct) */
-function toJson(obj: Record<string, unknown>, fields: Field[]): string {
-  return stringifyJson(structToJsonValue(obj, fields));
+function toJson(obj: Record<string, unknown>, fields: Field[], o: JsonWriteOptions): string {
+  return stringifyJson(structToJsonValue(obj, fields, o));
 }
 
 /** to_json(array or map) */
-function collectionToJson(v: unknown, f: Field): string {
-  return stringifyJson(toJsonValue(v, f) ?? null);
+function collectionToJson(v: unknown, f: Field, o: JsonWriteOptions): string {
+  return stringifyJson(toJsonValue(v, f, o) ?? null);
 }
 
 type PathStep = { key: string } | { index: number } | { wildcard: true };
@@ -323,21 +343,33 @@ export function jsonTuple(text: string, keys: (string | null)[]): (string | null
   return keys.map((k) => (k === null || !isObject(doc) || !Object.hasOwn(doc, k) ? null : render(doc[k])));
 }
 
+const PATTERN_OPTIONS = ['timestampFormat', 'timestampNTZFormat', 'dateFormat'] as const;
+
 /**
- * from_json's options, a constant map(…) (Spark requires a foldable one): timestampFormat and
- * dateFormat are read as datetime patterns; the other options change nothing Weir reads.
+ * A JSON function's options, a constant map(…) (Spark requires a foldable one): the datetime
+ * patterns (from_json reads timestampFormat and dateFormat, to_json timestampNTZFormat too) and
+ * to_json's ignoreNullFields; other options change nothing Weir reads, as most of Spark's change
+ * nothing for these functions.
  */
-function jsonOptions(e: CallExpr, arg: Expr, c: CallCompiler): JsonOptions {
-  if (referencedColumns(arg).size > 0) c.fail(e, "from_json() needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')");
+function jsonOptions(e: CallExpr, arg: Expr, c: CallCompiler): JsonWriteOptions {
+  const fn = `${e.name}()`;
+  if (referencedColumns(arg).size > 0) c.fail(e, `${fn} needs its options as a constant map, such as map('timestampFormat', 'dd/MM/yyyy')`);
   const m = c.compile(arg);
-  if (m.type !== 'map') c.fail(e, `from_json() takes its options as a map, got ${typeText(m)}`);
+  if (m.type !== 'map') c.fail(e, `${fn} takes its options as a map, got ${typeText(m)}`);
   const value = m.eval({}, { batchTimestampMs: 0 }) as Record<string, unknown> | null;
-  const out: JsonOptions = {};
+  const out: JsonWriteOptions = {};
   for (const [k, v] of Object.entries(value ?? {})) {
-    const key = k === 'timestampFormat' ? 'timestampFormat' : k === 'dateFormat' ? 'dateFormat' : undefined;
-    if (!key || typeof v !== 'string') continue;
+    if (typeof v !== 'string') continue;
+    if (k === 'ignoreNullFields') {
+      // Spark reads the option as a boolean: anything else fails the query.
+      if (!/^(true|false)$/i.test(v.trim())) c.fail(e, `${fn} option ignoreNullFields must be 'true' or 'false', got '${v}'`);
+      out.ignoreNullFields = v.trim().toLowerCase() === 'true';
+      continue;
+    }
+    const key = PATTERN_OPTIONS.find((x) => x === k);
+    if (!key) continue;
     const tokens = tokenizePattern(v);
-    if (typeof tokens === 'string') c.fail(e, `from_json() option ${k}: ${tokens}`);
+    if (typeof tokens === 'string') c.fail(e, `${fn} option ${k}: ${tokens}`);
     out[key] = tokens;
   }
   return out;
@@ -379,6 +411,7 @@ export function compileFromJson(e: CallExpr, c: CallCompiler): CompiledExpr {
 /** to_json(struct | array | map): typed STRING, of a value whose full type it writes by. */
 export function compileToJson(e: CallExpr, c: CallCompiler): CompiledExpr {
   const a = c.compile(e.args[0]);
+  const options = e.args[1] ? jsonOptions(e, e.args[1], c) : {};
   if (a.type === 'array' || a.type === 'map') {
     const f = fieldOfType('to_json', a);
     return {
@@ -386,7 +419,7 @@ export function compileToJson(e: CallExpr, c: CallCompiler): CompiledExpr {
       eval: (r, x) => {
         const v = a.eval(r, x);
         if (v === null || v === undefined) return null;
-        const s = collectionToJson(v, f);
+        const s = collectionToJson(v, f, options);
         checkStringLength('to_json()', s.length);
         return s;
       },
@@ -399,7 +432,7 @@ export function compileToJson(e: CallExpr, c: CallCompiler): CompiledExpr {
     eval: (r, x) => {
       const v = a.eval(r, x) as Record<string, unknown> | null;
       if (v === null || v === undefined) return null;
-      const s = toJson(v, fields);
+      const s = toJson(v, fields, options);
       checkStringLength('to_json()', s.length);
       return s;
     },

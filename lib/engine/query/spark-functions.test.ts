@@ -468,6 +468,13 @@ const EXAMPLES: [string, unknown][] = [
   ["concat('d=', DATE '2016-07-30')", 'd=2016-07-30'],
   ["coalesce(NULL, DATE '2016-07-30')", '2016-07-30::DATE'],
   ["to_json(from_json('{\"d\":\"2016-07-30\"}', 'd DATE'))", '{"d":"2016-07-30"}'],
+  // to_json's writer options: datetime patterns, and NULL fields written when asked.
+  ["to_json(named_struct('d', DATE '2016-07-30'), map('dateFormat', 'dd/MM/yyyy'))", '{"d":"30/07/2016"}'],
+  ["to_json(array(named_struct('t', TIMESTAMP '2015-08-26 10:11:12.345678')), map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS'))", '[{"t":"2015-08-26 10:11:12.345678"}]'],
+  ["to_json(named_struct('t', TIMESTAMP_NTZ '2015-08-26 10:11:12'), map('timestampNTZFormat', 'dd.MM.yyyy HH:mm'))", '{"t":"26.08.2015 10:11"}'],
+  ["to_json(named_struct('a', 1, 'b', CAST(NULL AS INT)), map('ignoreNullFields', 'false'))", '{"a":1,"b":null}'],
+  ["to_json(named_struct('a', 1, 'b', CAST(NULL AS INT)), map('ignoreNullFields', 'true'))", '{"a":1}'],
+  ["to_json(map('k', named_struct('b', CAST(NULL AS INT))), map('ignoreNullFields', 'false'))", '{"k":{"b":null}}'],
   ["year('2016-07-30')", 2016],
   ["month('2016-07-30')", 7],
   ["CAST('10' AS INT) + 1", 11],
@@ -492,6 +499,8 @@ describe("Spark's function examples", () => {
 
   it('refuses the forms Weir does not take, saying what it takes instead', async () => {
     await expect(one("format_string('%t', 1)")).rejects.toThrow(/conversion %t is not supported; Weir takes %s/);
+    await expect(one("to_json(named_struct('a', 1), map('ignoreNullFields', 'maybe'))")).rejects.toThrow(/to_json\(\) option ignoreNullFields must be 'true' or 'false'/);
+    await expect(one("to_json(named_struct('a', 1), map('dateFormat', CAST(n AS STRING)))")).rejects.toThrow(/to_json\(\) needs its options as a constant map/);
     await expect(one("format_string('%d', 1.5D)")).rejects.toThrow(/%d takes an integer, got double/);
     await expect(one("format_string('%s and %s', 'a')")).rejects.toThrow(/has no argument/);
     await expect(one("to_number('1', '9x9')")).rejects.toThrow(/Unexpected character 'X' found in the format string '9x9'/);

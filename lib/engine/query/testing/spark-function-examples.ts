@@ -631,8 +631,6 @@ export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
     "Spark's example ran in the America/Los_Angeles session zone; Weir's session zone is UTC",
   "SELECT from_unixtime(0, 'yyyy-MM-dd HH:mm:ss')":
     "Spark's example ran in the America/Los_Angeles session zone; Weir's session zone is UTC",
-  "SELECT to_json(named_struct('time', to_timestamp('2015-08-26', 'yyyy-MM-dd')), map('timestampFormat', 'dd/MM/yyyy'))":
-    "to_json ignores its options: timestampFormat is read by from_json only",
   "SELECT count(DISTINCT col) FROM VALUES (NULL), (5), (5), (10) AS tab(col)":
     "refused on a stream, as Spark refuses distinct aggregations on streaming DataFrames",
   "SELECT kurtosis(col) FROM VALUES (-10), (-20), (100), (1000) AS tab(col)":
