@@ -273,6 +273,17 @@ export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, Typ
   return new ExpressionCompiler(schema, types).compile(e);
 }
 
+/**
+ * `e`'s type over `schema`: the one the analysis gave it (`Expr.dataType`, resolved-plan.ts), so a
+ * resolved expression is not compiled again for its type; found by compiling it when it carries
+ * none (an expression the builder is still resolving).
+ */
+export function expressionType(e: Expr, schema: Schema): TypeInfo {
+  if (e.dataType) return e.dataType;
+  const { eval: _eval, ...type } = compileExpression(e, schema);
+  return type;
+}
+
 /** A lambda's variable while its body compiles: its type, and where its function puts its value. */
 interface LambdaVariableSlot {
   name: string;

@@ -8,7 +8,7 @@
  */
 import type { Field, Schema } from '../types';
 import type { SqlPosition } from './expression';
-import { compileExpression, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
+import { expressionType, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
 import { fieldOfType, sameType, typeText, type TypeInfo } from './data-types';
 import { generatorOutput } from './generators';
 import type { LogicalPlan, NamedExpr } from './logical-plan';
@@ -33,9 +33,9 @@ type GenerateNode = Extract<LogicalPlan, { kind: 'Generate' }>;
 /**
  * What a Generate's generator outputs over `schema`: the window containing a row's time
  * (time-windowing.ts), or explode's element or entry columns. `arg`: its argument's type
- * (compiled here when not given).
+ * (the one it carries, or compiled, when not given).
  */
-export function generatorFields(g: GenerateNode['generator'], schema: Schema, arg: TypeInfo = compileExpression(g.args[0], schema)): { window?: TimeWindowSpec; fields: Schema } {
+export function generatorFields(g: GenerateNode['generator'], schema: Schema, arg: TypeInfo = expressionType(g.args[0], schema)): { window?: TimeWindowSpec; fields: Schema } {
   const window = timeWindowOf(g, schema);
   if (window) {
     const field: Field = { name: WINDOW_COLUMN, type: 'window', nullable: false, ...(arg.watermarkDelayMs !== undefined ? { watermarkDelayMs: arg.watermarkDelayMs } : {}) };

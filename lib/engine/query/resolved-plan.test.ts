@@ -10,7 +10,7 @@ import { exprChildren, exprToString, type Expr } from './expression';
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { outputSchema, resolvePlan } from './resolved-plan';
-import { withDeduplication } from './stateful-planner';
+import { analyzeAggregate, withDeduplication } from './stateful-planner';
 import { compileStreamingQuery } from './streaming-query';
 
 const src: StreamingRelation = {
@@ -94,6 +94,22 @@ describe('resolvePlan', () => {
     expect(agg.groupBy[1].dataType?.type).toBe('string');
     const w = agg.groupBy[0];
     expect(w.kind === 'call' && w.args.map((x) => x.dataType?.type)).toEqual(['timestamp', 'string']);
+  });
+
+  it('is what the streaming checker reads: an aggregation\'s window and watermark come from the types it carries, not a compilation', () => {
+    const resolved = resolvePlan(buildLogicalPlan("SELECT window(ts, '1 minute') AS w, count(*) AS n FROM src GROUP BY window(ts, '1 minute')", src)).plan;
+    const agg = [resolved, ...children(resolved)].find((n) => n.kind === 'Aggregate')!;
+    if (agg.kind !== 'Aggregate') throw new Error('no Aggregate');
+    const w = agg.groupBy[0];
+    if (w.kind !== 'call') throw new Error('no window()');
+    const input = outputSchema(agg.child);
+    const wm = { eventTime: 'ts', delayMs: 60_000 };
+    expect(analyzeAggregate(agg, input, wm).watermarkDelayMs).toBe(60_000);
+    // The same node with its time column's carried type altered: the checker answers by that type,
+    // so it compiled nothing to find it (a compilation over the input would give the first answers).
+    const retyped = (dataType: NonNullable<Expr['dataType']>) => ({ ...agg, groupBy: [{ ...w, args: [{ ...w.args[0], dataType }, ...w.args.slice(1)] }] });
+    expect(analyzeAggregate(retyped({ ...w.args[0].dataType!, watermarkDelayMs: 7 }), input, wm).watermarkDelayMs).toBe(7);
+    expect(() => analyzeAggregate(retyped({ type: 'string' }), input, wm)).toThrow("window() needs a timestamp, got string");
   });
 
   it('refuses a WHERE that is not boolean, where the condition is', () => {

@@ -17,7 +17,7 @@ import { ValidationError } from '../errors';
 import type { Schema } from '../types';
 import { typeOfField, type TypeInfo } from './data-types';
 import { exprToString, mapExprChildren, type Expr } from './expression';
-import { compileExpression, resolveColumn, type CompiledExpr } from './expression-compiler';
+import { compileExpression, expressionType, resolveColumn } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
@@ -98,12 +98,10 @@ function typedTree(e: Expr, schema: Schema): Expr {
  * compiling keeps none.
  */
 function withTypes(e: Expr, types: Map<Expr, TypeInfo>): Expr {
-  const type = types.get(e) ?? (e.kind === 'literal' ? typeInfo(compileExpression(e, [])) : undefined);
+  const type = types.get(e) ?? (e.kind === 'literal' ? expressionType(e, []) : undefined);
   const withChildren = mapExprChildren(e, (c) => withTypes(c, types));
   return type === undefined ? withChildren : typed(withChildren, type);
 }
-
-const typeInfo = ({ eval: _eval, ...type }: CompiledExpr): TypeInfo => type;
 
 /** `e` carrying `type` at its top (a copy: the input plan's expressions are never changed). */
 const typed = <E extends Expr>(e: E, type: TypeInfo): E => (e.dataType === type ? e : { ...e, dataType: type });

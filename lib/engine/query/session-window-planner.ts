@@ -11,7 +11,7 @@ import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibi
 import type { OutputMode, Schema } from '../types';
 import { typeText } from './data-types';
 import { exprToString, type Expr } from './expression';
-import { compileExpression } from './expression-compiler';
+import { compileExpression, expressionType } from './expression-compiler';
 import type { LogicalPlan } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 
@@ -39,9 +39,9 @@ export function checkSessionWindow(node: Extract<LogicalPlan, { kind: 'Aggregate
   if (call.args.length !== 2) {
     throw new SqlValidationError(`${text}: use session_window(<timestamp column>, <gap duration>), the gap a string such as '10 minutes', an interval, or an expression giving one per row`, call.pos, 'session_window');
   }
-  const tsType = compileExpression(ts, childSchema).type;
+  const tsType = expressionType(ts, childSchema).type;
   if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: session_window() needs a timestamp, got ${tsType}`, call.pos, 'session_window');
-  const gap = compileExpression(gapExpr, childSchema);
+  const gap = expressionType(gapExpr, childSchema);
   if (!GAP_KINDS.includes(gap.type)) {
     throw new SqlValidationError(`Gap duration expression used in session window must be CalendarIntervalType, but got ${typeText(gap)}`, call.pos, 'session_window');
   }

@@ -22,7 +22,7 @@ import type { OutputMode, Schema } from '../types';
 import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import { compileExpression, resolveColumn, type CompiledExpr, type Evaluator } from './expression-compiler';
+import { compileExpression, expressionType, resolveColumn, type CompiledExpr, type Evaluator } from './expression-compiler';
 import { typeText, type TypeInfo } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
@@ -66,7 +66,7 @@ export function timeWindowOf(e: Expr, schema: Schema): TimeWindowSpec | undefine
   };
   const sizeText = lit(size), slideText = lit(slide), startText = lit(start);
   if (sizeText === null || slideText === null || startText === null) throw new SqlValidationError(`${text}: window durations must be string literals such as '10 minutes' or day-time interval literals such as INTERVAL 10 MINUTES`, e.pos, 'window');
-  const tsType = compileExpression(ts, schema).type;
+  const tsType = expressionType(ts, schema).type;
   if (tsType !== 'timestamp') throw new SqlValidationError(`${text}: window() needs a timestamp, got ${tsType}${tsType === 'struct' ? ' (over a window column w, pass window_time(w))' : ''}`, e.pos, 'window');
   return timeWindowSpec(sizeText!, slideText, startText);
 }
@@ -89,7 +89,7 @@ function isEventTime(e: Expr, schema: Schema, wm?: WatermarkSpec): boolean {
   if (!wm) return false;
   if (e.kind === 'column') return resolveColumn(schema, e.name)?.watermarkDelayMs !== undefined;
   // window_time(w) of a watermarked window (the output of an aggregation below this one).
-  return e.kind === 'call' && e.name === 'window_time' && compileExpression(e, schema).watermarkDelayMs !== undefined;
+  return e.kind === 'call' && e.name === 'window_time' && expressionType(e, schema).watermarkDelayMs !== undefined;
 }
 
 export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: WatermarkSpec): AggregateAnalysis {
@@ -103,7 +103,7 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
   return {
     keys,
     watermarkKeyIndex: watermarkKeyIndex >= 0 ? watermarkKeyIndex : undefined,
-    ...(time ? { watermarkDelayMs: compileExpression(time, childSchema).watermarkDelayMs } : {}),
+    ...(time ? { watermarkDelayMs: expressionType(time, childSchema).watermarkDelayMs } : {}),
     windowText: windows[0] ? `${exprToString(windows[0].expr)} (${describeWindow(windows[0].window!)})` : undefined,
   };
 }
