@@ -146,7 +146,9 @@ export function conjuncts(e: Expr): Expr[] {
 
 /** `a AND b AND …` of one or more expressions. */
 export function conjunction(es: Expr[]): Expr {
-  return es.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r }));
+  // An AND of typed conditions is a typed BOOLEAN, as the analysis would type it: what the
+  // optimizer joins keeps the plan typed.
+  return es.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r, ...(l.dataType && r.dataType ? { dataType: { type: 'boolean' } } : {}) }));
 }
 
 /** An expression's direct subexpressions, in the order they are written. */

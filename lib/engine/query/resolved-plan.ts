@@ -16,7 +16,7 @@
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
 import { typeOfField, type TypeInfo } from './data-types';
-import { exprToString, mapExprChildren, type Expr } from './expression';
+import { exprChildren, exprToString, mapExprChildren, type Expr } from './expression';
 import { compileExpression, expressionType, resolveColumn } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
@@ -93,14 +93,36 @@ function typedTree(e: Expr, schema: Schema): Expr {
 }
 
 /**
- * A copy of `e` whose nodes carry the types recorded for them. A literal a function reads as
- * written (named_struct's field names) is typed on its own; a node the compiler replaced before
- * compiling keeps none.
+ * A copy of `e` whose nodes carry the types recorded for them. A constant a function reads as
+ * written (named_struct's field names, from_avro's options map) is typed on its own; a node the
+ * compiler replaced before compiling keeps none.
  */
 function withTypes(e: Expr, types: Map<Expr, TypeInfo>): Expr {
-  const type = types.get(e) ?? (e.kind === 'literal' ? expressionType(e, []) : undefined);
+  const type = types.get(e) ?? constantType(e);
   const withChildren = mapExprChildren(e, (c) => withTypes(c, types));
   return type === undefined ? withChildren : typed(withChildren, type);
+}
+
+/** A subexpression that reads no column and no lambda variable: its type on its own. */
+function constantType(e: Expr): TypeInfo | undefined {
+  if (!isConstant(e)) return undefined;
+  try {
+    return expressionType(e, []);
+  } catch {
+    // Not an expression on its own (count(*)'s star): it stays untyped, as its function reads it.
+    return undefined;
+  }
+}
+
+const isConstant = (e: Expr): boolean => e.kind !== 'column' && e.kind !== 'lambdaVariable' && e.kind !== 'lambda' && exprChildren(e).every(isConstant);
+
+/**
+ * `e` with each subexpression the compilation of its aggregation did not reach typed on its own
+ * over `schema`: a session window's gap, which its operator compiles apart.
+ */
+function withMissingTypes(e: Expr, schema: Schema): Expr {
+  if (!e.dataType && e.kind !== 'lambda') return typedTree(e, schema);
+  return mapExprChildren(e, (c) => withMissingTypes(c, schema));
 }
 
 /** `e` carrying `type` at its top (a copy: the input plan's expressions are never changed). */
@@ -166,9 +188,9 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       const child = resolve(plan.child, ctx);
       const g = plan.generator;
       // The generator's argument carries its type; the generator itself is typed by its output columns.
-      const arg = g.args.length === 1 ? typedTree(g.args[0], child.output) : undefined;
-      const generator = arg ? { ...g, args: [arg] } : g;
-      const fields = generatorFields(generator, child.output, arg?.dataType).fields;
+      // (A time window's durations are typed too: they are literals the planner reads as written.)
+      const generator = { ...g, args: g.args.map((a) => typedTree(a, child.output)) };
+      const fields = generatorFields(generator, child.output, generator.args[0].dataType).fields;
       return { plan: { ...plan, generator, child: child.plan }, output: generateOutput(plan, child.output, fields).output };
     }
     case 'Aggregate': {
@@ -179,7 +201,7 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       // Each key and aggregate is typed as the column the aggregation outputs for it; below them,
       // their subexpressions (a window's event time, an aggregate's arguments) as the one
       // compilation of the aggregation's columns typed them over its input.
-      const groupBy = plan.groupBy.map((e, i) => typed(withTypes(e, types), typeOfField(output[i])));
+      const groupBy = plan.groupBy.map((e, i) => withMissingTypes(typed(withTypes(e, types), typeOfField(output[i])), child.output));
       const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(isCountStar(a.expr) ? a.expr : mapExprChildren(a.expr, (x) => withTypes(x, types)), typeOfField(output[plan.groupBy.length + i])) }));
       return { plan: { ...plan, groupBy, aggregates, child: child.plan }, output };
     }

@@ -71,7 +71,8 @@ function foldExpr(e: Expr): Expr {
         if (value === null || typeof value === 'number' || typeof value === 'boolean') {
           // A NULL keeps its type (Spark's Literal(null, LongType)): an untyped one would change
           // the type of what reads it (array(CAST(NULL AS BIGINT)) is an array of BIGINT).
-          return { kind: 'literal', value, type: c.type, ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), pos: e.pos };
+          const { eval: _eval, ...dataType } = c;
+          return { kind: 'literal', value, type: c.type, ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), pos: e.pos, dataType };
         }
       }
     } catch {
@@ -92,7 +93,7 @@ function simplifyLogic(e: Extract<Expr, { kind: 'binary' }>): Expr {
   if (e.op !== 'AND' && e.op !== 'OR') return e;
   const isLit = (x: Expr, v: boolean) => x.kind === 'literal' && x.value === v;
   const absorbing = e.op === 'AND' ? false : true;
-  if (isLit(e.left, absorbing) || isLit(e.right, absorbing)) return { kind: 'literal', value: absorbing, type: 'boolean', pos: e.pos };
+  if (isLit(e.left, absorbing) || isLit(e.right, absorbing)) return { kind: 'literal', value: absorbing, type: 'boolean', pos: e.pos, dataType: { type: 'boolean' } };
   if (isLit(e.left, !absorbing)) return e.right;
   if (isLit(e.right, !absorbing)) return e.left;
   return e;
