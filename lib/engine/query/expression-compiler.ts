@@ -279,8 +279,11 @@ export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, Typ
  * none (an expression the builder is still resolving).
  */
 export function expressionType(e: Expr, schema: Schema): TypeInfo {
-  if (e.dataType) return e.dataType;
-  const { eval: _eval, ...type } = compileExpression(e, schema);
+  return e.dataType ?? typeOfCompiled(compileExpression(e, schema));
+}
+
+/** A compiled expression's type: all it is but its evaluator. */
+export function typeOfCompiled({ eval: _eval, ...type }: CompiledExpr): TypeInfo {
   return type;
 }
 
@@ -315,8 +318,7 @@ class ExpressionCompiler implements LambdaCompiler {
   compile(e: Expr): CompiledExpr {
     const c = this.compileNode(e);
     if (this.types) {
-      const { eval: _eval, ...type } = c;
-      this.types.set(e, type);
+      this.types.set(e, typeOfCompiled(c));
     }
     return c;
   }

@@ -22,7 +22,7 @@ import type { OutputMode, Schema } from '../types';
 import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import { compileExpression, expressionType, resolveColumn, type CompiledExpr, type Evaluator } from './expression-compiler';
+import { compileExpression, expressionType, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator } from './expression-compiler';
 import { typeText, type TypeInfo } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
@@ -120,7 +120,7 @@ function compileAggregates(node: AggregateNode, childSchema: Schema, types?: Map
     const argExprs = star ? [] : a.expr.args;
     const compiled = argExprs.map((x) => compileExpression(x, childSchema, types));
     const args = compiled.map((c, i): AggregateArg => {
-      const { eval: _e, ...type } = c;
+      const type = typeOfCompiled(c);
       const value = constantValue(argExprs[i], c);
       return value === undefined ? type : { ...type, literal: { value: value.v } };
     });

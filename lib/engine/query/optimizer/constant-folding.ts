@@ -5,7 +5,7 @@
  * a timestamp column where the expression it replaced was not; and only what is provably cheap,
  * see CHEAP_NUMERIC_CALLS), and `WHERE true` disappears.
  */
-import { compileExpression } from '../expression-compiler';
+import { compileExpression, typeOfCompiled } from '../expression-compiler';
 import { exprToString, mapExprChildren, type Expr } from '../expression';
 import type { LogicalPlan, NamedExpr } from '../logical-plan';
 import type { OptimizerRuleApplication } from './plan-walk';
@@ -71,7 +71,7 @@ function foldExpr(e: Expr): Expr {
         if (value === null || typeof value === 'number' || typeof value === 'boolean') {
           // A NULL keeps its type (Spark's Literal(null, LongType)): an untyped one would change
           // the type of what reads it (array(CAST(NULL AS BIGINT)) is an array of BIGINT).
-          const { eval: _eval, ...dataType } = c;
+          const dataType = typeOfCompiled(c);
           return { kind: 'literal', value, type: c.type, ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}), pos: e.pos, dataType };
         }
       }
