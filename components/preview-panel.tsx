@@ -113,12 +113,12 @@ export function PreviewPanel({ spec, disabledReason, canReadSource }: { spec: un
             <table className="data" aria-label="Preview rows">
               <thead>
                 <tr>
-                  {p.outputSchema.map((f) => (
-                    // The name, then its type on a line of its own: the header is upper-cased
+                  {p.columns.map((c) => (
+                    // The name, then its Spark type on a line of its own: the header is upper-cased
                     // by the table's style, which ran "w" and "WINDOW" together.
-                    <th key={f.name} className="preview-head">
-                      <span className="col-name">{f.name}</span>{' '}
-                      <span className="col-type">{f.type}</span>
+                    <th key={c.name} className="preview-head">
+                      <span className="col-name">{c.name}</span>{' '}
+                      <span className="col-type">{c.type}</span>
                     </th>
                   ))}
                 </tr>

@@ -99,6 +99,8 @@ test('sign in, write a job in the editor (error first), deploy it', async ({ pag
   await expect(page.getByText('The query analyses.')).toBeVisible();
   const explain = page.getByRole('region', { name: 'Explain' });
   await expect(explain.getByText('1 stateful operator')).toBeVisible();
+  // The output columns head the plan with Spark's type names, as Spark's analyzed plan does.
+  await expect(explain.getByTestId('output-columns')).toHaveText('Output: user: string, w: struct<start:timestamp,end:timestamp>, n: bigint');
   await expect(explain.getByText(/evicted when the watermark passes the window end/)).toBeVisible();
   // Output modes: the files sink only appends, and the picker says so on the other two.
   await expect(page.getByText('The files sink cannot write Update output: choose Append, or another sink type that takes Update.')).toBeVisible();

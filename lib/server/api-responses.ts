@@ -71,7 +71,14 @@ const specIssue = z.object({ path: z.string(), message: z.string() }).loose();
 const jobWriteResponse = z.object({ job: jobDetailResponse, warnings: z.array(json) });
 
 const validationResponse = z
-  .object({ ok: z.boolean(), errors: z.array(specIssue), warnings: z.array(json), guarantee: z.string().nullable().optional(), contract: json.optional() })
+  .object({
+    ok: z.boolean(),
+    errors: z.array(specIssue),
+    warnings: z.array(json),
+    guarantee: z.string().nullable().optional(),
+    contract: json.optional(),
+    outputColumns: z.array(z.object({ name: z.string(), type: z.string() })).optional().describe('The output columns with their Spark types, once the SQL analyses'),
+  })
   .loose();
 
 const restartCheckResponse = z.object({
@@ -191,6 +198,7 @@ const checkpointFileResponse = z.object({ path: z.string(), size: z.number().int
 
 const previewResponse = z.object({
   outputSchema: z.array(z.object({ name: z.string(), type: z.string() })),
+  columns: z.array(z.object({ name: z.string(), type: z.string() })).describe("The output columns with their Spark types (bigint, int, decimal(10,2), struct<…>), as Spark prints a schema"),
   rows: z.array(z.record(z.string(), json)).describe('The first rows of the output (at most 100)'),
   truncated: z.boolean(),
   totalRows: z.number().int(),

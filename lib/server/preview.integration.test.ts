@@ -30,6 +30,8 @@ describe('POST /api/jobs/preview', () => {
     const res = await call(spec, sample);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.outputSchema.map((f: { name: string }) => f.name)).toEqual(['user', 'n']);
+    // The header's types are Spark's names.
+    expect(res.body.columns).toEqual([{ name: 'user', type: 'string' }, { name: 'n', type: 'bigint' }]);
     expect(res.body.rows).toHaveLength(100);
     expect(res.body.rows[0]).toEqual({ user: 'u11', n: 1 });
     expect(res.body).toMatchObject({ truncated: true, totalRows: 239, inputRows: 250, stateful: false });

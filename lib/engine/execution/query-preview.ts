@@ -29,6 +29,7 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { formatDecimal } from '../query/decimal';
 import { formatFloat } from '../query/float';
 import type { Row, Schema } from '../types';
+import { sparkColumns, type SparkColumn } from '../query/data-types';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { relationsOf } from './query-runtime';
 
@@ -51,6 +52,8 @@ interface PreviewOptions {
 
 export interface QueryPreview {
   outputSchema: Schema;
+  /** The output columns with their Spark types, as the preview's header shows them. */
+  columns: SparkColumn[];
   /** The first rows of the output (at most maxRows). */
   rows: Row[];
   /** More rows than shown came out. */
@@ -202,7 +205,7 @@ async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 
     if (query.stateful && spec.outputMode === 'append') {
       notes.push(`Append mode emits a window only once the watermark passes its end: windows still open at the end of the ${input.input === 'sample' ? 'sample' : 'records read'} are not shown.`);
     }
-    return { outputSchema: query.outputSchema, rows: out.slice(0, maxRows).map((r) => previewRow(r, query.outputSchema)), truncated: out.length > maxRows, totalRows: out.length, inputRows: rows.length, ...input, stateful: query.stateful, notes };
+    return { outputSchema: query.outputSchema, columns: sparkColumns(query.outputSchema), rows: out.slice(0, maxRows).map((r) => previewRow(r, query.outputSchema)), truncated: out.length > maxRows, totalRows: out.length, inputRows: rows.length, ...input, stateful: query.stateful, notes };
   } finally {
     clearTimeout(timer);
     await exec.stop().catch(() => undefined);

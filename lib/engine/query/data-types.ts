@@ -3,7 +3,7 @@
  * decimal's precision and scale, an array's element type, a map's key and value types), and the
  * conversions between it and a schema Field (a column, a struct field, an array element).
  */
-import type { Field } from '../types';
+import type { Field, Schema } from '../types';
 import { MAX_PRECISION, type DecimalType } from './decimal';
 import { fullRange, intervalTypeText, type IntervalFields } from './interval-utils';
 import { INTEGRAL_BITS, INTEGRAL_NAMES, widerWidth, type IntegralBits } from './long';
@@ -132,6 +132,17 @@ export function simpleTypeString(t: TypeInfo | Field): string {
     case 'day_time_interval': case 'year_month_interval':
       return typeText(info).toLowerCase();
   }
+}
+
+/** A column's name and its Spark type as Spark prints a schema (`bigint`, `decimal(10,2)`, `struct<start:timestamp,end:timestamp>`). */
+export interface SparkColumn {
+  name: string;
+  type: string;
+}
+
+/** The columns of `schema` with Spark's type names, not Weir's internal ones (an INT is `int`, not `long`). */
+export function sparkColumns(schema: Schema): SparkColumn[] {
+  return schema.map((f) => ({ name: f.name, type: simpleTypeString(f) }));
 }
 
 /** Whether two types are the same type (element, key and value types included). */

@@ -26,6 +26,24 @@ describe('validateJob', () => {
     expect(r.warnings.some((w) => w.path === 'checkpointLocation')).toBe(true);
   });
 
+  it('names the output columns with Spark\'s types, not Weir\'s internal ones', () => {
+    const r = validateJob({
+      ...good,
+      sql: "SELECT CAST(a AS INT) AS i, CAST(a AS DECIMAL(10,2)) AS d, CAST(a AS FLOAT) AS f, a, array(a) AS xs, window(ts, '1 minute') AS w FROM src",
+    });
+    expect(r.errors).toEqual([]);
+    expect(r.outputColumns).toEqual([
+      { name: 'i', type: 'int' },
+      { name: 'd', type: 'decimal(10,2)' },
+      { name: 'f', type: 'float' },
+      { name: 'a', type: 'bigint' },
+      { name: 'xs', type: 'array<bigint>' },
+      { name: 'w', type: 'struct<start:timestamp,end:timestamp>' },
+    ]);
+    // A query that does not analyse has no output columns.
+    expect(validateJob({ ...good, sql: 'SELECT nope FROM src' }).outputColumns).toBeUndefined();
+  });
+
   it('explains the optimized plan and which rule moved what', () => {
     const r = validateJob({ ...good, source: { ...good.source, schema: [...good.source.schema, { name: 'unused', type: 'string' }] }, sql: 'SELECT a FROM src WHERE a > 2 * 3' });
     expect(r.ok).toBe(true);

@@ -17,6 +17,7 @@ import { compileStreamingQuery } from '../query/streaming-query';
 import { getSinkDefinition } from '../sinks/index';
 import { getSourceDefinition } from '../sources/index';
 import type { Schema } from '../types';
+import { sparkColumns, type SparkColumn } from '../query/data-types';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { checkSpecOutbound } from '../outbound/spec-destinations';
 import type { OptimizerRuleApplication } from '../query/optimizer';
@@ -30,6 +31,8 @@ export interface ValidateJobResult {
   /** The optimizer's rewrites of the plan that `explain` shows (which rule moved what). */
   optimizations?: OptimizerRuleApplication[];
   outputSchema?: Schema;
+  /** The output columns with their Spark types (`n: bigint`), as the analysis typed them. */
+  outputColumns?: SparkColumn[];
   contract?: ContractAudit;
   /** The parsed spec with defaults applied, when ok. */
   spec?: JobSpec;
@@ -232,7 +235,8 @@ export function validateJob(specJson: unknown, opts: ValidateJobOptions = {}): V
   }
   // The query's own errors (unknown column, type errors) first: they hold in every output mode.
   errors.sort((a, b) => Number(b.path === 'sql') - Number(a.path === 'sql'));
-  return errors.length
-    ? { ok: false, errors, warnings, explain, optimizations, outputSchema }
-    : { ok: true, errors, warnings, explain, optimizations, outputSchema, contract, spec };
+  const outputColumns = outputSchema && sparkColumns(outputSchema);
+  return errors.length > 0
+    ? { ok: false, errors, warnings, explain, optimizations, outputSchema, outputColumns }
+    : { ok: true, errors, warnings, explain, optimizations, outputSchema, outputColumns, contract, spec };
 }

@@ -8,6 +8,6 @@ export const dynamic = 'force-dynamic';
 /** The engine's analysis and the exactly-once contract, without saving; 200 either way (`ok` says). */
 export const POST = apiRoute('viewer', 'validate job specs', async ({ req }) => {
   const { spec } = await parseBody(req, validateInputSchema);
-  const { ok, errors, warnings, explain, outputSchema, contract } = validateSpec(spec, env());
-  return { ok, errors, warnings, explain, outputSchema, contract, guarantee: contract?.guarantee ?? null };
+  const { ok, errors, warnings, explain, outputSchema, outputColumns, contract } = validateSpec(spec, env());
+  return { ok, errors, warnings, explain, outputSchema, outputColumns, contract, guarantee: contract?.guarantee ?? null };
 });
