@@ -167,7 +167,12 @@ export function planStreamStreamJoin(
     return {
       operators: sides[side].operators,
       schema: sides[side].schema,
-      keys: (row: Row, ctx: Parameters<typeof keys[number]['eval']>[1]) => keys.map((k) => k.eval(row, ctx)),
+      // A loop, not a map with a closure: this runs for every input row.
+      keys: (row: Row, ctx: EvalContext) => {
+        const out = new Array<unknown>(keys.length);
+        for (let i = 0; i < keys.length; i++) out[i] = keys[i].eval(row, ctx);
+        return out;
+      },
       ...(eventTime !== undefined ? { eventTime } : {}),
       ...(r.stateKeyIndex !== undefined
         ? { stateWatermark: { kind: 'key' as const, keyIndex: r.stateKeyIndex } }
@@ -180,7 +185,7 @@ export function planStreamStreamJoin(
       joinType,
       left: input('left', lk),
       right: input('right', rk),
-      ...(cond ? { condition: pairCondition(cond, sides.left.schema, sides.right.schema) } : {}),
+      ...(cond ? { condition: pairCondition(cond, r.condition!, sides.left.schema, sides.right.schema) } : {}),
       ...(inputWatermarkDeltaMs < 0 ? { inputWatermarkDeltaMs } : {}),
     },
     schema,
@@ -198,11 +203,13 @@ export function planStreamStreamJoin(
 /**
  * The join's other conditions over a candidate pair, read from one row object reused for every
  * pair (the sides' column names are distinct): a new merged row per candidate was the join's
- * largest cost after the state store.
+ * largest cost after the state store. Only the columns the condition reads are copied (each copy
+ * is a store by a name that varies, the slow kind).
  */
-function pairCondition(cond: Evaluator, left: Schema, right: Schema): (l: Row, r: Row, ctx: EvalContext) => unknown {
-  const leftNames = left.map((f) => f.name);
-  const rightNames = right.map((f) => f.name);
+function pairCondition(cond: Evaluator, expr: Expr, left: Schema, right: Schema): (l: Row, r: Row, ctx: EvalContext) => unknown {
+  const read = new Set([...referencedColumns(expr)].map((c) => c.toLowerCase()));
+  const leftNames = left.map((f) => f.name).filter((n) => read.has(n.toLowerCase()));
+  const rightNames = right.map((f) => f.name).filter((n) => read.has(n.toLowerCase()));
   const pair: Row = {};
   return (l, r, ctx) => {
     for (let i = 0; i < leftNames.length; i++) pair[leftNames[i]] = l[leftNames[i]];
