@@ -97,9 +97,18 @@ export class KeyRows {
 
   constructor(
     /** The key as the stores hold it (encodeKey). */
-    readonly key: string,
-    readonly cacheKey: CacheKey,
+    public key: string,
+    public cacheKey: CacheKey,
   ) {}
+
+  /** This (empty) entry made another key's, keeping its arrays' room (JoinStateCache.spare). */
+  reuse(key: string, cacheKey: CacheKey): this {
+    this.key = key;
+    this.cacheKey = cacheKey;
+    this.stored = 0;
+    this.slots.length = 0;
+    return this;
+  }
 
   slot(i: number): string {
     return (this.slots[i] ??= slotOf(this.key, i));
@@ -134,6 +143,9 @@ export class KeyRows {
     this.rows.length = this.flags.length = this.times.length = 0;
   }
 }
+
+/** How many emptied keys' entries a side keeps for new keys (JoinStateCache.spare). */
+const SPARE_KEYS = 4096;
 
 /** Told of each removed row and whether it ever matched (an outer join pads those that did not). */
 export type OnRemoved = (row: Row, matched: boolean) => void;
@@ -201,6 +213,14 @@ class TimeQueue {
  */
 export class JoinStateCache {
   readonly keys = new Map<CacheKey, KeyRows>();
+  /**
+   * Entries of keys whose rows all went, for new keys to take: most keys hold a row or two, so
+   * keys empty and fill all the time, and an entry with its three arrays (room for 17 rows each
+   * once pushed to) cost more to allocate, and to copy when a scavenge found it alive, than its
+   * rows. Kept up to SPARE_KEYS. An entry here may still be named in `byTime`: visiting it,
+   * empty or another key's, removes only rows that are due anyway.
+   */
+  readonly spare: KeyRows[] = [];
   /**
    * Whether `keys` holds every key of the stores (a key it lacks has no rows): so since the
    * stores were empty, or since an eviction loaded them all.
@@ -292,7 +312,11 @@ export class SymmetricHashJoinStateManager {
 
   append(k: CacheKey, row: Row, matched: boolean): void {
     let entry = this.rowsOf(k);
-    if (entry === undefined) this.cache.keys.set(k, (entry = new KeyRows(storeKeyOf(k), k)));
+    if (entry === undefined) {
+      const spare = this.cache.spare.pop();
+      entry = spare !== undefined ? spare.reuse(storeKeyOf(k), k) : new KeyRows(storeKeyOf(k), k);
+      this.cache.keys.set(k, entry);
+    }
     const time = this.timeOf?.(row);
     entry.push(row, matched ? MATCHED : 0, time ?? NaN);
     this.touch(entry);
@@ -383,8 +407,11 @@ export class SymmetricHashJoinStateManager {
         this.keyToNumValues.writeKnown(key, n > 0 ? encodeCount(n) : undefined, stored > 0);
         entry.stored = n;
       }
-      if (n === 0) this.cache.keys.delete(entry.cacheKey);
       entry.dirty = false;
+      if (n === 0) {
+        this.cache.keys.delete(entry.cacheKey);
+        if (this.cache.spare.length < SPARE_KEYS) this.cache.spare.push(entry);
+      }
     }
     this.dirty.length = 0;
   }
