@@ -16,7 +16,7 @@ import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
 import type { StateStore, StateStoreId, StateStoreProvider } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey } from '../state/state-value-codec';
 import type { Row } from '../types';
-import { cacheKeyOf, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow } from './symmetric-hash-join-state';
+import { cacheKeyOf, JoinStateCache, SymmetricHashJoinStateManager, type OnRemoved } from './symmetric-hash-join-state';
 
 const COLUMNS = ['id', 't'];
 const timeOf = (r: Row) => r.t as number;
@@ -41,6 +41,8 @@ const batches = fc.array(fc.record({ ops: fc.array(op, { maxLength: 12 }), fail:
 type ModelRow = [number, number, boolean];
 type Model = Map<string, ModelRow[]>;
 const sorted = (rows: ModelRow[]) => [...rows].sort((a, b) => a[0] - b[0]);
+/** A removal listener that keeps each removed row with whether it had matched. */
+const collect = (into: Row[]): OnRemoved => (row, matched) => void into.push({ ...row, matched });
 
 const localDirs: string[] = [];
 afterAll(async () => {
@@ -107,22 +109,24 @@ describe('join state manager against a model', () => {
             } else if (o.op === 'match') {
               const entry = m.rowsOf(CACHE_KEYS[o.key]);
               if (!entry || entry.rows.length === 0) continue;
-              const row = entry.rows[o.pick % entry.rows.length];
-              m.markMatched(entry, row);
-              next.get(KEYS[o.key])!.find((r) => r[0] === row.row.id)![2] = true;
+              const i = o.pick % entry.rows.length;
+              const id = entry.rows[i].id;
+              m.markMatched(entry, i);
+              next.get(KEYS[o.key])!.find((r) => r[0] === id)![2] = true;
             } else if (o.op === 'evictUpTo') {
-              const removed: BufferedRow[] = [];
-              expect(m.removeUpTo(o.t, removed)).toBe(removed.length);
+              const removed: Row[] = [];
+              expect(m.removeUpTo(o.t, collect(removed))).toBe(removed.length);
               const want: number[] = [];
               for (const [k, rows] of next) {
                 for (const r of rows) if (r[1] <= o.t) want.push(r[0]);
                 next.set(k, rows.filter((r) => r[1] > o.t));
               }
-              expect(removed.map((r) => r.row.id as number).sort((a, c) => a - c)).toEqual(want.sort((a, c) => a - c));
+              expect(removed.map((r) => r.id as number).sort((a, c) => a - c)).toEqual(want.sort((a, c) => a - c));
             } else {
-              const removed: BufferedRow[] = [];
-              expect(m.removeKeysWhere((k) => k === KEYS[o.key], removed)).toBe(removed.length);
-              expect(removed.map((r) => r.row.id).sort()).toEqual((next.get(KEYS[o.key]) ?? []).map((r) => r[0]).sort());
+              const removed: Row[] = [];
+              expect(m.removeKeysWhere((k) => k === KEYS[o.key], collect(removed))).toBe(removed.length);
+              expect(removed.map((r) => [r.id, r.t, r.matched])).toEqual(expect.arrayContaining((next.get(KEYS[o.key]) ?? []).map((r) => [...r])));
+              expect(removed.length).toBe((next.get(KEYS[o.key]) ?? []).length);
               next.delete(KEYS[o.key]);
             }
           }
@@ -143,7 +147,7 @@ describe('join state manager against a model', () => {
           // The kept rows, key by key, are the model's, in the stores' slot order.
           for (const [k, rows] of model) {
             const entry = new SymmetricHashJoinStateManager(await ps.counts.getStore(version), await ps.values.getStore(version), cache, COLUMNS, timeOf).rowsOf(cacheKeyOf(decodeKey(k)));
-            expect(sorted(entry!.rows.map((r): ModelRow => [r.row.id as number, r.row.t as number, r.matched]))).toEqual(rows);
+            expect(sorted(entry!.rows.map((r, i): ModelRow => [r.id as number, r.t as number, entry!.isMatched(i)]))).toEqual(rows);
           }
           if (batch.restart) {
             await ps.counts.close();

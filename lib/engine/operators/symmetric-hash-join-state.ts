@@ -62,24 +62,27 @@ function cacheKeyOfStoreKey(k: string): CacheKey {
 /** Spark's store names under `state/<operator>/<partition>/`. */
 export const JOIN_STORE_NAMES = ['left-keyToNumValues', 'left-keyWithIndexToValue', 'right-keyToNumValues', 'right-keyWithIndexToValue'] as const;
 
-export class BufferedRow {
-  constructor(
-    /**
-     * The row by column name: the input row itself when this process buffered it (no copy), else
-     * built from the values the stores hold. Never changed.
-     */
-    readonly row: Row,
-    public matched: boolean,
-    /** The row's time by the side's value state watermark (undefined: never evicted by it). */
-    readonly time: number | undefined,
-    /** The index whose keyWithIndexToValue value is this row as it is now; -1 for none. */
-    public storedAt: number,
-  ) {}
-}
+/** A buffered row's flags (KeyRows.flags): it has joined with a row of the other side. */
+const MATCHED = 1;
+/** The key's slot at the row's index holds this row as it is now (the flush need not write it). */
+const STORED = 2;
 
-/** One join key's rows, in slot order once flushed. */
-class KeyRows {
-  readonly rows: BufferedRow[] = [];
+/**
+ * One join key's rows, in slot order once flushed, as parallel arrays rather than an object per
+ * row: the probe, the flush and the eviction read a key's rows one after another, and an object
+ * per row was one more allocation, one more pointer to follow and one more object for every
+ * scavenge to copy while the row is buffered.
+ */
+export class KeyRows {
+  /**
+   * The rows by column name: the input row itself when this process buffered it (no copy), else
+   * built from the values the stores hold. Never changed.
+   */
+  readonly rows: Row[] = [];
+  /** Per row, MATCHED and STORED. */
+  readonly flags: number[] = [];
+  /** Per row, its time by the side's value state watermark (NaN: never evicted by it). */
+  readonly times: number[] = [];
   /** The count keyToNumValues holds for the key (0: none). */
   stored = 0;
   /** Whether the key is in the manager's list of keys to flush. */
@@ -94,14 +97,58 @@ class KeyRows {
 
   constructor(
     /** The key as the stores hold it (encodeKey). */
-    readonly key: string,
-    readonly cacheKey: CacheKey,
+    public key: string,
+    public cacheKey: CacheKey,
   ) {}
+
+  /** This (empty) entry made another key's, keeping its arrays' room (JoinStateCache.spare). */
+  reuse(key: string, cacheKey: CacheKey): this {
+    this.key = key;
+    this.cacheKey = cacheKey;
+    this.stored = 0;
+    this.slots.length = 0;
+    return this;
+  }
 
   slot(i: number): string {
     return (this.slots[i] ??= slotOf(this.key, i));
   }
+
+  /** Whether the `i`-th row has joined with a row of the other side. */
+  isMatched(i: number): boolean {
+    return (this.flags[i] & MATCHED) !== 0;
+  }
+
+  push(row: Row, flags: number, time: number): void {
+    this.rows.push(row);
+    this.flags.push(flags);
+    this.times.push(time);
+  }
+
+  /** Removes the `i`-th row: the key's last row takes its slot (the flush writes it there). */
+  removeAt(i: number): void {
+    const { rows, flags, times } = this;
+    const last = rows.length - 1;
+    if (i < last) {
+      rows[i] = rows[last];
+      flags[i] = flags[last] & ~STORED;
+      times[i] = times[last];
+    }
+    rows.pop();
+    flags.pop();
+    times.pop();
+  }
+
+  clear(): void {
+    this.rows.length = this.flags.length = this.times.length = 0;
+  }
 }
+
+/** How many emptied keys' entries a side keeps for new keys (JoinStateCache.spare). */
+const SPARE_KEYS = 4096;
+
+/** Told of each removed row and whether it ever matched (an outer join pads those that did not). */
+export type OnRemoved = (row: Row, matched: boolean) => void;
 
 /**
  * The times of buffered rows with their keys, earliest first (a binary heap): which keys a value
@@ -167,6 +214,14 @@ class TimeQueue {
 export class JoinStateCache {
   readonly keys = new Map<CacheKey, KeyRows>();
   /**
+   * Entries of keys whose rows all went, for new keys to take: most keys hold a row or two, so
+   * keys empty and fill all the time, and an entry with its three arrays (room for 17 rows each
+   * once pushed to) cost more to allocate, and to copy when a scavenge found it alive, than its
+   * rows. Kept up to SPARE_KEYS. An entry here may still be named in `byTime`: visiting it,
+   * empty or another key's, removes only rows that are due anyway.
+   */
+  readonly spare: KeyRows[] = [];
+  /**
    * Whether `keys` holds every key of the stores (a key it lacks has no rows): so since the
    * stores were empty, or since an eviction loaded them all.
    */
@@ -231,7 +286,7 @@ export class SymmetricHashJoinStateManager {
       const [values, matched] = decodeValue(this.keyWithIndexToValue.get(entry.slot(i))!) as [unknown[], boolean];
       const row: Row = {};
       for (let c = 0; c < this.columns.length; c++) row[this.columns[c]] = values[c];
-      entry.rows.push(new BufferedRow(row, matched, this.timeOf?.(row), i));
+      entry.push(row, matched ? MATCHED | STORED : STORED, this.timeOf?.(row) ?? NaN);
     }
     entry.stored = n;
     this.cache.keys.set(ck, entry);
@@ -250,24 +305,30 @@ export class SymmetricHashJoinStateManager {
     }
     if (this.timeOf && !this.cache.byTime) {
       const queue = new TimeQueue();
-      for (const entry of this.cache.keys.values()) for (const r of entry.rows) if (r.time !== undefined) queue.push(r.time, entry);
+      for (const entry of this.cache.keys.values()) for (const t of entry.times) if (!Number.isNaN(t)) queue.push(t, entry);
       this.cache.byTime = queue;
     }
   }
 
   append(k: CacheKey, row: Row, matched: boolean): void {
     let entry = this.rowsOf(k);
-    if (entry === undefined) this.cache.keys.set(k, (entry = new KeyRows(storeKeyOf(k), k)));
+    if (entry === undefined) {
+      const spare = this.cache.spare.pop();
+      entry = spare !== undefined ? spare.reuse(storeKeyOf(k), k) : new KeyRows(storeKeyOf(k), k);
+      this.cache.keys.set(k, entry);
+    }
     const time = this.timeOf?.(row);
-    entry.rows.push(new BufferedRow(row, matched, time, -1));
+    entry.push(row, matched ? MATCHED : 0, time ?? NaN);
     this.touch(entry);
     if (time !== undefined && this.cache.byTime) this.cache.byTime.push(time, entry);
   }
 
-  markMatched(entry: KeyRows, row: BufferedRow): void {
-    if (row.matched) return;
-    row.matched = true;
-    row.storedAt = -1;
+  /** Marks the `i`-th row of a key as matched (its slot is written again at the flush). */
+  markMatched(entry: KeyRows, i: number): void {
+    const f = entry.flags[i];
+    if ((f & MATCHED) !== 0) return;
+    // Not STORED any more: the slot holds the row unmatched.
+    entry.flags[i] = MATCHED;
     this.touch(entry);
   }
 
@@ -279,17 +340,18 @@ export class SymmetricHashJoinStateManager {
 
   /**
    * Removes the rows of every key for which `evict(k)` holds (Spark's removeByKeyCondition: the
-   * predicate sees the encoded key, to decode it only when needed) and returns how many; they are
-   * added to `removed` when it is given (an outer join pads them; an inner join needs no list).
+   * predicate sees the encoded key, to decode it only when needed) and returns how many; each is
+   * told to `removed` when it is given (an outer join pads them; an inner join needs no list).
    */
-  removeKeysWhere(evict: (k: string) => boolean, removed?: BufferedRow[]): number {
+  removeKeysWhere(evict: (k: string) => boolean, removed?: OnRemoved): number {
     this.completeCache();
     let n = 0;
     for (const entry of this.cache.keys.values()) {
-      if (entry.rows.length === 0 || !evict(entry.key)) continue;
-      if (removed) for (const r of entry.rows) removed.push(r);
-      n += entry.rows.length;
-      entry.rows.length = 0;
+      const { rows } = entry;
+      if (rows.length === 0 || !evict(entry.key)) continue;
+      if (removed) for (let i = 0; i < rows.length; i++) removed(rows[i], entry.isMatched(i));
+      n += rows.length;
+      entry.clear();
       this.touch(entry);
     }
     return n;
@@ -297,28 +359,26 @@ export class SymmetricHashJoinStateManager {
 
   /**
    * Removes every row whose time is ≤ `t` (a value state watermark), visiting only the keys that
-   * hold such rows (Spark's removeByValueCondition); returns and adds to `removed` as
+   * hold such rows (Spark's removeByValueCondition); returns and tells `removed` as
    * removeKeysWhere.
    */
-  removeUpTo(t: number, removed?: BufferedRow[]): number {
+  removeUpTo(t: number, removed?: OnRemoved): number {
     this.completeCache();
     const keys: KeyRows[] = [];
     this.cache.byTime!.popUpTo(t, ++this.cache.rounds, keys);
     let n = 0;
     for (const entry of keys) {
-      const rows = entry.rows;
+      const { rows, times } = entry;
       const before = rows.length;
       for (let i = 0; i < rows.length; ) {
-        const time = rows[i].time;
-        if (time === undefined || time > t) {
+        // NaN (no time) is never ≤ t: kept.
+        if (!(times[i] <= t)) {
           i++;
           continue;
         }
-        removed?.push(rows[i]);
+        removed?.(rows[i], entry.isMatched(i));
         n++;
-        // The key's last row takes the freed slot (flush writes it there).
-        const last = rows.pop()!;
-        if (i < rows.length) rows[i] = last;
+        entry.removeAt(i);
       }
       if (rows.length !== before) this.touch(entry);
     }
@@ -331,33 +391,36 @@ export class SymmetricHashJoinStateManager {
    */
   flush(): void {
     for (const entry of this.dirty) {
-      const { key, rows } = entry;
+      const { key, rows, flags } = entry;
       const n = rows.length;
       // The stores hold the key's count and its slots below it, no others: each write says
       // whether its key is there, so the store need not look it up (writeKnown).
       const stored = entry.stored;
       for (let i = 0; i < n; i++) {
-        const r = rows[i];
-        if (r.storedAt === i) continue;
-        this.keyWithIndexToValue.writeKnownValue(entry.slot(i), this.valueOf(r), i < stored);
-        r.storedAt = i;
+        const f = flags[i];
+        if ((f & STORED) !== 0) continue;
+        this.keyWithIndexToValue.writeKnownValue(entry.slot(i), this.valueOf(rows[i], (f & MATCHED) !== 0), i < stored);
+        flags[i] = f | STORED;
       }
       for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(entry.slot(i), undefined, true);
       if (n !== stored) {
         this.keyToNumValues.writeKnown(key, n > 0 ? encodeCount(n) : undefined, stored > 0);
         entry.stored = n;
       }
-      if (n === 0) this.cache.keys.delete(entry.cacheKey);
       entry.dirty = false;
+      if (n === 0) {
+        this.cache.keys.delete(entry.cacheKey);
+        if (this.cache.spare.length < SPARE_KEYS) this.cache.spare.push(entry);
+      }
     }
     this.dirty.length = 0;
   }
 
   /** A row as keyWithIndexToValue holds it: [its values in column order (absent: NULL), matched]; the one array, reused. */
-  private valueOf(b: BufferedRow): [unknown[], boolean] {
+  private valueOf(row: Row, matched: boolean): [unknown[], boolean] {
     const { values, value, columns } = this;
-    for (let c = 0; c < values.length; c++) values[c] = b.row[columns[c]] ?? null;
-    value[1] = b.matched;
+    for (let c = 0; c < values.length; c++) values[c] = row[columns[c]] ?? null;
+    value[1] = matched;
     return value;
   }
 

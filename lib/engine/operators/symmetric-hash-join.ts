@@ -24,7 +24,7 @@ import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
 import { partitionForKey, providerMetrics, storeKey, type StateStore } from '../state/state-store';
 import { decodeKey, encodeKey } from '../state/state-value-codec';
-import { cacheKeyOf, JOIN_STORE_NAMES, joinKeyOfStoreKey, JoinStateCache, SymmetricHashJoinStateManager, type BufferedRow, type JoinSide } from './symmetric-hash-join-state';
+import { cacheKeyOf, JOIN_STORE_NAMES, joinKeyOfStoreKey, JoinStateCache, SymmetricHashJoinStateManager, type JoinSide, type OnRemoved } from './symmetric-hash-join-state';
 import { lateEventsWatermark, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export type StreamingJoinType = 'inner' | 'leftOuter' | 'rightOuter' | 'fullOuter' | 'leftSemi';
@@ -232,13 +232,13 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         if (buffered !== undefined) {
           const rows = buffered.rows;
           for (let i = 0; i < rows.length; i++) {
+            if (semi && side === 'right' && buffered.isMatched(i)) continue;
             const b = rows[i];
-            if (semi && side === 'right' && b.matched) continue;
-            const l = side === 'left' ? row : b.row;
-            const r = side === 'left' ? b.row : row;
+            const l = side === 'left' ? row : b;
+            const r = side === 'left' ? b : row;
             if (this.o.condition && this.o.condition(l, r, ctx) !== true) continue;
             matched = true;
-            if (keepsMatched[other]) otherState.markMatched(buffered, b);
+            if (keepsMatched[other]) otherState.markMatched(buffered, i);
             if (!semi) out.push(this.joined(l, r));
             else if (side === 'right') out.push(this.joined(l, null));
             else break;
@@ -264,10 +264,11 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       if (!this.o[side].stateWatermark || wm === -Infinity) continue;
       const w = this.o[side].stateWatermark!;
       const pads = side === 'left' ? joinType === 'leftOuter' || joinType === 'fullOuter' : joinType === 'rightOuter' || joinType === 'fullOuter';
-      const evicted: BufferedRow[] | undefined = pads ? [] : undefined;
-      counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, evicted) : state[side].removeKeysWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm), evicted);
+      const padded: OnRemoved | undefined = !pads ? undefined : (b, matched) => {
+        if (!matched) out.push(side === 'left' ? this.joined(b, null) : this.joined(null, b));
+      };
+      counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, padded) : state[side].removeKeysWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm), padded);
       this.pendingEvictedUpTo = wm;
-      if (evicted) for (const b of evicted) if (!b.matched) out.push(side === 'left' ? this.joined(b.row, null) : this.joined(null, b.row));
     }
     state.left.flush();
     state.right.flush();

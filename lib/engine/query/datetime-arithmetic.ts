@@ -59,7 +59,8 @@ export function nullSafeBinary(result: Omit<CompiledExpr, 'eval'>, l: CompiledEx
 
 const asTimestamp = (c: CompiledExpr): ((v: unknown) => unknown) => (c.type === 'date' ? (v) => timestampFromDate(v as number) : (v) => v);
 
-const negateMicros = (v: unknown): Long => exactMicros(-bigOf(v as Long));
+// A safe integer's negation is one (and within BIGINT): no bigint per row for `t - INTERVAL …`.
+const negateMicros = (v: unknown): Long => (Number.isSafeInteger(v) ? -(v as number) + 0 : exactMicros(-bigOf(v as Long)));
 const negateMonths = (v: unknown): number => exactMonths(-(v as number));
 
 /** `-i` of an interval's value, ARITHMETIC_OVERFLOW past its type's range. */

@@ -89,3 +89,58 @@ export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: E
   }
   return out;
 }
+
+/**
+ * One conjunct of a time range read exactly: `sign · (left − right) + constUs  op  0`, in
+ * microseconds, over one event-time column of each side.
+ */
+export interface TimeBound {
+  left: string;
+  right: string;
+  /** The coefficient of the left column: ±1 (the right column's is its negation). */
+  sign: 1 | -1;
+  constUs: number;
+  op: '<' | '<=' | '>' | '>=';
+}
+
+/** Whether every interval literal in `e` is whole milliseconds (a bound the typed test reads as the SQL does). */
+function wholeMillis(e: Expr): boolean {
+  if (e.kind === 'literal') return Number(e.value) % 1000 === 0;
+  if (e.kind === 'unary') return wholeMillis(e.arg);
+  if (e.kind === 'binary') return wholeMillis(e.left) && wholeMillis(e.right);
+  return true;
+}
+
+/**
+ * The condition as bounds on the difference of a left and a right event-time column, when it is
+ * nothing else: every conjunct (a BETWEEN as two) compares sums of one column of each side and
+ * day-time interval literals of whole milliseconds, the two columns with opposite signs.
+ * Undefined when any conjunct is not such a comparison. So a pair of whole-millisecond times can
+ * be tested by integer arithmetic (TimeBound) instead of the compiled expression.
+ */
+export function timeRangeBounds(condition: Expr | undefined, timeOf: EventTimeColumnOf): TimeBound[] | undefined {
+  if (!condition) return undefined;
+  const out: TimeBound[] = [];
+  for (const c of comparisons(condition)) {
+    if (c.kind !== 'binary' || (c.op !== '<' && c.op !== '<=' && c.op !== '>' && c.op !== '>=')) return undefined;
+    const a = linear(c.left, timeOf);
+    const b = linear(c.right, timeOf);
+    if (!a || !b || !wholeMillis(c)) return undefined;
+    const d = { left: a.left - b.left, right: a.right - b.right, constUs: a.constUs - b.constUs };
+    if (Math.abs(d.left) !== 1 || d.right !== -d.left) return undefined;
+    // The one column of each side it reads (a side of a join of joins has several event times).
+    const columns: Record<JoinSideName, Set<string>> = { left: new Set(), right: new Set() };
+    const collect = (e: Expr): void => {
+      if (e.kind === 'column') columns[timeOf(e)!].add(e.name);
+      else if (e.kind === 'unary') collect(e.arg);
+      else if (e.kind === 'binary') {
+        collect(e.left);
+        collect(e.right);
+      }
+    };
+    collect(c);
+    if (columns.left.size !== 1 || columns.right.size !== 1) return undefined;
+    out.push({ left: [...columns.left][0], right: [...columns.right][0], sign: d.left as 1 | -1, constUs: d.constUs, op: c.op });
+  }
+  return out;
+}

@@ -12,8 +12,8 @@ import type { Row, Schema } from '../types';
 import { aggregateKeyNames } from './aggregate-planner';
 import { fieldOfType } from './data-types';
 import { conjunction, conjuncts, exprToString, referencedColumns, type Expr } from './expression';
-import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { joinStateWatermarkOffsets, type JoinSideName } from './join-time-range';
+import { compileExpression, resolveColumn, type EvalContext, type Evaluator } from './expression-compiler';
+import { joinStateWatermarkOffsets, timeRangeBounds, type JoinSideName, type TimeBound } from './join-time-range';
 import { children, type LogicalPlan } from './logical-plan';
 
 type JoinNode = Extract<LogicalPlan, { kind: 'Join' }>;
@@ -34,6 +34,8 @@ export interface StreamJoinReading {
    * JoinStateKeyWatermarkPredicate, which wins over a time range).
    */
   stateKeyIndex?: number;
+  /** The condition read as a time range and nothing else (join-time-range.ts's timeRangeBounds). */
+  timeBounds?: TimeBound[];
 }
 
 const JOIN_TYPES: Record<string, StreamingJoinType> = { Inner: 'inner', LeftOuter: 'leftOuter', RightOuter: 'rightOuter', FullOuter: 'fullOuter', LeftSemi: 'leftSemi' };
@@ -130,7 +132,8 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     const bounded = referenced.find((c) => timeOf({ kind: 'column', name: c }) === side);
     if (stateWatermarks[side] !== undefined && bounded !== undefined) stateColumns[side] = columns[side].find((c) => c.name.toLowerCase() === bounded.toLowerCase())!.name;
   }
-  return { eventTimes, stateColumns, keys, condition, stateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}) };
+  const timeBounds = timeRangeBounds(condition, timeOf);
+  return { eventTimes, stateColumns, keys, condition, stateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}), ...(timeBounds ? { timeBounds } : {}) };
 }
 
 /**
@@ -167,7 +170,12 @@ export function planStreamStreamJoin(
     return {
       operators: sides[side].operators,
       schema: sides[side].schema,
-      keys: (row: Row, ctx: Parameters<typeof keys[number]['eval']>[1]) => keys.map((k) => k.eval(row, ctx)),
+      // A loop, not a map with a closure: this runs for every input row.
+      keys: (row: Row, ctx: EvalContext) => {
+        const out = new Array<unknown>(keys.length);
+        for (let i = 0; i < keys.length; i++) out[i] = keys[i].eval(row, ctx);
+        return out;
+      },
       ...(eventTime !== undefined ? { eventTime } : {}),
       ...(r.stateKeyIndex !== undefined
         ? { stateWatermark: { kind: 'key' as const, keyIndex: r.stateKeyIndex } }
@@ -180,7 +188,7 @@ export function planStreamStreamJoin(
       joinType,
       left: input('left', lk),
       right: input('right', rk),
-      ...(cond ? { condition: pairCondition(cond, sides.left.schema, sides.right.schema) } : {}),
+      ...(cond ? { condition: timeRangeCondition(r.timeBounds, sides.left.schema, sides.right.schema, pairCondition(cond, r.condition!, sides.left.schema, sides.right.schema)) } : {}),
       ...(inputWatermarkDeltaMs < 0 ? { inputWatermarkDeltaMs } : {}),
     },
     schema,
@@ -198,15 +206,57 @@ export function planStreamStreamJoin(
 /**
  * The join's other conditions over a candidate pair, read from one row object reused for every
  * pair (the sides' column names are distinct): a new merged row per candidate was the join's
- * largest cost after the state store.
+ * largest cost after the state store. Only the columns the condition reads are copied (each copy
+ * is a store by a name that varies, the slow kind).
  */
-function pairCondition(cond: Evaluator, left: Schema, right: Schema): (l: Row, r: Row, ctx: EvalContext) => unknown {
-  const leftNames = left.map((f) => f.name);
-  const rightNames = right.map((f) => f.name);
+function pairCondition(cond: Evaluator, expr: Expr, left: Schema, right: Schema): (l: Row, r: Row, ctx: EvalContext) => unknown {
+  const read = new Set([...referencedColumns(expr)].map((c) => c.toLowerCase()));
+  const leftNames = left.map((f) => f.name).filter((n) => read.has(n.toLowerCase()));
+  const rightNames = right.map((f) => f.name).filter((n) => read.has(n.toLowerCase()));
   const pair: Row = {};
   return (l, r, ctx) => {
     for (let i = 0; i < leftNames.length; i++) pair[leftNames[i]] = l[leftNames[i]];
     for (let i = 0; i < rightNames.length; i++) pair[rightNames[i]] = r[rightNames[i]];
     return cond(pair, ctx);
+  };
+}
+
+type PairCondition = (l: Row, r: Row, ctx: EvalContext) => unknown;
+
+/**
+ * A join condition that is only a time range (`r.t BETWEEN l.t - INTERVAL … AND l.t + …`) tested
+ * by integer arithmetic on the two times in microseconds, where both are whole milliseconds (most
+ * event times; the difference and the bounds then exact, as the SQL's are): the compiled
+ * expression ran closures per operator, a timestamp's microseconds split and rejoined per side,
+ * for every candidate pair. A pair with a NULL, a fraction of a millisecond or a time past
+ * ±2^53 µs goes to `generic`, the compiled condition. `generic` alone when `bounds` is undefined
+ * or a column is not a TIMESTAMP.
+ */
+export function timeRangeCondition(bounds: TimeBound[] | undefined, left: Schema, right: Schema, generic: PairCondition): PairCondition {
+  if (!bounds) return generic;
+  const fields = bounds.map((b) => [resolveColumn(left, b.left), resolveColumn(right, b.right)] as const);
+  if (fields.some(([l, r]) => l?.type !== 'timestamp' || l.ntz || r?.type !== 'timestamp' || r.ntz)) return generic;
+  const n = bounds.length;
+  const leftNames = fields.map(([l]) => l!.name);
+  const rightNames = fields.map(([, r]) => r!.name);
+  const signs = bounds.map((b) => b.sign);
+  const consts = bounds.map((b) => b.constUs);
+  // Each bound as `d op 0` with the comparison a number: 0 <, 1 <=, 2 >, 3 >=.
+  const ops = bounds.map((b) => ['<', '<=', '>', '>='].indexOf(b.op));
+  const micros = (v: unknown): number | undefined => {
+    if (typeof v !== 'number' || !Number.isInteger(v)) return undefined;
+    const us = v * 1000;
+    return Number.isSafeInteger(us) ? us : undefined;
+  };
+  return (l, r, ctx) => {
+    // Every time read first: a pair the arithmetic cannot take goes whole to the expression.
+    for (let i = 0; i < n; i++) if (micros(l[leftNames[i]]) === undefined || micros(r[rightNames[i]]) === undefined) return generic(l, r, ctx);
+    for (let i = 0; i < n; i++) {
+      const d = signs[i] * (micros(l[leftNames[i]])! - micros(r[rightNames[i]])!) + consts[i];
+      if (!Number.isSafeInteger(d)) return generic(l, r, ctx);
+      const op = ops[i];
+      if (!(op === 0 ? d < 0 : op === 1 ? d <= 0 : op === 2 ? d > 0 : d >= 0)) return false;
+    }
+    return true;
   };
 }

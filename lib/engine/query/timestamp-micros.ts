@@ -54,6 +54,8 @@ export function splitTimestamp(v: number): [ms: number, micros: number] {
 
 /** Spark's value of the timestamp: microseconds since the epoch, as a BIGINT. */
 export function microsOfTimestamp(v: number): Long {
+  // A whole millisecond (most timestamps) needs no split.
+  if (Number.isInteger(v) && Number.isSafeInteger(v * 1000)) return v * 1000 + 0;
   const [ms, micros] = splitTimestamp(v);
   const us = ms * 1000 + micros;
   return Number.isSafeInteger(us) ? us + 0 : toLong(BigInt(ms) * 1000n + BigInt(micros));

@@ -67,11 +67,20 @@ export class ByteWriter {
   }
   varint(v: number): void {
     this.ensure(10);
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v % 0x80) | 0x80;
+    // The buffer and cursor in locals, and 32-bit shifts below 2^31: every number of every state
+    // value comes through here.
+    const buf = this.buf;
+    let pos = this.pos;
+    while (v >= 0x80000000) {
+      buf[pos++] = (v % 0x80) | 0x80;
       v = Math.floor(v / 0x80);
     }
-    this.buf[this.pos++] = v;
+    while (v >= 0x80) {
+      buf[pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[pos++] = v;
+    this.pos = pos;
   }
   bytes(b: Uint8Array): void {
     this.ensure(b.length);
@@ -161,7 +170,8 @@ export function writeValue(w: ByteWriter, v: unknown): void {
       return w.u8(v ? TAG_TRUE : TAG_FALSE);
     case 'number':
       if (Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0)) {
-        w.u8(TAG_INT);
+        w.ensure(1);
+        w.buf[w.pos++] = TAG_INT;
         return w.varint(v >= 0 ? v * 2 : -v * 2 - 1);
       }
       w.u8(TAG_DOUBLE);
