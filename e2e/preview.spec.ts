@@ -84,7 +84,7 @@ test('preview over a pasted sample; a stateful query gets its note', async ({ pa
   await expect(result.getByText('The result after all 4 sample records, as the state holds it (append mode).')).toBeVisible();
   await expect(result.getByText(/Append mode emits a window only once the watermark passes its end/)).toBeVisible();
   const table = result.getByRole('table', { name: 'Preview rows' });
-  await expect(table.getByRole('columnheader')).toHaveText(['user string', 'w window', 'n long']);
+  await expect(table.getByRole('columnheader')).toHaveText(['user string', 'w struct<start:timestamp,end:timestamp>', 'n bigint']);
   // The 09:00 window closed (ann 2, bob 1); cy's 09:05 window is still open and not shown.
   const rows = table.locator('tbody tr');
   await expect(rows).toHaveCount(2);
