@@ -4,8 +4,8 @@
  * each reading it on its worker) and reduce tasks go, by the worker that hosts
  * this run (engine-host.ts, task-dispatcher.ts), to the tasks queue that every worker consumes;
  * each runs where a worker takes it, with its partition's state (task-worker.ts), a reduce task
- * being offered first to the worker that ran its partition's last task (its preferred location). Their rows
- * travel through the checkpoint store (shuffle.ts), except the last stage's output when the sink
+ * being offered first to the worker that ran its partition's last task (its preferred location).
+ * Their rows travel through the checkpoint store (shuffle.ts), except the last stage's output when the sink
  * has a commit protocol: its tasks write it to the sink and return commit messages. A task whose worker dies is retried by the
  * queue on another; one that keeps failing fails the batch, which the run's restart policy then
  * retries from offsets/N as any failed batch.
