@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseAllowList } from './engine/outbound/outbound-policy';
+import { DEFAULT_LOCALITY_WAIT_MS } from './queue/queues';
 import { readRunningInstance, type RunningInstance } from './running-instance';
 
 const boolish = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -78,6 +79,12 @@ const envSchema = z.object({
   WEIR_TASK_SCHEDULER: z.enum(['local', 'cluster']).default('local'),
   /** Reduce tasks one worker process runs at once (Spark's spark.executor.cores). */
   WEIR_TASK_CONCURRENCY: intish(1, 1),
+  /**
+   * Spark's spark.locality.wait for reduce tasks (WEIR_TASK_SCHEDULER=cluster): how long a
+   * reduce task waits for the worker that holds its state partition before any worker may take it
+   * (worker/task-dispatcher.ts; DEFAULT_LOCALITY_WAIT_MS says why 10 ms). 0: no preference.
+   */
+  WEIR_LOCALITY_WAIT_MS: intish(DEFAULT_LOCALITY_WAIT_MS, 0),
   /**
    * Where jobs' webhooks, database and broker connections and S3 endpoints may connect:
    * comma-separated CIDRs and host names (`10.0.0.0/8,hooks.example.com,*.svc.cluster.local`).

@@ -120,4 +120,36 @@ describe('checkPayloadVersion', () => {
     expect(() => checkPayloadVersion({})).not.toThrow();
     expect(() => checkPayloadVersion({ version: TASK_PAYLOAD_VERSION + 1 })).toThrow(/newer Weir .*upgrade this worker/);
   });
+
+  it("names each partition's last worker as its reduce task's preferred location, each worker for at most its share of the stage", async () => {
+    const cp = new InMemoryCheckpointFileManager();
+    const sent: ReduceTaskPayload[][] = [];
+    // Where each stage's tasks run: by partition.
+    let runOn: string[] = [];
+    const submit = async (payloads: TaskPayload[]): Promise<ReduceTaskOutcome[]> => {
+      sent.push(payloads as ReduceTaskPayload[]);
+      return Promise.all(
+        (payloads as ReduceTaskPayload[]).map(async (p) => {
+          const output = attemptOutput(p);
+          await writeBlock(cp, output, []);
+          return { output, workerId: runOn[p.task.partitionId], inputRows: 0, rows: 0, shuffleBytes: 0, durationMs: 1, attempt: 1 };
+        }),
+      );
+    };
+    const spec = { checkpointLocation: 'memory://x', sources: [], sink: { type: 'memory', options: {} } } as unknown as JobSpec;
+    const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
+    const stage = (batchId: number) => [0, 1, 2, 3].map((p) => ({ ...task(p, []), batchId }));
+    const preferred = () => sent.at(-1)!.map((p) => p.preferredLocation);
+    // A new driver knows no partition's worker.
+    runOn = ['a', 'b', 'a', 'b'];
+    await s.submitTasks(stage(0));
+    expect(preferred()).toEqual([undefined, undefined, undefined, undefined]);
+    runOn = ['a', 'a', 'a', 'b'];
+    await s.submitTasks(stage(1));
+    expect(preferred()).toEqual(['a', 'b', 'a', 'b']);
+    // Three partitions last ran on a: two workers known, so a is preferred by two of the four.
+    await s.submitTasks(stage(2));
+    expect(preferred()).toEqual(['a', 'a', undefined, 'b']);
+  });
 });
+

@@ -3,14 +3,18 @@
  * TaskSchedulerImpl on a cluster. A stateful stage's map tasks (one per split of the source,
  * each reading it on its worker) and reduce tasks go, by the worker that hosts
  * this run (engine-host.ts, task-dispatcher.ts), to the tasks queue that every worker consumes;
- * each runs where a worker takes it, with its partition's state (task-worker.ts). Their rows
- * travel through the checkpoint store (shuffle.ts), except the last stage's output when the sink
+ * each runs where a worker takes it, with its partition's state (task-worker.ts), a reduce task
+ * being offered first to the worker that ran its partition's last task (its preferred location).
+ * Their rows travel through the checkpoint store (shuffle.ts), except the last stage's output when the sink
  * has a commit protocol: its tasks write it to the sink and return commit messages. A task whose worker dies is retried by the
  * queue on another; one that keeps failing fails the batch, which the run's restart policy then
  * retries from offsets/N as any failed batch.
  */
 import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
 import { mapOutputBlock, newDriverRun, readBlock, shuffleDir, TASK_PAYLOAD_VERSION, taskSpec, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+
+/** A worker that completed none of this driver's tasks for this long no longer counts in a worker's share of a stage. */
+const EXECUTOR_TIMEOUT_MS = 60_000;
 
 export class ClusterTaskScheduler implements TaskScheduler {
   readonly remote = true;
@@ -24,6 +28,15 @@ export class ClusterTaskScheduler implements TaskScheduler {
   private readonly driverRun = newDriverRun();
   /** The tasks of the batch running now, taken by whoever reports its progress (takeTasks). */
   private tasks: TaskProgress[] = [];
+  /**
+   * Where each state partition (`<stage>/<partition>`) is loaded: the worker its last reduce task
+   * completed on (Spark's StateStoreCoordinator, which executors tell of the stores they load).
+   * A reduce task names it as its preferred location; unknown at a driver's start, so a new
+   * driver's first batch goes wherever the queue puts it.
+   */
+  private readonly stateStoreLocations = new Map<string, string>();
+  /** The workers that completed this driver's tasks lately, with when (Spark's live executors). */
+  private readonly executors = new Map<string, number>();
 
   constructor(
     private readonly o: {
@@ -58,6 +71,7 @@ export class ClusterTaskScheduler implements TaskScheduler {
       const base = this.payloadBase(dir, reduceTasks.length);
       const maps = mapTasks.length ? ((await this.o.submit(mapTasks.map((task): MapTaskPayload => ({ ...base, kind: 'map', task })))) as MapTaskOutcome[]) : [];
       for (const [i, o] of maps.entries()) {
+        this.executors.set(o.workerId, Date.now());
         this.tasks.push({ stageId: mapTasks[i].stageId, partitionId: mapTasks[i].mapId, kind: 'map', workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
       }
       const payloads = reduceTasks.map((task): ReduceTaskPayload => ({
@@ -74,13 +88,29 @@ export class ClusterTaskScheduler implements TaskScheduler {
   }
 
   private async runReduceTasks(payloads: ReduceTaskPayload[]): Promise<TaskResult[]> {
-    const outcomes = (await this.o.submit(payloads)) as ReduceTaskOutcome[];
+    // A worker is the preferred location of at most its share of the stage's tasks: otherwise a
+    // stage whose partitions all last ran on one worker (one took a task another was slow to)
+    // would wait for that worker, one task after another, every batch from then on; the tasks
+    // over its share go to any worker, and the next batch prefers where they ran.
+    const now = Date.now();
+    for (const [w, at] of this.executors) if (now - at > EXECUTOR_TIMEOUT_MS) this.executors.delete(w);
+    const share = Math.ceil(payloads.length / Math.max(1, this.executors.size));
+    const offered = new Map<string, number>();
+    const located = payloads.map((p) => {
+      const preferredLocation = this.stateStoreLocations.get(`${p.task.stageId}/${p.task.partitionId}`);
+      if (!preferredLocation || (offered.get(preferredLocation) ?? 0) >= share) return p;
+      offered.set(preferredLocation, (offered.get(preferredLocation) ?? 0) + 1);
+      return { ...p, preferredLocation };
+    });
+    const outcomes = (await this.o.submit(located)) as ReduceTaskOutcome[];
     const results: TaskResult[] = [];
     for (const [i, o] of outcomes.entries()) {
       const { partitionId, stageId } = payloads[i].task;
       if (o.sinkCommit) results.push({ partitionId, rows: [], progress: o.progress, sinkCommit: o.sinkCommit });
       else if (o.output) results.push({ partitionId, rows: (await readBlock<Row[]>(this.o.checkpoint, o.output)).value, progress: o.progress });
       else throw new Error(`Internal: reduce task ${partitionId} of stage ${stageId} returned neither an output block nor a sink commit`);
+      this.stateStoreLocations.set(`${stageId}/${partitionId}`, o.workerId);
+      this.executors.set(o.workerId, Date.now());
       this.tasks.push({ stageId, partitionId, workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
     }
     return results.sort((a, b) => a.partitionId - b.partitionId);

@@ -24,7 +24,11 @@ const CLUSTER = { WEIR_TASK_SCHEDULER: 'cluster', WEIR_TEST_TASK_DELAY_MS: '300'
 type Kind = 'map' | 'reduce';
 const started = (out: string, kind: Kind) => out.split('\n').filter((l) => l.includes(`"msg":"${kind} task started"`));
 const done = (out: string, kind: Kind) => out.split('\n').filter((l) => l.includes(`"msg":"${kind} task done"`));
-const bullJobIdOf = (line: string) => /"bullJobId":"([^"]+)"/.exec(line)![1];
+/**
+ * The task a log line is about: its query, batch, stage and split or partition. Not its queue job:
+ * a reduce task whose preferred worker died is moved to the shared queue as another job.
+ */
+const taskOf = (line: string) => ['queryId', 'batchId', 'stageId', 'mapId', 'partitionId'].map((k) => new RegExp(`"${k}":("[^"]*"|\\d+)`).exec(line)?.[1] ?? '').join('/');
 
 describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two workers, SIGKILLed mid-task (queue on %s)', (backend) => {
   const h = new WorkerHarness(backend, 12);
@@ -59,7 +63,7 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
      */
     const killDuring = async (kind: Kind) => {
       let victim: SpawnedWorker | undefined;
-      let bullJobId = '';
+      let task = '';
       let fed = Date.now();
       const feed = () => {
         if (Date.now() - fed < FEED_MS || added >= 2 * FILES) return;
@@ -73,11 +77,11 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
         feed();
         for (const w of workers) {
           if (w.child.exitCode !== null || w.child.signalCode !== null || (await w.id) === run.workerId) continue;
-          const finished = new Set(done(w.output(), kind).map(bullJobIdOf));
-          const running = started(w.output(), kind).filter((l) => l.includes(`"queryId":"${queryId}"`)).map(bullJobIdOf).find((id) => !finished.has(id));
+          const finished = new Set(done(w.output(), kind).map(taskOf));
+          const running = started(w.output(), kind).filter((l) => l.includes(`"queryId":"${queryId}"`)).map(taskOf).find((t) => !finished.has(t));
           if (running) {
             victim = w;
-            bullJobId = running;
+            task = running;
             return true;
           }
         }
@@ -85,9 +89,9 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
       }, 240_000, 20);
       victim!.child.kill('SIGKILL');
       await victim!.exited;
-      // The killed worker's task starts again elsewhere (after its lock expires), same job, next attempt.
+      // The killed worker's task starts again elsewhere (after its lock expires), next attempt.
       const others = workers.filter((w) => w !== victim);
-      await waitFor(`the killed ${kind} task retried on another worker`, async () => others.some((w) => started(w.output(), kind).some((l) => l.includes(`"bullJobId":"${bullJobId}"`))), 120_000);
+      await waitFor(`the killed ${kind} task retried on another worker`, async () => others.some((w) => started(w.output(), kind).some((l) => taskOf(l) === task)), 120_000);
       workers.push(h.spawnWorker(CLUSTER));
     };
     await killDuring('map');

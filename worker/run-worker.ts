@@ -71,7 +71,7 @@ async function reconcile(
 
 export async function startRunWorker({ db, config, workerId, log }: RunWorkerDeps): Promise<{ close(): Promise<void>; processor: RunProcessor }> {
   const queue = queueConfigFrom(config);
-  const tasks = config.WEIR_TASK_SCHEDULER === 'cluster' ? new TaskDispatcher(queue) : undefined;
+  const tasks = config.WEIR_TASK_SCHEDULER === 'cluster' ? new TaskDispatcher(queue, { localityWaitMs: config.WEIR_LOCALITY_WAIT_MS }) : undefined;
   const processor = new RunProcessor({
     tasks,
     db,

@@ -61,6 +61,18 @@ export interface ReduceTaskPayload extends TaskPayloadBase {
    * or, after map tasks, each map output's block for this partition, in map order (its one input).
    */
   input: string | { mapOutputs: string[] };
+  /**
+   * Spark's preferred location of a state store's task: the worker that ran the partition's last
+   * task and so holds its compiled query, operator and loaded state (the driver knows it from the
+   * task outcomes, ClusterTaskScheduler). The dispatcher offers the task to that worker first,
+   * for the locality wait; a worker ignores the field.
+   */
+  preferredLocation?: string;
+  /**
+   * Attempts the task already started in its preferred worker's queue before the dispatcher moved
+   * it to the shared queue (that worker died holding it): its attempts there count on from them.
+   */
+  priorAttempts?: number;
 }
 
 export interface MapTaskPayload extends TaskPayloadBase {

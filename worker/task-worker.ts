@@ -1,6 +1,8 @@
 /**
  * Spark's executor in every worker: consumes the tasks queue (WEIR_TASK_SCHEDULER=cluster runs'
- * map and reduce tasks, task-dispatcher.ts), WEIR_TASK_CONCURRENCY at a time. A map task reads
+ * map and reduce tasks, task-dispatcher.ts), WEIR_TASK_CONCURRENCY at a time, and its own queue
+ * (executorTasksQueue), where a reduce task waits a moment for it when it holds the task's state
+ * partition. A map task reads
  * its split of the source (with the job's source options, read from the job, never from the
  * queue), runs the stateless operators and writes one block per reduce partition under a name of
  * its attempt. A reduce task reads its input blocks from the job's checkpoint, runs it with lib/engine's Executor (which keeps the
@@ -14,11 +16,12 @@
  * the task to another worker, with the same input.
  */
 import '@/lib/connectors'; // registers the connectors' source and checkpoint types (s3://)
+import type { Processor } from 'bullmq';
 import type { Logger } from 'pino';
 import { checkpointFileManagerFor, createSink, Executor, SystemClock, type CheckpointFileManager, type JobSpec, type PathRoots, type Row, type Sink, type TaskResult } from '@/lib/engine';
 import type { Env } from '@/lib/env';
 import { failoverLock, makeWorker, queueConfigFrom } from '@/lib/queue/connection';
-import { TASKS_QUEUE } from '@/lib/queue/queues';
+import { executorTasksQueue, TASKS_QUEUE } from '@/lib/queue/queues';
 import type { PrismaClient } from '@/lib/server/db';
 import { stateCacheDirOf } from './local-state-caches';
 import { workerSpec } from './run-processor';
@@ -111,39 +114,44 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
       progress: result.progress,
     };
   };
-  const worker = makeWorker<TaskPayload, TaskOutcome>(
-    TASKS_QUEUE,
-    async (job) => {
-      const p = job.data;
-      const t0 = performance.now();
-      const attempt = job.attemptsStarted;
-      const kind = p.kind ?? 'reduce';
-      const split = p.kind === 'map' ? { mapId: p.task.mapId } : { partitionId: p.task.partitionId };
-      const tlog = log.child({ bullJobId: job.id, queryId: p.queryId, batchId: p.task.batchId, stageId: p.task.stageId, ...split, attempt });
-      tlog.info(`${kind} task started`);
-      checkPayloadVersion(p);
-      if (config.WEIR_TEST_TASK_DELAY_MS) await new Promise((r) => setTimeout(r, config.WEIR_TEST_TASK_DELAY_MS));
-      const cp = checkpointOf(p.spec.checkpointLocation);
-      const outcome = p.kind === 'map' ? await runMap(p, cp, attempt, t0) : await runReduce(p, cp, attempt, t0);
-      tlog.info({ rows: outcome.rows, durationMs: outcome.durationMs }, `${kind} task done`);
-      // After the outcome has gone to the queue (its completion is sent in this turn's microtasks).
-      setImmediate(() => executor.compileSpares());
-      return outcome;
-    },
-    queueConfigFrom(config),
-    {
-      concurrency: config.WEIR_TASK_CONCURRENCY,
-      // A task lasts a batch's share at most; a killed worker's task goes back to the queue.
-      ...failoverLock(config.WEIR_FAILOVER_MS),
-      maxStalledCount: 3,
-    },
-  );
-  worker.on('error', (e) => log.error({ err: e }, 'tasks queue worker error'));
-  worker.on('failed', (job, e) => log.warn({ err: e, bullJobId: job?.id }, 'task failed'));
-  await worker.waitUntilReady();
+  const processor: Processor<TaskPayload, TaskOutcome> = async (job) => {
+    const p = job.data;
+    const t0 = performance.now();
+    // A task moved from its preferred worker's queue after that worker died holding it counts on.
+    const attempt = (p.kind === 'map' ? 0 : (p.priorAttempts ?? 0)) + job.attemptsStarted;
+    const kind = p.kind ?? 'reduce';
+    const split = p.kind === 'map' ? { mapId: p.task.mapId } : { partitionId: p.task.partitionId };
+    const tlog = log.child({ bullJobId: job.id, queue: job.queueName, queryId: p.queryId, batchId: p.task.batchId, stageId: p.task.stageId, ...split, attempt });
+    tlog.info(`${kind} task started`);
+    checkPayloadVersion(p);
+    if (config.WEIR_TEST_TASK_DELAY_MS) await new Promise((r) => setTimeout(r, config.WEIR_TEST_TASK_DELAY_MS));
+    const cp = checkpointOf(p.spec.checkpointLocation);
+    const outcome = p.kind === 'map' ? await runMap(p, cp, attempt, t0) : await runReduce(p, cp, attempt, t0);
+    tlog.info({ rows: outcome.rows, durationMs: outcome.durationMs }, `${kind} task done`);
+    // After the outcome has gone to the queue (its completion is sent in this turn's microtasks).
+    setImmediate(() => executor.compileSpares());
+    return outcome;
+  };
+  const options = {
+    concurrency: config.WEIR_TASK_CONCURRENCY,
+    // A task lasts a batch's share at most; a killed worker's task goes back to the queue.
+    ...failoverLock(config.WEIR_FAILOVER_MS),
+    maxStalledCount: 3,
+  };
+  // The shared queue, and this worker's own, where a reduce task waits for it while it holds the
+  // task's state partition (its preferred location; task-dispatcher.ts moves the task to the
+  // shared queue after the locality wait). Each takes up to the concurrency: the own queue's
+  // reduce tasks come after a stage's map tasks, so for one query the two seldom overlap.
+  const workers = [TASKS_QUEUE, executorTasksQueue(workerId)].map((name) => {
+    const worker = makeWorker<TaskPayload, TaskOutcome>(name, processor, queueConfigFrom(config), options);
+    worker.on('error', (e) => log.error({ err: e, queue: name }, 'tasks queue worker error'));
+    worker.on('failed', (job, e) => log.warn({ err: e, bullJobId: job?.id, queue: name }, 'task failed'));
+    return worker;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     close: async () => {
-      await worker.close();
+      await Promise.all(workers.map((w) => w.close()));
       await executor.close();
     },
   };
