@@ -87,9 +87,10 @@ describe('TaskDispatcher', () => {
     await vi.advanceTimersByTimeAsync(5);
     expect([...jobs.keys()]).toEqual([`${OWN}/w0`]);
     await vi.advanceTimersByTimeAsync(10);
-    // Taken back: the shared queue has it, with all its attempts.
+    // Taken back: the shared queue has it, with all its attempts, numbered past any that a worker
+    // claiming it as it was removed would run (attempt 1).
     expect([...jobs.keys()]).toEqual(['weir-tasks/moved0']);
-    expect(jobs.get('weir-tasks/moved0')).toMatchObject({ name: 'reduce-0-0', data: { preferredLocation: 'w-1', priorAttempts: 0 }, opts: { attempts: 3 } });
+    expect(jobs.get('weir-tasks/moved0')).toMatchObject({ name: 'reduce-0-0', data: { preferredLocation: 'w-1', priorAttempts: 1 }, opts: { attempts: 3 } });
     jobs.get('weir-tasks/moved0')!.state = 'completed';
     events.emit('completed', { jobId: 'moved0' });
     await vi.advanceTimersByTimeAsync(5);
@@ -111,8 +112,9 @@ describe('TaskDispatcher', () => {
     jobs.get(`${OWN}/w1`)!.locked = false;
     await vi.advanceTimersByTimeAsync(1_100);
     expect([...jobs.keys()]).toEqual([`${OWN}/w0`, 'weir-tasks/moved0']);
-    // Its attempt there counts: the retry is attempt 2 (task-worker.ts adds priorAttempts).
-    expect(jobs.get('weir-tasks/moved0')).toMatchObject({ data: { priorAttempts: 1 }, opts: { attempts: 3 } });
+    // Its attempt there counts: the retry is attempt 3 (task-worker.ts adds priorAttempts; one
+    // number is skipped, as a claim racing the removal would be attempt 2).
+    expect(jobs.get('weir-tasks/moved0')).toMatchObject({ data: { priorAttempts: 2 }, opts: { attempts: 3 } });
     jobs.get('weir-tasks/moved0')!.state = 'completed';
     await vi.advanceTimersByTimeAsync(100);
     expect(outcomes).toEqual([{ rows: 1, id: 'w0' }, { rows: 1, id: 'moved0' }]);

@@ -223,7 +223,10 @@ export class TaskDispatcher {
     const data = job.data as ReduceTaskPayload;
     const shared = this.target(TASKS_QUEUE);
     await shared.events;
-    const moved = await shared.queue.add(job.name, { ...data, priorAttempts: (data.priorAttempts ?? 0) + job.attemptsStarted }, jobOptions(Math.max(1, TASK_ATTEMPTS - job.attemptsMade)));
+    // One attempt number is skipped: should a worker claim the job in the instant it is removed (a
+    // race the Postgres backend allows), that run is attempt attemptsStarted + 1, and the moved
+    // task's attempts must still differ from it, so that its output is fenced from this one's.
+    const moved = await shared.queue.add(job.name, { ...data, priorAttempts: (data.priorAttempts ?? 0) + job.attemptsStarted + 1 }, jobOptions(Math.max(1, TASK_ATTEMPTS - job.attemptsMade)));
     return { target: shared, id: moved.id! };
   }
 
