@@ -21,7 +21,7 @@
  * row would leave (dense indexes, the count), so the files are Spark's layout either way.
  */
 import type { StateStore } from '../state/state-store';
-import { decodeKey, decodeValue, encodeKey, encodeValueByteString } from '../state/state-value-codec';
+import { decodeKey, decodeValue, encodeKey, encodeValueByteString, writeRowValue, type ValueEncoder } from '../state/state-value-codec';
 import type { Row } from '../types';
 
 export type JoinSide = 'left' | 'right';
@@ -236,12 +236,21 @@ export class JoinStateCache {
 const COUNTS = Array.from({ length: 64 }, (_, n) => encodeValueByteString(n));
 const encodeCount = (n: number) => (n < COUNTS.length ? COUNTS[n] : encodeValueByteString(n));
 
+/**
+ * A row to write and whether it matched. keyWithIndexToValue holds it as encodeValue of [its
+ * values in column order (absent: NULL), matched], which writeRowValue writes without that array.
+ */
+interface PendingRow {
+  row: Row;
+  matched: boolean;
+}
+
 export class SymmetricHashJoinStateManager {
   /** Keys changed since the last flush. */
   private readonly dirty: KeyRows[] = [];
-  /** The value being encoded, reused: [values in column order, matched]. */
-  private readonly values: unknown[];
-  private readonly value: [unknown[], boolean];
+  /** The row being written and whether it matched, reused: encodeRow writes them as keyWithIndexToValue holds a row. */
+  private readonly pending: PendingRow = { row: {}, matched: false };
+  private readonly encodeRow: ValueEncoder<PendingRow>;
 
   /**
    * `columns`: the side's columns, in the order of the values the stores hold. `timeOf`: a
@@ -255,8 +264,7 @@ export class SymmetricHashJoinStateManager {
     private readonly columns: readonly string[],
     private readonly timeOf?: (row: Row) => number | undefined,
   ) {
-    this.values = new Array<unknown>(columns.length);
-    this.value = [this.values, false];
+    this.encodeRow = (w, v) => writeRowValue(w, v.row, columns, v.matched);
     // Empty stores: every key is known (none), so a probe of a new key reads no store.
     if (!cache.complete && cache.keys.size === 0 && keyToNumValues.size === 0) this.completeCache();
   }
@@ -399,7 +407,9 @@ export class SymmetricHashJoinStateManager {
       for (let i = 0; i < n; i++) {
         const f = flags[i];
         if ((f & STORED) !== 0) continue;
-        this.keyWithIndexToValue.writeKnownValue(entry.slot(i), this.valueOf(rows[i], (f & MATCHED) !== 0), i < stored);
+        this.pending.row = rows[i];
+        this.pending.matched = (f & MATCHED) !== 0;
+        this.keyWithIndexToValue.writeKnownValue(entry.slot(i), this.pending, i < stored, this.encodeRow);
         flags[i] = f | STORED;
       }
       for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(entry.slot(i), undefined, true);
@@ -414,14 +424,6 @@ export class SymmetricHashJoinStateManager {
       }
     }
     this.dirty.length = 0;
-  }
-
-  /** A row as keyWithIndexToValue holds it: [its values in column order (absent: NULL), matched]; the one array, reused. */
-  private valueOf(row: Row, matched: boolean): [unknown[], boolean] {
-    const { values, value, columns } = this;
-    for (let c = 0; c < values.length; c++) values[c] = row[columns[c]] ?? null;
-    value[1] = matched;
-    return value;
   }
 
   /** Rows buffered (Spark counts each buffered row once: keyWithIndexToValue's rows); right after a flush. */

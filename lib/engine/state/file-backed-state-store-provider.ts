@@ -43,7 +43,7 @@ import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions, purgeStateFiles } from './state-checkpoint-files';
 import { readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
 import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
-import { encodeValueByteString } from './state-value-codec';
+import { encodeValueByteString, writeValue, type ValueEncoder } from './state-value-codec';
 import {
   stateStoreDir,
   type StateStore,
@@ -459,10 +459,10 @@ export class FileBackedStateStore implements StateStore {
     }
   }
 
-  writeKnownValue(key: string, value: unknown, present: boolean): void {
+  writeKnownValue<T>(key: string, value: T, present: boolean, encode: ValueEncoder<T> = writeValue): void {
     this.writable();
-    if (this.journalKeys.length > 0) return this.putByteString(key, encodeValueByteString(value));
-    const n = this.knownWriter().putValue(key, value);
+    if (this.journalKeys.length > 0) return this.putByteString(key, encodeValueByteString(value, encode));
+    const n = this.knownWriter().putValue(key, value, encode);
     this.knownPuts++;
     if (!present) {
       this.knownSizeDelta++;

@@ -40,7 +40,7 @@ import { checkStateFile, scanStateFile, StateFileWriter, stateFileName, type Sta
 import { keyInValue, lmdbKey, lmdbSnapshot, lmdbValue, keyOf, openLocalCache, storedValue, valueOf, type LocalVersion } from './lmdb-environment';
 import { localCacheMatches } from './lmdb-local-cache';
 import { buildLmdbSnapshot } from './state-snapshot-builder';
-import { encodeValueByteString } from './state-value-codec';
+import { encodeValueByteString, writeValue, type ValueEncoder } from './state-value-codec';
 import {
   stateStoreDir,
   type StateStore,
@@ -361,8 +361,8 @@ export class LmdbStateStore implements StateStore {
     else this.putByteString(key, value);
   }
 
-  writeKnownValue(key: string, value: unknown): void {
-    this.putByteString(key, encodeValueByteString(value));
+  writeKnownValue<T>(key: string, value: T, _present: boolean, encode: ValueEncoder<T> = writeValue): void {
+    this.putByteString(key, encodeValueByteString(value, encode));
   }
 
   /** Puts a value this store now owns. */

@@ -19,7 +19,7 @@
  */
 import { crc32 } from 'node:zlib';
 import { CorruptCheckpointError } from '../errors';
-import { ByteWriter, isWellFormed, writeValue } from './state-value-codec';
+import { ByteWriter, isWellFormed, writeValue, type ValueEncoder } from './state-value-codec';
 
 const MAGIC = 0x53545357; // "WSTS" read as uint32 LE
 const FORMAT_VERSION = 1;
@@ -103,16 +103,16 @@ export class StateFileWriter {
   }
 
   /**
-   * `put` of encodeValue(`value`)'s bytes, encoded in place (no byte string is made for it);
-   * returns how many bytes the value took.
+   * `put` of encodeValue(`value`)'s bytes (or `encode`'s, which are the same), encoded in place
+   * (no byte string is made for it); returns how many bytes the value took.
    */
-  putValue(key: string, value: unknown): number {
+  putValue<T>(key: string, value: T, encode: ValueEncoder<T> = writeValue): number {
     this.key(key);
     const w = this.w;
     w.ensure(4);
     const at = w.pos;
     w.pos += 4;
-    writeValue(w, value);
+    encode(w, value);
     const n = w.pos - at - 4;
     w.buf.writeInt32LE(n, at);
     this.count++;

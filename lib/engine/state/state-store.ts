@@ -20,6 +20,8 @@
  * - A store handle is used for one batch: after `commit()` or `abort()` it rejects writes.
  * - `maintenance()` (snapshots, retention) never changes what any retained version loads as.
  */
+import type { ValueEncoder } from './state-value-codec';
+
 export interface StateStoreId {
   operatorId: number;
   partitionId: number;
@@ -85,9 +87,10 @@ export interface StateStore {
   writeKnown(key: string, value: string | undefined, present: boolean): void;
   /**
    * `writeKnown` of a put of encodeValue(`value`): the file-backed store encodes it straight into
-   * its delta, making no byte string per value (the join's buffered rows, every batch).
+   * its delta, making no byte string per value (the join's buffered rows, every batch). `encode`
+   * writes the same bytes as encodeValue for a value of a fixed shape, faster (writeRowValue).
    */
-  writeKnownValue(key: string, value: unknown, present: boolean): void;
+  writeKnownValue<T>(key: string, value: T, present: boolean, encode?: ValueEncoder<T>): void;
   /** Removes a key; `reason: 'watermark'` counts it in numRowsEvictedByWatermark. */
   remove(key: string, reason?: 'watermark' | 'explicit'): void;
   /** Number of rows visible now (including this version's uncommitted changes). */

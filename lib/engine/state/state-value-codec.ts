@@ -226,6 +226,41 @@ export function writeValue(w: ByteWriter, v: unknown): void {
   }
 }
 
+/**
+ * A writer of one shape of value, writing exactly writeValue's bytes for it: a caller that puts
+ * many values of a fixed layout (the join's buffered rows) encodes them without building the
+ * arrays writeValue would read and without its dispatch per nested value.
+ */
+export type ValueEncoder<T> = (w: ByteWriter, value: T) => void;
+
+/**
+ * writeValue of `[columns' values of row in order (absent: null), flag]` (the stream-stream
+ * join's buffered row), byte for byte, without making that array: integers and NULLs, most of
+ * a row's values, are written here; any other value by writeValue.
+ */
+export function writeRowValue(w: ByteWriter, row: Readonly<Record<string, unknown>>, columns: readonly string[], flag: boolean): void {
+  const n = columns.length;
+  // [ [values…], flag ]: the outer array's tag and count, the inner one's tag; its count a varint.
+  w.ensure(3);
+  w.buf[w.pos++] = TAG_ARRAY;
+  w.buf[w.pos++] = 2;
+  w.buf[w.pos++] = TAG_ARRAY;
+  w.varint(n);
+  for (let c = 0; c < n; c++) {
+    const v = row[columns[c]];
+    if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0)) {
+      w.ensure(1);
+      w.buf[w.pos++] = TAG_INT;
+      w.varint(v >= 0 ? v * 2 : -v * 2 - 1);
+    } else if (v === undefined || v === null) {
+      w.ensure(1);
+      w.buf[w.pos++] = TAG_NULL;
+    } else writeValue(w, v);
+  }
+  w.ensure(1);
+  w.buf[w.pos++] = flag ? TAG_TRUE : TAG_FALSE;
+}
+
 function readValue(r: ByteReader): unknown {
   const tag = r.u8();
   switch (tag) {
@@ -272,9 +307,9 @@ function readValue(r: ByteReader): unknown {
 const shared = new ByteWriter(1024);
 
 /** Encodes one value to a fresh byte array. */
-export function encodeValue(v: unknown): Uint8Array {
+export function encodeValue<T>(v: T, encode: ValueEncoder<T> = writeValue): Uint8Array {
   shared.pos = 0;
-  writeValue(shared, v);
+  encode(shared, v);
   return shared.finish();
 }
 
@@ -282,9 +317,9 @@ export function encodeValue(v: unknown): Uint8Array {
  * `encodeValue`'s bytes as a byte string (one char per byte), for StateStore.putByteString: no
  * byte array is made for a value the store keeps as such a string anyway.
  */
-export function encodeValueByteString(v: unknown): string {
+export function encodeValueByteString<T>(v: T, encode: ValueEncoder<T> = writeValue): string {
   shared.pos = 0;
-  writeValue(shared, v);
+  encode(shared, v);
   return shared.buf.toString('latin1', 0, shared.pos);
 }
 
