@@ -161,6 +161,16 @@ function isWindow(v: object): v is { start: number; end: number } {
     typeof (v as { start: unknown }).start === 'number' && typeof (v as { end: unknown }).end === 'number';
 }
 
+/** Whether writeValue writes the number as TAG_INT and a varint: a whole number below 2^52, not -0. */
+const isSmallInt = (v: number): boolean => Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0);
+
+/** TAG_INT and the number zigzagged (sign in the low bit) as a varint. */
+function writeSmallInt(w: ByteWriter, v: number): void {
+  w.ensure(1);
+  w.buf[w.pos++] = TAG_INT;
+  w.varint(v >= 0 ? v * 2 : -v * 2 - 1);
+}
+
 /** Writes `v` as encodeValue does, at `w`'s cursor (a writer that holds values among other bytes: a state file's). */
 export function writeValue(w: ByteWriter, v: unknown): void {
   switch (typeof v) {
@@ -169,11 +179,7 @@ export function writeValue(w: ByteWriter, v: unknown): void {
     case 'boolean':
       return w.u8(v ? TAG_TRUE : TAG_FALSE);
     case 'number':
-      if (Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0)) {
-        w.ensure(1);
-        w.buf[w.pos++] = TAG_INT;
-        return w.varint(v >= 0 ? v * 2 : -v * 2 - 1);
-      }
+      if (isSmallInt(v)) return writeSmallInt(w, v);
       w.u8(TAG_DOUBLE);
       return w.f64(v);
     case 'string': {
@@ -248,11 +254,8 @@ export function writeRowValue(w: ByteWriter, row: Readonly<Record<string, unknow
   w.varint(n);
   for (let c = 0; c < n; c++) {
     const v = row[columns[c]];
-    if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 52 && !Object.is(v, -0)) {
-      w.ensure(1);
-      w.buf[w.pos++] = TAG_INT;
-      w.varint(v >= 0 ? v * 2 : -v * 2 - 1);
-    } else if (v === undefined || v === null) {
+    if (typeof v === 'number' && isSmallInt(v)) writeSmallInt(w, v);
+    else if (v === undefined || v === null) {
       w.ensure(1);
       w.buf[w.pos++] = TAG_NULL;
     } else writeValue(w, v);
