@@ -248,11 +248,20 @@ export function timeRangeCondition(bounds: TimeBound[] | undefined, left: Schema
     const us = v * 1000;
     return Number.isSafeInteger(us) ? us : undefined;
   };
+  // Each bound's two times in microseconds, read once a pair (reused across pairs).
+  const lus = new Array<number>(n);
+  const rus = new Array<number>(n);
   return (l, r, ctx) => {
     // Every time read first: a pair the arithmetic cannot take goes whole to the expression.
-    for (let i = 0; i < n; i++) if (micros(l[leftNames[i]]) === undefined || micros(r[rightNames[i]]) === undefined) return generic(l, r, ctx);
     for (let i = 0; i < n; i++) {
-      const d = signs[i] * (micros(l[leftNames[i]])! - micros(r[rightNames[i]])!) + consts[i];
+      const a = micros(l[leftNames[i]]);
+      const b = micros(r[rightNames[i]]);
+      if (a === undefined || b === undefined) return generic(l, r, ctx);
+      lus[i] = a;
+      rus[i] = b;
+    }
+    for (let i = 0; i < n; i++) {
+      const d = signs[i] * (lus[i] - rus[i]) + consts[i];
       if (!Number.isSafeInteger(d)) return generic(l, r, ctx);
       const op = ops[i];
       if (!(op === 0 ? d < 0 : op === 1 ? d <= 0 : op === 2 ? d > 0 : d >= 0)) return false;
