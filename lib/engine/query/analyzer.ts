@@ -16,7 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
-import { exprToString } from './expression';
+import { explainExprToString, exprToString } from './expression';
 import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
 
@@ -246,21 +246,21 @@ function describe(plan: LogicalPlan): string {
     case 'StreamingRelation':
       return `StreamingRelation ${plan.sourceName}` + (plan.requiredColumns ? ` [${plan.requiredColumns.join(', ')}]` : '') + (plan.eventTime ? ` watermark(${plan.eventTime}${plan.schema.some((f) => f.name === plan.eventTime) ? '' : ' as the SQL derives it'}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
     case 'Filter':
-      return `Filter ${exprToString(plan.condition)}`;
+      return `Filter ${explainExprToString(plan.condition)}`;
     case 'Project':
       return `Project [${plan.list.map((n) => n.name).join(', ')}]`;
     case 'Generate':
-      return `Generate ${exprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;
+      return `Generate ${explainExprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;
     case 'Aggregate':
-      return `Aggregate [${plan.groupBy.map(exprToString).join(', ')}], [${plan.aggregates.map((a) => exprToString(a.expr).replace("('*')", '(*)')).join(', ')}]`;
+      return `Aggregate [${plan.groupBy.map(explainExprToString).join(', ')}], [${plan.aggregates.map((a) => explainExprToString(a.expr).replace("('*')", '(*)')).join(', ')}]`;
     case 'Deduplicate':
       return `Deduplicate${plan.withinWatermark ? 'WithinWatermark' : ''} [${plan.keys.join(', ')}]`;
     case 'Sort':
-      return `Sort [${plan.order.map((o) => `${exprToString(o.expr)} ${o.ascending ? 'ASC' : 'DESC'}`).join(', ')}]`;
+      return `Sort [${plan.order.map((o) => `${explainExprToString(o.expr)} ${o.ascending ? 'ASC' : 'DESC'}`).join(', ')}]`;
     case 'Limit':
       return `Limit ${plan.limit}`;
     case 'Join':
-      return `Join ${plan.joinType}${plan.condition ? ` ${exprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
+      return `Join ${plan.joinType}${plan.condition ? ` ${explainExprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
     case 'StaticRelation':
       return `StaticRelation ${plan.table.name} [${plan.columns.join(', ')}] (${describeStaticTable(plan.table)})`;
     case 'Union':

@@ -266,11 +266,31 @@ const COMPARE: Record<string, (a: never, b: never) => boolean> = {
 };
 
 /**
- * `e` compiled over `schema`. With `types`, the type of each subexpression compiled on the way is
- * recorded there too (the analysis's typing of a whole expression tree, resolved-plan.ts).
+ * The implicit casts a compilation applies (Spark's TypeCoercion), by the node that applies them:
+ * for each operand it reads as another type, that type. The analysis (resolved-plan.ts) writes each
+ * into the plan as a Cast node, as Spark's analyzed plan holds them; compiled again, the node's
+ * operands are then of the type it reads them as, and nothing is converted twice.
  */
-export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, TypeInfo>): CompiledExpr {
-  return new ExpressionCompiler(schema, types).compile(e);
+export type ImplicitCasts = Map<Expr, Map<Expr, TypeInfo>>;
+
+/**
+ * What an implicit cast may convert to: the simple types, whose Cast compiles to exactly the type
+ * and values the compiler's own conversion gives (`convert`, `asFloat`, a wider integer's width).
+ */
+const IMPLICIT_CAST_TARGETS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'string', 'timestamp', 'date']);
+
+/**
+ * `e` compiled over `schema`. With `types`, the type of each subexpression compiled on the way is
+ * recorded there too (the analysis's typing of a whole expression tree, resolved-plan.ts); with
+ * `casts` as well, the implicit casts it applies.
+ */
+export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, TypeInfo>, casts?: ImplicitCasts): CompiledExpr {
+  return new ExpressionCompiler(schema, types, casts).compile(e);
+}
+
+/** The type several values unify to (unifyAll), which each of them is read as. */
+function unifiedType(u: NonNullable<ReturnType<typeof unifyAll>>): TypeInfo {
+  return { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}) };
 }
 
 /**
@@ -301,7 +321,20 @@ class ExpressionCompiler implements LambdaCompiler {
   constructor(
     private readonly schema: Schema,
     private readonly types?: Map<Expr, TypeInfo>,
+    private readonly casts?: ImplicitCasts,
   ) {}
+
+  /**
+   * Records that `parent` reads its operand `operand` as `to`, an implicit cast, when the operand
+   * is of another type (its type as compiled, which `types` holds).
+   */
+  private implicitCast(parent: Expr, operand: Expr, to: TypeInfo): void {
+    const from = this.types?.get(operand);
+    if (!this.casts || !from || !IMPLICIT_CAST_TARGETS.has(to.type) || sameType(from, to)) return;
+    let operands = this.casts.get(parent);
+    if (!operands) this.casts.set(parent, (operands = new Map()));
+    operands.set(operand, to);
+  }
 
   fail(e: Expr, msg: string): never {
     throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind);
@@ -391,6 +424,8 @@ class ExpressionCompiler implements LambdaCompiler {
         const u = unifyAll([a0, ...list0], [e.arg, ...e.list]);
         if (!u) this.fail(e, 'IN list values do not match the value');
         const [a, ...list] = u.values;
+        const read = unifiedType(u);
+        [e.arg, ...e.list].forEach((x) => this.implicitCast(e, x, read));
         const neg = e.negated;
         return {
           type: 'boolean',
@@ -609,6 +644,8 @@ class ExpressionCompiler implements LambdaCompiler {
         // Both sides at one scale (or both doubles): then bigints compare as the values do.
         [l, r] = unifyAll([l, r], [e.left, e.right], true)!.values;
       }
+      this.implicitCast(e, e.left, typeOfCompiled(l));
+      this.implicitCast(e, e.right, typeOfCompiled(r));
       const cmp = COMPARE[e.op] as (a: unknown, b: unknown) => boolean;
       return {
         type: 'boolean',
@@ -634,11 +671,17 @@ class ExpressionCompiler implements LambdaCompiler {
       const wrong = isNum(l.type) ? r : l;
       this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`);
     }
+    // What each operand is read as, written into the plan as an implicit cast.
+    const readAs = (lt: TypeInfo, rt = lt) => {
+      this.implicitCast(e, e.left, lt);
+      this.implicitCast(e, e.right, rt);
+    };
     // FLOAT arithmetic: the exact result rounded to a float (float.ts); `/` is a DOUBLE's.
     if (widensToFloat([l, r]) && e.op !== '/') {
       const f = { '+': (a: number, b: number) => a + b, '-': (a: number, b: number) => a - b, '*': (a: number, b: number) => a * b, '%': (a: number, b: number) => a % b }[e.op as '+'];
       if (f) {
         const zeroIsNull = e.op === '%';
+        readAs({ type: 'double', float32: true });
         return { ...this.numeric('double', asFloat(l), asFloat(r), (a, b) => (zeroIsNull && b === 0 ? null : Math.fround(f(a as number, b as number)))), float32: true };
       }
     }
@@ -646,7 +689,10 @@ class ExpressionCompiler implements LambdaCompiler {
       const ld = decimalOperand(l, e.left);
       const rd = decimalOperand(r, e.right);
       // A decimal with a decimal, an integer or NULL: Spark's decimal arithmetic.
-      if ((ld || l.type === 'null') && (rd || r.type === 'null')) return this.decimalArithmetic(e.op as DecimalOp, l, ld ?? rd!, r, rd ?? ld!);
+      if ((ld || l.type === 'null') && (rd || r.type === 'null')) {
+        readAs({ type: 'decimal', decimal: ld ?? rd }, { type: 'decimal', decimal: rd ?? ld });
+        return this.decimalArithmetic(e.op as DecimalOp, l, ld ?? rd!, r, rd ?? ld!);
+      }
       // A decimal with a double: a double.
       l = convert(l, 'double');
       r = convert(r, 'double');
@@ -655,6 +701,7 @@ class ExpressionCompiler implements LambdaCompiler {
     // Integral arithmetic has the wider operand's type and wraps at its width (long.ts): a
     // BIGINT's exact and at 64 bits; `/` is always a double.
     const bits = bothLong ? integralWidth(l, r) : undefined;
+    if (bits && (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '%')) readAs({ type: 'long', integral: bits });
     if (bits && (e.op === '+' || e.op === '-' || e.op === '*')) {
       const op = e.op;
       return { ...this.numeric('long', l, r, (a, b) => narrowArithmetic(op, bits, a as number, b as number)), integral: bits };
@@ -662,8 +709,12 @@ class ExpressionCompiler implements LambdaCompiler {
     if (bits && e.op === '%') return { ...this.numeric('long', l, r, (a, b) => (b === 0 ? null : wrapToWidth(bits, (a as number) % (b as number)))), integral: bits };
     if (bothLong && e.op !== '/') {
       const f = { '+': longAdd, '-': longSubtract, '*': longMultiply, '%': longRemainder }[e.op as '+'];
-      if (f) return this.numeric('long', l, r, f as (a: unknown, b: unknown) => unknown);
+      if (f) {
+        readAs({ type: 'long' });
+        return this.numeric('long', l, r, f as (a: unknown, b: unknown) => unknown);
+      }
     }
+    readAs({ type: 'double' });
     if (e.op === '/' && bothLong) return this.numeric('double', l, r, (a, b) => { const d = Number(b); return d === 0 ? null : Number(a) / d; });
     // A BIGINT beside a DOUBLE is read as a double, as Spark widens it.
     const widen = l.type === 'long' || r.type === 'long';
@@ -810,9 +861,15 @@ class ExpressionCompiler implements LambdaCompiler {
       // CASE x WHEN v compares x = v: both at one scale.
       [operand, ...whens] = unifyAll([operand, ...whens], [e.operand, ...e.branches.map((b) => b.when)])!.values;
     }
+    if (operand && e.operand) {
+      const keys = [e.operand, ...e.branches.map((b) => b.when)];
+      [operand, ...whens].forEach((c, i) => this.implicitCast(e, keys[i], typeOfCompiled(c)));
+    }
     const results = [...e.branches.map((b) => b.then), ...(e.otherwise ? [e.otherwise] : [])];
     const u = unifyAll(results.map((x) => this.compile(x)), results);
     if (!u) this.fail(e, 'CASE branches have incompatible types');
+    const read = unifiedType(u);
+    for (const x of results) this.implicitCast(e, x, read);
     const thens = u.values.slice(0, e.branches.length);
     const otherwise = e.otherwise ? u.values[e.branches.length] : undefined;
     return {

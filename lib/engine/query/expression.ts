@@ -61,7 +61,12 @@ export type Expr = Base &
      * to FLOAT (REAL), rounded to single precision. `ntz`: a cast to TIMESTAMP_NTZ.
      */
     /** `target`: an ARRAY, MAP or STRUCT type's full Field (`to` is then its kind). */
-    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field }
+    /**
+     * `implicit`: a coercion the analysis wrote (resolved-plan.ts, Spark's TypeCoercion), not a
+     * CAST the query wrote: a name made of the expression does not show it (Spark names a column
+     * before it coerces), the explain does (`explainExprToString`).
+     */
+    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field; implicit?: true }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
     /**
@@ -89,6 +94,19 @@ export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
 const OPERATOR_CALLS: Record<string, string> = { '&': '&', '|': '|', '^': '^', div: 'div' };
 
 export function exprToString(e: Expr): string {
+  return sqlText(e, false);
+}
+
+/**
+ * The text of `e` in a plan's explain: as exprToString, with the implicit casts the analysis wrote
+ * shown as Spark's explain shows a Cast, `cast(a as bigint)`.
+ */
+export function explainExprToString(e: Expr): string {
+  return sqlText(e, true);
+}
+
+function sqlText(e: Expr, implicitCasts: boolean): string {
+  const text = (x: Expr) => sqlText(x, implicitCasts);
   switch (e.kind) {
     case 'literal':
       if (e.value === null) return 'NULL';
@@ -101,39 +119,40 @@ export function exprToString(e: Expr): string {
     case 'column':
       return e.name;
     case 'field':
-      return `${exprToString(e.arg)}.${e.field}`;
+      return `${text(e.arg)}.${e.field}`;
     case 'unary':
-      return e.op === 'NOT' ? `(NOT ${exprToString(e.arg)})` : `(- ${exprToString(e.arg)})`;
+      return e.op === 'NOT' ? `(NOT ${text(e.arg)})` : `(- ${text(e.arg)})`;
     case 'binary':
-      return `(${exprToString(e.left)} ${e.op} ${exprToString(e.right)})`;
+      return `(${text(e.left)} ${e.op} ${text(e.right)})`;
     case 'isNull':
-      return `(${exprToString(e.arg)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
+      return `(${text(e.arg)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
     case 'in':
-      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}IN (${e.list.map(exprToString).join(', ')}))`;
+      return `(${text(e.arg)} ${e.negated ? 'NOT ' : ''}IN (${e.list.map(text).join(', ')}))`;
     case 'between':
-      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}BETWEEN ${exprToString(e.low)} AND ${exprToString(e.high)})`;
+      return `(${text(e.arg)} ${e.negated ? 'NOT ' : ''}BETWEEN ${text(e.low)} AND ${text(e.high)})`;
     case 'like':
-      return `(${exprToString(e.arg)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${exprToString(e.pattern)}${e.escape !== undefined ? ` ESCAPE '${e.escape.replace(/'/g, "''")}'` : ''})`;
+      return `(${text(e.arg)} ${e.negated ? 'NOT ' : ''}${e.caseInsensitive ? 'ILIKE' : 'LIKE'} ${text(e.pattern)}${e.escape !== undefined ? ` ESCAPE '${e.escape.replace(/'/g, "''")}'` : ''})`;
     case 'case': {
       const parts = ['CASE'];
-      if (e.operand) parts.push(exprToString(e.operand));
-      for (const b of e.branches) parts.push(`WHEN ${exprToString(b.when)} THEN ${exprToString(b.then)}`);
-      if (e.otherwise) parts.push(`ELSE ${exprToString(e.otherwise)}`);
+      if (e.operand) parts.push(text(e.operand));
+      for (const b of e.branches) parts.push(`WHEN ${text(b.when)} THEN ${text(b.then)}`);
+      if (e.otherwise) parts.push(`ELSE ${text(e.otherwise)}`);
       parts.push('END');
       return parts.join(' ');
     }
     case 'cast':
-      return `CAST(${exprToString(e.arg)} AS ${castTypeText(e)})`;
+      if (e.implicit) return implicitCasts ? `cast(${text(e.arg)} as ${castTypeText(e).toLowerCase()})` : text(e.arg);
+      return `CAST(${text(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
-      if (e.subscript) return `${exprToString(e.args[0])}[${exprToString(e.args[1])}]`;
+      if (e.subscript) return `${text(e.args[0])}[${text(e.args[1])}]`;
       // The operators the builder makes calls of are shown as Spark shows them: `(a & b)`, `~a`.
-      if (e.name === '~' && e.args.length === 1) return `~${exprToString(e.args[0])}`;
-      if (Object.hasOwn(OPERATOR_CALLS, e.name) && e.args.length === 2) return `(${exprToString(e.args[0])} ${OPERATOR_CALLS[e.name]} ${exprToString(e.args[1])})`;
-      return `${e.name}(${e.args.map(exprToString).join(', ')})`;
+      if (e.name === '~' && e.args.length === 1) return `~${text(e.args[0])}`;
+      if (Object.hasOwn(OPERATOR_CALLS, e.name) && e.args.length === 2) return `(${text(e.args[0])} ${OPERATOR_CALLS[e.name]} ${text(e.args[1])})`;
+      return `${e.name}(${e.args.map(text).join(', ')})`;
     // Spark 3.1's name for a lambda (later versions hide the variables' names, which would make
     // `(a, b) -> a - b` and `(a, b) -> b - a` one name, and so one aggregate or grouping key).
     case 'lambda':
-      return `lambdafunction(${[exprToString(e.body), ...e.params].join(', ')})`;
+      return `lambdafunction(${[text(e.body), ...e.params].join(', ')})`;
     case 'lambdaVariable':
       return e.name;
   }

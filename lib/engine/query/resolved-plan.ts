@@ -16,8 +16,8 @@
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
 import { typeOfField, type TypeInfo } from './data-types';
-import { exprChildren, exprToString, mapExprChildren, type Expr } from './expression';
-import { compileExpression, expressionType, resolveColumn } from './expression-compiler';
+import { exprChildren, exprToString, mapExprChildren, type Expr, type SqlType } from './expression';
+import { compileExpression, expressionType, resolveColumn, type ImplicitCasts } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
@@ -88,19 +88,37 @@ export function outputSchema(plan: LogicalPlan): Schema {
 function typedTree(e: Expr, schema: Schema): Expr {
   if (e.dataType) return e;
   const types = new Map<Expr, TypeInfo>();
-  compileExpression(e, schema, types);
-  return withTypes(e, types);
+  const casts: ImplicitCasts = new Map();
+  compileExpression(e, schema, types, casts);
+  return withTypes(e, types, casts);
 }
 
 /**
- * A copy of `e` whose nodes carry the types recorded for them. A constant a function reads as
- * written (named_struct's field names, from_avro's options map) is typed on its own; a node the
- * compiler replaced before compiling keeps none.
+ * A copy of `e` whose nodes carry the types recorded for them, and with each implicit cast the
+ * compilation applied written above the operand it converts (Spark's TypeCoercion rules write
+ * theirs so: `cast(a as bigint) + b`). A constant a function reads as written (named_struct's
+ * field names, from_avro's options map) is typed on its own; a node the compiler replaced before
+ * compiling keeps none.
  */
-function withTypes(e: Expr, types: Map<Expr, TypeInfo>): Expr {
+function withTypes(e: Expr, types: Map<Expr, TypeInfo>, casts: ImplicitCasts): Expr {
   const type = types.get(e) ?? constantType(e);
-  const withChildren = mapExprChildren(e, (c) => withTypes(c, types));
+  const operandCasts = casts.get(e);
+  const withChildren = mapExprChildren(e, (c) => {
+    const t = withTypes(c, types, casts);
+    const to = operandCasts?.get(c);
+    return to ? implicitCast(t, to) : t;
+  });
   return type === undefined ? withChildren : typed(withChildren, type);
+}
+
+/** `arg` read as `to`: the Cast node of an implicit coercion, typed. */
+function implicitCast(arg: Expr, to: TypeInfo): Expr {
+  return {
+    kind: 'cast', arg, to: to.type as SqlType, implicit: true,
+    ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: to.float32 } : {}), ...(to.ntz ? { ntz: to.ntz } : {}),
+    ...(arg.pos ? { pos: arg.pos } : {}),
+    dataType: to,
+  };
 }
 
 /** A subexpression that reads no column and no lambda variable: its type on its own. */
@@ -196,13 +214,14 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
     case 'Aggregate': {
       const child = resolve(plan.child, ctx);
       const types = new Map<Expr, TypeInfo>();
-      const output = aggregateOutput(plan, child.output, ctx.watermark, types);
+      const casts: ImplicitCasts = new Map();
+      const output = aggregateOutput(plan, child.output, ctx.watermark, types, casts);
       if (plan.groupBy.some(isSessionWindow)) checkSessionWindow(plan, child.output);
       // Each key and aggregate is typed as the column the aggregation outputs for it; below them,
       // their subexpressions (a window's event time, an aggregate's arguments) as the one
       // compilation of the aggregation's columns typed them over its input.
-      const groupBy = plan.groupBy.map((e, i) => withMissingTypes(typed(withTypes(e, types), typeOfField(output[i])), child.output));
-      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(isCountStar(a.expr) ? a.expr : mapExprChildren(a.expr, (x) => withTypes(x, types)), typeOfField(output[plan.groupBy.length + i])) }));
+      const groupBy = plan.groupBy.map((e, i) => withMissingTypes(typed(withTypes(e, types, casts), typeOfField(output[i])), child.output));
+      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(isCountStar(a.expr) ? a.expr : mapExprChildren(a.expr, (x) => withTypes(x, types, casts)), typeOfField(output[plan.groupBy.length + i])) }));
       return { plan: { ...plan, groupBy, aggregates, child: child.plan }, output };
     }
     case 'Join': {

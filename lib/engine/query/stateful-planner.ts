@@ -22,7 +22,7 @@ import type { OutputMode, Schema } from '../types';
 import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import { compileExpression, expressionType, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator } from './expression-compiler';
+import { compileExpression, expressionType, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
 import { typeText, type TypeInfo } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
@@ -112,13 +112,13 @@ export function analyzeAggregate(node: AggregateNode, childSchema: Schema, wm?: 
 /** `count(*)`: its star (the builder's '*' literal) is no expression. */
 export const isCountStar = (e: Expr): boolean => e.kind === 'call' && e.args.length === 1 && e.args[0].kind === 'literal' && e.args[0].value === '*';
 
-/** With `types`, the type of each subexpression of the arguments is recorded there (compileExpression). */
-function compileAggregates(node: AggregateNode, childSchema: Schema, types?: Map<Expr, TypeInfo>): AggregateSpec[] {
+/** With `types` (and `casts`), the type of each subexpression of the arguments (and the implicit casts) are recorded there (compileExpression). */
+function compileAggregates(node: AggregateNode, childSchema: Schema, types?: Map<Expr, TypeInfo>, casts?: ImplicitCasts): AggregateSpec[] {
   return node.aggregates.map((a) => {
     if (a.expr.kind !== 'call') throw new AnalysisException(`Internal: aggregate ${a.name} is not a call`);
     const star = isCountStar(a.expr);
     const argExprs = star ? [] : a.expr.args;
-    const compiled = argExprs.map((x) => compileExpression(x, childSchema, types));
+    const compiled = argExprs.map((x) => compileExpression(x, childSchema, types, casts));
     const args = compiled.map((c, i): AggregateArg => {
       const type = typeOfCompiled(c);
       const value = constantValue(argExprs[i], c);
@@ -147,9 +147,9 @@ function compileAggregates(node: AggregateNode, childSchema: Schema, types?: Map
  * planned here types them, the watermarked key keeping its watermark (Spark's grouping attribute
  * keeps the time column's metadata) so that an aggregation above can be bounded by it.
  */
-export function aggregateOutput(node: AggregateNode, childSchema: Schema, watermark: WatermarkSpec | undefined, types?: Map<Expr, TypeInfo>): Schema {
+export function aggregateOutput(node: AggregateNode, childSchema: Schema, watermark: WatermarkSpec | undefined, types?: Map<Expr, TypeInfo>, casts?: ImplicitCasts): Schema {
   const analysis = analyzeAggregate(node, childSchema, watermark);
-  const schema = aggregateOutputSchema(compileGroupingKeys(analysis, childSchema, types), compileAggregates(node, childSchema, types));
+  const schema = aggregateOutputSchema(compileGroupingKeys(analysis, childSchema, types, casts), compileAggregates(node, childSchema, types, casts));
   return node.groupBy.some(isSessionWindow) ? schema : withWatermarkedKey(schema, analysis);
 }
 
@@ -198,11 +198,11 @@ interface PlannedAggregate {
 }
 
 /** The grouping keys of an analysed Aggregate, compiled against its input. */
-function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, types?: Map<Expr, TypeInfo>): GroupingKey[] {
+function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, types?: Map<Expr, TypeInfo>, casts?: ImplicitCasts): GroupingKey[] {
   return analysis.keys.map((k): GroupingKey => {
     // A window or session key is computed from its event time.
     const source = (k.window || k.session) && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
-    const c = compileExpression(source, childSchema, types);
+    const c = compileExpression(source, childSchema, types, casts);
     if (c.type === 'map') {
       // Spark refuses it: a map has no order and no equality (an array groups by its elements).
       throw new SqlValidationError(
