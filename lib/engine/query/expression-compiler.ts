@@ -330,7 +330,8 @@ class ExpressionCompiler implements LambdaCompiler {
    */
   private implicitCast(parent: Expr, operand: Expr, to: TypeInfo): void {
     const from = this.types?.get(operand);
-    if (!this.casts || !from || !IMPLICIT_CAST_TARGETS.has(to.type) || sameType(from, to)) return;
+    // A decimal kept as its text (a number format's argument) is no cast: it has no precision.
+    if (!this.casts || !from || !IMPLICIT_CAST_TARGETS.has(to.type) || (to.type === 'decimal' && !to.decimal) || sameType(from, to)) return;
     let operands = this.casts.get(parent);
     if (!operands) this.casts.set(parent, (operands = new Map()));
     operands.set(operand, to);
@@ -1004,6 +1005,21 @@ class ExpressionCompiler implements LambdaCompiler {
     return hooks.compile?.(e, this) ?? e;
   }
 
+  /**
+   * The implicit casts of a call's arguments (Spark's ImplicitTypeCasts): each argument read as
+   * the type it was converted to, a value the function passes through (coalesce, if, nvl…) as the
+   * integer type of the result (`integral`). A literal that is not such a value is left as
+   * written: a function may read it (a format, a scale).
+   */
+  private argumentCasts(e: CallExpr, args: CompiledExpr[], valueArgs: FunctionDef['valueArgs'], integral: TypeInfo | undefined): void {
+    const values = valueArgs === undefined ? [] : valueArgs === 'all' ? args.map((_, i) => i) : valueArgs;
+    args.forEach((a, i) => {
+      const value = values.includes(i);
+      if (e.args[i].kind === 'literal' && !value) return;
+      this.implicitCast(e, e.args[i], value && integral ? integral : typeOfCompiled(a));
+    });
+  }
+
   private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     let e = call;
     const refused = STREAMING_REFUSED[e.name];
@@ -1148,6 +1164,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (type === 'timestamp' && (ntz || ntzArg || def.resultNTZ)) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
+    if (e === call) this.argumentCasts(e, args, valueArgs, type === 'long' ? { type: 'long', ...(bits ? { integral: bits } : {}) } : undefined);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = exactLongs || type !== 'long' ? def.impl : longResult(def.impl);
     if (args.length === 1 && nullIntolerant) {

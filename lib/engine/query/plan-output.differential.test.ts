@@ -16,7 +16,7 @@ import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { OutputMode } from '../types';
 import type { TypeInfo } from './data-types';
 import { exprChildren, exprToString, type Expr } from './expression';
-import { compileExpression } from './expression-compiler';
+import { compileExpression, type ImplicitCasts } from './expression-compiler';
 import { children, isStreamStreamJoin, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { outputSchema } from './resolved-plan';
 import { buildLogicalPlan } from './query-planner';
@@ -72,7 +72,8 @@ function heldExpressions(node: LogicalPlan): Expr[] {
 function differential(entries: readonly CorpusEntry[]) {
   const differences: string[] = [];
   const untyped: string[] = [];
-  let compiled = 0, refused = 0, compared = 0, typed = 0;
+  const castsAgain: string[] = [];
+  let compiled = 0, refused = 0, compared = 0, typed = 0, implicitCasts = 0;
   for (const { sql, relations, opts } of entries) {
     let plans: LogicalPlan[];
     try {
@@ -90,6 +91,7 @@ function differential(entries: readonly CorpusEntry[]) {
     for (const node of nodes(plans[1])) {
       for (const e of heldExpressions(node)) {
         for (const x of subtree(e)) {
+          if (x.kind === 'cast' && x.implicit) implicitCasts++;
           if (!x.dataType && x.kind !== 'lambda' && !(e.kind === 'call' && isCountStar(e) && x === e.args[0])) untyped.push(`${sql}\n  ${node.kind}: ${exprToString(x)} in ${exprToString(e)}`);
         }
       }
@@ -97,7 +99,15 @@ function differential(entries: readonly CorpusEntry[]) {
       const input = outputSchema(node.child);
       for (const e of heldExpressions(node)) {
         const compiledTypes = new Map<Expr, TypeInfo>();
-        compileExpression(e, input, compiledTypes);
+        const casts: ImplicitCasts = new Map();
+        compileExpression(e, input, compiledTypes, casts);
+        // The analysis wrote each implicit cast into the plan: compiled again, every operand is of
+        // the type it is read as, and nothing is converted a second time.
+        const nodesOfE = new Set(subtree(e));
+        for (const [parent, operands] of casts) {
+          if (!nodesOfE.has(parent)) continue;
+          for (const [operand, to] of operands) castsAgain.push(`${sql}\n  ${node.kind} ${exprToString(parent)}: ${exprToString(operand)} read as ${JSON.stringify(to)}`);
+        }
         for (const x of subtree(e)) {
           const type = compiledTypes.get(x);
           if (!x.dataType || !type) continue;
@@ -130,7 +140,7 @@ function differential(entries: readonly CorpusEntry[]) {
       }
     }
   }
-  return { differences, untyped, compiled, refused, compared, typed };
+  return { differences, untyped, castsAgain, compiled, refused, compared, typed, implicitCasts };
 }
 
 describe('outputSchema against the physical planner', () => {
@@ -138,6 +148,8 @@ describe('outputSchema against the physical planner', () => {
     const r = differential(corpus);
     expect(r.differences).toEqual([]);
     expect(r.untyped).toEqual([]);
+    expect(r.castsAgain).toEqual([]);
+    expect(r.implicitCasts).toBeGreaterThan(200);
     expect(r.refused).toBe(0);
     expect(r.compiled).toBe(corpus.length);
     expect(r.compared).toBeGreaterThan(10_000);
