@@ -478,6 +478,10 @@ class ExpressionCompiler implements LambdaCompiler {
           return { type: e.to, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : cut(v as Long); } };
         }
         if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
+        // An implicit cast between decimals is the widening the compiler applies (unifyAll's
+        // convert): rescaled without the precision check an explicit CAST makes, so that a type
+        // bounded at 38 digits gives the value it gave before the analysis wrote the cast.
+        if (e.implicit && a.type === 'decimal' && e.to === 'decimal') return convert(a, 'decimal', e.decimal);
         const from = a.type;
         const to = e.to;
         const fromDec = a.decimal;

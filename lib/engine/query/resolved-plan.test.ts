@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../types';
 import { compileExpression, typeOfCompiled } from './expression-compiler';
-import { exprChildren, exprToString, type Expr } from './expression';
+import { explainExprToString, exprChildren, exprToString, type Expr } from './expression';
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { outputSchema, resolvePlan } from './resolved-plan';
@@ -142,5 +142,100 @@ describe('resolvePlan', () => {
     expect(q.optimizations.map((o) => o.rule)).toContain('ConstantFolding');
     expect(q.outputSchema[0].type).toBe('long');
     expect(q.operators.at(-1)!.outputSchema[0].type).toBe('long');
+  });
+
+  describe('writes Spark\'s implicit casts (TypeCoercion) as Cast nodes', () => {
+    const typedSrc: StreamingRelation = {
+      kind: 'StreamingRelation',
+      sourceName: 'src',
+      schema: [
+        { name: 'id', type: 'long' }, { name: 'i', type: 'long', integral: 32 }, { name: 'sm', type: 'long', integral: 16 },
+        { name: 'f', type: 'double', float32: true }, { name: 'x', type: 'double' }, { name: 's', type: 'string' },
+        { name: 'ts', type: 'timestamp' }, { name: 'd', type: 'date' },
+        { name: 'dec', type: 'decimal', precision: 10, scale: 2 }, { name: 'big', type: 'decimal', precision: 38, scale: 0 },
+      ],
+    };
+    /** The explain text of each select item of the resolved plan. */
+    const resolvedItems = (sql: string): string[] => {
+      const p = resolvePlan(buildLogicalPlan(sql, typedSrc)).plan;
+      if (p.kind !== 'Project') throw new Error('no Project');
+      return p.list.map((n) => explainExprToString(n.expr));
+    };
+
+    it('on the operands of arithmetic and comparisons, as Spark\'s analyzed plan shows them', () => {
+      expect(resolvedItems(
+        'SELECT i + id AS a, sm * i AS b, f + i AS c, x + id AS e, dec + i AS g, id / i AS h, dec * x AS k, ' +
+        "ts > '2020-01-01' AS l, d = '2020-01-02' AS m, d < ts AS n, dec > 1 AS o, x = id AS p FROM src",
+      )).toEqual([
+        '(cast(i as bigint) + id)', '(cast(sm as int) * i)', '(f + cast(i as float))', '(x + cast(id as double))',
+        '(dec + cast(i as decimal(10,0)))', '(cast(id as double) / cast(i as double))', '(cast(dec as double) * x)',
+        "(ts > cast('2020-01-01' as timestamp))", "(d = cast('2020-01-02' as date))", '(cast(d as timestamp) < ts)',
+        '(dec > cast(1 as decimal(10,2)))', '(x = cast(id as double))',
+      ]);
+    });
+
+    it('on the branches CASE, coalesce, IF and IN widen to one type', () => {
+      expect(resolvedItems(
+        "SELECT CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS a, coalesce(i, id) AS b, if(s = 'b', i, id) AS c, " +
+        "id IN (1, 2.5) AS e, ts IN ('2020-01-01', ts) AS g, CASE id WHEN 1.5 THEN s END AS h, coalesce(dec, 1) AS k FROM src",
+      )).toEqual([
+        "CASE WHEN (s = 'a') THEN cast(1 as decimal(11,1)) ELSE cast(2.0 as decimal(11,1)) END",
+        'coalesce(cast(i as bigint), id)',
+        "if((s = 'b'), cast(i as bigint), id)",
+        '(cast(id as decimal(21,1)) IN (cast(1 as decimal(21,1)), cast(2.5 as decimal(21,1))))',
+        "(ts IN (cast('2020-01-01' as timestamp), ts))",
+        "CASE WHEN (cast(id as decimal(21,1)) = cast(1.5 as decimal(21,1))) THEN s END",
+        'coalesce(cast(dec as decimal(12,2)), cast(1 as decimal(12,2)))',
+      ]);
+    });
+
+    it('where a function converts an argument, and not on a literal it may read as written', () => {
+      expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c FROM src")).toEqual([
+        "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)',
+      ]);
+    });
+
+    it('names a column as written and explains it with its casts; each cast carries its type, the input unchanged', () => {
+      const sql = "SELECT i + id, x FROM src WHERE ts > '2020-01-01' AND f + i > 0";
+      const plan = buildLogicalPlan(sql, typedSrc);
+      const before = snapshot(plan);
+      const resolved = resolvePlan(plan).plan;
+      expect(snapshot(plan)).toBe(before);
+      const q = compileStreamingQuery(sql, typedSrc);
+      expect(q.outputSchema.map((f) => f.name)).toEqual(['(i + id)', 'x']);
+      expect(q.explain).toContain("Filter ((ts > cast('2020-01-01' as timestamp)) AND ((f + cast(i as float)) > 0))");
+      // Each cast is typed as the compiler types it (a Cast node compiled on its own).
+      const casts = expressions(resolved).flatMap(({ expr, input }) => subtree(expr).filter((x) => x.kind === 'cast').map((x) => ({ x, input })));
+      expect(casts.length).toBe(4);
+      for (const { x, input } of casts) expect(x.dataType).toEqual(typeOfCompiled(compileExpression(x, input)));
+    });
+
+    it('gives the values the compiler\'s own conversions gave, a decimal widened past 38 digits included', () => {
+      const sql = 'SELECT i + id AS a, sm * i AS b, f + i AS c, x + id AS e, dec + i AS g, id / i AS h, id % i AS h2, ' +
+        "ts > '2020-01-01' AS l, d = '2020-01-02' AS m, d < ts AS n, dec > 1 AS o, x = id AS p, " +
+        "CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS q, coalesce(i, id) AS r, id IN (1, 2.5) AS t, concat(d, 'x') AS u, " +
+        "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y FROM src";
+      const plan = buildLogicalPlan(sql, typedSrc);
+      if (plan.kind !== 'Project') throw new Error('no Project');
+      const resolved = resolvePlan(plan).plan;
+      if (resolved.kind !== 'Project') throw new Error('no Project');
+      const input = outputSchema(plan.child);
+      const day = 86_400_000;
+      const rows = [
+        { id: 7, i: 3, sm: -2, f: Math.fround(1.1), x: 0.25, s: 'a', ts: 1_600_000_000_000, d: 18_000, dec: 12345n, big: 10n ** 30n },
+        { id: 2 ** 62, i: -(2 ** 31), sm: 32767, f: Math.fround(-3.5), x: -1e300, s: 'b', ts: 18_000 * day, d: 18_000, dec: -1n, big: -(10n ** 37n) },
+        { id: 1, i: 0, sm: 0, f: 0, x: 1, s: 'a', ts: 0, d: 18_262, dec: 100n, big: 5n },
+        { id: null, i: null, sm: null, f: null, x: null, s: null, ts: null, d: null, dec: null, big: null },
+      ];
+      const ctx = { batchTimestampMs: 0 };
+      let casts = 0;
+      plan.list.forEach((n, k) => {
+        const written = compileExpression(n.expr, input);
+        const withCasts = compileExpression(resolved.list[k].expr, input);
+        casts += subtree(resolved.list[k].expr).filter((x) => x.kind === 'cast' && x.implicit).length;
+        for (const row of rows) expect(withCasts.eval(row, ctx), `${n.name} of ${JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`).toEqual(written.eval(row, ctx));
+      });
+      expect(casts).toBeGreaterThan(20);
+    });
   });
 });
