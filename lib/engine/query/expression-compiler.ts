@@ -949,6 +949,8 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       const u = unifyAll(cs, es);
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
+      const read = unifiedType(u);
+      for (const x of es) this.implicitCast(e, x, read);
       return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}) }, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);

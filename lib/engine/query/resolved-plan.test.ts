@@ -174,10 +174,11 @@ describe('resolvePlan', () => {
       ]);
     });
 
-    it('on the branches CASE, coalesce, IF and IN widen to one type', () => {
+    it('on the branches CASE, coalesce, IF and IN widen to one type, and the elements of array() and map()', () => {
       expect(resolvedItems(
         "SELECT CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS a, coalesce(i, id) AS b, if(s = 'b', i, id) AS c, " +
-        "id IN (1, 2.5) AS e, ts IN ('2020-01-01', ts) AS g, CASE id WHEN 1.5 THEN s END AS h, coalesce(dec, 1) AS k FROM src",
+        "id IN (1, 2.5) AS e, ts IN ('2020-01-01', ts) AS g, CASE id WHEN 1.5 THEN s END AS h, coalesce(dec, 1) AS k, " +
+        "array(i, id) AS m, map('a', f, 'b', i) AS n FROM src",
       )).toEqual([
         "CASE WHEN (s = 'a') THEN cast(1 as decimal(11,1)) ELSE cast(2.0 as decimal(11,1)) END",
         'coalesce(cast(i as bigint), id)',
@@ -186,6 +187,8 @@ describe('resolvePlan', () => {
         "(ts IN (cast('2020-01-01' as timestamp), ts))",
         "CASE WHEN (cast(id as decimal(21,1)) = cast(1.5 as decimal(21,1))) THEN s END",
         'coalesce(cast(dec as decimal(12,2)), cast(1 as decimal(12,2)))',
+        'array(cast(i as bigint), id)',
+        "map('a', f, 'b', cast(i as float))",
       ]);
     });
 
@@ -214,7 +217,7 @@ describe('resolvePlan', () => {
       const sql = 'SELECT i + id AS a, sm * i AS b, f + i AS c, x + id AS e, dec + i AS g, id / i AS h, id % i AS h2, ' +
         "ts > '2020-01-01' AS l, d = '2020-01-02' AS m, d < ts AS n, dec > 1 AS o, x = id AS p, " +
         "CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS q, coalesce(i, id) AS r, id IN (1, 2.5) AS t, concat(d, 'x') AS u, " +
-        "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y FROM src";
+        "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y, array(i, id, NULL) AS z, map('a', f, 'b', i) AS z2 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;
