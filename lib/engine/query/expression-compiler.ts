@@ -949,8 +949,10 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       const u = unifyAll(cs, es);
       if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
+      // A constant array or map is left as written: a function may read its literals as written
+      // (percentile_approx's percentages).
       const read = unifiedType(u);
-      for (const x of es) this.implicitCast(e, x, read);
+      if (!e.args.every((x) => x.kind === 'literal')) for (const x of es) this.implicitCast(e, x, read);
       return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}) }, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);

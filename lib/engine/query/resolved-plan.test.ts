@@ -178,7 +178,7 @@ describe('resolvePlan', () => {
       expect(resolvedItems(
         "SELECT CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS a, coalesce(i, id) AS b, if(s = 'b', i, id) AS c, " +
         "id IN (1, 2.5) AS e, ts IN ('2020-01-01', ts) AS g, CASE id WHEN 1.5 THEN s END AS h, coalesce(dec, 1) AS k, " +
-        "array(i, id) AS m, map('a', f, 'b', i) AS n FROM src",
+        "array(i, id) AS m, array(i, id, 1.5) AS m2, map('a', f, 'b', i) AS n FROM src",
       )).toEqual([
         "CASE WHEN (s = 'a') THEN cast(1 as decimal(11,1)) ELSE cast(2.0 as decimal(11,1)) END",
         'coalesce(cast(i as bigint), id)',
@@ -188,6 +188,7 @@ describe('resolvePlan', () => {
         "CASE WHEN (cast(id as decimal(21,1)) = cast(1.5 as decimal(21,1))) THEN s END",
         'coalesce(cast(dec as decimal(12,2)), cast(1 as decimal(12,2)))',
         'array(cast(i as bigint), id)',
+        'array(cast(i as decimal(21,1)), cast(id as decimal(21,1)), cast(1.5 as decimal(21,1)))',
         "map('a', f, 'b', cast(i as float))",
       ]);
     });
