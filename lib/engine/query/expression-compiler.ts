@@ -1017,14 +1017,16 @@ class ExpressionCompiler implements LambdaCompiler {
    * The implicit casts of a call's arguments (Spark's ImplicitTypeCasts): each argument read as
    * the type it was converted to, a value the function passes through (coalesce, if, nvl…) as the
    * integer type of the result (`integral`). A literal that is not such a value is left as
-   * written: a function may read it (a format, a scale).
+   * written: a function may read it (a format, a scale). `e` is the call as compiled, `call` as
+   * the plan holds it: an argument its function's replacement rewrote (date_trunc's unit) is not
+   * the plan's, and has no cast written.
    */
-  private argumentCasts(e: CallExpr, args: CompiledExpr[], valueArgs: FunctionDef['valueArgs'], integral: TypeInfo | undefined): void {
+  private argumentCasts(call: CallExpr, e: CallExpr, args: CompiledExpr[], valueArgs: FunctionDef['valueArgs'], integral: TypeInfo | undefined): void {
     const values = valueArgs === undefined ? [] : valueArgs === 'all' ? args.map((_, i) => i) : valueArgs;
     args.forEach((a, i) => {
       const value = values.includes(i);
-      if (e.args[i].kind === 'literal' && !value) return;
-      this.implicitCast(e, e.args[i], value && integral ? integral : typeOfCompiled(a));
+      if (e.args[i] !== call.args[i] || (e.args[i].kind === 'literal' && !value)) return;
+      this.implicitCast(call, e.args[i], value && integral ? integral : typeOfCompiled(a));
     });
   }
 
@@ -1172,7 +1174,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (type === 'timestamp' && (ntz || ntzArg || def.resultNTZ)) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
-    if (e === call) this.argumentCasts(e, args, valueArgs, type === 'long' ? { type: 'long', ...(bits ? { integral: bits } : {}) } : undefined);
+    this.argumentCasts(call, e, args, valueArgs, type === 'long' ? { type: 'long', ...(bits ? { integral: bits } : {}) } : undefined);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = exactLongs || type !== 'long' ? def.impl : longResult(def.impl);
     if (args.length === 1 && nullIntolerant) {

@@ -194,8 +194,8 @@ describe('resolvePlan', () => {
     });
 
     it('where a function converts an argument, and not on a literal it may read as written', () => {
-      expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c FROM src")).toEqual([
-        "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)',
+      expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c, date_trunc('YEAR', s) AS e FROM src")).toEqual([
+        "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)', "date_trunc('YEAR', cast(s as timestamp))",
       ]);
     });
 
@@ -217,7 +217,7 @@ describe('resolvePlan', () => {
     it('gives the values the compiler\'s own conversions gave, a decimal widened past 38 digits included', () => {
       const sql = 'SELECT i + id AS a, sm * i AS b, f + i AS c, x + id AS e, dec + i AS g, id / i AS h, id % i AS h2, ' +
         "ts > '2020-01-01' AS l, d = '2020-01-02' AS m, d < ts AS n, dec > 1 AS o, x = id AS p, " +
-        "CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS q, coalesce(i, id) AS r, id IN (1, 2.5) AS t, concat(d, 'x') AS u, " +
+        "CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS q, coalesce(i, id) AS r, id IN (1, 2.5) AS t, concat(d, 'x') AS u, date_trunc('MONTH', s) AS u2, " +
         "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y, array(i, id, NULL) AS z, map('a', f, 'b', i) AS z2 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
@@ -228,7 +228,7 @@ describe('resolvePlan', () => {
       const rows = [
         { id: 7, i: 3, sm: -2, f: Math.fround(1.1), x: 0.25, s: 'a', ts: 1_600_000_000_000, d: 18_000, dec: 12345n, big: 10n ** 30n },
         { id: 2 ** 62, i: -(2 ** 31), sm: 32767, f: Math.fround(-3.5), x: -1e300, s: 'b', ts: 18_000 * day, d: 18_000, dec: -1n, big: -(10n ** 37n) },
-        { id: 1, i: 0, sm: 0, f: 0, x: 1, s: 'a', ts: 0, d: 18_262, dec: 100n, big: 5n },
+        { id: 1, i: 0, sm: 0, f: 0, x: 1, s: '2015-03-05T09:32:05', ts: 0, d: 18_262, dec: 100n, big: 5n },
         { id: null, i: null, sm: null, f: null, x: null, s: null, ts: null, d: null, dec: null, big: null },
       ];
       const ctx = { batchTimestampMs: 0 };
