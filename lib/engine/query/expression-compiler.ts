@@ -1202,10 +1202,13 @@ class ExpressionCompiler implements LambdaCompiler {
 
 const BITWISE_OPERATORS = new Set(['&', '|', '^', '~']);
 
-/** A BIGINT as Spark types it: a BIGINT literal, or a CAST to BIGINT (Weir's columns are all BIGINT, so not those). */
+/**
+ * A BIGINT as Spark types it: a BIGINT literal, or a CAST to BIGINT the query wrote (Weir's
+ * columns are all BIGINT, so not those; an implicit cast the analysis wrote is not the query's).
+ */
 function writtenAsBigint(e: Expr): boolean {
   if (e.kind === 'literal') return e.bigint === true;
-  return e.kind === 'cast' && e.to === 'long' && e.integral === undefined;
+  return e.kind === 'cast' && !e.implicit && e.to === 'long' && e.integral === undefined;
 }
 
 /**
