@@ -20,18 +20,13 @@
  * removal and two count writes. What the stores hold after a flush is exactly what writing row by
  * row would leave (dense indexes, the count), so the files are Spark's layout either way.
  */
-import type { StateStore } from '../state/state-store';
+import { indexedKey, type StateStore } from '../state/state-store';
 import { decodeKey, decodeValue, encodeKey, encodeValueByteString, writeRowValue, type ValueEncoder } from '../state/state-value-codec';
 import type { Row } from '../types';
 
 export type JoinSide = 'left' | 'right';
 
-/** A row's slot: the key's own encoding, then its index after the last `#` (the index has none, so slots are distinct). */
-function slotOf(k: string, i: number): string {
-  return `${k}#${i}`;
-}
-
-/** The encoded join key a key of the store `storeName` belongs to: itself, or a slot's key (slotOf inverted). */
+/** The encoded join key a key of the store `storeName` belongs to: itself, or a slot's key (indexedKey inverted). */
 export function joinKeyOfStoreKey(storeName: string, key: string): string {
   return storeName.endsWith('keyWithIndexToValue') ? key.slice(0, key.lastIndexOf('#')) : key;
 }
@@ -89,11 +84,6 @@ export class KeyRows {
   dirty = false;
   /** The last eviction round that listed this key (so a round visits it once). */
   round = 0;
-  /**
-   * slotOf(key, i) of the slots written or read so far: made once per key, so the stores' map
-   * holds these same strings and a rewrite of a slot builds and hashes no key string.
-   */
-  private readonly slots: string[] = [];
 
   constructor(
     /** The key as the stores hold it (encodeKey). */
@@ -106,12 +96,7 @@ export class KeyRows {
     this.key = key;
     this.cacheKey = cacheKey;
     this.stored = 0;
-    this.slots.length = 0;
     return this;
-  }
-
-  slot(i: number): string {
-    return (this.slots[i] ??= slotOf(this.key, i));
   }
 
   /** Whether the `i`-th row has joined with a row of the other side. */
@@ -291,7 +276,7 @@ export class SymmetricHashJoinStateManager {
     const n = decodeValue(b) as number;
     const entry = new KeyRows(k, ck);
     for (let i = 0; i < n; i++) {
-      const [values, matched] = decodeValue(this.keyWithIndexToValue.get(entry.slot(i))!) as [unknown[], boolean];
+      const [values, matched] = decodeValue(this.keyWithIndexToValue.get(indexedKey(k, i))!) as [unknown[], boolean];
       const row: Row = {};
       for (let c = 0; c < this.columns.length; c++) row[this.columns[c]] = values[c];
       entry.push(row, matched ? MATCHED | STORED : STORED, this.timeOf?.(row) ?? NaN);
@@ -402,17 +387,18 @@ export class SymmetricHashJoinStateManager {
       const { key, rows, flags } = entry;
       const n = rows.length;
       // The stores hold the key's count and its slots below it, no others: each write says
-      // whether its key is there, so the store need not look it up (writeKnown).
+      // whether its key is there, so the store need not look it up (writeKnown), and names the
+      // slot by the key and its index, so no slot string is made.
       const stored = entry.stored;
       for (let i = 0; i < n; i++) {
         const f = flags[i];
         if ((f & STORED) !== 0) continue;
         this.pending.row = rows[i];
         this.pending.matched = (f & MATCHED) !== 0;
-        this.keyWithIndexToValue.writeKnownValue(entry.slot(i), this.pending, i < stored, this.encodeRow);
+        this.keyWithIndexToValue.writeKnownValue(key, this.pending, i < stored, this.encodeRow, i);
         flags[i] = f | STORED;
       }
-      for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(entry.slot(i), undefined, true);
+      for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(key, undefined, true, i);
       if (n !== stored) {
         this.keyToNumValues.writeKnown(key, n > 0 ? encodeCount(n) : undefined, stored > 0);
         entry.stored = n;

@@ -45,6 +45,8 @@ import { readStateFile, StateFileWriter, stateFileName, type StateFileKind } fro
 import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
 import { encodeValueByteString, writeValue, type ValueEncoder } from './state-value-codec';
 import {
+  indexedKey,
+  indexedKeyLength,
   stateStoreDir,
   type StateStore,
   type StateStoreConf,
@@ -61,8 +63,8 @@ import {
  */
 const MAP_ENTRY_BYTES = 40;
 const stringBytes = (n: number) => (16 + n + 7) & ~7;
-const entryBytes = (key: string, value: string) => valueEntryBytes(key, value.length);
-const valueEntryBytes = (key: string, valueLength: number) => stringBytes(key.length) + stringBytes(valueLength) + MAP_ENTRY_BYTES;
+const entryBytes = (key: string, value: string) => valueEntryBytes(key.length, value.length);
+const valueEntryBytes = (keyLength: number, valueLength: number) => stringBytes(keyLength) + stringBytes(valueLength) + MAP_ENTRY_BYTES;
 
 /**
  * A provider applies its deferred deltas (see `deferred`) once their bytes pass DEFERRED_RATIO
@@ -434,39 +436,41 @@ export class FileBackedStateStore implements StateStore {
     else if (this.explicitRemovals.size > 0) this.explicitRemovals.delete(key);
   }
 
-  writeKnown(key: string, value: string | undefined, present: boolean): void {
+  writeKnown(key: string, value: string | undefined, present: boolean, index?: number): void {
     this.writable();
     if (value === undefined && !present) return;
     if (this.journalKeys.length > 0) {
       // The journal's records go first in the delta: after it, a known write is an ordinary one.
-      if (value === undefined) this.remove(key, 'watermark');
-      else this.putByteString(key, value);
+      const k = index === undefined ? key : indexedKey(key, index);
+      if (value === undefined) this.remove(k, 'watermark');
+      else this.putByteString(k, value);
       return;
     }
     const w = this.knownWriter();
+    const keyLength = index === undefined ? key.length : indexedKeyLength(key, index);
     if (value === undefined) {
-      w.remove(key);
+      w.remove(key, index);
       this.knownRemovals++;
       this.knownSizeDelta--;
-      this.knownMemory -= entryBytes(key, '');
+      this.knownMemory -= valueEntryBytes(keyLength, 0);
     } else {
-      w.put(key, value);
+      w.put(key, value, index);
       this.knownPuts++;
       if (!present) {
         this.knownSizeDelta++;
-        this.knownMemory += entryBytes(key, value);
+        this.knownMemory += valueEntryBytes(keyLength, value.length);
       }
     }
   }
 
-  writeKnownValue<T>(key: string, value: T, present: boolean, encode: ValueEncoder<T> = writeValue): void {
+  writeKnownValue<T>(key: string, value: T, present: boolean, encode: ValueEncoder<T> = writeValue, index?: number): void {
     this.writable();
-    if (this.journalKeys.length > 0) return this.putByteString(key, encodeValueByteString(value, encode));
-    const n = this.knownWriter().putValue(key, value, encode);
+    if (this.journalKeys.length > 0) return this.putByteString(index === undefined ? key : indexedKey(key, index), encodeValueByteString(value, encode));
+    const n = this.knownWriter().putValue(key, value, encode, index);
     this.knownPuts++;
     if (!present) {
       this.knownSizeDelta++;
-      this.knownMemory += valueEntryBytes(key, n);
+      this.knownMemory += valueEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), n);
     }
   }
 

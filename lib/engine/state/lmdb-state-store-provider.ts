@@ -42,6 +42,7 @@ import { localCacheMatches } from './lmdb-local-cache';
 import { buildLmdbSnapshot } from './state-snapshot-builder';
 import { encodeValueByteString, writeValue, type ValueEncoder } from './state-value-codec';
 import {
+  indexedKey,
   stateStoreDir,
   type StateStore,
   type StateStoreConf,
@@ -356,13 +357,14 @@ export class LmdbStateStore implements StateStore {
   }
 
   /** The overlay looks the key up anyway (its change record): `present` saves nothing here. */
-  writeKnown(key: string, value: string | undefined): void {
-    if (value === undefined) this.remove(key, 'watermark');
-    else this.putByteString(key, value);
+  writeKnown(key: string, value: string | undefined, _present: boolean, index?: number): void {
+    const k = index === undefined ? key : indexedKey(key, index);
+    if (value === undefined) this.remove(k, 'watermark');
+    else this.putByteString(k, value);
   }
 
-  writeKnownValue<T>(key: string, value: T, _present: boolean, encode: ValueEncoder<T> = writeValue): void {
-    this.putByteString(key, encodeValueByteString(value, encode));
+  writeKnownValue<T>(key: string, value: T, _present: boolean, encode: ValueEncoder<T> = writeValue, index?: number): void {
+    this.putByteString(index === undefined ? key : indexedKey(key, index), encodeValueByteString(value, encode));
   }
 
   /** Puts a value this store now owns. */

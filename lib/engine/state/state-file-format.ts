@@ -19,6 +19,7 @@
  */
 import { crc32 } from 'node:zlib';
 import { CorruptCheckpointError } from '../errors';
+import { indexedKey, indexedKeyLength } from './state-store';
 import { ByteWriter, isWellFormed, writeValue, type ValueEncoder } from './state-value-codec';
 
 const MAGIC = 0x53545357; // "WSTS" read as uint32 LE
@@ -50,9 +51,11 @@ export class StateFileWriter {
     this.w.f64(version);
   }
 
-  private key(key: string): void {
+  /** Writes a record's key: `key`, or with `index` ≥ 0 indexedKey(key, index), made here only when not ASCII. */
+  private key(key: string, index: number): void {
     const w = this.w;
-    if (key.length <= SHORT && this.ascii(key)) return;
+    if (key.length <= SHORT && this.ascii(key, index)) return;
+    if (index >= 0) key = indexedKey(key, index);
     if (isWellFormed(key)) {
       const len = Buffer.byteLength(key, 'utf8');
       w.i32(len);
@@ -68,12 +71,15 @@ export class StateFileWriter {
   /**
    * Writes a short key's length and bytes when every char is ASCII (its UTF-8 is its chars), and
    * says whether it did: a commit writes every changed key, and for keys of a few chars this
-   * loop cost a third of Buffer.byteLength and Buffer.write, two calls into C++ each.
+   * loop cost a third of Buffer.byteLength and Buffer.write, two calls into C++ each. With
+   * `index` ≥ 0 the key is indexedKey(key, index), written as `#` and the index's digits after
+   * `key` (the join's slots: no string is made per slot).
    */
-  private ascii(key: string): boolean {
+  private ascii(key: string, index: number): boolean {
     const w = this.w;
     const n = key.length;
-    w.ensure(4 + n);
+    const len = index >= 0 ? indexedKeyLength(key, index) : n;
+    w.ensure(4 + len);
     const buf = w.buf;
     const at = w.pos + 4;
     for (let i = 0; i < n; i++) {
@@ -81,14 +87,18 @@ export class StateFileWriter {
       if (c > 0x7f) return false;
       buf[at + i] = c;
     }
-    w.i32(n);
-    w.pos += n;
+    if (index >= 0) {
+      buf[at + n] = 0x23; // '#'
+      for (let i = len - 1, d = index; i > n; i--, d = Math.floor(d / 10)) buf[at + i] = 0x30 + (d % 10);
+    }
+    w.i32(len);
+    w.pos += len;
     return true;
   }
 
   /** `value` is a byte string: one char per byte, each 0-255 (see byteString in the provider). */
-  put(key: string, value: string): void {
-    this.key(key);
+  put(key: string, value: string, index = -1): void {
+    this.key(key, index);
     const w = this.w;
     const n = value.length;
     w.i32(n);
@@ -104,10 +114,10 @@ export class StateFileWriter {
 
   /**
    * `put` of encodeValue(`value`)'s bytes (or `encode`'s, which are the same), encoded in place
-   * (no byte string is made for it); returns how many bytes the value took.
+   * (no byte string is made for it); returns how many bytes the value took. `index` as for `key`.
    */
-  putValue<T>(key: string, value: T, encode: ValueEncoder<T> = writeValue): number {
-    this.key(key);
+  putValue<T>(key: string, value: T, encode: ValueEncoder<T> = writeValue, index = -1): number {
+    this.key(key, index);
     const w = this.w;
     w.ensure(4);
     const at = w.pos;
@@ -121,7 +131,7 @@ export class StateFileWriter {
 
   /** `put` of a value held as bytes (the LMDB provider's form). */
   putBytes(key: string, value: Uint8Array): void {
-    this.key(key);
+    this.key(key, -1);
     const w = this.w;
     w.i32(value.length);
     w.ensure(value.length);
@@ -130,8 +140,8 @@ export class StateFileWriter {
     this.count++;
   }
 
-  remove(key: string): void {
-    this.key(key);
+  remove(key: string, index = -1): void {
+    this.key(key, index);
     this.w.i32(-1);
     this.count++;
   }

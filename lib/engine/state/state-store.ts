@@ -61,6 +61,22 @@ export interface StateStoreMetrics {
   customMetrics?: Record<string, number>;
 }
 
+/**
+ * The key of the `index`-th value held under `key` (the stream-stream join's keyWithIndexToValue
+ * slots, Spark's (key, index)): the key, `#`, the index. The index has no `#`, so the keys of
+ * distinct (key, index) pairs are distinct.
+ */
+export function indexedKey(key: string, index: number): string {
+  return `${key}#${index}`;
+}
+
+/** indexedKey(key, index).length, without making it (`index` a non-negative integer). */
+export function indexedKeyLength(key: string, index: number): number {
+  let n = key.length + 2;
+  for (let d = index; d >= 10; d = Math.floor(d / 10)) n++;
+  return n;
+}
+
 export interface StateStore {
   readonly id: StateStoreId;
   /** The version this store was loaded at; `commit()` produces `version + 1`. */
@@ -83,14 +99,17 @@ export interface StateStore {
    * applies them to its map at the commit (a read before that applies them first; an abort
    * drops them), so the stream-stream join's changed slots cost one map operation each, where
    * `putByteString` costs three. A wrong `present` makes `size` wrong until the commit (and memoryUsedBytes an estimate off by the row).
+   * With `index`, the key written is indexedKey(key, index), which the file-backed store writes
+   * into its delta without making that string.
    */
-  writeKnown(key: string, value: string | undefined, present: boolean): void;
+  writeKnown(key: string, value: string | undefined, present: boolean, index?: number): void;
   /**
    * `writeKnown` of a put of encodeValue(`value`): the file-backed store encodes it straight into
    * its delta, making no byte string per value (the join's buffered rows, every batch). `encode`
    * writes the same bytes as encodeValue for a value of a fixed shape, faster (writeRowValue).
+   * `index` as for writeKnown.
    */
-  writeKnownValue<T>(key: string, value: T, present: boolean, encode?: ValueEncoder<T>): void;
+  writeKnownValue<T>(key: string, value: T, present: boolean, encode?: ValueEncoder<T>, index?: number): void;
   /** Removes a key; `reason: 'watermark'` counts it in numRowsEvictedByWatermark. */
   remove(key: string, reason?: 'watermark' | 'explicit'): void;
   /** Number of rows visible now (including this version's uncommitted changes). */
