@@ -124,7 +124,7 @@ export class StateFileWriter {
     w.pos += 4;
     encode(w, value);
     const n = w.pos - at - 4;
-    w.buf.writeInt32LE(n, at);
+    w.i32At(at, n);
     this.count++;
     return n;
   }
