@@ -57,7 +57,7 @@ function cacheKeyOfStoreKey(k: string): CacheKey {
 /** Spark's store names under `state/<operator>/<partition>/`. */
 export const JOIN_STORE_NAMES = ['left-keyToNumValues', 'left-keyWithIndexToValue', 'right-keyToNumValues', 'right-keyWithIndexToValue'] as const;
 
-/** A buffered row's flags (KeyRows.flags): it has joined with a row of the other side. */
+/** A buffered row's flags (KeyRows.meta): it has joined with a row of the other side. */
 const MATCHED = 1;
 /** The key's slot at the row's index holds this row as it is now (the flush need not write it). */
 const STORED = 2;
@@ -74,10 +74,13 @@ export class KeyRows {
    * built from the values the stores hold. Never changed.
    */
   readonly rows: Row[] = [];
-  /** Per row, MATCHED and STORED. */
-  readonly flags: number[] = [];
-  /** Per row, its time by the side's value state watermark (NaN: never evicted by it). */
-  readonly times: number[] = [];
+  /**
+   * Per row two numbers: its time by the side's value state watermark (NaN: never evicted by it),
+   * at 2i, then its flags (MATCHED, STORED), at 2i + 1. One array of unboxed doubles rather than
+   * one each: every append, flush and eviction of a key reads or writes both, and each array is
+   * one more object to reach (a cache miss when the key was last touched a batch ago) and to copy.
+   */
+  readonly meta: number[] = [];
   /** The count keyToNumValues holds for the key (0: none). */
   stored = 0;
   /** Whether the key is in the manager's list of keys to flush. */
@@ -101,31 +104,30 @@ export class KeyRows {
 
   /** Whether the `i`-th row has joined with a row of the other side. */
   isMatched(i: number): boolean {
-    return (this.flags[i] & MATCHED) !== 0;
+    return (this.meta[2 * i + 1] & MATCHED) !== 0;
   }
 
   push(row: Row, flags: number, time: number): void {
     this.rows.push(row);
-    this.flags.push(flags);
-    this.times.push(time);
+    this.meta.push(time, flags);
   }
 
   /** Removes the `i`-th row: the key's last row takes its slot (the flush writes it there). */
   removeAt(i: number): void {
-    const { rows, flags, times } = this;
+    const { rows, meta } = this;
     const last = rows.length - 1;
     if (i < last) {
       rows[i] = rows[last];
-      flags[i] = flags[last] & ~STORED;
-      times[i] = times[last];
+      meta[2 * i] = meta[2 * last];
+      meta[2 * i + 1] = meta[2 * last + 1] & ~STORED;
     }
     rows.pop();
-    flags.pop();
-    times.pop();
+    meta.pop();
+    meta.pop();
   }
 
   clear(): void {
-    this.rows.length = this.flags.length = this.times.length = 0;
+    this.rows.length = this.meta.length = 0;
   }
 }
 
@@ -298,7 +300,9 @@ export class SymmetricHashJoinStateManager {
     }
     if (this.timeOf && !this.cache.byTime) {
       const queue = new TimeQueue();
-      for (const entry of this.cache.keys.values()) for (const t of entry.times) if (!Number.isNaN(t)) queue.push(t, entry);
+      for (const entry of this.cache.keys.values()) {
+        for (let i = 0; i < entry.meta.length; i += 2) if (!Number.isNaN(entry.meta[i])) queue.push(entry.meta[i], entry);
+      }
       this.cache.byTime = queue;
     }
   }
@@ -318,10 +322,10 @@ export class SymmetricHashJoinStateManager {
 
   /** Marks the `i`-th row of a key as matched (its slot is written again at the flush). */
   markMatched(entry: KeyRows, i: number): void {
-    const f = entry.flags[i];
+    const f = entry.meta[2 * i + 1];
     if ((f & MATCHED) !== 0) return;
     // Not STORED any more: the slot holds the row unmatched.
-    entry.flags[i] = MATCHED;
+    entry.meta[2 * i + 1] = MATCHED;
     this.touch(entry);
   }
 
@@ -361,11 +365,11 @@ export class SymmetricHashJoinStateManager {
     this.cache.byTime!.popUpTo(t, ++this.cache.rounds, keys);
     let n = 0;
     for (const entry of keys) {
-      const { rows, times } = entry;
+      const { rows, meta } = entry;
       const before = rows.length;
       for (let i = 0; i < rows.length; ) {
         // NaN (no time) is never ≤ t: kept.
-        if (!(times[i] <= t)) {
+        if (!(meta[2 * i] <= t)) {
           i++;
           continue;
         }
@@ -384,19 +388,19 @@ export class SymmetricHashJoinStateManager {
    */
   flush(): void {
     for (const entry of this.dirty) {
-      const { key, rows, flags } = entry;
+      const { key, rows, meta } = entry;
       const n = rows.length;
       // The stores hold the key's count and its slots below it, no others: each write says
       // whether its key is there, so the store need not look it up (writeKnown), and names the
       // slot by the key and its index, so no slot string is made.
       const stored = entry.stored;
       for (let i = 0; i < n; i++) {
-        const f = flags[i];
+        const f = meta[2 * i + 1];
         if ((f & STORED) !== 0) continue;
         this.pending.row = rows[i];
         this.pending.matched = (f & MATCHED) !== 0;
         this.keyWithIndexToValue.writeKnownValue(key, this.pending, i < stored, this.encodeRow, i);
-        flags[i] = f | STORED;
+        meta[2 * i + 1] = f | STORED;
       }
       for (let i = n; i < stored; i++) this.keyWithIndexToValue.writeKnown(key, undefined, true, i);
       if (n !== stored) {
