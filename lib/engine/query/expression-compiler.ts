@@ -114,18 +114,55 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
   return { type: to, ...(dec ? { decimal: dec } : {}), eval: (r, x) => castValue(get(r, x), from, to as never, fromDec, dec) };
 }
 
+/** The types a string widens beside to a STRING (Spark's stringPromotion: atomic types but BINARY and BOOLEAN). */
+const PROMOTED_TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'date', 'timestamp']);
+
+/**
+ * Spark's findWiderTypeForTwo (ANSI off): the type two values widen to, as unifyTypes, and a
+ * STRING for a string beside a number, a date or a timestamp (stringPromotion), as CASE, IN
+ * lists and UNION widen them: `CASE WHEN c THEN 1 ELSE 'a' END` is a STRING.
+ */
+function widerTypeForTwo(a: ExprType, b: ExprType): ExprType | undefined {
+  return unifyTypes(a, b) ?? ((a === 'string' && PROMOTED_TO_STRING.has(b)) || (b === 'string' && PROMOTED_TO_STRING.has(a)) ? 'string' : undefined);
+}
+
+/**
+ * Spark's findCommonTypeForBinaryComparison for a string `s` compared with `other` (PromoteStrings,
+ * ANSI off): the type the string is cast to, the other side's own (its integer width, a FLOAT, a
+ * BOOLEAN, a DATE or TIMESTAMP), a DOUBLE beside a DECIMAL (no decimal type fits every text);
+ * undefined when `s` is no string or `other` is of no such type. `'1.5' = 1` is
+ * `cast('1.5' as int) = 1`, true; text that does not parse is NULL.
+ */
+function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefined {
+  if (s.type !== 'string') return undefined;
+  switch (other.type) {
+    case 'decimal': return { type: 'double' };
+    case 'long': return { type: 'long', ...(other.integral ? { integral: other.integral } : {}) };
+    case 'double': return { type: 'double', ...(other.float32 ? { float32: true as const } : {}) };
+    case 'timestamp': return { type: 'timestamp', ...(other.ntz ? { ntz: true as const } : {}) };
+    case 'boolean': case 'date': return { type: other.type };
+    // A string beside a string or NULL is no promotion; Weir compares no BINARY with a string.
+    case 'string': case 'null': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'array': case 'map': case 'struct':
+    default: return undefined;
+  }
+}
+
 /**
  * The type several values unify to (CASE branches, coalesce, IN lists, comparison sides), with
  * each compiled value converted to it; undefined when they do not unify. Decimals widen as
- * Spark's widerDecimalType; a decimal with a double is a double.
+ * Spark's widerDecimalType; a decimal with a double is a double. With `stringPromotion`, a
+ * string beside numbers, dates or timestamps makes them all STRINGs (widerTypeForTwo).
  */
-function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; values: CompiledExpr[] } | undefined {
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, stringPromotion = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; values: CompiledExpr[] } | undefined {
+  const wider = stringPromotion ? widerTypeForTwo : unifyTypes;
   let type: ExprType = 'null';
   for (const c of cs) {
-    const t = unifyTypes(type, c.type);
+    const t = wider(type, c.type);
     if (!t) return undefined;
     type = t;
   }
+  // A string among numbers, dates or timestamps: each is read as its text (CAST(… AS STRING)).
+  if (type === 'string') return { type, values: cs.map((c) => convert(c, 'string')) };
   if (type === 'double' && widensToFloat(cs)) return { type, float32: true, values: cs.map(asFloat) };
   // TIMESTAMP_NTZ beside a DATE (its midnight) stays one; beside a TIMESTAMP it is that TIMESTAMP
   // (Spark's findWiderTypeForTwo), the same milliseconds in Weir's UTC session time zone.
@@ -277,7 +314,7 @@ export type ImplicitCasts = Map<Expr, Map<Expr, TypeInfo>>;
  * What an implicit cast may convert to: the simple types, whose Cast compiles to exactly the type
  * and values the compiler's own conversion gives (`convert`, `asFloat`, a wider integer's width).
  */
-const IMPLICIT_CAST_TARGETS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'string', 'timestamp', 'date']);
+const IMPLICIT_CAST_TARGETS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'string', 'timestamp', 'date', 'boolean']);
 
 /**
  * `e` compiled over `schema`. With `types`, the type of each subexpression compiled on the way is
@@ -392,7 +429,9 @@ class ExpressionCompiler implements LambdaCompiler {
         };
       }
       case 'unary': {
-        const a = this.compile(e.arg);
+        let a = this.compile(e.arg);
+        // Spark's PromoteStrings: -'1' is -cast('1' as double).
+        if (e.op !== 'NOT' && a.type === 'string') a = this.castOperand(e, e.arg, a, { type: 'double' });
         if (e.op === 'NOT') {
           this.expectBoolean(e, a.type);
           return { type: 'boolean', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : !v; } };
@@ -421,8 +460,9 @@ class ExpressionCompiler implements LambdaCompiler {
       case 'in': {
         const a0 = this.compile(e.arg);
         const list0 = e.list.map((x) => this.coerceTo(x, a0.type));
-        for (const l of list0) if (!unifyTypes(a0.type, l.type)) this.fail(e, `IN list value of type ${l.type} does not match ${a0.type}`);
-        const u = unifyAll([a0, ...list0], [e.arg, ...e.list]);
+        // Spark's InConversion: the values widen to one type (a string beside numbers: STRINGs).
+        for (const l of list0) if (!widerTypeForTwo(a0.type, l.type)) this.fail(e, `IN list value of type ${l.type} does not match ${a0.type}`);
+        const u = unifyAll([a0, ...list0], [e.arg, ...e.list], false, true);
         if (!u) this.fail(e, 'IN list values do not match the value');
         const [a, ...list] = u.values;
         const read = unifiedType(u);
@@ -459,62 +499,8 @@ class ExpressionCompiler implements LambdaCompiler {
         return this.like(e);
       case 'case':
         return this.caseWhen(e);
-      case 'cast': {
-        const a = this.compile(e.arg);
-        if (e.target) {
-          const convert = complexCast(a, e.target);
-          if (typeof convert === 'string') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, convert);
-          return { ...typeOfField(e.target), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : convert(v); } };
-        }
-        if (e.to === 'array' || e.to === 'map' || e.to === 'struct') this.fail(e, 'Internal: a CAST to a nested type without its type');
-        if (isInterval(e.to) && (a.type === 'string' || a.type === 'null')) {
-          const [kind, fields, get] = [e.to, e.interval ?? fullRange(e.to), a.eval];
-          return { type: kind, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : castStringToInterval(String(v), kind, fields); } };
-        }
-        // Between interval types of one family (the two families never cast to each other: canCast).
-        if (isInterval(e.to) && a.type === e.to) {
-          const [fields, get] = [e.interval ?? fullRange(e.to), a.eval];
-          const cut = castIntervalFields(e.to, fields.end);
-          return { type: e.to, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : cut(v as Long); } };
-        }
-        if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
-        // An implicit cast between decimals is the widening the compiler applies (unifyAll's
-        // convert): rescaled without the precision check an explicit CAST makes, so that a type
-        // bounded at 38 digits gives the value it gave before the analysis wrote the cast.
-        if (e.implicit && a.type === 'decimal' && e.to === 'decimal') return convert(a, 'decimal', e.decimal);
-        const from = a.type;
-        const to = e.to;
-        const fromDec = a.decimal;
-        const toDec = e.decimal;
-        if (e.integral) {
-          const bits = e.integral;
-          if (from === 'long' && a.integral !== undefined && a.integral <= bits) return { ...a, integral: bits };
-          return { type: 'long', integral: bits, eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
-        }
-        if (e.float32) {
-          if (a.float32) return a;
-          const get = a.eval;
-          if (from === 'long') return asFloat(a);
-          // Through the double (exact for every type but text, which Java parses to the float directly).
-          return { type: 'double', float32: true, eval: (r, c) => { const v = castValue(get(r, c), from, 'double', fromDec); return v === null ? null : Math.fround(v as number); } };
-        }
-        if (e.ntz) return castToTimestampNTZ(e, a, this);
-        // A TIMESTAMP_NTZ to a TIMESTAMP: the same milliseconds (the session time zone is UTC).
-        if (a.ntz) {
-          if (to === 'timestamp') return asTimestamp(a);
-          if (to !== 'string' && to !== 'date') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast TIMESTAMP_NTZ to ${castTypeText(e)}.`);
-        }
-        // A narrower integer is already a BIGINT's value, a FLOAT a DOUBLE's: only the type changes.
-        if (to === 'long' && a.integral) return { type: 'long', eval: a.eval };
-        if (to === 'double' && a.float32) return { type: 'double', eval: a.eval };
-        if (to === 'string' && a.float32) return convert(a, 'string');
-        if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
-        if ((from === 'day_time_interval' || from === 'year_month_interval') && to === 'string') {
-          const fields = a.interval ?? fullRange(from);
-          return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : formatInterval(from, v, fields); } };
-        }
-        return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
-      }
+      case 'cast':
+        return this.cast(e, this.compile(e.arg));
       case 'call':
         return this.call(e);
       case 'lambdaVariable': {
@@ -532,6 +518,73 @@ class ExpressionCompiler implements LambdaCompiler {
           'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
         );
     }
+  }
+
+  /** Spark's Cast of `e.arg`, compiled as `a`, to the type `e` names (ANSI off: NULL where text does not parse). */
+  private cast(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr): CompiledExpr {
+    if (e.target) {
+      const convert = complexCast(a, e.target);
+      if (typeof convert === 'string') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, convert);
+      return { ...typeOfField(e.target), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : convert(v); } };
+    }
+    if (e.to === 'array' || e.to === 'map' || e.to === 'struct') this.fail(e, 'Internal: a CAST to a nested type without its type');
+    if (isInterval(e.to) && (a.type === 'string' || a.type === 'null')) {
+      const [kind, fields, get] = [e.to, e.interval ?? fullRange(e.to), a.eval];
+      return { type: kind, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : castStringToInterval(String(v), kind, fields); } };
+    }
+    // Between interval types of one family (the two families never cast to each other: canCast).
+    if (isInterval(e.to) && a.type === e.to) {
+      const [fields, get] = [e.interval ?? fullRange(e.to), a.eval];
+      const cut = castIntervalFields(e.to, fields.end);
+      return { type: e.to, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : cut(v as Long); } };
+    }
+    if (!canCast(a.type, e.to)) this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast ${a.type} to ${e.to}.`);
+    // An implicit cast between decimals is the widening the compiler applies (unifyAll's
+    // convert): rescaled without the precision check an explicit CAST makes, so that a type
+    // bounded at 38 digits gives the value it gave before the analysis wrote the cast.
+    if (e.implicit && a.type === 'decimal' && e.to === 'decimal') return convert(a, 'decimal', e.decimal);
+    const from = a.type;
+    const to = e.to;
+    const fromDec = a.decimal;
+    const toDec = e.decimal;
+    if (e.integral) {
+      const bits = e.integral;
+      if (from === 'long' && a.integral !== undefined && a.integral <= bits) return { ...a, integral: bits };
+      return { type: 'long', integral: bits, eval: (r, c) => castIntegral(a.eval(r, c), from, bits, fromDec) };
+    }
+    if (e.float32) {
+      if (a.float32) return a;
+      const get = a.eval;
+      if (from === 'long') return asFloat(a);
+      // Through the double (exact for every type but text, which Java parses to the float directly).
+      return { type: 'double', float32: true, eval: (r, c) => { const v = castValue(get(r, c), from, 'double', fromDec); return v === null ? null : Math.fround(v as number); } };
+    }
+    if (e.ntz) return castToTimestampNTZ(e, a, this);
+    // A TIMESTAMP_NTZ to a TIMESTAMP: the same milliseconds (the session time zone is UTC).
+    if (a.ntz) {
+      if (to === 'timestamp') return asTimestamp(a);
+      if (to !== 'string' && to !== 'date') this.mismatch(e, 'CAST_WITHOUT_SUGGESTION', `cannot cast "${typeText(a)}" to "${castTypeText(e)}".`, `Cannot cast TIMESTAMP_NTZ to ${castTypeText(e)}.`);
+    }
+    // A narrower integer is already a BIGINT's value, a FLOAT a DOUBLE's: only the type changes.
+    if (to === 'long' && a.integral) return { type: 'long', eval: a.eval };
+    if (to === 'double' && a.float32) return { type: 'double', eval: a.eval };
+    if (to === 'string' && a.float32) return convert(a, 'string');
+    if (from === to && (to !== 'decimal' || (fromDec!.precision === toDec!.precision && fromDec!.scale === toDec!.scale))) return a;
+    if ((from === 'day_time_interval' || from === 'year_month_interval') && to === 'string') {
+      const fields = a.interval ?? fullRange(from);
+      return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : formatInterval(from, v, fields); } };
+    }
+    return { type: to, ...(toDec ? { decimal: toDec } : {}), eval: (r, c) => castValue(a.eval(r, c), from, to, fromDec, toDec) };
+  }
+
+  /**
+   * `x`, compiled as `c`, read as `to`: an implicit cast, recorded for the plan (implicitCast) and
+   * compiled as the Cast node the analysis writes for it, so the two give the same values.
+   */
+  private castOperand(parent: Expr, x: Expr, c: CompiledExpr, to: TypeInfo): CompiledExpr {
+    this.implicitCast(parent, x, to);
+    const flags = { ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: to.float32 } : {}), ...(to.ntz ? { ntz: to.ntz } : {}) };
+    return this.cast({ kind: 'cast', arg: x, to: to.type as SqlType, implicit: true, ...flags, ...(x.pos ? { pos: x.pos } : {}) }, c);
   }
 
   /** Spark's LambdaBinder: `e` as a function of variables of these types (higher-order-functions.ts). */
@@ -641,6 +694,11 @@ class ExpressionCompiler implements LambdaCompiler {
       if (r.type === 'timestamp') l = this.coerceTo(e.left, 'timestamp');
       if (l.type === 'date') r = this.coerceTo(e.right, 'date');
       if (r.type === 'date') l = this.coerceTo(e.left, 'date');
+      // A string beside another type: cast to it (a DOUBLE beside a DECIMAL).
+      const ls = comparisonStringType(l, r);
+      const rs = comparisonStringType(r, l);
+      if (ls) l = this.castOperand(e, e.left, l, ls);
+      else if (rs) r = this.castOperand(e, e.right, r, rs);
       if (!unifyTypes(l.type, r.type)) {
         this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
       }
@@ -670,6 +728,9 @@ class ExpressionCompiler implements LambdaCompiler {
     const isInt = (t: ExprType) => t === 'long' || t === 'null';
     if (l.type === 'date' && isInt(r.type) && (e.op === '+' || e.op === '-')) return this.call({ kind: 'call', name: e.op === '+' ? 'date_add' : 'date_sub', args: [e.left, e.right] });
     if (isInt(l.type) && r.type === 'date' && e.op === '+') return this.call({ kind: 'call', name: 'date_add', args: [e.right, e.left] });
+    // Spark's PromoteStrings (ANSI off): a string operand of arithmetic is read as a DOUBLE.
+    if (l.type === 'string') l = this.castOperand(e, e.left, l, { type: 'double' });
+    if (r.type === 'string') r = this.castOperand(e, e.right, r, { type: 'double' });
     const isNum = (t: ExprType) => isNumeric(t) || t === 'decimal';
     if (!isNum(l.type) || !isNum(r.type)) {
       const hint = l.type === 'date' || r.type === 'date' ? '; for dates use date_add(d, n), date_sub(d, n) or datediff(end, start)' : '';
@@ -854,7 +915,10 @@ class ExpressionCompiler implements LambdaCompiler {
     let operand = e.operand ? this.compile(e.operand) : undefined;
     let whens = e.branches.map((b) => {
       if (operand) {
-        const w = this.coerceTo(b.when, operand.type);
+        let w = this.coerceTo(b.when, operand.type);
+        // CASE x WHEN v is x = v: a string value is cast to x's type, as a comparison casts it.
+        const t = comparisonStringType(w, operand);
+        if (t) w = this.castOperand(e, b.when, w, t);
         if (!unifyTypes(operand.type, w.type)) this.fail(b.when, `CASE value of type ${w.type} does not match ${operand.type}`);
         return w;
       }
@@ -871,7 +935,7 @@ class ExpressionCompiler implements LambdaCompiler {
       [operand, ...whens].forEach((c, i) => this.implicitCast(e, keys[i], typeOfCompiled(c)));
     }
     const results = [...e.branches.map((b) => b.then), ...(e.otherwise ? [e.otherwise] : [])];
-    const u = unifyAll(results.map((x) => this.compile(x)), results);
+    const u = unifyAll(results.map((x) => this.compile(x)), results, false, true);
     if (!u) this.fail(e, 'CASE branches have incompatible types');
     const read = unifiedType(u);
     for (const x of results) this.implicitCast(e, x, read);

@@ -6,16 +6,12 @@
  * SPARK_EXAMPLE_DIFFERENCES: the test fails on any other difference (a regression) and on a
  * listed one that now agrees (so the list, and docs/sql.md, stay true).
  */
-import { formatInterval, fullRange } from './interval-utils';
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { Field, Row, Schema } from '../types';
-import { formatDate } from './date';
-import { formatDecimal } from './decimal';
-import { formatTimestamp } from './sql-values';
-import { compileStreamingQuery } from './streaming-query';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { SPARK_EXAMPLE_DIFFERENCES, SPARK_FUNCTION_EXAMPLES } from './testing/spark-function-examples';
+import { printed, select } from './testing/spark-printed';
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
 
 interface Example { group: string; query: string; printed: string }
@@ -36,45 +32,6 @@ export function sparkExamples(): Example[] {
     }
   }
   return out;
-}
-
-/** Java's Double.toString, as Spark prints a DOUBLE. */
-function javaDouble(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
-  const a = Math.abs(v);
-  if (a === 0 || (a >= 1e-3 && a < 1e7)) { const s = String(v); return s.includes('.') ? s : `${s}.0`; }
-  const [m, e] = v.toExponential().split('e');
-  return `${m.includes('.') ? m : `${m}.0`}E${e.startsWith('+') ? e.slice(1) : e}`;
-}
-
-/** A value as Spark's HiveResult.toHiveString prints it (`nested`: inside an array, map or struct). */
-function printed(v: unknown, f: Field, nested = false): string {
-  if (v === null || v === undefined) return nested ? 'null' : 'NULL';
-  switch (f.type) {
-    case 'string': return nested ? JSON.stringify(v) : String(v);
-    case 'double': return javaDouble(Number(v));
-    case 'decimal': return typeof v === 'bigint' ? formatDecimal(v, f.scale ?? 0) : String(v);
-    case 'date': return typeof v === 'number' ? formatDate(v) : String(v);
-    case 'timestamp': return typeof v === 'number' ? formatTimestamp(v) : String(v);
-    case 'binary': return new TextDecoder().decode(v as Uint8Array);
-    case 'array': return `[${(v as unknown[]).map((x) => printed(x, f.elementType!, true)).join(',')}]`;
-    case 'map': return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${printed(f.keyType!.type === 'string' ? k : f.keyType!.type === 'decimal' ? k : Number(k), { ...f.keyType!, ...(f.keyType!.type === 'decimal' ? { type: 'string' } : {}) }, f.keyType!.type !== 'decimal')}:${printed(x, f.valueType!, true)}`).join(',')}}`;
-    case 'struct': case 'window': return `{${(f.fields ?? []).map((c) => `"${c.name}":${printed((v as Row)[c.name], c, true)}`).join(',')}}`;
-    case 'day_time_interval': case 'year_month_interval': return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
-    case 'boolean': case 'long': case 'unknown': default: return String(v);
-  }
-}
-
-const ONE_ROW: Schema = [{ name: 'id', type: 'long' }];
-const oneRow = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: ONE_ROW };
-
-/** Runs `SELECT exprs FROM src` over one row: the values and their fields. */
-async function select(exprs: string): Promise<{ row: Row; schema: Schema }> {
-  const q = compileStreamingQuery(`SELECT ${exprs} FROM src`, oneRow);
-  let out: Row[] = [{ id: 1 }];
-  for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
-  return { row: out[0], schema: q.outputSchema };
 }
 
 /** Splits at the commas outside parentheses and quotes. */
