@@ -216,9 +216,9 @@ describe("type errors carry Spark's DATATYPE_MISMATCH classes", () => {
     throw new Error('compiled');
   };
   it('names the subclass, with Spark’s text and Weir’s sentence', () => {
-    expect(refusal("SELECT id = 'a' || array(1) AS x FROM events")).toMatchObject({
+    expect(refusal("SELECT id = CAST('a' AS BINARY) AS x FROM events")).toMatchObject({
       errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES',
-      message: expect.stringMatching(/^Cannot resolve ".*" due to data type mismatch: the left and right operands of the binary operator have incompatible types \("BIGINT" and "STRING"\)\. Cannot compare long with string/),
+      message: expect.stringMatching(/^Cannot resolve ".*" due to data type mismatch: the left and right operands of the binary operator have incompatible types \("BIGINT" and "BINARY"\)\. Cannot compare long with binary/),
     });
     expect(refusal("SELECT id + array(1) AS x FROM events")).toMatchObject({
       errorClass: 'DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE',

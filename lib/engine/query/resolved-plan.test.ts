@@ -193,6 +193,19 @@ describe('resolvePlan', () => {
       ]);
     });
 
+    it('on a string beside another type, as Spark\'s PromoteStrings, InConversion and CaseWhenCoercion write them', () => {
+      expect(resolvedItems(
+        "SELECT id = '42' AS a, '1.5' < i AS b, dec = '1' AS c, f >= '2' AS e, (id > 0) = 'true' AS g, s = id AS h, " +
+        "'1' + id AS k, '2' * dec AS m, -s AS n, id IN ('1', 2) AS o, CASE WHEN s = 'a' THEN i ELSE s END AS q, CASE id WHEN '7' THEN 1 END AS r FROM src",
+      )).toEqual([
+        "(id = cast('42' as bigint))", "(cast('1.5' as int) < i)", "(cast(dec as double) = cast('1' as double))", "(f >= cast('2' as float))",
+        "((id > 0) = cast('true' as boolean))", '(cast(s as bigint) = id)',
+        "(cast('1' as double) + cast(id as double))", "(cast('2' as double) * cast(dec as double))", '(- cast(s as double))',
+        "(cast(id as string) IN ('1', cast(2 as string)))", "CASE WHEN (s = 'a') THEN cast(i as string) ELSE s END",
+        "CASE WHEN (id = cast('7' as bigint)) THEN 1 END",
+      ]);
+    });
+
     it('where a function converts an argument, and not on a literal it may read as written', () => {
       expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c, date_trunc('YEAR', s) AS e FROM src")).toEqual([
         "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)', "date_trunc('YEAR', cast(s as timestamp))",
@@ -218,7 +231,9 @@ describe('resolvePlan', () => {
       const sql = 'SELECT i + id AS a, sm * i AS b, f + i AS c, x + id AS e, dec + i AS g, id / i AS h, id % i AS h2, ' +
         "ts > '2020-01-01' AS l, d = '2020-01-02' AS m, d < ts AS n, dec > 1 AS o, x = id AS p, " +
         "CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS q, coalesce(i, id) AS r, id IN (1, 2.5) AS t, concat(d, 'x') AS u, date_trunc('MONTH', s) AS u2, " +
-        "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y, array(i, id, NULL) AS z, map('a', f, 'b', i) AS z2 FROM src";
+        "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y, array(i, id, NULL) AS z, map('a', f, 'b', i) AS z2, " +
+        "s = id AS s1, s < i AS s2, s = dec AS s3, s + 1 AS s4, -s AS s5, id IN (s, 2) AS s6, CASE WHEN id > 1 THEN x ELSE s END AS s7, s = sm AS s8, s = f AS s9, " +
+        "s = d AS s10, s = ts AS s11, CASE sm WHEN s THEN 1 ELSE 0 END AS s12 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;
@@ -229,6 +244,11 @@ describe('resolvePlan', () => {
         { id: 7, i: 3, sm: -2, f: Math.fround(1.1), x: 0.25, s: 'a', ts: 1_600_000_000_000, d: 18_000, dec: 12345n, big: 10n ** 30n },
         { id: 2 ** 62, i: -(2 ** 31), sm: 32767, f: Math.fround(-3.5), x: -1e300, s: 'b', ts: 18_000 * day, d: 18_000, dec: -1n, big: -(10n ** 37n) },
         { id: 1, i: 0, sm: 0, f: 0, x: 1, s: '2015-03-05T09:32:05', ts: 0, d: 18_262, dec: 100n, big: 5n },
+        // Text a string promotion casts: spaces, a fraction an integer truncates, out of range, not a number.
+        { id: 3, i: 1, sm: 7, f: Math.fround(0.5), x: 2, s: ' 3 ', ts: 0, d: 0, dec: 300n, big: 0n },
+        { id: 1, i: 1, sm: 1, f: 1, x: 1, s: '1.5', ts: 0, d: 0, dec: 150n, big: 0n },
+        { id: 1, i: 1, sm: 1, f: 1, x: 1, s: '70000', ts: 0, d: 0, dec: 0n, big: 0n },
+        { id: 1, i: 1, sm: 1, f: 1, x: 1, s: '1970-01-01', ts: 0, d: 0, dec: 0n, big: 0n },
         { id: null, i: null, sm: null, f: null, x: null, s: null, ts: null, d: null, dec: null, big: null },
       ];
       const ctx = { batchTimestampMs: 0 };

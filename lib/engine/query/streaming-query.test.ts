@@ -84,7 +84,7 @@ describe('stateless SQL', () => {
       ['SELECT row_number() OVER (ORDER BY id) FROM src', /Window function/, 1, 8],
       ['SELECT id FROM other', /unknown source; this job's source is named "src"/, 1, 16],
       ['SELECT id, id FROM src', /appears twice/, 1, 12],
-      ["SELECT id FROM src WHERE s + 1 > 2", /needs numbers, got string/, 1, 26],
+      ["SELECT id FROM src WHERE s + true > 2", /needs numbers, got double and boolean/, 1, 26],
       ['SELECT reflect(s) FROM src', /Function reflect\(\) is not supported/, 1, 8],
     ];
     for (const [sql, msg, line, column] of cases) {
