@@ -5,12 +5,12 @@
  */
 import { nums, unified } from './function-args';
 import type { FunctionDef } from './function-types';
-import { unifyTypes, type ExprType } from './sql-values';
+import { unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 
 export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
   coalesce: {
-    min: 1, max: 64, nullIntolerant: false, valueArgs: 'all', coalescing: true, type: () => 'null',
-    unifiedType: (types) => types.reduce<ExprType | undefined>((t, x) => (t ? unifyTypes(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types',
+    min: 1, max: 64, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: () => 'null',
+    unifiedType: (types) => types.reduce<ExprType | undefined>((t, x) => (t ? widerTypeForTwo(t, x) : t), 'null') ?? 'coalesce() arguments have incompatible types',
     impl: (args) => args.find((v) => v !== null && v !== undefined) ?? null,
   },
   nullif: {
@@ -19,13 +19,14 @@ export const CONDITIONAL_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([a, b]) => (a !== null && b !== null && a === b ? null : a),
   },
   if: {
-    min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2],
-    type: (a) => (a[0] === 'boolean' || a[0] === 'null' ? unified(a.slice(1), 'if') : 'needs a boolean condition first'),
+    min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2], stringPromotion: true,
+    type: (a) => (a[0] === 'boolean' || a[0] === 'null' ? unified(a.slice(1), 'if', true) : 'needs a boolean condition first'),
     impl: ([c, x, y]) => (c === true ? x : y),
   },
-  nvl: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', coalescing: true, type: (a) => unified(a, 'nvl'), impl: ([x, y]) => x ?? y },
-  ifnull: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', coalescing: true, type: (a) => unified(a, 'ifnull'), impl: ([x, y]) => x ?? y },
-  nvl2: { min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2], type: (a) => unified(a.slice(1), 'nvl2'), impl: ([x, y, z]) => (x !== null ? y : z) },
+  // nvl and ifnull are Spark's coalesce, nvl2 its if (RuntimeReplaceable): they widen as those.
+  nvl: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: (a) => unified(a, 'nvl', true), impl: ([x, y]) => x ?? y },
+  ifnull: { min: 2, max: 2, nullIntolerant: false, valueArgs: 'all', stringPromotion: true, coalescing: true, type: (a) => unified(a, 'ifnull', true), impl: ([x, y]) => x ?? y },
+  nvl2: { min: 3, max: 3, nullIntolerant: false, valueArgs: [1, 2], stringPromotion: true, type: (a) => unified(a.slice(1), 'nvl2', true), impl: ([x, y, z]) => (x !== null ? y : z) },
   // Spark 4's zeroifnull(x) is coalesce(x, 0), nullifzero(x) is nullif(x, 0) (RuntimeReplaceable).
   zeroifnull: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'zeroifnull'), impl: ([x]) => x ?? 0 },
   nullifzero: { min: 1, max: 1, nullIntolerant: false, type: (a) => nums(a) ?? unified([a[0], 'long'], 'nullifzero'), impl: ([x]) => (x === 0 || x === 0n ? null : x) },

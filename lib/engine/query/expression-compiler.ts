@@ -23,7 +23,7 @@ export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { STREAMING_REFUSED } from './misc-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
-import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import {
   arithmetic, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
@@ -114,18 +114,6 @@ function convert(c: CompiledExpr, to: ExprType, dec?: DecimalType): CompiledExpr
   return { type: to, ...(dec ? { decimal: dec } : {}), eval: (r, x) => castValue(get(r, x), from, to as never, fromDec, dec) };
 }
 
-/** The types a string widens beside to a STRING (Spark's stringPromotion: atomic types but BINARY and BOOLEAN). */
-const PROMOTED_TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'date', 'timestamp']);
-
-/**
- * Spark's findWiderTypeForTwo (ANSI off): the type two values widen to, as unifyTypes, and a
- * STRING for a string beside a number, a date or a timestamp (stringPromotion), as CASE, IN
- * lists and UNION widen them: `CASE WHEN c THEN 1 ELSE 'a' END` is a STRING.
- */
-function widerTypeForTwo(a: ExprType, b: ExprType): ExprType | undefined {
-  return unifyTypes(a, b) ?? ((a === 'string' && PROMOTED_TO_STRING.has(b)) || (b === 'string' && PROMOTED_TO_STRING.has(a)) ? 'string' : undefined);
-}
-
 /**
  * Spark's findCommonTypeForBinaryComparison for a string `s` compared with `other` (PromoteStrings,
  * ANSI off): the type the string is cast to, the other side's own (its integer width, a FLOAT, a
@@ -189,8 +177,9 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, string
 /**
  * Spark's WidenSetOperationTypes for one column of a UNION: the type the branches' fields widen
  * to (a BIGINT and a DECIMAL to a DECIMAL wide enough for both, decimals to the wider decimal, a
- * number beside a DOUBLE to a DOUBLE, a DATE beside a TIMESTAMP to the timestamp), with, per
- * branch, how to read its value as that type; undefined when they do not widen (or are complex).
+ * number beside a DOUBLE to a DOUBLE, a DATE beside a TIMESTAMP to the timestamp, a string beside
+ * a number, date or timestamp to a STRING), with, per branch, how to read its value as that type;
+ * undefined when they do not widen (or are complex).
  */
 export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read: Evaluator[] } | undefined {
   const simple = (f: Field) => f.type !== 'struct' && f.type !== 'array' && f.type !== 'map' && f.type !== 'window' && f.type !== 'unknown';
@@ -199,7 +188,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
     const key = f.name;
     return { ...typeOfField(f), eval: (row) => row[key] ?? null };
   });
-  const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })));
+  const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })), false, true);
   if (!u) return undefined;
   const first = u.values[0];
   return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
@@ -1175,6 +1164,12 @@ class ExpressionCompiler implements LambdaCompiler {
     // (before a DATE is taken as its midnight below).
     const passed = def.valueArgs;
     const ntz = passed !== undefined && widensToNTZ((passed === 'all' ? args : passed.filter((i) => i < args.length).map((i) => args[i])));
+    // coalesce, if, nvl…: a string among the values makes them all STRINGs (their text).
+    if (def.stringPromotion && passed !== undefined) {
+      const idx = passed === 'all' ? args.map((_, i) => i) : passed.filter((i) => i < args.length);
+      const u = unifyAll(idx.map((i) => args[i]), idx.map((i) => e.args[i]), false, true);
+      if (u?.type === 'string') args = args.map((a, i) => (idx.includes(i) ? u.values[idx.indexOf(i)] : a));
+    }
     // A FLOAT where concat takes text: its text as Java prints a float.
     if (def.textArgs) args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
     // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).

@@ -2,7 +2,7 @@
  * Checks of a scalar function's argument types, and the small helpers several function files
  * share: a leaf module, so that no function file imports another for them.
  */
-import { isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 import { checkStringLength } from './value-limits';
 
 export const isStr = (t: ExprType) => t === 'string' || t === 'null';
@@ -12,11 +12,15 @@ export const nums = (args: ExprType[]): string | undefined => (args.every(isNume
 /** A string's characters (code points), as SQL counts them. */
 export const chars = (s: string) => [...s];
 
-/** Every argument's type unified (greatest, least, if, nvl …), or a message. */
-export function unified(args: ExprType[], fn: string): ExprType | string {
+/**
+ * Every argument's type unified (greatest, least, if, nvl …), or a message; with
+ * `stringPromotion`, a string beside numbers, dates or timestamps makes a STRING (widerTypeForTwo).
+ */
+export function unified(args: ExprType[], fn: string, stringPromotion = false): ExprType | string {
+  const wider = stringPromotion ? widerTypeForTwo : unifyTypes;
   let t: ExprType | undefined = 'null';
   for (const a of args) {
-    t = unifyTypes(t, a);
+    t = wider(t, a);
     if (!t) return `${fn}() arguments have incompatible types (${args.join(', ')})`;
   }
   return t === 'null' ? 'string' : t;

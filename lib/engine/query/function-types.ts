@@ -75,6 +75,11 @@ export interface FunctionDef extends CallRewrite {
    * decimal, integer, FLOAT or TIMESTAMP_NTZ type, and a BIGINT among them stays exact.
    */
   valueArgs?: 'all' | number[];
+  /**
+   * A string among the values makes them all STRINGs (Spark's findWiderCommonType, which
+   * coalesce and if widen by; greatest and least do not): `coalesce(1, 'a')` is a STRING.
+   */
+  stringPromotion?: true;
   /** The first non-NULL of its arguments: of arrays, maps or structs too, of their one type (coalesce, nvl). */
   coalescing?: boolean;
   /**

@@ -52,6 +52,13 @@ const CASES: [string, string][] = [
   ["CASE WHEN true THEN cast(1 as double) ELSE '2' END", '1.0'], ["CASE WHEN true THEN cast(1 as float) ELSE cast(2 as string) END", '1.0'], ["CASE WHEN true THEN cast(1 as decimal(10, 0)) ELSE '2' END", '1'],
   ["CASE WHEN true THEN cast('2017-12-12 09:30:00' as date) ELSE '2' END", '2017-12-12'],
   ["CASE WHEN true THEN cast(1 as boolean) ELSE '2' END", ERROR], ["CASE WHEN true THEN cast('1' as binary) ELSE '2' END", ERROR],
+  // coalesce, if, nvl and nvl2 widen as CASE does (findWiderCommonType); greatest does not (Spark refuses it).
+  ["coalesce(cast(1 as int), '2')", '1'], ["coalesce(NULL, cast(1.50 as decimal(3, 2)), 'a')", '1.50'], ["coalesce(cast(1 as float), 'a')", '1.0'],
+  ["if(true, cast(1 as bigint), 'a')", '1'], ["if(false, 1, 'a')", 'a'], ["nvl(NULL, 2) || 'x'", '2x'], ["nvl2(NULL, 'a', cast(3 as smallint))", '3'],
+  ["coalesce(cast(2 as double), cast('2017-12-12' as date), 'a')", ERROR], ["coalesce(true, 'a')", ERROR], ["greatest(1, '2')", ERROR],
+  ["coalesce(cast('2017-12-12' as date), 'a')", '2017-12-12'],
+  // promoteStrings.sql: a string beside a TIMESTAMP or DATE in arithmetic.
+  [`'1' + ${OTHERS[2]}`, ERROR], [`'1' + ${OTHERS[3]}`, ERROR], [`'1' - ${OTHERS[2]}`, ERROR], [`'1' - ${OTHERS[3]}`, 'NULL'],
   // CASE x WHEN v compares x = v (CaseKeyWhen): the string cast to x's type.
   ["CASE 1 WHEN '1' THEN 'y' ELSE 'n' END", 'y'], ["CASE 1 WHEN '1.0' THEN 'y' ELSE 'n' END", 'y'],
 ];
@@ -59,13 +66,16 @@ const CASES: [string, string][] = [
 /**
  * Where Weir answers otherwise, and why. Spark compares a BINARY with a string by casting the
  * string to BINARY; Weir refuses a BINARY comparison. Weir refuses a string literal that is no
- * date or timestamp where one is compared with it (Spark: NULL), as a likely typo.
+ * date or timestamp where one is compared with it (Spark: NULL), as a likely typo. Spark's
+ * `string - date` is SubtractDates with the string cast to a DATE; Weir's date subtraction takes
+ * two DATEs (datetime-arithmetic.ts) and does not cast a string to one.
  */
 const SPARK_DIFFERENCES: Record<string, string> = {
   ...Object.fromEntries(['=', '<', '<=', '>', '>=', '<>'].flatMap((op) => [
     [`'1' ${op} cast('1' as binary)`, ERROR], [`cast('1' as binary) ${op} '1'`, ERROR],
     [`'1' ${op} ${OTHERS[2]}`, ERROR], [`'1' ${op} ${OTHERS[3]}`, ERROR],
   ])),
+  [`'1' - ${OTHERS[3]}`]: ERROR,
 };
 
 /** What Weir prints for `SELECT expr FROM t`, or "error" when it refuses the query. */

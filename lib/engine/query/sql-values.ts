@@ -177,3 +177,15 @@ export function unifyTypes(a: ExprType, b: ExprType): ExprType | undefined {
   if ((a === 'decimal' || isNumeric(a)) && (b === 'decimal' || isNumeric(b))) return 'double';
   return undefined;
 }
+
+/** The types a string widens beside to a STRING (Spark's stringPromotion: atomic types but BINARY and BOOLEAN). */
+const PROMOTED_TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'date', 'timestamp']);
+
+/**
+ * Spark's findWiderTypeForTwo (ANSI off): the type two values widen to, as unifyTypes, and a
+ * STRING for a string beside a number, a date or a timestamp (stringPromotion), as CASE, IN
+ * lists, coalesce, if and UNION widen them: `CASE WHEN c THEN 1 ELSE 'a' END` is a STRING.
+ */
+export function widerTypeForTwo(a: ExprType, b: ExprType): ExprType | undefined {
+  return unifyTypes(a, b) ?? ((a === 'string' && PROMOTED_TO_STRING.has(b)) || (b === 'string' && PROMOTED_TO_STRING.has(a)) ? 'string' : undefined);
+}
