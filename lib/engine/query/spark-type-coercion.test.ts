@@ -32,7 +32,7 @@ const CASES: [string, string][] = [
   // The cast's values (Spark's non-ANSI string casts): spaces trimmed, an integer's fraction
   // truncated, text that does not parse NULL, a value out of the type's range NULL.
   ["' 42 ' = 42", 'true'], ["'1.5' = 1", 'true'], ["'1.5' = 1.5", 'true'], ["'abc' = 1", 'NULL'], ["'1e1' = 10", 'NULL'], ["'1e1' = 10.0", 'true'],
-  ["cast(1 as tinyint) = '1000'", 'NULL'], ["'yes' = true", 'true'], ["'0' = false", 'true'], ["'maybe' = true", 'NULL'],
+  ["cast(1 as tinyint) = '1000'", 'NULL'], ["'1.4' = cast(1 as decimal(10, 0))", 'false'], ["'1.4' > cast(1 as decimal(10, 0))", 'true'], ["'yes' = true", 'true'], ["'0' = false", 'true'], ["'maybe' = true", 'NULL'],
   ["'10' > 9", 'true'], ["'10' > '9'", 'false'], ["'2' BETWEEN 1 AND 3", 'true'],
   ["'2' * id", '2.0'], ["'a' + 1", 'NULL'], ["' 1.5 ' + 1", '2.5'],
   // A string's negation is a DOUBLE's (PromoteStrings' UnaryMinus).
