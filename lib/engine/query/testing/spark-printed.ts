@@ -10,7 +10,7 @@ import { formatTimestamp } from '../sql-values';
 import { compileStreamingQuery } from '../streaming-query';
 
 /** Java's Double.toString, as Spark prints a DOUBLE. */
-export function javaDouble(v: number): string {
+function javaDouble(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
   const a = Math.abs(v);
