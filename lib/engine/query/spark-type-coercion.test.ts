@@ -47,7 +47,11 @@ const CASES: [string, string][] = [
   ["cast(1 as tinyint) in ('1')", 'true'], ["cast(1 as int) in ('1', 2)", 'true'], ["'1' in (cast(1 as bigint))", 'true'],
   ["cast(1 as decimal(10, 0)) in ('1')", 'true'], ["1.0 in ('1')", 'false'], ["cast(1 as double) in ('1')", 'false'], ["cast(1 as double) in ('1.0')", 'true'],
   ["cast(1 as boolean) in ('1')", ERROR], ["cast('1' as binary) in ('1')", ERROR],
-  // caseWhenCoercion.sql: a number and a string widen to a STRING.
+  // caseWhenCoercion.sql: a number and a string widen to a STRING; a number beside a BINARY, BOOLEAN, TIMESTAMP or DATE is refused.
+  ...NUMBERS.slice(0, -1).flatMap((n): [string, string][] => [
+    [`CASE WHEN true THEN ${n} ELSE cast(2 as string) END`, n.includes('float') || n.includes('double') ? '1.0' : '1'],
+    ...OTHERS.map((o): [string, string] => [`CASE WHEN true THEN ${n} ELSE ${o.replace("'1'", "'2'").replace('(1 ', '(2 ')} END`, ERROR]),
+  ]),
   ["CASE WHEN true THEN cast(1 as tinyint) ELSE '2' END", '1'], ["CASE WHEN false THEN cast(1 as int) ELSE '2' END", '2'],
   ["CASE WHEN true THEN cast(1 as double) ELSE '2' END", '1.0'], ["CASE WHEN true THEN cast(1 as float) ELSE cast(2 as string) END", '1.0'], ["CASE WHEN true THEN cast(1 as decimal(10, 0)) ELSE '2' END", '1'],
   ["CASE WHEN true THEN cast('2017-12-12 09:30:00' as date) ELSE '2' END", '2017-12-12'],
