@@ -1205,9 +1205,11 @@ class ExpressionCompiler implements LambdaCompiler {
     const literals = e.args.map((a) => (a.kind === 'literal' ? a.value : undefined));
     let type = def.type(types, literals);
     if (!RESULT_TYPES.includes(type) && types.includes('string')) {
-      // Spark's ImplicitTypeCasts: a string where the function takes a timestamp (or a date) is
-      // cast to one (NULL when it does not parse): date_trunc('YEAR', '2015-03-05T09:32:05').
-      const coerced = implicitDatetimeCasts(types, (t) => def.type(t, literals));
+      // Spark's ImplicitTypeCasts: a string where the function takes a timestamp, a date or a
+      // number is cast to one (NULL when it does not parse): date_trunc('YEAR', '2015-03-05T09:32:05').
+      // Not a value a function passes through: greatest(1, '2') is refused, as Spark's
+      // findWiderTypeWithoutStringPromotion finds no type for it.
+      const coerced = implicitStringCasts(types, (t) => def.type(t, literals), def.valueArgs === undefined);
       if (coerced) {
         args = args.map((a, i) => (coerced[i] === a.type ? a : convert(a, coerced[i])));
         types = coerced;
@@ -1271,19 +1273,22 @@ function writtenAsBigint(e: Expr): boolean {
 }
 
 /**
- * The argument types with some strings read as timestamps or dates, the fewest such casts that
- * make `typeOf` accept them; undefined when none does (or the call has too many strings to try).
+ * The argument types with some strings read as timestamps, dates or doubles (Spark's
+ * ImplicitTypeCasts: a string where a function takes a number is cast to a DOUBLE, `sqrt('4')`),
+ * the fewest such casts that make `typeOf` accept them; undefined when none does (or the call
+ * has too many strings to try).
  */
-function implicitDatetimeCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string): ExprType[] | undefined {
+function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean): ExprType[] | undefined {
   const strings = types.flatMap((t, i) => (t === 'string' ? [i] : []));
   if (strings.length > 3) return undefined;
-  // Each string position stays a string (0), or is read as a timestamp (1) or a date (2).
+  // Each string position stays a string (0), or is read as one of these.
+  const as: ExprType[] = ['string', 'timestamp', 'date', ...(numbers ? ['double' as const] : [])];
   const choices: number[][] = [];
-  for (let n = 1; n < 3 ** strings.length; n++) choices.push(strings.map((_, k) => Math.floor(n / 3 ** k) % 3));
+  for (let n = 1; n < as.length ** strings.length; n++) choices.push(strings.map((_, k) => Math.floor(n / as.length ** k) % as.length));
   choices.sort((a, b) => a.filter((c) => c > 0).length - b.filter((c) => c > 0).length);
   for (const c of choices) {
     const tried = [...types];
-    strings.forEach((at, k) => { if (c[k] > 0) tried[at] = c[k] === 1 ? 'timestamp' : 'date'; });
+    strings.forEach((at, k) => { if (c[k] > 0) tried[at] = as[c[k]]; });
     if (RESULT_TYPES.includes(typeOf(tried))) return tried;
   }
   return undefined;

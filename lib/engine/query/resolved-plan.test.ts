@@ -204,8 +204,9 @@ describe('resolvePlan', () => {
         "(cast(id as string) IN ('1', cast(2 as string)))", "CASE WHEN (s = 'a') THEN cast(i as string) ELSE s END",
         "CASE WHEN (id = cast('7' as bigint)) THEN 1 END",
       ]);
-      expect(resolvedItems("SELECT coalesce(i, s) AS a, if(s = 'a', dec, 'x') AS b, nvl(f, s) AS c, greatest(i, id) AS e FROM src")).toEqual([
+      expect(resolvedItems("SELECT coalesce(i, s) AS a, if(s = 'a', dec, 'x') AS b, nvl(f, s) AS c, greatest(i, id) AS e, sqrt(s) AS g FROM src")).toEqual([
         'coalesce(cast(i as string), s)', "if((s = 'a'), cast(dec as string), 'x')", 'nvl(cast(f as string), s)', 'greatest(cast(i as bigint), id)',
+        'sqrt(cast(s as double))',
       ]);
     });
 
@@ -236,7 +237,7 @@ describe('resolvePlan', () => {
         "CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS q, coalesce(i, id) AS r, id IN (1, 2.5) AS t, concat(d, 'x') AS u, date_trunc('MONTH', s) AS u2, " +
         "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y, array(i, id, NULL) AS z, map('a', f, 'b', i) AS z2, " +
         "s = id AS s1, s < i AS s2, s = dec AS s3, s + 1 AS s4, -s AS s5, id IN (s, 2) AS s6, CASE WHEN id > 1 THEN x ELSE s END AS s7, s = sm AS s8, s = f AS s9, " +
-        "s = d AS s10, s = ts AS s11, CASE sm WHEN s THEN 1 ELSE 0 END AS s12, coalesce(dec, s) AS s13, if(id > 1, f, s) AS s14, nvl2(s, d, s) AS s15 FROM src";
+        "s = d AS s10, s = ts AS s11, CASE sm WHEN s THEN 1 ELSE 0 END AS s12, coalesce(dec, s) AS s13, if(id > 1, f, s) AS s14, nvl2(s, d, s) AS s15, abs(s) AS s16 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;

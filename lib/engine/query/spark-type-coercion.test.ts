@@ -63,6 +63,9 @@ const CASES: [string, string][] = [
   ["coalesce(cast('2017-12-12' as date), 'a')", '2017-12-12'],
   // promoteStrings.sql: a string beside a TIMESTAMP or DATE in arithmetic.
   [`'1' + ${OTHERS[2]}`, ERROR], [`'1' + ${OTHERS[3]}`, ERROR], [`'1' - ${OTHERS[2]}`, ERROR], [`'1' - ${OTHERS[3]}`, 'NULL'],
+  // promoteStrings.sql: pmod of a string is a DOUBLE's; a function taking a number casts a string to a DOUBLE (ImplicitTypeCasts, PromoteStrings' Abs).
+  ...NUMBERS.map((n): [string, string] => [`pmod('1', ${n})`, '0.0']),
+  ["abs('-1')", '1.0'], ["sqrt('4')", '2.0'], ["ln('x')", 'NULL'], ["round('2.5')", '3.0'], ["bin('3')", '11'], ["hex('17')", '3137'],
   // CASE x WHEN v compares x = v (CaseKeyWhen): the string cast to x's type.
   ["CASE 1 WHEN '1' THEN 'y' ELSE 'n' END", 'y'], ["CASE 1 WHEN '1.0' THEN 'y' ELSE 'n' END", 'y'],
 ];
