@@ -16,8 +16,8 @@ import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
-import { explainExprToString, exprToString } from './expression';
-import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { explainExprToString, exprToString, type Expr } from './expression';
+import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
 
 export interface AnalyzerWarning {
@@ -241,6 +241,25 @@ export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, inden
   ].join('\n');
 }
 
+/**
+ * A select item as Spark's explain shows it: a column passed through by its name, anything else
+ * as its expression (with the implicit casts the analysis wrote) `AS` its name, `(cast(i as
+ * bigint) + id) AS total`.
+ */
+function describeNamed(n: NamedExpr, aggregates: ReadonlyMap<string, string>): string {
+  if (n.expr.kind !== 'column') return `${explainExprToString(n.expr)} AS ${n.name}`;
+  // An aggregate's output by the aggregate it is (the planner's own column name means nothing to a reader).
+  const text = aggregates.get(n.expr.name) ?? n.expr.name;
+  return text === n.name ? text : `${text} AS ${n.name}`;
+}
+
+/** The aggregates of an Aggregate below a Project, by the name of the column each outputs. */
+function aggregateTexts(child: LogicalPlan): ReadonlyMap<string, string> {
+  return new Map(child.kind === 'Aggregate' ? child.aggregates.map((a) => [a.name, aggregateText(a.expr)]) : []);
+}
+
+const aggregateText = (e: Expr): string => explainExprToString(e).replace("('*')", '(*)');
+
 function describe(plan: LogicalPlan): string {
   switch (plan.kind) {
     case 'StreamingRelation':
@@ -248,11 +267,11 @@ function describe(plan: LogicalPlan): string {
     case 'Filter':
       return `Filter ${explainExprToString(plan.condition)}`;
     case 'Project':
-      return `Project [${plan.list.map((n) => n.name).join(', ')}]`;
+      return `Project [${plan.list.map((n) => describeNamed(n, aggregateTexts(plan.child))).join(', ')}]`;
     case 'Generate':
       return `Generate ${explainExprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;
     case 'Aggregate':
-      return `Aggregate [${plan.groupBy.map(explainExprToString).join(', ')}], [${plan.aggregates.map((a) => explainExprToString(a.expr).replace("('*')", '(*)')).join(', ')}]`;
+      return `Aggregate [${plan.groupBy.map(explainExprToString).join(', ')}], [${plan.aggregates.map((a) => aggregateText(a.expr)).join(', ')}]`;
     case 'Deduplicate':
       return `Deduplicate${plan.withinWatermark ? 'WithinWatermark' : ''} [${plan.keys.join(', ')}]`;
     case 'Sort':

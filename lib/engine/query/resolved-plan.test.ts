@@ -225,6 +225,8 @@ describe('resolvePlan', () => {
       const q = compileStreamingQuery(sql, typedSrc);
       expect(q.outputSchema.map((f) => f.name)).toEqual(['(i + id)', 'x']);
       expect(q.explain).toContain("Filter ((ts > cast('2020-01-01' as timestamp)) AND ((f + cast(i as float)) > 0))");
+      // A select item as Spark's Project shows it: a column passed through by name, an expression AS its name.
+      expect(q.explain).toContain('Project [(cast(i as bigint) + id) AS (i + id), x]');
       // Each cast is typed as the compiler types it (a Cast node compiled on its own).
       const casts = expressions(resolved).flatMap(({ expr, input }) => subtree(expr).filter((x) => x.kind === 'cast').map((x) => ({ x, input })));
       expect(casts.length).toBe(4);
