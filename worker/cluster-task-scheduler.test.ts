@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager, type JobSpec, type Row } from '@/lib/engine';
 import { ClusterTaskScheduler } from './cluster-task-scheduler';
-import { attemptOutput, checkPayloadVersion, mapOutputBlock, readBlock, TASK_PAYLOAD_VERSION, writeBlock, type MapTaskOutcome, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+import { attemptOutput, checkPayloadVersion, mapOutputBlock, readBlock, readReduceTaskOutput, reduceTaskOutput, TASK_PAYLOAD_VERSION, writeBlock, type MapTaskOutcome, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 const task = (partitionId: number, rows: Row[]) => ({ batchId: 3, stageId: 1, operatorId: 0, partitionId, batchWatermarkMs: 0, batchTimestampMs: 0, inputs: [rows] });
 
@@ -52,6 +52,36 @@ describe('ClusterTaskScheduler', () => {
     expect(await cp.list(seen[0].outputDir)).toEqual([]);
     expect(tasks.map((t) => [t.partitionId, t.workerId, t.attempt])).toEqual([[1, 'w1', 2], [0, 'w0', 2]]);
     expect(s.takeTasks()).toEqual([]);
+  });
+
+  it('takes a small output from the task’s outcome and a larger one from its block, values intact (Spark’s direct and indirect results)', async () => {
+    const cp = new InMemoryCheckpointFileManager();
+    const written: string[] = [];
+    const rowsOf = (p: ReduceTaskPayload): Row[] =>
+      Array.from({ length: p.task.partitionId === 0 ? 3 : 5_000 }, (_, i) => ({ i, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)), n: 2n ** 60n + BigInt(i), p: p.task.partitionId }));
+    const submit = async (sent: TaskPayload[]): Promise<ReduceTaskOutcome[]> =>
+      Promise.all(
+        (sent as ReduceTaskPayload[]).map(async (p) => {
+          // The worker's own path (task-worker.ts): a zombie attempt's rows first, then the completed one's.
+          await reduceTaskOutput(cp, p, [{ zombie: true }]);
+          const { bytes, ...output } = await reduceTaskOutput(cp, p, rowsOf(p));
+          if ('output' in output) written.push(output.output);
+          return { ...output, workerId: 'w', inputRows: 0, rows: 0, shuffleBytes: bytes, durationMs: 1, attempt: 1 };
+        }),
+      );
+    const spec = { checkpointLocation: 'memory://x', sources: [], sink: { type: 'memory', options: {} } } as unknown as JobSpec;
+    const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
+    const results = await s.submitTasks([task(0, []), task(1, [])]);
+    const want = (partitionId: number) => rowsOf({ task: { partitionId } } as ReduceTaskPayload);
+    expect(results.map((r) => r.rows)).toEqual([want(0), want(1)]);
+    // Partition 0's three rows came in the outcome; partition 1's 5,000 through a block.
+    expect(written).toHaveLength(1);
+    expect(written[0]).toContain('/1.out.');
+    // A payload from a driver that does not take direct results: always a block.
+    const { bytes, ...old } = await reduceTaskOutput(cp, { outputDir: 'shuffle/9/1/d', task: task(0, []) }, want(0));
+    expect(Object.keys(old)).toEqual(['output']);
+    expect(await readReduceTaskOutput(cp, old)).toEqual(want(0));
+    expect(bytes).toBeGreaterThan(0);
   });
 
   it('hands the driver the commit message of each task that wrote the sink (no output block), with its rows counted', async () => {

@@ -10,8 +10,8 @@
  * queue on another; one that keeps failing fails the batch, which the run's restart policy then
  * retries from offsets/N as any failed batch.
  */
-import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, Row, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
-import { mapOutputBlock, newDriverRun, readBlock, shuffleDir, TASK_PAYLOAD_VERSION, taskSpec, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+import type { CheckpointFileManager, JobSpec, MapStatus, MapTask, ReduceTask, TaskProgress, TaskResult, TaskScheduler } from '@/lib/engine';
+import { mapOutputBlock, MAX_DIRECT_RESULT_BYTES, newDriverRun, readReduceTaskOutput, shuffleDir, TASK_PAYLOAD_VERSION, taskSpec, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 /** A worker that completed none of this driver's tasks for this long no longer counts in a worker's share of a stage. */
 const EXECUTOR_TIMEOUT_MS = 60_000;
@@ -96,19 +96,23 @@ export class ClusterTaskScheduler implements TaskScheduler {
     for (const [w, at] of this.executors) if (now - at > EXECUTOR_TIMEOUT_MS) this.executors.delete(w);
     const share = Math.ceil(payloads.length / Math.max(1, this.executors.size));
     const offered = new Map<string, number>();
-    const located = payloads.map((p) => {
+    const located = payloads.map((task) => {
+      const p = { ...task, maxDirectResultBytes: MAX_DIRECT_RESULT_BYTES };
       const preferredLocation = this.stateStoreLocations.get(`${p.task.stageId}/${p.task.partitionId}`);
       if (!preferredLocation || (offered.get(preferredLocation) ?? 0) >= share) return p;
       offered.set(preferredLocation, (offered.get(preferredLocation) ?? 0) + 1);
       return { ...p, preferredLocation };
     });
     const outcomes = (await this.o.submit(located)) as ReduceTaskOutcome[];
+    // The tasks' rows, read together (a block each, or none when they came in the outcome).
+    const outputs = await Promise.all(outcomes.map((o) => (o.sinkCommit ? undefined : readReduceTaskOutput(this.o.checkpoint, o))));
     const results: TaskResult[] = [];
     for (const [i, o] of outcomes.entries()) {
       const { partitionId, stageId } = payloads[i].task;
+      const rows = outputs[i];
       if (o.sinkCommit) results.push({ partitionId, rows: [], progress: o.progress, sinkCommit: o.sinkCommit });
-      else if (o.output) results.push({ partitionId, rows: (await readBlock<Row[]>(this.o.checkpoint, o.output)).value, progress: o.progress });
-      else throw new Error(`Internal: reduce task ${partitionId} of stage ${stageId} returned neither an output block nor a sink commit`);
+      else if (rows) results.push({ partitionId, rows, progress: o.progress });
+      else throw new Error(`Internal: reduce task ${partitionId} of stage ${stageId} returned neither its rows nor a sink commit`);
       this.stateStoreLocations.set(`${stageId}/${partitionId}`, o.workerId);
       this.executors.set(o.workerId, Date.now());
       this.tasks.push({ stageId, partitionId, workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });

@@ -6,7 +6,8 @@
  * side, the one input block the driver wrote).
  *
  * A task's input and output rows are blocks in the job's checkpoint store, under
- * `shuffle/<batchId>/<stageId>/<driverRun>/`, never in the queue payload: a task's share of a
+ * `shuffle/<batchId>/<stageId>/<driverRun>/`, never in the queue payload (but a reduce task's
+ * output of at most MAX_DIRECT_RESULT_BYTES, which comes back in its outcome): a task's share of a
  * batch is MBs, and every worker that may run the job can reach its checkpoint already (failover
  * needs it). Measured on this machine (docs/engine.md, Scaling): a 1.8 MB block (20,000 YSB rows)
  * cost 40-115 ms written, read and deleted in the local checkpoint against 93-220 ms through Redis,
@@ -62,6 +63,12 @@ export interface ReduceTaskPayload extends TaskPayloadBase {
    */
   input: string | { mapOutputs: string[] };
   /**
+   * Spark's spark.task.maxDirectResultSize: output rows whose serialized size is at most this
+   * many bytes come back in the task's outcome (ReduceTaskOutcome.directResult), not as a block.
+   * Unset (a driver before it): the task always writes a block, which such a driver reads.
+   */
+  maxDirectResultBytes?: number;
+  /**
    * Spark's preferred location of a state store's task: the worker that ran the partition's last
    * task and so holds its compiled query, operator and loaded state (the driver knows it from the
    * task outcomes, ClusterTaskScheduler). The dispatcher offers the task to that worker first,
@@ -99,8 +106,14 @@ export function checkPayloadVersion(p: Pick<TaskPayloadBase, 'version'>): void {
 
 /** What a completed task returns through the queue (its rows are in `output`): its progress figures, less the ids the driver knows. */
 export interface ReduceTaskOutcome extends Omit<TaskProgress, 'stageId' | 'partitionId'> {
-  /** The block of its output rows; unset when the task wrote them to the sink (sinkCommit). */
+  /** The block of its output rows; unset when the task wrote them to the sink (sinkCommit) or returned them (directResult). */
   output?: string;
+  /**
+   * Its output rows themselves (Spark's DirectTaskResult), V8-serialized and base64-encoded, when
+   * they fit in the payload's maxDirectResultBytes. They come from the completed attempt's own
+   * outcome, so a zombie attempt's rows are never read, as with a block named by its attempt.
+   */
+  directResult?: string;
   progress?: StateOperatorProgress;
   /** A task that wrote the sink (ReduceTask.writesSink): its commit message for the driver's commitJob. */
   sinkCommit?: TaskResult['sinkCommit'];
@@ -141,9 +154,11 @@ export function newDriverRun(): string {
  */
 export async function writeBlock(cp: CheckpointFileManager, path: string, value: Row[] | Row[][]): Promise<number> {
   const bytes = serialize(value);
-  await cp.createAtomic(path, bytes, { overwrite: true, sync: false });
+  await publishBlock(cp, path, bytes);
   return bytes.length;
 }
+
+const publishBlock = (cp: CheckpointFileManager, path: string, bytes: Buffer) => cp.createAtomic(path, bytes, { overwrite: true, sync: false });
 
 export async function readBlock<T extends Row[] | Row[][]>(cp: CheckpointFileManager, path: string): Promise<{ value: T; bytes: number }> {
   const buf = await cp.read(path);
@@ -167,6 +182,31 @@ export function specVersionOf(storedSpec: unknown): string {
 export function taskSpec(spec: JobSpec): JobSpec {
   const sources = spec.sources.map((s) => ({ ...s, options: {} }));
   return { ...spec, source: sources[0], sources, sink: { type: spec.sink.type, options: {} } };
+}
+
+/**
+ * A reduce task's output rows up to this size come back in its outcome (ReduceTaskOutcome.directResult):
+ * a block costs the task a write, the driver a read and the stage a delete (1–2 ms each on this
+ * machine, on the batch's path for the read), twice a batch with the no-data batch's stage. Spark's
+ * default is 1 MB; this is lower because the queue keeps a completed task's outcome for an hour
+ * (task-dispatcher.ts), in Redis's memory or the queue's tables. An update-mode aggregation's
+ * partition of a few hundred changed groups fits; a larger output still goes through a block.
+ */
+export const MAX_DIRECT_RESULT_BYTES = 64 * 1024;
+
+/** The rows of a reduce task's outcome as it returns them: in the outcome when they fit, else the block's name. */
+export async function reduceTaskOutput(cp: CheckpointFileManager, p: Pick<ReduceTaskPayload, 'outputDir' | 'task' | 'maxDirectResultBytes'>, rows: Row[]): Promise<({ output: string } | { directResult: string }) & { bytes: number }> {
+  const bytes = serialize(rows);
+  if (p.maxDirectResultBytes !== undefined && bytes.length <= p.maxDirectResultBytes) return { directResult: bytes.toString('base64'), bytes: bytes.length };
+  const output = attemptOutput(p);
+  await publishBlock(cp, output, bytes);
+  return { output, bytes: bytes.length };
+}
+
+/** The rows a reduce task returned: from its outcome, or from its output block. */
+export async function readReduceTaskOutput(cp: CheckpointFileManager, o: Pick<ReduceTaskOutcome, 'output' | 'directResult'>): Promise<Row[] | undefined> {
+  if (o.directResult !== undefined) return deserialize(Buffer.from(o.directResult, 'base64')) as Row[];
+  return o.output === undefined ? undefined : (await readBlock<Row[]>(cp, o.output)).value;
 }
 
 /** Where one attempt of a reduce task writes its output. */

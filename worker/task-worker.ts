@@ -25,7 +25,7 @@ import { executorTasksQueue, TASKS_QUEUE } from '@/lib/queue/queues';
 import type { PrismaClient } from '@/lib/server/db';
 import { stateCacheDirOf } from './local-state-caches';
 import { workerSpec } from './run-processor';
-import { attemptOutput, checkPayloadVersion, specVersionOf, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
+import { checkPayloadVersion, reduceTaskOutput, specVersionOf, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 export interface TaskWorkerDeps {
   config: Pick<Env, 'REDIS_URL' | 'DATABASE_URL' | 'dataDir' | 'WEIR_FAILOVER_MS' | 'WEIR_TASK_CONCURRENCY' | 'WEIR_TEST_TASK_DELAY_MS'>;
@@ -100,11 +100,11 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
     } finally {
       await sink?.close();
     }
-    // A task that wrote the sink returns its commit message; otherwise its rows go back as a block.
-    const output = result.sinkCommit ? undefined : attemptOutput(p);
-    const outBytes = output ? await writeBlock(cp, output, result.rows) : 0;
+    // A task that wrote the sink returns its commit message; otherwise its rows go back, in the
+    // outcome when they are small, else as a block.
+    const { bytes: outBytes, ...output } = result.sinkCommit ? { bytes: 0, sinkCommit: result.sinkCommit } : await reduceTaskOutput(cp, p, result.rows);
     return {
-      ...(output ? { output } : { sinkCommit: result.sinkCommit }),
+      ...output,
       workerId,
       inputRows: inputs.reduce((n, rows) => n + rows.length, 0),
       rows: result.sinkCommit?.numOutputRows ?? result.rows.length,
