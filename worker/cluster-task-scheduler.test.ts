@@ -4,6 +4,7 @@
  * zombie attempt's block is never read), results come back in partition order, the stage's blocks
  * are removed, and each task's figures wait for the batch's progress.
  */
+import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager, type JobSpec, type Row } from '@/lib/engine';
 import { ClusterTaskScheduler } from './cluster-task-scheduler';
@@ -52,6 +53,40 @@ describe('ClusterTaskScheduler', () => {
     expect(await cp.list(seen[0].outputDir)).toEqual([]);
     expect(tasks.map((t) => [t.partitionId, t.workerId, t.attempt])).toEqual([[1, 'w1', 2], [0, 'w0', 2]]);
     expect(s.takeTasks()).toEqual([]);
+  });
+
+  it('sends the reduce tasks only once offsets/N is written, and none when its write fails', async () => {
+    for (const outcome of ['written', 'failed'] as const) {
+      const cp = new InMemoryCheckpointFileManager();
+      const sent: string[] = [];
+      let write!: { resolve: () => void; reject: (e: Error) => void };
+      const offsetsLogged = new Promise<void>((resolve, reject) => (write = { resolve, reject }));
+      const submit = async (payloads: TaskPayload[]): Promise<TaskOutcome[]> =>
+        payloads.map((p) => {
+          sent.push(p.kind ?? 'reduce');
+          if (p.kind === 'map') {
+            // The map stage is done: now offsets/N's write settles.
+            setTimeout(() => (outcome === 'written' ? write.resolve() : write.reject(new Error('offsets/3: disk full'))), 20);
+            return { attemptId: 'a', status: { mapId: 0, numInputRows: 0, badRecords: [], expressionErrors: [], warnings: [], partitionRows: [0] }, workerId: 'w', inputRows: 0, rows: 0, shuffleBytes: 0, durationMs: 1, attempt: 1 } satisfies MapTaskOutcome;
+          }
+          sent.push(`offsets ${settled}`);
+          return { directResult: Buffer.from(serialize([])).toString('base64'), workerId: 'w', inputRows: 0, rows: 0, shuffleBytes: 0, durationMs: 1, attempt: 1 };
+        });
+      let settled = 'pending';
+      offsetsLogged.then(() => (settled = 'written'), () => (settled = 'failed'));
+      const spec = { checkpointLocation: 'memory://x', sources: [], sink: { type: 'memory', options: {} } } as unknown as JobSpec;
+      const s = new ClusterTaskScheduler({ spec, checkpoint: cp, queryId: () => 'q', submit });
+      const mapTask = { batchId: 3, stageId: 1, operatorId: 0, mapId: 0, start: null, end: 1, batchWatermarkMs: 0, batchTimestampMs: 0 };
+      const { inputs: _, ...reduceTask } = task(0, []);
+      const stage = s.submitMapStage([mapTask], [reduceTask], offsetsLogged);
+      if (outcome === 'written') {
+        await stage;
+        expect(sent).toEqual(['map', 'reduce', 'offsets written']);
+      } else {
+        await expect(stage).rejects.toThrow('offsets/3: disk full');
+        expect(sent).toEqual(['map']);
+      }
+    }
   });
 
   it('takes a small output from the task’s outcome and a larger one from its block, values intact (Spark’s direct and indirect results)', async () => {

@@ -65,7 +65,7 @@ export class ClusterTaskScheduler implements TaskScheduler {
    * The stage's map tasks, then its reduce tasks over the blocks of the map attempts that
    * completed (a zombie attempt's blocks bear another attempt id and are never named).
    */
-  async submitMapStage(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[]): Promise<{ statuses: MapStatus[]; results: TaskResult[] }> {
+  async submitMapStage(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[], offsetsLogged?: Promise<void>): Promise<{ statuses: MapStatus[]; results: TaskResult[] }> {
     const dir = shuffleDir(reduceTasks[0], this.driverRun);
     return this.inStageDir(dir, async () => {
       const base = this.payloadBase(dir, reduceTasks.length);
@@ -74,6 +74,8 @@ export class ClusterTaskScheduler implements TaskScheduler {
         this.executors.set(o.workerId, Date.now());
         this.tasks.push({ stageId: mapTasks[i].stageId, partitionId: mapTasks[i].mapId, kind: 'map', workerId: o.workerId, inputRows: o.inputRows, rows: o.rows, shuffleBytes: o.shuffleBytes, durationMs: o.durationMs, attempt: o.attempt });
       }
+      // The reduce tasks commit state N+1: only once offsets/N is durable (TaskScheduler.submitMapStage).
+      await offsetsLogged;
       const payloads = reduceTasks.map((task): ReduceTaskPayload => ({
         ...base,
         task,

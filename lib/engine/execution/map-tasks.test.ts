@@ -69,9 +69,8 @@ async function run(dir: string, o: { mapTasks: boolean; onBadRecord: 'fail' | 'd
  * The query with its tasks on two executors in turn (map tasks too when `mapTasks`), or whole in
  * the driver; its progress, and each map task's partialAggregation flag as the executors got it.
  */
-function onTwoExecutors(spec: JobSpec, mapTasks: boolean) {
+function onTwoExecutors(spec: JobSpec, mapTasks: boolean, checkpoint = new InMemoryCheckpointFileManager()) {
   const clock = new ManualClock(T0);
-  const checkpoint = new InMemoryCheckpointFileManager();
   const executors = [new Executor({ clock }), new Executor({ clock })];
   const partialFlags: (true | undefined)[] = [];
   for (const e of executors) {
@@ -89,11 +88,11 @@ function onTwoExecutors(spec: JobSpec, mapTasks: boolean) {
     const [mapStage, reduceStage] = [taskScheduler.submitMapStage!.bind(taskScheduler), taskScheduler.submitTasks.bind(taskScheduler)];
     let inMapStage = false;
     Object.assign(taskScheduler, {
-      submitMapStage: async (maps: readonly MapTask[], reduces: readonly Omit<ReduceTask, 'inputs'>[]) => {
+      submitMapStage: async (maps: readonly MapTask[], reduces: readonly Omit<ReduceTask, 'inputs'>[], offsetsLogged?: Promise<void>) => {
         stages.push({ batchId: reduces[0].batchId, mapTasks: maps.length, reduceTasks: reduces.length });
         inMapStage = true;
         try {
-          return await mapStage(maps, reduces);
+          return await mapStage(maps, reduces, offsetsLogged);
         } finally {
           inMapStage = false;
         }
@@ -111,7 +110,7 @@ function onTwoExecutors(spec: JobSpec, mapTasks: boolean) {
     await q.stop();
     for (const e of executors) await e.close();
   };
-  return { q, progress, partialFlags, stages, stop };
+  return { q, progress, partialFlags, stages, stop, executors };
 }
 
 describe('map tasks over a files source, one per file', () => {
@@ -163,6 +162,79 @@ describe('map tasks over a files source, one per file', () => {
       { batchId: 0, mapTasks: 2, reduceTasks: 3 },
       { batchId: 1, mapTasks: 0, reduceTasks: 3 },
     ]);
+  });
+
+  describe('overlap the write of offsets/N; the reduce tasks wait for it', () => {
+    /**
+     * A run whose offsets/0 write is held until both map tasks ran, then `publish`ed (or failed):
+     * the order of the map tasks, the write, the reduce tasks and the state files.
+     */
+    async function held(publish: 'publish' | 'fail') {
+      const dir = await input();
+      const name = `map-tasks-wal-${++n}-${process.pid}`;
+      const spec = mustParse({
+        name,
+        source: { name: 'events', type: 'files', options: { path: dir, format: 'json' }, schema: [{ name: 'id', type: 'long' }, { name: 'k', type: 'string' }, { name: 'ts', type: 'timestamp' }], onBadRecord: 'dead-letter', badRecordsPath: `${dir}-bad-${name}` },
+        sql: 'SELECT k, count(*) AS c FROM events GROUP BY k',
+        sink: { type: 'memory', options: { table: name } },
+        outputMode: 'update',
+        trigger: { type: 'available-now' },
+        checkpointLocation: `memory://${name}`,
+        parallelism: 2,
+      });
+      const events: string[] = [];
+      let mapsRan = 0;
+      let release!: () => void;
+      const mapsDone = new Promise<void>((r) => (release = r));
+      const checkpoint = new InMemoryCheckpointFileManager();
+      const createAtomic = checkpoint.createAtomic.bind(checkpoint);
+      checkpoint.createAtomic = async (p, data, opts) => {
+        if (p === 'offsets/0') {
+          // Held until the map tasks ran (or a while, should they wait for it: the test then fails on the order).
+          await Promise.race([mapsDone, new Promise((r) => setTimeout(r, 500))]);
+          if (publish === 'fail') throw new Error('offsets/0: disk full');
+        }
+        await createAtomic(p, data, opts);
+        // A state version (the schema is written at start).
+        if (!p.includes('/_metadata/')) events.push(p.startsWith('state/') ? 'state' : p.split('/')[0]);
+      };
+      const { q, stop, executors } = onTwoExecutors(spec, true, checkpoint);
+      for (const e of executors) {
+        const [runMapTask, runTask] = [e.runMapTask.bind(e), e.runTask.bind(e)];
+        e.runMapTask = async (eq, task) => {
+          events.push('map');
+          const out = await runMapTask(eq, task);
+          if (++mapsRan === 2) release();
+          return out;
+        };
+        e.runTask = async (eq, task) => (events.push('reduce'), runTask(eq, task));
+      }
+      try {
+        await q.processAllAvailable();
+        return { events, rows: MemorySinkTable.named(name).rows.length };
+      } catch (e) {
+        return { events, error: e as Error };
+      } finally {
+        await stop();
+      }
+    }
+    const batch0 = (events: string[]) => events.slice(0, events.indexOf('commits'));
+
+    it('map tasks run before offsets/0 is durable; reduce tasks and state commits only after', async () => {
+      const { events, rows } = await held('publish');
+      expect(rows).toBeGreaterThan(0);
+      const order = batch0(events).filter((e) => ['map', 'offsets', 'reduce', 'state'].includes(e));
+      expect(order.slice(0, 3)).toEqual(['map', 'map', 'offsets']);
+      expect(order.slice(3).every((e) => e === 'reduce' || e === 'state')).toBe(true);
+      expect(order.filter((e) => e === 'reduce')).toHaveLength(2);
+    });
+
+    it('a failed offsets/0 write fails the batch with its own error, no reduce task run and no state written', async () => {
+      const { events, error } = await held('fail');
+      expect(error?.message).toContain('offsets/0: disk full');
+      expect(events.filter((e) => e === 'map')).toHaveLength(2);
+      expect(events.filter((e) => ['reduce', 'state', 'offsets', 'commits'].includes(e))).toEqual([]);
+    });
   });
 
   it('fail: a bad record read by a map task fails the batch as the driver’s read does', async () => {

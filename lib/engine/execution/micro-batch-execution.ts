@@ -9,8 +9,9 @@
  *      (create-if-absent: an existing file means another runner: CONCURRENT_STREAM_LOG_UPDATE),
  *      purge offsets/ and commits/ below N - minBatchesToRetain + 1        [crash: after-offsets]
  *   3. source.getBatch(start, end], read beside step 2's write (a read leaves nothing a restart
- *      could see; only the sink write must follow offsets/N); bad records → fail or dead-letter
- *      (bad-record-policy.ts)
+ *      could see; only the sink write must follow offsets/N), or, with map tasks, the map
+ *      tasks' reads beside it (their reduce tasks, which commit state, wait for it); bad
+ *      records → fail or dead-letter (bad-record-policy.ts)
  *   4. run the operators (stateful ones get state version N; one reduce task per state partition,
  *      task-scheduler.ts), track max event time
  *   5. fence(), sink.addBatch(N, rows), beside the first state store's commit to N+1 (both
@@ -442,20 +443,28 @@ export class MicroBatchExecution {
       await this.fence();
       // Reading (start, end] has no effect a restart could see (getBatch is deterministic), so it
       // overlaps the offsets/N write; only the sink write must wait for offsets/N to be durable.
+      // Map tasks are that read where they run (their blocks are named by this driver's run), so
+      // they overlap it too; the reduce tasks, which commit state, wait for it (runMapStage).
       const start = this.committedOffsets;
       const read = this.readBatch(start, ends);
-      const [logged, got] = await Promise.allSettled([
-        (async () => {
-          await this.offsetLog.add(batchId, seq);
-          await this.purgeLogs(batchId);
-          this.reporter.recordTimeTaken('walCommit', this.clock.now() - t1);
-        })(),
-        read,
-      ]);
-      if (logged.status === 'rejected') throw logged.reason;
-      this.crashPoints.check('after-offsets', batchId);
-      if (got.status === 'rejected') throw got.reason;
-      await this.runBatch({ batchId, start, seq, latest: got.value.latest }, got.value.inputs);
+      const logged = (async () => {
+        await this.offsetLog.add(batchId, seq);
+        await this.purgeLogs(batchId);
+        this.reporter.recordTimeTaken('walCommit', this.clock.now() - t1);
+        this.crashPoints.check('after-offsets', batchId);
+      })();
+      const overlapped = rt.mapStageId !== undefined;
+      const [wrote, got] = await Promise.allSettled([overlapped ? undefined : logged, read]);
+      if (wrote.status === 'rejected') throw wrote.reason;
+      if (got.status === 'rejected') {
+        // offsets/N's failure, if it failed too, is the cause to report.
+        await logged;
+        throw got.reason;
+      }
+      const b = { batchId, start, seq, latest: got.value.latest };
+      // offsets/N's failure first: the batch's own (its reduce tasks never started) follows from it.
+      if (overlapped) await settleAll([logged, this.runBatch(b, got.value.inputs, logged)]);
+      else await this.runBatch(b, got.value.inputs);
       // The first idle trigger after a batch reports at once: the source went quiet after it.
       this.lastIdleEventMs = undefined;
       return true;
@@ -551,12 +560,13 @@ export class MicroBatchExecution {
   }
 
   /**
-   * Steps 3–8 of the header for batch N, whose offsets/N is durable: the bad-record policy, the
+   * Steps 3–8 of the header for batch N, whose offsets/N is durable (or being written:
+   * `offsetsLogged`, which the map tasks overlap and everything after them awaits): the bad-record policy, the
    * operators, then the commit, in this order and nowhere else: the sink write beside the first
    * state store's commit, the other stores, the operators' confirmation (onCommitted; onAborted
    * if anything before failed), commits/N.
    */
-  private async runBatch(b: PlannedBatch, inputs: SourceBatch[]): Promise<void> {
+  private async runBatch(b: PlannedBatch, inputs: SourceBatch[], offsetsLogged?: Promise<void>): Promise<void> {
     const rt = this.runtime!;
     const { batchId, seq } = b;
     const ends = seq.offsets;
@@ -572,13 +582,15 @@ export class MicroBatchExecution {
     if (rt.mapStageId !== undefined) {
       const [start, end] = [b.start[0], ends[0]];
       try {
-        mapped = await this.reporter.reportTimeTaken('addBatch', () => rt.runMapStage(start, end === null || sameOffset(end, start) ? null : end, batch));
+        mapped = await this.reporter.reportTimeTaken('addBatch', () => rt.runMapStage(start, end === null || sameOffset(end, start) ? null : end, batch, offsetsLogged));
       } catch (e) {
         rt.abortState();
         throw e;
       }
       inputs = [mapped.input];
     }
+    // Nothing below runs before offsets/N is durable (runMapStage's reduce tasks waited for it).
+    await offsetsLogged;
     for (const w of inputs.flatMap((input) => input.warnings ?? [])) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
     // 3. A source's bad record under onBadRecord "fail" fails the batch before any operator runs.
     // A row that fails an expression is the first source's to divert (a union's rows no longer

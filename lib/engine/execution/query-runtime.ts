@@ -310,7 +310,7 @@ export class QueryRuntime {
    * tasks over their outputs. The driver reads nothing: what the reads found (input figures,
    * event times, bad records, warnings) comes back in the map tasks' statuses.
    */
-  async runMapStage(start: Offset | null, end: Offset | null, b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs'>): Promise<MappedBatch> {
+  async runMapStage(start: Offset | null, end: Offset | null, b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs'>, offsetsLogged?: Promise<void>): Promise<MappedBatch> {
     const stageId = this.mapStageId!;
     const [op] = this.stages.get(stageId)!;
     const common = {
@@ -328,7 +328,7 @@ export class QueryRuntime {
     const mapTasks: MapTask[] = splits.map((s, mapId) => ({ ...common, mapId, start: s.start, end: s.end }));
     const writesSink = stageId === this.sinkStageId ? { writesSink: true } : {};
     const reduceTasks = Array.from({ length: this.numPartitions }, (_, partitionId) => ({ ...common, partitionId, ...writesSink }));
-    const { statuses, results } = await this.taskScheduler.submitMapStage!(mapTasks, reduceTasks);
+    const { statuses, results } = await this.taskScheduler.submitMapStage!(mapTasks, reduceTasks, offsetsLogged);
     const progress = results.flatMap((r) => (r.progress ? [r.progress] : []));
     // Rows the map tasks dropped as late before aggregating are the operator's, as the reduce side's are.
     const dropped = statuses.reduce((n, s) => n + (s.numRowsDroppedByWatermark ?? 0), 0);

@@ -136,8 +136,12 @@ export interface TaskScheduler {
    * Runs a stage's map tasks where it puts them (each reads its split from the source), then the
    * stage's reduce tasks, reduce task p over partition p of every map output in map order.
    * Unset: the driver reads the source and runs the map side itself (submitTasks).
+   *
+   * `offsetsLogged`: the batch's offsets/N write, which the map tasks overlap (they write nothing
+   * a restart could see, as the driver's own read of the batch). The reduce tasks commit state
+   * N+1 and may write the sink, so they start only once it has succeeded; if it fails, they never do.
    */
-  submitMapStage?(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[]): Promise<{ statuses: MapStatus[]; results: TaskResult[] }>;
+  submitMapStage?(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[], offsetsLogged?: Promise<void>): Promise<{ statuses: MapStatus[]; results: TaskResult[] }>;
 }
 
 /**

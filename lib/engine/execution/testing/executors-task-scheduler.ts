@@ -31,7 +31,7 @@ export class ExecutorsTaskScheduler implements TaskScheduler {
       tasksWriteSink?: boolean;
     },
   ) {
-    if (o.mapTasks) this.submitMapStage = (mapTasks, reduceTasks) => this.mapStage(mapTasks, reduceTasks);
+    if (o.mapTasks) this.submitMapStage = (mapTasks, reduceTasks, offsetsLogged) => this.mapStage(mapTasks, reduceTasks, offsetsLogged);
     this.tasksWriteSink = o.tasksWriteSink ?? false;
   }
 
@@ -48,10 +48,11 @@ export class ExecutorsTaskScheduler implements TaskScheduler {
   /** Set with `mapTasks`: the map side runs as map tasks on the executors too. */
   readonly submitMapStage?: TaskScheduler['submitMapStage'];
 
-  private async mapStage(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[]): Promise<{ statuses: MapStatus[]; results: TaskResult[] }> {
+  private async mapStage(mapTasks: readonly MapTask[], reduceTasks: readonly Omit<ReduceTask, 'inputs'>[], offsetsLogged?: Promise<void>): Promise<{ statuses: MapStatus[]; results: TaskResult[] }> {
     const q = this.query(reduceTasks.length);
     const outputs: MapOutput[] = [];
     for (const task of mapTasks) outputs.push(await this.attempts(task, (e, t) => e.runMapTask(q, t)));
+    await offsetsLogged;
     const results = await this.submitTasks(reduceTasks.map((t) => ({ ...t, inputs: [outputs.flatMap((o) => o.partitions[t.partitionId])] })));
     return { statuses: outputs.map((o) => o.status), results };
   }
