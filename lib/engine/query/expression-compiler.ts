@@ -473,8 +473,12 @@ class ExpressionCompiler implements LambdaCompiler {
         };
       }
       case 'between': {
-        const ge = this.binary({ kind: 'binary', op: '>=', left: e.arg, right: e.low, pos: e.pos });
-        const le = this.binary({ kind: 'binary', op: '<=', left: e.arg, right: e.high, pos: e.pos });
+        // Spark's Between is `arg >= low AND arg <= high`, each comparison coerced on its own.
+        const geNode: Expr = { kind: 'binary', op: '>=', left: e.arg, right: e.low, pos: e.pos };
+        const leNode: Expr = { kind: 'binary', op: '<=', left: e.arg, right: e.high, pos: e.pos };
+        const ge = this.binary(geNode);
+        const le = this.binary(leNode);
+        this.betweenCasts(e, geNode, leNode);
         const neg = e.negated;
         return {
           type: 'boolean',
@@ -574,6 +578,25 @@ class ExpressionCompiler implements LambdaCompiler {
     this.implicitCast(parent, x, to);
     const flags = { ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: to.float32 } : {}), ...(to.ntz ? { ntz: to.ntz } : {}) };
     return this.cast({ kind: 'cast', arg: x, to: to.type as SqlType, implicit: true, ...flags, ...(x.pos ? { pos: x.pos } : {}) }, c);
+  }
+
+  /**
+   * The casts BETWEEN's two comparisons applied, written on the BETWEEN: low's and high's, and
+   * arg's where both read it as one type. Where they read it as two (`i BETWEEN id AND x`: a
+   * BIGINT, then a DOUBLE), arg has no cast written: each comparison still converts it.
+   */
+  private betweenCasts(e: Extract<Expr, { kind: 'between' }>, ge: Expr, le: Expr): void {
+    if (!this.casts) return;
+    const [g, l] = [this.casts.get(ge), this.casts.get(le)];
+    this.casts.delete(ge);
+    this.casts.delete(le);
+    const argType = this.types?.get(e.arg);
+    const [ga, la] = [g?.get(e.arg) ?? argType, l?.get(e.arg) ?? argType];
+    if (ga && la && sameType(ga, la)) this.implicitCast(e, e.arg, ga);
+    const low = g?.get(e.low);
+    if (low) this.implicitCast(e, e.low, low);
+    const high = l?.get(e.high);
+    if (high) this.implicitCast(e, e.high, high);
   }
 
   /** Spark's LambdaBinder: `e` as a function of variables of these types (higher-order-functions.ts). */
@@ -695,6 +718,14 @@ class ExpressionCompiler implements LambdaCompiler {
       if (l.type === 'decimal' || r.type === 'decimal' || longWithDouble || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
         // Both sides at one scale (or both doubles): then bigints compare as the values do.
         [l, r] = unifyAll([l, r], [e.left, e.right], true)!.values;
+      }
+      // Integers of two widths: the narrower read as the wider (Spark's `cast(i as bigint) = id`),
+      // a cast that changes no value and reuses its evaluator.
+      if (l.type === 'long' && r.type === 'long' && l.integral !== r.integral) {
+        const bits = widerWidth(l.integral, r.integral);
+        const wider: TypeInfo = { type: 'long', ...(bits ? { integral: bits } : {}) };
+        l = this.castOperand(e, e.left, l, wider);
+        r = this.castOperand(e, e.right, r, wider);
       }
       this.implicitCast(e, e.left, typeOfCompiled(l));
       this.implicitCast(e, e.right, typeOfCompiled(r));
@@ -1225,11 +1256,14 @@ class ExpressionCompiler implements LambdaCompiler {
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
     if (type === 'long' && def.resultIntegral) Object.assign(dec, { integral: def.resultIntegral });
-    // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one).
+    // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one); an integer
+    // beside a DOUBLE is read as a DOUBLE (a BIGINT past 2^53 its nearest double), as Spark casts it.
     const values = type === 'double' && valueArgs ? (valueArgs === 'all' ? args.map((_, i) => i) : valueArgs.filter((i) => i < args.length)) : [];
     if (values.length > 0 && widensToFloat(values.map((i) => args[i]))) {
       args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
       Object.assign(dec, { float32: true });
+    } else if (values.length > 0) {
+      args = args.map((a, i) => (values.includes(i) && a.type === 'long' ? convert(a, 'double') : a));
     }
     const ntzArg = def.ntzOfArg !== undefined && args[def.ntzOfArg]?.ntz === true;
     if (type === 'timestamp' && (ntz || ntzArg || def.resultNTZ)) Object.assign(dec, { ntz: true });

@@ -4,7 +4,7 @@
  * moved here from the physical planner refuse what it refused.
  */
 import { describe, expect, it } from 'vitest';
-import type { Schema } from '../types';
+import type { Row, Schema } from '../types';
 import { compileExpression, typeOfCompiled } from './expression-compiler';
 import { explainExprToString, exprChildren, exprToString, type Expr } from './expression';
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
@@ -80,8 +80,8 @@ describe('resolvePlan', () => {
       expect(outputSchema(resolved)).toEqual(outputSchema(plan));
     }
     expect(checked).toBe(16);
-    // 29 written, 3 implicit casts: `id + cast(1 as bigint)`, `cast(id as decimal(20,0)) * 2.5`, `d > cast(1 as decimal(…))`.
-    expect(subexpressions).toBe(32);
+    // 29 written, 4 implicit casts: `id + cast(1 as bigint)`, `cast(id as decimal(20,0)) * 2.5`, `d > cast(1 as decimal(…))`, `id > cast(0 as bigint)`.
+    expect(subexpressions).toBe(33);
   });
 
   it('types an Aggregate\'s keys and aggregates as the columns it outputs', () => {
@@ -174,6 +174,26 @@ describe('resolvePlan', () => {
       ]);
     });
 
+    it('on integers of two widths compared, the values a BIGINT and a DOUBLE pass through, and BETWEEN\'s two comparisons', () => {
+      expect(resolvedItems(
+        'SELECT i = id AS a, sm < i AS b, id >= 1 AS c, i = 1 AS e, coalesce(id, x) AS g, if(id > i, x, id) AS h, nvl(id, x) AS k, greatest(id, x) AS m, ' +
+        'id BETWEEN i AND 5 AS n, sm BETWEEN 1 AND i AS o, i BETWEEN id AND x AS p, s BETWEEN 1 AND 2.5 AS q, s BETWEEN 1 AND i AS r FROM src',
+      )).toEqual([
+        '(cast(i as bigint) = id)', '(cast(sm as int) < i)', '(id >= cast(1 as bigint))', '(i = 1)',
+        'coalesce(cast(id as double), x)', 'if((id > cast(i as bigint)), x, cast(id as double))', 'nvl(cast(id as double), x)', 'greatest(cast(id as double), x)',
+        '(id BETWEEN cast(i as bigint) AND cast(5 as bigint))', '(cast(sm as int) BETWEEN 1 AND i)',
+        // Read as a BIGINT, then as a DOUBLE (Spark's `i >= id AND i <= x`, each coerced): no one cast of `i` says it.
+        '(i BETWEEN id AND x)', '(s BETWEEN 1 AND cast(2.5 as double))', '(cast(s as int) BETWEEN 1 AND i)',
+      ]);
+    });
+
+    it('reads a BIGINT beside a DOUBLE as a double, one past 2^53 its nearest', async () => {
+      const { operators } = compileStreamingQuery("SELECT coalesce(id, x) AS a, if(s = 'a', id, x) AS b, nvl(id, x) AS c, CASE WHEN s = 'a' THEN id ELSE x END AS e FROM src", typedSrc);
+      let out: Row[] = [{ id: 2n ** 53n + 1n, x: 0.5, s: 'a' }];
+      for (const op of operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+      expect(out).toEqual([{ a: 2 ** 53, b: 2 ** 53, c: 2 ** 53, e: 2 ** 53 }]);
+    });
+
     it('on the branches CASE, coalesce, IF and IN widen to one type, and the elements of array() and map()', () => {
       expect(resolvedItems(
         "SELECT CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS a, coalesce(i, id) AS b, if(s = 'b', i, id) AS c, " +
@@ -199,7 +219,7 @@ describe('resolvePlan', () => {
         "'1' + id AS k, '2' * dec AS m, -s AS n, id IN ('1', 2) AS o, CASE WHEN s = 'a' THEN i ELSE s END AS q, CASE id WHEN '7' THEN 1 END AS r FROM src",
       )).toEqual([
         "(id = cast('42' as bigint))", "(cast('1.5' as int) < i)", "(cast(dec as double) = cast('1' as double))", "(f >= cast('2' as float))",
-        "((id > 0) = cast('true' as boolean))", '(cast(s as bigint) = id)',
+        "((id > cast(0 as bigint)) = cast('true' as boolean))", '(cast(s as bigint) = id)',
         "(cast('1' as double) + cast(id as double))", "(cast('2' as double) * cast(dec as double))", '(- cast(s as double))',
         "(cast(id as string) IN ('1', cast(2 as string)))", "CASE WHEN (s = 'a') THEN cast(i as string) ELSE s END",
         "CASE WHEN (id = cast('7' as bigint)) THEN 1 END",
@@ -239,7 +259,9 @@ describe('resolvePlan', () => {
         "CASE WHEN s = 'a' THEN 1 ELSE 2.0 END AS q, coalesce(i, id) AS r, id IN (1, 2.5) AS t, concat(d, 'x') AS u, date_trunc('MONTH', s) AS u2, " +
         "CASE WHEN s = 'a' THEN big ELSE CAST(0.5 AS DECIMAL(38,10)) END AS v, coalesce(dec, 1) AS w, f * 3 AS y, array(i, id, NULL) AS z, map('a', f, 'b', i) AS z2, " +
         "s = id AS s1, s < i AS s2, s = dec AS s3, s + 1 AS s4, -s AS s5, id IN (s, 2) AS s6, CASE WHEN id > 1 THEN x ELSE s END AS s7, s = sm AS s8, s = f AS s9, " +
-        "s = d AS s10, s = ts AS s11, CASE sm WHEN s THEN 1 ELSE 0 END AS s12, coalesce(dec, s) AS s13, if(id > 1, f, s) AS s14, nvl2(s, d, s) AS s15, abs(s) AS s16 FROM src";
+        "s = d AS s10, s = ts AS s11, CASE sm WHEN s THEN 1 ELSE 0 END AS s12, coalesce(dec, s) AS s13, if(id > 1, f, s) AS s14, nvl2(s, d, s) AS s15, abs(s) AS s16, " +
+        'i = id AS w1, sm < i AS w2, coalesce(id, x) AS w3, greatest(id, x) AS w4, if(id > i, x, id) AS w5, id BETWEEN i AND 5 AS w6, sm BETWEEN 1 AND i AS w7, ' +
+        's BETWEEN 1 AND 2.5 AS w8, s BETWEEN i AND dec AS w9, i BETWEEN id AND x AS w10 FROM src';
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;
@@ -255,6 +277,8 @@ describe('resolvePlan', () => {
         { id: 1, i: 1, sm: 1, f: 1, x: 1, s: '1.5', ts: 0, d: 0, dec: 150n, big: 0n },
         { id: 1, i: 1, sm: 1, f: 1, x: 1, s: '70000', ts: 0, d: 0, dec: 0n, big: 0n },
         { id: 1, i: 1, sm: 1, f: 1, x: 1, s: '1970-01-01', ts: 0, d: 0, dec: 0n, big: 0n },
+        // A BIGINT past 2^53, held as a bigint.
+        { id: 2n ** 53n + 1n, i: 5, sm: 5, f: 1, x: 2 ** 53, s: '2.7', ts: 0, d: 0, dec: 250n, big: 0n },
         { id: null, i: null, sm: null, f: null, x: null, s: null, ts: null, d: null, dec: null, big: null },
       ];
       const ctx = { batchTimestampMs: 0 };
