@@ -129,8 +129,10 @@ function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefine
     case 'double': return { type: 'double', ...(other.float32 ? { float32: true as const } : {}) };
     case 'timestamp': return { type: 'timestamp', ...(other.ntz ? { ntz: true as const } : {}) };
     case 'boolean': case 'date': return { type: other.type };
-    // A string beside a string or NULL is no promotion; Weir compares no BINARY with a string.
-    case 'string': case 'null': case 'binary': case 'day_time_interval': case 'year_month_interval': case 'array': case 'map': case 'struct':
+    // Beside a BINARY its bytes (non-ANSI: `'1' = X'31'` is true).
+    case 'binary': return { type: 'binary' };
+    // A string beside a string or NULL is no promotion.
+    case 'string': case 'null': case 'day_time_interval': case 'year_month_interval': case 'array': case 'map': case 'struct':
     default: return undefined;
   }
 }
@@ -303,7 +305,7 @@ export type ImplicitCasts = Map<Expr, Map<Expr, TypeInfo>>;
  * What an implicit cast may convert to: the simple types, whose Cast compiles to exactly the type
  * and values the compiler's own conversion gives (`convert`, `asFloat`, a wider integer's width).
  */
-const IMPLICIT_CAST_TARGETS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'string', 'timestamp', 'date', 'boolean']);
+const IMPLICIT_CAST_TARGETS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'string', 'timestamp', 'date', 'boolean', 'binary']);
 
 /**
  * `e` compiled over `schema`. With `types`, the type of each subexpression compiled on the way is
@@ -729,7 +731,9 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       this.implicitCast(e, e.left, typeOfCompiled(l));
       this.implicitCast(e, e.right, typeOfCompiled(r));
-      const cmp = COMPARE[e.op] as (a: unknown, b: unknown) => boolean;
+      const op = COMPARE[e.op] as (a: unknown, b: unknown) => boolean;
+      // BINARY values compare byte by byte, unsigned, the shorter first (Spark's compareBinary).
+      const cmp = l.type === 'binary' ? (a: unknown, b: unknown) => op(Buffer.compare(a as Uint8Array, b as Uint8Array), 0) : op;
       return {
         type: 'boolean',
         eval: (row, c) => {
