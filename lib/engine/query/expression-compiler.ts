@@ -744,6 +744,9 @@ class ExpressionCompiler implements LambdaCompiler {
         },
       };
     }
+    // Spark's SubtractDates of a string and a DATE: the string cast to a DATE (`'1' - d` is NULL, as
+    // '1' is no date). `d - '1'` is Spark's DateSub, which Weir does not cast a string for.
+    if (e.op === '-' && l.type === 'string' && r.type === 'date') l = this.castOperand(e, e.left, l, { type: 'date' });
     if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') {
       const d = datetimeArithmetic(e.op, l, r);
       if (d) return d;

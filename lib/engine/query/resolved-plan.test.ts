@@ -185,7 +185,7 @@ describe('resolvePlan', () => {
         // Read as a BIGINT, then as a DOUBLE (Spark's `i >= id AND i <= x`, each coerced): no one cast of `i` says it.
         '(i BETWEEN id AND x)', '(s BETWEEN 1 AND cast(2.5 as double))', '(cast(s as int) BETWEEN 1 AND i)',
       ]);
-      expect(resolvedItems("SELECT s = unhex('61') AS a, unhex('00') < s AS b FROM src")).toEqual(["(cast(s as binary) = unhex('61'))", "(unhex('00') < cast(s as binary))"]);
+      expect(resolvedItems("SELECT s = unhex('61') AS a, unhex('00') < s AS b, s - d AS c FROM src")).toEqual(["(cast(s as binary) = unhex('61'))", "(unhex('00') < cast(s as binary))", '(cast(s as date) - d)']);
     });
 
     it('reads a BIGINT beside a DOUBLE as a double, one past 2^53 its nearest', async () => {
@@ -262,7 +262,7 @@ describe('resolvePlan', () => {
         "s = id AS s1, s < i AS s2, s = dec AS s3, s + 1 AS s4, -s AS s5, id IN (s, 2) AS s6, CASE WHEN id > 1 THEN x ELSE s END AS s7, s = sm AS s8, s = f AS s9, " +
         "s = d AS s10, s = ts AS s11, CASE sm WHEN s THEN 1 ELSE 0 END AS s12, coalesce(dec, s) AS s13, if(id > 1, f, s) AS s14, nvl2(s, d, s) AS s15, abs(s) AS s16, " +
         'i = id AS w1, sm < i AS w2, coalesce(id, x) AS w3, greatest(id, x) AS w4, if(id > i, x, id) AS w5, id BETWEEN i AND 5 AS w6, sm BETWEEN 1 AND i AS w7, ' +
-        "s BETWEEN 1 AND 2.5 AS w8, s BETWEEN i AND dec AS w9, i BETWEEN id AND x AS w10, s = X'61' AS w11, s < X'3220' AS w12 FROM src";
+        "s BETWEEN 1 AND 2.5 AS w8, s BETWEEN i AND dec AS w9, i BETWEEN id AND x AS w10, s = X'61' AS w11, s < X'3220' AS w12, s - d AS w13 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;
