@@ -293,6 +293,14 @@ const COMPARE: Record<string, (a: never, b: never) => boolean> = {
   '>=': (a, b) => a >= b,
 };
 
+/** BINARY values compared byte by byte, unsigned, the shorter first (Spark's compareBinary). */
+const compareBinary = (a: unknown, b: unknown): number => Buffer.compare(a as Uint8Array, b as Uint8Array);
+
+/** Whether two non-NULL values of type `t` are equal: BINARY values by their bytes. */
+function equalityOf(t: ExprType): (a: unknown, b: unknown) => boolean {
+  return t === 'binary' ? (a, b) => compareBinary(a, b) === 0 : (a, b) => a === b;
+}
+
 /**
  * The implicit casts a compilation applies (Spark's TypeCoercion), by the node that applies them:
  * for each operand it reads as another type, that type. The analysis (resolved-plan.ts) writes each
@@ -459,6 +467,7 @@ class ExpressionCompiler implements LambdaCompiler {
         const read = unifiedType(u);
         [e.arg, ...e.list].forEach((x) => this.implicitCast(e, x, read));
         const neg = e.negated;
+        const equal = equalityOf(u.type);
         return {
           type: 'boolean',
           eval: (r, c) => {
@@ -468,7 +477,7 @@ class ExpressionCompiler implements LambdaCompiler {
             for (const l of list) {
               const x = l.eval(r, c);
               if (x === null) sawNull = true;
-              else if (x === v) return !neg;
+              else if (equal(x, v)) return !neg;
             }
             return sawNull ? null : neg;
           },
@@ -732,8 +741,7 @@ class ExpressionCompiler implements LambdaCompiler {
       this.implicitCast(e, e.left, typeOfCompiled(l));
       this.implicitCast(e, e.right, typeOfCompiled(r));
       const op = COMPARE[e.op] as (a: unknown, b: unknown) => boolean;
-      // BINARY values compare byte by byte, unsigned, the shorter first (Spark's compareBinary).
-      const cmp = l.type === 'binary' ? (a: unknown, b: unknown) => op(Buffer.compare(a as Uint8Array, b as Uint8Array), 0) : op;
+      const cmp = l.type === 'binary' ? (a: unknown, b: unknown) => op(compareBinary(a, b), 0) : op;
       return {
         type: 'boolean',
         eval: (row, c) => {
@@ -967,6 +975,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const read = unifiedType(u);
     for (const x of results) this.implicitCast(e, x, read);
     const thens = u.values.slice(0, e.branches.length);
+    const equal = equalityOf(operand?.type ?? 'null');
     const otherwise = e.otherwise ? u.values[e.branches.length] : undefined;
     return {
       type: u.type,
@@ -978,7 +987,7 @@ class ExpressionCompiler implements LambdaCompiler {
         const ov = operand?.eval(row, c);
         for (let i = 0; i < whens.length; i++) {
           const w = whens[i].eval(row, c);
-          if (operand ? ov !== null && w !== null && ov === w : w === true) return thens[i].eval(row, c);
+          if (operand ? ov !== null && w !== null && equal(ov, w) : w === true) return thens[i].eval(row, c);
         }
         return otherwise ? otherwise.eval(row, c) : null;
       },

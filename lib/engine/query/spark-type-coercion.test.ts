@@ -76,6 +76,8 @@ const CASES: [string, string][] = [
   ["'1996-09-09' = date('1996-09-09')", 'true'], ["'1996-9-10' > date('1996-09-09')", 'true'], ["date('1996-9-10') <= '1996-09-09'", 'false'],
   ["'1996-09-09 12:12:12.5' > timestamp('1996-09-09 12:12:12.4')", 'true'], ["timestamp('1996-09-09 12:12:12.4' )= '1996-09-09 12:12:12.4'", 'true'],
   ...[...NUMBERS.slice(0, -1), "date('1996-09-09')", "timestamp('1996-09-09 12:12:12.4')", "X'0020'"].map((n): [string, string] => [`cast(null as string) < ${n}`, 'NULL']),
+  // Two BINARY values are equal by their bytes (IN, CASE x WHEN).
+  ["X'61' IN (X'0061', X'61')", 'true'], ["X'61' IN (X'6100')", 'false'], ["CASE cast('a' as binary) WHEN X'61' THEN 'y' ELSE 'n' END", 'y'],
   // Integers of two widths compare as the wider; a BIGINT beside a DOUBLE where a value passes through is a DOUBLE (ifCoercion.sql), past 2^53 its nearest.
   ["cast(1 as tinyint) = cast(1 as bigint)", 'true'], ["cast(-1 as smallint) < cast(1 as int)", 'true'], ["cast(2 as int) BETWEEN cast(1 as tinyint) AND cast(3 as bigint)", 'true'],
   ["IF(true, cast(1 as bigint), cast(2 as double))", '1.0'], ["coalesce(cast(9007199254740993 as bigint), cast(1 as double))", '9.007199254740992E15'],
