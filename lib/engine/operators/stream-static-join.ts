@@ -16,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { BadRecordError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
+import type { EvalContext } from '../query/function-types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
 
@@ -103,6 +104,12 @@ export interface StreamStaticJoinOptions {
   table: StaticTableSpec;
   /** Equi-join pairs: stream column = static column. */
   keys: { stream: string; static: string }[];
+  /**
+   * Each side's key values as the join compares them, when the pair's columns are of two types
+   * (the analysis's common type: INT 5 beside BIGINT 5, 1.50 beside 1.5000); unset: the columns'
+   * values as they are. A NULL stays NULL, and a value the cast makes NULL matches nothing.
+   */
+  keyValues?: { stream: ((row: Row, ctx: EvalContext) => unknown)[]; static: ((row: Row, ctx: EvalContext) => unknown)[] };
   /** Static columns added to each output row (same-named join keys are not repeated). */
   staticColumns: string[];
   /**
@@ -128,11 +135,12 @@ export class StreamStaticJoinExec implements PhysicalOperator {
     this.name = `StreamStaticJoin ${o.joinType.toUpperCase()} ${o.table.name}`;
   }
 
-  private async build(): Promise<Map<unknown, Row[]>> {
+  private async build(ctx: EvalContext): Promise<Map<unknown, Row[]>> {
     const rows = await (this.o.load ?? loadStaticTable)(this.o.table);
     const index = new Map<unknown, Row[]>();
+    const read = this.o.keyValues?.static;
     for (const r of rows) {
-      const vals = this.o.keys.map((k) => r[k.static] ?? null);
+      const vals = read ? read.map((f) => f(r, ctx) ?? null) : this.o.keys.map((k) => r[k.static] ?? null);
       if (vals.some((v) => v === null)) continue;
       const key = vals.length === 1 ? vals[0] : encodeKey(vals);
       const list = index.get(key);
@@ -142,14 +150,15 @@ export class StreamStaticJoinExec implements PhysicalOperator {
     return index;
   }
 
-  async execute(rows: Row[], _ctx: OperatorContext): Promise<Row[]> {
-    this.index ??= await this.build();
+  async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
+    this.index ??= await this.build(ctx);
     const { keys, staticColumns, joinType, streamColumns } = this.o;
+    const read = this.o.keyValues?.stream;
     const index = this.index;
     const out: Row[] = [];
     const nStatic = staticColumns.length;
     // One key column (the common case): its value is the key, no tuple array per row.
-    const single = keys.length === 1 ? keys[0].stream : undefined;
+    const single = keys.length === 1 && !read ? keys[0].stream : undefined;
     const vals: unknown[] = new Array<unknown>(keys.length);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r];
@@ -159,8 +168,8 @@ export class StreamStaticJoinExec implements PhysicalOperator {
         matches = v === null ? undefined : index.get(v);
       } else {
         let hasNull = false;
-        for (let i = 0; i < keys.length; i++) if ((vals[i] = row[keys[i].stream] ?? null) === null) hasNull = true;
-        matches = hasNull ? undefined : index.get(encodeKey(vals));
+        for (let i = 0; i < keys.length; i++) if ((vals[i] = (read ? read[i](row, ctx) : row[keys[i].stream]) ?? null) === null) hasNull = true;
+        matches = hasNull ? undefined : index.get(keys.length === 1 ? vals[0] : encodeKey(vals));
       }
       if (matches) {
         for (let i = 0; i < matches.length; i++) {

@@ -284,6 +284,38 @@ export function resolveColumn(schema: Schema, name: string): Schema[number] | un
   return ci.length === 1 ? ci[0] : undefined;
 }
 
+/** `arg` read as `to`: the Cast node of an implicit coercion (Spark's TypeCoercion writes one so), typed. */
+export function implicitCastExpr(arg: Expr, to: TypeInfo): Extract<Expr, { kind: 'cast' }> {
+  return {
+    kind: 'cast', arg, to: to.type as SqlType, implicit: true,
+    ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: to.float32 } : {}), ...(to.ntz ? { ntz: to.ntz } : {}),
+    ...(arg.pos ? { pos: arg.pos } : {}),
+    dataType: to,
+  };
+}
+
+/**
+ * The type an equi-join's key pair is compared, hashed and stored as: the comparison's coercion
+ * (`left = right` compiled, Spark's findCommonTypeForBinaryComparison: a string cast to the other
+ * side's type, decimals to the wider one, a DATE to a TIMESTAMP), and two integers as the wider
+ * (Spark's analyzed plan casts an INT key beside a BIGINT one: `cast(c.id as bigint) = i.id`),
+ * so that equal values are one key whichever side they come from. `names` are the keys as the
+ * message of a pair that does not compare shows them (distinct). Throws the comparison's error
+ * (DATATYPE_MISMATCH) for keys of types that do not compare.
+ */
+export function joinKeyType(left: TypeInfo, right: TypeInfo, names: readonly [string, string], pos?: Expr['pos']): TypeInfo {
+  const [l, r] = names.map((name): Expr => ({ kind: 'column', name, ...(pos ? { pos } : {}) }));
+  const eq: Expr = { kind: 'binary', op: '=', left: l, right: r, ...(pos ? { pos } : {}) };
+  const types = new Map<Expr, TypeInfo>();
+  const casts: ImplicitCasts = new Map();
+  compileExpression(eq, [fieldOfType(names[0], left), fieldOfType(names[1], right)], types, casts);
+  const read = (x: Expr) => casts.get(eq)?.get(x) ?? types.get(x)!;
+  const lt = read(l), rt = read(r);
+  if (lt.type !== 'long' || rt.type !== 'long') return lt;
+  const integral = widerWidth(lt.integral, rt.integral);
+  return { type: 'long', ...(integral ? { integral } : {}) };
+}
+
 const COMPARE: Record<string, (a: never, b: never) => boolean> = {
   '=': (a, b) => a === b,
   '<>': (a, b) => a !== b,
@@ -587,8 +619,8 @@ class ExpressionCompiler implements LambdaCompiler {
    */
   private castOperand(parent: Expr, x: Expr, c: CompiledExpr, to: TypeInfo): CompiledExpr {
     this.implicitCast(parent, x, to);
-    const flags = { ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: to.float32 } : {}), ...(to.ntz ? { ntz: to.ntz } : {}) };
-    return this.cast({ kind: 'cast', arg: x, to: to.type as SqlType, implicit: true, ...flags, ...(x.pos ? { pos: x.pos } : {}) }, c);
+    const { dataType: _type, ...node } = implicitCastExpr(x, to);
+    return this.cast(node, c);
   }
 
   /**
@@ -722,6 +754,9 @@ class ExpressionCompiler implements LambdaCompiler {
       const rs = comparisonStringType(r, l);
       if (ls) l = this.castOperand(e, e.left, l, ls);
       else if (rs) r = this.castOperand(e, e.right, r, rs);
+      // Spark refuses to compare maps (their entries have no order, and two equal ones are two objects).
+      const map = l.type === 'map' ? l : r.type === 'map' ? r : undefined;
+      if (map) this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${e.op}\` does not support ordering on type "${typeText(map)}".`, 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).');
       if (!unifyTypes(l.type, r.type)) {
         this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
       }

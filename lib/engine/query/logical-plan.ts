@@ -3,6 +3,7 @@
  * node marked stateless or stateful, is the analyzer's (`explainStateful` in analyzer.ts).
  */
 import type { Schema } from '../types';
+import type { TypeInfo } from './data-types';
 import type { Expr, SqlPosition } from './expression';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 
@@ -23,6 +24,16 @@ export interface StreamingRelation {
    * the source may materialize just these. Unset: every column of the schema.
    */
   requiredColumns?: string[];
+}
+
+/**
+ * A stream-static join's key pair: a stream column equal to a static column, and, when their types
+ * differ, the common type the analysis reads both as (Spark's implicit casts of the comparison).
+ */
+export interface StaticJoinKey {
+  stream: string;
+  static: string;
+  type?: TypeInfo;
 }
 
 export type LogicalPlan =
@@ -51,7 +62,7 @@ export type LogicalPlan =
       carried?: string[];
     }
   /** A static table from the job's staticTables, joined with the stream (join-planner.ts). */
-  | { kind: 'StaticRelation'; table: StaticTableSpec; keys: { stream: string; static: string }[]; columns: string[] };
+  | { kind: 'StaticRelation'; table: StaticTableSpec; keys: StaticJoinKey[]; columns: string[] };
 
 /**
  * Operators that keep state across batches (they need a StateStore and a commit per batch). A

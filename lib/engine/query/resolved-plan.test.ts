@@ -117,8 +117,25 @@ describe('resolvePlan', () => {
     expect(() => resolvePlan(buildLogicalPlan('SELECT id FROM src\nWHERE   s', src))).toThrow(expect.objectContaining({ message: expect.stringContaining('WHERE needs a boolean condition, got string'), line: 2, column: 9 }));
   });
 
-  it('refuses a join of two streams whose keys differ in type, and a dedup key that is no column', () => {
-    expect(() => resolvePlan(buildLogicalPlan('SELECT * FROM impressions JOIN clicks ON adId = clickAdId', [impressions, clicks]))).toThrow('The join keys adId (long) and clickAdId (string) differ in type; CAST one of them');
+  it('casts join keys of two types to their common type, refuses keys that do not compare, and a dedup key that is no column', () => {
+    const keyed = (l: Omit<Schema[number], 'name'>, r: Omit<Schema[number], 'name'>) => {
+      const a: StreamingRelation = { ...impressions, schema: [{ name: 'adId', ...l }, impressions.schema[1]] };
+      const b: StreamingRelation = { ...clicks, schema: [{ name: 'clickAdId', ...r }, clicks.schema[1]] };
+      const join = resolvePlan(buildLogicalPlan('SELECT * FROM impressions JOIN clicks ON adId = clickAdId', [a, b])).plan;
+      const j = join.kind === 'Project' ? join.child : join;
+      return explainExprToString((j as Extract<LogicalPlan, { kind: 'Join' }>).condition!);
+    };
+    // PromoteStrings: the string key is read as the BIGINT.
+    expect(keyed({ type: 'long' }, { type: 'string' })).toBe('(adId = cast(clickAdId as bigint))');
+    // Spark's analyzed plan widens an INT key beside a BIGINT one.
+    expect(keyed({ type: 'long', integral: 32 }, { type: 'long' })).toBe('(cast(adId as bigint) = clickAdId)');
+    expect(keyed({ type: 'decimal', precision: 10, scale: 2 }, { type: 'decimal', precision: 12, scale: 4 })).toBe('(cast(adId as decimal(12,4)) = clickAdId)');
+    expect(keyed({ type: 'date' }, { type: 'timestamp' })).toBe('(cast(adId as timestamp) = clickAdId)');
+    expect(keyed({ type: 'long' }, { type: 'long' })).toBe('(adId = clickAdId)');
+    expect(() => keyed({ type: 'binary' }, { type: 'long' })).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES' }));
+    expect(() => keyed({ type: 'array', elementType: { name: 'element', type: 'string' } }, { type: 'string' })).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES' }));
+    const map = { type: 'map', keyType: { name: 'key', type: 'string' }, valueType: { name: 'value', type: 'string' } } as const;
+    expect(() => keyed(map, map)).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.INVALID_ORDERING_TYPE' }));
     expect(() => resolvePlan(withDeduplication(buildLogicalPlan('SELECT id FROM src', src), { keys: ['nope'] }))).toThrow('dedup key "nope" is not a column of the source; columns: id, s, ts, xs');
   });
 

@@ -15,9 +15,9 @@
  */
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
-import { typeOfField, type TypeInfo } from './data-types';
+import { sameType, typeOfField, type TypeInfo } from './data-types';
 import { exprChildren, exprToString, mapExprChildren, type Expr, type SqlType } from './expression';
-import { compileExpression, expressionType, resolveColumn, type ImplicitCasts } from './expression-compiler';
+import { compileExpression, expressionType, implicitCastExpr, joinKeyType, resolveColumn, type ImplicitCasts } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
@@ -106,19 +106,9 @@ function withTypes(e: Expr, types: Map<Expr, TypeInfo>, casts: ImplicitCasts): E
   const withChildren = mapExprChildren(e, (c) => {
     const t = withTypes(c, types, casts);
     const to = operandCasts?.get(c);
-    return to ? implicitCast(t, to) : t;
+    return to ? implicitCastExpr(t, to) : t;
   });
   return type === undefined ? withChildren : typed(withChildren, type);
-}
-
-/** `arg` read as `to`: the Cast node of an implicit coercion, typed. */
-function implicitCast(arg: Expr, to: TypeInfo): Expr {
-  return {
-    kind: 'cast', arg, to: to.type as SqlType, implicit: true,
-    ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: to.float32 } : {}), ...(to.ntz ? { ntz: to.ntz } : {}),
-    ...(arg.pos ? { pos: arg.pos } : {}),
-    dataType: to,
-  };
 }
 
 /** A subexpression that reads no column and no lambda variable: its type on its own. */
@@ -228,15 +218,14 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       if (isStreamStreamJoin(plan)) {
         const left = resolve(plan.left, ctx);
         const right = resolve(plan.right, ctx);
-        const resolved = { ...plan, left: left.plan, right: right.plan };
-        checkStreamJoinKeys(resolved, left.output, right.output);
         const cond = plan.condition && condition(plan.condition, [...left.output, ...right.output], 'ON');
-        return { plan: { ...resolved, ...(cond ? { condition: cond } : {}) }, output: streamJoinOutput(plan, left.output, right.output) };
+        const resolved = { ...plan, left: left.plan, right: right.plan, ...(cond ? { condition: cond } : {}) };
+        return { plan: withStreamJoinKeysCoerced(resolved), output: streamJoinOutput(plan, left.output, right.output) };
       }
       const side = streamSideOf(plan);
       const stream = resolve(side, ctx);
       const resolved = plan.left === side ? { ...plan, left: stream.plan } : { ...plan, right: stream.plan };
-      return { plan: resolved, output: streamStaticJoinOutput(plan, stream.output) };
+      return { plan: withStaticJoinKeysCoerced(resolved, stream.output), output: streamStaticJoinOutput(plan, stream.output) };
     }
     case 'Union': {
       // Each branch that defines a derived event-time column marks its own.
@@ -256,16 +245,62 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
   }
 }
 
-/** Spark's stream-stream join needs an equality of a left and a right column, of one type. */
-function checkStreamJoinKeys(node: Extract<LogicalPlan, { kind: 'Join' }>, left: Schema, right: Schema): void {
+/**
+ * Spark's stream-stream join needs an equality of a left and a right expression; keys of two types
+ * are read as the common type (joinKeyType), each side's cast written into the condition as
+ * Spark's analysis writes it (`cast(c.id as bigint) = i.id`), so that the operator compares,
+ * hashes, shuffles and stores both sides' keys as that one type.
+ */
+function withStreamJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>): Extract<LogicalPlan, { kind: 'Join' }> {
   const r = readStreamJoin(node);
   if (r.keys.length === 0) {
     throw new SqlValidationError('Stream-stream join without equality predicate is not supported: the ON condition needs <left column> = <right column>', node.pos, 'ON');
   }
-  r.keys.forEach((k) => {
-    const l = typedTree(k.left, left).dataType!.type, rt = typedTree(k.right, right).dataType!.type;
-    if (l !== rt) throw new SqlValidationError(`The join keys ${exprToString(k.left)} (${l}) and ${exprToString(k.right)} (${rt}) differ in type; CAST one of them`, node.pos, 'ON');
+  const cast = new Map<Expr, Expr>();
+  for (const k of r.keys) {
+    const t = joinKeyType(k.left.dataType!, k.right.dataType!, [exprToString(k.left), exprToString(k.right)], node.pos);
+    for (const x of [k.left, k.right]) if (!sameType(x.dataType!, t)) cast.set(x, implicitCastExpr(x, t));
+  }
+  if (cast.size === 0) return node;
+  // The key pairs are operands of the condition's top-level equalities (readStreamJoin's conjuncts).
+  const rewrite = (e: Expr): Expr =>
+    e.kind === 'binary' && e.op === 'AND' ? mapExprChildren(e, rewrite)
+      : e.kind === 'binary' && e.op === '=' ? mapExprChildren(e, (x) => cast.get(x) ?? x)
+        : e;
+  return { ...node, condition: rewrite(node.condition!) };
+}
+
+/**
+ * A stream-static join's key pairs read as their common type (joinKeyType), as a stream-stream
+ * join's: each key that needs it carries that type (the operator casts both sides' values to it
+ * before it hashes and looks them up), and the condition shows the casts.
+ */
+function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>, streamOutput: Schema): Extract<LogicalPlan, { kind: 'Join' }> {
+  const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
+  if (stat.kind !== 'StaticRelation') return node;
+  const streamName = firstStreamingRelation(node)?.sourceName ?? 'stream';
+  const keys = stat.keys.map((k) => {
+    const sf = resolveColumn(streamOutput, k.stream);
+    const tf = stat.table.schema.find((f) => f.name === k.static);
+    if (!sf || !tf) return k;
+    const names = [`${streamName}.${k.stream}`, `${stat.table.name}.${k.static}`] as const;
+    const type = joinKeyType(typeOfField(sf), typeOfField(tf), names, node.pos);
+    return sameType(sf, type) && sameType(tf, type) ? k : { ...k, type };
   });
+  if (keys.every((k, i) => k === stat.keys[i])) return node;
+  const column = (name: string, f: TypeInfo, t: TypeInfo | undefined): Expr => {
+    const c: Expr = { kind: 'column', name, dataType: f, ...(node.pos ? { pos: node.pos } : {}) };
+    return t && !sameType(f, t) ? implicitCastExpr(c, t) : c;
+  };
+  const condition = keys
+    .map((k): Expr => ({
+      kind: 'binary', op: '=', dataType: { type: 'boolean' }, ...(node.pos ? { pos: node.pos } : {}),
+      left: column(k.stream, typeOfField(resolveColumn(streamOutput, k.stream)!), k.type),
+      right: column(k.stream === k.static ? `${stat.table.name}.${k.static}` : k.static, typeOfField(stat.table.schema.find((f) => f.name === k.static)!), k.type),
+    }))
+    .reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, dataType: { type: 'boolean' } }));
+  const typedStat = { ...stat, keys };
+  return { ...node, condition, ...(node.left === stat ? { left: typedStat } : { right: typedStat }) };
 }
 
 function assertNever(plan: never): never {

@@ -15,14 +15,14 @@ import type { PhysicalOperator } from '../operators/physical-operator';
 import type { SessionWindowAggregateExec } from '../operators/session-window';
 import { SortExec } from '../operators/sort-exec';
 import { limitExec } from '../operators/streaming-limit';
-import { StreamStaticJoinExec } from '../operators/stream-static-join';
+import { StreamStaticJoinExec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import type { OutputMode, Schema } from '../types';
 import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import { compileExpression, expressionType, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
+import { compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
 import { typeText, type TypeInfo } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
@@ -356,7 +356,7 @@ export class StatefulPlanner {
         const stat = (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
         const schema = streamStaticJoinOutput(node, childSchema);
         const joinType = node.joinType === 'Inner' ? 'inner' : 'left';
-        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
+        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
       case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
@@ -375,4 +375,22 @@ export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; wi
     return { ...p, child: wrap((p as { child: LogicalPlan }).child) } as LogicalPlan;
   };
   return wrap(plan);
+}
+
+/**
+ * A stream-static join's key values as its pairs' common types (StaticJoinKey.type), each side's
+ * column cast to it by the compiled implicit cast the explain shows; none when no pair needs one.
+ */
+function staticJoinKeyValues(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>, streamSchema: Schema): Pick<StreamStaticJoinOptions, 'keyValues'> {
+  if (stat.keys.every((k) => k.type === undefined)) return {};
+  const read = (name: string, schema: Schema, type: TypeInfo | undefined) => {
+    const column: Expr = { kind: 'column', name };
+    return compileExpression(type ? implicitCastExpr(column, type) : column, schema).eval;
+  };
+  return {
+    keyValues: {
+      stream: stat.keys.map((k) => read(k.stream, streamSchema, k.type)),
+      static: stat.keys.map((k) => read(k.static, stat.table.schema, k.type)),
+    },
+  };
 }
