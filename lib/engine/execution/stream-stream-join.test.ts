@@ -13,18 +13,21 @@ import { MemoryStream } from '../sources/memory-source';
 import type { StreamingQueryProgress } from '../progress';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { mustParse } from './testing/test-fixtures';
+import { validateJob } from '../spec/validate-job';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 let n = 0;
-function adsJob(sql: string, extra: Record<string, unknown> = {}) {
+type KeyType = Record<string, unknown> & { type: string };
+
+function adsJob(sql: string, extra: Record<string, unknown> = {}, keys: { adId: KeyType; clickAdId: KeyType } = { adId: { type: 'long' }, clickAdId: { type: 'long' } }) {
   const id = `ssjoin-${++n}-${process.pid}`;
   const spec = {
     name: id,
     sources: [
-      { name: 'impressions', type: 'memory', options: { stream: `${id}-i` }, schema: [{ name: 'adId', type: 'long' }, { name: 'impressionTime', type: 'timestamp' }], eventTime: 'impressionTime', watermarkDelay: '2 hours' },
-      { name: 'clicks', type: 'memory', options: { stream: `${id}-c` }, schema: [{ name: 'clickAdId', type: 'long' }, { name: 'clickTime', type: 'timestamp' }], eventTime: 'clickTime', watermarkDelay: '3 hours' },
+      { name: 'impressions', type: 'memory', options: { stream: `${id}-i` }, schema: [{ name: 'adId', ...keys.adId }, { name: 'impressionTime', type: 'timestamp' }], eventTime: 'impressionTime', watermarkDelay: '2 hours' },
+      { name: 'clicks', type: 'memory', options: { stream: `${id}-c` }, schema: [{ name: 'clickAdId', ...keys.clickAdId }, { name: 'clickTime', type: 'timestamp' }], eventTime: 'clickTime', watermarkDelay: '3 hours' },
     ],
     sql,
     sink: { type: 'memory', options: { table: id } },
@@ -39,8 +42,9 @@ function adsJob(sql: string, extra: Record<string, unknown> = {}) {
   const clock = new ManualClock(T0);
   const progress: StreamingQueryProgress[] = [];
   const start = () => new MicroBatchExecution({ spec: mustParse(spec), checkpoint, clock, onProgress: (p) => void progress.push(p) });
-  const out = () => table.rows.map((r) => JSON.stringify(r)).sort();
-  return { impressions, clicks, table, start, progress, out };
+  // A decimal is its unscaled bigint: written as its digits.
+  const out = () => table.rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
+  return { impressions, clicks, table, start, progress, out, spec };
 }
 
 const imp = (adId: number, minute: number) => ({ adId, impressionTime: T0 + minute * MIN });
@@ -139,6 +143,46 @@ describe('stream-stream left outer join', () => {
   });
 });
 
+describe('stream-stream joins on keys of two types (Spark casts both to their common type)', () => {
+  const imp2 = (adId: unknown, minute: number) => ({ adId, impressionTime: T0 + minute * MIN });
+  const click2 = (clickAdId: unknown, minute: number) => ({ clickAdId, clickTime: T0 + minute * MIN });
+  const cases: [string, KeyType, KeyType, { matches: [unknown, unknown][]; apart: [unknown, unknown][] }][] = [
+    ['INT beside BIGINT', { type: 'long', integral: 32 }, { type: 'long' }, { matches: [[5, 5], [-7, -7]], apart: [[6, 60]] }],
+    // 1.50 (DECIMAL(10,2), unscaled 150) is 1.5000 (DECIMAL(12,4), unscaled 15000); 1.5001 is not.
+    ['DECIMAL(10,2) beside DECIMAL(12,4)', { type: 'decimal', precision: 10, scale: 2 }, { type: 'decimal', precision: 12, scale: 4 }, { matches: [[150n, 15000n], [-1n, -100n]], apart: [[250n, 25001n]] }],
+    // PromoteStrings: the string key is read as a BIGINT; text that is no number is NULL.
+    ['BIGINT beside STRING', { type: 'long' }, { type: 'string' }, { matches: [[5, '5'], [12, '12']], apart: [[6, 'six'], [7, '8']] }],
+  ];
+  it.each(cases.flatMap(([name, ...c]) => [1, 3].map((p) => [name, p, ...c] as const)))('%s, parallelism %i: equal values match whichever side, across a restart, others and NULLs never', async (_name, parallelism, lt, rt, { matches, apart }) => {
+    const t = adsJob(INNER.replace('FROM impressions JOIN clicks', 'FROM impressions LEFT OUTER JOIN clicks'), { parallelism }, { adId: lt, clickAdId: rt });
+    let q = t.start();
+    // Left rows first (buffered), then, after a restart, the right rows that meet them.
+    t.impressions.addData(...matches.map(([l], i) => imp2(l, i)), ...apart.map(([l], i) => imp2(l, i)), imp2(null, 0));
+    await q.processAllAvailable();
+    await q.stop();
+    q = t.start();
+    t.clicks.addData(...matches.map(([, r], i) => click2(r, i + 10)), ...apart.map(([, r], i) => click2(r, i + 10)), click2(null, 10));
+    await q.processAllAvailable();
+    const str = (o: Record<string, unknown>) => row(JSON.parse(JSON.stringify(o, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))) as Record<string, unknown>);
+    const pairs = matches.map(([l, r], i) => str({ adId: l, impressionTime: T0 + i * MIN, clickAdId: r, clickTime: T0 + (i + 10) * MIN }));
+    expect(t.out()).toEqual([...pairs].sort());
+    // Much later data moves the watermark past the hour: the unmatched left rows (NULL key too) come out padded.
+    t.impressions.addData(imp2(null, 600));
+    t.clicks.addData(click2(null, 600));
+    await q.processAllAvailable();
+    const padded = [...apart.map(([l], i) => str({ adId: l, impressionTime: T0 + i * MIN, clickAdId: null, clickTime: null })), row({ adId: null, impressionTime: T0, clickAdId: null, clickTime: null })];
+    expect(t.out()).toEqual([...pairs, ...padded].sort());
+    const join = t.progress.at(-1)!.stateOperators[0];
+    expect(join.operatorName).toBe('symmetricHashJoin');
+    await q.stop();
+  });
+
+  it('shows the cast on the Join line of the explain', () => {
+    const t = adsJob(INNER, {}, { adId: { type: 'long', integral: 32 }, clickAdId: { type: 'long' } });
+    expect(validateJob(t.spec).explain).toMatch(/Join Inner .*cast\(adId as bigint\) = clickAdId|Join Inner .*clickAdId = cast\(adId as bigint\)/);
+  });
+});
+
 describe('Spark\'s refusals of stream-stream joins, before the first batch', () => {
   it.each([
     ['update mode', INNER, { outputMode: 'update' }, 'Join between two streaming DataFrames/Datasets is not supported in Update output mode, only in Append output mode'],
@@ -182,7 +226,8 @@ function topicsJob(sql: string, opts: { self?: boolean; topics?: string[]; paral
   const checkpoint = new InMemoryCheckpointFileManager();
   const progress: StreamingQueryProgress[] = [];
   const start = () => new MicroBatchExecution({ spec: mustParse(spec), checkpoint, clock: new ManualClock(T0), onProgress: (p) => void progress.push(p) });
-  const out = () => table.rows.map((r) => JSON.stringify(r)).sort();
+  // A decimal is its unscaled bigint: written as its digits.
+  const out = () => table.rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
   return { stream, table, start, progress, out };
 }
 

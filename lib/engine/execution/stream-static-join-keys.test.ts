@@ -1,0 +1,81 @@
+/**
+ * A stream-static join whose key pairs are of two types: Spark reads both as their common type
+ * (an INT beside a BIGINT as the BIGINT, decimals at the wider scale, a string beside a BIGINT as
+ * a BIGINT), so equal values match whichever side holds them, and a NULL key matches nothing.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock';
+import { MemorySinkTable } from '../sinks/memory-sink';
+import { MemoryStream } from '../sources/memory-source';
+import { validateJob } from '../spec/validate-job';
+import { MicroBatchExecution } from './micro-batch-execution';
+import { mustParse } from './testing/test-fixtures';
+
+const roots: string[] = [];
+afterAll(async () => {
+  for (const r of roots) await rm(r, { recursive: true, force: true });
+});
+
+const STREAM = [{ name: 'id', type: 'long' }, { name: 'k', type: 'long', integral: 32 }, { name: 'amt', type: 'decimal', precision: 10, scale: 2 }, { name: 's', type: 'string' }];
+const TABLE = [{ name: 'code', type: 'long' }, { name: 'price', type: 'decimal', precision: 12, scale: 4 }, { name: 'label', type: 'string' }];
+// price 1.5000 and 2.5001; codes 5 and 12, one NULL.
+const LINES = ['{"code":5,"price":1.5,"label":"five"}', '{"code":12,"price":2.5001,"label":"twelve"}', '{"code":null,"price":null,"label":"none"}'];
+// Stream amounts are DECIMAL(10,2) unscaled: 150 is 1.50, 250 is 2.50.
+const ROWS = [
+  { id: 1, k: 5, amt: 150n, s: '5' },
+  { id: 2, k: 12, amt: 250n, s: '12' },
+  { id: 3, k: 6, amt: 151n, s: 'five' },
+  { id: 4, k: null, amt: null, s: null },
+];
+
+let n = 0;
+async function run(sql: string) {
+  const name = `ssjk-${process.pid}-${n++}`;
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-join-keys-'));
+  roots.push(dir);
+  const file = path.join(dir, 'codes.json');
+  await writeFile(file, LINES.join('\n') + '\n');
+  const spec = {
+    name,
+    source: { name: 'events', type: 'memory', options: { stream: name }, schema: STREAM },
+    staticTables: [{ name: 'codes', path: file, format: 'json', schema: TABLE }],
+    sql,
+    sink: { type: 'memory', options: { table: name } },
+    trigger: { type: 'available-now' },
+    checkpointLocation: path.join(dir, 'cp'),
+  };
+  const q = new MicroBatchExecution({ spec: mustParse(spec), clock: new ManualClock(0) });
+  MemoryStream.named(name).addData(...ROWS);
+  await q.processAllAvailable();
+  await q.stop();
+  const rows = MemorySinkTable.named(name).rows.map((r) => `${String(r.id)}:${String(r.label)}`).sort();
+  return { rows, explain: validateJob(spec).explain };
+}
+
+describe('stream-static join on keys of two types', () => {
+  it('INT beside BIGINT: equal values match, the rest and NULL do not', async () => {
+    const r = await run('SELECT e.id, c.label FROM events e LEFT JOIN codes c ON e.k = c.code');
+    expect(r.rows).toEqual(['1:five', '2:twelve', '3:null', '4:null']);
+    expect(r.explain).toMatch(/Join LeftOuter \(cast\(k as bigint\) = code\)/);
+  });
+
+  it('DECIMAL(10,2) beside DECIMAL(12,4): 1.50 matches 1.5000, 2.50 not 2.5001', async () => {
+    const r = await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.amt = c.price');
+    expect(r.rows).toEqual(['1:five']);
+    expect(r.explain).toMatch(/cast\(amt as decimal\(12,4\)\) = price/);
+  });
+
+  it('STRING beside BIGINT: the string read as a BIGINT, text that is no number matches nothing', async () => {
+    const r = await run('SELECT e.id, c.label FROM codes c JOIN events e ON c.code = e.s');
+    expect(r.rows).toEqual(['1:five', '2:twelve']);
+    expect(r.explain).toMatch(/cast\(s as bigint\) = code/);
+  });
+
+  it('refuses keys that do not compare, with Spark\'s error class', () => {
+    const spec = { name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: [{ name: 'b', type: 'binary' }] }, staticTables: [{ name: 'codes', path: '/nonexistent.json', format: 'json', schema: TABLE }], sql: 'SELECT * FROM events e JOIN codes c ON e.b = c.code', sink: { type: 'memory', options: { table: 'x' } } };
+    expect(validateJob(spec).errors.map((e) => e.message).join('\n')).toContain('Cannot compare binary with long');
+  });
+});
