@@ -4,8 +4,9 @@
  * expression a node holds carries its resolved type (`dataType`, the compiler's type of it over
  * the node's input columns, computed once here), and refuses a plan that does not type-check,
  * with the errors the physical planner used to raise: a WHERE or HAVING that is not boolean, a
- * join of two streams without an equality or with keys of different types, a session window
- * misused, a dedup key that is no column, a derived event time no Project defines.
+ * join of two streams without an equality or with keys whose types do not compare, a session
+ * window misused, a dedup key that is no column, a derived event time no Project defines. A
+ * join's key pair of two types is read as their common type, its casts written into the plan.
  *
  * `outputSchema` (Spark's LogicalPlan.output) is the same walk: the columns each node outputs,
  * read from the expressions' types where they carry them (a resolved plan: nothing is compiled
@@ -16,7 +17,7 @@
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
 import { sameType, typeOfField, type TypeInfo } from './data-types';
-import { exprChildren, exprToString, mapExprChildren, type Expr, type SqlType } from './expression';
+import { exprChildren, exprToString, mapExprChildren, type Expr } from './expression';
 import { compileExpression, expressionType, implicitCastExpr, joinKeyType, resolveColumn, type ImplicitCasts } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';

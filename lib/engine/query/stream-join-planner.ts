@@ -156,7 +156,7 @@ export function planStreamStreamJoin(
   /** How far the join's input watermark lags the global one (watermark-propagation.ts). */
   inputWatermarkDeltaMs = 0,
 ): { op: StreamingSymmetricHashJoinExec; schema: Schema; descriptor: StatefulOperatorDescriptor } {
-  // The analysis (resolved-plan.ts) has checked the keys: at least one, each of one type.
+  // The analysis (resolved-plan.ts) has checked the keys: at least one, each pair cast to one type.
   const r = readStreamJoin(node);
   const joinType = JOIN_TYPES[node.joinType];
   const compiled = (['left', 'right'] as const).map((side) => r.keys.map((k) => compileExpression(k[side], sides[side].schema)));
