@@ -30,7 +30,7 @@ export interface StreamingRelation {
  * A stream-static join's key pair: a stream column equal to a static column, and, when their types
  * differ, the common type the analysis reads both as (Spark's implicit casts of the comparison).
  */
-export interface StaticJoinKey {
+interface StaticJoinKey {
   stream: string;
   static: string;
   type?: TypeInfo;
