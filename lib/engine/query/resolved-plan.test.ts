@@ -132,6 +132,11 @@ describe('resolvePlan', () => {
     expect(keyed({ type: 'decimal', precision: 10, scale: 2 }, { type: 'decimal', precision: 12, scale: 4 })).toBe('(cast(adId as decimal(12,4)) = clickAdId)');
     expect(keyed({ type: 'date' }, { type: 'timestamp' })).toBe('(cast(adId as timestamp) = clickAdId)');
     expect(keyed({ type: 'long' }, { type: 'long' })).toBe('(adId = clickAdId)');
+    // The join's state key (its state-schema descriptor) is the common type.
+    const a: StreamingRelation = { ...impressions, schema: [{ name: 'adId', type: 'decimal', precision: 10, scale: 2 }, impressions.schema[1]] };
+    const b: StreamingRelation = { ...clicks, schema: [{ name: 'clickAdId', type: 'decimal', precision: 12, scale: 4 }, clicks.schema[1]] };
+    const q = compileStreamingQuery('SELECT * FROM impressions JOIN clicks ON adId = clickAdId AND clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR', [a, b]);
+    expect(q.statefulOperators[0].keySchema).toEqual([expect.objectContaining({ type: 'decimal', precision: 12, scale: 4 })]);
     expect(() => keyed({ type: 'binary' }, { type: 'long' })).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES' }));
     expect(() => keyed({ type: 'array', elementType: { name: 'element', type: 'string' } }, { type: 'string' })).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES' }));
     const map = { type: 'map', keyType: { name: 'key', type: 'string' }, valueType: { name: 'value', type: 'string' } } as const;
