@@ -193,7 +193,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
   const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })), false, true);
   if (!u) return undefined;
   const first = u.values[0];
-  return { type: { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
+  return { type: { ...unifiedType(u), ...(first.interval ? { interval: first.interval } : {}) }, read: u.values.map((v) => v.eval) };
 }
 
 /**
@@ -1088,7 +1088,7 @@ class ExpressionCompiler implements LambdaCompiler {
       // (percentile_approx's percentages).
       const read = unifiedType(u);
       if (!e.args.every((x) => x.kind === 'literal')) for (const x of es) this.implicitCast(e, x, read);
-      return { type: { type: u.type === 'null' ? 'string' : u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}) }, values: u.values };
+      return { type: { ...read, type: u.type === 'null' ? 'string' : u.type }, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
@@ -1156,10 +1156,9 @@ class ExpressionCompiler implements LambdaCompiler {
    * the plan holds it: an argument its function's replacement rewrote (date_trunc's unit) is not
    * the plan's, and has no cast written.
    */
-  private argumentCasts(call: CallExpr, e: CallExpr, args: CompiledExpr[], valueArgs: FunctionDef['valueArgs'], integral: TypeInfo | undefined): void {
-    const values = valueArgs === undefined ? [] : valueArgs === 'all' ? args.map((_, i) => i) : valueArgs;
+  private argumentCasts(call: CallExpr, e: CallExpr, args: CompiledExpr[], valueIdx: readonly number[], integral: TypeInfo | undefined): void {
     args.forEach((a, i) => {
-      const value = values.includes(i);
+      const value = valueIdx.includes(i);
       if (e.args[i] !== call.args[i] || (e.args[i].kind === 'literal' && !value)) return;
       this.implicitCast(call, e.args[i], value && integral ? integral : typeOfCompiled(a));
     });
@@ -1244,13 +1243,19 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     // A function that passes a value through has a TIMESTAMP_NTZ among NTZs, DATEs and NULLs
     // (before a DATE is taken as its midnight below).
-    const passed = def.valueArgs;
-    const ntz = passed !== undefined && widensToNTZ((passed === 'all' ? args : passed.filter((i) => i < args.length).map((i) => args[i])));
+    // The arguments whose value is the result (def.valueArgs), by index; none for other functions.
+    const valueIdx = def.valueArgs === undefined ? [] : def.valueArgs === 'all' ? args.map((_, i) => i) : def.valueArgs.filter((i) => i < args.length);
+    const valuesOf = () => valueIdx.map((i) => args[i]);
+    // The value arguments unified to one type (unifyAll), each replaced by its value as that type.
+    const unifyValues = (stringPromotion: boolean) => {
+      const u = unifyAll(valuesOf(), valueIdx.map((i) => e.args[i]), false, stringPromotion);
+      return u && { u, args: args.map((a, i) => (valueIdx.includes(i) ? u.values[valueIdx.indexOf(i)] : a)) };
+    };
+    const ntz = widensToNTZ(valuesOf());
     // coalesce, if, nvl…: a string among the values makes them all STRINGs (their text).
-    if (def.stringPromotion && passed !== undefined) {
-      const idx = passed === 'all' ? args.map((_, i) => i) : passed.filter((i) => i < args.length);
-      const u = unifyAll(idx.map((i) => args[i]), idx.map((i) => e.args[i]), false, true);
-      if (u?.type === 'string') args = args.map((a, i) => (idx.includes(i) ? u.values[idx.indexOf(i)] : a));
+    if (def.stringPromotion && valueIdx.length > 0) {
+      const unified = unifyValues(true);
+      if (unified?.u.type === 'string') args = unified.args;
     }
     // A FLOAT where concat takes text: its text as Java prints a float.
     if (def.textArgs) args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
@@ -1258,14 +1263,12 @@ class ExpressionCompiler implements LambdaCompiler {
     if (def.numbersAsText) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;
     if (args.some((a) => a.type === 'decimal')) {
-      const values = def.valueArgs;
-      if (values) {
+      if (valueIdx.length > 0) {
         // Functions that pass a value through: every value argument at one decimal type.
-        const idx = values === 'all' ? args.map((_, i) => i) : values.filter((i) => i < args.length);
-        const u = unifyAll(idx.map((i) => args[i]), idx.map((i) => e.args[i]));
-        if (u?.type === 'decimal') {
-          resultDecimal = u.decimal;
-          args = args.map((a, i) => (idx.includes(i) ? u.values[idx.indexOf(i)] : a));
+        const unified = unifyValues(false);
+        if (unified?.u.type === 'decimal') {
+          resultDecimal = unified.u.decimal;
+          args = unified.args;
         }
       }
       // Any other function takes a decimal as a double (concat and concat_ws as its text; a
@@ -1302,25 +1305,22 @@ class ExpressionCompiler implements LambdaCompiler {
     if (!RESULT_TYPES.includes(type)) this.fail(e, `${e.name}() ${type}`);
     const dec: Partial<TypeInfo> = type === 'decimal' ? { decimal: resultDecimal ?? def.resultDecimal?.(literals) } : {};
     // A function that passes a value through has the widest integer type of its values.
-    const valueArgs = def.valueArgs;
-    const longs = type !== 'long' || !valueArgs ? [] : (valueArgs === 'all' ? args : valueArgs.filter((i) => i < args.length).map((i) => args[i])).filter((a) => a.type === 'long');
+    const longs = type !== 'long' ? [] : valuesOf().filter((a) => a.type === 'long');
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
     if (type === 'long' && def.resultIntegral) Object.assign(dec, { integral: def.resultIntegral });
     // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one); an integer
     // beside a DOUBLE is read as a DOUBLE (a BIGINT past 2^53 its nearest double), as Spark casts it.
-    const values = type === 'double' && valueArgs ? (valueArgs === 'all' ? args.map((_, i) => i) : valueArgs.filter((i) => i < args.length)) : [];
-    if (values.length > 0 && widensToFloat(values.map((i) => args[i]))) {
-      args = args.map((a, i) => (values.includes(i) ? asFloat(a) : a));
-      Object.assign(dec, { float32: true });
-    } else if (values.length > 0) {
-      args = args.map((a, i) => (values.includes(i) && a.type === 'long' ? convert(a, 'double') : a));
+    if (type === 'double' && valueIdx.length > 0) {
+      const float = widensToFloat(valuesOf());
+      args = args.map((a, i) => (!valueIdx.includes(i) ? a : float ? asFloat(a) : a.type === 'long' ? convert(a, 'double') : a));
+      if (float) Object.assign(dec, { float32: true });
     }
     const ntzArg = def.ntzOfArg !== undefined && args[def.ntzOfArg]?.ntz === true;
     if (type === 'timestamp' && (ntz || ntzArg || def.resultNTZ)) Object.assign(dec, { ntz: true });
     const badLiterals = def.checkLiterals?.(literals);
     if (badLiterals) this.fail(e, badLiterals);
-    this.argumentCasts(call, e, args, valueArgs, type === 'long' ? { type: 'long', ...(bits ? { integral: bits } : {}) } : undefined);
+    this.argumentCasts(call, e, args, valueIdx, type === 'long' ? { type: 'long', ...(bits ? { integral: bits } : {}) } : undefined);
     const nullIntolerant = def.nullIntolerant !== false;
     const impl = exactLongs || type !== 'long' ? def.impl : longResult(def.impl);
     if (args.length === 1 && nullIntolerant) {
