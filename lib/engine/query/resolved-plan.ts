@@ -280,24 +280,27 @@ function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>,
   const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
   if (stat.kind !== 'StaticRelation') return node;
   const streamName = firstStreamingRelation(node)?.sourceName ?? 'stream';
-  const keys = stat.keys.map((k) => {
+  // Each pair with its two columns' types, looked up once.
+  const pairs = stat.keys.map((k) => {
     const sf = resolveColumn(streamOutput, k.stream);
     const tf = stat.table.schema.find((f) => f.name === k.static);
-    if (!sf || !tf) return k;
+    if (!sf || !tf) return { key: k };
+    const [st, tt] = [typeOfField(sf), typeOfField(tf)];
     const names = [`${streamName}.${k.stream}`, `${stat.table.name}.${k.static}`] as const;
-    const type = joinKeyType(typeOfField(sf), typeOfField(tf), names, node.pos);
-    return sameType(sf, type) && sameType(tf, type) ? k : { ...k, type };
+    const type = joinKeyType(st, tt, names, node.pos);
+    return { key: sameType(st, type) && sameType(tt, type) ? k : { ...k, type }, st, tt };
   });
+  const keys = pairs.map((p) => p.key);
   if (keys.every((k, i) => k === stat.keys[i])) return node;
   const column = (name: string, f: TypeInfo, t: TypeInfo | undefined): Expr => {
     const c: Expr = { kind: 'column', name, dataType: f, ...(node.pos ? { pos: node.pos } : {}) };
     return t && !sameType(f, t) ? implicitCastExpr(c, t) : c;
   };
-  const condition = keys
-    .map((k): Expr => ({
+  const condition = pairs
+    .map(({ key: k, st, tt }): Expr => ({
       kind: 'binary', op: '=', dataType: { type: 'boolean' }, ...(node.pos ? { pos: node.pos } : {}),
-      left: column(k.stream, typeOfField(resolveColumn(streamOutput, k.stream)!), k.type),
-      right: column(k.stream === k.static ? `${stat.table.name}.${k.static}` : k.static, typeOfField(stat.table.schema.find((f) => f.name === k.static)!), k.type),
+      left: column(k.stream, st!, k.type),
+      right: column(k.stream === k.static ? `${stat.table.name}.${k.static}` : k.static, tt!, k.type),
     }))
     .reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, dataType: { type: 'boolean' } }));
   const typedStat = { ...stat, keys };
