@@ -266,8 +266,10 @@ function describe(plan: LogicalPlan): string {
       return `StreamingRelation ${plan.sourceName}` + (plan.requiredColumns ? ` [${plan.requiredColumns.join(', ')}]` : '') + (plan.eventTime ? ` watermark(${plan.eventTime}${plan.schema.some((f) => f.name === plan.eventTime) ? '' : ' as the SQL derives it'}, ${plan.watermarkDelayMs ?? 0} ms)` : '');
     case 'Filter':
       return `Filter ${explainExprToString(plan.condition)}`;
-    case 'Project':
-      return `Project [${plan.list.map((n) => describeNamed(n, aggregateTexts(plan.child))).join(', ')}]`;
+    case 'Project': {
+      const aggregates = aggregateTexts(plan.child);
+      return `Project [${plan.list.map((n) => describeNamed(n, aggregates)).join(', ')}]`;
+    }
     case 'Generate':
       return `Generate ${explainExprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;
     case 'Aggregate':
