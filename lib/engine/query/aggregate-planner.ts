@@ -76,7 +76,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // name that is not an input column may be a select alias (Spark's groupByAliases).
   const aliases = new Map<string, Expression>();
   for (const item of c.items) if (item.kind === 'Alias') aliases.set(item.name.toLowerCase(), item.child);
-  const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : c.grouping.map((n) => groupingItem(n, c.items));
+  const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : groupByAll(c, childSchema) ?? c.grouping.map((n) => groupingItem(n, c.items));
   const groupBy: Expr[] = keyNodes.map((n) => {
     if (n.kind === 'GroupingAnalytics') throw unsupportedOperation('Grouping Sets is not supported on streaming DataFrames/Datasets');
     if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', lineColumn(n.pos) ?? groupPos, 'GROUP BY');
@@ -217,6 +217,27 @@ function throwUnknownFunction(e: Expr): void {
   visit(e);
 }
 
+/**
+ * `GROUP BY ALL` (Spark's ResolveGroupByAll): the select items that hold no aggregate, when ALL
+ * names no input column (a column named `all` wins, as in Spark). With none, and an item that
+ * reads a column outside an aggregate (`i + sum(j)`), the grouping cannot be inferred.
+ */
+function groupByAll(c: AggregationClauses, childSchema: Schema): Expression[] | undefined {
+  const [only, ...rest] = c.grouping;
+  if (rest.length > 0 || only?.kind !== 'UnresolvedAttribute' || only.nameParts.length !== 1 || only.nameParts[0].toLowerCase() !== 'all') return undefined;
+  if (childSchema.some((f) => f.name.toLowerCase() === 'all')) return undefined;
+  const keys = c.items.filter((i) => !containsAggregate(i)).map((i) => unaliased(i).expr);
+  if (keys.length === 0 && c.items.some((i) => someExpression(i, (x) => x.kind === 'UnresolvedAttribute'))) {
+    throw new SqlValidationError(
+      '[UNRESOLVED_ALL_IN_GROUP_BY] Cannot infer grouping columns for GROUP BY ALL based on the select clause. Please explicitly specify the grouping columns.',
+      lineColumn(only.pos),
+      'GROUP BY',
+      'UNRESOLVED_ALL_IN_GROUP_BY',
+    );
+  }
+  return keys;
+}
+
 /** `GROUP BY 2`: the second select item (Spark's groupByOrdinal), checked as Spark checks it. */
 function groupingItem(n: Expression, items: readonly Expression[]): Expression {
   if (n.kind !== 'Literal' || typeof n.value !== 'bigint') return n;
@@ -233,6 +254,9 @@ function groupingItem(n: Expression, items: readonly Expression[]): Expression {
 
 /** A grouping key that is a struct field (`o.region`) is named after the field, as Spark names it. */
 const fieldName = (text: string): string => /^[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(text)?.[1] ?? text;
+
+/** Whether an Aggregate's output column is a grouping expression's the planner named (`__key<i>`), not a column's. */
+export const isComputedKey = (name: string): boolean => name.startsWith(KEY_PREFIX);
 
 /** Output column name of each grouping expression of an Aggregate node (see the header). */
 export function aggregateKeyNames(groupBy: Expr[], childColumns: readonly { name: string }[]): string[] {

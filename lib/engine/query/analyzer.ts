@@ -16,7 +16,8 @@ import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
-import { explainExprToString, exprToString, type Expr } from './expression';
+import { explainExprToString, exprToString, mapExprChildren, type Expr } from './expression';
+import { aggregateKeyNames, isComputedKey } from './aggregate-planner';
 import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
 
@@ -244,21 +245,29 @@ export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, inden
 /**
  * A select item as Spark's explain shows it: a column passed through by its name, anything else
  * as its expression (with the implicit casts the analysis wrote) `AS` its name, `(cast(i as
- * bigint) + id) AS total`.
+ * bigint) + id) AS total`. Above an Aggregate, the planner's own columns (`__key0`, `__agg0`)
+ * mean nothing to a reader: each is shown as the grouping expression or aggregate it holds,
+ * `upper(user) AS u`, `(count(*) + 1) AS n1`.
  */
-function describeNamed(n: NamedExpr, aggregates: ReadonlyMap<string, string>): string {
-  if (n.expr.kind !== 'column') return `${explainExprToString(n.expr)} AS ${n.name}`;
-  // An aggregate's output by the aggregate it is (the planner's own column name means nothing to a reader).
-  const text = aggregates.get(n.expr.name) ?? n.expr.name;
-  return text === n.name ? text : `${text} AS ${n.name}`;
+function describeNamed(n: NamedExpr, outputs: ReadonlyMap<string, Expr>): string {
+  const text = explainExprToString(inlineOutputs(n.expr, outputs)).replaceAll(COUNT_STAR_TEXT, 'count(*)');
+  return n.expr.kind === 'column' && text === n.name ? text : `${text} AS ${n.name}`;
 }
 
-/** The aggregates of an Aggregate below a Project, by the name of the column each outputs. */
-function aggregateTexts(child: LogicalPlan): ReadonlyMap<string, string> {
-  return new Map(child.kind === 'Aggregate' ? child.aggregates.map((a) => [a.name, aggregateText(a.expr)]) : []);
+const inlineOutputs = (e: Expr, outputs: ReadonlyMap<string, Expr>): Expr =>
+  e.kind === 'column' ? (outputs.get(e.name) ?? e) : mapExprChildren(e, (c) => inlineOutputs(c, outputs));
+
+/** The columns an Aggregate below a Project makes of expressions: its computed keys and its aggregates, by name. */
+function aggregateOutputs(child: LogicalPlan): ReadonlyMap<string, Expr> {
+  if (child.kind !== 'Aggregate') return new Map();
+  const keys = aggregateKeyNames(child.groupBy, []).map((name, i) => [name, child.groupBy[i]] as const);
+  return new Map([...keys.filter(([name]) => isComputedKey(name)), ...child.aggregates.map((a) => [a.name, a.expr] as const)]);
 }
 
-const aggregateText = (e: Expr): string => explainExprToString(e).replace("('*')", '(*)');
+/** count(*) is count('*') to the planner; shown as written. */
+const COUNT_STAR_TEXT = "count('*')";
+
+const aggregateText = (e: Expr): string => explainExprToString(e).replace(COUNT_STAR_TEXT, 'count(*)');
 
 function describe(plan: LogicalPlan): string {
   switch (plan.kind) {
@@ -267,8 +276,8 @@ function describe(plan: LogicalPlan): string {
     case 'Filter':
       return `Filter ${explainExprToString(plan.condition)}`;
     case 'Project': {
-      const aggregates = aggregateTexts(plan.child);
-      return `Project [${plan.list.map((n) => describeNamed(n, aggregates)).join(', ')}]`;
+      const outputs = aggregateOutputs(plan.child);
+      return `Project [${plan.list.map((n) => describeNamed(n, outputs)).join(', ')}]`;
     }
     case 'Generate':
       return `Generate ${explainExprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;

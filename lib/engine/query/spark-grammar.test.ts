@@ -93,6 +93,25 @@ describe("Spark's grammar, end to end", () => {
     expect(failure('SELECT key, count(*) AS c FROM events GROUP BY 2').errorClass).toBe('GROUP_BY_POS_AGGREGATE');
   });
 
+  it('groups by every select item that holds no aggregate (GROUP BY ALL)', async () => {
+    const out = await runComplete('SELECT key, upper(topic) AS t, count(*) AS c, sum(n) + 1 AS s FROM events GROUP BY ALL');
+    expect(out.sort(byKey)).toEqual([{ key: 'a', t: 'T', c: 2, s: 9 }, { key: 'b', t: 'T', c: 1, s: 6 }]);
+    // The explain shows the keys it inferred, and each output by the expression it holds.
+    const q = compileStreamingQuery('SELECT key, upper(topic) AS t, count(*) AS c, sum(n) + 1 AS s FROM events GROUP BY all', rel, { outputMode: 'complete' });
+    expect(q.explain).toContain('Aggregate [key, upper(topic)], [count(*), sum(n)]');
+    expect(q.explain).toContain('Project [key, upper(topic) AS t, count(*) AS c, (sum(n) + 1) AS s]');
+    // Only aggregates: one global group, as Spark's.
+    expect(await runComplete('SELECT count(*) AS c FROM events GROUP BY ALL')).toEqual([{ c: 3 }]);
+    // A column named all is grouped by, as Spark resolves the name first.
+    const withAll = { ...rel, schema: [...SCHEMA, { name: 'all', type: 'long' as const }] };
+    expect(compileStreamingQuery('SELECT `all`, count(*) AS c FROM events GROUP BY all', withAll, { outputMode: 'complete' }).explain).toContain('Aggregate [all], [count(*)]');
+    expect(() => compileStreamingQuery('SELECT key, count(*) AS c FROM events GROUP BY all', withAll, { outputMode: 'complete' })).toThrow(/'key' in the select list is neither present in the group by/);
+    // An item that reads a column beside an aggregate leaves nothing to group by.
+    const e = failure('SELECT n + count(*) FROM events GROUP BY ALL');
+    expect(e.errorClass).toBe('UNRESOLVED_ALL_IN_GROUP_BY');
+    expect(e.message).toContain('Cannot infer grouping columns for GROUP BY ALL based on the select clause. Please explicitly specify the grouping columns.');
+  });
+
   it('filters what an aggregate reads with FILTER (WHERE …)', async () => {
     const out = await runComplete('SELECT key, count(*) FILTER (WHERE n > 1) AS big, sum(n) FILTER (WHERE n < 6) AS small, count(*) AS all_rows FROM events GROUP BY key');
     expect(out.sort(byKey)).toEqual([{ key: 'a', big: 1, small: 1, all_rows: 2 }, { key: 'b', big: 1, small: 5, all_rows: 1 }]);
