@@ -143,11 +143,11 @@ export class ExpressionBuilder {
           const target = fieldOfDataType('cast', e.dataType);
           if (typeof target === 'string') throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)}: ${target}`, pos, 'CAST');
           const cast: Expr = { kind: 'cast', arg: this.build(e.child), to: e.dataType.kind, target, pos };
-          return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
+          return e.evalMode === 'TRY' ? { ...cast, try: true } : cast;
         }
         if (e.dataType.kind === 'day_time_interval' || e.dataType.kind === 'year_month_interval') {
           const cast: Expr = { kind: 'cast', arg: this.build(e.child), to: e.dataType.kind, interval: { start: e.dataType.startField, end: e.dataType.endField }, pos };
-          return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
+          return e.evalMode === 'TRY' ? { ...cast, try: true } : cast;
         }
         const to = sqlTypeOf(e.dataType);
         if (!to) throw new SqlValidationError(`CAST to ${dataTypeSql(e.dataType)} is not supported yet; use BIGINT (LONG, INT), DOUBLE, DECIMAL(p,s), STRING, BINARY, BOOLEAN, TIMESTAMP or DATE`, pos, 'CAST');
@@ -156,7 +156,7 @@ export class ExpressionBuilder {
         const cast: Expr = e.dataType.kind === 'decimal'
           ? { kind: 'cast', arg, to, decimal: { precision: e.dataType.precision, scale: e.dataType.scale }, pos }
           : { kind: 'cast', arg, to, ...(integral ? { integral } : {}), ...(e.dataType.kind === 'float' ? { float32: true as const } : {}), ...(e.dataType.kind === 'timestamp_ntz' ? { ntz: true as const } : {}), pos };
-        return e.evalMode === 'TRY' ? { kind: 'call', name: 'try_cast', args: [cast], pos } : cast;
+        return e.evalMode === 'TRY' ? { ...cast, try: true } : cast;
       }
       case 'BinaryOperator': {
         const op = BINARY[e.op];

@@ -24,6 +24,7 @@ import { STREAMING_REFUSED } from './misc-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
+import { fitsInteger } from './cast-functions';
 import { parseTimestampLiteral } from './expression-builder';
 import {
   arithmetic, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
@@ -375,6 +376,26 @@ export function typeOfCompiled({ eval: _eval, ...type }: CompiledExpr): TypeInfo
   return type;
 }
 
+/**
+ * Spark's TRY_CAST of `a` as `e` (compiled as the CAST `cast`): NULL where a number or text does not
+ * fit the integer type it casts to (fitsInteger); anything else as the CAST gives it.
+ */
+function tryCast(e: Extract<Expr, { kind: 'cast' }>, a: CompiledExpr, cast: CompiledExpr): CompiledExpr {
+  const bits = e.integral ?? (e.to === 'long' ? 64 : undefined);
+  if (bits === undefined) return cast;
+  const fits = fitsInteger(a, bits);
+  const [get, from, dec] = [a.eval, a.type, a.decimal];
+  // The value is read once and cast here, as the CAST casts it (castIntegral, castValue).
+  return {
+    ...cast,
+    eval: (r, c) => {
+      const v = get(r, c);
+      if (v === null || v === undefined || !fits(v)) return null;
+      return bits === 64 ? castValue(v, from, 'long', dec) : castIntegral(v, from, bits, dec);
+    },
+  };
+}
+
 /** A lambda's variable while its body compiles: its type, and where its function puts its value. */
 interface LambdaVariableSlot {
   name: string;
@@ -535,8 +556,10 @@ class ExpressionCompiler implements LambdaCompiler {
         return this.like(e);
       case 'case':
         return this.caseWhen(e);
-      case 'cast':
-        return this.cast(e, this.compile(e.arg));
+      case 'cast': {
+        const a = this.compile(e.arg);
+        return e.try ? tryCast(e, a, this.cast(e, a)) : this.cast(e, a);
+      }
       case 'call':
         return this.call(e);
       case 'lambdaVariable': {

@@ -66,7 +66,7 @@ export type Expr = Base &
      * CAST the query wrote: a name made of the expression does not show it (Spark names a column
      * before it coerces), the explain does (`explainExprToString`).
      */
-    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field; implicit?: true }
+    | { kind: 'cast'; arg: Expr; to: SqlType | 'array' | 'map' | 'struct'; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; interval?: IntervalFields; target?: Field; implicit?: true; try?: true }
     /** `subscript`: written `a[i]` (the call is get(a, i)), and shown so. */
     | { kind: 'call'; name: string; args: Expr[]; subscript?: boolean }
     /**
@@ -142,7 +142,7 @@ function sqlText(e: Expr, implicitCasts: boolean): string {
     }
     case 'cast':
       if (e.implicit) return implicitCasts ? `cast(${text(e.arg)} as ${castTypeText(e).toLowerCase()})` : text(e.arg);
-      return `CAST(${text(e.arg)} AS ${castTypeText(e)})`;
+      return `${e.try ? 'TRY_CAST' : 'CAST'}(${text(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
       if (e.subscript) return `${text(e.args[0])}[${text(e.args[1])}]`;
       // The operators the builder makes calls of are shown as Spark shows them: `(a & b)`, `~a`.

@@ -73,6 +73,28 @@ describe("Spark's grammar, end to end", () => {
     expect(r).toEqual({ a: 13, b: 12.7, c: 7 });
   });
 
+  it("casts with TRY_CAST: NULL wherever Spark's ANSI cast fails (try_cast.sql.out)", async () => {
+    const cases: [string, unknown][] = [
+      // Spark's own queries and answers.
+      ["TRY_CAST('1.23' AS int)", null], ["TRY_CAST('-4.56' AS long)", null], ["TRY_CAST('abc' AS int)", null], ["TRY_CAST('' AS long)", null],
+      ['TRY_CAST(NULL AS int)', null], ["TRY_CAST('123.a' AS long)", null], ["TRY_CAST('-2147483648' AS int)", -2147483648],
+      ["TRY_CAST('-2147483649' AS int)", null], ["TRY_CAST('2147483647' AS int)", 2147483647], ["TRY_CAST('2147483648' AS int)", null],
+      ["TRY_CAST('-9223372036854775808' AS long)", -(2n ** 63n)], ["TRY_CAST('-9223372036854775809' AS long)", null],
+      ["TRY_CAST('9223372036854775807' AS long)", 2n ** 63n - 1n], ["TRY_CAST('9223372036854775808' AS long)", null],
+      ["TRY_CAST('true' AS boolean)", true], ["TRY_CAST('abc' AS boolean)", null], ["TRY_CAST('2021-101-01' AS date)", null],
+      // Numbers that do not fit the integer type: CAST wraps or saturates them, the ANSI cast fails.
+      ['TRY_CAST(2147483648 AS INT)', null], ['TRY_CAST(1e10 AS INT)', null], ["TRY_CAST(CAST('NaN' AS DOUBLE) AS BIGINT)", null],
+      ['TRY_CAST(9.2233720368547758E18 AS BIGINT)', null], ['TRY_CAST(128.5BD AS TINYINT)', null], ['TRY_CAST(127.9BD AS TINYINT)', 127],
+      ['TRY_CAST(-32768 AS SMALLINT)', -32768], ['TRY_CAST(-7.9D AS INT)', -7], ["TRY_CAST(' 12 ' AS SMALLINT)", 12],
+    ];
+    const [r] = await run(`SELECT ${cases.map(([sql], i) => `${sql} AS c${i}`).join(', ')} FROM events`, rows.slice(0, 1));
+    cases.forEach(([sql, expected], i) => expect(r[`c${i}`], sql).toEqual(expected));
+    // The same cast without TRY_: Spark's values with ANSI off.
+    const [plain] = await run("SELECT CAST(2147483648 AS INT) AS a, CAST('1.23' AS INT) AS b, CAST(1e10 AS INT) AS c FROM events", rows.slice(0, 1));
+    expect(plain).toEqual({ a: -2147483648, b: 1, c: 2147483647 });
+    expect(compileStreamingQuery("SELECT TRY_CAST(key AS INT) FROM events", rel).outputSchema).toEqual([{ name: 'TRY_CAST(key AS INT)', type: 'long', integral: 32, nullable: true }]);
+  });
+
   it('takes the SQL keyword forms of substr, trim, position, overlay and extract', async () => {
     const [r] = await run(
       "SELECT substr('Spark SQL' FROM 5) AS a, substring('Spark SQL' FROM 5 FOR 1) AS b, trim(BOTH 'S' FROM 'SSparkSQLS') AS c, position('bar' IN 'foobarbar') AS d, overlay('Spark SQL' PLACING '_' FROM 6) AS e, EXTRACT(HOUR FROM timestamp) AS f FROM events",
