@@ -492,6 +492,9 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   },
   // to_timestamp(s) is CAST(s AS TIMESTAMP); with a Spark datetime pattern it parses by it.
   to_timestamp: { ...parseByPattern('to_timestamp()'), replacement: (e) => (e.args.length === 1 ? { kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos } : undefined) },
+  // Spark 3.5's try_to_timestamp: to_timestamp's NULL where text does not parse, which to_timestamp
+  // with ANSI off already gives.
+  try_to_timestamp: { ...parseByPattern('try_to_timestamp()'), replacement: (e) => (e.args.length === 1 ? { kind: 'cast', arg: e.args[0], to: 'timestamp', pos: e.pos } : undefined) },
   // to_timestamp_ntz(s) is CAST(s AS TIMESTAMP_NTZ); with a pattern, the wall-clock time it parses
   // (Weir's session time zone is UTC).
   to_timestamp_ntz: {

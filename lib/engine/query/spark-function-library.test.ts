@@ -369,6 +369,10 @@ const FORM_EXAMPLES: [string, unknown][] = [
   ["to_timestamp('2016-12-31', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31)],
   ["to_timestamp('2016-12-31 05:06', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6)],
   ["to_timestamp('2016-12-31 05:06:07', 'yyyy-MM-dd[ HH:mm[:ss]]')", Date.UTC(2016, 11, 31, 5, 6, 7)],
+  // try_to_timestamp, Spark 3.5's documented examples.
+  ["try_to_timestamp('2016-12-31 00:12:00')", Date.UTC(2016, 11, 31, 0, 12)],
+  ["try_to_timestamp('2016-12-31', 'yyyy-MM-dd')", Date.UTC(2016, 11, 31)],
+  ["try_to_timestamp('foo', 'yyyy-MM-dd')", null],
   ["date_format(TIMESTAMP '2016-12-31 05:06:07', 'yyyy-MM-dd[ HH:mm]')", '2016-12-31 05:06'],
   // from_json options: > SELECT from_json('{"time":"26/08/2015"}', 'time Timestamp', map('timestampFormat', 'dd/MM/yyyy')); {"time":2015-08-26 00:00:00}
   ["from_json('{\"time\":\"26/08/2015\"}', 'time Timestamp', map('timestampFormat', 'dd/MM/yyyy'))", { time: Date.UTC(2015, 7, 26) }],
