@@ -1,7 +1,7 @@
 /**
  * Generate (Spark's GenerateExec): each input row becomes one output row per element of its
- * array (explode: `col`; posexplode: `pos`, `col`) or per entry of its map (`key`, `value`),
- * the input's columns first. A NULL or empty collection gives no row, or with the _outer forms
+ * array (explode: `col`; posexplode: `pos`, `col`; inline: the element struct's fields, a NULL
+ * element a row of NULLs) or per entry of its map (`key`, `value`), the input's columns first. A NULL or empty collection gives no row, or with the _outer forms
  * one row whose generated columns are NULL. Stateless: a re-run batch generates the same rows.
  */
 import type { Row, Schema } from '../types';
@@ -13,6 +13,8 @@ export interface GenerateSpec {
   collection: Evaluator;
   /** For a map: its key text (how a map value holds it) back to the key's type. */
   mapKey?: (text: string) => unknown;
+  /** inline: the fields of each element (a struct) are the generated values, in this order. */
+  structFields?: string[];
   position: boolean;
   outer: boolean;
   /** The generated columns' names, in order (pos, then col or key and value). */
@@ -31,7 +33,13 @@ export class GenerateExec implements PhysicalOperator {
   ) {}
 
   execute(rows: Row[], ctx: OperatorContext): Row[] {
-    const { collection, mapKey, position, outer, output, carried } = this.spec;
+    const { collection, mapKey, structFields, position, outer, output, carried } = this.spec;
+    const nulls = mapKey ? [null, null] : structFields ? structFields.map(() => null) : [null];
+    const entryOf = mapKey
+      ? ([k, x]: [string, unknown]) => [mapKey(k), x]
+      : structFields
+        ? (x: unknown) => (x === null || x === undefined ? nulls : structFields.map((f) => (x as Row)[f]))
+        : (x: unknown) => [x];
     const out: Row[] = [];
     const emit = (r: Row, pos: number | null, values: unknown[]) => {
       const o: Row = {};
@@ -49,9 +57,9 @@ export class GenerateExec implements PhysicalOperator {
         if (divertBadRow(e, r, ctx)) continue;
         throw e;
       }
-      const entries: unknown[][] = v === null || v === undefined ? [] : mapKey ? Object.entries(v as object).map(([k, x]) => [mapKey(k), x]) : (v as unknown[]).map((x) => [x]);
+      const entries: unknown[][] = v === null || v === undefined ? [] : mapKey ? Object.entries(v as object).map(entryOf as (e: [string, unknown]) => unknown[]) : (v as unknown[]).map(entryOf as (x: unknown) => unknown[]);
       if (entries.length === 0) {
-        if (outer) emit(r, null, mapKey ? [null, null] : [null]);
+        if (outer) emit(r, null, nulls);
         continue;
       }
       entries.forEach((e, i) => emit(r, i, e));

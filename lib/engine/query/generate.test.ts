@@ -1,6 +1,6 @@
 /**
- * Generators in a SELECT list (Spark's Generate): explode, posexplode and the _outer forms over
- * arrays and maps, with Spark's output column names, on the examples of Spark's function
+ * Generators in a SELECT list (Spark's Generate): explode, posexplode, inline and the _outer
+ * forms over arrays and maps, with Spark's output column names, on the examples of Spark's function
  * reference, and what Spark refuses.
  */
 import { describe, expect, it } from 'vitest';
@@ -77,6 +77,24 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
   it('a projection above reads the generated column, and a WHERE below filters the input rows', async () => {
     const { rows } = await evalRows("SELECT upper(word) AS w, length(word) AS n FROM (SELECT id, explode(split(line, ' ')) AS word FROM src WHERE id = 1) WHERE word <> 'b'", ROWS);
     expect(rows).toEqual([{ w: 'A', n: 1 }]);
+  });
+
+  it("> SELECT inline(array(struct(1, 'a'), struct(2, 'b'))); 1 a · 2 b (the struct's fields, col1 and col2)", async () => {
+    const { rows, schema } = await evalRows("SELECT inline(array(struct(1, 'a'), struct(2, 'b'))) FROM src", [{ id: 1 }]);
+    expect(rows).toEqual([{ col1: 1, col2: 'a' }, { col1: 2, col2: 'b' }]);
+    expect(schema).toMatchObject([{ name: 'col1', type: 'long', integral: 32 }, { name: 'col2', type: 'string' }]);
+  });
+
+  it('inlines an array of structs read from JSON, a NULL element a row of NULLs; _outer keeps a row with none, LATERAL VIEW too', async () => {
+    const events = "from_json(line, 'ARRAY<STRUCT<user: STRING, n: BIGINT>>')";
+    const input: Row[] = [{ id: 1, line: '[{"user":"ann","n":3},null,{"user":"bob"}]' }, { id: 2, line: '[]' }, { id: 3, line: 'not json' }];
+    const inner = await evalRows(`SELECT id, inline(${events}) AS (who, n) FROM src`, input);
+    expect(inner.rows).toEqual([{ id: 1, who: 'ann', n: 3 }, { id: 1, who: null, n: null }, { id: 1, who: 'bob', n: null }]);
+    expect(inner.schema).toMatchObject([{ name: 'id' }, { name: 'who', type: 'string' }, { name: 'n', type: 'long' }]);
+    expect((await evalRows(`SELECT id, inline_outer(${events}) FROM src WHERE id > 1`, input)).rows).toStrictEqual([{ id: 2, user: null, n: null }, { id: 3, user: null, n: null }]);
+    expect((await evalRows(`SELECT id, e.user FROM src LATERAL VIEW inline(${events}) e AS user, n WHERE n > 1`, input)).rows).toEqual([{ id: 1, user: 'ann' }]);
+    expect(sqlError('SELECT inline(tags) FROM src').message).toMatch(/inline\(\) takes an array of structs, got ARRAY<STRING>/);
+    expect(sqlError(`SELECT inline(${events}) AS x FROM src`).errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
   });
 
   it('refuses what Spark refuses, naming it', () => {

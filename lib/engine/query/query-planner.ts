@@ -188,7 +188,7 @@ class QueryPlanner {
     for (const lv of lateralViews) {
       const builder = this.builder(qualifiers, schema, from.scope);
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
-      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode() and their _outer forms');
+      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms');
       const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
       ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan)));
       if (lv.qualifier) qualifiers.push(lv.qualifier);

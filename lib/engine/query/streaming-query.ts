@@ -219,7 +219,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
  * What a Generate's generator makes of each row: explode's elements or entries, or the windows
  * containing a row's time (time-windowing.ts), latest first as Spark's Expand lists them.
  */
-function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'], schema: Schema): { fields: Schema; spec: Pick<GenerateSpec, 'collection' | 'mapKey' | 'position' | 'outer'> } {
+function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'], schema: Schema): { fields: Schema; spec: Pick<GenerateSpec, 'collection' | 'mapKey' | 'structFields' | 'position' | 'outer'> } {
   const arg = compileExpression(g.args[0], schema);
   const { window, fields } = generatorFields(g, schema, arg);
   if (window) {
@@ -232,5 +232,6 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
   }
   const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
   const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
-  return { fields, spec: { collection: arg.eval, mapKey, position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
+  const structFields = g.name.startsWith('inline') ? fields.map((f) => f.name) : undefined;
+  return { fields, spec: { collection: arg.eval, mapKey, ...(structFields ? { structFields } : {}), position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
 }
