@@ -909,14 +909,21 @@ class ExpressionCompiler implements LambdaCompiler {
     const ld = decimalOperand(l, e.args[0]);
     const rd = decimalOperand(r, e.args[1]);
     if ((l.type === 'decimal' || r.type === 'decimal') && (ld || l.type === 'null') && (rd || r.type === 'null')) {
-      const [a, b] = [convert(l, 'decimal', ld ?? rd), convert(r, 'decimal', rd ?? ld)];
-      const [sa, sb] = [(ld ?? rd)!.scale, (rd ?? ld)!.scale];
+      // An integer beside a decimal is read as its decimal (Spark's DecimalPrecision widens it so).
+      const [lt, rt] = [ld ?? rd, rd ?? ld];
+      const [a, b] = [this.castOperand(e, e.args[0], l, { type: 'decimal', decimal: lt }), this.castOperand(e, e.args[1], r, { type: 'decimal', decimal: rt })];
+      const [sa, sb] = [lt!.scale, rt!.scale];
       return this.numeric('long', a, b, (x, y) => (y === 0n ? null : toLong(((x as bigint) * pow10(sb)) / ((y as bigint) * pow10(sa)))));
     }
-    const asLong = (c: CompiledExpr) => (c.type === 'long' || c.type === 'null' ? c : convert(c, 'long'));
-    // A decimal beside a DOUBLE or FLOAT: Spark makes both DOUBLEs, then BIGINTs.
-    const [a, b] = [l, r].map((c) => asLong(c.type === 'decimal' ? convert(c, 'double') : c));
-    return this.numeric('long', a, b, (x, y) => longDivide(x as Long, y as Long));
+    // Spark's IntegralDivision: an INT, SMALLINT or TINYINT is cast to BIGINT (`cast(i as bigint) div
+    // id`), as is a DOUBLE or FLOAT (truncated). A decimal beside a DOUBLE or FLOAT is made a DOUBLE,
+    // then a BIGINT: two conversions, applied here and not written as one cast.
+    const decimalBesideDouble = l.type === 'decimal' || r.type === 'decimal';
+    const asLong = (c: CompiledExpr, x: Expr) =>
+      c.type === 'null' || (c.type === 'long' && !c.integral) ? c
+        : decimalBesideDouble ? convert(c.type === 'decimal' ? convert(c, 'double') : c, 'long')
+          : this.castOperand(e, x, c, { type: 'long' });
+    return this.numeric('long', asLong(l, e.args[0]), asLong(r, e.args[1]), (x, y) => longDivide(x as Long, y as Long));
   }
 
   /**
@@ -933,6 +940,8 @@ class ExpressionCompiler implements LambdaCompiler {
     if (wrong) this.mismatch(e, 'UNEXPECTED_INPUT_TYPE', `requires the "INTEGRAL" type, however it has the type "${typeText(wrong)}".`, 'Bitwise operators take integers; CAST the operand to BIGINT or INT.');
     const bits = bitwise ? integralWidth(args[0], args[1]) : args[0].integral;
     const t = { ...(bits ? { integral: bits } : {}) };
+    // Integers of two widths: the narrower cast to the wider (Spark's ImplicitTypeCasts, `cast(i as bigint) & id`).
+    if (bitwise) args = args.map((a, i) => this.castOperand(e, e.args[i], a, { type: 'long', ...t }));
     if (!bitwise) return { ...nullSafeUnary(args[0], (v) => (bits ? ~(v as number) : toLong(~bigOf(v as Long)))), type: 'long', ...t };
     // Two values of a width combine within it: their sign-extended bits stay in its range.
     const f = bitwise;
@@ -1252,6 +1261,11 @@ class ExpressionCompiler implements LambdaCompiler {
     if ('eval' in rewritten) return rewritten;
     e = rewritten;
     let args = e.args.map((a) => this.compile(a));
+    if (def.inputTypes) {
+      const to = def.inputTypes(args);
+      // Written on the call as the plan holds it (an argument a replacement rewrote is not the plan's).
+      args = args.map((a, i) => (to[i] ? this.castOperand(e.args[i] === call.args[i] ? call : e, e.args[i], a, to[i]) : a));
+    }
     const typed = def.typed?.(e, args);
     if (typed) return typed;
     // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.

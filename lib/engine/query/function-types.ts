@@ -94,6 +94,11 @@ export interface FunctionDef extends CallRewrite {
   /** Its form over arrays, compiled where an argument is one (concat of arrays, reverse of an array). */
   ofArrays?: CollectionFunctionDef;
   /**
+   * Spark's ImplicitCastInputTypes: the type each argument is cast to before the function reads
+   * it (undefined: as it is), a cast the analysis writes into the plan (`shiftleft(cast(b as int), 1)`).
+   */
+  inputTypes?(args: CompiledExpr[]): (TypeInfo | undefined)[];
+  /**
    * Its own result for these compiled arguments where Spark types it by them (abs of an INT is an
    * INT, round of a DECIMAL a DECIMAL); undefined: `type` and `impl` of the arguments as usual.
    */

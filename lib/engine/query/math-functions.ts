@@ -13,7 +13,7 @@ import { isStr, nums, unified } from './function-args';
 import type { CompiledExpr, FunctionDef } from './function-types';
 import { isNumeric } from './sql-values';
 import { bigOf, LONG_MAX, LONG_MIN, narrowArithmeticOrNull, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
-import { integralWidth, widensToFloat } from './data-types';
+import { integralWidth, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, type DecimalType } from './decimal';
 import { asFloat } from './float';
@@ -296,6 +296,15 @@ const pmodTyped: FunctionDef['typed'] = (_e, args) => {
 };
 
 /** A shift of an INT (a TINYINT or SMALLINT widened to one): 32-bit, the distance taken mod 32 as Java's. */
+/**
+ * Spark's ShiftLeft… inputTypes (INT or BIGINT, then INT): a TINYINT or SMALLINT shifted is cast to
+ * an INT, a distance of another integer type to an INT (a BIGINT's low 32 bits, as Java's cast).
+ */
+const shiftInputTypes = ([x, n]: CompiledExpr[]): (TypeInfo | undefined)[] => [
+  x?.integral !== undefined && x.integral < 32 ? { type: 'long', integral: 32 } : undefined,
+  n?.type === 'long' && n.integral !== 32 ? { type: 'long', integral: 32 } : undefined,
+];
+
 const shiftTyped = (op: (a: number, n: number) => number): FunctionDef['typed'] => (_e, args) => {
   const [x, y] = args;
   if (args.length !== 2 || !x.integral || !isIntegral(y)) return undefined;
@@ -447,9 +456,9 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   },
   // Spark's ShiftLeft, ShiftRight, ShiftRightUnsigned of a BIGINT: Java's 64-bit shifts (the
   // distance, an INT, taken mod 64). Of an INT, SMALLINT or TINYINT: 32-bit (shiftTyped).
-  shiftleft: { ...shiftFunction((a, n) => a << n), typed: shiftTyped((a, n) => a << n) },
-  shiftright: { ...shiftFunction((a, n) => a >> n), typed: shiftTyped((a, n) => a >> n) },
-  shiftrightunsigned: { ...shiftFunction((a, n) => BigInt.asUintN(64, a) >> n), typed: shiftTyped((a, n) => (a >>> n) | 0) },
+  shiftleft: { ...shiftFunction((a, n) => a << n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => a << n) },
+  shiftright: { ...shiftFunction((a, n) => a >> n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => a >> n) },
+  shiftrightunsigned: { ...shiftFunction((a, n) => BigInt.asUintN(64, a) >> n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => (a >>> n) | 0) },
   greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) > 0 ? v : m), null) },
   least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null) },
   bround: { min: 1, max: 2, typed: roundTyped(true), type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },

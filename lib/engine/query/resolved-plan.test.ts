@@ -253,6 +253,20 @@ describe('resolvePlan', () => {
       ]);
     });
 
+    it('on div, the bitwise operators and the shifts, as Spark\'s IntegralDivision and ImplicitTypeCasts write them', () => {
+      expect(resolvedItems(
+        'SELECT i div id AS a, sm div i AS b, x div i AS c, dec div i AS e, dec div x AS g, NULL div i AS h, ' +
+        'i & id AS k, sm | i AS m, i ^ NULL AS n, ~sm AS o, shiftleft(sm, 1) AS p, shiftright(i, id) AS q, shiftleft(id, 2) AS r FROM src',
+      )).toEqual([
+        '(cast(i as bigint) div id)', '(cast(sm as bigint) div cast(i as bigint))', '(cast(x as bigint) div cast(i as bigint))',
+        '(dec div cast(i as decimal(10,0)))',
+        // A decimal beside a DOUBLE is made a DOUBLE, then a BIGINT: no one cast says it.
+        '(dec div x)', '(NULL div cast(i as bigint))',
+        '(cast(i as bigint) & id)', '(cast(sm as int) | i)', '(i ^ cast(NULL as int))', '~sm',
+        'shiftleft(cast(sm as int), 1)', 'shiftright(i, cast(id as int))', 'shiftleft(id, 2)',
+      ]);
+    });
+
     it('where a function converts an argument, and not on a literal it may read as written', () => {
       expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c, date_trunc('YEAR', s) AS e FROM src")).toEqual([
         "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)', "date_trunc('YEAR', cast(s as timestamp))",
@@ -284,7 +298,9 @@ describe('resolvePlan', () => {
         "s = id AS s1, s < i AS s2, s = dec AS s3, s + 1 AS s4, -s AS s5, id IN (s, 2) AS s6, CASE WHEN id > 1 THEN x ELSE s END AS s7, s = sm AS s8, s = f AS s9, " +
         "s = d AS s10, s = ts AS s11, CASE sm WHEN s THEN 1 ELSE 0 END AS s12, coalesce(dec, s) AS s13, if(id > 1, f, s) AS s14, nvl2(s, d, s) AS s15, abs(s) AS s16, " +
         'i = id AS w1, sm < i AS w2, coalesce(id, x) AS w3, greatest(id, x) AS w4, if(id > i, x, id) AS w5, id BETWEEN i AND 5 AS w6, sm BETWEEN 1 AND i AS w7, ' +
-        "s BETWEEN 1 AND 2.5 AS w8, s BETWEEN i AND dec AS w9, i BETWEEN id AND x AS w10, s = X'61' AS w11, s < X'3220' AS w12, s - d AS w13 FROM src";
+        "s BETWEEN 1 AND 2.5 AS w8, s BETWEEN i AND dec AS w9, i BETWEEN id AND x AS w10, s = X'61' AS w11, s < X'3220' AS w12, s - d AS w13, " +
+        'i div id AS v1, sm div i AS v2, x div i AS v3, dec div i AS v4, f div id AS v5, dec div 3 AS v6, dec div x AS v7, i & id AS v8, sm | i AS v9, i ^ sm AS v10, ' +
+        'shiftleft(sm, i) AS v11, shiftright(i, id) AS v12, shiftrightunsigned(id, sm) AS v13, shiftleft(id, i) AS v14 FROM src';
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;

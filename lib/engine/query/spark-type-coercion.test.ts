@@ -84,6 +84,11 @@ const CASES: [string, string][] = [
   ["nvl(cast(null as bigint), cast(2 as double))", '2.0'], ["CASE WHEN true THEN cast(1 as bigint) ELSE cast(2 as double) END", '1.0'],
   // CASE x WHEN v compares x = v (CaseKeyWhen): the string cast to x's type.
   ["CASE 1 WHEN '1' THEN 'y' ELSE 'n' END", 'y'], ["CASE 1 WHEN '1.0' THEN 'y' ELSE 'n' END", 'y'],
+  // div casts an INT, SMALLINT or TINYINT to BIGINT (IntegralDivision): INT's minimum div -1 does not overflow.
+  ["cast(7 as tinyint) div cast(2 as smallint)", '3'], ["cast(-2147483648 as int) div -1", '2147483648'], ['7 div 0', 'NULL'], ['cast(7.9 as double) div 2', '3'],
+  // The bitwise operators read integers of two widths as the wider; a shift's distance is an INT (a BIGINT's low 32 bits).
+  ["cast(1 as tinyint) & cast(3 as bigint)", '1'], ["cast(-1 as tinyint) | cast(256 as int)", '-1'], ["cast(5 as smallint) ^ cast(3 as tinyint)", '6'],
+  ['shiftleft(cast(1 as tinyint), 31)', '-2147483648'], ['shiftleft(1, 33L)', '2'], ['shiftleft(1L, 4294967297L)', '2'],
 ];
 
 /**
