@@ -748,8 +748,11 @@ class ExpressionCompiler implements LambdaCompiler {
           };
     }
     if (e.op === '||') {
-      const l = this.compile(e.left);
-      const r = this.compile(e.right);
+      // Spark's Concat of strings: a number, BOOLEAN, DATE, TIMESTAMP, BINARY or NULL is cast to a
+      // STRING (ImplicitTypeCasts: `cast(i as string) || s`); others are read as their text here.
+      const text = (c: CompiledExpr, x: Expr) => (TEXT_CASTS.has(c.type) ? this.castOperand(e, x, c, { type: 'string' }) : c);
+      const l = text(this.compile(e.left), e.left);
+      const r = text(this.compile(e.right), e.right);
       const lText = textOf(l);
       const rText = textOf(r);
       return {
@@ -1384,6 +1387,9 @@ class ExpressionCompiler implements LambdaCompiler {
 }
 
 const BITWISE_OPERATORS = new Set(['&', '|', '^', '~']);
+
+/** The types `||` casts to a STRING, as a Cast gives their text (CAST(… AS STRING)). */
+const TEXT_CASTS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'boolean', 'date', 'timestamp', 'binary', 'null']);
 
 /**
  * A BIGINT as Spark types it: a BIGINT literal, or a CAST to BIGINT the query wrote (Weir's

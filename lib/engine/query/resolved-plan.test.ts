@@ -267,6 +267,13 @@ describe('resolvePlan', () => {
       ]);
     });
 
+    it('on the operands of ||, cast to STRING as Spark\'s Concat casts them', () => {
+      expect(resolvedItems("SELECT i || s AS a, s || 'x' AS b, f || x AS c, dec || d AS e, ts || NULL AS g, (id > 1) || unhex('61') AS h FROM src")).toEqual([
+        '(cast(i as string) || s)', "(s || 'x')", '(cast(f as string) || cast(x as string))', '(cast(dec as string) || cast(d as string))',
+        '(cast(ts as string) || cast(NULL as string))', "(cast((id > cast(1 as bigint)) as string) || cast(unhex('61') as string))",
+      ]);
+    });
+
     it('where a function converts an argument, and not on a literal it may read as written', () => {
       expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c, date_trunc('YEAR', s) AS e FROM src")).toEqual([
         "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)', "date_trunc('YEAR', cast(s as timestamp))",
@@ -300,7 +307,8 @@ describe('resolvePlan', () => {
         'i = id AS w1, sm < i AS w2, coalesce(id, x) AS w3, greatest(id, x) AS w4, if(id > i, x, id) AS w5, id BETWEEN i AND 5 AS w6, sm BETWEEN 1 AND i AS w7, ' +
         "s BETWEEN 1 AND 2.5 AS w8, s BETWEEN i AND dec AS w9, i BETWEEN id AND x AS w10, s = X'61' AS w11, s < X'3220' AS w12, s - d AS w13, " +
         'i div id AS v1, sm div i AS v2, x div i AS v3, dec div i AS v4, f div id AS v5, dec div 3 AS v6, dec div x AS v7, i & id AS v8, sm | i AS v9, i ^ sm AS v10, ' +
-        'shiftleft(sm, i) AS v11, shiftright(i, id) AS v12, shiftrightunsigned(id, sm) AS v13, shiftleft(id, i) AS v14 FROM src';
+        'shiftleft(sm, i) AS v11, shiftright(i, id) AS v12, shiftrightunsigned(id, sm) AS v13, shiftleft(id, i) AS v14, ' +
+        "i || s AS c1, f || x AS c2, dec || d AS c3, ts || NULL AS c4, (id > 1) || unhex('61') AS c5, id || 'x' AS c6 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;

@@ -89,6 +89,9 @@ const CASES: [string, string][] = [
   // The bitwise operators read integers of two widths as the wider; a shift's distance is an INT (a BIGINT's low 32 bits).
   ["cast(1 as tinyint) & cast(3 as bigint)", '1'], ["cast(-1 as tinyint) | cast(256 as int)", '-1'], ["cast(5 as smallint) ^ cast(3 as tinyint)", '6'],
   ['shiftleft(cast(1 as tinyint), 31)', '-2147483648'], ['shiftleft(1, 33L)', '2'], ['shiftleft(1L, 4294967297L)', '2'],
+  // || casts a non-string operand to STRING (concat.sql): its text as CAST(… AS STRING) gives it.
+  ["cast(1 as int) || 'a'", '1a'], ["cast(1.5 as float) || 'x'", '1.5x'], ["true || 'x'", 'truex'], ["cast('2017-12-11' as date) || 'x'", '2017-12-11x'],
+  ["1.50 || ''", '1.50'], ["NULL || 'a'", 'NULL'], ["cast(1 as double) || cast(2 as bigint)", '1.02'],
 ];
 
 /**
