@@ -816,6 +816,15 @@ class ExpressionCompiler implements LambdaCompiler {
     // Spark's SubtractDates of a string and a DATE: the string cast to a DATE (`'1' - d` is NULL, as
     // '1' is no date). `d - '1'` is Spark's DateSub, which Weir does not cast a string for.
     if (e.op === '-' && l.type === 'string' && r.type === 'date') l = this.castOperand(e, e.left, l, { type: 'date' });
+    if (e.op === '+' || e.op === '-') {
+      // Spark's ResolveBinaryArithmetic casts a DATE to a TIMESTAMP where it is subtracted from or
+      // subtracts one (SubtractTimestamps), and where a day-time interval with a time part is added
+      // to or subtracted from it (TimeAdd): `cast(d as timestamp) - ts`.
+      const timeOf = (i: CompiledExpr) => i.type === 'day_time_interval' && !(i.interval?.start === 0 && i.interval.end === 0);
+      const [lt, rt] = [l, r];
+      if (lt.type === 'date' && ((e.op === '-' && rt.type === 'timestamp') || timeOf(rt))) l = this.castOperand(e, e.left, l, { type: 'timestamp', ...(rt.ntz ? { ntz: true as const } : {}) });
+      if (rt.type === 'date' && ((e.op === '-' && lt.type === 'timestamp') || (e.op === '+' && timeOf(lt)))) r = this.castOperand(e, e.right, r, { type: 'timestamp', ...(lt.ntz ? { ntz: true as const } : {}) });
+    }
     if (e.op === '+' || e.op === '-' || e.op === '*' || e.op === '/') {
       const d = datetimeArithmetic(e.op, l, r);
       if (d) return d;

@@ -274,6 +274,18 @@ describe('resolvePlan', () => {
       ]);
     });
 
+    it('on a DATE subtracted beside a TIMESTAMP or plus a day-time interval with a time part, as Spark\'s SubtractTimestamps and TimeAdd', () => {
+      expect(resolvedItems(
+        "SELECT d - ts AS a, ts - d AS b, d + INTERVAL '1' HOUR AS c, INTERVAL '2 03' DAY TO HOUR + d AS e, d - CAST(ts AS TIMESTAMP_NTZ) AS g, " +
+        "d - INTERVAL '1' DAY AS h, d - d AS k, ts - ts AS m, d + 1 AS n, d + INTERVAL '1' MONTH AS o FROM src",
+      )).toEqual([
+        '(cast(d as timestamp) - ts)', '(ts - cast(d as timestamp))', "(cast(d as timestamp) + INTERVAL '01' HOUR)", "(INTERVAL '2 03' DAY TO HOUR + cast(d as timestamp))",
+        '(cast(d as timestamp_ntz) - CAST(ts AS TIMESTAMP_NTZ))',
+        // A whole number of days, another date, a number of days, months: no cast (DateAdd, SubtractDates, DateAddYMInterval).
+        "(d - INTERVAL '1' DAY)", '(d - d)', '(ts - ts)', '(d + 1)', "(d + INTERVAL '1' MONTH)",
+      ]);
+    });
+
     it('where a function converts an argument, and not on a literal it may read as written', () => {
       expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c, date_trunc('YEAR', s) AS e FROM src")).toEqual([
         "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)', "date_trunc('YEAR', cast(s as timestamp))",
@@ -308,7 +320,8 @@ describe('resolvePlan', () => {
         "s BETWEEN 1 AND 2.5 AS w8, s BETWEEN i AND dec AS w9, i BETWEEN id AND x AS w10, s = X'61' AS w11, s < X'3220' AS w12, s - d AS w13, " +
         'i div id AS v1, sm div i AS v2, x div i AS v3, dec div i AS v4, f div id AS v5, dec div 3 AS v6, dec div x AS v7, i & id AS v8, sm | i AS v9, i ^ sm AS v10, ' +
         'shiftleft(sm, i) AS v11, shiftright(i, id) AS v12, shiftrightunsigned(id, sm) AS v13, shiftleft(id, i) AS v14, ' +
-        "i || s AS c1, f || x AS c2, dec || d AS c3, ts || NULL AS c4, (id > 1) || unhex('61') AS c5, id || 'x' AS c6 FROM src";
+        "i || s AS c1, f || x AS c2, dec || d AS c3, ts || NULL AS c4, (id > 1) || unhex('61') AS c5, id || 'x' AS c6, " +
+        "d - ts AS t1, ts - d AS t2, d + INTERVAL '1' HOUR AS t3, INTERVAL '2 03' DAY TO HOUR + d AS t4, d - INTERVAL '90' MINUTE AS t5, d - CAST(ts AS TIMESTAMP_NTZ) AS t6 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;

@@ -92,6 +92,10 @@ const CASES: [string, string][] = [
   // || casts a non-string operand to STRING (concat.sql): its text as CAST(… AS STRING) gives it.
   ["cast(1 as int) || 'a'", '1a'], ["cast(1.5 as float) || 'x'", '1.5x'], ["true || 'x'", 'truex'], ["cast('2017-12-11' as date) || 'x'", '2017-12-11x'],
   ["1.50 || ''", '1.50'], ["NULL || 'a'", 'NULL'], ["cast(1 as double) || cast(2 as bigint)", '1.02'],
+  // A DATE beside a TIMESTAMP subtracted, or plus a day-time interval with a time part, is cast to a TIMESTAMP (its midnight).
+  ["cast('2017-12-11' as date) - cast('2017-12-10 12:00:00' as timestamp)", "INTERVAL '0 12:00:00' DAY TO SECOND"],
+  ["cast('2017-12-11 09:30:00' as timestamp) - cast('2017-12-11' as date)", "INTERVAL '0 09:30:00' DAY TO SECOND"],
+  ["cast('2017-12-11' as date) + interval '1' hour", '2017-12-11 01:00:00'], ["cast('2017-12-11' as date) - interval '2' day", '2017-12-09'],
 ];
 
 /**
