@@ -10,8 +10,9 @@ import { explainExprToString, exprChildren, exprToString, type Expr } from './ex
 import { children, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { outputSchema, resolvePlan } from './resolved-plan';
-import { analyzeAggregate, withDeduplication } from './stateful-planner';
-import { compileStreamingQuery } from './streaming-query';
+import { analyzeAggregate, StatefulPlanner, withDeduplication } from './stateful-planner';
+import { compileStreamingQuery, planPhysical } from './streaming-query';
+import type { PhysicalOperator } from '../operators/physical-operator';
 
 const src: StreamingRelation = {
   kind: 'StreamingRelation',
@@ -284,6 +285,33 @@ describe('resolvePlan', () => {
         // A whole number of days, another date, a number of days, months: no cast (DateAdd, SubtractDates, DateAddYMInterval).
         "(d - INTERVAL '1' DAY)", '(d - d)', '(ts - ts)', '(d + 1)', "(d + INTERVAL '1' MONTH)",
       ]);
+    });
+
+    it('on a UNION branch whose column is narrower, in a Project, as Spark\'s WidenSetOperationTypes, with the values run-time widening gave', async () => {
+      const sql = 'SELECT i AS a, s, d, dec AS e, f AS g FROM src UNION ALL SELECT id, id AS s2, ts, CAST(x AS DECIMAL(12,4)), x FROM src UNION ALL SELECT sm, s, d, sm AS e, i FROM src';
+      const q = compileStreamingQuery(sql, typedSrc);
+      expect(q.explain).toContain('+- Project [cast(a as bigint) AS a, s, cast(d as timestamp) AS d, cast(e as decimal(12,4)) AS e, cast(g as double) AS g]');
+      expect(q.explain).toContain('+- Project [cast(a as bigint) AS a, s, cast(d as timestamp) AS d, cast(e as decimal(12,4)) AS e, cast(g as double) AS g]');
+      // A branch already of the union's types in a column passes it through.
+      expect(q.explain).toContain('+- Project [id, cast(s2 as string) AS s2, ts, CAST(x AS DECIMAL(12,4)), x]');
+      expect(q.explain).toContain('+- Project [cast(sm as bigint) AS sm, s, cast(d as timestamp) AS d, cast(e as decimal(12,4)) AS e, cast(i as double) AS i]');
+      // The plan without the analysis (no Projects: unionOutput widens each branch at run time) gives the same rows.
+      const runtime: PhysicalOperator[] = [];
+      planPhysical(buildLogicalPlan(sql, typedSrc), runtime, new StatefulPlanner('append', typedSrc, false));
+      expect(runtime.length).toBeGreaterThan(0);
+      const rows: Row[] = [
+        { id: 2n ** 53n + 1n, i: -(2 ** 31), sm: 32767, f: Math.fround(1.1), x: 0.125, s: 'a', ts: 1_600_000_000_000, d: 18_000, dec: 12345n },
+        { id: 7, i: 3, sm: -2, f: Math.fround(-3.5), x: -1e300, s: 'b', ts: 0, d: 0, dec: -1n },
+        { id: null, i: null, sm: null, f: null, x: null, s: null, ts: null, d: null, dec: null },
+      ];
+      const run = async (ops: PhysicalOperator[]) => {
+        let out = rows;
+        for (const op of ops) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+        return out;
+      };
+      const [written, widened] = [await run(q.operators), await run(runtime)];
+      expect(written).toHaveLength(9);
+      expect(written).toEqual(widened);
     });
 
     it('where a function converts an argument, and not on a literal it may read as written', () => {

@@ -14,6 +14,7 @@
  * The streaming checker (analyzer.ts), the optimizer and the physical planner read the resolved
  * plan; only physical planning compiles expressions into closures.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
 import { sameType, typeOfField, type TypeInfo } from './data-types';
@@ -239,11 +240,38 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
         return r;
       });
       ctx.placed = placed;
-      return { plan: { ...plan, branches: branches.map((b) => b.plan) }, output: unionOutput(branches.map((b) => b.output), plan.pos).output };
+      const { output, widened } = unionOutput(branches.map((b) => b.output), plan.pos);
+      const widenedBranches = branches.map((b) => withWidening(b, widened.map((w) => w?.type)));
+      // The casts must leave the union's columns as they were (a widened column keeps no
+      // watermark, nor a never-NULL one its nullability): else unionOutput widens at run time.
+      const same = isDeepStrictEqual(unionOutput(widenedBranches.map((b) => b.output), plan.pos).output, output);
+      return { plan: { ...plan, branches: (same ? widenedBranches : branches).map((b) => b.plan) }, output };
     }
     default:
       return assertNever(plan);
   }
+}
+
+/**
+ * Spark's WidenSetOperationTypes: a UNION branch with a column of a narrower type than the one
+ * the column widens to (`types`, by position) gets a Project casting it (`Project [cast(a as
+ * bigint) AS a, b]`), so that each branch outputs the union's types. A branch is left as it is
+ * (unionOutput widens it at run time) where a Cast would not give the values that widening gives
+ * (between interval types, which a Cast truncates to its fields) or where two of its columns
+ * have one name (a Project reads a column by its name).
+ */
+function withWidening(branch: Resolved, types: readonly (TypeInfo | undefined)[]): Resolved {
+  const { plan, output } = branch;
+  const to = output.map((f, i) => { const t = types[i]; return t && !sameType(f, t) ? t : undefined; });
+  if (to.every((t) => t === undefined)) return branch;
+  const names = new Set(output.map((f) => f.name.toLowerCase()));
+  if (names.size < output.length || to.some((t) => t && (t.type === 'day_time_interval' || t.type === 'year_month_interval'))) return branch;
+  const list: NamedExpr[] = output.map((f, i) => {
+    const column: Expr = { kind: 'column', name: f.name, dataType: typeOfField(f) };
+    const t = to[i];
+    return { name: f.name, expr: t ? implicitCastExpr(column, t) : column };
+  });
+  return { plan: { kind: 'Project', list, child: plan }, output: projectOutput(list, output, list.map((n) => n.expr.dataType!)) };
 }
 
 /**
