@@ -138,6 +138,15 @@ describe('resolvePlan', () => {
     const b: StreamingRelation = { ...clicks, schema: [{ name: 'clickAdId', type: 'decimal', precision: 12, scale: 4 }, clicks.schema[1]] };
     const q = compileStreamingQuery('SELECT * FROM impressions JOIN clicks ON adId = clickAdId AND clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR', [a, b]);
     expect(q.statefulOperators[0].keySchema).toEqual([expect.objectContaining({ type: 'decimal', precision: 12, scale: 4 })]);
+    // A key pair an inner join takes from the WHERE (PushPredicateThroughJoin) carries the cast its comparison wrote, as an ON key.
+    const withUser = (r: StreamingRelation, user: Schema[number]): StreamingRelation => ({ ...r, schema: [...r.schema, user] });
+    const pushed = compileStreamingQuery(
+      'SELECT * FROM impressions JOIN clicks ON adId = clickAdId AND clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR WHERE uid = cuid',
+      [withUser(impressions, { name: 'uid', type: 'long', integral: 32 }), withUser({ ...clicks, schema: [{ name: 'clickAdId', type: 'long' }, clicks.schema[1]] }, { name: 'cuid', type: 'long' })],
+    );
+    expect(pushed.optimizations.map((o) => o.rule)).toContain('PushPredicateThroughJoin');
+    expect(pushed.explain).toContain('AND (cast(uid as bigint) = cuid))');
+    expect(pushed.statefulOperators[0].keySchema).toEqual([expect.objectContaining({ type: 'long' }), { name: 'key1', type: 'long', nullable: true }]);
     expect(() => keyed({ type: 'binary' }, { type: 'long' })).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES' }));
     expect(() => keyed({ type: 'array', elementType: { name: 'element', type: 'string' } }, { type: 'string' })).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES' }));
     const map = { type: 'map', keyType: { name: 'key', type: 'string' }, valueType: { name: 'value', type: 'string' } } as const;
