@@ -1080,22 +1080,29 @@ class ExpressionCompiler implements LambdaCompiler {
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
     let args = compiled ?? e.args.map((a) => this.compile(a));
+    // Argument i read as `to`: a cast written into the plan (Spark's ImplicitTypeCasts), but on a
+    // literal the function may read as written (an index, a count), which is converted here only.
+    const read = (i: number, to: TypeInfo, value = false) =>
+      e.args[i].kind === 'literal' && !value ? convert(args[i], to.type, to.decimal) : this.castOperand(e, e.args[i], args[i], to);
     if (def.valueAsElement && args[0].type === 'array') {
       // The value at the elements' type, so that equal values compare equal (decimals at one scale).
       const el = typeOfField(args[0].elementType!);
       const v = args[1];
-      if (el.type === 'decimal' && (v.type === 'decimal' || v.type === 'long')) args = [args[0], convert(v, 'decimal', el.decimal)];
-      else if (v.type === 'decimal' && isNumeric(el.type)) args = [args[0], convert(v, 'double')];
+      if (el.type === 'decimal' && (v.type === 'decimal' || v.type === 'long')) args = [args[0], read(1, { type: 'decimal', decimal: el.decimal }, true)];
+      else if (v.type === 'decimal' && isNumeric(el.type)) args = [args[0], read(1, { type: 'double' }, true)];
+      // A narrower integer beside wider elements, a FLOAT beside DOUBLEs: read as the element's type
+      // (findWiderTypeWithoutStringPromotion), the same value.
+      else if ((el.type === 'long' && v.type === 'long' && (v.integral ?? 64) < (el.integral ?? 64)) || (el.type === 'double' && !el.float32 && v.float32)) args = [args[0], read(1, el, true)];
     } else {
       // A decimal where a function takes a number: as a double.
-      args = args.map((a) => (a.type === 'decimal' ? convert(a, 'double') : a));
+      args = args.map((a, i) => (a.type === 'decimal' ? read(i, { type: 'double' }) : a));
     }
     // Each argument's column name (arrays_zip names its fields after them).
     const names = e.args.map((a) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : ''));
     let t = def.type(args, names);
     if (typeof t === 'string' && args.some((a) => a.type === 'date')) {
       // A date where the function takes a string (split, concat_ws): as its text.
-      args = args.map((a) => (a.type === 'date' ? convert(a, 'string') : a));
+      args = args.map((a, i) => (a.type === 'date' ? read(i, { type: 'string' }) : a));
       t = def.type(args, names);
     }
     if (typeof t === 'string') this.fail(e, t);

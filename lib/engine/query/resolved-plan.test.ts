@@ -185,6 +185,8 @@ describe('resolvePlan', () => {
         { name: 'f', type: 'double', float32: true }, { name: 'x', type: 'double' }, { name: 's', type: 'string' },
         { name: 'ts', type: 'timestamp' }, { name: 'd', type: 'date' },
         { name: 'dec', type: 'decimal', precision: 10, scale: 2 }, { name: 'big', type: 'decimal', precision: 38, scale: 0 },
+        { name: 'arr', type: 'array', elementType: { name: 'element', type: 'long' } }, { name: 'iarr', type: 'array', elementType: { name: 'element', type: 'long', integral: 32 } },
+        { name: 'farr', type: 'array', elementType: { name: 'element', type: 'double' } }, { name: 'darr', type: 'array', elementType: { name: 'element', type: 'decimal', precision: 12, scale: 3 } },
       ],
     };
     /** The explain text of each select item of the resolved plan. */
@@ -323,6 +325,20 @@ describe('resolvePlan', () => {
       expect(written).toEqual(widened);
     });
 
+    it('on a collection function\'s arguments: array_contains\'s value as the elements\' type, a decimal as a double, a date as its text', () => {
+      expect(resolvedItems(
+        'SELECT array_contains(arr, i) AS a, array_contains(arr, 1) AS b, array_contains(iarr, sm) AS c, array_contains(farr, f) AS e, array_contains(darr, dec) AS g, ' +
+        "array_contains(darr, i) AS h, array_contains(arr, dec) AS k, array_contains(iarr, id) AS m, array_repeat(dec, 2) AS n, array_repeat(1.5, 2) AS o, split(d, '-') AS p FROM src",
+      )).toEqual([
+        'array_contains(arr, cast(i as bigint))', 'array_contains(arr, cast(1 as bigint))', 'array_contains(iarr, cast(sm as int))', 'array_contains(farr, cast(f as double))',
+        'array_contains(darr, cast(dec as decimal(12,3)))', 'array_contains(darr, cast(i as decimal(12,3)))', 'array_contains(arr, cast(dec as double))',
+        // Spark casts the array of INTs to one of BIGINTs: no cast of an element is written.
+        'array_contains(iarr, id)',
+        // A literal argument the function may read as written is converted, not cast in the plan.
+        'array_repeat(cast(dec as double), 2)', 'array_repeat(1.5, 2)', "split(cast(d as string), '-')",
+      ]);
+    });
+
     it('where a function converts an argument, and not on a literal it may read as written', () => {
       expect(resolvedItems("SELECT concat(d, 'x') AS a, sqrt(dec) AS b, round(dec, 1) AS c, date_trunc('YEAR', s) AS e FROM src")).toEqual([
         "concat(cast(d as string), 'x')", 'sqrt(cast(dec as double))', 'round(dec, 1)', "date_trunc('YEAR', cast(s as timestamp))",
@@ -358,7 +374,9 @@ describe('resolvePlan', () => {
         'i div id AS v1, sm div i AS v2, x div i AS v3, dec div i AS v4, f div id AS v5, dec div 3 AS v6, dec div x AS v7, i & id AS v8, sm | i AS v9, i ^ sm AS v10, ' +
         'shiftleft(sm, i) AS v11, shiftright(i, id) AS v12, shiftrightunsigned(id, sm) AS v13, shiftleft(id, i) AS v14, ' +
         "i || s AS c1, f || x AS c2, dec || d AS c3, ts || NULL AS c4, (id > 1) || unhex('61') AS c5, id || 'x' AS c6, " +
-        "d - ts AS t1, ts - d AS t2, d + INTERVAL '1' HOUR AS t3, INTERVAL '2 03' DAY TO HOUR + d AS t4, d - INTERVAL '90' MINUTE AS t5, d - CAST(ts AS TIMESTAMP_NTZ) AS t6 FROM src";
+        "d - ts AS t1, ts - d AS t2, d + INTERVAL '1' HOUR AS t3, INTERVAL '2 03' DAY TO HOUR + d AS t4, d - INTERVAL '90' MINUTE AS t5, d - CAST(ts AS TIMESTAMP_NTZ) AS t6, " +
+        "array_contains(arr, i) AS a1, array_contains(iarr, sm) AS a2, array_contains(farr, f) AS a3, array_contains(darr, dec) AS a4, array_contains(darr, i) AS a5, " +
+        "array_contains(arr, dec) AS a6, array_contains(darr, 1) AS a7, array_repeat(dec, 2) AS a8, split(d, '-') AS a9 FROM src";
       const plan = buildLogicalPlan(sql, typedSrc);
       if (plan.kind !== 'Project') throw new Error('no Project');
       const resolved = resolvePlan(plan).plan;
@@ -366,7 +384,8 @@ describe('resolvePlan', () => {
       const input = outputSchema(plan.child);
       const day = 86_400_000;
       const rows = [
-        { id: 7, i: 3, sm: -2, f: Math.fround(1.1), x: 0.25, s: 'a', ts: 1_600_000_000_000, d: 18_000, dec: 12345n, big: 10n ** 30n },
+        { id: 7, i: 3, sm: -2, f: Math.fround(1.1), x: 0.25, s: 'a', ts: 1_600_000_000_000, d: 18_000, dec: 12345n, big: 10n ** 30n, arr: [3, 7, null], iarr: [-2], farr: [Math.fround(1.1)], darr: [123450n, 3000n] },
+        { id: 7, i: 3, sm: -2, f: Math.fround(1.1), x: 0.25, s: 'a', ts: 0, d: 0, dec: 300n, big: 0n, arr: [123], iarr: [1, 2], farr: [1.1, 3], darr: [1000n] },
         { id: 2 ** 62, i: -(2 ** 31), sm: 32767, f: Math.fround(-3.5), x: -1e300, s: 'b', ts: 18_000 * day, d: 18_000, dec: -1n, big: -(10n ** 37n) },
         { id: 1, i: 0, sm: 0, f: 0, x: 1, s: '2015-03-05T09:32:05', ts: 0, d: 18_262, dec: 100n, big: 5n },
         // Text a string promotion casts: spaces, a fraction an integer truncates, out of range, not a number.

@@ -3,7 +3,9 @@
  * measured against Spark's own answers: queries of Spark's SQL tests
  * (sql-tests/inputs/typeCoercion/native/promoteStrings.sql, inConversion.sql,
  * caseWhenCoercion.sql, binaryComparison.sql, ifCoercion.sql) with what their expected output (results/…/*.sql.out) prints, run over a
- * one-row stream as Spark runs them over `t`. A query Spark refuses is expected to be refused.
+ * one-row stream as Spark runs them over `t`, and queries of the other operators whose casts the
+ * analysis writes (div, the bitwise operators and shifts, ||, datetime arithmetic, array_contains)
+ * with the answers Spark gives. A query Spark refuses is expected to be refused.
  * Where Weir answers otherwise, SPARK_DIFFERENCES lists it with the reason; the test fails on any
  * other difference and on a listed one that now agrees.
  */
@@ -96,6 +98,9 @@ const CASES: [string, string][] = [
   ["cast('2017-12-11' as date) - cast('2017-12-10 12:00:00' as timestamp)", "INTERVAL '0 12:00:00' DAY TO SECOND"],
   ["cast('2017-12-11 09:30:00' as timestamp) - cast('2017-12-11' as date)", "INTERVAL '0 09:30:00' DAY TO SECOND"],
   ["cast('2017-12-11' as date) + interval '1' hour", '2017-12-11 01:00:00'], ["cast('2017-12-11' as date) - interval '2' day", '2017-12-09'],
+  // array_contains reads its value as the elements' type (findWiderTypeWithoutStringPromotion).
+  ['array_contains(array(cast(1 as bigint), 2L), cast(1 as int))', 'true'], ['array_contains(array(1.50, 2.25), 1.5)', 'true'],
+  ['array_contains(array(1.0D, 2.0D), cast(1 as float))', 'true'], ['array_contains(array(cast(1 as decimal(10, 2))), cast(1 as tinyint))', 'true'],
 ];
 
 /**
