@@ -55,7 +55,8 @@ export function generateOutput(node: GenerateNode, childSchema: Schema, generate
 /**
  * UNION ALL's output: each column widened to one type for every branch (Spark's
  * WidenSetOperationTypes), named as the first branch's. `widened[i]`, for a column some branch
- * must convert, says the type and how each branch reads its value as that type.
+ * must convert, says the type and how each branch reads its value as that type (the analysis
+ * writes that as a Project of casts above the branch where it can: resolved-plan.ts).
  */
 export function unionOutput(branches: readonly Schema[], pos: SqlPosition | undefined): { output: Schema; widened: ({ type: TypeInfo; read: Evaluator[] } | undefined)[] } {
   const [first, ...rest] = branches;
