@@ -99,14 +99,15 @@ export function exprToString(e: Expr): string {
 
 /**
  * The text of `e` in a plan's explain: as exprToString, with the implicit casts the analysis wrote
- * shown as Spark's explain shows a Cast, `cast(a as bigint)`.
+ * shown as Spark's explain shows a Cast, `cast(a as bigint)`, and `a || b` as the Concat Spark's
+ * analysis makes of it, `concat(cast(i as string), s)`.
  */
 export function explainExprToString(e: Expr): string {
   return sqlText(e, true);
 }
 
-function sqlText(e: Expr, implicitCasts: boolean): string {
-  const text = (x: Expr) => sqlText(x, implicitCasts);
+function sqlText(e: Expr, explain: boolean): string {
+  const text = (x: Expr) => sqlText(x, explain);
   switch (e.kind) {
     case 'literal':
       if (e.value === null) return 'NULL';
@@ -123,6 +124,7 @@ function sqlText(e: Expr, implicitCasts: boolean): string {
     case 'unary':
       return e.op === 'NOT' ? `(NOT ${text(e.arg)})` : `(- ${text(e.arg)})`;
     case 'binary':
+      if (explain && e.op === '||') return `concat(${text(e.left)}, ${text(e.right)})`;
       return `(${text(e.left)} ${e.op} ${text(e.right)})`;
     case 'isNull':
       return `(${text(e.arg)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
@@ -141,7 +143,7 @@ function sqlText(e: Expr, implicitCasts: boolean): string {
       return parts.join(' ');
     }
     case 'cast':
-      if (e.implicit) return implicitCasts ? `cast(${text(e.arg)} as ${castTypeText(e).toLowerCase()})` : text(e.arg);
+      if (e.implicit) return explain ? `cast(${text(e.arg)} as ${castTypeText(e).toLowerCase()})` : text(e.arg);
       return `${e.try ? 'TRY_CAST' : 'CAST'}(${text(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
       if (e.subscript) return `${text(e.args[0])}[${text(e.args[1])}]`;

@@ -279,11 +279,14 @@ describe('resolvePlan', () => {
       ]);
     });
 
-    it('on the operands of ||, cast to STRING as Spark\'s Concat casts them', () => {
-      expect(resolvedItems("SELECT i || s AS a, s || 'x' AS b, f || x AS c, dec || d AS e, ts || NULL AS g, (id > 1) || unhex('61') AS h FROM src")).toEqual([
-        '(cast(i as string) || s)', "(s || 'x')", '(cast(f as string) || cast(x as string))', '(cast(dec as string) || cast(d as string))',
-        '(cast(ts as string) || cast(NULL as string))', "(cast((id > cast(1 as bigint)) as string) || cast(unhex('61') as string))",
+    it('on the operands of ||, cast to STRING as Spark\'s Concat casts them, and shown as that Concat', () => {
+      expect(resolvedItems("SELECT i || s AS a, s || 'x' AS b, f || x AS c, dec || d AS e, ts || NULL AS g, (id > 1) || unhex('61') AS h, s || i || d AS k FROM src")).toEqual([
+        'concat(cast(i as string), s)', "concat(s, 'x')", 'concat(cast(f as string), cast(x as string))', 'concat(cast(dec as string), cast(d as string))',
+        'concat(cast(ts as string), cast(NULL as string))', "concat(cast((id > cast(1 as bigint)) as string), cast(unhex('61') as string))",
+        'concat(concat(s, cast(i as string)), cast(d as string))',
       ]);
+      // Named as written (Spark names a column before its analysis rewrites it).
+      expect(compileStreamingQuery('SELECT i || s FROM src', typedSrc).explain).toContain('Project [concat(cast(i as string), s) AS (i || s)]');
     });
 
     it('on a DATE subtracted beside a TIMESTAMP or plus a day-time interval with a time part, as Spark\'s SubtractTimestamps and TimeAdd', () => {
