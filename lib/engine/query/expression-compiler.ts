@@ -753,16 +753,17 @@ class ExpressionCompiler implements LambdaCompiler {
       const text = (c: CompiledExpr, x: Expr) => (TEXT_CASTS.has(c.type) ? this.castOperand(e, x, c, { type: 'string' }) : c);
       const l = text(this.compile(e.left), e.left);
       const r = text(this.compile(e.right), e.right);
-      const lText = textOf(l);
-      const rText = textOf(r);
+      // A string (what the casts give) is its own text.
+      const lText = l.type === 'string' ? undefined : textOf(l);
+      const rText = r.type === 'string' ? undefined : textOf(r);
       return {
         type: 'string',
         eval: (row, c) => {
           const a = l.eval(row, c);
           const b = r.eval(row, c);
           if (a === null || b === null) return null;
-          const x = lText(a) as string;
-          const y = rText(b) as string;
+          const x = (lText ? lText(a) : a) as string;
+          const y = (rText ? rText(b) : b) as string;
           checkStringLength('||', x.length + y.length);
           return x + y;
         },
