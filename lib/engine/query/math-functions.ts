@@ -295,7 +295,6 @@ const pmodTyped: FunctionDef['typed'] = (_e, args) => {
   return { ...nullSafeBinary({ type: 'double' }, asFloat(x), asFloat(y), (a, b) => { const n = b as number; if (n === 0) return null; const r = (a as number) % n; return Math.fround(r < 0 ? (r + n) % n : r); }), float32: true };
 };
 
-/** A shift of an INT (a TINYINT or SMALLINT widened to one): 32-bit, the distance taken mod 32 as Java's. */
 /**
  * Spark's ShiftLeft… inputTypes (INT or BIGINT, then INT): a TINYINT or SMALLINT shifted is cast to
  * an INT, a distance of another integer type to an INT (a BIGINT's low 32 bits, as Java's cast).
@@ -305,6 +304,7 @@ const shiftInputTypes = ([x, n]: CompiledExpr[]): (TypeInfo | undefined)[] => [
   n?.type === 'long' && n.integral !== 32 ? { type: 'long', integral: 32 } : undefined,
 ];
 
+/** A shift of an INT (a TINYINT or SMALLINT widened to one): 32-bit, the distance taken mod 32 as Java's. */
 const shiftTyped = (op: (a: number, n: number) => number): FunctionDef['typed'] => (_e, args) => {
   const [x, y] = args;
   if (args.length !== 2 || !x.integral || !isIntegral(y)) return undefined;
