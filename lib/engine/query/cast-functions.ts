@@ -8,13 +8,15 @@ import type { Expr } from './expression';
 import type { SpecialFormDef } from './function-types';
 import { bigOf, type IntegralBits, type Long } from './long';
 
-type CastTarget = Pick<Extract<Expr, { kind: 'cast' }>, 'to' | 'integral' | 'float32'>;
+type CastTarget = Pick<Extract<Expr, { kind: 'cast' }>, 'to' | 'integral' | 'float32' | 'decimal'>;
 
-/** The type each cast function casts to: INT wraps at 32 bits, FLOAT is a single-precision `double` (float.ts). */
+/** The type each cast function casts to: INT wraps at 32 bits, FLOAT is a single-precision `double` (float.ts), DECIMAL is DECIMAL(10,0). */
 const TARGETS: Record<string, CastTarget> = {
   timestamp: { to: 'timestamp' }, date: { to: 'date' }, string: { to: 'string' }, bigint: { to: 'long' },
   int: { to: 'long', integral: 32 }, smallint: { to: 'long', integral: 16 }, tinyint: { to: 'long', integral: 8 },
   double: { to: 'double' }, float: { to: 'double', float32: true }, boolean: { to: 'boolean' }, binary: { to: 'binary' },
+  // Spark's DecimalType.USER_DEFAULT.
+  decimal: { to: 'decimal', decimal: { precision: 10, scale: 0 } },
 };
 
 export const CAST_FUNCTIONS: Record<string, SpecialFormDef> = Object.fromEntries(Object.entries(TARGETS).map(([name, target]) => [name, {

@@ -605,3 +605,8 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
 DATETIME_FUNCTIONS.date_diff = DATETIME_FUNCTIONS.datediff;
 // make_timestamp_ntz: the same wall-clock time, typed TIMESTAMP_NTZ by the compiler (Weir's session time zone is UTC).
 DATETIME_FUNCTIONS.make_timestamp_ntz = { ...DATETIME_FUNCTIONS.make_timestamp, resultNTZ: true };
+// Spark's _ltz forms are its TIMESTAMP (with the session time zone, UTC here); curdate is Spark
+// 3.4's name for current_date.
+DATETIME_FUNCTIONS.to_timestamp_ltz = DATETIME_FUNCTIONS.to_timestamp;
+DATETIME_FUNCTIONS.make_timestamp_ltz = DATETIME_FUNCTIONS.make_timestamp;
+DATETIME_FUNCTIONS.curdate = DATETIME_FUNCTIONS.current_date;

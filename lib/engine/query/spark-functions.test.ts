@@ -195,6 +195,14 @@ const EXAMPLES: [string, unknown][] = [
   ['now()', BATCH_TS],
   ['current_date()', '2024-05-06::DATE'],
   ['make_timestamp(2014, 12, 28, 6, 30, 45.887)', Date.UTC(2014, 11, 28, 6, 30, 45, 887)],
+  // Spark's _ltz names for its TIMESTAMP, curdate for current_date (its reference's examples).
+  ['make_timestamp_ltz(2014, 12, 28, 6, 30, 45.887)', Date.UTC(2014, 11, 28, 6, 30, 45, 887)],
+  ["to_timestamp_ltz('2016-12-31 00:12:00')", Date.UTC(2016, 11, 31, 0, 12)],
+  ["to_timestamp_ltz('2016-12-31', 'yyyy-MM-dd')", Date.UTC(2016, 11, 31)],
+  ['curdate()', '2024-05-06::DATE'],
+  // decimal(x) is CAST(x AS DECIMAL(10,0)) (Spark's cast alias).
+  ["decimal('12.7')", '13::DECIMAL(10,0)'],
+  ['decimal(12345678901)', null],
   // JSON
   ["get_json_object('{\"a\":\"b\"}', '$.a')", 'b'],
   ["to_json(from_json('{\"a\":1, \"b\":0.8}', 'a INT, b DOUBLE'))", '{"a":1,"b":0.8}'],
