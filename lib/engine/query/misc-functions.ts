@@ -1,9 +1,12 @@
 /**
  * Spark's misc functions (group misc_funcs) that Weir registers here: from_avro and to_avro
- * (avro-functions.ts does the work), and the functions refused on a stream.
+ * (avro-functions.ts does the work), raise_error and assert_true, and the functions refused on a
+ * stream.
  */
 import { compileFromAvro, compileToAvro } from './avro-functions';
 import { simpleTypeString } from './data-types';
+import { RecordExpressionError } from '../errors';
+import { exprToString } from './expression';
 import { compiledByHook } from './function-args';
 import type { FunctionDef, SpecialFormDef } from './function-types';
 
@@ -11,6 +14,27 @@ export const MISC_FUNCTIONS: Record<string, FunctionDef> = {
   // Avro (avro-functions.ts): typed by their schema literals.
   from_avro: { min: 2, max: 3, type: () => 'struct', impl: compiledByHook, compile: compileFromAvro },
   to_avro: { min: 1, max: 2, type: () => 'binary', impl: compiledByHook, compile: compileToAvro },
+  // Spark's RaiseError: the row fails with the message, as any expression error does (the batch
+  // fails, or under onBadRecord "dead-letter" the row is set aside with it), so a query can
+  // refuse the rows it must not write: CASE WHEN amount < 0 THEN raise_error('…') ELSE amount END.
+  raise_error: {
+    min: 1, max: 1, nullIntolerant: false, numbersAsText: true,
+    type: (a) => (a[0] === 'string' || a[0] === 'null' ? 'null' : `takes a message (a STRING), got ${a[0]}`),
+    impl: ([message]) => {
+      throw new RecordExpressionError(`[USER_RAISED_EXCEPTION] ${message === null ? 'null' : String(message)}`, { function: 'raise_error()', errorClass: 'USER_RAISED_EXCEPTION' });
+    },
+  },
+  // Spark's AssertTrue, a RuntimeReplaceable: IF(cond, NULL, raise_error(message)), a NULL condition
+  // failing too; the message defaults to Spark's `'<cond>' is not true!`.
+  assert_true: {
+    min: 1, max: 2, type: () => 'null', impl: compiledByHook,
+    replacement: (e) => ({
+      kind: 'case',
+      branches: [{ when: e.args[0], then: { kind: 'literal', value: null, type: 'null' } }],
+      otherwise: { kind: 'call', name: 'raise_error', args: [e.args[1] ?? { kind: 'literal', value: `'${exprToString(e.args[0])}' is not true!`, type: 'string' }], pos: e.pos },
+      pos: e.pos,
+    }),
+  },
 };
 
 /** typeof(x): the text of x's type, known at analysis (Spark's TypeOf). */
