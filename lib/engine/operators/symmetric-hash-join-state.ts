@@ -62,16 +62,24 @@ const MATCHED = 1;
 /** The key's slot at the row's index holds this row as it is now (the flush need not write it). */
 const STORED = 2;
 
+/** What a row slot past a key's `length` holds: no row kept alive by a freed slot. */
+const NO_ROW: Row = Object.freeze({});
+
 /**
  * One join key's rows, in slot order once flushed, as parallel arrays rather than an object per
  * row: the probe, the flush and the eviction read a key's rows one after another, and an object
  * per row was one more allocation, one more pointer to follow and one more object for every
  * scavenge to copy while the row is buffered.
+ *
+ * The arrays' first `length` places are the rows; the places after them are room kept for
+ * later rows. V8 gives an array emptied by `length = 0` a new, empty backing store, and shrinks
+ * one that `pop` leaves half empty, so a key whose rows come and go (most keys: a row or two
+ * each) allocated its arrays again and again.
  */
 export class KeyRows {
   /**
-   * The rows by column name: the input row itself when this process buffered it (no copy), else
-   * built from the values the stores hold. Never changed.
+   * The rows by column name, `length` of them: the input row itself when this process buffered
+   * it (no copy), else built from the values the stores hold. Never changed.
    */
   readonly rows: Row[] = [];
   /**
@@ -81,6 +89,8 @@ export class KeyRows {
    * one more object to reach (a cache miss when the key was last touched a batch ago) and to copy.
    */
   readonly meta: number[] = [];
+  /** How many rows the key holds (the arrays may be longer). */
+  length = 0;
   /** The count keyToNumValues holds for the key (0: none). */
   stored = 0;
   /** Whether the key is in the manager's list of keys to flush. */
@@ -108,26 +118,33 @@ export class KeyRows {
   }
 
   push(row: Row, flags: number, time: number): void {
-    this.rows.push(row);
-    this.meta.push(time, flags);
+    const i = this.length++;
+    const { rows, meta } = this;
+    if (i < rows.length) {
+      rows[i] = row;
+      meta[2 * i] = time;
+      meta[2 * i + 1] = flags;
+    } else {
+      rows.push(row);
+      meta.push(time, flags);
+    }
   }
 
   /** Removes the `i`-th row: the key's last row takes its slot (the flush writes it there). */
   removeAt(i: number): void {
     const { rows, meta } = this;
-    const last = rows.length - 1;
+    const last = --this.length;
     if (i < last) {
       rows[i] = rows[last];
       meta[2 * i] = meta[2 * last];
       meta[2 * i + 1] = meta[2 * last + 1] & ~STORED;
     }
-    rows.pop();
-    meta.pop();
-    meta.pop();
+    rows[last] = NO_ROW;
   }
 
   clear(): void {
-    this.rows.length = this.meta.length = 0;
+    for (let i = 0; i < this.length; i++) this.rows[i] = NO_ROW;
+    this.length = 0;
   }
 }
 
@@ -301,7 +318,7 @@ export class SymmetricHashJoinStateManager {
     if (this.timeOf && !this.cache.byTime) {
       const queue = new TimeQueue();
       for (const entry of this.cache.keys.values()) {
-        for (let i = 0; i < entry.meta.length; i += 2) if (!Number.isNaN(entry.meta[i])) queue.push(entry.meta[i], entry);
+        for (let i = 0; i < 2 * entry.length; i += 2) if (!Number.isNaN(entry.meta[i])) queue.push(entry.meta[i], entry);
       }
       this.cache.byTime = queue;
     }
@@ -344,10 +361,10 @@ export class SymmetricHashJoinStateManager {
     this.completeCache();
     let n = 0;
     for (const entry of this.cache.keys.values()) {
-      const { rows } = entry;
-      if (rows.length === 0 || !evict(entry.key)) continue;
-      if (removed) for (let i = 0; i < rows.length; i++) removed(rows[i], entry.isMatched(i));
-      n += rows.length;
+      const { rows, length } = entry;
+      if (length === 0 || !evict(entry.key)) continue;
+      if (removed) for (let i = 0; i < length; i++) removed(rows[i], entry.isMatched(i));
+      n += length;
       entry.clear();
       this.touch(entry);
     }
@@ -366,8 +383,8 @@ export class SymmetricHashJoinStateManager {
     let n = 0;
     for (const entry of keys) {
       const { rows, meta } = entry;
-      const before = rows.length;
-      for (let i = 0; i < rows.length; ) {
+      const before = entry.length;
+      for (let i = 0; i < entry.length; ) {
         // NaN (no time) is never ≤ t: kept.
         if (!(meta[2 * i] <= t)) {
           i++;
@@ -377,7 +394,7 @@ export class SymmetricHashJoinStateManager {
         n++;
         entry.removeAt(i);
       }
-      if (rows.length !== before) this.touch(entry);
+      if (entry.length !== before) this.touch(entry);
     }
     return n;
   }
@@ -389,7 +406,7 @@ export class SymmetricHashJoinStateManager {
   flush(): void {
     for (const entry of this.dirty) {
       const { key, rows, meta } = entry;
-      const n = rows.length;
+      const n = entry.length;
       // The stores hold the key's count and its slots below it, no others: each write says
       // whether its key is there, so the store need not look it up (writeKnown), and names the
       // slot by the key and its index, so no slot string is made.

@@ -231,7 +231,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         const buffered = nullKey ? undefined : otherState.rowsOf(k);
         if (buffered !== undefined) {
           const rows = buffered.rows;
-          for (let i = 0; i < rows.length; i++) {
+          for (let i = 0, n = buffered.length; i < n; i++) {
             if (semi && side === 'right' && buffered.isMatched(i)) continue;
             const b = rows[i];
             const l = side === 'left' ? row : b;
