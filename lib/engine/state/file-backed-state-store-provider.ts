@@ -447,18 +447,17 @@ export class FileBackedStateStore implements StateStore {
       return;
     }
     const w = this.knownWriter();
-    const keyLength = index === undefined ? key.length : indexedKeyLength(key, index);
     if (value === undefined) {
       w.remove(key, index);
       this.knownRemovals++;
       this.knownSizeDelta--;
-      this.knownMemory -= valueEntryBytes(keyLength, 0);
+      this.knownMemory -= valueEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), 0);
     } else {
       w.put(key, value, index);
       this.knownPuts++;
       if (!present) {
         this.knownSizeDelta++;
-        this.knownMemory += valueEntryBytes(keyLength, value.length);
+        this.knownMemory += valueEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), value.length);
       }
     }
   }

@@ -89,10 +89,11 @@ export class StateFileWriter {
     }
     if (index >= 0) {
       buf[at + n] = 0x23; // '#'
-      for (let i = len - 1, d = index; i > n; i--, d = Math.floor(d / 10)) buf[at + i] = 0x30 + (d % 10);
+      if (index < 10) buf[at + n + 1] = 0x30 + index;
+      else for (let i = len - 1, d = index; i > n; i--, d = Math.floor(d / 10)) buf[at + i] = 0x30 + (d % 10);
     }
-    w.i32(len);
-    w.pos += len;
+    w.i32At(w.pos, len);
+    w.pos += 4 + len;
     return true;
   }
 

@@ -72,9 +72,15 @@ export function indexedKey(key: string, index: number): string {
 
 /** indexedKey(key, index).length, without making it (`index` a non-negative integer). */
 export function indexedKeyLength(key: string, index: number): number {
-  let n = key.length + 2;
-  for (let d = index; d >= 10; d = Math.floor(d / 10)) n++;
-  return n;
+  return key.length + 1 + decimalDigits(index);
+}
+
+/** How many decimal digits a non-negative integer has (a slot's index: nearly always one). */
+function decimalDigits(n: number): number {
+  if (n < 10) return 1;
+  let digits = 2;
+  for (let d = Math.floor(n / 100); d > 0; d = Math.floor(d / 10)) digits++;
+  return digits;
 }
 
 export interface StateStore {

@@ -75,6 +75,32 @@ describe('state value codec', () => {
     expect(encodeValue(edge, (w, v) => writeRowValue(w, v, cols, true))).toEqual(encodeValue([Object.values(edge), true]));
   });
 
+  it('writes an integer as TAG_INT and its zigzag as plain LEB128, 7 bits a byte from the lowest (the bytes of every checkpoint)', () => {
+    // The reference: one byte per 7 bits by division, no shortcut for any range.
+    const leb128 = (v: number): number[] => {
+      const z = v >= 0 ? v * 2 : -v * 2 - 1;
+      const out = [3];
+      let rest = z;
+      while (rest >= 128) {
+        out.push((rest % 128) + 128);
+        rest = Math.floor(rest / 128);
+      }
+      out.push(rest);
+      return out;
+    };
+    const safe = fc.oneof(fc.integer({ min: -(2 ** 52) + 1, max: 2 ** 52 - 1 }), fc.integer({ min: 2 ** 30, max: 2 ** 36 }), fc.integer({ min: -(2 ** 36), max: -(2 ** 30) }));
+    fc.assert(
+      fc.property(safe, (v) => {
+        expect([...encodeValue(v)]).toEqual(leb128(v));
+      }),
+      { numRuns: 2000, seed: 12 },
+    );
+    for (const v of [2 ** 30 - 1, 2 ** 30, -(2 ** 30), -(2 ** 30) - 1, 2 ** 31 - 1, 2 ** 31, 2 ** 35, 2 ** 42 + 5, 2 ** 49, 2 ** 52 - 1, -(2 ** 52) + 1, Date.UTC(2026, 0, 1)]) {
+      expect([...encodeValue(v)]).toEqual(leb128(v));
+      expect(decodeValue(encodeValue(v))).toBe(v);
+    }
+  });
+
   it('is compact: small integers take 2 bytes, a window 17', () => {
     expect(encodeValue(42).length).toBe(2);
     expect(encodeValue({ start: 0, end: 600_000 }).length).toBe(17);

@@ -83,9 +83,18 @@ export class ByteWriter {
     // value comes through here.
     const buf = this.buf;
     let pos = this.pos;
-    while (v >= 0x80000000) {
-      buf[pos++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
+    if (v >= 0x80000000) {
+      // Past 31 bits: the low 28 as four groups from one division, then the rest.
+      const lo = v % 0x10000000;
+      buf[pos++] = (lo & 0x7f) | 0x80;
+      buf[pos++] = ((lo >>> 7) & 0x7f) | 0x80;
+      buf[pos++] = ((lo >>> 14) & 0x7f) | 0x80;
+      buf[pos++] = ((lo >>> 21) & 0x7f) | 0x80;
+      v = (v - lo) / 0x10000000;
+      while (v >= 0x80000000) {
+        buf[pos++] = (v % 0x80) | 0x80;
+        v = Math.floor(v / 0x80);
+      }
     }
     while (v >= 0x80) {
       buf[pos++] = (v & 0x7f) | 0x80;
