@@ -237,8 +237,6 @@ export function timeRangeCondition(bounds: TimeBound[] | undefined, left: Schema
   const fields = bounds.map((b) => [resolveColumn(left, b.left), resolveColumn(right, b.right)] as const);
   if (fields.some(([l, r]) => l?.type !== 'timestamp' || l.ntz || r?.type !== 'timestamp' || r.ntz)) return generic;
   const n = bounds.length;
-  const leftNames = fields.map(([l]) => l!.name);
-  const rightNames = fields.map(([, r]) => r!.name);
   const signs = bounds.map((b) => b.sign);
   const consts = bounds.map((b) => b.constUs);
   // Each bound as `d op 0` with the comparison a number: 0 <, 1 <=, 2 >, 3 >=.
@@ -248,20 +246,28 @@ export function timeRangeCondition(bounds: TimeBound[] | undefined, left: Schema
     const us = v * 1000;
     return Number.isSafeInteger(us) ? us : undefined;
   };
-  // Each bound's two times in microseconds, read once a pair (reused across pairs).
-  const lus = new Array<number>(n);
-  const rus = new Array<number>(n);
+  // The distinct (left, right) column pairs the bounds compare (a BETWEEN's two bounds share
+  // one), each read once a candidate pair: the read of the buffered row is the probe's costliest.
+  const pairs: [string, string][] = [];
+  const pairOf = fields.map(([l, r]) => {
+    const j = pairs.findIndex(([a, b]) => a === l!.name && b === r!.name);
+    return j >= 0 ? j : pairs.push([l!.name, r!.name]) - 1;
+  });
+  const np = pairs.length;
+  const leftNames = pairs.map(([l]) => l);
+  const rightNames = pairs.map(([, r]) => r);
+  // Each pair's left time less its right time, in microseconds (reused across candidate pairs).
+  const diffs = new Array<number>(np).fill(0);
   return (l, r, ctx) => {
     // Every time read first: a pair the arithmetic cannot take goes whole to the expression.
-    for (let i = 0; i < n; i++) {
-      const a = micros(l[leftNames[i]]);
-      const b = micros(r[rightNames[i]]);
+    for (let j = 0; j < np; j++) {
+      const a = micros(l[leftNames[j]]);
+      const b = micros(r[rightNames[j]]);
       if (a === undefined || b === undefined) return generic(l, r, ctx);
-      lus[i] = a;
-      rus[i] = b;
+      diffs[j] = a - b;
     }
     for (let i = 0; i < n; i++) {
-      const d = signs[i] * (lus[i] - rus[i]) + consts[i];
+      const d = signs[i] * diffs[pairOf[i]] + consts[i];
       if (!Number.isSafeInteger(d)) return generic(l, r, ctx);
       const op = ops[i];
       if (!(op === 0 ? d < 0 : op === 1 ? d <= 0 : op === 2 ? d > 0 : d >= 0)) return false;
