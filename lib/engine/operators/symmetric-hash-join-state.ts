@@ -180,32 +180,38 @@ class TimeQueue {
     keys[i] = k;
   }
 
-  /** Removes the entries with a time ≤ `t`, adding their keys to `out` once each (by `round`). */
-  popUpTo(t: number, round: number, out: KeyRows[]): void {
+  /**
+   * Removes the entries with a time ≤ `t` up to the first whose key this eviction `round` has not
+   * visited yet, and returns that key (marked visited); undefined once no entry is ≤ `t`. The
+   * caller evicts each key as it comes, while the key is in the cache.
+   */
+  popKeyUpTo(t: number, round: number): KeyRows | undefined {
     const { times, keys } = this;
     while (times.length > 0 && times[0] <= t) {
       const top = keys[0];
-      if (top.round !== round) {
-        top.round = round;
-        out.push(top);
-      }
       const lastT = times.pop()!;
       const lastK = keys.pop()!;
       const n = times.length;
-      if (n === 0) break;
-      let i = 0;
-      for (;;) {
-        let c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && times[c + 1] < times[c]) c++;
-        if (times[c] >= lastT) break;
-        times[i] = times[c];
-        keys[i] = keys[c];
-        i = c;
+      if (n > 0) {
+        let i = 0;
+        for (;;) {
+          let c = 2 * i + 1;
+          if (c >= n) break;
+          if (c + 1 < n && times[c + 1] < times[c]) c++;
+          if (times[c] >= lastT) break;
+          times[i] = times[c];
+          keys[i] = keys[c];
+          i = c;
+        }
+        times[i] = lastT;
+        keys[i] = lastK;
       }
-      times[i] = lastT;
-      keys[i] = lastK;
+      if (top.round !== round) {
+        top.round = round;
+        return top;
+      }
     }
+    return undefined;
   }
 }
 
@@ -378,10 +384,10 @@ export class SymmetricHashJoinStateManager {
    */
   removeUpTo(t: number, removed?: OnRemoved): number {
     this.completeCache();
-    const keys: KeyRows[] = [];
-    this.cache.byTime!.popUpTo(t, ++this.cache.rounds, keys);
+    const queue = this.cache.byTime!;
+    const round = ++this.cache.rounds;
     let n = 0;
-    for (const entry of keys) {
+    for (let entry = queue.popKeyUpTo(t, round); entry !== undefined; entry = queue.popKeyUpTo(t, round)) {
       const { rows, meta } = entry;
       const before = entry.length;
       for (let i = 0; i < entry.length; ) {
