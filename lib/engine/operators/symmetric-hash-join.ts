@@ -210,10 +210,16 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       right: joinType === 'rightOuter' || joinType === 'fullOuter',
     };
 
+    const condition = this.o.condition;
     for (const side of ['left', 'right'] as const) {
+      // What the rows' loop reads, looked up once a side: a property read by a name that varies
+      // (`state[side]`) is a slow, megamorphic one, and this loop runs for every input row.
       const input = this.o[side];
       const other: JoinSide = side === 'left' ? 'right' : 'left';
+      const ownState = state[side];
       const otherState = state[other];
+      const marksOther = keepsMatched[other];
+      const w = input.stateWatermark;
       for (const row of side === 'left' ? left : right) {
         if (input.eventTime !== undefined) {
           const t = eventTimeOf(row[input.eventTime]);
@@ -236,9 +242,9 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
             const b = rows[i];
             const l = side === 'left' ? row : b;
             const r = side === 'left' ? b : row;
-            if (this.o.condition && this.o.condition(l, r, ctx) !== true) continue;
+            if (condition && condition(l, r, ctx) !== true) continue;
             matched = true;
-            if (keepsMatched[other]) otherState.markMatched(buffered, i);
+            if (marksOther) otherState.markMatched(buffered, i);
             if (!semi) out.push(this.joined(l, r));
             else if (side === 'right') out.push(this.joined(l, null));
             else break;
@@ -252,9 +258,8 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
         // batch's): a row an aggregation below released because this batch's watermark passed it
         // must still meet the other side's rows of this batch (Spark 4's fix for time-window
         // aggregations of separate streams joined on the window); eviction below then drops it.
-        const w = input.stateWatermark;
-        if (this.behindStateWatermark(side, key, w?.kind === 'value' ? row[w.column] : undefined, late)) continue;
-        state[side].append(k, row, matched);
+        if (behindStateWatermark(w, key, w?.kind === 'value' ? row[w.column] : undefined, late)) continue;
+        ownState.append(k, row, matched);
         counts.updated++;
       }
     }
@@ -267,7 +272,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       const padded: OnRemoved | undefined = !pads ? undefined : (b, matched) => {
         if (!matched) out.push(side === 'left' ? this.joined(b, null) : this.joined(null, b));
       };
-      counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, padded) : state[side].removeKeysWhere((k) => this.behindStateWatermark(side, decodeKey(k), undefined, wm), padded);
+      counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, padded) : state[side].removeKeysWhere((k) => behindStateWatermark(w, decodeKey(k), undefined, wm), padded);
       this.pendingEvictedUpTo = wm;
     }
     state.left.flush();
@@ -278,26 +283,15 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     return out;
   }
 
-  /** Whether a row of `side` (its join key, and its value of a value watermark's column) is behind the side's state watermark. */
-  private behindStateWatermark(side: JoinSide, key: unknown[], columnValue: unknown, wm: number): boolean {
-    const w = this.o[side].stateWatermark;
-    if (!w || wm === -Infinity) return false;
-    const t = w.kind === 'key' ? eventTimeOf(key[w.keyIndex]) : eventTimeOf(columnValue);
-    return t !== undefined && t <= (w.kind === 'key' ? wm : wm + w.offsetMs);
-  }
-
   /** The output row: the left side's columns then the right side's (a left semi join: the left's), named by position. */
   private joined(l: Row | null, r: Row | null): Row {
     // A copy of a literal-like object gets its final shape at once (every column in the object),
     // where adding the columns one by one grew it (one output row per pair, the join's most
     // allocated object).
     const out: Row = { ...this.outputTemplate };
-    for (const side of ['left', 'right'] as const) {
-      const names = this.outputNames[side];
-      const from = side === 'left' ? l : r;
-      const cols = this.columns[side];
-      for (let i = 0; i < names.length; i++) out[names[i]] = from ? (from[cols[i]] ?? null) : null;
-    }
+    // A side without a row (padding) keeps the template's NULLs.
+    if (l !== null) copyColumns(out, l, this.outputNames.left, this.columns.left);
+    if (r !== null) copyColumns(out, r, this.outputNames.right, this.columns.right);
     return out;
   }
 
@@ -337,6 +331,21 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       },
     };
   }
+}
+
+/** A side's columns of `from` into the output row `out`, under their output names (absent: NULL). */
+function copyColumns(out: Row, from: Row, names: readonly string[], cols: readonly string[]): void {
+  for (let i = 0; i < names.length; i++) out[names[i]] = from[cols[i]] ?? null;
+}
+
+/**
+ * Whether a row of a side with state watermark `w` (its join key, and its value of a value
+ * watermark's column) is behind it at watermark `wm`.
+ */
+function behindStateWatermark(w: JoinStateWatermark | undefined, key: unknown[], columnValue: unknown, wm: number): boolean {
+  if (!w || wm === -Infinity) return false;
+  const t = w.kind === 'key' ? eventTimeOf(key[w.keyIndex]) : eventTimeOf(columnValue);
+  return t !== undefined && t <= (w.kind === 'key' ? wm : wm + w.offsetMs);
 }
 
 /** Whether a join key has a NULL part (a loop: this runs for every input row). */
