@@ -1,8 +1,9 @@
 /**
  * Generate (Spark's GenerateExec): each input row becomes one output row per element of its
- * array (explode: `col`; posexplode: `pos`, `col`; inline: the element struct's fields, a NULL
- * element a row of NULLs) or per entry of its map (`key`, `value`), the input's columns first. A NULL or empty collection gives no row, or with the _outer forms
- * one row whose generated columns are NULL. Stateless: a re-run batch generates the same rows.
+ * array (explode: `col`; posexplode: `pos`, `col`; inline and stack: the element struct's
+ * fields, a NULL element a row of NULLs) or per entry of its map (`key`, `value`), the input's
+ * columns first. A NULL or empty collection gives no row, or with the _outer forms one row whose
+ * generated columns are NULL. Stateless: a re-run batch generates the same rows.
  */
 import type { Row, Schema } from '../types';
 import type { Evaluator } from '../query/expression-compiler';
@@ -13,7 +14,7 @@ export interface GenerateSpec {
   collection: Evaluator;
   /** For a map: its key text (how a map value holds it) back to the key's type. */
   mapKey?: (text: string) => unknown;
-  /** inline: the fields of each element (a struct) are the generated values, in this order. */
+  /** inline, stack: the fields of each element (a struct) are the generated values, in this order. */
   structFields?: string[];
   position: boolean;
   outer: boolean;

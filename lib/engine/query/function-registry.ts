@@ -124,7 +124,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'collection', group: 'datetime', defs: WINDOW_TIME_FUNCTIONS },
     { kind: 'higherOrder', group: 'lambda', defs: HIGHER_ORDER_FUNCTIONS },
     { kind: 'aggregate', group: 'aggregate', defs: AGGREGATE_FUNCTIONS },
-    { kind: 'generator', group: 'generator', defs: { ...arities(GENERATORS, { min: 1, max: 1 }), json_tuple: { min: 2, max: Infinity } } },
+    { kind: 'generator', group: 'generator', defs: { ...arities(GENERATORS, { min: 1, max: 1 }), json_tuple: { min: 2, max: Infinity }, stack: { min: 2, max: Infinity } } },
     { kind: 'special', group: 'conversion', defs: CAST_FUNCTIONS },
     ...Object.entries(SPECIAL_FORMS).map(([group, defs]) => ({ kind: 'special' as const, group: group as FunctionGroup, defs })),
   ],

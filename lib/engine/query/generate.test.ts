@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
+import { typeText } from './data-types';
 import { SqlValidationError } from './sql-error';
 import { compileStreamingQuery } from './streaming-query';
 
@@ -95,6 +96,35 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect((await evalRows(`SELECT id, e.user FROM src LATERAL VIEW inline(${events}) e AS user, n WHERE n > 1`, input)).rows).toEqual([{ id: 1, user: 'ann' }]);
     expect(sqlError('SELECT inline(tags) FROM src').message).toMatch(/inline\(\) takes an array of structs, got ARRAY<STRING>/);
     expect(sqlError(`SELECT inline(${events}) AS x FROM src`).errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
+  });
+
+  // Spark's sql-tests generators.sql and GeneratorFunctionSuite's "stack".
+  it('> SELECT stack(2, 1, 2, 3); 1 2 · 3 NULL: n rows of the values, the last padded with NULL', async () => {
+    const one = [{ id: 1 }];
+    expect((await evalRows('SELECT stack(1, 1, 2, 3) FROM src', one)).rows).toEqual([{ col0: 1, col1: 2, col2: 3 }]);
+    expect((await evalRows('SELECT stack(2, 1, 2, 3) FROM src', one)).rows).toStrictEqual([{ col0: 1, col1: 2 }, { col0: 3, col1: null }]);
+    expect((await evalRows('SELECT stack(3, 1, 2, 3) FROM src', one)).rows).toEqual([{ col0: 1 }, { col0: 2 }, { col0: 3 }]);
+    expect((await evalRows('SELECT stack(4, 1, 2, 3) FROM src', one)).rows).toStrictEqual([{ col0: 1 }, { col0: 2 }, { col0: 3 }, { col0: null }]);
+    const typed = await evalRows("SELECT stack(2, 1, 1.1, null, 2, null, 'b') FROM src", one);
+    expect(typed.schema.map((f) => [f.name, typeText(f)])).toEqual([['col0', 'INT'], ['col1', 'DECIMAL(2,1)'], ['col2', 'STRING']]);
+    // A DECIMAL(2,1) holds its unscaled value: 1.1 is 11n.
+    expect(typed.rows).toStrictEqual([{ col0: 1, col1: 11n, col2: null }, { col0: 2, col1: null, col2: 'b' }]);
+    // Each input row generates its rows, from its columns; AS (a, b) and LATERAL VIEW name them.
+    const input: Row[] = [{ id: 1, line: 'x' }, { id: 2, line: 'y' }];
+    expect((await evalRows("SELECT id, stack(2, 'line', line, 'id', cast(id AS STRING)) AS (k, v) FROM src", input)).rows).toEqual([
+      { id: 1, k: 'line', v: 'x' }, { id: 1, k: 'id', v: '1' }, { id: 2, k: 'line', v: 'y' }, { id: 2, k: 'id', v: '2' },
+    ]);
+    expect((await evalRows("SELECT id, s.k FROM src LATERAL VIEW stack(2, 'a', id, 'b', id + 10) s AS k, n WHERE s.n > 10", input)).rows).toEqual([{ id: 1, k: 'b' }, { id: 2, k: 'b' }]);
+  });
+
+  it('refuses stack() as Spark does, with its error classes', () => {
+    expect(sqlError("SELECT stack(2, 1, '2.2') FROM src")).toMatchObject({ errorClass: 'DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES', message: expect.stringMatching(/column \(0\) do not have the same type: INT \(1\) <> STRING \(2\)/) });
+    expect(sqlError('SELECT stack(2, 1, 2.0D) FROM src').errorClass).toBe('DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES');
+    expect(sqlError('SELECT stack(1.1, 1, 2, 3) FROM src').errorClass).toBe('DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+    expect(sqlError('SELECT stack(-1, 1, 2, 3) FROM src').errorClass).toBe('DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE');
+    expect(sqlError('SELECT stack(cast(id AS INT), 1, 2) FROM src').errorClass).toBe('DATATYPE_MISMATCH.NON_FOLDABLE_INPUT');
+    expect(sqlError('SELECT stack(1) FROM src').message).toMatch(/stack/);
+    expect(sqlError('SELECT stack(2, 1, 2, 3) AS x FROM src').errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
   });
 
   it('refuses what Spark refuses, naming it', () => {

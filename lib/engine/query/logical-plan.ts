@@ -52,7 +52,7 @@ export type LogicalPlan =
   /** UNION ALL: the branches' rows one after the other (by position, named as the first branch's). */
   | { kind: 'Union'; branches: LogicalPlan[]; pos?: SqlPosition }
   /**
-   * Spark's Generate: `generator` (explode(x), posexplode(x) and their _outer forms) turns each
+   * Spark's Generate: `generator` (explode(x), posexplode(x), inline(x), stack(n, …)) turns each
    * child row into one row per element of the array x (or entry of the map x): the child's
    * columns, then `output` (Spark's `pos`, `col`, or `key` and `value`, unless aliased).
    */

@@ -32,17 +32,17 @@ type GenerateNode = Extract<LogicalPlan, { kind: 'Generate' }>;
 
 /**
  * What a Generate's generator outputs over `schema`: the window containing a row's time
- * (time-windowing.ts), or explode's element or entry columns. `arg`: its argument's type
- * (the one it carries, or compiled, when not given).
+ * (time-windowing.ts), or explode's element or entry columns. `args`: its arguments' types
+ * (the ones they carry, or compiled, when not given).
  */
-export function generatorFields(g: GenerateNode['generator'], schema: Schema, arg: TypeInfo = expressionType(g.args[0], schema)): { window?: TimeWindowSpec; fields: Schema } {
+export function generatorFields(g: GenerateNode['generator'], schema: Schema, args: readonly TypeInfo[] = g.args.map((a) => expressionType(a, schema))): { window?: TimeWindowSpec; fields: Schema } {
   const window = timeWindowOf(g, schema);
   if (window) {
-    const field: Field = { name: WINDOW_COLUMN, type: 'window', nullable: false, ...(arg.watermarkDelayMs !== undefined ? { watermarkDelayMs: arg.watermarkDelayMs } : {}) };
+    const field: Field = { name: WINDOW_COLUMN, type: 'window', nullable: false, ...(args[0].watermarkDelayMs !== undefined ? { watermarkDelayMs: args[0].watermarkDelayMs } : {}) };
     return { window, fields: [field] };
   }
-  const fields = generatorOutput(g.name, arg);
-  if (typeof fields === 'string') throw new SqlValidationError(fields, g.pos, g.name);
+  const fields = generatorOutput(g.name, g.args, args);
+  if (!Array.isArray(fields)) throw new SqlValidationError(fields.message, g.pos, g.name, fields.errorClass);
   return { fields };
 }
 

@@ -188,7 +188,7 @@ class QueryPlanner {
     for (const lv of lateralViews) {
       const builder = this.builder(qualifiers, schema, from.scope);
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
-      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms');
+      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, and stack()');
       const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
       ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan)));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
@@ -362,9 +362,8 @@ class QueryPlanner {
    * other items may read.
    */
   private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan): Extract<LogicalPlan, { kind: 'Generate' }> {
-    if (call.args.length !== 1) throw new SqlValidationError(`${call.name}() takes one argument (an array or a map), got ${call.args.length}`, call.pos, call.name);
-    const fields = generatorOutput(call.name, compileExpression(call.args[0], inputSchema));
-    if (typeof fields === 'string') throw new SqlValidationError(`${fields} in ${exprToString(call)}`, call.pos, call.name);
+    const fields = generatorOutput(call.name, call.args, call.args.map((a) => compileExpression(a, inputSchema)));
+    if (!Array.isArray(fields)) throw new SqlValidationError(`${fields.message} in ${exprToString(call)}`, call.pos, call.name, fields.errorClass);
     if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos);
     const output = aliases ? [...aliases] : fields.map((f) => f.name);
     for (const name of output) {

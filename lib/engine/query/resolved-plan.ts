@@ -200,7 +200,7 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       // The generator's argument carries its type; the generator itself is typed by its output columns.
       // (A time window's durations are typed too: they are literals the planner reads as written.)
       const generator = { ...g, args: g.args.map((a) => typedTree(a, child.output)) };
-      const fields = generatorFields(generator, child.output, generator.args[0].dataType).fields;
+      const fields = generatorFields(generator, child.output).fields;
       return { plan: { ...plan, generator, child: child.plan }, output: generateOutput(plan, child.output, fields).output };
     }
     case 'Aggregate': {

@@ -23,6 +23,7 @@ import { fieldOfType, sameType, typeOfField } from './data-types';
 import { exprToString, type SqlType } from './expression';
 import { castValue } from './sql-values';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
+import { stackRows } from './generators';
 import { windowsFor } from '../operators/window';
 import { InputWatermarkExec } from '../operators/input-watermark';
 import { isStatefulOperator } from '../operators/physical-operator';
@@ -216,12 +217,14 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
 }
 
 /**
- * What a Generate's generator makes of each row: explode's elements or entries, or the windows
+ * What a Generate's generator makes of each row: explode's elements or entries, stack's rows (as
+ * structs of its columns, which the operator reads as inline's), or the windows
  * containing a row's time (time-windowing.ts), latest first as Spark's Expand lists them.
  */
 function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'], schema: Schema): { fields: Schema; spec: Pick<GenerateSpec, 'collection' | 'mapKey' | 'structFields' | 'position' | 'outer'> } {
-  const arg = compileExpression(g.args[0], schema);
-  const { window, fields } = generatorFields(g, schema, arg);
+  const args = g.args.map((a) => compileExpression(a, schema));
+  const arg = args[0];
+  const { window, fields } = generatorFields(g, schema, args);
   if (window) {
     const ts = arg.eval;
     const collection = (row: Row, ctx: EvalContext) => {
@@ -229,6 +232,22 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
       return t === null || t === undefined ? null : windowsFor(t as number, window).reverse();
     };
     return { fields, spec: { collection, position: false, outer: false } };
+  }
+  if (g.name === 'stack') {
+    // Spark's Stack: the values row by row, n rows of the columns' width, NULL past the last.
+    const rows = stackRows(g.args[0], arg) as number;
+    const values = args.slice(1).map((a) => a.eval);
+    const names = fields.map((f) => f.name);
+    const collection = (row: Row, ctx: EvalContext) => {
+      const out: Row[] = [];
+      for (let r = 0; r < rows; r++) {
+        const o: Row = {};
+        names.forEach((name, c) => (o[name] = values[r * names.length + c]?.(row, ctx) ?? null));
+        out.push(o);
+      }
+      return out;
+    };
+    return { fields, spec: { collection, structFields: names, position: false, outer: false } };
   }
   const keyType = arg.type === 'map' ? typeOfField(arg.keyType!) : undefined;
   const mapKey = keyType && (keyType.type === 'string' ? (k: string) => k : (k: string) => castValue(k, 'string', keyType.type as SqlType, undefined, keyType.decimal));
