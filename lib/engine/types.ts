@@ -37,6 +37,11 @@ export interface Field {
    * value is the epoch milliseconds of that wall-clock time read as UTC.
    */
   ntz?: true;
+  /**
+   * Set on a struct field made of a NULL literal (`named_struct('b', NULL)`), Spark's VOID: kept
+   * as a STRING, it widens to the other side's type beside another struct (query/expression-compiler.ts).
+   */
+  void?: true;
   /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */
   precision?: number;
   scale?: number;

@@ -54,3 +54,30 @@ describe('CAST to ARRAY, MAP and STRUCT', () => {
     expect(failure("CAST('x' AS ARRAY<STRING>)").message).toMatch(/Only an ARRAY casts to ARRAY<STRING>/);
   });
 });
+
+// Spark's findWiderTypeForTwo over nested types (TypeCoercionSuite's "wider common type for
+// decimal and array", "struct" cases): what array(), coalesce, CASE, IF and IN of them give.
+describe('complex values widen to one type, as Spark findWiderTypeForTwo', () => {
+  it("array(named_struct('a', 1, 'b', 2), named_struct('a', 3, 'b', NULL)): a NULL field takes the other's type", async () => {
+    expect(await one("array(named_struct('a', 1, 'b', 2), named_struct('a', 3, 'b', NULL))")).toEqual({ v: [{ a: 1, b: 2 }, { a: 3, b: null }], type: 'array<struct<a:int,b:int>>' });
+    // Fields widen one by one: INT and DECIMAL(2,1) to DECIMAL(11,1) (1.0 is the unscaled 10n).
+    expect(await one("CASE WHEN id = 1 THEN named_struct('a', 1) ELSE named_struct('a', 2.5) END")).toEqual({ v: { a: 10n }, type: 'struct<a:decimal(11,1)>' });
+    expect(await one('coalesce(CAST(NULL AS ARRAY<INT>), array(1.5))')).toEqual({ v: [15n], type: 'array<decimal(11,1)>' });
+    expect(await one('if(id = 1, array(1), array(2.5D))')).toEqual({ v: [1], type: 'array<double>' });
+    expect(await one("array(map('k', 1), map('k', 2L))")).toEqual({ v: [{ k: 1 }, { k: 2 }], type: 'array<map<string,bigint>>' });
+    expect(await one("named_struct('a', 1) IN (named_struct('a', 2L), named_struct('a', 1))")).toEqual({ v: true, type: 'boolean' });
+  });
+
+  it('array() is ARRAY<VOID>: it casts and widens to any array', async () => {
+    expect(await one('CAST(array() AS ARRAY<STRUCT<a:INT>>)')).toEqual({ v: [], type: 'array<struct<a:int>>' });
+    expect(await one('coalesce(array(1, 2), array())')).toEqual({ v: [1, 2], type: 'array<int>' });
+    expect(await one("array(array(named_struct('a', 1)), array())")).toEqual({ v: [[{ a: 1 }], []], type: 'array<array<struct<a:int>>>' });
+  });
+
+  it('refuses structs whose field names differ, as Spark (DATA_DIFF_TYPES)', () => {
+    const f = failure("array(named_struct('a', 1), named_struct('b', 2))");
+    expect(f.errorClass).toBe('DATATYPE_MISMATCH.DATA_DIFF_TYPES');
+    expect(f.message).toMatch(/"STRUCT<a: INT>" or "STRUCT<b: INT>"/);
+    expect(failure("coalesce(array(1), map('a', 1))").message).toMatch(/incompatible types/);
+  });
+});

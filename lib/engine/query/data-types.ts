@@ -34,6 +34,11 @@ export interface TypeInfo {
   float32?: true;
   /** Set on a `timestamp` that is Spark's TIMESTAMP_NTZ: epoch milliseconds of the wall-clock time read as UTC. */
   ntz?: true;
+  /**
+   * Set on the `array` array() or array(NULL, …) makes, Spark's ARRAY<VOID>: its elements are all
+   * NULL, so it casts and widens to any array. Shown and kept as an ARRAY<STRING> otherwise.
+   */
+  voidElements?: true;
 }
 
 /** Spark's window struct: what `window.start` and `window.end` read. */

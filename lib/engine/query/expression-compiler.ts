@@ -7,6 +7,7 @@
  *
  * No user text reaches eval or new Function: the only code that runs is this file's closures.
  */
+import { encodeKey } from '../state/state-value-codec';
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
@@ -144,7 +145,15 @@ function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefine
  * Spark's widerDecimalType; a decimal with a double is a double. With `stringPromotion`, a
  * string beside numbers, dates or timestamps makes them all STRINGs (widerTypeForTwo).
  */
-function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, stringPromotion = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; values: CompiledExpr[] } | undefined {
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, stringPromotion = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; complex?: TypeInfo; values: CompiledExpr[] } | undefined {
+  if (cs.some((c) => isComplex(c.type))) {
+    // Arrays, maps and structs: Spark's findWiderTypeForTwo, each value cast to the wider type.
+    let complex: TypeInfo | undefined = { type: 'null' };
+    for (const c of cs) complex = complex && widerType(complex, c);
+    if (!complex) return undefined;
+    const to = complex;
+    return { type: to.type, complex: to, values: cs.map((c) => readAs(c, to)) };
+  }
   const wider = stringPromotion ? widerTypeForTwo : unifyTypes;
   let type: ExprType = 'null';
   for (const c of cs) {
@@ -177,6 +186,53 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, string
   return { type, decimal: dec, values: cs.map((c) => convert(c, 'decimal', dec)) };
 }
 
+const isComplex = (t: ExprType) => t === 'array' || t === 'map' || t === 'struct';
+
+/**
+ * Spark's findWiderTypeForTwo: simple types as unifyAll widens them (a string beside a number,
+ * date or timestamp a STRING); arrays by their elements, maps by keys and values, structs of as
+ * many fields with the same names (case aside) field by field; an ARRAY<VOID> (array()) beside
+ * any array, NULL beside anything. Undefined when they do not widen.
+ */
+function widerType(a: TypeInfo, b: TypeInfo): TypeInfo | undefined {
+  if (a.type === 'null') return b;
+  if (b.type === 'null') return a;
+  const part = (x: Field, y: Field, name: string): Field | undefined => {
+    const t = widerType(x.void ? { type: 'null' } : typeOfField(x), y.void ? { type: 'null' } : typeOfField(y));
+    return t && fieldOfType(name, t, x.nullable !== false || y.nullable !== false);
+  };
+  if (a.type === 'array' && b.type === 'array') {
+    if (a.voidElements) return b;
+    if (b.voidElements) return a;
+    const element = part(a.elementType!, b.elementType!, 'element');
+    return element && { type: 'array', elementType: element };
+  }
+  if (a.type === 'map' && b.type === 'map') {
+    const key = part(a.keyType!, b.keyType!, 'key');
+    const value = part(a.valueType!, b.valueType!, 'value');
+    return key && value && { type: 'map', keyType: { ...key, nullable: false }, valueType: value };
+  }
+  if (a.type === 'struct' && b.type === 'struct') {
+    const [fa, fb] = [a.fields ?? [], b.fields ?? []];
+    if (fa.length !== fb.length || fa.some((f, i) => f.name.toLowerCase() !== fb[i].name.toLowerCase())) return undefined;
+    const fields = fa.map((f, i) => part(f, fb[i], f.name));
+    return fields.every((f) => f !== undefined) ? { type: 'struct', fields: fields as Field[] } : undefined;
+  }
+  if (isComplex(a.type) || isComplex(b.type)) return undefined;
+  const nil: Evaluator = () => null;
+  const u = unifyAll([{ ...a, eval: nil }, { ...b, eval: nil }], [{ kind: 'column', name: 'a' }, { kind: 'column', name: 'b' }], false, true);
+  return u && { ...unifiedType(u), ...(a.interval && sameType(a, b) ? { interval: a.interval } : {}) };
+}
+
+/** A compiled array, map or struct (or NULL) read as the wider type `to`: cast where it differs. */
+function readAs(c: CompiledExpr, to: TypeInfo): CompiledExpr {
+  if (c.type !== 'null' && sameType(c, to) && !c.voidElements) return c;
+  const convert = complexCast(c, fieldOfType('value', to));
+  if (typeof convert === 'string') throw new Error(`Internal: ${convert}`);
+  const get = c.eval;
+  return { ...to, eval: (r, ctx) => { const v = get(r, ctx); return v === null || v === undefined ? null : convert(v); } };
+}
+
 /**
  * Spark's WidenSetOperationTypes for one column of a UNION: the type the branches' fields widen
  * to (a BIGINT and a DECIMAL to a DECIMAL wide enough for both, decimals to the wider decimal, a
@@ -205,8 +261,11 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
  */
 function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | string {
   if (from.type === 'null') return () => null;
+  // ARRAY<VOID> (array()): its NULL elements are NULLs of any type.
+  if (from.voidElements && to.type === 'array') return (v) => (v as unknown[]).map(() => null);
   const nested = (x: TypeInfo | Field) => x.type === 'array' || x.type === 'map' || x.type === 'struct';
-  const part = (f: TypeInfo, t: Field): ((v: unknown) => unknown) | string => {
+  const part = (f: TypeInfo, t: Field, fromVoid?: boolean): ((v: unknown) => unknown) | string => {
+    if (fromVoid) return () => null;
     if (nested(t) || nested(f)) {
       if (f.type !== t.type) return `Cannot cast ${typeText(f)} to ${typeText(t)}.`;
       const c = complexCast(f, t);
@@ -255,7 +314,7 @@ function complexCast(from: TypeInfo, to: Field): ((v: unknown) => unknown) | str
       const fs = from.fields ?? [];
       const ts = to.fields ?? [];
       if (fs.length !== ts.length) return `A STRUCT of ${fs.length} fields does not cast to one of ${ts.length}.`;
-      const parts = ts.map((t, i) => part(typeOfField(fs[i]), t));
+      const parts = ts.map((t, i) => part(typeOfField(fs[i]), t, fs[i].void));
       const bad = parts.find((p): p is string => typeof p === 'string');
       if (bad) return bad;
       const convs = parts as ((v: unknown) => unknown)[];
@@ -331,6 +390,8 @@ const compareBinary = (a: unknown, b: unknown): number => Buffer.compare(a as Ui
 
 /** Whether two non-NULL values of type `t` are equal: BINARY values by their bytes. */
 function equalityOf(t: ExprType): (a: unknown, b: unknown) => boolean {
+  // Arrays, maps and structs: equal when their elements, entries or fields are (their key encoding).
+  if (isComplex(t)) return (a, b) => encodeKey([a]) === encodeKey([b]);
   return t === 'binary' ? (a, b) => compareBinary(a, b) === 0 : (a, b) => a === b;
 }
 
@@ -359,6 +420,7 @@ export function compileExpression(e: Expr, schema: Schema, types?: Map<Expr, Typ
 
 /** The type several values unify to (unifyAll), which each of them is read as. */
 function unifiedType(u: NonNullable<ReturnType<typeof unifyAll>>): TypeInfo {
+  if (u.complex) return u.complex;
   return { type: u.type, ...(u.decimal ? { decimal: u.decimal } : {}), ...(u.integral ? { integral: u.integral } : {}), ...(u.float32 ? { float32: u.float32 } : {}), ...(u.ntz ? { ntz: u.ntz } : {}) };
 }
 
@@ -439,7 +501,12 @@ class ExpressionCompiler implements LambdaCompiler {
   }
 
   compile(e: Expr): CompiledExpr {
-    const c = this.compileNode(e);
+    let c = this.compileNode(e);
+    if (c.voidElements && !(e.kind === 'call' && e.name === 'array')) {
+      // Only array() itself is an ARRAY<VOID>: what a function makes of it is an ARRAY<STRING>.
+      const { voidElements: _void, ...rest } = c;
+      c = rest;
+    }
     if (this.types) {
       this.types.set(e, typeOfCompiled(c));
     }
@@ -1058,11 +1125,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const equal = equalityOf(operand?.type ?? 'null');
     const otherwise = e.otherwise ? u.values[e.branches.length] : undefined;
     return {
-      type: u.type,
-      ...(u.decimal ? { decimal: u.decimal } : {}),
-      ...(u.integral ? { integral: u.integral } : {}),
-      ...(u.float32 ? { float32: u.float32 } : {}),
-      ...(u.ntz ? { ntz: u.ntz } : {}),
+      ...read,
       eval: (row, c) => {
         const ov = operand?.eval(row, c);
         for (let i = 0; i < whens.length; i++) {
@@ -1129,29 +1192,29 @@ class ExpressionCompiler implements LambdaCompiler {
   private constructor_(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const unify = (es: Expr[], what: string): { type: TypeInfo; values: CompiledExpr[] } => {
       const cs = es.map((x) => this.compile(x));
-      const nested = cs.find((c) => c.type === 'array' || c.type === 'map' || c.type === 'struct');
-      if (nested) {
-        if (cs.some((c) => c.type !== 'null' && !sameType(c, nested))) this.fail(e, `${e.name}() ${what} must all be ${typeText(nested)}`);
-        return { type: nested, values: cs };
-      }
       const u = unifyAll(cs, es);
-      if (!u) this.fail(e, `${e.name}() ${what} have incompatible types (${cs.map((c) => typeText(c)).join(', ')}); CAST them to one type`);
+      if (u?.type === 'null') return { type: { type: 'null' }, values: u.values };
+      if (!u) {
+        this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`${e.name}\` should all be the same type, but it's (${cs.map((c) => `"${typeText(c)}"`).join(' or ')}).`, `The ${what} have incompatible types: CAST them to one type.`);
+      }
+      if (u.complex) return { type: u.complex, values: u.values };
       // A constant array or map is left as written: a function may read its literals as written
       // (percentile_approx's percentages).
       const read = unifiedType(u);
       if (!e.args.every((x) => x.kind === 'literal')) for (const x of es) this.implicitCast(e, x, read);
-      return { type: { ...read, type: u.type === 'null' ? 'string' : u.type }, values: u.values };
+      return { type: read, values: u.values };
     };
     if (e.name === 'struct' || e.name === 'named_struct') return this.struct_(e);
     if (e.name === 'array') {
       const { type, values } = unify(e.args, 'elements');
-      return { type: 'array', elementType: elementOf(type), eval: (r, c) => values.map((v) => v.eval(r, c)) };
+      // Elements all NULL (or none): Spark's ARRAY<VOID>, an ARRAY<STRING> when it is not widened.
+      return { type: 'array', elementType: elementOf(type), ...(type.type === 'null' ? { voidElements: true as const } : {}), eval: (r, c) => values.map((v) => v.eval(r, c)) };
     }
     if (e.args.length % 2 !== 0) this.fail(e, 'map() takes key/value pairs: map(key1, value1, key2, value2, …)');
     const keys = unify(e.args.filter((_, i) => i % 2 === 0), 'keys');
     const vals = unify(e.args.filter((_, i) => i % 2 === 1), 'values');
     if (['array', 'map', 'struct'].includes(keys.type.type)) this.fail(e, `map() keys must be of a simple type, got ${typeText(keys.type)}`);
-    const kt = keys.type;
+    const kt: TypeInfo = keys.type.type === 'null' ? { type: 'string' } : keys.type;
     return {
       type: 'map',
       keyType: { ...fieldOfType('key', kt), nullable: false },
@@ -1184,7 +1247,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined && e.name === 'named_struct') this.fail(e, `named_struct() names the field \`${dup}\` twice`);
     const values = valueExprs.map((x) => this.compile(x));
-    const fields = values.map((v, i) => fieldOfType(names[i], v));
+    const fields = values.map((v, i) => (v.type === 'null' ? { ...fieldOfType(names[i], v), void: true as const } : fieldOfType(names[i], v)));
     return { type: 'struct', fields, eval: (r, c) => Object.fromEntries(values.map((v, i) => [names[i], v.eval(r, c)])) };
   }
 
@@ -1288,18 +1351,6 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     const typed = def.typed?.(e, args);
     if (typed) return typed;
-    // nvl/ifnull/coalesce of arrays, maps or structs: the first non-NULL, of their one type.
-    if (def.coalescing) {
-      const nested = args.find((a) => a.type === 'array' || a.type === 'map' || a.type === 'struct');
-      if (nested) {
-        if (args.some((a) => a.type !== 'null' && !sameType(a, nested))) this.fail(e, `${e.name}() arguments must all be ${typeText(nested)}; got ${args.map((a) => typeText(a)).join(', ')}`);
-        const { eval: _first, ...type } = nested;
-        const evals = args.map((a) => a.eval);
-        return { ...type, eval: (r, c) => { for (const f of evals) { const v = f(r, c); if (v !== null && v !== undefined) return v; } return null; } };
-      }
-    }
-    // A function that passes a value through has a TIMESTAMP_NTZ among NTZs, DATEs and NULLs
-    // (before a DATE is taken as its midnight below).
     // The arguments whose value is the result (def.valueArgs), by index; none for other functions.
     const valueIdx = def.valueArgs === undefined ? [] : def.valueArgs === 'all' ? args.map((_, i) => i) : def.valueArgs.filter((i) => i < args.length);
     const valuesOf = () => valueIdx.map((i) => args[i]);
@@ -1308,6 +1359,16 @@ class ExpressionCompiler implements LambdaCompiler {
       const u = unifyAll(valuesOf(), valueIdx.map((i) => e.args[i]), false, stringPromotion);
       return u && { u, args: args.map((a, i) => (valueIdx.includes(i) ? u.values[valueIdx.indexOf(i)] : a)) };
     };
+    // coalesce, nvl, if… of arrays, maps or structs: of the type they widen to (findWiderTypeForTwo).
+    if (valuesOf().some((a) => isComplex(a.type))) {
+      const unified = unifyValues(true);
+      if (!unified) this.fail(e, `${e.name}() arguments have incompatible types: ${valuesOf().map((a) => typeText(a)).join(', ')}`);
+      const type = unifiedType(unified.u);
+      const [impl, evals, types] = [def.impl, unified.args.map((a) => a.eval), unified.args.map((a) => a.type)];
+      return { ...type, eval: (r, c) => impl(evals.map((f) => f(r, c)), c, types) };
+    }
+    // A function that passes a value through has a TIMESTAMP_NTZ among NTZs, DATEs and NULLs
+    // (before a DATE is taken as its midnight below).
     const ntz = widensToNTZ(valuesOf());
     // coalesce, if, nvl…: a string among the values makes them all STRINGs (their text).
     if (def.stringPromotion && valueIdx.length > 0) {

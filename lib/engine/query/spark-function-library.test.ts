@@ -392,8 +392,9 @@ describe('argument forms Spark accepts', () => {
     expect(await one("'\\110\\145'")).toBe('He');
   });
 
-  it('refuses nvl of different nested types', async () => {
-    expect((await failure("nvl(array(1), array('a'))")).message).toMatch(/must all be ARRAY<INT>/);
+  it('widens nvl of nested types as findWiderTypeForTwo, refuses those that do not widen', async () => {
+    expect(await one("nvl(array(1), array('a'))")).toEqual(['1']);
+    expect((await failure("nvl(array(1), map('a', 1))")).message).toMatch(/incompatible types: ARRAY<INT>, MAP<STRING,INT>/);
   });
 });
 
