@@ -205,24 +205,38 @@ export class JsonLineParser {
   }
 }
 
+/**
+ * How a CSV line is written (Spark's CSV options sep, quote, escape): the files source and sink
+ * use the default, a comma, and a quote doubled inside a quoted field; from_csv and to_csv take
+ * Spark's options.
+ */
+export interface CsvFormat {
+  sep: string;
+  quote: string;
+  /** The character before a quote inside a quoted field; a doubled quote is one too. */
+  escape: string;
+}
+
+const DEFAULT_CSV_FORMAT: CsvFormat = { sep: ',', quote: '"', escape: '"' };
+
 /** Splits one CSV line; returns null when quotes are unbalanced. */
-export function splitCsvLine(line: string): string[] | null {
+export function splitCsvLine(line: string, { sep, quote, escape }: CsvFormat = DEFAULT_CSV_FORMAT): string[] | null {
   const out: string[] = [];
   let i = 0;
   const n = line.length;
   for (;;) {
-    if (i < n && line[i] === '"') {
+    if (i < n && line[i] === quote) {
       let s = '';
       i++;
       for (;;) {
         if (i >= n) return null;
         const ch = line[i];
-        if (ch === '"') {
-          if (line[i + 1] === '"') {
-            s += '"';
-            i += 2;
-            continue;
-          }
+        if ((ch === quote || ch === escape) && line[i + 1] === quote) {
+          s += quote;
+          i += 2;
+          continue;
+        }
+        if (ch === quote) {
           i++;
           break;
         }
@@ -230,21 +244,28 @@ export function splitCsvLine(line: string): string[] | null {
         i++;
       }
       out.push(s);
-      if (i < n && line[i] !== ',') return null;
+      if (i < n && line[i] !== sep) return null;
     } else {
-      const j = line.indexOf(',', i);
+      const j = line.indexOf(sep, i);
       const end = j === -1 ? n : j;
       out.push(line.slice(i, end));
       i = end;
     }
     if (i >= n) break;
-    i++; // the comma
+    i++; // the separator
     if (i === n) {
       out.push('');
       break;
     }
   }
   return out;
+}
+
+/** One field's text as a CSV line holds it: quoted (its quotes escaped) where it must be. */
+export function csvField(s: string | null, { sep, quote, escape }: CsvFormat = DEFAULT_CSV_FORMAT): string {
+  if (s === null) return '';
+  const special = s === '' || s.includes(sep) || s.includes(quote) || /[\n\r]|^\s|\s$/.test(s);
+  return special ? `${quote}${s.split(quote).join(escape + quote)}${quote}` : s;
 }
 
 export class CsvLineParser {

@@ -22,6 +22,7 @@ import { GENERATORS } from './generators';
 import { HASH_FUNCTIONS } from './hash-functions';
 import { HIGHER_ORDER_FUNCTIONS, type HigherOrderFunctionDef } from './higher-order-functions';
 import { JSON_ARRAY_FUNCTIONS, JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
+import { CSV_FUNCTIONS } from './csv-functions';
 import { MAP_FUNCTIONS } from './map-functions';
 import { WINDOW_TIME_FUNCTIONS } from './time-windowing';
 import { MATH_FUNCTIONS } from './math-functions';
@@ -34,7 +35,7 @@ import { URL_FUNCTIONS } from './url-functions';
 
 /** Spark's function groups (`group = "string_funcs"` …), as docs/sql.md lists them. */
 export const FUNCTION_GROUPS = [
-  'string', 'datetime', 'math', 'array', 'map', 'struct', 'json', 'url', 'hash', 'conditional', 'predicate', 'conversion', 'aggregate', 'lambda', 'generator', 'misc',
+  'string', 'datetime', 'math', 'array', 'map', 'struct', 'json', 'csv', 'url', 'hash', 'conditional', 'predicate', 'conversion', 'aggregate', 'lambda', 'generator', 'misc',
 ] as const;
 export type FunctionGroup = (typeof FUNCTION_GROUPS)[number];
 
@@ -114,6 +115,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'misc', defs: MISC_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
+    { kind: 'scalar', group: 'csv', defs: CSV_FUNCTIONS },
     { kind: 'scalar', group: 'url', defs: URL_FUNCTIONS },
     { kind: 'scalar', group: 'hash', defs: HASH_FUNCTIONS },
     { kind: 'collection', group: 'string', defs: STRING_ARRAY_FUNCTIONS },

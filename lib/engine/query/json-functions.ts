@@ -34,7 +34,7 @@ import { utcDate } from './timestamp-micros';
  * Parses a DDL schema with Spark's grammar: `id BIGINT, region STRING, ts TIMESTAMP`, or one
  * `STRUCT<…>` (Spark's `StructType.fromDDL`). Returns the fields, or a message saying what is wrong.
  */
-function parseDdlSchema(ddl: string): Field[] | string {
+export function parseDdlSchema(ddl: string): Field[] | string {
   let t: DataType;
   try {
     t = parseSchema(ddl);

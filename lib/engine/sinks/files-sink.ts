@@ -29,7 +29,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LocalCheckpointFileManager, type LocalCheckpointFileManagerOptions } from '../checkpoint/local-checkpoint-file-manager';
 import { CheckpointWriteFailedError, ConcurrentStreamLogUpdateError, SinkError, storageAdvice } from '../errors';
-import { coerceField, splitCsvLine } from '../operators/record-parser';
+import { coerceField, csvField, splitCsvLine } from '../operators/record-parser';
 import type { Clock } from '../clock';
 import { parseJson } from '../json-text';
 import { exactKeys, jsonWriter, renderRow, renderText } from './row-rendering';
@@ -58,11 +58,6 @@ type FilesSinkOptions = z.infer<typeof FilesSinkOptions>;
 /** The options as code constructs the sink with them: compression defaults to snappy. */
 type FilesSinkConfig = Omit<FilesSinkOptions, 'compression'> & Partial<Pick<FilesSinkOptions, 'compression'>>;
 
-function csvField(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = String(v);
-  return /[",\n\r]|^\s|\s$/.test(s) || s === '' ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 
 export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', header: boolean): string {
@@ -70,7 +65,7 @@ export function encodeRows(rows: Row[], schema: Schema, format: 'json' | 'csv', 
   const json = jsonWriter(schema);
   const parts: string[] = [];
   if (format === 'csv') {
-    if (header) parts.push(names.map(csvField).join(','));
+    if (header) parts.push(names.map((n) => csvField(n)).join(','));
     for (const r of rows) parts.push(schema.map((f) => csvField(renderText(r[f.name], f))).join(','));
   } else {
     for (const r of rows) {
