@@ -472,6 +472,23 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([v, z], _c, t) => { const ms = toMs(v, t[0]); return ms === null ? null : addMillis(ms, fromWallClock(zoneArg('to_utc_timestamp()', z as string), Math.floor(ms)) - Math.floor(ms)); },
     checkLiterals: zoneLiterals('to_utc_timestamp()'),
   },
+  // Spark 3.4's convert_timezone([sourceTz, ]targetTz, sourceTs): the wall-clock time sourceTs
+  // in sourceTz (the session's, UTC, when left out) shows in targetTz, a TIMESTAMP_NTZ.
+  convert_timezone: {
+    min: 2, max: 3, resultNTZ: true,
+    type: (a) => (a.slice(0, -1).every(isStr) ? (a[a.length - 1] === 'date' ? undefined : tsArg(a, a.length - 1)) ?? 'timestamp' : 'expects ([source time zone, ]target time zone, timestamp)'),
+    impl: (args, _c, t) => {
+      const v = args[args.length - 1];
+      const tt = t[t.length - 1];
+      const local = tt === 'date' ? (v as number) * DAY_MS : toMs(v, tt);
+      if (local === null) return null;
+      const [source, target] = args.length === 3 ? [args[0], args[1]] : ['UTC', args[0]];
+      const base = Math.floor(local);
+      const instant = fromWallClock(zoneArg('convert_timezone()', source as string), base);
+      return addMillis(local, instant - base + offsetAt(zoneArg('convert_timezone()', target as string), instant));
+    },
+    checkLiterals: (lits) => lits.slice(0, -1).map((z) => (typeof z === 'string' && zoneOf(z) === null ? badZone('convert_timezone()', z) : undefined)).find((m) => m !== undefined),
+  },
   // Weir's session time zone is always UTC.
   current_timezone: { min: 0, max: 0, type: () => 'string', impl: () => 'UTC' },
   // The batch's timestamp, as current_timestamp: in UTC the local date-time is the same.

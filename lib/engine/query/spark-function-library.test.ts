@@ -447,3 +447,23 @@ describe('datetime patterns: the zone name z, and the patterns Spark 3 refuses',
     expect(await one("to_timestamp('2020-1-5', 'yyyy-M-d')")).toBe(Date.UTC(2020, 0, 5));
   });
 });
+
+describe('convert_timezone (Spark 3.4), a TIMESTAMP_NTZ', () => {
+  it("> SELECT convert_timezone('Europe/Brussels', 'America/Los_Angeles', timestamp_ntz'2021-12-06 00:00:00'); 2021-12-05 15:00:00", async () => {
+    expect(await one("CAST(convert_timezone('Europe/Brussels', 'America/Los_Angeles', timestamp_ntz'2021-12-06 00:00:00') AS STRING)")).toBe('2021-12-05 15:00:00');
+    expect(await one("typeof(convert_timezone('Europe/Brussels', 'America/Los_Angeles', timestamp_ntz'2021-12-06 00:00:00'))")).toBe('timestamp_ntz');
+  });
+
+  it('without a source zone reads the time in the session zone, UTC here (Spark\'s example assumes Los Angeles)', async () => {
+    expect(await one("CAST(convert_timezone('Europe/Brussels', timestamp_ntz'2021-12-05 15:00:00') AS STRING)")).toBe('2021-12-05 16:00:00');
+    // Summer time: Brussels is UTC+2; a string, a TIMESTAMP or a DATE is taken as its wall-clock time.
+    expect(await one("CAST(convert_timezone('+09:00', 'Europe/Brussels', '2021-07-01 09:00:00') AS STRING)")).toBe('2021-07-01 02:00:00');
+    expect(await one("CAST(convert_timezone('UTC', 'Asia/Seoul', DATE'2021-07-01') AS STRING)")).toBe('2021-07-01 09:00:00');
+    expect(await one("convert_timezone('UTC', 'Asia/Seoul', CAST(NULL AS TIMESTAMP))")).toBeNull();
+  });
+
+  it('refuses an unknown zone and a non-timestamp', async () => {
+    expect((await failure("convert_timezone('Nowhere/X', 'UTC', timestamp_ntz'2021-01-01 00:00:00')")).message).toMatch(/the time zone 'Nowhere\/X' is not known/);
+    expect((await failure("convert_timezone('UTC', 1)")).message).toMatch(/expects/);
+  });
+});
