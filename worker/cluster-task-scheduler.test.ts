@@ -186,7 +186,7 @@ describe('checkPayloadVersion', () => {
     expect(() => checkPayloadVersion({ version: TASK_PAYLOAD_VERSION + 1 })).toThrow(/newer Weir .*upgrade this worker/);
   });
 
-  it("names each partition's last worker as its reduce task's preferred location, each worker for at most its share of the stage", async () => {
+  it("names each partition's last worker as its reduce task's preferred location, each worker for at most its share of the stage, the rest spread", async () => {
     const cp = new InMemoryCheckpointFileManager();
     const sent: ReduceTaskPayload[][] = [];
     // Where each stage's tasks run: by partition.
@@ -212,9 +212,13 @@ describe('checkPayloadVersion', () => {
     runOn = ['a', 'a', 'a', 'b'];
     await s.submitTasks(stage(1));
     expect(preferred()).toEqual(['a', 'b', 'a', 'b']);
-    // Three partitions last ran on a: two workers known, so a is preferred by two of the four.
+    // Three partitions last ran on a: two workers known, so a is preferred by two of the four,
+    // and the third is offered to b, which has room, rather than to whichever worker is quicker.
     await s.submitTasks(stage(2));
-    expect(preferred()).toEqual(['a', 'a', undefined, 'b']);
+    expect(preferred()).toEqual(['a', 'a', 'b', 'b']);
+    // A stage's partitions no task ran yet are spread over the workers known.
+    await s.submitTasks([0, 1, 2, 3].map((p) => ({ ...task(p, []), stageId: 2, batchId: 3 })));
+    expect(preferred()).toEqual(['a', 'b', 'a', 'b']);
   });
 });
 

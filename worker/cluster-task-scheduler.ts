@@ -92,19 +92,31 @@ export class ClusterTaskScheduler implements TaskScheduler {
   private async runReduceTasks(payloads: ReduceTaskPayload[]): Promise<TaskResult[]> {
     // A worker is the preferred location of at most its share of the stage's tasks: otherwise a
     // stage whose partitions all last ran on one worker (one took a task another was slow to)
-    // would wait for that worker, one task after another, every batch from then on; the tasks
-    // over its share go to any worker, and the next batch prefers where they ran.
+    // would wait for that worker, one task after another, every batch from then on.
     const now = Date.now();
     for (const [w, at] of this.executors) if (now - at > EXECUTOR_TIMEOUT_MS) this.executors.delete(w);
     const share = Math.ceil(payloads.length / Math.max(1, this.executors.size));
-    const offered = new Map<string, number>();
-    const located = payloads.map((task) => {
+    const offered = new Map<string, number>([...this.executors.keys()].map((w) => [w, 0]));
+    const located: ReduceTaskPayload[] = payloads.map((task) => {
       const p = { ...task, maxDirectResultBytes: MAX_DIRECT_RESULT_BYTES };
       const preferredLocation = this.stateStoreLocations.get(`${p.task.stageId}/${p.task.partitionId}`);
       if (!preferredLocation || (offered.get(preferredLocation) ?? 0) >= share) return p;
       offered.set(preferredLocation, (offered.get(preferredLocation) ?? 0) + 1);
       return { ...p, preferredLocation };
     });
+    // The tasks left (a partition new to this driver, or over its worker's share) are offered to
+    // the live workers with room in the stage, as Spark's resource offers spread a task set over
+    // the executors' free cores: sent to the shared queue, two of them could be taken by one
+    // worker (its own queue's task and the shared queue's run side by side in its one thread)
+    // while another worker waits, and the next batch would prefer that worker for both again.
+    // A worker that does not take its offer within the locality wait loses it to the shared queue.
+    for (const [i, p] of located.entries()) {
+      if (p.preferredLocation) continue;
+      const roomiest = [...offered].reduce<[string, number] | undefined>((best, o) => (o[1] < share && (!best || o[1] < best[1]) ? o : best), undefined);
+      if (!roomiest) break;
+      offered.set(roomiest[0], roomiest[1] + 1);
+      located[i] = { ...p, preferredLocation: roomiest[0] };
+    }
     const outcomes = (await this.o.submit(located)) as ReduceTaskOutcome[];
     // The tasks' rows, read together (a block each, or none when they came in the outcome).
     const outputs = await Promise.all(outcomes.map((o) => (o.sinkCommit ? undefined : readReduceTaskOutput(this.o.checkpoint, o))));
