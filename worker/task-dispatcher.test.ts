@@ -80,6 +80,21 @@ describe('TaskDispatcher', () => {
     await d.close();
   });
 
+  it("returns the outcome a completed event carries, without reading the job's state or the job again", async () => {
+    const d = new TaskDispatcher(CFG);
+    let outcomes: unknown;
+    const done = d.dispatch([{ kind: 'map', task: { stageId: 0, mapId: 0 } }] as never).then((o) => (outcomes = o));
+    await vi.advanceTimersByTimeAsync(200);
+    const before = looks.get('j0')!;
+    // The fake job still looks active: only the event can give this outcome.
+    events.emit('completed', { jobId: 'j0', returnvalue: { rows: 7, id: 'from the event' } });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(outcomes).toEqual([{ rows: 7, id: 'from the event' }]);
+    expect(looks.get('j0')).toBe(before);
+    await done;
+    await d.close();
+  });
+
   it('offers a reduce task to its preferred worker, and moves it to the shared queue when that worker has not taken it after the wait', async () => {
     const d = new TaskDispatcher(CFG, { localityWaitMs: 10 });
     let outcomes: unknown;

@@ -7,12 +7,15 @@
  * after WEIR_FAILOVER_MS and another worker takes it with the same input; a task that throws is
  * retried up to TASK_ATTEMPTS times in all.
  *
- * Completion: the queue's job state is what decides, read through the Queue API; the queue's
- * events (QueueEvents: a Redis stream, LISTEN/NOTIFY on Postgres) only wake the wait as soon as a
- * task completes or fails. Between looks the wait backs off from 2 ms to MAX_POLL_MS, so an event
- * missed (one sent before the listener was subscribed, a dropped connection) costs that much
- * latency, never the outcome. Polling alone cost a stage 10–45 ms of its round trip (the look
- * after a task's end comes up to 50 ms late); the event brings it to the few ms of a look.
+ * Completion: the queue's events (QueueEvents: a Redis stream, LISTEN/NOTIFY on Postgres) wake
+ * the wait as soon as a task completes or fails, and a completed event carries the job's return
+ * value, written by the same atomic step that completes the job (a Lua script on Redis, one
+ * transaction on Postgres), so the wait returns it as it is: reading the state and then the job
+ * again cost two more round trips and the parse of the whole payload, each task. Otherwise the
+ * job's state decides, read through the Queue API: between looks the wait backs off from 2 ms to
+ * MAX_POLL_MS, so an event missed (one sent before the listener was subscribed, a dropped
+ * connection) costs that much latency, never the outcome. Polling alone cost a stage 10–45 ms of
+ * its round trip (the look after a task's end comes up to 50 ms late).
  *
  * Locality (Spark's preferred locations with spark.locality.wait): a reduce task that names a
  * preferred location (the worker that ran its partition's last task and still holds the
@@ -54,6 +57,8 @@ interface Sleep {
   /** When the next look is due (Date.now() ms). */
   due: number;
   timer: NodeJS.Timeout;
+  /** The job's return value, when its completed event woke the sleep. */
+  outcome?: TaskOutcome;
 }
 
 /** A queue tasks are sent to: the shared one, or one worker's own. */
@@ -117,9 +122,8 @@ export class TaskDispatcher {
   /** The queue's events, or none when they cannot be had (the waits then only poll). */
   private async listen(name: string): Promise<QueueEvents | undefined> {
     const events = makeQueueEvents(name, this.cfg);
-    const wake = ({ jobId }: { jobId: string }) => this.onEvent(name, jobId);
-    events.on('completed', wake);
-    events.on('failed', wake);
+    events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => this.onEvent(name, jobId, returnvalue as TaskOutcome | undefined));
+    events.on('failed', ({ jobId }: { jobId: string }) => this.onEvent(name, jobId));
     // A lost events connection only slows the waits to their polling.
     events.on('error', () => undefined);
     try {
@@ -141,10 +145,15 @@ export class TaskDispatcher {
     }
   }
 
-  /** Wakes the job's wait, and brings the others' next looks to within NUDGE_MS. */
-  private onEvent(queue: string, jobId: string): void {
+  /**
+   * Wakes the job's wait (with its return value when it completed), and brings the others' next
+   * looks to within NUDGE_MS.
+   */
+  private onEvent(queue: string, jobId: string, returnvalue?: TaskOutcome): void {
     const key = sleepKey(queue, jobId);
-    this.sleeps.get(key)?.wake();
+    const sleep = this.sleeps.get(key);
+    if (sleep && returnvalue) sleep.outcome = returnvalue;
+    sleep?.wake();
     const soon = Date.now() + NUDGE_MS;
     for (const [k, sleep] of this.sleeps) {
       if (k === key || sleep.due <= soon) continue;
@@ -197,6 +206,7 @@ export class TaskDispatcher {
             takeBackAt = Date.now() + TAKE_BACK_MS;
           }
           await woken;
+          if (sleep?.outcome) return sleep.outcome;
         } finally {
           clearTimeout(sleep?.timer);
           this.sleeps.delete(key);
