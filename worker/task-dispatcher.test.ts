@@ -95,6 +95,19 @@ describe('TaskDispatcher', () => {
     await d.close();
   });
 
+  it('looks at a task first after its first sleep, never as it is added', async () => {
+    const d = new TaskDispatcher(CFG);
+    const done = d.dispatch([{ kind: 'map', task: { stageId: 0, mapId: 0 } }] as never);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(looks.get('j0')).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(2);
+    expect(looks.get('j0')).toBe(1);
+    jobs.get('weir-tasks/j0')!.state = 'completed';
+    await vi.advanceTimersByTimeAsync(10);
+    await done;
+    await d.close();
+  });
+
   it('offers a reduce task to its preferred worker, and moves it to the shared queue when that worker has not taken it after the wait', async () => {
     const d = new TaskDispatcher(CFG, { localityWaitMs: 10 });
     let outcomes: unknown;

@@ -169,6 +169,7 @@ export class TaskDispatcher {
    */
   private async waitFor(target: Target, id: string, signal?: AbortSignal, takeBackAt?: number): Promise<TaskOutcome> {
     let delay = 2;
+    let fresh = true;
     target.waits++;
     try {
       for (;;) {
@@ -183,7 +184,9 @@ export class TaskDispatcher {
         });
         try {
           // The state first, then the job: a job read before it completed has no return value yet.
-          const state = await target.queue.getJobState(id);
+          // A job just added has not run: its first look is after the first sleep.
+          const state = fresh ? undefined : await target.queue.getJobState(id);
+          fresh = false;
           if (state === 'completed' || state === 'failed') {
             const job = await target.queue.getJob(id);
             if (state === 'completed' && job?.returnvalue) return job.returnvalue as unknown as TaskOutcome;
@@ -201,6 +204,7 @@ export class TaskDispatcher {
               target.waits++;
               takeBackAt = undefined;
               delay = 2;
+              fresh = true;
               continue;
             }
             takeBackAt = Date.now() + TAKE_BACK_MS;
