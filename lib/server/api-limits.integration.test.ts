@@ -65,8 +65,12 @@ describe('request bodies', () => {
     expect(pulled).toBeLessThan(4 * 1024 * 1024);
   });
 
-  it('validating an expensive constant expression leaves the API answering health within 1 s', async () => {
-    // Constant folding used to evaluate this in the API's event loop (over a minute of CPU).
+  it('validating an expensive constant expression never holds the API for the evaluation', async () => {
+    // Constant folding used to evaluate this in the API's event loop: over a minute of CPU in one
+    // busy spell, in which no other request was answered (string values are bounded since, which
+    // cuts the spell to seconds). The plan shows the call unevaluated, and no health request waits
+    // anywhere near that long: the bound is above what a loaded machine's ordinary stalls reach
+    // (2 s were seen at load 19 on two cores).
     const sql = "SELECT length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 100))) AS c FROM clicks";
     const health = (await import('@/app/api/health/route')).GET;
     const post = (await validate()).POST;
@@ -85,7 +89,8 @@ describe('request bodies', () => {
     const r = await validating;
     expect(r.status).toBe(200);
     expect(r.body.ok).toBe(true);
-    expect(Math.max(...healthMs)).toBeLessThan(1000);
+    expect(r.body.explain).toContain("length(regexp_replace(repeat('a', 1000000), 'a', repeat('b', 100)))");
+    expect(Math.max(...healthMs)).toBeLessThan(15_000);
   });
 
   it('a 10 MB SQL literal from a viewer is 413, not 30 s of parsing', async () => {
