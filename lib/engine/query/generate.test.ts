@@ -127,6 +127,17 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect(sqlError('SELECT stack(2, 1, 2, 3) AS x FROM src').errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
   });
 
+  it('names a select item generator like an input column, which the other items still read (Spark\'s word count)', async () => {
+    const input: Row[] = [{ id: 1, line: 'a b', tags: ['x'] }, { id: 2, line: 'c', tags: null }];
+    const words = await evalRows("SELECT explode(split(line, ' ')) AS line, id, line AS whole FROM src", input);
+    expect(words.rows).toEqual([{ line: 'a', id: 1, whole: 'a b' }, { line: 'b', id: 1, whole: 'a b' }, { line: 'c', id: 2, whole: 'c' }]);
+    expect(words.schema.map((f) => f.name)).toEqual(['line', 'id', 'whole']);
+    const outer = await evalRows("SELECT upper(line) AS u FROM (SELECT explode(split(line, ' ')) AS line FROM src)", input);
+    expect(outer.rows).toEqual([{ u: 'A' }, { u: 'B' }, { u: 'C' }]);
+    const filtered = await evalRows('SELECT id FROM (SELECT posexplode(tags) AS (pos, id) FROM src) WHERE id IS NOT NULL', input);
+    expect(filtered.rows).toEqual([{ id: 'x' }]);
+  });
+
   it('refuses what Spark refuses, naming it', () => {
     const multi = sqlError('SELECT explode(tags), explode(tags) AS t2 FROM src');
     expect(multi.message).toMatch(/only one generator allowed per SELECT clause/);
@@ -134,7 +145,8 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect(sqlError('SELECT posexplode(tags) AS p FROM src').errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
     expect(sqlError('SELECT explode(line) FROM src').message).toMatch(/takes an array or a map, got STRING/);
     expect(sqlError('SELECT size(explode(tags)) FROM src').message).toMatch(/explode\(\) is a generator/);
-    expect(sqlError('SELECT explode(tags) AS id FROM src').message).toMatch(/its input has a column id too/);
+    // A LATERAL VIEW's columns sit beside its input's, so one of the same name is refused.
+    expect(sqlError('SELECT id FROM src LATERAL VIEW explode(tags) t AS id').message).toMatch(/its input has a column id too/);
     expect(sqlError('SELECT explode(tags) AS t, count(*) FROM src GROUP BY t').message).toMatch(/generate in a subquery/);
   });
 });

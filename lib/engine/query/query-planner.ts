@@ -99,6 +99,8 @@ class QueryPlanner {
       }
       case 'Union':
         return this.union(u, ctes);
+      case 'UnresolvedSubqueryColumnAliases':
+        return this.columnAliases(u, ctes);
       // Spark's UnsupportedOperationChecker: the right side of EXCEPT, and either side of
       // INTERSECT, is a stream whatever it reads (a static table alone is no query here).
       case 'Intersect':
@@ -113,7 +115,7 @@ class QueryPlanner {
         return this.select(u, ctes);
       // Every member listed, so that a new one is a lint error until it is handled here.
       case 'Aggregate': case 'Filter': case 'Generate': case 'Join': case 'OneRowRelation': case 'Project': case 'SubqueryAlias':
-      case 'UnresolvedHaving': case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases':
+      case 'UnresolvedHaving': case 'UnresolvedRelation':
       default:
         return this.select(u, ctes);
     }
@@ -190,7 +192,7 @@ class QueryPlanner {
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
       if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, and stack()');
       const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
-      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan)));
+      ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
     }
     const builder = this.builder(qualifiers, schema, from.scope);
@@ -257,10 +259,8 @@ class QueryPlanner {
         return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder(scope, this.sql), (side) => this.joinLeaf(side, ctes));
       case 'OneRowRelation':
         throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
-      case 'UnresolvedSubqueryColumnAliases':
-        throw notSupportedYet('Column aliases on a subquery (AS t(a, b))', lineColumn(u.pos), 'alias the columns inside the subquery instead');
       case 'Aggregate': case 'Distinct': case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Limit': case 'Offset':
-      case 'Project': case 'Sort': case 'Union': case 'UnresolvedHaving': case 'UnresolvedWith':
+      case 'Project': case 'Sort': case 'Union': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith':
       default:
         return this.subquery(u, ctes);
     }
@@ -277,6 +277,28 @@ class QueryPlanner {
     if (inner.kind === 'Join') return undefined;
     const { plan, schema } = this.subquery(inner, ctes);
     return { plan, schema };
+  }
+
+  /**
+   * `(SELECT …) AS t(a, b)` and `WITH t(a, b) AS (…)`: the query's columns renamed in order, as
+   * Spark's ResolveSubqueryColumnAliases does, a Project above it.
+   */
+  private columnAliases(u: Extract<UnresolvedPlan, { kind: 'UnresolvedSubqueryColumnAliases' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+    const { plan, output } = this.resolved(this.plan(u.child, ctes));
+    const names = u.outputColumnNames;
+    if (names.length !== output.length) {
+      throw new SqlValidationError(
+        `Number of column aliases does not match number of columns. Number of column aliases: ${names.length}; number of columns: ${output.length}. ` +
+          `Name each of ${output.map((f) => f.name).join(', ')} in the alias list, or alias the columns inside the subquery instead`,
+        lineColumn(u.pos), 'column aliases',
+      );
+    }
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (seen.has(name.toLowerCase())) throw new SqlValidationError(`Output column "${name}" appears twice in the column aliases; give each column its own name`, lineColumn(u.pos), 'column aliases');
+      seen.add(name.toLowerCase());
+    }
+    return { kind: 'Project', list: output.map((f, i) => ({ expr: { kind: 'column', name: f.name }, name: names[i] })), child: plan };
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
@@ -329,8 +351,9 @@ class QueryPlanner {
             pos, 'generator', 'UNSUPPORTED_GENERATOR.MULTI_GENERATOR',
           );
         }
-        generate = this.generate(call, alias, inputSchema, child);
-        for (const name of generate.output) list.push({ expr: { kind: 'column', name }, name });
+        const generated = this.generate(call, alias, inputSchema, child, true);
+        generate = generated.plan;
+        generate.output.forEach((column, i) => list.push({ expr: { kind: 'column', name: column }, name: generated.names[i] }));
         continue;
       }
       if (item.kind === 'MultiAlias') throw this.aliasMismatch(fn ?? 'the expression', 1, item.names, pos);
@@ -358,19 +381,30 @@ class QueryPlanner {
 
   /**
    * A generator (a select item or a LATERAL VIEW) as a Generate over `child`: its output columns
-   * are Spark's (or the aliases), and must not be named like a column of its input, which the
-   * other items may read.
+   * are Spark's (or the aliases). Rows hold columns by name, so an output named like a column of
+   * its input, which the other items may read, would hide it. A LATERAL VIEW's output is visible
+   * beside the input's columns, so there the name is refused (Spark: an ambiguous reference); a
+   * select item's is only the select item's (`SELECT explode(split(word, ' ')) AS word`, Spark's
+   * word count), so with `renameCollisions` it is generated under an unused name that the
+   * Project above names back.
    */
-  private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan): Extract<LogicalPlan, { kind: 'Generate' }> {
+  private generate(call: Extract<Expr, { kind: 'call' }>, aliases: readonly string[] | undefined, inputSchema: Schema, child: LogicalPlan, renameCollisions = false): { plan: Extract<LogicalPlan, { kind: 'Generate' }>; names: string[] } {
     const fields = generatorOutput(call.name, call.args, call.args.map((a) => compileExpression(a, inputSchema)));
     if (!Array.isArray(fields)) throw new SqlValidationError(`${fields.message} in ${exprToString(call)}`, call.pos, call.name, fields.errorClass);
     if (aliases !== undefined && aliases.length !== fields.length) throw this.aliasMismatch(call.name, fields.length, aliases, call.pos);
-    const output = aliases ? [...aliases] : fields.map((f) => f.name);
-    for (const name of output) {
-      if (inputSchema.some((c) => c.name.toLowerCase() === name.toLowerCase())) {
+    const taken = new Set(inputSchema.map((c) => c.name.toLowerCase()));
+    const names = aliases ? [...aliases] : fields.map((f) => f.name);
+    const output = names.map((name) => {
+      if (!taken.has(name.toLowerCase())) return name;
+      if (!renameCollisions) {
         throw new SqlValidationError(`${exprToString(call)} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, call.pos, call.name);
       }
-    }
-    return { kind: 'Generate', generator: call, output, child };
+      let i = 0;
+      while (taken.has(`__generated_${name}${i ? `_${i}` : ''}`.toLowerCase())) i++;
+      const unused = `__generated_${name}${i ? `_${i}` : ''}`;
+      taken.add(unused.toLowerCase());
+      return unused;
+    });
+    return { plan: { kind: 'Generate', generator: call, output, child }, names };
   }
 }

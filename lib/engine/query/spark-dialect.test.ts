@@ -138,6 +138,15 @@ describe('CTEs and subqueries in FROM', () => {
     expect(rows).toEqual([{ r: 'A', n: 2 }]);
   });
 
+  it('renames a subquery\'s and a CTE\'s columns by a column alias list, in order (Spark\'s ResolveSubqueryColumnAliases)', async () => {
+    expect(await run('SELECT t.k, n FROM (SELECT s, id FROM src) AS t(k, n) WHERE n > 1', [row, { ...row, id: 1 }])).toEqual([{ k: row.s, n: row.id }]);
+    expect(await run('WITH c(a, b) AS (SELECT id, s FROM src) SELECT b, a + 1 AS a1 FROM c', [row])).toEqual([{ b: row.s, a1: (row.id as number) + 1 }]);
+    const words = await runUpdate("SELECT word, count(*) AS n FROM (SELECT explode(split(s, ' ')) AS s FROM src) t(word) GROUP BY word", [{ ...row, s: 'a b a' }]);
+    expect(words).toEqual([{ word: 'a', n: 2 }, { word: 'b', n: 1 }]);
+    expect(failure('SELECT * FROM (SELECT id, s FROM src) t(x)').message).toMatch(/Number of column aliases: 1; number of columns: 2/);
+    expect(failure('SELECT * FROM (SELECT id, s FROM src) t(x, X)').message).toMatch(/"X" appears twice/);
+  });
+
   it('refuses a chained aggregation with Spark\'s message', () => {
     const e = failure('SELECT count(*) AS c FROM (SELECT s, count(*) AS n FROM src GROUP BY s)', { outputMode: 'complete' });
     expect(e).toBeInstanceOf(AnalysisException);
