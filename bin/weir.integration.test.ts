@@ -95,7 +95,7 @@ describe('weir CLI', { timeout: 420_000 }, () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('job.json: valid');
     expect(ok.stdout).toMatch(/Filter/);
-    expect(ok.stdout).toContain('output schema: id: long, name_upper: string, doubled: double, ts: timestamp');
+    expect(ok.stdout).toContain('output schema: id: bigint, name_upper: string, doubled: double, ts: timestamp');
     const bad = await weir(['validate', 'bad.json'], dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/source\.options\.path: /);

@@ -165,7 +165,7 @@ async function validate(args: string[]): Promise<number> {
   if (!result.ok) return EXIT.usage;
   out(`${file}: valid`);
   out(`plan:\n${result.explain}`);
-  out(`output schema: ${result.outputSchema!.map((f) => `${f.name}: ${f.type}`).join(', ')}`);
+  out(`output schema: ${result.outputColumns!.map((f) => `${f.name}: ${f.type}`).join(', ')}`);
   for (const line of formatContract(result.contract!)) out(line);
   return EXIT.ok;
 }
