@@ -95,6 +95,13 @@ export class ExpressionBuilder {
   /** The joined row's disambiguated columns → the name the user wrote for them (`a.value` → `value`). */
   private readonly written = new Map<string, string>();
 
+  /**
+   * Where a select item is built: the columns a `*` or `t.*` argument of a function stands for
+   * (Spark expands a star in a function's arguments: `to_json(struct(*))`, `hash(*)`); unset, a
+   * star there is refused.
+   */
+  expandStar?: (star: Extract<Expression, { kind: 'UnresolvedStar' }>) => Expr[];
+
   constructor(
     private readonly scope: Scope,
     /** The query's text: an extraction is `.field` or `[key]` by the character before it. */
@@ -134,7 +141,7 @@ export class ExpressionBuilder {
       case 'UnresolvedFunction': {
         const name = e.nameParts.join('.').toLowerCase();
         if (e.isDistinct || e.filter) throw new SqlValidationError(`${name}(${e.isDistinct ? 'DISTINCT …' : '…) FILTER (…'}) is only allowed in the select list or HAVING of an aggregation`, pos, name);
-        const args = e.arguments.map((a) => this.build(a));
+        const args = e.arguments.flatMap((a) => (a.kind === 'UnresolvedStar' && this.expandStar ? this.expandStar(a) : [this.build(a)]));
         if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0], pos };
         return { kind: 'call', name, args, pos };
       }

@@ -818,8 +818,14 @@ class ExpressionCompiler implements LambdaCompiler {
       // Spark's Concat of strings: a number, BOOLEAN, DATE, TIMESTAMP, BINARY or NULL is cast to a
       // STRING (ImplicitTypeCasts: `cast(i as string) || s`); others are read as their text here.
       const text = (c: CompiledExpr, x: Expr) => (TEXT_CASTS.has(c.type) ? this.castOperand(e, x, c, { type: 'string' }) : c);
-      const l = text(this.compile(e.left), e.left);
-      const r = text(this.compile(e.right), e.right);
+      const [left, right] = [this.compile(e.left), this.compile(e.right)];
+      // Of arrays, Spark's Concat is their elements: `array(1) || array(2)` is [1, 2].
+      if (left.type === 'array' || right.type === 'array') return this.compile({ kind: 'call', name: 'concat', args: [e.left, e.right], pos: e.pos });
+      const l = text(left, e.left);
+      const r = text(right, e.right);
+      for (const [c, x] of [[l, e.left], [r, e.right]] as const) {
+        if (c.type === 'struct' || c.type === 'map') this.fail(e, `|| takes strings, numbers, dates, binaries or arrays, not ${exprToString(x)}, a ${c.type}: to_json() it, or pick its fields`);
+      }
       // A string (what the casts give) is its own text.
       const lText = l.type === 'string' ? undefined : textOf(l);
       const rText = r.type === 'string' ? undefined : textOf(r);

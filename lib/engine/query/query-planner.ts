@@ -311,24 +311,27 @@ class QueryPlanner {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
     const isQualifier = (t: readonly string[]) => t.length === 1 && qualifiers.some((q) => q.toLowerCase() === t[0].toLowerCase());
+    /** Spark's star expansion: `*` all input columns, `a.*` a join side's, `s.*` a struct column's fields. */
+    const starColumns = (e: Extract<Expression, { kind: 'UnresolvedStar' }>): NamedExpr[] => {
+      const pos = lineColumn(e.pos);
+      if (e.target && !isQualifier(e.target)) {
+        const t = e.target.join('.');
+        const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
+        const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
+        if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
+        return fields.map((fld) => ({ expr: { kind: 'field', arg: { kind: 'column', name: struct.name }, field: fld.name }, name: fld.name }));
+      }
+      const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
+      const columns = side ? [...side.values()] : inputSchema.map((f) => f.name);
+      return columns.map((name) => ({ expr: { kind: 'column', name }, name: builder.outputName(name) }));
+    };
+    builder.expandStar = (star) => starColumns(star).map((c) => c.expr);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
       const e = item.kind === 'Alias' || item.kind === 'MultiAlias' ? item.child : item;
       const pos = lineColumn(e.pos);
       if (e.kind === 'UnresolvedStar') {
-        if (e.target && !isQualifier(e.target)) {
-          // `s.*` of a struct column s: one output column per field (Spark's star expansion).
-          const t = e.target.join('.');
-          const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
-          const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
-          if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
-          for (const fld of fields) list.push({ expr: { kind: 'field', arg: { kind: 'column', name: struct.name }, field: fld.name }, name: fld.name });
-          continue;
-        }
-        // `a.*` of a join's side: that side's columns.
-        const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
-        const columns = side ? [...side.values()] : inputSchema.map((f) => f.name);
-        for (const name of columns) list.push({ expr: { kind: 'column', name }, name: builder.outputName(name) });
+        list.push(...starColumns(e));
         continue;
       }
       if (e.kind === 'UnresolvedWindowExpression') throw builder.nonTimeWindow(e, alias?.[0]);

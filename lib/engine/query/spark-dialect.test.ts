@@ -237,6 +237,33 @@ describe('the Kafka shape', () => {
     ]));
     expect(out).toHaveLength(2);
   });
+
+  it('expands a star in a function\'s arguments, as a Kafka sink\'s value is written (to_json(struct(*)))', async () => {
+    const kafka = {
+      kind: 'StreamingRelation' as const, sourceName: 'kafka',
+      schema: [{ name: 'id', type: 'long' as const }, { name: 'user', type: 'string' as const }, { name: 'o', type: 'struct' as const, fields: [{ name: 'a', type: 'long' as const }, { name: 'b', type: 'string' as const }] }],
+    };
+    const sql = 'SELECT CAST(id AS STRING) AS key, to_json(struct(*)) AS value, to_json(struct(o.*)) AS inner, to_json(struct(kafka.*)) AS q FROM kafka';
+    const q = compileStreamingQuery(sql, kafka);
+    let out: Row[] = [{ id: 1, user: 'ann', o: { a: 5, b: 'x' } }];
+    for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+    const all = '{"id":1,"user":"ann","o":{"a":5,"b":"x"}}';
+    expect(out).toEqual([{ key: '1', value: all, inner: '{"a":5,"b":"x"}', q: all }]);
+    // Over a subquery, the star is its columns.
+    const sub = compileStreamingQuery('SELECT to_json(struct(*)) AS value FROM (SELECT id, upper(user) AS u FROM kafka)', kafka);
+    out = [{ id: 2, user: 'bob', o: null }];
+    for (const op of sub.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+    expect(out).toEqual([{ value: '{"id":2,"u":"BOB"}' }]);
+  });
+});
+
+describe('concat of what has no text', () => {
+  it('refuses a struct or a map in concat, concat_ws and ||, as Spark\'s type check does; || of arrays is their elements', async () => {
+    expect(failure("SELECT concat(s, named_struct('a', 1)) FROM src").message).toMatch(/not a struct or a map/);
+    expect(failure("SELECT concat_ws(',', map('a', 1)) FROM src").message).toMatch(/not a struct or a map/);
+    expect(failure("SELECT s || named_struct('a', 1) FROM src").message).toMatch(/not named_struct\('a', 1\), a struct/);
+    expect(await run('SELECT array(1) || array(2, 3) AS a, s || id AS t FROM src', [row])).toEqual([{ a: [1, 2, 3], t: `${row.s as string}7` }]);
+  });
 });
 
 describe('binary at the edges', () => {

@@ -289,6 +289,13 @@ const textOrBytes = (a: ExprType[]): ExprType | string => (str(a) === undefined 
 const bytesAsText = (v: unknown): string => (typeof v === 'string' ? v : Buffer.from((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength).toString('latin1'));
 
 
+/**
+ * concat and concat_ws take each argument as its text, but Spark casts only atomic values to a
+ * string there: a struct or a map is a type mismatch (to_json it, or pick its fields).
+ */
+const noStructOrMap = (a: ExprType[]): string | undefined =>
+  a.some((t) => t === 'struct' || t === 'map') ? 'takes strings, numbers, dates, binaries or arrays, not a struct or a map: to_json() it, or pick its fields' : undefined;
+
 export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   bit_length: lengthOf('bit_length()', 8),
   octet_length: lengthOf('octet_length()', 1),
@@ -383,11 +390,11 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   trim: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).replace(/^ +| +$/g, '') },
   reverse: { min: 1, max: 1, ofArrays: REVERSE_ARRAY, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
-    min: 1, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: () => 'string',
+    min: 1, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: (a) => noStructOrMap(a) ?? 'string',
     impl: (args, _c, types) => joinChecked('concat()', args.map((v, i) => (types[i] === 'timestamp' ? formatTimestamp(v as number) : String(v))), ''),
   },
   concat_ws: {
-    min: 1, max: 64, exactLongs: true, nullIntolerant: false, textArgs: true, ofArrays: CONCAT_WS_ARRAYS, type: (a) => str(a, 1) ?? 'string',
+    min: 1, max: 64, exactLongs: true, nullIntolerant: false, textArgs: true, ofArrays: CONCAT_WS_ARRAYS, type: (a) => str(a, 1) ?? noStructOrMap(a) ?? 'string',
     impl: ([sep, ...rest]) => (sep === null ? null : joinChecked('concat_ws()', rest.filter((v) => v !== null && v !== undefined).map(String), sep as string)),
   },
   substring: {
