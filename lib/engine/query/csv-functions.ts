@@ -10,7 +10,7 @@ import { coerceField, csvField, splitCsvLine, type CsvFormat } from '../operator
 import { renderText } from '../sinks/row-rendering';
 import { typeText } from './data-types';
 import { referencedColumns, type Expr } from './expression';
-import { compiledByHook } from './function-args';
+import { compiledByHook, foldedText } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, FunctionDef } from './function-types';
 import { parseDdlSchema } from './json-functions';
 import { checkStringLength } from './value-limits';
@@ -56,9 +56,10 @@ function flatFields(e: CallExpr, fields: Field[], c: CallCompiler): Field[] {
  * column's type; a field that does not read as it, or is missing, is NULL (Spark's PERMISSIVE).
  */
 function compileFromCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
-  const [text, schema, optionsArg] = e.args;
-  if (schema.kind !== 'literal' || typeof schema.value !== 'string') c.fail(e, "from_csv() needs its schema as a string literal, such as 'a INT, b DOUBLE'");
-  const parsed = parseDdlSchema(schema.value);
+  const [text, schemaArg, optionsArg] = e.args;
+  const schema = foldedText(schemaArg, c);
+  if (schema === undefined) c.fail(e, "from_csv() needs its schema as a string literal (or another constant string), such as 'a INT, b DOUBLE'");
+  const parsed = parseDdlSchema(schema);
   if (typeof parsed === 'string') c.fail(e, `from_csv(): ${parsed}`);
   const fields = flatFields(e, parsed, c);
   const options = csvOptions(e, optionsArg, c);

@@ -4,6 +4,8 @@
  */
 import { isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 import { checkStringLength } from './value-limits';
+import { exprChildren, type Expr } from './expression';
+import type { CallCompiler } from './function-types';
 
 export const isStr = (t: ExprType) => t === 'string' || t === 'null';
 /** The first `n` arguments (all by default) are strings, or a message. */
@@ -36,3 +38,22 @@ export function joinChecked(fn: string, parts: string[], sep: string): string {
 
 /** The `impl` of a function its `compile` hook compiles whole: never run. */
 export const compiledByHook = (): never => { throw new Error('compiled by its compile hook, never evaluated by impl'); };
+
+/** Reads no column, lambda variable or batch time: the same value for every row (Spark's foldable). */
+const foldable = (e: Expr): boolean =>
+  e.kind !== 'column' && e.kind !== 'lambdaVariable' && e.kind !== 'lambda' &&
+  !(e.kind === 'call' && /^(current_|now$|localtimestamp$|rand|uuid$|shuffle$|raise_error$)/i.test(e.name)) && exprChildren(e).every(foldable);
+
+/**
+ * A schema argument's text (from_json's, from_csv's): a string literal, or any foldable string
+ * expression, evaluated once at analysis as Spark folds it (`schema_of_json('{"a": 1}')`);
+ * undefined when it is neither.
+ */
+export function foldedText(arg: Expr, c: CallCompiler): string | undefined {
+  if (arg.kind === 'literal') return typeof arg.value === 'string' ? arg.value : undefined;
+  if (!foldable(arg)) return undefined;
+  const compiled = c.compile(arg);
+  if (compiled.type !== 'string') return undefined;
+  const v = compiled.eval({}, { batchTimestampMs: 0 });
+  return typeof v === 'string' ? v : undefined;
+}

@@ -21,6 +21,7 @@ import { decimalFromDouble, decimalFromLong, formatDecimal, MAX_PRECISION } from
 import { fieldOfDataType, fieldOfType, typeOfField, typeText } from './data-types';
 import type { CallCompiler, CallExpr, CompiledExpr } from './function-types';
 import { checkStringLength } from './value-limits';
+import { foldedText } from './function-args';
 import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
 import { referencedColumns, type Expr, type SqlType } from './expression';
@@ -377,8 +378,10 @@ function jsonOptions(e: CallExpr, arg: Expr, c: CallCompiler): JsonWriteOptions 
 
 /** from_json(text, 'DDL schema' [, options]): typed by its schema, a literal (Spark requires a foldable one). */
 export function compileFromJson(e: CallExpr, c: CallCompiler): CompiledExpr {
-  const [text, schema, optionsArg] = e.args;
-  if (schema.kind !== 'literal' || typeof schema.value !== 'string') c.fail(e, "from_json() needs its schema as a string literal, such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+  const [text, schemaArg, optionsArg] = e.args;
+  const written = foldedText(schemaArg, c);
+  if (written === undefined) c.fail(e, "from_json() needs its schema as a string literal (or a constant such as schema_of_json('{\"id\": 1}')), such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+  const schema = { value: written };
   const options = optionsArg ? jsonOptions(e, optionsArg, c) : {};
   const t = c.compile(text);
   if (t.type !== 'string' && t.type !== 'binary' && t.type !== 'null') c.fail(e, `from_json() reads a string (or binary UTF-8 JSON), got ${t.type}`);

@@ -296,4 +296,13 @@ describe('from_json with Spark types', () => {
     );
     expect(rows).toEqual([{ triple: 30n, t: 'decimal(10,2)', n: 7, f: 1.5, tag: 2 }]);
   });
+
+  it('takes a constant schema, folded once, as Spark\'s foldable schema: schema_of_json of a sample message', async () => {
+    const rows = await run(
+      "SELECT from_json(s, schema_of_json('{\"a\": 1, \"b\": [\"x\"]}')) AS j, from_json(s, concat('a ', 'INT')) AS k, from_csv('1,2', 'x ' || 'INT, y INT') AS c FROM src",
+      [{ s: '{"a": 5, "b": ["p", "q"]}' }],
+    );
+    expect(rows).toEqual([{ j: { a: 5, b: ['p', 'q'] }, k: { a: 5 }, c: { x: 1, y: 2 } }]);
+    expect(failure('SELECT from_json(s, s) FROM src').message).toMatch(/needs its schema as a string literal \(or a constant/);
+  });
 });
