@@ -257,6 +257,21 @@ describe('the Kafka shape', () => {
   });
 });
 
+describe('LIKE ANY, SOME and ALL', () => {
+  // Spark's like-any.sql and like-all.sql: each pattern on its own, NOT applied per pattern.
+  it('matches a list of patterns as Spark\'s LikeAny, LikeAll, NotLikeAny and NotLikeAll, NULL where no pattern decides', async () => {
+    const sql =
+      "SELECT s LIKE ANY ('%oo%', 'a%') AS any1, s LIKE ALL ('%oo%', '%go%') AS all1, s NOT LIKE ANY ('%oo%', 'a%') AS nany, " +
+      "s NOT LIKE ALL ('%oo%', 'a%') AS nall, s ILIKE SOME ('GOO%') AS some1, s LIKE ANY ('x%', NULL) AS anyNull, s LIKE ALL ('%o%', NULL) AS allNull FROM src";
+    const rows = await run(sql, [{ ...row, s: 'google' }, { ...row, s: 'facebook' }]);
+    expect(rows).toEqual([
+      { any1: true, all1: true, nany: true, nall: false, some1: true, anyNull: null, allNull: null },
+      { any1: true, all1: false, nany: true, nall: false, some1: false, anyNull: null, allNull: null },
+    ]);
+    expect(failure("SELECT s LIKE ANY () FROM src").message).toMatch(/at or near/);
+  });
+});
+
 describe('concat of what has no text', () => {
   it('refuses a struct or a map in concat, concat_ws and ||, as Spark\'s type check does; || of arrays is their elements', async () => {
     expect(failure("SELECT concat(s, named_struct('a', 1)) FROM src").message).toMatch(/not a struct or a map/);

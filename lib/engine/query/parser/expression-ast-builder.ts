@@ -79,13 +79,21 @@ export class ExpressionAstBuilder {
         return negate({ kind: 'RLike', left: e, right: this.value(ctx._pattern!), pos });
       case 'LIKE':
       case 'ILIKE': {
-        if (ctx._quantifier) throw notSupported(`${kind} ${ctx._quantifier.text!.toUpperCase()}`, pos);
         let escapeChar = '\\';
         if (ctx._escapeChar) {
           escapeChar = unescapeSqlString(ctx._escapeChar.getText());
           if (escapeChar.length !== 1) throw new SqlValidationError(`[INVALID_ESC] Found an invalid escape string: '${escapeChar}'. The escape string must contain only one character.`, this.pos(ctx._escapeChar), 'literal', 'INVALID_ESC');
         }
-        return negate({ kind: 'Like', left: e, right: this.value(ctx._pattern!), escapeChar, caseInsensitive: kind === 'ILIKE', pos });
+        const like = (pattern: Expression): Expression => negate({ kind: 'Like', left: e, right: pattern, escapeChar, caseInsensitive: kind === 'ILIKE', pos });
+        if (!ctx._quantifier) return like(this.value(ctx._pattern!));
+        // `x [NOT] LIKE ANY|SOME|ALL (p1, p2, …)`: Spark's LikeAny/LikeAll (and NotLikeAny,
+        // NotLikeAll), each pattern matched (or not) on its own, the results ORed for ANY and SOME
+        // and ANDed for ALL, as Spark rewrites a list it cannot fold (three-valued: a NULL counts
+        // where no pattern decides).
+        const patterns = ctx.expression().map((x) => this.expression(x));
+        if (patterns.length === 0) throw new SqlValidationError(`[PARSE_SYNTAX_ERROR] Syntax error at or near ')': ${kind} ${ctx._quantifier.text!.toUpperCase()} needs at least one pattern.`, pos, kind, 'PARSE_SYNTAX_ERROR');
+        const op = ctx._quantifier.text!.toUpperCase() === 'ALL' ? 'And' : 'Or';
+        return patterns.map(like).reduce((a, b) => ({ kind: 'BinaryOperator', op, left: a, right: b, pos }));
       }
       case 'NULL':
         return { kind: not ? 'IsNotNull' : 'IsNull', child: e, pos };
