@@ -244,9 +244,13 @@ describe('aggregate errors say what to do', () => {
   };
 
   it('an unknown function beside GROUP BY is an unknown function, not a column missing from GROUP BY', () => {
-    expect(refused('SELECT s, stddev_sample(x) FROM t GROUP BY s')).toMatch(/^Function stddev_sample\(\) is not supported; supported functions: /);
-    expect(refused('SELECT s, upper(nope(x)) FROM t GROUP BY s')).toMatch(/^Function nope\(\) is not supported/);
-    expect(refused('SELECT s, sum(x) FROM t GROUP BY s HAVING nope(x) > 1')).toMatch(/^Function nope\(\) is not supported/);
+    expect(refused('SELECT s, stddev_sample(x) FROM t GROUP BY s')).toMatch(/^Cannot resolve routine `stddev_sample`.*did you mean stddev_samp\(\)/);
+    expect(refused('SELECT s, upper(nope(x)) FROM t GROUP BY s')).toMatch(/^Cannot resolve routine `nope`/);
+    // Spark's UNRESOLVED_ROUTINE, and the closest names Weir has, a name spelled in order first.
+    expect(refused('SELECT s, cnt(x) FROM t GROUP BY s')).toMatch(/Weir has no function cnt\(\); did you mean count\(\), /);
+    expect(refused('SELECT s, summ(x) FROM t GROUP BY s')).toMatch(/did you mean sum\(\)/);
+    expect(refused('SELECT s, xyzzyfoo(x) FROM t GROUP BY s')).toMatch(/Weir has no function xyzzyfoo\(\)\. The functions it has are listed/);
+    expect(refused('SELECT s, sum(x) FROM t GROUP BY s HAVING nope(x) > 1')).toMatch(/^Cannot resolve routine `nope`/);
     // A known function over an ungrouped column is still Spark's GROUP BY error.
     expect(refused('SELECT s, upper(x) FROM t GROUP BY s')).toMatch(/'x' in the select list is neither present in the group by/);
   });

@@ -209,7 +209,7 @@ function throwUnknownFunction(e: Expr): void {
       try {
         compileExpression({ ...x, args: [] }, []);
       } catch (err) {
-        if (err instanceof SqlValidationError && err.message.startsWith(`Function ${x.name}() is not supported`)) throw err;
+        if (err instanceof SqlValidationError && err.errorClass === 'UNRESOLVED_ROUTINE') throw err;
       }
     }
     if (x.kind !== 'literal') for (const [k, c] of Object.entries(x)) if (k !== 'pos') visit(c);

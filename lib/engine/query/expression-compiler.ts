@@ -1330,11 +1330,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (coll) return this.collectionCall(e, coll);
     if (e.name === 'window') throw windowNotComputedHere(e);
     if (!def) {
-      throw new SqlValidationError(
-        `Function ${e.name}() is not supported; supported functions: ${sqlFunctionCatalog().filter((f) => f.kind !== 'aggregate').map((f) => f.name).sort().join(', ')}`,
-        e.pos,
-        `${e.name}()`,
-      );
+      throw unresolvedRoutine(e);
     }
     if (def.ofArrays) {
       const compiled = e.args.map((a) => this.compile(a));
@@ -1525,6 +1521,29 @@ function and(l: unknown, r: () => unknown): boolean | null {
   const rv = r();
   if (rv === false) return false;
   return l === null || rv === null ? null : true;
+}
+
+/**
+ * Spark's UNRESOLVED_ROUTINE, and Weir's sentence: the functions it has whose names are closest
+ * to the one written (a typo: `cnt` → count), scalar and aggregate alike.
+ */
+function unresolvedRoutine(e: Extract<Expr, { kind: 'call' }>): SqlValidationError {
+  const chars = (s: string) => [...s];
+  const name = e.name.toLowerCase();
+  const spells = (f: string) => { let i = 0; for (const ch of f) if (ch === name[i]) i++; return i === name.length; };
+  const rank = (f: string, d: number) => (spells(f) ? d - 1.5 : d);
+  const close = sqlFunctionCatalog()
+    .map((f) => ({ f: f.name, d: levenshtein(chars(f.name), chars(name)) }))
+    .filter((x) => x.d <= Math.max(2, Math.floor(name.length / 3)))
+    // A name its letters spell in order (`cnt` in count) ranks as if one edit closer.
+    .sort((a, b) => rank(a.f, a.d) - rank(b.f, b.d) || a.f.localeCompare(b.f))
+    .slice(0, 5)
+    .map((x) => `${x.f}()`);
+  return new SqlValidationError(
+    `Cannot resolve routine \`${e.name.replace(/`/g, '``')}\` on search path [\`system\`.\`builtin\`, \`system\`.\`session\`, \`spark_catalog\`.\`default\`]. ` +
+      `Weir has no function ${e.name}()${close.length ? `; did you mean ${close.join(', ')}?` : '.'} The functions it has are listed in docs/sql.md and offered by the editor's completion.`,
+    e.pos, `${e.name}()`, 'UNRESOLVED_ROUTINE',
+  );
 }
 
 /**
