@@ -237,12 +237,13 @@ function readAs(c: CompiledExpr, to: TypeInfo): CompiledExpr {
  * Spark's WidenSetOperationTypes for one column of a UNION: the type the branches' fields widen
  * to (a BIGINT and a DECIMAL to a DECIMAL wide enough for both, decimals to the wider decimal, a
  * number beside a DOUBLE to a DOUBLE, a DATE beside a TIMESTAMP to the timestamp, a string beside
- * a number, date or timestamp to a STRING), with, per branch, how to read its value as that type;
- * undefined when they do not widen (or are complex).
+ * a number, date or timestamp to a STRING; ARRAY<INT> beside ARRAY<BIGINT> to ARRAY<BIGINT>,
+ * structs field by field), with, per branch, how to read its value as that type; undefined when
+ * they do not widen.
  */
 export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read: Evaluator[] } | undefined {
-  const simple = (f: Field) => f.type !== 'struct' && f.type !== 'array' && f.type !== 'map' && f.type !== 'window' && f.type !== 'unknown';
-  if (!fields.every(simple)) return undefined;
+  // Arrays, maps and structs widen by their parts (findWiderTypeForTwo, as unifyAll does).
+  if (fields.some((f) => f.type === 'window' || f.type === 'unknown')) return undefined;
   const cs: CompiledExpr[] = fields.map((f) => {
     const key = f.name;
     return { ...typeOfField(f), eval: (row) => row[key] ?? null };
@@ -349,6 +350,8 @@ export function implicitCastExpr(arg: Expr, to: TypeInfo): Extract<Expr, { kind:
   return {
     kind: 'cast', arg, to: to.type as SqlType, implicit: true,
     ...(to.decimal ? { decimal: to.decimal } : {}), ...(to.integral ? { integral: to.integral } : {}), ...(to.float32 ? { float32: to.float32 } : {}), ...(to.ntz ? { ntz: to.ntz } : {}),
+    // A nested type's cast carries the whole target type (array<bigint>, struct<x: double>).
+    ...(isComplex(to.type) ? { target: fieldOfType('cast', to) } : {}),
     ...(arg.pos ? { pos: arg.pos } : {}),
     dataType: to,
   };

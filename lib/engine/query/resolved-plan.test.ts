@@ -3,6 +3,7 @@
  * compiler gives it over the node's input, the input plan is left as it was, and the checks that
  * moved here from the physical planner refuse what it refused.
  */
+import { typeText } from './data-types';
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { compileExpression, typeOfCompiled } from './expression-compiler';
@@ -326,6 +327,17 @@ describe('resolvePlan', () => {
       const [written, widened] = [await run(q.operators), await run(runtime)];
       expect(written).toHaveLength(9);
       expect(written).toEqual(widened);
+    });
+
+    it('on a UNION branch of arrays, maps or structs, by their parts as Spark\'s findWiderTypeForTwo', async () => {
+      const sql = "SELECT array(i) AS a, named_struct('x', i) AS st, map('k', i) AS m FROM src UNION ALL SELECT array(id), named_struct('X', x), map('k', s) FROM src";
+      const q = compileStreamingQuery(sql, typedSrc);
+      expect(q.explain).toContain("+- Project [cast(a as array<bigint>) AS a, cast(st as struct<x: double>) AS st, cast(m as map<string,string>) AS m]");
+      expect(q.outputSchema.map(typeText)).toEqual(['ARRAY<BIGINT>', 'STRUCT<x: DOUBLE>', 'MAP<STRING,STRING>']);
+      let out: Row[] = [{ id: 2n ** 53n + 1n, i: 3, x: 0.5, s: 'b' }];
+      for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+      expect(out).toEqual([{ a: [3], st: { x: 3 }, m: { k: '3' } }, { a: [2n ** 53n + 1n], st: { x: 0.5 }, m: { k: 'b' } }]);
+      expect(() => compileStreamingQuery("SELECT named_struct('x', i) AS st FROM src UNION ALL SELECT named_struct('y', i) FROM src", typedSrc)).toThrow(/do not widen to one type/);
     });
 
     it('on a collection function\'s arguments: array_contains\'s value as the elements\' type, a decimal as a double, a date as its text', () => {
