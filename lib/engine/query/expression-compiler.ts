@@ -407,10 +407,11 @@ function equalityOf(t: ExprType): (a: unknown, b: unknown) => boolean {
 export type ImplicitCasts = Map<Expr, Map<Expr, TypeInfo>>;
 
 /**
- * What an implicit cast may convert to: the simple types, whose Cast compiles to exactly the type
- * and values the compiler's own conversion gives (`convert`, `asFloat`, a wider integer's width).
+ * What an implicit cast may convert to: the types whose Cast compiles to exactly the type and
+ * values the compiler's own conversion gives (`convert`, `asFloat`, a wider integer's width, and
+ * readAs's nested cast of an array, map or struct).
  */
-const IMPLICIT_CAST_TARGETS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'string', 'timestamp', 'date', 'boolean', 'binary']);
+const IMPLICIT_CAST_TARGETS: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'string', 'timestamp', 'date', 'boolean', 'binary', 'array', 'map', 'struct']);
 
 /**
  * `e` compiled over `schema`. With `types`, the type of each subexpression compiled on the way is
@@ -486,6 +487,8 @@ class ExpressionCompiler implements LambdaCompiler {
     const from = this.types?.get(operand);
     // A decimal kept as its text (a number format's argument) is no cast: it has no precision.
     if (!this.casts || !from || !IMPLICIT_CAST_TARGETS.has(to.type) || (to.type === 'decimal' && !to.decimal) || sameType(from, to)) return;
+    // A NULL beside arrays, maps or structs is read as NULL of any of them: no cast to write.
+    if (from.type === 'null' && isComplex(to.type)) return;
     let operands = this.casts.get(parent);
     if (!operands) this.casts.set(parent, (operands = new Map()));
     operands.set(operand, to);
@@ -1206,7 +1209,10 @@ class ExpressionCompiler implements LambdaCompiler {
       if (!u) {
         this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`${e.name}\` should all be the same type, but it's (${cs.map((c) => `"${typeText(c)}"`).join(' or ')}).`, `The ${what} have incompatible types: CAST them to one type.`);
       }
-      if (u.complex) return { type: u.complex, values: u.values };
+      if (u.complex) {
+        for (const x of es) this.implicitCast(e, x, u.complex);
+        return { type: u.complex, values: u.values };
+      }
       // A constant array or map is left as written: a function may read its literals as written
       // (percentile_approx's percentages).
       const read = unifiedType(u);
@@ -1369,6 +1375,8 @@ class ExpressionCompiler implements LambdaCompiler {
       const unified = unifyValues(true);
       if (!unified) this.fail(e, `${e.name}() arguments have incompatible types: ${valuesOf().map((a) => typeText(a)).join(', ')}`);
       const type = unifiedType(unified.u);
+      // Written into the plan as Spark's analyzed plan shows it: `coalesce(cast(a as array<bigint>), b)`.
+      for (const i of valueIdx) this.implicitCast(e, e.args[i], type);
       const [impl, evals, types] = [def.impl, unified.args.map((a) => a.eval), unified.args.map((a) => a.type)];
       return { ...type, eval: (r, c) => impl(evals.map((f) => f(r, c)), c, types) };
     }

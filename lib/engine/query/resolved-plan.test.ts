@@ -197,6 +197,19 @@ describe('resolvePlan', () => {
       return p.list.map((n) => explainExprToString(n.expr));
     };
 
+    it('on arrays, maps and structs a function, CASE or constructor widens, as Spark\'s analyzed plan shows them', () => {
+      expect(resolvedItems(
+        "SELECT coalesce(array(i), array(id)) AS a, CASE WHEN i > 0 THEN named_struct('x', i) ELSE named_struct('x', x) END AS b, " +
+        "if(i > 0, map('k', i), map('k', s)) AS c, array(array(i), array(id)) AS d, nvl(NULL, array(i)) AS e FROM src",
+      )).toEqual([
+        'coalesce(cast(array(i) as array<bigint>), array(id))',
+        "CASE WHEN (i > 0) THEN cast(named_struct('x', i) as struct<x: double>) ELSE named_struct('x', x) END",
+        "if((i > 0), cast(map('k', i) as map<string,string>), map('k', s))",
+        'array(cast(array(i) as array<bigint>), array(id))',
+        'nvl(NULL, array(i))',
+      ]);
+    });
+
     it('on the operands of arithmetic and comparisons, as Spark\'s analyzed plan shows them', () => {
       expect(resolvedItems(
         'SELECT i + id AS a, sm * i AS b, f + i AS c, x + id AS e, dec + i AS g, id / i AS h, dec * x AS k, ' +
