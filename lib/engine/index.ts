@@ -36,6 +36,7 @@ export { warmUpSparkParser } from './query/parser/ast-builder';
 export { parseJson } from './json-text';
 export { sqlFunctionCatalog, type SqlFunctionInfo } from './query/function-catalog';
 export { SqlValidationError } from './query/sql-error';
+export { simpleTypeString, sparkColumns, type SparkColumn } from './query/data-types';
 export type { LogicalPlan } from './query/logical-plan';
 export type { PhysicalOperator, StatefulOperator, OperatorContext, StateOperatorProgress } from './operators/physical-operator';
 export type { CheckpointFileManager } from './checkpoint/checkpoint-file-manager';

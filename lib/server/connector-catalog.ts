@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import '@/lib/connectors'; // registers the connectors' source, sink and checkpoint types
-import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes } from '@/lib/engine';
+import { getSinkDefinition, getSourceDefinition, sinkTypes, sourceTypes, sparkColumns } from '@/lib/engine';
 
 type OptionKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'list' | 'json';
 
@@ -37,7 +37,8 @@ export interface ConnectorInfo {
   fields: OptionField[];
   /**
    * A source with fixed columns (Spark's Kafka source): its columns with default options, which
-   * it has when source.schema lists none (the editor then needs no schema).
+   * it has when source.schema lists none (the editor then needs no schema), with Spark's type
+   * names (`partition int`, `offset bigint`).
    */
   defaultColumns?: { name: string; type: string }[];
 }
@@ -132,7 +133,8 @@ function baseCatalog(): ConnectorCatalog {
       .filter((t) => !TEST_ONLY_TYPES.has(t))
       .map((type) => {
         const def = getSourceDefinition(type)!;
-        const defaultColumns = def.defaultSchema?.({});
+        const fixed = def.defaultSchema?.({});
+        const defaultColumns = fixed && sparkColumns(fixed);
         return { type, fields: optionFields(def.options, def.secretOptions), ...(defaultColumns ? { defaultColumns } : {}) };
       }),
     sinks: sinkTypes()

@@ -40,7 +40,7 @@ describe('a Kafka job with no source.schema through the API', () => {
     expect(v.status).toBe(200);
     expect(v.body.errors).toEqual([]);
     expect(v.body.outputSchema.map((f: { name: string; type: string }) => `${f.name} ${f.type}`)).toEqual(['topic string', 'partition long', 'offset long', 'headers string']);
-    expect(v.body.outputColumns.map((f: { name: string; type: string }) => `${f.name}: ${f.type}`)).toEqual(['topic: string', 'partition: bigint', 'offset: bigint', 'headers: string']);
+    expect(v.body.outputColumns.map((f: { name: string; type: string }) => `${f.name}: ${f.type}`)).toEqual(['topic: string', 'partition: int', 'offset: bigint', 'headers: string']);
     // The editor completes the columns while the SQL is still being typed (and does not analyse).
     const d = await kit.call(draftCheck.POST, '/api/jobs/draft-check', { method: 'POST', token: kit.tokens.viewer, body: { spec: spec('SELECT FROM orders') } });
     expect(d.status).toBe(200);

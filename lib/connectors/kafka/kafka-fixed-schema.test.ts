@@ -1,10 +1,10 @@
 // Spark's Kafka source has fixed columns: a Spark user never lists them, so a Kafka job spec
-// with no source.schema gets them (key and value BINARY, topic STRING, partition, offset and
-// timestampType BIGINT, timestamp TIMESTAMP, headers with includeHeaders), in validation, the
-// preview over a pasted sample, and a run. No broker is needed to validate or preview.
+// with no source.schema gets them (key and value BINARY, topic STRING, partition INT, offset
+// BIGINT, timestamp TIMESTAMP, timestampType INT, headers with includeHeaders), in validation,
+// the preview over a pasted sample, and a run. No broker is needed to validate or preview.
 import { describe, expect, it } from 'vitest';
 import '../index';
-import { parseJobSpec, previewQuery, validateJob } from '../../engine';
+import { checkStateCompatibility, compileStreamingQuery, IncompatibleQueryChangeError, InMemoryCheckpointFileManager, parseJobSpec, previewQuery, validateJob, type JobSpec } from '../../engine';
 
 const kafkaSpec = (sql: string, options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
   name: 'kafka-no-schema',
@@ -16,16 +16,17 @@ const kafkaSpec = (sql: string, options: Record<string, unknown> = {}, extra: Re
   ...extra,
 });
 
+// Spark's KafkaRecordToRowConverter.kafkaSchema, by Spark's type names.
 const SPARK_COLUMNS = [
-  ['key', 'binary'], ['value', 'binary'], ['topic', 'string'], ['partition', 'long'],
-  ['offset', 'long'], ['timestamp', 'timestamp'], ['timestampType', 'long'],
+  ['key', 'binary'], ['value', 'binary'], ['topic', 'string'], ['partition', 'int'],
+  ['offset', 'bigint'], ['timestamp', 'timestamp'], ['timestampType', 'int'],
 ];
 
 describe('a kafka source with no source.schema', () => {
   it("has Spark's fixed columns, in Spark's order", () => {
     const v = validateJob(kafkaSpec('SELECT * FROM orders'));
     expect(v.errors).toEqual([]);
-    expect(v.outputSchema!.map((f) => [f.name, f.type])).toEqual(SPARK_COLUMNS);
+    expect(v.outputColumns!.map((f) => [f.name, f.type])).toEqual(SPARK_COLUMNS);
     const parsed = parseJobSpec(kafkaSpec('SELECT * FROM orders'));
     expect(parsed.ok && parsed.spec.source.schema.map((f) => f.name)).toEqual(SPARK_COLUMNS.map(([n]) => n));
   });
@@ -33,7 +34,7 @@ describe('a kafka source with no source.schema', () => {
   it('adds headers only with includeHeaders, given as Spark writes it (the string "true")', () => {
     const withHeaders = validateJob(kafkaSpec('SELECT offset, headers FROM orders', { includeHeaders: 'true' }));
     expect(withHeaders.errors).toEqual([]);
-    expect(withHeaders.outputSchema!.map((f) => [f.name, f.type])).toEqual([['offset', 'long'], ['headers', 'string']]);
+    expect(withHeaders.outputColumns!.map((f) => [f.name, f.type])).toEqual([['offset', 'bigint'], ['headers', 'string']]);
     const without = validateJob(kafkaSpec('SELECT headers FROM orders'));
     expect(without.ok).toBe(false);
     expect(without.errors[0]).toMatchObject({ path: 'sql' });
@@ -70,5 +71,48 @@ describe('a kafka source with no source.schema', () => {
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     const p = await previewQuery(parsed.spec, [{ key: b64('k1'), value: b64('{"id":1}'), topic: 'orders', partition: 2, offset: 7, timestamp: '2026-12-01T00:00:00Z', timestampType: 0 }]);
     expect(p.rows).toEqual([{ k: 'k1', v: '{"id":1}', partition: 2, offset: 7 }]);
+  });
+
+  it('is INT arithmetic on partition, as Spark: partition + 2147483647 wraps, typeof says int', async () => {
+    const parsed = parseJobSpec(kafkaSpec('SELECT typeof(partition) AS t, typeof(timestampType) AS tt, partition + 2147483647 AS p FROM orders'));
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const p = await previewQuery(parsed.spec, [{ key: null, value: null, topic: 'orders', partition: 1, offset: 0, timestamp: '2026-12-01T00:00:00Z', timestampType: 0 }]);
+    expect(p.rows).toEqual([{ t: 'int', tt: 'int', p: -2147483648 }]);
+  });
+
+  it('still takes a schema that lists partition and timestampType as BIGINT (specs written when Weir gave them so)', () => {
+    const listed = (schema: unknown) => validateJob({ ...kafkaSpec('SELECT partition, timestampType FROM orders'), source: { ...kafkaSpec('').source, schema } });
+    const asLong = listed([{ name: 'partition', type: 'long' }, { name: 'timestampType', type: 'long' }]);
+    expect(asLong.errors).toEqual([]);
+    expect(asLong.outputColumns).toEqual([{ name: 'partition', type: 'bigint' }, { name: 'timestampType', type: 'bigint' }]);
+    expect(listed('partition INT, timestampType INT').outputColumns).toEqual([{ name: 'partition', type: 'int' }, { name: 'timestampType', type: 'int' }]);
+    const narrower = listed('partition SMALLINT, offset INT');
+    expect(narrower.errors).toContainEqual(expect.objectContaining({ path: 'source.schema', message: "the kafka source's column partition is int, not smallint" }));
+    expect(listed('offset INT').errors).toContainEqual(expect.objectContaining({ message: "the kafka source's column offset is bigint, not int" }));
+  });
+
+  it('restarts on state a BIGINT partition wrote: grouped by partition, max(timestampType), sum(partition)', async () => {
+    const sql = 'SELECT partition, count(*) AS n, max(timestampType) AS tt, sum(partition) AS s FROM orders GROUP BY partition';
+    const spec = (schema?: unknown): JobSpec => {
+      const raw = kafkaSpec(sql, {}, { outputMode: 'complete' });
+      const parsed = parseJobSpec(schema === undefined ? raw : { ...raw, source: { ...raw.source, schema } });
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+      return parsed.spec;
+    };
+    const operators = (s: JobSpec) =>
+      compileStreamingQuery(s.sql, [{ kind: 'StreamingRelation', sourceName: s.source.name, schema: s.source.schema }], { outputMode: s.outputMode }).statefulOperators;
+    const source = (s: JobSpec) => ({ type: s.source.type, options: s.source.options as Record<string, unknown> });
+    // The checkpoint of a run from when the fixed columns were BIGINT (the old default, listed).
+    const before = spec('key BINARY, value BINARY, topic STRING, partition BIGINT, offset BIGINT, timestamp TIMESTAMP, timestampType BIGINT');
+    const fm = new InMemoryCheckpointFileManager();
+    expect((await checkStateCompatibility(fm, operators(before), source(before))).created).toEqual([0]);
+    await fm.createAtomic('commits/0', 'v1\n{"nextBatchWatermarkMs":0}');
+    // Today's default columns: the same state.
+    const now = spec();
+    expect(now.source.schema.find((f) => f.name === 'partition')).toMatchObject({ type: 'long', integral: 32 });
+    expect((await checkStateCompatibility(fm, operators(now), source(now), { dryRun: true })).verified).toEqual([0]);
+    // What the check is there for still fails: another grouping key.
+    const changed = { ...now, sql: sql.replaceAll('GROUP BY partition', 'GROUP BY partition, topic').replace('SELECT partition', 'SELECT partition, topic') };
+    await expect(checkStateCompatibility(fm, operators(changed), source(changed), { dryRun: true })).rejects.toBeInstanceOf(IncompatibleQueryChangeError);
   });
 });

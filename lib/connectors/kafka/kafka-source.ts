@@ -22,7 +22,7 @@
  */
 import { z } from 'zod';
 import type { Admin } from 'kafkajs';
-import { AvroCodec, type BadRecord, type ColumnType, compileRegex, DataLossError, type Offset, outboundPolicy, type OutboundPolicy, OutboundRefusedError, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceContext, type SourceDefinition, WeirError } from '../../engine';
+import { AvroCodec, type BadRecord, compileRegex, DataLossError, type Offset, outboundPolicy, type OutboundPolicy, OutboundRefusedError, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceColumn, type SourceContext, type SourceDefinition, simpleTypeString, WeirError } from '../../engine';
 import { createKafka, kafkaClusterOptions, kafkaConnectionOptions, kafkaSecurityProblem, KAFKA_SECRET_OPTIONS, redactKafka } from './client';
 import { PartitionReader, type FetchedRecord } from './fetch';
 import { formatKafkaOffsets, parseAssign, parseKafkaOffsets, parseOffsetsByTimestamp, parseStartingOffsets, tpKey, type KafkaOffsets, type StartingOffsets } from './offsets';
@@ -94,30 +94,33 @@ export const kafkaSourceOptions = z
 export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
 
 /**
- * Spark's Kafka source columns, in Spark's order, and their types here. Spark's `partition` and
- * `timestampType` are INT; a source column has no 32-bit integer type in Weir yet, so they are
- * BIGINT (long), which holds every INT. `headers` (Spark's ARRAY<STRUCT<key: STRING, value:
+ * Spark's Kafka source columns, in Spark's order, with Spark's types: `partition` and
+ * `timestampType` are INT, `offset` BIGINT. `headers` (Spark's ARRAY<STRUCT<key: STRING, value:
  * BINARY>>) is a JSON string of [{"key","value"}] with the values as UTF-8.
+ *
+ * Before, `partition` and `timestampType` were BIGINT. A checkpoint written then restarts: the
+ * state schema check compares column types by kind (an INT and a BIGINT are both integral
+ * `long`s, holding the same numbers), and the same values key the same state.
  */
-const KAFKA_SOURCE_COLUMNS: Record<string, ColumnType> = {
-  key: 'binary',
-  value: 'binary',
-  topic: 'string',
-  partition: 'long',
-  offset: 'long',
-  timestamp: 'timestamp',
-  timestampType: 'long',
-  headers: 'string',
+const KAFKA_SOURCE_COLUMNS: Record<string, Omit<SourceColumn, 'name'>> = {
+  key: { type: 'binary' },
+  value: { type: 'binary' },
+  topic: { type: 'string' },
+  partition: { type: 'long', integral: 32 },
+  offset: { type: 'long' },
+  timestamp: { type: 'timestamp' },
+  timestampType: { type: 'long', integral: 32 },
+  headers: { type: 'string' },
 };
 
 /**
  * The columns a Kafka source has when source.schema lists none, as Spark gives them without
  * being asked: all of them, headers only with includeHeaders (Spark's fixed schema).
  */
-export function kafkaSourceSchema(includeHeaders: boolean): { name: string; type: ColumnType }[] {
+export function kafkaSourceSchema(includeHeaders: boolean): SourceColumn[] {
   return Object.entries(KAFKA_SOURCE_COLUMNS)
     .filter(([n]) => includeHeaders || n !== 'headers')
-    .map(([name, type]) => ({ name, type }));
+    .map(([name, t]) => ({ name, ...t }));
 }
 
 const REASON = 'Kafka offsets only grow within a partition and a fetch of [start, end) returns the same records while retained; a replay whose records retention deleted fails with DATA_LOSS.';
@@ -635,7 +638,10 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
     for (const f of schema) {
       const t = KAFKA_SOURCE_COLUMNS[f.name];
       if (t === undefined) return `the kafka source has the columns ${Object.keys(KAFKA_SOURCE_COLUMNS).join(', ')}; "${f.name}" is not one of them (parse value with CAST(value AS STRING) and get_json_object in the SQL)`;
-      if (t !== f.type) return `the kafka source's column ${f.name} is ${t}, not ${f.type}`;
+      // A BIGINT partition or timestampType is taken too: it holds every INT, and specs written
+      // when Weir gave these columns as BIGINT list them so.
+      const same = t.type === f.type && (f.integral === t.integral || (f.type === 'long' && f.integral === undefined));
+      if (!same) return `the kafka source's column ${f.name} is ${simpleTypeString({ name: f.name, ...t })}, not ${simpleTypeString(f)}`;
     }
     return undefined;
   },

@@ -7,9 +7,12 @@
 import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
-import type { ColumnType, Row, Schema } from '../types';
+import type { ColumnType, Field, Row, Schema } from '../types';
 import type { Source } from './source';
 import type { DestinationKind } from '../outbound/outbound-policy';
+
+/** A fixed source column: a simple type, with its width when it is one of Spark's narrower integral types (INT). */
+export type SourceColumn = { name: string; type: ColumnType } & Pick<Field, 'integral'>;
 
 export interface SourceContext {
   /** The source's name in the SQL (FROM <name>). */
@@ -57,7 +60,7 @@ export interface SourceDefinition<O = unknown> {
    * `source.schema` lists none, as Spark gives them without being asked. `options` are the
    * options in this definition's names, before validation (they may be invalid).
    */
-  defaultSchema?(options: Record<string, unknown>): { name: string; type: ColumnType }[];
+  defaultSchema?(options: Record<string, unknown>): SourceColumn[];
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
   /**
