@@ -15,14 +15,14 @@ import { EngineHost, engineBundle } from './engine-host';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'weir-engine-host-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function filesJob(name: string, files: string[]) {
+function filesJob(name: string, files: string[], sql = 'SELECT id FROM events') {
   const base = path.join(dir, name);
   mkdirSync(path.join(base, 'in'), { recursive: true });
   files.forEach((text, i) => writeFileSync(path.join(base, 'in', `part-${i}.json`), text));
   const v = validateJob({
     name,
     source: { name: 'events', type: 'files', options: { path: path.join(base, 'in'), format: 'json', maxFilesPerTrigger: 1 }, schema: [{ name: 'id', type: 'long' }] },
-    sql: 'SELECT id FROM events',
+    sql,
     sink: { type: 'files', options: { path: path.join(base, 'out'), format: 'json' } },
     outputMode: 'append',
     trigger: { type: 'available-now' },
@@ -32,11 +32,12 @@ function filesJob(name: string, files: string[]) {
   return { spec: v.spec, out: path.join(base, 'out') };
 }
 
-function host(spec: ReturnType<typeof filesJob>['spec'], o: { fence?: () => Promise<void>; crash?: CrashPlan; memoryLimitMb?: number } = {}) {
+function host(spec: ReturnType<typeof filesJob>['spec'], o: { fence?: () => Promise<void>; crash?: CrashPlan; memoryLimitMb?: number; currentUser?: string } = {}) {
   const progress: StreamingQueryProgress[] = [];
   let fences = 0;
   const h = new EngineHost({
     spec,
+    currentUser: o.currentUser,
     crash: o.crash,
     memoryLimitMb: o.memoryLimitMb ?? 256,
     fence: async () => {
@@ -94,6 +95,14 @@ describe('EngineHost', () => {
       await w.terminate();
       await e.env.close();
     }
+  });
+
+  it("runs the query as the host's currentUser (current_user() in the engine process)", async () => {
+    const job = filesJob('current-user', [rows([1])], 'SELECT id, current_user() AS u FROM events');
+    const t = host(job.spec, { currentUser: 'alice' });
+    await t.h.start();
+    await t.h.run();
+    expect((await readCommittedRows(job.out, 'json')).flatMap((b) => b.rows)).toEqual([{ id: 1, u: 'alice' }]);
   });
 
   it('starts, runs and ends as MicroBatchExecution does, fencing and reporting each batch', async () => {

@@ -54,6 +54,8 @@ export interface EngineHostOptions {
   memoryLimitMb: number;
   /** MicroBatchExecutionOptions.stateLocalDir. */
   stateLocalDir?: string;
+  /** MicroBatchExecutionOptions.currentUser: whom the query runs as (current_user()). */
+  currentUser?: string;
   /**
    * WEIR_TASK_SCHEDULER=cluster: the run's reduce tasks go to the workers through this
    * (task-dispatcher.ts); `signal` aborts when the engine process is gone. Unset: local tasks.
@@ -164,7 +166,7 @@ export class EngineHost {
         gone(null, null, e);
       });
       const outbound = this.o.outbound && { allow: this.o.outbound.allow, infrastructure: this.o.outbound.infrastructure };
-      this.send(child, { t: 'init', init: { spec: this.o.spec, runId: this.o.runId, crash: this.o.crash, outbound, stateLocalDir: this.o.stateLocalDir, cluster: this.o.submitTasks !== undefined } });
+      this.send(child, { t: 'init', init: { spec: this.o.spec, runId: this.o.runId, crash: this.o.crash, outbound, stateLocalDir: this.o.stateLocalDir, currentUser: this.o.currentUser, cluster: this.o.submitTasks !== undefined } });
       return child;
     });
     return this.spawned;

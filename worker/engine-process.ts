@@ -52,6 +52,7 @@ process.on('message', (m: HostToEngine) => {
       runId: m.init.runId,
       crash: m.init.crash,
       stateLocalDir: m.init.stateLocalDir,
+      currentUser: m.init.currentUser,
       fence: () => call({ fn: 'fence' }),
       // The batch's tasks ran on the workers: its progress says where (the dashboard's batch detail).
       onProgress: (progress) => {

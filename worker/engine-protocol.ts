@@ -19,6 +19,8 @@ interface EngineInit {
   outbound?: Omit<OutboundPolicy, 'resolve'>;
   /** Where an `lmdb` state store keeps its local copy (the worker's data directory). */
   stateLocalDir?: string;
+  /** Whom the query runs as (MicroBatchExecutionOptions.currentUser). */
+  currentUser?: string;
   /** WEIR_TASK_SCHEDULER=cluster: reduce tasks go to the workers through the host (`submitTasks` calls). */
   cluster?: boolean;
 }

@@ -235,6 +235,7 @@ export class RunProcessor {
         runId,
         memoryLimitMb: this.o.runMemoryMb,
         stateLocalDir: this.o.stateLocalDir,
+        currentUser: runAsUser(job.createdBy),
         // Each task names its job and the spec's version this run started with: a map task's
         // worker reads the source's options from the job, once per version (task-worker.ts).
         submitTasks: this.o.tasks && ((payloads, signal) => this.o.tasks!.dispatch(payloads.map((p) => ({ ...p, jobId: job.id, specVersion })), signal)),
@@ -388,4 +389,15 @@ export function workerSpec(spec: unknown, roots: PathRoots): JobSpec {
     });
   }
   return confined.spec;
+}
+
+/**
+ * Whom a job's runs run as (current_user(), Spark's session user): the job's creator, which every
+ * run of the job shares, so a batch re-run after a crash or a takeover computes the same rows. A
+ * user (`user:alice`) by name, an API token by its actor (`token:ci`); a job with no recorded
+ * creator runs as the engine's default.
+ */
+export function runAsUser(createdBy: string | null): string | undefined {
+  if (!createdBy) return undefined;
+  return createdBy.startsWith('user:') ? createdBy.slice('user:'.length) : createdBy;
 }

@@ -323,12 +323,13 @@ async function closePartition(part: CachedPartition): Promise<void> {
 }
 
 /** A task's OperatorContext: its batch's id, watermarks and timestamp, with what the task adds. */
-function taskContext(task: MapTask | ReduceTask, extra: Omit<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs'>): OperatorContext {
+function taskContext(task: MapTask | ReduceTask, extra: Omit<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'currentUser'>): OperatorContext {
   return {
     batchId: task.batchId,
     batchWatermarkMs: task.batchWatermarkMs,
     ...(task.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: task.lateEventsWatermarkMs } : {}),
     batchTimestampMs: task.batchTimestampMs,
+    ...(task.currentUser !== undefined ? { currentUser: task.currentUser } : {}),
     ...extra,
   };
 }

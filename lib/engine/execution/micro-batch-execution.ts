@@ -120,6 +120,12 @@ export interface MicroBatchExecutionOptions {
    * progress JSON, the sink and the logs then carry the same id as the Runs tab. Default: a new one.
    */
   runId?: string;
+  /**
+   * Whom the query runs as (Spark's session user): what current_user(), user() and
+   * session_user() return. Default: DEFAULT_CURRENT_USER. The control plane gives the job's
+   * creator, which stays the same on every run, so a re-run batch computes the same rows.
+   */
+  currentUser?: string;
 }
 
 /** Idle triggers call fence() at most this often (writes always call it). */
@@ -575,6 +581,7 @@ export class MicroBatchExecution {
       batchWatermarkMs: seq.metadata.batchWatermarkMs,
       lateEventsWatermarkMs: await this.previousBatchWatermark(batchId, seq.metadata.batchWatermarkMs),
       batchTimestampMs: seq.metadata.batchTimestampMs,
+      ...(this.opts.currentUser !== undefined ? { currentUser: this.opts.currentUser } : {}),
     };
     // The first stateful stage's map and reduce tasks run where the scheduler puts them, reading
     // the source there; what they read comes back as the batch's input (query-runtime.ts).

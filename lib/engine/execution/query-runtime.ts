@@ -228,7 +228,7 @@ export class QueryRuntime {
   }
 
   /** Runs the batch over each source's input (in source order; a one-source plan starts from the first's rows). */
-  async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'onRecordError'>, mapped?: MappedBatch): Promise<BatchResult> {
+  async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'currentUser' | 'onRecordError'>, mapped?: MappedBatch): Promise<BatchResult> {
     const ctx: OperatorContext = { ...b, inputs: new Map(this.spec.sources.map((s, i) => [s.name, inputs[i].rows])) };
     if (mapped?.eventTimes) ctx.eventTimes = mapped.eventTimes;
     if (this.stateful.length) {
@@ -287,6 +287,7 @@ export class QueryRuntime {
       batchWatermarkMs: ctx.batchWatermarkMs,
       ...(ctx.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: ctx.lateEventsWatermarkMs } : {}),
       batchTimestampMs: ctx.batchTimestampMs,
+      ...(ctx.currentUser !== undefined ? { currentUser: ctx.currentUser } : {}),
       inputs: shuffled.map((s) => s[partitionId]),
       ...(stageId === this.sinkStageId ? { writesSink: true } : {}),
     }));
@@ -310,7 +311,7 @@ export class QueryRuntime {
    * tasks over their outputs. The driver reads nothing: what the reads found (input figures,
    * event times, bad records, warnings) comes back in the map tasks' statuses.
    */
-  async runMapStage(start: Offset | null, end: Offset | null, b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs'>, offsetsLogged?: Promise<void>): Promise<MappedBatch> {
+  async runMapStage(start: Offset | null, end: Offset | null, b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'currentUser'>, offsetsLogged?: Promise<void>): Promise<MappedBatch> {
     const stageId = this.mapStageId!;
     const [op] = this.stages.get(stageId)!;
     const common = {
@@ -320,6 +321,7 @@ export class QueryRuntime {
       batchWatermarkMs: b.batchWatermarkMs,
       ...(b.lateEventsWatermarkMs !== undefined ? { lateEventsWatermarkMs: b.lateEventsWatermarkMs } : {}),
       batchTimestampMs: b.batchTimestampMs,
+      ...(b.currentUser !== undefined ? { currentUser: b.currentUser } : {}),
       // Spark's partial aggregation before the exchange, when the aggregates' buffers merge exactly.
       ...(op instanceof StatefulAggregateExec && op.partialAggregation ? { partialAggregation: true as const } : {}),
     };

@@ -31,6 +31,8 @@ export interface ReduceTask {
   /** The watermark late input rows are judged by (OperatorContext.lateEventsWatermarkMs). */
   lateEventsWatermarkMs?: number;
   batchTimestampMs: number;
+  /** Whom the query runs as (OperatorContext.currentUser), which current_user() reads in the task as on the driver. */
+  currentUser?: string;
   /** The partition's rows of each of the operator's inputs (one; a stream-stream join's two sides). */
   inputs: Row[][];
   /**
@@ -78,6 +80,8 @@ export interface MapTask {
   batchWatermarkMs: number;
   lateEventsWatermarkMs?: number;
   batchTimestampMs: number;
+  /** Whom the query runs as (OperatorContext.currentUser), which current_user() reads in the task as on the driver. */
+  currentUser?: string;
   /**
    * Spark's partial aggregation before the exchange: the stage is an aggregation whose buffers
    * merge exactly (StatefulAggregateExec.partialAggregation), so the task folds its split's rows

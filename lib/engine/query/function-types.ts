@@ -105,7 +105,7 @@ export interface FunctionDef extends CallRewrite {
   typed?(call: CallExpr, args: CompiledExpr[]): CompiledExpr | undefined;
   /** Its second argument, a number of days, is an INT to Spark: a BIGINT written there is a type mismatch (date_add). */
   intDays?: boolean;
-  impl(args: unknown[], ctx: { batchTimestampMs: number }, argTypes: ExprType[]): unknown;
+  impl(args: unknown[], ctx: EvalContext, argTypes: ExprType[]): unknown;
   /**
    * Checked at validation with each argument's value when it is a literal (`undefined` when it
    * is not): a message when those literals make every non-NULL result an error.
@@ -134,7 +134,15 @@ export interface CollectionFunctionDef {
 export interface EvalContext {
   /** offsets/N's batchTimestampMs: what current_timestamp() returns, stable on a re-run. */
   batchTimestampMs: number;
+  /**
+   * Whom the query runs as: what current_user(), user() and session_user() return (Spark's
+   * session user). Unset: DEFAULT_CURRENT_USER.
+   */
+  currentUser?: string;
 }
+
+/** current_user() of a query given no user (a preview, a test, an engine embedded without one). */
+export const DEFAULT_CURRENT_USER = 'weir';
 
 export type Evaluator = (row: Row, ctx: EvalContext) => unknown;
 

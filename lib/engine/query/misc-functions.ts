@@ -1,14 +1,15 @@
 /**
  * Spark's misc functions (group misc_funcs) that Weir registers here: from_avro and to_avro
- * (avro-functions.ts does the work), raise_error and assert_true, and the functions refused on a
- * stream.
+ * (avro-functions.ts does the work), raise_error and assert_true, the session's facts
+ * (current_user, current_database, version…), and the functions refused on a stream.
  */
 import { compileFromAvro, compileToAvro } from './avro-functions';
 import { simpleTypeString } from './data-types';
 import { RecordExpressionError } from '../errors';
 import { exprToString } from './expression';
 import { compiledByHook } from './function-args';
-import type { FunctionDef, SpecialFormDef } from './function-types';
+import { DEFAULT_CURRENT_USER, type FunctionDef, type SpecialFormDef } from './function-types';
+import { WEIR_VERSION } from '../version';
 
 export const MISC_FUNCTIONS: Record<string, FunctionDef> = {
   // Avro (avro-functions.ts): typed by their schema literals.
@@ -35,7 +36,18 @@ export const MISC_FUNCTIONS: Record<string, FunctionDef> = {
       pos: e.pos,
     }),
   },
+  // Spark's CurrentUser (user and session_user are its other names): whom the query runs as.
+  current_user: { min: 0, max: 0, type: () => 'string', impl: (_a, ctx) => ctx.currentUser ?? DEFAULT_CURRENT_USER },
+  // Spark's CurrentDatabase and CurrentCatalog: Weir has one namespace, named as Spark's default.
+  current_database: { min: 0, max: 0, type: () => 'string', impl: () => 'default' },
+  current_catalog: { min: 0, max: 0, type: () => 'string', impl: () => 'spark_catalog' },
+  // Spark's SparkVersion: "<release> <git revision>"; Weir's release, and no revision known to the engine.
+  version: { min: 0, max: 0, type: () => 'string', impl: () => `${WEIR_VERSION} unknown` },
 };
+MISC_FUNCTIONS.user = MISC_FUNCTIONS.current_user;
+MISC_FUNCTIONS.session_user = MISC_FUNCTIONS.current_user;
+// 3.4's name for current_database.
+MISC_FUNCTIONS.current_schema = MISC_FUNCTIONS.current_database;
 
 /** typeof(x): the text of x's type, known at analysis (Spark's TypeOf). */
 export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {

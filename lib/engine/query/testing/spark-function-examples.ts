@@ -515,6 +515,13 @@ SELECT timestamp('2016-07-30 01:02:03') => 2016-07-30 01:02:03
 SELECT typeof(1) => int
 SELECT typeof(array(1)) => array<int>
 SELECT typeof('a') => string
+SELECT current_database() => default
+SELECT current_schema() => default
+SELECT current_catalog() => spark_catalog
+SELECT current_user() => mockingjay
+SELECT user() => mockingjay
+SELECT session_user() => mockingjay
+SELECT version() => 3.1.0 a6d6ea3efedbad14d99c24143834cd4e2e52fb40
 
 # aggregate
 SELECT any(col) FROM VALUES (true), (false), (false) AS tab(col) => true
@@ -619,6 +626,8 @@ SELECT variance(col) FROM VALUES (1), (2), (3) AS tab(col) => 1.0
 
 /** Examples whose answer in Weir is not Spark's, with the reason (docs/sql.md lists them). */
 export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
+  ...Object.fromEntries(['current_user', 'user', 'session_user'].map((f) => [`SELECT ${f}()`, "whom the query runs as: Spark's example ran as mockingjay, a query with no user given runs as weir"])),
+  'SELECT version()': "Weir's release and no git revision (0.1.0 unknown), where Spark gives its own",
   "SELECT timestamp_micros(1230219000123123)":
     "Spark's example ran in the America/Los_Angeles session zone; Weir's session zone is UTC",
   "SELECT timestamp_millis(1230219000123)":
