@@ -311,6 +311,12 @@ SELECT nullifzero(0) => NULL
 SELECT nullifzero(2) => 2
 
 # datetime
+SELECT make_interval(100, 11, 1, 1, 12, 30, 01.001001) => 100 years 11 months 8 days 12 hours 30 minutes 1.001001 seconds
+SELECT make_interval(100, null, 3) => NULL
+SELECT make_interval(0, 1, 0, 1, 0, 0, 100.000001) => 1 months 1 days 1 minutes 40.000001 seconds
+SELECT try_make_interval(100, 11) => 100 years 11 months
+SELECT try_make_interval(0) => 0 seconds
+SELECT try_make_interval(2147483647, 0) => NULL
 SELECT add_months('2016-08-31', 1) => 2016-09-30
 SELECT date_add('2016-07-30', 1) => 2016-07-31
 SELECT dateadd('2016-07-30', 1) => 2016-07-31
@@ -627,6 +633,10 @@ SELECT variance(col) FROM VALUES (1), (2), (3) AS tab(col) => 1.0
 /** Examples whose answer in Weir is not Spark's, with the reason (docs/sql.md lists them). */
 export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
   ...Object.fromEntries(['current_user', 'user', 'session_user'].map((f) => [`SELECT ${f}()`, "whom the query runs as: Spark's example ran as mockingjay, a query with no user given runs as weir"])),
+  ...Object.fromEntries(['SELECT make_interval(100, 11, 1, 1, 12, 30, 01.001001)', 'SELECT make_interval(0, 1, 0, 1, 0, 0, 100.000001)'].map((q) => [q,
+    "Spark's CalendarInterval mixes months with days and time; Weir's intervals are ANSI, so a call with both parts is refused (write make_ym_interval(…) + make_dt_interval(…))"])),
+  'SELECT try_make_interval(100, 11)': "an INTERVAL YEAR TO MONTH, printed INTERVAL '100-11' YEAR TO MONTH, where Spark's CalendarInterval prints 100 years 11 months",
+  'SELECT try_make_interval(0)': "an INTERVAL DAY, printed INTERVAL '0' DAY, where Spark's CalendarInterval prints 0 seconds",
   'SELECT version()': "Weir's release and no git revision (0.1.0 unknown), where Spark gives its own",
   "SELECT timestamp_micros(1230219000123123)":
     "Spark's example ran in the America/Los_Angeles session zone; Weir's session zone is UTC",
