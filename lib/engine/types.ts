@@ -69,6 +69,13 @@ export type Schema = Field[];
 
 export type Row = Record<string, unknown>;
 
+/**
+ * A row's hidden column: the file it was read from, as input_file_name() returns it (a file:
+ * URI, Spark's). A file source sets it only when the query calls input_file_name()
+ * (SourceContext.inputFileName); no schema lists it, so the first projection drops it.
+ */
+export const INPUT_FILE_NAME_COLUMN = '\u0000input_file_name';
+
 /** A source offset: any JSON value; the source alone interprets it. */
 export type Offset = unknown;
 

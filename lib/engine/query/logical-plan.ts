@@ -4,7 +4,7 @@
  */
 import type { Schema } from '../types';
 import type { TypeInfo } from './data-types';
-import type { Expr, SqlPosition } from './expression';
+import { exprChildren, type Expr, type SqlPosition } from './expression';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 
 export interface NamedExpr {
@@ -115,3 +115,25 @@ export function isStateful(plan: LogicalPlan): boolean {
   return STATEFUL_KINDS.has(plan.kind) || (plan.kind === 'Join' && isStreamStreamJoin(plan)) || children(plan).some(isStateful);
 }
 
+
+/** The expressions a node holds itself (its children's not included). */
+function nodeExpressions(plan: LogicalPlan): Expr[] {
+  switch (plan.kind) {
+    case 'Filter': return [plan.condition];
+    case 'Project': return plan.list.map((n) => n.expr);
+    case 'Aggregate': return [...plan.groupBy, ...plan.aggregates.map((a) => a.expr)];
+    case 'Sort': return plan.order.map((o) => o.expr);
+    case 'Join': return plan.condition ? [plan.condition] : [];
+    case 'Generate': return [plan.generator];
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'StreamingRelation': case 'StaticRelation': case 'Deduplicate': case 'Limit': case 'Union':
+    default:
+      return [];
+  }
+}
+
+/** Whether any expression of the plan calls the function `name` (lower case). */
+export function callsFunction(plan: LogicalPlan, name: string): boolean {
+  const inExpr = (e: Expr): boolean => (e.kind === 'call' && e.name === name) || exprChildren(e).some(inExpr);
+  return nodeExpressions(plan).some(inExpr) || children(plan).some((c) => callsFunction(c, name));
+}

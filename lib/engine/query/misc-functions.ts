@@ -10,6 +10,7 @@ import { exprToString } from './expression';
 import { compiledByHook } from './function-args';
 import { DEFAULT_CURRENT_USER, type FunctionDef, type SpecialFormDef } from './function-types';
 import { WEIR_VERSION } from '../version';
+import { INPUT_FILE_NAME_COLUMN } from '../types';
 
 export const MISC_FUNCTIONS: Record<string, FunctionDef> = {
   // Avro (avro-functions.ts): typed by their schema literals.
@@ -49,8 +50,18 @@ MISC_FUNCTIONS.session_user = MISC_FUNCTIONS.current_user;
 // 3.4's name for current_database.
 MISC_FUNCTIONS.current_schema = MISC_FUNCTIONS.current_database;
 
-/** typeof(x): the text of x's type, known at analysis (Spark's TypeOf). */
+/** typeof(x): the text of x's type, known at analysis (Spark's TypeOf); input_file_name(): the row's file. */
 export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {
+  // Spark's InputFileName: the URI of the file the row was read from, '' for a row of another
+  // source or one a projection made (Spark's is '' past a shuffle). It reads the row's hidden
+  // column, which a file source sets when the query calls this (SourceContext.inputFileName).
+  input_file_name: {
+    min: 0, max: 0,
+    compile: (e, c) => {
+      if (e.args.length !== 0) c.fail(e, `input_file_name() takes no arguments, got ${e.args.length}`);
+      return { type: 'string', eval: (row) => (row[INPUT_FILE_NAME_COLUMN] as string | undefined) ?? '' };
+    },
+  },
   typeof: {
     min: 1, max: 1,
     compile: (e, c) => {

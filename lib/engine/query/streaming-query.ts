@@ -15,7 +15,7 @@ import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { children, firstStreamingRelation, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { callsFunction, children, firstStreamingRelation, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
@@ -47,6 +47,8 @@ export interface CompiledStreamingQuery {
   warnings: AnalyzerWarning[];
   /** What the restart-compatibility check records for each stateful operator. */
   statefulOperators: StatefulOperatorDescriptor[];
+  /** The query calls input_file_name(): its sources mark each row with its file (SourceContext.inputFileName). */
+  readsInputFileName: boolean;
 }
 
 export interface CompileOptions {
@@ -106,6 +108,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     explain: optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain,
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
+    readsInputFileName: callsFunction(optimized.plan, 'input_file_name'),
   };
 }
 

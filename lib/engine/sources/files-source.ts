@@ -23,11 +23,12 @@
  */
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { DataLossError, PathNotFoundError, ValidationError } from '../errors';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record-parser';
 import { EventTimeStatsAccumulator } from '../operators/watermark';
-import type { Offset, Row, Schema } from '../types';
+import { INPUT_FILE_NAME_COLUMN, type Offset, type Row, type Schema } from '../types';
 import { readParquetRows, readParquetTail } from '../parquet/parquet-reader';
 import { FileStreamSourceLog, type SourceFileEntry } from './file-stream-source-log';
 import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from './source';
@@ -262,11 +263,19 @@ export class FilesSource implements Source {
         { file: full },
       );
     }
-    if (this.opts.format === 'parquet') return this.readParquet(buf, full, rows, bad, scan);
-    let text = buf.toString('utf8');
-    // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    this.parseLines(text, full, rows, bad, { scan });
+    const first = rows.length;
+    if (this.opts.format === 'parquet') await this.readParquet(buf, full, rows, bad, scan);
+    else {
+      let text = buf.toString('utf8');
+      // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      this.parseLines(text, full, rows, bad, { scan });
+    }
+    // Only for a query that calls input_file_name(): other queries' rows keep their shape.
+    if (this.ctx.inputFileName) {
+      const uri = pathToFileURL(full).href;
+      for (let i = first; i < rows.length; i++) rows[i][INPUT_FILE_NAME_COLUMN] = uri;
+    }
   }
 
   /** A whole Parquet file's rows (with `scan`, those the pushed filter keeps) and bad records. */

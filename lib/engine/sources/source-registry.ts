@@ -29,6 +29,11 @@ export interface SourceContext {
    * or ignore this: the Filter still runs.
    */
   pushedFilter?: (row: Row) => boolean;
+  /**
+   * The query calls input_file_name(): a source that reads files sets each row's
+   * INPUT_FILE_NAME_COLUMN to the file's URI (others need not: the function is '' without it).
+   */
+  inputFileName?: boolean;
   /** Optional event-time column (for watermarks). */
   eventTime?: string;
   /** The checkpoint storage, and the per-source metadata directory in it (`sources/<i>`). */

@@ -522,6 +522,7 @@ SELECT typeof(1) => int
 SELECT typeof(array(1)) => array<int>
 SELECT typeof('a') => string
 SELECT current_database() => default
+SELECT input_file_name() => ⟨⟩
 SELECT current_schema() => default
 SELECT current_catalog() => spark_catalog
 SELECT current_user() => mockingjay

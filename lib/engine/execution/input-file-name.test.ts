@@ -1,0 +1,120 @@
+/**
+ * input_file_name(): the URI of the file each row of a files source was read from (Spark's
+ * InputFileName), '' for another source's rows; the same on a replay, and in map tasks run on
+ * other executors. A query that does not call it reads rows without the hidden column.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
+import { ManualClock } from '../clock';
+import { MemorySinkTable } from '../sinks/memory-sink';
+import { MemoryStream } from '../sources/memory-source';
+import { INPUT_FILE_NAME_COLUMN } from '../types';
+import { Executor } from './executor';
+import { MicroBatchExecution } from './micro-batch-execution';
+import { compileQuery, createSource } from './query-runtime';
+import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
+import { mustParse, tempDir } from './testing/test-fixtures';
+
+const roots: string[] = [];
+afterAll(async () => {
+  for (const r of roots) await rm(r, { recursive: true, force: true });
+});
+
+async function filesJob(format: 'json' | 'csv', sql: string, o: { outputMode?: string; parallelism?: number } = {}) {
+  const root = await tempDir('input-file-name');
+  roots.push(root);
+  // A space in the directory's name: the URI encodes it, as Spark's does.
+  const input = path.join(root, 'in put');
+  await mkdir(input);
+  const table = path.basename(root);
+  const spec = mustParse({
+    name: 'input-file-name',
+    source: { name: 'events', type: 'files', options: { path: input, format, ...(format === 'csv' ? { header: false } : {}) }, schema: 'id BIGINT, k STRING' },
+    sql,
+    sink: { type: 'memory', options: { table } },
+    outputMode: o.outputMode ?? 'append',
+    parallelism: o.parallelism ?? 1,
+    trigger: { type: 'available-now' },
+    checkpointLocation: path.join(root, 'checkpoint'),
+  });
+  return { input, spec, rows: () => MemorySinkTable.named(table).rows, uri: (f: string) => pathToFileURL(path.join(input, f)).href };
+}
+
+describe('input_file_name()', () => {
+  for (const format of ['json', 'csv'] as const) {
+    it(`is the URI of each row's file (${format})`, async () => {
+      const j = await filesJob(format, "SELECT id, input_file_name() AS f FROM events WHERE input_file_name() LIKE '%b.%' OR id = 1");
+      const line = (id: number, k: string) => (format === 'json' ? JSON.stringify({ id, k }) : `${id},${k}`);
+      await writeFile(path.join(j.input, `a.${format}`), `${line(1, 'x')}\n${line(2, 'y')}\n`);
+      await writeFile(path.join(j.input, `b.${format}`), `${line(3, 'z')}\n`);
+      const q = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(0) });
+      await q.processAllAvailable();
+      await q.stop();
+      expect(j.uri(`a.${format}`)).toContain('/in%20put/a.');
+      expect(j.rows()).toEqual([{ id: 1, f: j.uri(`a.${format}`) }, { id: 3, f: j.uri(`b.${format}`) }]);
+    });
+  }
+
+  it('groups by file, in map tasks on other executors too (each task a structured clone)', async () => {
+    const j = await filesJob('json', 'SELECT input_file_name() AS f, count(*) AS n FROM events GROUP BY input_file_name()', { outputMode: 'complete', parallelism: 2 });
+    await writeFile(path.join(j.input, 'a.json'), '{"id": 1}\n{"id": 2}\n');
+    await writeFile(path.join(j.input, 'b.json'), '{"id": 3}\n');
+    const clock = new ManualClock(0);
+    const checkpoint = new InMemoryCheckpointFileManager();
+    let picked = 0;
+    const taskScheduler = new ExecutorsTaskScheduler({
+      executors: [new Executor({ clock }), new Executor({ clock })], spec: j.spec, checkpoint, queryId: () => q.id, pick: () => picked++, mapTasks: true,
+    });
+    const q: MicroBatchExecution = new MicroBatchExecution({ spec: j.spec, clock, checkpoint, taskScheduler });
+    await q.processAllAvailable();
+    await q.stop();
+    expect(j.rows().sort((x, y) => String(x.f).localeCompare(String(y.f)))).toEqual([{ f: j.uri('a.json'), n: 2 }, { f: j.uri('b.json'), n: 1 }]);
+  });
+
+  it("is '' for another source's rows, and '' after a projection that does not carry it", async () => {
+    const name = `ifn-${process.pid}`;
+    MemoryStream.named(name).addData({ value: 1 }, { value: 2 });
+    const spec = mustParse({
+      name, source: { name: 'events', type: 'memory', options: { stream: name }, schema: 'value BIGINT' },
+      sql: 'SELECT value, input_file_name() AS f FROM events', sink: { type: 'memory', options: { table: name } }, trigger: { type: 'available-now' }, checkpointLocation: `memory://${name}`,
+    });
+    const q = new MicroBatchExecution({ spec, clock: new ManualClock(0) });
+    await q.processAllAvailable();
+    await q.stop();
+    expect(MemorySinkTable.named(name).rows).toEqual([{ value: 1, f: '' }, { value: 2, f: '' }]);
+    const nested = await filesJob('json', 'SELECT id, input_file_name() AS f FROM (SELECT id + 1 AS id FROM events)');
+    await writeFile(path.join(nested.input, 'a.json'), '{"id": 1}\n');
+    const q2 = new MicroBatchExecution({ spec: nested.spec, clock: new ManualClock(0) });
+    await q2.processAllAvailable();
+    await q2.stop();
+    expect(nested.rows()).toEqual([{ id: 2, f: '' }]);
+  });
+
+  it('stays out of the output: SELECT * writes only the columns', async () => {
+    const j = await filesJob('json', "SELECT * FROM events WHERE input_file_name() <> ''");
+    await writeFile(path.join(j.input, 'a.json'), '{"id": 1, "k": "x"}\n');
+    const q = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(0) });
+    await q.processAllAvailable();
+    await q.stop();
+    expect(j.rows()).toEqual([{ id: 1, k: 'x' }]);
+    expect(Object.keys(j.rows()[0])).toEqual(['id', 'k']);
+  });
+
+  it('is read by the source only for a query that calls it', async () => {
+    const j = await filesJob('json', 'SELECT id FROM events');
+    await writeFile(path.join(j.input, 'a.json'), '{"id": 1}\n');
+    const read = async (spec: typeof j.spec) => {
+      const query = compileQuery(spec, 1);
+      const source = createSource(spec, 0, query, { checkpoint: new InMemoryCheckpointFileManager(), clock: new ManualClock(0), queryId: 'q' });
+      await source.open?.();
+      const end = await source.latestOffset(null);
+      return (await source.getBatch(null, end)).rows;
+    };
+    expect(await read(j.spec)).toEqual([{ id: 1 }]);
+    const calls = { ...j.spec, sql: 'SELECT id, input_file_name() AS f FROM events' };
+    expect((await read(calls))[0][INPUT_FILE_NAME_COLUMN]).toBe(j.uri('a.json'));
+  });
+});
