@@ -70,11 +70,25 @@ export type Schema = Field[];
 export type Row = Record<string, unknown>;
 
 /**
- * A row's hidden column: the file it was read from, as input_file_name() returns it (a file:
- * URI, Spark's). A file source sets it only when the query calls input_file_name()
- * (SourceContext.inputFileName); no schema lists it, so the first projection drops it.
+ * A row's hidden column: the file it was read from (Spark's file metadata, `_metadata`), one
+ * object shared by the rows of a file. A file source sets it only when the query reads it
+ * (SourceContext.fileMetadata: input_file_name() or `_metadata`); no schema lists it, so the
+ * first projection drops it.
  */
-export const INPUT_FILE_NAME_COLUMN = '\u0000input_file_name';
+export const FILE_METADATA_COLUMN = '\u0000_metadata';
+
+/** Spark's `_metadata` struct of a file source's row (FileFormat.BASE_METADATA_FIELDS). */
+export interface FileMetadata {
+  /** The file's `file:` URI (as input_file_name() returns it). */
+  file_path: string;
+  file_name: string;
+  file_size: number;
+  /** Where the split of the file this row came from starts, and its length: Weir reads a whole file. */
+  file_block_start: number;
+  file_block_length: number;
+  /** Epoch milliseconds (a TIMESTAMP). */
+  file_modification_time: number;
+}
 
 /** A source offset: any JSON value; the source alone interprets it. */
 export type Offset = unknown;

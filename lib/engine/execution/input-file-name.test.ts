@@ -1,9 +1,10 @@
 /**
- * input_file_name(): the URI of the file each row of a files source was read from (Spark's
- * InputFileName), '' for another source's rows; the same on a replay, and in map tasks run on
+ * input_file_name() and the `_metadata` column: the URI of the file each row of a files source was read from (Spark's
+ * InputFileName) and its name, size and modification time (Spark's `_metadata`), '' (NULL) for
+ * another source's rows; the same on a replay, and in map tasks run on
  * other executors. A query that does not call it reads rows without the hidden column.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoin
 import { ManualClock } from '../clock';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
-import { INPUT_FILE_NAME_COLUMN } from '../types';
+import { FILE_METADATA_COLUMN, type FileMetadata } from '../types';
 import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { compileQuery, createSource } from './query-runtime';
@@ -23,7 +24,7 @@ afterAll(async () => {
   for (const r of roots) await rm(r, { recursive: true, force: true });
 });
 
-async function filesJob(format: 'json' | 'csv', sql: string, o: { outputMode?: string; parallelism?: number } = {}) {
+async function filesJob(format: 'json' | 'csv', sql: string, o: { outputMode?: string; parallelism?: number; schema?: string } = {}) {
   const root = await tempDir('input-file-name');
   roots.push(root);
   // A space in the directory's name: the URI encodes it, as Spark's does.
@@ -32,7 +33,7 @@ async function filesJob(format: 'json' | 'csv', sql: string, o: { outputMode?: s
   const table = path.basename(root);
   const spec = mustParse({
     name: 'input-file-name',
-    source: { name: 'events', type: 'files', options: { path: input, format, ...(format === 'csv' ? { header: false } : {}) }, schema: 'id BIGINT, k STRING' },
+    source: { name: 'events', type: 'files', options: { path: input, format, ...(format === 'csv' ? { header: false } : {}) }, schema: o.schema ?? 'id BIGINT, k STRING' },
     sql,
     sink: { type: 'memory', options: { table } },
     outputMode: o.outputMode ?? 'append',
@@ -115,6 +116,51 @@ describe('input_file_name()', () => {
     };
     expect(await read(j.spec)).toEqual([{ id: 1 }]);
     const calls = { ...j.spec, sql: 'SELECT id, input_file_name() AS f FROM events' };
-    expect((await read(calls))[0][INPUT_FILE_NAME_COLUMN]).toBe(j.uri('a.json'));
+    expect(((await read(calls))[0][FILE_METADATA_COLUMN] as FileMetadata).file_path).toBe(j.uri('a.json'));
+  });
+});
+
+describe('_metadata', () => {
+  const MTIME = Date.UTC(2026, 0, 2, 3, 4, 5);
+  const run = async (j: Awaited<ReturnType<typeof filesJob>>) => {
+    const q = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(0) });
+    await q.processAllAvailable();
+    await q.stop();
+    return j.rows();
+  };
+
+  it("is Spark's struct of the row's file: path, name, size, block, modification time", async () => {
+    const j = await filesJob('json', 'SELECT id, _metadata.file_name, _metadata.file_size AS size, _metadata.file_path, _metadata.file_modification_time AS mtime, events._metadata.file_block_length AS len FROM events');
+    const text = '{"id": 1}\n{"id": 2}\n';
+    await writeFile(path.join(j.input, 'a.json'), text);
+    await utimes(path.join(j.input, 'a.json'), MTIME / 1000, MTIME / 1000);
+    const meta = { file_name: 'a.json', size: text.length, file_path: j.uri('a.json'), mtime: MTIME, len: text.length };
+    expect(await run(j)).toEqual([{ id: 1, ...meta }, { id: 2, ...meta }]);
+  });
+
+  it('selected whole is a struct column named _metadata; SELECT * leaves it out', async () => {
+    const j = await filesJob('json', 'SELECT *, _metadata FROM events', { schema: 'id BIGINT' });
+    await writeFile(path.join(j.input, 'a.json'), '{"id": 1}\n');
+    await utimes(path.join(j.input, 'a.json'), MTIME / 1000, MTIME / 1000);
+    expect(await run(j)).toEqual([{ id: 1, _metadata: { file_path: j.uri('a.json'), file_name: 'a.json', file_size: 10, file_block_start: 0, file_block_length: 10, file_modification_time: MTIME } }]);
+  });
+
+  it('is the column of that name when the schema has one (Spark: user data wins)', async () => {
+    const j = await filesJob('json', 'SELECT _metadata FROM events', { schema: '_metadata STRING' });
+    await writeFile(path.join(j.input, 'a.json'), '{"_metadata": "mine"}\n');
+    expect(await run(j)).toEqual([{ _metadata: 'mine' }]);
+  });
+
+  it("is NULL for another source's rows", async () => {
+    const name = `meta-${process.pid}`;
+    MemoryStream.named(name).addData({ value: 1 });
+    const spec = mustParse({
+      name, source: { name: 'events', type: 'memory', options: { stream: name }, schema: 'value BIGINT' },
+      sql: 'SELECT value, _metadata.file_name AS f FROM events', sink: { type: 'memory', options: { table: name } }, trigger: { type: 'available-now' }, checkpointLocation: `memory://${name}`,
+    });
+    const q = new MicroBatchExecution({ spec, clock: new ManualClock(0) });
+    await q.processAllAvailable();
+    await q.stop();
+    expect(MemorySinkTable.named(name).rows).toEqual([{ value: 1, f: null }]);
   });
 });

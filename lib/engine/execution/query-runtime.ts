@@ -460,7 +460,7 @@ export function createSource(spec: JobSpec, i: number, query: CompiledStreamingQ
     schema: s.schema,
     requiredColumns: query.sourceColumns,
     pushedFilter: pushedFilter(query),
-    ...(query.readsInputFileName ? { inputFileName: true } : {}),
+    ...(query.readsFileMetadata ? { fileMetadata: true } : {}),
     eventTime: s.eventTime,
     checkpoint: deps.checkpoint,
     metadataPath: `sources/${i}`,

@@ -10,7 +10,7 @@ import { daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { unsupportedOperation } from '../errors';
-import type { BinaryOp, Expr, SqlPosition, SqlType } from './expression';
+import { METADATA_COLUMN, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
 import type { DecimalValue, Expression, Position } from './parser/unresolved-plan';
@@ -293,7 +293,9 @@ export class ExpressionBuilder {
       const fn = name.toLowerCase();
       return { kind: 'call', name: fn === 'user' || fn === 'session_user' ? 'current_user' : fn, args: [], pos };
     }
-    let e: Expr = { kind: 'column', name, pos };
+    // Spark's hidden file metadata, unless a column has its name (Spark's columns win too).
+    const metadata = name.toLowerCase() === METADATA_COLUMN && this.scope.columns !== undefined && !this.scope.columns.has(METADATA_COLUMN);
+    let e: Expr = metadata ? { kind: 'call', name: METADATA_COLUMN, args: [], pos } : { kind: 'column', name, pos };
     for (const field of fields) e = { kind: 'field', arg: e, field, pos };
     return e;
   }

@@ -93,6 +93,12 @@ export function castTypeText(e: Extract<Expr, { kind: 'cast' }>): string {
 
 const OPERATOR_CALLS: Record<string, string> = { '&': '&', '|': '|', '^': '^', div: 'div' };
 
+/**
+ * Spark's hidden file metadata column: a name no column has reads as a call of this name, which
+ * prints as the column (query/misc-functions.ts).
+ */
+export const METADATA_COLUMN = '_metadata';
+
 export function exprToString(e: Expr): string {
   return sqlText(e, false);
 }
@@ -147,6 +153,7 @@ function sqlText(e: Expr, explain: boolean): string {
       return `${e.try ? 'TRY_CAST' : 'CAST'}(${text(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
       if (e.subscript) return `${text(e.args[0])}[${text(e.args[1])}]`;
+      if (e.name === METADATA_COLUMN && e.args.length === 0) return METADATA_COLUMN;
       // The operators the builder makes calls of are shown as Spark shows them: `(a & b)`, `~a`.
       if (e.name === '~' && e.args.length === 1) return `~${text(e.args[0])}`;
       if (Object.hasOwn(OPERATOR_CALLS, e.name) && e.args.length === 2) return `(${text(e.args[0])} ${OPERATOR_CALLS[e.name]} ${text(e.args[1])})`;

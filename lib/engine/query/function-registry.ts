@@ -19,6 +19,7 @@ import { DATETIME_FUNCTIONS } from './datetime-functions';
 import { FORMAT_FUNCTIONS } from './format-functions';
 import type { CollectionFunctionDef, FunctionDef, SpecialFormDef } from './function-types';
 import { GENERATORS } from './generators';
+import { METADATA_COLUMN } from './expression';
 import { HASH_FUNCTIONS } from './hash-functions';
 import { HIGHER_ORDER_FUNCTIONS, type HigherOrderFunctionDef } from './higher-order-functions';
 import { JSON_ARRAY_FUNCTIONS, JSON_SHAPE_FUNCTIONS } from './json-shape-functions';
@@ -130,5 +131,6 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'special', group: 'conversion', defs: CAST_FUNCTIONS },
     ...Object.entries(SPECIAL_FORMS).map(([group, defs]) => ({ kind: 'special' as const, group: group as FunctionGroup, defs })),
   ],
-  new Set(['json_tuple_item']),
+  // _metadata: Spark's hidden file metadata column, which the builder reads as a call (misc-functions.ts).
+  new Set(['json_tuple_item', METADATA_COLUMN]),
 );

@@ -6,11 +6,11 @@
 import { compileFromAvro, compileToAvro } from './avro-functions';
 import { simpleTypeString } from './data-types';
 import { RecordExpressionError } from '../errors';
-import { exprToString } from './expression';
+import { exprToString, METADATA_COLUMN } from './expression';
 import { compiledByHook } from './function-args';
 import { DEFAULT_CURRENT_USER, type FunctionDef, type SpecialFormDef } from './function-types';
 import { WEIR_VERSION } from '../version';
-import { INPUT_FILE_NAME_COLUMN } from '../types';
+import { FILE_METADATA_COLUMN, type Field, type FileMetadata } from '../types';
 
 export const MISC_FUNCTIONS: Record<string, FunctionDef> = {
   // Avro (avro-functions.ts): typed by their schema literals.
@@ -50,17 +50,33 @@ MISC_FUNCTIONS.session_user = MISC_FUNCTIONS.current_user;
 // 3.4's name for current_database.
 MISC_FUNCTIONS.current_schema = MISC_FUNCTIONS.current_database;
 
+/** Spark's `_metadata` fields of a JSON or CSV file (a Parquet file's row_index is not kept). */
+const FILE_METADATA_FIELDS: Field[] = [
+  { name: 'file_path', type: 'string', nullable: false },
+  { name: 'file_name', type: 'string', nullable: false },
+  { name: 'file_size', type: 'long', nullable: false },
+  { name: 'file_block_start', type: 'long', nullable: false },
+  { name: 'file_block_length', type: 'long', nullable: false },
+  { name: 'file_modification_time', type: 'timestamp', nullable: false },
+];
+
 /** typeof(x): the text of x's type, known at analysis (Spark's TypeOf); input_file_name(): the row's file. */
 export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {
   // Spark's InputFileName: the URI of the file the row was read from, '' for a row of another
   // source or one a projection made (Spark's is '' past a shuffle). It reads the row's hidden
-  // column, which a file source sets when the query calls this (SourceContext.inputFileName).
+  // column, which a file source sets when the query calls this (SourceContext.fileMetadata).
   input_file_name: {
     min: 0, max: 0,
     compile: (e, c) => {
       if (e.args.length !== 0) c.fail(e, `input_file_name() takes no arguments, got ${e.args.length}`);
-      return { type: 'string', eval: (row) => (row[INPUT_FILE_NAME_COLUMN] as string | undefined) ?? '' };
+      return { type: 'string', eval: (row) => (row[FILE_METADATA_COLUMN] as FileMetadata | undefined)?.file_path ?? '' };
     },
+  },
+  // Spark's hidden `_metadata` column of a file source (the builder makes a call of the name when
+  // no column has it): the struct of the row's file, NULL for another source's row.
+  [METADATA_COLUMN]: {
+    min: 0, max: 0,
+    compile: () => ({ type: 'struct', fields: FILE_METADATA_FIELDS, eval: (row) => (row[FILE_METADATA_COLUMN] as FileMetadata | undefined) ?? null }),
   },
   typeof: {
     min: 1, max: 1,

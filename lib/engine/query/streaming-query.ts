@@ -20,7 +20,7 @@ import { buildLogicalPlan } from './query-planner';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
-import { exprToString, type SqlType } from './expression';
+import { exprToString, METADATA_COLUMN, type SqlType } from './expression';
 import { castValue } from './sql-values';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
 import { stackRows } from './generators';
@@ -47,8 +47,8 @@ export interface CompiledStreamingQuery {
   warnings: AnalyzerWarning[];
   /** What the restart-compatibility check records for each stateful operator. */
   statefulOperators: StatefulOperatorDescriptor[];
-  /** The query calls input_file_name(): its sources mark each row with its file (SourceContext.inputFileName). */
-  readsInputFileName: boolean;
+  /** The query calls input_file_name() or reads `_metadata`: its sources mark each row with its file (SourceContext.fileMetadata). */
+  readsFileMetadata: boolean;
 }
 
 export interface CompileOptions {
@@ -108,7 +108,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     explain: optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain,
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
-    readsInputFileName: callsFunction(optimized.plan, 'input_file_name'),
+    readsFileMetadata: callsFunction(optimized.plan, 'input_file_name') || callsFunction(optimized.plan, METADATA_COLUMN),
   };
 }
 

@@ -30,6 +30,17 @@ describe('FileStreamSourceLog', () => {
     );
   });
 
+  it("keeps each file's modification time as Spark's `timestamp`, and reads a log written without it", async () => {
+    const fm = new InMemoryCheckpointFileManager();
+    const log = new FileStreamSourceLog(fm, 'sources/0', 10);
+    await log.add(0, [{ path: 'a.json', size: 3, modificationTime: 1_767_323_045_000 }]);
+    expect((await fm.read('sources/0/0')).toString('utf8')).toContain('{"path":"a.json","size":3,"timestamp":1767323045000}');
+    expect(await new FileStreamSourceLog(fm, 'sources/0', 10).get(0)).toEqual([{ path: 'a.json', size: 3, modificationTime: 1_767_323_045_000 }]);
+    // A delta from before the time was kept: no time (the source then asks the file).
+    await fm.createAtomic('sources/0/1', 'v1\n{"path":"b.json","size":4}');
+    expect(await new FileStreamSourceLog(fm, 'sources/0', 10).get(1)).toEqual([{ path: 'b.json', size: 4 }]);
+  });
+
   it('refuses a second writer of the same entry, delta or compact', async () => {
     const fm = new InMemoryCheckpointFileManager();
     const log = new FileStreamSourceLog(fm, 'sources/0', 2);

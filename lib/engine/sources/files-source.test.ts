@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile, appendFile, unlink, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile, appendFile, unlink, symlink, lstat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,7 +79,7 @@ describe('FilesSource', () => {
   });
 
   it('takes new files in name order, honours maxFilesPerTrigger, ignores hidden names, logs each batch', async () => {
-    const { make, put, checkpoint } = await setup(2);
+    const { make, put, checkpoint, dir } = await setup(2);
     await put('b.json', [2]);
     await put('a.json', [1]);
     await put('c.json', [3]);
@@ -93,7 +93,9 @@ describe('FilesSource', () => {
     const o2 = await s.latestOffset(o1);
     expect((await s.getBatch(o1, o2!)).rows).toEqual([{ n: 3 }]);
     expect(await s.latestOffset(o2)).toEqual(o2);
-    expect((await checkpoint.read('sources/0/0')).toString()).toBe('v1\n{"path":"a.json","size":8}\n{"path":"b.json","size":8}');
+    // Spark's FileEntry: the path, and the modification time when listed (`timestamp`).
+    const mtime = async (f: string) => Math.floor((await lstat(path.join(dir, f))).mtimeMs);
+    expect((await checkpoint.read('sources/0/0')).toString()).toBe(`v1\n{"path":"a.json","size":8,"timestamp":${await mtime('a.json')}}\n{"path":"b.json","size":8,"timestamp":${await mtime('b.json')}}`);
     expect(s.offsetLag(o1, await s.reportLatestOffset())).toBe(1);
   });
 

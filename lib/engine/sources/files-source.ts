@@ -28,7 +28,7 @@ import { z } from 'zod';
 import { DataLossError, PathNotFoundError, ValidationError } from '../errors';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from '../operators/record-parser';
 import { EventTimeStatsAccumulator } from '../operators/watermark';
-import { INPUT_FILE_NAME_COLUMN, type Offset, type Row, type Schema } from '../types';
+import { FILE_METADATA_COLUMN, type FileMetadata, type Offset, type Row, type Schema } from '../types';
 import { readParquetRows, readParquetTail } from '../parquet/parquet-reader';
 import { FileStreamSourceLog, type SourceFileEntry } from './file-stream-source-log';
 import type { BadRecord, ReadLimit, RecentRecords, RecentRecordsLimit, Source, SourceBatch } from './source';
@@ -173,7 +173,7 @@ export class FilesSource implements Source {
       if (entries.length >= cap) break;
       // lstat: a symbolic link is never followed (it is not a file of this directory; see NOT_FOLLOWED).
       const st = await fs.lstat(path.join(this.dir, name));
-      if (st.isFile() && (after === null || st.mtimeMs > after)) entries.push({ path: name, size: st.size });
+      if (st.isFile() && (after === null || st.mtimeMs > after)) entries.push({ path: name, size: st.size, modificationTime: Math.floor(st.mtimeMs) });
     }
     if (entries.length === 0) return this.current();
     const id = this.logOffset + 1;
@@ -271,10 +271,13 @@ export class FilesSource implements Source {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       this.parseLines(text, full, rows, bad, { scan });
     }
-    // Only for a query that calls input_file_name(): other queries' rows keep their shape.
-    if (this.ctx.inputFileName) {
-      const uri = pathToFileURL(full).href;
-      for (let i = first; i < rows.length; i++) rows[i][INPUT_FILE_NAME_COLUMN] = uri;
+    // Only for a query that reads it: other queries' rows keep their shape.
+    if (this.ctx.fileMetadata) {
+      const meta: FileMetadata = {
+        file_path: pathToFileURL(full).href, file_name: path.basename(full), file_size: f.size, file_block_start: 0, file_block_length: f.size,
+        file_modification_time: f.modificationTime ?? Math.floor((await fs.lstat(full)).mtimeMs),
+      };
+      for (let i = first; i < rows.length; i++) rows[i][FILE_METADATA_COLUMN] = meta;
     }
   }
 

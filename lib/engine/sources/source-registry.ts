@@ -30,10 +30,11 @@ export interface SourceContext {
    */
   pushedFilter?: (row: Row) => boolean;
   /**
-   * The query calls input_file_name(): a source that reads files sets each row's
-   * INPUT_FILE_NAME_COLUMN to the file's URI (others need not: the function is '' without it).
+   * The query reads its rows' file metadata (input_file_name(), `_metadata`): a source that reads
+   * files sets each row's FILE_METADATA_COLUMN (others need not: input_file_name() is '' and
+   * `_metadata` NULL without it).
    */
-  inputFileName?: boolean;
+  fileMetadata?: boolean;
   /** Optional event-time column (for watermarks). */
   eventTime?: string;
   /** The checkpoint storage, and the per-source metadata directory in it (`sources/<i>`). */
