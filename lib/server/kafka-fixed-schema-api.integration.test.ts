@@ -39,8 +39,8 @@ describe('a Kafka job with no source.schema through the API', () => {
     const v = await kit.call(validate.POST, '/api/jobs/validate', { method: 'POST', token: kit.tokens.viewer, body: { spec: spec('SELECT topic, partition, offset, headers FROM orders') } });
     expect(v.status).toBe(200);
     expect(v.body.errors).toEqual([]);
-    expect(v.body.outputSchema.map((f: { name: string; type: string }) => `${f.name} ${f.type}`)).toEqual(['topic string', 'partition long', 'offset long', 'headers string']);
-    expect(v.body.outputColumns.map((f: { name: string; type: string }) => `${f.name}: ${f.type}`)).toEqual(['topic: string', 'partition: int', 'offset: bigint', 'headers: string']);
+    expect(v.body.outputSchema.map((f: { name: string; type: string }) => `${f.name} ${f.type}`)).toEqual(['topic string', 'partition long', 'offset long', 'headers array']);
+    expect(v.body.outputColumns.map((f: { name: string; type: string }) => `${f.name}: ${f.type}`)).toEqual(['topic: string', 'partition: int', 'offset: bigint', 'headers: array<struct<key:string,value:binary>>']);
     // The editor completes the columns while the SQL is still being typed (and does not analyse).
     const d = await kit.call(draftCheck.POST, '/api/jobs/draft-check', { method: 'POST', token: kit.tokens.viewer, body: { spec: spec('SELECT FROM orders') } });
     expect(d.status).toBe(200);
@@ -49,10 +49,10 @@ describe('a Kafka job with no source.schema through the API', () => {
   });
 
   it('previews a pasted sample', async () => {
-    const sample = [{ key: Buffer.from('k1').toString('base64'), value: Buffer.from('{"id":7}').toString('base64'), topic: 'orders', partition: 1, offset: 41, timestamp: '2026-12-01T10:00:00Z', timestampType: 0, headers: '[]' }];
-    const p = await kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', token: kit.tokens.viewer, body: { spec: spec("SELECT get_json_object(CAST(value AS STRING), '$.id') AS id, offset FROM orders"), sample } });
+    const sample = [{ key: Buffer.from('k1').toString('base64'), value: Buffer.from('{"id":7}').toString('base64'), topic: 'orders', partition: 1, offset: 41, timestamp: '2026-12-01T10:00:00Z', timestampType: 0, headers: [{ key: 'trace', value: Buffer.from('t-1').toString('base64') }] }];
+    const p = await kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', token: kit.tokens.viewer, body: { spec: spec("SELECT get_json_object(CAST(value AS STRING), '$.id') AS id, offset, CAST(headers[0].value AS STRING) AS trace FROM orders"), sample } });
     expect(p.status, JSON.stringify(p.body)).toBe(200);
-    expect(p.body.rows).toEqual([{ id: '7', offset: 41 }]);
+    expect(p.body.rows).toEqual([{ id: '7', offset: 41, trace: 't-1' }]);
   });
 
   it('stores the spec as written and reads it back valid', async () => {

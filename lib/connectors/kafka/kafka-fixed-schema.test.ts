@@ -34,7 +34,14 @@ describe('a kafka source with no source.schema', () => {
   it('adds headers only with includeHeaders, given as Spark writes it (the string "true")', () => {
     const withHeaders = validateJob(kafkaSpec('SELECT offset, headers FROM orders', { includeHeaders: 'true' }));
     expect(withHeaders.errors).toEqual([]);
-    expect(withHeaders.outputColumns!.map((f) => [f.name, f.type])).toEqual([['offset', 'bigint'], ['headers', 'string']]);
+    expect(withHeaders.outputColumns!.map((f) => [f.name, f.type])).toEqual([['offset', 'bigint'], ['headers', 'array<struct<key:string,value:binary>>']]);
+    // Read as Spark users read them: a header's value by its key.
+    const byKey = validateJob(kafkaSpec("SELECT CAST(filter(headers, h -> h.key = 'trace')[0].value AS STRING) AS trace FROM orders", { includeHeaders: 'true' }));
+    expect(byKey.errors).toEqual([]);
+    // Listed as a STRING, as Weir gave it before, it is taken (its JSON text).
+    const listed = validateJob({ ...kafkaSpec('SELECT headers FROM orders', { includeHeaders: 'true' }), source: { ...kafkaSpec('', { includeHeaders: 'true' }).source, schema: 'offset BIGINT, headers STRING' } });
+    expect(listed.errors).toEqual([]);
+    expect(listed.outputColumns).toEqual([{ name: 'headers', type: 'string' }]);
     const without = validateJob(kafkaSpec('SELECT headers FROM orders'));
     expect(without.ok).toBe(false);
     expect(without.errors[0]).toMatchObject({ path: 'sql' });

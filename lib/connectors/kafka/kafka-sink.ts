@@ -1,7 +1,8 @@
 /**
  * KafkaSink: Spark's Kafka sink. Each output row is one record: `value` (string or binary, or any
  * other value as JSON), optional `key`, `topic` (the `topic` option wins over the column, as in
- * Spark), `partition` and `headers` (a JSON object {"k":"v"} or array [{"key","value"}]). Every
+ * Spark), `partition` and `headers` (Spark's ARRAY<STRUCT<key: STRING, value: BINARY>>, or JSON
+ * text: an object {"k":"v"} or an array [{"key","value"}]). Every
  * record also carries the `weir-batch-id` header (and `weir-query-id`), so readers and the
  * duplicate audit can attribute records to batches.
  *
@@ -75,7 +76,14 @@ function toBuffer(v: unknown, stringify: (v: unknown) => string): Buffer | null 
   return Buffer.from(stringify(v), 'utf8');
 }
 
-function headersOf(v: unknown): Record<string, string> {
+type HeaderValue = Buffer | string;
+
+/**
+ * A record's headers from the row's `headers`: Spark's ARRAY<STRUCT<key: STRING, value: BINARY>>
+ * (a Kafka source's column passed through; a value's bytes as they are, a repeated key kept in
+ * order), or its JSON text (`{"name":"value"}` or `[{"key","value"}]`).
+ */
+function headersOf(v: unknown): Record<string, HeaderValue | HeaderValue[]> {
   if (v === null || v === undefined) return {};
   let h: unknown = v;
   if (typeof v === 'string') {
@@ -85,11 +93,16 @@ function headersOf(v: unknown): Record<string, string> {
       throw new Error(`headers ${JSON.stringify(v.slice(0, 80))} is not JSON: give {"name":"value"} or [{"key":"name","value":"value"}]`);
     }
   }
-  const out: Record<string, string> = {};
+  const value = (x: unknown): HeaderValue => (x === null || x === undefined ? '' : x instanceof Uint8Array ? Buffer.from(x.buffer, x.byteOffset, x.byteLength) : String(x));
+  const out: Record<string, HeaderValue | HeaderValue[]> = {};
   if (Array.isArray(h)) {
-    for (const e of h as { key?: unknown; value?: unknown }[]) if (e && typeof e.key === 'string') out[e.key] = e.value === null || e.value === undefined ? '' : String(e.value);
+    for (const e of h as ({ key?: unknown; value?: unknown } | null)[]) {
+      if (!e || typeof e.key !== 'string') continue;
+      const prev = out[e.key];
+      out[e.key] = prev === undefined ? value(e.value) : [...(Array.isArray(prev) ? prev : [prev]), value(e.value)];
+    }
   } else if (h && typeof h === 'object') {
-    for (const [k, x] of Object.entries(h)) out[k] = x === null || x === undefined ? '' : String(x);
+    for (const [k, x] of Object.entries(h)) out[k] = value(x);
   }
   return out;
 }
@@ -131,7 +144,8 @@ class KafkaSink implements Sink {
         const r = json.row(row);
         const topic = this.opts.topic ?? (typeof r.topic === 'string' && r.topic !== '' ? r.topic : null);
         if (topic === null) throw new Error('a row has no topic: give sink.options.topic, or a topic column in the SELECT');
-        const headers = { ...headersOf(r.headers), [BATCH_ID_HEADER]: String(batchId), [QUERY_ID_HEADER]: ctx.queryId };
+        // An array of structs as the row holds it (the rendered row has binary values as base64 text).
+        const headers = { ...headersOf(Array.isArray(row.headers) ? row.headers : r.headers), [BATCH_ID_HEADER]: String(batchId), [QUERY_ID_HEADER]: ctx.queryId };
         // A binary key or value is the record's bytes as they are (the rendered row has them as base64 text).
         const bytes = (name: 'key' | 'value') => (row[name] instanceof Uint8Array ? row[name] : r[name]);
         const value = this.avro.value ? this.avro.value.frame(valueId, row.value) : toBuffer(bytes('value'), json.stringify);

@@ -53,7 +53,7 @@ export const kafkaSourceOptions = z
     failOnDataLoss: z.boolean().default(true).describe('Fail, or skip with a warning, when records a batch needs are gone (retention, topic recreated).'),
     groupIdPrefix: z.string().min(1).optional().describe('Taken from Spark jobs, with no effect: Weir reads partitions by offset and never joins or commits a consumer group (the offsets live in the checkpoint, as in Spark), so no group appears on the brokers.'),
     groupId: z.string().min(1).optional().describe('Spark\'s kafka.group.id, taken with no effect: Weir reads partitions by offset and never joins or commits a consumer group, so group-based authorization does not apply to it.'),
-    includeHeaders: z.boolean().default(false).describe('Add the headers column: a JSON array of {"key","value"} (values as UTF-8).'),
+    includeHeaders: z.boolean().default(false).describe('Add the headers column: ARRAY<STRUCT<key: STRING, value: BINARY>>, as Spark gives it.'),
     maxBytesPerFetch: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024).meta({ examples: [4 * 1024 * 1024] }),
     ...schemaRegistryConnectionOptions,
     valueAvroSchema: z.string().min(1).optional().meta({ examples: ['{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'] }).describe('With schemaRegistryUrl: values are in Confluent\'s wire format, each read with its writer\'s schema (found by id) into this reader schema (Avro JSON), whichever version wrote it; read the value in the SQL with from_avro(value, \'<the same schema>\').'),
@@ -95,8 +95,8 @@ export type KafkaSourceOptions = z.infer<typeof kafkaSourceOptions>;
 
 /**
  * Spark's Kafka source columns, in Spark's order, with Spark's types: `partition` and
- * `timestampType` are INT, `offset` BIGINT. `headers` (Spark's ARRAY<STRUCT<key: STRING, value:
- * BINARY>>) is a JSON string of [{"key","value"}] with the values as UTF-8.
+ * `timestampType` are INT, `offset` BIGINT, `headers` ARRAY<STRUCT<key: STRING, value: BINARY>>
+ * (a header may repeat, in the record's order).
  *
  * Before, `partition` and `timestampType` were BIGINT. A checkpoint written then restarts: the
  * state schema check compares column types by kind (an INT and a BIGINT are both integral
@@ -110,8 +110,17 @@ const KAFKA_SOURCE_COLUMNS: Record<string, Omit<SourceColumn, 'name'>> = {
   offset: { type: 'long' },
   timestamp: { type: 'timestamp' },
   timestampType: { type: 'long', integral: 32 },
-  headers: { type: 'string' },
+  headers: {
+    type: 'array',
+    elementType: { name: 'element', type: 'struct', nullable: true, fields: [{ name: 'key', type: 'string', nullable: true }, { name: 'value', type: 'binary', nullable: true }] },
+  },
 };
+
+/**
+ * `headers` listed as a STRING in source.schema, as Weir gave it before it had Spark's type: a
+ * JSON array of {"key","value"} with the values as UTF-8, so such specs keep their queries.
+ */
+const HEADERS_AS_JSON_TEXT = 'string';
 
 /**
  * The columns a Kafka source has when source.schema lists none, as Spark gives them without
@@ -146,6 +155,8 @@ export class KafkaSource implements Source {
   private lastSkipped: { offsets: number; warnings: string[]; logged: string[] } = { offsets: 0, warnings: [], logged: [] };
   /** With schemaRegistryUrl: Confluent-framed values (keys) into plain Avro of valueAvroSchema (keyAvroSchema). */
   private readonly avro: { column: 'key' | 'value'; reader: ConfluentAvroReader }[];
+  /** source.schema lists headers as a STRING: the JSON text Weir gave before. */
+  private readonly headersAsJsonText: boolean;
 
   constructor(
     private readonly opts: KafkaSourceOptions,
@@ -155,6 +166,7 @@ export class KafkaSource implements Source {
   ) {
     const what = opts.subscribe ?? (opts.subscribePattern !== undefined ? `pattern ${opts.subscribePattern}` : `assign ${opts.assign}`);
     this.description = `KafkaV2[${what}]`;
+    this.headersAsJsonText = schema.find((f) => f.name === 'headers')?.type === HEADERS_AS_JSON_TEXT;
     const re = opts.subscribePattern !== undefined ? compileRegex(opts.subscribePattern) : null;
     this.pattern = typeof re === 'string' ? null : re;
     const registry = opts.schemaRegistryUrl ? schemaRegistryClient({ ...opts, schemaRegistryUrl: opts.schemaRegistryUrl }, outbound) : null;
@@ -563,7 +575,11 @@ export class KafkaSource implements Source {
 
   private toRow(topic: string, partition: number, r: FetchedRecord): Row {
     const row: Row = { key: r.key, value: r.value, topic, partition, offset: r.offset, timestamp: r.timestamp, timestampType: r.timestampType };
-    if (this.opts.includeHeaders) row.headers = JSON.stringify(r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })));
+    if (this.opts.includeHeaders) {
+      row.headers = this.headersAsJsonText
+        ? JSON.stringify(r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })))
+        : r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : new Uint8Array(h.value) }));
+    }
     return row;
   }
 
@@ -640,7 +656,9 @@ const kafkaSourceDefinition: SourceDefinition<KafkaSourceOptions> = {
       if (t === undefined) return `the kafka source has the columns ${Object.keys(KAFKA_SOURCE_COLUMNS).join(', ')}; "${f.name}" is not one of them (parse value with CAST(value AS STRING) and get_json_object in the SQL)`;
       // A BIGINT partition or timestampType is taken too: it holds every INT, and specs written
       // when Weir gave these columns as BIGINT list them so.
-      const same = t.type === f.type && (f.integral === t.integral || (f.type === 'long' && f.integral === undefined));
+      const same = f.name === 'headers'
+        ? f.type === HEADERS_AS_JSON_TEXT || simpleTypeString(f) === simpleTypeString({ name: f.name, ...t })
+        : t.type === f.type && (f.integral === t.integral || (f.type === 'long' && f.integral === undefined));
       if (!same) return `the kafka source's column ${f.name} is ${simpleTypeString({ name: f.name, ...t })}, not ${simpleTypeString(f)}`;
     }
     return undefined;

@@ -12,7 +12,7 @@ import type { Source } from './source';
 import type { DestinationKind } from '../outbound/outbound-policy';
 
 /** A fixed source column: a simple type, with its width when it is one of Spark's narrower integral types (INT). */
-export type SourceColumn = { name: string; type: ColumnType } & Pick<Field, 'integral'>;
+export type SourceColumn = { name: string; type: ColumnType | 'array' } & Pick<Field, 'integral' | 'elementType'>;
 
 export interface SourceContext {
   /** The source's name in the SQL (FROM <name>). */
