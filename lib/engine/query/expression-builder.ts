@@ -102,6 +102,25 @@ export class ExpressionBuilder {
    */
   expandStar?: (star: Extract<Expression, { kind: 'UnresolvedStar' }>) => Expr[];
 
+  /**
+   * Spark's lateral column aliases (3.4+): while a select list is built, the earlier items'
+   * aliases (lower-cased) and what they stand for, which a later item may read by name
+   * (`SELECT amount * 2 AS a2, a2 + 1 AS a3`). An input column of the name wins, as in Spark. The
+   * reading item gets the aliased expression inline.
+   */
+  readonly lateralAliases = new Map<string, Expr>();
+
+  /** `f()` with lateral aliases read as plain columns (to name an item as Spark names it). */
+  withoutLateralAliases<T>(f: () => T): T {
+    const saved = new Map(this.lateralAliases);
+    this.lateralAliases.clear();
+    try {
+      return f();
+    } finally {
+      for (const [k, v] of saved) this.lateralAliases.set(k, v);
+    }
+  }
+
   constructor(
     private readonly scope: Scope,
     /** The query's text: an extraction is `.field` or `[key]` by the character before it. */
@@ -278,6 +297,12 @@ export class ExpressionBuilder {
   private attribute(parts: readonly string[], pos: SqlPosition | undefined): Expr {
     const variable = this.lambdaVariable(parts, pos);
     if (variable) return variable;
+    const lateral = this.lateralAlias(parts);
+    if (lateral) {
+      let e = lateral;
+      for (const field of parts.slice(1)) e = { kind: 'field', arg: e, field, pos };
+      return e;
+    }
     let rest = parts;
     const side = parts.length > 1 ? this.scope.sides?.get(parts[0].toLowerCase()) : undefined;
     if (side) {
@@ -298,6 +323,14 @@ export class ExpressionBuilder {
     let e: Expr = metadata ? { kind: 'call', name: METADATA_COLUMN, args: [], pos } : { kind: 'column', name, pos };
     for (const field of fields) e = { kind: 'field', arg: e, field, pos };
     return e;
+  }
+
+  /** An earlier select item's expression, when `parts` starts with its alias and no input column or qualifier has that name. */
+  private lateralAlias(parts: readonly string[]): Expr | undefined {
+    if (this.lateralAliases.size === 0 || this.scope.columns === undefined) return undefined;
+    const first = parts[0].toLowerCase();
+    const shadowed = this.scope.columns.has(first) || this.unqualified.has(first) || this.scope.qualifiers.has(first) || this.scope.sides?.has(first) || this.scope.merged?.has(first);
+    return shadowed ? undefined : this.lateralAliases.get(first);
   }
 
   private literal(e: Extract<Expression, { kind: 'Literal' }>): Expr {

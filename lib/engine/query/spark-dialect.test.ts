@@ -257,6 +257,15 @@ describe('the Kafka shape', () => {
   });
 });
 
+describe('lateral column aliases', () => {
+  // Spark 3.4's lateral column alias: a select item reads an earlier item's alias.
+  it('reads an earlier select item by its alias, an input column of the name first, named as Spark names it', async () => {
+    const rows = await run("SELECT x * 2 AS x2, x2 + 1 AS x3, x2 * x3, named_struct('u', s) AS st, st.u, upper(st.u) AS uu, id AS s, s AS orig FROM src", [{ ...row, x: 2.5, s: 'ab' }]);
+    expect(rows).toEqual([{ x2: 5, x3: 6, '(x2 * x3)': 30, st: { u: 'ab' }, u: 'ab', uu: 'AB', s: row.id, orig: 'ab' }]);
+    expect(failure('SELECT x2 + 1, x * 2 AS x2 FROM src').message).toMatch(/`x2` cannot be resolved/);
+  });
+});
+
 describe('LIKE ANY, SOME and ALL', () => {
   // Spark's like-any.sql and like-all.sql: each pattern on its own, NOT applied per pattern.
   it('matches a list of patterns as Spark\'s LikeAny, LikeAll, NotLikeAny and NotLikeAll, NULL where no pattern decides', async () => {
