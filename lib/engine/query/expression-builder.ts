@@ -160,7 +160,9 @@ export class ExpressionBuilder {
       case 'UnresolvedFunction': {
         const name = e.nameParts.join('.').toLowerCase();
         if (e.isDistinct || e.filter) throw new SqlValidationError(`${name}(${e.isDistinct ? 'DISTINCT …' : '…) FILTER (…'}) is only allowed in the select list or HAVING of an aggregation`, pos, name);
-        const args = e.arguments.flatMap((a) => (a.kind === 'UnresolvedStar' && this.expandStar ? this.expandStar(a) : [this.build(a)]));
+        const args = e.arguments.flatMap((a) => (a.kind === 'UnresolvedStar' && this.expandStar ? this.expandStar(a) : a.kind === 'Alias' && name === 'struct' ? [] : [this.build(a)]));
+        // struct(a AS x, b): Spark names a field by its alias; as named_struct('x', a, 'b', b).
+        if (name === 'struct' && e.arguments.some((a) => a.kind === 'Alias')) return this.aliasedStruct(e.arguments, pos);
         if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0], pos };
         return { kind: 'call', name, args, pos };
       }
@@ -323,6 +325,17 @@ export class ExpressionBuilder {
     let e: Expr = metadata ? { kind: 'call', name: METADATA_COLUMN, args: [], pos } : { kind: 'column', name, pos };
     for (const field of fields) e = { kind: 'field', arg: e, field, pos };
     return e;
+  }
+
+  /** struct() with aliased arguments as the named_struct it stands for, each field named as struct() names it. */
+  private aliasedStruct(args: readonly Expression[], pos: SqlPosition | undefined): Expr {
+    const pairs = args.flatMap((a, i): Expr[] => {
+      if (a.kind === 'UnresolvedStar') throw new SqlValidationError('* is only allowed as a whole select item (or as count(*))', lineColumn(a.pos), '*');
+      const value = this.build(a.kind === 'Alias' ? a.child : a);
+      const field = a.kind === 'Alias' ? a.name : value.kind === 'column' ? value.name.split('.').pop()! : value.kind === 'field' ? value.field : `col${i + 1}`;
+      return [{ kind: 'literal', value: field, type: 'string', pos }, value];
+    });
+    return { kind: 'call', name: 'named_struct', args: pairs, pos };
   }
 
   /** An earlier select item's expression, when `parts` starts with its alias and no input column or qualifier has that name. */

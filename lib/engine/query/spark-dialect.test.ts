@@ -254,6 +254,11 @@ describe('the Kafka shape', () => {
     out = [{ id: 2, user: 'bob', o: null }];
     for (const op of sub.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
     expect(out).toEqual([{ value: '{"id":2,"u":"BOB"}' }]);
+    // struct(a AS x): a field named by its alias, the others as struct() names them.
+    const aliased = compileStreamingQuery('SELECT to_json(struct(user AS who, id, id + 1, o.a AS a)) AS value, struct(user AS u).u AS u FROM kafka', kafka);
+    out = [{ id: 3, user: 'cy', o: { a: 9, b: 'z' } }];
+    for (const op of aliased.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
+    expect(out).toEqual([{ value: '{"who":"cy","id":3,"col3":4,"a":9}', u: 'cy' }]);
   });
 });
 
