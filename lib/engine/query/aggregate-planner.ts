@@ -175,14 +175,29 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     }
   };
 
+  // Spark 3.4's lateral column aliases: an item may read an earlier item's alias (`sum(n) AS s,
+  // s * 2`); an input column of the name wins. The alias stands for what it names, so an
+  // aggregate read through it is the same aggregate; the item is named as written (`(s * 2)`).
+  const inputNames = new Set(childSchema.map((f) => f.name.toLowerCase()));
+  const lateral = new Map<string, Expression>();
+  const throughAliases = (n: Expression): Expression =>
+    lateral.size === 0 ? n : mapExpression(n, (x) => {
+      if (x.kind === 'LambdaFunction') return x;
+      if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
+      const key = x.nameParts[0].toLowerCase();
+      return inputNames.has(key) ? undefined : lateral.get(key);
+    });
   const list: NamedExpr[] = c.items.map((item) => {
-    const { expr: node, alias } = unaliased(item);
-    if (node.kind === 'UnresolvedWindowExpression') throw builder.nonTimeWindow(node, alias);
+    const { expr: written, alias } = unaliased(item);
+    if (written.kind === 'UnresolvedWindowExpression') throw builder.nonTimeWindow(written, alias);
+    const node = throughAliases(written);
     const expr = builder.build(rewrite(node));
     expr.pos = lineColumn(node.pos);
     checkOnlyKeys(expr, 'the select list');
-    const internal = expr.kind === 'column' && (expr.name.startsWith(KEY_PREFIX) || expr.name.startsWith(AGG_PREFIX));
-    const name = alias ?? (expr.kind === 'column' && !internal ? builder.outputName(expr.name) : expr.kind === 'field' ? expr.field : fieldName(textOf(expr)));
+    if (alias) lateral.set(alias.toLowerCase(), node);
+    const shown = node === written ? expr : builder.build(rewrite(written));
+    const internal = shown.kind === 'column' && (shown.name.startsWith(KEY_PREFIX) || shown.name.startsWith(AGG_PREFIX));
+    const name = alias ?? (shown.kind === 'column' && !internal ? builder.outputName(shown.name) : shown.kind === 'field' ? shown.field : fieldName(textOf(shown)));
     return { expr, name };
   });
   let having: Expr | undefined;

@@ -269,6 +269,11 @@ describe('lateral column aliases', () => {
     expect(rows).toEqual([{ x2: 5, x3: 6, '(x2 * x3)': 30, st: { u: 'ab' }, u: 'ab', uu: 'AB', s: row.id, orig: 'ab' }]);
     expect(failure('SELECT x2 + 1, x * 2 AS x2 FROM src').message).toMatch(/`x2` cannot be resolved/);
   });
+
+  it('reads an earlier aggregate or key by its alias in an aggregation\'s select list', async () => {
+    const rows = await runUpdate('SELECT upper(s) AS k, k AS again, sum(x) AS total, total * 2, count(*) AS n, total / n AS mean FROM src GROUP BY upper(s)', [{ ...row, s: 'a', x: 1 }, { ...row, s: 'a', x: 2 }]);
+    expect(rows).toEqual([{ k: 'A', again: 'A', total: 3, '(total * 2)': 6, n: 2, mean: 1.5 }]);
+  });
 });
 
 describe('LIKE ANY, SOME and ALL', () => {
