@@ -1389,7 +1389,14 @@ class ExpressionCompiler implements LambdaCompiler {
       if (unified?.u.type === 'string') args = unified.args;
     }
     // A FLOAT where concat takes text: its text as Java prints a float.
-    if (def.textArgs) args = args.map((a) => (a.float32 ? convert(a, 'string') : a));
+    // A DOUBLE too: Spark casts it to a STRING as Java prints it (`concat('x', 2.0D)` is x2.0, not x2).
+    if (def.textArgs) {
+      args = args.map((a, i) => {
+        if (!a.float32 && a.type !== 'double') return a;
+        this.implicitCast(e, e.args[i], { type: 'string' });
+        return convert(a, 'string');
+      });
+    }
     // Spark casts a number to a STRING where these take one (contains(123, 2), luhn_check(79927398713)).
     if (def.numbersAsText) args = args.map((a) => (isNumeric(a.type) || a.type === 'decimal' ? convert(a, 'string') : a));
     let resultDecimal: DecimalType | undefined;

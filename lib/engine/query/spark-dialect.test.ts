@@ -291,6 +291,18 @@ describe('LIKE ANY, SOME and ALL', () => {
   });
 });
 
+describe('a DOUBLE as text', () => {
+  // Spark casts a DOUBLE to a STRING as Java's Double.toString prints it.
+  it('is plain from 10^-3 to 10^7 and scientific outside, in CAST, concat, concat_ws and ||', async () => {
+    const rows = await run(
+      "SELECT CAST(1e21D AS STRING) AS a, CAST(1.5e10D AS STRING) AS b, CAST(1e7D AS STRING) AS c, CAST(-1e-5D AS STRING) AS d, CAST(0.001D AS STRING) AS e, " +
+      "CAST(9999999.5D AS STRING) AS f, CAST(-0.0D AS STRING) AS g, concat('x', 2.0D) AS h, concat_ws('-', x, 1e-5D) AS i, 'x' || 1e7D AS j FROM src",
+      [{ ...row, x: 2 }],
+    );
+    expect(rows).toEqual([{ a: '1.0E21', b: '1.5E10', c: '1.0E7', d: '-1.0E-5', e: '0.001', f: '9999999.5', g: '-0.0', h: 'x2.0', i: '2.0-1.0E-5', j: 'x1.0E7' }]);
+  });
+});
+
 describe('concat of what has no text', () => {
   it('refuses a struct or a map in concat, concat_ws and ||, as Spark\'s type check does; || of arrays is their elements', async () => {
     expect(failure("SELECT concat(s, named_struct('a', 1)) FROM src").message).toMatch(/not a struct or a map/);

@@ -43,10 +43,19 @@ function timestampFromSeconds(seconds: number): number | null {
   return timestampFromMicros(longFromDouble(seconds * 1e6));
 }
 
-/** Double rendering as Spark prints it: integral doubles keep a `.0`. */
+/**
+ * A DOUBLE's text as Spark's CAST gives it (Java's Double.toString): the shortest digits that
+ * read back as the value, plain from 10^-3 up to 10^7 with at least one fractional digit
+ * (`100.0`, `0.001`), otherwise computerized scientific notation (`1.0E7`, `1.5E10`, `1.0E-5`).
+ */
 function formatDouble(v: number): string {
-  if (Number.isInteger(v) && Math.abs(v) < 1e21) return `${v}.0`;
-  return String(v);
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
+  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+  const a = Math.abs(v);
+  if (a >= 1e-3 && a < 1e7) return Number.isInteger(v) ? `${v}.0` : String(v);
+  const [mantissa, exp] = a.toExponential().split('e');
+  return `${v < 0 ? '-' : ''}${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exp)}`;
 }
 
 /**
