@@ -78,16 +78,27 @@ export function explainStreamingPlan(plan: LogicalPlan, outputMode: OutputMode, 
 }
 
 function withSchemaOf<T>(schemaOf: ((p: LogicalPlan) => Schema) | undefined, f: () => T): T {
-  if (schemaOf) childSchemaOf = (n) => schemaOf(n.child);
+  if (schemaOf) {
+    childSchemaOf = (n) => schemaOf(n.child);
+    planSchemaOf = schemaOf;
+  }
   try {
     return f();
   } finally {
     childSchemaOf = undefined;
+    planSchemaOf = undefined;
   }
 }
 
 /** Set for the duration of one analysis (the analysis is synchronous). */
 let childSchemaOf: ((n: Node<'Aggregate'>) => Schema) | undefined;
+let planSchemaOf: ((p: LogicalPlan) => Schema) | undefined;
+
+/** A Generate's carried columns as its input spells them (ColumnPruning keeps them lower-cased). */
+function carriedNames(plan: Node<'Generate'>): string[] {
+  const input = planSchemaOf?.(plan.child) ?? [];
+  return (plan.carried ?? []).map((c) => input.find((f) => f.name.toLowerCase() === c)?.name ?? c);
+}
 const aggInputSchema = (n: Node<'Aggregate'>): Schema => childSchemaOf?.(n) ?? inputSchema(n);
 
 function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
@@ -280,7 +291,7 @@ function describe(plan: LogicalPlan): string {
       return `Project [${plan.list.map((n) => describeNamed(n, outputs)).join(', ')}]`;
     }
     case 'Generate':
-      return `Generate ${explainExprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${plan.carried.join(', ')}]` : ''}`;
+      return `Generate ${explainExprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${carriedNames(plan).join(', ')}]` : ''}`;
     case 'Aggregate':
       return `Aggregate [${plan.groupBy.map(explainExprToString).join(', ')}], [${plan.aggregates.map((a) => aggregateText(a.expr)).join(', ')}]`;
     case 'Deduplicate':

@@ -134,6 +134,9 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect(words.schema.map((f) => f.name)).toEqual(['line', 'id', 'whole']);
     const outer = await evalRows("SELECT upper(line) AS u FROM (SELECT explode(split(line, ' ')) AS line FROM src)", input);
     expect(outer.rows).toEqual([{ u: 'A' }, { u: 'B' }, { u: 'C' }]);
+    // The explain names a carried column as its input spells it (the pruning keeps it lower-cased).
+    const mixed = { ...rel, schema: [{ name: 'timestampType', type: 'long' as const }, SCHEMA[2]] };
+    expect(compileStreamingQuery('SELECT timestamptype, t FROM src LATERAL VIEW explode(tags) x AS t', mixed).explain).toContain('carries [timestampType]');
     const filtered = await evalRows('SELECT id FROM (SELECT posexplode(tags) AS (pos, id) FROM src) WHERE id IS NOT NULL', input);
     expect(filtered.rows).toEqual([{ id: 'x' }]);
   });
