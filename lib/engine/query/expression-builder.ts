@@ -10,7 +10,7 @@ import { daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { unsupportedOperation } from '../errors';
-import { METADATA_COLUMN, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
+import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
 import type { DecimalValue, Expression, Position } from './parser/unresolved-plan';
@@ -160,9 +160,9 @@ export class ExpressionBuilder {
       case 'UnresolvedFunction': {
         const name = e.nameParts.join('.').toLowerCase();
         if (e.isDistinct || e.filter) throw new SqlValidationError(`${name}(${e.isDistinct ? 'DISTINCT …' : '…) FILTER (…'}) is only allowed in the select list or HAVING of an aggregation`, pos, name);
-        const args = e.arguments.flatMap((a) => (a.kind === 'UnresolvedStar' && this.expandStar ? this.expandStar(a) : a.kind === 'Alias' && name === 'struct' ? [] : [this.build(a)]));
         // struct(a AS x, b): Spark names a field by its alias; as named_struct('x', a, 'b', b).
         if (name === 'struct' && e.arguments.some((a) => a.kind === 'Alias')) return this.aliasedStruct(e.arguments, pos);
+        const args = e.arguments.flatMap((a) => this.argument(a));
         if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0], pos };
         return { kind: 'call', name, args, pos };
       }
@@ -327,14 +327,15 @@ export class ExpressionBuilder {
     return e;
   }
 
-  /** struct() with aliased arguments as the named_struct it stands for, each field named as struct() names it. */
+  /** A function's argument: a star where a select item is built is the columns it stands for. */
+  private argument(a: Expression): Expr[] {
+    return a.kind === 'UnresolvedStar' && this.expandStar ? this.expandStar(a) : [this.build(a)];
+  }
+
+  /** struct() with aliased arguments as the named_struct it stands for, the other fields named as struct() names them. */
   private aliasedStruct(args: readonly Expression[], pos: SqlPosition | undefined): Expr {
-    const pairs = args.flatMap((a, i): Expr[] => {
-      if (a.kind === 'UnresolvedStar') throw new SqlValidationError('* is only allowed as a whole select item (or as count(*))', lineColumn(a.pos), '*');
-      const value = this.build(a.kind === 'Alias' ? a.child : a);
-      const field = a.kind === 'Alias' ? a.name : value.kind === 'column' ? value.name.split('.').pop()! : value.kind === 'field' ? value.field : `col${i + 1}`;
-      return [{ kind: 'literal', value: field, type: 'string', pos }, value];
-    });
+    const fields = args.flatMap((a): { alias?: string; value: Expr }[] => (a.kind === 'Alias' ? [{ alias: a.name, value: this.build(a.child) }] : this.argument(a).map((value) => ({ value }))));
+    const pairs = fields.flatMap(({ alias, value }, i): Expr[] => [{ kind: 'literal', value: alias ?? structFieldName(value, i), type: 'string', pos }, value]);
     return { kind: 'call', name: 'named_struct', args: pairs, pos };
   }
 

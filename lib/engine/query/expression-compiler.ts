@@ -17,7 +17,7 @@ import type { CompiledLambda, LambdaCompiler } from './higher-order-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { buildMap } from './map-functions';
 import { asFloat, floatFromLong, formatFloat } from './float';
-import { castTypeText, exprToString, type Expr, type SqlType } from './expression';
+import { castTypeText, exprToString, structFieldName, type Expr, type SqlType } from './expression';
 import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
@@ -1257,7 +1257,7 @@ class ExpressionCompiler implements LambdaCompiler {
       }
     } else {
       valueExprs = e.args;
-      names = e.args.map((a, i) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : a.kind === 'lambdaVariable' ? a.name : `col${i + 1}`));
+      names = e.args.map(structFieldName);
     }
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined && e.name === 'named_struct') this.fail(e, `named_struct() names the field \`${dup}\` twice`);

@@ -241,3 +241,8 @@ export function referencedColumns(e: Expr, out = new Set<string>()): Set<string>
   for (const c of exprChildren(e)) referencedColumns(c, out);
   return out;
 }
+
+/** The name struct() gives its argument's field (Spark's CreateStruct): a column's or field's name, a lambda variable's, else `col<i+1>`. */
+export function structFieldName(arg: Expr, i: number): string {
+  return arg.kind === 'column' ? arg.name.split('.').pop()! : arg.kind === 'field' ? arg.field : arg.kind === 'lambdaVariable' ? arg.name : `col${i + 1}`;
+}

@@ -406,9 +406,8 @@ class QueryPlanner {
       if (!renameCollisions) {
         throw new SqlValidationError(`${exprToString(call)} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, call.pos, call.name);
       }
-      let i = 0;
-      while (taken.has(`__generated_${name}${i ? `_${i}` : ''}`.toLowerCase())) i++;
-      const unused = `__generated_${name}${i ? `_${i}` : ''}`;
+      let unused = `__generated_${name}`;
+      for (let i = 1; taken.has(unused.toLowerCase()); i++) unused = `__generated_${name}_${i}`;
       taken.add(unused.toLowerCase());
       return unused;
     });
