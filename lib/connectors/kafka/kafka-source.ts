@@ -578,7 +578,7 @@ export class KafkaSource implements Source {
     if (this.opts.includeHeaders) {
       row.headers = this.headersAsJsonText
         ? JSON.stringify(r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })))
-        : r.headers.map((h) => ({ key: h.key, value: h.value === null ? null : new Uint8Array(h.value) }));
+        : r.headers.map((h) => ({ key: h.key, value: h.value }));
     }
     return row;
   }
