@@ -58,7 +58,7 @@ function flatFields(e: CallExpr, fields: Field[], c: CallCompiler): Field[] {
 function compileFromCsv(e: CallExpr, c: CallCompiler): CompiledExpr {
   const [text, schemaArg, optionsArg] = e.args;
   const schema = foldedText(schemaArg, c);
-  if (schema === undefined) c.fail(e, "from_csv() needs its schema as a string literal (or another constant string), such as 'a INT, b DOUBLE'");
+  if (schema === undefined) c.fail(e, "from_csv() needs its schema as a string literal (or a concatenation of literals), such as 'a INT, b DOUBLE'");
   const parsed = parseDdlSchema(schema);
   if (typeof parsed === 'string') c.fail(e, `from_csv(): ${parsed}`);
   const fields = flatFields(e, parsed, c);

@@ -39,10 +39,16 @@ export function joinChecked(fn: string, parts: string[], sep: string): string {
 /** The `impl` of a function its `compile` hook compiles whole: never run. */
 export const compiledByHook = (): never => { throw new Error('compiled by its compile hook, never evaluated by impl'); };
 
-/** Reads no column, lambda variable or batch time: the same value for every row (Spark's foldable). */
+/**
+ * A schema expression evaluated at analysis: literals, and the calls whose cost is bounded by the
+ * query's own text (schema_of_json of a sample, concatenation). Analysis runs in the API's process
+ * (validation), so no other user expression is evaluated there: Spark folds any constant, Weir
+ * takes these.
+ */
 const foldable = (e: Expr): boolean =>
-  e.kind !== 'column' && e.kind !== 'lambdaVariable' && e.kind !== 'lambda' &&
-  !(e.kind === 'call' && /^(current_|now$|localtimestamp$|rand|uuid$|shuffle$|raise_error$)/i.test(e.name)) && exprChildren(e).every(foldable);
+  e.kind === 'literal' ||
+  (e.kind === 'binary' && e.op === '||' && foldable(e.left) && foldable(e.right)) ||
+  (e.kind === 'call' && (e.name === 'schema_of_json' || e.name === 'concat') && exprChildren(e).every(foldable));
 
 /**
  * A schema argument's text (from_json's, from_csv's): a string literal, or any foldable string

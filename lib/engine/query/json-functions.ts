@@ -380,7 +380,7 @@ function jsonOptions(e: CallExpr, arg: Expr, c: CallCompiler): JsonWriteOptions 
 export function compileFromJson(e: CallExpr, c: CallCompiler): CompiledExpr {
   const [text, schemaArg, optionsArg] = e.args;
   const written = foldedText(schemaArg, c);
-  if (written === undefined) c.fail(e, "from_json() needs its schema as a string literal (or a constant such as schema_of_json('{\"id\": 1}')), such as 'id BIGINT, region STRING, ts TIMESTAMP'");
+  if (written === undefined) c.fail(e, "from_json() needs its schema as a string literal (or schema_of_json('{\"id\": 1}') of a sample, or a concatenation of those), such as 'id BIGINT, region STRING, ts TIMESTAMP'");
   const schema = { value: written };
   const options = optionsArg ? jsonOptions(e, optionsArg, c) : {};
   const t = c.compile(text);
