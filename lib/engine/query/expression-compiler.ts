@@ -28,7 +28,7 @@ import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, wi
 import { fitsInteger } from './cast-functions';
 import { parseTimestampLiteral } from './expression-builder';
 import {
-  arithmetic, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, SYSTEM_DEFAULT, widerDecimalType,
+  arithmetic, LONG_DECIMAL, literalDecimalType, pow10, rescale, resultType, widerDecimalType,
   type DecimalOp, type DecimalType,
 } from './decimal';
 import { checkStringLength } from './value-limits';
@@ -48,11 +48,10 @@ import {
 function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): DecimalType | undefined {
   if (c.type === 'decimal') return c.decimal;
   if (c.type !== 'long') return undefined;
-  if (c.integral && e.kind !== 'literal') return INTEGRAL_DECIMAL[c.integral];
-  if (e.kind !== 'literal' || typeof e.value !== 'number') return LONG_DECIMAL;
-  // Outside arithmetic and comparisons a literal keeps its integer type: INT is DECIMAL(10,0).
-  if (literalMinimum) return literalDecimalType(e.value);
-  return Math.abs(e.value) < 2 ** 31 ? SYSTEM_DEFAULT : LONG_DECIMAL;
+  // Outside arithmetic and comparisons a literal keeps its integer type (Spark's
+  // DecimalType.forType): `1` (an INT) is DECIMAL(10,0), `1Y` DECIMAL(3,0), `1L` DECIMAL(20,0).
+  if (literalMinimum && e.kind === 'literal' && typeof e.value === 'number') return literalDecimalType(e.value);
+  return c.integral ? INTEGRAL_DECIMAL[c.integral] : LONG_DECIMAL;
 }
 
 /** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */

@@ -160,6 +160,11 @@ const EXAMPLES: [string, unknown][] = [
   ['round(123.45, -1)', '120::DECIMAL(4,0)'],
   ['coalesce(NULL, 1.5, 2.25)', '1.50::DECIMAL(3,2)'],
   ['CASE WHEN id = 1 THEN 1.5 ELSE 2 END', '1.5::DECIMAL(11,1)'],
+  // Outside arithmetic an integer literal widens as its type (DecimalType.forType), not by its digits.
+  ['CASE WHEN id = 1 THEN 1.5 ELSE 2L END', '1.5::DECIMAL(21,1)'],
+  ['coalesce(1Y, 2.5)', '1.0::DECIMAL(4,1)'],
+  ['greatest(1, 2.5, 3L)', '3.0::DECIMAL(21,1)'],
+  ['3L + 2.5', '5.5::DECIMAL(3,1)'],
   ['id IN (1.0, 2.5)', true],
   ['-(1.25)', '-1.25::DECIMAL(3,2)'],
   ["concat('$', 2.50)", '$2.50'],
