@@ -107,6 +107,17 @@ describe("Spark's examples", () => {
     expect(await one('max_by(s, y)', ties)).toBe('c');
     expect(await one('max_by(s, y)', ties.slice(0, 3))).toBeNull();
   });
+
+  it('min and max order structs and arrays as Spark does: field by field, NULL first, NaN last', async () => {
+    const rows = [[2, 'a', 1], [3, 'b', 2], [3, 'c', 3], [null, 'd', 4], [NaN, 'e', 5]].map(([x, s, n]) => ({ x, s, n }));
+    // The latest row's s by event time, the usual idiom: max(struct(ts, s)).s.
+    expect(await one('max(struct(n, s)).s', rows)).toBe('e');
+    expect(await one('max(struct(x, s))', rows)).toEqual({ x: NaN, s: 'e' });
+    expect(await one('min(struct(x, s))', rows)).toEqual({ x: null, s: 'd' });
+    expect(await one('max(struct(x, s))', rows.slice(0, 3))).toEqual({ x: 3, s: 'c' });
+    expect(await one('max(array(x, n))', rows.slice(0, 3), 3)).toEqual([3, 3]);
+    expect(await one('min_by(s, array(x, n))', rows.slice(0, 3))).toBe('a');
+  });
 });
 
 describe('aggregate semantics', () => {
@@ -270,7 +281,8 @@ describe('aggregate errors say what to do', () => {
     expect(refused('SELECT histogram_numeric(CAST(x AS DECIMAL(5, 1)), 3) FROM t')).toMatch(/histogram_numeric\(\) of a DECIMAL is not supported; CAST it AS DOUBLE/);
     expect(refused('SELECT histogram_numeric(s, 3) FROM t')).toMatch(/histogram_numeric\(\) needs a numeric, date, timestamp or interval column, got STRING/);
     expect(refused('SELECT collect_set(map(s, x)) FROM t')).toMatch(/collect_set\(\) cannot collect maps/);
-    expect(refused('SELECT max_by(x, array(y)) FROM t')).toMatch(/max_by\(\) of an array is not supported/);
+    expect(refused('SELECT max_by(x, map(s, y)) FROM t')).toMatch(/max_by\(\) needs a value it can order, not MAP<STRING,DOUBLE>/);
+    expect(refused('SELECT max(named_struct(\'m\', map(s, y))) FROM t')).toMatch(/max\(\) needs a value it can order/);
     expect(refused('SELECT count(DISTINCT x, y) FROM t')).toMatch(/Distinct aggregations are not supported on streaming DataFrames\/Datasets/);
   });
 });

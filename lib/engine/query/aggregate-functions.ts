@@ -28,7 +28,8 @@ import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper
 import {
   bitAggregate, boolAggregate, collect, countIf, extremumBy, firstLast, isMergeableCollect, mergeCollect, SKIP_ROW, tryAvgLong, trySumLong, updateCollect, type CollectOp,
 } from './collect-aggregates';
-import { elementOf, fieldOfType, typeText, type TypeInfo } from './data-types';
+import { elementOf, fieldOfType, isOrderable, typeText, type TypeInfo } from './data-types';
+import { compareValues } from './ordering';
 import type { Field } from '../types';
 import type { AggregateFunction, AggregateOp } from './function-types';
 import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
@@ -90,12 +91,14 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
       if (b === null) return v;
       if (typeof v === 'number' && Number.isNaN(v)) return b;
       if (typeof b === 'number' && Number.isNaN(b)) return v;
+      if (typeof v === 'object') return compareValues(v, b) < 0 ? v : b;
       return (v as never) < (b as never) ? v : b;
     case MAX:
       if (v === null || v === undefined) return b;
       if (b === null) return v;
       if (typeof v === 'number' && Number.isNaN(v)) return v;
       if (typeof b === 'number' && Number.isNaN(b)) return b;
+      if (typeof v === 'object') return compareValues(v, b) > 0 ? v : b;
       return (v as never) > (b as never) ? v : b;
     case APPROX_COUNT_DISTINCT:
       hllAdd(b as Uint8Array, v);
@@ -443,8 +446,8 @@ function avgInterval(arg: TypeInfo, tolerant = false): AggregateFunction {
   };
 }
 
-function extremum(name: 'min' | 'max', resultType: AggregateFunction['resultType'], resultDecimal?: DecimalType): AggregateFunction {
-  return { name, resultType, ...(resultDecimal ? { resultDecimal } : {}), op: name === 'min' ? MIN : MAX, init: () => null, result: (b) => b };
+function extremum(name: 'min' | 'max', arg: TypeInfo): AggregateFunction {
+  return { name, ...shapeOf(arg), op: name === 'min' ? MIN : MAX, init: () => null, result: (b) => b };
 }
 
 function approxCountDistinct(relativeSD: number): AggregateFunction {
@@ -493,6 +496,7 @@ function shapeOf(t: TypeInfo): Pick<AggregateFunction, 'resultType' | 'resultDec
   if (t.integral) shape.integral = t.integral;
   if (t.float32) shape.float32 = true;
   if (t.ntz) shape.ntz = true;
+  if (t.interval) shape.interval = t.interval;
   if (t.keyType) {
     shape.keyType = t.keyType;
     shape.valueType = t.valueType;
@@ -566,9 +570,9 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
   const needBoolean = (t: TypeInfo) => {
     if (t.type !== 'boolean' && t.type !== 'null') fail(`${name}() needs a boolean argument, got ${typeText(t)}; write a condition such as x > 0`);
   };
+  // Spark orders structs and arrays (field by field, element by element), never maps.
   const needOrderable = (t: TypeInfo) => {
-    if (t.type === 'struct') fail(`${name}() needs a value it can order, not a struct; use one of its fields`);
-    if (t.type === 'array' || t.type === 'map') fail(`${name}() of an ${t.type} is not supported; use an element (element_at(…)) or size(…)`);
+    if (!isOrderable(t)) fail(`${name}() needs a value it can order, not ${typeText(t)} (a map has no order); take ${name}() of map_keys(…), map_values(…) or an element_at(…)`);
   };
   const numeric = arg !== undefined && (arg.type === 'long' || arg.type === 'double' || arg.type === 'null');
   switch (name) {
@@ -606,9 +610,8 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
     case 'min':
     case 'max':
       arity(1);
-      if (arg!.type === 'struct') fail(`${name}() needs a value it can order, not a struct; take ${name}() of one of its fields`);
-      if (arg!.type === 'array' || arg!.type === 'map') fail(`${name}() of an ${arg!.type === 'array' ? 'array' : 'map'} is not supported; take ${name}() of an element (element_at(…)) or of size(…)`);
-      return { ...extremum(name, arg!.type === 'null' ? 'string' : (arg!.type as AggregateFunction['resultType']), arg!.decimal), ...(arg!.integral ? { resultShape: { integral: arg!.integral } } : {}), ...(arg!.float32 ? { resultShape: { float32: true } } : {}), ...(arg!.ntz ? { resultShape: { ntz: true } } : {}), ...(arg!.interval ? { resultShape: { interval: arg!.interval } } : {}) };
+      needOrderable(arg!);
+      return extremum(name, arg!);
     case 'approx_count_distinct': {
       arity(1, 2);
       const rsd = literalNumber(args[1]);

@@ -13,7 +13,8 @@ import { encodeKey } from '../state/state-value-codec';
 import { joinChecked } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
 import { keyText } from './map-functions';
-import { elementOf, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { elementOf, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { compareValues } from './ordering';
 import { castValue, isNumeric } from './sql-values';
 
 /** Elements an array built here may have: sequence and array_repeat check it before building. */
@@ -95,33 +96,12 @@ const isStrType = (t: TypeInfo) => t.type === 'string' || t.type === 'null';
 /** The element type of an array argument (NULL: a string element, where elem gives NULL). */
 const elementOrString = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType ? typeOfField(t.elementType) : { type: 'string' });
 
-/** Equality of two non-NULL values as SQL compares them (arrays and structs element by element). */
+/** Equality of two non-NULL values as SQL compares them (NaN equals NaN; arrays and structs element by element). */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  if (typeof a === 'number' && typeof b === 'number') return a !== a && b !== b;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   return encodeKey([a]) === encodeKey([b]);
-}
-
-/**
- * Spark's ordering of two non-NULL values of one type: numbers (NaN above everything, as Spark
- * orders doubles), strings by code unit, false before true, decimals' bigints, arrays element by
- * element (NULL first, then the shorter first).
- */
-export function compareValues(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') {
-    if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  if (Array.isArray(a) && Array.isArray(b)) {
-    for (let i = 0; i < Math.min(a.length, b.length); i++) {
-      const x = a[i] ?? null, y = b[i] ?? null;
-      if (x === null || y === null) { if (x !== y) return x === null ? -1 : 1; continue; }
-      const c = compareValues(x, y);
-      if (c !== 0) return c;
-    }
-    return a.length - b.length;
-  }
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
 const literalIndexCheck = (fn: string, what: string) => (lits: unknown[]): string | undefined =>
@@ -131,7 +111,7 @@ const ELEMENT_AT_ZERO = 'the index 0 is invalid: SQL array indices start at 1 (I
 
 function arrayMax(fn: string, sign: 1 | -1): CollectionFunctionDef {
   return {
-    min: 1, max: 1, type: (a) => (isArr(a[0]) ? elementOrString(a[0]) : `${fn} takes an array, got ${typeText(a[0])}`),
+    min: 1, max: 1, type: (a) => (isArr(a[0]) && isOrderable(elementOrString(a[0])) ? elementOrString(a[0]) : `${fn} takes an array of a type with an order (not a map), got ${typeText(a[0])}`),
     impl: ([arr]) => (arr as unknown[]).reduce<unknown>((m, v) => (v === null || v === undefined ? m : m === null || sign * compareValues(v, m) > 0 ? v : m), null),
   };
 }
@@ -356,7 +336,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   sort_array: {
     min: 1, max: 2,
-    type: (a) => (isArr(a[0]) && (a.length < 2 || a[1].type === 'boolean' || a[1].type === 'null') ? a[0] : 'sort_array() takes (array[, ascending boolean])'),
+    type: (a) => (isArr(a[0]) && isOrderable(elementOrString(a[0])) && (a.length < 2 || a[1].type === 'boolean' || a[1].type === 'null') ? a[0] : 'sort_array() takes (array[, ascending boolean]), an array of a type with an order (not a map)'),
     // NULLs first ascending, last descending, as Spark's sort_array.
     impl: ([arr, asc]) => {
       const up = asc !== false;

@@ -21,6 +21,7 @@
 import { encodeKey } from '../state/state-value-codec';
 import type { AggregateFunction } from './function-types';
 import { bigOf, LONG_MAX, LONG_MIN, toLong, type Long } from './long';
+import { compareValues } from './ordering';
 
 const COLLECT_LIST = 200, COLLECT_SET = 201, FIRST = 202, FIRST_IGNORE_NULLS = 203, LAST = 204, LAST_IGNORE_NULLS = 205;
 const COUNT_IF = 206, BOOL_AND = 207, BOOL_OR = 208, MIN_BY = 209, MAX_BY = 210, TRY_SUM_LONG = 211, TRY_AVG_LONG = 212;
@@ -50,11 +51,7 @@ function membersOf(list: unknown[]): Set<string> {
 
 /** a before b in the order min and max use (NaN above every other double, as in Spark). */
 function less(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') {
-    if (Number.isNaN(a)) return false;
-    if (Number.isNaN(b)) return true;
-  }
-  return (a as never) < (b as never);
+  return compareValues(a, b) < 0;
 }
 
 /** Folds `v` into buffer `b` (arrays are changed in place; the new buffer is returned). */

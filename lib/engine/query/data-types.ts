@@ -102,6 +102,17 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
   };
 }
 
+/**
+ * Whether values of `t` have an order (Spark's RowOrdering.isOrderable): everything but a map,
+ * and arrays and structs of orderable types.
+ */
+export function isOrderable(t: TypeInfo | Field): boolean {
+  if (t.type === 'map') return false;
+  if (t.type === 'array') return t.elementType === undefined || isOrderable(t.elementType);
+  if (t.type === 'struct') return (t.fields ?? []).every(isOrderable);
+  return true;
+}
+
 /** The element Field of an array of `t`. */
 export const elementOf = (t: TypeInfo): Field => fieldOfType('element', t);
 

@@ -23,6 +23,7 @@ import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evalua
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { STREAMING_REFUSED } from './misc-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
+import { compareValues } from './ordering';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 import { fitsInteger } from './cast-functions';
@@ -387,14 +388,15 @@ const COMPARE: Record<string, (a: never, b: never) => boolean> = {
   '>=': (a, b) => a >= b,
 };
 
-/** BINARY values compared byte by byte, unsigned, the shorter first (Spark's compareBinary). */
-const compareBinary = (a: unknown, b: unknown): number => Buffer.compare(a as Uint8Array, b as Uint8Array);
-
-/** Whether two non-NULL values of type `t` are equal: BINARY values by their bytes. */
+/**
+ * Whether two non-NULL values of type `t` are equal, in Spark's order (NaN equals NaN; BINARY
+ * values by their bytes; arrays and structs element by element).
+ */
 function equalityOf(t: ExprType): (a: unknown, b: unknown) => boolean {
-  // Arrays, maps and structs: equal when their elements, entries or fields are (their key encoding).
-  if (isComplex(t)) return (a, b) => encodeKey([a]) === encodeKey([b]);
-  return t === 'binary' ? (a, b) => compareBinary(a, b) === 0 : (a, b) => a === b;
+  // A map has no order: equal when its entries are (its key encoding).
+  if (t === 'map') return (a, b) => encodeKey([a]) === encodeKey([b]);
+  if (t === 'double') return (a, b) => a === b || (a !== a && b !== b);
+  return t === 'binary' || isComplex(t) ? (a, b) => compareValues(a, b) === 0 : (a, b) => a === b;
 }
 
 /**
@@ -847,51 +849,20 @@ class ExpressionCompiler implements LambdaCompiler {
         },
       };
     }
-    let l = this.compile(e.left);
-    let r = this.compile(e.right);
     if (COMPARE[e.op]) {
-      if (l.type === 'timestamp') r = this.coerceTo(e.right, 'timestamp');
-      if (r.type === 'timestamp') l = this.coerceTo(e.left, 'timestamp');
-      if (l.type === 'date') r = this.coerceTo(e.right, 'date');
-      if (r.type === 'date') l = this.coerceTo(e.left, 'date');
-      // A string beside another type: cast to it (a DOUBLE beside a DECIMAL).
-      const ls = comparisonStringType(l, r);
-      const rs = comparisonStringType(r, l);
-      if (ls) l = this.castOperand(e, e.left, l, ls);
-      else if (rs) r = this.castOperand(e, e.right, r, rs);
-      // Spark refuses to compare maps (their entries have no order, and two equal ones are two objects).
-      const map = l.type === 'map' ? l : r.type === 'map' ? r : undefined;
-      if (map) this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${e.op}\` does not support ordering on type "${typeText(map)}".`, 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).');
-      if (!unifyTypes(l.type, r.type)) {
-        this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
-      }
-      const longWithDouble = (l.type === 'long' && r.type === 'double') || (l.type === 'double' && r.type === 'long');
-      if (l.type === 'decimal' || r.type === 'decimal' || longWithDouble || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
-        // Both sides at one scale (or both doubles): then bigints compare as the values do.
-        [l, r] = unifyAll([l, r], [e.left, e.right], true)!.values;
-      }
-      // Integers of two widths: the narrower read as the wider (Spark's `cast(i as bigint) = id`),
-      // a cast that changes no value and reuses its evaluator.
-      if (l.type === 'long' && r.type === 'long' && l.integral !== r.integral) {
-        const bits = widerWidth(l.integral, r.integral);
-        const wider: TypeInfo = { type: 'long', ...(bits ? { integral: bits } : {}) };
-        l = this.castOperand(e, e.left, l, wider);
-        r = this.castOperand(e, e.right, r, wider);
-      }
-      this.implicitCast(e, e.left, typeOfCompiled(l));
-      this.implicitCast(e, e.right, typeOfCompiled(r));
-      const op = COMPARE[e.op] as (a: unknown, b: unknown) => boolean;
-      const cmp = l.type === 'binary' ? (a: unknown, b: unknown) => op(compareBinary(a, b), 0) : op;
+      const { l: a0, r: b0, test } = this.comparison(e, e.left, e.right, e.op);
       return {
         type: 'boolean',
         eval: (row, c) => {
-          const a = l.eval(row, c);
+          const a = a0.eval(row, c);
           if (a === null) return null;
-          const b = r.eval(row, c);
-          return b === null ? null : cmp(a, b);
+          const b = b0.eval(row, c);
+          return b === null ? null : test(a, b);
         },
       };
     }
+    let l = this.compile(e.left);
+    let r = this.compile(e.right);
     // Spark's SubtractDates of a string and a DATE: the string cast to a DATE (`'1' - d` is NULL, as
     // '1' is no date). `d - '1'` is Spark's DateSub, which Weir does not cast a string for.
     if (e.op === '-' && l.type === 'string' && r.type === 'date') l = this.castOperand(e, e.left, l, { type: 'date' });
@@ -982,6 +953,51 @@ class ExpressionCompiler implements LambdaCompiler {
         break;
     }
     return this.fail(e, `Operator ${e.op} is not supported`);
+  }
+
+  /**
+   * The operands of a comparison `left op right` (op one of = <> < <= > >=) read as one type, as
+   * Spark's TypeCoercion casts them (recorded on `e`), and the test of two non-NULL values with
+   * Spark's order: NaN equals NaN and is above every other double, BINARY compares byte by byte,
+   * arrays and structs element by element (a NaN inside too).
+   */
+  comparison(e: Expr, left: Expr, right: Expr, op: string): { l: CompiledExpr; r: CompiledExpr; test: (a: unknown, b: unknown) => boolean } {
+    let l = this.compile(left);
+    let r = this.compile(right);
+    if (l.type === 'timestamp') r = this.coerceTo(right, 'timestamp');
+    if (r.type === 'timestamp') l = this.coerceTo(left, 'timestamp');
+    if (l.type === 'date') r = this.coerceTo(right, 'date');
+    if (r.type === 'date') l = this.coerceTo(left, 'date');
+    // A string beside another type: cast to it (a DOUBLE beside a DECIMAL).
+    const ls = comparisonStringType(l, r);
+    const rs = comparisonStringType(r, l);
+    if (ls) l = this.castOperand(e, left, l, ls);
+    else if (rs) r = this.castOperand(e, right, r, rs);
+    // Spark refuses to compare maps (their entries have no order, and two equal ones are two objects).
+    const map = l.type === 'map' ? l : r.type === 'map' ? r : undefined;
+    if (map) this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`${op}\` does not support ordering on type "${typeText(map)}".`, 'Compare the maps\' keys or values (map_keys, map_values, a key\'s value).');
+    if (!unifyTypes(l.type, r.type)) {
+      this.mismatch(e, 'BINARY_OP_DIFF_TYPES', `the left and right operands of the binary operator have incompatible types ("${typeText(l)}" and "${typeText(r)}").`, `Cannot compare ${l.type} with ${r.type}; CAST one side.`);
+    }
+    const longWithDouble = (l.type === 'long' && r.type === 'double') || (l.type === 'double' && r.type === 'long');
+    if (l.type === 'decimal' || r.type === 'decimal' || longWithDouble || (l.type !== r.type && (l.type === 'date' || r.type === 'date'))) {
+      // Both sides at one scale (or both doubles): then bigints compare as the values do.
+      [l, r] = unifyAll([l, r], [left, right], true)!.values;
+    }
+    // Integers of two widths: the narrower read as the wider (Spark's `cast(i as bigint) = id`),
+    // a cast that changes no value and reuses its evaluator.
+    if (l.type === 'long' && r.type === 'long' && l.integral !== r.integral) {
+      const bits = widerWidth(l.integral, r.integral);
+      const wider: TypeInfo = { type: 'long', ...(bits ? { integral: bits } : {}) };
+      l = this.castOperand(e, left, l, wider);
+      r = this.castOperand(e, right, r, wider);
+    }
+    this.implicitCast(e, left, typeOfCompiled(l));
+    this.implicitCast(e, right, typeOfCompiled(r));
+    const test = COMPARE[op] as (a: unknown, b: unknown) => boolean;
+    if (l.type === 'double') return { l, r, test: (a, b) => (a === a && b === b ? test(a, b) : test(compareValues(a, b), 0)) };
+    if (l.type === 'binary' || l.type === 'array' || l.type === 'struct') return { l, r, test: (a, b) => test(compareValues(a, b), 0) };
+    return { l, r, test };
   }
 
   /**

@@ -17,6 +17,11 @@ export interface CallCompiler {
   fail(e: Expr, msg: string): never;
   /** Spark's DATATYPE_MISMATCH.<subclass>. */
   mismatch(e: Expr, subclass: string, detail: string, todo: string): never;
+  /**
+   * The operands of the comparison `left op right`, read as one type as the operator `op` reads
+   * them (casts recorded on `e`), and the test of two non-NULL values.
+   */
+  comparison(e: Expr, left: Expr, right: Expr, op: string): { l: CompiledExpr; r: CompiledExpr; test: (a: unknown, b: unknown) => boolean };
 }
 
 /**

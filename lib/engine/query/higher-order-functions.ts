@@ -18,9 +18,9 @@
  * (map-functions.ts), so a lambda gets a map's key cast back to the key type.
  */
 import { RecordExpressionError } from '../errors';
-import { compareValues } from './array-functions';
+import { compareValues } from './ordering';
 import { buildMap } from './map-functions';
-import { fieldOfType, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
+import { fieldOfType, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import type { CallCompiler, CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { exprToString, type Expr } from './expression';
 import { castValue } from './sql-values';
@@ -283,7 +283,7 @@ export const HIGHER_ORDER_FUNCTIONS: Record<string, HigherOrderFunctionDef> = {
       const { arr, element } = arrayArg(c, e, 0);
       const type = arr.type === 'null' ? arrayOf({ type: 'null' }) : typeOnly(arr);
       if (e.args.length === 1) {
-        if (element.type === 'map' || element.type === 'struct') {
+        if (!isOrderable(element)) {
           c.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`array_sort\` does not support ordering on type "${typeText(element)}".`, 'Give array_sort a comparator lambda: array_sort(a, (l, r) -> …).');
         }
         return { ...type, eval: nullSafe(arr, (v) => [...(v as unknown[])].sort(defaultOrder)) };

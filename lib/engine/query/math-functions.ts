@@ -17,6 +17,7 @@ import { integralWidth, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, type DecimalType } from './decimal';
 import { asFloat } from './float';
+import { compareValues } from './ordering';
 
 
 const unary = (f: (x: number) => number): FunctionDef => ({ min: 1, max: 1, type: (a) => nums(a) ?? 'double', impl: ([x]) => f(x as number) });
@@ -337,7 +338,6 @@ function bitGet(name: string): FunctionDef {
   };
 }
 
-const compare = (a: unknown, b: unknown) => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 
 
 export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
@@ -459,8 +459,8 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   shiftleft: { ...shiftFunction((a, n) => a << n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => a << n) },
   shiftright: { ...shiftFunction((a, n) => a >> n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => a >> n) },
   shiftrightunsigned: { ...shiftFunction((a, n) => BigInt.asUintN(64, a) >> n), inputTypes: shiftInputTypes, typed: shiftTyped((a, n) => (a >>> n) | 0) },
-  greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) > 0 ? v : m), null) },
-  least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compare(v, m) < 0 ? v : m), null) },
+  greatest: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'greatest'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) > 0 ? v : m), null) },
+  least: { min: 2, max: 64, nullIntolerant: false, valueArgs: 'all', type: (a) => unified(a, 'least'), impl: (args) => args.filter((v) => v !== null).reduce<unknown>((m, v) => (m === null || compareValues(v, m) < 0 ? v : m), null) },
   bround: { min: 1, max: 2, typed: roundTyped(true), type: (a) => nums(a) ?? (a[0] === 'long' ? 'long' : 'double'), impl: ([v, s]) => roundHalfEven(v as number, Math.trunc((s as number | undefined) ?? 0)) },
   ceil: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },
   ceiling: { min: 1, max: 2, typed: floorCeilTyped(true), type: (a) => nums(a) ?? (a.length === 1 ? 'long' : 'double'), impl: ([v, s]) => (s === undefined ? Math.ceil(v as number) || 0 : roundWith(Math.ceil, v as number, Math.trunc(s as number))) },

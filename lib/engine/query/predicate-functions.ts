@@ -13,12 +13,6 @@ const rlike: FunctionDef = {
   checkLiterals: regexLiterals('rlike()'),
 };
 
-/** Java's equality of two values of comparable types: numbers by value, byte arrays by content. */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(b);
-  return a === b;
-}
-
 export const PREDICATE_FUNCTIONS: Record<string, FunctionDef> = {
   // Spark's rlike/regexp/regexp_like: whether the pattern matches anywhere in the string.
   rlike,
@@ -28,12 +22,22 @@ export const PREDICATE_FUNCTIONS: Record<string, FunctionDef> = {
   // Spark's IsNaN: NULL is not NaN (false, never NULL).
   isnan: { min: 1, max: 1, nullIntolerant: false, type: (a) => (isNumeric(a[0]) ? 'boolean' : 'expects a number'), impl: ([x]) => typeof x === 'number' && Number.isNaN(x) },
   isnotnull: { min: 1, max: 1, nullIntolerant: false, type: () => 'boolean', impl: ([x]) => x !== null },
-  // Spark's `<=>`: NULL equals NULL, never NULL itself.
+  // Spark's `<=>` (EqualNullSafe): `=` with its coercion and order, but NULL equals NULL and
+  // the result is never NULL.
   equal_null: {
     min: 2, max: 2, nullIntolerant: false,
-    type: (a) => (a[0] === a[1] || a.includes('null') || a.every((t) => isNumeric(t) || t === 'string') ? 'boolean' : `equal_null() compares values of one type, got ${a[0]} and ${a[1]}`),
-    // A string beside a number is cast to a number, as Spark coerces it (not a number: NULL, so false).
-    impl: ([a, b], _c, t) => (a === null || b === null ? a === b : t[0] !== t[1] ? Number(a) === Number(b) : sameValue(a, b)),
+    type: () => 'boolean',
+    impl: () => null,
+    compile: (e, c) => {
+      const { l, r, test } = c.comparison(e, e.args[0], e.args[1], '=');
+      return {
+        type: 'boolean',
+        eval: (row, ctx) => {
+          const a = l.eval(row, ctx), b = r.eval(row, ctx);
+          return a === null || b === null ? a === b : test(a, b);
+        },
+      };
+    },
   },
 };
 

@@ -166,6 +166,30 @@ const EXAMPLES: [string, unknown][] = [
   ['greatest(1, 2.5, 3L)', '3.0::DECIMAL(21,1)'],
   ['3L + 2.5', '5.5::DECIMAL(3,1)'],
   ['id IN (1.0, 2.5)', true],
+  // Spark's NaN semantics (its SQL reference, "NaN Semantics"): NaN = NaN, and NaN is above
+  // every other double, in comparisons, IN, CASE, greatest and least alike.
+  ["CAST('NaN' AS DOUBLE) = CAST('NaN' AS DOUBLE)", true],
+  ["CAST('NaN' AS DOUBLE) > 1D", true],
+  ["1D < CAST('NaN' AS DOUBLE)", true],
+  ["CAST('NaN' AS DOUBLE) <=> CAST('NaN' AS DOUBLE)", true],
+  ["CAST('NaN' AS DOUBLE) IN (1D, CAST('NaN' AS DOUBLE))", true],
+  ["CASE CAST('NaN' AS DOUBLE) WHEN CAST('NaN' AS DOUBLE) THEN 'nan' ELSE 'no' END", 'nan'],
+  ["greatest(1D, CAST('NaN' AS DOUBLE))", NaN],
+  ["least(1D, CAST('NaN' AS DOUBLE))", 1],
+  // Arrays and structs compare element by element, field by field; `<=>` coerces as `=` does.
+  ['array(1, 2) = array(1, 2)', true],
+  ['array(1, NULL) = array(1, NULL)', true],
+  ['array(1, 2) < array(1, 3)', true],
+  ["named_struct('a', 1, 'b', 'x') = named_struct('a', 1, 'b', 'x')", true],
+  ["named_struct('a', 1) < named_struct('a', 2)", true],
+  ["greatest(named_struct('a', 1), named_struct('a', 2))", { a: 2 }],
+  ['1 <=> 1.0', true],
+  ["'1' <=> 1", true],
+  ['array(1, 2) <=> array(1, 2)', true],
+  ['n <=> NULL', true],
+  ["array_contains(array(1D, CAST('NaN' AS DOUBLE)), CAST('NaN' AS DOUBLE))", true],
+  ["array_sort(array(named_struct('a', 2), named_struct('a', 1), NULL))", [{ a: 1 }, { a: 2 }, null]],
+  ["sort_array(array(array(2), array(1, 5), array(1)))", [[1], [1, 5], [2]]],
   ['-(1.25)', '-1.25::DECIMAL(3,2)'],
   ["concat('$', 2.50)", '$2.50'],
   ['2.50 || 1', '2.501'],
@@ -512,6 +536,10 @@ describe("Spark's function examples", () => {
 
   it('refuses the forms Weir does not take, saying what it takes instead', async () => {
     await expect(one("format_string('%t', 1)")).rejects.toThrow(/conversion %t is not supported; Weir takes %s/);
+    // A map has no order (Spark's INVALID_ORDERING_TYPE).
+    await expect(one("sort_array(array(map('a', 1)))")).rejects.toThrow(/an array of a type with an order \(not a map\)/);
+    await expect(one("array_max(array(map('a', 1)))")).rejects.toThrow(/an array of a type with an order \(not a map\)/);
+    await expect(one("map('a', 1) = map('a', 1)")).rejects.toThrow(/does not support ordering on type "MAP<STRING,INT>"/);
     await expect(one("to_json(named_struct('a', 1), map('ignoreNullFields', 'maybe'))")).rejects.toThrow(/to_json\(\) option ignoreNullFields must be 'true' or 'false'/);
     await expect(one("to_json(named_struct('a', 1), map('dateFormat', CAST(n AS STRING)))")).rejects.toThrow(/to_json\(\) needs its options as a constant map/);
     await expect(one("format_string('%d', 1.5D)")).rejects.toThrow(/%d takes an integer, got double/);

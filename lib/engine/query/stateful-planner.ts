@@ -23,7 +23,7 @@ import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import { compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
-import { typeText, type TypeInfo } from './data-types';
+import { isOrderable, typeText, type TypeInfo } from './data-types';
 import type { LogicalPlan, StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
@@ -203,7 +203,7 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
     // A window or session key is computed from its event time.
     const source = (k.window || k.session) && k.expr.kind === 'call' ? k.expr.args[0] : k.expr;
     const c = compileExpression(source, childSchema, types, casts);
-    if (c.type === 'map') {
+    if (!isOrderable(c)) {
       // Spark refuses it: a map has no order and no equality (an array groups by its elements).
       throw new SqlValidationError(
         `The expression ${exprToString(k.expr)} cannot be used as a grouping expression because its data type ${typeText(c)} is not an orderable data type. Group by map_keys(…), map_values(…) or an element_at(…) instead`,

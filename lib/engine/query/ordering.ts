@@ -1,0 +1,38 @@
+/**
+ * Spark's order of values (its InterpretedOrdering): one comparison for min, max, max_by and
+ * min_by, the array functions that sort or pick, and ORDER BY.
+ */
+
+/**
+ * Spark's ordering of two non-NULL values of one type: numbers (NaN above everything, as Spark
+ * orders doubles; a BIGINT past 2^53 is a bigint beside numbers), strings by code unit, false
+ * before true, decimals' bigints, binary byte by byte (unsigned), arrays element by element (NULL
+ * first, then the shorter first), structs (a window too) field by field (NULL first).
+ */
+export function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null) {
+    if (Array.isArray(a) && Array.isArray(b)) return compareSequences(a, b, a.length, b.length);
+    if (a instanceof Uint8Array && b instanceof Uint8Array) {
+      for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+      return a.length - b.length;
+    }
+    const ra = a as Record<string, unknown>, rb = b as Record<string, unknown>;
+    const fields = Object.keys(ra);
+    return compareSequences(fields.map((f) => ra[f]), fields.map((f) => rb[f]), fields.length, fields.length);
+  }
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}
+
+function compareSequences(a: unknown[], b: unknown[], na: number, nb: number): number {
+  for (let i = 0; i < Math.min(na, nb); i++) {
+    const x = a[i] ?? null, y = b[i] ?? null;
+    if (x === null || y === null) { if (x !== y) return x === null ? -1 : 1; continue; }
+    const c = compareValues(x, y);
+    if (c !== 0) return c;
+  }
+  return na - nb;
+}
