@@ -151,7 +151,7 @@ class KafkaSink implements Sink {
         const value = this.avro.value ? this.avro.value.frame(valueId, row.value) : toBuffer(bytes('value'), json.stringify);
         const key = this.avro.key ? this.avro.key.frame(keyId, row.key) : toBuffer(bytes('key'), json.stringify);
         const m: Message = { key, value, headers };
-        if (r.partition !== null && r.partition !== undefined) m.partition = Number(r.partition);
+        if (row.partition !== null && row.partition !== undefined) m.partition = Number(row.partition);
         let list = byTopic.get(topic);
         if (!list) byTopic.set(topic, (list = []));
         list.push(m);

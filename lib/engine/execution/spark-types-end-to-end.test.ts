@@ -54,7 +54,7 @@ describe('Spark types in a source schema, end to end', () => {
     await q.stop();
     expect(q.lastProgress!.numBadRecords ?? 0).toBe(0);
     expect(await outputLines(j.output)).toEqual([
-      '{"id":1,"triple":0.30,"next_day":"2026-03-01","first_tag":"x","n_tags":2,"a":9223372036854775807,"xy":2,"t":"decimal(10,2)"}',
+      '{"id":1,"triple":0.30,"next_day":"2026-03-01","first_tag":"x","n_tags":2,"a":9223372036854775807,"xy":2.0,"t":"decimal(10,2)"}',
       '{"id":2,"triple":37037036.97,"next_day":null,"first_tag":null,"n_tags":0,"a":null,"xy":null,"t":"decimal(10,2)"}',
     ]);
   });

@@ -22,10 +22,13 @@ const rowArb = fc.record({
   ts: fc.option(fc.integer({ min: 0, max: 4102444800000 }), { nil: null }),
 });
 
+/** Any double, NaN, the infinities and -0 too: Spark's writers give them texts its readers take back. */
+const writtenRowArb = fc.tuple(rowArb, fc.option(fc.double(), { nil: null })).map(([r, x]) => ({ ...r, x }));
+
 describe('record parser', () => {
   it('reads back what the files sink writes, JSON lines and CSV (property)', () => {
     fc.assert(
-      fc.property(fc.array(rowArb, { minLength: 1, maxLength: 20 }), (rows) => {
+      fc.property(fc.array(writtenRowArb, { minLength: 1, maxLength: 20 }), (rows) => {
         for (const format of ['json', 'csv'] as const) {
           const lines = encodeRows(rows, SCHEMA, format, true).trimEnd().split('\n');
           const parser = format === 'json' ? new JsonLineParser(SCHEMA) : new CsvLineParser(SCHEMA, splitCsvLine(lines.shift()!)!);
@@ -33,8 +36,7 @@ describe('record parser', () => {
           for (let i = 0; i < rows.length; i++) {
             const r = back[i];
             expect(r.ok, `${format} line ${lines[i]}`).toBe(true);
-            // -0 does not survive text; compare as numbers.
-            expect(r.ok && { ...r.row, x: r.row.x === 0 ? 0 : r.row.x }).toEqual({ ...rows[i], x: rows[i].x === 0 ? 0 : rows[i].x });
+            expect(r.ok && r.row).toEqual(rows[i]);
           }
         }
       }),

@@ -16,6 +16,7 @@ import { convertComplex, holdsLong, narrowed, readInterval } from '../sources/va
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { fitsLong, fitsWidth, toLong, type IntegralBits } from '../query/long';
 import { floatFromLong } from '../query/float';
+import { nonFiniteDouble } from '../query/sql-values';
 import { parseJsonRecordText, stringifyJson } from '../json-text';
 
 /** A JSON value as a message shows it (a bigint, which JSON.stringify refuses, as its digits). */
@@ -47,10 +48,13 @@ export function coerceField(v: unknown, field: Field, fromText: boolean): { ok: 
       const single = field.float32 ? Math.fround : (n: number) => n;
       if (typeof v === 'number') return { ok: true, value: single(v) };
       if (typeof v === 'bigint') return { ok: true, value: field.float32 ? floatFromLong(v) : Number(v) };
-      if (fromText && typeof v === 'string') {
-        const s = v.trim();
+      if (typeof v === 'string') {
+        // NaN and the infinities as Spark's JSON and CSV writers write them (and its readers read them).
+        const s = fromText ? v.trim() : v;
+        const special = nonFiniteDouble(s, fromText ? 'csv' : 'json');
+        if (special !== undefined) return { ok: true, value: special };
         const n = Number(s);
-        if (s !== '' && !Number.isNaN(n)) return { ok: true, value: single(n) };
+        if (fromText && s !== '' && !Number.isNaN(n)) return { ok: true, value: single(n) };
       }
       return { ok: false, reason: `expected a double, got ${describe(v)}` };
     }

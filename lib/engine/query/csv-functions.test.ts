@@ -37,6 +37,12 @@ describe('from_csv and to_csv', () => {
     expect(await value("to_csv(named_struct('a', 1, 'b', 2))")).toBe('1,2');
   });
 
+  it("writes a DOUBLE as Java's Double.toString, as Spark's CSV writer; reads NaN, Inf and -Inf back", async () => {
+    expect(await value("to_csv(named_struct('a', 2.0D, 'b', 1E21, 'c', 1E-7, 'n', CAST('NaN' AS DOUBLE), 'i', CAST('-Infinity' AS DOUBLE)))")).toBe('2.0,1.0E21,1.0E-7,NaN,-Infinity');
+    expect(await value("to_csv(named_struct('f', CAST(1.1 AS FLOAT), 'g', CAST(3 AS FLOAT)))")).toBe('1.1,3.0');
+    expect(await value("to_json(from_csv('NaN,Inf,-Inf,Infinity', 'a DOUBLE, b DOUBLE, c DOUBLE, d DOUBLE'))")).toBe('{"a":"NaN","b":"Infinity","c":"-Infinity","d":"Infinity"}');
+  });
+
   it('reads a field that is not of its type, or missing, as NULL (PERMISSIVE); a NULL line is NULL', async () => {
     expect(await value("from_csv(line, 'a INT, b STRING, c DATE')", { id: 1, line: 'x,"q,r"' })).toEqual({ a: null, b: 'q,r', c: null });
     expect(await value("from_csv(line, 'a INT')", { id: 1, line: null })).toBeNull();

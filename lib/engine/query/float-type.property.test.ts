@@ -177,7 +177,8 @@ describe('FLOAT text against the shortest-decimal reference', () => {
     expect(renderText(v, field)).toBe('1.1');
     const schema: Schema = [field, { name: 'a', type: 'array', elementType: { name: 'element', type: 'double', float32: true } }];
     const w = jsonWriter(schema);
-    expect(w.stringify(w.row({ x: v, a: [Math.fround(0.1), 1e7, NaN] }))).toBe('{"x":1.1,"a":[0.1,1.0E7,null]}');
+    // NaN as Jackson writes a non-finite number by default: the string "NaN".
+    expect(w.stringify(w.row({ x: v, a: [Math.fround(0.1), 1e7, NaN] }))).toBe('{"x":1.1,"a":[0.1,1.0E7,"NaN"]}');
     expect(renderText([Math.fround(0.1)], schema[1])).toBe('[0.1]');
     expect(await run('SELECT to_json(named_struct(\'f\', CAST(1.1 AS FLOAT), \'d\', 1.1D)) AS j FROM events', [{}])).toEqual([{ j: '{"f":1.1,"d":1.1}' }]);
     const parsed = parseJobSpec({

@@ -25,7 +25,7 @@ import { foldedText } from './function-args';
 import { parseDataType, parseSchema } from './parser/data-type-parser';
 import type { DataType } from './parser/data-type';
 import { referencedColumns, type Expr, type SqlType } from './expression';
-import { castValue } from './sql-values';
+import { castValue, formatDouble, nonFiniteDouble } from './sql-values';
 import { parseTimestampLiteral } from './expression-builder';
 import { formatInterval, fullRange, parseInterval } from './interval-utils';
 import { formatFloat } from './float';
@@ -104,8 +104,8 @@ function convert(v: unknown, f: Field, o: JsonOptions = {}): unknown {
       if (typeof v === 'bigint') return fitsLong(v) ? toLong(v) : null;
       return Number.isSafeInteger(v) ? v : null;
     case 'double': {
-      // A FLOAT field: the nearest float, as Jackson's getFloatValue.
-      const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null;
+      // A FLOAT field: the nearest float, as Jackson's getFloatValue; NaN and the infinities as to_json writes them ("NaN").
+      const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? (nonFiniteDouble(v, 'json') ?? null) : null;
       return n !== null && f.float32 ? Math.fround(n) : n;
     }
     case 'boolean':
@@ -221,9 +221,8 @@ export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unk
     // Spark's JSON writer writes an interval as its ANSI string.
     case 'day_time_interval': case 'year_month_interval':
       return formatInterval(f.type, v, f.interval ?? fullRange(f.type));
-    // A FLOAT as Jackson writes a Java float (Float.toString: `1.1`, not the double 1.100000023841858).
     case 'double':
-      return f.float32 ? floatJson(v as number) : v;
+      return doubleJson(v as number, f.float32);
     case 'long':
     case 'string':
     case 'boolean':
@@ -232,9 +231,16 @@ export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unk
   }
 }
 
-/** A FLOAT's JSON number, its shortest text (float.ts); NaN and the infinities as a DOUBLE's are. */
-export function floatJson(v: number): unknown {
-  return Number.isFinite(v) ? new JsonNumber(formatFloat(v)) : v;
+/**
+ * A DOUBLE or FLOAT as Spark's JSON writer writes it: Jackson's writeNumber prints Java's
+ * Double.toString or Float.toString (`2.0`, `1.0E21`, `1.1` for the float held as
+ * 1.100000023841858), the text JavaScript would not (`2`, `1e21`); NaN and the infinities are the
+ * strings "NaN", "Infinity", "-Infinity" (Jackson's QUOTE_NON_NUMERIC_NUMBERS, on by default).
+ * CSV writes the same text unquoted (UnivocityGenerator's toString), through renderText.
+ */
+export function doubleJson(v: number, float32?: boolean): JsonNumber | string {
+  const text = float32 ? formatFloat(v) : formatDouble(v);
+  return Number.isFinite(v) ? new JsonNumber(text) : text;
 }
 
 /** A timestamp by the writer's pattern for its type, or Spark's default text (timestampJson). */

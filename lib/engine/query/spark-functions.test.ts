@@ -509,6 +509,13 @@ const EXAMPLES: [string, unknown][] = [
   ["to_json(named_struct('d', DATE '2016-07-30'), map('dateFormat', 'dd/MM/yyyy'))", '{"d":"30/07/2016"}'],
   ["to_json(array(named_struct('t', TIMESTAMP '2015-08-26 10:11:12.345678')), map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS'))", '[{"t":"2015-08-26 10:11:12.345678"}]'],
   ["to_json(named_struct('t', TIMESTAMP_NTZ '2015-08-26 10:11:12'), map('timestampNTZFormat', 'dd.MM.yyyy HH:mm'))", '{"t":"26.08.2015 10:11"}'],
+  // A DOUBLE as Jackson writes a Java double (Double.toString), NaN and the infinities as strings
+  // (QUOTE_NON_NUMERIC_NUMBERS); from_json reads them back (allowNonNumericNumbers).
+  ["to_json(named_struct('a', 2.0D))", '{"a":2.0}'],
+  ["to_json(named_struct('b', 1E21, 'c', 1E-7, 'd', -0.0D, 'e', 0.1D, 'f', 1E7))", '{"b":1.0E21,"c":1.0E-7,"d":-0.0,"e":0.1,"f":1.0E7}'],
+  ["to_json(array(CAST('NaN' AS DOUBLE), CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE)))", '["NaN","Infinity","-Infinity"]'],
+  ["isnan(from_json(to_json(named_struct('n', CAST('NaN' AS DOUBLE))), 'n DOUBLE').n)", true],
+  ["from_json('{\"i\":\"-Infinity\"}', 'i DOUBLE').i = CAST('-Infinity' AS DOUBLE)", true],
   ["to_json(named_struct('a', 1, 'b', CAST(NULL AS INT)), map('ignoreNullFields', 'false'))", '{"a":1,"b":null}'],
   ["to_json(named_struct('a', 1, 'b', CAST(NULL AS INT)), map('ignoreNullFields', 'true'))", '{"a":1}'],
   ["to_json(map('k', named_struct('b', CAST(NULL AS INT))), map('ignoreNullFields', 'false'))", '{"k":{"b":null}}'],

@@ -48,7 +48,7 @@ function timestampFromSeconds(seconds: number): number | null {
  * read back as the value, plain from 10^-3 up to 10^7 with at least one fractional digit
  * (`100.0`, `0.001`), otherwise computerized scientific notation (`1.0E7`, `1.5E10`, `1.0E-5`).
  */
-function formatDouble(v: number): string {
+export function formatDouble(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
   if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
@@ -57,6 +57,19 @@ function formatDouble(v: number): string {
   const [mantissa, exp] = a.toExponential().split('e');
   return `${v < 0 ? '-' : ''}${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exp)}`;
 }
+
+/**
+ * NaN and the infinities where Spark's readers take them for a DOUBLE or FLOAT: its JSON reader
+ * (allowNonNumericNumbers, on by default) the strings its writer gives them ("NaN", "Infinity",
+ * "-Infinity", Jackson's QUOTE_NON_NUMERIC_NUMBERS) and "+INF", "-INF", "+Infinity"; its CSV
+ * reader its nanValue, positiveInf and negativeInf defaults ("NaN", "Inf", "-Inf") and what
+ * Java's parseDouble reads (the writer's Double.toString text among them).
+ */
+const JSON_NON_FINITE = new Map([['NaN', NaN], ['Infinity', Infinity], ['+Infinity', Infinity], ['+INF', Infinity], ['-Infinity', -Infinity], ['-INF', -Infinity]]);
+const CSV_NON_FINITE = new Map([
+  ['NaN', NaN], ['+NaN', NaN], ['-NaN', NaN], ['Inf', Infinity], ['-Inf', -Infinity], ['Infinity', Infinity], ['+Infinity', Infinity], ['-Infinity', -Infinity],
+]);
+export const nonFiniteDouble = (text: string, format: 'json' | 'csv'): number | undefined => (format === 'json' ? JSON_NON_FINITE : CSV_NON_FINITE).get(text);
 
 /**
  * CAST with ANSI off: NULL when the value does not convert. `fromDecimal`/`toDecimal` are the

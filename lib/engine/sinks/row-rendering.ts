@@ -1,16 +1,17 @@
 /**
  * How every sink renders a row: as Spark's JSON writer writes it (to_json's rendering,
  * json-functions' toJsonValue), for each column type and nested as deep as it goes. A timestamp
- * is ISO-8601 in UTC (a TIMESTAMP_NTZ without the offset), a date `yyyy-MM-dd`, a decimal its exact digits (a JSON number), a FLOAT
- * its shortest digits (`1.1`, Java's Float.toString), a BIGINT
- * past 2^53 its digits, binary base64, a window `{ start, end }`, arrays, maps and structs JSON.
+ * is ISO-8601 in UTC (a TIMESTAMP_NTZ without the offset), a date `yyyy-MM-dd`, a decimal its
+ * exact digits (a JSON number), a DOUBLE or FLOAT Java's text (`2.0`, `1.0E21`, a FLOAT's `1.1`;
+ * NaN and the infinities as strings), a BIGINT past 2^53 its digits, binary base64, a window
+ * `{ start, end }`, arrays, maps and structs JSON.
  * CSV writes the same text, a nested value as its JSON. One rendering, so that a row reads the
  * same in a file, a webhook body, a Redis entry, a Kafka record and the console.
  */
 import { JsonNumber, stringifyJson, stringifyRow } from '../json-text';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
-import { floatJson, timestampJson, toJsonValue } from '../query/json-functions';
+import { doubleJson, timestampJson, toJsonValue } from '../query/json-functions';
 import type { Field, Row, Schema } from '../types';
 
 /** One column's value as Spark's JSON writer writes it (NULL as null). */
@@ -20,7 +21,7 @@ export const renderValue = (v: unknown, f: Field): unknown => (v === null || v =
 function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
   switch (f.type) {
     case 'double':
-      return f.float32 ? (v) => (typeof v === 'number' ? floatJson(v) : v) : undefined;
+      return (v) => (typeof v === 'number' ? doubleJson(v, f.float32) : v);
     case 'long': case 'string': case 'boolean': case 'unknown':
       return undefined;
     // The common non-plain columns, without the general path's dispatch per value. A value in
@@ -41,13 +42,13 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
 }
 
 /**
- * Whether a column's rendering can hold a decimal or a FLOAT, which only stringifyJson writes (as
- * their digits: JsonNumber).
+ * Whether a column's rendering can hold a decimal, a DOUBLE or a FLOAT, which only stringifyJson
+ * writes (as their digits: JsonNumber).
  */
 function holdsExactNumber(f: Field): boolean {
   switch (f.type) {
     case 'decimal': return true;
-    case 'double': return f.float32 === true;
+    case 'double': return true;
     case 'array': return holdsExactNumber(f.elementType!);
     case 'map': return holdsExactNumber(f.keyType!) || holdsExactNumber(f.valueType!);
     case 'struct': return (f.fields ?? []).some(holdsExactNumber);
@@ -71,8 +72,8 @@ const RENDERERS = new WeakMap<Schema, { row(r: Row): Row; stringify(v: unknown):
 
 /**
  * How a sink writes a row as one JSON document (files, webhook, Redis, Kafka, console): the row
- * rendered, in the schema's order, then stringified (JSON.stringify's speed unless a decimal
- * needs its digits). Made once per schema; a schema of plain columns skips the rendering.
+ * rendered, in the schema's order, then stringified (JSON.stringify's speed unless a decimal or
+ * a double needs its digits). Made once per schema; a schema of plain columns skips the rendering.
  */
 export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unknown): string } {
   let w = RENDERERS.get(schema);

@@ -9,7 +9,7 @@ import { fitsLong, fitsWidth, INTEGRAL_NAMES, toLong, type Long } from '../query
 import { floatFromLong } from '../query/float';
 import { MAX_PRECISION, parseDecimal } from '../query/decimal';
 import { parseDate } from '../query/date';
-import { castValue } from '../query/sql-values';
+import { castValue, nonFiniteDouble } from '../query/sql-values';
 import { fullRange, intervalForms, intervalTypeText, parseInterval, type IntervalKind } from '../query/interval-utils';
 import { parseTimestampLiteral } from '../query/expression-builder';
 import { canonicalTimestamp } from '../query/timestamp-micros';
@@ -38,6 +38,9 @@ export function convertValue(v: unknown, field: Field): Converted {
       return b !== undefined && fitsLong(b) ? narrowed(field, toLong(b)) : bad(`${stringifyJson(v)} is not a long (a whole number within BIGINT's 64-bit range)`);
     }
     case 'double': {
+      // NaN and the infinities as Spark's JSON writer writes them, the strings "NaN", "Infinity", "-Infinity".
+      const special = typeof v === 'string' ? nonFiniteDouble(v, 'json') : undefined;
+      if (special !== undefined) return { ok: true, value: special };
       const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
       if (!Number.isFinite(n)) return bad(`${JSON.stringify(v)} is not a double`);
       // A FLOAT column's value is the nearest float (past FLOAT's range: an infinity, as Java's parseFloat).
