@@ -72,8 +72,9 @@ export type Row = Record<string, unknown>;
 /**
  * A row's hidden column: the file it was read from (Spark's file metadata, `_metadata`), one
  * object shared by the rows of a file. A file source sets it only when the query reads it
- * (SourceContext.fileMetadata: input_file_name() or `_metadata`); no schema lists it, so the
- * first projection drops it.
+ * (SourceContext.fileMetadata: input_file_name() or `_metadata`); no schema lists it, so a
+ * projection drops it unless an operator above it reads it (planPhysical's `fileAbove`), and it
+ * never reaches a sink.
  */
 export const FILE_METADATA_COLUMN = '\u0000_metadata';
 

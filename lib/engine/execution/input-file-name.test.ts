@@ -75,7 +75,7 @@ describe('input_file_name()', () => {
     expect(j.rows().sort((x, y) => String(x.f).localeCompare(String(y.f)))).toEqual([{ f: j.uri('a.json'), n: 2 }, { f: j.uri('b.json'), n: 1 }]);
   });
 
-  it("is '' for another source's rows, and '' after a projection that does not carry it", async () => {
+  it("is '' for another source's rows", async () => {
     const name = `ifn-${process.pid}`;
     MemoryStream.named(name).addData({ value: 1 }, { value: 2 });
     const spec = mustParse({
@@ -86,12 +86,42 @@ describe('input_file_name()', () => {
     await q.processAllAvailable();
     await q.stop();
     expect(MemorySinkTable.named(name).rows).toEqual([{ value: 1, f: '' }, { value: 2, f: '' }]);
-    const nested = await filesJob('json', 'SELECT id, input_file_name() AS f FROM (SELECT id + 1 AS id FROM events)');
-    await writeFile(path.join(nested.input, 'a.json'), '{"id": 1}\n');
-    const q2 = new MicroBatchExecution({ spec: nested.spec, clock: new ManualClock(0) });
-    await q2.processAllAvailable();
-    await q2.stop();
-    expect(nested.rows()).toEqual([{ id: 2, f: '' }]);
+  });
+
+  // Spark's is the file of the row its scan is reading, wherever the call sits in the stage.
+  const runOn = async (sql: string, o: { outputMode?: string; schema?: string } = {}, text = '{"id": 1, "k": "x"}\n') => {
+    const j = await filesJob('json', sql, o);
+    await writeFile(path.join(j.input, 'a.json'), text);
+    const q = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(0) });
+    await q.processAllAvailable();
+    await q.stop();
+    return { rows: j.rows(), uri: j.uri('a.json') };
+  };
+
+  it('is the row\'s file above projections that drop the file\'s columns: a subquery, a view over it, a filter between', async () => {
+    const nested = await runOn('SELECT id, input_file_name() AS f FROM (SELECT id + 1 AS id FROM events)');
+    expect(nested.rows).toEqual([{ id: 2, f: nested.uri }]);
+    const deeper = await runOn("WITH v AS (SELECT k FROM (SELECT k, id FROM events) WHERE id > 0) SELECT upper(k) AS k, input_file_name() AS f FROM v WHERE input_file_name() <> ''");
+    expect(deeper.rows).toEqual([{ k: 'X', f: deeper.uri }]);
+    const meta = await runOn('SELECT _metadata.file_name AS n FROM (SELECT id FROM events)');
+    expect(meta.rows).toEqual([{ n: 'a.json' }]);
+    // The output rows never hold the hidden column, a filter reading it on top included.
+    expect(Object.keys(nested.rows[0])).toEqual(['id', 'f']);
+    const filtered = await runOn("SELECT * FROM (SELECT id FROM events) WHERE input_file_name() LIKE '%a.json'");
+    expect(filtered.rows).toEqual([{ id: 1 }]);
+    expect(Object.keys(filtered.rows[0])).toEqual(['id']);
+  });
+
+  it('is the row\'s file above explode and in a UNION branch', async () => {
+    const exploded = await runOn('SELECT x, input_file_name() AS f FROM (SELECT explode(xs) AS x FROM events)', { schema: 'xs ARRAY<BIGINT>' }, '{"xs": [1, 2]}\n');
+    expect(exploded.rows).toEqual([{ x: 1, f: exploded.uri }, { x: 2, f: exploded.uri }]);
+    const union = await runOn('SELECT id, input_file_name() AS f FROM (SELECT id FROM events UNION ALL SELECT id * 10 AS id FROM events)');
+    expect(union.rows).toEqual([{ id: 1, f: union.uri }, { id: 10, f: union.uri }]);
+  });
+
+  it("is '' above an aggregation, as Spark's past a shuffle", async () => {
+    const agg = await runOn('SELECT k, n, input_file_name() AS f FROM (SELECT k, count(*) AS n FROM events GROUP BY k)', { outputMode: 'complete' });
+    expect(agg.rows).toEqual([{ k: 'x', n: 1, f: '' }]);
   });
 
   it('stays out of the output: SELECT * writes only the columns', async () => {

@@ -132,8 +132,13 @@ function nodeExpressions(plan: LogicalPlan): Expr[] {
   }
 }
 
+/** Whether an expression of the node itself (not of its children) calls the function `name` (lower case). */
+export function nodeCallsFunction(plan: LogicalPlan, name: string): boolean {
+  const inExpr = (e: Expr): boolean => (e.kind === 'call' && e.name === name) || exprChildren(e).some(inExpr);
+  return nodeExpressions(plan).some(inExpr);
+}
+
 /** Whether any expression of the plan calls the function `name` (lower case). */
 export function callsFunction(plan: LogicalPlan, name: string): boolean {
-  const inExpr = (e: Expr): boolean => (e.kind === 'call' && e.name === name) || exprChildren(e).some(inExpr);
-  return nodeExpressions(plan).some(inExpr) || children(plan).some((c) => callsFunction(c, name));
+  return nodeCallsFunction(plan, name) || children(plan).some((c) => callsFunction(c, name));
 }

@@ -63,8 +63,9 @@ const FILE_METADATA_FIELDS: Field[] = [
 /** typeof(x): the text of x's type, known at analysis (Spark's TypeOf); input_file_name(): the row's file. */
 export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {
   // Spark's InputFileName: the URI of the file the row was read from, '' for a row of another
-  // source or one a projection made (Spark's is '' past a shuffle). It reads the row's hidden
-  // column, which a file source sets when the query calls this (SourceContext.fileMetadata).
+  // source or one an aggregation made (Spark's is '' past a shuffle). It reads the row's hidden
+  // column, which a file source sets when the query calls this (SourceContext.fileMetadata) and
+  // the projections below the call carry (streaming-query.ts, planPhysical).
   input_file_name: {
     min: 0, max: 0,
     compile: (e, c) => {

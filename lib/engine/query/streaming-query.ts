@@ -3,7 +3,7 @@
  * operators (closures) in order, and `explain` text. Everything here runs at validation as well
  * as at start, so every SQL error surfaces before a single batch runs.
  */
-import type { OutputMode, Row, Schema } from '../types';
+import { FILE_METADATA_COLUMN, type OutputMode, type Row, type Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, scanFilterOf, type OptimizerRuleApplication } from './optimizer';
@@ -15,7 +15,7 @@ import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { callsFunction, children, firstStreamingRelation, isStateful, isStreamStreamJoin, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { callsFunction, children, firstStreamingRelation, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
@@ -123,10 +123,23 @@ function requireSourceEventTimes(relations: readonly StreamingRelation[]): void 
 }
 
 /**
+ * Whether the node's own expressions read the row's file (input_file_name(), `_metadata`).
+ */
+const readsFile = (plan: LogicalPlan) => nodeCallsFunction(plan, 'input_file_name') || nodeCallsFunction(plan, METADATA_COLUMN);
+
+/**
  * Appends the operators for `plan` (children first) and returns its output schema (the same as
  * outputSchema's, which plan-output.differential.test.ts checks; exported for that test).
+ *
+ * `fileAbove`: an operator above this one, before any aggregation or join, reads the row's file
+ * (input_file_name(), `_metadata`). Spark's is the file of the row its scan is reading, wherever
+ * the call sits in the stage, so the projections and generators below it carry the row's hidden
+ * file column (FILE_METADATA_COLUMN) into their rows. A stateful operator's or join's rows are
+ * new rows, as past Spark's shuffle, where input_file_name() is ''.
  */
-export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false): Schema {
+export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], stateful: StatefulPlanner, fuse = false, fileAbove = false): Schema {
+  // What this node's children plan with: whether they or it read the file.
+  const carry = fileAbove || readsFile(plan);
   switch (plan.kind) {
     case 'StreamingRelation':
     {
@@ -135,33 +148,35 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       return schema;
     }
     case 'Filter': {
-      const schema = planPhysical(plan.child, ops, stateful, fuse);
+      // A Filter passes its rows on as they are: the file column with them.
+      const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
       ops.push(new FilterExec(compileExpression(plan.condition, schema).eval, schema));
       return schema;
     }
     case 'Project': {
-      const schema = planPhysical(plan.child, ops, stateful, fuse);
+      const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
       const compiled = plan.list.map((n) => compileExpression(n.expr, schema));
       const out = projectOutput(plan.list, schema, compiled);
       const below = ops.at(-1);
       if (fuse && plan.child.kind === 'Filter' && below instanceof FilterExec) {
         // One pass for both: no array of filtered rows between them.
         ops.pop();
-        ops.push(new ProjectExec(compiled.map((c) => c.eval), out, below.predicate));
+        ops.push(new ProjectExec(compiled.map((c) => c.eval), out, below.predicate, fileAbove));
       } else {
-        ops.push(new ProjectExec(compiled.map((c) => c.eval), out));
+        ops.push(new ProjectExec(compiled.map((c) => c.eval), out, undefined, fileAbove));
       }
       const watermark = stateful.watermarkAfter(out);
       if (watermark) ops.push(watermark);
       return out;
     }
     case 'Generate': {
-      const schema = planPhysical(plan.child, ops, stateful, fuse);
+      const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
       const g = plan.generator;
       const generator = generatorOf(g, schema);
       // ColumnPruning narrows what is copied into each row to the columns read above.
       const { carried, output: out } = generateOutput(plan, schema, generator.fields);
-      ops.push(new GenerateExec({ ...generator.spec, output: plan.output, carried: carried.map((f) => f.name) }, out, `Generate ${exprToString(g)}`));
+      const names = carried.map((f) => f.name);
+      ops.push(new GenerateExec({ ...generator.spec, output: plan.output, carried: fileAbove ? [...names, FILE_METADATA_COLUMN] : names }, out, `Generate ${exprToString(g)}`));
       const watermark = stateful.watermarkAfter(out);
       if (watermark) ops.push(watermark);
       return out;
@@ -173,7 +188,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       const branches = plan.branches.map((b) => {
         const operators: PhysicalOperator[] = [];
         stateful.watermarkPlaced = placedBefore;
-        const schema = planPhysical(b, operators, stateful);
+        const schema = planPhysical(b, operators, stateful, false, fileAbove);
         placed ||= stateful.watermarkPlaced;
         return { operators, schema };
       });
@@ -186,7 +201,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
           if (sameType(b.schema[i], fieldOfType(out[i].name, w.type))) return;
           const reads = b.schema.map((g, j) => (j === i ? w.read[k] : (row: Row) => row[g.name] ?? null));
           const schema = b.schema.map((g, j) => (j === i ? fieldOfType(g.name, w.type) : g));
-          b.operators.push(new ProjectExec(reads, schema));
+          b.operators.push(new ProjectExec(reads, schema, undefined, fileAbove));
           b.schema = schema;
         });
       });
@@ -200,7 +215,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       if (plan.kind === 'Join' && isStreamStreamJoin(plan)) {
         const side = (p: LogicalPlan) => {
           const operators: PhysicalOperator[] = [];
-          return { operators, schema: planPhysical(p, operators, stateful, fuse) };
+          return { operators, schema: planPhysical(p, operators, stateful, fuse, readsFile(plan)) };
         };
         const planned = stateful.streamJoin(plan, { left: side(plan.left), right: side(plan.right) });
         ops.push(planned.op);
@@ -209,7 +224,7 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       // Aggregate, Deduplicate, Sort, Limit: stateful-planner.ts.
       // A join reads the stream side; the static side is loaded by the join operator itself.
       const input = plan.kind === 'Join' ? streamSideOf(plan) : children(plan)[0];
-      const schema = planPhysical(input, ops, stateful, fuse);
+      const schema = planPhysical(input, ops, stateful, fuse, readsFile(plan));
       const planned = stateful.plan(plan, schema);
       // Above a join of streams, the input's watermark lags the global one.
       const delta = inputWatermarkDelta(plan);
