@@ -3,15 +3,28 @@
  * only doubles, so a 64-bit id (a Snowflake id) would lose its last digits, a DECIMAL(38,2) too,
  * and `2.50` would print `2.5`; Spark's JSON reader keeps a BIGINT's digits, and its JSON writer
  * and to_json print a decimal's exact digits (`{"amount":2.50}`). Reading, an integer past 2^53
- * becomes a bigint (query/long.ts); writing, a value wrapped in JsonNumber is written as its text,
+ * becomes a bigint (query/long.ts); writing, a JsonNumber is written as its text,
  * a bigint as its digits, everything else as JSON.stringify writes it.
  */
-export class JsonNumber {
-  constructor(readonly text: string) {}
+export interface JsonNumber {
+  readonly rawJSON: string;
 }
 
+// V8's JSON.rawJSON (Node 21+, Chromium 114+): JSON.stringify writes such a value as its text, at
+// JSON.stringify's own speed, where a writer of its own in JavaScript was four times slower.
+declare global {
+  interface JSON {
+    rawJSON(text: string): JsonNumber;
+    isRawJSON(v: unknown): v is JsonNumber;
+  }
+}
+
+/** A JSON number written as `text` (the digits of a decimal, a DOUBLE's `2.0`). */
+export const jsonNumber = (text: string): JsonNumber => JSON.rawJSON(text);
+export const isJsonNumber = (v: unknown): v is JsonNumber => JSON.isRawJSON(v);
+
 export function stringifyJson(v: unknown): string {
-  if (v instanceof JsonNumber) return v.text;
+  if (isJsonNumber(v)) return v.rawJSON;
   if (typeof v === 'bigint') return v.toString();
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : stringifyJson(x))).join(',')}]`;
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {

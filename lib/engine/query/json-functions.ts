@@ -13,7 +13,7 @@
  *   `timestampNTZFormat` and `dateFormat` (datetime patterns) and `ignoreNullFields` change that.
  */
 import { formatWithPattern, parseWithPattern, tokenizePattern } from './datetime-patterns';
-import { JsonNumber, parseJson, stringifyJson } from '../json-text';
+import { jsonNumber, parseJson, stringifyJson, type JsonNumber } from '../json-text';
 import { fitsLong, toLong } from './long';
 import type { Field } from '../types';
 import { formatDate, parseDate } from './date';
@@ -215,7 +215,7 @@ export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unk
     case 'binary':
       return Buffer.from(v as Uint8Array).toString('base64');
     case 'decimal':
-      return new JsonNumber(formatDecimal(v as bigint, f.scale ?? 0));
+      return jsonNumber(formatDecimal(v as bigint, f.scale ?? 0));
     case 'date':
       return o.dateFormat ? formatWithPattern((v as number) * 86_400_000, o.dateFormat) : formatDate(v as number);
     // Spark's JSON writer writes an interval as its ANSI string.
@@ -238,9 +238,13 @@ export function toJsonValue(v: unknown, f: Field, o: JsonWriteOptions = {}): unk
  * strings "NaN", "Infinity", "-Infinity" (Jackson's QUOTE_NON_NUMERIC_NUMBERS, on by default).
  * CSV writes the same text unquoted (UnivocityGenerator's toString), through renderText.
  */
-export function doubleJson(v: number, float32?: boolean): JsonNumber | string {
-  const text = float32 ? formatFloat(v) : formatDouble(v);
-  return Number.isFinite(v) ? new JsonNumber(text) : text;
+export function doubleJson(v: number, float32?: boolean): number | JsonNumber | string {
+  if (!Number.isFinite(v)) return formatDouble(v);
+  if (float32) return jsonNumber(formatFloat(v));
+  // A fraction from 10^-3 up to 10^7 JavaScript writes as Java does (its shortest digits, no
+  // exponent): the number itself, which costs JSON.stringify nothing more.
+  const a = Math.abs(v);
+  return a >= 1e-3 && a < 1e7 && !Number.isInteger(v) ? v : jsonNumber(formatDouble(v));
 }
 
 /** A timestamp by the writer's pattern for its type, or Spark's default text (timestampJson). */

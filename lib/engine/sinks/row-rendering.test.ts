@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringifyJson } from '../json-text';
+import { formatDouble } from '../query/sql-values';
+import { propertyRuns } from '@/lib/testing/property-runs';
 import { CsvLineParser, JsonLineParser } from '../operators/record-parser';
 import type { Schema } from '../types';
 import { encodeRows } from './files-sink';
@@ -7,6 +10,14 @@ import { jsonWriter, renderRow, renderText } from './row-rendering';
 import { RENDERED_JSON, RENDERING_ROW, RENDERING_SCHEMA } from './testing/rendering-fixture';
 
 describe('one rendering for every sink', () => {
+  it("property: a DOUBLE column's JSON is Java's Double.toString of any double, whichever path writes it", () => {
+    const w = jsonWriter([{ name: 'd', type: 'double' }]);
+    fc.assert(fc.property(fc.oneof(fc.double(), fc.integer().map((i) => i / 8), fc.double({ min: 1e-4, max: 1e8 })), (d) => {
+      const text = w.stringify(w.row({ d }));
+      expect(text).toBe(Number.isFinite(d) ? `{"d":${formatDouble(d)}}` : `{"d":"${formatDouble(d)}"}`);
+    }), { numRuns: propertyRuns(500, 2000) });
+  });
+
   it('renders every column type as Spark’s JSON writer does, nested values included', () => {
     expect(stringifyJson(renderRow(RENDERING_ROW, RENDERING_SCHEMA))).toBe(RENDERED_JSON);
     const w = jsonWriter(RENDERING_SCHEMA);

@@ -8,7 +8,7 @@
  * CSV writes the same text, a nested value as its JSON. One rendering, so that a row reads the
  * same in a file, a webhook body, a Redis entry, a Kafka record and the console.
  */
-import { JsonNumber, stringifyJson, stringifyRow } from '../json-text';
+import { isJsonNumber, stringifyJson, stringifyRow } from '../json-text';
 import { formatDate } from '../query/date';
 import { formatDecimal } from '../query/decimal';
 import { doubleJson, timestampJson, toJsonValue } from '../query/json-functions';
@@ -41,23 +41,6 @@ function rendererOf(f: Field): ((v: unknown) => unknown) | undefined {
   }
 }
 
-/**
- * Whether a column's rendering can hold a decimal, a DOUBLE or a FLOAT, which only stringifyJson
- * writes (as their digits: JsonNumber).
- */
-function holdsExactNumber(f: Field): boolean {
-  switch (f.type) {
-    case 'decimal': return true;
-    case 'double': return true;
-    case 'array': return holdsExactNumber(f.elementType!);
-    case 'map': return holdsExactNumber(f.keyType!) || holdsExactNumber(f.valueType!);
-    case 'struct': return (f.fields ?? []).some(holdsExactNumber);
-    case 'long': case 'string': case 'boolean': case 'timestamp': case 'binary': case 'date': case 'window': case 'unknown':
-    case 'day_time_interval': case 'year_month_interval':
-    default: return false;
-  }
-}
-
 /** Whether a row has exactly the schema's keys, in order, none undefined. */
 export function exactKeys(r: Row, names: string[]): boolean {
   let i = 0;
@@ -72,15 +55,16 @@ const RENDERERS = new WeakMap<Schema, { row(r: Row): Row; stringify(v: unknown):
 
 /**
  * How a sink writes a row as one JSON document (files, webhook, Redis, Kafka, console): the row
- * rendered, in the schema's order, then stringified (JSON.stringify's speed unless a decimal or
- * a double needs its digits). Made once per schema; a schema of plain columns skips the rendering.
+ * rendered, in the schema's order, then stringified by JSON.stringify (a decimal's or a double's
+ * digits are JsonNumbers it writes as they are). Made once per schema; a schema of plain columns
+ * skips the rendering.
  */
 export function jsonWriter(schema: Schema): { row(r: Row): Row; stringify(v: unknown): string } {
   let w = RENDERERS.get(schema);
   if (w) return w;
   const names = schema.map((f) => f.name);
   const renders = schema.map(rendererOf);
-  const stringify = schema.some(holdsExactNumber) ? stringifyJson : stringifyRow;
+  const stringify = stringifyRow;
   // The columns that need rendering; a row with exactly the schema's keys (operators' rows)
   // is copied and only those replaced, any other row is projected in the schema's order.
   const special = renders.flatMap((render, i) => (render ? [{ name: names[i], render }] : []));
@@ -122,7 +106,7 @@ export function renderText(v: unknown, f: Field): string | null {
   const j = v === null || v === undefined ? null : render ? render(v) : v;
   if (j === null) return null;
   if (typeof j === 'string') return j;
-  if (j instanceof JsonNumber) return j.text;
+  if (isJsonNumber(j)) return j.rawJSON;
   return typeof j === 'object' ? stringifyJson(j) : String(j);
 }
 
