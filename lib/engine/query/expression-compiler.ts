@@ -1403,11 +1403,12 @@ class ExpressionCompiler implements LambdaCompiler {
       const unified = unifyValues(true);
       if (unified?.u.type === 'string') args = unified.args;
     }
-    // A FLOAT where concat takes text: its text as Java prints a float.
-    // A DOUBLE too: Spark casts it to a STRING as Java prints it (`concat('x', 2.0D)` is x2.0, not x2).
+    // concat and concat_ws take strings (or binaries, or arrays): Spark's ImplicitTypeCasts casts
+    // every other atomic argument to a STRING, as CAST writes it (`concat('x', 2.0D)` is x2.0, a
+    // timestamp its `yyyy-MM-dd HH:mm:ss` text, an interval `INTERVAL '1' DAY`).
     if (def.textArgs) {
       args = args.map((a, i) => {
-        if (!a.float32 && a.type !== 'double') return a;
+        if (a.type === 'string' || a.type === 'binary' || a.type === 'null' || isComplex(a.type)) return a;
         this.implicitCast(e, e.args[i], { type: 'string' });
         return convert(a, 'string');
       });

@@ -192,6 +192,9 @@ const EXAMPLES: [string, unknown][] = [
   ["sort_array(array(array(2), array(1, 5), array(1)))", [[1], [1, 5], [2]]],
   ['-(1.25)', '-1.25::DECIMAL(3,2)'],
   ["concat('$', 2.50)", '$2.50'],
+  // concat_ws casts every atomic argument to a STRING as CAST does, as concat does.
+  ["concat_ws('-', 1, TIMESTAMP '2024-01-01 10:30:15.123', DATE '2024-01-02', 2.0D)", '1-2024-01-01 10:30:15.123-2024-01-02-2.0'],
+  ["concat('x', INTERVAL '1' DAY)", "xINTERVAL '1' DAY"],
   ['2.50 || 1', '2.501'],
   ['sqrt(2.25)', 1.5],
   // date and time

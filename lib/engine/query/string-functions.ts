@@ -13,7 +13,7 @@ import type { TypeInfo } from './data-types';
 import { chars, isStr, joinChecked, nums, str } from './function-args';
 import type { FunctionDef } from './function-types';
 import { CONCAT_ARRAYS, CONCAT_WS_ARRAYS, REVERSE_ARRAY } from './array-functions';
-import { castValue, formatTimestamp, isNumeric, unifyTypes, type ExprType } from './sql-values';
+import { castValue, isNumeric, unifyTypes, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH, stringTooLargeMessage } from './value-limits';
 
 const isInt = (t: ExprType) => t === 'long' || t === 'null';
@@ -391,7 +391,7 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   reverse: { min: 1, max: 1, ofArrays: REVERSE_ARRAY, type: (a) => str(a) ?? 'string', impl: ([s]) => chars(s as string).reverse().join('') },
   concat: {
     min: 1, max: 64, exactLongs: true, textArgs: true, ofArrays: CONCAT_ARRAYS, type: (a) => noStructOrMap(a) ?? 'string',
-    impl: (args, _c, types) => joinChecked('concat()', args.map((v, i) => (types[i] === 'timestamp' ? formatTimestamp(v as number) : String(v))), ''),
+    impl: (args) => joinChecked('concat()', args.map(String), ''),
   },
   concat_ws: {
     min: 1, max: 64, exactLongs: true, nullIntolerant: false, textArgs: true, ofArrays: CONCAT_WS_ARRAYS, type: (a) => str(a, 1) ?? noStructOrMap(a) ?? 'string',
