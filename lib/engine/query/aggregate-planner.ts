@@ -21,6 +21,7 @@ import { exprToString, referencedColumns, type Expr, type SqlPosition } from './
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { compileExpression } from './expression-compiler';
 import type { LogicalPlan, NamedExpr } from './logical-plan';
+import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
 import { SqlValidationError } from './sql-error';
@@ -104,6 +105,13 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     const pos = lineColumn(n.pos);
     const name = n.nameParts[0].toLowerCase();
     if (n.arguments.some(containsAggregate) || (n.filter && containsAggregate(n.filter))) throw new SqlValidationError('Aggregate functions cannot be nested', pos, name);
+    const lateral = n.arguments.map((a) => builder.lateralAliasRead(a)).find((a) => a !== undefined);
+    if (lateral) {
+      throw new SqlValidationError(
+        `The feature is not supported: Referencing a lateral column alias \`${lateral}\` in the aggregate function "${expressionSql(n)}". Aggregate what the alias stands for`,
+        pos, name, 'UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC',
+      );
+    }
     let args = n.arguments.map((a) => builder.build(a));
     if (n.isDistinct) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
@@ -175,31 +183,19 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     }
   };
 
-  // Spark 3.4's lateral column aliases: an item may read an earlier item's alias (`sum(n) AS s,
-  // s * 2`); an input column of the name wins. The alias stands for what it names, so an
-  // aggregate read through it is the same aggregate; the item is named as written (`(s * 2)`).
-  const inputNames = new Set(childSchema.map((f) => f.name.toLowerCase()));
-  const lateral = new Map<string, Expression>();
-  const throughAliases = (n: Expression): Expression =>
-    lateral.size === 0 ? n : mapExpression(n, (x) => {
-      if (x.kind === 'LambdaFunction') return x;
-      if (x.kind !== 'UnresolvedAttribute' || x.nameParts.length !== 1) return undefined;
-      const key = x.nameParts[0].toLowerCase();
-      return inputNames.has(key) ? undefined : lateral.get(key);
-    });
+  // Spark 3.4's lateral column aliases (the builder's): an item may read an earlier item's alias
+  // (`sum(n) AS s, s * 2` reads the same sum), named as written (`(s * 2)`).
   const list: NamedExpr[] = c.items.map((item) => {
     const { expr: written, alias } = unaliased(item);
     if (written.kind === 'UnresolvedWindowExpression') throw builder.nonTimeWindow(written, alias);
-    const node = throughAliases(written);
-    const expr = builder.build(rewrite(node));
-    expr.pos = lineColumn(node.pos);
+    const { expr, named: shown } = builder.selectItem(written, (e) => builder.build(rewrite(e)));
     checkOnlyKeys(expr, 'the select list');
-    if (alias) lateral.set(alias.toLowerCase(), node);
-    const shown = node === written ? expr : builder.build(rewrite(written));
+    if (alias) builder.addLateralAlias(alias, expr);
     const internal = shown.kind === 'column' && (shown.name.startsWith(KEY_PREFIX) || shown.name.startsWith(AGG_PREFIX));
     const name = alias ?? (shown.kind === 'column' && !internal ? builder.outputName(shown.name) : shown.kind === 'field' ? shown.field : fieldName(textOf(shown)));
     return { expr, name };
   });
+  builder.endSelectList();
   let having: Expr | undefined;
   if (c.having) {
     having = builder.build(rewrite(c.having));

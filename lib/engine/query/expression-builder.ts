@@ -16,6 +16,7 @@ import { sql as dataTypeSql } from './parser/data-type';
 import type { DecimalValue, Expression, Position } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 import { fieldOfDataType } from './data-types';
+import { someExpression } from './parser/expression-tree';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -105,20 +106,54 @@ export class ExpressionBuilder {
   /**
    * Spark's lateral column aliases (3.4+): while a select list is built, the earlier items'
    * aliases (lower-cased) and what they stand for, which a later item may read by name
-   * (`SELECT amount * 2 AS a2, a2 + 1 AS a3`). An input column of the name wins, as in Spark. The
-   * reading item gets the aliased expression inline.
+   * (`SELECT amount * 2 AS a2, a2 + 1 AS a3`, `named_struct('a', 1) AS st, st.a`). An input column
+   * of the name wins, and so does a lambda's variable, as in Spark. The reading item gets the
+   * aliased expression inline: in an aggregation's select list that is already the aggregate's
+   * output (`sum(n) AS s, s * 2` reads the same sum).
    */
-  readonly lateralAliases = new Map<string, Expr>();
+  private readonly lateralAliases = new Map<string, Expr>();
+  /** How many times a name was read as a lateral alias (whether a build read one). */
+  private lateralReads = 0;
 
-  /** `f()` with lateral aliases read as plain columns (to name an item as Spark names it). */
-  withoutLateralAliases<T>(f: () => T): T {
+  /**
+   * Builds a select item (with `build`, by default this builder's): what it computes, and what
+   * names it. An item that reads an earlier item's alias is named as written, by the alias
+   * (`(a2 + 1)`), not by what the alias stands for, as Spark names it.
+   */
+  selectItem(e: Expression, build: (e: Expression) => Expr = (x) => this.build(x)): { expr: Expr; named: Expr } {
+    const reads = this.lateralReads;
+    const expr = build(e);
+    if (this.lateralReads === reads) return { expr, named: expr };
     const saved = new Map(this.lateralAliases);
     this.lateralAliases.clear();
     try {
-      return f();
+      return { expr, named: build(e) };
     } finally {
       for (const [k, v] of saved) this.lateralAliases.set(k, v);
     }
+  }
+
+  /** Lets the select items built after this one read `expr` by `alias`. */
+  addLateralAlias(alias: string, expr: Expr): void {
+    this.lateralAliases.set(alias.toLowerCase(), expr);
+  }
+
+  /** Ends a select list: its aliases are not names any more. */
+  endSelectList(): void {
+    this.lateralAliases.clear();
+  }
+
+  /**
+   * The first name in `e` that reads a lateral alias, if any: an aggregate function's argument
+   * must not, as in Spark (UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC).
+   */
+  lateralAliasRead(e: Expression): string | undefined {
+    let found: string | undefined;
+    someExpression(e, (x) => {
+      if (x.kind === 'UnresolvedAttribute' && this.lateralAlias(x.nameParts)) found = x.nameParts[0];
+      return found !== undefined;
+    });
+    return found;
   }
 
   constructor(
@@ -301,6 +336,7 @@ export class ExpressionBuilder {
     if (variable) return variable;
     const lateral = this.lateralAlias(parts);
     if (lateral) {
+      this.lateralReads++;
       let e = lateral;
       for (const field of parts.slice(1)) e = { kind: 'field', arg: e, field, pos };
       return e;

@@ -360,15 +360,13 @@ class QueryPlanner {
         continue;
       }
       if (item.kind === 'MultiAlias') throw this.aliasMismatch(fn ?? 'the expression', 1, item.names, pos);
-      const expr = builder.build(e);
-      // Spark names `parsed.id` (a struct field) `id`; an item reading an earlier item's alias
-      // by that alias (`(a2 + 1)`), not by what the alias stands for.
-      const named = alias || builder.lateralAliases.size === 0 ? expr : builder.withoutLateralAliases(() => builder.build(e));
+      const { expr, named } = builder.selectItem(e);
+      // Spark names `parsed.id` (a struct field) `id`.
       const name = alias?.[0] ?? (named.kind === 'column' ? builder.outputName(named.name) : named.kind === 'field' ? named.field : exprToString(named));
       list.push({ expr, name });
-      if (alias) builder.lateralAliases.set(alias[0].toLowerCase(), expr);
+      if (alias) builder.addLateralAlias(alias[0], expr);
     }
-    builder.lateralAliases.clear();
+    builder.endSelectList();
     const seen = new Map<string, NamedExpr>();
     for (const n of list) {
       const key = n.name.toLowerCase();

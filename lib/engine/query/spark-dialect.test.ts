@@ -274,6 +274,24 @@ describe('lateral column aliases', () => {
     const rows = await runUpdate('SELECT upper(s) AS k, k AS again, sum(x) AS total, total * 2, count(*) AS n, total / n AS mean FROM src GROUP BY upper(s)', [{ ...row, s: 'a', x: 1 }, { ...row, s: 'a', x: 2 }]);
     expect(rows).toEqual([{ k: 'A', again: 'A', total: 3, '(total * 2)': 6, n: 2, mean: 1.5 }]);
   });
+
+  it('reads an aggregation\'s alias through a field or inside a lambda, as in a plain select list', async () => {
+    // Spark's LateralColumnAliasSuite: `named_struct('avg_salary', avg(salary)) AS foo, foo.avg_salary + 1 AS bar`.
+    const rows = await runUpdate(
+      "SELECT named_struct('m', max(x)) AS foo, foo.m + 1 AS bar, count(*) AS n, transform(array(1, 2), v -> v + n) AS t FROM src GROUP BY s",
+      [{ ...row, s: 'a', x: 1 }, { ...row, s: 'a', x: 4 }],
+    );
+    expect(rows).toEqual([{ foo: { m: 4 }, bar: 5, n: 2, t: [3, 4] }]);
+  });
+
+  it('refuses an alias read inside an aggregate function, as Spark does', () => {
+    // LateralColumnAliasSuite: `SELECT 10000 AS lca, count(lca) … GROUP BY dept`, `SELECT sum(salary) AS a, avg(a)`.
+    for (const sql of ['SELECT 10000 AS lca, count(lca) FROM src GROUP BY s', 'SELECT sum(x) AS a, avg(a) FROM src']) {
+      const e = failure(sql);
+      expect(e.message).toMatch(/Referencing a lateral column alias `(lca|a)` in the aggregate function/);
+      expect(e.errorClass).toBe('UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC');
+    }
+  });
 });
 
 describe('LIKE ANY, SOME and ALL', () => {
