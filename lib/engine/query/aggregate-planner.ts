@@ -20,6 +20,7 @@ import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions
 import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { compileExpression } from './expression-compiler';
+import { positionalArguments } from './named-arguments';
 import type { LogicalPlan, NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
@@ -112,7 +113,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
         pos, name, 'UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC',
       );
     }
-    let args = n.arguments.map((a) => builder.build(a));
+    let args = positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
     if (n.isDistinct) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }

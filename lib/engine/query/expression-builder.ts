@@ -17,6 +17,7 @@ import type { DecimalValue, Expression, Position } from './parser/unresolved-pla
 import { notSupportedYet, SqlValidationError } from './sql-error';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
+import { positionalArguments } from './named-arguments';
 
 /** 1-based line and column of a front-end position (what errors and `explain` carry). */
 export function lineColumn(pos: Position | undefined): SqlPosition | undefined {
@@ -196,8 +197,9 @@ export class ExpressionBuilder {
         const name = e.nameParts.join('.').toLowerCase();
         if (e.isDistinct || e.filter) throw new SqlValidationError(`${name}(${e.isDistinct ? 'DISTINCT …' : '…) FILTER (…'}) is only allowed in the select list or HAVING of an aggregation`, pos, name);
         // struct(a AS x, b): Spark names a field by its alias; as named_struct('x', a, 'b', b).
-        if (name === 'struct' && e.arguments.some((a) => a.kind === 'Alias')) return this.aliasedStruct(e.arguments, pos);
-        const args = e.arguments.flatMap((a) => this.argument(a));
+        const written = positionalArguments(name, e.arguments, e.pos);
+        if (name === 'struct' && written.some((a) => a.kind === 'Alias')) return this.aliasedStruct(written, pos);
+        const args = written.flatMap((a) => this.argument(a));
         if (name === 'not' && args.length === 1) return { kind: 'unary', op: 'NOT', arg: args[0], pos };
         return { kind: 'call', name, args, pos };
       }
@@ -301,6 +303,8 @@ export class ExpressionBuilder {
         throw new SqlValidationError('An alias (AS name) is only allowed on a select item', pos, 'AS');
       case 'SortOrder':
         throw new SqlValidationError('ASC/DESC is only allowed in ORDER BY', pos, 'ORDER BY');
+      case 'NamedArgumentExpression':
+        throw new SqlValidationError(`A named argument (${e.key} => …) is only allowed in a function call that takes it`, pos, '=>', 'NAMED_PARAMETERS_NOT_SUPPORTED');
     }
   }
 

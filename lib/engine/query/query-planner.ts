@@ -25,6 +25,7 @@ import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } f
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
+import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, withWindowColumn } from './time-windowing';
 import type { StaticTableSpec } from '../operators/stream-static-join';
@@ -339,9 +340,10 @@ class QueryPlanner {
       // json_tuple(json, 'k1', 'k2', …) as a select item: Spark's generator, one column per key
       // (c0, c1, … as Spark names them, or the aliases), each the key's value as a string.
       if (e.kind === 'UnresolvedFunction' && fn === 'json_tuple') {
-        if (e.arguments.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', pos, 'json_tuple');
-        const json = builder.build(e.arguments[0]);
-        const keys = e.arguments.slice(1);
+        const args = positionalArguments(fn, e.arguments, e.pos);
+        if (args.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', pos, 'json_tuple');
+        const json = builder.build(args[0]);
+        const keys = args.slice(1);
         if (alias && alias.length !== keys.length) throw this.aliasMismatch('json_tuple', keys.length, alias, pos);
         keys.forEach((k, i) => list.push({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k)], pos }, name: alias?.[i] ?? `c${i}` }));
         continue;

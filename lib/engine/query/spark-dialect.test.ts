@@ -294,6 +294,37 @@ describe('lateral column aliases', () => {
   });
 });
 
+describe('named function arguments', () => {
+  // Spark 3.5's named-function-arguments.sql and its .sql.out.
+  it('puts named arguments in the signature\'s order and fills the defaults, naming the column as Spark does', async () => {
+    const rows = await run(
+      "SELECT mask('AbCD123-@$#', lowerChar => 'q', upperChar => 'Q', otherChar => 'o', digitChar => 'd'), " +
+        "mask(lowerChar => 'q', upperChar => 'Q', digitChar => 'd', str => 'AbCD123-@$#'), mask(s, upperChar => 'Y') AS a, mask(s, lowerChar => 'y', digitChar => 'd') AS b FROM src",
+      [{ ...row, s: 'Ab1-' }],
+    );
+    // Spark: `mask(AbCD123-@$#, Q, q, d, o)`; Weir names a string literal quoted.
+    expect(rows).toEqual([{ "mask('AbCD123-@$#', 'Q', 'q', 'd', 'o')": 'QqQQdddoooo', "mask('AbCD123-@$#', 'Q', 'q', 'd', NULL)": 'QqQQddd-@$#', a: 'Yxn-', b: 'Xyd-' }]);
+    expect(await run('SELECT explode(collection => array(1, 2)) FROM src', [row])).toEqual([{ col: 1 }, { col: 2 }]);
+    expect(await run("SELECT inline_outer(input => array(named_struct('a', 1, 'b', 'x'))) FROM src", [row])).toEqual([{ a: 1, b: 'x' }]);
+  });
+
+  it('refuses names that do not fit with Spark\'s errors', () => {
+    const cases: [string, string, RegExp][] = [
+      ["mask(lowerChar => 'q', 'AbCD123-@$#', upperChar => 'Q', otherChar => 'o', digitChar => 'd')", 'UNEXPECTED_POSITIONAL_ARGUMENT', /positional argument\(s\) following the named argument assigned to `lowerChar`/],
+      ["mask('AbCD123-@$#', lowerChar => 'q', upperChar => 'Q', otherChar => 'o', digitChar => 'd', digitChar => 'e')", 'DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE', /same parameter name `digitChar`/],
+      ["mask('AbCD123-@$#', lowerChar => 'q', upperChar => 'Q', otherChar => 'o', digitChar => 'd', str => 'AbC')", 'DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.BOTH_POSITIONAL_AND_NAMED', /same parameter name `str`/],
+      ["mask(lowerChar => 'q', upperChar => 'Q', otherChar => 'o', digitChar => 'd')", 'REQUIRED_PARAMETER_NOT_FOUND', /parameter named `str` is required.*at index 0/],
+      ["mask('AbCD123-@$#', lowerChar => 'q', upperChar => 'Q', otherChar => 'o', digitChar => 'd', cellular => 'automata')", 'UNRECOGNIZED_PARAMETER_NAME', /argument named `cellular`/],
+      ["encode(str => 'a', charset => 'utf-8')", 'NAMED_PARAMETERS_NOT_SUPPORTED', /Named parameters are not supported for function `encode`/],
+      ['count(expr => x)', 'NAMED_PARAMETERS_NOT_SUPPORTED', /function `count`/],
+    ];
+    for (const [call, errorClass, message] of cases) {
+      const e = failure(`SELECT ${call} FROM src`);
+      expect([e.errorClass, e.message]).toEqual([errorClass, expect.stringMatching(message)]);
+    }
+  });
+});
+
 describe('LIKE ANY, SOME and ALL', () => {
   // Spark's like-any.sql and like-all.sql: each pattern on its own, NOT applied per pattern.
   it('matches a list of patterns as Spark\'s LikeAny, LikeAll, NotLikeAny and NotLikeAll, NULL where no pattern decides', async () => {

@@ -285,8 +285,9 @@ export class ExpressionAstBuilder {
     if (fn.KW_IDENTIFIER()) throw notSupported('IDENTIFIER(…)', this.pos(fn));
     const nameParts = fn.qualifiedName() ? fn.qualifiedName()!.identifier().map(identifierText) : [fn.getText()];
     const isDistinct = ctx.setQuantifier()?.getText().toUpperCase() === 'DISTINCT';
-    let args = ctx.functionArgument().map((a) => {
-      if (a.namedArgumentExpression()) throw notSupported('A named argument (name => value)', this.pos(a));
+    let args = ctx.functionArgument().map((a): Expression => {
+      const named = a.namedArgumentExpression();
+      if (named) return { kind: 'NamedArgumentExpression', key: identifierText(named._key!), value: this.expression(named._value!), pos: this.pos(a) };
       return this.expression(a.expression()!);
     });
     // Spark: count(*) is count(1).

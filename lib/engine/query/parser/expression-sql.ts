@@ -20,7 +20,7 @@ const PRIMARY = 12;
 
 const LEVELS: Partial<Record<Expression['kind'], number>> = {
   Not: 3, IsNull: 4, IsNotNull: 4, In: 4, InSubquery: 4, Between: 4, Like: 4, RLike: 4,
-  UnaryMinus: 11, UnaryPositive: 11, BitwiseNot: 11, LambdaFunction: 0,
+  UnaryMinus: 11, UnaryPositive: 11, BitwiseNot: 11, LambdaFunction: 0, NamedArgumentExpression: 0,
 };
 
 function level(e: Expression): number {
@@ -106,6 +106,7 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
       const vars = e.arguments.map((v) => name(v.nameParts));
       return `${vars.length === 1 ? vars[0] : `(${vars.join(', ')})`} -> ${s(e.function)}`;
     }
+    case 'NamedArgumentExpression': return `${quoteIfNeeded(e.key)} => ${s(e.value)}`;
     case 'SortOrder': return `${s(e.child)} ${e.direction === 'Ascending' ? 'ASC' : 'DESC'} ${e.nullOrdering === 'NullsFirst' ? 'NULLS FIRST' : 'NULLS LAST'}`;
     case 'ScalarSubquery': return 'scalar-subquery';
     case 'Exists': return 'exists#subquery';

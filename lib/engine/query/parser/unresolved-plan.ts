@@ -81,6 +81,8 @@ interface CaseWhen extends Node {
 /** `arr[0]`, `m['k']`, and `expr.field` where `expr` is not a name (Catalyst's UnresolvedExtractValue). */
 interface UnresolvedExtractValue extends Node { readonly kind: 'UnresolvedExtractValue'; readonly child: Expression; readonly extraction: Expression }
 interface UnresolvedNamedLambdaVariable extends Node { readonly kind: 'UnresolvedNamedLambdaVariable'; readonly nameParts: readonly string[] }
+/** `name => value`, a function's argument given by its parameter's name (Spark 3.5's NamedArgumentExpression). */
+interface NamedArgumentExpression extends Node { readonly kind: 'NamedArgumentExpression'; readonly key: string; readonly value: Expression }
 interface LambdaFunction extends Node { readonly kind: 'LambdaFunction'; readonly function: Expression; readonly arguments: readonly UnresolvedNamedLambdaVariable[] }
 export interface SortOrder extends Node {
   readonly kind: 'SortOrder';
@@ -109,7 +111,8 @@ export type Expression =
   | UnresolvedAttribute | UnresolvedStar | Literal | UnresolvedFunction | Cast | Alias | MultiAlias
   | BinaryOperator | UnaryMinus | UnaryPositive | BitwiseNot | Not | IsNull | IsNotNull | In | InSubquery
   | Exists | ScalarSubquery | Between | Like | RLike | CaseWhen | UnresolvedExtractValue
-  | UnresolvedNamedLambdaVariable | LambdaFunction | SortOrder | UnresolvedWindowExpression | GroupingAnalytics;
+  | UnresolvedNamedLambdaVariable | LambdaFunction | SortOrder | UnresolvedWindowExpression | GroupingAnalytics
+  | NamedArgumentExpression;
 
 export type JoinType = 'Inner' | 'Cross' | 'LeftOuter' | 'RightOuter' | 'FullOuter' | 'LeftSemi' | 'LeftAnti';
 
