@@ -68,6 +68,25 @@ describe('complex values widen to one type, as Spark findWiderTypeForTwo', () =>
     expect(await one("named_struct('a', 1) IN (named_struct('a', 2L), named_struct('a', 1))")).toEqual({ v: true, type: 'boolean' });
   });
 
+  it('IN over structs and arrays: the list widens with the value (InConversion), field names aside (In\'s equalsStructurally)', async () => {
+    expect(await one("named_struct('a', 1) IN (named_struct('a', 1L), named_struct('a', 2))")).toEqual({ v: true, type: 'boolean' });
+    expect(await one('array(id) IN (array(1.5), array(2))')).toEqual({ v: false, type: 'boolean' });
+    expect(await one("array(id) IN (array('1'))")).toEqual({ v: true, type: 'boolean' });
+    // Spark's In examples: structs compare field by field.
+    expect(await one("named_struct('a', 1, 'b', 2) IN (named_struct('a', 1, 'b', 1), named_struct('a', 1, 'b', 3))")).toEqual({ v: false, type: 'boolean' });
+    expect(await one("named_struct('a', 1, 'b', 2) IN (named_struct('a', 1, 'b', 2), named_struct('a', 1, 'b', 3))")).toEqual({ v: true, type: 'boolean' });
+    // Names that differ do not widen, but In's type check compares the structure only.
+    expect(await one("named_struct('a', 1) IN (named_struct('b', 1))")).toEqual({ v: true, type: 'boolean' });
+  });
+
+  it('refuses an IN whose list does not widen with the value (DATA_DIFF_TYPES) or of maps (INVALID_ORDERING_TYPE), as Spark', () => {
+    const f = failure("named_struct('a', id) IN (named_struct('b', 7))");
+    expect(f.errorClass).toBe('DATATYPE_MISMATCH.DATA_DIFF_TYPES');
+    expect(f.message).toMatch(/Input to `in` should all be the same type, but it's \["STRUCT<a: BIGINT>", "STRUCT<b: INT>"\]/);
+    expect(failure('id IN (true)').errorClass).toBe('DATATYPE_MISMATCH.DATA_DIFF_TYPES');
+    expect(failure('map(1, 2) IN (map(1, 2))').errorClass).toBe('DATATYPE_MISMATCH.INVALID_ORDERING_TYPE');
+  });
+
   it('array() is ARRAY<VOID>: it casts and widens to any array', async () => {
     expect(await one('CAST(array() AS ARRAY<STRUCT<a:INT>>)')).toEqual({ v: [], type: 'array<struct<a:int>>' });
     expect(await one('coalesce(array(1, 2), array())')).toEqual({ v: [1, 2], type: 'array<int>' });

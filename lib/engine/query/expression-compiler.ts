@@ -224,6 +224,22 @@ function widerType(a: TypeInfo, b: TypeInfo): TypeInfo | undefined {
   return u && { ...unifiedType(u), ...(a.interval && sameType(a, b) ? { interval: a.interval } : {}) };
 }
 
+/**
+ * Whether `a` and `b` are the same type but for the names of struct fields (Spark's
+ * DataType.equalsStructurally, nullability aside).
+ */
+function sameStructure(a: TypeInfo, b: TypeInfo): boolean {
+  if (!isComplex(a.type) || !isComplex(b.type)) return sameType(a, b);
+  const part = (x: Field, y: Field) => sameStructure(x.void ? { type: 'null' } : typeOfField(x), y.void ? { type: 'null' } : typeOfField(y));
+  if (a.type === 'array' && b.type === 'array') return part(a.elementType!, b.elementType!);
+  if (a.type === 'map' && b.type === 'map') return part(a.keyType!, b.keyType!) && part(a.valueType!, b.valueType!);
+  if (a.type === 'struct' && b.type === 'struct') {
+    const [fa, fb] = [a.fields ?? [], b.fields ?? []];
+    return fa.length === fb.length && fa.every((f, i) => part(f, fb[i]));
+  }
+  return false;
+}
+
 /** A compiled array, map or struct (or NULL) read as the wider type `to`: cast where it differs. */
 function readAs(c: CompiledExpr, to: TypeInfo): CompiledExpr {
   if (c.type !== 'null' && sameType(c, to) && !c.voidElements) return c;
@@ -586,15 +602,27 @@ class ExpressionCompiler implements LambdaCompiler {
       case 'in': {
         const a0 = this.compile(e.arg);
         const list0 = e.list.map((x) => this.coerceTo(x, a0.type));
-        // Spark's InConversion: the values widen to one type (a string beside numbers: STRINGs).
-        for (const l of list0) if (!widerTypeForTwo(a0.type, l.type)) this.fail(e, `IN list value of type ${l.type} does not match ${a0.type}`);
-        const u = unifyAll([a0, ...list0], [e.arg, ...e.list], false, true);
-        if (!u) this.fail(e, 'IN list values do not match the value');
-        const [a, ...list] = u.values;
-        const read = unifiedType(u);
-        [e.arg, ...e.list].forEach((x) => this.implicitCast(e, x, read));
+        // Spark's InConversion: the values widen to one type (findWiderCommonType: a string beside
+        // numbers makes STRINGs; arrays, maps and structs by their parts).
+        const u = list0.every((l) => widerTypeForTwo(a0.type, l.type)) ? unifyAll([a0, ...list0], [e.arg, ...e.list], false, true) : undefined;
+        let a: CompiledExpr;
+        let list: CompiledExpr[];
+        if (u) {
+          [a, ...list] = u.values;
+          const read = unifiedType(u);
+          [e.arg, ...e.list].forEach((x) => this.implicitCast(e, x, read));
+        } else if (list0.every((l) => sameStructure(l, a0))) {
+          // Types that do not widen but are the same but for struct field names: In's type check
+          // (DataType.equalsStructurally) takes them, and compares structs field by field in order.
+          [a, list] = [a0, list0.map((l) => readAs(l, a0))];
+        } else {
+          const types = [a0, ...list0].map((c) => `"${typeText(c)}"`).join(', ');
+          this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`in\` should all be the same type, but it's [${types}].`, 'The list has values of a type the value does not widen with: CAST them to one type.');
+        }
+        // In's type check (checkForOrderingExpr): maps have no order, as in a comparison.
+        if (a.type === 'map') this.mismatch(e, 'INVALID_ORDERING_TYPE', `The \`in\` does not support ordering on type "${typeText(a)}".`, 'Look the maps\' keys or values up instead (map_keys, map_values, a key\'s value).');
         const neg = e.negated;
-        const equal = equalityOf(u.type);
+        const equal = equalityOf(a.type);
         return {
           type: 'boolean',
           eval: (r, c) => {
