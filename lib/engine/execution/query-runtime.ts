@@ -99,6 +99,7 @@ export function relationsOf(spec: Pick<JobSpec, 'sources'>): StreamingRelation[]
     schema: s.schema as Schema,
     eventTime: s.eventTime,
     watermarkDelayMs: s.watermarkDelay ? parseDuration(s.watermarkDelay) ?? 0 : undefined,
+    ...(getSourceDefinition(s.type)?.metadataColumn ? { metadataColumn: true } : {}),
   }));
 }
 

@@ -82,6 +82,8 @@ export interface Scope {
   sides?: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** The columns of USING joins (lower-cased name → the row's column), which an unqualified name means. */
   merged?: ReadonlyMap<string, string>;
+  /** The query reads a files source: `_metadata` is its hidden metadata column (unless a column has the name). */
+  metadataColumn?: boolean;
 }
 
 export class ExpressionBuilder {
@@ -360,8 +362,9 @@ export class ExpressionBuilder {
       const fn = name.toLowerCase();
       return { kind: 'call', name: fn === 'user' || fn === 'session_user' ? 'current_user' : fn, args: [], pos };
     }
-    // Spark's hidden file metadata, unless a column has its name (Spark's columns win too).
-    const metadata = name.toLowerCase() === METADATA_COLUMN && this.scope.columns !== undefined && !this.scope.columns.has(METADATA_COLUMN);
+    // Spark's hidden file metadata of a files source, unless a column has its name (Spark's columns
+    // win too); on another source it is a name like any other, which no column has.
+    const metadata = name.toLowerCase() === METADATA_COLUMN && this.scope.metadataColumn === true && this.scope.columns !== undefined && !this.scope.columns.has(METADATA_COLUMN);
     let e: Expr = metadata ? { kind: 'call', name: METADATA_COLUMN, args: [], pos } : { kind: 'column', name, pos };
     for (const field of fields) e = { kind: 'field', arg: e, field, pos };
     return e;

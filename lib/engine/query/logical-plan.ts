@@ -20,6 +20,11 @@ export interface StreamingRelation {
   eventTime?: string;
   watermarkDelayMs?: number;
   /**
+   * The source reads files, and its rows have Spark's hidden `_metadata` column (a file-based
+   * relation's metadata output); on any other source the name is no column, as in Spark.
+   */
+  metadataColumn?: boolean;
+  /**
    * Set by the optimizer's ColumnPruning: the only columns the query reads (then also `schema`);
    * the source may materialize just these. Unset: every column of the schema.
    */

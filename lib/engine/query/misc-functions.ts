@@ -74,7 +74,8 @@ export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {
     },
   },
   // Spark's hidden `_metadata` column of a file source (the builder makes a call of the name when
-  // no column has it): the struct of the row's file, NULL for another source's row.
+  // no column has it, on a query over a files source): the struct of the row's file, NULL for a
+  // row another source of the query gave (a UNION ALL of it with a files source).
   [METADATA_COLUMN]: {
     min: 0, max: 0,
     compile: () => ({ type: 'struct', fields: FILE_METADATA_FIELDS, eval: (row) => (row[FILE_METADATA_COLUMN] as FileMetadata | undefined) ?? null }),

@@ -55,12 +55,16 @@ export function buildLogicalPlan(sql: string, relations: StreamingRelation | rea
 class QueryPlanner {
   /** Inside a UNION's branches (a static table there is Spark's streaming-batch Union). */
   private unionDepth = 0;
+  /** A source reads files: `_metadata` names their hidden metadata column. */
+  private readonly metadataColumn: boolean;
 
   constructor(
     private readonly sql: string,
     private readonly relations: readonly StreamingRelation[],
     private readonly staticTables: StaticTableSpec[],
-  ) {}
+  ) {
+    this.metadataColumn = relations.some((r) => r.metadataColumn === true);
+  }
 
   /**
    * A built part of the query (a CTE, a subquery, a LATERAL VIEW) resolved, its expressions
@@ -230,7 +234,7 @@ class QueryPlanner {
   }
 
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): ExpressionBuilder {
-    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope }, this.sql);
+    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn }, this.sql);
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
@@ -257,7 +261,7 @@ class QueryPlanner {
         return { ...inner, qualifiers: [...inner.qualifiers, u.alias] };
       }
       case 'Join':
-        return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder(scope, this.sql), (side) => this.joinLeaf(side, ctes));
+        return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql), (side) => this.joinLeaf(side, ctes));
       case 'OneRowRelation':
         throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
       case 'Aggregate': case 'Distinct': case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Limit': case 'Offset':

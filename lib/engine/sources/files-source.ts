@@ -460,6 +460,7 @@ export class FilesSource implements Source {
 registerSource<FilesSourceOptions>({
   type: 'files',
   options: FilesSourceOptions,
+  metadataColumn: true,
   replayable: () => ({ replayable: true, reason: 'the files of each batch are logged in the checkpoint and re-read on replay (files must stay in place and unchanged)' }),
   create: (o, ctx) => {
     if (!o.path) throw new ValidationError('source.options.path is required');

@@ -67,6 +67,11 @@ export interface SourceDefinition<O = unknown> {
    * options in this definition's names, before validation (they may be invalid).
    */
   defaultSchema?(options: Record<string, unknown>): SourceColumn[];
+  /**
+   * The source reads files and sets each row's FILE_METADATA_COLUMN: its queries may read Spark's
+   * hidden `_metadata` column (on another source that name is no column, as in Spark).
+   */
+  metadataColumn?: boolean;
   /** Option keys whose values are secrets (masked on every read, never logged). */
   secretOptions?: readonly string[];
   /**
