@@ -141,7 +141,8 @@ describe('ARRAY and MAP functions (Spark documentation examples)', () => {
     refused('slice(array(1, 2), 0, 1)');
     refused("size('abc')");
     refused("array_contains(array(1, 2), array(1))");
-    refused("array(1, 'a')");
+    // (array(1, 'a') is an ARRAY<STRING>: CreateArray widens by findWiderCommonType.)
+    refused('array(1, true)');
     refused("explode(array(1)) + 1");
     refused("split(id, '[')");
   });

@@ -146,17 +146,21 @@ function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefine
  * string beside numbers, dates or timestamps makes them all STRINGs (widerTypeForTwo).
  */
 function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, stringPromotion = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; complex?: TypeInfo; values: CompiledExpr[] } | undefined {
+  // Spark's findWiderCommonType folds the types with STRING ones (and arrays of them) first:
+  // findWiderTypeForTwo is not associative with them (DATE, INT and STRING widen to STRING only
+  // in that order). The values keep their places.
+  const folded = stringPromotion || cs.some((c) => isComplex(c.type)) ? [...cs.filter(hasStringType), ...cs.filter((c) => !hasStringType(c))] : cs;
   if (cs.some((c) => isComplex(c.type))) {
     // Arrays, maps and structs: Spark's findWiderTypeForTwo, each value cast to the wider type.
     let complex: TypeInfo | undefined = { type: 'null' };
-    for (const c of cs) complex = complex && widerType(complex, c);
+    for (const c of folded) complex = complex && widerType(complex, c);
     if (!complex) return undefined;
     const to = complex;
     return { type: to.type, complex: to, values: cs.map((c) => readAs(c, to)) };
   }
   const wider = stringPromotion ? widerTypeForTwo : unifyTypes;
   let type: ExprType = 'null';
-  for (const c of cs) {
+  for (const c of folded) {
     const t = wider(type, c.type);
     if (!t) return undefined;
     type = t;
@@ -187,6 +191,12 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, string
 }
 
 const isComplex = (t: ExprType) => t === 'array' || t === 'map' || t === 'struct';
+
+/** Spark's TypeCoercion.hasStringType: a STRING, or an array of them (at any depth). */
+function hasStringType(t: TypeInfo): boolean {
+  if (t.type === 'string') return true;
+  return t.type === 'array' && !!t.elementType && !t.elementType.void && hasStringType(typeOfField(t.elementType));
+}
 
 /**
  * Spark's findWiderTypeForTwo: simple types as unifyAll widens them (a string beside a number,
@@ -604,7 +614,7 @@ class ExpressionCompiler implements LambdaCompiler {
         const list0 = e.list.map((x) => this.coerceTo(x, a0.type));
         // Spark's InConversion: the values widen to one type (findWiderCommonType: a string beside
         // numbers makes STRINGs; arrays, maps and structs by their parts).
-        const u = list0.every((l) => widerTypeForTwo(a0.type, l.type)) ? unifyAll([a0, ...list0], [e.arg, ...e.list], false, true) : undefined;
+        const u = unifyAll([a0, ...list0], [e.arg, ...e.list], false, true);
         let a: CompiledExpr;
         let list: CompiledExpr[];
         if (u) {
@@ -1242,12 +1252,13 @@ class ExpressionCompiler implements LambdaCompiler {
 
   /**
    * array(e1, …) and map(k1, v1, …): the elements (keys, values) unify to one type, as Spark's
-   * CreateArray and CreateMap coerce them. array() with no elements is an ARRAY<STRING>.
+   * CreateArray and CreateMap coerce them (findWiderCommonType: a STRING among numbers, dates or
+   * timestamps makes them STRINGs). array() with no elements is an ARRAY<STRING>.
    */
   private constructor_(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const unify = (es: Expr[], what: string): { type: TypeInfo; values: CompiledExpr[] } => {
       const cs = es.map((x) => this.compile(x));
-      const u = unifyAll(cs, es);
+      const u = unifyAll(cs, es, false, true);
       if (u?.type === 'null') return { type: { type: 'null' }, values: u.values };
       if (!u) {
         this.mismatch(e, 'DATA_DIFF_TYPES', `Input to \`${e.name}\` should all be the same type, but it's (${cs.map((c) => `"${typeText(c)}"`).join(' or ')}).`, `The ${what} have incompatible types: CAST them to one type.`);

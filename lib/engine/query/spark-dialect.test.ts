@@ -212,6 +212,24 @@ describe('UNION ALL of the same stream', () => {
     // A BIGINT beside a DECIMAL(5,2): DECIMAL(22,2), Spark's widening of DECIMAL(20,0) and (5,2).
     expect(compileStreamingQuery('SELECT id AS v FROM src UNION ALL SELECT CAST(x AS DECIMAL(5,2)) FROM src', rel).outputSchema[0]).toMatchObject({ type: 'decimal', precision: 22, scale: 2 });
   });
+
+  it("widens as Spark's findWiderCommonType: a TINYINT or SMALLINT beside a FLOAT is a FLOAT, STRING types first", async () => {
+    // numericPrecedence (non-ANSI findTightestCommonType): TINYINT, SMALLINT, INT, BIGINT < FLOAT < DOUBLE.
+    const types = (sql: string) => compileStreamingQuery(sql, rel).outputSchema.map((f) => [f.type, f.float32 ?? false]);
+    expect(types('SELECT CAST(id AS TINYINT) AS a, CAST(id AS SMALLINT) AS b, id AS c FROM src UNION ALL SELECT CAST(x AS FLOAT) AS a, CAST(x AS FLOAT) AS b, CAST(x AS FLOAT) AS c FROM src'))
+      .toEqual([['double', true], ['double', true], ['double', true]]);
+    // A string beside a number: STRING (stringPromotion). With a DATE and an INT too, the strings
+    // are folded first, so DATE, INT and STRING widen to STRING (they fail in the written order).
+    const sql = "SELECT CAST(ts AS DATE) AS v FROM src UNION ALL SELECT CAST(id AS INT) FROM src UNION ALL SELECT s FROM src";
+    expect(types(sql)).toEqual([['string', false]]);
+    expect(await run(sql, [{ ...row, id: 7, s: 'a', ts: Date.UTC(2024, 0, 2) }])).toEqual([{ v: '2024-01-02' }, { v: '7' }, { v: 'a' }]);
+    const [r] = await run(
+      "SELECT coalesce(CAST(ts AS DATE), CAST(id AS INT), s) AS c, CASE WHEN id = 0 THEN CAST(ts AS DATE) WHEN id = 1 THEN 1 ELSE s END AS w, " +
+        "CAST(ts AS DATE) IN (7, trim('2024-01-02 ')) AS i, array(1, 'a') AS arr, map('k', 1, 'j', 'a') AS m FROM src",
+      [{ ...row, id: 7, s: 'a', ts: Date.UTC(2024, 0, 2) }],
+    );
+    expect(r).toEqual({ c: '2024-01-02', w: 'a', i: true, arr: ['1', 'a'], m: { k: '1', j: 'a' } });
+  });
 });
 
 describe('json_tuple', () => {

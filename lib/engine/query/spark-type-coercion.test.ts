@@ -61,7 +61,9 @@ const CASES: [string, string][] = [
   // coalesce, if, nvl and nvl2 widen as CASE does (findWiderCommonType); greatest does not (Spark refuses it).
   ["coalesce(cast(1 as int), '2')", '1'], ["coalesce(NULL, cast(1.50 as decimal(3, 2)), 'a')", '1.50'], ["coalesce(cast(1 as float), 'a')", '1.0'],
   ["if(true, cast(1 as bigint), 'a')", '1'], ["if(false, 1, 'a')", 'a'], ["nvl(NULL, 2) || 'x'", '2x'], ["nvl2(NULL, 'a', cast(3 as smallint))", '3'],
-  ["coalesce(cast(2 as double), cast('2017-12-12' as date), 'a')", ERROR], ["coalesce(true, 'a')", ERROR], ["greatest(1, '2')", ERROR],
+  // findWiderCommonType folds the strings first ("(TimestampType, IntegerType, StringType) should
+  // have StringType as the wider common type"), so a DOUBLE, a DATE and a STRING are STRINGs.
+  ["coalesce(cast(2 as double), cast('2017-12-12' as date), 'a')", '2.0'], ["coalesce(true, 'a')", ERROR], ["greatest(1, '2')", ERROR],
   ["coalesce(cast('2017-12-12' as date), 'a')", '2017-12-12'],
   // promoteStrings.sql: a string beside a TIMESTAMP or DATE in arithmetic.
   [`'1' + ${OTHERS[2]}`, ERROR], [`'1' + ${OTHERS[3]}`, ERROR], [`'1' - ${OTHERS[2]}`, ERROR], [`'1' - ${OTHERS[3]}`, 'NULL'],
