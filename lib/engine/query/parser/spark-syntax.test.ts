@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SqlValidationError } from '../sql-error';
-import { parsePlan } from './ast-builder';
+import { parseExpression, parsePlan } from './ast-builder';
+import { expressionSql } from './expression-sql';
 import { simpleString } from './data-type';
 import type { Expression, LogicalPlan, Position } from './unresolved-plan';
 
@@ -214,6 +215,14 @@ describe("Spark's keyword forms of functions", () => {
 
   it("position('a' IN s)", () => {
     expectItem("position('a' IN s)", call('position', str('a'), attr('s')));
+  });
+});
+
+describe('named function arguments', () => {
+  it("name => value is Spark 3.5's NamedArgumentExpression, after or among the positional ones", () => {
+    expectItem("mask(s, upperChar => 'Y', `digitChar` => 'd')", call('mask', attr('s'), { kind: 'NamedArgumentExpression', key: 'upperChar', value: str('Y') }, { kind: 'NamedArgumentExpression', key: 'digitChar', value: str('d') }));
+    expectItem("mask(lowerChar => 'q', 'x')", call('mask', { kind: 'NamedArgumentExpression', key: 'lowerChar', value: str('q') }, str('x')));
+    expect(expressionSql(parseExpression("mask(s, upperChar => 'Y')"))).toBe("mask(s, upperChar => 'Y')");
   });
 });
 
