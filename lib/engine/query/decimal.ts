@@ -22,8 +22,7 @@ export interface DecimalType {
   scale: number;
 }
 
-/** `DECIMAL` alone is Spark's DECIMAL(10,0); a BIGINT operand is DECIMAL(20,0). */
-export const SYSTEM_DEFAULT: DecimalType = { precision: 10, scale: 0 };
+/** A BIGINT operand is DECIMAL(20,0). */
 export const LONG_DECIMAL: DecimalType = { precision: 20, scale: 0 };
 
 const POW10: bigint[] = [];
