@@ -26,6 +26,17 @@ function failure(expr: string): { message: string; errorClass?: string } {
 }
 
 describe('CAST to ARRAY, MAP and STRUCT', () => {
+  it("casts an array, a map or a struct to a STRING as Spark 3 writes it (ToStringBase)", async () => {
+    expect(await one('CAST(array(1, 2) AS STRING)')).toEqual({ v: '[1, 2]', type: 'string' });
+    expect((await one("CAST(array('a', NULL) AS STRING)")).v).toBe('[a, null]');
+    expect((await one("CAST(named_struct('a', 1, 'b', 'x', 'c', NULL) AS STRING)")).v).toBe('{1, x, null}');
+    expect((await one("CAST(map('a', 1, 'b', NULL) AS STRING)")).v).toBe('{a -> 1, b -> null}');
+    // Each element as its own CAST writes it: a DOUBLE as Java's, a timestamp without its zone, a decimal with its scale.
+    expect((await one("CAST(array(array(2D), NULL) AS STRING)")).v).toBe('[[2.0], null]');
+    expect((await one("CAST(map(1, named_struct('t', TIMESTAMP '2024-01-01 00:00:00')) AS STRING)")).v).toBe('{1 -> {2024-01-01 00:00:00}}');
+    expect((await one('CAST(array(1.50) AS STRING)')).v).toBe('[1.50]');
+  });
+
   it('casts each element of an array, NULL where its cast gives NULL', async () => {
     expect(await one('CAST(array(1, 2) AS ARRAY<STRING>)')).toEqual({ v: ['1', '2'], type: 'array<string>' });
     expect((await one("CAST(array('1', 'x', NULL) AS ARRAY<BIGINT>)")).v).toEqual([1, null, null]);

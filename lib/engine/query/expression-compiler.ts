@@ -281,6 +281,31 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
 }
 
 /**
+ * Spark's Cast of an ARRAY, MAP or STRUCT to a STRING (Spark 3's ToStringBase, legacy
+ * castComplexTypesToString off): `[1, 2]`, `{a -> 1}`, `{1, x}`, each element as CAST writes
+ * it, a NULL inside as `null`.
+ */
+function complexText(t: TypeInfo): (v: unknown) => string {
+  const inner = (f: TypeInfo | Field): ((v: unknown) => string) => {
+    const ft = f.type === 'array' || f.type === 'map' || f.type === 'struct' || f.type === 'window' ? complexText(typeOfField(f as Field)) : textOf(isField(f) ? typeOfField(f) : f) as (v: unknown) => string;
+    return (v) => (v === null || v === undefined ? 'null' : ft(v));
+  };
+  if (t.type === 'array') {
+    const el = inner(t.elementType!);
+    return (v) => `[${(v as unknown[]).map(el).join(', ')}]`;
+  }
+  if (t.type === 'map') {
+    // A map's keys are kept as their text (map-functions.ts), which is the key's CAST text.
+    const value = inner(t.valueType!);
+    return (v) => `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k} -> ${value(x)}`).join(', ')}}`;
+  }
+  const fields = (t.fields ?? []).map((f) => ({ name: f.name, text: inner(f) }));
+  return (v) => `{${fields.map((f) => f.text((v as Record<string, unknown>)[f.name])).join(', ')}}`;
+}
+
+const isField = (f: TypeInfo | Field): f is Field => 'name' in f;
+
+/**
  * Spark's Cast between nested types: an ARRAY to an ARRAY, a MAP to a MAP (keys and values), a
  * STRUCT to a STRUCT with as many fields (by position, named as the target), each element cast as
  * its own type would be (NULL where that cast gives NULL, ANSI off). A converter of a non-NULL
@@ -699,6 +724,10 @@ class ExpressionCompiler implements LambdaCompiler {
       return { ...typeOfField(e.target), eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : convert(v); } };
     }
     if (e.to === 'array' || e.to === 'map' || e.to === 'struct') this.fail(e, 'Internal: a CAST to a nested type without its type');
+    if (e.to === 'string' && isComplex(a.type)) {
+      const text = complexText(a);
+      return { type: 'string', eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : text(v); } };
+    }
     if (isInterval(e.to) && (a.type === 'string' || a.type === 'null')) {
       const [kind, fields, get] = [e.to, e.interval ?? fullRange(e.to), a.eval];
       return { type: kind, interval: fields, eval: (r, c) => { const v = get(r, c); return v === null || v === undefined ? null : castStringToInterval(String(v), kind, fields); } };
