@@ -196,12 +196,14 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     const name = alias ?? (shown.kind === 'column' && !internal ? builder.outputName(shown.name) : shown.kind === 'field' ? shown.field : fieldName(textOf(shown)));
     return { expr, name };
   });
-  builder.endSelectList();
+  // HAVING reads the select list's aliases too (`count(*) AS c … HAVING c > 1`, as Spark's
+  // UnresolvedHaving resolves against the Aggregate's output); an input column of the name wins.
   let having: Expr | undefined;
   if (c.having) {
     having = builder.build(rewrite(c.having));
     checkOnlyKeys(having, 'HAVING');
   }
+  builder.endSelectList();
 
   let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };

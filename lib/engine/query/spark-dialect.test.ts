@@ -302,6 +302,14 @@ describe('lateral column aliases', () => {
     expect(rows).toEqual([{ foo: { m: 4 }, bar: 5, n: 2, t: [3, 4] }]);
   });
 
+  it('HAVING reads the select list\'s aliases, an input column of the name first (Spark\'s UnresolvedHaving)', async () => {
+    const rows = [{ ...row, s: 'a', x: 1 }, { ...row, s: 'a', x: 2 }, { ...row, s: 'b', x: 5 }];
+    expect(await runUpdate('SELECT s, count(*) AS c FROM src GROUP BY s HAVING c > 1', rows)).toEqual([{ s: 'a', c: 2 }]);
+    expect(await runUpdate("SELECT upper(s) AS u, sum(x) AS t FROM src GROUP BY u HAVING u = 'B' AND t > 1", rows)).toEqual([{ u: 'B', t: 5 }]);
+    // `id` is an input column: read as it, which is neither grouped nor aggregated.
+    expect(failure('SELECT s, count(*) AS id FROM src GROUP BY s HAVING id > 1').message).toMatch(/'id' in HAVING is neither present in the group by/);
+  });
+
   it('refuses an alias read inside an aggregate function, as Spark does', () => {
     // LateralColumnAliasSuite: `SELECT 10000 AS lca, count(lca) … GROUP BY dept`, `SELECT sum(salary) AS a, avg(a)`.
     for (const sql of ['SELECT 10000 AS lca, count(lca) FROM src GROUP BY s', 'SELECT sum(x) AS a, avg(a) FROM src']) {
