@@ -59,7 +59,7 @@ describe('CAST to ARRAY, MAP and STRUCT', () => {
   it("refuses what Spark's Cast refuses, with its error class", () => {
     const e = failure('CAST(array(1) AS MAP<STRING, STRING>)');
     expect(e.errorClass).toBe('DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION');
-    expect(e.message).toMatch(/cannot cast "ARRAY<INT>" to "MAP<STRING,STRING>"/);
+    expect(e.message).toMatch(/cannot cast "ARRAY<INT>" to "MAP<STRING, STRING>"/);
     expect(failure("CAST(named_struct('a', 1) AS STRUCT<x: INT, y: INT>)").message).toMatch(/A STRUCT of 1 fields does not cast to one of 2/);
     expect(failure("CAST(array(X'01') AS ARRAY<DATE>)").errorClass).toBe('DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION');
     expect(failure("CAST('x' AS ARRAY<STRING>)").message).toMatch(/Only an ARRAY casts to ARRAY<STRING>/);

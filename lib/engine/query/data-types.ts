@@ -116,11 +116,11 @@ export function isOrderable(t: TypeInfo | Field): boolean {
 /** The element Field of an array of `t`. */
 export const elementOf = (t: TypeInfo): Field => fieldOfType('element', t);
 
-/** Spark's DDL text of a type (`ARRAY<STRING>`, `MAP<STRING,BIGINT>`), for messages and explain. */
+/** Spark's DDL text of a type (`ARRAY<STRING>`, `MAP<STRING, BIGINT>`), for messages and explain. */
 export function typeText(t: TypeInfo | Field): string {
   switch (t.type) {
     case 'array': return `ARRAY<${typeText(t.elementType ?? { name: 'element', type: 'string' })}>`;
-    case 'map': return `MAP<${typeText(t.keyType ?? { name: 'key', type: 'string' })},${typeText(t.valueType ?? { name: 'value', type: 'string' })}>`;
+    case 'map': return `MAP<${typeText(t.keyType ?? { name: 'key', type: 'string' })}, ${typeText(t.valueType ?? { name: 'value', type: 'string' })}>`;
     case 'struct': return `STRUCT<${(t.fields ?? []).map((f) => `${f.name}: ${typeText(f)}`).join(', ')}>`;
     case 'long': return t.integral ? INTEGRAL_NAMES[t.integral] : 'BIGINT';
     case 'double': return t.float32 ? 'FLOAT' : 'DOUBLE';

@@ -4,7 +4,7 @@
  * (expression-compiler.ts). Nothing the user typed is ever evaluated as code.
  */
 import type { ColumnType, Field } from '../types';
-import { typeText, type TypeInfo } from './data-types';
+import { simpleTypeString, typeText, type TypeInfo } from './data-types';
 import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
 import { formatInterval, intervalTypeText, type IntervalFields, type IntervalKind } from './interval-utils';
@@ -149,7 +149,8 @@ function sqlText(e: Expr, explain: boolean): string {
       return parts.join(' ');
     }
     case 'cast':
-      if (e.implicit) return explain ? `cast(${text(e.arg)} as ${castTypeText(e).toLowerCase()})` : text(e.arg);
+      // Spark's Cast prints its type's simpleString (`array<bigint>`, `map<string,int>`, `struct<x:double>`).
+      if (e.implicit) return explain ? `cast(${text(e.arg)} as ${e.target ? simpleTypeString(e.target) : castTypeText(e).toLowerCase()})` : text(e.arg);
       return `${e.try ? 'TRY_CAST' : 'CAST'}(${text(e.arg)} AS ${castTypeText(e)})`;
     case 'call':
       if (e.subscript) return `${text(e.args[0])}[${text(e.args[1])}]`;

@@ -203,7 +203,7 @@ describe('resolvePlan', () => {
         "if(i > 0, map('k', i), map('k', s)) AS c, array(array(i), array(id)) AS d, nvl(NULL, array(i)) AS e FROM src",
       )).toEqual([
         'coalesce(cast(array(i) as array<bigint>), array(id))',
-        "CASE WHEN (i > 0) THEN cast(named_struct('x', i) as struct<x: double>) ELSE named_struct('x', x) END",
+        "CASE WHEN (i > 0) THEN cast(named_struct('x', i) as struct<x:double>) ELSE named_struct('x', x) END",
         "if((i > 0), cast(map('k', i) as map<string,string>), map('k', s))",
         'array(cast(array(i) as array<bigint>), array(id))',
         'nvl(NULL, array(i))',
@@ -345,8 +345,8 @@ describe('resolvePlan', () => {
     it('on a UNION branch of arrays, maps or structs, by their parts as Spark\'s findWiderTypeForTwo', async () => {
       const sql = "SELECT array(i) AS a, named_struct('x', i) AS st, map('k', i) AS m FROM src UNION ALL SELECT array(id), named_struct('X', x), map('k', s) FROM src";
       const q = compileStreamingQuery(sql, typedSrc);
-      expect(q.explain).toContain("+- Project [cast(a as array<bigint>) AS a, cast(st as struct<x: double>) AS st, cast(m as map<string,string>) AS m]");
-      expect(q.outputSchema.map(typeText)).toEqual(['ARRAY<BIGINT>', 'STRUCT<x: DOUBLE>', 'MAP<STRING,STRING>']);
+      expect(q.explain).toContain("+- Project [cast(a as array<bigint>) AS a, cast(st as struct<x:double>) AS st, cast(m as map<string,string>) AS m]");
+      expect(q.outputSchema.map(typeText)).toEqual(['ARRAY<BIGINT>', 'STRUCT<x: DOUBLE>', 'MAP<STRING, STRING>']);
       let out: Row[] = [{ id: 2n ** 53n + 1n, i: 3, x: 0.5, s: 'b' }];
       for (const op of q.operators) out = await op.execute(out, { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: 0 });
       expect(out).toEqual([{ a: [3], st: { x: 3 }, m: { k: '3' } }, { a: [2n ** 53n + 1n], st: { x: 0.5 }, m: { k: 'b' } }]);

@@ -394,7 +394,7 @@ describe('argument forms Spark accepts', () => {
 
   it('widens nvl of nested types as findWiderTypeForTwo, refuses those that do not widen', async () => {
     expect(await one("nvl(array(1), array('a'))")).toEqual(['1']);
-    expect((await failure("nvl(array(1), map('a', 1))")).message).toMatch(/incompatible types: ARRAY<INT>, MAP<STRING,INT>/);
+    expect((await failure("nvl(array(1), map('a', 1))")).message).toMatch(/incompatible types: ARRAY<INT>, MAP<STRING, INT>/);
   });
 });
 

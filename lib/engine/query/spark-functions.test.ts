@@ -549,7 +549,7 @@ describe("Spark's function examples", () => {
     // A map has no order (Spark's INVALID_ORDERING_TYPE).
     await expect(one("sort_array(array(map('a', 1)))")).rejects.toThrow(/an array of a type with an order \(not a map\)/);
     await expect(one("array_max(array(map('a', 1)))")).rejects.toThrow(/an array of a type with an order \(not a map\)/);
-    await expect(one("map('a', 1) = map('a', 1)")).rejects.toThrow(/does not support ordering on type "MAP<STRING,INT>"/);
+    await expect(one("map('a', 1) = map('a', 1)")).rejects.toThrow(/does not support ordering on type "MAP<STRING, INT>"/);
     await expect(one("to_json(named_struct('a', 1), map('ignoreNullFields', 'maybe'))")).rejects.toThrow(/to_json\(\) option ignoreNullFields must be 'true' or 'false'/);
     await expect(one("to_json(named_struct('a', 1), map('dateFormat', CAST(n AS STRING)))")).rejects.toThrow(/to_json\(\) needs its options as a constant map/);
     await expect(one("format_string('%d', 1.5D)")).rejects.toThrow(/%d takes an integer, got double/);
