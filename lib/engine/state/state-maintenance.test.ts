@@ -8,7 +8,7 @@
 //   at most 2x a plain Map holding the same keys and the decoded values.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -122,6 +122,20 @@ describe('maintenance in the background', () => {
     expect(p.maintenance()).toBe(a);
     await a;
     expect(fm.store.has(`${DIR}/1.snapshot`)).toBe(true);
+  });
+
+  it.runIf(process.platform === 'linux')('the snapshot worker thread runs at nice +10 against the batches', async () => {
+    const fm = new InMemoryCheckpointFileManager();
+    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 1 });
+    const s = await p.getStore(0);
+    s.put('k', encodeValue(1));
+    await s.commit();
+    await p.maintenance(); // the snapshot is built in the worker, which starts for it
+    expect(fm.store.has(`${DIR}/1.snapshot`)).toBe(true);
+    // A thread's nice value is field 19 of /proc/self/task/<tid>/stat (the 17th after the name).
+    const niceOf = async (tid: string) => Number((await readFile(`/proc/self/task/${tid}/stat`, 'utf8')).split(') ')[1].split(' ')[16]);
+    const nices = await Promise.all((await readdir('/proc/self/task')).map(niceOf));
+    expect(nices).toContain(Math.min(19, getPriority() + 10));
   });
 });
 
