@@ -93,6 +93,45 @@ function re2jsSyntax(pattern: string): string {
   return out;
 }
 
+/** Java's POSIX character classes (US-ASCII, as Java's by default) by their RE2 names. */
+const POSIX_CLASSES: Record<string, string> = {
+  Lower: 'lower', Upper: 'upper', ASCII: 'ascii', Alpha: 'alpha', Digit: 'digit', Alnum: 'alnum', Punct: 'punct',
+  Graph: 'graph', Print: 'print', Blank: 'blank', Cntrl: 'cntrl', XDigit: 'xdigit', Space: 'space',
+};
+const POSIX_ESCAPE = /\\([pP])\{(\w{1,6})\}/y;
+
+/**
+ * Java's `\p{Punct}`, `\P{Alpha}`, … (a Spark user's usual text cleaning, `regexp_replace(s,
+ * '\\p{Punct}', '')`) in RE2's spelling: `[[:punct:]]`, `[[:^alpha:]]`, and `[:punct:]` inside a
+ * bracket expression. Other escapes are left as they are (`\p{L}`, `\p{Lu}` are RE2's too).
+ */
+function javaPosixClasses(pattern: string): string {
+  if (!pattern.includes('\\p{') && !pattern.includes('\\P{')) return pattern;
+  let out = '';
+  let depth = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      POSIX_ESCAPE.lastIndex = i;
+      const m = POSIX_ESCAPE.exec(pattern);
+      const name = m ? POSIX_CLASSES[m[2]] : undefined;
+      if (m && name) {
+        const cls = `[:${m[1] === 'P' ? '^' : ''}${name}:]`;
+        out += depth > 0 ? cls : `[${cls}]`;
+        i += m[0].length - 1;
+      } else {
+        out += pattern.slice(i, i + 2);
+        i++;
+      }
+      continue;
+    }
+    if (c === '[') depth++;
+    else if (c === ']' && depth > 0) depth--;
+    out += c;
+  }
+  return out;
+}
+
 function refusal(pattern: string, reason: string): string {
   return (
     `the regular expression '${pattern.length > 200 ? pattern.slice(0, 200) + '…' : pattern}' is not supported: ${reason}. ` +
@@ -124,12 +163,12 @@ function cached<T extends RE2 | RE2JS>(key: string, pattern: string, build: () =
  * about it).
  */
 export function compileRegex(pattern: string): RE2 | string {
-  return cached(pattern, pattern, () => new RE2(pattern, 'u'), (e) => e.message.replace(/^Invalid regular expression: \/.*\/u: /s, ''));
+  return cached(pattern, pattern, () => new RE2(javaPosixClasses(pattern), 'u'), (e) => e.message.replace(/^Invalid regular expression: \/.*\/u: /s, ''));
 }
 
 /** The compiled pattern for walking every match (re2js, see regexMatches), or why it is refused. */
 export function compileWalkRegex(pattern: string): RE2JS | string {
-  return cached(`walk/${pattern}`, pattern, () => RE2JS.compile(re2jsSyntax(pattern)), (e) => e.message.replace(/^error parsing regexp: /, ''));
+  return cached(`walk/${pattern}`, pattern, () => RE2JS.compile(re2jsSyntax(javaPosixClasses(pattern))), (e) => e.message.replace(/^error parsing regexp: /, ''));
 }
 
 /**

@@ -83,6 +83,12 @@ const EXAMPLES: [string, unknown][] = [
   ["'Spark' NOT RLIKE '^x'", true],
   ["'Spark' REGEXP 'ar'", true],
   ["rlike('Spark', 'ar')", true],
+  // Java's POSIX classes (US-ASCII), outside and inside a bracket expression, and negated.
+  ["'abc' RLIKE '^\\\\p{Lower}+$'", true],
+  ["regexp_replace('Hello, world! (ok)', '\\\\p{Punct}', '')", 'Hello world ok'],
+  ["regexp_replace('a1 b2', '[\\\\p{Alpha}\\\\s]', '')", '12'],
+  ["regexp_replace('a1 b2', '\\\\P{Alnum}', '_')", 'a1_b2'],
+  ["split('a;b, c', '[\\\\p{Punct}\\\\p{Space}]+')", ['a', 'b', 'c']],
   ["r'\\d' = '\\\\d'", true],
   ["length('a\\tb')", 3],
   ["'Spark' ILIKE 'spa%'", true],
