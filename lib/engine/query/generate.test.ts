@@ -117,6 +117,18 @@ describe('Generate: explode and posexplode in the SELECT list', () => {
     expect((await evalRows("SELECT id, s.k FROM src LATERAL VIEW stack(2, 'a', id, 'b', id + 10) s AS k, n WHERE s.n > 10", input)).rows).toEqual([{ id: 1, k: 'b' }, { id: 2, k: 'b' }]);
   });
 
+  it('LATERAL VIEW json_tuple: one row per input row, its keys as strings (c0, c1, … or the names given)', async () => {
+    const input: Row[] = [{ id: 1, line: '{"a":1,"b":"x","c":[1,2]}' }, { id: 2, line: 'not json' }];
+    expect((await evalRows("SELECT id, a, t.b FROM src LATERAL VIEW json_tuple(line, 'a', 'b') t AS a, b", input)).rows).toEqual([
+      { id: 1, a: '1', b: 'x' }, { id: 2, a: null, b: null },
+    ]);
+    expect((await evalRows("SELECT id, c0, x FROM src LATERAL VIEW json_tuple(line, 'c') t LATERAL VIEW explode(from_json(c0, 'ARRAY<INT>')) u AS x", input)).rows).toEqual([
+      { id: 1, c0: '[1,2]', x: 1 }, { id: 1, c0: '[1,2]', x: 2 },
+    ]);
+    expect(sqlError("SELECT id FROM src LATERAL VIEW json_tuple(line, 'a') t AS id").message).toMatch(/json_tuple\(\) outputs a column id, and its input has a column id too/);
+    expect(sqlError("SELECT 1 FROM src LATERAL VIEW json_tuple(line, 'a', 'b') t AS a").errorClass).toBe('UDTF_ALIAS_NUMBER_MISMATCH');
+  });
+
   it('refuses stack() as Spark does, with its error classes', () => {
     expect(sqlError("SELECT stack(2, 1, '2.2') FROM src")).toMatchObject({ errorClass: 'DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES', message: expect.stringMatching(/column \(0\) do not have the same type: INT \(1\) <> STRING \(2\)/) });
     expect(sqlError('SELECT stack(2, 1, 2.0D) FROM src').errorClass).toBe('DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES');

@@ -195,7 +195,17 @@ class QueryPlanner {
     for (const lv of lateralViews) {
       const builder = this.builder(qualifiers, schema, from.scope);
       const name = lv.generator.nameParts.join('.').toLowerCase() + (lv.outer ? '_outer' : '');
-      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, and stack()');
+      if (name === 'json_tuple' || name === 'json_tuple_outer') {
+        // One row out per row in (OUTER changes nothing): the input's columns and the keys'.
+        const pos = lineColumn(lv.generator.pos);
+        const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, pos);
+        const clash = items.find((i) => schema.some((f) => f.name.toLowerCase() === i.name.toLowerCase()));
+        if (clash) throw new SqlValidationError(`json_tuple() outputs a column ${clash.name}, and its input has a column ${clash.name} too: name the generator's columns (AS another name) or rename that column in a subquery`, pos, 'json_tuple');
+        ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...items], child: plan }));
+        if (lv.qualifier) qualifiers.push(lv.qualifier);
+        continue;
+      }
+      if (!GENERATORS.has(name)) throw notSupportedYet(`LATERAL VIEW ${name}()`, lineColumn(lv.generator.pos), 'LATERAL VIEW takes explode(), posexplode(), inline() and their _outer forms, stack() and json_tuple()');
       const call: Expr = { kind: 'call', name, args: lv.generator.arguments.map((a) => builder.build(a)), pos: lineColumn(lv.generator.pos) };
       ({ plan, output: schema } = this.resolved(this.generate(call as Extract<Expr, { kind: 'call' }>, lv.generatorOutput.length ? lv.generatorOutput : undefined, schema, plan).plan));
       if (lv.qualifier) qualifiers.push(lv.qualifier);
@@ -344,12 +354,7 @@ class QueryPlanner {
       // json_tuple(json, 'k1', 'k2', …) as a select item: Spark's generator, one column per key
       // (c0, c1, … as Spark names them, or the aliases), each the key's value as a string.
       if (e.kind === 'UnresolvedFunction' && fn === 'json_tuple') {
-        const args = positionalArguments(fn, e.arguments, e.pos);
-        if (args.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', pos, 'json_tuple');
-        const json = builder.build(args[0]);
-        const keys = args.slice(1);
-        if (alias && alias.length !== keys.length) throw this.aliasMismatch('json_tuple', keys.length, alias, pos);
-        keys.forEach((k, i) => list.push({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k)], pos }, name: alias?.[i] ?? `c${i}` }));
+        list.push(...this.jsonTuple(positionalArguments(fn, e.arguments, e.pos), alias, builder, pos));
         continue;
       }
       if (e.kind === 'UnresolvedFunction' && fn && GENERATORS.has(fn)) {
@@ -380,6 +385,19 @@ class QueryPlanner {
       seen.set(key, n);
     }
     return { kind: 'Project', list, child: generate ?? child };
+  }
+
+  /**
+   * json_tuple(json, 'k1', 'k2', …): Spark's generator of one row per input row, so a projection
+   * here, one column per key (c0, c1, … as Spark names them, or the aliases), each the key's value
+   * as a string.
+   */
+  private jsonTuple(args: readonly Expression[], alias: readonly string[] | undefined, builder: ExpressionBuilder, pos: Expr['pos']): NamedExpr[] {
+    if (args.length < 2) throw new SqlValidationError('json_tuple() takes (json, key1[, key2, …])', pos, 'json_tuple');
+    const json = builder.build(args[0]);
+    const keys = args.slice(1);
+    if (alias && alias.length !== keys.length) throw this.aliasMismatch('json_tuple', keys.length, alias, pos);
+    return keys.map((k, i) => ({ expr: { kind: 'call', name: 'json_tuple_item', args: [json, builder.build(k)], pos }, name: alias?.[i] ?? `c${i}` }));
   }
 
   private aliasMismatch(fn: string, expected: number, aliases: readonly string[], pos: Expr['pos']): SqlValidationError {
