@@ -1445,6 +1445,8 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     const typed = def.typed?.(e, args);
     if (typed) return typed;
+    // The arguments as compiled, before the conversions below (a decimal read as a double, a date as its midnight).
+    const written = args;
     // The arguments whose value is the result (def.valueArgs), by index; none for other functions.
     const valueIdx = def.valueArgs === undefined ? [] : def.valueArgs === 'all' ? args.map((_, i) => i) : def.valueArgs.filter((i) => i < args.length);
     const valuesOf = () => valueIdx.map((i) => args[i]);
@@ -1520,6 +1522,22 @@ class ExpressionCompiler implements LambdaCompiler {
       if (coerced) {
         args = args.map((a, i) => (coerced[i] === a.type ? a : convert(a, coerced[i])));
         types = coerced;
+        type = def.type(types, literals);
+      }
+    }
+    if (!RESULT_TYPES.includes(type) && def.valueArgs === undefined && registered?.group === 'string') {
+      // Spark's ImplicitTypeCasts the other way: an atomic value where a string function takes a
+      // STRING is cast to one, as CAST writes it (upper(1) is '1', length(123) 3, lpad(7, 3, '0')
+      // '007'); the cast is written in the plan. Only the string functions: elsewhere a string
+      // stands for a date or a number, which an INT would then pass for (month(123)).
+      const asText = atomicAsStrings(written.map((a) => a.type), types, (t) => def.type(t, literals));
+      if (asText) {
+        args = args.map((a, i) => {
+          if (asText[i] !== 'string' || types[i] === 'string') return a;
+          this.implicitCast(e, e.args[i], { type: 'string' });
+          return convert(written[i], 'string');
+        });
+        types = asText;
         type = def.type(types, literals);
       }
     }
@@ -1599,6 +1617,27 @@ function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprT
   for (const c of choices) {
     const tried = [...types];
     strings.forEach((at, k) => { if (c[k] > 0) tried[at] = as[c[k]]; });
+    if (RESULT_TYPES.includes(typeOf(tried))) return tried;
+  }
+  return undefined;
+}
+
+/** The atomic types Spark's ImplicitTypeCasts casts to a STRING where a function takes one. */
+const TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'date', 'timestamp', 'boolean', 'day_time_interval', 'year_month_interval']);
+
+/**
+ * The argument types with the fewest of them (at most three) read as STRINGs that make the
+ * function's type check pass, or undefined: an atomic non-string argument `written` has where the
+ * function takes a string. `types` are the arguments' types as the compiler reads them so far.
+ */
+function atomicAsStrings(written: ExprType[], types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string): ExprType[] | undefined {
+  const atomic = written.flatMap((t, i) => (TO_STRING.has(t) ? [i] : []));
+  if (atomic.length === 0 || atomic.length > 3) return undefined;
+  const choices: number[][] = [];
+  for (let n = 1; n < 2 ** atomic.length; n++) choices.push(atomic.filter((_, k) => (n >> k) & 1));
+  choices.sort((a, b) => a.length - b.length);
+  for (const c of choices) {
+    const tried = types.map((t, i) => (c.includes(i) ? 'string' : t));
     if (RESULT_TYPES.includes(typeOf(tried))) return tried;
   }
   return undefined;

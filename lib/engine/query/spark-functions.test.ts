@@ -201,6 +201,13 @@ const EXAMPLES: [string, unknown][] = [
   // concat_ws casts every atomic argument to a STRING as CAST does, as concat does.
   ["concat_ws('-', 1, TIMESTAMP '2024-01-01 10:30:15.123', DATE '2024-01-02', 2.0D)", '1-2024-01-01 10:30:15.123-2024-01-02-2.0'],
   ["concat('x', INTERVAL '1' DAY)", "xINTERVAL '1' DAY"],
+  // A string function casts an atomic argument to a STRING as CAST writes it (ImplicitTypeCasts).
+  ['upper(1)', '1'],
+  ['length(123)', 3],
+  ["lpad(7, 3, '0')", '007'],
+  ['substr(12345, 2, 2)', '23'],
+  ['upper(1.50)', '1.50'],
+  ["upper(DATE '2024-01-02')", '2024-01-02'],
   ['2.50 || 1', '2.501'],
   ['sqrt(2.25)', 1.5],
   // date and time
