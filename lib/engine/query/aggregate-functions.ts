@@ -21,7 +21,7 @@
  */
 import { bigOf, fitsLong, longAdd, longFromDouble, toLong, type Long } from './long';
 import { divideHalfUp, exactMicros, exactMonths, fullRange, type IntervalKind } from './interval-utils';
-import { isInterval } from './sql-values';
+import { castValue, isInterval } from './sql-values';
 import { microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
@@ -459,6 +459,11 @@ function approxCountDistinct(relativeSD: number): AggregateFunction {
   };
 }
 
+/** The aggregates of one number that read a STRING argument as a DOUBLE, as Spark casts it. */
+const NUMBERS_FROM_STRINGS: ReadonlySet<string> = new Set([
+  'sum', 'avg', 'mean', 'try_sum', 'try_avg', 'stddev', 'stddev_samp', 'stddev_pop', 'std', 'variance', 'var_samp', 'var_pop', 'skewness', 'kurtosis',
+]);
+
 /** An argument of an aggregate call: its type, and its value when it is a literal. */
 export interface AggregateArg extends TypeInfo {
   literal?: { value: unknown };
@@ -543,6 +548,12 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
       'Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.',
       { aggregate: text },
     );
+  }
+  if (NUMBERS_FROM_STRINGS.has(name) && call.args.length === 1 && call.args[0].type === 'string') {
+    // Spark's ImplicitTypeCasts: a STRING where the function takes a number is read as a DOUBLE
+    // (sum('10') is 10.0; text that is no number is NULL, which the function skips).
+    const fn = resolve(name, { ...call, args: [{ type: 'double' }] }, text);
+    return { ...fn, prepare: (v) => castValue(v ?? null, 'string', 'double') };
   }
   const fn = resolve(name, call, text);
   // Arguments not read per row are options, which must be literals.
