@@ -54,6 +54,22 @@ const row = (o: Record<string, unknown>) => JSON.stringify(o);
 const INNER = 'SELECT * FROM impressions JOIN clicks ON clickAdId = adId AND clickTime >= impressionTime AND clickTime <= impressionTime + INTERVAL 1 HOUR';
 
 describe('stream-stream inner join (the programming guide\'s impressions and clicks)', () => {
+  it('streams joined by a comma (or CROSS JOIN) with the condition in WHERE join as with ON (Spark pushes the WHERE into the join)', async () => {
+    for (const sql of [
+      'SELECT * FROM impressions, clicks WHERE clickAdId = adId AND clickTime >= impressionTime AND clickTime <= impressionTime + INTERVAL 1 HOUR',
+      'SELECT * FROM impressions CROSS JOIN clicks WHERE clickAdId = adId AND clickTime BETWEEN impressionTime AND impressionTime + INTERVAL 1 HOUR',
+    ]) {
+      const t = adsJob(sql);
+      const q = t.start();
+      t.impressions.addData(imp(1, 0), imp(2, 0));
+      t.clicks.addData(click(1, 30), click(2, 120));
+      await q.processAllAvailable();
+      expect(t.out()).toEqual([row({ adId: 1, impressionTime: T0, clickAdId: 1, clickTime: T0 + 30 * MIN })]);
+      expect(t.progress.at(-1)!.stateOperators[0].operatorName).toBe('symmetricHashJoin');
+      await q.stop();
+    }
+  });
+
   it('joins each click with its ad\'s impression within the hour, across batches and a restart', async () => {
     const t = adsJob(INNER);
     let q = t.start();

@@ -182,6 +182,13 @@ class QueryPlanner {
       where = child.condition;
       child = child.child;
     }
+    // Streams joined by a comma (or CROSS JOIN) with the condition in WHERE: Spark's optimizer
+    // moves the WHERE into the inner join (PushPredicateThroughJoin) before its planner looks for
+    // the equality. Here the WHERE becomes the join's ON: for an inner join the same pairs pass.
+    if (where && child.kind === 'Join' && child.condition === undefined && !child.usingColumns && !child.natural && (child.joinType === 'Inner' || child.joinType === 'Cross') && this.joinsStreamsOnly(child)) {
+      child = { ...child, joinType: 'Inner', condition: where };
+      where = undefined;
+    }
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
       lateralViews.unshift(child);
@@ -279,6 +286,13 @@ class QueryPlanner {
       default:
         return this.subquery(u, ctes);
     }
+  }
+
+  /** Whether every table a join tree reads is one of the job's streams (by name, not a CTE). */
+  private joinsStreamsOnly(u: UnresolvedPlan): boolean {
+    if (u.kind === 'Join') return this.joinsStreamsOnly(u.left) && this.joinsStreamsOnly(u.right);
+    if (u.kind === 'SubqueryAlias') return this.joinsStreamsOnly(u.child);
+    return u.kind === 'UnresolvedRelation' && this.relations.some((r) => r.sourceName.toLowerCase() === u.multipartIdentifier.join('.').toLowerCase());
   }
 
   /** A side of a join that is a CTE or a subquery (join-planner.ts's JoinLeafPlanner); undefined for a table. */
