@@ -16,6 +16,8 @@ import { keyText } from './map-functions';
 import { elementOf, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { compareValues } from './ordering';
 import { castValue, isNumeric } from './sql-values';
+import { dateAddMonths, MICROS_PER_DAY, timestampAddMicros, timestampAddMonths } from './interval-utils';
+import type { Long } from './long';
 
 /** Elements an array built here may have: sequence and array_repeat check it before building. */
 const MAX_ARRAY_ELEMENTS = 1 << 20;
@@ -89,6 +91,34 @@ function sequence(start: number, stop: number, step: number | undefined): number
   const n = by === 0 ? 1 : Math.floor((stop - start) / by) + 1;
   checkLength('sequence()', n);
   return Array.from({ length: n }, (_, i) => start + i * by);
+}
+
+/**
+ * Spark's sequence of DATEs or TIMESTAMPs by an INTERVAL step: start + i × step while not past
+ * stop. A year-month step adds months to the start (Jan 31 steps to Feb 29, then Mar 31); a
+ * DATE steps by whole days or by months. `start` and `stop` are of the element type (days, or
+ * epoch milliseconds with their microseconds).
+ */
+function temporalSequence(start: number, stop: number, step: Long, months: boolean, dates: boolean): number[] {
+  const sign = typeof step === 'bigint' ? (step > 0n ? 1 : step < 0n ? -1 : 0) : Math.sign(step);
+  if (sign === 0 ? start !== stop : (sign > 0) !== (start <= stop) && start !== stop) {
+    fail('sequence()', `Illegal sequence boundaries: ${start} to ${stop} by ${step}`);
+  }
+  const micros = months ? 0n : BigInt(step);
+  if (dates && !months && micros % MICROS_PER_DAY !== 0n) fail('sequence()', 'sequence step must be an interval day to second of day granularity if start and end values are dates');
+  const at = (i: number): number => {
+    if (months) return dates ? dateAddMonths(start, i * Number(step)) : timestampAddMonths(start, i * Number(step));
+    return dates ? start + i * Number(micros / MICROS_PER_DAY) : timestampAddMicros(start, BigInt(i) * micros);
+  };
+  const out: number[] = [];
+  for (let i = 0; ; i++) {
+    const v = at(i);
+    if (sign >= 0 ? v > stop : v < stop) break;
+    out.push(v);
+    checkLength('sequence()', out.length);
+    if (sign === 0) break;
+  }
+  return out;
 }
 
 const isStrType = (t: TypeInfo) => t.type === 'string' || t.type === 'null';
@@ -277,9 +307,20 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     type: (a) => {
       const t = a[0].type === 'null' ? a[1] : a[0];
       if (t.type === 'date' && (a[1].type === 'date' || a[1].type === 'null') && a.length === 2) return { type: 'array', elementType: elementOf({ type: 'date' }) };
-      return a.every(isInt) ? { type: 'array', elementType: elementOf({ type: 'long' }) } : `sequence() takes (start, stop[, step]) integers, or (start, stop) dates stepping a day (an INTERVAL step is not supported), got ${a.map((x) => typeText(x)).join(', ')}`;
+      const temporal = (x: TypeInfo) => x.type === 'date' || x.type === 'timestamp' || x.type === 'null';
+      if (a.length === 3 && temporal(a[0]) && temporal(a[1]) && (a[2].type === 'day_time_interval' || a[2].type === 'year_month_interval')) {
+        // A DATE beside a TIMESTAMP is read as its midnight, as Spark casts it.
+        const ts = a.slice(0, 2).find((x) => x.type === 'timestamp');
+        return { type: 'array', elementType: elementOf(ts ?? { type: 'date' }) };
+      }
+      return a.every(isInt) ? { type: 'array', elementType: elementOf({ type: 'long' }) } : `sequence() takes (start, stop[, step]) integers, or dates or timestamps with an INTERVAL step (dates alone step a day), got ${a.map((x) => typeText(x)).join(', ')}`;
     },
-    impl: ([start, stop, step]) => sequence(Number(start), Number(stop), step === undefined ? undefined : Number(step)),
+    impl: ([start, stop, step], t) => {
+      if (t[2]?.type !== 'day_time_interval' && t[2]?.type !== 'year_month_interval') return sequence(Number(start), Number(stop), step === undefined ? undefined : Number(step));
+      const dates = t[0].type !== 'timestamp' && t[1].type !== 'timestamp';
+      const asElement = (v: unknown, x: TypeInfo) => (!dates && x.type === 'date' ? (v as number) * 86_400_000 : (v as number));
+      return temporalSequence(asElement(start, t[0]), asElement(stop, t[1]), step as Long, t[2].type === 'year_month_interval', dates);
+    },
     checkLiterals: ([start, stop, step]) => (typeof start === 'number' && typeof stop === 'number' && step === 0 && start !== stop ? `sequence(): Illegal sequence boundaries: ${start} to ${stop} by 0` : undefined),
   },
   array_repeat: {

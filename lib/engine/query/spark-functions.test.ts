@@ -201,6 +201,11 @@ const EXAMPLES: [string, unknown][] = [
   // concat_ws casts every atomic argument to a STRING as CAST does, as concat does.
   ["concat_ws('-', 1, TIMESTAMP '2024-01-01 10:30:15.123', DATE '2024-01-02', 2.0D)", '1-2024-01-01 10:30:15.123-2024-01-02-2.0'],
   ["concat('x', INTERVAL '1' DAY)", "xINTERVAL '1' DAY"],
+  // sequence with an INTERVAL step (Spark's function reference; a month step adds months to the start).
+  ["CAST(sequence(to_date('2018-01-01'), to_date('2018-03-01'), interval 1 month) AS STRING)", '[2018-01-01, 2018-02-01, 2018-03-01]'],
+  ["CAST(sequence(DATE '2024-01-31', DATE '2024-04-30', INTERVAL 1 MONTH) AS STRING)", '[2024-01-31, 2024-02-29, 2024-03-31, 2024-04-30]'],
+  ["CAST(sequence(DATE '2024-01-03', DATE '2024-01-01', INTERVAL -1 DAY) AS STRING)", '[2024-01-03, 2024-01-02, 2024-01-01]'],
+  ["CAST(sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 01:00:00', INTERVAL 30 MINUTES) AS STRING)", '[2024-01-01 00:00:00, 2024-01-01 00:30:00, 2024-01-01 01:00:00]'],
   // A string function casts an atomic argument to a STRING as CAST writes it (ImplicitTypeCasts).
   ['upper(1)', '1'],
   ['length(123)', 3],
@@ -559,6 +564,8 @@ describe("Spark's function examples", () => {
 
   it('refuses the forms Weir does not take, saying what it takes instead', async () => {
     await expect(one("format_string('%t', 1)")).rejects.toThrow(/conversion %t is not supported; Weir takes %s/);
+    await expect(one("sequence(DATE '2024-01-01', DATE '2024-01-03', INTERVAL 12 HOURS)")).rejects.toThrow(/sequence step must be an interval day to second of day granularity/);
+    await expect(one("sequence(DATE '2024-01-01', DATE '2024-01-03', INTERVAL -1 DAY)")).rejects.toThrow(/Illegal sequence boundaries/);
     // A map has no order (Spark's INVALID_ORDERING_TYPE).
     await expect(one("sort_array(array(map('a', 1)))")).rejects.toThrow(/an array of a type with an order \(not a map\)/);
     await expect(one("array_max(array(map('a', 1)))")).rejects.toThrow(/an array of a type with an order \(not a map\)/);
