@@ -286,9 +286,10 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
  * it, a NULL inside as `null`.
  */
 function complexText(t: TypeInfo): (v: unknown) => string {
-  const inner = (f: TypeInfo | Field): ((v: unknown) => string) => {
-    const ft = f.type === 'array' || f.type === 'map' || f.type === 'struct' || f.type === 'window' ? complexText(typeOfField(f as Field)) : textOf(isField(f) ? typeOfField(f) : f) as (v: unknown) => string;
-    return (v) => (v === null || v === undefined ? 'null' : ft(v));
+  const inner = (f: Field): ((v: unknown) => string) => {
+    const ft = typeOfField(f);
+    const text = isComplex(ft.type) ? complexText(ft) : (textOf(ft) as (v: unknown) => string);
+    return (v) => (v === null || v === undefined ? 'null' : text(v));
   };
   if (t.type === 'array') {
     const el = inner(t.elementType!);
@@ -302,8 +303,6 @@ function complexText(t: TypeInfo): (v: unknown) => string {
   const fields = (t.fields ?? []).map((f) => ({ name: f.name, text: inner(f) }));
   return (v) => `{${fields.map((f) => f.text((v as Record<string, unknown>)[f.name])).join(', ')}}`;
 }
-
-const isField = (f: TypeInfo | Field): f is Field => 'name' in f;
 
 /**
  * Spark's Cast between nested types: an ARRAY to an ARRAY, a MAP to a MAP (keys and values), a
@@ -1601,46 +1600,43 @@ function writtenAsBigint(e: Expr): boolean {
 }
 
 /**
- * The argument types with some strings read as timestamps, dates or doubles (Spark's
- * ImplicitTypeCasts: a string where a function takes a number is cast to a DOUBLE, `sqrt('4')`),
- * the fewest such casts that make `typeOf` accept them; undefined when none does (or the call
- * has too many strings to try).
+ * The argument types with the fewest of the arguments at `positions` (at most three) read as one
+ * of `to` that make `typeOf` accept them (Spark's ImplicitTypeCasts, which casts an argument to
+ * the type the function takes); undefined when none does, or there are too many to try.
  */
-function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean): ExprType[] | undefined {
-  const strings = types.flatMap((t, i) => (t === 'string' ? [i] : []));
-  if (strings.length > 3) return undefined;
-  // Each string position stays a string (0), or is read as one of these.
-  const as: ExprType[] = ['string', 'timestamp', 'date', ...(numbers ? ['double' as const] : [])];
+function fewestCasts(types: ExprType[], positions: number[], to: readonly ExprType[], typeOf: (t: ExprType[]) => ExprType | string): ExprType[] | undefined {
+  if (positions.length > 3) return undefined;
+  // Each position stays as it is (0), or is read as to[k - 1].
+  const base = to.length + 1;
   const choices: number[][] = [];
-  for (let n = 1; n < as.length ** strings.length; n++) choices.push(strings.map((_, k) => Math.floor(n / as.length ** k) % as.length));
+  for (let n = 1; n < base ** positions.length; n++) choices.push(positions.map((_, k) => Math.floor(n / base ** k) % base));
   choices.sort((a, b) => a.filter((c) => c > 0).length - b.filter((c) => c > 0).length);
   for (const c of choices) {
     const tried = [...types];
-    strings.forEach((at, k) => { if (c[k] > 0) tried[at] = as[c[k]]; });
+    positions.forEach((at, k) => { if (c[k] > 0) tried[at] = to[c[k] - 1]; });
     if (RESULT_TYPES.includes(typeOf(tried))) return tried;
   }
   return undefined;
+}
+
+/**
+ * Strings read as timestamps, dates or doubles where the function takes one (`sqrt('4')`,
+ * `date_trunc('YEAR', '2015-03-05T09:32:05')`); `numbers`: a DOUBLE is one of the choices.
+ */
+function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean): ExprType[] | undefined {
+  const strings = types.flatMap((t, i) => (t === 'string' ? [i] : []));
+  return fewestCasts(types, strings, ['timestamp', 'date', ...(numbers ? ['double' as const] : [])], typeOf);
 }
 
 /** The atomic types Spark's ImplicitTypeCasts casts to a STRING where a function takes one. */
 const TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', 'date', 'timestamp', 'boolean', 'day_time_interval', 'year_month_interval']);
 
 /**
- * The argument types with the fewest of them (at most three) read as STRINGs that make the
- * function's type check pass, or undefined: an atomic non-string argument `written` has where the
- * function takes a string. `types` are the arguments' types as the compiler reads them so far.
+ * Atomic non-string arguments (their types as `written`) read as STRINGs where the function
+ * takes one; `types` are the arguments' types as the compiler reads them so far.
  */
 function atomicAsStrings(written: ExprType[], types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string): ExprType[] | undefined {
-  const atomic = written.flatMap((t, i) => (TO_STRING.has(t) ? [i] : []));
-  if (atomic.length === 0 || atomic.length > 3) return undefined;
-  const choices: number[][] = [];
-  for (let n = 1; n < 2 ** atomic.length; n++) choices.push(atomic.filter((_, k) => (n >> k) & 1));
-  choices.sort((a, b) => a.length - b.length);
-  for (const c of choices) {
-    const tried = types.map((t, i) => (c.includes(i) ? 'string' : t));
-    if (RESULT_TYPES.includes(typeOf(tried))) return tried;
-  }
-  return undefined;
+  return fewestCasts(types, written.flatMap((t, i) => (TO_STRING.has(t) ? [i] : [])), ['string'], typeOf);
 }
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */
