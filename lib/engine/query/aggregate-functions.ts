@@ -89,17 +89,12 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
       // NaN is larger than any other double in Spark; JS comparisons with NaN are always false.
       if (v === null || v === undefined) return b;
       if (b === null) return v;
-      if (typeof v === 'number' && Number.isNaN(v)) return b;
-      if (typeof b === 'number' && Number.isNaN(b)) return v;
-      if (typeof v === 'object') return compareValues(v, b) < 0 ? v : b;
-      return (v as never) < (b as never) ? v : b;
+      // Spark's order: NaN above every other double; structs and arrays field by field.
+      return compareValues(v, b) < 0 ? v : b;
     case MAX:
       if (v === null || v === undefined) return b;
       if (b === null) return v;
-      if (typeof v === 'number' && Number.isNaN(v)) return v;
-      if (typeof b === 'number' && Number.isNaN(b)) return b;
-      if (typeof v === 'object') return compareValues(v, b) > 0 ? v : b;
-      return (v as never) > (b as never) ? v : b;
+      return compareValues(v, b) > 0 ? v : b;
     case APPROX_COUNT_DISTINCT:
       hllAdd(b as Uint8Array, v);
       return b;

@@ -338,8 +338,6 @@ function bitGet(name: string): FunctionDef {
   };
 }
 
-
-
 export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   sin: unary(Math.sin),
   cos: unary(Math.cos),

@@ -1,6 +1,7 @@
 /**
- * Spark's order of values (its InterpretedOrdering): one comparison for min, max, max_by and
- * min_by, the array functions that sort or pick, and ORDER BY.
+ * Spark's order of values (its InterpretedOrdering): one comparison for the comparison operators,
+ * IN and CASE, greatest and least, min, max, max_by and min_by, the array functions that sort,
+ * pick or search, and ORDER BY.
  */
 
 /**

@@ -27,6 +27,7 @@ export const PREDICATE_FUNCTIONS: Record<string, FunctionDef> = {
   equal_null: {
     min: 2, max: 2, nullIntolerant: false,
     type: () => 'boolean',
+    // Never called: `compile` builds every call.
     impl: () => null,
     compile: (e, c) => {
       const { l, r, test } = c.comparison(e, e.args[0], e.args[1], '=');
