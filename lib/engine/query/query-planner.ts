@@ -52,6 +52,11 @@ export function buildLogicalPlan(sql: string, relations: StreamingRelation | rea
   }
 }
 
+/** A generator whose output column `name` has the name of one of its input's columns. */
+function outputClash(generator: string, name: string, pos: Expr['pos'], fn: string): SqlValidationError {
+  return new SqlValidationError(`${generator} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, pos, fn);
+}
+
 class QueryPlanner {
   /** Inside a UNION's branches (a static table there is Spark's streaming-batch Union). */
   private unionDepth = 0;
@@ -207,7 +212,7 @@ class QueryPlanner {
         const pos = lineColumn(lv.generator.pos);
         const items = this.jsonTuple(positionalArguments('json_tuple', lv.generator.arguments, lv.generator.pos), lv.generatorOutput.length ? lv.generatorOutput : undefined, builder, pos);
         const clash = items.find((i) => schema.some((f) => f.name.toLowerCase() === i.name.toLowerCase()));
-        if (clash) throw new SqlValidationError(`json_tuple() outputs a column ${clash.name}, and its input has a column ${clash.name} too: name the generator's columns (AS another name) or rename that column in a subquery`, pos, 'json_tuple');
+        if (clash) throw outputClash('json_tuple()', clash.name, pos, 'json_tuple');
         ({ plan, output: schema } = this.resolved({ kind: 'Project', list: [...schema.map((f): NamedExpr => ({ expr: { kind: 'column', name: f.name }, name: f.name })), ...items], child: plan }));
         if (lv.qualifier) qualifiers.push(lv.qualifier);
         continue;
@@ -440,7 +445,7 @@ class QueryPlanner {
     const output = names.map((name) => {
       if (!taken.has(name.toLowerCase())) return name;
       if (!renameCollisions) {
-        throw new SqlValidationError(`${exprToString(call)} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, call.pos, call.name);
+        throw outputClash(exprToString(call), name, call.pos, call.name);
       }
       let unused = `__generated_${name}`;
       for (let i = 1; taken.has(unused.toLowerCase()); i++) unused = `__generated_${name}_${i}`;
