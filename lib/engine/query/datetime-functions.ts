@@ -73,7 +73,7 @@ function truncTimestamp(unit: string, ms: number): number | null {
 
 /** A date part of a timestamp; a string is cast to one first, as Spark casts it implicitly. */
 const dateField = (name: string): FunctionDef => ({
-  min: 1, max: 1, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
+  min: 1, max: 1, resultIntegral: 32, type: (a) => (a[0] === 'string' ? 'long' : ts(a) ?? 'long'),
   impl: ([v], _c, t) => {
     const ms = t[0] === 'string' ? parseTimestampLiteral(v as string) : (v as number);
     return ms === null ? null : DATE_FIELDS[name](utcDate(ms));
@@ -218,6 +218,12 @@ const DATE_PART: FunctionDef = {
     return dayArg(a, 1) ?? (field === 'second' ? 'decimal' : 'long');
   },
   resultDecimal: () => SECOND_DECIMAL,
+  // Spark's types: every field of a date or timestamp an INT; of an interval, YEAR and DAY an
+  // INT, MONTH, HOUR and MINUTE a TINYINT (ExtractIntervalPart).
+  resultIntegral: (a, lits) => {
+    const field = typeof lits[0] === 'string' ? extractField(lits[0]) : undefined;
+    return (a[1] === 'day_time_interval' || a[1] === 'year_month_interval') && (field === 'month' || field === 'hour' || field === 'minute') ? 8 : 32;
+  },
   impl: ([field, v], _c, t) => {
     if (t[1] === 'day_time_interval' || t[1] === 'year_month_interval') return intervalField(extractField(field as string)!, v, t[1]);
     const ms = t[1] === 'date' ? timestampFromDate(v as number) : toMs(v, t[1]);
@@ -527,8 +533,8 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   // 0 = Monday … 6 = Sunday.
-  weekday: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'long', impl: ([d], _c, t) => { const day = toDay(d, t[0]); return day === null ? null : (new Date(day * DAY_MS).getUTCDay() + 6) % 7; } },
-  unix_date: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'long', impl: ([d], _c, t) => toDay(d, t[0]) },
+  weekday: { min: 1, max: 1, resultIntegral: 32, type: (a) => dayArg(a) ?? 'long', impl: ([d], _c, t) => { const day = toDay(d, t[0]); return day === null ? null : (new Date(day * DAY_MS).getUTCDay() + 6) % 7; } },
+  unix_date: { min: 1, max: 1, resultIntegral: 32, type: (a) => dayArg(a) ?? 'long', impl: ([d], _c, t) => toDay(d, t[0]) },
   date_from_unix_date: { min: 1, max: 1, type: (a) => (a[0] === 'long' || a[0] === 'null' ? 'date' : 'expects a number of days'), impl: ([n]) => n },
   unix_seconds: tsToLong((ms) => Math.floor(ms / 1000)),
   unix_micros: tsToLong(microsOfTimestamp),
@@ -634,7 +640,7 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
   dateadd: DATE_ADD,
   date_sub: dayShift(-1),
   datediff: {
-    min: 2, max: 2, type: (a) => dayArg(a, 0) ?? dayArg(a, 1) ?? 'long',
+    min: 2, max: 2, resultIntegral: 32, type: (a) => dayArg(a, 0) ?? dayArg(a, 1) ?? 'long',
     impl: ([e, s], _c, t) => { const a = toDay(e, t[0]); const b = toDay(s, t[1]); return a === null || b === null ? null : a - b; },
   },
   add_months: {
@@ -651,9 +657,9 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   last_day: { min: 1, max: 1, type: (a) => dayArg(a) ?? 'date', impl: ([d], _c, t) => { const day = toDay(d, t[0]); if (day === null) return null; const x = new Date(timestampFromDate(day)); return dateFromTimestamp(utc(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)); } },
-  dayofyear: { min: 1, max: 1, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = utcDate(ms); return Math.floor((midnight(ms) - utc(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
+  dayofyear: { min: 1, max: 1, resultIntegral: 32, type: (a) => tsArg(a) ?? 'long', impl: ([d], _c, t) => { const ms = toMs(d, t[0]); if (ms === null) return null; const x = utcDate(ms); return Math.floor((midnight(ms) - utc(x.getUTCFullYear(), 0, 1)) / DAY_MS) + 1; } },
   weekofyear: {
-    min: 1, max: 1, type: (a) => tsArg(a) ?? 'long',
+    min: 1, max: 1, resultIntegral: 32, type: (a) => tsArg(a) ?? 'long',
     // ISO 8601 week number (Spark: weeks start on Monday, week 1 has more than 3 days).
     impl: ([d], _c, t) => {
       const ms = toMs(d, t[0]);

@@ -1547,7 +1547,8 @@ class ExpressionCompiler implements LambdaCompiler {
     const longs = type !== 'long' ? [] : valuesOf().filter((a) => a.type === 'long');
     const bits = longs.length > 0 ? longs.slice(1).reduce((w, a) => widerWidth(w, a.integral), longs[0].integral) : undefined;
     if (bits) Object.assign(dec, { integral: bits });
-    if (type === 'long' && def.resultIntegral) Object.assign(dec, { integral: def.resultIntegral });
+    const resultBits = typeof def.resultIntegral === 'function' ? def.resultIntegral(types, literals) : def.resultIntegral;
+    if (type === 'long' && resultBits) Object.assign(dec, { integral: resultBits });
     // …and a FLOAT among FLOATs and integers is a FLOAT (each integer rounded to one); an integer
     // beside a DOUBLE is read as a DOUBLE (a BIGINT past 2^53 its nearest double), as Spark casts it.
     if (type === 'double' && valueIdx.length > 0) {

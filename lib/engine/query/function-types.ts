@@ -73,8 +73,12 @@ export interface FunctionDef extends CallRewrite {
   resultNTZ?: boolean;
   /** A TIMESTAMP result is a TIMESTAMP_NTZ when this argument is one (Spark's TimestampAdd keeps its timestamp's type). */
   ntzOfArg?: number;
-  /** A BIGINT result is an INT (32), SMALLINT or TINYINT, as Spark types it (bit_count). */
-  resultIntegral?: IntegralBits;
+  /**
+   * A BIGINT result is an INT (32), SMALLINT or TINYINT, as Spark types it (bit_count, length,
+   * hour); a function of the arguments' types and literals where the width depends on them
+   * (EXTRACT(MONTH FROM <interval>) is a TINYINT, EXTRACT(MONTH FROM <date>) an INT).
+   */
+  resultIntegral?: IntegralBits | ((args: ExprType[], literals: unknown[]) => IntegralBits | undefined);
   /**
    * The arguments whose value is the result (coalesce: all; if: 1 and 2): they share one
    * decimal, integer, FLOAT or TIMESTAMP_NTZ type, and a BIGINT among them stays exact.

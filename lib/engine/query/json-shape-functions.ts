@@ -144,7 +144,7 @@ function infer(v: unknown, raw: string[], opts: InferOptions): Inferred {
 export const JSON_SHAPE_FUNCTIONS: Record<string, FunctionDef> = {
   // The number of elements of a JSON array; NULL for any other value or invalid JSON.
   json_array_length: {
-    min: 1, max: 1, type: (a) => (isStr(a[0]) ? 'long' : 'json_array_length() takes a string'),
+    min: 1, max: 1, resultIntegral: 32, type: (a) => (isStr(a[0]) ? 'long' : 'json_array_length() takes a string'),
     impl: ([s]) => { const p = parse(s as string); return p && Array.isArray(p.value) ? p.value.length : null; },
   },
   // Spark: the schema of the document as DDL text, for from_json; its argument must be a literal.

@@ -99,7 +99,7 @@ export function splitString(s: string, pattern: string, limit: number): string[]
 
 export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
   regexp_count: {
-    min: 2, max: 2, type: two('regexp_count()', 'long'),
+    min: 2, max: 2, resultIntegral: 32, type: two('regexp_count()', 'long'),
     impl: ([s, p]) => {
       let n = 0;
       for (const _ of regexMatches(walkRegex('regexp_count()', p as string), s as string)) n++;
@@ -110,7 +110,7 @@ export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
   // The 1-based character position of the first match, 0 when none. As Spark's, the whole
   // match's position: the group index is taken and not used.
   regexp_instr: {
-    min: 2, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || a[2] === 'long' || a[2] === 'null') ? 'long' : 'regexp_instr() takes (string, pattern[, group index])'),
+    min: 2, max: 3, resultIntegral: 32, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || a[2] === 'long' || a[2] === 'null') ? 'long' : 'regexp_instr() takes (string, pattern[, group index])'),
     impl: ([s, p]) => {
       const m = recordRegex('regexp_instr()', p as string).exec(s as string);
       return m === null ? 0 : m.index + 1;

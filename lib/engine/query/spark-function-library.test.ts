@@ -246,6 +246,24 @@ const MORE_EXAMPLES: [string, unknown][] = [
   ["datediff(DAY, DATE '2022-01-01', DATE '2022-01-08')", 7],
   ["date_diff(WEEK, DATE '2022-01-01', DATE '2022-01-15')", 2],
   ["timestampdiff(MILLISECOND, TIMESTAMP '2022-01-01 00:00:00', TIMESTAMP '2022-01-01 00:00:01.5')", 1500],
+  // Result types as Spark's expressions declare them: a date or time field, a length, a position
+  // or a count of days is an INT (GetDateField, Length, StringLocate, DateDiff, …); an interval's
+  // MONTH, HOUR and MINUTE a TINYINT (ExtractIntervalPart); timestampdiff a BIGINT.
+  ...[
+    "year(DATE '2022-01-01')", "quarter(DATE '2022-01-01')", "month(DATE '2022-01-01')", "day(DATE '2022-01-01')",
+    "dayofmonth(DATE '2022-01-01')", "dayofweek(DATE '2022-01-01')", "dayofyear(DATE '2022-01-01')", "weekday(DATE '2022-01-01')",
+    "weekofyear(DATE '2022-01-01')", "hour(TIMESTAMP '2022-01-01 10:00:00')", "minute(TIMESTAMP '2022-01-01 10:00:00')",
+    "second(TIMESTAMP '2022-01-01 10:00:00')", "datediff(DATE '2022-01-02', DATE '2022-01-01')", "unix_date(DATE '2022-01-01')",
+    "extract(YEAR FROM DATE '2022-01-01')", "date_part('hour', TIMESTAMP '2022-01-01 10:00:00')", 'length(s)', 'char_length(s)',
+    'octet_length(s)', 'bit_length(s)', "instr(s, 'a')", "locate('a', s)", "position('a', s)", 'ascii(s)', "levenshtein(s, 'x')",
+    "find_in_set('a', s)", "regexp_count(s, 'a')", "regexp_instr(s, 'a')", "json_array_length('[1]')",
+    "extract(YEAR FROM INTERVAL '1-2' YEAR TO MONTH)", "extract(DAY FROM INTERVAL '1 02:03:04' DAY TO SECOND)",
+  ].map((e): [string, unknown] => [`typeof(${e})`, 'int']),
+  ...["extract(MONTH FROM INTERVAL '1-2' YEAR TO MONTH)", "extract(HOUR FROM INTERVAL '1 02:03:04' DAY TO SECOND)", "extract(MINUTE FROM INTERVAL '1 02:03:04' DAY TO SECOND)"]
+    .map((e): [string, unknown] => [`typeof(${e})`, 'tinyint']),
+  ["typeof(datediff(DAY, DATE '2022-01-01', DATE '2022-01-08'))", 'bigint'],
+  // An INT wraps as Spark's does with ANSI off.
+  ["hour(TIMESTAMP '2022-01-01 07:00:00') * 1000000000", -1589934592],
 ];
 
 describe('string, datetime and cast functions', () => {

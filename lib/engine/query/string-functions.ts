@@ -206,7 +206,7 @@ export function base64Text(fn: string, b: Uint8Array): string {
 }
 
 const lengthOf = (fn: string, unit: 8 | 1): FunctionDef => ({
-  min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : `${fn} takes a string or a binary`),
+  min: 1, max: 1, resultIntegral: 32, type: (a) => (isBytes(a[0]) ? 'long' : `${fn} takes a string or a binary`),
   impl: ([v]) => (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : (v as Uint8Array).length) * unit,
 });
 
@@ -347,13 +347,13 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, d, n]) => substringIndex(s as string, d as string, Math.trunc(n as number)),
   },
   levenshtein: {
-    min: 2, max: 3, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || isInt(a[2])) ? 'long' : 'levenshtein() takes (string, string[, threshold])'),
+    min: 2, max: 3, resultIntegral: 32, type: (a) => (isStr(a[0]) && isStr(a[1]) && (a.length < 3 || isInt(a[2])) ? 'long' : 'levenshtein() takes (string, string[, threshold])'),
     impl: ([a, b, t]) => levenshtein(chars(a as string), chars(b as string), t === undefined ? undefined : Math.trunc(t as number)),
   },
   soundex: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => soundex(s as string) },
   // 1-based index of `s` among the comma-separated values; 0 when absent or when `s` has a comma.
   find_in_set: {
-    min: 2, max: 2, type: (a) => str(a) ?? 'long',
+    min: 2, max: 2, resultIntegral: 32, type: (a) => str(a) ?? 'long',
     impl: ([s, list]) => ((s as string).includes(',') ? 0 : (list as string).split(',').indexOf(s as string) + 1),
   },
   // The n-th value (1-based) as a string, as Spark casts elt's values; NULL out of range (ANSI off).
@@ -449,9 +449,9 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   },
   ltrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', true, false) },
   rtrim: { min: 1, max: 2, type: (a) => str(a) ?? 'string', impl: ([s, c]) => trimChars(s as string, (c as string | undefined) ?? ' ', false, true) },
-  instr: { min: 2, max: 2, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
+  instr: { min: 2, max: 2, resultIntegral: 32, type: (a) => str(a) ?? 'long', impl: ([s, sub]) => chars((s as string).slice(0, Math.max(0, (s as string).indexOf(sub as string)))).length + ((s as string).includes(sub as string) ? 1 : 0) },
   locate: {
-    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
+    min: 2, max: 3, resultIntegral: 32, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
     // Spark: 1-based; a position below 1 finds nothing (0).
     impl: ([sub, s, p]) => {
       const pos = p === undefined ? 1 : Math.trunc(p as number);
@@ -463,7 +463,7 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     },
   },
   position: {
-    min: 2, max: 3, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
+    min: 2, max: 3, resultIntegral: 32, type: (a) => str(a, 2) ?? (a.length < 3 || isNumeric(a[2]) ? 'long' : 'expects (substring, string[, position])'),
     impl: (args, c, t) => STRING_FUNCTIONS.locate.impl(args, c, t),
   },
   initcap: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => (s as string).toLowerCase().replace(/(^|\s)(\S)/gu, (_m, sp: string, c: string) => sp + c.toUpperCase()) },
@@ -487,7 +487,7 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
     impl: ([s, n]) => { const k = Math.max(0, Math.trunc(n as number)); checkStringLength('repeat()', (s as string).length * k); return (s as string).repeat(k); },
     checkLiterals: ([s, n]) => (typeof s === 'string' && typeof n === 'number' && s.length * n > MAX_STRING_VALUE_LENGTH ? stringTooLargeMessage('repeat()', s.length * n) : undefined),
   },
-  ascii: { min: 1, max: 1, numbersAsText: true, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
+  ascii: { min: 1, max: 1, numbersAsText: true, resultIntegral: 32, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
   chr: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
   char: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
   startswith: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).startsWith(bytesAsText(p)) },
@@ -498,7 +498,7 @@ STRING_FUNCTIONS.substr = STRING_FUNCTIONS.substring;
 STRING_FUNCTIONS.lcase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toLowerCase(); checkStringLength('lcase()', r.length); return r; } };
 STRING_FUNCTIONS.ucase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toUpperCase(); checkStringLength('ucase()', r.length); return r; } };
 // Spark's length: characters of a string, bytes of a binary (length(x'537061726b') is 5).
-STRING_FUNCTIONS.length = { min: 1, max: 1, type: (a) => (isBytes(a[0]) ? 'long' : 'expects a string or a binary'), impl: ([s]) => (typeof s === 'string' ? chars(s).length : (s as Uint8Array).length) };
+STRING_FUNCTIONS.length = { min: 1, max: 1, resultIntegral: 32, type: (a) => (isBytes(a[0]) ? 'long' : 'expects a string or a binary'), impl: ([s]) => (typeof s === 'string' ? chars(s).length : (s as Uint8Array).length) };
 STRING_FUNCTIONS.char_length = STRING_FUNCTIONS.length;
 STRING_FUNCTIONS.len = STRING_FUNCTIONS.length;
 STRING_FUNCTIONS.character_length = STRING_FUNCTIONS.length;
