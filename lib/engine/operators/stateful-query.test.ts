@@ -452,6 +452,7 @@ describe('validation: Spark output-mode legality, warnings, explain', () => {
     ['SELECT region, amount FROM events ORDER BY amount', 'append', 'Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode'],
     [`${AGG_SQL} ORDER BY n`, 'update', 'Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode'],
     [`${AGG_SQL} LIMIT 3`, 'update', 'Limits are not supported on streaming DataFrames/Datasets in Update output mode'],
+    ['SELECT region FROM events LIMIT 3 OFFSET 1', 'append', 'Offset is not supported on streaming DataFrames/Datasets'],
     ['SELECT region, count(DISTINCT amount) FROM events GROUP BY region', 'update', 'Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.'],
     ['SELECT region, count(*) FROM events GROUP BY ROLLUP(region)', 'update', 'Grouping Sets is not supported on streaming DataFrames/Datasets'],
     ['SELECT DISTINCT region, count(*) FROM events GROUP BY region', 'update', 'Multiple streaming aggregations are not supported with streaming DataFrames/Datasets (SELECT DISTINCT over an aggregation); remove DISTINCT or the GROUP BY.'],

@@ -99,7 +99,7 @@ class QueryPlanner {
           limit = { expr: inner.limitExpr, pos: inner.pos };
           inner = inner.child;
         }
-        if (inner.kind === 'Offset') throw unsupportedOperation('OFFSET is not supported on streaming DataFrames/Datasets');
+        if (inner.kind === 'Offset') throw unsupportedOperation('Offset is not supported on streaming DataFrames/Datasets');
         if (inner.kind === 'Sort') {
           if (!inner.global) throw notSupportedYet('SORT BY', lineColumn(inner.pos), 'Spark sorts within each partition; write ORDER BY');
           sort = { order: inner.order, pos: inner.pos };
