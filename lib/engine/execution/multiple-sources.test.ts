@@ -121,6 +121,28 @@ describe('UNION ALL of two streams (StreamSuite "union two streams")', () => {
     const last = t.table.batches.at(-1)!.rows.map((r) => [Number(r.parity), Number(r.n)]).sort();
     expect(last).toEqual([[0, 2], [1, 3]]);
   });
+
+  it('UNION (distinct) of two streams is a Distinct over the union: in Update mode each value once per batch it comes in, as Spark\'s aggregation emits every key the batch updates', async () => {
+    const t = twoStreams({ sql: 'SELECT value FROM first UNION SELECT value FROM second', outputMode: 'update' });
+    const q = t.start();
+    t.first.addData(...t.rows(1, 2, 2));
+    t.second.addData(...t.rows(2, 3));
+    await q.processAllAvailable();
+    t.second.addData(...t.rows(1, 4));
+    await q.processAllAvailable();
+    await q.stop();
+    expect(t.table.batches.map((b) => b.rows.map((r) => Number(r.value)).sort())).toEqual([[1, 2, 3], [1, 4]]);
+  });
+
+  it('SELECT DISTINCT * over the union is the same', async () => {
+    const t = twoStreams({ sql: 'SELECT DISTINCT * FROM (SELECT value FROM first UNION ALL SELECT value FROM second) u', outputMode: 'update' });
+    const q = t.start();
+    t.first.addData(...t.rows(5, 5));
+    t.second.addData(...t.rows(5, 6));
+    await q.processAllAvailable();
+    await q.stop();
+    expect(t.values()).toEqual([5, 6]);
+  });
 });
 
 describe('a UNION ALL branch that aggregates (Update mode, as Spark allows one aggregation)', () => {

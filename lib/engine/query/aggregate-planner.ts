@@ -64,11 +64,6 @@ function unaliased(item: Expression): { expr: Expression; alias?: string } {
 
 export function buildAggregation(c: AggregationClauses, child: LogicalPlan, childSchema: Schema, builder: ExpressionBuilder): LogicalPlan {
   const groupPos = lineColumn(c.pos);
-  for (const item of c.items) {
-    if (item.kind === 'UnresolvedStar') {
-      throw new SqlValidationError('SELECT * cannot be combined with GROUP BY, aggregates or DISTINCT; list the grouping columns and aggregates', lineColumn(item.pos), '*');
-    }
-  }
   const hasGroupBy = c.grouping.length > 0 || c.items.some(containsAggregate) || c.having !== undefined;
   if (c.distinct && hasGroupBy) {
     throw unsupportedOperation('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets (SELECT DISTINCT over an aggregation); remove DISTINCT or the GROUP BY.');

@@ -9,7 +9,7 @@
  * Filter/Project nodes, a stateful one is analyzed with the rest (so an aggregation over an
  * aggregation meets Spark's "Multiple streaming aggregations" rule in the analyzer). The outer
  * SELECT reads the inner one's output columns: its logical plan, resolved (resolved-plan.ts), and
- * that plan's output. Clauses this version cannot run (UNION distinct, window functions,
+ * that plan's output. Clauses this version cannot run (window functions,
  * subqueries in expressions) are refused here, each naming the construct and where it is.
  */
 import { unsupportedOperation } from '../errors';
@@ -118,9 +118,11 @@ class QueryPlanner {
       case 'Except':
         throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position: this.setOperator(u.left, u.right) });
       case 'Distinct':
+        // UNION (distinct) is Spark's Distinct over the Union: SELECT DISTINCT * of the UNION ALL,
+        // a streaming aggregation keyed by every column (ReplaceDistinctWithAggregate).
         if (u.child.kind === 'Union') {
-          const [left, right] = u.child.children.slice(-2);
-          throw notSupportedYet('UNION (distinct)', this.setOperator(left, right), "write UNION ALL, and deduplicate with the job's dedup option if needed");
+          const all: UnresolvedPlan = { kind: 'SubqueryAlias', alias: '__union', child: u.child, pos: u.child.pos };
+          return this.select({ ...u, child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos: u.pos }], child: all, pos: u.pos } }, ctes);
         }
         return this.select(u, ctes);
       // Every member listed, so that a new one is a lint error until it is handled here.
@@ -237,7 +239,13 @@ class QueryPlanner {
     }
 
     const clauses = { items, grouping, having, distinct, pos: groupPos };
-    if (isAggregation(clauses)) return buildAggregation(clauses, plan, schema, builder);
+    if (isAggregation(clauses)) {
+      // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
+      // then a grouping key like any column written out.
+      const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
+        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, field }) => ({ kind: 'UnresolvedAttribute', nameParts: field === undefined ? [column] : [column, field], pos: i.pos }))));
+      return buildAggregation({ ...clauses, items: expanded }, plan, schema, builder);
+    }
     const windowed = this.timeWindowing(items, schema, plan, builder);
     if (windowed) return this.project(items.map(withWindowColumn), qualifiers, schema, windowed.plan, this.builder(qualifiers, windowed.schema, from.scope), from.scope);
     return this.project(items, qualifiers, schema, plan, builder, from.scope);
@@ -335,6 +343,24 @@ class QueryPlanner {
     return { kind: 'Project', list: output.map((f, i) => ({ expr: { kind: 'column', name: f.name }, name: names[i] })), child: plan };
   }
 
+  /**
+   * Spark's star expansion: `*` all input columns, `a.*` a join side's, `s.*` a struct column's
+   * fields; each as the column it reads (and the field of it).
+   */
+  private starColumns(e: Extract<Expression, { kind: 'UnresolvedStar' }>, qualifiers: readonly string[], inputSchema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): { column: string; field?: string }[] {
+    const pos = lineColumn(e.pos);
+    const isQualifier = (t: readonly string[]) => t.length === 1 && qualifiers.some((q) => q.toLowerCase() === t[0].toLowerCase());
+    if (e.target && !isQualifier(e.target)) {
+      const t = e.target.join('.');
+      const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
+      const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
+      if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
+      return fields.map((fld) => ({ column: struct.name, field: fld.name }));
+    }
+    const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
+    return (side ? [...side.values()] : inputSchema.map((f) => f.name)).map((column) => ({ column }));
+  }
+
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
     const { plan, output } = this.resolved(this.plan(u, ctes));
     return { plan, schema: output, qualifiers: [] };
@@ -344,21 +370,10 @@ class QueryPlanner {
   private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder, scope?: Pick<Scope, 'sides' | 'merged'>): LogicalPlan {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
-    const isQualifier = (t: readonly string[]) => t.length === 1 && qualifiers.some((q) => q.toLowerCase() === t[0].toLowerCase());
-    /** Spark's star expansion: `*` all input columns, `a.*` a join side's, `s.*` a struct column's fields. */
-    const starColumns = (e: Extract<Expression, { kind: 'UnresolvedStar' }>): NamedExpr[] => {
-      const pos = lineColumn(e.pos);
-      if (e.target && !isQualifier(e.target)) {
-        const t = e.target.join('.');
-        const struct = inputSchema.find((x) => x.name.toLowerCase() === t.toLowerCase());
-        const fields = struct?.type === 'window' ? [{ name: 'start' }, { name: 'end' }] : struct?.type === 'struct' ? (struct.fields ?? []) : undefined;
-        if (!struct || !fields) throw new SqlValidationError(`Unknown table, alias or struct column "${t}" in ${t}.*`, pos, '*');
-        return fields.map((fld) => ({ expr: { kind: 'field', arg: { kind: 'column', name: struct.name }, field: fld.name }, name: fld.name }));
-      }
-      const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
-      const columns = side ? [...side.values()] : inputSchema.map((f) => f.name);
-      return columns.map((name) => ({ expr: { kind: 'column', name }, name: builder.outputName(name) }));
-    };
+    const starColumns = (e: Extract<Expression, { kind: 'UnresolvedStar' }>): NamedExpr[] =>
+      this.starColumns(e, qualifiers, inputSchema, scope).map(({ column, field }) => (field === undefined
+        ? { expr: { kind: 'column', name: column }, name: builder.outputName(column) }
+        : { expr: { kind: 'field', arg: { kind: 'column', name: column }, field }, name: field }));
     builder.expandStar = (star) => starColumns(star).map((c) => c.expr);
     for (const item of items) {
       const alias = item.kind === 'Alias' ? [item.name] : item.kind === 'MultiAlias' ? item.names : undefined;
