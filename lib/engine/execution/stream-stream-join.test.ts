@@ -204,7 +204,7 @@ describe('Spark\'s refusals of stream-stream joins, before the first batch', () 
     ['update mode', INNER, { outputMode: 'update' }, 'Join between two streaming DataFrames/Datasets is not supported in Update output mode, only in Append output mode'],
     ['an outer join without a time range', 'SELECT * FROM impressions LEFT JOIN clicks ON clickAdId = adId', {}, 'Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition'],
     ['no equality', 'SELECT * FROM impressions JOIN clicks ON clickTime > impressionTime', {}, 'Stream-stream join without equality predicate is not supported'],
-    ['a left anti join', 'SELECT * FROM impressions LEFT ANTI JOIN clicks ON clickAdId = adId', {}, 'Left anti joins with streaming DataFrames/Datasets are not supported'],
+    ['a left anti join', 'SELECT * FROM impressions LEFT ANTI JOIN clicks ON clickAdId = adId', {}, 'LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported'],
   ])('%s', async (_name, sql, extra, message) => {
     const t = adsJob(sql, extra);
     await expect(async () => {

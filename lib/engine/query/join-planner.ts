@@ -9,6 +9,7 @@
  * static side of a LEFT join), so an unqualified name in the rest of the query never means two
  * things. Which join types are legal with a stream is the analyzer's call (Spark's rules).
  */
+import { unsupportedOperation } from '../errors';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 import type { Expr } from './expression';
@@ -242,7 +243,7 @@ function buildStreamStreamJoin(join: Join, sides: JoinLeaf[], builder: (scope: S
     const describe = (s: Side) => s.visible.map((i) => shown(sides[i])).join(' JOIN ');
     const joinType = STREAM_JOIN_TYPES[u.joinType];
     if (!joinType || u.natural) {
-      if (u.joinType === 'LeftAnti') throw new SqlValidationError('Left anti joins with streaming DataFrames/Datasets are not supported (Spark refuses a stream-stream LeftAnti join)', pos, 'JOIN');
+      if (u.joinType === 'LeftAnti') throw unsupportedOperation('LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported', { position: pos });
       throw notSupportedYet(u.natural ? `NATURAL ${JOIN_SQL[u.joinType]}` : `${JOIN_SQL[u.joinType]} of two streams`, pos);
     }
     if (u.usingColumns) return usingJoin(u.usingColumns, joinType, l, r, pos);
