@@ -79,3 +79,19 @@ describe('stream-static join on keys of two types', () => {
     expect(validateJob(spec).errors.map((e) => e.message).join('\n')).toContain('Cannot compare binary with long');
   });
 });
+
+describe('stream-static LEFT SEMI and LEFT ANTI joins (stream on the left, as Spark allows them)', () => {
+  it('semi: each matched stream row once, with the stream columns only; anti: the others, a NULL key among them', async () => {
+    const semi = await run('SELECT e.id, e.s AS label FROM events e LEFT SEMI JOIN codes c ON e.k = c.code');
+    expect(semi.rows).toEqual(['1:5', '2:12']);
+    expect(semi.explain).toMatch(/Join LeftSemi/);
+    const anti = await run('SELECT * FROM events e LEFT ANTI JOIN codes c ON e.k = c.code');
+    expect(anti.rows).toEqual(['3:undefined', '4:undefined']);
+  });
+
+  it('refuses them with the stream on the right, with Spark\'s messages', () => {
+    const refusal = (sql: string) => validateJob({ name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: STREAM }, staticTables: [{ name: 'codes', path: '/nonexistent.json', format: 'json', schema: TABLE }], sql, sink: { type: 'memory', options: { table: 'x' } } }).errors.map((e) => e.message).join('\n');
+    expect(refusal('SELECT c.label FROM codes c LEFT SEMI JOIN events e ON e.k = c.code')).toContain('LeftSemi join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
+    expect(refusal('SELECT c.label FROM codes c LEFT ANTI JOIN events e ON e.k = c.code')).toContain('LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported');
+  });
+});

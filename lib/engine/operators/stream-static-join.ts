@@ -100,7 +100,8 @@ async function loadStaticFile(t: StaticTableSpec): Promise<Row[]> {
 }
 
 export interface StreamStaticJoinOptions {
-  joinType: 'inner' | 'left';
+  /** left: unmatched stream rows with NULL static columns; semi: matched stream rows once; anti: unmatched ones. */
+  joinType: 'inner' | 'left' | 'semi' | 'anti';
   table: StaticTableSpec;
   /** Equi-join pairs: stream column = static column. */
   keys: { stream: string; static: string }[];
@@ -171,7 +172,9 @@ export class StreamStaticJoinExec implements PhysicalOperator {
         for (let i = 0; i < keys.length; i++) if ((vals[i] = (read ? read[i](row, ctx) : row[keys[i].stream]) ?? null) === null) hasNull = true;
         matches = hasNull ? undefined : index.get(keys.length === 1 ? vals[0] : encodeKey(vals));
       }
-      if (matches) {
+      if (joinType === 'semi' || joinType === 'anti') {
+        if ((matches !== undefined) === (joinType === 'semi')) out.push(carry(row, streamColumns));
+      } else if (matches) {
         for (let i = 0; i < matches.length; i++) {
           const m = matches[i];
           const o = carry(row, streamColumns);

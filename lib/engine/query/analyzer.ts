@@ -157,7 +157,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         }
         // Spark's UnsupportedOperationChecker for stream-static joins.
         const streamLeft = collect(n.left).some((c) => c.kind === 'StreamingRelation');
-        if (t === 'FullOuter') fail(`FullOuter joins with streaming DataFrames/Datasets are not supported`);
+        if (t === 'FullOuter') fail(`FullOuter joins with streaming DataFrames/Datasets on the ${streamLeft ? 'left' : 'right'} and a static DataFrame/Dataset on the ${streamLeft ? 'right' : 'left'} is not supported`);
         if (streamLeft && t === 'RightOuter') fail('RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on the right is not supported');
         if (!streamLeft && t === 'LeftOuter') fail('LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
         break;

@@ -104,9 +104,17 @@ export function buildStreamStaticJoin(
       `A join needs the stream "${relation.sourceName}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
       pos, 'JOIN');
   }
-  const joinType = JOIN_TYPES[join.joinType];
+  const joinType = STATIC_JOIN_TYPES[join.joinType];
   if (!joinType || join.natural) throw notSupportedYet(join.natural ? `NATURAL ${JOIN_SQL[join.joinType]}` : JOIN_SQL[join.joinType], pos);
   const streamSide = [a, b][streamIdx];
+  // A semi or anti join outputs the left side's columns alone: the static table's are only read.
+  // With the static table on the left, Spark's UnsupportedOperationChecker refuses it.
+  const filtering = joinType === 'LeftSemi' || joinType === 'LeftAnti';
+  if (filtering && streamIdx === 1) {
+    throw unsupportedOperation(joinType === 'LeftSemi'
+      ? 'LeftSemi join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported'
+      : 'LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported', { position: pos });
+  }
 
   const lower = (s: string) => s.toLowerCase();
   const streamNames = new Set([relation.sourceName, ...(streamSide.alias ? [streamSide.alias] : [])].map(lower));
@@ -161,7 +169,7 @@ export function buildStreamStaticJoin(
 
   const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static).map((k) => k.static));
   const columns: string[] = [];
-  for (const f of table.schema) {
+  for (const f of filtering ? [] : table.schema) {
     if (sameNamedKeys.has(f.name)) continue;
     if (inStream(f.name)) {
       throw new SqlValidationError(
@@ -185,6 +193,8 @@ export function buildStreamStaticJoin(
 }
 
 const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_TYPES, LeftSemi: 'LeftSemi' };
+/** A static table's: the analyzer then refuses those Spark refuses by the stream's side (a semi or anti join with the stream on the right). */
+const STATIC_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...STREAM_JOIN_TYPES, LeftAnti: 'LeftAnti' };
 
 /**
  * FROM <stream> [INNER | LEFT | RIGHT | FULL | LEFT SEMI] JOIN <stream> ON <condition> [JOIN …]: a

@@ -161,9 +161,12 @@ function withWatermarkedKey(schema: Schema, analysis: AggregateAnalysis): Schema
   return schema.map((f, i) => (i === analysis.watermarkKeyIndex ? { ...f, watermarkDelayMs: analysis.watermarkDelayMs } : f));
 }
 
+/** The stream-static join each join type runs as; the analyzer has refused the others (a static table on the preserved side). */
+const STATIC_JOIN_EXEC: Record<string, StreamStaticJoinOptions['joinType']> = { Inner: 'inner', LeftOuter: 'left', RightOuter: 'left', LeftSemi: 'semi', LeftAnti: 'anti' };
+
 /**
  * A stream-static join's output: the stream's columns it carries (ColumnPruning may narrow them),
- * then the static table's, nullable.
+ * then the static table's, nullable (none for a semi or anti join).
  */
 export function streamStaticJoinOutput(node: Extract<LogicalPlan, { kind: 'Join' }>, streamSchema: Schema): Schema {
   const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
@@ -355,7 +358,7 @@ export class StatefulPlanner {
         // Stream-static only; the analyzer has already refused the join types Spark refuses.
         const stat = (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
         const schema = streamStaticJoinOutput(node, childSchema);
-        const joinType = node.joinType === 'Inner' ? 'inner' : 'left';
+        const joinType = STATIC_JOIN_EXEC[node.joinType];
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
