@@ -89,6 +89,12 @@ describe('stream-static LEFT SEMI and LEFT ANTI joins (stream on the left, as Sp
     expect(anti.rows).toEqual(['3:undefined', '4:undefined']);
   });
 
+  it('x IN (SELECT c FROM <static table>) in WHERE is that semi join (RewritePredicateSubquery), the rest of WHERE a filter', async () => {
+    const r = await run('SELECT e.id, e.s AS label FROM events e WHERE e.id > 1 AND k IN (SELECT code FROM codes)');
+    expect(r.rows).toEqual(['2:12']);
+    expect(r.explain).toMatch(/Join LeftSemi \(cast\(k as bigint\) = code\)/);
+  });
+
   it('refuses them with the stream on the right, with Spark\'s messages', () => {
     const refusal = (sql: string) => validateJob({ name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: STREAM }, staticTables: [{ name: 'codes', path: '/nonexistent.json', format: 'json', schema: TABLE }], sql, sink: { type: 'memory', options: { table: 'x' } } }).errors.map((e) => e.message).join('\n');
     expect(refusal('SELECT c.label FROM codes c LEFT SEMI JOIN events e ON e.k = c.code')).toContain('LeftSemi join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');

@@ -275,7 +275,7 @@ export class ExpressionBuilder {
       case 'InSubquery':
       case 'Exists':
       case 'ScalarSubquery':
-        throw notSupportedYet('A subquery in an expression', pos);
+        throw notSupportedYet('A subquery in an expression', pos, 'of them WHERE <column> IN (SELECT <column> FROM <static table>) runs, as a LEFT SEMI join with the table');
       case 'LambdaFunction': {
         const params = e.arguments.map((a) => a.nameParts[0]);
         this.lambdaScopes.push(params);

@@ -196,6 +196,7 @@ class QueryPlanner {
       child = { ...child, joinType: 'Inner', condition: where };
       where = undefined;
     }
+    if (where) ({ child, where } = this.inSubqueryAsSemiJoin(child, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
       lateralViews.unshift(child);
@@ -299,6 +300,50 @@ class QueryPlanner {
       default:
         return this.subquery(u, ctes);
     }
+  }
+
+  /**
+   * `x IN (SELECT c FROM <static table>)` among WHERE's conjuncts over a stream: Spark's
+   * RewritePredicateSubquery makes it a LEFT SEMI join of the stream with the table on `x = c`
+   * (the stream-static semi join), the other conjuncts staying WHERE. Each side's unqualified
+   * name is qualified with its table, so a column both have (`k IN (SELECT k FROM t)`) is each
+   * side's. Any other subquery is left to the expression builder, which refuses it.
+   */
+  private inSubqueryAsSemiJoin(child: UnresolvedPlan, where: Expression): { child: UnresolvedPlan; where?: Expression } {
+    const conjuncts: Expression[] = [];
+    const split = (e: Expression): void => {
+      if (e.kind === 'BinaryOperator' && e.op === 'And') {
+        split(e.left);
+        split(e.right);
+      } else conjuncts.push(e);
+    };
+    split(where);
+    const named = (u: UnresolvedPlan): { table: string; qualifier: string } | undefined => {
+      const [alias, rel] = u.kind === 'SubqueryAlias' ? [u.alias, u.child] : [undefined, u];
+      if (rel.kind !== 'UnresolvedRelation') return undefined;
+      const table = rel.multipartIdentifier.join('.');
+      return { table, qualifier: alias ?? table };
+    };
+    const stream = named(child);
+    if (!stream || !this.relations.some((r) => r.sourceName.toLowerCase() === stream.table.toLowerCase())) return { child, where };
+    const i = conjuncts.findIndex((c) => {
+      if (c.kind !== 'InSubquery' || c.values.length !== 1 || c.query.kind !== 'Project' || c.query.projectList.length !== 1) return false;
+      const table = named(c.query.child);
+      return table !== undefined && this.staticTables.some((t) => t.name.toLowerCase() === table.table.toLowerCase());
+    });
+    if (i < 0) return { child, where };
+    const sub = conjuncts[i] as Extract<Expression, { kind: 'InSubquery' }>;
+    const query = sub.query as Extract<UnresolvedPlan, { kind: 'Project' }>;
+    const qualified = (e: Expression, qualifier: string): Expression => (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 ? { ...e, nameParts: [qualifier, e.nameParts[0]] } : e);
+    const condition: Expression = {
+      kind: 'BinaryOperator', op: 'EqualTo', pos: sub.pos,
+      left: qualified(sub.values[0], stream.qualifier), right: qualified(query.projectList[0], named(query.child)!.qualifier),
+    };
+    const rest = conjuncts.filter((_c, j) => j !== i);
+    return {
+      child: { kind: 'Join', joinType: 'LeftSemi', left: child, right: query.child, condition, pos: sub.pos },
+      where: rest.length ? rest.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos })) : undefined,
+    };
   }
 
   /** Whether every table a join tree reads is one of the job's streams (by name, not a CTE). */
