@@ -1,6 +1,6 @@
 /**
  * The join's state manager against a model, on both state store providers: whatever sequence of
- * appends, matches, evictions (by time and by key), failed batches and restarts, after each
+ * appends, matches, evictions (by time and by key), failed batches, maintenance and restarts, after each
  * commit the stores hold exactly Spark's layout of the model's rows (keyToNumValues: each key's
  * count; keyWithIndexToValue: its rows at indexes 0..n-1), however few writes the flush made, and
  * the rows kept decoded between batches are the stores' rows, as a restarted process reads them.
@@ -35,7 +35,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('evictUpTo' as const), t: fc.integer({ min: 0, max: 30 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('evictKey' as const), key: fc.integer({ min: 0, max: 3 }) }) },
 );
-const batches = fc.array(fc.record({ ops: fc.array(op, { maxLength: 12 }), fail: fc.integer({ min: 0, max: 4 }).map((n) => n === 0), restart: fc.boolean() }), { minLength: 1, maxLength: 12 });
+const batches = fc.array(fc.record({ ops: fc.array(op, { maxLength: 12 }), fail: fc.integer({ min: 0, max: 4 }).map((n) => n === 0), maintain: fc.boolean(), restart: fc.boolean() }), { minLength: 1, maxLength: 12 });
 
 /** A model row: id, time, matched. */
 type ModelRow = [number, number, boolean];
@@ -144,6 +144,8 @@ describe('join state manager against a model', () => {
           await values.commit();
           version++;
           model = new Map([...next].map(([k, rows]) => [k, sorted(rows)]));
+          // Snapshots (every 3 versions) that the file-backed provider takes in place of its map.
+          if (batch.maintain) await Promise.all([ps.counts.maintenance(), ps.values.maintenance()]);
           // The kept rows, key by key, are the model's, in the stores' slot order.
           for (const [k, rows] of model) {
             const entry = new SymmetricHashJoinStateManager(await ps.counts.getStore(version), await ps.values.getStore(version), cache, COLUMNS, timeOf).rowsOf(cacheKeyOf(decodeKey(k)));

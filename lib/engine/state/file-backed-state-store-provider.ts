@@ -41,7 +41,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import type { Clock } from '../clock';
 import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions, purgeStateFiles } from './state-checkpoint-files';
-import { readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
+import { mapEntryBytes, readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
 import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
 import { encodeValueByteString, writeValue, type ValueEncoder } from './state-value-codec';
 import {
@@ -55,16 +55,8 @@ import {
   type StateStoreProvider,
 } from './state-store';
 
-/**
- * Heap of one entry as memoryUsedBytes estimates it, calibrated against measured heap growth
- * (state-memory.test.ts): a V8 sequential string is a 16-byte header plus its chars, rounded up
- * to 8 bytes (keys are counted as one-byte strings, which ASCII keys are), and a Map entry
- * with its share of the hash table's spare capacity costs about MAP_ENTRY_BYTES.
- */
-const MAP_ENTRY_BYTES = 40;
-const stringBytes = (n: number) => (16 + n + 7) & ~7;
-const entryBytes = (key: string, value: string) => valueEntryBytes(key.length, value.length);
-const valueEntryBytes = (keyLength: number, valueLength: number) => stringBytes(keyLength) + stringBytes(valueLength) + MAP_ENTRY_BYTES;
+/** Heap of one entry of the map as memoryUsedBytes estimates it. */
+const entryBytes = (key: string, value: string) => mapEntryBytes(key.length, value.length);
 
 /**
  * A provider applies its deferred deltas (see `deferred`) once their bytes pass DEFERRED_RATIO
@@ -88,6 +80,42 @@ function bytesOf(s: string): Uint8Array {
   return Buffer.from(s, 'latin1');
 }
 
+/**
+ * The rows of a version built from its files, as a load and a catch-up apply them: a map and
+ * memoryBytes' estimate of it, summed as the rows arrive (a second pass over a million entries
+ * cost more). A snapshot's keys are distinct and it is read into an empty map, so its rows need
+ * no lookup; a delta's may replace or remove a row already there.
+ */
+class MapBuilder {
+  constructor(
+    readonly map: Map<string, string | number>,
+    public memory: number,
+  ) {}
+
+  private readonly onSnapshotPut = (k: string, v: string) => {
+    this.memory += entryBytes(k, v);
+    this.map.set(k, v);
+  };
+
+  private readonly onPut = (k: string, v: string) => {
+    const old = this.map.get(k) as string | undefined;
+    if (old !== undefined) this.memory -= entryBytes(k, old);
+    this.memory += entryBytes(k, v);
+    this.map.set(k, v);
+  };
+
+  private readonly onRemove = (k: string) => {
+    const old = this.map.get(k) as string | undefined;
+    if (old === undefined) return;
+    this.memory -= entryBytes(k, old);
+    this.map.delete(k);
+  };
+
+  apply(path: string, data: Buffer, expect: { version: number; kind: StateFileKind }): void {
+    readStateFile(path, data, expect, expect.kind === 'snapshot' ? this.onSnapshotPut : this.onPut, this.onRemove);
+  }
+}
+
 export class FileBackedStateStoreProvider implements StateStoreProvider {
   readonly dir: string;
   private readonly minDeltasForSnapshot: number;
@@ -97,15 +125,26 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
    * changes: a key the open store changed maps to its index in that store's journal (a number).
    */
   map = new Map<string, string | number>();
+  /** memoryUsedBytes' estimate of the rows of `map`, or of `base` in its place. */
   memoryBytes = 0;
   /**
    * Committed versions whose changes were all writeKnown's and are not in `map` yet: their delta
-   * files' bytes, in order. A store applies them (catchUp) before it reads or changes the map, or
-   * the commit when they pass a bound (DEFERRED_RATIO); until then `map` is the rows at an older version.
-   * So a writer that never reads its store back (the stream-stream join, whose rows are decoded
-   * in its own cache) keeps no string per row in the map, nor makes a map operation per write.
+   * files' bytes, in order, each with the rows it adds less those it removes and memoryBytes'
+   * estimate of its change. A store applies them (catchUp) before it reads or changes the map,
+   * or the commit when they pass a bound (DEFERRED_RATIO); until then `map` is the rows at an
+   * older version. So a writer that never reads its store back (the stream-stream join, whose
+   * rows are decoded in its own cache) keeps no string per row in the map, nor makes a map
+   * operation per write.
    */
-  private deferred: { version: number; data: Buffer }[] = [];
+  private deferred: { version: number; data: Buffer; sizeDelta: number; memory: number }[] = [];
+  /**
+   * A snapshot that maintenance wrote while the map was waiting for deferred deltas (its version
+   * among theirs): its bytes, rows and memoryBytes' estimate stand for the rows at that version,
+   * the map is dropped and the deferred deltas it covers with it (see `rebase`). A catch-up
+   * builds the map from it and the deltas after it, as a load would; a writer that never reads
+   * its store back then never applies a delta to a map at all.
+   */
+  private base: { version: number; data: Buffer; rows: number; memory: number } | null = null;
   private deferredBytes = 0;
   /** Rows the deferred deltas add less those they remove. */
   deferredSizeDelta = 0;
@@ -172,39 +211,19 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       this.fileSizes.set(stateFileName(v, kind), data.length);
       return data;
     };
-    let map = new Map<string, string>();
-    // memoryBytes is summed as the rows arrive (a second pass over a million entries cost more):
-    // a snapshot's keys are distinct, a delta's may replace or remove a row already there.
-    let mem = 0;
-    const onSnapshotPut = (k: string, v: string) => {
-      mem += entryBytes(k, v);
-      map.set(k, v);
-    };
-    const onPut = (k: string, v: string) => {
-      const old = map.get(k);
-      if (old !== undefined) mem -= entryBytes(k, old);
-      mem += entryBytes(k, v);
-      map.set(k, v);
-    };
-    const onRemove = (k: string) => {
-      const old = map.get(k);
-      if (old === undefined) return;
-      mem -= entryBytes(k, old);
-      map.delete(k);
-    };
+    let rows = new MapBuilder(new Map(), 0);
     // The newest snapshot that verifies; a damaged one falls back to the one before (or to the deltas).
     let start = 0;
     let damaged: CorruptCheckpointError | undefined;
     for (const v of snapshots) {
       try {
-        readStateFile(this.path(v, 'snapshot'), await read(v, 'snapshot'), { version: v, kind: 'snapshot' }, onSnapshotPut, onRemove);
+        rows.apply(this.path(v, 'snapshot'), await read(v, 'snapshot'), { version: v, kind: 'snapshot' });
         start = v;
         break;
       } catch (e) {
         if (!(e instanceof CorruptCheckpointError)) throw e;
         damaged ??= e;
-        map = new Map();
-        mem = 0;
+        rows = new MapBuilder(new Map(), 0);
       }
     }
     // Deltas are read ahead (I/O overlaps decoding) and applied in order. When a damaged snapshot
@@ -216,7 +235,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       const data = await deltas[v - start - 1].catch((e: unknown) => {
         throw damaged ?? e;
       });
-      readStateFile(this.path(v, 'delta'), data, { version: v, kind: 'delta' }, onPut, onRemove);
+      rows.apply(this.path(v, 'delta'), data, { version: v, kind: 'delta' });
     }
     const size = this.fm.size?.bind(this.fm);
     if (size) {
@@ -224,8 +243,9 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       const sizes = await Promise.all(unread.map((f) => size(`${this.dir}/${f.name}`)));
       unread.forEach((f, i) => this.fileSizes.set(f.name, sizes[i]));
     }
-    this.map = map;
-    this.memoryBytes = mem;
+    this.map = rows.map;
+    this.memoryBytes = rows.memory;
+    this.base = null;
     this.deferred = [];
     this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
     this.loadedVersion = version;
@@ -235,39 +255,52 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
 
   /** Holds a committed version's delta unapplied (see `deferred`); applies all past the bound (DEFERRED_RATIO). */
   defer(version: number, data: Buffer, sizeDelta: number, memory: number): void {
-    this.deferred.push({ version, data });
+    this.deferred.push({ version, data, sizeDelta, memory });
     this.deferredBytes += data.length;
     this.deferredSizeDelta += sizeDelta;
     this.deferredMemory += memory;
     if (this.deferredBytes > Math.max(DEFERRED_MIN_BYTES, DEFERRED_RATIO * (this.memoryBytes + this.deferredMemory))) this.catchUp();
   }
 
-  /** Applies the deferred deltas to `map`, in order, as a load applies deltas. */
+  /** Brings `map` to the loaded version: `base` if any, then the deferred deltas in order, as a load applies them. */
   catchUp(): void {
-    if (this.deferred.length === 0) return;
-    const map = this.map;
-    let mem = this.memoryBytes;
-    const onPut = (k: string, v: string) => {
-      const old = map.get(k) as string | undefined;
-      if (old !== undefined) mem -= entryBytes(k, old);
-      mem += entryBytes(k, v);
-      map.set(k, v);
-    };
-    const onRemove = (k: string) => {
-      const old = map.get(k) as string | undefined;
-      if (old === undefined) return;
-      mem -= entryBytes(k, old);
-      map.delete(k);
-    };
-    for (const { version, data } of this.deferred) readStateFile(this.path(version, 'delta'), data, { version, kind: 'delta' }, onPut, onRemove);
-    this.memoryBytes = mem;
+    const base = this.base;
+    if (base === null && this.deferred.length === 0) return;
+    const rows = base === null ? new MapBuilder(this.map, this.memoryBytes) : new MapBuilder(new Map(), 0);
+    if (base !== null) rows.apply(this.path(base.version, 'snapshot'), base.data, { version: base.version, kind: 'snapshot' });
+    for (const { version, data } of this.deferred) rows.apply(this.path(version, 'delta'), data, { version, kind: 'delta' });
+    this.map = rows.map;
+    this.memoryBytes = rows.memory;
+    this.base = null;
     this.deferred = [];
     this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
   }
 
-  /** Rows at the loaded version (the map's and the deferred deltas'). */
+  /**
+   * Takes the snapshot of `version` that maintenance just wrote (its bytes, rows and their
+   * estimated heap) as `base` in place of the map, when the map is waiting for deferred deltas
+   * that reach back to that version or before: the deltas up to it go, the map is dropped, and
+   * nothing is applied until a store is read. A map that is current (read or changed through the
+   * journal since, which applies the deferred deltas first) is kept: it may hold an open store's
+   * journal indexes.
+   */
+  private rebase(version: number, data: Uint8Array, rows: number, memory: number): void {
+    if (this.deferred.length === 0 || this.deferred[0].version > version + 1 || version > this.loadedVersion) return;
+    this.base = { version, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), rows, memory };
+    this.map = new Map();
+    this.memoryBytes = memory;
+    this.deferred = this.deferred.filter((d) => d.version > version);
+    this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
+    for (const d of this.deferred) {
+      this.deferredBytes += d.data.length;
+      this.deferredSizeDelta += d.sizeDelta;
+      this.deferredMemory += d.memory;
+    }
+  }
+
+  /** Rows at the loaded version (the map's, or the base's, and the deferred deltas'). */
   get rows(): number {
-    return this.map.size + this.deferredSizeDelta;
+    return (this.base === null ? this.map.size : this.base.rows) + this.deferredSizeDelta;
   }
 
   bytesOnDisk(): number {
@@ -294,7 +327,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
       };
       const deltas: SnapshotSource[] = [];
       for (let v = base + 1; v <= committed; v++) deltas.push(source(v, 'delta'));
-      const data = await buildSnapshot(committed, base > 0 ? source(base, 'snapshot') : null, deltas, (p) => this.fm.read(p));
+      const { data, rows, memory } = await buildSnapshot(committed, base > 0 ? source(base, 'snapshot') : null, deltas, (p) => this.fm.read(p));
       if (generation !== this.generation) return;
       await this.fm.createAtomic(this.path(committed, 'snapshot'), data, { overwrite: true });
       this.fileSizes.set(stateFileName(committed, 'snapshot'), data.length);
@@ -305,6 +338,7 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
         return;
       }
       this.lastSnapshotVersion = Math.max(this.lastSnapshotVersion, committed);
+      this.rebase(committed, data, rows, memory);
     }
     await this.purge(committed);
   }
@@ -451,13 +485,13 @@ export class FileBackedStateStore implements StateStore {
       w.remove(key, index);
       this.knownRemovals++;
       this.knownSizeDelta--;
-      this.knownMemory -= valueEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), 0);
+      this.knownMemory -= mapEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), 0);
     } else {
       w.put(key, value, index);
       this.knownPuts++;
       if (!present) {
         this.knownSizeDelta++;
-        this.knownMemory += valueEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), value.length);
+        this.knownMemory += mapEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), value.length);
       }
     }
   }
@@ -469,7 +503,7 @@ export class FileBackedStateStore implements StateStore {
     this.knownPuts++;
     if (!present) {
       this.knownSizeDelta++;
-      this.knownMemory += valueEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), n);
+      this.knownMemory += mapEntryBytes(index === undefined ? key.length : indexedKeyLength(key, index), n);
     }
   }
 

@@ -268,12 +268,32 @@ export interface StateFileBytes {
 }
 
 /**
+ * Heap of one row as the file-backed provider's map holds it (a key string, a byte string of the
+ * value, a Map entry), as memoryUsedBytes estimates it, calibrated against measured heap growth
+ * (state-maintenance.test.ts): a V8 sequential string is a 16-byte header plus its chars,
+ * rounded up to 8 bytes (keys are counted as one-byte strings, which ASCII keys are), and a Map
+ * entry with its share of the hash table's spare capacity costs about MAP_ENTRY_BYTES.
+ */
+const MAP_ENTRY_BYTES = 40;
+const stringBytes = (n: number) => (16 + n + 7) & ~7;
+export const mapEntryBytes = (keyLength: number, valueLength: number) => stringBytes(keyLength) + stringBytes(valueLength) + MAP_ENTRY_BYTES;
+
+/** A snapshot's bytes, its rows and their heap as a map of them (mapEntryBytes). */
+export interface MergedSnapshot {
+  data: Uint8Array;
+  rows: number;
+  memory: number;
+}
+
+/**
  * The snapshot of `version` from the files alone: `base` (the snapshot it starts from, or null
  * for version 0's empty map) plus the deltas after it, in order, exactly as a restart loads
  * them. Works from files, not from the live map, so it can run in another thread while batches
- * go on changing the map: the committed files of `version` never change under it.
+ * go on changing the map: the committed files of `version` never change under it. Its rows and
+ * their heap come with it, so that a provider can hold the bytes in place of its map (see
+ * FileBackedStateStoreProvider's `base`) and still say its size and memory.
  */
-export function mergeToSnapshot(version: number, base: StateFileBytes | null, deltas: StateFileBytes[]): Uint8Array {
+export function mergeToSnapshot(version: number, base: StateFileBytes | null, deltas: StateFileBytes[]): MergedSnapshot {
   const map = new Map<string, string>();
   const onPut = (k: string, v: string) => void map.set(k, v);
   const onRemove = (k: string) => void map.delete(k);
@@ -287,6 +307,10 @@ export function mergeToSnapshot(version: number, base: StateFileBytes | null, de
     bytes += d.data.length;
   }
   const w = new StateFileWriter(version, 'snapshot', bytes);
-  for (const [k, v] of map) w.put(k, v);
-  return w.finish();
+  let memory = 0;
+  for (const [k, v] of map) {
+    w.put(k, v);
+    memory += mapEntryBytes(k.length, v.length);
+  }
+  return { data: w.finish(), rows: map.size, memory };
 }

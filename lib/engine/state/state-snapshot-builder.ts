@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CorruptCheckpointError } from '../errors';
-import { mergeToSnapshot } from './state-file-format';
+import { mergeToSnapshot, type MergedSnapshot } from './state-file-format';
 
 /** One input file of a snapshot: its bytes, or where the worker reads them on local disk. */
 export interface SnapshotSource {
@@ -40,11 +40,16 @@ export interface LmdbSnapshotRequest {
   lmdbPath: string;
 }
 
-/** A snapshot built: its bytes (null: the LMDB environment held no version) and, for LMDB, its version. */
+/**
+ * A snapshot built: its bytes (null: the LMDB environment held no version); for LMDB its
+ * version, for a merge its rows and their heap (MergedSnapshot).
+ */
 interface SnapshotDone {
   id: number;
   data: Uint8Array | null;
   version?: number;
+  rows?: number;
+  memory?: number;
   error?: undefined;
 }
 
@@ -66,7 +71,7 @@ let workerUnavailable = false;
 let nextId = 0;
 
 /** The merge in this thread, for where no worker thread starts. */
-async function mergeHere(req: SnapshotRequest): Promise<Uint8Array> {
+async function mergeHere(req: SnapshotRequest): Promise<MergedSnapshot> {
   const bytes = async (s: SnapshotSource) => ({
     path: s.path,
     version: s.version,
@@ -141,23 +146,23 @@ async function readSource(s: SnapshotSource, read: (p: string) => Promise<Buffer
 }
 
 /**
- * The bytes of `<version>.snapshot`: `base` plus `deltas` merged in a worker thread. `read`
- * fetches a source that has neither `localFile` nor `data`.
+ * `<version>.snapshot` (its bytes, rows and their heap): `base` plus `deltas` merged in a worker
+ * thread. `read` fetches a source that has neither `localFile` nor `data`.
  */
 export async function buildSnapshot(
   version: number,
   base: SnapshotSource | null,
   deltas: SnapshotSource[],
   read: (p: string) => Promise<Buffer>,
-): Promise<Uint8Array> {
+): Promise<MergedSnapshot> {
   const req: SnapshotRequest = {
     id: ++nextId,
     version,
     base: base && (await readSource(base, read)),
     deltas: await Promise.all(deltas.map((d) => readSource(d, read))),
   };
-  const reply = await inWorker(req, async () => ({ id: req.id, data: await mergeHere(req) }));
-  return reply.data!;
+  const reply = await inWorker(req, async () => ({ id: req.id, ...(await mergeHere(req)) }));
+  return { data: reply.data!, rows: reply.rows!, memory: reply.memory! };
 }
 
 /**

@@ -49,7 +49,7 @@ async function answer(req: SnapshotRequest | LmdbSnapshotRequest): Promise<void>
   let reply: SnapshotReply;
   let transfer: ArrayBuffer[] = [];
   try {
-    let version: number | undefined;
+    let version: number | undefined, rows: number | undefined, memory: number | undefined;
     let data: Uint8Array;
     if ('lmdbPath' in req) {
       const snap = await lmdbSnapshotOf(req.lmdbPath);
@@ -59,12 +59,12 @@ async function answer(req: SnapshotRequest | LmdbSnapshotRequest): Promise<void>
       }
       ({ version, data } = snap);
     } else {
-      data = mergeToSnapshot(req.version, req.base ? bytesOf(req.base) : null, req.deltas.map(bytesOf));
+      ({ data, rows, memory } = mergeToSnapshot(req.version, req.base ? bytesOf(req.base) : null, req.deltas.map(bytesOf)));
     }
     // A fresh, exactly sized buffer can be handed over without a copy.
     const out = new Uint8Array(data.byteLength);
     out.set(data);
-    reply = { id: req.id, data: out, version };
+    reply = { id: req.id, data: out, version, rows, memory };
     transfer = [out.buffer];
   } catch (e) {
     const corrupt = e instanceof CorruptCheckpointError ? (e.details as { path: string; reason: string }) : undefined;

@@ -245,4 +245,57 @@ describe('file-backed provider: versions of writeKnown writes only', () => {
     expect(p.map.size + p.deferredSizeDelta).toBe(1);
     expect(Buffer.from((await p.getStore(8)).get('k')!).toString('latin1')).toBe(`${row}7`);
   });
+
+  it('a snapshot maintenance writes takes the place of the map and the deltas it covers; a read rebuilds the map from it', async () => {
+    const fm = new InMemoryCheckpointFileManager();
+    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 2 });
+    const rowsOf = async (q: FileBackedStateStoreProvider, v: number) =>
+      [...(await q.getStore(v)).entries()].map(([k, b]) => [k, Buffer.from(b).toString('latin1')]).sort();
+    for (let v = 0; v < 3; v++) {
+      const s = await p.getStore(v);
+      s.writeKnown(`k${v}`, `value ${v}`, false);
+      if (v > 0) s.writeKnown(`k${v - 1}`, undefined, true);
+      s.writeKnown('same', `v${v}`.repeat(v + 1), v > 0);
+      await s.commit();
+    }
+    await p.maintenance();
+    expect(await fm.exists('state/0/0/3.snapshot')).toBe(true);
+    // Nothing was applied: the snapshot of version 3 stands for the map and its three deltas.
+    expect(p['deferred']).toHaveLength(0);
+    expect(p.map.size).toBe(0);
+    const s3 = await p.getStore(3);
+    s3.writeKnown('k3', 'value 3', false);
+    expect(s3.size).toBe(3);
+    s3.abort();
+    const again = await p.getStore(3);
+    again.writeKnown('k3', 'value 3', false);
+    await again.commit();
+    expect(p['deferred']).toHaveLength(1);
+    // Size and memory as a load of the files says, before anything is read.
+    const fresh = new FileBackedStateStoreProvider(fm, ID);
+    const loaded = await fresh.getStore(4);
+    loaded.has('any');
+    expect(again.metrics().numRowsTotal).toBe(loaded.size);
+    expect(again.metrics().memoryUsedBytes).toBe(loaded.metrics().memoryUsedBytes);
+    // A read builds the map from the snapshot and the deltas after it; a reload of an older version drops the snapshot.
+    expect(await rowsOf(p, 4)).toEqual([['k2', 'value 2'], ['k3', 'value 3'], ['same', 'v2v2v2']]);
+    expect(await rowsOf(p, 4)).toEqual(await rowsOf(fresh, 4));
+    expect(await rowsOf(p, 2)).toEqual(await rowsOf(fresh, 2));
+  });
+
+  it('a map that was read since is kept: a snapshot does not replace it', async () => {
+    const fm = new InMemoryCheckpointFileManager();
+    const p = new FileBackedStateStoreProvider(fm, ID, { minDeltasForSnapshot: 2 });
+    for (let v = 0; v < 2; v++) {
+      const s = await p.getStore(v);
+      s.writeKnown(`k${v}`, `value ${v}`, false);
+      await s.commit();
+    }
+    const open = await p.getStore(2);
+    open.put('read', Buffer.from('r'));
+    await p.maintenance();
+    expect(p.map.size).toBe(3);
+    await open.commit();
+    expect([...(await p.getStore(3)).keys()].sort()).toEqual(['k0', 'k1', 'read']);
+  });
 });
