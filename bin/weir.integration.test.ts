@@ -66,6 +66,11 @@ describe('weir CLI', { timeout: 420_000 }, () => {
     const mode = await weir(['validate', 'mode.json'], dir);
     expect(mode.code).toBe(2);
     expect(mode.stderr).toContain('error: mode.json: outputMode: [STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE] Invalid streaming output mode: update. This output mode is not supported in Data Source files.');
+    // A message that starts with its class (a syntax error's, as Spark's) shows it once.
+    await writeFile(path.join(dir, 'syntax.json'), JSON.stringify({ ...job, sql: 'SELECT id FROM events GROUP BY id AS x' }));
+    const syntax = await weir(['validate', 'syntax.json'], dir);
+    expect(syntax.stderr).toContain("error: syntax.json: sql: [PARSE_SYNTAX_ERROR] Syntax error at or near 'AS'.");
+    expect(syntax.stderr).not.toContain('[PARSE_SYNTAX_ERROR] [PARSE_SYNTAX_ERROR]');
   });
 
   it('is unconfined unless WEIR_FILES_ROOTS / WEIR_CHECKPOINT_ROOT are set; then it keeps to them as the API does', async () => {

@@ -33,6 +33,7 @@ import {
   MicroBatchExecution,
   SystemClock,
   WeirError,
+  withErrorClass,
   checkpointFileManagerFor,
   confineSpecPaths,
   convertStateProvider,
@@ -144,9 +145,7 @@ function printIssues(file: string, r: ValidateJobResult): void {
   for (const e of r.errors) {
     // SQL errors already end with their position; JSON spec errors carry it only as fields.
     const pos = e.line ? ` (line ${e.line}, column ${e.column})` : '';
-    // Spark's error class first, as Spark prints it.
-    const cls = e.errorClass ? `[${e.errorClass}] ` : '';
-    err(`error: ${file}: ${e.path}: ${cls}${e.message}${e.message.endsWith(pos) ? '' : pos}`);
+    err(`error: ${file}: ${e.path}: ${withErrorClass(e.message, e.errorClass)}${e.message.endsWith(pos) ? '' : pos}`);
   }
   for (const w of r.warnings) err(`warning: ${file}: ${w.path}: ${w.message}`);
 }
@@ -224,7 +223,7 @@ async function run(args: string[]): Promise<number> {
       return EXIT.failed;
     }
     if (e instanceof WeirError) {
-      err(`error: ${e.code}: ${e.errorClass ? `[${e.errorClass}] ` : ''}${e.message}`);
+      err(`error: ${e.code}: ${withErrorClass(e.message, e.errorClass)}`);
       return EXIT.failed;
     }
     throw e;

@@ -1,3 +1,5 @@
+import { withErrorClass } from '@/lib/engine/errors';
+
 /**
  * Where an analysis error goes in the SQL text: the engine reports 1-based line and column
  * (the front end's positions); the editor needs character offsets. The mark covers the word at
@@ -25,7 +27,7 @@ export function problemRange(text: string, p: SqlProblem): { from: number; to: n
   return { from, to: Math.min(from + Math.max(rest, 1), lineStart + lineText.length) || from };
 }
 
-/** The message with Spark's error class before it, as Spark prints it, once (some messages already start with it). */
+/** The message with Spark's error class before it, as Spark prints it, once. */
 export function problemText(p: SqlProblem): string {
-  return p.errorClass && !p.message.startsWith(`[${p.errorClass}]`) ? `[${p.errorClass}] ${p.message}` : p.message;
+  return withErrorClass(p.message, p.errorClass);
 }

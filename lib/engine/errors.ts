@@ -172,3 +172,8 @@ export class CrashPointError extends WeirError {
     super('CRASH_POINT', `Crashed on purpose at ${point} of batch ${batchId}.`, { point, batchId });
   }
 }
+
+/** A message with Spark's error class before it, as Spark prints it, once (some messages already start with it). */
+export function withErrorClass(message: string, errorClass: string | undefined): string {
+  return errorClass && !message.startsWith(`[${errorClass}]`) ? `[${errorClass}] ${message}` : message;
+}

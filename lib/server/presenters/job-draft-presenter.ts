@@ -6,7 +6,7 @@
  * when it is not (Spark's texts). Mode legality is found by asking the engine, never by
  * re-implementing its rules here: the spec is validated once per mode.
  */
-import { sourceSchemaOf, sqlFunctionCatalog, type SqlFunctionInfo, type ValidateJobResult } from '@/lib/engine';
+import { sourceSchemaOf, sqlFunctionCatalog, withErrorClass, type SqlFunctionInfo, type ValidateJobResult } from '@/lib/engine';
 import { rawSourcesOf } from '@/lib/engine/spec/spec-sources';
 import { validateSpec } from '../services/job-service';
 import type { ServerPathRoots } from '../services/job-paths';
@@ -106,7 +106,7 @@ export function checkDraft(spec: unknown, roots: ServerPathRoots): DraftCheck {
     // The analyzer stops at an illegal mode before explaining: show the plan of a legal one.
     if (explain === undefined) optimizations = r.optimizations;
     explain ??= r.explain;
-    const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => (e.errorClass ? `[${e.errorClass}] ${e.message}` : e.message));
+    const reasons = r.errors.filter((e) => e.path === 'outputMode').map((e) => withErrorClass(e.message, e.errorClass));
     // A spec broken elsewhere (bad SQL, missing sink) says nothing about the mode: not legal, no reason.
     const undecided = !r.ok && reasons.length === 0;
     return {
