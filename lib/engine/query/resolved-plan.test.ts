@@ -116,7 +116,10 @@ describe('resolvePlan', () => {
   });
 
   it('refuses a WHERE that is not boolean, where the condition is', () => {
-    expect(() => resolvePlan(buildLogicalPlan('SELECT id FROM src\nWHERE   s', src))).toThrow(expect.objectContaining({ message: expect.stringContaining('WHERE needs a boolean condition, got string'), line: 2, column: 9 }));
+    expect(() => resolvePlan(buildLogicalPlan('SELECT id FROM src\nWHERE   s', src))).toThrow(expect.objectContaining({
+      message: expect.stringContaining('Cannot resolve "s" due to data type mismatch: Filter expression "s" of type "STRING" is not a boolean.'),
+      errorClass: 'DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN', line: 2, column: 9,
+    }));
   });
 
   it('casts join keys of two types to their common type, refuses keys that do not compare, and a dedup key that is no column', () => {

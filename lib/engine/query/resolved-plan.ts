@@ -17,7 +17,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ValidationError } from '../errors';
 import type { Schema } from '../types';
-import { sameType, typeOfField, type TypeInfo } from './data-types';
+import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { exprChildren, exprToString, mapExprChildren, type Expr } from './expression';
 import { compileExpression, expressionType, implicitCastExpr, joinKeyType, resolveColumn, type ImplicitCasts } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
@@ -142,7 +142,12 @@ const typed = <E extends Expr>(e: E, type: TypeInfo): E => (e.dataType === type 
 function condition(e: Expr, schema: Schema, clause: 'WHERE' | 'ON'): Expr {
   const t = typedTree(e, schema);
   const type = t.dataType!.type;
-  if (type !== 'boolean' && type !== 'null') throw new SqlValidationError(`${clause} needs a boolean condition, got ${type}`, e.pos, clause);
+  if (type !== 'boolean' && type !== 'null') {
+    const [text, typeName] = [exprToString(e), typeText(t.dataType!)];
+    throw clause === 'WHERE'
+      ? new SqlValidationError(`Cannot resolve "${text}" due to data type mismatch: Filter expression "${text}" of type "${typeName}" is not a boolean. WHERE needs a boolean condition, such as ${text} IS NOT NULL`, e.pos, clause, 'DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN')
+      : new SqlValidationError(`The join condition \`${text}\` has the invalid type "${typeName}", expected "BOOLEAN".`, e.pos, clause, 'JOIN_CONDITION_IS_NOT_BOOLEAN_TYPE');
+  }
   return t;
 }
 
