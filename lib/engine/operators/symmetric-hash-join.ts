@@ -5,7 +5,8 @@
  * Both inputs are buffered in state, one side each (symmetric-hash-join-state.ts), keyed by the
  * join key. Per batch N, with the stores at version N, as Spark's processPartitions:
  * 1. each left input row that is not late (its event time ≤ the watermark, when the left side has
- *    one) joins with the right side's buffered rows of its key that pass the other conditions,
+ *    one) and passes the condition's left-only conjuncts (else an outer join emits it padded at
+ *    once: Spark's early state exclusion) joins with the right side's buffered rows of its key that pass the other conditions,
  *    and is then buffered itself, unless it is already behind the left side's state watermark
  *    (it could match no future row) or it is a left semi join's row that has matched;
  * 2. each right input row likewise joins with the left side's buffered rows, this batch's left
@@ -44,6 +45,12 @@ interface JoinInput {
   keys: (row: Row, ctx: EvalContext) => unknown[];
   /** The side's watermarked event-time column: input rows at or behind the watermark are late and dropped. */
   eventTime?: string;
+  /**
+   * The join condition's conjuncts over this side's columns only (Spark's preJoinFilter): a row
+   * failing them can match nothing, so it is neither joined nor buffered; an outer join's
+   * preserved side emits it padded with NULLs at once (Spark's early state exclusion).
+   */
+  preJoinFilter?: (row: Row, ctx: EvalContext) => unknown;
   stateWatermark?: JoinStateWatermark;
 }
 
@@ -62,6 +69,8 @@ export interface StreamingJoinOptions {
   inputWatermarkDeltaMs?: number;
   /** State partitions, by the hash of the join key (default 1). */
   numPartitions?: number;
+  /** Per key part, whether it is compared by `<=>` (a NULL matches a NULL); unset: every part by `=`. */
+  nullSafeKeys?: boolean[];
 }
 
 type JoinCounts = { droppedByWatermark: number; updated: number; evicted: number; leftRows: number; rightRows: number };
@@ -211,6 +220,10 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     };
 
     const condition = this.o.condition;
+    const preserved: Record<JoinSide, boolean> = {
+      left: joinType === 'leftOuter' || joinType === 'fullOuter',
+      right: joinType === 'rightOuter' || joinType === 'fullOuter',
+    };
     for (const side of ['left', 'right'] as const) {
       // What the rows' loop reads, looked up once a side: a property read by a name that varies
       // (`state[side]`) is a slow, megamorphic one, and this loop runs for every input row.
@@ -220,7 +233,13 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       const otherState = state[other];
       const marksOther = keepsMatched[other];
       const w = input.stateWatermark;
+      const filter = input.preJoinFilter;
+      // On a side that is not preserved Spark's optimizer pushes the filter below the join
+      // (PushPredicateThroughJoin), so a row it drops is never judged late; a preserved side's
+      // rows are judged late first, then filtered by the join (and padded).
+      const filterFirst = filter !== undefined && !preserved[side];
       for (const row of side === 'left' ? left : right) {
+        if (filterFirst && filter(row, ctx) !== true) continue;
         if (input.eventTime !== undefined) {
           const t = eventTimeOf(row[input.eventTime]);
           if (t !== undefined && t <= late) {
@@ -228,9 +247,14 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
             continue;
           }
         }
+        if (filter !== undefined && !filterFirst && filter(row, ctx) !== true) {
+          out.push(side === 'left' ? this.joined(row, null) : this.joined(null, row));
+          continue;
+        }
         const key = input.keys(row, ctx);
-        // NULL equals nothing: a row with a NULL key part joins with no row (an outer join still pads it).
-        const nullKey = hasNull(key);
+        // NULL equals nothing: a row with a NULL key part joins with no row (an outer join still
+        // pads it), unless the part is compared by <=>.
+        const nullKey = hasNull(key, this.o.nullSafeKeys);
         // Made once: the probe and the append find the key's rows by it.
         const k = cacheKeyOf(key);
         let matched = false;
@@ -268,8 +292,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     for (const side of ['left', 'right'] as const) {
       if (!this.o[side].stateWatermark || wm === -Infinity) continue;
       const w = this.o[side].stateWatermark!;
-      const pads = side === 'left' ? joinType === 'leftOuter' || joinType === 'fullOuter' : joinType === 'rightOuter' || joinType === 'fullOuter';
-      const padded: OnRemoved | undefined = !pads ? undefined : (b, matched) => {
+      const padded: OnRemoved | undefined = !preserved[side] ? undefined : (b, matched) => {
         if (!matched) out.push(side === 'left' ? this.joined(b, null) : this.joined(null, b));
       };
       counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, padded) : state[side].removeKeysWhere((k) => behindStateWatermark(w, decodeKey(k), undefined, wm), padded);
@@ -348,9 +371,9 @@ function behindStateWatermark(w: JoinStateWatermark | undefined, key: unknown[],
   return t !== undefined && t <= (w.kind === 'key' ? wm : wm + w.offsetMs);
 }
 
-/** Whether a join key has a NULL part (a loop: this runs for every input row). */
-function hasNull(key: readonly unknown[]): boolean {
-  for (let i = 0; i < key.length; i++) if (key[i] === null || key[i] === undefined) return true;
+/** Whether a join key has a NULL part that matches nothing (a loop: this runs for every input row). */
+function hasNull(key: readonly unknown[], nullSafe: readonly boolean[] | undefined): boolean {
+  for (let i = 0; i < key.length; i++) if ((key[i] === null || key[i] === undefined) && nullSafe?.[i] !== true) return true;
   return false;
 }
 

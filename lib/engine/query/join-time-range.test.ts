@@ -19,20 +19,23 @@ const offsets = (text: string) => joinStateWatermarkOffsets(expr(text), timeOf);
 
 describe('joinStateWatermarkOffsets', () => {
   it.each([
-    ['rt BETWEEN lt - INTERVAL 10 SECONDS AND lt + INTERVAL 20 SECONDS', { left: -20_000, right: -10_000 }],
-    ['lk = rk AND rt >= lt AND rt <= lt + INTERVAL 1 HOUR', { left: -3_600_000, right: 0 }],
+    // BETWEEN admits equality: Spark's state watermark is 1 ms lower, so each offset is.
+    ['rt BETWEEN lt - INTERVAL 10 SECONDS AND lt + INTERVAL 20 SECONDS', { left: -20_001, right: -10_001 }],
+    ['lk = rk AND rt >= lt AND rt <= lt + INTERVAL 1 HOUR', { left: -3_600_001, right: -1 }],
     ['lt > rt - INTERVAL 5 MINUTES', { left: -300_000 }],
     ['lt + INTERVAL 2 SECONDS < rt', { right: 2_000 }],
     ['rt - lt > INTERVAL 1 SECOND', { right: 1_000 }],
     ['-lt > -rt', { right: 0 }],
-    ['lt > rt - INTERVAL 5 MINUTES AND lt > rt - INTERVAL 1 MINUTE', { left: -60_000 }],
+    ['lt >= rt - INTERVAL 5 MINUTES', { left: -300_001 }],
+    // Of two bounds of one side Spark keeps the looser.
+    ['lt > rt - INTERVAL 5 MINUTES AND lt > rt - INTERVAL 1 MINUTE', { left: -300_000 }],
     ['lk = rk', {}],
     ['lt > lt - INTERVAL 1 SECOND', {}],
     ['lt + rt > INTERVAL 1 SECOND', {}],
     ['lt > rt - INTERVAL 1 SECOND OR lk = rk', {}],
     // A bound keeps its microseconds, as timestamps do below their milliseconds.
     ["lt > rt - INTERVAL '0.0005' SECOND", { left: -0.5 }],
-    ["rt BETWEEN lt - INTERVAL '1.000250' SECONDS AND lt", { left: 0, right: -1000.25 }],
+    ["rt BETWEEN lt - INTERVAL '1.000250' SECONDS AND lt", { left: -1, right: -1001.25 }],
   ])('%s', (text, expected) => {
     expect(offsets(text)).toEqual(expected);
   });
@@ -50,7 +53,7 @@ describe('joinStateWatermarkOffsets', () => {
         const text = `rt ${strictLo ? '>' : '>='} lt ${ms(lo)} AND rt ${strictHi ? '<' : '<='} lt ${ms(hi)}`;
         const o = joinStateWatermarkOffsets(expr(text), timeOf);
         // Both bounds are read (the property would hold vacuously otherwise).
-        expect(o).toEqual({ left: -hi || 0, right: lo });
+        expect(o).toEqual({ left: -hi - (strictHi ? 0 : 1) || 0, right: lo - (strictLo ? 0 : 1) || 0 });
         const matches = compileExpression(expr(text), COLUMNS.map((name) => ({ name, type: 'timestamp' as const }))).eval;
         if (matches({ lt, rt, lk: null, rk: null }, { batchTimestampMs: 0 }) !== true) return;
         // A buffered left row meets a right row that is not late (rt > wm): the left row must not be evicted.
@@ -74,7 +77,7 @@ describe('joinStateWatermarkOffsets', () => {
         const us = (n: number) => `${n < 0 ? '-' : '+'} INTERVAL '0.${String(Math.abs(n)).padStart(6, '0')}' SECOND`;
         const text = `rt ${strictLo ? '>' : '>='} lt ${us(lo)} AND rt ${strictHi ? '<' : '<='} lt ${us(hi)}`;
         const o = joinStateWatermarkOffsets(expr(text), timeOf);
-        expect(o).toEqual({ left: -hi / 1000 || 0, right: lo / 1000 });
+        expect(o).toEqual({ left: -hi / 1000 - (strictHi ? 0 : 1) || 0, right: lo / 1000 - (strictLo ? 0 : 1) || 0 });
         const [lt, rt] = [timestampFromMicros(ltUs), timestampFromMicros(rtUs)];
         const matches = compileExpression(expr(text), COLUMNS.map((name) => ({ name, type: 'timestamp' as const }))).eval;
         if (matches({ lt, rt, lk: null, rk: null }, { batchTimestampMs: 0 }) !== true) return;

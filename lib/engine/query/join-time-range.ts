@@ -8,10 +8,11 @@
  *   left.t > right.t + k   (or >=)
  *
  * means every future match has left.t > W + k: a buffered left row with left.t ≤ W + k can be
- * dropped (offset k). `BETWEEN` is its two comparisons; each comparison is read as a linear
+ * dropped (offset k); with >= Spark drops it only from W + k − 1 ms (its state watermark is
+ * 1 ms lower for a bound that admits equality), and so does Weir, to keep Spark's state. `BETWEEN` is its two comparisons; each comparison is read as a linear
  * expression in the two event times (+, −, unary −, day-time interval literals), and only one
  * whose event-time terms are exactly `left.t − right.t` (either way round) bounds anything. The
- * tightest bound wins; a side with none keeps its rows until the key's own event time (a window
+ * loosest bound wins (Spark's least state watermark); a side with none keeps its rows until the key's own event time (a window
  * in the join key) passes, or for ever.
  */
 import { conjuncts, type Expr } from './expression';
@@ -67,8 +68,10 @@ function comparisons(e: Expr | undefined): Expr[] {
  */
 export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: EventTimeColumnOf): Partial<Record<JoinSideName, number>> {
   const out: Partial<Record<JoinSideName, number>> = {};
+  // Several bounds of one side: Spark keeps the least (the loosest), so a row stays until every
+  // bound says it can go.
   const bound = (side: JoinSideName, offset: number) => {
-    out[side] = Math.max(out[side] ?? -Infinity, offset);
+    out[side] = Math.min(out[side] ?? Infinity, offset);
   };
   for (const c of comparisons(condition)) {
     if (c.kind !== 'binary' || !['<', '<=', '>', '>='].includes(c.op)) continue;
@@ -84,8 +87,11 @@ export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: E
     const k = (d.left === 1 ? d.constUs : -d.constUs) / 1000 || 0; // no −0
     // left − right + k > 0: left > right − k bounds left from below (offset −k);
     // left − right + k < 0: right > left + k bounds right from below (offset k).
-    if (greater) bound('left', -k || 0);
-    else bound('right', k);
+    // A bound that admits equality (>=, <=) holds rows 1 ms longer, as Spark's state watermark
+    // is 1 ms lower then: a row exactly at the bound is kept for one more watermark.
+    const inclusive = c.op === '<=' || c.op === '>=' ? 1 : 0;
+    if (greater) bound('left', -k - inclusive || 0);
+    else bound('right', k - inclusive || 0);
   }
   return out;
 }

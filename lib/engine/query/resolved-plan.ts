@@ -25,7 +25,7 @@ import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutp
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
 import { aggregateOutput, isCountStar, staticRelationOutput, streamStaticJoinOutput, withDerivedEventTime, type WatermarkSpec } from './stateful-planner';
-import { readStreamJoin, streamJoinOutput } from './stream-join-planner';
+import { equalityOperands, readStreamJoin, streamJoinOutput } from './stream-join-planner';
 
 /** A plan with its expressions typed, and the columns it outputs. */
 export interface Resolved {
@@ -299,7 +299,7 @@ function withStreamJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>)
   // The key pairs are operands of the condition's top-level equalities (readStreamJoin's conjuncts).
   const rewrite = (e: Expr): Expr =>
     e.kind === 'binary' && e.op === 'AND' ? mapExprChildren(e, rewrite)
-      : e.kind === 'binary' && e.op === '=' ? mapExprChildren(e, (x) => cast.get(x) ?? x)
+      : equalityOperands(e) ? mapExprChildren(e, (x) => cast.get(x) ?? x)
         : e;
   return { ...node, condition: rewrite(node.condition!) };
 }

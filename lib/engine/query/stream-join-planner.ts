@@ -23,9 +23,16 @@ export interface StreamJoinReading {
   eventTimes: Record<JoinSideName, string | undefined>;
   /** Each side whose buffered rows the watermark can evict: the event-time column the time range bounds. */
   stateColumns: Partial<Record<JoinSideName, string>>;
-  keys: { left: Expr; right: Expr }[];
+  /** The equi-join keys; `nullSafe` for `<=>`, whose NULLs match each other. */
+  keys: { left: Expr; right: Expr; nullSafe?: boolean }[];
   /** The conjuncts that are not join keys, applied to each pair. */
   condition?: Expr;
+  /**
+   * The conjuncts of `condition` that read one side's columns only (Spark's
+   * JoinConditionSplitPredicates leftSideOnly / rightSideOnly): a row failing its side's can match
+   * no row of the other side, whatever it is.
+   */
+  sideConditions: Partial<Record<JoinSideName, Expr>>;
   /** Each side whose buffered rows the watermark can evict, with its offset (ms). */
   stateWatermarks: Partial<Record<JoinSideName, number>>;
   /**
@@ -92,6 +99,16 @@ function eventTimeOf(below: { name: string; eventTime: boolean }[]): (e: Expr) =
   return isTime;
 }
 
+/**
+ * The operands of an equality that can be a join key: `a = b`, or `a <=> b` (equal_null, Spark's
+ * EqualNullSafe, which ExtractEquiJoinKeys takes as a key where NULL matches NULL).
+ */
+export function equalityOperands(c: Expr): [Expr, Expr] | undefined {
+  if (c.kind === 'binary' && c.op === '=') return [c.left, c.right];
+  if (c.kind === 'call' && c.name === 'equal_null' && c.args.length === 2) return [c.args[0], c.args[1]];
+  return undefined;
+}
+
 export function readStreamJoin(node: JoinNode): StreamJoinReading {
   const columns = { left: sideColumns(node.left), right: sideColumns(node.right) };
   const sideOf = (e: Expr): JoinSideName | undefined => {
@@ -102,17 +119,25 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     if (cols.every(has('right'))) return 'right';
     return undefined;
   };
-  const keys: { left: Expr; right: Expr }[] = [];
+  const keys: StreamJoinReading['keys'] = [];
   const rest: Expr[] = [];
   for (const c of node.condition ? conjuncts(node.condition) : []) {
-    if (c.kind === 'binary' && c.op === '=') {
-      const a = sideOf(c.left), b = sideOf(c.right);
-      if (a === 'left' && b === 'right') { keys.push({ left: c.left, right: c.right }); continue; }
-      if (a === 'right' && b === 'left') { keys.push({ left: c.right, right: c.left }); continue; }
+    const pair = equalityOperands(c);
+    if (pair) {
+      const [x, y] = pair;
+      const nullSafe = c.kind === 'call' ? { nullSafe: true } : {};
+      const a = sideOf(x), b = sideOf(y);
+      if (a === 'left' && b === 'right') { keys.push({ left: x, right: y, ...nullSafe }); continue; }
+      if (a === 'right' && b === 'left') { keys.push({ left: y, right: x, ...nullSafe }); continue; }
     }
     rest.push(c);
   }
   const condition = rest.length ? conjunction(rest) : undefined;
+  const sideConditions: StreamJoinReading['sideConditions'] = {};
+  for (const side of ['left', 'right'] as const) {
+    const only = rest.filter((c) => sideOf(c) === side);
+    if (only.length) sideConditions[side] = conjunction(only);
+  }
   // A side's event-time columns, when the side has a watermark: rows of the other side after the
   // watermark are the only ones still to come, which is what bounds this side's buffered rows.
   const timeOf = (e: Expr): JoinSideName | undefined => {
@@ -133,7 +158,7 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     if (stateWatermarks[side] !== undefined && bounded !== undefined) stateColumns[side] = columns[side].find((c) => c.name.toLowerCase() === bounded.toLowerCase())!.name;
   }
   const timeBounds = timeRangeBounds(condition, timeOf);
-  return { eventTimes, stateColumns, keys, condition, stateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}), ...(timeBounds ? { timeBounds } : {}) };
+  return { eventTimes, stateColumns, keys, condition, sideConditions, stateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}), ...(timeBounds ? { timeBounds } : {}) };
 }
 
 /**
@@ -167,6 +192,7 @@ export function planStreamStreamJoin(
   const input = (side: JoinSideName, keys: typeof lk) => {
     const eventTime = r.eventTimes[side];
     const offset = r.stateWatermarks[side];
+    const only = r.sideConditions[side];
     return {
       operators: sides[side].operators,
       schema: sides[side].schema,
@@ -177,6 +203,7 @@ export function planStreamStreamJoin(
         return out;
       },
       ...(eventTime !== undefined ? { eventTime } : {}),
+      ...(only ? { preJoinFilter: compileExpression(only, sides[side].schema).eval } : {}),
       ...(r.stateKeyIndex !== undefined
         ? { stateWatermark: { kind: 'key' as const, keyIndex: r.stateKeyIndex } }
         : offset !== undefined && r.stateColumns[side] !== undefined ? { stateWatermark: { kind: 'value' as const, column: r.stateColumns[side], offsetMs: offset } } : {}),
@@ -190,13 +217,14 @@ export function planStreamStreamJoin(
       right: input('right', rk),
       ...(cond ? { condition: timeRangeCondition(r.timeBounds, sides.left.schema, sides.right.schema, pairCondition(cond, r.condition!, sides.left.schema, sides.right.schema)) } : {}),
       ...(inputWatermarkDeltaMs < 0 ? { inputWatermarkDeltaMs } : {}),
+      ...(r.keys.some((k) => k.nullSafe) ? { nullSafeKeys: r.keys.map((k) => k.nullSafe === true) } : {}),
     },
     schema,
   );
   const descriptor: StatefulOperatorDescriptor = {
     operatorId,
     operatorName: 'symmetricHashJoin',
-    parts: { 'join type': node.joinType, 'join keys': r.keys.map((k) => `${exprToString(k.left)} = ${exprToString(k.right)}`).join(', '), ...(r.condition ? { condition: exprToString(r.condition) } : {}) },
+    parts: { 'join type': node.joinType, 'join keys': r.keys.map((k) => `${exprToString(k.left)} ${k.nullSafe ? '<=>' : '='} ${exprToString(k.right)}`).join(', '), ...(r.condition ? { condition: exprToString(r.condition) } : {}) },
     keySchema: lk.map((c, i) => fieldOfType(`key${i}`, c)),
     valueSchema: joined,
   };

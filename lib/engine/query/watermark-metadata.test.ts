@@ -52,12 +52,13 @@ describe('the watermark metadata follows the event-time column', () => {
 describe('watermark propagation through a join of streams (explain)', () => {
   const kafka: Schema = [{ name: 'key', type: 'string' }, { name: 'timestamp', type: 'timestamp' }];
   const topic = (sourceName: string) => ({ kind: 'StreamingRelation' as const, sourceName, schema: kafka, eventTime: 'timestamp', watermarkDelayMs: 0 });
-  it('says the aggregation above the join reads the watermark an hour behind, the join\'s state delay', () => {
+  it('says the aggregation above the join reads the watermark the join\'s state delay behind (an hour and 1 ms)', () => {
     const q = compileStreamingQuery(
       "SELECT window(i.timestamp, '10 minutes'), count(*) AS n FROM impressions i JOIN clicks c ON i.key = c.key AND c.timestamp BETWEEN i.timestamp AND i.timestamp + INTERVAL 1 HOUR GROUP BY window(i.timestamp, '10 minutes')",
       [topic('impressions'), topic('clicks')],
       { outputMode: 'append' },
     );
-    expect(q.explain).toMatch(/reads the watermark 3600000 ms behind the global one/);
+    // An hour and the 1 ms by which Spark's state watermark of a bound admitting equality is lower.
+    expect(q.explain).toMatch(/reads the watermark 3600001 ms behind the global one/);
   });
 });
