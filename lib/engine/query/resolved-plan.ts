@@ -23,6 +23,7 @@ import { compileExpression, expressionType, implicitCastExpr, joinKeyType, resol
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
+import { isWindowStruct } from './time-windowing';
 import { SqlValidationError } from './sql-error';
 import { aggregateOutput, isCountStar, staticRelationOutput, streamStaticJoinOutput, withDerivedEventTime, type WatermarkSpec } from './stateful-planner';
 import { equalityOperands, readStreamJoin, streamJoinOutput } from './stream-join-planner';
@@ -210,16 +211,17 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
     }
     case 'Aggregate': {
       const child = resolve(plan.child, ctx);
+      const node = { ...plan, groupBy: plan.groupBy.map((e) => windowOverWindow(e, child.output)) };
       const types = new Map<Expr, TypeInfo>();
       const casts: ImplicitCasts = new Map();
-      const output = aggregateOutput(plan, child.output, ctx.watermark, types, casts);
-      if (plan.groupBy.some(isSessionWindow)) checkSessionWindow(plan, child.output);
+      const output = aggregateOutput(node, child.output, ctx.watermark, types, casts);
+      if (node.groupBy.some(isSessionWindow)) checkSessionWindow(node, child.output);
       // Each key and aggregate is typed as the column the aggregation outputs for it; below them,
       // their subexpressions (a window's event time, an aggregate's arguments) as the one
       // compilation of the aggregation's columns typed them over its input.
-      const groupBy = plan.groupBy.map((e, i) => withMissingTypes(typed(withTypes(e, types, casts), typeOfField(output[i])), child.output));
-      const aggregates = plan.aggregates.map((a, i) => ({ ...a, expr: typed(isCountStar(a.expr) ? a.expr : mapExprChildren(a.expr, (x) => withTypes(x, types, casts)), typeOfField(output[plan.groupBy.length + i])) }));
-      return { plan: { ...plan, groupBy, aggregates, child: child.plan }, output };
+      const groupBy = node.groupBy.map((e, i) => withMissingTypes(typed(withTypes(e, types, casts), typeOfField(output[i])), child.output));
+      const aggregates = node.aggregates.map((a, i) => ({ ...a, expr: typed(isCountStar(a.expr) ? a.expr : mapExprChildren(a.expr, (x) => withTypes(x, types, casts)), typeOfField(output[node.groupBy.length + i])) }));
+      return { plan: { ...node, groupBy, aggregates, child: child.plan }, output };
     }
     case 'Join': {
       if (isStreamStreamJoin(plan)) {
@@ -277,6 +279,16 @@ function withWidening(branch: Resolved, types: readonly (TypeInfo | undefined)[]
     return { name: f.name, expr: t ? implicitCastExpr(column, t) : column };
   });
   return { plan: { kind: 'Project', list, child: plan }, output: projectOutput(list, output, list.map((n) => n.expr.dataType!)) };
+}
+
+/**
+ * Spark's TimeWindowing over a window column: `window(w, '10 seconds')` of a window struct w (an
+ * aggregation's window below) groups by `window(window_time(w), …)`, the time that stands for w.
+ */
+function windowOverWindow(e: Expr, schema: Schema): Expr {
+  if (e.kind !== 'call' || e.name !== 'window' || e.args.length === 0 || !isWindowStruct(expressionType(e.args[0], schema))) return e;
+  const [w, ...rest] = e.args;
+  return { ...e, args: [{ kind: 'call', name: 'window_time', args: [w], ...(w.pos ? { pos: w.pos } : {}) }, ...rest] };
 }
 
 /**

@@ -49,7 +49,7 @@ export function withWindowColumn(e: Expression): Expression {
 }
 
 
-const isWindowStruct = (t: TypeInfo) =>
+export const isWindowStruct = (t: TypeInfo) =>
   t.type === 'struct' && t.fields?.length === 2 && t.fields.every((f, i) => f.name === ['start', 'end'][i] && f.type === 'timestamp');
 
 /**

@@ -177,6 +177,21 @@ export const assertNumStateRows = (want: StateRowCounts): SparkAction => (t) => 
   });
 };
 
+/**
+ * MultiStatefulOperatorsSuite's assertNumStateRows(Seq): each operator's rows in the last
+ * progress. Spark lists the operators from the sink down, Weir from the source up: the figures are
+ * given in Spark's order and compared reversed.
+ */
+export const assertNumStateRowsTotals = (sinkDown: number[]): SparkAction => (t) => {
+  expect(t.progress.at(-1)!.stateOperators.map((o) => o.numRowsTotal).reverse()).toEqual(sinkDown);
+};
+
+/** MultiStatefulOperatorsSuite's assertNumRowsDroppedByWatermark(Seq): the last batch with input rows, in Spark's order. */
+export const assertNumRowsDroppedByWatermark = (sinkDown: number[]): SparkAction => (t) => {
+  const last = t.progress.filter((p) => p.numInputRows > 0).at(-1)!;
+  expect(last.stateOperators.map((o) => o.numRowsDroppedByWatermark).reverse()).toEqual(sinkDown);
+};
+
 export const StopStream: SparkAction = (t) => t.stop();
 export const StartStream: SparkAction = async (t) => void (await t.ensureStarted());
 
