@@ -43,6 +43,8 @@ export class StreamingDeduplicateExec implements StatefulOperator {
   readonly numPartitions: number;
   private stores: StateStore[] = [];
   private dropped = 0;
+  /** This batch's rows dropped as duplicates (Spark's numDroppedDuplicateRows). */
+  private duplicates = 0;
   /** Watermark up to which state is evicted in the last committed version. */
   private evictedUpTo = -Infinity;
   /** This batch's eviction, until its stores commit (onCommitted) or abort (onAborted). */
@@ -75,6 +77,7 @@ export class StreamingDeduplicateExec implements StatefulOperator {
     const late = lateEventsWatermark(ctx);
     const out: Row[] = [];
     let dropped = 0;
+    let duplicates = 0;
     for (const row of rows) {
       const t = this.bounded ? row[eventTime!] : undefined;
       if (typeof t === 'number' && t <= late) {
@@ -83,11 +86,15 @@ export class StreamingDeduplicateExec implements StatefulOperator {
       }
       const key = this.keyOf(row);
       const store = stores.length === 1 ? stores[0] : stores[partitionOfDedupKey(key, stores.length)];
-      if (store.has(key)) continue;
+      if (store.has(key)) {
+        duplicates++;
+        continue;
+      }
       store.put(key, !this.bounded || typeof t !== 'number' ? NO_VALUE : encodeValue(withinWatermark ? t + delay : t));
       out.push(row);
     }
     this.dropped = dropped;
+    this.duplicates = duplicates;
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (this.bounded && wm > this.evictedUpTo) {
       for (const store of stores) {
@@ -130,7 +137,7 @@ export class StreamingDeduplicateExec implements StatefulOperator {
       numRowsDroppedByWatermark: this.dropped,
       memoryUsedBytes: sum((m) => m.memoryUsedBytes),
       commitTimeMs: sum((m) => m.commitTimeMs),
-      customMetrics: { numRowsEvictedByWatermark: evicted, stateOnDiskBytes: sum((m) => m.bytesOnDisk), ...providerMetrics(ms) },
+      customMetrics: { numDroppedDuplicateRows: this.duplicates, numRowsEvictedByWatermark: evicted, stateOnDiskBytes: sum((m) => m.bytesOnDisk), ...providerMetrics(ms) },
     };
   }
 }

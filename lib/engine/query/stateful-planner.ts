@@ -369,13 +369,34 @@ export class StatefulPlanner {
   }
 }
 
-/** Puts a Deduplicate (the job's `dedup` option) right above the source, under the SQL. */
-export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; withinWatermark?: boolean } | undefined): LogicalPlan {
+/**
+ * Puts a Deduplicate (the job's `dedup` option) right above the source `sourceName` (the job's
+ * first; unset: the first stream the plan reads), under the SQL: at its first read, left before
+ * right, wherever it sits (a UNION's second branch, a join's side).
+ */
+export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; withinWatermark?: boolean } | undefined, sourceName?: string): LogicalPlan {
   if (!dedup) return plan;
+  let done = false;
   const wrap = (p: LogicalPlan): LogicalPlan => {
-    if (p.kind === 'StreamingRelation') return { kind: 'Deduplicate', keys: dedup.keys, withinWatermark: dedup.withinWatermark ?? false, child: p };
-    if (p.kind === 'Join') return { ...p, left: wrap(p.left) };
-    return { ...p, child: wrap((p as { child: LogicalPlan }).child) } as LogicalPlan;
+    if (done) return p;
+    switch (p.kind) {
+      case 'StreamingRelation':
+        if (sourceName !== undefined && p.sourceName !== sourceName) return p;
+        done = true;
+        return { kind: 'Deduplicate', keys: dedup.keys, withinWatermark: dedup.withinWatermark ?? false, child: p };
+      case 'StaticRelation':
+        return p;
+      case 'Join': {
+        const left = wrap(p.left);
+        return { ...p, left, right: wrap(p.right) };
+      }
+      case 'Union':
+        return { ...p, branches: p.branches.map(wrap) };
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
+      default:
+        return { ...p, child: wrap(p.child) };
+    }
   };
   return wrap(plan);
 }

@@ -78,7 +78,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   const scans = all.length > 1;
   // The columns a node outputs, for the streaming checker (resolved-plan.ts), without planning it.
   const schemaOf = logicalPlanOutput;
-  const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables), opts.dedup);
+  const plan = withDeduplication(buildLogicalPlan(sql, all, opts.staticTables), opts.dedup, all[0].sourceName);
   // The analysis first: it types every expression and refuses an unknown column or a type error,
   // the query's own fault in every output mode (the mode's legality is only worth judging on a
   // query that analyses). It reads the plan as written, so a message names what the user wrote
