@@ -6,9 +6,10 @@
  * join key. Per batch N, with the stores at version N, as Spark's processPartitions:
  * 1. each left input row that is not late (its event time ≤ the watermark, when the left side has
  *    one) and passes the condition's left-only conjuncts (else an outer join emits it padded at
- *    once: Spark's early state exclusion) joins with the right side's buffered rows of its key that pass the other conditions,
- *    and is then buffered itself, unless it is already behind the left side's state watermark
- *    (it could match no future row) or it is a left semi join's row that has matched;
+ *    once: Spark's early state exclusion) joins with the right side's buffered rows of its key
+ *    that pass the other conditions, and is then buffered itself, unless it is already behind
+ *    the left side's state watermark (it could match no future row) or it is a left semi join's
+ *    row that has matched;
  * 2. each right input row likewise joins with the left side's buffered rows, this batch's left
  *    rows included, so a pair that arrives in one batch is emitted once;
  * 3. rows behind each side's state watermark are evicted; an outer join emits its side's evicted
