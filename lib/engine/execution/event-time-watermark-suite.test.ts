@@ -290,3 +290,38 @@ describe('EventTimeWatermarkSuite', () => {
     expect(bad('value')).toMatch(/value.*must be a timestamp, it is long/);
   });
 });
+
+describe("a WHERE under the watermark (Spark's PushPredicateThroughNonJoin through EventTimeWatermark)", () => {
+  // Spark moves a filter's deterministic conjuncts that do not read the event time below
+  // withWatermark: rows they drop move no watermark and count in no event-time statistic.
+  const FILTERED = "SELECT CAST(window.start AS LONG) AS start, count(*) AS count FROM inputData WHERE value % 2 = 0 GROUP BY window(eventTime, '5 seconds')";
+
+  it('a row the WHERE drops moves no watermark', async () => {
+    const t = sparkStreams({ sources: { inputData: source('10 seconds') }, sql: FILTERED });
+    await t.run(
+      AddData('inputData', ...V(10, 12, 13)),
+      CheckNewAnswer(),
+      assertEventStats({ min: 10, max: 12, avg: 11, watermark: 0 }),
+      // 41 is odd: the watermark stays 12 - 10 = 2, so [10, 15) stays open.
+      AddData('inputData', ...V(41)),
+      CheckNewAnswer(),
+      AddData('inputData', ...V(30)),
+      CheckNewAnswer([10, 2]),
+      assertEventStats({ min: 30, max: 30, avg: 30, watermark: 2 }),
+    );
+  });
+
+  it('a conjunct that reads the event time stays above it: its rows still move the watermark', async () => {
+    const t = sparkStreams({
+      sources: { inputData: source('10 seconds') },
+      sql: "SELECT CAST(window.start AS LONG) AS start, count(*) AS count FROM inputData WHERE value % 2 = 0 AND eventTime < CAST(40 AS TIMESTAMP) GROUP BY window(eventTime, '5 seconds')",
+    });
+    await t.run(
+      AddData('inputData', ...V(10, 12, 13)),
+      CheckNewAnswer(),
+      // 42 passes value % 2 = 0 (under the watermark) and fails eventTime < 40 (above it).
+      AddData('inputData', ...V(42)),
+      CheckNewAnswer([10, 2]),
+    );
+  });
+});

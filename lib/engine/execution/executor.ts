@@ -25,7 +25,7 @@ import type { PartialAggregateBuffer } from '../operators/aggregate-folds';
 import type { CompiledStreamingQuery } from '../query/streaming-query';
 import type { Sink } from '../sinks/sink';
 import type { Row, Schema } from '../types';
-import { compileQuery, createSource, isPartitioned, mapStageOf, stateStoreProviderFactory } from './query-runtime';
+import { compileQuery, createSource, isPartitioned, mapStageOf, stateStoreProviderFactory, watermarkRows } from './query-runtime';
 import { shuffleRows, type MapOutput, type MapStatus, type MapTask, type ReduceTask, type TaskResult } from './task-scheduler';
 
 /** The query a task belongs to: what the driver started it with. */
@@ -190,7 +190,7 @@ export class Executor {
       }
       const numInputRows = batch.scanned?.numInputRows ?? batch.rows.length;
       const onSource = eventTime !== undefined && schema.some((f) => f.name === eventTime);
-      const times = onSource ? (batch.scanned ? batch.scanned.eventTimes : eventTimeStats(batch.rows, eventTime)) : undefined;
+      const times = onSource ? (batch.scanned ? batch.scanned.eventTimes : eventTimeStats(watermarkRows(query, name, batch.rows, ctx), eventTime)) : undefined;
       const status: MapStatus = {
         mapId: task.mapId,
         numInputRows,

@@ -17,6 +17,7 @@ import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOp
 import { ProjectExec } from '../operators/project-exec';
 import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
+import type { EvalContext, Evaluator } from '../query/expression-compiler';
 import { parseDuration } from '../spec/duration';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import type { StreamingRelation } from '../query/logical-plan';
@@ -258,15 +259,15 @@ export class QueryRuntime {
       if (!stage) rows = await op.execute(rows, ctx);
       else ({ rows, sinkCommits } = await this.runStatefulStage(i, stage, rows, ctx));
     }
-    // A source column's event times come from the source rows (before any WHERE, as Spark's
-    // withWatermark on the source; operators never change their input rows), a derived one's
-    // from its EventTimeWatermark operator. A source that skipped rows by the pushed filter folded
-    // the event times of all it read.
-    const sourceEventTimes = this.spec.sources.map(({ eventTime, schema }, i) => {
+    // A source column's event times come from the source rows (those that pass the WHERE
+    // conjuncts Spark pushes below withWatermark: watermarkRows; operators never change their
+    // input rows), a derived one's from its EventTimeWatermark operator. A source that skipped
+    // rows by the pushed filter folded the event times of those it read.
+    const sourceEventTimes = this.spec.sources.map(({ name, eventTime, schema }, i) => {
       const { rows: input, scanned } = inputs[i];
       return eventTime === undefined ? undefined
         : scanned && schema.some((f) => f.name === eventTime) ? scanned.eventTimes
-        : batchEventTimes(input, eventTime, schema, ctx);
+        : batchEventTimes(watermarkRows(this.query, name, input, ctx), eventTime, schema, ctx);
     });
     return { rows, ...(sinkCommits ? { sinkCommits } : {}), eventTimes: mergeEventTimeStats(sourceEventTimes, inputs), sourceEventTimes };
   }
@@ -451,6 +452,16 @@ export function createSink(spec: JobSpec, deps: Pick<QueryRuntimeDeps, 'clock' |
   return def.create(spec.sink.options as never, { clock: deps.clock, jobName: spec.name, queryId: deps.queryId });
 }
 
+/**
+ * The rows of source `name` whose event times its watermark reads: those that pass the WHERE
+ * conjuncts Spark pushes below withWatermark (CompiledStreamingQuery.watermarkFilters), all of
+ * them without one. A row whose condition fails to evaluate counts (the Filter diverts it).
+ */
+export function watermarkRows(query: CompiledStreamingQuery, name: string, rows: Row[], ctx: EvalContext): Row[] {
+  const f = query.watermarkFilters?.get(name);
+  return f ? rows.filter((row) => holds(f, row, ctx)) : rows;
+}
+
 /** Source `i` of the spec, built from the registry, reading the query's columns with its pushed filter. */
 export function createSource(spec: JobSpec, i: number, query: CompiledStreamingQuery, deps: Pick<QueryRuntimeDeps, 'checkpoint' | 'clock' | 'queryId'>): Source {
   const s = spec.sources[i];
@@ -461,6 +472,7 @@ export function createSource(spec: JobSpec, i: number, query: CompiledStreamingQ
     schema: s.schema,
     requiredColumns: query.sourceColumns,
     pushedFilter: pushedFilter(query),
+    ...(query.scanFilter && query.watermarkFilters?.has(s.name) ? { watermarkFilter: scanTimeFilter(query.watermarkFilters.get(s.name)!) } : {}),
     ...(query.readsFileMetadata ? { fileMetadata: true } : {}),
     eventTime: s.eventTime,
     checkpoint: deps.checkpoint,
@@ -564,14 +576,20 @@ export function sourcePath(spec: Pick<JobSpec, 'sources'>, i: number): string {
  * The predicate calls no function (scanFilterOf), so the batch's timestamp is never read.
  */
 function pushedFilter(query: CompiledStreamingQuery): ((row: Row) => boolean) | undefined {
-  const p = query.scanFilter;
-  if (!p) return undefined;
+  return query.scanFilter && scanTimeFilter(query.scanFilter);
+}
+
+/** A predicate of the pushed filter (or a part of it: the watermark's) as a source applies it while it reads. */
+function scanTimeFilter(p: Evaluator): (row: Row) => boolean {
   const ctx = { batchTimestampMs: 0 };
-  return (row) => {
-    try {
-      return p(row, ctx) === true;
-    } catch {
-      return true;
-    }
-  };
+  return (row) => holds(p, row, ctx);
+}
+
+/** Whether the predicate is TRUE for the row; a row it fails to evaluate on holds, for the Filter to divert as a bad record. */
+function holds(p: Evaluator, row: Row, ctx: EvalContext): boolean {
+  try {
+    return p(row, ctx) === true;
+  } catch {
+    return true;
+  }
 }

@@ -492,8 +492,9 @@ describe('StreamingOuterJoinSuite', () => {
   // Spark's last two batches: right 101..103 fail the right-only predicate, which Spark's
   // optimizer pushes below the right side's withWatermark (PushPredicateThroughNonJoin moves a
   // filter that does not read the event time under EventTimeWatermark), so they do not move the
-  // right side's watermark: it stays 61 and the [70, 80) windows stay (total 6). Weir's watermark
-  // is the source's, over every row it reads, so it moves to 93 and evicts them (total 3).
+  // right side's watermark: it stays 61 and the [70, 80) windows stay (total 6). Weir moves a
+  // WHERE right over a source under its watermark, not a join's ON conjunct, so it moves to 93
+  // and evicts them (total 3).
   it.todo('left outer join with non-key condition violated: rightValue between 300 and 1000 (a filtered row moves no watermark in Spark)');
 
   it('SPARK-26187 self left outer join should not return outer nulls for already matched rows', async () => {

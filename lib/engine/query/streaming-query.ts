@@ -20,7 +20,7 @@ import { buildLogicalPlan } from './query-planner';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
-import { exprToString, METADATA_COLUMN, type SqlType } from './expression';
+import { conjunction, conjuncts, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlType } from './expression';
 import { castValue } from './sql-values';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
 import { stackRows } from './generators';
@@ -39,6 +39,11 @@ export interface CompiledStreamingQuery {
   sourceColumns?: string[];
   /** The condition the source may apply as it reads (PushedFilters, see scanFilterOf); the Filter stays in `operators`. */
   scanFilter?: Evaluator;
+  /**
+   * By source name: the rows whose event times its watermark reads, where a WHERE drops some
+   * before it (watermarkFiltersOf); a source without one: every row it reads.
+   */
+  watermarkFilters?: Map<string, Evaluator>;
   outputSchema: Schema;
   operators: PhysicalOperator[];
   stateful: boolean;
@@ -101,6 +106,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     optimizations: optimized.applied,
     sourceColumns: scans ? undefined : scanned?.requiredColumns,
     scanFilter: pushed && compileExpression(pushed, scanned!.schema).eval,
+    watermarkFilters: watermarkFiltersOf(optimized.plan),
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
@@ -272,3 +278,34 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
   const structFields = g.name.startsWith('inline') ? fields.map((f) => f.name) : undefined;
   return { fields, spec: { collection: arg.eval, mapKey, ...(structFields ? { structFields } : {}), position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
 }
+
+/**
+ * Spark's optimizer pushes a Filter's deterministic conjuncts that do not read the event time
+ * below the source's EventTimeWatermark (PushPredicateThroughNonJoin), so a source's watermark
+ * and event-time statistics read only the rows that pass them: `WHERE k = 'a'` keeps the event
+ * times of other keys out of the watermark, `WHERE ts > …` does not. Here: for each source read
+ * once with its event time among its columns, those conjuncts of the Filter right above its
+ * relation (where the optimizer's PushDownPredicates leaves a WHERE over it). Weir's functions
+ * are deterministic.
+ */
+function watermarkFiltersOf(plan: LogicalPlan): Map<string, Evaluator> | undefined {
+  const reads = new Map<string, number>();
+  const found = new Map<string, { relation: StreamingRelation; condition: Expr }>();
+  const walk = (p: LogicalPlan): void => {
+    if (p.kind === 'StreamingRelation') reads.set(p.sourceName, (reads.get(p.sourceName) ?? 0) + 1);
+    const r = p.kind === 'Filter' && p.child.kind === 'StreamingRelation' ? p.child : undefined;
+    const eventTime = r?.eventTime?.toLowerCase();
+    if (p.kind === 'Filter' && r && eventTime !== undefined && r.schema.some((f) => f.name.toLowerCase() === eventTime)) {
+      const below = conjuncts(p.condition).filter((c) => ![...referencedColumns(c)].some((col) => col.toLowerCase() === eventTime));
+      if (below.length) found.set(r.sourceName, { relation: r, condition: conjunction(below) });
+    }
+    for (const c of children(p)) walk(c);
+  };
+  walk(plan);
+  const out = new Map<string, Evaluator>();
+  for (const [name, { relation, condition }] of found) {
+    if (reads.get(name) === 1) out.set(name, compileExpression(condition, relation.schema).eval);
+  }
+  return out.size ? out : undefined;
+}
+

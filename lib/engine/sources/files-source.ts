@@ -55,6 +55,8 @@ export type FilesSourceOptions = z.infer<typeof FilesSourceOptions>;
 
 interface ScanState {
   filter: (row: Row) => boolean;
+  /** Whether a row's event time counts for the watermark (SourceContext.watermarkFilter). */
+  watermark: (row: Row) => boolean;
   /** Rows parsed, kept or not. */
   read: number;
   eventTime?: string;
@@ -240,7 +242,7 @@ export class FilesSource implements Source {
     const filter = this.ctx.pushedFilter;
     if (!filter) return undefined;
     const eventTime = this.ctx.eventTime !== undefined && this.schema.some((f) => f.name === this.ctx.eventTime) ? this.ctx.eventTime : undefined;
-    return { filter, read: 0, eventTime, eventTimes: eventTime === undefined ? undefined : new EventTimeStatsAccumulator() };
+    return { filter, watermark: this.ctx.watermarkFilter ?? (() => true), read: 0, eventTime, eventTimes: eventTime === undefined ? undefined : new EventTimeStatsAccumulator() };
   }
 
   private async readFile(f: SourceFileEntry, rows: Row[], bad: BadRecord[], scan: ScanState | undefined): Promise<void> {
@@ -293,7 +295,7 @@ export class FilesSource implements Source {
     const eventTime = scan.eventTime !== undefined && (columns === undefined || columns.includes(scan.eventTime)) ? scan.eventTime : undefined;
     for (const r of got.rows) {
       scan.read++;
-      if (eventTime !== undefined) scan.eventTimes?.add(r[eventTime]);
+      if (eventTime !== undefined && scan.watermark(r)) scan.eventTimes?.add(r[eventTime]);
       if (scan.filter(r)) rows.push(r);
     }
   }
@@ -334,7 +336,7 @@ export class FilesSource implements Source {
         if (typeof src === 'string') r = { ok: false, reason: src };
         else if (json.typedObject(src)) {
           scan.read++;
-          if (eventTime !== undefined) scan.eventTimes?.add(src[eventTime]);
+          if (eventTime !== undefined && scan.watermark(src)) scan.eventTimes?.add(src[eventTime]);
           if (!scan.filter(src)) continue;
           const kept = json.toRow(src);
           if (kept.ok) rows.push(kept.row);
@@ -344,7 +346,7 @@ export class FilesSource implements Source {
       if (r.ok) {
         if (scan) {
           scan.read++;
-          scan.eventTimes?.add(r.row[scan.eventTime!]);
+          if (scan.watermark(r.row)) scan.eventTimes?.add(r.row[scan.eventTime!]);
           if (!scan.filter(r.row)) continue;
         }
         rows.push(r.row);

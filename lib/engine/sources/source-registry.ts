@@ -30,6 +30,11 @@ export interface SourceContext {
    */
   pushedFilter?: (row: Row) => boolean;
   /**
+   * With a pushed filter, its conjuncts that do not read the event time, which Spark applies below
+   * the watermark: a source that reports `scanned.eventTimes` folds only the rows passing it.
+   */
+  watermarkFilter?: (row: Row) => boolean;
+  /**
    * The query reads its rows' file metadata (input_file_name(), `_metadata`): a source that reads
    * files sets each row's FILE_METADATA_COLUMN (others need not: input_file_name() is '' and
    * `_metadata` NULL without it).
