@@ -691,23 +691,30 @@ export const DATETIME_FUNCTIONS: Record<string, FunctionDef> = {
       return timestampFromMicros(Math.round(x * 1e6));
     },
   },
+  // make_timestamp(year, month, day, hour, min, sec[, timezone]): the wall-clock time in the
+  // time zone (the session's, UTC, when left out).
   make_timestamp: {
-    min: 6, max: 6, type: (a) => nums(a) ?? 'timestamp',
+    min: 6, max: 7,
+    type: (a) => nums(a.slice(0, 6)) ?? (a.length < 7 || isStr(a[6]) ? 'timestamp' : 'expects (year, month, day, hour, min, sec[, timezone])'),
     // Spark: a day, hour and minute that exist; seconds in [0, 60], where 60 (whole) is the next minute's 0.
-    impl: ([y, mo, d, h, mi, s]) => {
+    impl: ([y, mo, d, h, mi, s, z]) => {
       const sec = s as number;
       if (!(sec >= 0 && sec <= 60) || (h as number) < 0 || (h as number) > 23 || (mi as number) < 0 || (mi as number) > 59) return null;
       const day = utc(y as number, (mo as number) - 1, d as number);
       const x = new Date(day);
       if (x.getUTCMonth() !== (mo as number) - 1 || x.getUTCDate() !== d) return null;
       // Spark's seconds are a DECIMAL(8,6): microseconds.
-      return timestampOf(day + ((h as number) * 60 + (mi as number)) * 60_000, Math.round(sec * 1e6));
+      const local = timestampOf(day + ((h as number) * 60 + (mi as number)) * 60_000, Math.round(sec * 1e6));
+      if (z === undefined) return local;
+      const wall = Math.floor(local);
+      return addMillis(local, fromWallClock(zoneArg('make_timestamp()', z as string), wall) - wall);
     },
+    checkLiterals: (lits) => (typeof lits[6] === 'string' && zoneOf(lits[6]) === null ? badZone('make_timestamp()', lits[6]) : undefined),
   },
 };
 DATETIME_FUNCTIONS.date_diff = DATETIME_FUNCTIONS.datediff;
 // make_timestamp_ntz: the same wall-clock time, typed TIMESTAMP_NTZ by the compiler (Weir's session time zone is UTC).
-DATETIME_FUNCTIONS.make_timestamp_ntz = { ...DATETIME_FUNCTIONS.make_timestamp, resultNTZ: true };
+DATETIME_FUNCTIONS.make_timestamp_ntz = { ...DATETIME_FUNCTIONS.make_timestamp, max: 6, resultNTZ: true };
 // Spark's _ltz forms are its TIMESTAMP (with the session time zone, UTC here); curdate is Spark
 // 3.4's name for current_date.
 DATETIME_FUNCTIONS.to_timestamp_ltz = DATETIME_FUNCTIONS.to_timestamp;

@@ -262,6 +262,9 @@ const MORE_EXAMPLES: [string, unknown][] = [
   ...["extract(MONTH FROM INTERVAL '1-2' YEAR TO MONTH)", "extract(HOUR FROM INTERVAL '1 02:03:04' DAY TO SECOND)", "extract(MINUTE FROM INTERVAL '1 02:03:04' DAY TO SECOND)"]
     .map((e): [string, unknown] => [`typeof(${e})`, 'tinyint']),
   ["typeof(datediff(DAY, DATE '2022-01-01', DATE '2022-01-08'))", 'bigint'],
+  // make_timestamp's time zone: the wall-clock time there (Spark's example, in UTC).
+  ["CAST(make_timestamp(2014, 12, 28, 6, 30, 45.887, 'CET') AS STRING)", '2014-12-28 05:30:45.887'],
+  ["CAST(make_timestamp_ltz(2014, 12, 28, 6, 30, 45.887, '+09:00') AS STRING)", '2014-12-27 21:30:45.887'],
   // An INT wraps as Spark's does with ANSI off.
   ["hour(TIMESTAMP '2022-01-01 07:00:00') * 1000000000", -1589934592],
 ];
