@@ -1232,11 +1232,14 @@ class ExpressionCompiler implements LambdaCompiler {
 
   /** A collection function (array-functions.ts, map-functions.ts …): typed from its arguments' full types. */
   private collectionCall(e: Extract<Expr, { kind: 'call' }>, def: CollectionFunctionDef, compiled?: CompiledExpr[]): CompiledExpr {
+    const registered = FUNCTION_REGISTRY.get(e.name);
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
       this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
     }
     let args = compiled ?? e.args.map((a) => this.compile(a));
+    // The arguments as compiled, before a decimal is read as a double below.
+    const written = args;
     // Argument i read as `to`: a cast written into the plan (Spark's ImplicitTypeCasts), but on a
     // literal the function may read as written (an index, a count), which is converted here only.
     const read = (i: number, to: TypeInfo, value = false) =>
@@ -1257,10 +1260,18 @@ class ExpressionCompiler implements LambdaCompiler {
     // Each argument's column name (arrays_zip names its fields after them).
     const names = e.args.map((a) => (a.kind === 'column' ? a.name.split('.').pop()! : a.kind === 'field' ? a.field : ''));
     let t = def.type(args, names);
-    if (typeof t === 'string' && args.some((a) => a.type === 'date')) {
-      // A date where the function takes a string (split, concat_ws): as its text.
-      args = args.map((a, i) => (a.type === 'date' ? read(i, { type: 'string' }) : a));
-      t = def.type(args, names);
+    if (typeof t === 'string') {
+      // Spark's ImplicitTypeCasts: an atomic value where a function of STRINGs takes one is cast
+      // to one, as CAST writes it (split(123, '2'), sentences(1.5), concat_ws('-', a, 12));
+      // elsewhere only a date where the function takes a string, as its text.
+      const types = args.map((a) => a.type);
+      const accepts = (ts: ExprType[]) => typeof def.type(ts.map((to, i) => (to === types[i] ? args[i] : { type: to })), names) !== 'string';
+      const asText = def.stringInputs || registered?.group === 'string' ? atomicAsStrings(written.map((a) => a.type), types, accepts) : dateAsStrings(types, accepts);
+      if (asText) {
+        // A decimal as its own text (1.50), not the double's.
+        args = args.map((a, i) => (asText[i] === a.type ? a : this.castOperand(e, e.args[i], written[i], { type: 'string' })));
+        t = def.type(args, names);
+      }
     }
     if (typeof t === 'string') this.fail(e, t);
     const result = t;
@@ -1524,12 +1535,12 @@ class ExpressionCompiler implements LambdaCompiler {
         type = def.type(types, literals);
       }
     }
-    if (!RESULT_TYPES.includes(type) && def.valueArgs === undefined && registered?.group === 'string') {
+    if (!RESULT_TYPES.includes(type) && def.valueArgs === undefined && (registered?.group === 'string' || def.stringInputs)) {
       // Spark's ImplicitTypeCasts the other way: an atomic value where a string function takes a
       // STRING is cast to one, as CAST writes it (upper(1) is '1', length(123) 3, lpad(7, 3, '0')
       // '007'); the cast is written in the plan. Only the string functions: elsewhere a string
       // stands for a date or a number, which an INT would then pass for (month(123)).
-      const asText = atomicAsStrings(written.map((a) => a.type), types, (t) => def.type(t, literals));
+      const asText = atomicAsStrings(written.map((a) => a.type), types, (t) => RESULT_TYPES.includes(def.type(t, literals)));
       if (asText) {
         args = args.map((a, i) => {
           if (asText[i] !== 'string' || types[i] === 'string') return a;
@@ -1602,10 +1613,10 @@ function writtenAsBigint(e: Expr): boolean {
 
 /**
  * The argument types with the fewest of the arguments at `positions` (at most three) read as one
- * of `to` that make `typeOf` accept them (Spark's ImplicitTypeCasts, which casts an argument to
+ * of `to` that the function `accepts` (Spark's ImplicitTypeCasts, which casts an argument to
  * the type the function takes); undefined when none does, or there are too many to try.
  */
-function fewestCasts(types: ExprType[], positions: number[], to: readonly ExprType[], typeOf: (t: ExprType[]) => ExprType | string): ExprType[] | undefined {
+function fewestCasts(types: ExprType[], positions: number[], to: readonly ExprType[], accepts: (t: ExprType[]) => boolean): ExprType[] | undefined {
   if (positions.length > 3) return undefined;
   // Each position stays as it is (0), or is read as to[k - 1].
   const base = to.length + 1;
@@ -1615,7 +1626,7 @@ function fewestCasts(types: ExprType[], positions: number[], to: readonly ExprTy
   for (const c of choices) {
     const tried = [...types];
     positions.forEach((at, k) => { if (c[k] > 0) tried[at] = to[c[k] - 1]; });
-    if (RESULT_TYPES.includes(typeOf(tried))) return tried;
+    if (accepts(tried)) return tried;
   }
   return undefined;
 }
@@ -1626,7 +1637,7 @@ function fewestCasts(types: ExprType[], positions: number[], to: readonly ExprTy
  */
 function implicitStringCasts(types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string, numbers: boolean): ExprType[] | undefined {
   const strings = types.flatMap((t, i) => (t === 'string' ? [i] : []));
-  return fewestCasts(types, strings, ['timestamp', 'date', ...(numbers ? ['double' as const] : [])], typeOf);
+  return fewestCasts(types, strings, ['timestamp', 'date', ...(numbers ? ['double' as const] : [])], (t) => RESULT_TYPES.includes(typeOf(t)));
 }
 
 /** The atomic types Spark's ImplicitTypeCasts casts to a STRING where a function takes one. */
@@ -1636,8 +1647,13 @@ const TO_STRING: ReadonlySet<ExprType> = new Set(['long', 'double', 'decimal', '
  * Atomic non-string arguments (their types as `written`) read as STRINGs where the function
  * takes one; `types` are the arguments' types as the compiler reads them so far.
  */
-function atomicAsStrings(written: ExprType[], types: ExprType[], typeOf: (t: ExprType[]) => ExprType | string): ExprType[] | undefined {
-  return fewestCasts(types, written.flatMap((t, i) => (TO_STRING.has(t) ? [i] : [])), ['string'], typeOf);
+function atomicAsStrings(written: ExprType[], types: ExprType[], accepts: (t: ExprType[]) => boolean): ExprType[] | undefined {
+  return fewestCasts(types, written.flatMap((t, i) => (TO_STRING.has(t) ? [i] : [])), ['string'], accepts);
+}
+
+/** Dates read as their text where the function takes a STRING (array_join(a, DATE'…')). */
+function dateAsStrings(types: ExprType[], accepts: (t: ExprType[]) => boolean): ExprType[] | undefined {
+  return fewestCasts(types, types.flatMap((t, i) => (t === 'date' ? [i] : [])), ['string'], accepts);
 }
 
 /** A BIGINT argument with a bigint (past 2^53) read as the nearest double. */

@@ -100,6 +100,12 @@ export interface FunctionDef extends CallRewrite {
   textArgs?: boolean;
   /** Spark casts a number to a STRING where this takes one (contains(123, 2), luhn_check(79927398713)). */
   numbersAsText?: boolean;
+  /**
+   * Spark types it ImplicitCastInputTypes of STRINGs: an atomic argument (a number, a date, a
+   * boolean …) is cast to a STRING, as CAST writes it (url_encode(123) is '123'). The string
+   * group's functions all are, without saying so.
+   */
+  stringInputs?: boolean;
   /** Its form over arrays, compiled where an argument is one (concat of arrays, reverse of an array). */
   ofArrays?: CollectionFunctionDef;
   /**
@@ -135,6 +141,12 @@ export interface CollectionFunctionDef {
   impl(args: unknown[], types: TypeInfo[], result: TypeInfo): unknown;
   /** Its second argument is converted to the array's element type, so that equal values compare equal (array_contains). */
   valueAsElement?: boolean;
+  /**
+   * Spark types it ImplicitCastInputTypes of STRINGs: an atomic argument (a number, a date, a
+   * boolean …) is cast to a STRING, as CAST writes it (url_encode(123) is '123'). The string
+   * group's functions all are, without saying so.
+   */
+  stringInputs?: boolean;
   /** At validation, with each argument's value when it is a literal: a message when those make every result an error. */
   checkLiterals?(literals: unknown[]): string | undefined;
 }

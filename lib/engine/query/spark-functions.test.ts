@@ -213,6 +213,16 @@ const EXAMPLES: [string, unknown][] = [
   ['substr(12345, 2, 2)', '23'],
   ['upper(1.50)', '1.50'],
   ["upper(DATE '2024-01-02')", '2024-01-02'],
+  // …whatever the result's type (split, sentences, regexp_extract_all: StringSplit and the others
+  // are ImplicitCastInputTypes of STRINGs), and outside the string group where Spark's input type
+  // is STRING (url_encode); a decimal as its own text.
+  ["split(123, '2')", ['1', '3']],
+  ["split(12345, 3)", ['12', '45']],
+  ["split(1.50, 'x')", ['1.50']],
+  ['sentences(1.5)', [['1.5']]],
+  ["regexp_extract_all(12345, '([0-9])', 1)", ['1', '2', '3', '4', '5']],
+  ["concat_ws('-', array('a'), 12)", 'a-12'],
+  ['url_encode(123)', '123'],
   ['2.50 || 1', '2.501'],
   ['sqrt(2.25)', 1.5],
   // date and time
@@ -583,6 +593,9 @@ describe("Spark's function examples", () => {
     await expect(one("encode('a', 'EBCDIC')")).rejects.toThrow(/charset 'EBCDIC' is not supported/);
     await expect(one("from_utc_timestamp(TIMESTAMP '2024-01-01 00:00:00', 'Mars/Olympus')")).rejects.toThrow(/time zone 'Mars\/Olympus' is not known/);
     await expect(one("split_part('a', '.', 0)")).rejects.toThrow(/INVALID_INDEX_OF_ZERO/);
+    // ExpectsInputTypes, not ImplicitCastInputTypes: no cast of a number to a STRING.
+    await expect(one("parse_url(123, 'HOST')")).rejects.toThrow(/parse_url\(\) expects string arguments/);
+    await expect(one('str_to_map(123)')).rejects.toThrow(/str_to_map\(\) takes \(text/);
     await expect(one("mask('ab', 'XY')")).rejects.toThrow(/one character/);
     await expect(one("regexp_count('a', '(a)\\\\1')")).rejects.toThrow(/not supported/);
     await expect(one("regexp_extract_all('ab', '(a)', 3)")).rejects.toThrow(/group index 3 is out of range/);

@@ -128,8 +128,10 @@ function urlDecode(s: string): string | null {
   return out;
 }
 
+// url_encode and url_decode cast a number to its text (Spark's ImplicitCastInputTypes); parse_url
+// does not (ExpectsInputTypes).
 const decodeFn = (tolerant: boolean): FunctionDef => ({
-  min: 1, max: 1, type: (a) => str(a) ?? 'string',
+  min: 1, max: 1, type: (a) => str(a) ?? 'string', stringInputs: true,
   impl: ([s]) => {
     const out = urlDecode(s as string);
     if (out === null && !tolerant) {
@@ -155,7 +157,7 @@ export const URL_FUNCTIONS: Record<string, FunctionDef> = {
       return recordRegex('parse_url()', `(&|^)${key as string}=([^&]*)`).exec(uri.query)?.[2] ?? null;
     },
   },
-  url_encode: { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => urlEncode(s as string) },
+  url_encode: { min: 1, max: 1, type: (a) => str(a) ?? 'string', stringInputs: true, impl: ([s]) => urlEncode(s as string) },
   url_decode: decodeFn(false),
   try_url_decode: decodeFn(true),
 };
