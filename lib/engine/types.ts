@@ -38,8 +38,9 @@ export interface Field {
    */
   ntz?: true;
   /**
-   * Set on a struct field made of a NULL literal (`named_struct('b', NULL)`), Spark's VOID: kept
-   * as a STRING, it widens to the other side's type beside another struct (query/expression-compiler.ts).
+   * Set on a struct field made of a NULL literal (`named_struct('b', NULL)`), and on map()'s key
+   * and value, Spark's VOID: kept as a STRING, it widens to the other side's type beside another
+   * struct or map (query/expression-compiler.ts).
    */
   void?: true;
   /** A `decimal`'s precision and scale (its value is the unscaled bigint: query/decimal.ts). */

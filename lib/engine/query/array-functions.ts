@@ -24,7 +24,8 @@ const MAX_ARRAY_ELEMENTS = 1 << 20;
 
 const isArr = (t: TypeInfo) => t.type === 'array' || t.type === 'null';
 const isInt = (t: TypeInfo) => t.type === 'long' || t.type === 'null';
-const elem = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType ? typeOfField(t.elementType) : { type: 'null' });
+/** An array's element type; NULL for a NULL, and for array()'s elements (ARRAY<VOID>, which widens to any array). */
+const elem = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType && !t.voidElements ? typeOfField(t.elementType) : { type: 'null' });
 const isNull = (v: unknown) => v === null || v === undefined;
 
 function fail(fn: string, msg: string): never {
@@ -49,7 +50,7 @@ function fits(e: TypeInfo, v: TypeInfo): boolean {
 function arrayAndElement(fn: string, arr: TypeInfo, v: TypeInfo): TypeInfo | string {
   if (!isArr(arr)) return `${fn} takes an array first, got ${typeText(arr)}`;
   if (!fits(elem(arr), v)) return `${fn} takes (array, value of its element type), got ${typeText(arr)} and ${typeText(v)}; CAST the value to the element type`;
-  if (arr.type === 'array') return arr;
+  if (arr.type === 'array' && !arr.voidElements) return arr;
   return { type: 'array', elementType: elementOf(v.type === 'null' ? { type: 'string' } : v) };
 }
 
@@ -59,8 +60,9 @@ function twoArrays(fn: string, a: TypeInfo, b: TypeInfo): TypeInfo | string {
   if (a.type === 'array' && b.type === 'array' && !fits(elem(a), elem(b)) && !fits(elem(b), elem(a))) {
     return `${fn} takes two arrays of one element type, got ${typeText(a)} and ${typeText(b)}; CAST one to the other's type`;
   }
-  const wider = a.type === 'array' && b.type === 'array' && elem(b).type === 'double' ? b : a.type === 'array' ? a : b;
-  return wider.type === 'array' ? wider : { type: 'array', elementType: elementOf({ type: 'string' }) };
+  const [ea, eb] = [elem(a), elem(b)];
+  const wider = ea.type === 'null' || eb.type === 'double' ? b : a;
+  return wider.type === 'array' && elem(wider).type !== 'null' ? wider : { type: 'array', elementType: elementOf({ type: 'string' }) };
 }
 
 /** Spark's array set operations: distinct elements, in first-seen order. */

@@ -36,7 +36,8 @@ export interface TypeInfo {
   ntz?: true;
   /**
    * Set on the `array` array() or array(NULL, …) makes, Spark's ARRAY<VOID>: its elements are all
-   * NULL, so it casts and widens to any array. Shown and kept as an ARRAY<STRING> otherwise.
+   * NULL, so it casts and widens to any array. typeof() shows it as array<void>; what a
+   * function makes of it is kept as an ARRAY<STRING>.
    */
   voidElements?: true;
 }
@@ -138,7 +139,10 @@ export function typeText(t: TypeInfo | Field): string {
 
 /** Spark's DataType.simpleString (`bigint`, `array<string>`, `struct<a:bigint>`): what typeof() answers. */
 export function simpleTypeString(t: TypeInfo | Field): string {
+  // VOID: a NULL literal kept as a STRING (a struct field, a map's key or value), array()'s elements.
+  if ('name' in t && t.void) return 'void';
   const info = 'name' in t ? typeOfField(t) : t;
+  if (info.voidElements) return 'array<void>';
   switch (info.type) {
     case 'array': return `array<${simpleTypeString(info.elementType!)}>`;
     case 'map': return `map<${simpleTypeString(info.keyType!)},${simpleTypeString(info.valueType!)}>`;

@@ -1292,7 +1292,8 @@ class ExpressionCompiler implements LambdaCompiler {
   /**
    * array(e1, …) and map(k1, v1, …): the elements (keys, values) unify to one type, as Spark's
    * CreateArray and CreateMap coerce them (findWiderCommonType: a STRING among numbers, dates or
-   * timestamps makes them STRINGs). array() with no elements is an ARRAY<STRING>.
+   * timestamps makes them STRINGs). array() with no elements is Spark's ARRAY<VOID>, map() its
+   * MAP<VOID, VOID>.
    */
   private constructor_(e: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     const unify = (es: Expr[], what: string): { type: TypeInfo; values: CompiledExpr[] } => {
@@ -1323,10 +1324,12 @@ class ExpressionCompiler implements LambdaCompiler {
     const vals = unify(e.args.filter((_, i) => i % 2 === 1), 'values');
     if (['array', 'map', 'struct'].includes(keys.type.type)) this.fail(e, `map() keys must be of a simple type, got ${typeText(keys.type)}`);
     const kt: TypeInfo = keys.type.type === 'null' ? { type: 'string' } : keys.type;
+    // No keys or no values but NULLs: Spark's MAP<VOID, VOID> (map()), which widens to any map.
+    const voidOf = (t: TypeInfo) => (t.type === 'null' ? { void: true as const } : {});
     return {
       type: 'map',
-      keyType: { ...fieldOfType('key', kt), nullable: false },
-      valueType: fieldOfType('value', vals.type),
+      keyType: { ...fieldOfType('key', kt), nullable: false, ...voidOf(keys.type) },
+      valueType: { ...fieldOfType('value', vals.type), ...voidOf(vals.type) },
       eval: (r, c) => buildMap('map()', keys.values.map((k) => k.eval(r, c)), vals.values.map((v) => v.eval(r, c)), kt),
     };
   }

@@ -76,7 +76,8 @@ export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     type: (a) => {
       if (a.length === 0) return mapType({ type: 'string' }, { type: 'string' });
       if (!a.every(isMap)) return `map_concat() takes maps, got ${a.map((t) => typeText(t)).join(', ')}`;
-      const maps = a.filter((t) => t.type === 'map');
+      // map() (MAP<VOID, VOID>, empty) widens to any map.
+      const maps = a.filter((t) => t.type === 'map' && !(t.keyType?.void && t.valueType?.void));
       if (maps.some((t) => !sameType(t, maps[0]))) return `map_concat() takes maps of one type, got ${a.map((t) => typeText(t)).join(', ')}; CAST them to one type`;
       return maps[0] ?? mapType({ type: 'string' }, { type: 'string' });
     },

@@ -224,6 +224,21 @@ const EXAMPLES: [string, unknown][] = [
   ["concat_ws('-', array('a'), 12)", 'a-12'],
   ['url_encode(123)', '123'],
   ['2.50 || 1', '2.501'],
+  // array() and map() are Spark's ARRAY<VOID> and MAP<VOID, VOID> (since Spark 3.0, SPARK-29462 and
+  // SPARK-30790 in its migration guide), which widen to the other side's type.
+  ['typeof(array())', 'array<void>'],
+  ['typeof(map())', 'map<void,void>'],
+  ["typeof(map('a', NULL))", 'map<string,void>'],
+  ['typeof(array_union(array(), array(1)))', 'array<int>'],
+  ['array_union(array(), array(1))', [1]],
+  ['array_except(array(1), array())', [1]],
+  ['arrays_overlap(array(), array(1))', false],
+  ['typeof(coalesce(array(), array(1)))', 'array<int>'],
+  ['typeof(concat(array(), array(1)))', 'array<int>'],
+  ['concat(array(), array(1))', [1]],
+  ['array_append(array(), 1)', [1]],
+  ["typeof(coalesce(map(), map('a', 1)))", 'map<string,int>'],
+  ["map_concat(map(), map('a', 1))", { a: 1 }],
   ['sqrt(2.25)', 1.5],
   // date and time
   ["date_format(TIMESTAMP '2016-04-08 10:00:00', 'y')", '2016'],
