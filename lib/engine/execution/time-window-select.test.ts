@@ -19,10 +19,11 @@ import { mustParse } from './testing/test-fixtures';
 const T0 = Date.UTC(2026, 0, 1);
 
 let n = 0;
-function job(sql: string) {
+function job(sql: string, outputMode = 'append') {
   const id = `twsel-${++n}-${process.pid}`;
   const spec = {
     name: id,
+    outputMode,
     sources: [{ name: 'events', type: 'memory', options: { stream: id }, schema: [{ name: 'id', type: 'long' }, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '5 seconds' }],
     sql,
     sink: { type: 'memory', options: { table: id } },
@@ -129,6 +130,25 @@ describe('a window column grouped by afterwards', () => {
     expect(t.out()).toEqual([row({ w: w(0, 10_000), n: 2 }), row({ w: w(10_000, 20_000), n: 2 })]);
     const agg = t.progress.at(-1)!.stateOperators.find((s) => s.operatorName === 'stateStoreSave')!;
     expect(agg.numRowsTotal).toBe(1);
+  });
+});
+
+describe('SELECT DISTINCT of a window\'s field (Spark\'s Distinct over TimeWindowing\'s Project)', () => {
+  it('keeps each window start once, in Update mode (a start seen again is an updated key, out again)', async () => {
+    const t = job("SELECT DISTINCT window(ts, '10 seconds').start AS s FROM events", 'update');
+    const q = t.start();
+    t.events.addData(ev(1, 1_000), ev(2, 9_999), ev(3, 12_000));
+    await q.processAllAvailable();
+    t.events.addData(ev(4, 3_000), ev(5, 25_000));
+    await q.processAllAvailable();
+    await q.stop();
+    expect(t.out()).toEqual([row({ s: T0 }), row({ s: T0 }), row({ s: T0 + 10_000 }), row({ s: T0 + 20_000 })]);
+  });
+
+  it('is refused in Append mode: window.start does not carry the time column\'s watermark (only the window column does)', () => {
+    const relation: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'events', eventTime: 'ts', watermarkDelayMs: 0, schema: [{ name: 'ts', type: 'timestamp', nullable: true }] };
+    expect(() => compileStreamingQuery("SELECT DISTINCT window(ts, '10 seconds').start FROM events", relation, { outputMode: 'append' }))
+      .toThrow('Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
   });
 });
 

@@ -27,7 +27,7 @@ import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
-import { timeWindowIn, WINDOW_COLUMN, withWindowColumn } from './time-windowing';
+import { timeWindowIn, WINDOW_COLUMN, windowInsideAnItem, withWindowColumn } from './time-windowing';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 
@@ -240,6 +240,12 @@ class QueryPlanner {
     }
 
     const clauses = { items, grouping, having, distinct, pos: groupPos };
+    if (distinct && grouping.length === 0 && !having && windowInsideAnItem(items)) {
+      // SELECT DISTINCT window(ts, '1 minute').start: Spark's Distinct over the Project that
+      // TimeWindowing computes the window below; its keys read the window column.
+      const windowed = this.timeWindowing(items, schema, plan, builder)!;
+      return buildAggregation({ ...clauses, items: items.map(withWindowColumn) }, windowed.plan, windowed.schema, this.builder(qualifiers, windowed.schema, from.scope));
+    }
     if (isAggregation(clauses)) {
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.

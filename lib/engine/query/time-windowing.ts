@@ -43,6 +43,17 @@ export function timeWindowIn(exprs: readonly Expression[]): UnresolvedFunction |
   return found.values().next().value;
 }
 
+/**
+ * Whether a select item reads window(…) inside an expression (`window(ts, '1 minute').start`),
+ * not as the item itself, which an aggregation takes as its key.
+ */
+export function windowInsideAnItem(items: readonly Expression[]): boolean {
+  return items.some((i) => {
+    const e = i.kind === 'Alias' ? i.child : i;
+    return !isWindowCall(e) && someExpression(e, isWindowCall);
+  });
+}
+
 /** `e` reading the `window` column where it called window(…). */
 export function withWindowColumn(e: Expression): Expression {
   return mapExpression(e, (x) => (isWindowCall(x) ? { kind: 'UnresolvedAttribute', nameParts: [WINDOW_COLUMN], pos: x.pos } : undefined));
