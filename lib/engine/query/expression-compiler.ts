@@ -635,9 +635,11 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       case 'in': {
         const a0 = this.compile(e.arg);
-        const list0 = e.list.map((x) => this.coerceTo(x, a0.type));
+        const list0 = e.list.map((x) => this.compile(x));
         // Spark's InConversion: the values widen to one type (findWiderCommonType: a string beside
-        // numbers makes STRINGs; arrays, maps and structs by their parts).
+        // numbers, a DATE or a TIMESTAMP makes STRINGs, so `d IN ('2024-1-1')` compares d's
+        // yyyy-MM-dd text and is false, as is a string that is no date; arrays, maps and structs
+        // by their parts). Unlike `d = '…'`, which reads the string as a DATE.
         const u = unifyAll([a0, ...list0], [e.arg, ...e.list], false, true);
         let a: CompiledExpr;
         let list: CompiledExpr[];

@@ -256,7 +256,7 @@ describe('resolvePlan', () => {
         'coalesce(cast(i as bigint), id)',
         "if((s = 'b'), cast(i as bigint), id)",
         '(cast(id as decimal(21,1)) IN (cast(1 as decimal(21,1)), cast(2.5 as decimal(21,1))))',
-        "(ts IN (cast('2020-01-01' as timestamp), ts))",
+        "(cast(ts as string) IN ('2020-01-01', cast(ts as string)))",
         "CASE WHEN (cast(id as decimal(21,1)) = cast(1.5 as decimal(21,1))) THEN s END",
         'coalesce(cast(dec as decimal(12,2)), cast(1 as decimal(12,2)))',
         'array(cast(i as bigint), id)',

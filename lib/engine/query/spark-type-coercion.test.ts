@@ -49,6 +49,13 @@ const CASES: [string, string][] = [
   ["cast(1 as tinyint) in ('1')", 'true'], ["cast(1 as int) in ('1', 2)", 'true'], ["'1' in (cast(1 as bigint))", 'true'],
   ["cast(1 as decimal(10, 0)) in ('1')", 'true'], ["1.0 in ('1')", 'false'], ["cast(1 as double) in ('1')", 'false'], ["cast(1 as double) in ('1.0')", 'true'],
   ["cast(1 as boolean) in ('1')", ERROR], ["cast('1' as binary) in ('1')", ERROR],
+  // …and beside a DATE or TIMESTAMP (findWiderCommonType's stringPromotion): the value's text is
+  // compared, so a string in another form, or no date at all, is not equal (where `=` reads it as a DATE).
+  ["cast(1 as string) in (cast(1 as string), cast('2017-12-11 09:30:00' as date))", 'true'],
+  ["DATE '2024-01-01' in ('2024-01-01', '2024-01-02')", 'true'], ["DATE '2024-01-01' in ('2024-1-1')", 'false'],
+  ["DATE '2024-01-01' in ('2024-01-01 00:00:00')", 'false'], ["DATE '2024-01-01' in ('soon')", 'false'], ["DATE '2024-01-01' in ('soon', NULL)", 'NULL'],
+  ["DATE '2024-01-01' = '2024-1-1'", 'true'],
+  ["TIMESTAMP '2024-01-01 00:00:00' in ('2024-01-01')", 'false'], ["TIMESTAMP '2024-01-01 00:00:00' in ('2024-01-01 00:00:00')", 'true'],
   // caseWhenCoercion.sql: a number and a string widen to a STRING; a number beside a BINARY, BOOLEAN, TIMESTAMP or DATE is refused.
   ...NUMBERS.slice(0, -1).flatMap((n): [string, string][] => [
     [`CASE WHEN true THEN ${n} ELSE cast(2 as string) END`, n.includes('float') || n.includes('double') ? '1.0' : '1'],
