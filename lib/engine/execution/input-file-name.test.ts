@@ -103,8 +103,6 @@ describe('input_file_name()', () => {
     expect(nested.rows).toEqual([{ id: 2, f: nested.uri }]);
     const deeper = await runOn("WITH v AS (SELECT k FROM (SELECT k, id FROM events) WHERE id > 0) SELECT upper(k) AS k, input_file_name() AS f FROM v WHERE input_file_name() <> ''");
     expect(deeper.rows).toEqual([{ k: 'X', f: deeper.uri }]);
-    const meta = await runOn('SELECT _metadata.file_name AS n FROM (SELECT id FROM events)');
-    expect(meta.rows).toEqual([{ n: 'a.json' }]);
     // The output rows never hold the hidden column, a filter reading it on top included.
     expect(Object.keys(nested.rows[0])).toEqual(['id', 'f']);
     const filtered = await runOn("SELECT * FROM (SELECT id FROM events) WHERE input_file_name() LIKE '%a.json'");
@@ -179,6 +177,26 @@ describe('_metadata', () => {
     const j = await filesJob('json', 'SELECT _metadata FROM events', { schema: '_metadata STRING' });
     await writeFile(path.join(j.input, 'a.json'), '{"_metadata": "mine"}\n');
     expect(await run(j)).toEqual([{ _metadata: 'mine' }]);
+  });
+
+  it('is no column above a subquery, a CTE or an aggregation, as Spark refuses it there (UNRESOLVED_COLUMN)', async () => {
+    // Spark's SubqueryAlias propagates metadata columns only from a relation (or an alias of one).
+    for (const sql of [
+      'SELECT _metadata.file_name AS n FROM (SELECT id FROM events)',
+      'SELECT _metadata FROM (SELECT id FROM events) t',
+      'WITH v AS (SELECT id FROM events) SELECT id, _metadata.file_name AS n FROM v',
+      'SELECT k, _metadata.file_name AS n FROM (SELECT k, count(*) AS c FROM events GROUP BY k)',
+    ]) {
+      const j = await filesJob('json', sql);
+      expect(() => compileQuery(j.spec, 1), sql).toThrow(expect.objectContaining({
+        errorClass: 'UNRESOLVED_COLUMN.WITH_SUGGESTION',
+        message: expect.stringMatching(/name `_metadata` cannot be resolved/),
+      }));
+    }
+    // Through an alias of the relation, and selected below the subquery, it is the row's file.
+    const j = await filesJob('json', 'SELECT n FROM (SELECT e._metadata.file_name AS n FROM events AS e)');
+    await writeFile(path.join(j.input, 'a.json'), '{"id": 1}\n');
+    expect(await run(j)).toEqual([{ n: 'a.json' }]);
   });
 
   it('is no column on another source, as Spark refuses the name there (UNRESOLVED_COLUMN)', () => {

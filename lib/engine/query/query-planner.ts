@@ -36,8 +36,12 @@ interface FromItem {
   plan: LogicalPlan;
   schema: Schema;
   qualifiers: string[];
-  /** A join's sides when they share column names (ExpressionBuilder's Scope). */
-  scope?: Pick<Scope, 'sides' | 'merged'>;
+  /**
+   * A join's sides when they share column names (ExpressionBuilder's Scope); metadataColumn false
+   * where FROM is a subquery or a CTE, which has no hidden `_metadata` (Spark's SubqueryAlias
+   * propagates metadata columns only from a relation, or through a chain of aliases of one).
+   */
+  scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>;
 }
 
 /** `relations`: the job's sources, in order (FROM names each by its sourceName); one relation is the one-source job. */
@@ -270,8 +274,8 @@ class QueryPlanner {
     return { plan: generate, schema: output };
   }
 
-  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged'>): ExpressionBuilder {
-    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn }, this.sql);
+  private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
+    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
@@ -280,7 +284,7 @@ class QueryPlanner {
       case 'UnresolvedRelation': {
         const name = u.multipartIdentifier.join('.');
         const cte = u.multipartIdentifier.length === 1 ? ctes.get(name.toLowerCase()) : undefined;
-        if (cte) return { plan: cte, schema: this.resolved(cte).output, qualifiers: [name] };
+        if (cte) return { plan: cte, schema: this.resolved(cte).output, qualifiers: [name], scope: { metadataColumn: false } };
         const relation = this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase());
         if (relation) return { plan: relation, schema: relationOutput(relation), qualifiers: [relation.sourceName] };
         // A static table outside a join is a batch relation: with a stream beside it, Spark's Union rule.
@@ -414,7 +418,7 @@ class QueryPlanner {
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
     const { plan, output } = this.resolved(this.plan(u, ctes));
-    return { plan, schema: output, qualifiers: [] };
+    return { plan, schema: output, qualifiers: [], scope: { metadataColumn: false } };
   }
 
   /** The select list of a SELECT without aggregation. */
