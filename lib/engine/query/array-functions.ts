@@ -5,7 +5,8 @@
  * with Spark's NULL handling and results (ANSI mode off). Their types carry element, key and
  * value types (data-types.ts), so they are typed from full TypeInfo, not ExprType names alone.
  *
- * Equality of elements is SQL's (arrays and structs element by element, -0 equal to 0), with
+ * Equality of elements is SQL's `=` (ordering.ts's sqlEquals: NaN equal to NaN, -0 to 0, arrays
+ * and structs element by element), with
  * NULL a value of its own in the set operations, as Spark's ArrayBinaryLike keeps one NULL.
  */
 import { RecordExpressionError } from '../errors';
@@ -14,7 +15,7 @@ import { joinChecked } from './function-args';
 import type { CollectionFunctionDef } from './function-types';
 import { keyText } from './map-functions';
 import { elementOf, isOrderable, sameType, typeOfField, typeText, type TypeInfo } from './data-types';
-import { compareValues } from './ordering';
+import { compareValues, sqlEquals } from './ordering';
 import { castValue, isNumeric } from './sql-values';
 import { dateAddMonths, MICROS_PER_DAY, timestampAddMicros, timestampAddMonths } from './interval-utils';
 import type { Long } from './long';
@@ -32,16 +33,30 @@ function fail(fn: string, msg: string): never {
   throw new RecordExpressionError(`${fn}: ${msg}`, { function: fn });
 }
 
-/** A value's identity for equality as SQL compares it (-0 is 0; arrays and structs by content). */
+/**
+ * A value's identity for the set operations' hashing: equal identities (by SameValueZero, as a
+ * Set compares) exactly where sqlEquals finds the values equal: -0 is 0 and NaN is NaN at any
+ * depth, arrays and structs by content.
+ */
 function identity(v: unknown): unknown {
   if (isNull(v)) return null;
-  if (typeof v === 'object') return encodeKey([v]);
+  if (typeof v === 'object') return encodeKey([withoutNegativeZeros(v)]);
   return Object.is(v, -0) ? 0 : v;
+}
+
+/** `v` with each -0 inside its arrays and structs read as 0. */
+function withoutNegativeZeros(v: unknown): unknown {
+  if (Object.is(v, -0)) return 0;
+  if (Array.isArray(v)) return v.map(withoutNegativeZeros);
+  if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutNegativeZeros(x)]));
+  return v;
 }
 
 /** Whether a value of type `v` fits an array of elements of type `e` (NULL fits anything). */
 function fits(e: TypeInfo, v: TypeInfo): boolean {
   if (v.type === 'null' || e.type === 'null') return true;
+  // array() (ARRAY<VOID>) fits an array of any element type.
+  if (e.type === 'array' && v.type === 'array' && v.voidElements) return true;
   if (e.type === 'array' || e.type === 'map' || e.type === 'struct') return sameType(e, v);
   return e.type === v.type || (isNumeric(e.type) && isNumeric(v.type) && e.type === 'double');
 }
@@ -128,14 +143,6 @@ const isStrType = (t: TypeInfo) => t.type === 'string' || t.type === 'null';
 /** The element type of an array argument (NULL: a string element, where elem gives NULL). */
 const elementOrString = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType ? typeOfField(t.elementType) : { type: 'string' });
 
-/** Equality of two non-NULL values as SQL compares them (NaN equals NaN; arrays and structs element by element). */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === 'number' && typeof b === 'number') return a !== a && b !== b;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  return encodeKey([a]) === encodeKey([b]);
-}
-
 const literalIndexCheck = (fn: string, what: string) => (lits: unknown[]): string | undefined =>
   lits[1] === 0 ? `${fn}: ${what}` : undefined;
 
@@ -152,6 +159,8 @@ function arrayMax(fn: string, sign: 1 | -1): CollectionFunctionDef {
 function comparable(a: TypeInfo, b: TypeInfo): boolean {
   const num = (t: TypeInfo) => isNumeric(t.type) || t.type === 'decimal';
   if (num(a) && num(b)) return true;
+  // array() (ARRAY<VOID>) beside any array: no element to compare.
+  if (a.type === 'array' && b.type === 'array' && (a.voidElements || b.voidElements)) return true;
   return sameType(a, b) || (a.type === b.type && a.type !== 'array' && a.type !== 'map' && a.type !== 'struct');
 }
 
@@ -271,15 +280,11 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   array_position: {
     min: 2, max: 2,
     type: (a) => { const t = arrayAndElement('array_position()', a[0], a[1]); return typeof t === 'string' ? t : { type: 'long' }; },
-    impl: ([arr, v]) => {
-      const id = identity(v);
-      const i = (arr as unknown[]).findIndex((x) => !isNull(x) && identity(x) === id);
-      return i + 1;
-    },
+    impl: ([arr, v]) => (arr as unknown[]).findIndex((x) => !isNull(x) && sqlEquals(x, v)) + 1,
   },
   array_remove: {
     min: 2, max: 2, type: (a) => arrayAndElement('array_remove()', a[0], a[1]),
-    impl: ([arr, v]) => { const id = identity(v); return (arr as unknown[]).filter((x) => isNull(x) || identity(x) !== id); },
+    impl: ([arr, v]) => (arr as unknown[]).filter((x) => isNull(x) || !sqlEquals(x, v)),
   },
   array_union: {
     min: 2, max: 2, type: (a) => twoArrays('array_union()', a[0], a[1]),
@@ -367,7 +372,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
       let sawNull = false;
       for (const x of arr as unknown[]) {
         if (x === null || x === undefined) sawNull = true;
-        else if (sameValue(x, v)) return true;
+        else if (sqlEquals(x, v)) return true;
       }
       return sawNull ? null : false;
     },
@@ -392,15 +397,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   array_distinct: {
     min: 1, max: 1, type: (a) => (isArr(a[0]) ? a[0] : 'array_distinct() takes an array'),
-    impl: ([arr]) => {
-      const out: unknown[] = [];
-      const seen = new Set<unknown>();
-      for (const x of arr as unknown[]) {
-        const k = x === null || x === undefined ? null : typeof x === 'object' ? encodeKey([x]) : Object.is(x, -0) ? 0 : x;
-        if (!seen.has(k)) { seen.add(k); out.push(x ?? null); }
-      }
-      return out;
-    },
+    impl: ([arr]) => distinctWhere(arr as unknown[], () => true),
   },
   array_max: arrayMax('array_max()', 1),
   array_min: arrayMax('array_min()', -1),

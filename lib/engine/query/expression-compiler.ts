@@ -23,7 +23,7 @@ import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evalua
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
 import { STREAMING_REFUSED } from './misc-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
-import { compareValues } from './ordering';
+import { compareValues, sqlEquals } from './ordering';
 import { SqlValidationError } from './sql-error';
 import { canCast, castIntegral, castValue, isInterval, isNumeric, unifyTypes, widerTypeForTwo, type ExprType } from './sql-values';
 import { fitsInteger } from './cast-functions';
@@ -444,9 +444,7 @@ const COMPARE: Record<string, (a: never, b: never) => boolean> = {
  */
 function equalityOf(t: ExprType): (a: unknown, b: unknown) => boolean {
   // A map has no order: equal when its entries are (its key encoding).
-  if (t === 'map') return (a, b) => encodeKey([a]) === encodeKey([b]);
-  if (t === 'double') return (a, b) => a === b || (a !== a && b !== b);
-  return t === 'binary' || isComplex(t) ? (a, b) => compareValues(a, b) === 0 : (a, b) => a === b;
+  return t === 'map' ? (a, b) => encodeKey([a]) === encodeKey([b]) : sqlEquals;
 }
 
 /**

@@ -28,6 +28,18 @@ export function compareValues(a: unknown, b: unknown): number {
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
+/**
+ * SQL's `=` of two non-NULL values of one type other than a map (Spark's EqualTo, and the
+ * ordering.equiv of array_contains, array_position, array_remove): equal in Spark's order, so
+ * NaN equals NaN and -0.0 equals 0.0, at any depth of arrays and structs, and NULLs inside are
+ * equal to each other.
+ */
+export function sqlEquals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'number') return typeof b === 'number' && a !== a && b !== b;
+  return typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && compareValues(a, b) === 0;
+}
+
 function compareSequences(a: unknown[], b: unknown[], na: number, nb: number): number {
   for (let i = 0; i < Math.min(na, nb); i++) {
     const x = a[i] ?? null, y = b[i] ?? null;
