@@ -1,11 +1,12 @@
 /**
- * The console sink (Spark's `console` format): prints each batch as a header and one JSON line
- * per row (timestamps as ISO-8601). At-least-once: a batch re-run after a crash prints again.
+ * The console sink (Spark's `console` format): prints each batch as Spark's ConsoleWrite does,
+ * a `Batch: N` header between two lines of dashes, then the batch's rows as `Dataset.show()`
+ * prints them (show-string.ts: numRows rows, cells cut at 20 characters unless truncate is
+ * false, `NULL` for NULL) and a blank line. At-least-once: a batch re-run after a crash prints again.
  */
 import { z } from 'zod';
 import type { OutputMode, Row } from '../types';
-import { stringifyJson } from '../json-text';
-import { renderRow } from './row-rendering';
+import { showString } from './show-string';
 import type { Sink, SinkBatchContext } from './sink';
 import { registerSink } from './sink-registry';
 
@@ -13,6 +14,8 @@ export const ConsoleSinkOptions = z
   .object({
     /** Rows printed per batch (Spark's numRows, default 20). */
     numRows: z.number().int().positive().default(20),
+    /** Cells longer than 20 characters cut to 17 and `...` (Spark's truncate, default true). */
+    truncate: z.boolean().default(true),
     stream: z.enum(['stdout', 'stderr']).default('stdout'),
   })
   .strict();
@@ -34,10 +37,8 @@ export class ConsoleSink implements Sink {
     // with no rows in the server log every trigger is noise.
     if (rows.length === 0) return;
     const bar = '-------------------------------------------';
-    const lines = [bar, `Batch: ${batchId}`, bar];
-    for (const r of rows.slice(0, this.opts.numRows)) lines.push(stringifyJson(renderRow(r, ctx.schema)));
-    if (rows.length > this.opts.numRows) lines.push(`only showing top ${this.opts.numRows} of ${rows.length} rows`);
-    this.write(lines.join('\n') + '\n');
+    // show() prints its table with println: a blank line after it.
+    this.write(`${bar}\nBatch: ${batchId}\n${bar}\n${showString(rows, ctx.schema, this.opts.numRows, this.opts.truncate ? 20 : 0)}\n`);
   }
 
   async close(): Promise<void> {}
