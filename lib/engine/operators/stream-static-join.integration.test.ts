@@ -114,7 +114,7 @@ describe('stream-static join', () => {
     const errors = async (sql: string) => validateJob((await job(sql)).specJson).errors.map((e) => e.message).join('\n');
     expect(await errors('SELECT id, label FROM events e RIGHT JOIN regions r ON e.region = r.code')).toContain(
       'RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/Dataset on the right is not supported');
-    expect(await errors('SELECT id, label FROM events e FULL JOIN regions r ON e.region = r.code')).toContain('FullOuter joins with streaming DataFrames/Datasets are not supported');
+    expect(await errors('SELECT id, label FROM events e FULL JOIN regions r ON e.region = r.code')).toContain('FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported');
     expect(await errors('SELECT id, label FROM regions r LEFT JOIN events e ON e.region = r.code')).toContain(
       'LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
     expect(await errors('SELECT id, label FROM events e JOIN regions r ON e.amount > r.tier')).toMatch(/needs ON <stream column> = <static column>/);
