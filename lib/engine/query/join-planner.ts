@@ -15,7 +15,7 @@ import type { Schema } from '../types';
 import type { Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import { children, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
-import type { Expression, LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
+import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
 export interface PlannedJoin {
@@ -135,12 +135,7 @@ export function buildStreamStaticJoin(
     return null;
   };
   const keys: { stream: string; static: string }[] = [];
-  const walk = (n: Expression) => {
-    if (n.kind === 'BinaryOperator' && n.op === 'And') {
-      walk(n.left);
-      walk(n.right);
-      return;
-    }
+  const keyOf = (n: Expression) => {
     const l = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.left) : null;
     const r = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.right) : null;
     if (!l || !r || l.side === r.side) {
@@ -163,7 +158,7 @@ export function buildStreamStaticJoin(
     condition = join.usingColumns.map(eq).reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, pos }));
   } else {
     if (!join.condition) throw new SqlValidationError('A stream-static join needs an ON clause (ON <stream column> = <static column>) or USING (<column>)', pos, 'ON');
-    walk(join.condition);
+    splitConjunctivePredicates(join.condition).forEach(keyOf);
     condition = builder({ qualifiers: new Set(qualifiers) }).build(join.condition);
   }
 

@@ -21,7 +21,7 @@ import { generatorOutput, GENERATORS } from './generators';
 import { relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
 import { resolveSubquery, type Resolved } from './resolved-plan';
-import type { Expression, LogicalPlan as UnresolvedPlan, Position, SortOrder } from './parser/unresolved-plan';
+import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position, type SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
@@ -320,14 +320,7 @@ class QueryPlanner {
    * side's. Any other subquery is left to the expression builder, which refuses it.
    */
   private inSubqueryAsSemiJoin(child: UnresolvedPlan, where: Expression): { child: UnresolvedPlan; where?: Expression } {
-    const conjuncts: Expression[] = [];
-    const split = (e: Expression): void => {
-      if (e.kind === 'BinaryOperator' && e.op === 'And') {
-        split(e.left);
-        split(e.right);
-      } else conjuncts.push(e);
-    };
-    split(where);
+    const conjuncts = splitConjunctivePredicates(where);
     const named = (u: UnresolvedPlan): { table: string; qualifier: string } | undefined => {
       const [alias, rel] = u.kind === 'SubqueryAlias' ? [u.alias, u.child] : [undefined, u];
       if (rel.kind !== 'UnresolvedRelation') return undefined;

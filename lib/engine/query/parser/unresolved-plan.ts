@@ -165,3 +165,8 @@ export type LogicalPlan =
   | UnresolvedRelation | OneRowRelation | SubqueryAlias | UnresolvedSubqueryColumnAliases | Project | Filter
   | UnresolvedHaving | Aggregate | Join | Union | Intersect | Except | Distinct | UnresolvedWith | Generate
   | Sort | Limit | Offset;
+
+/** The parts of a conjunction `a AND b AND …`, in order (Spark's splitConjunctivePredicates). */
+export function splitConjunctivePredicates(e: Expression): Expression[] {
+  return e.kind === 'BinaryOperator' && e.op === 'And' ? [...splitConjunctivePredicates(e.left), ...splitConjunctivePredicates(e.right)] : [e];
+}
