@@ -111,6 +111,11 @@ export interface StreamStaticJoinOptions {
    * values as they are. A NULL stays NULL, and a value the cast makes NULL matches nothing.
    */
   keyValues?: { stream: ((row: Row, ctx: EvalContext) => unknown)[]; static: ((row: Row, ctx: EvalContext) => unknown)[] };
+  /**
+   * What the join reads of the table: its rows through the subquery written on the join's static
+   * side (its filters and projections), run once after the load; unset: the table's rows.
+   */
+  view?: (rows: Row[], ctx: EvalContext) => Row[];
   /** Static columns added to each output row (same-named join keys are not repeated). */
   staticColumns: string[];
   /**
@@ -137,7 +142,8 @@ export class StreamStaticJoinExec implements PhysicalOperator {
   }
 
   private async build(ctx: EvalContext): Promise<Map<unknown, Row[]>> {
-    const rows = await (this.o.load ?? loadStaticTable)(this.o.table);
+    const loaded = await (this.o.load ?? loadStaticTable)(this.o.table);
+    const rows = this.o.view ? this.o.view(loaded, ctx) : loaded;
     const index = new Map<unknown, Row[]>();
     const read = this.o.keyValues?.static;
     for (const r of rows) {

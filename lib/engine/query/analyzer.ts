@@ -18,7 +18,7 @@ import { describeWindow } from '../operators/window';
 import { describeStaticTable } from '../operators/stream-static-join';
 import { explainExprToString, exprToString, mapExprChildren, type Expr } from './expression';
 import { aggregateKeyNames, isComputedKey } from './aggregate-planner';
-import { children, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { children, isStreamStreamJoin, relationOutput, staticName, staticSchema, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
 
 export interface AnalyzerWarning {
@@ -42,7 +42,7 @@ function relationOf(plan: LogicalPlan): StreamingRelation {
 function inputSchema(plan: LogicalPlan): Schema {
   const rel = relationOf(plan);
   const stat = collect(plan).find((n): n is Node<'StaticRelation'> => n.kind === 'StaticRelation');
-  return stat ? [...relationOutput(rel), ...stat.table.schema.filter((f) => stat.columns.includes(f.name))] : relationOutput(rel);
+  return stat ? [...relationOutput(rel), ...staticSchema(stat).filter((f) => stat.columns.includes(f.name))] : relationOutput(rel);
 }
 
 function collect(plan: LogicalPlan, out: LogicalPlan[] = []): LogicalPlan[] {
@@ -280,6 +280,11 @@ const COUNT_STAR_TEXT = "count('*')";
 
 const aggregateText = (e: Expr): string => explainExprToString(e).replace(COUNT_STAR_TEXT, 'count(*)');
 
+/** A static side's subquery as its steps from the table up: `Filter (weight > 2), Project [code, name]`. */
+function viewSteps(plan: LogicalPlan): string[] {
+  return plan.kind === 'StaticRelation' ? [] : [...viewSteps(children(plan)[0]), describe(plan)];
+}
+
 function describe(plan: LogicalPlan): string {
   switch (plan.kind) {
     case 'StreamingRelation':
@@ -303,7 +308,7 @@ function describe(plan: LogicalPlan): string {
     case 'Join':
       return `Join ${plan.joinType}${plan.condition ? ` ${explainExprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
     case 'StaticRelation':
-      return `StaticRelation ${plan.table.name} [${plan.columns.join(', ')}] (${describeStaticTable(plan.table)})`;
+      return `StaticRelation ${staticName(plan)} [${plan.columns.join(', ')}] (${describeStaticTable(plan.table)}${plan.view ? `: ${viewSteps(plan.view.plan).join(', ')}` : ''})`;
     case 'Union':
       return `Union (${plan.branches.length} branches)`;
   }

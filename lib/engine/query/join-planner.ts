@@ -14,7 +14,7 @@ import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 import type { Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
-import { children, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
@@ -40,6 +40,36 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
   if (p.kind === 'UnresolvedRelation') return { name: p.multipartIdentifier.join('.') };
   if (p.kind === 'SubqueryAlias' && p.child.kind === 'UnresolvedRelation') return { name: p.child.multipartIdentifier.join('.'), alias: p.alias };
   return undefined;
+}
+
+/** A side of a stream-static join: a table (a stream or a static table) by name, or a subquery over a static table. */
+interface JoinSide { name: string; alias?: string; view?: StaticView }
+
+/**
+ * A join's side that is a subquery or CTE over one static table and no stream (`JOIN (SELECT code,
+ * upper(name) AS name FROM regions WHERE active) r`): its plan, which the join runs over the
+ * table's rows once. Only selects and filters are run there: anything else is refused.
+ */
+function staticViewOf(p: UnresolvedPlan, planLeaf: JoinLeafPlanner | undefined): JoinSide | undefined {
+  if (p.kind === 'Join') return undefined;
+  const planned = planLeaf?.(p);
+  if (!planned || isStreaming(planned.plan)) return undefined;
+  const alias = p.kind === 'SubqueryAlias' ? p.alias : undefined;
+  for (let n = planned.plan; n.kind !== 'StaticRelation'; n = children(n)[0]) {
+    if (n.kind !== 'Project' && n.kind !== 'Filter') {
+      throw notSupportedYet(`A subquery on a join's static side with ${VIEW_REFUSED[n.kind] ?? n.kind}`, lineColumn(p.pos),
+        'that side may select and filter one static table (JOIN (SELECT … FROM <table> WHERE …) t); join the table itself and do the rest above the join');
+    }
+  }
+  const name = alias ?? planned.name ?? '__auto_generated_subquery_name';
+  return { name, alias, view: { name, plan: planned.plan, schema: planned.schema } };
+}
+
+const VIEW_REFUSED: Partial<Record<LogicalPlan['kind'], string>> = { Aggregate: 'GROUP BY, DISTINCT or an aggregate', Generate: 'a generator', Join: 'a join', Limit: 'LIMIT', Sort: 'ORDER BY', Union: 'UNION', Deduplicate: 'DISTINCT' };
+
+/** The static table a subquery on a join's static side reads. */
+function viewTable(plan: LogicalPlan): StaticTableSpec {
+  return plan.kind === 'StaticRelation' ? plan.table : viewTable(children(plan)[0]);
 }
 
 /**
@@ -88,16 +118,18 @@ export function buildStreamStaticJoin(
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
   const leaves = leavesOf(join, relations, planLeaf);
   if (leaves) return buildStreamStreamJoin(join, leaves, builder);
-  const sides = [tableOf(join.left), tableOf(join.right)];
+  const sides = [join.left, join.right].map((p) => staticViewOf(p, planLeaf) ?? tableOf(p));
   if (!sides[0] || !sides[1]) {
     const nested = join.left.kind === 'Join' || join.right.kind === 'Join';
     throw notSupportedYet(nested ? 'A join of more than two tables, unless each is a stream,' : 'A join with a subquery', pos);
   }
-  const [a, b] = sides as { name: string; alias?: string }[];
-  const relation = streamOf(a) ?? streamOf(b) ?? relations[0];
-  const streamIdx = streamOf(a) ? 0 : streamOf(b) ? 1 : -1;
+  const [a, b] = sides as JoinSide[];
+  const stream = (s: JoinSide) => (s.view ? undefined : streamOf(s));
+  const relation = stream(a) ?? stream(b) ?? relations[0];
+  const streamIdx = stream(a) ? 0 : stream(b) ? 1 : -1;
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
-  const table = staticSide && statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase());
+  const view = staticSide?.view;
+  const table = staticSide && (view ? viewTable(view.plan) : statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase()));
   if (streamIdx < 0 || !table || !staticSide) {
     const known = statics.map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
@@ -118,9 +150,12 @@ export function buildStreamStaticJoin(
 
   const lower = (s: string) => s.toLowerCase();
   const streamNames = new Set([relation.sourceName, ...(streamSide.alias ? [streamSide.alias] : [])].map(lower));
-  const staticNames = new Set([table.name, ...(staticSide.alias ? [staticSide.alias] : [])].map(lower));
+  // A subquery is named by its alias (a CTE by its name); its columns are its output, not the table's.
+  const staticNames = new Set((view ? [view.name] : [table.name, ...(staticSide.alias ? [staticSide.alias] : [])]).map(lower));
+  const staticColumns = view?.schema ?? table.schema;
+  const staticLabel = view?.name ?? table.name;
   const inStream = (c: string) => relation.schema.some((f) => f.name === c);
-  const inStatic = (c: string) => table.schema.some((f) => f.name === c);
+  const inStatic = (c: string) => staticColumns.some((f) => f.name === c);
   const sideOf = (n: Expression): { side: 'stream' | 'static'; column: string } | null => {
     if (n.kind !== 'UnresolvedAttribute' || n.nameParts.length > 2) return null;
     const c = n.nameParts[n.nameParts.length - 1];
@@ -140,7 +175,7 @@ export function buildStreamStaticJoin(
     const r = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.right) : null;
     if (!l || !r || l.side === r.side) {
       throw new SqlValidationError(
-        `A stream-static join needs ON <stream column> = <static column> [AND …]; qualify a column that both tables have (${relation.sourceName}.x = ${table.name}.x)`,
+        `A stream-static join needs ON <stream column> = <static column> [AND …]; qualify a column that both tables have (${relation.sourceName}.x = ${staticLabel}.x)`,
         lineColumn(n.pos) ?? pos, 'ON');
     }
     keys.push(l.side === 'stream' ? { stream: l.column, static: r.column } : { stream: r.column, static: l.column });
@@ -150,7 +185,7 @@ export function buildStreamStaticJoin(
   if (join.usingColumns) {
     for (const k of join.usingColumns) {
       if (!inStream(k) || !inStatic(k)) {
-        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? table.name : relation.sourceName} has no column ${k}`, pos, 'USING');
+        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : relation.sourceName} has no column ${k}`, pos, 'USING');
       }
       keys.push({ stream: k, static: k });
     }
@@ -164,18 +199,18 @@ export function buildStreamStaticJoin(
 
   const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static).map((k) => k.static));
   const columns: string[] = [];
-  for (const f of filtering ? [] : table.schema) {
+  for (const f of filtering ? [] : staticColumns) {
     if (sameNamedKeys.has(f.name)) continue;
     if (inStream(f.name)) {
       throw new SqlValidationError(
-        `Column "${f.name}" is in both the stream ${relation.sourceName} and the static table ${table.name}; ` +
-          `leave it out of the static table's schema (unlisted fields are ignored), or make it a join key`,
+        `Column "${f.name}" is in both the stream ${relation.sourceName} and the static table ${staticLabel}; ` +
+          (view ? `rename it in the subquery (${f.name} AS another name), or make it a join key` : `leave it out of the static table's schema (unlisted fields are ignored), or make it a join key`),
         pos, 'JOIN');
     }
     columns.push(f.name);
   }
-  const schema: Schema = [...relationOutput(relation), ...table.schema.filter((f) => columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
-  const staticRel: LogicalPlan = { kind: 'StaticRelation', table, keys, columns };
+  const schema: Schema = [...relationOutput(relation), ...staticColumns.filter((f) => columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
+  const staticRel: LogicalPlan = { kind: 'StaticRelation', table, keys, columns, ...(view ? { view } : {}) };
   const plan: LogicalPlan = {
     kind: 'Join',
     joinType,

@@ -66,8 +66,33 @@ export type LogicalPlan =
       /** Set by ColumnPruning: the child columns read above, the only ones copied into each generated row (Spark's unrequiredChildIndex). */
       carried?: string[];
     }
-  /** A static table from the job's staticTables, joined with the stream (join-planner.ts). */
-  | { kind: 'StaticRelation'; table: StaticTableSpec; keys: StaticJoinKey[]; columns: string[] };
+  /**
+   * A static table from the job's staticTables, joined with the stream (join-planner.ts); with
+   * `view`, the table as a subquery of the join's selects and filters it, `JOIN (SELECT … FROM t
+   * WHERE …) r`, its output the columns `keys` and `columns` name.
+   */
+  | { kind: 'StaticRelation'; table: StaticTableSpec; keys: StaticJoinKey[]; columns: string[]; view?: StaticView };
+
+/**
+ * A subquery over one static table on a join's static side: its plan (Projects and Filters over
+ * the StaticRelation of the table, resolved), its alias and its output, which the join reads as the
+ * table's. Spark runs such a side as a batch plan; Weir runs it once, over the rows it loads.
+ */
+export interface StaticView {
+  name: string;
+  plan: LogicalPlan;
+  schema: Schema;
+}
+
+/** The columns a static side offers the join: its subquery's output, or the table's. */
+export function staticSchema(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>): Schema {
+  return stat.view?.schema ?? stat.table.schema;
+}
+
+/** How a static side is named in the query: its subquery's alias, or the table's name. */
+export function staticName(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>): string {
+  return stat.view?.name ?? stat.table.name;
+}
 
 /**
  * Operators that keep state across batches (they need a StateStore and a commit per batch). A

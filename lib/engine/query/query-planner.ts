@@ -18,7 +18,7 @@ import { exprToString } from './expression';
 import { compileExpression } from './expression-compiler';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
-import { relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { children, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position, type SortOrder } from './parser/unresolved-plan';
@@ -48,7 +48,8 @@ interface FromItem {
 export function buildLogicalPlan(sql: string, relations: StreamingRelation | readonly StreamingRelation[], staticTables: StaticTableSpec[] = []): LogicalPlan {
   checkSqlLimits(sql);
   try {
-    return new QueryPlanner(sql, Array.isArray(relations) ? relations : [relations as StreamingRelation], staticTables).plan(parsePlan(sql), new Map());
+    const all = Array.isArray(relations) ? relations : [relations as StreamingRelation];
+    return staticReadsChecked(new QueryPlanner(sql, all, staticTables).plan(parsePlan(sql), new Map()), all);
   } catch (e) {
     // The last resort, should some shape within the limits still exhaust the stack.
     if (e instanceof RangeError) throw tooDeep();
@@ -61,11 +62,39 @@ function outputClash(generator: string, name: string, pos: Expr['pos'], fn: stri
   return new SqlValidationError(`${generator} outputs a column ${name}, and its input has a column ${name} too: alias the generator (AS another name) or rename that column in a subquery`, pos, fn);
 }
 
+/**
+ * A static table is read on a join's side only: a CTE over one, read in FROM alone or in a UNION
+ * with a stream, is Spark's batch relation where a stream must be (refused as Spark refuses it).
+ */
+function staticReadsChecked(plan: LogicalPlan, relations: readonly StreamingRelation[]): LogicalPlan {
+  const needsStream = () => new SqlValidationError(`A streaming query needs FROM ${relations.map((r) => r.sourceName).join(' or ')}: a static table is read by joining it with a stream`, undefined, 'FROM');
+  let streams = 0;
+  const walk = (p: LogicalPlan, parent: LogicalPlan | undefined, inUnion: boolean): void => {
+    if (p.kind === 'StreamingRelation') streams++;
+    if (p.kind === 'StaticRelation' && parent?.kind !== 'Join') {
+      throw inUnion ? unsupportedOperation('Union between streaming and batch DataFrames/Datasets is not supported') : needsStream();
+    }
+    for (const c of children(p)) walk(c, p, inUnion || p.kind === 'Union');
+  };
+  walk(plan, undefined, false);
+  if (streams === 0) throw needsStream();
+  return plan;
+}
+
+/** The name of an IN subquery made a join's static side, and of its one column. */
+const IN_SUBQUERY = '__in_subquery';
+const IN_SUBQUERY_VALUE = '__in_value';
+
 class QueryPlanner {
   /** Inside a UNION's branches (a static table there is Spark's streaming-batch Union). */
   private unionDepth = 0;
   /** A source reads files: `_metadata` names their hidden metadata column. */
   private readonly metadataColumn: boolean;
+  /**
+   * Planning a join's side or a CTE, where a static table may be read by a subquery that the join
+   * runs over the table (join-planner.ts's static views); elsewhere a static table is no relation.
+   */
+  private staticLeaves = false;
 
   constructor(
     private readonly sql: string,
@@ -90,7 +119,7 @@ class QueryPlanner {
     switch (u.kind) {
       case 'UnresolvedWith': {
         const scope = new Map(ctes);
-        for (const cte of u.cteRelations) scope.set(cte.alias.toLowerCase(), this.resolved(this.plan(cte.child, scope)).plan);
+        for (const cte of u.cteRelations) scope.set(cte.alias.toLowerCase(), this.resolved(this.withStaticLeaves(() => this.plan(cte.child, scope))).plan);
         return this.plan(u.child, scope);
       }
       case 'Limit':
@@ -291,6 +320,15 @@ class QueryPlanner {
         if (this.unionDepth > 0 && this.staticTables.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
           throw unsupportedOperation('Union between streaming and batch DataFrames/Datasets is not supported', { position: lineColumn(u.pos) });
         }
+        const table = this.staticTables.find((t) => t.name.toLowerCase() === name.toLowerCase());
+        if (table && this.staticLeaves) {
+          return { plan: { kind: 'StaticRelation', table, keys: [], columns: table.schema.map((f) => f.name) }, schema: table.schema, qualifiers: [table.name] };
+        }
+        if (table) {
+          throw new SqlValidationError(
+            `FROM ${name}: ${name} is a static table, which a streaming query reads by joining it with a stream (FROM ${this.relations[0].sourceName} JOIN ${name} ON …), or in a subquery on the join's static side`,
+            lineColumn(u.pos), 'FROM');
+        }
         throw new SqlValidationError(
           `FROM ${name}: unknown source; this job's ${this.relations.length > 1 ? `sources are named ${this.relations.map((r) => `"${r.sourceName}"`).join(', ')}` : `source is named "${this.relations[0].sourceName}"`}${ctes.size ? ` (CTEs in scope: ${[...ctes.keys()].join(', ')})` : ''}`,
           lineColumn(u.pos),
@@ -313,9 +351,9 @@ class QueryPlanner {
   }
 
   /**
-   * `x IN (SELECT c FROM <static table>)` among WHERE's conjuncts over a stream: Spark's
-   * RewritePredicateSubquery makes it a LEFT SEMI join of the stream with the table on `x = c`
-   * (the stream-static semi join), the other conjuncts staying WHERE. Each side's unqualified
+   * `x IN (SELECT c FROM <static table> [WHERE …])` among WHERE's conjuncts over a stream, `x` a
+   * column: Spark's RewritePredicateSubquery makes it a LEFT SEMI join of the stream with the
+   * subquery on `x = c` (the stream-static semi join), the other conjuncts staying WHERE. Each side's unqualified
    * name is qualified with its table, so a column both have (`k IN (SELECT k FROM t)`) is each
    * side's. Any other subquery is left to the expression builder, which refuses it.
    */
@@ -329,22 +367,32 @@ class QueryPlanner {
     };
     const stream = named(child);
     if (!stream || !this.relations.some((r) => r.sourceName.toLowerCase() === stream.table.toLowerCase())) return { child, where };
-    const i = conjuncts.findIndex((c) => {
-      if (c.kind !== 'InSubquery' || c.values.length !== 1 || c.query.kind !== 'Project' || c.query.projectList.length !== 1) return false;
-      const table = named(c.query.child);
+    const isStatic = (u: UnresolvedPlan | undefined) => {
+      const table = u && named(u);
       return table !== undefined && this.staticTables.some((t) => t.name.toLowerCase() === table.table.toLowerCase());
-    });
+    };
+    // The subquery's FROM, below a WHERE it may have.
+    const fromOf = (q: UnresolvedPlan) => (q.kind === 'Project' ? (q.child.kind === 'Filter' ? q.child.child : q.child) : undefined);
+    const i = conjuncts.findIndex((c) => c.kind === 'InSubquery' && c.values.length === 1 && c.values[0].kind === 'UnresolvedAttribute' && c.query.kind === 'Project' && c.query.projectList.length === 1 && isStatic(fromOf(c.query)));
     if (i < 0) return { child, where };
     const sub = conjuncts[i] as Extract<Expression, { kind: 'InSubquery' }>;
     const query = sub.query as Extract<UnresolvedPlan, { kind: 'Project' }>;
     const qualified = (e: Expression, qualifier: string): Expression => (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 ? { ...e, nameParts: [qualifier, e.nameParts[0]] } : e);
+    // `c FROM t`: the table itself; with a WHERE or an expression, the subquery as the join's
+    // static side (its one column named for the join), which the join runs over the table.
+    const plain = query.child.kind !== 'Filter' && query.projectList[0].kind === 'UnresolvedAttribute';
+    const right: UnresolvedPlan = plain ? query.child : {
+      kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
+      child: { ...query, projectList: [{ kind: 'Alias', child: query.projectList[0], name: IN_SUBQUERY_VALUE, pos: query.projectList[0].pos }] },
+    };
     const condition: Expression = {
       kind: 'BinaryOperator', op: 'EqualTo', pos: sub.pos,
-      left: qualified(sub.values[0], stream.qualifier), right: qualified(query.projectList[0], named(query.child)!.qualifier),
+      left: qualified(sub.values[0], stream.qualifier),
+      right: plain ? qualified(query.projectList[0], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, IN_SUBQUERY_VALUE], pos: sub.pos },
     };
     const rest = conjuncts.filter((_c, j) => j !== i);
     return {
-      child: { kind: 'Join', joinType: 'LeftSemi', left: child, right: query.child, condition, pos: sub.pos },
+      child: { kind: 'Join', joinType: 'LeftSemi', left: child, right, condition, pos: sub.pos },
       where: rest.length ? rest.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos })) : undefined,
     };
   }
@@ -365,8 +413,19 @@ class QueryPlanner {
       return cte && { plan: cte, schema: this.resolved(cte).output, name };
     }
     if (inner.kind === 'Join') return undefined;
-    const { plan, schema } = this.subquery(inner, ctes);
+    const { plan, schema } = this.withStaticLeaves(() => this.subquery(inner, ctes));
     return { plan, schema };
+  }
+
+  /** `f` planned with static tables readable as relations (see staticLeaves). */
+  private withStaticLeaves<T>(f: () => T): T {
+    const before = this.staticLeaves;
+    this.staticLeaves = true;
+    try {
+      return f();
+    } finally {
+      this.staticLeaves = before;
+    }
   }
 
   /**

@@ -20,7 +20,7 @@ import type { Schema } from '../types';
 import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { exprChildren, exprToString, mapExprChildren, type Expr } from './expression';
 import { compileExpression, expressionType, implicitCastExpr, joinKeyType, resolveColumn, type ImplicitCasts } from './expression-compiler';
-import { firstStreamingRelation, isStreamStreamJoin, relationOutput, type LogicalPlan, type NamedExpr } from './logical-plan';
+import { firstStreamingRelation, isStreamStreamJoin, relationOutput, staticName, staticSchema, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
 import { isWindowStruct } from './time-windowing';
@@ -328,10 +328,10 @@ function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>,
   // Each pair with its two columns' types, looked up once.
   const pairs = stat.keys.map((k) => {
     const sf = resolveColumn(streamOutput, k.stream);
-    const tf = stat.table.schema.find((f) => f.name === k.static);
+    const tf = staticSchema(stat).find((f) => f.name === k.static);
     if (!sf || !tf) return { key: k };
     const [st, tt] = [typeOfField(sf), typeOfField(tf)];
-    const names = [`${streamName}.${k.stream}`, `${stat.table.name}.${k.static}`] as const;
+    const names = [`${streamName}.${k.stream}`, `${staticName(stat)}.${k.static}`] as const;
     const type = joinKeyType(st, tt, names, node.pos);
     return { key: sameType(st, type) && sameType(tt, type) ? k : { ...k, type }, st, tt };
   });
@@ -345,7 +345,7 @@ function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>,
     .map(({ key: k, st, tt }): Expr => ({
       kind: 'binary', op: '=', dataType: { type: 'boolean' }, ...(node.pos ? { pos: node.pos } : {}),
       left: column(k.stream, st!, k.type),
-      right: column(k.stream === k.static ? `${stat.table.name}.${k.static}` : k.static, tt!, k.type),
+      right: column(k.stream === k.static ? `${staticName(stat)}.${k.static}` : k.static, tt!, k.type),
     }))
     .reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, dataType: { type: 'boolean' } }));
   const typedStat = { ...stat, keys };

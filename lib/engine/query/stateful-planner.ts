@@ -18,13 +18,14 @@ import { limitExec } from '../operators/streaming-limit';
 import { StreamStaticJoinExec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
-import type { OutputMode, Schema } from '../types';
+import type { OutputMode, Row, Schema } from '../types';
 import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
+import type { EvalContext } from './function-types';
 import { compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
-import { isOrderable, typeText, type TypeInfo } from './data-types';
-import type { LogicalPlan, StreamingRelation } from './logical-plan';
+import { fieldOfType, isOrderable, typeText, type TypeInfo } from './data-types';
+import { staticSchema, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
 import { planStreamStreamJoin } from './stream-join-planner';
@@ -175,9 +176,40 @@ export function streamStaticJoinOutput(node: Extract<LogicalPlan, { kind: 'Join'
   return [...carried, ...staticRelationOutput(stat).map((f) => ({ ...f, nullable: true }))];
 }
 
+/**
+ * A static side's subquery compiled: what it makes of the table's rows (each Filter and Project in
+ * turn), run once when the join loads the table. join-planner.ts admits no other node there.
+ */
+function staticView(plan: LogicalPlan): { run: (rows: Row[], ctx: EvalContext) => Row[]; schema: Schema } {
+  switch (plan.kind) {
+    case 'StaticRelation':
+      return { run: (rows) => rows, schema: plan.table.schema };
+    case 'Filter': {
+      const child = staticView(plan.child);
+      const keep = compileExpression(plan.condition, child.schema).eval;
+      return { run: (rows, ctx) => child.run(rows, ctx).filter((r) => keep(r, ctx) === true), schema: child.schema };
+    }
+    case 'Project': {
+      const child = staticView(plan.child);
+      const compiled = plan.list.map((n) => compileExpression(n.expr, child.schema));
+      const names = plan.list.map((n) => n.name);
+      const run = (rows: Row[], ctx: EvalContext) => child.run(rows, ctx).map((r) => {
+        const o: Row = {};
+        for (let i = 0; i < names.length; i++) o[names[i]] = compiled[i].eval(r, ctx);
+        return o;
+      });
+      return { run, schema: plan.list.map((n, i) => fieldOfType(n.name, typeOfCompiled(compiled[i]))) };
+    }
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Aggregate': case 'Deduplicate': case 'Generate': case 'Join': case 'Limit': case 'Sort': case 'StreamingRelation': case 'Union':
+    default:
+      throw new AnalysisException(`Internal: ${plan.kind} in a static table's subquery`);
+  }
+}
+
 /** The columns a StaticRelation reads of its table. */
 export function staticRelationOutput(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>): Schema {
-  return stat.table.schema.filter((f) => stat.columns.includes(f.name));
+  return staticSchema(stat).filter((f) => stat.columns.includes(f.name));
 }
 
 /**
@@ -359,7 +391,8 @@ export class StatefulPlanner {
         const stat = (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
         const schema = streamStaticJoinOutput(node, childSchema);
         const joinType = STATIC_JOIN_EXEC[node.joinType];
-        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
+        const view = stat.view && staticView(stat.view.plan).run;
+        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
       case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
@@ -414,7 +447,7 @@ function staticJoinKeyValues(stat: Extract<LogicalPlan, { kind: 'StaticRelation'
   return {
     keyValues: {
       stream: stat.keys.map((k) => read(k.stream, streamSchema, k.type)),
-      static: stat.keys.map((k) => read(k.static, stat.table.schema, k.type)),
+      static: stat.keys.map((k) => read(k.static, staticSchema(stat), k.type)),
     },
   };
 }
