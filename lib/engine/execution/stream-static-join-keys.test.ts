@@ -129,3 +129,28 @@ describe('a subquery on the static side (Spark runs it as a batch plan; Weir onc
     expect(refusal('SELECT * FROM codes')).toContain('codes is a static table, which a streaming query reads by joining it with a stream');
   });
 });
+
+describe("ON conditions beside the keys (Spark's hash join checks them on each pair)", () => {
+  it('inner: a condition on the static row drops the pairs that fail it', async () => {
+    const r = await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.k = c.code AND c.price > 2');
+    expect(r.rows).toEqual(['2:twelve']);
+    expect(r.explain).toMatch(/Join Inner \(.*code.* AND \(price > .*\)\)/);
+  });
+
+  it('left: a stream row whose pairs all fail it is padded with NULLs, not dropped', async () => {
+    const r = await run('SELECT e.id, c.label FROM events e LEFT JOIN codes c ON e.k = c.code AND e.amt > 2');
+    expect(r.rows).toEqual(['1:null', '2:twelve', '3:null', '4:null']);
+  });
+
+  it('semi and anti: a condition over both rows decides the match', async () => {
+    const semi = await run('SELECT e.id, e.s AS label FROM events e LEFT SEMI JOIN codes c ON e.k = c.code AND e.amt < c.price');
+    expect(semi.rows).toEqual(['2:12']);
+    const anti = await run('SELECT e.id, e.s AS label FROM events e LEFT ANTI JOIN codes c ON e.k = c.code AND e.amt < c.price');
+    expect(anti.rows).toEqual(['1:5', '3:five', '4:null']);
+  });
+
+  it('still needs a key equality to look the table up by', () => {
+    const spec = { name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: STREAM }, staticTables: [{ name: 'codes', path: '/nonexistent.json', format: 'json', schema: TABLE }], sql: 'SELECT * FROM events e JOIN codes c ON e.amt < c.price', sink: { type: 'memory', options: { table: 'x' } } };
+    expect(validateJob(spec).errors.map((e) => e.message).join('\n')).toContain('the key it looks the table up by');
+  });
+});

@@ -116,6 +116,11 @@ export interface StreamStaticJoinOptions {
    * side (its filters and projections), run once after the load; unset: the table's rows.
    */
   view?: (rows: Row[], ctx: EvalContext) => Row[];
+  /**
+   * The ON's conjuncts other than the keys, over the stream row and the static row together: a
+   * pair is a match only where it is true (a NULL is no match, as a failed ON).
+   */
+  condition?: (row: Row, ctx: EvalContext) => unknown;
   /** Static columns added to each output row (same-named join keys are not repeated). */
   staticColumns: string[];
   /**
@@ -177,6 +182,11 @@ export class StreamStaticJoinExec implements PhysicalOperator {
         let hasNull = false;
         for (let i = 0; i < keys.length; i++) if ((vals[i] = (read ? read[i](row, ctx) : row[keys[i].stream]) ?? null) === null) hasNull = true;
         matches = hasNull ? undefined : index.get(keys.length === 1 ? vals[0] : encodeKey(vals));
+      }
+      if (matches !== undefined && this.o.condition) {
+        const cond = this.o.condition;
+        const passing = matches.filter((m) => cond({ ...m, ...row }, ctx) === true);
+        matches = passing.length ? passing : undefined;
       }
       if (joinType === 'semi' || joinType === 'anti') {
         if ((matches !== undefined) === (joinType === 'semi')) out.push(carry(row, streamColumns));

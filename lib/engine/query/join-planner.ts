@@ -12,7 +12,7 @@
 import { unsupportedOperation } from '../errors';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
-import type { Expr } from './expression';
+import { referencedColumns, type Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
@@ -170,15 +170,13 @@ export function buildStreamStaticJoin(
     return null;
   };
   const keys: { stream: string; static: string }[] = [];
+  // ON's other conjuncts: Spark's hash join checks them on each pair its keys match.
+  const others: Expression[] = [];
   const keyOf = (n: Expression) => {
     const l = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.left) : null;
     const r = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.right) : null;
-    if (!l || !r || l.side === r.side) {
-      throw new SqlValidationError(
-        `A stream-static join needs ON <stream column> = <static column> [AND …]; qualify a column that both tables have (${relation.sourceName}.x = ${staticLabel}.x)`,
-        lineColumn(n.pos) ?? pos, 'ON');
-    }
-    keys.push(l.side === 'stream' ? { stream: l.column, static: r.column } : { stream: r.column, static: l.column });
+    if (!l || !r || l.side === r.side) others.push(n);
+    else keys.push(l.side === 'stream' ? { stream: l.column, static: r.column } : { stream: r.column, static: l.column });
   };
   const qualifiers = [...streamNames, ...staticNames];
   let condition: Expr;
@@ -194,8 +192,14 @@ export function buildStreamStaticJoin(
   } else {
     if (!join.condition) throw new SqlValidationError('A stream-static join needs an ON clause (ON <stream column> = <static column>) or USING (<column>)', pos, 'ON');
     splitConjunctivePredicates(join.condition).forEach(keyOf);
+    if (keys.length === 0) {
+      throw new SqlValidationError(
+        `A stream-static join needs ON <stream column> = <static column> [AND …], the key it looks the table up by; qualify a column that both tables have (${relation.sourceName}.x = ${staticLabel}.x)`,
+        lineColumn(join.condition.pos) ?? pos, 'ON');
+    }
     condition = builder({ qualifiers: new Set(qualifiers) }).build(join.condition);
   }
+  const otherCondition = others.length ? builder({ qualifiers: new Set(qualifiers) }).build(others.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos }))) : undefined;
 
   const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static).map((k) => k.static));
   const columns: string[] = [];
@@ -211,12 +215,22 @@ export function buildStreamStaticJoin(
   }
   const schema: Schema = [...relationOutput(relation), ...staticColumns.filter((f) => columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
   const staticRel: LogicalPlan = { kind: 'StaticRelation', table, keys, columns, ...(view ? { view } : {}) };
+  if (otherCondition) {
+    // The pair's row holds one column of a name: one both sides have is read as neither's.
+    const both = [...referencedColumns(otherCondition)].find((c) => inStream(c) && inStatic(c) && !sameNamedKeys.has(c));
+    if (both) {
+      throw new SqlValidationError(
+        `Column "${both}" is in both the stream ${relation.sourceName} and the static table ${staticLabel}, and the ON condition reads it: rename one of them in a subquery (${both} AS another name)`,
+        pos, 'ON');
+    }
+  }
   const plan: LogicalPlan = {
     kind: 'Join',
     joinType,
     left: streamIdx === 0 ? relation : staticRel,
     right: streamIdx === 0 ? staticRel : relation,
     condition,
+    ...(otherCondition ? { otherCondition } : {}),
     pos,
   };
   return { plan, schema, qualifiers };

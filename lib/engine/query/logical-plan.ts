@@ -51,6 +51,12 @@ export type LogicalPlan =
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }
   | {
       kind: 'Join'; joinType: string; left: LogicalPlan; right: LogicalPlan; condition?: Expr; pos?: SqlPosition;
+      /**
+       * A stream-static join's ON conjuncts other than its key equalities (`e.ts BETWEEN d.valid_from
+       * AND d.valid_to`, `d.active`), checked on each pair the keys match, over the stream's row and
+       * the static one: a pair failing it is no match (Spark's hash join condition).
+       */
+      otherCondition?: Expr;
       /** Set by ColumnPruning: the stream columns carried past the join (unset: all of them). */
       streamColumns?: string[];
     }

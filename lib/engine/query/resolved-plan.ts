@@ -233,7 +233,9 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       }
       const side = streamSideOf(plan);
       const stream = resolve(side, ctx);
-      const resolved = plan.left === side ? { ...plan, left: stream.plan } : { ...plan, right: stream.plan };
+      const stat = plan.left === side ? plan.right : plan.left;
+      const other = plan.otherCondition && stat.kind === 'StaticRelation' ? { otherCondition: condition(plan.otherCondition, [...stream.output, ...staticSchema(stat)], 'ON') } : {};
+      const resolved = { ...(plan.left === side ? { ...plan, left: stream.plan } : { ...plan, right: stream.plan }), ...other };
       return { plan: withStaticJoinKeysCoerced(resolved, stream.output), output: streamStaticJoinOutput(plan, stream.output) };
     }
     case 'Union': {
@@ -347,6 +349,7 @@ function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>,
       left: column(k.stream, st!, k.type),
       right: column(k.stream === k.static ? `${staticName(stat)}.${k.static}` : k.static, tt!, k.type),
     }))
+    .concat(node.otherCondition ? [node.otherCondition] : [])
     .reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, dataType: { type: 'boolean' } }));
   const typedStat = { ...stat, keys };
   return { ...node, condition, ...(node.left === stat ? { left: typedStat } : { right: typedStat }) };

@@ -392,7 +392,8 @@ export class StatefulPlanner {
         const schema = streamStaticJoinOutput(node, childSchema);
         const joinType = STATIC_JOIN_EXEC[node.joinType];
         const view = stat.view && staticView(stat.view.plan).run;
-        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
+        const condition = node.otherCondition && compileExpression(node.otherCondition, [...childSchema, ...staticSchema(stat)]).eval;
+        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), ...(condition ? { condition } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
       case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':

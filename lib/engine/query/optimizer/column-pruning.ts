@@ -75,7 +75,8 @@ export function pruneColumns(plan: LogicalPlan, needed: Needed, applied: Optimiz
           detail: `Join ${plan.joinType} emits ${[...streamColumns, ...staticColumns].join(', ')}` + (droppedStatic.length ? ` (static ${droppedStatic.join(', ')} not read)` : ''),
         });
       }
-      const belowJoin = new Set([...needed, ...stat.keys.map((k) => k.stream.toLowerCase())]);
+      // The keys and the ON's other conjuncts read the stream's row.
+      const belowJoin = plus(new Set([...needed, ...stat.keys.map((k) => k.stream.toLowerCase())]), plan.otherCondition ? [plan.otherCondition] : []);
       const prunedStat: Node<'StaticRelation'> = { ...stat, columns: staticColumns };
       const j: Node<'Join'> = { ...rebuild(pruneColumns(side, belowJoin, applied)), streamColumns };
       return j.left.kind === 'StaticRelation' ? { ...j, left: prunedStat } : { ...j, right: prunedStat };
