@@ -486,16 +486,18 @@ describe('StreamingOuterJoinSuite', () => {
       AddData('rightInput', ...R(70)),
       CheckNewAnswer([70, 80, 140, 210]),
       assertNumStateRows({ total: 3, updated: 1 }),
+      // rightValue between 300 and 1000 should generate outer join rows even though it matches left
+      MultiAddData({ leftInput: L(101, 102, 103), rightInput: R(101, 102, 103) }), // watermark = 91
+      CheckNewAnswer(),
+      // Right 101..103 fail the right-only conjunct, which the optimizer moves below the right
+      // side's watermark (PushPredicateThroughJoin, then PushPredicateThroughNonJoin): the right
+      // watermark stays 61, and so the [70, 80) windows stay.
+      assertNumStateRows({ total: 6, updated: 3 }), // only 101 - 103 left in state
+      MultiAddData({ leftInput: L(1000), rightInput: R(1001) }),
+      CheckNewAnswer([101, 110, 202, null], [102, 110, 204, null], [103, 110, 206, null]),
+      assertNumStateRows({ total: 2, updated: 2 }),
     );
   });
-
-  // Spark's last two batches: right 101..103 fail the right-only predicate, which Spark's
-  // optimizer pushes below the right side's withWatermark (PushPredicateThroughNonJoin moves a
-  // filter that does not read the event time under EventTimeWatermark), so they do not move the
-  // right side's watermark: it stays 61 and the [70, 80) windows stay (total 6). Weir moves a
-  // WHERE right over a source under its watermark, not a join's ON conjunct, so it moves to 93
-  // and evicts them (total 3).
-  it.todo('left outer join with non-key condition violated: rightValue between 300 and 1000 (a filtered row moves no watermark in Spark)');
 
   it('SPARK-26187 self left outer join should not return outer nulls for already matched rows', async () => {
     await selfJoin('LEFT OUTER').run(

@@ -59,6 +59,12 @@ export type LogicalPlan =
       otherCondition?: Expr;
       /** Set by ColumnPruning: the stream columns carried past the join (unset: all of them). */
       streamColumns?: string[];
+      /**
+       * Set by PushPredicateThroughJoin when it moved conjuncts of `condition` below a side: the
+       * condition before, which names the join's state in the checkpoint (its state schema's
+       * `condition`), so that a checkpoint written before the move still restarts.
+       */
+      stateCondition?: Expr;
     }
   /** UNION ALL: the branches' rows one after the other (by position, named as the first branch's). */
   | { kind: 'Union'; branches: LogicalPlan[]; pos?: SqlPosition }

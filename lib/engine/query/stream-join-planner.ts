@@ -221,10 +221,14 @@ export function planStreamStreamJoin(
     },
     schema,
   );
+  // The state is named by the condition before PushPredicateThroughJoin moved any of it below a
+  // side: the same rows are kept either way (a side's rows that fail their side's conjuncts never
+  // were), and a checkpoint written before the move restarts.
+  const named = node.stateCondition ? readStreamJoin({ ...node, condition: node.stateCondition }).condition : r.condition;
   const descriptor: StatefulOperatorDescriptor = {
     operatorId,
     operatorName: 'symmetricHashJoin',
-    parts: { 'join type': node.joinType, 'join keys': r.keys.map((k) => `${exprToString(k.left)} ${k.nullSafe ? '<=>' : '='} ${exprToString(k.right)}`).join(', '), ...(r.condition ? { condition: exprToString(r.condition) } : {}) },
+    parts: { 'join type': node.joinType, 'join keys': r.keys.map((k) => `${exprToString(k.left)} ${k.nullSafe ? '<=>' : '='} ${exprToString(k.right)}`).join(', '), ...(named ? { condition: exprToString(named) } : {}) },
     keySchema: lk.map((c, i) => fieldOfType(`key${i}`, c)),
     valueSchema: joined,
   };

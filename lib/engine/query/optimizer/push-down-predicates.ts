@@ -8,7 +8,9 @@
  */
 import { conjunction as and, conjuncts, exprToString, referencedColumns, type Expr } from '../expression';
 import { isStreamStreamJoin, type LogicalPlan } from '../logical-plan';
-import { readsOnly, streamRelationOf, streamSide, type OptimizerRuleApplication } from './plan-walk';
+import type { JoinSideName } from '../join-time-range';
+import { readStreamJoin } from '../stream-join-planner';
+import { readsOnly, streamRelationOf, streamSide, type Node, type OptimizerRuleApplication } from './plan-walk';
 
 function withFilter(conds: Expr[], child: LogicalPlan): LogicalPlan {
   if (conds.length === 0) return child;
@@ -21,8 +23,10 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
     case 'StreamingRelation':
     case 'StaticRelation':
       return plan;
-    case 'Join':
-      return { ...plan, left: pushDownPredicates(plan.left, applied), right: pushDownPredicates(plan.right, applied) };
+    case 'Join': {
+      const j = isStreamStreamJoin(plan) ? pushPredicateThroughJoin(plan, applied) : plan;
+      return { ...j, left: pushDownPredicates(j.left, applied), right: pushDownPredicates(j.right, applied) };
+    }
     case 'Union':
       return { ...plan, branches: plan.branches.map((b) => pushDownPredicates(b, applied)) };
     case 'Filter': {
@@ -51,6 +55,17 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
         const join = pushDownPredicates(rebuild(withFilter(down, side)), applied);
         return stay.length ? { ...plan, condition: and(stay), child: join } : join;
       }
+      if (child.kind === 'Generate') {
+        // What reads none of the generated columns holds for every row a child row makes or for
+        // none (Spark's PushPredicateThroughNonJoin through a deterministic generator).
+        const generated = new Set(child.output.map((o) => o.toLowerCase()));
+        const [down, stay] = partition(conjuncts(plan.condition), (c) => ![...referencedColumns(c)].some((r) => generated.has(r.toLowerCase())));
+        if (down.length) {
+          applied.push({ rule: 'PushDownPredicates', detail: `${down.map(exprToString).join(' AND ')} moved below Generate ${exprToString(child.generator)}` });
+          const g = { ...child, child: pushDownPredicates(withFilter(down, child.child), applied) };
+          return stay.length ? { ...plan, condition: and(stay), child: g } : g;
+        }
+      }
       if (child.kind === 'Project') {
         // Through a projection of plain columns (renames substituted), as Spark's PushPredicateThroughNonJoin.
         const byName = new Map(child.list.map((n) => [n.name.toLowerCase(), n.expr]));
@@ -72,6 +87,34 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
       return { ...plan, child: pushDownPredicates(plan.child, applied) } as LogicalPlan;
   }
 }
+
+/**
+ * Spark's PushPredicateThroughJoin for a join's own condition: its conjuncts that read one side
+ * only move below that side as a Filter (Spark's `split`), where the side's rows that fail them
+ * can match nothing anyway: an inner or left semi join's of either side, an outer join's of the
+ * side it does not preserve (a preserved row that fails its side's conjunct still comes out,
+ * padded), a full outer join's none. Below the side such a conjunct reaches the source's Filter,
+ * and so keeps the rows it drops out of the source's watermark, as Spark's does. A join of
+ * streams only (the static side of a stream-static join is read whole by the join).
+ */
+function pushPredicateThroughJoin(join: Node<'Join'>, applied: OptimizerRuleApplication[]): Node<'Join'> {
+  if (!join.condition) return join;
+  const sides = PUSHED_SIDES[join.joinType] ?? [];
+  const { sideConditions } = readStreamJoin(join);
+  const moved = new Map(sides.flatMap((side) => (sideConditions[side] ? [[side, conjuncts(sideConditions[side])] as const] : [])));
+  if (moved.size === 0) return join;
+  const gone = new Set([...moved.values()].flat());
+  const rest = conjuncts(join.condition).filter((c) => !gone.has(c));
+  let out: Node<'Join'> = { ...join, condition: rest.length ? and(rest) : undefined, stateCondition: join.stateCondition ?? join.condition };
+  for (const [side, conds] of moved) {
+    applied.push({ rule: 'PushPredicateThroughJoin', detail: `${conds.map(exprToString).join(' AND ')} moved below the ${side} side of Join ${join.joinType} (two streams)` });
+    out = { ...out, [side]: withFilter(conds, out[side]) };
+  }
+  return out;
+}
+
+/** The sides whose one-sided conjuncts of a join's condition Spark's PushPredicateThroughJoin moves below them. */
+const PUSHED_SIDES: Record<string, readonly JoinSideName[]> = { Inner: ['left', 'right'], LeftSemi: ['left', 'right'], LeftOuter: ['right'], RightOuter: ['left'], FullOuter: [] };
 
 function partition<T>(xs: T[], pred: (x: T) => boolean): [T[], T[]] {
   const yes: T[] = [], no: T[] = [];

@@ -1,0 +1,83 @@
+/**
+ * Where PushDownPredicates leaves a condition: a stream-stream join's one-sided ON conjuncts
+ * below the sides Spark's PushPredicateThroughJoin moves them to (by join type), a filter that
+ * reads no generated column below a Generate; and the join's state still named as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { exprToString } from '../expression';
+import { children, type LogicalPlan, type StreamingRelation } from '../logical-plan';
+import { compileStreamingQuery } from '../streaming-query';
+
+const side = (p: string): StreamingRelation => ({
+  kind: 'StreamingRelation',
+  sourceName: `${p}Input`,
+  schema: [{ name: 'key', type: 'long' }, { name: `${p}Time`, type: 'timestamp' }, { name: `${p}Value`, type: 'long' }],
+  eventTime: `${p}Time`,
+  watermarkDelayMs: 10_000,
+});
+const relations = [side('left'), side('right')];
+
+const joinSql = (joinType: string) => `SELECT l.key, leftValue${joinType === 'LEFT SEMI' ? '' : ', rightValue'} FROM leftInput l ${joinType} JOIN rightInput r
+  ON l.key = r.key AND leftTime BETWEEN rightTime - INTERVAL 5 SECONDS AND rightTime + INTERVAL 5 SECONDS
+  AND leftValue > 10 AND rightValue < 300`;
+
+/** The condition of the Filter right above each source's relation, by source name. */
+function filtersOverSources(plan: LogicalPlan): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (p: LogicalPlan): void => {
+    if (p.kind === 'Filter' && p.child.kind === 'StreamingRelation') out[p.child.sourceName] = exprToString(p.condition);
+    children(p).forEach(walk);
+  };
+  walk(plan);
+  return out;
+}
+
+describe('PushPredicateThroughJoin (a join of two streams)', () => {
+  it.each([
+    ['INNER', { leftInput: '(leftValue > 10)', rightInput: '(rightValue < 300)' }],
+    ['LEFT SEMI', { leftInput: '(leftValue > 10)', rightInput: '(rightValue < 300)' }],
+    // An outer join keeps its preserved side's conjuncts: a row failing them comes out padded.
+    ['LEFT OUTER', { rightInput: '(rightValue < 300)' }],
+    ['RIGHT OUTER', { leftInput: '(leftValue > 10)' }],
+    ['FULL OUTER', {}],
+  ])('%s JOIN: the one-sided ON conjuncts of the sides Spark moves go above their sources', (joinType, expected) => {
+    const q = compileStreamingQuery(joinSql(joinType), relations);
+    expect(filtersOverSources(q.plan)).toEqual(expected);
+    const join = q.explain.split('\n').find((l) => l.includes('Join '))!;
+    // The key and the time range stay in the join, and so do the conjuncts not moved.
+    expect(join).toContain('(l.key = r.key)');
+    expect(join).toContain('BETWEEN');
+    expect(join.includes('leftValue')).toBe(!('leftInput' in expected));
+    expect(join.includes('rightValue')).toBe(!('rightInput' in expected));
+    expect(q.optimizations.some((o) => o.rule === 'PushPredicateThroughJoin')).toBe(Object.keys(expected).length > 0);
+  });
+
+  it('the join state keeps the name of the condition as written, so an older checkpoint restarts', () => {
+    for (const joinType of ['INNER', 'LEFT OUTER', 'RIGHT OUTER', 'LEFT SEMI']) {
+      const optimized = compileStreamingQuery(joinSql(joinType), relations).statefulOperators;
+      const written = compileStreamingQuery(joinSql(joinType), relations, { optimize: false }).statefulOperators;
+      expect(optimized).toEqual(written);
+      expect(optimized[0].parts.condition).toContain('rightValue < 300');
+    }
+  });
+
+  it('a WHERE an inner join takes into its condition goes on to the side it reads', () => {
+    const q = compileStreamingQuery(`SELECT l.key, leftValue, rightValue FROM leftInput l JOIN rightInput r ON l.key = r.key AND leftTime = rightTime WHERE rightValue % 2 = 0`, relations);
+    expect(filtersOverSources(q.plan)).toEqual({ rightInput: '((rightValue % 2) = 0)' });
+  });
+});
+
+describe('PushDownPredicates through a Generate', () => {
+  const one = side('left');
+
+  it('moves the conjuncts that read no generated column below it, keeps the others above', () => {
+    const q = compileStreamingQuery(`SELECT key, w FROM (SELECT key, leftValue, window(leftTime, '10 seconds') AS w FROM leftInput) WHERE leftValue > 1 AND w.start IS NOT NULL`, one);
+    expect(filtersOverSources(q.plan)).toEqual({ leftInput: '(leftValue > 1)' });
+    expect(q.explain).toMatch(/Filter \(window\.start IS NOT NULL\)[\s\S]*Generate[\s\S]*Filter \(leftValue > 1\)/);
+  });
+
+  it('keeps a filter of the generated column above it', () => {
+    const q = compileStreamingQuery(`SELECT key, x FROM (SELECT key, explode(array(leftValue, 1)) AS x FROM leftInput) WHERE x > 1`, one);
+    expect(filtersOverSources(q.plan)).toEqual({});
+  });
+});
