@@ -325,3 +325,32 @@ describe("a WHERE under the watermark (Spark's PushPredicateThroughNonJoin throu
     );
   });
 });
+
+describe('a watermark per read of a source (Spark: an EventTimeWatermark per StreamingRelation)', () => {
+  // Two reads of one source, the first under a WHERE that keeps the even values: its watermark
+  // follows those only, the second's every row; the global one is chosen by the policy, which
+  // the checkpoint then records as for several sources.
+  const selfUnion = (policy: 'min' | 'max') => sparkStreams({
+    sources: { inputData: source('5 seconds') },
+    sql: 'SELECT CAST(eventTime AS INT) AS t FROM (SELECT eventTime FROM inputData WHERE value % 2 = 0 UNION ALL SELECT eventTime FROM inputData)',
+    spec: { multipleWatermarkPolicy: policy },
+  });
+
+  it.each([
+    ['min', 15, 35], // min(20 - 5, 31 - 5); after 40, 51: min(40 - 5, 51 - 5)
+    ['max', 26, 46], // max(20 - 5, 31 - 5); after 40, 51: max(40 - 5, 51 - 5)
+  ] as const)('policy %s', async (policy, first, second) => {
+    const t = selfUnion(policy);
+    await t.run(
+      AddData('inputData', ...V(20, 31)),
+      CheckLastBatch([20], [20], [31]),
+      checkWatermark('inputData', first),
+      StopStream,
+      StartStream,
+      checkWatermark('inputData', first), // recovered, and so is the policy
+      AddData('inputData', ...V(40, 51)),
+      CheckLastBatch([40], [40], [51]),
+      checkWatermark('inputData', second),
+    );
+  });
+});

@@ -19,13 +19,12 @@ import type { Clock } from '../clock';
 import type { OperatorContext, PhysicalOperator, StatefulOperator } from '../operators/physical-operator';
 import type { JobSpec } from '../spec/job-spec';
 import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
-import { eventTimeStats } from '../operators/watermark';
 import { StatefulAggregateExec } from '../operators/aggregate';
 import type { PartialAggregateBuffer } from '../operators/aggregate-folds';
 import type { CompiledStreamingQuery } from '../query/streaming-query';
 import type { Sink } from '../sinks/sink';
 import type { Row, Schema } from '../types';
-import { compileQuery, createSource, isPartitioned, mapStageOf, stateStoreProviderFactory, watermarkRows } from './query-runtime';
+import { compileQuery, createSource, isPartitioned, mapStageOf, nodeEventTimes, stateStoreProviderFactory } from './query-runtime';
 import { shuffleRows, type MapOutput, type MapStatus, type MapTask, type ReduceTask, type TaskResult } from './task-scheduler';
 
 /** The query a task belongs to: what the driver started it with. */
@@ -170,7 +169,7 @@ export class Executor {
     try {
       const batch = await source.getBatch(task.start, task.end);
       const expressionErrors: MapStatus['expressionErrors'] = [];
-      const { name, eventTime, schema } = q.spec.sources[0];
+      const { name, eventTime } = q.spec.sources[0];
       const ctx = taskContext(task, {
         inputs: new Map([[name, batch.rows]]),
         onRecordError: (row, e) => expressionErrors.push({ row, message: e.message }),
@@ -189,13 +188,16 @@ export class Executor {
         partitions = shuffleRows(rows, q.numPartitions, (row) => stage.partitionOf!(row, ctx, 0));
       }
       const numInputRows = batch.scanned?.numInputRows ?? batch.rows.length;
-      const onSource = eventTime !== undefined && schema.some((f) => f.name === eventTime);
-      const times = onSource ? (batch.scanned ? batch.scanned.eventTimes : eventTimeStats(watermarkRows(query, name, batch.rows, ctx), eventTime)) : undefined;
+      // Each read's watermark node (the only source's; with a pushed filter, its only read, folded by the source).
+      const watermarkEventTimes = query.eventTimeWatermarks.map((node) => {
+        const times = batch.scanned ? batch.scanned.eventTimes : nodeEventTimes(node, eventTime!, batch.rows, ctx);
+        // Weighted by the rows read when merged with the other splits' (progress shows the average).
+        return times ? { ...times, count: numInputRows } : null;
+      });
       const status: MapStatus = {
         mapId: task.mapId,
         numInputRows,
-        // Weighted by the rows read when merged with the other splits' (progress shows the average).
-        ...(times ? { eventTimes: { ...times, count: numInputRows } } : {}),
+        watermarkEventTimes,
         ...(ctx.eventTimes ? { derivedEventTimes: ctx.eventTimes } : {}),
         badRecords: batch.badRecords,
         expressionErrors,

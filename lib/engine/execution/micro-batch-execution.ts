@@ -499,7 +499,8 @@ export class MicroBatchExecution {
   /**
    * offsets/N `conf`: each source (checked on restart), the stateful operators (see
    * STATEFUL_OPERATORS_CONF), the parallelism (spark.sql.shuffle.partitions) and, with several
-   * sources, the multipleWatermarkPolicy (a one-source checkpoint stays as it always was: its
+   * sources or a source read several times (a self-join: a watermark per read), the
+   * multipleWatermarkPolicy (a checkpoint of one read of one source stays as it always was: its
    * policy is moot).
    */
   private batchConf(): Record<string, string> {
@@ -507,7 +508,7 @@ export class MicroBatchExecution {
     const conf: Record<string, string> = {};
     rt.sources.forEach((s, i) => (conf[sourceConfKey(i)] = s.description));
     conf[STATEFUL_OPERATORS_CONF] = rt.query.statefulOperators.map((o) => o.operatorId).join(',');
-    if (rt.sources.length > 1) conf[MULTIPLE_WATERMARK_POLICY_CONF] = rt.watermarkPolicy;
+    if (rt.sources.length > 1 || rt.watermarkInputCount > 1) conf[MULTIPLE_WATERMARK_POLICY_CONF] = rt.watermarkPolicy;
     conf[SHUFFLE_PARTITIONS_CONF] = String(rt.numPartitions);
     return conf;
   }
@@ -645,7 +646,7 @@ export class MicroBatchExecution {
     rt.stateCommitted(batchId + 1);
     const stateOperators = rt.stateOperatorProgress();
     // 7. commits/N: the batch is done; a restart resumes after it.
-    const nextWatermarkMs = rt.nextWatermark(seq.metadata.batchWatermarkMs, result.sourceEventTimes);
+    const nextWatermarkMs = rt.nextWatermark(seq.metadata.batchWatermarkMs, result.watermarkEventTimes);
     await this.reporter.reportTimeTaken('commitOffsets', async () => {
       await this.fence();
       await this.commitLog.add(batchId, { nextBatchWatermarkMs: nextWatermarkMs });

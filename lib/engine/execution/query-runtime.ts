@@ -15,8 +15,8 @@ import { FilterExec } from '../operators/filter-exec';
 import { GenerateExec } from '../operators/generate-exec';
 import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
-import { batchEventTimes, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
-import { compileStreamingQuery, type CompiledStreamingQuery } from '../query/streaming-query';
+import { batchEventTimes, EventTimeStatsAccumulator, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
+import { compileStreamingQuery, type CompiledStreamingQuery, type EventTimeWatermarkNode } from '../query/streaming-query';
 import type { EvalContext, Evaluator } from '../query/expression-compiler';
 import { parseDuration } from '../spec/duration';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
@@ -62,8 +62,8 @@ export interface BatchResult {
   sinkCommits?: StageSinkCommits;
   /** The event times of the whole batch (progress `eventTime`), over every source with one. */
   eventTimes?: EventTimeStats;
-  /** Each source's event times (undefined: no event time, or no row with one), in source order. */
-  sourceEventTimes: (EventTimeStats | undefined)[];
+  /** The event times each input of the watermark saw (QueryRuntime.watermarkInputs; undefined: no row with one), in order. */
+  watermarkEventTimes: (EventTimeStats | undefined)[];
 }
 
 /**
@@ -77,6 +77,8 @@ export interface MappedBatch {
   sinkCommits?: StageSinkCommits;
   /** Event times a derived event-time column collected in the map tasks (OperatorContext.eventTimes). */
   eventTimes?: OperatorContext['eventTimes'];
+  /** What each of the query's eventTimeWatermarks folded over the map tasks' reads, in order. */
+  watermarkEventTimes: (EventTimeStats | undefined)[];
   /** Rows the map tasks' stateless operators set aside; the driver's bad-record policy takes them. */
   expressionErrors: { row: Row; error: RecordExpressionError }[];
 }
@@ -118,8 +120,20 @@ export function stateStoreProviderFactory(spec: JobSpec, deps: Pick<QueryRuntime
   return (id, cp) => new FileBackedStateStoreProvider(cp, id, conf, deps.clock);
 }
 
+/**
+ * An input of the global watermark (Spark's EventTimeWatermark node, with its own watermark):
+ * `node`, a read of source `source`'s event-time column (CompiledStreamingQuery.eventTimeWatermarks),
+ * or, without it, the source's event time the SQL derives (or a source the query never reads).
+ */
+interface WatermarkInput {
+  source: number;
+  node?: number;
+}
+
 export class QueryRuntime {
   readonly hasEventTime: boolean;
+  /** The global watermark's inputs, in the order the tracker keeps their watermarks. */
+  private readonly watermarkInputs: WatermarkInput[];
   /** Spark's WatermarkTracker; its policy is set from the checkpoint at start (useWatermarkPolicy). */
   private watermarkTracker: WatermarkTracker;
   private readonly providers = new Map<string, StateStoreProvider>();
@@ -172,6 +186,11 @@ export class QueryRuntime {
     if (this.taskScheduler.submitMapStage) this.mapStageId = mapStageOf(spec, query);
     if (this.taskScheduler.remote && this.taskScheduler.tasksWriteSink && sink.commitProtocol) this.sinkStageId = sinkStageOf(query);
     this.hasEventTime = spec.sources.some((s) => s.eventTime !== undefined);
+    this.watermarkInputs = spec.sources.flatMap((s, source) => {
+      if (s.eventTime === undefined) return [];
+      const nodes = query.eventTimeWatermarks.flatMap((n, node) => (n.sourceName === s.name ? [{ source, node }] : []));
+      return nodes.length ? nodes : [{ source }];
+    });
     this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
     // A union's branches and a join's sides may hold stateful operators too.
     this.stateful = allOperators(query.operators).filter(isStatefulOperator);
@@ -259,17 +278,19 @@ export class QueryRuntime {
       if (!stage) rows = await op.execute(rows, ctx);
       else ({ rows, sinkCommits } = await this.runStatefulStage(i, stage, rows, ctx));
     }
-    // A source column's event times come from the source rows (those that pass the WHERE
-    // conjuncts Spark pushes below withWatermark: watermarkRows; operators never change their
-    // input rows), a derived one's from its EventTimeWatermark operator. A source that skipped
-    // rows by the pushed filter folded the event times of those it read.
-    const sourceEventTimes = this.spec.sources.map(({ name, eventTime, schema }, i) => {
-      const { rows: input, scanned } = inputs[i];
-      return eventTime === undefined ? undefined
-        : scanned && schema.some((f) => f.name === eventTime) ? scanned.eventTimes
-        : batchEventTimes(watermarkRows(this.query, name, input, ctx), eventTime, schema, ctx);
+    // A read of a source column folds the event times of the source rows that pass its filter
+    // (nodeEventTimes; operators never change their input rows), a derived one's come from its
+    // EventTimeWatermark operator. A source that skipped rows by the pushed filter (its plan's
+    // only read) folded the event times of those it read, a map stage's tasks those of theirs.
+    const watermarkEventTimes = this.watermarkInputs.map(({ source, node }) => {
+      const { eventTime, schema } = this.spec.sources[source];
+      const { rows: input, scanned } = inputs[source];
+      if (node === undefined) return batchEventTimes(input, eventTime!, schema, ctx);
+      if (mapped) return mapped.watermarkEventTimes[node];
+      return scanned ? scanned.eventTimes : nodeEventTimes(this.query.eventTimeWatermarks[node], eventTime!, input, ctx);
     });
-    return { rows, ...(sinkCommits ? { sinkCommits } : {}), eventTimes: mergeEventTimeStats(sourceEventTimes, inputs), sourceEventTimes };
+    const weights = this.watermarkInputs.map(({ source }) => inputs[source].rows.length);
+    return { rows, ...(sinkCommits ? { sinkCommits } : {}), eventTimes: mergeEventTimeStats(watermarkEventTimes, weights), watermarkEventTimes };
   }
 
   /**
@@ -339,16 +360,20 @@ export class QueryRuntime {
     if (dropped > 0 && progress.length > 0) progress[0] = { ...progress[0], numRowsDroppedByWatermark: progress[0].numRowsDroppedByWatermark + dropped };
     this.remoteStages.set(stageId, { progress, batchWatermarkMs: b.batchWatermarkMs });
     const numInputRows = statuses.reduce((n, s) => n + s.numInputRows, 0);
-    const eventTimes = mergeWeighted(statuses.map((s) => s.eventTimes));
+    const watermarkEventTimes = this.query.eventTimeWatermarks.map((_, node) => {
+      const merged = mergeWeighted(statuses.map((s) => s.watermarkEventTimes?.[node] ?? undefined));
+      return merged && { min: merged.min, max: merged.max, avg: merged.avg };
+    });
     return {
       input: {
         rows: [],
         badRecords: statuses.flatMap((s) => s.badRecords),
         warnings: statuses.flatMap((s) => s.warnings),
-        scanned: { numInputRows, ...(eventTimes ? { eventTimes: { min: eventTimes.min, max: eventTimes.max, avg: eventTimes.avg } } : {}) },
+        scanned: { numInputRows },
       },
       ...stageOutput(stageId === this.sinkStageId, results),
       eventTimes: mergeWeighted(statuses.map((s) => s.derivedEventTimes)),
+      watermarkEventTimes,
       expressionErrors: statuses.flatMap((s) => s.expressionErrors.map((e) => ({ row: e.row, error: new RecordExpressionError(e.message) }))),
     };
   }
@@ -426,13 +451,19 @@ export class QueryRuntime {
     return this.watermarkTracker.policy;
   }
 
-  private newWatermarkTracker(policy: MultipleWatermarkPolicy): WatermarkTracker {
-    return new WatermarkTracker(policy, relationsOf(this.spec).map((r) => (r.eventTime === undefined ? undefined : r.watermarkDelayMs ?? 0)));
+  /** How many watermarks the global one is chosen from (the policy matters from two). */
+  get watermarkInputCount(): number {
+    return this.watermarkInputs.length;
   }
 
-  /** The global watermark after a batch (Spark's WatermarkTracker.updateWatermark, operators/watermark.ts). */
-  nextWatermark(currentMs: number, sourceEventTimes: readonly (EventTimeStats | undefined)[]): number {
-    return this.watermarkTracker.updateWatermark(currentMs, sourceEventTimes);
+  private newWatermarkTracker(policy: MultipleWatermarkPolicy): WatermarkTracker {
+    const relations = relationsOf(this.spec);
+    return new WatermarkTracker(policy, this.watermarkInputs.map(({ source }) => relations[source].watermarkDelayMs ?? 0));
+  }
+
+  /** The global watermark after a batch whose watermark inputs saw `watermarkEventTimes` (Spark's WatermarkTracker.updateWatermark, operators/watermark.ts). */
+  nextWatermark(currentMs: number, watermarkEventTimes: readonly (EventTimeStats | undefined)[]): number {
+    return this.watermarkTracker.updateWatermark(currentMs, watermarkEventTimes);
   }
 
   async close(): Promise<void> {
@@ -453,13 +484,15 @@ export function createSink(spec: JobSpec, deps: Pick<QueryRuntimeDeps, 'clock' |
 }
 
 /**
- * The rows of source `name` whose event times its watermark reads: those that pass the WHERE
- * conjuncts Spark pushes below withWatermark (CompiledStreamingQuery.watermarkFilters), all of
- * them without one. A row whose condition fails to evaluate counts (the Filter diverts it).
+ * The event times a read's watermark node folds from its source's rows: those of the rows that
+ * pass its filter (the conjuncts Spark pushes below withWatermark), all of them without one. A
+ * row whose condition fails to evaluate counts (the Filter diverts it).
  */
-export function watermarkRows(query: CompiledStreamingQuery, name: string, rows: Row[], ctx: EvalContext): Row[] {
-  const f = query.watermarkFilters?.get(name);
-  return f ? rows.filter((row) => holds(f, row, ctx)) : rows;
+export function nodeEventTimes(node: EventTimeWatermarkNode, eventTime: string, rows: readonly Row[], ctx: EvalContext): EventTimeStats | undefined {
+  const f = node.filter;
+  const acc = new EventTimeStatsAccumulator();
+  for (const row of rows) if (!f || holds(f, row, ctx)) acc.add(row[eventTime]);
+  return acc.result();
 }
 
 /** Source `i` of the spec, built from the registry, reading the query's columns with its pushed filter. */
@@ -467,12 +500,14 @@ export function createSource(spec: JobSpec, i: number, query: CompiledStreamingQ
   const s = spec.sources[i];
   const def = getSourceDefinition(s.type);
   if (!def) throw new ValidationError(`unknown source type "${s.type}"`, { path: `${sourcePath(spec, i)}.type` });
+  // A pushed filter is that of the plan's only read: its watermark node's filter goes with it.
+  const watermarkFilter = query.eventTimeWatermarks.find((n) => n.sourceName === s.name)?.filter;
   return def.create(s.options as never, {
     name: s.name,
     schema: s.schema,
     requiredColumns: query.sourceColumns,
     pushedFilter: pushedFilter(query),
-    ...(query.scanFilter && query.watermarkFilters?.has(s.name) ? { watermarkFilter: scanTimeFilter(query.watermarkFilters.get(s.name)!) } : {}),
+    ...(query.scanFilter && watermarkFilter ? { watermarkFilter: scanTimeFilter(watermarkFilter) } : {}),
     ...(query.readsFileMetadata ? { fileMetadata: true } : {}),
     eventTime: s.eventTime,
     checkpoint: deps.checkpoint,

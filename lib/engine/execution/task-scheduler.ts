@@ -98,8 +98,11 @@ export interface MapStatus {
   mapId: number;
   /** Rows the split read (before a pushed filter). */
   numInputRows: number;
-  /** The source's event-time column over the rows read (undefined: none, or no row had one). */
-  eventTimes?: EventTimeStats & { count: number };
+  /**
+   * Per watermark node of the query (CompiledStreamingQuery.eventTimeWatermarks, in order), its
+   * event-time figures over the rows read (null: no row had one), weighted by `count`.
+   */
+  watermarkEventTimes?: ((EventTimeStats & { count: number }) | null)[];
   /** Event times a derived event-time column collected (OperatorContext.eventTimes). */
   derivedEventTimes?: { min: number; max: number; avg: number; count: number };
   /** Records the source could not parse; the driver applies `onBadRecord`. */

@@ -92,11 +92,12 @@ export class EventTimeWatermarkExec implements PhysicalOperator {
 }
 
 /**
- * The batch's event times over every source that has one (progress `eventTime`): min of mins,
- * max of maxes, the average weighted by each source's rows. One source: its own figures.
+ * The batch's event times over every input of the watermark (progress `eventTime`): min of
+ * mins, max of maxes, the average weighted by `rows` (each input's source rows). One input: its
+ * own figures.
  */
-export function mergeEventTimeStats(stats: readonly (EventTimeStats | undefined)[], inputs: readonly { rows: readonly unknown[] }[]): EventTimeStats | undefined {
-  const present = stats.map((s, i) => ({ s, n: Math.max(1, inputs[i]?.rows.length ?? 1) })).filter((x): x is { s: EventTimeStats; n: number } => x.s !== undefined);
+export function mergeEventTimeStats(stats: readonly (EventTimeStats | undefined)[], rows: readonly number[]): EventTimeStats | undefined {
+  const present = stats.map((s, i) => ({ s, n: Math.max(1, rows[i] ?? 1) })).filter((x): x is { s: EventTimeStats; n: number } => x.s !== undefined);
   if (present.length <= 1) return present[0]?.s;
   const n = present.reduce((a, x) => a + x.n, 0);
   return {
@@ -107,23 +108,24 @@ export function mergeEventTimeStats(stats: readonly (EventTimeStats | undefined)
 }
 
 /**
- * Spark's WatermarkTracker: each source with an event time is an EventTimeWatermark input with
- * its own watermark (max event time seen − its delay, never moving back); an input that has seen
- * no data in this run counts as 0, as Spark populates it. The global watermark is the inputs'
- * min (Spark's default MultipleWatermarkPolicy) or max, and never moves back either. As in
- * Spark, the inputs' own watermarks live in memory only: a restart begins them anew from the
- * checkpoint's global watermark.
+ * Spark's WatermarkTracker: each EventTimeWatermark node (each read of a source with an event
+ * time: a self-join's two reads are two) is an input with its own watermark (max event time
+ * seen − its delay, never moving back); an input that has seen no data in this run counts as 0,
+ * as Spark populates it. The global watermark is the inputs' min (Spark's default
+ * MultipleWatermarkPolicy) or max, and never moves back either. As in Spark, the inputs' own
+ * watermarks live in memory only: a restart begins them anew from the checkpoint's global
+ * watermark, so the checkpoint records the global one alone whatever the inputs are.
  */
 export class WatermarkTracker {
   private readonly inputWatermarkMs = new Map<number, number>();
 
-  /** `delaysMs`: per source in order, its watermark delay, or undefined for a source without an event time. */
+  /** `delaysMs`: per input in order, its watermark delay, or undefined for one without an event time. */
   constructor(
     readonly policy: 'min' | 'max',
     private readonly delaysMs: readonly (number | undefined)[],
   ) {}
 
-  /** The next batch's global watermark after a batch whose sources saw `stats`, never below `currentMs`. */
+  /** The next batch's global watermark after a batch whose inputs saw `stats`, never below `currentMs`. */
   updateWatermark(currentMs: number, stats: readonly (EventTimeStats | undefined)[]): number {
     const inputs = this.delaysMs.flatMap((d, i) => (d === undefined ? [] : [i]));
     if (inputs.length === 0) return currentMs;

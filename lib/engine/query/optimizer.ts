@@ -16,7 +16,7 @@ import { pruneColumns } from './optimizer/column-pruning';
 import type { OptimizerRuleApplication } from './optimizer/plan-walk';
 
 export type { OptimizerRuleApplication } from './optimizer/plan-walk';
-export { scanFilterOf } from './optimizer/pushed-filters';
+export { scanFilterOf, sourceReads, watermarkConditionOf, type SourceRead } from './optimizer/pushed-filters';
 
 export interface OptimizedPlan {
   plan: LogicalPlan;

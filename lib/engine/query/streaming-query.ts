@@ -6,7 +6,7 @@
 import { FILE_METADATA_COLUMN, type OutputMode, type Row, type Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
 import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
-import { optimizePlan, scanFilterOf, type OptimizerRuleApplication } from './optimizer';
+import { optimizePlan, scanFilterOf, sourceReads, watermarkConditionOf, type OptimizerRuleApplication, type SourceRead } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import { FilterExec } from '../operators/filter-exec';
@@ -20,7 +20,7 @@ import { buildLogicalPlan } from './query-planner';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
-import { conjunction, conjuncts, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlType } from './expression';
+import { exprToString, METADATA_COLUMN, type SqlType } from './expression';
 import { castValue } from './sql-values';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
 import { stackRows } from './generators';
@@ -40,10 +40,12 @@ export interface CompiledStreamingQuery {
   /** The condition the source may apply as it reads (PushedFilters, see scanFilterOf); the Filter stays in `operators`. */
   scanFilter?: Evaluator;
   /**
-   * By source name: the rows whose event times its watermark reads, where a WHERE drops some
-   * before it (watermarkFiltersOf); a source without one: every row it reads.
+   * Spark's EventTimeWatermark nodes over a source's event-time column, in plan order: one per
+   * read of such a source (a self-join reads its source twice: two), each with its own
+   * watermark, which folds the event times of the rows that pass `filter` (the conjuncts of the
+   * read's WHERE or join side Spark pushes below it, watermarkConditionOf; unset: every row).
    */
-  watermarkFilters?: Map<string, Evaluator>;
+  eventTimeWatermarks: EventTimeWatermarkNode[];
   outputSchema: Schema;
   operators: PhysicalOperator[];
   stateful: boolean;
@@ -54,6 +56,12 @@ export interface CompiledStreamingQuery {
   statefulOperators: StatefulOperatorDescriptor[];
   /** The query calls input_file_name() or reads `_metadata`: its sources mark each row with its file (SourceContext.fileMetadata). */
   readsFileMetadata: boolean;
+}
+
+/** A read of a source with its event time among its columns (CompiledStreamingQuery.eventTimeWatermarks). */
+export interface EventTimeWatermarkNode {
+  sourceName: string;
+  filter?: Evaluator;
 }
 
 export interface CompileOptions {
@@ -99,14 +107,15 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
   }
   const scanned = firstStreamingRelation(optimized.plan);
+  const reads = sourceReads(optimized.plan);
   // Column pruning and pushed filters reach a source of a one-source plan (several: each reads all its columns).
-  const pushed = opts.optimize === false || !scanned || scans ? undefined : scanFilterOf(optimized.plan);
+  const pushed = opts.optimize === false || !scanned || scans ? undefined : scanFilterOf(reads);
   return {
     plan: optimized.plan,
     optimizations: optimized.applied,
     sourceColumns: scans ? undefined : scanned?.requiredColumns,
     scanFilter: pushed && compileExpression(pushed, scanned!.schema).eval,
-    watermarkFilters: watermarkFiltersOf(optimized.plan),
+    eventTimeWatermarks: eventTimeWatermarksOf(reads),
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
@@ -279,33 +288,13 @@ function generatorOf(g: Extract<LogicalPlan, { kind: 'Generate' }>['generator'],
   return { fields, spec: { collection: arg.eval, mapKey, ...(structFields ? { structFields } : {}), position: g.name.startsWith('pos'), outer: g.name.endsWith('_outer') } };
 }
 
-/**
- * Spark's optimizer pushes a Filter's deterministic conjuncts that do not read the event time
- * below the source's EventTimeWatermark (PushPredicateThroughNonJoin), so a source's watermark
- * and event-time statistics read only the rows that pass them: `WHERE k = 'a'` keeps the event
- * times of other keys out of the watermark, `WHERE ts > …` does not. Here: for each source read
- * once with its event time among its columns, those conjuncts of the Filter right above its
- * relation (where the optimizer's PushDownPredicates leaves a WHERE over it). Weir's functions
- * are deterministic.
- */
-function watermarkFiltersOf(plan: LogicalPlan): Map<string, Evaluator> | undefined {
-  const reads = new Map<string, number>();
-  const found = new Map<string, { relation: StreamingRelation; condition: Expr }>();
-  const walk = (p: LogicalPlan): void => {
-    if (p.kind === 'StreamingRelation') reads.set(p.sourceName, (reads.get(p.sourceName) ?? 0) + 1);
-    const r = p.kind === 'Filter' && p.child.kind === 'StreamingRelation' ? p.child : undefined;
-    const eventTime = r?.eventTime?.toLowerCase();
-    if (p.kind === 'Filter' && r && eventTime !== undefined && r.schema.some((f) => f.name.toLowerCase() === eventTime)) {
-      const below = conjuncts(p.condition).filter((c) => ![...referencedColumns(c)].some((col) => col.toLowerCase() === eventTime));
-      if (below.length) found.set(r.sourceName, { relation: r, condition: conjunction(below) });
-    }
-    for (const c of children(p)) walk(c);
-  };
-  walk(plan);
-  const out = new Map<string, Evaluator>();
-  for (const [name, { relation, condition }] of found) {
-    if (reads.get(name) === 1) out.set(name, compileExpression(condition, relation.schema).eval);
-  }
-  return out.size ? out : undefined;
+/** A watermark node per read of a source whose event time is one of its columns (CompiledStreamingQuery.eventTimeWatermarks). */
+function eventTimeWatermarksOf(reads: readonly SourceRead[]): EventTimeWatermarkNode[] {
+  return reads.flatMap((read) => {
+    const { relation } = read;
+    const eventTime = relation.eventTime?.toLowerCase();
+    if (eventTime === undefined || !relation.schema.some((f) => f.name.toLowerCase() === eventTime)) return [];
+    const condition = watermarkConditionOf(read);
+    return [{ sourceName: relation.sourceName, ...(condition ? { filter: compileExpression(condition, relation.schema).eval } : {}) }];
+  });
 }
-
