@@ -154,3 +154,19 @@ describe("ON conditions beside the keys (Spark's hash join checks them on each p
     expect(validateJob(spec).errors.map((e) => e.message).join('\n')).toContain('the key it looks the table up by');
   });
 });
+
+describe('keys that are expressions over one side (Spark hashes any key expression)', () => {
+  it('an expression on the stream side, and on the static side', async () => {
+    const r = await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.id * 5 = c.code');
+    expect(r.rows).toEqual(['1:five']);
+    expect(r.explain).toMatch(/Join Inner \(\(id \* cast\(5 as bigint\)\) = code\)/);
+    const s = await run('SELECT e.id, c.label FROM events e LEFT JOIN codes c ON upper(e.s) = upper(c.label)');
+    expect(s.rows).toEqual(['1:null', '2:null', '3:five', '4:null']);
+  });
+
+  it('of two types: both read as their common type, as a column key', async () => {
+    // e.k - 4 is an INT, c.price - 0.5 a DECIMAL: 5 - 4 = 1 equals 1.5000 - 0.5 = 1.0000; 8 is not 2.0001.
+    const r = await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.k - 4 = c.price - 0.5');
+    expect(r.rows).toEqual(['1:five']);
+  });
+});

@@ -12,9 +12,10 @@
 import { unsupportedOperation } from '../errors';
 import type { StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
-import { referencedColumns, type Expr } from './expression';
+import { exprToString, referencedColumns, type Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
+import { someExpression } from './parser/expression-tree';
 import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
@@ -169,16 +170,44 @@ export function buildStreamStaticJoin(
     if (inStatic(c) && !inStream(c)) return { side: 'static', column: c };
     return null;
   };
-  const keys: { stream: string; static: string }[] = [];
+  /** The side an operand of an ON equality reads: every column it reads is of that side (at least one). */
+  const operandSide = (n: Expression): 'stream' | 'static' | null => {
+    const sides = new Set<'stream' | 'static' | null>();
+    someExpression(n, (x) => {
+      if (x.kind === 'UnresolvedAttribute') sides.add(sideOf(x)?.side ?? null);
+      return false;
+    });
+    return sides.size === 1 ? [...sides][0] : null;
+  };
+  const qualifiers = [...streamNames, ...staticNames];
+  const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr }[] = [];
   // ON's other conjuncts: Spark's hash join checks them on each pair its keys match.
   const others: Expression[] = [];
   const keyOf = (n: Expression) => {
     const l = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.left) : null;
     const r = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.right) : null;
-    if (!l || !r || l.side === r.side) others.push(n);
-    else keys.push(l.side === 'stream' ? { stream: l.column, static: r.column } : { stream: r.column, static: l.column });
+    if (l && r && l.side !== r.side) {
+      keys.push(l.side === 'stream' ? { stream: l.column, static: r.column } : { stream: r.column, static: l.column });
+      return;
+    }
+    // An equality of an expression over one side's columns and one over the other's is a key too,
+    // each side's value computed before the table is hashed and looked up.
+    const ls = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? operandSide(n.left) : null;
+    const rs = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? operandSide(n.right) : null;
+    if (n.kind !== 'BinaryOperator' || !ls || !rs || ls === rs) {
+      others.push(n);
+      return;
+    }
+    const build = (x: Expression) => builder({ qualifiers: new Set(qualifiers) }).build(x);
+    const [s, t] = ls === 'stream' ? [n.left, n.right] : [n.right, n.left];
+    const [streamExpr, staticExpr] = [build(s), build(t)];
+    keys.push({
+      stream: streamExpr.kind === 'column' ? streamExpr.name : exprToString(streamExpr),
+      static: staticExpr.kind === 'column' ? staticExpr.name : exprToString(staticExpr),
+      ...(streamExpr.kind === 'column' ? {} : { streamExpr }),
+      ...(staticExpr.kind === 'column' ? {} : { staticExpr }),
+    });
   };
-  const qualifiers = [...streamNames, ...staticNames];
   let condition: Expr;
   if (join.usingColumns) {
     for (const k of join.usingColumns) {
@@ -201,7 +230,7 @@ export function buildStreamStaticJoin(
   }
   const otherCondition = others.length ? builder({ qualifiers: new Set(qualifiers) }).build(others.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos }))) : undefined;
 
-  const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static).map((k) => k.static));
+  const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static && !k.streamExpr && !k.staticExpr).map((k) => k.static));
   const columns: string[] = [];
   for (const f of filtering ? [] : staticColumns) {
     if (sameNamedKeys.has(f.name)) continue;

@@ -34,11 +34,15 @@ export interface StreamingRelation {
 /**
  * A stream-static join's key pair: a stream column equal to a static column, and, when their types
  * differ, the common type the analysis reads both as (Spark's implicit casts of the comparison).
+ * A side that is an expression over its side's columns (`upper(e.region) = r.code`, Spark's
+ * hash join keys may be any) carries it, `stream` or `static` then naming it as written.
  */
 interface StaticJoinKey {
   stream: string;
   static: string;
   type?: TypeInfo;
+  streamExpr?: Expr;
+  staticExpr?: Expr;
 }
 
 export type LogicalPlan =

@@ -327,27 +327,32 @@ function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>,
   const stat = node.left.kind === 'StaticRelation' ? node.left : node.right;
   if (stat.kind !== 'StaticRelation') return node;
   const streamName = firstStreamingRelation(node)?.sourceName ?? 'stream';
-  // Each pair with its two columns' types, looked up once.
+  // Each pair with its two sides' types, found once: a column's, or an expression's typed.
   const pairs = stat.keys.map((k) => {
-    const sf = resolveColumn(streamOutput, k.stream);
-    const tf = staticSchema(stat).find((f) => f.name === k.static);
-    if (!sf || !tf) return { key: k };
-    const [st, tt] = [typeOfField(sf), typeOfField(tf)];
+    const streamExpr = k.streamExpr && typedTree(k.streamExpr, streamOutput);
+    const staticExpr = k.staticExpr && typedTree(k.staticExpr, staticSchema(stat));
+    const sf = streamExpr ? undefined : resolveColumn(streamOutput, k.stream);
+    const tf = staticExpr ? undefined : staticSchema(stat).find((f) => f.name === k.static);
+    const st = streamExpr?.dataType ?? (sf && typeOfField(sf));
+    const tt = staticExpr?.dataType ?? (tf && typeOfField(tf));
+    if (!st || !tt) return { key: k };
     const names = [`${streamName}.${k.stream}`, `${staticName(stat)}.${k.static}`] as const;
     const type = joinKeyType(st, tt, names, node.pos);
-    return { key: sameType(st, type) && sameType(tt, type) ? k : { ...k, type }, st, tt };
+    const exprs = { ...(streamExpr ? { streamExpr } : {}), ...(staticExpr ? { staticExpr } : {}) };
+    const key = sameType(st, type) && sameType(tt, type) ? (streamExpr || staticExpr ? { ...k, ...exprs } : k) : { ...k, ...exprs, type };
+    return { key, st, tt };
   });
   const keys = pairs.map((p) => p.key);
   if (keys.every((k, i) => k === stat.keys[i])) return node;
-  const column = (name: string, f: TypeInfo, t: TypeInfo | undefined): Expr => {
-    const c: Expr = { kind: 'column', name, dataType: f, ...(node.pos ? { pos: node.pos } : {}) };
+  const operand = (e: Expr | undefined, name: string, f: TypeInfo, t: TypeInfo | undefined): Expr => {
+    const c: Expr = e ?? { kind: 'column', name, dataType: f, ...(node.pos ? { pos: node.pos } : {}) };
     return t && !sameType(f, t) ? implicitCastExpr(c, t) : c;
   };
   const condition = pairs
     .map(({ key: k, st, tt }): Expr => ({
       kind: 'binary', op: '=', dataType: { type: 'boolean' }, ...(node.pos ? { pos: node.pos } : {}),
-      left: column(k.stream, st!, k.type),
-      right: column(k.stream === k.static ? `${staticName(stat)}.${k.static}` : k.static, tt!, k.type),
+      left: operand(k.streamExpr, k.stream, st!, k.type),
+      right: operand(k.staticExpr, k.stream === k.static && !k.staticExpr ? `${staticName(stat)}.${k.static}` : k.static, tt!, k.type),
     }))
     .concat(node.otherCondition ? [node.otherCondition] : [])
     .reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, dataType: { type: 'boolean' } }));

@@ -440,15 +440,15 @@ export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; wi
  * column cast to it by the compiled implicit cast the explain shows; none when no pair needs one.
  */
 function staticJoinKeyValues(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>, streamSchema: Schema): Pick<StreamStaticJoinOptions, 'keyValues'> {
-  if (stat.keys.every((k) => k.type === undefined)) return {};
-  const read = (name: string, schema: Schema, type: TypeInfo | undefined) => {
-    const column: Expr = { kind: 'column', name };
-    return compileExpression(type ? implicitCastExpr(column, type) : column, schema).eval;
+  if (stat.keys.every((k) => k.type === undefined && !k.streamExpr && !k.staticExpr)) return {};
+  const read = (e: Expr | undefined, name: string, schema: Schema, type: TypeInfo | undefined) => {
+    const value: Expr = e ?? { kind: 'column', name };
+    return compileExpression(type ? implicitCastExpr(value, type) : value, schema).eval;
   };
   return {
     keyValues: {
-      stream: stat.keys.map((k) => read(k.stream, streamSchema, k.type)),
-      static: stat.keys.map((k) => read(k.static, staticSchema(stat), k.type)),
+      stream: stat.keys.map((k) => read(k.streamExpr, k.stream, streamSchema, k.type)),
+      static: stat.keys.map((k) => read(k.staticExpr, k.static, staticSchema(stat), k.type)),
     },
   };
 }

@@ -76,7 +76,10 @@ export function pruneColumns(plan: LogicalPlan, needed: Needed, applied: Optimiz
         });
       }
       // The keys and the ON's other conjuncts read the stream's row.
-      const belowJoin = plus(new Set([...needed, ...stat.keys.map((k) => k.stream.toLowerCase())]), plan.otherCondition ? [plan.otherCondition] : []);
+      const belowJoin = plus(new Set([...needed, ...stat.keys.flatMap((k) => (k.streamExpr ? [] : [k.stream.toLowerCase()]))]), [
+        ...stat.keys.flatMap((k) => (k.streamExpr ? [k.streamExpr] : [])),
+        ...(plan.otherCondition ? [plan.otherCondition] : []),
+      ]);
       const prunedStat: Node<'StaticRelation'> = { ...stat, columns: staticColumns };
       const j: Node<'Join'> = { ...rebuild(pruneColumns(side, belowJoin, applied)), streamColumns };
       return j.left.kind === 'StaticRelation' ? { ...j, left: prunedStat } : { ...j, right: prunedStat };
