@@ -170,3 +170,19 @@ describe('keys that are expressions over one side (Spark hashes any key expressi
     expect(r.rows).toEqual(['1:five']);
   });
 });
+
+describe("NOT IN and [NOT] EXISTS over a static table (Spark's RewritePredicateSubquery)", () => {
+  it('NOT IN is the null-aware anti join: a NULL in the list keeps no row, an empty list every row', async () => {
+    // codes holds 5, 12 and a NULL code.
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE k NOT IN (SELECT code FROM codes)')).rows).toEqual([]);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE k NOT IN (SELECT code FROM codes WHERE code IS NOT NULL)')).rows).toEqual(['3:five']);
+    const empty = await run('SELECT e.id, e.s AS label FROM events e WHERE k NOT IN (SELECT code FROM codes WHERE code > 100)');
+    expect(empty.rows).toEqual(['1:5', '2:12', '3:five', '4:null']);
+    expect(empty.explain).toMatch(/Join LeftAnti \(\(cast\(k as bigint\) = __in_value\) OR isnull\(\(cast\(k as bigint\) = __in_value\)\)\)/);
+  });
+
+  it('EXISTS is the semi join on the correlated condition, NOT EXISTS the anti join', async () => {
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE EXISTS (SELECT 1 FROM codes c WHERE c.code = e.k AND c.price > 2)')).rows).toEqual(['2:12']);
+    expect((await run('SELECT e.id, e.s AS label FROM events e WHERE e.id > 1 AND NOT EXISTS (SELECT * FROM codes WHERE code = k)')).rows).toEqual(['3:five', '4:null']);
+  });
+});

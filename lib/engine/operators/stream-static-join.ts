@@ -121,6 +121,12 @@ export interface StreamStaticJoinOptions {
    * pair is a match only where it is true (a NULL is no match, as a failed ON).
    */
   condition?: (row: Row, ctx: EvalContext) => unknown;
+  /**
+   * An anti join of `x NOT IN (SELECT c …)` (Spark's null-aware anti join): NOT IN is NULL, and
+   * keeps no row, where any c is NULL, or where x is NULL and there is any c; with no c at all
+   * every row is kept, a NULL x too.
+   */
+  nullAware?: boolean;
   /** Static columns added to each output row (same-named join keys are not repeated). */
   staticColumns: string[];
   /**
@@ -141,6 +147,9 @@ export class StreamStaticJoinExec implements PhysicalOperator {
    * with several, by encodeKey of the tuple.
    */
   private index?: Map<unknown, Row[]>;
+  /** What a null-aware anti join decides for every row: the table is empty, or a key of it is NULL. */
+  private tableEmpty = false;
+  private nullKeyed = false;
 
   constructor(private readonly o: StreamStaticJoinOptions, readonly outputSchema: Schema) {
     this.name = `StreamStaticJoin ${o.joinType.toUpperCase()} ${o.table.name}`;
@@ -151,9 +160,13 @@ export class StreamStaticJoinExec implements PhysicalOperator {
     const rows = this.o.view ? this.o.view(loaded, ctx) : loaded;
     const index = new Map<unknown, Row[]>();
     const read = this.o.keyValues?.static;
+    this.tableEmpty = rows.length === 0;
     for (const r of rows) {
       const vals = read ? read.map((f) => f(r, ctx) ?? null) : this.o.keys.map((k) => r[k.static] ?? null);
-      if (vals.some((v) => v === null)) continue;
+      if (vals.some((v) => v === null)) {
+        this.nullKeyed = true;
+        continue;
+      }
       const key = vals.length === 1 ? vals[0] : encodeKey(vals);
       const list = index.get(key);
       if (list) list.push(r);
@@ -188,7 +201,10 @@ export class StreamStaticJoinExec implements PhysicalOperator {
         const passing = matches.filter((m) => cond({ ...m, ...row }, ctx) === true);
         matches = passing.length ? passing : undefined;
       }
-      if (joinType === 'semi' || joinType === 'anti') {
+      if (this.o.nullAware && !this.tableEmpty) {
+        // A NULL key of the stream row, or one in the table: NOT IN is NULL.
+        if (!this.nullKeyed && !(single !== undefined ? (row[single] ?? null) === null : vals.some((v) => v === null)) && matches === undefined) out.push(carry(row, streamColumns));
+      } else if (joinType === 'semi' || joinType === 'anti') {
         if ((matches !== undefined) === (joinType === 'semi')) out.push(carry(row, streamColumns));
       } else if (matches) {
         for (let i = 0; i < matches.length; i++) {

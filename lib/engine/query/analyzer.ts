@@ -306,7 +306,8 @@ function describe(plan: LogicalPlan): string {
     case 'Limit':
       return `Limit ${plan.limit}`;
     case 'Join':
-      return `Join ${plan.joinType}${plan.condition ? ` ${explainExprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
+      // Spark's explain of a null-aware anti join: `((x = c) OR isnull((x = c)))`.
+      return `Join ${plan.joinType}${plan.condition ? ` ${plan.nullAware ? `(${explainExprToString(plan.condition)} OR isnull(${explainExprToString(plan.condition)}))` : explainExprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
     case 'StaticRelation':
       return `StaticRelation ${staticName(plan)} [${plan.columns.join(', ')}] (${describeStaticTable(plan.table)}${plan.view ? `: ${viewSteps(plan.view.plan).join(', ')}` : ''})`;
     case 'Union':

@@ -260,6 +260,7 @@ export function buildStreamStaticJoin(
     right: streamIdx === 0 ? staticRel : relation,
     condition,
     ...(otherCondition ? { otherCondition } : {}),
+    ...(join.nullAware ? { nullAware: true } : {}),
     pos,
   };
   return { plan, schema, qualifiers };

@@ -61,6 +61,8 @@ export type LogicalPlan =
        * the static one: a pair failing it is no match (Spark's hash join condition).
        */
       otherCondition?: Expr;
+      /** A stream-static LEFT ANTI join of `x NOT IN (SELECT c …)`: Spark's null-aware anti join (see the operator). */
+      nullAware?: boolean;
       /** Set by ColumnPruning: the stream columns carried past the join (unset: all of them). */
       streamColumns?: string[];
       /**

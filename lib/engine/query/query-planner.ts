@@ -20,6 +20,7 @@ import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder'
 import { generatorOutput, GENERATORS } from './generators';
 import { children, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { parsePlan } from './parser/ast-builder';
+import { mapExpression } from './parser/expression-tree';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position, type SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
@@ -229,7 +230,7 @@ class QueryPlanner {
       child = { ...child, joinType: 'Inner', condition: where };
       where = undefined;
     }
-    if (where) ({ child, where } = this.inSubqueryAsSemiJoin(child, where));
+    if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
       lateralViews.unshift(child);
@@ -351,13 +352,16 @@ class QueryPlanner {
   }
 
   /**
-   * `x IN (SELECT c FROM <static table> [WHERE …])` among WHERE's conjuncts over a stream, `x` a
-   * column: Spark's RewritePredicateSubquery makes it a LEFT SEMI join of the stream with the
-   * subquery on `x = c` (the stream-static semi join), the other conjuncts staying WHERE. Each side's unqualified
-   * name is qualified with its table, so a column both have (`k IN (SELECT k FROM t)`) is each
-   * side's. Any other subquery is left to the expression builder, which refuses it.
+   * A predicate subquery over a static table among WHERE's conjuncts over a stream, as Spark's
+   * RewritePredicateSubquery plans it: `x IN (SELECT c FROM <table> [WHERE …])` (`x` a column) a
+   * LEFT SEMI join of the stream with the subquery on `x = c`, `x NOT IN (…)` the null-aware LEFT
+   * ANTI join, `[NOT] EXISTS (SELECT … FROM <table> WHERE <correlated condition>)` a LEFT SEMI (or
+   * ANTI) join on that condition; the other conjuncts stay WHERE. Each side's unqualified name is
+   * qualified with its table, so a column both have (`k IN (SELECT k FROM t)`) is each side's, as
+   * Spark resolves a subquery's names in its own table first. Any other subquery is left to the
+   * expression builder, which refuses it.
    */
-  private inSubqueryAsSemiJoin(child: UnresolvedPlan, where: Expression): { child: UnresolvedPlan; where?: Expression } {
+  private predicateSubqueryAsJoin(child: UnresolvedPlan, where: Expression): { child: UnresolvedPlan; where?: Expression } {
     const conjuncts = splitConjunctivePredicates(where);
     const named = (u: UnresolvedPlan): { table: string; qualifier: string } | undefined => {
       const [alias, rel] = u.kind === 'SubqueryAlias' ? [u.alias, u.child] : [undefined, u];
@@ -367,32 +371,48 @@ class QueryPlanner {
     };
     const stream = named(child);
     if (!stream || !this.relations.some((r) => r.sourceName.toLowerCase() === stream.table.toLowerCase())) return { child, where };
-    const isStatic = (u: UnresolvedPlan | undefined) => {
-      const table = u && named(u);
-      return table !== undefined && this.staticTables.some((t) => t.name.toLowerCase() === table.table.toLowerCase());
+    const staticOf = (u: UnresolvedPlan | undefined) => {
+      const n = u && named(u);
+      const table = n && this.staticTables.find((t) => t.name.toLowerCase() === n.table.toLowerCase());
+      return table && n && { table, qualifier: n.qualifier };
     };
-    // The subquery's FROM, below a WHERE it may have.
-    const fromOf = (q: UnresolvedPlan) => (q.kind === 'Project' ? (q.child.kind === 'Filter' ? q.child.child : q.child) : undefined);
-    const i = conjuncts.findIndex((c) => c.kind === 'InSubquery' && c.values.length === 1 && c.values[0].kind === 'UnresolvedAttribute' && c.query.kind === 'Project' && c.query.projectList.length === 1 && isStatic(fromOf(c.query)));
-    if (i < 0) return { child, where };
-    const sub = conjuncts[i] as Extract<Expression, { kind: 'InSubquery' }>;
-    const query = sub.query as Extract<UnresolvedPlan, { kind: 'Project' }>;
     const qualified = (e: Expression, qualifier: string): Expression => (e.kind === 'UnresolvedAttribute' && e.nameParts.length === 1 ? { ...e, nameParts: [qualifier, e.nameParts[0]] } : e);
-    // `c FROM t`: the table itself; with a WHERE or an expression, the subquery as the join's
-    // static side (its one column named for the join), which the join runs over the table.
-    const plain = query.child.kind !== 'Filter' && query.projectList[0].kind === 'UnresolvedAttribute';
-    const right: UnresolvedPlan = plain ? query.child : {
-      kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
-      child: { ...query, projectList: [{ kind: 'Alias', child: query.projectList[0], name: IN_SUBQUERY_VALUE, pos: query.projectList[0].pos }] },
+    const asJoin = (c: Expression): Pick<Extract<UnresolvedPlan, { kind: 'Join' }>, 'joinType' | 'right' | 'condition' | 'nullAware' | 'pos'> | undefined => {
+      const negated = c.kind === 'Not';
+      const p = c.kind === 'Not' ? c.child : c;
+      if (p.kind === 'Exists') {
+        // The subquery's WHERE is the join's condition, its names of the table's columns the table's.
+        const q = p.plan;
+        if (q.kind !== 'Project' || q.child.kind !== 'Filter') return undefined;
+        const t = staticOf(q.child.child);
+        if (!t) return undefined;
+        const has = (name: string) => t.table.schema.some((f) => f.name.toLowerCase() === name.toLowerCase());
+        const condition = mapExpression(q.child.condition, (x) => (x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && has(x.nameParts[0]) ? qualified(x, t.qualifier) : undefined));
+        return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right: q.child.child, condition, pos: c.pos };
+      }
+      if (p.kind !== 'InSubquery' || p.values.length !== 1 || p.values[0].kind !== 'UnresolvedAttribute' || p.query.kind !== 'Project' || p.query.projectList.length !== 1) return undefined;
+      const query = p.query;
+      const from = query.child.kind === 'Filter' ? query.child.child : query.child;
+      if (!staticOf(from)) return undefined;
+      // `c FROM t`: the table itself; with a WHERE or an expression, the subquery as the join's
+      // static side (its one column named for the join), which the join runs over the table.
+      const plain = query.child.kind !== 'Filter' && query.projectList[0].kind === 'UnresolvedAttribute';
+      const right: UnresolvedPlan = plain ? query.child : {
+        kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
+        child: { ...query, projectList: [{ kind: 'Alias', child: query.projectList[0], name: IN_SUBQUERY_VALUE, pos: query.projectList[0].pos }] },
+      };
+      const condition: Expression = {
+        kind: 'BinaryOperator', op: 'EqualTo', pos: p.pos,
+        left: qualified(p.values[0], stream.qualifier),
+        right: plain ? qualified(query.projectList[0], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, IN_SUBQUERY_VALUE], pos: p.pos },
+      };
+      return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition, pos: c.pos, ...(negated ? { nullAware: true } : {}) };
     };
-    const condition: Expression = {
-      kind: 'BinaryOperator', op: 'EqualTo', pos: sub.pos,
-      left: qualified(sub.values[0], stream.qualifier),
-      right: plain ? qualified(query.projectList[0], named(query.child)!.qualifier) : { kind: 'UnresolvedAttribute', nameParts: [IN_SUBQUERY, IN_SUBQUERY_VALUE], pos: sub.pos },
-    };
+    const i = conjuncts.findIndex((c) => asJoin(c) !== undefined);
+    if (i < 0) return { child, where };
     const rest = conjuncts.filter((_c, j) => j !== i);
     return {
-      child: { kind: 'Join', joinType: 'LeftSemi', left: child, right, condition, pos: sub.pos },
+      child: { kind: 'Join', left: child, ...asJoin(conjuncts[i])! },
       where: rest.length ? rest.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos })) : undefined,
     };
   }

@@ -393,7 +393,7 @@ export class StatefulPlanner {
         const joinType = STATIC_JOIN_EXEC[node.joinType];
         const view = stat.view && staticView(stat.view.plan).run;
         const condition = node.otherCondition && compileExpression(node.otherCondition, [...childSchema, ...staticSchema(stat)]).eval;
-        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), ...(condition ? { condition } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
+        return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), ...(condition ? { condition } : {}), ...(node.nullAware ? { nullAware: true } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
       case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':

@@ -140,6 +140,11 @@ interface Join extends Node {
   /** JOIN … USING (a, b) (Catalyst's UsingJoin). */
   readonly usingColumns?: readonly string[];
   readonly natural?: boolean;
+  /**
+   * A LEFT ANTI join that `x NOT IN (SELECT c …)` was rewritten to (Spark's null-aware anti join):
+   * a NULL among the c, or a NULL x beside any c, makes NOT IN NULL, which keeps no row.
+   */
+  readonly nullAware?: boolean;
 }
 interface Union extends Node { readonly kind: 'Union'; readonly children: readonly LogicalPlan[] }
 interface Intersect extends Node { readonly kind: 'Intersect'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
