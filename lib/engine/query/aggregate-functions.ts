@@ -2,7 +2,8 @@
  * Aggregate functions for streaming GROUP BY: count(*), count(col), sum, avg, min, max and
  * approx_count_distinct here; the statistical ones (stddev, variance, skewness, kurtosis, corr,
  * covariance, median, mode, percentile_approx, histogram_numeric) in statistical-aggregates.ts; collect_list/set,
- * first/last, count_if, bool_and/or, bit_and/or/xor, min_by/max_by, try_sum/try_avg in collect-aggregates.ts.
+ * first/last, count_if, bool_and/or, bit_and/or/xor, min_by/max_by, try_sum/try_avg in collect-aggregates.ts;
+ * bitmap_construct_agg, bitmap_or_agg and count_min_sketch in sketch-aggregates.ts.
  * Each keeps a small buffer per group that the state store holds
  * between batches (encoded with the state value codec), so it has
  * - `init()`: the buffer of a group with no rows,
@@ -21,7 +22,7 @@
  */
 import { bigOf, fitsLong, longAdd, longFromDouble, toLong, type Long } from './long';
 import { divideHalfUp, exactMicros, exactMonths, fullRange, type IntervalKind } from './interval-utils';
-import { castValue, isInterval } from './sql-values';
+import { castValue, formatDouble, isInterval } from './sql-values';
 import { microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
 import { AnalysisException } from '../errors';
 import { hllAdd, hllCreate, hllEstimate, precisionFor } from '../operators/hyper-log-log';
@@ -37,6 +38,7 @@ import {
   centralMoment, CO_MOMENT_NAMES, coMoment, histogramNumeric, median, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical,
   type StatisticalOp,
 } from './statistical-aggregates';
+import { bitmapAggregate, countMinSketch, mergeSketch, updateSketch, type SketchOp } from './sketch-aggregates';
 
 type AggBuffer = unknown;
 
@@ -67,7 +69,7 @@ export const isCountStar = (fn: AggregateFunction): boolean => fn.op === COUNT_S
  * so a count or sum buffer is replaced; avg and HyperLogLog buffers are changed in place).
  */
 export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
-  if (!isCore(op)) return op < 200 ? updateStatistical(op as StatisticalOp, b, v) : updateCollect(op as CollectOp, b, v);
+  if (!isCore(op)) return op < 200 ? updateStatistical(op as StatisticalOp, b, v) : op < 300 ? updateCollect(op as CollectOp, b, v) : updateSketch(op as SketchOp, b, v);
   switch (op) {
     case COUNT_STAR:
       return (b as number) + 1;
@@ -132,7 +134,8 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
  * on the order) and of the rest (collections, sketches, moments).
  */
 export function isMergeable(fn: AggregateFunction): boolean {
-  if (!isCore(fn.op)) return fn.op >= 200 && isMergeableCollect(fn.op as CollectOp);
+  // The sketches' updates are exact and commutative: all of them merge.
+  if (!isCore(fn.op)) return fn.op >= 300 || (fn.op >= 200 && isMergeableCollect(fn.op as CollectOp));
   switch (fn.op) {
     case COUNT_STAR: case COUNT: case SUM_LONG: case SUM_DECIMAL: case AVG_DECIMAL: case MIN: case MAX: return true;
     case SUM: case AVG: case APPROX_COUNT_DISTINCT: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
@@ -145,7 +148,7 @@ export function isMergeable(fn: AggregateFunction): boolean {
  * a function isMergeable says so of; returns the new buffer (`b` may be changed in place).
  */
 export function merge(op: AggregateOp, b: AggBuffer, p: AggBuffer): AggBuffer {
-  if (!isCore(op)) return mergeCollect(op as CollectOp, b, p);
+  if (!isCore(op)) return op >= 300 ? mergeSketch(op as SketchOp, b, p) : mergeCollect(op as CollectOp, b, p);
   switch (op) {
     case COUNT_STAR: case COUNT:
       return (b as number) + (p as number);
@@ -338,6 +341,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
   median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 }, histogram_numeric: { min: 2, max: 2 },
+  bitmap_construct_agg: { min: 1, max: 1 }, bitmap_or_agg: { min: 1, max: 1 }, count_min_sketch: { min: 4, max: 4 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -712,6 +716,20 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       const bin: Field = { name: 'element', type: 'struct', nullable: true, fields: [x, { name: 'y', type: 'double', nullable: true }] };
       return histogramNumeric(nb!, centre!.toDouble, centre!.fromDouble, { resultType: 'array', resultShape: { elementType: bin } });
     }
+    case 'bitmap_construct_agg': {
+      arity(1);
+      // Spark's ImplicitCastInputTypes of a BIGINT: a DOUBLE truncated, a STRING parsed (NULL if it is no number).
+      if (!isNumber(arg!) && arg!.type !== 'string') fail(`bitmap_construct_agg() takes a bit position (a BIGINT, most likely bitmap_bit_position(…)), got ${typeText(arg!)}`);
+      const from = arg!;
+      const fn = bitmapAggregate(name);
+      return from.type === 'long' || from.type === 'null' ? fn : { ...fn, prepare: (v) => castValue(v ?? null, from.type, 'long', from.decimal) };
+    }
+    case 'bitmap_or_agg':
+      arity(1);
+      if (arg!.type !== 'binary' && arg!.type !== 'null') fail(`bitmap_or_agg() takes bitmaps (a BINARY, such as bitmap_construct_agg(…) gives), got ${typeText(arg!)}`);
+      return bitmapAggregate(name);
+    case 'count_min_sketch':
+      return countMinSketchOf(args, fail);
     default:
       if (MOMENT_NAMES.includes(name)) {
         arity(1);
@@ -734,4 +752,28 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       }
       throw new AnalysisException(`${text}: ${name} is not an aggregate function; use one of ${AGGREGATE_FUNCTION_NAMES.join(', ')}`, { aggregate: text });
   }
+}
+
+/**
+ * count_min_sketch(col, eps, confidence, seed): Spark's CountMinSketchAgg, of an integer, a
+ * STRING or a BINARY column, with a DOUBLE eps above 0, a DOUBLE confidence in (0, 1) and an INT
+ * seed, all literals (Spark's ExpectsInputTypes: 0.5 is a DECIMAL there, so write 0.5d).
+ */
+function countMinSketchOf(args: AggregateArg[], fail: (msg: string) => never): AggregateFunction {
+  if (args.length !== 4) fail(`count_min_sketch() takes 4 arguments (col, eps, confidence, seed), got ${args.length}`);
+  const [col, eps, confidence, seed] = args;
+  if (col.type !== 'long' && col.type !== 'string' && col.type !== 'binary' && col.type !== 'null') {
+    fail(`count_min_sketch() counts integers, STRINGs or BINARYs, not ${typeText(col)}; CAST it AS STRING`);
+  }
+  const double = (a: AggregateArg, what: string): number => {
+    if (a.type !== 'double' || typeof a.literal?.value !== 'number') fail(`the ${what} must be a DOUBLE literal, such as 0.5d (0.5 is a DECIMAL), got ${typeText(a)}`);
+    return a.literal!.value as number;
+  };
+  const e = double(eps, 'eps'), c = double(confidence, 'confidence');
+  const s = seed.literal?.value;
+  if (seed.type !== 'long' || seed.integral === undefined || seed.integral > 32 || (typeof s !== 'number' && typeof s !== 'bigint')) fail(`the seed must be an INT literal, such as 1, got ${typeText(seed)}`);
+  // Spark's VALUE_OUT_OF_RANGE texts.
+  if (!(e > 0)) fail(`The \`eps\` must be between (0.0, ${formatDouble(Number.MAX_VALUE)}] (current value = ${formatDouble(e)}D)`);
+  if (!(c > 0 && c < 1)) fail(`The \`confidence\` must be between (0.0, 1.0] (current value = ${formatDouble(c)}D)`);
+  return countMinSketch(col.type !== 'long', e, c, Number(s));
 }

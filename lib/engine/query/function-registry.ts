@@ -13,6 +13,7 @@
  */
 import { AGGREGATE_FUNCTIONS } from './aggregate-functions';
 import { ARRAY_FUNCTIONS } from './array-functions';
+import { BITMAP_FUNCTIONS } from './bitmap-functions';
 import { CAST_FUNCTIONS } from './cast-functions';
 import { CONDITIONAL_FUNCTIONS } from './conditional-functions';
 import { DATETIME_FUNCTIONS } from './datetime-functions';
@@ -114,6 +115,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'predicate', defs: PREDICATE_FUNCTIONS },
     { kind: 'scalar', group: 'conditional', defs: CONDITIONAL_FUNCTIONS },
     { kind: 'scalar', group: 'misc', defs: MISC_FUNCTIONS },
+    { kind: 'scalar', group: 'misc', defs: BITMAP_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
     { kind: 'scalar', group: 'csv', defs: CSV_FUNCTIONS },

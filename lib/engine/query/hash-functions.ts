@@ -49,17 +49,20 @@ interface Hasher<S> {
   bytes(b: Uint8Array, seed: S): S;
 }
 
+/** Spark's Murmur3_x86_32.hashUnsafeBytes of `b` (also CountMinSketch's hash of a STRING or BINARY). */
+export function murmur3Bytes(b: Uint8Array, seed: number): number {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const aligned = b.length - (b.length % 4);
+  let h = seed;
+  for (let i = 0; i < aligned; i += 4) h = mixH1(h, mixK1(view.getInt32(i, true)));
+  for (let i = aligned; i < b.length; i++) h = mixH1(h, mixK1(view.getInt8(i)));
+  return fmix32(h, b.length);
+}
+
 const MURMUR3: Hasher<number> = {
   int: (i, seed) => fmix32(mixH1(seed, mixK1(i)), 4),
   long: (l, seed) => fmix32(mixH1(mixH1(seed, mixK1(Number(BigInt.asIntN(32, l)))), mixK1(Number(BigInt.asIntN(32, l >> 32n)))), 8),
-  bytes: (b, seed) => {
-    const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const aligned = b.length - (b.length % 4);
-    let h = seed;
-    for (let i = 0; i < aligned; i += 4) h = mixH1(h, mixK1(view.getInt32(i, true)));
-    for (let i = aligned; i < b.length; i++) h = mixH1(h, mixK1(view.getInt8(i)));
-    return fmix32(h, b.length);
-  },
+  bytes: murmur3Bytes,
 };
 
 // XXH64 in 64-bit unsigned BigInt arithmetic.

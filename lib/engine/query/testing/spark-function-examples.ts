@@ -529,6 +529,13 @@ SELECT current_user() => mockingjay
 SELECT user() => mockingjay
 SELECT session_user() => mockingjay
 SELECT version() => 3.1.0 a6d6ea3efedbad14d99c24143834cd4e2e52fb40
+SELECT bitmap_bit_position(1) => 0
+SELECT bitmap_bit_position(123) => 122
+SELECT bitmap_bucket_number(123) => 1
+SELECT bitmap_bucket_number(0) => 0
+SELECT bitmap_count(X '1010') => 2
+SELECT bitmap_count(X 'FFFF') => 16
+SELECT bitmap_count(X '0') => 0
 
 # aggregate
 SELECT any(col) FROM VALUES (true), (false), (false) AS tab(col) => true
@@ -547,6 +554,10 @@ SELECT avg(col) FROM VALUES (1), (2), (3) AS tab(col) => 2.0
 SELECT avg(col) FROM VALUES (1), (2), (NULL) AS tab(col) => 1.5
 SELECT mean(col) FROM VALUES (1), (2), (3) AS tab(col) => 2.0
 SELECT mean(col) FROM VALUES (1), (2), (NULL) AS tab(col) => 1.5
+SELECT substring(hex(bitmap_construct_agg(bitmap_bit_position(col))), 0, 6) FROM VALUES (1), (2), (3) AS tab(col) => 070000
+SELECT substring(hex(bitmap_construct_agg(bitmap_bit_position(col))), 0, 6) FROM VALUES (1), (1), (1) AS tab(col) => 010000
+SELECT substring(hex(bitmap_or_agg(col)), 0, 6) FROM VALUES (X '10'), (X '20'), (X '40') AS tab(col) => 700000
+SELECT substring(hex(bitmap_or_agg(col)), 0, 6) FROM VALUES (X '10'), (X '10'), (X '10') AS tab(col) => 100000
 SELECT bool_and(col) FROM VALUES (true), (true), (true) AS tab(col) => true
 SELECT bool_and(col) FROM VALUES (NULL), (true), (true) AS tab(col) => true
 SELECT bool_and(col) FROM VALUES (true), (false), (true) AS tab(col) => false
@@ -567,6 +578,7 @@ SELECT count(col) FROM VALUES (NULL), (5), (5), (20) AS tab(col) => 3
 SELECT count(DISTINCT col) FROM VALUES (NULL), (5), (5), (10) AS tab(col) => 2
 SELECT count_if(col % 2 = 0) FROM VALUES (NULL), (0), (1), (2), (3) AS tab(col) => 2
 SELECT count_if(col IS NULL) FROM VALUES (NULL), (0), (1), (2), (3) AS tab(col) => 1
+SELECT hex(count_min_sketch(col, 0.5d, 0.5d, 1)) FROM VALUES (1), (2), (1) AS tab(col) => 0000000100000000000000030000000100000004000000005D8D6AB90000000000000000000000000000000200000000000000010000000000000000
 SELECT covar_pop(c1, c2) FROM VALUES (1,1), (2,2), (3,3) AS tab(c1, c2) => 0.6666666666666666
 SELECT covar_samp(c1, c2) FROM VALUES (1,1), (2,2), (3,3) AS tab(c1, c2) => 1.0
 SELECT first(col) FROM VALUES (10), (5), (20) AS tab(col) => 10
