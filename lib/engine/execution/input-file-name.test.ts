@@ -117,6 +117,15 @@ describe('input_file_name()', () => {
     expect(union.rows).toEqual([{ id: 1, f: union.uri }, { id: 10, f: union.uri }]);
   });
 
+  it('input_file_block_start() and input_file_block_length() are the split read, the whole file: 0 and its size', async () => {
+    const text = '{"id": 1, "k": "x"}\n{"id": 2, "k": "y"}\n';
+    const got = await runOn('SELECT id, input_file_block_start() AS s, input_file_block_length() AS l FROM events', {}, text);
+    expect(got.rows).toEqual([{ id: 1, s: 0, l: text.length }, { id: 2, s: 0, l: text.length }]);
+    // -1 past an aggregation, as Spark's where no file is being read.
+    const agg = await runOn('SELECT n, input_file_block_start() AS s, input_file_block_length() AS l FROM (SELECT count(*) AS n FROM events)', { outputMode: 'complete' });
+    expect(agg.rows).toEqual([{ n: 1, s: -1, l: -1 }]);
+  });
+
   it("is '' above an aggregation, as Spark's past a shuffle", async () => {
     const agg = await runOn('SELECT k, n, input_file_name() AS f FROM (SELECT k, count(*) AS n FROM events GROUP BY k)', { outputMode: 'complete' });
     expect(agg.rows).toEqual([{ k: 'x', n: 1, f: '' }]);

@@ -21,7 +21,7 @@ import { castTypeText, exprToString, structFieldName, type Expr, type SqlType } 
 import type { CallExpr, CallRewrite, CollectionFunctionDef, CompiledExpr, Evaluator, FunctionDef } from './function-types';
 
 export type { CompiledExpr, EvalContext, Evaluator } from './function-types';
-import { STREAMING_REFUSED } from './misc-functions';
+import { cannotResolveRoutine, REFUSED_FUNCTIONS } from './misc-functions';
 import { compileLike, type LikeMatcher } from './like-matcher';
 import { compareValues, sqlEquals } from './ordering';
 import { SqlValidationError } from './sql-error';
@@ -1392,7 +1392,7 @@ class ExpressionCompiler implements LambdaCompiler {
 
   private call(call: Extract<Expr, { kind: 'call' }>): CompiledExpr {
     let e = call;
-    const refused = STREAMING_REFUSED[e.name];
+    const refused = REFUSED_FUNCTIONS[e.name];
     if (refused) throw new SqlValidationError(refused.message, e.pos, `${e.name}()`, refused.errorClass);
     if (GENERATORS.has(e.name)) {
       this.fail(e, `${e.name}() is a generator (one output row per element): use it as a whole item of a SELECT list, such as SELECT ${e.name}(…) AS x FROM src; to aggregate its rows, generate in a subquery: SELECT x, count(*) FROM (SELECT ${e.name}(…) AS x FROM src) GROUP BY x`);
@@ -1697,7 +1697,7 @@ function unresolvedRoutine(e: Extract<Expr, { kind: 'call' }>): SqlValidationErr
     .slice(0, 5)
     .map((x) => `${x.f}()`);
   return new SqlValidationError(
-    `Cannot resolve routine \`${e.name.replace(/`/g, '``')}\` on search path [\`system\`.\`builtin\`, \`system\`.\`session\`, \`spark_catalog\`.\`default\`]. ` +
+    `${cannotResolveRoutine(e.name)} ` +
       `Weir has no function ${e.name}()${close.length ? `; did you mean ${close.join(', ')}?` : '.'} The functions it has are listed in docs/sql.md and offered by the editor's completion.`,
     e.pos, `${e.name}()`, 'UNRESOLVED_ROUTINE',
   );

@@ -1,7 +1,8 @@
 /**
  * Spark's misc functions (group misc_funcs) that Weir registers here: from_avro and to_avro
  * (avro-functions.ts does the work), raise_error and assert_true, the session's facts
- * (current_user, current_database, version…), and the functions refused on a stream.
+ * (current_user, current_database, version…), the row's file (input_file_name,
+ * input_file_block_start, input_file_block_length), and the functions Weir refuses.
  */
 import { compileFromAvro, compileToAvro } from './avro-functions';
 import { simpleTypeString } from './data-types';
@@ -60,19 +61,31 @@ const FILE_METADATA_FIELDS: Field[] = [
   { name: 'file_modification_time', type: 'timestamp', nullable: false },
 ];
 
-/** typeof(x): the text of x's type, known at analysis (Spark's TypeOf); input_file_name(): the row's file. */
+/** A function of the row's file (its FILE_METADATA_COLUMN), `otherwise` for a row of no file. */
+function ofRowFile(name: string, type: 'string' | 'long', field: (m: FileMetadata) => unknown, otherwise: unknown): SpecialFormDef {
+  return {
+    min: 0, max: 0,
+    compile: (e, c) => {
+      if (e.args.length !== 0) c.fail(e, `${name}() takes no arguments, got ${e.args.length}`);
+      return { type, eval: (row) => { const m = row[FILE_METADATA_COLUMN] as FileMetadata | undefined; return m ? field(m) : otherwise; } };
+    },
+  };
+}
+
+/** The functions that read the row's file: a query calling one has its file sources mark each row with it. */
+export const FILE_FUNCTIONS: readonly string[] = ['input_file_name', 'input_file_block_start', 'input_file_block_length', METADATA_COLUMN];
+
+/** typeof(x): the text of x's type, known at analysis (Spark's TypeOf); input_file_name() and the like: the row's file. */
 export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {
   // Spark's InputFileName: the URI of the file the row was read from, '' for a row of another
   // source or one an aggregation made (Spark's is '' past a shuffle). It reads the row's hidden
   // column, which a file source sets when the query calls this (SourceContext.fileMetadata) and
   // the projections below the call carry (streaming-query.ts, planPhysical).
-  input_file_name: {
-    min: 0, max: 0,
-    compile: (e, c) => {
-      if (e.args.length !== 0) c.fail(e, `input_file_name() takes no arguments, got ${e.args.length}`);
-      return { type: 'string', eval: (row) => (row[FILE_METADATA_COLUMN] as FileMetadata | undefined)?.file_path ?? '' };
-    },
-  },
+  input_file_name: ofRowFile('input_file_name', 'string', (m) => m.file_path, ''),
+  // Spark's InputFileBlockStart and InputFileBlockLength: the split of the file the row was read
+  // from (Weir reads a file whole: 0 and its size), -1 for a row of no file, as Spark's.
+  input_file_block_start: ofRowFile('input_file_block_start', 'long', (m) => m.file_block_start, -1),
+  input_file_block_length: ofRowFile('input_file_block_length', 'long', (m) => m.file_block_length, -1),
   // Spark's hidden `_metadata` column of a file source (the builder makes a call of the name when
   // no column has it, on a query over a files source): the struct of the row's file, NULL for a
   // row another source of the query gave (a UNION ALL of it with a files source).
@@ -90,10 +103,29 @@ export const MISC_SPECIAL_FORMS: Record<string, SpecialFormDef> = {
   },
 };
 
-/** Functions Spark refuses on streaming DataFrames, or that Weir refuses because a replay would differ. */
-export const STREAMING_REFUSED: Record<string, { message: string; errorClass?: string }> = {
+/** Spark's UNRESOLVED_ROUTINE sentence, which Weir's own follows. */
+export const cannotResolveRoutine = (name: string): string =>
+  `Cannot resolve routine \`${name.replace(/`/g, '``')}\` on search path [\`system\`.\`builtin\`, \`system\`.\`session\`, \`spark_catalog\`.\`default\`].`;
+
+/** A Spark function Weir does not have: Spark's UNRESOLVED_ROUTINE, with why and what to use. */
+const unavailable = (name: string, why: string) => [name, { errorClass: 'UNRESOLVED_ROUTINE', message: `${cannotResolveRoutine(name)} ${why}` }] as const;
+
+/**
+ * Functions Weir refuses, with why: those Spark refuses on streaming DataFrames, those whose
+ * replay would differ, and those of Spark's that cannot run without a JVM or that Weir does not
+ * implement (UNRESOLVED_ROUTINE, with the reason and what to use instead).
+ */
+export const REFUSED_FUNCTIONS: Record<string, { message: string; errorClass?: string }> = {
   monotonically_increasing_id: { message: 'Expression(s): monotonically_increasing_id() is not supported with streaming DataFrames/Datasets', errorClass: '_LEGACY_ERROR_TEMP_3102' },
   ...Object.fromEntries(['rand', 'random', 'randn', 'uuid', 'shuffle'].map((f) => [f, {
     message: `${f}() is not deterministic: a batch re-run after a crash would compute different rows than its first attempt, which breaks exactly-once, so Weir refuses it (Spark accepts it). Derive the value from the row instead, for example from hash(...) of its columns`,
   }])),
+  ...Object.fromEntries(['reflect', 'java_method', 'try_reflect'].map((f) => unavailable(f,
+    `${f}() calls a Java method by reflection (Spark's CallMethodViaReflection), which needs a JVM: Weir runs none, so it has no reflect(), java_method() or try_reflect(). Use the SQL function that computes the value (docs/sql.md lists them), or compute it before the rows reach the source`))),
+  ...Object.fromEntries(['xpath', 'xpath_boolean', 'xpath_double', 'xpath_number', 'xpath_float', 'xpath_int', 'xpath_long', 'xpath_short', 'xpath_string'].map((f) => unavailable(f,
+    `${f}() evaluates XPath over XML text (Spark's Hive XPath functions, on the JDK's XML parser and XPath engine), which Weir does not implement. For a simple element use regexp_extract(xml, '<b>([^<]*)</b>', 1) (regexp_extract_all for every match); for anything more, convert the XML to JSON before the source and use get_json_object(…) or from_json(…)`))),
+  ...Object.fromEntries(['hll_sketch_agg', 'hll_union_agg', 'hll_sketch_estimate', 'hll_union'].map((f) => unavailable(f,
+    `${f}() works on Apache DataSketches HLL sketches, whose bytes are DataSketches' own format, which Weir does not write or read. To count distinct values use approx_count_distinct(x) (HyperLogLog++, as Spark's)`))),
+  ...Object.fromEntries([unavailable('spark_partition_id',
+    "spark_partition_id() is the partition of Spark's task that computes the row, which Weir's task layout (one task per source or state partition, with parallelism) does not give as Spark does, so Weir has no spark_partition_id(). To spread rows over buckets use pmod(hash(…), n)")]),
 };

@@ -84,7 +84,7 @@ describe('stateless SQL', () => {
       ['SELECT id FROM other', /unknown source; this job's source is named "src"/, 1, 16],
       ['SELECT id, id FROM src', /appears twice/, 1, 12],
       ["SELECT id FROM src WHERE s + true > 2", /needs numbers, got double and boolean/, 1, 26],
-      ['SELECT reflect(s) FROM src', /Cannot resolve routine `reflect`.*Weir has no function reflect\(\)/, 1, 8],
+      ['SELECT reflect(s) FROM src', /Cannot resolve routine `reflect` on search path .*needs a JVM/, 1, 8],
     ];
     for (const [sql, msg, line, column] of cases) {
       const e = sqlError(sql);

@@ -20,7 +20,8 @@ import { buildLogicalPlan } from './query-planner';
 import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
-import { exprToString, METADATA_COLUMN, type SqlType } from './expression';
+import { exprToString, type SqlType } from './expression';
+import { FILE_FUNCTIONS } from './misc-functions';
 import { castValue } from './sql-values';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
 import { stackRows } from './generators';
@@ -54,7 +55,7 @@ export interface CompiledStreamingQuery {
   warnings: AnalyzerWarning[];
   /** What the restart-compatibility check records for each stateful operator. */
   statefulOperators: StatefulOperatorDescriptor[];
-  /** The query calls input_file_name() or reads `_metadata`: its sources mark each row with its file (SourceContext.fileMetadata). */
+  /** The query calls input_file_name() (or a FILE_FUNCTIONS other) or reads `_metadata`: its sources mark each row with its file (SourceContext.fileMetadata). */
   readsFileMetadata: boolean;
 }
 
@@ -123,7 +124,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     explain: optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain,
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
-    readsFileMetadata: callsFunction(optimized.plan, 'input_file_name') || callsFunction(optimized.plan, METADATA_COLUMN),
+    readsFileMetadata: FILE_FUNCTIONS.some((f) => callsFunction(optimized.plan, f)),
   };
 }
 
@@ -140,7 +141,7 @@ function requireSourceEventTimes(relations: readonly StreamingRelation[]): void 
 /**
  * Whether the node's own expressions read the row's file (input_file_name(), `_metadata`).
  */
-const readsFile = (plan: LogicalPlan) => nodeCallsFunction(plan, 'input_file_name') || nodeCallsFunction(plan, METADATA_COLUMN);
+const readsFile = (plan: LogicalPlan) => FILE_FUNCTIONS.some((f) => nodeCallsFunction(plan, f));
 
 /**
  * Appends the operators for `plan` (children first) and returns its output schema (the same as
