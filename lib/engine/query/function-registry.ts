@@ -11,6 +11,7 @@
  * function files share helpers and types through leaf modules (function-args.ts,
  * function-types.ts), never by importing one another in a cycle (function-imports.test.ts).
  */
+import { AES_FUNCTIONS } from './aes-functions';
 import { AGGREGATE_FUNCTIONS } from './aggregate-functions';
 import { ARRAY_FUNCTIONS } from './array-functions';
 import { BITMAP_FUNCTIONS } from './bitmap-functions';
@@ -116,6 +117,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'conditional', defs: CONDITIONAL_FUNCTIONS },
     { kind: 'scalar', group: 'misc', defs: MISC_FUNCTIONS },
     { kind: 'scalar', group: 'misc', defs: BITMAP_FUNCTIONS },
+    { kind: 'scalar', group: 'misc', defs: AES_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
     { kind: 'scalar', group: 'csv', defs: CSV_FUNCTIONS },
