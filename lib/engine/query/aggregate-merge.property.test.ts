@@ -14,6 +14,11 @@ const long = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.bigInt({ min: -(2n ** 
 const double = fc.oneof(fc.double(), fc.constantFrom(0, -0, NaN, Infinity));
 const decimal = fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n });
 
+/** count_min_sketch's eps, confidence and seed literals (a 3 by 4 sketch). */
+const sketchOptions: AggregateArg[] = [
+  { type: 'double', literal: { value: 0.5 } }, { type: 'double', literal: { value: 0.8 } }, { type: 'long', integral: 32, literal: { value: 7 } },
+];
+
 const CASES: { call: string; args: AggregateArg[]; value: fc.Arbitrary<unknown> }[] = [
   { call: 'count', args: [{ type: 'long' }], value: long },
   { call: 'count_if', args: [{ type: 'boolean' }], value: fc.boolean() },
@@ -33,6 +38,10 @@ const CASES: { call: string; args: AggregateArg[]; value: fc.Arbitrary<unknown> 
   { call: 'last', args: [{ type: 'double' }], value: double },
   { call: 'first', args: [{ type: 'double' }, { type: 'boolean', literal: { value: true } }], value: double },
   { call: 'last', args: [{ type: 'double' }, { type: 'boolean', literal: { value: true } }], value: double },
+  { call: 'bitmap_construct_agg', args: [{ type: 'long' }], value: fc.integer({ min: 0, max: 32767 }) },
+  { call: 'bitmap_or_agg', args: [{ type: 'binary' }], value: fc.uint8Array({ maxLength: 4100 }) },
+  { call: 'count_min_sketch', args: [{ type: 'long' }, ...sketchOptions], value: long },
+  { call: 'count_min_sketch', args: [{ type: 'string' }, ...sketchOptions], value: fc.string({ maxLength: 4 }) },
 ];
 
 describe('merging partial buffers gives the row fold of every row, in order', () => {
