@@ -32,6 +32,7 @@
  */
 import { update } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
+import { safeStringToInterval } from '../query/calendar-interval';
 import { timestampAddMicros, timestampAddMonths } from '../query/interval-utils';
 import type { Long } from '../query/long';
 import { addMillis } from '../query/timestamp-micros';
@@ -41,47 +42,6 @@ import type { Row, Schema } from '../types';
 import { aggregateOutputSchema, type AggregateSpec, type GroupingKey } from './aggregate';
 import { partitionOfGroup } from './aggregate-folds';
 import { lateEventsWatermark, partitionStores, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
-
-/** Spark's CalendarInterval: months, days and microseconds, each with its own sign. */
-export interface CalendarInterval {
-  months: number;
-  days: number;
-  micros: number;
-}
-
-const MICROS: Record<string, number> = { week: 7 * 86_400_000_000, hour: 3_600_000_000, minute: 60_000_000, second: 1_000_000, millisecond: 1000, microsecond: 1 };
-
-/**
- * Spark's CAST(string AS INTERVAL) (IntervalUtils.stringToInterval) for a session gap:
- * `[interval] <number> <unit> …` with the units year, month, week, day, hour, minute, second,
- * millisecond and microsecond (singular or plural), each number signed; years, months and days
- * whole. NULL for any other text, as Spark's cast gives NULL (and the row is then left out).
- */
-export function parseCalendarInterval(text: string): CalendarInterval | null {
-  const words = text.trim().toLowerCase().split(/\s+/);
-  if (words[0] === 'interval') words.shift();
-  if (words.length === 0 || words.length % 2 !== 0) return null;
-  const out: CalendarInterval = { months: 0, days: 0, micros: 0 };
-  for (let i = 0; i < words.length; i += 2) {
-    const m = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(words[i]);
-    const unit = words[i + 1].replace(/s$/, '');
-    if (!m) return null;
-    const sign = m[1] === '-' ? -1 : 1;
-    const whole = Number(m[2]);
-    if (unit === 'year' || unit === 'month' || unit === 'day') {
-      if (m[3] !== undefined) return null;
-      if (unit === 'day') out.days += sign * whole;
-      else out.months += sign * whole * (unit === 'year' ? 12 : 1);
-      continue;
-    }
-    const per = MICROS[unit];
-    if (per === undefined) return null;
-    // A fraction below a microsecond is dropped, as Spark truncates it.
-    const frac = m[3] ? Math.trunc(Number(`0.${m[3]}`) * per) : 0;
-    out.micros += sign * (whole * per + frac);
-  }
-  return out;
-}
 
 /** How the gap expression's value reads: its type decides (the planner checked it is one of these). */
 export type GapKind = 'string' | 'day_time_interval' | 'year_month_interval' | 'null';
@@ -99,7 +59,7 @@ export function sessionEnd(ts: number, gap: unknown, kind: GapKind): number | nu
     case 'year_month_interval':
       return timestampAddMonths(ts, gap as number);
     case 'string': {
-      const iv = parseCalendarInterval(String(gap));
+      const iv = safeStringToInterval(String(gap));
       if (!iv) return null;
       return timestampAddMicros(addMillis(timestampAddMonths(ts, iv.months), iv.days * 86_400_000), iv.micros);
     }
