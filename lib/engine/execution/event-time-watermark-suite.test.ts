@@ -278,10 +278,38 @@ describe('EventTimeWatermarkSuite', () => {
     });
   });
 
-  // Spark takes a delay of "2 years 5 months" (the watermark ~29 months behind the max event
-  // time) and refuses a negative one with "should not be negative."; Weir's watermarkDelay takes
-  // day-time durations only and refuses both with one message ("expected a duration like …").
-  it.todo('delay in months and years handled correctly');
+  // Spark's test takes System.currentTimeMillis as "now"; here a few fixed ones, one at the end
+  // of January so that February's short month falls inside the delay.
+  it.each([Date.UTC(2017, 0, 31, 23, 59, 59, 999), Date.UTC(2024, 2, 1, 0, 0, 0, 1), Date.UTC(2025, 6, 15, 12, 34, 56, 789)])('delay in months and years handled correctly (now = %d)', async (currentTimeMs) => {
+    const monthsSinceEpoch = (ms: number) => new Date(ms).getUTCFullYear() * 12 + new Date(ms).getUTCMonth();
+    const nowSec = Math.floor(currentTimeMs / 1000);
+    const t = sparkStreams({ sources: { input: source('2 years 5 months') }, sql: WINDOWED.replace('inputData', 'input') });
+    await t.run(
+      AddData('input', ...V(nowSec)),
+      CheckNewAnswer(),
+      AddData('input', ...V(nowSec)),
+      CheckNewAnswer(),
+      (s) => {
+        const e = s.progress.filter((p) => p.numInputRows > 0).at(-1)!.eventTime!;
+        expect(Date.parse(e.max!)).toBe(nowSec * 1000);
+        const watermarkTime = Date.parse(e.watermark!);
+        // monthsSinceEpoch is like `math.floor(num)`, so monthDiff has two possible values.
+        expect([29, 30]).toContain(monthsSinceEpoch(currentTimeMs) - monthsSinceEpoch(watermarkTime));
+        // EventTimeWatermark.getDelayMs: (12 * 2 + 5) months of 31 days.
+        expect(watermarkTime).toBe(nowSec * 1000 - (12 * 2 + 5) * 31 * 86_400_000);
+      },
+    );
+  });
+
+  it('delay threshold should not be negative.', async () => {
+    const { validateJob } = await import('../spec/validate-job');
+    const withDelay = (delay: string) => validateJob({ ...sparkStreams({ sources: { inputData: source(delay) }, sql: 'SELECT value FROM inputData' }).spec }).errors.map((e) => e.message).join(' ');
+    for (const delay of ['-1 year', '1 year -13 months', '1 month -40 days', '-10 seconds']) {
+      expect(withDelay(delay), delay).toContain('should not be negative');
+    }
+    // Spark's months count 31 days: one month less 30 days is a day, not negative.
+    expect(withDelay('1 month -30 days')).toBe('');
+  });
 
   it('refuses a bad event-time column (error on invalid column / wrong type)', async () => {
     const { validateJob } = await import('../spec/validate-job');

@@ -18,7 +18,7 @@ import { ProjectExec } from '../operators/project-exec';
 import { batchEventTimes, EventTimeStatsAccumulator, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery, type EventTimeWatermarkNode } from '../query/streaming-query';
 import type { EvalContext, Evaluator } from '../query/expression-compiler';
-import { parseDuration } from '../spec/duration';
+import { watermarkDelayMs } from '../spec/watermark-delay';
 import { DEFAULT_MULTIPLE_WATERMARK_POLICY, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import type { StreamingRelation } from '../query/logical-plan';
 import { getSinkDefinition } from '../sinks/index';
@@ -101,7 +101,7 @@ export function relationsOf(spec: Pick<JobSpec, 'sources'>): StreamingRelation[]
     sourceName: s.name,
     schema: s.schema as Schema,
     eventTime: s.eventTime,
-    watermarkDelayMs: s.watermarkDelay ? parseDuration(s.watermarkDelay) ?? 0 : undefined,
+    watermarkDelayMs: s.watermarkDelay ? watermarkDelayMs(s.watermarkDelay) : undefined,
     ...(getSourceDefinition(s.type)?.metadataColumn ? { metadataColumn: true } : {}),
   }));
 }

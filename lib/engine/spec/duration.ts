@@ -1,11 +1,13 @@
 /**
  * Spark-style duration strings: `5 seconds`, `1 minute`, `250 milliseconds`, `2 hours`, `10 ms`,
- * `1.5 s`. A bare number is milliseconds. Used by triggers and watermark delays.
+ * `1.5 s`. A bare number is milliseconds. Used by triggers; a watermark delay reads Spark's
+ * interval strings and falls back to these forms (watermark-delay.ts).
  *
  * Every duration a user gives is bounded: a trigger interval longer than a day is almost
  * certainly a typo, and past 2^31 ms (24.8 days) Node's timers fire after 1 ms instead
- * (TimeoutOverflowWarning), so an unbounded interval turned a job into a busy loop. Delays
- * (watermark delay, backoffs, alert windows) may be up to a year.
+ * (TimeoutOverflowWarning), so an unbounded interval turned a job into a busy loop. Window
+ * durations, backoffs and alert windows may be up to a year; a watermark delay, which no timer
+ * waits for, has its own bound (watermark-delay.ts).
  */
 export const MAX_TRIGGER_INTERVAL_MS = 86_400_000;
 export const MAX_DELAY_MS = 365 * 86_400_000;

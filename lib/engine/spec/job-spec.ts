@@ -17,7 +17,8 @@ import { SchemaSpec } from './source-schema';
 import { isOneSourceSpecWrittenBack, rawSourcesOf } from './spec-sources';
 
 export { rawSourcesOf };
-import { DURATION_HINT, durationTooLong, MAX_DELAY_MS, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
+import { DURATION_HINT, durationTooLong, MAX_TRIGGER_INTERVAL_MS, parseDuration } from './duration';
+import { watermarkDelayMs } from './watermark-delay';
 
 /** A duration string of at most `maxMs` (duration.ts says why durations are bounded). */
 const durationAtMost = (maxMs: number) =>
@@ -29,6 +30,19 @@ const durationAtMost = (maxMs: number) =>
       if (ms === null) ctx.addIssue({ code: 'custom', message: `expected ${DURATION_HINT}` });
       else if (ms > maxMs) ctx.addIssue({ code: 'custom', message: durationTooLong(maxMs) });
     });
+
+/** A watermark delay: Spark's interval string, its own rules and bound (watermark-delay.ts). */
+const WatermarkDelaySpec = z
+  .string()
+  .max(100, { message: 'must be at most 100 characters, such as "10 seconds" or "2 years 5 months"' })
+  .superRefine((s, ctx) => {
+    try {
+      watermarkDelayMs(s);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      ctx.addIssue({ code: 'custom', message: e.message });
+    }
+  });
 
 /**
  * Length limits on what a person names (docs/api.md lists them): long enough for any real name,
@@ -71,7 +85,7 @@ const SourceSpecSchema = z
     // Optional only for a source with fixed columns (defaultSchema): parseJobSpec requires it of the others.
     schema: SchemaSpec.optional(),
     eventTime: z.string().optional(),
-    watermarkDelay: durationAtMost(MAX_DELAY_MS).optional(),
+    watermarkDelay: WatermarkDelaySpec.optional(),
     onBadRecord: z.enum(['fail', 'dead-letter']).default('fail'),
     badRecordsPath: z.string().min(1).optional(),
   })
