@@ -19,7 +19,7 @@ const sourceArb = (name: string): fc.Arbitrary<SourceForm> =>
       fc.tuple(...names.map((n) => fc.constantFrom('long', 'double', 'string', 'boolean', 'timestamp').map((t) => `${n} ${t}`))).map((l) => l.join('\n')),
     ),
     eventTime: fc.constantFrom('', 'ts'),
-    watermarkDelay: fc.constantFrom('', '10 seconds'),
+    watermarkDelay: fc.constantFrom('', '10 seconds', '1 hour 30 minutes', '2 years 5 months', 'interval 1 day 2 hours'),
     onBadRecord: fc.constantFrom('fail' as const, 'dead-letter' as const),
   }) as fc.Arbitrary<SourceForm>;
 // One to three sources, of distinct names.
@@ -67,6 +67,16 @@ describe('job form ↔ spec', () => {
     const stored = { ...spec, dedup: { keys: ['user'] }, minBatchesToRetain: 7, source: { ...(spec.source as object), badRecordsPath: '/tmp/bad' } };
     const edited = specFromForm({ ...formFromSpec(stored), sql: 'SELECT user FROM events' }).spec;
     expect(edited).toEqual({ ...stored, sql: 'SELECT user FROM events' });
+  });
+
+  it("a watermark delay in Spark's interval strings goes to the spec as written, and the engine takes it", () => {
+    for (const delay of ['1 hour 30 minutes', '2 years 5 months', 'interval 2 years 5 months', '10 ms']) {
+      const form = withSource({ optionsJson: '{"path": "/tmp/in"}', schemaText: 'user string\nts timestamp', eventTime: 'ts', watermarkDelay: ` ${delay} ` }, { name: 'n', sinkOptionsJson: '{"path": "/tmp/out"}', checkpointLocation: '/tmp/cp' });
+      const { spec, issues } = specFromForm(form);
+      expect(issues).toEqual([]);
+      expect(sourceOf(spec).watermarkDelay).toBe(delay);
+      expect(validateJob(spec).errors, delay).toEqual([]);
+    }
   });
 
   it('the default form is a spec the engine accepts once paths are filled', () => {

@@ -83,7 +83,7 @@ export function SourcePanel({
         <Field label="Event-time column" control={control('eventTime')} issues={issuesAt(`${path}.eventTime`)} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">
           <input value={source.eventTime} onChange={(e) => onChange('eventTime', { eventTime: e.target.value })} />
         </Field>
-        <Field label="Watermark delay" control={control('watermarkDelay')} issues={issuesAt(`${path}.watermarkDelay`)} hint='e.g. "10 seconds"'>
+        <Field label="Watermark delay" control={control('watermarkDelay')} issues={issuesAt(`${path}.watermarkDelay`)} hint='e.g. "10 seconds", "1 hour 30 minutes" or "2 years 5 months" (a month counts as 31 days, as in Spark)'>
           <input value={source.watermarkDelay} onChange={(e) => onChange('watermarkDelay', { watermarkDelay: e.target.value })} />
         </Field>
         <Field label="Bad records" control={control('onBadRecord')} issues={[...issuesAt(`${path}.onBadRecord`), ...issuesAt(`${path}.badRecordsPath`)]}>

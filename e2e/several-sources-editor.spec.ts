@@ -68,17 +68,18 @@ test('a job of two sources written in the form, shown on its page, its second so
   await expect(second.getByLabel('Table name in SQL')).toHaveValue('clicks');
   await second.getByLabel('Event-time column').fill('timestamp');
   await second.getByLabel('Watermark delay').fill('soon');
-  await expect(second.getByRole('alert').filter({ hasText: 'expected a duration' })).toBeVisible();
+  await expect(second.getByRole('alert').filter({ hasText: "Write it as Spark's withWatermark takes it" })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Validation' })).toContainText('Source 2: Watermark delay');
   await expect(page.getByRole('button', { name: 'Save changes' })).toBeDisabled();
-  await second.getByLabel('Watermark delay').fill('5 seconds');
+  // Spark's interval strings, several units and months of 31 days, as the engine takes them.
+  await second.getByLabel('Watermark delay').fill('1 hour 30 minutes');
   await expect(page.getByText('Ready to deploy.')).toBeVisible();
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.waitForURL((u) => u.pathname === `/jobs/${jobId}`);
   const edited = await specOf(request, jobId);
   expect(edited.sources?.map((s) => [s.name, s.eventTime, s.watermarkDelay])).toEqual([
     ['impressions', undefined, undefined],
-    ['clicks', 'timestamp', '5 seconds'],
+    ['clicks', 'timestamp', '1 hour 30 minutes'],
   ]);
 });
 

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
-/** A window or a wait, in ms: at most 365 days, as every delay a spec gives (lib/engine/spec/duration.ts). */
+/** A window or a wait, in ms: at most 365 days, as a spec's window durations and backoffs (lib/engine/spec/duration.ts). */
 const delayMs = z.number().int().positive().max(365 * 86_400_000);
 const nonNegative = z.number().nonnegative();
 
