@@ -25,6 +25,8 @@ import { parseArgs } from 'node:util';
 import { EnvError, parseEnv } from '../lib/env';
 import { ArchiveError, exportCheckpoint, importCheckpoint } from './checkpoint-archive';
 import { stringifyRow } from '../lib/engine/json-text';
+import { exactKeys, jsonWriter } from '../lib/engine/sinks/row-rendering';
+import type { Row, Schema } from '../lib/engine/types';
 import '../lib/connectors/index'; // registers the connectors' source, sink and checkpoint types
 import {
   CRASH_POINTS,
@@ -233,6 +235,18 @@ async function run(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * A row read back from a sink, printed as the sinks write rows: the query's output columns in
+ * Spark's JSON rendering (a DOUBLE 3.0 as `3.0`, Java's Double.toString), where JSON.stringify
+ * would print `3`. A row of other keys (a Kafka record's topic, partition, offset) as it is.
+ */
+function sinkReadLine(r: Row, schema: Schema): string {
+  const names = schema.map((f) => f.name);
+  if (!exactKeys(r, names)) return stringifyRow(r);
+  const w = jsonWriter(schema);
+  return w.stringify(w.row(r));
+}
+
 async function sinkRead(args: string[]): Promise<number> {
   const file = parseCommandArgs('sink read', args, {}).positionals[0];
   const { result } = await loadJob(file);
@@ -242,7 +256,7 @@ async function sinkRead(args: string[]): Promise<number> {
   const readRows = getSinkDefinition(sink.type)?.readRows;
   if (sink.type !== 'files' && readRows) {
     const rows = await readRows(sink.options as never);
-    for (const r of rows) out(stringifyRow(r));
+    for (const r of rows) out(sinkReadLine(r, result.outputSchema ?? []));
     err(`${rows.length} rows in the ${sink.type} sink's destination`);
     return EXIT.ok;
   }
@@ -251,7 +265,7 @@ async function sinkRead(args: string[]): Promise<number> {
   }
   const o = sink.options as { path: string; format: 'json' | 'csv' | 'parquet'; header: boolean };
   const batches = await readCommittedRows(o.path, o.format, { header: o.header, schema: result.outputSchema });
-  for (const b of batches) for (const r of b.rows) out(stringifyRow(r));
+  for (const b of batches) for (const r of b.rows) out(sinkReadLine(r, result.outputSchema ?? []));
   err(`${batches.reduce((n, b) => n + b.rows.length, 0)} rows from ${batches.length} committed batches`);
   return EXIT.ok;
 }
