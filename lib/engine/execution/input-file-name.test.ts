@@ -208,6 +208,25 @@ describe('_metadata', () => {
     expect(await run(j)).toEqual([{ n: 'a.json' }]);
   });
 
+  it('in an aggregation is a column like any other: refused unless grouped, as Spark refuses an attribute not in GROUP BY (MISSING_AGGREGATION)', async () => {
+    for (const sql of [
+      'SELECT k, _metadata, count(*) AS c FROM events GROUP BY k',
+      'SELECT k, _metadata.file_path AS p FROM events GROUP BY k',
+      'SELECT _metadata.file_name AS n, count(*) AS c FROM events GROUP BY _metadata.file_path',
+      'SELECT k FROM events GROUP BY k HAVING _metadata.file_size > 0',
+    ]) {
+      const j = await filesJob('json', sql, { outputMode: 'update' });
+      expect(() => compileQuery(j.spec, 1), sql).toThrow(/expression '_metadata' in (the select list|HAVING) is neither present in the group by, nor is it an aggregate function/);
+    }
+    // Grouped by it, or by the field read, it is the key.
+    const j = await filesJob('json', 'SELECT _metadata.file_name AS n, count(*) AS c FROM events GROUP BY _metadata', { outputMode: 'update' });
+    await writeFile(path.join(j.input, 'a.json'), '{"id": 1}\n{"id": 2}\n');
+    expect(await run(j)).toEqual([{ n: 'a.json', c: 2 }]);
+    const f = await filesJob('json', 'SELECT _metadata.file_name AS n, count(*) AS c FROM events GROUP BY _metadata.file_name', { outputMode: 'update' });
+    await writeFile(path.join(f.input, 'b.json'), '{"id": 1}\n');
+    expect(await run(f)).toEqual([{ n: 'b.json', c: 1 }]);
+  });
+
   it('is no column on another source, as Spark refuses the name there (UNRESOLVED_COLUMN)', () => {
     const name = `meta-${process.pid}`;
     const spec = mustParse({

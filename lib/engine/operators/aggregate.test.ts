@@ -35,6 +35,11 @@ describe('streaming aggregation (action scripts)', () => {
     expect(b1.progress[0]).toMatchObject({ numRowsTotal: 2, numRowsUpdated: 1, numRowsDroppedByWatermark: 0 });
   });
 
+  it("a struct key keeps its fields: a field of the key is read above the aggregation (Spark's GetStructField over the grouping attribute)", async () => {
+    const q = runner("SELECT p.r AS r, named_struct('r', region, 'u', user).u AS u, count(*) AS n FROM (SELECT named_struct('r', region) AS p, region, user FROM events) GROUP BY p, named_struct('r', region, 'u', user)", 'update');
+    expect(sorted((await q.runBatch([ev('eu', 1), ev('eu', 2), ev('us', 3, 0, 'v')])).output)).toEqual([{ r: 'eu', u: 'u', n: 2 }, { r: 'us', u: 'v', n: 1 }]);
+  });
+
   it('complete mode emits the whole result every batch, and a restart continues from the checkpoint', async () => {
     const fm = new InMemoryCheckpointFileManager();
     const q = runner('SELECT region, count(*) AS n FROM events GROUP BY region', 'complete', events, fm);

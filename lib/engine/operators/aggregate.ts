@@ -54,6 +54,8 @@ export interface GroupingKey {
   decimal?: { precision: number; scale: number };
   /** An array key's element type (kept in its output Field). */
   elementType?: Field;
+  /** A struct key's fields (kept in its output Field, so that a field of the key is read above). */
+  fields?: Field[];
   /** An INT, SMALLINT or TINYINT key's width (kept in its output Field). */
   integral?: Field['integral'];
   /** A FLOAT key's marker (kept in its output Field). */
@@ -101,7 +103,7 @@ const KEY_TIME_BYTES = 40;
  */
 export function aggregateOutputSchema(keys: readonly GroupingKey[], aggregates: readonly AggregateSpec[]): Schema {
   return [
-    ...keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}) })),
+    ...keys.map((k) => ({ name: k.name, type: k.window ? ('window' as const) : k.type, ...k.decimal, ...(k.elementType ? { elementType: k.elementType } : {}), ...(k.fields ? { fields: k.fields } : {}), ...(k.integral ? { integral: k.integral } : {}), ...(k.float32 ? { float32: true as const } : {}), ...(k.ntz ? { ntz: true as const } : {}) })),
     ...aggregates.map((a) => ({ name: a.name, type: a.fn.resultType, ...a.fn.resultDecimal, ...a.fn.resultShape })),
   ];
 }

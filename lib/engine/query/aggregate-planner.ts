@@ -17,7 +17,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
 import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
-import { exprToString, referencedColumns, type Expr, type SqlPosition } from './expression';
+import { exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { compileExpression } from './expression-compiler';
 import { positionalArguments } from './named-arguments';
@@ -147,9 +147,28 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     return ref(`${AGG_PREFIX}${i}`, n.pos);
   };
 
+  // `_metadata.file_name` grouped by `_metadata` (a struct key's field): the field of the key, as
+  // Spark reads GetStructField over the grouped attribute. A column key keeps its name, so only a
+  // key computed under another name (the hidden `_metadata`) needs this.
+  const groupedFieldRead = (n: Expression): Expression | undefined => {
+    if (n.kind !== 'UnresolvedAttribute' || n.nameParts.length < 2) return undefined;
+    for (let k = n.nameParts.length - 1; k >= 1; k--) {
+      let i = -1;
+      try {
+        i = keyText.indexOf(exprToString(builder.build({ ...n, nameParts: n.nameParts.slice(0, k) })));
+      } catch {
+        // a qualifier, not an expression on its own
+      }
+      if (i >= 0 && keyNames[i] !== exprToString(groupBy[i])) return { ...n, nameParts: [keyNames[i], ...n.nameParts.slice(k)] };
+    }
+    return undefined;
+  };
+
   const rewrite = (e: Expression): Expression =>
     mapExpression(e, (n) => {
       if (isAggregateCall(n)) return aggregateRef(n);
+      const field = groupedFieldRead(n);
+      if (field) return field;
       if (!containsAggregate(n) && n.kind !== 'UnresolvedStar' && n.kind !== 'Alias') {
         try {
           const i = keyText.indexOf(exprToString(builder.build(n)));
@@ -165,7 +184,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     exprToString(e).replace(/__(agg|key)(\d+)/g, (_m, kind: string, i: string) => (kind === 'agg' ? aggText[Number(i)] : keyText[Number(i)]));
   const checkOnlyKeys = (e: Expr, where: string) => {
     const allowed = new Set([...keyNames, ...aggregates.map((a) => a.name)].map((s) => s.toLowerCase()));
-    for (const col of referencedColumns(e)) {
+    for (const col of groupedColumns(e)) {
       if (!allowed.has(col.toLowerCase())) {
         // An unknown function (perhaps an aggregate Weir lacks) is what to report, not its argument.
         throwUnknownFunction(e);
@@ -203,6 +222,21 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   return { kind: 'Project', list, child: plan };
+}
+
+/**
+ * The columns an aggregation's output expression reads: its input columns, and Spark's hidden
+ * `_metadata` (an attribute of the relation in Spark, a call here), which must be grouped as any
+ * column must.
+ */
+function groupedColumns(e: Expr): Set<string> {
+  const out = referencedColumns(e);
+  const visit = (x: Expr): void => {
+    if (x.kind === 'call' && x.name === METADATA_COLUMN && x.args.length === 0) out.add(METADATA_COLUMN);
+    else exprChildren(x).forEach(visit);
+  };
+  visit(e);
+  return out;
 }
 
 /**

@@ -248,7 +248,7 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
     const column = !k.window && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
     return {
       name: k.name, type: k.window || k.session ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column,
-      ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}),
+      ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}), ...(c.fields && !k.window && !k.session ? { fields: c.fields } : {}),
       ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}),
     };
   });
