@@ -40,6 +40,19 @@ describe('streaming aggregation (action scripts)', () => {
     expect(sorted((await q.runBatch([ev('eu', 1), ev('eu', 2), ev('us', 3, 0, 'v')])).output)).toEqual([{ r: 'eu', u: 'u', n: 2 }, { r: 'us', u: 'v', n: 1 }]);
   });
 
+  it("groups -0.0 with 0.0 and keys it as 0.0, at the top and inside an array or a struct (Spark's NormalizeFloatingNumbers on the grouping keys)", async () => {
+    const q = runner("SELECT amount, array(amount) AS arr, named_struct('a', amount) AS st, count(*) AS n FROM events GROUP BY amount, array(amount), named_struct('a', amount)", 'update');
+    const out = (await q.runBatch([ev('eu', -0), ev('eu', 0), ev('eu', NaN), ev('eu', -NaN)])).output;
+    expect(out).toHaveLength(2);
+    const zero = out.find((r) => r.n === 2 && Number.isNaN(r.amount as number) === false)!;
+    expect(zero).toEqual({ amount: 0, arr: [0], st: { a: 0 }, n: 2 });
+    expect(Object.is(zero.amount, 0) && Object.is((zero.arr as number[])[0], 0) && Object.is((zero.st as { a: number }).a, 0)).toBe(true);
+    const nested = runner("SELECT arr, count(*) AS n FROM (SELECT array(amount, 1.5D) AS arr FROM events) GROUP BY arr", 'update');
+    const rows = (await nested.runBatch([ev('eu', -0), ev('us', 0)])).output;
+    expect(rows).toEqual([{ arr: [0, 1.5], n: 2 }]);
+    expect(Object.is((rows[0].arr as number[])[0], 0)).toBe(true);
+  });
+
   it('complete mode emits the whole result every batch, and a restart continues from the checkpoint', async () => {
     const fm = new InMemoryCheckpointFileManager();
     const q = runner('SELECT region, count(*) AS n FROM events GROUP BY region', 'complete', events, fm);

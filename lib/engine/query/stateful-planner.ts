@@ -24,7 +24,7 @@ import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
 import type { EvalContext } from './function-types';
 import { compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
-import { fieldOfType, isOrderable, typeText, type TypeInfo } from './data-types';
+import { fieldOfType, floatingNumbersNormalizer, isOrderable, typeText, type TypeInfo } from './data-types';
 import { staticSchema, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
@@ -245,9 +245,14 @@ function compileGroupingKeys(analysis: AggregateAnalysis, childSchema: Schema, t
         k.expr.pos, 'GROUP BY', 'GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE',
       );
     }
-    const column = !k.window && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
+    // Spark normalizes the grouping keys' floating numbers (StatefulAggregationStrategy); the
+    // key is then computed, not a column read as it is.
+    const normalize = k.window || k.session ? undefined : floatingNumbersNormalizer(c);
+    const column = !k.window && !normalize && k.expr.kind === 'column' ? resolveColumn(childSchema, k.expr.name)?.name : undefined;
+    const evaluate = c.eval;
+    const keyEval: typeof evaluate = normalize ? (row, ctx) => normalize(evaluate(row, ctx)) : evaluate;
     return {
-      name: k.name, type: k.window || k.session ? 'window' : c.type === 'null' ? 'string' : c.type, eval: c.eval, window: k.window, column,
+      name: k.name, type: k.window || k.session ? 'window' : c.type === 'null' ? 'string' : c.type, eval: keyEval, window: k.window, column,
       ...(c.decimal && !k.window ? { decimal: c.decimal } : {}), ...(c.elementType ? { elementType: c.elementType } : {}), ...(c.fields && !k.window && !k.session ? { fields: c.fields } : {}),
       ...(c.integral ? { integral: c.integral } : {}), ...(c.float32 ? { float32: true as const } : {}), ...(c.ntz ? { ntz: true as const } : {}),
     };
