@@ -45,6 +45,30 @@ describe('UnsupportedOperationsSuite', () => {
     it('Complete output mode - no aggregation: not supported', () => notSupported('SELECT a FROM s WHERE a > 1', 'complete', ['aggregation', 'Complete output mode']));
   });
 
+  describe('TABLESAMPLE (AstBuilder.withSample)', () => {
+    // The suite's "sample: not supported": Sample over a stream, a percentage or a bucket.
+    it('sample with stream relation: not supported', () => {
+      for (const sql of ['SELECT a FROM s TABLESAMPLE (10 PERCENT)', 'SELECT a FROM s TABLESAMPLE (BUCKET 1 OUT OF 4) x', 'SELECT a FROM (SELECT a FROM s) TABLESAMPLE (50 PERCENT)']) {
+        notSupported(sql, 'append', ['Sampling is not supported on streaming DataFrames/Datasets']);
+        expect(validateJob(job(sql)).errors[0]).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_3102' });
+      }
+    });
+    // `n ROWS` is Spark's Limit of the relation: a streaming limit, as LIMIT n.
+    it('n ROWS is a LIMIT: supported in Append, refused in Update as LIMIT is', () => {
+      supported('SELECT a FROM s TABLESAMPLE (5 ROWS)');
+      supported('SELECT x.a FROM s TABLESAMPLE (5 ROWS) x');
+      notSupported('SELECT a FROM s TABLESAMPLE (5 ROWS)', 'update', ['Limits are not supported on streaming DataFrames/Datasets in Update output mode']);
+    });
+    it("the parser's refusals, in Spark's words", () => {
+      const first = (sql: string) => validateJob(job(sql)).errors[0];
+      expect(first('SELECT a FROM s TABLESAMPLE (BUCKET 11 OUT OF 10)')).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_0064', message: expect.stringContaining('Sampling fraction (1.1) must be on interval [0, 1]') });
+      expect(first('SELECT a FROM s TABLESAMPLE (-1 PERCENT)')).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_0064', message: expect.stringContaining('Sampling fraction (-0.01) must be on interval [0, 1]') });
+      expect(first('SELECT a FROM s TABLESAMPLE (BUCKET 4 OUT OF 10 ON a)')).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_0015', message: expect.stringContaining('TABLESAMPLE(BUCKET x OUT OF y ON colname) is not supported.') });
+      expect(first('SELECT a FROM s TABLESAMPLE (BUCKET 3 OUT OF 32 ON rand())')).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_0015', message: expect.stringContaining('TABLESAMPLE(BUCKET x OUT OF y ON function) is not supported.') });
+      expect(first('SELECT a FROM s TABLESAMPLE (300M)')).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_0015', message: expect.stringContaining('TABLESAMPLE(byteLengthLiteral) is not supported.') });
+    });
+  });
+
   it('MonotonicallyIncreasingID: not supported', () => notSupported('SELECT monotonically_increasing_id() AS id FROM s', 'append', ['monotonically_increasing_id']));
 
   describe('binary operations (testBinaryOperationInStreamingPlan)', () => {

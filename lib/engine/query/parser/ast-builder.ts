@@ -10,6 +10,8 @@
  * join-planner.ts), and expression-builder.ts turns its expressions into Weir's Expr.
  */
 import type { ParserRuleContext } from 'antlr4ng';
+import { unsupportedOperation } from '../../errors';
+import { formatDouble } from '../sql-values';
 import { SqlValidationError } from '../sql-error';
 import { ExpressionAstBuilder, notSupported } from './expression-ast-builder';
 import { parseSchema } from './data-type-parser';
@@ -169,6 +171,38 @@ class PlanAstBuilder {
     return plan;
   }
 
+  /**
+   * TABLESAMPLE, as Spark's AstBuilder.withSample reads it: `n ROWS` is a LIMIT of the relation;
+   * a percentage or `BUCKET x OUT OF y` is Spark's Sample, which Spark's UnsupportedOperationChecker
+   * refuses over a stream (a sample of a stream's batches would differ on a re-run); bytes and a
+   * bucket ON a column or function Spark's parser refuses.
+   */
+  private withSample(ctx: C<'SampleContext'> | null, plan: LogicalPlan): LogicalPlan {
+    if (!ctx) return plan;
+    const pos = this.pos(ctx);
+    const m = ctx.sampleMethod();
+    if (!m) throw new SqlValidationError('TABLESAMPLE does not accept empty inputs.', pos, 'TABLESAMPLE', '_LEGACY_ERROR_TEMP_0014');
+    if (m.KW_ROWS()) return { kind: 'Limit', limitExpr: this.expr.expression(m.expression()!), child: plan, pos };
+    let fraction: number;
+    if (m.KW_PERCENTLIT()) fraction = (m.MINUS() ? -1 : 1) * Number(m._percentage!.text) / 100;
+    else if (m.KW_BUCKET()) {
+      if (m.KW_ON()) {
+        throw new SqlValidationError(`TABLESAMPLE(BUCKET x OUT OF y ON ${m.identifier() ? 'colname' : 'function'}) is not supported.`, pos, 'TABLESAMPLE', '_LEGACY_ERROR_TEMP_0015');
+      }
+      fraction = Number(m._numerator!.text) / Number(m._denominator!.text);
+    } else {
+      const bytes = m.getText();
+      if (/^[0-9]+[bBkKmMgG]$/.test(bytes)) throw new SqlValidationError('TABLESAMPLE(byteLengthLiteral) is not supported.', pos, 'TABLESAMPLE', '_LEGACY_ERROR_TEMP_0015');
+      throw new SqlValidationError(`${bytes} is not a valid byte length literal, expected syntax: DIGIT+ ('B' | 'K' | 'M' | 'G').`, pos, 'TABLESAMPLE', '_LEGACY_ERROR_TEMP_0016');
+    }
+    // Spark's RandomSampler.roundingEpsilon.
+    const eps = 1e-6;
+    if (!(fraction >= -eps && fraction <= 1 + eps)) {
+      throw new SqlValidationError(`Sampling fraction (${formatDouble(fraction)}) must be on interval [0, 1]`, pos, 'TABLESAMPLE', '_LEGACY_ERROR_TEMP_0064');
+    }
+    throw unsupportedOperation('Sampling is not supported on streaming DataFrames/Datasets', { position: { line: pos.line, column: pos.column } });
+  }
+
   private aliased(plan: LogicalPlan, alias: C<'TableAliasContext'> | null, pos: Position): LogicalPlan {
     if (!alias?._alias) return plan;
     const name = identifierText(alias._alias);
@@ -213,16 +247,18 @@ class PlanAstBuilder {
   private relationPrimary(ctx: C<'RelationPrimaryContext'>): LogicalPlan {
     const pos = this.pos(ctx);
     if (ctx instanceof Ctx.TableSourceContext) {
-      if (ctx.temporalClause() || ctx.sample()) throw notSupported(ctx.sample() ? 'TABLESAMPLE' : 'Time travel (AS OF)', pos);
+      if (ctx.temporalClause()) throw notSupported('Time travel (AS OF)', pos);
       const ref = ctx.identifierReference();
       if (ref && !ref.multipartIdentifier()) throw notSupported('IDENTIFIER(…)', pos);
       // The grammar's table names have two parts at most; `cat.db.t` is read as an identifierReference.
       const name = ref ? ref.multipartIdentifier()!.errorCapturingIdentifier().map((p) => this.tableIdentifierPart(p)) : this.tableName((ctx.tableName() ?? ctx.viewName())!);
-      return this.aliased({ kind: 'UnresolvedRelation', multipartIdentifier: name, pos }, ctx.tableAlias(), pos);
+      const relation: LogicalPlan = { kind: 'UnresolvedRelation', multipartIdentifier: name, pos };
+      // A LIMIT of the relation keeps its name as a qualifier (`s.a`), as Spark's Limit passes its child's attributes on.
+      const sampled = this.withSample(ctx.sample(), relation);
+      return this.aliased(sampled === relation || ctx.tableAlias()?._alias ? sampled : { kind: 'SubqueryAlias', alias: name[name.length - 1], child: sampled, pos }, ctx.tableAlias(), pos);
     }
     if (ctx instanceof Ctx.SubQueryTableSourceContext) {
-      if (ctx.sample()) throw notSupported('TABLESAMPLE', pos);
-      return this.aliased(this.query(ctx.atomSubQueryTableSource().query()), ctx.tableAlias(), pos);
+      return this.aliased(this.withSample(ctx.sample(), this.query(ctx.atomSubQueryTableSource().query())), ctx.tableAlias(), pos);
     }
     if (ctx instanceof Ctx.JoinTableSourceContext) return this.aliased(this.relation(ctx.relation()), ctx.tableAlias(), pos);
     throw notSupported(ctx instanceof Ctx.InlineTableSourceContext ? 'VALUES' : 'Table-valued functions', pos);
