@@ -109,7 +109,7 @@ export class Executor {
         opened.push(store);
         stateStores.set(s.key, store);
       }
-      const ctx = taskContext(task, { partitionId: task.partitionId, stateStores, inputs: new Map() });
+      const ctx = taskContext(task, { partitionId: task.partitionId, partitionIndex: task.partitionId, stateStores, inputs: new Map() });
       rows = await (task.partialAggregation
         ? partialAggregationOf(operator).mergePartials(task.inputs[0] as unknown as PartialAggregateBuffer[], ctx)
         : operator.reduceInputs
@@ -171,6 +171,7 @@ export class Executor {
       const expressionErrors: MapStatus['expressionErrors'] = [];
       const { name, eventTime } = q.spec.sources[0];
       const ctx = taskContext(task, {
+        partitionIndex: task.mapId,
         inputs: new Map([[name, batch.rows]]),
         onRecordError: (row, e) => expressionErrors.push({ row, message: e.message }),
       });

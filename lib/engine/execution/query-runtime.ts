@@ -316,7 +316,7 @@ export class QueryRuntime {
     }));
     const run = async (task: ReduceTask): Promise<TaskResult> => {
       const instance = this.stages.get(task.stageId)![task.partitionId];
-      const taskCtx = { ...ctx, partitionId: task.partitionId };
+      const taskCtx = { ...ctx, partitionId: task.partitionId, partitionIndex: task.partitionId };
       const out = instance.reduceInputs ? instance.reduceInputs(task.inputs, taskCtx) : instance.execute(task.inputs[0], taskCtx);
       return { partitionId: task.partitionId, rows: await out };
     };

@@ -30,6 +30,7 @@ import { MAP_FUNCTIONS } from './map-functions';
 import { WINDOW_TIME_FUNCTIONS } from './time-windowing';
 import { MATH_FUNCTIONS } from './math-functions';
 import { MISC_FUNCTIONS, MISC_SPECIAL_FORMS } from './misc-functions';
+import { RANDOM_ARRAY_FORMS, RANDOM_MATH_FORMS, RANDOM_MISC_FORMS } from './random-functions';
 import { PREDICATE_FUNCTIONS, PREDICATE_SPECIAL_FORMS } from './predicate-functions';
 import { REGEXP_ARRAY_FUNCTIONS, REGEXP_FUNCTIONS } from './regexp-functions';
 import { STRING_ENCODING_FUNCTIONS } from './string-encoding-functions';
@@ -96,12 +97,13 @@ export function buildFunctionRegistry(sources: readonly FunctionSource[], intern
  * function file rewrites (like(), typeof(), the cast functions) are registered from their file.
  */
 const SPECIAL_FORMS: Partial<Record<FunctionGroup, Record<string, SpecialFormDef>>> = {
-  array: { array: { min: 0, max: Infinity } },
+  array: { array: { min: 0, max: Infinity }, ...RANDOM_ARRAY_FORMS },
+  math: RANDOM_MATH_FORMS,
   map: { map: { min: 0, max: Infinity } },
   struct: { struct: { min: 1, max: Infinity }, named_struct: { min: 2, max: Infinity } },
   predicate: PREDICATE_SPECIAL_FORMS,
   datetime: { window: { min: 2, max: 4 }, session_window: { min: 2, max: 2 } },
-  misc: MISC_SPECIAL_FORMS,
+  misc: { ...MISC_SPECIAL_FORMS, ...RANDOM_MISC_FORMS },
 };
 
 const arities = <T>(names: Iterable<string>, arity: T): Record<string, T> => Object.fromEntries([...names].map((n) => [n, arity]));

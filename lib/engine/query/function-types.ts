@@ -160,6 +160,12 @@ export interface EvalContext {
    * session user). Unset: DEFAULT_CURRENT_USER.
    */
   currentUser?: string;
+  /**
+   * The partition a task evaluates (Spark's partitionIndex, which its Nondeterministic
+   * expressions are initialized with: rand(seed) draws from seed + partitionIndex): a map task's
+   * split, a reduce task's partition. Unset: 0, a batch evaluated in one piece.
+   */
+  partitionIndex?: number;
 }
 
 /** current_user() of a query given no user (a preview, a test, an engine embedded without one). */

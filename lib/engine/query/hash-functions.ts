@@ -65,6 +65,15 @@ const MURMUR3: Hasher<number> = {
   bytes: murmur3Bytes,
 };
 
+/**
+ * Murmur3_x86_32 of bytes whose length is a multiple of 4 (Spark's hashUnsafeBytes and Scala's
+ * MurmurHash3.bytesHash agree there; they differ only in the tail).
+ */
+export function murmur3HashBytes(b: Uint8Array, seed: number): number {
+  if (b.length % 4 !== 0) throw new Error('murmur3HashBytes takes whole 4-byte words');
+  return MURMUR3.bytes(b, seed);
+}
+
 // XXH64 in 64-bit unsigned BigInt arithmetic.
 const P1 = 0x9e3779b185ebca87n;
 const P2 = 0xc2b2ae3d27d4eb4fn;

@@ -117,9 +117,6 @@ const unavailable = (name: string, why: string) => [name, { errorClass: 'UNRESOL
  */
 export const REFUSED_FUNCTIONS: Record<string, { message: string; errorClass?: string }> = {
   monotonically_increasing_id: { message: 'Expression(s): monotonically_increasing_id() is not supported with streaming DataFrames/Datasets', errorClass: '_LEGACY_ERROR_TEMP_3102' },
-  ...Object.fromEntries(['rand', 'random', 'randn', 'uuid', 'shuffle'].map((f) => [f, {
-    message: `${f}() is not deterministic: a batch re-run after a crash would compute different rows than its first attempt, which breaks exactly-once, so Weir refuses it (Spark accepts it). Derive the value from the row instead, for example from hash(...) of its columns`,
-  }])),
   ...Object.fromEntries(['reflect', 'java_method', 'try_reflect'].map((f) => unavailable(f,
     `${f}() calls a Java method by reflection (Spark's CallMethodViaReflection), which needs a JVM: Weir runs none, so it has no reflect(), java_method() or try_reflect(). Use the SQL function that computes the value (docs/sql.md lists them), or compute it before the rows reach the source`))),
   ...Object.fromEntries(['xpath', 'xpath_boolean', 'xpath_double', 'xpath_number', 'xpath_float', 'xpath_int', 'xpath_long', 'xpath_short', 'xpath_string'].map((f) => unavailable(f,

@@ -146,6 +146,16 @@ describe('optimized and unoptimized plans agree', () => {
     });
   }
 
+  it('keeps a nondeterministic conjunct above the join, as Spark pushes only deterministic ones (rand() below would draw for rows the join drops)', () => {
+    const q = compileStreamingQuery("SELECT e.k FROM ev e JOIN dim d ON e.k = d.k WHERE e.v > 1 AND rand(7) < 0.5", relation, { outputMode: 'append', staticTables: [dim] });
+    const lines = q.explain.split('\n');
+    const join = lines.findIndex((l) => l.includes('Join Inner'));
+    expect(lines.findIndex((l) => l.includes('Filter (v > 1)'))).toBeGreaterThan(join);
+    const rand = lines.findIndex((l) => l.includes('rand(7)'));
+    expect(rand).toBeGreaterThanOrEqual(0);
+    expect(rand).toBeLessThan(join);
+  });
+
   it('explains what moved: the filter below the join, the columns the source reads', () => {
     const q = compileStreamingQuery(QUERIES[0].sql(1), relation, { outputMode: 'append', staticTables: [dim] });
     expect(q.optimizations.map((o) => o.rule)).toEqual(['ConstantFolding', 'PushDownPredicates', 'ColumnPruning', 'ColumnPruning', 'FuseStatelessOperators']);

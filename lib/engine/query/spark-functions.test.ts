@@ -638,7 +638,56 @@ describe("Spark's function examples", () => {
     for (const f of ['instr(NULL, \'a\')', 'left(NULL, 2)', 'pow(n, 2)', 'date_add(NULL, 1)', 'initcap(NULL)']) expect(await one(f), f).toBeNull();
   });
 
-  it('refuses functions that make a replay differ, and monotonically_increasing_id as Spark does', () => {
+  describe('random functions (Spark accepts them in a streaming Project)', () => {
+    const batch = async (sql: string, rows: Row[], ctx: { partitionIndex?: number } = {}, q = compileStreamingQuery(sql, rel)) => {
+      let out = rows;
+      // A new context per batch, as each micro-batch is a new task in Spark.
+      const batchCtx = { batchId: 0, batchWatermarkMs: 0, batchTimestampMs: BATCH_TS, ...ctx };
+      for (const op of q.operators) out = await op.execute(out, batchCtx);
+      return out;
+    };
+    const rows = [{ id: 1, n: 1 }, { id: 2, n: 2 }, { id: 3, n: 3 }];
+
+    it("rand(seed) and randn(seed) draw Spark's values: XORShiftRandom(seed + partitionIndex), restarted each batch", async () => {
+      const q = compileStreamingQuery('SELECT id, rand(30) AS r, randn(0) AS g, rand(-1) AS m, random(CAST(NULL AS INT)) AS z FROM src', rel);
+      const first = await batch('', rows, {}, q);
+      // RandomSuite: Rand(30) is 0.2762195585886885; randn(0) and rand(null) are the reference's examples.
+      expect(first[0]).toMatchObject({ r: 0.2762195585886885, g: 1.6034991609278433, z: 0.7604953758285915 });
+      expect(new Set(first.map((r) => r.r)).size).toBe(3);
+      // A batch, or its re-run after a crash, on the same partition draws the same values.
+      expect(await batch('', rows, {}, q)).toEqual(first);
+      // Partition 1 draws from seed + 1: rand(-1) there is rand(0).
+      const p1 = await batch('', rows, { partitionIndex: 1 }, q);
+      expect(p1[0].m).toBe(0.7604953758285915);
+      expect(p1[0].r).not.toBe(first[0].r);
+    });
+
+    it('rand() is seeded once per compiled query: the same within a run, another after a restart', async () => {
+      const sql = 'SELECT rand() AS r FROM src';
+      const q = compileStreamingQuery(sql, rel);
+      const a = await batch('', rows, {}, q);
+      expect(await batch('', rows, {}, q)).toEqual(a);
+      expect(await batch(sql, rows)).not.toEqual(a);
+      for (const r of a) expect(r.r as number).toBeGreaterThanOrEqual(0);
+    });
+
+    it('the seed must be a constant INT or BIGINT', () => {
+      expect(() => compileStreamingQuery('SELECT rand(n) AS r FROM src', rel)).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.NON_FOLDABLE_INPUT' }));
+      expect(() => compileStreamingQuery('SELECT rand(1.5D) AS r FROM src', rel)).toThrow(expect.objectContaining({ errorClass: 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE' }));
+    });
+
+    it('uuid() is a version 4 UUID per row; shuffle(a) a permutation of a', async () => {
+      const out = await batch('SELECT id, uuid() AS u, shuffle(array(id, n, 10, 20)) AS s, shuffle(CAST(NULL AS ARRAY<INT>)) AS x FROM src', rows);
+      for (const r of out) {
+        expect(r.u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect([...(r.s as number[])].sort((x, y) => x - y)).toEqual([(r as { id: number }).id, (r as { id: number }).id, 10, 20].sort((x, y) => x - y));
+        expect(r.x).toBeNull();
+      }
+      expect(new Set(out.map((r) => r.u)).size).toBe(3);
+    });
+  });
+
+  it('refuses monotonically_increasing_id as Spark does', () => {
     const err = (sql: string) => {
       try {
         compileStreamingQuery(sql, rel);
@@ -650,7 +699,6 @@ describe("Spark's function examples", () => {
     const m = err('SELECT monotonically_increasing_id() AS i FROM src');
     expect(m.message).toMatch(/^Expression\(s\): monotonically_increasing_id\(\) is not supported with streaming DataFrames\/Datasets/);
     expect(m.errorClass).toBe('_LEGACY_ERROR_TEMP_3102');
-    expect(err('SELECT rand() AS r FROM src').message).toMatch(/not deterministic.*exactly-once/);
     expect(err("SELECT date_format(CAST('2024-01-01' AS TIMESTAMP), 'yyyy-MM-dd G') AS d FROM src").message).toMatch(/pattern letter G/);
   });
 

@@ -10,6 +10,7 @@ import { conjunction as and, conjuncts, exprToString, referencedColumns, type Ex
 import { isStreamStreamJoin, type LogicalPlan } from '../logical-plan';
 import type { JoinSideName } from '../join-time-range';
 import { readStreamJoin } from '../stream-join-planner';
+import { isDeterministic } from '../random-functions';
 import { readsOnly, streamRelationOf, streamSide, type Node, type OptimizerRuleApplication } from './plan-walk';
 
 function withFilter(conds: Expr[], child: LogicalPlan): LogicalPlan {
@@ -49,7 +50,8 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
         const rel = streamRelationOf(side);
         // A static column named like a stream column is only ever a same-named join key, whose
         // joined value is the stream's: a name the stream has means the stream's column.
-        const [down, stay] = partition(conjuncts(plan.condition), (c) => rel !== undefined && readsOnly(c, rel.schema));
+        // A nondeterministic conjunct (rand() < 0.1) stays above: below, it would draw for rows the join drops.
+        const [down, stay] = partition(conjuncts(plan.condition), (c) => rel !== undefined && isDeterministic(c) && readsOnly(c, rel.schema));
         if (down.length === 0) return { ...plan, child: pushDownPredicates(child, applied) };
         applied.push({ rule: 'PushDownPredicates', detail: `${down.map(exprToString).join(' AND ')} moved below Join ${child.joinType} (stream side)` });
         const join = pushDownPredicates(rebuild(withFilter(down, side)), applied);
