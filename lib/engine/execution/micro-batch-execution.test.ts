@@ -494,3 +494,30 @@ describe('rand(seed) in a streaming Project (Spark seeds each task with seed + p
     expect(new Set(clean.slice(0, 3).map((r) => r.r)).size).toBe(3);
   });
 });
+
+describe('GROUP BY ROLLUP end to end (an Expand below the aggregation)', () => {
+  it('in map tasks and after a crash before the commit, every grouping set counts each row once', async () => {
+    const job = memoryJob({ outputMode: 'complete', parallelism: 2 }, 'SELECT name, keep, count(*) AS n, grouping_id() AS g FROM events GROUP BY ROLLUP(name, keep)');
+    const gen = eventGenerator(11);
+    const fm = new InMemoryCheckpointFileManager();
+    job.stream.addData(...gen(20));
+    const q = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm });
+    await q.processAllAvailable();
+    await q.stop();
+    job.stream.addData(...gen(20));
+    const crashing = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm, crash: { point: 'after-sink', batchId: 1 } });
+    await expect(crashing.processAllAvailable()).rejects.toBeInstanceOf(CrashPointError);
+    const again = new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm });
+    await again.processAllAvailable();
+    await again.stop();
+    const rows = job.stream.rows;
+    const count = (p: (r: Row) => boolean) => rows.filter(p).length;
+    const expected: Row[] = [{ name: null, keep: null, n: rows.length, g: 3 }];
+    for (const name of new Set(rows.map((r) => r.name as string))) {
+      expected.push({ name, keep: null, n: count((r) => r.name === name), g: 1 });
+      for (const keep of [true, false]) if (count((r) => r.name === name && r.keep === keep)) expected.push({ name, keep, n: count((r) => r.name === name && r.keep === keep), g: 0 });
+    }
+    const canon = (rs: Row[]) => rs.map((r) => JSON.stringify([r.name, r.keep, r.n, r.g])).sort();
+    expect(canon(job.table.rows)).toEqual(canon(expected));
+  });
+});

@@ -19,9 +19,10 @@ import type { Schema } from '../types';
 import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
 import { exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
+import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, isGroupingCall } from './grouping-analytics';
 import { compileExpression } from './expression-compiler';
 import { positionalArguments } from './named-arguments';
-import type { LogicalPlan, NamedExpr } from './logical-plan';
+import { GROUPING_ID_COLUMN, GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { expressionSql } from './parser/expression-sql';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import type { Expression, Position, SortOrder } from './parser/unresolved-plan';
@@ -74,8 +75,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   const aliases = new Map<string, Expression>();
   for (const item of c.items) if (item.kind === 'Alias') aliases.set(item.name.toLowerCase(), item.child);
   const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : groupByAll(c, childSchema) ?? c.grouping.map((n) => groupingItem(n, c.items));
-  const groupBy: Expr[] = keyNodes.map((n) => {
-    if (n.kind === 'GroupingAnalytics') throw unsupportedOperation('Grouping Sets is not supported on streaming DataFrames/Datasets');
+  const groupingExpr = (n: Expression): Expr => {
     if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', lineColumn(n.pos) ?? groupPos, 'GROUP BY');
     if (n.kind === 'UnresolvedAttribute' && n.nameParts.length === 1) {
       const name = n.nameParts[0];
@@ -84,9 +84,25 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       if (!inSource && alias && !containsAggregate(alias)) return builder.build(alias);
     }
     return builder.build(n);
-  });
-  const keyText = groupBy.map(exprToString);
-  const keyNames = aggregateKeyNames(groupBy, childSchema);
+  };
+  const groupingText = (n: Expression) => exprToString(groupingExpr(n));
+  // CUBE, ROLLUP and GROUPING SETS (Spark's ResolveGroupingAnalytics): an Expand below the
+  // Aggregate makes each row once per grouping set, its grouping columns (`__key<i>`) NULL where
+  // the set leaves them out; the Aggregate groups by them and spark_grouping_id.
+  const analytics = c.distinct ? undefined : groupingSetsOf(keyNodes, groupingText);
+  let input = child;
+  let groupBy: Expr[], keyText: string[], keyNames: string[];
+  if (analytics) {
+    const exprs = analytics.expressions.map(groupingExpr);
+    keyNames = [...exprs.map((_, i) => `${KEY_PREFIX}${i}`), GROUPING_ID_COLUMN, ...(hasDuplicateGroupingSets(analytics.sets) ? [GROUPING_POS_COLUMN] : [])];
+    input = { kind: 'Expand', groupBy: exprs, groupingSets: analytics.sets, output: keyNames, child };
+    groupBy = keyNames.map((name): Expr => ({ kind: 'column', name, pos: groupPos }));
+    keyText = [...exprs.map(exprToString), ...keyNames.slice(exprs.length)];
+  } else {
+    groupBy = keyNodes.map(groupingExpr);
+    keyText = groupBy.map(exprToString);
+    keyNames = aggregateKeyNames(groupBy, childSchema);
+  }
   const seenKey = new Set<string>();
   keyNames.forEach((k, i) => {
     if (seenKey.has(k)) throw new SqlValidationError(`GROUP BY lists ${keyText[i]} twice`, groupBy[i].pos ?? groupPos, 'GROUP BY');
@@ -159,13 +175,14 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       } catch {
         // a qualifier, not an expression on its own
       }
-      if (i >= 0 && keyNames[i] !== exprToString(groupBy[i])) return { ...n, nameParts: [keyNames[i], ...n.nameParts.slice(k)] };
+      if (i >= 0 && keyNames[i] !== keyText[i]) return { ...n, nameParts: [keyNames[i], ...n.nameParts.slice(k)] };
     }
     return undefined;
   };
 
   const rewrite = (e: Expression): Expression =>
     mapExpression(e, (n) => {
+      if (isGroupingCall(n)) return groupingCall(n, analytics && { sets: analytics, text: groupingText, gid: ref(GROUPING_ID_COLUMN, n.pos) }, builder);
       if (isAggregateCall(n)) return aggregateRef(n);
       const field = groupedFieldRead(n);
       if (field) return field;
@@ -207,7 +224,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     checkOnlyKeys(expr, 'the select list');
     if (alias) builder.addLateralAlias(alias, expr);
     const internal = shown.kind === 'column' && (shown.name.startsWith(KEY_PREFIX) || shown.name.startsWith(AGG_PREFIX));
-    const name = alias ?? (shown.kind === 'column' && !internal ? builder.outputName(shown.name) : shown.kind === 'field' ? shown.field : fieldName(textOf(shown)));
+    const name = alias ?? (isGroupingCall(written) ? groupingCallName(written) : shown.kind === 'column' && !internal ? builder.outputName(shown.name) : shown.kind === 'field' ? shown.field : fieldName(textOf(shown)));
     return { expr, name };
   });
   // HAVING reads the select list's aliases too (`count(*) AS c … HAVING c > 1`, as Spark's
@@ -219,7 +236,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   }
   builder.endSelectList();
 
-  let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child, pos: groupPos };
+  let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child: input, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   return { kind: 'Project', list, child: plan };
 }

@@ -163,7 +163,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         break;
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Aggregate': case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default:
         break;
     }
@@ -237,7 +237,7 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
     case 'StaticRelation':
       return '[static table, read once per run]';
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union':
+    case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union':
     default:
       return '[stateless]';
   }
@@ -272,7 +272,10 @@ const inlineOutputs = (e: Expr, outputs: ReadonlyMap<string, Expr>): Expr =>
 function aggregateOutputs(child: LogicalPlan): ReadonlyMap<string, Expr> {
   if (child.kind !== 'Aggregate') return new Map();
   const keys = aggregateKeyNames(child.groupBy, []).map((name, i) => [name, child.groupBy[i]] as const);
-  return new Map([...keys.filter(([name]) => isComputedKey(name)), ...child.aggregates.map((a) => [a.name, a.expr] as const)]);
+  // Over an Expand (grouping sets), its grouping columns are the grouping expressions.
+  const expand = child.child.kind === 'Expand' ? child.child : undefined;
+  const expanded = expand ? expand.groupBy.map((e, i) => [expand.output[i], e] as const) : [];
+  return new Map([...keys.filter(([name]) => isComputedKey(name)), ...expanded, ...child.aggregates.map((a) => [a.name, a.expr] as const)]);
 }
 
 /** count(*) is count('*') to the planner; shown as written. */
@@ -297,6 +300,11 @@ function describe(plan: LogicalPlan): string {
     }
     case 'Generate':
       return `Generate ${explainExprToString(plan.generator)}, [${plan.output.join(', ')}]${plan.carried ? ` carries [${carriedNames(plan).join(', ')}]` : ''}`;
+    case 'Expand': {
+      const names = plan.groupBy.map((e, i) => (e.kind === 'column' && e.name === plan.output[i] ? e.name : `${explainExprToString(e)} AS ${plan.output[i]}`));
+      const sets = plan.groupingSets.map((set) => `(${set.map((i) => explainExprToString(plan.groupBy[i])).join(', ')})`);
+      return `Expand [${[...names, ...plan.output.slice(plan.groupBy.length)].join(', ')}], grouping sets [${sets.join(', ')}]`;
+    }
     case 'Aggregate':
       return `Aggregate [${plan.groupBy.map(explainExprToString).join(', ')}], [${plan.aggregates.map((a) => aggregateText(a.expr)).join(', ')}]`;
     case 'Deduplicate':

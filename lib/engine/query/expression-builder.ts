@@ -9,7 +9,6 @@
 import { daysInMonth, utc } from './date';
 import { timestampOf } from './timestamp-micros';
 import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
-import { unsupportedOperation } from '../errors';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
@@ -297,7 +296,7 @@ export class ExpressionBuilder {
       case 'UnresolvedWindowExpression':
         throw this.nonTimeWindow(e);
       case 'GroupingAnalytics':
-        throw unsupportedOperation('Grouping Sets is not supported on streaming DataFrames/Datasets');
+        throw new SqlValidationError('CUBE, ROLLUP and GROUPING SETS are only allowed in GROUP BY', pos, 'GROUP BY');
       case 'UnresolvedStar':
         throw new SqlValidationError('* is only allowed as a whole select item (or as count(*))', pos, '*');
       case 'Alias':

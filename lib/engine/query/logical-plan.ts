@@ -85,6 +85,15 @@ export type LogicalPlan =
       carried?: string[];
     }
   /**
+   * Spark's Expand, as ResolveGroupingAnalytics builds it for GROUP BY CUBE, ROLLUP and GROUPING
+   * SETS: each child row once per grouping set, with the child's columns, then one column per
+   * grouping expression (`groupBy[i]`, named `output[i]`; NULL in the rows of a set that leaves it
+   * out), then `spark_grouping_id` (the set's bitmask: bit n-1-i set where it leaves out
+   * groupBy[i]) and, when a set is listed twice, `_gen_grouping_pos` (the set's position), which
+   * the Aggregate above groups by too. Stateless.
+   */
+  | { kind: 'Expand'; groupBy: Expr[]; groupingSets: number[][]; output: string[]; child: LogicalPlan }
+  /**
    * A static table from the job's staticTables, joined with the stream (join-planner.ts); with
    * `view`, the table as a subquery of the join's selects and filters it, `JOIN (SELECT … FROM t
    * WHERE …) r`, its output the columns `keys` and `columns` name.
@@ -110,6 +119,21 @@ export function staticSchema(stat: Extract<LogicalPlan, { kind: 'StaticRelation'
 /** How a static side is named in the query: its subquery's alias, or the table's name. */
 export function staticName(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>): string {
   return stat.view?.name ?? stat.table.name;
+}
+
+/** The grouping id column of an Expand (Spark's VirtualColumn.groupingIdName). */
+export const GROUPING_ID_COLUMN = 'spark_grouping_id';
+/** The column an Expand adds when a grouping set is listed twice (Spark's Expand). */
+export const GROUPING_POS_COLUMN = '_gen_grouping_pos';
+
+/**
+ * A grouping set's spark_grouping_id (Spark's Expand.buildBitmask): of the n grouping
+ * expressions, bit n-1-i set where the set leaves out expression i, so (a, b) is 0, (a) 1, () 3.
+ */
+export function groupingId(set: readonly number[], n: number): number | bigint {
+  let id = (1n << BigInt(n)) - 1n;
+  for (const i of set) id &= ~(1n << BigInt(n - 1 - i));
+  return id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : BigInt.asIntN(64, id);
 }
 
 /**
@@ -138,7 +162,7 @@ export function children(plan: LogicalPlan): LogicalPlan[] {
     case 'Union':
       return plan.branches;
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
+    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
     default:
       return [plan.child];
   }
@@ -173,6 +197,7 @@ function nodeExpressions(plan: LogicalPlan): Expr[] {
     case 'Sort': return plan.order.map((o) => o.expr);
     case 'Join': return plan.condition ? [plan.condition] : [];
     case 'Generate': return [plan.generator];
+    case 'Expand': return plan.groupBy;
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'StreamingRelation': case 'StaticRelation': case 'Deduplicate': case 'Limit': case 'Union':
     default:

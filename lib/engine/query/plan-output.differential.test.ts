@@ -60,6 +60,7 @@ function heldExpressions(node: LogicalPlan): Expr[] {
     case 'Filter': return [node.condition];
     case 'Project': return node.list.map((n) => n.expr);
     case 'Generate': return node.generator.args;
+    case 'Expand': return node.groupBy;
     case 'Aggregate': return [...node.groupBy, ...node.aggregates.map((a) => a.expr)];
     case 'Join': return node.condition && isStreamStreamJoin(node) ? [node.condition] : [];
     case 'Sort': return node.order.map((o) => o.expr);

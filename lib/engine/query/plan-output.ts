@@ -11,7 +11,7 @@ import type { SqlPosition } from './expression';
 import { expressionType, resolveColumn, widenSetOperationColumn, type Evaluator } from './expression-compiler';
 import { fieldOfType, sameType, typeText, type TypeInfo } from './data-types';
 import { generatorOutput } from './generators';
-import type { LogicalPlan, NamedExpr } from './logical-plan';
+import { GROUPING_POS_COLUMN, type LogicalPlan, type NamedExpr } from './logical-plan';
 import { SqlValidationError } from './sql-error';
 import { timeWindowOf } from './stateful-planner';
 import { WINDOW_COLUMN } from './time-windowing';
@@ -26,6 +26,18 @@ export function projectOutput(list: readonly NamedExpr[], childSchema: Schema, t
     if (w?.type !== 'window') return fieldOfType(n.name, types[i]);
     return { name: n.name, type: 'window', nullable: true, fields: types[i].fields, ...(w.ntz ? { ntz: true as const } : {}), ...(w.watermarkDelayMs !== undefined ? { watermarkDelayMs: w.watermarkDelayMs } : {}) };
   });
+}
+
+/**
+ * An Expand's output: the child's columns, then each grouping expression's column, nullable (NULL
+ * in the rows of a set that leaves it out), keeping the watermark of an event time or a window
+ * (Spark's Expand output keeps the attribute's metadata), then spark_grouping_id, a BIGINT, and
+ * _gen_grouping_pos, an INT, when the node has it.
+ */
+export function expandOutput(node: Extract<LogicalPlan, { kind: 'Expand' }>, childSchema: Schema, types: readonly TypeInfo[] = node.groupBy.map((e) => expressionType(e, childSchema))): Schema {
+  const keys = projectOutput(node.groupBy.map((expr, i) => ({ expr, name: node.output[i] })), childSchema, types).map((f) => ({ ...f, nullable: true }));
+  const extra: Schema = node.output.slice(node.groupBy.length).map((name) => (name === GROUPING_POS_COLUMN ? { name, type: 'long', integral: 32, nullable: false } : { name, type: 'long', nullable: false }));
+  return [...childSchema, ...keys, ...extra];
 }
 
 type GenerateNode = Extract<LogicalPlan, { kind: 'Generate' }>;

@@ -280,6 +280,15 @@ class QueryPlanner {
       const windowed = this.timeWindowing(items, schema, plan, builder)!;
       return buildAggregation({ ...clauses, items: items.map(withWindowColumn) }, windowed.plan, windowed.schema, this.builder(qualifiers, windowed.schema, from.scope));
     }
+    if (grouping.some((g) => g.kind === 'GroupingAnalytics') && timeWindowIn(grouping)) {
+      // GROUP BY ROLLUP(window(ts, …), k): Spark's TimeWindowing computes the window below the
+      // Expand, which then nulls the `window` column as any grouping column.
+      const windowed = this.timeWindowing(grouping, schema, plan, builder)!;
+      return buildAggregation(
+        { ...clauses, items: items.map(withWindowColumn), grouping: grouping.map(withWindowColumn), ...(having ? { having: withWindowColumn(having) } : {}) },
+        windowed.plan, windowed.schema, this.builder(qualifiers, windowed.schema, from.scope),
+      );
+    }
     if (isAggregation(clauses)) {
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.

@@ -21,7 +21,7 @@ import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { exprChildren, exprToString, mapExprChildren, type Expr } from './expression';
 import { compileExpression, expressionType, implicitCastExpr, joinKeyType, resolveColumn, type ImplicitCasts } from './expression-compiler';
 import { firstStreamingRelation, isStreamStreamJoin, relationOutput, staticName, staticSchema, type LogicalPlan, type NamedExpr } from './logical-plan';
-import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
+import { expandOutput, generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { checkSessionWindow, isSessionWindow } from './session-window-planner';
 import { isWindowStruct } from './time-windowing';
 import { SqlValidationError } from './sql-error';
@@ -208,6 +208,11 @@ function resolve(plan: LogicalPlan, ctx: WatermarkContext): Resolved {
       const generator = { ...g, args: g.args.map((a) => typedTree(a, child.output)) };
       const fields = generatorFields(generator, child.output).fields;
       return { plan: { ...plan, generator, child: child.plan }, output: generateOutput(plan, child.output, fields).output };
+    }
+    case 'Expand': {
+      const child = resolve(plan.child, ctx);
+      const groupBy = plan.groupBy.map((e) => typedTree(e, child.output));
+      return { plan: { ...plan, groupBy, child: child.plan }, output: expandOutput(plan, child.output, groupBy.map((e) => e.dataType!)) };
     }
     case 'Aggregate': {
       const child = resolve(plan.child, ctx);

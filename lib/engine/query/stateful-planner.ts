@@ -401,7 +401,7 @@ export class StatefulPlanner {
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), ...(condition ? { condition } : {}), ...(node.nullAware ? { nullAware: true } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
+      case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'StaticRelation': case 'StreamingRelation': case 'Union':
       default:
         throw new SqlValidationError(`${node.kind} is not supported yet in streaming queries`, 'pos' in node ? (node.pos as SqlPosition | undefined) : undefined, node.kind);
     }
@@ -432,7 +432,7 @@ export function withDeduplication(plan: LogicalPlan, dedup: { keys: string[]; wi
       case 'Union':
         return { ...p, branches: p.branches.map(wrap) };
       // Every member listed, so that a new one is a lint error until it is handled here.
-      case 'Aggregate': case 'Deduplicate': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
       default:
         return { ...p, child: wrap(p.child) };
     }

@@ -73,6 +73,12 @@ function sideColumns(side: LogicalPlan): { name: string; eventTime: boolean }[] 
       const keyNames = aggregateKeyNames(side.groupBy, below);
       return [...side.groupBy.map((e, i) => ({ name: keyNames[i], eventTime: isTime(e) })), ...side.aggregates.map((n) => ({ name: n.name, eventTime: false }))];
     }
+    case 'Expand': {
+      // A grouping column is the event time its expression is (Spark's Expand keeps the metadata).
+      const below = sideColumns(side.child);
+      const isTime = eventTimeOf(below);
+      return [...below, ...side.output.map((name, i) => ({ name, eventTime: i < side.groupBy.length && isTime(side.groupBy[i]) }))];
+    }
     case 'Generate': {
       // window(ts, …) outside GROUP BY: the window column is an event time when ts is one.
       const below = sideColumns(side.child);

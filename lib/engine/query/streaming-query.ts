@@ -15,14 +15,15 @@ import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { callsFunction, children, firstStreamingRelation, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
-import { generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
+import { expandOutput, generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
 import { exprToString, type SqlType } from './expression';
 import { FILE_FUNCTIONS } from './misc-functions';
 import { castValue } from './sql-values';
+import { ExpandExec } from '../operators/expand-exec';
 import { GenerateExec, type GenerateSpec } from '../operators/generate-exec';
 import { stackRows } from './generators';
 import { windowsFor } from '../operators/window';
@@ -193,6 +194,24 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       const { carried, output: out } = generateOutput(plan, schema, generator.fields);
       const names = carried.map((f) => f.name);
       ops.push(new GenerateExec({ ...generator.spec, output: plan.output, carried: fileAbove ? [...names, FILE_METADATA_COLUMN] : names }, out, `Generate ${exprToString(g)}`));
+      const watermark = stateful.watermarkAfter(out);
+      if (watermark) ops.push(watermark);
+      return out;
+    }
+    case 'Expand': {
+      const schema = planPhysical(plan.child, ops, stateful, fuse, carry);
+      const keys = plan.groupBy.map((e) => compileExpression(e, schema));
+      const out = expandOutput(plan, schema, keys);
+      // Per grouping set: its grouping expressions, NULL for those it leaves out, its bitmask (and position).
+      const n = plan.groupBy.length;
+      const duplicates = plan.output.length > n + 1;
+      const projections = plan.groupingSets.map((set, p) => [
+        ...keys.map((k, i) => (set.includes(i) ? k.eval : { value: null })),
+        { value: groupingId(set, n) },
+        ...(duplicates ? [{ value: p }] : []),
+      ]);
+      const carried = schema.map((f) => f.name);
+      ops.push(new ExpandExec(projections, fileAbove ? [...carried, FILE_METADATA_COLUMN] : carried, plan.output, out));
       const watermark = stateful.watermarkAfter(out);
       if (watermark) ops.push(watermark);
       return out;

@@ -51,6 +51,12 @@ export function pruneColumns(plan: LogicalPlan, needed: Needed, applied: Optimiz
       return { ...plan, child: pruneColumns(plan.child, plus(needed, plan.order.map((o) => o.expr)), applied) };
     case 'Limit':
       return { ...plan, child: pruneColumns(plan.child, needed, applied) };
+    case 'Expand': {
+      // The child's columns pass through beside the grouping columns: those read above, and the grouping expressions'.
+      const own = new Set(plan.output.map((o) => o.toLowerCase()));
+      const above = needed === null ? null : new Set([...needed].filter((c) => !own.has(c)));
+      return { ...plan, child: pruneColumns(plan.child, plus(above, plan.groupBy), applied) };
+    }
     case 'Generate': {
       // The child's columns pass through beside the generated ones: those read above, and the generator's.
       const generated = new Set(plan.output.map((o) => o.toLowerCase()));

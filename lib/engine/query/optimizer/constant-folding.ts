@@ -132,6 +132,7 @@ export function foldConstants(plan: LogicalPlan, applied: OptimizerRuleApplicati
       return { ...plan, branches: plan.branches.map((b) => foldConstants(b, applied)) };
     case 'Aggregate':
     case 'Deduplicate':
+    case 'Expand':
     case 'Generate':
     case 'Sort':
     case 'Limit':

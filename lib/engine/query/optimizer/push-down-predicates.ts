@@ -83,6 +83,7 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
     case 'Project':
     case 'Aggregate':
     case 'Deduplicate':
+    case 'Expand':
     case 'Generate':
     case 'Sort':
     case 'Limit':

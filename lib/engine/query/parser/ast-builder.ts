@@ -143,6 +143,10 @@ class PlanAstBuilder {
       if (child instanceof Ctx.ColumnNameContext) out.push(this.expr.columnName(child));
       else if (child instanceof Ctx.ExpressionContext) out.push(this.expr.expression(child));
     }
+    // A grouping set `(a, b)` read whole as one expression is the row constructor struct(a, b):
+    // Spark's grammar reads it as the set of a and b (its first alternative).
+    const [only] = out;
+    if (ctx instanceof Ctx.GroupingSetContext && out.length === 1 && only.kind === 'UnresolvedFunction' && only.nameParts[0] === 'struct' && ctx.getText().startsWith('(')) return [...only.arguments];
     return out;
   }
 
@@ -158,7 +162,7 @@ class PlanAstBuilder {
       const exprs = ctx._groupingExpressions.map((e) => this.expr.expression(e));
       const type = kind === 'CUBE' ? 'Cube' : kind === 'ROLLUP' ? 'Rollup' : 'GroupingSets';
       const sets = type === 'GroupingSets' ? ctx.groupingSet().map((s) => this.groupingItem(s)) : exprs.map((e) => [e]);
-      return [{ kind: 'GroupingAnalytics', type, groupingSets: sets, pos: this.pos(ctx) }];
+      return [{ kind: 'GroupingAnalytics', type, groupingSets: sets, ...(type === 'GroupingSets' ? { groupByExpressions: exprs } : {}), pos: this.pos(ctx) }];
     }
     return ctx.groupByClause().flatMap((g) => (g.groupingAnalytics() ? [this.analytics(g.groupingAnalytics()!)] : this.groupingItem(g)));
   }

@@ -105,6 +105,11 @@ interface GroupingAnalytics extends Node {
   readonly kind: 'GroupingAnalytics';
   readonly type: 'Cube' | 'Rollup' | 'GroupingSets';
   readonly groupingSets: readonly (readonly Expression[])[];
+  /**
+   * Hive's `GROUP BY a, b, c GROUPING SETS ((a), (b))`: the grouping expressions written before
+   * the sets (a column in none of the sets is always NULL).
+   */
+  readonly groupByExpressions?: readonly Expression[];
 }
 
 export type Expression =
