@@ -160,6 +160,19 @@ dotNET	63000	1`],
     expect(error('SELECT course FROM courseSales GROUP BY course, year HAVING GROUPING_ID(course) > 0')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
     expect(error('SELECT course, GROUPING_ID(year) FROM courseSales GROUP BY CUBE(course, year)')).toMatchObject({ errorClass: 'GROUPING_ID_COLUMN_MISMATCH', message: expect.stringContaining('Columns of grouping_id (year) does not match grouping columns (course,year)') });
     expect(error('SELECT course, GROUPING(earnings) FROM courseSales GROUP BY CUBE(course, year)')).toMatchObject({ errorClass: 'GROUPING_COLUMN_MISMATCH' });
+    const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);
+    const wide: StreamingRelation = { kind: 'StreamingRelation', sourceName: 'w', schema: columns(65).map((name) => ({ name, type: 'long' })) };
+    const refused = (sql: string) => {
+      try {
+        compileStreamingQuery(sql, wide, { outputMode: 'update' });
+      } catch (e) {
+        return e as { errorClass?: string; message: string };
+      }
+      throw new Error(`${sql} compiled`);
+    };
+    expect(refused(`SELECT count(*) FROM w GROUP BY GROUPING SETS((${columns(65).join(', ')}))`)).toMatchObject({ errorClass: 'GROUPING_SIZE_LIMIT_EXCEEDED', message: expect.stringContaining('Grouping sets size cannot be greater than 64.') });
+    // Weir's own bound on the sets (every row is copied once per set): a CUBE of 11 columns is 2,048.
+    expect(refused(`SELECT count(*) FROM w GROUP BY CUBE(${columns(11).join(', ')})`).message).toMatch(/has 2048 grouping sets; Weir takes at most 1024/);
     // A grouped column stays a key: a column in no grouping expression is refused as ever.
     expect(error('SELECT course, earnings FROM courseSales GROUP BY ROLLUP(course, year)').message).toMatch(/expression 'earnings' in the select list is neither present in the group by/);
   });

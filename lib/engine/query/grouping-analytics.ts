@@ -14,6 +14,8 @@ type Analytics = Extract<Expression, { kind: 'GroupingAnalytics' }>;
 
 /** Spark's GroupingID limit: the id is a BIGINT, a bit per grouping expression. */
 const MAX_GROUPING_EXPRESSIONS = 64;
+/** Weir's: the sets one GROUP BY may select (a CUBE of 10 elements is 1,024). */
+const MAX_GROUPING_SETS = 1024;
 
 /**
  * Spark's cubeExprs: every subset of the elements, largest first (CUBE(a, b) is (a, b), (a), (b), ());
@@ -64,7 +66,15 @@ export function groupingSetsOf(items: readonly Expression[], text: (e: Expressio
     else indexOf(item);
   }
   if (expressions.length > MAX_GROUPING_EXPRESSIONS) {
-    throw new SqlValidationError(`Grouping sets size cannot be greater than ${MAX_GROUPING_EXPRESSIONS}`, lineColumn(expressions[0].pos), 'GROUP BY', '_LEGACY_ERROR_TEMP_1218');
+    throw new SqlValidationError(`[GROUPING_SIZE_LIMIT_EXCEEDED] Grouping sets size cannot be greater than ${MAX_GROUPING_EXPRESSIONS}.`, lineColumn(expressions[0].pos), 'GROUP BY', 'GROUPING_SIZE_LIMIT_EXCEEDED');
+  }
+  // Counted before any is made: CUBE of k elements is 2^k sets, and every row is copied once per set.
+  const count = items.reduce((n, i) => n * (i.kind !== 'GroupingAnalytics' ? 1 : i.type === 'Cube' ? 2 ** i.groupingSets.length : i.type === 'Rollup' ? i.groupingSets.length + 1 : i.groupingSets.length), 1);
+  if (count > MAX_GROUPING_SETS) {
+    throw new SqlValidationError(
+      `This GROUP BY has ${count} grouping sets; Weir takes at most ${MAX_GROUPING_SETS}, as every row is copied once per set. Group by fewer columns in the CUBE, or list the sets needed in GROUPING SETS`,
+      lineColumn(items[0].pos), 'GROUP BY',
+    );
   }
   let sets: number[][] = [[]];
   for (const item of items) {
