@@ -75,7 +75,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   const aliases = new Map<string, Expression>();
   for (const item of c.items) if (item.kind === 'Alias') aliases.set(item.name.toLowerCase(), item.child);
   const keyNodes = c.distinct ? c.items.map((i) => unaliased(i).expr) : groupByAll(c, childSchema) ?? c.grouping.map((n) => groupingItem(n, c.items));
-  const groupingExpr = (n: Expression): Expr => {
+  const groupingExpr = (written: Expression): Expr => {
+    // Inside CUBE, ROLLUP and GROUPING SETS too, a position is the select item there.
+    const n = groupingItem(written, c.items);
     if (containsAggregate(n)) throw new SqlValidationError('Aggregate functions are not allowed in GROUP BY', lineColumn(n.pos) ?? groupPos, 'GROUP BY');
     if (n.kind === 'UnresolvedAttribute' && n.nameParts.length === 1) {
       const name = n.nameParts[0];

@@ -58,7 +58,8 @@ NULL	NULL	3`],
 3	2	2
 3	NULL	3
 NULL	NULL	9`],
-    ['SELECT a + b AS k, b, SUM(a - b) FROM testData GROUP BY ROLLUP(k, b)', ['k', 'b', 'sum((a - b))'], `
+    // An alias or a position inside ROLLUP is the select item, as in a plain GROUP BY.
+    ['SELECT a + b AS k, b, SUM(a - b) FROM testData GROUP BY ROLLUP(k, 2)', ['k', 'b', 'sum((a - b))'], `
 2	1	0
 2	NULL	0
 3	1	1
@@ -173,6 +174,7 @@ dotNET	63000	1`],
     expect(refused(`SELECT count(*) FROM w GROUP BY GROUPING SETS((${columns(65).join(', ')}))`)).toMatchObject({ errorClass: 'GROUPING_SIZE_LIMIT_EXCEEDED', message: expect.stringContaining('Grouping sets size cannot be greater than 64.') });
     // Weir's own bound on the sets (every row is copied once per set): a CUBE of 11 columns is 2,048.
     expect(refused(`SELECT count(*) FROM w GROUP BY CUBE(${columns(11).join(', ')})`).message).toMatch(/has 2048 grouping sets; Weir takes at most 1024/);
+    expect(refused('SELECT c0, count(*) FROM w GROUP BY ROLLUP(c0, ())')).toMatchObject({ errorClass: '_LEGACY_ERROR_TEMP_0051', message: expect.stringContaining('Empty set in ROLLUP grouping sets is not supported.') });
     // A grouped column stays a key: a column in no grouping expression is refused as ever.
     expect(error('SELECT course, earnings FROM courseSales GROUP BY ROLLUP(course, year)').message).toMatch(/expression 'earnings' in the select list is neither present in the group by/);
   });

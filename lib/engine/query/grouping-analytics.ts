@@ -49,6 +49,11 @@ export interface GroupingSets {
  */
 export function groupingSetsOf(items: readonly Expression[], text: (e: Expression) => string): GroupingSets | undefined {
   if (!items.some((i) => i.kind === 'GroupingAnalytics')) return undefined;
+  for (const i of items) {
+    if (i.kind === 'GroupingAnalytics' && i.type !== 'GroupingSets' && i.groupingSets.some((e) => e.length === 0)) {
+      throw new SqlValidationError(`Empty set in ${i.type.toUpperCase()} grouping sets is not supported.`, lineColumn(i.pos), 'GROUP BY', '_LEGACY_ERROR_TEMP_0051');
+    }
+  }
   const expressions: Expression[] = [];
   const texts: string[] = [];
   const indexOf = (e: Expression): number => {
