@@ -209,12 +209,18 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
   switch (n.kind) {
     case 'Aggregate': {
       const a = analyzeAggregate(n, aggInputSchema(n), watermarkOf(n));
-      const keys = a.keys.map((k) => (k.window ? `window ${describeWindow(k.window)}` : exprToString(k.expr))).join(', ') || 'one global group';
+      // Over an Expand, a grouping column is shown as the grouping expression it holds.
+      const expanded = n.child.kind === 'Expand' ? n.child : undefined;
+      const shown = (name: string, text: string) => {
+        const i = expanded ? expanded.output.indexOf(name) : -1;
+        return expanded && i >= 0 && i < expanded.groupBy.length ? exprToString(expanded.groupBy[i]) : text;
+      };
+      const keys = a.keys.map((k) => (k.window ? `window ${describeWindow(k.window)}` : shown(k.name, exprToString(k.expr)))).join(', ') || 'one global group';
       const bound = a.watermarkKeyIndex === undefined
         ? 'UNBOUNDED: no watermark on its keys'
         : outputMode === 'complete'
           ? 'never evicted in Complete mode'
-          : `evicted when the watermark passes ${a.keys[a.watermarkKeyIndex].window ? 'the window end' : a.keys[a.watermarkKeyIndex].session ? 'the session end' : a.keys[a.watermarkKeyIndex].name}`;
+          : `evicted when the watermark passes ${a.keys[a.watermarkKeyIndex].window ? 'the window end' : a.keys[a.watermarkKeyIndex].session ? 'the session end' : shown(a.keys[a.watermarkKeyIndex].name, a.keys[a.watermarkKeyIndex].name)}`;
       const lag = inputWatermarkDelta(n);
       return `[stateful: one row per group of (${keys}); ${bound}${lag < 0 ? `; reads the watermark ${-lag} ms behind the global one, as the join below may still emit rows that old` : ''}]`;
     }

@@ -146,6 +146,9 @@ dotNET	63000	1`],
     const q = compileStreamingQuery('SELECT course, GROUPING(course) AS g, GROUPING_ID() AS i, SUM(earnings) FROM courseSales GROUP BY ROLLUP(course)', courseSales, { outputMode: 'update' });
     expect(q.outputSchema.map((f) => [f.name, f.type, f.integral])).toEqual([['course', 'string', undefined], ['g', 'long', 8], ['i', 'long', undefined], ['sum(earnings)', 'long', undefined]]);
     expect(q.explain).toMatch(/Expand \[course AS __key0, spark_grouping_id\], grouping sets \[\(course\), \(\)\]/);
+    // The select list and the aggregation read as the grouping expressions, not the Expand's columns.
+    expect(q.explain).toMatch(/Project \[course, .*\]/);
+    expect(q.explain).toContain('[stateful: one row per group of (course, spark_grouping_id);');
   });
 
   it('refuses grouping() and grouping_id() as Spark does', () => {
