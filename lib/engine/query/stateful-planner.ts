@@ -201,7 +201,7 @@ function staticView(plan: LogicalPlan): { run: (rows: Row[], ctx: EvalContext) =
       return { run, schema: plan.list.map((n, i) => fieldOfType(n.name, typeOfCompiled(compiled[i]))) };
     }
     // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Generate': case 'Join': case 'Limit': case 'Sort': case 'StreamingRelation': case 'Union':
+    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Generate': case 'Join': case 'Limit': case 'Sort': case 'StreamingRelation': case 'Union':
     default:
       throw new AnalysisException(`Internal: ${plan.kind} in a static table's subquery`);
   }

@@ -81,3 +81,17 @@ describe('PushDownPredicates through a Generate', () => {
     expect(filtersOverSources(q.plan)).toEqual({});
   });
 });
+
+describe('a nondeterministic conjunct stays where it is written (Spark pushes deterministic ones only)', () => {
+  it('neither below a join side, nor below a Generate, nor into a source\'s watermark', () => {
+    const join = compileStreamingQuery(`SELECT l.key, leftValue, rightValue FROM leftInput l JOIN rightInput r
+      ON l.key = r.key AND leftTime BETWEEN rightTime - INTERVAL 5 SECONDS AND rightTime + INTERVAL 5 SECONDS AND rand(1) * leftValue > 10`, relations);
+    expect(filtersOverSources(join.plan)).toEqual({});
+    const gen = compileStreamingQuery(`SELECT key, x FROM (SELECT key, leftValue, explode(array(leftValue, 1)) AS x FROM leftInput) WHERE rand(1) < 0.5`, side('left'));
+    expect(filtersOverSources(gen.plan)).toEqual({});
+    const where = compileStreamingQuery(`SELECT key FROM leftInput WHERE key = 1 AND rand(1) < 0.5`, side('left'));
+    expect(where.eventTimeWatermarks.map((w) => w.filter !== undefined)).toEqual([true]);
+    const onlyRand = compileStreamingQuery(`SELECT key FROM leftInput WHERE rand(1) < 0.5`, side('left'));
+    expect(onlyRand.eventTimeWatermarks.map((w) => w.filter !== undefined)).toEqual([false]);
+  });
+});

@@ -59,9 +59,10 @@ export function pushDownPredicates(plan: LogicalPlan, applied: OptimizerRuleAppl
       }
       if (child.kind === 'Generate') {
         // What reads none of the generated columns holds for every row a child row makes or for
-        // none (Spark's PushPredicateThroughNonJoin through a deterministic generator).
+        // none (Spark's PushPredicateThroughNonJoin through a deterministic generator); a
+        // nondeterministic one stays above, where it draws once per generated row.
         const generated = new Set(child.output.map((o) => o.toLowerCase()));
-        const [down, stay] = partition(conjuncts(plan.condition), (c) => ![...referencedColumns(c)].some((r) => generated.has(r.toLowerCase())));
+        const [down, stay] = partition(conjuncts(plan.condition), (c) => isDeterministic(c) && ![...referencedColumns(c)].some((r) => generated.has(r.toLowerCase())));
         if (down.length) {
           applied.push({ rule: 'PushDownPredicates', detail: `${down.map(exprToString).join(' AND ')} moved below Generate ${exprToString(child.generator)}` });
           const g = { ...child, child: pushDownPredicates(withFilter(down, child.child), applied) };
@@ -104,7 +105,11 @@ function pushPredicateThroughJoin(join: Node<'Join'>, applied: OptimizerRuleAppl
   if (!join.condition) return join;
   const sides = PUSHED_SIDES[join.joinType] ?? [];
   const { sideConditions } = readStreamJoin(join);
-  const moved = new Map(sides.flatMap((side) => (sideConditions[side] ? [[side, conjuncts(sideConditions[side])] as const] : [])));
+  // As Spark's split, only the deterministic ones: below a side, rand() would draw for other rows.
+  const moved = new Map(sides.flatMap((side) => {
+    const conds = sideConditions[side] ? conjuncts(sideConditions[side]).filter(isDeterministic) : [];
+    return conds.length ? [[side, conds] as const] : [];
+  }));
   if (moved.size === 0) return join;
   const gone = new Set([...moved.values()].flat());
   const rest = conjuncts(join.condition).filter((c) => !gone.has(c));

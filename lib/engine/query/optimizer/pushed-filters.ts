@@ -3,6 +3,7 @@
  * read of a source applies below its watermark. The plan is not rewritten; compileStreamingQuery
  * reads it.
  */
+import { isDeterministic } from '../random-functions';
 import { conjunction, conjuncts, referencedColumns, type Expr } from '../expression';
 import { children, type LogicalPlan, type StreamingRelation } from '../logical-plan';
 
@@ -46,14 +47,14 @@ export function scanFilterOf(reads: readonly SourceRead[]): Expr | undefined {
 /**
  * The conjuncts of a read's condition that Spark's optimizer pushes below the source's
  * EventTimeWatermark (PushPredicateThroughNonJoin moves a deterministic filter that does not
- * read the event time; Weir's functions are deterministic): the rows whose event times the
+ * read the event time; rand() < 0.5 stays above): the rows whose event times the
  * read's watermark folds. `WHERE k = 'a'` keeps the event times of other keys out of it,
  * `WHERE ts > …` does not. Undefined: every row the read reads.
  */
 export function watermarkConditionOf(read: SourceRead): Expr | undefined {
   const eventTime = read.relation.eventTime?.toLowerCase();
   if (!read.condition || eventTime === undefined) return undefined;
-  const below = conjuncts(read.condition).filter((c) => ![...referencedColumns(c)].some((col) => col.toLowerCase() === eventTime));
+  const below = conjuncts(read.condition).filter((c) => isDeterministic(c) && ![...referencedColumns(c)].some((col) => col.toLowerCase() === eventTime));
   return below.length ? conjunction(below) : undefined;
 }
 
