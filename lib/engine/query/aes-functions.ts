@@ -6,11 +6,11 @@
  * CBC with PKCS padding (a 16-byte IV, then the ciphertext). A STRING argument is its UTF-8
  * bytes, as Spark casts it; any NULL argument gives NULL.
  *
- * Spark's aes_encrypt draws a random IV for GCM and CBC when none is given: a batch re-run after
- * a crash would then write other bytes than its first attempt, which breaks exactly-once, so
- * Weir refuses that form (as it refuses rand()) and takes an IV the query gives.
+ * Without an IV, GCM and CBC draw a random one per value, as Spark's SecureRandom does: its bytes
+ * differ from run to run (a batch re-run after a crash writes others, as with rand() and uuid()),
+ * and each decrypts to the same value.
  */
-import { createCipheriv, createDecipheriv, type CipherGCM } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM } from 'node:crypto';
 import { RecordExpressionError } from '../errors';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './function-types';
@@ -51,7 +51,7 @@ const cryptoError = (fn: string, detail: string): never =>
 function encrypt(input: Uint8Array, key: Uint8Array, mode: string, padding: string, iv: Uint8Array, aad: Uint8Array): Uint8Array {
   const fn = 'aes_encrypt';
   const { m, algorithm } = setUp(fn, key, mode, padding, iv, aad);
-  if (m !== 'ECB' && iv.length === 0) fail(fn, 'UNSUPPORTED_FEATURE.AES_MODE_IV', RANDOM_IV);
+  if (m !== 'ECB' && iv.length === 0) iv = randomBytes(m === 'GCM' ? GCM_IV : CBC_IV);
   const cipher = createCipheriv(algorithm, key, m === 'ECB' ? null : iv);
   if (m === 'GCM') {
     if (aad.length > 0) (cipher as CipherGCM).setAAD(aad);
@@ -84,9 +84,6 @@ function decrypt(fn: string, input: Uint8Array, key: Uint8Array, mode: string, p
   }
 }
 
-const RANDOM_IV =
-  "aes_encrypt() in GCM or CBC mode without an iv draws a random IV: a batch re-run after a crash would write other bytes than its first attempt, which breaks exactly-once, so Weir refuses it (Spark accepts it). Give the IV (a 12-byte BINARY for GCM, 16 bytes for CBC), derived from the row so that it differs from row to row, such as unhex(substr(sha2(concat(id, ts), 256), 1, 24)) for GCM";
-
 /** Spark's inputTypes: BINARY, BINARY, STRING, STRING, then BINARYs (a STRING cast to its UTF-8 bytes). */
 const BINARY: TypeInfo = { type: 'binary' }, STRING: TypeInfo = { type: 'string' };
 const aesInputTypes: FunctionDef['inputTypes'] = (args) =>
@@ -117,14 +114,6 @@ export const AES_FUNCTIONS: Record<string, FunctionDef> = {
     min: 2, max: 6, inputTypes: aesInputTypes, type: aesType,
     impl: ([input, key, mode = 'GCM', padding = 'DEFAULT', iv = NONE, aad = NONE]) =>
       encrypt(input as Uint8Array, key as Uint8Array, mode as string, padding as string, iv as Uint8Array, aad as Uint8Array),
-    // At analysis, the random-IV form: GCM (the default) or CBC, or a mode not written, with no IV.
-    checkLiterals: (l) => {
-      const mode = l.length < 3 ? 'GCM' : l[2];
-      const ecb = typeof mode === 'string' && mode.toUpperCase() === 'ECB';
-      const iv = l[4];
-      const noIv = l.length < 5 || iv === '' || (iv instanceof Uint8Array && iv.length === 0);
-      return ecb || !noIv ? undefined : RANDOM_IV;
-    },
   },
   aes_decrypt: decryptDef('aes_decrypt'),
   try_aes_decrypt: decryptDef('try_aes_decrypt'),

@@ -676,7 +676,7 @@ export const SPARK_EXAMPLE_DIFFERENCES: Record<string, string> = {
     "SELECT hex(aes_encrypt('Spark', '0000111122223333'))",
     "SELECT hex(aes_encrypt('Spark SQL', '0000111122223333', 'GCM'))",
     "SELECT base64(aes_encrypt('Apache Spark', '1234567890abcdef', 'CBC', 'DEFAULT'))",
-  ].map((q) => [q, "refused: without an iv, Spark's GCM and CBC draw a random IV (its printed bytes are one draw), so a replay would write other bytes; Weir takes an IV the query gives"])),
+  ].map((q) => [q, "without an iv, GCM and CBC draw a random IV: Spark's printed bytes are one draw, Weir's another (aes_decrypt gives the value back)"])),
   'SELECT version()': "Weir's release and no git revision (0.1.0 unknown), where Spark gives its own",
   "SELECT timestamp_micros(1230219000123123)":
     "Spark's example ran in the America/Los_Angeles session zone; Weir's session zone is UTC",
