@@ -238,7 +238,8 @@ export class ExpressionAstBuilder {
       return { kind: 'UnresolvedAttribute', nameParts: [ctx._name!.text!], pos };
     }
     if (ctx.expression().length === 1 && ctx.LEFT_PAREN().length === 1) return this.expression(ctx.expression(0)!);
-    throw notSupported(`The expression ${ctx.getText()}`, pos);
+    // The query's own text: the parse tree's getText() joins the tokens without their spaces.
+    throw notSupported(`The expression ${this.parsed.text.sql.slice(pos.start, pos.end)}`, pos);
   }
 
   private constantString(ctx: C<'StringLitContext'>): Expression {
