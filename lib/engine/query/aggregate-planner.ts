@@ -36,7 +36,11 @@ type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
 const isAggregateCall = (e: Expression): e is Call =>
   e.kind === 'UnresolvedFunction' && e.nameParts.length === 1 && isAggregateFunctionName(e.nameParts[0]);
 
-const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall);
+/**
+ * An aggregate call outside a window expression: `sum(x) OVER (…)` is a window function (refused
+ * on a stream), which makes no aggregation of its SELECT.
+ */
+const containsAggregate = (e: Expression): boolean => someExpression(e, isAggregateCall, (x) => x.kind !== 'UnresolvedWindowExpression');
 
 /** A select list, GROUP BY, HAVING and DISTINCT of one SELECT, as the front end parsed them. */
 export interface AggregationClauses {

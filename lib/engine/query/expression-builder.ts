@@ -451,21 +451,21 @@ export class ExpressionBuilder {
 }
 
 /**
- * The `(…)` after OVER in the text of `f(…) OVER (…)`: past the call's own brackets (quoted
- * text skipped), then past the OVER keyword.
+ * The `(…)` after OVER in the text of `f(…) [FILTER (…)] OVER (…)`: after the first OVER
+ * keyword outside brackets (quoted text skipped).
  */
 function windowSpecText(text: string): string {
   let depth = 0;
-  let i = 0;
-  for (; i < text.length; i++) {
+  for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === "'" || c === '"' || c === '`') {
       const close = text.indexOf(c, i + 1);
       i = close < 0 ? text.length : close;
     } else if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) break;
+    else if (c === ')') depth--;
+    else if (depth === 0 && /[\s)]/.test(text[i - 1] ?? '') && /^OVER\b/i.test(text.slice(i, i + 5))) return text.slice(i + 4).trim();
   }
-  return text.slice(i + 1).replace(/^\s*OVER\s*/i, '').trim();
+  return '';
 }
 
 /**

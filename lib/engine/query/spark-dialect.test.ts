@@ -163,6 +163,12 @@ describe("Spark's error classes", () => {
     );
   });
 
+  it('an aggregate with OVER is that window function, beside any other select item', () => {
+    const e = failure('SELECT s, sum(id) FILTER (WHERE id > 0) OVER (PARTITION BY s) AS t FROM src');
+    expect(e.errorClass).toBe('NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING');
+    expect(e.message).toMatch(/^Window function is not supported in SUM\(\) \(as column `t`\) .* \(window specification: \(PARTITION BY s\)\)/);
+  });
+
   it('the analyzer\'s rules carry UnsupportedOperationChecker\'s class', () => {
     const e = failure('SELECT s FROM src ORDER BY s');
     expect(e.errorClass).toBe('_LEGACY_ERROR_TEMP_3102');

@@ -28,9 +28,10 @@ export function mapExpression(e: Expression, replace: (e: Expression) => Express
   return out as unknown as Expression;
 }
 
-/** Whether `test` holds for `e` or any expression inside it. */
-export function someExpression(e: Expression, test: (e: Expression) => boolean): boolean {
+/** Whether `test` holds for `e` or any expression inside it (not inside a node `enter` refuses). */
+export function someExpression(e: Expression, test: (e: Expression) => boolean, enter: (e: Expression) => boolean = () => true): boolean {
   if (test(e)) return true;
-  const visit = (v: unknown): boolean => (isExpression(v) ? someExpression(v, test) : Array.isArray(v) ? v.some(visit) : false);
+  if (!enter(e)) return false;
+  const visit = (v: unknown): boolean => (isExpression(v) ? someExpression(v, test, enter) : Array.isArray(v) ? v.some(visit) : false);
   return Object.entries(e).some(([k, v]) => !LEAF_FIELDS.has(k) && visit(v));
 }
