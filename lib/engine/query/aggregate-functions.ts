@@ -35,8 +35,8 @@ import type { Field } from '../types';
 import type { AggregateFunction, AggregateOp } from './function-types';
 import { arithmetic, bounded, decimalToDouble, toPrecision, type DecimalType } from './decimal';
 import {
-  centralMoment, CO_MOMENT_NAMES, coMoment, histogramNumeric, median, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical,
-  type StatisticalOp,
+  centralMoment, CO_MOMENT_NAMES, coMoment, histogramNumeric, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical,
+  type PercentileOptions, type StatisticalOp,
 } from './statistical-aggregates';
 import { bitmapAggregate, countMinSketch, mergeSketch, updateSketch, type SketchOp } from './sketch-aggregates';
 
@@ -324,6 +324,12 @@ export function foldSlots(op: AggregateOp, slots: Float64Array, at: number, base
 }
 
 /**
+ * The inverse distribution functions, written `percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC])`:
+ * the aggregation resolves them as Spark's PercentileCont and PercentileDisc, (x, p, reverse).
+ */
+export const WITHIN_GROUP_NAMES: readonly string[] = ['percentile_cont', 'percentile_disc'];
+
+/**
  * Every aggregate function by name, with how many arguments it takes (for the editor's
  * catalog; resolveAggregate checks the arguments themselves).
  */
@@ -341,6 +347,8 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   min_by: { min: 2, max: 2 }, max_by: { min: 2, max: 2 }, try_sum: { min: 1, max: 1 }, try_avg: { min: 1, max: 1 },
   ...Object.fromEntries(PERCENTILE_NAMES.map((n) => [n, { min: 2, max: 3 }])),
   median: { min: 1, max: 1 }, mode: { min: 1, max: 1 }, percentile: { min: 2, max: 3 }, histogram_numeric: { min: 2, max: 2 },
+  // `percentile_cont(p) WITHIN GROUP (ORDER BY x)`: the one argument written in the call.
+  ...Object.fromEntries(WITHIN_GROUP_NAMES.map((n) => [n, { min: 1, max: 1 }])),
   bitmap_construct_agg: { min: 1, max: 1 }, bitmap_or_agg: { min: 1, max: 1 }, count_min_sketch: { min: 4, max: 4 },
 };
 
@@ -675,19 +683,17 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       // percentile(col, percentage[, frequency]): each row counts `frequency` (an integral column) times.
       arity(2, 3);
       if (args[2] && args[2].type !== 'long' && args[2].type !== 'null') fail(`percentile() takes its frequency as an integral column or expression, got ${typeText(args[2])}`);
-      needNumbers(arg!);
-      const ps = percentages(args[1]);
-      const all = Array.isArray(ps) ? ps : [ps];
-      if (all.length === 0 || all.some((x) => x === undefined || !(x >= 0 && x <= 1))) fail('the percentage must be a number between 0.0 and 1.0, or an array of such numbers, such as 0.5 or array(0.25, 0.75)');
-      const conv = toDouble(arg!);
-      const fn = percentile('percentile', conv ? (v) => conv(v) as number : (v) => v as number, ps as number | number[], args.length === 3);
+      const fn = exactPercentile(name, arg!, args[1], { withFrequency: args.length === 3 }, text);
       return args.length === 3 ? { ...fn, inputs: [0, 2], prepare: (x, f) => [x, f] } : fn;
     }
-    case 'median': {
+    case 'median':
       arity(1);
-      needNumbers(arg!);
-      const conv = toDouble(arg!);
-      return median(conv ? (v) => conv(v) as number : (v) => v as number);
+      return exactPercentile(name, arg!, { type: 'double', literal: { value: 0.5 } }, {}, text);
+    case 'percentile_cont':
+    case 'percentile_disc': {
+      // The planner's (x, percentage, reverse) of `percentile_cont(percentage) WITHIN GROUP (ORDER BY x [DESC])`.
+      arity(3);
+      return exactPercentile(name, arg!, args[1], { reverse: args[2].literal?.value === true, discrete: name === 'percentile_disc' }, text);
     }
     case 'mode':
       arity(1);
@@ -752,6 +758,43 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       }
       throw new AnalysisException(`${text}: ${name} is not an aggregate function; use one of ${AGGREGATE_FUNCTION_NAMES.join(', ')}`, { aggregate: text });
   }
+}
+
+/**
+ * Spark's exact percentiles (PercentileBase: percentile, median, percentile_cont, percentile_disc)
+ * of a number or an ANSI interval `x` at the literal percentage(s) `p`, checked as Spark checks
+ * them: a DOUBLE, or of an interval its kind's widest type (INTERVAL YEAR TO MONTH, INTERVAL DAY
+ * TO SECOND), the result truncated to a whole month or microsecond as Spark's toInt and toLong.
+ */
+function exactPercentile(name: string, x: AggregateArg, p: AggregateArg, options: PercentileOptions, text: string): AggregateFunction {
+  const interval = x.type === 'year_month_interval' || x.type === 'day_time_interval' ? x.type : undefined;
+  // Spark's DATATYPE_MISMATCH of the call, named as Spark names it: percentile_cont(x, p), without the planner's `reverse`.
+  const sqlExpr = WITHIN_GROUP_NAMES.includes(name) ? text.replace(/, (true|false)\)$/, ')') : text;
+  const mismatch = (subclass: string, message: string): never => {
+    throw new AnalysisException(`[DATATYPE_MISMATCH.${subclass}] Cannot resolve "${sqlExpr}" due to data type mismatch: ${message}`, { aggregate: text }, `DATATYPE_MISMATCH.${subclass}`);
+  };
+  if (!interval && !isNumber(x)) {
+    mismatch('UNEXPECTED_INPUT_TYPE', `Parameter 1 requires the ("NUMERIC" or "INTERVAL YEAR TO MONTH" or "INTERVAL DAY TO SECOND") type, however it has the type "${typeText(x)}"; CAST it AS DOUBLE.`);
+  }
+  if (p.literal === undefined && p.type !== 'null') {
+    mismatch('NON_FOLDABLE_INPUT', 'the input `percentage` should be a foldable "DOUBLE" expression; however, it reads the rows: write a literal such as 0.5.');
+  }
+  if (p.type === 'null' || p.literal?.value === null) mismatch('UNEXPECTED_NULL', 'The `percentage` must not be null.');
+  const ps = percentages(p);
+  const all = Array.isArray(ps) ? ps : [ps];
+  if (all.length === 0 || all.some((q) => q === undefined)) {
+    mismatch('UNEXPECTED_INPUT_TYPE', `the percentage must be a number between 0.0 and 1.0, or an array of such numbers, such as 0.5 or array(0.25, 0.75); got "${typeText(p)}".`);
+  }
+  if (all.some((q) => !(q! >= 0 && q! <= 1))) {
+    mismatch('VALUE_OUT_OF_RANGE', `The \`percentage\` must be between [0.0, 1.0] (current value = ${all.map((q) => `${formatDouble(q!)}D`).join(',')}).`);
+  }
+  const conv = toDouble(x);
+  const toNumber = interval ? Number : conv ? (v: unknown) => conv(v) as number : (v: unknown) => v as number;
+  const element: TypeInfo = interval ? { type: interval, interval: fullRange(interval) } : { type: 'double' };
+  // Spark's ARRAY<DOUBLE> of several percentages holds no NULL.
+  const shape = Array.isArray(ps) ? { resultType: 'array' as const, resultShape: { elementType: fieldOfType('element', element, false) } } : shapeOf(element);
+  const fromDouble = interval === 'day_time_interval' ? longFromDouble : interval ? Math.trunc : undefined;
+  return percentile(name, toNumber, ps as number | number[], shape, { ...options, ...(fromDouble ? { fromDouble } : {}) });
 }
 
 /**

@@ -16,7 +16,7 @@
  */
 import { unsupportedOperation } from '../errors';
 import type { Schema } from '../types';
-import { FIRST_LAST_NAMES, isAggregateFunctionName } from './aggregate-functions';
+import { FIRST_LAST_NAMES, isAggregateFunctionName, WITHIN_GROUP_NAMES } from './aggregate-functions';
 import { exprChildren, exprToString, METADATA_COLUMN, referencedColumns, type Expr, type SqlPosition } from './expression';
 import { lineColumn, type ExpressionBuilder } from './expression-builder';
 import { groupingCall, groupingCallName, groupingSetsOf, hasDuplicateGroupingSets, isGroupingCall } from './grouping-analytics';
@@ -60,6 +60,24 @@ export function isAggregation(c: AggregationClauses): boolean {
 /** Spark's default column name of an aggregate call, e.g. `count(1)` for count(*), `sum(amount)`. */
 function aggregateText(name: string, args: Expr[], filter: Expr | undefined): string {
   return `${name}(${args.map(exprToString).join(', ')})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`;
+}
+
+/**
+ * `percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC])` (and percentile_disc) as Spark's
+ * PercentileCont(x, p, reverse); undefined for any other call (Spark 3.5's grammar gives WITHIN
+ * GROUP, with one percentage and one ordering, to these two names only).
+ */
+function withinGroup(n: Call): { args: Expression[]; reverse: boolean } | undefined {
+  const name = n.nameParts[0].toLowerCase();
+  const order = n.orderingWithinGroup;
+  if (!WITHIN_GROUP_NAMES.includes(name)) return undefined;
+  if (!order) {
+    throw new SqlValidationError(
+      `[INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING] Invalid function \`${name}\` with WITHIN GROUP: WITHIN GROUP is required for inverse distribution function. Write ${name}(p) WITHIN GROUP (ORDER BY x)`,
+      lineColumn(n.pos), name, 'INVALID_WITHIN_GROUP_EXPRESSION.WITHIN_GROUP_MISSING',
+    );
+  }
+  return { args: [order[0].child, n.arguments[0]], reverse: order[0].direction === 'Descending' };
 }
 
 /** A select item without its alias, and the alias. */
@@ -130,7 +148,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
         pos, name, 'UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC',
       );
     }
-    let args = positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
+    const within = withinGroup(n);
+    let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
+    if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
     if (n.isDistinct) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }
@@ -142,7 +162,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       if (n.ignoreNulls) args = [...args, { kind: 'literal', value: true, type: 'boolean', pos }];
     }
     const ignoresNulls = firstLast && args[1]?.kind === 'literal' && args[1].value === true;
-    const text = firstLast ? aggregateText(name, args.slice(0, 1), filter) + (ignoresNulls ? ' ignore nulls' : '') : aggregateText(name, args, filter);
+    const text = within
+      ? `${name}(${exprToString(args[1])}) WITHIN GROUP (ORDER BY ${exprToString(args[0])}${within.reverse ? ' DESC' : ''})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`
+      : firstLast ? aggregateText(name, args.slice(0, 1), filter) + (ignoresNulls ? ' ignore nulls' : '') : aggregateText(name, args, filter);
     // count(*) (the front end reads it as count(1), as Spark does) counts rows: the aggregate's fast path.
     const star = name === 'count' && args.length === 1 && args[0].kind === 'literal' && args[0].value !== null;
     if (filter) {

@@ -196,7 +196,10 @@ export class ExpressionBuilder {
         return this.literal(e);
       case 'UnresolvedFunction': {
         const name = e.nameParts.join('.').toLowerCase();
-        if (e.isDistinct || e.filter) throw new SqlValidationError(`${name}(${e.isDistinct ? 'DISTINCT …' : '…) FILTER (…'}) is only allowed in the select list or HAVING of an aggregation`, pos, name);
+        if (e.isDistinct || e.filter || e.orderingWithinGroup) {
+          const form = e.isDistinct ? 'DISTINCT …)' : e.filter ? '…) FILTER (…)' : '…) WITHIN GROUP (…)';
+          throw new SqlValidationError(`${name}(${form} is only allowed in the select list or HAVING of an aggregation`, pos, name);
+        }
         // struct(a AS x, b): Spark names a field by its alias; as named_struct('x', a, 'b', b).
         const written = positionalArguments(name, e.arguments, e.pos);
         if (name === 'struct' && written.some((a) => a.kind === 'Alias')) return this.aliasedStruct(written, pos);
@@ -451,8 +454,8 @@ export class ExpressionBuilder {
 }
 
 /**
- * The `(…)` after OVER in the text of `f(…) [FILTER (…)] OVER (…)`: after the first OVER
- * keyword outside brackets (quoted text skipped).
+ * The `(…)` after OVER in the text of `f(…) [WITHIN GROUP (…)] [FILTER (…)] OVER (…)`: after the
+ * first OVER keyword outside brackets (quoted text skipped).
  */
 function windowSpecText(text: string): string {
   let depth = 0;

@@ -3,6 +3,7 @@
  * registry the compiler resolves calls against (function-registry.ts), so that what is offered is
  * what runs.
  */
+import { WITHIN_GROUP_NAMES } from './aggregate-functions';
 import { FUNCTION_REGISTRY } from './function-registry';
 import { higherOrderSignature } from './higher-order-functions';
 
@@ -32,8 +33,12 @@ export function sqlFunctionCatalog(): readonly SqlFunctionInfo[] {
   for (const f of FUNCTION_REGISTRY.values()) {
     if (f.internal) continue;
     const kind = f.kind === 'aggregate' || f.kind === 'generator' ? f.kind : 'scalar';
-    // Higher-order functions' arguments as Spark's reference names them: `aggregate(expr, start, merge[, finish])`.
-    byName.set(f.name, { name: f.name, signature: f.kind === 'higherOrder' ? higherOrderSignature(f.name, f.def) : signature(f.name, f.min, f.max), kind });
+    // Higher-order functions' arguments as Spark's reference names them: `aggregate(expr, start, merge[, finish])`;
+    // the inverse distribution functions with their ordering: `percentile_cont(percentage) WITHIN GROUP (ORDER BY col)`.
+    const sig = f.kind === 'higherOrder' ? higherOrderSignature(f.name, f.def)
+      : WITHIN_GROUP_NAMES.includes(f.name) ? `${f.name}(percentage) WITHIN GROUP (ORDER BY col)`
+      : signature(f.name, f.min, f.max);
+    byName.set(f.name, { name: f.name, signature: sig, kind });
   }
   catalog = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   return catalog;

@@ -355,8 +355,8 @@ describe('percentile', () => {
     expect(() => compileStreamingQuery('SELECT percentile(col, 0.5, 1.5) AS v FROM src', cf, { outputMode: 'complete' })).toThrow(/frequency as an integral/);
   });
 
-  it('refuses a percentage outside [0, 1]', () => {
-    expect(() => compileStreamingQuery('SELECT percentile(col, 1.5) AS v FROM src', col, { outputMode: 'complete' })).toThrow(/between 0.0 and 1.0/);
+  it("refuses a percentage outside [0, 1] with Spark's VALUE_OUT_OF_RANGE", () => {
+    expect(() => compileStreamingQuery('SELECT percentile(col, 1.5) AS v FROM src', col, { outputMode: 'complete' })).toThrow(/DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE.*must be between \[0.0, 1.0\] \(current value = 1.5D\)/);
   });
 });
 

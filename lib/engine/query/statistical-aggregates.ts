@@ -13,10 +13,11 @@
  * Spark folds partial buffers with its merge expressions, Weir folds row by row: results equal
  * Spark's up to floating-point rounding.
  *
- * - median (Spark's percentile(x, 0.5), exact) and mode: the count of each distinct value,
- *   [v0, c0, v1, c1, …]; the state grows with the group's distinct values, as Spark's
- *   Percentile and Mode buffers do. median interpolates as Spark's Percentile does; mode of a
- *   tie is the least of the tied values (Spark 4's mode(x, true); Spark 3 picks any of them).
+ * - percentile, median (Spark's percentile(x, 0.5)), percentile_cont and percentile_disc (exact),
+ *   and mode: the count of each distinct value, [v0, c0, v1, c1, …]; the state grows with the
+ *   group's distinct values, as Spark's Percentile and Mode buffers do. The percentiles read
+ *   the counts as Spark's PercentileBase does (see percentile below); mode of a tie is the least
+ *   of the tied values (Spark 4's mode(x, true); Spark 3 picks any of them).
  * - percentile_approx / approx_percentile(x, p[, accuracy]): Spark's Greenwald-Khanna quantile
  *   summary (see Sketch below), exact while a group has fewer than accuracy/2 values.
  * - histogram_numeric(x, nb): Spark's NumericHistogram (see histogramAdd below), at most nb bins.
@@ -208,39 +209,68 @@ function sortedCounts(b: unknown[]): [unknown, number][] {
   return pairs.sort((x, y) => compare(x[0], y[0]));
 }
 
-/**
- * median: Spark's Percentile at 0.5 over the exact counts: the value at position p·(n-1) of the
- * sorted values, interpolated linearly between its neighbours. `toNumber` reads a value as a double.
- */
-export function median(toNumber: (v: unknown) => number): AggregateFunction {
-  return percentile('median', toNumber, 0.5);
+/** How Spark's PercentileBase reads the sorted counts, and what it gives for each percentage. */
+export interface PercentileOptions {
+  /** Spark's `reverse`: the values in descending order (`WITHIN GROUP (ORDER BY x DESC)`). */
+  readonly reverse?: boolean;
+  /**
+   * percentile_disc: the first value whose cumulative count reaches ⌈p·n⌉ (the least value whose
+   * cume_dist is at least p, Spark 3.5's calculation), never interpolated.
+   */
+  readonly discrete?: boolean;
+  /** percentile(x, p, frequency): the input is [x, frequency], a row counting `frequency` times. */
+  readonly withFrequency?: boolean;
+  /** The result as a value of the result type (an ANSI interval's, truncated); the double itself otherwise. */
+  readonly fromDouble?: (x: number) => unknown;
 }
 
 /**
- * Spark's exact percentile(x, p): the value at rank p·(n-1) of the sorted values, interpolated
- * between its neighbours; an array of p gives an array of results.
+ * Spark's exact percentile(x, p) and the functions it stands for (median, percentile_cont,
+ * percentile_disc) over the exact counts: for percentile_cont the value at position p·(n-1) of
+ * the sorted values, interpolated linearly between its neighbours (not when both are one
+ * value); for percentile_disc see PercentileOptions. An array of p gives an array of results;
+ * NULL for no values. `toNumber` reads a value as Spark's double.
  */
-export function percentile(name: string, toNumber: (v: unknown) => number, p: number | number[], withFrequency = false): AggregateFunction {
+export function percentile(
+  name: string,
+  toNumber: (v: unknown) => number,
+  p: number | number[],
+  shape: Pick<AggregateFunction, 'resultType' | 'resultShape'>,
+  options: PercentileOptions = {},
+): AggregateFunction {
+  const { reverse = false, discrete = false, withFrequency = false, fromDouble } = options;
   return {
-    name, resultType: Array.isArray(p) ? 'array' : 'double', op: withFrequency ? WEIGHTED_COUNTS : COUNTS,
-    ...(Array.isArray(p) ? { resultShape: { elementType: { name: 'element', type: 'double', nullable: true } } } : {}),
+    name, ...shape, op: withFrequency ? WEIGHTED_COUNTS : COUNTS,
     init: () => [],
     result: (b) => {
       const pairs = sortedCounts(b as unknown[]);
-      const n = pairs.reduce((s, x) => s + x[1], 0);
-      if (n === 0) return null;
-      const at = (rank: number) => {
-        let seen = 0;
-        for (const [v, c] of pairs) if ((seen += c) > rank) return toNumber(v);
-        return toNumber(pairs[pairs.length - 1][0]);
+      if (pairs.length === 0) return null;
+      if (reverse) pairs.reverse();
+      // Cumulative counts, and the index of the first one that reaches `count`.
+      const cumulative: number[] = [];
+      let n = 0;
+      for (const [, c] of pairs) cumulative.push((n += c));
+      const reaching = (count: number) => {
+        let lo = 0, hi = cumulative.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (cumulative[mid] >= count) hi = mid;
+          else lo = mid + 1;
+        }
+        return lo;
       };
-      const one = (q: number) => {
-        const pos = q * (n - 1);
-        const lo = Math.floor(pos), hi = Math.ceil(pos);
-        const low = at(lo);
-        return lo === hi ? low : (hi - pos) * low + (pos - lo) * at(hi);
+      const one = (q: number): number => {
+        if (discrete) return toNumber(pairs[reaching(Math.ceil(n * q))][0]);
+        const position = (n - 1) * q;
+        const lower = Math.floor(position), higher = Math.ceil(position);
+        const lowerKey = pairs[reaching(lower + 1)][0];
+        if (lower === higher) return toNumber(lowerKey);
+        const higherKey = pairs[reaching(higher + 1)][0];
+        if (compare(lowerKey, higherKey) === 0) return toNumber(lowerKey);
+        return (higher - position) * toNumber(lowerKey) + (position - lower) * toNumber(higherKey);
       };
-      return Array.isArray(p) ? p.map(one) : one(p);
+      const value = (q: number) => (fromDouble ? fromDouble(one(q)) : one(q));
+      return Array.isArray(p) ? p.map(value) : value(p);
     },
   };
 }

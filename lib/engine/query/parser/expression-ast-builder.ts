@@ -188,6 +188,7 @@ export class ExpressionAstBuilder {
       return { kind: 'LambdaFunction', function: lambdaBody(this.expression(ctx.expression(0)!), names), arguments: vars, pos };
     }
     if (ctx.functionName()) return this.functionCall(ctx, pos);
+    if (ctx.KW_WITHIN()) return this.percentile(ctx, pos);
     if (ctx.constant()) return this.constant(ctx.constant()!, pos);
     if (ctx.columnNamePath()) return this.columnReference(ctx.columnNamePath()!);
     if (ctx.KW_CASE()) {
@@ -301,6 +302,27 @@ export class ExpressionAstBuilder {
       ...(ctx._nullsOption?.text?.toUpperCase() === 'IGNORE' ? { ignoreNulls: true } : {}),
       pos,
     };
+    return this.windowed(f, ctx, pos);
+  }
+
+  /**
+   * `percentile_cont(p) WITHIN GROUP (ORDER BY x [ASC|DESC])` and percentile_disc (the 3.5
+   * grammar's #percentile alternative): the call with its ordering, as Spark 4's UnresolvedFunction
+   * holds it (Spark 3.5's visitPercentile builds PercentileCont(x, p, reverse) at once); the
+   * aggregation resolves it (aggregate-planner.ts).
+   */
+  private percentile(ctx: C<'PrimaryExpressionContext'>, pos: Position): Expression {
+    const f: UnresolvedFunction = {
+      kind: 'UnresolvedFunction', nameParts: [ctx._name!.text!.toLowerCase()], arguments: [this.value(ctx._percentage!)], isDistinct: false,
+      orderingWithinGroup: [this.sortItem(ctx.sortItem()!)],
+      ...(ctx._where ? { filter: this.boolean(ctx._where) } : {}),
+      pos,
+    };
+    return this.windowed(f, ctx, pos);
+  }
+
+  /** An aggregate call, or the window expression of `f(…) OVER …` when the call has a window. */
+  private windowed(f: UnresolvedFunction, ctx: C<'PrimaryExpressionContext'>, pos: Position): Expression {
     const spec = ctx.windowSpec();
     if (!spec) return f;
     if (spec._name) return { kind: 'UnresolvedWindowExpression', child: f, partitionSpec: [], orderSpec: [], windowName: identifierText(spec._name), pos };

@@ -100,7 +100,8 @@ export function expressionSql(e: Expression, style: SqlStyle = {}): string {
     case 'UnresolvedFunction': {
       const args = e.arguments.map((a) => s(a)).join(', ');
       const filter = e.filter ? ` FILTER (WHERE ${s(e.filter)})` : '';
-      return `${q}${name(e.nameParts)}(${e.isDistinct ? 'DISTINCT ' : ''}${args})${e.ignoreNulls ? ' IGNORE NULLS' : ''}${filter}`;
+      const within = e.orderingWithinGroup ? ` WITHIN GROUP (ORDER BY ${e.orderingWithinGroup.map((o) => s(o)).join(', ')})` : '';
+      return `${q}${name(e.nameParts)}(${e.isDistinct ? 'DISTINCT ' : ''}${args})${e.ignoreNulls ? ' IGNORE NULLS' : ''}${within}${filter}`;
     }
     case 'LambdaFunction': {
       const vars = e.arguments.map((v) => name(v.nameParts));

@@ -45,6 +45,8 @@ export interface UnresolvedFunction extends Node {
   readonly isDistinct: boolean;
   readonly filter?: Expression;
   readonly ignoreNulls?: boolean;
+  /** `WITHIN GROUP (ORDER BY …)` of an inverse distribution function (percentile_cont, percentile_disc). */
+  readonly orderingWithinGroup?: readonly SortOrder[];
 }
 interface Cast extends Node { readonly kind: 'Cast'; readonly child: Expression; readonly dataType: DataType; readonly evalMode: 'LEGACY' | 'TRY' }
 interface Alias extends Node { readonly kind: 'Alias'; readonly child: Expression; readonly name: string }
