@@ -355,6 +355,14 @@ describe('percentile', () => {
     expect(() => compileStreamingQuery('SELECT percentile(col, 0.5, 1.5) AS v FROM src', cf, { outputMode: 'complete' })).toThrow(/frequency as an integral/);
   });
 
+  it('between two equal values gives the value, not their weighted sum (which may round)', async () => {
+    const dbl = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'col', type: 'double' as const }] };
+    const x = 0.24285714285714285;
+    const rows = [{ col: x }, { col: x }, { col: x }];
+    // Position 0.3 lies between the first two: 0.7·x + 0.3·x is 0.24285714285714283.
+    expect((await new StatefulQueryRunner(new InMemoryCheckpointFileManager(), 'SELECT percentile(col, 0.15) AS v FROM src', dbl, 'complete').runBatch(rows)).output[0].v).toBe(x);
+  });
+
   it("refuses a percentage outside [0, 1] with Spark's VALUE_OUT_OF_RANGE", () => {
     expect(() => compileStreamingQuery('SELECT percentile(col, 1.5) AS v FROM src', col, { outputMode: 'complete' })).toThrow(/DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE.*must be between \[0.0, 1.0\] \(current value = 1.5D\)/);
   });
