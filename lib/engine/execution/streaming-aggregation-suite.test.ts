@@ -130,3 +130,28 @@ describe('StreamingAggregationSuite', () => {
     );
   });
 });
+
+describe('GROUP BY a key listed twice (Spark groups by it as by one)', () => {
+  it('groups and keeps state as GROUP BY value', async () => {
+    await sparkStreams({ sources: { inputData: INTS }, outputMode: 'update', sql: 'SELECT value, count(*) AS count FROM inputData GROUP BY value, value' }).run(
+      AddData('inputData', ...v(3, 3, 2)),
+      CheckLastBatch([3, 2], [2, 1]),
+      assertNumStateRows({ total: 2, updated: 2 }),
+    );
+  });
+});
+
+describe("a STRING where a percentile takes a number (Spark's ImplicitTypeCasts: read as a DOUBLE)", () => {
+  it('median, percentile and percentile_approx of numeric text; text that is no number is skipped', async () => {
+    const TEXT: SparkSource = { schema: [{ name: 's', type: 'string' }] };
+    const s = (...xs: string[]) => xs.map((x) => ({ s: x }));
+    await sparkStreams({ sources: { inputData: TEXT }, outputMode: 'complete', sql: 'SELECT median(s) AS m, percentile(s, 0.5) AS p, percentile_approx(s, 0.5) AS a FROM inputData' }).run(
+      AddData('inputData', ...s('1.5', '2', 'x')),
+      CheckLastBatch([1.75, 1.75, 1.5]),
+      StopStream,
+      StartStream,
+      AddData('inputData', ...s('10')),
+      CheckLastBatch([2, 2, 2]),
+    );
+  });
+});

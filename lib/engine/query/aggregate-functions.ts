@@ -469,6 +469,7 @@ function approxCountDistinct(relativeSD: number): AggregateFunction {
 /** The aggregates of one number that read a STRING argument as a DOUBLE, as Spark casts it. */
 const NUMBERS_FROM_STRINGS: ReadonlySet<string> = new Set([
   'sum', 'avg', 'mean', 'try_sum', 'try_avg', 'stddev', 'stddev_samp', 'stddev_pop', 'std', 'variance', 'var_samp', 'var_pop', 'skewness', 'kurtosis',
+  'median', 'percentile', 'percentile_approx', 'approx_percentile',
 ]);
 
 /** An argument of an aggregate call: its type, and its value when it is a literal. */
@@ -556,19 +557,26 @@ export function resolveAggregate(call: AggregateCall, text: string): AggregateFu
       { aggregate: text },
     );
   }
-  if (NUMBERS_FROM_STRINGS.has(name) && call.args.length === 1 && call.args[0].type === 'string') {
-    // Spark's ImplicitTypeCasts: a STRING where the function takes a number is read as a DOUBLE
-    // (sum('10') is 10.0; text that is no number is NULL, which the function skips).
-    const fn = resolve(name, { ...call, args: [{ type: 'double' }] }, text);
-    return { ...fn, prepare: (v) => castValue(v ?? null, 'string', 'double') };
-  }
-  const fn = resolve(name, call, text);
+  const fn = numberFromString(name, call, text) ?? resolve(name, call, text);
   // Arguments not read per row are options, which must be literals.
   const inputs = fn.inputs ?? (call.args.length > 0 ? [0] : []);
   call.args.forEach((a, i) => {
     if (!inputs.includes(i) && !a.literal) throw new AnalysisException(`${text}: argument ${i + 1} of ${name}() must be a literal`, { aggregate: text });
   });
   return fn;
+}
+
+/**
+ * Spark's ImplicitTypeCasts: a STRING where the function takes a number is read as a DOUBLE
+ * (sum('10') is 10.0, median(s) of '1.5' and '2' is 1.75; text that is no number is NULL, which
+ * the function skips). Undefined where the call reads no STRING there.
+ */
+function numberFromString(name: string, call: AggregateCall, text: string): AggregateFunction | undefined {
+  if (!NUMBERS_FROM_STRINGS.has(name) || call.args[0]?.type !== 'string') return undefined;
+  const fn = resolve(name, { ...call, args: [{ ...call.args[0], type: 'double' }, ...call.args.slice(1)] }, text);
+  // Only a function that folds its first argument alone (not percentile's frequency beside it).
+  if (fn.prepare !== undefined || (fn.inputs !== undefined && (fn.inputs.length !== 1 || fn.inputs[0] !== 0))) return undefined;
+  return { ...fn, prepare: (v) => castValue(v ?? null, 'string', 'double') };
 }
 
 function resolve(name: string, call: AggregateCall, text: string): AggregateFunction {

@@ -125,6 +125,11 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   } else {
     groupBy = keyNodes.map(groupingExpr);
     keyText = groupBy.map(exprToString);
+    if (!c.distinct) {
+      // GROUP BY s, s groups as GROUP BY s does (Spark keeps both, to the same groups).
+      const first = groupBy.map((_g, i) => keyText.indexOf(keyText[i]) === i);
+      [groupBy, keyText] = [groupBy.filter((_g, i) => first[i]), keyText.filter((_t, i) => first[i])];
+    }
     keyNames = aggregateKeyNames(groupBy, childSchema);
   }
   const seenKey = new Set<string>();
