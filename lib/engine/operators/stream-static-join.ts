@@ -188,11 +188,12 @@ export class StreamStaticJoinExec implements PhysicalOperator {
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r];
       let matches: Row[] | undefined;
+      let hasNull = false;
       if (single !== undefined) {
         const v = row[single] ?? null;
-        matches = v === null ? undefined : index.get(v);
+        hasNull = v === null;
+        matches = hasNull ? undefined : index.get(v);
       } else {
-        let hasNull = false;
         for (let i = 0; i < keys.length; i++) if ((vals[i] = (read ? read[i](row, ctx) : row[keys[i].stream]) ?? null) === null) hasNull = true;
         matches = hasNull ? undefined : index.get(keys.length === 1 ? vals[0] : encodeKey(vals));
       }
@@ -203,7 +204,7 @@ export class StreamStaticJoinExec implements PhysicalOperator {
       }
       if (this.o.nullAware && !this.tableEmpty) {
         // A NULL key of the stream row, or one in the table: NOT IN is NULL.
-        if (!this.nullKeyed && !(single !== undefined ? (row[single] ?? null) === null : vals.some((v) => v === null)) && matches === undefined) out.push(carry(row, streamColumns));
+        if (!this.nullKeyed && !hasNull && matches === undefined) out.push(carry(row, streamColumns));
       } else if (joinType === 'semi' || joinType === 'anti') {
         if ((matches !== undefined) === (joinType === 'semi')) out.push(carry(row, streamColumns));
       } else if (matches) {

@@ -16,7 +16,7 @@ import { exprToString, referencedColumns, type Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
 import { someExpression } from './parser/expression-tree';
-import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
+import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 
 export interface PlannedJoin {
@@ -44,7 +44,7 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
 }
 
 /** A side of a stream-static join: a table (a stream or a static table) by name, or a subquery over a static table. */
-interface JoinSide { name: string; alias?: string; view?: StaticView }
+interface JoinSide { name: string; alias?: string; view?: StaticView; /** A subquery's table. */ table?: StaticTableSpec }
 
 /**
  * A join's side that is a subquery or CTE over one static table and no stream (`JOIN (SELECT code,
@@ -56,22 +56,18 @@ function staticViewOf(p: UnresolvedPlan, planLeaf: JoinLeafPlanner | undefined):
   const planned = planLeaf?.(p);
   if (!planned || isStreaming(planned.plan)) return undefined;
   const alias = p.kind === 'SubqueryAlias' ? p.alias : undefined;
-  for (let n = planned.plan; n.kind !== 'StaticRelation'; n = children(n)[0]) {
+  let n = planned.plan;
+  for (; n.kind !== 'StaticRelation'; n = children(n)[0]) {
     if (n.kind !== 'Project' && n.kind !== 'Filter') {
       throw notSupportedYet(`A subquery on a join's static side with ${VIEW_REFUSED[n.kind] ?? n.kind}`, lineColumn(p.pos),
         'that side may select and filter one static table (JOIN (SELECT … FROM <table> WHERE …) t); join the table itself and do the rest above the join');
     }
   }
   const name = alias ?? planned.name ?? '__auto_generated_subquery_name';
-  return { name, alias, view: { name, plan: planned.plan, schema: planned.schema } };
+  return { name, alias, view: { name, plan: planned.plan, schema: planned.schema }, table: n.table };
 }
 
 const VIEW_REFUSED: Partial<Record<LogicalPlan['kind'], string>> = { Aggregate: 'GROUP BY, DISTINCT or an aggregate', Generate: 'a generator', Join: 'a join', Limit: 'LIMIT', Sort: 'ORDER BY', Union: 'UNION', Deduplicate: 'DISTINCT' };
-
-/** The static table a subquery on a join's static side reads. */
-function viewTable(plan: LogicalPlan): StaticTableSpec {
-  return plan.kind === 'StaticRelation' ? plan.table : viewTable(children(plan)[0]);
-}
 
 /**
  * A side of a join of streams as written: a stream, or a subquery or CTE over the streams (an
@@ -130,7 +126,7 @@ export function buildStreamStaticJoin(
   const streamIdx = stream(a) ? 0 : stream(b) ? 1 : -1;
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
   const view = staticSide?.view;
-  const table = staticSide && (view ? viewTable(view.plan) : statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase()));
+  const table = staticSide && (staticSide.table ?? statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase()));
   if (streamIdx < 0 || !table || !staticSide) {
     const known = statics.map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
@@ -228,7 +224,7 @@ export function buildStreamStaticJoin(
     }
     condition = builder({ qualifiers: new Set(qualifiers) }).build(join.condition);
   }
-  const otherCondition = others.length ? builder({ qualifiers: new Set(qualifiers) }).build(others.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos }))) : undefined;
+  const otherCondition = others.length ? builder({ qualifiers: new Set(qualifiers) }).build(conjunctionOf(others)) : undefined;
 
   const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static && !k.streamExpr && !k.staticExpr).map((k) => k.static));
   const columns: string[] = [];

@@ -22,7 +22,7 @@ import { children, relationOutput, type LogicalPlan, type NamedExpr, type Stream
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression } from './parser/expression-tree';
 import { resolveSubquery, type Resolved } from './resolved-plan';
-import { splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position, type SortOrder } from './parser/unresolved-plan';
+import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position, type SortOrder } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
@@ -422,7 +422,7 @@ class QueryPlanner {
     const rest = conjuncts.filter((_c, j) => j !== i);
     return {
       child: { kind: 'Join', left: child, ...asJoin(conjuncts[i])! },
-      where: rest.length ? rest.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos })) : undefined,
+      where: rest.length ? conjunctionOf(rest) : undefined,
     };
   }
 

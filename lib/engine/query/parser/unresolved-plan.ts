@@ -178,6 +178,11 @@ export type LogicalPlan =
   | UnresolvedHaving | Aggregate | Join | Union | Intersect | Except | Distinct | UnresolvedWith | Generate
   | Sort | Limit | Offset;
 
+/** `a AND b AND …` of one or more conditions, each AND at its left operand's position. */
+export function conjunctionOf(es: readonly Expression[]): Expression {
+  return es.reduce((l, r): Expression => ({ kind: 'BinaryOperator', op: 'And', left: l, right: r, pos: l.pos }));
+}
+
 /** The parts of a conjunction `a AND b AND …`, in order (Spark's splitConjunctivePredicates). */
 export function splitConjunctivePredicates(e: Expression): Expression[] {
   return e.kind === 'BinaryOperator' && e.op === 'And' ? [...splitConjunctivePredicates(e.left), ...splitConjunctivePredicates(e.right)] : [e];
