@@ -30,6 +30,7 @@ import { SqlValidationError } from './sql-error';
 
 const AGG_PREFIX = '__agg';
 const KEY_PREFIX = '__key';
+const SORT_PREFIX = '__sort';
 
 type Call = Extract<Expression, { kind: 'UnresolvedFunction' }>;
 
@@ -49,6 +50,14 @@ export interface AggregationClauses {
   having?: Expression;
   distinct: boolean;
   /** GROUP BY's position, or the SELECT's. */
+  pos: Position;
+  /** ORDER BY over the aggregation, which may compute what it sorts on. */
+  sort?: SortClause;
+}
+
+/** An ORDER BY clause as written. */
+export interface SortClause {
+  order: readonly SortOrder[];
   pos: Position;
 }
 
@@ -267,11 +276,28 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     having = builder.build(rewrite(c.having));
     checkOnlyKeys(having, 'HAVING');
   }
+  // ORDER BY (Spark's ResolveAggregateFunctions and ResolveMissingReferences on a Sort over an
+  // Aggregate): an output column or its position sorts as written; any other expression
+  // (grouping(k), sum(x), a key the select list leaves out) is computed beside the select list
+  // as a hidden column, sorted on, and dropped again. Like HAVING, it reads the select's aliases.
+  const hidden: NamedExpr[] = [];
+  const order = c.sort?.order.map((o): SortOrder => {
+    const position = o.child.kind === 'Literal' && typeof o.child.value === 'bigint';
+    if (c.distinct || position || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
+    const expr = builder.build(rewrite(o.child));
+    checkOnlyKeys(expr, 'ORDER BY');
+    const name = `${SORT_PREFIX}${hidden.length}`;
+    hidden.push({ expr, name });
+    return { ...o, child: ref(name, o.child.pos) };
+  });
   builder.endSelectList();
 
   let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child: input, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
-  return { kind: 'Project', list, child: plan };
+  plan = { kind: 'Project', list: [...list, ...hidden], child: plan };
+  if (c.sort && order) plan = buildSortAndLimit(plan, { order, pos: c.sort.pos }, undefined);
+  if (hidden.length > 0) plan = { kind: 'Project', list: list.map((n): NamedExpr => ({ expr: { kind: 'column', name: n.name }, name: n.name })), child: plan };
+  return plan;
 }
 
 /**
@@ -362,13 +388,23 @@ export function aggregateKeyNames(groupBy: Expr[], childColumns: readonly { name
 }
 
 /**
+ * The output column an ORDER BY item names, by its name or 1-based position; undefined for any
+ * other expression. A position is never an expression: out of range, it names nothing.
+ */
+function sortsOutputColumn(e: Expression, out: readonly string[]): string | undefined {
+  if (e.kind === 'Literal' && typeof e.value === 'bigint') return out[Number(e.value) - 1];
+  if (e.kind === 'UnresolvedAttribute') return out.find((n) => n.toLowerCase() === e.nameParts[e.nameParts.length - 1].toLowerCase());
+  return undefined;
+}
+
+/**
  * ORDER BY and LIMIT over the query's output (a Project): ORDER BY may name output columns or
  * their 1-based positions. Whether the shape is legal for the output mode is the analyzer's
  * call (Spark: sorting only after an aggregation in Complete mode; no limit in Update mode).
  */
 export function buildSortAndLimit(
   plan: LogicalPlan,
-  sort: { order: readonly SortOrder[]; pos: Position } | undefined,
+  sort: SortClause | undefined,
   limit: { expr: Expression; pos: Position } | undefined,
 ): LogicalPlan {
   const out = plan.kind === 'Project' ? plan.list.map((n) => n.name) : [];
@@ -376,9 +412,7 @@ export function buildSortAndLimit(
     const pos = lineColumn(sort.pos);
     const order = sort.order.map((o) => {
       const e = o.child;
-      let name: string | undefined;
-      if (e.kind === 'Literal' && typeof e.value === 'bigint') name = out[Number(e.value) - 1];
-      else if (e.kind === 'UnresolvedAttribute') name = out.find((n) => n.toLowerCase() === e.nameParts[e.nameParts.length - 1].toLowerCase());
+      const name = sortsOutputColumn(e, out);
       if (!name) {
         throw new SqlValidationError(`ORDER BY on a streaming query may only name output columns (${out.join(', ')}) or their positions`, lineColumn(e.pos) ?? pos, 'ORDER BY');
       }

@@ -142,6 +142,56 @@ dotNET	63000	1`],
     expect(sorted(await complete(sql, courseSales, COURSE_SALES))).toEqual(sorted(spark([...columns], expected)));
   });
 
+  // ORDER BY over the aggregation may sort on what the select list leaves out or never names:
+  // grouping(k), grouping_id() (Spark's ResolveMissingReferences on the Sort). Sorting a stream
+  // needs Complete mode, so the order is the Complete answer's, compared as Spark printed it.
+  it.each([
+    ['SELECT course, year, GROUPING(course), GROUPING(year) FROM courseSales GROUP BY CUBE(course, year) ORDER BY GROUPING(course), GROUPING(year), course, year', ['course', 'year', 'grouping(course)', 'grouping(year)'], `
+Java	2012	0	0
+Java	2013	0	0
+dotNET	2012	0	0
+dotNET	2013	0	0
+Java	NULL	0	1
+dotNET	NULL	0	1
+NULL	2012	1	0
+NULL	2013	1	0
+NULL	NULL	1	1`],
+    ['SELECT course, year, GROUPING_ID(course, year) FROM courseSales GROUP BY CUBE(course, year) ORDER BY GROUPING(course), GROUPING(year), course, year', ['course', 'year', 'grouping_id(course, year)'], `
+Java	2012	0
+Java	2013	0
+dotNET	2012	0
+dotNET	2013	0
+Java	NULL	1
+dotNET	NULL	1
+NULL	2012	2
+NULL	2013	2
+NULL	NULL	3`],
+    ['SELECT course, year FROM courseSales GROUP BY CUBE(course, year) HAVING GROUPING(year) = 1 AND GROUPING_ID(course, year) > 0 ORDER BY course, year', ['course', 'year'], `
+NULL	NULL
+Java	NULL
+dotNET	NULL`],
+    ['SELECT course, SUM(earnings) AS sum FROM courseSales GROUP BY course, earnings GROUPING SETS((), (course), (course, earnings)) ORDER BY course, sum', ['course', 'sum'], `
+NULL	113000
+Java	20000
+Java	30000
+Java	50000
+dotNET	5000
+dotNET	10000
+dotNET	48000
+dotNET	63000`],
+    // Weir's own: the hidden sort columns read aggregates and the select's aliases, and stay hidden.
+    ['SELECT course, year FROM courseSales GROUP BY ROLLUP(course, year) ORDER BY GROUPING_ID(course, year) DESC, SUM(earnings) DESC, year', ['course', 'year'], `
+NULL	NULL
+dotNET	NULL
+Java	NULL
+dotNET	2013
+Java	2013
+Java	2012
+dotNET	2012`],
+  ] as const)('%s (in order)', async (sql, columns, expected) => {
+    expect(await complete(sql, courseSales, COURSE_SALES)).toEqual(spark([...columns], expected));
+  });
+
   it("types grouping() a TINYINT and grouping_id() a BIGINT, as Spark's", () => {
     const q = compileStreamingQuery('SELECT course, GROUPING(course) AS g, GROUPING_ID() AS i, SUM(earnings) FROM courseSales GROUP BY ROLLUP(course)', courseSales, { outputMode: 'update' });
     expect(q.outputSchema.map((f) => [f.name, f.type, f.integral])).toEqual([['course', 'string', undefined], ['g', 'long', 8], ['i', 'long', undefined], ['sum(earnings)', 'long', undefined]]);
@@ -162,6 +212,8 @@ dotNET	63000	1`],
     };
     expect(error('SELECT course, year, GROUPING(course) FROM courseSales GROUP BY course, year')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION', message: expect.stringContaining('grouping()/grouping_id() can only be used with GroupingSets/Cube/Rollup') });
     expect(error('SELECT course FROM courseSales GROUP BY course, year HAVING GROUPING_ID(course) > 0')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
+    expect(error('SELECT course, year FROM courseSales GROUP BY course, year ORDER BY GROUPING(course)')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
+    expect(error('SELECT course, year FROM courseSales GROUP BY course, year ORDER BY GROUPING_ID(course)')).toMatchObject({ errorClass: 'UNSUPPORTED_GROUPING_EXPRESSION' });
     expect(error('SELECT course, GROUPING_ID(year) FROM courseSales GROUP BY CUBE(course, year)')).toMatchObject({ errorClass: 'GROUPING_ID_COLUMN_MISMATCH', message: expect.stringContaining('Columns of grouping_id (year) does not match grouping columns (course,year)') });
     expect(error('SELECT course, GROUPING(earnings) FROM courseSales GROUP BY CUBE(course, year)')).toMatchObject({ errorClass: 'GROUPING_COLUMN_MISMATCH' });
     const columns = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`);

@@ -22,8 +22,8 @@ import { children, relationOutput, type LogicalPlan, type NamedExpr, type Stream
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression } from './parser/expression-tree';
 import { resolveSubquery, type Resolved } from './resolved-plan';
-import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position, type SortOrder } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, isAggregation } from './aggregate-planner';
+import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
+import { buildAggregation, buildSortAndLimit, isAggregation, type SortClause } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { positionalArguments } from './named-arguments';
@@ -127,7 +127,7 @@ class QueryPlanner {
       case 'Offset':
       case 'Sort': {
         let limit: { expr: Expression; pos: Position } | undefined;
-        let sort: { order: readonly SortOrder[]; pos: Position } | undefined;
+        let sort: SortClause | undefined;
         let inner: UnresolvedPlan = u;
         if (inner.kind === 'Limit') {
           limit = { expr: inner.limitExpr, pos: inner.pos };
@@ -139,6 +139,10 @@ class QueryPlanner {
           sort = { order: inner.order, pos: inner.pos };
           inner = inner.child;
         }
+        // ORDER BY over an aggregation may compute what it sorts on (grouping(k), sum(x)): the
+        // aggregation plans the sort with its select list (buildAggregation).
+        const aggregates = inner.kind === 'Aggregate' || inner.kind === 'UnresolvedHaving' || (inner.kind === 'Project' && isAggregation({ items: inner.projectList, grouping: [], distinct: false, pos: inner.pos }));
+        if (sort && aggregates) return buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
         return buildSortAndLimit(this.plan(inner, ctes), sort, limit);
       }
       case 'Union':
@@ -188,7 +192,7 @@ class QueryPlanner {
   }
 
   /** One SELECT: [DISTINCT] select list or aggregation [HAVING] over WHERE over LATERAL VIEWs over FROM. */
-  private select(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+  private select(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, sort?: SortClause): LogicalPlan {
     const selectPos = u.pos;
     let distinct = false;
     if (u.kind === 'Distinct') {
@@ -273,7 +277,7 @@ class QueryPlanner {
         : { kind: 'Filter', condition: builder.build(where), child: plan };
     }
 
-    const clauses = { items, grouping, having, distinct, pos: groupPos };
+    const clauses = { items, grouping, having, distinct, pos: groupPos, sort };
     if (distinct && grouping.length === 0 && !having && windowInsideAnItem(items)) {
       // SELECT DISTINCT window(ts, '1 minute').start: Spark's Distinct over the Project that
       // TimeWindowing computes the window below; its keys read the window column.
@@ -285,7 +289,10 @@ class QueryPlanner {
       // Expand, which then nulls the `window` column as any grouping column.
       const windowed = this.timeWindowing(grouping, schema, plan, builder)!;
       return buildAggregation(
-        { ...clauses, items: items.map(withWindowColumn), grouping: grouping.map(withWindowColumn), ...(having ? { having: withWindowColumn(having) } : {}) },
+        {
+          ...clauses, items: items.map(withWindowColumn), grouping: grouping.map(withWindowColumn), ...(having ? { having: withWindowColumn(having) } : {}),
+          ...(sort ? { sort: { ...sort, order: sort.order.map((o) => ({ ...o, child: withWindowColumn(o.child) })) } } : {}),
+        },
         windowed.plan, windowed.schema, this.builder(qualifiers, windowed.schema, from.scope),
       );
     }
