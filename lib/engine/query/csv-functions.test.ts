@@ -65,3 +65,36 @@ describe('from_csv and to_csv', () => {
     expect(refusal('to_csv(1)').message).toMatch(/takes a struct/);
   });
 });
+
+describe("schema_of_csv (Spark's SchemaOfCsv over CSVInferSchema)", () => {
+  it.each([
+    // Spark's function reference and sql-tests csv-functions.sql.out.
+    ["schema_of_csv('1,abc')", 'STRUCT<_c0: INT, _c1: STRING>'],
+    ["schema_of_csv('1|abc', map('delimiter', '|'))", 'STRUCT<_c0: INT, _c1: STRING>'],
+    // CSVInferSchema's order: INT, BIGINT, a whole number past BIGINT a DECIMAL, then DOUBLE.
+    ["schema_of_csv('2147483647,2147483648,-9223372036854775808,9223372036854775808,1.5')", 'STRUCT<_c0: INT, _c1: BIGINT, _c2: BIGINT, _c3: DECIMAL(19,0), _c4: DOUBLE>'],
+    // A DECIMAL holds no fraction, no negative scale (1E10) and at most 38 digits: DOUBLE else.
+    [`schema_of_csv('1E10,1.0,1.,${'9'.repeat(39)},${'9'.repeat(38)}')`, 'STRUCT<_c0: DOUBLE, _c1: DOUBLE, _c2: DECIMAL(1,0), _c3: DOUBLE, _c4: DECIMAL(38,0)>'],
+    // Java's parseDouble trims and takes a type suffix; Integer.parseInt does neither.
+    ["schema_of_csv(' 1,2d,NaN,Inf,-Inf,Infinity,0x1p3')", 'STRUCT<_c0: DOUBLE, _c1: DOUBLE, _c2: DOUBLE, _c3: DOUBLE, _c4: DOUBLE, _c5: DOUBLE, _c6: DOUBLE>'],
+    // preferDate (on by default) reads yyyy-MM-dd strictly; other date-times by CAST's lenient parser.
+    ["schema_of_csv('2020-01-31,2020-01-31 10:11:12,2020-01-31T10:11:12.5Z,2020-02-30')", 'STRUCT<_c0: DATE, _c1: TIMESTAMP, _c2: TIMESTAMP, _c3: STRING>'],
+    ["schema_of_csv('2020-01-31', map('preferDate', 'false'))", 'STRUCT<_c0: TIMESTAMP>'],
+    ["schema_of_csv('31/01/2020,31/01/2020 10:11', map('dateFormat', 'dd/MM/yyyy', 'timestampFormat', 'dd/MM/yyyy HH:mm'))", 'STRUCT<_c0: DATE, _c1: TIMESTAMP>'],
+    ["schema_of_csv('true,FALSE,yes')", 'STRUCT<_c0: BOOLEAN, _c1: BOOLEAN, _c2: STRING>'],
+    // No value (empty, or nullValue) says nothing: STRING, as a NullType column becomes.
+    ["schema_of_csv('1,,-', map('nullValue', '-'))", 'STRUCT<_c0: INT, _c1: STRING, _c2: STRING>'],
+    ["schema_of_csv('\"1,5\",\"2\"')", 'STRUCT<_c0: STRING, _c1: INT>'],
+  ])('%s = %s', async (expr, ddl) => {
+    expect(await value(expr)).toBe(ddl);
+  });
+
+  it("feeds from_csv's schema, as Spark's `from_csv('1,abc', schema_of_csv('1,abc'))`", async () => {
+    expect(await value("from_csv('1,abc', schema_of_csv('1,abc'))")).toEqual({ _c0: 1, _c1: 'abc' });
+  });
+
+  it('refuses a NULL or a non-constant sample, as Spark does', () => {
+    expect(refusal('schema_of_csv(NULL)').message).toMatch(/UNEXPECTED_NULL/);
+    expect(refusal('schema_of_csv(line)').message).toMatch(/NON_FOLDABLE_INPUT/);
+  });
+});

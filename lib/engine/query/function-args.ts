@@ -48,7 +48,7 @@ export const compiledByHook = (): never => { throw new Error('compiled by its co
 const foldable = (e: Expr): boolean =>
   e.kind === 'literal' ||
   (e.kind === 'binary' && e.op === '||' && foldable(e.left) && foldable(e.right)) ||
-  (e.kind === 'call' && (e.name === 'schema_of_json' || e.name === 'concat') && exprChildren(e).every(foldable));
+  (e.kind === 'call' && (e.name === 'schema_of_json' || e.name === 'schema_of_csv' || e.name === 'concat') && exprChildren(e).every(foldable));
 
 /**
  * A schema argument's text (from_json's, from_csv's): a string literal, or any foldable string
