@@ -78,12 +78,13 @@ function tableRows(lines: string[]): Row[] {
 }
 
 describe('console sink output', () => {
-  it('prints a frame for a batch with rows and nothing for an empty one', async () => {
+  it("prints every batch, an empty one as its header and the table's empty frame (Spark's ConsoleWrite.commit and show())", async () => {
     const out: string[] = [];
     const sink = new ConsoleSink({ numRows: 20, truncate: true, stream: 'stdout' }, (s) => void out.push(s));
     const ctx = { schema: [{ name: 'a', type: 'long' as const, nullable: true }] } as unknown as Parameters<ConsoleSink['addBatch']>[2];
     await sink.addBatch(0, [], ctx);
-    expect(out).toEqual([]);
+    expect(out.join('')).toBe('-------------------------------------------\nBatch: 0\n-------------------------------------------\n+---+\n|  a|\n+---+\n+---+\n\n');
+    out.length = 0;
     await sink.addBatch(1, [{ a: 1 }], ctx);
     expect(out.join('')).toBe('-------------------------------------------\nBatch: 1\n-------------------------------------------\n+---+\n|  a|\n+---+\n|  1|\n+---+\n\n');
   });

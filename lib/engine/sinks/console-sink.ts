@@ -2,7 +2,10 @@
  * The console sink (Spark's `console` format): prints each batch as Spark's ConsoleWrite does,
  * a `Batch: N` header between two lines of dashes, then the batch's rows as `Dataset.show()`
  * prints them (show-string.ts: numRows rows, cells cut at 20 characters unless truncate is
- * false, `NULL` for NULL) and a blank line. At-least-once: a batch re-run after a crash prints again.
+ * false, `NULL` for NULL) and a blank line. Every batch that runs prints, as Spark's ConsoleWrite
+ * prints in each commit: a batch with no rows (its rows filtered out, or a no-data batch that only
+ * moves the watermark) prints its header and the table's empty frame. At-least-once: a batch
+ * re-run after a crash prints again.
  */
 import { z } from 'zod';
 import type { OutputMode, Row } from '../types';
@@ -33,9 +36,6 @@ export class ConsoleSink implements Sink {
   ) {}
 
   async addBatch(batchId: number, rows: Row[], ctx: SinkBatchContext): Promise<void> {
-    // An empty batch (a no-data batch that only moves the watermark) prints nothing: a frame
-    // with no rows in the server log every trigger is noise.
-    if (rows.length === 0) return;
     const bar = '-------------------------------------------';
     // show() prints its table with println: a blank line after it.
     this.write(`${bar}\nBatch: ${batchId}\n${bar}\n${showString(rows, ctx.schema, this.opts.numRows, this.opts.truncate ? 20 : 0)}\n`);
