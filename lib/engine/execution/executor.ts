@@ -178,16 +178,10 @@ export class Executor {
       let rows: Row[] = batch.rows;
       for (const op of query.operators.slice(0, task.stageId)) rows = await op.execute(rows, ctx);
       const stage = query.operators[task.stageId] as StatefulOperator;
-      let partitions: Row[][];
-      let numRowsDroppedByWatermark: number | undefined;
-      if (task.partialAggregation) {
-        // The blocks carry partial buffers, not rows (ReduceTask.partialAggregation says so to the reduce side).
-        const partial = partialAggregationOf(stage).partialAggregate(rows, ctx);
-        partitions = partial.partitions as unknown as Row[][];
-        numRowsDroppedByWatermark = partial.numRowsDroppedByWatermark;
-      } else {
-        partitions = shuffleRows(rows, q.numPartitions, (row) => stage.partitionOf!(row, ctx, 0));
-      }
+      // With partial aggregation the blocks carry partial buffers, not rows (ReduceTask.partialAggregation says so to the reduce side).
+      const partitions = task.partialAggregation
+        ? (partialAggregationOf(stage).partialAggregate(rows, ctx) as unknown as Row[][])
+        : shuffleRows(rows, q.numPartitions, (row) => stage.partitionOf!(row, ctx, 0));
       const numInputRows = batch.scanned?.numInputRows ?? batch.rows.length;
       // Each read's watermark node (the only source's; with a pushed filter, its only read, folded by the source).
       const watermarkEventTimes = query.eventTimeWatermarks.map((node) => {
@@ -204,7 +198,6 @@ export class Executor {
         expressionErrors,
         warnings: batch.warnings ?? [],
         partitionRows: partitions.map((p) => p.length),
-        ...(numRowsDroppedByWatermark !== undefined ? { numRowsDroppedByWatermark } : {}),
       };
       return { status, partitions };
     } finally {

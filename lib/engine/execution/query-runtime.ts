@@ -355,9 +355,6 @@ export class QueryRuntime {
     const reduceTasks = Array.from({ length: this.numPartitions }, (_, partitionId) => ({ ...common, partitionId, ...writesSink }));
     const { statuses, results } = await this.taskScheduler.submitMapStage!(mapTasks, reduceTasks, offsetsLogged);
     const progress = results.flatMap((r) => (r.progress ? [r.progress] : []));
-    // Rows the map tasks dropped as late before aggregating are the operator's, as the reduce side's are.
-    const dropped = statuses.reduce((n, s) => n + (s.numRowsDroppedByWatermark ?? 0), 0);
-    if (dropped > 0 && progress.length > 0) progress[0] = { ...progress[0], numRowsDroppedByWatermark: progress[0].numRowsDroppedByWatermark + dropped };
     this.remoteStages.set(stageId, { progress, batchWatermarkMs: b.batchWatermarkMs });
     const numInputRows = statuses.reduce((n, s) => n + s.numInputRows, 0);
     const watermarkEventTimes = this.query.eventTimeWatermarks.map((_, node) => {

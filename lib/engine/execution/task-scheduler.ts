@@ -112,8 +112,6 @@ export interface MapStatus {
   warnings: string[];
   /** Rows (partial buffers, with partialAggregation) written to each reduce partition. */
   partitionRows: number[];
-  /** With partialAggregation: the rows the task dropped as late, before they reached a buffer. */
-  numRowsDroppedByWatermark?: number;
 }
 
 /** A map task's status and its shuffled rows (or partial buffers), one array per reduce partition. */

@@ -41,7 +41,8 @@ export interface AggregateFold {
    * Folds the batch's rows into their groups, each loaded once from `stores` (version N), and
    * appends the groups touched to `touched` in first-touch order (what Update mode emits).
    * With `dropLate`, a row whose watermarked key (a window's end) is at or before the batch's
-   * watermark is dropped. Returns the rows dropped (the general fold: the window tuples).
+   * watermark is dropped. Returns how many groups the dropped rows make (Spark drops late rows
+   * after aggregating them, in StateStoreSaveExec, and counts the aggregated rows).
    */
   fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number;
   /** Whether the fold keeps decoded groups between batches (an eviction must then tell it, by `forget`). */
@@ -251,7 +252,7 @@ class GeneralFold implements AggregateFold {
 /**
  * count(*) by one key value: one Map lookup per row, bumping the group's pending count (a
  * plain number field). A numeric key at or before `lateBefore` (the watermark, when late rows
- * are dropped; else -Infinity) is late. Returns the late rows.
+ * are dropped; else -Infinity) is late. Returns the late groups.
  */
 function countByValue(
   rows: Row[],
@@ -263,23 +264,23 @@ function countByValue(
   lateBefore: number,
   touch: (v: unknown) => Group,
 ): number {
-  let dropped = 0;
+  const late = new Set<number>();
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     // A plain column is read at this call site, which sees only source rows (a monomorphic load).
     const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
     if (typeof v === 'number' && v <= lateBefore) {
-      dropped++;
+      late.add(v);
       continue;
     }
     let g = byValue.get(v);
     if (g === undefined || g.batchId !== batchId) g = touch(v);
     g.pending++;
   }
-  return dropped;
+  return late.size;
 }
 
-/** Any aggregate list by one key value (see countByValue). Returns the late rows. */
+/** Any aggregate list by one key value (see countByValue). Returns the late groups. */
 function foldByValueRows(
   rows: Row[],
   keyColumn: string | undefined,
@@ -291,25 +292,25 @@ function foldByValueRows(
   touch: (v: unknown) => Group,
   updater: BufferUpdater,
 ): number {
-  let dropped = 0;
+  const late = new Set<number>();
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
     if (typeof v === 'number' && v <= lateBefore) {
-      dropped++;
+      late.add(v);
       continue;
     }
     let g = byValue.get(v);
     if (g === undefined || g.batchId !== batchId) g = touch(v);
     updater.apply(g.bufs, row, ctx);
   }
-  return dropped;
+  return late.size;
 }
 
 /**
  * Numeric aggregates by one key value, a batch at a time: one pass finds each row's group (as
  * foldByValueRows does), then ColumnarFold folds each aggregate's column in one loop. Returns
- * the late rows, or -1 (nothing folded) when a value or buffer is not a number.
+ * the late groups, or -1 (nothing folded) when a value or buffer is not a number.
  */
 function foldByValueColumnar(
   rows: Row[],
@@ -325,12 +326,12 @@ function foldByValueColumnar(
 ): number {
   const base = new Int32Array(rows.length);
   const stride = fold.stride;
-  let dropped = 0;
+  const late = new Set<number>();
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
     if (typeof v === 'number' && v <= lateBefore) {
-      dropped++;
+      late.add(v);
       base[r] = -1;
       continue;
     }
@@ -341,7 +342,7 @@ function foldByValueColumnar(
     }
     base[r] = g.base;
   }
-  return fold.apply(rows, base, touched, ctx) ? dropped : -1;
+  return fold.apply(rows, base, touched, ctx) ? late.size : -1;
 }
 
 /**
@@ -457,7 +458,7 @@ class BufferUpdater {
 /**
  * General path: several keys, expressions, or a window (one tuple per window of the row).
  * Groups are found by their encoded key; `keyTime` is set when late tuples are dropped.
- * Returns the late tuples.
+ * Returns the late groups.
  */
 function foldGeneral(
   rows: Row[],
@@ -473,12 +474,12 @@ function foldGeneral(
   const windowIndex = keys.findIndex((k) => k.window);
   const wm = lateEventsWatermark(ctx);
   const groups = new Map<string, Group>();
-  let dropped = 0;
+  const late = new Set<string>();
   const fold = (tuple: unknown[], row: Row) => {
     if (keyTime !== null) {
       const t = keyTime(tuple);
       if (t !== null && t <= wm) {
-        dropped++;
+        late.add(encodeKey(tuple));
         return;
       }
     }
@@ -501,7 +502,7 @@ function foldGeneral(
       fold(t, row);
     }
   }
-  return dropped;
+  return late.size;
 }
 
 /**
@@ -529,7 +530,7 @@ function byRawValue(k: GroupingKey): boolean {
  * pending count per group); otherwise it records each row's group slot base (its index in
  * `touched` × stride, -1: the row is skipped), and the batch is then folded column by column
  * by ColumnarFold, or row by row when an aggregate does not fold numbers or the columnar fold
- * meets a non-number (which it gives back with nothing folded). Returns the late rows.
+ * meets a non-number (which it gives back with nothing folded). Returns the late groups.
  */
 function foldByTuple(
   rows: Row[],
@@ -554,7 +555,7 @@ function foldByTuple(
   const stride = columnar !== null ? columnar.stride : 1;
   const root = new Map<unknown, unknown>();
   const vals = new Array<unknown>(nKeys);
-  let dropped = 0;
+  const late = new Set<string>();
   rows: for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     for (let i = 0; i < nKeys; i++) {
@@ -573,7 +574,7 @@ function foldByTuple(
     if (lateIndex >= 0) {
       const t = vals[lateIndex];
       if (t !== null && (lateIndex === windowIndex ? (t as number) + sizeMs : (t as number)) <= wm) {
-        dropped++;
+        late.add(encodeKey(vals));
         if (base !== null) base[r] = -1;
         continue;
       }
@@ -605,7 +606,7 @@ function foldByTuple(
   } else if (columnar === null || !columnar.apply(rows, base, touched, ctx)) {
     for (let r = 0; r < rows.length; r++) if (base[r] >= 0) updater.apply(touched[base[r] / stride].bufs, rows[r], ctx);
   }
-  return dropped;
+  return late.size;
 }
 
 /**
@@ -638,44 +639,52 @@ export type PartialAggregateBuffer = [tuple: unknown[], bufs: unknown[]];
 
 /**
  * The map side of partial aggregation: the rows folded by the operator's own fold (so that rows
- * are grouped, windowed and dropped as late exactly as the reduce side folds them) into fresh
- * buffers, one per group, each group under the reduce partition it belongs to. Returns the
- * groups per partition in first-touch order, and the rows (the general fold: window tuples)
- * dropped as late.
+ * are grouped and windowed exactly as the reduce side folds them) into fresh buffers, one per
+ * group, each group under the reduce partition it belongs to. Late rows are aggregated too: the
+ * reduce side drops their groups after merging them (mergePartialBuffers), as Spark's
+ * StateStoreSaveExec drops late rows after its partial aggregation. Returns the groups per
+ * partition in first-touch order.
  */
-export function partialAggregate(
-  rows: Row[],
-  ctx: OperatorContext,
-  o: StatefulAggregateOptions,
-  numPartitions: number,
-  dropLate: boolean,
-): { partitions: PartialAggregateBuffer[][]; dropped: number } {
+export function partialAggregate(rows: Row[], ctx: OperatorContext, o: StatefulAggregateOptions, numPartitions: number): PartialAggregateBuffer[][] {
   // Empty stand-ins for the partitions' stores (the folds read only `version` and `get`), so each
   // group starts from init() and says its partition by the store the fold picked for it.
   const stores = Array.from({ length: numPartitions }, () => ({ version: -1, get: () => undefined }) as unknown as StateStore);
   const partitionOf = new Map(stores.map((s, p) => [s, p]));
   const touched: Group[] = [];
   // A fold of its own: ByValueFold keeps groups between calls, which must not leak between map tasks.
-  const dropped = chooseFold(o).fold(rows, ctx, stores, touched, dropLate);
+  chooseFold(o).fold(rows, ctx, stores, touched, false);
   const partitions: PartialAggregateBuffer[][] = stores.map(() => []);
   for (const g of touched) partitions[partitionOf.get(g.store)!].push([g.tuple, g.bufs]);
-  return { partitions, dropped };
+  return partitions;
 }
 
 /**
  * The reduce side of partial aggregation (Spark's Final mode): the map tasks' buffers, in map
  * order (the order the rows were read in), merged into their groups' buffers as loaded from
  * `stores` at version N; the groups touched are appended to `touched` in first-touch order.
+ * With `dropLate`, a group whose watermarked key is at or before the batch's late-events
+ * watermark is dropped, as StateStoreSaveExec drops it. Returns how many groups were dropped.
  */
-export function mergePartialBuffers(partials: readonly PartialAggregateBuffer[], ctx: OperatorContext, stores: StateStore[], touched: Group[], o: StatefulAggregateOptions): void {
+export function mergePartialBuffers(partials: readonly PartialAggregateBuffer[], ctx: OperatorContext, stores: StateStore[], touched: Group[], o: StatefulAggregateOptions, dropLate: boolean): number {
   const { keys, aggregates } = o;
   const ops = aggregates.map((a) => a.fn.op);
   const windowIndex = keys.findIndex((k) => k.window);
+  const lateIndex = dropLate ? (o.watermarkKeyIndex ?? -1) : -1;
+  const wm = lateEventsWatermark(ctx);
   const groups = new Map<string, Group>();
+  const late = new Set<string>();
   for (const [tuple, bufs] of partials) {
+    if (lateIndex >= 0) {
+      const t = keyTime(tuple, lateIndex);
+      if (t !== null && t <= wm) {
+        late.add(encodeKey(tuple));
+        continue;
+      }
+    }
     const g = groupOf(groups, touched, tuple, windowIndex, stores, aggregates, ctx.batchId);
     for (let i = 0; i < ops.length; i++) g.bufs[i] = merge(ops[i], g.bufs[i], bufs[i]);
   }
+  return late.size;
 }
 
 /**

@@ -8,7 +8,9 @@
  *    window containing its event time (sliding windows: several).
  * 2. If the aggregation is bounded by the watermark (a grouping key is the watermarked event
  *    time, or a window over it) and the mode is not Complete, tuples whose event time (window:
- *    window end) is ≤ W are late: dropped and counted in numRowsDroppedByWatermark.
+ *    window end) is ≤ W are late: dropped, and numRowsDroppedByWatermark counts the groups they
+ *    make, as Spark's StateStoreSaveExec drops late rows after the partial aggregation and
+ *    counts aggregated rows (ten late rows of one window: 1).
  * 3. Each touched group's buffers are read from the store once, updated by every row of the
  *    batch, and written back once: store work follows the groups touched, not the rows. With
  *    one plain grouping column the operator also keeps the decoded groups between batches
@@ -25,9 +27,10 @@
  *    - Append: groups with event time ≤ W are emitted once, as final, and evicted in the same
  *      step, so a group can never be emitted twice. (Append without a bound is refused by
  *      the analyzer before this runs.)
- * With partial aggregation (map tasks, when every aggregate's buffers merge exactly), steps 1-2
- * ran in the map tasks over their splits (partialAggregate) and step 3 merges their buffers, in
- * map order, into the groups' (mergePartials); step 4 is the same.
+ * With partial aggregation (map tasks, when every aggregate's buffers merge exactly), step 1
+ * ran in the map tasks over their splits (partialAggregate), late rows aggregated too; the
+ * reduce side drops the late groups (step 2) and merges the others' buffers, in map order, into
+ * the groups' (mergePartials, step 3); step 4 is the same.
  * MicroBatchExecution commits the stores (version N+1) beside the sink write; a crash before
  * commits/N re-runs batch N from version N and yields the same output. How far the state is
  * evicted, and the cached groups, count only from onCommitted; onAborted forgets them.
@@ -164,25 +167,22 @@ export class StatefulAggregateExec implements StatefulOperator {
 
   /**
    * The map side (Partial mode): a split's rows folded into one buffer per group, each group
-   * under its reduce partition, late rows dropped first by the batch's late-events watermark as
-   * the reduce side would (their count returned, for the operator's numRowsDroppedByWatermark).
+   * under its reduce partition; late rows too, whose groups the reduce side drops.
    */
-  partialAggregate(rows: Row[], ctx: OperatorContext): { partitions: PartialAggregateBuffer[][]; numRowsDroppedByWatermark: number } {
-    const { partitions, dropped } = partialAggregate(rows, ctx, this.o, this.numPartitions, this.dropsLateRows);
-    return { partitions, numRowsDroppedByWatermark: dropped };
+  partialAggregate(rows: Row[], ctx: OperatorContext): PartialAggregateBuffer[][] {
+    return partialAggregate(rows, ctx, this.o, this.numPartitions);
   }
 
   /**
    * The reduce side (Final mode): the map tasks' buffers for this partition, in map order, merged
-   * into the state's buffers; then the batch goes on as execute's (state written in the same
-   * format, output, watermark eviction). Late rows were dropped by the map tasks.
+   * into the state's buffers, the late groups dropped; then the batch goes on as execute's (state
+   * written in the same format, output, watermark eviction).
    */
   mergePartials(partials: readonly PartialAggregateBuffer[], ctx: OperatorContext): Row[] {
     return this.aggregate(ctx, (stores, touched) => {
       // The fold's groups kept between batches do not see buffers merged here: forget them.
       this.fold.onAborted();
-      mergePartialBuffers(partials, ctx, stores, touched, this.o);
-      return 0;
+      return mergePartialBuffers(partials, ctx, stores, touched, this.o, this.dropsLateRows);
     });
   }
 
@@ -192,8 +192,8 @@ export class StatefulAggregateExec implements StatefulOperator {
   }
 
   /**
-   * The batch, with `fold` bringing its input into the touched groups (returning the rows it
-   * dropped as late): state write, output by mode, eviction.
+   * The batch, with `fold` bringing its input into the touched groups (returning the late groups
+   * it dropped): state write, output by mode, eviction.
    */
   private aggregate(ctx: OperatorContext, fold: (stores: StateStore[], touched: Group[]) => number): Row[] {
     const { keys, aggregates, outputMode, watermarkKeyIndex } = this.o;
