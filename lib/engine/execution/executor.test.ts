@@ -13,7 +13,10 @@ import { ManualClock } from '../clock';
 import { readCommittedRows } from '../sinks/files-sink';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
+import { XORShiftRandom } from '../query/xorshift-random';
 import type { JobSpec } from '../spec/job-spec';
+import { partitionForKey } from '../state/state-store';
+import { encodeKey } from '../state/state-value-codec';
 import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { compileQuery } from './query-runtime';
@@ -68,6 +71,41 @@ describe('Executor', () => {
       [0, ['a=2', 'b=1']],
       [1, ['a=30']],
     ]);
+  });
+
+  // Spark's Project after the aggregation runs in the aggregation's task: rand(7) there draws
+  // from seed 7 + partition index. One group per partition (k = b, a, c in partitions 0, 1, 2):
+  // each row has the first value of XORShiftRandom(7 + p), not XORShiftRandom(7)'s three times.
+  it('evaluates the operators after the stage in a reduce task writing the sink as that partition (rand(seed) draws from seed + p)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-executor-rand-'));
+    dirs.push(dir);
+    const name = `executor-rand-${process.pid}`;
+    const spec = mustParse({
+      name,
+      source: { name: 'events', type: 'memory', options: { stream: name }, schema: [{ name: 'k', type: 'string' }, { name: 'v', type: 'long' }] },
+      sql: 'SELECT k, count(*) AS c, rand(7) AS r FROM events GROUP BY k',
+      sink: { type: 'files', options: { path: path.join(dir, 'out'), format: 'json' } },
+      outputMode: 'update',
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${name}`,
+      parallelism: 3,
+    });
+    const clock = new ManualClock(T0);
+    const executors = [new Executor({ clock })];
+    const checkpoint = new InMemoryCheckpointFileManager();
+    const taskScheduler = new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => 0, mapTasks: true, tasksWriteSink: true });
+    const q: MicroBatchExecution = new MicroBatchExecution({ spec, checkpoint, clock, taskScheduler });
+    MemoryStream.named(name).addRows([{ k: 'a', v: 1 }, { k: 'b', v: 2 }, { k: 'c', v: 3 }]);
+    try {
+      await q.processAllAvailable();
+      await q.stop();
+    } finally {
+      await executors[0].close();
+    }
+    const [batch] = await readCommittedRows(path.join(dir, 'out'), 'json');
+    const partitionOf = { b: 0, a: 1, c: 2 };
+    for (const [k, p] of Object.entries(partitionOf)) expect(partitionForKey(encodeKey([k]), 3)).toBe(p);
+    expect(Object.fromEntries(batch.rows.map((r) => [r.k, r.r]))).toEqual(Object.fromEntries(Object.entries(partitionOf).map(([k, p]) => [k, new XORShiftRandom(BigInt(7 + p)).nextDouble()])));
   });
 
   it('opens a partition whose last task ran elsewhere with a spare compiled after a task, not by compiling on its task’s path', async () => {

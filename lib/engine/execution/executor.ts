@@ -137,8 +137,10 @@ export class Executor {
     const protocol = q.sink?.commitProtocol;
     if (!protocol) throw new Error(`Internal: reduce task ${task.partitionId} of batch ${task.batchId} should write the sink, but ${q.sink?.description ?? 'no sink'} has no commit protocol here`);
     const expressionErrors: { row: Row; message: string }[] = [];
+    // The operators after the stage run in its task, as Spark's do: rand(seed) draws from seed + partition.
     const ctx = taskContext(task, {
       partitionId: task.partitionId,
+      partitionIndex: task.partitionId,
       inputs: new Map(),
       onRecordError: (row, e) => expressionErrors.push({ row, message: e.message }),
     });

@@ -14,6 +14,8 @@ import type { StreamingQueryProgress } from '../progress';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { mustParse } from './testing/test-fixtures';
 import { validateJob } from '../spec/validate-job';
+import { partitionForKey } from '../state/state-store';
+import { encodeKey } from '../state/state-value-codec';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -428,6 +430,25 @@ describe('a join of three streams (a join whose side is a join)', () => {
     const removed = (op: number) => t.progress.reduce((n, p) => n + p.stateOperators[op].numRowsRemoved, 0);
     expect(removed(0)).toBeGreaterThan(0);
     expect(removed(1)).toBeGreaterThan(0);
+    await q.stop();
+  });
+
+  // Spark initializes a task's nondeterministic expressions with its partition index: in the
+  // join of partition p, rand(7) draws from seed 7 + p. One impression-and-click per partition
+  // (keys b, a, c hash to partitions 0, 1, 2) makes one draw each: 0.2819, 0.4837 and 0.7146,
+  // the first values of XORShiftRandom(7), (8) and (9), so `< 0.5` keeps b and a and drops c.
+  // Drawn as partition 0 everywhere, all three would pass.
+  it("draws rand(seed) in the inner join's condition per partition, from seed + partition index (parallelism 3)", async () => {
+    const t = topicsJob(THREE.replace('i.key = c.key AND', 'i.key = c.key AND rand(7) < 0.5 AND'), { topics, parallelism: 3 });
+    const q = t.start();
+    for (const [key, minute] of [['b', 0], ['a', 1], ['c', 2]] as const) {
+      expect(partitionForKey(encodeKey([key]), 3)).toBe(['b', 'a', 'c'].indexOf(key));
+      t.stream('impressions').addData(rec(key, `i-${key}`, minute));
+      t.stream('clicks').addData(rec(key, `c-${key}`, minute + 10));
+      t.stream('conversions').addData(rec(key, `v-${key}`, minute + 20));
+    }
+    await q.processAllAvailable();
+    expect(t.out()).toEqual(['a', 'b'].map((key) => row({ key, impression: `i-${key}`, click: `c-${key}`, conversion: `v-${key}` })));
     await q.stop();
   });
 

@@ -190,14 +190,18 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     return this.join(left, right, ctx);
   }
 
-  /** The whole batch: each partition's share of both sides joined in turn (a reduce task is handed one, reduceInputs). */
+  /**
+   * The whole batch: each partition's share of both sides joined in turn (a reduce task is handed
+   * one, reduceInputs), each as the task of its partition: rand(seed) in the condition draws from
+   * seed + p there, as Spark initializes a task's nondeterministic expressions.
+   */
   async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
     const [left, right] = await this.mapInputs(rows, ctx);
     if (ctx.partitionId !== undefined || this.numPartitions === 1) return this.join(left, right, ctx);
     const out: Row[] = [];
     for (let p = 0; p < this.numPartitions; p++) {
       const mine = (child: number) => (r: Row) => this.partitionOf(r, ctx, child) === p;
-      out.push(...this.join(left.filter(mine(0)), right.filter(mine(1)), { ...ctx, partitionId: p }));
+      out.push(...this.join(left.filter(mine(0)), right.filter(mine(1)), { ...ctx, partitionId: p, partitionIndex: p }));
     }
     return out;
   }
