@@ -39,6 +39,9 @@ export function joinChecked(fn: string, parts: string[], sep: string): string {
 /** The `impl` of a function its `compile` hook compiles whole: never run. */
 export const compiledByHook = (): never => { throw new Error('compiled by its compile hook, never evaluated by impl'); };
 
+/** Whether an expression is a constant: it reads no column and calls nothing (Spark's foldable, narrowed). */
+export const constant = (e: Expr): boolean => e.kind !== 'column' && e.kind !== 'call' && e.kind !== 'lambdaVariable' && exprChildren(e).every(constant);
+
 /**
  * A schema expression evaluated at analysis: literals, and the calls whose cost is bounded by the
  * query's own text (schema_of_json of a sample, concatenation). Analysis runs in the API's process

@@ -119,8 +119,6 @@ export const REFUSED_FUNCTIONS: Record<string, { message: string; errorClass?: s
   monotonically_increasing_id: { message: 'Expression(s): monotonically_increasing_id() is not supported with streaming DataFrames/Datasets', errorClass: '_LEGACY_ERROR_TEMP_3102' },
   ...Object.fromEntries(['reflect', 'java_method', 'try_reflect'].map((f) => unavailable(f,
     `${f}() calls a Java method by reflection (Spark's CallMethodViaReflection), which needs a JVM: Weir runs none, so it has no reflect(), java_method() or try_reflect(). Use the SQL function that computes the value (docs/sql.md lists them), or compute it before the rows reach the source`))),
-  ...Object.fromEntries(['xpath', 'xpath_boolean', 'xpath_double', 'xpath_number', 'xpath_float', 'xpath_int', 'xpath_long', 'xpath_short', 'xpath_string'].map((f) => unavailable(f,
-    `${f}() evaluates XPath over XML text (Spark's Hive XPath functions, on the JDK's XML parser and XPath engine), which Weir does not implement. For a simple element use regexp_extract(xml, '<b>([^<]*)</b>', 1) (regexp_extract_all for every match); for anything more, convert the XML to JSON before the source and use get_json_object(…) or from_json(…)`))),
   ...Object.fromEntries(['hll_sketch_agg', 'hll_union_agg', 'hll_sketch_estimate', 'hll_union'].map((f) => unavailable(f,
     `${f}() works on Apache DataSketches HLL sketches, whose bytes are DataSketches' own format, which Weir does not write or read. To count distinct values use approx_count_distinct(x) (HyperLogLog++, as Spark's)`))),
   ...Object.fromEntries([unavailable('spark_partition_id',

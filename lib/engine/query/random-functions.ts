@@ -10,6 +10,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { exprChildren, exprToString, type Expr } from './expression';
+import { constant } from './function-args';
 import type { CallCompiler, CallExpr, CompiledExpr, EvalContext, SpecialFormDef } from './function-types';
 import { XORShiftRandom } from './xorshift-random';
 
@@ -22,9 +23,6 @@ function perTask<T>(make: (partitionIndex: number) => T): (ctx: EvalContext) => 
     return g;
   };
 }
-
-/** Whether an expression is a constant: it reads no column and calls nothing (Spark's foldable, narrowed). */
-const constant = (e: Expr): boolean => e.kind !== 'column' && e.kind !== 'call' && e.kind !== 'lambdaVariable' && exprChildren(e).every(constant);
 
 /**
  * The seed of rand(seed)/randn(seed): a constant INT or BIGINT (NULL is 0, as Spark's cast of it);

@@ -702,7 +702,7 @@ describe("Spark's function examples", () => {
     expect(err("SELECT date_format(CAST('2024-01-01' AS TIMESTAMP), 'yyyy-MM-dd G') AS d FROM src").message).toMatch(/pattern letter G/);
   });
 
-  it('refuses reflect, java_method and try_reflect saying they need a JVM, and the xpath family saying what to use', () => {
+  it('refuses reflect, java_method and try_reflect saying they need a JVM', () => {
     const err = (sql: string) => {
       try {
         compileStreamingQuery(sql, rel);
@@ -715,12 +715,6 @@ describe("Spark's function examples", () => {
       const e = err(`SELECT ${f}('java.util.UUID', 'randomUUID') AS u FROM src`);
       expect(e.errorClass).toBe('UNRESOLVED_ROUTINE');
       expect(e.message).toContain(`${f}() calls a Java method by reflection (Spark's CallMethodViaReflection), which needs a JVM`);
-    }
-    for (const f of ['xpath', 'xpath_boolean', 'xpath_double', 'xpath_number', 'xpath_float', 'xpath_int', 'xpath_long', 'xpath_short', 'xpath_string']) {
-      const e = err(`SELECT ${f}('<a><b>1</b></a>', 'a/b') AS x FROM src`);
-      expect(e.errorClass).toBe('UNRESOLVED_ROUTINE');
-      expect(e.message).toContain(`${f}() evaluates XPath over XML text`);
-      expect(e.message).toContain("regexp_extract(xml, '<b>([^<]*)</b>', 1)");
     }
     for (const f of ['hll_sketch_agg(n)', 'hll_union_agg(n)', 'hll_sketch_estimate(n)', 'hll_union(n, n)', 'spark_partition_id()']) {
       const e = err(`SELECT ${f} AS x FROM src`);

@@ -559,6 +559,17 @@ SELECT bitmap_count(X '1010') => 2
 SELECT bitmap_count(X 'FFFF') => 16
 SELECT bitmap_count(X '0') => 0
 
+# xml
+SELECT xpath('<a><b>b1</b><b>b2</b><b>b3</b><c>c1</c><c>c2</c></a>','a/b/text()') => ["b1","b2","b3"]
+SELECT xpath_boolean('<a><b>1</b></a>','a/b') => true
+SELECT xpath_double('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3.0
+SELECT xpath_float('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3.0
+SELECT xpath_int('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3
+SELECT xpath_long('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3
+SELECT xpath_number('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3.0
+SELECT xpath_short('<a><b>1</b><b>2</b></a>', 'sum(a/b)') => 3
+SELECT xpath_string('<a><b>b</b><c>cc</c></a>','a/c') => cc
+
 # aggregate
 SELECT any(col) FROM VALUES (true), (false), (false) AS tab(col) => true
 SELECT any(col) FROM VALUES (NULL), (true), (false) AS tab(col) => true

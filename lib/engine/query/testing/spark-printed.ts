@@ -5,6 +5,7 @@
 import type { Field, Row, Schema } from '../../types';
 import { formatDate } from '../date';
 import { formatDecimal } from '../decimal';
+import { formatFloat } from '../float';
 import { formatInterval, fullRange } from '../interval-utils';
 import { formatTimestamp } from '../sql-values';
 import { compileStreamingQuery } from '../streaming-query';
@@ -24,7 +25,7 @@ export function printed(v: unknown, f: Field, nested = false): string {
   if (v === null || v === undefined) return nested ? 'null' : 'NULL';
   switch (f.type) {
     case 'string': return nested ? JSON.stringify(v) : String(v);
-    case 'double': return javaDouble(Number(v));
+    case 'double': return f.float32 ? formatFloat(Number(v)) : javaDouble(Number(v));
     case 'decimal': return typeof v === 'bigint' ? formatDecimal(v, f.scale ?? 0) : String(v);
     case 'date': return typeof v === 'number' ? formatDate(v) : String(v);
     case 'timestamp': return typeof v === 'number' ? formatTimestamp(v) : String(v);
