@@ -172,6 +172,22 @@ describe('xpath functions', () => {
     expect((await failure(call('xpath', '<a/>', 'count(a)'))).message).toContain("the path 'count(a)' gives a single value, not nodes");
   });
 
+  it('walks every axis as XPath 1.0 defines it', async () => {
+    const xml = '<!--top--><r k="0"><a k="1">t1<b>2</b><!--c--></a><c>3</c><a k="2"/></r>';
+    const x = (path: string) => call('xpath', xml, path);
+    // following: after the node and its descendants; preceding: before it, but its ancestors.
+    expect(await x('//b/following::node()/self::text() | //b/following::comment()')).toBe('["c","3"]');
+    expect(await x('//b/following::*')).toBe('[null,null]');
+    expect(await x('//c/preceding::node()')).toBe('["top",null,"t1",null,"2","c"]');
+    expect(await x('//c/preceding::*[1]/@k')).toBe('[]');
+    expect(await x('//c/preceding::*[2]/@k')).toBe('["1"]');
+    expect(await x('//a[1]/@k/following::text()')).toBe('["t1","2","3"]');
+    expect(await x('//a[2]/preceding-sibling::*')).toBe('[null,null]');
+    expect(await x('//b/ancestor::*/@k')).toBe('["0","1"]');
+    expect(await call('xpath_string', xml, '//b/ancestor::*[1]/@k')).toBe('1');
+    expect(refusal("xpath(xml, '//a/namespace::*')").message).toContain('the namespace axis');
+  });
+
   it('reads the document without namespaces, as Spark (its parser is not namespace-aware)', async () => {
     expect(await call('xpath_string', '<a xmlns="http://x"><b>v</b></a>', 'a/b')).toBe('v');
     expect(await call('xpath_int', '<a xmlns="http://x"><b>7</b></a>', 'a/b')).toBe('7');

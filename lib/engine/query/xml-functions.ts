@@ -58,7 +58,10 @@ interface XPathPackage {
   VariableReference: new () => { variable: string };
   NodeTest: { NameTestQName: new () => { prefix: string | null; name: string }; NameTestPrefixAny: new () => { prefix: string } };
   FunctionResolver: new () => { getFunction(localName: string, namespace: string): unknown };
+  Step: (new () => { axis: number }) & { FOLLOWING: number; PRECEDING: number; NAMESPACE: number };
+  PathExpr: { applyStep(step: { axis: number; nodeTest: NodeTest }, xpc: unknown, node: XmlNode): XmlNode[] };
 }
+interface NodeTest { matches(n: XmlNode, xpc: unknown): boolean }
 const xpath = xpathModule as unknown as XPathPackage;
 
 /**
@@ -167,6 +170,41 @@ class XmlNode {
   }
 }
 
+/** The nodes of `doc` but attributes, in document order. */
+function* documentOrder(doc: XmlNode): Generator<XmlNode> {
+  const stack: XmlNode[] = [doc];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    yield n;
+    for (let c = n.lastChild; c; c = c.previousSibling) stack.push(c);
+  }
+}
+
+/**
+ * XPath's following and preceding axes, which the package gets wrong (its following holds the
+ * node's descendants, its preceding the node's ancestors): the nodes after the node and its
+ * descendants, in document order; the nodes before it that are not its ancestors, nearest
+ * first, as the package gives a reverse axis. An attribute's are its element's, the element's
+ * children following it.
+ */
+const applyStep = xpath.PathExpr.applyStep;
+xpath.PathExpr.applyStep = (step, xpc, node) => {
+  if (step.axis !== xpath.Step.FOLLOWING && step.axis !== xpath.Step.PRECEDING) return applyStep(step, xpc, node);
+  const n = node;
+  const doc = n.ownerDocument ?? n;
+  const out: XmlNode[] = [];
+  if (step.axis === xpath.Step.FOLLOWING) {
+    let last = n;
+    if (n.nodeType !== ATTRIBUTE) while (last.lastChild) last = last.lastChild;
+    for (const m of documentOrder(doc)) if (m.order > last.order && step.nodeTest.matches(m, xpc)) out.push(m);
+    return out;
+  }
+  const ancestors = new Set<XmlNode>();
+  for (let a = n.ownerElement ?? n.parentNode; a; a = a.parentNode) ancestors.add(a);
+  for (const m of documentOrder(doc)) if (m.order < n.order && !ancestors.has(m) && step.nodeTest.matches(m, xpc)) out.push(m);
+  return out.reverse();
+};
+
 /** A malformed document, as the parser reported it. */
 class XmlSyntaxError extends Error {}
 
@@ -238,6 +276,7 @@ function invalidXPath(path: string): string | undefined {
     if (typeof o !== 'object' || o === null || seen.has(o)) return undefined;
     seen.add(o);
     if (o instanceof xpath.FunctionCall && (o.functionName.includes(':') || !core.getFunction(o.functionName, ''))) return `there is no XPath 1.0 function ${o.functionName}()`;
+    if (o instanceof xpath.Step && o.axis === xpath.Step.NAMESPACE) return "the namespace axis has no nodes to give: Spark's XPath functions read the XML without namespaces";
     if (o instanceof xpath.VariableReference) return `the variable $${o.variable} has no value: Spark's XPath functions bind no variables`;
     if ((o instanceof xpath.NodeTest.NameTestQName || o instanceof xpath.NodeTest.NameTestPrefixAny) && o.prefix) {
       return `the prefix ${o.prefix}: has no namespace: Spark's XPath functions declare none, and read the XML without namespaces (match an element of the default namespace by its bare name)`;
