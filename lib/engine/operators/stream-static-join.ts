@@ -112,10 +112,10 @@ export interface StreamStaticJoinOptions {
    */
   keyValues?: { stream: ((row: Row, ctx: EvalContext) => unknown)[]; static: ((row: Row, ctx: EvalContext) => unknown)[] };
   /**
-   * What the join reads of the table: its rows through the subquery written on the join's static
-   * side (its filters and projections), run once after the load; unset: the table's rows.
+   * What the join reads when its static side is a subquery: the rows of that batch plan, which
+   * reads its tables through `load`; run once, when the join loads its table. Unset: the table's rows.
    */
-  view?: (rows: Row[], ctx: EvalContext) => Row[];
+  view?: (load: (t: StaticTableSpec) => Promise<Row[]>, ctx: EvalContext) => Promise<Row[]>;
   /**
    * The ON's conjuncts other than the keys, over the stream row and the static row together: a
    * pair is a match only where it is true (a NULL is no match, as a failed ON).
@@ -156,8 +156,8 @@ export class StreamStaticJoinExec implements PhysicalOperator {
   }
 
   private async build(ctx: EvalContext): Promise<Map<unknown, Row[]>> {
-    const loaded = await (this.o.load ?? loadStaticTable)(this.o.table);
-    const rows = this.o.view ? this.o.view(loaded, ctx) : loaded;
+    const load = this.o.load ?? loadStaticTable;
+    const rows = this.o.view ? await this.o.view(load, ctx) : await load(this.o.table);
     const index = new Map<unknown, Row[]>();
     const read = this.o.keyValues?.static;
     this.tableEmpty = rows.length === 0;

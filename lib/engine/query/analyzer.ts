@@ -241,7 +241,7 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
     case 'StreamingRelation':
       return '[source]';
     case 'StaticRelation':
-      return '[static table, read once per run]';
+      return n.view ? '[static: the batch plan below, run once per run when the join loads it]' : '[static table, read once per run]';
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union':
     default:
@@ -253,9 +253,22 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
 export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, indent = ''): string {
   const base = describe(plan);
   const kids = children(plan);
+  const below = indent.replace(/\+- $/, '   ') + '+- ';
   return [
     `${indent}${base} ${statefulNote(plan, outputMode)}`,
-    ...kids.map((k) => explainStateful(k, outputMode, indent.replace(/\+- $/, '   ') + '+- ')),
+    ...kids.map((k) => explainStateful(k, outputMode, below)),
+    ...(plan.kind === 'StaticRelation' && plan.view ? [explainBatch(plan.view.plan, below)] : []),
+  ].join('\n');
+}
+
+/** A static side's batch plan (Spark's batch query there): its nodes keep no state, its tables are read once per run. */
+function explainBatch(plan: LogicalPlan, indent: string): string {
+  const below = indent.replace(/\+- $/, '   ') + '+- ';
+  const note = plan.kind === 'StaticRelation' ? (plan.view ? '[batch: the plan below]' : '[static table, read once per run]') : '[batch]';
+  return [
+    `${indent}${describe(plan)} ${note}`,
+    ...children(plan).map((k) => explainBatch(k, below)),
+    ...(plan.kind === 'StaticRelation' && plan.view ? [explainBatch(plan.view.plan, below)] : []),
   ].join('\n');
 }
 
@@ -289,11 +302,6 @@ const COUNT_STAR_TEXT = "count('*')";
 
 const aggregateText = (e: Expr): string => explainExprToString(e).replace(COUNT_STAR_TEXT, 'count(*)');
 
-/** A static side's subquery as its steps from the table up: `Filter (weight > 2), Project [code, name]`. */
-function viewSteps(plan: LogicalPlan): string[] {
-  return plan.kind === 'StaticRelation' ? [] : [...viewSteps(children(plan)[0]), describe(plan)];
-}
-
 function describe(plan: LogicalPlan): string {
   switch (plan.kind) {
     case 'StreamingRelation':
@@ -323,7 +331,7 @@ function describe(plan: LogicalPlan): string {
       // Spark's explain of a null-aware anti join: `((x = c) OR isnull((x = c)))`.
       return `Join ${plan.joinType}${plan.condition ? ` ${plan.nullAware ? `(${explainExprToString(plan.condition)} OR isnull(${explainExprToString(plan.condition)}))` : explainExprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
     case 'StaticRelation':
-      return `StaticRelation ${staticName(plan)} [${plan.columns.join(', ')}] (${describeStaticTable(plan.table)}${plan.view ? `: ${viewSteps(plan.view.plan).join(', ')}` : ''})`;
+      return `StaticRelation ${staticName(plan)} [${plan.columns.join(', ')}]${plan.view ? '' : ` (${describeStaticTable(plan.table)})`}`;
     case 'Union':
       return `Union (${plan.branches.length} branches)`;
   }

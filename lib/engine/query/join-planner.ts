@@ -47,27 +47,31 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
 interface JoinSide { name: string; alias?: string; view?: StaticView; /** A subquery's table. */ table?: StaticTableSpec }
 
 /**
- * A join's side that is a subquery or CTE over one static table and no stream (`JOIN (SELECT code,
- * upper(name) AS name FROM regions WHERE active) r`): its plan, which the join runs over the
- * table's rows once. Only selects and filters are run there: anything else is refused.
+ * A join's side that is a subquery or CTE over static tables and no stream (`JOIN (SELECT region,
+ * max(weight) AS w FROM regions GROUP BY region) r`): Spark's batch plan on the static side, any
+ * plan over the tables (an aggregation, DISTINCT, ORDER BY and LIMIT, a UNION or a join of static
+ * tables, a generator), which the join runs once when it loads its table (streaming-query.ts).
  */
 function staticViewOf(p: UnresolvedPlan, planLeaf: JoinLeafPlanner | undefined): JoinSide | undefined {
   if (p.kind === 'Join') return undefined;
   const planned = planLeaf?.(p);
   if (!planned || isStreaming(planned.plan)) return undefined;
   const alias = p.kind === 'SubqueryAlias' ? p.alias : undefined;
-  let n = planned.plan;
-  for (; n.kind !== 'StaticRelation'; n = children(n)[0]) {
-    if (n.kind !== 'Project' && n.kind !== 'Filter') {
-      throw notSupportedYet(`A subquery on a join's static side with ${VIEW_REFUSED[n.kind] ?? n.kind}`, lineColumn(p.pos),
-        'that side may select and filter one static table (JOIN (SELECT … FROM <table> WHERE …) t); join the table itself and do the rest above the join');
-    }
-  }
+  const table = firstStaticTable(planned.plan);
+  if (!table) return undefined;
   const name = alias ?? planned.name ?? '__auto_generated_subquery_name';
-  return { name, alias, view: { name, plan: planned.plan, schema: planned.schema }, table: n.table };
+  return { name, alias, view: { name, plan: planned.plan, schema: planned.schema }, table };
 }
 
-const VIEW_REFUSED: Partial<Record<LogicalPlan['kind'], string>> = { Aggregate: 'GROUP BY, DISTINCT or an aggregate', Generate: 'a generator', Join: 'a join', Limit: 'LIMIT', Sort: 'ORDER BY', Union: 'UNION', Deduplicate: 'DISTINCT' };
+/** The first static table a static plan reads (left before right), which names the join's side where it reads several. */
+function firstStaticTable(plan: LogicalPlan): StaticTableSpec | undefined {
+  if (plan.kind === 'StaticRelation') return plan.table;
+  for (const c of children(plan)) {
+    const t = firstStaticTable(c);
+    if (t) return t;
+  }
+  return undefined;
+}
 
 /**
  * A side of a join of streams as written: a stream, or a subquery or CTE over the streams (an
@@ -110,6 +114,8 @@ export function buildStreamStaticJoin(
   statics: StaticTableSpec[],
   builder: (scope: Scope) => ExpressionBuilder,
   planLeaf?: JoinLeafPlanner,
+  /** Planning a static side (a subquery or CTE over static tables), where two static tables may be joined. */
+  staticJoins = false,
 ): PlannedJoin {
   const pos = lineColumn(join.pos);
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
@@ -127,6 +133,8 @@ export function buildStreamStaticJoin(
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
   const view = staticSide?.view;
   const table = staticSide && (staticSide.table ?? statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase()));
+  const staticOf = (s: JoinSide) => s.table ?? statics.find((t) => t.name.toLowerCase() === s.name.toLowerCase());
+  if (streamIdx < 0 && staticJoins && staticOf(a) && staticOf(b)) return buildStaticJoin(join, a, staticOf(a)!, statics, builder, planLeaf);
   if (streamIdx < 0 || !table || !staticSide) {
     const known = statics.map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
@@ -176,6 +184,8 @@ export function buildStreamStaticJoin(
     return sides.size === 1 ? [...sides][0] : null;
   };
   const qualifiers = [...streamNames, ...staticNames];
+  // The ON reads both sides' columns: a column named like a niladic function (`user`) is the column.
+  const onBuilder = () => builder({ qualifiers: new Set(qualifiers), columns: new Set([...relation.schema, ...staticColumns].map((f) => f.name.toLowerCase())) });
   const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr }[] = [];
   // ON's other conjuncts: Spark's hash join checks them on each pair its keys match.
   const others: Expression[] = [];
@@ -194,7 +204,7 @@ export function buildStreamStaticJoin(
       others.push(n);
       return;
     }
-    const build = (x: Expression) => builder({ qualifiers: new Set(qualifiers) }).build(x);
+    const build = (x: Expression) => onBuilder().build(x);
     const [s, t] = ls === 'stream' ? [n.left, n.right] : [n.right, n.left];
     const [streamExpr, staticExpr] = [build(s), build(t)];
     keys.push({
@@ -222,9 +232,9 @@ export function buildStreamStaticJoin(
         `A stream-static join needs ON <stream column> = <static column> [AND …], the key it looks the table up by; qualify a column that both tables have (${relation.sourceName}.x = ${staticLabel}.x)`,
         lineColumn(join.condition.pos) ?? pos, 'ON');
     }
-    condition = builder({ qualifiers: new Set(qualifiers) }).build(join.condition);
+    condition = onBuilder().build(join.condition);
   }
-  const otherCondition = others.length ? builder({ qualifiers: new Set(qualifiers) }).build(conjunctionOf(others)) : undefined;
+  const otherCondition = others.length ? onBuilder().build(conjunctionOf(others)) : undefined;
 
   const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static && !k.streamExpr && !k.staticExpr).map((k) => k.static));
   const columns: string[] = [];
@@ -260,6 +270,29 @@ export function buildStreamStaticJoin(
     pos,
   };
   return { plan, schema, qualifiers };
+}
+
+/**
+ * A join of two static tables (or subqueries over them) on a static side: Spark's batch join,
+ * which Weir runs as its stream-static join with the left side's rows in the stream's place (its
+ * plan run over its table, then each row looking up the right side, loaded and hashed on the
+ * keys). Its keys, ON and output are the stream-static join's; only the left side is preserved
+ * (the join exec keeps the rows of its input), so RIGHT and FULL joins are refused.
+ */
+function buildStaticJoin(join: Join, left: JoinSide, table: StaticTableSpec, statics: StaticTableSpec[], builder: (scope: Scope) => ExpressionBuilder, planLeaf: JoinLeafPlanner | undefined): PlannedJoin {
+  if (join.joinType === 'RightOuter' || join.joinType === 'FullOuter') {
+    throw notSupportedYet(`${JOIN_SQL[join.joinType]} of two static tables`, lineColumn(join.pos), 'write it as a LEFT JOIN with the tables swapped');
+  }
+  const schema = left.view?.schema ?? table.schema;
+  // The left side stands where the join planner expects the stream, under its alias (or name).
+  const stand: StreamingRelation = { kind: 'StreamingRelation', sourceName: left.alias ?? left.name, schema };
+  const planned = buildStreamStaticJoin({ ...join, left: { kind: 'UnresolvedRelation', multipartIdentifier: [stand.sourceName], pos: join.left.pos } }, [stand], statics, builder, planLeaf);
+  // A bare table is read through a Project, so that the join's left is no StaticRelation (which marks the side a join looks up).
+  const relation: LogicalPlan = { kind: 'StaticRelation', table, keys: [], columns: table.schema.map((f) => f.name) };
+  const read = left.view?.plan ?? relation;
+  const leftPlan: LogicalPlan = read.kind !== 'StaticRelation' ? read : { kind: 'Project', list: schema.map((f) => ({ expr: { kind: 'column', name: f.name }, name: f.name })), child: read };
+  const j = planned.plan as Extract<LogicalPlan, { kind: 'Join' }>;
+  return { ...planned, plan: { ...j, left: leftPlan } };
 }
 
 const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_TYPES, LeftSemi: 'LeftSemi' };

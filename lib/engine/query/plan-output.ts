@@ -97,3 +97,8 @@ export function unionOutput(branches: readonly Schema[], pos: SqlPosition | unde
 export function streamSideOf(node: Extract<LogicalPlan, { kind: 'Join' }>): LogicalPlan {
   return node.left.kind === 'StaticRelation' ? node.right : node.left;
 }
+
+/** The static side a stream-static join looks up. */
+export function staticSideOf(node: Extract<LogicalPlan, { kind: 'Join' }>): Extract<LogicalPlan, { kind: 'StaticRelation' }> {
+  return (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
+}

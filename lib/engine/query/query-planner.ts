@@ -82,6 +82,44 @@ function staticReadsChecked(plan: LogicalPlan, relations: readonly StreamingRela
   return plan;
 }
 
+/** The plans a query reads (its expressions' subqueries not included). */
+function planChildren(p: UnresolvedPlan): UnresolvedPlan[] {
+  switch (p.kind) {
+    case 'UnresolvedRelation': case 'OneRowRelation':
+      return [];
+    case 'Join': case 'Intersect': case 'Except':
+      return [p.left, p.right];
+    case 'Union':
+      return [...p.children];
+    case 'UnresolvedWith':
+      return [p.child, ...p.cteRelations];
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Aggregate': case 'Distinct': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort':
+    case 'SubqueryAlias': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases':
+    default:
+      return [p.child];
+  }
+}
+
+/** Whether a query's select list is one item (not a star): the one column an IN subquery compares. */
+function oneColumn(p: UnresolvedPlan): boolean {
+  switch (p.kind) {
+    case 'Project':
+      return p.projectList.length === 1 && p.projectList[0].kind !== 'UnresolvedStar';
+    case 'Aggregate':
+      return p.aggregateExpressions.length === 1 && p.aggregateExpressions[0].kind !== 'UnresolvedStar';
+    case 'Union':
+      return oneColumn(p.children[0]);
+    case 'Distinct': case 'Limit': case 'Sort': case 'UnresolvedHaving':
+      return oneColumn(p.child);
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
+    case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith':
+    default:
+      return false;
+  }
+}
+
 /** The name of an IN subquery made a join's static side, and of its one column. */
 const IN_SUBQUERY = '__in_subquery';
 const IN_SUBQUERY_VALUE = '__in_value';
@@ -334,7 +372,7 @@ class QueryPlanner {
         const relation = this.relations.find((r) => r.sourceName.toLowerCase() === name.toLowerCase());
         if (relation) return { plan: relation, schema: relationOutput(relation), qualifiers: [relation.sourceName] };
         // A static table outside a join is a batch relation: with a stream beside it, Spark's Union rule.
-        if (this.unionDepth > 0 && this.staticTables.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
+        if (this.unionDepth > 0 && !this.staticLeaves && this.staticTables.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
           throw unsupportedOperation('Union between streaming and batch DataFrames/Datasets is not supported', { position: lineColumn(u.pos) });
         }
         const table = this.staticTables.find((t) => t.name.toLowerCase() === name.toLowerCase());
@@ -357,7 +395,7 @@ class QueryPlanner {
         return { ...inner, qualifiers: [...inner.qualifiers, u.alias] };
       }
       case 'Join':
-        return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql), (side) => this.joinLeaf(side, ctes));
+        return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql), (side) => this.joinLeaf(side, ctes), this.staticLeaves);
       case 'OneRowRelation':
         throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
       case 'Aggregate': case 'Distinct': case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Limit': case 'Offset':
@@ -406,16 +444,16 @@ class QueryPlanner {
         const condition = mapExpression(q.child.condition, (x) => (x.kind === 'UnresolvedAttribute' && x.nameParts.length === 1 && has(x.nameParts[0]) ? qualified(x, t.qualifier) : undefined));
         return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right: q.child.child, condition, pos: c.pos };
       }
-      if (p.kind !== 'InSubquery' || p.values.length !== 1 || p.values[0].kind !== 'UnresolvedAttribute' || p.query.kind !== 'Project' || p.query.projectList.length !== 1) return undefined;
+      if (p.kind !== 'InSubquery' || p.values.length !== 1 || p.values[0].kind !== 'UnresolvedAttribute' || !oneColumn(p.query)) return undefined;
       const query = p.query;
-      const from = query.child.kind === 'Filter' ? query.child.child : query.child;
-      if (!staticOf(from)) return undefined;
-      // `c FROM t`: the table itself; with a WHERE or an expression, the subquery as the join's
-      // static side (its one column named for the join), which the join runs over the table.
-      const plain = query.child.kind !== 'Filter' && query.projectList[0].kind === 'UnresolvedAttribute';
+      // `c FROM t`: the table itself; any other query over static tables (a WHERE, an expression,
+      // GROUP BY … HAVING, DISTINCT, a UNION), as the join's static side, which runs it as its
+      // batch plan, its one column named for the join.
+      const plain = query.kind === 'Project' && query.projectList[0].kind === 'UnresolvedAttribute' && staticOf(query.child) !== undefined;
+      if (!plain && !this.readsStaticTablesOnly(query)) return undefined;
       const right: UnresolvedPlan = plain ? query.child : {
         kind: 'SubqueryAlias', alias: IN_SUBQUERY, pos: query.pos,
-        child: { ...query, projectList: [{ kind: 'Alias', child: query.projectList[0], name: IN_SUBQUERY_VALUE, pos: query.projectList[0].pos }] },
+        child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: [IN_SUBQUERY_VALUE], child: query, pos: query.pos },
       };
       const condition: Expression = {
         kind: 'BinaryOperator', op: 'EqualTo', pos: p.pos,
@@ -431,6 +469,17 @@ class QueryPlanner {
       child: { kind: 'Join', left: child, ...asJoin(conjuncts[i])! },
       where: rest.length ? conjunctionOf(rest) : undefined,
     };
+  }
+
+  /** Whether a query reads tables, each of them one of the job's static tables (no stream, no CTE). */
+  private readsStaticTablesOnly(u: UnresolvedPlan): boolean {
+    const names: string[] = [];
+    const walk = (p: UnresolvedPlan): void => {
+      if (p.kind === 'UnresolvedRelation') names.push(p.multipartIdentifier.join('.').toLowerCase());
+      planChildren(p).forEach(walk);
+    };
+    walk(u);
+    return names.length > 0 && names.every((n) => this.staticTables.some((t) => t.name.toLowerCase() === n));
   }
 
   /** Whether every table a join tree reads is one of the job's streams (by name, not a CTE). */

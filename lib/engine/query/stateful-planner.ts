@@ -18,13 +18,12 @@ import { limitExec } from '../operators/streaming-limit';
 import { StreamStaticJoinExec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { describeWindow, timeWindowSpec, type TimeWindowSpec } from '../operators/window';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
-import type { OutputMode, Row, Schema } from '../types';
+import type { OutputMode, Schema } from '../types';
 import { resolveAggregate, type AggregateArg } from './aggregate-functions';
 import { aggregateKeyNames } from './aggregate-planner';
 import { exprToString, type Expr, type SqlPosition } from './expression';
-import type { EvalContext } from './function-types';
 import { compileExpression, expressionType, implicitCastExpr, resolveColumn, typeOfCompiled, type CompiledExpr, type Evaluator, type ImplicitCasts } from './expression-compiler';
-import { fieldOfType, floatingNumbersNormalizer, isOrderable, typeText, type TypeInfo } from './data-types';
+import { floatingNumbersNormalizer, isOrderable, typeText, type TypeInfo } from './data-types';
 import { staticSchema, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { isSessionWindow, planSessionWindow } from './session-window-planner';
 import { SqlValidationError } from './sql-error';
@@ -176,37 +175,6 @@ export function streamStaticJoinOutput(node: Extract<LogicalPlan, { kind: 'Join'
   return [...carried, ...staticRelationOutput(stat).map((f) => ({ ...f, nullable: true }))];
 }
 
-/**
- * A static side's subquery compiled: what it makes of the table's rows (each Filter and Project in
- * turn), run once when the join loads the table. join-planner.ts admits no other node there.
- */
-function staticView(plan: LogicalPlan): { run: (rows: Row[], ctx: EvalContext) => Row[]; schema: Schema } {
-  switch (plan.kind) {
-    case 'StaticRelation':
-      return { run: (rows) => rows, schema: plan.table.schema };
-    case 'Filter': {
-      const child = staticView(plan.child);
-      const keep = compileExpression(plan.condition, child.schema).eval;
-      return { run: (rows, ctx) => child.run(rows, ctx).filter((r) => keep(r, ctx) === true), schema: child.schema };
-    }
-    case 'Project': {
-      const child = staticView(plan.child);
-      const compiled = plan.list.map((n) => compileExpression(n.expr, child.schema));
-      const names = plan.list.map((n) => n.name);
-      const run = (rows: Row[], ctx: EvalContext) => child.run(rows, ctx).map((r) => {
-        const o: Row = {};
-        for (let i = 0; i < names.length; i++) o[names[i]] = compiled[i].eval(r, ctx);
-        return o;
-      });
-      return { run, schema: plan.list.map((n, i) => fieldOfType(n.name, typeOfCompiled(compiled[i]))) };
-    }
-    // Every member listed, so that a new one is a lint error until it is handled here.
-    case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Generate': case 'Join': case 'Limit': case 'Sort': case 'StreamingRelation': case 'Union':
-    default:
-      throw new AnalysisException(`Internal: ${plan.kind} in a static table's subquery`);
-  }
-}
-
 /** The columns a StaticRelation reads of its table. */
 export function staticRelationOutput(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>): Schema {
   return staticSchema(stat).filter((f) => stat.columns.includes(f.name));
@@ -352,7 +320,8 @@ export class StatefulPlanner {
     return { op: planned.op.withNumPartitions(this.numPartitions), schema: planned.schema };
   }
 
-  plan(node: LogicalPlan, childSchema: Schema): { op: PhysicalOperator; schema: Schema } {
+  /** `view`: a stream-static join's static side run as its batch plan (streaming-query.ts's staticBatch). */
+  plan(node: LogicalPlan, childSchema: Schema, view?: StreamStaticJoinOptions['view']): { op: PhysicalOperator; schema: Schema } {
     switch (node.kind) {
       case 'Aggregate': {
         const opts = { operatorId: this.nextOperatorId++, outputMode: this.outputMode, watermark: this.watermark, numPartitions: node.groupBy.length ? this.numPartitions : 1 };
@@ -396,7 +365,6 @@ export class StatefulPlanner {
         const stat = (node.left.kind === 'StaticRelation' ? node.left : node.right) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
         const schema = streamStaticJoinOutput(node, childSchema);
         const joinType = STATIC_JOIN_EXEC[node.joinType];
-        const view = stat.view && staticView(stat.view.plan).run;
         const condition = node.otherCondition && compileExpression(node.otherCondition, [...childSchema, ...staticSchema(stat)]).eval;
         return { op: new StreamStaticJoinExec({ joinType, table: stat.table, ...(view ? { view } : {}), ...(condition ? { condition } : {}), ...(node.nullAware ? { nullAware: true } : {}), keys: stat.keys, ...staticJoinKeyValues(stat, childSchema), staticColumns: stat.columns, streamColumns: node.streamColumns }, schema), schema };
       }

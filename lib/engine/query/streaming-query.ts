@@ -8,7 +8,8 @@ import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibi
 import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, scanFilterOf, sourceReads, watermarkConditionOf, type OptimizerRuleApplication, type SourceRead } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
-import type { StaticTableSpec } from '../operators/stream-static-join';
+import type { StaticTableSpec, StreamStaticJoinOptions } from '../operators/stream-static-join';
+import { executeBatch } from '../operators/batch-execution';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
@@ -17,7 +18,7 @@ import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
 import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
-import { expandOutput, generateOutput, generatorFields, projectOutput, streamSideOf, unionOutput } from './plan-output';
+import { expandOutput, generateOutput, generatorFields, projectOutput, staticSideOf, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
 import { exprToString, type SqlType } from './expression';
@@ -260,13 +261,55 @@ export function planPhysical(plan: LogicalPlan, ops: PhysicalOperator[], statefu
       // A join reads the stream side; the static side is loaded by the join operator itself.
       const input = plan.kind === 'Join' ? streamSideOf(plan) : children(plan)[0];
       const schema = planPhysical(input, ops, stateful, fuse, readsFile(plan));
-      const planned = stateful.plan(plan, schema);
+      const view = plan.kind === 'Join' ? staticSideOf(plan).view : undefined;
+      const planned = stateful.plan(plan, schema, view && staticBatch(view.plan));
       // Above a join of streams, the input's watermark lags the global one.
       const delta = inputWatermarkDelta(plan);
       ops.push(delta < 0 && isStatefulOperator(planned.op) ? new InputWatermarkExec(planned.op, delta) : planned.op);
       return planned.schema;
     }
   }
+}
+
+/**
+ * A static side's subquery as its join runs it (Spark's batch plan there): each read of a static
+ * table a scan of the table's rows (the lookup side of a join of static tables is loaded by that
+ * join itself), the plan's operators the streaming ones in Complete mode, run once over the rows
+ * the join loads when it loads its table (executeBatch). Planned here, so that validation
+ * reports what would fail, and again for each run, whose operators keep no state between runs.
+ */
+function staticBatch(plan: LogicalPlan): NonNullable<StreamStaticJoinOptions['view']> {
+  const scans: { name: string; table: StaticTableSpec }[] = [];
+  const scanned = (p: LogicalPlan): LogicalPlan => {
+    switch (p.kind) {
+      case 'StaticRelation': {
+        const name = `${p.table.name}#${scans.length}`;
+        scans.push({ name, table: p.table });
+        return { kind: 'StreamingRelation', sourceName: name, schema: p.table.schema };
+      }
+      case 'StreamingRelation':
+        return p;
+      case 'Join':
+        return { ...p, left: scanned(p.left) };
+      case 'Union':
+        return { ...p, branches: p.branches.map(scanned) };
+      // Every member listed, so that a new one is a lint error until it is handled here.
+      case 'Aggregate': case 'Deduplicate': case 'Expand': case 'Filter': case 'Generate': case 'Limit': case 'Project': case 'Sort':
+      default:
+        return { ...p, child: scanned(p.child) };
+    }
+  };
+  const batch = scanned(plan);
+  const operators = () => {
+    const ops: PhysicalOperator[] = [];
+    planPhysical(batch, ops, new StatefulPlanner('complete', firstStreamingRelation(batch)!, true), true);
+    return ops;
+  };
+  operators();
+  return async (load, ctx) => {
+    const inputs = new Map(await Promise.all(scans.map(async (s) => [s.name, await load(s.table)] as const)));
+    return executeBatch(operators(), inputs, ctx);
+  };
 }
 
 /**
