@@ -185,3 +185,40 @@ describe('IN and NOT IN subqueries whose static side is a batch plan (semi and n
     expect(w.rows).toEqual([]);
   });
 });
+
+describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubquery)', () => {
+  it('in the select list: its one value on every row, of its column\'s type', async () => {
+    const w = await same('SELECT e.id, (SELECT max(weight) FROM regions) AS mx, e.amount * (SELECT count(*) FROM blocked) AS scaled FROM events e');
+    const types = Object.fromEntries(w.schema.map((f) => [f.name, `${f.type}${f.integral ? `/${f.integral}` : ''}`]));
+    expect(types).toEqual({ id: 'long', mx: 'long/32', scaled: 'long' });
+    expect(w.explain).toMatch(/Project \[id, scalar-subquery#\d+ \[\] AS mx/);
+    expect(w.explain).toMatch(/Subquery scalar-subquery#\d+ \[batch: run once per run.*\]\n\+- Project \[max\(weight\)\] \[batch\]\n {3}\+- Aggregate \[\], \[max\(weight\)\] \[batch\]/);
+  });
+
+  it('in WHERE, and unaliased named scalarsubquery() as Spark names it', async () => {
+    await same('SELECT e.id FROM events e WHERE e.amount > (SELECT avg(weight) FROM regions)');
+    const w = await weir('SELECT e.id, (SELECT min(weight) FROM regions) FROM events e WHERE e.id = 1');
+    expect(w.rows).toEqual(['{"id":1,"scalarsubquery()":2}']);
+  });
+
+  it('no row: NULL', async () => {
+    const w = await weir("SELECT e.id, (SELECT weight FROM regions WHERE region = 'none') AS w FROM events e WHERE e.id < 3");
+    expect(w.rows).toEqual(['{"id":1,"w":null}', '{"id":2,"w":null}']);
+    expect(w.rows).toEqual(await duckRows("SELECT e.id, (SELECT weight FROM regions WHERE region = 'none') AS w FROM events e WHERE e.id < 3"));
+  });
+
+  it('more than one row fails the batch with SCALAR_SUBQUERY_TOO_MANY_ROWS', async () => {
+    await expect(weir('SELECT e.id, (SELECT weight FROM regions) AS w FROM events e')).rejects.toThrow(/SCALAR_SUBQUERY_TOO_MANY_ROWS/);
+  });
+
+  it('refuses a correlated one, one of two columns, and one over the stream, saying why', () => {
+    const refusal = (sql: string) => validateJob({
+      name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
+      staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }],
+      sql, sink: { type: 'memory', options: { table: 'x' } },
+    }).errors.map((e) => e.message).join('\n');
+    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS m FROM events e')).toContain('A correlated scalar subquery (one that reads a column of the outer query) is not supported yet');
+    expect(refusal('SELECT e.id, (SELECT max(weight), min(weight) FROM regions) AS m FROM events e')).toContain('[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN]');
+    expect(refusal('SELECT e.id, (SELECT max(amount) FROM events) AS m FROM events e')).toContain('A scalar subquery over a stream is not supported yet');
+  });
+});

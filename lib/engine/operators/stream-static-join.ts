@@ -62,7 +62,7 @@ export function getStaticTableReader(type: string): StaticTableReader | undefine
 }
 
 /** Reads a static table (a file, or a table a connector's reader knows) against its schema. */
-async function loadStaticTable(t: StaticTableSpec): Promise<Row[]> {
+export async function loadStaticTable(t: StaticTableSpec): Promise<Row[]> {
   const type = t.type ?? 'file';
   if (type === 'file') return loadStaticFile(t);
   const reader = readers.get(type);

@@ -262,7 +262,7 @@ export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, inden
 }
 
 /** A static side's batch plan (Spark's batch query there): its nodes keep no state, its tables are read once per run. */
-function explainBatch(plan: LogicalPlan, indent: string): string {
+export function explainBatch(plan: LogicalPlan, indent: string): string {
   const below = indent.replace(/\+- $/, '   ') + '+- ';
   const note = plan.kind === 'StaticRelation' ? (plan.view ? '[batch: the plan below]' : '[static table, read once per run]') : '[batch]';
   return [

@@ -12,7 +12,7 @@ import { fitsLong, INTEGRAL_BITS, toLong, wrapToWidth } from './long';
 import { METADATA_COLUMN, structFieldName, type BinaryOp, type Expr, type SqlPosition, type SqlType } from './expression';
 import type { DataType } from './parser/data-type';
 import { sql as dataTypeSql } from './parser/data-type';
-import type { DecimalValue, Expression, Position } from './parser/unresolved-plan';
+import type { DecimalValue, Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 import { fieldOfDataType } from './data-types';
 import { someExpression } from './parser/expression-tree';
@@ -104,6 +104,9 @@ export class ExpressionBuilder {
    * star there is refused.
    */
   expandStar?: (star: Extract<Expression, { kind: 'UnresolvedStar' }>) => Expr[];
+
+  /** Plans a scalar subquery `(SELECT …)` (query-planner.ts); unset, one is refused. */
+  scalarSubquery?: (plan: UnresolvedPlan, pos: SqlPosition | undefined) => Expr;
 
   /**
    * Spark's lateral column aliases (3.4+): while a select list is built, the earlier items'
@@ -274,9 +277,11 @@ export class ExpressionBuilder {
         if (x.kind === 'Literal' && typeof x.value === 'string' && this.charBefore(x.pos.start) === '.') return { kind: 'field', arg: child, field: x.value, pos };
         return { kind: 'call', name: 'get', args: [child, this.build(x)], subscript: true, pos };
       }
+      case 'ScalarSubquery':
+        if (this.scalarSubquery) return this.scalarSubquery(e.plan, pos);
+        throw notSupportedYet('A scalar subquery here', pos, 'write it in the select list, WHERE, GROUP BY or HAVING of the query');
       case 'InSubquery':
       case 'Exists':
-      case 'ScalarSubquery':
         throw notSupportedYet('A subquery in an expression', pos, 'of them WHERE <column> IN (SELECT <column> FROM <static table>) runs, as a LEFT SEMI join with the table');
       case 'LambdaFunction': {
         const params = e.arguments.map((a) => a.nameParts[0]);

@@ -704,6 +704,16 @@ class ExpressionCompiler implements LambdaCompiler {
         const slot = v.slot;
         return { ...v.type, eval: () => slot.value };
       }
+      case 'scalarSubquery': {
+        const s = e.subquery;
+        return {
+          ...s.type,
+          eval: () => {
+            if (!s.value) throw new Error(`Internal: scalar-subquery#${s.id} read before it was evaluated`);
+            return s.value.v;
+          },
+        };
+      }
       case 'lambda':
         throw new SqlValidationError(
           'Invalid lambda function call. A lambda function should only be used in a higher order function ' +

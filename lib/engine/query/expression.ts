@@ -10,6 +10,7 @@ import { formatDecimal, type DecimalType } from './decimal';
 import { formatInterval, intervalTypeText, type IntervalFields, type IntervalKind } from './interval-utils';
 import { INTEGRAL_NAMES, type IntegralBits } from './long';
 import { isoTimestamp } from './timestamp-micros';
+import type { ScalarSubquery } from './logical-plan';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
 export type SqlType = ColumnType | 'decimal' | 'date' | IntervalKind;
@@ -77,6 +78,8 @@ export type Expr = Base &
     | { kind: 'lambda'; params: string[]; body: Expr }
     /** Spark's NamedLambdaVariable: the parameter `name` of the innermost enclosing lambda that has it. */
     | { kind: 'lambdaVariable'; name: string }
+    /** Spark's ScalarSubquery (uncorrelated, over static tables): its one value, see ScalarSubquery. */
+    | { kind: 'scalarSubquery'; subquery: ScalarSubquery }
   );
 
 /** SQL-ish text of an expression: used for default output column names and `explain`. */
@@ -165,6 +168,9 @@ function sqlText(e: Expr, explain: boolean): string {
       return `lambdafunction(${[text(e.body), ...e.params].join(', ')})`;
     case 'lambdaVariable':
       return e.name;
+    // Spark names the column `scalarsubquery()` and explains the expression `scalar-subquery#<id> []`.
+    case 'scalarSubquery':
+      return explain ? `scalar-subquery#${e.subquery.id} []` : 'scalarsubquery()';
   }
 }
 
@@ -183,7 +189,7 @@ export function conjunction(es: Expr[]): Expr {
 /** An expression's direct subexpressions, in the order they are written. */
 export function exprChildren(e: Expr): Expr[] {
   switch (e.kind) {
-    case 'column': case 'literal': case 'lambdaVariable':
+    case 'column': case 'literal': case 'lambdaVariable': case 'scalarSubquery':
       return [];
     case 'unary': case 'isNull': case 'cast': case 'field':
       return [e.arg];
@@ -215,7 +221,7 @@ export function mapExprChildren(e: Expr, f: (child: Expr) => Expr): Expr {
   let i = 0;
   const next = () => mapped[i++];
   switch (e.kind) {
-    case 'column': case 'literal': case 'lambdaVariable':
+    case 'column': case 'literal': case 'lambdaVariable': case 'scalarSubquery':
       return e;
     case 'unary': case 'isNull': case 'cast': case 'field':
       return { ...e, arg: next() };

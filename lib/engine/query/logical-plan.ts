@@ -111,6 +111,38 @@ export interface StaticView {
   schema: Schema;
 }
 
+/**
+ * An uncorrelated scalar subquery over static tables (Spark's ScalarSubquery): its batch plan of
+ * one column, that column's type, and the value ScalarSubqueryExec gives it once per run before
+ * the batch's operators read it (no row: NULL; more than one: SCALAR_SUBQUERY_TOO_MANY_ROWS).
+ * Expressions copied by the optimizer share the one object, and so its value.
+ */
+export interface ScalarSubquery {
+  id: number;
+  plan: LogicalPlan;
+  type: TypeInfo;
+  value?: { v: unknown };
+}
+
+/**
+ * The scalar subqueries a plan's expressions read, each once, those a subquery reads before it,
+ * including those of its static sides' plans: the order in which they are evaluated.
+ */
+export function scalarSubqueries(plan: LogicalPlan, out: ScalarSubquery[] = []): ScalarSubquery[] {
+  const inExpr = (e: Expr): void => {
+    if (e.kind === 'scalarSubquery' && !out.includes(e.subquery)) {
+      scalarSubqueries(e.subquery.plan, out);
+      out.push(e.subquery);
+    }
+    exprChildren(e).forEach(inExpr);
+  };
+  for (const c of children(plan)) scalarSubqueries(c, out);
+  if (plan.kind === 'StaticRelation' && plan.view) scalarSubqueries(plan.view.plan, out);
+  nodeExpressions(plan).forEach(inExpr);
+  if (plan.kind === 'Join' && plan.otherCondition) inExpr(plan.otherCondition);
+  return out;
+}
+
 /** The columns a static side offers the join: its subquery's output, or the table's. */
 export function staticSchema(stat: Extract<LogicalPlan, { kind: 'StaticRelation' }>): Schema {
   return stat.view?.schema ?? stat.table.schema;

@@ -18,7 +18,8 @@ import { exprToString } from './expression';
 import { compileExpression } from './expression-compiler';
 import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
-import { children, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { typeOfField } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression } from './parser/expression-tree';
 import { resolveSubquery, type Resolved } from './resolved-plan';
@@ -101,6 +102,23 @@ function planChildren(p: UnresolvedPlan): UnresolvedPlan[] {
   }
 }
 
+/** Whether a query names a qualifier or column of the query around it (a correlated subquery's outer reference). */
+function readsOuter(u: UnresolvedPlan, qualifiers: readonly string[], outer: Schema): boolean {
+  const q = new Set(qualifiers.map((x) => x.toLowerCase()));
+  const columns = new Set(outer.map((f) => f.name.toLowerCase()));
+  const walk = (x: unknown): boolean => {
+    if (x === null || typeof x !== 'object') return false;
+    if (Array.isArray(x)) return x.some(walk);
+    const node = x as { kind?: string; nameParts?: string[] };
+    if (node.kind === 'UnresolvedAttribute' && node.nameParts) {
+      const first = node.nameParts[0].toLowerCase();
+      return node.nameParts.length > 1 ? q.has(first) : columns.has(first);
+    }
+    return Object.values(x).some(walk);
+  };
+  return walk(u);
+}
+
 /** Whether a query's select list is one item (not a star): the one column an IN subquery compares. */
 function oneColumn(p: UnresolvedPlan): boolean {
   switch (p.kind) {
@@ -134,6 +152,10 @@ class QueryPlanner {
    * runs over the table (join-planner.ts's static views); elsewhere a static table is no relation.
    */
   private staticLeaves = false;
+  /** The CTEs in scope of the SELECT being planned, which a scalar subquery in it may read. */
+  private ctes: ReadonlyMap<string, LogicalPlan> = new Map();
+  /** Spark's ids of scalar subqueries (`scalar-subquery#0`), in the order they are planned. */
+  private subqueryIds = 0;
 
   constructor(
     private readonly sql: string,
@@ -231,6 +253,16 @@ class QueryPlanner {
 
   /** One SELECT: [DISTINCT] select list or aggregation [HAVING] over WHERE over LATERAL VIEWs over FROM. */
   private select(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, sort?: SortClause): LogicalPlan {
+    const before = this.ctes;
+    this.ctes = ctes;
+    try {
+      return this.selectBlock(u, ctes, sort);
+    } finally {
+      this.ctes = before;
+    }
+  }
+
+  private selectBlock(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>, sort?: SortClause): LogicalPlan {
     const selectPos = u.pos;
     let distinct = false;
     if (u.kind === 'Distinct') {
@@ -359,7 +391,38 @@ class QueryPlanner {
   }
 
   private builder(qualifiers: readonly string[], schema: Schema, scope?: Pick<Scope, 'sides' | 'merged' | 'metadataColumn'>): ExpressionBuilder {
-    return new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
+    const builder = new ExpressionBuilder({ qualifiers: new Set(qualifiers.map((q) => q.toLowerCase())), columns: new Set(schema.map((f) => f.name.toLowerCase())), ...scope, metadataColumn: this.metadataColumn && scope?.metadataColumn !== false }, this.sql);
+    const ctes = this.ctes;
+    builder.scalarSubquery = (u, pos) => this.scalarSubquery(u, pos, ctes, qualifiers, schema);
+    return builder;
+  }
+
+  /**
+   * `(SELECT …)` in an expression: Spark's ScalarSubquery. Uncorrelated and over static tables, it
+   * is their batch plan of one column, which the run evaluates once, before its first batch's
+   * operators (ScalarSubqueryExec): one row's value, NULL for no row, more rows an error.
+   */
+  private scalarSubquery(u: UnresolvedPlan, pos: SqlPosition | undefined, ctes: ReadonlyMap<string, LogicalPlan>, outerQualifiers: readonly string[], outer: Schema): Expr {
+    if (!this.readsStaticTablesOnly(u, ctes)) {
+      throw notSupportedYet('A scalar subquery over a stream', pos, 'a scalar subquery reads static tables (staticTables in the job spec); join the stream instead');
+    }
+    let resolved: Resolved;
+    try {
+      resolved = this.resolved(this.withStaticLeaves(() => this.plan(u, ctes)));
+    } catch (e) {
+      if (e instanceof SqlValidationError && readsOuter(u, outerQualifiers, outer)) {
+        throw notSupportedYet('A correlated scalar subquery (one that reads a column of the outer query)', pos,
+          'join its table on that column instead: LEFT JOIN (SELECT k, max(v) AS m FROM t GROUP BY k) s ON s.k = e.k');
+      }
+      throw e;
+    }
+    const { plan, output } = resolved;
+    if (output.length !== 1) {
+      throw new SqlValidationError(
+        `[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN] Invalid subquery: Scalar subquery must return only one column, but got ${output.length}. Select one column in it`,
+        pos, 'subquery', 'INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN');
+    }
+    return { kind: 'scalarSubquery', subquery: { id: this.subqueryIds++, plan, type: typeOfField(output[0]) }, pos };
   }
 
   /** FROM: the source, a CTE, a subquery, or a stream-static join. */
@@ -471,15 +534,16 @@ class QueryPlanner {
     };
   }
 
-  /** Whether a query reads tables, each of them one of the job's static tables (no stream, no CTE). */
-  private readsStaticTablesOnly(u: UnresolvedPlan): boolean {
+  /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */
+  private readsStaticTablesOnly(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan> = new Map()): boolean {
     const names: string[] = [];
     const walk = (p: UnresolvedPlan): void => {
       if (p.kind === 'UnresolvedRelation') names.push(p.multipartIdentifier.join('.').toLowerCase());
       planChildren(p).forEach(walk);
     };
     walk(u);
-    return names.length > 0 && names.every((n) => this.staticTables.some((t) => t.name.toLowerCase() === n));
+    const isStatic = (n: string) => this.staticTables.some((t) => t.name.toLowerCase() === n) || (ctes.has(n) && !firstStreamingRelation(ctes.get(n)!));
+    return names.length > 0 && names.every(isStatic);
   }
 
   /** Whether every table a join tree reads is one of the job's streams (by name, not a CTE). */

@@ -5,10 +5,11 @@
  */
 import { FILE_METADATA_COLUMN, type OutputMode, type Row, type Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
-import { analyzeStreamingPlan, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
+import { analyzeStreamingPlan, explainBatch, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, scanFilterOf, sourceReads, watermarkConditionOf, type OptimizerRuleApplication, type SourceRead } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
-import type { StaticTableSpec, StreamStaticJoinOptions } from '../operators/stream-static-join';
+import { loadStaticTable, type StaticTableSpec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
+import { ScalarSubqueryExec } from '../operators/scalar-subquery-exec';
 import { executeBatch } from '../operators/batch-execution';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
@@ -16,7 +17,7 @@ import { ProjectExec } from '../operators/project-exec';
 import { UnionExec } from '../operators/union-exec';
 import { MicroBatchScanExec } from '../operators/micro-batch-scan';
 import { compileExpression, type EvalContext, type Evaluator } from './expression-compiler';
-import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, type LogicalPlan, type StreamingRelation } from './logical-plan';
+import { callsFunction, children, firstStreamingRelation, groupingId, isStateful, isStreamStreamJoin, nodeCallsFunction, relationOutput, scalarSubqueries, type LogicalPlan, type StreamingRelation } from './logical-plan';
 import { buildLogicalPlan } from './query-planner';
 import { expandOutput, generateOutput, generatorFields, projectOutput, staticSideOf, streamSideOf, unionOutput } from './plan-output';
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
@@ -106,6 +107,16 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation, scans, opts.numPartitions);
   planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
+  // Spark runs a scalar subquery's plan before the plan that reads its value: here before the
+  // batch's first operator, once per run.
+  const subqueries = scalarSubqueries(optimized.plan);
+  if (subqueries.length) {
+    const planned = subqueries.map((subquery) => {
+      const run = staticBatch(subquery.plan);
+      return { subquery, column: logicalPlanOutput(subquery.plan)[0].name, run: (ctx: EvalContext) => run(loadStaticTable, ctx) };
+    });
+    operators.unshift(new ScalarSubqueryExec(planned, relationOutput(firstStreamingRelation(optimized.plan) ?? relation)));
+  }
   if (operators.some((op) => op.name === 'Filter+Project')) {
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
   }
@@ -123,7 +134,8 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
     // The optimized plan's subqueries read what they read after pruning: schemaOf types them from the optimized plan.
-    explain: optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain,
+    explain: (optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain) +
+      subqueries.map((s) => `\nSubquery scalar-subquery#${s.id} [batch: run once per run, before the first batch's operators]\n${explainBatch(s.plan, '+- ')}`).join(''),
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
     readsFileMetadata: FILE_FUNCTIONS.some((f) => callsFunction(optimized.plan, f)),

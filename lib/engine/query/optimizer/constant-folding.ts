@@ -57,12 +57,15 @@ function foldable(e: Expr): boolean {
     case 'lambda':
     case 'lambdaVariable':
       return false;
+    // Its value is known only once the run has evaluated it.
+    case 'scalarSubquery':
+      return false;
   }
 }
 
 /** The expression with every foldable numeric or boolean subexpression replaced by its value. */
 function foldExpr(e: Expr): Expr {
-  if (e.kind === 'literal' || e.kind === 'column' || e.kind === 'lambdaVariable') return e;
+  if (e.kind === 'literal' || e.kind === 'column' || e.kind === 'lambdaVariable' || e.kind === 'scalarSubquery') return e;
   if (foldable(e)) {
     try {
       const c = compileExpression(e, []);

@@ -162,6 +162,7 @@ function substitute(e: Expr, col: (name: string) => Expr): Expr {
     case 'lambda':
       return { ...e, body: substitute(e.body, col) };
     case 'lambdaVariable':
+    case 'scalarSubquery':
       return e;
   }
 }

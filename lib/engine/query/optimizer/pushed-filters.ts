@@ -60,7 +60,9 @@ export function watermarkConditionOf(read: SourceRead): Expr | undefined {
 
 function callsAFunction(e: Expr): boolean {
   switch (e.kind) {
+    // A scalar subquery's value is set by an operator, after the source has read.
     case 'call':
+    case 'scalarSubquery':
       return true;
     case 'literal':
     case 'column':

@@ -1,0 +1,48 @@
+/**
+ * ScalarSubqueryExec: evaluates a query's uncorrelated scalar subqueries over static tables (Spark's
+ * ScalarSubquery, whose plan Spark runs before the plan that reads its value) before the batch's
+ * other operators, and passes the rows on untouched. Each subquery runs once per run, at the first
+ * batch, as a stream-static join loads its table: its one row's one value, NULL for no row; more
+ * than one row fails the batch with Spark's SCALAR_SUBQUERY_TOO_MANY_ROWS.
+ */
+import { WeirError } from '../errors';
+import type { EvalContext } from '../query/function-types';
+import type { ScalarSubquery } from '../query/logical-plan';
+import type { Row, Schema } from '../types';
+import type { PhysicalOperator } from './physical-operator';
+
+export interface PlannedScalarSubquery {
+  subquery: ScalarSubquery;
+  /** Its column's name in the rows `run` gives. */
+  column: string;
+  run: (ctx: EvalContext) => Promise<Row[]>;
+}
+
+export class ScalarSubqueryExec implements PhysicalOperator {
+  readonly stateful = false;
+  readonly name: string;
+  private evaluated = false;
+
+  constructor(private readonly subqueries: readonly PlannedScalarSubquery[], readonly outputSchema: Schema) {
+    this.name = `Subquery ${subqueries.map((s) => `scalar-subquery#${s.subquery.id}`).join(', ')}`;
+  }
+
+  async execute(rows: Row[], ctx: EvalContext): Promise<Row[]> {
+    if (!this.evaluated) {
+      // In order: a subquery may read one evaluated before it.
+      for (const s of this.subqueries) {
+        const out = await s.run(ctx);
+        if (out.length > 1) {
+          const e = new WeirError('SCALAR_SUBQUERY_TOO_MANY_ROWS',
+            `[SCALAR_SUBQUERY_TOO_MANY_ROWS] More than one row returned by a subquery used as an expression: scalar-subquery#${s.subquery.id} returned ${out.length} rows. ` +
+              'Make it return one row (an aggregate such as max(…), a WHERE on a unique key, or LIMIT 1).');
+          e.errorClass = 'SCALAR_SUBQUERY_TOO_MANY_ROWS';
+          throw e;
+        }
+        s.subquery.value = { v: out.length === 0 ? null : out[0][s.column] ?? null };
+      }
+      this.evaluated = true;
+    }
+    return rows;
+  }
+}
