@@ -4,7 +4,7 @@
  * plan compiled from the spec before the edit, though the worker committed that partition's
  * previous version itself.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -159,5 +159,39 @@ describe('Executor', () => {
     // Each executor's first task compiles on its path (nothing spare yet); every later reopen takes a spare.
     expect(compiles.filter((c) => c === 'in task')).toHaveLength(2);
     expect(compiles.filter((c) => c === 'after').length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('Executor and scalar subqueries', () => {
+  it('evaluates a scalar subquery that a reduce task reads in its own process (its compiled query is not the driver\'s)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-executor-subquery-'));
+    dirs.push(dir);
+    const name = `executor-subquery-${process.pid}`;
+    await writeFile(path.join(dir, 'weights.json'), '{"w":10}\n{"w":7}\n');
+    const spec = mustParse({
+      name,
+      source: { name: 'events', type: 'memory', options: { stream: name }, schema: [{ name: 'k', type: 'string' }, { name: 'v', type: 'long' }] },
+      staticTables: [{ name: 'weights', path: path.join(dir, 'weights.json'), format: 'json', schema: [{ name: 'w', type: 'long' }] }],
+      sql: 'SELECT k, count(*) * (SELECT max(w) FROM weights) AS c FROM events GROUP BY k',
+      sink: { type: 'files', options: { path: path.join(dir, 'out'), format: 'json' } },
+      outputMode: 'update',
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${name}`,
+      parallelism: 2,
+    });
+    const clock = new ManualClock(T0);
+    const checkpoint = new InMemoryCheckpointFileManager();
+    const executors = [new Executor({ clock })];
+    try {
+      const taskScheduler = new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => 0, mapTasks: false, tasksWriteSink: true });
+      const q: MicroBatchExecution = new MicroBatchExecution({ spec, checkpoint, clock, taskScheduler });
+      MemoryStream.named(name).addRows([{ k: 'a', v: 1 }, { k: 'b', v: 2 }, { k: 'a', v: 3 }]);
+      await q.processAllAvailable();
+      await q.stop();
+    } finally {
+      await executors[0].close();
+    }
+    const batches = await readCommittedRows(path.join(dir, 'out'), 'json');
+    expect(batches.flatMap((b) => b.rows.map((r) => `${String(r.k)}=${String(r.c)}`)).sort()).toEqual(['a=20', 'b=10']);
   });
 });

@@ -20,6 +20,7 @@ import type { OperatorContext, PhysicalOperator, StatefulOperator } from '../ope
 import type { JobSpec } from '../spec/job-spec';
 import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
 import { StatefulAggregateExec } from '../operators/aggregate';
+import { ScalarSubqueryExec } from '../operators/scalar-subquery-exec';
 import type { PartialAggregateBuffer } from '../operators/aggregate-folds';
 import type { CompiledStreamingQuery } from '../query/streaming-query';
 import type { Sink } from '../sinks/sink';
@@ -47,6 +48,11 @@ interface CachedPartition {
   outputSchema: Schema;
   /** The stateless operators after the stage, which a task that writes the sink runs (QueryRuntime's sinkStageOf). */
   after: PhysicalOperator[];
+  /**
+   * The query's scalar subqueries (its first operator), which the operator or those after it may
+   * read: evaluated in this process, as its compiled query is not the driver's.
+   */
+  subqueries?: ScalarSubqueryExec;
   /** One per store of the partition (the operator's store names, or the one unnamed). */
   stores: { key: string; storeName?: string; provider: StateStoreProvider }[];
   /** The version this process last committed; a task for batch N reuses the cache only at N. */
@@ -110,6 +116,7 @@ export class Executor {
         stateStores.set(s.key, store);
       }
       const ctx = taskContext(task, { partitionId: task.partitionId, partitionIndex: task.partitionId, stateStores, inputs: new Map() });
+      await part.subqueries?.execute([], ctx);
       rows = await (task.partialAggregation
         ? partialAggregationOf(operator).mergePartials(task.inputs[0] as unknown as PartialAggregateBuffer[], ctx)
         : operator.reduceInputs
@@ -242,7 +249,8 @@ export class Executor {
       const id = { operatorId: operator.operatorId, partitionId: task.partitionId, ...(storeName ? { storeName } : {}) };
       return { key: storeKey(id), storeName, provider: factory(id, q.checkpoint) };
     });
-    return { spec, operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores };
+    const first = query.operators[0];
+    return { spec, operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores, ...(first instanceof ScalarSubqueryExec ? { subqueries: first } : {}) };
   }
 
   /**

@@ -67,7 +67,7 @@ const canon = (rows: Row[]): string[] =>
 
 let n = 0;
 /** The query through MicroBatchExecution over the events in one batch: its rows, explain and output schema. */
-async function weir(sql: string) {
+async function weir(sql: string, outputMode: 'append' | 'complete' = 'append') {
   const name = `sbp-${process.pid}-${n++}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'weir-static-batch-'));
   roots.push(dir);
@@ -83,6 +83,7 @@ async function weir(sql: string) {
       { name: 'blocked', path: await table('blocked.json', BLOCKED_ROWS), format: 'json', schema: BLOCKED },
     ],
     sql,
+    outputMode,
     sink: { type: 'memory', options: { table: name } },
     trigger: { type: 'available-now' },
     checkpointLocation: path.join(dir, 'cp'),
@@ -199,6 +200,13 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     await same('SELECT e.id FROM events e WHERE e.amount > (SELECT avg(weight) FROM regions)');
     const w = await weir('SELECT e.id, (SELECT min(weight) FROM regions) FROM events e WHERE e.id = 1');
     expect(w.rows).toEqual(['{"id":1,"scalarsubquery()":2}']);
+  });
+
+  it('inside a static side\'s plan, and in an aggregation\'s HAVING and select list', async () => {
+    await same('SELECT e.id, r.weight FROM events e JOIN (SELECT region, weight FROM regions WHERE weight > (SELECT avg(weight) FROM regions)) r ON e.region = r.region');
+    const w = await weir('SELECT region, count(*) * (SELECT max(weight) FROM regions) AS n FROM events GROUP BY region HAVING count(*) >= (SELECT min(weight) FROM regions)', 'complete');
+    expect(w.rows).toEqual(await duckRows('SELECT region, count(*) * (SELECT max(weight) FROM regions) AS n FROM events GROUP BY region HAVING count(*) >= (SELECT min(weight) FROM regions)'));
+    expect(w.rows).toEqual(['{"region":"eu","n":14}']);
   });
 
   it('no row: NULL', async () => {
