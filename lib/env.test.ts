@@ -20,6 +20,10 @@ describe('parseEnv', () => {
     expect(parseEnv({ REDIS_URL: 'redis://127.0.0.1:6379' }).queueBackend).toBe('redis');
   });
 
+  it("accepts the test suite's seams under NODE_ENV=test", () => {
+    expect(parseEnv({ NODE_ENV: 'test', WEIR_TEST_TASK_DELAY_MS: '300', WEIR_TEST_TASK_HOLD_SIGNAL: '1' })).toMatchObject({ WEIR_TEST_TASK_DELAY_MS: 300, WEIR_TEST_TASK_HOLD_SIGNAL: true });
+  });
+
   it('treats empty strings as unset', () => {
     expect(parseEnv({ DATABASE_URL: '', REDIS_URL: '' }).queueBackend).toBe('postgres');
   });
@@ -34,6 +38,10 @@ describe('parseEnv', () => {
     ['WEIR_OUTBOUND_ALLOW', '10.0.0.0/8,http://hooks', /WEIR_OUTBOUND_ALLOW: comma-separated CIDRs and host names: "http:\/\/hooks" is neither/],
     ['WEIR_FILES_ROOTS', 's3://bucket/in', /WEIR_FILES_ROOTS: local directories/],
     ['WEIR_FILES_ROOTS', ' , ', /WEIR_FILES_ROOTS: at least one directory/],
+    // The test suite's seams, refused outside it (NODE_ENV=test).
+    ['WEIR_TEST_SHARED_SERVERS', '1', /WEIR_TEST_SHARED_SERVERS: is for Weir's own test suite only/],
+    ['WEIR_TEST_TASK_DELAY_MS', '300', /WEIR_TEST_TASK_DELAY_MS: is for Weir's own test suite only/],
+    ['WEIR_TEST_TASK_HOLD_SIGNAL', '1', /WEIR_TEST_TASK_HOLD_SIGNAL: is for Weir's own test suite only/],
   ])('names %s when it is %s', (name, value, message) => {
     let err: unknown;
     try {

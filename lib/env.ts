@@ -119,8 +119,14 @@ const envSchema = z.object({
    * boundary itself leave it unset. Never set it in a deployment: jobs could read Weir's secrets.
    */
   WEIR_TEST_SHARED_SERVERS: boolish.default(false),
-  /** Test-only seam, refused unless NODE_ENV=test: each reduce task waits this long before it runs (a window to kill its worker in). */
+  /** Test-only seam, refused unless NODE_ENV=test: each map and reduce task waits this long before it runs (a window to kill its worker in). */
   WEIR_TEST_TASK_DELAY_MS: intish(0, 0),
+  /**
+   * Test-only seam, refused unless NODE_ENV=test: SIGUSR2 holds the worker from taking tasks and
+   * the next SIGUSR2 lets it take them again (worker/task-worker.ts), so that a test can send a
+   * run's tasks to the other workers instead of hoping the queue does.
+   */
+  WEIR_TEST_TASK_HOLD_SIGNAL: boolish.default(false),
   NODE_ENV: z.string().optional(),
   /** Log level for pino. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -157,11 +163,10 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const result = envSchema.safeParse(cleaned);
   if (!result.success) throw new EnvError(formatEnvError(result.error));
   const e = result.data;
-  if (e.WEIR_TEST_SHARED_SERVERS && e.NODE_ENV !== 'test') {
-    throw new EnvError(formatEnvError(new z.ZodError([{ code: 'custom', path: ['WEIR_TEST_SHARED_SERVERS'], message: "is for Weir's own test suite only (NODE_ENV=test): unset it", input: e.WEIR_TEST_SHARED_SERVERS }])));
-  }
-  if (e.WEIR_TEST_TASK_DELAY_MS && e.NODE_ENV !== 'test') {
-    throw new EnvError(formatEnvError(new z.ZodError([{ code: 'custom', path: ['WEIR_TEST_TASK_DELAY_MS'], message: "is for Weir's own test suite only (NODE_ENV=test): unset it", input: e.WEIR_TEST_TASK_DELAY_MS }])));
+  for (const seam of ['WEIR_TEST_SHARED_SERVERS', 'WEIR_TEST_TASK_DELAY_MS', 'WEIR_TEST_TASK_HOLD_SIGNAL'] as const) {
+    if (e[seam] && e.NODE_ENV !== 'test') {
+      throw new EnvError(formatEnvError(new z.ZodError([{ code: 'custom', path: [seam], message: "is for Weir's own test suite only (NODE_ENV=test): unset it", input: e[seam] }])));
+    }
   }
   const dataDir = path.resolve(e.WEIR_DATA_DIR);
   return {

@@ -5,6 +5,11 @@
  * what is emitted). A worker is SIGKILLed while it runs a map task, and later another while it
  * runs a reduce task; each task is retried on another worker, and a replacement worker joins
  * each time. Every id reaches the transactional postgres sink and the files sink exactly once.
+ *
+ * The killed worker never drives the files job (that would kill its run, not a task of it): while
+ * the kill is prepared, the driver's worker is held from taking tasks (WEIR_TEST_TASK_HOLD_SIGNAL),
+ * so the next batch's tasks can only run on another worker. Left to the queue, on a loaded machine
+ * the driver's worker took the tasks for minutes, and a test that waited for that chance timed out.
  */
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -17,9 +22,9 @@ const FILES = 24;
 const PER_FILE = 5;
 /** Each file repeats this many ids of the one before (the dedup state must drop them). */
 const OVERLAP = 3;
-/** While a wait has not caught the task it needs, a file is added this often (each is a batch more). */
-const FEED_MS = 1000;
-const CLUSTER = { WEIR_TASK_SCHEDULER: 'cluster', WEIR_TEST_TASK_DELAY_MS: '300' };
+const CLUSTER = { WEIR_TASK_SCHEDULER: 'cluster', WEIR_TEST_TASK_DELAY_MS: '300', WEIR_TEST_TASK_HOLD_SIGNAL: '1' };
+const HELD = 'tasks held (test seam)';
+const RELEASED = 'tasks released (test seam)';
 
 type Kind = 'map' | 'reduce';
 const started = (out: string, kind: Kind) => out.split('\n').filter((l) => l.includes(`"msg":"${kind} task started"`));
@@ -29,6 +34,36 @@ const done = (out: string, kind: Kind) => out.split('\n').filter((l) => l.includ
  * a reduce task whose preferred worker died is moved to the shared queue as another job.
  */
 const taskOf = (line: string) => ['queryId', 'batchId', 'stageId', 'mapId', 'partitionId'].map((k) => new RegExp(`"${k}":("[^"]*"|\\d+)`).exec(line)?.[1] ?? '').join('/');
+const logged = (w: SpawnedWorker, msg: string) => w.output().split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).length;
+
+/** Sends the worker SIGUSR2 (its task-worker.ts test seam) and waits until it says `msg`: held, or released. */
+async function toggleHold(w: SpawnedWorker, msg: typeof HELD | typeof RELEASED): Promise<void> {
+  const before = logged(w, msg);
+  w.child.kill('SIGUSR2');
+  await waitFor(`the worker's "${msg}"`, () => logged(w, msg) > before, 120_000);
+}
+
+/**
+ * From now on, SIGKILLs the first of `candidates` that logs the start of a `kind` task of the
+ * query, in the same turn its log line arrives: the task then waits WEIR_TEST_TASK_DELAY_MS before
+ * it runs, so the kill lands mid-task. Returns a look at which worker was killed and its task.
+ */
+function killAtStart(candidates: SpawnedWorker[], kind: Kind, queryId: string): () => { victim: SpawnedWorker; task: string } | undefined {
+  let caught: { victim: SpawnedWorker; task: string } | undefined;
+  // Whole lines only: a line being written now is read once it is complete.
+  const from = new Map(candidates.map((w) => [w, w.output().lastIndexOf('\n') + 1]));
+  const look = () => {
+    for (const [w, at] of from) {
+      const line = started(w.output().slice(at), kind).find((l) => l.includes(`"queryId":"${queryId}"`));
+      if (caught || !line) continue;
+      w.child.kill('SIGKILL');
+      caught = { victim: w, task: taskOf(line) };
+      for (const c of candidates) c.child.stdout!.off('data', look);
+    }
+  };
+  for (const w of candidates) w.child.stdout!.on('data', look);
+  return () => caught;
+}
 
 describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two workers, SIGKILLed mid-task (queue on %s)', (backend) => {
   const h = new WorkerHarness(backend, 12);
@@ -56,39 +91,26 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
     await h.start(pg.job.id);
 
     /**
-     * Kills a worker, not the files job's driver, caught running a `kind` task of that job; waits
-     * for the task's retry elsewhere and adds a worker. Which worker takes a task is the queue's
-     * choice, so until one is caught on a worker that does not drive the job, a file is added
-     * every FEED_MS: each is another batch, another map task and more reduce tasks to catch.
+     * Kills a worker, not the files job's driver, running a `kind` task of that job; waits for the
+     * task's retry elsewhere and adds a worker. The driver's worker is held from taking tasks and
+     * a file added: the batch it makes has its tasks run on the other worker alive.
      */
     const killDuring = async (kind: Kind) => {
-      let victim: SpawnedWorker | undefined;
-      let task = '';
-      let fed = Date.now();
-      const feed = () => {
-        if (Date.now() - fed < FEED_MS || added >= 2 * FILES) return;
-        addFile();
-        fed = Date.now();
-      };
-      await waitFor(`a ${kind} task of the files job running on a worker that does not drive it`, async () => {
+      const { driver, queryId } = await waitFor('the files job running, on a worker of this test', async () => {
         const run = await h.db.run.findFirst({ where: { jobId: files.job.id, endedAt: null }, orderBy: { startedAt: 'desc' } });
-        const { queryId } = (await h.db.job.findUniqueOrThrow({ where: { id: files.job.id } }));
-        if (!run || !queryId) return false;
-        feed();
-        for (const w of workers) {
-          if (w.child.exitCode !== null || w.child.signalCode !== null || (await w.id) === run.workerId) continue;
-          const finished = new Set(done(w.output(), kind).map(taskOf));
-          const running = started(w.output(), kind).filter((l) => l.includes(`"queryId":"${queryId}"`)).map(taskOf).find((t) => !finished.has(t));
-          if (running) {
-            victim = w;
-            task = running;
-            return true;
-          }
-        }
-        return false;
-      }, 240_000, 20);
-      victim!.child.kill('SIGKILL');
-      await victim!.exited;
+        const { queryId } = await h.db.job.findUniqueOrThrow({ where: { id: files.job.id } });
+        if (!run?.workerId || !queryId) return undefined;
+        const ids = await Promise.all(workers.map((w) => w.id));
+        return ids.includes(run.workerId) && { driver: workers[ids.indexOf(run.workerId)], queryId };
+      }, 120_000);
+      await toggleHold(driver, HELD);
+      const caught = killAtStart(workers.filter((w) => w !== driver && w.child.exitCode === null && w.child.signalCode === null), kind, queryId);
+      addFile();
+      const { victim, task } = await waitFor(`a ${kind} task of the files job started on the worker that does not drive it`, caught, 240_000, 20);
+      await victim.exited;
+      // Killed mid-task: the task never completed there.
+      expect(done(victim.output(), kind).map(taskOf)).not.toContain(task);
+      await toggleHold(driver, RELEASED);
       // The killed worker's task starts again elsewhere (after its lock expires), next attempt.
       const others = workers.filter((w) => w !== victim);
       await waitFor(`the killed ${kind} task retried on another worker`, async () => others.some((w) => started(w.output(), kind).some((l) => taskOf(l) === task)), 120_000);
@@ -98,7 +120,6 @@ describe.each(['redis', 'postgres'] as const)('map and reduce tasks on two worke
     while (added < (3 * FILES) / 4) addFile();
     await killDuring('reduce');
     while (added < FILES) addFile();
-    // The waits may have added files beyond FILES: every one of them counts.
     const total = added * PER_FILE;
     await waitFor('every id in both sinks', async () => new Set(await files.sinkIds()).size >= total && new Set(await pgIds()).size >= total, 240_000).catch(async (e: unknown) => {
       // What the workers said, for whoever reads the failure.

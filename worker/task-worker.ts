@@ -16,7 +16,7 @@
  * the task to another worker, with the same input.
  */
 import '@/lib/connectors'; // registers the connectors' source and checkpoint types (s3://)
-import type { Processor } from 'bullmq';
+import type { Processor, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { checkpointFileManagerFor, createSink, Executor, SystemClock, type CheckpointFileManager, type JobSpec, type PathRoots, type Row, type Sink, type TaskResult } from '@/lib/engine';
 import type { Env } from '@/lib/env';
@@ -28,7 +28,7 @@ import { workerSpec } from './run-processor';
 import { checkPayloadVersion, reduceTaskOutput, specVersionOf, mapOutputBlock, newAttemptId, readBlock, writeBlock, type MapTaskOutcome, type MapTaskPayload, type ReduceTaskOutcome, type ReduceTaskPayload, type TaskOutcome, type TaskPayload } from './shuffle';
 
 export interface TaskWorkerDeps {
-  config: Pick<Env, 'REDIS_URL' | 'DATABASE_URL' | 'dataDir' | 'WEIR_FAILOVER_MS' | 'WEIR_TASK_CONCURRENCY' | 'WEIR_TEST_TASK_DELAY_MS'>;
+  config: Pick<Env, 'REDIS_URL' | 'DATABASE_URL' | 'dataDir' | 'WEIR_FAILOVER_MS' | 'WEIR_TASK_CONCURRENCY' | 'WEIR_TEST_TASK_DELAY_MS'> & Partial<Pick<Env, 'WEIR_TEST_TASK_HOLD_SIGNAL'>>;
   workerId: string;
   log: Logger;
   /**
@@ -147,12 +147,34 @@ export async function startTaskWorker({ config, workerId, log, sourceOptions, si
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  if (config.WEIR_TEST_TASK_HOLD_SIGNAL) holdOnSignal(workers, log);
   return {
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
       await executor.close();
     },
   };
+}
+
+/**
+ * Test-only seam (WEIR_TEST_TASK_HOLD_SIGNAL, refused unless NODE_ENV=test): SIGUSR2 holds this
+ * worker from taking tasks (its consumers of the shared queue and of its own pause once their
+ * running tasks end) and the next SIGUSR2 lets it take them again; each logs once it took effect.
+ * While it is held, the tasks go to the other workers: a reduce task offered to it goes back to the
+ * shared queue after the locality wait (task-dispatcher.ts), as when it is busy. Which worker takes
+ * a task is otherwise the queue's choice, which a test cannot wait on.
+ */
+function holdOnSignal(workers: Worker<TaskPayload, TaskOutcome>[], log: Logger): void {
+  let held = false;
+  let turn = Promise.resolve();
+  process.on('SIGUSR2', () => {
+    held = !held;
+    const hold = held;
+    turn = turn.then(async () => {
+      await Promise.all(workers.map((w) => (hold ? w.pause() : w.resume())));
+      log.info(hold ? 'tasks held (test seam)' : 'tasks released (test seam)');
+    });
+  });
 }
 
 /** A job's options as a task reads them: by its id and the spec version its run stamped (TaskPayloadBase.specVersion). */
