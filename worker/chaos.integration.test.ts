@@ -73,9 +73,17 @@ describe('chaos: SIGKILL a worker at random moments', () => {
       await new Promise((r) => setTimeout(r, 500 + random() * 2500));
       feed();
       let victimIndex = Math.floor(random() * workers.length);
-      // While stops during failover are still to come, kill a worker that runs a job to stop.
+      // While stops during failover are still to come, kill a worker that runs a job to stop. Right
+      // after a kill neither may (the killed worker's jobs wait for their failover, and one worker
+      // can have taken every job): wait for one that does, rather than kill one that runs none.
       const runsOn = async (w: SpawnedWorker) => h.db.run.count({ where: { workerId: await w.id, endedAt: null, job: { desiredState: 'RUNNING' } } });
-      if (stopped.size < STOPS_IN_FAILOVER && (await runsOn(workers[victimIndex])) === 0) victimIndex = 1 - victimIndex;
+      if (stopped.size < STOPS_IN_FAILOVER) {
+        const first = victimIndex;
+        victimIndex = await waitFor('a live worker running a job to stop', async () => {
+          for (const i of [first, 1 - first]) if ((await runsOn(workers[i])) > 0) return { i };
+          return undefined;
+        }, 120_000).then(({ i }) => i);
+      }
       const victim = workers[victimIndex];
       const victimId = await victim.id;
       victim.child.kill('SIGKILL');
