@@ -132,12 +132,20 @@ export class StateFileWriter {
 
   /** `put` of a value held as bytes (the LMDB provider's form). */
   putBytes(key: string, value: Uint8Array): void {
+    this.putSlice(key, value, 0, value.length);
+  }
+
+  /** `put` of the value that is bytes `start` to `end` of `data` (a merge copies them from the files it reads). */
+  putSlice(key: string, data: Uint8Array, start: number, end: number): void {
     this.key(key, -1);
     const w = this.w;
-    w.i32(value.length);
-    w.ensure(value.length);
-    w.buf.set(value, w.pos);
-    w.pos += value.length;
+    const n = end - start;
+    w.i32(n);
+    w.ensure(n);
+    const buf = w.buf;
+    if (n <= SHORT) for (let i = 0, at = w.pos; i < n; i++) buf[at + i] = data[start + i];
+    else buf.set(data.subarray(start, end), w.pos);
+    w.pos += n;
     this.count++;
   }
 
@@ -294,23 +302,32 @@ export interface MergedSnapshot {
  * FileBackedStateStoreProvider's `base`) and still say its size and memory.
  */
 export function mergeToSnapshot(version: number, base: StateFileBytes | null, deltas: StateFileBytes[]): MergedSnapshot {
-  const map = new Map<string, string>();
-  const onPut = (k: string, v: string) => void map.set(k, v);
+  // Each key's value as its place in the files (the offset of its bytes with the files laid end
+  // to end; its length precedes it), not decoded: most values a merge reads are replaced or
+  // removed by a later delta, and the survivors are copied as bytes.
+  const files = base ? [base, ...deltas] : deltas;
+  const starts: number[] = [];
+  const map = new Map<string, number>();
+  let at = 0;
+  const onPut = (k: string, _data: Buffer, start: number) => void map.set(k, at + start);
   const onRemove = (k: string) => void map.delete(k);
-  let bytes = 64;
-  if (base) {
-    readStateFile(base.path, base.data, { version: base.version, kind: 'snapshot' }, onPut, onRemove);
-    bytes += base.data.length;
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i];
+    starts.push(at);
+    scanStateFile(f.path, f.data, { version: f.version, kind: base && i === 0 ? 'snapshot' : 'delta' }, onPut, onRemove);
+    at += f.data.length;
   }
-  for (const d of deltas) {
-    readStateFile(d.path, d.data, { version: d.version, kind: 'delta' }, onPut, onRemove);
-    bytes += d.data.length;
-  }
-  const w = new StateFileWriter(version, 'snapshot', bytes);
+  const w = new StateFileWriter(version, 'snapshot', 64 + at);
   let memory = 0;
-  for (const [k, v] of map) {
-    w.put(k, v);
-    memory += mapEntryBytes(k.length, v.length);
+  for (const [k, offset] of map) {
+    // The file holding the value: the last one starting at or before its offset.
+    let i = files.length - 1;
+    while (starts[i] > offset) i--;
+    const data = files[i].data;
+    const start = offset - starts[i];
+    const n = data.readInt32LE(start - 4);
+    w.putSlice(k, data, start, start + n);
+    memory += mapEntryBytes(k.length, n);
   }
   return { data: w.finish(), rows: map.size, memory };
 }
