@@ -158,4 +158,40 @@ describe('FilesSource', () => {
     expect(err).toBeInstanceOf(DataLossError);
     expect(err.message).toMatch(/was deleted but a batch recorded in the checkpoint needs it/);
   });
+
+  it('reads a file as UTF-8 whether it holds ASCII only or not, a byte-order mark and invalid bytes included', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-fsrc-text-'));
+    dirs.push(dir);
+    const text: Schema = [{ name: 's', type: 'string' }];
+    const lines = (ss: string[]) => ss.map((x) => JSON.stringify({ s: x })).join('\n') + '\n';
+    await writeFile(path.join(dir, 'a.json'), lines(['plain', 'tab\there', '~']));
+    await writeFile(path.join(dir, 'b.json'), lines(['café', '日本', '😀', 'ÿ']));
+    await writeFile(path.join(dir, 'c.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lines(['after a BOM']))]));
+    // A byte that is not UTF-8 reads as U+FFFD, as Spark's reader (and TextDecoder) replace it.
+    await writeFile(path.join(dir, 'd.json'), Buffer.concat([Buffer.from('{"s":"x'), Buffer.from([0xff]), Buffer.from('y"}\n')]));
+    const json = new FilesSource({ path: dir, format: 'json', header: true }, { name: 'src', schema: text, checkpoint: new InMemoryCheckpointFileManager(), metadataPath: 'sources/0', clock: new ManualClock() });
+    await json.open();
+    const batch = await json.getBatch(null, (await json.latestOffset(null))!);
+    expect(batch.badRecords).toEqual([]);
+    expect(batch.rows.map((r) => r.s)).toEqual(['plain', 'tab\there', '~', 'café', '日本', '😀', 'ÿ', 'after a BOM', 'x\ufffdy']);
+
+    // Files of several MB, ASCII and not: read in pieces, whose joins fall inside lines.
+    const bigDir = await mkdtemp(path.join(tmpdir(), 'weir-fsrc-big-'));
+    dirs.push(bigDir);
+    const many = Array.from({ length: 40_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 97)}`);
+    await writeFile(path.join(bigDir, 'a.json'), lines(many));
+    await writeFile(path.join(bigDir, 'b.json'), lines([...many, 'é']));
+    const big = new FilesSource({ path: bigDir, format: 'json', header: true }, { name: 'src', schema: text, checkpoint: new InMemoryCheckpointFileManager(), metadataPath: 'sources/0', clock: new ManualClock() });
+    await big.open();
+    const read = await big.getBatch(null, (await big.latestOffset(null))!);
+    expect(read.badRecords).toEqual([]);
+    expect(read.rows.map((r) => r.s)).toEqual([...many, ...many, 'é']);
+
+    const csvDir = await mkdtemp(path.join(tmpdir(), 'weir-fsrc-csv-'));
+    dirs.push(csvDir);
+    await writeFile(path.join(csvDir, 'a.csv'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('s\nnaïve\nascii\n')]));
+    const csv = new FilesSource({ path: csvDir, format: 'csv', header: true }, { name: 'src', schema: text, checkpoint: new InMemoryCheckpointFileManager(), metadataPath: 'sources/0', clock: new ManualClock() });
+    await csv.open();
+    expect((await csv.getBatch(null, (await csv.latestOffset(null))!)).rows).toEqual([{ s: 'naïve' }, { s: 'ascii' }]);
+  });
 });
