@@ -164,6 +164,25 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     expect(errors).toContain('RIGHT JOIN of two static tables is not supported yet');
     expect(errors).toContain('LEFT JOIN with the tables swapped');
   });
+
+  it('refuses a DISTINCT aggregate on the static side as a batch plan (not as a streaming one), saying what to write', () => {
+    const refusal = (sql: string) => validateJob({
+      name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
+      staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }],
+      sql, sink: { type: 'memory', options: { table: 'x' } },
+    }).errors.map((e) => e.message).join('\n');
+    for (const sql of [
+      'SELECT e.id, r.n FROM events e JOIN (SELECT region, count(DISTINCT weight) AS n FROM regions GROUP BY region) r ON e.region = r.region',
+      'SELECT e.id FROM events e WHERE e.region IN (SELECT region FROM regions GROUP BY region HAVING count(DISTINCT weight) > 1)',
+    ]) {
+      const errors = refusal(sql);
+      expect(errors).toContain("count(DISTINCT weight) on a join's static side");
+      expect(errors).toContain('FROM (SELECT DISTINCT k, x FROM t) GROUP BY k');
+      expect(errors).not.toContain('streaming DataFrames');
+    }
+    // On the stream, Spark's own refusal.
+    expect(refusal('SELECT region, count(DISTINCT id) FROM events GROUP BY region')).toContain('Distinct aggregations are not supported on streaming DataFrames/Datasets');
+  });
 });
 
 describe('IN and NOT IN subqueries whose static side is a batch plan (semi and null-aware anti joins)', () => {

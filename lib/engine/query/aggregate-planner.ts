@@ -53,6 +53,8 @@ export interface AggregationClauses {
   pos: Position;
   /** ORDER BY over the aggregation, which may compute what it sorts on. */
   sort?: SortClause;
+  /** A batch query over static tables (a join's static side), not the stream's aggregation. */
+  batch?: boolean;
 }
 
 /** An ORDER BY clause as written. */
@@ -165,6 +167,15 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     const within = withinGroup(n);
     let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
+    if (n.isDistinct && c.batch) {
+      // The static side runs on the streaming aggregation's operators, which keep no set of values per group.
+      const call = `${name}(DISTINCT ${n.arguments.map((a) => expressionSql(a)).join(', ')})`;
+      throw new SqlValidationError(
+        `${call} on a join's static side: Weir runs no DISTINCT aggregate in a batch plan yet; aggregate the distinct rows of a subquery instead, ` +
+          `e.g. SELECT k, ${name}(x) FROM (SELECT DISTINCT k, x FROM t) GROUP BY k`,
+        pos, name,
+      );
+    }
     if (n.isDistinct) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }

@@ -347,7 +347,7 @@ class QueryPlanner {
         : { kind: 'Filter', condition: builder.build(where), child: plan };
     }
 
-    const clauses = { items, grouping, having, distinct, pos: groupPos, sort };
+    const clauses = { items, grouping, having, distinct, pos: groupPos, sort, batch: this.staticLeaves };
     if (distinct && grouping.length === 0 && !having && windowInsideAnItem(items)) {
       // SELECT DISTINCT window(ts, '1 minute').start: Spark's Distinct over the Project that
       // TimeWindowing computes the window below; its keys read the window column.
