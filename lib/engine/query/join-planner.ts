@@ -43,6 +43,13 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
   return undefined;
 }
 
+/**
+ * The stream side of a stream-static join: the stream itself, a join over it, or a subquery or
+ * CTE over it; its plan, its columns, the names that qualify them, and the scope a join of
+ * streams below made for columns several streams share.
+ */
+interface StreamSide { plan: LogicalPlan; schema: Schema; names: string[]; label: string; scope?: PlannedJoin['scope'] }
+
 /** A side of a stream-static join: a table (a stream or a static table) by name, or a subquery over a static table. */
 interface JoinSide { name: string; alias?: string; view?: StaticView; /** A subquery's table. */ table?: StaticTableSpec }
 
@@ -121,29 +128,54 @@ export function buildStreamStaticJoin(
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
   const leaves = leavesOf(join, relations, planLeaf);
   if (leaves) return buildStreamStreamJoin(join, leaves, builder);
-  const sides = [join.left, join.right].map((p) => staticViewOf(p, planLeaf) ?? tableOf(p));
-  if (!sides[0] || !sides[1]) {
+  // A side that is itself a join over a stream (`events e JOIN users u ON … JOIN regions r ON …`,
+  // a star of dimension tables around the stream) or a subquery or CTE over one: the stream side
+  // of this join, as Spark's stream-static join takes any streaming plan on that side.
+  const streamingOf = (p: UnresolvedPlan): StreamSide | undefined => {
+    const t = tableOf(p);
+    if (t && streamOf(t)) return undefined;
+    const planned = p.kind === 'Join'
+      ? buildStreamStaticJoin(p, relations, statics, builder, planLeaf, staticJoins)
+      : planLeaf?.(p);
+    if (!planned || !isStreaming(planned.plan)) return undefined;
+    if ('qualifiers' in planned) {
+      return { plan: planned.plan, schema: planned.schema, names: planned.qualifiers, label: `join of ${planned.qualifiers.join(', ')}`, ...(planned.scope ? { scope: planned.scope } : {}) };
+    }
+    const alias = p.kind === 'SubqueryAlias' ? p.alias : undefined;
+    const names = [...(planned.name ? [planned.name] : []), ...(alias ? [alias] : [])];
+    if (names.length === 0) {
+      throw new SqlValidationError('A subquery joined with a static table needs an alias, to name its columns: FROM (SELECT …) e JOIN regions r ON e.k = r.k', lineColumn(join.pos), 'JOIN');
+    }
+    return { plan: planned.plan, schema: planned.schema, names, label: alias ?? names[0] };
+  };
+  const streaming = [join.left, join.right].map(streamingOf);
+  const sides = [join.left, join.right].map((p, i) => (streaming[i] ? { name: streaming[i]!.label } : staticViewOf(p, planLeaf) ?? tableOf(p)));
+  if (!sides[0] || !sides[1] || (streaming[0] && streaming[1])) {
     const nested = join.left.kind === 'Join' || join.right.kind === 'Join';
-    throw notSupportedYet(nested ? 'A join of more than two tables, unless each is a stream,' : 'A join with a subquery', pos);
+    throw notSupportedYet(nested ? 'A join of joins that each read a stream and a static table' : 'A join with a subquery', pos);
   }
   const [a, b] = sides as JoinSide[];
-  const stream = (s: JoinSide) => (s.view ? undefined : streamOf(s));
-  const relation = stream(a) ?? stream(b) ?? relations[0];
-  const streamIdx = stream(a) ? 0 : stream(b) ? 1 : -1;
+  const stream = (s: JoinSide, i: number): StreamSide | undefined => {
+    if (streaming[i]) return streaming[i];
+    const r = s.view ? undefined : streamOf(s);
+    return r && { plan: r, schema: relationOutput(r), names: [r.sourceName, ...(s.alias ? [s.alias] : [])], label: r.sourceName };
+  };
+  const streamIdx = stream(a, 0) ? 0 : stream(b, 1) ? 1 : -1;
+  const streamSide = streamIdx < 0 ? undefined : stream([a, b][streamIdx], streamIdx)!;
+  const relation = streamSide ?? { plan: relations[0], schema: relationOutput(relations[0]), names: [relations[0].sourceName], label: relations[0].sourceName };
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
   const view = staticSide?.view;
   const table = staticSide && (staticSide.table ?? statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase()));
   const staticOf = (s: JoinSide) => s.table ?? statics.find((t) => t.name.toLowerCase() === s.name.toLowerCase());
   if (streamIdx < 0 && staticJoins && staticOf(a) && staticOf(b)) return buildStaticJoin(join, a, staticOf(a)!, statics, builder, planLeaf);
-  if (streamIdx < 0 || !table || !staticSide) {
+  if (streamIdx < 0 || !table || !staticSide || !streamSide) {
     const known = statics.map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
-      `A join needs the stream "${relation.sourceName}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
+      `A join needs the stream "${relation.label}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
       pos, 'JOIN');
   }
   const joinType = STATIC_JOIN_TYPES[join.joinType];
   if (!joinType || join.natural) throw notSupportedYet(join.natural ? `NATURAL ${JOIN_SQL[join.joinType]}` : JOIN_SQL[join.joinType], pos);
-  const streamSide = [a, b][streamIdx];
   // A semi or anti join outputs the left side's columns alone: the static table's are only read.
   // With the static table on the left, Spark's UnsupportedOperationChecker refuses it.
   const filtering = joinType === 'LeftSemi' || joinType === 'LeftAnti';
@@ -154,24 +186,59 @@ export function buildStreamStaticJoin(
   }
 
   const lower = (s: string) => s.toLowerCase();
-  const streamNames = new Set([relation.sourceName, ...(streamSide.alias ? [streamSide.alias] : [])].map(lower));
+  const streamNames = new Set(streamSide.names.map(lower));
   // A subquery is named by its alias (a CTE by its name); its columns are its output, not the table's.
   const staticNames = new Set((view ? [view.name] : [table.name, ...(staticSide.alias ? [staticSide.alias] : [])]).map(lower));
-  const staticColumns = view?.schema ?? table.schema;
   const staticLabel = view?.name ?? table.name;
   const inStream = (c: string) => relation.schema.some((f) => f.name === c);
-  const inStatic = (c: string) => staticColumns.some((f) => f.name === c);
+  // A static column named like a column of the stream side (`name` of a second dimension table
+  // where the first has one too) is kept as the row's `<alias>.<name>`, as a join of streams keeps
+  // a shared name, so that `r.name` and `p.name` both read; unqualified it is ambiguous, as in
+  // Spark. A same-named key (USING, or `e.k = r.k`) is not: the join keeps the stream's.
+  const keyNames = new Set(join.usingColumns?.map(lower) ?? (join.condition ? splitConjunctivePredicates(join.condition) : []).flatMap((c) => {
+    const last = (x: Expression) => (x.kind === 'UnresolvedAttribute' ? lower(x.nameParts[x.nameParts.length - 1]) : undefined);
+    return c.kind === 'BinaryOperator' && c.op === 'EqualTo' && last(c.left) !== undefined && last(c.left) === last(c.right) ? [last(c.left)!] : [];
+  }));
+  const tableColumns = view?.schema ?? table.schema;
+  // The static side of an outer join is NULL where no row matched, its same-named key too
+  // (`r.region` of a stream row with no match): there the key is the static side's own column,
+  // out of `*` as Spark's USING join keeps it, while the unqualified name reads the stream's.
+  const padded = (joinType === 'LeftOuter' && streamIdx === 0) || (joinType === 'RightOuter' && streamIdx === 1);
+  const hiddenKeys = new Set(padded ? tableColumns.filter((f) => inStream(f.name) && keyNames.has(lower(f.name))).map((f) => f.name) : []);
+  const shared = new Set(filtering ? [] : tableColumns.filter((f) => inStream(f.name) && (!keyNames.has(lower(f.name)) || hiddenKeys.has(f.name))).map((f) => f.name));
+  const staticQualifier = staticSide.alias ?? staticLabel;
+  const staticColumns = shared.size === 0 ? tableColumns : tableColumns.map((f) => (shared.has(f.name) ? { ...f, name: `${staticQualifier}.${f.name}` } : f));
+  /** The static side's column a name of its table reads (its kept name where the stream side shares it). */
+  const staticColumn = (c: string): string | undefined => (tableColumns.some((f) => f.name === c) ? (shared.has(c) ? `${staticQualifier}.${c}` : c) : undefined);
+  const inStatic = (c: string) => staticColumn(c) !== undefined;
+  // The stream side's row column a name reads: below a join of streams that share column names,
+  // the side's own (`a.value` is the row's `a.value`), by the scope that join made.
+  const sharedNames = streamSide.scope?.sides;
+  const streamColumn = (q: string | undefined, c: string): string | undefined => {
+    const named = q === undefined ? undefined : sharedNames?.get(q)?.get(lower(c));
+    if (named) return named;
+    if (q !== undefined && !streamNames.has(q)) return undefined;
+    if (q === undefined && sharedNames) {
+      const merged = streamSide.scope?.merged?.get(lower(c));
+      if (merged) return merged;
+      const found = new Set([...sharedNames.values()].flatMap((m) => m.get(lower(c)) ?? []));
+      if (found.size > 0) return found.size === 1 ? [...found][0] : undefined;
+    }
+    return inStream(c) ? c : undefined;
+  };
   const sideOf = (n: Expression): { side: 'stream' | 'static'; column: string } | null => {
     if (n.kind !== 'UnresolvedAttribute' || n.nameParts.length > 2) return null;
     const c = n.nameParts[n.nameParts.length - 1];
     if (n.nameParts.length === 2) {
       const q = lower(n.nameParts[0]);
-      if (streamNames.has(q)) return inStream(c) ? { side: 'stream', column: c } : null;
-      if (staticNames.has(q)) return inStatic(c) ? { side: 'static', column: c } : null;
+      const s = streamColumn(q, c);
+      if (s) return { side: 'stream', column: s };
+      if (staticNames.has(q)) return inStatic(c) ? { side: 'static', column: staticColumn(c)! } : null;
       return null;
     }
-    if (inStream(c) && !inStatic(c)) return { side: 'stream', column: c };
-    if (inStatic(c) && !inStream(c)) return { side: 'static', column: c };
+    const s = streamColumn(undefined, c);
+    if (s && !inStatic(c)) return { side: 'stream', column: s };
+    if (inStatic(c) && !s) return { side: 'static', column: staticColumn(c)! };
     return null;
   };
   /** The side an operand of an ON equality reads: every column it reads is of that side (at least one). */
@@ -184,8 +251,15 @@ export function buildStreamStaticJoin(
     return sides.size === 1 ? [...sides][0] : null;
   };
   const qualifiers = [...streamNames, ...staticNames];
+  // Below a join of streams that share column names, the static table's qualifiers name its
+  // columns beside the streams' (Scope.sides), each column by its own name.
+  const streamSides = streamSide.scope?.sides ?? new Map([...streamNames].map((q) => [q, new Map(relation.schema.map((f) => [lower(f.name), f.name]))] as const));
+  const scope: PlannedJoin['scope'] = (streamSide.scope || shared.size > 0) ? {
+    sides: new Map([...streamSides, ...[...staticNames].map((q) => [q, new Map(tableColumns.map((f) => [lower(f.name), staticColumn(f.name)!]))] as const)]),
+    ...(streamSide.scope?.merged || hiddenKeys.size > 0 ? { merged: new Map([...streamSide.scope?.merged ?? [], ...[...hiddenKeys].map((k) => [lower(k), k] as const)]) } : {}),
+  } : undefined;
   // The ON reads both sides' columns: a column named like a niladic function (`user`) is the column.
-  const onBuilder = () => builder({ qualifiers: new Set(qualifiers), columns: new Set([...relation.schema, ...staticColumns].map((f) => f.name.toLowerCase())) });
+  const onBuilder = () => builder({ qualifiers: new Set(qualifiers), columns: new Set([...relation.schema, ...staticColumns].map((f) => f.name.toLowerCase())), ...scope });
   const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr }[] = [];
   // ON's other conjuncts: Spark's hash join checks them on each pair its keys match.
   const others: Expression[] = [];
@@ -218,18 +292,18 @@ export function buildStreamStaticJoin(
   if (join.usingColumns) {
     for (const k of join.usingColumns) {
       if (!inStream(k) || !inStatic(k)) {
-        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : relation.sourceName} has no column ${k}`, pos, 'USING');
+        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : relation.label} has no column ${k}`, pos, 'USING');
       }
-      keys.push({ stream: k, static: k });
+      keys.push({ stream: k, static: staticColumn(k)! });
     }
-    const eq = (k: string): Expr => ({ kind: 'binary', op: '=', left: { kind: 'column', name: k, pos }, right: { kind: 'column', name: k, pos }, pos });
+    const eq = (k: string): Expr => ({ kind: 'binary', op: '=', left: { kind: 'column', name: k, pos }, right: { kind: 'column', name: staticColumn(k)!, pos }, pos });
     condition = join.usingColumns.map(eq).reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, pos }));
   } else {
     if (!join.condition) throw new SqlValidationError('A stream-static join needs an ON clause (ON <stream column> = <static column>) or USING (<column>)', pos, 'ON');
     splitConjunctivePredicates(join.condition).forEach(keyOf);
     if (keys.length === 0) {
       throw new SqlValidationError(
-        `A stream-static join needs ON <stream column> = <static column> [AND …], the key it looks the table up by; qualify a column that both tables have (${relation.sourceName}.x = ${staticLabel}.x)`,
+        `A stream-static join needs ON <stream column> = <static column> [AND …], the key it looks the table up by; qualify a column that both tables have (${relation.label}.x = ${staticLabel}.x)`,
         lineColumn(join.condition.pos) ?? pos, 'ON');
     }
     condition = onBuilder().build(join.condition);
@@ -242,34 +316,41 @@ export function buildStreamStaticJoin(
     if (sameNamedKeys.has(f.name)) continue;
     if (inStream(f.name)) {
       throw new SqlValidationError(
-        `Column "${f.name}" is in both the stream ${relation.sourceName} and the static table ${staticLabel}; ` +
+        `Column "${f.name}" is in both the stream ${relation.label} and the static table ${staticLabel}; ` +
           (view ? `rename it in the subquery (${f.name} AS another name), or make it a join key` : `leave it out of the static table's schema (unlisted fields are ignored), or make it a join key`),
         pos, 'JOIN');
     }
     columns.push(f.name);
   }
-  const schema: Schema = [...relationOutput(relation), ...staticColumns.filter((f) => columns.includes(f.name)).map((f) => ({ ...f, nullable: true }))];
-  const staticRel: LogicalPlan = { kind: 'StaticRelation', table, keys, columns, ...(view ? { view } : {}) };
+  const hidden = new Set([...hiddenKeys].map(staticColumn));
+  const schema: Schema = [...relation.schema, ...staticColumns.filter((f) => columns.includes(f.name) && !hidden.has(f.name)).map((f) => ({ ...f, nullable: true }))];
+  // Shared names are kept by a Project over the static side, its batch plan.
+  const kept: StaticView | undefined = shared.size === 0 ? view : {
+    name: staticLabel,
+    plan: { kind: 'Project', list: tableColumns.map((f) => ({ expr: { kind: 'column', name: f.name }, name: staticColumn(f.name)! })), child: view?.plan ?? { kind: 'StaticRelation', table, keys: [], columns: table.schema.map((f) => f.name) } },
+    schema: staticColumns,
+  };
+  const staticRel: LogicalPlan = { kind: 'StaticRelation', table, keys, columns, ...(kept ? { view: kept } : {}) };
   if (otherCondition) {
     // The pair's row holds one column of a name: one both sides have is read as neither's.
-    const both = [...referencedColumns(otherCondition)].find((c) => inStream(c) && inStatic(c) && !sameNamedKeys.has(c));
+    const both = [...referencedColumns(otherCondition)].find((c) => inStream(c) && staticColumns.some((f) => f.name === c) && !sameNamedKeys.has(c));
     if (both) {
       throw new SqlValidationError(
-        `Column "${both}" is in both the stream ${relation.sourceName} and the static table ${staticLabel}, and the ON condition reads it: rename one of them in a subquery (${both} AS another name)`,
+        `Column "${both}" is in both the stream ${relation.label} and the static table ${staticLabel}, and the ON condition reads it: rename one of them in a subquery (${both} AS another name)`,
         pos, 'ON');
     }
   }
   const plan: LogicalPlan = {
     kind: 'Join',
     joinType,
-    left: streamIdx === 0 ? relation : staticRel,
-    right: streamIdx === 0 ? staticRel : relation,
+    left: streamIdx === 0 ? relation.plan : staticRel,
+    right: streamIdx === 0 ? staticRel : relation.plan,
     condition,
     ...(otherCondition ? { otherCondition } : {}),
     ...(join.nullAware ? { nullAware: true } : {}),
     pos,
   };
-  return { plan, schema, qualifiers };
+  return { plan, schema, qualifiers, ...(scope ? { scope } : {}) };
 }
 
 /**

@@ -525,13 +525,17 @@ class QueryPlanner {
       };
       return { joinType: negated ? 'LeftAnti' : 'LeftSemi', right, condition, pos: c.pos, ...(negated ? { nullAware: true } : {}) };
     };
-    const i = conjuncts.findIndex((c) => asJoin(c) !== undefined);
-    if (i < 0) return { child, where };
-    const rest = conjuncts.filter((_c, j) => j !== i);
-    return {
-      child: { kind: 'Join', left: child, ...asJoin(conjuncts[i])! },
-      where: rest.length ? conjunctionOf(rest) : undefined,
-    };
+    // Each such conjunct is its own join, in the order written, each over the joins before it
+    // (Spark's rewrite folds them the same way); a semi or anti join outputs its left side's
+    // columns only, so the stream's qualifier names them all the way up.
+    let joined = child;
+    const rest: Expression[] = [];
+    for (const c of conjuncts) {
+      const join = asJoin(c);
+      if (join) joined = { kind: 'Join', left: joined, ...join };
+      else rest.push(c);
+    }
+    return { child: joined, where: rest.length ? conjunctionOf(rest) : undefined };
   }
 
   /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */

@@ -11,6 +11,7 @@
  */
 import { exprToString, referencedColumns, type Expr } from '../expression';
 import type { LogicalPlan } from '../logical-plan';
+import { outputSchema } from '../resolved-plan';
 import { streamRelationOf, streamSide, type Node, type OptimizerRuleApplication } from './plan-walk';
 
 /** Lower-cased column names; `null` means every column (nothing above narrows the output). */
@@ -72,9 +73,11 @@ export function pruneColumns(plan: LogicalPlan, needed: Needed, applied: Optimiz
       const rel = streamRelationOf(side);
       if (!stat || !rel || needed === null) return rebuild(pruneColumns(side, null, applied));
       const staticColumns = stat.columns.filter((c) => needed.has(c.toLowerCase()));
-      const streamColumns = rel.schema.map((f) => f.name).filter((c) => needed.has(c.toLowerCase()) || c === rel.eventTime);
+      // The stream side's output: the stream's columns, or a join's or subquery's over it.
+      const sideOutput = side.kind === 'StreamingRelation' ? rel.schema : outputSchema(side);
+      const streamColumns = sideOutput.map((f) => f.name).filter((c) => needed.has(c.toLowerCase()) || c === rel.eventTime);
       const droppedStatic = stat.columns.filter((c) => !staticColumns.includes(c));
-      const droppedStream = rel.schema.length - streamColumns.length;
+      const droppedStream = sideOutput.length - streamColumns.length;
       if (droppedStatic.length || droppedStream) {
         applied.push({
           rule: 'ColumnPruning',

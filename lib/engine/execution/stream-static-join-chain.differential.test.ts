@@ -1,0 +1,73 @@
+/**
+ * A stream joined with several static tables, as a star schema's dimension tables are (Spark's
+ * stream-static join takes any streaming plan on its stream side: another stream-static join, a
+ * subquery or CTE over the stream), and several predicate subqueries in one WHERE, each its own
+ * semi or anti join. Checked against DuckDB running the same SQL over the same rows.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateJob } from '../spec/validate-job';
+import { EVENTS, REGIONS, BLOCKED, staticJoinDifferential } from './testing/static-join-differential';
+
+const { same, weir } = staticJoinDifferential('chain');
+
+const errorsOf = (sql: string) => validateJob({
+  name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
+  staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }, { name: 'blocked', path: '/nonexistent.json', format: 'json', schema: BLOCKED }],
+  sql, sink: { type: 'memory', options: { table: 'x' } },
+}).errors.map((e) => e.message).join('\n');
+
+describe('a stream joined with several static tables', () => {
+  it('two dimension tables, inner then left, each on its own key', async () => {
+    const w = await same('SELECT e.id, r.weight, b.region AS blocked_in FROM events e JOIN regions r ON e.region = r.region LEFT JOIN blocked b ON e.user = b.user');
+    expect(w.explain).toMatch(/Join LeftOuter[\s\S]*Join Inner/);
+  });
+
+  it('the second table keyed by a column of the first (a snowflake), and an ON condition across both tables', async () => {
+    await same('SELECT e.id, b.user AS who FROM events e JOIN regions r ON e.region = r.region JOIN blocked b ON r.region = b.region AND r.weight > 2');
+    await same('SELECT e.id, r.weight, b.user AS who FROM events e LEFT JOIN regions r ON e.region = r.region LEFT JOIN blocked b ON r.region = b.region');
+  });
+
+  it('one table twice: each alias reads its own columns, a shared name kept per alias', async () => {
+    const w = await same('SELECT e.id, r1.weight AS w1, r2.weight AS w2 FROM events e JOIN regions r1 ON e.region = r1.region JOIN regions r2 ON e.region = r2.region AND r2.weight > r1.weight');
+    expect(w.schema.map((f) => f.name)).toEqual(['id', 'w1', 'w2']);
+  });
+
+  it('a static column named like a stream column: both read, qualified', async () => {
+    await same('SELECT e.id, e.region, b.region AS b_region FROM events e JOIN blocked b ON e.user = b.user');
+    expect(errorsOf('SELECT e.id, region FROM events e JOIN blocked b ON e.user = b.user')).toContain('Reference `region` is ambiguous, could be: [`region`, `b`.`region`]');
+  });
+
+  it('a subquery or CTE over the stream on the stream side', async () => {
+    await same('SELECT x.id, r.weight FROM (SELECT id, region FROM events WHERE amount > 1) x JOIN regions r ON x.region = r.region');
+    await same('WITH x AS (SELECT id, region, amount * 2 AS a2 FROM events) SELECT x.id, x.a2, r.weight FROM x LEFT JOIN regions r ON x.region = r.region');
+    await same('SELECT x.id, b.user AS who FROM (SELECT e.id, e.region, r.weight FROM events e JOIN regions r ON e.region = r.region) x JOIN blocked b ON x.region = b.region');
+  });
+
+  it('an aggregation over the chain', async () => {
+    await same('SELECT r.region, count(*) AS n, sum(e.amount) AS total FROM events e JOIN regions r ON e.region = r.region JOIN blocked b ON e.region = b.region GROUP BY r.region', undefined, 'complete');
+  });
+});
+
+describe('several predicate subqueries in one WHERE', () => {
+  it('IN and NOT IN, each a join of its own', async () => {
+    const w = await same('SELECT e.id FROM events e WHERE e.region IN (SELECT region FROM regions WHERE weight > 2) AND e.user NOT IN (SELECT user FROM blocked WHERE region = \'us\' AND user <> \'bob\')');
+    expect(w.explain).toMatch(/Join LeftAnti[\s\S]*Join LeftSemi/);
+  });
+
+  it('EXISTS and NOT EXISTS beside a plain condition', async () => {
+    await same('SELECT e.id FROM events e WHERE EXISTS (SELECT 1 FROM regions r WHERE r.region = e.region) AND e.amount > 1 AND NOT EXISTS (SELECT 1 FROM blocked b WHERE b.user = e.user AND b.region = e.region)');
+  });
+});
+
+describe('a same-named key of a LEFT join', () => {
+  it('reads NULL on the static side where no row matched, as Spark', async () => {
+    await same('SELECT e.id, e.region AS er, r.region AS rr, r.weight FROM events e LEFT JOIN regions r ON e.region = r.region');
+    await same('SELECT e.id, region, r.region AS rr FROM events e LEFT JOIN regions r USING (region)', 'SELECT e.id, e.region AS region, r.region AS rr FROM events e LEFT JOIN regions r ON e.region = r.region');
+  });
+
+  it('is in `*` once, unqualified the stream\'s', async () => {
+    const w = await weir('SELECT * FROM events e LEFT JOIN regions r ON e.region = r.region');
+    expect(w.schema.map((f) => f.name)).toEqual(['id', 'region', 'amount', 'user', 'weight', 'tags']);
+    expect(w.rows.filter((r) => JSON.parse(r).id === 5)).toEqual(['{"id":5,"region":"mars","amount":3,"user":"dan","weight":null,"tags":null}']);
+  });
+});
