@@ -5,6 +5,9 @@
  * batch of its own when no data follows), a restart in between that resumes both buffers from
  * the checkpoint, and Spark's refusals before the first batch.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { ManualClock } from '../clock';
@@ -666,5 +669,36 @@ describe('aggregations per stream feeding a join (a chain, as Spark 3.5+ allows)
   ])('refuses %s, before the first batch', async (_name, sql, extra, message) => {
     const e = (await refusal(adsJob(sql, extra))) as { message: string } | undefined;
     expect(e?.message).toContain(message);
+  });
+});
+
+describe('a join of streams on columns named like niladic functions, then a static table', () => {
+  it('reads v.user as the column, not current_user(), where one stream has it, and joins the pairs with a dimension table', async () => {
+    const id = `ssjoin-user-${process.pid}`;
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-ssjoin-user-'));
+    await writeFile(path.join(dir, 'teams.json'), '{"member":"ann","team":"red"}\n{"member":"bob","team":"blue"}\n');
+    const spec = {
+      name: id,
+      sources: [
+        { name: 'views', type: 'memory', options: { stream: `${id}-v` }, schema: [{ name: 'user', type: 'string' }, { name: 'vt', type: 'timestamp' }], eventTime: 'vt', watermarkDelay: '1 minute' },
+        { name: 'buys', type: 'memory', options: { stream: `${id}-b` }, schema: [{ name: 'buyer', type: 'string' }, { name: 'bt', type: 'timestamp' }], eventTime: 'bt', watermarkDelay: '1 minute' },
+      ],
+      staticTables: [{ name: 'teams', path: path.join(dir, 'teams.json'), format: 'json', schema: [{ name: 'member', type: 'string' }, { name: 'team', type: 'string' }] }],
+      sql: 'SELECT v.user, t.team FROM views v JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES JOIN teams t ON v.user = t.member',
+      sink: { type: 'memory', options: { table: id } },
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${id}`,
+    };
+    expect(validateJob(spec).errors).toEqual([]);
+    MemoryStream.named(`${id}-v`).addData({ user: 'ann', vt: T0 }, { user: 'bob', vt: T0 }, { user: 'cid', vt: T0 });
+    MemoryStream.named(`${id}-b`).addData({ buyer: 'ann', bt: T0 + MIN }, { buyer: 'cid', bt: T0 + MIN }, { buyer: 'weir', bt: T0 + MIN });
+    const q = new MicroBatchExecution({ spec: mustParse(spec), checkpoint: new InMemoryCheckpointFileManager(), clock: new ManualClock(T0) });
+    await q.processAllAvailable();
+    await q.stop();
+    await rm(dir, { recursive: true, force: true });
+    expect(MemorySinkTable.named(id).rows).toEqual([{ user: 'ann', team: 'red' }]);
+    // The static table joined first: refused, saying to join the streams first.
+    const errors = validateJob({ ...spec, sql: 'SELECT v.user FROM views v JOIN teams t ON v.user = t.member JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES' }).errors.map((e) => e.message).join('\n');
+    expect(errors).toContain('join the streams first, then the static table');
   });
 });

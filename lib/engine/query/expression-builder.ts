@@ -365,7 +365,9 @@ export class ExpressionBuilder {
       if (columns) rest = [[...columns][0], ...rest.slice(1)];
     }
     const [name, ...fields] = rest;
-    if (fields.length === 0 && NILADIC.has(name.toLowerCase()) && !this.scope.columns?.has(name.toLowerCase())) {
+    // Spark resolves a name as a column first and as current_user() and the like only when no
+    // column has it; a qualified name (`e.user`) is always a column.
+    if (parts.length === 1 && NILADIC.has(name.toLowerCase()) && !this.scope.columns?.has(name.toLowerCase()) && !this.unqualified.has(name.toLowerCase())) {
       const fn = name.toLowerCase();
       return { kind: 'call', name: fn === 'user' || fn === 'session_user' ? 'current_user' : fn, args: [], pos };
     }

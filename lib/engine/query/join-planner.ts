@@ -155,6 +155,9 @@ export function buildStreamStaticJoin(
     throw notSupportedYet(nested ? 'A join of joins that each read a stream and a static table' : 'A join with a subquery', pos);
   }
   const [a, b] = sides as JoinSide[];
+  if ((streaming[0] && streamOf(b)) || (streaming[1] && streamOf(a))) {
+    throw notSupportedYet('A join of a stream with a join that reads a static table', pos, 'join the streams first, then the static table: FROM a JOIN b ON … JOIN <table> ON …');
+  }
   const stream = (s: JoinSide, i: number): StreamSide | undefined => {
     if (streaming[i]) return streaming[i];
     const r = s.view ? undefined : streamOf(s);

@@ -21,7 +21,7 @@ export function notSupportedYet(construct: string, pos: SqlPosition | undefined,
   return new SqlValidationError(
     `${construct} is not supported yet in streaming queries${hint ? `: ${hint}` : ''}. ` +
       'Weir runs projections, WHERE, CTEs and subqueries in FROM, aggregations (GROUP BY, time windows), DISTINCT, ' +
-      'ORDER BY/LIMIT where Spark allows them and stream-static joins over one source (docs/sql.md); remove it or precompute it upstream.',
+      'ORDER BY/LIMIT where Spark allows them, joins of streams and of a stream with static tables (docs/sql.md); remove it or precompute it upstream.',
     pos,
     construct,
   );
