@@ -43,6 +43,11 @@ describe('a stream joined with several static tables', () => {
     await same('SELECT x.id, b.user AS who FROM (SELECT e.id, e.region, r.weight FROM events e JOIN regions r ON e.region = r.region) x JOIN blocked b ON x.region = b.region');
   });
 
+  it('an aggregation grouped by a shared name of each alias', async () => {
+    await same('SELECT r2.region, r1.weight, count(*) AS n FROM events e JOIN regions r1 ON e.region = r1.region JOIN regions r2 ON e.region = r2.region GROUP BY r2.region, r1.weight', undefined, 'complete');
+    await same('SELECT b.region, e.region AS er, count(*) AS n FROM events e JOIN blocked b ON e.user = b.user GROUP BY b.region, e.region ORDER BY b.region', undefined, 'complete');
+  });
+
   it('an aggregation over the chain', async () => {
     await same('SELECT r.region, count(*) AS n, sum(e.amount) AS total FROM events e JOIN regions r ON e.region = r.region JOIN blocked b ON e.region = b.region GROUP BY r.region', undefined, 'complete');
   });

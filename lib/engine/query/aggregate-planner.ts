@@ -151,7 +151,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
 
   const aggregates: NamedExpr[] = [];
   const aggText: string[] = [];
-  const ref = (name: string, pos: Position): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], pos });
+  const ref = (name: string, pos: Position): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], pos, exact: true });
 
   const aggregateRef = (n: Call): Expression => {
     const pos = lineColumn(n.pos);

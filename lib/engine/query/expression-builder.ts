@@ -194,6 +194,7 @@ export class ExpressionBuilder {
     const pos = lineColumn(e.pos);
     switch (e.kind) {
       case 'UnresolvedAttribute':
+        if (e.exact) return { kind: 'column', name: e.nameParts[0], pos };
         return this.attribute(e.nameParts, pos);
       case 'Literal':
         return this.literal(e);

@@ -35,7 +35,16 @@ type LiteralValue = null | boolean | bigint | number | string | DecimalValue | U
 
 interface Node { readonly pos: Position }
 
-interface UnresolvedAttribute extends Node { readonly kind: 'UnresolvedAttribute'; readonly nameParts: readonly string[] }
+interface UnresolvedAttribute extends Node {
+  readonly kind: 'UnresolvedAttribute';
+  readonly nameParts: readonly string[];
+  /**
+   * Made by the planner for a column of the row it names exactly (an aggregation's key or
+   * aggregate read above it), never written: read as that column, not resolved through the
+   * join's names, where a written name of its text could be ambiguous.
+   */
+  readonly exact?: true;
+}
 interface UnresolvedStar extends Node { readonly kind: 'UnresolvedStar'; readonly target?: readonly string[] }
 export interface Literal extends Node { readonly kind: 'Literal'; readonly value: LiteralValue; readonly dataType: DataType }
 export interface UnresolvedFunction extends Node {
