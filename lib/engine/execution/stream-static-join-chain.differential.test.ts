@@ -53,6 +53,14 @@ describe('a stream joined with several static tables', () => {
   });
 });
 
+describe('tables joined by commas, the conditions in WHERE', () => {
+  it('each conjunct joins the lowest join that has its tables, as Spark pushes it', async () => {
+    await same('SELECT e.id, r.weight FROM events e, regions r WHERE e.region = r.region');
+    await same('SELECT e.id, r.weight, b.user AS who FROM events e, regions r, blocked b WHERE e.region = r.region AND r.region = b.region AND e.amount > 1 AND r.weight > 2');
+    await same('SELECT e.id FROM events e CROSS JOIN regions r WHERE e.region = r.region AND 1 = 1');
+  });
+});
+
 describe('several predicate subqueries in one WHERE', () => {
   it('IN and NOT IN, each a join of its own', async () => {
     const w = await same('SELECT e.id FROM events e WHERE e.region IN (SELECT region FROM regions WHERE weight > 2) AND e.user NOT IN (SELECT user FROM blocked WHERE region = \'us\' AND user <> \'bob\')');
@@ -68,6 +76,12 @@ describe('a same-named key of a LEFT join', () => {
   it('reads NULL on the static side where no row matched, as Spark', async () => {
     await same('SELECT e.id, e.region AS er, r.region AS rr, r.weight FROM events e LEFT JOIN regions r ON e.region = r.region');
     await same('SELECT e.id, region, r.region AS rr FROM events e LEFT JOIN regions r USING (region)', 'SELECT e.id, e.region AS region, r.region AS rr FROM events e LEFT JOIN regions r ON e.region = r.region');
+  });
+
+  it('e.* is the stream\'s columns and r.* the table\'s, as in Spark', async () => {
+    const w = await same('SELECT e.*, r.weight FROM events e LEFT JOIN regions r ON e.region = r.region');
+    expect(w.schema.map((f) => f.name)).toEqual(['id', 'region', 'amount', 'user', 'weight']);
+    await same('SELECT e.id, b.* FROM events e JOIN blocked b ON e.user = b.user');
   });
 
   it('is in `*` once, unqualified the stream\'s', async () => {

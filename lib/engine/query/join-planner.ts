@@ -257,12 +257,16 @@ export function buildStreamStaticJoin(
   // Below a join of streams that share column names, the static table's qualifiers name its
   // columns beside the streams' (Scope.sides), each column by its own name.
   const streamSides = streamSide.scope?.sides ?? new Map([...streamNames].map((q) => [q, new Map(relation.schema.map((f) => [lower(f.name), f.name]))] as const));
-  const scope: PlannedJoin['scope'] = (streamSide.scope || shared.size > 0) ? {
-    sides: new Map([...streamSides, ...[...staticNames].map((q) => [q, new Map(tableColumns.map((f) => [lower(f.name), staticColumn(f.name)!]))] as const)]),
-    ...(streamSide.scope?.merged || hiddenKeys.size > 0 ? { merged: new Map([...streamSide.scope?.merged ?? [], ...[...hiddenKeys].map((k) => [lower(k), k] as const)]) } : {}),
-  } : undefined;
+  // Each qualifier names its side's columns (`e.*` is the stream's, `r.*` the table's, as in
+  // Spark); a semi or anti join's table is read by its ON only.
+  const staticSides = [...staticNames].map((q) => [q, new Map(tableColumns.map((f) => [lower(f.name), staticColumn(f.name)!]))] as const);
+  const merged = streamSide.scope?.merged || hiddenKeys.size > 0 ? new Map([...streamSide.scope?.merged ?? [], ...[...hiddenKeys].map((k) => [lower(k), k] as const)]) : undefined;
+  const scope: NonNullable<PlannedJoin['scope']> = { sides: new Map([...streamSides, ...(filtering ? [] : staticSides)]), ...(merged ? { merged } : {}) };
   // The ON reads both sides' columns: a column named like a niladic function (`user`) is the column.
-  const onBuilder = () => builder({ qualifiers: new Set(qualifiers), columns: new Set([...relation.schema, ...staticColumns].map((f) => f.name.toLowerCase())), ...scope });
+  const onBuilder = () => builder({
+    qualifiers: new Set(qualifiers), columns: new Set([...relation.schema, ...staticColumns].map((f) => f.name.toLowerCase())),
+    sides: new Map([...streamSides, ...staticSides]), ...(merged ? { merged } : {}),
+  });
   const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr }[] = [];
   // ON's other conjuncts: Spark's hash join checks them on each pair its keys match.
   const others: Expression[] = [];
@@ -353,7 +357,7 @@ export function buildStreamStaticJoin(
     ...(join.nullAware ? { nullAware: true } : {}),
     pos,
   };
-  return { plan, schema, qualifiers, ...(scope ? { scope } : {}) };
+  return { plan, schema, qualifiers, scope };
 }
 
 /**

@@ -297,13 +297,7 @@ class QueryPlanner {
       where = child.condition;
       child = child.child;
     }
-    // Streams joined by a comma (or CROSS JOIN) with the condition in WHERE: Spark's optimizer
-    // moves the WHERE into the inner join (PushPredicateThroughJoin) before its planner looks for
-    // the equality. Here the WHERE becomes the join's ON: for an inner join the same pairs pass.
-    if (where && child.kind === 'Join' && child.condition === undefined && !child.usingColumns && !child.natural && (child.joinType === 'Inner' || child.joinType === 'Cross') && this.joinsStreamsOnly(child)) {
-      child = { ...child, joinType: 'Inner', condition: where };
-      where = undefined;
-    }
+    if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
@@ -550,11 +544,65 @@ class QueryPlanner {
     return names.length > 0 && names.every(isStatic);
   }
 
-  /** Whether every table a join tree reads is one of the job's streams (by name, not a CTE). */
-  private joinsStreamsOnly(u: UnresolvedPlan): boolean {
-    if (u.kind === 'Join') return this.joinsStreamsOnly(u.left) && this.joinsStreamsOnly(u.right);
-    if (u.kind === 'SubqueryAlias') return this.joinsStreamsOnly(u.child);
-    return u.kind === 'UnresolvedRelation' && this.relations.some((r) => r.sourceName.toLowerCase() === u.multipartIdentifier.join('.').toLowerCase());
+  /**
+   * Tables joined by commas (or CROSS JOIN) with their conditions in WHERE (`FROM events e,
+   * regions r WHERE e.region = r.code`): Spark's optimizer moves each conjunct into the lowest
+   * inner join that has every table it reads (PushPredicateThroughJoin) before its planner looks
+   * for the equality. Here each such conjunct becomes that join's ON, which for an inner join
+   * passes the same pairs; a conjunct that reads no table, or a name no table qualifies, goes to
+   * the top join. Only a tree of such joins over the job's streams and static tables is changed.
+   */
+  private commaJoinConditions(join: Extract<UnresolvedPlan, { kind: 'Join' }>, where: Expression): { child: UnresolvedPlan; where?: Expression } {
+    const known = (name: string) => [...this.relations.map((r) => r.sourceName), ...this.staticTables.map((t) => t.name)].some((n) => n.toLowerCase() === name.toLowerCase());
+    /** The qualifiers of each table under a comma join tree, or undefined when it is another tree. */
+    const names = (u: UnresolvedPlan): Set<string> | undefined => {
+      if (u.kind === 'Join') {
+        if (u.condition !== undefined || u.usingColumns || u.natural || (u.joinType !== 'Inner' && u.joinType !== 'Cross')) return undefined;
+        const l = names(u.left), r = names(u.right);
+        return l && r && new Set([...l, ...r]);
+      }
+      const [alias, rel] = u.kind === 'SubqueryAlias' ? [u.alias, u.child] : [undefined, u];
+      if (rel.kind !== 'UnresolvedRelation' || !known(rel.multipartIdentifier.join('.'))) return undefined;
+      return new Set([rel.multipartIdentifier.join('.'), ...(alias ? [alias] : [])].map((n) => n.toLowerCase()));
+    };
+    const all = names(join);
+    if (!all) return { child: join, where };
+    /** The tables a conjunct reads by their qualifiers; undefined when it reads an unqualified name. */
+    const reads = (c: Expression): Set<string> | undefined => {
+      const qs = new Set<string>();
+      let unqualified = false;
+      mapExpression(c, (x) => {
+        if (x.kind === 'UnresolvedAttribute') {
+          if (x.nameParts.length > 1 && all.has(x.nameParts[0].toLowerCase())) qs.add(x.nameParts[0].toLowerCase());
+          else unqualified = true;
+        }
+        return undefined;
+      });
+      return unqualified ? undefined : qs;
+    };
+    const placed = new Map<Extract<UnresolvedPlan, { kind: 'Join' }>, Expression[]>();
+    const rest: Expression[] = [];
+    for (const c of splitConjunctivePredicates(where)) {
+      const qs = reads(c);
+      if (qs && qs.size === 0) {
+        rest.push(c);
+        continue;
+      }
+      // The lowest join whose tables cover the conjunct's (the top one for an unqualified name).
+      let at = join;
+      for (;;) {
+        const below = [at.left, at.right].find((s): s is Extract<UnresolvedPlan, { kind: 'Join' }> => s.kind === 'Join' && qs !== undefined && [...qs].every((q) => names(s)!.has(q)));
+        if (!below) break;
+        at = below;
+      }
+      placed.set(at, [...(placed.get(at) ?? []), c]);
+    }
+    const rebuild = (u: UnresolvedPlan): UnresolvedPlan => {
+      if (u.kind !== 'Join') return u;
+      const on = placed.get(u);
+      return { ...u, left: rebuild(u.left), right: rebuild(u.right), ...(on ? { joinType: 'Inner' as const, condition: conjunctionOf(on) } : {}) };
+    };
+    return { child: rebuild(join), where: rest.length ? conjunctionOf(rest) : undefined };
   }
 
   /** A side of a join that is a CTE or a subquery (join-planner.ts's JoinLeafPlanner); undefined for a table. */
