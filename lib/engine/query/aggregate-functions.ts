@@ -3,7 +3,7 @@
  * approx_count_distinct here; the statistical ones (stddev, variance, skewness, kurtosis, corr,
  * covariance, median, mode, percentile_approx, histogram_numeric) in statistical-aggregates.ts; collect_list/set,
  * first/last, count_if, bool_and/or, bit_and/or/xor, min_by/max_by, try_sum/try_avg in collect-aggregates.ts;
- * bitmap_construct_agg, bitmap_or_agg and count_min_sketch in sketch-aggregates.ts.
+ * bitmap_construct_agg, bitmap_or_agg, count_min_sketch, hll_sketch_agg and hll_union_agg in sketch-aggregates.ts.
  * Each keeps a small buffer per group that the state store holds
  * between batches (encoded with the state value codec), so it has
  * - `init()`: the buffer of a group with no rows,
@@ -38,7 +38,8 @@ import {
   centralMoment, CO_MOMENT_NAMES, coMoment, histogramNumeric, mode, percentile, MOMENT_NAMES, percentileApprox, PERCENTILE_NAMES, regression, REGRESSION_NAMES, updateStatistical,
   type PercentileOptions, type StatisticalOp,
 } from './statistical-aggregates';
-import { bitmapAggregate, countMinSketch, mergeSketch, updateSketch, type SketchOp } from './sketch-aggregates';
+import { bitmapAggregate, countMinSketch, hllSketchAggregate, hllUnionAggregate, isMergeableSketch, mergeSketch, updateSketch, type SketchOp } from './sketch-aggregates';
+import { HLL_DEFAULT_LG_K, HLL_MAX_LG_K, HLL_MIN_LG_K } from './hll-sketch';
 
 type AggBuffer = unknown;
 
@@ -128,14 +129,15 @@ export function update(op: AggregateOp, b: AggBuffer, v: unknown): AggBuffer {
  * result of folding every row into one buffer, in order. True of count, count_if, sum of a
  * BIGINT (64-bit wrapping addition is associative) or DECIMAL (an exact bigint), avg of a
  * DECIMAL, min and max (ties keep the earlier value, as update does), bool_and/or and
- * bit_and/or/xor, and first and last (merged in the rows' order). False of sum and avg of
+ * bit_and/or/xor, the bitmap and count-min sketches, and first and last (merged in the rows'
+ * order). False of sum and avg of
  * doubles (avg of a BIGINT is one: floating-point addition is not associative, so a merged sum
  * may differ in its last bits), of the interval and try_ sums (whether a step overflows depends
- * on the order) and of the rest (collections, sketches, moments).
+ * on the order), of hll_sketch_agg and hll_union_agg (sketch-aggregates.ts) and of the rest
+ * (collections, moments).
  */
 export function isMergeable(fn: AggregateFunction): boolean {
-  // The sketches' updates are exact and commutative: all of them merge.
-  if (!isCore(fn.op)) return fn.op >= 300 || (fn.op >= 200 && isMergeableCollect(fn.op as CollectOp));
+  if (!isCore(fn.op)) return fn.op >= 300 ? isMergeableSketch(fn.op as SketchOp) : fn.op >= 200 && isMergeableCollect(fn.op as CollectOp);
   switch (fn.op) {
     case COUNT_STAR: case COUNT: case SUM_LONG: case SUM_DECIMAL: case AVG_DECIMAL: case MIN: case MAX: return true;
     case SUM: case AVG: case APPROX_COUNT_DISTINCT: case SUM_DAY_TIME: case SUM_YEAR_MONTH: case AVG_DAY_TIME: case AVG_YEAR_MONTH:
@@ -350,6 +352,7 @@ export const AGGREGATE_FUNCTIONS: Readonly<Record<string, { min: number; max: nu
   // `percentile_cont(p) WITHIN GROUP (ORDER BY x)`: the one argument written in the call.
   ...Object.fromEntries(WITHIN_GROUP_NAMES.map((n) => [n, { min: 1, max: 1 }])),
   bitmap_construct_agg: { min: 1, max: 1 }, bitmap_or_agg: { min: 1, max: 1 }, count_min_sketch: { min: 4, max: 4 },
+  hll_sketch_agg: { min: 1, max: 2 }, hll_union_agg: { min: 1, max: 2 },
 };
 
 const AGGREGATE_FUNCTION_NAMES: readonly string[] = Object.keys(AGGREGATE_FUNCTIONS);
@@ -744,6 +747,16 @@ function resolve(name: string, call: AggregateCall, text: string): AggregateFunc
       return bitmapAggregate(name);
     case 'count_min_sketch':
       return countMinSketchOf(args, fail);
+    case 'hll_sketch_agg':
+      arity(1, 2);
+      return hllSketchAggOf(arg!, args[1], text);
+    case 'hll_union_agg': {
+      arity(1, 2);
+      if (arg!.type !== 'binary' && arg!.type !== 'null') unexpectedInputType(text, 1, '"BINARY"', arg!);
+      const allow = args[1]?.literal?.value ?? false;
+      if (args[1] !== undefined && (args[1].type !== 'boolean' || typeof allow !== 'boolean')) unexpectedInputType(text, 2, '"BOOLEAN"', args[1]);
+      return hllUnionAggregate(allow as boolean);
+    }
     default:
       if (MOMENT_NAMES.includes(name)) {
         arity(1);
@@ -803,6 +816,34 @@ function exactPercentile(name: string, x: AggregateArg, p: AggregateArg, options
   const shape = Array.isArray(ps) ? { resultType: 'array' as const, resultShape: { elementType: fieldOfType('element', element, false) } } : shapeOf(element);
   const fromDouble = interval === 'day_time_interval' ? longFromDouble : interval ? Math.trunc : undefined;
   return percentile(name, toNumber, ps as number | number[], shape, { ...options, ...(fromDouble ? { fromDouble } : {}) });
+}
+
+/** Spark's DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE of an ExpectsInputTypes function's argument. */
+function unexpectedInputType(text: string, index: number, required: string, arg: TypeInfo): never {
+  throw new AnalysisException(
+    `[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "${text}" due to data type mismatch: Parameter ${index} requires the ${required} type, however it has the type "${typeText(arg)}".`,
+    { aggregate: text }, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
+  );
+}
+
+/**
+ * hll_sketch_agg(col[, lgConfigK]): Spark's HllSketchAgg, of an INT, BIGINT, STRING or BINARY
+ * (no other type is cast to one), with an INT literal lgConfigK from 4 to 21 (default 12), whose
+ * HLL_INVALID_LG_K Weir raises when it analyses the query rather than when the first group starts.
+ */
+function hllSketchAggOf(col: AggregateArg, lgK: AggregateArg | undefined, text: string): AggregateFunction {
+  const integer = col.type === 'null' || (col.type === 'long' && (col.integral === undefined || col.integral === 32));
+  if (!integer && col.type !== 'string' && col.type !== 'binary') unexpectedInputType(text, 1, '("INT" or "BIGINT" or "STRING" or "BINARY")', col);
+  const k = lgK === undefined ? HLL_DEFAULT_LG_K : lgK.literal?.value;
+  if (lgK !== undefined && (lgK.type !== 'long' || (typeof k !== 'number' && typeof k !== 'bigint'))) unexpectedInputType(text, 2, '"INT"', lgK);
+  const n = Number(k);
+  if (n < HLL_MIN_LG_K || n > HLL_MAX_LG_K) {
+    throw new AnalysisException(
+      `[HLL_INVALID_LG_K] Invalid call to \`hll_sketch_agg\`; the \`lgConfigK\` value must be between ${HLL_MIN_LG_K} and ${HLL_MAX_LG_K}, inclusive: ${n}.`,
+      { aggregate: text }, 'HLL_INVALID_LG_K',
+    );
+  }
+  return hllSketchAggregate(!integer, n);
 }
 
 /**

@@ -62,9 +62,9 @@ describe('merging partial buffers gives the row fold of every row, in order', ()
     });
   }
 
-  it('sum and avg of doubles, avg of a BIGINT and the try_ and interval sums do not merge', () => {
+  it('sum and avg of doubles, avg of a BIGINT, the try_ and interval sums and the HLL sketches do not merge', () => {
     const resolve = (name: string, arg: AggregateArg) => resolveAggregate({ name, args: [arg], star: false, distinct: false }, name);
-    for (const fn of [resolve('sum', { type: 'double' }), resolve('avg', { type: 'double' }), resolve('avg', { type: 'long' }), resolve('try_sum', { type: 'long' }), resolve('sum', { type: 'day_time_interval' }), resolve('collect_list', { type: 'long' })]) {
+    for (const fn of [resolve('sum', { type: 'double' }), resolve('avg', { type: 'double' }), resolve('avg', { type: 'long' }), resolve('try_sum', { type: 'long' }), resolve('sum', { type: 'day_time_interval' }), resolve('collect_list', { type: 'long' }), resolve('hll_sketch_agg', { type: 'long' }), resolve('hll_union_agg', { type: 'binary' })]) {
       expect(isMergeable(fn)).toBe(false);
     }
   });

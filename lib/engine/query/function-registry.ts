@@ -17,6 +17,7 @@ import { ARRAY_FUNCTIONS } from './array-functions';
 import { BITMAP_FUNCTIONS } from './bitmap-functions';
 import { CAST_FUNCTIONS } from './cast-functions';
 import { CONDITIONAL_FUNCTIONS } from './conditional-functions';
+import { DATASKETCHES_FUNCTIONS } from './datasketches-functions';
 import { DATETIME_FUNCTIONS } from './datetime-functions';
 import { FORMAT_FUNCTIONS } from './format-functions';
 import type { CollectionFunctionDef, FunctionDef, SpecialFormDef } from './function-types';
@@ -121,6 +122,7 @@ export const FUNCTION_REGISTRY: ReadonlyMap<string, RegisteredFunction> = buildF
     { kind: 'scalar', group: 'misc', defs: MISC_FUNCTIONS },
     { kind: 'scalar', group: 'misc', defs: BITMAP_FUNCTIONS },
     { kind: 'scalar', group: 'misc', defs: AES_FUNCTIONS },
+    { kind: 'scalar', group: 'misc', defs: DATASKETCHES_FUNCTIONS },
     { kind: 'scalar', group: 'datetime', defs: DATETIME_FUNCTIONS },
     { kind: 'scalar', group: 'json', defs: JSON_SHAPE_FUNCTIONS },
     { kind: 'scalar', group: 'csv', defs: CSV_FUNCTIONS },

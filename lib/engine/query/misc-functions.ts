@@ -119,8 +119,6 @@ export const REFUSED_FUNCTIONS: Record<string, { message: string; errorClass?: s
   monotonically_increasing_id: { message: 'Expression(s): monotonically_increasing_id() is not supported with streaming DataFrames/Datasets', errorClass: '_LEGACY_ERROR_TEMP_3102' },
   ...Object.fromEntries(['reflect', 'java_method', 'try_reflect'].map((f) => unavailable(f,
     `${f}() calls a Java method by reflection (Spark's CallMethodViaReflection), which needs a JVM: Weir runs none, so it has no reflect(), java_method() or try_reflect(). Use the SQL function that computes the value (docs/sql.md lists them), or compute it before the rows reach the source`))),
-  ...Object.fromEntries(['hll_sketch_agg', 'hll_union_agg', 'hll_sketch_estimate', 'hll_union'].map((f) => unavailable(f,
-    `${f}() works on Apache DataSketches HLL sketches, whose bytes are DataSketches' own format, which Weir does not write or read. To count distinct values use approx_count_distinct(x) (HyperLogLog++, as Spark's)`))),
   ...Object.fromEntries([unavailable('spark_partition_id',
     "spark_partition_id() is the partition of Spark's task that computes the row, which Weir's task layout (one task per source or state partition, with parallelism) does not give as Spark does, so Weir has no spark_partition_id(). To spread rows over buckets use pmod(hash(…), n)")]),
 };

@@ -13,16 +13,49 @@
  *   depth rows of width counts (BIGINTs). An integer is placed by (a * x) mod 2^31-1 in each
  *   row, a STRING (its UTF-8 bytes) or a BINARY by Spark's Murmur3 of its bytes, so that the
  *   bytes equal Spark's for the same rows in any order.
- * Every update is exact and commutative: partial buffers merge (OR, and the sum of counts).
+ * - hll_sketch_agg(col[, lgConfigK]) (3.5): Apache DataSketches' HLL_8 sketch of the values (an
+ *   INT or BIGINT by its 8 bytes, a STRING by its UTF-8 bytes, a BINARY as it is; NULLs, empty
+ *   strings and empty binaries skipped), in its updatable serialized form (hll-sketch.ts); partial
+ *   buffers merge as Spark's HllSketchAgg.merge does, through a DataSketches Union.
+ * - hll_union_agg(sketch[, allowDifferentLgConfigK]) (3.5): the Union of the rows' sketches; its
+ *   buffer is the union's gadget (NULL until the first sketch, whose lgConfigK bounds the union),
+ *   HLL_UNION_DIFFERENT_LG_K where two differ and that is not allowed.
+ * The bitmap and count-min updates are exact and commutative: partial buffers merge (OR, and the
+ * sum of counts). A merged HLL sketch has the same slots as one fed every row, its estimate from
+ * them (DataSketches' composite estimator) rather than the HIP accumulator of a single sketch.
  */
 import { RecordExpressionError } from '../errors';
 import { BITMAP_NUM_BYTES } from './bitmap-functions';
 import type { AggregateFunction } from './function-types';
 import { murmur3Bytes } from './hash-functions';
+import {
+  hllSketchMerge, hllUnionAggMerge, hllUnionAggResult, hllUnionAggUpdate, hllUpdateBytes, hllUpdateLong, lgConfigKOf, newHllSketch, readHllSketch,
+} from './hll-sketch';
 import { bigOf, type Long } from './long';
 
 const BITMAP_CONSTRUCT = 300, BITMAP_OR = 301, COUNT_MIN_LONG = 302, COUNT_MIN_BYTES = 303;
-export type SketchOp = typeof BITMAP_CONSTRUCT | typeof BITMAP_OR | typeof COUNT_MIN_LONG | typeof COUNT_MIN_BYTES;
+const HLL_SKETCH_LONG = 304, HLL_SKETCH_BYTES = 305, HLL_UNION = 306, HLL_UNION_ANY_LG_K = 307;
+export type SketchOp =
+  | typeof BITMAP_CONSTRUCT | typeof BITMAP_OR | typeof COUNT_MIN_LONG | typeof COUNT_MIN_BYTES
+  | typeof HLL_SKETCH_LONG | typeof HLL_SKETCH_BYTES | typeof HLL_UNION | typeof HLL_UNION_ANY_LG_K;
+
+/** Spark's HLL_INVALID_INPUT_SKETCH_BUFFER, of the function `fn` (hll_union_agg, hll_union, hll_sketch_estimate). */
+export function hllInvalidSketchBuffer(fn: string): RecordExpressionError {
+  return new RecordExpressionError(
+    `[HLL_INVALID_INPUT_SKETCH_BUFFER] Invalid call to \`${fn}\`; only valid HLL sketch buffers are supported as inputs (such as those produced by the \`hll_sketch_agg\` function).`,
+    { function: `${fn}()`, errorClass: 'HLL_INVALID_INPUT_SKETCH_BUFFER' },
+  );
+}
+
+/** Spark's HLL_UNION_DIFFERENT_LG_K of two sketches' lgConfigK. */
+export function hllUnionDifferentLgK(left: number, right: number, fn: string): RecordExpressionError {
+  return new RecordExpressionError(
+    `[HLL_UNION_DIFFERENT_LG_K] Sketches have different \`lgConfigK\` values: ${left} and ${right}. Set the \`allowDifferentLgConfigK\` parameter to true to call \`${fn}\` with different \`lgConfigK\` values.`,
+    { function: `${fn}()`, errorClass: 'HLL_UNION_DIFFERENT_LG_K' },
+  );
+}
+
+const utf8 = new TextEncoder();
 
 /** Spark's BitmapExpressionUtils.bitmapMerge: `from` ORed into `into`, over the shorter's length. */
 function bitmapMerge(into: Uint8Array, from: Uint8Array): void {
@@ -104,6 +137,18 @@ export function updateSketch(op: SketchOp, b: unknown, v: unknown): unknown {
   if (v === null || v === undefined) return b;
   const buf = b as Uint8Array;
   switch (op) {
+    case HLL_SKETCH_LONG:
+      return hllUpdateLong(buf, v as Long);
+    case HLL_SKETCH_BYTES:
+      return hllUpdateBytes(buf, typeof v === 'string' ? utf8.encode(v) : (v as Uint8Array));
+    case HLL_UNION:
+    case HLL_UNION_ANY_LG_K: {
+      // Spark's HllUnionAgg wraps the row's bytes; the union takes the first sketch's lgConfigK.
+      const sketch = readHllSketch(v as Uint8Array);
+      if (sketch === undefined) throw hllInvalidSketchBuffer('hll_union_agg');
+      if (b !== null && op === HLL_UNION && lgConfigKOf(buf) !== lgConfigKOf(sketch)) throw hllUnionDifferentLgK(lgConfigKOf(buf), lgConfigKOf(sketch), 'hll_union_agg');
+      return hllUnionAggUpdate(b as Uint8Array | null, sketch);
+    }
     case BITMAP_CONSTRUCT: {
       const pos = bigOf(v as Long);
       if (pos < 0n || pos >= BigInt(8 * buf.length)) {
@@ -131,6 +176,12 @@ export function updateSketch(op: SketchOp, b: unknown, v: unknown): unknown {
 /** Buffer `p` merged into `b`: bitmaps ORed, sketches' counters (and totals) added. */
 export function mergeSketch(op: SketchOp, b: unknown, p: unknown): unknown {
   const into = b as Uint8Array, from = p as Uint8Array;
+  if (op === HLL_SKETCH_LONG || op === HLL_SKETCH_BYTES) return hllSketchMerge(into, from);
+  if (op === HLL_UNION || op === HLL_UNION_ANY_LG_K) {
+    if (b === null || p === null) return b ?? p;
+    if (op === HLL_UNION && lgConfigKOf(into) !== lgConfigKOf(from)) throw hllUnionDifferentLgK(lgConfigKOf(into), lgConfigKOf(from), 'hll_union_agg');
+    return hllUnionAggMerge(into, from);
+  }
   if (op === BITMAP_CONSTRUCT || op === BITMAP_OR) {
     bitmapMerge(into, from);
     return b;
@@ -155,5 +206,31 @@ export function countMinSketch(bytes: boolean, eps: number, confidence: number, 
     name: 'count_min_sketch', resultType: 'binary', op: bytes ? COUNT_MIN_BYTES : COUNT_MIN_LONG,
     init: () => emptySketch(eps, confidence, seed),
     result: (b) => (b as Uint8Array).slice(),
+  };
+}
+
+/**
+ * Whether partial buffers of `op` merge exactly (aggregate-functions.ts, isMergeable): the bitmaps
+ * and count-min sketches do; an HLL sketch's does not (a merged sketch estimates from its slots
+ * where one fed every row has its HIP accumulator, and a SET's table may lay its coupons out in
+ * another order), so its rows are shuffled and folded into one sketch per group.
+ */
+export const isMergeableSketch = (op: SketchOp): boolean => op < HLL_SKETCH_LONG;
+
+/** hll_sketch_agg of integers (`bytes` false) or of STRINGs and BINARYs, at a checked lgConfigK. */
+export function hllSketchAggregate(bytes: boolean, lgConfigK: number): AggregateFunction {
+  return {
+    name: 'hll_sketch_agg', resultType: 'binary', op: bytes ? HLL_SKETCH_BYTES : HLL_SKETCH_LONG,
+    init: () => newHllSketch(lgConfigK),
+    result: (b) => (b as Uint8Array).slice(),
+  };
+}
+
+/** hll_union_agg, refusing sketches of different lgConfigK unless `allowDifferentLgConfigK`. */
+export function hllUnionAggregate(allowDifferentLgConfigK: boolean): AggregateFunction {
+  return {
+    name: 'hll_union_agg', resultType: 'binary', op: allowDifferentLgConfigK ? HLL_UNION_ANY_LG_K : HLL_UNION,
+    init: () => null,
+    result: (b) => hllUnionAggResult(b as Uint8Array | null),
   };
 }
