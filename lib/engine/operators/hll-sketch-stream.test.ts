@@ -2,12 +2,19 @@
  * hll_sketch_agg and hll_union_agg through MicroBatchExecution: a memory source, a memory sink, a
  * checkpoint on disk, two batches in Update and Complete mode with a stop and a restart between
  * them. Each group's sketch is kept in state and goes on after the restart: its bytes are those of
- * one DataSketches sketch fed every row of the group in order (with parallelism 2 too, where the
- * rows, not partial sketches, are shuffled), and its estimate is that sketch's.
+ * one DataSketches sketch fed every row of the group in order, and its estimate is that sketch's.
+ * Over a files source read by map tasks on two executors, the map tasks shuffle rows, not partial
+ * sketches (whose merge would estimate differently), so the answer is the driver's.
  */
-import { rm } from 'node:fs/promises';
-import { afterAll, describe, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { ManualClock } from '../clock';
+import { Executor } from '../execution/executor';
+import { MicroBatchExecution } from '../execution/micro-batch-execution';
+import { ExecutorsTaskScheduler } from '../execution/testing/executors-task-scheduler';
 import { AddData, CheckAnswer, StartStream, StopStream, testStream } from '../execution/testing/stream-test';
 import { mustParse, tempDir } from '../execution/testing/test-fixtures';
 import { hllEstimate, hllUpdateBytes, hllUpdateLong, newHllSketch } from '../query/hll-sketch';
@@ -104,5 +111,69 @@ describe('hll_sketch_agg in a streaming aggregation with state', () => {
       },
       [AddData(strings(0, 20)), CheckAnswer(), StopStream(), StartStream(), AddData(strings(20, 30)), CheckAnswer(), StopStream()],
     );
+  });
+});
+
+describe('hll_sketch_agg over a files source in map tasks on two executors', () => {
+  /** Each file's rows: values of two groups, some repeated across files. */
+  const fileRows = (f: number) => Array.from({ length: 400 }, (_, k) => ({ g: k % 2 === 0 ? 'a' : 'b', n: (f * 300 + k * 13) % 2500 }));
+
+  async function addFiles(dir: string, from: number, files: number) {
+    for (let f = from; f < from + files; f++) await writeFile(path.join(dir, `part-${f}.json`), fileRows(f).map((r) => JSON.stringify(r)).join('\n') + '\n');
+  }
+
+  async function runTwice(dir: string, mapTasks: boolean) {
+    const name = `hll-files-${process.pid}-${uniq++}`;
+    const spec = mustParse({
+      name,
+      source: { name: 'events', type: 'files', options: { path: dir, format: 'json' }, schema: [{ name: 'g', type: 'string' }, { name: 'n', type: 'long' }] },
+      sql: 'SELECT g, hex(hll_sketch_agg(n)) AS sk, hll_sketch_estimate(hll_sketch_agg(n)) AS est FROM events GROUP BY g',
+      sink: { type: 'memory', options: { table: name } },
+      outputMode: 'complete',
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${name}`,
+      parallelism: 2,
+    });
+    const checkpoint = new InMemoryCheckpointFileManager();
+    const partialFlags: unknown[] = [];
+    const start = () => {
+      const clock = new ManualClock(0);
+      const executors = [new Executor({ clock }), new Executor({ clock })];
+      for (const e of executors) {
+        const runMapTask = e.runMapTask.bind(e);
+        e.runMapTask = (eq, task) => {
+          partialFlags.push(task.partialAggregation);
+          return runMapTask(eq, task);
+        };
+      }
+      let i = 0;
+      const taskScheduler = mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
+      const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler });
+      return { q, stop: async () => { await q.stop(); for (const e of executors) await e.close(); } };
+    };
+    await addFiles(dir, 0, 2);
+    let run = start();
+    await run.q.processAllAvailable();
+    await run.stop();
+    await addFiles(dir, 2, 2);
+    run = start();
+    await run.q.processAllAvailable();
+    await run.stop();
+    const rows = MemorySinkTable.named(name).rows;
+    return { last: latestByGroup(rows).sort((x, y) => String(x.g).localeCompare(String(y.g))), partialFlags };
+  }
+
+  it('shuffles rows, not partial sketches: the same sketch as the driver reading the files, across a restart', async () => {
+    const dirs = await Promise.all([0, 1].map(() => mkdtemp(path.join(tmpdir(), 'weir-hll-files-'))));
+    roots.push(...dirs);
+    const driver = await runTwice(dirs[0], false);
+    const mapped = await runTwice(dirs[1], true);
+    expect(mapped.partialFlags.length).toBeGreaterThanOrEqual(4);
+    expect(mapped.partialFlags.every((f) => f === undefined)).toBe(true);
+    expect(mapped.last).toEqual(driver.last);
+    for (const r of mapped.last) {
+      const values = [0, 1, 2, 3].flatMap(fileRows).filter((x) => x.g === r.g).map((x) => x.n);
+      expect(Math.abs((r.est as number) / new Set(values).size - 1)).toBeLessThan(0.05);
+    }
   });
 });
