@@ -558,6 +558,8 @@ SELECT bitmap_bucket_number(0) => 0
 SELECT bitmap_count(X '1010') => 2
 SELECT bitmap_count(X 'FFFF') => 16
 SELECT bitmap_count(X '0') => 0
+SELECT hll_sketch_estimate(hll_sketch_agg(col)) FROM VALUES (1), (1), (2), (2), (3) AS tab(col) => 3
+SELECT hll_sketch_estimate(hll_union(hll_sketch_agg(col1), hll_sketch_agg(col2))) FROM VALUES (1, 4), (1, 4), (2, 5), (2, 5), (3, 6) AS tab(col1, col2) => 6
 
 # xml
 SELECT xpath('<a><b>b1</b><b>b2</b><b>b3</b><c>c1</c><c>c2</c></a>','a/b/text()') => ["b1","b2","b3"]
@@ -611,6 +613,7 @@ SELECT count(col) FROM VALUES (NULL), (5), (5), (20) AS tab(col) => 3
 SELECT count(DISTINCT col) FROM VALUES (NULL), (5), (5), (10) AS tab(col) => 2
 SELECT count_if(col % 2 = 0) FROM VALUES (NULL), (0), (1), (2), (3) AS tab(col) => 2
 SELECT count_if(col IS NULL) FROM VALUES (NULL), (0), (1), (2), (3) AS tab(col) => 1
+SELECT hll_sketch_estimate(hll_sketch_agg(col, 12)) FROM VALUES (1), (1), (2), (2), (3) AS tab(col) => 3
 SELECT hex(count_min_sketch(col, 0.5d, 0.5d, 1)) FROM VALUES (1), (2), (1) AS tab(col) => 0000000100000000000000030000000100000004000000005D8D6AB90000000000000000000000000000000200000000000000010000000000000000
 SELECT covar_pop(c1, c2) FROM VALUES (1,1), (2,2), (3,3) AS tab(c1, c2) => 0.6666666666666666
 SELECT covar_samp(c1, c2) FROM VALUES (1,1), (2,2), (3,3) AS tab(c1, c2) => 1.0
