@@ -180,8 +180,7 @@ const UPDATE_SEED = 9001;
 
 /** BaseHllSketch.coupon of a value's bytes: its slot address (26 bits) and value (6 bits), as a Java int. */
 function couponOf(bytes: Uint8Array): number {
-  const [h1h, h1l, h2h, h2l] = murmurHash3x64(bytes, UPDATE_SEED);
-  void h1h;
+  const [, h1l, h2h, h2l] = murmurHash3x64(bytes, UPDATE_SEED);
   const lz = h2h !== 0 ? Math.clz32(h2h) : 32 + Math.clz32(h2l);
   return ((Math.min(lz, 62) + 1) << KEY_BITS_26) | (h1l & KEY_MASK_26);
 }
