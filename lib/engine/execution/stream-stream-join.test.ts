@@ -697,8 +697,33 @@ describe('a join of streams on columns named like niladic functions, then a stat
     await q.stop();
     await rm(dir, { recursive: true, force: true });
     expect(MemorySinkTable.named(id).rows).toEqual([{ user: 'ann', team: 'red' }]);
-    // The static table joined first: refused, saying to join the streams first.
-    const errors = validateJob({ ...spec, sql: 'SELECT v.user FROM views v JOIN teams t ON v.user = t.member JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES' }).errors.map((e) => e.message).join('\n');
-    expect(errors).toContain('join the streams first, then the static table');
+  });
+
+  it('joins a stream-static join with a stream (the table first), a name both sides have read by its table', async () => {
+    const id = `ssjoin-team-${process.pid}`;
+    const dir = await mkdtemp(path.join(tmpdir(), 'weir-ssjoin-team-'));
+    await writeFile(path.join(dir, 'teams.json'), '{"member":"ann","team":"red"}\n{"member":"bob","team":"blue"}\n');
+    const spec = {
+      name: id,
+      sources: [
+        { name: 'views', type: 'memory', options: { stream: `${id}-v` }, schema: [{ name: 'user', type: 'string' }, { name: 'vt', type: 'timestamp' }], eventTime: 'vt', watermarkDelay: '1 minute' },
+        { name: 'buys', type: 'memory', options: { stream: `${id}-b` }, schema: [{ name: 'buyer', type: 'string' }, { name: 'team', type: 'string' }, { name: 'bt', type: 'timestamp' }], eventTime: 'bt', watermarkDelay: '1 minute' },
+      ],
+      staticTables: [{ name: 'teams', path: path.join(dir, 'teams.json'), format: 'json', schema: [{ name: 'member', type: 'string' }, { name: 'team', type: 'string' }] }],
+      sql: 'SELECT v.user, t.team AS view_team, b.team AS buy_team FROM views v JOIN teams t ON v.user = t.member JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES',
+      sink: { type: 'memory', options: { table: id } },
+      trigger: { type: 'available-now' },
+      checkpointLocation: `memory://${id}`,
+    };
+    expect(validateJob(spec).errors).toEqual([]);
+    expect(validateJob({ ...spec, sql: 'SELECT team FROM views v JOIN teams t ON v.user = t.member JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES' }).errors.map((e) => e.message).join('\n'))
+      .toContain('Reference `team` is ambiguous');
+    MemoryStream.named(`${id}-v`).addData({ user: 'ann', vt: T0 }, { user: 'bob', vt: T0 }, { user: 'cid', vt: T0 });
+    MemoryStream.named(`${id}-b`).addData({ buyer: 'ann', team: 'green', bt: T0 + MIN }, { buyer: 'cid', team: 'red', bt: T0 + MIN }, { buyer: 'bob', team: 'blue', bt: T0 + 30 * MIN });
+    const q = new MicroBatchExecution({ spec: mustParse(spec), checkpoint: new InMemoryCheckpointFileManager(), clock: new ManualClock(T0) });
+    await q.processAllAvailable();
+    await q.stop();
+    await rm(dir, { recursive: true, force: true });
+    expect(MemorySinkTable.named(id).rows).toEqual([{ user: 'ann', view_team: 'red', buy_team: 'green' }]);
   });
 });

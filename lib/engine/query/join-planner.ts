@@ -92,16 +92,26 @@ interface JoinLeaf {
   relation?: StreamingRelation;
   plan: LogicalPlan;
   schema: Schema;
+  /**
+   * A join of a stream with static tables as a side (`i JOIN campaigns c ON … JOIN clicks k ON
+   * …`): the names that qualify its columns, and each one's columns by lower-cased name → the
+   * side's row column.
+   */
+  joined?: { node: Join; qualifiers: string[]; sides: ReadonlyMap<string, ReadonlyMap<string, string>> };
 }
 
 /** Plans a subquery or CTE reference of a join (undefined: it is neither, e.g. a static table). */
 export type JoinLeafPlanner = (u: UnresolvedPlan) => { plan: LogicalPlan; schema: Schema; name?: string } | undefined;
 
 /** The sides of a join (of joins) of streams, left to right; undefined when one is not a stream or a plan over them. */
-function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], planLeaf: JoinLeafPlanner | undefined): JoinLeaf[] | undefined {
+function leavesOf(p: UnresolvedPlan, relations: readonly StreamingRelation[], planLeaf: JoinLeafPlanner | undefined, planJoin?: (j: Join) => PlannedJoin): JoinLeaf[] | undefined {
   if (p.kind === 'Join') {
-    const l = leavesOf(p.left, relations, planLeaf), r = leavesOf(p.right, relations, planLeaf);
-    return l && r && [...l, ...r];
+    const l = leavesOf(p.left, relations, planLeaf, planJoin), r = leavesOf(p.right, relations, planLeaf, planJoin);
+    if (l && r) return [...l, ...r];
+    // A join below that reads a static table: one side, planned as the join it is.
+    const planned = planJoin?.(p);
+    if (!planned || !isStreaming(planned.plan)) return undefined;
+    return [{ plan: planned.plan, schema: planned.schema, joined: { node: p, qualifiers: planned.qualifiers, sides: planned.scope?.sides ?? new Map() } }];
   }
   const t = tableOf(p);
   const relation = t && relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
@@ -126,17 +136,22 @@ export function buildStreamStaticJoin(
 ): PlannedJoin {
   const pos = lineColumn(join.pos);
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
-  const leaves = leavesOf(join, relations, planLeaf);
-  if (leaves) return buildStreamStreamJoin(join, leaves, builder);
+  // Each join below is planned once, whether it becomes a side of a join of streams or the
+  // stream side of this one.
+  const nested = new Map<Join, PlannedJoin>();
+  const planJoin = (j: Join): PlannedJoin => {
+    if (!nested.has(j)) nested.set(j, buildStreamStaticJoin(j, relations, statics, builder, planLeaf, staticJoins));
+    return nested.get(j)!;
+  };
+  const sideLeaves = [join.left, join.right].map((p) => leavesOf(p, relations, planLeaf, planJoin));
+  if (sideLeaves[0] && sideLeaves[1]) return buildStreamStreamJoin(join, [...sideLeaves[0], ...sideLeaves[1]], builder);
   // A side that is itself a join over a stream (`events e JOIN users u ON … JOIN regions r ON …`,
   // a star of dimension tables around the stream) or a subquery or CTE over one: the stream side
   // of this join, as Spark's stream-static join takes any streaming plan on that side.
   const streamingOf = (p: UnresolvedPlan): StreamSide | undefined => {
     const t = tableOf(p);
     if (t && streamOf(t)) return undefined;
-    const planned = p.kind === 'Join'
-      ? buildStreamStaticJoin(p, relations, statics, builder, planLeaf, staticJoins)
-      : planLeaf?.(p);
+    const planned = p.kind === 'Join' ? planJoin(p) : planLeaf?.(p);
     if (!planned || !isStreaming(planned.plan)) return undefined;
     if ('qualifiers' in planned) {
       return { plan: planned.plan, schema: planned.schema, names: planned.qualifiers, label: `join of ${planned.qualifiers.join(', ')}`, ...(planned.scope ? { scope: planned.scope } : {}) };
@@ -155,9 +170,6 @@ export function buildStreamStaticJoin(
     throw notSupportedYet(nested ? 'A join of joins that each read a stream and a static table' : 'A join with a subquery', pos);
   }
   const [a, b] = sides as JoinSide[];
-  if ((streaming[0] && streamOf(b)) || (streaming[1] && streamOf(a))) {
-    throw notSupportedYet('A join of a stream with a join that reads a static table', pos, 'join the streams first, then the static table: FROM a JOIN b ON … JOIN <table> ON …');
-  }
   const stream = (s: JoinSide, i: number): StreamSide | undefined => {
     if (streaming[i]) return streaming[i];
     const r = s.view ? undefined : streamOf(s);
@@ -405,9 +417,9 @@ function buildStreamStreamJoin(join: Join, sides: JoinLeaf[], builder: (scope: S
   const lower = (n: string) => n.toLowerCase();
   // A stream read twice (a self-join) is told apart by its aliases only: its name would mean either.
   const repeated = (leaf: JoinLeaf) => leaf.relation !== undefined && sides.filter((l) => l.relation === leaf.relation).length > 1;
-  const names = sides.map((l) => [...(l.name === undefined || repeated(l) ? [] : [l.name]), ...(l.alias ? [l.alias] : [])].map(lower));
-  // How a message names a side: its stream, its CTE, or its subquery's alias.
-  const shown = (l: JoinLeaf) => l.name ?? l.alias ?? 'a subquery';
+  const names = sides.map((l) => (l.joined ? l.joined.qualifiers : [...(l.name === undefined || repeated(l) ? [] : [l.name]), ...(l.alias ? [l.alias] : [])]).map(lower));
+  // How a message names a side: its stream, its CTE, its subquery's alias, or its join's tables.
+  const shown = (l: JoinLeaf) => l.name ?? l.alias ?? (l.joined ? l.joined.qualifiers.join(', ') : 'a subquery');
   names.forEach((n, i) => {
     if (n.length === 0 || names.some((m, j) => j !== i && m.some((q) => n.includes(q)))) {
       const name = shown(sides[i]);
@@ -426,19 +438,25 @@ function buildStreamStreamJoin(join: Join, sides: JoinLeaf[], builder: (scope: S
   const count = new Map<string, number>();
   for (const leaf of sides) for (const f of leaf.schema) count.set(lower(f.name), (count.get(lower(f.name)) ?? 0) + 1);
   const leaves = sides.map((leaf, i): Side => {
-    const columnOf = (name: string) => ((count.get(lower(name)) ?? 0) > 1 ? `${leaf.alias ?? leaf.name}.${name}` : name);
+    // A joined side's column is named by the table it came from (the last of its names: an alias).
+    const owner = (name: string) => (leaf.joined ? [...leaf.joined.sides].filter(([, m]) => [...m.values()].includes(name)).pop()?.[0] : undefined) ?? leaf.alias ?? leaf.name;
+    const columnOf = (name: string) => ((count.get(lower(name)) ?? 0) > 1 ? `${owner(name)}.${name}` : name);
     const columns = new Map(leaf.schema.map((f) => [lower(f.name), columnOf(f.name)]));
+    // Each name of a joined side reads its own table's columns, as renamed here.
+    const byQualifier = leaf.joined && new Map([...leaf.joined.sides].map(([q, m]) => [q, new Map([...m].map(([k, c]) => [k, columnOf(c)]))] as const));
     const renamed = leaf.schema.some((f) => columnOf(f.name) !== f.name);
     const visible = [i];
     const merged = new Map<string, string>();
-    if (!renamed) return { plan: leaf.plan, schema: leaf.schema, columns, visible, merged };
+    const own = byQualifier ? { byQualifier } : {};
+    if (!renamed) return { plan: leaf.plan, schema: leaf.schema, columns, visible, merged, ...own };
     const list = leaf.schema.map((f) => ({ expr: { kind: 'column' as const, name: f.name }, name: columnOf(f.name) }));
-    return { plan: { kind: 'Project', list, child: leaf.plan }, schema: leaf.schema.map((f) => ({ ...f, name: columnOf(f.name) })), columns, visible, merged };
+    return { plan: { kind: 'Project', list, child: leaf.plan }, schema: leaf.schema.map((f) => ({ ...f, name: columnOf(f.name) })), columns, visible, merged, ...own };
   });
-  const scopeOf = (visible: number[]) => new Map(visible.flatMap((i) => names[i].map((q) => [q, leaves[i].columns] as const)));
+  const scopeOf = (visible: number[]) => new Map(visible.flatMap((i) => names[i].map((q) => [q, leaves[i].byQualifier?.get(q) ?? leaves[i].columns] as const)));
+  const collapsed = new Set(sides.flatMap((l) => (l.joined ? [l.joined.node] : [])));
   let next = 0;
   const build = (u: UnresolvedPlan): Side => {
-    if (u.kind !== 'Join') return leaves[next++];
+    if (u.kind !== 'Join' || collapsed.has(u)) return leaves[next++];
     const l = build(u.left), r = build(u.right);
     const pos = lineColumn(u.pos);
     const describe = (s: Side) => s.visible.map((i) => shown(sides[i])).join(' JOIN ');
@@ -526,4 +544,6 @@ interface Side {
   visible: number[];
   /** The columns of USING joins (lower-cased name → the row's column): what an unqualified name reads. */
   merged: Map<string, string>;
+  /** A joined side's: each of its names' own columns (lower-cased name → the row's column). */
+  byQualifier?: Map<string, Map<string, string>>;
 }
