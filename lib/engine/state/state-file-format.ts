@@ -149,6 +149,21 @@ export class StateFileWriter {
     this.count++;
   }
 
+  /**
+   * A whole record (its key's length and bytes, its value's length and bytes) copied from bytes
+   * `start` to `end` of another state file: a merge's surviving rows.
+   */
+  putRecord(data: Uint8Array, start: number, end: number): void {
+    const w = this.w;
+    const n = end - start;
+    w.ensure(n);
+    const buf = w.buf;
+    if (n <= SHORT) for (let i = 0, at = w.pos; i < n; i++) buf[at + i] = data[start + i];
+    else buf.set(data.subarray(start, end), w.pos);
+    w.pos += n;
+    this.count++;
+  }
+
   remove(key: string, index = -1): void {
     this.key(key, index);
     this.w.i32(-1);
@@ -227,6 +242,25 @@ export function scanStateFile(
   onPut: (key: string, data: Buffer, start: number, end: number) => void,
   onRemove: (key: string) => void,
 ): number {
+  return scanRecords(path, data, expect, (_record, keyStart, keyLen, valueStart, valueLen) => {
+    const key = keyLen >= 0 ? data.toString('utf8', keyStart, keyStart + keyLen) : data.toString('utf16le', keyStart, keyStart - keyLen - 2);
+    if (valueLen === -1) onRemove(key);
+    else onPut(key, data, valueStart, valueStart + valueLen);
+  });
+}
+
+/**
+ * A checked state file's records as they lie in `data`, undecoded: per record where it starts,
+ * where its key's bytes start and its key length as written (≥ 0: UTF-8 bytes; ≤ −2: UTF-16LE
+ * of −keyLen − 2 bytes), where its value starts and its length (−1: a remove). Throws
+ * CorruptCheckpointError for a file that fails its checks or whose records overrun it.
+ */
+function scanRecords(
+  path: string,
+  data: Buffer,
+  expect: { version: number; kind: StateFileKind },
+  onRecord: (record: number, keyStart: number, keyLen: number, valueStart: number, valueLen: number) => void,
+): number {
   const kind = checkStateFile(path, data, expect);
   const fail = (reason: string): never => {
     throw new CorruptCheckpointError(path, reason);
@@ -236,32 +270,21 @@ export function scanStateFile(
   let count = 0;
   const last = bodyEnd - 4;
   while (pos < last) {
+    const record = pos;
     const keyLen = data.readInt32LE(pos);
     pos += 4;
-    let key: string;
-    if (keyLen >= 0) {
-      if (pos + keyLen > last) fail(`record ${count} overruns the file`);
-      key = data.toString('utf8', pos, pos + keyLen);
-      pos += keyLen;
-    } else if (keyLen <= -2) {
-      const n = -keyLen - 2;
-      if (pos + n > last) fail(`record ${count} overruns the file`);
-      key = data.toString('utf16le', pos, pos + n);
-      pos += n;
-    } else {
-      return fail(`end marker before the end at byte ${pos - 4}`);
-    }
+    const keyStart = pos;
+    if (keyLen >= 0) pos += keyLen;
+    else if (keyLen <= -2) pos += -keyLen - 2;
+    else return fail(`end marker before the end at byte ${pos - 4}`);
     if (pos + 4 > last) fail(`record ${count} overruns the file`);
     const valueLen = data.readInt32LE(pos);
     pos += 4;
     if (valueLen === -1) {
       if (kind === 'snapshot') fail('remove marker in a snapshot');
-      onRemove(key);
-    } else {
-      if (valueLen < 0 || pos + valueLen > last) fail(`record ${count} overruns the file`);
-      onPut(key, data, pos, pos + valueLen);
-      pos += valueLen;
-    }
+    } else if (valueLen < 0 || pos + valueLen > last) fail(`record ${count} overruns the file`);
+    onRecord(record, keyStart, keyLen, pos, valueLen);
+    if (valueLen !== -1) pos += valueLen;
     count++;
   }
   if (pos !== last) fail('records overrun the end marker');
@@ -302,32 +325,161 @@ export interface MergedSnapshot {
  * FileBackedStateStoreProvider's `base`) and still say its size and memory.
  */
 export function mergeToSnapshot(version: number, base: StateFileBytes | null, deltas: StateFileBytes[]): MergedSnapshot {
-  // Each key's value as its place in the files (the offset of its bytes with the files laid end
-  // to end; its length precedes it), not decoded: most values a merge reads are replaced or
-  // removed by a later delta, and the survivors are copied as bytes.
+  // The files laid end to end, and every key looked up by its bytes there (FNV-1a, open
+  // addressing): no key is decoded into a string nor any value copied until the survivors'
+  // records are, byte for byte (the writer is deterministic, so a key's bytes are its string's).
+  // A key that is removed and put again goes to the end of the order, as in a Map, so the
+  // snapshot lists its rows as a load's map would.
   const files = base ? [base, ...deltas] : deltas;
-  const starts: number[] = [];
-  const map = new Map<string, number>();
+  const total = files.reduce((n, f) => n + f.data.length, 0);
+  // Places are int32s: 2 GiB of files is past what a store held in one heap holds.
+  if (total > 0x7fffffff) throw new Error(`state snapshot ${version}: ${total} bytes of files to merge, past the 2 GiB a merge handles`);
+  const all = files.length === 1 ? files[0].data : Buffer.concat(files.map((f) => f.data));
+  const keys = new KeyIndex(all);
   let at = 0;
-  const onPut = (k: string, _data: Buffer, start: number) => void map.set(k, at + start);
-  const onRemove = (k: string) => void map.delete(k);
   for (let i = 0; i < files.length; i++) {
     const f = files[i];
-    starts.push(at);
-    scanStateFile(f.path, f.data, { version: f.version, kind: base && i === 0 ? 'snapshot' : 'delta' }, onPut, onRemove);
+    scanRecords(f.path, f.data, { version: f.version, kind: base && i === 0 ? 'snapshot' : 'delta' }, (record, keyStart, keyLen, valueStart, valueLen) => {
+      if (valueLen === -1) keys.remove(at + keyStart, keyLen);
+      else keys.put(at + keyStart, keyLen, at + record, at + valueStart + valueLen);
+    });
     at += f.data.length;
   }
   const w = new StateFileWriter(version, 'snapshot', 64 + at);
   let memory = 0;
-  for (const [k, offset] of map) {
-    // The file holding the value: the last one starting at or before its offset.
-    let i = files.length - 1;
-    while (starts[i] > offset) i--;
-    const data = files[i].data;
-    const start = offset - starts[i];
-    const n = data.readInt32LE(start - 4);
-    w.putSlice(k, data, start, start + n);
-    memory += mapEntryBytes(k.length, n);
+  let rows = 0;
+  const { order, keyAt, keyLen, recordAt, recordEnd } = keys;
+  for (let o = 0; o < keys.orderLength; o++) {
+    const e = order[o];
+    if (e < 0) continue;
+    const k = keyAt[e], n = keyLen[e];
+    const keyBytes = n >= 0 ? n : -n - 2;
+    w.putRecord(all, recordAt[e], recordEnd[e]);
+    memory += mapEntryBytes(n >= 0 ? utf16Length(all, k, k + n) : keyBytes / 2, recordEnd[e] - recordAt[e] - 8 - keyBytes);
+    rows++;
   }
-  return { data: w.finish(), rows: map.size, memory };
+  return { data: w.finish(), rows, memory };
+}
+
+/** The UTF-16 length of the string that UTF-8 bytes `start` to `end` of `data` decode to. */
+function utf16Length(data: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const b = data[i];
+    // A continuation byte adds nothing; a 4-byte sequence's lead byte is a surrogate pair.
+    if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+  }
+  return n;
+}
+
+const growInt32 = (a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> => {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+};
+
+/**
+ * The keys of a merge by their bytes in one buffer: per key where its bytes are, its written
+ * length (whose sign says UTF-8 or UTF-16), its hash, and its last put's record (−1 while
+ * removed); `order` lists the keys in a Map's iteration order (−1 for a key removed since).
+ */
+class KeyIndex {
+  private slots = new Int32Array(1 << 12);
+  private count = 0;
+  keyAt = new Int32Array(1 << 11);
+  keyLen = new Int32Array(1 << 11);
+  hash = new Int32Array(1 << 11);
+  recordAt = new Int32Array(1 << 11);
+  recordEnd = new Int32Array(1 << 11);
+  private orderAt = new Int32Array(1 << 11);
+  order = new Int32Array(1 << 11);
+  orderLength = 0;
+
+  constructor(private readonly data: Buffer) {}
+
+  put(keyStart: number, keyLen: number, recordAt: number, recordEnd: number): void {
+    let e = this.find(keyStart, keyLen);
+    if (e < 0) {
+      e = this.add(keyStart, keyLen);
+      this.recordAt[e] = -1;
+    }
+    if (this.recordAt[e] < 0) this.append(e);
+    this.recordAt[e] = recordAt;
+    this.recordEnd[e] = recordEnd;
+  }
+
+  remove(keyStart: number, keyLen: number): void {
+    const e = this.find(keyStart, keyLen);
+    if (e < 0 || this.recordAt[e] < 0) return;
+    this.recordAt[e] = -1;
+    this.order[this.orderAt[e]] = -1;
+  }
+
+  private append(e: number): void {
+    if (this.orderLength === this.order.length) this.order = growInt32(this.order, this.order.length * 2);
+    this.orderAt[e] = this.orderLength;
+    this.order[this.orderLength++] = e;
+  }
+
+  private hashOf(start: number, end: number): number {
+    const d = this.data;
+    let h = 0x811c9dc5;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ d[i], 0x01000193);
+    return h | 0;
+  }
+
+  private static bytes(keyLen: number): number {
+    return keyLen >= 0 ? keyLen : -keyLen - 2;
+  }
+
+  /** The key's entry, or −1. */
+  private find(keyStart: number, keyLen: number): number {
+    const d = this.data;
+    const n = KeyIndex.bytes(keyLen);
+    const h = this.hashOf(keyStart, keyStart + n);
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const e = slots[i] - 1;
+      if (e < 0) return -1;
+      if (this.hash[e] !== h || this.keyLen[e] !== keyLen) continue;
+      const at = this.keyAt[e];
+      let j = 0;
+      while (j < n && d[at + j] === d[keyStart + j]) j++;
+      if (j === n) return e;
+    }
+  }
+
+  /** A new entry for a key `find` did not find. */
+  private add(keyStart: number, keyLen: number): number {
+    const e = this.count++;
+    if (e === this.keyAt.length) {
+      const n = e * 2;
+      this.keyAt = growInt32(this.keyAt, n);
+      this.keyLen = growInt32(this.keyLen, n);
+      this.hash = growInt32(this.hash, n);
+      this.recordAt = growInt32(this.recordAt, n);
+      this.recordEnd = growInt32(this.recordEnd, n);
+      this.orderAt = growInt32(this.orderAt, n);
+    }
+    this.keyAt[e] = keyStart;
+    this.keyLen[e] = keyLen;
+    this.hash[e] = this.hashOf(keyStart, keyStart + KeyIndex.bytes(keyLen));
+    if (this.count * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    else this.place(e);
+    return e;
+  }
+
+  private place(e: number): void {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i = this.hash[e] & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = e + 1;
+  }
+
+  private rehash(size: number): void {
+    this.slots = new Int32Array(size);
+    for (let e = 0; e < this.count; e++) this.place(e);
+  }
 }
