@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manager';
 import type { Clock } from '../clock';
 import type { OperatorContext, PhysicalOperator, StatefulOperator } from '../operators/physical-operator';
-import type { JobSpec } from '../spec/job-spec';
+import { maintenanceIntervalMsOf, type JobSpec } from '../spec/job-spec';
 import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
 import { StatefulAggregateExec } from '../operators/aggregate';
 import { ScalarSubqueryExec } from '../operators/scalar-subquery-exec';
@@ -58,6 +58,10 @@ interface CachedPartition {
   /** The version this process last committed; a task for batch N reuses the cache only at N. */
   committedVersion?: number;
   maintenance?: Promise<void>;
+  /** When its maintenance last started (its opening before the first), by the executor's clock. */
+  lastMaintenanceAt: number;
+  /** The job's stateStore.maintenanceInterval in ms. */
+  maintenanceIntervalMs: number;
 }
 
 /** Partitions kept open at most (the least recently used one is closed first). */
@@ -250,7 +254,10 @@ export class Executor {
       return { key: storeKey(id), storeName, provider: factory(id, q.checkpoint) };
     });
     const first = query.operators[0];
-    return { spec, operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores, ...(first instanceof ScalarSubqueryExec ? { subqueries: first } : {}) };
+    return {
+      spec, operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores, ...(first instanceof ScalarSubqueryExec ? { subqueries: first } : {}),
+      lastMaintenanceAt: this.o.clock.now(), maintenanceIntervalMs: maintenanceIntervalMsOf(q.spec),
+    };
   }
 
   /**
@@ -290,6 +297,9 @@ export class Executor {
   /** Snapshots and retention of the partition's stores, in the background, one round at a time. */
   private startMaintenance(part: CachedPartition): void {
     if (part.maintenance) return;
+    const now = this.o.clock.now();
+    if (now - part.lastMaintenanceAt < part.maintenanceIntervalMs) return;
+    part.lastMaintenanceAt = now;
     part.maintenance = (async () => {
       for (const s of part.stores) await s.provider.maintenance();
     })()

@@ -19,7 +19,7 @@ import { batchEventTimes, EventTimeStatsAccumulator, mergeEventTimeStats, Waterm
 import { compileStreamingQuery, type CompiledStreamingQuery, type EventTimeWatermarkNode } from '../query/streaming-query';
 import type { EvalContext, Evaluator } from '../query/expression-compiler';
 import { watermarkDelayMs } from '../spec/watermark-delay';
-import { DEFAULT_MULTIPLE_WATERMARK_POLICY, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
+import { DEFAULT_MULTIPLE_WATERMARK_POLICY, maintenanceIntervalMsOf, stateStoreProviderOf, type JobSpec, type MultipleWatermarkPolicy } from '../spec/job-spec';
 import type { StreamingRelation } from '../query/logical-plan';
 import { getSinkDefinition } from '../sinks/index';
 import type { Sink } from '../sinks/sink';
@@ -166,6 +166,8 @@ export class QueryRuntime {
    */
   private readonly remoteStages = new Map<number, { progress: StateOperatorProgress[]; batchWatermarkMs: number }>();
   private maintenance?: Promise<void>;
+  /** When maintenance last started (the run's start before the first: Spark's first round waits an interval too). */
+  private lastMaintenanceAt: number;
 
   private constructor(
     readonly spec: JobSpec,
@@ -179,6 +181,7 @@ export class QueryRuntime {
     partitionQueries: CompiledStreamingQuery[] = [],
   ) {
     this.numPartitions = deps.numPartitions ?? spec.parallelism;
+    this.lastMaintenanceAt = deps.clock.now();
     this.taskScheduler = deps.taskScheduler ?? new LocalTaskScheduler();
     query.operators.forEach((op, i) => {
       if (isStatefulOperator(op) && isPartitioned(op)) this.stages.set(i, [op, ...partitionQueries.map((q) => q.operators[i] as StatefulOperator)]);
@@ -428,6 +431,10 @@ export class QueryRuntime {
    */
   startStateMaintenance(onMaintenanceError?: (e: unknown) => void): void {
     if (this.maintenance || this.providers.size === 0) return;
+    // Spark's maintenance task runs every maintenanceInterval, not after every batch.
+    const now = this.deps.clock.now();
+    if (now - this.lastMaintenanceAt < maintenanceIntervalMsOf(this.spec)) return;
+    this.lastMaintenanceAt = now;
     const providers = [...this.providers.values()];
     this.maintenance = (async () => {
       for (const p of providers) await p.maintenance();

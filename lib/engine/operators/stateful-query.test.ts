@@ -257,7 +257,8 @@ describe('state maintenance off the batch path', () => {
     const held = new Promise<void>((r) => (release = r));
     let rounds = 0;
     const q = new MicroBatchExecution({
-      spec: j.spec,
+      // A round may start after every batch (Spark's maintenanceInterval, here 0).
+      spec: { ...j.spec, stateStore: { provider: 'hdfs', maintenanceInterval: '0 seconds' } },
       stateStoreProvider: (id, cp) => {
         const p = new FileBackedStateStoreProvider(cp, id);
         // A maintenance round that never ends until released: a batch that waited for it would hang.
@@ -284,6 +285,43 @@ describe('state maintenance off the batch path', () => {
     expect(stopped).toBe(false);
     release();
     await stopping;
+  });
+});
+
+describe('state maintenance every maintenanceInterval, as Spark\'s maintenance task', () => {
+  it.each([[undefined, 60_000], ['10 seconds', 10_000]])('starts no round until the interval (%s) has passed since the run began or the last round', async (interval, ms) => {
+    const j = await job(AGG_SQL, 'complete');
+    const clock = new ManualClock(1_000_000);
+    let rounds = 0;
+    const q = new MicroBatchExecution({
+      spec: { ...j.spec, ...(interval ? { stateStore: { provider: 'hdfs' as const, maintenanceInterval: interval } } : {}) },
+      clock,
+      stateStoreProvider: (id, cp) => {
+        const p = new FileBackedStateStoreProvider(cp, id);
+        p.maintenance = async () => void rounds++;
+        return p;
+      },
+    });
+    const g = gen(7);
+    const batch = async () => {
+      j.stream.addData(...g(5));
+      await q.processAllAvailable();
+      await new Promise((r) => setImmediate(r));
+    };
+    await batch();
+    await batch();
+    expect(rounds).toBe(0);
+    clock.advance(ms);
+    await batch();
+    expect(rounds).toBeGreaterThan(0);
+    const after = rounds;
+    clock.advance(ms - 1);
+    await batch();
+    expect(rounds).toBe(after);
+    clock.advance(1);
+    await batch();
+    expect(rounds).toBeGreaterThan(after);
+    await q.stop();
   });
 });
 

@@ -54,6 +54,17 @@ export const STATE_STORE_PROVIDERS = ['hdfs', 'lmdb'] as const;
 export type StateStoreProviderName = (typeof STATE_STORE_PROVIDERS)[number];
 export const DEFAULT_STATE_STORE_PROVIDER: StateStoreProviderName = 'hdfs';
 
+/** Spark's default spark.sql.streaming.stateStore.maintenanceInterval. */
+const DEFAULT_MAINTENANCE_INTERVAL_MS = 60_000;
+/** A day: longer leaves a long-running job's restart to replay a day of deltas. */
+const MAX_MAINTENANCE_INTERVAL_MS = 24 * 3_600_000;
+
+/** How often the job's state maintenance runs (stateStore.maintenanceInterval), in ms. */
+export function maintenanceIntervalMsOf(spec: Pick<JobSpec, 'stateStore'>): number {
+  const text = spec.stateStore?.maintenanceInterval;
+  return text === undefined ? DEFAULT_MAINTENANCE_INTERVAL_MS : parseDuration(text)!;
+}
+
 /** The job's state store provider (the default when the spec names none). */
 export function stateStoreProviderOf(spec: Pick<JobSpec, 'stateStore'>): StateStoreProviderName {
   return spec.stateStore?.provider ?? DEFAULT_STATE_STORE_PROVIDER;
@@ -150,7 +161,15 @@ export const JobSpecSchema = z
      * the checkpoint storage); `lmdb`, Spark's RocksDB provider with changelog checkpointing, on
      * LMDB (keys in a local LMDB cache outside the heap). Fixed for a checkpoint's life.
      */
-    stateStore: z.object({ provider: z.enum(STATE_STORE_PROVIDERS).default(DEFAULT_STATE_STORE_PROVIDER) }).strict().optional(),
+    stateStore: z.object({
+      provider: z.enum(STATE_STORE_PROVIDERS).default(DEFAULT_STATE_STORE_PROVIDER),
+      /**
+       * Spark's spark.sql.streaming.stateStore.maintenanceInterval (default 60 seconds): how often
+       * the background maintenance writes snapshots of the stores and deletes the files no
+       * retained version needs. Shorter: faster restarts, more snapshot work.
+       */
+      maintenanceInterval: durationAtMost(MAX_MAINTENANCE_INTERVAL_MS).optional(),
+    }).strict().optional(),
     /** Spark's minBatchesToRetain: offsets/ and commits/ entries, and state versions, kept (at least 2, for recovery). */
     minBatchesToRetain: z.number().int().min(2).default(100),
     /**
