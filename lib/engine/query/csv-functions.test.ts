@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Row } from '../types';
-import { SqlValidationError } from './sql-error';
 import { compileStreamingQuery } from './streaming-query';
+import { selectRefusal } from './testing/select-refusal';
 
 const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'id', type: 'long' as const }, { name: 'line', type: 'string' as const }] };
 
@@ -16,15 +16,7 @@ async function value(expr: string, row: Row = { id: 1, line: null }): Promise<un
   return out[0].v;
 }
 
-function refusal(expr: string): SqlValidationError {
-  try {
-    compileStreamingQuery(`SELECT ${expr} AS v FROM src`, rel);
-  } catch (e) {
-    if (e instanceof SqlValidationError) return e;
-    throw e;
-  }
-  throw new Error(`expected ${expr} to fail`);
-}
+const refusal = (expr: string) => selectRefusal(expr, rel);
 
 describe('from_csv and to_csv', () => {
   it("> SELECT from_csv('1, 0.8', 'a INT, b DOUBLE'); {\"a\":1,\"b\":0.8}", async () => {

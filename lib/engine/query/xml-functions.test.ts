@@ -9,8 +9,8 @@ import xpathModule from 'xpath';
 import { WeirError } from '../errors';
 import type { Row } from '../types';
 import { printed } from './testing/spark-printed';
-import { SqlValidationError } from './sql-error';
 import { compileStreamingQuery } from './streaming-query';
+import { selectRefusal } from './testing/select-refusal';
 
 const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'id', type: 'long' as const }, { name: 'xml', type: 'string' as const }, { name: 'p', type: 'string' as const }] };
 
@@ -36,15 +36,7 @@ async function failure(p: Promise<unknown>): Promise<WeirError> {
   throw new Error('expected a failure');
 }
 
-function refusal(expr: string): SqlValidationError {
-  try {
-    compileStreamingQuery(`SELECT ${expr} AS v FROM src`, rel);
-  } catch (e) {
-    if (e instanceof SqlValidationError) return e;
-    throw e;
-  }
-  throw new Error(`expected ${expr} to fail`);
-}
+const refusal = (expr: string) => selectRefusal(expr, rel);
 
 const FUNCTIONS = ['xpath', 'xpath_boolean', 'xpath_double', 'xpath_number', 'xpath_float', 'xpath_int', 'xpath_long', 'xpath_short', 'xpath_string'];
 
