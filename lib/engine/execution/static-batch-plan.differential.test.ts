@@ -130,6 +130,22 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     await same('SELECT e.id, r.weight FROM events e JOIN (SELECT region, weight FROM regions WHERE weight IS NOT NULL ORDER BY weight DESC LIMIT 2) r ON e.region = r.region');
   });
 
+  it('ORDER BY a column the side does not select (Spark\'s ResolveMissingReferences): sorted on a hidden column, projected away', async () => {
+    const w = await same('SELECT e.id, r.region FROM events e JOIN (SELECT region FROM regions WHERE weight IS NOT NULL ORDER BY weight DESC LIMIT 2) r ON e.region = r.region');
+    expect(w.explain).toMatch(/Sort \[__sort0 DESC/);
+    await same('SELECT e.id, r.code FROM events e JOIN (SELECT region AS code FROM regions WHERE region IS NOT NULL AND weight IS NOT NULL ORDER BY weight * -1, code LIMIT 1) r ON e.region = r.code');
+    await same('SELECT e.id FROM events e WHERE e.region IN (SELECT region FROM regions WHERE weight IS NOT NULL ORDER BY weight LIMIT 2)');
+    await same('SELECT e.id, (SELECT region FROM regions WHERE weight IS NOT NULL ORDER BY weight DESC LIMIT 1) AS top FROM events e');
+  });
+
+  it('ORDER BY a column the query does not select stays refused on a stream', () => {
+    const errors = validateJob({
+      name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
+      sql: 'SELECT id FROM events ORDER BY amount', sink: { type: 'memory', options: { table: 'x' } },
+    }).errors.map((e) => e.message).join('\n');
+    expect(errors).toContain('ORDER BY on a streaming query may only name output columns');
+  });
+
   it('UNION ALL and UNION of static tables', async () => {
     await same('SELECT e.id, u.src FROM events e JOIN (SELECT region, \'r\' AS src FROM regions UNION ALL SELECT region, \'b\' AS src FROM blocked) u ON e.region = u.region');
     await same('SELECT e.id FROM events e JOIN (SELECT region FROM regions UNION SELECT region FROM blocked) u ON e.region = u.region');

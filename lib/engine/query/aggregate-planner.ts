@@ -291,24 +291,50 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   // Aggregate): an output column or its position sorts as written; any other expression
   // (grouping(k), sum(x), a key the select list leaves out) is computed beside the select list
   // as a hidden column, sorted on, and dropped again. Like HAVING, it reads the select's aliases.
-  const hidden: NamedExpr[] = [];
-  const order = c.sort?.order.map((o): SortOrder => {
-    const position = o.child.kind === 'Literal' && typeof o.child.value === 'bigint';
-    if (c.distinct || position || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
-    const expr = builder.build(rewrite(o.child));
+  const missing = c.sort && !c.distinct && missingSortReferences(c.sort, list, (e) => {
+    const expr = builder.build(rewrite(e));
     checkOnlyKeys(expr, 'ORDER BY');
-    const name = `${SORT_PREFIX}${hidden.length}`;
-    hidden.push({ expr, name });
-    return { ...o, child: ref(name, o.child.pos) };
+    return expr;
   });
   builder.endSelectList();
 
   let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child: input, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
-  plan = { kind: 'Project', list: [...list, ...hidden], child: plan };
-  if (c.sort && order) plan = buildSortAndLimit(plan, { order, pos: c.sort.pos }, undefined);
-  if (hidden.length > 0) plan = { kind: 'Project', list: list.map((n): NamedExpr => ({ expr: { kind: 'column', name: n.name }, name: n.name })), child: plan };
-  return plan;
+  if (missing) return sortOverMissingReferences(list, missing, plan);
+  plan = { kind: 'Project', list, child: plan };
+  return c.sort ? buildSortAndLimit(plan, c.sort, undefined) : plan;
+}
+
+/** An ORDER BY whose items that are no output column are computed as hidden columns (`__sort<i>`), which it sorts on instead. */
+interface MissingSortReferences {
+  order: SortOrder[];
+  hidden: NamedExpr[];
+  pos: Position;
+}
+
+/**
+ * Spark's ResolveMissingReferences for a Sort over a select list: an ORDER BY item that names an
+ * output column or its position sorts as written; any other expression is built by `build` (over
+ * the select list's input, reading its aliases) as a hidden column the sort reads. Call it before
+ * the builder ends the select list.
+ */
+export function missingSortReferences(sort: SortClause, list: readonly NamedExpr[], build: (e: Expression) => Expr): MissingSortReferences {
+  const hidden: NamedExpr[] = [];
+  const order = sort.order.map((o): SortOrder => {
+    const position = o.child.kind === 'Literal' && typeof o.child.value === 'bigint';
+    if (position || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
+    const name = `${SORT_PREFIX}${hidden.length}`;
+    hidden.push({ expr: build(o.child), name });
+    return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [name], pos: o.child.pos } };
+  });
+  return { order, hidden, pos: sort.pos };
+}
+
+/** The select list with the hidden columns beside it over `child`, sorted, and the hidden columns projected away. */
+export function sortOverMissingReferences(list: readonly NamedExpr[], m: MissingSortReferences, child: LogicalPlan): LogicalPlan {
+  const sorted = buildSortAndLimit({ kind: 'Project', list: [...list, ...m.hidden], child }, { order: m.order, pos: m.pos }, undefined);
+  if (m.hidden.length === 0) return sorted;
+  return { kind: 'Project', list: list.map((n): NamedExpr => ({ expr: { kind: 'column', name: n.name }, name: n.name })), child: sorted };
 }
 
 /**

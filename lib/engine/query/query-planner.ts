@@ -24,7 +24,7 @@ import { parsePlan } from './parser/ast-builder';
 import { mapExpression } from './parser/expression-tree';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, isAggregation, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, isAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { positionalArguments } from './named-arguments';
@@ -203,6 +203,9 @@ class QueryPlanner {
         // aggregation plans the sort with its select list (buildAggregation).
         const aggregates = inner.kind === 'Aggregate' || inner.kind === 'UnresolvedHaving' || (inner.kind === 'Project' && isAggregation({ items: inner.projectList, grouping: [], distinct: false, pos: inner.pos }));
         if (sort && aggregates) return buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
+        // A batch plan's ORDER BY may sort on a column it does not select (Spark's
+        // ResolveMissingReferences); a stream's names output columns only (buildSortAndLimit).
+        if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) return buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
         return buildSortAndLimit(this.plan(inner, ctes), sort, limit);
       }
       case 'Union':
@@ -368,8 +371,8 @@ class QueryPlanner {
       return buildAggregation({ ...clauses, items: expanded }, plan, schema, builder);
     }
     const windowed = this.timeWindowing(items, schema, plan, builder);
-    if (windowed) return this.project(items.map(withWindowColumn), qualifiers, schema, windowed.plan, this.builder(qualifiers, windowed.schema, from.scope), from.scope);
-    return this.project(items, qualifiers, schema, plan, builder, from.scope);
+    if (windowed) return this.project(items.map(withWindowColumn), qualifiers, schema, windowed.plan, this.builder(qualifiers, windowed.schema, from.scope), from.scope, sort);
+    return this.project(items, qualifiers, schema, plan, builder, from.scope, sort);
   }
 
   /** Spark's TimeWindowing (time-windowing.ts): a Generate of the clause's window(…) over `plan`, or undefined without one. */
@@ -674,8 +677,11 @@ class QueryPlanner {
     return { plan, schema: output, qualifiers: [], scope: { metadataColumn: false } };
   }
 
-  /** The select list of a SELECT without aggregation. */
-  private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder, scope?: Pick<Scope, 'sides' | 'merged'>): LogicalPlan {
+  /**
+   * The select list of a SELECT without aggregation; with `sort` (a batch plan's ORDER BY), sorted
+   * on what it names, a column it does not select too (sortOverMissingReferences).
+   */
+  private project(items: readonly Expression[], qualifiers: readonly string[], inputSchema: Schema, child: LogicalPlan, builder: ExpressionBuilder, scope?: Pick<Scope, 'sides' | 'merged'>, sort?: SortClause): LogicalPlan {
     const list: NamedExpr[] = [];
     let generate: Extract<LogicalPlan, { kind: 'Generate' }> | undefined;
     const starColumns = (e: Extract<Expression, { kind: 'UnresolvedStar' }>): NamedExpr[] =>
@@ -719,6 +725,7 @@ class QueryPlanner {
       list.push({ expr, name });
       if (alias) builder.addLateralAlias(alias[0], expr);
     }
+    const missing = sort && missingSortReferences(sort, list, (e) => builder.build(e));
     builder.endSelectList();
     const seen = new Map<string, NamedExpr>();
     for (const n of list) {
@@ -726,7 +733,7 @@ class QueryPlanner {
       if (seen.has(key)) throw new SqlValidationError(`Output column "${n.name}" appears twice; give one of them an alias with AS`, n.expr.pos, 'select list');
       seen.set(key, n);
     }
-    return { kind: 'Project', list, child: generate ?? child };
+    return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
   }
 
   /**
