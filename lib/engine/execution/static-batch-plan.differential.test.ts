@@ -170,15 +170,26 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     expect(w.explain).toMatch(/Filter \(weight > 2\)/);
   });
 
-  it('refuses a RIGHT or FULL join of two static tables, saying what to write', () => {
+  it('RIGHT and FULL joins of two static tables: Spark\'s NULL padding (each static side\'s rows in full, through a key of the stream)', async () => {
+    // e.id = x.one: the stream's row 1 joins every row of the static side.
+    const all = (side: string, cols: string) => `SELECT e.id, ${cols} FROM events e JOIN (${side}) x ON e.id = x.one`;
+    await same(all('SELECT 1 AS one, region AS reg, r.weight, b.user AS who FROM regions r FULL JOIN blocked b USING (region)', 'x.reg, x.weight, x.who'));
+    await same(all('SELECT 1 AS one, region AS reg, r.weight, b.user AS who FROM regions r RIGHT JOIN blocked b USING (region)', 'x.reg, x.weight, x.who'));
+    await same(all("SELECT 1 AS one, r.region AS reg, r.weight, b.breg, b.user AS who FROM regions r FULL JOIN (SELECT region AS breg, user FROM blocked) b ON r.region = b.breg AND b.user <> 'ann'", 'x.reg, x.weight, x.breg, x.who'));
+    await same(all('SELECT 1 AS one, r.rreg, r.weight, b.region AS breg, b.user AS who FROM (SELECT region AS rreg, weight FROM regions) r RIGHT JOIN blocked b ON r.rreg = b.region AND r.weight > 2', 'x.rreg, x.weight, x.breg, x.who'));
+    // Aggregated over, and the stream joined on the full join's key.
+    await same('SELECT e.id, x.n FROM events e JOIN (SELECT region, count(*) AS n FROM regions r FULL JOIN blocked b USING (region) GROUP BY region) x ON e.region = x.region');
+  });
+
+  it('refuses a RIGHT or FULL join of two static tables on a column both name, saying what to write', () => {
     const errors = validateJob({
       name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
       staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }, { name: 'blocked', path: '/nonexistent.json', format: 'json', schema: BLOCKED }],
-      sql: 'SELECT e.id FROM events e JOIN (SELECT b.region FROM regions r RIGHT JOIN blocked b ON r.region = b.region) x ON e.region = x.region',
+      sql: 'SELECT e.id FROM events e JOIN (SELECT b.region FROM regions r FULL JOIN blocked b ON r.region = b.region) x ON e.region = x.region',
       sink: { type: 'memory', options: { table: 'x' } },
     }).errors.map((e) => e.message).join('\n');
-    expect(errors).toContain('RIGHT JOIN of two static tables is not supported yet');
-    expect(errors).toContain('LEFT JOIN with the tables swapped');
+    expect(errors).toContain('FULL JOIN of two static tables on a column both name region');
+    expect(errors).toContain('USING (region)');
   });
 
   it('refuses a DISTINCT aggregate on the static side as a batch plan (not as a streaming one), saying what to write', () => {

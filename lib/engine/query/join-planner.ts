@@ -15,6 +15,8 @@ import type { Schema } from '../types';
 import { exprToString, referencedColumns, type Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
 import { children, relationOutput, type LogicalPlan, type StaticView, type StreamingRelation } from './logical-plan';
+import { typeOfField } from './data-types';
+import { implicitCastExpr } from './expression-compiler';
 import { someExpression } from './parser/expression-tree';
 import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan } from './parser/unresolved-plan';
 import { notSupportedYet, SqlValidationError } from './sql-error';
@@ -182,7 +184,7 @@ export function buildStreamStaticJoin(
   const view = staticSide?.view;
   const table = staticSide && (staticSide.table ?? statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase()));
   const staticOf = (s: JoinSide) => s.table ?? statics.find((t) => t.name.toLowerCase() === s.name.toLowerCase());
-  if (streamIdx < 0 && staticJoins && staticOf(a) && staticOf(b)) return buildStaticJoin(join, a, staticOf(a)!, statics, builder, planLeaf);
+  if (streamIdx < 0 && staticJoins && staticOf(a) && staticOf(b)) return buildStaticJoin(join, [{ side: a, table: staticOf(a)! }, { side: b, table: staticOf(b)! }], statics, builder, planLeaf);
   if (streamIdx < 0 || !table || !staticSide || !streamSide) {
     const known = statics.map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
@@ -372,17 +374,55 @@ export function buildStreamStaticJoin(
   return { plan, schema, qualifiers, scope };
 }
 
+/** A side of a join of two static tables: as written, and the table it reads (its first, for a subquery). */
+interface StaticJoinSide { side: JoinSide; table: StaticTableSpec }
+
 /**
  * A join of two static tables (or subqueries over them) on a static side: Spark's batch join,
  * which Weir runs as its stream-static join with the left side's rows in the stream's place (its
  * plan run over its table, then each row looking up the right side, loaded and hashed on the
- * keys). Its keys, ON and output are the stream-static join's; only the left side is preserved
- * (the join exec keeps the rows of its input), so RIGHT and FULL joins are refused.
+ * keys). Its keys, ON and output are the stream-static join's. That join preserves the rows of
+ * its input only, so a RIGHT join is the LEFT join of the sides swapped, its columns put back in
+ * order, and a FULL join that LEFT join's rows and the right side's rows that match no left row
+ * (a LEFT ANTI join of the sides swapped), padded with NULLs for the left's columns, in one UNION
+ * ALL: the rows of Spark's full outer join.
  */
-function buildStaticJoin(join: Join, left: JoinSide, table: StaticTableSpec, statics: StaticTableSpec[], builder: (scope: Scope) => ExpressionBuilder, planLeaf: JoinLeafPlanner | undefined): PlannedJoin {
-  if (join.joinType === 'RightOuter' || join.joinType === 'FullOuter') {
-    throw notSupportedYet(`${JOIN_SQL[join.joinType]} of two static tables`, lineColumn(join.pos), 'write it as a LEFT JOIN with the tables swapped');
+function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], statics: StaticTableSpec[], builder: (scope: Scope) => ExpressionBuilder, planLeaf: JoinLeafPlanner | undefined): PlannedJoin {
+  if (join.joinType !== 'RightOuter' && join.joinType !== 'FullOuter') return leftStaticJoin(join, l, statics, builder, planLeaf);
+  const swapped: Join = { ...join, left: join.right, right: join.left };
+  const preserving = join.joinType === 'RightOuter' ? leftStaticJoin({ ...swapped, joinType: 'LeftOuter' }, r, statics, builder, planLeaf) : leftStaticJoin({ ...join, joinType: 'LeftOuter' }, l, statics, builder, planLeaf);
+  // Spark's columns: a USING key once (a right join's the right's, a full join's coalesce of the
+  // two, which is what the rows of either branch hold), then the left's columns, then the right's.
+  const using = new Set((join.usingColumns ?? []).map((k) => k.toLowerCase()));
+  const columnsOf = (s: StaticJoinSide) => (s.side.view?.schema ?? s.table.schema).filter((f) => !using.has(f.name.toLowerCase()));
+  const byName = (schema: Schema, name: string) => schema.find((f) => f.name.toLowerCase() === name.toLowerCase())!;
+  const keys = [...using].map((k) => byName(preserving.schema, k));
+  const leftColumns = columnsOf(l), rightColumns = columnsOf(r);
+  const pos = lineColumn(join.pos);
+  // The stream-static join keeps one column of a key both sides name alike (the stream's); here
+  // each side's must differ where the other is NULL (Spark reads r.k as NULL on a row of l alone).
+  const shared = leftColumns.find((f) => rightColumns.some((g) => g.name.toLowerCase() === f.name.toLowerCase()));
+  if (shared) {
+    throw notSupportedYet(`A ${JOIN_SQL[join.joinType]} of two static tables on a column both name ${shared.name}`, pos,
+      `join USING (${shared.name}), or rename one side's ${shared.name} in a subquery (SELECT ${shared.name} AS another name, …)`);
   }
+  const column = (f: Schema[number]): Expr => ({ kind: 'column', name: f.name, pos });
+  const padded = (schema: Schema) => schema.map((f) => ({ ...f, nullable: true }));
+  const out: Schema = [...keys, ...padded(leftColumns), ...(join.joinType === 'FullOuter' ? padded(rightColumns) : rightColumns.map((f) => byName(preserving.schema, f.name)))];
+  const project = (child: LogicalPlan, value: (f: Schema[number]) => Expr): LogicalPlan => ({ kind: 'Project', list: out.map((f) => ({ expr: value(f), name: f.name })), child });
+  if (join.joinType === 'RightOuter') return { ...preserving, plan: project(preserving.plan, column), schema: out };
+  const unmatched = leftStaticJoin({ ...swapped, joinType: 'LeftAnti' }, r, statics, builder, planLeaf);
+  const onlyLeft = new Set(leftColumns.map((f) => f.name));
+  const nullOf = (f: Schema[number]): Expr => implicitCastExpr({ kind: 'literal', value: null, type: 'null', pos }, typeOfField(f));
+  const plan: LogicalPlan = {
+    kind: 'Union', pos,
+    branches: [project(preserving.plan, column), project(unmatched.plan, (f) => (onlyLeft.has(f.name) ? nullOf(f) : column(f)))],
+  };
+  return { ...preserving, plan, schema: out };
+}
+
+/** A join of two static tables that preserves its left side's rows (INNER, LEFT, LEFT SEMI, LEFT ANTI), `left` that side. */
+function leftStaticJoin(join: Join, { side: left, table }: StaticJoinSide, statics: StaticTableSpec[], builder: (scope: Scope) => ExpressionBuilder, planLeaf: JoinLeafPlanner | undefined): PlannedJoin {
   const schema = left.view?.schema ?? table.schema;
   // The left side stands where the join planner expects the stream, under its alias (or name).
   const stand: StreamingRelation = { kind: 'StreamingRelation', sourceName: left.alias ?? left.name, schema };
