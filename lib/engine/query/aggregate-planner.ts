@@ -151,6 +151,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
 
   const aggregates: NamedExpr[] = [];
   const aggText: string[] = [];
+  /** Each aggregate as written, and which are DISTINCT (a batch plan's), by index among `aggregates`. */
+  const aggWritten: string[] = [];
+  const distinctCalls = new Set<number>();
   const ref = (name: string, pos: Position): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], pos, exact: true });
 
   const aggregateRef = (n: Call): Expression => {
@@ -167,16 +170,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
     const within = withinGroup(n);
     let args = within ? within.args.map((a) => builder.build(a)) : positionalArguments(name, n.arguments, n.pos).map((a) => builder.build(a));
     if (within) args.push({ kind: 'literal', value: within.reverse, type: 'boolean', pos });
-    if (n.isDistinct && c.batch) {
-      // The static side runs on the streaming aggregation's operators, which keep no set of values per group.
-      const call = `${name}(DISTINCT ${n.arguments.map((a) => expressionSql(a)).join(', ')})`;
-      throw new SqlValidationError(
-        `${call} on a join's static side: Weir runs no DISTINCT aggregate in a batch plan yet; aggregate the distinct rows of a subquery instead, ` +
-          `e.g. SELECT k, ${name}(x) FROM (SELECT DISTINCT k, x FROM t) GROUP BY k`,
-        pos, name,
-      );
-    }
-    if (n.isDistinct) {
+    if (n.isDistinct && !c.batch) {
       throw unsupportedOperation('Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.', { aggregate: `${name}(DISTINCT ${args.map(exprToString).join(', ')})` });
     }
     const filter = n.filter ? builder.build(n.filter) : undefined;
@@ -187,7 +181,7 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       if (n.ignoreNulls) args = [...args, { kind: 'literal', value: true, type: 'boolean', pos }];
     }
     const ignoresNulls = firstLast && args[1]?.kind === 'literal' && args[1].value === true;
-    const text = within
+    const text = n.isDistinct ? `${name}(DISTINCT ${args.map(exprToString).join(', ')})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}` : within
       ? `${name}(${exprToString(args[1])}) WITHIN GROUP (ORDER BY ${exprToString(args[0])}${within.reverse ? ' DESC' : ''})${filter ? ` FILTER (WHERE ${exprToString(filter)})` : ''}`
       : firstLast ? aggregateText(name, args.slice(0, 1), filter) + (ignoresNulls ? ' ignore nulls' : '') : aggregateText(name, args, filter);
     // count(*) (the front end reads it as count(1), as Spark does) counts rows: the aggregate's fast path.
@@ -212,6 +206,8 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
       aggText.push(text);
       const expr: Expr = { kind: 'call', name, args: star && !filter ? [{ kind: 'literal', value: '*', type: 'string' }] : args, pos };
       aggregates.push({ expr, name: `${AGG_PREFIX}${i}` });
+      aggWritten.push(expressionSql(n));
+      if (n.isDistinct) distinctCalls.add(i);
     }
     return ref(`${AGG_PREFIX}${i}`, n.pos);
   };
@@ -298,7 +294,9 @@ export function buildAggregation(c: AggregationClauses, child: LogicalPlan, chil
   });
   builder.endSelectList();
 
-  let plan: LogicalPlan = { kind: 'Aggregate', groupBy, aggregates, child: input, pos: groupPos };
+  let plan: LogicalPlan = distinctCalls.size > 0
+    ? distinctAggregate(groupBy, keyNames, aggregates, { distinct: distinctCalls, written: aggWritten }, input, childSchema, groupPos, analytics !== undefined)
+    : { kind: 'Aggregate', groupBy, aggregates, child: input, pos: groupPos };
   if (having) plan = { kind: 'Filter', condition: having, child: plan };
   if (missing) return sortOverMissingReferences(list, missing, plan);
   plan = { kind: 'Project', list, child: plan };
@@ -325,7 +323,7 @@ export function missingSortReferences(sort: SortClause, list: readonly NamedExpr
     if (position || sortsOutputColumn(o.child, list.map((n) => n.name))) return o;
     const name = `${SORT_PREFIX}${hidden.length}`;
     hidden.push({ expr: build(o.child), name });
-    return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [name], pos: o.child.pos } };
+    return { ...o, child: { kind: 'UnresolvedAttribute', nameParts: [name], pos: o.child.pos, exact: true } };
   });
   return { order, hidden, pos: sort.pos };
 }
@@ -335,6 +333,49 @@ export function sortOverMissingReferences(list: readonly NamedExpr[], m: Missing
   const sorted = buildSortAndLimit({ kind: 'Project', list: [...list, ...m.hidden], child }, { order: m.order, pos: m.pos }, undefined);
   if (m.hidden.length === 0) return sorted;
   return { kind: 'Project', list: list.map((n): NamedExpr => ({ expr: { kind: 'column', name: n.name }, name: n.name })), child: sorted };
+}
+
+/**
+ * DISTINCT aggregates of a batch plan (a join's static side, a scalar subquery), as Spark plans an
+ * aggregation whose aggregates are all DISTINCT over the same arguments (its single distinct
+ * group): an Aggregate grouped by the keys and those arguments makes each distinct (keys,
+ * arguments) row once, and the Aggregate above it, grouped by the keys, aggregates its rows
+ * without DISTINCT. Its output is the one Aggregate's (the keys' names, `__agg<i>`). Any other
+ * mix needs Spark's Expand-based rewrite (RewriteDistinctAggregates), not run here: refused.
+ */
+function distinctAggregate(
+  groupBy: Expr[], keyNames: string[], aggregates: NamedExpr[], described: { distinct: ReadonlySet<number>; written: readonly string[] }, input: LogicalPlan, childSchema: Schema, pos: SqlPosition | undefined, groupingSets: boolean,
+): LogicalPlan {
+  const calls = aggregates.map((a) => a.expr as Extract<Expr, { kind: 'call' }>);
+  const argsText = (i: number) => calls[i].args.map(exprToString).join(', ');
+  const { distinct, written } = described;
+  const first = [...distinct][0];
+  const other = aggregates.findIndex((_a, i) => !distinct.has(i) || argsText(i) !== argsText(first));
+  if (other >= 0 || groupingSets) {
+    const beside = other < 0 ? 'with GROUPING SETS, CUBE or ROLLUP' : `beside ${distinct.has(other) ? '' : 'the aggregate '}${written[other]}`;
+    throw new SqlValidationError(
+      `${written[first]} ${beside} on a join's static side: Weir runs DISTINCT aggregates in a batch plan when every aggregate of the SELECT is DISTINCT over the same arguments ` +
+        '(Spark rewrites other mixes with an Expand, which Weir does not run yet); aggregate each in a subquery of its own and join them on the grouping keys',
+      calls[first].pos ?? pos, calls[first].name,
+    );
+  }
+  // The distinct arguments beside the keys (an argument that is a key already is that key).
+  const keyText = groupBy.map(exprToString);
+  const distinctArgs: Expr[] = [];
+  const argText: string[] = [];
+  for (const a of calls[first].args) {
+    const t = exprToString(a);
+    if (!keyText.includes(t) && !argText.includes(t) && a.kind !== 'literal') {
+      distinctArgs.push(a);
+      argText.push(t);
+    }
+  }
+  const innerNames = aggregateKeyNames([...groupBy, ...distinctArgs], childSchema);
+  const nameOf = (t: string) => innerNames[keyText.includes(t) ? keyText.indexOf(t) : groupBy.length + argText.indexOf(t)];
+  const column = (name: string): Expr => ({ kind: 'column', name, pos });
+  const distinctRows: LogicalPlan = { kind: 'Aggregate', groupBy: [...groupBy, ...distinctArgs], aggregates: [], child: input, pos };
+  const outer = aggregates.map((a, i): NamedExpr => ({ ...a, expr: { ...calls[i], args: calls[i].args.map((x) => (x.kind === 'literal' ? x : column(nameOf(exprToString(x))))) } }));
+  return { kind: 'Aggregate', groupBy: keyNames.map(column), aggregates: outer, child: distinctRows, pos };
 }
 
 /**
