@@ -3,11 +3,13 @@
  * ScalarSubquery, whose plan Spark runs before the plan that reads its value) before the batch's
  * other operators, and passes the rows on untouched. Each subquery runs once per run, at the first
  * batch, as a stream-static join loads its table: its one row's one value, NULL for no row; more
- * than one row fails the batch with Spark's SCALAR_SUBQUERY_TOO_MANY_ROWS.
+ * than one row fails the batch with Spark's SCALAR_SUBQUERY_TOO_MANY_ROWS. The values go to the
+ * run's ScalarSubqueryResults, which the query's expressions read; the logical plan holds none.
  */
 import { WeirError } from '../errors';
 import type { EvalContext } from '../query/function-types';
 import type { ScalarSubquery } from '../query/logical-plan';
+import type { ScalarSubqueryResults } from '../query/scalar-subquery-results';
 import type { Row, Schema } from '../types';
 import type { PhysicalOperator } from './physical-operator';
 
@@ -23,7 +25,8 @@ export class ScalarSubqueryExec implements PhysicalOperator {
   readonly name: string;
   private evaluated = false;
 
-  constructor(private readonly subqueries: readonly PlannedScalarSubquery[], readonly outputSchema: Schema) {
+  /** `results`: the run's values, which the query's expressions were compiled to read. */
+  constructor(private readonly subqueries: readonly PlannedScalarSubquery[], private readonly results: ScalarSubqueryResults, readonly outputSchema: Schema) {
     this.name = `Subquery ${subqueries.map((s) => `scalar-subquery#${s.subquery.id}`).join(', ')}`;
   }
 
@@ -39,7 +42,7 @@ export class ScalarSubqueryExec implements PhysicalOperator {
           e.errorClass = 'SCALAR_SUBQUERY_TOO_MANY_ROWS';
           throw e;
         }
-        s.subquery.value = { v: out.length === 0 ? null : out[0][s.column] ?? null };
+        this.results.set(s.subquery, out.length === 0 ? null : out[0][s.column] ?? null);
       }
       this.evaluated = true;
     }

@@ -8,6 +8,7 @@
  * No user text reaches eval or new Function: the only code that runs is this file's closures.
  */
 import { encodeKey } from '../state/state-value-codec';
+import { boundScalarSubqueryResults } from './scalar-subquery-results';
 import { sqlFunctionCatalog } from './function-catalog';
 import { levenshtein } from './string-functions';
 import type { Field, Schema } from '../types';
@@ -706,11 +707,12 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       case 'scalarSubquery': {
         const s = e.subquery;
+        const results = boundScalarSubqueryResults();
         return {
           ...s.type,
           eval: () => {
-            if (!s.value) throw new Error(`Internal: scalar-subquery#${s.id} read before it was evaluated`);
-            return s.value.v;
+            if (!results) throw new Error(`Internal: scalar-subquery#${s.id} compiled outside a query's physical planning`);
+            return results.get(s);
           },
         };
       }

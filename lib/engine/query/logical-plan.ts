@@ -121,7 +121,6 @@ export interface ScalarSubquery {
   id: number;
   plan: LogicalPlan;
   type: TypeInfo;
-  value?: { v: unknown };
 }
 
 /**

@@ -10,6 +10,7 @@ import { optimizePlan, scanFilterOf, sourceReads, watermarkConditionOf, type Opt
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import { loadStaticTable, type StaticTableSpec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { ScalarSubqueryExec } from '../operators/scalar-subquery-exec';
+import { boundScalarSubqueryResults, ScalarSubqueryResults, withScalarSubqueryResults } from './scalar-subquery-results';
 import { executeBatch } from '../operators/batch-execution';
 import { FilterExec } from '../operators/filter-exec';
 import type { PhysicalOperator } from '../operators/physical-operator';
@@ -106,16 +107,18 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   const optimized = opts.optimize === false ? { plan: resolved, applied: [] } : optimizePlan(resolved);
   const operators: PhysicalOperator[] = [];
   const stateful = new StatefulPlanner(outputMode, relation, scans, opts.numPartitions);
-  planPhysical(optimized.plan, operators, stateful, opts.optimize !== false);
+  // This compilation's (this run's) values of the scalar subqueries, which its expressions read.
+  const results = new ScalarSubqueryResults();
+  withScalarSubqueryResults(results, () => planPhysical(optimized.plan, operators, stateful, opts.optimize !== false));
   // Spark runs a scalar subquery's plan before the plan that reads its value: here before the
   // batch's first operator, once per run.
   const subqueries = scalarSubqueries(optimized.plan);
   if (subqueries.length) {
     const planned = subqueries.map((subquery) => {
-      const run = staticBatch(subquery.plan);
+      const run = withScalarSubqueryResults(results, () => staticBatch(subquery.plan));
       return { subquery, column: logicalPlanOutput(subquery.plan)[0].name, run: (ctx: EvalContext) => run(loadStaticTable, ctx) };
     });
-    operators.unshift(new ScalarSubqueryExec(planned, relationOutput(firstStreamingRelation(optimized.plan) ?? relation)));
+    operators.unshift(new ScalarSubqueryExec(planned, results, relationOutput(firstStreamingRelation(optimized.plan) ?? relation)));
   }
   if (operators.some((op) => op.name === 'Filter+Project')) {
     optimized.applied.push({ rule: 'FuseStatelessOperators', detail: 'Filter and the Project above it run in one pass (no intermediate rows)' });
@@ -129,7 +132,8 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     optimizations: optimized.applied,
     sourceColumns: scans ? undefined : scanned?.requiredColumns,
     scanFilter: pushed && compileExpression(pushed, scanned!.schema).eval,
-    eventTimeWatermarks: eventTimeWatermarksOf(reads),
+    // A watermark's condition is the read's WHERE, which may read a scalar subquery's value.
+    eventTimeWatermarks: withScalarSubqueryResults(results, () => eventTimeWatermarksOf(reads)),
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
@@ -312,9 +316,13 @@ function staticBatch(plan: LogicalPlan): NonNullable<StreamStaticJoinOptions['vi
     }
   };
   const batch = scanned(plan);
+  // Planned again at run time: its expressions read the values of the query's scalar subqueries.
+  const results = boundScalarSubqueryResults();
   const operators = () => {
     const ops: PhysicalOperator[] = [];
-    planPhysical(batch, ops, new StatefulPlanner('complete', firstStreamingRelation(batch)!, true), true);
+    const plan = () => planPhysical(batch, ops, new StatefulPlanner('complete', firstStreamingRelation(batch)!, true), true);
+    if (results) withScalarSubqueryResults(results, plan);
+    else plan();
     return ops;
   };
   operators();
