@@ -273,13 +273,34 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     await expect(weir('SELECT e.id, (SELECT weight FROM regions) AS w FROM events e')).rejects.toThrow(/SCALAR_SUBQUERY_TOO_MANY_ROWS/);
   });
 
+  it('correlated by equalities: Spark\'s rewrite into a LEFT JOIN of its aggregation grouped by the correlated columns', async () => {
+    const w = await same('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS mx FROM events e');
+    expect(w.explain).toMatch(/Join LeftOuter/);
+    // The count bug: a row no group matches reads count(*) over no rows, 0.
+    await same('SELECT e.id, (SELECT count(*) FROM blocked b WHERE b.region = e.region) AS n FROM events e');
+    await same('SELECT e.id, e.amount * (SELECT count(*) + 1 FROM regions r WHERE r.region = e.region AND r.weight > 2) AS m FROM events e');
+    await same('SELECT e.id FROM events e WHERE e.amount < (SELECT sum(weight) FROM regions r WHERE r.region = e.region)');
+    await same('SELECT e.id, (SELECT count(*) FROM blocked b WHERE b.region = e.region AND b.user = e.user) AS n FROM events e');
+    // An unqualified name is the subquery's table's first (regions has a region), then the stream's (amount).
+    await same('SELECT e.id, (SELECT count(*) FROM regions WHERE region = e.region AND weight > 2) AS n FROM events e');
+    await same('SELECT e.id, (SELECT count(weight) FROM regions WHERE weight = amount) AS same_weight FROM events e',
+      'SELECT e.id, (SELECT count(weight) FROM regions WHERE weight = e.amount) AS same_weight FROM events e');
+    // Unaliased, named as Spark names it; * leaves the join's columns out.
+    const star = await weir('SELECT *, (SELECT max(weight) FROM regions r WHERE r.region = e.region) FROM events e WHERE e.id = 1');
+    expect(star.rows).toEqual(['{"id":1,"region":"eu","amount":4,"user":"ann","scalarsubquery(region)":5}']);
+  });
+
   it('refuses a correlated one, one of two columns, and one over the stream, saying why', () => {
     const refusal = (sql: string) => validateJob({
       name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
       staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }],
       sql, sink: { type: 'memory', options: { table: 'x' } },
     }).errors.map((e) => e.message).join('\n');
-    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS m FROM events e')).toContain('A correlated scalar subquery (one that reads a column of the outer query) is not supported yet');
+    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.weight > e.amount) AS m FROM events e')).toContain('A correlated scalar subquery correlated by r.weight > e.amount');
+    expect(refusal('SELECT e.id, (SELECT weight FROM regions r WHERE r.region = e.region) AS m FROM events e')).toContain('MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY');
+    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region GROUP BY r.region) AS m FROM events e')).toContain('A correlated scalar subquery of this shape');
+    expect(refusal('SELECT e.id, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS a, (SELECT min(weight) FROM regions r WHERE r.region = e.region) AS b FROM events e'))
+      .toContain('A second correlated scalar subquery in one SELECT');
     expect(refusal('SELECT e.id, (SELECT max(weight), min(weight) FROM regions) AS m FROM events e')).toContain('[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_OUTPUT_COLUMN]');
     expect(refusal('SELECT e.id, (SELECT max(amount) FROM events) AS m FROM events e')).toContain('A scalar subquery over a stream is not supported yet');
   });

@@ -21,7 +21,9 @@ import { generatorOutput, GENERATORS } from './generators';
 import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { typeOfField } from './data-types';
 import { parsePlan } from './parser/ast-builder';
-import { mapExpression } from './parser/expression-tree';
+import { mapExpression, someExpression } from './parser/expression-tree';
+import { expressionSql } from './parser/expression-sql';
+import { BooleanType } from './parser/data-type';
 import { resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
@@ -138,6 +140,17 @@ function oneColumn(p: UnresolvedPlan): boolean {
   }
 }
 
+/** A relation in FROM by name, optionally aliased: its name and the qualifier its columns are read by. */
+function namedRelation(u: UnresolvedPlan): { table: string; qualifier: string } | undefined {
+  const [alias, rel] = u.kind === 'SubqueryAlias' ? [u.alias, u.child] : [undefined, u];
+  if (rel.kind !== 'UnresolvedRelation') return undefined;
+  const table = rel.multipartIdentifier.join('.');
+  return { table, qualifier: alias ?? table };
+}
+
+/** The prefix of the joins (and their columns) correlated scalar subqueries are rewritten to, hidden from `*`. */
+const HIDDEN_SCALAR_SUBQUERY = '__scalar_subquery';
+
 /** The name of an IN subquery made a join's static side, and of its one column. */
 const IN_SUBQUERY = '__in_subquery';
 const IN_SUBQUERY_VALUE = '__in_value';
@@ -156,6 +169,8 @@ class QueryPlanner {
   private ctes: ReadonlyMap<string, LogicalPlan> = new Map();
   /** Spark's ids of scalar subqueries (`scalar-subquery#0`), in the order they are planned. */
   private subqueryIds = 0;
+  /** Numbers the joins correlated scalar subqueries are rewritten to. */
+  private correlatedIds = 0;
 
   constructor(
     private readonly sql: string,
@@ -302,6 +317,7 @@ class QueryPlanner {
     }
     if (where && child.kind === 'Join') ({ child, where } = this.commaJoinConditions(child, where));
     if (where) ({ child, where } = this.predicateSubqueryAsJoin(child, where));
+    ({ child, items, where } = this.correlatedScalarSubqueriesAsJoins(child, items, where));
     const lateralViews: Extract<UnresolvedPlan, { kind: 'Generate' }>[] = [];
     while (child.kind === 'Generate') {
       lateralViews.unshift(child);
@@ -477,12 +493,7 @@ class QueryPlanner {
    */
   private predicateSubqueryAsJoin(child: UnresolvedPlan, where: Expression): { child: UnresolvedPlan; where?: Expression } {
     const conjuncts = splitConjunctivePredicates(where);
-    const named = (u: UnresolvedPlan): { table: string; qualifier: string } | undefined => {
-      const [alias, rel] = u.kind === 'SubqueryAlias' ? [u.alias, u.child] : [undefined, u];
-      if (rel.kind !== 'UnresolvedRelation') return undefined;
-      const table = rel.multipartIdentifier.join('.');
-      return { table, qualifier: alias ?? table };
-    };
+    const named = namedRelation;
     const stream = named(child);
     if (!stream || !this.relations.some((r) => r.sourceName.toLowerCase() === stream.table.toLowerCase())) return { child, where };
     const staticOf = (u: UnresolvedPlan | undefined) => {
@@ -533,6 +544,124 @@ class QueryPlanner {
       else rest.push(c);
     }
     return { child: joined, where: rest.length ? conjunctionOf(rest) : undefined };
+  }
+
+  /**
+   * Spark's RewriteCorrelatedScalarSubquery, for a scalar subquery over a static table in the select
+   * list or WHERE of a SELECT from a stream, correlated by equalities of its table's columns and the
+   * stream's (`(SELECT max(weight) FROM regions r WHERE r.code = e.region AND …)`): the stream LEFT
+   * JOIN its aggregation grouped by those columns on the equalities, the subquery read as the
+   * joined value. A stream row no group matches reads the subquery's value over no rows (Spark's
+   * handling of the count bug: `count(*)` is 0 there, not NULL), an uncorrelated scalar subquery of
+   * it over no rows. The joined columns are hidden (`__scalar_subquery…`, out of `*`).
+   */
+  private correlatedScalarSubqueriesAsJoins(child: UnresolvedPlan, items: readonly Expression[], where: Expression | undefined): { child: UnresolvedPlan; items: readonly Expression[]; where?: Expression } {
+    const stream = namedRelation(child);
+    const relation = stream && this.relations.find((r) => r.sourceName.toLowerCase() === stream.table.toLowerCase());
+    if (!stream || !relation) return { child, items, where };
+    const outer = { qualifiers: new Set([stream.table, stream.qualifier].map((q) => q.toLowerCase())), columns: new Set(relationOutput(relation).map((f) => f.name.toLowerCase())) };
+    let joined = child;
+    const rewrite = (e: Expression): Expression => mapExpression(e, (x) => {
+      if (x.kind !== 'ScalarSubquery') return undefined;
+      const r = this.correlatedScalarSubquery(x.plan, outer, x.pos);
+      if (!r) return undefined;
+      if (joined !== child) {
+        // The stream-static join takes the stream itself on its side, not the join of an earlier one.
+        throw notSupportedYet('A second correlated scalar subquery in one SELECT', lineColumn(x.pos), 'Weir joins the stream with one static side per SELECT: join the other aggregation yourself (LEFT JOIN (SELECT k, max(v) AS m FROM t GROUP BY k) s ON s.k = e.k)');
+      }
+      const name = `${HIDDEN_SCALAR_SUBQUERY}${this.correlatedIds++}`;
+      const col = (c: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name, `${name}_${c}`], pos: x.pos });
+      const aggregate: UnresolvedPlan = {
+        kind: 'Aggregate', pos: x.pos, groupingExpressions: r.keys.map((k) => k.inner),
+        aggregateExpressions: [
+          ...r.keys.map((k, i): Expression => ({ kind: 'Alias', child: k.inner, name: `${name}_k${i}`, pos: x.pos })),
+          { kind: 'Alias', child: r.value, name: `${name}_v`, pos: x.pos },
+          { kind: 'Alias', child: { kind: 'Literal', value: true, dataType: BooleanType, pos: x.pos }, name: `${name}_m`, pos: x.pos },
+        ],
+        child: r.rest ? { kind: 'Filter', condition: r.rest, child: r.table, pos: x.pos } : r.table,
+      };
+      const condition = conjunctionOf(r.keys.map((k, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualTo', left: k.outer, right: col(`k${i}`), pos: x.pos })));
+      joined = { kind: 'Join', joinType: 'LeftOuter', left: joined, right: { kind: 'SubqueryAlias', alias: name, child: aggregate, pos: x.pos }, condition, pos: x.pos };
+      // No group matched: the subquery's value over no rows.
+      const empty: Expression = { kind: 'ScalarSubquery', plan: { kind: 'Project', projectList: [r.value], child: { kind: 'Filter', condition: { kind: 'Literal', value: false, dataType: BooleanType, pos: x.pos }, child: r.table, pos: x.pos }, pos: x.pos }, pos: x.pos };
+      return { kind: 'CaseWhen', branches: [[{ kind: 'IsNull', child: col('m'), pos: x.pos }, empty]], elseValue: col('v'), pos: x.pos };
+    });
+    // Unaliased, the column is named as Spark names a correlated scalar subquery: scalarsubquery(<outer columns>).
+    const named = items.map((item) => {
+      const before = joined;
+      const out = rewrite(item);
+      if (item.kind !== 'ScalarSubquery' || joined === before) return out;
+      return { kind: 'Alias', child: out, name: `scalarsubquery(${this.correlatedScalarSubquery(item.plan, outer, item.pos)!.keys.map((k) => expressionSql(k.outer).split('.').pop()).join(', ')})`, pos: item.pos } as Expression;
+    });
+    const filtered = where && rewrite(where);
+    return { child: joined, items: named, where: filtered };
+  }
+
+  /**
+   * A correlated scalar subquery's parts, as the rewrite into a join takes them: `SELECT <value>
+   * FROM <static table> [alias] WHERE <conjuncts>`, the conjuncts that read the outer query each an
+   * equality of an expression of the table's columns and one of the outer query's. Undefined for
+   * one that reads no outer column; one of another shape is refused, saying what runs.
+   */
+  private correlatedScalarSubquery(u: UnresolvedPlan, outer: { qualifiers: ReadonlySet<string>; columns: ReadonlySet<string> }, pos: Position):
+    { value: Expression; table: UnresolvedPlan; keys: { inner: Expression; outer: Expression }[]; rest?: Expression } | undefined {
+    const project = u.kind === 'Project' ? u : undefined;
+    const filter = project?.child.kind === 'Filter' ? project.child : undefined;
+    const base = filter ? filter.child : project?.child;
+    const t = base && namedRelation(base);
+    const table = t && this.staticTables.find((s) => s.name.toLowerCase() === t.table.toLowerCase());
+    // Spark resolves a name in the subquery's own table first, then in the outer query.
+    const inner = { qualifiers: new Set(t ? [t.table, t.qualifier].map((q) => q.toLowerCase()) : []), columns: new Set((table?.schema ?? []).map((f) => f.name.toLowerCase())) };
+    const sideOf = (a: Extract<Expression, { kind: 'UnresolvedAttribute' }>): 'inner' | 'outer' | undefined => {
+      const first = a.nameParts[0].toLowerCase();
+      if (a.nameParts.length > 1 && inner.qualifiers.has(first)) return 'inner';
+      if (a.nameParts.length > 1 && outer.qualifiers.has(first)) return 'outer';
+      if (inner.columns.has(first)) return 'inner';
+      return outer.columns.has(first) ? 'outer' : undefined;
+    };
+    const sides = (e: Expression): Set<string | undefined> => {
+      const out = new Set<string | undefined>();
+      someExpression(e, (x) => {
+        if (x.kind === 'UnresolvedAttribute') out.add(sideOf(x));
+        return false;
+      });
+      return out;
+    };
+    const readsOuterColumn = (x: unknown): boolean => {
+      if (x === null || typeof x !== 'object') return false;
+      if (Array.isArray(x)) return x.some(readsOuterColumn);
+      const node = x as { kind?: string };
+      if (node.kind === 'UnresolvedAttribute') return sideOf(node as Extract<Expression, { kind: 'UnresolvedAttribute' }>) === 'outer';
+      return Object.values(x).some(readsOuterColumn);
+    };
+    // Over another FROM, whose columns are not known here, a name qualified by the outer query's is the tell.
+    if (!(table ? readsOuterColumn(u) : readsOuter(u, [...outer.qualifiers], []))) return undefined;
+    const shape = (why: string) => notSupportedYet(`A correlated scalar subquery ${why}`, lineColumn(pos),
+      'Weir runs one as Spark rewrites it, a LEFT JOIN of its aggregation grouped by the correlated columns: SELECT <aggregate> FROM <static table> [alias] WHERE <table column> = <outer column> [AND …]');
+    if (!table || !filter || !project || !base) throw shape('of this shape (a FROM other than one static table, no WHERE, GROUP BY or a set operation)');
+    if (project.projectList.length !== 1 || project.projectList[0].kind === 'UnresolvedStar') return undefined;
+    const value = project.projectList[0].kind === 'Alias' ? project.projectList[0].child : project.projectList[0];
+    if (readsOuterColumn(value)) throw shape('that reads an outer column in its select list');
+    if (!isAggregation({ items: [value], grouping: [], distinct: false, pos: project.pos })) {
+      throw new SqlValidationError(
+        '[UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY] Unsupported subquery expression: Correlated scalar subqueries must be aggregated to return at most one row. ' +
+          'Aggregate its column (max(x), first(x), count(*))',
+        lineColumn(pos), 'subquery', 'UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY');
+    }
+    const keys: { inner: Expression; outer: Expression }[] = [];
+    const rest: Expression[] = [];
+    for (const c of splitConjunctivePredicates(filter.condition)) {
+      if (!readsOuterColumn(c)) {
+        rest.push(c);
+        continue;
+      }
+      const [l, r] = c.kind === 'BinaryOperator' && c.op === 'EqualTo' ? [sides(c.left), sides(c.right)] : [];
+      const only = (s: Set<string | undefined> | undefined, side: string) => s !== undefined && s.size === 1 && s.has(side);
+      if (c.kind === 'BinaryOperator' && only(l, 'inner') && only(r, 'outer')) keys.push({ inner: c.left, outer: c.right });
+      else if (c.kind === 'BinaryOperator' && only(l, 'outer') && only(r, 'inner')) keys.push({ inner: c.right, outer: c.left });
+      else throw shape(`correlated by ${expressionSql(c)}: only equalities of an expression of its table's columns and one of the outer query's are run (Spark's rewrite takes others, not run here yet)`);
+    }
+    return { value, table: base, keys, ...(rest.length ? { rest: conjunctionOf(rest) } : {}) };
   }
 
   /** Whether a query reads tables, each of them one of the job's static tables or a CTE over them (no stream). */
@@ -669,7 +798,7 @@ class QueryPlanner {
       return fields.map((fld) => ({ column: struct.name, field: fld.name }));
     }
     const side = e.target && scope?.sides?.get(e.target[0].toLowerCase());
-    return (side ? [...side.values()] : inputSchema.map((f) => f.name)).map((column) => ({ column }));
+    return (side ? [...side.values()] : inputSchema.map((f) => f.name)).filter((c) => !c.startsWith(HIDDEN_SCALAR_SUBQUERY)).map((column) => ({ column }));
   }
 
   private subquery(u: UnresolvedPlan, ctes: ReadonlyMap<string, LogicalPlan>): FromItem {
