@@ -548,27 +548,39 @@ class QueryPlanner {
 
   /**
    * Spark's RewriteCorrelatedScalarSubquery, for a scalar subquery over a static table in the select
-   * list or WHERE of a SELECT from a stream, correlated by equalities of its table's columns and the
-   * stream's (`(SELECT max(weight) FROM regions r WHERE r.code = e.region AND …)`): the stream LEFT
+   * list or WHERE of a SELECT from a stream (or its join with static tables), correlated by
+   * equalities of its table's columns and the outer query's (`(SELECT max(weight) FROM regions r WHERE r.code = e.region AND …)`): the stream LEFT
    * JOIN its aggregation grouped by those columns on the equalities, the subquery read as the
    * joined value. A stream row no group matches reads the subquery's value over no rows (Spark's
    * handling of the count bug: `count(*)` is 0 there, not NULL), an uncorrelated scalar subquery of
    * it over no rows. The joined columns are hidden (`__scalar_subquery…`, out of `*`).
    */
   private correlatedScalarSubqueriesAsJoins(child: UnresolvedPlan, items: readonly Expression[], where: Expression | undefined): { child: UnresolvedPlan; items: readonly Expression[]; where?: Expression } {
-    const stream = namedRelation(child);
-    const relation = stream && this.relations.find((r) => r.sourceName.toLowerCase() === stream.table.toLowerCase());
-    if (!stream || !relation) return { child, items, where };
-    const outer = { qualifiers: new Set([stream.table, stream.qualifier].map((q) => q.toLowerCase())), columns: new Set(relationOutput(relation).map((f) => f.name.toLowerCase())) };
+    // The outer query's names: the stream's, and those of the tables a join in FROM reads with it.
+    const outer = { qualifiers: new Set<string>(), columns: new Set<string>() };
+    let streams = 0;
+    const leaves = (u: UnresolvedPlan): boolean => {
+      if (u.kind === 'Join') return leaves(u.left) && leaves(u.right);
+      // A subquery's columns are not known before it is planned: its alias qualifies them.
+      if (u.kind === 'SubqueryAlias' && u.child.kind !== 'UnresolvedRelation') {
+        outer.qualifiers.add(u.alias.toLowerCase());
+        return true;
+      }
+      const t = namedRelation(u);
+      const relation = t && this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase());
+      const table = t && this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase());
+      if (!t || (!relation && !table)) return false;
+      if (relation) streams++;
+      [t.table, t.qualifier].forEach((q) => outer.qualifiers.add(q.toLowerCase()));
+      (relation ? relationOutput(relation) : table!.schema).forEach((f) => outer.columns.add(f.name.toLowerCase()));
+      return true;
+    };
+    if (!leaves(child) || streams !== 1) return { child, items, where };
     let joined = child;
     const rewrite = (e: Expression): Expression => mapExpression(e, (x) => {
       if (x.kind !== 'ScalarSubquery') return undefined;
       const r = this.correlatedScalarSubquery(x.plan, outer, x.pos);
       if (!r) return undefined;
-      if (joined !== child) {
-        // The stream-static join takes the stream itself on its side, not the join of an earlier one.
-        throw notSupportedYet('A second correlated scalar subquery in one SELECT', lineColumn(x.pos), 'Weir joins the stream with one static side per SELECT: join the other aggregation yourself (LEFT JOIN (SELECT k, max(v) AS m FROM t GROUP BY k) s ON s.k = e.k)');
-      }
       const name = `${HIDDEN_SCALAR_SUBQUERY}${this.correlatedIds++}`;
       const col = (c: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name, `${name}_${c}`], pos: x.pos });
       const aggregate: UnresolvedPlan = {
