@@ -399,26 +399,41 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   const keys = [...using].map((k) => byName(preserving.schema, k));
   const leftColumns = columnsOf(l), rightColumns = columnsOf(r);
   const pos = lineColumn(join.pos);
-  // The stream-static join keeps one column of a key both sides name alike (the stream's); here
-  // each side's must differ where the other is NULL (Spark reads r.k as NULL on a row of l alone).
-  const shared = leftColumns.find((f) => rightColumns.some((g) => g.name.toLowerCase() === f.name.toLowerCase()));
-  if (shared) {
-    throw notSupportedYet(`A ${JOIN_SQL[join.joinType]} of two static tables on a column both name ${shared.name}`, pos,
-      `join USING (${shared.name}), or rename one side's ${shared.name} in a subquery (SELECT ${shared.name} AS another name, …)`);
-  }
-  const column = (f: Schema[number]): Expr => ({ kind: 'column', name: f.name, pos });
-  const padded = (schema: Schema) => schema.map((f) => ({ ...f, nullable: true }));
-  const out: Schema = [...keys, ...padded(leftColumns), ...(join.joinType === 'FullOuter' ? padded(rightColumns) : rightColumns.map((f) => byName(preserving.schema, f.name)))];
-  const project = (child: LogicalPlan, value: (f: Schema[number]) => Expr): LogicalPlan => ({ kind: 'Project', list: out.map((f) => ({ expr: value(f), name: f.name })), child });
-  if (join.joinType === 'RightOuter') return { ...preserving, plan: project(preserving.plan, column), schema: out };
+  const lower = (n: string) => n.toLowerCase();
+  // A name both sides have (`ON r.region = b.region`) is two columns, as in Spark: the left's
+  // keeps it, the right's is the row's `<right>.<name>`, each NULL where its side is padded;
+  // qualified each reads its own, unqualified it is ambiguous (Scope.sides).
+  const shared = new Set(leftColumns.filter((f) => rightColumns.some((g) => lower(g.name) === lower(f.name))).map((f) => lower(f.name)));
+  const qualifier = (s: StaticJoinSide) => s.side.alias ?? s.side.name;
+  const rowName = (s: StaticJoinSide, f: Schema[number]) => (s === r && shared.has(lower(f.name)) ? `${qualifier(r)}.${f.name}` : f.name);
+  // Where the preserving join holds a side's column: under the name its scope gives the side's.
+  const inPreserving = (s: StaticJoinSide, f: Schema[number]) => preserving.scope?.sides?.get(lower(qualifier(s)))?.get(lower(f.name)) ?? f.name;
+  const padded = (f: Schema[number]) => ({ ...f, nullable: true });
+  const columns = [
+    ...keys.map((f) => ({ side: undefined, field: f, name: f.name })),
+    ...leftColumns.map((f) => ({ side: l, field: padded(f), name: rowName(l, f) })),
+    ...rightColumns.map((f) => ({ side: r, field: join.joinType === 'FullOuter' ? padded(f) : f, name: rowName(r, f) })),
+  ];
+  const out: Schema = columns.map((c) => ({ ...c.field, name: c.name }));
+  const project = (child: LogicalPlan, value: (c: (typeof columns)[number]) => Expr): LogicalPlan => ({ kind: 'Project', list: columns.map((c) => ({ expr: value(c), name: c.name })), child });
+  const column = (name: string): Expr => ({ kind: 'column', name, pos });
+  const fromPreserving = (c: (typeof columns)[number]) => column(c.side ? inPreserving(c.side, c.field) : c.name);
+  const scope: PlannedJoin['scope'] = shared.size === 0 ? undefined : {
+    sides: new Map([l, r].flatMap((s) => {
+      const names = new Map((s === l ? leftColumns : rightColumns).map((f) => [lower(f.name), rowName(s, f)] as const));
+      return [...new Set([s.side.name, ...(s.side.alias ? [s.side.alias] : [])].map(lower))].map((q) => [q, names] as const);
+    })),
+  };
+  const planned = { qualifiers: preserving.qualifiers, ...(scope ? { scope } : {}) };
+  if (join.joinType === 'RightOuter') return { ...planned, plan: project(preserving.plan, fromPreserving), schema: out };
   const unmatched = leftStaticJoin({ ...swapped, joinType: 'LeftAnti' }, r, statics, builder, planLeaf);
-  const onlyLeft = new Set(leftColumns.map((f) => f.name));
   const nullOf = (f: Schema[number]): Expr => implicitCastExpr({ kind: 'literal', value: null, type: 'null', pos }, typeOfField(f));
   const plan: LogicalPlan = {
     kind: 'Union', pos,
-    branches: [project(preserving.plan, column), project(unmatched.plan, (f) => (onlyLeft.has(f.name) ? nullOf(f) : column(f)))],
+    // The unmatched right rows hold the right side's columns under their own names.
+    branches: [project(preserving.plan, fromPreserving), project(unmatched.plan, (c) => (c.side === l ? nullOf(c.field) : column(c.side ? c.field.name : c.name)))],
   };
-  return { ...preserving, plan, schema: out };
+  return { ...planned, plan, schema: out };
 }
 
 /** A join of two static tables that preserves its left side's rows (INNER, LEFT, LEFT SEMI, LEFT ANTI), `left` that side. */
