@@ -295,6 +295,7 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     // Unaliased, named as Spark names it; * leaves the join's columns out.
     const star = await weir('SELECT *, (SELECT max(weight) FROM regions r WHERE r.region = e.region) FROM events e WHERE e.id = 1');
     expect(star.rows).toEqual(['{"id":1,"region":"eu","amount":4,"user":"ann","scalarsubquery(region)":5}']);
+    await same('SELECT e.*, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS mx FROM events e');
   });
 
   it('refuses a correlated one, one of two columns, and one over the stream, saying why', () => {
