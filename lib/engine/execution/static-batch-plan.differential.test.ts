@@ -4,106 +4,11 @@
  * a generator), checked against DuckDB running the same SQL over the same rows, with the stream's
  * rows as a table.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock';
-import { useDuckDB } from '../query/testing/duckdb';
-import { MemorySinkTable } from '../sinks/memory-sink';
-import { MemoryStream } from '../sources/memory-source';
+import { describe, expect, it } from 'vitest';
 import { validateJob } from '../spec/validate-job';
-import type { Row } from '../types';
-import { MicroBatchExecution } from './micro-batch-execution';
-import { mustParse } from './testing/test-fixtures';
+import { BLOCKED, EVENTS, REGIONS, staticJoinDifferential } from './testing/static-join-differential';
 
-const roots: string[] = [];
-afterAll(async () => {
-  for (const r of roots) await rm(r, { recursive: true, force: true });
-});
-
-const EVENTS = [{ name: 'id', type: 'long' }, { name: 'region', type: 'string' }, { name: 'amount', type: 'long', integral: 32 }, { name: 'user', type: 'string' }];
-const REGIONS = [{ name: 'region', type: 'string' }, { name: 'weight', type: 'long', integral: 32 }, { name: 'tags', type: 'array', elementType: { name: 'element', type: 'string' } }];
-const BLOCKED = [{ name: 'user', type: 'string' }, { name: 'region', type: 'string' }];
-
-const REGION_ROWS = [
-  { region: 'eu', weight: 3, tags: ['a', 'b'] },
-  { region: 'eu', weight: 5, tags: ['c'] },
-  { region: 'us', weight: 2, tags: [] },
-  { region: 'us', weight: 2, tags: null },
-  { region: null, weight: 7, tags: ['n'] },
-  { region: 'apac', weight: null, tags: ['x', 'x'] },
-];
-const BLOCKED_ROWS = [
-  { user: 'ann', region: 'eu' }, { user: 'ann', region: 'eu' }, { user: 'ann', region: 'us' },
-  { user: 'bob', region: 'us' }, { user: 'cid', region: null }, { user: null, region: 'apac' },
-];
-const EVENT_ROWS = [
-  { id: 1, region: 'eu', amount: 4, user: 'ann' },
-  { id: 2, region: 'us', amount: 1, user: 'bob' },
-  { id: 3, region: 'apac', amount: 9, user: 'cid' },
-  { id: 4, region: null, amount: 2, user: null },
-  { id: 5, region: 'mars', amount: 3, user: 'dan' },
-  { id: 6, region: 'eu', amount: 6, user: 'bob' },
-];
-
-const duck = useDuckDB();
-let tablesMade = false;
-async function duckRows(sql: string): Promise<string[]> {
-  if (!tablesMade) {
-    const lit = (v: unknown): string => (v === null ? 'NULL' : typeof v === 'string' ? `'${v}'` : Array.isArray(v) ? `[${v.map(lit).join(', ')}]::VARCHAR[]` : String(v));
-    const values = (rows: Record<string, unknown>[]) => rows.map((r) => `(${Object.values(r).map(lit).join(', ')})`).join(', ');
-    await duck().run(`CREATE TABLE events (id BIGINT, region VARCHAR, amount INTEGER, "user" VARCHAR); INSERT INTO events VALUES ${values(EVENT_ROWS)}`);
-    await duck().run(`CREATE TABLE regions (region VARCHAR, weight INTEGER, tags VARCHAR[]); INSERT INTO regions VALUES ${values(REGION_ROWS)}`);
-    await duck().run(`CREATE TABLE blocked ("user" VARCHAR, region VARCHAR); INSERT INTO blocked VALUES ${values(BLOCKED_ROWS)}`);
-    tablesMade = true;
-  }
-  const reader = await duck().runAndReadAll(sql);
-  return canon(reader.getRowObjectsJS());
-}
-
-const canon = (rows: Row[]): string[] =>
-  rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v ?? null])))).sort();
-
-let n = 0;
-/** The query through MicroBatchExecution over the events in one batch: its rows, explain and output schema. */
-async function weir(sql: string, outputMode: 'append' | 'complete' = 'append') {
-  const name = `sbp-${process.pid}-${n++}`;
-  const dir = await mkdtemp(path.join(tmpdir(), 'weir-static-batch-'));
-  roots.push(dir);
-  const table = async (file: string, rows: Record<string, unknown>[]) => {
-    await writeFile(path.join(dir, file), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    return path.join(dir, file);
-  };
-  const spec = {
-    name,
-    source: { name: 'events', type: 'memory', options: { stream: name }, schema: EVENTS },
-    staticTables: [
-      { name: 'regions', path: await table('regions.json', REGION_ROWS), format: 'json', schema: REGIONS },
-      { name: 'blocked', path: await table('blocked.json', BLOCKED_ROWS), format: 'json', schema: BLOCKED },
-    ],
-    sql,
-    outputMode,
-    sink: { type: 'memory', options: { table: name } },
-    trigger: { type: 'available-now' },
-    checkpointLocation: path.join(dir, 'cp'),
-  };
-  const validated = validateJob(spec);
-  if (validated.errors.length) throw new Error(validated.errors.map((e) => e.message).join('\n'));
-  const q = new MicroBatchExecution({ spec: mustParse(spec), clock: new ManualClock(0) });
-  MemoryStream.named(name).addData(...EVENT_ROWS);
-  await q.processAllAvailable();
-  await q.stop();
-  return { rows: canon(MemorySinkTable.named(name).rows), explain: validated.explain ?? '', schema: validated.outputSchema ?? [] };
-}
-
-/** Weir's rows equal DuckDB's for the query (DuckDB's own text where its dialect differs). */
-async function same(sql: string, duckSql = sql) {
-  const w = await weir(sql);
-  expect(w.rows).toEqual(await duckRows(duckSql));
-  expect(w.rows.length).toBeGreaterThan(0);
-  return w;
-}
+const { weir, duckRows, same } = staticJoinDifferential('static-batch');
 
 describe('the static side as a batch plan (Spark runs any batch plan there)', () => {
   it('GROUP BY with aggregates: one row per group, joined on its key', async () => {
