@@ -4,7 +4,7 @@ import { MicroBatchExecution } from '../execution/micro-batch-execution';
 import { mustParse } from '../execution/testing/test-fixtures';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
-import { withSourcesReconciled, type JobSpec } from './job-spec';
+import { parseJobSpec, withSourcesReconciled, type JobSpec } from './job-spec';
 
 const schema = [{ name: 'id', type: 'long' }];
 const memory = (name: string, stream: string) => ({ name, type: 'memory', options: { stream }, schema });
@@ -37,5 +37,20 @@ describe('withSourcesReconciled: a parsed spec whose source was replaced after p
     await q.processAllAvailable();
     await q.stop();
     expect(MemorySinkTable.named(id).rows).toEqual([{ id: 2 }]);
+  });
+});
+
+describe('static table names', () => {
+  const spec = (staticTables: unknown[]) => ({ name: 'j', sources: [memory('a', 'a'), memory('b', 'b')], staticTables, sql: 'SELECT id FROM a', sink: { type: 'memory', options: { table: 't' } }, checkpointLocation: 'memory://j' });
+  const table = (name: string) => ({ name, path: '/tmp/dim.json', schema });
+  const nameErrors = (staticTables: unknown[]) => {
+    const r = parseJobSpec(spec(staticTables));
+    return r.ok ? [] : r.errors.filter((e) => /\.name$/.test(e.path)).map((e) => `${e.path}: ${e.message}`);
+  };
+
+  it('two static tables of one name, or one named as a source (in any case), are refused at the second name', () => {
+    expect(nameErrors([table('dim'), table('other')])).toEqual([]);
+    expect(nameErrors([table('dim'), table('DIM')])).toEqual(['staticTables.1.name: duplicate name "DIM": another static table has it, and FROM and JOIN name each source and static table by its name']);
+    expect(nameErrors([table('other'), table('b')])).toEqual(['staticTables.1.name: duplicate name "b": a source has it, and FROM and JOIN name each source and static table by its name']);
   });
 });

@@ -341,6 +341,25 @@ function checkSource(path: string, s: ParsedSourceSpec, options: unknown, errors
   return { ...s, options: options as Record<string, unknown>, schema };
 }
 
+/**
+ * A JOIN names a static table by its name, as FROM names a source: a name two of them share (in
+ * any case) would be ambiguous. Read from the raw spec, so that it is said beside the spec's
+ * other errors.
+ */
+function staticTableNameIssues(input: unknown, rawSources: { source: unknown }[]): SpecIssue[] {
+  const tables = isPlainObject(input) && Array.isArray(input.staticTables) ? input.staticTables : [];
+  const nameOf = (x: unknown) => (isPlainObject(x) && typeof x.name === 'string' ? x.name.toLowerCase() : undefined);
+  const sourceNames = new Set(rawSources.map((s) => nameOf(s.source)));
+  const seen = new Set<string>();
+  return tables.flatMap((t, i) => {
+    const name = nameOf(t);
+    if (name === undefined) return [];
+    const what = sourceNames.has(name) ? 'a source' : seen.has(name) ? 'another static table' : undefined;
+    seen.add(name);
+    return what ? [{ path: `staticTables.${i}.name`, message: `duplicate name "${(t as { name: string }).name}": ${what} has it, and FROM and JOIN name each source and static table by its name` }] : [];
+  });
+}
+
 export function parseJobSpec(input: unknown): ParseJobSpecResult {
   const base = JobSpecSchema.safeParse(input);
   const errors: SpecIssue[] = base.success ? [] : issuesOf(base.error);
@@ -378,6 +397,7 @@ export function parseJobSpec(input: unknown): ParseJobSpecResult {
       seen.add(s.name.toLowerCase());
     });
   }
+  errors.push(...staticTableNameIssues(input, rawSources));
   if (errors.length || !base.success) return { ok: false, errors };
   const { source: _source, sources: _sources, ...rest } = base.data;
   const spec: JobSpec = { ...rest, source: sources[0], sources, sink: { ...base.data.sink, options: sinkOptions as Record<string, unknown> } };
