@@ -64,7 +64,7 @@ describe("the SQL editor's completion", () => {
   it("offers the source's name and columns, also while the query does not analyse, and the engine's functions", () => {
     const d = checkDraft(spec('SELECT nosuch FROM clicks'), ROOTS);
     expect(d.ok).toBe(false);
-    expect(d.completion.relations).toEqual([{ name: 'clicks', columns: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }] }]);
+    expect(d.completion.relations).toEqual([{ name: 'clicks', kind: 'source', columns: [{ name: 'user', type: 'string' }, { name: 'ts', type: 'timestamp' }] }]);
     const byName = new Map(d.completion.functions.map((f) => [f.name, f]));
     expect(byName.get('regexp_replace')).toEqual({ name: 'regexp_replace', signature: 'regexp_replace(expr1, expr2, expr3[, expr4])', kind: 'scalar' });
     expect(byName.get('count')?.kind).toBe('aggregate');
@@ -81,6 +81,31 @@ describe("the SQL editor's completion", () => {
     const views = { ...source, name: 'views', schema: [{ name: 'who', type: 'string' }] };
     const d = checkDraft({ ...rest, sources: [source, views] }, ROOTS);
     expect(d.completion.relations.map((r) => `${r.name}: ${r.columns.map((c) => c.name).join(' ')}`)).toEqual(['clicks: user ts', 'views: who']);
+  });
+
+  it('offers the static tables after the sources, a DDL schema read as its columns, also while the query does not analyse', () => {
+    const staticTables = [
+      { name: 'regions', path: '/tmp/weir-draft-regions.json', format: 'json', schema: [{ name: 'code', type: 'string' }, { name: 'label', type: 'string' }] },
+      { name: 'users', type: 'postgres', connectionString: 'postgres://127.0.0.1:5432/test', table: 'users', schema: 'id BIGINT, tier STRING' },
+      { path: '/tmp/unnamed.json', schema: [{ name: 'x', type: 'string' }] },
+    ];
+    for (const sql of ['SELECT c.user, r.label FROM clicks c JOIN regions r ON c.user = r.code', 'SELECT r.nosuch FROM clicks c JOIN regions r ON c.user = r.code']) {
+      const d = checkDraft(spec(sql, { staticTables }), ROOTS);
+      expect(d.completion.relations.map((r) => `${r.kind} ${r.name}: ${r.columns.map((c) => `${c.name} ${c.type}`).join(', ')}`), sql).toEqual([
+        'source clicks: user string, ts timestamp',
+        'static regions: code string, label string',
+        'static users: id long, tier string',
+      ]);
+    }
+  });
+
+  it('a query joining a static table analyses: the plan shows the join and the static relation', () => {
+    const staticTables = [{ name: 'regions', path: '/tmp/weir-draft-regions.json', format: 'json', schema: [{ name: 'code', type: 'string' }, { name: 'label', type: 'string' }] }];
+    const d = checkDraft(spec('SELECT c.user, r.label FROM clicks c LEFT JOIN regions r ON c.user = r.code', { staticTables }), ROOTS);
+    expect(d.errors).toEqual([]);
+    expect(d.operators.map((o) => o.operator.split(' ')[0])).toEqual(['Project', 'Join', 'StreamingRelation', 'StaticRelation']);
+    expect(d.operators[1].operator).toMatch(/^Join LeftOuter/);
+    expect(d.outputColumns?.map((c) => c.name)).toEqual(['user', 'label']);
   });
 });
 

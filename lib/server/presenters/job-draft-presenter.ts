@@ -38,10 +38,13 @@ export interface ModeVerdict {
   warnings: string[];
 }
 
-/** What the SQL editor completes: each source's name and columns, and the functions with their signatures. */
+/** What the SQL editor completes: each source's and static table's name and columns, and the functions with their signatures. */
 export interface SqlCompletion {
-  /** The sources in the spec's order, each by the name FROM reads it by (a source without a name yet is left out). */
-  relations: { name: string; columns: { name: string; type: string }[] }[];
+  /**
+   * The sources in the spec's order, then the static tables, each by the name FROM and JOIN read
+   * it by (one without a name yet is left out).
+   */
+  relations: { name: string; kind: 'source' | 'static'; columns: { name: string; type: string }[] }[];
   functions: readonly SqlFunctionInfo[];
 }
 
@@ -59,12 +62,14 @@ function columnsOf(source: unknown): { name: string; type: string }[] {
   });
 }
 
-/** Each source's name and columns as the draft has them, even while other parts are invalid. */
+/** Each source's and static table's name and columns as the draft has them, even while other parts are invalid. */
 function completionOf(obj: Record<string, unknown> | undefined): SqlCompletion {
-  const relations = rawSourcesOf(obj).flatMap(({ source }) => {
-    const name = (source as { name?: unknown } | null)?.name;
-    return typeof name === 'string' && name ? [{ name, columns: columnsOf(source) }] : [];
-  });
+  const relation = (kind: SqlCompletion['relations'][number]['kind']) => (r: unknown) => {
+    const name = (r as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name ? [{ name, kind, columns: columnsOf(r) }] : [];
+  };
+  const staticTables = Array.isArray(obj?.staticTables) ? obj.staticTables : [];
+  const relations = [...rawSourcesOf(obj).flatMap(({ source }) => relation('source')(source)), ...staticTables.flatMap(relation('static'))];
   return { relations, functions: sqlFunctionCatalog() };
 }
 
