@@ -17,13 +17,35 @@ import { apiFetch, ApiError, errorMessage } from './api-client';
 import { ContractAudit } from './contract-audit';
 import { ExplainPanel } from './explain-panel';
 import { Field } from './field';
-import { addedSourceName, EMPTY_FORM, EMPTY_SOURCE, formControlOf, issueText, issueWhere, restartPolicyFromForm, sourcePath, specFromForm, type FormControl, type FormIssue, type JobForm, type OptionLabel, type PositionedIssue, type SourceField, type SourceForm } from './job-form';
+import {
+  addedSourceName,
+  addedStaticTable,
+  controlsAfterRemoval,
+  EMPTY_FORM,
+  EMPTY_SOURCE,
+  formControlOf,
+  issueText,
+  issueWhere,
+  restartPolicyFromForm,
+  sourcePath,
+  specFromForm,
+  type FormControl,
+  type FormIssue,
+  type JobForm,
+  type OptionLabel,
+  type PositionedIssue,
+  type SourceField,
+  type SourceForm,
+  type StaticTableField,
+  type StaticTableForm,
+} from './job-form';
 import { OptionFields } from './option-fields';
 import { retypedOptionsJson } from './option-values';
 import { ModeAdviceView, OutputModePicker } from './output-mode-picker';
 import { queryKeys } from './query-keys';
 import { SourcePanel } from './source-panel';
 import { SqlEditor } from './sql-editor';
+import { StaticTablesPanel } from './static-table-panel';
 import { formatBytes } from './format';
 import { MAX_SQL_BYTES } from '@/lib/engine/query/sql-limits';
 import { useHydrated } from './use-hydrated';
@@ -47,7 +69,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   // (the Validation panel lists them as still to fill in). An edited job shows everything.
   const [touched, setTouched] = useState<ReadonlySet<FormControl>>(() => new Set());
   const touch = (k: FormControl) => setTouched((t) => (t.has(k) ? t : new Set([...t, k])));
-  const set = <K extends Exclude<keyof JobForm, 'sources' | 'keep'>>(k: K, v: JobForm[K]) => {
+  const set = <K extends Exclude<keyof JobForm, 'sources' | 'staticTables' | 'keep'>>(k: K, v: JobForm[K]) => {
     touch(k);
     setForm((f) => ({ ...f, [k]: v }));
   };
@@ -60,11 +82,16 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const removeSource = (i: number) => {
     setForm((f) => ({ ...f, sources: f.sources.filter((_, j) => j !== i) }));
     // The sources after it move up one: so do the fields the user touched.
-    setTouched((t) => new Set([...t].flatMap((c): FormControl[] => {
-      const m = /^sources\.(\d+)\.(\w+)$/.exec(c);
-      if (!m || Number(m[1]) < i) return [c];
-      return Number(m[1]) === i ? [] : [`sources.${Number(m[1]) - 1}.${m[2] as SourceField}`];
-    })));
+    setTouched((t) => controlsAfterRemoval(t, 'sources', i));
+  };
+  const setStaticTable = (i: number, field: StaticTableField, patch: Partial<StaticTableForm>) => {
+    touch(`staticTables.${i}.${field}`);
+    setForm((f) => ({ ...f, staticTables: f.staticTables.map((t, j) => (j === i ? { ...t, ...patch } : t)) }));
+  };
+  const addStaticTable = () => setForm((f) => ({ ...f, staticTables: [...f.staticTables, addedStaticTable(f)] }));
+  const removeStaticTable = (i: number) => {
+    setForm((f) => ({ ...f, staticTables: f.staticTables.filter((_, j) => j !== i) }));
+    setTouched((t) => controlsAfterRemoval(t, 'staticTables', i));
   };
   const { spec, issues: specIssues } = useMemo(() => specFromForm(form), [form]);
   const restart = useMemo(() => restartPolicyFromForm(form), [form]);
@@ -104,7 +131,7 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
   const warnings = check.data?.warnings ?? [];
   const at = (prefix: string) => errors.filter((e) => e.path === prefix || e.path.startsWith(prefix + '.'));
   const sqlErrors = errors.filter((e) => e.path === 'sql');
-  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sources', 'multipleWatermarkPolicy', 'sink', 'trigger', 'checkpointLocation', 'stateStore', 'restartPolicy']);
+  const claimed = new Set(['name', 'sql', 'outputMode', 'source', 'sources', 'staticTables', 'multipleWatermarkPolicy', 'sink', 'trigger', 'checkpointLocation', 'stateStore', 'restartPolicy']);
   const unplaced = errors.filter((e) => !claimed.has(e.path.split('.')[0]));
   const sinkConnector = connectors.sinks.find((c) => c.type === form.sinkType);
   const optionLabel: OptionLabel = (side, option, index) =>
@@ -236,6 +263,8 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
               </div>
             )}
           </div>
+
+          <StaticTablesPanel tables={form.staticTables} issuesAt={at} onChange={setStaticTable} onAdd={addStaticTable} onRemove={removeStaticTable} />
 
           <section className="panel" aria-label="Sink">
             <h2>Sink</h2>

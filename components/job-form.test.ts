@@ -1,7 +1,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '@/lib/engine';
-import { addedSourceName, EMPTY_FORM, EMPTY_SOURCE, formControlOf, formFromSpec, issueText, issueWhere, restartPolicyFromForm, schemaTextForType, sourcePath, specFromForm, withFieldLabels, type JobForm, type SourceForm } from './job-form';
+import path from 'node:path';
+import { tmpdir } from 'node:os';
+import { validateSpec } from '@/lib/server/services/job-service';
+import {
+  addedSourceName,
+  addedStaticTable,
+  controlsAfterRemoval,
+  EMPTY_FORM,
+  EMPTY_SOURCE,
+  EMPTY_STATIC_TABLE,
+  formControlOf,
+  formFromSpec,
+  issueText,
+  issueWhere,
+  restartPolicyFromForm,
+  schemaTextForType,
+  sourcePath,
+  specFromForm,
+  withFieldLabels,
+  type FormControl,
+  type JobForm,
+  type SourceForm,
+  type StaticTableForm,
+} from './job-form';
 
 const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
 const sinkArb = fc.oneof(
@@ -24,10 +47,22 @@ const sourceArb = (name: string): fc.Arbitrary<SourceForm> =>
   }) as fc.Arbitrary<SourceForm>;
 // One to three sources, of distinct names.
 const sourcesArb = fc.uniqueArray(ident, { minLength: 1, maxLength: 3 }).chain((names) => fc.tuple(...names.map(sourceArb)));
+const schemaTextArb = fc.uniqueArray(ident, { minLength: 1, maxLength: 4 }).chain((names) =>
+  fc.tuple(...names.map((n) => fc.constantFrom('long', 'double', 'string', 'boolean', 'timestamp', 'decimal(10,2)', 'array<string>').map((t) => `${n} ${t}`))).map((l) => l.join('\n')),
+);
+/** A static table of either kind; the other kind's fields empty (the form writes only the chosen kind's). */
+const staticTableArb: fc.Arbitrary<StaticTableForm> = fc.oneof(
+  fc.record(
+    { name: ident, type: fc.constant('file' as const), path: fc.stringMatching(/^(\/tmp\/)?[a-z]{1,8}\.(json|csv)$/), format: fc.constantFrom('json' as const, 'csv' as const), header: fc.boolean(), connectionString: fc.constant(''), table: fc.constant(''), dbSchema: fc.constant(''), schemaText: schemaTextArb },
+    { requiredKeys: ['name', 'type', 'path', 'format', 'connectionString', 'table', 'dbSchema', 'schemaText'] },
+  ),
+  fc.record({ name: ident, type: fc.constant('postgres' as const), path: fc.constant(''), format: fc.constant('json' as const), connectionString: fc.constantFrom('postgres://127.0.0.1:5432/test', '••••••'), table: ident, dbSchema: fc.constantFrom('', 'public', 'dim'), schemaText: schemaTextArb }),
+);
 const formArb: fc.Arbitrary<JobForm> = fc.tuple(fc.record({
   ...Object.fromEntries(Object.entries(EMPTY_FORM).map(([k, v]) => [k, fc.constant(v)])),
   name: fc.string({ minLength: 1, maxLength: 12 }),
   sources: sourcesArb,
+  staticTables: fc.array(staticTableArb, { maxLength: 3 }),
   multipleWatermarkPolicy: fc.constantFrom('min' as const, 'max' as const),
   sql: fc.string({ minLength: 1, maxLength: 40 }),
   outputMode: fc.constantFrom('append' as const, 'update' as const, 'complete' as const),
@@ -267,5 +302,108 @@ describe('several sources', () => {
     const v = validateJob(bad);
     expect(v.errors.map((e) => e.path)).toContain('sources.1.watermarkDelay');
     for (const e of v.errors) expect(formControlOf(e.path), e.path).toBeDefined();
+  });
+});
+
+describe('static tables', () => {
+  const regions = { name: 'regions', path: 'data/regions.json', format: 'json', schema: [{ name: 'code', type: 'string' }, { name: 'label', type: 'string' }] };
+  const users = { name: 'users', type: 'postgres', connectionString: 'postgres://127.0.0.1:5432/test', table: 'users', dbSchema: 'crm', schema: 'id BIGINT, tier STRING' };
+  const withTables = (staticTables: unknown[]) => ({ ...specFromForm(withSource({ optionsJson: '{"path": "/tmp/in"}', schemaText: 'user string\nregion string' }, { name: 'n', sinkOptionsJson: '{"path": "/tmp/out"}' })).spec, staticTables });
+
+  it('a form comes back from the spec it writes with every static table field as it was (property)', () => {
+    fc.assert(
+      fc.property(fc.array(staticTableArb, { maxLength: 4 }), (staticTables) => {
+        const form = { ...EMPTY_FORM, staticTables };
+        const { spec, issues } = specFromForm(form);
+        expect(issues).toEqual([]);
+        expect(formFromSpec(spec).staticTables).toEqual(staticTables.map((t) => ({ ...t, keep: {} })));
+      }),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+
+  it('a stored file table and a postgres table load into their fields and save as the same spec', () => {
+    const stored = withTables([regions, { ...regions, name: 'blocklist', path: '/tmp/block.csv', format: 'csv', header: false }, users]);
+    const form = formFromSpec(stored);
+    expect(form.staticTables.map((t) => [t.name, t.type, t.path, t.format, t.header, t.connectionString, t.table, t.dbSchema, t.schemaText])).toEqual([
+      ['regions', 'file', 'data/regions.json', 'json', undefined, '', '', '', 'code string\nlabel string'],
+      ['blocklist', 'file', '/tmp/block.csv', 'csv', false, '', '', '', 'code string\nlabel string'],
+      ['users', 'postgres', '', 'json', undefined, 'postgres://127.0.0.1:5432/test', 'users', 'crm', 'id BIGINT, tier STRING'],
+    ]);
+    expect(specFromForm(form).spec).toEqual(stored);
+    // No static table: no `staticTables` at all, as a spec written by hand has none.
+    expect(specFromForm(EMPTY_FORM).spec).not.toHaveProperty('staticTables');
+    expect(formFromSpec(specFromForm(EMPTY_FORM).spec).staticTables).toEqual([]);
+  });
+
+  it('fields the form has no control for survive an edit, in a static table and in the spec', () => {
+    const stored = { ...withTables([{ ...regions, comment: 'kept', header: true }, { ...users, readOptions: { fetchSize: 100 } }]), parallelism: 4, dedup: { keys: ['user'] } };
+    const form = formFromSpec(stored);
+    form.staticTables[0] = { ...form.staticTables[0], path: 'data/regions-v2.json' };
+    const edited = specFromForm({ ...form, sql: 'SELECT user FROM events' }).spec;
+    expect(edited).toEqual({ ...stored, sql: 'SELECT user FROM events', staticTables: [{ ...regions, comment: 'kept', header: true, path: 'data/regions-v2.json' }, stored.staticTables[1]] });
+  });
+
+  it('the kind chooses the fields written: switching keeps the other kind\'s in the form, not in the spec', () => {
+    const file: StaticTableForm = { ...EMPTY_STATIC_TABLE, path: '/tmp/r.json' };
+    const asPostgres = { ...file, type: 'postgres' as const, connectionString: 'postgres://h/db', table: 'r' };
+    const tableOf = (t: StaticTableForm) => (specFromForm({ ...EMPTY_FORM, staticTables: [t] }).spec.staticTables as Record<string, unknown>[])[0];
+    expect(tableOf(file)).toEqual({ name: 'regions', path: '/tmp/r.json', format: 'json', schema: [{ name: 'code', type: 'string' }, { name: 'label', type: 'string' }] });
+    expect(tableOf(asPostgres)).toEqual({ name: 'regions', type: 'postgres', connectionString: 'postgres://h/db', table: 'r', schema: [{ name: 'code', type: 'string' }, { name: 'label', type: 'string' }] });
+    expect(tableOf({ ...asPostgres, type: 'file' })).toEqual(tableOf(file));
+  });
+
+  it("the schema box is the sources': a bad line is the form's problem at the table's schema", () => {
+    const { issues } = specFromForm({ ...EMPTY_FORM, staticTables: [EMPTY_STATIC_TABLE, { ...EMPTY_STATIC_TABLE, name: 'b', schemaText: 'code string\noneword' }] });
+    expect(issues.map((i) => i.path)).toEqual(['staticTables.1.schema']);
+    expect(issues[0].message).toContain('line 2');
+    expect(issueWhere(issues[0])).toBe('Static table 2: Schema');
+  });
+
+  it('an added static table gets a name no source or static table has', () => {
+    expect(addedStaticTable(EMPTY_FORM).name).toBe('regions');
+    expect(addedStaticTable({ sources: [{ ...EMPTY_SOURCE, name: 'regions' }], staticTables: [{ ...EMPTY_STATIC_TABLE, name: 'REGIONS_2' }] }).name).toBe('regions_3');
+  });
+
+  it('removing a table: its touched fields go, those after it move up one, the sources\' stay', () => {
+    const touched: FormControl[] = ['name', 'staticTables.0.path', 'staticTables.1.name', 'staticTables.2.schemaText', 'sources.1.name'];
+    expect([...controlsAfterRemoval(touched, 'staticTables', 1)]).toEqual(['name', 'staticTables.0.path', 'staticTables.1.schemaText', 'sources.1.name']);
+    expect([...controlsAfterRemoval(touched, 'sources', 0)]).toEqual(['name', 'staticTables.0.path', 'staticTables.1.name', 'staticTables.2.schemaText', 'sources.0.name']);
+  });
+
+  it("the server's problems of a static table land on its field: a path outside the roots, a bad type, a duplicate name, a missing table", () => {
+    const files = path.join(tmpdir(), 'weir-form-files');
+    const roots = { checkpointRoot: path.join(tmpdir(), 'weir-form-cp'), filesRoots: [files] };
+    const form = formFromSpec({
+      ...withTables([
+        { ...regions, path: '/etc/regions.json' },
+        { ...regions, name: 'users', schema: [{ name: 'code', type: 'strang' }] },
+        { ...regions, name: 'REGIONS', path: 'r.json' },
+        { name: 'tiers', type: 'postgres', connectionString: 'postgres://127.0.0.1:5432/test', schema: 'id BIGINT' },
+      ]),
+      source: { name: 'events', type: 'files', options: { path: files, format: 'json' }, schema: [{ name: 'user', type: 'string' }, { name: 'region', type: 'string' }] },
+      sql: 'SELECT e.user, r.label FROM events e JOIN regions r ON e.region = r.code',
+    });
+    const v = validateSpec(specFromForm(form).spec, roots);
+    const at = Object.fromEntries(v.errors.filter((e) => e.path.startsWith('staticTables')).map((e) => [formControlOf(e.path), `${issueWhere(e)}: ${issueText(e)}`]));
+    expect(Object.keys(at).sort()).toEqual(['staticTables.0.path', 'staticTables.1.schemaText', 'staticTables.2.name', 'staticTables.3.table']);
+    expect(at['staticTables.0.path']).toMatch(/^Static table 1: File path: “Static table 1: File path” resolves to "\/etc\/regions.json", outside WEIR_FILES_ROOTS/);
+    expect(at['staticTables.1.schemaText']).toMatch(/^Static table 2: Schema: "strang" is not a type Weir reads/);
+    expect(at['staticTables.2.name']).toBe('Static table 3: Table name in SQL: duplicate name "REGIONS": another static table has it, and FROM and JOIN name each source and static table by its name');
+    expect(at['staticTables.3.table']).toBe('Static table 4: Table: is required for a postgres static table');
+  });
+
+  it('a form with a stream and a static file table makes a spec the engine accepts, its plan joining the two', () => {
+    const form: JobForm = {
+      ...withSource({ optionsJson: '{"path": "/tmp/in"}', schemaText: 'user string\nregion string' }, { name: 'n', sinkOptionsJson: '{"path": "/tmp/out"}', checkpointLocation: '/tmp/cp' }),
+      staticTables: [{ ...EMPTY_STATIC_TABLE, path: '/tmp/regions.csv', format: 'csv', header: true }],
+      sql: 'SELECT e.user, r.label FROM events e LEFT JOIN regions r ON e.region = r.code',
+    };
+    const { spec, issues } = specFromForm(form);
+    expect(issues).toEqual([]);
+    const v = validateJob(spec);
+    expect(v.errors).toEqual([]);
+    expect(v.explain).toMatch(/Join LeftOuter \(region = code\)/);
+    expect(v.explain).toMatch(/StaticRelation regions/);
   });
 });

@@ -23,6 +23,29 @@ export interface SourceForm {
   keep?: Obj;
 }
 
+/**
+ * One static table the SQL joins the stream with (the spec's `staticTables`): a JSON-lines or CSV
+ * file, or a PostgreSQL table. The fields of both kinds are kept while the kind changes, so that
+ * switching back restores them; the spec gets only the chosen kind's.
+ */
+export interface StaticTableForm {
+  /** The name JOIN reads it by. */
+  name: string;
+  type: 'file' | 'postgres';
+  path: string;
+  format: 'json' | 'csv';
+  /** A CSV file's first line names its columns (the spec's default); undefined: not written. */
+  header?: boolean;
+  connectionString: string;
+  table: string;
+  /** The PostgreSQL schema the table is in (`public` when empty). */
+  dbSchema: string;
+  /** The same text as a source's schema box: one column per line, or one line of DDL. */
+  schemaText: string;
+  /** Fields of the stored table this form has no control for, carried through an edit. */
+  keep?: Obj;
+}
+
 export interface JobForm {
   name: string;
   description: string;
@@ -36,6 +59,8 @@ export interface JobForm {
    * watermark is the slowest source's (`min`, the default) or the fastest's (`max`).
    */
   multipleWatermarkPolicy: 'min' | 'max';
+  /** The static tables, in the spec's order; none is written as no `staticTables` at all. */
+  staticTables: StaticTableForm[];
   sql: string;
   sinkType: string;
   sinkOptionsJson: string;
@@ -53,8 +78,8 @@ export interface JobForm {
   /** The first retry's delay in ms; each further retry doubles it. */
   restartBackoffMs: string;
   /**
-   * Fields of a stored spec this form has no control for (dedup, staticTables,
-   * minBatchesToRetain…): carried through an edit unchanged, so saving the form never drops them.
+   * Fields of a stored spec this form has no control for (dedup, minBatchesToRetain,
+   * parallelism…): carried through an edit unchanged, so saving the form never drops them.
    */
   keep?: Obj;
 }
@@ -69,11 +94,23 @@ export const EMPTY_SOURCE: SourceForm = {
   onBadRecord: 'fail',
 };
 
+export const EMPTY_STATIC_TABLE: StaticTableForm = {
+  name: 'regions',
+  type: 'file',
+  path: '',
+  format: 'json',
+  connectionString: '',
+  table: '',
+  dbSchema: '',
+  schemaText: 'code string\nlabel string',
+};
+
 export const EMPTY_FORM: JobForm = {
   name: '',
   description: '',
   sources: [EMPTY_SOURCE],
   multipleWatermarkPolicy: 'min',
+  staticTables: [],
   sql: 'SELECT user, ts FROM events WHERE user IS NOT NULL',
   sinkType: 'files',
   sinkOptionsJson: '{\n  "path": "",\n  "format": "json"\n}',
@@ -88,8 +125,9 @@ export const EMPTY_FORM: JobForm = {
 
 type Obj = Record<string, unknown>;
 
-const FORM_SPEC_KEYS = ['name', 'source', 'sources', 'multipleWatermarkPolicy', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation', 'stateStore'];
+const FORM_SPEC_KEYS = ['name', 'source', 'sources', 'multipleWatermarkPolicy', 'staticTables', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation', 'stateStore'];
 const FORM_SOURCE_KEYS = ['name', 'type', 'options', 'schema', 'eventTime', 'watermarkDelay', 'onBadRecord'];
+const FORM_STATIC_TABLE_KEYS = ['name', 'type', 'path', 'format', 'header', 'connectionString', 'table', 'dbSchema', 'schema'];
 const without = (o: Obj, keys: string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 export interface FormIssue {
@@ -145,7 +183,7 @@ function hasTopLevelComma(line: string): boolean {
 }
 
 /**
- * The schema box: one column per line (`price decimal(10,2)`; the type is any Spark type, checked
+ * The schema box (a source's, a static table's): one column per line (`price decimal(10,2)`; the type is any Spark type, checked
  * by the server), or one line of Spark DDL with commas (`id BIGINT, tags ARRAY<STRING>`), which
  * goes to the server as the DDL string it is.
  */
@@ -177,6 +215,26 @@ function sourceSpecOf(s: SourceForm, path: string, issues: FormIssue[]): Obj {
   return source;
 }
 
+/**
+ * A static table of the form as the spec writes it: the chosen kind's fields only, a file table
+ * without `type` (the default, as a spec written by hand leaves it out).
+ */
+function staticTableSpecOf(t: StaticTableForm, path: string, issues: FormIssue[]): Obj {
+  const table: Obj = { ...t.keep, name: t.name };
+  if (t.type === 'file') {
+    table.path = t.path.trim();
+    table.format = t.format;
+    if (t.header !== undefined) table.header = t.header;
+  } else {
+    table.type = t.type;
+    table.connectionString = t.connectionString.trim();
+    table.table = t.table.trim();
+    if (t.dbSchema.trim()) table.dbSchema = t.dbSchema.trim();
+  }
+  table.schema = parseSchemaText(t.schemaText, `${path}.schema`, issues);
+  return table;
+}
+
 /** The spec the form describes, and the problems only the form can see (bad JSON, bad schema lines). */
 export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
   const issues: FormIssue[] = [];
@@ -194,18 +252,45 @@ export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
   };
   // Spark's default policy (min) is left out, and a one-source job has no policy to choose.
   if (sources.length > 1 && f.multipleWatermarkPolicy === 'max') spec.multipleWatermarkPolicy = 'max';
+  if (f.staticTables.length) spec.staticTables = f.staticTables.map((t, i) => staticTableSpecOf(t, `staticTables.${i}`, issues));
   if (f.checkpointLocation.trim()) spec.checkpointLocation = f.checkpointLocation.trim();
   // The default provider is left out, as a spec written by hand leaves it out.
   if (f.stateStoreProvider === 'lmdb') spec.stateStore = { provider: 'lmdb' };
   return { spec, issues };
 }
 
+/**
+ * A name for a relation added to the form that no relation (source or static table) has yet:
+ * `base` itself when free, else base_2, base_3…
+ */
+function freeName(base: string, taken: readonly Pick<SourceForm, 'name'>[], first: number): string {
+  const names = new Set(taken.map((s) => s.name.toLowerCase()));
+  if (first === 1 && !names.has(base)) return base;
+  let n = Math.max(first, 2);
+  while (names.has(`${base}_${n}`)) n++;
+  return `${base}_${n}`;
+}
+
 /** A name for a source added to the form, that none of its sources has yet: events_2, events_3… */
 export function addedSourceName(sources: readonly Pick<SourceForm, 'name'>[]): string {
-  const taken = new Set(sources.map((s) => s.name.toLowerCase()));
-  let n = sources.length + 1;
-  while (taken.has(`events_${n}`)) n++;
-  return `events_${n}`;
+  return freeName('events', sources, sources.length + 1);
+}
+
+/** A static table added to the form: the example, named so that no source or static table has its name. */
+export function addedStaticTable(f: Pick<JobForm, 'sources' | 'staticTables'>): StaticTableForm {
+  return { ...EMPTY_STATIC_TABLE, name: freeName(EMPTY_STATIC_TABLE.name, [...f.sources, ...f.staticTables], 1) };
+}
+
+/**
+ * The touched controls after item `removed` of a list (`sources`, `staticTables`) is removed: its
+ * own are gone, and those of the items after it move up one, as the items do.
+ */
+export function controlsAfterRemoval(controls: Iterable<FormControl>, list: 'sources' | 'staticTables', removed: number): Set<FormControl> {
+  return new Set([...controls].flatMap((c): FormControl[] => {
+    const m = /^(\w+)\.(\d+)\.(\w+)$/.exec(c);
+    if (!m || m[1] !== list || Number(m[2]) < removed) return [c];
+    return Number(m[2]) === removed ? [] : [`${list}.${Number(m[2]) - 1}.${m[3]}` as FormControl];
+  }));
 }
 
 export interface RestartPolicy {
@@ -226,20 +311,42 @@ export function restartPolicyFromForm(f: JobForm): { policy: RestartPolicy | nul
 
 const str = (v: unknown, d = '') => (typeof v === 'string' ? v : v === undefined || v === null ? d : String(v));
 
+/** A stored schema (a list of columns, or a DDL string) as the schema box shows it. */
+function schemaTextOf(schema: unknown): string {
+  if (typeof schema === 'string') return schema;
+  return Array.isArray(schema) ? schema.map((c) => (isObj(c) ? `${str(c.name)} ${str(c.type)}` : '')).join('\n') : '';
+}
+
 /** The form of a stored source (one of `rawSourcesOf`). */
 function sourceFormOf(raw: unknown): SourceForm {
   const src = isObj(raw) ? raw : {};
   const so = isObj(src.options) ? src.options : {};
-  const schema = Array.isArray(src.schema) ? (src.schema as Obj[]) : typeof src.schema === 'string' ? src.schema : [];
   return {
     name: str(src.name, 'events'),
     type: str(src.type, 'files'),
     optionsJson: JSON.stringify(so, null, 2),
-    schemaText: typeof schema === 'string' ? schema : schema.map((c) => `${str(c.name)} ${str(c.type)}`).join('\n'),
+    schemaText: schemaTextOf(src.schema),
     eventTime: str(src.eventTime),
     watermarkDelay: str(src.watermarkDelay),
     onBadRecord: src.onBadRecord === 'dead-letter' ? 'dead-letter' : 'fail',
     keep: without(src, FORM_SOURCE_KEYS),
+  };
+}
+
+/** The form of a stored static table (one of the spec's `staticTables`). */
+function staticTableFormOf(raw: unknown): StaticTableForm {
+  const t = isObj(raw) ? raw : {};
+  return {
+    name: str(t.name),
+    type: t.type === 'postgres' ? 'postgres' : 'file',
+    path: str(t.path),
+    format: t.format === 'csv' ? 'csv' : 'json',
+    ...(typeof t.header === 'boolean' ? { header: t.header } : {}),
+    connectionString: str(t.connectionString),
+    table: str(t.table),
+    dbSchema: str(t.dbSchema),
+    schemaText: schemaTextOf(t.schema),
+    keep: without(t, FORM_STATIC_TABLE_KEYS),
   };
 }
 
@@ -256,6 +363,7 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
     description: description ?? '',
     sources: sources.length ? sources : [sourceFormOf({})],
     multipleWatermarkPolicy: s.multipleWatermarkPolicy === 'max' ? 'max' : 'min',
+    staticTables: Array.isArray(s.staticTables) ? s.staticTables.map(staticTableFormOf) : [],
     sql: str(s.sql),
     sinkType: str(sink.type, 'files'),
     sinkOptionsJson: JSON.stringify(ko, null, 2),
@@ -271,11 +379,13 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
 }
 
 export type SourceField = Exclude<keyof SourceForm, 'keep'>;
+export type StaticTableField = Exclude<keyof StaticTableForm, 'keep'>;
 /**
  * A control of the form: a job-wide one by its field name, a source's by `sources.<i>.<field>`
- * (whether the spec writes it as `source` or as `sources`). Fields carry it as `data-control`.
+ * (whether the spec writes it as `source` or as `sources`), a static table's by
+ * `staticTables.<i>.<field>`. Fields carry it as `data-control`.
  */
-export type FormControl = Exclude<keyof JobForm, 'sources' | 'keep'> | `sources.${number}.${SourceField}`;
+export type FormControl = Exclude<keyof JobForm, 'sources' | 'staticTables' | 'keep'> | `sources.${number}.${SourceField}` | `staticTables.${number}.${StaticTableField}`;
 
 /** Which job-wide form control an issue path belongs to (the longest matching prefix), if any. */
 const PATH_CONTROLS: [string, FormControl][] = [
@@ -305,8 +415,23 @@ const SOURCE_PATH_FIELDS: Record<string, SourceField> = {
   badRecordsPath: 'onBadRecord',
 };
 
+/** A static table's spec fields and the form control of each. */
+const STATIC_TABLE_PATH_FIELDS: Record<string, StaticTableField> = {
+  name: 'name',
+  type: 'type',
+  path: 'path',
+  format: 'format',
+  header: 'header',
+  connectionString: 'connectionString',
+  table: 'table',
+  dbSchema: 'dbSchema',
+  schema: 'schemaText',
+};
+
 /** `source.x` or `sources.<i>.x`: the source's index and field. */
 const SOURCE_PATH_RE = /^(?:source|sources\.(\d+))\.(\w+)(?:\.|$)/;
+/** `staticTables.<i>.x`: the static table's index and field. */
+const STATIC_TABLE_PATH_RE = /^staticTables\.(\d+)\.(\w+)(?:\.|$)/;
 
 export function formControlOf(path: string): FormControl | undefined {
   const src = SOURCE_PATH_RE.exec(path);
@@ -314,11 +439,16 @@ export function formControlOf(path: string): FormControl | undefined {
     const field = Object.hasOwn(SOURCE_PATH_FIELDS, src[2]) ? SOURCE_PATH_FIELDS[src[2]] : undefined;
     return field && `sources.${Number(src[1] ?? 0)}.${field}`;
   }
+  const table = STATIC_TABLE_PATH_RE.exec(path);
+  if (table) {
+    const field = Object.hasOwn(STATIC_TABLE_PATH_FIELDS, table[2]) ? STATIC_TABLE_PATH_FIELDS[table[2]] : undefined;
+    return field && `staticTables.${Number(table[1])}.${field}`;
+  }
   const hits = PATH_CONTROLS.filter(([p]) => path === p || path.startsWith(p + '.'));
   return hits.sort((a, b) => b[0].length - a[0].length)[0]?.[1];
 }
 
-const CONTROL_LABELS: Record<Exclude<keyof JobForm, 'sources' | 'keep'>, string> = {
+const CONTROL_LABELS: Record<Exclude<keyof JobForm, 'sources' | 'staticTables' | 'keep'>, string> = {
   name: 'Name',
   description: 'Description',
   multipleWatermarkPolicy: 'Watermark of several sources',
@@ -344,16 +474,29 @@ const SOURCE_LABELS: Record<SourceField, string> = {
   onBadRecord: 'Bad records',
 };
 
-/** A control's label, as the form shows it (a source's field without saying which source). */
+export const STATIC_TABLE_LABELS: Record<StaticTableField, string> = {
+  name: 'Table name in SQL',
+  type: 'Kind',
+  path: 'File path',
+  format: 'File format',
+  header: 'First line is a header',
+  connectionString: 'Connection string',
+  table: 'Table',
+  dbSchema: 'Database schema',
+  schemaText: 'Schema',
+};
+
+/** A control's label, as the form shows it (a source's or static table's field without saying which). */
 export function controlLabel(c: FormControl): string {
-  const src = /^sources\.\d+\.(\w+)$/.exec(c);
-  return src ? SOURCE_LABELS[src[1] as SourceField] : CONTROL_LABELS[c as keyof typeof CONTROL_LABELS];
+  const m = /^(sources|staticTables)\.\d+\.(\w+)$/.exec(c);
+  if (m) return m[1] === 'sources' ? SOURCE_LABELS[m[2] as SourceField] : STATIC_TABLE_LABELS[m[2] as StaticTableField];
+  return CONTROL_LABELS[c as keyof typeof CONTROL_LABELS];
 }
 
-/** "Source 2: " for a path under `sources.1` (a job of several sources), else nothing. */
+/** "Source 2: " for a path under `sources.1` (a job of several sources), "Static table 1: " under `staticTables.0`, else nothing. */
 function sourcePrefixOf(path: string): string {
-  const m = /^sources\.(\d+)(?:\.|$)/.exec(path);
-  return m ? `Source ${Number(m[1]) + 1}: ` : '';
+  const m = /^(sources|staticTables)\.(\d+)(?:\.|$)/.exec(path);
+  return m ? `${m[1] === 'sources' ? 'Source' : 'Static table'} ${Number(m[2]) + 1}: ` : '';
 }
 
 /** A path's control label, naming the source when the spec has several. */
@@ -388,9 +531,10 @@ export function issueWhere(issue: PositionedIssue, optionLabel?: OptionLabel): s
   return issue.line ? `${where}, line ${issue.line}, column ${issue.column}` : where;
 }
 
-/** The spec's dotted paths a message may name (source.eventTime, sources.1.watermarkDelay, sink.type), longest first. */
+/** The spec's dotted paths a message may name (source.eventTime, sources.1.watermarkDelay, staticTables.0.path, sink.type), longest first. */
 const NAMED_PATHS = [
   `(?:source|sources\\.\\d+)\\.(?:${Object.keys(SOURCE_PATH_FIELDS).join('|')})`,
+  `staticTables\\.\\d+\\.(?:${Object.keys(STATIC_TABLE_PATH_FIELDS).join('|')})`,
   ...PATH_CONTROLS.filter(([p]) => p.includes('.')).sort((a, b) => b[0].length - a[0].length).map(([p]) => p.replace(/\./g, '\\.')),
 ];
 const NAMED_PATH_RE = new RegExp(`(?<![\\w.])(${NAMED_PATHS.join('|')})(?!\\w|\\.\\w)`, 'g');

@@ -10,8 +10,7 @@ import { Field } from './field';
 import { schemaTextForType, type FormIssue, type SourceField, type SourceForm } from './job-form';
 import { OptionFields } from './option-fields';
 import { retypedOptionsJson } from './option-values';
-
-const SCHEMA_TYPES = 'Spark types: bigint, int, double, decimal(10,2), string, boolean, date, timestamp, binary, array<string>, map<string,bigint>, struct<x: double>; or one line of DDL: id BIGINT, price DECIMAL(10,2)';
+import { SchemaField } from './schema-field';
 
 export function SourcePanel({
   source,
@@ -72,14 +71,13 @@ export function SourcePanel({
           <input value={source.name} onChange={(e) => onChange('name', { name: e.target.value })} />
         </Field>
         <OptionFields label="source" path={`${path}.options`} connector={connector} json={source.optionsJson} onJson={(v) => onChange('optionsJson', { optionsJson: v })} issues={issuesAt(`${path}.options`)} />
-        <Field
-          label="Schema (one column per line: name type)"
+        <SchemaField
           control={control('schemaText')}
           issues={issuesAt(`${path}.schema`)}
-          hint={`${connector?.defaultColumns ? `empty for the source's own columns (${connector.defaultColumns.map((c) => `${c.name} ${c.type}`).join(', ')}); ` : ''}${SCHEMA_TYPES}`}
-        >
-          <textarea rows={4} value={source.schemaText} onChange={(e) => onChange('schemaText', { schemaText: e.target.value })} />
-        </Field>
+          value={source.schemaText}
+          onChange={(schemaText) => onChange('schemaText', { schemaText })}
+          note={connector?.defaultColumns && `empty for the source's own columns (${connector.defaultColumns.map((c) => `${c.name} ${c.type}`).join(', ')})`}
+        />
         <Field label="Event-time column" control={control('eventTime')} issues={issuesAt(`${path}.eventTime`)} hint="For a watermark: a timestamp column of the schema, or one the SQL selects (e.g. o.ts AS ts of a from_json struct); empty for none">
           <input value={source.eventTime} onChange={(e) => onChange('eventTime', { eventTime: e.target.value })} />
         </Field>
