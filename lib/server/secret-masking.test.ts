@@ -51,6 +51,24 @@ describe('secret masking', () => {
   });
 });
 
+describe("a static table's masked connection string", () => {
+  const pg = (name: string, host: string) => ({ name, type: 'postgres', connectionString: `postgres://u:pw-${name}@${host}:5432/d`, table: name, schema: [{ name: 'a', type: 'string' }] });
+  const stored = { ...spec('password-1', 'token-123'), staticTables: [pg('regions', 'db-a'), pg('users', 'db-b'), pg('tiers', 'db-c')] };
+  const tablesOf = (s: unknown) => (s as { staticTables: { name: string; connectionString?: string }[] }).staticTables.map((t) => `${t.name} ${t.connectionString ?? '(none)'}`);
+
+  it('is the stored table of its name, whatever tables were removed or reordered before it', () => {
+    const masked = maskSpec(stored);
+    const edited = { ...masked, staticTables: [masked.staticTables[2], masked.staticTables[1]] };
+    expect(tablesOf(unmaskSpec(edited, stored))).toEqual(['tiers postgres://u:pw-tiers@db-c:5432/d', 'users postgres://u:pw-users@db-b:5432/d']);
+  });
+
+  it('of a renamed table, or one whose name no stored PostgreSQL table has, is none: the client sends it again', () => {
+    const masked = maskSpec(stored);
+    const renamed = { ...masked, staticTables: [{ ...masked.staticTables[0], name: 'areas' }] };
+    expect(tablesOf(unmaskSpec(renamed, stored))).toEqual(['areas (none)']);
+  });
+});
+
 describe('a masked secret is kept only while its destination is unchanged', () => {
   const hook = (url: string, headers: unknown) => ({ name: 'h', source: { name: 's', type: 'rate', options: {}, schema: [] }, sql: 'SELECT 1', sink: { type: 'webhook', options: { url, headers } } });
   const stored = hook('https://hooks.example.com:8443/weir/tok', { authorization: 'Bearer tok-123456' });

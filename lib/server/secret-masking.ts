@@ -32,6 +32,12 @@ interface SecretSlot {
   /** Its field path and spec part (as specDestinations names them). */
   path: string;
   part: string;
+  /**
+   * The same part in the stored spec, when it is not at the same path: a static table is the
+   * stored one of its name (the editor removes and reorders tables; by position, a table would
+   * get the connection string of the one that was there before).
+   */
+  storedPart?: (stored: Obj) => string | undefined;
 }
 
 function secretSlots(spec: Obj): SecretSlot[] {
@@ -48,8 +54,13 @@ function secretSlots(spec: Obj): SecretSlot[] {
     slots.push({ holder: (s) => (isObj(s.sink) && isObj(s.sink.options) ? s.sink.options : undefined), key, path: `sink.options.${key}`, part: 'sink' });
   }
   if (Array.isArray(spec.staticTables)) {
-    spec.staticTables.forEach((_, i) => {
-      slots.push({ holder: (s) => (Array.isArray(s.staticTables) && isObj(s.staticTables[i]) ? (s.staticTables[i] as Obj) : undefined), key: 'connectionString', path: `staticTables.${i}.connectionString`, part: `staticTables.${i}` });
+    spec.staticTables.forEach((t, i) => {
+      const name = isObj(t) ? t.name : undefined;
+      const storedPart = (s: Obj) => {
+        const j = Array.isArray(s.staticTables) ? s.staticTables.findIndex((x) => isObj(x) && x.name === name && (x.type ?? 'file') === ((t as Obj).type ?? 'file')) : -1;
+        return j < 0 ? undefined : `staticTables.${j}`;
+      };
+      slots.push({ holder: (s) => partOf(s, `staticTables.${i}`), key: 'connectionString', path: `staticTables.${i}.connectionString`, part: `staticTables.${i}`, storedPart });
     });
   }
   return slots;
@@ -120,10 +131,10 @@ function destinationsOf(d: SpecDestination): Destination[] | undefined {
   }
 }
 
-/** Why a part's destinations differ between two specs (a field and the new and old targets), if they do. */
-function changedDestination(part: string, now: unknown, before: unknown): { path: string; now: string; before: string } | undefined {
+/** Why a part's destinations differ between two specs (a field and the new and old targets), if they do; `beforePart`: the part in `before`. */
+function changedDestination(part: string, now: unknown, before: unknown, beforePart = part): { path: string; now: string; before: string } | undefined {
   const a = specDestinations(now).filter((d) => d.part === part);
-  const b = specDestinations(before).filter((d) => d.part === part);
+  const b = specDestinations(before).filter((d) => d.part === beforePart);
   const shown = (d: SpecDestination | undefined) => {
     const parsed = d && destinationsOf(d);
     return parsed?.length ? parsed.map(describeDestination).join(', ') : d ? 'an unreadable destination' : 'nothing';
@@ -138,13 +149,14 @@ function changedDestination(part: string, now: unknown, before: unknown): { path
 }
 
 /**
- * Restores secrets the client sent back as MASKED from the stored spec (same slot, same type),
+ * Restores secrets the client sent back as MASKED from the stored spec (same slot, same type; a
+ * static table's from the stored table of its name and kind),
  * and refuses (InvalidJobSpecError, 422) a restored secret whose destination changed.
  */
 export function unmaskSpec<T>(incoming: T, stored: unknown): T {
   if (!isObj(incoming) || !isObj(stored)) return incoming;
   const copy = structuredClone(incoming) as Obj;
-  const restored: SecretSlot[] = [];
+  const restored: { slot: SecretSlot; storedPart: string }[] = [];
   for (const slot of secretSlots(copy)) {
     const h = slot.holder(copy);
     if (!h || h[slot.key] !== MASKED) continue;
@@ -153,15 +165,17 @@ export function unmaskSpec<T>(incoming: T, stored: unknown): T {
       const b = partOf(stored, part);
       return !a || !b || a.type === b.type;
     };
-    const old = [...rawSourcesOf(copy).map((s) => s.path), 'sink'].every(sameType) ? slot.holder(stored)?.[slot.key] : undefined;
-    if (old === undefined) delete h[slot.key];
+    const storedPart = slot.storedPart ? slot.storedPart(stored) : slot.part;
+    const storedHolder = !slot.storedPart ? slot.holder(stored) : storedPart === undefined ? undefined : partOf(stored, storedPart);
+    const old = [...rawSourcesOf(copy).map((s) => s.path), 'sink'].every(sameType) ? storedHolder?.[slot.key] : undefined;
+    if (old === undefined || storedPart === undefined) delete h[slot.key];
     else {
       h[slot.key] = old;
-      restored.push(slot);
+      restored.push({ slot, storedPart });
     }
   }
-  const issues = restored.flatMap((slot) => {
-    const changed = changedDestination(slot.part, copy, stored);
+  const issues = restored.flatMap(({ slot, storedPart }) => {
+    const changed = changedDestination(slot.part, copy, stored, storedPart);
     if (!changed) return [];
     return [{
       path: slot.path,
