@@ -324,6 +324,14 @@ export function JobEditor({ mode, jobId, initial, connectors }: { mode: 'new' | 
                   <option value="lmdb">on disk (LMDB)</option>
                 </select>
               </Field>
+              <Field
+                label="State maintenance interval"
+                control="maintenanceInterval"
+                issues={at('stateStore.maintenanceInterval')}
+                hint="How often snapshots of the state are written and old files deleted (Spark's stateStore.maintenanceInterval). Empty: 60 seconds. Shorter: faster restarts, more snapshot work."
+              >
+                <input value={form.maintenanceInterval} onChange={(e) => set('maintenanceInterval', e.target.value)} placeholder="60 seconds" />
+              </Field>
               <Field label="Restarts after a failure" issues={at('restartPolicy.maxRestarts')} hint="Empty or 0: a failed run stays FAILED until someone starts it">
                 <input inputMode="numeric" value={form.restartMax} onChange={(e) => set('restartMax', e.target.value)} placeholder="0" />
               </Field>

@@ -69,6 +69,7 @@ const formArb: fc.Arbitrary<JobForm> = fc.tuple(fc.record({
   triggerType: fc.constantFrom('processing-time' as const, 'available-now' as const, 'once' as const),
   checkpointLocation: fc.stringMatching(/^\/tmp\/cp[a-z]{0,5}$/),
   stateStoreProvider: fc.constantFrom('hdfs' as const, 'lmdb' as const),
+  maintenanceInterval: fc.constantFrom('', '10 seconds', '5 minutes'),
 }), sinkArb).map(([form, sink]) => ({ ...form, ...sink })) as unknown as fc.Arbitrary<JobForm>;
 
 /** The default form with its one source changed. */
@@ -95,6 +96,14 @@ describe('job form ↔ spec', () => {
     expect(specFromForm(EMPTY_FORM).spec.stateStore).toBeUndefined();
     expect(formFromSpec({ ...lmdb, stateStore: { provider: 'hdfs' } }).stateStoreProvider).toBe('hdfs');
     expect(formControlOf('stateStore.provider')).toBe('stateStoreProvider');
+  });
+
+  it('the state maintenance interval is written beside the store and survives an edit', () => {
+    const spec = specFromForm({ ...EMPTY_FORM, maintenanceInterval: ' 10 seconds ' }).spec;
+    expect(spec.stateStore).toEqual({ maintenanceInterval: '10 seconds' });
+    expect(formFromSpec(spec).maintenanceInterval).toBe('10 seconds');
+    expect(specFromForm({ ...EMPTY_FORM, stateStoreProvider: 'lmdb', maintenanceInterval: '5 minutes' }).spec.stateStore).toEqual({ provider: 'lmdb', maintenanceInterval: '5 minutes' });
+    expect(formControlOf('stateStore.maintenanceInterval')).toBe('maintenanceInterval');
   });
 
   it('fields the form has no control for survive an edit (dedup, minBatchesToRetain, badRecordsPath)', () => {

@@ -73,6 +73,8 @@ export interface JobForm {
    * the run's memory, the default) or `lmdb` (on the worker's disk, for state larger than memory).
    */
   stateStoreProvider: 'hdfs' | 'lmdb';
+  /** Spark's stateStore.maintenanceInterval (snapshots and retention): '' for the default, 60 seconds. */
+  maintenanceInterval: string;
   /** Restart policy (not part of the spec): retries after a failed run, '' or 0 for none. */
   restartMax: string;
   /** The first retry's delay in ms; each further retry doubles it. */
@@ -119,6 +121,7 @@ export const EMPTY_FORM: JobForm = {
   triggerInterval: '1 second',
   checkpointLocation: '',
   stateStoreProvider: 'hdfs',
+  maintenanceInterval: '',
   restartMax: '',
   restartBackoffMs: '5000',
 };
@@ -255,7 +258,8 @@ export function specFromForm(f: JobForm): { spec: Obj; issues: FormIssue[] } {
   if (f.staticTables.length) spec.staticTables = f.staticTables.map((t, i) => staticTableSpecOf(t, `staticTables.${i}`, issues));
   if (f.checkpointLocation.trim()) spec.checkpointLocation = f.checkpointLocation.trim();
   // The default provider is left out, as a spec written by hand leaves it out.
-  if (f.stateStoreProvider === 'lmdb') spec.stateStore = { provider: 'lmdb' };
+  const interval = f.maintenanceInterval.trim();
+  if (f.stateStoreProvider === 'lmdb' || interval) spec.stateStore = { ...(f.stateStoreProvider === 'lmdb' ? { provider: 'lmdb' } : {}), ...(interval ? { maintenanceInterval: interval } : {}) };
   return { spec, issues };
 }
 
@@ -372,6 +376,7 @@ export function formFromSpec(spec: unknown, description?: string | null, restart
     triggerInterval: str(trig.interval, '1 second'),
     checkpointLocation: str(s.checkpointLocation),
     stateStoreProvider: isObj(s.stateStore) && s.stateStore.provider === 'lmdb' ? 'lmdb' : 'hdfs',
+    maintenanceInterval: isObj(s.stateStore) ? str(s.stateStore.maintenanceInterval) : '',
     restartMax: typeof rp.maxRestarts === 'number' && rp.maxRestarts > 0 ? String(rp.maxRestarts) : '',
     restartBackoffMs: typeof rp.backoffMs === 'number' ? String(rp.backoffMs) : '5000',
     keep: without(s, FORM_SPEC_KEYS),
@@ -391,6 +396,7 @@ export type FormControl = Exclude<keyof JobForm, 'sources' | 'staticTables' | 'k
 const PATH_CONTROLS: [string, FormControl][] = [
   ['name', 'name'],
   ['sql', 'sql'],
+  ['stateStore.maintenanceInterval', 'maintenanceInterval'],
   ['stateStore', 'stateStoreProvider'],
   ['multipleWatermarkPolicy', 'multipleWatermarkPolicy'],
   ['sink.type', 'sinkType'],
@@ -460,6 +466,7 @@ const CONTROL_LABELS: Record<Exclude<keyof JobForm, 'sources' | 'staticTables' |
   triggerInterval: 'Trigger interval',
   checkpointLocation: 'Checkpoint location',
   stateStoreProvider: 'State store',
+  maintenanceInterval: 'State maintenance interval',
   restartMax: 'Restarts after a failure',
   restartBackoffMs: 'First restart delay',
 };
