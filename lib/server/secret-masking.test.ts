@@ -69,6 +69,24 @@ describe("a static table's masked connection string", () => {
   });
 });
 
+describe("a source's masked secret", () => {
+  const nats = (name: string, token: string) => ({ name, type: 'nats-jetstream', options: { servers: 'nats://127.0.0.1:4222', stream: name, subject: `${name}.>`, token }, schema: [{ name: 'a', type: 'string' }] });
+  const { source: _one, ...rest } = spec('password-1', 'token-123');
+  const stored = { ...rest, sources: [nats('clicks', 'token-clicks'), nats('views', 'token-views')], sql: 'SELECT a FROM clicks' };
+  const tokensOf = (s: unknown) => (s as { sources: { name: string; options: { token?: string } }[] }).sources.map((x) => `${x.name} ${x.options.token ?? '(none)'}`);
+
+  it('is the stored source of its name, whatever sources were removed or reordered before it', () => {
+    const masked = maskSpec(stored) as typeof stored;
+    expect(tokensOf(unmaskSpec({ ...masked, sources: [masked.sources[1], masked.sources[0]] }, stored))).toEqual(['views token-views', 'clicks token-clicks']);
+    expect(tokensOf(unmaskSpec({ ...masked, sources: [masked.sources[1]] }, stored))).toEqual(['views token-views']);
+  });
+
+  it('of a renamed source is none: the client sends it again', () => {
+    const masked = maskSpec(stored) as typeof stored;
+    expect(tokensOf(unmaskSpec({ ...masked, sources: [{ ...masked.sources[0], name: 'taps' }, masked.sources[1]] }, stored))).toEqual(['taps (none)', 'views token-views']);
+  });
+});
+
 describe('a masked secret is kept only while its destination is unchanged', () => {
   const hook = (url: string, headers: unknown) => ({ name: 'h', source: { name: 's', type: 'rate', options: {}, schema: [] }, sql: 'SELECT 1', sink: { type: 'webhook', options: { url, headers } } });
   const stored = hook('https://hooks.example.com:8443/weir/tok', { authorization: 'Bearer tok-123456' });

@@ -26,16 +26,16 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface SecretSlot {
-  /** The object holding the secret option. */
-  holder: (spec: Obj) => Obj | undefined;
+  /** The object holding the secret option, in the spec part at `part` (this slot's by default). */
+  holder: (spec: Obj, part?: string) => Obj | undefined;
   key: string;
   /** Its field path and spec part (as specDestinations names them). */
   path: string;
   part: string;
   /**
-   * The same part in the stored spec, when it is not at the same path: a static table is the
-   * stored one of its name (the editor removes and reorders tables; by position, a table would
-   * get the connection string of the one that was there before).
+   * The same part in the stored spec, when it is not at the same path: a source or a static table
+   * is the stored one of its name and type (the editor removes and reorders them; by position,
+   * one would get the secret of the one that was there before).
    */
   storedPart?: (stored: Obj) => string | undefined;
 }
@@ -46,8 +46,9 @@ function secretSlots(spec: Obj): SecretSlot[] {
   const sinkDef = typeof sink?.type === 'string' ? getSinkDefinition(sink.type) : undefined;
   for (const { path: part, source } of rawSourcesOf(spec)) {
     const srcDef = isObj(source) && typeof source.type === 'string' ? getSourceDefinition(source.type) : undefined;
+    const storedPart = (s: Obj) => rawSourcesOf(s).find((x) => isObj(x.source) && isObj(source) && x.source.name === source.name && x.source.type === source.type)?.path;
     for (const key of srcDef?.secretOptions ?? []) {
-      slots.push({ holder: (s) => { const p = partOf(s, part); return p && isObj(p.options) ? p.options : undefined; }, key, path: `${part}.options.${key}`, part });
+      slots.push({ holder: (s, at = part) => { const p = partOf(s, at); return p && isObj(p.options) ? p.options : undefined; }, key, path: `${part}.options.${key}`, part, storedPart });
     }
   }
   for (const key of sinkDef?.secretOptions ?? []) {
@@ -60,7 +61,7 @@ function secretSlots(spec: Obj): SecretSlot[] {
         const j = Array.isArray(s.staticTables) ? s.staticTables.findIndex((x) => isObj(x) && x.name === name && (x.type ?? 'file') === ((t as Obj).type ?? 'file')) : -1;
         return j < 0 ? undefined : `staticTables.${j}`;
       };
-      slots.push({ holder: (s) => partOf(s, `staticTables.${i}`), key: 'connectionString', path: `staticTables.${i}.connectionString`, part: `staticTables.${i}`, storedPart });
+      slots.push({ holder: (s, at = `staticTables.${i}`) => partOf(s, at), key: 'connectionString', path: `staticTables.${i}.connectionString`, part: `staticTables.${i}`, storedPart });
     });
   }
   return slots;
@@ -166,8 +167,9 @@ export function unmaskSpec<T>(incoming: T, stored: unknown): T {
       return !a || !b || a.type === b.type;
     };
     const storedPart = slot.storedPart ? slot.storedPart(stored) : slot.part;
-    const storedHolder = !slot.storedPart ? slot.holder(stored) : storedPart === undefined ? undefined : partOf(stored, storedPart);
-    const old = [...rawSourcesOf(copy).map((s) => s.path), 'sink'].every(sameType) ? storedHolder?.[slot.key] : undefined;
+    const storedHolder = storedPart === undefined ? undefined : slot.holder(stored, storedPart);
+    // A source's or a table's stored part has its name and type; the sink must keep its type.
+    const old = slot.part !== 'sink' || sameType('sink') ? storedHolder?.[slot.key] : undefined;
     if (old === undefined || storedPart === undefined) delete h[slot.key];
     else {
       h[slot.key] = old;
