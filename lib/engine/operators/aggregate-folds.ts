@@ -42,9 +42,12 @@ export interface AggregateFold {
    * appends the groups touched to `touched` in first-touch order (what Update mode emits).
    * With `dropLate`, a row whose watermarked key (a window's end) is at or before the batch's
    * watermark is dropped. Returns how many groups the dropped rows make (Spark drops late rows
-   * after aggregating them, in StateStoreSaveExec, and counts the aggregated rows).
+   * after aggregating them, in StateStoreSaveExec, and counts the aggregated rows). The rows
+   * may come in pieces (a source read piece by piece, the pipelined stage of query-runtime.ts):
+   * the pass's `add` folds each, in order, and `end` returns the late groups; the groups touched
+   * and their buffers are what one piece of all the rows would give.
    */
-  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number;
+  begin(ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): FoldPass;
   /** Whether the fold keeps decoded groups between batches (an eviction must then tell it, by `forget`). */
   readonly keepsGroups: boolean;
   /** Estimated heap of the groups kept between batches (state memory too). */
@@ -55,6 +58,20 @@ export interface AggregateFold {
   onCommitted(version: number): void;
   /** The stores were aborted: the groups kept are not what the re-run loads. */
   onAborted(): void;
+}
+
+/** One batch's fold, its rows given in pieces (AggregateFold.begin). */
+interface FoldPass {
+  add(rows: Row[]): void;
+  /** How many groups the late rows made (see AggregateFold.begin). */
+  end(): number;
+}
+
+/** A fold of the batch's rows given in one piece. */
+function foldOnce(fold: AggregateFold, rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
+  const pass = fold.begin(ctx, stores, touched, dropLate);
+  pass.add(rows);
+  return pass.end();
 }
 
 /** The fold for these keys and aggregates (see the header). */
@@ -143,7 +160,7 @@ class ByValueFold implements AggregateFold {
     return this.cache.size > 0;
   }
 
-  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
+  begin(ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): FoldPass {
     const { keys, aggregates } = this.o;
     const byValue = this.cache;
     const version = stores[0].version;
@@ -169,21 +186,25 @@ class ByValueFold implements AggregateFold {
       return g;
     };
     const lateBefore = dropLate ? lateEventsWatermark(ctx) : -Infinity;
-    // count(*) alone (the commonest streaming aggregate): count rows per group, fold once.
-    if (this.countOnly) {
-      const dropped = countByValue(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch);
-      for (const g of touched) {
-        g.bufs[0] = (g.bufs[0] as number) + g.pending;
-        g.pending = 0;
-      }
-      return dropped;
-    }
-    if (this.columnar !== null) {
-      const dropped = foldByValueColumnar(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, touched, this.columnar);
-      // A value or buffer that is not a number (nothing was changed): fold this batch row by row.
-      if (dropped >= 0) return dropped;
-    }
-    return foldByValueRows(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, this.updater);
+    const late = new Set<number>();
+    const { countOnly, columnar, updater } = this;
+    return {
+      add: (rows) => {
+        // count(*) alone (the commonest streaming aggregate): count rows per group, fold once.
+        if (countOnly) {
+          countByValue(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, late);
+          for (const g of touched) {
+            g.bufs[0] = (g.bufs[0] as number) + g.pending;
+            g.pending = 0;
+          }
+          return;
+        }
+        // A value or buffer that is not a number (nothing was changed): fold these rows row by row.
+        if (columnar !== null && foldByValueColumnar(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, touched, columnar, late)) return;
+        foldByValueRows(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, updater, late);
+      },
+      end: () => late.size,
+    };
   }
 
   forget(key: string, tuple: unknown[]): void {
@@ -218,8 +239,13 @@ class ByTupleFold implements AggregateFold {
     private readonly columnar: ColumnarFold | null,
   ) {}
 
-  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
-    return foldByTuple(rows, ctx, stores, touched, this.o, this.updater, this.columnar, dropLate);
+  begin(ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): FoldPass {
+    const root = new Map<unknown, unknown>();
+    const late = new Set<string>();
+    return {
+      add: (rows) => foldByTuple(rows, ctx, stores, touched, this.o, this.updater, this.columnar, dropLate, root, late),
+      end: () => late.size,
+    };
   }
 
   forget(): void {}
@@ -240,8 +266,13 @@ class GeneralFold implements AggregateFold {
     this.keyTime = (t) => keyTime(t, i);
   }
 
-  fold(rows: Row[], ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): number {
-    return foldGeneral(rows, ctx, stores, touched, this.o, this.updater, dropLate ? this.keyTime : null);
+  begin(ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): FoldPass {
+    const groups = new Map<string, Group>();
+    const late = new Set<string>();
+    return {
+      add: (rows) => foldGeneral(rows, ctx, stores, touched, this.o, this.updater, dropLate ? this.keyTime : null, groups, late),
+      end: () => late.size,
+    };
   }
 
   forget(): void {}
@@ -252,7 +283,7 @@ class GeneralFold implements AggregateFold {
 /**
  * count(*) by one key value: one Map lookup per row, bumping the group's pending count (a
  * plain number field). A numeric key at or before `lateBefore` (the watermark, when late rows
- * are dropped; else -Infinity) is late. Returns the late groups.
+ * are dropped; else -Infinity) is late: its group goes into `late`.
  */
 function countByValue(
   rows: Row[],
@@ -263,8 +294,8 @@ function countByValue(
   batchId: number,
   lateBefore: number,
   touch: (v: unknown) => Group,
-): number {
-  const late = new Set<number>();
+  late: Set<number>,
+): void {
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     // A plain column is read at this call site, which sees only source rows (a monomorphic load).
@@ -277,10 +308,9 @@ function countByValue(
     if (g === undefined || g.batchId !== batchId) g = touch(v);
     g.pending++;
   }
-  return late.size;
 }
 
-/** Any aggregate list by one key value (see countByValue). Returns the late groups. */
+/** Any aggregate list by one key value (see countByValue); the late groups go into `late`. */
 function foldByValueRows(
   rows: Row[],
   keyColumn: string | undefined,
@@ -291,8 +321,8 @@ function foldByValueRows(
   lateBefore: number,
   touch: (v: unknown) => Group,
   updater: BufferUpdater,
-): number {
-  const late = new Set<number>();
+  late: Set<number>,
+): void {
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
@@ -304,13 +334,12 @@ function foldByValueRows(
     if (g === undefined || g.batchId !== batchId) g = touch(v);
     updater.apply(g.bufs, row, ctx);
   }
-  return late.size;
 }
 
 /**
  * Numeric aggregates by one key value, a batch at a time: one pass finds each row's group (as
- * foldByValueRows does), then ColumnarFold folds each aggregate's column in one loop. Returns
- * the late groups, or -1 (nothing folded) when a value or buffer is not a number.
+ * foldByValueRows does), then ColumnarFold folds each aggregate's column in one loop. False
+ * (nothing folded) when a value or buffer is not a number; the late groups go into `late`.
  */
 function foldByValueColumnar(
   rows: Row[],
@@ -323,10 +352,10 @@ function foldByValueColumnar(
   touch: (v: unknown) => Group,
   touched: Group[],
   fold: ColumnarFold,
-): number {
+  late: Set<number>,
+): boolean {
   const base = new Int32Array(rows.length);
   const stride = fold.stride;
-  const late = new Set<number>();
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
@@ -342,7 +371,7 @@ function foldByValueColumnar(
     }
     base[r] = g.base;
   }
-  return fold.apply(rows, base, touched, ctx) ? late.size : -1;
+  return fold.apply(rows, base, touched, ctx);
 }
 
 /**
@@ -457,8 +486,8 @@ class BufferUpdater {
 
 /**
  * General path: several keys, expressions, or a window (one tuple per window of the row).
- * Groups are found by their encoded key; `keyTime` is set when late tuples are dropped.
- * Returns the late groups.
+ * Groups are found by their encoded key in `groups` (the batch's so far); `keyTime` is set when
+ * late tuples are dropped, whose groups go into `late`.
  */
 function foldGeneral(
   rows: Row[],
@@ -468,13 +497,13 @@ function foldGeneral(
   o: StatefulAggregateOptions,
   updater: BufferUpdater,
   keyTime: ((tuple: unknown[]) => number | null) | null,
-): number {
+  groups: Map<string, Group>,
+  late: Set<string>,
+): void {
   const { keys, aggregates } = o;
   const nKeys = keys.length;
   const windowIndex = keys.findIndex((k) => k.window);
   const wm = lateEventsWatermark(ctx);
-  const groups = new Map<string, Group>();
-  const late = new Set<string>();
   const fold = (tuple: unknown[], row: Row) => {
     if (keyTime !== null) {
       const t = keyTime(tuple);
@@ -502,7 +531,6 @@ function foldGeneral(
       fold(t, row);
     }
   }
-  return late.size;
 }
 
 /**
@@ -530,7 +558,8 @@ function byRawValue(k: GroupingKey): boolean {
  * pending count per group); otherwise it records each row's group slot base (its index in
  * `touched` × stride, -1: the row is skipped), and the batch is then folded column by column
  * by ColumnarFold, or row by row when an aggregate does not fold numbers or the columnar fold
- * meets a non-number (which it gives back with nothing folded). Returns the late groups.
+ * meets a non-number (which it gives back with nothing folded). `root` holds the batch's groups
+ * so far (its rows may come in pieces); the late groups go into `late`.
  */
 function foldByTuple(
   rows: Row[],
@@ -541,7 +570,9 @@ function foldByTuple(
   updater: BufferUpdater,
   columnar: ColumnarFold | null,
   dropLate: boolean,
-): number {
+  root: Map<unknown, unknown>,
+  late: Set<string>,
+): void {
   const { keys, aggregates } = o;
   const nKeys = keys.length;
   const windowIndex = keys.findIndex((k) => k.window);
@@ -553,9 +584,7 @@ function foldByTuple(
   const countOnly = aggregates.length === 1 && isCountStar(aggregates[0].fn);
   const base = countOnly ? null : new Int32Array(rows.length);
   const stride = columnar !== null ? columnar.stride : 1;
-  const root = new Map<unknown, unknown>();
   const vals = new Array<unknown>(nKeys);
-  const late = new Set<string>();
   rows: for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     for (let i = 0; i < nKeys; i++) {
@@ -606,7 +635,6 @@ function foldByTuple(
   } else if (columnar === null || !columnar.apply(rows, base, touched, ctx)) {
     for (let r = 0; r < rows.length; r++) if (base[r] >= 0) updater.apply(touched[base[r] / stride].bufs, rows[r], ctx);
   }
-  return late.size;
 }
 
 /**
@@ -652,7 +680,7 @@ export function partialAggregate(rows: Row[], ctx: OperatorContext, o: StatefulA
   const partitionOf = new Map(stores.map((s, p) => [s, p]));
   const touched: Group[] = [];
   // A fold of its own: ByValueFold keeps groups between calls, which must not leak between map tasks.
-  chooseFold(o).fold(rows, ctx, stores, touched, false);
+  foldOnce(chooseFold(o), rows, ctx, stores, touched, false);
   const partitions: PartialAggregateBuffer[][] = stores.map(() => []);
   for (const g of touched) partitions[partitionOf.get(g.store)!].push([g.tuple, g.bufs]);
   return partitions;

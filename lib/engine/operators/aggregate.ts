@@ -153,7 +153,21 @@ export class StatefulAggregateExec implements StatefulOperator {
   }
 
   execute(rows: Row[], ctx: OperatorContext): Row[] {
-    return this.aggregate(ctx, (stores, touched) => this.fold.fold(rows, ctx, stores, touched, this.dropsLateRows));
+    const input = this.consumeInput(ctx);
+    input.add(rows);
+    return input.finish();
+  }
+
+  /**
+   * execute, its input given in pieces (StatefulOperator.consumeInput): each piece is folded as
+   * it comes, so the batch's rows need not all be held at once; `finish` goes on as execute does.
+   */
+  consumeInput(ctx: OperatorContext): { add(rows: Row[]): void; finish(): Row[] } {
+    const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
+    /** Groups touched by this batch, in first-touch order (what Update mode emits). */
+    const touched: Group[] = [];
+    const pass = this.fold.begin(ctx, stores, touched, this.dropsLateRows);
+    return { add: (rows) => pass.add(rows), finish: () => this.aggregate(ctx, stores, touched, pass.end()) };
   }
 
   /**
@@ -179,11 +193,11 @@ export class StatefulAggregateExec implements StatefulOperator {
    * written in the same format, output, watermark eviction).
    */
   mergePartials(partials: readonly PartialAggregateBuffer[], ctx: OperatorContext): Row[] {
-    return this.aggregate(ctx, (stores, touched) => {
-      // The fold's groups kept between batches do not see buffers merged here: forget them.
-      this.fold.onAborted();
-      return mergePartialBuffers(partials, ctx, stores, touched, this.o, this.dropsLateRows);
-    });
+    const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
+    const touched: Group[] = [];
+    // The fold's groups kept between batches do not see buffers merged here: forget them.
+    this.fold.onAborted();
+    return this.aggregate(ctx, stores, touched, mergePartialBuffers(partials, ctx, stores, touched, this.o, this.dropsLateRows));
   }
 
   /** A bounded aggregation outside Complete mode drops rows behind the watermark (Spark's late rows). */
@@ -192,18 +206,15 @@ export class StatefulAggregateExec implements StatefulOperator {
   }
 
   /**
-   * The batch, with `fold` bringing its input into the touched groups (returning the late groups
-   * it dropped): state write, output by mode, eviction.
+   * The batch, its input folded into `touched` (the groups of `stores` it touched, in first-touch
+   * order; `dropped` the late groups left out): state write, output by mode, eviction.
    */
-  private aggregate(ctx: OperatorContext, fold: (stores: StateStore[], touched: Group[]) => number): Row[] {
+  private aggregate(ctx: OperatorContext, stores: StateStore[], touched: Group[], dropped: number): Row[] {
     const { keys, aggregates, outputMode, watermarkKeyIndex } = this.o;
-    const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
     this.lastStores = stores;
     const wm = ctx.batchWatermarkMs;
     const bounded = watermarkKeyIndex !== undefined;
-    /** Groups touched by this batch, in first-touch order (what Update mode emits). */
-    const touched: Group[] = [];
-    this.droppedByWatermark = fold(stores, touched);
+    this.droppedByWatermark = dropped;
     writeGroups(touched);
     if (bounded) {
       if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();

@@ -106,6 +106,12 @@ export interface StatefulOperator extends PhysicalOperator {
    * from the batch's rows, before the shuffle. Unset: one input, the rows themselves.
    */
   mapInputs?(rows: Row[], ctx: OperatorContext): Promise<Row[][]>;
+  /**
+   * `execute` with the batch's input given in pieces (a source read piece by piece, the pipelined
+   * stage of query-runtime.ts): `add` takes each piece in order, `finish` returns what `execute`
+   * of the pieces joined would. Unset: the operator needs its whole input at once.
+   */
+  consumeInput?(ctx: OperatorContext): { add(rows: Row[]): void; finish(): Row[] };
   /** With mapInputs: the reduce side, over one partition's share of each input (ctx.partitionId). */
   reduceInputs?(inputs: Row[][], ctx: OperatorContext): Row[] | Promise<Row[]>;
   /**
