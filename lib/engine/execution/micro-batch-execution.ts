@@ -459,7 +459,8 @@ export class MicroBatchExecution {
         this.reporter.recordTimeTaken('walCommit', this.clock.now() - t1);
         this.crashPoints.check('after-offsets', batchId);
       })();
-      const overlapped = rt.mapStageId !== undefined;
+      // A pipelined stage reads its source while its operators run (runBatch), overlapping the write too.
+      const overlapped = rt.mapStageId !== undefined || rt.pipelinedStageId !== undefined;
       const [wrote, got] = await Promise.allSettled([overlapped ? undefined : logged, read]);
       if (wrote.status === 'rejected') throw wrote.reason;
       if (got.status === 'rejected') {
@@ -541,8 +542,8 @@ export class MicroBatchExecution {
     const read = rt.sources.map(async (src, i): Promise<[SourceBatch, Offset | null]> => {
       const e = end[i];
       return Promise.all([
-        // Map tasks read the source where they run (runBatch).
-        e === null || sameOffset(e, start[i]) || rt.mapStageId !== undefined
+        // Map tasks read the source where they run, a pipelined stage while it runs (runBatch).
+        e === null || sameOffset(e, start[i]) || rt.mapStageId !== undefined || rt.pipelinedStageId !== undefined
           ? { rows: [], badRecords: [] }
           : this.reporter.reportTimeTaken('getBatch', () => src.getBatch(start[i], e)),
         src.reportLatestOffset ? src.reportLatestOffset() : e,
@@ -596,14 +597,32 @@ export class MicroBatchExecution {
         throw e;
       }
       inputs = [mapped.input];
+    } else if (rt.pipelinedStageId !== undefined) {
+      const [start, end] = [b.start[0], ends[0]];
+      // The read and the stage's fold are one pass: its time is the batch's getBatch.
+      try {
+        mapped = await this.reporter.reportTimeTaken('getBatch', () => rt.runPipelinedStage(start, end === null || sameOffset(end, start) ? null : end, batch));
+      } catch (e) {
+        rt.abortState();
+        throw e;
+      }
+      inputs = [mapped.input];
     }
-    // Nothing below runs before offsets/N is durable (runMapStage's reduce tasks waited for it).
-    await offsetsLogged;
-    for (const w of inputs.flatMap((input) => input.warnings ?? [])) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
-    // 3. A source's bad record under onBadRecord "fail" fails the batch before any operator runs.
-    // A row that fails an expression is the first source's to divert (a union's rows no longer
-    // say which source they came from).
-    const sourceBadRecords = inputs.map((input, i) => this.badRecords[i].beginBatch(batchId, input.badRecords));
+    // Nothing below runs before offsets/N is durable (runMapStage's reduce tasks waited for it;
+    // the pipelined stage's state is only committed below).
+    let sourceBadRecords: ReturnType<BadRecordPolicy['beginBatch']>[];
+    try {
+      await offsetsLogged;
+      for (const w of inputs.flatMap((input) => input.warnings ?? [])) this.log('warn', `Batch ${batchId}: ${w}`, { batchId });
+      // 3. A source's bad record under onBadRecord "fail" fails the batch before any operator runs
+      // (a pipelined stage's operators ran, but their state is not committed: it is aborted).
+      // A row that fails an expression is the first source's to divert (a union's rows no longer
+      // say which source they came from).
+      sourceBadRecords = inputs.map((input, i) => this.badRecords[i].beginBatch(batchId, input.badRecords));
+    } catch (e) {
+      if (rt.pipelinedStageId !== undefined) rt.abortState();
+      throw e;
+    }
     const badRecords = sourceBadRecords[0];
     let result: BatchResult;
     let numBadRecords: number;

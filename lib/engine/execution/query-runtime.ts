@@ -15,6 +15,7 @@ import { FilterExec } from '../operators/filter-exec';
 import { GenerateExec } from '../operators/generate-exec';
 import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from '../operators/physical-operator';
 import { ProjectExec } from '../operators/project-exec';
+import { StreamStaticJoinExec } from '../operators/stream-static-join';
 import { batchEventTimes, EventTimeStatsAccumulator, mergeEventTimeStats, WatermarkTracker, type EventTimeStats } from '../operators/watermark';
 import { compileStreamingQuery, type CompiledStreamingQuery, type EventTimeWatermarkNode } from '../query/streaming-query';
 import type { EvalContext, Evaluator } from '../query/expression-compiler';
@@ -71,6 +72,8 @@ export interface BatchResult {
  * what its map tasks read, as one SourceBatch without rows, and the stage's output.
  */
 export interface MappedBatch {
+  /** The stage that ran (the operators up to it did): the map stage's, or the pipelined one's. */
+  stageId: number;
   input: SourceBatch;
   /** The stage's output rows, in partition order (none when its tasks wrote them to the sink: sinkCommits). */
   rows: Row[];
@@ -81,6 +84,11 @@ export interface MappedBatch {
   watermarkEventTimes: (EventTimeStats | undefined)[];
   /** Rows the map tasks' stateless operators set aside; the driver's bad-record policy takes them. */
   expressionErrors: { row: Row; error: RecordExpressionError }[];
+  /**
+   * What an operator of the pipelined stage threw: the batch fails with it once the source's bad
+   * records had their say (a bad record under onBadRecord "fail" fails a batch before any operator).
+   */
+  failure?: { error: unknown };
 }
 
 /** What the reduce tasks that wrote the sink returned: one commit message per task, and the rows they wrote. */
@@ -154,6 +162,15 @@ export class QueryRuntime {
    */
   readonly mapStageId?: number;
   /**
+   * The first stateful operator, when the source reads in pieces and only row-at-a-time operators
+   * come before it (pipelinedStageOf): each piece goes through those and into its fold as it is
+   * read (runPipelinedStage), as Spark's whole-stage code runs a scan's rows through the filter,
+   * the projection, a broadcast join and the partial aggregation one at a time.
+   */
+  readonly pipelinedStageId?: number;
+  /** The stores runPipelinedStage opened for the running batch (execute uses them). */
+  private pipelinedStores?: Map<string, StateStore>;
+  /**
    * The stage whose reduce tasks write the batch's output to the sink themselves (Spark's write
    * tasks with a FileCommitProtocol), running the stateless operators after it in the same task
    * (sinkStageOf): when the tasks run remotely and the sink has a commit protocol. The driver
@@ -195,6 +212,8 @@ export class QueryRuntime {
       return nodes.length ? nodes : [{ source }];
     });
     this.watermarkTracker = this.newWatermarkTracker(spec.multipleWatermarkPolicy ?? DEFAULT_MULTIPLE_WATERMARK_POLICY);
+    // A watermark input without a node folds the rows that reach the sink's side (batchEventTimes): not pipelined.
+    if (this.mapStageId === undefined && this.watermarkInputs.every((w) => w.node !== undefined)) this.pipelinedStageId = pipelinedStageOf(query, sources);
     // A union's branches and a join's sides may hold stateful operators too.
     this.stateful = allOperators(query.operators).filter(isStatefulOperator);
   }
@@ -253,22 +272,14 @@ export class QueryRuntime {
 
   /** Runs the batch over each source's input (in source order; a one-source plan starts from the first's rows). */
   async execute(inputs: SourceInput[], b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'currentUser' | 'onRecordError'>, mapped?: MappedBatch): Promise<BatchResult> {
+    if (mapped?.failure) throw mapped.failure.error;
     const ctx: OperatorContext = { ...b, inputs: new Map(this.spec.sources.map((s, i) => [s.name, inputs[i].rows])) };
     if (mapped?.eventTimes) ctx.eventTimes = mapped.eventTimes;
     if (this.stateful.length) {
-      ctx.stateStores = new Map();
       const remoteOps = new Set(this.remoteStageOperators());
-      for (const op of this.stateful) {
-        if (remoteOps.has(op)) continue;
-        for (let partitionId = 0; partitionId < (op.numPartitions ?? 1); partitionId++) {
-          for (const storeName of op.storeNames ?? [undefined]) {
-            const id: StateStoreId = { operatorId: op.operatorId, partitionId, ...(storeName ? { storeName } : {}) };
-            const store = await this.provider(id).getStore(b.batchId);
-            ctx.stateStores.set(storeKey(id), store);
-            this.openStores.push(store);
-          }
-        }
-      }
+      ctx.stateStores = new Map(this.pipelinedStores);
+      this.pipelinedStores = undefined;
+      await this.openBatchStores(this.stateful.filter((op) => !remoteOps.has(op)), b.batchId, ctx.stateStores);
     }
     // A mapped batch goes on after its first stage, which its tasks ran.
     let rows = mapped ? mapped.rows : inputs[0].rows;
@@ -276,7 +287,7 @@ export class QueryRuntime {
     for (const [i, op] of this.query.operators.entries()) {
       // The stage's tasks ran the operators after it and wrote the output to the sink.
       if (sinkCommits) break;
-      if (mapped && i <= this.mapStageId!) continue;
+      if (mapped && i <= mapped.stageId) continue;
       const stage = this.stages.get(i);
       if (!stage) rows = await op.execute(rows, ctx);
       else ({ rows, sinkCommits } = await this.runStatefulStage(i, stage, rows, ctx));
@@ -294,6 +305,78 @@ export class QueryRuntime {
     });
     const weights = this.watermarkInputs.map(({ source }) => inputs[source].rows.length);
     return { rows, ...(sinkCommits ? { sinkCommits } : {}), eventTimes: mergeEventTimeStats(watermarkEventTimes, weights), watermarkEventTimes };
+  }
+
+  /** Opens version `batchId` of the operators' stores not in `stores` yet, into it (and openStores, which commit or abort them). */
+  private async openBatchStores(ops: StatefulOperator[], batchId: number, stores: Map<string, StateStore>): Promise<void> {
+    for (const op of ops) {
+      for (let partitionId = 0; partitionId < (op.numPartitions ?? 1); partitionId++) {
+        for (const storeName of op.storeNames ?? [undefined]) {
+          const id: StateStoreId = { operatorId: op.operatorId, partitionId, ...(storeName ? { storeName } : {}) };
+          const key = storeKey(id);
+          if (stores.has(key)) continue;
+          const store = await this.provider(id).getStore(batchId);
+          stores.set(key, store);
+          this.openStores.push(store);
+        }
+      }
+    }
+  }
+
+  /**
+   * The pipelined stage (pipelinedStageId) over (start, end]: the source hands its rows over in
+   * pieces (Source.getBatchInPieces) and each piece goes through the row-at-a-time operators and
+   * into the stage's fold at once, so no piece outlives its turn; the stage then finishes the
+   * batch as its execute would. What the read found comes back as a MappedBatch, as a map
+   * stage's does, for the driver's bad-record policy (the rows the operators set aside with it)
+   * and the watermark. An operator's error is kept until the read ends (MappedBatch.failure).
+   */
+  async runPipelinedStage(start: Offset | null, end: Offset | null, b: Pick<OperatorContext, 'batchId' | 'batchWatermarkMs' | 'lateEventsWatermarkMs' | 'batchTimestampMs' | 'currentUser'>): Promise<MappedBatch> {
+    const stageId = this.pipelinedStageId!;
+    const op = this.query.operators[stageId] as StatefulOperator;
+    const before = this.query.operators.slice(0, stageId);
+    const expressionErrors: MappedBatch['expressionErrors'] = [];
+    const ctx: OperatorContext = { ...b, inputs: new Map(), onRecordError: (row, error) => expressionErrors.push({ row, error }) };
+    this.pipelinedStores = ctx.stateStores = new Map();
+    await this.openBatchStores([op], b.batchId, ctx.stateStores);
+    const input = op.consumeInput!(ctx);
+    const { eventTime } = this.spec.sources[0];
+    // A source given the pushed filter folds the event times of every row it reads (SourceBatch.scanned).
+    const folded = this.query.scanFilter === undefined || this.deps.sources !== undefined ? this.watermarkInputs.map(() => new EventTimeStatsAccumulator()) : undefined;
+    let failure: MappedBatch['failure'];
+    let read = 0;
+    const onRows = async (rows: Row[]) => {
+      read += rows.length;
+      folded?.forEach((acc, k) => nodeEventTimes(this.query.eventTimeWatermarks[this.watermarkInputs[k].node!], eventTime!, rows, ctx, acc));
+      if (failure) return;
+      try {
+        for (const o of before) rows = await o.execute(rows, ctx);
+        input.add(rows);
+      } catch (error) {
+        failure = { error };
+      }
+    };
+    const batch = end === null ? { rows: [], badRecords: [] } : await this.sources[0].getBatchInPieces!(start, end, onRows);
+    if (folded === undefined && end !== null && !batch.scanned) throw new Error(`Internal: ${this.sources[0].description} was given the pushed filter but did not say what it read`);
+    let rows: Row[] = [];
+    if (!failure) {
+      try {
+        rows = input.finish();
+      } catch (error) {
+        failure = { error };
+      }
+    }
+    const watermarkEventTimes = this.query.eventTimeWatermarks.map(() => undefined as EventTimeStats | undefined);
+    this.watermarkInputs.forEach(({ node }, k) => (watermarkEventTimes[node!] = batch.scanned ? batch.scanned.eventTimes : folded?.[k].result()));
+    return {
+      stageId,
+      input: { ...batch, rows: [], scanned: { numInputRows: batch.scanned?.numInputRows ?? read } },
+      rows,
+      ...(ctx.eventTimes ? { eventTimes: ctx.eventTimes } : {}),
+      watermarkEventTimes,
+      expressionErrors,
+      ...(failure ? { failure } : {}),
+    };
   }
 
   /**
@@ -365,6 +448,7 @@ export class QueryRuntime {
       return merged && { min: merged.min, max: merged.max, avg: merged.avg };
     });
     return {
+      stageId,
       input: {
         rows: [],
         badRecords: statuses.flatMap((s) => s.badRecords),
@@ -399,6 +483,7 @@ export class QueryRuntime {
    */
   stateCommitted(version: number): void {
     this.openStores = [];
+    this.pipelinedStores = undefined;
     for (const op of this.allStateful()) op.onCommitted(version);
   }
 
@@ -410,6 +495,7 @@ export class QueryRuntime {
   abortState(): void {
     for (const s of this.openStores) s.abort();
     this.openStores = [];
+    this.pipelinedStores = undefined;
     for (const op of this.allStateful()) op.onAborted();
   }
 
@@ -492,9 +578,8 @@ export function createSink(spec: JobSpec, deps: Pick<QueryRuntimeDeps, 'clock' |
  * pass its filter (the conjuncts Spark pushes below withWatermark), all of them without one. A
  * row whose condition fails to evaluate counts (the Filter diverts it).
  */
-export function nodeEventTimes(node: EventTimeWatermarkNode, eventTime: string, rows: readonly Row[], ctx: EvalContext): EventTimeStats | undefined {
+export function nodeEventTimes(node: EventTimeWatermarkNode, eventTime: string, rows: readonly Row[], ctx: EvalContext, acc = new EventTimeStatsAccumulator()): EventTimeStats | undefined {
   const f = node.filter;
-  const acc = new EventTimeStatsAccumulator();
   for (const row of rows) if (!f || holds(f, row, ctx)) acc.add(row[eventTime]);
   return acc.result();
 }
@@ -547,8 +632,27 @@ export function compileQuery(spec: JobSpec, numPartitions: number): CompiledStre
 export function sinkStageOf(query: CompiledStreamingQuery): number | undefined {
   const last = query.operators.findLastIndex((op) => isStatefulOperator(op));
   if (last < 0 || !isPartitioned(query.operators[last] as StatefulOperator)) return undefined;
-  const rowAtATime = (op: PhysicalOperator) => op instanceof ProjectExec || op instanceof FilterExec || op instanceof GenerateExec;
-  return query.operators.slice(last + 1).every(rowAtATime) ? last : undefined;
+  return query.operators.slice(last + 1).every(isRowAtATime) ? last : undefined;
+}
+
+/**
+ * The pipelined stage (QueryRuntime.pipelinedStageId): the plan's first stateful operator, when
+ * it takes its input in pieces (consumeInput) in one partition, the one source reads in pieces
+ * (getBatchInPieces), and what comes before it works row by row (Project, Filter, Generate, a
+ * stream-static join, whose table is read once). Undefined otherwise.
+ */
+function pipelinedStageOf(query: CompiledStreamingQuery, sources: readonly Source[]): number | undefined {
+  if (sources.length !== 1 || !sources[0].getBatchInPieces) return undefined;
+  const first = query.operators.findIndex(isStatefulOperator);
+  const op = query.operators[first] as StatefulOperator | undefined;
+  if (!op?.consumeInput || isPartitioned(op)) return undefined;
+  const rowByRow = (o: PhysicalOperator) => isRowAtATime(o) || o instanceof StreamStaticJoinExec;
+  return query.operators.slice(0, first).every(rowByRow) ? first : undefined;
+}
+
+/** Project, Filter, Generate: each row's output depends on that row alone. */
+function isRowAtATime(op: PhysicalOperator): boolean {
+  return op instanceof ProjectExec || op instanceof FilterExec || op instanceof GenerateExec;
 }
 
 /** Whether an operator's state is in several partitions, each run as a reduce task. */

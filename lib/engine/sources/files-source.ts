@@ -63,6 +63,42 @@ interface ScanState {
   eventTimes?: EventTimeStatsAccumulator;
 }
 
+/**
+ * Rows per piece getBatchInPieces hands over: small enough that a piece's rows (and what the
+ * operators make of them) die in the young generation, large enough that a piece's fixed costs
+ * (an await, the fold's per-piece work) do not count.
+ */
+const PIECE_ROWS = 4096;
+
+/** Where a read puts its rows: all of them (getBatch), or pieces handed over as they fill (getBatchInPieces). */
+class RowOutput {
+  rows: Row[] = [];
+  /** How many rows a piece holds before it is handed over. */
+  readonly limit: number;
+  constructor(private readonly onRows?: (rows: Row[]) => void | Promise<void>) {
+    this.limit = onRows ? PIECE_ROWS : Infinity;
+  }
+
+  /** Hands the rows so far over (getBatchInPieces); getBatch keeps them. */
+  async flush(): Promise<void> {
+    if (!this.onRows || this.rows.length === 0) return;
+    const rows = this.rows;
+    this.rows = [];
+    await this.onRows(rows);
+  }
+}
+
+type LineParser = { parse(line: string): { ok: true; row: Row } | { ok: false; reason: string } };
+
+/** Where parseLines is in a file's text: it may stop when a piece is full and go on from there. */
+interface LineCursor {
+  pos: number;
+  lineNo: number;
+  /** Unset until a CSV file's header line is read. */
+  parser?: LineParser;
+  json?: JsonLineParser;
+}
+
 /** How much of a CSV file's start the preview reads for its header line. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -208,22 +244,34 @@ export class FilesSource implements Source {
   }
 
   async getBatch(start: Offset | null, end: Offset): Promise<SourceBatch> {
+    const out = new RowOutput();
+    return { ...(await this.read(start, end, out)), rows: out.rows };
+  }
+
+  /** getBatch's rows in pieces of PIECE_ROWS, each handed over as it fills (a file's rows may span pieces). */
+  async getBatchInPieces(start: Offset | null, end: Offset, onRows: (rows: Row[]) => void | Promise<void>): Promise<SourceBatch> {
+    const out = new RowOutput(onRows);
+    const batch = await this.read(start, end, out);
+    await out.flush();
+    return batch;
+  }
+
+  private async read(start: Offset | null, end: Offset, out: RowOutput): Promise<SourceBatch> {
     const from = (start as FileSourceOffset | null)?.logOffset ?? -1;
     const { logOffset: to, file } = end as FileSourceOffset;
-    const rows: Row[] = [];
     const badRecords: BadRecord[] = [];
     const scan = this.scanState();
     for (let id = from + 1; id <= to; id++) {
       const files = await this.logEntry(id, from, to);
       if (file !== undefined) {
         if (id !== to || !files[file]) throw new Error(`Internal: split (${from}, ${to}] file ${file} is not one file of one source log entry`);
-        await this.readFile(files[file], rows, badRecords, scan);
+        await this.readFile(files[file], out, badRecords, scan);
         continue;
       }
-      for (const f of files) await this.readFile(f, rows, badRecords, scan);
+      for (const f of files) await this.readFile(f, out, badRecords, scan);
     }
-    if (!scan) return { rows, badRecords };
-    return { rows, badRecords, scanned: { numInputRows: scan.read, eventTimes: scan.eventTimes?.result() } };
+    if (!scan) return { rows: [], badRecords };
+    return { rows: [], badRecords, scanned: { numInputRows: scan.read, eventTimes: scan.eventTimes?.result() } };
   }
 
   private async logEntry(id: number, from: number, to: number): Promise<SourceFileEntry[]> {
@@ -245,7 +293,7 @@ export class FilesSource implements Source {
     return { filter, watermark: this.ctx.watermarkFilter ?? (() => true), read: 0, eventTime, eventTimes: eventTime === undefined ? undefined : new EventTimeStatsAccumulator() };
   }
 
-  private async readFile(f: SourceFileEntry, rows: Row[], bad: BadRecord[], scan: ScanState | undefined): Promise<void> {
+  private async readFile(f: SourceFileEntry, out: RowOutput, bad: BadRecord[], scan: ScanState | undefined): Promise<void> {
     const full = path.join(this.dir, f.path);
     let buf: Buffer;
     try {
@@ -265,21 +313,33 @@ export class FilesSource implements Source {
         { file: full },
       );
     }
-    const first = rows.length;
-    if (this.opts.format === 'parquet') await this.readParquet(buf, full, rows, bad, scan);
-    else {
-      let text = buf.toString('utf8');
-      // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      this.parseLines(text, full, rows, bad, { scan });
-    }
     // Only for a query that reads it: other queries' rows keep their shape.
-    if (this.ctx.fileMetadata) {
-      const meta: FileMetadata = {
-        file_path: pathToFileURL(full).href, file_name: path.basename(full), file_size: f.size, file_block_start: 0, file_block_length: f.size,
-        file_modification_time: f.modificationTime ?? Math.floor((await fs.lstat(full)).mtimeMs),
-      };
-      for (let i = first; i < rows.length; i++) rows[i][FILE_METADATA_COLUMN] = meta;
+    const meta: FileMetadata | undefined = this.ctx.fileMetadata
+      ? {
+          file_path: pathToFileURL(full).href, file_name: path.basename(full), file_size: f.size, file_block_start: 0, file_block_length: f.size,
+          file_modification_time: f.modificationTime ?? Math.floor((await fs.lstat(full)).mtimeMs),
+        }
+      : undefined;
+    const withMeta = (first: number) => {
+      if (meta) for (let i = first; i < out.rows.length; i++) out.rows[i][FILE_METADATA_COLUMN] = meta;
+    };
+    if (this.opts.format === 'parquet') {
+      const first = out.rows.length;
+      await this.readParquet(buf, full, out.rows, bad, scan);
+      withMeta(first);
+      if (out.rows.length >= out.limit) await out.flush();
+      return;
+    }
+    let text = buf.toString('utf8');
+    // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const cursor = this.lineCursor(undefined, full, bad);
+    for (;;) {
+      const first = out.rows.length;
+      this.parseLines(text, full, out.rows, bad, cursor, scan, out.limit);
+      withMeta(first);
+      if (cursor.pos >= text.length) return;
+      await out.flush();
     }
   }
 
@@ -300,25 +360,31 @@ export class FilesSource implements Source {
     }
   }
 
-  /**
-   * The records of `text` (a whole file, or with `header` the CSV header line given apart and
-   * the lines after it), as rows and bad records; with `scan`, only the rows the pushed filter
-   * keeps, counting every row read.
-   */
-  private parseLines(text: string, full: string, rows: Row[], bad: BadRecord[], { header, scan }: { header?: string; scan?: ScanState } = {}): void {
-    let lineNo = 0;
-    let pos = 0;
-    let parser: { parse(line: string): { ok: true; row: Row } | { ok: false; reason: string } } | undefined;
+  /** Where parseLines starts a file's text (with `header`, a CSV header line given apart from it). */
+  private lineCursor(header: string | undefined, full: string, bad: BadRecord[]): LineCursor {
     const columns = this.ctx.requiredColumns;
     // With a pushed filter, a JSON line that needs no coercion is tested as parsed: only the
     // lines kept become rows (most of a selective filter's lines are never copied).
     const json = this.opts.format === 'json' ? new JsonLineParser(this.schema, columns) : undefined;
+    const cursor: LineCursor = { pos: 0, lineNo: 0, json };
+    if (json) cursor.parser = json;
+    else if (!this.opts.header) cursor.parser = new CsvLineParser(this.schema, undefined, columns);
+    else if (header !== undefined) cursor.parser = this.csvHeaderParser(header, full, 1, bad);
+    return cursor;
+  }
+
+  /**
+   * The records of `text` from `cursor` on, as rows and bad records, until the text ends or
+   * `rows` holds `limit` rows (the cursor then says where to go on); with `scan`, only the rows
+   * the pushed filter keeps, counting every row read.
+   */
+  private parseLines(text: string, full: string, rows: Row[], bad: BadRecord[], cursor: LineCursor, scan?: ScanState, limit = Infinity): void {
+    let { lineNo, pos, parser } = cursor;
+    const { json } = cursor;
+    const columns = this.ctx.requiredColumns;
     // The event time as the row would hold it: a pruned-away column is not in the row.
     const eventTime = scan?.eventTime !== undefined && (columns === undefined || columns.includes(scan.eventTime)) ? scan.eventTime : undefined;
-    if (json) parser = json;
-    else if (!this.opts.header) parser = new CsvLineParser(this.schema, undefined, columns);
-    else if (header !== undefined) parser = this.csvHeaderParser(header, full, 1, bad);
-    while (pos < text.length) {
+    while (pos < text.length && rows.length < limit) {
       let nl = text.indexOf('\n', pos);
       if (nl === -1) nl = text.length;
       const line = text.slice(pos, nl);
@@ -352,6 +418,9 @@ export class FilesSource implements Source {
         rows.push(r.row);
       } else bad.push({ raw: line, location: { source: full, line: lineNo }, reason: r.reason });
     }
+    cursor.pos = pos;
+    cursor.lineNo = lineNo;
+    cursor.parser = parser;
   }
 
   private csvHeaderParser(line: string, full: string, lineNo: number, bad: BadRecord[]): CsvLineParser {
@@ -415,7 +484,7 @@ export class FilesSource implements Source {
       bytesRead += take;
       if (take < f.size) stoppedAtBytes = true;
       const part: SourceBatch = { rows: [], badRecords: [] };
-      this.parseLines(lastLines(text, limit.records - count), full, part.rows, part.badRecords, { header });
+      this.parseLines(lastLines(text, limit.records - count), full, part.rows, part.badRecords, this.lineCursor(header, full, part.badRecords));
       count += part.rows.length + part.badRecords.length;
       parts.push(part);
     }

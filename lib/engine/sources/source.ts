@@ -91,6 +91,15 @@ export interface Source {
   prepareForTriggerAvailableNow?(): Promise<void>;
   getBatch(start: Offset | null, end: Offset): Promise<SourceBatch>;
   /**
+   * getBatch with its rows handed over while reading (Spark's scan iterator, which a whole-stage
+   * pipeline consumes row by row): `onRows` gets consecutive pieces of the rows getBatch returns,
+   * in order, each awaited before the source reads on; the batch returned has no rows, and the
+   * rest (bad records, `scanned`, warnings) is getBatch's. The execution then runs the plan's
+   * stateless operators and the first stateful one's fold piece by piece, so the batch's rows
+   * die young instead of all being held until the last one is read.
+   */
+  getBatchInPieces?(start: Offset | null, end: Offset, onRows: (rows: Row[]) => void | Promise<void>): Promise<SourceBatch>;
+  /**
    * Spark's MicroBatchStream.planInputPartitions: (start, end] cut into splits, in order, each a
    * range that `getBatch` of another instance of the source (same options and checkpoint, never
    * opened) reads alone; together they read what `getBatch(start, end)` reads, in the same order.
