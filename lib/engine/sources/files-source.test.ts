@@ -187,6 +187,18 @@ describe('FilesSource', () => {
     expect(read.badRecords).toEqual([]);
     expect(read.rows.map((r) => r.s)).toEqual([...many, ...many, 'é']);
 
+    // Lines longer than a read segment (64 KB), multi-byte characters across every offset, a
+    // bad line and a last line without its newline: the same rows, and the bad line's number.
+    const longDir = await mkdtemp(path.join(tmpdir(), 'weir-fsrc-long-'));
+    dirs.push(longDir);
+    const long = Array.from({ length: 60 }, (_, i) => `${'é'.repeat(i)}${'日x'.repeat((i * 7919) % 50_000)}😀`);
+    await writeFile(path.join(longDir, 'a.json'), lines(long.slice(0, 30)) + '{"s": \n' + lines(long.slice(30)).slice(0, -1));
+    const longSource = new FilesSource({ path: longDir, format: 'json', header: true }, { name: 'src', schema: text, checkpoint: new InMemoryCheckpointFileManager(), metadataPath: 'sources/0', clock: new ManualClock() });
+    await longSource.open();
+    const longRead = await longSource.getBatch(null, (await longSource.latestOffset(null))!);
+    expect(longRead.rows.map((r) => r.s)).toEqual(long);
+    expect(longRead.badRecords.map((b) => [b.location.line, b.raw])).toEqual([[31, '{"s": ']]);
+
     const csvDir = await mkdtemp(path.join(tmpdir(), 'weir-fsrc-csv-'));
     dirs.push(csvDir);
     await writeFile(path.join(csvDir, 'a.csv'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('s\nnaïve\nascii\n')]));

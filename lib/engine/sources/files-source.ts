@@ -22,6 +22,7 @@
  * Commit lag is counted in files (logged-but-uncommitted files plus unseen files).
  */
 import { constants as fsConstants, promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -123,12 +124,51 @@ function lastLines(text: string, n: number): string {
 const NOT_FOLLOWED = 'the files source reads only the regular files in its directory and never follows a symbolic link (it could lead outside the files roots); put the file itself in the directory.';
 const NO_FOLLOW = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW;
 
-async function readNoFollow(full: string): Promise<Buffer> {
-  const h = await fs.open(full, NO_FOLLOW);
-  try {
-    return await h.readFile();
-  } finally {
-    await h.close();
+/** A logged file whose size is no longer the logged one. */
+function changedSize(full: string, f: SourceFileEntry, size: number): DataLossError {
+  return new DataLossError(
+    `Input file ${full} changed size (${f.size} → ${size} bytes) after a batch recorded it; files must not change once visible (write elsewhere, then rename into the directory).`,
+    { file: full },
+  );
+}
+
+/**
+ * Bytes a text file is read by: each piece, decoded alone, stays below V8's large-object size
+ * (a young string that dies with its lines), and no buffer or string of the whole file is held.
+ */
+const SEGMENT_BYTES = 64 * 1024;
+
+/**
+ * A text file's contents in pieces of whole lines: each piece ends just after a '\n' (a byte
+ * no multi-byte UTF-8 sequence holds, so each piece decodes alone as the whole file would),
+ * the last at the end of the file; a line longer than a segment makes the buffer grow. Returns
+ * the bytes read.
+ */
+async function readLines(h: FileHandle, onText: (text: string) => Promise<void>): Promise<number> {
+  let buf = Buffer.allocUnsafe(SEGMENT_BYTES);
+  let filled = 0;
+  let total = 0;
+  for (;;) {
+    if (filled === buf.length) {
+      const grown = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(grown, 0, 0, filled);
+      buf = grown;
+    }
+    const { bytesRead } = await h.read(buf, filled, buf.length - filled, null);
+    total += bytesRead;
+    const end = filled + bytesRead;
+    if (bytesRead === 0) {
+      if (end > 0) await onText(buf.toString('utf8', 0, end));
+      return total;
+    }
+    const cut = end === 0 ? 0 : buf.lastIndexOf(10, end - 1) + 1;
+    if (cut === 0) {
+      filled = end;
+      continue;
+    }
+    await onText(buf.toString('utf8', 0, cut));
+    filled = end - cut;
+    buf.copy(buf, 0, cut, end);
   }
 }
 
@@ -295,9 +335,9 @@ export class FilesSource implements Source {
 
   private async readFile(f: SourceFileEntry, out: RowOutput, bad: BadRecord[], scan: ScanState | undefined): Promise<void> {
     const full = path.join(this.dir, f.path);
-    let buf: Buffer;
+    let h: FileHandle;
     try {
-      buf = await readNoFollow(full);
+      h = await fs.open(full, NO_FOLLOW);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new DataLossError(`Input file ${full} was deleted but a batch recorded in the checkpoint needs it. Restore the file, or start on a new checkpoint.`, { file: full });
@@ -307,12 +347,17 @@ export class FilesSource implements Source {
       }
       throw e;
     }
-    if (buf.length !== f.size) {
-      throw new DataLossError(
-        `Input file ${full} changed size (${f.size} → ${buf.length} bytes) after a batch recorded it; files must not change once visible (write elsewhere, then rename into the directory).`,
-        { file: full },
-      );
+    try {
+      const { size } = await h.stat();
+      if (size !== f.size) throw changedSize(full, f, size);
+      await this.readOpenFile(h, f, full, out, bad, scan);
+    } finally {
+      await h.close();
     }
+  }
+
+  /** readFile's file, opened and of the size logged. */
+  private async readOpenFile(h: FileHandle, f: SourceFileEntry, full: string, out: RowOutput, bad: BadRecord[], scan: ScanState | undefined): Promise<void> {
     // Only for a query that reads it: other queries' rows keep their shape.
     const meta: FileMetadata | undefined = this.ctx.fileMetadata
       ? {
@@ -324,23 +369,30 @@ export class FilesSource implements Source {
       if (meta) for (let i = first; i < out.rows.length; i++) out.rows[i][FILE_METADATA_COLUMN] = meta;
     };
     if (this.opts.format === 'parquet') {
+      const buf = await h.readFile();
+      if (buf.length !== f.size) throw changedSize(full, f, buf.length);
       const first = out.rows.length;
       await this.readParquet(buf, full, out.rows, bad, scan);
       withMeta(first);
       if (out.rows.length >= out.limit) await out.flush();
       return;
     }
-    let text = buf.toString('utf8');
-    // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     const cursor = this.lineCursor(undefined, full, bad);
-    for (;;) {
-      const first = out.rows.length;
-      this.parseLines(text, full, out.rows, bad, cursor, scan, out.limit);
-      withMeta(first);
-      if (cursor.pos >= text.length) return;
-      await out.flush();
-    }
+    let atStart = true;
+    const read = await readLines(h, async (text) => {
+      // A UTF-8 byte-order mark would otherwise make the first record (or the CSV header) bad.
+      if (atStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      atStart = false;
+      cursor.pos = 0;
+      for (;;) {
+        const first = out.rows.length;
+        this.parseLines(text, full, out.rows, bad, cursor, scan, out.limit);
+        withMeta(first);
+        if (cursor.pos >= text.length) return;
+        await out.flush();
+      }
+    });
+    if (read !== f.size) throw changedSize(full, f, read);
   }
 
   /** A whole Parquet file's rows (with `scan`, those the pushed filter keeps) and bad records. */
