@@ -95,8 +95,9 @@ export function keyTime(tuple: unknown[], watermarkKeyIndex: number): number | n
 export class Group {
   /** count(*) hot path: rows of this batch not yet folded into `bufs[0]` (0 between batches). */
   pending = 0;
-  /** Columnar path: where this batch's slots of the group start (its index in `touched` × stride). */
+  /** Columnar path: where the group's slots start among those of the piece `piece` touches (pieceSlot). */
   base = 0;
+  piece = 0;
   constructor(
     readonly key: string,
     readonly tuple: unknown[],
@@ -105,6 +106,32 @@ export class Group {
     /** Last batch that touched the group (the cache reuses Group objects across batches). */
     public batchId: number,
   ) {}
+}
+
+/** The last piece of rows a columnar fold numbered (pieceSlot); never reused, as Groups outlive batches. */
+let lastPiece = 0;
+
+/**
+ * The slot base of `g` among the groups that piece `piece` touches (`local`, in first-touch
+ * order): a columnar fold loads and stores the slots of those groups only, so a batch read in
+ * many pieces does not load every group it touched so far for each piece.
+ */
+function pieceSlot(g: Group, piece: number, local: Group[], stride: number): number {
+  if (g.piece !== piece) {
+    g.piece = piece;
+    g.base = local.length * stride;
+    local.push(g);
+  }
+  return g.base;
+}
+
+/** count(*): the rows counted on each touched group (Group.pending) go into its count, once per batch. */
+function foldPending(touched: Group[]): void {
+  for (let j = 0; j < touched.length; j++) {
+    const g = touched[j];
+    g.bufs[0] = (g.bufs[0] as number) + g.pending;
+    g.pending = 0;
+  }
 }
 
 /** Decoded groups kept between batches by the one-column hot path, at most this many. */
@@ -193,17 +220,16 @@ class ByValueFold implements AggregateFold {
         // count(*) alone (the commonest streaming aggregate): count rows per group, fold once.
         if (countOnly) {
           countByValue(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, late);
-          for (const g of touched) {
-            g.bufs[0] = (g.bufs[0] as number) + g.pending;
-            g.pending = 0;
-          }
           return;
         }
         // A value or buffer that is not a number (nothing was changed): fold these rows row by row.
-        if (columnar !== null && foldByValueColumnar(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, touched, columnar, late)) return;
+        if (columnar !== null && foldByValueColumnar(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, columnar, late)) return;
         foldByValueRows(rows, keys[0].column, keys[0].eval, ctx, byValue, batchId, lateBefore, touch, updater, late);
       },
-      end: () => late.size,
+      end: () => {
+        if (countOnly) foldPending(touched);
+        return late.size;
+      },
     };
   }
 
@@ -242,9 +268,15 @@ class ByTupleFold implements AggregateFold {
   begin(ctx: OperatorContext, stores: StateStore[], touched: Group[], dropLate: boolean): FoldPass {
     const root = new Map<unknown, unknown>();
     const late = new Set<string>();
+    const { aggregates } = this.o;
+    const countOnly = aggregates.length === 1 && isCountStar(aggregates[0].fn);
     return {
       add: (rows) => foldByTuple(rows, ctx, stores, touched, this.o, this.updater, this.columnar, dropLate, root, late),
-      end: () => late.size,
+      end: () => {
+        // count(*) alone counted the rows on the groups (foldByTuple).
+        if (countOnly) foldPending(touched);
+        return late.size;
+      },
     };
   }
 
@@ -350,12 +382,13 @@ function foldByValueColumnar(
   batchId: number,
   lateBefore: number,
   touch: (v: unknown) => Group,
-  touched: Group[],
   fold: ColumnarFold,
   late: Set<number>,
 ): boolean {
   const base = new Int32Array(rows.length);
   const stride = fold.stride;
+  const piece = ++lastPiece;
+  const local: Group[] = [];
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const v = keyColumn !== undefined ? (row[keyColumn] ?? null) : keyEval(row, ctx);
@@ -365,13 +398,10 @@ function foldByValueColumnar(
       continue;
     }
     let g = byValue.get(v);
-    if (g === undefined || g.batchId !== batchId) {
-      g = touch(v);
-      g.base = (touched.length - 1) * stride;
-    }
-    base[r] = g.base;
+    if (g === undefined || g.batchId !== batchId) g = touch(v);
+    base[r] = pieceSlot(g, piece, local, stride);
   }
-  return fold.apply(rows, base, touched, ctx);
+  return fold.apply(rows, base, local, ctx);
 }
 
 /**
@@ -555,8 +585,9 @@ function byRawValue(k: GroupingKey): boolean {
  * the key values go into one reused array and the group is found through one Map per key
  * level, by raw value (a window by its start). Only a group's first row in the batch builds
  * its tuple and encoded key. The pass that finds the groups folds only count(*) alone (a
- * pending count per group); otherwise it records each row's group slot base (its index in
- * `touched` × stride, -1: the row is skipped), and the batch is then folded column by column
+ * pending count per group, folded in at the pass's end); otherwise it records each row's
+ * group slot base (pieceSlot: its index among the groups of these rows × stride, -1: the row
+ * is skipped), and the rows are then folded column by column
  * by ColumnarFold, or row by row when an aggregate does not fold numbers or the columnar fold
  * meets a non-number (which it gives back with nothing folded). `root` holds the batch's groups
  * so far (its rows may come in pieces); the late groups go into `late`.
@@ -585,6 +616,8 @@ function foldByTuple(
   const base = countOnly ? null : new Int32Array(rows.length);
   const stride = columnar !== null ? columnar.stride : 1;
   const vals = new Array<unknown>(nKeys);
+  const piece = ++lastPiece;
+  const local: Group[] = [];
   rows: for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     for (let i = 0; i < nKeys; i++) {
@@ -619,21 +652,14 @@ function foldByTuple(
       const tuple = vals.slice();
       if (windowIndex >= 0) tuple[windowIndex] = { start: tuple[windowIndex] as number, end: (tuple[windowIndex] as number) + sizeMs };
       g = loadGroup(encodeKey(tuple), tuple, windowIndex, stores, aggregates, ctx.batchId);
-      g.base = touched.length * stride;
       level.set(vals[nKeys - 1], g);
       touched.push(g);
     }
-    if (base !== null) base[r] = g.base;
+    if (base !== null) base[r] = pieceSlot(g, piece, local, stride);
     else g.pending++;
   }
-  if (base === null) {
-    for (let j = 0; j < touched.length; j++) {
-      const g = touched[j];
-      g.bufs[0] = (g.bufs[0] as number) + g.pending;
-      g.pending = 0;
-    }
-  } else if (columnar === null || !columnar.apply(rows, base, touched, ctx)) {
-    for (let r = 0; r < rows.length; r++) if (base[r] >= 0) updater.apply(touched[base[r] / stride].bufs, rows[r], ctx);
+  if (base !== null && (columnar === null || !columnar.apply(rows, base, local, ctx))) {
+    for (let r = 0; r < rows.length; r++) if (base[r] >= 0) updater.apply(local[base[r] / stride].bufs, rows[r], ctx);
   }
 }
 
