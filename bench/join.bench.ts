@@ -7,7 +7,9 @@
  *
  * Weir: StreamingSymmetricHashJoinExec with its four state stores on the local checkpoint (fsync
  * on, as in production), each batch's stores loaded, committed (the first, then the other three at
- * once) and maintained as the engine does.
+ * once) and maintained as the engine does: a maintenance round (snapshots, retention) every
+ * stateStore.maintenanceInterval, Spark's 60 s by default, which a run shorter than that never
+ * reaches; a job running for hours snapshots each store once a minute.
  * The operator case builds the operator by hand; the engine case compiles the join from SQL
  * (compileStreamingQuery over two sources with watermarks) and runs the query's operators over
  * each batch's two inputs, as QueryRuntime does (no sources, sink or logs).
@@ -38,6 +40,8 @@ import { isStatefulOperator, type OperatorContext } from '../lib/engine/operator
 import { compileStreamingQuery } from '../lib/engine/query/streaming-query';
 import type { StreamingRelation } from '../lib/engine/query/logical-plan';
 import { FileBackedStateStoreProvider } from '../lib/engine/state/file-backed-state-store-provider';
+import { MaintenanceSchedule } from '../lib/engine/state/maintenance-schedule';
+import { maintenanceIntervalMsOf } from '../lib/engine/spec/job-spec';
 import { storeKey, type StateStore, type StateStoreId } from '../lib/engine/state/state-store';
 import type { Row, Schema } from '../lib/engine/types';
 import type { BenchResult } from './run';
@@ -124,6 +128,7 @@ async function weir(left: Row[], right: Row[], wms: number[]): Promise<Timed> {
       [...LEFT, ...RIGHT],
     );
     return await timed(async () => {
+      const schedule = new MaintenanceSchedule(maintenanceIntervalMsOf({}), Date.now());
       let pairs = 0, sum = 0;
       for (let b = 0; b < wms.length; b++) {
         const stores = new Map<string, StateStore>();
@@ -131,7 +136,7 @@ async function weir(left: Row[], right: Row[], wms: number[]): Promise<Timed> {
         const out = op.join(left.slice(b * BATCH, (b + 1) * BATCH), right.slice(b * BATCH, (b + 1) * BATCH), { batchId: b, batchWatermarkMs: wms[b], batchTimestampMs: 0, stateStores: stores });
         await commit([...stores.values()]);
         op.onCommitted(b + 1);
-        for (const p of providers) void p.maintenance();
+        if (schedule.due(Date.now())) for (const p of providers) void p.maintenance();
         pairs += out.length;
         for (const r of out) sum = (sum + pairSum(r.lv as number, r.rv as number)) % 1_000_000_007;
       }
@@ -156,6 +161,7 @@ async function engine(left: Row[], right: Row[], wms: number[]): Promise<Timed> 
     const ids: StateStoreId[] = stateful.flatMap((op) => (op.storeNames ?? [undefined]).map((storeName) => ({ operatorId: op.operatorId, partitionId: 0, ...(storeName ? { storeName } : {}) })));
     const providers = ids.map((id) => new FileBackedStateStoreProvider(fm, id, {}));
     return await timed(async () => {
+      const schedule = new MaintenanceSchedule(maintenanceIntervalMsOf({}), Date.now());
       let pairs = 0, sum = 0;
       for (let b = 0; b < wms.length; b++) {
         const stores = new Map<string, StateStore>();
@@ -166,7 +172,7 @@ async function engine(left: Row[], right: Row[], wms: number[]): Promise<Timed> 
         for (const op of query.operators) out = await op.execute(out, ctx);
         await commit([...stores.values()]);
         for (const op of stateful) op.onCommitted(b + 1);
-        for (const p of providers) void p.maintenance();
+        if (schedule.due(Date.now())) for (const p of providers) void p.maintenance();
         pairs += out.length;
         for (const r of out) sum = (sum + pairSum(r.lv as number, r.rv as number)) % 1_000_000_007;
       }

@@ -18,6 +18,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import type { Clock } from '../clock';
 import type { OperatorContext, PhysicalOperator, StatefulOperator } from '../operators/physical-operator';
 import { maintenanceIntervalMsOf, type JobSpec } from '../spec/job-spec';
+import { MaintenanceSchedule } from '../state/maintenance-schedule';
 import { storeKey, type StateStore, type StateStoreProvider } from '../state/state-store';
 import { StatefulAggregateExec } from '../operators/aggregate';
 import { ScalarSubqueryExec } from '../operators/scalar-subquery-exec';
@@ -58,10 +59,8 @@ interface CachedPartition {
   /** The version this process last committed; a task for batch N reuses the cache only at N. */
   committedVersion?: number;
   maintenance?: Promise<void>;
-  /** When its maintenance last started (its opening before the first), by the executor's clock. */
-  lastMaintenanceAt: number;
-  /** The job's stateStore.maintenanceInterval in ms. */
-  maintenanceIntervalMs: number;
+  /** Its stores' maintenance rounds (the job's stateStore.maintenanceInterval from its opening), by the executor's clock. */
+  maintenanceSchedule: MaintenanceSchedule;
 }
 
 /** Partitions kept open at most (the least recently used one is closed first). */
@@ -256,7 +255,7 @@ export class Executor {
     const first = query.operators[0];
     return {
       spec, operator, outputSchema: query.outputSchema, after: query.operators.slice(task.stageId + 1), stores, ...(first instanceof ScalarSubqueryExec ? { subqueries: first } : {}),
-      lastMaintenanceAt: this.o.clock.now(), maintenanceIntervalMs: maintenanceIntervalMsOf(q.spec),
+      maintenanceSchedule: new MaintenanceSchedule(maintenanceIntervalMsOf(q.spec), this.o.clock.now()),
     };
   }
 
@@ -297,9 +296,7 @@ export class Executor {
   /** Snapshots and retention of the partition's stores, in the background, one round at a time. */
   private startMaintenance(part: CachedPartition): void {
     if (part.maintenance) return;
-    const now = this.o.clock.now();
-    if (now - part.lastMaintenanceAt < part.maintenanceIntervalMs) return;
-    part.lastMaintenanceAt = now;
+    if (!part.maintenanceSchedule.due(this.o.clock.now())) return;
     part.maintenance = (async () => {
       for (const s of part.stores) await s.provider.maintenance();
     })()

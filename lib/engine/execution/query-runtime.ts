@@ -29,6 +29,7 @@ import type { Source, SourceBatch } from '../sources/source';
 import { storeKey, type StateStore, type StateStoreId, type StateStoreProvider } from '../state/state-store';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { LmdbStateStoreProvider } from '../state/lmdb-state-store-provider';
+import { MaintenanceSchedule } from '../state/maintenance-schedule';
 import { checkStateCompatibility } from '../state/state-schema-compatibility-checker';
 import type { Offset, Row, Schema } from '../types';
 import { RecordExpressionError } from '../errors';
@@ -183,8 +184,7 @@ export class QueryRuntime {
    */
   private readonly remoteStages = new Map<number, { progress: StateOperatorProgress[]; batchWatermarkMs: number }>();
   private maintenance?: Promise<void>;
-  /** When maintenance last started (the run's start before the first: Spark's first round waits an interval too). */
-  private lastMaintenanceAt: number;
+  private readonly maintenanceSchedule: MaintenanceSchedule;
 
   private constructor(
     readonly spec: JobSpec,
@@ -198,7 +198,7 @@ export class QueryRuntime {
     partitionQueries: CompiledStreamingQuery[] = [],
   ) {
     this.numPartitions = deps.numPartitions ?? spec.parallelism;
-    this.lastMaintenanceAt = deps.clock.now();
+    this.maintenanceSchedule = new MaintenanceSchedule(maintenanceIntervalMsOf(spec), deps.clock.now());
     this.taskScheduler = deps.taskScheduler ?? new LocalTaskScheduler();
     query.operators.forEach((op, i) => {
       if (isStatefulOperator(op) && isPartitioned(op)) this.stages.set(i, [op, ...partitionQueries.map((q) => q.operators[i] as StatefulOperator)]);
@@ -518,9 +518,7 @@ export class QueryRuntime {
   startStateMaintenance(onMaintenanceError?: (e: unknown) => void): void {
     if (this.maintenance || this.providers.size === 0) return;
     // Spark's maintenance task runs every maintenanceInterval, not after every batch.
-    const now = this.deps.clock.now();
-    if (now - this.lastMaintenanceAt < maintenanceIntervalMsOf(this.spec)) return;
-    this.lastMaintenanceAt = now;
+    if (!this.maintenanceSchedule.due(this.deps.clock.now())) return;
     const providers = [...this.providers.values()];
     this.maintenance = (async () => {
       for (const p of providers) await p.maintenance();
