@@ -13,10 +13,9 @@ import { BadRecordError } from '../errors';
 import type { StreamingQueryProgress } from '../progress';
 import { MemorySinkTable } from '../sinks/memory-sink';
 import { MemoryStream } from '../sources/memory-source';
-import { Executor } from './executor';
 import { MicroBatchExecution } from './micro-batch-execution';
 import type { MapTask, ReduceTask } from './task-scheduler';
-import { ExecutorsTaskScheduler } from './testing/executors-task-scheduler';
+import { ExecutorsTaskScheduler, recordingExecutors } from './testing/executors-task-scheduler';
 import { canonical } from './testing/stream-test';
 import { mustParse } from './testing/test-fixtures';
 import type { JobSpec } from '../spec/job-spec';
@@ -71,15 +70,8 @@ async function run(dir: string, o: { mapTasks: boolean; onBadRecord: 'fail' | 'd
  */
 function onTwoExecutors(spec: JobSpec, mapTasks: boolean, checkpoint = new InMemoryCheckpointFileManager()) {
   const clock = new ManualClock(T0);
-  const executors = [new Executor({ clock }), new Executor({ clock })];
   const partialFlags: (true | undefined)[] = [];
-  for (const e of executors) {
-    const runMapTask = e.runMapTask.bind(e);
-    e.runMapTask = (eq, task) => {
-      partialFlags.push(task.partialAggregation);
-      return runMapTask(eq, task);
-    };
-  }
+  const executors = recordingExecutors(clock, partialFlags);
   let i = 0;
   const taskScheduler = mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
   // Every stage the driver submits, by batch: its map tasks and its reduce tasks.

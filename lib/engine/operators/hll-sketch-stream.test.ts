@@ -12,9 +12,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { ManualClock } from '../clock';
-import { Executor } from '../execution/executor';
 import { MicroBatchExecution } from '../execution/micro-batch-execution';
-import { ExecutorsTaskScheduler } from '../execution/testing/executors-task-scheduler';
+import { ExecutorsTaskScheduler, recordingExecutors } from '../execution/testing/executors-task-scheduler';
 import { AddData, CheckAnswer, StartStream, StopStream, testStream } from '../execution/testing/stream-test';
 import { mustParse, tempDir } from '../execution/testing/test-fixtures';
 import { hllEstimate, hllUpdateBytes, hllUpdateLong, newHllSketch } from '../query/hll-sketch';
@@ -138,14 +137,7 @@ describe('hll_sketch_agg over a files source in map tasks on two executors', () 
     const partialFlags: unknown[] = [];
     const start = () => {
       const clock = new ManualClock(0);
-      const executors = [new Executor({ clock }), new Executor({ clock })];
-      for (const e of executors) {
-        const runMapTask = e.runMapTask.bind(e);
-        e.runMapTask = (eq, task) => {
-          partialFlags.push(task.partialAggregation);
-          return runMapTask(eq, task);
-        };
-      }
+      const executors = recordingExecutors(clock, partialFlags);
       let i = 0;
       const taskScheduler = mapTasks ? new ExecutorsTaskScheduler({ executors, spec, checkpoint, queryId: () => q.id, pick: () => i++, mapTasks: true }) : undefined;
       const q: MicroBatchExecution = new MicroBatchExecution({ spec, clock, checkpoint, taskScheduler });

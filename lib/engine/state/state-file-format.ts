@@ -138,14 +138,8 @@ export class StateFileWriter {
   /** `put` of the value that is bytes `start` to `end` of `data` (a merge copies them from the files it reads). */
   putSlice(key: string, data: Uint8Array, start: number, end: number): void {
     this.key(key, -1);
-    const w = this.w;
-    const n = end - start;
-    w.i32(n);
-    w.ensure(n);
-    const buf = w.buf;
-    if (n <= SHORT) for (let i = 0, at = w.pos; i < n; i++) buf[at + i] = data[start + i];
-    else buf.set(data.subarray(start, end), w.pos);
-    w.pos += n;
+    this.w.i32(end - start);
+    this.copy(data, start, end);
     this.count++;
   }
 
@@ -154,6 +148,12 @@ export class StateFileWriter {
    * `start` to `end` of another state file: a merge's surviving rows.
    */
   putRecord(data: Uint8Array, start: number, end: number): void {
+    this.copy(data, start, end);
+    this.count++;
+  }
+
+  /** Bytes `start` to `end` of `data` appended as they are (a short run by a loop, cheaper than a subarray). */
+  private copy(data: Uint8Array, start: number, end: number): void {
     const w = this.w;
     const n = end - start;
     w.ensure(n);
@@ -161,7 +161,6 @@ export class StateFileWriter {
     if (n <= SHORT) for (let i = 0, at = w.pos; i < n; i++) buf[at + i] = data[start + i];
     else buf.set(data.subarray(start, end), w.pos);
     w.pos += n;
-    this.count++;
   }
 
   remove(key: string, index = -1): void {

@@ -12,7 +12,8 @@ import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-man
 import type { JobSpec } from '../../spec/job-spec';
 import { ManualClock } from '../../clock';
 import type { Sink } from '../../sinks/sink';
-import type { Executor, ExecutorQuery } from '../executor';
+import type { Clock } from '../../clock';
+import { Executor, type ExecutorQuery } from '../executor';
 import { createSink } from '../query-runtime';
 import type { MapOutput, MapStatus, MapTask, ReduceTask, TaskResult, TaskScheduler } from '../task-scheduler';
 
@@ -78,4 +79,20 @@ export class ExecutorsTaskScheduler implements TaskScheduler {
     if (retried) await on(at);
     return deserialize(serialize(await on(retried ? at + 1 : at))) as R;
   }
+}
+
+/**
+ * `n` executors standing for worker processes on one clock, each pushing the partialAggregation
+ * flag of every map task it gets onto `partialFlags` (whether the driver asked for partial buffers).
+ */
+export function recordingExecutors(clock: Clock, partialFlags: unknown[], n = 2): Executor[] {
+  return Array.from({ length: n }, () => {
+    const e = new Executor({ clock });
+    const runMapTask = e.runMapTask.bind(e);
+    e.runMapTask = (eq, task) => {
+      partialFlags.push(task.partialAggregation);
+      return runMapTask(eq, task);
+    };
+    return e;
+  });
 }
