@@ -19,6 +19,7 @@ import { mustParse } from './testing/test-fixtures';
 import { validateJob } from '../spec/validate-job';
 import { partitionForKey } from '../state/state-store';
 import { encodeKey } from '../state/state-value-codec';
+import type { Row } from '../types';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -673,57 +674,51 @@ describe('aggregations per stream feeding a join (a chain, as Spark 3.5+ allows)
 });
 
 describe('a join of streams on columns named like niladic functions, then a static table', () => {
-  it('reads v.user as the column, not current_user(), where one stream has it, and joins the pairs with a dimension table', async () => {
-    const id = `ssjoin-user-${process.pid}`;
-    const dir = await mkdtemp(path.join(tmpdir(), 'weir-ssjoin-user-'));
+  /**
+   * Views (user, vt) and buys (buyer, `buyExtra`…, bt) within 10 minutes, with a static table of
+   * teams (member, team): the query over a batch of each, its sink's rows and the spec.
+   */
+  async function viewsAndBuys(tag: string, buyExtra: { name: string; type: string }[], sql: string, views: Row[], buys: Row[]) {
+    const id = `ssjoin-${tag}-${process.pid}`;
+    const dir = await mkdtemp(path.join(tmpdir(), `weir-ssjoin-${tag}-`));
     await writeFile(path.join(dir, 'teams.json'), '{"member":"ann","team":"red"}\n{"member":"bob","team":"blue"}\n');
     const spec = {
       name: id,
       sources: [
         { name: 'views', type: 'memory', options: { stream: `${id}-v` }, schema: [{ name: 'user', type: 'string' }, { name: 'vt', type: 'timestamp' }], eventTime: 'vt', watermarkDelay: '1 minute' },
-        { name: 'buys', type: 'memory', options: { stream: `${id}-b` }, schema: [{ name: 'buyer', type: 'string' }, { name: 'bt', type: 'timestamp' }], eventTime: 'bt', watermarkDelay: '1 minute' },
+        { name: 'buys', type: 'memory', options: { stream: `${id}-b` }, schema: [{ name: 'buyer', type: 'string' }, ...buyExtra, { name: 'bt', type: 'timestamp' }], eventTime: 'bt', watermarkDelay: '1 minute' },
       ],
       staticTables: [{ name: 'teams', path: path.join(dir, 'teams.json'), format: 'json', schema: [{ name: 'member', type: 'string' }, { name: 'team', type: 'string' }] }],
-      sql: 'SELECT v.user, t.team FROM views v JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES JOIN teams t ON v.user = t.member',
+      sql,
       sink: { type: 'memory', options: { table: id } },
       trigger: { type: 'available-now' },
       checkpointLocation: `memory://${id}`,
     };
     expect(validateJob(spec).errors).toEqual([]);
-    MemoryStream.named(`${id}-v`).addData({ user: 'ann', vt: T0 }, { user: 'bob', vt: T0 }, { user: 'cid', vt: T0 });
-    MemoryStream.named(`${id}-b`).addData({ buyer: 'ann', bt: T0 + MIN }, { buyer: 'cid', bt: T0 + MIN }, { buyer: 'weir', bt: T0 + MIN });
+    MemoryStream.named(`${id}-v`).addData(...views);
+    MemoryStream.named(`${id}-b`).addData(...buys);
     const q = new MicroBatchExecution({ spec: mustParse(spec), checkpoint: new InMemoryCheckpointFileManager(), clock: new ManualClock(T0) });
-    await q.processAllAvailable();
-    await q.stop();
-    await rm(dir, { recursive: true, force: true });
-    expect(MemorySinkTable.named(id).rows).toEqual([{ user: 'ann', team: 'red' }]);
+    try {
+      await q.processAllAvailable();
+      await q.stop();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    return { rows: MemorySinkTable.named(id).rows, spec };
+  }
+  const VIEWS = [{ user: 'ann', vt: T0 }, { user: 'bob', vt: T0 }, { user: 'cid', vt: T0 }];
+
+  it('reads v.user as the column, not current_user(), where one stream has it, and joins the pairs with a dimension table', async () => {
+    const { rows } = await viewsAndBuys('user', [], 'SELECT v.user, t.team FROM views v JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES JOIN teams t ON v.user = t.member',
+      VIEWS, [{ buyer: 'ann', bt: T0 + MIN }, { buyer: 'cid', bt: T0 + MIN }, { buyer: 'weir', bt: T0 + MIN }]);
+    expect(rows).toEqual([{ user: 'ann', team: 'red' }]);
   });
 
   it('joins a stream-static join with a stream (the table first), a name both sides have read by its table', async () => {
-    const id = `ssjoin-team-${process.pid}`;
-    const dir = await mkdtemp(path.join(tmpdir(), 'weir-ssjoin-team-'));
-    await writeFile(path.join(dir, 'teams.json'), '{"member":"ann","team":"red"}\n{"member":"bob","team":"blue"}\n');
-    const spec = {
-      name: id,
-      sources: [
-        { name: 'views', type: 'memory', options: { stream: `${id}-v` }, schema: [{ name: 'user', type: 'string' }, { name: 'vt', type: 'timestamp' }], eventTime: 'vt', watermarkDelay: '1 minute' },
-        { name: 'buys', type: 'memory', options: { stream: `${id}-b` }, schema: [{ name: 'buyer', type: 'string' }, { name: 'team', type: 'string' }, { name: 'bt', type: 'timestamp' }], eventTime: 'bt', watermarkDelay: '1 minute' },
-      ],
-      staticTables: [{ name: 'teams', path: path.join(dir, 'teams.json'), format: 'json', schema: [{ name: 'member', type: 'string' }, { name: 'team', type: 'string' }] }],
-      sql: 'SELECT v.user, t.team AS view_team, b.team AS buy_team FROM views v JOIN teams t ON v.user = t.member JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES',
-      sink: { type: 'memory', options: { table: id } },
-      trigger: { type: 'available-now' },
-      checkpointLocation: `memory://${id}`,
-    };
-    expect(validateJob(spec).errors).toEqual([]);
-    expect(validateJob({ ...spec, sql: 'SELECT team FROM views v JOIN teams t ON v.user = t.member JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES' }).errors.map((e) => e.message).join('\n'))
-      .toContain('Reference `team` is ambiguous');
-    MemoryStream.named(`${id}-v`).addData({ user: 'ann', vt: T0 }, { user: 'bob', vt: T0 }, { user: 'cid', vt: T0 });
-    MemoryStream.named(`${id}-b`).addData({ buyer: 'ann', team: 'green', bt: T0 + MIN }, { buyer: 'cid', team: 'red', bt: T0 + MIN }, { buyer: 'bob', team: 'blue', bt: T0 + 30 * MIN });
-    const q = new MicroBatchExecution({ spec: mustParse(spec), checkpoint: new InMemoryCheckpointFileManager(), clock: new ManualClock(T0) });
-    await q.processAllAvailable();
-    await q.stop();
-    await rm(dir, { recursive: true, force: true });
-    expect(MemorySinkTable.named(id).rows).toEqual([{ user: 'ann', view_team: 'red', buy_team: 'green' }]);
+    const join = 'FROM views v JOIN teams t ON v.user = t.member JOIN buys b ON v.user = b.buyer AND b.bt BETWEEN v.vt AND v.vt + INTERVAL 10 MINUTES';
+    const { rows, spec } = await viewsAndBuys('team', [{ name: 'team', type: 'string' }], `SELECT v.user, t.team AS view_team, b.team AS buy_team ${join}`,
+      VIEWS, [{ buyer: 'ann', team: 'green', bt: T0 + MIN }, { buyer: 'cid', team: 'red', bt: T0 + MIN }, { buyer: 'bob', team: 'blue', bt: T0 + 30 * MIN }]);
+    expect(validateJob({ ...spec, sql: `SELECT team ${join}` }).errors.map((e) => e.message).join('\n')).toContain('Reference `team` is ambiguous');
+    expect(rows).toEqual([{ user: 'ann', view_team: 'red', buy_team: 'green' }]);
   });
 });

@@ -8,14 +8,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { propertyRuns } from '@/lib/testing/property-runs';
-import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { Row } from '../types';
 import {
   hllEstimate, hllSketchMerge, hllUnionAggMerge, hllUnionAggResult, hllUnionAggUpdate, hllUnionOf, hllUpdateBytes, hllUpdateLong, murmurHash3x64, newHllSketch, readHllSketch,
 } from './hll-sketch';
 import type { StreamingRelation } from './logical-plan';
 import { select } from './testing/spark-printed';
-import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import { runInBatches } from './testing/stateful-test-harness';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
@@ -236,16 +235,7 @@ const rel: StreamingRelation = {
   ],
 };
 
-async function run(sql: string, rows: Row[], batches = 1): Promise<Row[]> {
-  const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'complete');
-  const per = Math.ceil(rows.length / batches);
-  let out: Row[] = [];
-  for (let k = 0; k < batches; k++) {
-    if (k > 0) q.restart();
-    out = (await q.runBatch(rows.slice(k * per, (k + 1) * per))).output;
-  }
-  return out;
-}
+const run = async (sql: string, rows: Row[], batches = 1): Promise<Row[]> => (await runInBatches(sql, rel, rows, batches)).output;
 
 describe("Spark's hll_sketch_agg, hll_union_agg, hll_union and hll_sketch_estimate", () => {
   // Spark's sql-tests (hll.sql) and the functions' examples.

@@ -5,11 +5,10 @@
  * types Spark gives and its errors.
  */
 import { describe, expect, it } from 'vitest';
-import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { Row } from '../types';
 import type { StreamingRelation } from './logical-plan';
 import { select } from './testing/spark-printed';
-import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import { runInBatches, type StatefulQueryRunner } from './testing/stateful-test-harness';
 
 const rel: StreamingRelation = {
   kind: 'StreamingRelation',
@@ -25,14 +24,8 @@ const rel: StreamingRelation = {
 };
 
 async function run(sql: string, rows: Row[], batches = 1): Promise<{ out: Row[]; runner: StatefulQueryRunner }> {
-  const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'complete');
-  const per = Math.ceil(rows.length / batches);
-  let out: Row[] = [];
-  for (let k = 0; k < batches; k++) {
-    if (k > 0) q.restart();
-    out = (await q.runBatch(rows.slice(k * per, (k + 1) * per))).output;
-  }
-  return { out, runner: q };
+  const { output: out, runner } = await runInBatches(sql, rel, rows, batches);
+  return { out, runner };
 }
 
 const hex = (b: unknown) => Buffer.from(b as Uint8Array).toString('hex').toUpperCase();

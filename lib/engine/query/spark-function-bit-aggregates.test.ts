@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { Row } from '../types';
 import type { StreamingRelation } from './logical-plan';
-import { StatefulQueryRunner } from './testing/stateful-test-harness';
+import { runInBatches, StatefulQueryRunner } from './testing/stateful-test-harness';
 
 const rel: StreamingRelation = {
   kind: 'StreamingRelation',
@@ -21,16 +21,7 @@ const rel: StreamingRelation = {
   ],
 };
 
-async function run(sql: string, rows: Row[], batches = 1): Promise<Row[]> {
-  const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'complete');
-  const per = Math.ceil(rows.length / batches);
-  let out: Row[] = [];
-  for (let k = 0; k < batches; k++) {
-    if (k > 0) q.restart();
-    out = (await q.runBatch(rows.slice(k * per, (k + 1) * per))).output;
-  }
-  return out;
-}
+const run = async (sql: string, rows: Row[], batches = 1): Promise<Row[]> => (await runInBatches(sql, rel, rows, batches)).output;
 
 const ns = (...v: (number | bigint | null)[]) => v.map((n) => ({ n }));
 

@@ -10,6 +10,7 @@
  * of the engine; the end-to-end action scripts run the real MicroBatchExecution.
  */
 import type { CheckpointFileManager } from '../../checkpoint/checkpoint-file-manager';
+import { InMemoryCheckpointFileManager } from '../../checkpoint/in-memory-checkpoint-file-manager';
 import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOperator, type StatefulOperator, type StateOperatorProgress } from '../../operators/physical-operator';
 import { batchEventTimes, nextWatermark } from '../../operators/watermark';
 import { FileBackedStateStoreProvider } from '../../state/file-backed-state-store-provider';
@@ -113,4 +114,20 @@ export class StatefulQueryRunner {
     this.batchId++;
     return result;
   }
+}
+
+/**
+ * `rows` through the query in `batches` batches of about equal size in Complete mode, with a
+ * restart between them (each buffer goes through the state store): the last batch's output and
+ * the runner.
+ */
+export async function runInBatches(sql: string, relation: StreamingRelation, rows: Row[], batches = 1): Promise<{ output: Row[]; runner: StatefulQueryRunner }> {
+  const runner = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, relation, 'complete');
+  const per = Math.ceil(rows.length / batches);
+  let output: Row[] = [];
+  for (let k = 0; k < batches; k++) {
+    if (k > 0) runner.restart();
+    output = (await runner.runBatch(rows.slice(k * per, (k + 1) * per))).output;
+  }
+  return { output, runner };
 }
