@@ -179,7 +179,6 @@ export function buildStreamStaticJoin(
   };
   const streamIdx = stream(a, 0) ? 0 : stream(b, 1) ? 1 : -1;
   const streamSide = streamIdx < 0 ? undefined : stream([a, b][streamIdx], streamIdx)!;
-  const relation = streamSide ?? { plan: relations[0], schema: relationOutput(relations[0]), names: [relations[0].sourceName], label: relations[0].sourceName };
   const staticSide = streamIdx < 0 ? undefined : [a, b][1 - streamIdx];
   const view = staticSide?.view;
   const table = staticSide && (staticSide.table ?? statics.find((t) => t.name.toLowerCase() === staticSide.name.toLowerCase()));
@@ -188,7 +187,7 @@ export function buildStreamStaticJoin(
   if (streamIdx < 0 || !table || !staticSide || !streamSide) {
     const known = statics.map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
-      `A join needs the stream "${relation.label}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
+      `A join needs the stream "${streamSide?.label ?? relations[0].sourceName}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
       pos, 'JOIN');
   }
   const joinType = STATIC_JOIN_TYPES[join.joinType];
@@ -207,7 +206,7 @@ export function buildStreamStaticJoin(
   // A subquery is named by its alias (a CTE by its name); its columns are its output, not the table's.
   const staticNames = new Set((view ? [view.name] : [table.name, ...(staticSide.alias ? [staticSide.alias] : [])]).map(lower));
   const staticLabel = view?.name ?? table.name;
-  const inStream = (c: string) => relation.schema.some((f) => f.name === c);
+  const inStream = (c: string) => streamSide.schema.some((f) => f.name === c);
   // A static column named like a column of the stream side (`name` of a second dimension table
   // where the first has one too) is kept as the row's `<alias>.<name>`, as a join of streams keeps
   // a shared name, so that `r.name` and `p.name` both read; unqualified it is ambiguous, as in
@@ -270,7 +269,7 @@ export function buildStreamStaticJoin(
   const qualifiers = [...streamNames, ...staticNames];
   // Below a join of streams that share column names, the static table's qualifiers name its
   // columns beside the streams' (Scope.sides), each column by its own name.
-  const streamSides = streamSide.scope?.sides ?? new Map([...streamNames].map((q) => [q, new Map(relation.schema.map((f) => [lower(f.name), f.name]))] as const));
+  const streamSides = streamSide.scope?.sides ?? new Map([...streamNames].map((q) => [q, new Map(streamSide.schema.map((f) => [lower(f.name), f.name]))] as const));
   // Each qualifier names its side's columns (`e.*` is the stream's, `r.*` the table's, as in
   // Spark); a semi or anti join's table is read by its ON only.
   const staticSides = [...staticNames].map((q) => [q, new Map(tableColumns.map((f) => [lower(f.name), staticColumn(f.name)!]))] as const);
@@ -278,7 +277,7 @@ export function buildStreamStaticJoin(
   const scope: NonNullable<PlannedJoin['scope']> = { sides: new Map([...streamSides, ...(filtering ? [] : staticSides)]), ...(merged ? { merged } : {}) };
   // The ON reads both sides' columns: a column named like a niladic function (`user`) is the column.
   const onBuilder = () => builder({
-    qualifiers: new Set(qualifiers), columns: new Set([...relation.schema, ...staticColumns].map((f) => f.name.toLowerCase())),
+    qualifiers: new Set(qualifiers), columns: new Set([...streamSide.schema, ...staticColumns].map((f) => f.name.toLowerCase())),
     sides: new Map([...streamSides, ...staticSides]), ...(merged ? { merged } : {}),
   });
   const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr }[] = [];
@@ -313,7 +312,7 @@ export function buildStreamStaticJoin(
   if (join.usingColumns) {
     for (const k of join.usingColumns) {
       if (!inStream(k) || !inStatic(k)) {
-        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : relation.label} has no column ${k}`, pos, 'USING');
+        throw new SqlValidationError(`USING column \`${k}\` cannot be resolved on both sides of the join: ${inStream(k) ? staticLabel : streamSide.label} has no column ${k}`, pos, 'USING');
       }
       keys.push({ stream: k, static: staticColumn(k)! });
     }
@@ -324,7 +323,7 @@ export function buildStreamStaticJoin(
     splitConjunctivePredicates(join.condition).forEach(keyOf);
     if (keys.length === 0) {
       throw new SqlValidationError(
-        `A stream-static join needs ON <stream column> = <static column> [AND …], the key it looks the table up by; qualify a column that both tables have (${relation.label}.x = ${staticLabel}.x)`,
+        `A stream-static join needs ON <stream column> = <static column> [AND …], the key it looks the table up by; qualify a column that both tables have (${streamSide.label}.x = ${staticLabel}.x)`,
         lineColumn(join.condition.pos) ?? pos, 'ON');
     }
     condition = onBuilder().build(join.condition);
@@ -337,14 +336,14 @@ export function buildStreamStaticJoin(
     if (sameNamedKeys.has(f.name)) continue;
     if (inStream(f.name)) {
       throw new SqlValidationError(
-        `Column "${f.name}" is in both the stream ${relation.label} and the static table ${staticLabel}; ` +
+        `Column "${f.name}" is in both the stream ${streamSide.label} and the static table ${staticLabel}; ` +
           (view ? `rename it in the subquery (${f.name} AS another name), or make it a join key` : `leave it out of the static table's schema (unlisted fields are ignored), or make it a join key`),
         pos, 'JOIN');
     }
     columns.push(f.name);
   }
   const hidden = new Set([...hiddenKeys].map(staticColumn));
-  const schema: Schema = [...relation.schema, ...staticColumns.filter((f) => columns.includes(f.name) && !hidden.has(f.name)).map((f) => ({ ...f, nullable: true }))];
+  const schema: Schema = [...streamSide.schema, ...staticColumns.filter((f) => columns.includes(f.name) && !hidden.has(f.name)).map((f) => ({ ...f, nullable: true }))];
   // Shared names are kept by a Project over the static side, its batch plan.
   const kept: StaticView | undefined = shared.size === 0 ? view : {
     name: staticLabel,
@@ -357,15 +356,15 @@ export function buildStreamStaticJoin(
     const both = [...referencedColumns(otherCondition)].find((c) => inStream(c) && staticColumns.some((f) => f.name === c) && !sameNamedKeys.has(c));
     if (both) {
       throw new SqlValidationError(
-        `Column "${both}" is in both the stream ${relation.label} and the static table ${staticLabel}, and the ON condition reads it: rename one of them in a subquery (${both} AS another name)`,
+        `Column "${both}" is in both the stream ${streamSide.label} and the static table ${staticLabel}, and the ON condition reads it: rename one of them in a subquery (${both} AS another name)`,
         pos, 'ON');
     }
   }
   const plan: LogicalPlan = {
     kind: 'Join',
     joinType,
-    left: streamIdx === 0 ? relation.plan : staticRel,
-    right: streamIdx === 0 ? staticRel : relation.plan,
+    left: streamIdx === 0 ? streamSide.plan : staticRel,
+    right: streamIdx === 0 ? staticRel : streamSide.plan,
     condition,
     ...(otherCondition ? { otherCondition } : {}),
     ...(join.nullAware ? { nullAware: true } : {}),
