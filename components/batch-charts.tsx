@@ -80,11 +80,15 @@ function ChartPanel({ title, children, empty, order, shown, note }: { title: str
   );
 }
 
+/** A bar's widest, in pixels: with few batches recharts would make each bar a third of the chart. */
+const BAR_MAX_WIDTH = 24;
+
 function axes(format: (v: number) => string = (v) => formatNumber(v), bars = false) {
   return [
     <CartesianGrid key="g" strokeDasharray="3 3" stroke={GRID} />,
-    // Bars are centred on their time: pad the axis so the first and last are not cut in half.
-    <XAxis key="x" dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} padding={bars ? { left: 16, right: 16 } : undefined} />,
+    // Bars are centred on their time: pad the axis by more than half a bar (BAR_MAX_WIDTH) so the
+    // first and last are neither cut in half nor drawn over the Y axis's labels.
+    <XAxis key="x" dataKey="t" type="number" domain={['dataMin', 'dataMax']} scale="time" tickFormatter={timeTick} fontSize={11} padding={bars ? { left: BAR_MAX_WIDTH, right: BAR_MAX_WIDTH } : undefined} />,
     <YAxis key="y" tickFormatter={format} fontSize={11} width={56} />,
     <Tooltip key="tt" labelFormatter={(_, p) => String((p?.[0]?.payload as SeriesRow | undefined)?.label ?? '')} formatter={(v) => (typeof v === 'number' ? format(v) : String(v))} />,
     <Legend key="l" wrapperStyle={{ fontSize: 12 }} />,
@@ -175,7 +179,7 @@ export function BatchCharts({ jobId, live, initial }: { jobId: string; live: boo
             {(w) => (
               <BarChart width={w} height={CHART_HEIGHT} data={inputRowsSeries(points)}>
                 {axes(undefined, true)}
-                <Bar dataKey="rows" name="input rows" fill={COLORS[0]} isAnimationActive={false} />
+                <Bar dataKey="rows" name="input rows" fill={COLORS[0]} maxBarSize={BAR_MAX_WIDTH} isAnimationActive={false} />
               </BarChart>
             )}
           </ChartPanel>

@@ -162,6 +162,29 @@ describe('watermark', () => {
     });
     await q.stop();
   });
+
+  it('after a restart, a no-data batch runs only if the last committed batch moved the watermark past what it evicted', async () => {
+    const job = memoryJob({ outputMode: 'append', trigger: { type: 'once' } }, "SELECT window.start AS start, count(*) AS n FROM events GROUP BY window(ts, '1 hour')");
+    const hour = 3_600_000;
+    const base = Date.UTC(2024, 0, 1);
+    const fm = new InMemoryCheckpointFileManager();
+    const offsets = new OffsetSeqLog(fm);
+    const run = () => new MicroBatchExecution({ spec: job.spec, clock: job.harness.clock, checkpoint: fm }).run();
+    job.stream.addData({ id: 0, name: 'a', amount: 1, keep: true, ts: base + hour / 2 }, { id: 1, name: 'b', amount: 1, keep: true, ts: base + 3 * hour });
+    // One batch per run: batch 0 moves the watermark to 2 h, past the window [0 h, 1 h), which
+    // only the next batch closes; the run stops before it.
+    await run();
+    expect(await offsets.batchIds()).toEqual([0]);
+    expect(job.table.rows).toEqual([]);
+    // The restart finds no new data, but the watermark batch 0 left is past what it evicted.
+    await run();
+    expect(await offsets.batchIds()).toEqual([0, 1]);
+    expect(job.table.rows).toEqual([{ start: base, n: 1 }]);
+    // Batch 1 evicted up to that watermark: another restart has nothing to run.
+    await run();
+    expect(await offsets.batchIds()).toEqual([0, 1]);
+    expect(job.table.rows).toEqual([{ start: base, n: 1 }]);
+  });
 });
 
 describe('retention', () => {

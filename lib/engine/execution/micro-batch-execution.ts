@@ -180,6 +180,14 @@ export class MicroBatchExecution {
   private watermarkMs = 0;
   /** The watermark the last batch run in this process ran under (previousBatchWatermark). */
   private lastBatchWatermark?: { batchId: number; ms: number };
+  /**
+   * Until this run commits a batch: the watermark the checkpoint's last committed batch evicted
+   * up to. A new run's operators do not know it, so each would ask for a no-data batch at once;
+   * one at that same watermark evicts and emits nothing, and is not run (Spark's first trigger
+   * after a restart runs none at all: it has no lastExecution to ask). One whose watermark the
+   * last batch moved past still runs, so what it closes is emitted without waiting for new data.
+   */
+  private evictedBeforeStartMs?: number;
   private pending?: { batchId: number; start: (Offset | null)[]; seq: OffsetSeq };
   private purgedOnce = false;
   private lastFenceMs?: number;
@@ -307,6 +315,10 @@ export class MicroBatchExecution {
     this.committedOffsets = r.committedOffsets;
     this.watermarkMs = r.watermarkMs;
     this.pending = r.pending;
+    if (r.lastBatchWatermarkMs !== undefined) {
+      this.lastBatchWatermark = { batchId: r.nextBatchId - 1, ms: r.lastBatchWatermarkMs };
+      this.evictedBeforeStartMs = r.lastBatchWatermarkMs;
+    }
   }
 
   /** Runs until the trigger is done (once, available-now) or stop(); closes source and sink. */
@@ -434,7 +446,7 @@ export class MicroBatchExecution {
       // so whoever stopped the query knows that input arriving after the stop is left to the next run.
       if (this.stopping) return false;
       if (ends.every((end, i) => end === null || sameOffset(end, this.committedOffsets[i]))) {
-        if (!rt.needsNoDataBatch(this.watermarkMs)) {
+        if (this.watermarkMs <= (this.evictedBeforeStartMs ?? -Infinity) || !rt.needsNoDataBatch(this.watermarkMs)) {
           this.status = { message: 'Waiting for data to arrive', isDataAvailable: false, isTriggerActive: false };
           this.reportIdle(triggerStartMs);
           return false;
@@ -674,6 +686,7 @@ export class MicroBatchExecution {
     this.committedOffsets = ends;
     this.watermarkMs = nextWatermarkMs;
     this.lastBatchWatermark = { batchId, ms: seq.metadata.batchWatermarkMs };
+    this.evictedBeforeStartMs = undefined;
     this.nextBatchId = batchId + 1;
     this.crashPoints.check('after-commit', batchId);
     // 8. In the background: snapshots and retention of state (Spark's maintenance task), then

@@ -84,6 +84,11 @@ export interface StartPosition {
   /** End offsets of the last committed batch, one per source: where the next new batch starts. */
   committedOffsets: (Offset | null)[];
   watermarkMs: number;
+  /**
+   * The watermark the last committed batch ran with (its offsets' batchWatermarkMs): its stateful
+   * operators evicted up to it. Unset for a new query and when a batch is to be re-run.
+   */
+  lastBatchWatermarkMs?: number;
   /** The uncommitted batch to re-run first, if any. */
   pending?: { batchId: number; start: (Offset | null)[]; seq: OffsetSeq };
   /** The latest offsets/L's conf (settings fixed for the checkpoint's life); unset for a new query. */
@@ -139,6 +144,7 @@ export async function populateStartOffsets(args: {
       nextBatchId: L + 1,
       committedOffsets: latest.value.offsets,
       watermarkMs: Math.max(latest.value.metadata.batchWatermarkMs, commitL.nextBatchWatermarkMs),
+      lastBatchWatermarkMs: latest.value.metadata.batchWatermarkMs,
       conf: latest.value.metadata.conf,
     };
   }
