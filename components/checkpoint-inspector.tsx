@@ -55,7 +55,7 @@ function StateStores({ state }: { state: CheckpointTree['state'] }) {
                   <td className="num">{p.latestSnapshot ?? '–'}</td>
                   <td className="num">{p.files}</td>
                   <td className="num">{formatBytes(p.bytesOnDisk)}</td>
-                  <td>
+                  <td className="wrap-cell">
                     <span className={`badge ${CHECK_BADGE[p.check.status]}`}>{p.check.expectedVersion === null ? p.check.status : `v${p.check.expectedVersion}: ${p.check.status}`}</span>{' '}
                     <span className="small">{p.check.message}</span>
                   </td>
