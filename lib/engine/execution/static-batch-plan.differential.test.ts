@@ -100,6 +100,28 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
     expect(errors).toContain('Reference `region` is ambiguous');
   });
 
+  it('SELECT * of a RIGHT or FULL join of two static tables on a column both name: ON keeps both columns, USING one', async () => {
+    // Renamed in order by the alias's column list, so each of Spark's columns is checked where it stands.
+    const all = (side: string, names: string) => `SELECT e.id, x.* FROM events e JOIN (SELECT 1 AS one, * FROM ${side}) AS x(one, ${names}) ON e.id = x.one`;
+    for (const join of ['RIGHT', 'FULL']) {
+      const w = await same(all(`regions r ${join} JOIN blocked b ON r.region = b.region`, 'rreg, weight, tags, who, breg'));
+      expect(w.explain).toMatch(/b\.region AS region#\d+/);
+      await same(all(`regions r ${join} JOIN blocked b USING (region)`, 'reg, weight, tags, who'));
+      await same(`WITH x AS (SELECT * FROM regions r ${join} JOIN blocked b ON r.region = b.region AND b.user <> 'bob') SELECT e.id, x.weight, x.user FROM events e JOIN x ON e.id = x.weight`);
+    }
+    // The repeated name reads as neither column (Spark's AMBIGUOUS_REFERENCE), and a query cannot
+    // output it twice: a row, and a sink, hold a column by its name.
+    const refusal = (sql: string) => validateJob({
+      name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
+      staticTables: [{ name: 'regions', path: '/nonexistent.json', format: 'json', schema: REGIONS }, { name: 'blocked', path: '/nonexistent.json', format: 'json', schema: BLOCKED }],
+      sql, sink: { type: 'memory', options: { table: 'x' } },
+    }).errors.map((e) => e.message).join('\n');
+    const side = '(SELECT * FROM regions r FULL JOIN blocked b ON r.region = b.region) x';
+    expect(refusal(`SELECT e.id, x.weight FROM events e JOIN ${side} ON e.region = x.region`)).toContain('Reference `region` is ambiguous');
+    expect(refusal(`SELECT e.id, x.region FROM events e JOIN ${side} ON e.id = x.weight`)).toContain('Reference `region` is ambiguous');
+    expect(refusal(`SELECT e.id, x.* FROM events e JOIN ${side} ON e.id = x.weight`)).toContain('Output column "region" appears twice');
+  });
+
   it('DISTINCT aggregates over the same arguments: the distinct rows, then aggregated (Spark\'s single distinct group)', async () => {
     const w = await same('SELECT e.id, r.n, r.s, r.m FROM events e JOIN (SELECT region, count(DISTINCT weight) AS n, sum(DISTINCT weight) AS s, avg(DISTINCT weight) AS m FROM regions GROUP BY region) r ON e.region = r.region');
     const types = Object.fromEntries(w.schema.map((f) => [f.name, `${f.type}${f.integral ? `/${f.integral}` : ''}`]));

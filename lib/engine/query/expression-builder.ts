@@ -64,6 +64,26 @@ export function ambiguousReference(name: string, columns: string[], pos: SqlPosi
   );
 }
 
+/**
+ * A subquery's output may name two columns alike (`SELECT * FROM a JOIN b ON a.k = b.k` keeps
+ * both `k`), as Spark's plans may: a row holds each under a name of its own, the later ones as
+ * `<name>` + this mark + a number, written `<name>` (a star and the output show them so) and
+ * ambiguous wherever a name reads them (Spark's AMBIGUOUS_REFERENCE). The mark is a character no
+ * SQL text writes unquoted.
+ */
+export const DUPLICATE_COLUMN_MARK = '\u0000';
+
+/** The row's column for the `n`-th (from 1) repeat of the output name `name`. */
+export function duplicateColumn(name: string, n: number): string {
+  return `${name}${DUPLICATE_COLUMN_MARK}${n}`;
+}
+
+/** The name a column is written as: a repeated output name's (see DUPLICATE_COLUMN_MARK), any other as itself. */
+export function writtenColumnName(column: string): string {
+  const i = column.indexOf(DUPLICATE_COLUMN_MARK);
+  return i > 0 ? column.slice(0, i) : column;
+}
+
 /** Names that are a function when no column has them (Catalyst with ANSI off: current_date, user…). */
 const NILADIC = new Set(['current_date', 'current_timestamp', 'current_user', 'user', 'session_user']);
 
@@ -174,6 +194,11 @@ export class ExpressionBuilder {
       }
     }
     for (const [name, column] of scope.merged ?? []) this.unqualified.set(name, new Set([column]));
+    // A repeated output name of a subquery reads as neither of its columns.
+    for (const column of scope.columns ?? []) {
+      const name = writtenColumnName(column);
+      if (name !== column) this.unqualified.set(name, new Set([...this.unqualified.get(name) ?? [name], column]));
+    }
   }
 
   /**
@@ -181,7 +206,7 @@ export class ExpressionBuilder {
    * the name the user wrote (`a.value` is `value`), any other by itself.
    */
   outputName(column: string): string {
-    return this.written.get(column) ?? column;
+    return this.written.get(column) ?? writtenColumnName(column);
   }
 
   build(e: Expression): Expr {
@@ -358,11 +383,13 @@ export class ExpressionBuilder {
     let rest = parts;
     const side = parts.length > 1 ? this.scope.sides?.get(parts[0].toLowerCase()) : undefined;
     if (side) {
+      const repeats = [...side.values()].filter((c) => c !== writtenColumnName(c) && writtenColumnName(c).toLowerCase() === parts[1].toLowerCase());
+      if (repeats.length) throw ambiguousReference(parts[1], [side.get(parts[1].toLowerCase()) ?? parts[1], ...repeats].map(writtenColumnName), pos);
       rest = [side.get(parts[1].toLowerCase()) ?? parts[1], ...parts.slice(2)];
     } else {
       if (parts.length > 1 && this.scope.qualifiers.has(parts[0].toLowerCase())) rest = parts.slice(1);
       const columns = this.unqualified.get(rest[0].toLowerCase());
-      if (columns && columns.size > 1) throw ambiguousReference(rest[0], [...columns], pos);
+      if (columns && columns.size > 1) throw ambiguousReference(rest[0], [...columns].map(writtenColumnName), pos);
       if (columns) rest = [[...columns][0], ...rest.slice(1)];
     }
     const [name, ...fields] = rest;

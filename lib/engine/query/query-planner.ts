@@ -16,7 +16,7 @@ import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { compileExpression } from './expression-compiler';
-import { ExpressionBuilder, lineColumn, type Scope } from './expression-builder';
+import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
 import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { typeOfField } from './data-types';
@@ -24,7 +24,7 @@ import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
 import { BooleanType } from './parser/data-type';
-import { resolveSubquery, type Resolved } from './resolved-plan';
+import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { buildStreamStaticJoin } from './join-planner';
@@ -53,12 +53,24 @@ export function buildLogicalPlan(sql: string, relations: StreamingRelation | rea
   checkSqlLimits(sql);
   try {
     const all = Array.isArray(relations) ? relations : [relations as StreamingRelation];
-    return staticReadsChecked(new QueryPlanner(sql, all, staticTables).plan(parsePlan(sql), new Map()), all);
+    const planner = new QueryPlanner(sql, all, staticTables);
+    return outputNamesChecked(staticReadsChecked(planner.plan(parsePlan(sql), new Map()), all), planner.repeatedNames);
   } catch (e) {
     // The last resort, should some shape within the limits still exhaust the stack.
     if (e instanceof RangeError) throw tooDeep();
     throw e;
   }
+}
+
+/**
+ * The query's output names each column once: a row (and every sink) holds a column by its name,
+ * so a name a subquery may repeat is refused where the query outputs it.
+ */
+function outputNamesChecked(plan: LogicalPlan, repeated: ReadonlyMap<string, SqlPosition | undefined>): LogicalPlan {
+  if (repeated.size === 0) return plan;
+  const twice = outputSchema(plan).find((f) => repeated.has(f.name));
+  if (twice) throw new SqlValidationError(`Output column "${writtenColumnName(twice.name)}" appears twice; give one of them an alias with AS`, repeated.get(twice.name), 'select list');
+  return plan;
 }
 
 /** A generator whose output column `name` has the name of one of its input's columns. */
@@ -171,6 +183,8 @@ class QueryPlanner {
   private subqueryIds = 0;
   /** Numbers the joins correlated scalar subqueries are rewritten to. */
   private correlatedIds = 0;
+  /** The row columns of output names a select list repeats (duplicateColumn), each with its select item's position. */
+  readonly repeatedNames = new Map<string, SqlPosition | undefined>();
 
   constructor(
     private readonly sql: string,
@@ -868,12 +882,19 @@ class QueryPlanner {
     }
     const missing = sort && missingSortReferences(sort, list, (e) => builder.build(e));
     builder.endSelectList();
-    const seen = new Map<string, NamedExpr>();
-    for (const n of list) {
-      const key = n.name.toLowerCase();
-      if (seen.has(key)) throw new SqlValidationError(`Output column "${n.name}" appears twice; give one of them an alias with AS`, n.expr.pos, 'select list');
-      seen.set(key, n);
-    }
+    // A name given twice is two columns, as in Spark's plans (`*` over a join whose sides share a
+    // name): the repeat gets a row column of its own, and is refused only where a name reads it or
+    // the query outputs it (outputNamesChecked).
+    const seen = new Map<string, number>();
+    list.forEach((n, i) => {
+      const key = writtenColumnName(n.name).toLowerCase();
+      const repeats = seen.get(key);
+      seen.set(key, (repeats ?? 0) + 1);
+      if (repeats === undefined) return;
+      const name = duplicateColumn(writtenColumnName(n.name), this.repeatedNames.size + 1);
+      this.repeatedNames.set(name, n.expr.pos);
+      list[i] = { ...n, name };
+    });
     return missing ? sortOverMissingReferences(list, missing, generate ?? child) : { kind: 'Project', list, child: generate ?? child };
   }
 

@@ -24,6 +24,7 @@ import { expandOutput, generateOutput, generatorFields, projectOutput, staticSid
 import { outputSchema as logicalPlanOutput, resolvePlan } from './resolved-plan';
 import { fieldOfType, sameType, typeOfField } from './data-types';
 import { exprToString, type SqlType } from './expression';
+import { DUPLICATE_COLUMN_MARK } from './expression-builder';
 import { FILE_FUNCTIONS } from './misc-functions';
 import { castValue } from './sql-values';
 import { ExpandExec } from '../operators/expand-exec';
@@ -138,8 +139,9 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
     // The optimized plan's subqueries read what they read after pruning: schemaOf types them from the optimized plan.
-    explain: (optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain) +
-      subqueries.map((s) => `\nSubquery scalar-subquery#${s.id} [batch: run once per run, before the first batch's operators]\n${explainBatch(s.plan, '+- ')}`).join(''),
+    // A repeated output name's column is shown as Spark shows an attribute, `region#1`.
+    explain: ((optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain) +
+      subqueries.map((s) => `\nSubquery scalar-subquery#${s.id} [batch: run once per run, before the first batch's operators]\n${explainBatch(s.plan, '+- ')}`).join('')).replaceAll(DUPLICATE_COLUMN_MARK, '#'),
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
     readsFileMetadata: FILE_FUNCTIONS.some((f) => callsFunction(optimized.plan, f)),
