@@ -225,6 +225,35 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     await same('SELECT e.*, (SELECT max(weight) FROM regions r WHERE r.region = e.region) AS mx FROM events e');
   });
 
+  it('in HAVING: Spark\'s rewrite, the subquery\'s aggregation LEFT JOINed above the streaming aggregation, the condition a Filter over it', async () => {
+    const w = await same('SELECT e.region, count(*) AS n FROM events e GROUP BY e.region HAVING count(*) >= (SELECT min(weight) FROM regions r WHERE r.region = e.region) - 2', undefined, 'complete');
+    expect(w.explain).toMatch(/Filter .*\n\s+\+- Join LeftOuter .*\n\s+\+- Project .*\n\s+\+- Aggregate \[region\], \[count\(\*\)\] \[stateful/);
+    // The count bug, HAVING's other conjuncts kept on the aggregation, an unaliased aggregate's name.
+    await same('SELECT region, sum(amount) FROM events e GROUP BY region HAVING sum(amount) > (SELECT count(*) FROM blocked b WHERE b.region = e.region) AND count(*) > 0', undefined, 'complete');
+    // A select item's alias, in Update mode (every group is updated in the one batch).
+    await same('SELECT region, count(*) AS n FROM events e GROUP BY region HAVING n > (SELECT count(*) FROM blocked b WHERE b.region = e.region)', undefined, 'update');
+    // As a subquery, and over an expression of a grouping column.
+    await same('SELECT x.region, x.n FROM (SELECT region, count(*) AS n FROM events e GROUP BY region HAVING count(*) < (SELECT count(*) FROM blocked b WHERE b.region = e.region)) x', undefined, 'complete');
+    await same("SELECT region, count(*) AS n FROM events e GROUP BY region HAVING count(*) > (SELECT count(*) FROM blocked b WHERE b.region = upper(e.region)) - 1", undefined, 'complete');
+  });
+
+  it('over a FROM that is a subquery over the stream (an aggregation), named by its alias', async () => {
+    await same('SELECT a.region, a.n FROM (SELECT region, count(*) AS n FROM events GROUP BY region) a WHERE a.n < (SELECT max(weight) FROM regions r WHERE r.region = a.region)', undefined, 'complete');
+    await same('SELECT s.id, (SELECT count(*) FROM blocked b WHERE b.user = s.user) AS n FROM (SELECT id, user FROM events WHERE amount > 1) s');
+  });
+
+  it('in HAVING, refused where Spark refuses it: Append without a watermark, a correlation on a column not grouped', () => {
+    const refusal = (sql: string, outputMode: string) => validateJob({
+      name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },
+      staticTables: [{ name: 'blocked', path: '/nonexistent.json', format: 'json', schema: BLOCKED }],
+      sql, outputMode, sink: { type: 'memory', options: { table: 'x' } },
+    }).errors.map((e) => e.message).join('\n');
+    expect(refusal('SELECT region, count(*) AS n FROM events e GROUP BY region HAVING count(*) > (SELECT count(*) FROM blocked b WHERE b.region = e.region)', 'append'))
+      .toContain('Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
+    expect(refusal('SELECT region, count(*) AS n FROM events e GROUP BY region HAVING count(*) > (SELECT count(*) FROM blocked b WHERE b.user = e.user)', 'complete'))
+      .toContain("expression 'user' in the select list is neither present in the group by, nor is it an aggregate function");
+  });
+
   it('refuses a correlated one, one of two columns, and one over the stream, saying why', () => {
     const refusal = (sql: string) => validateJob({
       name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: EVENTS },

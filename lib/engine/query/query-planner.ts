@@ -27,6 +27,7 @@ import { BooleanType } from './parser/data-type';
 import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
+import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { positionalArguments } from './named-arguments';
@@ -306,6 +307,10 @@ class QueryPlanner {
       having = u.havingCondition;
       u = u.child;
     }
+    if (having && u.kind === 'Aggregate') {
+      const rewritten = this.correlatedHavingAsWhere(u, having, distinct);
+      if (rewritten) return this.selectBlock(rewritten, ctes, sort);
+    }
     let items: readonly Expression[];
     let grouping: readonly Expression[] = [];
     let groupPos = selectPos;
@@ -570,26 +575,8 @@ class QueryPlanner {
    * it over no rows. The joined columns are hidden (`__scalar_subquery…`, out of `*`).
    */
   private correlatedScalarSubqueriesAsJoins(child: UnresolvedPlan, items: readonly Expression[], where: Expression | undefined): { child: UnresolvedPlan; items: readonly Expression[]; where?: Expression } {
-    // The outer query's names: the stream's, and those of the tables a join in FROM reads with it.
-    const outer = { qualifiers: new Set<string>(), columns: new Set<string>() };
-    let streams = 0;
-    const leaves = (u: UnresolvedPlan): boolean => {
-      if (u.kind === 'Join') return leaves(u.left) && leaves(u.right);
-      // A subquery's columns are not known before it is planned: its alias qualifies them.
-      if (u.kind === 'SubqueryAlias' && u.child.kind !== 'UnresolvedRelation') {
-        outer.qualifiers.add(u.alias.toLowerCase());
-        return true;
-      }
-      const t = namedRelation(u);
-      const relation = t && this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase());
-      const table = t && this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase());
-      if (!t || (!relation && !table)) return false;
-      if (relation) streams++;
-      [t.table, t.qualifier].forEach((q) => outer.qualifiers.add(q.toLowerCase()));
-      (relation ? relationOutput(relation) : table!.schema).forEach((f) => outer.columns.add(f.name.toLowerCase()));
-      return true;
-    };
-    if (!leaves(child) || streams !== 1) return { child, items, where };
+    const outer = this.correlationOuter(child);
+    if (!outer) return { child, items, where };
     let joined = child;
     const rewrite = (e: Expression): Expression => mapExpression(e, (x) => {
       if (x.kind !== 'ScalarSubquery') return undefined;
@@ -621,6 +608,83 @@ class QueryPlanner {
     });
     const filtered = where && rewrite(where);
     return { child: joined, items: named, where: filtered };
+  }
+
+  /**
+   * The names a correlated scalar subquery may read of the SELECT's FROM: the stream's, and those
+   * of the tables a join in FROM reads with it; a subquery's (over the stream, or a static table
+   * joined with it) by its alias, as its columns are not known before it is planned. Undefined
+   * where FROM is not the one stream (or a subquery over it) joined with static tables.
+   */
+  private correlationOuter(child: UnresolvedPlan): { qualifiers: Set<string>; columns: Set<string> } | undefined {
+    const outer = { qualifiers: new Set<string>(), columns: new Set<string>() };
+    let streams = 0;
+    const leaves = (u: UnresolvedPlan): boolean => {
+      if (u.kind === 'Join') return leaves(u.left) && leaves(u.right);
+      if (u.kind === 'SubqueryAlias' && u.child.kind !== 'UnresolvedRelation') {
+        outer.qualifiers.add(u.alias.toLowerCase());
+        if (!this.readsStaticTablesOnly(u.child, this.ctes)) streams++;
+        return true;
+      }
+      const t = namedRelation(u);
+      const relation = t && this.relations.find((r) => r.sourceName.toLowerCase() === t.table.toLowerCase());
+      const table = t && this.staticTables.find((x) => x.name.toLowerCase() === t.table.toLowerCase());
+      if (!t || (!relation && !table)) return false;
+      if (relation) streams++;
+      [t.table, t.qualifier].forEach((q) => outer.qualifiers.add(q.toLowerCase()));
+      (relation ? relationOutput(relation) : table!.schema).forEach((f) => outer.columns.add(f.name.toLowerCase()));
+      return true;
+    };
+    return leaves(child) && streams === 1 ? outer : undefined;
+  }
+
+  /**
+   * HAVING with a correlated scalar subquery over a static table (`GROUP BY region HAVING count(*)
+   * > (SELECT max(weight) FROM regions r WHERE r.code = e.region)`), as Spark's
+   * RewriteCorrelatedScalarSubquery plans it: the subquery's aggregation LEFT JOINed above the
+   * streaming Aggregate, the condition a Filter over the join. Written here as that query: `SELECT *
+   * FROM (<the aggregation, HAVING's other conjuncts, and each aggregate and column the moved
+   * conjuncts read as a hidden column>) h WHERE <those conjuncts over h>`, whose WHERE the rewrite
+   * into a join then takes. The streaming rules of a stream-static join above an aggregation are
+   * the analyzer's, as for that query written out (Append needs the aggregation's watermark).
+   * Undefined where no conjunct has such a subquery.
+   */
+  private correlatedHavingAsWhere(aggregate: Extract<UnresolvedPlan, { kind: 'Aggregate' }>, having: Expression, distinct: boolean): UnresolvedPlan | undefined {
+    const from = aggregate.child.kind === 'Filter' ? aggregate.child.child : aggregate.child;
+    const outer = this.correlationOuter(from);
+    if (!outer) return undefined;
+    const correlated = (c: Expression) => someExpression(c, (x) => x.kind === 'ScalarSubquery' && this.correlatedScalarSubquery(x.plan, outer, x.pos) !== undefined);
+    const conjuncts = splitConjunctivePredicates(having);
+    const moved = conjuncts.filter(correlated);
+    if (moved.length === 0) return undefined;
+    const pos = having.pos;
+    const alias = `${HIDDEN_SCALAR_SUBQUERY}_having${this.correlatedIds++}`;
+    const hidden: Expression[] = [];
+    const hide = (e: Expression): Expression => {
+      const name = `${alias}_${hidden.length}`;
+      hidden.push({ kind: 'Alias', child: e, name, pos: e.pos });
+      return { kind: 'UnresolvedAttribute', nameParts: [alias, name], pos: e.pos };
+    };
+    // The aggregates, grouping columns and select aliases a moved conjunct reads are the
+    // aggregation's (hidden) columns; in a subquery, the outer columns its correlation reads.
+    const over = (c: Expression): Expression => mapExpression(c, (x) => {
+      if (x.kind === 'UnresolvedAttribute' || (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0]))) return hide(x);
+      if (x.kind !== 'ScalarSubquery') return undefined;
+      const r = this.correlatedScalarSubquery(x.plan, outer, x.pos);
+      if (!r || x.plan.kind !== 'Project' || x.plan.child.kind !== 'Filter') return x;
+      const outerKeys = new Set(r.keys.map((k) => k.outer));
+      const condition = mapExpression(x.plan.child.condition, (y) => (outerKeys.has(y) ? hide(y) : undefined));
+      return { ...x, plan: { ...x.plan, child: { ...x.plan.child, condition } } };
+    });
+    const where = conjunctionOf(moved.map(over));
+    const kept = conjuncts.filter((c) => !moved.includes(c));
+    let inner: UnresolvedPlan = { ...aggregate, aggregateExpressions: [...aggregate.aggregateExpressions, ...hidden] };
+    if (kept.length) inner = { kind: 'UnresolvedHaving', havingCondition: conjunctionOf(kept), child: inner, pos };
+    if (distinct) inner = { kind: 'Distinct', child: inner, pos };
+    return {
+      kind: 'Project', pos, projectList: [{ kind: 'UnresolvedStar', pos }],
+      child: { kind: 'Filter', condition: where, child: { kind: 'SubqueryAlias', alias, child: inner, pos }, pos },
+    };
   }
 
   /**

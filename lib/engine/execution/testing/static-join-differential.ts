@@ -46,7 +46,7 @@ const canon = (rows: Row[]): string[] =>
   rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v ?? null])))).sort();
 
 /** The job a query runs as, with `events` a memory stream and `regions` and `blocked` static tables in `dir`. */
-async function staticJoinJob(name: string, dir: string, sql: string, outputMode: 'append' | 'complete' = 'append') {
+async function staticJoinJob(name: string, dir: string, sql: string, outputMode: 'append' | 'complete' | 'update' = 'append') {
   const table = async (file: string, rows: Record<string, unknown>[]) => {
     await writeFile(path.join(dir, file), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     return path.join(dir, file);
@@ -88,7 +88,7 @@ export function staticJoinDifferential(prefix: string) {
   };
   let n = 0;
   /** The query through MicroBatchExecution over the events in one batch: its rows, explain and output schema. */
-  const weir = async (sql: string, outputMode: 'append' | 'complete' = 'append') => {
+  const weir = async (sql: string, outputMode: 'append' | 'complete' | 'update' = 'append') => {
     const name = `${prefix}-${process.pid}-${n++}`;
     const dir = await mkdtemp(path.join(tmpdir(), `weir-${prefix}-`));
     roots.push(dir);
@@ -102,7 +102,7 @@ export function staticJoinDifferential(prefix: string) {
     return { rows: canon(MemorySinkTable.named(name).rows), explain: validated.explain ?? '', schema: validated.outputSchema ?? [] };
   };
   /** Weir's rows equal DuckDB's for the query (DuckDB's own text where its dialect differs). */
-  const same = async (sql: string, duckSql = sql, outputMode: 'append' | 'complete' = 'append') => {
+  const same = async (sql: string, duckSql = sql, outputMode: 'append' | 'complete' | 'update' = 'append') => {
     const w = await weir(sql, outputMode);
     expect(w.rows).toEqual(await duckRows(duckSql));
     expect(w.rows.length).toBeGreaterThan(0);
