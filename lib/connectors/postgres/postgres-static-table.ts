@@ -1,7 +1,9 @@
 /**
- * The `postgres` static-table reader: a stream-static join against a PostgreSQL table, read once
- * per run at the first batch (see stream-static-join.ts for why a table that does not fit its
- * schema fails the run instead of joining against part of it).
+ * The `postgres` static-table reader: a stream-static join against a PostgreSQL table, queried at
+ * the first batch and again at each batch with data (once per run with `cache: true`), as Spark
+ * re-runs a JDBC DataFrame's scan each micro-batch (see stream-static-join.ts, and there why a
+ * table that does not fit its schema fails the run instead of joining against part of it). Each
+ * read opens its own connection and closes it: a run holds none between batches.
  */
 import type pg from 'pg';
 import { BadRecordError, convertValue, describeStaticTable, registerStaticTableReader, type Row, type StaticTableSpec } from '../../engine';

@@ -177,7 +177,7 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
     const types = Object.fromEntries(w.schema.map((f) => [f.name, `${f.type}${f.integral ? `/${f.integral}` : ''}`]));
     expect(types).toEqual({ id: 'long', mx: 'long/32', scaled: 'long' });
     expect(w.explain).toMatch(/Project \[id, scalar-subquery#\d+ \[\] AS mx/);
-    expect(w.explain).toMatch(/Subquery scalar-subquery#\d+ \[batch: run once per run.*\]\n\+- Project \[max\(weight\)\] \[batch\]\n {3}\+- Aggregate \[\], \[max\(weight\)\] \[batch\]/);
+    expect(w.explain).toMatch(/Subquery scalar-subquery#\d+ \[batch: run before the batch's operators, whenever its tables are read\]\n\+- Project \[max\(weight\)\] \[batch\]\n {3}\+- Aggregate \[\], \[max\(weight\)\] \[batch\]/);
   });
 
   it('in WHERE, and unaliased named scalarsubquery() as Spark names it', async () => {

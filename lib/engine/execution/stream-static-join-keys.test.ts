@@ -102,7 +102,7 @@ describe('stream-static LEFT SEMI and LEFT ANTI joins (stream on the left, as Sp
   });
 });
 
-describe('a subquery on the static side (Spark runs it as a batch plan; Weir once per run, over the loaded table)', () => {
+describe('a subquery on the static side (Spark runs it as a batch plan, over the tables it reads)', () => {
   const refusal = (sql: string) => validateJob({ name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: STREAM }, staticTables: [{ name: 'codes', path: '/nonexistent.json', format: 'json', schema: TABLE }], sql, sink: { type: 'memory', options: { table: 'x' } } }).errors.map((e) => e.message).join('\n');
 
   it('selects and filters the table: the join reads the subquery\'s rows and columns', async () => {

@@ -10,10 +10,14 @@ import type { EvalContext } from '../query/function-types';
 import { FileBackedStateStoreProvider } from '../state/file-backed-state-store-provider';
 import { storeKey, type StateStore, type StateStoreId } from '../state/state-store';
 import type { Row } from '../types';
+import type { StaticTableSpec } from './stream-static-join';
 import { allOperators, isStatefulOperator, type OperatorContext, type PhysicalOperator } from './physical-operator';
 
-/** Runs `operators` (planned with one MicroBatchScanExec per input) over `inputs`, by scan name. */
-export async function executeBatch(operators: readonly PhysicalOperator[], inputs: ReadonlyMap<string, Row[]>, ctx: EvalContext): Promise<Row[]> {
+/**
+ * Runs `operators` (planned with one MicroBatchScanExec per input) over `inputs`, by scan name; a
+ * join among them reads its table through `load`, as the inputs were read.
+ */
+export async function executeBatch(operators: readonly PhysicalOperator[], inputs: ReadonlyMap<string, Row[]>, ctx: EvalContext, load: (t: StaticTableSpec) => Promise<Row[]>): Promise<Row[]> {
   const files = new InMemoryCheckpointFileManager();
   const stateStores = new Map<string, StateStore>();
   for (const op of allOperators(operators).filter(isStatefulOperator)) {
@@ -25,7 +29,7 @@ export async function executeBatch(operators: readonly PhysicalOperator[], input
     }
   }
   // The caller's time and user (current_timestamp() is the batch's); the batch's own stores and inputs.
-  const batch: OperatorContext = { batchTimestampMs: ctx.batchTimestampMs, ...(ctx.currentUser !== undefined ? { currentUser: ctx.currentUser } : {}), batchId: 0, batchWatermarkMs: 0, stateStores, inputs };
+  const batch: OperatorContext = { batchTimestampMs: ctx.batchTimestampMs, ...(ctx.currentUser !== undefined ? { currentUser: ctx.currentUser } : {}), batchId: 0, batchWatermarkMs: 0, stateStores, inputs, loadStaticTable: load };
   let rows: Row[] = [];
   for (const op of operators) rows = await op.execute(rows, batch);
   return rows;

@@ -17,6 +17,7 @@ import { RecordExpressionError } from '../errors';
 import type { StateStore } from '../state/state-store';
 import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/expression-compiler';
+import type { StaticTableSpec } from './stream-static-join';
 
 export interface OperatorContext extends EvalContext {
   batchId: number;
@@ -50,6 +51,12 @@ export interface OperatorContext extends EvalContext {
   eventTimes?: { min: number; max: number; avg: number; count: number };
   /** A query over several sources: each source's rows for this batch, by source name (MicroBatchScanExec). */
   inputs?: ReadonlyMap<string, Row[]>;
+  /**
+   * Set in a static side's batch plan (executeBatch): how a join in it reads its table, the
+   * reader of that one read of the side (StaticTableReads), which then knows every table the side
+   * reads and keeps a cached one's rows. Unset: the join reads through its own.
+   */
+  loadStaticTable?: (t: StaticTableSpec) => Promise<Row[]>;
 }
 
 /** Hands a row's record-level error to `ctx.onRecordError`; false (rethrow) for any other error or when unset. */

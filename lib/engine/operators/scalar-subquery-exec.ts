@@ -1,40 +1,55 @@
 /**
  * ScalarSubqueryExec: evaluates a query's uncorrelated scalar subqueries over static tables (Spark's
  * ScalarSubquery, whose plan Spark runs before the plan that reads its value) before the batch's
- * other operators, and passes the rows on untouched. Each subquery runs once per run, at the first
- * batch, as a stream-static join loads its table: its one row's one value, NULL for no row; more
- * than one row fails the batch with Spark's SCALAR_SUBQUERY_TOO_MANY_ROWS. The values go to the
- * run's ScalarSubqueryResults, which the query's expressions read; the logical plan holds none.
+ * other operators, and passes the rows on untouched. Each subquery runs at the first batch, and
+ * again at each batch with data whose tables may have changed, as a stream-static join reads its
+ * static side (StaticTableReads; Spark runs the subqueries of each batch's plan): its one row's
+ * one value, NULL for no row; more than one row fails the batch with Spark's
+ * SCALAR_SUBQUERY_TOO_MANY_ROWS. The values go to the run's ScalarSubqueryResults, which the
+ * query's expressions read; the logical plan holds none.
  */
 import { WeirError } from '../errors';
 import type { EvalContext } from '../query/function-types';
 import type { ScalarSubquery } from '../query/logical-plan';
 import type { ScalarSubqueryResults } from '../query/scalar-subquery-results';
 import type { Row, Schema } from '../types';
-import type { PhysicalOperator } from './physical-operator';
+import type { OperatorContext, PhysicalOperator } from './physical-operator';
+import { StaticTableReads } from './static-table-reads';
+import { loadStaticTable, type StaticTableSpec } from './stream-static-join';
 
 export interface PlannedScalarSubquery {
   subquery: ScalarSubquery;
   /** Its column's name in the rows `run` gives. */
   column: string;
-  run: (ctx: EvalContext) => Promise<Row[]>;
+  /** Its plan's rows, its tables read through `load`. */
+  run: (load: (t: StaticTableSpec) => Promise<Row[]>, ctx: EvalContext) => Promise<Row[]>;
 }
 
 export class ScalarSubqueryExec implements PhysicalOperator {
   readonly stateful = false;
   readonly name: string;
   private evaluated = false;
+  /** What the subqueries read last, and whether they must run again. */
+  private readonly reads: StaticTableReads;
 
   /** `results`: the run's values, which the query's expressions were compiled to read. */
-  constructor(private readonly subqueries: readonly PlannedScalarSubquery[], private readonly results: ScalarSubqueryResults, readonly outputSchema: Schema) {
+  constructor(private readonly subqueries: readonly PlannedScalarSubquery[], private readonly results: ScalarSubqueryResults, readonly outputSchema: Schema, load: (t: StaticTableSpec) => Promise<Row[]> = loadStaticTable) {
     this.name = `Subquery ${subqueries.map((s) => `scalar-subquery#${s.subquery.id}`).join(', ')}`;
+    this.reads = new StaticTableReads(load);
   }
 
-  async execute(rows: Row[], ctx: EvalContext): Promise<Row[]> {
-    if (!this.evaluated) {
+  /** The batch whose rows last had the subqueries' tables checked for changes (once a batch, as its pieces read one value). */
+  private checkedBatch?: number;
+
+  async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
+    const check = this.evaluated && rows.length > 0 && ctx.batchId !== this.checkedBatch;
+    if (check) this.checkedBatch = ctx.batchId;
+    if (!this.evaluated || (check && (await this.reads.stale()))) {
+      this.checkedBatch = ctx.batchId;
+      const load = this.reads.reader();
       // In order: a subquery may read one evaluated before it.
       for (const s of this.subqueries) {
-        const out = await s.run(ctx);
+        const out = await s.run(load, ctx);
         if (out.length > 1) {
           const e = new WeirError('SCALAR_SUBQUERY_TOO_MANY_ROWS',
             `[SCALAR_SUBQUERY_TOO_MANY_ROWS] More than one row returned by a subquery used as an expression: scalar-subquery#${s.subquery.id} returned ${out.length} rows. ` +

@@ -160,6 +160,36 @@ describe('stream-static join', () => {
     }
   });
 
+  it('queries a PostgreSQL table again at each batch with data: a row updated between batches joins the next; with cache: true it does not', async () => {
+    const db = await createTestDatabase('static_reread');
+    try {
+      await db.pool.query('CREATE TABLE regions (code text, label text, tier bigint)');
+      await db.pool.query(`INSERT INTO regions VALUES ('eu', 'Europe', 1), ('us', 'United States', 1)`);
+      const run = async (cache: boolean) => {
+        const staticTable = { name: 'regions', type: 'postgres', connectionString: db.url, table: 'regions', schema: REGION_SCHEMA, ...(cache ? { cache: true } : {}) };
+        const j = await job('SELECT e.id, r.label FROM events e LEFT JOIN regions r ON e.region = r.code', { staticTable });
+        const q = new MicroBatchExecution({ spec: mustParse(j.specJson), clock: new ManualClock(0) });
+        try {
+          j.stream.addData({ id: 1, region: 'eu', amount: 1 }, { id: 2, region: 'apac', amount: 1 });
+          await q.processAllAvailable();
+          await db.pool.query(`UPDATE regions SET label = 'Europa' WHERE code = 'eu'`);
+          await db.pool.query(`INSERT INTO regions VALUES ('apac', 'Asia-Pacific', 2)`);
+          j.stream.addData({ id: 3, region: 'eu', amount: 1 }, { id: 4, region: 'apac', amount: 1 });
+          await q.processAllAvailable();
+          return j.table.rows.map((r) => `${String(r.id)}:${String(r.label)}`).sort();
+        } finally {
+          await q.stop();
+          await db.pool.query('TRUNCATE regions');
+          await db.pool.query(`INSERT INTO regions VALUES ('eu', 'Europe', 1), ('us', 'United States', 1)`);
+        }
+      };
+      expect(await run(false)).toEqual(['1:Europe', '2:null', '3:Europa', '4:Asia-Pacific']);
+      expect(await run(true)).toEqual(['1:Europe', '2:null', '3:Europe', '4:null']);
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('reads a PostgreSQL table\'s timestamps to the microsecond', async () => {
     const db = await createTestDatabase('static_micros');
     try {

@@ -7,10 +7,16 @@
  * - INNER: one output row per matching static row; no match, no row.
  * - LEFT (stream on the left): a stream row without a match is kept once, static columns NULL.
  * Keys are the equi-join pairs of the ON clause; a NULL key never matches (SQL semantics).
- * The static table (a JSON-lines or CSV file, or a PostgreSQL table) is read once per run, at
- * the first batch, and hashed on its join keys. A line or row that does not fit its schema fails
- * the run (BadRecordError naming the file and line, or the row and column): joining against a
- * silently shortened table would drop or NULL rows without a word.
+ *
+ * The static side (a JSON-lines or CSV file, a PostgreSQL table, or the batch plan of a subquery
+ * over such tables) is read at the first batch and hashed on its join keys, then read again at
+ * each batch that has data, as Spark re-runs a static DataFrame's plan each micro-batch: a
+ * dimension table updated in its database, or a file rewritten, joins from the next batch on
+ * (StaticTableReads: a file whose stat is unchanged is not read again; a table with `cache: true`,
+ * Spark's `.cache()`, is read once per run). So, as in Spark, a batch re-run after a crash joins
+ * the table as it is then, not as the first run saw it. A line or row that does not fit its
+ * schema fails the run, at any read (BadRecordError naming the file and line, or the row and
+ * column): joining against a silently shortened table would drop or NULL rows without a word.
  */
 import { readFile } from 'node:fs/promises';
 import { BadRecordError } from '../errors';
@@ -19,6 +25,7 @@ import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/function-types';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
+import { StaticTableReads } from './static-table-reads';
 
 export interface StaticTableSpec {
   name: string;
@@ -31,6 +38,11 @@ export interface StaticTableSpec {
   table?: string;
   /** PostgreSQL schema of `table` (default public). */
   dbSchema?: string;
+  /**
+   * Spark's `.cache()`: read once per run and kept. Unset: read again at each batch that has
+   * data (a file only when its size, modification time or inode changed).
+   */
+  cache?: boolean;
   schema: Schema;
 }
 
@@ -151,13 +163,21 @@ export class StreamStaticJoinExec implements PhysicalOperator {
   private tableEmpty = false;
   private nullKeyed = false;
 
+  /** What the static side read last, and whether it must be read again. */
+  private readonly reads: StaticTableReads;
+
   constructor(private readonly o: StreamStaticJoinOptions, readonly outputSchema: Schema) {
     this.name = `StreamStaticJoin ${o.joinType.toUpperCase()} ${o.table.name}`;
+    this.reads = new StaticTableReads(o.load ?? loadStaticTable);
   }
 
-  private async build(ctx: EvalContext): Promise<Map<unknown, Row[]>> {
-    const load = this.o.load ?? loadStaticTable;
+  /** The batch whose rows last had the static side checked for changes. */
+  private checkedBatch?: number;
+
+  private async build(ctx: OperatorContext): Promise<Map<unknown, Row[]>> {
+    const load = ctx.loadStaticTable ?? this.reads.reader();
     const rows = this.o.view ? await this.o.view(load, ctx) : await load(this.o.table);
+    this.nullKeyed = false;
     const index = new Map<unknown, Row[]>();
     const read = this.o.keyValues?.static;
     this.tableEmpty = rows.length === 0;
@@ -176,7 +196,15 @@ export class StreamStaticJoinExec implements PhysicalOperator {
   }
 
   async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
-    this.index ??= await this.build(ctx);
+    // Read at the first batch, then again at a batch with data whose tables may have changed:
+    // checked once a batch, so the pieces of a batch (a pipelined stage) join one read.
+    if (this.index === undefined) {
+      this.index = await this.build(ctx);
+      this.checkedBatch = ctx.batchId;
+    } else if (rows.length > 0 && ctx.batchId !== this.checkedBatch) {
+      this.checkedBatch = ctx.batchId;
+      if (await this.reads.stale()) this.index = await this.build(ctx);
+    }
     const { keys, staticColumns, joinType, streamColumns } = this.o;
     const read = this.o.keyValues?.stream;
     const index = this.index;

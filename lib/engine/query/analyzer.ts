@@ -15,7 +15,7 @@ import { inputWatermarkDelta } from './watermark-propagation';
 import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
-import { describeStaticTable } from '../operators/stream-static-join';
+import { describeStaticTable, type StaticTableSpec } from '../operators/stream-static-join';
 import { explainExprToString, exprToString, mapExprChildren, type Expr } from './expression';
 import { aggregateKeyNames, isComputedKey } from './aggregate-planner';
 import { children, isStreamStreamJoin, relationOutput, staticName, staticSchema, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
@@ -241,7 +241,10 @@ function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
     case 'StreamingRelation':
       return '[source]';
     case 'StaticRelation':
-      return n.view ? '[static: the batch plan below, run once per run when the join loads it]' : '[static table, read once per run]';
+      if (!n.view) return staticTableNote(n);
+      return staticTablesOf(n.view.plan).every((t) => t.cache)
+        ? '[static: the batch plan below, run once per run: its tables are cached]'
+        : '[static: the batch plan below, run again at each batch with data]';
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Expand': case 'Filter': case 'Generate': case 'Project': case 'Sort': case 'Union':
     default:
@@ -261,10 +264,24 @@ export function explainStateful(plan: LogicalPlan, outputMode: OutputMode, inden
   ].join('\n');
 }
 
-/** A static side's batch plan (Spark's batch query there): its nodes keep no state, its tables are read once per run. */
+/**
+ * How a static table is read (StaticTableReads): again at each batch with data, as Spark re-runs a
+ * static DataFrame's plan, or once per run where the table is `cache: true` (Spark's `.cache()`).
+ */
+function staticTableNote(n: Node<'StaticRelation'>): string {
+  return n.table.cache ? '[static table, cached: read once per run]' : '[static table, read at each batch with data]';
+}
+
+/** The tables a static side's batch plan reads. */
+function staticTablesOf(plan: LogicalPlan): StaticTableSpec[] {
+  const own = plan.kind === 'StaticRelation' ? (plan.view ? staticTablesOf(plan.view.plan) : [plan.table]) : [];
+  return [...own, ...children(plan).flatMap(staticTablesOf)];
+}
+
+/** A static side's batch plan (Spark's batch query there): its nodes keep no state; each table read as staticTableNote says. */
 export function explainBatch(plan: LogicalPlan, indent: string): string {
   const below = indent.replace(/\+- $/, '   ') + '+- ';
-  const note = plan.kind === 'StaticRelation' ? (plan.view ? '[batch: the plan below]' : '[static table, read once per run]') : '[batch]';
+  const note = plan.kind === 'StaticRelation' ? (plan.view ? '[batch: the plan below]' : staticTableNote(plan)) : '[batch]';
   return [
     `${indent}${describe(plan)} ${note}`,
     ...children(plan).map((k) => explainBatch(k, below)),

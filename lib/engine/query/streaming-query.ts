@@ -8,7 +8,7 @@ import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibi
 import { analyzeStreamingPlan, explainBatch, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
 import { optimizePlan, scanFilterOf, sourceReads, watermarkConditionOf, type OptimizerRuleApplication, type SourceRead } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
-import { loadStaticTable, type StaticTableSpec, type StreamStaticJoinOptions } from '../operators/stream-static-join';
+import type { StaticTableSpec, StreamStaticJoinOptions } from '../operators/stream-static-join';
 import { ScalarSubqueryExec } from '../operators/scalar-subquery-exec';
 import { boundScalarSubqueryResults, ScalarSubqueryResults, withScalarSubqueryResults } from './scalar-subquery-results';
 import { executeBatch } from '../operators/batch-execution';
@@ -112,12 +112,12 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
   const results = new ScalarSubqueryResults();
   withScalarSubqueryResults(results, () => planPhysical(optimized.plan, operators, stateful, opts.optimize !== false));
   // Spark runs a scalar subquery's plan before the plan that reads its value: here before the
-  // batch's first operator, once per run.
+  // batch's first operator, again at a batch with data whose tables may have changed.
   const subqueries = scalarSubqueries(optimized.plan);
   if (subqueries.length) {
     const planned = subqueries.map((subquery) => {
       const run = withScalarSubqueryResults(results, () => staticBatch(subquery.plan));
-      return { subquery, column: logicalPlanOutput(subquery.plan)[0].name, run: (ctx: EvalContext) => run(loadStaticTable, ctx) };
+      return { subquery, column: logicalPlanOutput(subquery.plan)[0].name, run };
     });
     operators.unshift(new ScalarSubqueryExec(planned, results, relationOutput(firstStreamingRelation(optimized.plan) ?? relation)));
   }
@@ -141,7 +141,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     // The optimized plan's subqueries read what they read after pruning: schemaOf types them from the optimized plan.
     // A repeated output name's column is shown as Spark shows an attribute, `region#1`.
     explain: ((optimized.applied.length ? explainStreamingPlan(optimized.plan, outputMode, schemaOf) : analysis.explain) +
-      subqueries.map((s) => `\nSubquery scalar-subquery#${s.id} [batch: run once per run, before the first batch's operators]\n${explainBatch(s.plan, '+- ')}`).join('')).replaceAll(DUPLICATE_COLUMN_MARK, '#'),
+      subqueries.map((s) => `\nSubquery scalar-subquery#${s.id} [batch: run before the batch's operators, whenever its tables are read]\n${explainBatch(s.plan, '+- ')}`).join('')).replaceAll(DUPLICATE_COLUMN_MARK, '#'),
     warnings: analysis.warnings,
     statefulOperators: stateful.descriptors,
     readsFileMetadata: FILE_FUNCTIONS.some((f) => callsFunction(optimized.plan, f)),
@@ -330,7 +330,7 @@ function staticBatch(plan: LogicalPlan): NonNullable<StreamStaticJoinOptions['vi
   operators();
   return async (load, ctx) => {
     const inputs = new Map(await Promise.all(scans.map(async (s) => [s.name, await load(s.table)] as const)));
-    return executeBatch(operators(), inputs, ctx);
+    return executeBatch(operators(), inputs, ctx, load);
   };
 }
 

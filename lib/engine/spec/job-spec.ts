@@ -123,7 +123,9 @@ export const JobSpecSchema = z
     /**
      * Static tables the SQL may join with the stream: a JSON-lines or CSV file
      * (`type: "file"`, the default, with `path`), or a PostgreSQL table (`type: "postgres"`,
-     * with `connectionString` and `table`, optionally `dbSchema`).
+     * with `connectionString` and `table`, optionally `dbSchema`). Each is read again at every
+     * batch that has data, as Spark re-runs a static DataFrame's plan (a file only when its stat
+     * changed); `cache: true` is Spark's `.cache()`, read once per run.
      */
     staticTables: z
       .array(
@@ -137,6 +139,7 @@ export const JobSpecSchema = z
             connectionString: z.string().min(1).optional(),
             table: z.string().min(1).optional(),
             dbSchema: z.string().min(1).optional(),
+            cache: z.boolean().optional(),
             schema: SchemaSpec,
           })
           .strict()
