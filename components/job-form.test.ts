@@ -53,10 +53,13 @@ const schemaTextArb = fc.uniqueArray(ident, { minLength: 1, maxLength: 4 }).chai
 /** A static table of either kind; the other kind's fields empty (the form writes only the chosen kind's). */
 const staticTableArb: fc.Arbitrary<StaticTableForm> = fc.oneof(
   fc.record(
-    { name: ident, type: fc.constant('file' as const), path: fc.stringMatching(/^(\/tmp\/)?[a-z]{1,8}\.(json|csv)$/), format: fc.constantFrom('json' as const, 'csv' as const), header: fc.boolean(), connectionString: fc.constant(''), table: fc.constant(''), dbSchema: fc.constant(''), schemaText: schemaTextArb },
+    { name: ident, type: fc.constant('file' as const), path: fc.stringMatching(/^(\/tmp\/)?[a-z]{1,8}\.(json|csv)$/), format: fc.constantFrom('json' as const, 'csv' as const), header: fc.boolean(), connectionString: fc.constant(''), table: fc.constant(''), dbSchema: fc.constant(''), cache: fc.boolean(), schemaText: schemaTextArb },
     { requiredKeys: ['name', 'type', 'path', 'format', 'connectionString', 'table', 'dbSchema', 'schemaText'] },
   ),
-  fc.record({ name: ident, type: fc.constant('postgres' as const), path: fc.constant(''), format: fc.constant('json' as const), connectionString: fc.constantFrom('postgres://127.0.0.1:5432/test', '••••••'), table: ident, dbSchema: fc.constantFrom('', 'public', 'dim'), schemaText: schemaTextArb }),
+  fc.record(
+    { name: ident, type: fc.constant('postgres' as const), path: fc.constant(''), format: fc.constant('json' as const), connectionString: fc.constantFrom('postgres://127.0.0.1:5432/test', '••••••'), table: ident, dbSchema: fc.constantFrom('', 'public', 'dim'), cache: fc.boolean(), schemaText: schemaTextArb },
+    { requiredKeys: ['name', 'type', 'path', 'format', 'connectionString', 'table', 'dbSchema', 'schemaText'] },
+  ),
 );
 const formArb: fc.Arbitrary<JobForm> = fc.tuple(fc.record({
   ...Object.fromEntries(Object.entries(EMPTY_FORM).map(([k, v]) => [k, fc.constant(v)])),
@@ -332,12 +335,12 @@ describe('static tables', () => {
   });
 
   it('a stored file table and a postgres table load into their fields and save as the same spec', () => {
-    const stored = withTables([regions, { ...regions, name: 'blocklist', path: '/tmp/block.csv', format: 'csv', header: false }, users]);
+    const stored = withTables([regions, { ...regions, name: 'blocklist', path: '/tmp/block.csv', format: 'csv', header: false, cache: true }, { ...users, cache: false }]);
     const form = formFromSpec(stored);
-    expect(form.staticTables.map((t) => [t.name, t.type, t.path, t.format, t.header, t.connectionString, t.table, t.dbSchema, t.schemaText])).toEqual([
-      ['regions', 'file', 'data/regions.json', 'json', undefined, '', '', '', 'code string\nlabel string'],
-      ['blocklist', 'file', '/tmp/block.csv', 'csv', false, '', '', '', 'code string\nlabel string'],
-      ['users', 'postgres', '', 'json', undefined, 'postgres://127.0.0.1:5432/test', 'users', 'crm', 'id BIGINT, tier STRING'],
+    expect(form.staticTables.map((t) => [t.name, t.type, t.path, t.format, t.header, t.connectionString, t.table, t.dbSchema, t.cache, t.schemaText])).toEqual([
+      ['regions', 'file', 'data/regions.json', 'json', undefined, '', '', '', undefined, 'code string\nlabel string'],
+      ['blocklist', 'file', '/tmp/block.csv', 'csv', false, '', '', '', true, 'code string\nlabel string'],
+      ['users', 'postgres', '', 'json', undefined, 'postgres://127.0.0.1:5432/test', 'users', 'crm', false, 'id BIGINT, tier STRING'],
     ]);
     expect(specFromForm(form).spec).toEqual(stored);
     // No static table: no `staticTables` at all, as a spec written by hand has none.

@@ -40,6 +40,11 @@ export interface StaticTableForm {
   table: string;
   /** The PostgreSQL schema the table is in (`public` when empty). */
   dbSchema: string;
+  /**
+   * Spark's `.cache()`: read once per run; unchecked (the spec's default), read again at each
+   * batch with data. Undefined: not written.
+   */
+  cache?: boolean;
   /** The same text as a source's schema box: one column per line, or one line of DDL. */
   schemaText: string;
   /** Fields of the stored table this form has no control for, carried through an edit. */
@@ -130,7 +135,7 @@ type Obj = Record<string, unknown>;
 
 const FORM_SPEC_KEYS = ['name', 'source', 'sources', 'multipleWatermarkPolicy', 'staticTables', 'sql', 'sink', 'outputMode', 'trigger', 'checkpointLocation', 'stateStore'];
 const FORM_SOURCE_KEYS = ['name', 'type', 'options', 'schema', 'eventTime', 'watermarkDelay', 'onBadRecord'];
-const FORM_STATIC_TABLE_KEYS = ['name', 'type', 'path', 'format', 'header', 'connectionString', 'table', 'dbSchema', 'schema'];
+const FORM_STATIC_TABLE_KEYS = ['name', 'type', 'path', 'format', 'header', 'connectionString', 'table', 'dbSchema', 'cache', 'schema'];
 const without = (o: Obj, keys: string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 export interface FormIssue {
@@ -234,6 +239,7 @@ function staticTableSpecOf(t: StaticTableForm, path: string, issues: FormIssue[]
     table.table = t.table.trim();
     if (t.dbSchema.trim()) table.dbSchema = t.dbSchema.trim();
   }
+  if (t.cache !== undefined) table.cache = t.cache;
   table.schema = parseSchemaText(t.schemaText, `${path}.schema`, issues);
   return table;
 }
@@ -349,6 +355,7 @@ function staticTableFormOf(raw: unknown): StaticTableForm {
     connectionString: str(t.connectionString),
     table: str(t.table),
     dbSchema: str(t.dbSchema),
+    ...(typeof t.cache === 'boolean' ? { cache: t.cache } : {}),
     schemaText: schemaTextOf(t.schema),
     keep: without(t, FORM_STATIC_TABLE_KEYS),
   };
@@ -431,6 +438,7 @@ const STATIC_TABLE_PATH_FIELDS: Record<string, StaticTableField> = {
   connectionString: 'connectionString',
   table: 'table',
   dbSchema: 'dbSchema',
+  cache: 'cache',
   schema: 'schemaText',
 };
 
@@ -490,6 +498,7 @@ export const STATIC_TABLE_LABELS: Record<StaticTableField, string> = {
   connectionString: 'Connection string',
   table: 'Table',
   dbSchema: 'Database schema',
+  cache: 'Cache (read once per run)',
   schemaText: 'Schema',
 };
 

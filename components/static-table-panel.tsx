@@ -2,7 +2,8 @@
 /**
  * The job editor's static tables (the spec's `staticTables`): the tables a query joins the stream
  * with (`FROM events e JOIN regions r ON e.region = r.code`), each a JSON-lines or CSV file or a
- * PostgreSQL table, read once per run. One group of fields per table, its issues at
+ * PostgreSQL table, read again at each batch with data as Spark re-reads a static DataFrame, or
+ * once per run when cached (Spark's `.cache()`). One group of fields per table, its issues at
  * `staticTables.<i>.<field>`; the schema box is the sources' own.
  */
 import { Field } from './field';
@@ -86,6 +87,9 @@ function StaticTableFields({
             </Field>
           </>
         )}
+        <Field label={LABEL.cache} control={control('cache')} issues={at('cache')} hint="Spark's .cache(): unchecked, the table is read again at each batch with data (a file only when it changed), so updates join from the next batch">
+          <input type="checkbox" checked={table.cache === true} onChange={(e) => onChange('cache', { cache: e.target.checked })} />
+        </Field>
         <SchemaField control={control('schemaText')} issues={at('schema')} value={table.schemaText} onChange={(schemaText) => onChange('schemaText', { schemaText })} />
       </div>
     </fieldset>
@@ -116,7 +120,7 @@ export function StaticTablesPanel({
         </p>
       ))}
       <p className="small muted-text">
-        Tables the query joins the stream with (<code>FROM events e JOIN regions r ON e.region = r.code</code>), each read once per run, by the name the SQL gives it.
+        Tables the query joins the stream with (<code>FROM events e JOIN regions r ON e.region = r.code</code>), each by the name the SQL gives it, read again at each batch with data unless cached.
       </p>
       {tables.map((t, i) => (
         <StaticTableFields key={i} table={t} index={i} issuesAt={issuesAt} onChange={(field, patch) => onChange(i, field, patch)} onRemove={() => onRemove(i)} />
