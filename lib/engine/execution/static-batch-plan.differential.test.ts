@@ -108,6 +108,8 @@ describe('the static side as a batch plan (Spark runs any batch plan there)', ()
       expect(w.explain).toMatch(/b\.region AS region#\d+/);
       await same(all(`regions r ${join} JOIN blocked b USING (region)`, 'reg, weight, tags, who'));
       await same(`WITH x AS (SELECT * FROM regions r ${join} JOIN blocked b ON r.region = b.region AND b.user <> 'bob') SELECT e.id, x.weight, x.user FROM events e JOIN x ON e.id = x.weight`);
+      // DISTINCT * keys on both columns of the name.
+      await same(`SELECT e.id, x.weight, x.user FROM events e JOIN (SELECT DISTINCT * FROM regions r ${join} JOIN blocked b ON r.region = b.region) x ON e.id = x.weight`);
     }
     // The repeated name reads as neither column (Spark's AMBIGUOUS_REFERENCE), and a query cannot
     // output it twice: a row, and a sink, hold a column by its name.

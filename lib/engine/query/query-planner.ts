@@ -402,7 +402,10 @@ class QueryPlanner {
       // `SELECT DISTINCT *` (or `*` with a GROUP BY of every column): the star's columns, each
       // then a grouping key like any column written out.
       const expanded = items.flatMap((i): Expression[] => (i.kind !== 'UnresolvedStar' ? [i]
-        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, field }) => ({ kind: 'UnresolvedAttribute', nameParts: field === undefined ? [column] : [column, field], pos: i.pos }))));
+        : this.starColumns(i, qualifiers, schema, from.scope).map(({ column, field }): Expression => (field === undefined
+          // The row's column itself: a repeated name's copies are each their own key.
+          ? { kind: 'UnresolvedAttribute', nameParts: [column], exact: true, pos: i.pos }
+          : { kind: 'UnresolvedAttribute', nameParts: [column, field], pos: i.pos }))));
       return buildAggregation({ ...clauses, items: expanded }, plan, schema, builder);
     }
     const windowed = this.timeWindowing(items, schema, plan, builder);
