@@ -254,6 +254,15 @@ describe('uncorrelated scalar subqueries over static tables (Spark\'s ScalarSubq
       .toContain('Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
     expect(refusal('SELECT region, count(*) AS n FROM events e GROUP BY region HAVING count(*) > (SELECT count(*) FROM blocked b WHERE b.user = e.user)', 'complete'))
       .toContain("expression 'user' in the select list is neither present in the group by, nor is it an aggregate function");
+    // Append with a watermark on the aggregation: the finished windows are joined and filtered, as in Spark.
+    const windowed = validateJob({
+      name: 'x', source: { name: 'events', type: 'memory', options: { stream: 'x' }, schema: [...EVENTS, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '10 seconds' },
+      staticTables: [{ name: 'blocked', path: '/nonexistent.json', format: 'json', schema: BLOCKED }],
+      sql: "SELECT window, region, count(*) AS n FROM events e GROUP BY window(ts, '1 minute'), region HAVING count(*) > (SELECT count(*) FROM blocked b WHERE b.region = e.region)",
+      outputMode: 'append', sink: { type: 'memory', options: { table: 'x' } },
+    });
+    expect(windowed.errors.filter((e) => e.path !== 'checkpointLocation')).toEqual([]);
+    expect(windowed.explain).toMatch(/Join LeftOuter[^\n]*\n.*\n\s+\+- Aggregate \[window\(ts, '1 minute'\), region\]/);
   });
 
   it('refuses a correlated one, one of two columns, and one over the stream, saying why', () => {

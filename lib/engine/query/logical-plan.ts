@@ -113,8 +113,8 @@ export interface StaticView {
 
 /**
  * An uncorrelated scalar subquery over static tables (Spark's ScalarSubquery): its batch plan of
- * one column, that column's type, and the value ScalarSubqueryExec gives it once per run before
- * the batch's operators read it (no row: NULL; more than one: SCALAR_SUBQUERY_TOO_MANY_ROWS).
+ * one column, that column's type, and the value ScalarSubqueryExec gives it before the batch's
+ * operators read it (again at a batch whose tables may have changed, StaticTableReads) (no row: NULL; more than one: SCALAR_SUBQUERY_TOO_MANY_ROWS).
  * Expressions copied by the optimizer share the one object, and so its value.
  */
 export interface ScalarSubquery {

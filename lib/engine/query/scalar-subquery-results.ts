@@ -3,7 +3,8 @@
  * rest of the planner's): Spark's logical ScalarSubquery holds no value, its physical one holds
  * its result, set once its plan has run. Here a compiled query's expressions read the values of
  * the ScalarSubqueryResults its physical planning was bound to, which its ScalarSubqueryExec
- * fills once per run; each compilation (each run) has its own.
+ * fills at the first batch (and again where the subqueries' tables changed); each compilation
+ * (each run) has its own.
  *
  * The binding is dynamic, for the synchronous span of physical planning (withScalarSubqueryResults),
  * as the expression compiler is called from every planner without a handle of the query's.
