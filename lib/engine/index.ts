@@ -67,7 +67,7 @@ export { repartitionState, RepartitionRefusedError } from './execution/state-rep
 export { StateSchemaCompatibilityChecker, checkStateCompatibility, type StatefulOperatorDescriptor } from './state/state-schema-compatibility-checker';
 export { inspectState, type StateOperatorInspection, type StatePartitionInspection } from './state/state-inspector';
 export { listLocalStateCaches, predictCacheLoad, removeLocalStateCache, type CacheLoadPrediction, type LocalQueryCache, type LocalStoreCache } from './state/lmdb-local-cache';
-export { analyzeStreamingPlan, explainStateful, type AnalyzerWarning, type StreamingAnalysis } from './query/analyzer';
+export { analyzeStreamingPlan, explainStateful, type AnalyzerWarning, type StreamingAnalysis } from './query/streaming-checker';
 export type { StaticTableSpec } from './operators/stream-static-join';
 // What connectors build on (lib/connectors imports the engine only through this file; lint
 // enforces it): value conversion for records read from another system, Spark's JSON rendering

@@ -1,7 +1,9 @@
 /**
- * The safe expression AST that SQL compiles to. node-sql-parser's AST is converted into this
- * small closed set of node kinds (expression-builder.ts), then compiled to closures
- * (expression-compiler.ts). Nothing the user typed is ever evaluated as code.
+ * The safe expression AST that SQL compiles to. The parser's unresolved expressions
+ * (parser/unresolved-plan.ts) are resolved into this small closed set of node kinds
+ * (expression-builder.ts), typed in the resolved plan (resolved-plan.ts), and compiled to
+ * closures by physical planning (expression-compiler.ts). Nothing the user typed is ever
+ * evaluated as code.
  */
 import type { ColumnType, Field } from '../types';
 import { simpleTypeString, typeText, type TypeInfo } from './data-types';

@@ -1,6 +1,6 @@
 /**
  * The logical plan of a streaming query (Spark's LogicalPlan, reduced). Its explain, with each
- * node marked stateless or stateful, is the analyzer's (`explainStateful` in analyzer.ts).
+ * node marked stateless or stateful, is the analyzer's (`explainStateful` in streaming-checker.ts).
  */
 import type { Schema } from '../types';
 import type { TypeInfo } from './data-types';

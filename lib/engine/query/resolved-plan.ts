@@ -11,7 +11,7 @@
  * `outputSchema` (Spark's LogicalPlan.output) is the same walk: the columns each node outputs,
  * read from the expressions' types where they carry them (a resolved plan: nothing is compiled
  * again for a Project), compiled where they do not (a subquery typed while its query is built).
- * The streaming checker (analyzer.ts), the optimizer and the physical planner read the resolved
+ * The streaming checker (streaming-checker.ts), the optimizer and the physical planner read the resolved
  * plan; only physical planning compiles expressions into closures.
  */
 import { isDeepStrictEqual } from 'node:util';

@@ -5,7 +5,7 @@
  */
 import { FILE_METADATA_COLUMN, type OutputMode, type Row, type Schema } from '../types';
 import type { StatefulOperatorDescriptor } from '../state/state-schema-compatibility-checker';
-import { analyzeStreamingPlan, explainBatch, explainStreamingPlan, type AnalyzerWarning } from './analyzer';
+import { analyzeStreamingPlan, explainBatch, explainStreamingPlan, type AnalyzerWarning } from './streaming-checker';
 import { optimizePlan, scanFilterOf, sourceReads, watermarkConditionOf, type OptimizerRuleApplication, type SourceRead } from './optimizer';
 import { StatefulPlanner, withDeduplication } from './stateful-planner';
 import type { StaticTableSpec, StreamStaticJoinOptions } from '../operators/stream-static-join';

@@ -1,5 +1,5 @@
 /**
- * The streaming analyzer (Spark's UnsupportedOperationChecker.checkForStreaming, plus Weir's
+ * The streaming checker (Spark's UnsupportedOperationChecker.checkForStreaming, plus Weir's
  * state-bound warnings and a stateful explain). Runs at validation and again at start, before
  * batch 0, so an illegal shape fails before anything is read or written.
  *
