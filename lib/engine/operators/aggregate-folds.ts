@@ -583,7 +583,8 @@ function byRawValue(k: GroupingKey): boolean {
 /**
  * Several keys (or a tumbling window beside other keys) without a temporary object per row:
  * the key values go into one reused array and the group is found through one Map per key
- * level, by raw value (a window by its start). Only a group's first row in the batch builds
+ * level, by raw value (a window by its start; its level first, see levelOrder), the first
+ * level skipped when a row's first key is the previous row's. Only a group's first row in the batch builds
  * its tuple and encoded key. The pass that finds the groups folds only count(*) alone (a
  * pending count per group, folded in at the pass's end); otherwise it records each row's
  * group slot base (pieceSlot: its index among the groups of these rows × stride, -1: the row
@@ -618,6 +619,13 @@ function foldByTuple(
   const vals = new Array<unknown>(nKeys);
   const piece = ++lastPiece;
   const local: Group[] = [];
+  const levels = levelOrder(nKeys, windowIndex);
+  const first = levels[0];
+  const last = levels[nKeys - 1];
+  // What the first level gave the previous row (its next level, or with one key its group):
+  // rows come in about event-time order, so consecutive rows mostly share the window.
+  let memoKey: unknown = NO_KEY;
+  let memoEntry: unknown;
   rows: for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     for (let i = 0; i < nKeys; i++) {
@@ -641,18 +649,34 @@ function foldByTuple(
         continue;
       }
     }
-    let level = root;
-    for (let i = 0; i < nKeys - 1; i++) {
-      let next = level.get(vals[i]) as Map<unknown, unknown> | undefined;
-      if (next === undefined) level.set(vals[i], (next = new Map()));
-      level = next;
+    const v0 = vals[first];
+    let entry: unknown;
+    if (v0 === memoKey || (v0 !== v0 && memoKey !== memoKey)) entry = memoEntry;
+    else {
+      entry = root.get(v0);
+      if (entry === undefined && nKeys > 1) root.set(v0, (entry = new Map()));
+      memoKey = v0;
+      memoEntry = entry;
     }
-    let g = level.get(vals[nKeys - 1]) as Group | undefined;
+    let g: Group | undefined;
+    let level = root;
+    // One key (or none, a global aggregate): the first level holds the groups.
+    if (nKeys <= 1) g = entry as Group | undefined;
+    else {
+      level = entry as Map<unknown, unknown>;
+      for (let j = 1; j < nKeys - 1; j++) {
+        let next = level.get(vals[levels[j]]) as Map<unknown, unknown> | undefined;
+        if (next === undefined) level.set(vals[levels[j]], (next = new Map()));
+        level = next;
+      }
+      g = level.get(vals[last]) as Group | undefined;
+    }
     if (g === undefined) {
       const tuple = vals.slice();
       if (windowIndex >= 0) tuple[windowIndex] = { start: tuple[windowIndex] as number, end: (tuple[windowIndex] as number) + sizeMs };
       g = loadGroup(encodeKey(tuple), tuple, windowIndex, stores, aggregates, ctx.batchId);
-      level.set(vals[nKeys - 1], g);
+      level.set(vals[last], g);
+      if (nKeys <= 1) memoEntry = g;
       touched.push(g);
     }
     if (base !== null) base[r] = pieceSlot(g, piece, local, stride);
@@ -661,6 +685,20 @@ function foldByTuple(
   if (base !== null && (columnar === null || !columnar.apply(rows, base, local, ctx))) {
     for (let r = 0; r < rows.length; r++) if (base[r] >= 0) updater.apply(local[base[r] / stride].bufs, rows[r], ctx);
   }
+}
+
+/** Not a key value: the first-level memo of foldByTuple before its first row. */
+const NO_KEY = Symbol('no key');
+
+/**
+ * The order foldByTuple's Map levels take the keys in: a window key first (consecutive rows
+ * mostly share it, so its level is mostly skipped), then the others in order. The groups are
+ * the same in any order; only the lookups differ.
+ */
+function levelOrder(nKeys: number, windowIndex: number): number[] {
+  const order = windowIndex >= 0 ? [windowIndex] : [];
+  for (let i = 0; i < nKeys; i++) if (i !== windowIndex) order.push(i);
+  return order;
 }
 
 /**
