@@ -29,7 +29,7 @@ import {
 } from '../query/aggregate-functions';
 import type { Evaluator } from '../query/expression-compiler';
 import { partitionForKey, type StateStore } from '../state/state-store';
-import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
+import { decodeKey, decodeValue, encodeKey, encodeValueByteString } from '../state/state-value-codec';
 import type { Row } from '../types';
 import type { AggregateSpec, GroupingKey, StatefulAggregateOptions } from './aggregate';
 import { lateEventsWatermark, type OperatorContext } from './physical-operator';
@@ -805,6 +805,7 @@ function loadGroup(key: string, tuple: unknown[], windowIndex: number, stores: S
 export function writeGroups(touched: Group[]): void {
   for (let i = 0; i < touched.length; i++) {
     const g = touched[i];
-    g.store.put(g.key, encodeValue(g.bufs));
+    // As a byte string, the form the store keeps: no byte array is made per group.
+    g.store.putByteString(g.key, encodeValueByteString(g.bufs));
   }
 }
