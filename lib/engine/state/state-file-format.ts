@@ -20,12 +20,12 @@
 import { crc32 } from 'node:zlib';
 import { CorruptCheckpointError } from '../errors';
 import { indexedKey, indexedKeyLength } from './state-store';
-import { ByteWriter, isWellFormed, writeValue, type ValueEncoder } from './state-value-codec';
+import { ByteWriter, isWellFormed, SHORT_STRING, shortUtf8Length, writeValue, type ValueEncoder } from './state-value-codec';
 
 const MAGIC = 0x53545357; // "WSTS" read as uint32 LE
 const FORMAT_VERSION = 1;
-/** Keys and values up to this many chars are copied by a loop in JS (see StateFileWriter.ascii). */
-const SHORT = 64;
+/** Keys and values up to this many chars are copied by a loop in JS (see StateFileWriter.key). */
+const SHORT = SHORT_STRING;
 export type StateFileKind = 'delta' | 'snapshot' | 'changelog';
 const KIND_BYTES: Record<StateFileKind, number> = { delta: 0, snapshot: 1, changelog: 2 };
 const KINDS: StateFileKind[] = ['delta', 'snapshot', 'changelog'];
@@ -51,10 +51,14 @@ export class StateFileWriter {
     this.w.f64(version);
   }
 
-  /** Writes a record's key: `key`, or with `index` ≥ 0 indexedKey(key, index), made here only when not ASCII. */
+  /** Writes a record's key: `key`, or with `index` ≥ 0 indexedKey(key, index), made here only when not short. */
   private key(key: string, index: number): void {
     const w = this.w;
-    if (key.length <= SHORT && this.ascii(key, index)) return;
+    const short = key.length <= SHORT ? shortUtf8Length(key) : -1;
+    if (short >= 0) {
+      this.shortKey(key, short, index);
+      return;
+    }
     if (index >= 0) key = indexedKey(key, index);
     if (isWellFormed(key)) {
       const len = Buffer.byteLength(key, 'utf8');
@@ -69,32 +73,24 @@ export class StateFileWriter {
   }
 
   /**
-   * Writes a short key's length and bytes when every char is ASCII (its UTF-8 is its chars), and
-   * says whether it did: a commit writes every changed key, and for keys of a few chars this
-   * loop cost a third of Buffer.byteLength and Buffer.write, two calls into C++ each. With
-   * `index` ≥ 0 the key is indexedKey(key, index), written as `#` and the index's digits after
-   * `key` (the join's slots: no string is made per slot).
+   * Writes a short key (`len` its shortUtf8Length) by a loop: a commit writes every changed key,
+   * and for short keys this cost a third of Buffer.byteLength and Buffer#write. With `index` ≥ 0
+   * the key is indexedKey(key, index), written as `#` and the index's digits after `key` (the
+   * join's slots: no string is made per slot).
    */
-  private ascii(key: string, index: number): boolean {
+  private shortKey(key: string, len: number, index: number): void {
     const w = this.w;
-    const n = key.length;
-    const len = index >= 0 ? indexedKeyLength(key, index) : n;
-    w.ensure(4 + len);
-    const buf = w.buf;
-    const at = w.pos + 4;
-    for (let i = 0; i < n; i++) {
-      const c = key.charCodeAt(i);
-      if (c > 0x7f) return false;
-      buf[at + i] = c;
-    }
+    const suffix = index >= 0 ? indexedKeyLength(key, index) - key.length : 0;
+    w.i32(len + suffix);
+    w.ensure(len + suffix);
+    w.utf8(key, len);
     if (index >= 0) {
-      buf[at + n] = 0x23; // '#'
-      if (index < 10) buf[at + n + 1] = 0x30 + index;
-      else for (let i = len - 1, d = index; i > n; i--, d = Math.floor(d / 10)) buf[at + i] = 0x30 + (d % 10);
+      const buf = w.buf;
+      const at = w.pos;
+      buf[at] = 0x23; // '#'
+      for (let i = suffix - 1, d = index; i > 0; i--, d = Math.floor(d / 10)) buf[at + i] = 0x30 + (d % 10);
+      w.pos += suffix;
     }
-    w.i32At(w.pos, len);
-    w.pos += 4 + len;
-    return true;
   }
 
   /** `value` is a byte string: one char per byte, each 0-255 (see byteString in the provider). */

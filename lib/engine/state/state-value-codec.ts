@@ -36,6 +36,26 @@ export class StateCodecError extends Error {
   readonly code = 'STATE_CODEC_ERROR';
 }
 
+/** Strings up to this many chars are measured and written as UTF-8 by a loop in JS (shortUtf8Length). */
+export const SHORT_STRING = 64;
+
+/**
+ * The UTF-8 length of `s` when every char is below U+0800 (one or two bytes each, never a
+ * surrogate, so the string is well formed), else -1. For a short string, this loop and
+ * ByteWriter.utf8's cost less than Buffer.byteLength and Buffer#write, two calls into C++: state
+ * keys are written every batch, and an encoded key's doubles are latin1 chars past 0x7f.
+ */
+export function shortUtf8Length(s: string): number {
+  let len = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c >= 0x800) return -1;
+    len++;
+  }
+  return len;
+}
+
 /** A growable byte buffer with a cursor; reused to keep encoding allocation-light. */
 export class ByteWriter {
   buf: Buffer;
@@ -108,8 +128,32 @@ export class ByteWriter {
     this.buf.set(b, this.pos);
     this.pos += b.length;
   }
+  /**
+   * Writes the UTF-8 bytes of `s`, a string whose shortUtf8Length is `len` (not -1): the bytes
+   * Buffer#write gives, after `ensure(len)`.
+   */
+  utf8(s: string, len: number): void {
+    this.ensure(len);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) buf[pos++] = c;
+      else {
+        buf[pos++] = 0xc0 | (c >> 6);
+        buf[pos++] = 0x80 | (c & 0x3f);
+      }
+    }
+    this.pos = pos;
+  }
   /** Writes a string as varint length + bytes, returning the tag to use (UTF-8 or UTF-16LE). */
   str(s: string): number {
+    const short = s.length <= SHORT_STRING ? shortUtf8Length(s) : -1;
+    if (short >= 0) {
+      this.varint(short);
+      this.utf8(s, short);
+      return TAG_STRING;
+    }
     if (isWellFormed(s)) {
       const len = Buffer.byteLength(s, 'utf8');
       this.varint(len);
