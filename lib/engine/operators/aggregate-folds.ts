@@ -584,8 +584,8 @@ function byRawValue(k: GroupingKey): boolean {
  * Several keys (or a tumbling window beside other keys) without a temporary object per row:
  * the key values go into one reused array and the group is found through one Map per key
  * level, by raw value (a window by its start; its level first, see levelOrder), the first
- * level skipped when a row's first key is the previous row's. Only a group's first row in the batch builds
- * its tuple and encoded key. The pass that finds the groups folds only count(*) alone (a
+ * level skipped when a row's first key is the previous row's. Only a group's first row in the
+ * batch builds its tuple and encoded key. The pass that finds the groups folds only count(*) alone (a
  * pending count per group, folded in at the pass's end); otherwise it records each row's
  * group slot base (pieceSlot: its index among the groups of these rows × stride, -1: the row
  * is skipped), and the rows are then folded column by column
