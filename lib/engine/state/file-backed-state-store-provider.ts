@@ -41,7 +41,7 @@ import type { CheckpointFileManager } from '../checkpoint/checkpoint-file-manage
 import type { Clock } from '../clock';
 import { CorruptCheckpointError } from '../errors';
 import { listStateFiles, loadableVersions, purgeStateFiles } from './state-checkpoint-files';
-import { mapEntryBytes, readStateFile, StateFileWriter, stateFileName, type StateFileKind } from './state-file-format';
+import { mapEntryBytes, mergeToSnapshot, readStateFile, StateFileWriter, stateFileName, type StateFileBytes, type StateFileKind } from './state-file-format';
 import { buildSnapshot, type SnapshotSource } from './state-snapshot-builder';
 import { encodeValueByteString, writeValue, type ValueEncoder } from './state-value-codec';
 import {
@@ -59,12 +59,12 @@ import {
 const entryBytes = (key: string, value: string) => mapEntryBytes(key.length, value.length);
 
 /**
- * A provider applies its deferred deltas (see `deferred`) once their bytes pass DEFERRED_RATIO
- * times the rows' estimated heap (memoryBytes), or DEFERRED_MIN_BYTES for a small store: what
- * they hold stays in proportion to the rows (an operator has a store per partition, so a fixed
- * large bound would multiply), and most rows a delta puts are removed by a later one before they
- * are applied, so never live in the map. At 1M rows a side of bench/join.bench.ts a ratio of 4
- * cost less CPU than 1 and than a fixed 16 MiB.
+ * A provider folds its deferred deltas into `base` (see `deferred` and `compact`) once their
+ * bytes pass DEFERRED_RATIO times the rows' estimated heap (memoryBytes), or DEFERRED_MIN_BYTES
+ * for a small store: what they hold stays in proportion to the rows (an operator has a store per
+ * partition, so a fixed large bound would multiply), and most rows a delta puts are removed by a
+ * later one before they are folded. At 1M rows a side of bench/join.bench.ts a ratio of 4 cost
+ * less CPU than 1 and than a fixed 16 MiB (when the bound applied the deltas to the map).
  */
 const DEFERRED_RATIO = 4;
 const DEFERRED_MIN_BYTES = 256 * 1024;
@@ -130,17 +130,18 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
   /**
    * Committed versions whose changes were all writeKnown's and are not in `map` yet: their delta
    * files' bytes, in order, each with the rows it adds less those it removes and memoryBytes'
-   * estimate of its change. A store applies them (catchUp) before it reads or changes the map,
-   * or the commit when they pass a bound (DEFERRED_RATIO); until then `map` is the rows at an
-   * older version. So a writer that never reads its store back (the stream-stream join, whose
+   * estimate of its change. A store applies them (catchUp) before it reads or changes the map;
+   * the commit folds them into `base` when they pass a bound (DEFERRED_RATIO, `compact`); until
+   * then `map` (or `base`) is the rows at an older version. So a writer that never reads its store back (the stream-stream join, whose
    * rows are decoded in its own cache) keeps no string per row in the map, nor makes a map
    * operation per write.
    */
   private deferred: { version: number; data: Buffer; sizeDelta: number; memory: number }[] = [];
   /**
    * A snapshot that maintenance wrote while the map was waiting for deferred deltas (its version
-   * among theirs): its bytes, rows and memoryBytes' estimate stand for the rows at that version,
-   * the map is dropped and the deferred deltas it covers with it (see `rebase`). A catch-up
+   * among theirs), or the deferred deltas folded together (`compact`): its bytes, rows and
+   * memoryBytes' estimate stand for the rows at that version, the map is dropped and the
+   * deferred deltas it covers with it (see `rebase`). A catch-up
    * builds the map from it and the deltas after it, as a load would; a writer that never reads
    * its store back then never applies a delta to a map at all.
    */
@@ -253,13 +254,43 @@ export class FileBackedStateStoreProvider implements StateStoreProvider {
     this.futureSnapshots = files.filter((f) => f.kind === 'snapshot' && f.version > version).map((f) => f.version);
   }
 
-  /** Holds a committed version's delta unapplied (see `deferred`); applies all past the bound (DEFERRED_RATIO). */
+  /** Holds a committed version's delta unapplied (see `deferred`); folds all into `base` past the bound (DEFERRED_RATIO). */
   defer(version: number, data: Buffer, sizeDelta: number, memory: number): void {
     this.deferred.push({ version, data, sizeDelta, memory });
     this.deferredBytes += data.length;
     this.deferredSizeDelta += sizeDelta;
     this.deferredMemory += memory;
-    if (this.deferredBytes > Math.max(DEFERRED_MIN_BYTES, DEFERRED_RATIO * (this.memoryBytes + this.deferredMemory))) this.catchUp();
+    if (this.deferredBytes > Math.max(DEFERRED_MIN_BYTES, DEFERRED_RATIO * (this.memoryBytes + this.deferredMemory))) this.compact();
+  }
+
+  /**
+   * Folds the deferred deltas into `base` by merging their bytes (mergeToSnapshot, as the
+   * snapshot worker does) instead of applying them to the map: the rows a catch-up would build,
+   * as bytes, with the map dropped until a store reads it. The merge hashes each record's key
+   * bytes where a catch-up decodes every key and value into strings and makes a map operation
+   * of each, and a writer that never reads its store back (the join) never needs the map. A map
+   * that holds rows (a load, or a read since) is written out as the base's first file; it holds
+   * no journal indexes here (a commit put them back before deferring).
+   */
+  private compact(): void {
+    const deferred = this.deferred;
+    const last = deferred[deferred.length - 1].version;
+    let base: StateFileBytes | null = null;
+    if (this.base !== null) base = { path: this.path(this.base.version, 'snapshot'), version: this.base.version, data: this.base.data };
+    else if (this.map.size > 0) {
+      const version = deferred[0].version - 1;
+      const w = new StateFileWriter(version, 'snapshot', 64 + this.memoryBytes);
+      for (const [k, v] of this.map) w.put(k, v as string);
+      const data = w.finish();
+      base = { path: this.path(version, 'snapshot'), version, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+    }
+    const merged = mergeToSnapshot(last, base, deferred.map((d) => ({ path: this.path(d.version, 'delta'), version: d.version, data: d.data })));
+    // A copy of the merged bytes alone: the merge's buffer was sized for all the files it read.
+    this.base = { version: last, data: Buffer.from(merged.data), rows: merged.rows, memory: merged.memory };
+    this.map = new Map();
+    this.memoryBytes = merged.memory;
+    this.deferred = [];
+    this.deferredBytes = this.deferredSizeDelta = this.deferredMemory = 0;
   }
 
   /** Brings `map` to the loaded version: `base` if any, then the deferred deltas in order, as a load applies them. */
