@@ -10,9 +10,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { StreamingRelation } from '../query/logical-plan';
-import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
+import { runWithCrashes } from '../query/testing/stateful-test-harness';
 import type { Row } from '../types';
 import { propertyRuns } from '@/lib/testing/property-runs';
 
@@ -39,19 +38,6 @@ const event = fc.record({
 const rows = fc.array(fc.tuple(event, fc.integer({ min: 1, max: 4 })), { maxLength: 12 }).map((runs) => runs.flatMap(([e, n]) => Array.from({ length: n }, () => ({ ...e }))));
 const batch = fc.record({ rows, crash: fc.constantFrom('none', 'rerun', 'restart') });
 
-async function run(sql: string, batches: { rows: Row[]; crash: string }[]): Promise<Row[][]> {
-  const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, relation, 'update');
-  const out: Row[][] = [];
-  for (const b of batches) {
-    if (b.crash !== 'none') {
-      await q.runBatch(b.rows, { crashBeforeCommit: true });
-      if (b.crash === 'restart') q.restart();
-    }
-    out.push((await q.runBatch(b.rows)).output);
-  }
-  return out;
-}
-
 const AGGS = 'count(*) AS c, sum(j) AS s';
 const W = "window(ts, '10 seconds')";
 /** Plain keys; each becomes `array(key) AS key` on the general side (a constant array when there is none beside a window). */
@@ -70,8 +56,8 @@ describe('aggregate fold by raw key values', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 5 }), async (batches) => {
         for (const aggs of [AGGS, 'count(*) AS c']) {
-          const byTuple = await run(`SELECT ${plain.join(', ')}, ${aggs} FROM events GROUP BY ${by(plain)}`, batches);
-          const general = await run(`SELECT ${wrapped.join(', ')}, ${aggs} FROM events GROUP BY ${by(wrapped)}`, batches);
+          const byTuple = await runWithCrashes(`SELECT ${plain.join(', ')}, ${aggs} FROM events GROUP BY ${by(plain)}`, relation, batches);
+          const general = await runWithCrashes(`SELECT ${wrapped.join(', ')}, ${aggs} FROM events GROUP BY ${by(wrapped)}`, relation, batches);
           const unwrap = (r: Row): Row => {
             const { one: _one, ...rest } = r;
             for (const k of keys) rest[k] = (r[k] as unknown[])[0];

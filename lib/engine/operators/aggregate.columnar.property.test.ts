@@ -11,10 +11,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import type { StreamingRelation } from '../query/logical-plan';
-import { StatefulQueryRunner } from '../query/testing/stateful-test-harness';
-import type { Row } from '../types';
+import { runWithCrashes } from '../query/testing/stateful-test-harness';
 import { propertyRuns } from '@/lib/testing/property-runs';
 
 const relation: StreamingRelation = {
@@ -52,19 +50,6 @@ const batch = fc.record({
   crash: fc.constantFrom('none', 'rerun', 'restart'),
 });
 
-async function run(sql: string, rel: StreamingRelation, batches: { rows: Row[]; crash: string }[]): Promise<Row[][]> {
-  const q = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, rel, 'update');
-  const out: Row[][] = [];
-  for (const b of batches) {
-    if (b.crash !== 'none') {
-      await q.runBatch(b.rows, { crashBeforeCommit: true });
-      if (b.crash === 'restart') q.restart();
-    }
-    out.push((await q.runBatch(b.rows)).output);
-  }
-  return out;
-}
-
 const GROUPINGS: { name: string; keys: string; rel: StreamingRelation }[] = [
   { name: 'one key', keys: 'k', rel: relation },
   { name: 'two keys', keys: 'k, j', rel: relation },
@@ -76,8 +61,8 @@ describe('columnar aggregate fold', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 6 }), async (bs) => {
         const batches = bs.map((b) => ({ rows: b.odd && b.rows.length > 0 ? [...b.rows, { k: 'a', v: 'x', n: 1, j: 1, ts: 30_000 }] : b.rows, crash: b.crash }));
-        const columnar = await run(`SELECT ${keys}, ${AGGS} FROM events GROUP BY ${keys}`, rel, batches);
-        const rowByRow = await run(`SELECT ${keys}, ${AGGS}, approx_count_distinct(v) AS d FROM events GROUP BY ${keys}`, rel, batches);
+        const columnar = await runWithCrashes(`SELECT ${keys}, ${AGGS} FROM events GROUP BY ${keys}`, rel, batches);
+        const rowByRow = await runWithCrashes(`SELECT ${keys}, ${AGGS}, approx_count_distinct(v) AS d FROM events GROUP BY ${keys}`, rel, batches);
         expect(columnar.length).toBe(rowByRow.length);
         for (let i = 0; i < columnar.length; i++) {
           expect(columnar[i]).toEqual(rowByRow[i].map(({ d: _d, ...rest }) => rest));

@@ -131,3 +131,24 @@ export async function runInBatches(sql: string, relation: StreamingRelation, row
   }
   return { output, runner };
 }
+
+/** A batch of rows, and the crash a property test asks for before it runs to its commit. */
+export interface BatchWithCrash {
+  rows: Row[];
+  /** `rerun`: the batch runs once without committing, then again; `restart`: the same with a restart in between. */
+  crash: string;
+}
+
+/** Each batch's output, in Update mode, each batch run after the crash it asks for. */
+export async function runWithCrashes(sql: string, relation: StreamingRelation, batches: readonly BatchWithCrash[]): Promise<Row[][]> {
+  const runner = new StatefulQueryRunner(new InMemoryCheckpointFileManager(), sql, relation, 'update');
+  const out: Row[][] = [];
+  for (const b of batches) {
+    if (b.crash !== 'none') {
+      await runner.runBatch(b.rows, { crashBeforeCommit: true });
+      if (b.crash === 'restart') runner.restart();
+    }
+    out.push((await runner.runBatch(b.rows)).output);
+  }
+  return out;
+}
