@@ -38,14 +38,8 @@ export class ScalarSubqueryExec implements PhysicalOperator {
     this.reads = new StaticTableReads(load);
   }
 
-  /** The batch whose rows last had the subqueries' tables checked for changes (once a batch, as its pieces read one value). */
-  private checkedBatch?: number;
-
   async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
-    const check = this.evaluated && rows.length > 0 && ctx.batchId !== this.checkedBatch;
-    if (check) this.checkedBatch = ctx.batchId;
-    if (!this.evaluated || (check && (await this.reads.stale()))) {
-      this.checkedBatch = ctx.batchId;
+    if (await this.reads.mustRead(ctx.batchId, rows.length > 0, this.evaluated)) {
       const load = this.reads.reader();
       // In order: a subquery may read one evaluated before it.
       for (const s of this.subqueries) {

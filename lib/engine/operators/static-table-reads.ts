@@ -39,11 +39,25 @@ export class StaticTableReads {
 
   constructor(private readonly load: (t: StaticTableSpec) => Promise<Row[]>) {}
 
+  /** The batch whose read, or check for changes, was the last. */
+  private checkedBatch?: number;
+
+  /**
+   * Whether the side must be read for this batch: when it has not been (`readBefore` false),
+   * else at a batch with rows whose tables may have changed (`stale`), checked once a batch, so
+   * the pieces of a batch (a pipelined stage) join one read.
+   */
+  async mustRead(batchId: number, hasRows: boolean, readBefore: boolean): Promise<boolean> {
+    if (readBefore && (!hasRows || batchId === this.checkedBatch)) return false;
+    this.checkedBatch = batchId;
+    return !readBefore || this.stale();
+  }
+
   /**
    * Whether a read now may give other rows than the last: there was none, or a table it read is
    * not cached and is not a file whose signature is unchanged.
    */
-  async stale(): Promise<boolean> {
+  private async stale(): Promise<boolean> {
     if (!this.last) return true;
     for (const [t, was] of this.last) {
       if (t.cache) continue;

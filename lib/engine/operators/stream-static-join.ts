@@ -171,9 +171,6 @@ export class StreamStaticJoinExec implements PhysicalOperator {
     this.reads = new StaticTableReads(o.load ?? loadStaticTable);
   }
 
-  /** The batch whose rows last had the static side checked for changes. */
-  private checkedBatch?: number;
-
   private async build(ctx: OperatorContext): Promise<Map<unknown, Row[]>> {
     const load = ctx.loadStaticTable ?? this.reads.reader();
     const rows = this.o.view ? await this.o.view(load, ctx) : await load(this.o.table);
@@ -196,18 +193,11 @@ export class StreamStaticJoinExec implements PhysicalOperator {
   }
 
   async execute(rows: Row[], ctx: OperatorContext): Promise<Row[]> {
-    // Read at the first batch, then again at a batch with data whose tables may have changed:
-    // checked once a batch, so the pieces of a batch (a pipelined stage) join one read.
-    if (this.index === undefined) {
-      this.index = await this.build(ctx);
-      this.checkedBatch = ctx.batchId;
-    } else if (rows.length > 0 && ctx.batchId !== this.checkedBatch) {
-      this.checkedBatch = ctx.batchId;
-      if (await this.reads.stale()) this.index = await this.build(ctx);
-    }
+    // Read at the first batch, then again at a batch with data whose tables may have changed.
+    if (await this.reads.mustRead(ctx.batchId, rows.length > 0, this.index !== undefined)) this.index = await this.build(ctx);
     const { keys, staticColumns, joinType, streamColumns } = this.o;
     const read = this.o.keyValues?.stream;
-    const index = this.index;
+    const index = this.index!;
     const out: Row[] = [];
     const nStatic = staticColumns.length;
     // One key column (the common case): its value is the key, no tuple array per row.
