@@ -23,14 +23,19 @@ import { BadRecordError } from '../errors';
 import { encodeKey } from '../state/state-value-codec';
 import type { Row, Schema } from '../types';
 import type { EvalContext } from '../query/function-types';
+import { VALUES_RELATION } from '../query/parser/unresolved-plan';
 import type { OperatorContext, PhysicalOperator } from './physical-operator';
 import { CsvLineParser, JsonLineParser, splitCsvLine } from './record-parser';
 import { StaticTableReads } from './static-table-reads';
 
 export interface StaticTableSpec {
   name: string;
-  /** `file` (default): JSON lines or CSV at `path`; `postgres`: `table` read over `connectionString`. */
-  type?: 'file' | 'postgres';
+  /**
+   * `file` (default): JSON lines or CSV at `path`; `postgres`: `table` read over `connectionString`;
+   * `values`: the one row without columns an inline table's rows are selected from (VALUES_TABLE,
+   * never a job's).
+   */
+  type?: 'file' | 'postgres' | 'values';
   path?: string;
   format?: 'json' | 'csv';
   header?: boolean;
@@ -46,8 +51,24 @@ export interface StaticTableSpec {
   schema: Schema;
 }
 
+/**
+ * What an inline table (`VALUES (1, 'a'), (2, 'b')`) selects its rows from: one row of no
+ * columns, each of the table's rows a SELECT of its values over it, the rows a UNION ALL of those
+ * (parser/ast-builder.ts). So an inline table is a subquery over a static table, which a join's
+ * static side, an IN subquery or a scalar subquery runs as its batch plan, in the run: its values
+ * are evaluated there, per read, never while a query is validated. Its name is none a query can
+ * write; messages and explain call it VALUES.
+ */
+export const VALUES_TABLE: StaticTableSpec = Object.freeze({ name: VALUES_RELATION, type: 'values', schema: [], cache: true });
+
+/** How a query's text names a static table: its name, or VALUES for an inline table's rows. */
+export function staticTableName(t: StaticTableSpec): string {
+  return t === VALUES_TABLE ? 'VALUES' : t.name;
+}
+
 /** Where a static table comes from, without secrets: for explain and error messages. */
 export function describeStaticTable(t: StaticTableSpec): string {
+  if (t.type === 'values') return 'inline table';
   return t.type === 'postgres' ? `postgres:${t.dbSchema ?? 'public'}.${t.table}` : String(t.path);
 }
 
@@ -77,6 +98,7 @@ export function getStaticTableReader(type: string): StaticTableReader | undefine
 export async function loadStaticTable(t: StaticTableSpec): Promise<Row[]> {
   const type = t.type ?? 'file';
   if (type === 'file') return loadStaticFile(t);
+  if (type === 'values') return [{}];
   const reader = readers.get(type);
   if (!reader) throw new BadRecordError(`Static table ${t.name}: no reader for type "${type}" is registered in this process; import lib/connectors in the program's entry point.`, { table: t.name });
   return reader.load(t);

@@ -91,6 +91,8 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
     name,
     type: t.type === 'null' ? 'string' : t.type,
     nullable,
+    // Spark's VOID (a NULL literal's column): kept as a STRING, it widens to the type beside it.
+    ...(t.type === 'null' ? { void: true as const } : {}),
     ...(t.fields ? { fields: t.fields } : {}),
     ...(t.decimal ? { precision: t.decimal.precision, scale: t.decimal.scale } : {}),
     ...(t.elementType ? { elementType: t.elementType } : {}),

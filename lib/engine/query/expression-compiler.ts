@@ -273,7 +273,8 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
   if (fields.some((f) => f.type === 'window' || f.type === 'unknown')) return undefined;
   const cs: CompiledExpr[] = fields.map((f) => {
     const key = f.name;
-    return { ...typeOfField(f), eval: (row) => row[key] ?? null };
+    // A branch's NULL column (VOID) takes the other branches' type, as Spark widens NullType.
+    return { ...(f.void ? { type: 'null' as const } : typeOfField(f)), eval: (row) => row[key] ?? null };
   });
   const u = unifyAll(cs, fields.map((f) => ({ kind: 'column', name: f.name })), false, true);
   if (!u) return undefined;
@@ -577,6 +578,15 @@ class ExpressionCompiler implements LambdaCompiler {
       }
       case 'column': {
         const f = resolveColumn(this.schema, e.name);
+        if (!f && this.schema.length === 0) {
+          // Nothing to read a column from (an inline table's values): Spark's WITHOUT_SUGGESTION.
+          throw new SqlValidationError(
+            `A column, variable, or function parameter with name \`${e.name.replace(/`/g, '``')}\` cannot be resolved. Only constants can be written here: no column is in scope`,
+            e.pos,
+            'column reference',
+            'UNRESOLVED_COLUMN.WITHOUT_SUGGESTION',
+          );
+        }
         if (!f) {
           throw new SqlValidationError(
             `${unresolvedColumn(e.name, this.schema.map((x) => x.name))} Column "${e.name}" does not exist; available columns: ${this.schema.map((x) => x.name).join(', ')}`,

@@ -80,7 +80,8 @@ export function unionOutput(branches: readonly Schema[], pos: SqlPosition | unde
   const widened: ({ type: TypeInfo; read: Evaluator[] } | undefined)[] = [];
   const output: Schema = first.map((f, i) => {
     const column = branches.map((b) => b[i]);
-    if (column.every((g) => sameType(g, f))) {
+    // A NULL column (VOID) is a STRING of no type of its own: beside any other it widens.
+    if (column.every((g) => sameType(g, f) && g.void === f.void)) {
       widened.push(undefined);
       return { ...f };
     }

@@ -33,7 +33,7 @@ import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-err
 import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
 import { timeWindowIn, WINDOW_COLUMN, windowInsideAnItem, withWindowColumn } from './time-windowing';
-import type { StaticTableSpec } from '../operators/stream-static-join';
+import { staticTableName, VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 
 /** What FROM gives the rest of a SELECT: the plan, its columns, and the names that qualify them. */
@@ -54,7 +54,8 @@ export function buildLogicalPlan(sql: string, relations: StreamingRelation | rea
   checkSqlLimits(sql);
   try {
     const all = Array.isArray(relations) ? relations : [relations as StreamingRelation];
-    const planner = new QueryPlanner(sql, all, staticTables);
+    // The row an inline table's rows are selected from (VALUES_TABLE), beside the job's tables.
+    const planner = new QueryPlanner(sql, all, [...staticTables, VALUES_TABLE]);
     return outputNamesChecked(staticReadsChecked(planner.plan(parsePlan(sql), new Map()), all), planner.repeatedNames);
   } catch (e) {
     // The last resort, should some shape within the limits still exhaust the stack.
@@ -478,8 +479,9 @@ class QueryPlanner {
           return { plan: { kind: 'StaticRelation', table, keys: [], columns: table.schema.map((f) => f.name) }, schema: table.schema, qualifiers: [table.name] };
         }
         if (table) {
+          const written = staticTableName(table);
           throw new SqlValidationError(
-            `FROM ${name}: ${name} is a static table, which a streaming query reads by joining it with a stream (FROM ${this.relations[0].sourceName} JOIN ${name} ON …), or in a subquery on the join's static side`,
+            `FROM ${written}: ${written === 'VALUES' ? 'an inline table' : `${written} is a static table, which`} a streaming query reads by joining it with a stream (FROM ${this.relations[0].sourceName} JOIN ${written === 'VALUES' ? '(VALUES …) AS t(a, b)' : name} ON …), or in a subquery on the join's static side`,
             lineColumn(u.pos), 'FROM');
         }
         throw new SqlValidationError(

@@ -97,6 +97,11 @@ export const RANDOM_ARRAY_FORMS: Record<string, SpecialFormDef> = {
 
 const NONDETERMINISTIC: ReadonlySet<string> = new Set([...Object.keys(RANDOM_MATH_FORMS), ...Object.keys(RANDOM_MISC_FORMS), ...Object.keys(RANDOM_ARRAY_FORMS)]);
 
+/** Whether the function `name` (lower case) draws a new value at every evaluation (rand, uuid, shuffle…). */
+export function isNondeterministicFunction(name: string): boolean {
+  return NONDETERMINISTIC.has(name);
+}
+
 /**
  * Whether an expression gives the same value for the same row wherever it is evaluated (Spark's
  * Expression.deterministic): no random function in it. A nondeterministic condition is not moved

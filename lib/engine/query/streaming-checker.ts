@@ -15,10 +15,10 @@ import { inputWatermarkDelta } from './watermark-propagation';
 import { unsupportedOperation } from '../errors';
 import type { OutputMode, Schema } from '../types';
 import { describeWindow } from '../operators/window';
-import { describeStaticTable, type StaticTableSpec } from '../operators/stream-static-join';
+import { describeStaticTable, staticTableName, type StaticTableSpec } from '../operators/stream-static-join';
 import { explainExprToString, exprToString, mapExprChildren, type Expr } from './expression';
 import { aggregateKeyNames, isComputedKey } from './aggregate-planner';
-import { children, isStreamStreamJoin, relationOutput, staticName, staticSchema, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
+import { children, isStreamStreamJoin, relationOutput, staticSchema, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
 import { analyzeAggregate, type WatermarkSpec } from './stateful-planner';
 
 export interface AnalyzerWarning {
@@ -348,7 +348,7 @@ function describe(plan: LogicalPlan): string {
       // Spark's explain of a null-aware anti join: `((x = c) OR isnull((x = c)))`.
       return `Join ${plan.joinType}${plan.condition ? ` ${plan.nullAware ? `(${explainExprToString(plan.condition)} OR isnull(${explainExprToString(plan.condition)}))` : explainExprToString(plan.condition)}` : ''}${plan.streamColumns ? ` emits stream [${plan.streamColumns.join(', ')}]` : ''}`;
     case 'StaticRelation':
-      return `StaticRelation ${staticName(plan)} [${plan.columns.join(', ')}]${plan.view ? '' : ` (${describeStaticTable(plan.table)})`}`;
+      return `StaticRelation ${plan.view ? plan.view.name : staticTableName(plan.table)} [${plan.columns.join(', ')}]${plan.view ? '' : ` (${describeStaticTable(plan.table)})`}`;
     case 'Union':
       return `Union (${plan.branches.length} branches)`;
   }

@@ -11,14 +11,16 @@
  */
 import type { ParserRuleContext } from 'antlr4ng';
 import { unsupportedOperation } from '../../errors';
+import { isNondeterministicFunction } from '../random-functions';
 import { formatDouble } from '../sql-values';
 import { SqlValidationError } from '../sql-error';
 import { ExpressionAstBuilder, notSupported } from './expression-ast-builder';
 import { parseSchema } from './data-type-parser';
+import { someExpression } from './expression-tree';
 import { identifierText } from './identifiers';
 import { Ctx, parseQuery, parseSpark } from './spark-parser';
 import type { ParsedText } from './spark-parser';
-import type { Expression, JoinType, LogicalPlan, Position, SubqueryAlias, UnresolvedFunction } from './unresolved-plan';
+import { VALUES_RELATION, type Expression, type JoinType, type LogicalPlan, type Position, type SubqueryAlias, type UnresolvedFunction } from './unresolved-plan';
 
 type C<K extends keyof typeof Ctx> = InstanceType<(typeof Ctx)[K]>;
 
@@ -26,6 +28,16 @@ const JOIN_TYPES: Record<string, JoinType> = {
   '': 'Inner', INNER: 'Inner', CROSS: 'Cross', LEFT: 'LeftOuter', LEFTOUTER: 'LeftOuter', RIGHT: 'RightOuter', RIGHTOUTER: 'RightOuter',
   FULL: 'FullOuter', FULLOUTER: 'FullOuter', SEMI: 'LeftSemi', LEFTSEMI: 'LeftSemi', ANTI: 'LeftAnti', LEFTANTI: 'LeftAnti',
 };
+
+/** The name of the first nondeterministic function `e` calls (rand(), uuid()…), if any. */
+function firstNondeterministicCall(e: Expression): string | undefined {
+  let found: string | undefined;
+  someExpression(e, (x) => {
+    if (x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isNondeterministicFunction(x.nameParts[0].toLowerCase())) found = x.nameParts[0];
+    return found !== undefined;
+  });
+  return found;
+}
 
 class PlanAstBuilder {
   readonly expr: ExpressionAstBuilder;
@@ -106,7 +118,49 @@ class PlanAstBuilder {
     if (ctx.querySpecification()) return this.querySpecification(ctx.querySpecification()!);
     if (ctx.query()) return this.query(ctx.query()!);
     if (ctx.KW_TABLE()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos };
-    throw notSupported(ctx.KW_VALUES() ? 'VALUES' : 'FROM … SELECT', pos);
+    if (ctx.KW_VALUES()) return this.aliased(this.inlineTable(ctx.expression(), pos), ctx.tableAlias(), pos);
+    throw notSupported('FROM … SELECT', pos);
+  }
+
+  /**
+   * Spark's UnresolvedInlineTable (`VALUES (1, 'a'), (2, 'b')`, or `VALUES 1, 2` of one column),
+   * its columns named col1, col2, … as Spark names them (an alias list renames them), written as
+   * what it stands for: a UNION ALL of one SELECT per row over VALUES_RELATION, a row without
+   * columns. Its values are evaluated where the query's static side runs, never at validation;
+   * a column's type is the one its rows' values widen to. A row must have as many values as the
+   * first, and no value may be nondeterministic, as Spark's ResolveInlineTables requires.
+   */
+  private inlineTable(exprs: C<'ExpressionContext'>[], pos: Position): LogicalPlan {
+    const rows = exprs.map((x) => {
+      const e = this.expr.expression(x);
+      // `(1, 'a')` is a row of two values (Spark's style 1); struct(1, 'a') one value, a struct.
+      const rowConstructor = e.kind === 'UnresolvedFunction' && e.nameParts[0] === 'struct' && this.parsed.text.sql[e.pos.start] === '(';
+      return rowConstructor ? (e as UnresolvedFunction).arguments.map((a) => (a.kind === 'Alias' ? a.child : a)) : [e];
+    });
+    const width = rows[0].length;
+    rows.forEach((row, i) => {
+      if (row.length !== width) {
+        throw new SqlValidationError(
+          `Invalid inline table. Inline table expected ${width} columns but found ${row.length} columns in row ${i}. Give every row as many values as the first.`,
+          this.pos(exprs[i]), 'VALUES', 'INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH');
+      }
+      for (const v of row) {
+        const random = firstNondeterministicCall(v);
+        if (random) {
+          throw new SqlValidationError(
+            `Invalid inline table. Cannot evaluate the expression "${this.parsed.text.sql.slice(v.pos.start, v.pos.end)}" in inline table definition. An inline table holds constants: compute ${random}() in the query that reads it.`,
+            v.pos, 'VALUES', 'INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE');
+        }
+      }
+    });
+    const relation: LogicalPlan = { kind: 'UnresolvedRelation', multipartIdentifier: [VALUES_RELATION], pos };
+    const selects: LogicalPlan[] = rows.map((row) => ({
+      kind: 'Project',
+      projectList: row.map((v, i): Expression => ({ kind: 'Alias', child: v, name: `col${i + 1}`, pos: v.pos })),
+      child: relation,
+      pos,
+    }));
+    return selects.length === 1 ? selects[0] : { kind: 'Union', children: selects, pos };
   }
 
   private tableName(ctx: C<'TableNameContext'> | C<'ViewNameContext'>): string[] {
@@ -265,7 +319,8 @@ class PlanAstBuilder {
       return this.aliased(this.withSample(ctx.sample(), this.query(ctx.atomSubQueryTableSource().query())), ctx.tableAlias(), pos);
     }
     if (ctx instanceof Ctx.JoinTableSourceContext) return this.aliased(this.relation(ctx.relation()), ctx.tableAlias(), pos);
-    throw notSupported(ctx instanceof Ctx.InlineTableSourceContext ? 'VALUES' : 'Table-valued functions', pos);
+    if (ctx instanceof Ctx.InlineTableSourceContext) return this.aliased(this.inlineTable(ctx.inlineTable().expression(), pos), ctx.tableAlias(), pos);
+    throw notSupported('Table-valued functions', pos);
   }
 
   private lateralView(ctx: C<'LateralViewContext'>, child: LogicalPlan): LogicalPlan {

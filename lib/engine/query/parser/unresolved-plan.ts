@@ -130,6 +130,13 @@ export type Expression =
   | UnresolvedNamedLambdaVariable | LambdaFunction | SortOrder | UnresolvedWindowExpression | GroupingAnalytics
   | NamedArgumentExpression;
 
+/**
+ * The relation an inline table's rows are selected from (ast-builder.ts's inlineTable): one row
+ * without columns, the static table VALUES_TABLE (stream-static-join.ts). No query can write the
+ * name.
+ */
+export const VALUES_RELATION = '\u0000VALUES';
+
 export type JoinType = 'Inner' | 'Cross' | 'LeftOuter' | 'RightOuter' | 'FullOuter' | 'LeftSemi' | 'LeftAnti';
 
 interface UnresolvedRelation extends Node { readonly kind: 'UnresolvedRelation'; readonly multipartIdentifier: readonly string[] }

@@ -1,0 +1,110 @@
+/**
+ * Inline tables (Spark's `VALUES (1, 'a'), (2, 'b') AS t(id, name)`) beside a stream: joined as
+ * a static table, read by IN and by a scalar subquery, with Spark's column names (col1, col2, …),
+ * its column types (the rows' values widened: an INT beside a DECIMAL(2,1) is a DECIMAL(11,1), a
+ * NULL takes the other rows' type) and its refusals (INVALID_INLINE_TABLE.*). A NULL column of a
+ * UNION of streams widens the same way.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock';
+import { withErrorClass } from '../errors';
+import { MemorySinkTable } from '../sinks/memory-sink';
+import { MemoryStream } from '../sources/memory-source';
+import { validateJob } from '../spec/validate-job';
+import { MicroBatchExecution } from './micro-batch-execution';
+import { mustParse } from './testing/test-fixtures';
+
+const roots: string[] = [];
+afterAll(async () => {
+  for (const r of roots) await rm(r, { recursive: true, force: true });
+});
+
+const EVENTS = [{ name: 'id', type: 'long' }, { name: 'k', type: 'long' }];
+const ROWS = [{ id: 1, k: 1 }, { id: 2, k: 2 }, { id: 3, k: 3 }, { id: 4, k: null }];
+
+let n = 0;
+const specOf = (sql: string, name = `inline-${process.pid}-${n++}`, dir = '/nonexistent') => ({
+  name,
+  source: { name: 'events', type: 'memory', options: { stream: name }, schema: EVENTS },
+  sql,
+  sink: { type: 'memory', options: { table: name } },
+  trigger: { type: 'available-now' },
+  checkpointLocation: path.join(dir, 'cp'),
+});
+
+/** The query's output over ROWS in one batch, each row as `a:b:…` in column order, sorted. */
+async function run(sql: string): Promise<string[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-inline-table-'));
+  roots.push(dir);
+  const spec = specOf(sql, undefined, dir);
+  const q = new MicroBatchExecution({ spec: mustParse(spec), clock: new ManualClock(0) });
+  MemoryStream.named(spec.name).addData(...ROWS);
+  await q.processAllAvailable();
+  await q.stop();
+  return MemorySinkTable.named(spec.name).rows.map((r) => Object.values(r).map((v) => (typeof v === 'bigint' ? `${v}n` : String(v))).join(':')).sort();
+}
+
+const outputSchema = (sql: string) => validateJob(specOf(sql)).outputSchema?.map((f) => `${f.name} ${f.type}`);
+/** The validation's errors, each as the CLI prints it: `[<error class>] <message>`. */
+const errorOf = (sql: string) => validateJob(specOf(sql)).errors.map((e) => withErrorClass(e.message, e.errorClass)).join('\n');
+
+describe('inline tables (VALUES) beside a stream', () => {
+  it('joins as a static table, its columns named by the alias list', async () => {
+    expect(await run("SELECT e.id, t.name FROM events e JOIN (VALUES (1, 'a'), (2, 'b')) AS t(id, name) ON t.id = e.k")).toEqual(['1:a', '2:b']);
+    expect(await run("SELECT e.id, t.name FROM events e JOIN VALUES (1, 'a'), (3, 'c') AS t(id, name) ON t.id = e.k")).toEqual(['1:a', '3:c']);
+  });
+
+  it('without an alias list, its columns are col1, col2, …; a LEFT JOIN pads the unmatched rows', async () => {
+    expect(await run("SELECT id, col2 FROM events LEFT JOIN VALUES (1, 'a'), (3, 'c') ON col1 = k")).toEqual(['1:a', '2:null', '3:c', '4:null']);
+  });
+
+  it('is read by IN, NOT IN and a scalar subquery', async () => {
+    expect(await run('SELECT id FROM events WHERE k IN (VALUES 1, 3)')).toEqual(['1', '3']);
+    // NOT IN with no NULL among the values: a NULL k is NULL, so not kept.
+    expect(await run('SELECT id FROM events WHERE k NOT IN (VALUES 1, 3)')).toEqual(['2']);
+    expect(await run('SELECT id, (SELECT max(col1) FROM VALUES (5), (7)) AS m FROM events WHERE k = 1')).toEqual(['1:7']);
+  });
+
+  it('types a column as its rows widen: INT and DECIMAL(2,1) to DECIMAL(11,1), NULL to the others\' type', () => {
+    expect(outputSchema('SELECT t.x FROM events e JOIN VALUES (1, 2.5), (2, 3) AS t(k, x) ON t.k = e.k')).toEqual(['x decimal']);
+    expect(validateJob(specOf('SELECT t.x FROM events e JOIN VALUES (1, 2.5), (2, 3) AS t(k, x) ON t.k = e.k')).outputSchema?.[0]).toMatchObject({ precision: 11, scale: 1 });
+    expect(outputSchema('SELECT t.x FROM events e JOIN VALUES (1, NULL), (2, 5) AS t(k, x) ON t.k = e.k')).toEqual(['x long']);
+    expect(outputSchema('SELECT t.x FROM events e JOIN VALUES (1, array(1, 2)), (2, array(3L)) AS t(k, x) ON t.k = e.k')).toEqual(['x array']);
+  });
+
+  it('gives its widened values, a NULL as NULL', async () => {
+    expect(await run('SELECT e.id, t.x FROM events e JOIN VALUES (1, NULL), (2, 5) AS t(k, x) ON t.k = e.k')).toEqual(['1:null', '2:5']);
+  });
+
+  it("refuses what Spark's ResolveInlineTables refuses, with its error classes", () => {
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1, 'a'), (2) AS t(k, x) ON t.k = e.k")).toContain('[INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH] Invalid inline table. Inline table expected 2 columns but found 1 columns in row 1.');
+    expect(errorOf('SELECT * FROM events e JOIN VALUES (1, rand()) AS t(k, x) ON t.k = e.k')).toContain('[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Invalid inline table. Cannot evaluate the expression "rand()"');
+    expect(errorOf('SELECT * FROM events e JOIN VALUES (1, id) AS t(k, x) ON t.k = e.k')).toContain('[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function parameter with name `id` cannot be resolved.');
+    expect(errorOf('SELECT * FROM events e JOIN VALUES (1, 2) AS t(k) ON t.k = e.k')).toContain('Number of column aliases does not match number of columns');
+  });
+
+  it('alone is no streaming query, and says how to read it', () => {
+    expect(errorOf('SELECT * FROM VALUES (1, 2)')).toContain('FROM VALUES: an inline table a streaming query reads by joining it with a stream');
+  });
+
+  it('is explained as an inline table, not by an internal name', () => {
+    const explain = validateJob(specOf("SELECT * FROM events e JOIN VALUES (1, 'a') AS t(k, x) ON t.k = e.k")).explain ?? '';
+    expect(explain).toContain('StaticRelation VALUES [] (inline table)');
+    expect(explain).not.toContain('\u0000');
+  });
+});
+
+describe('a NULL column of a UNION of streams', () => {
+  const twoSources = (sql: string) => ({ ...specOf(sql), sources: [{ name: 'a', type: 'memory', options: { stream: 'a' }, schema: EVENTS }, { name: 'b', type: 'memory', options: { stream: 'b' }, schema: EVENTS }], source: undefined });
+  const schemaOf = (sql: string) => validateJob(twoSources(sql)).outputSchema?.map((f) => `${f.name} ${f.type}${f.void ? ' void' : ''}`);
+
+  it("takes the other branch's type, as Spark widens NullType", () => {
+    expect(schemaOf('SELECT k AS x FROM a UNION ALL SELECT NULL FROM b')).toEqual(['x long']);
+    expect(schemaOf('SELECT NULL AS x FROM a UNION ALL SELECT k FROM b')).toEqual(['x long']);
+    expect(schemaOf("SELECT NULL AS x FROM a UNION ALL SELECT 'v' FROM b")).toEqual(['x string']);
+    expect(schemaOf('SELECT NULL AS x FROM a UNION ALL SELECT NULL FROM b')).toEqual(['x string void']);
+  });
+});
