@@ -10,7 +10,7 @@
  * things. Which join types are legal with a stream is the analyzer's call (Spark's rules).
  */
 import { unsupportedOperation } from '../errors';
-import type { StaticTableSpec } from '../operators/stream-static-join';
+import { VALUES_TABLE, type StaticTableSpec } from '../operators/stream-static-join';
 import type { Schema } from '../types';
 import { exprToString, referencedColumns, type Expr } from './expression';
 import { ambiguousReference, lineColumn, type ExpressionBuilder, type Scope } from './expression-builder';
@@ -185,7 +185,8 @@ export function buildStreamStaticJoin(
   const staticOf = (s: JoinSide) => s.table ?? statics.find((t) => t.name.toLowerCase() === s.name.toLowerCase());
   if (streamIdx < 0 && staticJoins && staticOf(a) && staticOf(b)) return buildStaticJoin(join, [{ side: a, table: staticOf(a)! }, { side: b, table: staticOf(b)! }], statics, builder, planLeaf);
   if (streamIdx < 0 || !table || !staticSide || !streamSide) {
-    const known = statics.map((t) => t.name).join(', ') || 'none declared';
+    // The job's tables: the row inline tables select from is none a query names.
+    const known = statics.filter((t) => t !== VALUES_TABLE).map((t) => t.name).join(', ') || 'none declared';
     throw new SqlValidationError(
       `A join needs the stream "${streamSide?.label ?? relations[0].sourceName}" and a static table from the job's staticTables (${known}); got ${a.name} JOIN ${b.name}`,
       pos, 'JOIN');
