@@ -72,8 +72,10 @@ describe('parallelism of a running query', () => {
     expect(seq!.metadata.conf[SHUFFLE_PARTITIONS_CONF]).toBe('3');
     expect(await j.checkpoint.list('state/0')).toEqual(expect.arrayContaining(['0', '1', '2']));
     expect(await j.checkpoint.list('state/0')).not.toContain('3');
-    // Each partition holds some of the 40 groups; progress sums them.
+    // Each partition holds some of the 40 groups; progress sums them, and counts the partitions
+    // and their stores as Spark's numShufflePartitions and numStateStoreInstances.
     expect(j.progress.at(-1)!.stateOperators[0].numRowsTotal).toBe(40);
+    expect(j.progress.at(-1)!.stateOperators[0]).toMatchObject({ numShufflePartitions: 3, numStateStoreInstances: 3 });
     expect(Object.keys(j.answer())).toHaveLength(40);
   });
 

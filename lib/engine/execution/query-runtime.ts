@@ -506,7 +506,7 @@ export class QueryRuntime {
       const remote = this.remoteStages.get(stageId);
       return remote?.progress.length ? [[op, remote.progress] as const] : [];
     }));
-    return this.stateful.map((op) => mergeStateOperatorProgress(remoteOf.get(op) ?? (instancesOf.get(op) ?? [op]).map((o) => o.progress())));
+    return this.stateful.map((op) => withStateInstances(op, mergeStateOperatorProgress(remoteOf.get(op) ?? (instancesOf.get(op) ?? [op]).map((o) => o.progress()))));
   }
 
   /**
@@ -698,11 +698,37 @@ function mergeStateOperatorProgress(ps: StateOperatorProgress[]): StateOperatorP
     operatorName: ps[0].operatorName,
     numRowsTotal: sum((p) => p.numRowsTotal),
     numRowsUpdated: sum((p) => p.numRowsUpdated),
+    // Spark sums its tasks' times too (a SQL metric summed over the partitions).
+    allUpdatesTimeMs: sum((p) => p.allUpdatesTimeMs),
     numRowsRemoved: sum((p) => p.numRowsRemoved),
-    numRowsDroppedByWatermark: sum((p) => p.numRowsDroppedByWatermark),
-    memoryUsedBytes: sum((p) => p.memoryUsedBytes),
+    allRemovalsTimeMs: sum((p) => p.allRemovalsTimeMs),
     commitTimeMs: sum((p) => p.commitTimeMs),
+    memoryUsedBytes: sum((p) => p.memoryUsedBytes),
+    numRowsDroppedByWatermark: sum((p) => p.numRowsDroppedByWatermark),
     ...(ps.some((p) => p.customMetrics) ? { customMetrics } : {}),
+  };
+}
+
+/**
+ * An operator's progress with its state partitions and store instances (Spark's
+ * numShufflePartitions and numStateStoreInstances), every field in the order of Spark's
+ * StateOperatorProgress JSON.
+ */
+function withStateInstances(op: StatefulOperator, p: StateOperatorProgress): StateOperatorProgress {
+  const partitions = op.numPartitions ?? 1;
+  return {
+    operatorName: p.operatorName,
+    numRowsTotal: p.numRowsTotal,
+    numRowsUpdated: p.numRowsUpdated,
+    allUpdatesTimeMs: p.allUpdatesTimeMs,
+    numRowsRemoved: p.numRowsRemoved,
+    allRemovalsTimeMs: p.allRemovalsTimeMs,
+    commitTimeMs: p.commitTimeMs,
+    memoryUsedBytes: p.memoryUsedBytes,
+    numRowsDroppedByWatermark: p.numRowsDroppedByWatermark,
+    numShufflePartitions: partitions,
+    numStateStoreInstances: partitions * (op.storeNames?.length ?? 1),
+    ...(p.customMetrics ? { customMetrics: p.customMetrics } : {}),
   };
 }
 

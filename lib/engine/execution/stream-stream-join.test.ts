@@ -98,6 +98,14 @@ describe('stream-stream inner join (the programming guide\'s impressions and cli
     const join = t.progress.at(-1)!.stateOperators[0];
     expect(join.operatorName).toBe('symmetricHashJoin');
     expect(join.numRowsTotal).toBeGreaterThan(0);
+    // Spark's StateOperatorProgress fields, in its JSON's order; one partition of four stores.
+    expect(Object.keys(join)).toEqual([
+      'operatorName', 'numRowsTotal', 'numRowsUpdated', 'allUpdatesTimeMs', 'numRowsRemoved', 'allRemovalsTimeMs', 'commitTimeMs',
+      'memoryUsedBytes', 'numRowsDroppedByWatermark', 'numShufflePartitions', 'numStateStoreInstances', 'customMetrics',
+    ]);
+    expect(join).toMatchObject({ numShufflePartitions: 1, numStateStoreInstances: 4 });
+    expect(join.allUpdatesTimeMs).toBeGreaterThanOrEqual(0);
+    expect(join.allRemovalsTimeMs).toBeGreaterThanOrEqual(0);
     await q.stop();
   });
 

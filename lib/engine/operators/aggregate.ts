@@ -43,7 +43,7 @@ import type { Field, OutputMode, Row, Schema } from '../types';
 import {
   chooseFold, keyTime, mergePartialBuffers, partialAggregate, partitionOfGroup, writeGroups, type AggregateFold, type Group, type PartialAggregateBuffer,
 } from './aggregate-folds';
-import { partitionStores, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
+import { partitionStores, StateOperatorTimes, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 import type { TimeWindowSpec } from './window';
 
 export interface GroupingKey {
@@ -121,6 +121,8 @@ export class StatefulAggregateExec implements StatefulOperator {
   private lastStores: StateStore[] = [];
   /** Watermark up to which state is evicted in the last committed version. */
   private evictedUpTo = -Infinity;
+  /** The last batch's update and eviction times (Spark's allUpdatesTimeMs, allRemovalsTimeMs). */
+  private readonly times = new StateOperatorTimes();
   /** This batch's eviction, until its stores commit (onCommitted) or abort (onAborted). */
   private pendingEvictedUpTo = -Infinity;
   /**
@@ -166,8 +168,17 @@ export class StatefulAggregateExec implements StatefulOperator {
     const stores = partitionStores(ctx, this.operatorId, this.numPartitions);
     /** Groups touched by this batch, in first-touch order (what Update mode emits). */
     const touched: Group[] = [];
+    const times = this.times;
+    times.reset();
     const pass = this.fold.begin(ctx, stores, touched, this.dropsLateRows);
-    return { add: (rows) => pass.add(rows), finish: () => this.aggregate(ctx, stores, touched, pass.end()) };
+    return {
+      add: (rows) => {
+        times.begin();
+        pass.add(rows);
+        times.endUpdates();
+      },
+      finish: () => this.aggregate(ctx, stores, touched, pass.end()),
+    };
   }
 
   /**
@@ -197,7 +208,11 @@ export class StatefulAggregateExec implements StatefulOperator {
     const touched: Group[] = [];
     // The fold's groups kept between batches do not see buffers merged here: forget them.
     this.fold.onAborted();
-    return this.aggregate(ctx, stores, touched, mergePartialBuffers(partials, ctx, stores, touched, this.o, this.dropsLateRows));
+    this.times.reset();
+    this.times.begin();
+    const dropped = mergePartialBuffers(partials, ctx, stores, touched, this.o, this.dropsLateRows);
+    this.times.endUpdates();
+    return this.aggregate(ctx, stores, touched, dropped);
   }
 
   /** A bounded aggregation outside Complete mode drops rows behind the watermark (Spark's late rows). */
@@ -215,7 +230,9 @@ export class StatefulAggregateExec implements StatefulOperator {
     const wm = ctx.batchWatermarkMs;
     const bounded = watermarkKeyIndex !== undefined;
     this.droppedByWatermark = dropped;
+    this.times.begin();
     writeGroups(touched);
+    this.times.endUpdates();
     if (bounded) {
       if (this.keyTimes.size > MAX_KEY_TIMES) this.keyTimes.clear();
       // A key's time never changes: setting it again is as cheap as asking whether it is there.
@@ -235,6 +252,7 @@ export class StatefulAggregateExec implements StatefulOperator {
     if (outputMode === 'update') for (const g of touched) out.push(render(keys, aggregates, g.tuple, g.bufs));
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (bounded && wm > this.evictedUpTo) {
+      this.times.begin();
       const keyTimes = this.keyTimes;
       for (const s of stores) {
         // Keys only: the scan passes every group in state, and only Append reads the values
@@ -258,6 +276,7 @@ export class StatefulAggregateExec implements StatefulOperator {
         }
       }
       this.pendingEvictedUpTo = wm;
+      this.times.endRemovals();
     }
     return out;
   }
@@ -299,6 +318,7 @@ export class StatefulAggregateExec implements StatefulOperator {
       numRowsTotal: total,
       numRowsUpdated: updated,
       numRowsRemoved: removed,
+      ...this.times.progress,
       numRowsDroppedByWatermark: this.droppedByWatermark,
       // The key-time memo shares its key strings with the store: its Map entry and number only.
       memoryUsedBytes: memory + groupCacheBytes + this.keyTimes.size * KEY_TIME_BYTES,

@@ -16,7 +16,7 @@
 import type { Row, Schema } from '../types';
 import { partitionForKey, providerMetrics, type StateStore } from '../state/state-store';
 import { decodeValue, encodeKey, encodeValue } from '../state/state-value-codec';
-import { lateEventsWatermark, partitionStores, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
+import { lateEventsWatermark, partitionStores, StateOperatorTimes, type OperatorContext, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 
 export interface DeduplicateOptions {
   operatorId: number;
@@ -47,6 +47,8 @@ export class StreamingDeduplicateExec implements StatefulOperator {
   private duplicates = 0;
   /** Watermark up to which state is evicted in the last committed version. */
   private evictedUpTo = -Infinity;
+  /** The last batch's update and eviction times (Spark's allUpdatesTimeMs, allRemovalsTimeMs). */
+  private readonly times = new StateOperatorTimes();
   /** This batch's eviction, until its stores commit (onCommitted) or abort (onAborted). */
   private pendingEvictedUpTo = -Infinity;
   private readonly bounded: boolean;
@@ -78,6 +80,9 @@ export class StreamingDeduplicateExec implements StatefulOperator {
     const out: Row[] = [];
     let dropped = 0;
     let duplicates = 0;
+    const times = this.times;
+    times.reset();
+    times.begin();
     for (const row of rows) {
       const t = this.bounded ? row[eventTime!] : undefined;
       if (typeof t === 'number' && t <= late) {
@@ -93,10 +98,12 @@ export class StreamingDeduplicateExec implements StatefulOperator {
       store.put(key, !this.bounded || typeof t !== 'number' ? NO_VALUE : encodeValue(withinWatermark ? t + delay : t));
       out.push(row);
     }
+    times.endUpdates();
     this.dropped = dropped;
     this.duplicates = duplicates;
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (this.bounded && wm > this.evictedUpTo) {
+      times.begin();
       for (const store of stores) {
         const expired: string[] = [];
         for (const [k, v] of store.entries()) {
@@ -106,6 +113,7 @@ export class StreamingDeduplicateExec implements StatefulOperator {
         for (const k of expired) store.remove(k, 'watermark');
       }
       this.pendingEvictedUpTo = wm;
+      times.endRemovals();
     }
     return out;
   }
@@ -134,6 +142,7 @@ export class StreamingDeduplicateExec implements StatefulOperator {
       numRowsTotal: sum((m) => m.numRowsTotal),
       numRowsUpdated: sum((m) => m.numRowsUpdated),
       numRowsRemoved: evicted + sum((m) => m.numRowsRemoved),
+      ...this.times.progress,
       numRowsDroppedByWatermark: this.dropped,
       memoryUsedBytes: sum((m) => m.memoryUsedBytes),
       commitTimeMs: sum((m) => m.commitTimeMs),

@@ -90,11 +90,55 @@ export interface StateOperatorProgress {
   operatorName: string;
   numRowsTotal: number;
   numRowsUpdated: number;
+  /** Spark's allUpdatesTimeMs: the batch's time reading its input into state (StateOperatorTimes). */
+  allUpdatesTimeMs: number;
   numRowsRemoved: number;
-  numRowsDroppedByWatermark: number;
-  memoryUsedBytes: number;
+  /** Spark's allRemovalsTimeMs: the batch's time evicting state behind the watermark. */
+  allRemovalsTimeMs: number;
   commitTimeMs: number;
+  memoryUsedBytes: number;
+  numRowsDroppedByWatermark: number;
+  /**
+   * The state partitions (Spark's numShufflePartitions, spark.sql.shuffle.partitions; Weir's
+   * parallelism) and the stores over them (numStateStoreInstances: a join keeps four a
+   * partition): the query runtime sets both, from the operator's numPartitions and storeNames.
+   */
+  numShufflePartitions?: number;
+  numStateStoreInstances?: number;
   customMetrics?: Record<string, number>;
+}
+
+/**
+ * Spark's allUpdatesTimeMs and allRemovalsTimeMs of a stateful operator's batch, in wall-clock
+ * milliseconds as Spark measures them: `begin` starts a span, `endUpdates` (or `endRemovals`)
+ * counts it; `reset` at the batch's start.
+ */
+export class StateOperatorTimes {
+  private updates = 0;
+  private removals = 0;
+  private started = 0;
+
+  reset(): void {
+    this.updates = 0;
+    this.removals = 0;
+  }
+
+  begin(): void {
+    this.started = performance.now();
+  }
+
+  endUpdates(): void {
+    this.updates += performance.now() - this.started;
+  }
+
+  endRemovals(): void {
+    this.removals += performance.now() - this.started;
+  }
+
+  /** The progress's two fields, whole milliseconds as Spark reports them. */
+  get progress(): Pick<StateOperatorProgress, 'allUpdatesTimeMs' | 'allRemovalsTimeMs'> {
+    return { allUpdatesTimeMs: Math.round(this.updates), allRemovalsTimeMs: Math.round(this.removals) };
+  }
 }
 
 export interface StatefulOperator extends PhysicalOperator {

@@ -41,7 +41,7 @@ import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-v
 import type { Row, Schema } from '../types';
 import { aggregateOutputSchema, type AggregateSpec, type GroupingKey } from './aggregate';
 import { partitionOfGroup } from './aggregate-folds';
-import { lateEventsWatermark, partitionStores, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
+import { lateEventsWatermark, partitionStores, StateOperatorTimes, type OperatorContext, type StatefulOperator, type StateOperatorProgress } from './physical-operator';
 
 /** How the gap expression's value reads: its type decides (the planner checked it is one of these). */
 export type GapKind = 'string' | 'day_time_interval' | 'year_month_interval' | 'null';
@@ -103,6 +103,8 @@ export class SessionWindowAggregateExec implements StatefulOperator {
   private lastStores: StateStore[] = [];
   /** Watermark up to which sessions are closed in the last committed version. */
   private evictedUpTo = -Infinity;
+  /** The last batch's update and eviction times (Spark's allUpdatesTimeMs, allRemovalsTimeMs). */
+  private readonly times = new StateOperatorTimes();
   /** This batch's closing, until its stores commit (onCommitted) or abort (onAborted). */
   private pendingEvictedUpTo = -Infinity;
   /**
@@ -143,6 +145,8 @@ export class SessionWindowAggregateExec implements StatefulOperator {
     const lateWm = lateEventsWatermark(ctx);
     const dropLate = bounded && outputMode !== 'complete';
     this.droppedByWatermark = 0;
+    this.times.reset();
+    this.times.begin();
 
     // 1. Each row's own session; the late ones and those without a session left out.
     const byKey = new Map<string, { tuple: unknown[]; rows: Session[] }>();
@@ -176,6 +180,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
       const open = closing ? this.close(merged, wm, g.tuple, out) : merged;
       this.write(store, key, open, raw !== undefined);
     }
+    this.times.endUpdates();
 
     if (outputMode === 'complete') {
       for (const s of stores) for (const [k, v] of s.entries()) for (const session of decodeValue(v) as Session[]) out.push(this.render(decodeKey(k), session));
@@ -183,6 +188,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
     }
     this.pendingEvictedUpTo = this.evictedUpTo;
     if (closing && wm > this.evictedUpTo) {
+      this.times.begin();
       for (const s of stores) {
         const changed: [string, Session[]][] = [];
         for (const k of s.keys()) {
@@ -199,6 +205,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
         for (const [k, open] of changed) this.write(s, k, open, true);
       }
       this.pendingEvictedUpTo = wm;
+      this.times.endRemovals();
     }
     return out;
   }
@@ -271,6 +278,7 @@ export class SessionWindowAggregateExec implements StatefulOperator {
       numRowsTotal: total,
       numRowsUpdated: updated,
       numRowsRemoved: removed,
+      ...this.times.progress,
       numRowsDroppedByWatermark: this.droppedByWatermark,
       // The first-end memo shares its key strings with the store: its Map entry and number only.
       memoryUsedBytes: memory + this.firstEnds.size * FIRST_END_BYTES,

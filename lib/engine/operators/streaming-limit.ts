@@ -10,7 +10,7 @@
  */
 import type { OutputMode, Row, Schema } from '../types';
 import { decodeValue, encodeValue } from '../state/state-value-codec';
-import type { OperatorContext, PhysicalOperator, StateOperatorProgress, StatefulOperator } from './physical-operator';
+import { StateOperatorTimes, type OperatorContext, type PhysicalOperator, type StateOperatorProgress, type StatefulOperator } from './physical-operator';
 import { providerMetrics, type StateStore } from '../state/state-store';
 
 class CompleteModeLimitExec implements PhysicalOperator {
@@ -26,6 +26,8 @@ class StreamingGlobalLimitExec implements StatefulOperator {
   readonly name = 'globalLimit';
   readonly stateful = true as const;
   private store?: StateStore;
+  /** The last batch's update time (Spark's allUpdatesTimeMs; a limit removes nothing). */
+  private readonly times = new StateOperatorTimes();
   constructor(
     readonly operatorId: number,
     private readonly limit: number,
@@ -36,10 +38,13 @@ class StreamingGlobalLimitExec implements StatefulOperator {
     const store = ctx.stateStores?.get(`${this.operatorId}/0`);
     if (!store) throw new Error(`Internal: no state store for operator ${this.operatorId}`);
     this.store = store;
+    this.times.reset();
+    this.times.begin();
     const raw = store.get('');
     const emitted = raw ? (decodeValue(raw) as number) : 0;
     const take = Math.max(0, Math.min(rows.length, this.limit - emitted));
     if (take > 0) store.put('', encodeValue(emitted + take));
+    this.times.endUpdates();
     return rows.slice(0, take);
   }
 
@@ -54,6 +59,7 @@ class StreamingGlobalLimitExec implements StatefulOperator {
       numRowsTotal: m?.numRowsTotal ?? 0,
       numRowsUpdated: m?.numRowsUpdated ?? 0,
       numRowsRemoved: 0,
+      ...this.times.progress,
       numRowsDroppedByWatermark: 0,
       memoryUsedBytes: m?.memoryUsedBytes ?? 0,
       commitTimeMs: m?.commitTimeMs ?? 0,

@@ -74,7 +74,8 @@ export interface StreamingJoinOptions {
   nullSafeKeys?: boolean[];
 }
 
-type JoinCounts = { droppedByWatermark: number; updated: number; evicted: number; leftRows: number; rightRows: number };
+/** A partition's figures of its last batch; `updatesMs` and `removalsMs` are Spark's allUpdatesTimeMs and allRemovalsTimeMs. */
+type JoinCounts = { droppedByWatermark: number; updated: number; evicted: number; leftRows: number; rightRows: number; updatesMs: number; removalsMs: number };
 
 /** What the operator keeps of one state partition between batches. */
 interface JoinPartition {
@@ -215,6 +216,7 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
     const { joinType } = this.o;
     const out: Row[] = [];
     const counts = noCounts();
+    const started = performance.now();
     const semi = joinType === 'leftSemi';
     // Whose buffered rows' matched flag is ever read: an outer side's (padding on eviction) and a
     // left semi join's left side (a left row is emitted once). Spark sets it always; an inner join
@@ -293,6 +295,8 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       }
     }
 
+    const evicting = performance.now();
+    counts.updatesMs = evicting - started;
     this.pendingEvictedUpTo = this.evictedUpTo;
     for (const side of ['left', 'right'] as const) {
       if (!this.o[side].stateWatermark || wm === -Infinity) continue;
@@ -303,8 +307,12 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       counts.evicted += w.kind === 'value' ? state[side].removeUpTo(wm + w.offsetMs, padded) : state[side].removeKeysWhere((k) => behindStateWatermark(w, decodeKey(k), undefined, wm), padded);
       this.pendingEvictedUpTo = wm;
     }
+    const flushing = performance.now();
+    counts.removalsMs = flushing - evicting;
     state.left.flush();
     state.right.flush();
+    // The stores' writes of what the input and the eviction changed: counted as updates.
+    counts.updatesMs += performance.now() - flushing;
     counts.leftRows = state.left.numRows;
     counts.rightRows = state.right.numRows;
     this.partitions.get(partitionId)!.counts = counts;
@@ -348,6 +356,8 @@ export class StreamingSymmetricHashJoinExec implements StatefulOperator {
       numRowsTotal: counts.leftRows + counts.rightRows,
       numRowsUpdated: counts.updated,
       numRowsRemoved: counts.evicted,
+      allUpdatesTimeMs: Math.round(counts.updatesMs),
+      allRemovalsTimeMs: Math.round(counts.removalsMs),
       numRowsDroppedByWatermark: counts.droppedByWatermark,
       memoryUsedBytes: ms.reduce((n, m) => n + m.memoryUsedBytes, 0),
       commitTimeMs: ms.reduce((n, m) => n + m.commitTimeMs, 0),
@@ -383,5 +393,5 @@ function hasNull(key: readonly unknown[], nullSafe: readonly boolean[] | undefin
 }
 
 function noCounts(): JoinCounts {
-  return { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0 };
+  return { droppedByWatermark: 0, updated: 0, evicted: 0, leftRows: 0, rightRows: 0, updatesMs: 0, removalsMs: 0 };
 }
