@@ -40,6 +40,19 @@ describe('joinStateWatermarkOffsets', () => {
     expect(offsets(text)).toEqual(expected);
   });
 
+  // Spark's checker reads the bounded side's column whatever it is (any attribute of that side),
+  // the other side's only when it is watermarked: `la`, a left column without a watermark.
+  it.each([
+    ['la > rt + INTERVAL 10 SECONDS', { left: 10_000 }],
+    ['la < rt + INTERVAL 10 SECONDS', {}],
+    ['rt > la', {}],
+    ['lt BETWEEN rt AND rt + INTERVAL 1 SECOND', { left: -1, right: -1_001 }],
+  ])('bounded by any column of its side: %s', (text, expected) => {
+    const anyColumnOf = (e: Expr) => (e.kind === 'column' ? (e.name.startsWith('l') ? 'left' : 'right') : undefined);
+    const e = new ExpressionBuilder({ qualifiers: new Set(), columns: new Set([...COLUMNS, 'la']) }, text).build(parseExpression(text));
+    expect(joinStateWatermarkOffsets(e, timeOf, anyColumnOf)).toEqual(expected);
+  });
+
   it('never evicts a row that a later, not-late row of the other side would match', () => {
     const cond = fc.record({ lo: fc.integer({ min: -50, max: 50 }), width: fc.integer({ min: 0, max: 60 }), strictLo: fc.boolean(), strictHi: fc.boolean() });
     fc.assert(

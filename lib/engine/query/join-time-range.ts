@@ -65,19 +65,36 @@ function comparisons(e: Expr | undefined): Expr[] {
 /**
  * Each side's state watermark offset (ms): a buffered row of that side whose event time is ≤
  * watermark + offset can match no future row. Undefined for a side the condition does not bound.
+ * The other side's column must be a watermarked event time; the bounded side's is one too by
+ * default, or any column `boundedColumnOf` reads as that side's (Spark's checker reads every
+ * attribute of the side so, getStateValueWatermark's attributesToFindStateWatermarkFor).
  */
-export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: EventTimeColumnOf): Partial<Record<JoinSideName, number>> {
+export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: EventTimeColumnOf, boundedColumnOf: EventTimeColumnOf = timeOf): Partial<Record<JoinSideName, number>> {
   const out: Partial<Record<JoinSideName, number>> = {};
   // Several bounds of one side: Spark keeps the least (the loosest), so a row stays until every
   // bound says it can go.
   const bound = (side: JoinSideName, offset: number) => {
     out[side] = Math.min(out[side] ?? Infinity, offset);
   };
+  for (const side of ['left', 'right'] as const) {
+    // The bounded side's column as `boundedColumnOf` reads it, the other side's only if watermarked.
+    const read: EventTimeColumnOf = (e) => {
+      if (boundedColumnOf(e) === side) return side;
+      const other = timeOf(e);
+      return other !== side ? other : undefined;
+    };
+    boundSide(side, condition, read, bound);
+  }
+  return out;
+}
+
+/** joinStateWatermarkOffsets's bounds of one side, each comparison read by `read`. */
+function boundSide(side: JoinSideName, condition: Expr | undefined, read: EventTimeColumnOf, bound: (side: JoinSideName, offset: number) => void): void {
   for (const c of comparisons(condition)) {
     if (c.kind !== 'binary' || !['<', '<=', '>', '>='].includes(c.op)) continue;
     // a op b  ⇔  (a − b) op 0
-    const a = linear(c.left, timeOf);
-    const b = linear(c.right, timeOf);
+    const a = linear(c.left, read);
+    const b = linear(c.right, read);
     if (!a || !b) continue;
     const d = { left: a.left - b.left, right: a.right - b.right, constUs: a.constUs - b.constUs };
     if (Math.abs(d.left) !== 1 || d.right !== -d.left) continue;
@@ -90,10 +107,9 @@ export function joinStateWatermarkOffsets(condition: Expr | undefined, timeOf: E
     // A bound that admits equality (>=, <=) holds rows 1 ms longer, as Spark's state watermark
     // is 1 ms lower then: a row exactly at the bound is kept for one more watermark.
     const inclusive = c.op === '<=' || c.op === '>=' ? 1 : 0;
-    if (greater) bound('left', -k - inclusive || 0);
-    else bound('right', k - inclusive || 0);
+    if (greater && side === 'left') bound('left', -k - inclusive || 0);
+    else if (!greater && side === 'right') bound('right', k - inclusive || 0);
   }
-  return out;
 }
 
 /**

@@ -36,6 +36,14 @@ export interface StreamJoinReading {
   /** Each side whose buffered rows the watermark can evict, with its offset (ms). */
   stateWatermarks: Partial<Record<JoinSideName, number>>;
   /**
+   * Each side Spark's checker finds a state value watermark for (StreamingJoinHelper's
+   * getStateValueWatermark, over any column of the side against the other side's watermarked
+   * event time): what makes an outer or semi join legal. A side without a watermark of its own
+   * is still never evicted (Spark's getStateWatermarkPredicates evicts only a side whose input
+   * has one), so it is missing from `stateWatermarks`: its state grows, as in Spark.
+   */
+  rangeStateWatermarks: Partial<Record<JoinSideName, number>>;
+  /**
    * The join key that is an event time (a window, say, of aggregations joined on it): both
    * sides' buffered rows go once the watermark passes their key (Spark's
    * JoinStateKeyWatermarkPredicate, which wins over a time range).
@@ -153,6 +161,8 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
   };
   const stateKeyIndex = keys.findIndex((k) => timeOf(k.left) === 'left' || timeOf(k.right) === 'right');
   const stateWatermarks = stateKeyIndex >= 0 ? { left: 0, right: 0 } : joinStateWatermarkOffsets(condition, timeOf);
+  const anyColumnOf = (e: Expr): JoinSideName | undefined => (e.kind === 'column' ? sideOf(e) : undefined);
+  const rangeStateWatermarks = stateKeyIndex >= 0 ? stateWatermarks : joinStateWatermarkOffsets(condition, timeOf, anyColumnOf);
   // Late input rows are judged by a side's first event time (Spark's watermark attribute of the
   // side's output); buffered rows by the one the time range bounds.
   const referenced = condition ? [...referencedColumns(condition)] : [];
@@ -164,7 +174,7 @@ export function readStreamJoin(node: JoinNode): StreamJoinReading {
     if (stateWatermarks[side] !== undefined && bounded !== undefined) stateColumns[side] = columns[side].find((c) => c.name.toLowerCase() === bounded.toLowerCase())!.name;
   }
   const timeBounds = timeRangeBounds(condition, timeOf);
-  return { eventTimes, stateColumns, keys, condition, sideConditions, stateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}), ...(timeBounds ? { timeBounds } : {}) };
+  return { eventTimes, stateColumns, keys, condition, sideConditions, stateWatermarks, rangeStateWatermarks, ...(stateKeyIndex >= 0 ? { stateKeyIndex } : {}), ...(timeBounds ? { timeBounds } : {}) };
 }
 
 /**

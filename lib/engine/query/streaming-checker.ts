@@ -144,13 +144,15 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
       case 'Join': {
         const t = n.joinType;
         if (isStreamStreamJoin(n)) {
-          // Spark's UnsupportedOperationChecker for stream-stream joins: Append only, and an outer
-          // or semi join needs the rows it waits on to be evictable (a watermark on the other
-          // side's event time and a time range, read as the operator will read them).
+          // Spark's UnsupportedOperationChecker for stream-stream joins (checkForStreamStreamJoinWatermark):
+          // Append only, and an outer or semi join needs a watermark in its keys or a time range
+          // that bounds the side it waits on by the other side's watermark; a full outer join one
+          // such side, either.
           if (outputMode !== 'append') fail(`Join between two streaming DataFrames/Datasets is not supported in ${mode} output mode, only in Append output mode`);
-          const { stateWatermarks } = readStreamJoin(n);
-          const needs: Partial<Record<string, ('left' | 'right')[]>> = { LeftOuter: ['left'], RightOuter: ['right'], FullOuter: ['left', 'right'], LeftSemi: ['left'] };
-          if ((needs[t] ?? []).some((side) => stateWatermarks[side] === undefined)) {
+          const { rangeStateWatermarks: bounded } = readStreamJoin(n);
+          const needs: Partial<Record<string, ('left' | 'right')[]>> = { LeftOuter: ['left'], RightOuter: ['right'], LeftSemi: ['left'] };
+          const valid = t === 'FullOuter' ? bounded.left !== undefined || bounded.right !== undefined : (needs[t] ?? []).every((side) => bounded[side] !== undefined);
+          if (!valid) {
             fail(`Stream-stream ${t} join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition`);
           }
           break;
