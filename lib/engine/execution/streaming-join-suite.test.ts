@@ -9,7 +9,8 @@
  * DataFrame's `window.end.cast("long")` is `CAST(window.end AS LONG)` (seconds), a time's
  * `cast("int")` `CAST(t AS INT)`.
  */
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { validateJob } from '../spec/validate-job';
 import { AddData, assertNumStateRows, CheckNewAnswer, MultiAddData, sparkStreams, StartStream, StopStream, type SparkSource } from './testing/spark-stream-test';
 
 const INT = { type: 'long', integral: 32 };
@@ -279,6 +280,31 @@ describe('StreamingInnerJoinSuite', () => {
       AddData('input3', ...v(5, 10)),
       CheckNewAnswer([5, 10, 5, 15, 5, 25]),
     );
+  });
+
+  it('stream stream inner join without equality predicate', async () => {
+    const one = { schema: [{ name: 'value', ...INT }] };
+    const t = sparkStreams({
+      sources: { input1: one, input2: one },
+      sql: 'SELECT * FROM (SELECT value AS leftKey, value * 2 AS leftValue FROM input1) a JOIN (SELECT value AS rightKey, value * 3 AS rightValue FROM input2) b ON leftKey < rightKey',
+    });
+    // Spark's planner refuses it when the query starts; Weir at validation, and again at start.
+    expect(validateJob(t.spec).errors.map((e) => e.message).join(' ')).toContain('Stream-stream join without equality predicate is not supported');
+    await expect(t.run(AddData('input1', { value: 1 }), StartStream)).rejects.toThrow('Stream-stream join without equality predicate is not supported');
+  });
+
+  it('streaming join should require StatefulOpClusteredDistribution from children', async () => {
+    // Spark's check of the physical plan (both sides shuffled by (a, b)) has no counterpart; the
+    // answer over several partitions, one side repartitioned by b, is the part that carries over.
+    const one = { schema: [{ name: 'value', ...INT }] };
+    const t = sparkStreams({
+      sources: { input1: one, input2: one },
+      sql: `SELECT a FROM (SELECT value AS a, value * 2 AS b FROM input1) x JOIN
+        (SELECT /*+ REPARTITION(b) */ value AS a, value * 2 AS b FROM input2) y USING (a, b)`,
+      spec: { parallelism: 3 },
+    });
+    const v = Array.from({ length: 1000 }, (_, i) => ({ value: i + 1 }));
+    await t.run(AddData('input1', ...v), AddData('input2', ...v), CheckNewAnswer(...v.map(({ value }) => [value])));
   });
 
   it('SPARK-35896: metrics in StateOperatorProgress are output correctly', async () => {
