@@ -18,6 +18,12 @@ describe('adviceFor: an output mode that is not allowed, fix first', () => {
     expect(a.controls).toEqual(['sinkType']);
   });
 
+  it('an aggregation feeding another stateful operator outside Append: choose Append', () => {
+    const a = adviceFor("[_LEGACY_ERROR_TEMP_3102] Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are \"late rows\" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. (Update output mode)");
+    expect(a.fix).toMatch(/^Choose Append for this query/);
+    expect(a.controls).toEqual([]);
+  });
+
   it('Complete without an aggregation points at the query', () => {
     expect(adviceFor('Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets').controls).toEqual(['sql']);
   });

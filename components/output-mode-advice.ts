@@ -51,7 +51,7 @@ export function adviceFor(reason: string): ModeAdvice {
     return advice('Aggregate once: one GROUP BY per streaming query.', ['sql']);
   }
   if (/^Detected pattern of possible 'correctness' issue due to global watermark/i.test(message)) {
-    return advice('Choose Append for this query: in other modes the aggregation after the deduplication can drop rows as late.', []);
+    return advice('Choose Append for this query: in other modes an aggregation emits rows the operator after it would drop as late.', []);
   }
   return { fix: detail, controls: [], detail: '', errorClass };
 }

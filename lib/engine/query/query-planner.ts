@@ -7,7 +7,7 @@
  * A subquery in FROM and a CTE (`WITH t AS (…) SELECT … FROM t`) are planned as the plan of
  * their own SELECT under the outer one, as Spark inlines them: a stateless one is just more
  * Filter/Project nodes, a stateful one is analyzed with the rest (so an aggregation over an
- * aggregation meets Spark's "Multiple streaming aggregations" rule in the analyzer). The outer
+ * aggregation meets Spark's rules for chained stateful operators in the analyzer). The outer
  * SELECT reads the inner one's output columns: its logical plan, resolved (resolved-plan.ts), and
  * that plan's output. Clauses this version cannot run (window functions,
  * subqueries in expressions) are refused here, each naming the construct and where it is.

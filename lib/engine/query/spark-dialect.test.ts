@@ -150,7 +150,8 @@ describe('CTEs and subqueries in FROM', () => {
   it('refuses a chained aggregation with Spark\'s message', () => {
     const e = failure('SELECT count(*) AS c FROM (SELECT s, count(*) AS n FROM src GROUP BY s)', { outputMode: 'complete' });
     expect(e).toBeInstanceOf(AnalysisException);
-    expect(e.message).toBe('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+    // Spark 3.5+'s global watermark limit (3.4 said `Multiple streaming aggregations are not supported`).
+    expect(e.message).toContain("Detected pattern of possible 'correctness' issue due to global watermark");
   });
 });
 

@@ -107,13 +107,14 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   const mode = outputModeLabel(outputMode);
   const warnings: AnalyzerWarning[] = [];
 
-  // Spark 3.4+ chains stateful operators in Append mode only, each under its own input watermark:
-  // an aggregation per stream feeding a join of them, or an aggregation over an aggregation that
-  // groups by a window over window_time() of the one below (its windows carry the watermark, so
-  // the Append check below finds it bounded). Aggregating branches of one UNION are not run by
-  // Weir yet, and keep Spark's refusal of several aggregations.
+  // Spark 3.5+ chains stateful operators, each under its own input watermark: an aggregation per
+  // stream feeding a join of them, or an aggregation over an aggregation that groups by a window
+  // over window_time() of the one below (its windows carry the watermark, so the Append check
+  // below finds it bounded). In Update or Complete mode an aggregation may feed no stateful
+  // operator: checkGlobalWatermarkLimit, last, as Spark runs it. Aggregating branches of one UNION
+  // are not run by Weir yet, and keep Spark 3.4's refusal of several aggregations.
   const unioned = nodes.some((n) => n.kind === 'Union' && collect(n).filter((c) => c.kind === 'Aggregate').length > 1);
-  if (aggregates.length > 1 && (outputMode !== 'append' || unioned)) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+  if (unioned) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
   const analyses = aggregates.map((a) => ({ agg: a, analysis: analyzeAggregate(a, aggInputSchema(a), watermarkOf(a)) }));
 
   if (outputMode === 'complete' && aggregates.length === 0) {
@@ -170,9 +171,7 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
         break;
     }
   }
-  if (aggregates.some((agg) => nodes.some((n) => n.kind === 'Deduplicate' && collect(n).includes(agg))) && outputMode !== 'append') {
-    fail(`Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are "late rows" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. (${mode} output mode)`);
-  }
+  checkGlobalWatermarkLimit(nodes, outputMode);
 
   // Unbounded state: warn, naming the operator.
   for (const { agg, analysis } of analyses) {
@@ -205,6 +204,29 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   }
 
   return { warnings, explain: explainStateful(plan, outputMode) };
+}
+
+/**
+ * Spark's checkStreamingQueryGlobalWatermarkLimit (3.5+): no stateful operator may read what an
+ * aggregation emits in Update or Complete mode (rows the watermark has passed, late to it). A
+ * deduplication is stateful here only with the event time among its keys, or within the
+ * watermark. Spark's other such operators (flatMapGroupsWithState with an event-time timeout)
+ * Weir does not have.
+ */
+function checkGlobalWatermarkLimit(nodes: LogicalPlan[], outputMode: OutputMode): void {
+  if (outputMode === 'append') return;
+  const stateful = (n: LogicalPlan): boolean => {
+    if (n.kind === 'Aggregate') return true;
+    if (n.kind === 'Join') return isStreamStreamJoin(n);
+    if (n.kind !== 'Deduplicate') return false;
+    const wm = watermarkOf(n);
+    return n.withinWatermark || (wm !== undefined && n.keys.some((k) => k.toLowerCase() === wm.eventTime.toLowerCase()));
+  };
+  for (const n of nodes) {
+    if (stateful(n) && children(n).some((c) => collect(c).some((d) => d.kind === 'Aggregate'))) {
+      fail(`Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are "late rows" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. (${outputModeLabel(outputMode)} output mode)`);
+    }
+  }
 }
 
 function statefulNote(n: LogicalPlan, outputMode: OutputMode): string {
