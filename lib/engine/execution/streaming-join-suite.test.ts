@@ -857,14 +857,19 @@ describe('StreamingLeftSemiJoinSuite', () => {
     await selfJoin('LEFT SEMI').run(
       AddData('input', ...VT(1, 2, 3, 4, 5)),
       CheckNewAnswer([2, 2], [4, 4]),
+      // batch 1 - global watermark = 0
+      // left: (2, 2L), (4, 4L): the odd rows are filtered, as InferFiltersFromConstraints infers
+      // leftId % 2 = 0 from the right side's filter and leftId = rightId
+      // right: (2, 2L), (4, 4L)
+      assertNumStateRows({ total: 4, updated: 4 }),
       AddData('input', ...VT(6, 7, 8, 9, 10)),
       CheckNewAnswer([6, 6], [8, 8], [10, 10]),
+      // batch 2 - global watermark = 5; the right evicts (2, 2L), (4, 4L)
+      assertNumStateRows({ total: 8, updated: 6 }),
       AddData('input', ...VT(11, 12, 13, 14, 15)),
       CheckNewAnswer([12, 12], [14, 14]),
-      // Spark's state rows (4, 8, 9) differ: its InferFiltersFromConstraints infers leftId % 2 = 0
-      // from the right side's filter and leftId = rightId, so odd rows never reach the left
-      // side's state, and its right side has a watermark of its own (see the self outer joins).
-      // Weir buffers the odd left rows until the watermark evicts them, so its counts are not asserted.
+      // batch 3 - global watermark = 9; the left evicts (2, 2L), the right (6, 6L), (8, 8L)
+      assertNumStateRows({ total: 9, updated: 4 }),
     );
   });
 });

@@ -67,6 +67,33 @@ describe('PushPredicateThroughJoin (a join of two streams)', () => {
   });
 });
 
+describe('InferFiltersFromConstraints (a join of two streams)', () => {
+  // A filter of one side over its join key holds for the other side's key, by join type.
+  const keyed = (joinType: string) => `SELECT l.key FROM (SELECT * FROM leftInput WHERE key % 2 = 0 AND leftValue > 1) l ${joinType} JOIN
+    (SELECT * FROM rightInput WHERE key > 5) r ON l.key = r.key AND leftTime = rightTime`;
+  it.each([
+    ['INNER', { leftInput: '((((key % 2) = 0) AND (leftValue > 1)) AND (key > 5))', rightInput: '((key > 5) AND ((key % 2) = 0))' }],
+    ['LEFT SEMI', { leftInput: '((((key % 2) = 0) AND (leftValue > 1)) AND (key > 5))', rightInput: '((key > 5) AND ((key % 2) = 0))' }],
+    // An outer join infers for the side it does not preserve only.
+    ['LEFT OUTER', { leftInput: '(((key % 2) = 0) AND (leftValue > 1))', rightInput: '((key > 5) AND ((key % 2) = 0))' }],
+    ['RIGHT OUTER', { leftInput: '((((key % 2) = 0) AND (leftValue > 1)) AND (key > 5))', rightInput: '(key > 5)' }],
+    ['FULL OUTER', { leftInput: '(((key % 2) = 0) AND (leftValue > 1))', rightInput: '(key > 5)' }],
+  ])('%s JOIN: a side gets the other side\'s filters of the key, pushed down to its source', (joinType, expected) => {
+    const q = compileStreamingQuery(keyed(joinType), relations);
+    expect(filtersOverSources(q.plan)).toEqual(expected);
+    expect(q.optimizations.some((o) => o.rule === 'InferFiltersFromConstraints')).toBe(joinType !== 'FULL OUTER');
+  });
+
+  it('reads a filter through a rename, and infers nothing over a NULL-safe key or a column that is not a key', () => {
+    const renamed = compileStreamingQuery(`SELECT a.k FROM (SELECT key AS k, leftTime FROM leftInput) a JOIN (SELECT key AS j, rightTime FROM rightInput WHERE key % 2 = 0) b ON a.k = b.j AND leftTime = rightTime`, relations);
+    expect(filtersOverSources(renamed.plan)).toEqual({ leftInput: '((key % 2) = 0)', rightInput: '((key % 2) = 0)' });
+    const nullSafe = compileStreamingQuery(`SELECT l.key FROM leftInput l JOIN (SELECT * FROM rightInput WHERE key % 2 = 0) r ON l.key <=> r.key AND leftTime = rightTime`, relations);
+    expect(filtersOverSources(nullSafe.plan)).toEqual({ rightInput: '((key % 2) = 0)' });
+    const notKey = compileStreamingQuery(`SELECT l.key FROM leftInput l JOIN (SELECT * FROM rightInput WHERE rightValue > 2) r ON l.key = r.key AND leftTime = rightTime`, relations);
+    expect(filtersOverSources(notKey.plan)).toEqual({ rightInput: '(rightValue > 2)' });
+  });
+});
+
 describe('PushDownPredicates through a Generate', () => {
   const one = side('left');
 
