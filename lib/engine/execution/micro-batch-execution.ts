@@ -698,7 +698,8 @@ export class MicroBatchExecution {
       endOffset: ends[i],
       latestOffset: b.latest[i],
       ...sourceMetrics(src, b.start[i], ends[i], b.latest[i]),
-      numInputRows: inputs[i].scanned?.numInputRows ?? inputs[i].rows.length,
+      // Spark counts each scan's rows: a source the plan reads twice (a self-union) counts twice.
+      numInputRows: (inputs[i].scanned?.numInputRows ?? inputs[i].rows.length) * Math.max(1, rt.query.readsBySource.get(this.opts.spec.sources[i].name.toLowerCase()) ?? 1),
       commitLag: src.offsetLag?.(ends[i], b.latest[i]) ?? null,
     }));
     this.reporter.finishTrigger({

@@ -52,6 +52,12 @@ export interface CompiledStreamingQuery {
    * read's WHERE or join side Spark pushes below it, watermarkConditionOf; unset: every row).
    */
   eventTimeWatermarks: EventTimeWatermarkNode[];
+  /**
+   * How many times the plan reads each source, by its name in lower case (a self-union or a
+   * self-join: 2). Spark's numInputRows counts the rows of every scan of a source, so a batch of
+   * three rows read twice is six input rows.
+   */
+  readsBySource: ReadonlyMap<string, number>;
   outputSchema: Schema;
   operators: PhysicalOperator[];
   stateful: boolean;
@@ -135,6 +141,7 @@ export function compileStreamingQuery(sql: string, relations: StreamingRelation 
     scanFilter: pushed && compileExpression(pushed, scanned!.schema).eval,
     // A watermark's condition is the read's WHERE, which may read a scalar subquery's value.
     eventTimeWatermarks: withScalarSubqueryResults(results, () => eventTimeWatermarksOf(reads)),
+    readsBySource: reads.reduce((m, r) => m.set(r.relation.sourceName.toLowerCase(), (m.get(r.relation.sourceName.toLowerCase()) ?? 0) + 1), new Map<string, number>()),
     outputSchema,
     operators,
     stateful: isStateful(plan) || stateful.descriptors.length > 0,
