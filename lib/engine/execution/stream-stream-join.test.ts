@@ -16,6 +16,7 @@ import { MemoryStream } from '../sources/memory-source';
 import type { StreamingQueryProgress } from '../progress';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { mustParse } from './testing/test-fixtures';
+import { CheckNewAnswer, MultiAddData, sparkStreams, type SparkSource } from './testing/spark-stream-test';
 import { validateJob } from '../spec/validate-job';
 import { partitionForKey } from '../state/state-store';
 import { encodeKey } from '../state/state-value-codec';
@@ -731,3 +732,45 @@ describe('a join of streams on columns named like niladic functions, then a stat
     expect(rows).toEqual([{ user: 'ann', view_team: 'red', buy_team: 'green' }]);
   });
 });
+
+describe('a join whose waiting side is bounded by a range but has no watermark of its own', () => {
+  // Spark's checker accepts it (the range is read over any column of that side), and its
+  // getStateWatermarkPredicates evicts only a side whose input has a watermark: that side's rows
+  // stay in state, and an outer join never pads them.
+  const INT = { type: 'long', integral: 32 };
+  const side = (p: string, watermark: boolean): SparkSource => ({ schema: [{ name: `${p}k`, ...INT }, { name: `${p}t`, type: 'timestamp' }], ...(watermark ? { eventTime: `${p}t`, watermarkDelay: '0 seconds' } : {}) });
+  const rows = (p: string, ...kt: [number, number][]) => kt.map(([k, t]) => ({ [`${p}k`]: k, [`${p}t`]: t * 1000 }));
+  const stateRows = (t: ReturnType<typeof sparkStreams>) => t.progress.at(-1)!.stateOperators[0].numRowsTotal;
+
+  it('a left outer join keeps its unwatermarked left rows and pads none of them', async () => {
+    const t = sparkStreams({
+      sources: { p: side('p', false), w: side('w', true) },
+      sql: 'SELECT pk, CAST(pt AS INT) AS a, wk, CAST(wt AS INT) AS b FROM p LEFT JOIN w ON pk = wk AND pt > wt + INTERVAL 10 SECONDS',
+    });
+    await t.run(
+      MultiAddData({ p: rows('p', [1, 30], [2, 5]), w: rows('w', [1, 15]) }),
+      CheckNewAnswer([1, 30, 1, 15]),
+      // The watermark goes to 100 s: (2, 5) can match no row to come, yet stays, unpadded.
+      MultiAddData({ w: rows('w', [3, 100]) }),
+      CheckNewAnswer(),
+      (s) => expect(stateRows(s)).toBe(4),
+    );
+  });
+
+  it('a full outer join bounded on one side pads that side only', async () => {
+    const t = sparkStreams({
+      sources: { w: side('w', true), x: side('x', true) },
+      sql: 'SELECT wk, CAST(wt AS INT) AS a, xk, CAST(xt AS INT) AS b FROM w FULL OUTER JOIN x ON wk = xk AND wt > xt + INTERVAL 10 SECONDS',
+    });
+    await t.run(
+      MultiAddData({ w: rows('w', [1, 30], [9, 40]), x: rows('x', [1, 15], [3, 4]) }),
+      CheckNewAnswer([1, 30, 1, 15]),
+      // Watermark 100: the left rows (bounded by wt > xt + 10) go, (9, 40) padded; the right
+      // rows, which nothing bounds, stay: (3, 4) is never padded.
+      MultiAddData({ w: rows('w', [5, 100]), x: rows('x', [5, 100]) }),
+      CheckNewAnswer([9, 40, null, null], [5, 100, null, null]),
+      (s) => expect(stateRows(s)).toBe(3),
+    );
+  });
+});
+
