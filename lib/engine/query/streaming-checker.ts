@@ -107,14 +107,12 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   const mode = outputModeLabel(outputMode);
   const warnings: AnalyzerWarning[] = [];
 
-  // Spark 3.5+ chains stateful operators, each under its own input watermark: an aggregation per
-  // stream feeding a join of them, or an aggregation over an aggregation that groups by a window
-  // over window_time() of the one below (its windows carry the watermark, so the Append check
-  // below finds it bounded). In Update or Complete mode an aggregation may feed no stateful
-  // operator: checkGlobalWatermarkLimit, last, as Spark runs it. Aggregating branches of one UNION
-  // are not run by Weir yet, and keep Spark 3.4's refusal of several aggregations.
-  const unioned = nodes.some((n) => n.kind === 'Union' && collect(n).filter((c) => c.kind === 'Aggregate').length > 1);
-  if (unioned) fail('Multiple streaming aggregations are not supported with streaming DataFrames/Datasets');
+  // Spark 3.5+ runs several aggregations, each its own stateful operator under its own input
+  // watermark: aggregating branches of a UNION, an aggregation per stream feeding a join of them,
+  // or an aggregation over an aggregation that groups by a window over window_time() of the one
+  // below (its windows carry the watermark, so the Append check below finds it bounded). In
+  // Update or Complete mode an aggregation may feed no stateful operator:
+  // checkGlobalWatermarkLimit, last, as Spark runs it.
   const analyses = aggregates.map((a) => ({ agg: a, analysis: analyzeAggregate(a, aggInputSchema(a), watermarkOf(a)) }));
 
   if (outputMode === 'complete' && aggregates.length === 0) {

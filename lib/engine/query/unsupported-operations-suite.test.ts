@@ -212,6 +212,10 @@ describe('UnsupportedOperationsSuite', () => {
       supported("SELECT window(s.ts, '5 seconds') AS w, count(*) AS c FROM s JOIN t ON s.a = t.a GROUP BY window(s.ts, '5 seconds')"));
     it('streaming aggregation after deduplicate in Append mode: passes', () =>
       supported("SELECT window(ts, '5 seconds') AS w, count(*) AS c FROM s GROUP BY window(ts, '5 seconds')", 'append', { dedup: { keys: ['a'] } }));
+    // Not in Spark's suite: aggregations side by side (a UNION ALL of aggregating branches) feed
+    // no stateful operator, so nothing in Spark 3.5+'s checker refuses them, in any mode.
+    it.each(['append', 'update', 'complete'] as const)('aggregating branches of a UNION ALL in %s mode: supported', (mode) =>
+      supported(`SELECT * FROM ${perWindow('s')} UNION ALL SELECT * FROM ${perWindow('t')}`, mode));
     // Not in Spark's suite: a join of aggregations in Update mode meets the join's own check
     // first (checkForStreaming runs the global watermark limit last).
     it('a join after streaming aggregations in Update mode fails on the join, as Spark checks the limit last', () =>
