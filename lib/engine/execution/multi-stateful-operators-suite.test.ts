@@ -182,3 +182,27 @@ describe('MultiStatefulOperatorsSuite', () => {
     );
   });
 });
+
+describe('SELECT DISTINCT over a GROUP BY (not in Spark\'s suite)', () => {
+  // Spark plans it as a Distinct over the Aggregate (ReplaceDistinctWithAggregate: a second
+  // aggregation by every output column), which Spark 3.5+ chains in Append mode: the inner one
+  // emits a window once the watermark passes it, the outer one then, in the same batch.
+  it('emits each closed window once, as an aggregation over the aggregation', async () => {
+    const t = sparkStreams({
+      sources: { inputData: numbers('0 seconds') },
+      sql: "SELECT DISTINCT CAST(window(eventTime, '5 seconds').start AS LONG) AS start, window(eventTime, '5 seconds') AS w, count(*) AS count FROM inputData GROUP BY window(eventTime, '5 seconds')",
+    });
+    const answer = (rows: unknown[][]) => rows.map(([start, , count]) => [start, count]);
+    await t.run(
+      AddData('inputData', ...V(1, 2, 3, 6)),
+      // Watermark 6 (no-data batch): [0, 5) closes below, then above.
+      (s) => s.ensureStarted().then((q) => q.processAllAvailable()),
+      (s) => expect(answer(s.newBatches().flat().map((r) => Object.values(r)))).toEqual([[0, 3]]),
+      AddData('inputData', ...V(7, 12)),
+      (s) => s.ensureStarted().then((q) => q.processAllAvailable()),
+      (s) => expect(answer(s.newBatches().flat().map((r) => Object.values(r)))).toEqual([[5, 2]]),
+      assertNumStateRowsTotals([0, 1]),
+    );
+  });
+});
+

@@ -63,6 +63,14 @@ export interface SortClause {
   pos: Position;
 }
 
+/**
+ * Whether a SELECT DISTINCT also groups (GROUP BY, an aggregate function, HAVING): Spark's
+ * Distinct over that Aggregate, two stateful operators.
+ */
+export function isDistinctOverAggregation(c: AggregationClauses): boolean {
+  return c.distinct && (c.grouping.length > 0 || c.items.some(containsAggregate) || c.having !== undefined);
+}
+
 /** Whether the SELECT aggregates: GROUP BY, an aggregate function, HAVING or DISTINCT. */
 export function isAggregation(c: AggregationClauses): boolean {
   return c.grouping.length > 0 || c.distinct || c.having !== undefined || c.items.some(containsAggregate);

@@ -26,7 +26,7 @@ import { expressionSql } from './parser/expression-sql';
 import { BooleanType } from './parser/data-type';
 import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
-import { buildAggregation, buildSortAndLimit, isAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
+import { buildAggregation, buildSortAndLimit, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin } from './join-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
@@ -407,6 +407,13 @@ class QueryPlanner {
           // The row's column itself: a repeated name's copies are each their own key.
           ? { kind: 'UnresolvedAttribute', nameParts: [column], exact: true, pos: i.pos }
           : { kind: 'UnresolvedAttribute', nameParts: [column, field], pos: i.pos }))));
+      if (isDistinctOverAggregation(clauses)) {
+        // SELECT DISTINCT … GROUP BY …: Spark's Distinct over the Aggregate, a second
+        // aggregation by every output column of the first (ORDER BY sorts its output).
+        const inner = this.resolved(buildAggregation({ ...clauses, items: expanded, distinct: false, sort: undefined }, plan, schema, builder));
+        const columns = inner.output.map((f): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [f.name], exact: true, pos: groupPos }));
+        return buildAggregation({ items: columns, grouping: [], distinct: true, pos: groupPos, sort, batch: this.staticLeaves }, inner.plan, inner.output, this.builder([], inner.output));
+      }
       return buildAggregation({ ...clauses, items: expanded }, plan, schema, builder);
     }
     const windowed = this.timeWindowing(items, schema, plan, builder);

@@ -216,6 +216,14 @@ describe('UnsupportedOperationsSuite', () => {
     // no stateful operator, so nothing in Spark 3.5+'s checker refuses them, in any mode.
     it.each(['append', 'update', 'complete'] as const)('aggregating branches of a UNION ALL in %s mode: supported', (mode) =>
       supported(`SELECT * FROM ${perWindow('s')} UNION ALL SELECT * FROM ${perWindow('t')}`, mode));
+    // Not in Spark's suite: SELECT DISTINCT over a GROUP BY is Spark's Distinct over the
+    // Aggregate, which the limit counts as a stateful operator (ReplaceDistinctWithAggregate).
+    it('distinct over a streaming aggregation: passes in Append, fails in Update and Complete', () => {
+      const sql = "SELECT DISTINCT window(ts, '5 seconds') AS w, count(*) AS n FROM s GROUP BY window(ts, '5 seconds')";
+      supported(sql);
+      failsOnLimit(sql, 'update');
+      failsOnLimit(sql, 'complete');
+    });
     // Not in Spark's suite: a join of aggregations in Update mode meets the join's own check
     // first (checkForStreaming runs the global watermark limit last).
     it('a join after streaming aggregations in Update mode fails on the join, as Spark checks the limit last', () =>
