@@ -69,6 +69,18 @@ describe('UnsupportedOperationsSuite', () => {
     });
   });
 
+  describe('aggregations', () => {
+    it('aggregate - streaming aggregations with watermark in append mode: supported', () => supported('SELECT ts, count(*) AS d FROM s GROUP BY ts'));
+    it('distinct aggregate - aggregate on streaming relation: not supported', () => notSupported('SELECT count(DISTINCT a) AS c FROM s', 'complete', ['distinct aggregation']));
+    it('distinct aggregate - aggregate on batch relation: supported', () =>
+      supported('SELECT s.a FROM s JOIN (SELECT a, count(DISTINCT a) AS c FROM b GROUP BY a) x ON s.a = x.a', 'append', STATIC));
+    // Spark's plan joins the two global counts with no condition; Weir's stream-static join needs a key.
+    it('aggregate - multiple aggregations but only one streaming aggregation: supported', () =>
+      supported('SELECT y.d FROM (SELECT count(*) AS d FROM s) y JOIN (SELECT count(*) AS c FROM b) x ON y.d = x.c', 'update', STATIC));
+    it('Deduplicate - Deduplicate on batch relation inside a streaming query: supported', () =>
+      supported('SELECT s.a FROM s JOIN (SELECT DISTINCT a FROM b) d ON s.a = d.a', 'append', STATIC));
+  });
+
   it('MonotonicallyIncreasingID: not supported', () => notSupported('SELECT monotonically_increasing_id() AS id FROM s', 'append', ['monotonically_increasing_id']));
 
   describe('binary operations (testBinaryOperationInStreamingPlan)', () => {
