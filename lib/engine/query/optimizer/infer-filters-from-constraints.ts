@@ -13,7 +13,7 @@
  * keeps the rows it drops out of that read's watermark, as in Spark. PushDownPredicates then moves
  * the new Filter down.
  */
-import { conjunction, conjuncts, exprToString, mapExprChildren, referencedColumns, type Expr } from '../expression';
+import { conjunction, conjuncts, exprChildren, exprToString, mapExprChildren, referencedColumns, type Expr } from '../expression';
 import type { JoinSideName } from '../join-time-range';
 import { isStreamStreamJoin, type LogicalPlan } from '../logical-plan';
 import { isDeterministic } from '../random-functions';
@@ -74,7 +74,8 @@ function inferForJoin(join: Node<'Join'>, applied: OptimizerRuleApplication[]): 
 function constraints(plan: LogicalPlan): Expr[] {
   switch (plan.kind) {
     case 'Filter':
-      return [...conjuncts(plan.condition).filter(isDeterministic), ...constraints(plan.child)];
+      // A scalar subquery's value is computed once for the plan: it is not copied to another place.
+      return [...conjuncts(plan.condition).filter((c) => isDeterministic(c) && !readsScalarSubquery(c)), ...constraints(plan.child)];
     case 'Project': {
       const passed = new Map<string, Expr>();
       for (const n of plan.list) {
@@ -93,3 +94,5 @@ function constraints(plan: LogicalPlan): Expr[] {
 function renamed(e: Expr, to: ReadonlyMap<string, Expr>): Expr {
   return e.kind === 'column' ? (to.get(e.name.toLowerCase()) ?? e) : mapExprChildren(e, (c) => renamed(c, to));
 }
+
+const readsScalarSubquery = (e: Expr): boolean => e.kind === 'scalarSubquery' || exprChildren(e).some(readsScalarSubquery);
