@@ -258,6 +258,15 @@ describe('EventTimeWatermarkSuite', () => {
       );
     });
 
+    it('MultipleWatermarkPolicy: fail on incorrect conf values', async () => {
+      // Spark's conf refuses them with "Valid values are 'min' and 'max'"; the spec's field the same way, in its words.
+      const { validateJob } = await import('../spec/validate-job');
+      for (const value of ['', 'random']) {
+        const errors = validateJob({ ...union().spec, multipleWatermarkPolicy: value }).errors;
+        expect(errors).toEqual([{ path: 'multipleWatermarkPolicy', message: 'must be one of: min, max' }]);
+      }
+    });
+
     it('MultipleWatermarkPolicy: recovery from checkpoints ignores session conf', async () => {
       const t = union('max');
       await t.run(
