@@ -265,6 +265,8 @@ describe('EventTimeWatermarkSuite', () => {
         const errors = validateJob({ ...union().spec, multipleWatermarkPolicy: value }).errors;
         expect(errors).toEqual([{ path: 'multipleWatermarkPolicy', message: 'must be one of: min, max' }]);
       }
+      // Spark lower-cases the conf's value (SQLConf's transform(_.toLowerCase)): any case is taken.
+      for (const value of ['MAX', 'Min']) expect(validateJob({ ...union().spec, multipleWatermarkPolicy: value }).errors).toEqual([]);
     });
 
     it('MultipleWatermarkPolicy: recovery from checkpoints ignores session conf', async () => {

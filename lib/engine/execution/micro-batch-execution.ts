@@ -301,7 +301,8 @@ export class MicroBatchExecution {
     // As Spark restores spark.sql.streaming.multipleWatermarkPolicy from the checkpoint: the
     // recorded policy wins over the spec's; a checkpoint without one means "min".
     if (r.conf) {
-      const recorded = r.conf[MULTIPLE_WATERMARK_POLICY_CONF] ?? DEFAULT_MULTIPLE_WATERMARK_POLICY;
+      // Lower-cased as Spark reads it (a checkpoint Spark wrote may hold "MAX").
+      const recorded = (r.conf[MULTIPLE_WATERMARK_POLICY_CONF] ?? DEFAULT_MULTIPLE_WATERMARK_POLICY).toLowerCase();
       if (!(MULTIPLE_WATERMARK_POLICIES as readonly string[]).includes(recorded)) {
         throw new CorruptCheckpointError(this.offsetLog.pathOf(r.nextBatchId - (r.pending ? 0 : 1)), `${MULTIPLE_WATERMARK_POLICY_CONF} is "${recorded}", which is not one of ${MULTIPLE_WATERMARK_POLICIES.join(', ')}`);
       }

@@ -109,7 +109,8 @@ export const JobSpecSchema = z
     /** Several sources (Spark: a query over several streams): FROM names each by its `name`; offsets/N has one line per source, in this order. */
     sources: z.array(SourceSpecSchema).min(1).max(MAX_SOURCES).optional(),
     /** Spark's spark.sql.streaming.multipleWatermarkPolicy: how the global watermark is chosen from each source's (recorded in the checkpoint). */
-    multipleWatermarkPolicy: z.enum(MULTIPLE_WATERMARK_POLICIES).optional(),
+    // Spark reads the conf's value in lower case: "MAX" is "max".
+    multipleWatermarkPolicy: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(MULTIPLE_WATERMARK_POLICIES)).optional(),
     sql: z.string().min(1, { message: 'must not be empty' }),
     sink: z.object({ type: z.string().min(1), options: z.record(z.string(), z.unknown()).default({}) }).strict(),
     outputMode: z.enum(['append', 'update', 'complete']).default('append'),

@@ -48,6 +48,10 @@ describe('StateSchemaCompatibilityChecker', () => {
     const retyped = { ...agg, keySchema: [{ name: 'region', type: 'long' as const }] };
     const e = await refusal(new StateSchemaCompatibilityChecker(fm).check([retyped], 'memory://cp', true));
     expect(e.message).toContain('Existing schema=[region: string]; provided schema=[region: long]');
+    // Spark's class for the refusal, by the schema that changed.
+    expect(e.errorClass).toBe('STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE');
+    const revalued = { ...agg, valueSchema: [{ name: 'n', type: 'string' as const }, { name: 's', type: 'double' as const }] };
+    expect((await refusal(new StateSchemaCompatibilityChecker(fm).check([revalued], 'memory://cp', true))).errorClass).toBe('STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE');
   });
 
   it('refuses a removed or an added stateful operator once the query has run', async () => {

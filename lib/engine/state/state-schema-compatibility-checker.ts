@@ -135,13 +135,15 @@ export class StateSchemaCompatibilityChecker {
     dryRun = false,
     provider: StateStoreProviderName = DEFAULT_STATE_STORE_PROVIDER,
   ): Promise<CompatibilityResult> {
-    const refuse = (what: string, details: Record<string, unknown>): never => {
-      throw new IncompatibleQueryChangeError(
+    const refuse = (what: string, details: Record<string, unknown>, errorClass?: string): never => {
+      const e = new IncompatibleQueryChangeError(
         `Cannot restart the query on checkpoint ${checkpointDescription}: ${what}. The state in this checkpoint was built by ` +
           'the previous query and would give wrong answers with the new one. Either revert the change, or start the query on a ' +
           'new checkpoint location (it then starts with empty state and reprocesses from the source start).',
         details,
       );
+      if (errorClass) e.errorClass = errorClass;
+      throw e;
     };
     const wanted = new Map(operators.map((o) => [o.operatorId, o]));
     for (const id of await this.operatorsInCheckpoint()) {
@@ -202,7 +204,9 @@ export class StateSchemaCompatibilityChecker {
         if (schemaTypes(before) !== schemaTypes(after)) {
           refuse(`the provided ${which} schema does not match the existing schema in operator state of ${where} (${op.operatorName}). ` +
             `Existing schema=${renderSchema(before)}; provided schema=${renderSchema(after)}`,
-            { operatorId: op.operatorId, part: `${which} schema`, previous: renderSchema(before), current: renderSchema(after) });
+            { operatorId: op.operatorId, part: `${which} schema`, previous: renderSchema(before), current: renderSchema(after) },
+            // Spark's StateSchemaCompatibilityChecker's classes for the same refusal.
+            which === 'key' ? 'STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE' : 'STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE');
         }
       }
       result.verified.push(op.operatorId);
