@@ -8,7 +8,7 @@
  * the job has one `dedup`.)
  */
 import { describe, expect, it } from 'vitest';
-import { AddData, assertNumStateRows, CheckLastBatch, CheckNewAnswer, Execute, MultiAddData, sparkStreams, StartStream, StopStream, type SparkSource } from './testing/spark-stream-test';
+import { AddData, assertNumStateRows, assertStateOperatorProgressMetric, CheckLastBatch, CheckNewAnswer, Execute, MultiAddData, sparkStreams, StartStream, StopStream, type SparkSource } from './testing/spark-stream-test';
 
 const INT = { type: 'long', integral: 32 };
 const withWatermark = (delay: string): SparkSource => ({ schema: [{ name: 'value', ...INT }, { name: 'eventTime', type: 'timestamp' }], eventTime: 'eventTime', watermarkDelay: delay });
@@ -63,6 +63,7 @@ describe('StreamingDeduplicationSuite', () => {
       AddData('inputData', ...V(10)), // Should not emit anything as data less than watermark
       CheckNewAnswer(),
       assertNumStateRows({ total: 1, updated: 0, droppedByWatermark: 1, removed: 0 }),
+      assertStateOperatorProgressMetric({ operatorName: 'dedupe', numShufflePartitions: 2, numStateStoreInstances: 2 }),
     );
   });
 

@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateJob } from '../spec/validate-job';
-import { AddData, assertNumStateRows, CheckNewAnswer, MultiAddData, sparkStreams, StartStream, StopStream, type SparkSource } from './testing/spark-stream-test';
+import { AddData, assertNumStateRows, assertStateOperatorProgressMetric, CheckNewAnswer, MultiAddData, sparkStreams, StartStream, StopStream, type SparkSource } from './testing/spark-stream-test';
 
 const INT = { type: 'long', integral: 32 };
 const TS = { type: 'timestamp' };
@@ -328,6 +328,7 @@ describe('StreamingInnerJoinSuite', () => {
       AddData('rightInput', ...R(25)),
       CheckNewAnswer([25, 30, 50, 75]),
       assertNumStateRows({ total: 2, updated: 1, droppedByWatermark: 0, removed: 0 }),
+      assertStateOperatorProgressMetric({ operatorName: 'symmetricHashJoin', numShufflePartitions: 3, numStateStoreInstances: 3 * 4 }),
     );
   });
 

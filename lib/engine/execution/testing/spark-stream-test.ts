@@ -178,6 +178,15 @@ export const assertNumStateRows = (want: StateRowCounts): SparkAction => (t) => 
 };
 
 /**
+ * StateStoreMetricsTest's assertStateOperatorProgressMetric: the last progress's operator (by
+ * index, source up) has this name, these state partitions and this many store instances.
+ */
+export const assertStateOperatorProgressMetric = (want: { operatorName: string; numShufflePartitions: number; numStateStoreInstances: number }, operatorIndex = 0): SparkAction => (t) => {
+  const op = t.progress.at(-1)!.stateOperators[operatorIndex];
+  expect({ operatorName: op.operatorName, numShufflePartitions: op.numShufflePartitions, numStateStoreInstances: op.numStateStoreInstances }).toEqual(want);
+};
+
+/**
  * MultiStatefulOperatorsSuite's assertNumStateRows(Seq): each operator's rows in the last
  * progress. Spark lists the operators from the sink down, Weir from the source up: the figures are
  * given in Spark's order and compared reversed.
