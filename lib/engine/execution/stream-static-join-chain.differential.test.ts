@@ -90,3 +90,20 @@ describe('a same-named key of a LEFT join', () => {
     expect(w.rows.filter((r) => JSON.parse(r).id === 5)).toEqual(['{"id":5,"region":"mars","amount":3,"user":"dan","weight":null,"tags":null}']);
   });
 });
+
+describe('a join without an equality of the two sides (a nested loop join, as Spark plans one)', () => {
+  it('CROSS JOIN, and a comma join with no condition between the two', async () => {
+    await same('SELECT e.id, r.region AS rr, r.weight FROM events e CROSS JOIN regions r');
+    await same('SELECT e.id, r.weight FROM events e, regions r WHERE e.amount > 1');
+  });
+
+  it('a range condition, inner and left outer: each stream row meets the rows the condition takes', async () => {
+    await same('SELECT e.id, r.region AS rr FROM events e JOIN regions r ON e.amount > r.weight');
+    await same('SELECT e.id, r.region AS rr, r.weight FROM events e LEFT JOIN regions r ON e.amount BETWEEN r.weight AND r.weight + 2');
+    await same('SELECT e.id, r.weight FROM events e LEFT JOIN regions r ON e.amount < r.weight AND e.region <> r.region');
+  });
+
+  it('beside an aggregation over the joined rows', async () => {
+    await same('SELECT r.region AS rr, count(*) AS n FROM events e JOIN regions r ON e.amount >= r.weight GROUP BY r.region', undefined, 'complete');
+  });
+});

@@ -319,14 +319,15 @@ export function buildStreamStaticJoin(
     }
     const eq = (k: string): Expr => ({ kind: 'binary', op: '=', left: { kind: 'column', name: k, pos }, right: { kind: 'column', name: staticColumn(k)!, pos }, pos });
     condition = join.usingColumns.map(eq).reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, pos }));
+  } else if (!join.condition) {
+    // CROSS JOIN, or a join without ON: every static row with every stream row (Spark's
+    // BroadcastNestedLoopJoin of the stream with the broadcast table).
+    condition = { kind: 'literal', value: true, type: 'boolean', pos };
   } else {
-    if (!join.condition) throw new SqlValidationError('A stream-static join needs an ON clause (ON <stream column> = <static column>) or USING (<column>)', pos, 'ON');
+    // Without an equality of the two sides (`ON e.amount BETWEEN t.lo AND t.hi`), every static
+    // row is a candidate the condition decides, as Spark's nested loop join: fine for the small
+    // tables a stream is joined with, a full pass over the table per stream row otherwise.
     splitConjunctivePredicates(join.condition).forEach(keyOf);
-    if (keys.length === 0) {
-      throw new SqlValidationError(
-        `A stream-static join needs ON <stream column> = <static column> [AND …], the key it looks the table up by; qualify a column that both tables have (${streamSide.label}.x = ${staticLabel}.x)`,
-        lineColumn(join.condition.pos) ?? pos, 'ON');
-    }
     condition = onBuilder().build(join.condition);
   }
   const otherCondition = others.length ? onBuilder().build(conjunctionOf(others)) : undefined;
@@ -452,7 +453,7 @@ function leftStaticJoin(join: Join, { side: left, table }: StaticJoinSide, stati
 
 const STREAM_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...JOIN_TYPES, LeftSemi: 'LeftSemi' };
 /** A static table's: the analyzer then refuses those Spark refuses by the stream's side (a semi or anti join with the stream on the right). */
-const STATIC_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...STREAM_JOIN_TYPES, LeftAnti: 'LeftAnti' };
+const STATIC_JOIN_TYPES: Partial<Record<Join['joinType'], string>> = { ...STREAM_JOIN_TYPES, LeftAnti: 'LeftAnti', Cross: 'Inner' };
 
 /**
  * FROM <stream> [INNER | LEFT | RIGHT | FULL | LEFT SEMI] JOIN <stream> ON <condition> [JOIN …]: a
