@@ -472,11 +472,20 @@ export class ExpressionBuilder {
     }
   }
 
-  /** Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING for `f(…) OVER (…)`. */
+  /**
+   * Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING for `f(…) OVER (…)` and `f(…) OVER w` of a
+   * WINDOW clause's w (its definition shown); an `OVER w` no WINDOW clause defines is Spark's
+   * analysis error before it, MISSING_WINDOW_SPECIFICATION.
+   */
   nonTimeWindow(e: Extract<Expression, { kind: 'UnresolvedWindowExpression' }>, alias?: string): SqlValidationError {
+    if (e.windowName !== undefined) {
+      return new SqlValidationError(
+        `Window specification ${e.windowName} is not defined in the WINDOW clause for ${e.windowName}. For more information about WINDOW clauses, please refer to 'https://spark.apache.org/docs/latest/sql-ref-syntax-qry-select-window.html'.`,
+        lineColumn(e.pos), 'window function', 'MISSING_WINDOW_SPECIFICATION');
+    }
     const name = (e.child.kind === 'UnresolvedFunction' ? e.child.nameParts.join('.') : 'window').toUpperCase();
     const text = this.sql.slice(e.pos.start, e.pos.end);
-    const spec = e.windowName ?? windowSpecText(text);
+    const spec = e.definition ?? windowSpecText(text);
     return new SqlValidationError(
       `Window function is not supported in ${name}() (as column \`${alias ?? text}\`) on streaming DataFrames/Datasets. ` +
         `Structured Streaming only supports time-window aggregation using the WINDOW function. (window specification: ${spec || '(unknown)'}). ` +

@@ -112,7 +112,7 @@ function planChildren(p: UnresolvedPlan): UnresolvedPlan[] {
       return [p.child, ...p.cteRelations];
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Aggregate': case 'Distinct': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort':
-    case 'SubqueryAlias': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases':
+    case 'SubqueryAlias': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases': case 'RepartitionByExpression':
     default:
       return [p.child];
   }
@@ -144,7 +144,7 @@ function oneColumn(p: UnresolvedPlan): boolean {
       return p.aggregateExpressions.length === 1 && p.aggregateExpressions[0].kind !== 'UnresolvedStar';
     case 'Union':
       return oneColumn(p.children[0]);
-    case 'Distinct': case 'Limit': case 'Sort': case 'UnresolvedHaving':
+    case 'Distinct': case 'Limit': case 'Sort': case 'UnresolvedHaving': case 'RepartitionByExpression':
       return oneColumn(p.child);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
@@ -219,6 +219,7 @@ class QueryPlanner {
       case 'Sort': {
         let limit: { expr: Expression; pos: Position } | undefined;
         let sort: SortClause | undefined;
+        let repartition: Extract<UnresolvedPlan, { kind: 'RepartitionByExpression' }> | undefined;
         let inner: UnresolvedPlan = u;
         if (inner.kind === 'Limit') {
           limit = { expr: inner.limitExpr, pos: inner.pos };
@@ -226,19 +227,28 @@ class QueryPlanner {
         }
         if (inner.kind === 'Offset') throw unsupportedOperation('Offset is not supported on streaming DataFrames/Datasets');
         if (inner.kind === 'Sort') {
-          if (!inner.global) throw notSupportedYet('SORT BY', lineColumn(inner.pos), 'Spark sorts within each partition; write ORDER BY');
+          // SORT BY (global false) sorts each partition: a micro-batch's rows are one here, so
+          // it is ORDER BY's sort, under Spark's same streaming rule (Complete mode, over an aggregation).
           sort = { order: inner.order, pos: inner.pos };
+          inner = inner.child;
+        }
+        if (inner.kind === 'RepartitionByExpression') {
+          repartition = inner;
           inner = inner.child;
         }
         // ORDER BY over an aggregation may compute what it sorts on (grouping(k), sum(x)): the
         // aggregation plans the sort with its select list (buildAggregation).
         const aggregates = inner.kind === 'Aggregate' || inner.kind === 'UnresolvedHaving' || (inner.kind === 'Project' && isAggregation({ items: inner.projectList, grouping: [], distinct: false, pos: inner.pos }));
-        if (sort && aggregates) return buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
+        let planned: LogicalPlan;
+        if (sort && aggregates) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
         // A batch plan's ORDER BY may sort on a column it does not select (Spark's
         // ResolveMissingReferences); a stream's names output columns only (buildSortAndLimit).
-        if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) return buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
-        return buildSortAndLimit(this.plan(inner, ctes), sort, limit);
+        else if (sort && inner.kind === 'Project' && this.staticLeaves && this.readsStaticTablesOnly(inner, ctes)) planned = buildSortAndLimit(this.select(inner, ctes, sort), undefined, limit);
+        else planned = buildSortAndLimit(this.plan(inner, ctes), sort, limit);
+        return repartition ? this.repartitioned(repartition, planned) : planned;
       }
+      case 'RepartitionByExpression':
+        return this.repartitioned(u, this.plan(u.child, ctes));
       case 'Union':
         return this.union(u, ctes);
       case 'UnresolvedSubqueryColumnAliases':
@@ -263,6 +273,27 @@ class QueryPlanner {
       default:
         return this.select(u, ctes);
     }
+  }
+
+  /**
+   * DISTRIBUTE BY (Spark's RepartitionByExpression) over `planned`, its child's plan: its
+   * expressions must resolve over the child's output (Spark's analyzer), and then the rows are
+   * the child's. Spark repartitions them across its tasks; a micro-batch's output has no
+   * partitioning a sink sees, so Weir keeps them as they are.
+   */
+  private repartitioned(u: Extract<UnresolvedPlan, { kind: 'RepartitionByExpression' }>, planned: LogicalPlan): LogicalPlan {
+    const { output } = this.resolved(planned);
+    // The names that qualify the child's columns: its relations' and aliases' (Spark's output attributes keep them).
+    const qualifiers: string[] = [];
+    const walk = (p: UnresolvedPlan): void => {
+      if (p.kind === 'UnresolvedRelation') qualifiers.push(p.multipartIdentifier[p.multipartIdentifier.length - 1]);
+      if (p.kind === 'SubqueryAlias') qualifiers.push(p.alias);
+      else if (p.kind !== 'Union') planChildren(p).forEach(walk);
+    };
+    walk(u.child);
+    const builder = this.builder(qualifiers, output);
+    for (const e of u.partitionExpressions) compileExpression(builder.build(e), output);
+    return planned;
   }
 
   /** Where the set operator between two queries is written (the text between them holds only it, brackets and comments). */
@@ -507,6 +538,7 @@ class QueryPlanner {
         throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
       case 'Aggregate': case 'Distinct': case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Limit': case 'Offset':
       case 'Project': case 'Sort': case 'Union': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith':
+      case 'RepartitionByExpression':
       default:
         return this.subquery(u, ctes);
     }

@@ -206,6 +206,25 @@ FROM orders GROUP BY o.region, window(o.ts, '1 minute')`)).toBe([
   });
 });
 
+describe("Spark's query result clauses", () => {
+  it('DISTRIBUTE BY, SORT BY and CLUSTER BY as AstBuilder.withQueryResultClauses builds them', () => {
+    expect(tree('SELECT a FROM t DISTRIBUTE BY a, b')).toBe("'RepartitionByExpression ['a, 'b]\n+- 'Project ['a]\n   +- 'UnresolvedRelation [t]");
+    expect(tree('SELECT a FROM t DISTRIBUTE BY a SORT BY b DESC')).toBe("'Sort ['b DESC NULLS LAST], false\n+- 'RepartitionByExpression ['a]\n   +- 'Project ['a]\n      +- 'UnresolvedRelation [t]");
+    expect(tree('SELECT a FROM t SORT BY a')).toBe("'Sort ['a ASC NULLS FIRST], false\n+- 'Project ['a]\n   +- 'UnresolvedRelation [t]");
+    expect(tree('SELECT a FROM t CLUSTER BY a')).toBe("'Sort ['a ASC NULLS FIRST], false\n+- 'RepartitionByExpression ['a]\n   +- 'Project ['a]\n      +- 'UnresolvedRelation [t]");
+    expect(parseError('SELECT a FROM t CLUSTER BY a SORT BY a').errorClass).toBe('_LEGACY_ERROR_TEMP_0011');
+  });
+
+  it("the WINDOW clause's definitions put in place of their names", () => {
+    const p = parsePlan('SELECT sum(x) OVER w2, max(x) OVER v FROM t WINDOW w1 AS (PARTITION BY a ORDER BY b), w2 AS w1');
+    const [w2, v] = (p as Extract<LogicalPlan, { kind: 'Project' }>).projectList as Extract<Expression, { kind: 'UnresolvedWindowExpression' }>[];
+    expect([w2.windowName, w2.definition, w2.partitionSpec.map((e) => expressionSql(e)), w2.orderSpec.length]).toEqual([undefined, '(PARTITION BY a ORDER BY b)', ['a'], 1]);
+    expect(v.windowName).toBe('v');
+    expect(parseError('SELECT a FROM t WINDOW w AS (PARTITION BY a), w AS (PARTITION BY b)').errorClass).toBe('INVALID_SQL_SYNTAX.REPETITIVE_WINDOW_DEFINITION');
+  });
+
+});
+
 describe('positions', () => {
   it('every node points at its text, with line and column', () => {
     const sql = 'SELECT a,\n  upper(name) AS n\nFROM t\nWHERE x :: long > 1';

@@ -9,18 +9,18 @@
  * query-planner.ts plans from this unresolved plan (with aggregate-planner.ts and
  * join-planner.ts), and expression-builder.ts turns its expressions into Weir's Expr.
  */
-import type { ParserRuleContext } from 'antlr4ng';
+import { TerminalNode, type ParserRuleContext } from 'antlr4ng';
 import { unsupportedOperation } from '../../errors';
 import { isNondeterministicFunction } from '../random-functions';
 import { formatDouble } from '../sql-values';
 import { SqlValidationError } from '../sql-error';
-import { ExpressionAstBuilder, notSupported } from './expression-ast-builder';
+import { ExpressionAstBuilder, notSupported, type WindowSpec } from './expression-ast-builder';
 import { parseSchema } from './data-type-parser';
-import { someExpression } from './expression-tree';
+import { mapPlanExpressions, someExpression } from './expression-tree';
 import { identifierText } from './identifiers';
 import { Ctx, parseQuery, parseSpark } from './spark-parser';
 import type { ParsedText } from './spark-parser';
-import { VALUES_RELATION, type Expression, type JoinType, type LogicalPlan, type Position, type SubqueryAlias, type UnresolvedFunction } from './unresolved-plan';
+import { VALUES_RELATION, type Expression, type JoinType, type LogicalPlan, type Position, type SortOrder, type SubqueryAlias, type UnresolvedFunction } from './unresolved-plan';
 
 type C<K extends keyof typeof Ctx> = InstanceType<(typeof Ctx)[K]>;
 
@@ -81,15 +81,38 @@ class PlanAstBuilder {
     return identifierText(ctx.identifier());
   }
 
+  /**
+   * ORDER BY, SORT BY, DISTRIBUTE BY, CLUSTER BY as Spark's AstBuilder.withQueryResultClauses
+   * combines them: ORDER BY alone, a global Sort; SORT BY a Sort within partitions (global
+   * false) over DISTRIBUTE BY's RepartitionByExpression if there is one; CLUSTER BY e the
+   * ascending SORT BY e over DISTRIBUTE BY e; any other combination Spark's parse error. Then the
+   * WINDOW clause, OFFSET and LIMIT.
+   */
   private organize(plan: LogicalPlan, ctx: C<'QueryOrganizationContext'>): LogicalPlan {
     const pos = this.pos(ctx);
-    if (ctx.KW_CLUSTER() || ctx.KW_DISTRIBUTE()) throw notSupported(ctx.KW_CLUSTER() ? 'CLUSTER BY' : 'DISTRIBUTE BY', pos);
-    if (ctx.windowClause()) throw notSupported('The WINDOW clause', this.pos(ctx.windowClause()!));
-    const orders = ctx.orderOrSortByClause();
-    if (orders.length > 1) throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0011] Combination of ORDER BY/SORT BY/DISTRIBUTE BY/CLUSTER BY is not supported.', pos, 'ORDER BY', '_LEGACY_ERROR_TEMP_0011');
-    if (orders.length > 0) {
-      plan = { kind: 'Sort', order: orders[0].sortItem().map((s) => this.expr.sortItem(s)), global: !!ctx.KW_ORDER(), child: plan, pos: this.pos(orders[0]) };
+    // The grammar gives the BY lists apart from their keywords: each is the clause of the keyword before it.
+    const by: Partial<Record<'ORDER' | 'SORT' | 'DISTRIBUTE' | 'CLUSTER', C<'OrderOrSortByClauseContext'> | C<'ClusterOrDistributeByContext'>>> = {};
+    let keyword = '';
+    for (const child of ctx.children ?? []) {
+      if (child instanceof TerminalNode && child.getText().toUpperCase() !== 'BY') keyword = child.getText().toUpperCase();
+      else if (child instanceof Ctx.OrderOrSortByClauseContext || child instanceof Ctx.ClusterOrDistributeByContext) by[keyword as keyof typeof by] = child;
     }
+    const sortItems = (c: C<'OrderOrSortByClauseContext'> | C<'ClusterOrDistributeByContext'> | undefined) => (c as C<'OrderOrSortByClauseContext'>).sortItem().map((s) => this.expr.sortItem(s));
+    const exprs = (c: C<'OrderOrSortByClauseContext'> | C<'ClusterOrDistributeByContext'> | undefined) => (c as C<'ClusterOrDistributeByContext'>).expression().map((e) => this.expr.expression(e));
+    const repartition = (c: C<'ClusterOrDistributeByContext'>, child: LogicalPlan): LogicalPlan => ({ kind: 'RepartitionByExpression', partitionExpressions: exprs(c), child, pos: this.pos(c) });
+    const written = Object.keys(by).sort().join(',');
+    if (written === 'ORDER') plan = { kind: 'Sort', order: sortItems(by.ORDER), global: true, child: plan, pos: this.pos(by.ORDER!) };
+    else if (written === 'SORT') plan = { kind: 'Sort', order: sortItems(by.SORT), global: false, child: plan, pos: this.pos(by.SORT!) };
+    else if (written === 'DISTRIBUTE') plan = repartition(by.DISTRIBUTE as C<'ClusterOrDistributeByContext'>, plan);
+    else if (written === 'DISTRIBUTE,SORT') plan = { kind: 'Sort', order: sortItems(by.SORT), global: false, child: repartition(by.DISTRIBUTE as C<'ClusterOrDistributeByContext'>, plan), pos: this.pos(by.SORT!) };
+    else if (written === 'CLUSTER') {
+      const c = by.CLUSTER as C<'ClusterOrDistributeByContext'>;
+      const order = exprs(c).map((e): SortOrder => ({ kind: 'SortOrder', child: e, direction: 'Ascending', nullOrdering: 'NullsFirst', pos: e.pos }));
+      plan = { kind: 'Sort', order, global: false, child: repartition(c, plan), pos: this.pos(c) };
+    } else if (written !== '') {
+      throw new SqlValidationError('[_LEGACY_ERROR_TEMP_0011] Combination of ORDER BY/SORT BY/DISTRIBUTE BY/CLUSTER BY is not supported.', pos, 'ORDER BY', '_LEGACY_ERROR_TEMP_0011');
+    }
+    if (ctx.windowClause()) plan = this.withWindowClause(ctx.windowClause()!, plan);
     if (ctx._offset) plan = { kind: 'Offset', offsetExpr: this.expr.expression(ctx._offset), child: plan, pos: this.pos(ctx._offset) };
     const limit = ctx.limitClause();
     if (limit?._limit) plan = { kind: 'Limit', limitExpr: this.expr.expression(limit._limit), child: plan, pos: this.pos(limit) };
@@ -179,7 +202,6 @@ class PlanAstBuilder {
     const items = select.selectList().namedExpressionSeq().namedExpression().map((n) => this.expr.namedExpression(n));
     const group = ctx.aggregationClause();
     const having = ctx.havingClause();
-    if (ctx.windowClause()) throw notSupported('The WINDOW clause', this.pos(ctx.windowClause()!));
     if (group || having) {
       const groupingExpressions = group ? this.grouping(group) : [];
       plan = { kind: 'Aggregate', groupingExpressions, aggregateExpressions: items, child: plan, pos: group ? this.pos(group) : this.pos(select) };
@@ -188,7 +210,42 @@ class PlanAstBuilder {
       plan = { kind: 'Project', projectList: items, child: plan, pos: this.pos(select) };
     }
     if (select.setQuantifier()?.getText().toUpperCase() === 'DISTINCT') plan = { kind: 'Distinct', child: plan, pos: this.pos(select) };
-    return plan;
+    return ctx.windowClause() ? this.withWindowClause(ctx.windowClause()!, plan) : plan;
+  }
+
+  /**
+   * WINDOW w AS (…), …: Spark's AstBuilder.withWindowClause and its analyzer's
+   * WindowsSubstitution at once (the definitions are all syntax): each `OVER w` in `plan` takes
+   * w's definition; `w2 AS w1` is w1's. A name defined twice, a reference to a reference and one
+   * to no definition are Spark's INVALID_SQL_SYNTAX errors; an `OVER w` that no clause defines
+   * is left for the planner (MISSING_WINDOW_SPECIFICATION). An unused definition changes nothing.
+   */
+  private withWindowClause(ctx: C<'WindowClauseContext'>, plan: LogicalPlan): LogicalPlan {
+    const pos = this.pos(ctx);
+    const invalid = (sub: string, message: string) => new SqlValidationError(`Invalid SQL syntax: ${message}`, pos, 'WINDOW', `INVALID_SQL_SYNTAX.${sub}`);
+    const quoted = (n: string) => `\`${n.replace(/`/g, '``')}\``;
+    const base = new Map<string, { spec: WindowSpec; text: string }>();
+    ctx.errorCapturingIdentifier().forEach((id, i) => {
+      const name = this.tableIdentifierPart(id);
+      if (base.has(name)) throw invalid('REPETITIVE_WINDOW_DEFINITION', `The definition of window ${quoted(name)} is repetitive.`);
+      const specCtx = ctx.windowSpec(i)!;
+      const p = this.pos(specCtx);
+      base.set(name, { spec: this.expr.windowSpec(specCtx), text: this.parsed.text.sql.slice(p.start, p.end) });
+    });
+    const definitions = new Map([...base].map(([name, d]) => {
+      if (d.spec.windowName === undefined) return [name, d];
+      const target = base.get(d.spec.windowName);
+      if (!target) throw invalid('UNRESOLVED_WINDOW_REFERENCE', `Cannot resolve window reference ${quoted(d.spec.windowName)}.`);
+      if (target.spec.windowName !== undefined) throw invalid('INVALID_WINDOW_REFERENCE', `Window reference ${quoted(d.spec.windowName)} is not a window specification.`);
+      return [name, target];
+    }));
+    return mapPlanExpressions(plan, (e) => {
+      if (e.kind !== 'UnresolvedWindowExpression' || e.windowName === undefined) return undefined;
+      const d = definitions.get(e.windowName);
+      if (!d) return undefined;
+      const { windowName: _name, ...rest } = e;
+      return { ...rest, ...d.spec, definition: d.text };
+    });
   }
 
   private groupingItem(ctx: C<'GroupingSetContext'> | C<'GroupByClauseContext'>): Expression[] {

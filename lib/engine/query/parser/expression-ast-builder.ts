@@ -18,6 +18,9 @@ import { Ctx } from './spark-parser';
 import type { ParsedText } from './spark-parser';
 import type { BinaryOp, Expression, LogicalPlan, Position, SortOrder, UnresolvedFunction } from './unresolved-plan';
 
+/** A window expression's specification (UnresolvedWindowExpression's fields but the function). */
+export type WindowSpec = Pick<Extract<Expression, { kind: 'UnresolvedWindowExpression' }>, 'partitionSpec' | 'orderSpec' | 'frame' | 'windowName'>;
+
 type C<K extends keyof typeof Ctx> = InstanceType<(typeof Ctx)[K]>;
 
 const ARITHMETIC: Record<string, BinaryOp> = {
@@ -325,15 +328,21 @@ export class ExpressionAstBuilder {
   private windowed(f: UnresolvedFunction, ctx: C<'PrimaryExpressionContext'>, pos: Position): Expression {
     const spec = ctx.windowSpec();
     if (!spec) return f;
-    if (spec._name) return { kind: 'UnresolvedWindowExpression', child: f, partitionSpec: [], orderSpec: [], windowName: identifierText(spec._name), pos };
+    return { kind: 'UnresolvedWindowExpression', child: f, ...this.windowSpec(spec), pos };
+  }
+
+  /**
+   * A window specification: `(PARTITION BY … ORDER BY … <frame>)`, or the name of one a WINDOW
+   * clause defines (`OVER w`, `WINDOW w2 AS w1`: Spark's WindowSpecReference).
+   */
+  windowSpec(spec: C<'WindowSpecContext'>): WindowSpec {
+    if (spec._name) return { partitionSpec: [], orderSpec: [], windowName: identifierText(spec._name) };
     if (spec.KW_CLUSTER()) throw notSupported('CLUSTER BY in a window', this.pos(spec));
     const frame = spec.windowFrame();
     return {
-      kind: 'UnresolvedWindowExpression', child: f,
       partitionSpec: spec._partition.map((p) => this.expression(p)),
       orderSpec: spec.orderOrSortByClause()?.sortItem().map((s) => this.sortItem(s)) ?? [],
       ...(frame ? { frame: this.parsed.text.sql.slice(this.pos(frame).start, this.pos(frame).end) } : {}),
-      pos,
     };
   }
 

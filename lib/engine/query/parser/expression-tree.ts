@@ -3,7 +3,7 @@
  * fields: a child is any field holding an Expression, an array of them, or CASE's pairs. A
  * subquery's plan is not an expression and is not entered.
  */
-import type { Expression } from './unresolved-plan';
+import type { Expression, LogicalPlan } from './unresolved-plan';
 
 /** Fields that never hold a child expression (a data type and a subquery's plan have a `kind` too). */
 const LEAF_FIELDS = new Set(['pos', 'dataType', 'plan', 'query', 'nameParts', 'names', 'name', 'target']);
@@ -34,4 +34,26 @@ export function someExpression(e: Expression, test: (e: Expression) => boolean, 
   if (!enter(e)) return false;
   const visit = (v: unknown): boolean => (isExpression(v) ? someExpression(v, test, enter) : Array.isArray(v) ? v.some(visit) : false);
   return Object.entries(e).some(([k, v]) => !LEAF_FIELDS.has(k) && visit(v));
+}
+
+/** The plan nodes' kinds: a field holding one is a child plan, not an expression. */
+const PLAN_KINDS: ReadonlySet<string> = new Set<LogicalPlan['kind']>([
+  'UnresolvedRelation', 'OneRowRelation', 'SubqueryAlias', 'UnresolvedSubqueryColumnAliases', 'Project', 'Filter', 'UnresolvedHaving', 'Aggregate', 'Join',
+  'Union', 'Intersect', 'Except', 'Distinct', 'UnresolvedWith', 'Generate', 'Sort', 'Limit', 'Offset', 'RepartitionByExpression',
+]);
+
+/**
+ * `plan` with mapExpression(…, replace) applied to the expressions of each of its nodes, as
+ * Catalyst's resolveExpressions over a plan tree: a subquery's plan inside an expression is not
+ * entered. `plan` is not changed.
+ */
+export function mapPlanExpressions(plan: LogicalPlan, replace: (e: Expression) => Expression | undefined): LogicalPlan {
+  const map = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(map);
+    if (!isExpression(v)) return v;
+    return PLAN_KINDS.has(v.kind) ? mapPlanExpressions(v as unknown as LogicalPlan, replace) : mapExpression(v, replace);
+  };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(plan)) out[k] = k === 'pos' ? v : map(v);
+  return out as unknown as LogicalPlan;
 }

@@ -34,6 +34,7 @@ function header(p: LogicalPlan): string {
     case 'Sort': return `'Sort [${p.order.map(e).join(', ')}], ${p.global}`;
     case 'Limit': return `'Limit ${e(p.limitExpr)}`;
     case 'Offset': return `'Offset ${e(p.offsetExpr)}`;
+    case 'RepartitionByExpression': return `'RepartitionByExpression ${list(p.partitionExpressions)}`;
   }
 }
 

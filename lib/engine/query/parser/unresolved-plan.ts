@@ -107,9 +107,12 @@ interface UnresolvedWindowExpression extends Node {
   readonly child: Expression;
   readonly partitionSpec: readonly Expression[];
   readonly orderSpec: readonly SortOrder[];
-  /** The frame as written (`ROWS BETWEEN …`), or the name of a WINDOW clause's window. */
+  /** The frame as written (`ROWS BETWEEN …`). */
   readonly frame?: string;
+  /** `OVER w`: the name of a WINDOW clause's window, until the AST builder puts its definition here. */
   readonly windowName?: string;
+  /** A WINDOW clause's definition put in place of its name: its text, `(PARTITION BY …)`, as written. */
+  readonly definition?: string;
 }
 /** GROUP BY CUBE(…), ROLLUP(…), GROUPING SETS(…): each grouping set as a list of expressions. */
 interface GroupingAnalytics extends Node {
@@ -184,6 +187,8 @@ interface Generate extends Node {
   readonly generatorOutput: readonly string[];
   readonly child: LogicalPlan;
 }
+/** DISTRIBUTE BY (and CLUSTER BY's distribution): Spark's RepartitionByExpression. */
+interface RepartitionByExpression extends Node { readonly kind: 'RepartitionByExpression'; readonly partitionExpressions: readonly Expression[]; readonly child: LogicalPlan }
 /** ORDER BY (`global`) or SORT BY. */
 interface Sort extends Node { readonly kind: 'Sort'; readonly order: readonly SortOrder[]; readonly global: boolean; readonly child: LogicalPlan }
 interface Limit extends Node { readonly kind: 'Limit'; readonly limitExpr: Expression; readonly child: LogicalPlan }
@@ -192,7 +197,7 @@ interface Offset extends Node { readonly kind: 'Offset'; readonly offsetExpr: Ex
 export type LogicalPlan =
   | UnresolvedRelation | OneRowRelation | SubqueryAlias | UnresolvedSubqueryColumnAliases | Project | Filter
   | UnresolvedHaving | Aggregate | Join | Union | Intersect | Except | Distinct | UnresolvedWith | Generate
-  | Sort | Limit | Offset;
+  | Sort | Limit | Offset | RepartitionByExpression;
 
 /** `a AND b AND …` of one or more conditions, each AND at its left operand's position. */
 export function conjunctionOf(es: readonly Expression[]): Expression {
