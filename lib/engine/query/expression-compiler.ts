@@ -283,6 +283,17 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
 }
 
 /**
+ * Spark's findWiderTypeWithoutStringPromotion over several types (UNPIVOT's values): as a UNION
+ * widens them, but a STRING beside a number, a date or a timestamp does not widen; undefined when
+ * they do not widen.
+ */
+export function widerTypeWithoutStringPromotion(types: TypeInfo[]): TypeInfo | undefined {
+  const nil: Evaluator = () => null;
+  const u = unifyAll(types.map((t) => ({ ...t, eval: nil })), types.map((_, i) => ({ kind: 'column', name: `v${i}` })), false, false);
+  return u && unifiedType(u);
+}
+
+/**
  * Spark's Cast of an ARRAY, MAP or STRUCT to a STRING (Spark 3's ToStringBase, legacy
  * castComplexTypesToString off): `[1, 2]`, `{a -> 1}`, `{1, x}`, each element as CAST writes
  * it, a NULL inside as `null`.

@@ -29,6 +29,8 @@ import { conjunctionOf, splitConjunctivePredicates, type Expression, type Logica
 import { buildAggregation, buildSortAndLimit, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
 import { isAggregateFunctionName } from './aggregate-functions';
 import { buildStreamStaticJoin } from './join-planner';
+import { planPivot } from './pivot-planner';
+import { planUnpivot } from './unpivot-planner';
 import { notSupportedYet, offsetToPosition, SqlValidationError } from './sql-error';
 import { positionalArguments } from './named-arguments';
 import { checkSqlLimits, tooDeep } from './sql-limits';
@@ -112,7 +114,7 @@ function planChildren(p: UnresolvedPlan): UnresolvedPlan[] {
       return [p.child, ...p.cteRelations];
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Aggregate': case 'Distinct': case 'Filter': case 'Generate': case 'Limit': case 'Offset': case 'Project': case 'Sort':
-    case 'SubqueryAlias': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases': case 'RepartitionByExpression':
+    case 'SubqueryAlias': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases': case 'Unpivot': case 'Pivot': case 'RepartitionByExpression':
     default:
       return [p.child];
   }
@@ -148,7 +150,7 @@ function oneColumn(p: UnresolvedPlan): boolean {
       return oneColumn(p.child);
     // Every member listed, so that a new one is a lint error until it is handled here.
     case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Join': case 'Offset': case 'OneRowRelation': case 'SubqueryAlias':
-    case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith':
+    case 'UnresolvedRelation': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith': case 'Unpivot': case 'Pivot':
     default:
       return false;
   }
@@ -249,6 +251,8 @@ class QueryPlanner {
       }
       case 'RepartitionByExpression':
         return this.repartitioned(u, this.plan(u.child, ctes));
+      case 'Unpivot': case 'Pivot':
+        return this.from(u, ctes).plan;
       case 'Union':
         return this.union(u, ctes);
       case 'UnresolvedSubqueryColumnAliases':
@@ -358,7 +362,7 @@ class QueryPlanner {
     } else {
       // A parenthesized query, or a bare relation (`TABLE src`).
       if (distinct || having) throw notSupportedYet(`${u.kind} here`, lineColumn(u.pos));
-      if (u.kind === 'UnresolvedRelation' || u.kind === 'SubqueryAlias') return this.from(u, ctes).plan;
+      if (u.kind === 'UnresolvedRelation' || u.kind === 'SubqueryAlias' || u.kind === 'Unpivot' || u.kind === 'Pivot') return this.from(u, ctes).plan;
       return this.plan(u, ctes);
     }
     let where: Expression | undefined;
@@ -529,13 +533,27 @@ class QueryPlanner {
         );
       }
       case 'SubqueryAlias': {
-        const inner = u.child.kind === 'UnresolvedRelation' || u.child.kind === 'Join' ? this.from(u.child, ctes) : this.subquery(u.child, ctes);
+        const inner = ['UnresolvedRelation', 'Join', 'Unpivot', 'Pivot'].includes(u.child.kind) ? this.from(u.child, ctes) : this.subquery(u.child, ctes);
         return { ...inner, qualifiers: [...inner.qualifiers, u.alias] };
+      }
+      case 'Unpivot': {
+        const child = this.from(u.child, ctes);
+        const { plan, schema } = planUnpivot(u, { plan: child.plan, schema: child.schema, builder: (s) => this.builder(child.qualifiers, s, s === child.schema ? child.scope : undefined), resolved: (p) => this.resolved(p) });
+        // The ids keep their qualifiers (Spark's Expand outputs the child's attributes).
+        return { plan, schema, qualifiers: child.qualifiers, scope: { metadataColumn: false } };
       }
       case 'Join':
         return buildStreamStaticJoin(u, this.relations, this.staticTables, (scope) => new ExpressionBuilder({ ...scope, metadataColumn: this.metadataColumn }, this.sql), (side) => this.joinLeaf(side, ctes), this.staticLeaves);
       case 'OneRowRelation':
         throw new SqlValidationError(`A streaming query needs FROM ${this.relations.map((r) => r.sourceName).join(' or ')}`, lineColumn(u.pos), 'FROM');
+      case 'Pivot': {
+        const child = this.from(u.child, ctes);
+        const { plan, schema } = planPivot(u, {
+          plan: child.plan, schema: child.schema, builder: (s) => this.builder(child.qualifiers, s, s === child.schema ? child.scope : undefined), resolved: (p) => this.resolved(p),
+          aggregate: (items, grouping, p, s) => buildAggregation({ items, grouping, distinct: false, pos: u.pos, batch: this.staticLeaves }, p, s, this.builder(child.qualifiers, s, s === child.schema ? child.scope : undefined)),
+        });
+        return { plan, schema, qualifiers: child.qualifiers, scope: { metadataColumn: false } };
+      }
       case 'Aggregate': case 'Distinct': case 'Except': case 'Filter': case 'Generate': case 'Intersect': case 'Limit': case 'Offset':
       case 'Project': case 'Sort': case 'Union': case 'UnresolvedHaving': case 'UnresolvedSubqueryColumnAliases': case 'UnresolvedWith':
       case 'RepartitionByExpression':

@@ -206,7 +206,7 @@ FROM orders GROUP BY o.region, window(o.ts, '1 minute')`)).toBe([
   });
 });
 
-describe("Spark's query result clauses", () => {
+describe("Spark's query result clauses, PIVOT and UNPIVOT", () => {
   it('DISTRIBUTE BY, SORT BY and CLUSTER BY as AstBuilder.withQueryResultClauses builds them', () => {
     expect(tree('SELECT a FROM t DISTRIBUTE BY a, b')).toBe("'RepartitionByExpression ['a, 'b]\n+- 'Project ['a]\n   +- 'UnresolvedRelation [t]");
     expect(tree('SELECT a FROM t DISTRIBUTE BY a SORT BY b DESC')).toBe("'Sort ['b DESC NULLS LAST], false\n+- 'RepartitionByExpression ['a]\n   +- 'Project ['a]\n      +- 'UnresolvedRelation [t]");
@@ -223,6 +223,14 @@ describe("Spark's query result clauses", () => {
     expect(parseError('SELECT a FROM t WINDOW w AS (PARTITION BY a), w AS (PARTITION BY b)').errorClass).toBe('INVALID_SQL_SYNTAX.REPETITIVE_WINDOW_DEFINITION');
   });
 
+  it('PIVOT and UNPIVOT after a relation, in FROM or after a join', () => {
+    expect(tree("SELECT * FROM t PIVOT (sum(x) AS s, max(y) FOR c IN ('a' AS a1, 'b'))")).toBe(
+      "'Project [*]\n+- 'Pivot 'c, ['a' AS a1, 'b'], ['sum('x) AS s, 'max('y)]\n   +- 'UnresolvedRelation [t]");
+    expect(tree('SELECT * FROM t UNPIVOT INCLUDE NULLS ((v1, v2) FOR n IN ((a, b) AS x, (c, d))) AS u')).toBe(
+      "'Project [*]\n+- 'SubqueryAlias u\n   +- 'Unpivot [['a, 'b] AS x, ['c, 'd]], n, [v1, v2]\n      +- 'UnresolvedRelation [t]");
+    expect(tree('SELECT * FROM t JOIN s ON t.k = s.k UNPIVOT (v FOR n IN (a, b))')).toMatch(/^'Project \[\*\]\n\+- 'Unpivot \[\['a\], \['b\]\], n, \[v\]\n {3}\+- 'Join Inner/);
+    expect(parseError("SELECT * FROM t PIVOT (sum(x) FOR c IN ('a')) UNPIVOT (v FOR n IN (a))").errorClass).toBe('NOT_ALLOWED_IN_FROM.UNPIVOT_WITH_PIVOT');
+  });
 });
 
 describe('positions', () => {

@@ -279,11 +279,67 @@ class PlanAstBuilder {
   }
 
   private fromClause(ctx: C<'FromClauseContext'>): LogicalPlan {
-    if (ctx.pivotClause() || ctx.unPivotClause()) throw notSupported(ctx.pivotClause() ? 'PIVOT' : 'UNPIVOT', this.pos(ctx));
     // FROM a, b is an inner join without a condition, as Spark builds it.
-    let plan = ctx.relation().map((r) => this.relation(r)).reduce((left, right) => ({ kind: 'Join', left, right, joinType: 'Inner', pos: this.pos(ctx) }));
-    for (const lv of ctx.lateralView()) plan = this.lateralView(lv, plan);
-    return plan;
+    const plan = ctx.relation().map((r) => this.relation(r)).reduce((left, right) => ({ kind: 'Join', left, right, joinType: 'Inner', pos: this.pos(ctx) }));
+    // Spark's visitFromClause: a PIVOT or UNPIVOT after the relations takes no LATERAL VIEW nor the other.
+    const notAllowed = (what: string) => new SqlValidationError(`Not allowed in the FROM clause: ${what.replace('_WITH_', ' together with ')}.`, this.pos(ctx), 'FROM', `NOT_ALLOWED_IN_FROM.${what}`);
+    const pivot = ctx.pivotClause();
+    const unpivot = ctx.unPivotClause();
+    if (pivot) {
+      if (unpivot) throw notAllowed('UNPIVOT_WITH_PIVOT');
+      if (ctx.lateralView().length) throw notAllowed('LATERAL_WITH_PIVOT');
+      return this.withPivot(pivot, plan);
+    }
+    if (unpivot) {
+      if (ctx.lateralView().length) throw notAllowed('LATERAL_WITH_UNPIVOT');
+      return this.withUnpivot(unpivot, plan);
+    }
+    return ctx.lateralView().reduce((p, lv) => this.lateralView(lv, p), plan);
+  }
+
+  /** PIVOT (aggregates FOR column IN (values)) of `child`, as Spark's AstBuilder.withPivot. */
+  private withPivot(ctx: C<'PivotClauseContext'>, child: LogicalPlan): LogicalPlan {
+    const pos = this.pos(ctx);
+    const ids = ctx.pivotColumn().identifier();
+    const column = (id: C<'IdentifierContext'>): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [identifierText(id)], pos: this.pos(id) });
+    // `FOR (a, b) IN ((1, 'x') AS p, …)`: the column a struct of a and b, as Spark's CreateStruct.
+    const pivotColumn: Expression = ids.length === 1 ? column(ids[0]) : { kind: 'UnresolvedFunction', nameParts: ['struct'], arguments: ids.map(column), isDistinct: false, pos: this.pos(ctx.pivotColumn()) };
+    const pivotValues = ctx.pivotValue().map((v): Expression => {
+      const e = this.expr.expression(v.expression());
+      return v.identifier() ? { kind: 'Alias', child: e, name: identifierText(v.identifier()!), pos: this.pos(v) } : e;
+    });
+    const aggregates = ctx.namedExpressionSeq().namedExpression().map((n) => this.expr.namedExpression(n));
+    return { kind: 'Pivot', aggregates, pivotColumn, pivotValues, child, pos };
+  }
+
+  /**
+   * UNPIVOT [INCLUDE | EXCLUDE NULLS] (v FOR name IN (a [AS x], …)) or ((v1, v2) FOR name IN
+   * ((a, b) [AS x], …)) [[AS] alias] of `child`, as Spark's AstBuilder.withUnpivot.
+   */
+  private withUnpivot(ctx: C<'UnPivotClauseContext'>, child: LogicalPlan): LogicalPlan {
+    const pos = this.pos(ctx);
+    const name = (m: C<'MultipartIdentifierContext'>): Expression => this.expr.name(m);
+    const single = ctx.unPivotSingleValueColumnClause();
+    const includeNulls = !!ctx.KW_INCLUDE();
+    let unpivot: Extract<LogicalPlan, { kind: 'Unpivot' }>;
+    if (single) {
+      const [value, variable] = single.identifier().map(identifierText);
+      const columns = single.unPivotColumnAndAlias();
+      unpivot = {
+        kind: 'Unpivot', includeNulls, values: columns.map((c) => [name(c.multipartIdentifier())]), aliases: columns.map((c) => (c.identifier() ? identifierText(c.identifier()!) : undefined)),
+        variableColumnName: variable, valueColumnNames: [value], child, pos,
+      };
+    } else {
+      const multi = ctx.unPivotMultiValueColumnClause()!;
+      const valueIds = multi._unPivotValueColumns;
+      const variable = multi.identifier().find((i) => !valueIds.includes(i))!;
+      const sets = multi.unPivotColumnSet();
+      unpivot = {
+        kind: 'Unpivot', includeNulls, values: sets.map((s) => s.multipartIdentifier().map(name)), aliases: sets.map((s) => (s.identifier() ? identifierText(s.identifier()!) : undefined)),
+        variableColumnName: identifierText(variable), valueColumnNames: valueIds.map(identifierText), child, pos,
+      };
+    }
+    return ctx.identifier() ? { kind: 'SubqueryAlias', alias: identifierText(ctx.identifier()!), child: unpivot, pos } : unpivot;
   }
 
   /**
@@ -329,9 +385,12 @@ class PlanAstBuilder {
   private relation(ctx: C<'RelationContext'>): LogicalPlan {
     if (ctx.tableName()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos: this.pos(ctx) };
     if (ctx.KW_LATERAL()) throw notSupported('LATERAL subqueries', this.pos(ctx));
-    if (ctx.pivotClause().length || ctx.unPivotClause().length) throw notSupported('PIVOT', this.pos(ctx));
     let plan = this.relationPrimary(ctx.relationPrimary()!);
-    for (const j of ctx.joinRelation()) {
+    // Spark's relationExtension*: joins, PIVOT and UNPIVOT, each over what is before it.
+    for (const j of ctx.children ?? []) {
+      if (j instanceof Ctx.PivotClauseContext) plan = this.withPivot(j, plan);
+      if (j instanceof Ctx.UnPivotClauseContext) plan = this.withUnpivot(j, plan);
+      if (!(j instanceof Ctx.JoinRelationContext)) continue;
       if (j.KW_LATERAL()) throw notSupported('LATERAL joins', this.pos(j));
       const typeText = (j.joinType()?.getText() ?? '').toUpperCase().replace(/\s+/g, '');
       const joinType = JOIN_TYPES[typeText];

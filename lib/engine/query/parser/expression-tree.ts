@@ -39,7 +39,7 @@ export function someExpression(e: Expression, test: (e: Expression) => boolean, 
 /** The plan nodes' kinds: a field holding one is a child plan, not an expression. */
 const PLAN_KINDS: ReadonlySet<string> = new Set<LogicalPlan['kind']>([
   'UnresolvedRelation', 'OneRowRelation', 'SubqueryAlias', 'UnresolvedSubqueryColumnAliases', 'Project', 'Filter', 'UnresolvedHaving', 'Aggregate', 'Join',
-  'Union', 'Intersect', 'Except', 'Distinct', 'UnresolvedWith', 'Generate', 'Sort', 'Limit', 'Offset', 'RepartitionByExpression',
+  'Union', 'Intersect', 'Except', 'Distinct', 'UnresolvedWith', 'Generate', 'Sort', 'Limit', 'Offset', 'Unpivot', 'Pivot', 'RepartitionByExpression',
 ]);
 
 /**

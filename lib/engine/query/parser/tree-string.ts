@@ -34,6 +34,9 @@ function header(p: LogicalPlan): string {
     case 'Sort': return `'Sort [${p.order.map(e).join(', ')}], ${p.global}`;
     case 'Limit': return `'Limit ${e(p.limitExpr)}`;
     case 'Offset': return `'Offset ${e(p.offsetExpr)}`;
+    case 'Unpivot':
+      return `'Unpivot [${p.values.map((v, i) => `${list(v)}${p.aliases[i] === undefined ? '' : ` AS ${p.aliases[i]}`}`).join(', ')}], ${p.variableColumnName}, [${p.valueColumnNames.join(', ')}]`;
+    case 'Pivot': return `'Pivot ${e(p.pivotColumn)}, ${list(p.pivotValues)}, ${list(p.aggregates)}`;
     case 'RepartitionByExpression': return `'RepartitionByExpression ${list(p.partitionExpressions)}`;
   }
 }

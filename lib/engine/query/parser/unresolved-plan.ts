@@ -187,6 +187,33 @@ interface Generate extends Node {
   readonly generatorOutput: readonly string[];
   readonly child: LogicalPlan;
 }
+/**
+ * UNPIVOT (Spark 3.4's Unpivot): each row of `child` becomes one row per entry of `values`, the
+ * entry's name (its alias, else its column's name, a set's joined by `_`) in `variableColumnName`
+ * and its columns in `valueColumnNames`; the child's other columns kept before them. Without
+ * `includeNulls` (EXCLUDE NULLS, the default) a row whose values are all NULL is dropped: Spark's
+ * AstBuilder writes a Filter above it, which the planner adds (here it would read as a WHERE).
+ */
+interface Unpivot extends Node {
+  readonly kind: 'Unpivot';
+  readonly includeNulls: boolean;
+  readonly values: readonly (readonly Expression[])[];
+  readonly aliases: readonly (string | undefined)[];
+  readonly variableColumnName: string;
+  readonly valueColumnNames: readonly string[];
+  readonly child: LogicalPlan;
+}
+/**
+ * PIVOT: the aggregates of each pivot value, grouped by the child's columns the pivot column and
+ * the aggregates do not read (Spark's ResolvePivot); `pivotValues` may be Aliases.
+ */
+interface Pivot extends Node {
+  readonly kind: 'Pivot';
+  readonly aggregates: readonly Expression[];
+  readonly pivotColumn: Expression;
+  readonly pivotValues: readonly Expression[];
+  readonly child: LogicalPlan;
+}
 /** DISTRIBUTE BY (and CLUSTER BY's distribution): Spark's RepartitionByExpression. */
 interface RepartitionByExpression extends Node { readonly kind: 'RepartitionByExpression'; readonly partitionExpressions: readonly Expression[]; readonly child: LogicalPlan }
 /** ORDER BY (`global`) or SORT BY. */
@@ -197,7 +224,7 @@ interface Offset extends Node { readonly kind: 'Offset'; readonly offsetExpr: Ex
 export type LogicalPlan =
   | UnresolvedRelation | OneRowRelation | SubqueryAlias | UnresolvedSubqueryColumnAliases | Project | Filter
   | UnresolvedHaving | Aggregate | Join | Union | Intersect | Except | Distinct | UnresolvedWith | Generate
-  | Sort | Limit | Offset | RepartitionByExpression;
+  | Sort | Limit | Offset | Unpivot | Pivot | RepartitionByExpression;
 
 /** `a AND b AND …` of one or more conditions, each AND at its left operand's position. */
 export function conjunctionOf(es: readonly Expression[]): Expression {

@@ -1,0 +1,169 @@
+/**
+ * PIVOT (parser/ast-builder.ts's withPivot) planned over its relation, whose columns are known
+ * here, as Spark's analyzer rule ResolvePivot plans it: an aggregation grouped by the relation's
+ * columns that neither the pivot column nor the aggregates read, with one output column per pivot
+ * value and aggregate (named by the value, or by `<value>_<aggregate>` for several aggregates).
+ * ResolvePivot has two plans, and which one it takes decides what Spark does on a stream:
+ *
+ * - every aggregate of a type its PivotFirst stores (BOOLEAN, the integers, FLOAT, DOUBLE,
+ *   DECIMAL: sum, count, avg, min and max of numbers): two aggregations, the first grouped by the
+ *   columns and the pivot column, the second by the columns only, taking each value's aggregate
+ *   from the first (PivotFirst: here `first(if(pivot <=> value, agg, NULL), true)`, the same
+ *   value). On a stream that is a chain of two streaming aggregations, which the streaming
+ *   checker holds to Spark's rules: refused in Update and Complete mode, run in Append;
+ * - otherwise (a STRING, an array, …) one aggregation, each aggregate function's arguments read
+ *   as `if(pivot <=> value, arg, NULL)` (first and last then ignore NULLs), a streaming
+ *   aggregation like any other.
+ *
+ * Refused as Spark refuses: a column outside an aggregate (_LEGACY_ERROR_TEMP_1006), a pivot
+ * value that reads a column (NON_LITERAL_PIVOT_VALUES) or does not cast to the pivot column's type
+ * (PIVOT_VALUE_DATA_TYPE_MISMATCH), a pivot column of a map (INCOMPARABLE_PIVOT_COLUMN).
+ */
+import type { Expr, SqlPosition } from './expression';
+import { exprToString } from './expression';
+import { expressionType } from './expression-compiler';
+import type { ExpressionBuilder } from './expression-builder';
+import { lineColumn } from './expression-builder';
+import { isOrderable, typeOfField, typeText, type TypeInfo } from './data-types';
+import { isAggregateFunctionName } from './aggregate-functions';
+import type { LogicalPlan } from './logical-plan';
+import { BooleanType, NullType } from './parser/data-type';
+import { parseDataType } from './parser/data-type-parser';
+import { expressionSql } from './parser/expression-sql';
+import { mapExpression, someExpression } from './parser/expression-tree';
+import type { Expression, LogicalPlan as UnresolvedPlan, Position } from './parser/unresolved-plan';
+import { canCast, castValue } from './sql-values';
+import { notSupportedYet, SqlValidationError } from './sql-error';
+import type { Schema } from '../types';
+
+type Pivot = Extract<UnresolvedPlan, { kind: 'Pivot' }>;
+
+/** The relation PIVOT reads, and what plans over its columns (query-planner.ts's FROM item). */
+export interface PivotInput {
+  plan: LogicalPlan;
+  schema: Schema;
+  builder: (schema: Schema) => ExpressionBuilder;
+  resolved: (plan: LogicalPlan) => { plan: LogicalPlan; output: Schema };
+  /** A streaming aggregation of `items` grouped by `grouping` over `plan` (aggregate-planner.ts). */
+  aggregate: (items: Expression[], grouping: Expression[], plan: LogicalPlan, schema: Schema) => LogicalPlan;
+}
+
+/** The columns an expression reads of its row. */
+function columnsRead(e: Expr, out: Set<string>): void {
+  const visit = (x: unknown): void => {
+    if (x === null || typeof x !== 'object') return;
+    if (Array.isArray(x)) return x.forEach(visit);
+    const node = x as { kind?: string; name?: string };
+    if (node.kind === 'column' && typeof node.name === 'string') out.add(node.name);
+    Object.entries(x).forEach(([k, v]) => k !== 'dataType' && visit(v));
+  };
+  visit(e);
+}
+
+/** The types ResolvePivot's PivotFirst stores, for which it plans two aggregations. */
+const pivotFirstType = (t: TypeInfo) => t.type === 'boolean' || t.type === 'long' || t.type === 'double' || t.type === 'decimal';
+
+/** Spark's checkValidAggregateExpression: a column read outside every aggregate function. */
+function columnOutsideAggregate(e: Expression): Expression | undefined {
+  let found: Expression | undefined;
+  someExpression(e, (x) => {
+    if (x.kind === 'UnresolvedAttribute') found = x;
+    return found !== undefined;
+  }, (x) => !(x.kind === 'UnresolvedFunction' && x.nameParts.length === 1 && isAggregateFunctionName(x.nameParts[0])));
+  return found;
+}
+
+const call = (name: string, args: Expression[], pos: Position): Expression => ({ kind: 'UnresolvedFunction', nameParts: [name], arguments: args, isDistinct: false, pos });
+const column = (name: string, pos: Position): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [name], exact: true, pos });
+
+export function planPivot(u: Pivot, input: PivotInput): { plan: LogicalPlan; schema: Schema } {
+  const pos = lineColumn(u.pos);
+  const builder = input.builder(input.schema);
+  const pivotExpr = builder.build(u.pivotColumn);
+  const pivotType = expressionType(pivotExpr, input.schema);
+  if (!isOrderable(pivotType)) {
+    throw new SqlValidationError(`Invalid pivot column \`${expressionSql(u.pivotColumn)}\`. Pivot columns must be comparable. Pivot on a column of another type`, pos, 'PIVOT', 'INCOMPARABLE_PIVOT_COLUMN');
+  }
+  for (const a of u.aggregates) {
+    const outside = columnOutsideAggregate(a.kind === 'Alias' ? a.child : a);
+    if (outside) {
+      throw new SqlValidationError(`Aggregate expression required for pivot, but '${expressionSql(outside)}' did not appear in any aggregate function. Aggregate it (first(x), max(x))`, lineColumn(outside.pos), 'PIVOT', '_LEGACY_ERROR_TEMP_1006');
+    }
+  }
+  // Each value as the pivot column's type (Spark's Cast(value, pivotColumn.dataType)), and the name it gives its columns.
+  const pivotDataType = parseDataType(typeText(pivotType));
+  const values = u.pivotValues.map((v) => {
+    const e = v.kind === 'Alias' ? v.child : v;
+    const built = builder.build(e);
+    const read = new Set<string>();
+    columnsRead(built, read);
+    if (read.size > 0) throw new SqlValidationError(`Literal expressions required for pivot values, found "${expressionSql(e)}". Write the value as a literal`, lineColumn(e.pos), 'PIVOT', 'NON_LITERAL_PIVOT_VALUES');
+    const type = expressionType(built, input.schema);
+    if (!canCast(type.type, pivotType.type as Parameters<typeof canCast>[1]) && type.type !== pivotType.type) {
+      throw new SqlValidationError(
+        `Invalid pivot value '${expressionSql(e)}': value data type ${typeText(type)} does not match pivot column data type ${typeText(pivotType)}. Write a value of the column's type`,
+        lineColumn(e.pos), 'PIVOT', 'PIVOT_VALUE_DATA_TYPE_MISMATCH');
+    }
+    return { cast: { kind: 'Cast', child: e, dataType: pivotDataType, evalMode: 'LEGACY', pos: e.pos } as Expression, name: v.kind === 'Alias' ? v.name : valueName(built, e.pos) };
+  });
+
+  // The grouping columns: the relation's columns the pivot column and the aggregates do not read.
+  const read = new Set<string>();
+  columnsRead(pivotExpr, read);
+  for (const a of u.aggregates) {
+    someExpression(a, (x) => {
+      if (x.kind === 'UnresolvedAttribute') {
+        // A lambda's variable is no column: not read here.
+        try {
+          columnsRead(builder.build(x), read);
+        } catch {
+          // not a column of the relation
+        }
+      }
+      return false;
+    });
+  }
+  const groupBy = input.schema.filter((f) => !read.has(f.name)).map((f) => column(f.name, u.pos));
+
+  // The first aggregation (ResolvePivot's firstAgg): its aggregates' types choose the plan, its names name the columns.
+  const PIVOT_COL = '__pivot_col';
+  const first = input.resolved(input.aggregate([...groupBy, { kind: 'Alias', child: u.pivotColumn, name: PIVOT_COL, pos: u.pivotColumn.pos }, ...u.aggregates], [...groupBy, u.pivotColumn], input.plan, input.schema));
+  const aggregateColumns = first.output.slice(groupBy.length + 1);
+  const outputName = (value: string, j: number) => (u.aggregates.length === 1 ? value : `${value}_${aggregateColumns[j].name}`);
+  const matches = (v: { cast: Expression }, pivot: Expression): Expression => ({ kind: 'BinaryOperator', op: 'EqualNullSafe', left: pivot, right: v.cast, pos: u.pos });
+  const nullLiteral: Expression = { kind: 'Literal', value: null, dataType: NullType, pos: u.pos };
+  let plan: LogicalPlan;
+  if (aggregateColumns.map(typeOfField).every(pivotFirstType)) {
+    const items = values.flatMap((v) => aggregateColumns.map((a, j): Expression => ({
+      kind: 'Alias', name: outputName(v.name, j), pos: u.pos,
+      child: call('first', [call('if', [matches(v, column(PIVOT_COL, u.pos)), column(a.name, u.pos), nullLiteral], u.pos), { kind: 'Literal', value: true, dataType: BooleanType, pos: u.pos }], u.pos),
+    })));
+    plan = input.aggregate([...groupBy, ...items], groupBy, first.plan, first.output);
+  } else {
+    const items = values.flatMap((v) => u.aggregates.map((a, j): Expression => {
+      const ifMatches = (e: Expression) => call('if', [matches(v, u.pivotColumn), e, nullLiteral], e.pos);
+      const filtered = mapExpression(a.kind === 'Alias' ? a.child : a, (x) => {
+        if (x.kind !== 'UnresolvedFunction' || x.nameParts.length !== 1 || !isAggregateFunctionName(x.nameParts[0])) return undefined;
+        const name = x.nameParts[0].toLowerCase();
+        // Spark: first and last then ignore NULLs; approx_percentile's accuracy and percentage stay literals.
+        if (['first', 'first_value', 'last', 'last_value', 'any_value'].includes(name)) return { ...x, arguments: [ifMatches(x.arguments[0]), { kind: 'Literal', value: true, dataType: BooleanType, pos: x.pos }], ignoreNulls: undefined };
+        if (name === 'approx_percentile' || name === 'percentile_approx') return { ...x, arguments: [ifMatches(x.arguments[0]), ...x.arguments.slice(1)] };
+        return { ...x, arguments: x.arguments.map(ifMatches) };
+      });
+      return { kind: 'Alias', child: filtered, name: outputName(v.name, j), pos: u.pos };
+    }));
+    plan = input.aggregate([...groupBy, ...items], groupBy, input.plan, input.schema);
+  }
+  const { plan: resolved, output } = input.resolved(plan);
+  return { plan: resolved, schema: output };
+}
+
+/** The name a pivot value gives its columns: the value as a STRING (Spark's Cast(value, StringType)), "null" for NULL. */
+function valueName(e: Expr, pos: Position): string {
+  if (e.kind === 'literal') {
+    if (e.value === null || e.value === undefined) return 'null';
+    const text = e.type === 'null' ? null : castValue(e.value, e.type, 'string', e.decimal);
+    return text === null ? 'null' : String(text);
+  }
+  throw notSupportedYet(`A pivot value that is not a literal (${exprToString(e)}) without an alias`, lineColumn(pos) as SqlPosition, 'name its columns: IN (… AS name)');
+}
