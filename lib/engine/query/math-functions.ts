@@ -178,19 +178,21 @@ const roundTyped = (halfEven: boolean): FunctionDef['typed'] => (e, [x]) => {
     const roundDouble = halfEven ? roundHalfEven : roundHalfUp;
     return { ...nullSafeUnary(x, (v) => Math.fround(roundDouble(v as number, digits))), type: 'double', float32: true };
   }
+  if (x.type !== 'long') return undefined;
+  // A BIGINT too is rounded exactly and wraps as the JVM's long (round(9223372036854775807L, -1)
+  // is -9223372036854775806): through a double it would lose its low digits.
   const bits = x.integral;
-  if (!bits) return undefined;
   if (digits >= 0) return x;
   const unit = 10n ** BigInt(-digits);
   return {
     ...nullSafeUnary(x, (v) => {
-      const n = BigInt(v as number);
+      const n = bigOf(v as Long);
       let q = n / unit;
       const twice = 2n * (n - q * unit) * (n < 0n ? -1n : 1n);
       if (twice > unit || (twice === unit && (!halfEven || q % 2n !== 0n))) q += n < 0n ? -1n : 1n;
-      return wrapToWidth(bits, q * unit);
+      return bits ? wrapToWidth(bits, q * unit) : toLong(BigInt.asIntN(64, q * unit));
     }),
-    type: 'long', integral: bits,
+    type: 'long', ...(bits ? { integral: bits } : {}),
   };
 };
 
