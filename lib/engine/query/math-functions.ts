@@ -399,11 +399,13 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number),
     replacement: (e) => ({ kind: 'unary', op: '-', arg: e.args[0], pos: e.pos }),
   },
-  // positive(x) is x, of its own type.
+  // positive(x) is x, of its own type; a STRING or NULL is cast to a DOUBLE first (UnaryPositive
+  // takes a numeric input: positive('25.5') is 25.5, positive('invalid') and positive(NULL) NULL).
   positive: {
     min: 1, max: 1, exactLongs: true, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => x,
     compile: (e, c) => {
-      const x = c.compile(e.args[0]);
+      let x = c.compile(e.args[0]);
+      if (x.type === 'string' || x.type === 'null') x = c.compile({ kind: 'cast', arg: e.args[0], to: 'double', implicit: true, pos: e.pos });
       if (!isNumeric(x.type) && x.type !== 'decimal') c.fail(e, `positive() takes a number, got ${x.type}`);
       return x;
     },

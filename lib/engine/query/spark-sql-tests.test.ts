@@ -22,7 +22,6 @@ const WHY = {
   sparkInternalError: "Spark answers INTERNAL_ERROR (the parameters of its DATATYPE_MISMATCH.WRONG_NUM_ARGS message undefined) where Weir refuses the call's arity",
   voidColumn: "nullifzero(NULL) is a STRING column in Weir (a NULL literal kept as a STRING), VOID in Spark",
   nullifTyping: "typed as a number, not as nullif(x, 0) and coalesce(x, 0) are",
-  positiveString: "a STRING or NULL argument is not cast to DOUBLE",
   trimBoth: "TRIM(BOTH … FROM …) is refused",
   btrimBinary: "btrim of a BINARY is a BINARY in Weir; Spark casts the BINARY to STRING",
   padMixed: "a STRING beside a BINARY is refused; Spark casts the BINARY to STRING",
@@ -60,11 +59,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT zeroifnull(null),\n  zeroifnull(1),\n  zeroifnull(cast(1 as tinyint)),\n  zeroifnull(cast(1 as bigint))": WHY.nullifTyping,
     "SELECT zeroifnull('abc')": WHY.nullifTyping,
   },
-  math: {
-    "SELECT POSITIVE(\"25.5\")": WHY.positiveString,
-    "SELECT POSITIVE(\"invalid\")": WHY.positiveString,
-    "SELECT POSITIVE(null)": WHY.positiveString,
-  },
+  math: {},
   "string-functions": {
     "select concat_ws()": WHY.errorClass,
     "select format_string()": WHY.errorClass,
