@@ -21,7 +21,6 @@ const WHY = {
   scaleNotInt: "a scale that is not an INT literal is taken (the answer NULL) where Spark refuses it",
   sparkInternalError: "Spark answers INTERNAL_ERROR (the parameters of its DATATYPE_MISMATCH.WRONG_NUM_ARGS message undefined) where Weir refuses the call's arity",
   voidColumn: "nullifzero(NULL) is a STRING column in Weir (a NULL literal kept as a STRING), VOID in Spark",
-  nullifTyping: "typed as a number, not as nullif(x, 0) and coalesce(x, 0) are",
   trimBoth: "TRIM(BOTH … FROM …) is refused",
   btrimBinary: "btrim of a BINARY is a BINARY in Weir; Spark casts the BINARY to STRING",
   padMixed: "a STRING beside a BINARY is refused; Spark casts the BINARY to STRING",
@@ -55,9 +54,6 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   comparator: {},
   "conditional-functions": {
     "SELECT nullifzero(0),\n  nullifzero(cast(0 as tinyint)),\n  nullifzero(cast(0 as bigint)),\n  nullifzero('0'),\n  nullifzero(0.0),\n  nullifzero(1),\n  nullifzero(null)": WHY.voidColumn,
-    "SELECT nullifzero('abc')": WHY.nullifTyping,
-    "SELECT zeroifnull(null),\n  zeroifnull(1),\n  zeroifnull(cast(1 as tinyint)),\n  zeroifnull(cast(1 as bigint))": WHY.nullifTyping,
-    "SELECT zeroifnull('abc')": WHY.nullifTyping,
   },
   math: {},
   "string-functions": {
