@@ -89,6 +89,30 @@ function widthBucket(v: number, min: number, max: number, n: number): number | n
   return Math.trunc((n * (upper - v)) / (upper - lower)) + 1;
 }
 
+const DATETIME_OR_INTERVAL = new Set(['date', 'timestamp', 'day_time_interval', 'year_month_interval']);
+const NULL_ON = new Set(['ARITHMETIC_OVERFLOW', 'DATETIME_OVERFLOW', 'INTERVAL_DIVIDED_BY_ZERO']);
+
+/**
+ * The operator's value, NULL where it raises an overflow or a division by zero: Spark's try_add,
+ * try_subtract, try_multiply and try_divide of a date, timestamp or interval (TryEval of the
+ * operator: try_add(DATE'2021-01-01', INTERVAL 2 YEAR) is 2023-01-01, try_divide(INTERVAL 2
+ * YEAR, 0) NULL).
+ */
+function nullOnArithmeticError(x: CompiledExpr): CompiledExpr {
+  const inner = x.eval;
+  return {
+    ...x,
+    eval: (row, ctx) => {
+      try {
+        return inner(row, ctx);
+      } catch (err) {
+        if (err instanceof RecordExpressionError && NULL_ON.has(String(err.details?.errorClass))) return null;
+        throw err;
+      }
+    },
+  };
+}
+
 /** try_add/try_subtract/try_multiply on BIGINTs and doubles: NULL where the 64-bit result overflows. */
 /**
  * Spark's try_ arithmetic of a DECIMAL is the operator (NULL for a DECIMAL that does not fit), of
@@ -100,6 +124,7 @@ const tryOperator = (op: '+' | '-' | '*'): FunctionDef['compile'] => (e, c) => {
   const operator = () => c.compile({ kind: 'binary', op, left: e.args[0], right: e.args[1], pos: e.pos });
   const [l, r] = e.args.map((a) => c.compile(a));
   if (l.type === 'decimal' || r.type === 'decimal') return operator();
+  if ([l, r].some((x) => DATETIME_OR_INTERVAL.has(x.type))) return nullOnArithmeticError(operator());
   const bits = (l.type === 'long' || l.type === 'null') && (r.type === 'long' || r.type === 'null') ? integralWidth(l, r) : undefined;
   if (bits) return { ...nullSafeBinary({ type: 'long' }, l, r, (a, b) => narrowArithmeticOrNull(op, bits, a as number, b as number)), integral: bits };
   return widensToFloat([l, r]) ? operator() : undefined;
@@ -393,7 +418,10 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   // (Spark's RuntimeReplaceable); their type and impl are what the replacement computes.
   try_divide: {
     min: 2, max: 2, type: (a) => nums(a) ?? 'double', impl: ([x, y]) => ((y as number) === 0 ? null : (x as number) / (y as number)),
-    replacement: (e) => ({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos }),
+    compile: (e, c) => {
+      const quotient = c.compile({ kind: 'binary', op: '/', left: e.args[0], right: e.args[1], pos: e.pos });
+      return DATETIME_OR_INTERVAL.has(c.compile(e.args[0]).type) ? nullOnArithmeticError(quotient) : quotient;
+    },
   },
   negative: {
     min: 1, max: 1, type: (a) => nums(a) ?? (a[0] === 'null' ? 'long' : a[0]), impl: ([x]) => -(x as number),
