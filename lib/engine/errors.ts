@@ -20,6 +20,15 @@ export class WeirError extends Error {
   }
 }
 
+/**
+ * The Spark error class a message quotes (`[MALFORMED_CHARACTER_CODING] …`, `… (INVALID_INDEX_OF_ZERO)`),
+ * so that a refusal whose text names its class carries it for the API as any other does.
+ */
+export function errorClassNamedIn(message: string): string | undefined {
+  const cls = '[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:\\.[A-Z][A-Z0-9_]*)?';
+  return new RegExp(`\\[(${cls})\\]`).exec(message)?.[1] ?? new RegExp(`\\((${cls})\\)`).exec(message)?.[1];
+}
+
 /** The class Spark gives every message of UnsupportedOperationChecker (reference §2). */
 export const UNSUPPORTED_OPERATION_CLASS = '_LEGACY_ERROR_TEMP_3102';
 
@@ -156,6 +165,8 @@ export class BadRecordError extends WeirError {
 export class RecordExpressionError extends WeirError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('EXPRESSION_ERROR', message, details);
+    const named = typeof details?.errorClass === 'string' ? details.errorClass : errorClassNamedIn(message);
+    if (named) this.errorClass = named;
   }
 }
 

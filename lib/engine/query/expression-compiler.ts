@@ -57,6 +57,9 @@ function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): Decima
 }
 
 /** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
+/** Spark's class of a call with too few or too many arguments. */
+const WRONG_NUM_ARGS = 'WRONG_NUM_ARGS.WITHOUT_SUGGESTION';
+
 const INTEGRAL_DECIMAL: Record<IntegralBits, DecimalType> = { 8: { precision: 3, scale: 0 }, 16: { precision: 5, scale: 0 }, 32: { precision: 10, scale: 0 } };
 
 /**
@@ -556,8 +559,8 @@ class ExpressionCompiler implements LambdaCompiler {
     operands.set(operand, to);
   }
 
-  fail(e: Expr, msg: string): never {
-    throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind);
+  fail(e: Expr, msg: string, errorClass?: string): never {
+    throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind, errorClass);
   }
 
   /**
@@ -1268,7 +1271,7 @@ class ExpressionCompiler implements LambdaCompiler {
     const registered = FUNCTION_REGISTRY.get(e.name);
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
-      this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
+      this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`, WRONG_NUM_ARGS);
     }
     let args = compiled ?? e.args.map((a) => this.compile(a));
     // The arguments as compiled, before a decimal is read as a double below.
@@ -1436,7 +1439,7 @@ class ExpressionCompiler implements LambdaCompiler {
     if (hof) {
       if (e.args.length < hof.min || e.args.length > hof.params.length) {
         const n = hof.min === hof.params.length ? `${hof.min}` : `${hof.min} to ${hof.params.length}`;
-        this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
+        this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`, WRONG_NUM_ARGS);
       }
       return hof.compile(e, this);
     }
@@ -1476,7 +1479,7 @@ class ExpressionCompiler implements LambdaCompiler {
     }
     if (e.args.length < def.min || e.args.length > def.max) {
       const n = def.min === def.max ? `${def.min}` : `${def.min} to ${def.max}`;
-      this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`);
+      this.fail(e, `${e.name}() takes ${n} argument(s), got ${e.args.length}`, WRONG_NUM_ARGS);
     }
     // `a div b`: Spark's IntegralDivide operator (the builder names it as a call).
     if (e.name === 'div') return this.integralDivide(e);

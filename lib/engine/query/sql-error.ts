@@ -2,7 +2,7 @@
  * Errors found in a query's SQL: each names the construct and its 1-based line/column, so the
  * editor can underline it and the API can return `{ path: "sql", line, column }`.
  */
-import { ValidationError } from '../errors';
+import { errorClassNamedIn, ValidationError } from '../errors';
 import type { SqlPosition } from './expression';
 
 export class SqlValidationError extends ValidationError {
@@ -12,7 +12,8 @@ export class SqlValidationError extends ValidationError {
     super(pos ? `${message} (line ${pos.line}, column ${pos.column})` : message, { path: 'sql', ...pos, construct });
     this.line = pos?.line;
     this.column = pos?.column;
-    if (errorClass) this.errorClass = errorClass;
+    const named = errorClass ?? errorClassNamedIn(message);
+    if (named) this.errorClass = named;
   }
 }
 
