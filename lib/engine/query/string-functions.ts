@@ -230,12 +230,20 @@ function pad(fn: string, s: string, len: number, fill: string, left: boolean): s
   return left ? padding + s : s + padding;
 }
 
-/** lpad/rpad's types: (string, length[, string]) → STRING, or (binary, length[, binary]) → BINARY. */
+/**
+ * lpad/rpad's types: (binary, length[, binary]) → BINARY (Spark's BinaryPad); else STRING, a
+ * BINARY beside a string cast to STRING (its UTF-8 text) as Spark's implicit cast does:
+ * lpad('abc', 5, X'57') is 'WWabc'.
+ */
 function padType(a: ExprType[]): ExprType | string {
   if (!isNumeric(a[1])) return 'expects (string, length[, pad]) or (binary, length[, binary pad])';
-  if (a[0] === 'binary' && (a.length < 3 || a[2] === 'binary' || a[2] === 'null')) return 'binary';
-  return (a[0] === 'string' || a[0] === 'null') && (a.length < 3 || a[2] === 'string' || a[2] === 'null') ? 'string' : 'expects (string, length[, pad]) or (binary, length[, binary pad])';
+  if (padsBytes(a)) return 'binary';
+  const text = (t: ExprType | undefined) => t === undefined || t === 'binary' || t === 'string' || t === 'null';
+  return text(a[0]) && text(a[2]) ? 'string' : 'expects (string, length[, pad]) or (binary, length[, binary pad])';
 }
+
+/** Whether lpad/rpad pad bytes: a BINARY padded with a BINARY (or the zero byte). */
+const padsBytes = (t: ExprType[]) => t[0] === 'binary' && (t.length < 3 || t[2] === 'binary' || t[2] === 'null');
 
 /** Spark's ByteArray.lpad/rpad: cut to `len` bytes, or padded with `fill` (cycled; a zero byte by default). */
 function padBytes(fn: string, b: Uint8Array, len: number, fill: Uint8Array | undefined, left: boolean): Uint8Array {
@@ -282,8 +290,21 @@ function trimBytes(b: Uint8Array, set: Uint8Array): Uint8Array {
   return b.subarray(from, to);
 }
 
-/** startswith/endswith/contains: two strings, or two binaries (Spark's ByteArray.startsWith …). */
-const textOrBytes = (a: ExprType[]): ExprType | string => (str(a) === undefined || a.every((t) => t === 'binary' || t === 'null') ? 'boolean' : 'expects two strings or two binaries');
+/**
+ * startswith/endswith/contains: two binaries compare bytes (Spark's ByteArray.startsWith …);
+ * otherwise both are read as strings, a BINARY beside a string, a number or a NULL cast to STRING
+ * (its UTF-8 text) as Spark's implicit cast does: contains(X'12', 12) is false.
+ */
+const textOrBytes = (a: ExprType[]): ExprType | string => (a.every((t) => t === 'binary' || isStr(t)) ? 'boolean' : 'expects strings or binaries');
+
+/** The two arguments of startswith/endswith/contains as text: bytes as one character a byte when both are BINARY, else a BINARY's UTF-8 text. */
+const searchTexts = (s: unknown, p: unknown, t: ExprType[]): [string, string] => {
+  const bytes = t.every((x) => x === 'binary' || x === 'null');
+  return [bytes ? bytesAsText(s) : utf8Text(s), bytes ? bytesAsText(p) : utf8Text(p)];
+};
+
+/** A STRING's value, or a BINARY's bytes as CAST(b AS STRING) reads them (UTF-8, a malformed sequence replaced). */
+const utf8Text = (v: unknown): string => (typeof v === 'string' ? v : new TextDecoder().decode(v as Uint8Array));
 
 /** A binary as one character a byte, so that the string searches compare bytes. */
 const bytesAsText = (v: unknown): string => (typeof v === 'string' ? v : Buffer.from((v as Uint8Array).buffer, (v as Uint8Array).byteOffset, (v as Uint8Array).byteLength).toString('latin1'));
@@ -433,13 +454,13 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   lpad: {
     // Spark: the pad defaults to a space (a zero byte for a binary).
     min: 2, max: 3, type: padType,
-    impl: ([s, n, f], _c, t) => (t[0] === 'binary' ? padBytes('lpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, true) : pad('lpad()', s as string, n as number, (f as string | undefined) ?? ' ', true)),
+    impl: ([s, n, f], _c, t) => (padsBytes(t) ? padBytes('lpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, true) : pad('lpad()', utf8Text(s), n as number, f === undefined ? ' ' : utf8Text(f), true)),
     checkLiterals: padLiterals('lpad()'),
   },
   rpad: {
     // Spark: the pad defaults to a space (a zero byte for a binary).
     min: 2, max: 3, type: padType,
-    impl: ([s, n, f], _c, t) => (t[0] === 'binary' ? padBytes('rpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, false) : pad('rpad()', s as string, n as number, (f as string | undefined) ?? ' ', false)),
+    impl: ([s, n, f], _c, t) => (padsBytes(t) ? padBytes('rpad()', s as Uint8Array, n as number, f as Uint8Array | undefined, false) : pad('rpad()', utf8Text(s), n as number, f === undefined ? ' ' : utf8Text(f), false)),
     checkLiterals: padLiterals('rpad()'),
   },
   // On a BINARY (with BINARY trim bytes) Spark trims bytes, a space byte by default.
@@ -490,9 +511,9 @@ export const STRING_FUNCTIONS: Record<string, FunctionDef> = {
   ascii: { min: 1, max: 1, numbersAsText: true, resultIntegral: 32, type: (a) => str(a) ?? 'long', impl: ([s]) => ((s as string).length ? (s as string).codePointAt(0)! : 0) },
   chr: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
   char: { min: 1, max: 1, type: (a) => nums(a) ?? 'string', impl: ([n]) => { const v = Math.trunc(n as number); return v < 0 ? '' : String.fromCharCode(v % 256); } },
-  startswith: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).startsWith(bytesAsText(p)) },
-  endswith: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).endsWith(bytesAsText(p)) },
-  contains: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p]) => bytesAsText(s).includes(bytesAsText(p)) },
+  startswith: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p], _c, t) => { const [a, b] = searchTexts(s, p, t); return a.startsWith(b); } },
+  endswith: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p], _c, t) => { const [a, b] = searchTexts(s, p, t); return a.endsWith(b); } },
+  contains: { min: 2, max: 2, numbersAsText: true, type: textOrBytes, impl: ([s, p], _c, t) => { const [a, b] = searchTexts(s, p, t); return a.includes(b); } },
 };
 STRING_FUNCTIONS.substr = STRING_FUNCTIONS.substring;
 STRING_FUNCTIONS.lcase = { min: 1, max: 1, type: (a) => str(a) ?? 'string', impl: ([s]) => { const r = (s as string).toLowerCase(); checkStringLength('lcase()', r.length); return r; } };
