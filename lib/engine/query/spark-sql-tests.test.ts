@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'math', 'string-functions', 'try_arithmetic'] as const;
+const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'map', 'math', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -29,9 +29,28 @@ const WHY = {
   nullPlusInterval: "NULL + an interval is refused (BINARY_OP_WRONG_TYPE); Spark reads the NULL as the interval",
   intervalMixClass: "refused with DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE, Spark with DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
   javaDouble: "a DOUBLE printed as its shortest text (Java 19+'s Double.toString); Spark's run on Java 17 printed 17 digits",
+  mapKeyWiden: "a key of another numeric type than the map's keys is refused; Spark compares them as their wider type",
+  getVoid: "get(NULL, i) answers NULL: a NULL literal is read as a NULL array, where Spark refuses its VOID type",
+  typeClass: "refused, but not with Spark's class (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE, ARRAY_FUNCTION_DIFF_TYPES or MAP_FUNCTION_DIFF_TYPES)",
+  voidElements: "array(NULL) is an ARRAY<STRING> in Weir (a NULL literal kept as a STRING), ARRAY<VOID> in Spark",
+  mapConcatWiden: "map_concat() does not widen two maps of other value types (MAP<STRING, INT> beside MAP<STRING, STRING>) to one, as Spark does",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
+  array: {
+    "select sort_array(array('b', 'd'), '1')": WHY.typeClass,
+    "select array_size(map('a', 1, 'b', 2))": WHY.typeClass,
+    "select get(1, 0)": WHY.typeClass,
+    "select get(1, -1)": WHY.typeClass,
+    "select get('1', 0)": WHY.typeClass,
+    "select get('1', -1)": WHY.typeClass,
+    "select get(null, 0)": WHY.getVoid,
+    "select get(null, -1)": WHY.getVoid,
+    "select get(null, null)": WHY.getVoid,
+    "select get(CAST (null AS string), 0)": WHY.typeClass,
+    "select array_insert(array(1, 2, 3), 3, \"4\")": WHY.typeClass,
+    "select array_compact(array(null))": WHY.voidElements,
+  },
   bitwise: {
     "select bit_count(\"bit count\")": WHY.bitCountClass,
     "select bit_count('a')": WHY.bitCountClass,
@@ -51,6 +70,15 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "conditional-functions": {
     "SELECT nullifzero(0),\n  nullifzero(cast(0 as tinyint)),\n  nullifzero(cast(0 as bigint)),\n  nullifzero('0'),\n  nullifzero(0.0),\n  nullifzero(1),\n  nullifzero(null)": WHY.voidColumn,
   },
+  map: {
+    "select map_contains_key(map(1, 'a', 2, 'b'), 5.0)": WHY.mapKeyWiden,
+    "select map_contains_key(map(1, 'a', 2, 'b'), 1.0)": WHY.mapKeyWiden,
+    "select map_contains_key(map(1.0, 'a', 2, 'b'), 5)": WHY.mapKeyWiden,
+    "select map_contains_key(map(1.0, 'a', 2, 'b'), 1)": WHY.mapKeyWiden,
+    "select map_contains_key(map('1', 'a', '2', 'b'), 1)": WHY.typeClass,
+    "select map_contains_key(map(1, 'a', 2, 'b'), '1')": WHY.mapKeyWiden,
+    "select map_concat(map('a', 1), map_concat())": WHY.mapConcatWiden,
+  },
   math: {},
   "string-functions": {
     "SELECT trim(BOTH 'xyz' FROM 'yxTomxx'), trim('xyz' FROM 'yxTomxx')": WHY.trimBoth,
@@ -69,6 +97,8 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT try_add(interval 2 year, interval 2 second)": WHY.intervalMixClass,
     "SELECT try_divide(1, (2147483647 + 1))": WHY.javaDouble,
   },
+  try_element_at: {},
+  "url-functions": {},
 };
 
 for (const file of FILES) {
