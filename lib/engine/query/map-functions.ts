@@ -56,19 +56,37 @@ const isMap = (t: TypeInfo) => t.type === 'map' || t.type === 'null';
 const isArr = (t: TypeInfo) => t.type === 'array' || t.type === 'null';
 const elem = (t: TypeInfo): TypeInfo => (t.type === 'array' && t.elementType ? typeOfField(t.elementType) : { type: 'null' });
 const keyOf = (m: TypeInfo) => typeOfField(m.keyType!);
+const isNumber = (t: TypeInfo) => t.type === 'long' || t.type === 'double' || t.type === 'decimal';
+
+/** A number's text as one value has one text: `1`, `1.0` and `1.00` are `1`; a double's exponent form its digits. */
+function numberText(text: string): string {
+  const plain = /^(-?)(\d+)(?:\.(\d*?)0*)?$/.exec(text);
+  if (!plain) return String(Number(text));
+  const [, sign, whole, frac] = plain;
+  const digits = `${whole.replace(/^0+(?=\d)/, '')}${frac ? `.${frac}` : ''}`;
+  return digits === '0' ? '0' : `${sign}${digits}`;
+}
 const nested = (t: TypeInfo) => t.type === 'array' || t.type === 'map' || t.type === 'struct';
 
 export const MAP_FUNCTIONS: Record<string, CollectionFunctionDef> = {
+  // Spark's MapContainsKey reads the key and the map's keys as their wider type
+  // (findWiderTypeWithoutStringPromotion): a number is looked up among numeric keys by value,
+  // map_contains_key(map(1, 'a'), 1.0) is true; a string beside a number is refused.
   map_contains_key: {
     min: 2, max: 2,
     type: (a) => {
       if (!isMap(a[0])) return `map_contains_key() takes (map, key), got ${typeText(a[0])}`;
-      if (a[0].type === 'map' && a[1].type !== 'null' && keyOf(a[0]).type !== a[1].type && !(keyOf(a[0]).type === 'double' && a[1].type === 'long')) {
-        return `map_contains_key() takes a key of the map's key type ${typeText(keyOf(a[0]))}, got ${typeText(a[1])}`;
+      if (a[0].type === 'map' && a[1].type !== 'null' && keyOf(a[0]).type !== a[1].type && !(isNumber(keyOf(a[0])) && isNumber(a[1]))) {
+        return `map_contains_key() takes a key of the map's key type ${typeText(keyOf(a[0]))}, got ${typeText(a[1])} (DATATYPE_MISMATCH.MAP_FUNCTION_DIFF_TYPES)`;
       }
       return { type: 'boolean' };
     },
-    impl: ([m, k], t) => Object.hasOwn(m as object, keyText(k, keyOf(t[0]))),
+    impl: ([m, k], t) => {
+      const kt = keyOf(t[0]);
+      if (kt.type === t[1].type && sameType(kt, t[1])) return Object.hasOwn(m as object, keyText(k, kt));
+      const wanted = numberText(keyText(k, t[1]));
+      return Object.keys(m as object).some((key) => numberText(key) === wanted);
+    },
   },
   // NULL when any map is NULL; a key in two maps is Spark's DUPLICATED_MAP_KEY.
   map_concat: {
