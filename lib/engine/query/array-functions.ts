@@ -63,8 +63,8 @@ function fits(e: TypeInfo, v: TypeInfo): boolean {
 
 /** The array type of a call on an array and an element: the array's, or the element's when the array is NULL. */
 function arrayAndElement(fn: string, arr: TypeInfo, v: TypeInfo): TypeInfo | string {
-  if (!isArr(arr)) return `${fn} takes an array first, got ${typeText(arr)}`;
-  if (!fits(elem(arr), v)) return `${fn} takes (array, value of its element type), got ${typeText(arr)} and ${typeText(v)}; CAST the value to the element type`;
+  if (!isArr(arr)) return `${fn} takes an array first, got ${typeText(arr)} (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)`;
+  if (!fits(elem(arr), v)) return `${fn} takes (array, value of its element type), got ${typeText(arr)} and ${typeText(v)}; CAST the value to the element type (DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES)`;
   if (arr.type === 'array' && !arr.voidElements) return arr;
   return { type: 'array', elementType: elementOf(v.type === 'null' ? { type: 'string' } : v) };
 }
@@ -232,7 +232,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   // size() without its legacy -1: NULL for a NULL array.
   array_size: {
-    min: 1, max: 1, type: (a) => (isArr(a[0]) ? { type: 'long', integral: 32 } : `array_size() takes an array, got ${typeText(a[0])}`),
+    min: 1, max: 1, type: (a) => (isArr(a[0]) ? { type: 'long', integral: 32 } : `array_size() takes an array, got ${typeText(a[0])} (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)`),
     impl: ([arr]) => (arr as unknown[]).length,
   },
   // Spark's ArrayInsert (spark.sql.legacy.negativeIndexInArrayInsert=false): 1-based; -1 is
@@ -356,7 +356,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     type: (a) => {
       if (a[0].type === 'map') return typeOfField(a[0].valueType!);
       if (isArr(a[0]) && isInt(a[1])) return elementOrString(a[0]);
-      return `[] takes an array with an integer index or a map with a key, got ${typeText(a[0])} and ${typeText(a[1])}`;
+      return `[] takes an array with an integer index or a map with a key, got ${typeText(a[0])} and ${typeText(a[1])} (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)`;
     },
     impl: ([x, k], t) => {
       if (t[0].type === 'map') return mapGet(x as Record<string, unknown>, k, typeOfField(t[0].keyType!));
@@ -384,7 +384,7 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
   },
   sort_array: {
     min: 1, max: 2,
-    type: (a) => (isArr(a[0]) && isOrderable(elementOrString(a[0])) && (a.length < 2 || a[1].type === 'boolean' || a[1].type === 'null') ? a[0] : 'sort_array() takes (array[, ascending boolean]), an array of a type with an order (not a map)'),
+    type: (a) => (isArr(a[0]) && isOrderable(elementOrString(a[0])) && (a.length < 2 || a[1].type === 'boolean' || a[1].type === 'null') ? a[0] : 'sort_array() takes (array[, ascending boolean]), an array of a type with an order (not a map) (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)'),
     // NULLs first ascending, last descending, as Spark's sort_array.
     impl: ([arr, asc]) => {
       const up = asc !== false;
