@@ -17,6 +17,7 @@ import { integralWidth, widensToFloat, type TypeInfo } from './data-types';
 import { nullSafeBinary, nullSafeUnary } from './datetime-arithmetic';
 import { bounded, decimalFromDouble, decimalFromLong, LONG_DECIMAL, pow10, type DecimalType } from './decimal';
 import { asFloat } from './float';
+import { SqlValidationError } from './sql-error';
 import { compareValues } from './ordering';
 
 
@@ -231,7 +232,12 @@ const floorCeilTyped = (up: boolean): FunctionDef['typed'] => (e, args) => {
   const [x, d] = args;
   if (d !== undefined) {
     const scale = e.args[1];
-    if (scale.kind !== 'literal' || typeof scale.value !== 'number') return undefined;
+    // Spark's CeilExpressionBuilder/FloorExpressionBuilder take only an INT literal scale:
+    // ceil(2.5, NULL) and ceil(2.5, 'a') are refused, not NULL.
+    if (scale.kind !== 'literal' || typeof scale.value !== 'number' || scale.integral !== 32) {
+      const fn = up ? 'ceil' : 'floor';
+      throw new SqlValidationError(`The \`scale\` parameter of function \`${fn}\` needs to be a int literal: write ${fn}(x, 2)`, e.pos, e.kind, '_LEGACY_ERROR_TEMP_1100');
+    }
     const dec = asDecimal(x);
     return dec && roundDecimal(dec, Math.trunc(scale.value), up ? 'CEILING' : 'FLOOR');
   }
@@ -471,7 +477,7 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
   // any integer type), 1 or 0 for a boolean; an INT.
   bit_count: {
     min: 1, max: 1, exactLongs: true, resultIntegral: 32,
-    type: (a) => (a[0] === 'long' || a[0] === 'boolean' || a[0] === 'null' ? 'long' : 'takes an integer or a boolean'),
+    type: (a) => (a[0] === 'long' || a[0] === 'boolean' || a[0] === 'null' ? 'long' : 'takes an integer or a boolean (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)'),
     impl: ([v]) => (typeof v === 'boolean' ? Number(v) : [...BigInt.asUintN(64, bigOf(v as Long)).toString(2)].filter((b) => b === '1').length),
   },
   bit_get: bitGet('bit_get'),
