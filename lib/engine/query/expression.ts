@@ -11,7 +11,7 @@ import { formatDate } from './date';
 import { formatDecimal, type DecimalType } from './decimal';
 import { formatInterval, intervalTypeText, type IntervalFields, type IntervalKind } from './interval-utils';
 import { INTEGRAL_NAMES, type IntegralBits } from './long';
-import { isoTimestamp } from './timestamp-micros';
+import { formatTimestamp } from './timestamp-micros';
 import type { ScalarSubquery } from './logical-plan';
 
 /** A type a literal or a CAST can have: a `decimal` carries its DecimalType beside it. */
@@ -123,7 +123,8 @@ function sqlText(e: Expr, explain: boolean): string {
     case 'literal':
       if (e.value === null) return 'NULL';
       if (e.type === 'string') return `'${String(e.value).replace(/'/g, "''")}'`;
-      if (e.type === 'timestamp') return `TIMESTAMP '${isoTimestamp(e.value as number)}'`;
+      // As Spark's Literal.sql: the session zone's (UTC) text, `TIMESTAMP_NTZ` for one without a zone.
+      if (e.type === 'timestamp') return `TIMESTAMP${e.ntz ? '_NTZ' : ''} '${formatTimestamp(e.value as number)}'`;
       if (e.type === 'date') return `DATE '${formatDate(e.value as number)}'`;
       if (e.type === 'decimal' && e.decimal) return formatDecimal(e.value as bigint, e.decimal.scale);
       if ((e.type === 'day_time_interval' || e.type === 'year_month_interval') && e.interval) return formatInterval(e.type, e.value, e.interval);

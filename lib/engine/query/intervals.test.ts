@@ -10,7 +10,7 @@ import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
 import { formatDayTimeInterval } from './interval-utils';
 import { formatDate } from './date';
-import { formatTimestamp } from './sql-values';
+import { formatTimestamp } from './timestamp-micros';
 import { InMemoryCheckpointFileManager } from '../checkpoint/in-memory-checkpoint-file-manager';
 import { StatefulQueryRunner } from './testing/stateful-test-harness';
 import { encodeRows } from '../sinks/files-sink';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Row, Schema } from '../types';
 import { compileStreamingQuery } from './streaming-query';
-import { formatTimestamp } from './sql-values';
+import { formatTimestamp } from './timestamp-micros';
 
 const SCHEMA: Schema = [{ name: 'ts', type: 'timestamp' }, { name: 'n', type: 'long', integral: 32 }, { name: 's', type: 'double' }];
 const rel = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: SCHEMA };

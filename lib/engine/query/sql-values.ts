@@ -7,7 +7,7 @@
 import {
   decimalFromDouble, decimalFromLong, decimalToDouble, decimalToLong, formatDecimal, parseDecimal, pow10, toPrecision, type DecimalType,
 } from './decimal';
-import { microsOfTimestamp, splitTimestamp, timestampFromMicros } from './timestamp-micros';
+import { formatTimestamp, microsOfTimestamp, timestampFromMicros } from './timestamp-micros';
 import { dateFromTimestamp, formatDate, parseDate, timestampFromDate } from './date';
 import type { SqlType } from './expression';
 import { bigOf, longFromDouble, parseLong, toLong, wrapToWidth, type IntegralBits, type Long } from './long';
@@ -25,17 +25,6 @@ export const isInterval = (t: ExprType): t is 'day_time_interval' | 'year_month_
 /** The number types that functions take as JavaScript numbers (a decimal is converted first). */
 export const isNumeric = (t: ExprType) => t === 'long' || t === 'double' || t === 'null';
 
-/**
- * Spark's timestamp-to-string form: `2024-01-02 03:04:05`, plus the fraction of the second when
- * there is one, without trailing zeros (`.1`, `.000001`).
- */
-export function formatTimestamp(v: number): string {
-  const [ms, micros] = splitTimestamp(v);
-  const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.123Z
-  const base = iso.slice(0, 19).replace('T', ' ');
-  const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, '0')}`.replace(/0+$/, '');
-  return fraction === '' ? base : `${base}.${fraction}`;
-}
 
 /** Spark's CAST(double AS TIMESTAMP): the seconds' microseconds truncated toward zero; NaN and infinities NULL. */
 function timestampFromSeconds(seconds: number): number | null {

@@ -12,7 +12,8 @@ import { decodeKey, decodeValue, encodeKey, encodeValue } from '../state/state-v
 import { parseTimestampLiteral } from './expression-builder';
 import { timestampAddMicros } from './interval-utils';
 import { bigOf, toLong } from './long';
-import { castValue, formatTimestamp } from './sql-values';
+import { castValue } from './sql-values';
+import { formatTimestamp } from './timestamp-micros';
 import { eventsQuery } from './testing/events-query';
 import { microsOfTimestamp, splitTimestamp, timestampFromMicros, timestampOf, utcDate } from './timestamp-micros';
 

@@ -91,3 +91,15 @@ export function addMillis(v: number, ms: number): number {
  * fraction toward zero, which for an instant before 1970 is the next millisecond.
  */
 export const utcDate = (v: number): Date => new Date(Math.floor(v));
+
+/**
+ * Spark's timestamp-to-string form: `2024-01-02 03:04:05`, plus the fraction of the second when
+ * there is one, without trailing zeros (`.1`, `.000001`).
+ */
+export function formatTimestamp(v: number): string {
+  const [ms, micros] = splitTimestamp(v);
+  const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.123Z
+  const base = iso.slice(0, 19).replace('T', ' ');
+  const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, '0')}`.replace(/0+$/, '');
+  return fraction === '' ? base : `${base}.${fraction}`;
+}

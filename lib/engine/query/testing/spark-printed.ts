@@ -7,7 +7,7 @@ import { formatDate } from '../date';
 import { formatDecimal } from '../decimal';
 import { formatFloat } from '../float';
 import { formatInterval, fullRange } from '../interval-utils';
-import { formatTimestamp } from '../sql-values';
+import { formatTimestamp } from '../timestamp-micros';
 import { compileStreamingQuery } from '../streaming-query';
 
 /** Java's Double.toString, as Spark prints a DOUBLE. */
