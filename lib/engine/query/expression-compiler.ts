@@ -559,6 +559,27 @@ class ExpressionCompiler implements LambdaCompiler {
     operands.set(operand, to);
   }
 
+  /**
+   * date_add/date_sub's number of days, as Spark's DateAdd/DateSub take it: an INT, SMALLINT or
+   * TINYINT (a BIGINT literal or cast, a DECIMAL or a DOUBLE refused, not truncated), or a string
+   * literal that is an integer ('1'; '1.2' is SECOND_FUNCTION_ARGUMENT_NOT_INTEGER).
+   */
+  private checkDayCount(e: Extract<Expr, { kind: 'call' }>): void {
+    const n = e.args[1];
+    const refuse = (type: string): never => {
+      throw new SqlValidationError(
+        `Cannot resolve "${e.name}(…)" due to data type mismatch: The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however it has the type "${type}"; write a whole number of days, or CAST it AS INT`,
+        n.pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
+      );
+    };
+    if (writtenAsBigint(n)) refuse('BIGINT');
+    if (n.kind === 'literal' && n.type === 'string' && !/^\s*[+-]?\d+\s*$/.test(String(n.value))) {
+      throw new SqlValidationError(`The second argument of ${e.name} function needs to be an integer: '${String(n.value)}' is not`, n.pos ?? e.pos, `${e.name}()`, 'SECOND_FUNCTION_ARGUMENT_NOT_INTEGER');
+    }
+    const t = this.compile(n);
+    if (t.type === 'double' || t.type === 'decimal') refuse(typeText(t));
+  }
+
   fail(e: Expr, msg: string, errorClass?: string): never {
     throw new SqlValidationError(`${msg} in ${exprToString(e)}`, e.pos, e.kind, errorClass);
   }
@@ -1453,12 +1474,7 @@ class ExpressionCompiler implements LambdaCompiler {
         'INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION',
       );
     }
-    if (registered?.kind === 'scalar' && registered.def.intDays && e.args.length === 2 && writtenAsBigint(e.args[1])) {
-      throw new SqlValidationError(
-        `Cannot resolve "${e.name}(…)" due to data type mismatch: The second parameter requires the ("INT" or "SMALLINT" or "TINYINT") type, however it has the type "BIGINT"; write the number of days without the L suffix, or CAST it AS INT`,
-        e.args[1].pos ?? e.pos, `${e.name}()`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
-      );
-    }
+    if (registered?.kind === 'scalar' && registered.def.intDays && e.args.length === 2) this.checkDayCount(e);
     // like(), typeof(), the cast functions …: rewritten by their function's file.
     if (registered?.kind === 'special') {
       const rewritten = this.rewrite(e, registered.def);

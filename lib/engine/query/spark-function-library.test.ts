@@ -391,7 +391,6 @@ const FORM_EXAMPLES: [string, unknown][] = [
   // a string day count
   ["date_add('2016-07-30', '1')", '2016-07-31::DATE'],
   ["date_sub('2016-07-30', '1')", '2016-07-29::DATE'],
-  ["date_add('2016-07-30', 'x')", null],
   // to_timestamp with optional sections: each is read when the text has it, skipped when not
   ["to_timestamp('2016-12-31 00:12:00.123456', 'yyyy-MM-dd HH:mm:ss[.SSSSSS]')", (Date.UTC(2016, 11, 31, 0, 12, 0) * 1000 + 123_456) / 1000],
   ["to_timestamp('2016-12-31 00:12:00', 'yyyy-MM-dd HH:mm:ss[.SSSSSS]')", Date.UTC(2016, 11, 31, 0, 12)],
@@ -416,6 +415,12 @@ describe('argument forms Spark accepts', () => {
       expect(await one(expr)).toEqual(expected);
     });
   }
+
+  it("refuses a string day count that is not an integer, with Spark's SECOND_FUNCTION_ARGUMENT_NOT_INTEGER", () => {
+    const col = { kind: 'StreamingRelation' as const, sourceName: 'src', schema: [{ name: 'col', type: 'long' as const }] };
+    expect(() => compileStreamingQuery("SELECT date_add('2016-07-30', 'x') AS v FROM src", col)).toThrow(/SECOND_FUNCTION_ARGUMENT_NOT_INTEGER|needs to be an integer/);
+    expect(() => compileStreamingQuery("SELECT date_sub('2016-07-30', 1.5) AS v FROM src", col)).toThrow(/requires the \("INT" or "SMALLINT" or "TINYINT"\) type/);
+  });
 
   it('octal escapes in string literals', async () => {
     expect(await one("'\\110\\145'")).toBe('He');
