@@ -271,8 +271,10 @@ export class ExpressionBuilder {
         }
         return { kind: 'unary', op: '-', arg: child, pos };
       }
+      // Spark's UnaryPositive, which positive(x) is too: x itself, of a number or an interval
+      // (a string read as a DOUBLE); anything else refused.
       case 'UnaryPositive':
-        return this.build(e.child);
+        return { kind: 'call', name: 'positive', args: [this.build(e.child)], pos };
       case 'BitwiseNot':
         return { kind: 'call', name: '~', args: [this.build(e.child)], pos };
       case 'Not':

@@ -660,7 +660,7 @@ class ExpressionCompiler implements LambdaCompiler {
           const negate = negateInterval(a.type);
           return { type: a.type, interval: a.interval, eval: (r, c) => { const v = a.eval(r, c); return v === null ? null : negate(v); } };
         }
-        if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number, got ${a.type}`);
+        if (!isNumeric(a.type) && a.type !== 'decimal') this.fail(e, `Unary minus needs a number or an interval, got ${a.type}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
         // Unary minus is the same for a number and a decimal's bigint.
         if (a.integral) {
           // -(-128Y) is -128Y: the negation wraps at the width, as the JVM's.

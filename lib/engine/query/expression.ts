@@ -163,6 +163,7 @@ function sqlText(e: Expr, explain: boolean): string {
       if (e.name === METADATA_COLUMN && e.args.length === 0) return METADATA_COLUMN;
       // The operators the builder makes calls of are shown as Spark shows them: `(a & b)`, `~a`.
       if (e.name === '~' && e.args.length === 1) return `~${text(e.args[0])}`;
+      if (e.name === 'positive' && e.args.length === 1) return `(+ ${text(e.args[0])})`;
       if (Object.hasOwn(OPERATOR_CALLS, e.name) && e.args.length === 2) return `(${text(e.args[0])} ${OPERATOR_CALLS[e.name]} ${text(e.args[1])})`;
       return `${e.name}(${e.args.map(text).join(', ')})`;
     // Spark 3.1's name for a lambda (later versions hide the variables' names, which would make

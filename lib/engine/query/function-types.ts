@@ -14,7 +14,7 @@ export type CallExpr = Extract<Expr, { kind: 'call' }>;
 /** What a function's own analysis step uses of the expression compiler. */
 export interface CallCompiler {
   compile(e: Expr): CompiledExpr;
-  fail(e: Expr, msg: string): never;
+  fail(e: Expr, msg: string, errorClass?: string): never;
   /** Spark's DATATYPE_MISMATCH.<subclass>. */
   mismatch(e: Expr, subclass: string, detail: string, todo: string): never;
   /**

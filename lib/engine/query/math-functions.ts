@@ -440,7 +440,9 @@ export const MATH_FUNCTIONS: Record<string, FunctionDef> = {
     compile: (e, c) => {
       let x = c.compile(e.args[0]);
       if (x.type === 'string' || x.type === 'null') x = c.compile({ kind: 'cast', arg: e.args[0], to: 'double', implicit: true, pos: e.pos });
-      if (!isNumeric(x.type) && x.type !== 'decimal') c.fail(e, `positive() takes a number, got ${x.type}`);
+      if (!isNumeric(x.type) && x.type !== 'decimal' && x.type !== 'day_time_interval' && x.type !== 'year_month_interval') {
+        c.fail(e, `positive() takes a number or an interval, got ${x.type}`, 'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE');
+      }
       return x;
     },
   },
