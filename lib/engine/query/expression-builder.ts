@@ -461,7 +461,7 @@ export class ExpressionBuilder {
       case 'timestamp': case 'timestamp_ntz': {
         const ntz = t.kind === 'timestamp_ntz';
         const ms = parseTimestampLiteral(String(e.value), ntz);
-        if (ms === null) throw new SqlValidationError(`Invalid ${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS'${ntz ? '' : ' (UTC)'}`, pos, `${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal`);
+        if (ms === null) throw new SqlValidationError(`Invalid ${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal '${String(e.value)}'; use 'YYYY-MM-DD HH:MM:SS'${ntz ? '' : ' (UTC)'}`, pos, `${ntz ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'} literal`, 'INVALID_TYPED_LITERAL');
         return { kind: 'literal', value: ms, type: 'timestamp', ...(ntz ? { ntz: true as const } : {}), pos };
       }
       case 'day_time_interval':

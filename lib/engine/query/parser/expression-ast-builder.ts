@@ -233,7 +233,16 @@ export class ExpressionAstBuilder {
       return this.call('overlay', [this.value(ctx._input!), this.value(ctx._replace!), this.value(ctx._position!), ...(ctx._length ? [this.value(ctx._length)] : [])], pos);
     }
     if (name === 'timestampadd' || name === 'dateadd' || name === 'date_add' || name === 'timestampdiff' || name === 'datediff' || name === 'date_diff' || name === 'timediff') {
-      const unit = ctx._unit ? stringLiteral(ctx._unit.getText().toUpperCase(), this.pos(ctx._unit)) : this.constantString(ctx._invalidUnit!);
+      // Spark's parser takes the unit bare (timestampadd(MONTH, …)); a quoted one is its
+      // INVALID_PARAMETER_VALUE.DATETIME_UNIT, whatever the text.
+      if (!ctx._unit) {
+        const quoted = ctx._invalidUnit!.getText();
+        throw new SqlValidationError(
+          `[INVALID_PARAMETER_VALUE.DATETIME_UNIT] The value of parameter(s) \`unit\` in \`${name}\` is invalid: expects one of the units without quotes (MICROSECOND, MILLISECOND, SECOND, MINUTE, HOUR, DAY, DAYOFYEAR, WEEK, MONTH, QUARTER, YEAR), but got the string literal ${quoted}; write ${name}(${quoted.slice(1, -1).toUpperCase()}, …)`,
+          this.pos(ctx._invalidUnit!), `${name}()`, 'INVALID_PARAMETER_VALUE.DATETIME_UNIT',
+        );
+      }
+      const unit = stringLiteral(ctx._unit.getText().toUpperCase(), this.pos(ctx._unit));
       const args = ctx.valueExpression().map((v) => this.value(v));
       return this.call(name.includes('add') ? 'timestampadd' : 'timestampdiff', [unit, ...args], pos);
     }
@@ -244,10 +253,6 @@ export class ExpressionAstBuilder {
     if (ctx.expression().length === 1 && ctx.LEFT_PAREN().length === 1) return this.expression(ctx.expression(0)!);
     // The query's own text: the parse tree's getText() joins the tokens without their spaces.
     throw notSupported(`The expression ${this.parsed.text.sql.slice(pos.start, pos.end)}`, pos);
-  }
-
-  private constantString(ctx: C<'StringLitContext'>): Expression {
-    return stringLiteral(unescapeSqlString(ctx.getText()), this.pos(ctx));
   }
 
   private constant(ctx: C<'ConstantContext'>, pos: Position): Expression {
