@@ -15,7 +15,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'literals', 'map', 'math', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -39,6 +39,9 @@ const WHY = {
   nullVoid: "a NULL literal's column is a STRING in Weir (a NULL kept as a STRING), VOID in Spark",
   unaryPlusName: "INTERVAL '1 day' is an INTERVAL DAY TO SECOND in Weir, an INTERVAL DAY in Spark",
   doubledQuote: "a doubled quote inside a literal: Spark 4.1 reads it as one quote; Weir, as Spark 3.5, reads two adjacent literals ('S''par''k' is 'Spark'), and refuses \"S\"\"par\"\"k\" as a typed literal",
+  schemaDdl: "Spark 3.0's answer (the catalog string); Spark 3.1+ prints the DDL form STRUCT<c1: BIGINT, …>, as Weir does",
+  partialResults: "Spark 3.0's answer; Spark 3.4+ keeps the elements that parse (spark.sql.json.enablePartialResults), as Weir does",
+  structMapKey: "a map whose keys are structs is refused; Spark writes each key as its text",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -54,6 +57,14 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT 20181117 >>> 2": WHY.shiftOperators,
   },
   decimalArithmeticOperations: {},
+  "json-functions": {
+    "select to_json(map(named_struct('a', 1, 'b', 2), named_struct('a', 1, 'b', 2)))": WHY.structMapKey,
+    "select schema_of_json('{\"c1\":0, \"c2\":[1]}')": WHY.schemaDdl,
+    "select from_json('[1, \"2\", 3]', 'array<int>')": WHY.partialResults,
+    "select from_json('[{\"a\": 1}, 2]', 'array<map<string,int>>')": WHY.partialResults,
+    "select schema_of_json('{\"c1\":1}', map('primitivesAsString', 'true'))": WHY.schemaDdl,
+    "select schema_of_json('{\"c1\":01, \"c2\":0.1}', map('allowNumericLeadingZeros', 'true', 'prefersDecimal', 'true'))": WHY.schemaDdl,
+  },
   "ceil-floor-with-scale-param": {
     "SELECT CEIL(2.5, 0, 0)": WHY.sparkInternalError,
     "SELECT FLOOR(2.5, 0, 0)": WHY.sparkInternalError,
