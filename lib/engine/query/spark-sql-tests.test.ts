@@ -15,7 +15,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -42,6 +42,9 @@ const WHY = {
   schemaDdl: "Spark 3.0's answer (the catalog string); Spark 3.1+ prints the DDL form STRUCT<c1: BIGINT, …>, as Weir does",
   partialResults: "Spark 3.0's answer; Spark 3.4+ keeps the elements that parse (spark.sql.json.enablePartialResults), as Weir does",
   structMapKey: "a map whose keys are structs is refused; Spark writes each key as its text",
+  re2Lookahead: "a lookahead (?=…): Weir's patterns run on RE2, which has none, and are refused with the reason",
+  patternClass: "refused, but not with Spark's class INVALID_PARAMETER_VALUE.PATTERN (Weir's refusals of a pattern name RE2's reason)",
+  regexGroupClass: "refused, but not with Spark's class (REGEX_GROUP_INDEX_EXCEED_REGEX_GROUP_COUNT, or _LEGACY_ERROR_TEMP_2006 below zero)",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -89,6 +92,22 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select +interval '1 day'": WHY.unaryPlusName,
     "SELECT \"S\"\"par\"\"k\", \"S\\\"par\\\"k\", 'S\"\"par\"\"k'": WHY.doubledQuote,
     "SELECT 'S''par''k', 'S\\'par\\'k', \"S''par''k\"": WHY.doubledQuote,
+  },
+  "regexp-functions": {
+    "SELECT regexp_extract('1a 2b 14m', '\\\\d+')": WHY.regexGroupClass,
+    "SELECT regexp_extract('1a 2b 14m', '\\\\d+', 1)": WHY.regexGroupClass,
+    "SELECT regexp_extract('1a 2b 14m', '\\\\d+', 2)": WHY.regexGroupClass,
+    "SELECT regexp_extract('1a 2b 14m', '\\\\d+', -1)": WHY.regexGroupClass,
+    "SELECT regexp_extract('1a 2b 14m', '(\\\\d+)([a-z]+)', 3)": WHY.regexGroupClass,
+    "SELECT regexp_extract('1a 2b 14m', '(\\\\d+)([a-z]+)', -1)": WHY.regexGroupClass,
+    "SELECT regexp_extract('1a 2b 14m', '(?l)')": WHY.patternClass,
+    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+')": WHY.regexGroupClass,
+    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+', 1)": WHY.regexGroupClass,
+    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+', 2)": WHY.regexGroupClass,
+    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+', -1)": WHY.regexGroupClass,
+    "SELECT regexp_extract_all('1a 2b 14m', '(\\\\d+)([a-z]+)', 3)": WHY.regexGroupClass,
+    "SELECT regexp_extract_all('1a 2b 14m', '(\\\\d+)([a-z]+)', -1)": WHY.regexGroupClass,
+    "SELECT regexp_count('passwd7 plain A1234 a1234', '(?=[^ ]*[a-z])(?=[^ ]*[0-9])[^ ]+')": WHY.re2Lookahead,
   },
   map: {
     "select map_concat(map('a', 1), map_concat())": WHY.mapConcatWiden,
