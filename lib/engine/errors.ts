@@ -25,7 +25,7 @@ export class WeirError extends Error {
  * so that a refusal whose text names its class carries it for the API as any other does.
  */
 export function errorClassNamedIn(message: string): string | undefined {
-  const cls = '[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:\\.[A-Z][A-Z0-9_]*)?';
+  const cls = '_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:\\.[A-Z][A-Z0-9_]*)?';
   return new RegExp(`\\[(${cls})\\]`).exec(message)?.[1] ?? new RegExp(`\\((${cls})\\)`).exec(message)?.[1];
 }
 

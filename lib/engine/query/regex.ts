@@ -132,6 +132,16 @@ function javaPosixClasses(pattern: string): string {
   return out;
 }
 
+/**
+ * Why a group index does not fit a pattern, with Spark's class: below zero
+ * _LEGACY_ERROR_TEMP_2006, past the groups REGEX_GROUP_INDEX_EXCEED_REGEX_GROUP_COUNT.
+ */
+export function groupIndexProblem(idx: number, groups: number): string {
+  return idx < 0
+    ? `the group index ${idx} cannot be less than zero; 0 is the whole match (_LEGACY_ERROR_TEMP_2006)`
+    : `group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match) (INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX_EXCEED_REGEX_GROUP_COUNT)`;
+}
+
 function refusal(pattern: string, reason: string): string {
   return (
     `the regular expression '${pattern.length > 200 ? pattern.slice(0, 200) + '…' : pattern}' is not supported: ${reason}. ` +
@@ -244,7 +254,7 @@ export const regexLiterals =
     if (typeof re === 'string') return `${fn}: ${re}`;
     if (typeof idx === 'number') {
       const groups = re instanceof RE2JS ? re.groupCount() : regexGroupCount(pattern);
-      if (idx < 0 || idx > groups) return `${fn}: group index ${idx} is out of range; the pattern has ${groups} group(s) (0 is the whole match)`;
+      if (idx < 0 || idx > groups) return `${fn}: ${groupIndexProblem(idx, groups)}`;
     }
     return undefined;
   };

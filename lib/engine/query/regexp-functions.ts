@@ -14,12 +14,12 @@ import type { CollectionFunctionDef } from './function-types';
 import type { TypeInfo } from './data-types';
 import type { FunctionDef } from './function-types';
 import { isStr, str } from './function-args';
-import { compileWalkRegex, recordRegex, regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
+import { compileWalkRegex, groupIndexProblem, recordRegex, regexLiterals, regexMatches, walkRegex, type RegexMatch } from './regex';
 import { isNumeric, type ExprType } from './sql-values';
 import { checkStringLength, MAX_STRING_VALUE_LENGTH } from './value-limits';
 
 function checkGroup(fn: string, groupCount: number, i: number): void {
-  if (i < 0 || i > groupCount) throw new RecordExpressionError(`${fn}: group index ${i} is out of range; the pattern has ${groupCount} group(s)`, { function: fn });
+  if (i < 0 || i > groupCount) throw new RecordExpressionError(`${fn}: ${groupIndexProblem(i, groupCount)}`, { function: fn });
 }
 
 const two = (fn: string, result: ExprType) => (a: ExprType[]) => (isStr(a[0]) && isStr(a[1]) ? result : `${fn} takes (string, pattern)`);
@@ -132,7 +132,7 @@ export const REGEXP_FUNCTIONS: Record<string, FunctionDef> = {
       const i = idx === undefined ? 1 : Math.trunc(idx as number);
       const m = recordRegex('regexp_extract()', p as string).exec(s as string);
       if (m !== null && (i < 0 || i >= m.length)) {
-        throw new RecordExpressionError(`regexp_extract(): group index ${i} is out of range; the pattern has ${m.length - 1} group(s)`, { function: 'regexp_extract()' });
+        throw new RecordExpressionError(`regexp_extract(): ${groupIndexProblem(i, m.length - 1)}`, { function: 'regexp_extract()' });
       }
       return m === null ? '' : (m[i] ?? '');
     },

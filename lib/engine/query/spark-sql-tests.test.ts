@@ -44,7 +44,6 @@ const WHY = {
   structMapKey: "a map whose keys are structs is refused; Spark writes each key as its text",
   re2Lookahead: "a lookahead (?=…): Weir's patterns run on RE2, which has none, and are refused with the reason",
   patternClass: "refused, but not with Spark's class INVALID_PARAMETER_VALUE.PATTERN (Weir's refusals of a pattern name RE2's reason)",
-  regexGroupClass: "refused, but not with Spark's class (REGEX_GROUP_INDEX_EXCEED_REGEX_GROUP_COUNT, or _LEGACY_ERROR_TEMP_2006 below zero)",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -94,19 +93,7 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "SELECT 'S''par''k', 'S\\'par\\'k', \"S''par''k\"": WHY.doubledQuote,
   },
   "regexp-functions": {
-    "SELECT regexp_extract('1a 2b 14m', '\\\\d+')": WHY.regexGroupClass,
-    "SELECT regexp_extract('1a 2b 14m', '\\\\d+', 1)": WHY.regexGroupClass,
-    "SELECT regexp_extract('1a 2b 14m', '\\\\d+', 2)": WHY.regexGroupClass,
-    "SELECT regexp_extract('1a 2b 14m', '\\\\d+', -1)": WHY.regexGroupClass,
-    "SELECT regexp_extract('1a 2b 14m', '(\\\\d+)([a-z]+)', 3)": WHY.regexGroupClass,
-    "SELECT regexp_extract('1a 2b 14m', '(\\\\d+)([a-z]+)', -1)": WHY.regexGroupClass,
     "SELECT regexp_extract('1a 2b 14m', '(?l)')": WHY.patternClass,
-    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+')": WHY.regexGroupClass,
-    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+', 1)": WHY.regexGroupClass,
-    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+', 2)": WHY.regexGroupClass,
-    "SELECT regexp_extract_all('1a 2b 14m', '\\\\d+', -1)": WHY.regexGroupClass,
-    "SELECT regexp_extract_all('1a 2b 14m', '(\\\\d+)([a-z]+)', 3)": WHY.regexGroupClass,
-    "SELECT regexp_extract_all('1a 2b 14m', '(\\\\d+)([a-z]+)', -1)": WHY.regexGroupClass,
     "SELECT regexp_count('passwd7 plain A1234 a1234', '(?=[^ ]*[a-z])(?=[^ ]*[0-9])[^ ]+')": WHY.re2Lookahead,
   },
   map: {
