@@ -1002,6 +1002,17 @@ class ExpressionCompiler implements LambdaCompiler {
       const d = datetimeArithmetic(e.op, l, r);
       if (d) return d;
     }
+    // An untyped NULL beside a date or an interval, as Spark's ResolveBinaryArithmetic reads it:
+    // beside an interval it is that interval (NULL + INTERVAL 1 HOUR is an INTERVAL HOUR), minus or
+    // from a date it is a date (SubtractDates: an INTERVAL DAY), plus a date an interval (TimeAdd:
+    // a TIMESTAMP).
+    const nullBeside = l.type === 'null' ? r : r.type === 'null' ? l : undefined;
+    if (nullBeside && (e.op === '+' || e.op === '-')) {
+      const nothing = () => null;
+      if (nullBeside.type === 'day_time_interval' || nullBeside.type === 'year_month_interval') return { type: nullBeside.type, interval: nullBeside.interval, eval: nothing };
+      if (nullBeside.type === 'date' && e.op === '-') return { type: 'day_time_interval', interval: { start: 0, end: 0 }, eval: nothing };
+      if (nullBeside.type === 'date') return { type: 'timestamp', eval: nothing };
+    }
     // Spark's DateAdd/DateSub operators: `date + n`, `n + date` and `date - n` are date_add/date_sub.
     const isInt = (t: ExprType) => t === 'long' || t === 'null';
     if (l.type === 'date' && isInt(r.type) && (e.op === '+' || e.op === '-')) return this.call({ kind: 'call', name: e.op === '+' ? 'date_add' : 'date_sub', args: [e.left, e.right] });
@@ -1013,7 +1024,10 @@ class ExpressionCompiler implements LambdaCompiler {
     if (!isNum(l.type) || !isNum(r.type)) {
       const hint = l.type === 'date' || r.type === 'date' ? '; for dates use date_add(d, n), date_sub(d, n) or datediff(end, start)' : '';
       const wrong = isNum(l.type) ? r : l;
-      this.mismatch(e, 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`);
+      // Beside a date, timestamp or interval Spark has rewritten the operator (date_add, TimeAdd,
+      // DateAddYMInterval …) before it checks the operands: its refusal is that function's.
+      const datetime = [l, r].some((x) => x.type === 'date' || x.type === 'timestamp' || x.type === 'day_time_interval' || x.type === 'year_month_interval');
+      this.mismatch(e, datetime ? 'UNEXPECTED_INPUT_TYPE' : 'BINARY_OP_WRONG_TYPE', `the binary operator requires the input type "NUMERIC", not "${typeText(wrong)}".`, `Operator ${e.op} needs numbers, got ${l.type} and ${r.type}${hint}.`);
     }
     // What each operand is read as, written into the plan as an implicit cast.
     const readAs = (lt: TypeInfo, rt = lt) => {
