@@ -202,7 +202,8 @@ function elementAt(fn: string): CollectionFunctionDef {
     min: 2, max: 2,
     type: (a) => {
       if (a[0].type === 'map') return typeOfField(a[0].valueType!);
-      if (isArr(a[0]) && isInt(a[1])) return elementOrString(a[0]);
+      // An untyped NULL is no array here: Spark refuses get(NULL, 0) and NULL[0] (VOID is not ARRAY).
+      if (a[0].type === 'array' && isInt(a[1])) return elementOrString(a[0]);
       return `${fn} takes (array, index) or (map, key)`;
     },
     impl: ([x, k], t) => {
@@ -355,7 +356,8 @@ export const ARRAY_FUNCTIONS: Record<string, CollectionFunctionDef> = {
     min: 2, max: 2,
     type: (a) => {
       if (a[0].type === 'map') return typeOfField(a[0].valueType!);
-      if (isArr(a[0]) && isInt(a[1])) return elementOrString(a[0]);
+      // An untyped NULL is no array here: Spark refuses get(NULL, 0) and NULL[0] (VOID is not ARRAY).
+      if (a[0].type === 'array' && isInt(a[1])) return elementOrString(a[0]);
       return `[] takes an array with an integer index or a map with a key, got ${typeText(a[0])} and ${typeText(a[1])} (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)`;
     },
     impl: ([x, k], t) => {

@@ -27,7 +27,6 @@ const WHY = {
   base64Strict: "Weir's base64 decoding takes padding inside the text, which Spark's strict decoder refuses",
   binaryFormatClass: "refused with INVALID_PARAMETER_VALUE.BINARY_FORMAT (Spark 3.5's class), not Spark 4's DATATYPE_MISMATCH.INVALID_ARG_VALUE",
   javaDouble: "a DOUBLE printed as its shortest text (Java 19+'s Double.toString); Spark's run on Java 17 printed 17 digits",
-  getVoid: "get(NULL, i) answers NULL: a NULL literal is read as a NULL array, where Spark refuses its VOID type",
   voidElements: "array(NULL) is an ARRAY<STRING> in Weir (a NULL literal kept as a STRING), ARRAY<VOID> in Spark",
   mapConcatWiden: "map_concat() does not widen two maps of other value types (MAP<STRING, INT> beside MAP<STRING, STRING>) to one, as Spark does",
   patternUpgrade: "a dateFormat that Spark 3's parser no longer recognizes (MMMMM) reads as NULL; Spark raises INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION",
@@ -43,9 +42,6 @@ const WHY = {
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
   array: {
-    "select get(null, 0)": WHY.getVoid,
-    "select get(null, -1)": WHY.getVoid,
-    "select get(null, null)": WHY.getVoid,
     "select array_compact(array(null))": WHY.voidElements,
   },
   bitwise: {
