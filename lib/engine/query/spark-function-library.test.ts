@@ -388,6 +388,10 @@ const FORM_EXAMPLES: [string, unknown][] = [
   // btrim on binary: > SELECT btrim(encode('    SparkSQL   ', 'utf-8')); SparkSQL …
   ["decode(btrim(encode('    SparkSQL   ', 'utf-8')), 'UTF-8')", 'SparkSQL'],
   ["decode(btrim(encode('SSparkSQLS', 'utf-8'), encode('SL', 'utf-8')), 'UTF-8')", 'parkSQ'],
+  // UTF-32 (Spark 4's charsets): Java's big-endian bytes without a byte-order mark; read by a mark when there is one
+  ["hex(encode('a€', 'UTF-32'))", '00000061000020AC'],
+  ["decode(X'0000FEFF00000061', 'utf-32')", 'a'],
+  ["decode(X'FFFE000061000000', 'UTF-32')", 'a'],
   // a string day count
   ["date_add('2016-07-30', '1')", '2016-07-31::DATE'],
   ["date_sub('2016-07-30', '1')", '2016-07-29::DATE'],

@@ -38,7 +38,7 @@ function substringSQL(cs: string[], pos: number, length: number): string {
 }
 
 /** The charsets Spark 4 accepts for encode/decode (Java's names, any case). */
-const CHARSETS = ['US-ASCII', 'ISO-8859-1', 'UTF-8', 'UTF-16BE', 'UTF-16LE', 'UTF-16'];
+const CHARSETS = ['US-ASCII', 'ISO-8859-1', 'UTF-8', 'UTF-16BE', 'UTF-16LE', 'UTF-16', 'UTF-32'];
 const charsetProblem = (fn: string, cs: string) => `${fn}: the charset '${cs}' is not supported (INVALID_PARAMETER_VALUE.CHARSET); use one of ${CHARSETS.join(', ')}`;
 
 const malformed = (fn: string, charset: string) => `[MALFORMED_CHARACTER_CODING] Invalid value found when performing \`${fn}\` with \`${charset}\``;
@@ -49,6 +49,28 @@ function singleByte(s: string, limit: number, charset: string): Uint8Array {
     const c = s.charCodeAt(i);
     if (c >= limit) fail('encode()', malformed('encode', charset));
     out[i] = c;
+  }
+  return out;
+}
+
+/** Java's UTF-32 encoder: each code point in four big-endian bytes, no byte-order mark. */
+function utf32Bytes(s: string): Uint8Array {
+  const points = Array.from(s, (c) => c.codePointAt(0)!);
+  const out = Buffer.alloc(points.length * 4);
+  points.forEach((p, i) => out.writeUInt32BE(p, i * 4));
+  return out;
+}
+
+/** Java's UTF-32 decoder: big-endian unless a byte-order mark says otherwise; a partial or invalid code point is malformed. */
+function utf32Text(b: Buffer, charset: string): string {
+  if (b.length % 4 !== 0) return fail('decode()', malformed('decode', charset));
+  const little = b.length >= 4 && b.readUInt32LE(0) === 0xfeff;
+  const start = little || (b.length >= 4 && b.readUInt32BE(0) === 0xfeff) ? 4 : 0;
+  let out = '';
+  for (let i = start; i < b.length; i += 4) {
+    const p = little ? b.readUInt32LE(i) : b.readUInt32BE(i);
+    if (p > 0x10ffff || (p >= 0xd800 && p <= 0xdfff)) return fail('decode()', malformed('decode', charset));
+    out += String.fromCodePoint(p);
   }
   return out;
 }
@@ -64,6 +86,7 @@ function encodeText(s: string, charset: string): Uint8Array {
     case 'UTF-16BE': return Buffer.from(s, 'utf16le').swap16();
     // Java's UTF-16 encoder writes a big-endian byte-order mark first.
     case 'UTF-16': return Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(s, 'utf16le').swap16()]);
+    case 'UTF-32': return utf32Bytes(s);
     default: return fail('encode()', charsetProblem('encode()', charset));
   }
 }
@@ -88,6 +111,7 @@ function decodeBytes(b: Buffer, charset: string): string {
     case 'UTF-16':
       if (b[0] === 0xff && b[1] === 0xfe) return new TextDecoder('utf-16le').decode(b);
       return new TextDecoder('utf-16be').decode(b);
+    case 'UTF-32': return utf32Text(b, charset);
     default: return fail('decode()', charsetProblem('decode()', charset));
   }
 }
