@@ -22,6 +22,8 @@ const FORMATS = ['base64', 'hex', 'utf-8', 'utf8'];
 const badFormat = (fn: string, f: string) =>
   `${fn}: [INVALID_PARAMETER_VALUE.BINARY_FORMAT] The value of parameter(s) \`format\` in \`${fn.slice(0, -2)}\` is invalid: expects one of binary formats 'base64', 'hex', 'utf-8', but got '${f}'.`;
 
+const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
 /** Spark's Unhex (an odd length reads as if led by 0) and strict UnBase64; null when malformed. */
 function toBinary(s: string, format: string): Uint8Array | null {
   switch (format.toLowerCase()) {
@@ -31,7 +33,15 @@ function toBinary(s: string, format: string): Uint8Array | null {
     }
     case 'base64': {
       const t = s.replace(/\s+/g, '');
-      return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/.test(t) ? new Uint8Array(Buffer.from(t, 'base64')) : null;
+      if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/.test(t)) return null;
+      // Strict decoding (commons-codec's CodecPolicy.STRICT, which Spark's UnBase64 follows): the
+      // bits of the last character that no byte takes must be zero, so 'ef==' (f = 011001) is
+      // malformed where 'eQ==' is one byte.
+      const tail = t.replace(/=+$/, '').length % 4;
+      const last = t.replace(/=+$/, '').slice(-1);
+      const unused = tail === 2 ? 0b1111 : tail === 3 ? 0b11 : 0;
+      if (unused && (BASE64_DIGITS.indexOf(last) & unused) !== 0) return null;
+      return new Uint8Array(Buffer.from(t, 'base64'));
     }
     default:
       return new Uint8Array(Buffer.from(s, 'utf8'));
