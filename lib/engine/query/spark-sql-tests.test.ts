@@ -15,7 +15,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -36,6 +36,8 @@ const WHY = {
   structMapKey: "a map whose keys are structs is refused; Spark writes each key as its text",
   re2Lookahead: "a lookahead (?=…): Weir's patterns run on RE2, which has none, and are refused with the reason",
   patternClass: "refused, but not with Spark's class INVALID_PARAMETER_VALUE.PATTERN (Weir's refusals of a pattern name RE2's reason)",
+  typeofVoid: "Spark 3.0's answer; Spark 3.1+ names the NULL type void, as Weir does",
+  typeofInterval: "INTERVAL '23 days' was Spark 3.0's legacy CalendarInterval (typeof interval); Weir types it as an INTERVAL DAY TO SECOND",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -81,6 +83,10 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
     "select map_concat(map('a', 1), map_concat())": WHY.mapConcatWiden,
   },
   math: {},
+  "misc-functions": {
+    "select typeof(null)": WHY.typeofVoid,
+    "select typeof(date '1986-05-23'),  typeof(timestamp '1986-05-23'), typeof(interval '23 days')": WHY.typeofInterval,
+  },
   "string-functions": {
     "SELECT btrim(encode(\" xyz \", 'utf-8'))": WHY.btrimBinary,
     "SELECT btrim(encode('yxTomxx', 'utf-8'), encode('xyz', 'utf-8'))": WHY.btrimBinary,
