@@ -15,7 +15,7 @@
 import { describe, expect, it } from 'vitest';
 import { goldenCases, sameColumnTypes, weirAnswer } from './testing/spark-golden-file';
 
-const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
+const FILES = ['array', 'bitwise', 'ceil-floor-with-scale-param', 'comparator', 'conditional-functions', 'date', 'decimalArithmeticOperations', 'json-functions', 'literals', 'map', 'math', 'misc-functions', 'predicate-functions', 'regexp-functions', 'string-functions', 'try_arithmetic', 'try_element_at', 'url-functions'] as const;
 
 /** Why Weir answers otherwise. */
 const WHY = {
@@ -38,6 +38,7 @@ const WHY = {
   patternClass: "refused, but not with Spark's class INVALID_PARAMETER_VALUE.PATTERN (Weir's refusals of a pattern name RE2's reason)",
   typeofVoid: "Spark 3.0's answer; Spark 3.1+ names the NULL type void, as Weir does",
   typeofInterval: "INTERVAL '23 days' was Spark 3.0's legacy CalendarInterval (typeof interval); Weir types it as an INTERVAL DAY TO SECOND",
+  dateStringCompare: "Spark 2.4's answer (a DATE beside a string compared as strings); Spark 3.0+ casts the string to a DATE, as Weir does",
 };
 
 const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> = {
@@ -86,6 +87,10 @@ const SPARK_DIFFERENCES: Record<(typeof FILES)[number], Record<string, string>> 
   "misc-functions": {
     "select typeof(null)": WHY.typeofVoid,
     "select typeof(date '1986-05-23'),  typeof(timestamp '1986-05-23'), typeof(interval '23 days')": WHY.typeofInterval,
+  },
+  "predicate-functions": {
+    "select to_date('2009-07-30 04:17:52') >= '2009-07-30 04:17:52'": WHY.dateStringCompare,
+    "select to_date('2009-07-30 04:17:52') < '2009-07-30 04:17:52'": WHY.dateStringCompare,
   },
   "string-functions": {
     "SELECT btrim(encode(\" xyz \", 'utf-8'))": WHY.btrimBinary,
