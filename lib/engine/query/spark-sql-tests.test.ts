@@ -1,13 +1,15 @@
 /**
- * Spark's own SQL test golden files (sql-tests/results/*.sql.out, ANSI off, session time zone
- * UTC), copied under testing/sql-tests/ (each names the file and commit it comes from): each
+ * Spark's own SQL test golden files (sql-tests/results/*.sql.out, ANSI off), copied under
+ * testing/sql-tests/ (each names the file and commit it comes from): each
  * query runs through the engine over a one-row stream, and Weir's answer printed as Spark's
  * sql-tests print it must be Spark's output, its columns of Spark's types; where Spark refuses a
  * query, Weir must refuse it with Spark's error class. Column names are not compared (Weir
  * quotes a string literal in a generated name, Spark does not), and a query whose columns
  * repeat a name runs with its items aliased (Weir refuses a repeated output name).
- * The copies are of Spark's master branch (4.x) non-ANSI results: a few answers differ from
- * Spark 3.5's, and are listed as such.
+ * Most copies are of Spark's master branch (4.x) non-ANSI results, a few of older versions;
+ * an answer a later Spark changed to Weir's, or one newer than Spark 3.5, is listed as such.
+ * Spark's sql-tests run in America/Los_Angeles, Weir in UTC: the queries copied are those whose
+ * answer does not depend on the zone.
  * SPARK_DIFFERENCES lists, per file, the queries Weir still answers otherwise, each with the
  * reason: they run as expected failures, so a fix that makes one agree fails until it is taken
  * off the list.
