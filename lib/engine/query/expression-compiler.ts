@@ -56,10 +56,10 @@ function decimalOperand(c: CompiledExpr, e: Expr, literalMinimum = true): Decima
   return c.integral ? INTEGRAL_DECIMAL[c.integral] : LONG_DECIMAL;
 }
 
-/** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
 /** Spark's class of a call with too few or too many arguments. */
 const WRONG_NUM_ARGS = 'WRONG_NUM_ARGS.WITHOUT_SUGGESTION';
 
+/** The decimal each narrower integral type widens to (Spark's DecimalType.forType). */
 const INTEGRAL_DECIMAL: Record<IntegralBits, DecimalType> = { 8: { precision: 3, scale: 0 }, 16: { precision: 5, scale: 0 }, 32: { precision: 10, scale: 0 } };
 
 /**
