@@ -22,7 +22,6 @@
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
 import { expressionType } from './expression-compiler';
-import type { ExpressionBuilder } from './expression-builder';
 import { lineColumn } from './expression-builder';
 import { isOrderable, typeOfField, typeText, type TypeInfo } from './data-types';
 import { isAggregateFunctionName } from './aggregate-functions';
@@ -35,15 +34,12 @@ import type { Expression, LogicalPlan as UnresolvedPlan, Position } from './pars
 import { canCast, castValue } from './sql-values';
 import { notSupportedYet, SqlValidationError } from './sql-error';
 import type { Schema } from '../types';
+import type { UnpivotInput } from './unpivot-planner';
 
 type Pivot = Extract<UnresolvedPlan, { kind: 'Pivot' }>;
 
-/** The relation PIVOT reads, and what plans over its columns (query-planner.ts's FROM item). */
-export interface PivotInput {
-  plan: LogicalPlan;
-  schema: Schema;
-  builder: (schema: Schema) => ExpressionBuilder;
-  resolved: (plan: LogicalPlan) => { plan: LogicalPlan; output: Schema };
+/** The relation PIVOT reads, what plans over its columns, as UNPIVOT's, and how to aggregate it. */
+export interface PivotInput extends UnpivotInput {
   /** A streaming aggregation of `items` grouped by `grouping` over `plan` (aggregate-planner.ts). */
   aggregate: (items: Expression[], grouping: Expression[], plan: LogicalPlan, schema: Schema) => LogicalPlan;
 }
