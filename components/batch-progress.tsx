@@ -197,10 +197,8 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
                 <tr>
                   <th>Operator</th>
                   <th className="num">Rows total</th>
-                  <th className="num">Updated</th>
-                  <th className="num" title="Time reading the batch's input into state (Spark's allUpdatesTimeMs)">Update time</th>
-                  <th className="num">Removed</th>
-                  <th className="num" title="Time evicting state behind the watermark (Spark's allRemovalsTimeMs)">Removal time</th>
+                  <th className="num" title="State rows updated, and the time reading the batch's input into state (Spark's numRowsUpdated and allUpdatesTimeMs)">Updated</th>
+                  <th className="num" title="State rows removed, and the time evicting state behind the watermark (Spark's numRowsRemoved and allRemovalsTimeMs)">Removed</th>
                   <th className="num">Dropped late</th>
                   <th className="num">Memory</th>
                   <th className="num">On disk</th>
@@ -213,16 +211,20 @@ export function BatchProgressView({ progress }: { progress: unknown }) {
                     <td>
                       {o.operatorName}
                       {o.numStateStoreInstances !== undefined && o.numStateStoreInstances > 1 && (
-                        <span className="muted-text small" title="Spark's numShufflePartitions and numStateStoreInstances">
-                          {' '}({formatNumber(o.numShufflePartitions, 0)} partition{o.numShufflePartitions === 1 ? '' : 's'}, {formatNumber(o.numStateStoreInstances, 0)} stores)
-                        </span>
+                        <div className="muted-text small" title="Spark's numShufflePartitions and numStateStoreInstances">
+                          {formatNumber(o.numShufflePartitions, 0)} partition{o.numShufflePartitions === 1 ? '' : 's'}, {formatNumber(o.numStateStoreInstances, 0)} stores
+                        </div>
                       )}
                     </td>
                     <td className="num">{formatNumber(o.numRowsTotal, 0)}</td>
-                    <td className="num">{formatNumber(o.numRowsUpdated, 0)}</td>
-                    <td className="num">{formatDuration(o.allUpdatesTimeMs)}</td>
-                    <td className="num">{formatNumber(o.numRowsRemoved, 0)}</td>
-                    <td className="num">{formatDuration(o.allRemovalsTimeMs)}</td>
+                    <td className="num">
+                      {formatNumber(o.numRowsUpdated, 0)}
+                      {o.allUpdatesTimeMs !== undefined && <div className="muted-text small">{formatDuration(o.allUpdatesTimeMs)}</div>}
+                    </td>
+                    <td className="num">
+                      {formatNumber(o.numRowsRemoved, 0)}
+                      {o.allRemovalsTimeMs !== undefined && <div className="muted-text small">{formatDuration(o.allRemovalsTimeMs)}</div>}
+                    </td>
                     <td className="num">{formatNumber(o.numRowsDroppedByWatermark, 0)}</td>
                     <td className="num">{formatBytes(o.memoryUsedBytes)}</td>
                     <td className="num">{formatBytes(o.customMetrics?.stateOnDiskBytes as number | undefined)}</td>
