@@ -20,7 +20,7 @@
  * (PIVOT_VALUE_DATA_TYPE_MISMATCH), a pivot column of a map (INCOMPARABLE_PIVOT_COLUMN).
  */
 import type { Expr, SqlPosition } from './expression';
-import { exprToString } from './expression';
+import { exprToString, referencedColumns } from './expression';
 import { expressionType } from './expression-compiler';
 import { lineColumn } from './expression-builder';
 import { isOrderable, typeOfField, typeText, type TypeInfo } from './data-types';
@@ -42,18 +42,6 @@ type Pivot = Extract<UnresolvedPlan, { kind: 'Pivot' }>;
 export interface PivotInput extends UnpivotInput {
   /** A streaming aggregation of `items` grouped by `grouping` over `plan` (aggregate-planner.ts). */
   aggregate: (items: Expression[], grouping: Expression[], plan: LogicalPlan, schema: Schema) => LogicalPlan;
-}
-
-/** The columns an expression reads of its row. */
-function columnsRead(e: Expr, out: Set<string>): void {
-  const visit = (x: unknown): void => {
-    if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) return x.forEach(visit);
-    const node = x as { kind?: string; name?: string };
-    if (node.kind === 'column' && typeof node.name === 'string') out.add(node.name);
-    Object.entries(x).forEach(([k, v]) => k !== 'dataType' && visit(v));
-  };
-  visit(e);
 }
 
 /** The types ResolvePivot's PivotFirst stores, for which it plans two aggregations. */
@@ -92,7 +80,7 @@ export function planPivot(u: Pivot, input: PivotInput): { plan: LogicalPlan; sch
     const e = v.kind === 'Alias' ? v.child : v;
     const built = builder.build(e);
     const read = new Set<string>();
-    columnsRead(built, read);
+    referencedColumns(built, read);
     if (read.size > 0) throw new SqlValidationError(`Literal expressions required for pivot values, found "${expressionSql(e)}". Write the value as a literal`, lineColumn(e.pos), 'PIVOT', 'NON_LITERAL_PIVOT_VALUES');
     const type = expressionType(built, input.schema);
     if (!canCast(type.type, pivotType.type as Parameters<typeof canCast>[1]) && type.type !== pivotType.type) {
@@ -105,13 +93,13 @@ export function planPivot(u: Pivot, input: PivotInput): { plan: LogicalPlan; sch
 
   // The grouping columns: the relation's columns the pivot column and the aggregates do not read.
   const read = new Set<string>();
-  columnsRead(pivotExpr, read);
+  referencedColumns(pivotExpr, read);
   for (const a of u.aggregates) {
     someExpression(a, (x) => {
       if (x.kind === 'UnresolvedAttribute') {
         // A lambda's variable is no column: not read here.
         try {
-          columnsRead(builder.build(x), read);
+          referencedColumns(builder.build(x), read);
         } catch {
           // not a column of the relation
         }

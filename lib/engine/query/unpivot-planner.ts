@@ -15,7 +15,7 @@
  * for EXCLUDE NULLS (the default) a Filter of `coalesce(values…) IS NOT NULL` above it.
  */
 import type { Expr, SqlPosition } from './expression';
-import { exprToString } from './expression';
+import { exprToString, referencedColumns } from './expression';
 import { expressionType, implicitCastExpr, widerTypeWithoutStringPromotion } from './expression-compiler';
 import type { ExpressionBuilder } from './expression-builder';
 import { lineColumn } from './expression-builder';
@@ -35,19 +35,6 @@ export interface UnpivotInput {
   builder: (schema: Schema) => ExpressionBuilder;
   /** The plan resolved, with its output columns. */
   resolved: (plan: LogicalPlan) => { plan: LogicalPlan; output: Schema };
-}
-
-/** The columns an expression reads of its row. */
-function columnsRead(e: Expr, out: Set<string> = new Set()): Set<string> {
-  const visit = (x: unknown): void => {
-    if (x === null || typeof x !== 'object') return;
-    if (Array.isArray(x)) return x.forEach(visit);
-    const node = x as { kind?: string; name?: string };
-    if (node.kind === 'column' && typeof node.name === 'string') out.add(node.name);
-    Object.entries(x).forEach(([k, v]) => k !== 'dataType' && visit(v));
-  };
-  visit(e);
-  return out;
 }
 
 /** The name Spark gives a value column (Catalyst's NamedExpression.name): a column's, a struct field's. */
@@ -94,7 +81,7 @@ export function planUnpivot(u: Unpivot, input: UnpivotInput): { plan: LogicalPla
     throw typeMismatch(named as { name: string; type: TypeInfo }[], pos);
   }
   const read = new Set<string>();
-  values.flat().forEach((e) => columnsRead(e, read));
+  values.flat().forEach((e) => referencedColumns(e, read));
   const ids = input.schema.filter((f) => !read.has(f.name));
   const taken = new Set(ids.map((f) => builder.outputName(f.name).toLowerCase()));
   for (const name of [u.variableColumnName, ...u.valueColumnNames]) {
