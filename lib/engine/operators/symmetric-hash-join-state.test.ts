@@ -170,3 +170,36 @@ describe('join state manager against a model', () => {
     );
   });
 });
+
+describe('eviction by time over many rows', () => {
+  // Thousands of rows, so that the times the manager keeps for eviction fill several of its runs,
+  // nearly in order as a stream's rows come or shuffled, under a few keys or thousands; each eviction removes exactly the rows at
+  // or before its time, however the runs cut them.
+  it('removes exactly the rows at or before each time, in order or not', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 5_000, max: 12_000 }), fc.integer({ min: 0, max: 2_000 }), fc.array(fc.integer({ min: -100, max: 12_000 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 3, max: 9_000 }), fc.integer(), async (n, disorder, evictions, keys, seed) => {
+        const fm = new InMemoryCheckpointFileManager();
+        const open = (storeName: string) => new FileBackedStateStoreProvider(fm, { operatorId: 0, partitionId: 0, storeName }, {}).getStore(0);
+        const m = new SymmetricHashJoinStateManager(await open('left-keyToNumValues'), await open('left-keyWithIndexToValue'), new JoinStateCache(), COLUMNS, timeOf);
+        let x = seed >>> 0;
+        const rnd = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
+        const kept = new Map<number, number>();
+        for (let id = 0; id < n; id++) {
+          const t = id + Math.floor(rnd() * disorder);
+          m.append(cacheKeyOf([id % keys]), { id, t }, false);
+          kept.set(id, t);
+        }
+        for (const t of evictions) {
+          const removed: Row[] = [];
+          expect(m.removeUpTo(t, collect(removed))).toBe(removed.length);
+          const want = [...kept].filter(([, rt]) => rt <= t).map(([id]) => id);
+          for (const id of want) kept.delete(id);
+          expect(removed.map((r) => r.id as number).sort((a, b) => a - b)).toEqual(want);
+        }
+        const left = Array.from({ length: keys }, (_, k) => m.rowsOf(cacheKeyOf([k]))).flatMap((e) => (e ? e.rows.slice(0, e.length).map((r) => r.id as number) : []));
+        expect(left.sort((a, b) => a - b)).toEqual([...kept.keys()]);
+      }),
+      { numRuns: 30, seed: 4712 },
+    );
+  });
+});

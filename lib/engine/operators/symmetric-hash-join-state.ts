@@ -148,70 +148,83 @@ export class KeyRows {
   }
 }
 
+/** What a TimeQueue run's freed places hold. */
+const SPENT = new KeyRows('', '');
+
 /** How many emptied keys' entries a side keeps for new keys (JoinStateCache.spare). */
 const SPARE_KEYS = 4096;
 
 /** Told of each removed row and whether it ever matched (an outer join pads those that did not). */
 export type OnRemoved = (row: Row, matched: boolean) => void;
 
+/** How many entries a TimeQueue run holds before the next begins. */
+const RUN_ENTRIES = 4096;
+
+/** A TimeQueue's run: entries in arrival order, the first `n` live, with their least time. */
+interface TimeRun {
+  readonly times: Float64Array;
+  readonly keys: KeyRows[];
+  n: number;
+  min: number;
+}
+
 /**
- * The times of buffered rows with their keys, earliest first (a binary heap): which keys a value
- * state watermark evicts from, so an eviction visits those keys rather than every key of the
- * side. An entry may name a key whose rows have since gone (an empty KeyRows): visiting it does
- * nothing.
+ * The times of buffered rows with their keys: which keys a value state watermark evicts from,
+ * so an eviction visits those keys rather than every key of the side. The entries are kept in
+ * runs of RUN_ENTRIES in the order the rows came, each run with its least time: rows come
+ * nearly in event-time order, so a watermark passes whole runs at once and cuts through one or
+ * two, and an eviction reads only those, front to back, where a heap ordered every row on push
+ * and on pop (a sift through its depth for each, most of the eviction's time). A run that
+ * disordered rows spread over a long time is scanned by each eviction until its last entry
+ * goes: no worse than Spark's removeByValueCondition, which scans every buffered row. An entry
+ * may name a key whose rows have since gone (an empty KeyRows): visiting it does nothing.
  */
 class TimeQueue {
-  private readonly times: number[] = [];
-  private readonly keys: KeyRows[] = [];
+  private readonly runs: TimeRun[] = [];
 
   push(t: number, k: KeyRows): void {
-    const { times, keys } = this;
-    let i = times.length;
-    times.push(t);
-    keys.push(k);
-    while (i > 0) {
-      const up = (i - 1) >> 1;
-      if (times[up] <= t) break;
-      times[i] = times[up];
-      keys[i] = keys[up];
-      i = up;
-    }
-    times[i] = t;
-    keys[i] = k;
+    let run = this.runs[this.runs.length - 1];
+    if (run === undefined || run.n === RUN_ENTRIES) this.runs.push((run = { times: new Float64Array(RUN_ENTRIES), keys: [], n: 0, min: Infinity }));
+    const i = run.n++;
+    run.times[i] = t;
+    if (i < run.keys.length) run.keys[i] = k;
+    else run.keys.push(k);
+    if (t < run.min) run.min = t;
   }
 
   /**
-   * Removes the entries with a time ≤ `t` up to the first whose key this eviction `round` has not
-   * visited yet, and returns that key (marked visited); undefined once no entry is ≤ `t`. The
-   * caller evicts each key as it comes, while the key is in the cache.
+   * Removes the entries with a time ≤ `t` and calls `visit` with each of their keys once for
+   * this eviction `round` (KeyRows.round), as the entry comes, while the key is in the cache.
    */
-  popKeyUpTo(t: number, round: number): KeyRows | undefined {
-    const { times, keys } = this;
-    while (times.length > 0 && times[0] <= t) {
-      const top = keys[0];
-      const lastT = times.pop()!;
-      const lastK = keys.pop()!;
-      const n = times.length;
-      if (n > 0) {
-        let i = 0;
-        for (;;) {
-          let c = 2 * i + 1;
-          if (c >= n) break;
-          if (c + 1 < n && times[c + 1] < times[c]) c++;
-          if (times[c] >= lastT) break;
-          times[i] = times[c];
-          keys[i] = keys[c];
-          i = c;
+  visitKeysUpTo(t: number, round: number, visit: (k: KeyRows) => void): void {
+    let kept = 0;
+    for (const run of this.runs) {
+      if (run.min <= t) {
+        const { times, keys } = run;
+        let w = 0, min = Infinity;
+        for (let r = 0; r < run.n; r++) {
+          const time = times[r];
+          const k = keys[r];
+          if (time <= t) {
+            if (k.round !== round) {
+              k.round = round;
+              visit(k);
+            }
+            continue;
+          }
+          times[w] = time;
+          keys[w++] = k;
+          if (time < min) min = time;
         }
-        times[i] = lastT;
-        keys[i] = lastK;
+        // The freed places hold no key: an emptied entry is not kept alive by a run.
+        keys.fill(SPENT, w, run.n);
+        run.n = w;
+        run.min = min;
       }
-      if (top.round !== round) {
-        top.round = round;
-        return top;
-      }
+      // A run emptied goes, but for the last, which takes the next pushes.
+      if (run.n > 0 || run === this.runs[this.runs.length - 1]) this.runs[kept++] = run;
     }
-    return undefined;
+    this.runs.length = kept;
   }
 }
 
@@ -387,7 +400,7 @@ export class SymmetricHashJoinStateManager {
     const queue = this.cache.byTime!;
     const round = ++this.cache.rounds;
     let n = 0;
-    for (let entry = queue.popKeyUpTo(t, round); entry !== undefined; entry = queue.popKeyUpTo(t, round)) {
+    queue.visitKeysUpTo(t, round, (entry) => {
       const { rows, meta } = entry;
       const before = entry.length;
       for (let i = 0; i < entry.length; ) {
@@ -401,7 +414,7 @@ export class SymmetricHashJoinStateManager {
         entry.removeAt(i);
       }
       if (entry.length !== before) this.touch(entry);
-    }
+    });
     return n;
   }
 
