@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { courseEvents } from './testing/course-events';
+import { AddData, assertNumRowsDroppedByWatermark, CheckNewAnswer, sparkStreams } from './testing/spark-stream-test';
 
 const { run, errorOf } = courseEvents('pivot-stream');
 
@@ -23,6 +24,37 @@ describe('PIVOT on a stream', () => {
     expect(errorOf("SELECT * FROM (SELECT course, s, y2012 FROM events) PIVOT (count(*) AS n, avg(y2012) FOR course IN ('Java'))", 'complete')).toBe(chained('Complete'));
     expect(errorOf("SELECT * FROM (SELECT course, s, y2012 FROM events) PIVOT (sum(y2012) FOR course IN ('Java', 'dotNET'))")).toBe(
       '[_LEGACY_ERROR_TEMP_3102] Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark');
+  });
+
+  it('over a window column a subquery selects, Append runs: the aliased window keeps its watermark through each Project', async () => {
+    // Spark's TimeWindowing gives the window column its time column's metadata, an Alias keeps
+    // it, and the first aggregation's grouping attribute is that column: each aggregation is
+    // bounded by it. The PIVOT and the two aggregations ResolvePivot makes of it, written by hand.
+    const windowed = "SELECT window(ts, '10 seconds') AS w, k, v FROM events";
+    const pivot = `SELECT CAST(w.start AS LONG) AS start, one, two FROM (SELECT * FROM (${windowed}) PIVOT (sum(v) FOR k IN (1 AS one, 2 AS two)))`;
+    const byHand = `SELECT CAST(w.start AS LONG) AS start, first(CASE WHEN k = 1 THEN s END, true) AS one, first(CASE WHEN k = 2 THEN s END, true) AS two
+      FROM (SELECT w, k, sum(v) AS s FROM (${windowed}) GROUP BY w, k) GROUP BY w`;
+    for (const sql of [pivot, byHand]) {
+      const t = sparkStreams({
+        sql,
+        sources: { events: { schema: [{ name: 'k', type: 'long', integral: 32 }, { name: 'v', type: 'long' }, { name: 'ts', type: 'timestamp' }], eventTime: 'ts', watermarkDelay: '5 seconds' } },
+      });
+      const at = (k: number, v: number, s: number) => ({ k, v, ts: s * 1000 });
+      await t.run(
+        AddData('events', at(1, 10, 1), at(2, 20, 2), at(1, 11, 4)),
+        CheckNewAnswer(),
+        // Watermark 7: [0, 10) stays open.
+        AddData('events', at(2, 5, 12)),
+        CheckNewAnswer(),
+        // Watermark 11 closes [0, 10) in the first aggregation, and then in the second.
+        AddData('events', at(1, 3, 16)),
+        CheckNewAnswer([0, 21, 20]),
+        // A row of the closed window is late to the first aggregation; watermark 25 closes [10, 20).
+        AddData('events', at(2, 100, 3), at(2, 1, 30)),
+        CheckNewAnswer([10, 3, 5]),
+        assertNumRowsDroppedByWatermark([0, 1]),
+      );
+    }
   });
 
   it('one aggregate of another type makes it one aggregation, each aggregate reading its value\'s rows only', async () => {

@@ -59,7 +59,7 @@ export function typeOfField(f: Field): TypeInfo {
     case 'window':
       return { type: 'struct', fields: windowFields(f), ...(f.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: f.watermarkDelayMs }) };
     case 'struct':
-      return { type: 'struct', fields: f.fields ?? [] };
+      return { type: 'struct', fields: f.fields ?? [], ...(f.watermarkDelayMs === undefined ? {} : { watermarkDelayMs: f.watermarkDelayMs }) };
     case 'array':
       return { type: 'array', elementType: f.elementType ?? { name: 'element', type: 'string', nullable: true } };
     case 'map':
@@ -99,7 +99,8 @@ export function fieldOfType(name: string, t: TypeInfo, nullable = true): Field {
     ...(t.keyType ? { keyType: t.keyType, valueType: t.valueType } : {}),
     ...(t.interval ? { interval: t.interval } : {}),
     ...(t.integral && t.type === 'long' ? { integral: t.integral } : {}),
-    ...(t.watermarkDelayMs !== undefined && t.type === 'timestamp' ? { watermarkDelayMs: t.watermarkDelayMs } : {}),
+    // A window grouped by is a struct column (aggregateOutput) that keeps its watermark.
+    ...(t.watermarkDelayMs !== undefined && (t.type === 'timestamp' || t.type === 'struct') ? { watermarkDelayMs: t.watermarkDelayMs } : {}),
     ...(t.float32 && t.type === 'double' ? { float32: true as const } : {}),
     ...(t.ntz && t.type === 'timestamp' ? { ntz: true as const } : {}),
   };
