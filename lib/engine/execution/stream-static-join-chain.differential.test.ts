@@ -53,6 +53,34 @@ describe('a stream joined with several static tables', () => {
   });
 });
 
+describe('static tables joined before the stream (Spark\'s batch join, a static relation the stream joins)', () => {
+  it('at the top of FROM: inner or left between the tables, the stream joined on a column of either', async () => {
+    const w = await same('SELECT e.id, r.weight, b.user AS who FROM regions r JOIN blocked b ON r.region = b.region JOIN events e ON e.region = r.region');
+    expect(w.explain).toContain('StaticRelation regions r JOIN blocked b [weight, b.user] [static: the batch plan below');
+    expect(w.explain).toContain('+- Join Inner (region = region) [batch]');
+    await same('SELECT e.id, r.weight, b.user AS who FROM regions r LEFT JOIN blocked b ON r.region = b.region JOIN events e ON e.user = b.user');
+    await same('SELECT e.id, r.region, b.region AS br, e.amount FROM regions r JOIN blocked b ON r.region = b.region JOIN events e ON e.user = b.user AND e.amount > r.weight');
+  });
+
+  it('the stream preserved by a RIGHT join, or the tables\' join in brackets on the right of a LEFT join', async () => {
+    await same('SELECT e.id, r.weight, b.user AS who FROM regions r JOIN blocked b ON r.region = b.region RIGHT JOIN events e ON e.region = r.region');
+    await same('SELECT e.id, r.weight, b.user AS who FROM events e LEFT JOIN (regions r JOIN blocked b ON r.region = b.region) ON e.region = r.region');
+  });
+
+  it('three tables, one of them twice, and an aggregation over the join with the stream', async () => {
+    await same('SELECT e.id, r.weight, r2.weight AS w2 FROM regions r JOIN blocked b ON r.region = b.region JOIN regions r2 ON b.region = r2.region JOIN events e ON e.user = b.user');
+    await same('SELECT b.region, count(*) AS n, sum(e.amount) AS total FROM regions r JOIN blocked b ON r.region = b.region JOIN events e ON e.user = b.user GROUP BY b.region', undefined, 'complete');
+    // A RIGHT or FULL join of a join of two tables with a third: each table's name still reads its columns.
+    await same('SELECT e.id, r2.weight AS w2, b.user AS who FROM regions r JOIN blocked b ON r.region = b.region RIGHT JOIN regions r2 ON b.region = r2.region JOIN events e ON e.region = r2.region');
+    await same('SELECT e.id, x.w2, x.who FROM events e JOIN (SELECT r.region, b.user AS who, r2.weight AS w2 FROM regions r JOIN blocked b ON r.region = b.region FULL JOIN regions r2 ON b.region = r2.region) x ON e.region = x.region');
+  });
+
+  it('with the stream on the right of a LEFT join, refused as Spark refuses it', () => {
+    expect(errorsOf('SELECT e.id FROM regions r JOIN blocked b ON r.region = b.region LEFT JOIN events e ON e.region = r.region')).toContain(
+      'LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported');
+  });
+});
+
 describe('tables joined by commas, the conditions in WHERE', () => {
   it('each conjunct joins the lowest join that has its tables, as Spark pushes it', async () => {
     await same('SELECT e.id, r.weight FROM events e, regions r WHERE e.region = r.region');

@@ -53,7 +53,18 @@ function tableOf(p: UnresolvedPlan): { name: string; alias?: string } | undefine
 interface StreamSide { plan: LogicalPlan; schema: Schema; names: string[]; label: string; scope?: PlannedJoin['scope'] }
 
 /** A side of a stream-static join: a table (a stream or a static table) by name, or a subquery over a static table. */
-interface JoinSide { name: string; alias?: string; view?: StaticView; /** A subquery's table. */ table?: StaticTableSpec }
+interface JoinSide {
+  name: string;
+  alias?: string;
+  view?: StaticView;
+  /** A subquery's table. */
+  table?: StaticTableSpec;
+  /**
+   * A join of static tables: the names of its tables, each naming its own columns (lower-cased
+   * qualifier → lower-cased name → the view's column), as they do in the join itself.
+   */
+  joined?: { qualifiers: string[]; sides?: ReadonlyMap<string, ReadonlyMap<string, string>> };
+}
 
 /**
  * A join's side that is a subquery or CTE over static tables and no stream (`JOIN (SELECT region,
@@ -70,6 +81,26 @@ function staticViewOf(p: UnresolvedPlan, planLeaf: JoinLeafPlanner | undefined):
   if (!table) return undefined;
   const name = alias ?? planned.name ?? '__auto_generated_subquery_name';
   return { name, alias, view: { name, plan: planned.plan, schema: planned.schema }, table };
+}
+
+/**
+ * A join of static tables alone (`FROM dim1 JOIN dim2 ON … JOIN events e ON …`) as a side of a
+ * join with a stream: Spark's batch relation there, a batch plan on the static side, whose columns
+ * keep the names of the tables they come from (`dim2.name`).
+ */
+function staticJoinSide(join: Join, planned: PlannedJoin): JoinSide | undefined {
+  const table = firstStaticTable(planned.plan);
+  if (!table) return undefined;
+  const name = writtenJoin(join);
+  return { name, view: { name, plan: planned.plan, schema: planned.schema }, table, joined: { qualifiers: planned.qualifiers, ...(planned.scope ? { sides: planned.scope.sides } : {}) } };
+}
+
+/** A join's tables as written, each with its alias (`dim d1 JOIN dim2 d2`), which names it in the explain and in messages. */
+function writtenJoin(p: UnresolvedPlan): string {
+  if (p.kind === 'Join') return `${writtenJoin(p.left)} ${JOIN_SQL[p.joinType]} ${writtenJoin(p.right)}`;
+  const t = tableOf(p);
+  if (t) return t.alias ? `${t.name} ${t.alias}` : t.name;
+  return p.kind === 'SubqueryAlias' ? `(…) ${p.alias}` : '(…)';
 }
 
 /** The first static table a static plan reads (left before right), which names the join's side where it reads several. */
@@ -135,6 +166,8 @@ export function buildStreamStaticJoin(
   planLeaf?: JoinLeafPlanner,
   /** Planning a static side (a subquery or CTE over static tables), where two static tables may be joined. */
   staticJoins = false,
+  /** A join of static tables standing in the stream's place (leftStaticJoin): the names that read its columns. */
+  standIn?: { relation: StreamingRelation; joined: NonNullable<JoinSide['joined']> },
 ): PlannedJoin {
   const pos = lineColumn(join.pos);
   const streamOf = (t: { name: string }) => relations.find((r) => r.sourceName.toLowerCase() === t.name.toLowerCase());
@@ -142,8 +175,18 @@ export function buildStreamStaticJoin(
   // stream side of this one.
   const nested = new Map<Join, PlannedJoin>();
   const planJoin = (j: Join): PlannedJoin => {
-    if (!nested.has(j)) nested.set(j, buildStreamStaticJoin(j, relations, statics, builder, planLeaf, staticJoins));
+    // A join that reads no stream is one of static tables, a batch join wherever it is.
+    if (!nested.has(j)) nested.set(j, buildStreamStaticJoin(j, relations, statics, builder, planLeaf, staticJoins || !readsStream(j)));
     return nested.get(j)!;
+  };
+  // Whether a part of FROM reads a stream: a stream by name, or a CTE or subquery over one.
+  const readsStream = (p: UnresolvedPlan): boolean => {
+    if (p.kind === 'Join') return readsStream(p.left) || readsStream(p.right);
+    const t = tableOf(p);
+    const planned = planLeaf?.(p);
+    if (planned) return isStreaming(planned.plan);
+    // A name that is neither a stream nor a static table: the join below says so.
+    return !t || streamOf(t) !== undefined || !statics.some((s) => s.name.toLowerCase() === t.name.toLowerCase());
   };
   const sideLeaves = [join.left, join.right].map((p) => leavesOf(p, relations, planLeaf, planJoin));
   if (sideLeaves[0] && sideLeaves[1]) return buildStreamStreamJoin(join, [...sideLeaves[0], ...sideLeaves[1]], builder);
@@ -166,7 +209,8 @@ export function buildStreamStaticJoin(
     return { plan: planned.plan, schema: planned.schema, names, label: alias ?? names[0] };
   };
   const streaming = [join.left, join.right].map(streamingOf);
-  const sides = [join.left, join.right].map((p, i) => (streaming[i] ? { name: streaming[i]!.label } : staticViewOf(p, planLeaf) ?? tableOf(p)));
+  const staticJoinOf = (p: UnresolvedPlan) => (p.kind === 'Join' && !readsStream(p) ? staticJoinSide(p, planJoin(p)) : undefined);
+  const sides = [join.left, join.right].map((p, i): JoinSide | undefined => (streaming[i] ? { name: streaming[i]!.label } : staticViewOf(p, planLeaf) ?? staticJoinOf(p) ?? tableOf(p)));
   if (!sides[0] || !sides[1] || (streaming[0] && streaming[1])) {
     const nested = join.left.kind === 'Join' || join.right.kind === 'Join';
     throw notSupportedYet(nested ? 'A join of joins that each read a stream and a static table' : 'A join with a subquery', pos);
@@ -175,7 +219,10 @@ export function buildStreamStaticJoin(
   const stream = (s: JoinSide, i: number): StreamSide | undefined => {
     if (streaming[i]) return streaming[i];
     const r = s.view ? undefined : streamOf(s);
-    return r && { plan: r, schema: relationOutput(r), names: [r.sourceName, ...(s.alias ? [s.alias] : [])], label: r.sourceName };
+    if (!r) return undefined;
+    const joined = standIn?.relation === r ? standIn.joined : undefined;
+    if (joined) return { plan: r, schema: relationOutput(r), names: joined.qualifiers, label: r.sourceName, ...(joined.sides ? { scope: { sides: joined.sides } } : {}) };
+    return { plan: r, schema: relationOutput(r), names: [r.sourceName, ...(s.alias ? [s.alias] : [])], label: r.sourceName };
   };
   const streamIdx = stream(a, 0) ? 0 : stream(b, 1) ? 1 : -1;
   const streamSide = streamIdx < 0 ? undefined : stream([a, b][streamIdx], streamIdx)!;
@@ -205,7 +252,8 @@ export function buildStreamStaticJoin(
   const lower = (s: string) => s.toLowerCase();
   const streamNames = new Set(streamSide.names.map(lower));
   // A subquery is named by its alias (a CTE by its name); its columns are its output, not the table's.
-  const staticNames = new Set((view ? [view.name] : [table.name, ...(staticSide.alias ? [staticSide.alias] : [])]).map(lower));
+  const joined = staticSide.joined;
+  const staticNames = new Set((joined?.qualifiers ?? (view ? [view.name] : [table.name, ...(staticSide.alias ? [staticSide.alias] : [])])).map(lower));
   const staticLabel = view?.name ?? table.name;
   const inStream = (c: string) => streamSide.schema.some((f) => f.name === c);
   // A static column named like a column of the stream side (`name` of a second dimension table
@@ -214,7 +262,13 @@ export function buildStreamStaticJoin(
   // Spark. A same-named key (USING, or `e.k = r.k`) is not: the join keeps the stream's.
   const keyNames = new Set(join.usingColumns?.map(lower) ?? (join.condition ? splitConjunctivePredicates(join.condition) : []).flatMap((c) => {
     const last = (x: Expression) => (x.kind === 'UnresolvedAttribute' ? lower(x.nameParts[x.nameParts.length - 1]) : undefined);
-    return c.kind === 'BinaryOperator' && c.op === 'EqualTo' && last(c.left) !== undefined && last(c.left) === last(c.right) ? [last(c.left)!] : [];
+    // Of a join of static tables, `q.k` is q's table's column, which the side may hold under
+    // another name (`r2.region` beside `r`'s `region`): a key of that name only where it is k.
+    const own = (x: Expression) => {
+      const m = x.kind === 'UnresolvedAttribute' && x.nameParts.length === 2 ? joined?.sides?.get(lower(x.nameParts[0])) : undefined;
+      return m ? lower(m.get(last(x)!) ?? '') : last(x);
+    };
+    return c.kind === 'BinaryOperator' && c.op === 'EqualTo' && last(c.left) !== undefined && last(c.left) === last(c.right) && own(c.left) === last(c.left) && own(c.right) === last(c.left) ? [last(c.left)!] : [];
   }));
   const tableColumns = view?.schema ?? table.schema;
   // The static side of an outer join is NULL where no row matched, its same-named key too
@@ -223,10 +277,16 @@ export function buildStreamStaticJoin(
   const padded = (joinType === 'LeftOuter' && streamIdx === 0) || (joinType === 'RightOuter' && streamIdx === 1);
   const hiddenKeys = new Set(padded ? tableColumns.filter((f) => inStream(f.name) && keyNames.has(lower(f.name))).map((f) => f.name) : []);
   const shared = new Set(filtering ? [] : tableColumns.filter((f) => inStream(f.name) && (!keyNames.has(lower(f.name)) || hiddenKeys.has(f.name))).map((f) => f.name));
-  const staticQualifier = staticSide.alias ?? staticLabel;
-  const staticColumns = shared.size === 0 ? tableColumns : tableColumns.map((f) => (shared.has(f.name) ? { ...f, name: `${staticQualifier}.${f.name}` } : f));
+  // A join of static tables qualifies a column by the table it comes from (the last of its names).
+  const staticQualifier = (c: string) => (joined?.sides ? [...joined.sides].filter(([, m]) => [...m.values()].includes(c)).pop()?.[0] : undefined) ?? staticSide.alias ?? staticLabel;
+  const staticColumns = shared.size === 0 ? tableColumns : tableColumns.map((f) => (shared.has(f.name) ? { ...f, name: `${staticQualifier(f.name)}.${f.name}` } : f));
   /** The static side's column a name of its table reads (its kept name where the stream side shares it). */
-  const staticColumn = (c: string): string | undefined => (tableColumns.some((f) => f.name === c) ? (shared.has(c) ? `${staticQualifier}.${c}` : c) : undefined);
+  const staticColumn = (c: string): string | undefined => (tableColumns.some((f) => f.name === c) ? (shared.has(c) ? `${staticQualifier(c)}.${c}` : c) : undefined);
+  /** The static side's column `q.c` reads: of a join of static tables, the column of q's table. */
+  const qualifiedStatic = (q: string, c: string): string | undefined => {
+    const own = joined?.sides ? joined.sides.get(q)?.get(lower(c)) : c;
+    return own === undefined ? undefined : staticColumn(own);
+  };
   const inStatic = (c: string) => staticColumn(c) !== undefined;
   // The stream side's row column a name reads: below a join of streams that share column names,
   // the side's own (`a.value` is the row's `a.value`), by the scope that join made.
@@ -250,7 +310,8 @@ export function buildStreamStaticJoin(
       const q = lower(n.nameParts[0]);
       const s = streamColumn(q, c);
       if (s) return { side: 'stream', column: s };
-      if (staticNames.has(q)) return inStatic(c) ? { side: 'static', column: staticColumn(c)! } : null;
+      const own = staticNames.has(q) ? qualifiedStatic(q, c) : undefined;
+      if (own) return { side: 'static', column: own };
       return null;
     }
     const s = streamColumn(undefined, c);
@@ -273,7 +334,9 @@ export function buildStreamStaticJoin(
   const streamSides = streamSide.scope?.sides ?? new Map([...streamNames].map((q) => [q, new Map(streamSide.schema.map((f) => [lower(f.name), f.name]))] as const));
   // Each qualifier names its side's columns (`e.*` is the stream's, `r.*` the table's, as in
   // Spark); a semi or anti join's table is read by its ON only.
-  const staticSides = [...staticNames].map((q) => [q, new Map(tableColumns.map((f) => [lower(f.name), staticColumn(f.name)!]))] as const);
+  const staticSides = joined?.sides
+    ? [...joined.sides].map(([q, m]) => [q, new Map([...m].map(([k, c]) => [k, staticColumn(c) ?? c]))] as const)
+    : [...staticNames].map((q) => [q, new Map(tableColumns.map((f) => [lower(f.name), staticColumn(f.name)!]))] as const);
   const merged = streamSide.scope?.merged || hiddenKeys.size > 0 ? new Map([...streamSide.scope?.merged ?? [], ...[...hiddenKeys].map((k) => [lower(k), k] as const)]) : undefined;
   const scope: NonNullable<PlannedJoin['scope']> = { sides: new Map([...streamSides, ...(filtering ? [] : staticSides)]), ...(merged ? { merged } : {}) };
   // The ON reads both sides' columns: a column named like a niladic function (`user`) is the column.
@@ -422,7 +485,10 @@ function buildStaticJoin(join: Join, [l, r]: [StaticJoinSide, StaticJoinSide], s
   const scope: PlannedJoin['scope'] = shared.size === 0 ? undefined : {
     sides: new Map([l, r].flatMap((s) => {
       const names = new Map((s === l ? leftColumns : rightColumns).map((f) => [lower(f.name), rowName(s, f)] as const));
-      return [...new Set([s.side.name, ...(s.side.alias ? [s.side.alias] : [])].map(lower))].map((q) => [q, names] as const);
+      // A join of static tables on a side: each of its tables' names reads that table's columns.
+      const joined = s.side.joined;
+      if (joined?.sides) return [...joined.sides].map(([q, m]) => [q, new Map([...m].map(([k, c]) => [k, names.get(lower(c)) ?? c]))] as const);
+      return [...new Set((joined?.qualifiers ?? [s.side.name, ...(s.side.alias ? [s.side.alias] : [])]).map(lower))].map((q) => [q, names] as const);
     })),
   };
   const planned = { qualifiers: preserving.qualifiers, ...(scope ? { scope } : {}) };
@@ -442,7 +508,8 @@ function leftStaticJoin(join: Join, { side: left, table }: StaticJoinSide, stati
   const schema = left.view?.schema ?? table.schema;
   // The left side stands where the join planner expects the stream, under its alias (or name).
   const stand: StreamingRelation = { kind: 'StreamingRelation', sourceName: left.alias ?? left.name, schema };
-  const planned = buildStreamStaticJoin({ ...join, left: { kind: 'UnresolvedRelation', multipartIdentifier: [stand.sourceName], pos: join.left.pos } }, [stand], statics, builder, planLeaf);
+  const planned = buildStreamStaticJoin({ ...join, left: { kind: 'UnresolvedRelation', multipartIdentifier: [stand.sourceName], pos: join.left.pos } }, [stand], statics, builder, planLeaf, false,
+    left.joined && { relation: stand, joined: left.joined });
   // A bare table is read through a Project, so that the join's left is no StaticRelation (which marks the side a join looks up).
   const relation: LogicalPlan = { kind: 'StaticRelation', table, keys: [], columns: table.schema.map((f) => f.name) };
   const read = left.view?.plan ?? relation;
