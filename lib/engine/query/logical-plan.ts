@@ -49,7 +49,15 @@ export type LogicalPlan =
   | StreamingRelation
   | { kind: 'Filter'; condition: Expr; child: LogicalPlan }
   | { kind: 'Project'; list: NamedExpr[]; child: LogicalPlan }
-  | { kind: 'Aggregate'; groupBy: Expr[]; aggregates: NamedExpr[]; child: LogicalPlan; pos?: SqlPosition }
+  | {
+      kind: 'Aggregate'; groupBy: Expr[]; aggregates: NamedExpr[]; child: LogicalPlan; pos?: SqlPosition;
+      /**
+       * The set operation the aggregation was rewritten from by Spark's optimizer (EXCEPT:
+       * ReplaceExceptWithAntiJoin's Distinct), which Spark's UnsupportedOperationChecker, reading the
+       * analyzed plan, does not count as an aggregation.
+       */
+      setOperation?: 'Except';
+    }
   | { kind: 'Deduplicate'; keys: string[]; withinWatermark: boolean; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Sort'; order: { expr: Expr; ascending: boolean }[]; child: LogicalPlan; pos?: SqlPosition }
   | { kind: 'Limit'; limit: number; child: LogicalPlan; pos?: SqlPosition }

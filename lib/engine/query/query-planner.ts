@@ -257,12 +257,12 @@ class QueryPlanner {
         return this.union(u, ctes);
       case 'UnresolvedSubqueryColumnAliases':
         return this.columnAliases(u, ctes);
-      // Spark's UnsupportedOperationChecker: the right side of EXCEPT, and either side of
-      // INTERSECT, is a stream whatever it reads (a static table alone is no query here).
+      // Spark's UnsupportedOperationChecker: either side of INTERSECT is a stream whatever it
+      // reads (a static table alone is no query here).
       case 'Intersect':
         throw unsupportedOperation('Intersect of streaming DataFrames/Datasets is not supported', { position: this.setOperator(u.left, u.right) });
       case 'Except':
-        throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position: this.setOperator(u.left, u.right) });
+        return this.except(u, ctes);
       case 'Distinct':
         // UNION (distinct) is Spark's Distinct over the Union: SELECT DISTINCT * of the UNION ALL,
         // a streaming aggregation keyed by every column (ReplaceDistinctWithAggregate).
@@ -298,6 +298,47 @@ class QueryPlanner {
     const builder = this.builder(qualifiers, output);
     for (const e of u.partitionExpressions) compileExpression(builder.build(e), output);
     return planned;
+  }
+
+  /**
+   * `<stream query> EXCEPT <static query>`: Spark's UnsupportedOperationChecker refuses EXCEPT only
+   * with a stream on the right; the optimizer's ReplaceExceptWithAntiJoin makes the rest a
+   * Distinct over a LEFT ANTI join on each column pair, null-safe (`l.c <=> r.c`: a NULL matches
+   * a NULL), and ReplaceDistinctWithAggregate a streaming aggregation keyed by every column. It
+   * is planned as that SQL, the static query the join's static side, and its aggregation marked
+   * `setOperation` (the checker reads the analyzed plan, where it is no aggregation yet).
+   */
+  private except(u: Extract<UnresolvedPlan, { kind: 'Except' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
+    const position = this.setOperator(u.left, u.right);
+    if (!this.readsStaticTablesOnly(u.right, ctes)) throw unsupportedOperation('Except on a streaming DataFrame/Dataset on the right is not supported', { position });
+    if (this.readsStaticTablesOnly(u.left, ctes)) throw notSupportedYet('EXCEPT of two static queries', position, 'a stream is on its left: <stream query> EXCEPT <static query>');
+    // Spark's RewriteExceptAll makes EXCEPT ALL an aggregation over a UNION ALL of the stream's
+    // rows and the table's; on a stream the table's rows are added again at every batch.
+    if (u.isAll) throw notSupportedYet('EXCEPT ALL of a stream and a static table', position, 'Spark\'s rewrite of it subtracts the static rows again at every batch; EXCEPT (DISTINCT) runs');
+    const left = this.resolved(this.plan(u.left, ctes)).output;
+    const right = this.resolved(this.withStaticLeaves(() => this.plan(u.right, ctes))).output;
+    if (left.length !== right.length) {
+      throw new SqlValidationError(
+        `[NUM_COLUMNS_MISMATCH] EXCEPT can only be performed on inputs with the same number of columns, but the first input has ${left.length} columns and the second input has ${right.length} columns.`,
+        position, 'EXCEPT', 'NUM_COLUMNS_MISMATCH');
+    }
+    const pos = u.pos;
+    const [l, r] = ['__except_left', '__except_right'];
+    const names = right.map((_, i) => `__except_${i}`);
+    const column = (q: string, name: string): Expression => ({ kind: 'UnresolvedAttribute', nameParts: [q, name], pos });
+    const condition = conjunctionOf(left.map((f, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualNullSafe', left: column(l, f.name), right: column(r, names[i]), pos })));
+    const antiJoin: UnresolvedPlan = {
+      kind: 'Join', joinType: 'LeftAnti', condition, pos,
+      left: { kind: 'SubqueryAlias', alias: l, child: u.left, pos: u.left.pos },
+      right: { kind: 'SubqueryAlias', alias: r, child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: u.right, pos: u.right.pos }, pos: u.right.pos },
+    };
+    const planned = this.plan({ kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: antiJoin, pos }, pos }, ctes);
+    const marked = (p: LogicalPlan): LogicalPlan => {
+      if (p.kind === 'Aggregate') return { ...p, setOperation: 'Except' };
+      if (p.kind === 'Project' || p.kind === 'Filter') return { ...p, child: marked(p.child) };
+      throw new Error(`Internal: EXCEPT planned as ${p.kind}, not as an aggregation`);
+    };
+    return marked(planned);
   }
 
   /** Where the set operator between two queries is written (the text between them holds only it, brackets and comments). */

@@ -115,7 +115,8 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
   // checkGlobalWatermarkLimit, last, as Spark runs it.
   const analyses = aggregates.map((a) => ({ agg: a, analysis: analyzeAggregate(a, aggInputSchema(a), watermarkOf(a)) }));
 
-  if (outputMode === 'complete' && aggregates.length === 0) {
+  // EXCEPT's aggregation is the optimizer's, after Spark's checker: none to it here.
+  if (outputMode === 'complete' && aggregates.every((a) => a.setOperation === 'Except')) {
     fail('Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets');
   }
   if (outputMode === 'update' && analyses.some((a) => a.analysis.keys.some((k) => k.session))) refuseSessionWindowUpdate();
@@ -213,15 +214,16 @@ function analyze(plan: LogicalPlan, outputMode: OutputMode): StreamingAnalysis {
  */
 function checkGlobalWatermarkLimit(nodes: LogicalPlan[], outputMode: OutputMode): void {
   if (outputMode === 'append') return;
+  // EXCEPT's aggregation is the optimizer's: Spark's check, on the analyzed plan, does not see it.
   const stateful = (n: LogicalPlan): boolean => {
-    if (n.kind === 'Aggregate') return true;
+    if (n.kind === 'Aggregate') return n.setOperation === undefined;
     if (n.kind === 'Join') return isStreamStreamJoin(n);
     if (n.kind !== 'Deduplicate') return false;
     const wm = watermarkOf(n);
     return n.withinWatermark || (wm !== undefined && n.keys.some((k) => k.toLowerCase() === wm.eventTime.toLowerCase()));
   };
   for (const n of nodes) {
-    if (stateful(n) && children(n).some((c) => collect(c).some((d) => d.kind === 'Aggregate'))) {
+    if (stateful(n) && children(n).some((c) => collect(c).some((d) => d.kind === 'Aggregate' && d.setOperation === undefined))) {
       fail(`Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are "late rows" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. (${outputModeLabel(outputMode)} output mode)`);
     }
   }
