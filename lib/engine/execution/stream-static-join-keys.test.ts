@@ -62,6 +62,12 @@ describe('stream-static join on keys of two types', () => {
     expect(r.explain).toMatch(/Join LeftOuter \(cast\(k as bigint\) = code\)/);
   });
 
+  it('<=> is a key too (Spark\'s hash join takes EqualNullSafe), a NULL matching a NULL', async () => {
+    const r = await run('SELECT e.id, c.label FROM events e LEFT JOIN codes c ON e.k <=> c.code');
+    expect(r.rows).toEqual(['1:five', '2:twelve', '3:null', '4:none']);
+    expect(r.explain).toMatch(/Join LeftOuter equal_null\(cast\(k as bigint\), code\)/);
+  });
+
   it('DECIMAL(10,2) beside DECIMAL(12,4): 1.50 matches 1.5000, 2.50 not 2.5001', async () => {
     const r = await run('SELECT e.id, c.label FROM events e JOIN codes c ON e.amt = c.price');
     expect(r.rows).toEqual(['1:five']);

@@ -6,7 +6,8 @@
  *
  * - INNER: one output row per matching static row; no match, no row.
  * - LEFT (stream on the left): a stream row without a match is kept once, static columns NULL.
- * Keys are the equi-join pairs of the ON clause; a NULL key never matches (SQL semantics).
+ * Keys are the equi-join pairs of the ON clause; a NULL key never matches (SQL semantics), but
+ * where the pair is `<=>` (null-safe), which matches a NULL with a NULL.
  *
  * The static side (a JSON-lines or CSV file, a PostgreSQL table, or the batch plan of a subquery
  * over such tables) is read at the first batch and hashed on its join keys, then read again at
@@ -137,8 +138,8 @@ export interface StreamStaticJoinOptions {
   /** left: unmatched stream rows with NULL static columns; semi: matched stream rows once; anti: unmatched ones. */
   joinType: 'inner' | 'left' | 'semi' | 'anti';
   table: StaticTableSpec;
-  /** Equi-join pairs: stream column = static column. */
-  keys: { stream: string; static: string }[];
+  /** Equi-join pairs: stream column = static column; `nullSafe` (`<=>`): a NULL matches a NULL. */
+  keys: { stream: string; static: string; nullSafe?: true }[];
   /**
    * Each side's key values as the join compares them, when the pair's columns are of two types
    * (the analysis's common type: INT 5 beside BIGINT 5, 1.50 beside 1.5000); unset: the columns'
@@ -199,10 +200,11 @@ export class StreamStaticJoinExec implements PhysicalOperator {
     this.nullKeyed = false;
     const index = new Map<unknown, Row[]>();
     const read = this.o.keyValues?.static;
+    const { keys } = this.o;
     this.tableEmpty = rows.length === 0;
     for (const r of rows) {
-      const vals = read ? read.map((f) => f(r, ctx) ?? null) : this.o.keys.map((k) => r[k.static] ?? null);
-      if (vals.some((v) => v === null)) {
+      const vals = read ? read.map((f) => f(r, ctx) ?? null) : keys.map((k) => r[k.static] ?? null);
+      if (vals.some((v, i) => v === null && !keys[i].nullSafe)) {
         this.nullKeyed = true;
         continue;
       }
@@ -231,10 +233,10 @@ export class StreamStaticJoinExec implements PhysicalOperator {
       let hasNull = false;
       if (single !== undefined) {
         const v = row[single] ?? null;
-        hasNull = v === null;
+        hasNull = v === null && !keys[0].nullSafe;
         matches = hasNull ? undefined : index.get(v);
       } else {
-        for (let i = 0; i < keys.length; i++) if ((vals[i] = (read ? read[i](row, ctx) : row[keys[i].stream]) ?? null) === null) hasNull = true;
+        for (let i = 0; i < keys.length; i++) if ((vals[i] = (read ? read[i](row, ctx) : row[keys[i].stream]) ?? null) === null && !keys[i].nullSafe) hasNull = true;
         matches = hasNull ? undefined : index.get(keys.length === 1 ? vals[0] : encodeKey(vals));
       }
       if (matches !== undefined && this.o.condition) {

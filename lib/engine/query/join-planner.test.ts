@@ -30,3 +30,17 @@ describe('USING (…) in a join of two streams: Spark\'s output of a USING join'
     expect(r.output).toEqual(join === 'LEFT SEMI JOIN' ? ['key', 'impressionTime', 'campaign'] : ['key', 'impressionTime', 'campaign', 'clickTime', 'device']);
   });
 });
+
+describe('the keys of a join of a stream with a static table', () => {
+  const table = { name: 'codes', path: '/nonexistent.json', schema: [{ name: 'code', type: 'string' as const }, { name: 'label', type: 'string' as const }] };
+  const keysOf = (sql: string) => {
+    const find = (p: LogicalPlan): LogicalPlan | undefined => (p.kind === 'StaticRelation' ? p : [('child' in p ? p.child : undefined), ...(p.kind === 'Join' ? [p.left, p.right] : [])].map((c) => c && find(c)).find(Boolean));
+    const stat = find(buildLogicalPlan(sql, RELATIONS, [table])) as Extract<LogicalPlan, { kind: 'StaticRelation' }>;
+    return stat.keys.map(({ stream, static: s, nullSafe }) => ({ stream, static: s, ...(nullSafe ? { nullSafe } : {}) }));
+  };
+  it('= and <=> are each a key the table is hashed on (Spark\'s ExtractEquiJoinKeys), <=> one whose NULLs match', () => {
+    expect(keysOf('SELECT key, label FROM impressions i JOIN codes c ON i.campaign = c.code')).toEqual([{ stream: 'campaign', static: 'code' }]);
+    expect(keysOf('SELECT key, label FROM impressions i JOIN codes c ON i.campaign <=> c.code')).toEqual([{ stream: 'campaign', static: 'code', nullSafe: true }]);
+    expect(keysOf('SELECT key, label FROM impressions i LEFT ANTI JOIN codes c ON i.campaign <=> c.code AND i.key <=> c.label')).toHaveLength(2);
+  });
+});

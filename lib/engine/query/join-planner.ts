@@ -344,20 +344,23 @@ export function buildStreamStaticJoin(
     qualifiers: new Set(qualifiers), columns: new Set([...streamSide.schema, ...staticColumns].map((f) => f.name.toLowerCase())),
     sides: new Map([...streamSides, ...staticSides]), ...(merged ? { merged } : {}),
   });
-  const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr }[] = [];
+  const keys: { stream: string; static: string; streamExpr?: Expr; staticExpr?: Expr; nullSafe?: true }[] = [];
   // ON's other conjuncts: Spark's hash join checks them on each pair its keys match.
   const others: Expression[] = [];
   const keyOf = (n: Expression) => {
-    const l = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.left) : null;
-    const r = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? sideOf(n.right) : null;
+    // `=`, or `<=>`, a key whose NULLs match (Spark's ExtractEquiJoinKeys takes both).
+    const equality = n.kind === 'BinaryOperator' && (n.op === 'EqualTo' || n.op === 'EqualNullSafe');
+    const nullSafe = equality && n.op === 'EqualNullSafe' ? { nullSafe: true as const } : {};
+    const l = equality ? sideOf(n.left) : null;
+    const r = equality ? sideOf(n.right) : null;
     if (l && r && l.side !== r.side) {
-      keys.push(l.side === 'stream' ? { stream: l.column, static: r.column } : { stream: r.column, static: l.column });
+      keys.push(l.side === 'stream' ? { stream: l.column, static: r.column, ...nullSafe } : { stream: r.column, static: l.column, ...nullSafe });
       return;
     }
     // An equality of an expression over one side's columns and one over the other's is a key too,
     // each side's value computed before the table is hashed and looked up.
-    const ls = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? operandSide(n.left) : null;
-    const rs = n.kind === 'BinaryOperator' && n.op === 'EqualTo' ? operandSide(n.right) : null;
+    const ls = equality ? operandSide(n.left) : null;
+    const rs = equality ? operandSide(n.right) : null;
     if (n.kind !== 'BinaryOperator' || !ls || !rs || ls === rs) {
       others.push(n);
       return;
@@ -370,6 +373,7 @@ export function buildStreamStaticJoin(
       static: staticExpr.kind === 'column' ? staticExpr.name : exprToString(staticExpr),
       ...(streamExpr.kind === 'column' ? {} : { streamExpr }),
       ...(staticExpr.kind === 'column' ? {} : { staticExpr }),
+      ...nullSafe,
     });
   };
   let condition: Expr;
@@ -395,7 +399,7 @@ export function buildStreamStaticJoin(
   }
   const otherCondition = others.length ? onBuilder().build(conjunctionOf(others)) : undefined;
 
-  const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static && !k.streamExpr && !k.staticExpr).map((k) => k.static));
+  const sameNamedKeys = new Set(keys.filter((k) => k.stream === k.static && !k.streamExpr && !k.staticExpr && !k.nullSafe).map((k) => k.static));
   const columns: string[] = [];
   for (const f of filtering ? [] : staticColumns) {
     if (sameNamedKeys.has(f.name)) continue;

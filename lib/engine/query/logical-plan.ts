@@ -43,6 +43,8 @@ interface StaticJoinKey {
   type?: TypeInfo;
   streamExpr?: Expr;
   staticExpr?: Expr;
+  /** `<=>` (Spark's EqualNullSafe, which its hash join takes as a key too): a NULL matches a NULL. */
+  nullSafe?: true;
 }
 
 export type LogicalPlan =

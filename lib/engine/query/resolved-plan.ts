@@ -354,11 +354,12 @@ function withStaticJoinKeysCoerced(node: Extract<LogicalPlan, { kind: 'Join' }>,
     return t && !sameType(f, t) ? implicitCastExpr(c, t) : c;
   };
   const condition = pairs
-    .map(({ key: k, st, tt }): Expr => ({
-      kind: 'binary', op: '=', dataType: { type: 'boolean' }, ...(node.pos ? { pos: node.pos } : {}),
-      left: operand(k.streamExpr, k.stream, st!, k.type),
-      right: operand(k.staticExpr, k.stream === k.static && !k.staticExpr ? `${staticName(stat)}.${k.static}` : k.static, tt!, k.type),
-    }))
+    .map(({ key: k, st, tt }): Expr => {
+      const left = operand(k.streamExpr, k.stream, st!, k.type);
+      const right = operand(k.staticExpr, k.stream === k.static && !k.staticExpr ? `${staticName(stat)}.${k.static}` : k.static, tt!, k.type);
+      const at = node.pos ? { pos: node.pos } : {};
+      return k.nullSafe ? { kind: 'call', name: 'equal_null', args: [left, right], dataType: { type: 'boolean' }, ...at } : { kind: 'binary', op: '=', dataType: { type: 'boolean' }, ...at, left, right };
+    })
     .concat(node.otherCondition ? [node.otherCondition] : [])
     .reduce((x, y) => ({ kind: 'binary', op: 'AND', left: x, right: y, dataType: { type: 'boolean' } }));
   const typedStat = { ...stat, keys };
