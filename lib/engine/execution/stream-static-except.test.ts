@@ -16,7 +16,7 @@ import { validateJob } from '../spec/validate-job';
 import { staticJoinDifferential } from './testing/static-join-differential';
 import { AddData, CheckNewAnswer, sparkStreams } from './testing/spark-stream-test';
 
-const { same } = staticJoinDifferential('except');
+const { same, weir } = staticJoinDifferential('except');
 
 describe('EXCEPT of a stream and a static table, as DuckDB runs it over one batch', () => {
   it('the stream\'s distinct rows the static query lacks, a NULL matching a NULL', async () => {
@@ -25,6 +25,14 @@ describe('EXCEPT of a stream and a static table, as DuckDB runs it over one batc
     await same('SELECT region, user FROM events EXCEPT SELECT region, user FROM blocked', undefined, 'update');
     // MINUS is EXCEPT; the static side may be any batch query, its columns matched by position.
     await same('SELECT region, amount FROM events WHERE amount > 1 MINUS SELECT region, weight FROM regions WHERE weight > 2', 'SELECT region, amount FROM events WHERE amount > 1 EXCEPT SELECT region, weight FROM regions WHERE weight > 2', 'update');
+  });
+
+  it('each column pair widened to one type (Spark\'s WidenSetOperationTypes), the output the left\'s columns of it', async () => {
+    const w = await same('SELECT amount FROM events EXCEPT SELECT CAST(weight AS BIGINT) FROM regions', undefined, 'update');
+    expect(w.schema).toEqual([{ name: 'amount', type: 'long', nullable: true }]);
+    expect(w.explain).toContain('Project [CAST(amount AS BIGINT) AS amount]');
+    await expect(weir('SELECT amount FROM events EXCEPT SELECT tags FROM regions', 'update')).rejects.toThrow(
+      '[INCOMPATIBLE_COLUMN_TYPE] EXCEPT can only be performed on compatible column types. The first column of the second table is "ARRAY<STRING>" type which is not compatible with "INT" at the same column of the first table.');
   });
 });
 

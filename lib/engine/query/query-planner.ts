@@ -15,15 +15,16 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
-import { compileExpression } from './expression-compiler';
+import { compileExpression, widenSetOperationColumn } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
 import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
-import { typeOfField } from './data-types';
+import { sameType, typeOfField, typeText, type TypeInfo } from './data-types';
 import { parsePlan } from './parser/ast-builder';
 import { mapExpression, someExpression } from './parser/expression-tree';
 import { expressionSql } from './parser/expression-sql';
 import { BooleanType } from './parser/data-type';
+import { parseDataType } from './parser/data-type-parser';
 import { outputSchema, resolveSubquery, type Resolved } from './resolved-plan';
 import { conjunctionOf, splitConjunctivePredicates, type Expression, type LogicalPlan as UnresolvedPlan, type Position } from './parser/unresolved-plan';
 import { buildAggregation, buildSortAndLimit, isAggregation, isDistinctOverAggregation, missingSortReferences, sortOverMissingReferences, type SortClause } from './aggregate-planner';
@@ -322,6 +323,20 @@ class QueryPlanner {
         `[NUM_COLUMNS_MISMATCH] EXCEPT can only be performed on inputs with the same number of columns, but the first input has ${left.length} columns and the second input has ${right.length} columns.`,
         position, 'EXCEPT', 'NUM_COLUMNS_MISMATCH');
     }
+    // Spark's WidenSetOperationTypes: each column pair of one type, the left's cast to it where it
+    // differs (EXCEPT outputs the left's columns); the right's is cast by `<=>`.
+    const ordinals = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
+    const widened = left.map((f, i): TypeInfo | undefined => {
+      const g = right[i];
+      if (sameType(f, g) && f.void === g.void) return undefined;
+      const w = widenSetOperationColumn([f, g]);
+      if (!w) {
+        throw new SqlValidationError(
+          `[INCOMPATIBLE_COLUMN_TYPE] EXCEPT can only be performed on compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table.`,
+          position, 'EXCEPT', 'INCOMPATIBLE_COLUMN_TYPE');
+      }
+      return sameType(f, w.type) ? undefined : w.type;
+    });
     const pos = u.pos;
     const [l, r] = ['__except_left', '__except_right'];
     const names = right.map((_, i) => `__except_${i}`);
@@ -329,7 +344,7 @@ class QueryPlanner {
     const condition = conjunctionOf(left.map((f, i): Expression => ({ kind: 'BinaryOperator', op: 'EqualNullSafe', left: column(l, f.name), right: column(r, names[i]), pos })));
     const antiJoin: UnresolvedPlan = {
       kind: 'Join', joinType: 'LeftAnti', condition, pos,
-      left: { kind: 'SubqueryAlias', alias: l, child: u.left, pos: u.left.pos },
+      left: { kind: 'SubqueryAlias', alias: l, child: widened.some((t) => t) ? this.castTo(u.left, left, widened) : u.left, pos: u.left.pos },
       right: { kind: 'SubqueryAlias', alias: r, child: { kind: 'UnresolvedSubqueryColumnAliases', outputColumnNames: names, child: u.right, pos: u.right.pos }, pos: u.right.pos },
     };
     const planned = this.plan({ kind: 'Distinct', child: { kind: 'Project', projectList: [{ kind: 'UnresolvedStar', pos }], child: antiJoin, pos }, pos }, ctes);
@@ -339,6 +354,17 @@ class QueryPlanner {
       throw new Error(`Internal: EXCEPT planned as ${p.kind}, not as an aggregation`);
     };
     return marked(planned);
+  }
+
+  /** `query` (whose columns are `output`) with its i-th column cast to `types[i]`, where one is given, under its name. */
+  private castTo(query: UnresolvedPlan, output: Schema, types: readonly (TypeInfo | undefined)[]): UnresolvedPlan {
+    const pos = query.pos;
+    const projectList = output.map((f, i): Expression => {
+      const column: Expression = { kind: 'UnresolvedAttribute', nameParts: [f.name], pos };
+      const t = types[i];
+      return t ? { kind: 'Alias', name: f.name, child: { kind: 'Cast', child: column, dataType: parseDataType(typeText(t)), evalMode: 'LEGACY', pos }, pos } : column;
+    });
+    return { kind: 'Project', projectList, child: { kind: 'SubqueryAlias', alias: '__widened', child: query, pos }, pos };
   }
 
   /** Where the set operator between two queries is written (the text between them holds only it, brackets and comments). */
