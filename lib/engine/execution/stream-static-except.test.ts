@@ -27,6 +27,11 @@ describe('EXCEPT of a stream and a static table, as DuckDB runs it over one batc
     await same('SELECT region, amount FROM events WHERE amount > 1 MINUS SELECT region, weight FROM regions WHERE weight > 2', 'SELECT region, amount FROM events WHERE amount > 1 EXCEPT SELECT region, weight FROM regions WHERE weight > 2', 'update');
   });
 
+  it('of two static queries, on a join\'s static side or in an IN subquery: Spark\'s batch plan of it', async () => {
+    await same("SELECT e.id, x.region FROM events e JOIN (SELECT region FROM regions EXCEPT SELECT region FROM blocked WHERE user = 'bob') x ON e.region = x.region");
+    await same("SELECT e.id FROM events e WHERE e.region IN (SELECT region FROM regions EXCEPT SELECT region FROM blocked WHERE user = 'bob')");
+  });
+
   it('each column pair widened to one type (Spark\'s WidenSetOperationTypes), the output the left\'s columns of it', async () => {
     const w = await same('SELECT amount FROM events EXCEPT SELECT CAST(weight AS BIGINT) FROM regions', undefined, 'update');
     expect(w.schema).toEqual([{ name: 'amount', type: 'long', nullable: true }]);
