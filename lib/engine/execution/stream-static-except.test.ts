@@ -37,7 +37,7 @@ describe('EXCEPT of a stream and a static table, as DuckDB runs it over one batc
     expect(w.schema).toEqual([{ name: 'amount', type: 'long', nullable: true }]);
     expect(w.explain).toContain('Project [CAST(amount AS BIGINT) AS amount]');
     await expect(weir('SELECT amount FROM events EXCEPT SELECT tags FROM regions', 'update')).rejects.toThrow(
-      '[INCOMPATIBLE_COLUMN_TYPE] EXCEPT can only be performed on compatible column types. The first column of the second table is "ARRAY<STRING>" type which is not compatible with "INT" at the same column of the first table.');
+      '[INCOMPATIBLE_COLUMN_TYPE] EXCEPT can only be performed on tables with compatible column types. The first column of the second table is "ARRAY<STRING>" type which is not compatible with "INT" at the same column of the first table..');
   });
 });
 

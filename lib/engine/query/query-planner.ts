@@ -337,7 +337,8 @@ class QueryPlanner {
       const w = widenSetOperationColumn([f, g]);
       if (!w) {
         throw new SqlValidationError(
-          `[INCOMPATIBLE_COLUMN_TYPE] EXCEPT can only be performed on compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table.`,
+          // Spark's template ends `<hint>.`, its hint empty here.
+          `[INCOMPATIBLE_COLUMN_TYPE] EXCEPT can only be performed on tables with compatible column types. The ${ordinals[i] ?? `${i + 1}th`} column of the second table is "${typeText(g)}" type which is not compatible with "${typeText(f)}" at the same column of the first table..`,
           position, 'EXCEPT', 'INCOMPATIBLE_COLUMN_TYPE');
       }
       return sameType(f, w.type) ? undefined : w.type;
