@@ -29,7 +29,7 @@ export function adviceFor(reason: string): ModeAdvice {
   const advice = (fix: string, controls: FormControl[]): ModeAdvice => ({ fix, controls, detail, errorClass });
   if (/^Append output mode not supported when there are streaming aggregations/i.test(message)) {
     return advice(
-      'Set an event-time column and a watermark delay, and group by that column or a window over it: Append then writes each group once, when the watermark closes it. Or choose Update or Complete, if the sink takes them.',
+      'Set an event-time column and a watermark delay, and group by that column or a window over it: Append then writes each group once, when the watermark closes it. Or choose Update (or, for a GROUP BY, Complete), if the sink takes it.',
       ['sources.0.eventTime', 'sources.0.watermarkDelay'],
     );
   }
