@@ -464,6 +464,40 @@ describe('restart compatibility', () => {
     await q2.stop();
   });
 
+  it('restarts on state whose schema an older Weir wrote with other generated names; a changed key type is refused', async () => {
+    // GROUP BY keys named after their expressions: `(+ amount)` was `amount` (a dropped unary +),
+    // a TIMESTAMP literal's text was ISO. Spark compares state schemas ignoring names.
+    const sql = "SELECT count(*) AS n, sum(amount) AS s FROM events GROUP BY +amount, ts < TIMESTAMP '2024-01-01 00:30:00'";
+    const j = await job(sql, 'complete');
+    const q1 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });
+    const rows = [{ region: 'eu', amount: 1, ts: T0 }, { region: 'us', amount: 1, ts: T0 + 40 * MIN }, { region: 'eu', amount: 2, ts: T0 }];
+    j.stream.addData(...rows);
+    await q1.processAllAvailable();
+    await q1.stop();
+    const file = path.join(j.spec.checkpointLocation, 'state/0/_metadata/schema');
+    const written = JSON.parse(readFileSync(file, 'utf8')) as { parts: Record<string, string>; keySchema: { name: string; type: string }[] };
+    expect(written.parts['grouping keys']).toBe("(+ amount), (ts < TIMESTAMP '2024-01-01 00:30:00')");
+    const older = {
+      ...written,
+      parts: { ...written.parts, 'grouping keys': "amount, (ts < TIMESTAMP '2024-01-01T00:30:00.000Z')" },
+      keySchema: written.keySchema.map((f, i) => ({ ...f, name: ['amount', "(ts < TIMESTAMP '2024-01-01T00:30:00.000Z')"][i] })),
+    };
+    writeFileSync(file, JSON.stringify(older));
+    const q2 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });
+    j.stream.addData({ region: 'eu', amount: 1, ts: T0 + MIN });
+    await q2.processAllAvailable();
+    await q2.stop();
+    // The state went on: amount 1 before 00:30 counted twice.
+    expect(j.table.rows.map((r) => r.n).sort()).toEqual([1, 1, 2]);
+
+    // A key whose type differs is refused as Spark refuses it.
+    writeFileSync(file, JSON.stringify({ ...older, keySchema: [{ ...older.keySchema[0], type: 'string' }, older.keySchema[1]] }));
+    const err = await new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) }).start().then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(IncompatibleQueryChangeError);
+    expect((err as IncompatibleQueryChangeError).errorClass).toBe('STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE');
+    expect((err as Error).message).toContain("Existing key_schema=[amount: STRING, (ts < TIMESTAMP '2024-01-01T00:30:00.000Z'): BOOLEAN] and new key_schema=[__key0: DOUBLE, __key1: BOOLEAN]");
+  });
+
   it('a stateless query accepts another projection on restart; adding an aggregation to it is refused', async () => {
     const j = await job('SELECT region, amount FROM events', 'append');
     const q1 = new MicroBatchExecution({ spec: j.spec, clock: new ManualClock(T0) });

@@ -208,6 +208,42 @@ export function sameType(a: TypeInfo | Field, b: TypeInfo | Field): boolean {
   return typeText(a) === typeText(b);
 }
 
+/** A field's nullability as Spark reads it: a Field that does not say is nullable, as a StructField's default. */
+const isNullable = (f: Field | undefined) => f?.nullable ?? true;
+
+/**
+ * Spark's DataType.equalsIgnoreNameAndCompatibleNullability(from, to): the same type, a struct's
+ * fields compared by position, their names ignored; `from` may be non-nullable where `to` is
+ * nullable, not the reverse (an array's elements, a map's values, a struct's fields). What
+ * StateSchemaCompatibilityChecker compares a restarted query's state schema (`from`) with the
+ * checkpoint's (`to`) by.
+ */
+function equalsIgnoreNameAndCompatibleNullability(from: Field, to: Field): boolean {
+  if (from.type !== to.type) return false;
+  const compatible = (f: Field | undefined, t: Field | undefined, dflt: Field) => (isNullable(t) || !isNullable(f)) && equalsIgnoreNameAndCompatibleNullability(f ?? dflt, t ?? dflt);
+  switch (from.type) {
+    case 'array':
+      return compatible(from.elementType, to.elementType, { name: 'element', type: 'string' });
+    case 'map':
+      // A map's keys are never NULL: only the value's nullability is compared, as Spark does.
+      return equalsIgnoreNameAndCompatibleNullability(from.keyType ?? { name: 'key', type: 'string' }, to.keyType ?? { name: 'key', type: 'string' }) &&
+        compatible(from.valueType, to.valueType, { name: 'value', type: 'string' });
+    case 'struct':
+      return schemasEqualIgnoreNameAndCompatibleNullability(from.fields ?? [], to.fields ?? []);
+    case 'window':
+      return schemasEqualIgnoreNameAndCompatibleNullability(windowFields(from), windowFields(to));
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'binary': case 'boolean': case 'date': case 'day_time_interval': case 'decimal': case 'double': case 'long':
+    case 'string': case 'timestamp': case 'unknown': case 'year_month_interval':
+      return typeText(from) === typeText(to);
+  }
+}
+
+/** equalsIgnoreNameAndCompatibleNullability of two StructTypes given as their fields. */
+export function schemasEqualIgnoreNameAndCompatibleNullability(from: Schema, to: Schema): boolean {
+  return from.length === to.length && from.every((f, i) => (isNullable(to[i]) || !isNullable(f)) && equalsIgnoreNameAndCompatibleNullability(f, to[i]));
+}
+
 /**
  * A Spark data type (a DDL schema's column, from_json's schema, a source schema's type) as the
  * Field of the values Weir keeps for it, or why Weir cannot keep it. Weir's values have fewer

@@ -153,7 +153,18 @@ describe('interval columns in a source schema', () => {
     const changed: Schema = [{ name: 'k', type: 'string' }, DT, HOUR, { name: 'm', type: 'day_time_interval', interval: { start: 0, end: 0 } }];
     const err = await checker.check(ops('SELECT m, count(*) AS n FROM events GROUP BY m', changed), 'cp', true, true, true).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(IncompatibleQueryChangeError);
-    expect((err as Error).message).toContain('Existing schema=[m: year_month_interval]; provided schema=[m: day_time_interval]');
+    expect((err as Error).message).toContain('Existing key_schema=[m: INTERVAL YEAR TO MONTH] and new key_schema=[m: INTERVAL DAY]');
+  });
+
+  it('refuses a restart that changes a grouped interval\'s unit range, as Spark (DayTimeIntervalType(1, 1) is not (0, 0))', async () => {
+    const ops = (schema: Schema) => compileStreamingQuery('SELECT h, count(*) AS n FROM events GROUP BY h', { ...rel, schema }, { outputMode: 'complete' }).statefulOperators;
+    const fm = new InMemoryCheckpointFileManager();
+    const checker = new StateSchemaCompatibilityChecker(fm);
+    await checker.check(ops(SCHEMA), 'cp', false);
+    const days: Schema = SCHEMA.map((f) => (f === HOUR ? { ...HOUR, interval: { start: 0, end: 0 } } : f));
+    const err = await checker.check(ops(days), 'cp', true, true, true).then(() => null, (e: unknown) => e);
+    expect((err as IncompatibleQueryChangeError).errorClass).toBe('STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE');
+    expect((err as Error).message).toContain('Existing key_schema=[h: INTERVAL HOUR] and new key_schema=[h: INTERVAL DAY]');
   });
 });
 

@@ -22,6 +22,7 @@ import { OffsetSeqLog, statefulOperatorsOf } from '../checkpoint/offset-seq-log'
 import { parseStateFileName } from './state-file-format';
 import { DEFAULT_STATE_STORE_PROVIDER, type StateStoreProviderName } from '../spec/job-spec';
 import type { Schema } from '../types';
+import { schemasEqualIgnoreNameAndCompatibleNullability, typeText } from '../query/data-types';
 
 export interface StatefulOperatorDescriptor {
   operatorId: number;
@@ -37,6 +38,13 @@ interface StoredSchema extends StatefulOperatorDescriptor {
   formatVersion: 1;
   /** The state store provider that writes this operator's state; absent in files from before there was a choice: `hdfs`. */
   stateStoreProvider?: StateStoreProviderName;
+  /**
+   * Set on a file whose key and value schemas are compared as Spark compares them (every type in
+   * full: an INT is not a BIGINT, a DECIMAL's precision, nullability). A file without it was
+   * written by an older Weir, which compared each field's kind alone (a BIGINT Kafka partition it
+   * keyed state by is an INT now, over the same numbers): it is compared so still.
+   */
+  sparkTypes?: true;
 }
 
 export const schemaFilePath = (operatorId: number) => `state/${operatorId}/_metadata/schema`;
@@ -86,9 +94,10 @@ export async function stateSchemaProblems(fm: CheckpointFileManager, recorded: n
   return out;
 }
 
-const renderSchema = (s: Schema) => `[${s.map((f) => `${f.name}: ${f.type}`).join(', ')}]`;
-/** Spark compares schemas ignoring field names: count and types must match. */
-const schemaTypes = (s: Schema) => s.map((f) => f.type).join(',');
+/** What an older Weir compared a state schema by (see StoredSchema.sparkTypes): the count and kind of its fields. */
+const kinds = (s: Schema) => s.map((f) => f.type).join(',');
+/** A state schema as the refusal shows it: each field's name and Spark type, NOT NULL where it says so. */
+const renderSchema = (s: Schema) => `[${s.map((f) => `${f.name}: ${typeText(f)}${f.nullable === false ? ' NOT NULL' : ''}`).join(', ')}]`;
 
 export interface CompatibilityResult {
   /** Operators whose schema file this run wrote (a first start). */
@@ -166,7 +175,7 @@ export class StateSchemaCompatibilityChecker {
           result.created.push(op.operatorId);
           continue;
         }
-        const record: StoredSchema = { formatVersion: 1, ...op, stateStoreProvider: provider };
+        const record: StoredSchema = { formatVersion: 1, ...op, stateStoreProvider: provider, sparkTypes: true };
         try {
           await this.fm.createAtomic(schemaFilePath(op.operatorId), JSON.stringify(record, null, 1));
         } catch (e) {
@@ -193,26 +202,83 @@ export class StateSchemaCompatibilityChecker {
       if (old.operatorName !== op.operatorName) {
         refuse(`${where} was ${old.operatorName} and is now ${op.operatorName}`, { operatorId: op.operatorId, part: 'operator', previous: old.operatorName, current: op.operatorName });
       }
-      const names = new Set([...Object.keys(old.parts), ...Object.keys(op.parts)]);
-      for (const part of names) {
-        const before = old.parts[part] ?? '(none)', after = op.parts[part] ?? '(none)';
-        if (before !== after) {
-          refuse(`the ${part} of ${where} (${op.operatorName}) changed from ${before} to ${after}`, { operatorId: op.operatorId, part, previous: before, current: after });
-        }
-      }
+      // What else changed, by Weir's own record of the expressions that give the state its
+      // meaning (Spark does not look at them: a changed key of the same type passes there).
+      const changedParts = [...new Set([...Object.keys(old.parts), ...Object.keys(op.parts)])]
+        .map((part) => ({ part, previous: old.parts[part] ?? '(none)', current: op.parts[part] ?? '(none)' }))
+        .filter(({ part, previous, current }) => previous !== current && (part === 'source' || partText(previous) !== partText(current)));
+      const describeChange = ({ part, previous, current }: (typeof changedParts)[number]) => `the ${part} of ${where} (${op.operatorName}) changed from ${previous} to ${current}`;
+      // Spark's StateSchemaCompatibilityChecker: the new schema against the stored one by
+      // DataType.equalsIgnoreNameAndCompatibleNullability, so a field's name may change (a
+      // generated column name an older Weir gave differently), its type and the field count may
+      // not, and a field may become non-nullable but not nullable. Key first, then value; this
+      // refusal, with Spark's class, before Weir's own below.
       for (const [which, before, after] of [['key', old.keySchema, op.keySchema], ['value', old.valueSchema, op.valueSchema]] as const) {
-        if (schemaTypes(before) !== schemaTypes(after)) {
-          refuse(`the provided ${which} schema does not match the existing schema in operator state of ${where} (${op.operatorName}). ` +
-            `Existing schema=${renderSchema(before)}; provided schema=${renderSchema(after)}`,
+        if (!(old.sparkTypes ? schemasEqualIgnoreNameAndCompatibleNullability(after, before) : kinds(after) === kinds(before))) {
+          refuse(`Provided ${which} schema does not match existing state ${which} schema of ${where} (${op.operatorName}). ` +
+            `Please check number and type of fields. Existing ${which}_schema=${renderSchema(before)} and new ${which}_schema=${renderSchema(after)}` +
+            changedParts.map((c) => `; ${describeChange(c)}`).join(''),
             { operatorId: op.operatorId, part: `${which} schema`, previous: renderSchema(before), current: renderSchema(after) },
-            // Spark's StateSchemaCompatibilityChecker's classes for the same refusal.
+            // Spark's classes for the same refusal.
             which === 'key' ? 'STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE' : 'STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE');
         }
       }
+      for (const c of changedParts) refuse(describeChange(c), { operatorId: op.operatorId, ...c });
       result.verified.push(op.operatorId);
     }
     return result;
   }
+}
+
+/**
+ * An expression part's text with what older Weirs wrote differently for the same expression made
+ * the same, so that a checkpoint they wrote restarts: a unary `+` (`(+ x)` now, dropped before:
+ * `x`; a `+` that changes the type changes the state schema, which is checked above) and a
+ * TIMESTAMP literal (`TIMESTAMP '2024-01-02 03:04:05'` or `TIMESTAMP_NTZ '…'` now, ISO text
+ * `TIMESTAMP '2024-01-02T03:04:05.000Z'` for both before; with the session zone UTC they are
+ * the same instant).
+ */
+function partText(text: string): string {
+  let out = '';
+  const closes: number[] = []; // depths at which a `(+ ` was dropped: its `)` goes too
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'") {
+      const end = endOfQuoted(text, i);
+      out += text.slice(i, end);
+      i = end - 1;
+    } else if (c === '(' && text.startsWith('(+ ', i)) {
+      depth++;
+      closes.push(depth);
+      i += 2;
+    } else if (c === '(') {
+      depth++;
+      out += c;
+    } else if (c === ')') {
+      if (closes.at(-1) === depth) closes.pop();
+      else out += c;
+      depth--;
+    } else {
+      out += c;
+    }
+  }
+  return out.replace(/TIMESTAMP(?:_NTZ)? '(-?\d{4,}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.(\d+))?Z?'/g, (_m, date: string, time: string, fraction?: string) => {
+    const f = (fraction ?? '').replace(/0+$/, '');
+    return `TIMESTAMP '${date} ${time}${f ? `.${f}` : ''}'`;
+  });
+}
+
+/** The index just past the SQL string literal that starts at `start` (a doubled quote is a quote). */
+function endOfQuoted(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length) {
+    if (text[i] === "'") {
+      if (text[i + 1] === "'") i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return text.length;
 }
 
 function describeParts(parts: Record<string, string>): string {
