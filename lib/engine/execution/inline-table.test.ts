@@ -2,7 +2,8 @@
  * Inline tables (Spark's `VALUES (1, 'a'), (2, 'b') AS t(id, name)`) beside a stream: joined as
  * a static table, read by IN and by a scalar subquery, with Spark's column names (col1, col2, …),
  * its column types (the rows' values widened: an INT beside a DECIMAL(2,1) is a DECIMAL(11,1), a
- * NULL takes the other rows' type) and its refusals (INVALID_INLINE_TABLE.*). A NULL column of a
+ * NULL takes the other rows' type; a STRING beside a number, date or timestamp refused) and its
+ * refusals (INVALID_INLINE_TABLE.*). A NULL column of a
  * UNION of streams widens the same way.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -84,6 +85,25 @@ describe('inline tables (VALUES) beside a stream', () => {
     expect(errorOf('SELECT * FROM events e JOIN VALUES (1, rand()) AS t(k, x) ON t.k = e.k')).toContain('[INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE] Invalid inline table. Cannot evaluate the expression "rand()"');
     expect(errorOf('SELECT * FROM events e JOIN VALUES (1, id) AS t(k, x) ON t.k = e.k')).toContain('[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function parameter with name `id` cannot be resolved.');
     expect(errorOf('SELECT * FROM events e JOIN VALUES (1, 2) AS t(k) ON t.k = e.k')).toContain('Number of column aliases does not match number of columns');
+  });
+
+  it('refuses values that widen only by promoting to a STRING (findWiderTypeWithoutStringPromotion), naming the column', () => {
+    const incompatible = (column: string) => `[INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE] Invalid inline table. Found incompatible types in the column ${column} for inline table.`;
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1), ('a') AS t(k) ON t.k = e.k")).toContain(incompatible('`k`'));
+    expect(errorOf("SELECT id FROM events WHERE k IN (VALUES 1, 'a')")).toContain(incompatible('`col1`'));
+    // inline-table.sql.out: an array beside a struct.
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1, array(0, 1)), (2, struct(1, 2)) AS t(k, b) ON t.k = e.k")).toContain(incompatible('`b`'));
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1, DATE '2024-01-01'), (2, 'x') AS t(k, d) ON t.k = e.k")).toContain(incompatible('`d`'));
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1, array(1)), (2, array('a')) AS t(k, a) ON t.k = e.k")).toContain(incompatible('`a`'));
+    expect(errorOf("SELECT * FROM events e JOIN VALUES (1, true), (2, 1) AS t(k, b) ON t.k = e.k")).toContain(incompatible('`b`'));
+    // What widens without a STRING is taken, as Spark takes it.
+    for (const ok of [
+      'SELECT t.x FROM events e JOIN VALUES (1, 1), (2, 2.5), (3, NULL) AS t(k, x) ON t.k = e.k',
+      "SELECT t.x FROM events e JOIN VALUES (1, 'a'), (2, NULL) AS t(k, x) ON t.k = e.k",
+      "SELECT t.x FROM events e JOIN VALUES (1, DATE '2024-01-01'), (2, TIMESTAMP '2024-01-01 10:00:00') AS t(k, x) ON t.k = e.k",
+      'SELECT t.x FROM events e JOIN VALUES (1, 1), (2, 2L), (3, 1.5D) AS t(k, x) ON t.k = e.k',
+    ]) expect(errorOf(ok), ok).toBe('');
+    expect(outputSchema('SELECT t.x FROM events e JOIN VALUES (1, 1), (2, 2.5), (3, NULL) AS t(k, x) ON t.k = e.k')).toEqual(['x decimal']);
   });
 
   it('alone is no streaming query, and says how to read it', () => {

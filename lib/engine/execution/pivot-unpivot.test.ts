@@ -85,6 +85,10 @@ describe('UNPIVOT on a stream', () => {
   it('Spark\'s analysis errors', () => {
     expect(errorOf('SELECT * FROM events UNPIVOT (v FOR year IN (y2012, s, y2013, course))')).toMatch(
       /^\[UNPIVOT_VALUE_DATA_TYPE_MISMATCH\] Unpivot value columns must share a least common type, some types do not: \["BIGINT" \(`y2013`\), "INT" \(`y2012`\), "STRING" \(`course`, `s`\)\]\./);
+    // An array of numbers beside an array of strings widens only by promoting to STRING, which
+    // findWiderTypeWithoutStringPromotion does not, at any depth.
+    expect(errorOf('SELECT * FROM (SELECT array(y2012) AS a, array(s) AS b FROM events) UNPIVOT (v FOR k IN (a, b))')).toMatch(/^\[UNPIVOT_VALUE_DATA_TYPE_MISMATCH\]/);
+    expect(errorOf('SELECT * FROM (SELECT array(y2012) AS a, array(y2013) AS b FROM events) UNPIVOT (v FOR k IN (a, b))')).toBe('');
     expect(errorOf('SELECT * FROM events UNPIVOT ((a, b, c) FOR year IN ((y2012, y2013), (y2012, y2013)))')).toMatch(
       /^\[UNPIVOT_VALUE_SIZE_MISMATCH\] All unpivot value columns must have the same size as there are value column names \(3\)\./);
     expect(errorOf('SELECT * FROM events UNPIVOT (v FOR year IN (y2012, nope))')).toMatch(/^\[UNRESOLVED_COLUMN.WITH_SUGGESTION\]/);

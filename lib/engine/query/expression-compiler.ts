@@ -149,7 +149,11 @@ function comparisonStringType(s: TypeInfo, other: TypeInfo): TypeInfo | undefine
  * Spark's widerDecimalType; a decimal with a double is a double. With `stringPromotion`, a
  * string beside numbers, dates or timestamps makes them all STRINGs (widerTypeForTwo).
  */
-function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, stringPromotion = false): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; complex?: TypeInfo; values: CompiledExpr[] } | undefined {
+/**
+ * `complexStringPromotion` false: arrays, maps and structs widen by their parts without a STRING
+ * beside a number, date or timestamp (findWiderTypeWithoutStringPromotion's findTypeForComplex).
+ */
+function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, stringPromotion = false, complexStringPromotion = true): { type: ExprType; decimal?: DecimalType; integral?: IntegralBits; float32?: true; ntz?: true; complex?: TypeInfo; values: CompiledExpr[] } | undefined {
   // Spark's findWiderCommonType folds the types with STRING ones (and arrays of them) first:
   // findWiderTypeForTwo is not associative with them (DATE, INT and STRING widen to STRING only
   // in that order). The values keep their places.
@@ -157,7 +161,7 @@ function unifyAll(cs: CompiledExpr[], es: Expr[], literalMinimum = false, string
   if (cs.some((c) => isComplex(c.type))) {
     // Arrays, maps and structs: Spark's findWiderTypeForTwo, each value cast to the wider type.
     let complex: TypeInfo | undefined = { type: 'null' };
-    for (const c of folded) complex = complex && widerType(complex, c);
+    for (const c of folded) complex = complex && widerType(complex, c, complexStringPromotion);
     if (!complex) return undefined;
     const to = complex;
     return { type: to.type, complex: to, values: cs.map((c) => readAs(c, to)) };
@@ -208,11 +212,11 @@ function hasStringType(t: TypeInfo): boolean {
  * many fields with the same names (case aside) field by field; an ARRAY<VOID> (array()) beside
  * any array, NULL beside anything. Undefined when they do not widen.
  */
-function widerType(a: TypeInfo, b: TypeInfo): TypeInfo | undefined {
+function widerType(a: TypeInfo, b: TypeInfo, stringPromotion = true): TypeInfo | undefined {
   if (a.type === 'null') return b;
   if (b.type === 'null') return a;
   const part = (x: Field, y: Field, name: string): Field | undefined => {
-    const t = widerType(x.void ? { type: 'null' } : typeOfField(x), y.void ? { type: 'null' } : typeOfField(y));
+    const t = widerType(x.void ? { type: 'null' } : typeOfField(x), y.void ? { type: 'null' } : typeOfField(y), stringPromotion);
     return t && fieldOfType(name, t, x.nullable !== false || y.nullable !== false);
   };
   if (a.type === 'array' && b.type === 'array') {
@@ -234,7 +238,7 @@ function widerType(a: TypeInfo, b: TypeInfo): TypeInfo | undefined {
   }
   if (isComplex(a.type) || isComplex(b.type)) return undefined;
   const nil: Evaluator = () => null;
-  const u = unifyAll([{ ...a, eval: nil }, { ...b, eval: nil }], [{ kind: 'column', name: 'a' }, { kind: 'column', name: 'b' }], false, true);
+  const u = unifyAll([{ ...a, eval: nil }, { ...b, eval: nil }], [{ kind: 'column', name: 'a' }, { kind: 'column', name: 'b' }], false, stringPromotion, stringPromotion);
   return u && { ...unifiedType(u), ...(a.interval && sameType(a, b) ? { interval: a.interval } : {}) };
 }
 
@@ -292,7 +296,7 @@ export function widenSetOperationColumn(fields: Field[]): { type: TypeInfo; read
  */
 export function widerTypeWithoutStringPromotion(types: TypeInfo[]): TypeInfo | undefined {
   const nil: Evaluator = () => null;
-  const u = unifyAll(types.map((t) => ({ ...t, eval: nil })), types.map((_, i) => ({ kind: 'column', name: `v${i}` })), false, false);
+  const u = unifyAll(types.map((t) => ({ ...t, eval: nil })), types.map((_, i) => ({ kind: 'column', name: `v${i}` })), false, false, false);
   return u && unifiedType(u);
 }
 

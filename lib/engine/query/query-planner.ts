@@ -15,7 +15,7 @@
 import { unsupportedOperation } from '../errors';
 import type { Expr, SqlPosition } from './expression';
 import { exprToString } from './expression';
-import { compileExpression, widenSetOperationColumn } from './expression-compiler';
+import { compileExpression, widenSetOperationColumn, widerTypeWithoutStringPromotion } from './expression-compiler';
 import { duplicateColumn, ExpressionBuilder, lineColumn, writtenColumnName, type Scope } from './expression-builder';
 import { generatorOutput, GENERATORS } from './generators';
 import { children, firstStreamingRelation, relationOutput, type LogicalPlan, type NamedExpr, type StreamingRelation } from './logical-plan';
@@ -386,11 +386,32 @@ class QueryPlanner {
    * aggregation, a watermark for Append).
    */
   private union(u: Extract<UnresolvedPlan, { kind: 'Union' }>, ctes: ReadonlyMap<string, LogicalPlan>): LogicalPlan {
-    const pos = this.setOperator(u.children[0], u.children[1]);
+    const pos = u.inlineTable ? lineColumn(u.pos) : this.setOperator(u.children[0], u.children[1]);
     this.unionDepth++;
     const branches = u.children.map((c) => this.plan(c, ctes));
     this.unionDepth--;
+    if (u.inlineTable) this.checkInlineTableTypes(u.inlineTable.names, branches, pos);
     return { kind: 'Union', branches, pos };
+  }
+
+  /**
+   * Spark's ResolveInlineTables (EvaluateUnresolvedInlineTable.findCommonTypesAndCast): each
+   * column's values must widen to one type by TypeCoercion.findWiderTypeWithoutStringPromotion,
+   * so `VALUES (1), ('a')` is refused where a UNION ALL of the same SELECTs makes a STRING of it;
+   * `VALUES (1), (2.5), (NULL)` is a DECIMAL(11,1) in both. What widens, the UNION widens alike.
+   */
+  private checkInlineTableTypes(names: readonly string[], rows: LogicalPlan[], pos: SqlPosition | undefined): void {
+    const outputs = rows.map((r) => this.resolved(r).output);
+    names.forEach((name, i) => {
+      // A NULL value (VOID) has no type of its own: it takes the others'.
+      const types = outputs.map((o): TypeInfo => (o[i].void ? { type: 'null' } : typeOfField(o[i])));
+      if (!widerTypeWithoutStringPromotion(types)) {
+        throw new SqlValidationError(
+          `Invalid inline table. Found incompatible types in the column \`${name.replace(/`/g, '``')}\` for inline table. ` +
+            `Its values are ${[...new Set(types.filter((t) => t.type !== 'null').map((t) => typeText(t)))].join(' and ')}: CAST them to one type`,
+          pos, 'VALUES', 'INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE');
+      }
+    });
   }
 
   /** One SELECT: [DISTINCT] select list or aggregation [HAVING] over WHERE over LATERAL VIEWs over FROM. */

@@ -141,7 +141,7 @@ class PlanAstBuilder {
     if (ctx.querySpecification()) return this.querySpecification(ctx.querySpecification()!);
     if (ctx.query()) return this.query(ctx.query()!);
     if (ctx.KW_TABLE()) return { kind: 'UnresolvedRelation', multipartIdentifier: this.tableName(ctx.tableName()!), pos };
-    if (ctx.KW_VALUES()) return this.aliased(this.inlineTable(ctx.expression(), pos), ctx.tableAlias(), pos);
+    if (ctx.KW_VALUES()) return this.aliased(this.inlineTable(ctx.expression(), ctx.tableAlias(), pos), ctx.tableAlias(), pos);
     throw notSupported('FROM … SELECT', pos);
   }
 
@@ -150,10 +150,12 @@ class PlanAstBuilder {
    * its columns named col1, col2, … as Spark names them (an alias list renames them), written as
    * what it stands for: a UNION ALL of one SELECT per row over VALUES_RELATION, a row without
    * columns. Its values are evaluated where the query's static side runs, never at validation;
-   * a column's type is the one its rows' values widen to. A row must have as many values as the
-   * first, and no value may be nondeterministic, as Spark's ResolveInlineTables requires.
+   * a column's type is the one its rows' values widen to, without a STRING beside a number, date
+   * or timestamp (checked by the query planner, which knows the types). A row must have as many
+   * values as the first, and no value may be nondeterministic, as Spark's ResolveInlineTables
+   * requires.
    */
-  private inlineTable(exprs: C<'ExpressionContext'>[], pos: Position): LogicalPlan {
+  private inlineTable(exprs: C<'ExpressionContext'>[], alias: C<'TableAliasContext'> | null, pos: Position): LogicalPlan {
     const rows = exprs.map((x) => {
       const e = this.expr.expression(x);
       // `(1, 'a')` is a row of two values (Spark's style 1); struct(1, 'a') one value, a struct.
@@ -183,7 +185,10 @@ class PlanAstBuilder {
       child: relation,
       pos,
     }));
-    return selects.length === 1 ? selects[0] : { kind: 'Union', children: selects, pos };
+    // Its columns' names as Spark's UnresolvedInlineTable has them, for INCOMPATIBLE_TYPES_IN_INLINE_TABLE.
+    const aliases = alias?._alias && alias.identifierList() ? this.identifierList(alias.identifierList()!) : [];
+    const names = rows[0].map((_, i) => aliases[i] ?? `col${i + 1}`);
+    return selects.length === 1 ? selects[0] : { kind: 'Union', children: selects, pos, inlineTable: { names } };
   }
 
   private tableName(ctx: C<'TableNameContext'> | C<'ViewNameContext'>): string[] {
@@ -435,7 +440,7 @@ class PlanAstBuilder {
       return this.aliased(this.withSample(ctx.sample(), this.query(ctx.atomSubQueryTableSource().query())), ctx.tableAlias(), pos);
     }
     if (ctx instanceof Ctx.JoinTableSourceContext) return this.aliased(this.relation(ctx.relation()), ctx.tableAlias(), pos);
-    if (ctx instanceof Ctx.InlineTableSourceContext) return this.aliased(this.inlineTable(ctx.inlineTable().expression(), pos), ctx.tableAlias(), pos);
+    if (ctx instanceof Ctx.InlineTableSourceContext) return this.aliased(this.inlineTable(ctx.inlineTable().expression(), ctx.tableAlias(), pos), ctx.tableAlias(), pos);
     throw notSupported('Table-valued functions', pos);
   }
 

@@ -172,7 +172,16 @@ interface Join extends Node {
    */
   readonly nullAware?: boolean;
 }
-interface Union extends Node { readonly kind: 'Union'; readonly children: readonly LogicalPlan[] }
+interface Union extends Node {
+  readonly kind: 'Union';
+  readonly children: readonly LogicalPlan[];
+  /**
+   * Set on the UNION ALL an inline table is written as (ast-builder.ts): its columns' names (the
+   * alias list's, else col1, col2, …), by which its types are checked as Spark's
+   * ResolveInlineTables checks them.
+   */
+  readonly inlineTable?: { readonly names: readonly string[] };
+}
 interface Intersect extends Node { readonly kind: 'Intersect'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
 interface Except extends Node { readonly kind: 'Except'; readonly left: LogicalPlan; readonly right: LogicalPlan; readonly isAll: boolean }
 interface Distinct extends Node { readonly kind: 'Distinct'; readonly child: LogicalPlan }
