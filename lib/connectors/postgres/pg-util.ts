@@ -126,6 +126,7 @@ function pgTypeFor(field: Field, sample?: unknown): string {
     default:
       if (typeof sample === 'boolean') return 'boolean';
       if (typeof sample === 'bigint') return 'bigint';
+      if (sample instanceof Uint8Array) return 'bytea';
       if (typeof sample === 'number') return Number.isInteger(sample) ? 'bigint' : 'double precision';
       if (sample !== null && typeof sample === 'object') return 'jsonb';
       return 'text';
@@ -147,7 +148,7 @@ function iso(v: unknown): unknown {
 
 function plain(v: unknown): unknown {
   if (v === undefined || v === null) return null;
-  if (v instanceof Date || typeof v !== 'object') return v;
+  if (v instanceof Date || v instanceof Uint8Array || typeof v !== 'object') return v;
   return JSON.stringify(v);
 }
 
@@ -175,6 +176,10 @@ export function outputColumns(schema: Schema, rows: readonly Row[]): OutputColum
       // PostgreSQL reads `90061000000 microseconds` and `14 months` exactly.
       const unit = f.type === 'day_time_interval' ? 'microseconds' : 'months';
       cols.push({ name: f.name, createType: 'interval', get: (row) => { const v = row[f.name]; return v === null || v === undefined ? null : `${String(v)} ${unit}`; } });
+    } else if (f.type === 'binary') {
+      // The bytes themselves: pg writes a Uint8Array in a bytea[] parameter as `\x…` hex. (plain
+      // would make JSON text of it, and the bytea column would hold that text's bytes.)
+      cols.push({ name: f.name, createType: 'bytea', get: (row) => row[f.name] ?? null });
     } else if (f.type === 'decimal') {
       // The exact digits as text: numeric reads them without a detour through a double.
       cols.push({ name: f.name, createType: pgTypeFor(f), get: (row) => renderDecimal(row[f.name] ?? null, f) });
@@ -255,16 +260,21 @@ export async function readTableRows(connectionString: string, schema: string, ta
 /** PostgreSQL's type ids of `timestamp` and `timestamptz`. */
 const TIMESTAMP_OIDS = new Set([1114, 1184]);
 
+/** PostgreSQL's type id of `date`. */
+const DATE_OID = 1082;
+
 /**
- * Query types that leave `timestamp` and `timestamptz` values as PostgreSQL's text: the `pg`
- * driver's Date would cut their microseconds. pgTimestampValue then reads each for its field.
+ * Query types that leave `date`, `timestamp` and `timestamptz` values as PostgreSQL's text: the
+ * `pg` driver's Date would cut a timestamp's microseconds, and makes a date the local midnight of
+ * the process's time zone (east of UTC, the day before in UTC). pgTimestampValue then reads each
+ * timestamp for its field; a date's `yyyy-MM-dd` is what a DATE reads.
  */
-export const TEXT_TIMESTAMPS = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (TIMESTAMP_OIDS.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')),
+export const TEXT_DATETIMES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => (TIMESTAMP_OIDS.has(oid) || oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')),
 };
 
 /**
- * A `timestamp`/`timestamptz` value read as text (TEXT_TIMESTAMPS), as the `pg` driver would
+ * A `timestamp`/`timestamptz` value read as text (TEXT_DATETIMES), as the `pg` driver would
  * give it to a field that is not a TIMESTAMP (a Date), and to a TIMESTAMP its microseconds kept:
  * `2024-01-02 03:04:05.123456+00` (ISO DateStyle, the offset's minutes optional) as the
  * engine's cast reads text. Other text (BC years, infinity) is the driver's Date.

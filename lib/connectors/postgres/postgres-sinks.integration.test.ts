@@ -191,6 +191,19 @@ describe('postgres transactional sink specifics', () => {
     }
   });
 
+  it('writes BINARY into bytea, its bytes (an empty one empty, a NULL NULL)', async () => {
+    const sink = new PostgresSink({ connectionString: db.url, table: 'blobs', schema: 'public', mode: 'transactional', createTable: true });
+    const schema = [{ name: 'id', type: 'long' as const }, { name: 'b', type: 'binary' as const }];
+    try {
+      await sink.addBatch(0, [{ id: 1, b: Buffer.from([1, 2, 255]) }, { id: 2, b: new Uint8Array([0]) }, { id: 3, b: new Uint8Array() }, { id: 4, b: null }], { ...ctx, schema });
+      const res = await db.pool.query(`SELECT encode(b, 'hex') AS hex, format_type(atttypid, atttypmod) AS t FROM blobs, pg_attribute WHERE attrelid = 'blobs'::regclass AND attname = 'b' ORDER BY id`);
+      expect(res.rows.map((r) => r.hex)).toEqual(['0102ff', '00', '', null]);
+      expect(res.rows[0].t).toBe('bytea');
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('writes a date into a date column', async () => {
     const sink = new PostgresSink({ connectionString: db.url, table: 'days', schema: 'public', mode: 'transactional', createTable: true });
     const schema = [{ name: 'd', type: 'date' as const }];

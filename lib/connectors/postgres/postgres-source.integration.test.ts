@@ -65,6 +65,26 @@ describe('postgres source specifics', () => {
     }
   });
 
+  it('reads a date as its day whatever the process\'s time zone (the driver\'s Date is local midnight)', async () => {
+    await db.pool.query(`CREATE TABLE days (id bigint, d date, s date)`);
+    await db.pool.query(`INSERT INTO days VALUES (1, '2024-02-29', '2024-02-29'), (2, '1969-12-31', NULL)`);
+    const schema = [{ name: 'id', type: 'long' as const }, { name: 'd', type: 'date' as const }, { name: 's', type: 'string' as const }];
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'days', schema: 'public', offsetColumn: 'id' }), schema);
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['Asia/Tokyo', 'America/Los_Angeles', 'UTC']) {
+        process.env.TZ = tz; // Node reads it anew: the driver's Dates would be this zone's midnights
+        const b = await src.getBatch(null, await src.latestOffset());
+        // Days since 1970-01-01: 19782 is 2024-02-29.
+        expect(b.rows, tz).toEqual([{ id: 1, d: 19782, s: '2024-02-29' }, { id: 2, d: -1, s: null }]);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+      await src.stop();
+    }
+  });
+
   it('reports a value that does not fit the schema as a bad record with its offset', async () => {
     await db.pool.query(`CREATE TABLE typed (id bigint, v text)`);
     await db.pool.query(`INSERT INTO typed VALUES (1, '10'), (2, 'ten'), (3, '30')`);

@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type pg from 'pg';
 import { type BadRecord, convertValue, DataLossError, type Offset, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceDefinition, WeirError } from '../../engine';
-import { createPool, identifierProblem, errorText, isTimestampOid, pgIdentifier, pgTimestampValue, qualifiedName, quoteIdent, secretsOf, tableColumnTypes, TEXT_TIMESTAMPS } from './pg-util';
+import { createPool, identifierProblem, errorText, isTimestampOid, pgIdentifier, pgTimestampValue, qualifiedName, quoteIdent, secretsOf, tableColumnTypes, TEXT_DATETIMES } from './pg-util';
 
 export const postgresSourceOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://reader@db.internal:5432/shop'] }),
@@ -222,14 +222,14 @@ export class PostgresSource implements Source {
     const order = [offsetCol, ...selected.filter((n) => n !== offsetCol)].map(quoteIdent).join(', ');
     const where = s === null ? `${quoteIdent(offsetCol)} <= $1` : `${quoteIdent(offsetCol)} > $2 AND ${quoteIdent(offsetCol)} <= $1`;
     const res = await this.pool
-      .query({ text: `SELECT ${selected.map(quoteIdent).join(', ')}, ${quoteIdent(offsetCol)}::text AS "__weir_offset" FROM ${this.target} WHERE ${where} ORDER BY ${order}`, values: s === null ? [e] : [e, s], types: TEXT_TIMESTAMPS })
+      .query({ text: `SELECT ${selected.map(quoteIdent).join(', ')}, ${quoteIdent(offsetCol)}::text AS "__weir_offset" FROM ${this.target} WHERE ${where} ORDER BY ${order}`, values: s === null ? [e] : [e, s], types: TEXT_DATETIMES })
       .catch((err) => this.fail('read a batch', err));
     return this.convertRows(res.rows as Record<string, unknown>[], res.fields);
   }
 
   /**
    * Rows by the schema; a value that does not fit makes its row a bad record. `fields`: the
-   * result's columns when it was read with TEXT_TIMESTAMPS (a timestamp's microseconds kept).
+   * result's columns when it was read with TEXT_DATETIMES (a timestamp's microseconds kept).
    */
   private convertRows(raws: Record<string, unknown>[], fields?: readonly { name: string; dataTypeID: number }[]): SourceBatch {
     const offsetCol = this.opts.offsetColumn;
@@ -276,7 +276,7 @@ export class PostgresSource implements Source {
       await c.query('BEGIN READ ONLY');
       await c.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(limit.timeoutMs))}`);
       // Timestamps as text, as a batch reads them: the preview shows what a batch would read.
-      const res = await c.query({ text, values: [limit.records, limit.bytes], types: TEXT_TIMESTAMPS });
+      const res = await c.query({ text, values: [limit.records, limit.bytes], types: TEXT_DATETIMES });
       raws = res.rows as Record<string, unknown>[];
       fields = res.fields;
       await c.query('COMMIT');

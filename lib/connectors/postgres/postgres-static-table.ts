@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import { BadRecordError, convertValue, describeStaticTable, registerStaticTableReader, type Row, type StaticTableSpec } from '../../engine';
-import { createPool, errorText, identifierProblem, isTimestampOid, pgTimestampValue, qualifiedName, quoteIdent, secretsOf, TEXT_TIMESTAMPS } from './pg-util';
+import { createPool, errorText, identifierProblem, isTimestampOid, pgTimestampValue, qualifiedName, quoteIdent, secretsOf, TEXT_DATETIMES } from './pg-util';
 
 /**
  * SELECT of the schema's columns from the table, each value converted to its column type; a
@@ -21,7 +21,7 @@ async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
     let result: pg.QueryResult;
     try {
       // Timestamps as PostgreSQL's text: the driver's Date would cut their microseconds.
-      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array', types: TEXT_TIMESTAMPS });
+      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array', types: TEXT_DATETIMES });
     } catch (e) {
       throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) could not be read: ${errorText(e, secrets)}. Check staticTables[].connectionString, table and schema.`, { table: t.name });
     }
