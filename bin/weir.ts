@@ -255,7 +255,7 @@ async function sinkRead(args: string[]): Promise<number> {
   const sink = result.spec!.sink;
   const readRows = getSinkDefinition(sink.type)?.readRows;
   if (sink.type !== 'files' && readRows) {
-    const rows = await readRows(sink.options as never);
+    const rows = await readRows(sink.options as never, result.outputSchema);
     for (const r of rows) out(sinkReadLine(r, result.outputSchema ?? []));
     err(`${rows.length} rows in the ${sink.type} sink's destination`);
     return EXIT.ok;

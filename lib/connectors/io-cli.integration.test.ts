@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createTestDatabase, type TestDatabase } from '../testing/pg-test-database';
+import type { Row } from '../engine/types';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let db: TestDatabase;
@@ -194,5 +195,76 @@ describe('weir CLI with io sources and sinks', () => {
     expect(p.contract.guarantee).toBe('at-most-once');
     expect(p.sources[0].description).toBe(`HttpSource[http://127.0.0.1:${port}/ingest]`);
     expect(Number((await db.pool.query('SELECT count(*) AS n FROM hits')).rows[0].n)).toBe(3);
+  });
+});
+
+describe("weir CLI: Spark's types from a files source's DDL schema into every offline sink", () => {
+  // Every digit of a BIGINT past 2^53 and of a DECIMAL, a date, timestamps with microseconds,
+  // nested types and bytes: each sink gives a Spark user the type and the value they expect.
+  const DDL = 'id BIGINT, tags ARRAY<STRING>, price DECIMAL(10,2), d DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, m MAP<STRING,INT>, s STRUCT<a: INT, b: STRING>, i INT, f FLOAT, b BINARY';
+  const LINES = [
+    '{"id": 9007199254740993, "tags": ["a", "b"], "price": 12345678.91, "d": "2024-02-29", "ts": "2024-02-29T12:34:56.123456Z", "ntz": "2024-02-29T12:34:56.123456", "m": {"x": 1, "y": null}, "s": {"a": 1, "b": "q"}, "i": 2147483647, "f": 1.1, "b": "AQID"}',
+    '{"id": 9223372036854775807, "tags": [], "price": "99999999.99", "d": "1969-12-31", "ts": "1969-12-31T23:59:59.999999Z", "ntz": "2024-02-29 00:00:00", "m": {}, "s": {"a": -1, "b": "x, \\"y\\""}, "i": -2147483648, "f": 3.4028235E38, "b": ""}',
+    '{"id": -9223372036854775808, "price": -0.01}',
+  ];
+  // As Spark's JSON writer writes them (and Weir's files sink), row by row.
+  const JSON_ROWS = [
+    '{"id":-9223372036854775808,"tags":null,"price":-0.01,"d":null,"ts":null,"ntz":null,"m":null,"s":null,"i":null,"f":null,"b":null}',
+    '{"id":9007199254740993,"tags":["a","b"],"price":12345678.91,"d":"2024-02-29","ts":"2024-02-29T12:34:56.123Z","ntz":"2024-02-29T12:34:56.123","m":{"x":1,"y":null},"s":{"a":1,"b":"q"},"i":2147483647,"f":1.1,"b":"AQID"}',
+    '{"id":9223372036854775807,"tags":[],"price":99999999.99,"d":"1969-12-31","ts":"1969-12-31T23:59:59.999Z","ntz":"2024-02-29T00:00:00.000","m":{},"s":{"a":-1,"b":"x, \\"y\\""},"i":-2147483648,"f":3.4028235E38,"b":""}',
+  ];
+  const sorted = (lines: string) => lines.trim().split('\n').sort();
+
+  it('postgres: Spark JDBC column types, every digit and byte; sink read prints what the files sink writes', async () => {
+    const input = path.join(dir, 'types-in');
+    await mkdir(input, { recursive: true });
+    await writeFile(path.join(input, 'part-1.json'), `${LINES.join('\n')}\n`);
+    const source = { name: 'events', type: 'files', options: { path: input, format: 'json' }, schema: DDL };
+    const pgJob = await jobFile('types_pg', { source, sql: 'SELECT * FROM events', sink: { type: 'postgres', options: { connectionString: db.url, table: 'typed' } } });
+    const ran = await weir(['run', pgJob]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const columns = (await db.pool.query(`SELECT attname AS c, format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'typed'::regclass AND attnum > 0 ORDER BY attnum`)).rows;
+    expect(Object.fromEntries(columns.map((r) => [r.c, r.t]))).toEqual({
+      id: 'bigint', tags: 'jsonb', price: 'numeric(10,2)', d: 'date', ts: 'timestamp with time zone', ntz: 'timestamp without time zone',
+      m: 'jsonb', s: 'jsonb', i: 'integer', f: 'real', b: 'bytea',
+    });
+    const rows = (await db.pool.query(`SET TIME ZONE 'UTC'; SELECT id::text, tags::text, price::text, d::text, ts::text, ntz::text, m::text, s::text, i, f::float8, encode(b, 'hex') AS b FROM typed ORDER BY id`) as unknown as { rows: Row[] }[])[1].rows;
+    expect(rows).toEqual([
+      { id: '-9223372036854775808', tags: null, price: '-0.01', d: null, ts: null, ntz: null, m: null, s: null, i: null, f: null, b: null },
+      { id: '9007199254740993', tags: '["a", "b"]', price: '12345678.91', d: '2024-02-29', ts: '2024-02-29 12:34:56.123456+00', ntz: '2024-02-29 12:34:56.123456', m: '{"x": 1, "y": null}', s: '{"a": 1, "b": "q"}', i: 2147483647, f: Math.fround(1.1), b: '010203' },
+      { id: '9223372036854775807', tags: '[]', price: '99999999.99', d: '1969-12-31', ts: '1969-12-31 23:59:59.999999+00', ntz: '2024-02-29 00:00:00', m: '{}', s: '{"a": -1, "b": "x, \\"y\\""}', i: -2147483648, f: Math.fround(3.4028235e38), b: '' },
+    ]);
+    const read = await weir(['sink', 'read', pgJob]);
+    expect(read.code).toBe(0);
+    expect(sorted(read.stdout)).toEqual([...JSON_ROWS].sort());
+  });
+
+  it('files (JSON and CSV) and console: the text Spark writes and shows', async () => {
+    const input = path.join(dir, 'types-in-files');
+    await mkdir(input, { recursive: true });
+    await writeFile(path.join(input, 'part-1.json'), `${LINES.join('\n')}\n`);
+    const source = { name: 'events', type: 'files', options: { path: input, format: 'json' }, schema: DDL };
+    const out = (format: string) => path.join(dir, `types-out-${format}`);
+    for (const format of ['json', 'csv']) {
+      const job = await jobFile(`types_${format}`, { source, sql: 'SELECT * FROM events', sink: { type: 'files', options: { path: out(format), format } } });
+      expect((await weir(['run', job])).code).toBe(0);
+    }
+    const written = async (format: string) => {
+      const files = (await readdir(out(format))).filter((f) => f.endsWith(`.${format}`));
+      return (await Promise.all(files.map((f) => readFile(path.join(out(format), f), 'utf8')))).join('');
+    };
+    expect(sorted(await written('json'))).toEqual([...JSON_ROWS].sort());
+    expect((await written('csv')).trim().split('\n')).toEqual([
+      'id,tags,price,d,ts,ntz,m,s,i,f,b',
+      '9007199254740993,"[""a"",""b""]",12345678.91,2024-02-29,2024-02-29T12:34:56.123Z,2024-02-29T12:34:56.123,"{""x"":1,""y"":null}","{""a"":1,""b"":""q""}",2147483647,1.1,AQID',
+      '9223372036854775807,[],99999999.99,1969-12-31,1969-12-31T23:59:59.999Z,2024-02-29T00:00:00.000,{},"{""a"":-1,""b"":""x, \\""y\\""""}",-2147483648,3.4028235E38,""',
+      '-9223372036854775808,,-0.01,,,,,,,,',
+    ]);
+    const consoleJob = await jobFile('types_console', { source, sql: 'SELECT id, price, d, i, f, b FROM events', sink: { type: 'console', options: {} } });
+    const shown = await weir(['run', consoleJob]);
+    expect(shown.code).toBe(0);
+    // Dataset.show(): every digit, a DATE as yyyy-MM-dd, BINARY as its hex bytes.
+    expect(`${shown.stdout}${shown.stderr}`).toContain('|    9007199254740993|12345678.91|2024-02-29| 2147483647|         1.1|[01 02 03]|');
+    expect(`${shown.stdout}${shown.stderr}`).toContain('|-9223372036854775808|      -0.01|      NULL|       NULL|        NULL|      NULL|');
   });
 });

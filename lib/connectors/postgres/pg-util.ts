@@ -235,7 +235,7 @@ export function unnestInsert(target: string, cols: readonly OutputColumn[], type
  * Every row of a table as readers see it (for `weir sink read`), bigints as numbers when they
  * fit, ordered by all columns so the output is stable. Errors are redacted.
  */
-export async function readTableRows(connectionString: string, schema: string, table: string): Promise<Row[]> {
+export async function readTableRows(connectionString: string, schema: string, table: string, outputSchema?: Schema): Promise<Row[]> {
   assertConnectionOptions('postgres', connectionString);
   const client = new pg.Client({ connectionString, stream: () => guardedSocket(outboundPolicy(), 'postgres', postgresDatabase(connectionString)) });
   const secrets = secretsOf(connectionString);
@@ -244,8 +244,27 @@ export async function readTableRows(connectionString: string, schema: string, ta
     const types = await tableColumnTypes(client, schema, table);
     if (types.size === 0) return [];
     const order = [...types.keys()].map((_, i) => String(i + 1)).join(', ');
+    const text = `SELECT * FROM ${qualifiedName(schema, table)} ORDER BY ${order}`;
+    // The table holds the query's columns (the sink created it, or one like it): each value read
+    // as the engine holds it, by the postgres source's reading, so it prints as the JSON sinks
+    // write it: a date its day, a timestamp its microseconds, a numeric and a bigint every digit.
+    const fields = outputSchema && outputSchema.length === types.size && outputSchema.every((f) => types.has(f.name)) ? outputSchema : undefined;
+    if (fields) {
+      const res = await client.query({ text, types: TEXT_DATETIMES });
+      const oids = new Map(res.fields.map((c) => [c.name, c.dataTypeID]));
+      return res.rows.map((raw: Row) => {
+        const row: Row = {};
+        for (const f of fields) {
+          const v = raw[f.name];
+          const oid = oids.get(f.name)!;
+          const c = convertValue(typeof v === 'string' && isTimestampOid(oid) ? pgTimestampValue(v, oid, f) : v, f);
+          row[f.name] = c.ok ? c.value : v;
+        }
+        return row;
+      });
+    }
     const res = await client.query({
-      text: `SELECT * FROM ${qualifiedName(schema, table)} ORDER BY ${order}`,
+      text,
       types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => (Number.isSafeInteger(Number(v)) ? Number(v) : v) : pg.types.getTypeParser(oid, format as 'text')) },
     } as pg.QueryConfig);
     return res.rows;

@@ -69,7 +69,7 @@ const postgresReplaceSinkDefinition: SinkDefinition<PostgresReplaceSinkOptions> 
   supportedOutputModes: () => ['complete'],
   create: (o) => new PostgresReplaceSink(o),
   checkOutput: (_o, schema) => checkOutputIdentifiers(schema),
-  readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
+  readRows: (o, outputSchema) => readTableRows(o.connectionString, o.schema, o.table, outputSchema),
   secretOptions: ['connectionString'],
   destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };

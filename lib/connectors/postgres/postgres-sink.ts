@@ -135,7 +135,7 @@ const postgresSinkDefinition: SinkDefinition<PostgresSinkOptions> = {
   supportedOutputModes: () => ['append'],
   create: (o) => new PostgresSink(o),
   checkOutput: (_o, schema) => checkOutputIdentifiers(schema),
-  readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
+  readRows: (o, outputSchema) => readTableRows(o.connectionString, o.schema, o.table, outputSchema),
   secretOptions: ['connectionString'],
   destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };

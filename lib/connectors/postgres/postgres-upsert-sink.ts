@@ -90,7 +90,7 @@ const postgresUpsertSinkDefinition: SinkDefinition<PostgresUpsertSinkOptions> = 
       ? { path: 'sink.options.keyColumns', message: `key column(s) ${missing.map((m) => JSON.stringify(m)).join(', ')} are not in the query's output (${names.join(', ')}); list output columns, or add them to the SELECT` }
       : undefined;
   },
-  readRows: (o) => readTableRows(o.connectionString, o.schema, o.table),
+  readRows: (o, outputSchema) => readTableRows(o.connectionString, o.schema, o.table, outputSchema),
   secretOptions: ['connectionString'],
   destinations: [{ option: 'connectionString', kind: 'postgres' }],
 };

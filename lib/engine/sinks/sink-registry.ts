@@ -30,8 +30,13 @@ export interface SinkDefinition<O = unknown> {
    * key columns that the SELECT must produce); returns the problem with its field path.
    */
   checkOutput?(options: O, outputSchema: Schema): { path: string; message: string } | undefined;
-  /** Optional: the rows readers of the destination see now (for `weir sink read`). */
-  readRows?(options: O): Promise<Row[]>;
+  /**
+   * Optional: the rows readers of the destination see now (for `weir sink read`). Given the
+   * query's output schema, a destination that stores those columns gives their values as the
+   * engine holds them (a DATE its day number, a DECIMAL its unscaled bigint), so that they print
+   * as the JSON sinks write them.
+   */
+  readRows?(options: O, outputSchema?: Schema): Promise<Row[]>;
   secretOptions?: readonly string[];
   /**
    * Optional: Spark's spellings of the options in this definition's own names (see
