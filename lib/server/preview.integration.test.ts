@@ -80,6 +80,20 @@ describe('POST /api/jobs/preview', () => {
     ]);
   });
 
+  it("shows Spark's types as Spark shows them: a date, timestamps to the microsecond, bytes, nested values with every digit", async () => {
+    const spec = filesSpec('preview-types', '/tmp/weir-preview', {
+      sql: 'SELECT * FROM clicks',
+      source: { name: 'clicks', type: 'files', options: { path: '/tmp/weir-preview/in', format: 'json' }, schema: 'd DATE, ts TIMESTAMP, ntz TIMESTAMP_NTZ, b BINARY, s STRUCT<n: BIGINT, c: DECIMAL(5,2), d: DATE>, a ARRAY<DECIMAL(5,2)>, m MAP<STRING,BIGINT>, x DOUBLE' },
+    });
+    const body = `{"spec": ${JSON.stringify(spec)}, "sample": [{"d": "2024-02-29", "ts": "2024-02-29T12:34:56.123456Z", "ntz": "2024-02-29T12:34:56.5", "b": "AQID", "s": {"n": 9007199254740993, "c": "1.50", "d": "1969-12-31"}, "a": ["1.50", null], "m": {"k": 9223372036854775807}, "x": 2.5}]}`;
+    const res = await kit.call(preview.POST, '/api/jobs/preview', { method: 'POST', token: kit.tokens.viewer, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rows).toEqual([{
+      d: '2024-02-29', ts: '2024-02-29 12:34:56.123456', ntz: '2024-02-29 12:34:56.5', b: '[01 02 03]',
+      s: { n: '9007199254740993', c: '1.50', d: '1969-12-31' }, a: ['1.50', null], m: { k: '9223372036854775807' }, x: 2.5,
+    }]);
+  });
+
   it('refuses a record that does not fit the schema and a sample over 1,000 records, saying what to do', async () => {
     const spec = filesSpec('preview-bad', '/tmp/weir-preview');
     const bad = await call(spec, [{ user: 'a', n: 1 }, { user: 'b', n: 'many' }]);

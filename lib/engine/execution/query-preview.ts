@@ -26,9 +26,8 @@ import { getSourceDefinition } from '../sources/index';
 import type { BadRecord, RecentRecords } from '../sources/source';
 import { convertObject } from '../sources/value-conversion';
 import { compileStreamingQuery } from '../query/streaming-query';
-import { formatDecimal } from '../query/decimal';
-import { formatFloat } from '../query/float';
-import type { Row, Schema } from '../types';
+import { prettyString } from '../sinks/show-string';
+import type { Field, Row, Schema } from '../types';
 import { sparkColumns, type SparkColumn } from '../query/data-types';
 import { MicroBatchExecution } from './micro-batch-execution';
 import { relationsOf } from './query-runtime';
@@ -215,24 +214,37 @@ async function runPreview(spec: JobSpec, rows: Row[], input: Pick<QueryPreview, 
 }
 
 /**
- * A row as the preview answers it, in JSON: a DECIMAL as its exact text (`"2.50"`), a FLOAT as
- * its shortest text (`"1.1"`) and a BIGINT
- * past 2^53 as its digits, strings because a JSON number is read as a double by most readers
- * (the browser's included), which would round them.
+ * A row as the preview answers it, in JSON, each value as the preview table shows it: numbers
+ * that a JSON reader holds exactly (an INT, a BIGINT up to 2^53, a finite DOUBLE), booleans and
+ * strings as themselves; a BIGINT past 2^53 as its digits and a DECIMAL as its exact text, strings
+ * because a JSON number is read as a double by most readers (the browser's included), which would
+ * round them; every other value as Spark's show() writes it (a FLOAT `1.1`, a DATE `2024-02-29`,
+ * a TIMESTAMP `2024-02-29 12:34:56.123456`, a BINARY `[01 02 03]`, an interval, NaN); arrays,
+ * maps and structs as JSON of their values so rendered, at any depth.
  */
 function previewRow(row: Row, schema: Schema): Row {
-  let out: Row | undefined;
-  for (const f of schema) {
-    const v = row[f.name];
-    if (typeof v === 'number' && f.float32 && Number.isFinite(v)) {
-      // A FLOAT as Spark shows it (`1.1`), not the double it is held as (1.100000023841858).
-      out ??= { ...row };
-      out[f.name] = formatFloat(v);
-      continue;
-    }
-    if (typeof v !== 'bigint') continue;
-    out ??= { ...row };
-    out[f.name] = f.type === 'decimal' ? formatDecimal(v, f.scale ?? 0) : v.toString();
+  return Object.fromEntries(schema.map((f) => [f.name, previewValue(row[f.name], f)]));
+}
+
+function previewValue(v: unknown, f: Field): unknown {
+  if (v === null || v === undefined) return null;
+  switch (f.type) {
+    case 'array':
+      return (v as unknown[]).map((x) => previewValue(x, f.elementType ?? { name: 'element', type: 'unknown' }));
+    case 'map':
+      return Object.fromEntries(Object.entries(v as Row).map(([k, x]) => [k, previewValue(x, f.valueType ?? { name: 'value', type: 'unknown' })]));
+    case 'struct':
+      return Object.fromEntries((f.fields ?? []).map((c) => [c.name, previewValue((v as Row)[c.name], c)]));
+    case 'window':
+      return { start: previewValue((v as Row).start, { name: 'start', type: 'timestamp', ntz: f.ntz }), end: previewValue((v as Row).end, { name: 'end', type: 'timestamp', ntz: f.ntz }) };
+    case 'double':
+      return f.float32 || !Number.isFinite(v) ? prettyString(v, f) : v;
+    case 'long': case 'unknown':
+      return typeof v === 'bigint' ? v.toString() : v;
+    case 'string': case 'boolean':
+      return v;
+    // Every member listed, so that a new one is a lint error until it is handled here.
+    case 'decimal': case 'date': case 'timestamp': case 'binary': case 'day_time_interval': case 'year_month_interval':
+      return prettyString(v, f);
   }
-  return out ?? row;
 }

@@ -19,7 +19,7 @@ import { castValue } from '../query/sql-values';
 import type { Field, Row, Schema } from '../types';
 
 /** A value as Spark's ToPrettyString writes it. */
-function prettyString(v: unknown, f: Field): string {
+export function prettyString(v: unknown, f: Field): string {
   if (v === null || v === undefined) return 'NULL';
   switch (f.type) {
     case 'array':
