@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { z } from 'zod';
-import { assertConnectionOptions, convertValue, type Field, guardedSocket, isoTimestamp, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
+import { assertConnectionOptions, convertValue, type Field, parseJson, guardedSocket, isoTimestamp, outboundPolicy, type OutboundPolicy, postgresDatabase, renderDate, renderDecimal, renderValue, type Row, type Schema, stringifyJson, ValidationError, WeirError } from '../../engine';
 
 /**
  * PostgreSQL cuts identifiers to 63 bytes (NAMEDATALEN - 1) with only a NOTICE: a longer table
@@ -250,18 +250,20 @@ export async function readTableRows(connectionString: string, schema: string, ta
     // write it: a date its day, a timestamp its microseconds, a numeric and a bigint every digit.
     const fields = outputSchema && outputSchema.length === types.size && outputSchema.every((f) => types.has(f.name)) ? outputSchema : undefined;
     if (fields) {
-      const res = await client.query({ text, types: TEXT_DATETIMES });
+      const res = await client.query({ text, types: PG_READ_TYPES });
       const oids = new Map(res.fields.map((c) => [c.name, c.dataTypeID]));
-      return res.rows.map((raw: Row) => {
+      const rows: Row[] = [];
+      read: for (const raw of res.rows as Row[]) {
         const row: Row = {};
         for (const f of fields) {
-          const v = raw[f.name];
-          const oid = oids.get(f.name)!;
-          const c = convertValue(typeof v === 'string' && isTimestampOid(oid) ? pgTimestampValue(v, oid, f) : v, f);
-          row[f.name] = c.ok ? c.value : v;
+          const c = convertValue(pgValue(raw[f.name], oids.get(f.name), f), f);
+          // A value the query's type does not hold (a column changed by hand): the table as it is.
+          if (!c.ok) break read;
+          row[f.name] = c.value;
         }
-        return row;
-      });
+        rows.push(row);
+      }
+      if (rows.length === res.rows.length) return rows;
     }
     const res = await client.query({
       text,
@@ -281,24 +283,38 @@ const TIMESTAMP_OIDS = new Set([1114, 1184]);
 
 /** PostgreSQL's type id of `date`. */
 const DATE_OID = 1082;
+/** PostgreSQL's type ids of `json` and `jsonb`. */
+const JSON_OIDS = new Set([114, 3802]);
 
 /**
- * Query types that leave `date`, `timestamp` and `timestamptz` values as PostgreSQL's text: the
- * `pg` driver's Date would cut a timestamp's microseconds, and makes a date the local midnight of
- * the process's time zone (east of UTC, the day before in UTC). pgTimestampValue then reads each
- * timestamp for its field; a date's `yyyy-MM-dd` is what a DATE reads.
+ * Query types for reading values into Weir's: `date`, `timestamp`, `timestamptz`, `json` and
+ * `jsonb` left as PostgreSQL's text, which pgValue reads. The `pg` driver's Date would cut a
+ * timestamp's microseconds and make a date the local midnight of the process's time zone (east
+ * of UTC, the day before in UTC); its JSON.parse would round an integer past 2^53 in a jsonb.
  */
-export const TEXT_DATETIMES = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') => (TIMESTAMP_OIDS.has(oid) || oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')),
+export const PG_READ_TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    TIMESTAMP_OIDS.has(oid) || oid === DATE_OID || JSON_OIDS.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'),
 };
 
 /**
- * A `timestamp`/`timestamptz` value read as text (TEXT_DATETIMES), as the `pg` driver would
+ * A value read with PG_READ_TYPES (column type `oid`) as convertValue takes it for `field`: a
+ * timestamp by pgTimestampValue, a json or jsonb parsed with every digit of its integers
+ * (parseJson), a date as its `yyyy-MM-dd` text; anything else as the driver gave it.
+ */
+export function pgValue(v: unknown, oid: number | undefined, field: Field): unknown {
+  if (typeof v !== 'string' || oid === undefined) return v;
+  if (TIMESTAMP_OIDS.has(oid)) return pgTimestampValue(v, oid, field);
+  return JSON_OIDS.has(oid) ? parseJson(v) : v;
+}
+
+/**
+ * A `timestamp`/`timestamptz` value read as text (PG_READ_TYPES), as the `pg` driver would
  * give it to a field that is not a TIMESTAMP (a Date), and to a TIMESTAMP its microseconds kept:
  * `2024-01-02 03:04:05.123456+00` (ISO DateStyle, the offset's minutes optional) as the
  * engine's cast reads text. Other text (BC years, infinity) is the driver's Date.
  */
-export function pgTimestampValue(text: string, oid: number, field: Field): unknown {
+function pgTimestampValue(text: string, oid: number, field: Field): unknown {
   if (field.type === 'timestamp') {
     const iso = text.replace(/([+-]\d{2})$/, '$1:00');
     const v = convertValue(iso, field);
@@ -306,6 +322,3 @@ export function pgTimestampValue(text: string, oid: number, field: Field): unkno
   }
   return pg.types.getTypeParser(oid, 'text')(text);
 }
-
-/** Whether a result column is a `timestamp` or `timestamptz` (its values then read by pgTimestampValue). */
-export const isTimestampOid = (oid: number): boolean => TIMESTAMP_OIDS.has(oid);

@@ -85,6 +85,25 @@ describe('postgres source specifics', () => {
     }
   });
 
+  it('reads a jsonb column into an ARRAY, a STRUCT or a STRING with every digit of a BIGINT past 2^53', async () => {
+    await db.pool.query(`CREATE TABLE docs (id bigint, a jsonb, s jsonb, t jsonb)`);
+    await db.pool.query(`INSERT INTO docs VALUES (1, '[9007199254740993, -9223372036854775808, null]', '{"n": 9223372036854775807, "x": 1.5}', '{"k": [9007199254740993]}')`);
+    const schema = [
+      { name: 'id', type: 'long' as const },
+      { name: 'a', type: 'array' as const, elementType: { name: 'element', type: 'long' as const } },
+      { name: 's', type: 'struct' as const, fields: [{ name: 'n', type: 'long' as const }, { name: 'x', type: 'double' as const }] },
+      { name: 't', type: 'string' as const },
+    ];
+    const src = new PostgresSource(postgresSourceOptions.parse({ connectionString: db.url, table: 'docs', schema: 'public', offsetColumn: 'id' }), schema);
+    try {
+      const b = await src.getBatch(null, await src.latestOffset());
+      expect(b.badRecords).toEqual([]);
+      expect(b.rows).toEqual([{ id: 1, a: [9007199254740993n, -9223372036854775808n, null], s: { n: 9223372036854775807n, x: 1.5 }, t: '{"k":[9007199254740993]}' }]);
+    } finally {
+      await src.stop();
+    }
+  });
+
   it('reports a value that does not fit the schema as a bad record with its offset', async () => {
     await db.pool.query(`CREATE TABLE typed (id bigint, v text)`);
     await db.pool.query(`INSERT INTO typed VALUES (1, '10'), (2, 'ten'), (3, '30')`);

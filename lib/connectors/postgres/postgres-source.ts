@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type pg from 'pg';
 import { type BadRecord, convertValue, DataLossError, type Offset, type ReadLimit, type RecentRecords, type RecentRecordsLimit, registerSource, type Row, type Schema, type Source, type SourceBatch, type SourceDefinition, WeirError } from '../../engine';
-import { createPool, identifierProblem, errorText, isTimestampOid, pgIdentifier, pgTimestampValue, qualifiedName, quoteIdent, secretsOf, tableColumnTypes, TEXT_DATETIMES } from './pg-util';
+import { createPool, identifierProblem, errorText, pgIdentifier, pgValue, qualifiedName, quoteIdent, secretsOf, tableColumnTypes, PG_READ_TYPES } from './pg-util';
 
 export const postgresSourceOptions = z.strictObject({
   connectionString: z.string().min(1).meta({ examples: ['postgres://reader@db.internal:5432/shop'] }),
@@ -222,27 +222,25 @@ export class PostgresSource implements Source {
     const order = [offsetCol, ...selected.filter((n) => n !== offsetCol)].map(quoteIdent).join(', ');
     const where = s === null ? `${quoteIdent(offsetCol)} <= $1` : `${quoteIdent(offsetCol)} > $2 AND ${quoteIdent(offsetCol)} <= $1`;
     const res = await this.pool
-      .query({ text: `SELECT ${selected.map(quoteIdent).join(', ')}, ${quoteIdent(offsetCol)}::text AS "__weir_offset" FROM ${this.target} WHERE ${where} ORDER BY ${order}`, values: s === null ? [e] : [e, s], types: TEXT_DATETIMES })
+      .query({ text: `SELECT ${selected.map(quoteIdent).join(', ')}, ${quoteIdent(offsetCol)}::text AS "__weir_offset" FROM ${this.target} WHERE ${where} ORDER BY ${order}`, values: s === null ? [e] : [e, s], types: PG_READ_TYPES })
       .catch((err) => this.fail('read a batch', err));
     return this.convertRows(res.rows as Record<string, unknown>[], res.fields);
   }
 
   /**
    * Rows by the schema; a value that does not fit makes its row a bad record. `fields`: the
-   * result's columns when it was read with TEXT_DATETIMES (a timestamp's microseconds kept).
+   * result's columns when it was read with PG_READ_TYPES (read by pgValue).
    */
   private convertRows(raws: Record<string, unknown>[], fields?: readonly { name: string; dataTypeID: number }[]): SourceBatch {
     const offsetCol = this.opts.offsetColumn;
-    const textTimestamps = new Map((fields ?? []).filter((c) => isTimestampOid(c.dataTypeID)).map((c) => [c.name, c.dataTypeID]));
+    const oids = new Map((fields ?? []).map((c) => [c.name, c.dataTypeID]));
     const rows: Row[] = [];
     const badRecords: BadRecord[] = [];
     for (const raw of raws) {
       const row: Row = {};
       let bad: string | null = null;
       for (const f of this.schema) {
-        const oid = textTimestamps.get(f.name);
-        const v = raw[f.name];
-        const c = convertValue(oid !== undefined && typeof v === 'string' ? pgTimestampValue(v, oid, f) : v, f);
+        const c = convertValue(pgValue(raw[f.name], oids.get(f.name), f), f);
         if (c.ok) row[f.name] = c.value;
         else bad ??= `column "${f.name}": ${c.reason}`;
       }
@@ -276,7 +274,7 @@ export class PostgresSource implements Source {
       await c.query('BEGIN READ ONLY');
       await c.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(limit.timeoutMs))}`);
       // Timestamps as text, as a batch reads them: the preview shows what a batch would read.
-      const res = await c.query({ text, values: [limit.records, limit.bytes], types: TEXT_DATETIMES });
+      const res = await c.query({ text, values: [limit.records, limit.bytes], types: PG_READ_TYPES });
       raws = res.rows as Record<string, unknown>[];
       fields = res.fields;
       await c.query('COMMIT');

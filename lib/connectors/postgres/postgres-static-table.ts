@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import { BadRecordError, convertValue, describeStaticTable, registerStaticTableReader, type Row, type StaticTableSpec } from '../../engine';
-import { createPool, errorText, identifierProblem, isTimestampOid, pgTimestampValue, qualifiedName, quoteIdent, secretsOf, TEXT_DATETIMES } from './pg-util';
+import { createPool, errorText, identifierProblem, pgValue, qualifiedName, quoteIdent, secretsOf, PG_READ_TYPES } from './pg-util';
 
 /**
  * SELECT of the schema's columns from the table, each value converted to its column type; a
@@ -21,7 +21,7 @@ async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
     let result: pg.QueryResult;
     try {
       // Timestamps as PostgreSQL's text: the driver's Date would cut their microseconds.
-      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array', types: TEXT_DATETIMES });
+      result = await pool.query({ text: `SELECT ${cols} FROM ${qualifiedName(t.dbSchema ?? 'public', t.table ?? '')}`, rowMode: 'array', types: PG_READ_TYPES });
     } catch (e) {
       throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) could not be read: ${errorText(e, secrets)}. Check staticTables[].connectionString, table and schema.`, { table: t.name });
     }
@@ -30,7 +30,7 @@ async function loadPostgresTable(t: StaticTableSpec): Promise<Row[]> {
       const row: Row = {};
       t.schema.forEach((f, c) => {
         const raw = values[c];
-        const v = convertValue(typeof raw === 'string' && isTimestampOid(oids[c]) ? pgTimestampValue(raw, oids[c], f) : raw, f);
+        const v = convertValue(pgValue(raw, oids[c], f), f);
         if (!v.ok) throw new BadRecordError(`Static table ${t.name} (${describeStaticTable(t)}) row ${i + 1}, column "${f.name}": ${v.reason}. Fix the table or the column's type.`, { table: t.name, row: i + 1, column: f.name });
         row[f.name] = v.value;
       });

@@ -61,8 +61,9 @@ export function convertValue(v: unknown, field: Field): Converted {
     case 'string':
       if (typeof v === 'string') return { ok: true, value: v };
       if (v instanceof Date) return { ok: true, value: v.toISOString() };
-      if (typeof v === 'number' || typeof v === 'boolean') return { ok: true, value: String(v) };
-      return { ok: true, value: JSON.stringify(v) };
+      if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return { ok: true, value: String(v) };
+      // stringifyJson: a value read with every digit may hold bigints, which JSON.stringify refuses.
+      return { ok: true, value: stringifyJson(v) };
     case 'binary':
       // Bytes from a client (a bytea) as they are; text as base64, as Spark's JSON reader and the
       // files source (record-parser.ts) take binary: a JSON message or a pasted sample has no bytes.
