@@ -85,8 +85,8 @@ describe('postgres source specifics', () => {
     }
   });
 
-  it('reads a jsonb column into an ARRAY, a STRUCT or a STRING with every digit of a BIGINT past 2^53', async () => {
-    await db.pool.query(`CREATE TABLE docs (id bigint, a jsonb, s jsonb, t jsonb)`);
+  it('reads a json or jsonb column into an ARRAY, a STRUCT or a STRING with every digit of a BIGINT past 2^53', async () => {
+    await db.pool.query(`CREATE TABLE docs (id bigint, a jsonb, s json, t jsonb)`);
     await db.pool.query(`INSERT INTO docs VALUES (1, '[9007199254740993, -9223372036854775808, null]', '{"n": 9223372036854775807, "x": 1.5}', '{"k": [9007199254740993]}')`);
     const schema = [
       { name: 'id', type: 'long' as const },

@@ -62,7 +62,8 @@ export class PostgresSource implements Source {
   private readonly pool: pg.Pool;
   private readonly secrets: string[];
   private readonly target: string;
-  private columnType: string | null | undefined;
+  /** The table's column types (format_type), read once from the catalog. */
+  private columnTypes?: Map<string, string>;
   private readonly channel: string | undefined;
   /** The LISTEN connection (held out of the pool), while it works. */
   private listener?: pg.PoolClient;
@@ -219,7 +220,9 @@ export class PostgresSource implements Source {
     const offsetCol = this.opts.offsetColumn;
     const names = this.schema.map((f) => f.name);
     const selected = names.includes(offsetCol) ? names : [...names, offsetCol];
-    const order = [offsetCol, ...selected.filter((n) => n !== offsetCol)].map(quoteIdent).join(', ');
+    // A `json` column (unlike `jsonb`) has no ordering: it sorts by its text.
+    const types = await this.tableTypes();
+    const order = [offsetCol, ...selected.filter((n) => n !== offsetCol)].map((n) => (types.get(n) === 'json' ? `${quoteIdent(n)}::text` : quoteIdent(n))).join(', ');
     const where = s === null ? `${quoteIdent(offsetCol)} <= $1` : `${quoteIdent(offsetCol)} > $2 AND ${quoteIdent(offsetCol)} <= $1`;
     const res = await this.pool
       .query({ text: `SELECT ${selected.map(quoteIdent).join(', ')}, ${quoteIdent(offsetCol)}::text AS "__weir_offset" FROM ${this.target} WHERE ${where} ORDER BY ${order}`, values: s === null ? [e] : [e, s], types: PG_READ_TYPES })
@@ -299,6 +302,11 @@ export class PostgresSource implements Source {
     return res.rows.length > 0;
   }
 
+  private async tableTypes(): Promise<Map<string, string>> {
+    this.columnTypes ??= await tableColumnTypes(this.pool, this.opts.schema, this.opts.table).catch((err) => this.fail('read its column types', err));
+    return this.columnTypes;
+  }
+
   /**
    * An end below the start means the column went back: the table was truncated or recreated and
    * refilled, and rows up to the old start would be skipped silently. Spark's Kafka source calls
@@ -306,10 +314,10 @@ export class PostgresSource implements Source {
    * in which case the batch reads from the beginning of the new values.
    */
   private async isBehind(s: string, e: string): Promise<boolean> {
-    this.columnType ??= (await tableColumnTypes(this.pool, this.opts.schema, this.opts.table).catch((err) => this.fail('read its column types', err))).get(this.opts.offsetColumn) ?? null;
-    if (!this.columnType) return false;
+    const type = (await this.tableTypes()).get(this.opts.offsetColumn);
+    if (!type) return false;
     // The type comes from the catalog (format_type), never from user input.
-    const res = await this.pool.query<{ behind: boolean }>(`SELECT $1::${this.columnType} < $2::${this.columnType} AS behind`, [e, s]).catch((err) => this.fail('compare offsets', err));
+    const res = await this.pool.query<{ behind: boolean }>(`SELECT $1::${type} < $2::${type} AS behind`, [e, s]).catch((err) => this.fail('compare offsets', err));
     return res.rows[0]?.behind === true;
   }
 
